@@ -1,0 +1,1 @@
+"""Text <-> data for the three encodings: style-keeping JSON, TRON (both dialects), JSONL."""

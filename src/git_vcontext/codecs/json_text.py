@@ -1,0 +1,457 @@
+"""JSON that keeps its style: parse with positions on demand, re-print with minimal edits."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ParseError, parse_error_at
+from ..values import MAX_DEPTH, JsonValue, same
+from .text import BOM, decode, deep_offset, exceeds_depth, marker_error, newline_of
+
+_WS = re.compile(r"[ \t\n\r]*")
+_INDENTED_LINE = re.compile(r"\n([ \t]+)[^ \t\r\n]")
+_ESCAPED_NON_ASCII = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])[0-9a-fA-F]{2}")
+_PLAIN = json.JSONDecoder()
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+
+# Keys that identify array elements when re-printing (so a changed item is
+# re-printed field by field rather than replaced as a whole).
+_IDENTITY_KEYS = ("id", "uid", "eventId", "event_id")
+
+
+@dataclass(frozen=True)
+class JsonStyle:
+    """How a JSON document is laid out, as far as a writer needs to imitate it."""
+
+    indent: str | None = "  "  # None: everything on one line
+    key_separator: str = ": "
+    inline_item_separator: str = ", "  # between members of one-line containers
+    newline: str = "\n"
+    final_newline: bool = True
+    bom: bool = False
+    ensure_ascii: bool = False
+
+
+class DuplicateKeyError(ValueError):
+    """Raised by the pairs hook; turned into a located ParseError."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise DuplicateKeyError(k)
+            seen.add(k)
+    return d
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_reject_constant)
+
+
+def parse_value(text: str) -> JsonValue:
+    """Parse JSON text strictly (duplicate keys, NaN and over-deep nesting are errors)."""
+    try:
+        value, end = _DECODER.raw_decode(text, _WS.match(text, 0).end())  # type: ignore[union-attr]
+    except json.JSONDecodeError as exc:
+        raise _located(text, exc.pos, f"invalid JSON: {exc.msg}") from None
+    except DuplicateKeyError as exc:
+        raise _duplicate_error(text, exc.key) from None
+    except RecursionError:
+        raise _depth_error(text) from None
+    except ValueError as exc:  # NaN / Infinity
+        raise ParseError(f"invalid JSON: {exc}") from None
+    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise _located(text, end, "invalid JSON: extra data after the document")
+    if exceeds_depth(text, MAX_DEPTH):
+        raise _depth_error(text)
+    return value
+
+
+def _located(text: str, offset: int, message: str) -> ParseError:
+    return marker_error(text) or parse_error_at(text, offset, message)
+
+
+def _depth_error(text: str) -> ParseError:
+    offset = deep_offset(text, MAX_DEPTH)
+    return parse_error_at(text, offset, f"nesting deeper than {MAX_DEPTH} levels")
+
+
+def _duplicate_error(text: str, key: str) -> ParseError:
+    """Locate the second occurrence of a duplicated key (slow path, errors only)."""
+    needle = json.dumps(key)
+    first = text.find(needle)
+    second = text.find(needle, first + 1) if first >= 0 else -1
+    offset = second if second >= 0 else max(first, 0)
+    return parse_error_at(text, offset, f"duplicate key {needle} in an object")
+
+
+def detect_style(text: str, bom: bool = False) -> JsonStyle:
+    """Infer indentation, separators, line endings and escaping from a document."""
+    newline = newline_of(text)
+    m = _INDENTED_LINE.search(text)
+    body = text.strip()
+    indent = m.group(1) if m and "\n" in body else None
+    key_sep, inline_sep = _separators(text)
+    if not text.isascii():
+        ensure_ascii = False
+    else:
+        ensure_ascii = bool(_ESCAPED_NON_ASCII.search(text))
+    return JsonStyle(
+        indent=indent,
+        key_separator=key_sep,
+        inline_item_separator=inline_sep,
+        newline=newline,
+        final_newline=text.endswith("\n"),
+        bom=bom,
+        ensure_ascii=ensure_ascii,
+    )
+
+
+_SEP_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[,:][ \t]*(?:\r?\n)?')
+
+
+def _separators(text: str) -> tuple[str, str]:
+    """Key separator and one-line item separator, read off the first occurrences."""
+    key_sep: str | None = None
+    item_sep: str | None = None
+    for m in _SEP_TOKEN.finditer(text, 0, min(len(text), 65536)):
+        tok = m.group()
+        if tok[0] == ":" and key_sep is None:
+            key_sep = ":" + (" " if tok[1:].strip(" \t") == "" and " " in tok else "")
+        elif tok[0] == "," and item_sep is None and "\n" not in tok:
+            item_sep = "," + (" " if " " in tok else "")
+        if key_sep is not None and item_sep is not None:
+            break
+    if key_sep is None:
+        key_sep = ": "
+    if item_sep is None:
+        item_sep = ", " if key_sep == ": " else ","
+    return key_sep, item_sep
+
+
+def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
+    """Serialise a value in a style (no BOM; callers add it when writing bytes)."""
+    st = style or JsonStyle()
+    if st.indent is None:
+        out = json.dumps(
+            value,
+            separators=(st.inline_item_separator, st.key_separator),
+            ensure_ascii=st.ensure_ascii,
+        )
+    else:
+        out = json.dumps(
+            value,
+            indent=st.indent,
+            separators=(",", st.key_separator),
+            ensure_ascii=st.ensure_ascii,
+        )
+        if st.newline != "\n":
+            out = out.replace("\n", st.newline)
+    return out + (st.newline if st.final_newline else "")
+
+
+@dataclass
+class _Member:
+    key: str | None  # None for array elements
+    lead_start: int  # first character after "{", "[" or ","
+    start: int  # start of the key (objects) or value (arrays)
+    key_end: int
+    value_start: int
+    value_end: int
+
+
+@dataclass
+class _Container:
+    close: int
+    members: list[_Member]
+
+
+class JsonDocument:
+    """A parsed JSON document that can re-print new data in its own style.
+
+    ``render(new)`` keeps every part of the original text whose data did not
+    change byte for byte (so ``git diff old new`` shows only real changes) and
+    writes new parts the way their neighbours are written.
+    """
+
+    format = "json"
+
+    def __init__(self, text: str, data: JsonValue, style: JsonStyle) -> None:
+        self.text = text
+        self.data = data
+        self.style = style
+        self._containers: dict[int, _Container] = {}
+
+    # -- public -------------------------------------------------------------
+    def source(self) -> str:
+        """The original text, BOM included."""
+        return (BOM if self.style.bom else "") + self.text
+
+    def render(self, new: JsonValue) -> str:
+        """The text of ``new`` written as an edit of this document (BOM included)."""
+        if same(new, self.data):
+            return self.source()
+        start = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
+        _, end = _PLAIN.raw_decode(self.text, start)
+        inline = self.style.indent is None
+        body = self._emit(new, self.data, start, end, inline)
+        tail = self.text[end:]
+        return (BOM if self.style.bom else "") + self.text[:start] + body + tail
+
+    # -- emitting -----------------------------------------------------------
+    def _emit(self, new: JsonValue, old: JsonValue, start: int, end: int, inline: bool) -> str:
+        if same(new, old):
+            return self.text[start:end]
+        if isinstance(new, dict) and isinstance(old, dict):
+            return self._emit_object(new, old, start, inline)
+        if isinstance(new, list) and isinstance(old, list):
+            return self._emit_array(new, old, start, inline)
+        return self._fresh(new, self._line_indent(start), inline)
+
+    def _emit_object(self, new: dict[str, Any], old: dict[str, Any], start: int, inline: bool) -> str:
+        c = self._container(start)
+        layout = self._layout(c, start, inline)
+        by_key = {m.key: m for m in c.members}
+        first = c.members[0] if c.members else None
+        parts = ["{"]
+        for i, (key, value) in enumerate(new.items()):
+            if i:
+                parts.append(",")
+            m = by_key.get(key)
+            if m is None:
+                parts += [layout.lead(i), self._key(key), layout.key_sep]
+                parts.append(self._fresh(value, layout.child_indent, layout.inline))
+                continue
+            parts.append(self._lead_of(m, i, m is first, layout))
+            parts.append(self.text[m.start : m.value_start])
+            parts.append(self._emit(value, old[key], m.value_start, m.value_end, layout.inline))
+        parts.append(layout.closing if new else "")
+        parts.append("}")
+        return "".join(parts)
+
+    def _emit_array(self, new: list[Any], old: list[Any], start: int, inline: bool) -> str:
+        c = self._container(start)
+        layout = self._layout(c, start, inline)
+        matches = _match_elements(old, new)
+        template = next((j for j in matches if j is not None), 0)
+        parts = ["["]
+        for i, (value, j) in enumerate(zip(new, matches)):
+            if i:
+                parts.append(",")
+            if j is None:
+                parts.append(layout.lead(i))
+                parts.append(self._like_sibling(value, old, c, template, layout))
+                continue
+            template = j
+            m = c.members[j]
+            parts.append(self._lead_of(m, i, j == 0, layout))
+            parts.append(self._emit(value, old[j], m.value_start, m.value_end, layout.inline))
+        parts.append(layout.closing if new else "")
+        parts.append("]")
+        return "".join(parts)
+
+    def _like_sibling(
+        self, value: JsonValue, old: list[Any], c: _Container, t: int, layout: _Layout
+    ) -> str:
+        """A new element laid out like its neighbour (an edit of it), else freshly."""
+        if c.members and isinstance(value, (dict, list)) and type(old[t]) is type(value):
+            m = c.members[t]
+            return self._emit(value, old[t], m.value_start, m.value_end, layout.inline)
+        return self._fresh(value, layout.child_indent, layout.inline)
+
+    def _lead_of(self, m: _Member, i: int, was_first: bool, layout: _Layout) -> str:
+        """Whitespace before a kept member: its own, unless it changed first/rest position."""
+        if (i == 0) == was_first:
+            return self.text[m.lead_start : m.start]
+        return layout.lead(i)
+
+    def _key(self, key: str) -> str:
+        return json.dumps(key, ensure_ascii=self.style.ensure_ascii)
+
+    def _fresh(self, value: JsonValue, indent: str, inline: bool) -> str:
+        st = self.style
+        if inline or st.indent is None:
+            sep = (st.inline_item_separator, st.key_separator)
+            return json.dumps(value, separators=sep, ensure_ascii=st.ensure_ascii)
+        out = json.dumps(
+            value, indent=st.indent, separators=(",", st.key_separator), ensure_ascii=st.ensure_ascii
+        )
+        return out.replace("\n", st.newline + indent) if "\n" in out else out
+
+    def _line_indent(self, offset: int) -> str:
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        m = re.compile(r"[ \t]*").match(self.text, line_start)
+        return m.group() if m else ""
+
+    def _layout(self, c: _Container, start: int, inline: bool) -> _Layout:
+        st = self.style
+        if c.members:
+            m0 = c.members[0]
+            first = self.text[m0.lead_start : m0.start]
+            if len(c.members) > 1:
+                m1 = c.members[1]
+                rest = self.text[m1.lead_start : m1.start]
+            else:
+                rest = first if "\n" in first else st.inline_item_separator[1:]
+            closing = self.text[c.members[-1].value_end : c.close]
+            key_sep = self.text[m0.key_end : m0.value_start] if m0.key is not None else ""
+            multiline = "\n" in first
+        else:
+            multiline = not inline and st.indent is not None
+            base = self._line_indent(start)
+            first = rest = (st.newline + base + (st.indent or "")) if multiline else ""
+            if not multiline:
+                rest = st.inline_item_separator[1:]
+            closing = st.newline + base if multiline else ""
+            key_sep = st.key_separator
+        if not key_sep.strip() == ":":
+            key_sep = st.key_separator
+        child_indent = first[first.rfind("\n") + 1 :] if multiline else ""
+        return _Layout(first, rest, closing, key_sep, child_indent, not multiline)
+
+    # -- positions ----------------------------------------------------------
+    def _container(self, start: int) -> _Container:
+        c = self._containers.get(start)
+        if c is None:
+            c = _scan_container(self.text, start)
+            self._containers[start] = c
+        return c
+
+
+@dataclass(frozen=True)
+class _Layout:
+    first: str
+    rest: str
+    closing: str
+    key_sep: str
+    child_indent: str
+    inline: bool
+
+    def lead(self, i: int) -> str:
+        return self.first if i == 0 else self.rest
+
+
+def _scan_container(text: str, start: int) -> _Container:
+    """Positions of the members of the object or array that opens at ``start``."""
+    is_object = text[start] == "{"
+    close_char = "}" if is_object else "]"
+    members: list[_Member] = []
+    pos = start + 1
+    ws = _WS.match
+    while True:
+        lead_start = pos
+        pos = ws(text, pos).end()  # type: ignore[union-attr]
+        if text[pos] == close_char and not members:
+            return _Container(pos, members)
+        item_start = pos
+        key: str | None = None
+        key_end = pos
+        if is_object:
+            key, key_end = _scanstring(text, pos + 1)
+            pos = ws(text, key_end).end() + 1  # type: ignore[union-attr]  # past ":"
+            pos = ws(text, pos).end()  # type: ignore[union-attr]
+        value_start = pos
+        _, value_end = _PLAIN.raw_decode(text, pos)
+        members.append(_Member(key, lead_start, item_start, key_end, value_start, value_end))
+        pos = ws(text, value_end).end()  # type: ignore[union-attr]
+        if text[pos] == ",":
+            pos += 1
+            continue
+        return _Container(pos, members)
+
+
+def _fingerprint(value: JsonValue) -> Any:
+    """Hashable key under which equal (or same-identity) elements meet."""
+    if isinstance(value, dict):
+        for k in _IDENTITY_KEYS:
+            ident = value.get(k)
+            if isinstance(ident, (str, int)) and not isinstance(ident, bool):
+                return ("@", k, ident)
+        return ("=", json.dumps(value, sort_keys=True))
+    if isinstance(value, list):
+        return ("=", json.dumps(value, sort_keys=True))
+    if isinstance(value, bool) or value is None:
+        return ("c", value)
+    if isinstance(value, (int, float)):
+        return ("n", value)
+    return ("s", value)
+
+
+def _match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
+    """For each new element, the index of the old element it continues (or None)."""
+    result: list[int | None] = [None] * len(new)
+    used = [False] * len(old)
+    by_id = {id(v): j for j, v in enumerate(old)}
+    pending: list[int] = []
+    for i, v in enumerate(new):
+        j = by_id.get(id(v))
+        if j is not None and not used[j] and old[j] is v:
+            result[i] = j
+            used[j] = True
+        else:
+            pending.append(i)
+    if not pending:
+        return result
+    buckets: dict[Any, list[int]] = {}
+    for j in range(len(old) - 1, -1, -1):
+        if not used[j]:
+            buckets.setdefault(_fingerprint(old[j]), []).append(j)
+    rest: list[int] = []
+    for i in pending:
+        stack = buckets.get(_fingerprint(new[i]))
+        while stack and used[stack[-1]]:
+            stack.pop()
+        if stack:
+            j = stack.pop()
+            result[i] = j
+            used[j] = True
+        else:
+            rest.append(i)
+    _pair_by_position(old, new, result, used, rest)
+    return result
+
+
+def _pair_by_position(
+    old: list[Any], new: list[Any], result: list[int | None], used: list[bool], rest: list[int]
+) -> None:
+    """Pair leftover containers without identity in order (an element edited in place)."""
+    free = [j for j in range(len(old)) if not used[j] and _anonymous(old[j])]
+    k = 0
+    for i in rest:
+        if k >= len(free) or not _anonymous(new[i]):
+            continue
+        j = free[k]
+        if type(old[j]) is type(new[i]):
+            result[i] = j
+            used[j] = True
+            k += 1
+
+
+def _anonymous(value: JsonValue) -> bool:
+    """A container that carries no identity key."""
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and not any(k in value for k in _IDENTITY_KEYS)
+
+
+def loads(raw: bytes | str) -> JsonDocument:
+    """Parse a JSON document, keeping what is needed to write it back in its style."""
+    text, bom = decode(raw)
+    if not text.strip():
+        raise ParseError("empty document", line=1, column=1)
+    data = parse_value(text)
+    return JsonDocument(text, data, detect_style(text, bom))

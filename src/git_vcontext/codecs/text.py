@@ -1,0 +1,102 @@
+"""Bytes to text for every codec: UTF-8 with optional BOM, binary and conflict-marker checks."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import ParseError, parse_error_at
+
+BOM = "\ufeff"
+
+_MARKER = re.compile(r"^(<{7,}|>{7,}|\|{7,})(?: |$)|^={7,}$", re.MULTILINE)
+
+
+def decode(raw: bytes | str) -> tuple[str, bool]:
+    """The text of a document and whether it started with a UTF-8 BOM.
+
+    Raises ParseError for binary content (NUL bytes) and for bytes that are not UTF-8.
+    """
+    if isinstance(raw, str):
+        text = raw
+    else:
+        nul = raw.find(b"\x00")
+        if nul >= 0:
+            err = ParseError("binary content (NUL byte); not a text document")
+            return _raise_at(raw, nul, err)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            err = ParseError(f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+            return _raise_at(raw, exc.start, err)
+    if "\x00" in text:
+        raise parse_error_at(text, text.index("\x00"), "binary content (NUL character)")
+    if text.startswith(BOM):
+        return text[1:], True
+    return text, False
+
+
+def _raise_at(raw: bytes, offset: int, err: ParseError) -> tuple[str, bool]:
+    prefix = raw[:offset].decode("utf-8", "replace")
+    line = prefix.count("\n") + 1
+    column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+    raise ParseError(err.reason, line=line, column=column)
+
+
+def find_conflict_marker(text: str) -> int | None:
+    """Offset of the first line that is a git conflict marker, or None.
+
+    Such a line can never be inside a JSON/TRON string (strings hold no raw
+    newline), so a document holding one is the leftover of a conflicted merge.
+    """
+    m = _MARKER.search(text)
+    return m.start() if m else None
+
+
+def marker_error(text: str) -> ParseError | None:
+    """A ParseError with rule ``conflict-markers`` when the text holds markers."""
+    offset = find_conflict_marker(text)
+    if offset is None:
+        return None
+    return parse_error_at(
+        text,
+        offset,
+        "holds git conflict markers; resolve the conflict first",
+        rule="conflict-markers",
+    )
+
+
+def newline_of(text: str) -> str:
+    """The line ending a document uses ("\\r\\n" when it has any, else "\\n")."""
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}()]+")
+
+
+def exceeds_depth(text: str, limit: int) -> bool:
+    """Whether brackets outside strings nest deeper than ``limit`` (C-speed string ops)."""
+    if sum(text.count(c) for c in "[{(") <= limit:
+        return False
+    shape = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    shape = shape.translate(str.maketrans("[{]}", "(())"))
+    for _ in range(limit):
+        shorter = shape.replace("()", "")
+        if not shorter or shorter == shape:
+            return False
+        shape = shorter
+    return True
+
+
+def deep_offset(text: str, limit: int) -> int:
+    """Offset of the first bracket nested deeper than ``limit`` (slow; for error messages)."""
+    level = 0
+    for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]', text):
+        tok = m.group()
+        if tok in "[{(":
+            level += 1
+            if level > limit:
+                return m.start()
+        elif tok in "]})":
+            level -= 1
+    return 0

@@ -1,0 +1,127 @@
+"""Error types with structured fields and the exit codes of the command-line contract."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Exit statuses every command uses (PRODUCT.md, command-line contract)."""
+
+    OK = 0
+    FOUND = 1  # conflicts, invalid documents, differences with --exit-code
+    USAGE = 2
+    OPERATIONAL = 3  # expected operational error: not a repo, missing file, ...
+    INTERRUPTED = 130
+
+
+class VContextError(Exception):
+    """Base of every expected error: carries a one-line message and an exit code."""
+
+    exit_code: ExitCode = ExitCode.OPERATIONAL
+
+    def __init__(self, message: str, *, exit_code: ExitCode | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+    def one_line(self) -> str:
+        """The message as printed on stderr: never more than one line."""
+        return " ".join(self.message.split("\n"))
+
+
+class UsageError(VContextError):
+    """Bad use of a command (exit 2)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class OperationalError(VContextError):
+    """Expected failure of the environment: missing file, not a git repository (exit 3)."""
+
+    exit_code = ExitCode.OPERATIONAL
+
+
+class ParseError(VContextError):
+    """A document that cannot be read, with the position of the problem.
+
+    ``line`` and ``column`` are 1-based; ``snippet`` shows the line with a caret.
+    Parse errors are "found something" (exit 1): the input is bad, not the tool.
+    """
+
+    exit_code = ExitCode.FOUND
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        snippet: str = "",
+        rule: str = "parse",
+    ) -> None:
+        super().__init__(message)
+        self.reason = message
+        self.path = path
+        self.line = line
+        self.column = column
+        self.snippet = snippet
+        self.rule = rule
+
+    def with_path(self, path: str | None) -> ParseError:
+        """The same error, naming the file it came from."""
+        return ParseError(
+            self.reason,
+            path=path,
+            line=self.line,
+            column=self.column,
+            snippet=self.snippet,
+            rule=self.rule,
+        )
+
+    def location(self) -> str:
+        """``file:line:col`` (parts that are unknown are left out)."""
+        parts = [self.path or "<input>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+    def one_line(self) -> str:
+        return f"{self.location()}: {' '.join(self.reason.split())}"
+
+    def __str__(self) -> str:
+        return self.one_line()
+
+
+def caret_snippet(text: str, line: int, column: int) -> str:
+    """The offending line of ``text`` followed by a caret under ``column``."""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    src = lines[line - 1]
+    if len(src) > 200:  # keep the snippet readable for minified files
+        start = max(0, column - 100)
+        src = src[start : start + 200]
+        column -= start
+    pad = "".join("\t" if ch == "\t" else " " for ch in src[: max(0, column - 1)])
+    return f"{src}\n{pad}^"
+
+
+def position_of(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of a character offset in ``text``."""
+    offset = max(0, min(offset, len(text)))
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def parse_error_at(text: str, offset: int, message: str, *, rule: str = "parse") -> ParseError:
+    """A ParseError located at a character offset of ``text``."""
+    line, column = position_of(text, offset)
+    return ParseError(
+        message, line=line, column=column, snippet=caret_snippet(text, line, column), rule=rule
+    )

@@ -1,0 +1,147 @@
+"""Helpers for plain JSON values: strict equality, canonical text, JSON Pointers, instants."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from typing import Any
+
+JsonValue = Any  # dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None
+
+MAX_DEPTH = 256
+"""Deepest nesting any codec accepts; deeper input is rejected, never a RecursionError."""
+
+
+def same(a: JsonValue, b: JsonValue) -> bool:
+    """Equal as JSON data, strictly: ``true`` is not ``1`` and key order is ignored.
+
+    Identity first (the merge engine reuses ours' objects), then Python equality
+    (fast, in C), then ``repr`` to tell booleans from numbers, which Python's
+    ``==`` conflates.  Dicts equal in content but not in key order compare equal.
+    """
+    if a is b:
+        return True
+    if a != b:
+        return False
+    ta, tb = type(a), type(b)
+    if ta is bool or tb is bool:
+        return ta is tb
+    if ta in (int, float) and tb in (int, float):
+        return True
+    if ta is not tb:
+        return False
+    if ta is str:
+        return True
+    if repr(a) == repr(b):
+        return True
+    return _same_slow(a, b)
+
+
+def _same_slow(a: JsonValue, b: JsonValue) -> bool:
+    """Structural walk for containers that are ``==`` but print differently."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(same, a, b))
+    return same(a, b)
+
+
+def canonical(value: JsonValue) -> str:
+    """One canonical text per JSON value (sorted keys, no spaces): for hashing and sorting."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def type_name(value: JsonValue) -> str:
+    """JSON's name for the type of ``value``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def pointer(parts: tuple[str | int, ...] | list[str | int]) -> str:
+    """RFC 6901 JSON Pointer for a path of keys and indexes."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def pointer_parts(ptr: str) -> list[str]:
+    """The unescaped reference tokens of an RFC 6901 JSON Pointer."""
+    if ptr == "":
+        return []
+    if not ptr.startswith("/"):
+        raise ValueError(f"not a JSON Pointer: {ptr!r}")
+    return [p.replace("~1", "/").replace("~0", "~") for p in ptr[1:].split("/")]
+
+
+def resolve(doc: JsonValue, ptr: str) -> JsonValue:
+    """The value a JSON Pointer designates; KeyError/IndexError when absent."""
+    node = doc
+    for part in pointer_parts(ptr):
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def depth(value: JsonValue) -> int:
+    """Nesting depth of a value (scalars are 0) without recursion."""
+    best = 0
+    stack: list[tuple[JsonValue, int]] = [(value, 0)]
+    while stack:
+        node, d = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, d + 1) for v in node.values())
+            best = max(best, d + 1)
+        elif isinstance(node, list):
+            stack.extend((v, d + 1) for v in node)
+            best = max(best, d + 1)
+    return best
+
+
+_RFC3339 = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+)
+
+
+def parse_instant(value: JsonValue) -> _dt.datetime | None:
+    """An RFC 3339 timestamp with an explicit offset as an aware datetime, else None."""
+    if not isinstance(value, str):
+        return None
+    m = _RFC3339.match(value)
+    if not m:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    frac = m.group(7) or ""
+    micro = int((frac[1:] + "000000")[:6]) if frac else 0
+    off = m.group(8)
+    if off in ("Z", "z"):
+        tz = _dt.timezone.utc
+    else:
+        sign = 1 if off[0] == "+" else -1
+        tz = _dt.timezone(sign * _dt.timedelta(hours=int(off[1:3]), minutes=int(off[4:6])))
+    try:
+        if second == 60:  # leap second: the instant just before the next minute
+            second, micro = 59, 999999
+        return _dt.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
+    except ValueError:
+        return None
+
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_MICRO = _dt.timedelta(microseconds=1)
+
+
+def instant_key(value: JsonValue) -> tuple[int, int, str]:
+    """Sort key that orders timestamps as instants; unparsable values sort first, by text."""
+    inst = parse_instant(value)
+    if inst is None:
+        return (0, 0, value if isinstance(value, str) else canonical(value))
+    return (1, (inst - _EPOCH) // _MICRO, value)
