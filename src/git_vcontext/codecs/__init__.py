@@ -1,1 +1,114 @@
 """Text <-> data for the three encodings: style-keeping JSON, TRON (both dialects), JSONL."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Protocol
+
+from ..errors import ParseError
+from ..values import JsonValue
+
+Format = Literal["json", "tron", "jsonl"]
+FORMATS: tuple[Format, ...] = ("json", "tron", "jsonl")
+TronFlavor = Literal["vcontext", "standard"]
+
+
+class Document(Protocol):
+    """A parsed document of any format that can write new data in its own style."""
+
+    format: str
+    data: JsonValue
+
+    def source(self) -> str:
+        """The original text (BOM included)."""
+
+    def render(self, new: JsonValue) -> str:
+        """``new`` written in this document's format and style."""
+
+
+def format_from_name(path: str | None) -> Format | None:
+    """The format a file name announces (``*.tron``, ``*.jsonl``, ``*.json``), if any."""
+    if not path:
+        return None
+    name = path.lower()
+    if name.endswith(".tron"):
+        return "tron"
+    if name.endswith(".jsonl") or name.endswith(".ndjson"):
+        return "jsonl"
+    if name.endswith(".json"):
+        return "json"
+    return None
+
+
+_TRON_START = re.compile(r"(?:class\s|#|[A-Za-z_]\w*\s*:|\"(?:[^\"\\\n]|\\.)*\"\s*:)")
+
+
+def format_from_content(text: str) -> Format:
+    """Best guess for text without a telling name (git's temporary files)."""
+    body = text.lstrip("\ufeff \t\r\n")
+    if _TRON_START.match(body):
+        return "tron"
+    if body[:1] in "{[":
+        lines = [ln for ln in body.splitlines() if ln.strip()]
+        if len(lines) > 1 and all(
+            ln.lstrip()[:1] == "{" and ln.rstrip()[-1:] == "}" for ln in lines
+        ):
+            return "jsonl" if _each_line_json(lines) else "json"
+        return "json"
+    return "tron" if re.match(r"[A-Za-z_]\w*\s*\(", body) else "json"
+
+
+def _each_line_json(lines: list[str]) -> bool:
+    import json
+
+    try:
+        json.loads(lines[0])
+        json.loads(lines[-1])
+    except ValueError:
+        return False
+    return True
+
+
+def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = None) -> Document:
+    """Parse a document; the format comes from ``format``, else the name, else the content."""
+    from .text import decode
+
+    try:
+        fmt = format or format_from_name(path)
+        if fmt is None:
+            text, _ = decode(raw)
+            fmt = format_from_content(text)
+        return _loads(fmt, raw)
+    except ParseError as exc:
+        raise exc.with_path(path) from None
+
+
+def _loads(fmt: Format, raw: bytes | str) -> Document:
+    if fmt == "json":
+        from . import json_text
+
+        return json_text.loads(raw)
+    if fmt == "jsonl":
+        from . import jsonl
+
+        return jsonl.loads(raw)
+    from . import tron
+
+    return tron.loads(raw)
+
+
+def dumps(value: JsonValue, format: Format, *, tron_flavor: TronFlavor = "vcontext") -> str:
+    """A fresh text for a value (default style of the format)."""
+    if format == "json":
+        from . import json_text
+
+        return json_text.dumps(value)
+    if format == "jsonl":
+        from . import jsonl
+
+        if not isinstance(value, list):
+            raise ValueError("JSONL holds a list of records")
+        return jsonl.dumps(value)
+    from . import tron
+
+    return tron.dumps(value, flavor=tron_flavor)

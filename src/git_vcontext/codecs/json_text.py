@@ -13,7 +13,9 @@ from .text import BOM, decode, deep_offset, exceeds_depth, marker_error, newline
 
 _WS = re.compile(r"[ \t\n\r]*")
 _INDENTED_LINE = re.compile(r"\n([ \t]+)[^ \t\r\n]")
-_ESCAPED_NON_ASCII = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])[0-9a-fA-F]{2}")
+_ESCAPED_NON_ASCII = re.compile(
+    r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
+)
 _PLAIN = json.JSONDecoder()
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
@@ -105,11 +107,9 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
     m = _INDENTED_LINE.search(text)
     body = text.strip()
     indent = m.group(1) if m and "\n" in body else None
-    key_sep, inline_sep = _separators(text)
-    if not text.isascii():
-        ensure_ascii = False
-    else:
-        ensure_ascii = bool(_ESCAPED_NON_ASCII.search(text))
+    key_sep, inline_sep = detect_separators(text)
+    # raw non-ASCII means "not escaped"; otherwise escapes of non-ASCII say "escaped"
+    ensure_ascii = text.isascii() and bool(_ESCAPED_NON_ASCII.search(text))
     return JsonStyle(
         indent=indent,
         key_separator=key_sep,
@@ -124,7 +124,7 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
 _SEP_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[,:][ \t]*(?:\r?\n)?')
 
 
-def _separators(text: str) -> tuple[str, str]:
+def detect_separators(text: str) -> tuple[str, str]:
     """Key separator and one-line item separator, read off the first occurrences."""
     key_sep: str | None = None
     item_sep: str | None = None
@@ -222,7 +222,9 @@ class JsonDocument:
             return self._emit_array(new, old, start, inline)
         return self._fresh(new, self._line_indent(start), inline)
 
-    def _emit_object(self, new: dict[str, Any], old: dict[str, Any], start: int, inline: bool) -> str:
+    def _emit_object(
+        self, new: dict[str, Any], old: dict[str, Any], start: int, inline: bool
+    ) -> str:
         c = self._container(start)
         layout = self._layout(c, start, inline)
         by_key = {m.key: m for m in c.members}
@@ -249,7 +251,7 @@ class JsonDocument:
         matches = _match_elements(old, new)
         template = next((j for j in matches if j is not None), 0)
         parts = ["["]
-        for i, (value, j) in enumerate(zip(new, matches)):
+        for i, (value, j) in enumerate(zip(new, matches, strict=True)):
             if i:
                 parts.append(",")
             if j is None:
@@ -288,7 +290,10 @@ class JsonDocument:
             sep = (st.inline_item_separator, st.key_separator)
             return json.dumps(value, separators=sep, ensure_ascii=st.ensure_ascii)
         out = json.dumps(
-            value, indent=st.indent, separators=(",", st.key_separator), ensure_ascii=st.ensure_ascii
+            value,
+            indent=st.indent,
+            separators=(",", st.key_separator),
+            ensure_ascii=st.ensure_ascii,
         )
         return out.replace("\n", st.newline + indent) if "\n" in out else out
 
@@ -318,7 +323,7 @@ class JsonDocument:
                 rest = st.inline_item_separator[1:]
             closing = st.newline + base if multiline else ""
             key_sep = st.key_separator
-        if not key_sep.strip() == ":":
+        if key_sep.strip() != ":":
             key_sep = st.key_separator
         child_indent = first[first.rfind("\n") + 1 :] if multiline else ""
         return _Layout(first, rest, closing, key_sep, child_indent, not multiline)
@@ -374,7 +379,7 @@ def _scan_container(text: str, start: int) -> _Container:
         return _Container(pos, members)
 
 
-def _fingerprint(value: JsonValue) -> Any:
+def fingerprint(value: JsonValue) -> Any:
     """Hashable key under which equal (or same-identity) elements meet."""
     if isinstance(value, dict):
         for k in _IDENTITY_KEYS:
@@ -409,10 +414,10 @@ def _match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
     buckets: dict[Any, list[int]] = {}
     for j in range(len(old) - 1, -1, -1):
         if not used[j]:
-            buckets.setdefault(_fingerprint(old[j]), []).append(j)
+            buckets.setdefault(fingerprint(old[j]), []).append(j)
     rest: list[int] = []
     for i in pending:
-        stack = buckets.get(_fingerprint(new[i]))
+        stack = buckets.get(fingerprint(new[i]))
         while stack and used[stack[-1]]:
             stack.pop()
         if stack:

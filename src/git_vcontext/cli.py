@@ -1,0 +1,329 @@
+"""The command line: thin click wrappers around ``commands``, and the one error boundary."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import ExitCode, OperationalError, VContextError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+FORMAT_TEXT_JSON = click.Choice(["text", "json"])
+CONFLICT_STYLE = click.Choice(["markers", "structured"])
+
+
+def _run(module: str, **options: Any) -> int:
+    """Import ``commands.<module>`` only when its command runs, and call its ``run``."""
+    mod = importlib.import_module(f"git_vcontext.commands.{module}")
+    result: int = mod.run(**options)
+    return result
+
+
+def _not_yet(command: str) -> int:
+    raise OperationalError(f"'{command}' is not implemented yet")
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", prog_name="git-vcontext")
+def cli() -> None:
+    """Merge, diff and validate vContext documents (agent memory) in git.
+
+    Run `git vcontext install` once per repository (or with --global), then
+    git merges, diffs and checks *.vcontext.json / *.vcontext.tron files by
+    what they mean. `git vcontext demo` shows it all in a throw-away repo.
+    """
+
+
+# -- setup ----------------------------------------------------------------
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option(
+    "--local", "scope", flag_value="local", default=True, help="This repository (default)."
+)
+@click.option("--global", "scope", flag_value="global", help="Your user configuration.")
+@click.option("--force", is_flag=True, help="Replace foreign drivers or hooks instead of refusing.")
+@click.option("--no-hooks", is_flag=True, help="Do not install the pre-push hook.")
+def install(scope: str, force: bool, no_hooks: bool) -> int:
+    """Set up the merge driver, diff driver, difftool, attributes and pre-push hook."""
+    return _not_yet("install")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option(
+    "--local", "scope", flag_value="local", default=True, help="This repository (default)."
+)
+@click.option("--global", "scope", flag_value="global", help="Your user configuration.")
+def uninstall(scope: str) -> int:
+    """Remove exactly what install added."""
+    return _not_yet("uninstall")
+
+
+@cli.command(context_settings=CONTEXT)
+def doctor() -> int:
+    """Check the setup; exit 1 when something is missing or broken."""
+    return _not_yet("doctor")
+
+
+# -- merging --------------------------------------------------------------
+
+
+@cli.command("merge-driver", context_settings=CONTEXT)
+@click.argument("base", metavar="%O")
+@click.argument("ours", metavar="%A")
+@click.argument("theirs", metavar="%B")
+@click.option("-p", "--path", "path", metavar="%P", help="Path of the file in the repository.")
+@click.option(
+    "-l", "--marker-size", type=int, default=7, metavar="%L", help="Conflict marker length."
+)
+@click.option("-s", "--base-label", metavar="%S", help="Label of the base section.")
+@click.option("-x", "--ours-label", metavar="%X", help="Label of our side.")
+@click.option("-y", "--theirs-label", metavar="%Y", help="Label of their side.")
+@click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+def merge_driver(**options: Any) -> int:
+    """The git merge driver: merge into %A in place; exit 0 clean, 1 conflicts."""
+    return _not_yet("merge-driver")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("base")
+@click.argument("ours")
+@click.argument("theirs")
+@click.option("-o", "--output", metavar="OUT", help="Write the result here instead of stdout.")
+@click.option(
+    "--path", "path", metavar="NAME", help="Name used to pick the format and in messages."
+)
+@click.option("--report", metavar="FILE", help="Write a JSON report to FILE ('-' = stdout).")
+@click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+def merge(**options: Any) -> int:
+    """Three-way merge of three files outside git."""
+    return _not_yet("merge")
+
+
+# -- reading --------------------------------------------------------------
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("args", nargs=-1, metavar="[OLD NEW | REV [REV]] [-- PATHS]")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
+@click.option("--cached", "--staged", "cached", is_flag=True, help="Index against HEAD.")
+@click.option("--stat", is_flag=True, help="One summary line per file.")
+def diff(**options: Any) -> int:
+    """Structural diff of two files, or of the vContext files changed between revisions."""
+    return _not_yet("diff")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("file")
+def textconv(file: str) -> int:
+    """Canonical line-per-fact rendering (git's diff.vcontext.textconv)."""
+    return _not_yet("textconv")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("paths", nargs=-1)
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+def validate(paths: Sequence[str], fmt: str) -> int:
+    """Schema and semantic validation; no paths = every vContext file tracked in the repo."""
+    return _not_yet("validate")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@click.option("--status", type=click.Choice(["active", "all"]), default="active")
+@click.option("--kind", multiple=True, help="Only entries of this kind (repeatable).")
+@click.option("--tag", multiple=True, help="Only entries with this tag (repeatable).")
+@click.option("--search", metavar="TEXT", help="Only entries whose text contains TEXT.")
+@click.option("--at", "rev", metavar="REV", help="Read the file at a git revision.")
+def view(**options: Any) -> int:
+    """A playbook's current view: one entry per targetId, heads resolved."""
+    return _not_yet("view")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--to", "to", type=click.Choice(["json", "tron"]), required=True)
+@click.option(
+    "--tron-flavor",
+    type=click.Choice(["vcontext", "standard"]),
+    default="vcontext",
+    show_default=True,
+    help="TRON dialect to write.",
+)
+@click.option("-o", "--output", metavar="OUT", help="Write here instead of stdout.")
+def convert(file: str, to: str, tron_flavor: str, output: str | None) -> int:
+    """Lossless JSON <-> TRON for any JSON value ('-' reads stdin)."""
+    return _run("convert", path=file, to=to, tron_flavor=tron_flavor, output=output)
+
+
+# -- workflow -------------------------------------------------------------
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("agent")
+@click.option("--from", "from_branch", metavar="BRANCH", help="Base branch (default: current).")
+@click.option("--reason", metavar="TEXT", help="Why the agent forks (forkReason).")
+@click.option("--worktree", metavar="PATH", help="Also add a git worktree at PATH.")
+def fork(**options: Any) -> int:
+    """Create agents/AGENT with fork metadata in every vContext document."""
+    return _not_yet("fork")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("agents", nargs=-1)
+@click.option("--all", "all_agents", is_flag=True, help="Every agent branch.")
+@click.option("--into", metavar="BRANCH", help="Base branch (default: the recorded base).")
+@click.option("--push", metavar="REMOTE", help="Push the results, retrying when rejected.")
+@click.option("--dry-run", is_flag=True, help="Report what would happen; move no ref.")
+def sync(**options: Any) -> int:
+    """Merge agent branches and their base both ways, in process."""
+    return _not_yet("sync")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+def status(fmt: str) -> int:
+    """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts."""
+    return _not_yet("status")
+
+
+# -- hooks, playbooks, demo ---------------------------------------------------
+
+
+@cli.group(context_settings=CONTEXT)
+def hook() -> None:
+    """Hook bodies called by the installed shims."""
+
+
+@hook.command("pre-push", context_settings=CONTEXT)
+@click.argument("remote")
+@click.argument("url")
+def pre_push(remote: str, url: str) -> int:
+    """Validate what is pushed (git's ref lines on stdin); exit 1 blocks the push."""
+    return _not_yet("hook pre-push")
+
+
+@cli.group(context_settings=CONTEXT)
+def playbook() -> None:
+    """Append correct events to a playbook (never rewrites the log)."""
+
+
+@playbook.command("add", context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--target", required=True, metavar="ID", help="targetId of the new entry.")
+@click.option(
+    "--kind", required=True, metavar="KIND", help="strategy, learning, rule, warning, note."
+)
+@click.option("--title", metavar="TEXT")
+@click.option("--text", metavar="TEXT", help="Entry text (seed 001 style).")
+@click.option("--narrative", multiple=True, metavar="KEY=TEXT", help="Narrative section.")
+@click.option("--tag", multiple=True)
+def playbook_add(**options: Any) -> int:
+    """Append a new entry (operation append)."""
+    return _not_yet("playbook add")
+
+
+@playbook.command("update", context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--target", required=True, metavar="ID")
+@click.option("--delta", multiple=True, metavar="COUNTER=+N", help="e.g. helpfulCount=+1")
+@click.option("--text", metavar="TEXT")
+@click.option("--narrative", multiple=True, metavar="KEY=TEXT")
+@click.option("--reason", metavar="TEXT")
+def playbook_update(**options: Any) -> int:
+    """Append an update event chained to the entry's current head."""
+    return _not_yet("playbook update")
+
+
+@playbook.command("deprecate", context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--target", required=True, metavar="ID")
+@click.option("--reason", metavar="TEXT")
+@click.option("--quarantine", is_flag=True, help="Status quarantined instead of deprecated.")
+def playbook_deprecate(**options: Any) -> int:
+    """Append a deprecation event."""
+    return _not_yet("playbook deprecate")
+
+
+@cli.group(context_settings=CONTEXT)
+def ace() -> None:
+    """ACE playbooks (legacy vAgenda)."""
+
+
+@ace.command("apply", context_settings=CONTEXT)
+@click.argument("patch")
+@click.argument("doc")
+def ace_apply(patch: str, doc: str) -> int:
+    """Apply an AcePatch, merging 3-way when the document moved on."""
+    return _not_yet("ace apply")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--keep", is_flag=True, help="Keep the temporary repository and print its path.")
+def demo(keep: bool) -> int:
+    """Two agents edit the same documents in a temporary repo: merge, diff, validate."""
+    return _run("demo", keep=keep)
+
+
+# -- the error boundary ---------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and map every outcome to an exit code; never a traceback for bad input."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return boundary(lambda: cli.main(args=args, prog_name="git-vcontext", standalone_mode=False))
+
+
+def boundary(call: Callable[[], Any]) -> int:
+    """Expected errors: one line on stderr and their exit code; crashes: one line, exit 3."""
+    try:
+        result = call()
+        return int(result) if isinstance(result, int) else 0
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        return int(ExitCode.INTERRUPTED)
+    except click.ClickException as exc:
+        exc.show()
+        return int(ExitCode.USAGE)
+    except VContextError as exc:
+        _say(f"git-vcontext: error: {exc.one_line()}")
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        _say("git-vcontext: interrupted")
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        _silence_stdout()
+        return int(ExitCode.OK)
+    except Exception as exc:  # the last line of defence: report, do not dump a traceback
+        if os.environ.get("GIT_VCONTEXT_DEBUG"):
+            raise
+        name = type(exc).__name__
+        _say(f"git-vcontext: internal error: {name}: {exc} (set GIT_VCONTEXT_DEBUG=1 for details)")
+        return int(ExitCode.OPERATIONAL)
+
+
+def _say(line: str) -> None:
+    try:
+        print(" ".join(line.split("\n")), file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, stop Python from complaining while flushing at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

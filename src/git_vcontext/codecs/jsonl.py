@@ -1,0 +1,94 @@
+"""JSON Lines (VerMAS ``.work/*.jsonl``): one record per line, unchanged lines kept verbatim."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import ParseError
+from ..values import JsonValue, same
+from .json_text import detect_separators, fingerprint, parse_value
+from .text import BOM, decode, marker_error, newline_of
+
+
+class JsonlDocument:
+    """A parsed JSONL file; ``data`` is the list of records (blank lines dropped)."""
+
+    format = "jsonl"
+
+    def __init__(self, text: str, records: list[Any], lines: list[str], bom: bool) -> None:
+        self.text = text
+        self.data = records
+        self.lines = lines  # source text of each record, same order as ``data``
+        self.bom = bom
+        self.newline = newline_of(text)
+        self.final_newline = text.endswith("\n") or not text
+        sample = lines[0] if lines else ""
+        self.key_separator, self.item_separator = detect_separators(sample)
+        if not text.isascii():
+            self.ensure_ascii = False
+        else:
+            self.ensure_ascii = "\\u" in text
+
+    def source(self) -> str:
+        """The original text, BOM included."""
+        return (BOM if self.bom else "") + self.text
+
+    def render(self, new: JsonValue) -> str:
+        """One line per record; records equal to an old one keep their old line."""
+        if not isinstance(new, list):
+            raise TypeError("a JSONL document holds a list of records")
+        if same(new, self.data):
+            return self.source()
+        by_print: dict[Any, list[int]] = {}
+        for j in range(len(self.data) - 1, -1, -1):
+            by_print.setdefault(fingerprint(self.data[j]), []).append(j)
+        out = [self._line(record, by_print) for record in new]
+        body = self.newline.join(out)
+        if out and self.final_newline:
+            body += self.newline
+        return (BOM if self.bom else "") + body
+
+    def _line(self, record: JsonValue, by_print: dict[Any, list[int]]) -> str:
+        stack = by_print.get(fingerprint(record))
+        while stack:
+            j = stack.pop()
+            if same(record, self.data[j]):
+                return self.lines[j]
+        return dumps_record(record, self.item_separator, self.key_separator, self.ensure_ascii)
+
+
+def dumps_record(
+    record: JsonValue, item_sep: str = ", ", key_sep: str = ": ", ensure_ascii: bool = False
+) -> str:
+    """One record on one line."""
+    return json.dumps(record, separators=(item_sep, key_sep), ensure_ascii=ensure_ascii)
+
+
+def dumps(records: list[Any]) -> str:
+    """A JSONL text for a list of records (``json.dumps`` layout, final newline)."""
+    return "".join(dumps_record(r) + "\n" for r in records)
+
+
+def loads(raw: bytes | str) -> JsonlDocument:
+    """Parse JSONL; a line that is not JSON makes the whole file unparsable (M16)."""
+    text, bom = decode(raw)
+    records: list[Any] = []
+    lines: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(parse_value(line))
+        except ParseError as exc:
+            err = marker_error(text)
+            if err is not None:
+                raise err from None
+            raise ParseError(
+                exc.reason.replace("invalid JSON", f"line {number} is not JSON"),
+                line=number,
+                column=exc.column,
+                snippet=exc.snippet,
+            ) from None
+        lines.append(line.rstrip("\r"))
+    return JsonlDocument(text, records, lines, bom)

@@ -1,0 +1,1 @@
+"""One use case per module: ``run(**options) -> exit code``; no click here."""

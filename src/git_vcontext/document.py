@@ -1,0 +1,266 @@
+"""What vContext documents mean: roots, containers, identities, sets, logs and special fields."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .values import JsonValue
+
+# Roots and containers ------------------------------------------------------
+
+INFO_KEYS = ("vContextInfo", "vBRIEFInfo", "vAgendaInfo")
+"""Root keys that make an object a vContext-family document (current name first)."""
+
+FAMILY_OF_INFO = {"vContextInfo": "vcontext", "vBRIEFInfo": "vbrief", "vAgendaInfo": "vagenda"}
+
+CONTAINER_KEYS = ("todoList", "plan", "playbook")
+"""Core containers of v0.4 (exactly one per conformant document)."""
+
+EXTRA_CONTAINER_KEYS = ("vSpec",)
+"""Containers used by later vBRIEF drafts found in the corpus (read, not validated as core)."""
+
+ITEM_ARRAY_KEYS = ("items", "entries", "subItems", "phases", "subPhases")
+"""Arrays that hold the items of a container (current and older spellings)."""
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What kind of document a parsed value is."""
+
+    info_key: str | None  # "vContextInfo" | "vBRIEFInfo" | "vAgendaInfo" | None
+    family: str | None  # "vcontext" | "vbrief" | "vagenda" | None
+    version: str | None
+    containers: tuple[str, ...]
+
+    @property
+    def is_vcontext(self) -> bool:
+        """A document of the vContext family (any of the three root names)."""
+        return self.info_key is not None
+
+    @property
+    def container(self) -> str | None:
+        """The container key when there is exactly one, else None."""
+        return self.containers[0] if len(self.containers) == 1 else None
+
+
+def describe(data: JsonValue) -> DocumentInfo:
+    """Root detection: info object, family, version and the containers present."""
+    if not isinstance(data, dict):
+        return DocumentInfo(None, None, None, ())
+    info_key = next((k for k in INFO_KEYS if isinstance(data.get(k), dict)), None)
+    version = None
+    if info_key is not None:
+        raw = data[info_key].get("version")
+        version = raw if isinstance(raw, str) else None
+    keys = CONTAINER_KEYS + EXTRA_CONTAINER_KEYS
+    containers = tuple(k for k in keys if isinstance(data.get(k), dict))
+    family = FAMILY_OF_INFO.get(info_key) if info_key else None
+    return DocumentInfo(info_key, family, version, containers)
+
+
+def is_vcontext(data: JsonValue) -> bool:
+    """Whether a value is a vContext-family document."""
+    return describe(data).is_vcontext
+
+
+# Identity of array elements --------------------------------------------------
+
+IDENTITY_KEYS = ("id", "uid", "eventId", "event_id", "depends_on_id")
+"""Keys that identify elements of keyed arrays, in order of preference (M3)."""
+
+JSONL_KEYS = ("event_id", "id", "prefix")
+"""Record keys of JSONL files: event logs, projections, VerMAS routes (M6, M3)."""
+
+
+def _hashable_id(value: JsonValue) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def identity_key(
+    arrays: Iterable[Sequence[Any] | None], candidates: Sequence[str] = IDENTITY_KEYS
+) -> str | None:
+    """The key that identifies the objects of these arrays, or None.
+
+    A key qualifies when, in every array, the elements that carry it hold
+    distinct scalar values and at least one element somewhere carries it.
+    Elements without the key are allowed (they are merged by position, M3).
+    """
+    lists = [a for a in arrays if a is not None]
+    if not lists or not all(isinstance(a, list) for a in lists):
+        return None
+    if any(not isinstance(e, dict) for a in lists for e in a):
+        return None
+    for key in candidates:
+        if _unique_in_all(lists, key):
+            return key
+    return None
+
+
+def _unique_in_all(lists: list[Sequence[Any]], key: str) -> bool:
+    found = False
+    for elements in lists:
+        seen: set[Any] = set()
+        for e in elements:
+            if key not in e:
+                continue
+            ident = e[key]
+            if not _hashable_id(ident) or (type(ident), ident) in seen:
+                return False
+            seen.add((type(ident), ident))
+            found = True
+    return found
+
+
+def element_id(element: JsonValue, key: str) -> Any:
+    """The identity of one element under ``key`` (None when it has none)."""
+    if isinstance(element, dict):
+        ident = element.get(key)
+        if _hashable_id(ident):
+            return ident
+    return None
+
+
+# Field knowledge -------------------------------------------------------------
+
+SET_LIKE_FIELDS = frozenset(
+    {
+        "tags",
+        "dependencies",
+        "evidence",
+        "supersedes",
+        "reviewers",
+        "relatedComments",
+        "labels",
+        "byDay",
+    }
+)
+"""String arrays with set semantics (M5); ``vContextInfo.metadata.extensions`` too."""
+
+LATER_WINS_TIMESTAMPS = frozenset({"updated", "updatedAt", "lastUpdated", "updated_at"})
+EARLIER_WINS_TIMESTAMPS = frozenset({"created", "createdAt", "created_at"})
+COUNTER_FIELDS = frozenset({"helpfulCount", "harmfulCount"})
+STATUS_FIELD = "status"
+LOCK_FIELD = "lockedBy"
+FORK_FIELD = "fork"
+SEQUENCE_FIELD = "sequence"
+CHANGELOG_FIELD = "changeLog"
+METRICS_FIELD = "metrics"
+PLAYBOOK_KEY = "playbook"
+PLAYBOOK_LOG_KEYS = ("items", "entries")
+EVENT_ID = "eventId"
+JSONL_EVENT_ID = "event_id"
+
+DATETIME_FIELDS = frozenset(
+    {
+        "created",
+        "updated",
+        "completed",
+        "dueDate",
+        "startDate",
+        "endDate",
+        "createdAt",
+        "updatedAt",
+        "lastUpdated",
+        "forkedAt",
+        "mergedAt",
+        "acquiredAt",
+        "expiresAt",
+        "resolvedAt",
+        "timestamp",
+    }
+)
+"""Fields the spec types as RFC 3339 datetimes with an explicit offset."""
+
+ACE_STATUS_PRECEDENCE = {"active": 0, "deprecated": 1, "quarantined": 1}
+"""ACE entry status: a deprecation or quarantine wins over ``active`` (M13)."""
+
+Path = tuple[str | int, ...]
+
+
+def is_set_like(path: Path, arrays: Iterable[Sequence[Any] | None]) -> bool:
+    """Whether the arrays at ``path`` are string sets (M5)."""
+    if not path or not isinstance(path[-1], str):
+        return False
+    named = path[-1] in SET_LIKE_FIELDS or _is_extensions(path)
+    if not named:
+        return False
+    lists = [a for a in arrays if a is not None]
+    return all(isinstance(a, list) and all(isinstance(x, str) for x in a) for a in lists)
+
+
+def _is_extensions(path: Path) -> bool:
+    return len(path) >= 3 and path[-3] in INFO_KEYS and path[-2:] == ("metadata", "extensions")
+
+
+def is_playbook_log(path: Path) -> bool:
+    """``playbook.items`` / ``playbook.entries`` at any depth (root or embedded)."""
+    return len(path) >= 2 and path[-1] in PLAYBOOK_LOG_KEYS and path[-2] == PLAYBOOK_KEY
+
+
+def is_event_array(arrays: Iterable[Sequence[Any] | None]) -> bool:
+    """Arrays whose elements are playbook events (objects carrying ``eventId``)."""
+    lists = [a for a in arrays if a]
+    if not lists:
+        return False
+    return all(isinstance(e, dict) and EVENT_ID in e for a in lists for e in a)
+
+
+def is_changelog(path: Path) -> bool:
+    """A container's ``changeLog`` (Extension 10), append-only (M6)."""
+    return bool(path) and path[-1] == CHANGELOG_FIELD
+
+
+def is_ace_entries(path: Path, arrays: Iterable[Sequence[Any] | None]) -> bool:
+    """ACE ``playbook.entries`` keyed by ``id`` with value counters (seed 002)."""
+    if not is_playbook_log(path):
+        return False
+    lists = [a for a in arrays if a]
+    return bool(lists) and all(
+        isinstance(e, dict) and "id" in e and EVENT_ID not in e for a in lists for e in a
+    )
+
+
+def is_sequence_field(path: Path) -> bool:
+    """``sequence`` anywhere, or ``playbook.version`` (both follow M8)."""
+    if not path:
+        return False
+    last = path[-1]
+    if last == SEQUENCE_FIELD:
+        return True
+    return last == "version" and len(path) >= 2 and path[-2] == PLAYBOOK_KEY
+
+
+def is_metrics(path: Path) -> bool:
+    """``playbook.metrics``: derived data, recomputed after a merge (M10)."""
+    return len(path) >= 2 and path[-1] == METRICS_FIELD and path[-2] == PLAYBOOK_KEY
+
+
+def anchored_path(data: JsonValue, parts: Sequence[str | int]) -> str:
+    """A readable path that names array elements by identity: ``todoList.items[t2].status``."""
+    out: list[str] = []
+    node: Any = data
+    for part in parts:
+        if isinstance(node, list) and isinstance(part, int):
+            label = _element_label(node, part)
+            out.append(f"[{label}]")
+            node = node[part] if 0 <= part < len(node) else None
+        else:
+            key = str(part)
+            out.append(("." if out else "") + (key if _plain_key(key) else repr(key)))
+            node = node.get(part) if isinstance(node, dict) else None
+    return "".join(out) or "(root)"
+
+
+def _element_label(array: list[Any], index: int) -> str:
+    if 0 <= index < len(array):
+        key = identity_key([array])
+        ident = element_id(array[index], key) if key else None
+        if ident is not None:
+            return str(ident)
+    return str(index)
+
+
+def _plain_key(key: str) -> bool:
+    return key.replace("_", "a").replace("-", "a").isalnum()

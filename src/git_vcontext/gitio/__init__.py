@@ -1,0 +1,105 @@
+"""The only place that talks to git: pygit2 for reading, the git command where it must run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import OperationalError
+
+
+@dataclass(frozen=True)
+class GitResult:
+    """Outcome of one git command."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def git(
+    args: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    input: str | None = None,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+) -> GitResult:
+    """Run ``git args`` and return its output; a failure raises OperationalError (git's words)."""
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            input=input,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env} if env else None,
+        )
+    except FileNotFoundError:
+        raise OperationalError("git is not installed (no 'git' on PATH)") from None
+    result = GitResult(proc.returncode, proc.stdout, proc.stderr)
+    if check and proc.returncode != 0:
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        why = lines[-1] if lines else f"exit status {proc.returncode}"
+        raise OperationalError(f"git {args[0]}: {why.removeprefix('fatal: ')}")
+    return result
+
+
+def open_repo(path: str | os.PathLike[str] = ".") -> Any:
+    """The pygit2 Repository that contains ``path``; OperationalError when there is none."""
+    import pygit2
+
+    found = pygit2.discover_repository(str(path))
+    if found is None:
+        raise OperationalError(f"not a git repository: {Path(path).resolve()}")
+    return pygit2.Repository(found)
+
+
+def workdir(repo: Any) -> Path:
+    """The top of the working tree (OperationalError for a bare repository)."""
+    if repo.workdir is None:
+        raise OperationalError("this command needs a working tree (the repository is bare)")
+    return Path(repo.workdir)
+
+
+def resolve_commit(repo: Any, rev: str) -> Any:
+    """The commit a revision names (``HEAD``, a branch, a sha, ``main~2``)."""
+    import pygit2
+
+    try:
+        obj = repo.revparse_single(rev)
+        commit = obj.peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        raise OperationalError(f"unknown revision: {rev}") from None
+    return commit
+
+
+def read_at(repo: Any, rev: str, path: str) -> bytes:
+    """The content of ``path`` (relative to the top of the repo) at revision ``rev``."""
+    commit = resolve_commit(repo, rev)
+    try:
+        entry = commit.tree[path.replace(os.sep, "/")]
+    except KeyError:
+        raise OperationalError(f"{path}: not in {rev}") from None
+    data: bytes = repo[entry.id].data
+    return data
+
+
+def tracked_files(repo: Any) -> list[str]:
+    """Paths of the files in the index (``git ls-files``), relative to the top, '/'-separated."""
+    repo.index.read()
+    return [entry.path for entry in repo.index]
+
+
+def relative_to_top(repo: Any, path: str | os.PathLike[str]) -> str:
+    """A path given on the command line, as the repo-relative '/'-separated path git uses."""
+    top = workdir(repo).resolve()
+    full = Path(path).resolve()
+    try:
+        return full.relative_to(top).as_posix()
+    except ValueError:
+        raise OperationalError(f"{path}: outside the repository at {top}") from None

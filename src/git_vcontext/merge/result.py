@@ -1,0 +1,80 @@
+"""What a merge produces: merged data, conflicts as data, notes on automatic resolutions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class _Missing:
+    """Marker for "no value here" (absent key, absent base)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A place where both sides changed the same thing differently (values may be MISSING)."""
+
+    path: str  # RFC 6901 JSON Pointer into the merged document
+    kind: str  # e.g. "modify/modify", "delete/modify", "add/add", "status", "lock"
+    base: Any
+    ours: Any
+    theirs: Any
+
+    def to_json(self) -> dict[str, Any]:
+        """The report form (absent values are left out)."""
+        out: dict[str, Any] = {"path": self.path, "kind": self.kind}
+        for name in ("base", "ours", "theirs"):
+            value = getattr(self, name)
+            if value is not MISSING:
+                out[name] = value
+        return out
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something resolved automatically that a person may want to know about."""
+
+    kind: str  # e.g. "sequence-conflict", "append-only-violation", "parallel-edits", "lock"
+    path: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "path": self.path, "message": self.message}
+
+
+@dataclass(frozen=True)
+class MergeOptions:
+    """Knobs of a merge; defaults are what git's driver uses."""
+
+    now: str | None = None  # RFC 3339 timestamp for entries the tool writes (SOURCE_DATE_EPOCH)
+    path: str | None = None  # file name, for messages and format-specific rules
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """Merged data plus what happened; ``data`` holds ours' value where a conflict is."""
+
+    data: Any
+    conflicts: tuple[Conflict, ...] = ()
+    notes: tuple[Note, ...] = field(default_factory=tuple)
+
+    @property
+    def clean(self) -> bool:
+        """No conflicts left."""
+        return not self.conflicts

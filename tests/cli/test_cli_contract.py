@@ -1,0 +1,87 @@
+"""The command-line contract: every command registered with --help, exit codes, error boundary."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+from git_vcontext.cli import boundary, cli
+from git_vcontext.errors import ExitCode, OperationalError, ParseError, UsageError
+
+COMMANDS = [
+    ["install"],
+    ["uninstall"],
+    ["doctor"],
+    ["merge-driver"],
+    ["merge"],
+    ["diff"],
+    ["textconv"],
+    ["validate"],
+    ["hook", "pre-push"],
+    ["view"],
+    ["convert"],
+    ["fork"],
+    ["sync"],
+    ["status"],
+    ["demo"],
+    ["playbook", "add"],
+    ["playbook", "update"],
+    ["playbook", "deprecate"],
+    ["ace", "apply"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c))
+def test_every_command_of_the_contract_has_help(command: list[str]) -> None:
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(cli, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage: " in result.output
+
+
+def test_help_and_version_from_the_installed_script() -> None:
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    assert b"convert" in proc.stdout and b"merge-driver" in proc.stdout
+    assert run_cli("--version").stdout.startswith(b"git-vcontext, version")
+
+
+def test_usage_errors_exit_2_with_a_message() -> None:
+    proc = run_cli("convert")
+    assert proc.returncode == ExitCode.USAGE
+    assert b"Missing argument" in proc.stderr
+    assert run_cli("no-such-command").returncode == ExitCode.USAGE
+    assert run_cli("convert", "x.json", "--to", "yaml").returncode == ExitCode.USAGE
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (OperationalError("not a git repository"), ExitCode.OPERATIONAL),
+        (UsageError("bad"), ExitCode.USAGE),
+        (ParseError("broken", path="a.json", line=1, column=2), ExitCode.FOUND),
+        (KeyboardInterrupt(), ExitCode.INTERRUPTED),
+        (RuntimeError("bug"), ExitCode.OPERATIONAL),
+    ],
+)
+def test_the_boundary_maps_errors_to_exit_codes_and_one_line(
+    error: BaseException, code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def fail() -> int:
+        raise error
+
+    assert boundary(fail) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_parse_errors_name_file_line_and_column(capsys: pytest.CaptureFixture[str]) -> None:
+    def fail() -> int:
+        raise ParseError("invalid JSON: Expecting value", path="a b.json", line=3, column=7)
+
+    boundary(fail)
+    assert (
+        capsys.readouterr().err
+        == "git-vcontext: error: a b.json:3:7: invalid JSON: Expecting value\n"
+    )

@@ -1,0 +1,84 @@
+"""``git vcontext convert``: works for any JSON value; bad input never leaves a partial file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from git_vcontext.errors import ExitCode
+
+
+def test_convert_json_to_json_normalises_to_two_space_indentation(tmp_path: Path) -> None:
+    src = tmp_path / "in put.json"
+    src.write_text('{"a":[1,2],"b":{"c":null}}')
+    proc = run_cli("convert", str(src), "--to", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode() == json.dumps({"a": [1, 2], "b": {"c": None}}, indent=2) + "\n"
+
+
+def test_convert_reads_stdin_and_writes_output_file(tmp_path: Path) -> None:
+    out = tmp_path / "out dir" / "x.json"
+    out.parent.mkdir()
+    proc = run_cli("convert", "-", "--to", "json", "-o", str(out), input=b"[1, 2, 3]")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text()) == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        (b'{"a": 1,,}', ":1:"),
+        (b"", ":1:1:"),
+        (b'\xef\xbb\xbf{"a": }', ":1:"),
+        (b'{"a": "\x00"}', ":1:"),
+        (b"[" * 10_000 + b"]" * 10_000, ":1:257:"),
+        (b'{"a": 1}\n<<<<<<< ours\n', ":2:1:"),
+    ],
+    ids=["invalid", "empty", "bom-invalid", "nul", "deep", "markers"],
+)
+def test_bad_input_is_one_line_exit_1_and_no_output_file(
+    tmp_path: Path, content: bytes, where: str
+) -> None:
+    src = tmp_path / "bad input.json"
+    src.write_bytes(content)
+    out = tmp_path / "out.json"
+    proc = run_cli("convert", str(src), "--to", "json", "-o", str(out))
+    assert proc.returncode == ExitCode.FOUND
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"bad input.json{where}" in err
+    assert not out.exists()
+
+
+def test_bad_input_leaves_an_existing_output_file_untouched(tmp_path: Path) -> None:
+    src = tmp_path / "bad.json"
+    src.write_text("{")
+    out = tmp_path / "out.json"
+    out.write_text("precious")
+    assert run_cli("convert", str(src), "--to", "json", "-o", str(out)).returncode == 1
+    assert out.read_text() == "precious"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_missing_file_is_an_operational_error(tmp_path: Path) -> None:
+    proc = run_cli("convert", str(tmp_path / "nope.json"), "--to", "json")
+    assert proc.returncode == ExitCode.OPERATIONAL
+    assert b"no such file" in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_50_mb_invalid_file_fails_fast_and_cleanly(tmp_path: Path) -> None:
+    src = tmp_path / "huge.json"
+    item = b'{"id": "t%d", "title": "x", "status": "pending"},'
+    with src.open("wb") as fh:
+        fh.write(b'{"items": [')
+        fh.write(b"".join(item % i for i in range(1_000_000)))
+        fh.write(b"}")  # wrong closing bracket at the very end
+    assert src.stat().st_size > 50_000_000
+    proc = run_cli("convert", str(src), "--to", "json", "-o", str(tmp_path / "o.json"))
+    assert proc.returncode == ExitCode.FOUND
+    assert b"huge.json:1:" in proc.stderr
+    assert not (tmp_path / "o.json").exists()

@@ -1,0 +1,88 @@
+"""Shared fixtures: the reference corpus (optional), isolated git repositories, the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def find_shared() -> Path | None:
+    """``../shared`` next to the checkout (or $VCONTEXT_SHARED); None in a user's clone."""
+    env = os.environ.get("VCONTEXT_SHARED")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO_ROOT.parent / "shared")
+    for c in candidates:
+        if (c / "corpus").is_dir():
+            return c
+    return None
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The reference material; tests that use it skip cleanly when it is absent."""
+    found = find_shared()
+    if found is None:
+        pytest.skip("reference corpus ../shared not present (only in the development setup)")
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test reads or writes the developer's own git configuration."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.com")
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+def run_git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run git in ``repo`` and return the completed process."""
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check)
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Iterator[Path]:
+    """An empty repository with branch ``main`` and a fixed identity."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    run_git(repo, "init", "-q", "-b", "main")
+    run_git(repo, "config", "user.name", "Test User")
+    run_git(repo, "config", "user.email", "test@example.com")
+    run_git(repo, "config", "commit.gpgsign", "false")
+    yield repo
+
+
+def cli_path() -> list[str]:
+    """How to start the installed command line (the console script next to this Python)."""
+    script = Path(sys.executable).with_name("git-vcontext")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "git_vcontext"]
+
+
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git-vcontext args`` as a separate process, as a user or git would."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [*cli_path(), *args], cwd=cwd, input=input, capture_output=True, env=full_env
+    )

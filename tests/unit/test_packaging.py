@@ -1,0 +1,85 @@
+"""The built wheel ships hooks/ and schemas/ inside the package, found via importlib.resources."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT
+from git_vcontext import resources
+
+
+def test_resources_are_found_from_the_package() -> None:
+    assert resources.hooks_dir().joinpath("pre-push").is_file()
+    assert resources.schemas_dir().is_dir()
+
+
+@pytest.mark.slow
+def test_an_installed_wheel_not_the_checkout_contains_hooks_and_schemas(tmp_path: Path) -> None:
+    if not (REPO_ROOT / "pyproject.toml").exists():
+        pytest.skip("needs the source checkout to build a wheel")
+    src = tmp_path / "src"
+    shutil.copytree(
+        REPO_ROOT,
+        src,
+        ignore=shutil.ignore_patterns(
+            ".git", "*.egg-info", ".venv", "__pycache__", "build", "dist"
+        ),
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0 and "No module named" in proc.stderr and "hatchling" in proc.stderr:
+        pytest.skip("hatchling is not installed in this environment")
+    assert proc.returncode == 0, proc.stderr
+    wheel = next((tmp_path / "dist").glob("git_vcontext-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "git_vcontext/hooks/pre-push" in names
+    assert any(n.startswith("git_vcontext/schemas/") for n in names)
+    # installed into a fresh target, the package finds them without the checkout
+    target = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+    )
+    probe = (
+        "import git_vcontext.resources as r, sys; "
+        "print(r.hooks_dir().joinpath('pre-push').is_file(), r.schemas_dir())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(target)},
+        cwd=tmp_path,
+        check=True,
+    ).stdout
+    assert out.startswith("True") and str(target) in out
