@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
+from .record import record
 from .values import JsonValue
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Roots and containers ------------------------------------------------------
 
@@ -25,7 +28,7 @@ ITEM_ARRAY_KEYS = ("items", "entries", "subItems", "phases", "subPhases")
 """Arrays that hold the items of a container (current and older spellings)."""
 
 
-@dataclass(frozen=True)
+@record
 class DocumentInfo:
     """What kind of document a parsed value is."""
 
