@@ -53,7 +53,7 @@ def cli() -> None:
 @click.option("--no-hooks", is_flag=True, help="Do not install the pre-push hook.")
 def install(scope: str, force: bool, no_hooks: bool) -> int:
     """Set up the merge driver, diff driver, difftool, attributes and pre-push hook."""
-    return _not_yet("install")
+    return _run("install", scope=scope, force=force, no_hooks=no_hooks)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -63,13 +63,15 @@ def install(scope: str, force: bool, no_hooks: bool) -> int:
 @click.option("--global", "scope", flag_value="global", help="Your user configuration.")
 def uninstall(scope: str) -> int:
     """Remove exactly what install added."""
-    return _not_yet("uninstall")
+    from .commands.install import uninstall as remove
+
+    return remove(scope=scope)
 
 
 @cli.command(context_settings=CONTEXT)
 def doctor() -> int:
     """Check the setup; exit 1 when something is missing or broken."""
-    return _not_yet("doctor")
+    return _run("doctor")
 
 
 # -- merging --------------------------------------------------------------
