@@ -11,8 +11,13 @@ from pathlib import Path
 from .errors import OperationalError, UsageError
 from .gitio import git
 
-PATTERNS = ("*.vcontext.json", "*.vcontext.tron", ".vcontext/*.json", "*.vbrief.json",
-            ".work/*.jsonl")
+PATTERNS = (
+    "*.vcontext.json",
+    "*.vcontext.tron",
+    ".vcontext/*.json",
+    "*.vbrief.json",
+    ".work/*.jsonl",
+)
 ATTRIBUTES = "merge=vcontext diff=vcontext"
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
@@ -98,8 +103,11 @@ def hooks_dir(cwd: Path) -> Path:
 def install_config(scope: Scope, command: str, force: bool) -> list[str]:
     """Write the driver entries; refuse to replace foreign values without --force."""
     entries = config_entries(command)
-    foreign = [k for k in entries if scope.get(k) is not None and not is_ours(scope.get(k))
-               and k != "merge.vcontext.name"]
+    foreign = [
+        k
+        for k in entries
+        if scope.get(k) is not None and not is_ours(scope.get(k)) and k != "merge.vcontext.name"
+    ]
     if foreign and not force:
         raise UsageError(
             f"{foreign[0]} is already set to {scope.get(foreign[0])!r} by another tool; "
@@ -134,8 +142,9 @@ def install_attributes(path: Path, force: bool) -> list[str]:
     lines = path.read_text().splitlines() if path.exists() else []
     clashes = [ln for ln in lines if _pattern(ln) in PATTERNS and ln.strip() not in ATTRIBUTE_LINES]
     if clashes and not force:
-        raise UsageError(f"{path} already says {clashes[0].strip()!r}; re-run with --force to "
-                         "replace it")
+        raise UsageError(
+            f"{path} already says {clashes[0].strip()!r}; re-run with --force to replace it"
+        )
     kept = [ln for ln in lines if ln not in clashes]
     missing = [ln for ln in ATTRIBUTE_LINES if ln not in {x.strip() for x in kept}]
     if not missing and not clashes:

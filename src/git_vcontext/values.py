@@ -149,7 +149,5 @@ def instant_key(value: JsonValue) -> tuple[int, int, str]:
         return (0, 0, value if isinstance(value, str) else canonical(value))
     import datetime as _dt
 
-    micros = (inst - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)) // _dt.timedelta(
-        microseconds=1
-    )
+    micros = (inst - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)) // _dt.timedelta(microseconds=1)
     return (1, micros, value)

@@ -12,8 +12,13 @@ import pytest
 import git_vcontext
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(git_vcontext.__path__, "git_vcontext."))
-PURE = ("git_vcontext.codecs", "git_vcontext.merge", "git_vcontext.values",
-        "git_vcontext.document", "git_vcontext.record")
+PURE = (
+    "git_vcontext.codecs",
+    "git_vcontext.merge",
+    "git_vcontext.values",
+    "git_vcontext.document",
+    "git_vcontext.record",
+)
 FORBIDDEN_IN_PURE = ("pygit2", "click", "subprocess")
 
 
@@ -37,7 +42,19 @@ def test_pure_core_imports_no_git_cli_or_subprocess(name: str) -> None:
 def test_merge_driver_path_loads_no_heavy_modules() -> None:
     """The driver runs once per file in a merge: no click, pygit2, lark, jsonschema, typing."""
     loaded = _fresh_imports(
-        "import git_vcontext.entry, git_vcontext.commands.merge_driver, git_vcontext.merge.core")
-    heavy = {"click", "pygit2", "lark", "jsonschema", "deepdiff", "typing", "dataclasses",
-             "inspect", "difflib", "tempfile", "pathlib"}
+        "import git_vcontext.entry, git_vcontext.commands.merge_driver, git_vcontext.merge.core"
+    )
+    heavy = {
+        "click",
+        "pygit2",
+        "lark",
+        "jsonschema",
+        "deepdiff",
+        "typing",
+        "dataclasses",
+        "inspect",
+        "difflib",
+        "tempfile",
+        "pathlib",
+    }
     assert not loaded & heavy, sorted(loaded & heavy)

@@ -11,8 +11,14 @@ from .. import installer
 from ..errors import ExitCode
 from ..gitio import git
 
-VCONTEXT_ROOTS = (b'"vContextInfo"', b'"vBRIEFInfo"', b'"vAgendaInfo"', b"vContextInfo:",
-                  b"vBRIEFInfo:", b"vAgendaInfo:")
+VCONTEXT_ROOTS = (
+    b'"vContextInfo"',
+    b'"vBRIEFInfo"',
+    b'"vAgendaInfo"',
+    b"vContextInfo:",
+    b"vBRIEFInfo:",
+    b"vAgendaInfo:",
+)
 
 
 def run(*, cwd: str | None = None) -> int:
@@ -63,8 +69,10 @@ def _driver(top: Path, oks: list[str], problems: list[str]) -> None:
     elif not installer.is_ours(value):
         problems.append(f"merge.vcontext.driver belongs to another tool: {value}")
     elif not _runs(value):
-        problems.append(f"the merge driver does not run: {value.split(' merge-driver')[0]} "
-                        "(moved or uninstalled? run install again)")
+        problems.append(
+            f"the merge driver does not run: {value.split(' merge-driver')[0]} "
+            "(moved or uninstalled? run install again)"
+        )
     else:
         oks.append("merge driver configured and runs")
 
@@ -87,8 +95,10 @@ def _attributes(top: Path, oks: list[str], problems: list[str]) -> None:
     uncovered = [fields[i] for i in range(0, len(fields) - 2, 3) if fields[i + 2] != "vcontext"]
     if uncovered:
         shown = ", ".join(uncovered[:5]) + (" …" if len(uncovered) > 5 else "")
-        problems.append(f"{len(uncovered)} vContext file(s) not covered by .gitattributes "
-                        f"(merge=vcontext diff=vcontext): {shown}")
+        problems.append(
+            f"{len(uncovered)} vContext file(s) not covered by .gitattributes "
+            f"(merge=vcontext diff=vcontext): {shown}"
+        )
     else:
         oks.append(f"{len(files)} vContext file(s) covered by the attributes")
 

@@ -9,8 +9,9 @@ from .. import installer
 from ..errors import ExitCode
 
 
-def run(*, scope: str = "local", force: bool = False, no_hooks: bool = False,
-        cwd: str | None = None) -> int:
+def run(
+    *, scope: str = "local", force: bool = False, no_hooks: bool = False, cwd: str | None = None
+) -> int:
     """Driver, textconv, difftool, attribute patterns and (locally) the pre-push hook."""
     where = Path(cwd or ".")
     if scope == "local":
@@ -22,9 +23,13 @@ def run(*, scope: str = "local", force: bool = False, no_hooks: bool = False,
     if scope == "local" and not no_hooks:
         messages += installer.install_hook(where, command, force)
     elif scope == "global" and not no_hooks:
-        messages.append("hooks are per repository: run 'git vcontext install' in a repository "
-                        "to add the pre-push check")
-    _report(messages, "git-vcontext is installed" + (" (nothing to change)" if not messages else ""))
+        messages.append(
+            "hooks are per repository: run 'git vcontext install' in a repository "
+            "to add the pre-push check"
+        )
+    _report(
+        messages, "git-vcontext is installed" + (" (nothing to change)" if not messages else "")
+    )
     if scope == "local":
         print("Commit .gitattributes so your teammates' merges use the driver too.")
     return int(ExitCode.OK)
@@ -40,8 +45,9 @@ def uninstall(*, scope: str = "local", cwd: str | None = None) -> int:
     messages += installer.uninstall_attributes(s.attributes_file())
     if scope == "local":
         messages += installer.uninstall_hook(where)
-    _report(messages, "git-vcontext is uninstalled" + (" (nothing to remove)" if not messages
-                                                        else ""))
+    _report(
+        messages, "git-vcontext is uninstalled" + (" (nothing to remove)" if not messages else "")
+    )
     return int(ExitCode.OK)
 
 

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     Path = tuple[Any, ...]
 
 
-
 class Merger:
     """One merge: walks the three trees, collects notes; conflicts become ConflictNodes."""
 
