@@ -70,22 +70,33 @@ def newline_of(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
 
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}()]+")
+_STRING = re.compile(r'"[^"]*"')
+_ONLY_BRACKETS = {c: None for c in range(128) if chr(c) not in '"[]{}()'}
+_AS_PARENS = str.maketrans("[{]}", "(())")
 
 
 def exceeds_depth(text: str, limit: int) -> bool:
-    """Whether brackets outside strings nest deeper than ``limit`` (C-speed string ops)."""
+    """Whether brackets outside strings nest deeper than ``limit`` (C-speed string ops).
+
+    Escaped backslashes and quotes go first, then everything but quotes and
+    brackets (non-ASCII only occurs inside strings), then the strings: what is
+    left is the bracket structure, reduced by removing innermost pairs.
+    """
     if sum(text.count(c) for c in "[{(") <= limit:
         return False
-    shape = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    shape = shape.translate(str.maketrans("[{]}", "(())"))
+    if "\\\\" in text:
+        text = text.replace("\\\\", "")
+    if '\\"' in text:
+        text = text.replace('\\"', "")
+    # adjacent quotes enclose no bracket, whichever strings they close or open
+    shape = _STRING.sub("", text.translate(_ONLY_BRACKETS).replace('""', ""))
+    shape = shape.translate(_AS_PARENS)
     for _ in range(limit):
         shorter = shape.replace("()", "")
         if not shorter or shorter == shape:
             return False
         shape = shorter
-    return True
+    return bool(shape)
 
 
 def deep_offset(text: str, limit: int) -> int:
