@@ -149,7 +149,7 @@ def validate(paths: Sequence[str], fmt: str) -> int:
 @click.option("--at", "rev", metavar="REV", help="Read the file at a git revision.")
 def view(**options: Any) -> int:
     """A playbook's current view: one entry per targetId, heads resolved."""
-    return _not_yet("view")
+    return _run("view", **options)
 
 
 @cli.command(context_settings=CONTEXT)
