@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from git_vcontext.merge import merge3
 from git_vcontext.playbook import playbook_view
 from git_vcontext.playbook.graph import TargetGraph
-from git_vcontext.playbook.instants import instant
+from git_vcontext.playbook.instants import instant, latest
 from git_vcontext.playbook.log import EventIndex
 from git_vcontext.values import canonical, instant_key
 from playbook_helpers import doc, stamp
@@ -169,3 +169,10 @@ _STAMPS = st.one_of(
 @given(_STAMPS)
 def test_fast_instant_key_equals_the_general_one(value: str) -> None:
     assert instant(value) == instant_key(value)
+
+
+@settings(max_examples=300)
+@given(st.lists(_STAMPS, max_size=6))
+def test_latest_equals_the_maximum_instant(values: list[str]) -> None:
+    valid = [instant_key(v) for v in values if instant_key(v)[0] == 1]
+    assert latest(values) == (max(valid)[2] if valid else None)

@@ -43,14 +43,37 @@ class TargetGraph:
         self.anomalies: list[RawAnomaly] = []
         self.parent: dict[str, str] = {}
         self.children: dict[str, list[str]] = {}
+        self._tin: dict[str, int] = {}
+        self._tout: dict[str, int] = {}
+        self.is_chain = self._chain_in_file_order()
+        if self.is_chain:
+            self.order = ids
+            return
         self._link_all()
         chain = self._chain()
         self.is_chain = chain is not None
         self.order = chain or self._causal_order()
-        self._tin: dict[str, int] = {}
-        self._tout: dict[str, int] = {}
 
     # -- links --------------------------------------------------------------
+    def _chain_in_file_order(self) -> bool:
+        """The usual append-only log: each event extends the one before it in the file.
+
+        Then the links need no checking beyond this one pass.
+        """
+        by_id, ids = self.by_id, self.ids
+        first = by_id[ids[0]]
+        if first.get("prevEventId") is not None or first.get("operation") in CHAINED_OPS:
+            return False
+        before = ids[0]
+        for eid in ids[1:]:
+            e = by_id[eid]
+            if e.get("prevEventId") != before or e.get("operation") in CREATION_OPS:
+                return False
+            before = eid
+        self.parent = dict(zip(ids[1:], ids[:-1], strict=True))
+        self.children = {p: [c] for c, p in self.parent.items()}
+        return True
+
     def _link_all(self) -> None:
         """Parent links from ``prevEventId``; invalid ones reported and dropped (one loop: hot)."""
         by_id, parent, children, target = self.by_id, self.parent, self.children, self.target

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .analyse import analyse
-from .instants import instant
+from .instants import instant, latest
 from .log import log_kind, log_of
 
 TYPE_CHECKING = False
@@ -69,13 +69,9 @@ def updated_metrics(
             out["averageConfidence"] = round(mean, 4)
     else:
         out.pop("averageConfidence", None)
-    stamps = [s for s in raw_stamps if isinstance(s, str) and instant(s)[0] == 1]
-    if not stamps and isinstance(playbook.get("updated"), str):
-        stamps = [playbook["updated"]]
-    if stamps:
-        latest = max(stamps, key=instant)
-        if instant(out.get("lastUpdated"))[:2] != instant(latest)[:2]:
-            out["lastUpdated"] = latest
+    when = latest(raw_stamps) or latest([playbook.get("updated")])
+    if when is not None and instant(out.get("lastUpdated"))[:2] != instant(when)[:2]:
+        out["lastUpdated"] = when
     return out
 
 
