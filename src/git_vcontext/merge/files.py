@@ -63,7 +63,7 @@ def merge_files(
     opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
     if base is not None and not _fork_sensitive(o_doc.data, t_doc.data):
         if ours == base:
-            return _checked(theirs, path)
+            return _checked(theirs, path, ours=ours)
         if theirs == base:
             return _checked(ours, path)
     from . import merge3
@@ -127,18 +127,27 @@ def _verified(
 
 
 def _checked(
-    raw: bytes, path: str | None, status: str = "clean", reasons: tuple[str, ...] = ()
+    raw: bytes,
+    path: str | None,
+    status: str = "clean",
+    reasons: tuple[str, ...] = (),
+    ours: bytes | None = None,
 ) -> FileMerge:
     """A side taken byte for byte (M1) or a clean line merge: clean only if it parses (M16)."""
     from ..codecs import format_from_content, format_from_name, parse
 
     if not raw.strip():
+        if ours is not None and ours.strip():
+            why = (*reasons, "the result would be empty: kept ours")
+            return FileMerge(ours, "fallback", False, None, why)
         return FileMerge(raw, status, True, None, reasons)
     fmt = format_from_name(path) or format_from_content(_text_sample(raw))
     try:
         parse(raw, format=fmt)
     except ParseError as exc:
-        return FileMerge(raw, "fallback", False, None, (*reasons, exc.one_line()))
+        what = "the line-merged result" if status == "fallback" else "the side taken"
+        why = f"{what} does not parse: {exc.one_line()}"
+        return FileMerge(raw, "fallback", False, None, (*reasons, why))
     return FileMerge(raw, status, True, None, reasons)
 
 
@@ -170,4 +179,4 @@ def fallback(
     if blocks:
         why = (*reasons, f"{blocks} conflicting line region(s)")
         return FileMerge(raw, "fallback", False, None, why)
-    return _checked(raw, path, "fallback", tuple(reasons))
+    return _checked(raw, path, "fallback", tuple(reasons), ours=ours)
