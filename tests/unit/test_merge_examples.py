@@ -87,5 +87,5 @@ def _unordered(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _unordered(v) for k, v in value.items() if k != "fork"}
     if isinstance(value, list):
-        return sorted((json.dumps(_unordered(v), sort_keys=True) for v in value))
+        return sorted(json.dumps(_unordered(v), sort_keys=True) for v in value)
     return value

@@ -254,3 +254,21 @@ def test_m17_deterministic_output() -> None:
     assert all(
         merge_files(*raw, path="t.vcontext.json", options=opts).output == first for _ in range(3)
     )
+
+
+def test_m15_many_conflicts_still_give_whole_line_blocks_and_data() -> None:
+    import json
+
+    n = 260  # above the per-conflict rendering limit: blocks come from one line diff
+    def side(status: str) -> bytes:
+        items = [item(f"t{i}", status=status) for i in range(n)]
+        return json.dumps(todo(*items), indent=2).encode()
+
+    out = merge_files(side("pending"), side("completed"), side("blocked"), path="t.vcontext.json")
+    text = out.output.decode()
+    assert out.status == "conflict" and len(out.result.conflicts) == n  # type: ignore[union-attr]
+    assert text.count("<<<<<<< ours\n") == n and text.count(">>>>>>> theirs\n") == n
+    resolved = "\n".join(ln for ln in text.splitlines()
+                         if not ln.startswith(("<<<<<<<", "=======", ">>>>>>>"))
+                         and '"blocked"' not in ln)
+    assert [i["status"] for i in json.loads(resolved)["todoList"]["items"]] == ["completed"] * n

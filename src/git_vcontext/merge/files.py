@@ -138,8 +138,8 @@ def _checked(
 
     if not raw.strip():
         if ours is not None and ours.strip():
-            why = (*reasons, "the result would be empty: kept ours")
-            return FileMerge(ours, "fallback", False, None, why)
+            kept = (*reasons, "the result would be empty: kept ours")
+            return FileMerge(ours, "fallback", False, None, kept)
         return FileMerge(raw, status, True, None, reasons)
     fmt = format_from_name(path) or format_from_content(_text_sample(raw))
     try:

@@ -128,7 +128,7 @@ class _Regions:
             merged = False
             out: list[tuple[int, int, frozenset[int]]] = []
             for start, end, group in regions:
-                if out and start < out[-1][1] or out and start == out[-1][1] == out[-1][0]:
+                if (out and start < out[-1][1]) or (out and start == out[-1][1] == out[-1][0]):
                     union = out[-1][2] | group
                     out[-1] = (*self.span(union), union)
                     merged = True
@@ -197,6 +197,24 @@ def _by_line_diff(ours: Document, result: MergeResult, markers: Markers, text_o:
         base_lines = _base_region(to_base, b, i1, i2) if markers.diff3 else []
         out.extend(markers.block(o[i1:i2], base_lines, t[j1:j2]))
     return "".join(out)
+
+
+def _line_map(o: list[str], b: list[str]) -> list[int | None]:
+    from difflib import SequenceMatcher
+
+    out: list[int | None] = [None] * len(o)
+    for x, y, size in SequenceMatcher(None, o, b, autojunk=False).get_matching_blocks():
+        for k in range(size):
+            out[x + k] = y + k
+    return out
+
+
+def _base_region(to_base: list[int | None], b: list[str], i1: int, i2: int) -> list[str]:
+    """The base lines between the equal lines that surround ours' region [i1, i2)."""
+    start = next((to_base[i] for i in range(i1 - 1, -1, -1) if to_base[i] is not None), -1)
+    end = next((to_base[i] for i in range(i2, len(to_base)) if to_base[i] is not None), len(b))
+    assert start is not None and end is not None
+    return b[start + 1 : end]
 
 
 # -- structured conflicts (M15) -----------------------------------------------------
