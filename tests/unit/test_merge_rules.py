@@ -260,6 +260,7 @@ def test_m15_many_conflicts_still_give_whole_line_blocks_and_data() -> None:
     import json
 
     n = 260  # above the per-conflict rendering limit: blocks come from one line diff
+
     def side(status: str) -> bytes:
         items = [item(f"t{i}", status=status) for i in range(n)]
         return json.dumps(todo(*items), indent=2).encode()
@@ -268,7 +269,9 @@ def test_m15_many_conflicts_still_give_whole_line_blocks_and_data() -> None:
     text = out.output.decode()
     assert out.status == "conflict" and len(out.result.conflicts) == n  # type: ignore[union-attr]
     assert text.count("<<<<<<< ours\n") == n and text.count(">>>>>>> theirs\n") == n
-    resolved = "\n".join(ln for ln in text.splitlines()
-                         if not ln.startswith(("<<<<<<<", "=======", ">>>>>>>"))
-                         and '"blocked"' not in ln)
+    resolved = "\n".join(
+        ln
+        for ln in text.splitlines()
+        if not ln.startswith(("<<<<<<<", "=======", ">>>>>>>")) and '"blocked"' not in ln
+    )
     assert [i["status"] for i in json.loads(resolved)["todoList"]["items"]] == ["completed"] * n
