@@ -70,33 +70,36 @@ def newline_of(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
 
-_STRING = re.compile(r'"[^"]*"')
-_ONLY_BRACKETS = {c: None for c in range(128) if chr(c) not in '"[]{}()'}
-_AS_PARENS = str.maketrans("[{]}", "(())")
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}()]+")
 
 
 def exceeds_depth(text: str, limit: int) -> bool:
-    """Whether brackets outside strings nest deeper than ``limit`` (C-speed string ops).
-
-    Escaped backslashes and quotes go first, then everything but quotes and
-    brackets (non-ASCII only occurs inside strings), then the strings: what is
-    left is the bracket structure, reduced by removing innermost pairs.
-    """
+    """Whether brackets outside strings nest deeper than ``limit`` (C-speed string ops)."""
     if sum(text.count(c) for c in "[{(") <= limit:
         return False
-    if "\\\\" in text:
-        text = text.replace("\\\\", "")
-    if '\\"' in text:
-        text = text.replace('\\"', "")
-    # adjacent quotes enclose no bracket, whichever strings they close or open
-    shape = _STRING.sub("", text.translate(_ONLY_BRACKETS).replace('""', ""))
-    shape = shape.translate(_AS_PARENS)
+    shape = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    shape = shape.translate(str.maketrans("[{]}", "(())"))
     for _ in range(limit):
         shorter = shape.replace("()", "")
         if not shorter or shorter == shape:
             return False
         shape = shorter
-    return bool(shape)
+    return True
+
+
+def data_deeper_than(value: object, limit: int) -> bool:
+    """Whether parsed data nests deeper than ``limit`` (iterative; stops at the first hit)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:  # type: ignore[attr-defined]
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 def deep_offset(text: str, limit: int) -> int:
