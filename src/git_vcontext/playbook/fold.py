@@ -66,25 +66,22 @@ def fold(events: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, int], 
     totals = dict.fromkeys(COUNTERS, 0)
     deprecated = False
     for e in events:
-        if None in e.values():
-            fields.update((k, v) for k, v in e.items() if v is not None)
-        else:
-            fields.update(e)
+        fields.update(e)
         delta = e.get("delta")
         if type(delta) is dict:
-            _add_counts(totals, delta)
+            for name, value in delta.items():
+                n = value if type(value) is int else as_count(value)
+                if n is not None:
+                    totals[name] = totals.get(name, 0) + n
         if e.get("status") in DEPRECATED or e.get("operation") == "deprecate":
             deprecated = True
+    if None in fields.values():  # rare: a null overwrote a value; fold again, skipping nulls
+        fields = {}
+        for e in events:
+            fields.update((k, v) for k, v in e.items() if v is not None)
     for k in STRUCTURAL:
         fields.pop(k, None)
     return fields, totals, deprecated
-
-
-def _add_counts(totals: dict[str, int], delta: dict[str, Any]) -> None:
-    for name, value in delta.items():
-        n = value if type(value) is int else as_count(value)
-        if n is not None:
-            totals[name] = totals.get(name, 0) + n
 
 
 def as_count(value: Any) -> int | None:
