@@ -344,3 +344,10 @@ def test_json_form_follows_product_md() -> None:
         }
     ]
     assert out["path"] == "/playbook" and out["eventCount"] == 3
+
+
+def test_library_api_takes_a_loaded_document() -> None:
+    import git_vcontext as gv
+
+    document = gv.loads(json.dumps(doc([ev("e1", "t", "append")])))
+    assert gv.playbook_view(document).entry("t") is not None

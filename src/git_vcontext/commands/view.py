@@ -13,6 +13,10 @@ from ..codecs import Document, parse
 from ..errors import ExitCode
 from ..fsio import read_bytes
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..playbook.model import Entry, PlaybookView
+
 
 def run(
     *,
@@ -39,11 +43,7 @@ def run(
     stored = playbook.get("metrics")
     diffs = metric_differences(stored, updated_metrics(playbook, facts_of(view.entries)))
     if fmt == "json":
-        out = view.to_json(entries=shown)
-        out["entryCount"] = len(view.entries)
-        if isinstance(stored, dict):
-            out["metrics"] = _metrics_json(stored, diffs)
-        text = dumps_one_per_line(out)
+        text = _json_report(view, shown, stored, diffs)
     else:
         text = render_text(view, shown, diffs)
     sys.stdout.write(text)
@@ -70,12 +70,19 @@ def dumps_one_per_line(out: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n}\n"
 
 
-def _metrics_json(stored: dict[str, Any], diffs: list[tuple[str, Any, Any]]) -> dict[str, Any]:
-    return {
-        "stored": stored,
-        "agree": not diffs,
-        "differences": [{"key": k, "stored": old, "recomputed": new} for k, old, new in diffs],
-    }
+def _json_report(
+    view: PlaybookView, shown: list[Entry], stored: Any, diffs: list[tuple[str, Any, Any]]
+) -> str:
+    """PRODUCT.md's view JSON, plus the entry count before filters and the metrics check."""
+    out = view.to_json(entries=shown)
+    out["entryCount"] = len(view.entries)
+    if isinstance(stored, dict):
+        out["metrics"] = {
+            "stored": stored,
+            "agree": not diffs,
+            "differences": [{"key": k, "stored": old, "recomputed": new} for k, old, new in diffs],
+        }
+    return dumps_one_per_line(out)
 
 
 def load_document(file: str, rev: str | None = None) -> Document:

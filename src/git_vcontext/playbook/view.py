@@ -24,7 +24,12 @@ def locate(data: Any, path: Path = ()) -> tuple[Path, dict[str, Any]]:
 
 
 def playbook_view(data_or_playbook: Any, *, path: Path = ()) -> PlaybookView:
-    """The view of the first playbook in a document, or of a playbook object."""
+    """The view of the first playbook in a document, or of a playbook object.
+
+    Accepts parsed data or a ``Document`` (what ``git_vcontext.load`` returns).
+    """
+    if hasattr(data_or_playbook, "render") and hasattr(data_or_playbook, "data"):
+        data_or_playbook = data_or_playbook.data
     where, playbook = locate(data_or_playbook, path)
     log_key, log = log_of(playbook)
     kind = log_kind(log)
@@ -115,22 +120,25 @@ def _keyed_entries(log: list[Any], kind: str) -> tuple[list[Entry], list[Any]]:
             anomalies.append(("duplicate-creation", (target,), target, msg))
             continue
         seen.add(target)
-        fields = {k: v for k, v in e.items() if k != "id" and v is not None}
-        status = fields.get("status")
-        counts = (as_count(e.get("helpfulCount")) or 0, as_count(e.get("harmfulCount")) or 0)
-        stamps = (e.get("createdAt"), e.get("updatedAt"))
-        entry = _entry(
-            target,
-            status if isinstance(status, str) else "active",
-            fields,
-            counts,
-            heads=(target,),
-            winner=target,
-            event_ids=(target,),
-            stamps=stamps,
-        )
-        entries.append(entry)
+        entries.append(_keyed_entry(target, e))
     return entries, anomalies
+
+
+def _keyed_entry(target: str, e: dict[str, Any]) -> Entry:
+    """An entry that is its own single version: counters and status as stored."""
+    fields = {k: v for k, v in e.items() if k != "id" and v is not None}
+    status = fields.get("status")
+    counts = (as_count(e.get("helpfulCount")) or 0, as_count(e.get("harmfulCount")) or 0)
+    return _entry(
+        target,
+        status if isinstance(status, str) else "active",
+        fields,
+        counts,
+        heads=(target,),
+        winner=target,
+        event_ids=(target,),
+        stamps=(e.get("createdAt"), e.get("updatedAt")),
+    )
 
 
 def _with_links(entries: list[Entry]) -> list[Entry]:
