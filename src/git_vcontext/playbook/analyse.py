@@ -35,9 +35,7 @@ _RANK = {kind: i for i, kind in enumerate(ANOMALY_KINDS)}
 
 def analyse(log: list[Any]) -> tuple[list[TargetState], list[RawAnomaly], int]:
     """Target states (by targetId), anomalies (sorted), the number of events."""
-    collecting = gc.isenabled()
-    gc.disable()  # millions of small objects, none of them cyclic: skip the collector's scans
-    try:
+    with PausedGC():
         index = EventIndex(log)
         anomalies = index.anomalies
         states = []
@@ -46,11 +44,25 @@ def analyse(log: list[Any]) -> tuple[list[TargetState], list[RawAnomaly], int]:
             anomalies.extend(graph.anomalies)
             _creations(graph, anomalies)
             states.append(TargetState(graph))
-    finally:
-        if collecting:
-            gc.enable()
     states.sort(key=lambda s: s.target)
     return states, sort_anomalies(anomalies), len(index.by_id)
+
+
+class PausedGC:
+    """Pause the cyclic garbage collector for a block.
+
+    A view builds hundreds of thousands of small objects, none of them cyclic;
+    with a big parsed document alive, each automatic collection rescans it all
+    (it doubled the time of a 100,000-event view).
+    """
+
+    def __enter__(self) -> None:
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.was_enabled:
+            gc.enable()
 
 
 def _creations(graph: TargetGraph, anomalies: list[RawAnomaly]) -> None:

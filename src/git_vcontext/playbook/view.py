@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .analyse import analyse
+from .analyse import PausedGC, analyse
 from .fold import TargetState, as_count
 from .log import NoPlaybookError, find_playbooks, log_kind, log_of, looks_like_playbook
 from .model import Anomaly, Entry, FieldConflict, PlaybookView
@@ -33,14 +33,16 @@ def playbook_view(data_or_playbook: Any, *, path: Path = ()) -> PlaybookView:
     where, playbook = locate(data_or_playbook, path)
     log_key, log = log_of(playbook)
     kind = log_kind(log)
-    if kind == "events":
-        states, raw, count = analyse(log)
-        entries = [_event_entry(s) for s in states]
-    else:
-        entries, raw = _keyed_entries(log, kind)
-        count = len(log)
-    anomalies = tuple(Anomaly(k, ids, target, msg) for k, ids, target, msg in raw)
-    return PlaybookView(where, log_key, tuple(_with_links(entries)), anomalies, kind, count)
+    with PausedGC():
+        if kind == "events":
+            states, raw, count = analyse(log)
+            entries = [_event_entry(s) for s in states]
+        else:
+            entries, raw = _keyed_entries(log, kind)
+            count = len(log)
+        anomalies = tuple(Anomaly(k, ids, target, msg) for k, ids, target, msg in raw)
+        entries = _with_links(entries)
+    return PlaybookView(where, log_key, tuple(entries), anomalies, kind, count)
 
 
 def _event_entry(s: TargetState) -> Entry:
