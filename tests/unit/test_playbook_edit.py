@@ -125,3 +125,38 @@ def test_refusals(data: Any, edit: Edit, message: str) -> None:
 def test_no_playbook() -> None:
     with pytest.raises(NoPlaybookError):
         append_event({"todoList": {"items": []}}, Edit("add", "t", {"text": "x"}), now=NOW)
+
+
+def test_new_events_follow_the_key_order_of_the_log() -> None:
+    """TRON writers reuse the log's class when the order fits (seed 000 A3 puts delta last)."""
+    first = {
+        "eventId": "e1",
+        "targetId": "t",
+        "operation": "append",
+        "kind": "rule",
+        "text": "x",
+        "status": "active",
+        "createdAt": "2025-01-01T00:00:00Z",
+    }
+    second = {
+        "eventId": "e2",
+        "targetId": "t",
+        "operation": "update",
+        "prevEventId": "e1",
+        "createdAt": "2025-01-01T00:01:00Z",
+        "reason": "r",
+        "delta": {"helpfulCount": 1},
+    }
+    data = doc([first, second])
+    edit = Edit("update", "t", {"delta": {"helpfulCount": 1}, "narrative": {"A": "b"}}, "why")
+    event = append_event(data, edit, now=NOW).event
+    assert list(event) == [
+        "eventId",
+        "targetId",
+        "operation",
+        "prevEventId",
+        "narrative",
+        "createdAt",
+        "reason",
+        "delta",
+    ]

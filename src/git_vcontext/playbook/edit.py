@@ -79,7 +79,7 @@ def append_event(data: Any, edit: Edit, *, now: str, entropy: str | None = None)
     entry = view.entry(edit.target)
     _check_target(edit, entry)
     event = _event(edit, entry, _created_at(now, entry, playbook, log_key))
-    event = {"eventId": _fresh_id(event, log, entropy), **event}
+    event = _like_neighbours({"eventId": _fresh_id(event, log, entropy), **event}, log)
     new_playbook = _with_event(playbook, log_key, event)
     new_data = _replace_at(data, where, new_playbook, event["createdAt"])
     return Appended(new_data, event, _notes(entry))
@@ -111,6 +111,26 @@ def _event(edit: Edit, entry: Entry | None, created: str) -> dict[str, Any]:
     if edit.reason is not None:
         event["reason"] = edit.reason
     return event
+
+
+def _like_neighbours(event: dict[str, Any], log: list[Any]) -> dict[str, Any]:
+    """The event's keys in the order the log's recent events use.
+
+    The orders of the last events are merged (a key first seen goes right after
+    its predecessor); keys the log never used keep their place after theirs.
+    A TRON writer can then reuse the log's class, a JSON reader sees the
+    familiar layout.
+    """
+    order: list[str] = []
+    for e in [*log[-200:], event]:
+        if not isinstance(e, dict):
+            continue
+        before = None
+        for key in e:
+            if key not in order:
+                order.insert(order.index(before) + 1 if before is not None else 0, key)
+            before = key
+    return {key: event[key] for key in order if key in event}
 
 
 def _created_at(now: str, entry: Entry | None, playbook: dict[str, Any], log_key: str) -> str:
