@@ -24,7 +24,8 @@ def run(*, patch: str, doc: str) -> int:
     base = ace_patch.base_sequence
     if base is None or base == current:
         data = _applied(document.data, ace_patch, now)
-        how = f"sequence {current} -> {document_sequence(data)}"
+        after = document_sequence(data)
+        how = f"sequence {current} -> {after}" if after != current else "no sequence"
     else:
         data = _merged(doc, document, ace_patch, now, current)
         how = f"merged 3-way from sequence {base} into {current}"
