@@ -121,18 +121,24 @@ class TargetGraph:
         heap = [key[eid] for eid in self.ids if eid not in self.parent]
         heapq.heapify(heap)
         order: list[str] = []
+        placed: set[str] = set()
+        pending: list[Key] = []  # every key in tie order, built at the first cycle
+        at = 0
         while len(order) < len(self.ids):
-            if not heap:
-                heap.append(self._break_cycle(set(order)))
+            if not heap:  # only cycles are left: cut one, from its earliest event
+                pending = pending or sorted(key[eid] for eid in self.ids)
+                while pending[at][1] in placed:
+                    at += 1
+                heap.append(self._break_cycle(pending[at][1]))
             eid = heapq.heappop(heap)[1]
             order.append(eid)
+            placed.add(eid)
             for child in children.get(eid, ()):
                 heapq.heappush(heap, key[child])
         return order
 
-    def _break_cycle(self, done: set[str]) -> Key:
-        """Cut the link of the earliest event (tie order) of one cycle; return its key."""
-        start = min(self.key[eid] for eid in self.ids if eid not in done)[1]
+    def _break_cycle(self, start: str) -> Key:
+        """Cut the link of the earliest event (tie order) of the cycle above ``start``."""
         seen: set[str] = set()
         node = start
         while node not in seen:  # every event left has a parent that is left too
