@@ -158,6 +158,9 @@ def test_winner_is_the_head_with_the_latest_instant_then_greatest_event_id() -> 
     ]
     entry = playbook_view(doc(log)).entry("t")
     assert entry is not None and entry.winner == "b"  # same instant: greatest eventId
+    log[1]["eventId"], log[2]["eventId"] = "a", "b"  # whatever the spelling of the instant
+    entry = playbook_view(doc(log)).entry("t")
+    assert entry is not None and entry.winner == "b"
 
 
 def test_concurrent_updates_of_one_field_are_conflicts_sequential_ones_are_not() -> None:

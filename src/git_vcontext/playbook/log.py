@@ -84,7 +84,9 @@ class Keys(dict[str, "Key"]):
         self.by_id = by_id
 
     def __missing__(self, eid: str) -> Key:
-        key = (instant(self.by_id[eid].get("createdAt")), eid)
+        flag, micros, text = instant(self.by_id[eid].get("createdAt"))
+        # equal instants tie by eventId, whatever their spelling; unparsable ones by text
+        key = ((flag, micros, "" if flag else text), eid)
         self[eid] = key
         return key
 
