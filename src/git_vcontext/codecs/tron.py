@@ -23,11 +23,12 @@ if TYPE_CHECKING:
 
 _PAIR_START = re.compile(r'(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\x00-\x1f]|\\.)*")[ \t\r\n]*:')
 _TOKEN = re.compile(
-    r"[ \t\r\n]*(?:#[^\n]*[ \t\r\n]*)*"  # unrolled: no catastrophic backtracking on failure
+    # Skipped: unrolled (no catastrophic backtracking), a comment runs to the end of its line.
+    r"[ \t\r\n]*(?:#[^\n]*(?![^\n])[ \t\r\n]*)*"
     r'(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[^"\\\x00-\x1f]|\\.)*")'
     r"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)|([{}\[\]():,=]))"
 )
-_SKIP = re.compile(r"[ \t\r\n]*(?:#[^\n]*[ \t\r\n]*)*")
+_SKIP = re.compile(r"[ \t\r\n]*(?:#[^\n]*(?![^\n])[ \t\r\n]*)*")
 _KEYWORDS = {"true": "TRUE", "false": "FALSE", "null": "NULL"}
 _PUNCTUATION = {
     "{": "_LBRACE",
@@ -193,8 +194,9 @@ class _Builder:
         try:
             return str(_scanstring(s, 1, True)[0])
         except ValueError as exc:
-            reason = getattr(exc, "msg", str(exc))
-            raise _Fail(tok.start_pos + getattr(exc, "pos", 0), f"{reason} in a string") from None
+            reason = str(getattr(exc, "msg", exc))
+            where = tok.start_pos + getattr(exc, "pos", 0)
+            raise _Fail(where, f"{reason[:1].lower()}{reason[1:]} in a string") from None
 
     def NUMBER(self, tok: _Tok) -> int | float:
         s = tok.value
@@ -399,6 +401,8 @@ def _token_error(text: str, start: int, exc: Any) -> ParseError:
     offset = len(text.rstrip()) if at_end else tok.start_pos
     found = tron_scan.describe_token(tok.type, str(tok.value))
     expected = {str(e) for e in exc.expected}
+    if tok.type in ("NUMBER", "NAME") and text[offset - 1 : offset].isdigit():
+        return _located(text, offset - 1, "invalid number")  # 012, 12abc
     context = tron_scan.open_bracket(text, start, offset)
     return _located(text, offset, _token_message(text, found, expected, context))
 
@@ -411,21 +415,22 @@ def _token_message(
     text: str, found: str, expected: set[str], context: tuple[int, str, str] | None
 ) -> str:
     if context is None:
-        if expected == {"$END"}:
-            return f"unexpected {found} after the root value (standard TRON holds one value)"
+        if "$END" in expected:
+            return (
+                f"unexpected {found} after the root value (standard TRON holds one value; "
+                "the vContext dialect holds 'key: value' pairs)"
+            )
         return f"expected {tron_scan.expected_phrase(expected)}, found {found}"
     offset, bracket, name = context
     line = position_of(text, offset)[0]
-    what = {
-        "(": f"the arguments of {name or 'a class'}",
-        "[": "an array",
-        "{": "an object",
-    }[bracket]
+    close = _CLOSE[bracket]
     if found == "the end of the text":
-        return f"the text ends inside {what} opened on line {line}: {_CLOSE[bracket]} missing"
+        what = {"(": f"the arguments of {name}", "[": "an array", "{": "an object"}[bracket]
+        return f"the text ends inside {what} opened on line {line}: {close} missing"
     if expected >= {"_COMMA", _CLOSE_TERMINAL[bracket]}:
-        return f"expected ',' or {_CLOSE[bracket]} after an item of {what}, found {found}"
-    return f"expected {tron_scan.expected_phrase(expected)} in {what}, found {found}"
+        item = {"(": f"an argument of {name}", "[": "an array element", "{": "an object member"}
+        return f"expected ',' or {close} after {item[bracket]}, found {found}"
+    return f"expected {tron_scan.expected_phrase(expected)}, found {found}"
 
 
 def _located(text: str, offset: int, message: str) -> ParseError:

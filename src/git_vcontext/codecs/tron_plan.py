@@ -55,24 +55,30 @@ class TronClass:
         return True
 
     def absorb(self, keys: tuple[str, ...]) -> bool:
-        """Add the keys this class lacks, each after its predecessor; False if orders clash."""
-        last = -1
+        """Add the keys this class lacks (each before its successor, else at the end).
+
+        False, and no change, when the known keys come in another order than the class's.
+        """
+        known = [self.index.get(k) for k in keys]
+        positions = [i for i in known if i is not None]
+        if positions != sorted(positions):
+            return False
+        if len(positions) == len(keys):
+            return True
         inserts: dict[int, list[str]] = {}
-        for k in keys:
-            i = self.index.get(k)
+        successor = len(self.props)
+        for key, i in zip(reversed(keys), reversed(known), strict=True):
             if i is None:
-                inserts.setdefault(last, []).append(k)
-            elif i < last:
-                return False
+                inserts.setdefault(successor, []).insert(0, key)
             else:
-                last = i
-        if inserts:
-            merged = list(inserts.get(-1, ()))
-            for i, p in enumerate(self.props):
-                merged.append(p)
-                merged.extend(inserts.get(i, ()))
-            self.props = merged
-            self.index = {p: i for i, p in enumerate(merged)}
+                successor = i
+        merged: list[str] = []
+        for i, prop in enumerate([*self.props, None]):
+            merged.extend(inserts.get(i, ()))
+            if prop is not None:
+                merged.append(prop)
+        self.props = merged
+        self.index = {p: i for i, p in enumerate(merged)}
         return True
 
 
@@ -251,7 +257,7 @@ def plan_render(doc: TronDocument, new: JsonValue, *, vcontext: bool) -> Plan:
             plan.use[id(obj)] = cls
         elif not vcontext:
             shapes.assign(obj, desc, role, plan)
-    plan.keep(lambda c: c.top or (len(c.props) >= 2 and c.users >= 2))
+    plan.keep(lambda c: len(c.props) >= 2 and c.users >= 2)  # PRODUCT: {} for a shape seen once
     if not vcontext:
         shapes.name_letters(plan)
     return plan

@@ -112,7 +112,7 @@ def bad_character(text: str, offset: int) -> tuple[int, str]:
         return offset, "strings need double quotes"
     if text.startswith("-Infinity", offset):
         return offset, "-Infinity is not a number in TRON (JSON numbers only)"
-    if ch == "-":
+    if ch == "-" or (ch == "." and text[offset - 1 : offset].isdigit()):
         return offset, "invalid number"
     if ch == "/":
         return offset, "comments start with '#'"
