@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 else:
     Flavor = str
 
+_encode_string = json.encoder.encode_basestring
 WIDTH = 100  # a container that fits in this many columns is written on one line
 _STEP = "  "
 
@@ -163,10 +164,23 @@ def _inline_items(
 
 
 def _key(key: str) -> str:
-    return json.dumps(key, ensure_ascii=False)
+    return _encode_string(key)
+
+
+_LITERALS = {True: "true", False: "false", None: "null"}
 
 
 def _scalar(value: JsonValue) -> str:
+    """What json.dumps(value, ensure_ascii=False) writes, without its per-call set-up."""
+    kind = type(value)
+    if kind is str:
+        return _encode_string(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        return float.__repr__(value)
+    if kind is bool or value is None:
+        return _LITERALS[value]
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -175,11 +189,14 @@ def check_value(value: JsonValue) -> None:
     stack: list[tuple[JsonValue, int]] = [(value, 0)]
     while stack:
         node, depth = stack.pop()
+        kind = type(node)
+        if kind is str or kind is int or kind is bool or node is None:
+            continue
         if isinstance(node, (dict, list)):
             if depth >= MAX_DEPTH:
                 raise ValueError(f"nesting deeper than {MAX_DEPTH} levels")
             if isinstance(node, dict):
-                if not all(isinstance(k, str) for k in node):
+                if not all(type(k) is str for k in node):
                     raise TypeError("object keys must be strings")
                 stack.extend((v, depth + 1) for v in node.values())
             else:
@@ -187,5 +204,5 @@ def check_value(value: JsonValue) -> None:
         elif isinstance(node, float):
             if node != node or node in (float("inf"), float("-inf")):
                 raise ValueError(f"{node} is not a JSON number")
-        elif node is not None and not isinstance(node, (str, int, bool)):
+        elif not isinstance(node, (str, int)):
             raise TypeError(f"{type(node).__name__} is not a JSON value")
