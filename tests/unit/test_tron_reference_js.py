@@ -115,9 +115,13 @@ _SCALARS = (
 )
 _JSON = st.recursive(
     _SCALARS,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(_KEYS, children, max_size=4)
-    | st.lists(st.dictionaries(st.sampled_from(["id", "title", "status"]), children), max_size=3),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(_KEYS, children, max_size=4)
+        | st.lists(
+            st.dictionaries(st.sampled_from(["id", "title", "status"]), children), max_size=3
+        )
+    ),
     max_leaves=25,
 )
 

@@ -6,6 +6,8 @@ import json
 import re
 from collections.abc import Iterator
 
+from ..errors import position_of
+
 _TOKEN = re.compile(
     r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9A-Za-z.+-]*'
     r"|[{}\[\]():,=]|[^ \t\r\n]"
@@ -163,3 +165,30 @@ def expected_phrase(expected: set[str]) -> str:
     if len(words) <= 2:
         return " or ".join(words)
     return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+_CLOSE = {"(": "')'", "[": "']'", "{": "'}'"}
+_CLOSE_TERMINAL = {"(": "_RPAR", "[": "_RSQB", "{": "_RBRACE"}
+
+
+def token_message(
+    text: str, found: str, expected: set[str], context: tuple[int, str, str] | None
+) -> str:
+    """The message for an unexpected token, in the words of the bracket it sits in."""
+    if context is None:
+        if "$END" in expected:
+            return (
+                f"unexpected {found} after the root value (standard TRON holds one value; "
+                "the vContext dialect holds 'key: value' pairs)"
+            )
+        return f"expected {expected_phrase(expected)}, found {found}"
+    offset, bracket, name = context
+    line = position_of(text, offset)[0]
+    close = _CLOSE[bracket]
+    if found == "the end of the text":
+        what = {"(": f"the arguments of {name}", "[": "an array", "{": "an object"}[bracket]
+        return f"the text ends inside {what} opened on line {line}: {close} missing"
+    if expected >= {"_COMMA", _CLOSE_TERMINAL[bracket]}:
+        item = {"(": f"an argument of {name}", "[": "an array element", "{": "an object member"}
+        return f"expected ',' or {close} after {item[bracket]}, found {found}"
+    return f"expected {expected_phrase(expected)}, found {found}"
