@@ -274,3 +274,18 @@ def test_render_into_a_header_only_document() -> None:
     out = doc.render({"vContextInfo": {"version": "0.4"}})
     assert out == 'class vContextInfo: version\n\nvContextInfo: vContextInfo("0.4")\n'
     assert tron.loads(doc.render({})).data == {}
+
+
+def test_render_does_not_indent_the_data_like_ours_did() -> None:
+    doc = tron.loads("class A: x\n  [A(1)]\n")
+    out = doc.render("a string, which must not read as a property of A")
+    assert out == 'class A: x\n"a string, which must not read as a property of A"\n'
+    assert tron.loads(out).data == "a string, which must not read as a property of A"
+
+
+def test_render_after_a_same_line_header() -> None:
+    doc = tron.loads("class A: x, y; A(1, 2)")
+    new = [{"x": 1, "y": 2}, {"k": 1, "j": 2}, {"k": 3, "j": 4}]
+    out = doc.render(new)
+    assert out == "class A: x, y;\nclass B: k, j\n\n[A(1, 2), B(1, 2), B(3, 4)]"
+    assert tron.loads(out).data == new

@@ -47,10 +47,18 @@ def render(doc: TronDocument, new: JsonValue) -> str:
     body = pairs_text(new, plan) if vcontext else value_text(new, plan, "", 0)
     if doc.final_newline and body:
         body += "\n"
-    header = _header_with(doc, plan.new)
-    if body and doc.header.strip() and len(doc.header) == len(doc.text):  # header-only ours
-        header += "\n" if header.endswith("\n") else "\n\n"
-    return header + body.replace("\n", doc.newline)
+    return _header_before(doc, plan.new, bool(body)) + body.replace("\n", doc.newline)
+
+
+def _header_before(doc: TronDocument, classes: list[TronClass], has_body: bool) -> str:
+    """What goes before the data: ours' header, new classes, a separation if needed."""
+    header = _header_with(doc, classes)
+    unindented = header.rstrip(" \t")
+    if not unindented or unindented.endswith("\n"):  # ours' data was indented; ours is not
+        header = unindented
+    if has_body and header.strip() and len(doc.header) == len(doc.text):  # header-only ours
+        header += doc.newline if header.endswith("\n") else doc.newline * 2
+    return header
 
 
 def _header_with(doc: TronDocument, classes: list[TronClass]) -> str:
