@@ -289,3 +289,26 @@ def test_render_after_a_same_line_header() -> None:
     out = doc.render(new)
     assert out == "class A: x, y;\nclass B: k, j\n\n[A(1, 2), B(1, 2), B(3, 4)]"
     assert tron.loads(out).data == new
+
+
+def test_render_of_reordered_keys_only_is_the_source() -> None:
+    doc = tron.loads(OURS)
+    new = {"todoList": doc.data["todoList"], "vContextInfo": doc.data["vContextInfo"]}  # type: ignore[index]
+    assert doc.render(new) == OURS
+
+
+def test_render_uses_the_best_fitting_class_for_a_new_place() -> None:
+    doc = tron.loads(
+        "class Agent: id, type, name, email\nclass Big: id, a, b, c, d, name\n\nx: 1\n"
+    )
+    out = doc.render({"x": 1, "reviewer": {"id": "r", "name": "Rae"}})
+    assert out.endswith('reviewer: Agent("r", null, "Rae", null)\n')
+
+
+def test_render_writes_braces_for_an_object_in_another_key_order() -> None:
+    doc = tron.loads(OURS)
+    new = json.loads(json.dumps(doc.data))
+    new["todoList"]["items"].append({"status": "pending", "title": "t3", "id": "t3"})
+    out = doc.render(new)
+    assert '{"status": "pending", "title": "t3", "id": "t3"}' in out
+    assert ordered(tron.loads(out).data) == ordered(new)
