@@ -204,7 +204,8 @@ def _bind_arguments(
     """Positional then named arguments, checked as the TRON spec says (the slow path)."""
     name, out, assigned, named_seen = tok.value, {}, set(), False
     for i, arg in enumerate(args):
-        if type(arg) is _Named:
+        is_named = type(arg) is _Named
+        if is_named:
             named_seen = True
             prop, value = arg.name, arg.value
             if prop not in props:
@@ -218,7 +219,7 @@ def _bind_arguments(
         else:
             prop, value = props[i], arg
         assigned.add(prop)
-        if not (absent_null and value is None and not named_seen):
+        if is_named or value is not None or not absent_null:  # dialect: positional null = absent
             out[prop] = value
     if len(assigned) < len(props):
         missing = ", ".join(repr(p) for p in props if p not in assigned)
