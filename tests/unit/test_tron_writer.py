@@ -164,7 +164,15 @@ def test_standard_flavour_follows_the_spec_s_encoding_advice() -> None:
     assert tron.dumps(value, "standard") == (
         'class A: one, pair, pairs, three\nclass B: x, y\nclass C: k, "true", "Content-Type"\n'
         "\n"
-        'A({"only": 1}, {"a": 1, "b": 2}, [B(1, null), B(2, 3)], C(1, 2, 3))\n'
+        "A(\n"
+        '  {"only": 1},\n'
+        '  {"a": 1, "b": 2},\n'
+        "  [\n"
+        "    B(1, null),\n"
+        "    B(2, 3)\n"
+        "  ],\n"
+        "  C(1, 2, 3)\n"
+        ")\n"
     )
     doc = tron.loads(tron.dumps(value, "standard"))
     assert (doc.dialect, ordered(doc.data)) == ("standard", ordered(value))
@@ -259,14 +267,17 @@ def test_render_keeps_braces_where_ours_had_them() -> None:
 def test_render_of_a_standard_document_stays_standard() -> None:
     doc = tron.loads("class P: x, y\n[P(1, null), P(2, 3)]")
     out = doc.render([{"x": 1, "y": None}, {"x": 5, "y": 6}, {"y": 1, "x": 2}])
-    assert out == 'class P: x, y\n[P(1, null), P(5, 6), {"y": 1, "x": 2}]'
+    assert out == 'class P: x, y\n[\n  P(1, null),\n  P(5, 6),\n  {"y": 1, "x": 2}\n]'
     assert tron.loads(out).dialect == "standard"
 
 
 def test_render_keeps_bom_and_crlf() -> None:
     doc = tron.loads("\ufeffclass A: x, y\r\n\r\na: A(1, 2)\r\n".encode())
     out = doc.render({"a": {"x": 1, "y": 3}, "b": [{"x": 1, "y": 2}, {"x": 3, "y": 4}]})
-    assert out == "\ufeffclass A: x, y\r\n\r\na: A(1, 3)\r\n\r\nb: [A(1, 2), A(3, 4)]\r\n"
+    assert (
+        out
+        == "\ufeffclass A: x, y\r\n\r\na: A(1, 3)\r\n\r\nb: [\r\n  A(1, 2),\r\n  A(3, 4)\r\n]\r\n"
+    )
 
 
 def test_render_into_a_header_only_document() -> None:
@@ -287,7 +298,7 @@ def test_render_after_a_same_line_header() -> None:
     doc = tron.loads("class A: x, y; A(1, 2)")
     new = [{"x": 1, "y": 2}, {"k": 1, "j": 2}, {"k": 3, "j": 4}]
     out = doc.render(new)
-    assert out == "class A: x, y;\nclass B: k, j\n\n[A(1, 2), B(1, 2), B(3, 4)]"
+    assert out == "class A: x, y;\nclass B: k, j\n\n[\n  A(1, 2),\n  B(1, 2),\n  B(3, 4)\n]"
     assert tron.loads(out).data == new
 
 

@@ -140,6 +140,8 @@ def _lines(members: list[tuple[str, JsonValue]], inner: str) -> list[_Item]:
 def _inline(node: JsonValue, plan: Plan, budget: int) -> str | None:
     """``node`` on one line if that takes at most ``budget`` characters (depth <= budget)."""
     if isinstance(node, list):
+        if len(node) > 1 and any(isinstance(v, dict) for v in node):
+            return None  # records one per line, as the spec does: line diffs stay readable
         return _inline_items("[", [("", v) for v in node], "]", plan, budget) if node else "[]"
     if isinstance(node, dict):
         cls = plan.class_of(node)
