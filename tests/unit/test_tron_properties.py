@@ -108,11 +108,48 @@ def test_render_of_an_edited_document_keeps_the_whole_header(value: Any, edit: A
 
 
 TRON_ALPHABET = st.sampled_from(list('class A: x, y\n()[]{}"=#;-0123456789.eEtruefalsn\\ \t'))
+FRAGMENTS = st.lists(
+    st.sampled_from(
+        [
+            "class ",
+            "A",
+            "B",
+            "(A)",
+            ": ",
+            ",",
+            "\n",
+            "  ",
+            ";",
+            "x",
+            '"p"',
+            "# c",
+            "A(1, 2)",
+            "a: ",
+            "null",
+            "x=",
+            "[",
+            "]",
+            "{",
+            "}",
+            "(",
+            ")",
+            '"s"',
+            "1",
+            "true",
+        ]
+    ),
+    max_size=30,
+).map("".join)
 
 
-@settings(max_examples=1000, deadline=None)
-@given(text=st.text(TRON_ALPHABET, max_size=60) | st.text(max_size=60))
-def test_random_text_raises_nothing_but_parse_error(text: str) -> None:
+@settings(max_examples=2000, deadline=None)
+@given(
+    text=st.text(TRON_ALPHABET, max_size=60)
+    | FRAGMENTS
+    | st.text(max_size=60)
+    | st.binary(max_size=40)
+)
+def test_random_text_raises_nothing_but_parse_error(text: str | bytes) -> None:
     try:
         tron.loads(text)
     except ParseError:
