@@ -29,13 +29,12 @@ _LETTERS = re.compile(r"[A-Z][0-9]*")
 class TronClass:
     """A class of the header being written, and how the objects assigned to it use it."""
 
-    __slots__ = ("element", "index", "name", "props", "top", "users", "written")
+    __slots__ = ("element", "index", "name", "props", "top", "users")
 
-    def __init__(self, name: str, props: list[str], *, written: bool = False) -> None:
+    def __init__(self, name: str, props: list[str]) -> None:
         self.name = name
         self.props = list(props)
         self.index = {p: i for i, p in enumerate(self.props)}
-        self.written = written  # already in the document's header
         self.users = 0
         self.top = self.element = False
 
@@ -267,12 +266,13 @@ class _Chooser:
     """Picks one of a document's classes for an object (preferred name, else best fit)."""
 
     def __init__(self, doc: TronDocument, *, vcontext: bool) -> None:
-        self.classes = {n: TronClass(n, p, written=True) for n, p in doc.classes.items()}
+        self.classes = {n: TronClass(n, p) for n, p in doc.classes.items()}
         self.vcontext = vcontext
         self.best: dict[tuple[str, ...], TronClass | None] = {}
         self.preferred = _preferences(doc)
 
-    def fits(self, cls: TronClass, obj: dict[str, JsonValue], keys: tuple[str, ...]) -> bool:
+    def fits(self, cls: TronClass, keys: tuple[str, ...]) -> bool:
+        """Dialect: keys in the class's order, the rest absent; standard: exactly its keys."""
         if self.vcontext:
             return cls.holds(keys)
         return len(keys) == len(cls.props) and list(keys) == cls.props
@@ -283,10 +283,10 @@ class _Chooser:
         keys = tuple(obj)
         for name in names:
             cls = self.classes.get(name or "")
-            if cls is not None and self.fits(cls, obj, keys):
+            if cls is not None and self.fits(cls, keys):
                 return cls
         if keys not in self.best:
-            fitting = [c for c in self.classes.values() if self.fits(c, obj, keys)]
+            fitting = [c for c in self.classes.values() if self.fits(c, keys)]
             self.best[keys] = min(fitting, key=lambda c: len(c.props), default=None)
         return self.best[keys]
 
