@@ -92,13 +92,13 @@ class Merger:
         return self.conflict(kind, base, ours, theirs)
 
     def _added_on_both(self, path: Path, ours: Any, theirs: Any) -> Any:
+        special = rules.field_rule(self, path, MISSING, ours, theirs)
+        if special is not NOT_HANDLED:
+            return special
         if isinstance(ours, dict) and isinstance(theirs, dict):
             return self.object(path, {}, ours, theirs)
         if isinstance(ours, list) and isinstance(theirs, list):
             return arrays.merge_array(self, path, [], ours, theirs)
-        special = rules.field_rule(self, path, MISSING, ours, theirs)
-        if special is not NOT_HANDLED:
-            return special
         return self.conflict("add/add", MISSING, ours, theirs)
 
     # -- objects (M2) ---------------------------------------------------------

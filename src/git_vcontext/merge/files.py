@@ -45,10 +45,32 @@ def merge_files(
     markers: Markers | None = None,
     structured: bool = False,
 ) -> FileMerge:
-    """Three-way merge of file contents (``base`` None or empty: both sides added the file)."""
+    """Three-way merge of file contents (``base`` None or empty: both sides added the file).
+
+    Never raises for bad input: a bug inside the structural merge degrades to the
+    line merge (M16) with the reason recorded, so a merge is never lost to a crash.
+    """
+    markers = markers or Markers()
+    try:
+        return _merge_files(base, ours, theirs, path, options, markers, structured)
+    except RecursionError:
+        return fallback(base, ours, theirs, markers, path, ["nesting too deep to merge as data"])
+    except Exception as exc:  # the driver must never lose a merge to a bug
+        why = f"internal error {type(exc).__name__}: {exc}"
+        return fallback(base, ours, theirs, markers, path, [why])
+
+
+def _merge_files(
+    base: bytes | None,
+    ours: bytes,
+    theirs: bytes,
+    path: str | None,
+    options: MergeOptions | None,
+    markers: Markers,
+    structured: bool,
+) -> FileMerge:
     from ..codecs import format_from_content, format_from_name, parse
 
-    markers = markers or Markers()
     if ours == theirs:
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
@@ -63,7 +85,7 @@ def merge_files(
     opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
     if base is not None and not _fork_sensitive(o_doc.data, t_doc.data):
         if ours == base:
-            return _checked(theirs, path)
+            return _checked(theirs, path, ours=ours)
         if theirs == base:
             return _checked(ours, path)
     from . import merge3
@@ -121,24 +143,34 @@ def _verified(
     except ParseError as exc:
         return fallback(base, ours, theirs, markers, path, [f"merged output did not parse: {exc}"])
     expected = result.data if result.clean else None
-    if expected is not None and not same(again.data, expected):
+    # plain ==: a rendering slip changes data; bool-for-number is not one it can make
+    if expected is not None and again.data != expected:
         return fallback(base, ours, theirs, markers, path, ["merged output did not read back"])
     return FileMerge(raw, "clean" if result.clean else "conflict", result.clean, result)
 
 
 def _checked(
-    raw: bytes, path: str | None, status: str = "clean", reasons: tuple[str, ...] = ()
+    raw: bytes,
+    path: str | None,
+    status: str = "clean",
+    reasons: tuple[str, ...] = (),
+    ours: bytes | None = None,
 ) -> FileMerge:
     """A side taken byte for byte (M1) or a clean line merge: clean only if it parses (M16)."""
     from ..codecs import format_from_content, format_from_name, parse
 
     if not raw.strip():
+        if ours is not None and ours.strip():
+            kept = (*reasons, "the result would be empty: kept ours")
+            return FileMerge(ours, "fallback", False, None, kept)
         return FileMerge(raw, status, True, None, reasons)
     fmt = format_from_name(path) or format_from_content(_text_sample(raw))
     try:
         parse(raw, format=fmt)
     except ParseError as exc:
-        return FileMerge(raw, "fallback", False, None, (*reasons, exc.one_line()))
+        what = "the line-merged result" if status == "fallback" else "the side taken"
+        why = f"{what} does not parse: {exc.one_line()}"
+        return FileMerge(raw, "fallback", False, None, (*reasons, why))
     return FileMerge(raw, status, True, None, reasons)
 
 
@@ -170,4 +202,4 @@ def fallback(
     if blocks:
         why = (*reasons, f"{blocks} conflicting line region(s)")
         return FileMerge(raw, "fallback", False, None, why)
-    return _checked(raw, path, "fallback", tuple(reasons))
+    return _checked(raw, path, "fallback", tuple(reasons), ours=ours)
