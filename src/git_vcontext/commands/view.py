@@ -57,16 +57,17 @@ def dumps_one_per_line(out: dict[str, Any]) -> str:
     Readable and diffable, and fast: Python's JSON encoder is pure Python as soon
     as it indents, ten times slower than compact output for a big view.
     """
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder for every row
     lines = ["{"]
     items = list(out.items())
     for i, (key, value) in enumerate(items):
         comma = "," if i < len(items) - 1 else ""
-        head = f"  {json.dumps(key)}: "
+        head = f"  {encode(key)}: "
         if isinstance(value, list) and value:
-            rows = [json.dumps(v, ensure_ascii=False) for v in value]
+            rows = [encode(v) for v in value]
             lines.append(head + "[\n    " + ",\n    ".join(rows) + "\n  ]" + comma)
         else:
-            lines.append(head + json.dumps(value, ensure_ascii=False) + comma)
+            lines.append(head + encode(value) + comma)
     return "\n".join(lines) + "\n}\n"
 
 
