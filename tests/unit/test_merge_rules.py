@@ -275,3 +275,38 @@ def test_m15_many_conflicts_still_give_whole_line_blocks_and_data() -> None:
         if not ln.startswith(("<<<<<<<", "=======", ">>>>>>>")) and '"blocked"' not in ln
     )
     assert [i["status"] for i in json.loads(resolved)["todoList"]["items"]] == ["completed"] * n
+
+
+def test_m10_playbook_metrics_are_recomputed_from_the_merged_log() -> None:
+    def event(eid: str, target: str, day: int, conf: float) -> dict[str, Any]:
+        return {
+            "eventId": eid,
+            "targetId": target,
+            "operation": "append",
+            "kind": "rule",
+            "text": eid,
+            "confidence": conf,
+            "createdAt": f"2025-01-{day:02d}T00:00:00Z",
+        }
+
+    def pb(*events: dict[str, Any], total: int, avg: float, last: str) -> dict[str, Any]:
+        return {
+            "vContextInfo": {"version": "0.4"},
+            "playbook": {
+                "version": 1,
+                "items": list(events),
+                "metrics": {"totalEntries": total, "averageConfidence": avg, "lastUpdated": last},
+            },
+        }
+
+    e1 = event("e1", "x", 1, 0.5)
+    base = pb(e1, total=1, avg=0.5, last="2025-01-01T00:00:00Z")
+    ours = pb(e1, event("e2", "y", 2, 1.0), total=2, avg=0.75, last="2025-01-02T00:00:00Z")
+    theirs = pb(e1, event("e3", "z", 3, 0.0), total=2, avg=0.25, last="2025-01-03T00:00:00Z")
+    r = merge3(base, ours, theirs)
+    assert r.data["playbook"]["metrics"] == {
+        "totalEntries": 3,
+        "averageConfidence": 0.5,
+        "lastUpdated": "2025-01-03T00:00:00Z",
+    }
+    assert "metrics-recomputed" in {n.kind for n in r.notes}

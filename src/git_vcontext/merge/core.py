@@ -73,6 +73,8 @@ class Merger:
 
     def both_changed(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         """Both sides changed the value, differently (M2, M7, M9, M10, M12, M13)."""
+        if doc.is_metrics(path) and ours is not MISSING:
+            return ours  # derived data: recomputed from the merged log once it is known (M10)
         if base is MISSING and ours is not MISSING and theirs is not MISSING:
             return self._added_on_both(path, ours, theirs)
         if ours is MISSING or theirs is MISSING:
