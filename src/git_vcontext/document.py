@@ -264,3 +264,42 @@ def _element_label(array: list[Any], index: int) -> str:
 
 def _plain_key(key: str) -> bool:
     return key.replace("_", "a").replace("-", "a").isalnum()
+
+
+# Which files are vContext files ---------------------------------------------
+
+ATTRIBUTE_PATTERNS = (
+    "*.vcontext.json",
+    "*.vcontext.tron",
+    ".vcontext/*.json",
+    "*.vbrief.json",
+    ".work/*.jsonl",
+)
+"""The .gitattributes patterns ``install`` writes (``merge=vcontext diff=vcontext``)."""
+
+
+def matches_attribute_pattern(path: str) -> bool:
+    """Whether a repository path ('/'-separated) matches one of ``ATTRIBUTE_PATTERNS``.
+
+    As in .gitattributes: a pattern without '/' matches the file name at any
+    depth; one with '/' matches the whole path, and '*' does not cross '/'.
+    """
+    import fnmatch
+
+    name = path.rsplit("/", 1)[-1]
+    for pattern in ATTRIBUTE_PATTERNS:
+        if "/" not in pattern:
+            if fnmatch.fnmatchcase(name, pattern):
+                return True
+        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
+            return True
+    return False
+
+
+INFO_MARKERS = tuple(key.encode() for key in INFO_KEYS)
+
+
+def looks_like_vcontext(raw: bytes) -> bool:
+    """Cheap content sniffing: an info key near the start of a JSON/TRON/JSONL text."""
+    head = raw[:65536]
+    return any(marker in head for marker in INFO_MARKERS)

@@ -1,0 +1,63 @@
+"""``git vcontext diff [REV [REV]] [--cached] [-- PATHS]``: the vContext files git sees changed."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..diff.files import FileDiff, compare
+from ..document import looks_like_vcontext, matches_attribute_pattern
+from ..gitio import open_repo, relative_to_top
+from ..gitio.diffs import FilePair, attribute, changed_files
+
+_CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
+
+
+def revisions(revs: Sequence[str], *, cached: bool, paths: Sequence[str]) -> list[FileDiff]:
+    """Structural diffs of the changed vContext files, in git's path order."""
+    repo = open_repo(os.getcwd())
+    specs = [relative_to_top(repo, p) for p in paths]
+    declared = _declared(repo)
+    pairs = changed_files(repo, revs, cached=cached,
+                          wanted=lambda p: _in_specs(p, specs) and _candidate(p, declared))
+    return [
+        compare(p.old, p.new, old_path=p.old_path, new_path=p.new_path,
+                renamed=p.status == "renamed")
+        for p in pairs
+        if _is_vcontext(p, declared)
+    ]
+
+
+def _declared(repo: Any) -> Callable[[str], bool]:
+    """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
+    def declared(path: str) -> bool:
+        if matches_attribute_pattern(path):
+            return True
+        return "vcontext" in (attribute(repo, path, "diff"), attribute(repo, path, "merge"))
+
+    return declared
+
+
+def _candidate(path: str, declared: Callable[[str], bool]) -> bool:
+    return path.endswith(_CANDIDATE_SUFFIXES) or declared(path)
+
+
+def _is_vcontext(pair: FilePair, declared: Callable[[str], bool]) -> bool:
+    """Declared by name or attribute, else recognised by content (an info key near the top)."""
+    names = [n for n in (pair.old_path, pair.new_path) if n]
+    if any(declared(n) for n in names):
+        return True
+    return any(raw is not None and looks_like_vcontext(raw) for raw in (pair.old, pair.new))
+
+
+def _in_specs(path: str, specs: Sequence[str]) -> bool:
+    """``-- PATHS``: a file, a directory prefix or a glob (repo-relative); none = everything."""
+    if not specs:
+        return True
+    return any(
+        spec in ("", ".") or path == spec or path.startswith(spec.rstrip("/") + "/")
+        or fnmatch.fnmatchcase(path, spec)
+        for spec in specs
+    )

@@ -1,0 +1,41 @@
+"""Structural diff of vContext (and any JSON) data: changes anchored by identity, renderers.
+
+``diff(old, new)`` walks two parsed values side by side and returns a
+``DiffResult`` whose ``changes`` say what was added, removed, changed or moved:
+
+- array elements are matched by identity (``id``, else ``uid``; playbook events
+  by ``eventId``; JSONL records by ``event_id``/``id``), never by position when
+  they carry ids, so one id is never reported as an edit of another;
+- items without any id but with unique titles are matched by title, and every
+  change under them is flagged ``guess``;
+- a moved element is reported once (the fewest moves that explain the new order);
+- set-like fields (``tags``, ``dependencies``, ...) as added/removed members;
+- multi-line strings as ``kind: "text"`` (renderers show a line diff);
+- ``sequence`` changes (a decrease is flagged), ``fork`` blocks, ``changeLog``
+  entries (the log is append-only: removals are flagged).
+
+The module itself is callable, so ``git_vcontext.diff(old, new)`` works whether
+or not this package has been imported before.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+from .core import diff
+from .model import ABSENT, FORMAT_VERSION, Change, DiffResult
+
+__all__ = ["ABSENT", "FORMAT_VERSION", "Change", "DiffResult", "diff"]
+
+
+class _CallableModule(types.ModuleType):
+    """Importing ``git_vcontext.diff`` binds the package attribute ``diff`` to this module;
+    making the module callable keeps ``git_vcontext.diff(old, new)`` working afterwards."""
+
+    def __call__(self, old: Any, new: Any) -> DiffResult:
+        return diff(old, new)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,106 @@
+"""The diff walker: objects key by key, scalars, sets, text, sequences; arrays in ``arrays``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..document import FORK_FIELD, is_sequence_field, is_set_like
+from ..values import JsonValue, same
+from .here import Here
+from .model import ABSENT, Change, DiffResult, Op
+
+MAX_WALK_DEPTH = 200
+"""Below this depth subtrees are compared whole (keeps recursion bounded for any input)."""
+
+
+class Walker:
+    """Collects the changes between two values while walking them side by side."""
+
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+
+    def emit(self, op: Op, here: Here, **fields: Any) -> None:
+        """Record one change at ``here`` (old pointer for removals, new pointer otherwise)."""
+        path = here.old_pointer if op == "remove" else here.new_pointer
+        self.changes.append(
+            Change(op=op, path=path, anchor=here.name, id=here.ident, guess=here.guess,
+                   item=here.item, item_title=here.item_title, **fields)
+        )
+
+    def value(self, old: JsonValue, new: JsonValue, here: Here) -> None:
+        """Diff two values found at the same place."""
+        if same(old, new):
+            return
+        if here.depth >= MAX_WALK_DEPTH:
+            self.emit("change", here, old=old, new=new)
+        elif isinstance(old, dict) and isinstance(new, dict):
+            self.object(old, new, here)
+        elif isinstance(old, list) and isinstance(new, list):
+            from .arrays import diff_array
+
+            diff_array(self, old, new, here)
+        else:
+            self.scalar(old, new, here)
+
+    def object(self, old: dict[str, Any], new: dict[str, Any], here: Here) -> None:
+        """Removed keys first, then added and changed keys in the new order."""
+        for key, value in old.items():
+            if key not in new:
+                self.member("remove", here.key(key), value)
+        for key, value in new.items():
+            if key not in old:
+                self.member("add", here.key(key), value)
+            elif not same(old[key], value):
+                self.field(old[key], value, here.key(key))
+
+    def member(self, op: Op, here: Here, value: JsonValue) -> None:
+        """A key added or removed as a whole."""
+        kind = "fork" if here.field == FORK_FIELD and isinstance(value, dict) else "value"
+        if op == "add":
+            self.emit("add", here, new=value, kind=kind)
+        else:
+            self.emit("remove", here, old=value, kind=kind)
+
+    def field(self, old: JsonValue, new: JsonValue, here: Here) -> None:
+        """A key present on both sides with different values: sets get ``+x -y``."""
+        if isinstance(old, list) and isinstance(new, list) and is_set_like(here.new, [old, new]):
+            self.set_field(old, new, here)
+        else:
+            self.value(old, new, here)
+
+    def set_field(self, old: list[Any], new: list[Any], here: Here) -> None:
+        """Set-like string arrays (M5): what was added and removed; a pure reorder is no change."""
+        was, now = set(old), set(new)
+        added = tuple(dict.fromkeys(x for x in new if x not in was))
+        removed = tuple(dict.fromkeys(x for x in old if x not in now))
+        if added or removed:
+            self.emit("change", here, old=old, new=new, kind="set", added=added, removed=removed)
+
+    def scalar(self, old: JsonValue, new: JsonValue, here: Here) -> None:
+        """Different scalars (or different types): one change, phrased by what the field is."""
+        if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
+            self.emit("change", here, old=old, new=new, kind="text")
+        elif is_sequence_field(here.new) and _number(old) and _number(new):
+            note = "sequence decreased (it must never go back)" if new < old else None
+            self.emit("change", here, old=old, new=new, kind="sequence", note=note)
+        else:
+            self.emit("change", here, old=old, new=new)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def diff(old: JsonValue, new: JsonValue) -> DiffResult:
+    """The changes that turn ``old`` into ``new`` (parsed data, any JSON values).
+
+    Array elements are matched by identity (``id``, ``uid``, ``eventId``, ...),
+    never by position when they carry ids; moves are reported once per moved
+    element. See ``git_vcontext.diff`` for the whole contract.
+    """
+    walker = Walker()
+    walker.value(old, new, Here())
+    return DiffResult(tuple(walker.changes))
+
+
+__all__ = ["ABSENT", "Change", "DiffResult", "diff"]
