@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..document import FORK_FIELD, is_sequence_field, is_set_like
-from ..values import JsonValue, same
+from ..document import (
+    CONTAINER_KEYS,
+    EXTRA_CONTAINER_KEYS,
+    FORK_FIELD,
+    INFO_KEYS,
+    is_sequence_field,
+    is_set_like,
+)
+from ..values import JsonValue, pointer, same
 from .here import Here
 from .model import ABSENT, Change, DiffResult, Op
 
@@ -44,14 +51,22 @@ class Walker:
 
     def object(self, old: dict[str, Any], new: dict[str, Any], here: Here) -> None:
         """Removed keys first, then added and changed keys in the new order."""
+        renamed = _renamed_root_keys(old, new) if not here.new else {}
         for key, value in old.items():
-            if key not in new:
+            if key not in new and key not in renamed.values():
                 self.member("remove", here.key(key), value)
         for key, value in new.items():
-            if key not in old:
+            if key in renamed:
+                self.renamed(old[renamed[key]], value, here.key(key, renamed[key]))
+            elif key not in old:
                 self.member("add", here.key(key), value)
             elif not same(old[key], value):
                 self.field(old[key], value, here.key(key))
+
+    def renamed(self, old: JsonValue, new: JsonValue, here: Here) -> None:
+        """A root key renamed (``vContextInfo`` -> ``vBRIEFInfo``): a move, then its changes."""
+        self.emit("move", here, from_path=pointer(here.old), kind="rename")
+        self.value(old, new, here)
 
     def member(self, op: Op, here: Here, value: JsonValue) -> None:
         """A key added or removed as a whole."""
@@ -85,6 +100,21 @@ class Walker:
             self.emit("change", here, old=old, new=new, kind="sequence", note=note)
         else:
             self.emit("change", here, old=old, new=new)
+
+
+_ROOT_FAMILIES = (INFO_KEYS, CONTAINER_KEYS + EXTRA_CONTAINER_KEYS)
+
+
+def _renamed_root_keys(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """New name -> old name for an info object or container whose root key was renamed
+    (exactly one of its family removed and one added, both objects)."""
+    out = {}
+    for family in _ROOT_FAMILIES:
+        gone = [k for k in family if k in old and k not in new and isinstance(old[k], dict)]
+        came = [k for k in family if k in new and k not in old and isinstance(new[k], dict)]
+        if len(gone) == 1 and len(came) == 1:
+            out[came[0]] = gone[0]
+    return out
 
 
 def _number(value: Any) -> bool:

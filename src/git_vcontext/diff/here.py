@@ -48,11 +48,11 @@ class Here:
     item: str = ""  # anchor of the innermost array element around here ("" at the top)
     item_title: str | None = None  # its title, for renderers
 
-    def key(self, key: str) -> Here:
-        """The member ``key`` of the object here."""
+    def key(self, key: str, old_key: str | None = None) -> Here:
+        """The member ``key`` of the object here (called ``old_key`` in the old one)."""
         return replace(
             self,
-            old=(*self.old, key),
+            old=(*self.old, key if old_key is None else old_key),
             new=(*self.new, key),
             anchor=(self.anchor + key_label(key)) if self.anchor else _root_key(key),
             depth=self.depth + 1,

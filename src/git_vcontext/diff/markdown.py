@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from . import show
 from .model import Change, DiffResult
@@ -62,15 +61,11 @@ def _describe(change: Change) -> tuple[str, list[str]]:
         return show.moved(change), []
     if change.kind == "set":
         return " ".join(f"{s}{code(v)}" for s, v in show.set_members(change)), []
-    if change.kind == "text" or _long(change.old, change.new):
+    if change.kind == "text" or show.long_text(change.old, change.new):
         added, removed = show.line_counts(change.old, change.new)
         head = f"text changed (+{added} −{removed} lines)"
         return head, _details(show.line_diff(change.old, change.new))
     return f"{code(show.value(change.old))} → {code(show.value(change.new))}", []
-
-
-def _long(old: Any, new: Any) -> bool:
-    return isinstance(old, str) and isinstance(new, str) and show.word_diff(old, new) is not None
 
 
 def _details(pairs: list[tuple[str, str]]) -> list[str]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from . import show
+from .here import key_label
 from .model import Change, DiffResult
 
 
@@ -40,12 +40,29 @@ def render_text(result: DiffResult, *, color: bool = False) -> str:
 
 def change_lines(change: Change, pal: Palette = PLAIN) -> list[str]:
     """The line (and, for text, the line diff) that shows one change."""
-    first, more = _describe(change, pal)
+    expanded = _expanded(change, pal)
+    if expanded:
+        first, more = expanded[0], expanded[1:]
+    else:
+        head, more = _describe(change, pal)
+        first = f"{change.anchor}: {head}"
     if change.guess:
         first += " (matched by title)"
     if change.note:
         first += f"  {pal.yellow}! {change.note}{pal.reset}"
-    return [f"{change.anchor}: {first}", *more]
+    return [first, *more]
+
+
+def _expanded(change: Change, pal: Palette) -> list[str]:
+    """An added or removed object too long for one line: one line per member."""
+    v = change.new if change.op == "add" else change.old
+    if change.kind != "value" or change.op not in ("add", "remove") or not isinstance(v, dict):
+        return []
+    if len(show.value(v, limit=show.MAX_INLINE + 1)) <= show.MAX_INLINE:
+        return []
+    sign, colour = ("+", pal.green) if change.op == "add" else ("−", pal.red)
+    return [f"{change.anchor}{key_label(k)}: {colour}{sign} {show.value(x)}{pal.reset}"
+            for k, x in v.items()]
 
 
 def _describe(change: Change, pal: Palette) -> tuple[str, list[str]]:
@@ -57,21 +74,20 @@ def _describe(change: Change, pal: Palette) -> tuple[str, list[str]]:
         return f"{pal.cyan}{show.moved(change)}{pal.reset}", []
     if change.kind == "set":
         return " ".join(_member(sign, v, pal) for sign, v in show.set_members(change)), []
+    old, new = change.old, change.new
     if change.kind == "text":
-        return _text_change(change.old, change.new, pal)
-    return _value_change(change.old, change.new, pal), []
+        return _text_change(old, new, pal)
+    if show.long_text(old, new):
+        words = show.word_diff(old, new)
+        if words is None:  # mostly rewritten: old and new in full, one line each
+            return _text_change(old, new, pal)
+        return "~ " + "".join(_word(tag, text, pal) for tag, text in words), []
+    return f"{pal.red}{show.value(old)}{pal.reset} → {pal.green}{show.value(new)}{pal.reset}", []
 
 
 def _member(sign: str, v: str, pal: Palette) -> str:
     colour = pal.green if sign == "+" else pal.red
     return f"{colour}{sign}{v}{pal.reset}"
-
-
-def _value_change(old: Any, new: Any, pal: Palette) -> str:
-    words = show.word_diff(old, new) if isinstance(old, str) and isinstance(new, str) else None
-    if words is None:
-        return f"{pal.red}{show.value(old)}{pal.reset} → {pal.green}{show.value(new)}{pal.reset}"
-    return "~ " + "".join(_word(tag, text, pal) for tag, text in words)
 
 
 def _word(tag: str, text: str, pal: Palette) -> str:

@@ -125,7 +125,9 @@ def fork_summary(fork: Any) -> str:
 
 
 def moved(change: Change) -> str:
-    """``moved after t3`` / ``moved to the start``."""
+    """``moved after t3`` / ``moved to the start`` / ``renamed from vContextInfo``."""
+    if change.kind == "rename":
+        return f"renamed from {change.from_path.lstrip('/') if change.from_path else '?'}"
     if change.after is None or change.after is ABSENT:
         return "moved to the start"
     return f"moved after {change.after}"
@@ -158,13 +160,22 @@ def line_counts(old: str, new: str) -> tuple[int, int]:
 _WORD = re.compile(r"\s+|\w+|[^\w\s]")
 
 
+def long_text(old: Any, new: Any) -> bool:
+    """Two strings too long to show as ``old → new`` on one line."""
+    return (isinstance(old, str) and isinstance(new, str)
+            and max(len(old), len(new)) >= WORD_DIFF_FROM)
+
+
 def word_diff(old: str, new: str) -> list[tuple[str, str]] | None:
-    """Word-level diff of two long single-line strings (None when a plain ``a → b`` is better)."""
-    if "\n" in old or "\n" in new or max(len(old), len(new)) < WORD_DIFF_FROM:
+    """Word-level diff of two long single-line strings (None when they are mostly different)."""
+    if "\n" in old or "\n" in new or not long_text(old, new):
         return None
     a, b = _WORD.findall(old), _WORD.findall(new)
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.ratio() < 0.5:  # mostly rewritten: old and new whole read better
+        return None
     out: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             out.append((" ", "".join(a[i1:i2])))
             continue
