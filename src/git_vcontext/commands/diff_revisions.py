@@ -9,7 +9,8 @@ from typing import Any
 
 from ..diff.files import FileDiff, compare
 from ..document import looks_like_vcontext, matches_attribute_pattern
-from ..gitio import open_repo, relative_to_top
+from ..errors import OperationalError
+from ..gitio import open_repo, relative_to_top, resolve_commit
 from ..gitio.diffs import FilePair, attribute, changed_files
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
@@ -18,6 +19,7 @@ _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 def revisions(revs: Sequence[str], *, cached: bool, paths: Sequence[str]) -> list[FileDiff]:
     """Structural diffs of the changed vContext files, in git's path order."""
     repo = open_repo(os.getcwd())
+    revs, paths = _split(repo, revs, paths)
     specs = [relative_to_top(repo, p) for p in paths]
     declared = _declared(repo)
     pairs = changed_files(repo, revs, cached=cached,
@@ -28,6 +30,28 @@ def revisions(revs: Sequence[str], *, cached: bool, paths: Sequence[str]) -> lis
         for p in pairs
         if _is_vcontext(p, declared)
     ]
+
+
+def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Like git without ``--``: leading revisions, then paths that exist in the work tree."""
+    revs = list(args)
+    extra: list[str] = []
+    while revs and not _is_revision(repo, revs[-1]):
+        if not os.path.exists(revs[-1]):
+            raise OperationalError(f"{revs[-1]}: no such file or revision")
+        extra.insert(0, revs.pop())
+    return revs, [*extra, *paths]
+
+
+def _is_revision(repo: Any, arg: str) -> bool:
+    sides = arg.split("...", 1) if "..." in arg else arg.split("..", 1)
+    for side in sides:
+        try:
+            if side:
+                resolve_commit(repo, side)
+        except OperationalError:
+            return False
+    return True
 
 
 def _declared(repo: Any) -> Callable[[str], bool]:
