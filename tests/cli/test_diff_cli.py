@@ -27,7 +27,8 @@ def _write(folder: Path, name: str, data: Any) -> Path:
 
 @pytest.fixture
 def pair(tmp_path: Path) -> tuple[Path, Path]:
-    return _write(tmp_path, "old file.vcontext.json", OLD), _write(tmp_path, "new.vcontext.json", NEW)
+    old = _write(tmp_path, "old file.vcontext.json", OLD)
+    return old, _write(tmp_path, "new.vcontext.json", NEW)
 
 
 def test_two_files_give_one_anchored_line_and_exit_0(pair: tuple[Path, Path]) -> None:
