@@ -11,11 +11,13 @@ Heavy parts load on first use, so importing the package stays cheap.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .codecs import Document, Format, TronFlavor
 
 # public name -> (module, attribute); resolved lazily by __getattr__

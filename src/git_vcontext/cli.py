@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
 from . import __version__
-from .errors import ExitCode, OperationalError, VContextError
+from .boundary import boundary
+from .errors import OperationalError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -53,7 +53,7 @@ def cli() -> None:
 @click.option("--no-hooks", is_flag=True, help="Do not install the pre-push hook.")
 def install(scope: str, force: bool, no_hooks: bool) -> int:
     """Set up the merge driver, diff driver, difftool, attributes and pre-push hook."""
-    return _not_yet("install")
+    return _run("install", scope=scope, force=force, no_hooks=no_hooks)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -63,13 +63,15 @@ def install(scope: str, force: bool, no_hooks: bool) -> int:
 @click.option("--global", "scope", flag_value="global", help="Your user configuration.")
 def uninstall(scope: str) -> int:
     """Remove exactly what install added."""
-    return _not_yet("uninstall")
+    from .commands.install import uninstall as remove
+
+    return remove(scope=scope)
 
 
 @cli.command(context_settings=CONTEXT)
 def doctor() -> int:
     """Check the setup; exit 1 when something is missing or broken."""
-    return _not_yet("doctor")
+    return _run("doctor")
 
 
 # -- merging --------------------------------------------------------------
@@ -89,7 +91,7 @@ def doctor() -> int:
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
 def merge_driver(**options: Any) -> int:
     """The git merge driver: merge into %A in place; exit 0 clean, 1 conflicts."""
-    return _not_yet("merge-driver")
+    return _run("merge_driver", **options)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -104,7 +106,7 @@ def merge_driver(**options: Any) -> int:
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
 def merge(**options: Any) -> int:
     """Three-way merge of three files outside git."""
-    return _not_yet("merge")
+    return _run("merge", **options)
 
 
 # -- reading --------------------------------------------------------------
@@ -302,48 +304,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and map every outcome to an exit code; never a traceback for bad input."""
     args = list(sys.argv[1:] if argv is None else argv)
     return boundary(lambda: cli.main(args=args, prog_name="git-vcontext", standalone_mode=False))
-
-
-def boundary(call: Callable[[], Any]) -> int:
-    """Expected errors: one line on stderr and their exit code; crashes: one line, exit 3."""
-    try:
-        result = call()
-        return int(result) if isinstance(result, int) else 0
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.exceptions.Abort:
-        return int(ExitCode.INTERRUPTED)
-    except click.ClickException as exc:
-        exc.show()
-        return int(ExitCode.USAGE)
-    except VContextError as exc:
-        _say(f"git-vcontext: error: {exc.one_line()}")
-        return int(exc.exit_code)
-    except KeyboardInterrupt:
-        _say("git-vcontext: interrupted")
-        return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
-        _silence_stdout()
-        return int(ExitCode.OK)
-    except Exception as exc:  # the last line of defence: report, do not dump a traceback
-        if os.environ.get("GIT_VCONTEXT_DEBUG"):
-            raise
-        name = type(exc).__name__
-        _say(f"git-vcontext: internal error: {name}: {exc} (set GIT_VCONTEXT_DEBUG=1 for details)")
-        return int(ExitCode.OPERATIONAL)
-
-
-def _say(line: str) -> None:
-    try:
-        print(" ".join(line.split("\n")), file=sys.stderr)
-    except (OSError, ValueError):
-        pass
-
-
-def _silence_stdout() -> None:
-    """After a closed pipe, stop Python from complaining while flushing at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass

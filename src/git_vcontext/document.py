@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
+from .record import record
 from .values import JsonValue
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Roots and containers ------------------------------------------------------
 
@@ -25,7 +28,7 @@ ITEM_ARRAY_KEYS = ("items", "entries", "subItems", "phases", "subPhases")
 """Arrays that hold the items of a container (current and older spellings)."""
 
 
-@dataclass(frozen=True)
+@record
 class DocumentInfo:
     """What kind of document a parsed value is."""
 
@@ -267,34 +270,6 @@ def _plain_key(key: str) -> bool:
 
 
 # Which files are vContext files ---------------------------------------------
-
-ATTRIBUTE_PATTERNS = (
-    "*.vcontext.json",
-    "*.vcontext.tron",
-    ".vcontext/*.json",
-    "*.vbrief.json",
-    ".work/*.jsonl",
-)
-"""The .gitattributes patterns ``install`` writes (``merge=vcontext diff=vcontext``)."""
-
-
-def matches_attribute_pattern(path: str) -> bool:
-    """Whether a repository path ('/'-separated) matches one of ``ATTRIBUTE_PATTERNS``.
-
-    As in .gitattributes: a pattern without '/' matches the file name at any
-    depth; one with '/' matches the whole path, and '*' does not cross '/'.
-    """
-    import fnmatch
-
-    name = path.rsplit("/", 1)[-1]
-    for pattern in ATTRIBUTE_PATTERNS:
-        if "/" not in pattern:
-            if fnmatch.fnmatchcase(name, pattern):
-                return True
-        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
-            return True
-    return False
-
 
 INFO_MARKERS = tuple(key.encode() for key in INFO_KEYS)
 

@@ -1,26 +1,72 @@
-"""Console entry point: commands git runs per file take a fast path without click."""
+"""Console entry point: the commands git runs once per file take a fast path without click."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
+
+# Options of the merge driver's fixed command line, as `install` writes it.
+_DRIVER_OPTIONS = {
+    "-p": "path",
+    "-l": "marker_size",
+    "-s": "base_label",
+    "-x": "ours_label",
+    "-y": "theirs_label",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``git-vcontext``; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    fast = _fast_path(args)
+    fast = _fast_driver(args)
     if fast is not None:
-        return _guarded(fast)
+        return fast
+    call = _fast_diff(args)
+    if call is not None:
+        from .boundary import boundary
+
+        return boundary(call)
     from .cli import main as cli_main
 
     return cli_main(args)
 
 
-def _fast_path(args: list[str]) -> Callable[[], int] | None:
-    """git calls ``textconv FILE`` and the external diff once per file (twice per file and
-    commit in ``git log -p``): skip importing click for exactly those argument shapes."""
+def _fast_driver(args: list[str]) -> int | None:
+    """Run ``merge-driver`` without importing click when the arguments are git's exact form.
+
+    Anything unusual (help, unknown options) returns None and click handles it,
+    so usage errors and --help stay in one place.
+    """
+    if len(args) < 4 or args[0] != "merge-driver" or any(a.startswith("-") for a in args[1:4]):
+        return None
+    options: dict[str, object] = {"base": args[1], "ours": args[2], "theirs": args[3]}
+    rest = args[4:]
+    if len(rest) % 2:
+        return None
+    for flag, value in zip(rest[::2], rest[1::2], strict=True):
+        name = _DRIVER_OPTIONS.get(flag)
+        if name is None or name in options:
+            return None
+        options[name] = value
+    if "marker_size" in options:
+        size = str(options["marker_size"])
+        if not size.isdigit():
+            return None
+        options["marker_size"] = int(size)
+
+    def call() -> int:
+        from .commands import merge_driver
+
+        return merge_driver.run(**options)  # type: ignore[arg-type]
+
+    from .boundary import boundary
+
+    return boundary(call)
+
+
+def _fast_diff(args: list[str]) -> Callable[[], int] | None:
+    """``textconv FILE`` and the external diff (7 or 9 arguments after ``diff``), which git
+    runs once per file (twice per file and commit in ``git log -p``), without click."""
     if len(args) == 2 and args[0] == "textconv" and not args[1].startswith("-"):
         from .commands import textconv
 
@@ -31,38 +77,6 @@ def _fast_path(args: list[str]) -> Callable[[], int] | None:
         if diff.is_external(args[1:]):
             return lambda: diff.external(args[1:], fmt="text", color=diff.want_color("auto"))
     return None
-
-
-def _guarded(call: Callable[[], int]) -> int:
-    """The error boundary of the fast path (the same outcomes as ``cli.boundary``)."""
-    from .errors import ExitCode, VContextError
-
-    try:
-        return call()
-    except VContextError as exc:
-        _say(f"git-vcontext: error: {exc.one_line()}")
-        return int(exc.exit_code)
-    except KeyboardInterrupt:
-        _say("git-vcontext: interrupted")
-        return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        return int(ExitCode.OK)
-    except Exception as exc:  # last line of defence: one line, no traceback
-        if os.environ.get("GIT_VCONTEXT_DEBUG"):
-            raise
-        _say(f"git-vcontext: internal error: {type(exc).__name__}: {exc}")
-        return int(ExitCode.OPERATIONAL)
-
-
-def _say(line: str) -> None:
-    try:
-        print(" ".join(line.split("\n")), file=sys.stderr)
-    except (OSError, ValueError):
-        pass
 
 
 def run() -> None:

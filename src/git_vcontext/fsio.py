@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
-from pathlib import Path
 
 from .errors import OperationalError
 
@@ -15,9 +13,9 @@ def read_bytes(path: str) -> bytes:
     """The bytes of a file (``-`` = stdin), or an OperationalError saying why not."""
     if path == "-":
         return sys.stdin.buffer.read()
-    p = Path(path)
     try:
-        return p.read_bytes()
+        with open(path, "rb") as fh:
+            return fh.read()
     except FileNotFoundError:
         raise OperationalError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -28,35 +26,37 @@ def read_bytes(path: str) -> bytes:
         raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = False) -> None:
     """Replace a file's content all at once: readers see the old or the new bytes, never half.
 
-    The new content goes to a temporary file in the same directory, is flushed
-    to disk, gets the old file's permission bits, and is renamed over the target.
+    The new content goes to a temporary file in the same directory, gets the old
+    file's permission bits, and is renamed over the target. ``durable`` also
+    flushes it to disk first (git itself does not fsync work-tree files).
     """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
+    target = os.fspath(path)
+    directory = os.path.dirname(target) or "."
     try:
-        mode = target.stat().st_mode & 0o7777
+        mode = os.stat(target).st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     except OSError as exc:
-        raise OperationalError(f"{path}: cannot write ({exc.strerror})") from None
+        raise OperationalError(f"{target}: cannot write ({exc.strerror})") from None
+    tmp = os.path.join(
+        directory, f".{os.path.basename(target)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    )
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OperationalError(f"{path}: cannot write ({exc.strerror})") from None
-    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise OperationalError(f"{path}: cannot write ({exc.strerror})") from None
+        raise OperationalError(f"{target}: cannot write ({exc.strerror})") from None
 
 
 def _umask() -> int:

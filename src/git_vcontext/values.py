@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import re
-from typing import Any
 
-JsonValue = Any  # dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import datetime as _dt
+    from typing import Any
+
+    JsonValue = Any  # dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None
+else:
+    JsonValue = object
 
 MAX_DEPTH = 256
 """Deepest nesting any codec accepts; deeper input is rejected, never a RecursionError."""
@@ -115,6 +120,8 @@ def parse_instant(value: JsonValue) -> _dt.datetime | None:
     """An RFC 3339 timestamp with an explicit offset as an aware datetime, else None."""
     if not isinstance(value, str):
         return None
+    import datetime as _dt
+
     m = _RFC3339.match(value)
     if not m:
         return None
@@ -123,7 +130,7 @@ def parse_instant(value: JsonValue) -> _dt.datetime | None:
     micro = int((frac[1:] + "000000")[:6]) if frac else 0
     off = m.group(8)
     if off in ("Z", "z"):
-        tz = _dt.timezone.utc
+        tz = _dt.UTC
     else:
         sign = 1 if off[0] == "+" else -1
         tz = _dt.timezone(sign * _dt.timedelta(hours=int(off[1:3]), minutes=int(off[4:6])))
@@ -135,13 +142,12 @@ def parse_instant(value: JsonValue) -> _dt.datetime | None:
         return None
 
 
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-_MICRO = _dt.timedelta(microseconds=1)
-
-
 def instant_key(value: JsonValue) -> tuple[int, int, str]:
     """Sort key that orders timestamps as instants; unparsable values sort first, by text."""
     inst = parse_instant(value)
     if inst is None:
         return (0, 0, value if isinstance(value, str) else canonical(value))
-    return (1, (inst - _EPOCH) // _MICRO, value)
+    import datetime as _dt
+
+    micros = (inst - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)) // _dt.timedelta(microseconds=1)
+    return (1, micros, value)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_cli
-from git_vcontext.cli import boundary, cli
+from git_vcontext.boundary import boundary
+from git_vcontext.cli import cli
 from git_vcontext.errors import ExitCode, OperationalError, ParseError, UsageError
 
 COMMANDS = [

@@ -3,27 +3,34 @@
 from __future__ import annotations
 
 import re
-from typing import Literal, Protocol
 
 from ..errors import ParseError
 from ..values import JsonValue
 
-Format = Literal["json", "tron", "jsonl"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, Protocol
+
+    Format = Literal["json", "tron", "jsonl"]
+    TronFlavor = Literal["vcontext", "standard"]
+
+    class Document(Protocol):
+        """A parsed document of any format that can write new data in its own style."""
+
+        format: str
+        data: JsonValue
+
+        def source(self) -> str:
+            """The original text (BOM included)."""
+
+        def render(self, new: JsonValue) -> str:
+            """``new`` written in this document's format and style."""
+
+else:  # typing costs import time on the merge driver's path; the names exist for imports
+    Format = TronFlavor = str
+    Document = object
+
 FORMATS: tuple[Format, ...] = ("json", "tron", "jsonl")
-TronFlavor = Literal["vcontext", "standard"]
-
-
-class Document(Protocol):
-    """A parsed document of any format that can write new data in its own style."""
-
-    format: str
-    data: JsonValue
-
-    def source(self) -> str:
-        """The original text (BOM included)."""
-
-    def render(self, new: JsonValue) -> str:
-        """``new`` written in this document's format and style."""
 
 
 def format_from_name(path: str | None) -> Format | None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from ..errors import ParseError, parse_error_at
+from ..record import record
 from ..values import MAX_DEPTH, JsonValue, same
 from .text import BOM, decode, deep_offset, exceeds_depth, marker_error, newline_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _WS = re.compile(r"[ \t\n\r]*")
 _INDENTED_LINE = re.compile(r"\n([ \t]+)[^ \t\r\n]")
@@ -24,7 +27,7 @@ _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 _IDENTITY_KEYS = ("id", "uid", "eventId", "event_id")
 
 
-@dataclass(frozen=True)
+@record
 class JsonStyle:
     """How a JSON document is laid out, as far as a writer needs to imitate it."""
 
@@ -164,20 +167,36 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
     return out + (st.newline if st.final_newline else "")
 
 
-@dataclass
 class _Member:
-    key: str | None  # None for array elements
-    lead_start: int  # first character after "{", "[" or ","
-    start: int  # start of the key (objects) or value (arrays)
-    key_end: int
-    value_start: int
-    value_end: int
+    """Where one member of a container sits in the text."""
+
+    __slots__ = ("key", "key_end", "lead_start", "start", "value_end", "value_start")
+
+    def __init__(
+        self,
+        key: str | None,
+        lead_start: int,
+        start: int,
+        key_end: int,
+        value_start: int,
+        value_end: int,
+    ) -> None:
+        self.key = key  # None for array elements
+        self.lead_start = lead_start  # first character after "{", "[" or ","
+        self.start = start  # start of the key (objects) or value (arrays)
+        self.key_end = key_end
+        self.value_start = value_start
+        self.value_end = value_end
 
 
-@dataclass
 class _Container:
-    close: int
-    members: list[_Member]
+    """The members of an object or array and the offset of its closing bracket."""
+
+    __slots__ = ("close", "members")
+
+    def __init__(self, close: int, members: list[_Member]) -> None:
+        self.close = close
+        self.members = members
 
 
 class JsonDocument:
@@ -337,7 +356,7 @@ class JsonDocument:
         return c
 
 
-@dataclass(frozen=True)
+@record
 class _Layout:
     first: str
     rest: str

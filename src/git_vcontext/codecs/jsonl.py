@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..errors import ParseError
 from ..values import JsonValue, same
 from .json_text import detect_separators, fingerprint, parse_value
 from .text import BOM, decode, marker_error, newline_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class JsonlDocument:

@@ -8,10 +8,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..diff.files import FileDiff, compare
-from ..document import looks_like_vcontext, matches_attribute_pattern
+from ..document import looks_like_vcontext
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top, resolve_commit
 from ..gitio.diffs import FilePair, attribute, changed_files
+from ..installer import PATTERNS
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 
@@ -57,11 +58,27 @@ def _is_revision(repo: Any, arg: str) -> bool:
 def _declared(repo: Any) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
     def declared(path: str) -> bool:
-        if matches_attribute_pattern(path):
+        if matches_install_patterns(path):
             return True
         return "vcontext" in (attribute(repo, path, "diff"), attribute(repo, path, "merge"))
 
     return declared
+
+
+def matches_install_patterns(path: str) -> bool:
+    """Whether a repo path ('/'-separated) matches the attribute patterns ``install`` writes.
+
+    As in .gitattributes: a pattern without '/' matches the file name at any
+    depth; one with '/' matches the whole path, and '*' does not cross '/'.
+    """
+    name = path.rsplit("/", 1)[-1]
+    for pattern in PATTERNS:
+        if "/" not in pattern:
+            if fnmatch.fnmatchcase(name, pattern):
+                return True
+        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
+            return True
+    return False
 
 
 def _candidate(path: str, declared: Callable[[str], bool]) -> bool:

@@ -7,8 +7,9 @@ from .result import MISSING, Conflict, MergeOptions, MergeResult, Note
 __all__ = ["MISSING", "Conflict", "MergeOptions", "MergeResult", "Note", "merge", "merge3"]
 
 
-def merge3(base: object, ours: object, theirs: object,
-           options: MergeOptions | None = None) -> MergeResult:
+def merge3(
+    base: object, ours: object, theirs: object, options: MergeOptions | None = None
+) -> MergeResult:
     """Merge parsed data (``MISSING`` for an absent base); conflicts stay data."""
     from .core import merge_values
 

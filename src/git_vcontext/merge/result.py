@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from ..record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Missing:
@@ -25,8 +28,27 @@ class _Missing:
 
 MISSING: Any = _Missing()
 
+NOT_HANDLED: Any = object()
+"""Returned by a rule that does not apply, so the next rule is tried."""
 
-@dataclass(frozen=True)
+
+class ConflictNode:
+    """Stands in the merged tree where a conflict is, until rendering decides what to write."""
+
+    __slots__ = ("base", "kind", "ours", "theirs")
+
+    def __init__(self, kind: str, base: Any, ours: Any, theirs: Any) -> None:
+        self.kind = kind
+        self.base = base
+        self.ours = ours
+        self.theirs = theirs
+
+    def __repr__(self) -> str:
+        sides = f"base={self.base!r}, ours={self.ours!r}, theirs={self.theirs!r}"
+        return f"ConflictNode({self.kind!r}, {sides})"
+
+
+@record
 class Conflict:
     """A place where both sides changed the same thing differently (values may be MISSING)."""
 
@@ -46,7 +68,7 @@ class Conflict:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class Note:
     """Something resolved automatically that a person may want to know about."""
 
@@ -58,21 +80,23 @@ class Note:
         return {"kind": self.kind, "path": self.path, "message": self.message}
 
 
-@dataclass(frozen=True)
+@record
 class MergeOptions:
     """Knobs of a merge; defaults are what git's driver uses."""
 
     now: str | None = None  # RFC 3339 timestamp for entries the tool writes (SOURCE_DATE_EPOCH)
-    path: str | None = None  # file name, for messages and format-specific rules
+    path: str | None = None  # file name, for messages
+    format: str | None = None  # "json" | "tron" | "jsonl": JSONL roots are record lists
 
 
-@dataclass(frozen=True)
+@record
 class MergeResult:
     """Merged data plus what happened; ``data`` holds ours' value where a conflict is."""
 
     data: Any
     conflicts: tuple[Conflict, ...] = ()
-    notes: tuple[Note, ...] = field(default_factory=tuple)
+    notes: tuple[Note, ...] = ()
+    tree: Any = None  # ``data`` with ConflictNode placeholders, for renderers
 
     @property
     def clean(self) -> bool:

@@ -1,0 +1,69 @@
+"""The one error boundary: every outcome becomes an exit code and at most one line on stderr."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+from .errors import ExitCode, VContextError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def boundary(call: Callable[[], Any]) -> int:
+    """Expected errors: one line on stderr and their exit code; crashes: one line, exit 3."""
+    try:
+        result = call()
+        return int(result) if isinstance(result, int) else 0
+    except VContextError as exc:
+        say(f"git-vcontext: error: {exc.one_line()}")
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        say("git-vcontext: interrupted")
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        _silence_stdout()
+        return int(ExitCode.OK)
+    except Exception as exc:  # click's own exceptions, then the last line of defence
+        handled = _click_exception(exc)
+        if handled is not None:
+            return handled
+        if os.environ.get("GIT_VCONTEXT_DEBUG"):
+            raise
+        name = type(exc).__name__
+        say(f"git-vcontext: internal error: {name}: {exc} (set GIT_VCONTEXT_DEBUG=1 for details)")
+        return int(ExitCode.OPERATIONAL)
+
+
+def _click_exception(exc: Exception) -> int | None:
+    click = sys.modules.get("click")
+    if click is None:
+        return None
+    if isinstance(exc, click.exceptions.Exit):
+        return int(exc.exit_code)
+    if isinstance(exc, click.exceptions.Abort):
+        return int(ExitCode.INTERRUPTED)
+    if isinstance(exc, click.ClickException):
+        exc.show()
+        return int(ExitCode.USAGE)
+    return None
+
+
+def say(line: str) -> None:
+    """One line on stderr (newlines inside are folded); never raises."""
+    try:
+        print(" ".join(line.split("\n")), file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, stop Python from complaining while flushing at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,16 @@
+"""The time the tool writes into documents: SOURCE_DATE_EPOCH when set, for reproducible output."""
+
+from __future__ import annotations
+
+import os
+import time
+
+
+def now_rfc3339() -> str:
+    """Current UTC time (or SOURCE_DATE_EPOCH) as ``YYYY-MM-DDTHH:MM:SSZ``."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    try:
+        seconds = int(epoch) if epoch else int(time.time())
+    except ValueError:
+        seconds = int(time.time())
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))

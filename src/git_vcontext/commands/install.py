@@ -1,0 +1,57 @@
+"""``git vcontext install`` / ``uninstall``: set up, or remove, everything in one step."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .. import installer
+from ..errors import ExitCode
+
+
+def run(
+    *, scope: str = "local", force: bool = False, no_hooks: bool = False, cwd: str | None = None
+) -> int:
+    """Driver, textconv, difftool, attribute patterns and (locally) the pre-push hook."""
+    where = Path(cwd or ".")
+    if scope == "local":
+        installer.repo_top(where)
+    s = installer.Scope(scope, where)
+    command = installer.script_command()
+    messages = installer.install_config(s, command, force)
+    messages += installer.install_attributes(s.attributes_file(), force)
+    if scope == "local" and not no_hooks:
+        messages += installer.install_hook(where, command, force)
+    elif scope == "global" and not no_hooks:
+        messages.append(
+            "hooks are per repository: run 'git vcontext install' in a repository "
+            "to add the pre-push check"
+        )
+    _report(
+        messages, "git-vcontext is installed" + (" (nothing to change)" if not messages else "")
+    )
+    if scope == "local":
+        print("Commit .gitattributes so your teammates' merges use the driver too.")
+    return int(ExitCode.OK)
+
+
+def uninstall(*, scope: str = "local", cwd: str | None = None) -> int:
+    """Remove exactly what install added."""
+    where = Path(cwd or ".")
+    if scope == "local":
+        installer.repo_top(where)
+    s = installer.Scope(scope, where)
+    messages = installer.uninstall_config(s)
+    messages += installer.uninstall_attributes(s.attributes_file())
+    if scope == "local":
+        messages += installer.uninstall_hook(where)
+    _report(
+        messages, "git-vcontext is uninstalled" + (" (nothing to remove)" if not messages else "")
+    )
+    return int(ExitCode.OK)
+
+
+def _report(messages: list[str], summary: str) -> None:
+    for line in messages:
+        print(f"  {line}", file=sys.stdout)
+    print(summary)

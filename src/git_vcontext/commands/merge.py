@@ -1,0 +1,52 @@
+"""``git vcontext merge BASE OURS THEIRS``: the same merge outside git, with a JSON report."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..errors import ExitCode, UsageError
+from ..fsio import read_bytes, write_output
+from ..merge.files import merge_files
+from ..merge.result import MergeOptions
+from ..merge.textmerge import Markers
+from .merge_driver import conflict_settings, describe
+
+
+def run(
+    *,
+    base: str,
+    ours: str,
+    theirs: str,
+    output: str | None = None,
+    path: str | None = None,
+    report: str | None = None,
+    conflict_style: str | None = None,
+) -> int:
+    """Merge three files; result to OUT or stdout; exit 0 clean, 1 conflicts."""
+    from ..clock import now_rfc3339
+
+    if report == "-" and output in (None, "-"):
+        raise UsageError("--report - writes the report to stdout: give -o OUT for the result")
+    raw = [b"" if p == "/dev/null" else read_bytes(p) for p in (base, ours, theirs)]
+    name = path or ours
+    diff3, structured = conflict_settings(conflict_style)
+    markers = Markers(7, ours, base, theirs, diff3)
+    outcome = merge_files(
+        raw[0],
+        raw[1],
+        raw[2],
+        path=name,
+        markers=markers,
+        options=MergeOptions(now=now_rfc3339(), path=name),
+        structured=structured,
+    )
+    write_output(output, outcome.output.decode("utf-8", "surrogateescape"))
+    if report is not None:
+        text = json.dumps(outcome.report(), indent=2, ensure_ascii=False) + "\n"
+        if report == "-":
+            sys.stdout.write(text)
+        else:
+            write_output(report, text)
+    describe(outcome, name)
+    return int(ExitCode.OK if outcome.clean else ExitCode.FOUND)

@@ -1,0 +1,238 @@
+"""What `install` writes (declared as data) and how it is added, checked and removed again."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import OperationalError, UsageError
+from .gitio import git
+
+PATTERNS = (
+    "*.vcontext.json",
+    "*.vcontext.tron",
+    ".vcontext/*.json",
+    "*.vbrief.json",
+    ".work/*.jsonl",
+)
+ATTRIBUTES = "merge=vcontext diff=vcontext"
+ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
+ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
+HOOK_MARKER = "git-vcontext-hook-marker"
+SIGNATURE = "merge-driver %O %A %B"  # how we recognise our own driver line
+
+
+def script_command() -> str:
+    """The absolute, shell-quoted command that runs this installation of git-vcontext."""
+    here = Path(sys.executable).parent / "git-vcontext"
+    if here.is_file() and os.access(here, os.X_OK):
+        return shlex.quote(str(here.resolve()))
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "git-vcontext" and argv0.is_file():
+        return shlex.quote(str(argv0.resolve()))
+    return f"{shlex.quote(str(Path(sys.executable).resolve()))} -m git_vcontext"
+
+
+def config_entries(command: str) -> dict[str, str]:
+    """The git configuration install writes; %S %X %Y are left alone by gits before 2.44."""
+    return {
+        "merge.vcontext.name": "vContext documents (git-vcontext)",
+        "merge.vcontext.driver": f"{command} {SIGNATURE} -p %P -l %L -s %S -x %X -y %Y",
+        "diff.vcontext.textconv": f"{command} textconv",
+        "difftool.vcontext.cmd": f'{command} diff "$LOCAL" "$REMOTE"',
+    }
+
+
+def is_ours(value: str | None) -> bool:
+    """Whether a configured value was written by git-vcontext (any installation)."""
+    return value is not None and ("git-vcontext" in value or "git_vcontext" in value)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where install writes: this repository (``local``) or the user's configuration."""
+
+    name: str  # "local" | "global"
+    cwd: Path
+
+    @property
+    def flag(self) -> str:
+        return f"--{self.name}"
+
+    def get(self, key: str) -> str | None:
+        out = git(["config", self.flag, "--get", key], cwd=self.cwd, check=False)
+        return out.stdout.rstrip("\n") if out.returncode == 0 else None
+
+    def set(self, key: str, value: str) -> None:
+        git(["config", self.flag, key, value], cwd=self.cwd)
+
+    def unset(self, key: str) -> None:
+        git(["config", self.flag, "--unset-all", key], cwd=self.cwd, check=False)
+
+    def attributes_file(self) -> Path:
+        if self.name == "local":
+            return repo_top(self.cwd) / ".gitattributes"
+        configured = Scope("global", self.cwd).get("core.attributesFile")
+        if configured:
+            return Path(os.path.expanduser(configured))
+        base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+        return Path(base) / "git" / "attributes"
+
+
+def repo_top(cwd: Path) -> Path:
+    """The top of the working tree, or an OperationalError outside a repository."""
+    out = git(["rev-parse", "--show-toplevel"], cwd=cwd, check=False)
+    if out.returncode != 0:
+        raise OperationalError(f"not a git repository (or any parent): {cwd.resolve()}")
+    return Path(out.stdout.strip())
+
+
+def hooks_dir(cwd: Path) -> Path:
+    """Where git looks for hooks in this repository (shared by all worktrees)."""
+    out = git(["rev-parse", "--git-path", "hooks"], cwd=cwd)
+    path = Path(out.stdout.strip())
+    return path if path.is_absolute() else (cwd / path).resolve()
+
+
+# -- config ---------------------------------------------------------------------------
+
+
+def install_config(scope: Scope, command: str, force: bool) -> list[str]:
+    """Write the driver entries; refuse to replace foreign values without --force."""
+    entries = config_entries(command)
+    foreign = [
+        k
+        for k in entries
+        if scope.get(k) is not None and not is_ours(scope.get(k)) and k != "merge.vcontext.name"
+    ]
+    if foreign and not force:
+        raise UsageError(
+            f"{foreign[0]} is already set to {scope.get(foreign[0])!r} by another tool; "
+            "re-run with --force to replace it"
+        )
+    changed = []
+    for key, value in entries.items():
+        if scope.get(key) != value:
+            scope.set(key, value)
+            changed.append(key)
+    return [f"set {k}" for k in changed]
+
+
+def uninstall_config(scope: Scope) -> list[str]:
+    """Remove the entries install wrote (foreign values are left alone)."""
+    removed = []
+    for key in config_entries("git-vcontext"):
+        value = scope.get(key)
+        if value is not None and (is_ours(value) or key == "merge.vcontext.name"):
+            scope.unset(key)
+            removed.append(key)
+    for section in ("merge.vcontext", "diff.vcontext", "difftool.vcontext"):
+        git(["config", scope.flag, "--remove-section", section], cwd=scope.cwd, check=False)
+    return [f"removed {k}" for k in removed]
+
+
+# -- attributes -----------------------------------------------------------------------
+
+
+def install_attributes(path: Path, force: bool) -> list[str]:
+    """Add the attribute lines that are missing; refuse other attributes for our patterns."""
+    lines = path.read_text().splitlines() if path.exists() else []
+    clashes = [ln for ln in lines if _pattern(ln) in PATTERNS and ln.strip() not in ATTRIBUTE_LINES]
+    if clashes and not force:
+        raise UsageError(
+            f"{path} already says {clashes[0].strip()!r}; re-run with --force to replace it"
+        )
+    kept = [ln for ln in lines if ln not in clashes]
+    missing = [ln for ln in ATTRIBUTE_LINES if ln not in {x.strip() for x in kept}]
+    if not missing and not clashes:
+        return []
+    block = ([ATTRIBUTES_HEADER] if ATTRIBUTES_HEADER not in kept else []) + missing
+    if kept and kept[-1].strip():
+        block.insert(0, "")
+    _write_lines(path, kept + block)
+    return [f"added {len(missing)} pattern(s) to {path}"]
+
+
+def uninstall_attributes(path: Path) -> list[str]:
+    """Remove our lines (and header) from an attributes file; delete it if nothing is left."""
+    if not path.exists():
+        return []
+    lines = path.read_text().splitlines()
+    ours = set(ATTRIBUTE_LINES) | {ATTRIBUTES_HEADER}
+    kept = [ln for ln in lines if ln.strip() not in ours]
+    if kept == lines:
+        return []
+    while kept and not kept[-1].strip():
+        kept.pop()
+    if kept:
+        _write_lines(path, kept)
+    else:
+        path.unlink()
+    return [f"removed our patterns from {path}"]
+
+
+def _pattern(line: str) -> str | None:
+    parts = line.split()
+    return parts[0] if parts and not parts[0].startswith("#") else None
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    from .fsio import write_atomic
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, ("\n".join(lines) + "\n").encode())
+
+
+# -- the pre-push hook ----------------------------------------------------------------
+
+
+def hook_text(command: str) -> str:
+    """The shim, with our command put where the template says."""
+    from .resources import hooks_dir as shipped
+
+    template = shipped().joinpath("pre-push").read_text()
+    return template.replace('"@GIT_VCONTEXT@"', command)
+
+
+def install_hook(cwd: Path, command: str, force: bool) -> list[str]:
+    """Install the pre-push shim; an existing foreign hook is kept as pre-push.legacy."""
+    hooks_path = Scope("local", cwd).get("core.hooksPath")
+    if hooks_path and not force:
+        raise UsageError(
+            f"core.hooksPath is set ({hooks_path}): another hook manager owns the hooks. Call "
+            "'git-vcontext hook pre-push \"$@\"' from its pre-push hook, or re-run with --force "
+            "to install into that folder (or use --no-hooks)"
+        )
+    directory = hooks_dir(cwd)
+    directory.mkdir(parents=True, exist_ok=True)
+    hook, legacy = directory / "pre-push", directory / "pre-push.legacy"
+    messages = []
+    if hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace"):
+        if legacy.exists() and not force:
+            raise UsageError(f"{hook} and {legacy} both exist; re-run with --force")
+        hook.replace(legacy)
+        messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
+    text = hook_text(command)
+    if not hook.exists() or hook.read_text(errors="replace") != text:
+        from .fsio import write_atomic
+
+        write_atomic(hook, text.encode())
+        hook.chmod(0o755)
+        messages.append(f"installed {hook}")
+    return messages
+
+
+def uninstall_hook(cwd: Path) -> list[str]:
+    """Remove our shim and put a chained hook back."""
+    directory = hooks_dir(cwd)
+    hook, legacy = directory / "pre-push", directory / "pre-push.legacy"
+    if not hook.exists() or HOOK_MARKER not in hook.read_text(errors="replace"):
+        return []
+    hook.unlink()
+    if legacy.exists():
+        legacy.replace(hook)
+        return [f"removed our pre-push hook; restored {legacy.name}"]
+    return ["removed our pre-push hook"]

@@ -1,0 +1,152 @@
+"""The recursive three-way merge: dispatch by rule, objects key by key (M2), the result."""
+
+from __future__ import annotations
+
+from .. import document as doc
+from ..values import same
+from . import arrays, rules, vcontext
+from .pointers import locate_conflicts, pointer_of
+from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Path = tuple[Any, ...]
+
+
+class Merger:
+    """One merge: walks the three trees, collects notes; conflicts become ConflictNodes."""
+
+    def __init__(self, options: MergeOptions) -> None:
+        self.options = options
+        self.notes: list[tuple[str, Path, str]] = []
+        self.conflicts = 0
+        self.sequence_conflicts: dict[Path, tuple[Any, Any, Any]] = {}
+
+    # -- entry points ---------------------------------------------------------
+    def run(self, base: Any, ours: Any, theirs: Any) -> MergeResult:
+        tree = vcontext.merge_document(self, base, ours, theirs)
+        return self.finish(tree)
+
+    def finish(self, tree: Any) -> MergeResult:
+        notes = tuple(Note(kind, pointer_of(tree, path), msg) for kind, path, msg in self.notes)
+        if not self.conflicts:
+            return MergeResult(tree, (), notes, tree)
+        data, conflicts = locate_conflicts(tree)
+        return MergeResult(data, tuple(conflicts), notes, tree)
+
+    def note(self, kind: str, path: Path, message: str) -> None:
+        self.notes.append((kind, path, message))
+
+    def conflict(self, kind: str, base: Any, ours: Any, theirs: Any) -> ConflictNode:
+        self.conflicts += 1
+        return ConflictNode(kind, base, ours, theirs)
+
+    # -- the dispatcher -----------------------------------------------------
+    def value(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+        """Merge one value; MISSING means "absent in the result"."""
+        if ours is MISSING and theirs is MISSING:
+            return MISSING
+        if doc.is_sequence_field(path):  # M8 applies even when both reached the same number
+            return rules.merge_sequence(self, path, base, ours, theirs)
+        if same(ours, theirs):
+            return ours
+        result = self._always_rules(path, base, ours, theirs)
+        if result is not NOT_HANDLED:
+            return result
+        if same(base, ours):
+            return theirs
+        if same(base, theirs):
+            return ours
+        return self.both_changed(path, base, ours, theirs)
+
+    def _always_rules(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+        """Rules that apply even when only one side changed: logs (M6) and sets (M5)."""
+        if isinstance(ours, list) or isinstance(theirs, list):
+            log = arrays.merge_log(self, path, base, ours, theirs)
+            if log is not NOT_HANDLED:
+                return log
+            if doc.is_set_like(path, [_list_or_none(v) for v in (base, ours, theirs)]):
+                return arrays.merge_set(base, ours, theirs)
+        return NOT_HANDLED
+
+    def both_changed(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+        """Both sides changed the value, differently (M2, M7, M9, M10, M12, M13)."""
+        if base is MISSING and ours is not MISSING and theirs is not MISSING:
+            return self._added_on_both(path, ours, theirs)
+        if ours is MISSING or theirs is MISSING:
+            return rules.delete_vs_modify(self, path, base, ours, theirs)
+        special = rules.field_rule(self, path, base, ours, theirs)
+        if special is not NOT_HANDLED:
+            return special
+        if isinstance(ours, dict) and isinstance(theirs, dict):
+            return self.object(path, base if isinstance(base, dict) else {}, ours, theirs)
+        if isinstance(ours, list) and isinstance(theirs, list):
+            return arrays.merge_array(
+                self, path, base if isinstance(base, list) else [], ours, theirs
+            )
+        if isinstance(ours, str) and isinstance(theirs, str) and "\n" in ours and "\n" in theirs:
+            return rules.merge_text(self, path, base, ours, theirs)
+        kind = "status" if path and path[-1] == doc.STATUS_FIELD else "modify/modify"
+        return self.conflict(kind, base, ours, theirs)
+
+    def _added_on_both(self, path: Path, ours: Any, theirs: Any) -> Any:
+        special = rules.field_rule(self, path, MISSING, ours, theirs)
+        if special is not NOT_HANDLED:
+            return special
+        if isinstance(ours, dict) and isinstance(theirs, dict):
+            return self.object(path, {}, ours, theirs)
+        if isinstance(ours, list) and isinstance(theirs, list):
+            return arrays.merge_array(self, path, [], ours, theirs)
+        return self.conflict("add/add", MISSING, ours, theirs)
+
+    # -- objects (M2) ---------------------------------------------------------
+    def object(
+        self, path: Path, base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Key by key; key order: ours', theirs' new keys after their predecessor in theirs."""
+        out: dict[str, Any] = {}
+        for key in merged_key_order(base, ours, theirs):
+            child = (*path, key)
+            b, o, t = base.get(key, MISSING), ours.get(key, MISSING), theirs.get(key, MISSING)
+            if key == "lastModifiedBy" and not same(o, t):
+                v = rules.last_modified_by(self, child, base, ours, theirs)
+            else:
+                v = self.value(child, b, o, t)
+            if v is not MISSING:
+                out[key] = v
+        rules.after_object(self, path, base, ours, theirs, out)
+        return out
+
+
+def merged_key_order(
+    base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any]
+) -> list[str]:
+    """Ours' keys, then each key new in theirs right after its predecessor in theirs.
+
+    Keys ours added right after that predecessor stay first (ours' insertions first).
+    """
+    order = list(ours)
+    if all(k in ours for k in theirs):
+        return order
+    position = {k: i for i, k in enumerate(order)}
+    prev: str | None = None
+    for key in theirs:
+        if key not in position:
+            at = 0 if prev is None else order.index(prev) + 1
+            while at < len(order) and order[at] not in base and order[at] not in theirs:
+                at += 1  # keys only ours added here come first
+            order.insert(at, key)
+            position = {k: i for i, k in enumerate(order)}
+        prev = key
+    return order
+
+
+def _list_or_none(value: Any) -> Any:
+    return value if isinstance(value, list) else None
+
+
+def merge_values(base: Any, ours: Any, theirs: Any, options: MergeOptions) -> MergeResult:
+    """Merge three parsed values (``base`` may be MISSING when both sides added the file)."""
+    return Merger(options).run(base, ours, theirs)

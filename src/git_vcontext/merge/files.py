@@ -1,0 +1,182 @@
+"""Merging files: bytes in, bytes out; parse, merge, render, re-check, or fall back (M1, M16)."""
+
+from __future__ import annotations
+
+from ..errors import ParseError
+from ..record import record
+from ..values import same
+from .result import MISSING, MergeOptions, MergeResult
+from .textmerge import Markers, merge_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+@record
+class FileMerge:
+    """Outcome of merging one file."""
+
+    output: bytes
+    status: str  # "clean" | "conflict" | "fallback"
+    clean: bool  # exit 0: no conflict left and the output parses
+    result: MergeResult | None = None
+    reasons: tuple[str, ...] = ()  # why a fallback happened
+
+    def report(self) -> dict[str, Any]:
+        """The JSON report of PRODUCT.md's command-line contract."""
+        r = self.result
+        status = self.status
+        return {
+            "status": status,
+            "conflicts": [c.to_json() for c in r.conflicts] if r and status != "fallback" else [],
+            "notes": [n.to_json() for n in r.notes] if r else [],
+            "fallbackReasons": list(self.reasons),
+        }
+
+
+def merge_files(
+    base: bytes | None,
+    ours: bytes,
+    theirs: bytes,
+    *,
+    path: str | None = None,
+    options: MergeOptions | None = None,
+    markers: Markers | None = None,
+    structured: bool = False,
+) -> FileMerge:
+    """Three-way merge of file contents (``base`` None or empty: both sides added the file)."""
+    from ..codecs import format_from_content, format_from_name, parse
+
+    markers = markers or Markers()
+    if ours == theirs:
+        return _checked(ours, path)
+    fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
+    try:
+        docs = [parse(x, format=fmt) if x and x.strip() else None for x in (base, ours, theirs)]
+    except ParseError as exc:
+        return fallback(base, ours, theirs, markers, path, [exc.one_line()])
+    b_doc, o_doc, t_doc = docs
+    if o_doc is None or t_doc is None:
+        return fallback(base, ours, theirs, markers, path, ["one side is empty"])
+    opts = options or MergeOptions()
+    opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
+    if base is not None and not _fork_sensitive(o_doc.data, t_doc.data):
+        if ours == base:
+            return _checked(theirs, path, ours=ours)
+        if theirs == base:
+            return _checked(ours, path)
+    from . import merge3
+    from .render import render
+
+    result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
+    text = render(o_doc, result, structured=structured, markers=markers)
+    if result.clean or (structured and _is_structured(result, text)):
+        return _verified(text, result, fmt, base, ours, theirs, markers, path)
+    return FileMerge(text.encode("utf-8"), "conflict", False, result)
+
+
+def _text_sample(*raws: bytes) -> str:
+    for raw in raws:
+        if raw.strip():
+            return raw[:65536].decode("utf-8", "replace")
+    return ""
+
+
+def _fork_sensitive(ours: Any, theirs: Any) -> bool:
+    """M11 applies even when one side is unchanged: skip byte shortcuts when forks differ."""
+    from .. import document as doc
+
+    if not isinstance(ours, dict) or not isinstance(theirs, dict):
+        return False
+    for key in doc.CONTAINER_KEYS:
+        o, t = ours.get(key), theirs.get(key)
+        of = o.get(doc.FORK_FIELD, MISSING) if isinstance(o, dict) else MISSING
+        tf = t.get(doc.FORK_FIELD, MISSING) if isinstance(t, dict) else MISSING
+        if (of is not MISSING or tf is not MISSING) and not same(of, tf):
+            return True
+    return False
+
+
+def _is_structured(result: MergeResult, text: str) -> bool:
+    return not result.clean and "<<<<<<<" not in text
+
+
+def _verified(
+    text: str,
+    result: MergeResult,
+    fmt: str,
+    base: bytes | None,
+    ours: bytes,
+    theirs: bytes,
+    markers: Markers,
+    path: str | None,
+) -> FileMerge:
+    """Trust a rendered merge only if it parses back to the merged data (M16)."""
+    from ..codecs import parse
+
+    raw = text.encode("utf-8")
+    try:
+        again = parse(raw, format=fmt)  # type: ignore[arg-type]
+    except ParseError as exc:
+        return fallback(base, ours, theirs, markers, path, [f"merged output did not parse: {exc}"])
+    expected = result.data if result.clean else None
+    if expected is not None and not same(again.data, expected):
+        return fallback(base, ours, theirs, markers, path, ["merged output did not read back"])
+    return FileMerge(raw, "clean" if result.clean else "conflict", result.clean, result)
+
+
+def _checked(
+    raw: bytes,
+    path: str | None,
+    status: str = "clean",
+    reasons: tuple[str, ...] = (),
+    ours: bytes | None = None,
+) -> FileMerge:
+    """A side taken byte for byte (M1) or a clean line merge: clean only if it parses (M16)."""
+    from ..codecs import format_from_content, format_from_name, parse
+
+    if not raw.strip():
+        if ours is not None and ours.strip():
+            kept = (*reasons, "the result would be empty: kept ours")
+            return FileMerge(ours, "fallback", False, None, kept)
+        return FileMerge(raw, status, True, None, reasons)
+    fmt = format_from_name(path) or format_from_content(_text_sample(raw))
+    try:
+        parse(raw, format=fmt)
+    except ParseError as exc:
+        what = "the line-merged result" if status == "fallback" else "the side taken"
+        why = f"{what} does not parse: {exc.one_line()}"
+        return FileMerge(raw, "fallback", False, None, (*reasons, why))
+    return FileMerge(raw, status, True, None, reasons)
+
+
+def fallback(
+    base: bytes | None,
+    ours: bytes,
+    theirs: bytes,
+    markers: Markers,
+    path: str | None,
+    reasons: list[str],
+) -> FileMerge:
+    """Line-based three-way merge like ``git merge-file``; clean only if it parses too."""
+    texts = []
+    for raw in (base or b"", ours, theirs):
+        if b"\x00" in raw:
+            return FileMerge(ours, "fallback", False, None, (*reasons, "binary content: kept ours"))
+        texts.append(raw.decode("utf-8", "surrogateescape"))
+    newline = "\r\n" if "\r\n" in texts[1] else "\n"
+    m = Markers(
+        markers.size,
+        markers.ours_label,
+        markers.base_label,
+        markers.theirs_label,
+        markers.diff3,
+        newline,
+    )
+    merged, blocks = merge_lines(texts[0], texts[1], texts[2], m)
+    raw = merged.encode("utf-8", "surrogateescape")
+    if blocks:
+        why = (*reasons, f"{blocks} conflicting line region(s)")
+        return FileMerge(raw, "fallback", False, None, why)
+    return _checked(raw, path, "fallback", tuple(reasons), ours=ours)

@@ -1,0 +1,275 @@
+"""Writing a merge result: in ours' format and style, conflicts as markers or as data (M15)."""
+
+from __future__ import annotations
+
+import re
+
+from .. import document as doc
+from .result import MISSING, ConflictNode, MergeResult
+from .textmerge import Markers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..codecs import Document
+
+
+def render(
+    ours: Document, result: MergeResult, *, structured: bool = False, markers: Markers | None = None
+) -> str:
+    """The merged text; conflicts become marker blocks, or ConflictResolution data."""
+    if result.clean:
+        return ours.render(result.data)
+    if structured and doc.is_vcontext(result.data):
+        return ours.render(with_conflict_resolution(result))
+    return _with_markers(ours, result, markers or Markers())
+
+
+def side_of(tree: Any, side: str) -> Any:
+    """The tree with every conflict replaced by one side's value ("ours"/"theirs"/"base")."""
+    if isinstance(tree, ConflictNode):
+        return getattr(tree, side)
+    if isinstance(tree, dict):
+        out = {k: side_of(v, side) for k, v in tree.items()}
+        return {k: v for k, v in out.items() if v is not MISSING}
+    if isinstance(tree, list):
+        return [v for v in (side_of(x, side) for x in tree) if v is not MISSING]
+    return tree
+
+
+def _with_markers(ours: Document, result: MergeResult, markers: Markers) -> str:
+    """One whole-line block per conflict: ours' text with each conflict's lines replaced by a
+    block of ours', (base's) and theirs' lines; conflicts whose lines touch share a block."""
+    nodes = _nodes(result.tree)
+    text_o = ours.render(side_of(result.tree, "ours"))
+    newline = "\r\n" if "\r\n" in text_o else "\n"
+    markers = Markers(
+        markers.size,
+        markers.ours_label,
+        markers.base_label,
+        markers.theirs_label,
+        markers.diff3,
+        newline,
+    )
+    if len(nodes) > MAX_SEPARATE_BLOCKS:
+        return _by_line_diff(ours, result, markers, text_o)
+    regions = _Regions(ours, result.tree, text_o, markers.diff3)
+    out: list[str] = []
+    pos = 0
+    for start, end, group in regions.grouped([id(n) for n in nodes]):
+        out.append(text_o[pos:start])
+        theirs = regions.text(group, "theirs", start, end)
+        base = regions.text(group, "base", start, end) if markers.diff3 else ""
+        out.extend(markers.block(_lines(text_o[start:end]), _lines(base), _lines(theirs)))
+        pos = end
+    out.append(text_o[pos:])
+    return "".join(out)
+
+
+MAX_SEPARATE_BLOCKS = 200
+"""Above this many conflicts, blocks come from one line diff (cheaper, less grouped)."""
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _nodes(tree: Any) -> list[ConflictNode]:
+    found: list[ConflictNode] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ConflictNode):
+            found.append(node)
+        elif isinstance(node, dict):
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
+    return found
+
+
+def _version(tree: Any, chosen: frozenset[int], side: str) -> Any:
+    """The tree with the chosen conflicts on ``side`` and every other one on ours."""
+    if isinstance(tree, ConflictNode):
+        return getattr(tree, side) if id(tree) in chosen else tree.ours
+    if isinstance(tree, dict):
+        out = {k: _version(v, chosen, side) for k, v in tree.items()}
+        return {k: v for k, v in out.items() if v is not MISSING}
+    if isinstance(tree, list):
+        return [v for v in (_version(x, chosen, side) for x in tree) if v is not MISSING]
+    return tree
+
+
+class _Regions:
+    """Where, in ours' text, each group of conflicts changes lines (renders cached per group)."""
+
+    def __init__(self, ours: Document, tree: Any, text_o: str, diff3: bool) -> None:
+        self.ours, self.tree, self.text_o, self.diff3 = ours, tree, text_o, diff3
+        self._renders: dict[tuple[frozenset[int], str], str] = {}
+
+    def render(self, group: frozenset[int], side: str) -> str:
+        key = (group, side)
+        if key not in self._renders:
+            self._renders[key] = self.ours.render(_version(self.tree, group, side))
+        return self._renders[key]
+
+    def span(self, group: frozenset[int]) -> tuple[int, int]:
+        sides = ("theirs", "base") if self.diff3 else ("theirs",)
+        spans = [changed_span(self.text_o, self.render(group, s)) for s in sides]
+        spans = [sp for sp in spans if sp[1] > sp[0] or sp[2] > sp[0]] or spans
+        return min(sp[0] for sp in spans), max(sp[1] for sp in spans)
+
+    def grouped(self, ids: list[int]) -> list[tuple[int, int, frozenset[int]]]:
+        """Spans per conflict; groups whose spans overlap or touch are merged until stable."""
+        regions = sorted((*self.span(frozenset([i])), frozenset([i])) for i in ids)
+        merged = True
+        while merged:
+            merged = False
+            out: list[tuple[int, int, frozenset[int]]] = []
+            for start, end, group in regions:
+                if (out and start < out[-1][1]) or (out and start == out[-1][1] == out[-1][0]):
+                    union = out[-1][2] | group
+                    out[-1] = (*self.span(union), union)
+                    merged = True
+                else:
+                    out.append((start, end, group))
+            regions = out
+        return regions
+
+    def text(self, group: frozenset[int], side: str, start: int, end: int) -> str:
+        """The lines the region [start, end) of ours' text reads as on ``side``."""
+        text = self.render(group, side)
+        return text[start : len(text) - (len(self.text_o) - end)]
+
+
+def changed_span(a: str, b: str) -> tuple[int, int, int]:
+    """Whole-line span where ``b`` differs from ``a``: (start, end in a, end in b)."""
+    p = _common_prefix(a, b)
+    p = a.rfind("\n", 0, p) + 1  # back to the start of the line
+    s = _common_suffix(a, b, min(len(a), len(b)) - p)
+    end_a, end_b = len(a) - s, len(b) - s
+    at_line_end = (end_a == p or a[end_a - 1] == "\n") and (end_b == p or b[end_b - 1] == "\n")
+    if not at_line_end and end_a < len(a):
+        nl = a.find("\n", end_a)
+        grow = (nl + 1 if nl >= 0 else len(a)) - end_a
+        end_a, end_b = end_a + grow, end_b + grow
+    elif not at_line_end:
+        end_a, end_b = len(a), len(b)
+    return p, end_a, end_b
+
+
+def _common_prefix(a: str, b: str) -> int:
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # binary search with C-speed slice comparisons
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    lo, hi = 0, max(0, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _by_line_diff(ours: Document, result: MergeResult, markers: Markers, text_o: str) -> str:
+    """Blocks wherever ours' and theirs' renderings differ by lines (many conflicts)."""
+    from difflib import SequenceMatcher
+
+    text_t = ours.render(side_of(result.tree, "theirs"))
+    text_b = ours.render(side_of(result.tree, "base")) if markers.diff3 else ""
+    o, t, b = _lines(text_o), _lines(text_t), _lines(text_b)
+    to_base = _line_map(o, b) if markers.diff3 else []
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, o, t, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(o[i1:i2])
+            continue
+        base_lines = _base_region(to_base, b, i1, i2) if markers.diff3 else []
+        out.extend(markers.block(o[i1:i2], base_lines, t[j1:j2]))
+    return "".join(out)
+
+
+def _line_map(o: list[str], b: list[str]) -> list[int | None]:
+    from difflib import SequenceMatcher
+
+    out: list[int | None] = [None] * len(o)
+    for x, y, size in SequenceMatcher(None, o, b, autojunk=False).get_matching_blocks():
+        for k in range(size):
+            out[x + k] = y + k
+    return out
+
+
+def _base_region(to_base: list[int | None], b: list[str], i1: int, i2: int) -> list[str]:
+    """The base lines between the equal lines that surround ours' region [i1, i2)."""
+    start = next((to_base[i] for i in range(i1 - 1, -1, -1) if to_base[i] is not None), -1)
+    end = next((to_base[i] for i in range(i2, len(to_base)) if to_base[i] is not None), len(b))
+    assert start is not None and end is not None
+    return b[start + 1 : end]
+
+
+# -- structured conflicts (M15) -----------------------------------------------------
+
+
+def with_conflict_resolution(result: MergeResult) -> Any:
+    """Ours' data plus a ConflictResolution (strategy threeWayMerge) listing the conflicts."""
+    data = result.data
+    resolution = {
+        "strategy": "threeWayMerge",
+        "conflicts": [_conflict_object(c.path, c.base, c.ours, c.theirs) for c in result.conflicts],
+    }
+    info = doc.describe(data)
+    for key in info.containers:
+        container = data[key]
+        if isinstance(container.get(doc.FORK_FIELD), dict):
+            fork = {
+                **container[doc.FORK_FIELD],
+                "mergeStatus": "conflict",
+                "conflictResolution": resolution,
+            }
+            return {**data, key: {**container, doc.FORK_FIELD: fork}}
+    assert info.info_key is not None
+    meta = data[info.info_key].get("metadata")
+    meta = {**meta} if isinstance(meta, dict) else {}
+    meta["conflictResolution"] = resolution
+    return {**data, info.info_key: {**data[info.info_key], "metadata": meta}}
+
+
+def _conflict_object(pointer: str, base: Any, ours: Any, theirs: Any) -> dict[str, Any]:
+    def value(v: Any) -> Any:
+        return None if v is MISSING else v
+
+    return {
+        "path": jsonpath(pointer),
+        "baseValue": value(base),
+        "oursValue": value(ours),
+        "theirsValue": value(theirs),
+        "status": "unresolved",
+    }
+
+
+_NAME = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+
+
+def jsonpath(pointer: str) -> str:
+    """The spec's JSONPath with index notation for an RFC 6901 pointer: ``$.a.items[2].b``."""
+    from ..values import pointer_parts
+
+    out = "$"
+    for part in pointer_parts(pointer):
+        if part.isdigit():
+            out += f"[{part}]"
+        elif _NAME.match(part):
+            out += "." + part
+        else:
+            out += "['" + part.replace("\\", "\\\\").replace("'", "\\'") + "']"
+    return out

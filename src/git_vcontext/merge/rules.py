@@ -1,0 +1,230 @@
+"""Field rules: sequence (M8), text (M7), timestamps (M9), counters (M10), locks (M12), status."""
+
+from __future__ import annotations
+
+from .. import document as doc
+from ..values import canonical, instant_key, parse_instant, same
+from .result import MISSING, NOT_HANDLED, ConflictNode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .core import Merger, Path
+
+TOOL_AGENT = {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# -- M8 sequence ------------------------------------------------------------------
+
+
+def merge_sequence(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+    """Both advanced: max + 1 (noted); a decrease is a violation and max wins."""
+    values = [0 if v is MISSING else v for v in (base, ours, theirs)]
+    if not all(_number(v) for v in values):
+        return _generic(m, path, base, ours, theirs)
+    b, o, t = values
+    if o > b and t > b:
+        new = max(o, t) + 1
+        m.note(
+            "sequence-conflict",
+            path,
+            f"concurrent edits: ours at {o}, theirs at {t} (base {b}); merged as {new}",
+        )
+        m.sequence_conflicts[path[:-1]] = (o, t, new)
+        return new
+    if o < b or t < b:
+        side = "ours" if o < b else "theirs"
+        m.note("sequence-decrease", path, f"{side} decreased {path[-1]} below {b}; max kept")
+        return ours if o >= t else theirs
+    return _generic(m, path, base, ours, theirs)
+
+
+def _generic(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+    if same(ours, theirs):
+        return ours
+    if same(base, ours):
+        return theirs
+    if same(base, theirs):
+        return ours
+    return m.both_changed(path, base, ours, theirs)
+
+
+# -- M7 multi-line text ---------------------------------------------------------------
+
+
+def merge_text(m: Merger, path: Path, base: Any, ours: str, theirs: str) -> Any:
+    """Line-level three-way merge of text; a conflict only where lines conflict."""
+    merged = merge_lines(base if isinstance(base, str) else "", ours, theirs)
+    if merged is None:
+        return m.conflict("modify/modify", base, ours, theirs)
+    return merged
+
+
+def merge_lines(base: str, ours: str, theirs: str) -> str | None:
+    """The merged text, or None when some line was changed differently on both sides."""
+    from .sequence import Slot, merge_sequences
+
+    def changed_both(i: int, b: Any, o: Any, t: Any) -> Slot:
+        return Slot((o, t), "conflict")
+
+    slots = merge_sequences(
+        base.splitlines(keepends=True),
+        ours.splitlines(keepends=True),
+        theirs.splitlines(keepends=True),
+        lambda x: x,
+        changed_both,
+    )
+    if any(s.origin == "conflict" for s in slots):
+        return None
+    return "".join(s.value for s in slots)
+
+
+# -- deletes, timestamps, counters, locks, status -------------------------------------
+
+
+def delete_vs_modify(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+    """One side deleted what the other changed: a conflict, except a released lock (M12)."""
+    if path and path[-1] == doc.LOCK_FIELD:
+        kept = ours if theirs is MISSING else theirs
+        m.note("lock", path, "one side released the lock, the other changed it: changed lock kept")
+        return kept
+    return m.conflict("delete/modify", base, ours, theirs)
+
+
+def field_rule(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+    """Rules chosen by the field's name, for values both sides changed differently."""
+    name = path[-1] if path else None
+    if not isinstance(name, str):
+        return NOT_HANDLED
+    if name in doc.LATER_WINS_TIMESTAMPS or name in doc.EARLIER_WINS_TIMESTAMPS:
+        return _timestamp(name, ours, theirs)
+    if name in doc.COUNTER_FIELDS and all(_number(v) for v in (ours, theirs)):
+        b = base if _number(base) else 0
+        return ours + theirs - b
+    if name == doc.LOCK_FIELD and isinstance(ours, dict) and isinstance(theirs, dict):
+        return _lock(m, path, base, ours, theirs)
+    if name == doc.STATUS_FIELD and _is_ace_entry(path):
+        return _ace_status(m, path, base, ours, theirs)
+    return NOT_HANDLED
+
+
+def _timestamp(name: str, ours: Any, theirs: Any) -> Any:
+    """M9: the later (``updated``…) or earlier (``created``…) instant; ties keep ours."""
+    o, t = parse_instant(ours), parse_instant(theirs)
+    if o is None or t is None:
+        return NOT_HANDLED
+    later = name in doc.LATER_WINS_TIMESTAMPS
+    if o == t:
+        return ours
+    return (ours if o > t else theirs) if later else (ours if o < t else theirs)
+
+
+def last_modified_by(
+    m: Merger, path: Path, base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any]
+) -> Any:
+    """M9: ``lastModifiedBy`` follows the side whose ``updated`` is later (tie: ours)."""
+    b, o, t = (x.get("lastModifiedBy", MISSING) for x in (base, ours, theirs))
+    if same(b, o) or same(b, t) or o is MISSING or t is MISSING:
+        return m.value(path, b, o, t)
+    ko, kt = (instant_key(_updated(x)) for x in (ours, theirs))
+    return theirs["lastModifiedBy"] if kt > ko else o
+
+
+def _updated(obj: dict[str, Any]) -> Any:
+    for name in ("updated", "updatedAt", "updated_at", "lastUpdated"):
+        if name in obj:
+            return obj[name]
+    return None
+
+
+def _lock(m: Merger, path: Path, base: Any, ours: dict[str, Any], theirs: dict[str, Any]) -> Any:
+    """M12: a lock that expired before the other was acquired loses; overlapping locks conflict."""
+    if _expired_before(ours, theirs):
+        m.note("lock", path, "ours' lock had expired when theirs was acquired: theirs kept")
+        return theirs
+    if _expired_before(theirs, ours):
+        m.note("lock", path, "theirs' lock had expired when ours was acquired: ours kept")
+        return ours
+    return m.conflict("lock", base, ours, theirs)
+
+
+def _expired_before(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    expires = parse_instant(first.get("expiresAt"))
+    acquired = parse_instant(second.get("acquiredAt"))
+    return expires is not None and acquired is not None and expires <= acquired
+
+
+def _is_ace_entry(path: Path) -> bool:
+    """A field of an element of playbook.entries/items merged by identity (ACE entries)."""
+    return len(path) >= 4 and isinstance(path[-2], tuple) and doc.is_playbook_log(path[:-2])
+
+
+def _ace_status(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+    """M13 exception: for ACE entries, deprecated or quarantined wins over active."""
+    rank = doc.ACE_STATUS_PRECEDENCE
+    ro, rt = rank.get(ours), rank.get(theirs)
+    if ro is not None and rt is not None and ro != rt:
+        winner = ours if ro > rt else theirs
+        m.note("ace-status", path, f"status {winner!r} wins over 'active' (ACE)")
+        return winner
+    return m.conflict("status", base, ours, theirs)
+
+
+# -- after an object merged from two changed sides ------------------------------------
+
+
+def after_object(
+    m: Merger,
+    path: Path,
+    base: dict[str, Any],
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+    out: dict[str, Any],
+) -> None:
+    """Record a sequence conflict in the changeLog (M8); recompute playbook metrics (M10)."""
+    seq = m.sequence_conflicts.pop(path, None)
+    log = out.get(doc.CHANGELOG_FIELD)
+    if seq is not None and isinstance(log, list):
+        o, t, new = seq
+        out[doc.CHANGELOG_FIELD] = [*log, _merge_change(m, log, o, t, new)]
+    if path and path[-1] == doc.PLAYBOOK_KEY and isinstance(out.get(doc.METRICS_FIELD), dict):
+        _recompute_metrics(m, path, out)
+
+
+def _merge_change(m: Merger, log: list[Any], o: Any, t: Any, new: Any) -> dict[str, Any]:
+    return {
+        "sequence": new,
+        "timestamp": m.options.now or _latest_timestamp(log),
+        "agent": dict(TOOL_AGENT),
+        "operation": "merge",
+        "reason": f"git-vcontext merged concurrent edits at sequence {o} (ours) and {t} (theirs)",
+    }
+
+
+def _latest_timestamp(log: list[Any]) -> str:
+    stamps = [e.get("timestamp") for e in log if isinstance(e, dict)]
+    valid = [s for s in stamps if parse_instant(s) is not None]
+    return str(max(valid, key=instant_key)) if valid else "1970-01-01T00:00:00Z"
+
+
+def _recompute_metrics(m: Merger, path: Path, playbook: dict[str, Any]) -> None:
+    from ..playbook import recompute_metrics
+
+    new = recompute_metrics(playbook)
+    if canonical(new) != canonical(playbook[doc.METRICS_FIELD]):
+        playbook[doc.METRICS_FIELD] = new
+        m.note(
+            "metrics-recomputed",
+            (*path, doc.METRICS_FIELD),
+            "playbook metrics recomputed from the merged log",
+        )
+
+
+def conflict_value(node: ConflictNode) -> Any:
+    """Ours' value of a conflict (what the merged data holds)."""
+    return node.ours

@@ -1,0 +1,272 @@
+"""Real git merges through the installed driver: what agents do to shared documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_cli, run_git
+
+TODO = "memory/todo.vcontext.json"
+
+
+def doc(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"vContextInfo": {"version": "0.4"}, "todoList": {**extra, "items": list(items)}}
+
+
+def item(i: str, **fields: Any) -> dict[str, Any]:
+    return {"id": i, "title": i.upper(), "status": "pending", **fields}
+
+
+def write(repo: Path, rel: str, data: Any) -> None:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def commit(repo: Path, message: str) -> None:
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", message)
+
+
+def read(repo: Path, rel: str = TODO) -> Any:
+    return json.loads((repo / rel).read_text())
+
+
+@pytest.fixture
+def repo(git_repo: Path) -> Path:
+    """A repository with the driver installed and a base todo list on main."""
+    proc = run_cli("install", cwd=git_repo)
+    assert proc.returncode == 0, proc.stderr
+    write(git_repo, TODO, doc(item("t1"), item("t2")))
+    commit(git_repo, "base")
+    return git_repo
+
+
+def branch_edit(repo: Path, branch: str, data: Any, rel: str = TODO, start: str = "main") -> None:
+    run_git(repo, "checkout", "-q", "-b", branch, start)
+    write(repo, rel, data)
+    commit(repo, f"{branch} edits")
+    run_git(repo, "checkout", "-q", "main")
+
+
+def test_m3_both_agents_append_items(repo: Path) -> None:
+    branch_edit(repo, "agent-a", doc(item("t1"), item("t2"), item("a1")))
+    write(repo, TODO, doc(item("t1"), item("t2"), item("b1")))
+    commit(repo, "main appends")
+    merge = run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 0, merge.stderr
+    assert [i["id"] for i in read(repo)["todoList"]["items"]] == ["t1", "t2", "b1", "a1"]
+
+
+def test_m2_neighbouring_fields_merge_where_lines_would_conflict(repo: Path) -> None:
+    branch_edit(repo, "agent-a", doc(item("t1", status="completed"), item("t2")))
+    write(repo, TODO, doc(item("t1", title="Auth"), item("t2")))
+    commit(repo, "main renames")
+    assert run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False).returncode == 0
+    assert read(repo)["todoList"]["items"][0] == item("t1", title="Auth", status="completed")
+
+
+def test_m15_same_field_changed_differently_leaves_markers_and_fails(repo: Path) -> None:
+    branch_edit(repo, "agent-a", doc(item("t1", status="completed"), item("t2")))
+    write(repo, TODO, doc(item("t1", status="blocked"), item("t2")))
+    commit(repo, "main blocks")
+    merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 1
+    assert "CONFLICT" in merge.stdout
+    assert "/todoList/items/0/status (status)" in merge.stderr
+    text = (repo / TODO).read_text()
+    assert text.count("<<<<<<< ") == 1 and '"status": "blocked"' in text
+    assert "UU " + TODO in run_git(repo, "status", "--porcelain").stdout
+
+
+def test_m15_diff3_conflict_style_adds_the_base_section(repo: Path) -> None:
+    run_git(repo, "config", "merge.conflictStyle", "diff3")
+    branch_edit(repo, "agent-a", doc(item("t1", status="completed"), item("t2")))
+    write(repo, TODO, doc(item("t1", status="blocked"), item("t2")))
+    commit(repo, "main blocks")
+    run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    text = (repo / TODO).read_text()
+    assert "||||||| " in text.replace("|||||||\n", "||||||| \n")
+    assert text.count('"status": "pending"') == 2  # t2, and t1's base section
+
+
+def test_m15_structured_conflicts_from_git_config(repo: Path) -> None:
+    run_git(repo, "config", "merge.vcontext.conflictStyle", "structured")
+    branch_edit(repo, "agent-a", doc(item("t1", status="completed"), item("t2")))
+    write(repo, TODO, doc(item("t1", status="blocked"), item("t2")))
+    commit(repo, "main blocks")
+    assert run_git(repo, "merge", "--no-edit", "agent-a", check=False).returncode == 1
+    merged = read(repo)  # still valid JSON
+    conflicts = merged["vContextInfo"]["metadata"]["conflictResolution"]["conflicts"]
+    assert conflicts[0]["path"] == "$.todoList.items[0].status"
+    assert merged["todoList"]["items"][0]["status"] == "blocked"  # ours' value
+
+
+def _playbook(*events: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "vContextInfo": {"version": "0.4"},
+        "playbook": {
+            "version": 1,
+            "created": "2025-01-01T00:00:00Z",
+            "updated": "2025-01-01T00:00:00Z",
+            "items": list(events),
+        },
+    }
+
+
+def _event(eid: str, target: str, day: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "eventId": eid,
+        "targetId": target,
+        "operation": "append",
+        "kind": "rule",
+        "narrative": {"Overview": eid},
+        "createdAt": f"2025-01-{day:02d}T00:00:00Z",
+        **fields,
+    }
+
+
+def test_m6_playbook_events_from_both_agents(repo: Path) -> None:
+    rel = ".vcontext/playbook.json"
+    write(repo, rel, _playbook(_event("e1", "x", 1)))
+    commit(repo, "playbook")
+    branch_edit(repo, "agent-a", _playbook(_event("e1", "x", 1), _event("a1", "y", 3)), rel)
+    write(repo, rel, _playbook(_event("e1", "x", 1), _event("b1", "z", 2)))
+    commit(repo, "main learns")
+    assert run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False).returncode == 0
+    assert [e["eventId"] for e in read(repo, rel)["playbook"]["items"]] == ["e1", "b1", "a1"]
+
+
+def test_m11_fork_merged_into_parent_leaves_no_fork_block(repo: Path) -> None:
+    plan = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {
+            "uid": "u-1",
+            "title": "P",
+            "status": "draft",
+            "sequence": 3,
+            "items": [item("p1")],
+        },
+    }
+    rel = "plan.vcontext.json"
+    write(repo, rel, plan)
+    commit(repo, "plan")
+    forked = json.loads(json.dumps(plan))
+    forked["plan"]["fork"] = {
+        "parentUid": "u-1",
+        "parentSequence": 3,
+        "forkedAt": "2025-01-01T00:00:00Z",
+        "mergeStatus": "unmerged",
+    }
+    forked["plan"]["items"].append(item("p2"))
+    forked["plan"]["sequence"] = 4
+    branch_edit(repo, "agents/bob", forked, rel)
+    parent = json.loads(json.dumps(plan))
+    parent["plan"]["status"] = "approved"
+    parent["plan"]["sequence"] = 4
+    write(repo, rel, parent)
+    commit(repo, "approve")
+    assert run_git(repo, "merge", "-q", "--no-edit", "agents/bob", check=False).returncode == 0
+    merged = read(repo, rel)["plan"]
+    assert "fork" not in merged
+    assert merged["status"] == "approved" and [i["id"] for i in merged["items"]] == ["p1", "p2"]
+    assert merged["sequence"] == 5
+
+
+def test_m1_add_add_with_no_base(repo: Path) -> None:
+    rel = "new.vcontext.json"
+    branch_edit(repo, "agent-a", doc(item("a1")), rel)
+    write(repo, rel, doc(item("b1")))
+    commit(repo, "main adds")
+    assert run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False).returncode == 0
+    assert [i["id"] for i in read(repo, rel)["todoList"]["items"]] == ["b1", "a1"]
+
+
+def test_rebase_and_cherry_pick_go_through_the_driver(repo: Path) -> None:
+    branch_edit(repo, "agent-a", doc(item("t1", status="completed"), item("t2")))
+    write(repo, TODO, doc(item("t1"), item("t2", status="inProgress")))
+    commit(repo, "main edits t2")
+    run_git(repo, "checkout", "-q", "-b", "picked", "main")
+    assert run_git(repo, "cherry-pick", "agent-a", check=False).returncode == 0
+    items = read(repo)["todoList"]["items"]
+    assert [i["status"] for i in items] == ["completed", "inProgress"]
+    run_git(repo, "checkout", "-q", "agent-a")
+    assert run_git(repo, "rebase", "-q", "main", check=False).returncode == 0
+    assert [i["status"] for i in read(repo)["todoList"]["items"]] == ["completed", "inProgress"]
+
+
+def test_criss_cross_merge_with_a_virtual_base(repo: Path) -> None:
+    """Two merges crossing: git merges the two bases first (through the driver)."""
+    branch_edit(repo, "a", doc(item("t1"), item("t2"), item("a1")))
+    branch_edit(repo, "b", doc(item("t1"), item("t2"), item("b1")))
+    run_git(repo, "checkout", "-q", "a")
+    run_git(repo, "merge", "-q", "--no-edit", "b")
+    run_git(repo, "checkout", "-q", "b")
+    run_git(repo, "merge", "-q", "--no-edit", "a~1")
+    write(repo, TODO, {**read(repo), "todoList": {**read(repo)["todoList"], "tags": ["b"]}})
+    commit(repo, "b tags")
+    run_git(repo, "checkout", "-q", "a")
+    write(repo, TODO, doc(*read(repo)["todoList"]["items"], item("a2")))
+    commit(repo, "a adds a2")
+    merge = run_git(repo, "merge", "--no-edit", "b", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    merged = read(repo)["todoList"]
+    assert {i["id"] for i in merged["items"]} == {"t1", "t2", "a1", "b1", "a2"}
+    assert merged["tags"] == ["b"]
+
+
+def test_path_with_spaces_and_quotes(repo: Path) -> None:
+    rel = "agent's notes/my todo.vcontext.json"
+    write(repo, rel, doc(item("t1")))
+    commit(repo, "notes")
+    branch_edit(repo, "agent-a", doc(item("t1"), item("a1")), rel)
+    write(repo, rel, doc(item("t1", status="completed")))
+    commit(repo, "main completes")
+    assert run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False).returncode == 0
+    assert read(repo, rel)["todoList"]["items"][1]["id"] == "a1"
+
+
+def test_m16_unparsable_side_gives_a_line_merge_and_a_conflict(repo: Path) -> None:
+    run_git(repo, "checkout", "-q", "-b", "broken")
+    (repo / TODO).write_text((repo / TODO).read_text().replace('"t2",', '"t2"'))
+    commit(repo, "broken json")
+    run_git(repo, "checkout", "-q", "main")
+    write(repo, TODO, doc(item("t1", status="completed"), item("t2")))
+    commit(repo, "main completes")
+    merge = run_git(repo, "merge", "--no-edit", "broken", check=False)
+    assert merge.returncode == 1
+    assert "merged by lines" in merge.stderr
+    text = (repo / TODO).read_text()
+    assert '"status": "completed"' in text  # ours' change is still there
+
+
+def test_jsonl_event_logs_merge_by_event_id(repo: Path) -> None:
+    rel = ".work/events.jsonl"
+
+    def line(i: int) -> str:
+        return json.dumps(
+            {
+                "event_id": f"evt-{i}",
+                "event_type": "x",
+                "timestamp": f"2026-01-06T12:0{i}:00.000Z",
+                "actor": "a",
+                "data": {},
+            }
+        )
+
+    (repo / ".work").mkdir()
+    (repo / rel).write_text(line(1) + "\n")
+    commit(repo, "events")
+    run_git(repo, "checkout", "-q", "-b", "agent-a")
+    (repo / rel).write_text(line(1) + "\n" + line(3) + "\n")
+    commit(repo, "a")
+    run_git(repo, "checkout", "-q", "main")
+    (repo / rel).write_text(line(1) + "\n" + line(2) + "\n")
+    commit(repo, "main")
+    assert run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False).returncode == 0
+    ids = [json.loads(x)["event_id"] for x in (repo / rel).read_text().splitlines()]
+    assert ids == ["evt-1", "evt-2", "evt-3"]

@@ -1,0 +1,277 @@
+"""Merge rules M1-M17 on parsed data (no git): one test per behaviour, rule number in the name."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from git_vcontext.merge import MISSING, MergeOptions, merge3
+from git_vcontext.merge.files import merge_files
+from git_vcontext.merge.textmerge import Markers, merge_lines
+
+
+def todo(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"vContextInfo": {"version": "0.4"}, "todoList": {**extra, "items": list(items)}}
+
+
+def item(i: str, **fields: Any) -> dict[str, Any]:
+    return {"id": i, "title": i.upper(), "status": "pending", **fields}
+
+
+def test_m1_identities_on_data() -> None:
+    o = todo(item("t1"))
+    a = todo(item("t1", status="completed"))
+    assert merge3(o, o, a).data == a
+    assert merge3(o, a, o).data == a
+    assert merge3(o, a, copy.deepcopy(a)).data == a
+
+
+def test_m1_add_add_merges_against_the_empty_document() -> None:
+    r = merge3(MISSING, todo(item("t1")), todo(item("t2")))
+    assert [i["id"] for i in r.data["todoList"]["items"]] == ["t1", "t2"]
+
+
+def test_m1_two_different_containers_added_conflict_as_a_whole() -> None:
+    plan = {"vContextInfo": {"version": "0.4"}, "plan": {"title": "x", "status": "draft"}}
+    r = merge3(MISSING, todo(item("t1")), plan)
+    assert [(c.path, c.kind) for c in r.conflicts] == [("", "add/add")]
+
+
+def test_m2_delete_vs_unchanged_deletes_and_delete_vs_modify_conflicts() -> None:
+    o = todo(item("t1", priority="low"))
+    gone = todo(item("t1"))
+    assert merge3(o, gone, o).data == gone
+    r = merge3(o, gone, todo(item("t1", priority="high")))
+    assert [(c.path, c.kind, c.ours, c.theirs) for c in r.conflicts] == [
+        ("/todoList/items/0/priority", "delete/modify", MISSING, "high")
+    ]
+
+
+def test_m2_keys_added_on_both_sides_merge_against_empty() -> None:
+    o = todo(item("t1"))
+    a = todo(item("t1", meta={"a": 1}))
+    b = todo(item("t1", meta={"b": 2}))
+    assert merge3(o, a, b).data["todoList"]["items"][0]["meta"] == {"a": 1, "b": 2}
+
+
+def test_m3_elements_without_the_key_merge_by_position_among_themselves() -> None:
+    o = todo(item("t1"), {"title": "loose", "status": "pending"})
+    a = todo(item("t1", status="completed"), {"title": "loose", "status": "pending"})
+    b = todo(item("t1"), {"title": "loose", "status": "blocked"})
+    items = merge3(o, a, b).data["todoList"]["items"]
+    assert items == [item("t1", status="completed"), {"title": "loose", "status": "blocked"}]
+
+
+def test_m3_both_sides_add_the_same_id_merge_against_empty() -> None:
+    o = todo(item("t1"))
+    a = todo(item("t1"), item("t9", priority="high"))
+    b = todo(item("t1"), item("t9", tags=["x"]))
+    assert merge3(o, a, b).data["todoList"]["items"][1] == item("t9", priority="high", tags=["x"])
+
+
+def test_m3_concurrent_insertions_at_the_same_place_ours_first_in_both_orders() -> None:
+    o = todo(item("t1"), item("t2"))
+    a = todo(item("t1"), item("a"), item("t2"))
+    b = todo(item("t1"), item("b"), item("t2"))
+    ids = [i["id"] for i in merge3(o, a, b).data["todoList"]["items"]]
+    assert ids == ["t1", "a", "b", "t2"]
+    ids = [i["id"] for i in merge3(o, b, a).data["todoList"]["items"]]
+    assert ids == ["t1", "b", "a", "t2"]
+
+
+def test_m4_deletion_vs_change_of_the_same_element_conflicts() -> None:
+    o = {"list": ["a", "b", "c"]}
+    r = merge3(o, {"list": ["a", "c"]}, {"list": ["a", "B", "c"]})
+    assert [(c.kind, c.base, c.ours, c.theirs) for c in r.conflicts] == [
+        ("delete/modify", "b", MISSING, "B")
+    ]
+
+
+def test_m5_missing_set_field_is_the_empty_set() -> None:
+    o = todo(item("t1", tags=["a"]))
+    a = todo(item("t1"))  # ours removed the whole field: removes "a"
+    b = todo(item("t1", tags=["a", "b"]))
+    assert merge3(o, a, b).data["todoList"]["items"][0]["tags"] == ["b"]
+
+
+def test_m6_event_logs_union_in_both_orders() -> None:
+    def pb(*events: dict[str, Any]) -> dict[str, Any]:
+        return {"playbook": {"items": list(events)}}
+
+    e1 = {"eventId": "e1", "targetId": "x", "createdAt": "2025-01-01T00:00:00Z"}
+    ea = {"eventId": "ea", "targetId": "x", "createdAt": "2025-01-03T00:00:00Z"}
+    eb = {"eventId": "eb", "targetId": "y", "createdAt": "2025-01-02T00:00:00+05:00"}
+    one = merge3(pb(e1), pb(e1, ea), pb(e1, eb)).data
+    two = merge3(pb(e1), pb(e1, eb), pb(e1, ea)).data
+    assert one == two
+    assert [e["eventId"] for e in one["playbook"]["items"]] == ["e1", "eb", "ea"]
+
+
+def test_m6_event_modified_on_both_sides_differently_conflicts() -> None:
+    e1 = {"eventId": "e1", "targetId": "x", "reason": "a"}
+    r = merge3(
+        {"playbook": {"items": [e1]}},
+        {"playbook": {"items": [{**e1, "reason": "b"}]}},
+        {"playbook": {"items": [{**e1, "reason": "c"}]}},
+    )
+    assert [c.path for c in r.conflicts] == ["/playbook/items/0"]
+
+
+def test_m7_text_lines_changed_on_both_sides_conflict() -> None:
+    assert merge_lines("a\nb\n", "a\nB1\n", "a\nB2\n", Markers())[1] == 1
+    o = todo(item("t1", note="a\nb\n"))
+    r = merge3(o, todo(item("t1", note="a\nB1\n")), todo(item("t1", note="a\nB2\n")))
+    assert [c.path for c in r.conflicts] == ["/todoList/items/0/note"]
+
+
+def test_m8_decreased_sequence_is_a_violation_and_max_wins() -> None:
+    o = todo(item("t1"), sequence=5)
+    r = merge3(o, todo(item("t1"), sequence=3), todo(item("t1", status="completed"), sequence=5))
+    assert r.data["todoList"]["sequence"] == 5
+    assert [n.kind for n in r.notes] == ["sequence-decrease"]
+    # M1 comes first: when theirs changed nothing at all, ours is the result as it is
+    assert merge3(o, todo(item("t1"), sequence=3), o).data["todoList"]["sequence"] == 3
+
+
+def test_m8_missing_sequence_counts_as_zero_and_item_sequences_follow_too() -> None:
+    o = todo(item("t1"))
+    a = todo(item("t1", sequence=1, status="completed"))
+    b = todo(item("t1", sequence=1, title="New"))
+    merged = merge3(o, a, b).data["todoList"]["items"][0]
+    assert merged["sequence"] == 2 and merged["status"] == "completed"
+
+
+def test_m8_changelog_merge_entry_uses_the_given_time() -> None:
+    o = todo(item("t1"), sequence=1, changeLog=[])
+    a = todo(item("t1", status="completed"), sequence=2, changeLog=[])
+    b = todo(item("t2"), sequence=2, changeLog=[])
+    r = merge3(o, a, b, MergeOptions(now="2026-02-03T04:05:06Z"))
+    entry = r.data["todoList"]["changeLog"][-1]
+    assert entry["operation"] == "merge" and entry["sequence"] == 3
+    assert entry["timestamp"] == "2026-02-03T04:05:06Z"
+    assert entry["agent"]["type"] == "system" and "2 (ours) and 2 (theirs)" in entry["reason"]
+
+
+def test_m9_equal_instants_keep_ours_spelling() -> None:
+    o = todo(item("t1", updated="2025-01-01T00:00:00Z"))
+    a = todo(item("t1", updated="2025-01-02T01:00:00+01:00"))
+    b = todo(item("t1", updated="2025-01-02T00:00:00Z"))
+    assert merge3(o, a, b).data["todoList"]["items"][0]["updated"] == "2025-01-02T01:00:00+01:00"
+
+
+def test_m10_counters_with_missing_base_add_up() -> None:
+    entry = {"id": "e", "kind": "rule", "text": "x"}
+
+    def ace(**counts: int) -> dict[str, Any]:
+        return {"playbook": {"entries": [{**entry, **counts}]}}
+
+    r = merge3(ace(), ace(helpfulCount=2), ace(helpfulCount=3))
+    assert r.data["playbook"]["entries"][0]["helpfulCount"] == 5
+
+
+def test_m11_a_fork_block_is_never_taken_from_theirs_even_if_ours_is_unchanged() -> None:
+    o = {"vContextInfo": {"version": "0.4"}, "plan": {"uid": "u", "sequence": 1, "items": []}}
+    b = copy.deepcopy(o)
+    b["plan"]["fork"] = {"parentUid": "u", "parentSequence": 1, "mergeStatus": "unmerged"}
+    b["plan"]["items"].append(item("p1"))
+    raw = [__import__("json").dumps(x).encode() for x in (o, o, b)]
+    out = merge_files(raw[0], raw[1], raw[2], path="p.vcontext.json")
+    merged = __import__("json").loads(out.output)
+    assert "fork" not in merged["plan"] and merged["plan"]["items"] == [item("p1")]
+
+
+def test_m12_released_lock_vs_unchanged_is_released_and_vs_changed_keeps_the_change() -> None:
+    lock = {"agent": {"id": "a"}, "acquiredAt": "2025-01-01T00:00:00Z"}
+    o = todo(item("t1", lockedBy=lock))
+    released = todo(item("t1"))
+    assert merge3(o, released, o).data == released
+    moved = todo(item("t1", lockedBy={**lock, "expiresAt": "2025-01-02T00:00:00Z"}))
+    r = merge3(o, released, moved)
+    assert r.clean and r.data == moved and [n.kind for n in r.notes] == ["lock"]
+
+
+def test_m13_deprecated_vs_quarantined_ace_status_conflicts() -> None:
+    e = {"id": "e", "kind": "rule", "text": "x", "status": "active"}
+
+    def ace(status: str) -> dict[str, Any]:
+        return {"playbook": {"entries": [{**e, "status": status}]}}
+
+    r = merge3(ace("active"), ace("deprecated"), ace("quarantined"))
+    assert [c.kind for c in r.conflicts] == ["status"]
+
+
+def test_m15_conflict_data_holds_ours_value_and_pointer() -> None:
+    o = todo(item("t1"))
+    r = merge3(o, todo(item("t1", title="A")), todo(item("t1", title="B")))
+    assert r.data == todo(item("t1", title="A"))
+    assert r.conflicts[0].to_json() == {
+        "path": "/todoList/items/0/title",
+        "kind": "modify/modify",
+        "base": "T1",
+        "ours": "A",
+        "theirs": "B",
+    }
+
+
+def test_m15_structured_style_goes_into_the_fork_when_there_is_one() -> None:
+    import json
+
+    fork = {"parentUid": "u", "parentSequence": 1, "mergeStatus": "unmerged"}
+
+    def plan(title: str) -> bytes:
+        doc = {
+            "vContextInfo": {"version": "0.4"},
+            "plan": {"uid": "u2", "title": title, "status": "draft", "fork": fork},
+        }
+        return json.dumps(doc, indent=2).encode()
+
+    out = merge_files(plan("a"), plan("b"), plan("c"), path="p.vcontext.json", structured=True)
+    merged = json.loads(out.output)
+    assert not out.clean and out.status == "conflict"
+    assert merged["plan"]["fork"]["mergeStatus"] == "conflict"
+    assert merged["plan"]["fork"]["conflictResolution"]["conflicts"][0]["path"] == "$.plan.title"
+
+
+def test_m16_binary_input_keeps_ours_and_reports_a_conflict() -> None:
+    out = merge_files(b"{}", b'{"a": 1}', b"\x00\x01binary")
+    assert out.output == b'{"a": 1}' and not out.clean and out.status == "fallback"
+
+
+def test_m16_clean_line_merge_of_unparsable_input_is_still_not_trusted_unless_it_parses() -> None:
+    base = b'{\n  "a": 1,\n  "b": 2\n}\n'
+    ours = b'{\n  "a": 1,\n  "b": 2,\n}\n'  # trailing comma: not JSON
+    out = merge_files(base, ours, base.replace(b'"a": 1', b'"a": 3'), path="x.json")
+    assert out.status == "fallback" and not out.clean
+
+
+def test_m17_deterministic_output() -> None:
+    o = todo(item("t1"), sequence=1, changeLog=[])
+    a = todo(item("t1", status="completed"), sequence=2, changeLog=[])
+    b = todo(item("t2"), sequence=2, changeLog=[])
+    raw = [__import__("json").dumps(x, indent=2).encode() for x in (o, a, b)]
+    opts = MergeOptions(now="2026-01-01T00:00:00Z")
+    first = merge_files(*raw, path="t.vcontext.json", options=opts).output
+    assert all(
+        merge_files(*raw, path="t.vcontext.json", options=opts).output == first for _ in range(3)
+    )
+
+
+def test_m15_many_conflicts_still_give_whole_line_blocks_and_data() -> None:
+    import json
+
+    n = 260  # above the per-conflict rendering limit: blocks come from one line diff
+
+    def side(status: str) -> bytes:
+        items = [item(f"t{i}", status=status) for i in range(n)]
+        return json.dumps(todo(*items), indent=2).encode()
+
+    out = merge_files(side("pending"), side("completed"), side("blocked"), path="t.vcontext.json")
+    text = out.output.decode()
+    assert out.status == "conflict" and len(out.result.conflicts) == n  # type: ignore[union-attr]
+    assert text.count("<<<<<<< ours\n") == n and text.count(">>>>>>> theirs\n") == n
+    resolved = "\n".join(
+        ln
+        for ln in text.splitlines()
+        if not ln.startswith(("<<<<<<<", "=======", ">>>>>>>")) and '"blocked"' not in ln
+    )
+    assert [i["status"] for i in json.loads(resolved)["todoList"]["items"]] == ["completed"] * n
