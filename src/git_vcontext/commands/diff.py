@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 
 from ..diff.files import FileDiff, compare, unified
 from ..diff.report import render_files
 from ..errors import ExitCode, OperationalError
 from ..fsio import read_bytes, write_output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 DEV_NULL = "/dev/null"
 _MODE = re.compile(r"(?:[0-7]{6}|\.)\Z")
@@ -89,7 +91,7 @@ def _two_files(args: Sequence[str], cached: bool, paths: Sequence[str]) -> bool:
     """``OLD NEW`` (also the difftool form ``LOCAL REMOTE``): two existing files or /dev/null."""
     if len(args) != 2 or cached or paths:
         return False
-    return all(a == DEV_NULL or Path(a).is_file() for a in args) and list(args) != [DEV_NULL] * 2
+    return all(a == DEV_NULL or os.path.isfile(a) for a in args) and list(args) != [DEV_NULL] * 2
 
 
 def _files(old_file: str, new_file: str) -> FileDiff:

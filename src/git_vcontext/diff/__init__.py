@@ -20,14 +20,35 @@ or not this package has been imported before.
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
-from typing import Any
 
-from .core import diff
-from .model import ABSENT, FORMAT_VERSION, Change, DiffResult
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .core import diff
+    from .model import ABSENT, FORMAT_VERSION, Change, DiffResult
 
 __all__ = ["ABSENT", "FORMAT_VERSION", "Change", "DiffResult", "diff"]
+
+# loaded on first use, so ``textconv`` (same package) does not pay for the diff engine
+_LAZY = {
+    "diff": ".core",
+    "ABSENT": ".model",
+    "FORMAT_VERSION": ".model",
+    "Change": ".model",
+    "DiffResult": ".model",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
 
 
 class _CallableModule(types.ModuleType):
@@ -35,6 +56,8 @@ class _CallableModule(types.ModuleType):
     making the module callable keeps ``git_vcontext.diff(old, new)`` working afterwards."""
 
     def __call__(self, old: Any, new: Any) -> DiffResult:
+        from .core import diff
+
         return diff(old, new)
 
 

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import bisect
-import dataclasses
-import difflib
 from collections import Counter
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from ..document import IDENTITY_KEYS, is_changelog, is_playbook_log
 from ..values import canonical, pointer, same
-from .here import Here, id_label, title_label
-from .identity import EVENT_KEYS, Identity, Indexed, identify
+from .identity import EVENT_KEYS, identify
+from .labels import id_label, title_label
 from .model import ABSENT
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
     from .core import Walker
+    from .here import Here
+    from .identity import Identity, Indexed
 
 EVENT_REMOVED = "append-only log: event removed"
 EVENT_MODIFIED = "append-only log: event modified"
@@ -35,13 +37,13 @@ def diff_array(w: Walker, old: list[Any], new: list[Any], here: Here) -> None:
         _Keyed(w, here, identity).run(old, new)
 
 
-@dataclasses.dataclass(frozen=True)
 class _Keyed:
     """One keyed array pair: removals, then additions, moves and edits in new order."""
 
-    w: Walker
-    here: Here
-    identity: Identity
+    def __init__(self, w: Walker, here: Here, identity: Identity) -> None:
+        self.w = w
+        self.here = here
+        self.identity = identity
 
     @property
     def event(self) -> bool:
@@ -87,7 +89,7 @@ class _Keyed:
         if self.event:  # events are immutable: say so on every edit inside one
             changes = self.w.changes
             for n in range(start, len(changes)):
-                changes[n] = dataclasses.replace(changes[n], note=EVENT_MODIFIED)
+                changes[n] = changes[n].noted(EVENT_MODIFIED)
 
 
 def _kind(element: Any, kind: str) -> str:
@@ -132,6 +134,8 @@ def aligned(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
     """Arrays without identity (M4): equal elements match; replaced ones pair by position."""
     a = [canonical(e) for _, e in old]
     b = [canonical(e) for _, e in new]
+    import difflib  # only arrays without identity need it
+
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..document import (
     CONTAINER_KEYS,
     EXTRA_CONTAINER_KEYS,
@@ -14,7 +12,13 @@ from ..document import (
 )
 from ..values import JsonValue, pointer, same
 from .here import Here
-from .model import ABSENT, Change, DiffResult, Op
+from .model import Change, DiffResult
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .model import Op
 
 MAX_WALK_DEPTH = 200
 """Below this depth subtrees are compared whole (keeps recursion bounded for any input)."""
@@ -131,6 +135,3 @@ def diff(old: JsonValue, new: JsonValue) -> DiffResult:
     walker = Walker()
     walker.value(old, new, Here())
     return DiffResult(tuple(walker.changes))
-
-
-__all__ = ["ABSENT", "Change", "DiffResult", "diff"]

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
-from typing import Any
-
-from ..codecs import Document, format_from_content, format_from_name, parse
+from ..codecs import format_from_content, format_from_name, parse
 from ..errors import ParseError
-from .core import diff
-from .model import DiffResult
+from ..record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..codecs import Document
+    from .model import DiffResult
 
 
-@dataclass(frozen=True)
+@record
 class FileDiff:
     """The outcome for one file: a structural result, or why not and a line diff instead."""
 
@@ -57,6 +59,8 @@ def compare(old: bytes | None, new: bytes | None, *, old_path: str | None,
         return FileDiff(old_path, new_path, None, exc.one_line(), text, same_bytes, renamed)
     old_data = skeleton(new_doc.data if new_doc else None) if old_doc is None else old_doc.data
     new_data = skeleton(old_data) if new_doc is None else new_doc.data
+    from .core import diff
+
     result = diff(old_data, new_data)
     return FileDiff(old_path, new_path, result, same_bytes=same_bytes, renamed=renamed)
 
@@ -101,6 +105,8 @@ def unified(old: bytes | None, new: bytes | None, old_path: str | None,
     b_name = f"b/{new_path}" if new_path else "/dev/null"
     if b"\0" in (old or b"") or b"\0" in (new or b""):
         return "" if old == new else f"Binary files {a_name} and {b_name} differ\n"
+    import difflib
+
     a = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
     b = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
     lines = difflib.unified_diff(a, b, a_name, b_name)

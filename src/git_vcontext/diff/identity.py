@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from ..document import IDENTITY_KEYS, ITEM_ARRAY_KEYS
+from ..record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Indexed = list[tuple[int, Any]]
 
 EVENT_KEYS = ("eventId", "event_id")
 _EVENT_FIRST = (*EVENT_KEYS, *(k for k in IDENTITY_KEYS if k not in EVENT_KEYS))
 
-Indexed = list[tuple[int, Any]]
 
-
-@dataclass(frozen=True)
+@record
 class Side:
     """One array indexed by identity: position of each id, and elements without one."""
 
@@ -21,7 +23,7 @@ class Side:
     loose: Indexed
 
 
-@dataclass(frozen=True)
+@record
 class Identity:
     """The key that identifies both arrays' elements, with both arrays indexed by it."""
 

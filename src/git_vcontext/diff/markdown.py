@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 
 from . import show
-from .model import Change, DiffResult
 from .render import stat_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .model import Change, DiffResult
 
 _TOP = re.compile(r"[^.\[]+|\[[^\]]*\]")
 

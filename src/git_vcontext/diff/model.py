@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from ..record import record
 
-Op = Literal["add", "remove", "change", "move"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Op = Literal["add", "remove", "change", "move"]
 
 FORMAT_VERSION = 1
 """Version of the diff JSON format (docs/diff-json.md); bumped on incompatible changes."""
@@ -31,7 +34,7 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
-@dataclass(frozen=True)
+@record
 class Change:
     """One difference.
 
@@ -58,6 +61,11 @@ class Change:
     item: str = ""  # anchor of the innermost array element around the change ("" at the top)
     item_title: str | None = None  # that element's title, for readable output
 
+    def noted(self, note: str) -> Change:
+        """The same change with a note for reviewers."""
+        fields = {name: getattr(self, name) for name in self._fields}  # type: ignore[attr-defined]
+        return Change(**{**fields, "note": note})
+
     def to_json(self) -> dict[str, Any]:
         """The JSON form (docs/diff-json.md); absent values are left out."""
         out: dict[str, Any] = {"op": self.op, "path": self.path, "anchor": self.anchor}
@@ -82,7 +90,7 @@ class Change:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class DiffResult:
     """All changes from ``old`` to ``new``, in new-document order (removals first per place)."""
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
+from ..record import record
 from . import show
-from .here import key_label
-from .model import Change, DiffResult
+from .labels import key_label
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .model import Change, DiffResult
 
 
-@dataclass(frozen=True)
+@record
 class Palette:
     """ANSI colours (all empty when colour is off)."""
 

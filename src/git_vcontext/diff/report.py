@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from .files import FileDiff
-from .markdown import code, render_markdown
 from .model import FORMAT_VERSION
 from .render import palette, render_text, stat_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .files import FileDiff
 
 
 def render_files(files: list[FileDiff], *, fmt: str = "text", color: bool = False,
@@ -66,6 +69,8 @@ def _stat_summary(f: FileDiff) -> str:
 
 
 def _markdown(f: FileDiff) -> str:
+    from .markdown import code, render_markdown
+
     if f.result is not None:
         return render_markdown(f.result, title=f.path)
     fence = "```" if "```" not in f.line_diff else "~~~~"

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from typing import Any
 
-from .model import ABSENT, Change
+from .model import ABSENT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .model import Change
 
 MAX_INLINE = 120
 """Longest value shown inline; longer ones are cut with an ellipsis."""
@@ -140,6 +144,8 @@ def set_members(change: Change) -> list[tuple[str, str]]:
 
 def line_diff(old: str, new: str, context: int = 1) -> list[tuple[str, str]]:
     """Changed lines with a little context: ``(" "|"-"|"+"|"…", line)`` pairs."""
+    import difflib  # loaded only when some text changed
+
     out: list[tuple[str, str]] = []
     lines = difflib.unified_diff(old.split("\n"), new.split("\n"), n=context, lineterm="")
     for line in list(lines)[2:]:
@@ -170,6 +176,8 @@ def word_diff(old: str, new: str) -> list[tuple[str, str]] | None:
     """Word-level diff of two long single-line strings (None when they are mostly different)."""
     if "\n" in old or "\n" in new or not long_text(old, new):
         return None
+    import difflib
+
     a, b = _WORD.findall(old), _WORD.findall(new)
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     if matcher.ratio() < 0.5:  # mostly rewritten: old and new whole read better

@@ -15,11 +15,14 @@ whatever its encoding (JSON, TRON) or key order.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..document import is_set_like
-from .here import id_label, key_label, title_label
 from .identity import identify
+from .labels import id_label, key_label, title_label
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _FIRST = (
     "vContextInfo", "vBRIEFInfo", "vAgendaInfo",
