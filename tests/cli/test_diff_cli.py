@@ -174,3 +174,13 @@ def test_textconv_reads_git_temp_files_without_a_telling_name(tmp_path: Path) ->
     path = tmp_path / "XXXXXX_blob"
     path.write_text('{"event_id": "e1", "a": 1}\n{"event_id": "e2", "a": 2}\n')
     assert run_cli("textconv", str(path)).stdout.decode().startswith('[e1].event_id = "e1"\n')
+
+
+def test_an_emptied_file_reads_like_a_deleted_one(tmp_path: Path) -> None:
+    a = _write(tmp_path, "a.vcontext.json", NEW)
+    empty = tmp_path / "b.vcontext.json"
+    empty.write_text("\n")
+    out = run_cli("diff", str(a), str(empty)).stdout.decode().splitlines()
+    assert out[0] == f"diff --vcontext a{a} b{empty}"  # absolute paths as git --no-index shows them
+    assert 'todoList.items[t2]: − "B" [completed]' in out
+    assert run_cli("textconv", str(empty)).stdout == b"\n"

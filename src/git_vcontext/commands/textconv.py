@@ -15,9 +15,11 @@ def run(*, file: str) -> int:
     try:
         doc = load(raw, None if file == "-" else file)
     except ParseError:
-        _write_raw(raw)  # git must still show something, and the diff of the raw text helps
-        return int(ExitCode.OK)
-    write_output(None, textconv(doc.data if doc is not None else None))
+        doc = None
+    if doc is None:  # empty, or not parsable: git must still show something; the raw text helps
+        _write_raw(raw)
+    else:
+        write_output(None, textconv(doc.data))
     return int(ExitCode.OK)
 
 

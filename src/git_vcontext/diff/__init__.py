@@ -16,6 +16,29 @@
 
 The module itself is callable, so ``git_vcontext.diff(old, new)`` works whether
 or not this package has been imported before.
+
+JSON format, version 1 (``git vcontext diff --format json``)::
+
+    {"version": 1,
+     "changes": [{"op": "change", "path": "/todoList/items/1/status",
+                  "anchor": "todoList.items[t2].status", "id": "t2",
+                  "old": "inProgress", "new": "completed", "kind": "value",
+                  "itemTitle": "Review", "file": "todo.vcontext.json"}],
+     "files": [{"path": "todo.vcontext.json", "status": "modified", "changes": 1}]}
+
+Each change has ``op`` (``add`` | ``remove`` | ``change`` | ``move``), ``path``
+(RFC 6901 JSON Pointer; indexes of the new document, of the old one for
+``remove``), ``anchor`` (the same place named by identities), ``kind``
+(``value``, ``item``, ``event``, ``set``, ``text``, ``sequence``, ``fork``,
+``changeLog``, ``rename``), and as applicable: ``id`` (of the innermost element
+with one), ``old``/``new`` (left out when absent; ``null`` is a value),
+``from`` (moves: old pointer), ``after`` (moves: id now before it, ``null`` =
+first), ``added``/``removed`` (sets), ``guess: true`` (matched by title),
+``note`` (e.g. an append-only log entry removed, a sequence decreased),
+``itemTitle``, ``file``. ``files`` lists each file (``status``: added, deleted,
+modified, renamed with ``oldPath``; ``error`` instead of ``changes`` when a side
+does not parse). New fields may be added; ``version`` changes when a field
+changes meaning.
 """
 
 from __future__ import annotations

@@ -66,8 +66,9 @@ def compare(old: bytes | None, new: bytes | None, *, old_path: str | None,
 
 
 def load(raw: bytes | None, name: str | None) -> Document | None:
-    """Parse by name, and by content when the name's format does not fit (None: absent)."""
-    if raw is None:
+    """Parse by name, and by content when the name's format does not fit (None: absent or
+    empty, so an emptied file reads like a deleted one)."""
+    if raw is None or not raw.strip():
         return None
     try:
         return parse(raw, path=name)
@@ -98,11 +99,15 @@ def skeleton(value: Any) -> Any:
     return None
 
 
+def side_name(prefix: str, path: str | None) -> str:
+    """``a/todo.vcontext.json`` as git writes it (``/dev/null`` for an absent side)."""
+    return f"{prefix}/{path.lstrip('/')}" if path else "/dev/null"
+
+
 def unified(old: bytes | None, new: bytes | None, old_path: str | None,
             new_path: str | None) -> str:
     """A plain unified diff (``Binary files ... differ`` for binary content)."""
-    a_name = f"a/{old_path}" if old_path else "/dev/null"
-    b_name = f"b/{new_path}" if new_path else "/dev/null"
+    a_name, b_name = side_name("a", old_path), side_name("b", new_path)
     if b"\0" in (old or b"") or b"\0" in (new or b""):
         return "" if old == new else f"Binary files {a_name} and {b_name} differ\n"
     import difflib

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     Op = Literal["add", "remove", "change", "move"]
 
 FORMAT_VERSION = 1
-"""Version of the diff JSON format (docs/diff-json.md); bumped on incompatible changes."""
+"""Version of the diff JSON format (see ``git_vcontext.diff``); bumped on incompatible changes."""
 
 
 class _Absent:
@@ -67,7 +67,7 @@ class Change:
         return Change(**{**fields, "note": note})
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (docs/diff-json.md); absent values are left out."""
+        """The JSON form (see ``git_vcontext.diff``); absent values are left out."""
         out: dict[str, Any] = {"op": self.op, "path": self.path, "anchor": self.anchor}
         for name in ("id", "old", "new"):
             value = getattr(self, name)

@@ -112,7 +112,7 @@ def _text_change(old: str, new: str, pal: Palette) -> tuple[str, list[str]]:
 
 
 def render_json(result: DiffResult) -> str:
-    """``{"version": 1, "changes": [...]}`` (docs/diff-json.md)."""
+    """``{"version": 1, "changes": [...]}`` (see ``git_vcontext.diff``)."""
     return json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n"
 
 

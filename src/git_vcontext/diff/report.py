@@ -29,8 +29,9 @@ def render_files(files: list[FileDiff], *, fmt: str = "text", color: bool = Fals
 
 def _text(f: FileDiff, color: bool) -> str:
     pal = palette(color)
-    a = f"a/{f.old_path}" if f.old_path else "/dev/null"
-    b = f"b/{f.new_path}" if f.new_path else "/dev/null"
+    from .files import side_name
+
+    a, b = side_name("a", f.old_path), side_name("b", f.new_path)
     lines = [f"{pal.bold}diff --vcontext {a} {b}{pal.reset}"]
     lines += [f"{pal.bold}{line}{pal.reset}" for line in _status_lines(f)]
     if f.result is None:
