@@ -291,10 +291,10 @@ def ace_apply(patch: str, doc: str) -> int:
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--keep", is_flag=True, help="Keep the temporary repository and print its path.")
-def demo(keep: bool) -> int:
+@click.option("--dir", "directory", metavar="DIR", help="Create the demo repository under DIR.")
+def demo(directory: str | None) -> int:
     """Two agents edit the same documents in a temporary repo: merge, diff, validate."""
-    return _run("demo", keep=keep)
+    return _run("demo", directory=directory)
 
 
 # -- the error boundary ---------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable, Sequence
 
@@ -17,6 +18,9 @@ _DRIVER_OPTIONS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``git-vcontext``; returns the exit code."""
+    # Each run is a short process over acyclic JSON data: the cyclic garbage collector
+    # only costs time here (it nearly doubles the time to load a 40 MB playbook).
+    gc.disable()
     args = list(sys.argv[1:] if argv is None else argv)
     fast = _fast_driver(args)
     if fast is not None:

@@ -19,37 +19,34 @@ MAX_DEPTH = 256
 
 
 def same(a: JsonValue, b: JsonValue) -> bool:
-    """Equal as JSON data, strictly: ``true`` is not ``1`` and key order is ignored.
+    """Equal as JSON data, strictly: ``true`` is not ``1``; key order is ignored.
 
     Identity first (the merge engine reuses ours' objects), then Python equality
-    (fast, in C), then ``repr`` to tell booleans from numbers, which Python's
-    ``==`` conflates.  Dicts equal in content but not in key order compare equal.
+    (fast, in C), then a walk that tells booleans from numbers, which Python's
+    ``==`` conflates. ``1`` and ``1.0`` count as the same number.
     """
     if a is b:
         return True
     if a != b:
         return False
-    ta, tb = type(a), type(b)
-    if ta is bool or tb is bool:
-        return ta is tb
-    if ta in (int, float) and tb in (int, float):
-        return True
-    if ta is not tb:
-        return False
-    if ta is str:
-        return True
-    if repr(a) == repr(b):
-        return True
-    return _same_slow(a, b)
+    return _bools_match(a, b)
 
 
-def _same_slow(a: JsonValue, b: JsonValue) -> bool:
-    """Structural walk for containers that are ``==`` but print differently."""
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(map(same, a, b))
-    return same(a, b)
+def _bools_match(a: JsonValue, b: JsonValue) -> bool:
+    """For values already ``==``: no boolean stands where the other has a number."""
+    ta = type(a)
+    if ta is dict:
+        for key, v in a.items():
+            w = b[key]
+            if v is not w and type(v) is not str and not _bools_match(v, w):
+                return False
+        return True
+    if ta is list:
+        for v, w in zip(a, b, strict=True):
+            if v is not w and type(v) is not str and not _bools_match(v, w):
+                return False
+        return True
+    return (ta is bool) == (type(b) is bool)
 
 
 def canonical(value: JsonValue) -> str:

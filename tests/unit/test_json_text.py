@@ -332,3 +332,18 @@ def test_known_invalid_corpus_files_are_reported_with_a_location(shared_dir: Pat
     with pytest.raises(ParseError) as info:
         json_text.loads(bad.read_bytes())
     assert (info.value.line, info.value.column) == (72, 7)
+
+
+@pytest.mark.parametrize("name", sorted(STYLES))
+def test_appending_to_a_log_reuses_the_old_text_in_every_style(name: str) -> None:
+    """Elements added after the very same old ones take the fast path: no re-scan."""
+    raw = json.dumps({"log": [{"e": 1}, {"e": 2}, {"e": 3}]}, **STYLES[name]) + "\n"  # type: ignore[arg-type]
+    doc = json_text.loads(raw)
+    log = doc.data["log"]
+    out = doc.render({"log": [*log, {"e": 4}, {"e": 5}]})
+    assert json.loads(out) == {"log": [{"e": 1}, {"e": 2}, {"e": 3}, {"e": 4}, {"e": 5}]}
+    expected = (
+        json.dumps({"log": [{"e": 1}, {"e": 2}, {"e": 3}, {"e": 4}, {"e": 5}]}, **STYLES[name])
+        + "\n"
+    )  # type: ignore[arg-type]
+    assert out == expected

@@ -8,7 +8,7 @@ import re
 from ..errors import ParseError, parse_error_at
 from ..record import record
 from ..values import MAX_DEPTH, JsonValue, same
-from .text import BOM, decode, deep_offset, exceeds_depth, marker_error, newline_of
+from .text import BOM, data_deeper_than, decode, deep_offset, marker_error, newline_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,7 +81,8 @@ def parse_value(text: str) -> JsonValue:
     end = _WS.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise _located(text, end, "invalid JSON: extra data after the document")
-    if exceeds_depth(text, MAX_DEPTH):
+    many = isinstance(value, (dict, list)) and text.count("[") + text.count("{") > MAX_DEPTH
+    if many and data_deeper_than(value, MAX_DEPTH):
         raise _depth_error(text)
     return value
 
@@ -131,7 +132,7 @@ def detect_separators(text: str) -> tuple[str, str]:
     """Key separator and one-line item separator, read off the first occurrences."""
     key_sep: str | None = None
     item_sep: str | None = None
-    for m in _SEP_TOKEN.finditer(text, 0, min(len(text), 65536)):
+    for m in _SEP_TOKEN.finditer(text, 0, min(len(text), 4096)):  # the head is enough
         tok = m.group()
         if tok[0] == ":" and key_sep is None:
             key_sep = ":" + (" " if tok[1:].strip(" \t") == "" and " " in tok else "")
@@ -238,8 +239,25 @@ class JsonDocument:
         if isinstance(new, dict) and isinstance(old, dict):
             return self._emit_object(new, old, start, inline)
         if isinstance(new, list) and isinstance(old, list):
+            if _appended_only(old, new):
+                return self._emit_appended(new, old, start, end, inline)
             return self._emit_array(new, old, start, inline)
         return self._fresh(new, self._line_indent(start), inline)
+
+    def _emit_appended(
+        self, new: list[Any], old: list[Any], start: int, end: int, inline: bool
+    ) -> str:
+        """Elements added after all old ones (logs): the old text is reused without a scan."""
+        head = _scan_container(self.text, start, limit=2)
+        layout = self._layout(head, start, inline)
+        last = end - 1
+        while self.text[last - 1] in " \t\r\n":
+            last -= 1
+        parts = ["[", self.text[start + 1 : last]]
+        for value in new[len(old) :]:
+            parts += [",", layout.rest, self._like_sibling(value, old, head, 0, layout)]
+        parts += [self.text[last : end - 1], "]"]
+        return "".join(parts)
 
     def _emit_object(
         self, new: dict[str, Any], old: dict[str, Any], start: int, inline: bool
@@ -369,8 +387,18 @@ class _Layout:
         return self.first if i == 0 else self.rest
 
 
-def _scan_container(text: str, start: int) -> _Container:
-    """Positions of the members of the object or array that opens at ``start``."""
+def _appended_only(old: list[Any], new: list[Any]) -> bool:
+    """``new`` is ``old`` (the very same elements, in order) plus elements at the end."""
+    if len(old) < 2 or len(new) <= len(old):
+        return False
+    return all(a is b for a, b in zip(old, new, strict=False))
+
+
+def _scan_container(text: str, start: int, limit: int | None = None) -> _Container:
+    """Positions of the members of the object or array that opens at ``start``.
+
+    With ``limit``, only the first members are scanned (``close`` is then unknown: -1).
+    """
     is_object = text[start] == "{"
     close_char = "}" if is_object else "]"
     members: list[_Member] = []
@@ -391,6 +419,8 @@ def _scan_container(text: str, start: int) -> _Container:
         value_start = pos
         _, value_end = _PLAIN.raw_decode(text, pos)
         members.append(_Member(key, lead_start, item_start, key_end, value_start, value_end))
+        if limit is not None and len(members) >= limit:
+            return _Container(-1, members)
         pos = ws(text, value_end).end()  # type: ignore[union-attr]
         if text[pos] == ",":
             pos += 1

@@ -70,7 +70,7 @@ def newline_of(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
 
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}()]+")
 
 
@@ -86,6 +86,20 @@ def exceeds_depth(text: str, limit: int) -> bool:
             return False
         shape = shorter
     return True
+
+
+def data_deeper_than(value: object, limit: int) -> bool:
+    """Whether parsed data nests deeper than ``limit`` (iterative; stops at the first hit)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:  # type: ignore[attr-defined]
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 def deep_offset(text: str, limit: int) -> int:

@@ -45,10 +45,32 @@ def merge_files(
     markers: Markers | None = None,
     structured: bool = False,
 ) -> FileMerge:
-    """Three-way merge of file contents (``base`` None or empty: both sides added the file)."""
+    """Three-way merge of file contents (``base`` None or empty: both sides added the file).
+
+    Never raises for bad input: a bug inside the structural merge degrades to the
+    line merge (M16) with the reason recorded, so a merge is never lost to a crash.
+    """
+    markers = markers or Markers()
+    try:
+        return _merge_files(base, ours, theirs, path, options, markers, structured)
+    except RecursionError:
+        return fallback(base, ours, theirs, markers, path, ["nesting too deep to merge as data"])
+    except Exception as exc:  # the driver must never lose a merge to a bug
+        why = f"internal error {type(exc).__name__}: {exc}"
+        return fallback(base, ours, theirs, markers, path, [why])
+
+
+def _merge_files(
+    base: bytes | None,
+    ours: bytes,
+    theirs: bytes,
+    path: str | None,
+    options: MergeOptions | None,
+    markers: Markers,
+    structured: bool,
+) -> FileMerge:
     from ..codecs import format_from_content, format_from_name, parse
 
-    markers = markers or Markers()
     if ours == theirs:
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
@@ -121,7 +143,8 @@ def _verified(
     except ParseError as exc:
         return fallback(base, ours, theirs, markers, path, [f"merged output did not parse: {exc}"])
     expected = result.data if result.clean else None
-    if expected is not None and not same(again.data, expected):
+    # plain ==: a rendering slip changes data; bool-for-number is not one it can make
+    if expected is not None and again.data != expected:
         return fallback(base, ours, theirs, markers, path, ["merged output did not read back"])
     return FileMerge(raw, "clean" if result.clean else "conflict", result.clean, result)
 
