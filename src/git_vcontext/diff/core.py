@@ -13,6 +13,7 @@ from ..document import (
 from ..values import JsonValue, pointer, same
 from .here import Here
 from .model import Change, DiffResult
+from .playbook import may_hold_playbook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,4 +135,9 @@ def diff(old: JsonValue, new: JsonValue) -> DiffResult:
     """
     walker = Walker()
     walker.value(old, new, Here())
-    return DiffResult(tuple(walker.changes))
+    changes = walker.changes
+    if may_hold_playbook(new):
+        from .playbook import view_changes
+
+        changes += view_changes(old, new)
+    return DiffResult(tuple(changes))

@@ -60,11 +60,16 @@ class Change:
     note: str | None = None  # something a reviewer should know (append-only violation, ...)
     item: str = ""  # anchor of the innermost array element around the change ("" at the top)
     item_title: str | None = None  # that element's title, for readable output
+    view: bool = False  # a change of a playbook entry's view (derived from new events)
+
+    def replaced(self, **changes: Any) -> Change:
+        """The same change with some fields replaced."""
+        fields = {name: getattr(self, name) for name in self._fields}  # type: ignore[attr-defined]
+        return Change(**{**fields, **changes})
 
     def noted(self, note: str) -> Change:
         """The same change with a note for reviewers."""
-        fields = {name: getattr(self, name) for name in self._fields}  # type: ignore[attr-defined]
-        return Change(**{**fields, "note": note})
+        return self.replaced(note=note)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (see ``git_vcontext.diff``); absent values are left out."""
@@ -87,6 +92,8 @@ class Change:
             out["note"] = self.note
         if self.item_title is not None:
             out["itemTitle"] = self.item_title
+        if self.view:
+            out["view"] = True
         return out
 
 

@@ -37,10 +37,7 @@ def _text(f: FileDiff, color: bool) -> str:
     if f.result is None:
         lines.append(f"{pal.yellow}! not a structural diff: {f.error}{pal.reset}")
         return "\n".join(lines) + "\n" + f.line_diff
-    body = render_text(f.result, color=color)
-    if not body and f.status == "modified":
-        body = "(no data changes: formatting only)\n"
-    return "\n".join(lines) + "\n" + body
+    return "\n".join(lines) + "\n" + render_text(f.result, color=color)
 
 
 def _status_lines(f: FileDiff) -> list[str]:

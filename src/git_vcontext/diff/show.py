@@ -58,7 +58,22 @@ def summary(change: Change) -> str:
         return fork_summary(v)
     if change.kind == "item" and isinstance(v, dict):
         return item_summary(v)
+    if change.kind == "entry" and isinstance(v, dict):
+        return entry_summary(v)
+    if change.kind == "anomaly" and isinstance(v, dict):
+        return f"{v.get('kind')}: {v.get('message')}"
     return value(v)
+
+
+def entry_summary(entry: dict[str, Any]) -> str:
+    """``new rule "Keep pull requests small." [active]`` for a playbook entry's view."""
+    words = ["new", str(entry.get("kind") or "entry")]
+    content = entry.get("title") or entry.get("text")
+    if isinstance(content, str):
+        words.append(quoted(content.split("\n")[0], 60))
+    words.append(f"[{entry.get('status', 'active')}]")
+    counts = [f"{k} {entry[k]}" for k in ("helpfulCount", "harmfulCount") if entry.get(k)]
+    return " ".join(words) + (f" ({', '.join(counts)})" if counts else "")
 
 
 def item_summary(item: dict[str, Any]) -> str:
@@ -78,7 +93,8 @@ def event_summary(event: Any) -> str:
     head = " ".join(str(event[k]) for k in ("operation", "targetId", "type") if k in event)
     if isinstance(event.get("timestamp"), str):
         head += f" at {event['timestamp']}"
-    text = event.get("title") or event.get("text") or event.get("reason")
+    text = next((event[k] for k in ("title", "text", "reason", "deprecatedReason")
+                 if isinstance(event.get(k), str)), None)
     out = head or value(event)
     if isinstance(text, str):
         out += ": " + quoted(text.split("\n")[0], 60)
