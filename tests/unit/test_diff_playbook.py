@@ -90,3 +90,14 @@ def test_anomalies_brought_by_new_events_are_reported() -> None:
     new = _with(_ev("e2", "t", "update", "2025-01-02T00:00:00Z", prevEventId="nope"))
     (anomaly,) = [c for c in diff(BASE, new).changes if c.kind == "anomaly"]
     assert anomaly.new["kind"] == "dangling-prev" and anomaly.anchor == "playbook.anomalies"
+
+
+def test_textconv_follows_the_log_with_each_entrys_view() -> None:
+    from git_vcontext.diff.textconv import textconv
+
+    new = _with(_ev("e2", "t", "deprecate", "2025-01-02T00:00:00Z", prevEventId="e1",
+                    status="deprecated"))
+    before, after = set(textconv(BASE).splitlines()), set(textconv(new).splitlines())
+    assert 'playbook[t].status = "active"' in before
+    assert 'playbook[t].status = "deprecated"' in after - before
+    assert all(line.startswith(("playbook.items[e2].", "playbook[t].")) for line in after - before)

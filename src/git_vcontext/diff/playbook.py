@@ -53,6 +53,26 @@ def _views() -> Any:
         return None
 
 
+def entry_facts(data: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``(anchor, view)`` of every entry of every event-log playbook, for textconv: the
+    fields a diff compares, plus the heads when there are several."""
+    views = _views()
+    if views is None or not may_hold_playbook(data):
+        return []
+    out = []
+    for path, book in views.find_playbooks(data):
+        view = views.playbook_view(book, path=path)
+        if view.kind != "events":
+            continue
+        anchor = ".".join(str(p) for p in path)
+        for entry in view.entries:
+            facts = _visible(entry)
+            if entry.multi_head:
+                facts["heads"] = list(entry.heads)
+            out.append((anchor + id_label(entry.target_id, "targetId"), facts))
+    return out
+
+
 def _playbook(path: tuple[str | int, ...], old: Any, new: dict[str, Any]) -> list[Change]:
     playbook_view = _views().playbook_view
     after = playbook_view(new, path=path)

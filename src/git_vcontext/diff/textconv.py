@@ -9,7 +9,9 @@ read on their own::
 
 Keys come in a fixed order (identities, title, status, kind, then the rest
 alphabetically) and set members sorted, so the same data gives the same text
-whatever its encoding (JSON, TRON) or key order.
+whatever its encoding (JSON, TRON) or key order. A playbook's event log is
+followed by each entry's current view (``playbook[entry-x].status = ...``), so
+``git log -p`` shows what an appended event did to the entry.
 """
 
 from __future__ import annotations
@@ -83,6 +85,10 @@ def textconv(data: Any) -> str:
     """The canonical text of parsed data (a final newline after every line)."""
     writer = _Writer()
     writer.value(data, "", ())
+    from .playbook import entry_facts  # playbooks: each entry's view, derived from its events
+
+    for anchor, facts in entry_facts(data):
+        writer.value(facts, anchor, ("view",))
     writer.out.append("")
     return "\n".join(writer.out)
 
