@@ -184,3 +184,18 @@ def test_an_emptied_file_reads_like_a_deleted_one(tmp_path: Path) -> None:
     assert out[0] == f"diff --vcontext a{a} b{empty}"  # absolute paths as git --no-index shows them
     assert 'todoList.items[t2]: − "B" [completed]' in out
     assert run_cli("textconv", str(empty)).stdout == b"\n"
+
+
+def test_the_same_data_in_json_and_tron_is_no_difference(tmp_path: Path) -> None:
+    pytest.importorskip("git_vcontext.codecs.tron")
+    from git_vcontext import dumps
+
+    a = _write(tmp_path, "a.vcontext.json", OLD)
+    b = tmp_path / "a.vcontext.tron"
+    b.write_text(dumps(OLD, "tron"))
+    proc = run_cli("diff", "--exit-code", str(a), str(b))
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert run_cli("textconv", str(a)).stdout == run_cli("textconv", str(b)).stdout
+    b.write_text(dumps(NEW, "tron"))
+    changed = run_cli("diff", str(a), str(b)).stdout.decode()
+    assert "todoList.items[t2].status: inProgress → completed" in changed

@@ -66,16 +66,21 @@ def test_reformatting_shows_no_changed_lines(repo: Path) -> None:
     assert "\n+" not in run_git(repo, "diff").stdout
 
 
-def test_converting_json_to_tron_shows_no_diff(repo: Path) -> None:
+def test_the_json_and_the_tron_encoding_have_the_same_textconv(repo: Path) -> None:
     pytest.importorskip("git_vcontext.codecs.tron")
     from git_vcontext import dumps
 
     data = json.loads((repo / TODO).read_text())
-    (repo / TODO).unlink()
     (repo / "todo.vcontext.tron").write_text(dumps(data, "tron"))
-    _commit(repo, "to tron")
-    out = run_git(repo, "show", "-M", "HEAD").stdout
-    assert "\n+" not in out.split("rename to", 1)[-1]
+    _commit(repo, "tron twin")
+    blobs = run_git(repo, "diff", "--textconv", f"HEAD:{TODO}", "HEAD:todo.vcontext.tron")
+    assert blobs.stdout == ""  # git compares the two encodings and sees no difference
+    (repo / TODO).unlink()
+    _commit(repo, "json removed")
+    shown = run_git(repo, "show", "HEAD~1", "HEAD", "--format=").stdout
+    added = {ln[1:] for ln in shown.splitlines() if ln.startswith("+") and "=" in ln}
+    removed = {ln[1:] for ln in shown.splitlines() if ln.startswith("-") and "=" in ln}
+    assert added == removed and added  # converting shows the same facts going and coming
 
 
 def test_git_external_diff_gets_a_rename_with_nine_arguments_and_an_added_file(repo: Path) -> None:
