@@ -169,7 +169,7 @@ def validate(paths: Sequence[str], fmt: str) -> int:
 @click.option("--at", "rev", metavar="REV", help="Read the file at a git revision.")
 def view(**options: Any) -> int:
     """A playbook's current view: one entry per targetId, heads resolved."""
-    return _not_yet("view")
+    return _run("view", **options)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -240,41 +240,59 @@ def playbook() -> None:
     """Append correct events to a playbook (never rewrites the log)."""
 
 
+KINDS = click.Choice(["strategy", "learning", "rule", "warning", "note"])
+FEEDBACK = click.Choice(["humanReview", "executionOutcome", "selfReport", "unknown"])
+
+
 @playbook.command("add", context_settings=CONTEXT)
 @click.argument("file")
 @click.option("--target", required=True, metavar="ID", help="targetId of the new entry.")
-@click.option(
-    "--kind", required=True, metavar="KIND", help="strategy, learning, rule, warning, note."
-)
+@click.option("--kind", required=True, type=KINDS)
 @click.option("--title", metavar="TEXT")
 @click.option("--text", metavar="TEXT", help="Entry text (seed 001 style).")
 @click.option("--narrative", multiple=True, metavar="KEY=TEXT", help="Narrative section.")
 @click.option("--tag", multiple=True)
+@click.option("--evidence", multiple=True, metavar="REF", help="PR, incident, link (repeatable).")
+@click.option("--confidence", type=float, metavar="0..1")
+@click.option("--feedback-type", type=FEEDBACK)
+@click.option("--supersedes", multiple=True, metavar="ID", help="targetId this entry replaces.")
+@click.option("--duplicate-of", metavar="ID", help="targetId this entry duplicates.")
+@click.option("--reason", metavar="TEXT", help="Why the event is added.")
 def playbook_add(**options: Any) -> int:
     """Append a new entry (operation append)."""
-    return _not_yet("playbook add")
+    return _run("playbook_edit", action="add", **options)
 
 
 @playbook.command("update", context_settings=CONTEXT)
 @click.argument("file")
 @click.option("--target", required=True, metavar="ID")
 @click.option("--delta", multiple=True, metavar="COUNTER=+N", help="e.g. helpfulCount=+1")
+@click.option("--title", metavar="TEXT")
 @click.option("--text", metavar="TEXT")
-@click.option("--narrative", multiple=True, metavar="KEY=TEXT")
+@click.option("--narrative", multiple=True, metavar="KEY=TEXT", help="Replaces the narrative.")
+@click.option("--tag", multiple=True, help="Replaces the tags.")
+@click.option("--evidence", multiple=True, metavar="REF", help="Replaces the evidence.")
+@click.option("--confidence", type=float, metavar="0..1")
+@click.option("--feedback-type", type=FEEDBACK)
+@click.option("--status", type=click.Choice(["active"]), help="Reactivate a deprecated entry.")
+@click.option("--superseded-by", metavar="ID", help="targetId that replaces this entry.")
 @click.option("--reason", metavar="TEXT")
 def playbook_update(**options: Any) -> int:
     """Append an update event chained to the entry's current head."""
-    return _not_yet("playbook update")
+    return _run("playbook_edit", action="update", **options)
 
 
 @playbook.command("deprecate", context_settings=CONTEXT)
 @click.argument("file")
 @click.option("--target", required=True, metavar="ID")
-@click.option("--reason", metavar="TEXT")
+@click.option("--reason", metavar="TEXT", help="Why the event is added.")
+@click.option("--deprecated-reason", metavar="TEXT", help="Why the entry should not be used.")
 @click.option("--quarantine", is_flag=True, help="Status quarantined instead of deprecated.")
+@click.option("--superseded-by", metavar="ID", help="targetId that replaces this entry.")
+@click.option("--duplicate-of", metavar="ID", help="targetId this entry duplicates.")
 def playbook_deprecate(**options: Any) -> int:
     """Append a deprecation event."""
-    return _not_yet("playbook deprecate")
+    return _run("playbook_edit", action="deprecate", **options)
 
 
 @cli.group(context_settings=CONTEXT)
@@ -287,7 +305,7 @@ def ace() -> None:
 @click.argument("doc")
 def ace_apply(patch: str, doc: str) -> int:
     """Apply an AcePatch, merging 3-way when the document moved on."""
-    return _not_yet("ace apply")
+    return _run("ace", patch=patch, doc=doc)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -270,3 +270,33 @@ def test_jsonl_event_logs_merge_by_event_id(repo: Path) -> None:
     assert run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False).returncode == 0
     ids = [json.loads(x)["event_id"] for x in (repo / rel).read_text().splitlines()]
     assert ids == ["evt-1", "evt-2", "evt-3"]
+
+
+def test_tron_documents_merge_through_the_driver_and_keep_their_header(repo: Path) -> None:
+    from git_vcontext.codecs import dumps, parse
+
+    rel = "memory/todo.vcontext.tron"
+    (repo / rel).write_text("# our classes\n" + dumps(doc(item("t1"), item("t2")), "tron"))
+    commit(repo, "tron todo")
+    header = (repo / rel).read_text().split("\n\n")[0]
+
+    def edit(data: Any) -> None:
+        current = parse((repo / rel).read_bytes(), path=rel)
+        (repo / rel).write_text(current.render(data))
+
+    run_git(repo, "checkout", "-q", "-b", "agent-a")
+    edit(doc(item("t1", status="completed"), item("t2"), item("a1")))
+    commit(repo, "a")
+    run_git(repo, "checkout", "-q", "main")
+    edit(doc(item("t1", title="Auth"), item("t2"), item("b1")))
+    commit(repo, "main")
+    assert run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False).returncode == 0
+    text = (repo / rel).read_text()
+    assert text.startswith(header)
+    merged = parse(text.encode(), path=rel).data["todoList"]["items"]
+    assert [(i["id"], i["title"], i["status"]) for i in merged] == [
+        ("t1", "Auth", "completed"),
+        ("t2", "T2", "pending"),
+        ("b1", "B1", "pending"),
+        ("a1", "A1", "pending"),
+    ]

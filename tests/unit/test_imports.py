@@ -18,6 +18,8 @@ PURE = (
     "git_vcontext.values",
     "git_vcontext.document",
     "git_vcontext.record",
+    "git_vcontext.playbook",
+    "git_vcontext.ace",
 )
 FORBIDDEN_IN_PURE = ("pygit2", "click", "subprocess")
 
@@ -57,4 +59,13 @@ def test_merge_driver_path_loads_no_heavy_modules() -> None:
         "tempfile",
         "pathlib",
     }
+    assert not loaded & heavy, sorted(loaded & heavy)
+
+
+def test_metrics_recomputed_by_the_merge_engine_load_no_dataclasses() -> None:
+    """M10 runs inside the merge driver: ``recompute_metrics`` keeps its start-up light."""
+    loaded = _fresh_imports(
+        "import git_vcontext.merge.core; from git_vcontext.playbook import recompute_metrics"
+    )
+    heavy = {"click", "pygit2", "typing", "dataclasses", "inspect"}
     assert not loaded & heavy, sorted(loaded & heavy)

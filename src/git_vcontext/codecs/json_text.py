@@ -505,7 +505,7 @@ def _anonymous(value: JsonValue) -> bool:
 def loads(raw: bytes | str) -> JsonDocument:
     """Parse a JSON document, keeping what is needed to write it back in its style."""
     text, bom = decode(raw)
-    if not text.strip():
+    if not text or text.isspace():  # not strip(): that copies a big document
         raise ParseError("empty document", line=1, column=1)
     data = parse_value(text)
     return JsonDocument(text, data, detect_style(text, bom))

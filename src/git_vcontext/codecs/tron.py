@@ -1,0 +1,81 @@
+"""TRON documents (standard TRON and the vContext dialect): parse, and write in their own style."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import ParseError
+from ..values import JsonValue, same
+from .text import BOM, decode, newline_of
+from .tron_header import Header, HeaderError, read_header
+from .tron_parser import located, parse_data
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .tron_writer import Flavor
+
+_PAIR_START = re.compile(r'(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\x00-\x1f]|\\.)*")[ \t\r\n]*:')
+
+
+class TronDocument:
+    """A parsed TRON document that can write new data with its own classes and dialect."""
+
+    format = "tron"
+
+    def __init__(
+        self,
+        text: str,
+        data: JsonValue,
+        header: Header,
+        *,
+        bom: bool,
+        dialect: str,
+        made_by: dict[int, str] | None = None,
+    ) -> None:
+        self.text = text
+        self.data = data
+        self.bom = bom
+        self.dialect = dialect  # "vcontext" (top-level key: value pairs) or "standard"
+        self.classes = header.classes
+        self.header = text[: header.data_start]  # verbatim, comments included
+        self.classes_end = header.classes_end
+        self.newline = newline_of(text)
+        self.final_newline = text.endswith("\n")
+        # id(dict in data) -> the class that wrote it, "" for {} syntax (render keeps the choice)
+        self.made_by = made_by if made_by is not None else {}
+
+    def source(self) -> str:
+        """The original text, BOM included."""
+        return (BOM if self.bom else "") + self.text
+
+    def render(self, new: JsonValue) -> str:
+        """``new`` written with this document's header, classes and dialect (BOM included)."""
+        if same(new, self.data):
+            return self.source()
+        from .tron_writer import render
+
+        return (BOM if self.bom else "") + render(self, new)
+
+
+def loads(raw: bytes | str) -> TronDocument:
+    """Parse standard TRON or the vContext dialect (the dialect is told by the content)."""
+    text, bom = decode(raw)
+    try:
+        header = read_header(text)
+    except HeaderError as exc:
+        raise located(text, exc.offset, exc.message) from None
+    start = header.data_start
+    if start >= len(text):
+        if not header.classes:
+            raise ParseError("empty document", line=1, column=1)
+        return TronDocument(text, {}, header, bom=bom, dialect="vcontext")
+    dialect = "vcontext" if _PAIR_START.match(text, start) else "standard"
+    data, made_by = parse_data(text, header, absent_null=dialect == "vcontext")
+    return TronDocument(text, data, header, bom=bom, dialect=dialect, made_by=made_by)
+
+
+def dumps(value: JsonValue, flavor: Flavor = "vcontext") -> str:
+    """A fresh TRON text for any JSON value (``flavor``: "vcontext" or "standard")."""
+    from .tron_writer import dumps as write
+
+    return write(value, flavor)

@@ -1,0 +1,122 @@
+"""``git vcontext ace apply PATCH DOC``: apply an AcePatch, 3-way when the document moved on."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..ace import AceError, AcePatch, apply_patch, document_sequence, read_patch
+from ..codecs import Document, parse
+from ..errors import ExitCode, OperationalError
+from ..fsio import read_bytes, write_atomic
+from ..values import same
+
+
+def run(*, patch: str, doc: str) -> int:
+    """Apply PATCH to DOC; the document is only written when everything applies cleanly."""
+    from ..clock import now_rfc3339
+
+    ace_patch = read_patch(parse(read_bytes(patch), path=None if patch == "-" else patch).data)
+    document = parse(read_bytes(doc), path=doc)
+    now = now_rfc3339()
+    current = document_sequence(document.data)
+    base = ace_patch.base_sequence
+    if base is None or base == current:
+        data = _applied(document.data, ace_patch, now)
+        after = document_sequence(data)
+        how = f"sequence {current} -> {after}" if after != current else "no sequence"
+    else:
+        data = _merged(doc, document, ace_patch, now, current)
+        how = f"merged 3-way from sequence {base} into {current}"
+    _write(doc, document, data)
+    print(f"{doc}: applied {len(ace_patch.operations)} operations ({how})")
+    return int(ExitCode.OK)
+
+
+def _applied(data: Any, patch: AcePatch, now: str) -> Any:
+    result = apply_patch(data, patch, now=now)
+    for op in result.skipped:
+        print(f"git-vcontext: note: {op.label()}: identical entry already there", file=sys.stderr)
+    if result.problems:
+        lines = [f"{op.label()}: {why}" for op, why in result.problems]
+        raise AceError("patch does not apply, document untouched: " + "; ".join(lines))
+    return result.data
+
+
+def _merged(path: str, document: Document, patch: AcePatch, now: str, current: int) -> Any:
+    """Apply to the version of the document at the patch's base sequence, then merge 3-way."""
+    from ..merge import merge3
+    from ..merge.result import MergeOptions
+
+    base = _base_version(path, patch.base_sequence, current, patch)
+    theirs = _applied(base, patch, now)
+    result = merge3(base, document.data, theirs, MergeOptions(now=now, path=path))
+    if not result.clean:
+        raise AceError(_conflict_message(result.conflicts, result.data, patch))
+    return result.data
+
+
+def _base_version(path: str, sequence: int | None, current: int, patch: AcePatch) -> Any:
+    """The newest version of ``path`` in git history whose container sequence is ``sequence``."""
+    from ..gitio import open_repo, relative_to_top
+    from ..gitio.history import file_versions
+
+    why = f"baseDocumentSequence {sequence} differs from the document's sequence {current}"
+    try:
+        repo = open_repo(Path(path).parent)
+        versions = list(file_versions(repo, relative_to_top(repo, path)))
+    except OperationalError as exc:
+        raise AceError(f"{why} and there is no git history to find it ({exc.one_line()})") from None
+    for _, raw in versions:
+        data = _parsed(raw, path)
+        if data is not None and document_sequence(data) == sequence:
+            return data
+    ops = ", ".join(op.label() for op in patch.operations)
+    raise AceError(f"{why} and no committed version has sequence {sequence}: {ops} not applied")
+
+
+def _parsed(raw: bytes, path: str) -> Any:
+    """A past version's data, or None when it does not parse or holds no playbook."""
+    from ..errors import VContextError
+
+    try:
+        data = parse(raw, path=path).data
+        document_sequence(data)
+    except VContextError:
+        return None
+    return data
+
+
+def _conflict_message(conflicts: Any, data: Any, patch: AcePatch) -> str:
+    """Which operations conflict with what changed since the base, and where."""
+    lines = []
+    for c in conflicts:
+        ids = _entry_ids_at(data, c.path)
+        ops = [op.label() for op in patch.operations if op.entry_id in ids]
+        lines.append(f"{', '.join(ops) or 'the patch'} conflicts at {c.path} ({c.kind})")
+    return "patch conflicts with changes since its base, document untouched: " + "; ".join(lines)
+
+
+def _entry_ids_at(data: Any, pointer: str) -> set[str]:
+    """The ``id`` of every object on the way to ``pointer`` (the ACE entries it lies in)."""
+    from ..values import pointer_parts
+
+    ids, node = set(), data
+    for part in pointer_parts(pointer):
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            break
+        if isinstance(node, dict) and isinstance(node.get("id"), str):
+            ids.add(node["id"])
+    return ids
+
+
+def _write(path: str, document: Document, data: Any) -> None:
+    text = document.render(data)
+    if not same(parse(text, path=path).data, data):  # never write what we cannot read back
+        raise OperationalError(f"{path}: the rewritten document does not read back; not written")
+    write_atomic(path, text.encode("utf-8"))

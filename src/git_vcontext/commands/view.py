@@ -1,0 +1,97 @@
+"""``git vcontext view FILE``: a playbook's current view, as text or JSON."""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..codecs import Document, parse
+from ..errors import ExitCode
+from ..fsio import read_bytes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..playbook.model import Entry, PlaybookView
+
+
+def run(
+    *,
+    file: str,
+    fmt: str = "text",
+    status: str = "active",
+    kind: Sequence[str] = (),
+    tag: Sequence[str] = (),
+    search: str | None = None,
+    rev: str | None = None,
+) -> int:
+    """Print the view of the first playbook in FILE (at REV when given); exit 1 without one."""
+    from ..playbook.metrics import facts_of, metric_differences, updated_metrics
+    from ..playbook.render import matches, render_text
+    from ..playbook.view import locate, playbook_view
+
+    gc.disable()  # a short-lived process reading one big tree: the collector only costs time
+    doc = load_document(file, rev)
+    where, playbook = locate(doc.data)
+    view = playbook_view(playbook, path=where)
+    shown = [
+        e for e in view.entries if matches(e, status=status, kinds=kind, tags=tag, search=search)
+    ]
+    stored = playbook.get("metrics")
+    diffs = metric_differences(stored, updated_metrics(playbook, facts_of(view.entries)))
+    if fmt == "json":
+        text = _json_report(view, shown, stored, diffs)
+    else:
+        text = render_text(view, shown, diffs)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return int(ExitCode.OK)
+
+
+def dumps_one_per_line(out: dict[str, Any]) -> str:
+    """Pretty at the top, one compact line per entry and anomaly.
+
+    Readable and diffable, and fast: Python's JSON encoder is pure Python as soon
+    as it indents, ten times slower than compact output for a big view.
+    """
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder for every row
+    lines = ["{"]
+    items = list(out.items())
+    for i, (key, value) in enumerate(items):
+        comma = "," if i < len(items) - 1 else ""
+        head = f"  {encode(key)}: "
+        if isinstance(value, list) and value:
+            rows = [encode(v) for v in value]
+            lines.append(head + "[\n    " + ",\n    ".join(rows) + "\n  ]" + comma)
+        else:
+            lines.append(head + encode(value) + comma)
+    return "\n".join(lines) + "\n}\n"
+
+
+def _json_report(
+    view: PlaybookView, shown: list[Entry], stored: Any, diffs: list[tuple[str, Any, Any]]
+) -> str:
+    """PRODUCT.md's view JSON, plus the entry count before filters and the metrics check."""
+    out = view.to_json(entries=shown)
+    out["entryCount"] = len(view.entries)
+    if isinstance(stored, dict):
+        out["metrics"] = {
+            "stored": stored,
+            "agree": not diffs,
+            "differences": [{"key": k, "stored": old, "recomputed": new} for k, old, new in diffs],
+        }
+    return dumps_one_per_line(out)
+
+
+def load_document(file: str, rev: str | None = None) -> Document:
+    """Parse FILE from the working tree, or as it was at revision REV (read with pygit2)."""
+    if rev is None:
+        return parse(read_bytes(file), path=None if file == "-" else file)
+    from .. import gitio
+
+    path = Path(file)
+    repo = gitio.open_repo(path.parent if str(path.parent) else ".")
+    return parse(gitio.read_at(repo, rev, gitio.relative_to_top(repo, path)), path=file)

@@ -1,0 +1,203 @@
+"""``git vcontext playbook add|update|deprecate`` as processes: chained events, style kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO_ROOT, run_cli
+from playbook_helpers import doc, ev
+
+CONCURRENT = REPO_ROOT / "tests" / "examples" / "playbook" / "concurrent-agents"
+EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01T00:00:00Z
+
+
+def _write(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _items(path: Path) -> list[dict[str, Any]]:
+    return json.loads(path.read_text())["playbook"]["items"]  # type: ignore[no-any-return]
+
+
+def _pb(*args: str) -> tuple[int, str, str]:
+    proc = run_cli("playbook", *args, env=EPOCH)
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+@pytest.fixture
+def playbook_file(tmp_path: Path) -> Path:
+    path = tmp_path / "team.vcontext.json"
+    path.write_bytes((CONCURRENT / "document.vcontext.json").read_bytes())
+    return path
+
+
+def test_add_update_deprecate_build_a_chain(playbook_file: Path) -> None:
+    f = str(playbook_file)
+    code, out, _ = _pb(
+        "add",
+        f,
+        "--target",
+        "pin-deps",
+        "--kind",
+        "rule",
+        "--title",
+        "Pin dependencies",
+        "--narrative",
+        "Overview=Pin them.",
+        "--tag",
+        "deps",
+        "--confidence",
+        "0.7",
+        "--reason",
+        "broke twice",
+    )
+    assert code == 0 and out.startswith("evt-20260101T000000Z-")
+    created = _items(playbook_file)[-1]
+    assert created["operation"] == "append" and created["narrative"] == {"Overview": "Pin them."}
+    assert created["status"] == "active" and created["createdAt"] == "2026-01-01T00:00:00Z"
+    code, _, _ = _pb(
+        "update",
+        f,
+        "--target",
+        "pin-deps",
+        "--delta",
+        "helpfulCount=+2",
+        "--delta",
+        "harmfulCount=1",
+    )
+    assert code == 0
+    update = _items(playbook_file)[-1]
+    assert update["prevEventId"] == created["eventId"]
+    assert update["delta"] == {"helpfulCount": 2, "harmfulCount": 1}
+    code, _, _ = _pb(
+        "deprecate", f, "--target", "pin-deps", "--quarantine", "--reason", "lockfiles do it"
+    )
+    assert code == 0
+    view = json.loads(run_cli("view", f, "--format", "json", "--status", "all").stdout)
+    entry = next(e for e in view["entries"] if e["targetId"] == "pin-deps")
+    assert entry["status"] == "quarantined" and entry["helpfulCount"] == 2
+    assert entry["deprecatedReason"] == "lockfiles do it" and entry["heads"] == [
+        _items(playbook_file)[-1]["eventId"]
+    ]
+    assert view["metrics"]["agree"] is True  # recomputed on every write
+
+
+def test_update_chains_to_the_winner_and_notes_the_other_head(playbook_file: Path) -> None:
+    code, _, err = _pb(
+        "update",
+        str(playbook_file),
+        "--target",
+        "lock-before-migrate",
+        "--text",
+        "Lock, with a timeout, released in finally.",
+    )
+    assert code == 0
+    assert _items(playbook_file)[-1]["prevEventId"] == "evt-002"
+    assert "2 heads (evt-003, evt-002): chained to the winner evt-002" in err
+
+
+def test_only_the_new_event_and_the_derived_fields_change(playbook_file: Path) -> None:
+    before = playbook_file.read_text().splitlines()
+    old_items = _items(playbook_file)
+    assert (
+        _pb(
+            "update",
+            str(playbook_file),
+            "--target",
+            "retry-flaky-tests",
+            "--delta",
+            "helpfulCount=+1",
+        )[0]
+        == 0
+    )
+    after = playbook_file.read_text().splitlines()
+    changed = {"version", "updated", "totalEntries", "lastUpdated"}
+    kept = [ln for ln in before if not any(f'"{k}"' in ln for k in changed)]
+    it = iter(after)
+    assert all(line in it for line in kept)  # every other line, byte for byte, in order
+    assert _items(playbook_file)[:-1] == old_items
+
+
+def test_source_date_epoch_makes_writes_reproducible(tmp_path: Path) -> None:
+    outputs = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.vcontext.json"
+        _write(path, doc([ev("e1", "t", "append")]))
+        _pb("update", str(path), "--target", "t", "--text", "same")
+        outputs.append(path.read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def test_crlf_and_bom_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "win.vcontext.json"
+    text = json.dumps(doc([ev("e1", "t", "append")]), indent=4).replace("\n", "\r\n")
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode() + b"\r\n")
+    assert _pb("update", str(path), "--target", "t", "--delta", "helpfulCount=1")[0] == 0
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and b"\n" not in raw.replace(b"\r\n", b"")
+    assert b'\r\n                "prevEventId": "e1",' in raw
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (("add", "--target", "lock-before-migrate", "--kind", "rule", "--text", "x"), 1, "exists"),
+        (("update", "--target", "nope", "--text", "x"), 1, "no entry with targetId nope"),
+        (("deprecate", "--target", "nope"), 1, "no entry"),
+        (("add", "--target", "n", "--kind", "rule"), 2, "--text or --narrative"),
+        (("add", "--target", "n", "--kind", "rules", "--text", "x"), 2, "Invalid value"),
+        (("update", "--target", "lock-before-migrate"), 2, "something to change"),
+        (("update", "--target", "lock-before-migrate", "--delta", "likes=+1"), 2, "helpfulCount"),
+        (("update", "--target", "lock-before-migrate", "--delta", "helpfulCount=+x"), 2, "integer"),
+        (("update", "--target", "lock-before-migrate", "--narrative", "no equals"), 2, "KEY=TEXT"),
+        (("update", "--target", "lock-before-migrate", "--confidence", "1.5"), 2, "between"),
+    ],
+)
+def test_refusals_leave_the_file_untouched(
+    playbook_file: Path, args: tuple[str, ...], code: int, words: str
+) -> None:
+    before = playbook_file.read_bytes()
+    action, *rest = args
+    got, _, err = _pb(action, str(playbook_file), *rest)
+    assert got == code and words in err and "Traceback" not in err
+    assert playbook_file.read_bytes() == before
+
+
+def test_ace_playbooks_point_to_ace_apply(tmp_path: Path) -> None:
+    path = tmp_path / "ace.vcontext.json"
+    source = (
+        REPO_ROOT / "tests" / "examples" / "playbook" / "ace-in-a-plan" / "document.vcontext.json"
+    )
+    path.write_bytes(source.read_bytes())
+    code, _, err = _pb("add", str(path), "--target", "x", "--kind", "note", "--text", "y")
+    assert code == 1 and "ace apply" in err and path.read_bytes() == source.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [(b'{"todoList": {"items": []}}', 1), (b"{broken", 1), (b"", 1)],
+)
+def test_unusable_files(tmp_path: Path, content: bytes, code: int) -> None:
+    path = tmp_path / "x.vcontext.json"
+    path.write_bytes(content)
+    got, _, err = _pb("update", str(path), "--target", "t", "--text", "x")
+    assert got == code and err.count("\n") == 1 and path.read_bytes() == content
+
+
+def test_missing_file_exits_3(tmp_path: Path) -> None:
+    assert _pb("update", str(tmp_path / "no.json"), "--target", "t", "--text", "x")[0] == 3
+
+
+def test_without_source_date_epoch_ids_differ(tmp_path: Path) -> None:
+    ids = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.vcontext.json"
+        _write(path, doc([ev("e1", "t", "append")]))
+        proc = run_cli("playbook", "update", str(path), "--target", "t", "--text", "same")
+        assert proc.returncode == 0
+        ids.append(_items(path)[-1]["eventId"])
+    assert ids[0] != ids[1]

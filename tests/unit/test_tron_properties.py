@@ -1,0 +1,171 @@
+"""TRON laws for any JSON value: lossless round trips (data and key order), robust reading."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from git_vcontext.codecs import tron
+from git_vcontext.errors import ParseError
+from git_vcontext.values import same
+
+KEYS = st.one_of(
+    st.sampled_from(["id", "title", "status", "tags", "items", "priority", "agent", "narrative"]),
+    st.sampled_from(["class", "null", "true", "false", "", " ", "a b", "Content-Type", "#", '"']),
+    st.text(max_size=6),
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=-(10**40), max_value=10**40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+    st.sampled_from(["# not a comment", "line\nbreak", 'quote"d', "class A: x", "\u2028é€𝄞"]),
+)
+# Arrays of similar records exercise classes (shared shapes, key orders, absent keys).
+RECORD_KEYS = st.sampled_from(["id", "title", "status", "tags", "priority"])
+
+
+def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    records = st.lists(st.dictionaries(RECORD_KEYS, children, max_size=5), max_size=4)
+    return st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(KEYS, children, max_size=5),
+        records,
+        st.fixed_dictionaries({"items": records}),
+    )
+
+
+JSON = st.recursive(SCALARS, _containers, max_leaves=40)
+DOCUMENTS = st.dictionaries(
+    st.sampled_from(["vContextInfo", "todoList", "plan", "playbook", "x-extra"]) | KEYS,
+    JSON,
+    min_size=1,
+    max_size=4,
+)
+FLAVORS = st.sampled_from(["vcontext", "standard"])
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def ordered(value: object) -> str:
+    """Equal as JSON text: sees key order, and int/float/bool differences."""
+    return json.dumps(value)
+
+
+@SETTINGS
+@given(value=JSON | DOCUMENTS, flavor=FLAVORS)
+def test_dumps_then_loads_gives_the_same_data_and_key_order(value: Any, flavor: Any) -> None:
+    text = tron.dumps(value, flavor)
+    assert ordered(tron.loads(text).data) == ordered(value)
+
+
+@SETTINGS
+@given(value=JSON | DOCUMENTS, flavor=FLAVORS)
+def test_dumps_is_deterministic_and_bytes_read_like_text(value: Any, flavor: Any) -> None:
+    text = tron.dumps(value, flavor)
+    assert tron.dumps(value, flavor) == text
+    assert ordered(tron.loads(text.encode()).data) == ordered(value)
+
+
+@SETTINGS
+@given(old=JSON | DOCUMENTS, new=JSON | DOCUMENTS, flavor=FLAVORS)
+def test_render_round_trips_and_keeps_ours_class_lines(old: Any, new: Any, flavor: Any) -> None:
+    doc = tron.loads(tron.dumps(old, flavor))
+    text = doc.render(new)
+    if same(new, doc.data):  # equal data (key order aside): ours unchanged, byte for byte
+        assert text == doc.source()
+    else:
+        assert ordered(tron.loads(text).data) == ordered(new)
+    assert text.startswith(doc.header[: doc.classes_end])
+
+
+def keeps_header(text: str, header: str) -> bool:
+    """``text`` starts with ``header``'s lines, with only new class lines inserted."""
+    want = header.splitlines()
+    found = 0
+    for line in text.splitlines():
+        if found == len(want):
+            break
+        if line == want[found]:
+            found += 1
+        elif not line.startswith("class "):
+            return False
+    return found == len(want)
+
+
+@SETTINGS
+@given(value=DOCUMENTS, edit=JSON)
+def test_render_of_an_edited_document_keeps_the_whole_header(value: Any, edit: Any) -> None:
+    doc = tron.loads(tron.dumps(value, "vcontext"))
+    new = {**value, "added": edit}
+    text = doc.render(new)
+    assert keeps_header(text, doc.header)
+    assert ordered(tron.loads(text).data) == ordered(new)
+
+
+TRON_ALPHABET = st.sampled_from(list('class A: x, y\n()[]{}"=#;-0123456789.eEtruefalsn\\ \t'))
+FRAGMENTS = st.lists(
+    st.sampled_from(
+        [
+            "class ",
+            "A",
+            "B",
+            "(A)",
+            ": ",
+            ",",
+            "\n",
+            "  ",
+            ";",
+            "x",
+            '"p"',
+            "# c",
+            "A(1, 2)",
+            "a: ",
+            "null",
+            "x=",
+            "[",
+            "]",
+            "{",
+            "}",
+            "(",
+            ")",
+            '"s"',
+            "1",
+            "true",
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    text=st.text(TRON_ALPHABET, max_size=60)
+    | FRAGMENTS
+    | st.text(max_size=60)
+    | st.binary(max_size=40)
+)
+def test_random_text_raises_nothing_but_parse_error(text: str | bytes) -> None:
+    try:
+        tron.loads(text)
+    except ParseError:
+        pass
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=DOCUMENTS, flavor=FLAVORS, data=st.data())
+def test_damaged_documents_raise_nothing_but_parse_error(
+    value: Any, flavor: Any, data: st.DataObject
+) -> None:
+    text = tron.dumps(value, flavor)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, min(len(text), start + 5)))
+    damaged = text[:start] + data.draw(st.text(TRON_ALPHABET, max_size=3)) + text[end:]
+    try:
+        tron.loads(damaged)
+    except ParseError as err:
+        assert err.line is not None and err.column is not None
