@@ -112,7 +112,18 @@ def merge(**options: Any) -> int:
 # -- reading --------------------------------------------------------------
 
 
-@cli.command(context_settings=CONTEXT)
+class _PathsAfterDashDash(click.Command):
+    """Keeps what follows ``--`` (git-style pathspecs) instead of letting click drop the marker."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            at = args.index("--")
+            ctx.meta["paths"] = tuple(args[at + 1 :])
+            args = args[:at]
+        return super().parse_args(ctx, args)
+
+
+@cli.command(cls=_PathsAfterDashDash, context_settings=CONTEXT)
 @click.argument("args", nargs=-1, metavar="[OLD NEW | REV [REV]] [-- PATHS]")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
@@ -120,15 +131,24 @@ def merge(**options: Any) -> int:
 @click.option("--cached", "--staged", "cached", is_flag=True, help="Index against HEAD.")
 @click.option("--stat", is_flag=True, help="One summary line per file.")
 def diff(**options: Any) -> int:
-    """Structural diff of two files, or of the vContext files changed between revisions."""
-    return _not_yet("diff")
+    """Structural diff of two files, or of the vContext files changed between revisions.
+
+    \b
+    OLD NEW          two files (also `git difftool -t vcontext`: LOCAL REMOTE)
+    (nothing)        work tree against the index; --cached: index against HEAD
+    REV              work tree against REV; REV REV / A..B / A...B: two revisions
+    -- PATHS         only these files or directories
+    git's external-diff forms (7 or 9 arguments) are accepted too.
+    """
+    paths = click.get_current_context().meta.get("paths", ())
+    return _run("diff", paths=paths, **options)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
 def textconv(file: str) -> int:
     """Canonical line-per-fact rendering (git's diff.vcontext.textconv)."""
-    return _not_yet("textconv")
+    return _run("textconv", file=file)
 
 
 @cli.command(context_settings=CONTEXT)

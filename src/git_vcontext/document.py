@@ -267,3 +267,14 @@ def _element_label(array: list[Any], index: int) -> str:
 
 def _plain_key(key: str) -> bool:
     return key.replace("_", "a").replace("-", "a").isalnum()
+
+
+# Which files are vContext files ---------------------------------------------
+
+INFO_MARKERS = tuple(key.encode() for key in INFO_KEYS)
+
+
+def looks_like_vcontext(raw: bytes) -> bool:
+    """Cheap content sniffing: an info key near the start of a JSON/TRON/JSONL text."""
+    head = raw[:65536]
+    return any(marker in head for marker in INFO_MARKERS)

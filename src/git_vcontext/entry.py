@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # Options of the merge driver's fixed command line, as `install` writes it.
 _DRIVER_OPTIONS = {
@@ -25,6 +25,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     fast = _fast_driver(args)
     if fast is not None:
         return fast
+    call = _fast_diff(args)
+    if call is not None:
+        from .boundary import boundary
+
+        return boundary(call)
     from .cli import main as cli_main
 
     return cli_main(args)
@@ -61,6 +66,21 @@ def _fast_driver(args: list[str]) -> int | None:
     from .boundary import boundary
 
     return boundary(call)
+
+
+def _fast_diff(args: list[str]) -> Callable[[], int] | None:
+    """``textconv FILE`` and the external diff (7 or 9 arguments after ``diff``), which git
+    runs once per file (twice per file and commit in ``git log -p``), without click."""
+    if len(args) == 2 and args[0] == "textconv" and not args[1].startswith("-"):
+        from .commands import textconv
+
+        return lambda: textconv.run(file=args[1])
+    if len(args) in (8, 10) and args[0] == "diff":
+        from .commands import diff
+
+        if diff.is_external(args[1:]):
+            return lambda: diff.external(args[1:], fmt="text", color=diff.want_color("auto"))
+    return None
 
 
 def run() -> None:

@@ -1,0 +1,101 @@
+"""``git vcontext diff``: two files, revisions like ``git diff``, git's external-diff forms."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from ..diff.files import FileDiff, compare, unified
+from ..diff.report import render_files
+from ..errors import ExitCode, OperationalError
+from ..fsio import read_bytes, write_output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+DEV_NULL = "/dev/null"
+_MODE = re.compile(r"(?:[0-7]{6}|\.)\Z")
+_HEX = re.compile(r"(?:[0-9a-f]{4,64}|\.)\Z")
+
+
+def run(*, args: Sequence[str], fmt: str = "text", color: str = "auto", exit_code: bool = False,
+        cached: bool = False, stat: bool = False, paths: Sequence[str] = ()) -> int:
+    """Dispatch on the argument form; exit 1 with ``--exit-code`` when anything differs."""
+    use_color = want_color(color)
+    if is_external(args):
+        return external(args, fmt=fmt, color=use_color)
+    if len(args) == 1 and "GIT_DIFF_PATH_TOTAL" in os.environ and not cached and not paths:
+        write_output(None, f"* Unmerged path {args[0]}\n")  # git's own words for this case
+        return int(ExitCode.OK)
+    if _two_files(args, cached, paths):
+        diffs = [_files(args[0], args[1])]
+    else:
+        from .diff_revisions import revisions
+
+        diffs = revisions(args, cached=cached, paths=paths)
+    write_output(None, render_files(diffs, fmt=fmt, color=use_color, stat=stat))
+    found = exit_code and any(d.differs for d in diffs)
+    return int(ExitCode.FOUND if found else ExitCode.OK)
+
+
+def want_color(choice: str) -> bool:
+    """``always``/``never``; ``auto``: a terminal (or git's pager), unless NO_COLOR or TERM=dumb."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout.isatty() or os.environ.get("GIT_PAGER_IN_USE") in ("true", "1")
+
+
+def is_external(args: Sequence[str]) -> bool:
+    """git's external-diff calls: ``path old-file old-hex old-mode new-file new-hex new-mode``
+    (7 arguments) plus ``new-path rename-info`` for renames (9 arguments)."""
+    if len(args) not in (7, 9):
+        return False
+    return all(_HEX.match(args[i]) for i in (2, 5)) and all(_MODE.match(args[i]) for i in (3, 6))
+
+
+def external(args: Sequence[str], *, fmt: str, color: bool) -> int:
+    """Show one file for git; always exit 0, or git would stop the whole diff."""
+    path, old_file, new_file = args[0], args[1], args[4]
+    new_path = args[7] if len(args) == 9 else path
+    old_gone = old_file == DEV_NULL or args[3] == "."
+    new_gone = new_file == DEV_NULL or args[6] == "."
+    try:
+        old = None if old_gone else read_bytes(old_file)
+        new = None if new_gone else read_bytes(new_file)
+        result = _compare_safely(old, new, None if old_gone else path,
+                                 None if new_gone else new_path, new_path != path)
+        write_output(None, render_files([result], fmt=fmt, color=color))
+    except OperationalError as exc:
+        print(f"git-vcontext: {exc.one_line()}", file=sys.stderr)
+    return int(ExitCode.OK)
+
+
+def _compare_safely(old: bytes | None, new: bytes | None, old_path: str | None,
+                    new_path: str | None, renamed: bool) -> FileDiff:
+    """A structural diff, or a line diff if anything at all goes wrong (git must show something)."""
+    try:
+        return compare(old, new, old_path=old_path, new_path=new_path, renamed=renamed)
+    except Exception as exc:  # never abort git's diff over one file
+        if os.environ.get("GIT_VCONTEXT_DEBUG"):
+            raise
+        why = f"internal error: {type(exc).__name__}: {exc}"
+        text = unified(old, new, old_path, new_path)
+        return FileDiff(old_path, new_path, None, why, text, old == new, renamed)
+
+
+def _two_files(args: Sequence[str], cached: bool, paths: Sequence[str]) -> bool:
+    """``OLD NEW`` (also the difftool form ``LOCAL REMOTE``): two existing files or /dev/null."""
+    if len(args) != 2 or cached or paths:
+        return False
+    return all(a == DEV_NULL or os.path.isfile(a) for a in args) and list(args) != [DEV_NULL] * 2
+
+
+def _files(old_file: str, new_file: str) -> FileDiff:
+    old = None if old_file == DEV_NULL else read_bytes(old_file)
+    new = None if new_file == DEV_NULL else read_bytes(new_file)
+    return compare(old, new, old_path=None if old is None else old_file,
+                   new_path=None if new is None else new_file)

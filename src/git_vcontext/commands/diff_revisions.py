@@ -1,0 +1,104 @@
+"""``git vcontext diff [REV [REV]] [--cached] [-- PATHS]``: the vContext files git sees changed."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..diff.files import FileDiff, compare
+from ..document import looks_like_vcontext
+from ..errors import OperationalError
+from ..gitio import open_repo, relative_to_top, resolve_commit
+from ..gitio.diffs import FilePair, attribute, changed_files
+from ..installer import PATTERNS
+
+_CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
+
+
+def revisions(revs: Sequence[str], *, cached: bool, paths: Sequence[str]) -> list[FileDiff]:
+    """Structural diffs of the changed vContext files, in git's path order."""
+    repo = open_repo(os.getcwd())
+    revs, paths = _split(repo, revs, paths)
+    specs = [relative_to_top(repo, p) for p in paths]
+    declared = _declared(repo)
+    pairs = changed_files(repo, revs, cached=cached,
+                          wanted=lambda p: _in_specs(p, specs) and _candidate(p, declared))
+    return [
+        compare(p.old, p.new, old_path=p.old_path, new_path=p.new_path,
+                renamed=p.status == "renamed")
+        for p in pairs
+        if _is_vcontext(p, declared)
+    ]
+
+
+def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Like git without ``--``: leading revisions, then paths that exist in the work tree."""
+    revs = list(args)
+    extra: list[str] = []
+    while revs and not _is_revision(repo, revs[-1]):
+        if not os.path.exists(revs[-1]):
+            raise OperationalError(f"{revs[-1]}: no such file or revision")
+        extra.insert(0, revs.pop())
+    return revs, [*extra, *paths]
+
+
+def _is_revision(repo: Any, arg: str) -> bool:
+    sides = arg.split("...", 1) if "..." in arg else arg.split("..", 1)
+    for side in sides:
+        try:
+            if side:
+                resolve_commit(repo, side)
+        except OperationalError:
+            return False
+    return True
+
+
+def _declared(repo: Any) -> Callable[[str], bool]:
+    """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
+    def declared(path: str) -> bool:
+        if matches_install_patterns(path):
+            return True
+        return "vcontext" in (attribute(repo, path, "diff"), attribute(repo, path, "merge"))
+
+    return declared
+
+
+def matches_install_patterns(path: str) -> bool:
+    """Whether a repo path ('/'-separated) matches the attribute patterns ``install`` writes.
+
+    As in .gitattributes: a pattern without '/' matches the file name at any
+    depth; one with '/' matches the whole path, and '*' does not cross '/'.
+    """
+    name = path.rsplit("/", 1)[-1]
+    for pattern in PATTERNS:
+        if "/" not in pattern:
+            if fnmatch.fnmatchcase(name, pattern):
+                return True
+        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
+            return True
+    return False
+
+
+def _candidate(path: str, declared: Callable[[str], bool]) -> bool:
+    return path.endswith(_CANDIDATE_SUFFIXES) or declared(path)
+
+
+def _is_vcontext(pair: FilePair, declared: Callable[[str], bool]) -> bool:
+    """Declared by name or attribute, else recognised by content (an info key near the top)."""
+    names = [n for n in (pair.old_path, pair.new_path) if n]
+    if any(declared(n) for n in names):
+        return True
+    return any(raw is not None and looks_like_vcontext(raw) for raw in (pair.old, pair.new))
+
+
+def _in_specs(path: str, specs: Sequence[str]) -> bool:
+    """``-- PATHS``: a file, a directory prefix or a glob (repo-relative); none = everything."""
+    if not specs:
+        return True
+    return any(
+        spec in ("", ".") or path == spec or path.startswith(spec.rstrip("/") + "/")
+        or fnmatch.fnmatchcase(path, spec)
+        for spec in specs
+    )

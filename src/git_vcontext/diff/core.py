@@ -1,0 +1,143 @@
+"""The diff walker: objects key by key, scalars, sets, text, sequences; arrays in ``arrays``."""
+
+from __future__ import annotations
+
+from ..document import (
+    CONTAINER_KEYS,
+    EXTRA_CONTAINER_KEYS,
+    FORK_FIELD,
+    INFO_KEYS,
+    is_sequence_field,
+    is_set_like,
+)
+from ..values import JsonValue, pointer, same
+from .here import Here
+from .model import Change, DiffResult
+from .playbook import may_hold_playbook
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .model import Op
+
+MAX_WALK_DEPTH = 200
+"""Below this depth subtrees are compared whole (keeps recursion bounded for any input)."""
+
+
+class Walker:
+    """Collects the changes between two values while walking them side by side."""
+
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+
+    def emit(self, op: Op, here: Here, **fields: Any) -> None:
+        """Record one change at ``here`` (old pointer for removals, new pointer otherwise)."""
+        path = here.old_pointer if op == "remove" else here.new_pointer
+        self.changes.append(
+            Change(op=op, path=path, anchor=here.name, id=here.ident, guess=here.guess,
+                   item=here.item, item_title=here.item_title, **fields)
+        )
+
+    def value(self, old: JsonValue, new: JsonValue, here: Here) -> None:
+        """Diff two values found at the same place."""
+        if same(old, new):
+            return
+        if here.depth >= MAX_WALK_DEPTH:
+            self.emit("change", here, old=old, new=new)
+        elif isinstance(old, dict) and isinstance(new, dict):
+            self.object(old, new, here)
+        elif isinstance(old, list) and isinstance(new, list):
+            from .arrays import diff_array
+
+            diff_array(self, old, new, here)
+        else:
+            self.scalar(old, new, here)
+
+    def object(self, old: dict[str, Any], new: dict[str, Any], here: Here) -> None:
+        """Removed keys first, then added and changed keys in the new order."""
+        renamed = _renamed_root_keys(old, new) if not here.new else {}
+        for key, value in old.items():
+            if key not in new and key not in renamed.values():
+                self.member("remove", here.key(key), value)
+        for key, value in new.items():
+            if key in renamed:
+                self.renamed(old[renamed[key]], value, here.key(key, renamed[key]))
+            elif key not in old:
+                self.member("add", here.key(key), value)
+            elif not same(old[key], value):
+                self.field(old[key], value, here.key(key))
+
+    def renamed(self, old: JsonValue, new: JsonValue, here: Here) -> None:
+        """A root key renamed (``vContextInfo`` -> ``vBRIEFInfo``): a move, then its changes."""
+        self.emit("move", here, from_path=pointer(here.old), kind="rename")
+        self.value(old, new, here)
+
+    def member(self, op: Op, here: Here, value: JsonValue) -> None:
+        """A key added or removed as a whole."""
+        kind = "fork" if here.field == FORK_FIELD and isinstance(value, dict) else "value"
+        if op == "add":
+            self.emit("add", here, new=value, kind=kind)
+        else:
+            self.emit("remove", here, old=value, kind=kind)
+
+    def field(self, old: JsonValue, new: JsonValue, here: Here) -> None:
+        """A key present on both sides with different values: sets get ``+x -y``."""
+        if isinstance(old, list) and isinstance(new, list) and is_set_like(here.new, [old, new]):
+            self.set_field(old, new, here)
+        else:
+            self.value(old, new, here)
+
+    def set_field(self, old: list[Any], new: list[Any], here: Here) -> None:
+        """Set-like string arrays (M5): what was added and removed; a pure reorder is no change."""
+        was, now = set(old), set(new)
+        added = tuple(dict.fromkeys(x for x in new if x not in was))
+        removed = tuple(dict.fromkeys(x for x in old if x not in now))
+        if added or removed:
+            self.emit("change", here, old=old, new=new, kind="set", added=added, removed=removed)
+
+    def scalar(self, old: JsonValue, new: JsonValue, here: Here) -> None:
+        """Different scalars (or different types): one change, phrased by what the field is."""
+        if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
+            self.emit("change", here, old=old, new=new, kind="text")
+        elif is_sequence_field(here.new) and _number(old) and _number(new):
+            note = "sequence decreased (it must never go back)" if new < old else None
+            self.emit("change", here, old=old, new=new, kind="sequence", note=note)
+        else:
+            self.emit("change", here, old=old, new=new)
+
+
+_ROOT_FAMILIES = (INFO_KEYS, CONTAINER_KEYS + EXTRA_CONTAINER_KEYS)
+
+
+def _renamed_root_keys(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """New name -> old name for an info object or container whose root key was renamed
+    (exactly one of its family removed and one added, both objects)."""
+    out = {}
+    for family in _ROOT_FAMILIES:
+        gone = [k for k in family if k in old and k not in new and isinstance(old[k], dict)]
+        came = [k for k in family if k in new and k not in old and isinstance(new[k], dict)]
+        if len(gone) == 1 and len(came) == 1:
+            out[came[0]] = gone[0]
+    return out
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def diff(old: JsonValue, new: JsonValue) -> DiffResult:
+    """The changes that turn ``old`` into ``new`` (parsed data, any JSON values).
+
+    Array elements are matched by identity (``id``, ``uid``, ``eventId``, ...),
+    never by position when they carry ids; moves are reported once per moved
+    element. See ``git_vcontext.diff`` for the whole contract.
+    """
+    walker = Walker()
+    walker.value(old, new, Here())
+    changes = walker.changes
+    if may_hold_playbook(new):
+        from .playbook import view_changes
+
+        changes += view_changes(old, new)
+    return DiffResult(tuple(changes))

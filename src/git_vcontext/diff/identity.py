@@ -1,0 +1,82 @@
+"""How the elements of an array are identified: by an id key, by title (a guess), or not at all."""
+
+from __future__ import annotations
+
+from ..document import IDENTITY_KEYS, ITEM_ARRAY_KEYS
+from ..record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Indexed = list[tuple[int, Any]]
+
+EVENT_KEYS = ("eventId", "event_id")
+_EVENT_FIRST = (*EVENT_KEYS, *(k for k in IDENTITY_KEYS if k not in EVENT_KEYS))
+
+
+@record
+class Side:
+    """One array indexed by identity: position of each id, and elements without one."""
+
+    index: dict[Any, int]
+    loose: Indexed
+
+
+@record
+class Identity:
+    """The key that identifies both arrays' elements, with both arrays indexed by it."""
+
+    key: str
+    old: Side
+    new: Side
+    guess: bool = False  # matched by title: the arrays carry no ids at all
+
+
+def identify(old: list[Any], new: list[Any], field: str | int | None) -> Identity | None:
+    """Identity of two arrays found at ``field``: ``id``, ``uid``, ... (event ids first in
+    event logs), the same rule as ``document.identity_key`` (M3); else titles when the
+    items carry no id at all and titles are unique on both sides; else None."""
+    if not all(type(e) is dict for e in old) or not all(type(e) is dict for e in new):
+        return None
+    events = any(k in e for e in (*old[:1], *new[:1]) for k in EVENT_KEYS)
+    for key in _EVENT_FIRST if events else IDENTITY_KEYS:
+        sides = _side(old, key), _side(new, key)
+        if sides[0] is not None and sides[1] is not None and (sides[0].index or sides[1].index):
+            return Identity(key, sides[0], sides[1])
+    if field in ITEM_ARRAY_KEYS:
+        return _by_title(old, new)
+    return None
+
+
+def _side(elements: list[dict[str, Any]], key: str) -> Side | None:
+    """Index by ``key``; None when some value is not a usable id or is not unique."""
+    index: dict[Any, int] = {}
+    loose: Indexed = []
+    for i, e in enumerate(elements):
+        if key not in e:
+            loose.append((i, e))
+            continue
+        ident = e[key]
+        kind = type(ident)
+        if (kind is not str and kind is not int) or ident in index:
+            return None
+        index[ident] = i
+    return Side(index, loose)
+
+
+def _by_title(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> Identity | None:
+    sides = []
+    for elements in (old, new):
+        index: dict[Any, int] = {}
+        for i, e in enumerate(elements):
+            title = e.get("title")
+            if not isinstance(title, str) or not title or title in index or _has_id(e):
+                return None
+            index[title] = i
+        sides.append(Side(index, []))
+    return Identity("title", sides[0], sides[1], guess=True)
+
+
+def _has_id(element: dict[str, Any]) -> bool:
+    return any(k in element for k in IDENTITY_KEYS)

@@ -1,0 +1,114 @@
+"""What a structural diff produces: a list of changes, each anchored by identity."""
+
+from __future__ import annotations
+
+from ..record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Op = Literal["add", "remove", "change", "move"]
+
+FORMAT_VERSION = 1
+"""Version of the diff JSON format (see ``git_vcontext.diff``); bumped on incompatible changes."""
+
+
+class _Absent:
+    """Marker for "no value" (an added key has no old value); distinct from JSON ``null``."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT: Any = _Absent()
+
+
+@record
+class Change:
+    """One difference.
+
+    ``path`` is an RFC 6901 JSON Pointer into the new document (add, change,
+    move) or the old one (remove); ``anchor`` is the same place named by
+    identities (``todoList.items[t2].status``). ``kind`` says what the value is
+    (``value``, ``item``, ``set``, ``text``, ``sequence``, ``fork``,
+    ``changeLog``, ``event``, ``entry``) so renderers can phrase it.
+    """
+
+    op: Op
+    path: str
+    anchor: str
+    id: Any = ABSENT  # identity of the innermost identified element around the change
+    old: Any = ABSENT
+    new: Any = ABSENT
+    kind: str = "value"
+    from_path: str | None = None  # moves: the element's pointer in the old document
+    after: Any = ABSENT  # moves: id of the element now before it (None: first)
+    added: tuple[Any, ...] = ()  # set changes
+    removed: tuple[Any, ...] = ()
+    guess: bool = False  # elements matched by title because they carry no ids
+    note: str | None = None  # something a reviewer should know (append-only violation, ...)
+    item: str = ""  # anchor of the innermost array element around the change ("" at the top)
+    item_title: str | None = None  # that element's title, for readable output
+    view: bool = False  # a change of a playbook entry's view (derived from new events)
+
+    def replaced(self, **changes: Any) -> Change:
+        """The same change with some fields replaced."""
+        fields = {name: getattr(self, name) for name in self._fields}  # type: ignore[attr-defined]
+        return Change(**{**fields, **changes})
+
+    def noted(self, note: str) -> Change:
+        """The same change with a note for reviewers."""
+        return self.replaced(note=note)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (see ``git_vcontext.diff``); absent values are left out."""
+        out: dict[str, Any] = {"op": self.op, "path": self.path, "anchor": self.anchor}
+        for name in ("id", "old", "new"):
+            value = getattr(self, name)
+            if value is not ABSENT:
+                out[name] = value
+        out["kind"] = self.kind
+        if self.from_path is not None:
+            out["from"] = self.from_path
+        if self.after is not ABSENT:
+            out["after"] = self.after
+        if self.kind == "set":
+            out["added"] = list(self.added)
+            out["removed"] = list(self.removed)
+        if self.guess:
+            out["guess"] = True
+        if self.note:
+            out["note"] = self.note
+        if self.item_title is not None:
+            out["itemTitle"] = self.item_title
+        if self.view:
+            out["view"] = True
+        return out
+
+
+@record
+class DiffResult:
+    """All changes from ``old`` to ``new``, in new-document order (removals first per place)."""
+
+    changes: tuple[Change, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.changes)
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"version": 1, "changes": [...]}``."""
+        return {"version": FORMAT_VERSION, "changes": [c.to_json() for c in self.changes]}

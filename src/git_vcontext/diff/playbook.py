@@ -1,0 +1,140 @@
+"""What new playbook events do to each entry's view: status, text, counters, concurrent heads."""
+
+from __future__ import annotations
+
+from ..values import pointer, same
+from .here import Here
+from .labels import id_label
+from .model import ABSENT, Change
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Entry = Any  # git_vcontext.playbook.Entry
+    PlaybookView = Any  # git_vcontext.playbook.PlaybookView
+
+# Left out of the field-by-field comparison: the event list only grows (the events
+# themselves are reported), and heads, winner and time stamps move with every event.
+_IMPLIED = ("events", "heads", "winner", "updatedAt", "conflicts", "targetId")
+CONCURRENT = "concurrent updates: {n} heads, {winner} shown"
+RESOLVED = "concurrent heads joined again"
+
+
+def may_hold_playbook(data: Any) -> bool:
+    """Cheap test before the playbook view is even imported."""
+    if not isinstance(data, dict):
+        return False
+    hosts = [data, data.get("todoList"), data.get("plan")]
+    return any(isinstance(h, dict) and isinstance(h.get("playbook"), dict) for h in hosts)
+
+
+def view_changes(old: Any, new: Any) -> list[Change]:
+    """Changes of the entries' views of every event-log playbook in ``new``."""
+    views = _views()
+    if views is None:  # a build without the playbook view: the events alone are reported
+        return []
+    before = dict(views.find_playbooks(old))
+    out: list[Change] = []
+    for path, book in views.find_playbooks(new):
+        was = before.get(path)
+        if was is None or not same(was, book):
+            out += _playbook(path, was, book)
+    return out
+
+
+def _views() -> Any:
+    """``git_vcontext.playbook`` (found at run time, so this module builds without it)."""
+    import importlib
+
+    try:
+        return importlib.import_module("git_vcontext.playbook")
+    except ImportError:
+        return None
+
+
+def entry_facts(data: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``(anchor, view)`` of every entry of every event-log playbook, for textconv: the
+    fields a diff compares, plus the heads when there are several."""
+    views = _views()
+    if views is None or not may_hold_playbook(data):
+        return []
+    out = []
+    for path, book in views.find_playbooks(data):
+        view = views.playbook_view(book, path=path)
+        if view.kind != "events":
+            continue
+        anchor = ".".join(str(p) for p in path)
+        for entry in view.entries:
+            facts = _visible(entry)
+            if entry.multi_head:
+                facts["heads"] = list(entry.heads)
+            out.append((anchor + id_label(entry.target_id, "targetId"), facts))
+    return out
+
+
+def _playbook(path: tuple[str | int, ...], old: Any, new: dict[str, Any]) -> list[Change]:
+    playbook_view = _views().playbook_view
+    after = playbook_view(new, path=path)
+    if after.kind != "events":  # ACE entries and v0.3 items are diffed as they are stored
+        return []
+    before = playbook_view(old, path=path) if isinstance(old, dict) else None
+    log = pointer((*path, after.log_key))
+    anchor = ".".join(str(p) for p in path)
+    out: list[Change] = []
+    for entry in after.entries:
+        was = before.entry(entry.target_id) if before is not None else None
+        name = anchor + id_label(entry.target_id, "targetId")
+        here = Here(anchor=name, ident=entry.target_id, item=name, item_title=entry.title)
+        out += _entry(was, entry, here, log)
+    out += _anomalies(before, after, anchor, log)
+    return out
+
+
+def _entry(old: Entry | None, new: Entry, here: Here, log: str) -> list[Change]:
+    if old is None:
+        value = _visible(new)
+        return [_change("add", here, log, new=value, kind="entry")]
+    from .core import Walker
+
+    walker = Walker()
+    walker.value(_visible(old), _visible(new), here)
+    out = [_relocated(c, log) for c in walker.changes]
+    heads = _heads(old, new, here, log)
+    return out + ([heads] if heads else [])
+
+
+def _visible(entry: Entry) -> dict[str, Any]:
+    return {k: v for k, v in entry.to_json().items() if k not in _IMPLIED}
+
+
+def _heads(old: Entry, new: Entry, here: Here, log: str) -> Change | None:
+    """New concurrent heads (or heads joined again) are worth a line; a moving head is not."""
+    if old.heads == new.heads or (len(old.heads) <= 1 and len(new.heads) <= 1):
+        return None
+    note = CONCURRENT.format(n=len(new.heads), winner=new.winner) if new.multi_head else RESOLVED
+    return _change("change", here.key("heads"), log, old=list(old.heads), new=list(new.heads),
+                   note=note)
+
+
+def _anomalies(before: PlaybookView | None, after: PlaybookView, anchor: str,
+               log: str) -> list[Change]:
+    """Anomalies the new events brought (a dangling prevEventId, a second creation, ...)."""
+    known = {(a.kind, a.event_ids) for a in before.anomalies} if before is not None else set()
+    here = Here(anchor=anchor + ".anomalies")
+    return [
+        _change("add", here, log, new=a.to_json(), kind="anomaly")
+        for a in after.anomalies
+        if (a.kind, a.event_ids) not in known
+    ]
+
+
+def _change(op: Any, here: Here, log: str, *, old: Any = ABSENT, new: Any = ABSENT,
+            kind: str = "value", note: str | None = None) -> Change:
+    return Change(op=op, path=log, anchor=here.name, id=here.ident, old=old, new=new, kind=kind,
+                  note=note, item=here.item, item_title=here.item_title, view=True)
+
+
+def _relocated(change: Change, log: str) -> Change:
+    """A view has no place in the document: its changes point at the playbook's log."""
+    return change.replaced(path=log, view=True)

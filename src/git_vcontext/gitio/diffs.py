@@ -1,0 +1,130 @@
+"""Which files changed between two states of a repository, with both contents (pygit2)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import OperationalError, UsageError
+from . import resolve_commit, workdir
+
+_SKIPPED_MODES = (0o120000, 0o160000)  # symlinks and submodules hold no document
+
+
+@dataclass(frozen=True)
+class FilePair:
+    """One changed file: paths and contents on each side (None where the file is absent)."""
+
+    old_path: str | None
+    new_path: str | None
+    old: bytes | None
+    new: bytes | None
+
+    @property
+    def path(self) -> str:
+        """The name to show: the new path, or the old one for a deletion."""
+        return self.new_path or self.old_path or ""
+
+    @property
+    def status(self) -> str:
+        """``added``, ``deleted``, ``renamed`` or ``modified``."""
+        if self.old_path is None:
+            return "added"
+        if self.new_path is None:
+            return "deleted"
+        return "renamed" if self.old_path != self.new_path else "modified"
+
+
+def changed_files(repo: Any, revs: Sequence[str], *, cached: bool,
+                  wanted: Callable[[str], bool]) -> list[FilePair]:
+    """Files that differ, as ``git diff [--cached] [REV [REV]]`` sees them (renames found).
+
+    ``wanted(path)`` filters by path before any content is read.
+    """
+    diff, new_side = _diff(repo, list(revs), cached)
+    diff.find_similar()
+    pairs = []
+    for delta in diff.deltas:
+        old_path = None if _absent(delta.old_file) else delta.old_file.path
+        new_path = None if _absent(delta.new_file) else delta.new_file.path
+        if not (old_path and wanted(old_path)) and not (new_path and wanted(new_path)):
+            continue
+        if any(f.mode in _SKIPPED_MODES for f in (delta.old_file, delta.new_file)):
+            continue
+        old = repo[delta.old_file.id].data if old_path else None
+        new = new_side(delta.new_file) if new_path else None
+        if old != new or old_path != new_path:
+            pairs.append(FilePair(old_path, new_path, old, new))
+    return pairs
+
+
+def _absent(diff_file: Any) -> bool:
+    return bool(diff_file.mode == 0)
+
+
+def _diff(repo: Any, revs: list[str], cached: bool) -> tuple[Any, Callable[[Any], bytes]]:
+    """The pygit2 diff for the requested states and a reader for its new side."""
+    if len(revs) == 1 and "..." in revs[0]:
+        left, right = revs[0].split("...", 1)
+        base = repo.merge_base(_commit(repo, left or "HEAD").id, _commit(repo, right or "HEAD").id)
+        if base is None:
+            raise OperationalError(f"{revs[0]}: no merge base")
+        revs = [str(base), right or "HEAD"]
+    elif len(revs) == 1 and ".." in revs[0]:
+        left, right = revs[0].split("..", 1)
+        revs = [left or "HEAD", right or "HEAD"]
+    if len(revs) > 2:
+        raise UsageError("at most two revisions")
+    if len(revs) == 2:
+        if cached:
+            raise UsageError("--cached takes at most one revision")
+        a, b = (_commit(repo, r).tree for r in revs)
+        return a.diff_to_tree(b), _blob_reader(repo)
+    if cached:
+        return _index_vs_tree(repo, revs[0] if revs else "HEAD"), _blob_reader(repo)
+    if revs:  # like git: the tree against the work tree *through the index* (sees new files)
+        diff = _index_vs_tree(repo, revs[0])
+        diff.merge(repo.index.diff_to_workdir())
+        return diff, _file_reader(repo)
+    repo.index.read()
+    return repo.index.diff_to_workdir(), _file_reader(repo)
+
+
+def _index_vs_tree(repo: Any, rev: str) -> Any:
+    """Old side: the tree of ``rev`` (the empty tree before the first commit); new: the index."""
+    repo.index.read()
+    if rev == "HEAD" and repo.head_is_unborn:
+        tree = repo[repo.TreeBuilder().write()]
+    else:
+        tree = _commit(repo, rev).tree
+    return repo.index.diff_to_tree(tree)
+
+
+def _commit(repo: Any, rev: str) -> Any:
+    return resolve_commit(repo, rev)
+
+
+def _blob_reader(repo: Any) -> Callable[[Any], bytes]:
+    return lambda diff_file: bytes(repo[diff_file.id].data)
+
+
+def _file_reader(repo: Any) -> Callable[[Any], bytes]:
+    top = workdir(repo)
+
+    def read(diff_file: Any) -> bytes:
+        try:
+            return (top / Path(diff_file.path)).read_bytes()
+        except OSError as exc:
+            raise OperationalError(f"{diff_file.path}: cannot read ({exc.strerror})") from None
+
+    return read
+
+
+def attribute(repo: Any, path: str, name: str) -> Any:
+    """A git attribute of a path (``diff``, ``merge``), from the work tree's .gitattributes."""
+    try:
+        return repo.get_attr(path, name)
+    except Exception:  # pygit2 raises various errors for odd paths; treat as unset
+        return None

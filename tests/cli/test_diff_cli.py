@@ -1,0 +1,201 @@
+"""``git vcontext diff`` on files and ``git vcontext textconv``, as real processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_cli
+from git_vcontext.errors import ExitCode
+
+OLD = {"vContextInfo": {"version": "0.4"},
+       "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},
+                              {"id": "t2", "title": "B", "status": "inProgress"}]}}  # fmt: skip
+NEW = {"vContextInfo": {"version": "0.4"},
+       "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},
+                              {"id": "t2", "title": "B", "status": "completed"}]}}  # fmt: skip
+
+
+def _write(folder: Path, name: str, data: Any) -> Path:
+    path = folder / name
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    old = _write(tmp_path, "old file.vcontext.json", OLD)
+    return old, _write(tmp_path, "new.vcontext.json", NEW)
+
+
+def test_two_files_give_one_anchored_line_and_exit_0(pair: tuple[Path, Path]) -> None:
+    proc = run_cli("diff", str(pair[0]), str(pair[1]))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    assert lines[0].startswith("diff --vcontext a/") and lines[0].endswith("new.vcontext.json")
+    assert lines[1:] == ["todoList.items[t2].status: inProgress → completed"]
+
+
+def test_exit_code_1_with_differences_0_without(pair: tuple[Path, Path]) -> None:
+    assert run_cli("diff", "--exit-code", str(pair[0]), str(pair[1])).returncode == 1
+    same = run_cli("diff", "--exit-code", str(pair[0]), str(pair[0]))
+    assert same.returncode == 0 and same.stdout == b""
+
+
+def test_json_output_follows_the_product_contract(pair: tuple[Path, Path]) -> None:
+    proc = run_cli("diff", "--format", "json", str(pair[0]), str(pair[1]))
+    data = json.loads(proc.stdout)
+    assert data["version"] == 1
+    (change,) = data["changes"]
+    assert {k: change[k] for k in ("op", "path", "id", "old", "new")} == {
+        "op": "change", "path": "/todoList/items/1/status", "id": "t2",
+        "old": "inProgress", "new": "completed",
+    }  # fmt: skip
+    assert data["files"] == [{"path": str(pair[1]), "status": "modified", "changes": 1}]
+
+
+def test_markdown_output(pair: tuple[Path, Path]) -> None:
+    out = run_cli("diff", "--format", "markdown", str(pair[0]), str(pair[1])).stdout.decode()
+    assert "**`todoList.items[t2]`** — B" in out and "`inProgress` → `completed`" in out
+
+
+def test_colour_always_never_and_no_color(pair: tuple[Path, Path]) -> None:
+    args = ("diff", str(pair[0]), str(pair[1]))
+    assert b"\x1b[" in run_cli(*args, "--color", "always").stdout
+    assert b"\x1b[" not in run_cli(*args, "--color", "never").stdout
+    assert b"\x1b[" not in run_cli(*args).stdout  # auto, and stdout is a pipe
+    assert b"\x1b[" not in run_cli(*args, env={"NO_COLOR": "1", "GIT_PAGER_IN_USE": "1"}).stdout
+    assert b"\x1b[" in run_cli(*args, env={"GIT_PAGER_IN_USE": "true"}).stdout
+
+
+def test_same_data_in_another_layout_is_no_difference(tmp_path: Path) -> None:
+    a = _write(tmp_path, "a.vcontext.json", OLD)
+    b = tmp_path / "b.vcontext.json"
+    b.write_text(json.dumps(OLD, sort_keys=True, separators=(",", ":")))
+    proc = run_cli("diff", "--exit-code", str(a), str(b))
+    assert proc.returncode == 0 and proc.stdout == b""
+
+
+def test_a_file_that_does_not_parse_gets_a_line_diff_and_a_note(tmp_path: Path) -> None:
+    a = _write(tmp_path, "a.vcontext.json", OLD)
+    b = tmp_path / "b.vcontext.json"
+    b.write_text('{"vContextInfo": {"version": "0.4"},\n<<<<<<< ours\n')
+    proc = run_cli("diff", "--exit-code", str(a), str(b))
+    assert proc.returncode == 1 and b"Traceback" not in proc.stderr
+    out = proc.stdout.decode()
+    assert "! not a structural diff:" in out and "conflict markers" in out
+    assert "\n+<<<<<<< ours\n" in out
+
+
+def test_missing_file_is_an_operational_error(tmp_path: Path, git_repo: Path) -> None:
+    a = _write(tmp_path, "a.vcontext.json", OLD)
+    proc = run_cli("diff", str(a), str(tmp_path / "missing.json"), cwd=git_repo)
+    assert proc.returncode == ExitCode.OPERATIONAL
+    assert proc.stderr.count(b"\n") == 1 and b"missing.json: no such file" in proc.stderr
+
+
+def test_added_file_against_dev_null_lists_every_item(tmp_path: Path) -> None:
+    b = _write(tmp_path, "b.vcontext.json", NEW)
+    out = run_cli("diff", "/dev/null", str(b)).stdout.decode().splitlines()
+    assert out[1] == "new file"
+    assert 'todoList.items[t2]: + "B" [completed]' in out
+
+
+# -- git's external-diff forms, called directly ------------------------------------------
+
+
+def test_seven_argument_form_always_exits_0(pair: tuple[Path, Path]) -> None:
+    old, new = pair
+    args = ["t.vcontext.json", str(old), "a" * 40, "100644", str(new), "b" * 40, "100644"]
+    proc = run_cli("diff", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().splitlines() == [
+        "diff --vcontext a/t.vcontext.json b/t.vcontext.json",
+        "todoList.items[t2].status: inProgress → completed",
+    ]
+    broken = run_cli("diff", "x.vcontext.json", "/nonexistent", ".", ".", str(new), "b" * 40,
+                     "100644")
+    assert broken.returncode == 0
+
+
+def test_nine_argument_form_shows_the_rename(pair: tuple[Path, Path]) -> None:
+    old, new = pair
+    info = "similarity index 90%\nrename from a.vcontext.json\nrename to b.vcontext.json\n"
+    proc = run_cli("diff", "a.vcontext.json", str(old), "a" * 40, "100644", str(new), "b" * 40,
+                   "100644", "b.vcontext.json", info)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    assert lines[:3] == ["diff --vcontext a/a.vcontext.json b/b.vcontext.json",
+                         "rename from a.vcontext.json", "rename to b.vcontext.json"]
+
+
+def test_external_form_falls_back_to_a_line_diff_for_other_files(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("one\ntwo\n")
+    b.write_text("one\nthree\n")
+    proc = run_cli("diff", "notes.txt", str(a), ".", "100644", str(b), ".", "100644")
+    assert proc.returncode == 0
+    assert "-two\n+three\n" in proc.stdout.decode()
+
+
+def test_one_argument_unmerged_form(tmp_path: Path) -> None:
+    proc = run_cli("diff", "todo.vcontext.json",
+                   env={"GIT_DIFF_PATH_COUNTER": "1", "GIT_DIFF_PATH_TOTAL": "1"})
+    assert proc.returncode == 0
+    assert proc.stdout == b"* Unmerged path todo.vcontext.json\n"
+
+
+# -- textconv --------------------------------------------------------------------------
+
+
+def test_textconv_prints_canonical_lines(pair: tuple[Path, Path]) -> None:
+    proc = run_cli("textconv", str(pair[1]))
+    assert proc.returncode == 0, proc.stderr
+    assert 'todoList.items[t2].status = "completed"\n' in proc.stdout.decode()
+
+
+def test_textconv_of_an_unparsable_file_prints_it_unchanged(tmp_path: Path) -> None:
+    raw = b'{"broken": \xff [\n<<<<<<< ours\n'
+    path = tmp_path / "x.vcontext.json"
+    path.write_bytes(raw)
+    proc = run_cli("textconv", str(path))
+    assert proc.returncode == 0 and proc.stdout == raw and proc.stderr == b""
+
+
+def test_textconv_of_a_missing_file_is_an_operational_error(tmp_path: Path) -> None:
+    proc = run_cli("textconv", str(tmp_path / "nope.json"))
+    assert proc.returncode == ExitCode.OPERATIONAL and b"no such file" in proc.stderr
+
+
+def test_textconv_reads_git_temp_files_without_a_telling_name(tmp_path: Path) -> None:
+    path = tmp_path / "XXXXXX_blob"
+    path.write_text('{"event_id": "e1", "a": 1}\n{"event_id": "e2", "a": 2}\n')
+    assert run_cli("textconv", str(path)).stdout.decode().startswith('[e1].event_id = "e1"\n')
+
+
+def test_an_emptied_file_reads_like_a_deleted_one(tmp_path: Path) -> None:
+    a = _write(tmp_path, "a.vcontext.json", NEW)
+    empty = tmp_path / "b.vcontext.json"
+    empty.write_text("\n")
+    out = run_cli("diff", str(a), str(empty)).stdout.decode().splitlines()
+    assert out[0] == f"diff --vcontext a{a} b{empty}"  # absolute paths as git --no-index shows them
+    assert 'todoList.items[t2]: − "B" [completed]' in out
+    assert run_cli("textconv", str(empty)).stdout == b"\n"
+
+
+def test_the_same_data_in_json_and_tron_is_no_difference(tmp_path: Path) -> None:
+    pytest.importorskip("git_vcontext.codecs.tron")
+    from git_vcontext import dumps
+
+    a = _write(tmp_path, "a.vcontext.json", OLD)
+    b = tmp_path / "a.vcontext.tron"
+    b.write_text(dumps(OLD, "tron"))
+    proc = run_cli("diff", "--exit-code", str(a), str(b))
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert run_cli("textconv", str(a)).stdout == run_cli("textconv", str(b)).stdout
+    b.write_text(dumps(NEW, "tron"))
+    changed = run_cli("diff", str(a), str(b)).stdout.decode()
+    assert "todoList.items[t2].status: inProgress → completed" in changed
