@@ -70,8 +70,9 @@ def edit(old: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any], dict[
 def run_cli(*args: str) -> tuple[float, bytes]:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "git_vcontext", *args], capture_output=True,
-                          env=env, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_vcontext", *args], capture_output=True, env=env, check=False
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(proc.stderr.decode())
@@ -97,15 +98,22 @@ def bench_diff(n: int, tmp: Path, limit: float) -> None:
     exact = got == expected and count == 180
     size = a.stat().st_size / 1e6
     verdict = "ok" if exact and elapsed < limit else "FAIL"
-    print(f"diff {n:>6} items ({size:.1f} MB): {elapsed:.3f} s, {count} changes, "
-          f"exact={exact} (target < {limit} s) {verdict}")
+    print(
+        f"diff {n:>6} items ({size:.1f} MB): {elapsed:.3f} s, {count} changes, "
+        f"exact={exact} (target < {limit} s) {verdict}"
+    )
 
 
 def bench_textconv(tmp: Path) -> None:
     doc = todo(1)
     doc["todoList"]["items"] = [
-        {"id": f"t{i}", "title": f"Task {i}", "status": "pending", "tags": ["a", "b"],
-         "narrative": {"Background": "Some text that explains the task.\nSecond line."}}
+        {
+            "id": f"t{i}",
+            "title": f"Task {i}",
+            "status": "pending",
+            "tags": ["a", "b"],
+            "narrative": {"Background": "Some text that explains the task.\nSecond line."},
+        }
         for i in range(5200)
     ]
     path = tmp / "big.vcontext.json"
@@ -114,8 +122,7 @@ def bench_textconv(tmp: Path) -> None:
     size = path.stat().st_size / 1e6
     verdict = "ok" if elapsed < 0.3 else "FAIL"
     lines = out.count(b"\n")
-    print(f"textconv {size:.2f} MB: {elapsed:.3f} s, {lines} lines "
-          f"(target < 0.3 s) {verdict}")
+    print(f"textconv {size:.2f} MB: {elapsed:.3f} s, {lines} lines (target < 0.3 s) {verdict}")
 
 
 def bench_deepdiff() -> None:

@@ -116,20 +116,34 @@ def test_seven_argument_form_always_exits_0(pair: tuple[Path, Path]) -> None:
         "diff --vcontext a/t.vcontext.json b/t.vcontext.json",
         "todoList.items[t2].status: inProgress → completed",
     ]
-    broken = run_cli("diff", "x.vcontext.json", "/nonexistent", ".", ".", str(new), "b" * 40,
-                     "100644")
+    broken = run_cli(
+        "diff", "x.vcontext.json", "/nonexistent", ".", ".", str(new), "b" * 40, "100644"
+    )
     assert broken.returncode == 0
 
 
 def test_nine_argument_form_shows_the_rename(pair: tuple[Path, Path]) -> None:
     old, new = pair
     info = "similarity index 90%\nrename from a.vcontext.json\nrename to b.vcontext.json\n"
-    proc = run_cli("diff", "a.vcontext.json", str(old), "a" * 40, "100644", str(new), "b" * 40,
-                   "100644", "b.vcontext.json", info)
+    proc = run_cli(
+        "diff",
+        "a.vcontext.json",
+        str(old),
+        "a" * 40,
+        "100644",
+        str(new),
+        "b" * 40,
+        "100644",
+        "b.vcontext.json",
+        info,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()
-    assert lines[:3] == ["diff --vcontext a/a.vcontext.json b/b.vcontext.json",
-                         "rename from a.vcontext.json", "rename to b.vcontext.json"]
+    assert lines[:3] == [
+        "diff --vcontext a/a.vcontext.json b/b.vcontext.json",
+        "rename from a.vcontext.json",
+        "rename to b.vcontext.json",
+    ]
 
 
 def test_external_form_falls_back_to_a_line_diff_for_other_files(tmp_path: Path) -> None:
@@ -142,8 +156,9 @@ def test_external_form_falls_back_to_a_line_diff_for_other_files(tmp_path: Path)
 
 
 def test_one_argument_unmerged_form(tmp_path: Path) -> None:
-    proc = run_cli("diff", "todo.vcontext.json",
-                   env={"GIT_DIFF_PATH_COUNTER": "1", "GIT_DIFF_PATH_TOTAL": "1"})
+    proc = run_cli(
+        "diff", "todo.vcontext.json", env={"GIT_DIFF_PATH_COUNTER": "1", "GIT_DIFF_PATH_TOTAL": "1"}
+    )
     assert proc.returncode == 0
     assert proc.stdout == b"* Unmerged path todo.vcontext.json\n"
 

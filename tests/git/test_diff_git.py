@@ -94,9 +94,11 @@ def test_git_external_diff_gets_a_rename_with_nine_arguments_and_an_added_file(r
     out = proc.stdout
     assert "diff --vcontext /dev/null b/added.vcontext.json\nnew file\n" in out
     assert 'todoList.items[t1]: + "Task 1" [pending]' in out
-    assert ("diff --vcontext a/todo.vcontext.json b/renamed.vcontext.json\n"
-            "rename from todo.vcontext.json\nrename to renamed.vcontext.json\n"
-            "todoList.items[t3].status: pending → completed\n") in out
+    assert (
+        "diff --vcontext a/todo.vcontext.json b/renamed.vcontext.json\n"
+        "rename from todo.vcontext.json\nrename to renamed.vcontext.json\n"
+        "todoList.items[t3].status: pending → completed\n"
+    ) in out
 
 
 def test_diff_command_config_is_used_for_vcontext_files_only(repo: Path) -> None:

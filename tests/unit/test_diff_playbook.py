@@ -48,8 +48,15 @@ def test_a_new_entry_is_an_added_view_with_its_kind_and_text() -> None:
 
 def test_status_text_and_counters_of_an_entry_change_with_its_events() -> None:
     new = _with(
-        _ev("e2", "t", "update", "2025-01-02T00:00:00Z", prevEventId="e1", text="Staging first.",
-            delta={"helpfulCount": 2}),
+        _ev(
+            "e2",
+            "t",
+            "update",
+            "2025-01-02T00:00:00Z",
+            prevEventId="e1",
+            text="Staging first.",
+            delta={"helpfulCount": 2},
+        ),
         _ev("e3", "t", "deprecate", "2025-01-03T00:00:00Z", prevEventId="e2", status="deprecated"),
     )
     assert _view(BASE, new) == [
@@ -95,8 +102,9 @@ def test_anomalies_brought_by_new_events_are_reported() -> None:
 def test_textconv_follows_the_log_with_each_entrys_view() -> None:
     from git_vcontext.diff.textconv import textconv
 
-    new = _with(_ev("e2", "t", "deprecate", "2025-01-02T00:00:00Z", prevEventId="e1",
-                    status="deprecated"))
+    new = _with(
+        _ev("e2", "t", "deprecate", "2025-01-02T00:00:00Z", prevEventId="e1", status="deprecated")
+    )
     before, after = set(textconv(BASE).splitlines()), set(textconv(new).splitlines())
     assert 'playbook[t].status = "active"' in before
     assert 'playbook[t].status = "deprecated"' in after - before

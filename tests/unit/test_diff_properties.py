@@ -95,8 +95,10 @@ def test_changes_replay_old_into_new_and_never_pair_different_ids(
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["a", "b", "x\ny"]),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["id", "a", "b", "title", "items"]), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from(["id", "a", "b", "title", "items"]), children, max_size=4)
+    ),
     max_leaves=20,
 )
 

@@ -19,10 +19,14 @@ def _todo(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"vContextInfo": {"version": "0.4"}, "todoList": {**extra, "items": list(items)}}
 
 
-OLD = _todo({"id": "t1", "title": "A", "status": "pending"},
-            {"id": "t2", "title": "B", "status": "inProgress", "narrative": {"Notes": "a\nb"}})
-NEW = _todo({"id": "t2", "title": "B", "status": "completed", "narrative": {"Notes": "a\nc"}},
-            {"id": "t3", "title": "C", "status": "pending"})
+OLD = _todo(
+    {"id": "t1", "title": "A", "status": "pending"},
+    {"id": "t2", "title": "B", "status": "inProgress", "narrative": {"Notes": "a\nb"}},
+)
+NEW = _todo(
+    {"id": "t2", "title": "B", "status": "completed", "narrative": {"Notes": "a\nc"}},
+    {"id": "t3", "title": "C", "status": "pending"},
+)
 
 
 def test_library_diff_is_callable_after_the_package_was_imported() -> None:

@@ -75,8 +75,10 @@ def test_items_without_ids_are_named_by_unique_title_else_by_position() -> None:
 
 
 def test_jsonl_records_and_root_scalars() -> None:
-    doc = parse(b'{"event_id": "e1", "type": "a"}\n{"event_id": "e2", "type": "b"}\n',
-                path=".work/events.jsonl")
+    doc = parse(
+        b'{"event_id": "e1", "type": "a"}\n{"event_id": "e2", "type": "b"}\n',
+        path=".work/events.jsonl",
+    )
     assert textconv(doc.data) == (
         '[e1].event_id = "e1"\n[e1].type = "a"\n[e2].event_id = "e2"\n[e2].type = "b"\n'
     )
@@ -97,7 +99,10 @@ def test_odd_keys_and_ids_stay_unambiguous() -> None:
 _LINE = re.compile(r'^(\(root\)|[A-Za-z_$"\[]).* (=|\|)( |$)')
 
 values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
     max_leaves=15,
@@ -134,8 +139,11 @@ def test_textconv_runs_on_every_corpus_json_document(shared_dir: Path) -> None:
 def test_json_and_tron_twins_in_the_corpus_give_the_same_text(shared_dir: Path) -> None:
     pytest.importorskip("git_vcontext.codecs.tron")
     docs = shared_dir / "corpus" / "docs"
-    twins = [(p, p.with_suffix(".tron")) for p in sorted(docs.glob("*.json"))
-             if p.with_suffix(".tron").exists()]
+    twins = [
+        (p, p.with_suffix(".tron"))
+        for p in sorted(docs.glob("*.json"))
+        if p.with_suffix(".tron").exists()
+    ]
     assert twins
     for json_path, tron_path in twins:
         a = parse(json_path.read_bytes(), path=str(json_path)).data

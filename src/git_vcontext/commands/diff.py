@@ -20,8 +20,16 @@ _MODE = re.compile(r"(?:[0-7]{6}|\.)\Z")
 _HEX = re.compile(r"(?:[0-9a-f]{4,64}|\.)\Z")
 
 
-def run(*, args: Sequence[str], fmt: str = "text", color: str = "auto", exit_code: bool = False,
-        cached: bool = False, stat: bool = False, paths: Sequence[str] = ()) -> int:
+def run(
+    *,
+    args: Sequence[str],
+    fmt: str = "text",
+    color: str = "auto",
+    exit_code: bool = False,
+    cached: bool = False,
+    stat: bool = False,
+    paths: Sequence[str] = (),
+) -> int:
     """Dispatch on the argument form; exit 1 with ``--exit-code`` when anything differs."""
     use_color = want_color(color)
     if is_external(args):
@@ -66,16 +74,18 @@ def external(args: Sequence[str], *, fmt: str, color: bool) -> int:
     try:
         old = None if old_gone else read_bytes(old_file)
         new = None if new_gone else read_bytes(new_file)
-        result = _compare_safely(old, new, None if old_gone else path,
-                                 None if new_gone else new_path, new_path != path)
+        result = _compare_safely(
+            old, new, None if old_gone else path, None if new_gone else new_path, new_path != path
+        )
         write_output(None, render_files([result], fmt=fmt, color=color))
     except OperationalError as exc:
         print(f"git-vcontext: {exc.one_line()}", file=sys.stderr)
     return int(ExitCode.OK)
 
 
-def _compare_safely(old: bytes | None, new: bytes | None, old_path: str | None,
-                    new_path: str | None, renamed: bool) -> FileDiff:
+def _compare_safely(
+    old: bytes | None, new: bytes | None, old_path: str | None, new_path: str | None, renamed: bool
+) -> FileDiff:
     """A structural diff, or a line diff if anything at all goes wrong (git must show something)."""
     try:
         return compare(old, new, old_path=old_path, new_path=new_path, renamed=renamed)
@@ -97,5 +107,9 @@ def _two_files(args: Sequence[str], cached: bool, paths: Sequence[str]) -> bool:
 def _files(old_file: str, new_file: str) -> FileDiff:
     old = None if old_file == DEV_NULL else read_bytes(old_file)
     new = None if new_file == DEV_NULL else read_bytes(new_file)
-    return compare(old, new, old_path=None if old is None else old_file,
-                   new_path=None if new is None else new_file)
+    return compare(
+        old,
+        new,
+        old_path=None if old is None else old_file,
+        new_path=None if new is None else new_file,
+    )

@@ -23,11 +23,13 @@ def revisions(revs: Sequence[str], *, cached: bool, paths: Sequence[str]) -> lis
     revs, paths = _split(repo, revs, paths)
     specs = [relative_to_top(repo, p) for p in paths]
     declared = _declared(repo)
-    pairs = changed_files(repo, revs, cached=cached,
-                          wanted=lambda p: _in_specs(p, specs) and _candidate(p, declared))
+    pairs = changed_files(
+        repo, revs, cached=cached, wanted=lambda p: _in_specs(p, specs) and _candidate(p, declared)
+    )
     return [
-        compare(p.old, p.new, old_path=p.old_path, new_path=p.new_path,
-                renamed=p.status == "renamed")
+        compare(
+            p.old, p.new, old_path=p.old_path, new_path=p.new_path, renamed=p.status == "renamed"
+        )
         for p in pairs
         if _is_vcontext(p, declared)
     ]
@@ -57,6 +59,7 @@ def _is_revision(repo: Any, arg: str) -> bool:
 
 def _declared(repo: Any) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
+
     def declared(path: str) -> bool:
         if matches_install_patterns(path):
             return True
@@ -98,7 +101,9 @@ def _in_specs(path: str, specs: Sequence[str]) -> bool:
     if not specs:
         return True
     return any(
-        spec in ("", ".") or path == spec or path.startswith(spec.rstrip("/") + "/")
+        spec in ("", ".")
+        or path == spec
+        or path.startswith(spec.rstrip("/") + "/")
         or fnmatch.fnmatchcase(path, spec)
         for spec in specs
     )

@@ -64,8 +64,13 @@ class _Keyed:
         note = EVENT_REMOVED if self.event else None
         for k, i in o_index.items():
             if k not in n_index:
-                self.w.emit("remove", self.at(k, i, i, old[i]), old=old[i],
-                            kind=self.kind(old[i]), note=note)
+                self.w.emit(
+                    "remove",
+                    self.at(k, i, i, old[i]),
+                    old=old[i],
+                    kind=self.kind(old[i]),
+                    note=note,
+                )
         moved = moved_keys(o_index, n_index)
         previous: Any = None
         for k, j in n_index.items():
@@ -82,8 +87,13 @@ class _Keyed:
         """An element on both sides: its move (``after`` its new predecessor), then its edits."""
         here = self.at(k, where[0], where[1], new)
         if after is not ABSENT:
-            self.w.emit("move", here, from_path=pointer((*self.here.old, where[0])), after=after,
-                        kind=self.kind(new))
+            self.w.emit(
+                "move",
+                here,
+                from_path=pointer((*self.here.old, where[0])),
+                after=after,
+                kind=self.kind(new),
+            )
         start = len(self.w.changes)
         self.w.value(old, new, here)
         if self.event:  # events are immutable: say so on every edit inside one
@@ -174,8 +184,13 @@ def changelog(w: Walker, old: list[Any], new: list[Any], here: Here) -> None:
         if left[c]:
             left[c] -= 1
         else:
-            w.emit("remove", here.element(i, i, f"[{i}]", e), old=e, kind="changeLog",
-                   note=CHANGELOG_REMOVED)
+            w.emit(
+                "remove",
+                here.element(i, i, f"[{i}]", e),
+                old=e,
+                kind="changeLog",
+                note=CHANGELOG_REMOVED,
+            )
     have = Counter(canonical(e) for e in old)
     for j, e in enumerate(new):
         c = canonical(e)

@@ -35,8 +35,16 @@ class Walker:
         """Record one change at ``here`` (old pointer for removals, new pointer otherwise)."""
         path = here.old_pointer if op == "remove" else here.new_pointer
         self.changes.append(
-            Change(op=op, path=path, anchor=here.name, id=here.ident, guess=here.guess,
-                   item=here.item, item_title=here.item_title, **fields)
+            Change(
+                op=op,
+                path=path,
+                anchor=here.name,
+                id=here.ident,
+                guess=here.guess,
+                item=here.item,
+                item_title=here.item_title,
+                **fields,
+            )
         )
 
     def value(self, old: JsonValue, new: JsonValue, here: Here) -> None:

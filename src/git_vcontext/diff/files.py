@@ -47,8 +47,14 @@ class FileDiff:
         return not self.same_bytes
 
 
-def compare(old: bytes | None, new: bytes | None, *, old_path: str | None,
-            new_path: str | None, renamed: bool = False) -> FileDiff:
+def compare(
+    old: bytes | None,
+    new: bytes | None,
+    *,
+    old_path: str | None,
+    new_path: str | None,
+    renamed: bool = False,
+) -> FileDiff:
     """Diff two contents (None = absent side); names pick the format, else the content does."""
     same_bytes = old == new
     try:
@@ -104,8 +110,9 @@ def side_name(prefix: str, path: str | None) -> str:
     return f"{prefix}/{path.lstrip('/')}" if path else "/dev/null"
 
 
-def unified(old: bytes | None, new: bytes | None, old_path: str | None,
-            new_path: str | None) -> str:
+def unified(
+    old: bytes | None, new: bytes | None, old_path: str | None, new_path: str | None
+) -> str:
     """A plain unified diff (``Binary files ... differ`` for binary content)."""
     a_name, b_name = side_name("a", old_path), side_name("b", new_path)
     if b"\0" in (old or b"") or b"\0" in (new or b""):
@@ -115,5 +122,6 @@ def unified(old: bytes | None, new: bytes | None, old_path: str | None,
     a = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
     b = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
     lines = difflib.unified_diff(a, b, a_name, b_name)
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )

@@ -41,8 +41,16 @@ class Here:
             self.item_title,
         )
 
-    def element(self, i_old: int, i_new: int, label: str, value: Any, *,
-                ident: Any = ABSENT, guess: bool = False) -> Here:
+    def element(
+        self,
+        i_old: int,
+        i_new: int,
+        label: str,
+        value: Any,
+        *,
+        ident: Any = ABSENT,
+        guess: bool = False,
+    ) -> Here:
         """Element ``i_old`` of the old array, ``i_new`` of the new one, named ``label``."""
         anchor = self.anchor + label
         item, title = self.item, self.item_title

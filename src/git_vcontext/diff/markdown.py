@@ -45,7 +45,7 @@ def _header(group: str, changes: list[Change]) -> str:
 
 
 def _bullet(change: Change, group: str) -> list[str]:
-    rel = change.anchor[len(group):].lstrip(".") if change.anchor.startswith(group) else ""
+    rel = change.anchor[len(group) :].lstrip(".") if change.anchor.startswith(group) else ""
     label = f"{code(rel)}: " if rel else ""
     first, more = _describe(change)
     if change.guess:
@@ -74,8 +74,15 @@ def _describe(change: Change) -> tuple[str, list[str]]:
 def _details(pairs: list[tuple[str, str]]) -> list[str]:
     body = [("…" if tag == "…" else tag + line) for tag, line in pairs]
     fence = "`" * max(3, 1 + max((len(r) for b in body for r in re.findall("`+", b)), default=0))
-    block = ["<details><summary>line diff</summary>", "", fence + "diff", *body, fence, "",
-             "</details>"]
+    block = [
+        "<details><summary>line diff</summary>",
+        "",
+        fence + "diff",
+        *body,
+        fence,
+        "",
+        "</details>",
+    ]
     return ["  " + line if line else "" for line in block]
 
 

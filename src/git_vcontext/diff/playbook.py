@@ -113,12 +113,14 @@ def _heads(old: Entry, new: Entry, here: Here, log: str) -> Change | None:
     if old.heads == new.heads or (len(old.heads) <= 1 and len(new.heads) <= 1):
         return None
     note = CONCURRENT.format(n=len(new.heads), winner=new.winner) if new.multi_head else RESOLVED
-    return _change("change", here.key("heads"), log, old=list(old.heads), new=list(new.heads),
-                   note=note)
+    return _change(
+        "change", here.key("heads"), log, old=list(old.heads), new=list(new.heads), note=note
+    )
 
 
-def _anomalies(before: PlaybookView | None, after: PlaybookView, anchor: str,
-               log: str) -> list[Change]:
+def _anomalies(
+    before: PlaybookView | None, after: PlaybookView, anchor: str, log: str
+) -> list[Change]:
     """Anomalies the new events brought (a dangling prevEventId, a second creation, ...)."""
     known = {(a.kind, a.event_ids) for a in before.anomalies} if before is not None else set()
     here = Here(anchor=anchor + ".anomalies")
@@ -129,10 +131,29 @@ def _anomalies(before: PlaybookView | None, after: PlaybookView, anchor: str,
     ]
 
 
-def _change(op: Any, here: Here, log: str, *, old: Any = ABSENT, new: Any = ABSENT,
-            kind: str = "value", note: str | None = None) -> Change:
-    return Change(op=op, path=log, anchor=here.name, id=here.ident, old=old, new=new, kind=kind,
-                  note=note, item=here.item, item_title=here.item_title, view=True)
+def _change(
+    op: Any,
+    here: Here,
+    log: str,
+    *,
+    old: Any = ABSENT,
+    new: Any = ABSENT,
+    kind: str = "value",
+    note: str | None = None,
+) -> Change:
+    return Change(
+        op=op,
+        path=log,
+        anchor=here.name,
+        id=here.ident,
+        old=old,
+        new=new,
+        kind=kind,
+        note=note,
+        item=here.item,
+        item_title=here.item_title,
+        view=True,
+    )
 
 
 def _relocated(change: Change, log: str) -> Change:

@@ -64,8 +64,10 @@ def _expanded(change: Change, pal: Palette) -> list[str]:
     if len(show.value(v, limit=show.MAX_INLINE + 1)) <= show.MAX_INLINE:
         return []
     sign, colour = ("+", pal.green) if change.op == "add" else ("−", pal.red)
-    return [f"{change.anchor}{key_label(k)}: {colour}{sign} {show.value(x)}{pal.reset}"
-            for k, x in v.items()]
+    return [
+        f"{change.anchor}{key_label(k)}: {colour}{sign} {show.value(x)}{pal.reset}"
+        for k, x in v.items()
+    ]
 
 
 def _describe(change: Change, pal: Palette) -> tuple[str, list[str]]:

@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from .files import FileDiff
 
 
-def render_files(files: list[FileDiff], *, fmt: str = "text", color: bool = False,
-                 stat: bool = False) -> str:
+def render_files(
+    files: list[FileDiff], *, fmt: str = "text", color: bool = False, stat: bool = False
+) -> str:
     """Every file that differs, in the requested format."""
     shown = [f for f in files if f.differs]
     if fmt == "json":
@@ -72,8 +73,18 @@ def _markdown(f: FileDiff) -> str:
     if f.result is not None:
         return render_markdown(f.result, title=f.path)
     fence = "```" if "```" not in f.line_diff else "~~~~"
-    return "\n".join([f"### {code(f.path)}", "", f"_Not a structural diff: {f.error}_", "",
-                      fence + "diff", f.line_diff.rstrip("\n"), fence, ""])
+    return "\n".join(
+        [
+            f"### {code(f.path)}",
+            "",
+            f"_Not a structural diff: {f.error}_",
+            "",
+            fence + "diff",
+            f.line_diff.rstrip("\n"),
+            fence,
+            "",
+        ]
+    )
 
 
 def _json(files: list[FileDiff]) -> str:

@@ -93,8 +93,14 @@ def event_summary(event: Any) -> str:
     head = " ".join(str(event[k]) for k in ("operation", "targetId", "type") if k in event)
     if isinstance(event.get("timestamp"), str):
         head += f" at {event['timestamp']}"
-    text = next((event[k] for k in ("title", "text", "reason", "deprecatedReason")
-                 if isinstance(event.get(k), str)), None)
+    text = next(
+        (
+            event[k]
+            for k in ("title", "text", "reason", "deprecatedReason")
+            if isinstance(event.get(k), str)
+        ),
+        None,
+    )
     out = head or value(event)
     if isinstance(text, str):
         out += ": " + quoted(text.split("\n")[0], 60)
@@ -184,8 +190,9 @@ _WORD = re.compile(r"\s+|\w+|[^\w\s]")
 
 def long_text(old: Any, new: Any) -> bool:
     """Two strings too long to show as ``old → new`` on one line."""
-    return (isinstance(old, str) and isinstance(new, str)
-            and max(len(old), len(new)) >= WORD_DIFF_FROM)
+    return (
+        isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) >= WORD_DIFF_FROM
+    )
 
 
 def word_diff(old: str, new: str) -> list[tuple[str, str]] | None:

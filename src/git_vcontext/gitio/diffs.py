@@ -37,8 +37,9 @@ class FilePair:
         return "renamed" if self.old_path != self.new_path else "modified"
 
 
-def changed_files(repo: Any, revs: Sequence[str], *, cached: bool,
-                  wanted: Callable[[str], bool]) -> list[FilePair]:
+def changed_files(
+    repo: Any, revs: Sequence[str], *, cached: bool, wanted: Callable[[str], bool]
+) -> list[FilePair]:
     """Files that differ, as ``git diff [--cached] [REV [REV]]`` sees them (renames found).
 
     ``wanted(path)`` filters by path before any content is read.
