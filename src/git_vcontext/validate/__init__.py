@@ -1,0 +1,1 @@
+"""Validation of vContext documents: schemas, semantic rules, history rules (PRODUCT.md)."""

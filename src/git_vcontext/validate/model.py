@@ -1,0 +1,63 @@
+"""What validation reports: findings with a stable rule id, a JSON Pointer and a position."""
+
+from __future__ import annotations
+
+from ..record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+@record
+class Finding:
+    """One problem in one file (``line``/``column`` 1-based, from the source text when known)."""
+
+    rule: str
+    pointer: str  # RFC 6901
+    message: str
+    line: int | None = None
+    column: int | None = None
+    where: str = ""  # id-anchored path, e.g. todoList.items[t2].status ("" = the document)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rule": self.rule, "pointer": self.pointer, "message": self.message}
+        if self.line is not None:
+            out["line"] = self.line
+            if self.column is not None:
+                out["column"] = self.column
+        return out
+
+
+@record
+class FileReport:
+    """The verdict on one file (or blob): valid when there is no finding."""
+
+    path: str
+    findings: tuple[Finding, ...] = ()
+    skipped: tuple[str, ...] = ()  # checks that do not apply (legacy versions), said in reports
+
+    @property
+    def valid(self) -> bool:
+        return not self.findings
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "valid": self.valid,
+            "errors": [f.to_json() for f in self.findings],
+        }
+        if self.skipped:
+            out["skipped"] = list(self.skipped)
+        return out
+
+    def lines(self) -> list[str]:
+        """``file:line:col: where: message [rule]``, one per finding."""
+        out = []
+        for f in self.findings:
+            loc = self.path
+            if f.line is not None:
+                loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
+            where = f"{f.where}: " if f.where else ""
+            out.append(f"{loc}: {where}{f.message} [{f.rule}]")
+        return out

@@ -1,0 +1,105 @@
+"""Agent branches and their bases, as recorded in git config (shared by fork, sync, status).
+
+- ``vcontext.agentPrefix``: the branch prefix of agents (default ``agents/``);
+- ``vcontext.agent.<AGENT>.base``: the branch an agent was forked from.
+"""
+
+from __future__ import annotations
+
+from ..errors import OperationalError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+DEFAULT_PREFIX = "agents/"
+
+
+def _config_get(repo: Any, key: str) -> str | None:
+    try:
+        value: str = repo.config[key]
+    except KeyError:
+        return None
+    return value
+
+
+def agent_prefix(repo: Any) -> str:
+    """The branch prefix of agent branches, always ending in '/'."""
+    prefix = (_config_get(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
+    return prefix if prefix.endswith("/") else prefix + "/"
+
+
+def check_agent_name(agent: str) -> str:
+    """``agent`` if it can name a branch component; UsageError otherwise."""
+    import pygit2
+
+    bad = (
+        not agent
+        or agent.startswith(("-", "."))
+        or agent.endswith((".lock", "/", "."))
+        or ".." in agent
+        or any(c in agent for c in " ~^:?*[\\\x7f")
+        or any(ord(c) < 32 for c in agent)
+        or not pygit2.reference_is_valid_name(f"refs/heads/{agent}")
+    )
+    if bad:
+        raise UsageError(f"not a valid agent name: {agent!r} (it becomes a branch name)")
+    return agent
+
+
+def agent_branch(repo: Any, agent: str) -> str:
+    """The short branch name of ``agent`` (``agents/AGENT``)."""
+    return agent_prefix(repo) + check_agent_name(agent)
+
+
+def agent_of_branch(repo: Any, branch: str) -> str | None:
+    """The agent whose branch is ``branch`` (short name), or None."""
+    prefix = agent_prefix(repo)
+    if branch.startswith(prefix) and len(branch) > len(prefix):
+        return branch[len(prefix) :]
+    return None
+
+
+def list_agents(repo: Any) -> list[str]:
+    """Agents that have a local branch under the prefix, sorted."""
+    prefix = agent_prefix(repo)
+    return sorted(b[len(prefix) :] for b in repo.branches.local if b.startswith(prefix))
+
+
+def _base_key(agent: str) -> str:
+    return f"vcontext.agent.{agent}.base"
+
+
+def recorded_base(repo: Any, agent: str) -> str | None:
+    """The base branch recorded for ``agent`` by ``fork``, or None."""
+    return _config_get(repo, _base_key(agent))
+
+
+def record_base(repo: Any, agent: str, base: str) -> None:
+    """Remember ``base`` as the branch ``agent`` was forked from (local git config)."""
+    repo.config[_base_key(agent)] = base
+
+
+def forget_agent(repo: Any, agent: str) -> None:
+    """Drop what is recorded about ``agent`` (when its branch is deleted)."""
+    try:
+        del repo.config[_base_key(agent)]
+    except KeyError:
+        pass
+
+
+def default_base(repo: Any) -> str:
+    """The base when nothing is recorded: ``init.defaultBranch``, else main, else master."""
+    candidates = [_config_get(repo, "init.defaultBranch"), "main", "master"]
+    for name in candidates:
+        if name and repo.branches.local.get(name) is not None:
+            return name
+    raise OperationalError("no base branch: pass --into BRANCH (no main or master here)")
+
+
+def base_of(repo: Any, agent: str, into: str | None = None) -> str:
+    """The branch ``agent`` syncs with: ``into``, else the recorded base, else the default."""
+    base = into or recorded_base(repo, agent) or default_base(repo)
+    if repo.branches.local.get(base) is None:
+        raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
+    return base
