@@ -236,3 +236,36 @@ def test_identity_from_git_config(repo: Path) -> None:
     assert fork(repo, "alice").returncode == 0
     who = run_git(repo, "log", "-1", "--format=%an <%ae>", "agents/alice").stdout.strip()
     assert who == "Test Author <author@example.com>"  # GIT_AUTHOR_* win over user.*, as in git
+
+
+def test_documents_found_by_content_and_modes_kept(repo: Path) -> None:
+    write_json(repo, "state/agent.json", todo("s1"))  # no install pattern: found by content
+    write_json(repo, "state/other.json", {"todoList": {"uid": "x", "items": []}})  # not vContext
+    write_json(repo, "tools/run.vcontext.json", todo("r1"))
+    (repo / "tools/run.vcontext.json").chmod(0o755)
+    (repo / "link.vcontext.json").symlink_to(TODO)
+    commit(repo, "more files")
+    assert fork(repo, "alice").returncode == 0
+    changed = run_git(repo, "diff", "--name-only", "main", "agents/alice").stdout.split()
+    assert sorted(changed) == sorted([TODO, PLAN, "state/agent.json", "tools/run.vcontext.json"])
+    tree = run_git(repo, "ls-tree", "-r", "agents/alice").stdout
+    assert "100755 blob" in next(ln for ln in tree.splitlines() if "tools/run" in ln)
+    assert "120000 blob" in next(ln for ln in tree.splitlines() if "link.vcontext" in ln)
+
+
+def test_unparsable_documents_are_listed_and_left_alone(repo: Path) -> None:
+    write(repo, "broken.vcontext.json", '{"vContextInfo": {"version": "0.4"}, "todoList": {')
+    commit(repo, "broken")
+    proc = fork(repo, "alice")
+    assert proc.returncode == 0, proc.stderr
+    assert "left alone (does not parse): broken.vcontext.json" in proc.stdout.decode()
+    changed = run_git(repo, "diff", "--name-only", "main", "agents/alice").stdout.split()
+    assert "broken.vcontext.json" not in changed and TODO in changed
+
+
+def test_no_document_with_uid_still_makes_the_one_commit(git_repo: Path) -> None:
+    write(git_repo, "README.md", "no documents here\n")
+    commit(git_repo, "base")
+    proc = fork(git_repo, "alice")
+    assert proc.returncode == 0 and b"no fork metadata written" in proc.stdout
+    assert run_git(git_repo, "rev-list", "--count", "main..agents/alice").stdout.strip() == "1"
