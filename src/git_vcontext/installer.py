@@ -18,6 +18,26 @@ PATTERNS = (
     "*.vbrief.json",
     ".work/*.jsonl",
 )
+
+
+def matches_install_patterns(path: str) -> bool:
+    """Whether a repo path ('/'-separated) matches the attribute patterns ``install`` writes.
+
+    As in .gitattributes: a pattern without '/' matches the file name at any
+    depth; one with '/' matches the whole path, and '*' does not cross '/'.
+    """
+    import fnmatch
+
+    name = path.rsplit("/", 1)[-1]
+    for pattern in PATTERNS:
+        if "/" not in pattern:
+            if fnmatch.fnmatchcase(name, pattern):
+                return True
+        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
+            return True
+    return False
+
+
 ATTRIBUTES = "merge=vcontext diff=vcontext"
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"

@@ -12,7 +12,7 @@ from ..document import looks_like_vcontext
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top, resolve_commit
 from ..gitio.diffs import FilePair, attribute, changed_files
-from ..installer import PATTERNS
+from ..installer import matches_install_patterns
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 
@@ -66,22 +66,6 @@ def _declared(repo: Any) -> Callable[[str], bool]:
         return "vcontext" in (attribute(repo, path, "diff"), attribute(repo, path, "merge"))
 
     return declared
-
-
-def matches_install_patterns(path: str) -> bool:
-    """Whether a repo path ('/'-separated) matches the attribute patterns ``install`` writes.
-
-    As in .gitattributes: a pattern without '/' matches the file name at any
-    depth; one with '/' matches the whole path, and '*' does not cross '/'.
-    """
-    name = path.rsplit("/", 1)[-1]
-    for pattern in PATTERNS:
-        if "/" not in pattern:
-            if fnmatch.fnmatchcase(name, pattern):
-                return True
-        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
-            return True
-    return False
 
 
 def _candidate(path: str, declared: Callable[[str], bool]) -> bool:
