@@ -62,11 +62,11 @@ def _print(r: PairResult, dry_run: bool = False) -> None:
         print(f"{r.branch}: up to date with {r.base}")
     elif r.state == MERGED:
         parts = []
-        if r.base_commit:
+        if r.base_moves:
             parts.append(
                 f"{would}merge {_count(r.documents)} into {r.base}" + _short(r.base_commit, dry_run)
             )
-        if r.agent_commit:
+        if r.agent_moves:
             parts.append(
                 f"{would}update {_count(r.agent_documents)} on {r.branch}"
                 + _short(r.agent_commit, dry_run)
@@ -89,5 +89,5 @@ def _count(documents: tuple[str, ...]) -> str:
     return f"{n} document" + ("" if n == 1 else "s")
 
 
-def _short(commit: str, dry_run: bool) -> str:
-    return "" if dry_run else f" ({commit[:12]})"
+def _short(commit: str | None, dry_run: bool) -> str:
+    return "" if dry_run or not commit else f" ({commit[:12]})"

@@ -53,6 +53,8 @@ class PairResult:
     conflicts: tuple[PathConflict, ...] = ()
     notes: tuple[str, ...] = ()
     message: str = ""
+    base_moves: bool = False  # the base gets (or, in a dry run, would get) a merge commit
+    agent_moves: bool = False
 
     @property
     def ok(self) -> bool:
@@ -71,6 +73,8 @@ class PairResult:
             "conflicts": [c.to_json() for c in self.conflicts],
             "notes": list(self.notes),
             "message": self.message,
+            "baseMoves": self.base_moves,
+            "agentMoves": self.agent_moves,
         }
 
 
@@ -135,39 +139,49 @@ class Syncer:
             return result.done(REFUSED, message=f"{branch} and {base} share no history")
 
         # 1. the agent's work into the base
-        new_b, merged_in = None, None
+        merged_in = None
         if a != b and not repo.descendant_of(b, a):
             merged_in = self._merge(b, a)
             if not merged_in.clean:
                 return result.done(CONFLICT, conflicts=merged_in.conflicts)
             result.notes += merged_in.notes
-            if merged_in.tree != repo[b].tree_id:
-                result.documents = merged_in.documents
-                message = _message(f"merge {branch} into {base}", agent, merged_in.documents)
-                new_b = self._commit(merged_in.tree, [b, a], message)
+            if merged_in.tree == repo[b].tree_id:
+                merged_in = None  # nothing new from the agent: the base stays
+        new_b = None
+        if merged_in is not None:
+            result.documents = merged_in.documents
+            message = _message(f"merge {branch} into {base}", agent, merged_in.documents)
+            new_b = self._commit(merged_in.tree, [b, a], message)
 
-        # 2. the base into the agent branch
-        theirs = new_b or b
+        # 2. the base into the agent branch (after step 1 the merge base is a itself)
+        merged_back = None
+        if merged_in is not None:
+            a_tree = repo[a].tree
+            merged_back = merge_trees(repo, a_tree, a_tree, repo[merged_in.tree], now=self.now)
+        elif a != b and not repo.descendant_of(a, b):
+            merged_back = self._merge(a, b)
         new_a = None
-        if a != theirs and not repo.descendant_of(a, theirs):
-            merged_back = self._merge(a, theirs)
+        if merged_back is not None:
             if not merged_back.clean:
                 return result.done(CONFLICT, conflicts=merged_back.conflicts)
             tree, documents = merged_back.tree, set(merged_back.documents)
-            if new_b is not None and merged_in is not None and not self.dry_run:
+            if merged_in is not None and not self.dry_run:
                 tree, marked = self._mark_merged(tree, a, b, merged_in.documents)
                 documents |= marked
-            if tree != repo[a].tree_id:
+            if tree == repo[a].tree_id and merged_in is None:
+                merged_back = None  # the agent branch already holds the base's data
+            else:
                 result.agent_documents = tuple(sorted(documents))
                 message = _message(f"merge {base} into {branch}", agent, result.agent_documents)
-                new_a = self._commit(tree, [a, theirs], message)
+                new_a = self._commit(tree, [a, new_b or b], message)
 
-        if new_b is None and new_a is None:
+        if merged_in is None and merged_back is None:
             return result.done(UP_TO_DATE)
+        result.base_moves, result.agent_moves = merged_in is not None, merged_back is not None
         result.base_commit = None if new_b is None else str(new_b)
         result.agent_commit = None if new_a is None else str(new_a)
-        for name, new in ((base, new_b), (branch, new_a)):
-            if new is not None and (why := self.blocked(name)):
+        for name, moves in ((base, result.base_moves), (branch, result.agent_moves)):
+            if moves and (why := self.blocked(name)):
                 return result.done(REFUSED, message=why)
         if self.dry_run:
             return result.done(MERGED)
@@ -215,7 +229,7 @@ class Syncer:
         except refs.RefMoved as exc:
             return result.done(REFUSED, message=exc.message)
         self._follow(branch, ours, new)
-        result.base_commit = str(new)
+        result.base_commit, result.base_moves = str(new), True
         return result.done(MERGED)
 
     # -- pieces ------------------------------------------------------------------
@@ -227,6 +241,9 @@ class Syncer:
         return merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=self.now)
 
     def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
+        """A commit object (no ref moves); None in a dry run, which writes no commit."""
+        if self.dry_run:
+            return None
         author, committer = self.signatures()
         return self.repo.create_commit(None, author, committer, message, tree, parents)
 
@@ -298,6 +315,8 @@ class _Pair:
         self.documents: tuple[str, ...] = ()
         self.agent_documents: tuple[str, ...] = ()
         self.notes: tuple[str, ...] = ()
+        self.base_moves = False
+        self.agent_moves = False
 
     def done(
         self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
@@ -315,6 +334,8 @@ class _Pair:
             conflicts,
             self.notes,
             message,
+            self.base_moves if moved else False,
+            self.agent_moves if moved else False,
         )
 
 
