@@ -157,21 +157,21 @@ class Syncer:
         merged_back = None
         if merged_in is not None:
             a_tree = repo[a].tree
-            merged_back = merge_trees(repo, a_tree, a_tree, repo[merged_in.tree], now=self.now)
+            finish = None if self.dry_run else self._marker(a, b, merged_in.documents)
+            merged_back = merge_trees(
+                repo, a_tree, a_tree, repo[merged_in.tree], now=self.now, finish=finish
+            )
         elif a != b and not repo.descendant_of(a, b):
             merged_back = self._merge(a, b)
         new_a = None
         if merged_back is not None:
             if not merged_back.clean:
                 return result.done(CONFLICT, conflicts=merged_back.conflicts)
-            tree, documents = merged_back.tree, set(merged_back.documents)
-            if merged_in is not None and not self.dry_run:
-                tree, marked = self._mark_merged(tree, a, b, merged_in.documents)
-                documents |= marked
+            tree, documents = merged_back.tree, merged_back.documents
             if tree == repo[a].tree_id and merged_in is None:
                 merged_back = None  # the agent branch already holds the base's data
             else:
-                result.agent_documents = tuple(sorted(documents))
+                result.agent_documents = documents
                 message = _message(f"merge {base} into {branch}", agent, result.agent_documents)
                 new_a = self._commit(tree, [a, new_b or b], message)
 
@@ -247,44 +247,21 @@ class Syncer:
         author, committer = self.signatures()
         return self.repo.create_commit(None, author, committer, message, tree, parents)
 
-    def _mark_merged(
-        self, tree_id: Any, a: Any, b: Any, contributed: Sequence[str]
-    ) -> tuple[Any, set[str]]:
-        """The agent tree with its forks marked merged: the documents whose changes reached
+    def _marker(self, a: Any, b: Any, contributed: Sequence[str]) -> Any:
+        """``finish`` for the agent side: forks marked merged. Documents whose changes reached
         the base get a fresh ``mergedAt``; other forks still ``unmerged`` are marked too."""
-        import pygit2
-
         from .forkstate import mark_merged, merger_agent
 
-        repo = self.repo
-        tree = repo[tree_id]
         by = merger_agent(self.signatures()[1])
-        since_fork = _changed_paths(repo, repo.merge_base(a, b), a)
-        candidates = set(contributed) | since_fork
-        index = None
-        marked: set[str] = set()
-        for path in sorted(candidates):
-            try:
-                entry = tree[path]
-            except KeyError:
-                continue
-            raw = repo[entry.id].data
-            refresh = path in contributed
-            if not refresh and b"unmerged" not in raw:
-                continue
-            if b"fork" not in raw:
-                continue
-            new = mark_merged(raw, path, when=self.now, by=by, refresh=refresh)
-            if new == raw:
-                continue
-            if index is None:
-                index = pygit2.Index()
-                index.read_tree(tree)
-            index.add(pygit2.IndexEntry(path, repo.create_blob(new), entry.filemode))
-            marked.add(path)
-        if index is None:
-            return tree_id, marked
-        return index.write_tree(repo), marked
+        done = set(contributed)
+
+        def finish(path: str, raw: bytes) -> bytes:
+            refresh = path in done
+            if b"fork" not in raw or (not refresh and b"unmerged" not in raw):
+                return raw
+            return mark_merged(raw, path, when=self.now, by=by, refresh=refresh)
+
+        return finish
 
     def _follow(self, branch: str, old: Any, new: Any) -> None:
         path = self.checkouts().get(branch)
@@ -337,14 +314,6 @@ class _Pair:
             self.base_moves if moved else False,
             self.agent_moves if moved else False,
         )
-
-
-def _changed_paths(repo: Any, old: Any, new: Any) -> set[str]:
-    """Paths that differ between two commits' trees."""
-    if old is None:
-        return set()
-    diff = repo[old].tree.diff_to_tree(repo[new].tree)
-    return {d.new_file.path for d in diff.deltas}
 
 
 def _message(title: str, agent: str, documents: Iterable[str]) -> str:

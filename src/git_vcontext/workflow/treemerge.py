@@ -108,8 +108,12 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
+    finish: Callable[[str, bytes], bytes] | None = None,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
+
+    ``finish(path, merged)`` may rewrite each merged document before it is
+    stored (sync marks forks merged this way: one blob written per document).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
     does), never a commit or a ref.
@@ -138,10 +142,15 @@ def merge_trees(
             result = without_fork(t, path)
         else:
             return
+        if finish is not None:
+            result = finish(path, result)
         if result != o:
             documents.append(path)
+            blob = repo.create_blob(result)
+        else:
+            blob = sides.entry(1, path).id
         # always set: libgit2 may have taken theirs (fork block included) where ours wins
-        index.add(pygit2.IndexEntry(path, repo.create_blob(result), mode))
+        index.add(pygit2.IndexEntry(path, blob, mode))
 
     if index.conflicts is not None:
         for anc, our, their in list(index.conflicts):
