@@ -92,6 +92,7 @@ class Syncer:
         self._pending: dict[str, list[Any]] = {}  # work tree path -> [first old, last new]
         self._signatures: tuple[Any, Any] | None = None
         self.warnings: list[str] = []
+        self._parsed: dict[Any, Any] = {}  # documents parsed so far, by content (all pairs)
 
     # -- identities and checkouts ------------------------------------------------
 
@@ -127,6 +128,12 @@ class Syncer:
 
     def sync_pair(self, agent: str, base: str) -> PairResult:
         """Merge ``agents/AGENT`` and ``base`` both ways (see the module's description)."""
+        from ..codecs import reused_parses
+
+        with reused_parses(self._parsed):
+            return self._sync_pair(agent, base)
+
+    def _sync_pair(self, agent: str, base: str) -> PairResult:
         repo = self.repo
         branch = agents.agent_branch(repo, agent)
         a, b = refs.target(repo, branch), refs.target(repo, base)
@@ -205,6 +212,12 @@ class Syncer:
 
     def integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
         """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries)."""
+        from ..codecs import reused_parses
+
+        with reused_parses(self._parsed):
+            return self._integrate(branch, theirs, what)
+
+    def _integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
         repo = self.repo
         ours = refs.target(repo, branch)
         result = _Pair("", branch, what)
