@@ -22,7 +22,7 @@ from ..errors import OperationalError
 from ..gitio import refs, worktrees
 from ..record import record
 from . import agents
-from .treemerge import PathConflict, TreeMerge, merge_trees
+from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -163,10 +163,9 @@ class Syncer:
         # 2. the base into the agent branch (after step 1 the merge base is a itself)
         merged_back = None
         if merged_in is not None:
-            a_tree = repo[a].tree
-            finish = None if self.dry_run else self._marker(a, b, merged_in.documents)
-            merged_back = merge_trees(
-                repo, a_tree, a_tree, repo[merged_in.tree], now=self.now, finish=finish
+            mark = None if self.dry_run else self._marker(merged_in.documents)
+            merged_back = carry_to_agent(
+                repo, repo[a].tree, repo[merged_in.tree], now=self.now, mark=mark
             )
         elif a != b and not repo.descendant_of(a, b):
             merged_back = self._merge(a, b)
@@ -260,21 +259,18 @@ class Syncer:
         author, committer = self.signatures()
         return self.repo.create_commit(None, author, committer, message, tree, parents)
 
-    def _marker(self, a: Any, b: Any, contributed: Sequence[str]) -> Any:
-        """``finish`` for the agent side: forks marked merged. Documents whose changes reached
-        the base get a fresh ``mergedAt``; other forks still ``unmerged`` are marked too."""
-        from .forkstate import mark_merged, merger_agent
+    def _marker(self, contributed: Sequence[str]) -> Any:
+        """How the agent side marks forks merged: documents whose changes reached the base
+        get a fresh ``mergedAt``; other forks still ``unmerged`` are marked too."""
+        from .forkstate import merger_agent
 
         by = merger_agent(self.signatures()[1])
         done = set(contributed)
 
-        def finish(path: str, raw: bytes) -> bytes:
-            refresh = path in done
-            if b"fork" not in raw or (not refresh and b"unmerged" not in raw):
-                return raw
-            return mark_merged(raw, path, when=self.now, by=by, refresh=refresh)
+        def mark(path: str) -> tuple[str, dict[str, Any], bool]:
+            return (self.now, by, path in done)
 
-        return finish
+        return mark
 
     def _follow(self, branch: str, old: Any, new: Any) -> None:
         path = self.checkouts().get(branch)

@@ -72,6 +72,7 @@ class DocumentSides:
     def __init__(self, repo: Any, base: Any, ours: Any, theirs: Any) -> None:
         self.repo = repo
         self.trees = (base, ours, theirs)
+        self._data: dict[tuple[int, str], bytes | None] = {}
 
     def entry(self, side: int, path: str) -> Any:
         tree = self.trees[side]
@@ -83,10 +84,14 @@ class DocumentSides:
             return None
 
     def data(self, side: int, path: str) -> bytes | None:
+        key = (side, path)
+        if key in self._data:
+            return self._data[key]
         entry = self.entry(side, path)
-        if entry is None or entry.type_str != "blob":
-            return None
-        raw: bytes = self.repo[entry.id].data
+        raw: bytes | None = None
+        if entry is not None and entry.type_str == "blob":
+            raw = self.repo[entry.id].data
+        self._data[key] = raw
         return raw
 
 
@@ -108,12 +113,8 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
-    finish: Callable[[str, bytes], bytes] | None = None,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
-
-    ``finish(path, merged)`` may rewrite each merged document before it is
-    stored (sync marks forks merged this way: one blob written per document).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
     does), never a commit or a ref.
@@ -131,8 +132,11 @@ def merge_trees(
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         o, t = sides.data(1, path), sides.data(2, path)
-        if o is not None and t is not None:
-            outcome = _merge_document(sides.data(0, path), o, t, path, now)
+        b = sides.data(0, path)
+        if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
+            result = o  # M11: theirs changed nothing but its fork block, which never wins
+        elif o is not None and t is not None:
+            outcome = _merge_document(b, o, t, path, now)
             if not outcome.clean:
                 conflicts.append(_conflict_of(path, outcome))
                 return
@@ -142,8 +146,6 @@ def merge_trees(
             result = without_fork(t, path)
         else:
             return
-        if finish is not None:
-            result = finish(path, result)
         if result != o:
             documents.append(path)
             blob = repo.create_blob(result)
@@ -218,6 +220,36 @@ def _libgit2_kind(anc: Any, our: Any, their: Any) -> str:
     return "content"
 
 
+def only_fork_changed(base: bytes, ours: bytes, theirs: bytes, path: str) -> bool:
+    """Whether theirs differs from base in nothing but ``fork`` blocks while ours has none.
+
+    The merge's result is then ours as it is (M11: a fork block never comes from
+    theirs): sync of an agent that only forked a document costs no merge.
+    """
+    from ..codecs import parse
+    from ..errors import ParseError
+    from ..values import same
+
+    if b"fork" in ours or b"fork" not in theirs:
+        return False
+    try:
+        b_data, t_data = parse(base, path=path).data, parse(theirs, path=path).data
+    except ParseError:
+        return False
+    return same(_data_without_fork(b_data), _data_without_fork(t_data))
+
+
+def _data_without_fork(data: Any) -> Any:
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for key in doc.CONTAINER_KEYS:
+        container = out.get(key)
+        if isinstance(container, dict) and doc.FORK_FIELD in container:
+            out[key] = {k: v for k, v in container.items() if k != doc.FORK_FIELD}
+    return out
+
+
 def without_fork(raw: bytes, path: str) -> bytes:
     """``raw`` without container ``fork`` blocks, in its own style (as is if none or unreadable)."""
     from ..codecs import parse
@@ -229,16 +261,56 @@ def without_fork(raw: bytes, path: str) -> bytes:
         parsed = parse(raw, path=path)
     except ParseError:
         return raw
-    data = parsed.data
-    if not isinstance(data, dict):
-        return raw
-    new = dict(data)
-    changed = False
-    for key in doc.CONTAINER_KEYS:
-        container = new.get(key)
-        if isinstance(container, dict) and doc.FORK_FIELD in container:
-            new[key] = {k: v for k, v in container.items() if k != doc.FORK_FIELD}
-            changed = True
-    if not changed:
+    new = _data_without_fork(parsed.data)
+    if new is parsed.data or new == parsed.data:
         return raw
     return parsed.render(new).encode("utf-8")
+
+
+def carry_to_agent(
+    repo: Any,
+    agent: Any,
+    merged: Any,
+    *,
+    now: str,
+    mark: Callable[[str], tuple[str, dict[str, Any], bool] | None] | None = None,
+) -> TreeMerge:
+    """Merge ``merged`` (the base after the agent's work reached it) into the ``agent`` tree.
+
+    The agent's tree is the merge base here, so every file comes from ``merged``
+    except the agent's own fork blocks, which stay (M11, see forkstate.carried_fork);
+    ``mark(path)`` says whether and how to mark each document's forks merged.
+    The same as ``merge_trees(agent, agent, merged)``, without a three-way merge.
+    """
+    import pygit2
+
+    from .forkstate import agent_document, mark_merged
+
+    index = pygit2.Index()
+    index.read_tree(merged)
+    sides = DocumentSides(repo, agent, agent, merged)
+    documents: list[str] = []
+    for delta in agent.diff_to_tree(merged).deltas:
+        path = delta.new_file.path
+        o, t = sides.data(1, path), sides.data(2, path)
+        if o is None or t is None or b"fork" not in o or not _is_doc(sides, path):
+            if t is not None and t != o and _is_doc(sides, path):
+                documents.append(path)
+            continue
+        how = mark(path) if mark is not None else None
+        result = agent_document(o, t, path, mark=how)
+        if result is None:  # the general route: a three-way merge, then the marking
+            outcome = _merge_document(o, o, t, path, now)
+            if not outcome.clean:
+                return TreeMerge(None, (_conflict_of(path, outcome),), ())
+            result = outcome.output
+            if how is not None:
+                when, by, refresh = how
+                result = mark_merged(result, path, when=when, by=by, refresh=refresh)
+        if result != o:
+            documents.append(path)
+        if result != t:
+            mode = sides.entry(2, path).filemode
+            blob = sides.entry(1, path).id if result == o else repo.create_blob(result)
+            index.add(pygit2.IndexEntry(path, blob, mode))
+    return TreeMerge(index.write_tree(repo), (), tuple(documents))
