@@ -178,14 +178,17 @@ def agent_loop(clone: Path, agent: str, rounds: int) -> AgentLog:
 
 
 def sync(clone: Path, agent: str) -> dict[str, Any]:
-    """One `git vcontext sync AGENT --push origin`: exit code, time, retries it reported."""
+    """One `git vcontext sync AGENT --push origin`: exit code, time, retries it reported.
+
+    sync says "push to REMOTE rejected (…): fetching and merging, retry N" per retry.
+    """
     start = time.perf_counter()
     proc = vcontext(clone, "sync", agent, "--push", "origin", check=False)
     said = proc.stdout + proc.stderr
     return {
         "exit": proc.returncode,
         "seconds": time.perf_counter() - start,
-        "retries": len(re.findall(r"retry|retrying|rejected", said, re.IGNORECASE)),
+        "retries": len(re.findall(r"rejected .*retry \d+", said)),
         "output": said[-2000:],
     }
 
