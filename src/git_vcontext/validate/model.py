@@ -55,7 +55,7 @@ class FileReport:
         """``file:line:col: where: message [rule]``, one per finding."""
         out = []
         for f in self.findings:
-            loc = self.path
+            loc = self.path or "<input>"
             if f.line is not None:
                 loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
             where = f"{f.where}: " if f.where else ""
