@@ -271,7 +271,34 @@ def _plain_key(key: str) -> bool:
 
 # Which files are vContext files ---------------------------------------------
 
+FILE_PATTERNS = (
+    "*.vcontext.json",
+    "*.vcontext.tron",
+    ".vcontext/*.json",
+    "*.vbrief.json",
+    ".work/*.jsonl",
+)
+"""Names of vContext files, as ``install`` writes them into ``.gitattributes`` (PRODUCT.md)."""
+
 INFO_MARKERS = tuple(key.encode() for key in INFO_KEYS)
+
+
+def matches_file_patterns(path: str) -> bool:
+    """Whether a repo path ('/'-separated) matches FILE_PATTERNS the way git attributes do.
+
+    A pattern without '/' matches the file name at any depth; one with '/' matches
+    the whole path from the top, and '*' does not cross '/'.
+    """
+    from fnmatch import fnmatchcase
+
+    name = path.rsplit("/", 1)[-1]
+    for pattern in FILE_PATTERNS:
+        if "/" not in pattern:
+            if fnmatchcase(name, pattern):
+                return True
+        elif path.count("/") == pattern.count("/") and fnmatchcase(path, pattern):
+            return True
+    return False
 
 
 def looks_like_vcontext(raw: bytes) -> bool:

@@ -8,16 +8,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .document import FILE_PATTERNS
 from .errors import OperationalError, UsageError
 from .gitio import git
 
-PATTERNS = (
-    "*.vcontext.json",
-    "*.vcontext.tron",
-    ".vcontext/*.json",
-    "*.vbrief.json",
-    ".work/*.jsonl",
-)
+PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"

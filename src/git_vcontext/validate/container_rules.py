@@ -26,10 +26,10 @@ def check_changelog(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
     log = container.get("changeLog")
     if not isinstance(log, list):
         return
-    top = container.get("sequence")
-    previous = None
+    top: Any = container.get("sequence")
+    previous: Any = None
     for i, change in enumerate(log):
-        seq = change.get("sequence") if isinstance(change, dict) else None
+        seq: Any = change.get("sequence") if isinstance(change, dict) else None
         if not _number(seq):
             continue
         parts = (*where, "changeLog", i, "sequence")
@@ -48,7 +48,7 @@ def check_fork(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
     if not isinstance(fork, dict):
         return
     here = (*where, "fork")
-    parent = fork.get("parentSequence")
+    parent: Any = fork.get("parentSequence")
     if _number(parent) and parent < 0:
         msg = f"parentSequence {parent} is negative; use the parent's sequence when forked (>= 0)"
         yield "fork-parent-sequence", (*here, "parentSequence"), msg
@@ -117,10 +117,10 @@ def _edges(
         for key, value in bad:
             yield _missing(value, (*where, "edges", i, key))
         src, dst = edge.get("from"), edge.get("to")
-        if not bad and isinstance(src, str) and isinstance(dst, str):
-            if edge.get("type") in BLOCKING_EDGES:
-                graph.setdefault(dst, []).append(src)
-                first_at.setdefault(dst, (*where, "edges", i))
+        ordering = edge.get("type") in BLOCKING_EDGES
+        if ordering and not bad and isinstance(src, str) and isinstance(dst, str):
+            graph.setdefault(dst, []).append(src)
+            first_at.setdefault(dst, (*where, "edges", i))
 
 
 def _missing(dep: str, parts: Parts) -> Issue:
@@ -128,7 +128,9 @@ def _missing(dep: str, parts: Parts) -> Issue:
     return "dependency-missing", parts, msg
 
 
-def _cycles(graph: dict[str, list[str]], first_at: dict[str, Parts], where: Parts) -> Iterator[Issue]:
+def _cycles(
+    graph: dict[str, list[str]], first_at: dict[str, Parts], where: Parts
+) -> Iterator[Issue]:
     """One finding per cycle found by a depth-first search (iterative, so no recursion limit)."""
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done
     for root in sorted(graph):

@@ -22,8 +22,11 @@ _TYPE_NAMES = {
 def schema_message(err: Any) -> str:
     """One sentence for one jsonschema ``ValidationError``."""
     kind, expected, value = err.validator, err.validator_value, err.instance
-    writer = _WRITERS.get(kind)
-    return writer(expected, value) if writer else f"{err.message}; fix the value"
+    writer: Any = _WRITERS.get(kind)
+    if writer is None:
+        return f"{err.message}; fix the value"
+    text: str = writer(expected, value)
+    return text
 
 
 def _required(expected: list[str], value: Any) -> str:

@@ -1,4 +1,4 @@
-"""Playbook invariants as validation findings: the view's anomalies (playbook/), never re-derived."""
+"""Playbook invariants as validation findings: the anomalies of playbook/, not re-derived."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ RULES = {
     "conflict-markers": "git conflict markers left in the file or in a string",
     "not-vcontext": "a JSON value that is not a vContext document",
     "schema": "a field is missing, has the wrong type or a value outside its enumeration",
-    "version": "vContextInfo.version must be \"0.4\" (older documents need migration)",
+    "version": 'vContextInfo.version must be "0.4" (older documents need migration)',
     "container": "exactly one container (todoList, plan or playbook)",
     "unique-id": "ids unique within their container",
     "unique-event-id": "eventId (event_id in JSONL) unique in the log",
@@ -52,6 +52,9 @@ _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))\Z"
 )
 _DATE_TIME_START = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}")
+_FULL_DATE = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\Z")
+DATE_FIELDS = frozenset({"startDate", "endDate"})
+"""Schedule fields that may hold a calendar date (RFC 3339 full-date, as plans use them)."""
 MIGRATABLE = ("0.1", "0.2", "0.3")
 
 
@@ -86,6 +89,8 @@ def check_version(info_key: str, version: Any) -> Iterator[Issue]:
 def check_datetimes(value: Any, fields: frozenset[str] = DATETIME_FIELDS) -> Iterator[Issue]:
     """Datetime fields hold RFC 3339 timestamps with ``Z`` or ``±hh:mm``."""
     for parts, key, text in _strings_under(value, fields):
+        if key in DATE_FIELDS and _FULL_DATE.match(text):
+            continue
         problem = datetime_problem(text)
         if problem:
             yield "datetime", parts, f"{key} {problem}"
