@@ -53,7 +53,10 @@ def check_value(data: Any, path: str = "", *, jsonl: bool = False) -> tuple[list
 
 def findings_of(issues: list[Issue], data: Any, locate: Any) -> tuple[Finding, ...]:
     """Located findings in document order (``locate``: parts -> (line, column), or None)."""
-    return tuple(_finding(issue, data, locate) for issue in _ordered(issues))
+    found = [_finding(issue, data, locate) for issue in _ordered(issues)]
+    if locate is not None:  # the order of the text: what an editor jumps through
+        found.sort(key=lambda f: (f.line or 0, f.column or 0))
+    return tuple(found)
 
 
 def _ordered(issues: list[Issue]) -> list[Issue]:
