@@ -100,7 +100,7 @@ def main() -> None:
         proc = subprocess.run(cli("validate"), cwd=top, env=run_env, capture_output=True)
         whole = time.perf_counter() - start
         print(
-            f"git vcontext validate (no paths, whole process): {whole:.2f} s, exit {proc.returncode}"
+            f"git vcontext validate (no paths, one process): {whole:.2f} s, exit {proc.returncode}"
         )
 
 
