@@ -27,18 +27,42 @@ FILES = (
 
 
 @cache
-def _registry() -> Any:
-    from referencing import Registry, Resource
-
+def _contents_by_id() -> dict[str, Any]:
     from ..resources import schemas_dir
 
     folder = schemas_dir()
-    resources = []
-    for name in FILES:
-        contents = json.loads(folder.joinpath(f"{name}.schema.json").read_text("utf-8"))
-        resources.append((PREFIX + name, Resource.from_contents(contents)))
+    return {
+        PREFIX + name: json.loads(folder.joinpath(f"{name}.schema.json").read_text("utf-8"))
+        for name in FILES
+    }
+
+
+@cache
+def _registry() -> Any:
+    from referencing import Registry, Resource
+
+    resources = [(uri, Resource.from_contents(c)) for uri, c in _contents_by_id().items()]
     # no retrieve function: a reference to anything not bundled fails instead of fetching it
     return Registry().with_resources(resources).crawl()
+
+
+@cache
+def _compiler() -> Any:
+    from .fastcheck import Compiler
+
+    return Compiler(_contents_by_id())
+
+
+@cache
+def quick_check(ref: str) -> Any:
+    """A yes/no check for ``ref`` without jsonschema, or None when it cannot be compiled."""
+    from .fastcheck import Unsupported
+
+    name, _, fragment = ref.partition("#")
+    try:
+        return _compiler().ref(PREFIX + name, "#" + fragment)
+    except Unsupported:
+        return None
 
 
 @cache
@@ -52,12 +76,19 @@ def validator(ref: str) -> Any:
 
 
 def _contents(name: str) -> dict[str, Any]:
-    contents: dict[str, Any] = _registry().contents(PREFIX + name)
+    contents: dict[str, Any] = _contents_by_id()[PREFIX + name]
     return contents
 
 
 def schema_errors(ref: str, data: Any) -> Iterator[Any]:
-    """The jsonschema errors of ``data`` against ``ref``, most specific first."""
+    """The jsonschema errors of ``data`` against ``ref``, most specific first.
+
+    Valid data is recognised by the compiled quick check; only invalid data pays for
+    jsonschema (its import and its walk), which says where and why.
+    """
+    quick = quick_check(ref)
+    if quick is not None and quick(data):
+        return
     errors = validator(ref).iter_errors(data)
     for err in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
         yield from _leaves(err)
