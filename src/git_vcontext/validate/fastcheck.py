@@ -72,8 +72,10 @@ class Compiler:
             return lambda v: True
         if schema is False:
             return lambda v: False
-        checks = [self._keyword(base, k, w, schema) for k, w in schema.items()]
-        checks = [c for c in checks if c is not None]
+        made = [self._keyword(base, k, w, schema) for k, w in schema.items()]
+        checks = [c for c in made if c is not None]
+        if not checks:
+            return lambda v: True
         if len(checks) == 1:
             return checks[0]
         return lambda v: all(c(v) for c in checks)
