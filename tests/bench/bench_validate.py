@@ -59,6 +59,19 @@ def playbook(n: int) -> dict[str, Any]:
     return {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": events}}
 
 
+def big_playbook(events: int) -> bytes:
+    """One playbook with ``events`` events: a creation and three updates per target."""
+    log = []
+    for i in range(events):
+        if i % 4 == 0:
+            log.append(playbook(0)["playbook"]["items"][0] | {"eventId": f"e{i}"})
+        else:
+            log.append(playbook(0)["playbook"]["items"][1] | {"prevEventId": f"e{i - 1}"})
+        log[-1] |= {"eventId": f"e{i}", "targetId": f"x{i // 4}"}
+    doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": log}}
+    return json.dumps(doc, indent=2).encode()
+
+
 def write_files(top: Path, count: int) -> list[Path]:
     from git_vcontext import dumps
 
@@ -93,6 +106,12 @@ def main() -> None:
             f"in process: {first + rest:.2f} s for {count} files "
             f"({rest / (count - 1) * 1e3:.2f} ms per file after the first), {invalid} invalid"
         )
+        raw = big_playbook(20_000)
+        start = time.perf_counter()
+        verdict = check_bytes(raw, "big.vcontext.json").valid
+        took = time.perf_counter() - start
+        size = len(raw) / 1e6
+        print(f"one 20,000-event playbook ({size:.1f} MB): {took:.2f} s, valid {verdict}")
         subprocess.run(["git", "init", "-q"], cwd=top, check=True)
         subprocess.run(["git", "add", "-A"], cwd=top, check=True)
         start = time.perf_counter()

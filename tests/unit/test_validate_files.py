@@ -149,3 +149,19 @@ def test_library_api_is_callable_from_the_package_even_after_imports() -> None:
     assert [(f.rule, f.line) for f in report.findings] == [("schema", 9)]
     assert gv.validate(json.loads(JSON_DOC)).findings[0].line is None  # data: no text
     assert gv.validate(JSON_DOC).findings[0].line == 9
+
+
+def test_checking_a_valid_json_file_imports_no_heavy_modules() -> None:
+    """The pre-push hook checks blob after blob: valid JSON never needs jsonschema or lark."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from git_vcontext.validate.files import check_bytes; "
+        f"assert check_bytes({JSON_DOC.replace('done', 'completed')!r}.encode(), 'a.json').valid; "
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    heavy = {"jsonschema", "referencing", "lark", "click", "pygit2", "deepdiff", "subprocess"}
+    assert not loaded & heavy, sorted(loaded & heavy)

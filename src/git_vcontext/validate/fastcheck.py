@@ -121,8 +121,8 @@ class Compiler:
         if "patternProperties" in schema:
             raise Unsupported("patternProperties")
         each = self.node(base, value)
-        return lambda v: not isinstance(v, dict) or all(
-            each(x) for k, x in v.items() if k not in known
+        return lambda v: (
+            not isinstance(v, dict) or all(each(x) for k, x in v.items() if k not in known)
         )
 
     def k_items(self, base: str, value: Any, _: Any) -> Check:
