@@ -357,3 +357,17 @@ def test_every_reported_rule_is_listed() -> None:
     ]
     for sample in samples:
         assert {f.rule for f in validate(sample).findings} <= set(RULES)
+
+
+def test_a_playbook_in_the_pre_event_log_form_is_one_finding() -> None:
+    items = [{"title": "A", "status": "active", "content": "x"} for _ in range(5)]
+    doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"items": items}}
+    (finding,) = validate(doc).findings
+    assert finding.rule == "schema" and finding.pointer == "/playbook/items"
+    assert "pre-0.4 form" in finding.message
+
+
+def test_json_report_carries_the_id_anchored_path() -> None:
+    (error,) = validate(todo(item("t1", status="done"))).to_json()["errors"]
+    assert error["where"] == "todoList.items[t1].status"
+    assert error["pointer"] == "/todoList/items/0/status" and error["rule"] == "schema"

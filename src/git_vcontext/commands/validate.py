@@ -54,6 +54,9 @@ def _render(reports: list[FileReport], fmt: str) -> str:
 
 
 def _summary(reports: list[FileReport]) -> None:
+    if not reports:
+        print("no vContext files to validate", file=sys.stderr)
+        return
     invalid = [r for r in reports if not r.valid]
     findings = sum(len(r.findings) for r in invalid)
     if invalid:

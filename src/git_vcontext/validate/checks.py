@@ -38,7 +38,7 @@ def check_document(data: Any) -> tuple[list[Issue], list[str]]:
     issues.extend(rules.check_version(key, info.version))
     schema = SCHEMAS.get((key, info.version or ""))
     if schema is not None:
-        issues.extend(schema_issues(schema, data))
+        issues.extend(_old_playbooks(data, list(schema_issues(schema, data))))
     elif not any(rule == "version" for rule, _, _ in issues):
         shown = f"{FAMILY_NAMES[key]} {info.version or '(no version)'}"
         skipped.append(f"schema: no bundled schema for {shown}; only the semantic rules ran")
@@ -72,6 +72,30 @@ def _container_issues(container: dict[str, Any], where: Parts) -> Iterator[Issue
     playbook = container.get("playbook")
     if isinstance(playbook, dict):
         yield from rules.check_unique_ids(playbook, (*where, "playbook"))
+
+
+def _old_playbooks(data: dict[str, Any], issues: list[Issue]) -> list[Issue]:
+    """One finding for a playbook still in the pre-event-log form, not one per item."""
+    from ..playbook.log import find_playbooks, log_kind, log_of
+
+    for where, playbook in find_playbooks(data):
+        key, log = log_of(playbook)
+        if not log or log_kind(log) != "items":
+            continue
+        at = (*where, key)
+        issues = [i for i in issues if not _missing_event_fields(i, at)]
+        msg = (
+            "playbook items are in the pre-0.4 form (no eventId, targetId, operation, "
+            "createdAt); rewrite each as an append event of the event log"
+        )
+        issues.append(("schema", at, msg))
+    return issues
+
+
+def _missing_event_fields(issue: Issue, log: Parts) -> bool:
+    rule, parts, message = issue
+    in_log = len(parts) == len(log) + 1 and parts[: len(log)] == log
+    return rule == "schema" and in_log and message.startswith("missing required field")
 
 
 def schema_issues(ref: str, data: Any, prefix: Parts = ()) -> Iterator[Issue]:

@@ -22,6 +22,8 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rule": self.rule, "pointer": self.pointer, "message": self.message}
+        if self.where:
+            out["where"] = self.where
         if self.line is not None:
             out["line"] = self.line
             if self.column is not None:
