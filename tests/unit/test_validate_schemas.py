@@ -69,7 +69,11 @@ def test_unknown_fields_are_allowed_everywhere() -> None:
         ({"recurrence": {"interval": 2}}, "/todoList/items/0/recurrence", "'frequency'"),
         ({"reminders": [{"trigger": "-PT15M"}]}, "/todoList/items/0/reminders/0", "'action'"),
         ({"uris": [{"type": "x"}]}, "/todoList/items/0/uris/0", "'uri'"),
-        ({"participants": [{"name": "n"}]}, "/todoList/items/0/participants/0", "'id'"),
+        (
+            {"participants": [{"id": "p", "role": "owner"}]},
+            "/todoList/items/0/participants/0",
+            "'status'",
+        ),
         ({"classification": "secret"}, "/todoList/items/0/classification", '"confidential"'),
         ({"narrative": {"Background": 1}}, "/todoList/items/0/narrative/Background", "string"),
     ],
@@ -77,6 +81,11 @@ def test_unknown_fields_are_allowed_everywhere() -> None:
 def test_item_constraints(fields: dict[str, Any], pointer: str, words: str) -> None:
     ((where, message),) = schema_findings(todo_with(**fields))
     assert where == pointer and words in message
+
+
+def test_null_and_booleans_are_named_plainly() -> None:
+    ((_, message),) = schema_findings(todo_with(title=None))
+    assert message == "must be a string, not null"
 
 
 def test_required_title_and_status() -> None:

@@ -43,7 +43,9 @@ def _enum(expected: list[Any], value: Any) -> str:
 def _type(expected: str | list[str], value: Any) -> str:
     names = [expected] if isinstance(expected, str) else expected
     wanted = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
-    return f"must be {wanted}, not {_json_type(value)} {_show(value)}"
+    kind = _json_type(value)
+    shown = "" if kind in ("null", "boolean") else f" {_show(value)}"
+    return f"must be {wanted}, not {kind}{shown}"
 
 
 def _minimum(expected: float, value: Any) -> str:
@@ -55,7 +57,9 @@ def _maximum(expected: float, value: Any) -> str:
 
 
 def _min_length(expected: int, value: Any) -> str:
-    return "must not be empty; give it a value" if expected == 1 else f"needs {expected}+ chars"
+    if expected == 1:
+        return "must not be empty; give it a value"
+    return f"is too short; write at least {expected} characters"
 
 
 def _max_length(expected: int, value: Any) -> str:
