@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import git_vcontext as gv
 from git_vcontext.validate.files import check_bytes
@@ -165,3 +167,40 @@ def test_checking_a_valid_json_file_imports_no_heavy_modules() -> None:
     loaded = set(out.stdout.split())
     heavy = {"jsonschema", "referencing", "lark", "click", "pygit2", "deepdiff", "subprocess"}
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+KEYS = st.sampled_from(
+    (
+        *("id", "items", "status", "title", "dependencies", "eventId", "targetId", "operation"),
+        *("prevEventId", "changeLog", "sequence", "fork", "subItems", "edges", "from", "to"),
+        *("created", "playbook", "todoList", "plan", "entries", "mergeStatus"),
+    )
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(-1, 1, allow_nan=False),
+    st.sampled_from(["", "t1", "pending", "append", "update", "e1", "2025-01-01", "<<<<<<< x\n"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=4),
+    max_leaves=15,
+)
+ROOTS = st.sampled_from(["vContextInfo", "vBRIEFInfo", "vAgendaInfo"])
+VERSIONS = st.sampled_from(["0.2", "0.3", "0.4", "0.5", "0.6"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(root=ROOTS, version=VERSIONS, body=st.dictionaries(KEYS, VALUES, max_size=3))
+def test_any_document_gets_a_report_with_positions(root: str, version: str, body: Any) -> None:
+    data = {root: {"version": version}, **body}
+    text = json.dumps(data, indent=1)
+    report = check_bytes(text.encode(), "fuzz.vcontext.json")
+    for finding in report.findings:
+        assert finding.rule and finding.message
+        assert finding.line is not None and finding.column is not None
+    tron = check_bytes(gv.dumps(data, "tron").encode(), "fuzz.vcontext.tron")
+    same = sorted((f.rule, f.pointer, f.message) for f in report.findings)
+    assert sorted((f.rule, f.pointer, f.message) for f in tron.findings) == same
