@@ -371,3 +371,12 @@ def test_json_report_carries_the_id_anchored_path() -> None:
     (error,) = validate(todo(item("t1", status="done"))).to_json()["errors"]
     assert error["where"] == "todoList.items[t1].status"
     assert error["pointer"] == "/todoList/items/0/status" and error["rule"] == "schema"
+
+
+def test_ace_entries_in_a_v04_document_are_one_finding() -> None:
+    entries = [{"id": f"e{i}", "kind": "rule", "text": "t"} for i in range(3)]
+    doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"entries": entries}}
+    (finding,) = validate(doc).findings
+    assert finding.pointer == "/playbook/entries" and "ACE form" in finding.message
+    legacy = {"vAgendaInfo": {"version": "0.3"}, "playbook": {"entries": entries}}
+    assert validate(legacy).valid

@@ -75,27 +75,40 @@ def _container_issues(container: dict[str, Any], where: Parts) -> Iterator[Issue
 
 
 def _old_playbooks(data: dict[str, Any], issues: list[Issue]) -> list[Issue]:
-    """One finding for a playbook still in the pre-event-log form, not one per item."""
+    """One finding for a playbook log that is not an event log at all, not one per item."""
     from ..playbook.log import find_playbooks, log_kind, log_of
 
     for where, playbook in find_playbooks(data):
         key, log = log_of(playbook)
-        if not log or log_kind(log) != "items":
+        form = log_kind(log) if log else "events"
+        if form == "events":
             continue
         at = (*where, key)
+        before = len(issues)
         issues = [i for i in issues if not _missing_event_fields(i, at)]
-        msg = (
-            "playbook items are in the pre-0.4 form (no eventId, targetId, operation, "
-            "createdAt); rewrite each as an append event of the event log"
-        )
-        issues.append(("schema", at, msg))
+        if len(issues) == before:
+            continue  # a form this schema accepts (ACE entries in a vAgenda document)
+        issues.append(("schema", at, _FORMS[form]))
     return issues
+
+
+_FORMS = {
+    "items": (
+        "playbook items are in the pre-0.4 form (no eventId, targetId, operation, "
+        "createdAt); rewrite each as an append event of the event log"
+    ),
+    "ace": (
+        "playbook entries are in the ACE form (seed 002, vAgenda documents); a v0.4 "
+        "playbook is an event log: write each entry as an append event"
+    ),
+}
 
 
 def _missing_event_fields(issue: Issue, log: Parts) -> bool:
     rule, parts, message = issue
     in_log = len(parts) == len(log) + 1 and parts[: len(log)] == log
-    return rule == "schema" and in_log and message.startswith("missing required field")
+    missing = message.startswith("missing required field") and "'eventId'" in message
+    return rule == "schema" and in_log and missing
 
 
 def schema_issues(ref: str, data: Any, prefix: Parts = ()) -> Iterator[Issue]:
