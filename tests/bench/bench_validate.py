@@ -59,8 +59,11 @@ def playbook(n: int) -> dict[str, Any]:
     return {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": events}}
 
 
-def big_playbook(events: int) -> bytes:
-    """One playbook with ``events`` events: a creation and three updates per target."""
+def big_playbook(events: int, bad_every: int = 0) -> bytes:
+    """One playbook with ``events`` events: a creation and three updates per target.
+
+    With ``bad_every``, that one event in so many has a date without a time (invalid).
+    """
     log = []
     for i in range(events):
         if i % 4 == 0:
@@ -68,6 +71,8 @@ def big_playbook(events: int) -> bytes:
         else:
             log.append(playbook(0)["playbook"]["items"][1] | {"prevEventId": f"e{i - 1}"})
         log[-1] |= {"eventId": f"e{i}", "targetId": f"x{i // 4}"}
+        if bad_every and i % bad_every == 1:
+            log[-1]["createdAt"] = "2025-06-01"
     doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": log}}
     return json.dumps(doc, indent=2).encode()
 
@@ -112,6 +117,11 @@ def main() -> None:
         took = time.perf_counter() - start
         size = len(raw) / 1e6
         print(f"one 20,000-event playbook ({size:.1f} MB): {took:.2f} s, valid {verdict}")
+        bad = big_playbook(20_000, bad_every=40)
+        start = time.perf_counter()
+        found = len(check_bytes(bad, "big.vcontext.json").findings)
+        took = time.perf_counter() - start
+        print(f"the same with {found} bad datetimes (located findings): {took:.2f} s")
         subprocess.run(["git", "init", "-q"], cwd=top, check=True)
         subprocess.run(["git", "add", "-A"], cwd=top, check=True)
         start = time.perf_counter()

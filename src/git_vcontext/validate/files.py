@@ -53,7 +53,8 @@ def check_value(data: Any, path: str = "", *, jsonl: bool = False) -> tuple[list
 
 def findings_of(issues: list[Issue], data: Any, locate: Any) -> tuple[Finding, ...]:
     """Located findings in document order (``locate``: parts -> (line, column), or None)."""
-    found = [_finding(issue, data, locate) for issue in _ordered(issues)]
+    keys: dict[int, str | None] = {}  # identity key of each array, computed once
+    found = [_finding(issue, data, locate, keys) for issue in _ordered(issues)]
     if locate is not None:  # the order of the text: what an editor jumps through
         found.sort(key=lambda f: (f.line or 0, f.column or 0))
     return tuple(found)
@@ -65,27 +66,39 @@ def _ordered(issues: list[Issue]) -> list[Issue]:
     return sorted(unique, key=lambda i: ([(isinstance(p, str), p) for p in i[1]], i[0]))
 
 
-def _finding(issue: Issue, data: Any, locate: Any) -> Finding:
+def _finding(issue: Issue, data: Any, locate: Any, keys: dict[int, str | None]) -> Finding:
     from ..document import anchored_path
     from ..values import pointer
 
     rule, parts, message = issue
     line, column = locate(parts) if locate else (None, None)
-    where = anchored_path(data, parts) if parts else ""
+    where = anchored_path(data, parts, keys) if parts else ""
     return Finding(rule, pointer(parts), message, line, column, where)
 
 
 def _locator(doc: Any) -> Any:
-    """A function from path parts to (line, column) in the document's text, if it has one."""
+    """A function from path parts to (line, column) in the document's text, if it has one.
+
+    Whatever it needs (line index, record lines) is built on the first finding only.
+    """
     from . import positions
 
     text = getattr(doc, "text", None)
     if not isinstance(text, str):
         return None
+    cache: dict[str, Any] = {}
+
+    def lines() -> positions.LineIndex:
+        if "lines" not in cache:
+            cache["lines"] = positions.LineIndex(text)
+        index: positions.LineIndex = cache["lines"]
+        return index
+
     if doc.format == "json":
-        return lambda parts: positions.json_position(text, parts)
+        scan = getattr(doc, "_container", None)  # cached per document (codecs.json_text)
+        return lambda parts: positions.json_position(text, parts, scan, lines())
     if doc.format == "jsonl":
-        numbers = positions.record_lines(text)
-        return lambda parts: positions.jsonl_position(text, numbers, parts)
-    start = len(getattr(doc, "header", ""))
-    return lambda parts: positions.tron_position(text, start, doc.data, parts)
+        records = positions.RecordLines(text)
+        return lambda parts: records.position(parts)
+    finder = positions.TronFinder(text, len(getattr(doc, "header", "")))
+    return lambda parts: lines().position(finder.locate(doc.data, parts))

@@ -20,8 +20,12 @@ Parts = Sequence[str | int]
 _IDENT_KEYS = ("id", "eventId", "event_id", "uid")
 
 
-def json_offset(text: str, parts: Parts) -> int:
-    """Offset of the value at ``parts`` (the key, for object members) in a JSON text."""
+def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
+    """Offset of the value at ``parts`` (the key, for object members) in a JSON text.
+
+    ``scan(start)`` lists the members of the container opening at ``start``; a
+    document's own cached scanner makes many findings in one big file cheap.
+    """
     from ..codecs.json_text import _WS, _scan_container
 
     pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
@@ -32,52 +36,86 @@ def json_offset(text: str, parts: Parts) -> int:
         if text[pos] == "[":
             if not isinstance(part, int):
                 break
-            members = _scan_container(text, pos, limit=part + 1).members
+            found = scan(pos) if scan else _scan_container(text, pos, limit=part + 1)
+            members = found.members
             if part >= len(members):
                 break
             pos = members[part].value_start
             continue
-        member = next((m for m in _scan_container(text, pos).members if m.key == part), None)
+        found = scan(pos) if scan else _scan_container(text, pos)
+        member = next((m for m in found.members if m.key == part), None)
         if member is None:
             break
         pos = member.value_start if i < last else member.start
     return pos
 
 
-def json_position(text: str, parts: Parts) -> tuple[int, int]:
+def json_position(
+    text: str, parts: Parts, scan: Any = None, lines: LineIndex | None = None
+) -> tuple[int, int]:
     """1-based (line, column) of the value at ``parts`` in a JSON text."""
     try:
-        return position_of(text, json_offset(text, parts))
+        offset = json_offset(text, parts, scan)
     except (ValueError, IndexError):  # text and data disagree: the start of the document
         return 1, 1
+    return lines.position(offset) if lines else position_of(text, offset)
 
 
-def tron_position(text: str, start: int, data: Any, parts: Parts) -> tuple[int, int]:
-    """Best effort in TRON: each key (or element id) searched after the previous one."""
-    pos = start
-    node = data
-    for part in parts:
-        needle = _needle(node, part)
-        node = _child(node, part)
-        if needle is None:
-            continue
-        m = needle.search(text, pos)
-        if m:
-            pos = m.start()
-    return position_of(text, pos)
+class LineIndex:
+    """Offsets where lines start, so that many findings in one big text are located fast."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0, *(m.end() for m in re.finditer("\n", text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        from bisect import bisect_right
+
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
 
 
-def _needle(node: Any, part: str | int) -> re.Pattern[str] | None:
-    if isinstance(part, str):
-        word = re.escape(part)
-        return re.compile(rf'(?<![\w"])(?:{word}|"{word}")\s*:')
-    element = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
-    if isinstance(element, dict):
+class TronFinder:
+    """Finds keys and element ids in a TRON text; a key's occurrences are listed once."""
+
+    def __init__(self, text: str, start: int) -> None:
+        self.text = text
+        self.start = start
+        self.keys: dict[str, list[int]] = {}
+
+    def locate(self, data: Any, parts: Parts) -> int:
+        """The offset of the last of ``parts`` found, each after the one before."""
+        pos = self.start
+        node = data
+        for part in parts:
+            found = (
+                self._key(part, pos) if isinstance(part, str) else self._element(node, part, pos)
+            )
+            node = _child(node, part)
+            if found is not None:
+                pos = found
+        return pos
+
+    def _key(self, key: str, pos: int) -> int | None:
+        from bisect import bisect_left
+
+        if key not in self.keys:
+            word = re.escape(key)
+            needle = re.compile(rf'(?<![\w"])(?:{word}|"{word}")\s*:')
+            self.keys[key] = [m.start() for m in needle.finditer(self.text, self.start)]
+        offsets = self.keys[key]
+        i = bisect_left(offsets, pos)
+        return offsets[i] if i < len(offsets) else None
+
+    def _element(self, node: Any, index: int, pos: int) -> int | None:
+        element = node[index] if isinstance(node, list) and 0 <= index < len(node) else None
+        if not isinstance(element, dict):
+            return None
         for key in _IDENT_KEYS:
             ident = element.get(key)
             if isinstance(ident, str):
-                return re.compile(re.escape(json.dumps(ident)))
-    return None
+                found = self.text.find(json.dumps(ident, ensure_ascii=False), pos)
+                return found if found >= 0 else None
+        return None
 
 
 def _child(node: Any, part: str | int) -> Any:
@@ -88,16 +126,17 @@ def _child(node: Any, part: str | int) -> Any:
     return None
 
 
-def record_lines(text: str) -> list[int]:
-    """The 1-based line number of each record of a JSONL text (blank lines skipped)."""
-    return [n for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+class RecordLines:
+    """JSONL: the line of each record (blank lines skipped), then JSON inside that line."""
 
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.numbers = [n for n, line in enumerate(self.lines, start=1) if line.strip()]
 
-def jsonl_position(text: str, numbers: list[int], parts: Parts) -> tuple[int | None, int | None]:
-    """Line of the record ``parts[0]``, column of the value inside that line."""
-    if not parts or not isinstance(parts[0], int) or parts[0] >= len(numbers):
-        return None, None
-    line = numbers[parts[0]]
-    source = text.splitlines()[line - 1]
-    _, column = json_position(source, parts[1:])
-    return line, column
+    def position(self, parts: Parts) -> tuple[int | None, int | None]:
+        """Line of the record ``parts[0]``, column of the value inside that line."""
+        if not parts or not isinstance(parts[0], int) or parts[0] >= len(self.numbers):
+            return None, None
+        line = self.numbers[parts[0]]
+        _, column = json_position(self.lines[line - 1], parts[1:])
+        return line, column
