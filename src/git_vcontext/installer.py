@@ -19,6 +19,27 @@ PATTERNS = (
     ".work/*.jsonl",
 )
 ATTRIBUTES = "merge=vcontext diff=vcontext"
+
+
+def is_vcontext_path(path: str) -> bool:
+    """Whether a repository path ('/'-separated) matches PATTERNS as the root .gitattributes
+    does: a pattern without '/' matches the file name at any depth; one with '/' matches
+    the whole path, its ``*`` never crossing a '/'."""
+    from fnmatch import fnmatchcase
+
+    name = path.rsplit("/", 1)[-1]
+    parts = path.split("/")
+    for pattern in PATTERNS:
+        if "/" not in pattern:
+            if fnmatchcase(name, pattern):
+                return True
+            continue
+        wanted = pattern.split("/")
+        if len(wanted) == len(parts) and all(map(fnmatchcase, parts, wanted)):
+            return True
+    return False
+
+
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
 HOOK_MARKER = "git-vcontext-hook-marker"

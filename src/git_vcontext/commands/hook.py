@@ -1,0 +1,208 @@
+"""``git vcontext hook pre-push REMOTE URL``: refuse a push that breaks vContext documents.
+
+Reads git's ref lines on stdin; for each ref update, the commits the remote does not
+have yet are checked, from the object database (never the working tree): every
+vContext blob they change (``validate.files.check_bytes``) and every change against
+each parent (``validate.history``). Verdicts are cached by blob id. Exit 1 refuses
+the push; a check that cannot run refuses it too (exit 3), saying why;
+``git push --no-verify`` skips the hook.
+
+Under the pre-commit framework (hook ``vcontext-history``) stdin is already consumed:
+the ref comes from ``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF`` and friends, and
+REMOTE/URL from ``PRE_COMMIT_REMOTE_NAME``/``PRE_COMMIT_REMOTE_URL``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..gitio.push import Change, RefUpdate
+    from ..validate.cache import VerdictCache
+    from ..validate.model import Finding
+
+PRE_COMMIT_TO = "PRE_COMMIT_TO_REF"
+VERBOSE = "GIT_VCONTEXT_HOOK_VERBOSE"
+BYPASS_HINT = "git push --no-verify skips this check"
+
+
+def read_input() -> str:
+    """The ref lines git writes on stdin ('' when stdin is a terminal or closed)."""
+    stream = sys.stdin
+    if stream is None or stream.closed or stream.isatty():
+        return ""
+    return stream.read()
+
+
+def wanted(text: str) -> bool:
+    """Whether there is anything to check (cheap: no repository is opened)."""
+    return bool(text.strip()) or bool(os.environ.get(PRE_COMMIT_TO))
+
+
+def run(*, remote: str | None = None, url: str | None = None, text: str | None = None) -> int:
+    """Check what is being pushed; 0 = let it through, 1 = refuse it."""
+    from ..errors import OperationalError
+
+    if text is None:
+        text = read_input()
+    if not wanted(text):
+        return 0
+    try:
+        return _check(remote, text)
+    except OperationalError as exc:
+        raise OperationalError(
+            f"pre-push check could not run, push refused: {exc.message} ({BYPASS_HINT})"
+        ) from None
+
+
+def _check(remote: str | None, text: str) -> int:
+    from ..gitio.push import common_dir, open_pushing_repo, parse_ref_lines, pushed_commits
+    from ..validate.cache import VerdictCache
+    from ..workflow.agents import agent_prefix
+
+    updates = parse_ref_lines(text) or _from_pre_commit()
+    remote = remote or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    if not updates:
+        return 0
+    repo = open_pushing_repo()
+    cache = VerdictCache.open(common_dir(repo))
+    checker = Checker(repo, cache)
+    prefix = agent_prefix(repo)
+    done: set[tuple[str, bool]] = set()
+    out: list[str] = []
+    problems = commits_with_problems = 0
+    for update in updates:
+        if update.is_deletion:
+            continue
+        pushed = pushed_commits(repo, update, remote)
+        out += [f"git-vcontext: note: {note}" for note in pushed.notes]
+        branch = update.branch
+        fork_rule = branch is not None and not branch.startswith(prefix)
+        section: list[str] = []
+        for commit in pushed.commits:
+            key = (str(commit.id), fork_rule)
+            if key in done:
+                continue
+            done.add(key)
+            found = checker.commit(commit, fork_rule)
+            if not found:
+                continue
+            commits_with_problems += 1
+            section.append(f"  commit {str(commit.id)[:10]} {_subject(commit)}")
+            for path, findings in found.items():
+                problems += len(findings)
+                section += [f"    {line}" for line in _lines(path, findings)]
+        if section:
+            target = f"{remote} {update.remote_ref}"
+            out.append(f"git-vcontext: {update.local_ref} -> {target}:")
+            out += section
+    if cache.warning:
+        out.append(f"git-vcontext: note: {cache.warning}")
+    if os.environ.get(VERBOSE):
+        out.append(
+            f"git-vcontext: checked {checker.commits} commit(s), {checker.files} file "
+            f"change(s); cache hits {cache.hits}, misses {cache.misses}"
+        )
+    if problems:
+        out.append(
+            f"git-vcontext: push refused: {problems} problem(s) in {commits_with_problems} "
+            "commit(s). Fix those commits (git rebase -i, then push again); "
+            f"{BYPASS_HINT}."
+        )
+    if out:
+        sys.stderr.write("\n".join(out) + "\n")
+        sys.stderr.flush()
+    return 1 if problems else 0
+
+
+def _from_pre_commit() -> list[RefUpdate]:
+    """The one ref update the pre-commit framework describes in its environment."""
+    from ..gitio.push import RefUpdate
+
+    to_ref = os.environ.get(PRE_COMMIT_TO)
+    if not to_ref:
+        return []
+    from_ref = os.environ.get("PRE_COMMIT_FROM_REF") or "0" * 40
+    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH") or to_ref
+    remote_ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH") or local
+    return [RefUpdate(local, to_ref, remote_ref, from_ref)]
+
+
+def _subject(commit: Any) -> str:
+    message: str = commit.message or ""
+    return message.strip().split("\n", 1)[0][:72]
+
+
+def _lines(path: str, findings: list[Finding]) -> list[str]:
+    from ..validate.model import FileReport
+
+    return FileReport(path, tuple(findings)).lines()
+
+
+class Checker:
+    """Verdicts on commits: per changed blob, then per change against each parent."""
+
+    def __init__(self, repo: Any, cache: VerdictCache) -> None:
+        self.repo = repo
+        self.cache = cache
+        self.commits = 0
+        self.files = 0
+
+    def commit(self, commit: Any, fork_rule: bool) -> dict[str, list[Finding]]:
+        """Findings by file for one commit (a merge is checked against every parent)."""
+        from ..gitio.push import changes
+        from ..installer import is_vcontext_path
+
+        self.commits += 1
+        found: dict[str, list[Finding]] = {}
+        blobs: set[tuple[str, str]] = set()
+        parents = list(commit.parents) or [None]
+        for index, parent in enumerate(parents):
+            for change in changes(self.repo, parent, commit, is_vcontext_path):
+                self.files += 1
+                path = change.path
+                if change.new_id is not None and (change.new_id, path) not in blobs:
+                    blobs.add((change.new_id, path))
+                    found.setdefault(path, []).extend(self._blob(change.new_id, path))
+                # An unmerged fork "arrives" relative to the branch's own line (first parent).
+                history = self._change(change, fork_rule and index == 0)
+                known = found.setdefault(path, [])
+                known.extend(f for f in history if f not in known)
+        return {path: findings for path, findings in found.items() if findings}
+
+    def _blob(self, blob_id: str, path: str) -> list[Finding]:
+        from ..gitio.push import blob_bytes
+        from ..validate.cache import blob_key
+        from ..validate.files import check_bytes
+
+        key = blob_key(blob_id, path)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        report = check_bytes(blob_bytes(self.repo, blob_id), path)
+        findings = list(report.findings)
+        self.cache.put(key, findings)
+        return findings
+
+    def _change(self, change: Change, fork_rule: bool) -> list[Finding]:
+        from ..gitio.push import blob_bytes
+        from ..validate.cache import change_key
+        from ..validate.history import check_change
+
+        if change.old_id is None and not fork_rule:
+            return []  # a new file has no past to break
+        key = change_key(change.old_id, change.new_id, change.path, fork_rule)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
+        new = None if change.new_id is None else blob_bytes(self.repo, change.new_id)
+        findings = check_change(
+            old, new, change.path, fork_rule=fork_rule, old_path=change.old_path
+        )
+        self.cache.put(key, findings)
+        return findings
