@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from git_vcontext.validate import history
-from git_vcontext.validate.history import check_change
+from git_vcontext.validate.history import check_arrival, check_change
 
 PATH = "memory/playbook.vcontext.json"
 
@@ -159,30 +159,31 @@ FORK = {"parentUid": "u1", "parentSequence": 3, "mergeStatus": "unmerged"}
 def test_history_unmerged_fork_arriving_outside_the_agent_prefix() -> None:
     old = todo(uid="u1", sequence=3)
     new = todo(uid="u1", sequence=4, fork=FORK)
-    found = check_change(old, new, "t.vcontext.json", fork_rule=True)
+    found = check_arrival(old, new, "t.vcontext.json")
     assert rules(found) == [history.UNMERGED_FORK]
     assert found[0].where == "todoList.fork"
     assert "sync" in found[0].message
 
 
 def test_history_unmerged_fork_in_a_new_file_outside_the_agent_prefix() -> None:
-    found = check_change(None, todo(fork=FORK), "t.vcontext.json", fork_rule=True)
+    found = check_arrival(None, todo(fork=FORK), "t.vcontext.json")
     assert rules(found) == [history.UNMERGED_FORK]
 
 
-def test_history_unmerged_fork_on_an_agent_branch_is_fine() -> None:
-    assert check_change(todo(), todo(fork=FORK), "t.vcontext.json", fork_rule=False) == []
+def test_history_unmerged_fork_is_not_a_per_commit_rule() -> None:
+    """Agent branches carry unmerged forks: only a branch's tips are judged (check_arrival)."""
+    assert check_change(todo(), todo(fork=FORK), "t.vcontext.json") == []
 
 
 def test_history_unmerged_fork_already_there_is_not_arriving() -> None:
     old = todo(fork=FORK, sequence=1)
     new = todo(fork=FORK, sequence=2)
-    assert check_change(old, new, "t.vcontext.json", fork_rule=True) == []
+    assert check_arrival(old, new, "t.vcontext.json") == []
 
 
 def test_history_merged_fork_may_arrive() -> None:
     merged = {**FORK, "mergeStatus": "merged"}
-    assert check_change(todo(), todo(fork=merged), "t.vcontext.json", fork_rule=True) == []
+    assert check_arrival(todo(), todo(fork=merged), "t.vcontext.json") == []
 
 
 JSONL = ".work/events.jsonl"

@@ -19,11 +19,14 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ..gitio.push import Change, RefUpdate
     from ..validate.cache import VerdictCache
     from ..validate.model import Finding
+
+    Rules = Callable[..., list[Finding]]
 
 PRE_COMMIT_TO = "PRE_COMMIT_TO_REF"
 VERBOSE = "GIT_VCONTEXT_HOOK_VERBOSE"
@@ -72,7 +75,7 @@ def _check(remote: str | None, text: str) -> int:
     cache = VerdictCache.open(common_dir(repo))
     checker = Checker(repo, cache)
     prefix = agent_prefix(repo)
-    done: set[tuple[str, bool]] = set()
+    done: set[str] = set()
     out: list[str] = []
     problems = commits_with_problems = 0
     for update in updates:
@@ -80,22 +83,26 @@ def _check(remote: str | None, text: str) -> int:
             continue
         pushed = pushed_commits(repo, update, remote)
         out += [f"git-vcontext: note: {note}" for note in pushed.notes]
-        branch = update.branch
-        fork_rule = branch is not None and not branch.startswith(prefix)
         section: list[str] = []
         for commit in pushed.commits:
-            key = (str(commit.id), fork_rule)
-            if key in done:
+            if str(commit.id) in done:
                 continue
-            done.add(key)
-            found = checker.commit(commit, fork_rule)
-            if not found:
-                continue
-            commits_with_problems += 1
-            section.append(f"  commit {str(commit.id)[:10]} {_subject(commit)}")
-            for path, findings in found.items():
-                problems += len(findings)
-                section += [f"    {line}" for line in _lines(path, findings)]
+            done.add(str(commit.id))
+            found = checker.commit(commit)
+            if found:
+                commits_with_problems += 1
+                section.append(f"  commit {str(commit.id)[:10]} {_subject(commit)}")
+                problems += _add(section, found)
+        branch = update.branch
+        if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
+            found = checker.arrival(pushed.previous, pushed.tip)
+            if found:
+                commits_with_problems += 1
+                section.append(
+                    f"  at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
+                    f"(outside the agent prefix {prefix})"
+                )
+                problems += _add(section, found)
         if section:
             target = f"{remote} {update.remote_ref}"
             out.append(f"git-vcontext: {update.local_ref} -> {target}:")
@@ -132,6 +139,15 @@ def _from_pre_commit() -> list[RefUpdate]:
     return [RefUpdate(local, to_ref, remote_ref, from_ref)]
 
 
+def _add(section: list[str], found: dict[str, list[Finding]]) -> int:
+    """Append the report lines of one commit's findings; return how many there were."""
+    count = 0
+    for path, findings in found.items():
+        count += len(findings)
+        section += [f"    {line}" for line in _lines(path, findings)]
+    return count
+
+
 def _subject(commit: Any) -> str:
     message: str = commit.message or ""
     return message.strip().split("\n", 1)[0][:72]
@@ -152,27 +168,41 @@ class Checker:
         self.commits = 0
         self.files = 0
 
-    def commit(self, commit: Any, fork_rule: bool) -> dict[str, list[Finding]]:
+    def commit(self, commit: Any) -> dict[str, list[Finding]]:
         """Findings by file for one commit (a merge is checked against every parent)."""
         from ..gitio.push import changes
         from ..installer import is_vcontext_path
+        from ..validate.history import check_change
 
         self.commits += 1
         found: dict[str, list[Finding]] = {}
         blobs: set[tuple[str, str]] = set()
-        parents = list(commit.parents) or [None]
-        for index, parent in enumerate(parents):
+        for parent in list(commit.parents) or [None]:
             for change in changes(self.repo, parent, commit, is_vcontext_path):
                 self.files += 1
                 path = change.path
+                known = found.setdefault(path, [])
                 if change.new_id is not None and (change.new_id, path) not in blobs:
                     blobs.add((change.new_id, path))
-                    found.setdefault(path, []).extend(self._blob(change.new_id, path))
-                # An unmerged fork "arrives" relative to the branch's own line (first parent).
-                history = self._change(change, fork_rule and index == 0)
-                known = found.setdefault(path, [])
-                known.extend(f for f in history if f not in known)
+                    known.extend(self._blob(change.new_id, path))
+                if change.old_id is not None:  # a new file has no past to break
+                    history = self._pair("h", change, check_change)
+                    known.extend(f for f in history if f not in known)
         return {path: findings for path, findings in found.items() if findings}
+
+    def arrival(self, previous: Any, tip: Any) -> dict[str, list[Finding]]:
+        """Unmerged forks the branch gets between its previous tip (None: new) and ``tip``."""
+        from ..gitio.push import changes
+        from ..installer import is_vcontext_path
+        from ..validate.history import check_arrival
+
+        found: dict[str, list[Finding]] = {}
+        for change in changes(self.repo, previous, tip, is_vcontext_path):
+            if change.new_id is not None:
+                findings = self._pair("f", change, check_arrival)
+                if findings:
+                    found[change.path] = findings
+        return found
 
     def _blob(self, blob_id: str, path: str) -> list[Finding]:
         from ..gitio.push import blob_bytes
@@ -188,21 +218,16 @@ class Checker:
         self.cache.put(key, findings)
         return findings
 
-    def _change(self, change: Change, fork_rule: bool) -> list[Finding]:
+    def _pair(self, kind: str, change: Change, check: Rules) -> list[Finding]:
         from ..gitio.push import blob_bytes
         from ..validate.cache import change_key
-        from ..validate.history import check_change
 
-        if change.old_id is None and not fork_rule:
-            return []  # a new file has no past to break
-        key = change_key(change.old_id, change.new_id, change.path, fork_rule)
+        key = change_key(kind, change.old_id, change.new_id, change.path)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
         old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
         new = None if change.new_id is None else blob_bytes(self.repo, change.new_id)
-        findings = check_change(
-            old, new, change.path, fork_rule=fork_rule, old_path=change.old_path
-        )
+        findings = check(old, new, change.path, old_path=change.old_path)
         self.cache.put(key, findings)
         return findings

@@ -69,6 +69,8 @@ class PushRange:
     update: RefUpdate
     commits: list[Any] = field(default_factory=list)  # pygit2.Commit
     notes: list[str] = field(default_factory=list)
+    tip: Any = None  # the commit the remote ref will point to
+    previous: Any = None  # the commit it points to now, when known here
 
 
 def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Any:
@@ -111,12 +113,14 @@ def pushed_commits(repo: Any, update: RefUpdate, remote: str) -> PushRange:
     if tip is None:
         pushed.notes.append(f"{update.local_ref} is not a commit: nothing to check")
         return pushed
+    pushed.tip = tip
     own = _tracking_tips(repo, remote)
     hide: list[Any] = list(own)  # what the remote had when last fetched is not news
     if not update.is_new:
         known = _commit(repo, update.remote_sha, missing_ok=True)
         if known is not None:
             hide.append(known.id)
+            pushed.previous = known
         else:
             pushed.notes.append(
                 f"the remote's {update.remote_ref} ({update.remote_sha[:12]}) is not known "

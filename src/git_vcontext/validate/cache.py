@@ -108,10 +108,9 @@ def blob_key(blob_id: str, path: str) -> str:
     return f"b-{_suffix(path)}-{blob_id}"
 
 
-def change_key(old_id: str | None, new_id: str | None, path: str, fork_rule: bool) -> str:
-    """Key of the history verdict of one (parent blob, commit blob) pair."""
-    flag = "f" if fork_rule else "n"
-    return f"h-{_suffix(path)}-{flag}-{old_id or 'none'}-{new_id or 'none'}"
+def change_key(kind: str, old_id: str | None, new_id: str | None, path: str) -> str:
+    """Key of a verdict on one (old blob, new blob) pair; ``kind`` names the rules applied."""
+    return f"{kind}-{_suffix(path)}-{old_id or 'none'}-{new_id or 'none'}"
 
 
 def _suffix(path: str) -> str:

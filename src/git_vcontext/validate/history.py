@@ -14,9 +14,10 @@ Rules (stable ids):
   entry the parent had is gone or was edited (the log is append-only);
 - ``history-sequence-decreased``: a ``sequence`` (document or container level, or
   ``playbook.version``) went down;
-- ``history-unmerged-fork``: a ``fork`` block with ``mergeStatus: "unmerged"`` arrives
-  on a branch outside the agent prefix (a plain ``git merge`` of an agent branch;
-  ``sync`` is the way to bring agent work back).
+- ``history-unmerged-fork`` (``check_arrival``, judged between a branch's old and new
+  tip rather than per commit): a ``fork`` block with ``mergeStatus: "unmerged"``
+  arrives on a branch outside the agent prefix (a plain ``git merge`` of an agent
+  branch; ``sync`` is the way to bring agent work back).
 
 A side that does not parse is left to the per-file check (rule ``parse``): the
 history rules compare only what both sides say.
@@ -63,54 +64,62 @@ Path = tuple[str | int, ...]
 
 
 def check_change(
-    old: bytes | None,
-    new: bytes | None,
-    path: str,
-    *,
-    fork_rule: bool = False,
-    old_path: str | None = None,
+    old: bytes | None, new: bytes | None, path: str, *, old_path: str | None = None
 ) -> list[Finding]:
     """Findings for one file changed by one commit (against one parent).
 
-    ``fork_rule``: the commit is pushed to a branch outside the agent prefix, where
-    an unmerged fork must not arrive. ``old_path``: the old name of a renamed file.
+    ``old_path``: the old name of a renamed file (its format may differ).
     """
-    if old is None and (new is None or not fork_rule):
-        return []  # a new file has no past to break (only the fork rule applies to it)
+    if old is None:
+        return []  # a new file has no past to break
+    pair = _parse_pair(old, new, path, old_path)
+    if pair is None:
+        return []
+    return check_data(*pair)
+
+
+def check_arrival(
+    old: bytes | None, new: bytes | None, path: str, *, old_path: str | None = None
+) -> list[Finding]:
+    """``history-unmerged-fork``: unmerged fork blocks in ``new`` that ``old`` lacked.
+
+    For a branch outside the agent prefix, ``old`` is the file at the branch's previous
+    tip and ``new`` at its new tip: what the push makes arrive there, whichever
+    commits carry it (they may already be on the remote under an agent branch).
+    """
+    if new is None:
+        return []
+    pair = _parse_pair(old, new, path, old_path)
+    if pair is None:
+        return []
+    return _unmerged_forks(*pair)
+
+
+def _parse_pair(
+    old: bytes | None, new: bytes | None, path: str, old_path: str | None
+) -> tuple[Any, Any, str] | None:
+    """Both sides parsed and the new text; None when a present side does not parse."""
     old_data = _parse(old, old_path or path)
     new_data = _parse(new, path)
-    if old is not None and old_data is _UNREADABLE:
-        return []
-    if new is not None and new_data is _UNREADABLE:
-        return []
-    text = _text(new)
-    return check_data(
-        None if old is None else old_data,
-        None if new is None else new_data,
-        text,
-        fork_rule=fork_rule,
-    )
+    if old_data is _UNREADABLE or new_data is _UNREADABLE:
+        return None
+    return old_data, new_data, _text(new)
 
 
-def check_data(
-    old: JsonValue, new: JsonValue, new_text: str = "", *, fork_rule: bool = False
-) -> list[Finding]:
-    """The history rules over parsed values (``None`` = the file is absent on that side).
+def check_data(old: JsonValue, new: JsonValue, new_text: str = "") -> list[Finding]:
+    """The per-commit history rules over parsed values (``None`` = the file is absent).
 
     ``new_text`` (the new source) is only used to give findings a line and column.
     """
-    findings: list[Finding] = []
     if new is None:
         return _deleted(old)
     if isinstance(old, list) or isinstance(new, list):  # JSONL records
-        findings += _jsonl_events(old, new, new_text)
-        return findings
-    findings += _events(old, new, new_text)
-    findings += _changelogs(old, new, new_text)
-    findings += _sequences(old, new, new_text)
-    if fork_rule:
-        findings += _unmerged_forks(old, new, new_text)
-    return findings
+        return _jsonl_events(old, new, new_text)
+    return (
+        _events(old, new, new_text)
+        + _changelogs(old, new, new_text)
+        + _sequences(old, new, new_text)
+    )
 
 
 def _deleted(old: JsonValue) -> list[Finding]:
