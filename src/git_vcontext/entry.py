@@ -79,16 +79,19 @@ def _fast_hook(args: list[str]) -> int | None:
         return None
     if any(a.startswith("-") for a in args[2:]):
         return None
-    from .boundary import boundary
     from .commands import hook
 
-    text: list[str] = []
-    code = boundary(lambda: text.append(hook.read_input()))
-    if code or not hook.wanted(text[0]):
-        return code
+    try:
+        text: str | None = hook.read_input()
+    except (OSError, ValueError):
+        text = None  # hook.run reads again and says why it cannot
+    if text is not None and not hook.wanted(text):
+        return 0
+    from .boundary import boundary
+
     remote = args[2] if len(args) > 2 else None
     url = args[3] if len(args) > 3 else None
-    return boundary(lambda: hook.run(remote=remote, url=url, text=text[0]))
+    return boundary(lambda: hook.run(remote=remote, url=url, text=text))
 
 
 def _fast_diff(args: list[str]) -> Callable[[], int] | None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import git_vcontext
-from conftest import run_cli, run_git
+from conftest import cli_path, run_cli, run_git
 
 PLAYBOOK = "memory/playbook.vcontext.json"
 TODO = "memory/todo.vcontext.json"
@@ -291,15 +291,45 @@ def test_second_push_of_the_same_objects_uses_the_cache(repo: Path) -> None:
     assert hook(repo, line, "origin", "url").returncode == 0
     folder = repo / ".git" / "vcontext" / "verdicts"
     (current,) = folder.iterdir()
+    (pack,) = [p for p in current.glob("*.pack.json") if head in p.read_text()]
+    verdicts = json.loads(pack.read_text())
     blob = sha(repo, f"{head}:{PLAYBOOK}")
-    cached = current / f"b-json-{blob}"
-    assert json.loads(cached.read_text()) == []
+    assert verdicts[f"b-json-{blob}"] == [] and verdicts[f"c-{head}"] == {}
     # Prove the second run reads the verdict instead of checking again: plant one.
-    cached.write_text(json.dumps([["planted", "", "verdict from the cache", None, None, ""]]))
+    planted = ["planted", "", "verdict from the cache", None, None, ""]
+    verdicts[f"c-{head}"] = {PLAYBOOK: [planted]}
+    pack.write_text(json.dumps(verdicts))
     again = hook(repo, line, "origin", "url", GIT_VCONTEXT_HOOK_VERBOSE="1")
     assert again.returncode == 1
     assert b"verdict from the cache [planted]" in again.stderr
     assert b"misses 0" in again.stderr
+
+
+def test_concurrent_hooks_share_the_cache_safely(repo: Path) -> None:
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second")))
+    head = commit(repo, "Append")
+    line = f"refs/heads/main {head} refs/heads/main {sha(repo, 'origin/main')}\n"
+    procs = [
+        subprocess.Popen(
+            [*cli_path(), "hook", "pre-push", "origin", "url"],
+            cwd=repo,
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(4)
+    ]
+    for proc in procs:  # all of them start checking before any is waited for
+        assert proc.stdin is not None
+        proc.stdin.write(line.encode())
+        proc.stdin.close()
+    for proc in procs:
+        assert proc.wait() == 0 and proc.stderr is not None
+        assert proc.stderr.read() == b""
+    folder = repo / ".git" / "vcontext" / "verdicts"
+    packs = list(folder.glob("*/*.pack.json"))
+    loaded = [json.loads(p.read_text()) for p in packs]  # every pack whole
+    assert any(f"c-{head}" in pack for pack in loaded)
+    assert not list(folder.glob("*/.*"))  # no temporary file left behind
 
 
 def test_a_chained_legacy_hook_still_runs_first(git_repo: Path, remote: Path) -> None:

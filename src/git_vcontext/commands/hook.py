@@ -51,7 +51,12 @@ def run(*, remote: str | None = None, url: str | None = None, text: str | None =
     from ..errors import OperationalError
 
     if text is None:
-        text = read_input()
+        try:
+            text = read_input()
+        except (OSError, ValueError) as exc:
+            raise OperationalError(
+                f"cannot read git's ref lines on stdin ({exc}): push refused ({BYPASS_HINT})"
+            ) from None
     if not wanted(text):
         return 0
     try:
@@ -107,6 +112,7 @@ def _check(remote: str | None, text: str) -> int:
             target = f"{remote} {update.remote_ref}"
             out.append(f"git-vcontext: {update.local_ref} -> {target}:")
             out += section
+    cache.save()
     if cache.warning:
         out.append(f"git-vcontext: note: {cache.warning}")
     if os.environ.get(VERBOSE):
@@ -172,9 +178,14 @@ class Checker:
         """Findings by file for one commit (a merge is checked against every parent)."""
         from ..gitio.push import changes
         from ..installer import is_vcontext_path
+        from ..validate.cache import commit_key
         from ..validate.history import check_change
 
         self.commits += 1
+        key = commit_key(str(commit.id))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
         found: dict[str, list[Finding]] = {}
         blobs: set[tuple[str, str]] = set()
         for parent in list(commit.parents) or [None]:
@@ -188,20 +199,28 @@ class Checker:
                 if change.old_id is not None:  # a new file has no past to break
                     history = self._pair("h", change, check_change)
                     known.extend(f for f in history if f not in known)
-        return {path: findings for path, findings in found.items() if findings}
+        result = {path: findings for path, findings in found.items() if findings}
+        self.cache.put_files(key, result)
+        return result
 
     def arrival(self, previous: Any, tip: Any) -> dict[str, list[Finding]]:
         """Unmerged forks the branch gets between its previous tip (None: new) and ``tip``."""
         from ..gitio.push import changes
         from ..installer import is_vcontext_path
+        from ..validate.cache import arrival_key
         from ..validate.history import check_arrival
 
+        key = arrival_key(None if previous is None else str(previous.id), str(tip.id))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
         found: dict[str, list[Finding]] = {}
         for change in changes(self.repo, previous, tip, is_vcontext_path):
             if change.new_id is not None:
                 findings = self._pair("f", change, check_arrival)
                 if findings:
                     found[change.path] = findings
+        self.cache.put_files(key, found)
         return found
 
     def _blob(self, blob_id: str, path: str) -> list[Finding]:

@@ -99,11 +99,11 @@ def _parse_pair(
     old: bytes | None, new: bytes | None, path: str, old_path: str | None
 ) -> tuple[Any, Any, str] | None:
     """Both sides parsed and the new text; None when a present side does not parse."""
-    old_data = _parse(old, old_path or path)
-    new_data = _parse(new, path)
+    old_data, _ = _parse(old, old_path or path)
+    new_data, text = _parse(new, path)
     if old_data is _UNREADABLE or new_data is _UNREADABLE:
         return None
-    return old_data, new_data, _text(new)
+    return old_data, new_data, text
 
 
 def check_data(old: JsonValue, new: JsonValue, new_text: str = "") -> list[Finding]:
@@ -446,22 +446,27 @@ def _forks(data: JsonValue) -> list[tuple[str, dict[str, Any]]]:
 _UNREADABLE: Any = object()
 
 
-def _parse(raw: bytes | None, path: str) -> Any:
+def _parse(raw: bytes | None, path: str) -> tuple[Any, str]:
+    """The data and text of one side (``_UNREADABLE`` when it does not parse).
+
+    JSON goes straight to the strict value parser: the rules need the data, not the
+    writing style the full codec also works out.
+    """
     if raw is None:
-        return None
-    from ..codecs import parse
+        return None, ""
+    from ..codecs import format_from_name, parse
+    from ..codecs.text import decode
     from ..errors import ParseError
 
     try:
-        return parse(raw, path=path).data
+        text, _ = decode(raw)
+        if format_from_name(path) == "json" and text.strip():
+            from ..codecs.json_text import parse_value
+
+            return parse_value(text), text
+        return parse(raw, path=path).data, text
     except ParseError:
-        return _UNREADABLE
-
-
-def _text(raw: bytes | None) -> str:
-    if raw is None:
-        return ""
-    return raw.decode("utf-8", errors="replace")
+        return _UNREADABLE, ""
 
 
 def _finding(
