@@ -131,7 +131,8 @@ def main() -> None:
             "fast path: no click, no pygit2",
         )
     scenario("100 commits x 4 of 10 documents", 100, 10, 4, 5)
-    scenario("50 commits touching 100 documents", 50, 100, 2, 5)
+    scenario("50 commits touching 100 documents once each", 50, 100, 2, 5)
+    scenario("50 commits x 10 of 100 documents", 50, 100, 10, 5)
 
 
 if __name__ == "__main__":

@@ -389,6 +389,20 @@ def test_pre_commit_framework_variables_describe_the_push(repo: Path) -> None:
     assert good.returncode == 0, good.stderr
 
 
+def test_pre_commit_framework_root_push_names_only_the_branches(
+    git_repo: Path, remote: Path
+) -> None:
+    """Pushing history that starts with a root commit: no FROM/TO refs, whole history."""
+    run_git(git_repo, "remote", "add", "origin", str(remote))
+    write(git_repo, PLAYBOOK, playbook(event("e1", "first")))
+    commit(git_repo, "base")
+    bad = rewrite_event(git_repo)
+    env = {"PRE_COMMIT_LOCAL_BRANCH": "refs/heads/main", "PRE_COMMIT_REMOTE_BRANCH": "main"}
+    proc = hook(git_repo, "", **env)
+    assert proc.returncode == 1
+    assert bad[:10].encode() in proc.stderr and b"whole history" in proc.stderr
+
+
 def test_doctor_checks_the_hook_runs_and_uninstall_removes_the_cache(repo: Path) -> None:
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second")))
     commit(repo, "Append")

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     Rules = Callable[..., list[Finding]]
 
 PRE_COMMIT_TO = "PRE_COMMIT_TO_REF"
+PRE_COMMIT_LOCAL = "PRE_COMMIT_LOCAL_BRANCH"
 VERBOSE = "GIT_VCONTEXT_HOOK_VERBOSE"
 BYPASS_HINT = "git push --no-verify skips this check"
 
@@ -43,7 +44,8 @@ def read_input() -> str:
 
 def wanted(text: str) -> bool:
     """Whether there is anything to check (cheap: no repository is opened)."""
-    return bool(text.strip()) or bool(os.environ.get(PRE_COMMIT_TO))
+    env = os.environ
+    return bool(text.strip() or env.get(PRE_COMMIT_TO) or env.get(PRE_COMMIT_LOCAL))
 
 
 def run(*, remote: str | None = None, url: str | None = None, text: str | None = None) -> int:
@@ -133,16 +135,22 @@ def _check(remote: str | None, text: str) -> int:
 
 
 def _from_pre_commit() -> list[RefUpdate]:
-    """The one ref update the pre-commit framework describes in its environment."""
+    """The one ref update the pre-commit framework describes in its environment.
+
+    It passes the first ref that has something to push: ``PRE_COMMIT_FROM_REF`` (the
+    remote's tip, or the parent of the first new commit) and ``PRE_COMMIT_TO_REF``;
+    for a push that includes a root commit only the branch names (whole history).
+    """
     from ..gitio.push import RefUpdate
 
-    to_ref = os.environ.get(PRE_COMMIT_TO)
+    env = os.environ
+    local = env.get(PRE_COMMIT_LOCAL)
+    to_ref = env.get(PRE_COMMIT_TO) or local
     if not to_ref:
         return []
-    from_ref = os.environ.get("PRE_COMMIT_FROM_REF") or "0" * 40
-    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH") or to_ref
-    remote_ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH") or local
-    return [RefUpdate(local, to_ref, remote_ref, from_ref)]
+    from_ref = env.get("PRE_COMMIT_FROM_REF") or "0" * 40
+    remote_ref = env.get("PRE_COMMIT_REMOTE_BRANCH") or local or to_ref
+    return [RefUpdate(local or to_ref, to_ref, remote_ref, from_ref)]
 
 
 def _add(section: list[str], found: dict[str, list[Finding]]) -> int:

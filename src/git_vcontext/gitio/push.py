@@ -150,13 +150,26 @@ def _commit(repo: Any, sha: str, *, missing_ok: bool = False) -> Any:
     try:
         obj = repo[sha]
     except (KeyError, ValueError):
-        if missing_ok:
-            return None
-        raise OperationalError(f"object {sha} is not in this repository") from None
+        obj = _named(repo, sha)  # the pre-commit framework may hand over a ref name
+        if obj is None:
+            if missing_ok:
+                return None
+            raise OperationalError(f"object {sha} is not in this repository") from None
     try:
         return obj.peel(pygit2.Commit)
     except (pygit2.InvalidSpecError, ValueError, pygit2.GitError):
         return None  # a tag of a tree or a blob: no commits
+
+
+def _named(repo: Any, name: str) -> Any:
+    import pygit2
+
+    if all(c in "0123456789abcdef" for c in name):
+        return None  # an object name, just not here
+    try:
+        return repo.revparse_single(name)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
 
 
 def _tracking_tips(repo: Any, remote: str | None) -> list[Any]:
