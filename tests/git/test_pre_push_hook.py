@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -415,3 +416,42 @@ def test_doctor_checks_the_hook_runs_and_uninstall_removes_the_cache(repo: Path)
     assert (repo / ".git" / "vcontext" / "verdicts").is_dir()
     assert run_cli("uninstall", cwd=repo).returncode == 0
     assert not (repo / ".git" / "vcontext").exists()
+
+
+def test_empty_input_loads_neither_click_nor_pygit2() -> None:
+    probe = (
+        "import io, sys; sys.stdin = io.StringIO('');"
+        "from git_vcontext.entry import main;"
+        "code = main(['hook', 'pre-push', 'origin', 'url']);"
+        "print(code, ' '.join(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    code, modules = out.stdout.split(" ", 1)
+    assert code == "0", out.stderr
+    assert not {"click", "pygit2", "json", "dataclasses"} & set(modules.split())
+
+
+PATHS = [
+    "todo.vcontext.json",
+    "deep/dir/plan.vcontext.tron",
+    "a.vbrief.json",
+    ".vcontext/notes.json",
+    "sub/.vcontext/notes.json",
+    ".vcontext/deeper/notes.json",
+    ".work/events.jsonl",
+    "x/.work/events.jsonl",
+    "package.json",
+    "vcontext.json",
+    "todo.vcontext.json.bak",
+]
+
+
+def test_hook_paths_are_the_ones_gitattributes_sends_to_the_driver(git_repo: Path) -> None:
+    """One matcher: the hook checks exactly the files install's attribute lines cover."""
+    from git_vcontext.installer import is_vcontext_path
+
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    out = run_git(git_repo, "check-attr", "merge", "--", *PATHS).stdout.splitlines()
+    by_git = {line.split(": ")[0]: line.endswith(": vcontext") for line in out}
+    assert {p: is_vcontext_path(p) for p in PATHS} == by_git
+    assert by_git["todo.vcontext.json"] and not by_git["package.json"]
