@@ -136,6 +136,29 @@ def test_no_verify_bypasses_the_hook(repo: Path, remote: Path) -> None:
     assert remote_sha(remote, "main") == bad
 
 
+def test_a_forced_push_dropping_pushed_events_is_refused(repo: Path, remote: Path) -> None:
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second")))
+    pushed = commit(repo, "Append e2")
+    assert push(repo, "origin", "main").returncode == 0
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")
+    write(repo, TODO, todo())
+    commit(repo, "Other work")  # every new commit is fine on its own
+    proc = push(repo, "--force", "origin", "main")
+    assert proc.returncode != 0
+    assert "forced update from " + pushed[:10] in proc.stderr
+    assert "'e2'" in proc.stderr and "[history-event-removed]" in proc.stderr
+    assert remote_sha(remote, "main") == pushed
+
+
+def test_a_forced_push_keeping_every_event_passes(repo: Path) -> None:
+    write(repo, TODO, todo(sequence=1))
+    commit(repo, "Todo")
+    assert push(repo, "origin", "main").returncode == 0
+    run_git(repo, "commit", "-q", "--amend", "-m", "Todo, reworded")
+    proc = push(repo, "--force", "origin", "main")
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_an_unparseable_document_is_refused(repo: Path) -> None:
     write(repo, TODO, '{"vContextInfo": {"version": "0.4"}, "todoList": {')
     commit(repo, "Half a document")

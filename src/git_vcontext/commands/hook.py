@@ -100,9 +100,18 @@ def _check(remote: str | None, text: str) -> int:
                 commits_with_problems += 1
                 section.append(f"  commit {str(commit.id)[:10]} {_subject(commit)}")
                 problems += _add(section, found)
+        if pushed.rewinds:
+            found = checker.between("r", pushed.previous, pushed.tip)
+            if found:
+                commits_with_problems += 1
+                section.append(
+                    f"  forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
+                    f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
+                )
+                problems += _add(section, found)
         branch = update.branch
         if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
-            found = checker.arrival(pushed.previous, pushed.tip)
+            found = checker.between("a", pushed.previous, pushed.tip)
             if found:
                 commits_with_problems += 1
                 section.append(
@@ -211,23 +220,31 @@ class Checker:
         self.cache.put_files(key, result)
         return result
 
-    def arrival(self, previous: Any, tip: Any) -> dict[str, list[Finding]]:
-        """Unmerged forks the branch gets between its previous tip (None: new) and ``tip``."""
+    def between(self, kind: str, previous: Any, tip: Any) -> dict[str, list[Finding]]:
+        """Findings between a branch's previous tip (None: a new branch) and its new tip.
+
+        ``a``: unmerged forks arriving (branches outside the agent prefix); ``r``: the
+        history rules, for a forced update that leaves the remote's tip behind.
+        """
         from ..gitio.push import changes
         from ..installer import is_vcontext_path
-        from ..validate.cache import arrival_key
-        from ..validate.history import check_arrival
+        from ..validate.cache import tips_key
+        from ..validate.history import check_arrival, check_change
 
-        key = arrival_key(None if previous is None else str(previous.id), str(tip.id))
+        key = tips_key(kind, None if previous is None else str(previous.id), str(tip.id))
         cached = self.cache.get_files(key)
         if cached is not None:
             return cached
         found: dict[str, list[Finding]] = {}
         for change in changes(self.repo, previous, tip, is_vcontext_path):
-            if change.new_id is not None:
+            if kind == "a" and change.new_id is not None:
                 findings = self._pair("f", change, check_arrival)
-                if findings:
-                    found[change.path] = findings
+            elif kind == "r" and change.old_id is not None:
+                findings = self._pair("h", change, check_change)
+            else:
+                continue
+            if findings:
+                found[change.path] = findings
         self.cache.put_files(key, found)
         return found
 

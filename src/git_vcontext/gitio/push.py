@@ -71,6 +71,7 @@ class PushRange:
     notes: list[str] = field(default_factory=list)
     tip: Any = None  # the commit the remote ref will point to
     previous: Any = None  # the commit it points to now, when known here
+    rewinds: bool = False  # a forced update: ``previous`` is not in the pushed history
 
 
 def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Any:
@@ -121,6 +122,7 @@ def pushed_commits(repo: Any, update: RefUpdate, remote: str) -> PushRange:
         if known is not None:
             hide.append(known.id)
             pushed.previous = known
+            pushed.rewinds = known.id != tip.id and not repo.descendant_of(tip.id, known.id)
         else:
             pushed.notes.append(
                 f"the remote's {update.remote_ref} ({update.remote_sha[:12]}) is not known "

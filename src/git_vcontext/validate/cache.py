@@ -14,7 +14,8 @@ costs time, never a verdict.
 
 Keys: ``b-<suffix>-<blob>`` (one file's checks), ``h-``/``f-<suffix>-<old>-<new>`` (history
 rules / fork arrival on one pair of blobs), ``c-<commit>`` (every finding of one commit
-against its parents) — all immutable objects, so a verdict never goes stale.
+against its parents), ``a-``/``r-<previous tip>-<tip>`` (fork arrival / history rules
+between a branch's two tips) — all immutable objects, so a verdict never goes stale.
 """
 
 from __future__ import annotations
@@ -202,9 +203,9 @@ def commit_key(commit_id: str) -> str:
     return f"c-{commit_id}"
 
 
-def arrival_key(previous_id: str | None, tip_id: str) -> str:
-    """Key of the fork arrivals between a branch's previous tip and its new tip."""
-    return f"a-{previous_id or 'none'}-{tip_id}"
+def tips_key(kind: str, previous_id: str | None, tip_id: str) -> str:
+    """Key of the findings of ``kind`` between a branch's previous tip and its new tip."""
+    return f"{kind}-{previous_id or 'none'}-{tip_id}"
 
 
 def _suffix(path: str) -> str:
