@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from pathlib import Path
 from typing import Any
 
 from git_vcontext.validate import history
@@ -227,3 +229,19 @@ def test_history_tron_documents_are_compared_by_meaning() -> None:
         dumps(old, "tron").encode(), dumps(new, "tron").encode(), "p.vcontext.tron"
     )
     assert rules(found) == [history.EVENT_REMOVED]
+
+
+def test_history_real_edit_histories_from_the_corpus_break_no_rule(shared_dir: Path) -> None:
+    """Consecutive versions of real documents: agents and people only appended."""
+    corpus = shared_dir / "corpus"
+    folders = [p for p in (corpus / "history").iterdir() if p.is_dir()]
+    folders += [p for p in (corpus / "external").glob("*/history/*") if p.is_dir()]
+    pairs = with_events = 0
+    for folder in sorted(folders):
+        versions = sorted(folder.glob("*.json"))
+        for old, new in itertools.pairwise(versions):
+            raw_old, raw_new = old.read_bytes(), new.read_bytes()
+            pairs += 1
+            with_events += b'"eventId"' in raw_old
+            assert check_change(raw_old, raw_new, new.name) == [], f"{old} -> {new}"
+    assert pairs > 50 and with_events >= 1
