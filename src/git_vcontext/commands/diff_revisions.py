@@ -8,11 +8,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..diff.files import FileDiff, compare
-from ..document import looks_like_vcontext
+from ..document import looks_like_vcontext, matches_file_patterns
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top, resolve_commit
 from ..gitio.diffs import FilePair, attribute, changed_files
-from ..installer import PATTERNS
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 
@@ -61,27 +60,11 @@ def _declared(repo: Any) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
 
     def declared(path: str) -> bool:
-        if matches_install_patterns(path):
+        if matches_file_patterns(path):
             return True
         return "vcontext" in (attribute(repo, path, "diff"), attribute(repo, path, "merge"))
 
     return declared
-
-
-def matches_install_patterns(path: str) -> bool:
-    """Whether a repo path ('/'-separated) matches the attribute patterns ``install`` writes.
-
-    As in .gitattributes: a pattern without '/' matches the file name at any
-    depth; one with '/' matches the whole path, and '*' does not cross '/'.
-    """
-    name = path.rsplit("/", 1)[-1]
-    for pattern in PATTERNS:
-        if "/" not in pattern:
-            if fnmatch.fnmatchcase(name, pattern):
-                return True
-        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
-            return True
-    return False
 
 
 def _candidate(path: str, declared: Callable[[str], bool]) -> bool:
