@@ -89,8 +89,9 @@ def _changelog_order(e: Any) -> Any:
 
 def _changelog_sequence(e: Any) -> float:
     seq = e.get("sequence") if isinstance(e, dict) else None
-    numeric = isinstance(seq, (int, float)) and not isinstance(seq, bool)
-    return float(seq) if numeric else float("inf")
+    if isinstance(seq, (int, float)) and not isinstance(seq, bool):
+        return float(seq)
+    return float("inf")
 
 
 def _by_sequence(merged: list[Any], n_base: int) -> list[Any]:
