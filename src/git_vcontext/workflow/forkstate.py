@@ -115,8 +115,9 @@ def _placed_like(ours: dict[str, Any], theirs: dict[str, Any], fork: Any) -> dic
 def agent_document(
     ours: bytes, theirs: bytes, path: str, *, mark: tuple[str, dict[str, Any], bool] | None
 ) -> bytes | None:
-    """The agent's document after the base's ``theirs`` is merged into it (see carried_fork),
-    in ours' style; None when it cannot be done here (unreadable, or did not read back)."""
+    """The agent's document after the base's ``theirs`` is merged into it (see carried_fork):
+    theirs' text with ours' fork blocks, so the two branches differ in nothing else.
+    None when it cannot be done here (unreadable, or the result did not read back)."""
     from ..codecs import parse
     from ..errors import ParseError
     from ..values import same
@@ -130,7 +131,7 @@ def agent_document(
         return ours
     if new is t_doc.data:
         return theirs
-    raw = o_doc.render(new).encode("utf-8")
+    raw = t_doc.render(new).encode("utf-8")
     try:
         again = parse(raw, path=path).data
     except ParseError:
