@@ -37,7 +37,7 @@ def run(
             return int(ExitCode.FOUND)
     else:
         try:
-            results = [syncer.sync_pair(name, base) for name, base in pairs]
+            results = syncer.sync_pairs(pairs)
         finally:
             syncer.finish()
         for r in results:

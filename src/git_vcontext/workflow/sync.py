@@ -60,6 +60,12 @@ class PairResult:
     def ok(self) -> bool:
         return self.state in (MERGED, UP_TO_DATE)
 
+    def refused(self, message: str) -> PairResult:
+        """The same pair, stopped: nothing moves."""
+        return PairResult(
+            self.agent, self.branch, self.base, REFUSED, documents=self.documents, message=message
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
@@ -93,6 +99,53 @@ class Syncer:
         self._signatures: tuple[Any, Any] | None = None
         self.warnings: list[str] = []
         self._parsed: dict[Any, Any] = {}  # documents parsed so far, by content (all pairs)
+        self._planned: dict[str, list[Any]] = {}  # full ref name -> [old, new]: moved by commit()
+        self._reflog: list[str] = []
+
+    # -- many pairs ----------------------------------------------------------------
+
+    def sync_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[PairResult]:
+        """Sync each (agent, base) in order, then move every ref in one transaction.
+
+        When a ref moved meanwhile (another process), nothing is moved and the
+        pairs are synced again one by one, each pair's refs moved on their own.
+        """
+        results = [self.sync_pair(agent, base) for agent, base in pairs]
+        try:
+            self.commit()
+            return results
+        except refs.RefMoved as exc:
+            self.warnings.append(f"{exc.message}: syncing the agents one at a time")
+        results = []
+        for agent, base in pairs:
+            result = self.sync_pair(agent, base)
+            try:
+                self.commit()
+            except refs.RefMoved as exc:
+                result = result.refused(f"{exc.message}: nothing moved, sync again")
+            results.append(result)
+        return results
+
+    def commit(self) -> None:
+        """Move the planned refs, all or none (RefMoved: none); work trees follow in finish()."""
+        planned, self._planned = self._planned, {}
+        reflog, self._reflog = self._reflog, []
+        if not planned or self.dry_run:
+            return
+        updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
+        refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
+        for name, (old, new) in planned.items():
+            self._follow(name.removeprefix("refs/heads/"), old, new)
+
+    def tip(self, branch: str) -> Any:
+        """Where ``branch`` is (or will be, once the planned moves are committed)."""
+        planned = self._planned.get(refs.branch_ref(branch))
+        return planned[1] if planned else refs.target(self.repo, branch)
+
+    def _plan(self, branch: str, old: Any, new: Any, why: str) -> None:
+        name = refs.branch_ref(branch)
+        self._planned.setdefault(name, [old, new])[1] = new
+        self._reflog.append(why)
 
     # -- identities and checkouts ------------------------------------------------
 
@@ -136,7 +189,7 @@ class Syncer:
     def _sync_pair(self, agent: str, base: str) -> PairResult:
         repo = self.repo
         branch = agents.agent_branch(repo, agent)
-        a, b = refs.target(repo, branch), refs.target(repo, base)
+        a, b = self.tip(branch), self.tip(base)
         if a is None:
             raise OperationalError(f"no branch {branch} for agent {agent!r}")
         if b is None:
@@ -189,28 +242,16 @@ class Syncer:
         for name, moves in ((base, result.base_moves), (branch, result.agent_moves)):
             if moves and (why := self.blocked(name)):
                 return result.done(REFUSED, message=why)
-        if self.dry_run:
-            return result.done(MERGED)
-        updates = [
-            refs.RefUpdate(refs.branch_ref(name), old, new)
-            for name, old, new in ((base, b, new_b), (branch, a, new_a))
-            if new is not None
-        ]
-        try:
-            refs.move_refs(
-                repo,
-                updates,
-                message=f"vcontext sync: {agent}",
-            )
-        except refs.RefMoved as exc:
-            return result.done(REFUSED, message=f"{exc.message}: nothing moved, sync again")
         for name, old, new in ((base, b, new_b), (branch, a, new_a)):
             if new is not None:
-                self._follow(name, old, new)
+                self._plan(name, old, new, agent)
         return result.done(MERGED)
 
     def integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
-        """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries)."""
+        """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
+
+        Planned like a pair: ``commit()`` moves the ref.
+        """
         from ..codecs import reused_parses
 
         with reused_parses(self._parsed):
@@ -218,7 +259,7 @@ class Syncer:
 
     def _integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
         repo = self.repo
-        ours = refs.target(repo, branch)
+        ours = self.tip(branch)
         result = _Pair("", branch, what)
         if ours is None or theirs == ours or repo.descendant_of(ours, theirs):
             return result.done(UP_TO_DATE)
@@ -232,15 +273,7 @@ class Syncer:
         result.documents = merged.documents
         if why := self.blocked(branch):
             return result.done(REFUSED, message=why)
-        try:
-            refs.move_refs(
-                repo,
-                [refs.RefUpdate(refs.branch_ref(branch), ours, new)],
-                message=f"vcontext sync: merge {what}",
-            )
-        except refs.RefMoved as exc:
-            return result.done(REFUSED, message=exc.message)
-        self._follow(branch, ours, new)
+        self._plan(branch, ours, new, f"merge {what}")
         result.base_commit, result.base_moves = str(new), True
         return result.done(MERGED)
 
