@@ -80,8 +80,11 @@ def _print(r: PairResult, dry_run: bool = False) -> None:
             print(f"  {c.describe()}")
     else:
         print(f"{r.branch} <-> {r.base}: not synced: {r.message}")
-    for note in r.notes:
-        print(f"  note: {note}")
+    if r.notes and r.state == MERGED:
+        n = len(r.notes)
+        print(
+            f"  {n} automatic resolution{'s' if n != 1 else ''} (sequence numbers, parallel edits)"
+        )
 
 
 def _count(documents: tuple[str, ...]) -> str:

@@ -132,8 +132,23 @@ def agent_document(
     if new is t_doc.data:
         return theirs
     raw = t_doc.render(new).encode("utf-8")
+    return raw if _reads_back(raw, new, t_doc.format, path) else None
+
+
+def _reads_back(raw: bytes, expected: Any, fmt: str, path: str) -> bool:
+    """Whether ``raw`` parses to ``expected`` (JSON: the C parser is enough to check that)."""
+    from ..codecs import parse
+    from ..errors import ParseError
+    from ..values import same
+
+    if fmt == "json":
+        import json
+
+        try:
+            return same(json.loads(raw.decode("utf-8-sig")), expected)
+        except ValueError:
+            return False
     try:
-        again = parse(raw, path=path).data
+        return same(parse(raw, path=path).data, expected)
     except ParseError:
-        return None
-    return raw if again == new else None
+        return False

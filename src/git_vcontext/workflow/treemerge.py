@@ -90,7 +90,7 @@ class DocumentSides:
         entry = self.entry(side, path)
         raw: bytes | None = None
         if entry is not None and entry.type_str == "blob":
-            raw = self.repo[entry.id].data
+            raw = entry.data  # tree entries are Blob objects: no second lookup
         self._data[key] = raw
         return raw
 
