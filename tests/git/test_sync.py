@@ -288,3 +288,89 @@ def test_into_names_another_base(forked: Path) -> None:
     released = show(repo, "release", "todo.vcontext.json")
     assert released["todoList"]["items"][0]["status"] == "completed"
     assert "fork" not in json.dumps(released)
+
+
+TRON_BASE = """class vContextInfo: version
+class Plan: id, uid, title, status, sequence, items
+class PlanItem: id, title, status
+
+vContextInfo: vContextInfo("0.4")
+
+plan: Plan(
+  "plan-1",
+  "plan-uid-1",
+  "Webhooks",
+  "inProgress",
+  5,
+  [
+    PlanItem("p1", "Diagnose", "inProgress")
+  ]
+)
+"""
+
+
+def _tron(repo: Path, rev_name: str, name: str = "plan.vcontext.tron") -> Any:
+    from git_vcontext.codecs import parse
+
+    raw = run_git(repo, "show", f"{rev_name}:{name}").stdout.encode()
+    return raw, parse(raw, path=name).data
+
+
+def _event(n: int, who: str) -> str:
+    return json.dumps({"event_id": f"evt-{who}-{n}", "event_type": "note", "actor": who}) + "\n"
+
+
+def test_tron_documents_and_jsonl_event_logs_sync_both_ways_m11_m6(git_repo: Path) -> None:
+    repo = git_repo
+    (repo / "plan.vcontext.tron").write_text(TRON_BASE)
+    (repo / ".work").mkdir()
+    (repo / ".work" / "events.jsonl").write_text(_event(0, "seed"))
+    commit_all(repo, "seed")
+    forked = TRON_BASE.replace("sequence, items", "sequence, items, fork").replace(
+        "class PlanItem: id, title, status\n",
+        "class PlanItem: id, title, status\nclass Fork: parentUid, parentSequence, mergeStatus\n",
+    )
+    forked = forked.replace("  ]\n)\n", '  ],\n  Fork("plan-uid-1", 5, "unmerged")\n)\n')
+    run_git(repo, "branch", "agents/alice")
+    run_git(repo, "config", "vcontext.agent.alice.base", "main")
+    alice_plan = forked.replace(
+        '    PlanItem("p1", "Diagnose", "inProgress")\n',
+        '    PlanItem("p1", "Diagnose", "inProgress"),\n    PlanItem("a1", "Alice", "pending")\n',
+    )
+    commit_on(
+        repo,
+        "agents/alice",
+        {
+            "plan.vcontext.tron": alice_plan,
+            ".work/events.jsonl": _event(0, "seed") + _event(1, "alice"),
+        },
+        "alice forks and works",
+    )
+    (repo / "plan.vcontext.tron").write_text(
+        TRON_BASE.replace('"Diagnose", "inProgress"', '"Diagnose", "completed"')
+    )
+    (repo / ".work" / "events.jsonl").write_text(_event(0, "seed") + _event(1, "main"))
+    commit_all(repo, "main works")
+
+    code, out, err = sync(repo, "alice")
+
+    assert code == 0, out + err
+    base_raw, base_plan = _tron(repo, "main")
+    agent_raw, agent_plan = _tron(repo, "agents/alice")
+    assert [(i["id"], i["status"]) for i in base_plan["plan"]["items"]] == [
+        ("p1", "completed"),
+        ("a1", "pending"),
+    ]
+    assert "fork" not in base_plan["plan"] and b"Fork" not in base_raw
+    assert agent_plan["plan"]["fork"]["mergeStatus"] == "merged"
+    assert b"Fork(" in agent_raw  # the agent's document keeps its TRON classes
+    assert b"Fork(" in agent_raw  # the agent's document keeps its TRON classes
+    assert without_fork(agent_plan) == base_plan
+    assert base_raw.startswith(b"class vContextInfo: version\n")  # still the TRON dialect
+    events = run_git(repo, "show", "main:.work/events.jsonl").stdout.splitlines()
+    assert sorted(json.loads(e)["event_id"] for e in events) == [
+        "evt-alice-1",
+        "evt-main-1",
+        "evt-seed-0",
+    ]
+    assert run_git(repo, "show", "agents/alice:.work/events.jsonl").stdout.splitlines() == events
