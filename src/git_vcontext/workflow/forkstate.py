@@ -116,7 +116,7 @@ def agent_document(
     ours: bytes, theirs: bytes, path: str, *, mark: tuple[str, dict[str, Any], bool] | None
 ) -> bytes | None:
     """The agent's document after the base's ``theirs`` is merged into it (see carried_fork):
-    theirs' text with ours' fork blocks, so the two branches differ in nothing else.
+    for JSON theirs' text with ours' fork blocks, so the branches differ in nothing else.
     None when it cannot be done here (unreadable, or the result did not read back)."""
     from ..codecs import parse
     from ..errors import ParseError
@@ -131,8 +131,11 @@ def agent_document(
         return ours
     if new is t_doc.data:
         return theirs
-    raw = t_doc.render(new).encode("utf-8")
-    return raw if _reads_back(raw, new, t_doc.format, path) else None
+    # JSON: theirs' text plus the fork (cheap; unchanged parts are copied). TRON: ours'
+    # text, so the agent's document keeps its classes (its Fork class among them).
+    template = o_doc if o_doc.format == "tron" else t_doc
+    raw = template.render(new).encode("utf-8")
+    return raw if _reads_back(raw, new, template.format, path) else None
 
 
 def _reads_back(raw: bytes, expected: Any, fmt: str, path: str) -> bool:
