@@ -234,11 +234,17 @@ def hook() -> None:
 
 
 @hook.command("pre-push", context_settings=CONTEXT)
-@click.argument("remote")
-@click.argument("url")
-def pre_push(remote: str, url: str) -> int:
-    """Validate what is pushed (git's ref lines on stdin); exit 1 blocks the push."""
-    return _not_yet("hook pre-push")
+@click.argument("remote", required=False)
+@click.argument("url", required=False)
+def pre_push(remote: str | None, url: str | None) -> int:
+    """Validate what is pushed (git's ref lines on stdin); exit 1 blocks the push.
+
+    Checks the pushed commits (not the working tree): every vContext file they change,
+    and the history rules against each parent. Without ref lines on stdin, the
+    pre-commit framework's PRE_COMMIT_* variables describe the push.
+    `git push --no-verify` skips the hook.
+    """
+    return _run("hook", remote=remote, url=url)
 
 
 @cli.group(context_settings=CONTEXT)

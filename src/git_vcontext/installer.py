@@ -39,6 +39,27 @@ def matches_install_patterns(path: str) -> bool:
 
 
 ATTRIBUTES = "merge=vcontext diff=vcontext"
+
+
+def is_vcontext_path(path: str) -> bool:
+    """Whether a repository path ('/'-separated) matches PATTERNS as the root .gitattributes
+    does: a pattern without '/' matches the file name at any depth; one with '/' matches
+    the whole path, its ``*`` never crossing a '/'."""
+    from fnmatch import fnmatchcase
+
+    name = path.rsplit("/", 1)[-1]
+    parts = path.split("/")
+    for pattern in PATTERNS:
+        if "/" not in pattern:
+            if fnmatchcase(name, pattern):
+                return True
+            continue
+        wanted = pattern.split("/")
+        if len(wanted) == len(parts) and all(map(fnmatchcase, parts, wanted)):
+            return True
+    return False
+
+
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
 HOOK_MARKER = "git-vcontext-hook-marker"
@@ -256,3 +277,33 @@ def uninstall_hook(cwd: Path) -> list[str]:
         legacy.replace(hook)
         return [f"removed our pre-push hook; restored {legacy.name}"]
     return ["removed our pre-push hook"]
+
+
+def hook_command(text: str) -> str | None:
+    """The git-vcontext command our shim runs (None when the text is not our shim)."""
+    if HOOK_MARKER not in text:
+        return None
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("exec ") and line.endswith(' hook pre-push "$@"'):
+            return line[len("exec ") : -len(' hook pre-push "$@"')].strip()
+    return None
+
+
+def uninstall_cache(cwd: Path) -> list[str]:
+    """Remove the pre-push hook's verdict cache (and our folder under .git if empty)."""
+    import shutil
+
+    from .gitio import open_repo
+    from .gitio.push import common_dir
+    from .validate.cache import cache_root
+
+    root = cache_root(common_dir(open_repo(cwd)))
+    if not root.exists():
+        return []
+    shutil.rmtree(root, ignore_errors=True)
+    try:
+        root.parent.rmdir()  # .git/vcontext, when nothing else of ours is left there
+    except OSError:
+        pass
+    return [f"removed the verdict cache {root}"]
