@@ -213,7 +213,11 @@ def sync(**options: Any) -> int:
     For each agent: its work is merged into the base and the base into the
     agent branch, as real merge commits; vContext documents are merged by
     git-vcontext's rules (fork blocks stay on the agent branch). A conflict stops
-    that agent's pair and moves nothing (exit 1).
+    that agent's pair and moves nothing (exit 1). A branch checked out in a work
+    tree moves only when that work tree is clean, and its files follow.
+
+    --push pushes the base and agent branches; a rejected push is answered by
+    fetch, merge and a new push, at most `vcontext.pushAttempts` times (10).
     """
     return _run("sync", **options)
 
