@@ -131,7 +131,7 @@ class Syncer:
         planned, self._planned = self._planned, {}
         reflog, self._reflog = self._reflog, []
         if not planned or self.dry_run:
-            return
+            return  # a dry run forgets its plan
         updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
         refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
         for name, (old, new) in planned.items():
@@ -286,9 +286,17 @@ class Syncer:
         return merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=self.now)
 
     def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
-        """A commit object (no ref moves); None in a dry run, which writes no commit."""
+        """A commit object (no ref moves).
+
+        A dry run writes its commits too, so later pairs build on earlier ones as
+        in the real run, but with a fixed identity and time: the same prediction
+        writes the same objects, and they are never referenced.
+        """
         if self.dry_run:
-            return None
+            import pygit2
+
+            nobody = pygit2.Signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", 0, 0)
+            return self.repo.create_commit(None, nobody, nobody, message, tree, parents)
         author, committer = self.signatures()
         return self.repo.create_commit(None, author, committer, message, tree, parents)
 
