@@ -123,3 +123,22 @@ def test_two_agents_pushing_at_once_both_land(shared: tuple[Path, Path], tmp_pat
     on_remote = show(remote, "main", "todo.vcontext.json")
     assert [i["status"] for i in on_remote["todoList"]["items"]][:2] == ["completed", "completed"]
     assert "fork" not in on_remote["todoList"]
+
+
+def test_sync_push_passes_the_installed_pre_push_hook(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    installed = subprocess.run(
+        [*cli_path(), "install", "--local"], cwd=repo, capture_output=True, env=os.environ
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert "git-vcontext" in (repo / ".git" / "hooks" / "pre-push").read_text()
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    _other_pushes_to_main(remote, tmp_path)
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert rev(remote, "main") == rev(repo, "main")
+    assert "fork" not in show(remote, "main", "todo.vcontext.json")["todoList"]
