@@ -82,9 +82,7 @@ def _print(r: PairResult, dry_run: bool = False) -> None:
         print(f"{r.branch} <-> {r.base}: not synced: {r.message}")
     if r.notes and r.state == MERGED:
         n = len(r.notes)
-        print(
-            f"  {n} automatic resolution{'s' if n != 1 else ''} (sequence numbers, parallel edits)"
-        )
+        print(f"  {n} automatic resolution{'s' if n != 1 else ''} noted (e.g. sequence numbers)")
 
 
 def _count(documents: tuple[str, ...]) -> str:
