@@ -376,3 +376,21 @@ def test_tron_documents_and_jsonl_event_logs_sync_both_ways_m11_m6(git_repo: Pat
         "evt-seed-0",
     ]
     assert run_git(repo, "show", "agents/alice:.work/events.jsonl").stdout.splitlines() == events
+
+
+def test_files_with_the_vcontext_merge_attribute_are_merged_by_the_engine(forked: Path) -> None:
+    repo = forked
+    (repo / ".gitattributes").write_text("memory/*.json merge=vcontext\n")
+    (repo / "memory").mkdir()
+    (repo / "memory" / "notes.json").write_text('{"a": 1, "b": 2}\n')
+    commit_all(repo, "notes")
+    code, _, err = sync(repo, "alice")  # bring the notes to the agent
+    assert code == 0, err
+    commit_on(repo, "agents/alice", {"memory/notes.json": '{"a": 1, "b": 20}\n'}, "alice: b")
+    (repo / "memory" / "notes.json").write_text('{"a": 10, "b": 2}\n')
+    commit_all(repo, "main: a")
+
+    code, out, err = sync(repo, "alice")  # one line changed on both sides: git would conflict
+
+    assert code == 0, out + err
+    assert json.loads(run_git(repo, "show", "main:memory/notes.json").stdout) == {"a": 10, "b": 20}

@@ -95,14 +95,22 @@ class DocumentSides:
         return raw
 
 
-def is_document(path: str, blobs: Callable[[], list[bytes | None]]) -> bool:
-    """A vContext document: by install's patterns, else a .json/.tron file that looks like one."""
+def is_document(path: str, blobs: Callable[[], list[bytes | None]], repo: Any = None) -> bool:
+    """A file our engine merges: by install's patterns, a .json/.tron file that looks like
+    a vContext document, or (given ``repo``) one its attributes give ``merge=vcontext``,
+    as ``git merge`` would."""
     from ..installer import matches_install_patterns
 
     if matches_install_patterns(path):
         return True
-    if path.endswith(_SNIFFED_SUFFIXES):
-        return any(raw is not None and doc.looks_like_vcontext(raw) for raw in blobs())
+    if path.endswith(_SNIFFED_SUFFIXES) and any(
+        raw is not None and doc.looks_like_vcontext(raw) for raw in blobs()
+    ):
+        return True
+    if repo is not None:
+        from ..gitio.diffs import attribute
+
+        return bool(attribute(repo, path, "merge") == "vcontext")
     return False
 
 
@@ -179,7 +187,7 @@ def merge_trees(
 
 
 def _is_doc(sides: DocumentSides, path: str) -> bool:
-    return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)])
+    return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
 
 
 def _index_entry(index: Any, path: str) -> Any:
