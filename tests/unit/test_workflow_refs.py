@@ -75,3 +75,34 @@ def test_a_planned_sync_moves_nothing_when_the_base_moved_before_commit(git_repo
         syncer.commit()
     assert str(refs.target(repo, "main")) == moved_by_someone
     assert str(refs.target(repo, "agents/alice")) == agent_tip
+
+
+def test_sync_pairs_falls_back_to_one_pair_at_a_time_when_the_batch_loses_a_race(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = {"vContextInfo": {"version": "0.4"}, "todoList": {"uid": "u", "items": []}}
+    _commit(git_repo, "t.vcontext.json", json.dumps(doc), "seed")
+    for agent in ("alice", "bob"):
+        run_git(git_repo, "branch", f"agents/{agent}", "main")
+        run_git(git_repo, "checkout", "-q", f"agents/{agent}")
+        _commit(git_repo, f"{agent}.txt", agent, agent)
+    run_git(git_repo, "checkout", "-q", "--detach")
+    repo = pygit2.Repository(str(git_repo))
+    real_move, calls = refs.move_refs, []
+
+    def first_attempt_loses(repo: object, updates: list[refs.RefUpdate], **kw: object) -> None:
+        calls.append(len(updates))
+        if len(calls) == 1:
+            raise refs.RefMoved("main moved while syncing")
+        real_move(repo, updates, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(refs, "move_refs", first_attempt_loses)
+    syncer = Syncer(repo, now="2026-01-01T00:00:00Z")
+
+    results = syncer.sync_pairs([("alice", "main"), ("bob", "main")])
+
+    assert [r.state for r in results] == [MERGED, MERGED]
+    assert calls == [3, 2, 2]  # main + both agents at once, then each pair on its own
+    assert any("one at a time" in w for w in syncer.warnings)
+    main = repo.branches.local["main"].peel()
+    assert {e.name for e in main.tree} == {"t.vcontext.json", "alice.txt", "bob.txt"}
