@@ -394,3 +394,18 @@ def test_files_with_the_vcontext_merge_attribute_are_merged_by_the_engine(forked
 
     assert code == 0, out + err
     assert json.loads(run_git(repo, "show", "main:memory/notes.json").stdout) == {"a": 10, "b": 20}
+
+
+def test_a_checked_out_branch_whose_files_cannot_follow_is_not_moved(forked: Path) -> None:
+    repo = forked
+    commit_on(repo, "agents/alice", {"new.txt": "from alice\n"}, "alice adds a file")
+    (repo / "new.txt").write_text("untracked here\n")  # main's work tree is in the way
+    before = _refs(repo, "main", "agents/alice")
+
+    code, out, _ = sync(repo, "alice")
+
+    assert code == 1
+    assert "cannot follow" in out and "new.txt" in out
+    assert _refs(repo, "main", "agents/alice") == before
+    assert (repo / "new.txt").read_text() == "untracked here\n"
+    assert run_git(repo, "status", "--porcelain").stdout == "?? new.txt\n"

@@ -132,6 +132,14 @@ class Syncer:
         reflog, self._reflog = self._reflog, []
         if not planned or self.dry_run:
             return  # a dry run forgets its plan
+        for name, (old, new) in planned.items():
+            short = name.removeprefix("refs/heads/")
+            path = self.checkouts().get(short)
+            if path is None:
+                continue
+            shown = self._pending.get(path, [old])[0]  # what the work tree holds now
+            if why := worktrees.can_follow(path, str(shown), str(new)):
+                raise refs.RefMoved(f"{short} is checked out in {path} and cannot follow: {why}")
         updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
         refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
         for name, (old, new) in planned.items():
