@@ -142,3 +142,27 @@ def test_sync_push_passes_the_installed_pre_push_hook(
     assert code == 0, out + err
     assert rev(remote, "main") == rev(repo, "main")
     assert "fork" not in show(remote, "main", "todo.vcontext.json")["todoList"]
+
+
+def test_an_agent_branch_pushed_from_elsewhere_is_merged_not_overwritten(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    run_git(repo, "push", "-q", "origin", "agents/alice")
+    elsewhere = _clone(remote, tmp_path / "elsewhere")  # the same agent on another machine
+    run_git(elsewhere, "branch", "agents/alice", "origin/agents/alice")
+    commit_on(elsewhere, "agents/alice", {"todo.vcontext.json": status(("t2", "completed"))}, "x")
+    run_git(elsewhere, "push", "-q", "origin", "agents/alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "here")
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "retry 1" in out
+    statuses = [
+        i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
+    ]
+    assert statuses == ["completed", "completed", "pending"]
+    agent = show(remote, "agents/alice", "todo.vcontext.json")
+    assert agent["todoList"]["fork"]["parentUid"] == "u-todo"  # the fork stays on the agent
+    assert without_fork(agent) == show(remote, "main", "todo.vcontext.json")
