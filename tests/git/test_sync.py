@@ -409,3 +409,61 @@ def test_a_checked_out_branch_whose_files_cannot_follow_is_not_moved(forked: Pat
     assert _refs(repo, "main", "agents/alice") == before
     assert (repo / "new.txt").read_text() == "untracked here\n"
     assert run_git(repo, "status", "--porcelain").stdout == "?? new.txt\n"
+
+
+def test_rounds_of_edits_and_syncs_keep_both_branches_equal_but_for_forks(git_repo: Path) -> None:
+    import random
+
+    repo = git_repo
+    seed(repo)
+    agents = ("alice", "bob")
+    for agent in agents:
+        fork_by_hand(repo, agent)
+    rng = random.Random(7)
+    names = ("todo.vcontext.json", "docs/plan.vcontext.json")
+
+    written: set[str] = set()
+
+    def append(tag: str) -> Any:
+        written.add(tag)
+
+        def change(data: Any) -> None:
+            key = "todoList" if "todoList" in data else "plan"
+            data[key]["items"].append({"id": tag, "title": tag, "status": "pending"})
+            data[key]["sequence"] += 1
+
+        return change
+
+    for round_no in range(4):
+        for who in ("main", *agents):
+            edits = {
+                n: append(f"{who}-{round_no}-{i}")
+                for i, n in enumerate(names)
+                if rng.random() < 0.7
+            }
+            if not edits:
+                continue
+            if who == "main":
+                for name, change in edits.items():
+                    edit(repo, name, change)
+                commit_all(repo, f"main round {round_no}")
+            else:
+                commit_on(repo, f"agents/{who}", edits, f"{who} round {round_no}")
+        code, out, err = sync(repo, "--all")
+        assert code == 0, out + err
+        code, again, _ = sync(repo, "--all")
+        assert code == 0 and again.count("up to date") == len(agents), again
+        for name in names:
+            base = show(repo, "main", name)
+            assert "fork" not in json.dumps(base)
+            for agent in agents:
+                mine = show(repo, f"agents/{agent}", name)
+                assert without_fork(mine) == base
+                key = "todoList" if "todoList" in mine else "plan"
+                assert mine[key]["fork"]["parentSequence"] == base[key]["sequence"]
+    # nothing anyone wrote was lost
+    on_main = set()
+    for name in names:
+        data = show(repo, "main", name)
+        on_main |= {i["id"] for i in data.get("todoList", data.get("plan", {}))["items"]}
+    assert written <= on_main and len(written) > 10
