@@ -155,8 +155,15 @@ def textconv(file: str) -> int:
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
 def validate(paths: Sequence[str], fmt: str) -> int:
-    """Schema and semantic validation; no paths = every vContext file tracked in the repo."""
-    return _not_yet("validate")
+    """Schema and semantic validation of JSON, TRON and JSONL files.
+
+    \b
+    (no paths)   every vContext file tracked in the repository
+    DIR          the vContext files under DIR
+    FILE         that file, whatever its name ('-' = stdin)
+    Findings: FILE:LINE:COL: where: message [rule]. Exit 0 all valid, 1 any invalid.
+    """
+    return _run("validate", paths=paths, fmt=fmt)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -8,57 +8,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .document import FILE_PATTERNS, matches_file_patterns
 from .errors import OperationalError, UsageError
 from .gitio import git
 
-PATTERNS = (
-    "*.vcontext.json",
-    "*.vcontext.tron",
-    ".vcontext/*.json",
-    "*.vbrief.json",
-    ".work/*.jsonl",
-)
-
-
-def matches_install_patterns(path: str) -> bool:
-    """Whether a repo path ('/'-separated) matches the attribute patterns ``install`` writes.
-
-    As in .gitattributes: a pattern without '/' matches the file name at any
-    depth; one with '/' matches the whole path, and '*' does not cross '/'.
-    """
-    import fnmatch
-
-    name = path.rsplit("/", 1)[-1]
-    for pattern in PATTERNS:
-        if "/" not in pattern:
-            if fnmatch.fnmatchcase(name, pattern):
-                return True
-        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
-            return True
-    return False
-
-
+PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
-
-
-def is_vcontext_path(path: str) -> bool:
-    """Whether a repository path ('/'-separated) matches PATTERNS as the root .gitattributes
-    does: a pattern without '/' matches the file name at any depth; one with '/' matches
-    the whole path, its ``*`` never crossing a '/'."""
-    from fnmatch import fnmatchcase
-
-    name = path.rsplit("/", 1)[-1]
-    parts = path.split("/")
-    for pattern in PATTERNS:
-        if "/" not in pattern:
-            if fnmatchcase(name, pattern):
-                return True
-            continue
-        wanted = pattern.split("/")
-        if len(wanted) == len(parts) and all(map(fnmatchcase, parts, wanted)):
-            return True
-    return False
-
+is_vcontext_path = matches_file_patterns  # one matcher for every command (document.py)
 
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"

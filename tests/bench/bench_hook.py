@@ -22,6 +22,9 @@ from timing import PYTHON, cli, env, median_seconds, row
 
 ZERO = "0" * 40
 
+STAMP = "2026-01-01T00:00:00Z"
+AGENT = {"id": "bench", "type": "system"}
+
 
 def build(repo_dir: Path, commits: int, documents: int, per_commit: int) -> tuple[str, str]:
     """A repository whose first commit holds ``documents`` playbooks and todo lists, then
@@ -63,18 +66,14 @@ def build(repo_dir: Path, commits: int, documents: int, per_commit: int) -> tupl
             doc = docs[name]
             if "playbook" in doc:
                 items = doc["playbook"]["items"]
-                prev = items[-1]["eventId"] if items else None
-                items.append(
-                    {
-                        "eventId": f"{name[:4]}-e{len(items)}",
-                        "targetId": f"r{len(items) % 5}",
-                        "operation": "append" if items else "initial",
-                        "kind": "rule",
-                        "text": f"Lesson {len(items)} learned in commit {n}.",
-                        **({"prevEventId": prev} if prev else {}),
-                        "createdAt": "2026-01-01T00:00:00Z",
-                    }
-                )
+                i = len(items)  # five entries, each a chain: a creation, then updates
+                event = {"eventId": f"{name[:4]}-e{i}", "targetId": f"r{i % 5}"}
+                if i < 5:
+                    event |= {"operation": "append", "kind": "rule"}
+                else:
+                    event |= {"operation": "update", "prevEventId": items[i - 5]["eventId"]}
+                event |= {"text": f"Lesson {i} learned in commit {n}.", "createdAt": STAMP}
+                items.append(event)
                 doc["playbook"]["sequence"] += 1
             else:
                 todo = doc["todoList"]
@@ -82,7 +81,8 @@ def build(repo_dir: Path, commits: int, documents: int, per_commit: int) -> tupl
                 todo["items"].append(
                     {"id": f"t{len(todo['items'])}", "title": f"Task {n}", "status": "pending"}
                 )
-                todo["changeLog"].append({"sequence": todo["sequence"], "summary": f"commit {n}"})
+                change = {"sequence": todo["sequence"], "timestamp": STAMP, "agent": AGENT}
+                todo["changeLog"].append(change | {"operation": "update", "reason": f"commit {n}"})
         parent = repo.create_commit("refs/heads/main", sig, sig, f"commit {n}", tree(), [parent])
     return str(base), str(parent)
 

@@ -19,8 +19,17 @@ TODO = "memory/todo.vcontext.json"
 ZERO = "0" * 40
 
 
-def event(eid: str, text: str, target: str = "r1") -> dict[str, Any]:
-    return {"eventId": eid, "targetId": target, "operation": "append", "kind": "rule", "text": text}
+def event(eid: str, text: str, target: str | None = None) -> dict[str, Any]:
+    # a valid creation event: createdAt is required (seed 000), one creation per target
+    stamp = "2026-01-01T00:00:00Z"
+    return {
+        "eventId": eid,
+        "targetId": target or f"r-{eid}",
+        "operation": "append",
+        "kind": "rule",
+        "text": text,
+        "createdAt": stamp,
+    }
 
 
 def playbook(*events: dict[str, Any]) -> dict[str, Any]:
@@ -288,7 +297,12 @@ def test_a_merge_keeping_both_parents_events_passes(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-FORK = {"parentUid": "u1", "parentSequence": 1, "mergeStatus": "unmerged"}
+FORK = {
+    "parentUid": "u1",
+    "parentSequence": 1,
+    "forkedAt": "2026-01-01T00:00:00Z",
+    "mergeStatus": "unmerged",
+}
 
 
 def test_history_unmerged_fork_reaching_main_is_refused_but_agent_branches_carry_it(

@@ -99,9 +99,7 @@ def is_document(path: str, blobs: Callable[[], list[bytes | None]], repo: Any = 
     """A file our engine merges: by install's patterns, a .json/.tron file that looks like
     a vContext document, or (given ``repo``) one its attributes give ``merge=vcontext``,
     as ``git merge`` would."""
-    from ..installer import matches_install_patterns
-
-    if matches_install_patterns(path):
+    if doc.matches_file_patterns(path):
         return True
     if path.endswith(_SNIFFED_SUFFIXES) and any(
         raw is not None and doc.looks_like_vcontext(raw) for raw in blobs()
