@@ -215,15 +215,25 @@ def fork(**options: Any) -> int:
 @click.option("--push", metavar="REMOTE", help="Push the results, retrying when rejected.")
 @click.option("--dry-run", is_flag=True, help="Report what would happen; move no ref.")
 def sync(**options: Any) -> int:
-    """Merge agent branches and their base both ways, in process."""
-    return _not_yet("sync")
+    """Merge agent branches and their base both ways, in process.
+
+    For each agent: its work is merged into the base and the base into the
+    agent branch, as real merge commits; vContext documents are merged by
+    git-vcontext's rules (fork blocks stay on the agent branch). A conflict stops
+    that agent's pair and moves nothing (exit 1). A branch checked out in a work
+    tree moves only when that work tree is clean, and its files follow.
+
+    --push pushes the base and agent branches; a rejected push is answered by
+    fetch, merge and a new push, at most `vcontext.pushAttempts` times (10).
+    """
+    return _run("sync", **options)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
 def status(fmt: str) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts."""
-    return _not_yet("status")
+    return _run("status", fmt=fmt)
 
 
 # -- hooks, playbooks, demo ---------------------------------------------------

@@ -77,7 +77,11 @@ def _each_line_json(lines: list[str]) -> bool:
 
 
 def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = None) -> Document:
-    """Parse a document; the format comes from ``format``, else the name, else the content."""
+    """Parse a document; the format comes from ``format``, else the name, else the content.
+
+    Inside ``with reused_parses():`` equal inputs give the same (shared, read-only)
+    Document instead of being parsed again.
+    """
     from .text import decode
 
     try:
@@ -85,9 +89,44 @@ def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = 
         if fmt is None:
             text, _ = decode(raw)
             fmt = format_from_content(text)
-        return _loads(fmt, raw)
+        memo = _memo
+        if memo is None:
+            return _loads(fmt, raw)
+        key = (fmt, raw)
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            found = memo[key] = _loads(fmt, raw)
+        return found
     except ParseError as exc:
         raise exc.with_path(path) from None
+
+
+_memo: dict[tuple[str, bytes | str], Document] | None = None
+_MEMO_LIMIT = 1024
+
+
+class reused_parses:
+    """Within the block, ``parse`` remembers documents by content (for bulk merges, e.g. sync).
+
+    The documents are shared: callers must treat ``.data`` as read-only (the merge
+    engine does: it never changes its inputs). ``memo`` lets a caller keep the
+    remembered documents from one block to the next.
+    """
+
+    def __init__(self, memo: dict[tuple[str, bytes | str], Document] | None = None) -> None:
+        self._mine = {} if memo is None else memo
+
+    def __enter__(self) -> None:
+        global _memo
+        self._outer = _memo
+        if _memo is None:
+            _memo = self._mine
+
+    def __exit__(self, *exc: object) -> None:
+        global _memo
+        _memo = self._outer
 
 
 def _loads(fmt: Format, raw: bytes | str) -> Document:

@@ -103,3 +103,32 @@ def base_of(repo: Any, agent: str, into: str | None = None) -> str:
     if repo.branches.local.get(base) is None:
         raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
     return base
+
+
+def signatures(repo: Any) -> tuple[Any, Any]:
+    """(author, committer) for commits the workflow makes: the user's git identity.
+
+    As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``
+    override ``user.name``/``user.email``; with neither, an OperationalError with a hint.
+    """
+    import os
+
+    import pygit2
+
+    try:
+        default = repo.default_signature
+        name, email = default.name, default.email
+    except (KeyError, pygit2.GitError):
+        name = email = None
+
+    def make(role: str) -> Any:
+        who = os.environ.get(f"GIT_{role}_NAME") or name
+        mail = os.environ.get(f"GIT_{role}_EMAIL") or email
+        if not who or not mail:
+            raise OperationalError(
+                "no git identity to commit with: set it with "
+                "git config user.name 'Your Name' and git config user.email you@example.com"
+            )
+        return pygit2.Signature(who, mail)
+
+    return make("AUTHOR"), make("COMMITTER")

@@ -1,0 +1,64 @@
+"""``git vcontext status [--format text|json]``: one row per agent branch."""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import ExitCode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..workflow.status import AgentStatus
+
+COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
+
+
+def run(*, fmt: str = "text") -> int:
+    """Print the rows; exit 1 when a sync would stop on a conflict, else 0."""
+    from ..gitio import open_repo
+    from ..workflow.status import all_status
+
+    repo = open_repo(".")
+    rows = all_status(repo)
+    if fmt == "json":
+        print(json.dumps({"agents": [r.to_json() for r in rows]}, indent=2, ensure_ascii=False))
+    elif not rows:
+        print("no agent branches")
+    else:
+        _table(rows)
+    conflicted = any(r.conflicts for r in rows)
+    return int(ExitCode.FOUND if conflicted else ExitCode.OK)
+
+
+def _table(rows: list[AgentStatus]) -> None:
+    cells = [COLUMNS] + [
+        (
+            r.agent,
+            r.base,
+            str(r.ahead),
+            str(r.behind),
+            str(len(r.documents)),
+            f"+{r.divergence}" if r.divergence > 0 else str(r.divergence),
+            r.merge_status,
+            r.state,
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
+    for row in cells:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for r in rows:
+        details = [f"  {p}" for p in r.documents]
+        details += [f"  conflict: {c.describe()}" for c in r.conflicts]
+        details += [
+            f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
+            f"base now at {f.base_sequence}"
+            for f in r.forks
+            if f.divergence
+        ]
+        if r.message:
+            details.append(f"  {r.message}")
+        if details:
+            print(f"{r.branch}:")
+            for line in details:
+                print(line)

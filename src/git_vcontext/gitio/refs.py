@@ -1,0 +1,63 @@
+"""Moving branches safely: every update names the value it expects to replace (compare-and-swap)."""
+
+from __future__ import annotations
+
+from ..errors import OperationalError
+from ..record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+
+class RefMoved(OperationalError):
+    """A branch changed under us (another process moved it): nothing was updated."""
+
+
+@record
+class RefUpdate:
+    """Move ``name`` (full ref name) from ``old`` to ``new`` (commit ids)."""
+
+    name: str
+    old: Any
+    new: Any
+
+
+def branch_ref(branch: str) -> str:
+    """The full ref name of a local branch given by its short name."""
+    return branch if branch.startswith("refs/") else f"refs/heads/{branch}"
+
+
+def target(repo: Any, name: str) -> Any:
+    """The commit id a direct reference points at now (read from disk), or None."""
+    ref = repo.references.get(branch_ref(name))
+    return None if ref is None else ref.resolve().target
+
+
+def move_refs(repo: Any, updates: Sequence[RefUpdate], *, message: str) -> None:
+    """Apply all ``updates`` or none: each ref is locked, checked against its ``old`` value, moved.
+
+    Raises RefMoved when a ref is locked by someone else or no longer holds its
+    ``old`` value; no ref is moved then.
+    """
+    import pygit2
+
+    if not updates:
+        return
+    try:
+        with repo.transaction() as txn:
+            for u in updates:
+                txn.lock_ref(u.name)
+            for u in updates:
+                now = target(repo, u.name)
+                if now != u.old:
+                    raise RefMoved(f"{_short(u.name)} moved while syncing (now {str(now)[:12]})")
+                txn.set_target(u.name, u.new, message=message)  # reflog: the repo's identity
+    except pygit2.GitError as exc:
+        names = ", ".join(_short(u.name) for u in updates)
+        raise RefMoved(f"could not update {names}: {exc}") from None
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("refs/heads/")

@@ -1,0 +1,68 @@
+"""Pushing and fetching branches with the git command (credentials, hooks, transports: git's)."""
+
+from __future__ import annotations
+
+from ..errors import OperationalError
+from ..record import record
+from . import git
+
+_NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
+_TRANSIENT = ("lock", "failed to update ref", "incorrect old value")
+
+
+@record
+class PushedRef:
+    """What the remote said about one pushed branch."""
+
+    branch: str
+    ok: bool
+    retry: bool  # rejected for a reason a fetch + merge (or a new attempt) can fix
+    summary: str  # git's words, e.g. "[rejected] (fetch first)"
+
+
+def push(cwd: str, remote: str, branches: list[str]) -> list[PushedRef]:
+    """Push local ``branches`` to the same names on ``remote``; one row per branch.
+
+    A failure that is not about a branch (unknown remote, a pre-push hook that
+    refuses, no network) raises OperationalError with git's message.
+    """
+    specs = [f"refs/heads/{b}:refs/heads/{b}" for b in branches]
+    out = git(["push", "--porcelain", remote, *specs], cwd=cwd, check=False)
+    rows = _porcelain(out.stdout)
+    if not rows:
+        lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+        why = lines[-1] if lines else f"exit status {out.returncode}"
+        raise OperationalError(f"git push {remote}: {why.removeprefix('fatal: ')}")
+    return rows
+
+
+def _porcelain(text: str) -> list[PushedRef]:
+    rows = []
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) < 3 or len(parts[0]) != 1 or ":" not in parts[1]:
+            continue
+        flag, spec, summary = parts[0], parts[1], "\t".join(parts[2:])
+        branch = spec.split(":", 1)[1].removeprefix("refs/heads/")
+        ok = flag != "!"
+        retry = not ok and any(w in summary for w in _NEEDS_MERGE + _TRANSIENT)
+        rows.append(PushedRef(branch, ok, retry, summary))
+    return rows
+
+
+def fetch(cwd: str, remote: str, branches: list[str]) -> dict[str, str]:
+    """Fetch ``branches`` from ``remote``; ``{branch: commit id}`` of what the remote has.
+
+    (A named remote's tracking branches are updated too, as git does for any fetch.)
+    """
+    specs = [f"refs/heads/{b}" for b in branches]
+    git(["fetch", "--quiet", "--no-tags", remote, *specs], cwd=cwd)
+    from pathlib import Path
+
+    where = git(["rev-parse", "--git-path", "FETCH_HEAD"], cwd=cwd).stdout.strip()
+    path = Path(where) if Path(where).is_absolute() else Path(cwd) / where
+    found: dict[str, str] = {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for branch, line in zip(branches, lines, strict=False):
+        found[branch] = line.split("\t", 1)[0]
+    return found

@@ -1,0 +1,61 @@
+"""Which branch is checked out where, whether that checkout is clean, and bringing it along.
+
+Git's own rule for a checked-out branch: never move it behind the user's back.
+Like ``receive.denyCurrentBranch=updateInstead``, a checked-out branch is moved
+only when its work tree is clean, and its files and index follow the move.
+"""
+
+from __future__ import annotations
+
+from . import git
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def checkouts(repo: Any) -> dict[str, str]:
+    """``{short branch name: work tree path}`` for every work tree with a branch checked out."""
+    cwd = repo.workdir or repo.path
+    out = git(["worktree", "list", "--porcelain"], cwd=cwd, check=False)
+    found: dict[str, str] = {}
+    path: str | None = None
+    for line in out.stdout.splitlines():
+        if line.startswith("worktree "):
+            path = line[len("worktree ") :]
+        elif line.startswith("branch refs/heads/") and path is not None:
+            found[line[len("branch refs/heads/") :]] = path
+        elif line == "bare":
+            path = None
+    return found
+
+
+def local_changes(path: str) -> list[str]:
+    """Tracked files with staged or unstaged changes in the work tree at ``path``."""
+    out = git(["status", "--porcelain", "--untracked-files=no", "-z"], cwd=path, check=False)
+    if out.returncode != 0:
+        return ["(git status failed: the work tree cannot be checked)"]
+    return [entry[3:] for entry in out.stdout.split("\0") if len(entry) > 3]
+
+
+def can_follow(path: str, old_commit: str, new_commit: str) -> str | None:
+    """None when ``follow`` would succeed (``read-tree -n``), else git's complaint,
+    e.g. an untracked file the new commit would overwrite."""
+    out = git(["read-tree", "-n", "-m", "-u", old_commit, new_commit], cwd=path, check=False)
+    if out.returncode == 0:
+        return None
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    return lines[0].removeprefix("error: ") if lines else f"exit status {out.returncode}"
+
+
+def follow(path: str, old_commit: str, new_commit: str) -> str | None:
+    """Update the files and index at ``path`` from ``old_commit`` to ``new_commit``.
+
+    A two-tree ``read-tree -m -u``, as ``git checkout`` does: files the user
+    changed since are never overwritten. Returns None, or git's complaint.
+    """
+    out = git(["read-tree", "-m", "-u", old_commit, new_commit], cwd=path, check=False)
+    if out.returncode == 0:
+        return None
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    return lines[-1] if lines else f"git read-tree exited with {out.returncode}"

@@ -1,0 +1,436 @@
+"""``sync``: merge each agent branch and its base both ways, in process, as real merge commits.
+
+For the pairs (base B, agent A at a) of one run:
+
+1. B side, agent after agent: merge a into B's current commit b (merge base of a
+   and b). Every document that differs goes through our engine, so ours' (the
+   base's) lack of a ``fork`` block wins (M11) and the agent's fork never reaches
+   the base. A merged tree equal to b's means the agent has nothing new: B stays.
+2. A side, once every agent's work is in: merge B's final commit into a. a is an
+   ancestor of it after step 1, so A receives exactly the base's data and keeps
+   its own forks, with ``parentSequence`` set to the base's sequence (M11); when
+   step 1 merged something, the same commit marks the forks ``merged``
+   (``mergedAt``, ``mergedBy``).
+3. All refs move in one transaction that checks their old values.
+
+Afterwards every agent branch holds its base's data except the fork blocks, the
+base's merge commits are ancestors of the agents', and a second sync finds
+nothing to do. A pair that conflicts (or whose checked-out branch has local
+changes) stops in step 1 and plans nothing.
+"""
+
+from __future__ import annotations
+
+from ..errors import OperationalError
+from ..gitio import refs, worktrees
+from ..record import record
+from . import agents
+from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+TRAILER = "Vcontext-Sync"
+
+# What happened to a pair
+MERGED = "merged"  # refs moved (or would move, in a dry run)
+UP_TO_DATE = "up to date"
+CONFLICT = "conflict"
+REFUSED = "refused"  # a checked-out branch with local changes, a branch moved meanwhile, …
+
+
+@record
+class PairResult:
+    """The outcome of syncing one agent branch with its base."""
+
+    agent: str
+    branch: str
+    base: str
+    state: str
+    base_commit: str | None = None  # the new merge commit on the base (None: base unchanged)
+    agent_commit: str | None = None  # the new merge commit on the agent branch
+    documents: tuple[str, ...] = ()  # documents the agent's work changed in the base
+    agent_documents: tuple[str, ...] = ()  # documents that changed on the agent branch
+    conflicts: tuple[PathConflict, ...] = ()
+    notes: tuple[str, ...] = ()
+    message: str = ""
+    base_moves: bool = False  # the base gets (or, in a dry run, would get) a merge commit
+    agent_moves: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.state in (MERGED, UP_TO_DATE)
+
+    def refused(self, message: str) -> PairResult:
+        """The same pair, stopped: nothing moves."""
+        return PairResult(
+            self.agent, self.branch, self.base, REFUSED, documents=self.documents, message=message
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "branch": self.branch,
+            "base": self.base,
+            "state": self.state,
+            "baseCommit": self.base_commit,
+            "agentCommit": self.agent_commit,
+            "documents": list(self.documents),
+            "agentDocuments": list(self.agent_documents),
+            "conflicts": [c.to_json() for c in self.conflicts],
+            "notes": list(self.notes),
+            "message": self.message,
+            "baseMoves": self.base_moves,
+            "agentMoves": self.agent_moves,
+        }
+
+
+class Syncer:
+    """Syncs pairs in one repository; remembers work trees to bring along at the end."""
+
+    def __init__(self, repo: Any, *, dry_run: bool = False, now: str | None = None) -> None:
+        from ..clock import now_rfc3339
+
+        self.repo = repo
+        self.dry_run = dry_run
+        self.now = now or now_rfc3339()
+        self._checkouts: dict[str, str] | None = None
+        self._dirty: dict[str, list[str]] = {}
+        self._pending: dict[str, list[Any]] = {}  # work tree path -> [first old, last new]
+        self._signatures: tuple[Any, Any] | None = None
+        self.warnings: list[str] = []
+        self._parsed: dict[Any, Any] = {}  # documents parsed so far, by content (all pairs)
+        self._planned: dict[str, list[Any]] = {}  # full ref name -> [old, new]: moved by commit()
+        self._reflog: list[str] = []
+
+    # -- many pairs ----------------------------------------------------------------
+
+    def sync_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[PairResult]:
+        """Sync every (agent, base), then move every ref in one transaction.
+
+        First each agent's work goes into its base, in order; then each agent
+        branch receives its base as all the agents left it, so one run leaves
+        every branch up to date. When a ref moved meanwhile (another process),
+        nothing is moved and the pairs are synced again one by one, each pair's
+        refs moved on their own.
+        """
+        results = self._run(pairs)
+        try:
+            self.commit()
+            return results
+        except refs.RefMoved as exc:
+            self.warnings.append(f"{exc.message}: syncing the agents one at a time")
+        results = []
+        for pair in pairs:
+            [result] = self._run([pair])
+            try:
+                self.commit()
+            except refs.RefMoved as exc:
+                result = result.refused(f"{exc.message}: nothing moved, sync again")
+            results.append(result)
+        return results
+
+    def sync_pair(self, agent: str, base: str) -> PairResult:
+        """Merge ``agents/AGENT`` and ``base`` both ways (planned: ``commit()`` moves the refs)."""
+        [result] = self._run([(agent, base)])
+        return result
+
+    def _run(self, pairs: Sequence[tuple[str, str]]) -> list[PairResult]:
+        from ..codecs import reused_parses
+
+        with reused_parses(self._parsed):
+            started = [self._into_base(agent, base) for agent, base in pairs]
+            return [self._into_agent(pair) for pair in started]
+
+    def commit(self) -> None:
+        """Move the planned refs, all or none (RefMoved: none); work trees follow in finish()."""
+        planned, self._planned = self._planned, {}
+        reflog, self._reflog = self._reflog, []
+        if not planned or self.dry_run:
+            return  # a dry run forgets its plan
+        for name, (old, new) in planned.items():
+            short = name.removeprefix("refs/heads/")
+            path = self.checkouts().get(short)
+            if path is None:
+                continue
+            shown = self._pending.get(path, [old])[0]  # what the work tree holds now
+            if why := worktrees.can_follow(path, str(shown), str(new)):
+                raise refs.RefMoved(f"{short} is checked out in {path} and cannot follow: {why}")
+        updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
+        refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
+        for name, (old, new) in planned.items():
+            self._follow(name.removeprefix("refs/heads/"), old, new)
+
+    def tip(self, branch: str) -> Any:
+        """Where ``branch`` is (or will be, once the planned moves are committed)."""
+        planned = self._planned.get(refs.branch_ref(branch))
+        return planned[1] if planned else refs.target(self.repo, branch)
+
+    def _plan(self, branch: str, old: Any, new: Any, why: str) -> None:
+        name = refs.branch_ref(branch)
+        self._planned.setdefault(name, [old, new])[1] = new
+        self._reflog.append(why)
+
+    # -- identities and checkouts ------------------------------------------------
+
+    def signatures(self) -> tuple[Any, Any]:
+        if self._signatures is None:
+            self._signatures = agents.signatures(self.repo)
+        return self._signatures
+
+    def checkouts(self) -> dict[str, str]:
+        if self._checkouts is None:
+            self._checkouts = worktrees.checkouts(self.repo)
+        return self._checkouts
+
+    def blocked(self, branch: str) -> str | None:
+        """Why ``branch`` must not move: checked out in a work tree with local changes."""
+        path = self.checkouts().get(branch)
+        if path is None:
+            return None
+        if path not in self._dirty:
+            self._dirty[path] = worktrees.local_changes(path)
+        changed = self._dirty[path]
+        if not changed:
+            return None
+        shown = ", ".join(changed[:3]) + (
+            f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        )
+        return (
+            f"{branch} is checked out in {path} with local changes ({shown}): "
+            "commit or stash them, then sync again"
+        )
+
+    # -- one pair --------------------------------------------------------------
+
+    def _into_base(self, agent: str, base: str) -> _Pair:
+        """Step 1: the agent's work into the base (planned), or why the pair stops."""
+        repo = self.repo
+        branch = agents.agent_branch(repo, agent)
+        a, b = self.tip(branch), self.tip(base)
+        if a is None:
+            raise OperationalError(f"no branch {branch} for agent {agent!r}")
+        if b is None:
+            raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
+        pair = _Pair(agent, branch, base, a)
+        if repo.merge_base(a, b) is None:
+            return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
+        if a == b or repo.descendant_of(b, a):
+            return pair  # nothing of the agent's is missing from the base
+        merged_in = self._merge(b, a)
+        if not merged_in.clean:
+            return pair.stop(CONFLICT, conflicts=merged_in.conflicts)
+        pair.notes += merged_in.notes
+        if merged_in.tree == repo[b].tree_id:
+            return pair  # nothing new from the agent: the base stays
+        for name in (base, branch):  # both will move
+            if why := self.blocked(name):
+                return pair.stop(REFUSED, message=why)
+        pair.documents = merged_in.documents
+        message = _message(f"merge {branch} into {base}", agent, merged_in.documents)
+        new_b = self._commit(merged_in.tree, [b, a], message)
+        pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
+        self._plan(base, b, new_b, agent)
+        return pair
+
+    def _into_agent(self, pair: _Pair) -> PairResult:
+        """Step 2: the base, as every pair left it, into the agent branch (planned)."""
+        if pair.final is not None:
+            return pair.final
+        repo, a = self.repo, pair.a
+        b = self.tip(pair.base)
+        merged_back = None
+        if a != b and not repo.descendant_of(a, b):
+            if repo.descendant_of(b, a):  # a is in the base: its data plus a's own forks
+                mark = self._marker(pair.documents) if pair.base_moves else None
+                merged_back = carry_to_agent(
+                    repo, repo[a].tree, repo[b].tree, now=self.now, mark=mark
+                )
+            else:
+                merged_back = self._merge(a, b)
+        # only the three-way route can conflict or be refused here, and it runs only when
+        # step 1 planned nothing for this pair
+        if merged_back is not None and not merged_back.clean:
+            return pair.done(CONFLICT, conflicts=merged_back.conflicts)
+        if merged_back is not None and merged_back.tree == repo[a].tree_id and not pair.base_moves:
+            merged_back = None  # the agent branch already holds the base's data
+        if merged_back is None:
+            return pair.done(MERGED if pair.base_moves else UP_TO_DATE)
+        if not pair.base_moves and (why := self.blocked(pair.branch)):
+            return pair.done(REFUSED, message=why)
+        pair.agent_documents = merged_back.documents
+        message = _message(
+            f"merge {pair.base} into {pair.branch}", pair.agent, pair.agent_documents
+        )
+        new_a = self._commit(merged_back.tree, [a, b], message)
+        pair.agent_moves, pair.agent_commit = True, None if self.dry_run else str(new_a)
+        self._plan(pair.branch, a, new_a, pair.agent)
+        return pair.done(MERGED)
+
+    def integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
+        """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
+
+        Planned like a pair: ``commit()`` moves the ref.
+        """
+        from ..codecs import reused_parses
+
+        with reused_parses(self._parsed):
+            return self._integrate(branch, theirs, what)
+
+    def _integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
+        repo = self.repo
+        ours = self.tip(branch)
+        result = _Pair("", branch, what)
+        if ours is None or theirs == ours or repo.descendant_of(ours, theirs):
+            return result.done(UP_TO_DATE)
+        merged = self._merge(ours, theirs)
+        if not merged.clean:
+            return result.done(CONFLICT, conflicts=merged.conflicts)
+        message = f"vcontext sync: merge {what} into {branch}\n"
+        if merged.documents:
+            message += "\nDocuments:\n" + "".join(f"- {p}\n" for p in merged.documents)
+        new = self._commit(merged.tree, [ours, theirs], message)
+        result.documents = merged.documents
+        if why := self.blocked(branch):
+            return result.done(REFUSED, message=why)
+        self._plan(branch, ours, new, f"merge {what}")
+        result.base_commit, result.base_moves = str(new), True
+        return result.done(MERGED)
+
+    # -- pieces ------------------------------------------------------------------
+
+    def _merge(self, ours: Any, theirs: Any) -> TreeMerge:
+        repo = self.repo
+        base = repo.merge_base(ours, theirs)
+        base_tree = None if base is None else repo[base].tree
+        return merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=self.now)
+
+    def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
+        """A commit object (no ref moves).
+
+        A dry run writes its commits too, so later pairs build on earlier ones as
+        in the real run, but with a fixed identity and time: the same prediction
+        writes the same objects, and they are never referenced.
+        """
+        if self.dry_run:
+            import pygit2
+
+            nobody = pygit2.Signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", 0, 0)
+            return self.repo.create_commit(None, nobody, nobody, message, tree, parents)
+        author, committer = self.signatures()
+        return self.repo.create_commit(None, author, committer, message, tree, parents)
+
+    def _marker(self, contributed: Sequence[str]) -> Any:
+        """How the agent side marks forks merged: documents whose changes reached the base
+        get a fresh ``mergedAt``; other forks still ``unmerged`` are marked too. None in a
+        dry run (whose objects must not depend on the time)."""
+        from .forkstate import merger_agent
+
+        if self.dry_run:
+            return None
+        by = merger_agent(self.signatures()[1])
+        done = set(contributed)
+
+        def mark(path: str) -> tuple[str, dict[str, Any], bool]:
+            return (self.now, by, path in done)
+
+        return mark
+
+    def _follow(self, branch: str, old: Any, new: Any) -> None:
+        path = self.checkouts().get(branch)
+        if path is None:
+            return
+        pending = self._pending.setdefault(path, [old, new])
+        pending[1] = new
+
+    def finish(self) -> None:
+        """Bring every checked-out branch's work tree along (once per work tree)."""
+        pending, self._pending = self._pending, {}
+        for path, (old, new) in pending.items():
+            problem = worktrees.follow(path, str(old), str(new))
+            if problem:
+                self.warnings.append(
+                    f"the work tree at {path} was not updated ({problem}); after saving your "
+                    f"changes run: git -C {path} read-tree -m -u {str(old)[:12]} HEAD"
+                )
+
+
+class _Pair:
+    """A pair being synced: what step 1 found, then the result."""
+
+    def __init__(self, agent: str, branch: str, base: str, a: Any = None) -> None:
+        self.agent, self.branch, self.base, self.a = agent, branch, base, a
+        self.base_commit: str | None = None
+        self.agent_commit: str | None = None
+        self.documents: tuple[str, ...] = ()
+        self.agent_documents: tuple[str, ...] = ()
+        self.notes: tuple[str, ...] = ()
+        self.base_moves = False
+        self.agent_moves = False
+        self.final: PairResult | None = None  # set when the pair stopped in step 1
+
+    def stop(
+        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+    ) -> _Pair:
+        """Step 1 ends the pair (nothing of it is planned)."""
+        self.final = self.done(state, conflicts=conflicts, message=message)
+        return self
+
+    def done(
+        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+    ) -> PairResult:
+        moved = state == MERGED
+        return PairResult(
+            self.agent,
+            self.branch,
+            self.base,
+            state,
+            self.base_commit if moved else None,
+            self.agent_commit if moved else None,
+            self.documents,
+            self.agent_documents if moved else (),
+            conflicts,
+            self.notes,
+            message,
+            self.base_moves if moved else False,
+            self.agent_moves if moved else False,
+        )
+
+
+def _message(title: str, agent: str, documents: Iterable[str]) -> str:
+    lines = [f"vcontext sync: {title}", ""]
+    docs = list(documents)
+    if docs:
+        lines.append("Documents:")
+        lines += [f"- {p}" for p in docs]
+        lines.append("")
+    lines.append(f"{TRAILER}: {agent}")
+    return "\n".join(lines) + "\n"
+
+
+def is_sync_commit(commit: Any) -> bool:
+    """A merge commit ``sync`` made (it carries the trailer)."""
+    return len(commit.parent_ids) == 2 and f"\n{TRAILER}: " in commit.message
+
+
+def select_agents(repo: Any, names: Sequence[str], all_agents: bool) -> list[str]:
+    """The agents to sync: the names given, or every agent branch with --all."""
+    from ..errors import UsageError
+
+    if all_agents and names:
+        raise UsageError("give agent names or --all, not both")
+    if all_agents:
+        found = agents.list_agents(repo)
+        if not found:
+            raise OperationalError(f"no agent branches (none under {agents.agent_prefix(repo)})")
+        return found
+    if not names:
+        raise UsageError("name the agents to sync, or pass --all")
+    for name in names:
+        if repo.branches.local.get(agents.agent_branch(repo, name)) is None:
+            raise OperationalError(
+                f"no branch {agents.agent_branch(repo, name)} for agent {name!r}"
+            )
+    return list(dict.fromkeys(names))

@@ -1,0 +1,322 @@
+"""Merging two commits' trees in process: libgit2 for ordinary files, our engine for documents.
+
+``git merge`` calls a merge driver only for files both sides changed, so a
+document only one side changed is copied verbatim, ``fork`` block included. Here
+every vContext document that differs between the two sides goes through
+``merge_files`` (M11 applies even when one side is unchanged), and a document
+only theirs has is taken without theirs' ``fork`` block.
+"""
+
+from __future__ import annotations
+
+from .. import document as doc
+from ..record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..merge.files import FileMerge
+
+_SNIFFED_SUFFIXES = (".json", ".tron")
+
+
+@record
+class PathConflict:
+    """A file the merge could not decide, described as ``merge`` reports it."""
+
+    path: str
+    kind: str  # "content" (our engine), "fallback" (merged by lines), or libgit2's kind
+    conflicts: tuple[dict[str, Any], ...] = ()  # merge report conflicts: path (pointer), kind, …
+    reasons: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line: the path and what conflicts in it."""
+        if self.conflicts:
+            shown = self.conflicts[:10]
+            listing = ", ".join(f"{c['path'] or '/'} ({c['kind']})" for c in shown)
+            more = len(self.conflicts) - len(shown)
+            extra = f" and {more} more" if more > 0 else ""
+            return f"{self.path}: {len(self.conflicts)} conflict(s): {listing}{extra}"
+        if self.reasons:
+            return f"{self.path}: {self.kind}: {'; '.join(self.reasons)}"
+        return f"{self.path}: {self.kind}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "conflicts": list(self.conflicts),
+            "reasons": list(self.reasons),
+        }
+
+
+@record
+class TreeMerge:
+    """Outcome of merging two trees: the merged tree, or the conflicts that stop it."""
+
+    tree: Any  # Oid of the merged tree; None when there are conflicts
+    conflicts: tuple[PathConflict, ...]
+    documents: tuple[str, ...]  # vContext paths whose merged content differs from ours
+    notes: tuple[str, ...] = ()  # "path: note" for what was resolved automatically
+
+    @property
+    def clean(self) -> bool:
+        return not self.conflicts
+
+
+class DocumentSides:
+    """Blob lookups in the three trees of one merge (ids and contents, cached)."""
+
+    def __init__(self, repo: Any, base: Any, ours: Any, theirs: Any) -> None:
+        self.repo = repo
+        self.trees = (base, ours, theirs)
+        self._data: dict[tuple[int, str], bytes | None] = {}
+
+    def entry(self, side: int, path: str) -> Any:
+        tree = self.trees[side]
+        if tree is None:
+            return None
+        try:
+            return tree[path]
+        except KeyError:
+            return None
+
+    def data(self, side: int, path: str) -> bytes | None:
+        key = (side, path)
+        if key in self._data:
+            return self._data[key]
+        entry = self.entry(side, path)
+        raw: bytes | None = None
+        if entry is not None and entry.type_str == "blob":
+            raw = entry.data  # tree entries are Blob objects: no second lookup
+        self._data[key] = raw
+        return raw
+
+
+def is_document(path: str, blobs: Callable[[], list[bytes | None]], repo: Any = None) -> bool:
+    """A file our engine merges: by install's patterns, a .json/.tron file that looks like
+    a vContext document, or (given ``repo``) one its attributes give ``merge=vcontext``,
+    as ``git merge`` would."""
+    if doc.matches_file_patterns(path):
+        return True
+    if path.endswith(_SNIFFED_SUFFIXES) and any(
+        raw is not None and doc.looks_like_vcontext(raw) for raw in blobs()
+    ):
+        return True
+    if repo is not None:
+        from ..gitio.diffs import attribute
+
+        return bool(attribute(repo, path, "merge") == "vcontext")
+    return False
+
+
+def merge_trees(
+    repo: Any,
+    base: Any,
+    ours: Any,
+    theirs: Any,
+    *,
+    now: str,
+) -> TreeMerge:
+    """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
+
+    Writes blobs and the merged tree to the object store (as ``git merge-tree``
+    does), never a commit or a ref.
+    """
+    import pygit2
+
+    empty = repo[repo.TreeBuilder().write()] if base is None else None
+    index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+    sides = DocumentSides(repo, base, ours, theirs)
+    conflicts: list[PathConflict] = []
+    documents: list[str] = []
+    notes: list[str] = []
+    conflicted: set[str] = set()
+
+    def decide(path: str, mode: Any) -> None:
+        """Run our engine on one document and put the result in the index (or a conflict)."""
+        o, t = sides.data(1, path), sides.data(2, path)
+        b = sides.data(0, path)
+        if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
+            result = o  # M11: theirs changed nothing but its fork block, which never wins
+        elif o is not None and t is not None:
+            outcome = _merge_document(b, o, t, path, now)
+            if not outcome.clean:
+                conflicts.append(_conflict_of(path, outcome))
+                return
+            notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
+            result = outcome.output
+        elif t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
+            result = without_fork(t, path)
+        else:
+            return
+        if result != o:
+            documents.append(path)
+            blob = repo.create_blob(result)
+        else:
+            blob = sides.entry(1, path).id
+        # always set: libgit2 may have taken theirs (fork block included) where ours wins
+        index.add(pygit2.IndexEntry(path, blob, mode))
+
+    if index.conflicts is not None:
+        for anc, our, their in list(index.conflicts):
+            path = (our or their or anc).path
+            conflicted.add(path)
+            if our is not None and their is not None and _is_doc(sides, path):
+                del index.conflicts[path]
+                decide(path, our.mode)
+            else:
+                conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
+
+    for delta in ours.diff_to_tree(theirs).deltas:
+        path = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path
+        if path in conflicted or not _is_doc(sides, path):
+            continue
+        entry = _index_entry(index, path)
+        if entry is None:
+            continue  # deleted by the merge (theirs deleted a document ours left alone)
+        decide(path, entry.mode)
+
+    if conflicts:
+        return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(notes))
+    return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
+
+
+def _is_doc(sides: DocumentSides, path: str) -> bool:
+    return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
+
+
+def _index_entry(index: Any, path: str) -> Any:
+    try:
+        return index[path]
+    except KeyError:
+        return None
+
+
+def _merge_document(
+    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str
+) -> FileMerge:
+    from ..merge.files import merge_files
+    from ..merge.result import MergeOptions
+
+    return merge_files(base, ours, theirs, path=path, options=MergeOptions(now=now, path=path))
+
+
+def _notes(outcome: FileMerge) -> tuple[Any, ...]:
+    if outcome.result is None:
+        return ()
+    return tuple(n for n in outcome.result.notes if n.kind != "fork-parent-sequence")
+
+
+def _conflict_of(path: str, outcome: FileMerge) -> PathConflict:
+    report = outcome.report()
+    kind = "content" if outcome.status == "conflict" else outcome.status
+    return PathConflict(path, kind, tuple(report["conflicts"]), tuple(outcome.reasons))
+
+
+def _libgit2_kind(anc: Any, our: Any, their: Any) -> str:
+    if our is None and their is not None:
+        return "deleted by us" if anc is not None else "added by them"
+    if their is None and our is not None:
+        return "deleted by them" if anc is not None else "added by us"
+    if anc is None:
+        return "add/add"
+    return "content"
+
+
+def only_fork_changed(base: bytes, ours: bytes, theirs: bytes, path: str) -> bool:
+    """Whether theirs differs from base in nothing but ``fork`` blocks while ours has none.
+
+    The merge's result is then ours as it is (M11: a fork block never comes from
+    theirs): sync of an agent that only forked a document costs no merge.
+    """
+    from ..codecs import parse
+    from ..errors import ParseError
+    from ..values import same
+
+    if b"fork" in ours or b"fork" not in theirs:
+        return False
+    try:
+        b_data, t_data = parse(base, path=path).data, parse(theirs, path=path).data
+    except ParseError:
+        return False
+    return same(_data_without_fork(b_data), _data_without_fork(t_data))
+
+
+def _data_without_fork(data: Any) -> Any:
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for key in doc.CONTAINER_KEYS:
+        container = out.get(key)
+        if isinstance(container, dict) and doc.FORK_FIELD in container:
+            out[key] = {k: v for k, v in container.items() if k != doc.FORK_FIELD}
+    return out
+
+
+def without_fork(raw: bytes, path: str) -> bytes:
+    """``raw`` without container ``fork`` blocks, in its own style (as is if none or unreadable)."""
+    from ..codecs import parse
+    from ..errors import ParseError
+
+    if b"fork" not in raw:
+        return raw
+    try:
+        parsed = parse(raw, path=path)
+    except ParseError:
+        return raw
+    new = _data_without_fork(parsed.data)
+    if new is parsed.data or new == parsed.data:
+        return raw
+    return parsed.render(new).encode("utf-8")
+
+
+def carry_to_agent(
+    repo: Any,
+    agent: Any,
+    merged: Any,
+    *,
+    now: str,
+    mark: Callable[[str], tuple[str, dict[str, Any], bool] | None] | None = None,
+) -> TreeMerge:
+    """Merge ``merged`` (the base after the agent's work reached it) into the ``agent`` tree.
+
+    The agent's tree is the merge base here, so every file comes from ``merged``
+    except the agent's own fork blocks, which stay (M11, see forkstate.carried_fork);
+    ``mark(path)`` says whether and how to mark each document's forks merged.
+    The same as ``merge_trees(agent, agent, merged)``, without a three-way merge.
+    """
+    import pygit2
+
+    from .forkstate import agent_document, mark_merged
+
+    index = pygit2.Index()
+    index.read_tree(merged)
+    sides = DocumentSides(repo, agent, agent, merged)
+    documents: list[str] = []
+    for delta in agent.diff_to_tree(merged).deltas:
+        path = delta.new_file.path
+        o, t = sides.data(1, path), sides.data(2, path)
+        if o is None or t is None or b"fork" not in o or not _is_doc(sides, path):
+            if t is not None and t != o and _is_doc(sides, path):
+                documents.append(path)
+            continue
+        how = mark(path) if mark is not None else None
+        result = agent_document(o, t, path, mark=how)
+        if result is None:  # the general route: a three-way merge, then the marking
+            outcome = _merge_document(o, o, t, path, now)
+            if not outcome.clean:
+                return TreeMerge(None, (_conflict_of(path, outcome),), ())
+            result = outcome.output
+            if how is not None:
+                when, by, refresh = how
+                result = mark_merged(result, path, when=when, by=by, refresh=refresh)
+        if result != o:
+            documents.append(path)
+        if result != t:
+            mode = sides.entry(2, path).filemode
+            blob = sides.entry(1, path).id if result == o else repo.create_blob(result)
+            index.add(pygit2.IndexEntry(path, blob, mode))
+    return TreeMerge(index.write_tree(repo), (), tuple(documents))

@@ -1,0 +1,220 @@
+"""``sync --all`` of 32 agent branches, each changing 5 documents, against ``git merge`` + driver.
+
+Run: python tests/bench/bench_sync.py [--agents 32] [--docs 10] [--items 40] [--profile]
+
+Both sides start from copies of one repository: main with DOCS todo lists (each
+with a container uid), AGENTS branches forked from it (a fork block in every
+document, as ``fork`` writes), each agent changing 5 documents, and main changing
+every document after the forks (so ``git merge`` calls the driver for each of
+them). Then:
+
+- in process: ``git vcontext sync --all`` (one process; both directions per agent);
+- baseline: ``git merge --no-ff agents/X`` for each agent in the same order, with
+  the driver installed (one driver process per document both sides changed).
+
+Prints both wall times (sync: the median of three runs on fresh copies) and the
+ratio, and checks that main holds the same data (every document, compared as
+data) in both repositories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from timing import PYTHON, cli, env
+
+EPOCH = "1767225600"
+
+
+def _git(repo: Path, *args: str) -> str:
+    e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
+    out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=e)
+    if out.returncode != 0:
+        raise SystemExit(f"git {' '.join(args)} failed: {out.stderr}")
+    return out.stdout
+
+
+def _doc(i: int, items: int) -> dict[str, Any]:
+    return {
+        "vContextInfo": {"version": "0.4", "author": "bench"},
+        "todoList": {
+            "id": f"todo-{i}",
+            "uid": f"uid-{i}",
+            "title": f"Work list {i}",
+            "sequence": 1,
+            "items": [
+                {
+                    "id": f"t{j}",
+                    "title": f"Task {j} of list {i}",
+                    "status": "pending",
+                    "tags": ["bench"],
+                    "narrative": {"Background": f"Why task {j} matters."},
+                }
+                for j in range(items)
+            ],
+        },
+    }
+
+
+def _write(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _edit(path: Path, change: Any) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    _write(path, data)
+
+
+def build(work: Path, agents: int, docs: int, items: int) -> Path:
+    repo = work / "seed"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.name", "Bench")
+    _git(repo, "config", "user.email", "bench@example.com")
+    names = [f"lists/list-{i:02d}.vcontext.json" for i in range(docs)]
+    for i, name in enumerate(names):
+        _write(repo / name, _doc(i, items))
+    (repo / "README.txt").write_text("bench\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "seed")
+    for k in range(agents):
+        agent = f"a{k:02d}"
+        _git(repo, "checkout", "-q", "-b", f"agents/{agent}", "main")
+        for name in names:  # what fork writes: a fork block in every document with a uid
+
+            def fork(data: Any, agent: str = agent) -> None:
+                data["todoList"]["fork"] = {
+                    "parentUid": data["todoList"]["uid"],
+                    "parentSequence": data["todoList"]["sequence"],
+                    "forkedAt": "2025-12-31T00:00:00Z",
+                    "forkReason": f"bench agent {agent}",
+                    "mergeStatus": "unmerged",
+                }
+
+            _edit(repo / name, fork)
+        _git(repo, "commit", "-qam", f"fork {agent}")
+        for j in range(5):
+            name = names[(k + j) % docs]
+
+            def work(data: Any, k: int = k, j: int = j, agent: str = agent) -> None:
+                todo = data["todoList"]
+                todo["items"][k % items]["status"] = "completed"
+                todo["items"].append(
+                    {"id": f"{agent}-{j}", "title": f"Found by {agent}", "status": "pending"}
+                )
+                todo["sequence"] += 1
+
+            _edit(repo / name, work)
+        _git(repo, "commit", "-qam", f"{agent} works")
+        _git(repo, "config", f"vcontext.agent.{agent}.base", "main")
+    _git(repo, "checkout", "-q", "main")
+    for name in names:
+
+        def main_work(data: Any) -> None:
+            data["todoList"]["items"].append(
+                {"id": "from-main", "title": "Added on main", "status": "pending"}
+            )
+            data["todoList"]["sequence"] += 1
+
+        _edit(repo / name, main_work)
+    _git(repo, "commit", "-qam", "main works")
+    return repo
+
+
+def copy(seed: Path, name: str) -> Path:
+    dest = seed.parent / name
+    shutil.copytree(seed, dest, symlinks=True)
+    return dest
+
+
+def main_data(repo: Path) -> dict[str, Any]:
+    names = _git(repo, "ls-tree", "-r", "--name-only", "main").split()
+    return {n: json.loads(_git(repo, "show", f"main:{n}")) for n in names if n.endswith(".json")}
+
+
+def run_sync(repo: Path, profile: bool) -> float:
+    e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
+    cmd = cli("sync", "--all")
+    if profile:
+        cmd = [PYTHON, "-m", "cProfile", "-s", "tottime", "-m", "git_vcontext", "sync", "--all"]
+    start = time.perf_counter()
+    out = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, env=e)
+    seconds = time.perf_counter() - start
+    if out.returncode != 0:
+        raise SystemExit(f"sync failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr}")
+    if profile:
+        lines = out.stdout.splitlines()
+        at = next(i for i, ln in enumerate(lines) if "function calls" in ln)
+        print("\n".join(lines[at : at + 60]))
+    return seconds
+
+
+def run_git_merges(repo: Path, agents: int) -> float:
+    e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
+    subprocess.run(cli("install", "--local", "--no-hooks"), cwd=repo, check=True, env=e,
+                   capture_output=True)  # fmt: skip
+    start = time.perf_counter()
+    for k in range(agents):
+        out = subprocess.run(
+            ["git", "merge", "--no-ff", "--no-edit", "-q", f"agents/a{k:02d}"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=e,
+        )
+        if out.returncode != 0:
+            raise SystemExit(f"git merge agents/a{k:02d} failed: {out.stdout} {out.stderr}")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--agents", type=int, default=32)
+    parser.add_argument("--docs", type=int, default=10)
+    parser.add_argument("--items", type=int, default=40)
+    parser.add_argument("--profile", action="store_true", help="cProfile the sync process")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench-sync-"))
+    try:
+        seed = build(work, args.agents, args.docs, args.items)
+        baseline = copy(seed, "git-merge")
+        runs = []
+        for i in range(1 if args.profile else 3):  # the median of three fresh copies
+            in_process = copy(seed, f"sync-{i}")
+            runs.append(run_sync(in_process, args.profile))
+        t_sync = statistics.median(runs)
+        t_git = run_git_merges(baseline, args.agents)
+        ours, theirs = main_data(in_process), main_data(baseline)
+        same = ours == theirs
+        leaked = [n for n, d in ours.items() if "fork" in d.get("todoList", {})]
+        print(f"agents: {args.agents}, documents: {args.docs} ({args.items} items), 5 per agent")
+        shown = ", ".join(f"{t * 1000:.0f}" for t in runs)
+        print(f"| sync --all (both directions, one process) | {t_sync * 1000:.0f} ms | {shown} |")
+        print(f"| git merge + driver, one by one (into main only) | {t_git * 1000:.0f} ms | |")
+        print(f"ratio: {t_git / t_sync:.1f}x faster")
+        print(f"same data on main: {same}; fork blocks on main after sync: {len(leaked)}")
+        if not same:
+            for name in sorted(ours):
+                if ours[name] != theirs.get(name):
+                    print(f"  differs: {name}")
+            raise SystemExit(1)
+    finally:
+        if not os.environ.get("KEEP_BENCH"):
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"kept {work}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""``git vcontext status``: one row per agent branch (PRODUCT.md, command-line contract)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sync_repos import (
+    EPOCH,
+    commit_all,
+    commit_on,
+    edit,
+    fork_by_hand,
+    rev,
+    seed,
+    status,
+    sync,
+)
+
+from conftest import run_cli
+
+
+def _status(repo: Path) -> tuple[int, dict[str, Any]]:
+    proc = run_cli("status", "--format", "json", cwd=repo, env=EPOCH)
+    assert proc.stderr == b""
+    return proc.returncode, {r["agent"]: r for r in json.loads(proc.stdout)["agents"]}
+
+
+def test_status_rows_show_ahead_behind_documents_sequences_and_merge_status(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    fork_by_hand(repo, "bob")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    edit(repo, "todo.vcontext.json", status(("t3", "blocked"), sequence_bump=2))
+    commit_all(repo, "main moves on")
+
+    code, rows = _status(repo)
+
+    assert code == 0
+    alice, bob = rows["alice"], rows["bob"]
+    assert (alice["ahead"], alice["behind"]) == (2, 1)  # fork + edit; main's commit
+    assert (bob["ahead"], bob["behind"]) == (1, 1)
+    assert alice["documents"] == ["todo.vcontext.json"]
+    assert bob["documents"] == []  # a fork block alone brings nothing to the base
+    assert alice["state"] == "needs sync" and alice["mergeStatus"] == "unmerged"
+    todo_seq = next(s for s in alice["sequences"] if s["path"] == "todo.vcontext.json")
+    assert (todo_seq["parentSequence"], todo_seq["baseSequence"]) == (3, 5)
+    assert todo_seq["divergence"] == 2
+    assert alice["conflicts"] == []
+
+
+def test_status_after_sync_is_up_to_date_and_merged(git_repo: Path) -> None:
+    repo = git_repo
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    assert sync(repo, "alice")[0] == 0
+
+    code, rows = _status(repo)
+
+    alice = rows["alice"]
+    assert code == 0
+    assert alice["state"] == "up to date"
+    assert (alice["ahead"], alice["behind"]) == (0, 0)  # sync's own merges are not counted
+    assert alice["mergeStatus"] == "merged"
+    assert all(s["divergence"] == 0 for s in alice["sequences"])
+
+
+def test_status_predicts_a_conflict_and_moves_nothing(git_repo: Path) -> None:
+    repo = git_repo
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    edit(repo, "todo.vcontext.json", status(("t1", "cancelled")))
+    commit_all(repo, "main cancels t1")
+    before = (rev(repo, "main"), rev(repo, "agents/alice"))
+
+    code, rows = _status(repo)
+
+    assert code == 1
+    assert rows["alice"]["state"] == "conflict"
+    [conflict] = rows["alice"]["conflicts"]
+    assert conflict["path"] == "todo.vcontext.json"
+    assert conflict["conflicts"][0]["path"] == "/todoList/items/0/status"
+    assert (rev(repo, "main"), rev(repo, "agents/alice")) == before
+    text = run_cli("status", cwd=repo).stdout.decode()
+    assert "conflict: todo.vcontext.json" in text and "alice" in text
+
+
+def test_status_without_agents(git_repo: Path) -> None:
+    seed(git_repo)
+    proc = run_cli("status", cwd=git_repo)
+    assert proc.returncode == 0
+    assert proc.stdout.decode().strip() == "no agent branches"
+
+
+def test_status_predicts_conflicts_between_agents_as_sync_all_would_meet_them(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    fork_by_hand(repo, "bob")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    commit_on(repo, "agents/bob", {"todo.vcontext.json": status(("t1", "blocked"))}, "b")
+    before = (rev(repo, "main"), rev(repo, "agents/alice"), rev(repo, "agents/bob"))
+
+    code, rows = _status(repo)
+
+    assert code == 1
+    assert rows["alice"]["state"] == "needs sync"  # alone, each merges cleanly ...
+    assert rows["bob"]["state"] == "conflict"  # ... but bob meets alice's t1 in sync --all
+    assert rows["bob"]["conflicts"][0]["conflicts"][0]["path"] == "/todoList/items/0/status"
+    code, out, _ = sync(repo, "--all", "--dry-run")
+    assert code == 1 and "agents/bob <-> main: CONFLICT" in out
+    assert (rev(repo, "main"), rev(repo, "agents/alice"), rev(repo, "agents/bob")) == before

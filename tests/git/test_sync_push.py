@@ -1,0 +1,168 @@
+"""``sync --push``: a rejected push is retried after fetch + merge (PRODUCT.md, agent workflow)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from sync_repos import (
+    EPOCH,
+    commit_all,
+    commit_on,
+    edit,
+    fork_by_hand,
+    rev,
+    seed,
+    show,
+    status,
+    sync,
+    without_fork,
+)
+
+from conftest import cli_path, run_git
+
+
+def _clone(remote: Path, where: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", str(remote), str(where)], check=True)
+    run_git(where, "config", "user.name", "Other")
+    run_git(where, "config", "user.email", "other@example.com")
+    return where
+
+
+@pytest.fixture
+def shared(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """(a bare "remote" with main, a clone of it with agents/alice forked)."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "remote", "add", "origin", str(remote))
+    run_git(git_repo, "push", "-q", "origin", "main")
+    fork_by_hand(git_repo, "alice")
+    return remote, git_repo
+
+
+def _other_pushes_to_main(remote: Path, tmp_path: Path) -> None:
+    other = _clone(remote, tmp_path / "other")
+    edit(other, "todo.vcontext.json", status(("t3", "blocked")))
+    commit_all(other, "someone else blocks t3")
+    run_git(other, "push", "-q", "origin", "main")
+
+
+def test_rejected_push_is_fetched_merged_and_retried(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    _other_pushes_to_main(remote, tmp_path)  # the remote's main moved: our push is rejected
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "rejected" in out and "retry 1" in out
+    assert "pushed after 1 retry to origin" in out
+    on_remote = show(remote, "main", "todo.vcontext.json")
+    assert [i["status"] for i in on_remote["todoList"]["items"]] == [
+        "completed",
+        "pending",
+        "blocked",
+    ]
+    assert "fork" not in on_remote["todoList"]
+    assert rev(remote, "main") == rev(repo, "main")
+    assert rev(remote, "agents/alice") == rev(repo, "agents/alice")
+    # the agent branch carries what came in from the remote too
+    assert without_fork(show(repo, "agents/alice", "todo.vcontext.json")) == on_remote
+    # the remote's commit is merged, not overwritten: it is an ancestor of main
+    other_tip = run_git(tmp_path / "other", "rev-parse", "HEAD").stdout.strip()
+    assert run_git(remote, "merge-base", "--is-ancestor", other_tip, "main").returncode == 0
+
+
+def test_push_refused_by_the_remote_is_not_retried(shared: tuple[Path, Path]) -> None:
+    remote, repo = shared
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'no pushes today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+
+    code, out, _ = sync(repo, "alice", "--push", "origin")
+
+    assert code == 1
+    assert "refused" in out and "retry" not in out
+
+
+def test_push_to_an_unknown_remote_is_an_operational_error(shared: tuple[Path, Path]) -> None:
+    _, repo = shared
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    code, _, err = sync(repo, "alice", "--push", "nowhere")
+    assert code == 3
+    assert err.startswith("git-vcontext: error: git push nowhere") and err.count("\n") == 1
+
+
+def test_two_agents_pushing_at_once_both_land(shared: tuple[Path, Path], tmp_path: Path) -> None:
+    remote, repo = shared
+    run_git(repo, "push", "-q", "origin", "agents/alice")
+    bob_repo = _clone(remote, tmp_path / "bob")
+    fork_by_hand(bob_repo, "bob")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    commit_on(bob_repo, "agents/bob", {"todo.vcontext.json": status(("t2", "completed"))}, "b")
+
+    procs = [
+        subprocess.Popen(
+            [*cli_path(), "sync", agent, "--push", "origin"],
+            cwd=where,
+            env={**os.environ, **EPOCH},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for agent, where in (("alice", repo), ("bob", bob_repo))
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+
+    assert [p.returncode for p in procs] == [0, 0], outputs
+    on_remote = show(remote, "main", "todo.vcontext.json")
+    assert [i["status"] for i in on_remote["todoList"]["items"]][:2] == ["completed", "completed"]
+    assert "fork" not in on_remote["todoList"]
+
+
+def test_sync_push_passes_the_installed_pre_push_hook(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    installed = subprocess.run(
+        [*cli_path(), "install", "--local"], cwd=repo, capture_output=True, env=os.environ
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert "git-vcontext" in (repo / ".git" / "hooks" / "pre-push").read_text()
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    _other_pushes_to_main(remote, tmp_path)
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert rev(remote, "main") == rev(repo, "main")
+    assert "fork" not in show(remote, "main", "todo.vcontext.json")["todoList"]
+
+
+def test_an_agent_branch_pushed_from_elsewhere_is_merged_not_overwritten(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    run_git(repo, "push", "-q", "origin", "agents/alice")
+    elsewhere = _clone(remote, tmp_path / "elsewhere")  # the same agent on another machine
+    run_git(elsewhere, "branch", "agents/alice", "origin/agents/alice")
+    commit_on(elsewhere, "agents/alice", {"todo.vcontext.json": status(("t2", "completed"))}, "x")
+    run_git(elsewhere, "push", "-q", "origin", "agents/alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "here")
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "retry 1" in out
+    statuses = [
+        i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
+    ]
+    assert statuses == ["completed", "completed", "pending"]
+    agent = show(remote, "agents/alice", "todo.vcontext.json")
+    assert agent["todoList"]["fork"]["parentUid"] == "u-todo"  # the fork stays on the agent
+    assert without_fork(agent) == show(remote, "main", "todo.vcontext.json")
