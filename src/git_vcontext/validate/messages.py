@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ..values import type_name
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -43,7 +45,7 @@ def _enum(expected: list[Any], value: Any) -> str:
 def _type(expected: str | list[str], value: Any) -> str:
     names = [expected] if isinstance(expected, str) else expected
     wanted = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
-    kind = _json_type(value)
+    kind = type_name(value)
     shown = "" if kind in ("null", "boolean") else f" {_show(value)}"
     return f"must be {wanted}, not {kind}{shown}"
 
@@ -94,18 +96,6 @@ _WRITERS = {
     "oneOf": _any_of,
     "not": _not,
 }
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _show(value: Any) -> str:
