@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OperationalError
+from .diffs import NO_DOCUMENT_MODES
 
 DELETE = "(delete)"
 
@@ -205,9 +206,6 @@ class Change:
         return self.new_path or self.old_path or ""
 
 
-_SKIPPED_MODES = (0o120000, 0o160000)  # symlinks and submodules hold no document
-
-
 def changes(repo: Any, parent: Any, commit: Any, wanted: Callable[[str], bool]) -> list[Change]:
     """The ``wanted`` files that differ between ``parent`` (None: empty tree) and ``commit``.
 
@@ -225,7 +223,7 @@ def changes(repo: Any, parent: Any, commit: Any, wanted: Callable[[str], bool]) 
     out = []
     for delta in deltas:
         old, new = delta.old_file, delta.new_file
-        if old.mode in _SKIPPED_MODES or new.mode in _SKIPPED_MODES:
+        if old.mode in NO_DOCUMENT_MODES or new.mode in NO_DOCUMENT_MODES:
             continue
         old_path = None if old.mode == 0 else old.path
         new_path = None if new.mode == 0 else new.path
