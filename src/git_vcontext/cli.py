@@ -155,8 +155,15 @@ def textconv(file: str) -> int:
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
 def validate(paths: Sequence[str], fmt: str) -> int:
-    """Schema and semantic validation; no paths = every vContext file tracked in the repo."""
-    return _not_yet("validate")
+    """Schema and semantic validation of JSON, TRON and JSONL files.
+
+    \b
+    (no paths)   every vContext file tracked in the repository
+    DIR          the vContext files under DIR
+    FILE         that file, whatever its name ('-' = stdin)
+    Findings: FILE:LINE:COL: where: message [rule]. Exit 0 all valid, 1 any invalid.
+    """
+    return _run("validate", paths=paths, fmt=fmt)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -217,7 +224,11 @@ def sync(**options: Any) -> int:
     For each agent: its work is merged into the base and the base into the
     agent branch, as real merge commits; vContext documents are merged by
     git-vcontext's rules (fork blocks stay on the agent branch). A conflict stops
-    that agent's pair and moves nothing (exit 1).
+    that agent's pair and moves nothing (exit 1). A branch checked out in a work
+    tree moves only when that work tree is clean, and its files follow.
+
+    --push pushes the base and agent branches; a rejected push is answered by
+    fetch, merge and a new push, at most `vcontext.pushAttempts` times (10).
     """
     return _run("sync", **options)
 
@@ -238,11 +249,17 @@ def hook() -> None:
 
 
 @hook.command("pre-push", context_settings=CONTEXT)
-@click.argument("remote")
-@click.argument("url")
-def pre_push(remote: str, url: str) -> int:
-    """Validate what is pushed (git's ref lines on stdin); exit 1 blocks the push."""
-    return _not_yet("hook pre-push")
+@click.argument("remote", required=False)
+@click.argument("url", required=False)
+def pre_push(remote: str | None, url: str | None) -> int:
+    """Validate what is pushed (git's ref lines on stdin); exit 1 blocks the push.
+
+    Checks the pushed commits (not the working tree): every vContext file they change,
+    and the history rules against each parent. Without ref lines on stdin, the
+    pre-commit framework's PRE_COMMIT_* variables describe the push.
+    `git push --no-verify` skips the hook.
+    """
+    return _run("hook", remote=remote, url=url)
 
 
 @cli.group(context_settings=CONTEXT)

@@ -240,13 +240,19 @@ def is_metrics(path: Path) -> bool:
     return len(path) >= 2 and path[-1] == METRICS_FIELD and path[-2] == PLAYBOOK_KEY
 
 
-def anchored_path(data: JsonValue, parts: Sequence[str | int]) -> str:
-    """A readable path that names array elements by identity: ``todoList.items[t2].status``."""
+def anchored_path(
+    data: JsonValue, parts: Sequence[str | int], keys: dict[int, str | None] | None = None
+) -> str:
+    """A readable path that names array elements by identity: ``todoList.items[t2].status``.
+
+    ``keys`` caches each array's identity key (by ``id()`` of the array) when many
+    paths into the same data are named, e.g. every finding in a large log.
+    """
     out: list[str] = []
     node: Any = data
     for part in parts:
         if isinstance(node, list) and isinstance(part, int):
-            label = _element_label(node, part)
+            label = _element_label(node, part, keys)
             out.append(f"[{label}]")
             node = node[part] if 0 <= part < len(node) else None
         else:
@@ -256,9 +262,14 @@ def anchored_path(data: JsonValue, parts: Sequence[str | int]) -> str:
     return "".join(out) or "(root)"
 
 
-def _element_label(array: list[Any], index: int) -> str:
+def _element_label(array: list[Any], index: int, keys: dict[int, str | None] | None) -> str:
     if 0 <= index < len(array):
-        key = identity_key([array])
+        if keys is None:
+            key = identity_key([array])
+        elif id(array) in keys:
+            key = keys[id(array)]
+        else:
+            key = keys[id(array)] = identity_key([array])
         ident = element_id(array[index], key) if key else None
         if ident is not None:
             return str(ident)
@@ -271,7 +282,34 @@ def _plain_key(key: str) -> bool:
 
 # Which files are vContext files ---------------------------------------------
 
+FILE_PATTERNS = (
+    "*.vcontext.json",
+    "*.vcontext.tron",
+    ".vcontext/*.json",
+    "*.vbrief.json",
+    ".work/*.jsonl",
+)
+"""Names of vContext files, as ``install`` writes them into ``.gitattributes`` (PRODUCT.md)."""
+
 INFO_MARKERS = tuple(key.encode() for key in INFO_KEYS)
+
+
+def matches_file_patterns(path: str) -> bool:
+    """Whether a repo path ('/'-separated) matches FILE_PATTERNS the way git attributes do.
+
+    A pattern without '/' matches the file name at any depth; one with '/' matches
+    the whole path from the top, and '*' does not cross '/'.
+    """
+    from fnmatch import fnmatchcase
+
+    name = path.rsplit("/", 1)[-1]
+    for pattern in FILE_PATTERNS:
+        if "/" not in pattern:
+            if fnmatchcase(name, pattern):
+                return True
+        elif path.count("/") == pattern.count("/") and fnmatchcase(path, pattern):
+            return True
+    return False
 
 
 def looks_like_vcontext(raw: bytes) -> bool:

@@ -25,6 +25,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     fast = _fast_driver(args)
     if fast is not None:
         return fast
+    fast = _fast_hook(args)
+    if fast is not None:
+        return fast
     call = _fast_diff(args)
     if call is not None:
         from .boundary import boundary
@@ -66,6 +69,29 @@ def _fast_driver(args: list[str]) -> int | None:
     from .boundary import boundary
 
     return boundary(call)
+
+
+def _fast_hook(args: list[str]) -> int | None:
+    """``hook pre-push [REMOTE [URL]]`` as the shim runs it, without click; nothing to
+    check (git's stdin is empty, as when every ref is up to date) returns before even
+    a repository is opened."""
+    if not 2 <= len(args) <= 4 or args[:2] != ["hook", "pre-push"]:
+        return None
+    if any(a.startswith("-") for a in args[2:]):
+        return None
+    from .commands import hook
+
+    try:
+        text: str | None = hook.read_input()
+    except (OSError, ValueError):
+        text = None  # hook.run reads again and says why it cannot
+    if text is not None and not hook.wanted(text):
+        return 0
+    from .boundary import boundary
+
+    remote = args[2] if len(args) > 2 else None
+    url = args[3] if len(args) > 3 else None
+    return boundary(lambda: hook.run(remote=remote, url=url, text=text))
 
 
 def _fast_diff(args: list[str]) -> Callable[[], int] | None:

@@ -8,37 +8,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .document import FILE_PATTERNS, matches_file_patterns
 from .errors import OperationalError, UsageError
 from .gitio import git
 
-PATTERNS = (
-    "*.vcontext.json",
-    "*.vcontext.tron",
-    ".vcontext/*.json",
-    "*.vbrief.json",
-    ".work/*.jsonl",
-)
-
-
-def matches_install_patterns(path: str) -> bool:
-    """Whether a repo path ('/'-separated) matches the attribute patterns ``install`` writes.
-
-    As in .gitattributes: a pattern without '/' matches the file name at any
-    depth; one with '/' matches the whole path, and '*' does not cross '/'.
-    """
-    import fnmatch
-
-    name = path.rsplit("/", 1)[-1]
-    for pattern in PATTERNS:
-        if "/" not in pattern:
-            if fnmatch.fnmatchcase(name, pattern):
-                return True
-        elif path.count("/") == pattern.count("/") and fnmatch.fnmatchcase(path, pattern):
-            return True
-    return False
-
-
+PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
+is_vcontext_path = matches_file_patterns  # one matcher for every command (document.py)
+
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
 HOOK_MARKER = "git-vcontext-hook-marker"
@@ -256,3 +233,33 @@ def uninstall_hook(cwd: Path) -> list[str]:
         legacy.replace(hook)
         return [f"removed our pre-push hook; restored {legacy.name}"]
     return ["removed our pre-push hook"]
+
+
+def hook_command(text: str) -> str | None:
+    """The git-vcontext command our shim runs (None when the text is not our shim)."""
+    if HOOK_MARKER not in text:
+        return None
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("exec ") and line.endswith(' hook pre-push "$@"'):
+            return line[len("exec ") : -len(' hook pre-push "$@"')].strip()
+    return None
+
+
+def uninstall_cache(cwd: Path) -> list[str]:
+    """Remove the pre-push hook's verdict cache (and our folder under .git if empty)."""
+    import shutil
+
+    from .gitio import open_repo
+    from .gitio.push import common_dir
+    from .validate.cache import cache_root
+
+    root = cache_root(common_dir(open_repo(cwd)))
+    if not root.exists():
+        return []
+    shutil.rmtree(root, ignore_errors=True)
+    try:
+        root.parent.rmdir()  # .git/vcontext, when nothing else of ours is left there
+    except OSError:
+        pass
+    return [f"removed the verdict cache {root}"]

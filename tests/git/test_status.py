@@ -96,3 +96,25 @@ def test_status_without_agents(git_repo: Path) -> None:
     proc = run_cli("status", cwd=git_repo)
     assert proc.returncode == 0
     assert proc.stdout.decode().strip() == "no agent branches"
+
+
+def test_status_predicts_conflicts_between_agents_as_sync_all_would_meet_them(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    fork_by_hand(repo, "bob")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    commit_on(repo, "agents/bob", {"todo.vcontext.json": status(("t1", "blocked"))}, "b")
+    before = (rev(repo, "main"), rev(repo, "agents/alice"), rev(repo, "agents/bob"))
+
+    code, rows = _status(repo)
+
+    assert code == 1
+    assert rows["alice"]["state"] == "needs sync"  # alone, each merges cleanly ...
+    assert rows["bob"]["state"] == "conflict"  # ... but bob meets alice's t1 in sync --all
+    assert rows["bob"]["conflicts"][0]["conflicts"][0]["path"] == "/todoList/items/0/status"
+    code, out, _ = sync(repo, "--all", "--dry-run")
+    assert code == 1 and "agents/bob <-> main: CONFLICT" in out
+    assert (rev(repo, "main"), rev(repo, "agents/alice"), rev(repo, "agents/bob")) == before

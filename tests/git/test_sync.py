@@ -288,3 +288,182 @@ def test_into_names_another_base(forked: Path) -> None:
     released = show(repo, "release", "todo.vcontext.json")
     assert released["todoList"]["items"][0]["status"] == "completed"
     assert "fork" not in json.dumps(released)
+
+
+TRON_BASE = """class vContextInfo: version
+class Plan: id, uid, title, status, sequence, items
+class PlanItem: id, title, status
+
+vContextInfo: vContextInfo("0.4")
+
+plan: Plan(
+  "plan-1",
+  "plan-uid-1",
+  "Webhooks",
+  "inProgress",
+  5,
+  [
+    PlanItem("p1", "Diagnose", "inProgress")
+  ]
+)
+"""
+
+
+def _tron(repo: Path, rev_name: str, name: str = "plan.vcontext.tron") -> Any:
+    from git_vcontext.codecs import parse
+
+    raw = run_git(repo, "show", f"{rev_name}:{name}").stdout.encode()
+    return raw, parse(raw, path=name).data
+
+
+def _event(n: int, who: str) -> str:
+    return json.dumps({"event_id": f"evt-{who}-{n}", "event_type": "note", "actor": who}) + "\n"
+
+
+def test_tron_documents_and_jsonl_event_logs_sync_both_ways_m11_m6(git_repo: Path) -> None:
+    repo = git_repo
+    (repo / "plan.vcontext.tron").write_text(TRON_BASE)
+    (repo / ".work").mkdir()
+    (repo / ".work" / "events.jsonl").write_text(_event(0, "seed"))
+    commit_all(repo, "seed")
+    forked = TRON_BASE.replace("sequence, items", "sequence, items, fork").replace(
+        "class PlanItem: id, title, status\n",
+        "class PlanItem: id, title, status\nclass Fork: parentUid, parentSequence, mergeStatus\n",
+    )
+    forked = forked.replace("  ]\n)\n", '  ],\n  Fork("plan-uid-1", 5, "unmerged")\n)\n')
+    run_git(repo, "branch", "agents/alice")
+    run_git(repo, "config", "vcontext.agent.alice.base", "main")
+    alice_plan = forked.replace(
+        '    PlanItem("p1", "Diagnose", "inProgress")\n',
+        '    PlanItem("p1", "Diagnose", "inProgress"),\n    PlanItem("a1", "Alice", "pending")\n',
+    )
+    commit_on(
+        repo,
+        "agents/alice",
+        {
+            "plan.vcontext.tron": alice_plan,
+            ".work/events.jsonl": _event(0, "seed") + _event(1, "alice"),
+        },
+        "alice forks and works",
+    )
+    (repo / "plan.vcontext.tron").write_text(
+        TRON_BASE.replace('"Diagnose", "inProgress"', '"Diagnose", "completed"')
+    )
+    (repo / ".work" / "events.jsonl").write_text(_event(0, "seed") + _event(1, "main"))
+    commit_all(repo, "main works")
+
+    code, out, err = sync(repo, "alice")
+
+    assert code == 0, out + err
+    base_raw, base_plan = _tron(repo, "main")
+    agent_raw, agent_plan = _tron(repo, "agents/alice")
+    assert [(i["id"], i["status"]) for i in base_plan["plan"]["items"]] == [
+        ("p1", "completed"),
+        ("a1", "pending"),
+    ]
+    assert "fork" not in base_plan["plan"] and b"Fork" not in base_raw
+    assert agent_plan["plan"]["fork"]["mergeStatus"] == "merged"
+    # the agent's document keeps its own TRON classes (its Plan class has the fork)
+    assert b"class Plan: id, uid, title, status, sequence, items, fork\n" in agent_raw
+    # the agent's document keeps its own TRON classes (its Plan class has the fork)
+    assert b"class Plan: id, uid, title, status, sequence, items, fork\n" in agent_raw
+    assert without_fork(agent_plan) == base_plan
+    assert base_raw.startswith(b"class vContextInfo: version\n")  # still the TRON dialect
+    events = run_git(repo, "show", "main:.work/events.jsonl").stdout.splitlines()
+    assert sorted(json.loads(e)["event_id"] for e in events) == [
+        "evt-alice-1",
+        "evt-main-1",
+        "evt-seed-0",
+    ]
+    assert run_git(repo, "show", "agents/alice:.work/events.jsonl").stdout.splitlines() == events
+
+
+def test_files_with_the_vcontext_merge_attribute_are_merged_by_the_engine(forked: Path) -> None:
+    repo = forked
+    (repo / ".gitattributes").write_text("memory/*.json merge=vcontext\n")
+    (repo / "memory").mkdir()
+    (repo / "memory" / "notes.json").write_text('{"a": 1, "b": 2}\n')
+    commit_all(repo, "notes")
+    code, _, err = sync(repo, "alice")  # bring the notes to the agent
+    assert code == 0, err
+    commit_on(repo, "agents/alice", {"memory/notes.json": '{"a": 1, "b": 20}\n'}, "alice: b")
+    (repo / "memory" / "notes.json").write_text('{"a": 10, "b": 2}\n')
+    commit_all(repo, "main: a")
+
+    code, out, err = sync(repo, "alice")  # one line changed on both sides: git would conflict
+
+    assert code == 0, out + err
+    assert json.loads(run_git(repo, "show", "main:memory/notes.json").stdout) == {"a": 10, "b": 20}
+
+
+def test_a_checked_out_branch_whose_files_cannot_follow_is_not_moved(forked: Path) -> None:
+    repo = forked
+    commit_on(repo, "agents/alice", {"new.txt": "from alice\n"}, "alice adds a file")
+    (repo / "new.txt").write_text("untracked here\n")  # main's work tree is in the way
+    before = _refs(repo, "main", "agents/alice")
+
+    code, out, _ = sync(repo, "alice")
+
+    assert code == 1
+    assert "cannot follow" in out and "new.txt" in out
+    assert _refs(repo, "main", "agents/alice") == before
+    assert (repo / "new.txt").read_text() == "untracked here\n"
+    assert run_git(repo, "status", "--porcelain").stdout == "?? new.txt\n"
+
+
+def test_rounds_of_edits_and_syncs_keep_both_branches_equal_but_for_forks(git_repo: Path) -> None:
+    import random
+
+    repo = git_repo
+    seed(repo)
+    agents = ("alice", "bob")
+    for agent in agents:
+        fork_by_hand(repo, agent)
+    rng = random.Random(7)
+    names = ("todo.vcontext.json", "docs/plan.vcontext.json")
+
+    written: set[str] = set()
+
+    def append(tag: str) -> Any:
+        written.add(tag)
+
+        def change(data: Any) -> None:
+            key = "todoList" if "todoList" in data else "plan"
+            data[key]["items"].append({"id": tag, "title": tag, "status": "pending"})
+            data[key]["sequence"] += 1
+
+        return change
+
+    for round_no in range(4):
+        for who in ("main", *agents):
+            edits = {
+                n: append(f"{who}-{round_no}-{i}")
+                for i, n in enumerate(names)
+                if rng.random() < 0.7
+            }
+            if not edits:
+                continue
+            if who == "main":
+                for name, change in edits.items():
+                    edit(repo, name, change)
+                commit_all(repo, f"main round {round_no}")
+            else:
+                commit_on(repo, f"agents/{who}", edits, f"{who} round {round_no}")
+        code, out, err = sync(repo, "--all")
+        assert code == 0, out + err
+        code, again, _ = sync(repo, "--all")
+        assert code == 0 and again.count("up to date") == len(agents), again
+        for name in names:
+            base = show(repo, "main", name)
+            assert "fork" not in json.dumps(base)
+            for agent in agents:
+                mine = show(repo, f"agents/{agent}", name)
+                assert without_fork(mine) == base
+                key = "todoList" if "todoList" in mine else "plan"
+                assert mine[key]["fork"]["parentSequence"] == base[key]["sequence"]
+    # nothing anyone wrote was lost
+    on_main = set()
+    for name in names:
+        data = show(repo, "main", name)
+        on_main |= {i["id"] for i in data.get("todoList", data.get("plan", {}))["items"]}
+    assert written <= on_main and len(written) > 10

@@ -123,3 +123,46 @@ def test_two_agents_pushing_at_once_both_land(shared: tuple[Path, Path], tmp_pat
     on_remote = show(remote, "main", "todo.vcontext.json")
     assert [i["status"] for i in on_remote["todoList"]["items"]][:2] == ["completed", "completed"]
     assert "fork" not in on_remote["todoList"]
+
+
+def test_sync_push_passes_the_installed_pre_push_hook(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    installed = subprocess.run(
+        [*cli_path(), "install", "--local"], cwd=repo, capture_output=True, env=os.environ
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert "git-vcontext" in (repo / ".git" / "hooks" / "pre-push").read_text()
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    _other_pushes_to_main(remote, tmp_path)
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert rev(remote, "main") == rev(repo, "main")
+    assert "fork" not in show(remote, "main", "todo.vcontext.json")["todoList"]
+
+
+def test_an_agent_branch_pushed_from_elsewhere_is_merged_not_overwritten(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    run_git(repo, "push", "-q", "origin", "agents/alice")
+    elsewhere = _clone(remote, tmp_path / "elsewhere")  # the same agent on another machine
+    run_git(elsewhere, "branch", "agents/alice", "origin/agents/alice")
+    commit_on(elsewhere, "agents/alice", {"todo.vcontext.json": status(("t2", "completed"))}, "x")
+    run_git(elsewhere, "push", "-q", "origin", "agents/alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "here")
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "retry 1" in out
+    statuses = [
+        i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
+    ]
+    assert statuses == ["completed", "completed", "pending"]
+    agent = show(remote, "agents/alice", "todo.vcontext.json")
+    assert agent["todoList"]["fork"]["parentUid"] == "u-todo"  # the fork stays on the agent
+    assert without_fork(agent) == show(remote, "main", "todo.vcontext.json")

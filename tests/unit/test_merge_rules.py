@@ -310,3 +310,38 @@ def test_m10_playbook_metrics_are_recomputed_from_the_merged_log() -> None:
         "lastUpdated": "2025-01-03T00:00:00Z",
     }
     assert "metrics-recomputed" in {n.kind for n in r.notes}
+
+
+def _change(seq: int, who: str, at: str) -> dict[str, Any]:
+    return {"sequence": seq, "timestamp": at, "agent": {"id": who}, "operation": "update"}
+
+
+def test_m6_changelog_entry_older_than_the_base_tail_is_placed_by_sequence() -> None:
+    # A late merge (push retried after fetch): ours logged b1 at 5 before the base
+    # (O) moved on to 5 and 6; appending b1 after 6 would break "non-decreasing".
+    a1 = _change(5, "a", "2026-01-01T10:00:00Z")
+    merge_entry = _change(6, "sync", "2026-01-01T10:05:00Z")
+    b1 = _change(5, "b", "2026-01-01T10:01:00Z")
+    c1 = _change(7, "c", "2026-01-01T10:09:00Z")
+    o = todo(changeLog=[_change(4, "x", "2026-01-01T09:00:00Z"), a1, merge_entry])
+    ours = todo(changeLog=[o["todoList"]["changeLog"][0], a1, b1, merge_entry])
+    theirs = todo(changeLog=[*o["todoList"]["changeLog"], c1])
+    for left, right in ((ours, theirs), (theirs, ours)):
+        log = merge3(o, left, right).data["todoList"]["changeLog"]
+        assert [(e["sequence"], e["agent"]["id"]) for e in log] == [
+            (4, "x"),
+            (5, "a"),
+            (5, "b"),
+            (6, "sync"),
+            (7, "c"),
+        ]
+
+
+def test_m6_changelog_new_entries_after_the_base_keep_the_base_untouched() -> None:
+    o = todo(
+        changeLog=[_change(2, "x", "2026-01-01T09:00:00Z"), _change(1, "y", "2026-01-01T08:00:00Z")]
+    )
+    ours = todo(changeLog=[*o["todoList"]["changeLog"], _change(3, "a", "2026-01-01T10:00:00Z")])
+    theirs = todo(changeLog=[*o["todoList"]["changeLog"], _change(4, "b", "2026-01-01T11:00:00Z")])
+    log = merge3(o, ours, theirs).data["todoList"]["changeLog"]
+    assert [e["sequence"] for e in log] == [2, 1, 3, 4]  # O's order kept as it was

@@ -125,25 +125,27 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
     )
 
 
-_SEP_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[,:][ \t]*(?:\r?\n)?')
+_STRING_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_KEY_SEPARATOR = re.compile(r":([ \t]*)(\r?\n)?")
+_INLINE_ITEM_SEPARATOR = re.compile(r",([ \t]*)(?![ \t]|\r?\n)")
 
 
 def detect_separators(text: str) -> tuple[str, str]:
-    """Key separator and one-line item separator, read off the first occurrences."""
-    key_sep: str | None = None
-    item_sep: str | None = None
-    for m in _SEP_TOKEN.finditer(text, 0, min(len(text), 4096)):  # the head is enough
-        tok = m.group()
-        if tok[0] == ":" and key_sep is None:
-            key_sep = ":" + (" " if tok[1:].strip(" \t") == "" and " " in tok else "")
-        elif tok[0] == "," and item_sep is None and "\n" not in tok:
-            item_sep = "," + (" " if " " in tok else "")
-        if key_sep is not None and item_sep is not None:
-            break
-    if key_sep is None:
-        key_sep = ": "
-    if item_sep is None:
+    """Key separator and one-line item separator, read off the first occurrences.
+
+    Only the head is read (4 KB is enough), with string contents blanked out so
+    that their colons and commas do not count.
+    """
+    head = _STRING_TOKEN.sub('""', text[:4096])
+    key = _KEY_SEPARATOR.search(head)
+    key_sep = ": "
+    if key is not None:
+        key_sep = ": " if key.group(2) is None and " " in key.group(1) else ":"
+    item = _INLINE_ITEM_SEPARATOR.search(head)
+    if item is None:
         item_sep = ", " if key_sep == ": " else ","
+    else:
+        item_sep = ", " if " " in item.group(1) else ","
     return key_sep, item_sep
 
 

@@ -15,6 +15,7 @@ from ..errors import ExitCode, OperationalError
 
 TODO = ".vcontext/todo.vcontext.json"
 PLAYBOOK = ".vcontext/playbook.vcontext.tron"
+BROKEN = "scratch.vcontext.json"
 ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
@@ -35,6 +36,7 @@ class Demo:
         self.env = {**os.environ, **ENV}
         self.env.pop("GIT_DIR", None)
         self.env.pop("GIT_WORK_TREE", None)
+        self.status = 0  # exit status of the last git-vcontext command
 
     def say(self, text: str = "") -> None:
         print(text, flush=True)
@@ -54,13 +56,11 @@ class Demo:
         return out
 
     def tool(self, *args: str, ok: tuple[int, ...] = (0, 1)) -> str:
-        """Run git-vcontext as a user would; a part that is not built yet is said so."""
+        """Run git-vcontext as a user would and show what it prints."""
         cmd = [sys.executable, "-m", "git_vcontext", *args]
         proc = subprocess.run(cmd, cwd=self.repo, env=self.env, capture_output=True, text=True)
         out = proc.stdout + proc.stderr
-        if "not implemented yet" in out:
-            self.say(f"$ git vcontext {' '.join(args)}\n  (this part is not built yet)")
-            return out
+        self.status = proc.returncode
         if proc.returncode not in ok:
             raise OperationalError(f"git vcontext {args[0]} failed in the demo: {out.strip()}")
         self._echo(f"$ git vcontext {' '.join(args)}", out)
@@ -218,6 +218,16 @@ def _inspect(d: Demo) -> None:
     d.tool("view", PLAYBOOK)
     d.step("Validation (also runs as the pre-push hook)")
     d.tool("validate")
+    d.say(f"  (exit {d.status}, nothing to say: every tracked vContext document is valid)")
+    d.say("  An agent that writes a bad document is told where and what to do:")
+    broken = json.loads((d.repo / TODO).read_text())
+    broken["todoList"]["items"][1]["status"] = "done"
+    broken["todoList"]["items"][2]["dependencies"] = ["t9"]
+    broken["todoList"]["items"][0]["completed"] = "2026-01-02 10:00"
+    d.write(BROKEN, _json(broken))
+    d.tool("validate", BROKEN)
+    d.say(f"  (exit {d.status})")
+    (d.repo / BROKEN).unlink()
 
 
 def _conflict(d: Demo) -> None:

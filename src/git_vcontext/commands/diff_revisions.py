@@ -8,11 +8,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..diff.files import FileDiff, compare
-from ..document import looks_like_vcontext
+from ..document import looks_like_vcontext, matches_file_patterns
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top, resolve_commit
 from ..gitio.diffs import FilePair, attribute, changed_files
-from ..installer import matches_install_patterns
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 
@@ -61,7 +60,7 @@ def _declared(repo: Any) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
 
     def declared(path: str) -> bool:
-        if matches_install_patterns(path):
+        if matches_file_patterns(path):
             return True
         return "vcontext" in (attribute(repo, path, "diff"), attribute(repo, path, "merge"))
 

@@ -108,7 +108,7 @@ def _vcontext_files(top: Path) -> list[str]:
     out = git(["ls-files", "-z"], cwd=top)
     found = []
     for name in filter(None, out.stdout.split("\0")):
-        if any(Path(name).match(p) for p in installer.PATTERNS) or _looks_vcontext(top / name):
+        if installer.is_vcontext_path(name) or _looks_vcontext(top / name):
             found.append(name)
     return found
 
@@ -132,5 +132,32 @@ def _hook(top: Path, oks: list[str], problems: list[str]) -> None:
         problems.append(f"pre-push hook not installed{hint}")
     elif not os.access(hook, os.X_OK):
         problems.append(f"{hook} is not executable")
+    elif not _hook_runs(installer.hook_command(hook.read_text(errors="replace")), top):
+        problems.append(
+            f"the pre-push hook's command does not run (see {hook}; moved or uninstalled? "
+            "run install again)"
+        )
     else:
-        oks.append("pre-push hook installed")
+        oks.append("pre-push hook installed and runs")
+
+
+def _hook_runs(command: str | None, top: Path) -> bool:
+    """Whether the hook's command answers an empty push (nothing to check) with exit 0."""
+    if not command:
+        return False
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    try:
+        proc = subprocess.run(
+            [*argv, "hook", "pre-push", "doctor", "doctor"],
+            cwd=top,
+            input=b"",
+            capture_output=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith("PRE_COMMIT_")},
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0

@@ -45,6 +45,7 @@ def uninstall(*, scope: str = "local", cwd: str | None = None) -> int:
     messages += installer.uninstall_attributes(s.attributes_file())
     if scope == "local":
         messages += installer.uninstall_hook(where)
+        messages += installer.uninstall_cache(where)
     _report(
         messages, "git-vcontext is uninstalled" + (" (nothing to remove)" if not messages else "")
     )

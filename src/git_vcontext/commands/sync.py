@@ -37,7 +37,7 @@ def run(
             return int(ExitCode.FOUND)
     else:
         try:
-            results = [syncer.sync_pair(name, base) for name, base in pairs]
+            results = syncer.sync_pairs(pairs)
         finally:
             syncer.finish()
         for r in results:
@@ -80,8 +80,9 @@ def _print(r: PairResult, dry_run: bool = False) -> None:
             print(f"  {c.describe()}")
     else:
         print(f"{r.branch} <-> {r.base}: not synced: {r.message}")
-    for note in r.notes:
-        print(f"  note: {note}")
+    if r.notes and r.state == MERGED:
+        n = len(r.notes)
+        print(f"  {n} automatic resolution{'s' if n != 1 else ''} noted (e.g. sequence numbers)")
 
 
 def _count(documents: tuple[str, ...]) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import OperationalError, UsageError
 from . import resolve_commit, workdir
 
-_SKIPPED_MODES = (0o120000, 0o160000)  # symlinks and submodules hold no document
+NO_DOCUMENT_MODES = (0o120000, 0o160000)  # symlinks and submodules hold no document
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def changed_files(
         new_path = None if _absent(delta.new_file) else delta.new_file.path
         if not (old_path and wanted(old_path)) and not (new_path and wanted(new_path)):
             continue
-        if any(f.mode in _SKIPPED_MODES for f in (delta.old_file, delta.new_file)):
+        if any(f.mode in NO_DOCUMENT_MODES for f in (delta.old_file, delta.new_file)):
             continue
         old = repo[delta.old_file.id].data if old_path else None
         new = new_side(delta.new_file) if new_path else None

@@ -38,6 +38,16 @@ def local_changes(path: str) -> list[str]:
     return [entry[3:] for entry in out.stdout.split("\0") if len(entry) > 3]
 
 
+def can_follow(path: str, old_commit: str, new_commit: str) -> str | None:
+    """None when ``follow`` would succeed (``read-tree -n``), else git's complaint,
+    e.g. an untracked file the new commit would overwrite."""
+    out = git(["read-tree", "-n", "-m", "-u", old_commit, new_commit], cwd=path, check=False)
+    if out.returncode == 0:
+        return None
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    return lines[0].removeprefix("error: ") if lines else f"exit status {out.returncode}"
+
+
 def follow(path: str, old_commit: str, new_commit: str) -> str | None:
     """Update the files and index at ``path`` from ``old_commit`` to ``new_commit``.
 

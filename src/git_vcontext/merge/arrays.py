@@ -47,7 +47,8 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     if doc.is_playbook_log(path) and doc.is_event_array(lists):
         return _union(m, path, lists, _event_key("eventId"), _event_order("createdAt", "eventId"))
     if doc.is_changelog(path) and all(all(isinstance(e, dict) for e in x) for x in lists):
-        return _union(m, path, lists, canonical, _changelog_order)
+        merged = _union(m, path, lists, canonical, _changelog_order)
+        return _by_sequence(merged, len({canonical(e) for e in lists[0]}))
     if not path and m.options.format == "jsonl" and _all_carry(lists, doc.JSONL_EVENT_ID):
         return _union(
             m,
@@ -84,6 +85,34 @@ def _changelog_order(e: Any) -> Any:
     numeric = isinstance(seq, (int, float)) and not isinstance(seq, bool)
     seq_key = (0, float(seq)) if numeric else (1, 0.0)
     return (seq_key, instant_key(e.get("timestamp")), canonical(e))
+
+
+def _changelog_sequence(e: Any) -> float:
+    seq = e.get("sequence") if isinstance(e, dict) else None
+    if isinstance(seq, (int, float)) and not isinstance(seq, bool):
+        return float(seq)
+    return float("inf")
+
+
+def _by_sequence(merged: list[Any], n_base: int) -> list[Any]:
+    """A changeLog union whose new entries are placed among the base's by ``sequence``.
+
+    ``_union`` puts new entries after the base's. An entry written at sequence n
+    reaches a base that already logs n+1 when an agent merges late (a push retried
+    after fetch, criss-cross histories); appended, it would break Validation's
+    "sequence non-decreasing in changeLog". Both parts are in sequence order when the
+    base is, so a stable merge keeps the base's order, puts base entries first on
+    ties, and gives the same log for both merge orders.
+    """
+    base_part, new_part = merged[:n_base], merged[n_base:]
+    if not base_part or not new_part:
+        return merged
+    last = max(_changelog_sequence(_sort_value(e)) for e in base_part)
+    if _changelog_sequence(_sort_value(new_part[0])) >= last:
+        return merged  # the common case: everything new comes after the base
+    import heapq
+
+    return list(heapq.merge(base_part, new_part, key=lambda e: _changelog_sequence(_sort_value(e))))
 
 
 def _union(

@@ -1,1 +1,56 @@
-"""Validation of vContext documents: schemas, semantic rules, history rules (PRODUCT.md)."""
+"""Validation of vContext documents: schemas, semantic rules, history rules (PRODUCT.md).
+
+    >>> from git_vcontext.validate import validate
+    >>> report = validate({"vContextInfo": {"version": "0.4"},
+    ...                    "todoList": {"items": [{"title": "A", "status": "done"}]}})
+    >>> report.valid, [f.rule for f in report.findings]
+    (False, ['schema'])
+
+``git_vcontext.validate(...)`` works too: the package is a callable module.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .model import FileReport
+
+
+def validate(doc_or_data: Any, *, path: str = "") -> FileReport:
+    """Validate parsed data, a ``Document`` (from ``git_vcontext.load``), text or bytes.
+
+    Text and bytes are parsed first (format from ``path``, else the content); findings
+    are located (line, column) whenever there is source text.
+    """
+    from .files import check_bytes, check_document
+
+    if isinstance(doc_or_data, (bytes, str)):
+        raw = doc_or_data.encode() if isinstance(doc_or_data, str) else doc_or_data
+        return check_bytes(raw, path)
+    if hasattr(doc_or_data, "render") and hasattr(doc_or_data, "data"):
+        return check_document(doc_or_data, path)
+    return _check_data(doc_or_data, path)
+
+
+def _check_data(data: Any, path: str) -> FileReport:
+    from .files import check_value, findings_of
+    from .model import FileReport
+
+    issues, skipped = check_value(data, path, jsonl=isinstance(data, list))
+    return FileReport(path, findings_of(issues, data, None), tuple(skipped))
+
+
+class _CallableModule(types.ModuleType):
+    """``import git_vcontext.validate`` binds the package attribute ``validate`` to this
+    module; being callable keeps ``git_vcontext.validate(doc)`` working afterwards."""
+
+    def __call__(self, doc_or_data: Any, *, path: str = "") -> FileReport:
+        return validate(doc_or_data, path=path)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,7 +1,8 @@
 """Validating one file's bytes: the entry point the command, the hook and the library share.
 
-First version: parsing only (rules ``parse`` and ``conflict-markers``); the schema and
-semantic rules are added by the validation work (issue 6).
+Parse (rules ``parse``/``conflict-markers``), then the checks that apply to what was
+parsed (``checks``, ``records``), then each finding located in the source text.
+Heavy imports (jsonschema) happen only when a schema check runs, once per process.
 """
 
 from __future__ import annotations
@@ -9,14 +10,95 @@ from __future__ import annotations
 from ..errors import ParseError
 from .model import FileReport, Finding
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..codecs import Document
+
+    Issue = tuple[str, tuple[str | int, ...], str]
+
 
 def check_bytes(raw: bytes, path: str) -> FileReport:
     """Validate the content ``raw`` of the file ``path`` (format from the name, else content)."""
     from ..codecs import parse
 
     try:
-        parse(raw, path=path)
+        doc = parse(raw, path=path)
     except ParseError as err:
         finding = Finding(err.rule, "", err.reason, err.line, err.column)
         return FileReport(path, (finding,))
-    return FileReport(path)
+    except RecursionError:  # belt and braces: the codecs limit nesting themselves
+        return FileReport(path, (Finding("parse", "", "nesting too deep to read"),))
+    return check_document(doc, path)
+
+
+def check_document(doc: Document, path: str = "") -> FileReport:
+    """Validate a parsed document; findings are located in its source text."""
+    issues, skipped = check_value(doc.data, path, jsonl=doc.format == "jsonl")
+    findings = findings_of(issues, doc.data, _locator(doc))
+    return FileReport(path, findings, tuple(skipped))
+
+
+def check_value(data: Any, path: str = "", *, jsonl: bool = False) -> tuple[list[Issue], list[str]]:
+    """Unlocated findings and skipped checks for parsed data (JSONL: the list of records)."""
+    if jsonl:
+        from .records import check_records
+
+        return check_records(path, data)
+    from .checks import check_document as check_data
+
+    return check_data(data)
+
+
+def findings_of(issues: list[Issue], data: Any, locate: Any) -> tuple[Finding, ...]:
+    """Located findings in document order (``locate``: parts -> (line, column), or None)."""
+    keys: dict[int, str | None] = {}  # identity key of each array, computed once
+    found = [_finding(issue, data, locate, keys) for issue in _ordered(issues)]
+    if locate is not None:  # the order of the text: what an editor jumps through
+        found.sort(key=lambda f: (f.line or 0, f.column or 0))
+    return tuple(found)
+
+
+def _ordered(issues: list[Issue]) -> list[Issue]:
+    """Document order (by path), then rule; exact duplicates dropped."""
+    unique = dict.fromkeys(issues)
+    return sorted(unique, key=lambda i: ([(isinstance(p, str), p) for p in i[1]], i[0]))
+
+
+def _finding(issue: Issue, data: Any, locate: Any, keys: dict[int, str | None]) -> Finding:
+    from ..document import anchored_path
+    from ..values import pointer
+
+    rule, parts, message = issue
+    line, column = locate(parts) if locate else (None, None)
+    where = anchored_path(data, parts, keys) if parts else ""
+    return Finding(rule, pointer(parts), message, line, column, where)
+
+
+def _locator(doc: Any) -> Any:
+    """A function from path parts to (line, column) in the document's text, if it has one.
+
+    Whatever it needs (line index, record lines) is built on the first finding only.
+    """
+    from . import positions
+
+    text = getattr(doc, "text", None)
+    if not isinstance(text, str):
+        return None
+    cache: dict[str, Any] = {}
+
+    def lines() -> positions.LineIndex:
+        if "lines" not in cache:
+            cache["lines"] = positions.LineIndex(text)
+        index: positions.LineIndex = cache["lines"]
+        return index
+
+    if doc.format == "json":
+        scan = getattr(doc, "_container", None)  # cached per document (codecs.json_text)
+        return lambda parts: positions.json_position(text, parts, scan, lines())
+    if doc.format == "jsonl":
+        records = positions.RecordLines(text)
+        return lambda parts: records.position(parts)
+    finder = positions.TronFinder(text, len(getattr(doc, "header", "")))
+    return lambda parts: lines().position(finder.locate(doc.data, parts))

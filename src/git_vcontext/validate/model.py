@@ -22,6 +22,8 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rule": self.rule, "pointer": self.pointer, "message": self.message}
+        if self.where:
+            out["where"] = self.where
         if self.line is not None:
             out["line"] = self.line
             if self.column is not None:
@@ -55,7 +57,7 @@ class FileReport:
         """``file:line:col: where: message [rule]``, one per finding."""
         out = []
         for f in self.findings:
-            loc = self.path
+            loc = self.path or "<input>"
             if f.line is not None:
                 loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
             where = f"{f.where}: " if f.where else ""

@@ -115,8 +115,9 @@ def _placed_like(ours: dict[str, Any], theirs: dict[str, Any], fork: Any) -> dic
 def agent_document(
     ours: bytes, theirs: bytes, path: str, *, mark: tuple[str, dict[str, Any], bool] | None
 ) -> bytes | None:
-    """The agent's document after the base's ``theirs`` is merged into it (see carried_fork),
-    in ours' style; None when it cannot be done here (unreadable, or did not read back)."""
+    """The agent's document after the base's ``theirs`` is merged into it (see carried_fork):
+    for JSON theirs' text with ours' fork blocks, so the branches differ in nothing else.
+    None when it cannot be done here (unreadable, or the result did not read back)."""
     from ..codecs import parse
     from ..errors import ParseError
     from ..values import same
@@ -130,9 +131,27 @@ def agent_document(
         return ours
     if new is t_doc.data:
         return theirs
-    raw = o_doc.render(new).encode("utf-8")
+    # JSON: theirs' text plus the fork (cheap; unchanged parts are copied). TRON: ours'
+    # text, so the agent's document keeps its classes (its Fork class among them).
+    template = o_doc if o_doc.format == "tron" else t_doc
+    raw = template.render(new).encode("utf-8")
+    return raw if _reads_back(raw, new, template.format, path) else None
+
+
+def _reads_back(raw: bytes, expected: Any, fmt: str, path: str) -> bool:
+    """Whether ``raw`` parses to ``expected`` (JSON: the C parser is enough to check that)."""
+    from ..codecs import parse
+    from ..errors import ParseError
+    from ..values import same
+
+    if fmt == "json":
+        import json
+
+        try:
+            return same(json.loads(raw.decode("utf-8-sig")), expected)
+        except ValueError:
+            return False
     try:
-        again = parse(raw, path=path).data
+        return same(parse(raw, path=path).data, expected)
     except ParseError:
-        return None
-    return raw if again == new else None
+        return False

@@ -9,6 +9,7 @@ a little longer (with random jitter, so racing agents spread out) each time.
 
 from __future__ import annotations
 
+from ..gitio.refs import RefMoved
 from ..record import record
 from . import sync as sync_mod
 
@@ -69,7 +70,7 @@ def push_with_retries(
     limit = attempts(repo)
     retries = 0
     try:
-        results = [syncer.sync_pair(agent, base) for agent, base in pairs]
+        results = syncer.sync_pairs(pairs)
         for r in results:
             show(r)
         branches = _to_push(results)
@@ -103,7 +104,11 @@ def push_with_retries(
                     show(merged)
                     why = f"could not merge {remote}/{branch} into {branch}"
                     return _gave_up(results, retries, why, report)
-            results = [syncer.sync_pair(agent, base) for agent, base in pairs]
+            try:
+                syncer.commit()
+            except RefMoved as exc:
+                return _gave_up(results, retries, exc.message, report)
+            results = syncer.sync_pairs(pairs)
             for r in results:
                 if not r.ok:
                     show(r)

@@ -1,4 +1,8 @@
-"""``status``: where each agent branch stands against its base, predicted by a dry-run sync."""
+"""``status``: where each agent branch stands against its base, predicted by a dry-run sync.
+
+The prediction is that of ``sync --all``: agents in name order, each merged into the
+base as the earlier ones left it, so agents that conflict with each other show it.
+"""
 
 from __future__ import annotations
 

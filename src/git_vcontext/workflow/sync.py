@@ -1,19 +1,22 @@
 """``sync``: merge each agent branch and its base both ways, in process, as real merge commits.
 
-For one pair (base B at b, agent A at a):
+For the pairs (base B, agent A at a) of one run:
 
-1. B side: merge a into b (merge base of a and b). Every document that differs
-   goes through our engine, so ours' (the base's) lack of a ``fork`` block wins
-   (M11) and the agent's fork never reaches the base. A merged tree equal to b's
-   means the agent has nothing new: B does not move.
-2. A side: merge the new B commit (or b) into a. Its merge base is a itself
-   after step 1, so A receives exactly the base's data and keeps its own fork,
-   with ``parentSequence`` set to the base's sequence (M11); when step 1 merged
-   something, the same commit marks the forks ``merged`` (``mergedAt``, ``mergedBy``).
-3. Both refs move in one transaction that checks their old values.
+1. B side, agent after agent: merge a into B's current commit b (merge base of a
+   and b). Every document that differs goes through our engine, so ours' (the
+   base's) lack of a ``fork`` block wins (M11) and the agent's fork never reaches
+   the base. A merged tree equal to b's means the agent has nothing new: B stays.
+2. A side, once every agent's work is in: merge B's final commit into a. a is an
+   ancestor of it after step 1, so A receives exactly the base's data and keeps
+   its own forks, with ``parentSequence`` set to the base's sequence (M11); when
+   step 1 merged something, the same commit marks the forks ``merged``
+   (``mergedAt``, ``mergedBy``).
+3. All refs move in one transaction that checks their old values.
 
-Afterwards both branches hold the same data except the fork blocks, the base's
-merge commit is an ancestor of the agent's, and a second sync finds nothing to do.
+Afterwards every agent branch holds its base's data except the fork blocks, the
+base's merge commits are ancestors of the agents', and a second sync finds
+nothing to do. A pair that conflicts (or whose checked-out branch has local
+changes) stops in step 1 and plans nothing.
 """
 
 from __future__ import annotations
@@ -60,6 +63,12 @@ class PairResult:
     def ok(self) -> bool:
         return self.state in (MERGED, UP_TO_DATE)
 
+    def refused(self, message: str) -> PairResult:
+        """The same pair, stopped: nothing moves."""
+        return PairResult(
+            self.agent, self.branch, self.base, REFUSED, documents=self.documents, message=message
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
@@ -93,6 +102,76 @@ class Syncer:
         self._signatures: tuple[Any, Any] | None = None
         self.warnings: list[str] = []
         self._parsed: dict[Any, Any] = {}  # documents parsed so far, by content (all pairs)
+        self._planned: dict[str, list[Any]] = {}  # full ref name -> [old, new]: moved by commit()
+        self._reflog: list[str] = []
+
+    # -- many pairs ----------------------------------------------------------------
+
+    def sync_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[PairResult]:
+        """Sync every (agent, base), then move every ref in one transaction.
+
+        First each agent's work goes into its base, in order; then each agent
+        branch receives its base as all the agents left it, so one run leaves
+        every branch up to date. When a ref moved meanwhile (another process),
+        nothing is moved and the pairs are synced again one by one, each pair's
+        refs moved on their own.
+        """
+        results = self._run(pairs)
+        try:
+            self.commit()
+            return results
+        except refs.RefMoved as exc:
+            self.warnings.append(f"{exc.message}: syncing the agents one at a time")
+        results = []
+        for pair in pairs:
+            [result] = self._run([pair])
+            try:
+                self.commit()
+            except refs.RefMoved as exc:
+                result = result.refused(f"{exc.message}: nothing moved, sync again")
+            results.append(result)
+        return results
+
+    def sync_pair(self, agent: str, base: str) -> PairResult:
+        """Merge ``agents/AGENT`` and ``base`` both ways (planned: ``commit()`` moves the refs)."""
+        [result] = self._run([(agent, base)])
+        return result
+
+    def _run(self, pairs: Sequence[tuple[str, str]]) -> list[PairResult]:
+        from ..codecs import reused_parses
+
+        with reused_parses(self._parsed):
+            started = [self._into_base(agent, base) for agent, base in pairs]
+            return [self._into_agent(pair) for pair in started]
+
+    def commit(self) -> None:
+        """Move the planned refs, all or none (RefMoved: none); work trees follow in finish()."""
+        planned, self._planned = self._planned, {}
+        reflog, self._reflog = self._reflog, []
+        if not planned or self.dry_run:
+            return  # a dry run forgets its plan
+        for name, (old, new) in planned.items():
+            short = name.removeprefix("refs/heads/")
+            path = self.checkouts().get(short)
+            if path is None:
+                continue
+            shown = self._pending.get(path, [old])[0]  # what the work tree holds now
+            if why := worktrees.can_follow(path, str(shown), str(new)):
+                raise refs.RefMoved(f"{short} is checked out in {path} and cannot follow: {why}")
+        updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
+        refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
+        for name, (old, new) in planned.items():
+            self._follow(name.removeprefix("refs/heads/"), old, new)
+
+    def tip(self, branch: str) -> Any:
+        """Where ``branch`` is (or will be, once the planned moves are committed)."""
+        planned = self._planned.get(refs.branch_ref(branch))
+        return planned[1] if planned else refs.target(self.repo, branch)
+
+    def _plan(self, branch: str, old: Any, new: Any, why: str) -> None:
+        name = refs.branch_ref(branch)
+        self._planned.setdefault(name, [old, new])[1] = new
+        self._reflog.append(why)
 
     # -- identities and checkouts ------------------------------------------------
 
@@ -126,91 +205,75 @@ class Syncer:
 
     # -- one pair --------------------------------------------------------------
 
-    def sync_pair(self, agent: str, base: str) -> PairResult:
-        """Merge ``agents/AGENT`` and ``base`` both ways (see the module's description)."""
-        from ..codecs import reused_parses
-
-        with reused_parses(self._parsed):
-            return self._sync_pair(agent, base)
-
-    def _sync_pair(self, agent: str, base: str) -> PairResult:
+    def _into_base(self, agent: str, base: str) -> _Pair:
+        """Step 1: the agent's work into the base (planned), or why the pair stops."""
         repo = self.repo
         branch = agents.agent_branch(repo, agent)
-        a, b = refs.target(repo, branch), refs.target(repo, base)
+        a, b = self.tip(branch), self.tip(base)
         if a is None:
             raise OperationalError(f"no branch {branch} for agent {agent!r}")
         if b is None:
             raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
-        result = _Pair(agent, branch, base)
+        pair = _Pair(agent, branch, base, a)
         if repo.merge_base(a, b) is None:
-            return result.done(REFUSED, message=f"{branch} and {base} share no history")
+            return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
+        if a == b or repo.descendant_of(b, a):
+            return pair  # nothing of the agent's is missing from the base
+        merged_in = self._merge(b, a)
+        if not merged_in.clean:
+            return pair.stop(CONFLICT, conflicts=merged_in.conflicts)
+        pair.notes += merged_in.notes
+        if merged_in.tree == repo[b].tree_id:
+            return pair  # nothing new from the agent: the base stays
+        for name in (base, branch):  # both will move
+            if why := self.blocked(name):
+                return pair.stop(REFUSED, message=why)
+        pair.documents = merged_in.documents
+        message = _message(f"merge {branch} into {base}", agent, merged_in.documents)
+        new_b = self._commit(merged_in.tree, [b, a], message)
+        pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
+        self._plan(base, b, new_b, agent)
+        return pair
 
-        # 1. the agent's work into the base
-        merged_in = None
-        if a != b and not repo.descendant_of(b, a):
-            merged_in = self._merge(b, a)
-            if not merged_in.clean:
-                return result.done(CONFLICT, conflicts=merged_in.conflicts)
-            result.notes += merged_in.notes
-            if merged_in.tree == repo[b].tree_id:
-                merged_in = None  # nothing new from the agent: the base stays
-        new_b = None
-        if merged_in is not None:
-            result.documents = merged_in.documents
-            message = _message(f"merge {branch} into {base}", agent, merged_in.documents)
-            new_b = self._commit(merged_in.tree, [b, a], message)
-
-        # 2. the base into the agent branch (after step 1 the merge base is a itself)
+    def _into_agent(self, pair: _Pair) -> PairResult:
+        """Step 2: the base, as every pair left it, into the agent branch (planned)."""
+        if pair.final is not None:
+            return pair.final
+        repo, a = self.repo, pair.a
+        b = self.tip(pair.base)
         merged_back = None
-        if merged_in is not None:
-            mark = None if self.dry_run else self._marker(merged_in.documents)
-            merged_back = carry_to_agent(
-                repo, repo[a].tree, repo[merged_in.tree], now=self.now, mark=mark
-            )
-        elif a != b and not repo.descendant_of(a, b):
-            merged_back = self._merge(a, b)
-        new_a = None
-        if merged_back is not None:
-            if not merged_back.clean:
-                return result.done(CONFLICT, conflicts=merged_back.conflicts)
-            tree, documents = merged_back.tree, merged_back.documents
-            if tree == repo[a].tree_id and merged_in is None:
-                merged_back = None  # the agent branch already holds the base's data
+        if a != b and not repo.descendant_of(a, b):
+            if repo.descendant_of(b, a):  # a is in the base: its data plus a's own forks
+                mark = self._marker(pair.documents) if pair.base_moves else None
+                merged_back = carry_to_agent(
+                    repo, repo[a].tree, repo[b].tree, now=self.now, mark=mark
+                )
             else:
-                result.agent_documents = documents
-                message = _message(f"merge {base} into {branch}", agent, result.agent_documents)
-                new_a = self._commit(tree, [a, new_b or b], message)
-
-        if merged_in is None and merged_back is None:
-            return result.done(UP_TO_DATE)
-        result.base_moves, result.agent_moves = merged_in is not None, merged_back is not None
-        result.base_commit = None if new_b is None else str(new_b)
-        result.agent_commit = None if new_a is None else str(new_a)
-        for name, moves in ((base, result.base_moves), (branch, result.agent_moves)):
-            if moves and (why := self.blocked(name)):
-                return result.done(REFUSED, message=why)
-        if self.dry_run:
-            return result.done(MERGED)
-        updates = [
-            refs.RefUpdate(refs.branch_ref(name), old, new)
-            for name, old, new in ((base, b, new_b), (branch, a, new_a))
-            if new is not None
-        ]
-        try:
-            refs.move_refs(
-                repo,
-                updates,
-                message=f"vcontext sync: {agent}",
-            )
-        except refs.RefMoved as exc:
-            return result.done(REFUSED, message=f"{exc.message}: nothing moved, sync again")
-        for name, old, new in ((base, b, new_b), (branch, a, new_a)):
-            if new is not None:
-                self._follow(name, old, new)
-        return result.done(MERGED)
+                merged_back = self._merge(a, b)
+        # only the three-way route can conflict or be refused here, and it runs only when
+        # step 1 planned nothing for this pair
+        if merged_back is not None and not merged_back.clean:
+            return pair.done(CONFLICT, conflicts=merged_back.conflicts)
+        if merged_back is not None and merged_back.tree == repo[a].tree_id and not pair.base_moves:
+            merged_back = None  # the agent branch already holds the base's data
+        if merged_back is None:
+            return pair.done(MERGED if pair.base_moves else UP_TO_DATE)
+        if not pair.base_moves and (why := self.blocked(pair.branch)):
+            return pair.done(REFUSED, message=why)
+        pair.agent_documents = merged_back.documents
+        message = _message(
+            f"merge {pair.base} into {pair.branch}", pair.agent, pair.agent_documents
+        )
+        new_a = self._commit(merged_back.tree, [a, b], message)
+        pair.agent_moves, pair.agent_commit = True, None if self.dry_run else str(new_a)
+        self._plan(pair.branch, a, new_a, pair.agent)
+        return pair.done(MERGED)
 
     def integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
-        """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries)."""
+        """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
+
+        Planned like a pair: ``commit()`` moves the ref.
+        """
         from ..codecs import reused_parses
 
         with reused_parses(self._parsed):
@@ -218,7 +281,7 @@ class Syncer:
 
     def _integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
         repo = self.repo
-        ours = refs.target(repo, branch)
+        ours = self.tip(branch)
         result = _Pair("", branch, what)
         if ours is None or theirs == ours or repo.descendant_of(ours, theirs):
             return result.done(UP_TO_DATE)
@@ -232,15 +295,7 @@ class Syncer:
         result.documents = merged.documents
         if why := self.blocked(branch):
             return result.done(REFUSED, message=why)
-        try:
-            refs.move_refs(
-                repo,
-                [refs.RefUpdate(refs.branch_ref(branch), ours, new)],
-                message=f"vcontext sync: merge {what}",
-            )
-        except refs.RefMoved as exc:
-            return result.done(REFUSED, message=exc.message)
-        self._follow(branch, ours, new)
+        self._plan(branch, ours, new, f"merge {what}")
         result.base_commit, result.base_moves = str(new), True
         return result.done(MERGED)
 
@@ -253,17 +308,28 @@ class Syncer:
         return merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=self.now)
 
     def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
-        """A commit object (no ref moves); None in a dry run, which writes no commit."""
+        """A commit object (no ref moves).
+
+        A dry run writes its commits too, so later pairs build on earlier ones as
+        in the real run, but with a fixed identity and time: the same prediction
+        writes the same objects, and they are never referenced.
+        """
         if self.dry_run:
-            return None
+            import pygit2
+
+            nobody = pygit2.Signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", 0, 0)
+            return self.repo.create_commit(None, nobody, nobody, message, tree, parents)
         author, committer = self.signatures()
         return self.repo.create_commit(None, author, committer, message, tree, parents)
 
     def _marker(self, contributed: Sequence[str]) -> Any:
         """How the agent side marks forks merged: documents whose changes reached the base
-        get a fresh ``mergedAt``; other forks still ``unmerged`` are marked too."""
+        get a fresh ``mergedAt``; other forks still ``unmerged`` are marked too. None in a
+        dry run (whose objects must not depend on the time)."""
         from .forkstate import merger_agent
 
+        if self.dry_run:
+            return None
         by = merger_agent(self.signatures()[1])
         done = set(contributed)
 
@@ -292,10 +358,10 @@ class Syncer:
 
 
 class _Pair:
-    """A PairResult being filled in."""
+    """A pair being synced: what step 1 found, then the result."""
 
-    def __init__(self, agent: str, branch: str, base: str) -> None:
-        self.agent, self.branch, self.base = agent, branch, base
+    def __init__(self, agent: str, branch: str, base: str, a: Any = None) -> None:
+        self.agent, self.branch, self.base, self.a = agent, branch, base, a
         self.base_commit: str | None = None
         self.agent_commit: str | None = None
         self.documents: tuple[str, ...] = ()
@@ -303,6 +369,14 @@ class _Pair:
         self.notes: tuple[str, ...] = ()
         self.base_moves = False
         self.agent_moves = False
+        self.final: PairResult | None = None  # set when the pair stopped in step 1
+
+    def stop(
+        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+    ) -> _Pair:
+        """Step 1 ends the pair (nothing of it is planned)."""
+        self.final = self.done(state, conflicts=conflicts, message=message)
+        return self
 
     def done(
         self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""

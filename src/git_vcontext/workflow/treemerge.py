@@ -90,19 +90,25 @@ class DocumentSides:
         entry = self.entry(side, path)
         raw: bytes | None = None
         if entry is not None and entry.type_str == "blob":
-            raw = self.repo[entry.id].data
+            raw = entry.data  # tree entries are Blob objects: no second lookup
         self._data[key] = raw
         return raw
 
 
-def is_document(path: str, blobs: Callable[[], list[bytes | None]]) -> bool:
-    """A vContext document: by install's patterns, else a .json/.tron file that looks like one."""
-    from ..installer import matches_install_patterns
-
-    if matches_install_patterns(path):
+def is_document(path: str, blobs: Callable[[], list[bytes | None]], repo: Any = None) -> bool:
+    """A file our engine merges: by install's patterns, a .json/.tron file that looks like
+    a vContext document, or (given ``repo``) one its attributes give ``merge=vcontext``,
+    as ``git merge`` would."""
+    if doc.matches_file_patterns(path):
         return True
-    if path.endswith(_SNIFFED_SUFFIXES):
-        return any(raw is not None and doc.looks_like_vcontext(raw) for raw in blobs())
+    if path.endswith(_SNIFFED_SUFFIXES) and any(
+        raw is not None and doc.looks_like_vcontext(raw) for raw in blobs()
+    ):
+        return True
+    if repo is not None:
+        from ..gitio.diffs import attribute
+
+        return bool(attribute(repo, path, "merge") == "vcontext")
     return False
 
 
@@ -179,7 +185,7 @@ def merge_trees(
 
 
 def _is_doc(sides: DocumentSides, path: str) -> bool:
-    return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)])
+    return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
 
 
 def _index_entry(index: Any, path: str) -> Any:

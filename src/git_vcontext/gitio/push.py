@@ -1,0 +1,247 @@
+"""What a push sends: git's pre-push ref lines and the commits each ref update brings.
+
+``<local ref> SP <local sha> SP <remote ref> SP <remote sha>`` per line (githooks(5)).
+Commits are read with pygit2 from the object database, never the working tree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import OperationalError
+from .diffs import NO_DOCUMENT_MODES
+
+DELETE = "(delete)"
+
+
+def is_zero(sha: str) -> bool:
+    """The all-zero object name git uses for 'no object' (SHA-1 or SHA-256 length)."""
+    return bool(sha) and set(sha) == {"0"}
+
+
+@dataclass(frozen=True)
+class RefUpdate:
+    """One line of the pre-push input."""
+
+    local_ref: str
+    local_sha: str
+    remote_ref: str
+    remote_sha: str
+
+    @property
+    def is_deletion(self) -> bool:
+        return self.local_ref == DELETE or is_zero(self.local_sha)
+
+    @property
+    def is_new(self) -> bool:
+        return is_zero(self.remote_sha)
+
+    @property
+    def branch(self) -> str | None:
+        """The remote branch this update writes (short name), None for tags and others."""
+        prefix = "refs/heads/"
+        return self.remote_ref[len(prefix) :] if self.remote_ref.startswith(prefix) else None
+
+
+def parse_ref_lines(text: str) -> list[RefUpdate]:
+    """The ref updates of a pre-push input; a malformed line is an OperationalError."""
+    updates = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 4:
+            raise OperationalError(
+                f"pre-push input line {number} is not '<local ref> <local sha> <remote ref> "
+                f"<remote sha>': {line.strip()!r}"
+            )
+        updates.append(RefUpdate(*parts))
+    return updates
+
+
+@dataclass
+class PushRange:
+    """The commits one ref update brings to the remote, oldest first."""
+
+    update: RefUpdate
+    commits: list[Any] = field(default_factory=list)  # pygit2.Commit
+    notes: list[str] = field(default_factory=list)
+    tip: Any = None  # the commit the remote ref will point to
+    previous: Any = None  # the commit it points to now, when known here
+    rewinds: bool = False  # a forced update: ``previous`` is not in the pushed history
+
+
+def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Any:
+    """The repository a hook runs in (``$GIT_DIR`` when git set it)."""
+    import pygit2
+
+    from . import open_repo
+
+    git_dir = os.environ.get("GIT_DIR")
+    if git_dir:
+        try:
+            return pygit2.Repository(git_dir)
+        except pygit2.GitError as exc:
+            raise OperationalError(f"cannot open the repository at {git_dir}: {exc}") from None
+    return open_repo(cwd)
+
+
+def common_dir(repo: Any) -> Path:
+    """Git's common directory (the main ``.git`` even from a linked worktree)."""
+    here = Path(repo.path)
+    pointer = here / "commondir"
+    try:
+        target = pointer.read_text().strip()
+    except OSError:
+        return here
+    return (here / target).resolve()
+
+
+def pushed_commits(repo: Any, update: RefUpdate, remote: str) -> PushRange:
+    """The commits ``update`` sends that the remote does not have yet, oldest first.
+
+    Known remote sha: the commits since it. New ref (zero remote sha): the commits not
+    reachable from the remote's tracking refs (any ``refs/remotes/*`` when it has none).
+    A remote sha missing locally: the same, with a note saying so.
+    """
+    import pygit2
+
+    pushed = PushRange(update)
+    tip = _commit(repo, update.local_sha)
+    if tip is None:
+        pushed.notes.append(f"{update.local_ref} is not a commit: nothing to check")
+        return pushed
+    pushed.tip = tip
+    own = _tracking_tips(repo, remote)
+    hide: list[Any] = list(own)  # what the remote had when last fetched is not news
+    if not update.is_new:
+        known = _commit(repo, update.remote_sha, missing_ok=True)
+        if known is not None:
+            hide.append(known.id)
+            pushed.previous = known
+            pushed.rewinds = known.id != tip.id and not repo.descendant_of(tip.id, known.id)
+        else:
+            pushed.notes.append(
+                f"the remote's {update.remote_ref} ({update.remote_sha[:12]}) is not known "
+                "here (fetch to update it): checked the commits since the merge base with "
+                "the remote-tracking refs"
+            )
+    if update.is_new or not hide:
+        if not own:
+            hide.extend(_tracking_tips(repo, None))
+        if not hide:
+            pushed.notes.append(
+                f"no remote-tracking refs: checked the whole history of {update.local_ref}"
+            )
+    walker = repo.walk(tip.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+    for oid in hide:
+        walker.hide(oid)
+    try:
+        pushed.commits = list(walker)
+    except pygit2.GitError as exc:
+        raise OperationalError(f"cannot read the history of {update.local_ref}: {exc}") from None
+    return pushed
+
+
+def _commit(repo: Any, sha: str, *, missing_ok: bool = False) -> Any:
+    import pygit2
+
+    try:
+        obj = repo[sha]
+    except (KeyError, ValueError):
+        obj = _named(repo, sha)  # the pre-commit framework may hand over a ref name
+        if obj is None:
+            if missing_ok:
+                return None
+            raise OperationalError(f"object {sha} is not in this repository") from None
+    try:
+        return obj.peel(pygit2.Commit)
+    except (pygit2.InvalidSpecError, ValueError, pygit2.GitError):
+        return None  # a tag of a tree or a blob: no commits
+
+
+def _named(repo: Any, name: str) -> Any:
+    import pygit2
+
+    if all(c in "0123456789abcdef" for c in name):
+        return None  # an object name, just not here
+    try:
+        return repo.revparse_single(name)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+
+
+def _tracking_tips(repo: Any, remote: str | None) -> list[Any]:
+    """Commit ids of ``remote``'s tracking refs (of every remote when ``remote`` is None)."""
+    import pygit2
+
+    prefix = f"refs/remotes/{remote}/" if remote is not None else "refs/remotes/"
+    tips = []
+    for name in repo.references:
+        if not name.startswith(prefix):
+            continue
+        try:
+            target = repo.references[name].resolve().peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            continue  # a dangling symbolic ref (origin/HEAD to a pruned branch)
+        tips.append(target.id)
+    return tips
+
+
+@dataclass(frozen=True)
+class Change:
+    """One vContext file a commit changed against one parent (blob ids, None if absent)."""
+
+    old_path: str | None
+    new_path: str | None
+    old_id: str | None
+    new_id: str | None
+
+    @property
+    def path(self) -> str:
+        return self.new_path or self.old_path or ""
+
+
+def changes(repo: Any, parent: Any, commit: Any, wanted: Callable[[str], bool]) -> list[Change]:
+    """The ``wanted`` files that differ between ``parent`` (None: empty tree) and ``commit``.
+
+    Renames are found (so a moved document keeps its past), but only when a wanted
+    file was added or deleted: rename detection reads contents.
+    """
+    if parent is None:
+        diff = commit.tree.diff_to_tree(swap=True)
+    else:
+        diff = parent.tree.diff_to_tree(commit.tree)
+    deltas = [d for d in diff.deltas if _wanted(d, wanted)]
+    if any(d.old_file.mode == 0 or d.new_file.mode == 0 for d in deltas):
+        diff.find_similar()
+        deltas = [d for d in diff.deltas if _wanted(d, wanted)]
+    out = []
+    for delta in deltas:
+        old, new = delta.old_file, delta.new_file
+        if old.mode in NO_DOCUMENT_MODES or new.mode in NO_DOCUMENT_MODES:
+            continue
+        old_path = None if old.mode == 0 else old.path
+        new_path = None if new.mode == 0 else new.path
+        old_id = None if old_path is None else str(old.id)
+        new_id = None if new_path is None else str(new.id)
+        if old_id != new_id or old_path != new_path:
+            out.append(Change(old_path, new_path, old_id, new_id))
+    return out
+
+
+def _wanted(delta: Any, wanted: Callable[[str], bool]) -> bool:
+    return any(f.mode != 0 and wanted(f.path) for f in (delta.old_file, delta.new_file))
+
+
+def blob_bytes(repo: Any, blob_id: str) -> bytes:
+    """The content of a blob; OperationalError when the object cannot be read."""
+    try:
+        data: bytes = repo[blob_id].data
+    except (KeyError, ValueError, AttributeError) as exc:
+        raise OperationalError(f"cannot read object {blob_id}: {exc}") from None
+    return data

@@ -1,0 +1,159 @@
+"""Rules on one container: changeLog sequences, fork consistency, dependencies (Ext 4, 10, 11)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .rules import walk_items
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Parts = tuple[str | int, ...]
+    Issue = tuple[str, Parts, str]
+
+BLOCKING_EDGES = (None, "blocks")
+"""Edge types (vBRIEF ``edges``) that order work, so may not form a cycle; ``informs`` may."""
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_changelog(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
+    """Sequences in ``changeLog`` never decrease and never pass the container's ``sequence``."""
+    log = container.get("changeLog")
+    if not isinstance(log, list):
+        return
+    top: Any = container.get("sequence")
+    previous: Any = None
+    for i, change in enumerate(log):
+        seq: Any = change.get("sequence") if isinstance(change, dict) else None
+        if not _number(seq):
+            continue
+        parts = (*where, "changeLog", i, "sequence")
+        if previous is not None and seq < previous:
+            msg = f"sequence {seq} follows {previous}; changeLog sequences must not decrease"
+            yield "changelog-sequence", parts, msg
+        if _number(top) and seq > top:
+            msg = f"sequence {seq} is above the container's sequence {top}; raise that to {seq}"
+            yield "changelog-sequence", parts, msg
+        previous = seq if previous is None else max(previous, seq)
+
+
+def check_fork(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
+    """``fork.parentSequence`` not negative; ``mergeStatus`` agrees with the recorded conflicts."""
+    fork = container.get("fork")
+    if not isinstance(fork, dict):
+        return
+    here = (*where, "fork")
+    parent: Any = fork.get("parentSequence")
+    if _number(parent) and parent < 0:
+        msg = f"parentSequence {parent} is negative; use the parent's sequence when forked (>= 0)"
+        yield "fork-parent-sequence", (*here, "parentSequence"), msg
+    yield from _merge_status(fork, here)
+
+
+def _merge_status(fork: dict[str, Any], here: Parts) -> Iterator[Issue]:
+    status = fork.get("mergeStatus")
+    resolution = fork.get("conflictResolution")
+    conflicts = resolution.get("conflicts") if isinstance(resolution, dict) else None
+    statuses = [c.get("status") for c in conflicts or () if isinstance(c, dict)]
+    open_ = sum(s == "unresolved" for s in statuses)
+    at = (*here, "mergeStatus")
+    if status == "conflict" and not open_:
+        msg = (
+            'mergeStatus is "conflict" but conflictResolution lists no unresolved conflict; '
+            'record the conflicts or set mergeStatus to "mergePending" or "merged"'
+        )
+        yield "fork-merge-status", at, msg
+    elif open_ and status != "conflict":
+        shown = "missing" if status is None else f'"{status}"'
+        msg = (
+            f"{open_} unresolved conflict(s) in conflictResolution but mergeStatus is {shown}; "
+            'resolve them or set mergeStatus to "conflict"'
+        )
+        yield "fork-merge-status", at if status is not None else here, msg
+
+
+def check_dependencies(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
+    """``dependencies`` and ``edges`` name ids of this container and form no cycle."""
+    items = list(walk_items(container, where))
+    ids = {item["id"] for _, item in items if isinstance(item.get("id"), str)}
+    graph: dict[str, list[str]] = {}  # id -> ids that must finish first
+    first_at: dict[str, Parts] = {}
+    for parts, item in items:
+        deps = item.get("dependencies")
+        if not isinstance(deps, list):
+            continue
+        for j, dep in enumerate(deps):
+            if not isinstance(dep, str):
+                continue
+            if dep not in ids:
+                yield _missing(dep, (*parts, "dependencies", j))
+            elif isinstance(item.get("id"), str):
+                graph.setdefault(item["id"], []).append(dep)
+                first_at.setdefault(item["id"], (*parts, "dependencies"))
+    yield from _edges(container, where, ids, graph, first_at)
+    yield from _cycles(graph, first_at, where)
+
+
+def _edges(
+    container: dict[str, Any],
+    where: Parts,
+    ids: set[str],
+    graph: dict[str, list[str]],
+    first_at: dict[str, Parts],
+) -> Iterator[Issue]:
+    edges = container.get("edges")
+    if not isinstance(edges, list):
+        return
+    for i, edge in enumerate(edges):
+        if not isinstance(edge, dict):
+            continue
+        ends = [(k, edge.get(k)) for k in ("from", "to")]
+        bad = [(k, v) for k, v in ends if isinstance(v, str) and v not in ids]
+        for key, value in bad:
+            yield _missing(value, (*where, "edges", i, key))
+        src, dst = edge.get("from"), edge.get("to")
+        ordering = edge.get("type") in BLOCKING_EDGES
+        if ordering and not bad and isinstance(src, str) and isinstance(dst, str):
+            graph.setdefault(dst, []).append(src)
+            first_at.setdefault(dst, (*where, "edges", i))
+
+
+def _missing(dep: str, parts: Parts) -> Issue:
+    msg = f'"{dep}" is not the id of an item in this container; fix the reference or add the item'
+    return "dependency-missing", parts, msg
+
+
+def _cycles(
+    graph: dict[str, list[str]], first_at: dict[str, Parts], where: Parts
+) -> Iterator[Issue]:
+    """One finding per cycle found by a depth-first search (iterative, so no recursion limit)."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    for root in sorted(graph):
+        if state.get(root):
+            continue
+        path: list[str] = []
+        stack: list[tuple[str, int]] = [(root, 0)]
+        while stack:
+            node, i = stack.pop()
+            if i == 0:
+                state[node] = 1
+                path.append(node)
+            nexts = graph.get(node, [])
+            if i < len(nexts):
+                stack.append((node, i + 1))
+                nxt = nexts[i]
+                if state.get(nxt) == 1:
+                    loop = [*path[path.index(nxt) :], nxt]
+                    shown = " -> ".join(reversed(loop))
+                    msg = f"dependency cycle {shown}; remove one of these dependencies"
+                    yield "dependency-cycle", first_at.get(nxt, where), msg
+                elif not state.get(nxt):
+                    stack.append((nxt, 0))
+            else:
+                state[node] = 2
+                path.pop()

@@ -1,0 +1,514 @@
+"""History rules: what one commit may not do to a document its parent had (PRODUCT.md).
+
+Pure functions over one (old bytes, new bytes, path) pair, the same file before and
+after a commit (``None`` where it is absent). A merge commit is checked once per
+parent: it must not drop what any parent had.
+
+Rules (stable ids):
+
+- ``history-event-removed``: a playbook event (by ``eventId``) or a JSONL event
+  record (by ``event_id``) the parent had is gone;
+- ``history-event-modified``: such an event has different content;
+- ``history-target-changed``: an existing ``eventId`` points at another ``targetId``;
+- ``history-changelog-removed`` / ``history-changelog-modified``: a ``changeLog``
+  entry the parent had is gone or was edited (the log is append-only);
+- ``history-sequence-decreased``: a ``sequence`` (document or container level, or
+  ``playbook.version``) went down;
+- ``history-unmerged-fork`` (``check_arrival``, judged between a branch's old and new
+  tip rather than per commit): a ``fork`` block with ``mergeStatus: "unmerged"``
+  arrives on a branch outside the agent prefix (a plain ``git merge`` of an agent
+  branch; ``sync`` is the way to bring agent work back).
+
+A side that does not parse is left to the per-file check (rule ``parse``): the
+history rules compare only what both sides say.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from .. import document as doc
+from ..values import canonical, same
+from .model import Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..values import JsonValue
+
+RULES_VERSION = "1"
+"""Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
+
+EVENT_REMOVED = "history-event-removed"
+EVENT_MODIFIED = "history-event-modified"
+TARGET_CHANGED = "history-target-changed"
+CHANGELOG_REMOVED = "history-changelog-removed"
+CHANGELOG_MODIFIED = "history-changelog-modified"
+SEQUENCE_DECREASED = "history-sequence-decreased"
+UNMERGED_FORK = "history-unmerged-fork"
+RULES = (
+    EVENT_REMOVED,
+    EVENT_MODIFIED,
+    TARGET_CHANGED,
+    CHANGELOG_REMOVED,
+    CHANGELOG_MODIFIED,
+    SEQUENCE_DECREASED,
+    UNMERGED_FORK,
+)
+TARGET_ID = "targetId"
+UNMERGED = "unmerged"
+
+Path = tuple[str | int, ...]
+
+
+def check_change(
+    old: bytes | None, new: bytes | None, path: str, *, old_path: str | None = None
+) -> list[Finding]:
+    """Findings for one file changed by one commit (against one parent).
+
+    ``old_path``: the old name of a renamed file (its format may differ).
+    """
+    if old is None:
+        return []  # a new file has no past to break
+    pair = _parse_pair(old, new, path, old_path)
+    if pair is None:
+        return []
+    return check_data(*pair)
+
+
+def check_arrival(
+    old: bytes | None, new: bytes | None, path: str, *, old_path: str | None = None
+) -> list[Finding]:
+    """``history-unmerged-fork``: unmerged fork blocks in ``new`` that ``old`` lacked.
+
+    For a branch outside the agent prefix, ``old`` is the file at the branch's previous
+    tip and ``new`` at its new tip: what the push makes arrive there, whichever
+    commits carry it (they may already be on the remote under an agent branch).
+    """
+    if new is None:
+        return []
+    pair = _parse_pair(old, new, path, old_path)
+    if pair is None:
+        return []
+    return _unmerged_forks(*pair)
+
+
+def _parse_pair(
+    old: bytes | None, new: bytes | None, path: str, old_path: str | None
+) -> tuple[Any, Any, str] | None:
+    """Both sides parsed and the new text; None when a present side does not parse."""
+    old_data, _ = _parse(old, old_path or path)
+    new_data, text = _parse(new, path)
+    if old_data is _UNREADABLE or new_data is _UNREADABLE:
+        return None
+    return old_data, new_data, text
+
+
+def check_data(old: JsonValue, new: JsonValue, new_text: str = "") -> list[Finding]:
+    """The per-commit history rules over parsed values (``None`` = the file is absent).
+
+    ``new_text`` (the new source) is only used to give findings a line and column.
+    """
+    if new is None:
+        return _deleted(old)
+    if isinstance(old, list) or isinstance(new, list):  # JSONL records
+        return _jsonl_events(old, new, new_text)
+    return (
+        _events(old, new, new_text)
+        + _changelogs(old, new, new_text)
+        + _sequences(old, new, new_text)
+    )
+
+
+def _deleted(old: JsonValue) -> list[Finding]:
+    """A deleted file takes its events with it: one finding, not one per event."""
+    count = len(_records(old)) if isinstance(old, list) else len(_playbook_events(old))
+    if not count:
+        return []
+    return [
+        Finding(
+            EVENT_REMOVED,
+            "",
+            f"the file was deleted with its {count} event(s); event logs are append-only: "
+            "restore it (or rename it, which git sees as a move)",
+        )
+    ]
+
+
+# -- playbook events ----------------------------------------------------------------
+
+
+def _events(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+    before = _playbook_events(old)
+    if not before:
+        return []
+    after = _playbook_events(new)
+    out = []
+    for event_id, (where, event) in before.items():
+        found = after.get(event_id)
+        if found is None:
+            out.append(
+                _finding(
+                    EVENT_REMOVED,
+                    where,
+                    f"playbook event {event_id!r} was removed; events are append-only: "
+                    "restore it (supersede or deprecate it with a new event instead)",
+                    old,
+                )
+            )
+            continue
+        new_where, new_event = found
+        if same(event, new_event):
+            continue
+        line, column = _locate(text, doc.EVENT_ID, event_id)
+        if isinstance(event, dict) and isinstance(new_event, dict):
+            old_target, new_target = event.get(TARGET_ID), new_event.get(TARGET_ID)
+            if not same(old_target, new_target):
+                out.append(
+                    _finding(
+                        TARGET_CHANGED,
+                        new_where,
+                        f"event {event_id!r} now targets {new_target!r} instead of "
+                        f"{old_target!r}; an event's target never changes: restore it "
+                        "and append a new event",
+                        new,
+                        line,
+                        column,
+                    )
+                )
+                continue
+        changed = _changed_keys(event, new_event)
+        out.append(
+            _finding(
+                EVENT_MODIFIED,
+                new_where,
+                f"playbook event {event_id!r} was modified ({changed}); events are "
+                "immutable: restore it and append a new event instead",
+                new,
+                line,
+                column,
+            )
+        )
+    return out
+
+
+def _playbook_events(data: JsonValue) -> dict[Any, tuple[Path, Any]]:
+    """Every playbook event by ``eventId``, with its path (root or embedded playbooks)."""
+    found: dict[Any, tuple[Path, Any]] = {}
+    for path, array in _walk_arrays(data):
+        if not doc.is_playbook_log(path):
+            continue
+        for index, element in enumerate(array):
+            ident = doc.element_id(element, doc.EVENT_ID)
+            if ident is not None and ident not in found:
+                found[ident] = ((*path, index), element)
+    return found
+
+
+def _walk_arrays(data: JsonValue, path: Path = ()) -> list[tuple[Path, list[Any]]]:
+    """Arrays reachable through objects (and through array elements), with their paths."""
+    out: list[tuple[Path, list[Any]]] = []
+    stack: list[tuple[Path, Any]] = [(path, data)]
+    while stack:
+        here, node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, (dict, list)):
+                    stack.append(((*here, key), value))
+        elif isinstance(node, list):
+            out.append((here, node))
+            for index, value in enumerate(node):
+                if isinstance(value, (dict, list)):
+                    stack.append(((*here, index), value))
+    return out
+
+
+# -- JSONL event logs ----------------------------------------------------------------
+
+
+def _jsonl_events(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+    before = _records(old)
+    if not before:
+        return []
+    after = _records(new)
+    lines = _record_lines(text)
+    out = []
+    for event_id, (index, record) in before.items():
+        found = after.get(event_id)
+        if found is None:
+            out.append(
+                Finding(
+                    EVENT_REMOVED,
+                    f"/{index}",
+                    f"event {event_id!r} was removed from the log; event logs are "
+                    "append-only: restore the line",
+                    where=f"[{event_id}]",
+                )
+            )
+        elif not same(record, found[1]):
+            new_index = found[0]
+            line = lines[new_index] if new_index < len(lines) else None
+            out.append(
+                Finding(
+                    EVENT_MODIFIED,
+                    f"/{new_index}",
+                    f"event {event_id!r} was modified ({_changed_keys(record, found[1])}); "
+                    "logged events are immutable: restore the line and append a new event",
+                    line,
+                    1 if line else None,
+                    f"[{event_id}]",
+                )
+            )
+    return out
+
+
+def _records(data: JsonValue) -> dict[Any, tuple[int, Any]]:
+    found: dict[Any, tuple[int, Any]] = {}
+    if isinstance(data, list):
+        for index, record in enumerate(data):
+            ident = doc.element_id(record, doc.JSONL_EVENT_ID)
+            if ident is not None and ident not in found:
+                found[ident] = (index, record)
+    return found
+
+
+def _record_lines(text: str) -> list[int]:
+    """1-based line number of each record (blank lines hold none, as in the codec)."""
+    return [n for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+# -- changeLog -----------------------------------------------------------------------
+
+
+def _changelogs(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+    out = []
+    new_logs = {p: a for p, a in _walk_arrays(new) if doc.is_changelog(p)}
+    for path, entries in _walk_arrays(old):
+        if not doc.is_changelog(path) or not _outside_arrays(path):
+            continue
+        after = new_logs.get(path, [])
+        remaining: dict[str, int] = {}
+        for entry in after:
+            key = canonical(entry)
+            remaining[key] = remaining.get(key, 0) + 1
+        for index, entry in enumerate(entries):
+            key = canonical(entry)
+            if remaining.get(key, 0) > 0:
+                remaining[key] -= 1
+                continue
+            out.append(_changelog_finding(path, index, entry, after, old, new, text))
+    return out
+
+
+def _changelog_finding(
+    path: Path,
+    index: int,
+    entry: Any,
+    after: list[Any],
+    old: JsonValue,
+    new: JsonValue,
+    text: str,
+) -> Finding:
+    label = _entry_label(entry, index)
+    twin = _same_sequence(entry, after)
+    if twin is None:
+        return _finding(
+            CHANGELOG_REMOVED,
+            (*path, index),
+            f"changeLog entry {label} was removed; the change log is append-only: restore it",
+            old,
+        )
+    line, column = _locate(text, doc.SEQUENCE_FIELD, entry.get(doc.SEQUENCE_FIELD))
+    return _finding(
+        CHANGELOG_MODIFIED,
+        (*path, twin),
+        f"changeLog entry {label} was modified ({_changed_keys(entry, after[twin])}); "
+        "the change log is append-only: restore it and add a new entry",
+        new,
+        line,
+        column,
+    )
+
+
+def _entry_label(entry: Any, index: int) -> str:
+    if isinstance(entry, dict) and doc.SEQUENCE_FIELD in entry:
+        return f"with sequence {entry[doc.SEQUENCE_FIELD]!r}"
+    return f"#{index}"
+
+
+def _same_sequence(entry: Any, after: list[Any]) -> int | None:
+    """Where the new log holds an entry with this entry's sequence (an edit, not a removal)."""
+    if not isinstance(entry, dict) or doc.SEQUENCE_FIELD not in entry:
+        return None
+    for index, other in enumerate(after):
+        if isinstance(other, dict) and same(
+            other.get(doc.SEQUENCE_FIELD), entry[doc.SEQUENCE_FIELD]
+        ):
+            return index
+    return None
+
+
+def _outside_arrays(path: Path) -> bool:
+    """A changeLog reached through objects only: one per container (not per item)."""
+    return all(isinstance(part, str) for part in path)
+
+
+# -- sequences -----------------------------------------------------------------------
+
+
+def _sequences(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+    before = dict(_sequence_fields(old))
+    if not before:
+        return []
+    out = []
+    for path, value in _sequence_fields(new):
+        was = before.get(path)
+        if was is None or not value < was:
+            continue
+        line, column = _locate(text, str(path[-1]), value)
+        out.append(
+            _finding(
+                SEQUENCE_DECREASED,
+                path,
+                f"sequence went down from {was} to {value}; a sequence never decreases: "
+                f"set it back to {was} or more",
+                new,
+                line,
+                column,
+            )
+        )
+    return out
+
+
+def _sequence_fields(data: JsonValue) -> list[tuple[Path, int | float]]:
+    """Numeric sequence fields reached through objects only (document, containers, info)."""
+    out: list[tuple[Path, int | float]] = []
+    stack: list[tuple[Path, Any]] = [((), data)]
+    while stack:
+        here, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            path = (*here, key)
+            if isinstance(value, dict):
+                stack.append((path, value))
+            elif _number(value) and doc.is_sequence_field(path):
+                out.append((path, value))
+    return out
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# -- forks ---------------------------------------------------------------------------
+
+
+def _unmerged_forks(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+    had = {key for key, _ in _forks(old) if key}
+    out = []
+    for key, fork in _forks(new):
+        if fork.get("mergeStatus") != UNMERGED or key in had:
+            continue
+        line, column = _locate(text, "mergeStatus", UNMERGED)
+        out.append(
+            _finding(
+                UNMERGED_FORK,
+                (key, doc.FORK_FIELD),
+                "an unmerged fork block arrived on a branch outside the agent prefix "
+                "(a plain 'git merge' of an agent branch copies it): bring agent work "
+                "back with 'git vcontext sync' instead",
+                new,
+                line,
+                column,
+            )
+        )
+    return out
+
+
+def _forks(data: JsonValue) -> list[tuple[str, dict[str, Any]]]:
+    """Containers' unmerged fork blocks (what is already there is not 'arriving')."""
+    out = []
+    if isinstance(data, dict):
+        for key in doc.CONTAINER_KEYS:
+            container = data.get(key)
+            if isinstance(container, dict):
+                fork = container.get(doc.FORK_FIELD)
+                if isinstance(fork, dict) and fork.get("mergeStatus") == UNMERGED:
+                    out.append((key, fork))
+    return out
+
+
+# -- helpers -------------------------------------------------------------------------
+
+_UNREADABLE: Any = object()
+
+
+def _parse(raw: bytes | None, path: str) -> tuple[Any, str]:
+    """The data and text of one side (``_UNREADABLE`` when it does not parse).
+
+    JSON goes straight to the strict value parser: the rules need the data, not the
+    writing style the full codec also works out.
+    """
+    if raw is None:
+        return None, ""
+    from ..codecs import format_from_name, parse
+    from ..codecs.text import decode
+    from ..errors import ParseError
+
+    try:
+        text, _ = decode(raw)
+        if format_from_name(path) == "json" and text.strip():
+            from ..codecs.json_text import parse_value
+
+            return parse_value(text), text
+        return parse(raw, path=path).data, text
+    except ParseError:
+        return _UNREADABLE, ""
+
+
+def _finding(
+    rule: str,
+    path: Path,
+    message: str,
+    data: JsonValue,
+    line: int | None = None,
+    column: int | None = None,
+) -> Finding:
+    from ..values import pointer
+
+    return Finding(rule, pointer(path), message, line, column, doc.anchored_path(data, path))
+
+
+def _changed_keys(old: Any, new: Any) -> str:
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return "its value changed"
+    keys = sorted(
+        k
+        for k in old.keys() | new.keys()
+        if k not in old or k not in new or not same(old[k], new[k])
+    )
+    shown = ", ".join(keys[:4]) + (" …" if len(keys) > 4 else "")
+    return f"changed: {shown}"
+
+
+def _locate(text: str, key: str, value: Any) -> tuple[int | None, int | None]:
+    """Line and column of the only ``"key": value`` in a JSON text (``key: value`` in TRON).
+
+    Best effort: a position helps the reader, the finding stands without it.
+    """
+    if not text or value is None or isinstance(value, (dict, list)):
+        return None, None
+    import json
+
+    literal = json.dumps(value, ensure_ascii=False)
+    pattern = rf'(?:"{re.escape(key)}"|\b{re.escape(key)})\s*:\s*{re.escape(literal)}(?![\w.])'
+    matches = list(itertools.islice(re.finditer(pattern, text), 2))
+    if len(matches) != 1:  # absent, or ambiguous: no position rather than a wrong one
+        return None, None
+    match = matches[0]
+    from ..errors import position_of
+
+    return position_of(text, match.start())

@@ -1,0 +1,142 @@
+"""Where a JSON Pointer's value sits in the source text: line and column for findings.
+
+JSON: exact, by scanning only the containers on the way down. TRON: best effort, the
+key (or the element's id) found after its parent. JSONL: the record's line, then JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from ..errors import position_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+Parts = Sequence[str | int]
+_IDENT_KEYS = ("id", "eventId", "event_id", "uid")
+
+
+def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
+    """Offset of the value at ``parts`` (the key, for object members) in a JSON text.
+
+    ``scan(start)`` lists the members of the container opening at ``start``; a
+    document's own cached scanner makes many findings in one big file cheap.
+    """
+    from ..codecs.json_text import _WS, _scan_container
+
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    last = len(parts) - 1
+    for i, part in enumerate(parts):
+        if pos >= len(text) or text[pos] not in "{[":
+            break
+        if text[pos] == "[":
+            if not isinstance(part, int):
+                break
+            found = scan(pos) if scan else _scan_container(text, pos, limit=part + 1)
+            members = found.members
+            if part >= len(members):
+                break
+            pos = members[part].value_start
+            continue
+        found = scan(pos) if scan else _scan_container(text, pos)
+        member = next((m for m in found.members if m.key == part), None)
+        if member is None:
+            break
+        pos = member.value_start if i < last else member.start
+    return pos
+
+
+def json_position(
+    text: str, parts: Parts, scan: Any = None, lines: LineIndex | None = None
+) -> tuple[int, int]:
+    """1-based (line, column) of the value at ``parts`` in a JSON text."""
+    try:
+        offset = json_offset(text, parts, scan)
+    except (ValueError, IndexError):  # text and data disagree: the start of the document
+        return 1, 1
+    return lines.position(offset) if lines else position_of(text, offset)
+
+
+class LineIndex:
+    """Offsets where lines start, so that many findings in one big text are located fast."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0, *(m.end() for m in re.finditer("\n", text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        from bisect import bisect_right
+
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
+
+
+class TronFinder:
+    """Finds keys and element ids in a TRON text; a key's occurrences are listed once."""
+
+    def __init__(self, text: str, start: int) -> None:
+        self.text = text
+        self.start = start
+        self.keys: dict[str, list[int]] = {}
+
+    def locate(self, data: Any, parts: Parts) -> int:
+        """The offset of the last of ``parts`` found, each after the one before."""
+        pos = self.start
+        node = data
+        for part in parts:
+            found = (
+                self._key(part, pos) if isinstance(part, str) else self._element(node, part, pos)
+            )
+            node = _child(node, part)
+            if found is not None:
+                pos = found
+        return pos
+
+    def _key(self, key: str, pos: int) -> int | None:
+        from bisect import bisect_left
+
+        if key not in self.keys:
+            word = re.escape(key)
+            needle = re.compile(rf'(?<![\w"])(?:{word}|"{word}")\s*:')
+            self.keys[key] = [m.start() for m in needle.finditer(self.text, self.start)]
+        offsets = self.keys[key]
+        i = bisect_left(offsets, pos)
+        return offsets[i] if i < len(offsets) else None
+
+    def _element(self, node: Any, index: int, pos: int) -> int | None:
+        element = node[index] if isinstance(node, list) and 0 <= index < len(node) else None
+        if not isinstance(element, dict):
+            return None
+        for key in _IDENT_KEYS:
+            ident = element.get(key)
+            if isinstance(ident, str):
+                found = self.text.find(json.dumps(ident, ensure_ascii=False), pos)
+                return found if found >= 0 else None
+        return None
+
+
+def _child(node: Any, part: str | int) -> Any:
+    if isinstance(node, dict) and isinstance(part, str):
+        return node.get(part)
+    if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        return node[part]
+    return None
+
+
+class RecordLines:
+    """JSONL: the line of each record (blank lines skipped), then JSON inside that line."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.numbers = [n for n, line in enumerate(self.lines, start=1) if line.strip()]
+
+    def position(self, parts: Parts) -> tuple[int | None, int | None]:
+        """Line of the record ``parts[0]``, column of the value inside that line."""
+        if not parts or not isinstance(parts[0], int) or parts[0] >= len(self.numbers):
+            return None, None
+        line = self.numbers[parts[0]]
+        _, column = json_position(self.lines[line - 1], parts[1:])
+        return line, column

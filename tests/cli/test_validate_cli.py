@@ -1,0 +1,139 @@
+"""``git vcontext validate`` as a process: tracked files, paths, directories, formats, exits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli, run_git
+
+VALID = '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}\n'
+INVALID = """{
+  "vContextInfo": {"version": "0.4"},
+  "todoList": {"items": [{"id": "t1", "title": "A", "status": "done"}]}
+}
+"""
+TRON_INVALID = 'vContextInfo: {version: "0.3"}\ntodoList: {items: []}\n'
+EVENT = {"event_id": "e1", "event_type": "mail.sent", "timestamp": "2026-01-06T12:00:00Z"}
+EVENTS = json.dumps({**EVENT, "actor": "a", "data": {}}) + "\n"
+
+
+def _validate(*args: str, cwd: Path) -> tuple[int, str, str]:
+    proc = run_cli("validate", *args, cwd=cwd)
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+def _repo(git_repo: Path) -> Path:
+    files = {
+        "docs/good.vcontext.json": VALID,
+        "docs/bad.vcontext.json": INVALID,
+        "notes/old.vcontext.tron": TRON_INVALID,
+        ".work/events.jsonl": EVENTS + EVENTS,
+        "sniffed/plain.json": VALID,  # no telling name: found by its root key
+        "package.json": '{"name": "x"}\n',  # not vContext: ignored without paths
+        "untracked.vcontext.json": INVALID,  # not tracked: ignored without paths
+    }
+    for name, text in files.items():
+        path = git_repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    run_git(git_repo, "add", "--", *[n for n in files if not n.startswith("untracked")])
+    return git_repo
+
+
+def test_no_paths_validates_every_tracked_vcontext_file(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    code, out, err = _validate("--format", "json", cwd=repo)
+    assert code == 1
+    files = {f["path"]: f for f in json.loads(out)["files"]}
+    assert set(files) == {
+        ".work/events.jsonl",
+        "docs/bad.vcontext.json",
+        "docs/good.vcontext.json",
+        "notes/old.vcontext.tron",
+        "sniffed/plain.json",
+    }
+    assert files["docs/good.vcontext.json"] == {
+        "path": "docs/good.vcontext.json",
+        "valid": True,
+        "errors": [],
+    }
+    (error,) = files["docs/bad.vcontext.json"]["errors"]
+    assert error["rule"] == "schema" and error["pointer"] == "/todoList/items/0/status"
+    assert [e["rule"] for e in files[".work/events.jsonl"]["errors"]] == ["unique-event-id"]
+    assert [e["rule"] for e in files["notes/old.vcontext.tron"]["errors"]] == ["version"]
+    assert "3 of 5 file(s) invalid" in err
+
+
+def test_text_format_is_file_line_col_where_message_rule(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    code, out, _ = _validate("docs/bad.vcontext.json", cwd=repo)
+    assert code == 1
+    assert out.startswith("docs/bad.vcontext.json:3:53: todoList.items[t1].status: ")
+    assert out.rstrip().endswith("[schema]")
+
+
+def test_paths_are_shown_relative_to_the_current_directory(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    code, out, _ = _validate(cwd=repo / "docs")
+    assert code == 1
+    assert "../.work/events.jsonl:2:" in out and "bad.vcontext.json:3:53:" in out
+
+
+def test_all_valid_exits_0_and_prints_nothing(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    assert _validate("docs/good.vcontext.json", "sniffed/plain.json", cwd=repo) == (0, "", "")
+
+
+def test_a_directory_means_its_vcontext_files(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    code, out, _ = _validate("docs", "notes", "--format", "json", cwd=repo)
+    paths = [f["path"] for f in json.loads(out)["files"]]
+    assert paths == ["docs/bad.vcontext.json", "docs/good.vcontext.json", "notes/old.vcontext.tron"]
+    assert code == 1
+
+
+def test_an_explicit_non_vcontext_file_is_said_so(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    code, out, err = _validate("package.json", cwd=repo)
+    assert code == 1 and "not a vContext document" in out and "[not-vcontext]" in out
+    assert "Traceback" not in err
+
+
+def test_missing_file_exits_3_after_checking_the_others(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    code, out, err = _validate("nope.vcontext.json", "docs/good.vcontext.json", cwd=repo)
+    assert code == 3 and out == ""
+    assert "nope.vcontext.json: no such file" in err
+
+
+def test_no_paths_outside_a_repository_is_an_operational_error(tmp_path: Path) -> None:
+    code, out, err = _validate(cwd=tmp_path)
+    assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_broken_files_are_findings_not_tracebacks(tmp_path: Path) -> None:
+    (tmp_path / "with space.vcontext.json").write_text('{"vContextInfo": ')
+    (tmp_path / "empty.vcontext.tron").write_text("")
+    markers = "{\n<<<<<<< ours\n}\n=======\n}\n>>>>>>> theirs\n"
+    (tmp_path / "markers.vcontext.json").write_text(markers)
+    code, out, err = _validate(".", cwd=tmp_path)
+    assert code == 1 and "Traceback" not in err
+    assert "./with space.vcontext.json:1:18: " in out and "[parse]" in out
+    assert "./empty.vcontext.tron:1:1: empty document [parse]" in out
+    assert "./markers.vcontext.json:2:1: " in out and "[conflict-markers]" in out
+
+
+def test_stdin(tmp_path: Path) -> None:
+    proc = run_cli("validate", "-", cwd=tmp_path, input=INVALID.encode())
+    assert proc.returncode == 1 and proc.stdout.decode().startswith("-:3:53: ")
+
+
+def test_skipped_checks_are_reported(tmp_path: Path) -> None:
+    doc = {"vBRIEFInfo": {"version": "0.6"}, "plan": {"title": "P", "status": "s", "items": []}}
+    (tmp_path / "p.vbrief.json").write_text(json.dumps(doc))
+    code, out, _ = _validate("p.vbrief.json", cwd=tmp_path)
+    assert code == 0 and "p.vbrief.json: skipped: schema: no bundled schema for vBRIEF 0.6" in out
+    code, out, _ = _validate("p.vbrief.json", "--format", "json", cwd=tmp_path)
+    assert json.loads(out)["files"][0]["skipped"]

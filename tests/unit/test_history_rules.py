@@ -1,0 +1,247 @@
+"""History rules over one (old, new) pair of a file: what a commit may not do to its past."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from git_vcontext.validate import history
+from git_vcontext.validate.history import check_arrival, check_change
+
+PATH = "memory/playbook.vcontext.json"
+
+
+def event(eid: str, target: str = "r1", **fields: Any) -> dict[str, Any]:
+    return {"eventId": eid, "targetId": target, "operation": "append", "kind": "rule", **fields}
+
+
+def playbook(*events: dict[str, Any], key: str = "items", **extra: Any) -> bytes:
+    data = {"vContextInfo": {"version": "0.4"}, "playbook": {**extra, key: list(events)}}
+    return (json.dumps(data, indent=2) + "\n").encode()
+
+
+def todo(**container: Any) -> bytes:
+    data = {"vContextInfo": {"version": "0.4"}, "todoList": {"items": [], **container}}
+    return (json.dumps(data, indent=2) + "\n").encode()
+
+
+def rules(findings: list[Any]) -> list[str]:
+    return [f.rule for f in findings]
+
+
+def test_appending_events_is_allowed() -> None:
+    old = playbook(event("e1", text="a"))
+    new = playbook(event("e1", text="a"), event("e2", text="b", prevEventId="e1"))
+    assert check_change(old, new, PATH) == []
+
+
+def test_history_event_removed_names_the_event() -> None:
+    old = playbook(event("e1", text="a"), event("e2", text="b"))
+    found = check_change(old, playbook(event("e1", text="a")), PATH)
+    assert rules(found) == [history.EVENT_REMOVED]
+    assert found[0].where == "playbook.items[e2]"
+    assert "'e2'" in found[0].message
+
+
+def test_history_event_modified_is_located_in_the_new_text() -> None:
+    old = playbook(event("e1", text="a"), event("e2", text="b"))
+    new = playbook(event("e1", text="a"), event("e2", text="changed"))
+    found = check_change(old, new, PATH)
+    assert rules(found) == [history.EVENT_MODIFIED]
+    assert found[0].where == "playbook.items[e2]"
+    assert "text" in found[0].message
+    line = new.decode().splitlines()[found[0].line - 1]
+    assert '"eventId": "e2"' in line
+
+
+def test_history_event_reordering_is_not_a_modification() -> None:
+    old = playbook(event("e1", text="a"), event("e2", text="b"))
+    new = playbook(event("e2", text="b"), event("e1", text="a"))
+    assert check_change(old, new, PATH) == []
+
+
+def test_history_target_changed_has_its_own_rule() -> None:
+    old = playbook(event("e1", "r1", text="a"))
+    new = playbook(event("e1", "r2", text="a"))
+    found = check_change(old, new, PATH)
+    assert rules(found) == [history.TARGET_CHANGED]
+    assert "'r2'" in found[0].message and "'r1'" in found[0].message
+
+
+def test_history_legacy_entries_spelling_is_checked_too() -> None:
+    old = playbook(event("e1", text="a"), key="entries")
+    new = playbook(event("e1", text="b"), key="entries")
+    assert rules(check_change(old, new, PATH)) == [history.EVENT_MODIFIED]
+
+
+def test_history_ace_entries_without_event_ids_may_change_counters() -> None:
+    """ACE entries (seed 002) are keyed by id and carry counters that grow: not events."""
+    old = playbook({"id": "a1", "helpfulCount": 1}, key="entries")
+    new = playbook({"id": "a1", "helpfulCount": 2}, key="entries")
+    assert check_change(old, new, PATH) == []
+
+
+def test_history_embedded_playbook_events_are_checked() -> None:
+    old = {"vContextInfo": {"version": "0.4"}, "plan": {"playbook": {"items": [event("e1")]}}}
+    new = {"vContextInfo": {"version": "0.4"}, "plan": {"playbook": {"items": []}}}
+    found = check_change(json.dumps(old).encode(), json.dumps(new).encode(), PATH)
+    assert rules(found) == [history.EVENT_REMOVED]
+    assert found[0].pointer == "/plan/playbook/items/0"
+
+
+def test_history_deleting_a_playbook_file_removes_its_events() -> None:
+    found = check_change(playbook(event("e1"), event("e2")), None, PATH)
+    assert rules(found) == [history.EVENT_REMOVED]
+    assert "2 event(s)" in found[0].message
+
+
+def test_history_deleting_a_file_without_events_is_allowed() -> None:
+    assert check_change(todo(sequence=3), None, "a.vcontext.json") == []
+
+
+def test_history_changelog_append_is_allowed() -> None:
+    log = [{"sequence": 1, "agent": "a"}]
+    old = todo(sequence=1, changeLog=log)
+    new = todo(sequence=2, changeLog=[*log, {"sequence": 2, "agent": "b"}])
+    assert check_change(old, new, "t.vcontext.json") == []
+
+
+def test_history_changelog_removed() -> None:
+    old = todo(sequence=2, changeLog=[{"sequence": 1}, {"sequence": 2}])
+    new = todo(sequence=2, changeLog=[{"sequence": 2}])
+    found = check_change(old, new, "t.vcontext.json")
+    assert rules(found) == [history.CHANGELOG_REMOVED]
+    assert found[0].pointer == "/todoList/changeLog/0"
+
+
+def test_history_changelog_modified_when_an_entry_with_its_sequence_remains() -> None:
+    old = todo(sequence=1, changeLog=[{"sequence": 1, "summary": "a"}])
+    new = todo(sequence=1, changeLog=[{"sequence": 1, "summary": "b"}])
+    found = check_change(old, new, "t.vcontext.json")
+    assert rules(found) == [history.CHANGELOG_MODIFIED]
+    assert "summary" in found[0].message
+
+
+def test_history_changelog_duplicate_entries_count() -> None:
+    entry = {"sequence": 1, "summary": "same"}
+    old = todo(changeLog=[entry, entry])
+    new = todo(changeLog=[entry])
+    assert rules(check_change(old, new, "t.vcontext.json")) == [history.CHANGELOG_MODIFIED]
+
+
+def test_history_sequence_decreased_in_the_container() -> None:
+    found = check_change(todo(sequence=5), todo(sequence=4), "t.vcontext.json")
+    assert rules(found) == [history.SEQUENCE_DECREASED]
+    assert found[0].where == "todoList.sequence"
+    assert found[0].line is not None
+
+
+def test_history_sequence_decreased_at_document_level() -> None:
+    old = json.dumps({"vContextInfo": {"version": "0.4", "sequence": 3}, "todoList": {}})
+    new = json.dumps({"vContextInfo": {"version": "0.4", "sequence": 1}, "todoList": {}})
+    found = check_change(old.encode(), new.encode(), "t.vcontext.json")
+    assert [f.pointer for f in found] == ["/vContextInfo/sequence"]
+
+
+def test_history_playbook_version_is_a_sequence() -> None:
+    found = check_change(playbook(version=4), playbook(version=2), PATH)
+    assert rules(found) == [history.SEQUENCE_DECREASED]
+
+
+def test_history_sequence_growing_or_appearing_is_allowed() -> None:
+    assert check_change(todo(sequence=1), todo(sequence=2), "t.vcontext.json") == []
+    assert check_change(todo(), todo(sequence=1), "t.vcontext.json") == []
+
+
+FORK = {"parentUid": "u1", "parentSequence": 3, "mergeStatus": "unmerged"}
+
+
+def test_history_unmerged_fork_arriving_outside_the_agent_prefix() -> None:
+    old = todo(uid="u1", sequence=3)
+    new = todo(uid="u1", sequence=4, fork=FORK)
+    found = check_arrival(old, new, "t.vcontext.json")
+    assert rules(found) == [history.UNMERGED_FORK]
+    assert found[0].where == "todoList.fork"
+    assert "sync" in found[0].message
+
+
+def test_history_unmerged_fork_in_a_new_file_outside_the_agent_prefix() -> None:
+    found = check_arrival(None, todo(fork=FORK), "t.vcontext.json")
+    assert rules(found) == [history.UNMERGED_FORK]
+
+
+def test_history_unmerged_fork_is_not_a_per_commit_rule() -> None:
+    """Agent branches carry unmerged forks: only a branch's tips are judged (check_arrival)."""
+    assert check_change(todo(), todo(fork=FORK), "t.vcontext.json") == []
+
+
+def test_history_unmerged_fork_already_there_is_not_arriving() -> None:
+    old = todo(fork=FORK, sequence=1)
+    new = todo(fork=FORK, sequence=2)
+    assert check_arrival(old, new, "t.vcontext.json") == []
+
+
+def test_history_merged_fork_may_arrive() -> None:
+    merged = {**FORK, "mergeStatus": "merged"}
+    assert check_arrival(todo(), todo(fork=merged), "t.vcontext.json") == []
+
+
+JSONL = ".work/events.jsonl"
+
+
+def jsonl(*records: dict[str, Any]) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def test_history_jsonl_events_appended_is_allowed() -> None:
+    a, b = {"event_id": "a", "type": "x"}, {"event_id": "b", "type": "y"}
+    assert check_change(jsonl(a), jsonl(a, b), JSONL) == []
+
+
+def test_history_jsonl_event_removed() -> None:
+    a, b = {"event_id": "a", "type": "x"}, {"event_id": "b", "type": "y"}
+    found = check_change(jsonl(a, b), jsonl(b), JSONL)
+    assert rules(found) == [history.EVENT_REMOVED]
+    assert found[0].where == "[a]"
+
+
+def test_history_jsonl_event_modified_points_at_its_line() -> None:
+    a, b = {"event_id": "a", "type": "x"}, {"event_id": "b", "type": "y"}
+    new = b"\n" + jsonl(a, {**b, "type": "z"})
+    found = check_change(jsonl(a, b), new, JSONL)
+    assert rules(found) == [history.EVENT_MODIFIED]
+    assert found[0].line == 3
+
+
+def test_history_unparseable_side_is_left_to_the_parse_rule() -> None:
+    assert check_change(playbook(event("e1")), b"{not json", PATH) == []
+    assert check_change(b"{not json", playbook(), PATH) == []
+
+
+def test_history_tron_documents_are_compared_by_meaning() -> None:
+    from git_vcontext import dumps
+
+    old = json.loads(playbook(event("e1", text="a"), event("e2", text="b")))
+    new = json.loads(playbook(event("e1", text="a")))
+    found = check_change(
+        dumps(old, "tron").encode(), dumps(new, "tron").encode(), "p.vcontext.tron"
+    )
+    assert rules(found) == [history.EVENT_REMOVED]
+
+
+def test_history_real_edit_histories_from_the_corpus_break_no_rule(shared_dir: Path) -> None:
+    """Consecutive versions of real documents: agents and people only appended."""
+    corpus = shared_dir / "corpus"
+    folders = [p for p in (corpus / "history").iterdir() if p.is_dir()]
+    folders += [p for p in (corpus / "external").glob("*/history/*") if p.is_dir()]
+    pairs = with_events = 0
+    for folder in sorted(folders):
+        versions = sorted(folder.glob("*.json"))
+        for old, new in itertools.pairwise(versions):
+            raw_old, raw_new = old.read_bytes(), new.read_bytes()
+            pairs += 1
+            with_events += b'"eventId"' in raw_old
+            assert check_change(raw_old, raw_new, new.name) == [], f"{old} -> {new}"
+    assert pairs > 50 and with_events >= 1

@@ -1,0 +1,382 @@
+"""PRODUCT.md "Validation": every semantic rule has a failing and a passing case."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from git_vcontext.validate import validate
+from git_vcontext.validate.rules import RULES
+
+AGENT = {"id": "a1", "type": "aiAgent"}
+
+
+def todo(*items: dict[str, Any], **container: Any) -> dict[str, Any]:
+    return {"vContextInfo": {"version": "0.4"}, "todoList": {**container, "items": list(items)}}
+
+
+def item(ident: str, **fields: Any) -> dict[str, Any]:
+    return {"id": ident, "title": ident.upper(), "status": "pending", **fields}
+
+
+def event(eid: str, target: str, op: str = "append", **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"eventId": eid, "targetId": target, "operation": op}
+    if op in ("append", "initial"):
+        base.update(kind="rule", text="Write tests first.")
+    return {**base, "createdAt": "2025-01-01T00:00:00Z", **fields}
+
+
+def playbook(*events: dict[str, Any]) -> dict[str, Any]:
+    return {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": list(events)}}
+
+
+def rules_of(data: Any) -> list[str]:
+    return [f.rule for f in validate(data).findings]
+
+
+def pointers(data: Any, rule: str) -> list[str]:
+    return [f.pointer for f in validate(data).findings if f.rule == rule]
+
+
+def test_a_valid_todo_list_has_no_findings() -> None:
+    doc = todo(item("t1"), item("t2", dependencies=["t1"], created="2025-01-01T10:00:00+02:00"))
+    report = validate(doc)
+    assert report.valid and report.findings == () and report.skipped == ()
+
+
+# -- container ---------------------------------------------------------------
+
+
+def test_container_rule_none_and_two_containers() -> None:
+    assert rules_of({"vContextInfo": {"version": "0.4"}}) == ["container"]
+    both = {**todo(item("t1")), "plan": {"title": "P", "status": "draft"}}
+    assert rules_of(both) == ["container"]
+    assert pointers(both, "container") == ["/plan"]
+
+
+# -- version -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["0.2", "0.3"])
+def test_version_rule_older_vcontext_needs_migration(version: str) -> None:
+    doc = todo(item("t1"))
+    doc["vContextInfo"]["version"] = version
+    (finding,) = validate(doc).findings
+    assert finding.rule == "version" and finding.pointer == "/vContextInfo/version"
+    assert "migrate" in finding.message
+
+
+def test_version_rule_unknown_vcontext_version() -> None:
+    doc = todo(item("t1"))
+    doc["vContextInfo"]["version"] = "0.5"
+    assert rules_of(doc) == ["version"]
+    assert rules_of(todo(item("t1"))) == []
+
+
+def test_vagenda_and_vbrief_versions_say_which_checks_were_skipped() -> None:
+    agenda = {"vAgendaInfo": {"version": "0.3"}, "todoList": {"items": [item("t1")]}}
+    report = validate(agenda)
+    assert report.valid and any("vAgenda predates" in s for s in report.skipped)
+    brief = {"vBRIEFInfo": {"version": "0.6"}, "plan": {"title": "P", "status": "x", "items": []}}
+    report = validate(brief)
+    assert report.valid and any("vBRIEF 0.6" in s for s in report.skipped)
+    dup = copy.deepcopy(brief)
+    dup["plan"]["items"] = [item("a"), item("a")]
+    assert rules_of(dup) == ["unique-id"]  # semantic rules still run
+
+
+def test_vbrief_04_is_checked_by_the_core_schema() -> None:
+    doc = todo(item("t1", status="done"))
+    doc["vBRIEFInfo"] = doc.pop("vContextInfo")
+    assert rules_of(doc) == ["schema"]
+
+
+# -- unique ids --------------------------------------------------------------
+
+
+def test_unique_id_within_a_container_including_sub_items() -> None:
+    doc = todo(item("t1", subItems=[item("t2")]), item("t2"))
+    assert pointers(doc, "unique-id") == ["/todoList/items/1/id"]
+    assert rules_of(todo(item("t1", subItems=[item("t2")]), item("t3"))) == []
+
+
+def test_unique_id_scopes_a_plan_items_own_todo_list_separately() -> None:
+    plan = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {
+            "title": "P",
+            "status": "draft",
+            "items": [item("s1", todoList={"items": [item("s1")]})],
+        },
+    }
+    assert rules_of(plan) == []
+
+
+def test_unique_event_id() -> None:
+    doc = playbook(event("e1", "x"), event("e1", "y"))
+    (finding,) = validate(doc).findings
+    assert finding.rule == "unique-event-id" and finding.pointer == "/playbook/items/1"
+    assert rules_of(playbook(event("e1", "x"), event("e2", "y"))) == []
+
+
+# -- playbook invariants (anomalies of playbook/) ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("events", "rule"),
+    [
+        ([event("e1", "x"), event("e2", "x", "update", prevEventId="e9")], "dangling-prev"),
+        (
+            [event("e1", "x"), event("e2", "y"), event("e3", "x", "update", prevEventId="e2")],
+            "cross-target-prev",
+        ),
+        ([event("e1", "x", prevEventId="e0"), event("e0", "x", "update")], "append-with-prev"),
+        ([event("e1", "x"), event("e2", "x", "update")], "update-without-prev"),
+        ([event("e1", "x"), event("e2", "x")], "duplicate-creation"),
+    ],
+)
+def test_playbook_invariants_are_rules(events: list[dict[str, Any]], rule: str) -> None:
+    assert f"playbook-{rule}" in rules_of(playbook(*events))
+
+
+def test_playbook_cycle_is_a_rule() -> None:
+    events = [
+        event("e1", "x", "update", prevEventId="e2"),
+        event("e2", "x", "update", prevEventId="e1"),
+    ]
+    assert "playbook-cycle" in rules_of(playbook(*events))
+
+
+def test_playbook_chain_passes() -> None:
+    events = [event("e1", "x"), event("e2", "x", "update", prevEventId="e1", confidence=0.5)]
+    assert rules_of(playbook(*events)) == []
+
+
+def test_playbook_creation_needs_kind_and_narrative_or_text() -> None:
+    no_content = event("e1", "x")
+    del no_content["text"]
+    (finding,) = validate(playbook(no_content)).findings
+    assert finding.rule == "schema" and "'narrative' or 'text'" in finding.message
+    no_kind = event("e1", "x")
+    del no_kind["kind"]
+    assert [f.message for f in validate(playbook(no_kind)).findings] == [
+        "missing required field 'kind'; add it"
+    ]
+    with_narrative = event("e1", "x", narrative={"Background": "b"})
+    del with_narrative["text"]
+    assert rules_of(playbook(with_narrative)) == []
+
+
+def test_embedded_playbook_is_checked_too() -> None:
+    doc = todo(item("t1"), playbook={"items": [event("e1", "x"), event("e1", "y")]})
+    assert "unique-event-id" in rules_of(doc)
+
+
+# -- datetimes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["2025-01-01T10:00:00", "2025-01-01", "yesterday", "2025-13-01T10:00:00Z", "2025-01-01T10:00Z"],
+)
+def test_datetime_rule_rejects(value: str) -> None:
+    doc = todo(item("t1", dueDate=value))
+    assert pointers(doc, "datetime") == ["/todoList/items/0/dueDate"]
+
+
+@pytest.mark.parametrize(
+    "value", ["2025-01-01T10:00:00Z", "2025-01-01T10:00:00.123+05:30", "2025-01-01t10:00:00z"]
+)
+def test_datetime_rule_accepts(value: str) -> None:
+    assert rules_of(todo(item("t1", dueDate=value))) == []
+
+
+def test_datetime_rule_message_says_what_to_add() -> None:
+    (finding,) = validate(todo(item("t1", created="2025-01-01T10:00:00"))).findings
+    assert "no UTC offset" in finding.message and '"Z"' in finding.message
+
+
+def test_schedule_dates_may_be_calendar_dates() -> None:
+    plan_item = item("p1", startDate="2026-02-10", endDate="2026-03-01T00:00:00Z")
+    plan = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {"title": "P", "status": "draft", "items": [plan_item]},
+    }
+    assert rules_of(plan) == []
+
+
+# -- changeLog ----------------------------------------------------------------
+
+
+def change(seq: int) -> dict[str, Any]:
+    return {
+        "sequence": seq,
+        "timestamp": "2025-01-01T00:00:00Z",
+        "agent": AGENT,
+        "operation": "update",
+    }
+
+
+def test_changelog_sequence_must_not_decrease() -> None:
+    doc = todo(item("t1"), sequence=5, changeLog=[change(1), change(3), change(2)])
+    assert pointers(doc, "changelog-sequence") == ["/todoList/changeLog/2/sequence"]
+
+
+def test_changelog_sequence_not_above_the_container() -> None:
+    doc = todo(item("t1"), sequence=2, changeLog=[change(1), change(3)])
+    (finding,) = validate(doc).findings
+    assert finding.rule == "changelog-sequence" and "raise that to 3" in finding.message
+
+
+def test_changelog_sequence_passes() -> None:
+    assert rules_of(todo(item("t1"), sequence=3, changeLog=[change(1), change(1), change(3)])) == []
+
+
+# -- dependencies -------------------------------------------------------------
+
+
+def test_dependency_missing() -> None:
+    doc = todo(item("t1", dependencies=["t9"]))
+    (finding,) = validate(doc).findings
+    assert (
+        finding.rule == "dependency-missing"
+        and finding.pointer == "/todoList/items/0/dependencies/0"
+    )
+
+
+def test_dependency_cycle() -> None:
+    doc = todo(
+        item("a", dependencies=["c"]), item("b", dependencies=["a"]), item("c", dependencies=["b"])
+    )
+    (finding,) = validate(doc).findings
+    assert finding.rule == "dependency-cycle"
+    assert "a -> b -> c -> a" in finding.message
+
+
+def test_dependency_self_cycle() -> None:
+    assert rules_of(todo(item("a", dependencies=["a"]))) == ["dependency-cycle"]
+
+
+def test_dependencies_across_sub_items_pass() -> None:
+    doc = todo(item("a", subItems=[item("a1")]), item("b", dependencies=["a1", "a"]))
+    assert rules_of(doc) == []
+
+
+def test_blocking_edges_form_no_cycle_but_informing_edges_may() -> None:
+    items = [item("a"), item("b")]
+    blocks = [
+        {"from": "a", "to": "b", "type": "blocks"},
+        {"from": "b", "to": "a", "type": "blocks"},
+    ]
+    informs = [
+        {"from": "a", "to": "b", "type": "blocks"},
+        {"from": "b", "to": "a", "type": "informs"},
+    ]
+
+    def doc(edges: list[dict[str, str]]) -> dict[str, Any]:
+        plan = {"title": "P", "status": "approved", "items": items, "edges": edges}
+        return {"vBRIEFInfo": {"version": "0.5"}, "plan": plan}
+
+    assert rules_of(doc(blocks)) == ["dependency-cycle"]
+    assert rules_of(doc(informs)) == []
+    assert rules_of(doc([{"from": "a", "to": "zz"}])) == ["dependency-missing"]
+
+
+# -- fork ---------------------------------------------------------------------
+
+
+def fork(**fields: Any) -> dict[str, Any]:
+    return {"parentUid": "u1", "parentSequence": 3, "forkedAt": "2025-01-01T00:00:00Z", **fields}
+
+
+def conflicts(*statuses: str) -> dict[str, Any]:
+    listed = [{"path": "$.todoList.items[0].status", "status": s} for s in statuses]
+    return {"strategy": "threeWayMerge", "conflicts": listed}
+
+
+def test_fork_parent_sequence_not_negative() -> None:
+    doc = todo(item("t1"), uid="u1", fork=fork(parentSequence=-1))
+    assert pointers(doc, "fork-parent-sequence") == ["/todoList/fork/parentSequence"]
+    assert rules_of(todo(item("t1"), uid="u1", fork=fork(parentSequence=0))) == []
+
+
+@pytest.mark.parametrize(
+    ("status", "resolution", "ok"),
+    [
+        ("conflict", conflicts("unresolved"), True),
+        ("merged", conflicts("resolved"), True),
+        ("unmerged", None, True),
+        ("conflict", None, False),
+        ("conflict", conflicts("resolved"), False),
+        ("merged", conflicts("unresolved", "resolved"), False),
+        ("mergePending", conflicts("unresolved"), False),
+    ],
+)
+def test_fork_merge_status_agrees_with_conflict_resolution(
+    status: str, resolution: dict[str, Any] | None, ok: bool
+) -> None:
+    block = fork(mergeStatus=status)
+    if resolution is not None:
+        block["conflictResolution"] = resolution
+    found = rules_of(todo(item("t1"), fork=block))
+    assert found == ([] if ok else ["fork-merge-status"])
+
+
+# -- conflict markers in values --------------------------------------------------
+
+
+def test_conflict_markers_inside_a_string_value() -> None:
+    text = "<<<<<<< ours\nA\n=======\nB\n>>>>>>> theirs\n"
+    doc = todo(item("t1", narrative={"Background": text}))
+    assert pointers(doc, "conflict-markers") == ["/todoList/items/0/narrative/Background"]
+    assert rules_of(todo(item("t1", narrative={"Background": "a <<<<<<< b"}))) == []
+
+
+# -- not vContext ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [{"name": "x"}, None, 3, {"vContextInfo": "0.4"}])
+def test_not_vcontext(value: Any) -> None:
+    assert rules_of(value) == ["not-vcontext"]
+
+
+def test_text_is_parsed_first_and_a_list_is_a_list_of_jsonl_records() -> None:
+    assert rules_of("{not json") == ["parse"]
+    assert rules_of('{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}') == []
+    events = [{"event_id": "e1"}, {"event_id": "e1"}]
+    assert "unique-event-id" in rules_of(events)
+
+
+def test_every_reported_rule_is_listed() -> None:
+    samples = [
+        todo(item("t1", dependencies=["t9"]), item("t1")),
+        playbook(event("e1", "x"), event("e1", "x"), event("e3", "x", "update")),
+        {"x": 1},
+    ]
+    for sample in samples:
+        assert {f.rule for f in validate(sample).findings} <= set(RULES)
+
+
+def test_a_playbook_in_the_pre_event_log_form_is_one_finding() -> None:
+    items = [{"title": "A", "status": "active", "content": "x"} for _ in range(5)]
+    doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"items": items}}
+    (finding,) = validate(doc).findings
+    assert finding.rule == "schema" and finding.pointer == "/playbook/items"
+    assert "pre-0.4 form" in finding.message
+
+
+def test_json_report_carries_the_id_anchored_path() -> None:
+    (error,) = validate(todo(item("t1", status="done"))).to_json()["errors"]
+    assert error["where"] == "todoList.items[t1].status"
+    assert error["pointer"] == "/todoList/items/0/status" and error["rule"] == "schema"
+
+
+def test_ace_entries_in_a_v04_document_are_one_finding() -> None:
+    entries = [{"id": f"e{i}", "kind": "rule", "text": "t"} for i in range(3)]
+    doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"entries": entries}}
+    (finding,) = validate(doc).findings
+    assert finding.pointer == "/playbook/entries" and "ACE form" in finding.message
+    legacy = {"vAgendaInfo": {"version": "0.3"}, "playbook": {"entries": entries}}
+    assert validate(legacy).valid

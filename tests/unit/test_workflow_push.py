@@ -1,0 +1,33 @@
+"""Push retries: which rejections are retried, and how long sync waits in between."""
+
+from __future__ import annotations
+
+from git_vcontext.gitio.remote import _porcelain
+from git_vcontext.workflow.push import FIRST_WAIT, LONGEST_WAIT, wait_before
+
+PORCELAIN = """To /tmp/remote.git
+=\trefs/heads/main:refs/heads/main\t[up to date]
+!\trefs/heads/agents/a:refs/heads/agents/a\t[rejected] (fetch first)
+!\trefs/heads/agents/b:refs/heads/agents/b\t[remote rejected] (failed to update ref)
+!\trefs/heads/agents/c:refs/heads/agents/c\t[remote rejected] (pre-receive hook declined)
+*\trefs/heads/agents/d:refs/heads/agents/d\t[new branch]
+Done
+"""
+
+
+def test_rejections_that_a_fetch_and_merge_can_fix_are_retried() -> None:
+    rows = {r.branch: r for r in _porcelain(PORCELAIN)}
+    assert set(rows) == {"main", "agents/a", "agents/b", "agents/c", "agents/d"}
+    assert rows["main"].ok and rows["agents/d"].ok
+    assert not rows["agents/a"].ok and rows["agents/a"].retry  # someone pushed first
+    assert rows["agents/b"].retry  # lost a race for the ref lock
+    assert not rows["agents/c"].retry  # refused by the remote: not ours to retry
+    assert "hook declined" in rows["agents/c"].summary
+
+
+def test_waits_grow_with_attempts_stay_bounded_and_are_jittered() -> None:
+    first = [wait_before(1) for _ in range(200)]
+    assert all(FIRST_WAIT * 0.5 <= w <= FIRST_WAIT * 1.5 for w in first)
+    assert len({round(w, 6) for w in first}) > 1  # jitter: racing agents spread out
+    assert min(wait_before(4) for _ in range(50)) > max(first)
+    assert all(w <= LONGEST_WAIT * 1.5 for w in (wait_before(30) for _ in range(50)))

@@ -1,0 +1,51 @@
+"""sync parses each document once and shares it (codecs.reused_parses): the engine must not
+change what it is given, or one pair's merge would leak into the next."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from git_vcontext.codecs import parse, reused_parses
+from git_vcontext.errors import ParseError
+from git_vcontext.merge.files import merge_files
+
+CASES = sorted(
+    p for p in (Path(__file__).parents[1] / "examples" / "merge").iterdir() if p.is_dir()
+)
+
+
+def _sides(case: Path) -> tuple[list[bytes], str] | None:
+    found = {f.stem: f for f in case.iterdir() if f.stem in ("base", "ours", "theirs")}
+    if set(found) != {"base", "ours", "theirs"}:
+        return None
+    suffix = found["ours"].suffix
+    name = ".work/events.jsonl" if suffix == ".jsonl" else f"doc.vcontext{suffix}"
+    return [found[k].read_bytes() for k in ("base", "ours", "theirs")], name
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_merging_leaves_shared_parsed_documents_unchanged(case: Path) -> None:
+    sides = _sides(case)
+    if sides is None:
+        pytest.skip("not a three-file case")
+    raws, name = sides
+    with reused_parses():
+        try:
+            docs = [parse(raw, path=name) for raw in raws]
+        except ParseError:
+            pytest.skip("a side does not parse (a fallback case)")
+        before = [copy.deepcopy(d.data) for d in docs]
+        merge_files(raws[0], raws[1], raws[2], path=name)
+        merge_files(raws[0], raws[2], raws[1], path=name)
+        assert [parse(raw, path=name) for raw in raws] == docs  # the same objects again
+    assert [d.data for d in docs] == before
+
+
+def test_reused_parses_returns_the_same_document_only_inside_the_block() -> None:
+    raw = b'{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}'
+    with reused_parses():
+        assert parse(raw, path="a.vcontext.json") is parse(raw, path="a.vcontext.json")
+    assert parse(raw, path="a.vcontext.json") is not parse(raw, path="a.vcontext.json")
