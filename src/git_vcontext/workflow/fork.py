@@ -187,8 +187,6 @@ def vcontext_blobs(repo: Any, tree: Any, prefix: str = "") -> Iterator[tuple[str
     """(path, blob, mode) of the vContext documents in a tree: by install's patterns or content."""
     import pygit2
 
-    from ..installer import matches_install_patterns
-
     for entry in tree:
         path = prefix + entry.name
         if entry.filemode == pygit2.GIT_FILEMODE_TREE:
@@ -198,7 +196,7 @@ def vcontext_blobs(repo: Any, tree: Any, prefix: str = "") -> Iterator[tuple[str
             continue  # symlinks and submodules are not documents
         if path.endswith(".jsonl"):
             continue  # JSONL logs have no container to fork
-        if matches_install_patterns(path):
+        if doc.matches_file_patterns(path):
             yield path, repo[entry.id], entry.filemode
         elif path.endswith(_SNIFFED_SUFFIXES):
             blob = repo[entry.id]
