@@ -203,9 +203,13 @@ def convert(file: str, to: str, tron_flavor: str, output: str | None) -> int:
 @click.option("--from", "from_branch", metavar="BRANCH", help="Base branch (default: current).")
 @click.option("--reason", metavar="TEXT", help="Why the agent forks (forkReason).")
 @click.option("--worktree", metavar="PATH", help="Also add a git worktree at PATH.")
-def fork(**options: Any) -> int:
-    """Create agents/AGENT with fork metadata in every vContext document."""
-    return _not_yet("fork")
+def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str | None) -> int:
+    """Create agents/AGENT with fork metadata in every vContext document.
+
+    One commit on the new branch, made without touching the current checkout;
+    the base branch is recorded in git config vcontext.agent.AGENT.base.
+    """
+    return _run("fork", agent=agent, from_branch=from_branch, reason=reason, worktree=worktree)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -1,0 +1,54 @@
+"""``git vcontext fork AGENT``: an agent branch with fork metadata, made without a checkout."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import ExitCode, OperationalError
+from ..gitio import git, open_repo
+
+
+def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: str | None) -> int:
+    """Create ``agents/AGENT`` (one commit, base recorded), optionally with a worktree."""
+    from ..clock import now_rfc3339
+    from ..workflow import agents
+    from ..workflow.fork import fork_agent
+
+    agents.check_agent_name(agent)
+    repo = open_repo(os.getcwd())
+    target = _worktree_path(worktree) if worktree is not None else None
+    result = fork_agent(repo, agent, from_branch=from_branch, reason=reason, now=now_rfc3339())
+    print(f"{result.branch}: forked from {result.base} at {result.base_commit[:7]}")
+    for path in result.forked:
+        print(f"  fork metadata: {path}")
+    if not result.forked:
+        print("  no document has a container uid: no fork metadata written")
+    for path in result.no_uid:
+        print(f"  left alone (no container uid): {path}")
+    for line in result.unreadable:
+        print(f"  left alone (does not parse): {line}")
+    if target is not None:
+        _add_worktree(target, result.branch)
+        print(f"worktree: {target}")
+    return int(ExitCode.OK)
+
+
+def _worktree_path(path: str) -> Path:
+    """An absolute path for the new worktree; it must not exist, or be an empty directory."""
+    target = Path(path).expanduser().resolve()
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise OperationalError(
+            f"{path}: already exists (--worktree needs a new or empty directory)"
+        )
+    return target
+
+
+def _add_worktree(target: Path, branch: str) -> None:
+    try:
+        git(["worktree", "add", "--quiet", str(target), branch])
+    except OperationalError as exc:
+        raise OperationalError(
+            f"{branch} was created, but not its worktree: {exc.message} "
+            f"(add it with: git worktree add '{target}' {branch})"
+        ) from None

@@ -1,0 +1,112 @@
+"""Soak: 4 agent processes loop edit → commit → `sync --push` against one bare remote.
+
+PRODUCT.md, branch-per-agent workflow: "Many agents pushing to one remote must never
+lose an event." At the end every item, plan item, playbook event and changeLog entry
+any agent wrote is on the remote's base branch, every document validates, the base
+holds no fork block (M11), and every agent's view after a final sync equals a fresh clone.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import soak
+from git_vcontext.codecs import parse
+from git_vcontext.validate.files import check_bytes
+
+AGENTS = 4
+ROUNDS = 4
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[soak.SoakRun, Path]]:
+    """One soak for the module (it is the expensive part), with git's config isolated."""
+    root = tmp_path_factory.mktemp("soak")
+    with pytest.MonkeyPatch.context() as mp:
+        home = root / "home"
+        home.mkdir()
+        mp.setenv("HOME", str(home))
+        mp.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        for var in ("GIT_DIR", "GIT_WORK_TREE", "SOURCE_DATE_EPOCH"):
+            mp.delenv(var, raising=False)
+        result = soak.soak(root, AGENTS, ROUNDS)
+        yield result, soak.fresh_clone(result, root)
+
+
+def _show(repo: Path, rev: str, rel: str) -> Any:
+    out = subprocess.run(["git", "show", f"{rev}:{rel}"], cwd=repo, capture_output=True, check=True)
+    return parse(out.stdout, path=rel).data
+
+
+def test_every_sync_ran_without_crash_or_conflict(run: tuple[soak.SoakRun, Path]) -> None:
+    result, _ = run
+    for log in result.logs:
+        for s in log.syncs:
+            # giving up after the bounded push retries is allowed mid-run (caught up later)
+            gave_up = s["exit"] == 1 and "still rejected after" in s["output"]
+            assert s["exit"] == 0 or gave_up, s["output"]
+            assert "CONFLICT" not in s["output"] and "Traceback" not in s["output"]
+    assert [s["exit"] for s in result.final_syncs] == [0] * len(result.final_syncs), [
+        s["output"] for s in result.final_syncs if s["exit"]
+    ]
+
+
+def test_no_event_or_item_is_lost_on_the_remote_base(run: tuple[soak.SoakRun, Path]) -> None:
+    result, fresh = run
+    docs = soak.documents(fresh)
+    assert soak.lost(result, docs) == {"items": [], "plan_items": [], "events": [], "changes": []}
+    assert soak.duplicates(docs) == []
+    written = sum(len(log.events) for log in result.logs)
+    assert len(docs[soak.PLAYBOOK]["playbook"]["items"]) == written + 1  # + the seed event
+
+
+def test_every_document_validates(run: tuple[soak.SoakRun, Path]) -> None:
+    _, fresh = run
+    for rel in soak.DOCUMENTS:
+        report = check_bytes((fresh / rel).read_bytes(), rel)
+        assert report.valid, report.lines()
+    proc = soak.vcontext(fresh, "validate", check=False)  # every tracked vContext file
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_change_log_sequence_stays_non_decreasing(run: tuple[soak.SoakRun, Path]) -> None:
+    _, fresh = run
+    change_log = soak.documents(fresh)[soak.TODO]["todoList"]["changeLog"]
+    sequences = [c["sequence"] for c in change_log]
+    assert sequences == sorted(sequences)  # Validation: sequence non-decreasing in changeLog
+
+
+def test_m11_the_base_holds_no_fork_block(run: tuple[soak.SoakRun, Path]) -> None:
+    _, fresh = run
+    for rel, data in soak.documents(fresh).items():
+        assert soak.without_fork(data) == data, rel
+
+
+def test_every_agent_view_equals_a_fresh_clone(run: tuple[soak.SoakRun, Path]) -> None:
+    result, fresh = run
+    expected = soak.documents(fresh)
+    for clone in result.clones:
+        view = soak.documents(clone)
+        for rel in soak.DOCUMENTS:
+            assert soak.without_fork(view[rel]) == expected[rel], (clone.name, rel)
+            assert _show(clone, soak.BASE, rel) == expected[rel], (clone.name, rel)
+
+
+def test_m11_agent_forks_are_merged_and_know_the_parent_sequence(
+    run: tuple[soak.SoakRun, Path],
+) -> None:
+    result, fresh = run
+    expected = soak.documents(fresh)
+    for clone in result.clones:
+        view = soak.documents(clone)
+        for rel, key in ((soak.TODO, "todoList"), (soak.PLAN, "plan")):
+            block = view[rel][key]["fork"]
+            assert block["mergeStatus"] == "merged", (clone.name, rel)
+            assert block["parentSequence"] == expected[rel][key]["sequence"], (clone.name, rel)

@@ -1,0 +1,363 @@
+"""Soak harness: agent processes loop edit → commit → `sync --push` against one bare remote.
+
+Used by tests/git/test_soak.py (small) and tests/bench/bench_soak.py (16 × 25). Each
+agent has its own clone, its own `fork`ed branch checked out there, and writes down
+every item, plan item, playbook event and changeLog entry it creates, so the final
+check can prove that nothing any agent wrote was lost on the remote's base branch.
+
+Run one agent (what the harness starts per process):
+    python tests/soak.py agent CLONE AGENT ROUNDS LOGFILE
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TODO = "memory/todo.vcontext.json"
+PLAN = "memory/plan.vcontext.tron"
+PLAYBOOK = "memory/playbook.vcontext.json"
+DOCUMENTS = (TODO, PLAN, PLAYBOOK)
+BASE = "main"
+
+PLAN_TRON = """\
+class vContextInfo: version, created
+class Plan: id, uid, title, status, sequence, items
+class PlanItem: id, title, status
+
+vContextInfo: vContextInfo("0.4", "2026-01-01T00:00:00Z")
+plan: Plan("soak-plan", "soak-plan-uid", "Soak plan", "inProgress", 1, [
+  PlanItem("p0", "Start", "completed")
+])
+"""
+
+
+def _todo() -> dict[str, Any]:
+    return {
+        "vContextInfo": {"version": "0.4", "created": "2026-01-01T00:00:00Z"},
+        "todoList": {
+            "id": "soak-todo",
+            "uid": "soak-todo-uid",
+            "title": "Soak todo list",
+            "sequence": 1,
+            "updated": "2026-01-01T00:00:00Z",
+            "changeLog": [
+                {
+                    "sequence": 1,
+                    "timestamp": "2026-01-01T00:00:00Z",
+                    "agent": {"id": "seed", "type": "human"},
+                    "operation": "create",
+                    "reason": "seed",
+                }
+            ],
+            "items": [{"id": "t0", "title": "Start", "status": "completed"}],
+        },
+    }
+
+
+def _playbook() -> dict[str, Any]:
+    return {
+        "vContextInfo": {"version": "0.4", "created": "2026-01-01T00:00:00Z"},
+        "playbook": {
+            "uid": "soak-playbook-uid",
+            "version": 1,
+            "created": "2026-01-01T00:00:00Z",
+            "updated": "2026-01-01T00:00:00Z",
+            "items": [
+                {
+                    "eventId": "evt-seed",
+                    "targetId": "seed-rule",
+                    "operation": "append",
+                    "kind": "rule",
+                    "title": "Seed rule",
+                    "text": "Keep the soak honest.",
+                    "status": "active",
+                    "createdAt": "2026-01-01T00:00:00Z",
+                }
+            ],
+        },
+    }
+
+
+# -- processes ----------------------------------------------------------------------------
+
+
+def cli() -> list[str]:
+    """The installed console script next to this Python (else ``python -m git_vcontext``)."""
+    script = Path(sys.executable).with_name("git-vcontext")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "git_vcontext"]
+
+
+def run(args: Sequence[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(list(args), cwd=cwd, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} in {cwd}: exit {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return run(["git", *args], cwd, check)
+
+
+def vcontext(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return run([*cli(), *args], cwd, check)
+
+
+def identity(repo: Path, name: str) -> None:
+    git(repo, "config", "user.name", name)
+    git(repo, "config", "user.email", f"{name}@example.com")
+    git(repo, "config", "commit.gpgsign", "false")
+
+
+# -- setting up ---------------------------------------------------------------------------
+
+
+def setup(root: Path, agents: int) -> tuple[Path, list[Path]]:
+    """A bare remote with the seed documents on main, and one clone per forked agent."""
+    remote = root / "remote.git"
+    git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
+    seed = root / "seed"
+    git(root, "init", "-q", "-b", BASE, str(seed))
+    identity(seed, "seed")
+    vcontext(seed, "install", "--no-hooks")  # the pre-push hook is not part of this soak yet
+    (seed / "memory").mkdir()
+    (seed / TODO).write_text(json.dumps(_todo(), indent=2) + "\n")
+    (seed / PLAN).write_text(PLAN_TRON)
+    (seed / PLAYBOOK).write_text(json.dumps(_playbook(), indent=2) + "\n")
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", "seed documents")
+    git(seed, "push", "-q", str(remote), BASE)
+    return remote, [_clone_agent(root, remote, f"agent-{i}") for i in range(agents)]
+
+
+def _clone_agent(root: Path, remote: Path, agent: str) -> Path:
+    clone = root / agent
+    git(root, "clone", "-q", str(remote), str(clone))
+    identity(clone, agent)
+    vcontext(clone, "install", "--no-hooks")
+    vcontext(clone, "fork", agent, "--reason", f"soak agent {agent}")
+    git(clone, "switch", "-q", f"agents/{agent}")
+    return clone
+
+
+# -- one agent ----------------------------------------------------------------------------
+
+
+@dataclass
+class AgentLog:
+    """Everything one agent wrote, and how its syncs went."""
+
+    agent: str
+    items: list[str] = field(default_factory=list)
+    plan_items: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)  # changeLog reasons (unique per agent)
+    syncs: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.__dict__
+
+
+def agent_loop(clone: Path, agent: str, rounds: int) -> AgentLog:
+    """``rounds`` times: edit the three documents, commit, sync with the remote."""
+    log = AgentLog(agent)
+    for r in range(rounds):
+        _edit_todo(clone, agent, r, log)
+        _edit_plan(clone, agent, r, log)
+        _edit_playbook(clone, agent, r, log)
+        git(clone, "commit", "-q", "-am", f"{agent}: round {r}")
+        log.syncs.append(sync(clone, agent))
+    return log
+
+
+def sync(clone: Path, agent: str) -> dict[str, Any]:
+    """One `git vcontext sync AGENT --push origin`: exit code, time, retries it reported.
+
+    sync says "push to REMOTE rejected (…): fetching and merging, retry N" per retry.
+    """
+    start = time.perf_counter()
+    proc = vcontext(clone, "sync", agent, "--push", "origin", check=False)
+    said = proc.stdout + proc.stderr
+    return {
+        "exit": proc.returncode,
+        "seconds": time.perf_counter() - start,
+        "retries": len(re.findall(r"rejected .*retry \d+", said)),
+        "output": said[-2000:],
+    }
+
+
+def _load(path: Path) -> Any:
+    from git_vcontext.codecs import parse
+
+    return parse(path.read_bytes(), path=str(path))
+
+
+def _save(path: Path, parsed: Any, data: Any) -> None:
+    path.write_text(parsed.render(data))
+
+
+def _now() -> str:
+    from git_vcontext.clock import now_rfc3339
+
+    return now_rfc3339()
+
+
+def _edit_todo(clone: Path, agent: str, r: int, log: AgentLog) -> None:
+    """Add an item, complete the previous one, advance sequence and changeLog (Ext 10)."""
+    path = clone / TODO
+    parsed = _load(path)
+    data = json.loads(json.dumps(parsed.data))
+    todo = data["todoList"]
+    item = f"{agent}-t{r}"
+    for it in todo["items"]:
+        if it["id"] == f"{agent}-t{r - 1}":
+            it["status"] = "completed"
+    todo["items"].append({"id": item, "title": f"{agent} task {r}", "status": "pending"})
+    todo["sequence"] += 1
+    todo["updated"] = _now()
+    reason = f"{agent} adds {item}"
+    todo["changeLog"].append(
+        {
+            "sequence": todo["sequence"],
+            "timestamp": todo["updated"],
+            "agent": {"id": agent, "type": "aiAgent"},
+            "operation": "update",
+            "reason": reason,
+        }
+    )
+    _save(path, parsed, data)
+    log.items.append(item)
+    log.changes.append(reason)
+
+
+def _edit_plan(clone: Path, agent: str, r: int, log: AgentLog) -> None:
+    path = clone / PLAN
+    parsed = _load(path)
+    data = json.loads(json.dumps(parsed.data))
+    item = f"{agent}-p{r}"
+    data["plan"]["items"].append({"id": item, "title": f"{agent} step {r}", "status": "pending"})
+    data["plan"]["sequence"] += 1
+    _save(path, parsed, data)
+    log.plan_items.append(item)
+
+
+def _edit_playbook(clone: Path, agent: str, r: int, log: AgentLog) -> None:
+    """A new learning each round; every other round also an update of the previous one."""
+    target = f"{agent}-learning-{r}"
+    added = vcontext(
+        clone, "playbook", "add", PLAYBOOK, "--target", target, "--kind", "learning",
+        "--title", f"{agent} learned {r}", "--text", f"Round {r} of {agent}.",
+    )  # fmt: skip
+    log.events.append(added.stdout.split(":", 1)[0].strip())
+    if r % 2 == 1:
+        updated = vcontext(
+            clone, "playbook", "update", PLAYBOOK, "--target", f"{agent}-learning-{r - 1}",
+            "--delta", "helpfulCount=+1", "--reason", f"{agent} confirms round {r - 1}",
+        )  # fmt: skip
+        log.events.append(updated.stdout.split(":", 1)[0].strip())
+
+
+# -- running many agents ------------------------------------------------------------------
+
+
+@dataclass
+class SoakRun:
+    """What a soak produced: the remote, the clones, the agents' logs and the timings."""
+
+    remote: Path
+    clones: list[Path]
+    logs: list[AgentLog]
+    final_syncs: list[dict[str, Any]]
+    seconds: float
+
+
+def soak(root: Path, agents: int, rounds: int) -> SoakRun:
+    """Set up, run ``agents`` processes concurrently, then let every agent sync twice in turn."""
+    remote, clones = setup(root, agents)
+    start = time.perf_counter()
+    procs = []
+    for i, clone in enumerate(clones):
+        log_file = root / f"agent-{i}.log.json"
+        cmd = [sys.executable, __file__, "agent", str(clone), f"agent-{i}", str(rounds)]
+        procs.append((subprocess.Popen([*cmd, str(log_file)], stderr=subprocess.PIPE), log_file))
+    logs = []
+    for proc, log_file in procs:
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"agent process failed: {err.decode(errors='replace')[-3000:]}")
+        logs.append(AgentLog(**json.loads(log_file.read_text())))
+    final = [sync(clone, f"agent-{i}") for _ in range(2) for i, clone in enumerate(clones)]
+    return SoakRun(remote, clones, logs, final, time.perf_counter() - start)
+
+
+# -- checking -----------------------------------------------------------------------------
+
+
+def documents(where: Path) -> dict[str, Any]:
+    """The parsed data of the soak's documents in a work tree."""
+    return {rel: _load(where / rel).data for rel in DOCUMENTS}
+
+
+def without_fork(data: Any) -> Any:
+    """A document's data with the branch-local ``fork`` blocks removed (M11)."""
+    out = dict(data)
+    for key in ("todoList", "plan", "playbook"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: v for k, v in out[key].items() if k != "fork"}
+    return out
+
+
+def lost(run: SoakRun, docs: dict[str, Any]) -> dict[str, list[str]]:
+    """What some agent wrote that the documents do not hold (empty lists: nothing lost)."""
+    have_items = [i["id"] for i in docs[TODO]["todoList"]["items"]]
+    have_plan = [i["id"] for i in docs[PLAN]["plan"]["items"]]
+    have_events = [e["eventId"] for e in docs[PLAYBOOK]["playbook"]["items"]]
+    have_changes = [c.get("reason") for c in docs[TODO]["todoList"]["changeLog"]]
+    out: dict[str, list[str]] = {"items": [], "plan_items": [], "events": [], "changes": []}
+    for log in run.logs:
+        out["items"] += [i for i in log.items if i not in have_items]
+        out["plan_items"] += [i for i in log.plan_items if i not in have_plan]
+        out["events"] += [e for e in log.events if e not in have_events]
+        out["changes"] += [c for c in log.changes if c not in have_changes]
+    return out
+
+
+def duplicates(docs: dict[str, Any]) -> list[str]:
+    """Ids that occur more than once (a merge that duplicated instead of matching)."""
+    ids = [i["id"] for i in docs[TODO]["todoList"]["items"]]
+    ids += [i["id"] for i in docs[PLAN]["plan"]["items"]]
+    ids += [e["eventId"] for e in docs[PLAYBOOK]["playbook"]["items"]]
+    return sorted({i for i in ids if ids.count(i) > 1})
+
+
+def fresh_clone(run: SoakRun, root: Path) -> Path:
+    target = root / "fresh"
+    git(root, "clone", "-q", "-b", BASE, str(run.remote), str(target))
+    return target
+
+
+def total_retries(run: SoakRun) -> int:
+    return sum(s["retries"] for log in run.logs for s in log.syncs) + sum(
+        s["retries"] for s in run.final_syncs
+    )
+
+
+def _agent_main(argv: Sequence[str]) -> int:
+    clone, agent, rounds, log_file = Path(argv[0]), argv[1], int(argv[2]), Path(argv[3])
+    log = agent_loop(clone, agent, rounds)
+    log_file.write_text(json.dumps(log.to_json(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "agent":
+        sys.exit(_agent_main(sys.argv[2:]))
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
