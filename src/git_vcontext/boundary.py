@@ -44,7 +44,8 @@ def _click_exception(exc: Exception) -> int | None:
         return None
     if isinstance(exc, click.exceptions.Exit):
         return int(exc.exit_code)
-    if isinstance(exc, click.exceptions.Abort):
+    if isinstance(exc, click.exceptions.Abort):  # click's name for Ctrl-C
+        say("git-vcontext: interrupted")
         return int(ExitCode.INTERRUPTED)
     if isinstance(exc, click.ClickException):
         exc.show()

@@ -22,6 +22,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     # only costs time here (it nearly doubles the time to load a 40 MB playbook).
     gc.disable()
     args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:  # Ctrl-C while modules load, before the boundary is set up
+        try:
+            print("git-vcontext: interrupted", file=sys.stderr)
+        except (OSError, ValueError):
+            pass
+        return 130
+
+
+def _dispatch(args: list[str]) -> int:
     fast = _fast_driver(args)
     if fast is not None:
         return fast

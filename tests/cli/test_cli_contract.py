@@ -86,3 +86,37 @@ def test_parse_errors_name_file_line_and_column(capsys: pytest.CaptureFixture[st
         capsys.readouterr().err
         == "git-vcontext: error: a b.json:3:7: invalid JSON: Expecting value\n"
     )
+
+
+def test_ctrl_c_inside_a_click_command_exits_130_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Click turns Ctrl-C into Abort (after printing an empty line): still exit 130, one line."""
+    from git_vcontext import cli as cli_module
+
+    def interrupted(**_: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "_run", lambda name, **kw: interrupted(**kw))
+    assert cli_module.main(["status"]) == ExitCode.INTERRUPTED
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Traceback" not in err
+
+
+def test_ctrl_c_while_modules_load_exits_130_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C can land while cli.py and click import, before the boundary is set up."""
+    import sys
+    import types
+
+    from git_vcontext import entry
+
+    class Loading(types.ModuleType):
+        def __getattr__(self, name: str) -> object:
+            raise KeyboardInterrupt
+
+    monkeypatch.setitem(sys.modules, "git_vcontext.cli", Loading("git_vcontext.cli"))
+    assert entry.main(["status"]) == ExitCode.INTERRUPTED
+    err = capsys.readouterr().err
+    assert err == "git-vcontext: interrupted\n"
