@@ -343,6 +343,28 @@ def test_second_push_of_the_same_objects_uses_the_cache(repo: Path) -> None:
     assert b"misses 0" in again.stderr
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [{"README.md": 5}, "not rows", [["too", "short"]], [[1, 2, 3, 4, 5, 6, 7, 8]]],
+    ids=["not-a-list", "a-string", "short-row", "long-row"],
+)
+def test_a_damaged_verdict_cache_entry_is_checked_again_not_a_crash(
+    repo: Path, damage: Any
+) -> None:
+    write(repo, PLAYBOOK, "{not json")
+    head = commit(repo, "Break the playbook")
+    line = f"refs/heads/main {head} refs/heads/main {sha(repo, 'origin/main')}\n"
+    assert hook(repo, line, "origin", "url").returncode == 1
+    folder = repo / ".git" / "vcontext" / "verdicts"
+    (current,) = folder.iterdir()
+    (pack,) = [p for p in current.glob("*.pack.json") if head in p.read_text()]
+    verdicts = json.loads(pack.read_text())
+    pack.write_text(json.dumps({key: damage for key in verdicts}))
+    again = hook(repo, line, "origin", "url")
+    assert again.returncode == 1, again.stderr
+    assert b"[parse]" in again.stderr and b"internal error" not in again.stderr
+
+
 def test_concurrent_hooks_share_the_cache_safely(repo: Path) -> None:
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second")))
     head = commit(repo, "Append")

@@ -100,7 +100,10 @@ class VerdictCache:
 
     def get(self, key: str) -> list[Finding] | None:
         rows = self._lookup(key)
-        return None if rows is None else _findings(rows)
+        try:
+            return None if rows is None else _findings(rows)
+        except _DAMAGED:
+            return None  # a damaged entry (not written by us): check again
 
     def put(self, key: str, findings: list[Finding]) -> None:
         self._new[key] = _rows(findings)
@@ -109,7 +112,10 @@ class VerdictCache:
         found = self._lookup(key)
         if found is None:
             return None
-        return {path: _findings(rows) for path, rows in found.items()}
+        try:
+            return {path: _findings(rows) for path, rows in found.items()}
+        except _DAMAGED:
+            return None  # a damaged entry (not written by us): check again
 
     def put_files(self, key: str, found: dict[str, list[Finding]]) -> None:
         self._new[key] = {path: _rows(findings) for path, findings in found.items()}
@@ -178,6 +184,10 @@ class VerdictCache:
                     old.unlink()
                 except OSError:
                     pass
+
+
+_DAMAGED = (TypeError, ValueError, AttributeError)
+"""What reading a pack entry of the wrong shape raises."""
 
 
 def _rows(findings: list[Finding]) -> Rows:
