@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -269,3 +270,38 @@ def test_no_document_with_uid_still_makes_the_one_commit(git_repo: Path) -> None
     proc = fork(git_repo, "alice")
     assert proc.returncode == 0 and b"no fork metadata written" in proc.stdout
     assert run_git(git_repo, "rev-list", "--count", "main..agents/alice").stdout.strip() == "1"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--", os.fsdecode(b"al\xffce")], ["alice", "--from", os.fsdecode(b"ma\xffn")]],
+    ids=["agent", "from"],
+)
+def test_non_utf8_names_are_clear_errors_not_crashes(repo: Path, args: list[str]) -> None:
+    proc = fork(repo, *args)
+    assert proc.returncode in (2, 3), proc.stderr
+    assert proc.stderr.decode().count("\n") == 1 and b"internal error" not in proc.stderr
+    assert run_git(repo, "branch", "--list", "agents/*").stdout == ""
+
+
+def test_non_utf8_reason_is_a_usage_error_and_creates_nothing(repo: Path) -> None:
+    proc = fork(repo, "alice", "--reason", os.fsdecode(b"why \xff"))
+    assert proc.returncode == 2 and b"--reason" in proc.stderr
+    assert run_git(repo, "branch", "--list", "agents/*").stdout == ""
+
+
+@pytest.mark.parametrize(("first", "second"), [("a/b", "a"), ("a", "a/b")])
+def test_agent_names_clashing_as_ref_folders_are_clear_errors(
+    repo: Path, first: str, second: str
+) -> None:
+    assert fork(repo, first).returncode == 0
+    proc = fork(repo, second)
+    assert proc.returncode == 3, proc.stderr
+    assert b"cannot create branch" in proc.stderr and b"internal error" not in proc.stderr
+    assert run_git(repo, "config", f"vcontext.agent.{second}.base", check=False).stdout == ""
+
+
+def test_an_agent_prefix_that_makes_no_branch_name_is_a_usage_error(repo: Path) -> None:
+    run_git(repo, "config", "vcontext.agentPrefix", "../")
+    proc = fork(repo, "alice")
+    assert proc.returncode == 2 and b"vcontext.agentPrefix" in proc.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import ExitCode, OperationalError
+from ..errors import ExitCode, OperationalError, UsageError
 from ..gitio import git, open_repo
 
 
@@ -16,6 +16,8 @@ def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: st
     from ..workflow.fork import fork_agent
 
     agents.check_agent_name(agent)
+    if reason is not None and not agents.is_utf8(reason):
+        raise UsageError("--reason is not UTF-8 text")
     repo = open_repo(os.getcwd())
     target = _worktree_path(worktree) if worktree is not None else None
     result = fork_agent(repo, agent, from_branch=from_branch, reason=reason, now=now_rfc3339())

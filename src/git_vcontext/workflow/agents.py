@@ -40,6 +40,7 @@ def check_agent_name(agent: str) -> str:
         or ".." in agent
         or any(c in agent for c in " ~^:?*[\\\x7f")
         or any(ord(c) < 32 for c in agent)
+        or not is_utf8(agent)
         or not pygit2.reference_is_valid_name(f"refs/heads/{agent}")
     )
     if bad:
@@ -47,9 +48,25 @@ def check_agent_name(agent: str) -> str:
     return agent
 
 
+def is_utf8(text: str) -> bool:
+    """False for text holding bytes that were not UTF-8 on the command line."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def agent_branch(repo: Any, agent: str) -> str:
     """The short branch name of ``agent`` (``agents/AGENT``)."""
-    return agent_prefix(repo) + check_agent_name(agent)
+    import pygit2
+
+    branch = agent_prefix(repo) + check_agent_name(agent)
+    if not pygit2.reference_is_valid_name(f"refs/heads/{branch}"):
+        raise UsageError(
+            f"not a valid branch name: {branch!r} (check git config vcontext.agentPrefix)"
+        )
+    return branch
 
 
 def agent_of_branch(repo: Any, branch: str) -> str | None:

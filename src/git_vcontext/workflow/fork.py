@@ -138,7 +138,7 @@ def _base_branch(repo: Any, from_branch: str | None) -> str:
     """``--from`` (a local branch), else the branch checked out here."""
     if from_branch is not None:
         name = from_branch.removeprefix("refs/heads/")
-        if repo.branches.local.get(name) is None:
+        if not agents.is_utf8(name) or repo.branches.local.get(name) is None:
             raise OperationalError(f"no local branch '{from_branch}' to fork from (--from)")
         return name
     if repo.head_is_detached:
@@ -155,6 +155,8 @@ def _create_branch(repo: Any, branch: str, commit_id: Any, base: str) -> None:
         )
     except pygit2.AlreadyExistsError:
         raise OperationalError(f"a branch named '{branch}' already exists") from None
+    except (pygit2.GitError, OSError) as exc:  # e.g. agents/a next to agents/a/b
+        raise OperationalError(f"cannot create branch '{branch}': {exc}") from None
 
 
 def _forked_tree(
