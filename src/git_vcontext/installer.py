@@ -136,7 +136,7 @@ def uninstall_config(scope: Scope) -> list[str]:
 
 def install_attributes(path: Path, force: bool) -> list[str]:
     """Add the attribute lines that are missing; refuse other attributes for our patterns."""
-    lines = path.read_text().splitlines() if path.exists() else []
+    lines, newline = _read_lines(path) if path.exists() else ([], "\n")
     clashes = [ln for ln in lines if _pattern(ln) in PATTERNS and ln.strip() not in ATTRIBUTE_LINES]
     if clashes and not force:
         raise UsageError(
@@ -149,7 +149,7 @@ def install_attributes(path: Path, force: bool) -> list[str]:
     block = ([ATTRIBUTES_HEADER] if ATTRIBUTES_HEADER not in kept else []) + missing
     if kept and kept[-1].strip():
         block.insert(0, "")
-    _write_lines(path, kept + block)
+    _write_lines(path, kept + block, newline)
     return [f"added {len(missing)} pattern(s) to {path}"]
 
 
@@ -157,7 +157,7 @@ def uninstall_attributes(path: Path) -> list[str]:
     """Remove our lines (and header) from an attributes file; delete it if nothing is left."""
     if not path.exists():
         return []
-    lines = path.read_text().splitlines()
+    lines, newline = _read_lines(path)
     ours = set(ATTRIBUTE_LINES) | {ATTRIBUTES_HEADER}
     kept = [ln for ln in lines if ln.strip() not in ours]
     if kept == lines:
@@ -165,7 +165,7 @@ def uninstall_attributes(path: Path) -> list[str]:
     while kept and not kept[-1].strip():
         kept.pop()
     if kept:
-        _write_lines(path, kept)
+        _write_lines(path, kept, newline)
     else:
         path.unlink()
     return [f"removed our patterns from {path}"]
@@ -176,11 +176,23 @@ def _pattern(line: str) -> str | None:
     return parts[0] if parts and not parts[0].startswith("#") else None
 
 
-def _write_lines(path: Path, lines: list[str]) -> None:
+def _read_lines(path: Path) -> tuple[list[str], str]:
+    """An attributes file's lines and its line ending (bytes that are not UTF-8 kept as is)."""
+    from .fsio import read_bytes
+
+    text = read_bytes(str(path)).decode("utf-8", "surrogateescape")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(newline)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines, newline
+
+
+def _write_lines(path: Path, lines: list[str], newline: str = "\n") -> None:
     from .fsio import write_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, ("\n".join(lines) + "\n").encode())
+    write_atomic(path, (newline.join(lines) + newline).encode("utf-8", "surrogateescape"))
 
 
 # -- the pre-push hook ----------------------------------------------------------------
