@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
-from conftest import run_cli, run_git
+from conftest import cli_path, run_cli, run_git
 
 VALID = '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}\n'
 INVALID = """{
@@ -137,3 +139,14 @@ def test_skipped_checks_are_reported(tmp_path: Path) -> None:
     assert code == 0 and "p.vbrief.json: skipped: schema: no bundled schema for vBRIEF 0.6" in out
     code, out, _ = _validate("p.vbrief.json", "--format", "json", cwd=tmp_path)
     assert json.loads(out)["files"][0]["skipped"]
+
+
+def test_a_directory_holding_a_fifo_named_like_a_document_does_not_block(tmp_path: Path) -> None:
+    """Walking a directory reads regular files only: a FIFO would block the read forever."""
+    (tmp_path / "bad.vcontext.json").write_text(INVALID)
+    os.mkfifo(tmp_path / "pipe.vcontext.json")
+    proc = subprocess.run(
+        [*cli_path(), "validate", str(tmp_path)], capture_output=True, timeout=30, check=False
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert b"bad.vcontext.json" in proc.stdout and b"pipe" not in proc.stdout + proc.stderr

@@ -80,6 +80,8 @@ def _walk(top: str) -> Iterator[str]:
         dirs[:] = sorted(d for d in dirs if d != ".git")
         for name in sorted(files):
             full = os.path.join(folder, name)
+            if not os.path.isfile(full):
+                continue  # a FIFO, a device, a dangling link: reading it could block forever
             tail = f"{os.path.basename(folder)}/{name}"
             if matches_file_patterns(tail) or _sniffed(full):
                 yield full
