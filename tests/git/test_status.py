@@ -18,7 +18,7 @@ from sync_repos import (
     sync,
 )
 
-from conftest import run_cli
+from conftest import run_cli, run_git
 
 
 def _status(repo: Path) -> tuple[int, dict[str, Any]]:
@@ -118,3 +118,22 @@ def test_status_predicts_conflicts_between_agents_as_sync_all_would_meet_them(
     code, out, _ = sync(repo, "--all", "--dry-run")
     assert code == 1 and "agents/bob <-> main: CONFLICT" in out
     assert (rev(repo, "main"), rev(repo, "agents/alice"), rev(repo, "agents/bob")) == before
+
+
+def test_an_agent_whose_base_branch_was_deleted_is_refused_in_its_row_not_for_all(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    seed(repo)
+    run_git(repo, "branch", "gone", "main")
+    fork_by_hand(repo, "alice")
+    fork_by_hand(repo, "bob", base="gone")
+    run_git(repo, "config", "vcontext.agent.bob.base", "gone")
+    run_git(repo, "branch", "-D", "gone")
+
+    code, rows = _status(repo)
+
+    assert code == 0
+    assert rows["alice"]["state"] == "up to date"
+    assert rows["bob"]["state"] == "refused" and rows["bob"]["base"] == "gone"
+    assert "'gone'" in rows["bob"]["message"] and "does not exist" in rows["bob"]["message"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..record import record
 from . import agents
-from .sync import CONFLICT, MERGED, UP_TO_DATE, Syncer, is_sync_commit
+from .sync import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer, is_sync_commit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -118,7 +118,20 @@ def agent_status(repo: Any, syncer: Syncer, agent: str) -> AgentStatus:
 def all_status(repo: Any) -> list[AgentStatus]:
     """Every agent branch's row, by agent name."""
     syncer = Syncer(repo, dry_run=True)
-    return [agent_status(repo, syncer, agent) for agent in agents.list_agents(repo)]
+    return [_row(repo, syncer, agent) for agent in agents.list_agents(repo)]
+
+
+def _row(repo: Any, syncer: Syncer, agent: str) -> AgentStatus:
+    """One agent's row; a problem of that agent alone (its base branch was deleted, …)
+    is shown in its row instead of hiding every other agent's."""
+    from ..errors import OperationalError
+
+    try:
+        return agent_status(repo, syncer, agent)
+    except OperationalError as exc:
+        branch = agents.agent_branch(repo, agent)
+        base = agents.recorded_base(repo, agent) or "-"
+        return AgentStatus(agent, branch, base, 0, 0, REFUSED, (), (), (), exc.message)
 
 
 def _count_new(repo: Any, tip: Any, other: Any) -> int:
