@@ -21,6 +21,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Each run is a short process over acyclic JSON data: the cyclic garbage collector
     # only costs time here (it nearly doubles the time to load a 40 MB playbook).
     gc.disable()
+    # File names that are not UTF-8 arrive decoded with surrogateescape: print them as
+    # their bytes whatever the locale (a strict stdout would raise on them).
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="surrogateescape")
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(args)

@@ -66,8 +66,11 @@ def _umask() -> int:
 
 
 def write_output(path: str | None, text: str) -> None:
-    """Write text to a file atomically, or to stdout when ``path`` is None or ``-``."""
-    data = text.encode("utf-8")
+    """Write text to a file atomically, or to stdout when ``path`` is None or ``-``.
+
+    File names that are not UTF-8 (decoded with surrogateescape) come out as their bytes.
+    """
+    data = text.encode("utf-8", "surrogateescape")
     if path is None or path == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

@@ -150,3 +150,14 @@ def test_a_directory_holding_a_fifo_named_like_a_document_does_not_block(tmp_pat
     )
     assert proc.returncode == 1, proc.stderr
     assert b"bad.vcontext.json" in proc.stdout and b"pipe" not in proc.stdout + proc.stderr
+
+
+def test_tracked_files_whose_names_are_not_utf8_are_validated_and_named_as_bytes(
+    git_repo: Path,
+) -> None:
+    name = os.fsdecode(b"bad-\xff.vcontext.json")
+    (git_repo / name).write_text(INVALID)
+    run_git(git_repo, "add", "--", name)
+    proc = run_cli("validate", cwd=git_repo, env={"PYTHONIOENCODING": "utf-8"})
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.startswith(b"bad-\xff.vcontext.json:") and b"[" in proc.stdout

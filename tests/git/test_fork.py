@@ -305,3 +305,15 @@ def test_an_agent_prefix_that_makes_no_branch_name_is_a_usage_error(repo: Path) 
     run_git(repo, "config", "vcontext.agentPrefix", "../")
     proc = fork(repo, "alice")
     assert proc.returncode == 2 and b"vcontext.agentPrefix" in proc.stderr
+
+
+def test_a_document_whose_file_name_is_not_utf8_is_forked_and_reported(repo: Path) -> None:
+    name = os.fsdecode(b"notes-\xff.vcontext.json")
+    write_json(repo, name, todo("t9"))
+    commit(repo, "a file name in Latin-1")
+    proc = run_cli(
+        "fork", "alice", cwd=repo, env={"SOURCE_DATE_EPOCH": EPOCH, "PYTHONIOENCODING": "utf-8"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert b"fork metadata: notes-\xff.vcontext.json" in proc.stdout
+    assert show(repo, "agents/alice", name)["todoList"]["fork"]["mergeStatus"] == "unmerged"

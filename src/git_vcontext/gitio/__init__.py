@@ -36,7 +36,8 @@ def git(
             cwd=cwd,
             input=input,
             capture_output=True,
-            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",  # file names that are not UTF-8 survive the round trip
             env={**os.environ, **env} if env else None,
         )
     except FileNotFoundError:

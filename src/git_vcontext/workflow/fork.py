@@ -226,4 +226,6 @@ def _message(
         lines += ["", "Left alone (no container uid):", *[f"- {p}" for p in no_uid]]
     if unreadable:
         lines += ["", "Left alone (does not parse):", *[f"- {p}" for p in unreadable]]
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    # file names that are not UTF-8 (surrogateescape): U+FFFD in the message, which is text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
