@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sync_repos import (
     EPOCH,
     commit_all,
@@ -137,3 +138,16 @@ def test_an_agent_whose_base_branch_was_deleted_is_refused_in_its_row_not_for_al
     assert rows["alice"]["state"] == "up to date"
     assert rows["bob"]["state"] == "refused" and rows["bob"]["base"] == "gone"
     assert "'gone'" in rows["bob"]["message"] and "does not exist" in rows["bob"]["message"]
+
+
+@pytest.mark.parametrize("command", [["status"], ["fork", "alice"]])
+def test_a_config_file_git_cannot_parse_is_an_operational_error_not_a_crash(
+    git_repo: Path, command: list[str]
+) -> None:
+    seed(git_repo)
+    with open(git_repo / ".git" / "config", "a") as fh:
+        fh.write("[vcontext\n")
+    proc = run_cli(*command, cwd=git_repo)
+    assert proc.returncode == 3
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "config" in err and "internal error" not in err

@@ -54,10 +54,13 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Any:
     """The pygit2 Repository that contains ``path``; OperationalError when there is none."""
     import pygit2
 
-    found = pygit2.discover_repository(str(path))
-    if found is None:
-        raise OperationalError(f"not a git repository: {Path(path).resolve()}")
-    return pygit2.Repository(found)
+    try:
+        found = pygit2.discover_repository(str(path))
+        if found is None:
+            raise OperationalError(f"not a git repository: {Path(path).resolve()}")
+        return pygit2.Repository(found)
+    except pygit2.GitError as exc:  # e.g. a config file git cannot parse
+        raise OperationalError(f"cannot open the repository: {exc}") from None
 
 
 def workdir(repo: Any) -> Path:
