@@ -40,6 +40,9 @@ def shared(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
     run_git(git_repo, "remote", "add", "origin", str(remote))
     run_git(git_repo, "push", "-q", "origin", "main")
     fork_by_hand(git_repo, "alice")
+    # the remote moves before each sync here: without fetching first, the push is rejected
+    # and retried, which is what these tests are about
+    run_git(git_repo, "config", "vcontext.pushFetchFirst", "false")
     return remote, git_repo
 
 
@@ -238,3 +241,26 @@ def test_a_remote_without_atomic_pushes_gets_ordinary_pushes_and_merges(
         i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
     ]
     assert statuses == ["completed", "pending", "blocked"]
+
+
+def test_sync_push_fetches_the_base_first_so_a_moved_remote_needs_no_retry(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    run_git(repo, "config", "--unset", "vcontext.pushFetchFirst")  # the default: fetch first
+    tick = commit_on(
+        repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick"
+    )
+    _other_pushes_to_main(remote, tmp_path)
+    other_tip = run_git(tmp_path / "other", "rev-parse", "HEAD").stdout.strip()
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "pushed to origin" in out and "retry" not in out
+    assert _parents(remote, "main") == [other_tip, tick]  # a fast-forward to origin, then sync
+    statuses = [
+        i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
+    ]
+    assert statuses == ["completed", "pending", "blocked"]
+    assert rev(remote, "agents/alice") == rev(repo, "agents/alice")

@@ -38,8 +38,11 @@ def test_a_ref_refused_only_because_its_atomic_push_failed_is_retried_not_fetche
         "To /tmp/remote.git\n"
         "!\trefs/heads/main:refs/heads/main\t[rejected] (fetch first)\n"
         "!\trefs/heads/agents/a:refs/heads/agents/a\t[rejected] (atomic push failed)\n"
+        "!\trefs/heads/agents/b:refs/heads/agents/b\t"
+        "[remote rejected] (atomic transaction failed)\n"
         "Done\n"
     )
     rows = {r.branch: r for r in _porcelain(text)}
     assert not rows["main"].collateral and rows["main"].retry
     assert rows["agents/a"].collateral and rows["agents/a"].retry and not rows["agents/a"].ok
+    assert rows["agents/b"].retry  # the remote's ref transaction lost a race: try again

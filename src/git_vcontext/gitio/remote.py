@@ -7,7 +7,7 @@ from ..record import record
 from . import git
 
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
-_TRANSIENT = ("lock", "failed to update ref", "incorrect old value")
+_TRANSIENT = ("lock", "failed to update ref", "incorrect old value", "atomic transaction failed")
 _ATOMIC_FAILED = "atomic push failed"  # this ref was fine; another one in the push was not
 
 

@@ -18,6 +18,7 @@ push; then the remote's commits are merged into the local branches as they are.
 
 from __future__ import annotations
 
+from ..errors import OperationalError
 from ..gitio.refs import RefMoved
 from ..record import record
 from . import sync as sync_mod
@@ -78,7 +79,17 @@ def push_with_retries(
     pause = sleep or time.sleep
     limit = attempts(repo)
     retries = 0
+    results: list[sync_mod.PairResult] = []
     try:
+        if fetch_first(repo):
+            bases = list(dict.fromkeys(base for _, base in pairs))
+            try:
+                tips = remotes.fetch(cwd, remote, bases)
+            except OperationalError:
+                tips = {}  # a base the remote lacks (its first push), or no remote: push says
+            here = {base: tip for base in bases if (tip := syncer.tip(base)) is not None}
+            if failure := _catch_up(syncer, here, tips, remote, show):
+                return _gave_up(results, retries, failure, report)
         starts = _starts(syncer, pairs)
         results = syncer.sync_pairs(pairs)
         for r in results:
@@ -109,21 +120,10 @@ def push_with_retries(
             report(f"push to {remote} rejected ({names}): fetching and merging, retry {retries}")
             pause(wait_before(attempt))
             tips = remotes.fetch(cwd, remote, [row.branch for row in refused])
-            if pushed.atomic:  # nothing of this run reached the remote: start over
-                for branch, start in starts.items():
-                    again = _start_again(repo, start, tips.get(branch))
-                    if problem := syncer.move(branch, again, "restart"):
-                        return _gave_up(results, retries, problem, report)
-            for branch, tip in tips.items():
-                merged = syncer.integrate(branch, repo[tip].id, f"{remote}/{branch}")
-                if not merged.ok:
-                    show(merged)
-                    why = f"could not merge {remote}/{branch} into {branch}"
-                    return _gave_up(results, retries, why, report)
-            try:
-                syncer.commit()
-            except RefMoved as exc:
-                return _gave_up(results, retries, exc.message, report)
+            # atomic: nothing of this run reached the remote, so start over from before it
+            here = starts if pushed.atomic else {}
+            if failure := _catch_up(syncer, here, tips, remote, show):
+                return _gave_up(results, retries, failure, report)
             results = syncer.sync_pairs(pairs)
             for r in results:
                 if not r.ok:
@@ -132,6 +132,45 @@ def push_with_retries(
         raise AssertionError("unreachable")  # pragma: no cover
     finally:
         syncer.finish()
+
+
+def fetch_first(repo: Any) -> bool:
+    """Fetch the bases before the first push: git config ``vcontext.pushFetchFirst`` (default
+    true). Off, the first push tells whether the remote moved (a retry when it did)."""
+    try:
+        return bool(repo.config.get_bool("vcontext.pushFetchFirst"))
+    except (KeyError, ValueError):
+        return True
+
+
+def _catch_up(
+    syncer: sync_mod.Syncer,
+    starts: dict[str, Any],
+    tips: dict[str, str],
+    remote: str,
+    show: Callable[[sync_mod.PairResult], None],
+) -> str | None:
+    """Bring local branches up to the remote's ``tips`` (moved by one ``commit()``).
+
+    The branches in ``starts`` go back to those commits first (or straight to the
+    remote's tip when it contains them); then every remote tip the local branch
+    lacks is merged into it with a real merge commit. None, or why it stopped.
+    """
+    repo = syncer.repo
+    for branch, start in starts.items():
+        again = _start_again(repo, start, tips.get(branch))
+        if problem := syncer.move(branch, again, "restart"):
+            return problem
+    for branch, tip in tips.items():
+        merged = syncer.integrate(branch, repo[tip].id, f"{remote}/{branch}")
+        if not merged.ok:
+            show(merged)
+            return f"could not merge {remote}/{branch} into {branch}"
+    try:
+        syncer.commit()
+    except RefMoved as exc:
+        return exc.message
+    return None
 
 
 def _starts(syncer: sync_mod.Syncer, pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
