@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -52,7 +53,7 @@ class Demo:
             raise OperationalError(f"git {args[0]} failed in the demo: {proc.stderr.strip()}")
         out = proc.stdout + proc.stderr
         if show:
-            self._echo(f"$ git {' '.join(args)}", out)
+            self._echo(f"$ git {shlex.join(args)}", out)
         return out
 
     def tool(self, *args: str, ok: tuple[int, ...] = (0, 1)) -> str:
@@ -63,7 +64,7 @@ class Demo:
         self.status = proc.returncode
         if proc.returncode not in ok:
             raise OperationalError(f"git vcontext {args[0]} failed in the demo: {out.strip()}")
-        self._echo(f"$ git vcontext {' '.join(args)}", out)
+        self._echo(f"$ git vcontext {shlex.join(args)}", out)
         return out
 
     def _echo(self, command: str, output: str) -> None:
@@ -251,6 +252,35 @@ def _conflict(d: Demo) -> None:
     d.git("merge", "--abort")
 
 
+def _workflow(d: Demo) -> None:
+    d.step("Branch per agent: fork, status, sync (in process, no merge driver per file)")
+    d.git("checkout", "-q", "main")
+    d.tool("fork", "erin", "--reason", "tune the alert thresholds")
+    d.git("checkout", "-q", "agents/erin")
+    doc = json.loads((d.repo / TODO).read_text())
+    fork = doc["todoList"]["fork"]
+    d.say(f"  {TODO} on agents/erin now says where it came from:")
+    d.say(f"    fork: {json.dumps(fork)}")
+    doc["todoList"]["items"].append(_item("t6", "Tune the p99 alert threshold"))
+    doc["todoList"]["sequence"] += 1
+    d.write(TODO, _json(doc))
+    d.commit("erin: adds t6")
+    d.git("checkout", "-q", "main")
+    doc = json.loads((d.repo / TODO).read_text())
+    doc["todoList"]["items"][1]["status"] = "completed"
+    doc["todoList"]["sequence"] += 1
+    d.write(TODO, _json(doc))
+    d.commit("main: t2 completed")
+    d.say("  erin adds t6 on her branch; meanwhile t2 is completed on main")
+    d.tool("status")
+    d.tool("sync", "erin")
+    main = json.loads((d.repo / TODO).read_text())["todoList"]
+    erin = json.loads(d.git("show", f"agents/erin:{TODO}"))["todoList"]
+    d.say(f"  main:        items {[i['id'] for i in main['items']]}, fork block: {'fork' in main}")
+    status = erin["fork"]["mergeStatus"]
+    d.say(f"  agents/erin: items {[i['id'] for i in erin['items']]}, fork {status}")
+
+
 def run(*, directory: str | None = None) -> int:
     """Build the demo repository in a new temporary directory and walk through it."""
     parent = Path(directory) if directory else None
@@ -259,7 +289,7 @@ def run(*, directory: str | None = None) -> int:
     repo = Path(tempfile.mkdtemp(prefix="git-vcontext-demo-", dir=parent))
     d = Demo(repo)
     d.say(f"git-vcontext demo in {repo}")
-    for part in (_setup, _agents, _merge, _inspect, _conflict):
+    for part in (_setup, _agents, _merge, _inspect, _conflict, _workflow):
         part(d)
     d.step("Done")
     d.say(f"The demo repository stays in {repo}: look around (git log --graph), then delete it.")
