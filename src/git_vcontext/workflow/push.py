@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_ATTEMPTS = 10
-FIRST_WAIT = 0.05  # seconds; doubles each attempt, times a random factor in [0.5, 1.5)
-LONGEST_WAIT = 3.0
+FIRST_WAIT = 0.1  # seconds; doubles each attempt, times a random factor in [0.5, 1.5)
+LONGEST_WAIT = 8.0  # many agents on one base: the waits must outlast their pushes
 
 
 @record
