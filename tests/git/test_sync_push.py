@@ -40,6 +40,9 @@ def shared(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
     run_git(git_repo, "remote", "add", "origin", str(remote))
     run_git(git_repo, "push", "-q", "origin", "main")
     fork_by_hand(git_repo, "alice")
+    # the remote moves before each sync here: without fetching first, the push is rejected
+    # and retried, which is what these tests are about
+    run_git(git_repo, "config", "vcontext.pushFetchFirst", "false")
     return remote, git_repo
 
 
@@ -166,3 +169,98 @@ def test_an_agent_branch_pushed_from_elsewhere_is_merged_not_overwritten(
     agent = show(remote, "agents/alice", "todo.vcontext.json")
     assert agent["todoList"]["fork"]["parentUid"] == "u-todo"  # the fork stays on the agent
     assert without_fork(agent) == show(remote, "main", "todo.vcontext.json")
+
+
+def _parents(repo: Path, rev_: str) -> list[str]:
+    return run_git(repo, "rev-parse", f"{rev_}^@").stdout.split()
+
+
+def test_a_retry_starts_over_from_the_remote_base_one_sync_merge_per_agent(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    run_git(repo, "push", "-q", "origin", "agents/alice")
+    tick = commit_on(
+        repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick"
+    )
+    _other_pushes_to_main(remote, tmp_path)
+    other_tip = run_git(tmp_path / "other", "rev-parse", "HEAD").stdout.strip()
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "pushed after 1 retry" in out
+    # the rejected sync commit is not merged with the remote's main: the agent's work is
+    # merged straight into the remote's main, one real merge commit
+    assert _parents(remote, "main") == [other_tip, tick]
+    assert "Vcontext-Sync: alice" in run_git(remote, "log", "-1", "--format=%B", "main").stdout
+    on_remote = show(remote, "main", "todo.vcontext.json")
+    assert [i["status"] for i in on_remote["todoList"]["items"]] == [
+        "completed",
+        "pending",
+        "blocked",
+    ]
+    # both sides advanced the sequence once: one M8 merge, max(4, 4) + 1
+    assert on_remote["todoList"]["sequence"] == 5
+    assert _parents(remote, "agents/alice") == [tick, rev(remote, "main")]
+
+
+def test_a_rejected_push_moves_no_branch_on_the_remote(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    run_git(repo, "push", "-q", "origin", "agents/alice")
+    before = rev(remote, "agents/alice")
+    run_git(repo, "config", "vcontext.pushAttempts", "1")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    _other_pushes_to_main(remote, tmp_path)
+
+    code, out, _ = sync(repo, "alice", "--push", "origin")
+
+    assert code == 1
+    assert "still rejected after 1 attempts (main)" in out
+    assert rev(remote, "agents/alice") == before  # all or nothing: the agent branch stayed
+
+
+def test_a_remote_without_atomic_pushes_gets_ordinary_pushes_and_merges(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    run_git(remote, "config", "receive.advertiseAtomic", "false")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    _other_pushes_to_main(remote, tmp_path)
+    other_tip = run_git(tmp_path / "other", "rev-parse", "HEAD").stdout.strip()
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "pushed after 1 retry" in out
+    assert rev(remote, "main") == rev(repo, "main")
+    assert run_git(remote, "merge-base", "--is-ancestor", other_tip, "main").returncode == 0
+    statuses = [
+        i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
+    ]
+    assert statuses == ["completed", "pending", "blocked"]
+
+
+def test_sync_push_fetches_the_base_first_so_a_moved_remote_needs_no_retry(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    remote, repo = shared
+    run_git(repo, "config", "--unset", "vcontext.pushFetchFirst")  # the default: fetch first
+    tick = commit_on(
+        repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick"
+    )
+    _other_pushes_to_main(remote, tmp_path)
+    other_tip = run_git(tmp_path / "other", "rev-parse", "HEAD").stdout.strip()
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "pushed to origin" in out and "retry" not in out
+    assert _parents(remote, "main") == [other_tip, tick]  # a fast-forward to origin, then sync
+    statuses = [
+        i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
+    ]
+    assert statuses == ["completed", "pending", "blocked"]
+    assert rev(remote, "agents/alice") == rev(repo, "agents/alice")

@@ -31,3 +31,18 @@ def test_waits_grow_with_attempts_stay_bounded_and_are_jittered() -> None:
     assert len({round(w, 6) for w in first}) > 1  # jitter: racing agents spread out
     assert min(wait_before(4) for _ in range(50)) > max(first)
     assert all(w <= LONGEST_WAIT * 1.5 for w in (wait_before(30) for _ in range(50)))
+
+
+def test_a_ref_refused_only_because_its_atomic_push_failed_is_retried_not_fetched() -> None:
+    text = (
+        "To /tmp/remote.git\n"
+        "!\trefs/heads/main:refs/heads/main\t[rejected] (fetch first)\n"
+        "!\trefs/heads/agents/a:refs/heads/agents/a\t[rejected] (atomic push failed)\n"
+        "!\trefs/heads/agents/b:refs/heads/agents/b\t"
+        "[remote rejected] (atomic transaction failed)\n"
+        "Done\n"
+    )
+    rows = {r.branch: r for r in _porcelain(text)}
+    assert not rows["main"].collateral and rows["main"].retry
+    assert rows["agents/a"].collateral and rows["agents/a"].retry and not rows["agents/a"].ok
+    assert rows["agents/b"].retry  # the remote's ref transaction lost a race: try again

@@ -7,7 +7,8 @@ from ..record import record
 from . import git
 
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
-_TRANSIENT = ("lock", "failed to update ref", "incorrect old value")
+_TRANSIENT = ("lock", "failed to update ref", "incorrect old value", "atomic transaction failed")
+_ATOMIC_FAILED = "atomic push failed"  # this ref was fine; another one in the push was not
 
 
 @record
@@ -19,21 +20,39 @@ class PushedRef:
     retry: bool  # rejected for a reason a fetch + merge (or a new attempt) can fix
     summary: str  # git's words, e.g. "[rejected] (fetch first)"
 
+    @property
+    def collateral(self) -> bool:
+        """Refused only because another ref of the same atomic push was."""
+        return not self.ok and _ATOMIC_FAILED in self.summary
 
-def push(cwd: str, remote: str, branches: list[str]) -> list[PushedRef]:
+
+@record
+class Pushed:
+    """One push: a row per branch, and whether the remote took it all-or-nothing."""
+
+    rows: tuple[PushedRef, ...]
+    atomic: bool
+
+
+def push(cwd: str, remote: str, branches: list[str], *, atomic: bool = True) -> Pushed:
     """Push local ``branches`` to the same names on ``remote``; one row per branch.
 
-    A failure that is not about a branch (unknown remote, a pre-push hook that
-    refuses, no network) raises OperationalError with git's message.
+    With ``atomic`` the remote moves every branch or none (``git push --atomic``);
+    a remote that cannot do that gets an ordinary push (``Pushed.atomic`` says
+    which happened). A failure that is not about a branch (unknown remote, a
+    pre-push hook that refuses, no network) raises OperationalError with git's message.
     """
     specs = [f"refs/heads/{b}:refs/heads/{b}" for b in branches]
-    out = git(["push", "--porcelain", remote, *specs], cwd=cwd, check=False)
+    flags = ["--atomic"] if atomic and len(specs) > 1 else []
+    out = git(["push", "--porcelain", *flags, remote, *specs], cwd=cwd, check=False)
     rows = _porcelain(out.stdout)
+    if not rows and flags and "--atomic" in out.stderr:  # e.g. "does not support --atomic"
+        return push(cwd, remote, branches, atomic=False)
     if not rows:
         lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
         why = lines[-1] if lines else f"exit status {out.returncode}"
         raise OperationalError(f"git push {remote}: {why.removeprefix('fatal: ')}")
-    return rows
+    return Pushed(tuple(rows), bool(flags) or len(specs) == 1)
 
 
 def _porcelain(text: str) -> list[PushedRef]:
@@ -45,7 +64,7 @@ def _porcelain(text: str) -> list[PushedRef]:
         flag, spec, summary = parts[0], parts[1], "\t".join(parts[2:])
         branch = spec.split(":", 1)[1].removeprefix("refs/heads/")
         ok = flag != "!"
-        retry = not ok and any(w in summary for w in _NEEDS_MERGE + _TRANSIENT)
+        retry = not ok and any(w in summary for w in (*_NEEDS_MERGE, *_TRANSIENT, _ATOMIC_FAILED))
         rows.append(PushedRef(branch, ok, retry, summary))
     return rows
 

@@ -168,6 +168,16 @@ class Syncer:
         planned = self._planned.get(refs.branch_ref(branch))
         return planned[1] if planned else refs.target(self.repo, branch)
 
+    def move(self, branch: str, new: Any, why: str) -> str | None:
+        """Plan ``branch`` to point at ``new`` (``commit()`` moves it); or why it must not."""
+        old = self.tip(branch)
+        if old == new:
+            return None
+        if problem := self.blocked(branch):
+            return problem
+        self._plan(branch, old, new, why)
+        return None
+
     def _plan(self, branch: str, old: Any, new: Any, why: str) -> None:
         name = refs.branch_ref(branch)
         self._planned.setdefault(name, [old, new])[1] = new
