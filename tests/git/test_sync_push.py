@@ -264,3 +264,19 @@ def test_sync_push_fetches_the_base_first_so_a_moved_remote_needs_no_retry(
     ]
     assert statuses == ["completed", "pending", "blocked"]
     assert rev(remote, "agents/alice") == rev(repo, "agents/alice")
+
+
+def test_fetch_leaves_out_a_branch_the_remote_does_not_have_yet(
+    shared: tuple[Path, Path],
+) -> None:
+    """An agent branch before its first push: a retry fetches it with its base (the soak
+    hit this when the remote refused a whole atomic push), and gets the base alone."""
+    from git_vcontext.errors import OperationalError
+    from git_vcontext.gitio import remote as remotes
+
+    remote, repo = shared
+    found = remotes.fetch(str(repo), "origin", ["agents/alice", "main"])
+    assert found == {"main": rev(remote, "main")}
+    assert remotes.fetch(str(repo), "origin", ["agents/alice"]) == {}
+    with pytest.raises(OperationalError, match="git fetch nowhere"):
+        remotes.fetch(str(repo), "nowhere", ["main"])

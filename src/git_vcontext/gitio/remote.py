@@ -72,10 +72,36 @@ def _porcelain(text: str) -> list[PushedRef]:
 def fetch(cwd: str, remote: str, branches: list[str]) -> dict[str, str]:
     """Fetch ``branches`` from ``remote``; ``{branch: commit id}`` of what the remote has.
 
-    (A named remote's tracking branches are updated too, as git does for any fetch.)
+    A branch the remote does not have (an agent branch before its first push) is
+    left out of the answer, not an error. (A named remote's tracking branches are
+    updated too, as git does for any fetch.)
     """
-    specs = [f"refs/heads/{b}" for b in branches]
-    git(["fetch", "--quiet", "--no-tags", remote, *specs], cwd=cwd)
+    wanted = list(branches)
+    while wanted:
+        out = git(["fetch", "--quiet", "--no-tags", remote, *_heads(wanted)], cwd=cwd, check=False)
+        if out.returncode == 0:
+            return _fetched(cwd, wanted)
+        missing = _missing_refs(out.stderr) & set(wanted)
+        if not missing:
+            lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+            why = lines[-1] if lines else f"exit status {out.returncode}"
+            raise OperationalError(f"git fetch {remote}: {why.removeprefix('fatal: ')}")
+        wanted = [b for b in wanted if b not in missing]
+    return {}
+
+
+def _heads(branches: list[str]) -> list[str]:
+    return [f"refs/heads/{b}" for b in branches]
+
+
+def _missing_refs(stderr: str) -> set[str]:
+    """The branches git says the remote lacks ("couldn't find remote ref refs/heads/X")."""
+    marker = "couldn't find remote ref refs/heads/"
+    return {ln.split(marker, 1)[1].strip() for ln in stderr.splitlines() if marker in ln}
+
+
+def _fetched(cwd: str, branches: list[str]) -> dict[str, str]:
+    """``{branch: commit id}`` from FETCH_HEAD, whose lines follow the order of the refspecs."""
     from pathlib import Path
 
     where = git(["rev-parse", "--git-path", "FETCH_HEAD"], cwd=cwd).stdout.strip()

@@ -86,7 +86,7 @@ def push_with_retries(
             try:
                 tips = remotes.fetch(cwd, remote, bases)
             except OperationalError:
-                tips = {}  # a base the remote lacks (its first push), or no remote: push says
+                tips = {}  # no such remote, no network: the push says why
             here = {base: tip for base in bases if (tip := syncer.tip(base)) is not None}
             if failure := _catch_up(syncer, here, tips, remote, show):
                 return _gave_up(results, retries, failure, report)
