@@ -253,8 +253,9 @@ def hook_command(text: str) -> str | None:
         return None
     for line in text.splitlines():
         line = line.strip()
-        if line.startswith("exec ") and line.endswith(' hook pre-push "$@"'):
-            return line[len("exec ") : -len(' hook pre-push "$@"')].strip()
+        # the line that runs it alone (earlier shims: ``exec CMD hook pre-push "$@"``)
+        if line.endswith(' hook pre-push "$@"') and "|" not in line:
+            return line.removeprefix("exec ")[: -len(' hook pre-push "$@"')].strip()
     return None
 
 

@@ -477,6 +477,21 @@ def test_doctor_checks_the_hook_runs_and_uninstall_removes_the_cache(repo: Path)
     assert not (repo / ".git" / "vcontext").exists()
 
 
+def test_a_hook_whose_program_is_gone_refuses_the_push_and_says_what_to_do(repo: Path) -> None:
+    from git_vcontext.installer import hook_text
+
+    shim = repo / ".git" / "hooks" / "pre-push"
+    shim.write_text(hook_text("'/nonexistent dir/git-vcontext'"))
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second")))
+    commit(repo, "Append")
+    before = remote_sha(repo / ".." / "remote.git", "refs/heads/main")
+    proc = push(repo, "origin", "main")
+    assert proc.returncode != 0
+    assert "git vcontext install" in proc.stderr and "--no-verify" in proc.stderr
+    assert remote_sha(repo / ".." / "remote.git", "refs/heads/main") == before
+    assert push(repo, "--no-verify", "origin", "main").returncode == 0
+
+
 def test_empty_input_loads_neither_click_nor_pygit2() -> None:
     probe = (
         "import io, sys; sys.stdin = io.StringIO('');"
