@@ -1,28 +1,34 @@
-"""Files shipped inside the package (hooks, schemas), found through importlib.resources."""
+"""Files shipped inside the package (hooks, schemas).
+
+A wheel puts them next to the package's modules and a source checkout at the top of the
+repository: both are plain folders, found without importing importlib.resources (~20 ms,
+paid by every pre-push hook). Only an unusual install (a zip archive) needs it.
+"""
 
 from __future__ import annotations
 
-from importlib import resources
-from importlib.abc import Traversable
 from pathlib import Path
 
-
-def _dir(name: str) -> Traversable:
-    packaged = resources.files("git_vcontext").joinpath(name)
-    if packaged.is_dir():
-        return packaged
-    # Editable installs and source checkouts: the folder sits at the top of the repo.
-    checkout = Path(__file__).resolve().parents[2] / name
-    if checkout.is_dir():
-        return checkout
-    return packaged
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
 
 
-def hooks_dir() -> Traversable:
+def _dir(name: str) -> Path | Traversable:
+    here = Path(__file__).resolve().parent
+    for folder in (here / name, here.parents[1] / name):  # wheel, then checkout
+        if folder.is_dir():
+            return folder
+    from importlib import resources
+
+    return resources.files("git_vcontext").joinpath(name)
+
+
+def hooks_dir() -> Path | Traversable:
     """The folder of hook shims (``pre-push``)."""
     return _dir("hooks")
 
 
-def schemas_dir() -> Traversable:
+def schemas_dir() -> Path | Traversable:
     """The folder of bundled JSON Schemas."""
     return _dir("schemas")
