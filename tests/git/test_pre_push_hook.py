@@ -322,15 +322,19 @@ def test_history_unmerged_fork_reaching_main_is_refused_but_agent_branches_carry
     assert "todoList.fork" in proc.stderr and "[history-unmerged-fork]" in proc.stderr
 
 
+def _verdict_pack(repo: Path, head: str) -> tuple[Path, dict[str, Any]]:
+    """The verdict cache's pack file that holds commit ``head``, and its entries."""
+    (current,) = (repo / ".git" / "vcontext" / "verdicts").iterdir()
+    (pack,) = [p for p in current.glob("*.pack.json") if head in p.read_text()]
+    return pack, json.loads(pack.read_text())
+
+
 def test_second_push_of_the_same_objects_uses_the_cache(repo: Path) -> None:
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second")))
     head = commit(repo, "Append")
     line = f"refs/heads/main {head} refs/heads/main {sha(repo, 'origin/main')}\n"
     assert hook(repo, line, "origin", "url").returncode == 0
-    folder = repo / ".git" / "vcontext" / "verdicts"
-    (current,) = folder.iterdir()
-    (pack,) = [p for p in current.glob("*.pack.json") if head in p.read_text()]
-    verdicts = json.loads(pack.read_text())
+    pack, verdicts = _verdict_pack(repo, head)
     blob = sha(repo, f"{head}:{PLAYBOOK}")
     assert verdicts[f"b-json-{blob}"] == [] and verdicts[f"c-{head}"] == {}
     # Prove the second run reads the verdict instead of checking again: plant one.
@@ -355,10 +359,7 @@ def test_a_damaged_verdict_cache_entry_is_checked_again_not_a_crash(
     head = commit(repo, "Break the playbook")
     line = f"refs/heads/main {head} refs/heads/main {sha(repo, 'origin/main')}\n"
     assert hook(repo, line, "origin", "url").returncode == 1
-    folder = repo / ".git" / "vcontext" / "verdicts"
-    (current,) = folder.iterdir()
-    (pack,) = [p for p in current.glob("*.pack.json") if head in p.read_text()]
-    verdicts = json.loads(pack.read_text())
+    pack, verdicts = _verdict_pack(repo, head)
     pack.write_text(json.dumps({key: damage for key in verdicts}))
     again = hook(repo, line, "origin", "url")
     assert again.returncode == 1, again.stderr

@@ -175,16 +175,22 @@ def _parents(repo: Path, rev_: str) -> list[str]:
     return run_git(repo, "rev-parse", f"{rev_}^@").stdout.split()
 
 
+def _alice_ticks_while_other_pushes(repo: Path, remote: Path, tmp_path: Path) -> tuple[str, str]:
+    """Alice completes t1 on her branch while someone else pushes to main: (her commit,
+    the remote's new main)."""
+    tick = commit_on(
+        repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick"
+    )
+    _other_pushes_to_main(remote, tmp_path)
+    return tick, run_git(tmp_path / "other", "rev-parse", "HEAD").stdout.strip()
+
+
 def test_a_retry_starts_over_from_the_remote_base_one_sync_merge_per_agent(
     shared: tuple[Path, Path], tmp_path: Path
 ) -> None:
     remote, repo = shared
     run_git(repo, "push", "-q", "origin", "agents/alice")
-    tick = commit_on(
-        repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick"
-    )
-    _other_pushes_to_main(remote, tmp_path)
-    other_tip = run_git(tmp_path / "other", "rev-parse", "HEAD").stdout.strip()
+    tick, other_tip = _alice_ticks_while_other_pushes(repo, remote, tmp_path)
 
     code, out, err = sync(repo, "alice", "--push", "origin")
 
@@ -248,11 +254,7 @@ def test_sync_push_fetches_the_base_first_so_a_moved_remote_needs_no_retry(
 ) -> None:
     remote, repo = shared
     run_git(repo, "config", "--unset", "vcontext.pushFetchFirst")  # the default: fetch first
-    tick = commit_on(
-        repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick"
-    )
-    _other_pushes_to_main(remote, tmp_path)
-    other_tip = run_git(tmp_path / "other", "rev-parse", "HEAD").stdout.strip()
+    tick, other_tip = _alice_ticks_while_other_pushes(repo, remote, tmp_path)
 
     code, out, err = sync(repo, "alice", "--push", "origin")
 
