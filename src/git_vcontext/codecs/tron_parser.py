@@ -1,4 +1,8 @@
-"""The data section of a TRON text, parsed by lark (tron.lark): lexer, transformer, errors."""
+"""The data section of a TRON text: the fast path first, lark (tron.lark) for the rest and errors.
+
+tron_fast.parse serves every text it parses cleanly; anything else goes to lark, whose
+lexer, transformer and error translation live here (lark is imported only then).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,22 @@ from collections.abc import Iterator
 
 from ..errors import ParseError, parse_error_at
 from ..values import MAX_DEPTH, JsonValue
-from . import tron_scan
+from . import tron_fast, tron_scan
 from .text import exceeds_depth, marker_error
+from .tron_fast import (
+    NAME,
+    NUMBER,
+    PUNCTUATION,
+    SKIP,
+    STRING,
+    ArgumentError,
+    DuplicateKey,
+    Fail,
+    Named,
+    number_value,
+    pairs_to_dict,
+    string_value,
+)
 from .tron_header import Header
 
 TYPE_CHECKING = False
@@ -19,13 +37,8 @@ if TYPE_CHECKING:
 
     from lark import Lark
 
-_TOKEN = re.compile(
-    # Skipped: unrolled (no catastrophic backtracking), a comment runs to the end of its line.
-    r"[ \t\r\n]*(?:#[^\n]*(?![^\n])[ \t\r\n]*)*"
-    r'(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[^"\\\x00-\x1f]|\\.)*")'
-    r"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)|([{}\[\]():,=]))"
-)
-_SKIP = re.compile(r"[ \t\r\n]*(?:#[^\n]*(?![^\n])[ \t\r\n]*)*")
+_TOKEN = re.compile(f"{SKIP}(?:({NAME})|({STRING})|({NUMBER})|({PUNCTUATION}))")
+_SKIP = re.compile(SKIP)
 _KEYWORDS = {"true": "TRUE", "false": "FALSE", "null": "NULL"}
 _PUNCTUATION = {
     "{": "_LBRACE",
@@ -38,30 +51,6 @@ _PUNCTUATION = {
     ":": "_COLON",
     "=": "_EQUAL",
 }
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
-
-
-class _Fail(Exception):
-    """A located error raised while lark parses."""
-
-    def __init__(self, offset: int, message: str) -> None:
-        super().__init__(message)
-        self.offset = offset
-        self.message = message
-
-
-class _ArgumentError(Exception):
-    """A bad class instantiation: ``index`` of the argument at fault, None for the ')'."""
-
-    def __init__(self, name_offset: int, index: int | None, message: str) -> None:
-        super().__init__(message)
-        self.name_offset = name_offset
-        self.index = index
-        self.message = message
-
-
-class _DuplicateKey(Exception):
-    """Located afterwards by a slow scan (the fast path keeps no key positions)."""
 
 
 class _Tok:
@@ -74,14 +63,6 @@ class _Tok:
         self.type = kind
         self.value = value
         self.start_pos = start_pos
-
-
-class _Named:
-    __slots__ = ("name", "value")
-
-    def __init__(self, name: str, value: JsonValue) -> None:
-        self.name = name
-        self.value = value
 
 
 def _lex(text: str, pos: int) -> Iterator[_Tok]:
@@ -101,7 +82,7 @@ def _lex(text: str, pos: int) -> Iterator[_Tok]:
             yield _Tok(_PUNCTUATION[m.group(4)], m.group(4), pos - 1)
     end = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
     if end < len(text):
-        raise _Fail(*tron_scan.bad_character(text, end))
+        raise Fail(*tron_scan.bad_character(text, end))
 
 
 class _Builder:
@@ -118,27 +99,10 @@ class _Builder:
 
     # Terminal callbacks: lark calls them by the terminal's name when it shifts the token.
     def STRING(self, tok: _Tok) -> str:
-        s = tok.value
-        if "\\" not in s:
-            return s[1:-1]
-        try:
-            return str(_scanstring(s, 1, True)[0])
-        except ValueError as exc:
-            reason = str(getattr(exc, "msg", exc))
-            where = tok.start_pos + getattr(exc, "pos", 0)
-            raise _Fail(where, f"{reason[:1].lower()}{reason[1:]} in a string") from None
+        return string_value(tok.value, tok.start_pos)
 
     def NUMBER(self, tok: _Tok) -> int | float:
-        s = tok.value
-        if "." in s or "e" in s or "E" in s:
-            number = float(s)
-            if number in (float("inf"), float("-inf")):
-                raise _Fail(tok.start_pos, f"number {s} is out of range")
-            return number
-        try:
-            return int(s)
-        except ValueError:  # more digits than Python converts
-            raise _Fail(tok.start_pos, f"integer with {len(s)} digits is too long") from None
+        return number_value(tok.value, tok.start_pos)
 
     def TRUE(self, tok: _Tok) -> bool:
         return True
@@ -154,21 +118,21 @@ class _Builder:
 
     def bare_word(self, children: list[_Tok]) -> JsonValue:
         tok = children[0]
-        raise _Fail(tok.start_pos, _bare_word_message(tok.value, tok.value in self.classes))
+        raise Fail(tok.start_pos, _bare_word_message(tok.value, tok.value in self.classes))
 
-    def named(self, children: list[Any]) -> _Named:
-        return _Named(children[0], children[1])
+    def named(self, children: list[Any]) -> Named:
+        return Named(children[0], children[1])
 
     def array(self, children: list[JsonValue]) -> list[JsonValue]:
         return children
 
     def object(self, children: list[Any]) -> dict[str, JsonValue]:
-        d = _pairs_to_dict(children)
+        d = pairs_to_dict(children)
         self.made_by[id(d)] = ""
         return d
 
     def pairs(self, children: list[Any]) -> dict[str, JsonValue]:
-        return _pairs_to_dict(children)
+        return pairs_to_dict(children)
 
     def root(self, children: list[JsonValue]) -> JsonValue:
         return children[0]
@@ -177,60 +141,11 @@ class _Builder:
         tok = children[0]
         props = self.classes.get(tok.value)
         if props is None:
-            raise _Fail(tok.start_pos, f"unknown class '{tok.value}'")
+            raise Fail(tok.start_pos, f"unknown class '{tok.value}'")
         del children[0]
-        if len(children) == len(props) and _Named not in map(type, children):
-            if self.absent_null:
-                d = {k: v for k, v in zip(props, children, strict=False) if v is not None}
-            else:
-                d = dict(zip(props, children, strict=False))
-        else:
-            d = _bind_arguments(tok, props, children, self.absent_null)
+        d = tron_fast.instance(tok.value, tok.start_pos, props, children, self.absent_null)
         self.made_by[id(d)] = tok.value
         return d
-
-
-def _pairs_to_dict(flat: list[Any]) -> dict[str, JsonValue]:
-    it = iter(flat)
-    d = dict(zip(it, it, strict=False))
-    if 2 * len(d) != len(flat):
-        raise _DuplicateKey()
-    return d
-
-
-def _bind_arguments(
-    tok: _Tok, props: list[str], args: list[Any], absent_null: bool
-) -> dict[str, JsonValue]:
-    """Positional then named arguments, checked as the TRON spec says (the slow path)."""
-    name, out, assigned, named_seen = tok.value, {}, set(), False
-    for i, arg in enumerate(args):
-        is_named = type(arg) is _Named
-        if is_named:
-            named_seen = True
-            prop, value = arg.name, arg.value
-            if prop not in props:
-                raise _ArgumentError(tok.start_pos, i, f"{name} has no property {prop!r}")
-            if prop in assigned:
-                raise _ArgumentError(tok.start_pos, i, f"argument {prop!r} of {name} given twice")
-        elif named_seen:
-            raise _ArgumentError(tok.start_pos, i, "positional argument after named argument")
-        elif i >= len(props):
-            raise _ArgumentError(tok.start_pos, i, _arity(name, len(props), len(args)))
-        else:
-            prop, value = props[i], arg
-        assigned.add(prop)
-        if is_named or value is not None or not absent_null:  # dialect: positional null = absent
-            out[prop] = value
-    if len(assigned) < len(props):
-        missing = ", ".join(repr(p) for p in props if p not in assigned)
-        arity = _arity(name, len(props), len(args))
-        message = f"{name} is missing {missing}" if named_seen else arity
-        raise _ArgumentError(tok.start_pos, None, message)
-    return out
-
-
-def _arity(name: str, wanted: int, got: int) -> str:
-    return f"{name} takes {wanted} argument{'s' if wanted != 1 else ''}, got {got}"
 
 
 def _bare_word_message(word: str, is_class: bool) -> str:
@@ -284,12 +199,30 @@ def _build_parser() -> _Parser:
     return _Parser(lark, builder)
 
 
-def parse_data(text: str, header: Header, *, absent_null: bool) -> tuple[JsonValue, dict[int, str]]:
+Parsed = tuple[JsonValue, dict[int, str]]  # (data, made_by: id(dict) -> class, "" for {})
+
+
+def parse_data(text: str, header: Header, *, absent_null: bool) -> Parsed:
+    """The data section: the fast path when it parses the text, else lark (raises ParseError)."""
     start = header.data_start
     if exceeds_depth(text[start:], MAX_DEPTH):
         deep = _deep_offset(text, start)
         if deep is not None:
             raise located(text, deep, f"nesting deeper than {MAX_DEPTH} levels")
+    parsed = parse_data_fast(text, header, absent_null=absent_null)
+    if parsed is not None:
+        return parsed
+    return parse_data_lark(text, header, absent_null=absent_null)
+
+
+def parse_data_fast(text: str, header: Header, *, absent_null: bool) -> Parsed | None:
+    """The fast path alone (no depth check): None where it gives up."""
+    return tron_fast.parse(text, header.data_start, header.classes, absent_null)
+
+
+def parse_data_lark(text: str, header: Header, *, absent_null: bool) -> Parsed:
+    """The lark path alone (no depth check): the reference, and every error message."""
+    start = header.data_start
     parser = _parser()
     with parser.lock:
         parser.builder.reset(header.classes, absent_null=absent_null, start=start)
@@ -304,14 +237,14 @@ def parse_data(text: str, header: Header, *, absent_null: bool) -> tuple[JsonVal
 def _translate(text: str, start: int, exc: Exception) -> Exception:
     from lark.exceptions import UnexpectedInput, UnexpectedToken
 
-    if isinstance(exc, _Fail):
+    if isinstance(exc, Fail):
         return located(text, exc.offset, exc.message)
-    if isinstance(exc, _ArgumentError):
+    if isinstance(exc, ArgumentError):
         args, close = tron_scan.arguments(text, exc.name_offset)
         index = exc.index
         offset = args[index] if index is not None and index < len(args) else close
         return located(text, offset, exc.message)
-    if isinstance(exc, _DuplicateKey):
+    if isinstance(exc, DuplicateKey):
         found = tron_scan.first_duplicate_key(text, start)
         offset, key = found if found else (start, "?")
         return located(text, offset, f"duplicate key {json.dumps(key)}")
