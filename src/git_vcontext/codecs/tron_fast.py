@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 
 from ..values import JsonValue
+from .tron_header import HeaderError
 
 # The terminals of tron.lark, shared with the lark path's lexer (tron_parser._lex).
 # Skipped: unrolled (no catastrophic backtracking), a comment runs to the end of its line.
@@ -36,13 +37,9 @@ _KEYWORDS: dict[str, JsonValue] = {"true": True, "false": False, "null": None}
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
-class Fail(Exception):
-    """A problem at a character offset of the text (the lark path locates it)."""
-
-    def __init__(self, offset: int, message: str) -> None:
-        super().__init__(message)
-        self.offset = offset
-        self.message = message
+class Fail(HeaderError):
+    """A problem at a character offset of the data section (``offset``, ``message``, as a
+    header error has); lark's path turns it into the located ParseError."""
 
 
 class ArgumentError(Exception):
@@ -211,15 +208,19 @@ class _Descent:
             return root
         flat: list[JsonValue] = []
         while True:
-            flat.append(self.key(t))
-            if nxt() != ":":
-                raise _GiveUp
-            flat.append(self.value(nxt()))
+            self.pair(t, flat)
             t = nxt()
             if t == ",":
                 t = nxt()
             if t == "":
                 return pairs_to_dict(flat)
+
+    def pair(self, t: str, flat: list[JsonValue]) -> None:
+        """key ':' value, appended to ``flat``."""
+        flat.append(self.key(t))
+        if self.next() != ":":
+            raise _GiveUp
+        flat.append(self.value(self.next()))
 
     def key(self, t: str) -> str:
         c = t[0]
@@ -240,43 +241,34 @@ class _Descent:
                 raise _GiveUp
             return self.instance(t)
         if c == "[":
-            return self.array()
+            return self.sequence("]")
         if c == "{":
-            return self.object()
+            d = pairs_to_dict(self.sequence("}"))
+            self.made_by[id(d)] = ""
+            return d
         if c in _NUMBER_START:
             return number_value(t, 0)
         raise _GiveUp
 
-    def array(self) -> list[JsonValue]:
+    def sequence(self, close: str) -> list[JsonValue]:
+        """After '[' or '{': values, or ``key: value`` flattened, up to ``close`` (a trailing
+        ',' allowed). value -> sequence -> value: two frames a level, MAX_DEPTH fits."""
         nxt, value = self.next, self.value
         out: list[JsonValue] = []
         t = nxt()
-        while t != "]":
+        while t != close:
+            if close == "}":
+                out.append(self.key(t))
+                if nxt() != ":":
+                    raise _GiveUp
+                t = nxt()
             out.append(value(t))
             t = nxt()
             if t == ",":
                 t = nxt()
-            elif t != "]":
+            elif t != close:
                 raise _GiveUp
         return out
-
-    def object(self) -> dict[str, JsonValue]:
-        nxt, value, key = self.next, self.value, self.key
-        flat: list[JsonValue] = []
-        t = nxt()
-        while t != "}":
-            flat.append(key(t))
-            if nxt() != ":":
-                raise _GiveUp
-            flat.append(value(nxt()))
-            t = nxt()
-            if t == ",":
-                t = nxt()
-            elif t != "}":
-                raise _GiveUp
-        d = pairs_to_dict(flat)
-        self.made_by[id(d)] = ""
-        return d
 
     def instance(self, name: str) -> dict[str, JsonValue]:
         """After ``Name(``: arguments, positional then ``key=value``, to the ')'."""
