@@ -85,7 +85,7 @@ def bench_parse(text: str, items: int) -> None:
     render = _best(3, lambda: doc.render(new))
     mb = len(text.encode()) / 1e6
     print(f"vContext TRON document: {mb:.2f} MB, {items} items")
-    print(f"  loads, first call (builds the parser): {first:.3f} s")
+    print(f"  loads, first call in the process:     {first:.3f} s")
     print(f"  loads (best of 3):                     {parse:.3f} s  ({mb / parse:.2f} MB/s)")
     print(f"  dumps (best of 3):                     {dump:.3f} s")
     print(f"  render after one edit (best of 3):     {render:.3f} s")
