@@ -119,14 +119,15 @@ def identity(repo: Path, name: str) -> None:
 # -- setting up ---------------------------------------------------------------------------
 
 
-def setup(root: Path, agents: int) -> tuple[Path, list[Path]]:
-    """A bare remote with the seed documents on main, and one clone per forked agent."""
+def setup(root: Path, agents: int, hooks: bool = True) -> tuple[Path, list[Path]]:
+    """A bare remote with the seed documents on main, and one clone per forked agent
+    (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off)."""
     remote = root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
     seed = root / "seed"
     git(root, "init", "-q", "-b", BASE, str(seed))
     identity(seed, "seed")
-    vcontext(seed, "install", "--no-hooks")  # the pre-push hook is not part of this soak yet
+    vcontext(seed, "install", "--no-hooks")
     (seed / "memory").mkdir()
     (seed / TODO).write_text(json.dumps(_todo(), indent=2) + "\n")
     (seed / PLAN).write_text(PLAN_TRON)
@@ -134,14 +135,14 @@ def setup(root: Path, agents: int) -> tuple[Path, list[Path]]:
     git(seed, "add", "-A")
     git(seed, "commit", "-q", "-m", "seed documents")
     git(seed, "push", "-q", str(remote), BASE)
-    return remote, [_clone_agent(root, remote, f"agent-{i}") for i in range(agents)]
+    return remote, [_clone_agent(root, remote, f"agent-{i}", hooks) for i in range(agents)]
 
 
-def _clone_agent(root: Path, remote: Path, agent: str) -> Path:
+def _clone_agent(root: Path, remote: Path, agent: str, hooks: bool) -> Path:
     clone = root / agent
     git(root, "clone", "-q", str(remote), str(clone))
     identity(clone, agent)
-    vcontext(clone, "install", "--no-hooks")
+    vcontext(clone, "install", *([] if hooks else ["--no-hooks"]))
     vcontext(clone, "fork", agent, "--reason", f"soak agent {agent}")
     git(clone, "switch", "-q", f"agents/{agent}")
     return clone
@@ -278,9 +279,9 @@ class SoakRun:
     seconds: float
 
 
-def soak(root: Path, agents: int, rounds: int) -> SoakRun:
+def soak(root: Path, agents: int, rounds: int, hooks: bool = True) -> SoakRun:
     """Set up, run ``agents`` processes concurrently, then let every agent sync twice in turn."""
-    remote, clones = setup(root, agents)
+    remote, clones = setup(root, agents, hooks)
     start = time.perf_counter()
     procs = []
     for i, clone in enumerate(clones):

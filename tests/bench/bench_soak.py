@@ -24,6 +24,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--no-hooks", action="store_true", help="Clones without the pre-push hook.")
     parser.add_argument("--keep", metavar="DIR", help="Run under DIR and keep the repositories.")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caching on, as after an install
@@ -31,14 +32,14 @@ def main() -> int:
     if args.keep:
         root = Path(args.keep)
         root.mkdir(parents=True, exist_ok=False)
-        return _bench(root, args.agents, args.rounds)
+        return _bench(root, args.agents, args.rounds, not args.no_hooks)
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp:
-        return _bench(Path(tmp), args.agents, args.rounds)
+        return _bench(Path(tmp), args.agents, args.rounds, not args.no_hooks)
 
 
-def _bench(root: Path, agents: int, rounds: int) -> int:
+def _bench(root: Path, agents: int, rounds: int, hooks: bool) -> int:
     start = time.perf_counter()
-    run = soak.soak(root, agents, rounds)
+    run = soak.soak(root, agents, rounds, hooks)
     docs = soak.documents(soak.fresh_clone(run, root))
     missing = soak.lost(run, docs)
     syncs = [s for log in run.logs for s in log.syncs]
@@ -46,7 +47,8 @@ def _bench(root: Path, agents: int, rounds: int) -> int:
     written = sum(len(log.events) for log in run.logs)
     n_lost = sum(len(v) for v in missing.values())
     print(
-        f"soak: {agents} agents × {rounds} rounds against one bare remote (cpus: {os.cpu_count()})"
+        f"soak: {agents} agents × {rounds} rounds against one bare remote"
+        f" (pre-push hook {'on' if hooks else 'off'}, cpus: {os.cpu_count()})"
     )
     print(f"| events written | {written} |")
     print(f"| items + plan items + changeLog entries written | {3 * agents * rounds} |")

@@ -1,4 +1,5 @@
-"""Soak: 4 agent processes loop edit → commit → `sync --push` against one bare remote.
+"""Soak: 4 agent processes loop edit → commit → `sync --push` against one bare remote,
+each clone with the pre-push hook installed.
 
 PRODUCT.md, branch-per-agent workflow: "Many agents pushing to one remote must never
 lose an event." At the end every item, plan item, playbook event and changeLog entry
@@ -56,6 +57,19 @@ def test_every_sync_ran_without_crash_or_conflict(run: tuple[soak.SoakRun, Path]
     assert [s["exit"] for s in result.final_syncs] == [0] * len(result.final_syncs), [
         s["output"] for s in result.final_syncs if s["exit"]
     ]
+
+
+def test_every_push_passed_the_installed_pre_push_hook(run: tuple[soak.SoakRun, Path]) -> None:
+    """The clones have the hook installed (as a user's do) and it ran on their pushes:
+    its verdict cache holds what it checked, and no sync was refused by it."""
+    result, _ = run
+    for clone in result.clones:
+        hook = (clone / ".git" / "hooks" / "pre-push").read_text()
+        assert "git-vcontext-hook-marker" in hook
+        packs = list((clone / ".git" / "vcontext" / "verdicts").glob("*/*.pack.json"))
+        assert packs, f"the pre-push hook of {clone.name} never ran"
+    outputs = [s["output"] for log in result.logs for s in log.syncs]
+    assert not [out for out in outputs if "pre-push" in out or "hook declined" in out]
 
 
 def test_no_event_or_item_is_lost_on_the_remote_base(run: tuple[soak.SoakRun, Path]) -> None:
