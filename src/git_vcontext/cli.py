@@ -44,28 +44,43 @@ def cli() -> None:
 # -- setup ----------------------------------------------------------------
 
 
+def _one_scope(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """--local and --global are alternatives: giving both is a usage error (as for git config)."""
+    if value:
+        chosen = ctx.meta.setdefault("vcontext.scopes", set())
+        chosen.add(param.name)
+        if len(chosen) > 1:
+            raise click.UsageError("--local and --global cannot be used together", ctx)
+    return value
+
+
+def _scope_options(command: Any) -> Any:
+    """``--local`` (the default) / ``--global``, handed to the command as ``scope``."""
+    command = click.option(
+        "--global", "global_", is_flag=True, callback=_one_scope, help="Your user configuration."
+    )(command)
+    return click.option(
+        "--local", is_flag=True, callback=_one_scope, help="This repository (default)."
+    )(command)
+
+
 @cli.command(context_settings=CONTEXT)
-@click.option(
-    "--local", "scope", flag_value="local", default=True, help="This repository (default)."
-)
-@click.option("--global", "scope", flag_value="global", help="Your user configuration.")
+@_scope_options
 @click.option("--force", is_flag=True, help="Replace foreign drivers or hooks instead of refusing.")
 @click.option("--no-hooks", is_flag=True, help="Do not install the pre-push hook.")
-def install(scope: str, force: bool, no_hooks: bool) -> int:
+def install(local: bool, global_: bool, force: bool, no_hooks: bool) -> int:
     """Set up the merge driver, diff driver, difftool, attributes and pre-push hook."""
+    scope = "global" if global_ else "local"
     return _run("install", scope=scope, force=force, no_hooks=no_hooks)
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option(
-    "--local", "scope", flag_value="local", default=True, help="This repository (default)."
-)
-@click.option("--global", "scope", flag_value="global", help="Your user configuration.")
-def uninstall(scope: str) -> int:
+@_scope_options
+def uninstall(local: bool, global_: bool) -> int:
     """Remove exactly what install added."""
     from .commands.install import uninstall as remove
 
-    return remove(scope=scope)
+    return remove(scope="global" if global_ else "local")
 
 
 @cli.command(context_settings=CONTEXT)

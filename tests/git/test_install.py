@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 import git_vcontext
-from conftest import run_cli
+from conftest import run_cli, run_git
 
 
 @pytest.fixture(autouse=True)
@@ -44,3 +45,60 @@ def test_gitattributes_that_is_a_directory_is_a_one_line_operational_error(
     assert proc.returncode == 3
     err = proc.stderr.decode()
     assert err.count("\n") == 1 and "is a directory" in err and "internal error" not in err
+
+
+def _todo(*ids: str) -> str:
+    items = ", ".join(f'{{"id": "{i}", "title": "{i}", "status": "pending"}}' for i in ids)
+    return (
+        '{\n  "vContextInfo": {"version": "0.4"},\n'
+        f'  "todoList": {{\n    "items": [{items}]\n  }}\n}}\n'
+    )
+
+
+def test_install_global_makes_every_repository_merge_by_meaning_and_uninstall_undoes_it(
+    git_repo: Path,
+) -> None:
+    """No .gitattributes in the repository: the user-wide install alone routes the merge."""
+    done = run_cli("install", "--global", cwd=git_repo)
+    assert done.returncode == 0, done.stderr
+    assert not (git_repo / ".gitattributes").exists()
+    assert not (git_repo / ".git" / "hooks" / "pre-push").exists()  # hooks are per repository
+    doc = git_repo / "todo.vcontext.json"
+    doc.write_text(_todo("t1"))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "base")
+    run_git(git_repo, "switch", "-q", "-c", "other")
+    doc.write_text(_todo("t1", "t3"))
+    run_git(git_repo, "commit", "-q", "-am", "theirs adds t3")
+    run_git(git_repo, "switch", "-q", "main")
+    doc.write_text(_todo("t1", "t2"))
+    run_git(git_repo, "commit", "-q", "-am", "ours adds t2")
+    merged = run_git(git_repo, "merge", "-q", "--no-edit", "other", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert [i["id"] for i in json.loads(doc.read_text())["todoList"]["items"]] == ["t1", "t2", "t3"]
+
+    undone = run_cli("uninstall", "--global", cwd=git_repo)
+    assert undone.returncode == 0, undone.stderr
+    assert (
+        run_git(git_repo, "config", "--global", "--get-regexp", "vcontext", check=False).stdout
+        == ""
+    )
+    attrs = run_git(git_repo, "check-attr", "merge", "--", "todo.vcontext.json").stdout
+    assert attrs.strip().endswith("unspecified")
+
+
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_local_and_global_together_is_a_usage_error_that_changes_nothing(
+    git_repo: Path, command: str
+) -> None:
+    proc = run_cli(command, "--local", "--global", cwd=git_repo)
+    assert proc.returncode == 2
+    assert b"--local and --global cannot be used together" in proc.stderr
+    assert not (git_repo / ".gitattributes").exists()
+    assert (
+        run_git(git_repo, "config", "--global", "--get-regexp", "vcontext", check=False).stdout
+        == ""
+    )
+    assert (
+        run_git(git_repo, "config", "--local", "--get-regexp", "vcontext", check=False).stdout == ""
+    )
