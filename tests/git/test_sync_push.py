@@ -102,6 +102,23 @@ def test_push_to_an_unknown_remote_is_an_operational_error(shared: tuple[Path, P
     assert err.startswith("git-vcontext: error: git push nowhere") and err.count("\n") == 1
 
 
+def test_an_unknown_remote_stops_sync_push_before_any_branch_moves(
+    shared: tuple[Path, Path],
+) -> None:
+    """By default sync --push fetches first: a remote it cannot reach is git's first
+    complaint in one line (not its advice), and no local branch moved."""
+    _, repo = shared
+    run_git(repo, "config", "--unset", "vcontext.pushFetchFirst")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    before = (rev(repo, "main"), rev(repo, "agents/alice"))
+    code, _, err = sync(repo, "alice", "--push", "nowhere")
+    assert code == 3
+    assert err == (
+        "git-vcontext: error: git fetch nowhere: 'nowhere' does not appear to be a git repository\n"
+    )
+    assert (rev(repo, "main"), rev(repo, "agents/alice")) == before
+
+
 def test_two_agents_pushing_at_once_both_land(shared: tuple[Path, Path], tmp_path: Path) -> None:
     remote, repo = shared
     run_git(repo, "push", "-q", "origin", "agents/alice")

@@ -44,10 +44,20 @@ def git(
         raise OperationalError("git is not installed (no 'git' on PATH)") from None
     result = GitResult(proc.returncode, proc.stdout, proc.stderr)
     if check and proc.returncode != 0:
-        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-        why = lines[-1] if lines else f"exit status {proc.returncode}"
-        raise OperationalError(f"git {args[0]}: {why.removeprefix('fatal: ')}")
+        raise OperationalError(f"git {args[0]}: {complaint(proc.stderr, proc.returncode)}")
     return result
+
+
+def complaint(stderr: str, returncode: int) -> str:
+    """git's reason for a failure in one line: its first ``fatal:``/``error:`` line (the
+    lines after it are advice, e.g. "Please make sure you have the correct access
+    rights"), else its last line."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    for line in lines:
+        for prefix in ("fatal: ", "error: "):
+            if line.startswith(prefix):
+                return line[len(prefix) :]
+    return lines[-1] if lines else f"exit status {returncode}"
 
 
 def open_repo(path: str | os.PathLike[str] = ".") -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import OperationalError
 from ..record import record
-from . import git
+from . import complaint, git
 
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
 _TRANSIENT = ("lock", "failed to update ref", "incorrect old value", "atomic transaction failed")
@@ -49,9 +49,7 @@ def push(cwd: str, remote: str, branches: list[str], *, atomic: bool = True) -> 
     if not rows and flags and "--atomic" in out.stderr:  # e.g. "does not support --atomic"
         return push(cwd, remote, branches, atomic=False)
     if not rows:
-        lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
-        why = lines[-1] if lines else f"exit status {out.returncode}"
-        raise OperationalError(f"git push {remote}: {why.removeprefix('fatal: ')}")
+        raise OperationalError(f"git push {remote}: {complaint(out.stderr, out.returncode)}")
     return Pushed(tuple(rows), bool(flags) or len(specs) == 1)
 
 
@@ -83,9 +81,7 @@ def fetch(cwd: str, remote: str, branches: list[str]) -> dict[str, str]:
             return _fetched(cwd, wanted)
         missing = _missing_refs(out.stderr) & set(wanted)
         if not missing:
-            lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
-            why = lines[-1] if lines else f"exit status {out.returncode}"
-            raise OperationalError(f"git fetch {remote}: {why.removeprefix('fatal: ')}")
+            raise OperationalError(f"git fetch {remote}: {complaint(out.stderr, out.returncode)}")
         wanted = [b for b in wanted if b not in missing]
     return {}
 

@@ -7,7 +7,7 @@ only when its work tree is clean, and its files and index follow the move.
 
 from __future__ import annotations
 
-from . import git
+from . import complaint, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,8 +44,7 @@ def can_follow(path: str, old_commit: str, new_commit: str) -> str | None:
     out = git(["read-tree", "-n", "-m", "-u", old_commit, new_commit], cwd=path, check=False)
     if out.returncode == 0:
         return None
-    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
-    return lines[0].removeprefix("error: ") if lines else f"exit status {out.returncode}"
+    return complaint(out.stderr, out.returncode)
 
 
 def follow(path: str, old_commit: str, new_commit: str) -> str | None:
@@ -57,5 +56,4 @@ def follow(path: str, old_commit: str, new_commit: str) -> str | None:
     out = git(["read-tree", "-m", "-u", old_commit, new_commit], cwd=path, check=False)
     if out.returncode == 0:
         return None
-    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
-    return lines[-1] if lines else f"git read-tree exited with {out.returncode}"
+    return complaint(out.stderr, out.returncode)

@@ -18,7 +18,6 @@ push; then the remote's commits are merged into the local branches as they are.
 
 from __future__ import annotations
 
-from ..errors import OperationalError
 from ..gitio.refs import RefMoved
 from ..record import record
 from . import sync as sync_mod
@@ -83,10 +82,8 @@ def push_with_retries(
     try:
         if fetch_first(repo):
             bases = list(dict.fromkeys(base for _, base in pairs))
-            try:
-                tips = remotes.fetch(cwd, remote, bases)
-            except OperationalError:
-                tips = {}  # no such remote, no network: the push says why
+            # no such remote, no network: stop here, before any branch moves
+            tips = remotes.fetch(cwd, remote, bases)
             here = {base: tip for base in bases if (tip := syncer.tip(base)) is not None}
             if failure := _catch_up(syncer, here, tips, remote, show):
                 return _gave_up(results, retries, failure, report)
