@@ -36,8 +36,9 @@ def test_convert_reads_stdin_and_writes_output_file(tmp_path: Path) -> None:
         (b'{"a": "\x00"}', ":1:"),
         (b"[" * 10_000 + b"]" * 10_000, ":1:257:"),
         (b'{"a": 1}\n<<<<<<< ours\n', ":2:1:"),
+        (b'{"x": 1e400}', ":1:7:"),  # read as Infinity, it would be written as non-JSON
     ],
-    ids=["invalid", "empty", "bom-invalid", "nul", "deep", "markers"],
+    ids=["invalid", "empty", "bom-invalid", "nul", "deep", "markers", "out-of-range"],
 )
 def test_bad_input_is_one_line_exit_1_and_no_output_file(
     tmp_path: Path, content: bytes, where: str

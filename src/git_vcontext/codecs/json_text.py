@@ -63,7 +63,25 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_reject_constant)
+class NumberRangeError(ValueError):
+    """A number too large for a double (e.g. 1e400): it would come back as Infinity, which
+    is not JSON, and TRON refuses it too. Turned into a located ParseError."""
+
+    def __init__(self, spelling: str) -> None:
+        super().__init__(spelling)
+        self.spelling = spelling
+
+
+def _float(spelling: str) -> float:
+    value = float(spelling)
+    if value - value != 0.0:  # inf or -inf (NaN has no JSON spelling)
+        raise NumberRangeError(spelling)
+    return value
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_reject_constant, parse_float=_float
+)
 
 
 def parse_value(text: str) -> JsonValue:
@@ -76,6 +94,9 @@ def parse_value(text: str) -> JsonValue:
         raise _duplicate_error(text, exc.key) from None
     except RecursionError:
         raise _depth_error(text) from None
+    except NumberRangeError as exc:
+        where = _number_offset(text, exc.spelling)
+        raise _located(text, where, f"number {exc.spelling} is out of range") from None
     except ValueError as exc:  # NaN / Infinity
         raise ParseError(f"invalid JSON: {exc}") from None
     end = _WS.match(text, end).end()  # type: ignore[union-attr]
@@ -89,6 +110,12 @@ def parse_value(text: str) -> JsonValue:
 
 def _located(text: str, offset: int, message: str) -> ParseError:
     return marker_error(text) or parse_error_at(text, offset, message)
+
+
+def _number_offset(text: str, spelling: str) -> int:
+    """Where the number ``spelling`` stands as a whole token (errors only)."""
+    found = re.search(rf"(?<![0-9.eE+-]){re.escape(spelling)}(?![0-9.eE+-])", text)
+    return found.start() if found else 0
 
 
 def _depth_error(text: str) -> ParseError:
