@@ -109,6 +109,13 @@ def test_missing_file_exits_3_after_checking_the_others(git_repo: Path) -> None:
     assert "nope.vcontext.json: no such file" in err
 
 
+def test_a_lone_missing_file_is_one_error_line(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    code, out, err = _validate("nope.vcontext.json", cwd=repo)
+    assert (code, out) == (3, "")
+    assert err == "git-vcontext: error: nope.vcontext.json: no such file\n"
+
+
 def test_no_paths_outside_a_repository_is_an_operational_error(tmp_path: Path) -> None:
     code, out, err = _validate(cwd=tmp_path)
     assert code == 3 and out == "" and len(err.strip().splitlines()) == 1

@@ -36,8 +36,9 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.exists(p))
     write_output(None, _render(reports, fmt))
     for line in problems:
-        print(f"git-vcontext: {line}", file=sys.stderr)
-    _summary(reports)
+        print(f"git-vcontext: error: {line}", file=sys.stderr)
+    if reports or not problems:  # a lone unreadable path: its error line says it all
+        _summary(reports)
     if problems:
         return int(ExitCode.OPERATIONAL)
     return int(ExitCode.OK if all(r.valid for r in reports) else ExitCode.FOUND)
