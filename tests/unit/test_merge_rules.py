@@ -213,6 +213,21 @@ def test_m15_conflict_data_holds_ours_value_and_pointer() -> None:
     }
 
 
+def test_m15_report_names_the_side_that_deleted_instead_of_leaving_its_key_out() -> None:
+    o = {"a": 1, "b": 2}
+    r = merge3(o, {"a": 1}, {"a": 1, "b": 3})
+    assert r.conflicts[0].to_json() == {
+        "path": "/b",
+        "kind": "delete/modify",
+        "base": 2,
+        "ours": None,
+        "theirs": 3,
+        "absent": ["ours"],
+    }
+    added = merge3({}, {"c": None}, {"c": 1}).conflicts[0].to_json()
+    assert (added["base"], added["ours"], added["absent"]) == (None, None, ["base"])
+
+
 def test_m15_structured_style_goes_into_the_fork_when_there_is_one() -> None:
     import json
 

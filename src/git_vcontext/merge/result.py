@@ -59,12 +59,19 @@ class Conflict:
     theirs: Any
 
     def to_json(self) -> dict[str, Any]:
-        """The report form (absent values are left out)."""
+        """The report form: ``base``, ``ours`` and ``theirs`` always there; a side that has
+        no value at the path (deleted it, or did not exist) is null and named in ``absent``,
+        so it is not mistaken for a JSON null."""
         out: dict[str, Any] = {"path": self.path, "kind": self.kind}
+        absent = []
         for name in ("base", "ours", "theirs"):
             value = getattr(self, name)
-            if value is not MISSING:
-                out[name] = value
+            if value is MISSING:
+                absent.append(name)
+                value = None
+            out[name] = value
+        if absent:
+            out["absent"] = absent
         return out
 
 
