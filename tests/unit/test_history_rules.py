@@ -245,3 +245,44 @@ def test_history_real_edit_histories_from_the_corpus_break_no_rule(shared_dir: P
             with_events += b'"eventId"' in raw_old
             assert check_change(raw_old, raw_new, new.name) == [], f"{old} -> {new}"
     assert pairs > 50 and with_events >= 1
+
+
+def _line(text: bytes | str, number: int | None) -> str:
+    assert number is not None, "the finding has no line"
+    source = text.decode() if isinstance(text, bytes) else text
+    return source.splitlines()[number - 1]
+
+
+def test_history_sequence_decreased_is_located_even_when_the_value_repeats() -> None:
+    """The container's sequence is found by its path, not by searching "sequence": 1,
+    which the change log holds too."""
+    log = [{"sequence": 1, "agent": "a"}]
+    old = todo(sequence=3, changeLog=log)
+    new = todo(sequence=1, changeLog=log)
+    (found,) = check_change(old, new, "t.vcontext.json")
+    assert found.rule == history.SEQUENCE_DECREASED
+    assert found.column is not None
+    assert _line(new, found.line).strip().startswith('"sequence": 1,')
+    assert _line(new, found.line).startswith('    "sequence"')  # the container's, not the log's
+
+
+def test_history_removed_event_and_changelog_entry_point_at_the_log_they_were_in() -> None:
+    old = playbook(event("e1", text="a"), event("e2", text="b"))
+    (found,) = check_change(old, playbook(event("e1", text="a")), PATH)
+    assert '"items": [' in _line(playbook(event("e1", text="a")), found.line)
+    new = todo(sequence=2, changeLog=[{"sequence": 2}])
+    found = check_change(todo(sequence=2, changeLog=[{"sequence": 1}, {"sequence": 2}]), new, PATH)
+    assert rules(found) == [history.CHANGELOG_REMOVED]
+    assert '"changeLog": [' in _line(new, found[0].line)
+
+
+def test_history_findings_are_located_in_tron_documents() -> None:
+    old = (
+        "class Info: version\n\n"
+        'vContextInfo: Info("0.4")\n'
+        'todoList: {sequence: 5, items: [{id: "t1", sequence: 5}]}\n'
+    )
+    new = old.replace("{sequence: 5,", "{sequence: 4,")
+    (found,) = check_change(old.encode(), new.encode(), "t.vcontext.tron")
+    assert found.rule == history.SEQUENCE_DECREASED and found.line == 4
+    assert new.splitlines()[3][found.column - 1 :].startswith("sequence: 4")

@@ -25,9 +25,6 @@ history rules compare only what both sides say.
 
 from __future__ import annotations
 
-import itertools
-import re
-
 from .. import document as doc
 from ..values import canonical, same
 from .model import Finding
@@ -38,7 +35,7 @@ if TYPE_CHECKING:
 
     from ..values import JsonValue
 
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"
@@ -97,29 +94,59 @@ def check_arrival(
 
 def _parse_pair(
     old: bytes | None, new: bytes | None, path: str, old_path: str | None
-) -> tuple[Any, Any, str] | None:
-    """Both sides parsed and the new text; None when a present side does not parse."""
+) -> tuple[Any, Any, Source] | None:
+    """Both sides parsed and the new source; None when a present side does not parse."""
     old_data, _ = _parse(old, old_path or path)
-    new_data, text = _parse(new, path)
+    new_data, source = _parse(new, path)
     if old_data is _UNREADABLE or new_data is _UNREADABLE:
         return None
-    return old_data, new_data, text
+    return old_data, new_data, source
 
 
-def check_data(old: JsonValue, new: JsonValue, new_text: str = "") -> list[Finding]:
+class Source:
+    """The new side's text and format, to give findings a line and column."""
+
+    def __init__(self, text: str = "", format: str = "json") -> None:
+        self.text = text
+        self.format = format
+
+    def at(self, data: JsonValue, path: Path) -> tuple[int | None, int | None]:
+        """Where ``path`` is in the text, or the nearest enclosing value that is still
+        there (the array a removed entry was in). Best effort: (None, None) when unsure."""
+        if not self.text:
+            return None, None
+        from ..errors import position_of
+        from . import positions
+
+        parts = positions.existing_prefix(data, path)
+        try:
+            if self.format == "json":
+                return positions.json_position(self.text, parts)
+            if self.format == "tron":
+                from ..codecs.tron_header import HeaderError, read_header
+
+                try:
+                    start = read_header(self.text).data_start
+                except HeaderError:
+                    return None, None
+                offset = positions.TronFinder(self.text, start).locate(data, parts)
+                return position_of(self.text, offset)
+        except (ValueError, IndexError, TypeError):
+            pass
+        return None, None
+
+
+def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> list[Finding]:
     """The per-commit history rules over parsed values (``None`` = the file is absent).
 
-    ``new_text`` (the new source) is only used to give findings a line and column.
+    ``source`` (the new text) is only used to give findings a line and column.
     """
+    src = source or Source()
     if new is None:
         return _deleted(old)
     if isinstance(old, list) or isinstance(new, list):  # JSONL records
-        return _jsonl_events(old, new, new_text)
-    return (
-        _events(old, new, new_text)
-        + _changelogs(old, new, new_text)
-        + _sequences(old, new, new_text)
-    )
+        return _jsonl_events(old, new, src.text)
+    return _events(old, new, src) + _changelogs(old, new, src) + _sequences(old, new, src)
 
 
 def _deleted(old: JsonValue) -> list[Finding]:
@@ -140,7 +167,7 @@ def _deleted(old: JsonValue) -> list[Finding]:
 # -- playbook events ----------------------------------------------------------------
 
 
-def _events(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+def _events(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
     before = _playbook_events(old)
     if not before:
         return []
@@ -149,6 +176,7 @@ def _events(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
     for event_id, (where, event) in before.items():
         found = after.get(event_id)
         if found is None:
+            line, column = src.at(new, where)  # the log it was in
             out.append(
                 _finding(
                     EVENT_REMOVED,
@@ -156,13 +184,15 @@ def _events(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
                     f"playbook event {event_id!r} was removed; events are append-only: "
                     "restore it (supersede or deprecate it with a new event instead)",
                     old,
+                    line,
+                    column,
                 )
             )
             continue
         new_where, new_event = found
         if same(event, new_event):
             continue
-        line, column = _locate(text, doc.EVENT_ID, event_id)
+        line, column = src.at(new, (*new_where, doc.EVENT_ID))
         if isinstance(event, dict) and isinstance(new_event, dict):
             old_target, new_target = event.get(TARGET_ID), new_event.get(TARGET_ID)
             if not same(old_target, new_target):
@@ -282,7 +312,7 @@ def _record_lines(text: str) -> list[int]:
 # -- changeLog -----------------------------------------------------------------------
 
 
-def _changelogs(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+def _changelogs(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
     out = []
     new_logs = {p: a for p, a in _walk_arrays(new) if doc.is_changelog(p)}
     for path, entries in _walk_arrays(old):
@@ -298,7 +328,7 @@ def _changelogs(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
             if remaining.get(key, 0) > 0:
                 remaining[key] -= 1
                 continue
-            out.append(_changelog_finding(path, index, entry, after, old, new, text))
+            out.append(_changelog_finding(path, index, entry, after, old, new, src))
     return out
 
 
@@ -309,18 +339,21 @@ def _changelog_finding(
     after: list[Any],
     old: JsonValue,
     new: JsonValue,
-    text: str,
+    src: Source,
 ) -> Finding:
     label = _entry_label(entry, index)
     twin = _same_sequence(entry, after)
     if twin is None:
+        line, column = src.at(new, path)  # the log it was in
         return _finding(
             CHANGELOG_REMOVED,
             (*path, index),
             f"changeLog entry {label} was removed; the change log is append-only: restore it",
             old,
+            line,
+            column,
         )
-    line, column = _locate(text, doc.SEQUENCE_FIELD, entry.get(doc.SEQUENCE_FIELD))
+    line, column = src.at(new, (*path, twin))
     return _finding(
         CHANGELOG_MODIFIED,
         (*path, twin),
@@ -358,7 +391,7 @@ def _outside_arrays(path: Path) -> bool:
 # -- sequences -----------------------------------------------------------------------
 
 
-def _sequences(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+def _sequences(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
     before = dict(_sequence_fields(old))
     if not before:
         return []
@@ -367,7 +400,7 @@ def _sequences(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
         was = before.get(path)
         if was is None or not value < was:
             continue
-        line, column = _locate(text, str(path[-1]), value)
+        line, column = src.at(new, path)
         out.append(
             _finding(
                 SEQUENCE_DECREASED,
@@ -406,13 +439,13 @@ def _number(value: Any) -> bool:
 # -- forks ---------------------------------------------------------------------------
 
 
-def _unmerged_forks(old: JsonValue, new: JsonValue, text: str) -> list[Finding]:
+def _unmerged_forks(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
     had = {key for key, _ in _forks(old) if key}
     out = []
     for key, fork in _forks(new):
         if fork.get("mergeStatus") != UNMERGED or key in had:
             continue
-        line, column = _locate(text, "mergeStatus", UNMERGED)
+        line, column = src.at(new, (key, doc.FORK_FIELD, "mergeStatus"))
         out.append(
             _finding(
                 UNMERGED_FORK,
@@ -446,14 +479,14 @@ def _forks(data: JsonValue) -> list[tuple[str, dict[str, Any]]]:
 _UNREADABLE: Any = object()
 
 
-def _parse(raw: bytes | None, path: str) -> tuple[Any, str]:
-    """The data and text of one side (``_UNREADABLE`` when it does not parse).
+def _parse(raw: bytes | None, path: str) -> tuple[Any, Source]:
+    """The data and source of one side (``_UNREADABLE`` when it does not parse).
 
     JSON goes straight to the strict value parser: the rules need the data, not the
     writing style the full codec also works out.
     """
     if raw is None:
-        return None, ""
+        return None, Source()
     from ..codecs import format_from_name, parse
     from ..codecs.text import decode
     from ..errors import ParseError
@@ -463,10 +496,11 @@ def _parse(raw: bytes | None, path: str) -> tuple[Any, str]:
         if format_from_name(path) == "json" and text.strip():
             from ..codecs.json_text import parse_value
 
-            return parse_value(text), text
-        return parse(raw, path=path).data, text
+            return parse_value(text), Source(text, "json")
+        document = parse(raw, path=path)
+        return document.data, Source(text, document.format)
     except ParseError:
-        return _UNREADABLE, ""
+        return _UNREADABLE, Source()
 
 
 def _finding(
@@ -492,23 +526,3 @@ def _changed_keys(old: Any, new: Any) -> str:
     )
     shown = ", ".join(keys[:4]) + (" …" if len(keys) > 4 else "")
     return f"changed: {shown}"
-
-
-def _locate(text: str, key: str, value: Any) -> tuple[int | None, int | None]:
-    """Line and column of the only ``"key": value`` in a JSON text (``key: value`` in TRON).
-
-    Best effort: a position helps the reader, the finding stands without it.
-    """
-    if not text or value is None or isinstance(value, (dict, list)):
-        return None, None
-    import json
-
-    literal = json.dumps(value, ensure_ascii=False)
-    pattern = rf'(?:"{re.escape(key)}"|\b{re.escape(key)})\s*:\s*{re.escape(literal)}(?![\w.])'
-    matches = list(itertools.islice(re.finditer(pattern, text), 2))
-    if len(matches) != 1:  # absent, or ambiguous: no position rather than a wrong one
-        return None, None
-    match = matches[0]
-    from ..errors import position_of
-
-    return position_of(text, match.start())

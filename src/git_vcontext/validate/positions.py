@@ -119,11 +119,24 @@ class TronFinder:
 
 
 def _child(node: Any, part: str | int) -> Any:
-    if isinstance(node, dict) and isinstance(part, str):
-        return node.get(part)
-    if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-        return node[part]
-    return None
+    return node[part] if _has(node, part) else None
+
+
+def _has(node: Any, part: str | int) -> bool:
+    if isinstance(node, dict):
+        return isinstance(part, str) and part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+
+
+def existing_prefix(data: Any, parts: Parts) -> Parts:
+    """The longest start of ``parts`` that leads to a value in ``data`` (for a finding
+    about something removed: where it was)."""
+    node = data
+    for i, part in enumerate(parts):
+        if not _has(node, part):
+            return parts[:i]
+        node = node[part]
+    return parts
 
 
 class RecordLines:
