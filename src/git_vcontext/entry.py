@@ -25,7 +25,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # their bytes whatever the locale (a strict stdout would raise on them).
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
-        reconfigure(errors="surrogateescape")
+        from .fsio import OUTPUT_ERRORS
+
+        reconfigure(errors=OUTPUT_ERRORS)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(args)

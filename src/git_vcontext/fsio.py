@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import sys
 
 from .errors import OperationalError
+
+OUTPUT_ERRORS = "git-vcontext-output"
+"""How text that is not plain Unicode goes out: file names that were not UTF-8 (decoded
+with surrogateescape) as their bytes, any other lone surrogate (a ``\\ud800`` escape in a
+document) as that escape."""
+
+
+def _output_errors(exc: UnicodeError) -> tuple[str | bytes, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    chunk = exc.object[exc.start : exc.end]
+    if all("\udc80" <= c <= "\udcff" for c in chunk):
+        return bytes(ord(c) - 0xDC00 for c in chunk), exc.end
+    return "".join(f"\\u{ord(c):04x}" for c in chunk), exc.end
+
+
+codecs.register_error(OUTPUT_ERRORS, _output_errors)
 
 
 def read_bytes(path: str) -> bytes:
@@ -70,7 +88,7 @@ def write_output(path: str | None, text: str) -> None:
 
     File names that are not UTF-8 (decoded with surrogateescape) come out as their bytes.
     """
-    data = text.encode("utf-8", "surrogateescape")
+    data = text.encode("utf-8", OUTPUT_ERRORS)
     if path is None or path == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

@@ -83,3 +83,17 @@ def test_a_50_mb_invalid_file_fails_fast_and_cleanly(tmp_path: Path) -> None:
     assert proc.returncode == ExitCode.FOUND
     assert b"huge.json:1:" in proc.stderr
     assert not (tmp_path / "o.json").exists()
+
+
+def test_a_lone_surrogate_escape_is_written_back_as_an_escape(tmp_path: Path) -> None:
+    """JSON allows "\\ud800" (not a character): convert and textconv keep it as that
+    escape instead of failing to encode it."""
+    src = tmp_path / "odd.json"
+    src.write_text('{"vContextInfo": {"version": "0.4"}, "todoList": {"items": ["\\ud800"]}}')
+    for target in ("tron", "json"):
+        proc = run_cli("convert", str(src), "--to", target)
+        assert proc.returncode == 0, proc.stderr
+        assert b'"\\ud800"' in proc.stdout
+    shown = run_cli("textconv", str(src))
+    assert shown.returncode == 0, shown.stderr
+    assert b"\\ud800" in shown.stdout

@@ -8,7 +8,15 @@ import re
 from ..errors import ParseError, parse_error_at
 from ..record import record
 from ..values import MAX_DEPTH, JsonValue, same
-from .text import BOM, data_deeper_than, decode, deep_offset, marker_error, newline_of
+from .text import (
+    BOM,
+    data_deeper_than,
+    decode,
+    deep_offset,
+    escape_lone_surrogates,
+    marker_error,
+    newline_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -194,7 +202,7 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
         )
         if st.newline != "\n":
             out = out.replace("\n", st.newline)
-    return out + (st.newline if st.final_newline else "")
+    return escape_lone_surrogates(out) + (st.newline if st.final_newline else "")
 
 
 class _Member:
@@ -259,6 +267,7 @@ class JsonDocument:
         inline = self.style.indent is None
         body = self._emit(new, self.data, start, end, inline)
         tail = self.text[end:]
+        body = escape_lone_surrogates(body)
         return (BOM if self.style.bom else "") + self.text[:start] + body + tail
 
     # -- emitting -----------------------------------------------------------

@@ -7,7 +7,7 @@ import json
 from ..errors import ParseError
 from ..values import JsonValue, same
 from .json_text import detect_separators, fingerprint, parse_value
-from .text import BOM, decode, marker_error, newline_of
+from .text import BOM, decode, escape_lone_surrogates, marker_error, newline_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class JsonlDocument:
         body = self.newline.join(out)
         if out and self.final_newline:
             body += self.newline
-        return (BOM if self.bom else "") + body
+        return (BOM if self.bom else "") + escape_lone_surrogates(body)
 
     def _line(self, record: JsonValue, by_print: dict[Any, list[int]]) -> str:
         stack = by_print.get(fingerprint(record))
@@ -70,7 +70,7 @@ def dumps_record(
 
 def dumps(records: list[Any]) -> str:
     """A JSONL text for a list of records (``json.dumps`` layout, final newline)."""
-    return "".join(dumps_record(r) + "\n" for r in records)
+    return escape_lone_surrogates("".join(dumps_record(r) + "\n" for r in records))
 
 
 def loads(raw: bytes | str) -> JsonlDocument:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..values import MAX_DEPTH, JsonValue
+from .text import escape_lone_surrogates
 from .tron_names import is_property_name
 from .tron_plan import Plan, TronClass, plan_render, plan_standard, plan_vcontext
 
@@ -36,7 +37,7 @@ def dumps(value: JsonValue, flavor: Flavor = "vcontext") -> str:
         plan = plan_standard(value)
         body = value_text(value, plan, "", 0)
     lines = class_lines(plan.new)
-    return ("\n".join(lines) + "\n\n" if lines else "") + body + "\n"
+    return escape_lone_surrogates(("\n".join(lines) + "\n\n" if lines else "") + body + "\n")
 
 
 def render(doc: TronDocument, new: JsonValue) -> str:
@@ -47,7 +48,8 @@ def render(doc: TronDocument, new: JsonValue) -> str:
     body = pairs_text(new, plan) if vcontext else value_text(new, plan, "", 0)
     if doc.final_newline and body:
         body += "\n"
-    return _header_before(doc, plan.new, bool(body)) + body.replace("\n", doc.newline)
+    text = _header_before(doc, plan.new, bool(body)) + body.replace("\n", doc.newline)
+    return escape_lone_surrogates(text)
 
 
 def _header_before(doc: TronDocument, classes: list[TronClass], has_body: bool) -> str:
