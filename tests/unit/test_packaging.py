@@ -54,6 +54,7 @@ def test_an_installed_wheel_not_the_checkout_contains_hooks_and_schemas(tmp_path
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "git_vcontext/hooks/pre-push" in names
     assert any(n.startswith("git_vcontext/schemas/") for n in names)
+    assert any(n.endswith(".data/data/share/man/man1/git-vcontext.1") for n in names)
     # installed into a fresh target, the package finds them without the checkout
     target = tmp_path / "site"
     subprocess.run(
@@ -83,3 +84,21 @@ def test_an_installed_wheel_not_the_checkout_contains_hooks_and_schemas(tmp_path
         check=True,
     ).stdout
     assert out.startswith("True") and str(target) in out
+
+
+def test_the_manual_page_names_every_command_and_the_version() -> None:
+    """`git vcontext --help` opens man/git-vcontext.1 (git turns it into `git help
+    vcontext`): it must not fall behind the command line."""
+    import re
+
+    from git_vcontext import __version__
+    from git_vcontext.cli import cli
+
+    page = REPO_ROOT / "man" / "git-vcontext.1"
+    if not page.exists():
+        pytest.skip("needs the source checkout (the page is installed under share/man)")
+    text = page.read_text()
+    assert f'"git-vcontext {__version__}"' in text.splitlines()[0]
+    names = re.findall(r"^\.B ([a-z\\-]+)", text, re.MULTILINE)
+    described = {name.replace("\\-", "-") for name in names}
+    assert set(cli.commands) <= described, set(cli.commands) - described
