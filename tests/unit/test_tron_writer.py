@@ -255,13 +255,13 @@ def test_render_prefers_the_class_ours_used_at_that_place() -> None:
     text = "class A: x, y\nclass B: x, y\n\nfirst: A(1, 2)\nsecond: B(3, 4)\n"
     doc = tron.loads(text)
     out = doc.render({"first": {"x": 5, "y": 6}, "second": {"x": 7, "y": 8}})
-    assert out.endswith("first: A(5, 6)\n\nsecond: B(7, 8)\n")
+    assert out.endswith("first: A(5, 6)\nsecond: B(7, 8)\n")  # ours' spacing too
 
 
 def test_render_keeps_braces_where_ours_had_them() -> None:
     doc = tron.loads('class A: x, y\n\na: A(1, 2)\nb: {"x": 1, "y": 2}\n')
     out = doc.render({"a": {"x": 1, "y": 3}, "b": {"x": 1, "y": 3}})
-    assert out.endswith('a: A(1, 3)\n\nb: {"x": 1, "y": 3}\n')
+    assert out.endswith('a: A(1, 3)\nb: {"x": 1, "y": 3}\n')  # ours' spacing too
 
 
 def test_render_of_a_standard_document_stays_standard() -> None:
@@ -323,3 +323,16 @@ def test_render_writes_braces_for_an_object_in_another_key_order() -> None:
     out = doc.render(new)
     assert '{"status": "pending", "title": "t3", "id": "t3"}' in out
     assert ordered(tron.loads(out).data) == ordered(new)
+
+
+@pytest.mark.parametrize(
+    "gap", ["\n", "\n\n", "\r\n", "\r\n\r\n"], ids=["tight", "blank", "crlf-tight", "crlf-blank"]
+)
+def test_render_keeps_ours_spacing_between_top_level_pairs(gap: str) -> None:
+    """M1 in spirit for TRON: a merge must not add (or drop) blank lines between the
+    dialect's top-level pairs that ours did not have."""
+    nl = "\r\n" if "\r" in gap else "\n"
+    text = f'vContextInfo: {{"version": "0.4"}}{gap}todoList: {{"items": []}}{nl}'
+    doc = tron.loads(text)
+    out = doc.render({**doc.data, "todoList": {"items": [1]}})  # type: ignore[dict-item]
+    assert out == f'vContextInfo: {{"version": "0.4"}}{gap}todoList: {{"items": [1]}}{nl}'

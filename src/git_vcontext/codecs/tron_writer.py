@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from ..values import MAX_DEPTH, JsonValue
 from .text import escape_lone_surrogates
@@ -45,7 +46,7 @@ def render(doc: TronDocument, new: JsonValue) -> str:
     check_value(new)
     vcontext = doc.dialect == "vcontext" and isinstance(new, dict) and bool(new or doc.classes)
     plan = plan_render(doc, new, vcontext=vcontext)
-    body = pairs_text(new, plan) if vcontext else value_text(new, plan, "", 0)
+    body = pairs_text(new, plan, pair_gap(doc)) if vcontext else value_text(new, plan, "", 0)
     if doc.final_newline and body:
         body += "\n"
     text = _header_before(doc, plan.new, bool(body)) + body.replace("\n", doc.newline)
@@ -86,13 +87,27 @@ def _property(name: str) -> str:
     return name if is_property_name(name) else json.dumps(name, ensure_ascii=False)
 
 
-def pairs_text(root: dict[str, JsonValue], plan: Plan) -> str:
-    """The vContext dialect's top-level ``key: Value`` pairs, a blank line between them."""
+def pairs_text(root: dict[str, JsonValue], plan: Plan, gap: str = "\n\n") -> str:
+    """The vContext dialect's top-level ``key: Value`` pairs, ``gap`` between them (a blank
+    line, as in the spec's examples)."""
     parts = []
     for key, value in root.items():
         prefix = _property(key) + ": "
         parts.append(prefix + value_text(value, plan, "", len(prefix)))
-    return "\n\n".join(parts)
+    return gap.join(parts)
+
+
+_PAIR_LINE = re.compile(r'^(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\n]|\\.)*")[ \t]*:', re.MULTILINE)
+
+
+def pair_gap(doc: TronDocument) -> str:
+    """What separates ours' top-level pairs: no blank line when none of them has one before
+    it, else a blank line (also when ours has fewer than two pairs)."""
+    data = doc.text[len(doc.header) :]
+    starts = [m.start() for m in _PAIR_LINE.finditer(data)][1:]  # each after a "\n"
+    if starts and all(data[data.rfind("\n", 0, s - 1) + 1 : s - 1].strip() for s in starts):
+        return "\n"
+    return "\n\n"
 
 
 def value_text(value: JsonValue, plan: Plan, indent: str, column: int) -> str:
