@@ -299,3 +299,36 @@ def test_fetch_leaves_out_a_branch_the_remote_does_not_have_yet(
     assert remotes.fetch(str(repo), "origin", ["agents/alice"]) == {}
     with pytest.raises(OperationalError, match="git fetch nowhere"):
         remotes.fetch(str(repo), "nowhere", ["main"])
+
+
+def test_a_commit_made_while_sync_waits_to_retry_is_kept_and_pushed(
+    shared: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A retry starts over from before the run only where nobody committed since: the
+    agent's commit made during the wait stays on its branch and reaches the remote."""
+    import pygit2
+
+    from git_vcontext.workflow.push import push_with_retries
+    from git_vcontext.workflow.sync import Syncer
+
+    remote, repo = shared
+    _alice_ticks_while_other_pushes(repo, remote, tmp_path)
+    made: list[str] = []
+
+    def sleep(_seconds: float) -> None:
+        if not made:  # alice commits on her branch during the first wait
+            change = {"todo.vcontext.json": status(("t2", "completed"))}
+            made.append(commit_on(repo, "agents/alice", change, "tick2"))
+
+    outcome = push_with_retries(
+        Syncer(pygit2.Repository(str(repo))),
+        [("alice", "main")],
+        "origin",
+        report=lambda _line: None,
+        show=lambda _result: None,
+        sleep=sleep,
+    )
+    assert outcome.pushed and made
+    for where, ref in ((repo, "agents/alice"), (remote, "main"), (remote, "agents/alice")):
+        kept = run_git(where, "merge-base", "--is-ancestor", made[0], ref, check=False)
+        assert kept.returncode == 0, f"tick2 is not on {ref} of {where.name}"

@@ -89,6 +89,7 @@ def push_with_retries(
                 return _gave_up(results, retries, failure, report)
         starts = _starts(syncer, pairs)
         results = syncer.sync_pairs(pairs)
+        left = _starts(syncer, pairs)  # where this run left the branches
         for r in results:
             show(r)
         branches = _to_push(results)
@@ -118,10 +119,14 @@ def push_with_retries(
             pause(wait_before(attempt))
             tips = remotes.fetch(cwd, remote, [row.branch for row in refused])
             # atomic: nothing of this run reached the remote, so start over from before it
-            here = starts if pushed.atomic else {}
-            if failure := _catch_up(syncer, here, tips, remote, show):
+            # (only where nobody committed since this run left the branch: that commit
+            # stays, and the remote is merged into it as it is)
+            here = {b: s for b, s in starts.items() if syncer.tip(b) == left.get(b)}
+            here = here if pushed.atomic else {}
+            if failure := _catch_up(syncer, here, tips, remote, show, left):
                 return _gave_up(results, retries, failure, report)
             results = syncer.sync_pairs(pairs)
+            left = _starts(syncer, pairs)
             for r in results:
                 if not r.ok:
                     show(r)
@@ -146,17 +151,20 @@ def _catch_up(
     tips: dict[str, str],
     remote: str,
     show: Callable[[sync_mod.PairResult], None],
+    expected: dict[str, Any] | None = None,
 ) -> str | None:
     """Bring local branches up to the remote's ``tips`` (moved by one ``commit()``).
 
     The branches in ``starts`` go back to those commits first (or straight to the
-    remote's tip when it contains them); then every remote tip the local branch
-    lacks is merged into it with a real merge commit. None, or why it stopped.
+    remote's tip when it contains them), provided they are still at ``expected``
+    when the refs move (else nothing moves: a commit made meanwhile is never
+    dropped); then every remote tip the local branch lacks is merged into it with a
+    real merge commit. None, or why it stopped.
     """
     repo = syncer.repo
     for branch, start in starts.items():
         again = _start_again(repo, start, tips.get(branch))
-        if problem := syncer.move(branch, again, "restart"):
+        if problem := syncer.move(branch, again, "restart", expected=(expected or {}).get(branch)):
             return problem
     for branch, tip in tips.items():
         merged = syncer.integrate(branch, repo[tip].id, f"{remote}/{branch}")

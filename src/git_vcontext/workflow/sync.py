@@ -168,9 +168,13 @@ class Syncer:
         planned = self._planned.get(refs.branch_ref(branch))
         return planned[1] if planned else refs.target(self.repo, branch)
 
-    def move(self, branch: str, new: Any, why: str) -> str | None:
-        """Plan ``branch`` to point at ``new`` (``commit()`` moves it); or why it must not."""
-        old = self.tip(branch)
+    def move(self, branch: str, new: Any, why: str, *, expected: Any = None) -> str | None:
+        """Plan ``branch`` to point at ``new`` (``commit()`` moves it); or why it must not.
+
+        ``expected``: where the branch must still be when ``commit()`` moves it
+        (default: where it is now).
+        """
+        old = self.tip(branch) if expected is None else expected
         if old == new:
             return None
         if problem := self.blocked(branch):
