@@ -54,6 +54,17 @@ def canonical(value: JsonValue) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def json_report(value: Any) -> str:
+    """A JSON report for people and programs (indented, non-ASCII as is, final newline).
+
+    Always valid UTF-8: a lone surrogate (a document's ``\\udcff`` escape, or a file name
+    that was not UTF-8) is written as its escape.
+    """
+    from .codecs.text import escape_lone_surrogates
+
+    return escape_lone_surrogates(json.dumps(value, indent=2, ensure_ascii=False)) + "\n"
+
+
 def type_name(value: JsonValue) -> str:
     """JSON's name for the type of ``value``."""
     if value is None:

@@ -97,3 +97,22 @@ def test_a_lone_surrogate_escape_is_written_back_as_an_escape(tmp_path: Path) ->
     shown = run_cli("textconv", str(src))
     assert shown.returncode == 0, shown.stderr
     assert b"\\ud800" in shown.stdout
+
+
+def test_json_reports_stay_utf8_when_a_document_holds_a_lone_surrogate(tmp_path: Path) -> None:
+    """'\\udcff' (valid JSON syntax) must not come out as a raw 0xFF byte in a report."""
+    import json
+
+    doc = '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [%s]}}'
+    old, new, other = (tmp_path / n for n in ("old.json", "new.json", "other.json"))
+    old.write_text(doc % '{"id": "t1", "title": "a"}')
+    new.write_text(doc % '{"id": "t1", "title": "\\udcff"}')
+    other.write_text(doc % '{"id": "t1", "title": "b"}')
+    diff = run_cli("diff", "--format", "json", str(old), str(new))
+    report = run_cli(
+        "merge", str(old), str(new), str(other), "-o", str(tmp_path / "out.json"), "--report", "-"
+    )
+    for proc in (diff, report):
+        assert b"\xff" not in proc.stdout, proc.stdout
+        parsed = json.loads(proc.stdout.decode("utf-8"))  # strict UTF-8
+        assert "\udcff" in json.dumps(parsed, ensure_ascii=False)

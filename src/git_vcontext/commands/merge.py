@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from ..errors import ExitCode, UsageError
@@ -10,6 +9,7 @@ from ..fsio import read_bytes, write_output
 from ..merge.files import merge_files
 from ..merge.result import MergeOptions
 from ..merge.textmerge import Markers
+from ..values import json_report
 from .merge_driver import conflict_settings, describe
 
 
@@ -43,7 +43,7 @@ def run(
     )
     write_output(output, outcome.output.decode("utf-8", "surrogateescape"))
     if report is not None:
-        text = json.dumps(outcome.report(), indent=2, ensure_ascii=False) + "\n"
+        text = json_report(outcome.report())
         if report == "-":
             sys.stdout.write(text)
         else:

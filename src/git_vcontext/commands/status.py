@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
+import sys
 
 from ..errors import ExitCode
+from ..values import json_report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ def run(*, fmt: str = "text") -> int:
     repo = open_repo(".")
     rows = all_status(repo)
     if fmt == "json":
-        print(json.dumps({"agents": [r.to_json() for r in rows]}, indent=2, ensure_ascii=False))
+        sys.stdout.write(json_report({"agents": [r.to_json() for r in rows]}))
     elif not rows:
         print("no agent branches")
     else:

@@ -6,7 +6,6 @@ A directory: the vContext files under it. A file named explicitly is always chec
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -16,6 +15,7 @@ from ..errors import ExitCode, OperationalError
 from ..fsio import read_bytes, write_output
 from ..validate.files import check_bytes
 from ..validate.model import FileReport
+from ..values import json_report
 
 SNIFFED_SUFFIXES = (".json", ".tron")
 """Files with these suffixes are vContext files when an info key is near their start."""
@@ -46,7 +46,7 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:
 
 def _render(reports: list[FileReport], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps({"files": [r.to_json() for r in reports]}, indent=2) + "\n"
+        return json_report({"files": [r.to_json() for r in reports]})
     lines: list[str] = []
     for r in reports:
         lines.extend(r.lines())

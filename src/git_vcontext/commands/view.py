@@ -68,7 +68,9 @@ def dumps_one_per_line(out: dict[str, Any]) -> str:
             lines.append(head + "[\n    " + ",\n    ".join(rows) + "\n  ]" + comma)
         else:
             lines.append(head + encode(value) + comma)
-    return "\n".join(lines) + "\n}\n"
+    from ..codecs.text import escape_lone_surrogates
+
+    return escape_lone_surrogates("\n".join(lines) + "\n}\n")
 
 
 def _json_report(

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 from ..record import record
+from ..values import json_report
 from . import show
 from .labels import key_label
 
@@ -115,7 +114,7 @@ def _text_change(old: str, new: str, pal: Palette) -> tuple[str, list[str]]:
 
 def render_json(result: DiffResult) -> str:
     """``{"version": 1, "changes": [...]}`` (see ``git_vcontext.diff``)."""
-    return json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n"
+    return json_report(result.to_json())
 
 
 def stat_line(result: DiffResult) -> str:

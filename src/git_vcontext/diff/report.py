@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ..values import json_report
 from .model import FORMAT_VERSION
 from .render import palette, render_text, stat_line
 
@@ -101,4 +100,4 @@ def _json(files: list[FileDiff]) -> str:
             changes += [{**c.to_json(), "file": f.path} for c in f.result.changes]
         summary.append(entry)
     out = {"version": FORMAT_VERSION, "changes": changes, "files": summary}
-    return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
+    return json_report(out)
