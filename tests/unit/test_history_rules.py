@@ -267,9 +267,10 @@ def test_history_sequence_decreased_is_located_even_when_the_value_repeats() -> 
 
 
 def test_history_removed_event_and_changelog_entry_point_at_the_log_they_were_in() -> None:
-    old = playbook(event("e1", text="a"), event("e2", text="b"))
-    (found,) = check_change(old, playbook(event("e1", text="a")), PATH)
-    assert '"items": [' in _line(playbook(event("e1", text="a")), found.line)
+    old = playbook(event("e1", text="a"), event("e2", text="b"), event("e3", text="c"))
+    left = playbook(event("e2", text="b"), event("e3", text="c"))  # the first one removed
+    (found,) = check_change(old, left, PATH)
+    assert '"items": [' in _line(left, found.line)  # not the event now at its index
     new = todo(sequence=2, changeLog=[{"sequence": 2}])
     found = check_change(todo(sequence=2, changeLog=[{"sequence": 1}, {"sequence": 2}]), new, PATH)
     assert rules(found) == [history.CHANGELOG_REMOVED]

@@ -31,6 +31,7 @@ from .model import Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from ..values import JsonValue
@@ -109,31 +110,50 @@ class Source:
     def __init__(self, text: str = "", format: str = "json") -> None:
         self.text = text
         self.format = format
+        self._found: dict[tuple[str | int, ...], tuple[int | None, int | None]] = {}
+        self._scans: dict[int, Any] = {}
+        self._locate: Callable[[JsonValue, Sequence[str | int]], int] | None = None
+        self._lines: Any = None
+        self.keys: dict[int, str | None] = {}  # identity keys of arrays, for anchored paths
 
     def at(self, data: JsonValue, path: Path) -> tuple[int | None, int | None]:
         """Where ``path`` is in the text, or the nearest enclosing value that is still
         there (the array a removed entry was in). Best effort: (None, None) when unsure."""
-        if not self.text:
+        if not self.text or self.format not in ("json", "tron"):
             return None, None
-        from ..errors import position_of
         from . import positions
 
-        parts = positions.existing_prefix(data, path)
+        parts = tuple(positions.existing_prefix(data, path))
+        if parts not in self._found:  # many removed entries share their log's position
+            self._found[parts] = self._position(data, parts)
+        return self._found[parts]
+
+    def _position(self, data: JsonValue, parts: Path) -> tuple[int | None, int | None]:
+        """One scanner and one line index per text, however many findings it has."""
+        from ..codecs.tron_header import HeaderError
+        from . import positions
+
+        if self._lines is None:
+            self._lines = positions.LineIndex(self.text)
         try:
             if self.format == "json":
-                return positions.json_position(self.text, parts)
-            if self.format == "tron":
-                from ..codecs.tron_header import HeaderError, read_header
+                return positions.json_position(self.text, parts, self._scan, self._lines)
+            if self._locate is None:
+                from ..codecs.tron_header import read_header
 
-                try:
-                    start = read_header(self.text).data_start
-                except HeaderError:
-                    return None, None
-                offset = positions.TronFinder(self.text, start).locate(data, parts)
-                return position_of(self.text, offset)
-        except (ValueError, IndexError, TypeError):
-            pass
-        return None, None
+                start = read_header(self.text).data_start
+                self._locate = positions.TronFinder(self.text, start).locate
+            position: tuple[int, int] = self._lines.position(self._locate(data, parts))
+            return position
+        except (ValueError, IndexError, TypeError, HeaderError):
+            return None, None
+
+    def _scan(self, start: int) -> Any:
+        from ..codecs.json_text import _scan_container
+
+        if start not in self._scans:
+            self._scans[start] = _scan_container(self.text, start)
+        return self._scans[start]
 
 
 def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> list[Finding]:
@@ -176,7 +196,7 @@ def _events(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
     for event_id, (where, event) in before.items():
         found = after.get(event_id)
         if found is None:
-            line, column = src.at(new, where)  # the log it was in
+            line, column = src.at(new, where[:-1])  # the log it was in
             out.append(
                 _finding(
                     EVENT_REMOVED,
@@ -186,6 +206,7 @@ def _events(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
                     old,
                     line,
                     column,
+                    src,
                 )
             )
             continue
@@ -206,6 +227,7 @@ def _events(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
                         new,
                         line,
                         column,
+                        src,
                     )
                 )
                 continue
@@ -219,6 +241,7 @@ def _events(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
                 new,
                 line,
                 column,
+                src,
             )
         )
     return out
@@ -323,12 +346,15 @@ def _changelogs(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
         for entry in after:
             key = canonical(entry)
             remaining[key] = remaining.get(key, 0) + 1
+        twins: dict[Any, int] | None = None
         for index, entry in enumerate(entries):
             key = canonical(entry)
             if remaining.get(key, 0) > 0:
                 remaining[key] -= 1
                 continue
-            out.append(_changelog_finding(path, index, entry, after, old, new, src))
+            twins = _by_sequence(after) if twins is None else twins
+            twin = _same_sequence(entry, twins)
+            out.append(_changelog_finding(path, index, entry, after, twin, old, new, src))
     return out
 
 
@@ -337,12 +363,12 @@ def _changelog_finding(
     index: int,
     entry: Any,
     after: list[Any],
+    twin: int | None,
     old: JsonValue,
     new: JsonValue,
     src: Source,
 ) -> Finding:
     label = _entry_label(entry, index)
-    twin = _same_sequence(entry, after)
     if twin is None:
         line, column = src.at(new, path)  # the log it was in
         return _finding(
@@ -352,6 +378,7 @@ def _changelog_finding(
             old,
             line,
             column,
+            src,
         )
     line, column = src.at(new, (*path, twin))
     return _finding(
@@ -362,6 +389,7 @@ def _changelog_finding(
         new,
         line,
         column,
+        src,
     )
 
 
@@ -371,16 +399,29 @@ def _entry_label(entry: Any, index: int) -> str:
     return f"#{index}"
 
 
-def _same_sequence(entry: Any, after: list[Any]) -> int | None:
+def _same_sequence(entry: Any, twins: dict[Any, int]) -> int | None:
     """Where the new log holds an entry with this entry's sequence (an edit, not a removal)."""
     if not isinstance(entry, dict) or doc.SEQUENCE_FIELD not in entry:
         return None
-    for index, other in enumerate(after):
-        if isinstance(other, dict) and same(
-            other.get(doc.SEQUENCE_FIELD), entry[doc.SEQUENCE_FIELD]
-        ):
-            return index
-    return None
+    return twins.get(_sequence_key(entry[doc.SEQUENCE_FIELD]))
+
+
+def _by_sequence(after: list[Any]) -> dict[Any, int]:
+    """The first index of each sequence in the new log (one pass, not one per finding)."""
+    index: dict[Any, int] = {}
+    for i, other in enumerate(after):
+        if isinstance(other, dict) and doc.SEQUENCE_FIELD in other:
+            index.setdefault(_sequence_key(other[doc.SEQUENCE_FIELD]), i)
+    return index
+
+
+def _sequence_key(value: Any) -> Any:
+    """Equal keys for values ``same`` calls equal (1 and 1.0 alike, true apart from 1)."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    return ("json", canonical(value))
 
 
 def _outside_arrays(path: Path) -> bool:
@@ -410,6 +451,7 @@ def _sequences(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
                 new,
                 line,
                 column,
+                src,
             )
         )
     return out
@@ -456,6 +498,7 @@ def _unmerged_forks(old: JsonValue, new: JsonValue, src: Source) -> list[Finding
                 new,
                 line,
                 column,
+                src,
             )
         )
     return out
@@ -510,10 +553,12 @@ def _finding(
     data: JsonValue,
     line: int | None = None,
     column: int | None = None,
+    src: Source | None = None,
 ) -> Finding:
     from ..values import pointer
 
-    return Finding(rule, pointer(path), message, line, column, doc.anchored_path(data, path))
+    where = doc.anchored_path(data, path, src.keys if src else None)
+    return Finding(rule, pointer(path), message, line, column, where)
 
 
 def _changed_keys(old: Any, new: Any) -> str:
