@@ -151,6 +151,7 @@ def test_key_order_of_the_new_data_is_followed() -> None:
         ('{"a": NaN}', None, None, "NaN"),
         ('{"a": 1,\n "b": [2, -1E400]}', 2, 11, "number -1E400 is out of range"),
         ('{"e1e400": 1e400}', 1, 12, "number 1e400 is out of range"),
+        ('{"a": "x 1e400", "b": 1e400}', 1, 23, "number 1e400 is out of range"),
         ('{"a": 1} {"b": 2}', 1, 10, "extra data"),
         ('{\n<<<<<<< ours\n"a": 1\n=======\n"a": 2\n>>>>>>> theirs\n}', 2, 1, "conflict markers"),
     ],

@@ -126,9 +126,12 @@ def _located(text: str, offset: int, message: str) -> ParseError:
 
 
 def _number_offset(text: str, spelling: str) -> int:
-    """Where the number ``spelling`` stands as a whole token (errors only)."""
-    found = re.search(rf"(?<![0-9.eE+-]){re.escape(spelling)}(?![0-9.eE+-])", text)
-    return found.start() if found else 0
+    """Where the number ``spelling`` stands as a whole token, outside strings (errors only)."""
+    number = rf"(?<![0-9.eE+-]){re.escape(spelling)}(?![0-9.eE+-])"
+    for found in re.finditer(rf'"(?:[^"\\]|\\.)*"|{number}', text):
+        if not found.group().startswith('"'):
+            return found.start()
+    return 0
 
 
 def _depth_error(text: str) -> ParseError:
