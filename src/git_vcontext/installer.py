@@ -97,19 +97,25 @@ def hooks_dir(cwd: Path) -> Path:
 # -- config ---------------------------------------------------------------------------
 
 
+def config_refusal(scope: Scope, force: bool) -> str | None:
+    """Why install must not write the driver entries (a foreign value), or None."""
+    if force:
+        return None
+    for key in config_entries("git-vcontext"):
+        value = scope.get(key)
+        if value is not None and not is_ours(value) and key != "merge.vcontext.name":
+            return (
+                f"{key} is already set to {value!r} by another tool; "
+                "re-run with --force to replace it"
+            )
+    return None
+
+
 def install_config(scope: Scope, command: str, force: bool) -> list[str]:
     """Write the driver entries; refuse to replace foreign values without --force."""
+    if why := config_refusal(scope, force):
+        raise UsageError(why)
     entries = config_entries(command)
-    foreign = [
-        k
-        for k in entries
-        if scope.get(k) is not None and not is_ours(scope.get(k)) and k != "merge.vcontext.name"
-    ]
-    if foreign and not force:
-        raise UsageError(
-            f"{foreign[0]} is already set to {scope.get(foreign[0])!r} by another tool; "
-            "re-run with --force to replace it"
-        )
     changed = []
     for key, value in entries.items():
         if scope.get(key) != value:
@@ -127,21 +133,38 @@ def uninstall_config(scope: Scope) -> list[str]:
             scope.unset(key)
             removed.append(key)
     for section in ("merge.vcontext", "diff.vcontext", "difftool.vcontext"):
-        git(["config", scope.flag, "--remove-section", section], cwd=scope.cwd, check=False)
+        pattern = "^" + section.replace(".", "\\.") + "\\."
+        left = git(["config", scope.flag, "--get-regexp", pattern], cwd=scope.cwd, check=False)
+        if not left.stdout.strip():  # only an empty section header: a foreign value stays
+            git(["config", scope.flag, "--remove-section", section], cwd=scope.cwd, check=False)
     return [f"removed {k}" for k in removed]
 
 
 # -- attributes -----------------------------------------------------------------------
 
 
+def attributes_refusal(path: Path, force: bool) -> str | None:
+    """Why install must not add its attribute lines (others for our patterns), or None."""
+    if force or not path.exists():
+        return None
+    clashes = _clashes(_read_lines(path)[0])
+    return (
+        f"{path} already says {clashes[0].strip()!r}; re-run with --force to replace it"
+        if clashes
+        else None
+    )
+
+
+def _clashes(lines: list[str]) -> list[str]:
+    return [ln for ln in lines if _pattern(ln) in PATTERNS and ln.strip() not in ATTRIBUTE_LINES]
+
+
 def install_attributes(path: Path, force: bool) -> list[str]:
     """Add the attribute lines that are missing; refuse other attributes for our patterns."""
+    if why := attributes_refusal(path, force):
+        raise UsageError(why)
     lines, newline = _read_lines(path) if path.exists() else ([], "\n")
-    clashes = [ln for ln in lines if _pattern(ln) in PATTERNS and ln.strip() not in ATTRIBUTE_LINES]
-    if clashes and not force:
-        raise UsageError(
-            f"{path} already says {clashes[0].strip()!r}; re-run with --force to replace it"
-        )
+    clashes = _clashes(lines)
     kept = [ln for ln in lines if ln not in clashes]
     missing = [ln for ln in ATTRIBUTE_LINES if ln not in {x.strip() for x in kept}]
     if not missing and not clashes:
@@ -206,22 +229,34 @@ def hook_text(command: str) -> str:
     return template.replace('"@GIT_VCONTEXT@"', command)
 
 
-def install_hook(cwd: Path, command: str, force: bool) -> list[str]:
-    """Install the pre-push shim; an existing foreign hook is kept as pre-push.legacy."""
+def hook_refusal(cwd: Path, force: bool) -> str | None:
+    """Why install must not put its pre-push shim in place, or None."""
+    if force:
+        return None
     hooks_path = Scope("local", cwd).get("core.hooksPath")
-    if hooks_path and not force:
-        raise UsageError(
+    if hooks_path:
+        return (
             f"core.hooksPath is set ({hooks_path}): another hook manager owns the hooks. Call "
             "'git-vcontext hook pre-push \"$@\"' from its pre-push hook, or re-run with --force "
             "to install into that folder (or use --no-hooks)"
         )
     directory = hooks_dir(cwd)
+    hook, legacy = directory / "pre-push", directory / "pre-push.legacy"
+    foreign = hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace")
+    if foreign and legacy.exists():
+        return f"{hook} and {legacy} both exist; re-run with --force"
+    return None
+
+
+def install_hook(cwd: Path, command: str, force: bool) -> list[str]:
+    """Install the pre-push shim; an existing foreign hook is kept as pre-push.legacy."""
+    if why := hook_refusal(cwd, force):
+        raise UsageError(why)
+    directory = hooks_dir(cwd)
     directory.mkdir(parents=True, exist_ok=True)
     hook, legacy = directory / "pre-push", directory / "pre-push.legacy"
     messages = []
     if hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace"):
-        if legacy.exists() and not force:
-            raise UsageError(f"{hook} and {legacy} both exist; re-run with --force")
         hook.replace(legacy)
         messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
     text = hook_text(command)

@@ -102,3 +102,46 @@ def test_local_and_global_together_is_a_usage_error_that_changes_nothing(
     assert (
         run_git(git_repo, "config", "--local", "--get-regexp", "vcontext", check=False).stdout == ""
     )
+
+
+def _config(repo: Path, key: str) -> str:
+    return run_git(repo, "config", "--local", "--get", key, check=False).stdout.strip()
+
+
+def test_a_foreign_driver_is_refused_with_a_hint_kept_by_uninstall_and_replaced_by_force(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md install: never clobbers foreign config; refuses with a hint, --force overrides."""
+    run_git(git_repo, "config", "merge.vcontext.driver", "other-tool %O %A %B")
+    refused = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert refused.returncode == 2
+    assert refused.stderr.count(b"\n") == 1 and b"--force" in refused.stderr
+    assert _config(git_repo, "merge.vcontext.driver") == "other-tool %O %A %B"
+    assert not (git_repo / ".gitattributes").exists()  # nothing half-installed
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "merge.vcontext.driver") == "other-tool %O %A %B"
+    forced = run_cli("install", "--no-hooks", "--force", cwd=git_repo)
+    assert forced.returncode == 0, forced.stderr
+    assert "merge-driver" in _config(git_repo, "merge.vcontext.driver")
+
+
+def test_other_attributes_for_our_patterns_are_refused_unless_forced(git_repo: Path) -> None:
+    attributes = git_repo / ".gitattributes"
+    attributes.write_text("*.vcontext.json merge=union\n")
+    refused = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert refused.returncode == 2 and b"merge=union" in refused.stderr
+    assert attributes.read_text() == "*.vcontext.json merge=union\n"
+    assert run_cli("install", "--no-hooks", "--force", cwd=git_repo).returncode == 0
+    assert "merge=union" not in attributes.read_text()
+    assert "*.vcontext.json merge=vcontext" in attributes.read_text()
+
+
+def test_core_hooks_path_is_left_to_its_hook_manager(git_repo: Path) -> None:
+    run_git(git_repo, "config", "core.hooksPath", ".husky")
+    refused = run_cli("install", cwd=git_repo)
+    assert refused.returncode == 2 and b"core.hooksPath" in refused.stderr
+    assert not (git_repo / ".husky").exists()
+    # refused before anything changed: no driver, no attributes half-installed
+    assert not (git_repo / ".gitattributes").exists()
+    assert _config(git_repo, "merge.vcontext.driver") == ""
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0

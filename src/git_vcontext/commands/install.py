@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .. import installer
-from ..errors import ExitCode
+from ..errors import ExitCode, UsageError
 
 
 def run(
@@ -18,9 +18,17 @@ def run(
         installer.repo_top(where)
     s = installer.Scope(scope, where)
     command = installer.script_command()
+    hooks = scope == "local" and not no_hooks
+    refusals = [
+        installer.config_refusal(s, force),
+        installer.attributes_refusal(s.attributes_file(), force),
+        installer.hook_refusal(where, force) if hooks else None,
+    ]
+    if why := next((r for r in refusals if r), None):  # refuse before changing anything
+        raise UsageError(why)
     messages = installer.install_config(s, command, force)
     messages += installer.install_attributes(s.attributes_file(), force)
-    if scope == "local" and not no_hooks:
+    if hooks:
         messages += installer.install_hook(where, command, force)
     elif scope == "global" and not no_hooks:
         messages.append(
