@@ -90,34 +90,31 @@ def _check(remote: str | None, text: str) -> int:
             continue
         pushed = pushed_commits(repo, update, remote)
         out += [f"git-vcontext: note: {note}" for note in pushed.notes]
-        section: list[str] = []
+        checked: list[tuple[str, dict[str, list[Finding]]]] = []  # (heading, findings)
         for commit in pushed.commits:
             if str(commit.id) in done:
                 continue
             done.add(str(commit.id))
-            found = checker.commit(commit)
-            if found:
-                commits_with_problems += 1
-                section.append(f"  commit {str(commit.id)[:10]} {_subject(commit)}")
-                problems += _add(section, found)
+            heading = f"  commit {str(commit.id)[:10]} {_subject(commit)}"
+            checked.append((heading, checker.commit(commit)))
         if pushed.rewinds:
-            found = checker.between("r", pushed.previous, pushed.tip)
-            if found:
-                commits_with_problems += 1
-                section.append(
-                    f"  forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
-                    f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
-                )
-                problems += _add(section, found)
+            heading = (
+                f"  forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
+                f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
+            )
+            checked.append((heading, checker.between("r", pushed.previous, pushed.tip)))
         branch = update.branch
         if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
-            found = checker.between("a", pushed.previous, pushed.tip)
+            heading = (
+                f"  at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
+                f"(outside the agent prefix {prefix})"
+            )
+            checked.append((heading, checker.between("a", pushed.previous, pushed.tip)))
+        section: list[str] = []
+        for heading, found in checked:
             if found:
                 commits_with_problems += 1
-                section.append(
-                    f"  at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
-                    f"(outside the agent prefix {prefix})"
-                )
+                section.append(heading)
                 problems += _add(section, found)
         if section:
             target = f"{remote} {update.remote_ref}"
