@@ -155,3 +155,12 @@ def without_fork(data: Any) -> Any:
         if isinstance(out.get(key), dict):
             out[key].pop("fork", None)
     return out
+
+
+def conflicting_agents(repo: Path) -> None:
+    """Seed, fork alice and bob, and give t1 a different status on each agent branch."""
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    fork_by_hand(repo, "bob")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    commit_on(repo, "agents/bob", {"todo.vcontext.json": status(("t1", "blocked"))}, "b")

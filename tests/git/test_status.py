@@ -11,6 +11,7 @@ from sync_repos import (
     EPOCH,
     commit_all,
     commit_on,
+    conflicting_agents,
     edit,
     fork_by_hand,
     rev,
@@ -103,11 +104,7 @@ def test_status_predicts_conflicts_between_agents_as_sync_all_would_meet_them(
     git_repo: Path,
 ) -> None:
     repo = git_repo
-    seed(repo)
-    fork_by_hand(repo, "alice")
-    fork_by_hand(repo, "bob")
-    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
-    commit_on(repo, "agents/bob", {"todo.vcontext.json": status(("t1", "blocked"))}, "b")
+    conflicting_agents(repo)
     before = (rev(repo, "main"), rev(repo, "agents/alice"), rev(repo, "agents/bob"))
 
     code, rows = _status(repo)

@@ -10,6 +10,7 @@ import pytest
 from sync_repos import (
     commit_all,
     commit_on,
+    conflicting_agents,
     edit,
     fork_by_hand,
     read,
@@ -251,11 +252,7 @@ def test_sync_all_merges_every_agent_and_later_agents_see_earlier_ones(git_repo:
 
 def test_one_conflicting_agent_does_not_stop_the_others(git_repo: Path) -> None:
     repo = git_repo
-    seed(repo)
-    fork_by_hand(repo, "alice")
-    fork_by_hand(repo, "bob")
-    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
-    commit_on(repo, "agents/bob", {"todo.vcontext.json": status(("t1", "blocked"))}, "b")
+    conflicting_agents(repo)
     bob_before = rev(repo, "agents/bob")
 
     code, out, _ = sync(repo, "--all")
