@@ -77,28 +77,16 @@ def _finding(issue: Issue, data: Any, locate: Any, keys: dict[int, str | None]) 
 
 
 def _locator(doc: Any) -> Any:
-    """A function from path parts to (line, column) in the document's text, if it has one.
-
-    Whatever it needs (line index, record lines) is built on the first finding only.
-    """
+    """A function from path parts to (line, column) in the document's text, if it has one."""
     from . import positions
 
     text = getattr(doc, "text", None)
     if not isinstance(text, str):
         return None
-    cache: dict[str, Any] = {}
-
-    def lines() -> positions.LineIndex:
-        if "lines" not in cache:
-            cache["lines"] = positions.LineIndex(text)
-        index: positions.LineIndex = cache["lines"]
-        return index
-
-    if doc.format == "json":
-        scan = getattr(doc, "_container", None)  # cached per document (codecs.json_text)
-        return lambda parts: positions.json_position(text, parts, scan, lines())
-    if doc.format == "jsonl":
-        records = positions.RecordLines(text)
-        return lambda parts: records.position(parts)
-    finder = positions.TronFinder(text, len(getattr(doc, "header", "")))
-    return lambda parts: lines().position(finder.locate(doc.data, parts))
+    return positions.locator(
+        text,
+        doc.format,
+        doc.data,
+        data_start=len(getattr(doc, "header", "")),
+        scan=getattr(doc, "_container", None),  # cached per document (codecs.json_text)
+    )

@@ -110,50 +110,37 @@ class Source:
     def __init__(self, text: str = "", format: str = "json") -> None:
         self.text = text
         self.format = format
-        self._found: dict[tuple[str | int, ...], tuple[int | None, int | None]] = {}
-        self._scans: dict[int, Any] = {}
-        self._locate: Callable[[JsonValue, Sequence[str | int]], int] | None = None
-        self._lines: Any = None
         self.keys: dict[int, str | None] = {}  # identity keys of arrays, for anchored paths
+        self._found: dict[tuple[str | int, ...], tuple[int | None, int | None]] = {}
+        self._locate: Callable[[Sequence[str | int]], tuple[int | None, int | None]] | None = None
 
     def at(self, data: JsonValue, path: Path) -> tuple[int | None, int | None]:
-        """Where ``path`` is in the text, or the nearest enclosing value that is still
-        there (the array a removed entry was in). Best effort: (None, None) when unsure."""
+        """Where ``path`` is in the text of ``data`` (the new side), or the nearest enclosing
+        value that is still there (the log a removed entry was in). Best effort: (None,
+        None) when unsure."""
         if not self.text or self.format not in ("json", "tron"):
             return None, None
-        from . import positions
-
-        parts = tuple(positions.existing_prefix(data, path))
-        if parts not in self._found:  # many removed entries share their log's position
-            self._found[parts] = self._position(data, parts)
-        return self._found[parts]
-
-    def _position(self, data: JsonValue, parts: Path) -> tuple[int | None, int | None]:
-        """One scanner and one line index per text, however many findings it has."""
         from ..codecs.tron_header import HeaderError
         from . import positions
 
-        if self._lines is None:
-            self._lines = positions.LineIndex(self.text)
+        parts = tuple(positions.existing_prefix(data, path))
+        if parts in self._found:  # many removed entries share their log's position
+            return self._found[parts]
         try:
-            if self.format == "json":
-                return positions.json_position(self.text, parts, self._scan, self._lines)
             if self._locate is None:
-                from ..codecs.tron_header import read_header
+                start = 0
+                if self.format == "tron":
+                    from ..codecs.tron_header import read_header
 
-                start = read_header(self.text).data_start
-                self._locate = positions.TronFinder(self.text, start).locate
-            position: tuple[int, int] = self._lines.position(self._locate(data, parts))
-            return position
+                    start = read_header(self.text).data_start
+                self._locate = positions.locator(self.text, self.format, data, data_start=start)
+            found: tuple[int | None, int | None] = (
+                self._locate(parts) if self._locate else (None, None)
+            )
         except (ValueError, IndexError, TypeError, HeaderError):
-            return None, None
-
-    def _scan(self, start: int) -> Any:
-        from ..codecs.json_text import _scan_container
-
-        if start not in self._scans:
-            self._scans[start] = _scan_container(self.text, start)
-        return self._scans[start]
+            found = None, None
+        self._found[parts] = found
+        return found
 
 
 def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> list[Finding]:

@@ -14,9 +14,11 @@ from ..errors import position_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 Parts = Sequence[str | int]
+
 _IDENT_KEYS = ("id", "eventId", "event_id", "uid")
 
 
@@ -48,6 +50,44 @@ def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
             break
         pos = member.value_start if i < last else member.start
     return pos
+
+
+def locator(
+    text: str, fmt: str, data: Any, *, data_start: int = 0, scan: Any = None
+) -> Callable[[Parts], tuple[int | None, int | None]] | None:
+    """A function from path parts to (line, column) in ``text`` (``fmt``: json, jsonl or
+    tron; ``data`` what it parses to; ``data_start`` where TRON's data section begins).
+
+    Built for many findings in one text: the line index is made on the first one, and
+    JSON containers are scanned once each (``scan``: a document's own cached scanner).
+    """
+    cache: dict[str, Any] = {}
+
+    def lines() -> LineIndex:
+        if "lines" not in cache:
+            cache["lines"] = LineIndex(text)
+        index: LineIndex = cache["lines"]
+        return index
+
+    if fmt == "json":
+        if scan is None:
+            from ..codecs.json_text import _scan_container
+
+            scans: dict[int, Any] = {}
+
+            def scan(start: int) -> Any:
+                if start not in scans:
+                    scans[start] = _scan_container(text, start)
+                return scans[start]
+
+        return lambda parts: json_position(text, parts, scan, lines())
+    if fmt == "jsonl":
+        records = RecordLines(text)
+        return lambda parts: records.position(parts)
+    if fmt == "tron":
+        finder = TronFinder(text, data_start)
+        return lambda parts: lines().position(finder.locate(data, parts))
+    return None
 
 
 def json_position(
