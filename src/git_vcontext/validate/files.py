@@ -83,10 +83,5 @@ def _locator(doc: Any) -> Any:
     text = getattr(doc, "text", None)
     if not isinstance(text, str):
         return None
-    return positions.locator(
-        text,
-        doc.format,
-        doc.data,
-        data_start=len(getattr(doc, "header", "")),
-        scan=getattr(doc, "_container", None),  # cached per document (codecs.json_text)
-    )
+    scan = getattr(doc, "_container", None)  # cached per document (codecs.json_text)
+    return positions.locator(text, doc.format, scan=scan)

@@ -128,12 +128,7 @@ class Source:
             return self._found[parts]
         try:
             if self._locate is None:
-                start = 0
-                if self.format == "tron":
-                    from ..codecs.tron_header import read_header
-
-                    start = read_header(self.text).data_start
-                self._locate = positions.locator(self.text, self.format, data, data_start=start)
+                self._locate = positions.locator(self.text, self.format)
             found: tuple[int | None, int | None] = (
                 self._locate(parts) if self._locate else (None, None)
             )
