@@ -84,13 +84,21 @@ def _this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def remote(tmp_path: Path) -> Path:
+    return bare_remote(tmp_path)
+
+
+@pytest.fixture
+def repo(git_repo: Path, remote: Path) -> Path:
+    return installed_and_pushed(git_repo, remote)
+
+
+def bare_remote(tmp_path: Path) -> Path:
     path = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
     return path
 
 
-@pytest.fixture
-def repo(git_repo: Path, remote: Path) -> Path:
+def installed_and_pushed(git_repo: Path, remote: Path) -> Path:
     """A repository with git-vcontext installed, a playbook on main, pushed to ``origin``."""
     run_git(git_repo, "remote", "add", "origin", str(remote))
     proc = run_cli("install", cwd=git_repo)
