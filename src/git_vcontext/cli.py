@@ -145,6 +145,12 @@ class _PathsAfterDashDash(click.Command):
 @click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
 @click.option("--cached", "--staged", "cached", is_flag=True, help="Index against HEAD.")
 @click.option("--stat", is_flag=True, help="One summary line per file.")
+@click.option(
+    "--path",
+    "name",
+    metavar="NAME",
+    help="OLD NEW: the file's real name, shown and used for the format (difftool: $MERGED).",
+)
 def diff(**options: Any) -> int:
     """Structural diff of two files, or of the vContext files changed between revisions.
 

@@ -487,7 +487,7 @@ def test_doctor_checks_the_hook_runs_and_uninstall_removes_the_cache(repo: Path)
 
 
 def test_a_hook_whose_program_is_gone_refuses_the_push_and_says_what_to_do(repo: Path) -> None:
-    from git_vcontext.installer import hook_text
+    from git_vcontext.hookinstall import hook_text
 
     shim = repo / ".git" / "hooks" / "pre-push"
     shim.write_text(hook_text("'/nonexistent dir/git-vcontext'"))
