@@ -49,7 +49,9 @@ def run(
         _missing_file(args, cached, paths)
         from .diff_revisions import revisions
 
-        diffs = revisions(args, cached=cached, paths=paths)
+        diffs, unmerged = revisions(args, cached=cached, paths=paths)
+        if unmerged and fmt == "text":  # git's own words (git diff --cached mid-merge)
+            write_output(None, "".join(f"* Unmerged path {path}\n" for path in unmerged))
     write_output(None, render_files(diffs, fmt=fmt, color=use_color, stat=stat))
     found = exit_code and any(d.differs for d in diffs)
     return int(ExitCode.FOUND if found else ExitCode.OK)
