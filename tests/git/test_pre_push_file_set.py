@@ -182,3 +182,19 @@ def test_a_document_without_a_proper_version_is_refused(repo: Path, value: objec
     proc = push(repo, "origin", "main")
     assert proc.returncode == 1
     assert "[version]" in proc.stderr and "[schema]" in proc.stderr
+
+
+def test_doctor_uses_the_same_set_and_notes_configs(repo: Path) -> None:
+    """doctor alike (PRODUCT.md "Validation"): routed files count as covered, a config is a
+    note, not a problem."""
+    attributes = repo / ".gitattributes"
+    attributes.write_text(attributes.read_text() + "vbrief/**/*.json merge=vcontext\n")
+    write(repo, "vbrief/deep/plan.json", todo())
+    write(repo, ".vcontext/config.json", {"theme": "dark"})
+    commit(repo, "A routed plan and a config")
+    proc = run_cli("doctor", cwd=repo)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, out
+    assert "ok: 2 vContext file(s) covered by the attributes" in out
+    assert "note: 1 file(s) among the vContext files are not vContext documents" in out
+    assert ".vcontext/config.json" in out
