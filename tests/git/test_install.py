@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -221,19 +222,28 @@ def test_a_plain_hooks_folder_outside_the_repository_gets_the_chained_hook(
     assert f"installed {folder / 'pre-push'}" in done.stdout.decode()
     assert (folder / "pre-push.legacy").read_text() == mine
     assert not (git_repo / ".git" / "hooks" / "pre-push").exists()
-    remote = tmp_path / "remote.git"
-    run_git(tmp_path, "init", "-q", "--bare", str(remote))
-    run_git(git_repo, "remote", "add", "origin", str(remote))
-    (git_repo / "todo.vcontext.json").write_text(_todo("t1").replace("pending", "done"))
-    run_git(git_repo, "add", "-A")
-    run_git(git_repo, "commit", "-q", "-m", "bad status")
-    pushed = run_git(git_repo, "push", "-q", "origin", "main", check=False)
+    pushed = _push_a_bad_status(git_repo, tmp_path)
     assert pushed.returncode == 1 and "mine-ran" in pushed.stderr and "[schema]" in pushed.stderr
     doctor = run_cli("doctor", cwd=git_repo)
     assert b"pre-push hook installed and runs" in doctor.stdout, doctor.stdout
     undone = run_cli("uninstall", cwd=git_repo)
     assert undone.returncode == 0 and (folder / "pre-push").read_text() == mine
     assert not (folder / "pre-push.legacy").exists()
+
+
+def _push_a_bad_status(
+    repo: Path, tmp_path: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Commit a document with a bad status and push it to a new bare remote."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(remote))
+    run_git(repo, "remote", "add", "origin", str(remote))
+    (repo / "todo.vcontext.json").write_text(_todo("t1").replace("pending", "done"))
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "bad status")
+    return subprocess.run(
+        ["git", "push", "-q", "origin", "main"], cwd=repo, capture_output=True, text=True, env=env
+    )
 
 
 def _husky_bin() -> Path:
@@ -251,7 +261,6 @@ def _husky_bin() -> Path:
 def test_the_advice_for_real_husky_makes_pushes_checked(git_repo: Path, tmp_path: Path) -> None:
     """The line install advises, added to .husky/pre-push, runs the check through husky."""
     import os
-    import subprocess
     import sys
 
     husky = _husky_bin()
@@ -259,20 +268,8 @@ def test_the_advice_for_real_husky_makes_pushes_checked(git_repo: Path, tmp_path
     done = run_cli("install", cwd=git_repo)
     line = next(x for x in done.stdout.decode().splitlines() if "Add this line" in x)
     (git_repo / ".husky" / "pre-push").write_text(line.split(": ", 1)[1] + "\n")
-    remote = tmp_path / "remote.git"
-    run_git(tmp_path, "init", "-q", "--bare", str(remote))
-    run_git(git_repo, "remote", "add", "origin", str(remote))
-    (git_repo / "todo.vcontext.json").write_text(_todo("t1").replace("pending", "done"))
-    run_git(git_repo, "add", "-A")
-    run_git(git_repo, "commit", "-q", "-m", "bad status")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    pushed = subprocess.run(
-        ["git", "push", "-q", "origin", "main"],
-        cwd=git_repo,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    pushed = _push_a_bad_status(git_repo, tmp_path, {**os.environ, "PATH": path})
     assert pushed.returncode != 0 and "[schema]" in pushed.stderr, pushed.stderr
 
 
