@@ -50,11 +50,14 @@ def hooks_dir(cwd: Path) -> Path:
     """Where git runs hooks from in this repository (``core.hooksPath`` honoured)."""
     top = _top(cwd)
     configured = hooks_path(top) if top else None
-    if configured is not None:
-        return configured
+    return configured if configured is not None else _git_dir(cwd) / "hooks"
+
+
+def _git_dir(cwd: Path) -> Path:
+    """The repository's common git directory (the main ``.git`` from a linked worktree)."""
     out = git(["rev-parse", "--git-common-dir"], cwd=cwd)
     common = Path(out.stdout.strip())
-    return (common if common.is_absolute() else (cwd / common).resolve()) / "hooks"
+    return common if common.is_absolute() else (cwd / common).resolve()
 
 
 def plan(cwd: Path, force: bool) -> HookPlan:
@@ -64,8 +67,9 @@ def plan(cwd: Path, force: bool) -> HookPlan:
     if configured is None or force:
         return HookPlan(hooks_dir(cwd))
     manager = _manager(top, configured)
-    if manager is None and not _inside(configured, top):
-        return HookPlan(configured)  # a plain folder of hooks of this machine
+    shared = _inside(configured, top) and not _inside(configured, _git_dir(cwd))
+    if manager is None and not shared:
+        return HookPlan(configured)  # a plain folder of this machine's hooks
     name = manager or "the repository"
     return HookPlan(None, name, _advice(name, top, configured))
 

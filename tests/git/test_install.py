@@ -324,3 +324,12 @@ def test_uninstall_global_keeps_the_users_other_settings_and_files(git_repo: Pat
     assert run_cli("uninstall", "--global", cwd=git_repo).returncode == 0
     assert "signingkey = ABC" in (home / ".gitconfig").read_text()
     assert (folder / "ignore").read_text() == "*.swp\n" and not (folder / "attributes").exists()
+
+
+def test_a_hooks_folder_inside_the_git_directory_is_this_machines_own(git_repo: Path) -> None:
+    """Not shared through the repository (git never tracks .git/): the shim goes there."""
+    run_git(git_repo, "config", "core.hooksPath", ".git/my-hooks")
+    done = run_cli("install", cwd=git_repo)
+    assert done.returncode == 0, done.stderr
+    assert (git_repo / ".git" / "my-hooks" / "pre-push").is_file()
+    assert b"except the pre-push hook" not in done.stdout
