@@ -111,10 +111,10 @@ def install(cwd: Path, command: str, force: bool) -> tuple[list[str], tuple[str,
 
 def uninstall(cwd: Path) -> list[str]:
     """Remove our shim (wherever install put it) and put a chained hook back."""
-    top = _top(cwd) or cwd
-    folders = {hooks_dir(cwd), *([hooks_path(top)] if hooks_path(top) else [])}
+    configured = hooks_path(_top(cwd) or cwd)  # and .git/hooks, from before it was set
+    folders = {_git_dir(cwd) / "hooks", *([configured] if configured is not None else [])}
     messages: list[str] = []
-    for folder in sorted(f for f in folders if f is not None):
+    for folder in sorted(folders):
         hook, legacy = folder / "pre-push", folder / "pre-push.legacy"
         if not hook.exists() or HOOK_MARKER not in hook.read_text(errors="replace"):
             continue
