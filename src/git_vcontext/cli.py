@@ -16,6 +16,7 @@ from .errors import OperationalError
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 FORMAT_TEXT_JSON = click.Choice(["text", "json"])
+FORMAT_PICTURE = click.Choice(["text", "json", "dot", "mermaid"])
 CONFLICT_STYLE = click.Choice(["markers", "structured"])
 
 
@@ -195,14 +196,28 @@ def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-@click.option("--status", type=click.Choice(["active", "all"]), default="active")
+@click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
+@click.option(
+    "--status",
+    type=click.Choice(["active", "all"]),
+    help="active (default for text and json) or all (default for pictures and --target).",
+)
 @click.option("--kind", multiple=True, help="Only entries of this kind (repeatable).")
 @click.option("--tag", multiple=True, help="Only entries with this tag (repeatable).")
 @click.option("--search", metavar="TEXT", help="Only entries whose text contains TEXT.")
+@click.option("--target", multiple=True, metavar="ID", help="Only this targetId (repeatable).")
+@click.option("--all", "every", is_flag=True, help="dot/mermaid: every target of a large playbook.")
 @click.option("--at", "rev", metavar="REV", help="Read the file at a git revision.")
 def view(**options: Any) -> int:
-    """A playbook's current view: one entry per targetId, heads resolved."""
+    """A playbook's current view: one entry per targetId, heads resolved.
+
+    \b
+    --format dot|mermaid draws each target's events (prevEventId edges,
+    heads outlined, the winning head filled, anomalies in red):
+      git vcontext view FILE --format dot | dot -Tsvg > playbook.svg
+    A playbook of more than 12 targets draws only those with several heads,
+    concurrent edits or anomalies, unless --all or --target.
+    """
     return _run("view", **options)
 
 
