@@ -276,9 +276,16 @@ def sync(**options: Any) -> int:
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
 def status(fmt: str) -> int:
-    """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts."""
+    """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
+
+    \b
+    --format dot|mermaid draws the agents around their base: ahead/behind on
+    the edges, agents that would conflict with each other joined in red
+    (trial merges of every two agents that changed the same files):
+      git vcontext status --format dot | dot -Tpng > agents.png
+    """
     return _run("status", fmt=fmt)
 
 

@@ -1,4 +1,4 @@
-"""``git vcontext status [--format text|json]``: one row per agent branch."""
+"""``git vcontext status [--format text|json|dot|mermaid]``: one row per agent branch, or a map."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from ..values import json_report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..workflow.status import AgentStatus
 
 COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
@@ -21,7 +23,9 @@ def run(*, fmt: str = "text") -> int:
 
     repo = open_repo(".")
     rows = all_status(repo)
-    if fmt == "json":
+    if fmt in ("dot", "mermaid"):
+        _picture(repo, rows, fmt)
+    elif fmt == "json":
         sys.stdout.write(json_report({"agents": [r.to_json() for r in rows]}))
     elif not rows:
         print("no agent branches")
@@ -29,6 +33,20 @@ def run(*, fmt: str = "text") -> int:
         _table(rows)
     conflicted = any(r.conflicts for r in rows)
     return int(ExitCode.FOUND if conflicted else ExitCode.OK)
+
+
+def _picture(repo: Any, rows: list[AgentStatus], fmt: str) -> None:
+    """The agents around their bases, agents that would conflict linked in red."""
+    from ..fsio import write_output
+    from ..pictures.agents import agent_picture
+    from ..pictures.render import render
+    from ..workflow.clashes import predicted_clashes
+
+    picture = agent_picture(rows, predicted_clashes(repo, rows))
+    text, warning = render(picture, fmt, name="agents")
+    if warning:
+        print(f"git-vcontext: warning: {warning}", file=sys.stderr)
+    write_output(None, text)
 
 
 def _table(rows: list[AgentStatus]) -> None:
