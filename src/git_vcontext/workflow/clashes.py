@@ -13,7 +13,7 @@ from itertools import combinations
 
 from ..record import record
 from .sync import CONFLICT, REFUSED
-from .treemerge import PathConflict, merge_trees
+from .treemerge import PathConflict, same_but_fork, trial_conflicts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,37 +47,54 @@ def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
     live = [r for r in rows if r.state != REFUSED]
     tips = {r.agent: _tip(repo, r.branch) for r in live}
     with reused_parses({}):
-        changed = {r.agent: _changed(repo, tips[r.agent], _tip(repo, r.base)) for r in live}
+        changed = {r.agent: _changes(repo, tips[r.agent], _tip(repo, r.base)) for r in live}
         found = []
         for a, b in combinations(live, 2):
-            if a.base != b.base or not changed[a.agent] & changed[b.agent]:
+            common = set(changed[a.agent]) & set(changed[b.agent])
+            if a.base != b.base or not common:
                 continue
-            if conflicts := _trial(repo, tips[a.agent], tips[b.agent]):
+            both = {p for p in common if changed[a.agent][p] and changed[b.agent][p]}
+            if conflicts := _trial(repo, tips[a.agent], tips[b.agent], both):
                 found.append(Clash(a.agent, b.agent, False, conflicts))
         for r in live:
-            if r.state != CONFLICT:
-                continue
-            conflicts = _trial(repo, _tip(repo, r.base), tips[r.agent])
-            if conflicts or not any(r.agent in (c.agent, c.other) for c in found):
-                found.append(Clash(r.agent, r.base, True, conflicts or r.conflicts))
+            if r.state == CONFLICT and (clash := _with_base(repo, r, changed[r.agent], found)):
+                found.append(clash)
     return found
+
+
+def _with_base(
+    repo: Any, row: AgentStatus, changed: dict[str, bool], found: list[Clash]
+) -> Clash | None:
+    """The agent against its base as it stands; else, when no pair explains the conflicts
+    predicted for it, those conflicts against its base."""
+    documents = {p for p, real in changed.items() if real}
+    conflicts = _trial(repo, _tip(repo, row.base), _tip(repo, row.branch), documents)
+    if not conflicts and any(row.agent in (c.agent, c.other) for c in found):
+        return None
+    return Clash(row.agent, row.base, True, conflicts or row.conflicts)
 
 
 def _tip(repo: Any, branch: str) -> Any:
     return repo.branches.local[branch].target
 
 
-def _changed(repo: Any, tip: Any, base_tip: Any) -> set[str]:
-    """Paths the agent changed since it last met its base."""
+def _changes(repo: Any, tip: Any, base_tip: Any) -> dict[str, bool]:
+    """Paths the agent changed since it last met its base: whether beyond a fork block."""
     since = repo.merge_base(tip, base_tip)
     if since is None:
-        return set()
-    diff = repo[since].tree.diff_to_tree(repo[tip].tree)
-    return {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path)}
+        return {}
+    out = {}
+    for d in repo[since].tree.diff_to_tree(repo[tip].tree).deltas:
+        real = True
+        if d.status_char() == "M":
+            old, new = repo[d.old_file.id].data, repo[d.new_file.id].data
+            real = b"fork" not in new or not same_but_fork(old, new, d.new_file.path)
+        out[d.old_file.path] = out[d.new_file.path] = real
+    return out
 
 
-def _trial(repo: Any, ours: Any, theirs: Any) -> tuple[PathConflict, ...]:
+def _trial(repo: Any, ours: Any, theirs: Any, documents: set[str]) -> tuple[PathConflict, ...]:
     """The conflicts of merging two commits (none: it would merge cleanly)."""
     base = repo.merge_base(ours, theirs)
-    base_tree = None if base is None else repo[base].tree
-    return merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=NOW).conflicts
+    trees = (None if base is None else repo[base].tree, repo[ours].tree, repo[theirs].tree)
+    return trial_conflicts(repo, *trees, documents=documents, now=NOW)

@@ -14,7 +14,7 @@ from ..record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import Any
 
     from ..merge.files import FileMerge
@@ -184,6 +184,56 @@ def merge_trees(
     return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
 
 
+def trial_conflicts(
+    repo: Any, base: Any, ours: Any, theirs: Any, *, documents: Collection[str], now: str
+) -> tuple[PathConflict, ...]:
+    """The conflicts of a merge, without making it: libgit2's for ordinary files, our
+    engine's for ``documents`` (the caller's choice: those both sides changed beyond
+    their fork blocks; no other document can conflict)."""
+    empty = repo[repo.TreeBuilder().write()] if base is None else None
+    index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+    sides = DocumentSides(repo, base, ours, theirs)
+    found = []
+    for anc, our, their in list(index.conflicts or ()):
+        path = (our or their or anc).path
+        if our is None or their is None or not _is_doc(sides, path):
+            found.append(PathConflict(path, _libgit2_kind(anc, our, their)))
+    for path in sorted(documents):
+        o, t = sides.data(1, path), sides.data(2, path)
+        if o is not None and t is not None and o != t:
+            conflict = _document_conflict(sides.data(0, path), o, t, path, now)
+            if conflict is not None:
+                found.append(conflict)
+    return tuple(found)
+
+
+def _document_conflict(
+    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str
+) -> PathConflict | None:
+    """The engine's conflicts for one document, from the merged data alone: a trial needs
+    no rendered file (the whole file merge, with its line fallback, when a side does not
+    parse)."""
+    from ..codecs import format_from_content, format_from_name, parse
+    from ..errors import ParseError
+    from ..merge import merge3
+    from ..merge.result import MISSING, MergeOptions
+
+    fmt = format_from_name(path) or format_from_content(ours[:65536].decode("utf-8", "replace"))
+    try:
+        b, o, t = (
+            parse(x, format=fmt).data if x and x.strip() else None for x in (base, ours, theirs)
+        )
+    except ParseError:
+        o = t = None
+    if o is None or t is None:
+        outcome = _merge_document(base, ours, theirs, path, now)
+        return None if outcome.clean else _conflict_of(path, outcome)
+    result = merge3(MISSING if b is None else b, o, t, MergeOptions(now=now, path=path, format=fmt))
+    if result.clean:
+        return None
+    return PathConflict(path, "content", tuple(c.to_json() for c in result.conflicts))
+
+
 def _is_doc(sides: DocumentSides, path: str) -> bool:
     return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
 
@@ -232,17 +282,23 @@ def only_fork_changed(base: bytes, ours: bytes, theirs: bytes, path: str) -> boo
     The merge's result is then ours as it is (M11: a fork block never comes from
     theirs): sync of an agent that only forked a document costs no merge.
     """
+    if b"fork" in ours or b"fork" not in theirs:
+        return False
+    return same_but_fork(base, theirs, path)
+
+
+def same_but_fork(old: bytes, new: bytes, path: str) -> bool:
+    """Whether two versions of a document hold the same data once ``fork`` blocks are left
+    out (False when either does not parse)."""
     from ..codecs import parse
     from ..errors import ParseError
     from ..values import same
 
-    if b"fork" in ours or b"fork" not in theirs:
-        return False
     try:
-        b_data, t_data = parse(base, path=path).data, parse(theirs, path=path).data
+        o_data, n_data = parse(old, path=path).data, parse(new, path=path).data
     except ParseError:
         return False
-    return same(_data_without_fork(b_data), _data_without_fork(t_data))
+    return same(_data_without_fork(o_data), _data_without_fork(n_data))
 
 
 def _data_without_fork(data: Any) -> Any:
