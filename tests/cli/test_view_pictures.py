@@ -92,6 +92,9 @@ def test_view_all_draws_every_target_of_a_large_playbook(tmp_path: Path) -> None
     assert "1 of 20 targets drawn" in out
     _, out, _ = _view(str(path), "--format", "dot", "--all")
     assert len(_events(out)) == 22
+    named = [a for i in range(13) for a in ("--target", f"t{i:02d}")]
+    _, out, _ = _view(str(path), "--format", "dot", *named)
+    assert len(_events(out)) == 15  # targets named are drawn, however many
 
 
 def test_view_pictures_of_a_tron_file_from_stdin_and_at_a_revision(git_repo: Path) -> None:

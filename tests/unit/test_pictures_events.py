@@ -15,7 +15,7 @@ from conftest import REPO_ROOT
 from git_vcontext.pictures.changes import around, changed_heads
 from git_vcontext.pictures.labels import ident, printable, prose, shorten
 from git_vcontext.pictures.model import Picture
-from git_vcontext.pictures.view import LARGE, playbook_picture
+from git_vcontext.pictures.view import LARGE, MOST, playbook_picture
 from git_vcontext.playbook.view import view_and_states
 from playbook_helpers import doc, ev
 
@@ -114,6 +114,19 @@ def test_large_playbook_draws_targets_with_several_heads_or_anomalies_unless_all
     assert len(small.groups) == LARGE  # not large: every target
 
 
+def test_large_playbook_draws_at_most_the_first_50_interesting_targets() -> None:
+    events = []
+    for i in range(MOST + 10):
+        events += [
+            ev(f"a{i}", f"t{i:03d}", "append", at=i),
+            ev(f"b{i}", f"t{i:03d}", "update", at=i),
+        ]
+    picture = _picture(doc(events))  # every target has an update without prevEventId
+    assert len(picture.groups) == MOST
+    assert picture.notes[0].startswith(f"the first {MOST} of {MOST + 10} targets with several")
+    assert len(_picture(doc(events), every=True).groups) == MOST + 10
+
+
 def _chain(n: int, target: str = "t") -> list[dict[str, Any]]:
     events = [ev("c0", target, "append", at=0)]
     events += [ev(f"c{i}", target, "update", f"c{i - 1}", at=i) for i in range(1, n)]
@@ -185,3 +198,31 @@ def test_view_of_a_tron_playbook_draws_the_same_as_its_json_twin(tmp_path: Path)
     data = _load("concurrent-agents")
     tron = parse(dumps(data, "tron").encode(), path="x.vcontext.tron").data
     assert _picture(tron) == _picture(data)
+
+
+def test_event_labels_of_odd_values_stay_short_and_say_what_is_missing() -> None:
+    big = 123456789012345678901234567890
+    data = doc(
+        [
+            ev("a", "t", "append", at=0),
+            {"eventId": "b", "targetId": "t", "prevEventId": "a", "delta": {"helpfulCount": big}},
+            ev("c", "t", "update", "a", at=2, delta={"helpfulCount": 0.5, "harmfulCount": True}),
+        ]
+    )
+    nodes = _events(_picture(data))
+    assert nodes["b"].lines[1] == "no operation · no createdAt"
+    assert nodes["b"].lines[2] == "helpfulCount +1234567890…"
+    assert "helpfulCount +0.5" in nodes["c"].lines  # a boolean is no count
+    picture = _picture(doc([ev("a", "t", "append")]))
+    assert picture.title == "playbook /playbook: 1 target, 1 event"
+
+
+def test_readme_shows_a_small_png_of_the_example_and_the_commands() -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    png = REPO_ROOT / "docs" / "playbook-graph.png"
+    assert "](docs/playbook-graph.png)" in readme
+    assert "concurrent-agents/document.vcontext.json\n--format dot | dot -Tpng" in readme
+    raw = png.read_bytes()
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n") and len(raw) < 60_000
+    width, height = int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
+    assert 500 <= width <= 1200 and 300 <= height <= 1000

@@ -59,7 +59,7 @@ def run(
     if target:
         shown = _named(view, shown, target)
     if fmt in PICTURES:
-        return _picture(view, states, shown, fmt=fmt, every=every, name=file)
+        return _picture(view, states, shown, fmt=fmt, every=every or bool(target), name=file)
     stored = playbook.get("metrics")
     diffs = metric_differences(stored, updated_metrics(playbook, facts_of(view.entries)))
     if fmt == "json":

@@ -146,7 +146,9 @@ def _event_lines(e: dict[str, Any], entry: Entry, marks: Marks) -> list[str]:
         first += " (head)"
     if eid in marks.new:
         first = "+ " + first
-    lines = [first, f"{prose(e.get('operation') or '?', 16)} · {ident(e.get('createdAt'), 32)}"]
+    when = e.get("createdAt")
+    when_text = "no createdAt" if when is None else ident(when, 32)
+    lines = [first, f"{prose(e.get('operation') or 'no operation', 16)} · {when_text}"]
     content = _content(e)
     if content:
         lines.append(content)
@@ -178,7 +180,9 @@ def _facts(e: dict[str, Any]) -> str:
     delta = e.get("delta")
     if isinstance(delta, dict):
         for name, value in delta.items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            if isinstance(value, int) and not isinstance(value, bool):
+                facts.append(f"{prose(name, 20)} {shorten(f'{value:+d}', 12)}")
+            elif isinstance(value, float):
                 facts.append(f"{prose(name, 20)} {value:+g}")
     status = e.get("status")
     if isinstance(status, str) and (status != "active" or e.get("operation") != "append"):

@@ -13,6 +13,9 @@ from .model import Picture
 
 LARGE = 12
 """More targets than this make a playbook large: only the interesting ones are drawn."""
+MOST = 50
+"""Of a large playbook's interesting targets, at most this many are drawn (unless --all):
+more is no picture a person reads, and Graphviz takes minutes to lay it out."""
 LEGEND = "thick blue outline: head · gold: winning head · dashed: deprecation · red: anomaly"
 
 
@@ -40,9 +43,15 @@ def choose(
     wanted = interesting(view, states)
     picked = [e for e in shown if e.target_id in wanted]
     note = (
-        f"{len(picked)} of {len(shown)} targets drawn: those with several heads, "
+        f"{len(picked):,} of {len(shown):,} targets drawn: those with several heads, "
         "concurrent edits or anomalies (--all draws every target)"
     )
+    if len(picked) > MOST:
+        note = (
+            f"the first {MOST} of {len(picked):,} targets with several heads, concurrent "
+            f"edits or anomalies drawn, of {len(shown):,} (--target ID picks, --all draws all)"
+        )
+        picked = picked[:MOST]
     return picked, [note]
 
 
@@ -70,7 +79,11 @@ def playbook_picture(
     notes.append(LEGEND)
     where = pointer(view.path) or "/"
     title = f"{shorten(printable(name), 80)} {where}" if name else f"playbook {where}"
-    title += f": {len(view.entries)} targets, {view.event_count} events"
+    title += f": {_count(len(view.entries), 'target')}, {_count(view.event_count, 'event')}"
     return Picture(
         title, tuple(drawing.nodes), tuple(drawing.edges), tuple(drawing.groups), tuple(notes)
     )
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
