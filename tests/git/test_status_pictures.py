@@ -12,10 +12,9 @@ from typing import Any
 
 from sync_repos import (
     EPOCH,
-    commit_all,
+    agent_against_main,
     commit_on,
     conflicting_agents,
-    edit,
     fork_by_hand,
     seed,
     status,
@@ -93,11 +92,7 @@ def _retitle(data: Any) -> None:
 
 def test_status_dot_links_an_agent_that_conflicts_with_its_base(git_repo: Path) -> None:
     repo = git_repo
-    seed(repo)
-    fork_by_hand(repo, "alice")
-    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
-    edit(repo, "todo.vcontext.json", status(("t1", "blocked")))
-    commit_all(repo, "main blocks t1")
+    agent_against_main(repo)
 
     code, layout = _layout(repo)
 
