@@ -62,6 +62,23 @@ def test_m3_both_agents_append_items(repo: Path) -> None:
     assert [i["id"] for i in read(repo)["todoList"]["items"]] == ["t1", "t2", "b1", "a1"]
 
 
+def test_m3_repeated_ids_merge_by_alignment_through_git(repo: Path) -> None:
+    """The issue's reproduction in a real merge: ours completes the first of two t1s,
+    theirs deletes the second; the completion stays where it was made."""
+    first, second = item("t1", title="first"), item("t1", title="second")
+    write(repo, TODO, doc(first, second, item("t2")))
+    commit(repo, "twins")
+    branch_edit(repo, "agent-a", doc(first, item("t2")))
+    write(repo, TODO, doc(item("t1", title="first", status="completed"), second, item("t2")))
+    commit(repo, "main completes the first t1")
+    merge = run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 0, merge.stderr
+    assert read(repo)["todoList"]["items"] == [
+        item("t1", title="first", status="completed"),
+        item("t2"),
+    ]
+
+
 def test_m2_neighbouring_fields_merge_where_lines_would_conflict(repo: Path) -> None:
     branch_edit(repo, "agent-a", doc(item("t1", status="completed"), item("t2")))
     write(repo, TODO, doc(item("t1", title="Auth"), item("t2")))
