@@ -194,6 +194,28 @@ def test_m11_fork_merged_into_parent_leaves_no_fork_block(repo: Path) -> None:
     assert merged["sequence"] == 5
 
 
+def test_m11_two_edits_of_one_fork_keep_its_parent_sequence(repo: Path) -> None:
+    """Two worktrees of one agent (or an agent and its helper) edit the forked plan."""
+    fork = {"parentUid": "u-1", "parentSequence": 3, "forkedAt": "2025-01-01T00:00:00Z"}
+    plan = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {"uid": "u-1", "title": "P", "status": "draft", "sequence": 4, "fork": fork},
+    }
+    rel = "plan.vcontext.json"
+    write(repo, rel, plan)
+    commit(repo, "forked plan")
+    helper = json.loads(json.dumps(plan))
+    helper["plan"].update(title="P2", sequence=5)
+    branch_edit(repo, "helper", helper, rel)
+    plan["plan"].update(status="approved", sequence=5)
+    write(repo, rel, plan)
+    commit(repo, "approve")
+    assert run_git(repo, "merge", "-q", "--no-edit", "helper", check=False).returncode == 0
+    merged = read(repo, rel)["plan"]
+    assert merged["fork"] == fork  # not rewritten to the helper's sequence 5
+    assert (merged["title"], merged["status"], merged["sequence"]) == ("P2", "approved", 6)
+
+
 def test_m1_add_add_with_no_base(repo: Path) -> None:
     rel = "new.vcontext.json"
     branch_edit(repo, "agent-a", doc(item("a1")), rel)

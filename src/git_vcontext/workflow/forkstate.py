@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import document as doc
+from ..merge.vcontext import same_family
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,7 +87,8 @@ def carried_fork(
             continue
         fork = dict(fork)
         uid = parent.get("uid")
-        if uid is not None and fork.get("parentUid") == uid and doc.SEQUENCE_FIELD in parent:
+        child = uid is not None and fork.get("parentUid") == uid
+        if child and doc.SEQUENCE_FIELD in parent and not same_family(ours[key], parent):
             fork["parentSequence"] = parent[doc.SEQUENCE_FIELD]
         if mark is not None:
             when, by, refresh = mark
