@@ -228,7 +228,7 @@ def test_m3_repeated_ids_never_merge_an_edit_into_the_wrong_twin(
     conflicted = _titles_in_conflicts(r)
     for title, element in by_title.items():  # every field comes from that title's elements
         for key, value in element.items():
-            assert any(s.get(title, {}).get(key, MISSING_) == value for s in sides[1:] + [sides[0]])
+            assert any(s.get(title, {}).get(key, MISSING_) == value for s in sides)
     for title, b in sides[0].items():
         o, t = sides[1].get(title), sides[2].get(title)
         if o is None or t is None:
