@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -256,6 +257,51 @@ def test_criss_cross_merge_with_a_virtual_base(repo: Path) -> None:
     merged = read(repo)["todoList"]
     assert {i["id"] for i in merged["items"]} == {"t1", "t2", "a1", "b1", "a2"}
     assert merged["tags"] == ["b"]
+
+
+def test_a_tracked_symlink_to_a_document_stays_a_link_through_a_merge(repo: Path) -> None:
+    """git stores the link as a link (mode 120000) and merges the document it points to:
+    the driver gets the target's path as %P and a temporary regular file as %A."""
+    link = repo / "todo.vcontext.json"
+    link.symlink_to(TODO)
+    commit(repo, "link")
+    run_git(repo, "checkout", "-q", "-b", "agent-a")
+    write(repo, "todo.vcontext.json", doc(item("t1"), item("t2"), item("a1")))  # through it
+    commit(repo, "a appends")
+    run_git(repo, "checkout", "-q", "main")
+    write(repo, "todo.vcontext.json", doc(item("t1", status="completed"), item("t2")))
+    commit(repo, "main completes")
+    merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert f"Auto-merging {TODO}" in merge.stdout
+    assert link.is_symlink() and os.readlink(link) == TODO
+    items = read(repo, "todo.vcontext.json")["todoList"]["items"]
+    assert [(i["id"], i["status"]) for i in items] == [
+        ("t1", "completed"),
+        ("t2", "pending"),
+        ("a1", "pending"),
+    ]
+    assert run_git(repo, "ls-files", "-s", "todo.vcontext.json").stdout.startswith("120000")
+
+
+def test_a_symlink_retargeted_on_both_sides_is_git_s_own_conflict(repo: Path) -> None:
+    """git never hands a link to a merge driver: retargeted differently, it conflicts."""
+    link = repo / "todo.vcontext.json"
+    link.symlink_to(TODO)
+    commit(repo, "link")
+    run_git(repo, "checkout", "-q", "-b", "agent-a")
+    link.unlink()
+    link.symlink_to("a.vcontext.json")
+    commit(repo, "a retargets")
+    run_git(repo, "checkout", "-q", "main")
+    link.unlink()
+    link.symlink_to("b.vcontext.json")
+    commit(repo, "main retargets")
+    merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 1 and "git-vcontext" not in merge.stderr
+    stages = run_git(repo, "ls-files", "-s", "todo.vcontext.json").stdout.splitlines()
+    assert [line.split()[0] for line in stages] == ["120000"] * 3
+    assert link.is_symlink()
 
 
 def test_path_with_spaces_and_quotes(repo: Path) -> None:
