@@ -20,6 +20,8 @@ ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
 HOOK_MARKER = "git-vcontext-hook-marker"
 SIGNATURE = "merge-driver %O %A %B"  # how we recognise our own driver line
+BASE_DRIVER = "vcontext-base"  # the driver git runs for the inner merges of criss-cross histories
+BASE_SIGNATURE = "merge-driver --virtual-base %O %A %B"
 
 
 def script_command() -> str:
@@ -34,18 +36,41 @@ def script_command() -> str:
 
 
 def config_entries(command: str) -> dict[str, str]:
-    """The git configuration install writes; %S %X %Y are left alone by gits before 2.44."""
+    """The git configuration install writes; %S %X %Y are left alone by gits before 2.44.
+
+    ``merge.vcontext.recursive`` names the driver git runs for the inner merges that
+    build a criss-cross history's virtual base (M16): every conflict there takes the
+    base's value, so the outer merge starts from a valid document.
+    """
     return {
         "merge.vcontext.name": "vContext documents (git-vcontext)",
         "merge.vcontext.driver": f"{command} {SIGNATURE} -p %P -l %L -s %S -x %X -y %Y",
+        "merge.vcontext.recursive": BASE_DRIVER,
+        f"merge.{BASE_DRIVER}.name": "vContext virtual merge bases (git-vcontext)",
+        f"merge.{BASE_DRIVER}.driver": f"{command} {BASE_SIGNATURE} -p %P -l %L",
         "diff.vcontext.textconv": f"{command} textconv",
         "difftool.vcontext.cmd": f'{command} diff "$LOCAL" "$REMOTE"',
     }
 
 
+CONFIG_SECTIONS = ("merge.vcontext", f"merge.{BASE_DRIVER}", "diff.vcontext", "difftool.vcontext")
+
+
 def is_ours(value: str | None) -> bool:
     """Whether a configured value was written by git-vcontext (any installation)."""
     return value is not None and ("git-vcontext" in value or "git_vcontext" in value)
+
+
+def is_our_entry(key: str, value: str | None) -> bool:
+    """Whether an entry of ``config_entries`` holds what git-vcontext writes there
+    (names are ours to rewrite; the recursive driver is ours when it names ours)."""
+    if value is None:
+        return False
+    if key.endswith(".name"):
+        return True
+    if key == "merge.vcontext.recursive":
+        return value == BASE_DRIVER
+    return is_ours(value)
 
 
 @dataclass(frozen=True)
@@ -103,7 +128,7 @@ def config_refusal(scope: Scope, force: bool) -> str | None:
         return None
     for key in config_entries("git-vcontext"):
         value = scope.get(key)
-        if value is not None and not is_ours(value) and key != "merge.vcontext.name":
+        if value is not None and not is_our_entry(key, value):
             return (
                 f"{key} is already set to {value!r} by another tool; "
                 "re-run with --force to replace it"
@@ -128,11 +153,10 @@ def uninstall_config(scope: Scope) -> list[str]:
     """Remove the entries install wrote (foreign values are left alone)."""
     removed = []
     for key in config_entries("git-vcontext"):
-        value = scope.get(key)
-        if value is not None and (is_ours(value) or key == "merge.vcontext.name"):
+        if is_our_entry(key, scope.get(key)):
             scope.unset(key)
             removed.append(key)
-    for section in ("merge.vcontext", "diff.vcontext", "difftool.vcontext"):
+    for section in CONFIG_SECTIONS:
         pattern = "^" + section.replace(".", "\\.") + "\\."
         left = git(["config", scope.flag, "--get-regexp", pattern], cwd=scope.cwd, check=False)
         if not left.stdout.strip():  # only an empty section header: a foreign value stays

@@ -145,3 +145,37 @@ def test_core_hooks_path_is_left_to_its_hook_manager(git_repo: Path) -> None:
     assert not (git_repo / ".gitattributes").exists()
     assert _config(git_repo, "merge.vcontext.driver") == ""
     assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+
+
+def test_m16_install_names_the_virtual_base_driver_doctor_checks_it_uninstall_removes_it(
+    git_repo: Path,
+) -> None:
+    """merge.vcontext.recursive -> vcontext-base, the driver of criss-cross inner merges."""
+    assert run_cli("install", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "merge.vcontext.recursive") == "vcontext-base"
+    base_driver = _config(git_repo, "merge.vcontext-base.driver")
+    assert "merge-driver --virtual-base %O %A %B" in base_driver and "-l %L" in base_driver
+    doctor = run_cli("doctor", cwd=git_repo)
+    assert doctor.returncode == 0 and b"criss-cross merges keep a structural" in doctor.stdout
+    run_git(git_repo, "config", "--unset", "merge.vcontext.recursive")  # an older install
+    doctor = run_cli("doctor", cwd=git_repo)
+    assert doctor.returncode == 1
+    assert b"problem: merge.vcontext.recursive is not set" in doctor.stdout
+    assert run_cli("install", cwd=git_repo).returncode == 0  # install repairs it
+    assert run_cli("doctor", cwd=git_repo).returncode == 0
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    left = run_git(git_repo, "config", "--local", "--get-regexp", "^merge\\.", check=False)
+    assert left.stdout == ""
+    assert "[merge" not in (git_repo / ".git" / "config").read_text()  # no empty sections
+
+
+def test_a_foreign_recursive_driver_is_refused_kept_by_uninstall_and_replaced_by_force(
+    git_repo: Path,
+) -> None:
+    run_git(git_repo, "config", "merge.vcontext.recursive", "binary")
+    refused = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert refused.returncode == 2 and b"merge.vcontext.recursive" in refused.stderr
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "merge.vcontext.recursive") == "binary"
+    assert run_cli("install", "--no-hooks", "--force", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "merge.vcontext.recursive") == "vcontext-base"

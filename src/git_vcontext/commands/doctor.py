@@ -27,7 +27,7 @@ def run(*, cwd: str | None = None) -> int:
     top = installer.repo_top(where)
     problems: list[str] = []
     oks: list[str] = []
-    for check in (_driver, _textconv, _attributes, _hook):
+    for check in (_driver, _virtual_base, _textconv, _attributes, _hook):
         check(top, oks, problems)
     for line in oks:
         print(f"ok: {line}")
@@ -75,6 +75,25 @@ def _driver(top: Path, oks: list[str], problems: list[str]) -> None:
         )
     else:
         oks.append("merge driver configured and runs")
+
+
+def _virtual_base(top: Path, oks: list[str], problems: list[str]) -> None:
+    """The driver for the inner merges of criss-cross histories (M16)."""
+    name = installer.BASE_DRIVER
+    recursive = _config(top, "merge.vcontext.recursive")
+    driver = _config(top, f"merge.{name}.driver")
+    if recursive != name:
+        now = f"set to {recursive!r}" if recursive else "not set"
+        problems.append(
+            f"merge.vcontext.recursive is {now}: criss-cross merges would start from a "
+            f"virtual base with conflict markers and fall back to lines (install sets {name})"
+        )
+    elif driver is None or not installer.is_ours(driver):
+        problems.append(f"merge.{name}.driver is {'not configured' if driver is None else driver}")
+    elif not _runs(driver):
+        problems.append(f"the virtual-base merge driver does not run: {driver}")
+    else:
+        oks.append("criss-cross merges keep a structural virtual base")
 
 
 def _textconv(top: Path, oks: list[str], problems: list[str]) -> None:

@@ -22,11 +22,18 @@ def run(
     ours_label: str | None = None,
     theirs_label: str | None = None,
     conflict_style: str | None = None,
+    virtual_base: bool = False,
 ) -> int:
-    """Merge into ``ours`` (%A) in place; exit 0 when clean, 1 when conflicts remain."""
+    """Merge into ``ours`` (%A) in place; exit 0 when clean, 1 when conflicts remain.
+
+    ``virtual_base``: git's inner merge of a criss-cross history (``install`` names this
+    for ``merge.vcontext.recursive``): every conflict takes the base's value, exit 0.
+    """
     from ..clock import now_rfc3339
 
     raw = [read_bytes(p) for p in (base, ours, theirs)]
+    if virtual_base:
+        return _virtual_base(raw, ours, path, marker_size)
     markers = Markers(
         marker_size,
         _label(ours_label, "ours"),
@@ -55,6 +62,26 @@ def run(
         write_atomic(ours, outcome.output)
     describe(outcome, path or ours)
     return int(ExitCode.OK if outcome.clean else ExitCode.FOUND)
+
+
+def _virtual_base(raw: list[bytes], ours: str, path: str | None, marker_size: int) -> int:
+    """A valid document for the outer merge to start from (M16); never a conflict."""
+    from ..clock import now_rfc3339
+
+    options = MergeOptions(now=now_rfc3339(), path=path)
+    outcome = merge_files(
+        raw[0],
+        raw[1],
+        raw[2],
+        path=path,
+        options=options,
+        markers=Markers(marker_size),
+        virtual_base=True,
+    )
+    if outcome.output != raw[1]:
+        write_atomic(ours, outcome.output)
+    describe(outcome, path or ours)
+    return int(ExitCode.OK)
 
 
 def _label(given: str | None, default: str) -> str:
