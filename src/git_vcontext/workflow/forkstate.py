@@ -61,9 +61,14 @@ def mark_merged(raw: bytes, path: str, *, when: str, by: dict[str, Any], refresh
     return parsed.render(new).encode("utf-8")
 
 
-def merger_agent(committer: Any) -> dict[str, Any]:
-    """``mergedBy``: the identity that ran the sync, as an Ext 10 Agent of type system."""
-    return {"id": committer.email, "type": "system", "name": committer.name}
+def merger_agent(committer: Any, agent: str | None = None) -> dict[str, Any]:
+    """``mergedBy``: who ran the sync, as an Ext 10 Agent: the agent (``aiAgent``) when one
+    ran it, else the person of git's identity (``human``). ``system`` is git-vcontext's own
+    (M8's ``merge`` entries), never a person's."""
+    if agent:
+        return {"id": agent, "type": "aiAgent"}
+    email = committer.email
+    return {"id": email, "type": "human", "name": committer.name, "email": email}
 
 
 def carried_fork(

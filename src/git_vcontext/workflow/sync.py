@@ -347,7 +347,7 @@ class Syncer:
 
         if self.dry_run:
             return None
-        by = merger_agent(self.signatures()[1])
+        by = merger_agent(self.signatures()[1], agents.running_agent(self.repo))
         done = set(contributed)
 
         def mark(path: str) -> tuple[str, dict[str, Any], bool]:
