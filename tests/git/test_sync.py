@@ -206,12 +206,17 @@ def test_a_checked_out_branch_with_local_changes_is_refused(forked: Path) -> Non
     assert (repo / "notes.txt").read_text() == "uncommitted\n"
 
 
-def test_an_agent_checked_out_in_a_clean_worktree_follows_the_sync(forked: Path) -> None:
-    repo = forked
+def _alice_ticks_t1_in_her_worktree(repo: Path) -> Path:
     wt = repo.parent / "alice-wt"
     run_git(repo, "worktree", "add", "-q", str(wt), "agents/alice")
     edit(wt, "todo.vcontext.json", status(("t1", "completed")))
     commit_all(wt, "alice ticks t1")
+    return wt
+
+
+def test_an_agent_checked_out_in_a_clean_worktree_follows_the_sync(forked: Path) -> None:
+    repo = forked
+    wt = _alice_ticks_t1_in_her_worktree(repo)
     edit(repo, "todo.vcontext.json", _add_item("t4", "Four"))
     commit_all(repo, "main adds t4")
 
@@ -226,10 +231,7 @@ def test_an_agent_checked_out_in_a_clean_worktree_follows_the_sync(forked: Path)
 def test_merged_by_is_the_agent_when_an_agent_runs_sync(forked: Path) -> None:
     """From the agent's own worktree, or with GIT_VCONTEXT_AGENT, sync is an aiAgent's."""
     repo = forked
-    wt = repo.parent / "alice-wt"
-    run_git(repo, "worktree", "add", "-q", str(wt), "agents/alice")
-    edit(wt, "todo.vcontext.json", status(("t1", "completed")))
-    commit_all(wt, "alice ticks t1")
+    wt = _alice_ticks_t1_in_her_worktree(repo)
     code, _, err = sync(wt, "alice")
     assert code == 0, err
     fork = read(wt, "todo.vcontext.json")["todoList"]["fork"]

@@ -32,56 +32,51 @@ def run(
     from ..clock import now_rfc3339
 
     raw = [read_bytes(p) for p in (base, ours, theirs)]
-    if virtual_base:
-        return _virtual_base(raw, ours, path, marker_size)
-    markers = Markers(
-        marker_size,
-        _label(ours_label, "ours"),
-        _label(base_label, "base"),
-        _label(theirs_label, "theirs"),
-    )
     options = MergeOptions(now=now_rfc3339(), path=path)
-    outcome = merge_files(raw[0], raw[1], raw[2], path=path, options=options, markers=markers)
-    if not outcome.clean:
-        # Style settings only matter for conflicts: read git config only then.
-        diff3, structured = conflict_settings(conflict_style)
-        if diff3 or structured:
-            markers = Markers(
-                markers.size, markers.ours_label, markers.base_label, markers.theirs_label, diff3
-            )
-            outcome = merge_files(
-                raw[0],
-                raw[1],
-                raw[2],
-                path=path,
-                options=options,
-                markers=markers,
-                structured=structured,
-            )
+    if virtual_base:  # never a conflict: a valid document for the outer merge (M16)
+        outcome = merge_files(
+            *raw, path=path, options=options, markers=Markers(marker_size), virtual_base=True
+        )
+    else:
+        labels = (
+            _label(ours_label, "ours"),
+            _label(base_label, "base"),
+            _label(theirs_label, "theirs"),
+        )
+        outcome = _merged(raw, path, options, Markers(marker_size, *labels), conflict_style)
     if outcome.output != raw[1]:
         write_atomic(ours, outcome.output)
     describe(outcome, path or ours)
-    return int(ExitCode.OK if outcome.clean else ExitCode.FOUND)
+    return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
 
 
-def _virtual_base(raw: list[bytes], ours: str, path: str | None, marker_size: int) -> int:
-    """A valid document for the outer merge to start from (M16); never a conflict."""
-    from ..clock import now_rfc3339
-
-    options = MergeOptions(now=now_rfc3339(), path=path)
-    outcome = merge_files(
+def _merged(
+    raw: list[bytes],
+    path: str | None,
+    options: MergeOptions,
+    markers: Markers,
+    conflict_style: str | None,
+) -> FileMerge:
+    """The merge git asked for, in the conflict style of the options and git config."""
+    outcome = merge_files(raw[0], raw[1], raw[2], path=path, options=options, markers=markers)
+    if outcome.clean:
+        return outcome
+    # Style settings only matter for conflicts: read git config only then.
+    diff3, structured = conflict_settings(conflict_style)
+    if not diff3 and not structured:
+        return outcome
+    markers = Markers(
+        markers.size, markers.ours_label, markers.base_label, markers.theirs_label, diff3
+    )
+    return merge_files(
         raw[0],
         raw[1],
         raw[2],
         path=path,
         options=options,
-        markers=Markers(marker_size),
-        virtual_base=True,
+        markers=markers,
+        structured=structured,
     )
-    if outcome.output != raw[1]:
-        write_atomic(ours, outcome.output)
-    describe(outcome, path or ours)
-    return int(ExitCode.OK)
 
 
 def _label(given: str | None, default: str) -> str:

@@ -102,7 +102,9 @@ def _merge_files(
     if from_markers:
         result = _noted(result, "virtual-base", MARKER_BASE_NOTE)
     if markers.take_base and not result.clean:
-        return _virtual_base(o_doc, result, fmt, base, ours, theirs, markers, path)
+        result = _settled_on_base(result)
+        if result.data is MISSING:  # nothing in common (two different documents added)
+            return FileMerge(b"", "clean", True, result)
     text = render(o_doc, result, structured=structured, markers=markers)
     if result.clean or (structured and _is_structured(result, text)):
         return _verified(text, result, fmt, base, ours, theirs, markers, path)
@@ -141,16 +143,7 @@ def _noted(result: MergeResult, kind: str, message: str) -> MergeResult:
     return MergeResult(result.data, result.conflicts, notes, result.tree)
 
 
-def _virtual_base(
-    o_doc: Document,
-    result: MergeResult,
-    fmt: str,
-    base: bytes | None,
-    ours: bytes,
-    theirs: bytes,
-    markers: Markers,
-    path: str | None,
-) -> FileMerge:
+def _settled_on_base(result: MergeResult) -> MergeResult:
     """git's inner merge (M16): each conflict takes the base's value, so the virtual base
     is a valid document; the conflicts are kept as notes."""
     from .render import side_of
@@ -160,11 +153,7 @@ def _virtual_base(
         Note("virtual-base", c.path, f"{c.kind} conflict: the base's value kept")
         for c in result.conflicts
     )
-    settled = MergeResult(data, (), (*result.notes, *notes), data)
-    if data is MISSING:  # nothing in common (two different documents added)
-        return FileMerge(b"", "clean", True, settled)
-    text = o_doc.render(data)
-    return _verified(text, settled, fmt, base, ours, theirs, markers, path)
+    return MergeResult(data, (), (*result.notes, *notes), data)
 
 
 def _text_sample(*raws: bytes) -> str:
