@@ -14,8 +14,6 @@ if TYPE_CHECKING:
 
     from .core import Merger, Path
 
-    Keys = Callable[[list[Any]], list[Hashable]]
-
 
 def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
@@ -29,19 +27,24 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     """
     lists = [_as_list(v) for v in (base, ours, theirs)]
     if doc.is_playbook_log(path) and doc.is_event_array(lists):
-        if _repeats(lists, doc.EVENT_ID):
-            return NOT_HANDLED
-        order = _event_order("createdAt", doc.EVENT_ID)
-        return _union(m, path, lists, _event_keys(doc.EVENT_ID), order)
+        return _events(m, path, lists, doc.EVENT_ID, "createdAt")
     if doc.is_changelog(path) and all(all(isinstance(e, dict) for e in x) for x in lists):
-        merged = _union(m, path, lists, _content_keys, _changelog_order)
+        keys = [_content_keys(x) for x in lists]
+        by_key = [dict(zip(k, x, strict=True)) for k, x in zip(keys, lists, strict=True)]
+        merged = _union(m, path, keys[0], by_key, _changelog_order)
         return _by_sequence(merged, len(lists[0]))
     if not path and m.options.format == "jsonl" and all_carry(lists, doc.JSONL_EVENT_ID):
-        if _repeats(lists, doc.JSONL_EVENT_ID):
-            return NOT_HANDLED
-        order = _event_order("timestamp", doc.JSONL_EVENT_ID)
-        return _union(m, path, lists, _event_keys(doc.JSONL_EVENT_ID), order)
+        return _events(m, path, lists, doc.JSONL_EVENT_ID, "timestamp")
     return NOT_HANDLED
+
+
+def _events(m: Merger, path: Path, lists: list[list[Any]], id_field: str, time_field: str) -> Any:
+    """An event log unioned by id; NOT_HANDLED when an id repeats on a side (M3)."""
+    keys = [_event_keys(x, id_field) for x in lists]
+    by_key = [dict(zip(k, x, strict=True)) for k, x in zip(keys, lists, strict=True)]
+    if any(len(b) != len(x) for b, x in zip(by_key, lists, strict=True)):
+        return NOT_HANDLED
+    return _union(m, path, keys[0], by_key, _event_order(time_field, id_field))
 
 
 def all_carry(lists: list[list[Any]], key: str) -> bool:
@@ -49,25 +52,18 @@ def all_carry(lists: list[list[Any]], key: str) -> bool:
     return any(lists) and all(isinstance(e, dict) and key in e for x in lists for e in x)
 
 
-def _repeats(lists: list[list[Any]], key: str) -> bool:
-    return doc.key_choice(lists, (key,)).repeat is not None
-
-
-def _event_keys(name: str) -> Keys:
+def _event_keys(elements: list[Any], name: str) -> list[Hashable]:
     """Events by id; one without a usable id by its content (the n-th copy is its own)."""
-
-    def keys(elements: list[Any]) -> list[Hashable]:
-        out: list[Hashable] = []
-        copies: dict[str, int] = {}
-        for e in elements:
-            ident = e.get(name) if isinstance(e, dict) else None
-            if isinstance(ident, (str, int)) and not isinstance(ident, bool):
-                out.append(("id", ident))
-            else:
-                out.append(_nth_copy(canonical(e), copies))
-        return out
-
-    return keys
+    out: list[Hashable] = []
+    copies: dict[str, int] = {}
+    for e in elements:
+        ident = e.get(name) if type(e) is dict else None
+        kind = type(ident)
+        if kind is str or kind is int:  # not bool: true is no id
+            out.append(("id", ident))
+        else:
+            out.append(_nth_copy(canonical(e), copies))
+    return out
 
 
 def _content_keys(elements: list[Any]) -> list[Hashable]:
@@ -128,19 +124,18 @@ def _by_sequence(merged: list[Any], n_base: int) -> list[Any]:
 def _union(
     m: Merger,
     path: Path,
-    lists: list[list[Any]],
-    keys: Keys,
+    base_keys: list[Hashable],
+    by_key: list[dict[Hashable, Any]],
     order: Callable[[Any], Any],
 ) -> list[Any]:
-    """Base elements in base order (removals undone), then new ones sorted by ``order``."""
-    base, ours, theirs = lists
-    o_by = dict(zip(keys(ours), ours, strict=True))
-    t_by = dict(zip(keys(theirs), theirs, strict=True))
-    out: list[Any] = []
-    seen: set[Hashable] = set()
-    for k, e in zip(keys(base), base, strict=True):
-        seen.add(k)
-        out.append(_logged(m, path, k, e, o_by.get(k, MISSING), t_by.get(k, MISSING)))
+    """Base elements in base order (removals undone), then new ones sorted by ``order``.
+
+    ``by_key``: base, ours and theirs by key; ``base_keys``: the base's keys in order.
+    """
+    b_by, o_by, t_by = by_key
+    gone = MISSING
+    out = [_logged(m, path, k, b_by[k], o_by.get(k, gone), t_by.get(k, gone)) for k in base_keys]
+    seen = b_by
     added: dict[Hashable, Any] = {}
     for k in [*o_by, *t_by]:
         if k in seen or k in added:
