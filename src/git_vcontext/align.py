@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .document import IDENTITY_KEYS
+from .keys import IDENTITY_KEYS
 from .values import same
 
 TYPE_CHECKING = False
