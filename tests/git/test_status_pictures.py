@@ -13,8 +13,10 @@ from typing import Any
 from sync_repos import (
     EPOCH,
     agent_against_main,
+    commit_all,
     commit_on,
     conflicting_agents,
+    edit,
     fork_by_hand,
     seed,
     status,
@@ -146,3 +148,24 @@ def test_status_mermaid_follows_the_rules_and_parses(git_repo: Path) -> None:
     assert result["ok"], result
     code, out, err = _status(repo, "dot")
     assert [n.lines[0] for n in drawn_nodes(render_json(out))] == [BASE, "alice", "bob"]
+
+
+def test_status_picture_of_criss_crossed_agents_merges_them_from_a_virtual_base(
+    git_repo: Path,
+) -> None:
+    """x and y both carry main's and x's first commits (two merge bases): from either
+    base alone, x reopening t1 and y reopening t2 would look like a conflict."""
+    from test_sync_criss_cross import DOC, crossed
+
+    crossed(git_repo)
+    run_git(git_repo, "checkout", "-q", "-b", "agents/y", "main")
+    edit(git_repo, DOC, lambda d: d["todoList"]["items"].append({"id": "t3", "title": "T3"}))
+    commit_all(git_repo, "y adds t3")
+    run_git(git_repo, "config", "vcontext.agent.y.base", "main")
+    run_git(git_repo, "checkout", "-q", "main")
+
+    code, layout = _layout(git_repo)
+
+    assert code == 0
+    assert [n.lines[0] for n in drawn_nodes(layout)] == ["main", "x", "y"]
+    assert _links(layout, "conflict") == []

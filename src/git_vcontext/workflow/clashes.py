@@ -80,11 +80,13 @@ def _tip(repo: Any, branch: str) -> Any:
 
 def _changes(repo: Any, tip: Any, base_tip: Any) -> dict[str, bool]:
     """Paths the agent changed since it last met its base: whether beyond a fork block."""
-    since = repo.merge_base(tip, base_tip)
+    from .virtualbase import base_tree
+
+    since = base_tree(repo, tip, base_tip, now=NOW)
     if since is None:
         return {}
     out = {}
-    for d in repo[since].tree.diff_to_tree(repo[tip].tree).deltas:
+    for d in since.diff_to_tree(repo[tip].tree).deltas:
         real = True
         if d.status_char() == "M":
             old, new = repo[d.old_file.id].data, repo[d.new_file.id].data
@@ -94,7 +96,10 @@ def _changes(repo: Any, tip: Any, base_tip: Any) -> dict[str, bool]:
 
 
 def _trial(repo: Any, ours: Any, theirs: Any, documents: set[str]) -> tuple[PathConflict, ...]:
-    """The conflicts of merging two commits (none: it would merge cleanly)."""
-    base = repo.merge_base(ours, theirs)
-    trees = (None if base is None else repo[base].tree, repo[ours].tree, repo[theirs].tree)
+    """The conflicts of merging two commits (none: it would merge cleanly), from the base
+    sync would use: a virtual one when their histories criss-cross (agents that synced)."""
+    from .virtualbase import base_tree
+
+    base = base_tree(repo, ours, theirs, now=NOW)
+    trees = (base, repo[ours].tree, repo[theirs].tree)
     return trial_conflicts(repo, *trees, documents=documents, now=NOW)
