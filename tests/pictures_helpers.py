@@ -118,6 +118,7 @@ _STATEMENTS = [
     rf"  classDef [a-z_]+ {_CSS}",
     rf"  class {_ID}(?:,{_ID})* [a-z_]+",
     rf"  linkStyle \d+(?:,\d+)* {_CSS}",
+    rf"  style g\d+ {_CSS}",
 ]
 _STATEMENT = re.compile("|".join(f"(?:{s})" for s in _STATEMENTS))
 

@@ -14,6 +14,8 @@ from .model import Edge, Node, Picture
 from .style import Style, edge_style, node_style
 
 SAFE = frozenset(" -.,:/+=@!?'()")
+GROUP_CSS = "fill:#f6f8fa,stroke:#d0d7de"
+"""A frame lighter than mermaid's default, so the winner's gold stands out."""
 MAX_TEXT = 50_000
 MAX_EDGES = 500
 """mermaid's defaults (``maxTextSize``, ``maxEdges``): bigger diagrams are refused."""
@@ -48,6 +50,7 @@ def render_mermaid(picture: Picture) -> str:
         out.append(f"  subgraph g{i} [{quoted([group.title])}]")
         out += ["    " + _node(by_key[key]) for key in group.members]
         out.append("  end")
+        out.append(f"  style g{i} {GROUP_CSS}")
     out += ["  " + _node(n) for n in picture.ungrouped]
     out += ["  " + _edge(e) for e in picture.edges]
     out += _class_defs(picture.nodes)
