@@ -169,3 +169,26 @@ def test_status_picture_of_criss_crossed_agents_merges_them_from_a_virtual_base(
     assert code == 0
     assert [n.lines[0] for n in drawn_nodes(layout)] == ["main", "x", "y"]
     assert _links(layout, "conflict") == []
+
+
+def test_status_picture_finds_conflicts_in_ordinary_files_and_deleted_documents(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    seed(repo)
+    for agent in ("alice", "bob", "carol"):
+        fork_by_hand(repo, agent)
+    commit_on(repo, "agents/alice", {"notes.txt": "line 1\nalice\nline 3\n"}, "a")
+    commit_on(repo, "agents/bob", {"notes.txt": "line 1\nbob\nline 3\n"}, "b")
+    commit_on(repo, "agents/bob", {"docs/plan.vcontext.json": _retitle}, "b2")
+    run_git(repo, "worktree", "add", "-q", str(repo.parent / "c"), "agents/carol")
+    run_git(repo.parent / "c", "rm", "-q", "docs/plan.vcontext.json")
+    run_git(repo.parent / "c", "commit", "-qm", "carol drops the plan")
+
+    code, layout = _layout(repo)
+
+    assert code == 1
+    assert sorted(_links(layout, "conflict")) == [
+        ("alice", "bob", "conflict: notes.txt"),
+        ("bob", "carol", "conflict: docs/plan.vcontext.json"),
+    ]

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
     from .status import AgentStatus
 
+    Side = tuple[Any, dict[str, bool]]  # a commit, the paths it changed (beyond a fork block?)
+
 NOW = "1970-01-01T00:00:00Z"
 """Trial merges write nothing anyone reads: their time stamps need not be now."""
 
@@ -50,11 +52,10 @@ def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
         changed = {r.agent: _changes(repo, tips[r.agent], _tip(repo, r.base)) for r in live}
         found = []
         for a, b in combinations(live, 2):
-            common = set(changed[a.agent]) & set(changed[b.agent])
-            if a.base != b.base or not common:
+            if a.base != b.base:
                 continue
-            both = {p for p in common if changed[a.agent][p] and changed[b.agent][p]}
-            if conflicts := _trial(repo, tips[a.agent], tips[b.agent], both):
+            mine, yours = changed[a.agent], changed[b.agent]
+            if conflicts := _trial(repo, (tips[a.agent], mine), (tips[b.agent], yours)):
                 found.append(Clash(a.agent, b.agent, False, conflicts))
         for r in live:
             if r.state == CONFLICT and (clash := _with_base(repo, r, changed[r.agent], found)):
@@ -67,8 +68,8 @@ def _with_base(
 ) -> Clash | None:
     """The agent against its base as it stands; else, when no pair explains the conflicts
     predicted for it, those conflicts against its base."""
-    documents = {p for p, real in changed.items() if real}
-    conflicts = _trial(repo, _tip(repo, row.base), _tip(repo, row.branch), documents)
+    agent, base = _tip(repo, row.branch), _tip(repo, row.base)
+    conflicts = _trial(repo, (base, _changes(repo, base, agent)), (agent, changed))
     if not conflicts and any(row.agent in (c.agent, c.other) for c in found):
         return None
     return Clash(row.agent, row.base, True, conflicts or row.conflicts)
@@ -78,11 +79,11 @@ def _tip(repo: Any, branch: str) -> Any:
     return repo.branches.local[branch].target
 
 
-def _changes(repo: Any, tip: Any, base_tip: Any) -> dict[str, bool]:
-    """Paths the agent changed since it last met its base: whether beyond a fork block."""
+def _changes(repo: Any, tip: Any, other: Any) -> dict[str, bool]:
+    """Paths ``tip`` changed since it last met ``other``: whether beyond a fork block."""
     from .virtualbase import base_tree
 
-    since = base_tree(repo, tip, base_tip, now=NOW)
+    since = base_tree(repo, tip, other, now=NOW)
     if since is None:
         return {}
     out = {}
@@ -95,11 +96,16 @@ def _changes(repo: Any, tip: Any, base_tip: Any) -> dict[str, bool]:
     return out
 
 
-def _trial(repo: Any, ours: Any, theirs: Any, documents: set[str]) -> tuple[PathConflict, ...]:
+def _trial(repo: Any, ours: Side, theirs: Side) -> tuple[PathConflict, ...]:
     """The conflicts of merging two commits (none: it would merge cleanly), from the base
-    sync would use: a virtual one when their histories criss-cross (agents that synced)."""
+    sync would use: a virtual one when their histories criss-cross (agents that synced).
+    Only paths both changed can conflict, and a fork block changes nothing that travels
+    (M11): not against another change, not against a deletion."""
     from .virtualbase import base_tree
 
-    base = base_tree(repo, ours, theirs, now=NOW)
-    trees = (base, repo[ours].tree, repo[theirs].tree)
-    return trial_conflicts(repo, *trees, documents=documents, now=NOW)
+    (o, o_paths), (t, t_paths) = ours, theirs
+    paths = {p for p in o_paths.keys() & t_paths.keys() if o_paths[p] and t_paths[p]}
+    if not paths:
+        return ()
+    trees = (base_tree(repo, o, t, now=NOW), repo[o].tree, repo[t].tree)
+    return trial_conflicts(repo, *trees, paths=paths, now=NOW)

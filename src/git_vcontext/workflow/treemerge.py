@@ -190,26 +190,34 @@ def merge_trees(
 
 
 def trial_conflicts(
-    repo: Any, base: Any, ours: Any, theirs: Any, *, documents: Collection[str], now: str
+    repo: Any, base: Any, ours: Any, theirs: Any, *, paths: Collection[str], now: str
 ) -> tuple[PathConflict, ...]:
-    """The conflicts of a merge, without making it: libgit2's for ordinary files, our
-    engine's for ``documents`` (the caller's choice: those both sides changed beyond
-    their fork blocks; no other document can conflict)."""
-    empty = repo[repo.TreeBuilder().write()] if base is None else None
-    index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+    """The conflicts of a merge among ``paths`` (the caller's choice: those both sides
+    changed, beyond their fork blocks), without making it: our engine's for documents
+    both sides have, libgit2's for the rest (run only when there is a rest)."""
     sides = DocumentSides(repo, base, ours, theirs)
+    documents = sorted(p for p in paths if not _plain_or_deleted(sides, p))
     found = []
-    for anc, our, their in list(index.conflicts or ()):
-        path = (our or their or anc).path
-        if our is None or their is None or not _is_doc(sides, path):
-            found.append(PathConflict(path, _libgit2_kind(anc, our, their)))
-    for path in sorted(documents):
+    if len(documents) < len(paths):
+        empty = repo[repo.TreeBuilder().write()] if base is None else None
+        index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+        for anc, our, their in list(index.conflicts or ()):
+            path = (our or their or anc).path
+            if path in paths and path not in documents:
+                found.append(PathConflict(path, _libgit2_kind(anc, our, their)))
+    for path in documents:
         o, t = sides.data(1, path), sides.data(2, path)
         if o is not None and t is not None and o != t:
             conflict = _document_conflict(sides.data(0, path), o, t, path, now)
             if conflict is not None:
                 found.append(conflict)
     return tuple(found)
+
+
+def _plain_or_deleted(sides: DocumentSides, path: str) -> bool:
+    if sides.entry(1, path) is None or sides.entry(2, path) is None:
+        return True
+    return not _is_doc(sides, path)
 
 
 def _document_conflict(
