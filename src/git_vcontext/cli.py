@@ -221,7 +221,7 @@ def view(**options: Any) -> int:
     heads outlined, the winning head filled, anomalies in red):
       git vcontext view FILE --format dot | dot -Tsvg > playbook.svg
     A playbook of more than 12 targets draws only those with several heads,
-    concurrent edits or anomalies, unless --all or --target.
+    concurrent edits or anomalies (at most 50), unless --all or --target.
     """
     return _run("view", **options)
 
