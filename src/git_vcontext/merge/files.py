@@ -74,6 +74,8 @@ def _merge_files(
     if ours == theirs:
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
+    if fmt == "text":
+        return merge_plain_text(base, ours, theirs, markers)
     try:
         docs = [parse(x, format=fmt) if x and x.strip() else None for x in (base, ours, theirs)]
     except ParseError as exc:
@@ -92,7 +94,10 @@ def _merge_files(
     from .render import render
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
-    text = render(o_doc, result, structured=structured, markers=markers)
+    try:
+        text = render(o_doc, result, structured=structured, markers=markers)
+    except ParseError as exc:  # a writer that cannot express the result (TOML has no null)
+        return fallback(base, ours, theirs, markers, path, [exc.one_line()])
     if result.clean or (structured and _is_structured(result, text)):
         return _verified(text, result, fmt, base, ours, theirs, markers, path)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
@@ -172,6 +177,14 @@ def _checked(
         why = f"{what} does not parse: {exc.one_line()}"
         return FileMerge(raw, "fallback", False, None, (*reasons, why))
     return FileMerge(raw, status, True, None, reasons)
+
+
+def merge_plain_text(base: bytes | None, ours: bytes, theirs: bytes, markers: Markers) -> FileMerge:
+    """Plain-text files (``.assignment-*``) merge by lines by design: clean or conflict."""
+    out = fallback(base, ours, theirs, markers, None, [])
+    if out.clean:
+        return FileMerge(out.output, "clean", True)
+    return FileMerge(out.output, "conflict", False, None, out.reasons)
 
 
 def fallback(
