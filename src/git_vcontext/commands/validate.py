@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..document import looks_like_vcontext, matches_file_patterns
 from ..errors import ExitCode, OperationalError
@@ -32,7 +32,7 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:
         except OperationalError as err:
             problems.append(err.one_line())
             continue
-        reports.append(check_bytes(raw, name))
+        reports.append(check_bytes(raw, name, sibling=None if name == "-" else _beside(name)))
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.exists(p))
     write_output(None, _render(reports, fmt))
     for line in problems:
@@ -42,6 +42,21 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:
     if problems:
         return int(ExitCode.OPERATIONAL)
     return int(ExitCode.OK if all(r.valid for r in reports) else ExitCode.FOUND)
+
+
+def _beside(name: str) -> Callable[[str], bytes | None]:
+    """Reads a file next to ``name`` (a projection's ``events.jsonl``), None when absent."""
+
+    def read(other: str) -> bytes | None:
+        path = os.path.join(os.path.dirname(name), other)
+        if not os.path.isfile(path):
+            return None
+        try:
+            return read_bytes(path)
+        except OperationalError:
+            return None
+
+    return read
 
 
 def _render(reports: list[FileReport], fmt: str) -> str:
@@ -83,9 +98,14 @@ def _walk(top: str) -> Iterator[str]:
             full = os.path.join(folder, name)
             if not os.path.isfile(full):
                 continue  # a FIFO, a device, a dangling link: reading it could block forever
-            tail = f"{os.path.basename(folder)}/{name}"
-            if matches_file_patterns(tail) or _sniffed(full):
+            if _covered(full) or _sniffed(full):
                 yield full
+
+
+def _covered(path: str) -> bool:
+    """Whether the end of a path matches an install pattern (``.work/templates/x.toml``)."""
+    parts = os.path.normpath(path).replace(os.sep, "/").split("/")
+    return any(matches_file_patterns("/".join(parts[-n:])) for n in range(1, 4))
 
 
 def _tracked() -> Iterator[str]:

@@ -38,6 +38,7 @@ class FileReport:
     path: str
     findings: tuple[Finding, ...] = ()
     skipped: tuple[str, ...] = ()  # checks that do not apply (legacy versions), said in reports
+    notes: tuple[Finding, ...] = ()  # located, but not problems (an event type seed 004 lacks)
 
     @property
     def valid(self) -> bool:
@@ -51,15 +52,19 @@ class FileReport:
         }
         if self.skipped:
             out["skipped"] = list(self.skipped)
+        if self.notes:
+            out["notes"] = [f.to_json() for f in self.notes]
         return out
 
     def lines(self) -> list[str]:
-        """``file:line:col: where: message [rule]``, one per finding."""
-        out = []
-        for f in self.findings:
-            loc = self.path or "<input>"
-            if f.line is not None:
-                loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
-            where = f"{f.where}: " if f.where else ""
-            out.append(f"{loc}: {where}{f.message} [{f.rule}]")
-        return out
+        """``file:line:col: where: message [rule]``, one per finding, then the notes."""
+        return [self._line(f, "") for f in self.findings] + [
+            self._line(f, "note: ") for f in self.notes
+        ]
+
+    def _line(self, f: Finding, prefix: str) -> str:
+        loc = self.path or "<input>"
+        if f.line is not None:
+            loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
+        where = f"{f.where}: " if f.where else ""
+        return f"{loc}: {where}{prefix}{f.message} [{f.rule}]"
