@@ -350,6 +350,25 @@ def ace_apply(patch: str, doc: str) -> int:
     return _run("ace", patch=patch, doc=doc)
 
 
+@cli.group(context_settings=CONTEXT)
+def vermas() -> None:
+    """VerMAS .work/ directories (seed 004): projections derived from the event log."""
+
+
+@vermas.command("project", context_settings=CONTEXT)
+@click.argument("directory", metavar="[DIR]", required=False)
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a rebuild would.")
+def vermas_project(directory: str | None, check: bool) -> int:
+    """Rebuild work_orders.jsonl and messages.jsonl from events.jsonl.
+
+    DIR holds events.jsonl (default: .work here, else at the top of the repository).
+    Records keep their order and the fields no event sets; records no event created
+    are dropped (and named); the files keep their style. Exit 0 done or up to date,
+    1 with --check when something would change.
+    """
+    return _run("vermas", directory=directory, check=check)
+
+
 @cli.command(context_settings=CONTEXT)
 @click.option("--dir", "directory", metavar="DIR", help="Create the demo repository under DIR.")
 def demo(directory: str | None) -> int:
