@@ -299,6 +299,9 @@ FILE_PATTERNS = (
     ".vcontext/*.json",
     "*.vbrief.json",
     ".work/*.jsonl",
+    ".work/templates/*.toml",
+    ".work/processes/*.json",
+    ".work/evidence/*.json",
 )
 """Names of vContext files, as ``install`` writes them into ``.gitattributes`` (PRODUCT.md)."""
 

@@ -52,6 +52,11 @@ def _parts(path: str) -> list[str]:
     return [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
 
 
+def in_work_directory(path: str) -> bool:
+    """Whether a path lies in a VerMAS ``.work/`` directory."""
+    return ".work" in _parts(path)[:-1]
+
+
 def record_kind(path: str, records: list[Any]) -> str | None:
     """The record type of a JSONL file: from its name, else events when all carry event_id."""
     parts = _parts(path)
