@@ -168,6 +168,11 @@ def _add(section: list[str], found: dict[str, list[Finding]]) -> int:
     return count
 
 
+def _constant(data: bytes) -> Callable[[str], bytes | None]:
+    """A sibling reader that always gives ``data`` (the event log beside a projection)."""
+    return lambda _name: data
+
+
 def _subject(commit: Any) -> str:
     message: str = commit.message or ""
     return message.strip().split("\n", 1)[0][:72]
@@ -213,6 +218,7 @@ class Checker:
                 if change.old_id is not None:  # a new file has no past to break
                     history = self._pair("h", change, check_change)
                     known.extend(f for f in history if f not in known)
+        self._drift(commit.tree, list(found), found)
         result = {path: findings for path, findings in found.items() if findings}
         self.cache.put_files(key, result)
         return result
@@ -244,6 +250,28 @@ class Checker:
                 found[change.path] = findings
         self.cache.put_files(key, found)
         return found
+
+    def _drift(self, tree: Any, changed: list[str], found: dict[str, list[Finding]]) -> None:
+        """VerMAS projections beside a changed event log or projection: drift refuses too."""
+        from ..gitio.push import tree_blob
+        from ..validate.cache import change_key
+        from ..validate.files import check_bytes
+        from ..validate.projections import EVENTS, drift_targets
+
+        for path in drift_targets(changed):
+            folder = path.rpartition("/")[0]
+            events = tree_blob(tree, f"{folder}/{EVENTS}" if folder else EVENTS)
+            projection = tree_blob(tree, path)
+            if events is None or projection is None:
+                continue
+            key = change_key("p", str(events.id), str(projection.id), path)
+            drift = self.cache.get(key)
+            if drift is None:
+                report = check_bytes(projection.data, path, sibling=_constant(events.data))
+                drift = [f for f in report.findings if f.rule == "projection-drift"]
+                self.cache.put(key, drift)
+            known = found.setdefault(path, [])
+            known.extend(f for f in drift if f not in known)
 
     def _blob(self, blob_id: str, path: str) -> list[Finding]:
         from ..gitio.push import blob_bytes
