@@ -35,12 +35,16 @@ class Identity:
 
 def identify(old: list[Any], new: list[Any], field: str | int | None) -> Identity | None:
     """Identity of two arrays found at ``field``: ``id``, ``uid``, ... (event ids first in
-    event logs), the same rule as ``document.identity_key`` (M3); else titles when the
+    event logs; ``prefix`` for top-level records, as in VerMAS ``routes.jsonl``), the same
+    rule as ``document.identity_key`` (M3); else titles when the
     items carry no id at all and titles are unique on both sides; else None."""
     if not all(type(e) is dict for e in old) or not all(type(e) is dict for e in new):
         return None
     events = any(k in e for e in (*old[:1], *new[:1]) for k in EVENT_KEYS)
-    for key in _EVENT_FIRST if events else IDENTITY_KEYS:
+    keys = _EVENT_FIRST if events else IDENTITY_KEYS
+    if field is None:  # the records of a JSONL file: VerMAS routes are keyed by prefix
+        keys = (*keys, "prefix")
+    for key in keys:
         sides = _side(old, key), _side(new, key)
         if sides[0] is not None and sides[1] is not None and (sides[0].index or sides[1].index):
             return Identity(key, sides[0], sides[1])
