@@ -10,9 +10,9 @@ engine's M11 rule looks for it; the document is written back in its own style.
 from __future__ import annotations
 
 from .. import document as doc
-from ..vermas.kinds import in_work_directory
 from ..errors import OperationalError, ParseError, UsageError
 from ..record import record
+from ..vermas.kinds import in_work_directory
 from . import agents
 
 TYPE_CHECKING = False
