@@ -23,9 +23,15 @@ if TYPE_CHECKING:
     Sibling = Callable[[str], bytes | None]
 
 
-def check_bytes(raw: bytes, path: str, *, sibling: Sibling | None = None) -> FileReport:
+def check_bytes(
+    raw: bytes, path: str, *, covered: bool = False, sibling: Sibling | None = None
+) -> FileReport:
     """Validate the content ``raw`` of the file ``path`` (format from the name, else content).
 
+    ``covered``: the path is in the vContext file set (install's patterns, .gitattributes);
+    there, a JSON or TRON value that is not a vContext document (a config next to the
+    documents) is skipped with a note instead of refused (PRODUCT.md "Validation"); a
+    VerMAS file (a process, evidence) is checked as what it is.
     ``sibling(name)`` reads a file next to it (None when absent): given, a VerMAS
     projection is checked against the ``events.jsonl`` beside it.
     """
@@ -38,7 +44,19 @@ def check_bytes(raw: bytes, path: str, *, sibling: Sibling | None = None) -> Fil
         return FileReport(path, (finding,))
     except RecursionError:  # belt and braces: the codecs limit nesting themselves
         return FileReport(path, (Finding("parse", "", "nesting too deep to read"),))
+    if covered and doc.format in ("json", "tron") and not _vermas(path, doc):
+        from .checks import NOT_A_DOCUMENT, is_document
+
+        if not is_document(doc.data):
+            note = f"not a vContext document ({NOT_A_DOCUMENT}): not checked"
+            return FileReport(path, (), (note,), checked=False)
     return check_document(doc, path, sibling=sibling)
+
+
+def _vermas(path: str, doc: Document) -> bool:
+    from ..vermas.kinds import document_kind
+
+    return document_kind(path, doc.data, doc.format) is not None
 
 
 def check_document(doc: Document, path: str = "", *, sibling: Sibling | None = None) -> FileReport:
@@ -59,7 +77,7 @@ def report_of(path: str, findings: tuple[Finding, ...], skipped: list[str]) -> F
 
     errors = tuple(f for f in findings if f.rule not in NOTE_RULES)
     notes = tuple(f for f in findings if f.rule in NOTE_RULES)
-    return FileReport(path, errors, tuple(skipped), notes)
+    return FileReport(path, errors, tuple(skipped), notes=notes)
 
 
 def check_value(
@@ -119,10 +137,5 @@ def _locator(doc: Any) -> Any:
     text = getattr(doc, "text", None)
     if not isinstance(text, str):
         return None
-    return positions.locator(
-        text,
-        doc.format,
-        doc.data,
-        data_start=len(getattr(doc, "header", "")),
-        scan=getattr(doc, "_container", None),  # cached per document (codecs.json_text)
-    )
+    scan = getattr(doc, "_container", None)  # cached per document (codecs.json_text)
+    return positions.locator(text, doc.format, scan=scan)
