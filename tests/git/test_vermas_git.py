@@ -83,6 +83,14 @@ def test_install_routes_every_vermas_file_kind_to_the_driver(repo: Path) -> None
     ]
 
 
+def test_doctor_counts_every_vermas_file_and_calls_none_of_them_a_config(repo: Path) -> None:
+    proc = run_cli("doctor", cwd=repo)
+    out = proc.stdout.decode() + proc.stderr.decode()
+    assert proc.returncode == 0, out
+    assert "ok: 8 vContext file(s) covered by the attributes" in out  # the seed's .work
+    assert "configs?" not in out
+
+
 # -- templates --------------------------------------------------------------------------------
 
 LINT = '''[[steps]]
