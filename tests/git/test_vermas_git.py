@@ -277,3 +277,15 @@ def test_after_a_plain_git_merge_project_settles_the_projection(repo: Path) -> N
     run_git(repo, "checkout", "--ours", ".work/work_orders.jsonl")
     assert run_cli("vermas", "project", cwd=repo).returncode == 0
     assert run_cli("validate", ".work", cwd=repo).returncode == 0
+
+
+def test_the_pre_push_hook_checks_processes_and_templates_as_what_they_are(
+    repo: Path, remote: Path
+) -> None:
+    replace(repo, PROCESS, '"status": "pending"', '"status": "waiting"')
+    replace(repo, TEMPLATE, 'needs = ["test"]', 'needs = ["tests"]')
+    commit(repo, "a bad step status and a need for no step")
+    push = run_git(repo, "push", "origin", "main", check=False)
+    assert push.returncode != 0
+    assert f"{PROCESS}:" in push.stderr and "[schema]" in push.stderr
+    assert f"{TEMPLATE}:47:" in push.stderr and "[dependency-missing]" in push.stderr
