@@ -80,10 +80,10 @@ def test_json_merges_and_validation_load_no_toml_reader_or_writer() -> None:
     loaded = _fresh_imports(
         "from git_vcontext.merge.files import merge_files; "
         "from git_vcontext.validate.files import check_bytes; "
-        "b, o, t = b'{\"a\": 1, \"b\": 1}', b'{\"a\": 2, \"b\": 1}', b'{\"a\": 1, \"b\": 2}'; "
+        'b, o, t = b\'{"a": 1, "b": 1}\', b\'{"a": 2, "b": 1}\', b\'{"a": 1, "b": 2}\'; '
         "assert merge_files(b, o, t, path='x.vcontext.json').clean; "
         "assert merge_files(b, o, t).clean; "
-        "e = b'{\"event_id\": \"e1\"}\\n'; assert merge_files(e, e + e, e).status; "
+        'e = b\'{"event_id": "e1"}\\n\'; assert merge_files(e, e + e, e).status; '
         "check_bytes(o, 'x.vcontext.json')"
     )
     assert not loaded & TOML, sorted(loaded & TOML)
