@@ -179,7 +179,7 @@ def textconv(file: str) -> int:
     "--untracked", is_flag=True, help="Without paths: check untracked vContext files too."
 )
 def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
-    """Schema and semantic validation of JSON, TRON and JSONL files.
+    """Schema and semantic validation of JSON, TRON, JSONL and TOML (VerMAS template) files.
 
     \b
     (no paths)   every vContext file tracked in the repository
