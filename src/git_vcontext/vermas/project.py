@@ -92,7 +92,7 @@ def _created(data: dict[str, Any], kind: str, actor: Any, when: Any) -> dict[str
     if kind == "message":
         return {**fields, "timestamp": when, "read_at": None}
     fields.setdefault("created_by", actor)
-    return {**fields, "status": "open", "created_at": when, "updated_at": when}
+    return {"status": "open", **fields, "created_at": when, "updated_at": when}
 
 
 def _work_order_change(etype: Any, data: dict[str, Any]) -> dict[str, Any] | None:
