@@ -124,7 +124,7 @@ def plain(value: Any) -> Any:
 
 def dumps(value: JsonValue) -> str:
     """A fresh TOML text for a table (tomlkit's layout; multi-line strings as such)."""
-    from .toml_edit import fresh
+    from .toml_items import fresh
 
     if not isinstance(value, dict):
         raise ValueError("a TOML document holds a table at the top")

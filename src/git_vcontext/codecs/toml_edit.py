@@ -3,13 +3,11 @@
 Keys are removed, added after their predecessor and replaced in place (a comment on
 a replaced value's line stays); arrays of tables are matched by identity (``id``,
 ``uid``, ...) or aligned like lines, and a comment above a table travels with that
-table; arrays are edited element by element; a string keeps its style (basic or
-literal, one line or several, a newline after the opening quotes).
+table; arrays are edited element by element. New values come from ``toml_items``.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
 import tomlkit
@@ -20,9 +18,6 @@ from tomlkit.items import (
     Array,
     Comment,
     InlineTable,
-    Item,
-    String,
-    StringType,
     Table,
     Whitespace,
 )
@@ -30,7 +25,7 @@ from tomlkit.items import (
 from ..document import identity_key
 from ..errors import ParseError
 from ..values import canonical, same
-from .toml import NAN, TomlDateTime
+from .toml_items import new_item, new_table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +33,6 @@ if TYPE_CHECKING:
 
     Tableish = Container | Table | InlineTable | OutOfOrderTableProxy
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")  # not allowed raw in any string but \t \n
 _BLANK_LINE = [Whitespace("\n")]
 
 
@@ -53,14 +47,6 @@ def edited(text: str, old: dict[str, Any], new: dict[str, Any]) -> str:
     if "\r\n" in text:
         out = re.sub(r"(?<!\r)\n", "\r\n", out)
     return out
-
-
-def fresh(value: dict[str, Any]) -> str:
-    """A new TOML text for ``value``."""
-    doc = tomlkit.document()
-    for key, child in value.items():
-        doc.add(key, _new_item(child))
-    return doc.as_string()
 
 
 # -- tables ---------------------------------------------------------------------------
@@ -111,11 +97,11 @@ def _update(container: Tableish, key: str, old: Any, new: Any) -> None:
         if all(isinstance(x, dict) for x in new):
             _aot(current, old, new)
         else:
-            container[key] = _new_item(new)
+            container[key] = new_item(new)
     elif isinstance(old, list) and isinstance(new, list) and isinstance(current, Array):
         _array(current, old, new)
     else:
-        container[key] = _new_item(new, like=current, inline=isinstance(container, InlineTable))
+        container[key] = new_item(new, like=current, inline=isinstance(container, InlineTable))
 
 
 def _is_table(item: Any) -> bool:
@@ -124,7 +110,7 @@ def _is_table(item: Any) -> bool:
 
 def _add(container: Tableish, key: str, value: Any, previous: str | None) -> None:
     """A new key: after its predecessor (in new order), plain values before sub-tables."""
-    item = _new_item(value, inline=isinstance(container, InlineTable))
+    item = new_item(value, inline=isinstance(container, InlineTable))
     if isinstance(container, (InlineTable, OutOfOrderTableProxy)):
         container[key] = item
         return
@@ -182,7 +168,7 @@ def _aot(aot: AoT, old: list[Any], new: list[Any]) -> None:
     tables: list[Table] = []
     for j, i in enumerate(matches):
         if i is None:
-            table = _new_table(new[j])
+            table = new_table(new[j])
             leading: list[Any] = list(usual)
         else:
             table = olds[i]
@@ -254,13 +240,6 @@ def _usual_separator(blocks: list[list[Any]]) -> list[Any]:
     return [Whitespace(x.as_string()) for x in best]
 
 
-def _new_table(value: dict[str, Any]) -> Table:
-    table = tomlkit.table()
-    for key, child in value.items():
-        table.add(key, _new_item(child))
-    return table
-
-
 # -- arrays -----------------------------------------------------------------------------
 
 
@@ -280,7 +259,7 @@ def _array(array: Array, old: list[Any], new: list[Any]) -> None:
         for i in range(i2 - 1, i1 - 1, -1):
             del array[i]
         for k, value in enumerate(new[j1:j2]):
-            array.insert(i1 + k, _new_item(value, inline=True))
+            array.insert(i1 + k, new_item(value, inline=True))
 
 
 def _element(array: Array, index: int, old: Any, new: Any) -> None:
@@ -290,64 +269,4 @@ def _element(array: Array, index: int, old: Any, new: Any) -> None:
     elif isinstance(old, list) and isinstance(new, list) and isinstance(current, Array):
         _array(current, old, new)
     else:
-        array[index] = _new_item(new, like=current, inline=True)
-
-
-# -- values -----------------------------------------------------------------------------
-
-
-def _new_item(value: Any, *, like: Any = None, inline: bool = False) -> Item:
-    """A tomlkit item for ``value``; strings in the style of ``like`` (the value replaced)."""
-    if value is None:
-        raise ValueError("TOML has no null")
-    if isinstance(value, TomlDateTime):
-        return tomlkit.item(value.value)
-    if isinstance(value, str):
-        return tomlkit.value(_string(value, like if isinstance(like, String) else None))
-    if isinstance(value, float) and value is NAN:
-        return tomlkit.value("nan")
-    if isinstance(value, (bool, int, float)):
-        return tomlkit.item(value)
-    if isinstance(value, list):
-        if value and not inline and all(isinstance(x, dict) for x in value):
-            return AoT([_new_table(x) for x in value])
-        array = tomlkit.array()
-        for x in value:
-            array.append(_new_item(x, inline=True))
-        return array
-    if isinstance(value, dict):
-        if inline:
-            table = tomlkit.inline_table()
-            for key, child in value.items():
-                table.append(key, _new_item(child, inline=True))
-            return table
-        return _new_table(value)
-    raise TypeError(f"no TOML form for {type(value).__name__}")
-
-
-def _string(value: str, like: String | None) -> str:
-    """TOML text of a string: ``like``'s kind when it can hold the value."""
-    kind = like.type if like is not None else None
-    multiline = kind in (StringType.MLB, StringType.MLL)
-    if "\n" in value or multiline:
-        # a newline after the opening quotes (TOML drops it) unless ours' string had none
-        bare = multiline and like is not None and like.as_string()[3:4] != "\n"
-        lead = "" if bare and not value.startswith("\n") else "\n"
-        if kind is StringType.MLL and "'''" not in value and not _CONTROL.search(value):
-            return f"'''{lead}{value}'''"
-        return f'"""{lead}{_multiline_basic(value)}"""'
-    if kind is StringType.SLL and "'" not in value and not _CONTROL.search(value):
-        return f"'{value}'"
-    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def _multiline_basic(value: str) -> str:
-    text = value.replace("\\", "\\\\")
-    text = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    end = len(text)
-
-    def quotes(m: re.Match[str]) -> str:  # never three in a row, never one before the end
-        last = m.end() == end
-        return "".join('\\"' if last or i % 3 == 2 else '"' for i in range(len(m.group())))
-
-    return re.sub('"+', quotes, text)
+        array[index] = new_item(new, like=current, inline=True)
