@@ -75,7 +75,7 @@ def _merge_files(
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
     if fmt == "text":
-        return merge_plain_text(base, ours, theirs, markers)
+        return merge_plain_text(base, ours, theirs, markers, path)
     try:
         docs = [parse(x, format=fmt) if x and x.strip() else None for x in (base, ours, theirs)]
     except ParseError as exc:
@@ -179,9 +179,11 @@ def _checked(
     return FileMerge(raw, status, True, None, reasons)
 
 
-def merge_plain_text(base: bytes | None, ours: bytes, theirs: bytes, markers: Markers) -> FileMerge:
+def merge_plain_text(
+    base: bytes | None, ours: bytes, theirs: bytes, markers: Markers, path: str | None
+) -> FileMerge:
     """Plain-text files (``.assignment-*``) merge by lines by design: clean or conflict."""
-    out = fallback(base, ours, theirs, markers, None, [])
+    out = fallback(base, ours, theirs, markers, path, [])
     if out.clean:
         return FileMerge(out.output, "clean", True)
     return FileMerge(out.output, "conflict", False, None, out.reasons)
