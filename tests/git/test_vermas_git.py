@@ -289,3 +289,17 @@ def test_the_pre_push_hook_checks_processes_and_templates_as_what_they_are(
     assert push.returncode != 0
     assert f"{PROCESS}:" in push.stderr and "[schema]" in push.stderr
     assert f"{TEMPLATE}:47:" in push.stderr and "[dependency-missing]" in push.stderr
+
+
+def test_an_assignment_routed_to_the_driver_by_hand_merges_by_lines(repo: Path) -> None:
+    with (repo / ".gitattributes").open("a") as fh:
+        fh.write(".work/.assignment-* merge=vcontext\n")
+    rel = ".work/.assignment-project-a-workers-slot0"
+    (repo / rel).write_text("work_order:wo-abc123\n\n# handoff notes\nnone yet\n")
+    commit(repo, "route assignments")
+    on_branch(repo, "agent-a", lambda r: replace(r, rel, "none yet", "see msg-xyz789"), "notes")
+    replace(repo, rel, "work_order:wo-abc123", "process:proc-abc123")
+    commit(repo, "main reassigns")
+    merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert (repo / rel).read_text() == "process:proc-abc123\n\n# handoff notes\nsee msg-xyz789\n"
