@@ -21,16 +21,19 @@ def revisions(revs: Sequence[str], *, cached: bool, paths: Sequence[str]) -> lis
     repo = open_repo(os.getcwd())
     revs, paths = _split(repo, revs, paths)
     specs = [relative_to_top(repo, p) for p in paths]
-    declared = _declared(repo)
+    is_declared = declared(repo)
     pairs = changed_files(
-        repo, revs, cached=cached, wanted=lambda p: _in_specs(p, specs) and _candidate(p, declared)
+        repo,
+        revs,
+        cached=cached,
+        wanted=lambda p: _in_specs(p, specs) and _candidate(p, is_declared),
     )
     return [
         compare(
             p.old, p.new, old_path=p.old_path, new_path=p.new_path, renamed=p.status == "renamed"
         )
         for p in pairs
-        if _is_vcontext(p, declared)
+        if _is_vcontext(p, is_declared)
     ]
 
 
@@ -38,14 +41,15 @@ def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[s
     """Like git without ``--``: leading revisions, then paths that exist in the work tree."""
     revs = list(args)
     extra: list[str] = []
-    while revs and not _is_revision(repo, revs[-1]):
+    while revs and not is_revision(repo, revs[-1]):
         if not os.path.exists(revs[-1]):
             raise OperationalError(f"{revs[-1]}: no such file or revision")
         extra.insert(0, revs.pop())
     return revs, [*extra, *paths]
 
 
-def _is_revision(repo: Any, arg: str) -> bool:
+def is_revision(repo: Any, arg: str) -> bool:
+    """Whether ``arg`` names a commit or a range of them (``A..B``, ``A...B``)."""
     sides = arg.split("...", 1) if "..." in arg else arg.split("..", 1)
     for side in sides:
         try:
@@ -56,15 +60,15 @@ def _is_revision(repo: Any, arg: str) -> bool:
     return True
 
 
-def _declared(repo: Any) -> Callable[[str], bool]:
+def declared(repo: Any) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
 
-    def declared(path: str) -> bool:
+    def check(path: str) -> bool:
         if matches_file_patterns(path):
             return True
         return "vcontext" in (attribute(repo, path, "diff"), attribute(repo, path, "merge"))
 
-    return declared
+    return check
 
 
 def _candidate(path: str, declared: Callable[[str], bool]) -> bool:
