@@ -149,7 +149,7 @@ class LogWalk(Walk[State]):
         """A root commit: whatever it holds of an id, it added."""
         for key in state:
             here = self.sig(version, key)
-            if here:
+            if here or (key is None and version.present):
                 self._found(Pending(commit, path, version.blob, None, here), key, None, None, None)
 
     def _found(
@@ -162,7 +162,7 @@ class LogWalk(Walk[State]):
             self.found[slot] = _Found(p, base, base_path, None if at is None else at.blob)
         found = self.found[slot]
         found.keys.add(key)
-        if self._side_changes(found):
+        if self._side_changes(found) or _added(found):
             self.shown.add((p.commit, p.path))
 
     def _side_changes(self, found: _Found) -> tuple[Change, ...]:
@@ -199,7 +199,7 @@ class LogWalk(Walk[State]):
         for found in self.found.values():
             p = found.pending
             changes = self._side_changes(found)
-            if changes:
+            if changes or _added(found):
                 side = LogSide(p.via, found.base, found.base_path, changes)
                 sides.setdefault((p.commit, p.path), []).append(side)
         out = [
@@ -229,3 +229,8 @@ def same_sig(a: Any, b: Any, key: Key) -> bool:
     if len(a) != len(b):
         return False
     return all(x.same_place(y) and same(x.value, y.value) for x, y in zip(a, b, strict=True))
+
+
+def _added(found: _Found) -> bool:
+    """The whole document was added here: shown even when it holds nothing to list."""
+    return None in found.keys and found.base_blob is None and found.pending.blob is not None
