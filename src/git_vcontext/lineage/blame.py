@@ -86,7 +86,7 @@ def _split(unit: Unit, whole: Any, fields: bool) -> list[Unit]:
 
 def value_in(version: Version, unit: Unit) -> Any:
     """A unit's value in another version (ABSENT when it has none there)."""
-    if version.data is None:
+    if not version.present:
         return ABSENT
     index = version.index
     if unit.kind == ENTRY:
@@ -94,10 +94,17 @@ def value_in(version: Version, unit: Unit) -> Any:
             return _event(version, unit.event)
         entry = index.entries.get(unit.key)
         return ABSENT if entry is None else entry.value.get(unit.field, ABSENT)
-    slots = [s for s in index.by_key.get(unit.key, ()) if s.kind in BLAMED_KINDS]
-    if unit.nth >= len(slots):
-        return ABSENT
-    value = slots[unit.nth].value
+    found = index.by_key.get(unit.key, ())
+    if len(found) == 1 and unit.nth == 0:  # ids are unique in most documents
+        slot = found[0]
+        if slot.kind not in BLAMED_KINDS:
+            return ABSENT
+        value = slot.value
+    else:
+        slots = [s for s in found if s.kind in BLAMED_KINDS]
+        if unit.nth >= len(slots):
+            return ABSENT
+        value = slots[unit.nth].value
     if unit.field is None:
         return value
     return value.get(unit.field, ABSENT) if isinstance(value, dict) else ABSENT
@@ -117,6 +124,7 @@ class BlameWalk(Walk[State]):
         super().__init__(history, versions, follow=True)
         self.tip = tip
         self.blamed: dict[int, str | None] = {}
+        self._held: dict[int, Any] = {}  # per unit, the last value object found equal to it
 
     def join(self, a: State, b: State) -> State:
         a.update(b)
@@ -143,8 +151,8 @@ class BlameWalk(Walk[State]):
 
     def _hand_down(self, commit: str, state: State, links: list[Link]) -> list[tuple[Link, State]]:
         out: dict[Link, State] = {}
+        below = [(link, self.version(link.blob, link.path)) for link in links]
         for u in state:
-            below = [(link, self.version(link.blob, link.path)) for link in links]
             same_link = next((lk for lk, v in below if v.readable and self._holds(v, u)), None)
             if same_link is None:  # a parent that does not parse may still hold it
                 same_link = next((lk for lk, v in below if not v.readable), None)
@@ -155,8 +163,16 @@ class BlameWalk(Walk[State]):
         return list(out.items())
 
     def _holds(self, version: Version, u: int) -> bool:
+        """Whether the unit has its tip value in ``version``. Versions read from a
+        neighbour share the values of unchanged items: those need no comparing."""
         unit = self.tip[u]
-        return same(value_in(version, unit), unit.value)
+        value = value_in(version, unit)
+        if value is self._held.get(u):
+            return True
+        if same(value, unit.value):
+            self._held[u] = value
+            return True
+        return False
 
     def _blame(self, state: State) -> list[tuple[Link, State]]:
         self.blamed.update(state)

@@ -69,10 +69,23 @@ class Slot:
 
 
 class Index:
-    """The identified elements of one parsed document, found on first use."""
+    """The identified elements of one parsed document, found on first use.
 
-    def __init__(self, data: Any) -> None:
-        self.data = data
+    ``source`` (anything with ``.data``) stands for data parsed only when asked for,
+    with ``slots`` known beforehand (a version read from its neighbour).
+    """
+
+    def __init__(
+        self, data: Any = None, *, source: Any = None, slots: list[Slot] | None = None
+    ) -> None:
+        self._data = data
+        self._source = source
+        if slots is not None:
+            self.__dict__["slots"] = slots
+
+    @property
+    def data(self) -> Any:
+        return self._data if self._source is None else self._source.data
 
     @cached_property
     def slots(self) -> list[Slot]:
@@ -115,9 +128,8 @@ class Index:
 
     @cached_property
     def has_playbook(self) -> bool:
-        from ..diff.playbook import may_hold_playbook
-
-        return may_hold_playbook(self.data)
+        """Whether it has playbook events (an event log without events has no entries)."""
+        return any(s.kind == EVENT for s in self.slots)
 
     def keys(self) -> list[str]:
         """Every id this document has (elements, then entries), each once."""
@@ -158,7 +170,7 @@ def _walk(data: Any) -> list[Slot]:
         for i, element in enumerate(node):
             kind = type(element)
             if kind is dict:
-                key, ident = _identity(element)
+                key, ident = identity(element)
                 if key is not None:
                     where = (*parts, i)
                     kind_of = _kind(key, field, not parts)
@@ -175,7 +187,8 @@ def _walk(data: Any) -> list[Slot]:
     return out
 
 
-def _identity(element: dict[str, Any]) -> tuple[str | None, Any]:
+def identity(element: dict[str, Any]) -> tuple[str | None, Any]:
+    """The key that identifies an element and its id (event ids first in events)."""
     order = _EVENT_FIRST if "eventId" in element or "event_id" in element else IDENTITY_KEYS
     for key in order:
         ident = element.get(key)
@@ -199,7 +212,7 @@ def anchor_of(data: Any, parts: Parts) -> str:
     for part in parts:
         if isinstance(part, int):
             node = node[part]
-            key, ident = _identity(node) if type(node) is dict else (None, None)
+            key, ident = identity(node) if type(node) is dict else (None, None)
             out += f"[{part}]" if key is None else id_label(ident, key)
         else:
             label = key_label(part)

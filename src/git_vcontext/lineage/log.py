@@ -131,7 +131,7 @@ class LogWalk(Walk[State]):
     def sig(self, version: Version, key: Key) -> Any:
         if key is None:
             return version.data
-        if version.data is not None and version.path not in self.known:
+        if version.present and version.path not in self.known:
             self.known[version.path] = version.index.keys()
         found = tuple(version.index.find(key))
         if found:
