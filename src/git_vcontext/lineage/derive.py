@@ -39,7 +39,7 @@ _PLAIN_LINE = re.compile(
 
 def derive(near: Version, blob: str, raw: bytes) -> Version | None:
     """The version ``raw`` holds, read from ``near`` (a JSON version); None if it cannot be."""
-    if near.text is None or raw.count(b"\n") != near.text.count("\n"):
+    if near.text is None or raw.count(b"\n") != len(near.lines) - 1:
         return None
     try:
         text, bom = decode(raw)
@@ -162,6 +162,6 @@ def _version(
 ) -> Version:
     version = Version(blob, near.path, UNPARSED, text=text, bom=bom)
     index = Index(source=version, slots=found[0])  # data parsed only if asked for (playbooks)
-    index.__dict__["by_key"] = found[1]
+    index.__dict__.update(by_key=found[1], has_playbook=near.index.has_playbook)  # same kinds
     version.__dict__.update(index=index, lines=lay.lines, layout=lay)
     return version
