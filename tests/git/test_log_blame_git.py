@@ -232,6 +232,7 @@ def test_an_id_in_no_revision_exits_1_naming_the_ids_the_document_has(repo: Repo
         (["log", "--", "/etc/hostname#x"], ExitCode.OPERATIONAL, "outside the repository"),
         (["log", "--", "notes.json#x"], ExitCode.OPERATIONAL, "not a vContext document"),
         (["log", "--", "never.vcontext.json#x"], ExitCode.OPERATIONAL, "no such file"),
+        (["log", "--", "new.vcontext.json#t1"], ExitCode.OPERATIONAL, "not committed yet"),
         (["log", "nosuchrev", "--", f"{TRON}#t1"], ExitCode.OPERATIONAL, "unknown revision"),
         (["log"], ExitCode.USAGE, "name a document"),
         (["log", "--", f'{TRON}#"open'], ExitCode.USAGE, "bad quoted id"),
@@ -245,10 +246,14 @@ def test_bad_input_gives_one_line_and_the_documented_exit_code(
     repo: Repo, args: list[str], code: int, message: str
 ) -> None:
     (repo.top / "notes.json").write_text('{"a": 1}\n')
-    proc = repo.cli(*args)
+    repo.write("new.vcontext.json", _doc(_item("t1", "New")))
+    try:
+        proc = repo.cli(*args)
+    finally:
+        (repo.top / "notes.json").unlink()
+        (repo.top / "new.vcontext.json").unlink()
     assert proc.returncode == code, proc.stderr
     assert proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
-    (repo.top / "notes.json").unlink()
 
 
 def test_blame_names_who_last_changed_each_item(repo: Repo) -> None:
@@ -285,3 +290,54 @@ def test_blame_text_and_changes_not_committed_yet(repo: Repo) -> None:
     assert lines[0].startswith("00000000 (Not Committed Yet ")
     assert lines[0].endswith('todoList.items[t1]  "One" [blocked]')
     assert lines[1].startswith(repo.commits["fix, t2 done"][:8] + " (Ann ")
+
+
+def test_a_playbook_entry_is_logged_by_target_and_blamed_on_its_winning_head(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Two agents update one entry concurrently; the driver unions the events at the merge:
+    blame names the commit that brought the winning head, not the merge."""
+    r = Repo(tmp_path_factory.mktemp("pb") / "repo", tmp_path_factory.mktemp("home"))
+    r.top.mkdir()
+    r.git("init", "-q", "-b", "main")
+    assert r.cli("install", "--local", "--no-hooks").returncode == 0
+    book = "playbook.vcontext.json"
+    r.write(book, {"vContextInfo": {"version": "0.4"}, "playbook": {"items": []}})
+    r.commit("empty playbook")
+
+    def edit(*args: str, at: int) -> None:
+        r.env["SOURCE_DATE_EPOCH"] = str(1_767_225_600 + at)
+        assert r.cli("playbook", *args).returncode == 0
+
+    edit("add", book, "--target", "entry-retry", "--kind", "rule", "--text", "Retry once", at=0)
+    r.commit("learn retry")
+    r.git("checkout", "-q", "-b", "agent")
+    edit("update", book, "--target", "entry-retry", "--text", "Retry twice", at=3600)
+    r.commit("agent: retry twice", author="Bob")
+    r.git("checkout", "-q", "main")
+    edit("update", book, "--target", "entry-retry", "--delta", "helpfulCount=+1", at=60)
+    r.commit("main: retry helped")
+    r.git("merge", "-q", "--no-edit", "agent")
+    r.commits["merge"] = r.git("rev-parse", "HEAD").strip()
+
+    line = r.json("blame", book)["items"][0]
+    assert (line["id"], line["commit"], line["author"]) == (
+        "entry-retry",
+        r.commits["agent: retry twice"],
+        "Bob",
+    )
+    fields = {i["field"]: i["commit"] for i in r.json("blame", book, "--fields")["items"]}
+    assert fields["helpfulCount"] == r.commits["main: retry helped"]
+    assert fields["text"] == r.commits["agent: retry twice"]
+
+    report = r.json("log", "--", f"{book}#entry-retry")
+    assert _subjects(report, r) == [
+        "merge",
+        "main: retry helped",  # committed after the agent's: newer
+        "agent: retry twice",
+        "learn retry",
+    ]
+    heads = [
+        c for s in report["commits"][0]["sides"] for c in s["changes"] if "heads" in c["anchor"]
+    ]
+    assert heads and all(c["note"].startswith("concurrent updates: 2 heads") for c in heads)

@@ -94,8 +94,9 @@ def _trace(
     """Walk the range for one document; its entries and the ids found in no version."""
     history = GitHistory(repo, revs)  # an unknown revision stops here
     raw = newest_content(repo, doc.path, history.tips)
-    if raw is None and os.path.isfile(doc.shown):
-        raw = read_bytes(doc.shown)  # not committed yet: still say what it is
+    if raw is None and os.path.isfile(doc.shown):  # not committed yet: say what it is
+        check_document(repo, doc.path, read_bytes(doc.shown), shown=doc.shown)
+        raise OperationalError(f"{doc.shown}: not committed yet (no revision of the range has it)")
     check_document(repo, doc.path, raw, shown=doc.shown)
     walk = LogWalk(history, Versions(history.read), follow=follow, limit=limit)
     for tip in history.tips:

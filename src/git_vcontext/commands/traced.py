@@ -12,7 +12,7 @@ from ..errors import OperationalError
 from ..gitio import read_at, relative_to_top
 from ..gitio.history import file_versions
 from ..lineage.spec import show_id
-from .diff_revisions import declared
+from .diff_revisions import declared_paths
 
 
 def repo_path(repo: Any, file: str) -> str:
@@ -38,7 +38,7 @@ def check_document(repo: Any, path: str, raw: bytes | None, *, shown: str) -> No
     install's patterns and ``.gitattributes`` route it), or recognised by content."""
     if raw is None:
         raise OperationalError(f"{shown}: no such file in the work tree or the history")
-    if not declared(repo)(path) and not looks_like_vcontext(raw):
+    if not declared_paths(repo)(path) and not looks_like_vcontext(raw):
         raise OperationalError(f"{shown}: not a vContext document")
 
 
