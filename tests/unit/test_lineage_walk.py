@@ -117,6 +117,15 @@ def test_a_version_that_does_not_parse_is_shown_and_the_walk_goes_on() -> None:
     assert "conflict markers" in (entries[1].unreadable or "")
 
 
+def test_a_first_version_that_does_not_parse_leaves_the_next_one_compared_with_nothing() -> None:
+    h = FakeHistory()
+    h.commit("c1", {F: b"{ broken"})
+    h.commit("c2", {F: todo(t1="pending")}, ("c1",))
+    entries, _ = log(h, "c2", F, ["t1"])
+    assert shown(entries) == [("c2", ["todoList.items[t1] add"]), ("c1", ["unreadable"])]
+    assert (entries[0].sides[0].parent, entries[0].sides[0].base) == ("c1", None)
+
+
 def test_max_count_stops_the_walk_once_the_newest_commits_are_known() -> None:
     h = FakeHistory()
     h.commit("c0", {F: todo(t1="s0")})

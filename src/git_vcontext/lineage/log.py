@@ -102,6 +102,8 @@ class LogWalk(Walk[State]):
         if not version.readable:
             self.unreadable[(commit, path)] = version.error or ""
             self.shown.add((commit, path))
+            if not links:  # nothing older that parses: compared with no version at all
+                self._against_nothing(state)
             return [(link, state) for link in links]
         self._resolve(commit, path, version, state)
         if not links:
@@ -144,6 +146,12 @@ class LogWalk(Walk[State]):
             for p in pendings:
                 if not same_sig(p.sig, here, key):
                     self._found(p, key, commit, path, version)
+
+    def _against_nothing(self, state: State) -> None:
+        for key, pendings in state.items():
+            for p in pendings:
+                if p.sig or (key is None and p.blob is not None):
+                    self._found(p, key, None, None, None)
 
     def _origin(self, commit: str, path: str, version: Version, state: State) -> None:
         """A root commit: whatever it holds of an id, it added."""
