@@ -39,7 +39,7 @@ _PLAIN_LINE = re.compile(
 
 def derive(near: Version, blob: str, raw: bytes) -> Version | None:
     """The version ``raw`` holds, read from ``near`` (a JSON version); None if it cannot be."""
-    if near.text is None or raw.count(b"\n") != len(near.lines) - 1:
+    if near.text is None or raw.count(b"\n") != near.newlines:
         return None
     try:
         text, bom = decode(raw)

@@ -75,6 +75,11 @@ class Version:
         return (self.text or "").split("\n")
 
     @cached_property
+    def newlines(self) -> int:
+        """How many line breaks the text has (cheaper than its lines)."""
+        return len(self.lines) - 1 if "lines" in self.__dict__ else (self.text or "").count("\n")
+
+    @cached_property
     def layout(self) -> Layout | None:
         """Where each item of the text is (JSON versions only)."""
         if self.text is None or self.data is None:
