@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any
 
@@ -25,6 +26,7 @@ def run(
     color: str = "auto",
 ) -> int:
     """Print one line per item (per field with ``--fields``) with the commit that made it so."""
+    gc.disable()  # a short-lived process making many objects and no reference cycles
     repo = open_repo(os.getcwd())
     path = repo_path(repo, file)
     raw, start = _tip(repo, file, path, rev)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ def run(
     max_count: int | None = None,
 ) -> int:
     """Print the commits that changed the named items; exit 1 when an id is in no revision."""
+    gc.disable()  # a short-lived process making many objects and no reference cycles
     repo = open_repo(os.getcwd())
     revs, specs = _split(repo, args, paths)
     if not specs:

@@ -24,7 +24,7 @@ from ..errors import ParseError
 from ..values import MAX_DEPTH
 from .items import Index, Slot, identity, key_of
 from .layout import Layout, Span, value_text
-from .versions import UNPARSED, Version
+from .versions import Unparsed, Version
 
 MAX_CHANGED_LINES = 200
 """More changed lines than this: a rewrite, parsed in full."""
@@ -47,7 +47,7 @@ def derive(near: Version, blob: str, raw: bytes) -> Version | None:
         return None
     lines = text.split("\n")
     old = near.lines
-    changed = list(compress(range(len(lines)), map(ne, lines, old)))
+    changed = _changed(old, lines)
     if not changed or len(changed) > MAX_CHANGED_LINES or bom != near.bom:
         return None
     lay = near.layout
@@ -65,7 +65,7 @@ def derive(near: Version, blob: str, raw: bytes) -> Version | None:
             return None
         _replace(slots, by_key, i, got[0])
         spans[i] = got[1]
-        for j in _ancestors(slots, i):  # the items around it hold its new value too
+        for j in _ancestors(lay, i):  # the items around it hold its new value too
             outer = slots[j]
             value = _put(outer.value, slots[i].parts[len(outer.parts) :], got[0].value)
             _replace(slots, by_key, j, _with_value(outer, value))
@@ -79,10 +79,26 @@ def _replace(slots: list[Slot], by_key: dict[str, list[Slot]], i: int, new: Slot
     by_key[key] = [new if s is old else s for s in by_key[key]]
 
 
-def _ancestors(slots: list[Slot], i: int) -> list[int]:
-    """The slots around slot ``i``, innermost first (slots come parents first)."""
-    parts = slots[i].parts
-    return [j for j in range(i - 1, -1, -1) if parts[: len(slots[j].parts)] == slots[j].parts]
+def _ancestors(lay: Layout, i: int) -> list[int]:
+    """The slots around slot ``i``, innermost first."""
+    out = []
+    j = lay.parent[i]
+    while j >= 0:
+        out.append(j)
+        j = lay.parent[j]
+    return out
+
+
+def _changed(old: list[str], new: list[str], block: int = 64) -> list[int]:
+    """The numbers of the lines that differ (same count), compared a block at a time."""
+    out: list[int] = []
+    for start in range(0, len(new), block):
+        end = start + block
+        if new[start:end] != old[start:end]:
+            out += compress(
+                range(start, min(end, len(new))), map(ne, new[start:end], old[start:end])
+            )
+    return out
 
 
 def _put(container: Any, path: tuple[str | int, ...], value: Any) -> Any:
@@ -160,8 +176,9 @@ def _version(
     found: tuple[list[Slot], dict[str, list[Slot]]],
     lay: Layout,
 ) -> Version:
-    version = Version(blob, near.path, UNPARSED, text=text, bom=bom)
-    index = Index(source=version, slots=found[0])  # data parsed only if asked for (playbooks)
+    lazy = Unparsed(text)
+    version = Version(blob, near.path, lazy, text=text, bom=bom)
+    index = Index(source=lazy, slots=found[0])  # data parsed only if asked for (playbooks)
     index.__dict__.update(by_key=found[1], has_playbook=near.index.has_playbook)  # same kinds
     version.__dict__.update(index=index, lines=lay.lines, layout=lay)
     return version

@@ -150,41 +150,41 @@ def _target(slot: Slot) -> Any:
 def _walk(data: Any) -> list[Slot]:
     """Depth first, in document order; arrays of objects give their identified elements."""
     out: list[Slot] = []
-    parts: list[str | int] = []
-
-    def visit(node: Any, field: Any) -> None:
-        if type(node) is dict:
-            for key, value in node.items():
-                kind = type(value)
-                if kind is list:  # most lists hold strings (tags): nothing to find in them
-                    if not any(type(e) is dict or type(e) is list for e in value):
-                        continue
-                elif kind is not dict:
-                    continue
-                if key not in _SKIPPED:
-                    parts.append(key)
-                    visit(value, key)
-                    parts.pop()
-            return
-        prev: Any = None
-        for i, element in enumerate(node):
-            kind = type(element)
-            if kind is dict:
-                key, ident = identity(element)
-                if key is not None:
-                    where = (*parts, i)
-                    kind_of = _kind(key, field, not parts)
-                    out.append(Slot(kind_of, ident, where, element, prev, data))
-                prev = ident
-            elif kind is not list:
-                continue
-            parts.append(i)
-            visit(element, None)
-            parts.pop()
-
     if isinstance(data, (dict, list)):
-        visit(data, None)
+        _visit(data, None, [], data, out)
     return out
+
+
+def _visit(node: Any, field: Any, parts: list[str | int], root: Any, out: list[Slot]) -> None:
+    """One container (a plain function, not a closure: a closure that calls itself is a
+    reference cycle, which would keep every parsed document alive without the collector)."""
+    if type(node) is dict:
+        for key, value in node.items():
+            kind = type(value)
+            if kind is list:  # most lists hold strings (tags): nothing to find in them
+                if not any(type(e) is dict or type(e) is list for e in value):
+                    continue
+            elif kind is not dict:
+                continue
+            if key not in _SKIPPED:
+                parts.append(key)
+                _visit(value, key, parts, root, out)
+                parts.pop()
+        return
+    prev: Any = None
+    for i, element in enumerate(node):
+        kind = type(element)
+        if kind is dict:
+            key, ident = identity(element)
+            if key is not None:
+                kind_of = _kind(key, field, not parts)
+                out.append(Slot(kind_of, ident, (*parts, i), element, prev, root))
+            prev = ident
+        elif kind is not list:
+            continue
+        parts.append(i)
+        _visit(element, None, parts, root, out)
+        parts.pop()
 
 
 def identity(element: dict[str, Any]) -> tuple[str | None, Any]:

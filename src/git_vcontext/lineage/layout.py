@@ -30,6 +30,7 @@ class Layout:
         self.lines = lines
         self.spans = spans
         self.owner, self.shared, self.leaf = _paint(len(lines), spans, slots)
+        self.parent = _parents(slots)
 
     def replaced(self, lines: list[str], new_spans: dict[int, Span]) -> Layout:
         """The layout of a text with the same lines except inside these slots."""
@@ -39,6 +40,7 @@ class Layout:
         out = object.__new__(Layout)
         out.lines, out.spans = lines, spans
         out.owner, out.shared, out.leaf = self.owner, self.shared, self.leaf
+        out.parent = self.parent
         return out
 
 
@@ -118,6 +120,18 @@ def _paint(
         for i, s in enumerate(slots)
     ]
     return owner, shared, leaf
+
+
+def _parents(slots: list[Slot]) -> list[int]:
+    """For each slot the slot right around it (-1: none); slots come parents first."""
+    out: list[int] = []
+    open_: list[int] = []  # the slots around the current one, outermost first
+    for i, slot in enumerate(slots):
+        while open_ and slot.parts[: len(slots[open_[-1]].parts)] != slots[open_[-1]].parts:
+            open_.pop()
+        out.append(open_[-1] if open_ else -1)
+        open_.append(i)
+    return out
 
 
 def _inside(inner: Span, outer: Span) -> bool:

@@ -23,8 +23,29 @@ CACHE_SIZE = 64
 """Parsed versions kept at once: a walk needs a commit's version and its parents' for a
 while; keeping every version of a long history would hold all of them in memory."""
 
-UNPARSED: Any = object()
-"""The data of a version read from its neighbour: parsed in full only when asked for."""
+
+_NOT_YET = object()
+
+
+class Unparsed:
+    """The data of a version read from its neighbour: parsed in full only when asked for.
+
+    Held by the version and by its index (not the version itself: no reference cycle,
+    so the commands can run without the cycle collector)."""
+
+    __slots__ = ("_data", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._data: Any = _NOT_YET
+
+    @property
+    def data(self) -> Any:
+        if self._data is _NOT_YET:
+            from ..codecs.json_text import parse_value
+
+            self._data = parse_value(self.text)
+        return self._data
 
 
 class Version:
@@ -51,11 +72,8 @@ class Version:
 
     @property
     def data(self) -> Any:
-        if self._data is UNPARSED:  # read from a neighbour: parsed in full when asked for
-            from ..codecs.json_text import parse_value
-
-            self._data = parse_value(self.text or "")
-        return self._data
+        data = self._data
+        return data.data if type(data) is Unparsed else data
 
     @property
     def readable(self) -> bool:
