@@ -222,3 +222,34 @@ def test_blame_of_a_playbook_entry_is_the_commit_of_its_winning_head() -> None:
     h.commit("c3", {"p.vcontext.json": book(e1, e3, e2)}, ("c2",))  # e2 loses to e3
     assert blame(h, "c3", "p.vcontext.json") == {"playbook[x]": "c2"}
     assert blame(h, "c3", "p.vcontext.json", fields=True)["playbook[x].helpfulCount"] == "c3"
+
+
+def test_walks_leave_no_reference_cycles_behind() -> None:
+    """log and blame run with the cycle collector off: a cycle per version would keep
+    every parsed version alive until the process ends."""
+    import gc
+
+    from playbook_helpers import ev
+
+    def history() -> FakeHistory:  # json.dumps(indent=...) itself leaves cycles: made first
+        h = _linear()
+        h.commit("c4", {F: todo(t1="blocked", t2="completed")}, ("c3",))  # read from c3
+        book = {"vContextInfo": {"version": "0.4"}, "playbook": {"items": [ev("e", "x", "append")]}}
+        files = {F: todo(t1="done", t2="completed"), "p.json": json.dumps(book).encode()}
+        h.commit("c5", files, ("c4",))
+        return h
+
+    def run(h: FakeHistory) -> None:
+        log(h, "c5", F, ["t1", None])
+        log(h, "c5", "p.json", ["x"])
+        blame(h, "c5", F, fields=True)
+
+    run(history())
+    h = history()
+    gc.collect()
+    gc.disable()
+    try:
+        run(h)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
