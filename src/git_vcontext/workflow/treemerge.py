@@ -119,11 +119,13 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
+    virtual: bool = False,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
-    does), never a commit or a ref.
+    does), never a commit or a ref. ``virtual``: the inner merge of a virtual base
+    (M16): every conflict takes the base's version, so it never stops.
     """
     import pygit2
 
@@ -142,7 +144,7 @@ def merge_trees(
         if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
             result = o  # M11: theirs changed nothing but its fork block, which never wins
         elif o is not None and t is not None:
-            outcome = _merge_document(b, o, t, path, now)
+            outcome = _merge_document(b, o, t, path, now, virtual)
             if not outcome.clean:
                 conflicts.append(_conflict_of(path, outcome))
                 return
@@ -167,6 +169,9 @@ def merge_trees(
             if our is not None and their is not None and _is_doc(sides, path):
                 del index.conflicts[path]
                 decide(path, our.mode)
+            elif virtual:
+                del index.conflicts[path]
+                _keep_base(index, anc, our, their)
             else:
                 conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
 
@@ -195,13 +200,23 @@ def _index_entry(index: Any, path: str) -> Any:
         return None
 
 
+def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
+    """A virtual base keeps the base's version of a file the inner merge conflicts on
+    (ours' when there is none; a file both sides deleted stays deleted)."""
+    import pygit2
+
+    entry = anc if anc is not None else our if our is not None else their
+    index.add(pygit2.IndexEntry(entry.path, entry.id, entry.mode))
+
+
 def _merge_document(
-    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str
+    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, virtual: bool = False
 ) -> FileMerge:
     from ..merge.files import merge_files
     from ..merge.result import MergeOptions
 
-    return merge_files(base, ours, theirs, path=path, options=MergeOptions(now=now, path=path))
+    options = MergeOptions(now=now, path=path)
+    return merge_files(base, ours, theirs, path=path, options=options, virtual_base=virtual)
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
