@@ -147,8 +147,8 @@ class Catalog:
             return next((e for e in candidates if e.rel == pinned), None)
         if len(candidates) <= 1:
             return candidates[0] if candidates else None
-        best = max(instant_key(e.updated) for e in candidates)
-        return next(e for e in candidates if instant_key(e.updated) == best)
+        best = max(_instant(e) for e in candidates)
+        return next(e for e in candidates if _instant(e) == best)
 
     def find(self, kind: str, doc_id: str) -> Entry | None:
         """The document of ``kind`` whose id is ``doc_id`` (ids are never paths)."""
@@ -158,6 +158,12 @@ class Catalog:
         """The entry of a file again after re-reading it (a write may have changed it)."""
         self.refresh()
         return next((e for e in self.entries(kind) if e.rel == rel), None)
+
+
+def _instant(entry: Entry) -> tuple[int, int]:
+    """When a document was last ``updated``, as an instant (absent: before everything)."""
+    rank, micros, _ = instant_key(entry.updated)
+    return rank, micros
 
 
 def _kind(data: Any) -> str | None:
