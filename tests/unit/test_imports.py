@@ -6,6 +6,7 @@ import importlib
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ PURE = (
     "git_vcontext.record",
     "git_vcontext.playbook",
     "git_vcontext.ace",
+    "git_vcontext.edits",
 )
 FORBIDDEN_IN_PURE = ("pygit2", "click", "subprocess")
 
@@ -69,3 +71,29 @@ def test_metrics_recomputed_by_the_merge_engine_load_no_dataclasses() -> None:
     )
     heavy = {"click", "pygit2", "typing", "dataclasses", "inspect"}
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+MCP_SDK = {"mcp", "mcp_types", "pydantic", "starlette", "uvicorn", "anyio"}
+
+
+def test_driver_textconv_hook_and_other_commands_never_import_the_mcp_sdk() -> None:
+    """PRODUCT.md: ``mcp`` is imported only by ``git vcontext mcp`` (its import costs ~0.6 s)."""
+    loaded = _fresh_imports(
+        "import git_vcontext.entry, git_vcontext.commands.merge_driver,"
+        " git_vcontext.commands.textconv, git_vcontext.commands.hook, git_vcontext.cli,"
+        " git_vcontext.commands.validate, git_vcontext.commands.sync,"
+        " git_vcontext.commands.status, git_vcontext.commands.mcp, git_vcontext.serve.setup,"
+        " git_vcontext.serve.tools"
+    )
+    assert not loaded & MCP_SDK, sorted(loaded & MCP_SDK)
+
+
+def test_running_the_hook_and_textconv_loads_no_mcp_sdk(tmp_path: Path) -> None:
+    doc = tmp_path / "t.vcontext.json"
+    doc.write_text('{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}')
+    loaded = _fresh_imports(
+        "import os, git_vcontext.entry as e; sys.stdout = open(os.devnull, 'w');"
+        f" e.main(['textconv', {str(doc)!r}]); sys.stdin = open(os.devnull);"
+        " e.main(['hook', 'pre-push', 'origin', 'url']); sys.stdout = sys.__stdout__"
+    )
+    assert not loaded & MCP_SDK, sorted(loaded & MCP_SDK)

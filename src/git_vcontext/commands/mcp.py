@@ -21,6 +21,9 @@ def run(
     playbook: str | None = None,
 ) -> int:
     """Run the server until the client hangs up (stdio) or it is interrupted (HTTP)."""
+    import gc
+
+    gc.enable()  # the entry point turns the collector off for short runs; a server is long
     from ..serve import setup
     from ..serve.service import Options
 
