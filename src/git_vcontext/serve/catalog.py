@@ -155,9 +155,19 @@ class Catalog:
         return next((e for e in self.entries(kind) if e.id == doc_id), None)
 
     def fresh_rel(self, kind: str, rel: str) -> Entry | None:
-        """The entry of a file again after re-reading it (a write may have changed it)."""
-        self.refresh()
-        return next((e for e in self.entries(kind) if e.rel == rel), None)
+        """The entry of a file again after a write changed it (a new file: after a walk)."""
+        with self._lock:
+            index = next((i for i, e in enumerate(self._entries) if e.rel == rel), None)
+            if index is None:
+                self.refresh(rescan=True)
+                return next((e for e in self.entries(kind) if e.rel == rel), None)
+            old = self._entries[index]
+            new = self._entry(Found(old.rel, old.real))
+            if new is None:
+                return None
+            new = _with_id(new, old.id)  # a repeated id keeps its ~N
+            self._entries = (*self._entries[:index], new, *self._entries[index + 1 :])
+            return new
 
 
 def _instant(entry: Entry) -> tuple[int, int]:

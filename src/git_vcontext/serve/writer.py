@@ -90,7 +90,7 @@ class Writer:
         doc = parse(text, path=target.rel)
         if not same(doc.data, outcome.data):  # type: ignore[attr-defined]
             raise Refused("internal", f"{target.rel}: the edited document does not read back")
-        report = check_document(doc, target.rel)
+        report = _validated(loaded, doc, outcome.data, target.rel)  # type: ignore[attr-defined]
         _refuse_new_findings(loaded, report, target.rel)
         raw = text.encode("utf-8")
         if not self._still(loaded, target):
@@ -133,6 +133,16 @@ def _replace(target: Target, raw: bytes, *, create: bool) -> None:
     if create:
         os.makedirs(os.path.dirname(target.real), exist_ok=True)
     write_atomic(target.real, raw)
+
+
+def _validated(loaded: Loaded | None, doc: Any, edited: Any, rel: str) -> FileReport:
+    """The new document's validation; from what changed when the old one had no finding
+    (``edited`` is the edit's own data: it shares the untouched parts with the old data)."""
+    from ..validate.incremental import still_valid
+
+    if loaded is not None and report_of(loaded).valid and still_valid(loaded.data, edited):
+        return FileReport(rel)
+    return check_document(doc, rel)
 
 
 def _refuse_new_findings(loaded: Loaded | None, after: FileReport, rel: str) -> None:
