@@ -60,7 +60,7 @@ def check_expected(container: Any, expected: int | None, what: str, key: str = "
     if expected != current:
         raise Refused(
             "stale-sequence",
-            f"{what} is at sequence {current}, not the expectedSequence {expected}: "
+            f"{what} is at {key} {current}, not the expectedSequence {expected}: "
             "someone changed it since you read it; read it again and retry",
         )
 
