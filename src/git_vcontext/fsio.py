@@ -77,6 +77,19 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = F
         raise OperationalError(f"{target}: cannot write ({exc.strerror})") from None
 
 
+def sniffed_vcontext(path: str) -> bool:
+    """Whether a ``.json``/``.tron`` file's first 4 KB name a vContext root (unreadable: no)."""
+    from .document import looks_like_vcontext
+
+    if not path.endswith((".json", ".tron")):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return looks_like_vcontext(fh.read(4096))
+    except OSError:
+        return False
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

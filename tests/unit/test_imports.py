@@ -6,7 +6,6 @@ import importlib
 import pkgutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -87,13 +86,3 @@ def test_driver_textconv_hook_and_other_commands_never_import_the_mcp_sdk() -> N
     )
     assert not loaded & MCP_SDK, sorted(loaded & MCP_SDK)
 
-
-def test_running_the_hook_and_textconv_loads_no_mcp_sdk(tmp_path: Path) -> None:
-    doc = tmp_path / "t.vcontext.json"
-    doc.write_text('{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}')
-    loaded = _fresh_imports(
-        "import os, git_vcontext.entry as e; sys.stdout = open(os.devnull, 'w');"
-        f" e.main(['textconv', {str(doc)!r}]); sys.stdin = open(os.devnull);"
-        " e.main(['hook', 'pre-push', 'origin', 'url']); sys.stdout = sys.__stdout__"
-    )
-    assert not loaded & MCP_SDK, sorted(loaded & MCP_SDK)

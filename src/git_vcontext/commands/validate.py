@@ -10,15 +10,12 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 
-from ..document import looks_like_vcontext, matches_file_patterns
+from ..document import matches_file_patterns
 from ..errors import ExitCode, OperationalError
-from ..fsio import read_bytes, write_output
+from ..fsio import read_bytes, sniffed_vcontext, write_output
 from ..validate.files import check_bytes
 from ..validate.model import FileReport
 from ..values import json_report
-
-SNIFFED_SUFFIXES = (".json", ".tron")
-"""Files with these suffixes are vContext files when an info key is near their start."""
 
 
 def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:
@@ -84,7 +81,7 @@ def _walk(top: str) -> Iterator[str]:
             if not os.path.isfile(full):
                 continue  # a FIFO, a device, a dangling link: reading it could block forever
             tail = f"{os.path.basename(folder)}/{name}"
-            if matches_file_patterns(tail) or _sniffed(full):
+            if matches_file_patterns(tail) or sniffed_vcontext(full):
                 yield full
 
 
@@ -99,15 +96,5 @@ def _tracked() -> Iterator[str]:
         full = os.path.join(top, rel)
         if not os.path.isfile(full):
             continue  # deleted in the working tree
-        if matches_file_patterns(rel) or _sniffed(full):
+        if matches_file_patterns(rel) or sniffed_vcontext(full):
             yield os.path.relpath(full, here)
-
-
-def _sniffed(path: str) -> bool:
-    if not path.endswith(SNIFFED_SUFFIXES):
-        return False
-    try:
-        with open(path, "rb") as fh:
-            return looks_like_vcontext(fh.read(4096))
-    except OSError:
-        return False

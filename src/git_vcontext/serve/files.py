@@ -6,7 +6,8 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..document import looks_like_vcontext, matches_file_patterns
+from ..document import matches_file_patterns
+from ..fsio import sniffed_vcontext
 
 SERVED_SUFFIXES = (".json", ".tron")
 """Todo lists, plans and playbooks are JSON or TRON (JSONL logs and TOML are not served)."""
@@ -105,13 +106,7 @@ def _walk(
 
 
 def _candidate(rel: str, full: str, declared: Callable[[str], bool]) -> bool:
-    if matches_file_patterns(rel) or declared(rel):
-        return True
-    try:
-        with open(full, "rb") as fh:
-            return looks_like_vcontext(fh.read(4096))
-    except OSError:
-        return False
+    return matches_file_patterns(rel) or declared(rel) or sniffed_vcontext(full)
 
 
 def folders_changed(folders: dict[str, int]) -> bool:

@@ -29,12 +29,11 @@ def create_plan(svc: Service, args: dict[str, Any]) -> Answer:
         k: args[k] for k in ("title", "status", "narratives", "items", "phases") if k in args
     }
     uid = str(uuid.uuid4())
-    outcome, written = svc.writer.write(
+    outcome, out = svc.apply(
+        "vbrief_create_plan",
         target,
         lambda _: plans.new_document(fields, stamp, plan_id=plan_id, uid=uid, entropy=entropy),
-        svc.message("vbrief_create_plan", target.rel),
     )
-    out = svc.outcome(outcome, target.rel, written)
     return Answer(
         f"Created plan with ID: {plan_id} in {target.rel} ({len(outcome.item['items'])} items)"
         f"{committed_text(out)}",
@@ -63,12 +62,11 @@ def update_plan(svc: Service, args: dict[str, Any]) -> Answer:
     stamp = svc.stamp()
     entry = svc.document(KIND, args["id"])
     fields: dict[str, Any] = {k: args[k] for k in ("title", "status", "narratives") if k in args}
-    outcome, written = svc.writer.write(
+    _, out = svc.apply(
+        "vbrief_update_plan",
         svc.target(entry),
         lambda data: plans.update(data, fields, stamp, expected=args.get("expectedSequence")),
-        svc.message("vbrief_update_plan", entry.rel),
     )
-    out = svc.outcome(outcome, entry.rel, written)
     return Answer(
         f"Updated plan {entry.id}: {', '.join(fields)} (sequence {out['sequence']})"
         f"{committed_text(out)}",
@@ -81,7 +79,8 @@ def add_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
     stamp, entropy = svc.stamp(), svc.entropy()
     entry = svc.document(KIND, args["planId"])
     position = args.get("position")
-    outcome, written = svc.writer.write(
+    outcome, out = svc.apply(
+        "vbrief_add_plan_item",
         svc.target(entry),
         lambda data: plans.add_item(
             data,
@@ -91,9 +90,7 @@ def add_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
             position=None if position is None else int(position),
             expected=args.get("expectedSequence"),
         ),
-        svc.message("vbrief_add_plan_item", entry.rel),
     )
-    out = svc.outcome(outcome, entry.rel, written)
     return Answer(
         f"Added plan item with ID: {outcome.item_id} to plan {entry.id} at position "
         f"{outcome.change.path[-1]} (sequence {out['sequence']}){committed_text(out)}",
@@ -106,14 +103,13 @@ def update_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
     stamp = svc.stamp()
     entry = svc.document(KIND, args["planId"])
     fields: dict[str, Any] = {k: args[k] for k in ("title", "status") if k in args}
-    outcome, written = svc.writer.write(
+    outcome, out = svc.apply(
+        "vbrief_update_plan_item",
         svc.target(entry),
         lambda data: plans.update_item(
             data, args["itemId"], fields, stamp, expected=args.get("expectedSequence")
         ),
-        svc.message("vbrief_update_plan_item", entry.rel),
     )
-    out = svc.outcome(outcome, entry.rel, written)
     return Answer(
         f"Updated plan item {outcome.item_id} of plan {entry.id}: {', '.join(fields)} "
         f"(sequence {out['sequence']}){committed_text(out)}",

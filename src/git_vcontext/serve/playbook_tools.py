@@ -17,10 +17,7 @@ EVENT_ARGS = ("targetId", "kind", "title", "narrative", "tags", "evidence", "con
 def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
     stamp, entropy = svc.stamp(), svc.entropy()
-    if args.get("playbookId") is not None:
-        target = svc.target(svc.document(KIND, args["playbookId"]))
-    else:
-        target = svc.default_target(KIND, lambda: learnings.new_document(stamp))
+    target = svc.target_of(KIND, args.get("playbookId"), lambda: learnings.new_document(stamp))
     fields = {k: args[k] for k in EVENT_ARGS if k in args}
     agent = svc.agent()
 

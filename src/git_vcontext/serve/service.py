@@ -103,6 +103,19 @@ class Service:
         rel = self.options.pinned.get(kind) or NEW_DOCUMENTS[kind]
         return self.new_target(kind, rel, new)
 
+    def target_of(self, kind: str, doc_id: str | None, new: Callable[[], Any]) -> Target:
+        """The document named, else the current one, else a new one made by ``new``."""
+        if doc_id is not None:
+            return self.target(self.document(kind, doc_id))
+        return self.default_target(kind, new)
+
+    def apply(
+        self, tool: str, target: Target, edit: Callable[[Any], Any]
+    ) -> tuple[Any, dict[str, Any]]:
+        """Write one todo or plan edit; the outcome and its structured answer."""
+        outcome, written = self.writer.write(target, edit, self.message(tool, target.rel))
+        return outcome, self.outcome(outcome, target.rel, written)
+
     def may_write(self, kind: str | None) -> None:
         if self.options.read_only:
             raise Refused("read-only", "this server is read-only (--read-only)")

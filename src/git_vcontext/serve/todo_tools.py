@@ -18,19 +18,17 @@ ITEM_FIELDS = ("title", "description", "status", "assignee", "dependencies", "id
 def create_todo(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
     stamp, entropy = svc.stamp(), svc.entropy()
-    if args.get("todoListId") is not None:
-        target = svc.target(svc.document(KIND, args["todoListId"]))
-    else:
-        target = svc.default_target(KIND, lambda: todos.new_document(stamp, uid=str(uuid.uuid4())))
+    target = svc.target_of(
+        KIND, args.get("todoListId"), lambda: todos.new_document(stamp, uid=str(uuid.uuid4()))
+    )
     fields = {k: args[k] for k in ITEM_FIELDS if k in args}
-    outcome, written = svc.writer.write(
+    outcome, out = svc.apply(
+        "vbrief_create_todo",
         target,
         lambda data: todos.create(
             data, fields, stamp, entropy=entropy, expected=args.get("expectedSequence")
         ),
-        svc.message("vbrief_create_todo", target.rel),
     )
-    out = svc.outcome(outcome, target.rel, written)
     return Answer(
         f"Created todo item with ID: {outcome.item_id} in {target.rel} "
         f"(sequence {out['sequence']}){committed_text(out)}",
@@ -43,14 +41,13 @@ def update_todo(svc: Service, args: dict[str, Any]) -> Answer:
     stamp = svc.stamp()
     entry = _holding(svc, args["id"], args.get("todoListId"))
     fields = {k: args[k] for k in ITEM_FIELDS if k in args and k != "id"}
-    outcome, written = svc.writer.write(
+    outcome, out = svc.apply(
+        "vbrief_update_todo",
         svc.target(entry),
         lambda data: todos.update(
             data, args["id"], fields, stamp, expected=args.get("expectedSequence")
         ),
-        svc.message("vbrief_update_todo", entry.rel),
     )
-    out = svc.outcome(outcome, entry.rel, written)
     return Answer(
         f"Updated todo item {outcome.item_id}: {outcome.change.description.split(': ', 1)[-1]} "
         f"in {entry.rel} (sequence {out['sequence']}){committed_text(out)}",
@@ -62,12 +59,11 @@ def delete_todo(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
     stamp = svc.stamp()
     entry = _holding(svc, args["id"], args.get("todoListId"))
-    outcome, written = svc.writer.write(
+    outcome, out = svc.apply(
+        "vbrief_delete_todo",
         svc.target(entry),
         lambda data: todos.delete(data, args["id"], stamp, expected=args.get("expectedSequence")),
-        svc.message("vbrief_delete_todo", entry.rel),
     )
-    out = svc.outcome(outcome, entry.rel, written)
     return Answer(
         f"Deleted todo item {outcome.item_id} from {entry.rel} "
         f"(sequence {out['sequence']}){committed_text(out)}",
