@@ -14,7 +14,15 @@ from typing import Any
 import anyio
 
 from conftest import run_cli, run_git
-from mcp_support import documents_repo, read_any, read_json, run, stdio_params, text
+from mcp_support import (
+    documents_repo,
+    in_process,
+    read_any,
+    read_json,
+    run,
+    stdio_params,
+    text,
+)
 
 WRITES = 4
 
@@ -92,3 +100,49 @@ def test_mcp_two_agents_write_concurrently_then_sync_keeps_everything(
     entries = {e["targetId"]: e for e in json.loads(view.stdout)["entries"]}
     assert len(entries["tests-in-tmp"]["heads"]) == 2  # both updates kept, as concurrent heads
     assert read_any(tmp_path / "bob" / "todo.vcontext.json")["todoList"]["fork"]
+
+
+def test_mcp_sync_tool_merges_this_work_trees_agent_and_says_when_it_stops(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    repo = documents_repo(git_repo)
+    assert run_cli("fork", "alice", "--worktree", str(tmp_path / "alice"), cwd=repo).returncode == 0
+
+    async def main() -> None:
+        async with in_process(repo) as client:  # main is not an agent branch
+            refused = await client.call_tool("vcontext_sync", {})
+            assert refused.is_error and "agents: [...]" in text(refused)
+        async with in_process(tmp_path / "alice") as client:
+            made = await client.call_tool("vbrief_create_todo", {"title": "from alice"})
+            assert not made.is_error, text(made)
+            dry = await client.call_tool("vcontext_sync", {"dryRun": True})
+            assert not dry.is_error and "would merge" in text(dry)
+            done = await client.call_tool("vcontext_sync", {})
+            assert not done.is_error, text(done)
+            assert done.structured_content["ok"] is True
+            status = await client.call_tool("vcontext_status", {})
+            assert status.structured_content["agents"][0]["agent"] == "alice"
+            diff = await client.call_tool(
+                "vcontext_diff", {"from": "main~1", "to": "main", "uri": "vbrief://todos/main"}
+            )
+            assert "from alice" in text(diff)
+            bad = await client.call_tool("vcontext_diff", {"from": "no-such-rev"})
+            assert bad.is_error and "unknown revision: no-such-rev" in text(bad)
+
+    run(main)
+    titles = [i["title"] for i in read_json(repo / "todo.vcontext.json")["todoList"]["items"]]
+    assert "from alice" in titles
+    data = read_json(repo / "todo.vcontext.json")
+    data["todoList"]["items"][0]["title"] = "main's title"
+    (repo / "todo.vcontext.json").write_text(json.dumps(data, indent=2) + "\n")
+    run_git(repo, "commit", "-q", "-am", "main edits t1")
+
+    async def conflict() -> None:
+        async with in_process(tmp_path / "alice") as client:
+            edit = await client.call_tool("vbrief_update_todo", {"id": "t1", "title": "alice's"})
+            assert not edit.is_error, text(edit)
+            stopped = await client.call_tool("vcontext_sync", {})
+            assert stopped.is_error and "CONFLICT" in text(stopped)
+            assert stopped.structured_content["ok"] is False
+
+    run(conflict)
