@@ -196,3 +196,34 @@ def test_mcp_stdio_agent_branch_commits_each_write_and_keeps_the_index(repo: Pat
     assert "Agent: alice" in log and log.strip().endswith("todo.vcontext.json")
     status = run_git(repo, "status", "--porcelain").stdout.splitlines()
     assert sorted(status) == ["?? README", "A  notes.txt"]
+
+
+def test_mcp_lone_surrogate_escape_in_a_document_goes_out_as_its_escape(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """JSON allows ``"\\ud800"``; UTF-8 cannot carry it: the server must not die on it."""
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    doc = (
+        '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [\n'
+        '  {"id": "t1", "title": "odd \\ud800 title", "status": "pending"}]}}\n'
+    )
+    (git_repo / "todo.vcontext.json").write_text(doc)
+    errors = (tmp_path / "stderr.txt").open("w+")
+
+    async def main() -> None:
+        async with Client(stdio_client(stdio_params(git_repo), errlog=errors)) as client:
+            done = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": "blocked"})
+            assert not done.is_error, text(done)
+            assert done.structured_content["item"]["title"] == "odd \\ud800 title"
+            start = await client.get_prompt("vbrief_session_start")
+            assert "odd \\ud800 title" in start.messages[0].content.text
+            listed = {r.name for r in (await client.list_resources()).resources}
+            assert "todo list todo" in listed
+            assert "\\ud800" in text(await client.read_resource("vbrief://todos/current"))
+
+    run(main)
+    errors.seek(0)
+    assert "error" not in errors.read()
+    assert "odd \\ud800 title" in (git_repo / "todo.vcontext.json").read_text()

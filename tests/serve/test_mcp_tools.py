@@ -7,6 +7,7 @@ PRODUCT.md, "MCP server (seed 003)": seed 003's tools with its parameters, optio
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -400,3 +401,32 @@ def test_mcp_create_makes_the_first_documents(git_repo: Path) -> None:
     playbook = read_json(git_repo / ".vcontext/playbook.json")["playbook"]
     assert playbook["version"] == 1 and playbook["items"][0]["operation"] == "append"
     assert run_git(git_repo, "status", "--short").stdout.count("??") == 1  # .vcontext/
+
+
+def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
+    repo: Path,
+) -> None:
+    deep: list[Any] = []
+    node = deep
+    for _ in range(300):
+        node.append([])
+        node = node[0]
+
+    async def main() -> None:
+        async with in_process(repo) as client:
+            made = _ok(await _call(client, "vbrief_create_plan", title="Fresh"))
+            assert made["document"]["path"] == f".vcontext/plan-{made['id']}.json"
+            assert re.fullmatch(r"[0-9a-f]{8}", made["id"])
+            _refused(
+                await _call(
+                    client,
+                    "vbrief_create_plan",
+                    title="Deep",
+                    items=[{"title": "x", "extra": deep}],
+                ),
+                "would not read back",
+                "nesting",
+            )
+
+    run(main)
+    assert len(list((repo / ".vcontext").iterdir())) == 1

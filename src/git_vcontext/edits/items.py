@@ -44,10 +44,11 @@ def item_ids(container: Any) -> set[str]:
 
 
 def fresh_id(prefix: str, taken: set[str], entropy: str) -> str:
-    """``prefix-<8 hex>``: unique among ``taken``; ``entropy`` makes it unique across agents."""
+    """``prefix-<8 hex>`` (``<8 hex>`` without a prefix): unique among ``taken``;
+    ``entropy`` makes it unique across agents."""
     for attempt in range(1000):
         digest = hashlib.sha256(f"{entropy}/{attempt}".encode()).hexdigest()[:8]
-        candidate = f"{prefix}-{digest}"
+        candidate = f"{prefix}-{digest}" if prefix else digest
         if candidate not in taken:
             return candidate
     raise Refused("no-id", "could not find a free id")  # pragma: no cover - 1000 collisions

@@ -12,7 +12,7 @@ import sys
 import traceback
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import mcp_types as types
@@ -24,8 +24,10 @@ from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
+from pydantic import Field
 
 from .. import __version__
+from ..codecs.text import escape_lone_surrogates
 from ..edits.stamp import Refused
 from . import prompts, resources
 from .notify import Notifier, watch
@@ -65,7 +67,12 @@ class VContextServer(MCPServer[Any]):
     async def list_resources(self) -> list[types.Resource]:
         listed = await anyio.to_thread.run_sync(resources.listed, self.svc)
         return [
-            types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime)
+            types.Resource(
+                uri=clean(r.uri),
+                name=clean(r.name),
+                description=clean(r.description),
+                mime_type=r.mime,
+            )
             for r in listed
         ]
 
@@ -82,11 +89,11 @@ class VContextServer(MCPServer[Any]):
             text, mime = await anyio.to_thread.run_sync(resources.read, self.svc, str(uri))
         except Refused as exc:
             error = ResourceNotFoundError if exc.kind in NOT_FOUND else ResourceError
-            raise error(exc.one_line()) from None
+            raise error(clean(exc.one_line())) from None
         except Exception as exc:
             _internal(f"reading {uri}", exc)
             raise ResourceError(f"internal error reading {uri}: {type(exc).__name__}") from None
-        return [ReadResourceContents(content=text, mime_type=mime)]
+        return [ReadResourceContents(content=clean(text), mime_type=mime)]
 
     def _legacy_subscriptions(self) -> None:
         """``resources/subscribe`` for clients of the 2025 handshake protocol (the 2026 ones
@@ -164,10 +171,22 @@ def _answer(svc: Service, name: str, args: Any) -> Answer:
 
 def _result(answer: Answer) -> types.CallToolResult:
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=answer.text)],
-        structured_content=answer.data,
+        content=[types.TextContent(type="text", text=clean(answer.text))],
+        structured_content=clean(answer.data),
         is_error=answer.error,
     )
+
+
+def clean(value: Any) -> Any:
+    """``value`` with every lone surrogate (a document's ``\\ud800`` escape) written as that
+    escape: the wire is UTF-8, which cannot carry one (the SDK would fail the whole reply)."""
+    if isinstance(value, str):
+        return escape_lone_surrogates(value)
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    return value
 
 
 def _internal(what: str, exc: BaseException) -> None:
@@ -180,16 +199,22 @@ def _internal(what: str, exc: BaseException) -> None:
 
 def _prompts(svc: Service) -> list[Prompt]:
     def vbrief_session_start() -> str:
-        return prompts.session_start(svc)
+        return str(clean(prompts.session_start(svc)))
 
-    def vbrief_session_end(summary: str) -> str:
-        return prompts.session_end(svc, summary)
+    def vbrief_session_end(
+        summary: Annotated[str, Field(description="Brief summary of work completed")],
+    ) -> str:
+        return str(clean(prompts.session_end(svc, summary)))
 
     def vbrief_plan_review() -> str:
-        return prompts.plan_review(svc)
+        return str(clean(prompts.plan_review(svc)))
 
-    def vbrief_add_learning(category: str) -> str:
-        return prompts.add_learning(svc, category)
+    def vbrief_add_learning(
+        category: Annotated[
+            str, Field(description="Learning category: strategies, decisions, patterns, gotchas")
+        ],
+    ) -> str:
+        return str(clean(prompts.add_learning(svc, category)))
 
     described = (
         (vbrief_session_start, "Load vBRIEF context at the start of a coding session"),

@@ -47,7 +47,7 @@ def _new_plan_id(svc: Service, given: str | None, entropy: str) -> str:
     taken |= {n[5:-5] for n in _names(folder) if n.startswith("plan-") and n.endswith(".json")}
     if given is not None:
         return client_id(given, taken, "plan")
-    return fresh_id("plan", taken, entropy)
+    return fresh_id("", taken, entropy)  # the file is .vcontext/plan-<id>.json
 
 
 def _names(folder: str) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from ..codecs import dumps, parse
 from ..edits.stamp import Refused
+from ..errors import ParseError
 from ..fsio import write_atomic
 from ..gitio.commits import Committed
 from ..validate.files import check_document
@@ -87,7 +88,7 @@ class Writer:
         data = loaded.data if loaded is not None else _new(target)
         outcome = edit(data)
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
-        doc = parse(text, path=target.rel)
+        doc = _read_back(text, target.rel)
         if not same(doc.data, outcome.data):  # type: ignore[attr-defined]
             raise Refused("internal", f"{target.rel}: the edited document does not read back")
         report = _validated(loaded, doc, outcome.data, target.rel)  # type: ignore[attr-defined]
@@ -116,6 +117,16 @@ class Writer:
         if self.git is None or not self.git.commits():
             return None
         return self.git.commit(target.real, raw, message)
+
+
+def _read_back(text: str, rel: str) -> Any:
+    """The written text parsed again: what cannot be read back is never written."""
+    try:
+        return parse(text, path=rel)
+    except ParseError as exc:
+        raise Refused(
+            "invalid-result", f"the result would not read back ({exc.reason}), nothing written"
+        ) from None
 
 
 def _new(target: Target) -> Any:
