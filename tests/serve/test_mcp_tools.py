@@ -406,27 +406,28 @@ def test_mcp_create_makes_the_first_documents(git_repo: Path) -> None:
 def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
     repo: Path,
 ) -> None:
-    deep: list[Any] = []
-    node = deep
-    for _ in range(300):
-        node.append([])
-        node = node[0]
+    from git_vcontext.serve import setup
+    from git_vcontext.serve.service import Options
+    from git_vcontext.serve.tools import call
 
     async def main() -> None:
         async with in_process(repo) as client:
             made = _ok(await _call(client, "vbrief_create_plan", title="Fresh"))
             assert made["document"]["path"] == f".vcontext/plan-{made['id']}.json"
             assert re.fullmatch(r"[0-9a-f]{8}", made["id"])
-            _refused(
-                await _call(
-                    client,
-                    "vbrief_create_plan",
-                    title="Deep",
-                    items=[{"title": "x", "extra": deep}],
-                ),
-                "would not read back",
-                "nesting",
-            )
 
     run(main)
+    deep: list[Any] = []
+    node = deep
+    for _ in range(300):  # deeper than any client sends (pydantic stops at ~250)
+        node.append([])
+        node = node[0]
+    where, git = setup.find_root(str(repo))
+    svc = setup.service(Options(root=where), git)
+    refused = call(
+        svc, "vbrief_create_plan", {"title": "Deep", "items": [{"title": "x", "extra": deep}]}
+    )
+    _refused_answer = refused.text
+    assert refused.error and "would not read back" in _refused_answer
+    assert "nesting" in _refused_answer and "\n" not in _refused_answer
     assert len(list((repo / ".vcontext").iterdir())) == 1
