@@ -144,3 +144,27 @@ def test_mcp_http_other_host_needs_a_token_and_bad_options_are_usage_errors(
         err = done.stderr.decode()
         assert done.returncode == 2, (args, err)
         assert words in err and "Traceback" not in err and err.count("\n") == 1, err
+
+
+def test_mcp_http_listen_stream_gets_resource_updates(repo: Path) -> None:
+    import anyio
+    from mcp import Client
+
+    with serving(repo) as url:
+
+        async def main() -> None:
+            async with (
+                Client(url) as client,
+                client.listen(resource_subscriptions=["vbrief://todos/main"]) as sub,
+            ):
+                await anyio.sleep(0.6)
+                data = read_json(repo / "todo.vcontext.json")
+                data["todoList"]["items"][0]["title"] = "changed by someone else"
+                (repo / "todo.vcontext.json").write_text(json.dumps(data, indent=2) + "\n")
+                with anyio.fail_after(5):
+                    async for event in sub:
+                        if getattr(event, "uri", "") == "vbrief://todos/main":
+                            return
+            raise AssertionError("no notification over HTTP")
+
+        run(main)
