@@ -77,11 +77,12 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = F
         raise OperationalError(f"{target}: cannot write ({exc.strerror})") from None
 
 
-def sniffed_vcontext(path: str) -> bool:
-    """Whether a ``.json``/``.tron`` file's first 4 KB name a vContext root (unreadable: no)."""
+def sniffed_vcontext(path: str, suffixes: tuple[str, ...] = (".json", ".tron")) -> bool:
+    """Whether a file with one of ``suffixes`` names a vContext root in its first 4 KB
+    (unreadable: no)."""
     from .document import looks_like_vcontext
 
-    if not path.endswith((".json", ".tron")):
+    if not path.endswith(suffixes):
         return False
     try:
         with open(path, "rb") as fh:

@@ -43,29 +43,25 @@ def _write(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def test_mcp_serves_install_patterns_and_sniffed_files_not_ignored_or_other_json(
-    git_repo: Path,
+def test_mcp_serves_the_file_set_of_validate_not_ignored_folders_or_other_json(
+    git_repo: Path, tmp_path: Path
 ) -> None:
-    _write(git_repo / "a.vcontext.json", _todo(id="a"))
-    _write(git_repo / ".vcontext/b.json", _todo(id="b"))
-    _write(git_repo / "notes/c.json", _todo(id="c"))  # no pattern: found by its root key
-    _write(git_repo / "build/d.vcontext.json", _todo(id="d"))
-    _write(git_repo / "package.json", {"name": "not a document"})
-    _write(git_repo / ".vcontext/config.json", {"editor": "vim"})
+    for root in (git_repo, tmp_path / "plain"):
+        _write(root / "a.vcontext.json", _todo(id="a"))
+        _write(root / ".vcontext/b.json", _todo(id="b"))
+        _write(root / "notes/c.json", _todo(id="c"))  # no pattern, no attribute
+        _write(root / "build/d.vcontext.json", _todo(id="d"))
+        _write(root / "package.json", {"name": "not a document"})
+        _write(root / ".vcontext/config.json", {"editor": "vim"})
     (git_repo / ".gitignore").write_text("build/\n")
-    svc = _service(git_repo)
-    assert [(e.rel, e.id) for e in svc.catalog.entries()] == [
-        (".vcontext/b.json", "b"),
-        ("a.vcontext.json", "a"),
-        ("notes/c.json", "c"),
-    ]
+    in_repo = [(e.rel, e.id) for e in _service(git_repo).catalog.entries()]
+    assert in_repo == [(".vcontext/b.json", "b"), ("a.vcontext.json", "a")]
+    plain = [e.rel for e in _service(tmp_path / "plain").catalog.entries()]  # sniffed there
+    assert plain == [".vcontext/b.json", "a.vcontext.json", "build/d.vcontext.json", "notes/c.json"]
 
 
 def test_mcp_gitattributes_declare_documents_the_patterns_miss(git_repo: Path) -> None:
-    big = _todo(200)
-    late = {"todoList": big["todoList"], "vContextInfo": big["vContextInfo"]}
-    _write(git_repo / "memory/tasks.json", late)  # its root key comes after the first 4 KB
-    assert len((git_repo / "memory/tasks.json").read_bytes()) > 8192
+    _write(git_repo / "memory/tasks.json", _todo(3))
     assert _service(git_repo).catalog.entries() == []
     (git_repo / ".gitattributes").write_text("memory/*.json merge=vcontext diff=vcontext\n")
     assert [e.rel for e in _service(git_repo).catalog.entries()] == ["memory/tasks.json"]

@@ -88,12 +88,14 @@ class Catalog:
         ignored: Callable[[str], bool] = lambda rel: False,
         declared: Callable[[str], bool] = lambda rel: False,
         pinned: dict[str, str] | None = None,
+        sniff: bool = True,
     ) -> None:
         self.root = os.path.realpath(root)
         self.store = store
         self.pinned = dict(pinned or {})  # kind -> rel path chosen as "current"
         self._ignored = ignored
         self._declared = declared
+        self._sniff = sniff
         self._lock = threading.RLock()
         self._found: list[Found] | None = None
         self._folders: dict[str, int] = {}
@@ -106,7 +108,7 @@ class Catalog:
         with self._lock:
             if rescan or self._found is None or folders_changed(self._folders):
                 found, self._folders, outside = find_documents(
-                    self.root, ignored=self._ignored, declared=self._declared
+                    self.root, ignored=self._ignored, declared=self._declared, sniff=self._sniff
                 )
                 self._found, self.outside = found, tuple(outside)
             entries = _unique_ids([e for f in self._found if (e := self._entry(f)) is not None])

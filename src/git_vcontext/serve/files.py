@@ -59,13 +59,18 @@ class Found:
 
 
 def find_documents(
-    root: str, *, ignored: Callable[[str], bool], declared: Callable[[str], bool]
+    root: str,
+    *,
+    ignored: Callable[[str], bool],
+    declared: Callable[[str], bool],
+    sniff: bool = True,
 ) -> tuple[list[Found], dict[str, int], list[str]]:
     """The documents under ``root``, the folders walked (with their mtimes, to notice new
     files), and the files left out because their real path is outside the root.
 
     ``ignored(rel_dir)`` prunes folders git ignores; ``declared(rel)`` says whether
-    ``.gitattributes`` routes a file to the vcontext driver.
+    ``.gitattributes`` routes a file to the vcontext driver; ``sniff`` also takes files
+    whose root key says vContext (outside a repository, as ``validate`` does).
     """
     root_real = os.path.realpath(root)
     found: dict[str, Found] = {}
@@ -81,7 +86,7 @@ def find_documents(
             if real is None:  # never read: not even sniffed
                 if matches_file_patterns(rel) or declared(rel):
                     outside.append(rel)
-            elif _candidate(rel, real, declared) and (
+            elif _candidate(rel, real, declared, sniff) and (
                 real not in found or not os.path.islink(full)
             ):
                 found[real] = Found(rel, real)
@@ -105,8 +110,8 @@ def _walk(
         yield folder, sorted(files)
 
 
-def _candidate(rel: str, full: str, declared: Callable[[str], bool]) -> bool:
-    return matches_file_patterns(rel) or declared(rel) or sniffed_vcontext(full)
+def _candidate(rel: str, full: str, declared: Callable[[str], bool], sniff: bool) -> bool:
+    return matches_file_patterns(rel) or declared(rel) or (sniff and sniffed_vcontext(full))
 
 
 def folders_changed(folders: dict[str, int]) -> bool:

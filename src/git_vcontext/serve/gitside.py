@@ -23,6 +23,7 @@ class GitSide:
         self._agent = agent
         self._commit = commit
         self._lock = threading.Lock()
+        self._files: Any = None
         self.top = os.path.realpath(repo.workdir) if repo.workdir else None
 
     def branch(self) -> str | None:
@@ -106,11 +107,14 @@ class GitSide:
                 return False
 
     def declared(self, full: str) -> bool:
-        """Whether ``.gitattributes`` routes the file at ``full`` to the vcontext driver."""
-        from ..gitio.diffs import attribute
+        """Whether ``.gitattributes`` routes the file at ``full`` to the vcontext driver
+        (the file set ``validate``, ``doctor`` and the hook use)."""
+        from ..gitio.fileset import work_tree_files
 
         path = self.path_of(full)
         if not path:
             return False
         with self._lock:
-            return bool(attribute(self.repo, path, "merge") == "vcontext")
+            if self._files is None:
+                self._files = work_tree_files(self.repo)
+            return bool(self._files.routed(path))

@@ -130,6 +130,7 @@ def service(options: Options, repo: Any) -> Service:
         ignored=(lambda rel: git.ignored(os.path.join(options.root, rel))) if git else _never,
         declared=(lambda rel: git.declared(os.path.join(options.root, rel))) if git else _never,
         pinned=options.pinned,
+        sniff=git is None,  # in a repository: install's patterns and .gitattributes only
     )
     locks = Locks(_lock_folder(repo))
     return Service(options, catalog, Writer(store, locks, git), git)

@@ -10,7 +10,8 @@ Anything this shortcut does not understand answers None: run the full validation
 
 from __future__ import annotations
 
-from .checks import SCHEMAS, semantic_issues
+from ..document import INFO_KEYS
+from .checks import SCHEMAS, is_document, semantic_issues
 from .rules import check_version
 
 TYPE_CHECKING = False
@@ -23,18 +24,27 @@ ROOT_KEYWORDS = frozenset({"$schema", "$id", "title", "description", "type", "pr
 
 def still_valid(old: Any, new: Any) -> bool | None:
     """Whether ``new`` has no finding, given that ``old`` had none (None: cannot tell)."""
-    from ..document import describe
-
-    info, before = describe(new), describe(old)
-    if not info.is_vcontext or (info.info_key, info.version) != (before.info_key, before.version):
+    if not is_document(new) or not isinstance(old, dict):
         return None
-    schema = SCHEMAS.get((info.info_key or "", info.version or ""))
-    if schema is None or any(check_version(info.info_key or "", info.version)):
+    key = next((k for k in INFO_KEYS if k in new), None)
+    if key is None or _version(old, key) != _version(new, key):
+        return None
+    version = _version(new, key)
+    if key == "vContextInfo":  # as checks.check_document picks the schema
+        schema: str | None = "vcontext-core"
+    else:
+        schema = SCHEMAS.get((key, version)) if isinstance(version, str) else None
+    if schema is None or any(check_version(key, new.get(key))):
         return None
     verdict = _schema_valid(schema, old, new)
     if verdict is not True:
         return verdict
     return not any(semantic_issues(new, with_malformed=False))
+
+
+def _version(data: dict[str, Any], key: str) -> Any:
+    info = data.get(key)
+    return info.get("version") if isinstance(info, dict) else None
 
 
 def _schema_valid(schema: str, old: dict[str, Any], new: dict[str, Any]) -> bool | None:
