@@ -104,6 +104,11 @@ def doctor() -> int:
 @click.option("-x", "--ours-label", metavar="%X", help="Label of our side.")
 @click.option("-y", "--theirs-label", metavar="%Y", help="Label of their side.")
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@click.option(
+    "--virtual-base",
+    is_flag=True,
+    help="Git's inner merge of a criss-cross history: conflicts take the base's value.",
+)
 def merge_driver(**options: Any) -> int:
     """The git merge driver: merge into %A in place; exit 0 clean, 1 conflicts."""
     return _run("merge_driver", **options)
@@ -179,7 +184,7 @@ def textconv(file: str) -> int:
     "--untracked", is_flag=True, help="Without paths: check untracked vContext files too."
 )
 def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
-    """Schema and semantic validation of JSON, TRON and JSONL files.
+    """Schema and semantic validation of JSON, TRON, JSONL and TOML (VerMAS template) files.
 
     \b
     (no paths)   every vContext file tracked in the repository
@@ -389,6 +394,25 @@ def ace() -> None:
 def ace_apply(patch: str, doc: str) -> int:
     """Apply an AcePatch, merging 3-way when the document moved on."""
     return _run("ace", patch=patch, doc=doc)
+
+
+@cli.group(context_settings=CONTEXT)
+def vermas() -> None:
+    """VerMAS .work/ directories (seed 004): projections derived from the event log."""
+
+
+@vermas.command("project", context_settings=CONTEXT)
+@click.argument("directory", metavar="[DIR]", required=False)
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a rebuild would.")
+def vermas_project(directory: str | None, check: bool) -> int:
+    """Rebuild work_orders.jsonl and messages.jsonl from events.jsonl.
+
+    DIR holds events.jsonl (default: .work here, else at the top of the repository).
+    Records keep their order and the fields no event sets; records no event created
+    are dropped (and named); the files keep their style. Exit 0 done or up to date,
+    1 with --check when something would change.
+    """
+    return _run("vermas", directory=directory, check=check)
 
 
 @cli.command(context_settings=CONTEXT)

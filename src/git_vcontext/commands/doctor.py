@@ -36,7 +36,7 @@ def run(*, cwd: str | None = None) -> int:
     where = Path(cwd or ".")
     top = installer.repo_top(where)
     report = Report()
-    for check in (_driver, _textconv, _attributes, _hook):
+    for check in (_driver, _virtual_base, _textconv, _attributes, _hook):
         check(top, report)
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
@@ -84,6 +84,26 @@ def _driver(top: Path, report: Report) -> None:
         )
     else:
         oks.append("merge driver configured and runs")
+
+
+def _virtual_base(top: Path, report: Report) -> None:
+    """The driver for the inner merges of criss-cross histories (M16)."""
+    name = installer.BASE_DRIVER
+    recursive = _config(top, "merge.vcontext.recursive")
+    driver = _config(top, f"merge.{name}.driver")
+    if recursive != name:
+        now = f"set to {recursive!r}" if recursive else "not set"
+        report.problems.append(
+            f"merge.vcontext.recursive is {now}: criss-cross merges would start from a "
+            f"virtual base with conflict markers and fall back to lines (install sets {name})"
+        )
+    elif driver is None or not installer.is_ours(driver):
+        shown = "not configured" if driver is None else driver
+        report.problems.append(f"merge.{name}.driver is {shown}")
+    elif not _runs(driver):
+        report.problems.append(f"the virtual-base merge driver does not run: {driver}")
+    else:
+        report.oks.append("criss-cross merges keep a structural virtual base")
 
 
 def _textconv(top: Path, report: Report) -> None:
@@ -136,7 +156,7 @@ def _vcontext_files(top: Path) -> tuple[list[str], list[str]]:
     files: list[str] = []
     configs: list[str] = []
     for name in dict.fromkeys(filter(None, out.stdout.split("\0"))):  # once, even mid-merge
-        if in_set(name) and _not_a_document(top / name):
+        if in_set(name) and _not_a_document(top, name):
             configs.append(name)
         elif in_set(name) or _looks_vcontext(top / name):
             files.append(name)
@@ -147,18 +167,22 @@ def _few(names: list[str]) -> str:
     return ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
 
 
-def _not_a_document(path: Path) -> bool:
-    """A JSON/TRON file that parses and is not a vContext document (a config)."""
+def _not_a_document(top: Path, name: str) -> bool:
+    """A JSON/TRON file that parses and is neither a vContext document nor a VerMAS one
+    (a process, evidence): a config."""
+    path = top / name
     if path.suffix not in (".json", ".tron") or _looks_vcontext(path):
         return False
     from ..codecs import parse
     from ..errors import ParseError
     from ..validate.checks import is_document
+    from ..vermas.kinds import document_kind
 
     try:
-        return not is_document(parse(path.read_bytes(), path=str(path)).data)
+        doc = parse(path.read_bytes(), path=str(path))
     except (OSError, ParseError, RecursionError):
         return False
+    return not is_document(doc.data) and document_kind(name, doc.data, doc.format) is None
 
 
 def _looks_vcontext(path: Path) -> bool:

@@ -316,10 +316,13 @@ class Syncer:
     # -- pieces ------------------------------------------------------------------
 
     def _merge(self, ours: Any, theirs: Any) -> TreeMerge:
+        """A three-way merge of two commits' trees, from a virtual base when their
+        history criss-crosses (libgit2's merge_base would pick one of the bases)."""
+        from .virtualbase import base_tree
+
         repo = self.repo
-        base = repo.merge_base(ours, theirs)
-        base_tree = None if base is None else repo[base].tree
-        return merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=self.now)
+        base = base_tree(repo, ours, theirs, now=self.now)
+        return merge_trees(repo, base, repo[ours].tree, repo[theirs].tree, now=self.now)
 
     def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
         """A commit object (no ref moves).
@@ -344,7 +347,7 @@ class Syncer:
 
         if self.dry_run:
             return None
-        by = merger_agent(self.signatures()[1])
+        by = merger_agent(self.signatures()[1], agents.running_agent(self.repo))
         done = set(contributed)
 
         def mark(path: str) -> tuple[str, dict[str, Any], bool]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..record import record
+from .reproject import is_projection, reproject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,11 +120,13 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
+    virtual: bool = False,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
-    does), never a commit or a ref.
+    does), never a commit or a ref. ``virtual``: the inner merge of a virtual base
+    (M16): every conflict takes the base's version, so it never stops.
     """
     import pygit2
 
@@ -134,15 +137,21 @@ def merge_trees(
     documents: list[str] = []
     notes: list[str] = []
     conflicted: set[str] = set()
+    deferred: dict[str, tuple[FileMerge, Any]] = {}  # VerMAS projections: see reproject
+    decided: list[str] = []
 
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
+        decided.append(path)
         o, t = sides.data(1, path), sides.data(2, path)
         b = sides.data(0, path)
         if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
             result = o  # M11: theirs changed nothing but its fork block, which never wins
         elif o is not None and t is not None:
-            outcome = _merge_document(b, o, t, path, now)
+            outcome = _merge_document(b, o, t, path, now, virtual)
+            if not outcome.clean and is_projection(path):
+                deferred[path] = (outcome, mode)
+                return
             if not outcome.clean:
                 conflicts.append(_conflict_of(path, outcome))
                 return
@@ -167,6 +176,9 @@ def merge_trees(
             if our is not None and their is not None and _is_doc(sides, path):
                 del index.conflicts[path]
                 decide(path, our.mode)
+            elif virtual:
+                del index.conflicts[path]
+                _keep_base(index, anc, our, their)
             else:
                 conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
 
@@ -179,6 +191,9 @@ def merge_trees(
             continue  # deleted by the merge (theirs deleted a document ours left alone)
         decide(path, entry.mode)
 
+    rebuilt, unsettled = reproject(repo, index, sides, decided, deferred)
+    documents.extend(p for p in rebuilt if p not in documents)
+    conflicts.extend(_conflict_of(p, outcome) for p, outcome in unsettled.items())
     if conflicts:
         return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(notes))
     return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
@@ -195,13 +210,23 @@ def _index_entry(index: Any, path: str) -> Any:
         return None
 
 
+def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
+    """A virtual base keeps the base's version of a file the inner merge conflicts on
+    (ours' when there is none; a file both sides deleted stays deleted)."""
+    import pygit2
+
+    entry = anc if anc is not None else our if our is not None else their
+    index.add(pygit2.IndexEntry(entry.path, entry.id, entry.mode))
+
+
 def _merge_document(
-    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str
+    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, virtual: bool = False
 ) -> FileMerge:
     from ..merge.files import merge_files
     from ..merge.result import MergeOptions
 
-    return merge_files(base, ours, theirs, path=path, options=MergeOptions(now=now, path=path))
+    options = MergeOptions(now=now, path=path)
+    return merge_files(base, ours, theirs, path=path, options=options, virtual_base=virtual)
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
