@@ -170,6 +170,46 @@ def diff(**options: Any) -> int:
     return _run("diff", paths=paths, **options)
 
 
+@cli.command("log", cls=_PathsAfterDashDash, context_settings=CONTEXT)
+@click.argument("args", nargs=-1, metavar="[REV-RANGE] [--] FILE[#ID]...")
+@click.option("--follow", is_flag=True, help="Follow renames and JSON <-> TRON conversions.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
+@click.option(
+    "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
+)
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def log_(**options: Any) -> int:
+    """The commits that changed items of a document, newest first, with their changes.
+
+    \b
+    FILE             every change to the document
+    FILE#ID[#ID...]  changes to these items, playbook entries (targetId) or events
+    FILE#"a#b"       an id holding '#' (or a quote) is written as a JSON string
+    REV-RANGE        as for git log: REV, ^REV, A..B, A...B (default HEAD)
+    A merge is shown once, with what each side brought; a version that does not
+    parse is shown as such. Exit 1 when an id is in no revision.
+    """
+    meta = click.get_current_context().meta
+    return _run("log", paths=meta.get("paths"), **options)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--rev", metavar="REV", help="Blame the file as it is at REV (default: work tree).")
+@click.option("--fields", is_flag=True, help="One line per field of each item.")
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def blame(**options: Any) -> int:
+    """For each item (or field), the commit, author and date that last changed it.
+
+    Items are the elements with an id of the document's item lists (and the
+    records of a JSONL file); a playbook entry's line shows the commit that
+    brought its winning head event. Renames and JSON <-> TRON conversions are
+    followed; changes not committed yet are blamed on "Not Committed Yet".
+    """
+    return _run("blame", **options)
+
+
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
 def textconv(file: str) -> int:

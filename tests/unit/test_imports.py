@@ -21,6 +21,7 @@ PURE = (
     "git_vcontext.playbook",
     "git_vcontext.ace",
     "git_vcontext.edits",
+    "git_vcontext.lineage",
 )
 FORBIDDEN_IN_PURE = ("pygit2", "click", "subprocess")
 
