@@ -334,6 +334,35 @@ def status(fmt: str) -> int:
     return _run("status", fmt=fmt)
 
 
+@cli.command(context_settings=CONTEXT)
+@click.option("--root", metavar="DIR", help="Serve DIR (default: the repository's top, else here).")
+@click.option(
+    "--agent", metavar="NAME", help="Who writes (default: agents/NAME checked out, else mcp)."
+)
+@click.option("--http", metavar="[HOST:]PORT", help="Streamable HTTP at /mcp instead of stdio.")
+@click.option("--token-env", metavar="VAR", help="Bearer token clients must send (HTTP).")
+@click.option("--read-only", is_flag=True, help="List no write tools.")
+@click.option("--allow", metavar="KINDS", help="Kinds that may be written: todos,plans,playbook.")
+@click.option("--commit", is_flag=True, help="Commit each write (always on an agent branch).")
+@click.option(
+    "--todo", metavar="PATH", help="The current todo list (git config vcontext.mcp.todo)."
+)
+@click.option("--plan", metavar="PATH", help="The current plan (vcontext.mcp.plan).")
+@click.option("--playbook", metavar="PATH", help="The current playbook (vcontext.mcp.playbook).")
+def mcp(**options: Any) -> int:
+    """The MCP server of seed 003: agents read and write their memory through it.
+
+    \b
+    Client configuration: {"command": "git-vcontext", "args": ["mcp"]}
+    Resources vbrief://todos, vbrief://plans, vbrief://playbook, ...; tools
+    vbrief_create_todo ... vbrief_query_playbook and vcontext_view/diff/validate/
+    status/sync. Every write is validated, recorded (sequence, changeLog) and
+    atomic; on an agent branch (or with --commit) it is also a commit of that file.
+    --http listens on 127.0.0.1 unless HOST is given; another host needs --token-env.
+    """
+    return _run("mcp", **options)
+
+
 # -- hooks, playbooks, demo ---------------------------------------------------
 
 
