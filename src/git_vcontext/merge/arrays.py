@@ -45,7 +45,12 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     """Append-only logs: playbook events, changeLog, JSONL event files; else NOT_HANDLED."""
     lists = [_as_list(v) for v in (base, ours, theirs)]
     if doc.is_playbook_log(path) and doc.is_event_array(lists):
-        return _union(m, path, lists, _event_key("eventId"), _event_order("createdAt", "eventId"))
+        log = _union(m, path, lists, _event_key("eventId"), _event_order("createdAt", "eventId"))
+        if lists[1] != lists[0] and lists[2] != lists[0]:  # both sides added or changed events
+            from .heads import note_multi_heads
+
+            note_multi_heads(m, path, log)
+        return log
     if doc.is_changelog(path) and all(all(isinstance(e, dict) for e in x) for x in lists):
         merged = _union(m, path, lists, canonical, _changelog_order)
         return _by_sequence(merged, len({canonical(e) for e in lists[0]}))

@@ -52,17 +52,22 @@ def _with_markers(ours: Document, result: MergeResult, markers: Markers) -> str:
         markers.diff3,
         newline,
     )
-    if len(nodes) > MAX_SEPARATE_BLOCKS:
+    from .inline import is_one_line
+
+    inline = ours.format == "json" and is_one_line(text_o)
+    if len(nodes) > MAX_SEPARATE_BLOCKS and not inline:
         return _by_line_diff(ours, result, markers, text_o)
-    regions = _Regions(ours, result.tree, text_o, markers.diff3)
+    regions = _Regions(ours, result.tree, text_o, markers.diff3, inline)
     out: list[str] = []
     pos = 0
     for start, end, group in regions.grouped([id(n) for n in nodes]):
         out.append(text_o[pos:start])
+        if inline and start and text_o[start - 1] != "\n":
+            out.append(newline)  # the block goes on lines of its own
         theirs = regions.text(group, "theirs", start, end)
         base = regions.text(group, "base", start, end) if markers.diff3 else ""
         out.extend(markers.block(_lines(text_o[start:end]), _lines(base), _lines(theirs)))
-        pos = end
+        pos = end + (1 if inline and text_o[end : end + 1] == "\n" else 0)
     out.append(text_o[pos:])
     return "".join(out)
 
@@ -104,8 +109,11 @@ def _version(tree: Any, chosen: frozenset[int], side: str) -> Any:
 class _Regions:
     """Where, in ours' text, each group of conflicts changes lines (renders cached per group)."""
 
-    def __init__(self, ours: Document, tree: Any, text_o: str, diff3: bool) -> None:
+    def __init__(
+        self, ours: Document, tree: Any, text_o: str, diff3: bool, inline: bool = False
+    ) -> None:
         self.ours, self.tree, self.text_o, self.diff3 = ours, tree, text_o, diff3
+        self.inline = inline  # regions are JSON values inside one line, not whole lines
         self._renders: dict[tuple[frozenset[int], str], str] = {}
 
     def render(self, group: frozenset[int], side: str) -> str:
@@ -116,6 +124,10 @@ class _Regions:
 
     def span(self, group: frozenset[int]) -> tuple[int, int]:
         sides = ("theirs", "base") if self.diff3 else ("theirs",)
+        if self.inline:
+            from .inline import aligned_region
+
+            return aligned_region(self.text_o, [self.render(group, s) for s in sides])
         spans = [changed_span(self.text_o, self.render(group, s)) for s in sides]
         spans = [sp for sp in spans if sp[1] > sp[0] or sp[2] > sp[0]] or spans
         return min(sp[0] for sp in spans), max(sp[1] for sp in spans)
@@ -222,20 +234,24 @@ def _base_region(to_base: list[int | None], b: list[str], i1: int, i2: int) -> l
 
 def with_conflict_resolution(result: MergeResult) -> Any:
     """Ours' data plus a ConflictResolution (strategy threeWayMerge) listing the conflicts."""
-    data = result.data
     resolution = {
         "strategy": "threeWayMerge",
-        "conflicts": [_conflict_object(c.path, c.base, c.ours, c.theirs) for c in result.conflicts],
+        "conflicts": [conflict_object(c.path, c.base, c.ours, c.theirs) for c in result.conflicts],
     }
+    return attach_resolution(result.data, resolution, conflict=True)
+
+
+def attach_resolution(data: Any, resolution: dict[str, Any], *, conflict: bool) -> Any:
+    """``data`` carrying ``resolution``: in the ``fork`` of a forked container (whose
+    ``mergeStatus`` becomes "conflict" when ``conflict``), else in the info's metadata."""
     info = doc.describe(data)
     for key in info.containers:
         container = data[key]
         if isinstance(container.get(doc.FORK_FIELD), dict):
-            fork = {
-                **container[doc.FORK_FIELD],
-                "mergeStatus": "conflict",
-                "conflictResolution": resolution,
-            }
+            fork = dict(container[doc.FORK_FIELD])
+            if conflict:
+                fork["mergeStatus"] = "conflict"
+            fork["conflictResolution"] = resolution
             return {**data, key: {**container, doc.FORK_FIELD: fork}}
     assert info.info_key is not None
     meta = data[info.info_key].get("metadata")
@@ -244,7 +260,7 @@ def with_conflict_resolution(result: MergeResult) -> Any:
     return {**data, info.info_key: {**data[info.info_key], "metadata": meta}}
 
 
-def _conflict_object(pointer: str, base: Any, ours: Any, theirs: Any) -> dict[str, Any]:
+def conflict_object(pointer: str, base: Any, ours: Any, theirs: Any) -> dict[str, Any]:
     def value(v: Any) -> Any:
         return None if v is MISSING else v
 
