@@ -119,6 +119,11 @@ def merge_driver(**options: Any) -> int:
 )
 @click.option("--report", metavar="FILE", help="Write a JSON report to FILE ('-' = stdout).")
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@click.option(
+    "--favor",
+    type=click.Choice(["ours", "theirs"]),
+    help="Settle every conflict on this side, noted in the report (merge.vcontext.favor).",
+)
 def merge(**options: Any) -> int:
     """Three-way merge of three files outside git."""
     return _run("merge", **options)

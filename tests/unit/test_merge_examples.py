@@ -2,7 +2,7 @@
 
 Each folder is a specification a reader can open: the rule number leads the
 folder name, ``case.json`` says the expected status, conflicts, notes and the
-options (diff3, marker size, labels, structured conflicts).
+options (diff3, marker size, labels, structured conflicts, favor).
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ def run_case(folder: Path, *, swap: bool = False) -> tuple[FileMerge, dict[str, 
     base, ext = side(folder, "base")
     ours, _ = side(folder, "ours")
     theirs, _ = side(folder, "theirs")
+    favor = meta.get("favor")
     if swap:
         ours, theirs = theirs, ours
+        favor = {"ours": "theirs", "theirs": "ours"}.get(favor) if favor else None
     labels = meta.get("labels", ["ours", "base", "theirs"])
     markers = Markers(
         meta.get("marker_size", 7), labels[0], labels[1], labels[2], meta.get("diff3", False)
@@ -48,6 +50,7 @@ def run_case(folder: Path, *, swap: bool = False) -> tuple[FileMerge, dict[str, 
         options=MergeOptions(now=NOW),
         markers=markers,
         structured=meta.get("structured", False),
+        favor=favor,
     )
     return outcome, meta, ext
 

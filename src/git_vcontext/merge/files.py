@@ -44,15 +44,18 @@ def merge_files(
     options: MergeOptions | None = None,
     markers: Markers | None = None,
     structured: bool = False,
+    favor: str | None = None,
 ) -> FileMerge:
     """Three-way merge of file contents (``base`` None or empty: both sides added the file).
 
+    ``favor`` ("ours"/"theirs") settles every structural conflict on that side, each
+    one noted (``merge.vcontext.favor``); a line fallback keeps its markers.
     Never raises for bad input: a bug inside the structural merge degrades to the
     line merge (M16) with the reason recorded, so a merge is never lost to a crash.
     """
     markers = markers or Markers()
     try:
-        return _merge_files(base, ours, theirs, path, options, markers, structured)
+        return _merge_files(base, ours, theirs, path, options, markers, structured, favor)
     except RecursionError:
         return fallback(base, ours, theirs, markers, path, ["nesting too deep to merge as data"])
     except Exception as exc:  # the driver must never lose a merge to a bug
@@ -68,6 +71,7 @@ def _merge_files(
     options: MergeOptions | None,
     markers: Markers,
     structured: bool,
+    favor: str | None = None,
 ) -> FileMerge:
     from ..codecs import format_from_content, format_from_name, parse
 
@@ -92,10 +96,33 @@ def _merge_files(
     from .render import render
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
+    if favor and not result.clean:
+        result = favored(result, favor)
     text = render(o_doc, result, structured=structured, markers=markers)
     if result.clean or (structured and _is_structured(result, text)):
         return _verified(text, result, fmt, base, ours, theirs, markers, path)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
+
+
+def favored(result: MergeResult, side: str) -> MergeResult:
+    """Every conflict settled on ``side`` (``merge.vcontext.favor``), each one kept as a note."""
+    from .render import side_of
+    from .result import Note
+
+    data = side_of(result.tree, side)
+    notes = [
+        Note(
+            "favored",
+            c.path,
+            f"{c.kind} conflict resolved to {side} (merge.vcontext.favor)",
+            (
+                ("favored", side),
+                ("conflict", {k: v for k, v in c.to_json().items() if k != "path"}),
+            ),
+        )
+        for c in result.conflicts
+    ]
+    return MergeResult(data, (), (*result.notes, *notes), data)
 
 
 def _text_sample(*raws: bytes) -> str:

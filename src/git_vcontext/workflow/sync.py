@@ -104,6 +104,7 @@ class Syncer:
         self._parsed: dict[Any, Any] = {}  # documents parsed so far, by content (all pairs)
         self._planned: dict[str, list[Any]] = {}  # full ref name -> [old, new]: moved by commit()
         self._reflog: list[str] = []
+        self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -319,7 +320,16 @@ class Syncer:
         repo = self.repo
         base = repo.merge_base(ours, theirs)
         base_tree = None if base is None else repo[base].tree
-        return merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=self.now)
+        trees = (base_tree, repo[ours].tree, repo[theirs].tree)
+        return merge_trees(repo, *trees, now=self.now, favor=self.favor())
+
+    def favor(self) -> str | None:
+        """The side every document conflict is settled on (merge.vcontext.favor), if any."""
+        if self._favor is None:
+            from ..gitio.settings import merge_settings
+
+            self._favor = (merge_settings(cwd=self.repo.workdir or self.repo.path).favor,)
+        return self._favor[0]
 
     def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
         """A commit object (no ref moves).

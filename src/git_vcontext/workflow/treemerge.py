@@ -119,11 +119,12 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
+    favor: str | None = None,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
-    does), never a commit or a ref.
+    does), never a commit or a ref. ``favor`` settles document conflicts on that side.
     """
     import pygit2
 
@@ -137,20 +138,14 @@ def merge_trees(
 
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
-        o, t = sides.data(1, path), sides.data(2, path)
-        b = sides.data(0, path)
-        if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
-            result = o  # M11: theirs changed nothing but its fork block, which never wins
-        elif o is not None and t is not None:
-            outcome = _merge_document(b, o, t, path, now)
-            if not outcome.clean:
-                conflicts.append(_conflict_of(path, outcome))
-                return
+        o = sides.data(1, path)
+        result, outcome = document_result(sides, path, now=now, favor=favor)
+        if outcome is not None and not outcome.clean:
+            conflicts.append(_conflict_of(path, outcome))
+            return
+        if outcome is not None:
             notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
-            result = outcome.output
-        elif t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
-            result = without_fork(t, path)
-        else:
+        if result is None:
             return
         if result != o:
             documents.append(path)
@@ -184,6 +179,24 @@ def merge_trees(
     return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
 
 
+def document_result(
+    sides: DocumentSides, path: str, *, now: str, favor: str | None = None
+) -> tuple[bytes | None, FileMerge | None]:
+    """What a document becomes: (its bytes, the engine's outcome when it ran).
+
+    Bytes None: nothing to write (ours alone has it), or a conflict (see the outcome).
+    """
+    o, t, b = sides.data(1, path), sides.data(2, path), sides.data(0, path)
+    if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
+        return o, None  # M11: theirs changed nothing but its fork block, which never wins
+    if o is not None and t is not None:
+        outcome = _merge_document(b, o, t, path, now, favor)
+        return (outcome.output if outcome.clean else None), outcome
+    if t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
+        return without_fork(t, path), None
+    return None, None
+
+
 def _is_doc(sides: DocumentSides, path: str) -> bool:
     return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
 
@@ -196,12 +209,13 @@ def _index_entry(index: Any, path: str) -> Any:
 
 
 def _merge_document(
-    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str
+    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, favor: str | None = None
 ) -> FileMerge:
     from ..merge.files import merge_files
     from ..merge.result import MergeOptions
 
-    return merge_files(base, ours, theirs, path=path, options=MergeOptions(now=now, path=path))
+    options = MergeOptions(now=now, path=path)
+    return merge_files(base, ours, theirs, path=path, options=options, favor=favor)
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
