@@ -40,7 +40,13 @@ def config_entries(command: str) -> dict[str, str]:
         "merge.vcontext.driver": f"{command} {SIGNATURE} -p %P -l %L -s %S -x %X -y %Y",
         "diff.vcontext.textconv": f"{command} textconv",
         "difftool.vcontext.cmd": f'{command} diff "$LOCAL" "$REMOTE"',
+        "mergetool.vcontext.cmd": f'{command} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED"',
+        "mergetool.vcontext.trustExitCode": "true",
     }
+
+
+PLAIN_KEYS = frozenset({"merge.vcontext.name", "mergetool.vcontext.trustExitCode"})
+"""Entries whose value does not name our command: ours by their key alone."""
 
 
 def is_ours(value: str | None) -> bool:
@@ -103,7 +109,7 @@ def config_refusal(scope: Scope, force: bool) -> str | None:
         return None
     for key in config_entries("git-vcontext"):
         value = scope.get(key)
-        if value is not None and not is_ours(value) and key != "merge.vcontext.name":
+        if value is not None and not is_ours(value) and key not in PLAIN_KEYS:
             return (
                 f"{key} is already set to {value!r} by another tool; "
                 "re-run with --force to replace it"
@@ -129,10 +135,10 @@ def uninstall_config(scope: Scope) -> list[str]:
     removed = []
     for key in config_entries("git-vcontext"):
         value = scope.get(key)
-        if value is not None and (is_ours(value) or key == "merge.vcontext.name"):
+        if value is not None and (is_ours(value) or key in PLAIN_KEYS):
             scope.unset(key)
             removed.append(key)
-    for section in ("merge.vcontext", "diff.vcontext", "difftool.vcontext"):
+    for section in ("merge.vcontext", "diff.vcontext", "difftool.vcontext", "mergetool.vcontext"):
         pattern = "^" + section.replace(".", "\\.") + "\\."
         left = git(["config", scope.flag, "--get-regexp", pattern], cwd=scope.cwd, check=False)
         if not left.stdout.strip():  # only an empty section header: a foreign value stays

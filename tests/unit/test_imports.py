@@ -20,6 +20,7 @@ PURE = (
     "git_vcontext.record",
     "git_vcontext.playbook",
     "git_vcontext.ace",
+    "git_vcontext.resolution",
 )
 FORBIDDEN_IN_PURE = ("pygit2", "click", "subprocess")
 

@@ -27,7 +27,7 @@ def run(*, cwd: str | None = None) -> int:
     top = installer.repo_top(where)
     problems: list[str] = []
     oks: list[str] = []
-    for check in (_driver, _textconv, _attributes, _hook):
+    for check in (_driver, _textconv, _mergetool, _attributes, _hook):
         check(top, oks, problems)
     for line in oks:
         print(f"ok: {line}")
@@ -83,6 +83,16 @@ def _textconv(top: Path, oks: list[str], problems: list[str]) -> None:
         problems.append("diff.vcontext.textconv is not configured (git diff shows raw text)")
     else:
         oks.append("diff textconv configured")
+
+
+def _mergetool(top: Path, oks: list[str], problems: list[str]) -> None:
+    value = _config(top, "mergetool.vcontext.cmd")
+    if value is None:
+        problems.append("mergetool.vcontext.cmd is not configured (git mergetool -t vcontext)")
+    elif not installer.is_ours(value):
+        problems.append(f"mergetool.vcontext.cmd belongs to another tool: {value}")
+    else:
+        oks.append("mergetool configured (git mergetool -t vcontext)")
 
 
 def _attributes(top: Path, oks: list[str], problems: list[str]) -> None:
