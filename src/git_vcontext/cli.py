@@ -284,6 +284,11 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
 @click.option("--into", metavar="BRANCH", help="Base branch (default: the recorded base).")
 @click.option("--push", metavar="REMOTE", help="Push the results, retrying when rejected.")
 @click.option("--dry-run", is_flag=True, help="Report what would happen; move no ref.")
+@click.option(
+    "--checkout",
+    is_flag=True,
+    help="Leave a pair that conflicts as a stopped merge in the base's work tree.",
+)
 def sync(**options: Any) -> int:
     """Merge agent branches and their base both ways, in process.
 
@@ -295,6 +300,10 @@ def sync(**options: Any) -> int:
 
     --push pushes the base and agent branches; a rejected push is answered by
     fetch, merge and a new push, at most `vcontext.pushAttempts` times (10).
+
+    --checkout leaves the first pair that conflicts as a real stopped merge in the
+    work tree of its base: resolve it (git vcontext conflicts / resolve, or
+    git mergetool -t vcontext), git commit, then sync again.
     """
     return _run("sync", **options)
 

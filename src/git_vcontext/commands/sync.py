@@ -8,6 +8,8 @@ from ..errors import ExitCode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..workflow.sync import PairResult
 
 
@@ -18,12 +20,17 @@ def run(
     into: str | None = None,
     push: str | None = None,
     dry_run: bool = False,
+    checkout: bool = False,
 ) -> int:
     """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped."""
     from ..gitio import open_repo
     from ..workflow import agents as agent_config
     from ..workflow.sync import Syncer, select_agents
 
+    if checkout and (push is not None or dry_run):
+        from ..errors import UsageError
+
+        raise UsageError("--checkout leaves a merge stopped here: not with --push or --dry-run")
     repo = open_repo(".")
     names = select_agents(repo, agents, all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
@@ -46,7 +53,27 @@ def run(
         print(f"git-vcontext: warning: {warning}", file=sys.stderr)
     if push is not None and dry_run:
         _say(f"--dry-run: nothing pushed to {push}")
+    if checkout:
+        _stop_first_conflict(syncer, results)
     return int(ExitCode.OK if all(r.ok for r in results) else ExitCode.FOUND)
+
+
+def _stop_first_conflict(syncer: Any, results: list[PairResult]) -> None:
+    """--checkout: the first pair that conflicts is left as a stopped merge in its base."""
+    from ..workflow.stopped import leave_stopped
+    from ..workflow.sync import CONFLICT
+
+    stopped = [r for r in results if r.state == CONFLICT]
+    if not stopped:
+        return
+    left = leave_stopped(syncer, stopped[0])
+    files = ", ".join(left.conflicted) or "none (git merged every file)"
+    _say(f"{stopped[0].branch} -> {stopped[0].base}: merge left stopped in {left.worktree}")
+    _say(f"  conflicted: {files}")
+    _say("  next: git vcontext conflicts, git vcontext resolve (or git mergetool -t vcontext),")
+    _say(f"  then git commit and git vcontext sync {stopped[0].agent}")
+    for other in stopped[1:]:
+        _say(f"{other.branch}: not left stopped (one merge at a time); sync it again after")
 
 
 def _say(line: str) -> None:

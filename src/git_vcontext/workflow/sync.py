@@ -259,7 +259,7 @@ class Syncer:
         merged_back = None
         if a != b and not repo.descendant_of(a, b):
             if repo.descendant_of(b, a):  # a is in the base: its data plus a's own forks
-                mark = self._marker(pair.documents) if pair.base_moves else None
+                mark = self._marker(pair.documents)  # its work is in the base: merged
                 merged_back = carry_to_agent(
                     repo, repo[a].tree, repo[b].tree, now=self.now, mark=mark
                 )
