@@ -6,7 +6,7 @@ import sys
 
 from ..errors import ExitCode
 from ..fsio import read_bytes, write_atomic
-from ..merge.files import FileMerge, merge_files
+from ..merge.files import FileMerge, Writing, merge_files
 from ..merge.result import MergeOptions
 from ..merge.textmerge import Markers
 
@@ -28,24 +28,18 @@ def run(
 
     raw = [read_bytes(p) for p in (base, ours, theirs)]
     options = MergeOptions(now=now_rfc3339(), path=path)
-    outcome = merge_files(raw[0], raw[1], raw[2], path=path, options=options)
-    if not outcome.clean:
-        # Labels, style and favor only matter for conflicts: read git's state and config then.
+
+    def writing() -> Writing:
+        """Labels, style and favor matter only for conflicts: git's state and config are
+        read then, not for every clean file of a merge."""
         from ..gitio.settings import merge_settings
 
         settings = merge_settings(conflict_style)
         labels = marker_labels(base_label, ours_label, theirs_label)
         markers = Markers(marker_size, labels[1], labels[0], labels[2], settings.diff3)
-        outcome = merge_files(
-            raw[0],
-            raw[1],
-            raw[2],
-            path=path,
-            options=options,
-            markers=markers,
-            structured=settings.structured,
-            favor=settings.favor,
-        )
+        return Writing(markers, settings.structured, settings.favor)
+
+    outcome = merge_files(raw[0], raw[1], raw[2], path=path, options=options, writing=writing)
     if outcome.output != raw[1]:
         write_atomic(ours, outcome.output)
     describe(outcome, path or ours)

@@ -10,6 +10,7 @@ from .textmerge import Markers, merge_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -35,6 +36,28 @@ class FileMerge:
         }
 
 
+@record
+class Writing:
+    """How conflicts are written and settled (git config, labels): asked for only when a
+    merge has conflicts or falls back, so a clean merge never reads them."""
+
+    markers: Markers = Markers()
+    structured: bool = False  # a ConflictResolution instead of markers (M15)
+    favor: str | None = None  # "ours" | "theirs": settle every conflict on that side
+
+
+class _Writing:
+    """The Writing given, or the one ``ask()`` returns, asked for at most once."""
+
+    def __init__(self, given: Writing, ask: Callable[[], Writing] | None) -> None:
+        self._given, self._ask = given, ask
+
+    def get(self) -> Writing:
+        if self._ask is not None:
+            self._given, self._ask = self._ask(), None
+        return self._given
+
+
 def merge_files(
     base: bytes | None,
     ours: bytes,
@@ -45,22 +68,27 @@ def merge_files(
     markers: Markers | None = None,
     structured: bool = False,
     favor: str | None = None,
+    writing: Callable[[], Writing] | None = None,
+    render_conflicts: bool = True,
 ) -> FileMerge:
     """Three-way merge of file contents (``base`` None or empty: both sides added the file).
 
     ``favor`` ("ours"/"theirs") settles every structural conflict on that side, each
     one noted (``merge.vcontext.favor``); a line fallback keeps its markers.
+    ``writing()``, when given, replaces markers/structured/favor, and is called only if
+    the merge has conflicts. ``render_conflicts=False``: conflicts stay data (no text).
     Never raises for bad input: a bug inside the structural merge degrades to the
     line merge (M16) with the reason recorded, so a merge is never lost to a crash.
     """
-    markers = markers or Markers()
+    how = _Writing(Writing(markers or Markers(), structured, favor), writing)
     try:
-        return _merge_files(base, ours, theirs, path, options, markers, structured, favor)
+        return _merge_files(base, ours, theirs, path, options, how, render_conflicts)
     except RecursionError:
-        return fallback(base, ours, theirs, markers, path, ["nesting too deep to merge as data"])
+        reasons = ["nesting too deep to merge as data"]
+        return fallback(base, ours, theirs, how.get().markers, path, reasons)
     except Exception as exc:  # the driver must never lose a merge to a bug
         why = f"internal error {type(exc).__name__}: {exc}"
-        return fallback(base, ours, theirs, markers, path, [why])
+        return fallback(base, ours, theirs, how.get().markers, path, [why])
 
 
 def _merge_files(
@@ -69,9 +97,8 @@ def _merge_files(
     theirs: bytes,
     path: str | None,
     options: MergeOptions | None,
-    markers: Markers,
-    structured: bool,
-    favor: str | None = None,
+    how: _Writing,
+    render_conflicts: bool = True,
 ) -> FileMerge:
     from ..codecs import format_from_content, format_from_name, parse
 
@@ -81,10 +108,10 @@ def _merge_files(
     try:
         docs = [parse(x, format=fmt) if x and x.strip() else None for x in (base, ours, theirs)]
     except ParseError as exc:
-        return fallback(base, ours, theirs, markers, path, [exc.one_line()])
+        return fallback(base, ours, theirs, how.get().markers, path, [exc.one_line()])
     b_doc, o_doc, t_doc = docs
     if o_doc is None or t_doc is None:
-        return fallback(base, ours, theirs, markers, path, ["one side is empty"])
+        return fallback(base, ours, theirs, how.get().markers, path, ["one side is empty"])
     opts = options or MergeOptions()
     opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
     if base is not None and not _fork_sensitive(o_doc.data, t_doc.data):
@@ -96,11 +123,14 @@ def _merge_files(
     from .render import render
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
-    if favor and not result.clean:
-        result = favored(result, favor)
-    text = render(o_doc, result, structured=structured, markers=markers)
-    if result.clean or (structured and _is_structured(result, text)):
-        return _verified(text, result, fmt, base, ours, theirs, markers, path)
+    w = how.get() if not result.clean else Writing()
+    if w.favor and not result.clean:
+        result = favored(result, w.favor)
+    if not result.clean and not render_conflicts:
+        return FileMerge(b"", "conflict", False, result)
+    text = render(o_doc, result, structured=w.structured, markers=w.markers)
+    if result.clean or (w.structured and _is_structured(result, text)):
+        return _verified(text, result, fmt, base, ours, theirs, how, path)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
 
 
@@ -158,7 +188,7 @@ def _verified(
     base: bytes | None,
     ours: bytes,
     theirs: bytes,
-    markers: Markers,
+    how: _Writing,
     path: str | None,
 ) -> FileMerge:
     """Trust a rendered merge only if it parses back to the merged data (M16)."""
@@ -168,11 +198,13 @@ def _verified(
     try:
         again = parse(raw, format=fmt)  # type: ignore[arg-type]
     except ParseError as exc:
-        return fallback(base, ours, theirs, markers, path, [f"merged output did not parse: {exc}"])
+        why = [f"merged output did not parse: {exc}"]
+        return fallback(base, ours, theirs, how.get().markers, path, why)
     expected = result.data if result.clean else None
     # plain ==: a rendering slip changes data; bool-for-number is not one it can make
     if expected is not None and again.data != expected:
-        return fallback(base, ours, theirs, markers, path, ["merged output did not read back"])
+        why = ["merged output did not read back"]
+        return fallback(base, ours, theirs, how.get().markers, path, why)
     return FileMerge(raw, "clean" if result.clean else "conflict", result.clean, result)
 
 

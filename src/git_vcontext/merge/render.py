@@ -26,16 +26,35 @@ def render(
     return _with_markers(ours, result, markers or Markers())
 
 
-def side_of(tree: Any, side: str) -> Any:
-    """The tree with every conflict replaced by one side's value ("ours"/"theirs"/"base")."""
-    if isinstance(tree, ConflictNode):
-        return getattr(tree, side)
-    if isinstance(tree, dict):
-        out = {k: side_of(v, side) for k, v in tree.items()}
-        return {k: v for k, v in out.items() if v is not MISSING}
-    if isinstance(tree, list):
-        return [v for v in (side_of(x, side) for x in tree) if v is not MISSING]
-    return tree
+def side_of(tree: Any, side: str, dirty: set[int] | None = None) -> Any:
+    """The tree with every conflict replaced by one side's value ("ours"/"theirs"/"base").
+
+    Parts without a conflict are the tree's own objects, so that rendering them is a
+    matter of identity (``dirty``: ids of the containers holding a conflict).
+    """
+    return _version(tree, None, side, conflicted(tree) if dirty is None else dirty)
+
+
+def conflicted(tree: Any) -> set[int]:
+    """The ids of the objects and arrays that hold a conflict somewhere below them."""
+    found: set[int] = set()
+
+    def walk(node: Any) -> bool:
+        if isinstance(node, ConflictNode):
+            return True
+        if isinstance(node, dict):
+            hits = [walk(v) for v in node.values()]
+        elif isinstance(node, list):
+            hits = [walk(v) for v in node]
+        else:
+            return False
+        if any(hits):
+            found.add(id(node))
+            return True
+        return False
+
+    walk(tree)
+    return found
 
 
 def _with_markers(ours: Document, result: MergeResult, markers: Markers) -> str:
@@ -94,15 +113,19 @@ def _nodes(tree: Any) -> list[ConflictNode]:
     return found
 
 
-def _version(tree: Any, chosen: frozenset[int], side: str) -> Any:
-    """The tree with the chosen conflicts on ``side`` and every other one on ours."""
+def _version(tree: Any, chosen: frozenset[int] | None, side: str, dirty: set[int]) -> Any:
+    """The tree with the chosen conflicts (None: all) on ``side`` and every other one on
+    ours; containers without a conflict below are returned as they are."""
     if isinstance(tree, ConflictNode):
-        return getattr(tree, side) if id(tree) in chosen else tree.ours
+        return getattr(tree, side) if chosen is None or id(tree) in chosen else tree.ours
+    if id(tree) not in dirty:
+        return tree
     if isinstance(tree, dict):
-        out = {k: _version(v, chosen, side) for k, v in tree.items()}
+        out = {k: _version(v, chosen, side, dirty) for k, v in tree.items()}
         return {k: v for k, v in out.items() if v is not MISSING}
     if isinstance(tree, list):
-        return [v for v in (_version(x, chosen, side) for x in tree) if v is not MISSING]
+        items = (_version(x, chosen, side, dirty) for x in tree)
+        return [v for v in items if v is not MISSING]
     return tree
 
 
@@ -115,11 +138,12 @@ class _Regions:
         self.ours, self.tree, self.text_o, self.diff3 = ours, tree, text_o, diff3
         self.inline = inline  # regions are JSON values inside one line, not whole lines
         self._renders: dict[tuple[frozenset[int], str], str] = {}
+        self._dirty = conflicted(tree)
 
     def render(self, group: frozenset[int], side: str) -> str:
         key = (group, side)
         if key not in self._renders:
-            self._renders[key] = self.ours.render(_version(self.tree, group, side))
+            self._renders[key] = self.ours.render(_version(self.tree, group, side, self._dirty))
         return self._renders[key]
 
     def span(self, group: frozenset[int]) -> tuple[int, int]:

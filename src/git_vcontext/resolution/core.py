@@ -53,13 +53,18 @@ class Resolution:
         *,
         resolved_by: dict[str, Any] | None = None,
         now: str | None = None,
+        text: bool = True,
     ) -> Settled:
-        """The file with ``choices`` applied (by conflict id); the others left in ``style``."""
+        """The file with ``choices`` applied (by conflict id); the others left in ``style``.
+
+        ``text=False``: only the data (ours' value where conflicts are left), not written.
+        """
         values = {id(n): choices[c.id].value_for(c) for n, c in self.listed if c.id in choices}
         tree = replaced(self.tree, lambda n: values.get(id(n), n))
         remaining = tuple(self.remaining(choices))
         if remaining:
-            return Settled(self._with_conflicts(tree, choices, style), _ours_data(tree), remaining)
+            written = self._with_conflicts(tree, choices, style) if text else None
+            return Settled(written, _ours_data(tree), remaining)
         if tree is MISSING:
             return Settled(None, MISSING)
         if not self.listed and self.clean_text is not None:
@@ -68,7 +73,7 @@ class Resolution:
         if record:
             done = {"resolvedBy": resolved_by, "resolvedAt": now}
             tree = attach_resolution(tree, self._record(choices, done), conflict=False)
-        return Settled(self.ours.render(tree), tree)
+        return Settled(self.ours.render(tree) if text else None, tree)
 
     def _with_conflicts(self, tree: Any, choices: dict[str, Choice], style: Style) -> str | None:
         from ..merge.pointers import locate_conflicts
@@ -117,8 +122,9 @@ def from_versions(
         from ..merge.files import merge_files
         from ..merge.result import MergeOptions
 
+        options = MergeOptions(now=now, path=path)
         outcome = merge_files(
-            base, ours, theirs, path=path, options=MergeOptions(now=now, path=path)
+            base, ours, theirs, path=path, options=options, render_conflicts=False
         )
         if outcome.status == "fallback":
             raise NotData(f"{path}: cannot be merged as data ({'; '.join(outcome.reasons)})")

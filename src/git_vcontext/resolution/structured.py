@@ -81,6 +81,7 @@ class StructuredFile:
         *,
         resolved_by: dict[str, Any] | None = None,
         now: str | None = None,
+        text: bool = True,
     ) -> Settled:
         """Values set at each chosen conflict's place, its Conflict marked resolved."""
         data = self.ours.data
@@ -102,7 +103,7 @@ class StructuredFile:
         data = set_at(data, self.at, record)
         if not remaining:
             data = _merge_pending(data, self.at)
-        return Settled(self.ours.render(data), data, remaining)
+        return Settled(self.ours.render(data) if text else None, data, remaining)
 
 
 def _merge_pending(data: Any, at: Parts) -> Any:

@@ -68,14 +68,23 @@ def _labelled(tree: Any) -> Any:
 
 def replaced(tree: Any, decide: Callable[[ConflictNode], Any]) -> Any:
     """The tree with each conflict replaced by ``decide(node)`` (the node itself: left as it
-    is; MISSING: removed from its object or list)."""
+    is; MISSING: removed from its object or list). Parts without a conflict are kept as
+    they are (the same objects), which keeps rendering them cheap."""
+    from ..merge.render import conflicted
+
+    return _replaced(tree, decide, conflicted(tree))
+
+
+def _replaced(tree: Any, decide: Callable[[ConflictNode], Any], dirty: set[int]) -> Any:
     if isinstance(tree, ConflictNode):
         return decide(tree)
+    if id(tree) not in dirty:
+        return tree
     if isinstance(tree, dict):
-        out = {k: replaced(v, decide) for k, v in tree.items()}
+        out = {k: _replaced(v, decide, dirty) for k, v in tree.items()}
         return {k: v for k, v in out.items() if v is not MISSING}
     if isinstance(tree, list):
-        return [v for v in (replaced(x, decide) for x in tree) if v is not MISSING]
+        return [v for v in (_replaced(x, decide, dirty) for x in tree) if v is not MISSING]
     return tree
 
 

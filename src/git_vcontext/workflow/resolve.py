@@ -137,11 +137,11 @@ class Session:
         listing = ", ".join(f"{c.id} ({c.where})" for c in self.remaining) or "none are left"
         raise UsageError(f"{self.path}: no conflict {ref!r}; its conflicts: {listing}")
 
-    def settle(self, choices: dict[str, Choice]) -> Settled:
+    def settle(self, choices: dict[str, Choice], *, text: bool = True) -> Settled:
         from ..clock import now_rfc3339
 
         return self.resolution.settle(
-            choices, self.style, resolved_by=resolver(self.ctx), now=now_rfc3339()
+            choices, self.style, resolved_by=resolver(self.ctx), now=now_rfc3339(), text=text
         )
 
     def apply(self, new: dict[str, Choice], *, add: bool = True, dry_run: bool = False) -> Outcome:
@@ -152,7 +152,8 @@ class Session:
         """
         choices = {**self.choices, **new}
         settled = self.settle(choices)
-        findings = new_findings(self.settle(self.choices).data, settled.data, self.path)
+        before = self.settle(self.choices, text=False).data
+        findings = new_findings(before, settled.data, self.path)
         if findings and any(c.take is None for c in new.values()):
             raise UsageError(
                 f"{self.path}: the value makes the document invalid, nothing written: "
@@ -237,6 +238,8 @@ def _from_stages(ctx: Context, rel: str, stages: tuple[Any, Any, Any]) -> Sessio
 
 def _from_file(ctx: Context, rel: str) -> Session:
     full = ctx.full(rel)
+    if full.is_dir():
+        raise OperationalError(f"{rel}: is a directory, not a file")
     text = _read_text(full)
     if text is None:
         raise OperationalError(f"{rel}: no such file")
