@@ -1,4 +1,4 @@
-"""Repositories where two branches really disagree: for conflicts, resolve and the mergetool."""
+"""Documents and repositories where two branches really disagree (conflicts, resolve, mergetool)."""
 
 from __future__ import annotations
 

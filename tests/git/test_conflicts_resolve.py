@@ -311,3 +311,57 @@ def test_a_file_with_markers_or_a_structured_record_outside_a_merge(tmp_path: Pa
         assert data["todoList"]["items"][0]["status"] == "completed"
         assert run_cli("validate", out.name, cwd=tmp_path).returncode == 0
         assert run_cli("conflicts", out.name, cwd=tmp_path).returncode == 0
+
+
+def test_a_line_conflict_without_the_driver_is_no_conflict_as_data_and_resolve_finishes_it(
+    git_repo: Path,
+) -> None:
+    """Merged without the driver (not installed): git's line merge stops on neighbouring
+    fields that the engine merges cleanly; conflicts says so and resolve writes the merge."""
+
+    def one_line_items(t1: str, t2: str) -> str:
+        data = todo(t1=t1, t2=t2)
+        lines = [json.dumps(i) for i in data["todoList"]["items"]]
+        return (
+            '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [\n'
+            + ",\n".join(lines)
+            + "\n]}}\n"
+        )
+
+    diverge(git_repo, one_line_items("pending", "pending"), one_line_items("blocked", "pending"),
+            one_line_items("pending", "completed"))  # fmt: skip
+    merge_stops(git_repo)
+    code, listing = cli_json("conflicts", cwd=git_repo)
+    assert code == 1 and listing["files"][0]["conflicts"] == []
+    assert "no conflict left as data" in run_cli("conflicts", cwd=git_repo).stdout.decode()
+    done = run_cli("resolve", TODO, cwd=git_repo)
+    assert done.returncode == 0, done.stderr
+    items = json.loads((git_repo / TODO).read_text())["todoList"]["items"]
+    assert [i["status"] for i in items] == ["blocked", "completed", "pending"]
+    assert status_of(git_repo) == "M "
+
+
+def test_a_side_that_does_not_parse_is_listed_as_an_error_and_not_resolved_as_data(
+    repo: Path,
+) -> None:
+    diverge(repo, pretty(todo()), pretty(todo(t1="blocked")), '{"vContextInfo": {\n')
+    merge_stops(repo)
+    before = (repo / TODO).read_bytes()
+    code, listing = cli_json("conflicts", cwd=repo)
+    assert code == 1 and "cannot be merged as data" in listing["files"][0]["error"]
+    text = run_cli("conflicts", cwd=repo).stdout.decode()
+    assert "resolve it by hand" in text
+    proc = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
+    assert proc.returncode == 3 and proc.stderr.count(b"\n") == 1
+    assert (repo / TODO).read_bytes() == before
+
+
+def test_operational_errors_are_one_line(repo: Path, tmp_path: Path) -> None:
+    (repo / "docs").mkdir()
+    for args, cwd, words in (
+        (("resolve", "docs", "--take", "ours"), repo, b"is a directory"),
+        (("resolve", "missing.vcontext.json", "--take", "ours"), repo, b"no such file"),
+        (("conflicts",), tmp_path, b"not a git repository"),
+    ):
+        proc = run_cli(*args, cwd=cwd)
+        assert proc.returncode == 3 and proc.stderr.count(b"\n") == 1 and words in proc.stderr

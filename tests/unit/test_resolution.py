@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from conflict_repos import todo
 from git_vcontext.codecs import dumps, parse
 from git_vcontext.merge.files import merge_files
 from git_vcontext.merge.result import MISSING
@@ -19,26 +20,6 @@ from git_vcontext.resolution.structured import StructuredFile, jsonpath_parts
 
 PATH = "todo.vcontext.json"
 MARKERS = Style(False, Markers(7, "main", "base", "feat"))
-
-
-def todo(**changes: Any) -> dict[str, Any]:
-    """t1..t3 pending; ``changes``: t1="completed" sets a status, t2=None deletes an item."""
-    data: dict[str, Any] = {
-        "vContextInfo": {"version": "0.4"},
-        "todoList": {
-            "items": [{"id": f"t{i}", "title": f"Task {i}", "status": "pending"} for i in (1, 2, 3)]
-        },
-    }
-    items = data["todoList"]["items"]
-    for ident, status in changes.items():
-        item = next(i for i in items if i["id"] == ident)
-        if status is None:
-            items.remove(item)
-        elif isinstance(status, dict):
-            item.update(status)
-        else:
-            item["status"] = status
-    return data
 
 
 def text(data: Any) -> bytes:

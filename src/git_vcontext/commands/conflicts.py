@@ -46,6 +46,11 @@ def _file_lines(f: FileListing) -> list[str]:
     if f.error:
         return [f"{f.path}: {f.error}; resolve it by hand, then git add it"]
     what = f" ({f.operation})" if f.operation else ""
+    if not f.conflicts and f.source == "stages":
+        return [
+            f"{f.path}: no conflict left as data{what}; "
+            f"'git vcontext resolve {f.path}' writes the merge and stages it"
+        ]
     done = f", {f.resolved} resolved" if f.resolved else ""
     lines = [f"{f.path}: {len(f.conflicts)} conflict(s){done}{what}"]
     lines += [
@@ -84,5 +89,7 @@ def _summary(listing: Listing) -> None:
     files = sum(1 for f in listing.files if f.conflicts)
     if count:
         print(f"{count} conflict(s) in {files} file(s); {HINT}", file=sys.stderr)
+    elif listing.found:
+        print("no vContext conflict left as data; files still unmerged", file=sys.stderr)
     elif not listing.found:
         print("no vContext conflicts", file=sys.stderr)

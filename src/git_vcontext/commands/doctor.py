@@ -62,13 +62,23 @@ def _runs(command: str) -> bool:
     return proc.returncode == 0
 
 
-def _driver(top: Path, oks: list[str], problems: list[str]) -> None:
-    value = _config(top, "merge.vcontext.driver")
+def _ours(top: Path, key: str, problems: list[str], hint: str = "") -> str | None:
+    """The value of ``key`` when git-vcontext wrote it; else None, with the problem noted."""
+    value = _config(top, key)
     if value is None:
-        problems.append("merge.vcontext.driver is not configured")
+        problems.append(f"{key} is not configured{hint}")
     elif not installer.is_ours(value):
-        problems.append(f"merge.vcontext.driver belongs to another tool: {value}")
-    elif not _runs(value):
+        problems.append(f"{key} belongs to another tool: {value}")
+    else:
+        return value
+    return None
+
+
+def _driver(top: Path, oks: list[str], problems: list[str]) -> None:
+    value = _ours(top, "merge.vcontext.driver", problems)
+    if value is None:
+        return
+    if not _runs(value):
         problems.append(
             f"the merge driver does not run: {value.split(' merge-driver')[0]} "
             "(moved or uninstalled? run install again)"
@@ -86,13 +96,9 @@ def _textconv(top: Path, oks: list[str], problems: list[str]) -> None:
 
 
 def _mergetool(top: Path, oks: list[str], problems: list[str]) -> None:
-    value = _config(top, "mergetool.vcontext.cmd")
-    if value is None:
-        problems.append("mergetool.vcontext.cmd is not configured (git mergetool -t vcontext)")
-    elif not installer.is_ours(value):
-        problems.append(f"mergetool.vcontext.cmd belongs to another tool: {value}")
-    else:
-        oks.append("mergetool configured (git mergetool -t vcontext)")
+    hint = " (git mergetool -t vcontext)"
+    if _ours(top, "mergetool.vcontext.cmd", problems, hint) is not None:
+        oks.append(f"mergetool configured{hint}")
 
 
 def _attributes(top: Path, oks: list[str], problems: list[str]) -> None:

@@ -56,7 +56,9 @@ class Listing:
 
     @property
     def found(self) -> bool:
-        return any(f.conflicts or f.error for f in self.files) or bool(self.others)
+        """Anything left: conflicts, a file git still has unmerged, another conflicted file."""
+        unmerged = any(f.source == "stages" for f in self.files)
+        return unmerged or any(f.conflicts or f.error for f in self.files) or bool(self.others)
 
     def to_json(self) -> dict[str, Any]:
         return {"files": [f.to_json() for f in self.files], "others": list(self.others)}
@@ -65,6 +67,8 @@ class Listing:
 def list_conflicts(paths: Sequence[str] = (), *, cwd: str | os.PathLike[str] = ".") -> Listing:
     """The conflicts of ``paths`` (files or directories; none: the whole repository)."""
     ctx = Context(cwd)
+    if ctx.repo is None and not paths:
+        raise OperationalError("not a git repository: name the files to look at")
     wanted = [ctx.relative(p) for p in paths]
     stages = ctx.stages()
     files: list[FileListing] = []
