@@ -43,22 +43,10 @@ def run(
     ask = ask or _ask
     say = say or _say
     session = open_file(merged)
-    todo = session.remaining
     labels = session.labels
     sides = f"ours = {labels['ours']}, theirs = {labels['theirs']}"
-    say(f"{session.path}: {len(todo)} conflict(s); {sides}")
-    chosen: dict[str, Choice] = {}
-    for number, c in enumerate(todo, start=1):
-        say("")
-        say(f"[{number}/{len(todo)}] {c.where} ({c.kind}, id {c.id})")
-        for line in _sides(c, labels):
-            say(line)
-        answer = _choose(session, c, chosen, ask, say)
-        if isinstance(answer, str):  # "quit"
-            break
-        if answer is not None:
-            chosen[c.id] = answer
-    outcome = session.apply(chosen)
+    say(f"{session.path}: {len(session.remaining)} conflict(s); {sides}")
+    outcome = session.apply(_walk(session, ask, say))
     for line in outcome.warnings:
         say(f"warning: {line}")
     if outcome.done:
@@ -66,6 +54,25 @@ def run(
         return int(ExitCode.OK)
     say(f"{session.path}: {len(outcome.remaining)} conflict(s) left (choices so far are kept)")
     return int(ExitCode.FOUND)
+
+
+def _walk(
+    session: Session, ask: Callable[[str], str | None], say: Callable[[str], None]
+) -> dict[str, Choice]:
+    """The person's choices, conflict after conflict, until the last one or "quit"."""
+    todo = session.remaining
+    chosen: dict[str, Choice] = {}
+    for number, c in enumerate(todo, start=1):
+        say("")
+        say(f"[{number}/{len(todo)}] {c.where} ({c.kind}, id {c.id})")
+        for line in _sides(c, session.labels):
+            say(line)
+        answer = _choose(session, c, chosen, ask, say)
+        if isinstance(answer, str):  # "quit"
+            break
+        if answer is not None:
+            chosen[c.id] = answer
+    return chosen
 
 
 def _choose(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from .. import document as doc
 from .result import MISSING, ConflictNode, MergeResult
 from .textmerge import Markers
@@ -22,6 +20,8 @@ def render(
     if result.clean:
         return ours.render(result.data)
     if structured and doc.is_vcontext(result.data):
+        from .conflict_record import with_conflict_resolution
+
         return ours.render(with_conflict_resolution(result))
     return _with_markers(ours, result, markers or Markers())
 
@@ -251,65 +251,3 @@ def _base_region(to_base: list[int | None], b: list[str], i1: int, i2: int) -> l
     end = next((to_base[i] for i in range(i2, len(to_base)) if to_base[i] is not None), len(b))
     assert start is not None and end is not None
     return b[start + 1 : end]
-
-
-# -- structured conflicts (M15) -----------------------------------------------------
-
-
-def with_conflict_resolution(result: MergeResult) -> Any:
-    """Ours' data plus a ConflictResolution (strategy threeWayMerge) listing the conflicts."""
-    resolution = {
-        "strategy": "threeWayMerge",
-        "conflicts": [conflict_object(c.path, c.base, c.ours, c.theirs) for c in result.conflicts],
-    }
-    return attach_resolution(result.data, resolution, conflict=True)
-
-
-def attach_resolution(data: Any, resolution: dict[str, Any], *, conflict: bool) -> Any:
-    """``data`` carrying ``resolution``: in the ``fork`` of a forked container (whose
-    ``mergeStatus`` becomes "conflict" when ``conflict``), else in the info's metadata."""
-    info = doc.describe(data)
-    for key in info.containers:
-        container = data[key]
-        if isinstance(container.get(doc.FORK_FIELD), dict):
-            fork = dict(container[doc.FORK_FIELD])
-            if conflict:
-                fork["mergeStatus"] = "conflict"
-            fork["conflictResolution"] = resolution
-            return {**data, key: {**container, doc.FORK_FIELD: fork}}
-    assert info.info_key is not None
-    meta = data[info.info_key].get("metadata")
-    meta = {**meta} if isinstance(meta, dict) else {}
-    meta["conflictResolution"] = resolution
-    return {**data, info.info_key: {**data[info.info_key], "metadata": meta}}
-
-
-def conflict_object(pointer: str, base: Any, ours: Any, theirs: Any) -> dict[str, Any]:
-    def value(v: Any) -> Any:
-        return None if v is MISSING else v
-
-    return {
-        "path": jsonpath(pointer),
-        "baseValue": value(base),
-        "oursValue": value(ours),
-        "theirsValue": value(theirs),
-        "status": "unresolved",
-    }
-
-
-_NAME = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
-
-
-def jsonpath(pointer: str) -> str:
-    """The spec's JSONPath with index notation for an RFC 6901 pointer: ``$.a.items[2].b``."""
-    from ..values import pointer_parts
-
-    out = "$"
-    for part in pointer_parts(pointer):
-        if part.isdigit():
-            out += f"[{part}]"
-        elif _NAME.match(part):
-            out += "." + part
-        else:
-            out += "['" + part.replace("\\", "\\\\").replace("'", "\\'") + "']"
-    return out

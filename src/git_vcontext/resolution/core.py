@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..errors import OperationalError
-from ..merge.render import attach_resolution, conflict_object, render
+from ..merge.conflict_record import attach_resolution, conflict_object
+from ..merge.render import render
 from ..merge.result import MISSING, MergeResult
 from .model import Choice, FileConflict, Settled, Style
 from .tree import difference_tree, listed, replaced

@@ -34,39 +34,61 @@ def split_markers(text: str) -> Marked | None:
     first = next((m for m in map(_OPEN.match, text.splitlines()) if m), None)
     if first is None:
         return None
-    size = len(first.group(1))
-    sides: dict[str, list[str]] = {"ours": [], "base": [], "theirs": []}
-    joined: dict[str, list[str]] = {"ours": [], "base": [], "theirs": []}
-    labels = {"ours": first.group(2) or "", "base": "", "theirs": ""}
-    state, blocks, every_base = "out", 0, True
-    saw_base = False
+    reader = _Reader(len(first.group(1)), first.group(2) or "")
     for line in text.splitlines(keepends=True):
-        kind, label = _marker(line, size)
+        reader.line(line)
+    return reader.marked("\r\n" if "\r\n" in text else "\n")
+
+
+SIDES = ("ours", "base", "theirs")
+
+
+class _Reader:
+    """Reads a marked text line by line into its sides (and into one-line sides)."""
+
+    def __init__(self, size: int, ours_label: str) -> None:
+        self.size = size
+        self.sides: dict[str, list[str]] = {s: [] for s in SIDES}
+        self.joined: dict[str, list[str]] = {s: [] for s in SIDES}
+        self.labels = {"ours": ours_label, "base": "", "theirs": ""}
+        self.state, self.blocks, self.every_base, self.saw_base = "out", 0, True, False
+
+    def line(self, line: str) -> None:
+        kind, label = _marker(line, self.size)
+        state = self.state
         if state == "out" and kind == "<":
-            state, saw_base = "ours", False
-            for pieces in joined.values():
+            self.state, self.saw_base = "ours", False
+            for pieces in self.joined.values():  # the block joins the line before it
                 if pieces:
                     pieces[-1] = pieces[-1].rstrip("\r\n")
         elif state == "ours" and kind == "|":
-            state, saw_base, labels["base"] = "base", True, label or labels["base"]
+            self.state, self.saw_base = "base", True
+            self.labels["base"] = label or self.labels["base"]
         elif state in ("ours", "base") and kind == "=":
-            state = "theirs"
+            self.state = "theirs"
         elif state == "theirs" and kind == ">":
-            state, blocks, labels["theirs"] = "out", blocks + 1, label or labels["theirs"]
-            every_base = every_base and saw_base
+            self.state, self.blocks = "out", self.blocks + 1
+            self.labels["theirs"] = label or self.labels["theirs"]
+            self.every_base = self.every_base and self.saw_base
         else:
-            for side in ("ours", "base", "theirs") if state == "out" else (state,):
-                sides[side].append(line)
-                joined[side].append(line if state == "out" else line.rstrip("\r\n"))
-    if state != "out" or not blocks:
-        return None
-    newline = "\r\n" if "\r\n" in text else "\n"
-    markers = Markers(size, labels["ours"], labels["base"], labels["theirs"], every_base, newline)
-    base = "".join(sides["base"]) if every_base else None
-    one = {k: "".join(v) for k, v in joined.items()}
-    one_line = all("\n" not in v.rstrip("\r\n") for v in one.values())
-    flat = (one["ours"], one["base"] if every_base else None, one["theirs"]) if one_line else None
-    return Marked("".join(sides["ours"]), base, "".join(sides["theirs"]), markers, blocks, flat)
+            for side in SIDES if state == "out" else (state,):
+                self.sides[side].append(line)
+                self.joined[side].append(line if state == "out" else line.rstrip("\r\n"))
+
+    def marked(self, newline: str) -> Marked | None:
+        if self.state != "out" or not self.blocks:
+            return None
+        labels, every_base = self.labels, self.every_base
+        markers = Markers(
+            self.size, labels["ours"], labels["base"], labels["theirs"], every_base, newline
+        )
+        text = {k: "".join(v) for k, v in self.sides.items()}
+        one = {k: "".join(v) for k, v in self.joined.items()}
+        flat = None
+        if all("\n" not in v.rstrip("\r\n") for v in one.values()):
+            flat = (one["ours"], one["base"] if every_base else None, one["theirs"])
+        base = text["base"] if every_base else None
+        return Marked(text["ours"], base, text["theirs"], markers, self.blocks, flat)
 
 
 def _marker(line: str, size: int) -> tuple[str | None, str]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from .. import document as doc
+from ..merge.conflict_record import jsonpath_parts
 from ..merge.result import MISSING
 from ..values import pointer
 from .model import Choice, FileConflict, Settled, conflict_id
@@ -163,25 +162,3 @@ def set_at(data: Any, parts: Parts, value: Any) -> Any:
             items[head] = child
         return items
     return data
-
-
-_STEP = re.compile(r"\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]")
-
-
-def jsonpath_parts(path: Any) -> Parts | None:
-    """The keys and indexes of the spec's JSONPath (``$.a.items[2]['odd key']``), or None."""
-    if not isinstance(path, str) or not path.startswith("$"):
-        return None
-    parts: Parts = []
-    pos = 1
-    while pos < len(path):
-        step = _STEP.match(path, pos)
-        if step is None:
-            return None
-        name, index, quoted = step.groups()
-        if index is not None:
-            parts.append(int(index))
-        else:
-            parts.append(name if name is not None else re.sub(r"\\(.)", r"\1", quoted))
-        pos = step.end()
-    return parts

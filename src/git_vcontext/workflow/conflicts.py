@@ -1,6 +1,8 @@
-"""The vContext conflicts of a repository: those of a stopped merge, rebase or cherry-pick (from
-the index stages), or of files holding markers or an unresolved ``ConflictResolution``.
-``list_conflicts`` is what the ``conflicts`` command and the MCP tool ``vcontext_conflicts`` call.
+"""The vContext conflicts of a repository, listed: what ``conflicts`` and MCP's tool call.
+
+Those of a stopped merge, rebase or cherry-pick (from the index stages), or of files
+holding markers or an unresolved ``ConflictResolution``. ``list_conflicts`` is what the
+``conflicts`` command and the MCP tool ``vcontext_conflicts`` call.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import os
 from ..errors import OperationalError
 from ..record import record
 from ..resolution.model import FileConflict
-from .resolve import Context, Session, open_file
+from .conflicted import Context
+from .resolve import Session, open_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

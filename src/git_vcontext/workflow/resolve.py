@@ -1,7 +1,9 @@
-"""One conflicted file opened for resolving: from the index stages of a stopped merge, rebase
-or cherry-pick (with the choices recorded so far), else from the markers or the structured
-``ConflictResolution`` in the file itself. ``open_file(...).apply(choices)`` is what
-``resolve``, ``git mergetool -t vcontext`` and the MCP tool ``vcontext_resolve`` call.
+"""One conflicted file opened for resolving, and choices applied to it and written.
+
+From the index stages of a stopped merge, rebase or cherry-pick (with the choices
+recorded so far), else from the markers or the structured ``ConflictResolution`` in
+the file itself. ``open_file(...).apply(choices)`` is what ``resolve``, ``git mergetool
+-t vcontext`` and the MCP tool ``vcontext_resolve`` call.
 """
 
 from __future__ import annotations
@@ -11,19 +13,18 @@ from pathlib import Path
 
 from ..errors import OperationalError, UsageError
 from ..fsio import write_atomic
-from ..merge.result import MISSING
 from ..record import record
 from ..resolution.core import Resolution, from_marked, from_versions, recovered_now
+from ..resolution.findings import new_findings
 from ..resolution.markers import split_markers
 from ..resolution.model import Choice, FileConflict, Settled, Style
 from ..resolution.structured import StructuredFile, has_unresolved
+from .conflicted import Context
 from .resolve_state import ResolveState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-    from ..gitio.operation import Operation
 
 
 @record
@@ -51,50 +52,6 @@ class Outcome:
             "staged": self.staged,
             "warnings": list(self.warnings),
         }
-
-
-class Context:
-    """The repository around a directory (or none), and the operation in progress there."""
-
-    def __init__(self, cwd: str | os.PathLike[str] = ".") -> None:
-        from ..gitio import open_repo
-        from ..gitio.operation import current
-
-        self.cwd = Path(cwd)
-        try:
-            self.repo: Any = open_repo(cwd)
-        except OperationalError:
-            self.repo = None
-        self.top = Path(self.repo.workdir) if self.repo is not None and self.repo.workdir else None
-        git_dir = str(self.repo.path) if self.repo is not None else None
-        self.operation: Operation = current(git_dir)
-
-    def relative(self, path: str) -> str:
-        """A path as git names it (relative to the top, '/'-separated); as given outside git."""
-        if self.top is None:
-            return path
-        from ..gitio import relative_to_top
-
-        return relative_to_top(self.repo, self.cwd / path)
-
-    def full(self, rel: str) -> Path:
-        return self.top / rel if self.top is not None else self.cwd / rel
-
-    def stages(self) -> dict[str, tuple[Any, Any, Any]]:
-        """Conflicted paths of the index: (base, ours, theirs) entries, None where absent."""
-        if self.repo is None:
-            return {}
-        self.repo.index.read()
-        conflicts = self.repo.index.conflicts
-        if conflicts is None:
-            return {}
-        out = {}
-        for anc, ours, theirs in conflicts:
-            out[(ours or theirs or anc).path] = (anc, ours, theirs)
-        return out
-
-    def blob(self, entry: Any) -> bytes | None:
-        return None if entry is None else bytes(self.repo[entry.id].data)
 
 
 class Session:
@@ -324,28 +281,3 @@ def resolver(ctx: Context) -> dict[str, Any]:
     except OperationalError:
         return {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}
     return {"id": who.email, "type": "human", "name": who.name}
-
-
-def new_findings(before: Any, after: Any, path: str) -> list[str]:
-    """Validation findings the new data has that the data before it did not."""
-    if after is MISSING:
-        return []
-    from ..codecs import format_from_name
-    from ..document import anchored_path
-    from ..validate.files import check_value
-
-    jsonl = format_from_name(path) == "jsonl"
-    old = set() if before is MISSING else set(_keys(check_value(before, path, jsonl=jsonl)[0]))
-    issues = [i for i in check_value(after, path, jsonl=jsonl)[0] if _key(i) not in old]
-    return [
-        f"{anchored_path(after, list(p)) if p else '(document)'}: {m} [{r}]" for r, p, m in issues
-    ]
-
-
-def _keys(issues: list[Any]) -> list[Any]:
-    return [_key(i) for i in issues]
-
-
-def _key(issue: Any) -> Any:
-    rule, parts, message = issue
-    return rule, tuple(parts), message

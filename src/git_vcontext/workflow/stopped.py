@@ -1,5 +1,7 @@
-"""``sync AGENT --checkout``: a pair that conflicts is left as a real stopped merge in the work
-tree of its base, so ``conflicts``, ``resolve`` and ``git mergetool`` apply; commit, then sync.
+"""``sync AGENT --checkout``: a pair that conflicts is left as a real stopped merge.
+
+It stops in the work tree of its base, so ``conflicts``, ``resolve`` and ``git mergetool``
+apply; commit, then sync.
 
 git itself starts the merge (``git merge --no-ff --no-commit``: MERGE_HEAD, MERGE_MSG,
 the work tree and every ordinary file as git would have them); then each vContext
