@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from conflict_repos import (
     TODO,
     cli_json,
@@ -22,7 +23,6 @@ from conflict_repos import (
     todo,
     two_conflicts,
 )
-
 from conftest import run_cli, run_git
 
 
@@ -365,3 +365,18 @@ def test_operational_errors_are_one_line(repo: Path, tmp_path: Path) -> None:
     ):
         proc = run_cli(*args, cwd=cwd)
         assert proc.returncode == 3 and proc.stderr.count(b"\n") == 1 and words in proc.stderr
+
+
+def test_choices_of_an_aborted_merge_do_not_come_back_when_it_is_redone(repo: Path) -> None:
+    two_conflicts(repo)
+    merge_stops(repo)
+    first = conflict_ids(repo)[0]
+    assert run_cli("resolve", TODO, "--conflict", first, "--take", "ours", cwd=repo).returncode == 1
+    run_git(repo, "merge", "--abort")
+    import time
+
+    time.sleep(0.01)  # the redone merge stops later
+    merge_stops(repo)
+    _code, listing = cli_json("conflicts", cwd=repo)
+    assert listing["files"][0]["resolved"] == 0 and len(listing["files"][0]["conflicts"]) == 2
+    assert "edited" not in listing["files"][0]

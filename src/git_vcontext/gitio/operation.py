@@ -71,6 +71,17 @@ def current(git_dir: str | None, env: Mapping[str, str] | None = None) -> Operat
     return Operation(None, head, "theirs")
 
 
+def stopped_at(git_dir: str | None) -> int | None:
+    """When the operation in progress last stopped (the time git wrote its head file, in ns):
+    choices recorded before that belong to an earlier, aborted attempt."""
+    for name in ("REBASE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "MERGE_HEAD"):
+        try:
+            return os.stat(os.path.join(git_dir or "", name)).st_mtime_ns
+        except OSError:
+            continue
+    return None
+
+
 def head_branch(git_dir: str) -> str | None:
     """The branch HEAD is on (None when detached)."""
     text = _read(os.path.join(git_dir, "HEAD")) or ""

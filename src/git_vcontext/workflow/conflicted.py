@@ -19,7 +19,7 @@ class Context:
 
     def __init__(self, cwd: str | os.PathLike[str] = ".") -> None:
         from ..gitio import open_repo
-        from ..gitio.operation import current
+        from ..gitio.operation import current, stopped_at
 
         self.cwd = Path(cwd)
         try:
@@ -29,6 +29,7 @@ class Context:
         self.top = Path(self.repo.workdir) if self.repo is not None and self.repo.workdir else None
         git_dir = str(self.repo.path) if self.repo is not None else None
         self.operation: Operation = current(git_dir)
+        self.stopped_at = stopped_at(git_dir) if git_dir else None
 
     def relative(self, path: str) -> str:
         """A path as git names it (relative to the top, '/'-separated); as given outside git."""

@@ -171,7 +171,7 @@ def _from_stages(ctx: Context, rel: str, stages: tuple[Any, Any, Any]) -> Sessio
     from ..clock import now_rfc3339
 
     ids = [str(e.id) if e is not None else "" for e in stages]
-    state = ResolveState(_common_dir(ctx), rel, ids)
+    state = ResolveState(_common_dir(ctx), rel, ids, since=ctx.stopped_at)
     base, ours, theirs = (ctx.blob(e) for e in stages)
     text = _read_text(ctx.full(rel))
     style = state.style or (_style_of(text) if text is not None else None) or _default_style(ctx)

@@ -29,9 +29,17 @@ def state_dir(common_dir: str | os.PathLike[str]) -> Path:
 class ResolveState:
     """The record of one conflicted file: its stages, merge time, style and choices."""
 
-    def __init__(self, common_dir: str | os.PathLike[str], path: str, stages: Sequence[str]):
+    def __init__(
+        self,
+        common_dir: str | os.PathLike[str],
+        path: str,
+        stages: Sequence[str],
+        *,
+        since: int | None = None,
+    ) -> None:
         self.path = path
         self.stages = list(stages)
+        self.since = since  # when the operation stopped: older choices are an aborted attempt's
         key = hashlib.sha1("\0".join([path, *self.stages]).encode("utf-8", "surrogateescape"))
         self.file = state_dir(common_dir) / f"{key.hexdigest()[:20]}.json"
         self.now: str | None = None
@@ -46,6 +54,8 @@ class ResolveState:
             return False
         if raw.get("path") != self.path or raw.get("stages") != self.stages:
             return False
+        if raw.get("since") != self.since:  # the same conflict, met again after an abort
+            return False
         self.now = raw.get("now")
         self.style = _style_from(raw.get("style") or {})
         self.choices = {k: Choice.from_json(v) for k, v in (raw.get("choices") or {}).items()}
@@ -55,6 +65,7 @@ class ResolveState:
         record: dict[str, Any] = {
             "path": self.path,
             "stages": self.stages,
+            "since": self.since,
             "now": self.now,
             "style": _style_json(self.style or Style()),
             "choices": {k: c.to_json() for k, c in self.choices.items()},
