@@ -196,6 +196,12 @@ class _PathsAfterDashDash(click.Command):
 @click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
 @click.option("--cached", "--staged", "cached", is_flag=True, help="Index against HEAD.")
 @click.option("--stat", is_flag=True, help="One summary line per file.")
+@click.option(
+    "--path",
+    "name",
+    metavar="NAME",
+    help="OLD NEW: the file's real name, shown and used for the format (difftool: $MERGED).",
+)
 def diff(**options: Any) -> int:
     """Structural diff of two files, or of the vContext files changed between revisions.
 
@@ -220,16 +226,22 @@ def textconv(file: str) -> int:
 @cli.command(context_settings=CONTEXT)
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-def validate(paths: Sequence[str], fmt: str) -> int:
+@click.option(
+    "--untracked", is_flag=True, help="Without paths: check untracked vContext files too."
+)
+def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
     """Schema and semantic validation of JSON, TRON and JSONL files.
 
     \b
     (no paths)   every vContext file tracked in the repository
     DIR          the vContext files under DIR
     FILE         that file, whatever its name ('-' = stdin)
+    vContext files: install's patterns plus what .gitattributes sends to the
+    driver (the pre-push hook checks the same set); a config among them that
+    is not a vContext document is skipped with a note.
     Findings: FILE:LINE:COL: where: message [rule]. Exit 0 all valid, 1 any invalid.
     """
-    return _run("validate", paths=paths, fmt=fmt)
+    return _run("validate", paths=paths, fmt=fmt, untracked=untracked)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -67,8 +67,16 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
+class ConstantError(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` (Python's extensions): located afterwards."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ConstantError(name)
 
 
 class NumberRangeError(ValueError):
@@ -107,8 +115,9 @@ def parse_value(text: str) -> JsonValue:
     except NumberRangeError as exc:
         where = _number_offset(text, exc.spelling)
         raise _located(text, where, f"number {exc.spelling} is out of range") from None
-    except ValueError as exc:  # NaN / Infinity
-        raise ParseError(f"invalid JSON: {exc}") from None
+    except ConstantError as exc:
+        where = _number_offset(text, exc.name)
+        raise _located(text, where, f"invalid JSON: {exc.name} is not JSON") from None
     end = _WS.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise _located(text, end, "invalid JSON: extra data after the document")
@@ -137,12 +146,13 @@ def _depth_error(text: str) -> ParseError:
 
 
 def _duplicate_error(text: str, key: str) -> ParseError:
-    """Locate the second occurrence of a duplicated key (slow path, errors only)."""
-    needle = json.dumps(key)
-    first = text.find(needle)
-    second = text.find(needle, first + 1) if first >= 0 else -1
-    offset = second if second >= 0 else max(first, 0)
-    return parse_error_at(text, offset, f"duplicate key {needle} in an object")
+    """Locate the key repeated in one object (a token scan: slow path, errors only)."""
+    from .tron_scan import first_duplicate_key
+
+    found = first_duplicate_key(text, 0)  # JSON's tokens are TRON's
+    offset, key = found if found is not None else (0, key)
+    message = f"duplicate key {json.dumps(key)} in an object"
+    return parse_error_at(text, offset, message, rule="duplicate-key")
 
 
 def detect_style(text: str, bom: bool = False) -> JsonStyle:

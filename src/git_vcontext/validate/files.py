@@ -19,8 +19,13 @@ if TYPE_CHECKING:
     Issue = tuple[str, tuple[str | int, ...], str]
 
 
-def check_bytes(raw: bytes, path: str) -> FileReport:
-    """Validate the content ``raw`` of the file ``path`` (format from the name, else content)."""
+def check_bytes(raw: bytes, path: str, *, covered: bool = False) -> FileReport:
+    """Validate the content ``raw`` of the file ``path`` (format from the name, else content).
+
+    ``covered``: the path is in the vContext file set (install's patterns, .gitattributes);
+    there, a JSON or TRON value that is not a vContext document (a config next to the
+    documents) is skipped with a note instead of refused (PRODUCT.md "Validation").
+    """
     from ..codecs import parse
 
     try:
@@ -30,6 +35,12 @@ def check_bytes(raw: bytes, path: str) -> FileReport:
         return FileReport(path, (finding,))
     except RecursionError:  # belt and braces: the codecs limit nesting themselves
         return FileReport(path, (Finding("parse", "", "nesting too deep to read"),))
+    if covered and doc.format in ("json", "tron"):
+        from .checks import NOT_A_DOCUMENT, is_document
+
+        if not is_document(doc.data):
+            note = f"not a vContext document ({NOT_A_DOCUMENT}): not checked"
+            return FileReport(path, (), (note,), checked=False)
     return check_document(doc, path)
 
 
@@ -83,10 +94,5 @@ def _locator(doc: Any) -> Any:
     text = getattr(doc, "text", None)
     if not isinstance(text, str):
         return None
-    return positions.locator(
-        text,
-        doc.format,
-        doc.data,
-        data_start=len(getattr(doc, "header", "")),
-        scan=getattr(doc, "_container", None),  # cached per document (codecs.json_text)
-    )
+    scan = getattr(doc, "_container", None)  # cached per document (codecs.json_text)
+    return positions.locator(text, doc.format, scan=scan)

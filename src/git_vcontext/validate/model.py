@@ -8,6 +8,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+SKIPPED = "skipped"
+"""The rule of a Finding that is only a note (a file skipped whole): it refuses nothing.
+The pre-push hook caches notes with the findings of a blob (``FileReport.as_findings``)."""
+
 
 @record
 class Finding:
@@ -38,6 +42,7 @@ class FileReport:
     path: str
     findings: tuple[Finding, ...] = ()
     skipped: tuple[str, ...] = ()  # checks that do not apply (legacy versions), said in reports
+    checked: bool = True  # False: skipped whole (a config among the documents), see ``skipped``
 
     @property
     def valid(self) -> bool:
@@ -51,7 +56,15 @@ class FileReport:
         }
         if self.skipped:
             out["skipped"] = list(self.skipped)
+        if not self.checked:
+            out["checked"] = False
         return out
+
+    def as_findings(self) -> list[Finding]:
+        """The findings, or for a file skipped whole one ``SKIPPED`` note saying why."""
+        if self.checked:
+            return list(self.findings)
+        return [Finding(SKIPPED, "", note) for note in self.skipped]
 
     def lines(self) -> list[str]:
         """``file:line:col: where: message [rule]``, one per finding."""

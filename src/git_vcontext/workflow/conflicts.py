@@ -136,18 +136,20 @@ def _under_dir(ctx: Context, rel: str, wanted: list[str]) -> bool:
 
 
 def _tracked(ctx: Context) -> list[str]:
-    """Tracked vContext documents (install's patterns, or a .json/.tron with a vContext root)."""
+    """Tracked vContext files (the file set validate and the hook use), and tracked
+    .json/.tron files outside it whose root is a vContext one."""
     if ctx.repo is None:
         return []
-    from ..document import looks_like_vcontext, matches_file_patterns
+    from ..document import looks_like_vcontext
+    from ..gitio.fileset import work_tree_files
 
+    files = work_tree_files(ctx.repo)
     ctx.repo.index.read()
     out = []
     for entry in ctx.repo.index:
         rel = entry.path
-        if matches_file_patterns(rel) or (
-            rel.endswith((".json", ".tron")) and looks_like_vcontext(_head(ctx, rel))
-        ):
+        sniffed = rel.endswith((".json", ".tron")) and looks_like_vcontext(_head(ctx, rel))
+        if sniffed or files(rel):
             out.append(rel)
     return out
 
