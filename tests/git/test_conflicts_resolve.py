@@ -380,3 +380,24 @@ def test_choices_of_an_aborted_merge_do_not_come_back_when_it_is_redone(repo: Pa
     _code, listing = cli_json("conflicts", cwd=repo)
     assert listing["files"][0]["resolved"] == 0 and len(listing["files"][0]["conflicts"]) == 2
     assert "edited" not in listing["files"][0]
+
+
+def test_the_library_the_mcp_tools_call_lists_and_resolves_in_process(repo: Path) -> None:
+    """vcontext_conflicts / vcontext_resolve (issue 14) call these, with JSON values as data."""
+    from git_vcontext.workflow.conflicts import list_conflicts
+    from git_vcontext.workflow.resolve import open_file
+
+    two_conflicts(repo)
+    merge_stops(repo)
+    listing = list_conflicts(cwd=repo).to_json()
+    status, item = listing["files"][0]["conflicts"]
+    session = open_file(TODO, cwd=repo)
+    value = {"id": "t2", "title": "Docs, merged", "status": "inProgress"}
+    outcome = session.apply(session.asked(item["where"], value=value), dry_run=True)
+    assert [c["id"] for c in outcome.to_json()["remaining"]] == [status["id"]]
+    assert not outcome.written and status_of(repo) == "UU"
+    outcome = session.apply({**session.asked(item["id"], value=value),
+                             **session.asked(status["pointer"], take="base")})  # fmt: skip
+    assert outcome.done and outcome.staged
+    items = json.loads((repo / TODO).read_text())["todoList"]["items"]
+    assert items[0]["status"] == "pending" and items[1] == value

@@ -13,8 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..resolution.model import Choice
-    from ..workflow.resolve import Outcome, Session
+    from ..workflow.resolve import Outcome
 
 
 def run(
@@ -28,42 +27,21 @@ def run(
     fmt: str = "text",
 ) -> int:
     """Settle one conflict (or all that remain); exit 0 when none is left, 1 otherwise."""
-    from ..workflow.resolve import open_file
+    from ..workflow.resolve import NO_VALUE, open_file
 
-    if take is not None and value is not None:
-        raise UsageError("give --take or --value, not both")
+    given = NO_VALUE if value is None else parse_value(value)
     session = open_file(path)
     if session.edited_copy is not None:
         _warn(
             f"{session.path} changed since the merge stopped; resolving from git's index stages "
             f"(your text is kept in {session.edited_copy})"
         )
-    outcome = session.apply(
-        choices(session, conflict, take, value), add=not no_add, dry_run=dry_run
-    )
+    chosen = session.asked(conflict, take, given)
+    outcome = session.apply(chosen, add=not no_add, dry_run=dry_run)
     for line in outcome.warnings:
         _warn(line)
     _report(outcome, fmt, dry_run, no_add)
     return int(ExitCode.OK if outcome.done else ExitCode.FOUND)
-
-
-def choices(
-    session: Session, ref: str | None, take: str | None, value: str | None
-) -> dict[str, Choice]:
-    """The choices the options ask for, by conflict id."""
-    from ..resolution.model import Choice
-
-    targets = [session.find(ref)] if ref is not None else session.remaining
-    if take is None and value is None:
-        if targets:
-            ids = ", ".join(f"{c.id} ({c.where})" for c in targets)
-            raise UsageError(f"say how to resolve: --take ours|theirs|base or --value JSON ({ids})")
-        return {}
-    if value is not None and len(targets) > 1:
-        ids = ", ".join(f"{c.id} ({c.where})" for c in targets)
-        raise UsageError(f"--value needs one conflict: name it with --conflict ({ids})")
-    choice = Choice(take) if take else Choice(None, parse_value(value or ""))
-    return {c.id: choice for c in targets}
 
 
 def parse_value(text: str) -> Any:

@@ -26,6 +26,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+NO_VALUE: Any = object()
+"""No ``--value`` given (``None`` is JSON null, a value like any other)."""
+
 
 @record
 class Outcome:
@@ -93,6 +96,27 @@ class Session:
                 return c
         listing = ", ".join(f"{c.id} ({c.where})" for c in self.remaining) or "none are left"
         raise UsageError(f"{self.path}: no conflict {ref!r}; its conflicts: {listing}")
+
+    def asked(
+        self, ref: str | None = None, take: str | None = None, value: Any = NO_VALUE
+    ) -> dict[str, Choice]:
+        """The choices asked for: ``take`` a side or put ``value`` (a JSON value) at one
+        conflict (``ref``: id, pointer or where) or at all that remain. UsageError for
+        an unknown ``ref``, neither or both ways, or one value for several conflicts."""
+        if take is not None and value is not NO_VALUE:
+            raise UsageError("give --take or --value, not both")
+        targets = [self.find(ref)] if ref is not None else self.remaining
+        ids = ", ".join(f"{c.id} ({c.where})" for c in targets)
+        if take is None and value is NO_VALUE:
+            if targets:
+                raise UsageError(
+                    f"say how to resolve: --take ours|theirs|base or --value JSON ({ids})"
+                )
+            return {}
+        if value is not NO_VALUE and len(targets) > 1:
+            raise UsageError(f"--value needs one conflict: name it with --conflict ({ids})")
+        choice = Choice(take) if take else Choice(None, value)
+        return {c.id: choice for c in targets}
 
     def settle(self, choices: dict[str, Choice], *, text: bool = True) -> Settled:
         from ..clock import now_rfc3339
