@@ -104,6 +104,11 @@ def doctor() -> int:
 @click.option("-x", "--ours-label", metavar="%X", help="Label of our side.")
 @click.option("-y", "--theirs-label", metavar="%Y", help="Label of their side.")
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@click.option(
+    "--virtual-base",
+    is_flag=True,
+    help="Git's inner merge of a criss-cross history: conflicts take the base's value.",
+)
 def merge_driver(**options: Any) -> int:
     """The git merge driver: merge into %A in place; exit 0 clean, 1 conflicts."""
     return _run("merge_driver", **options)

@@ -19,6 +19,8 @@ is_vcontext_path = matches_file_patterns  # one matcher for every command (docum
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
 SIGNATURE = "merge-driver %O %A %B"  # how we recognise our own driver line
+BASE_DRIVER = "vcontext-base"  # the driver git runs for the inner merges of criss-cross histories
+BASE_SIGNATURE = "merge-driver --virtual-base %O %A %B"
 
 
 def script_command() -> str:
@@ -36,10 +38,16 @@ def config_entries(command: str) -> dict[str, str]:
     """The git configuration install writes; %S %X %Y are left alone by gits before 2.44.
 
     ``$MERGED`` is the path git knows a file by, ``$LOCAL``/``$REMOTE`` temporary copies.
+    ``merge.vcontext.recursive`` names the driver git runs for the inner merges that
+    build a criss-cross history's virtual base (M16): every conflict there takes the
+    base's value, so the outer merge starts from a valid document.
     """
     return {
         "merge.vcontext.name": "vContext documents (git-vcontext)",
         "merge.vcontext.driver": f"{command} {SIGNATURE} -p %P -l %L -s %S -x %X -y %Y",
+        "merge.vcontext.recursive": BASE_DRIVER,
+        f"merge.{BASE_DRIVER}.name": "vContext virtual merge bases (git-vcontext)",
+        f"merge.{BASE_DRIVER}.driver": f"{command} {BASE_SIGNATURE} -p %P -l %L",
         "diff.vcontext.textconv": f"{command} textconv",
         "diff.vcontext.cachetextconv": "true",  # git log -p: each blob converted once
         "difftool.vcontext.cmd": f'{command} diff --path "$MERGED" "$LOCAL" "$REMOTE"',
@@ -49,7 +57,13 @@ def config_entries(command: str) -> dict[str, str]:
 
 
 SETTINGS = frozenset(
-    {"merge.vcontext.name", "diff.vcontext.cachetextconv", "mergetool.vcontext.trustExitCode"}
+    {
+        "merge.vcontext.name",
+        "merge.vcontext.recursive",
+        f"merge.{BASE_DRIVER}.name",
+        "diff.vcontext.cachetextconv",
+        "mergetool.vcontext.trustExitCode",
+    }
 )
 """Entries whose value does not run git-vcontext: set when absent, another value is the
 user's (kept, and said, unless --force); uninstall removes them while they hold ours."""

@@ -333,3 +333,43 @@ def test_a_hooks_folder_inside_the_git_directory_is_this_machines_own(git_repo: 
     assert done.returncode == 0, done.stderr
     assert (git_repo / ".git" / "my-hooks" / "pre-push").is_file()
     assert b"except the pre-push hook" not in done.stdout
+
+
+def test_m16_install_names_the_virtual_base_driver_doctor_checks_it_uninstall_removes_it(
+    git_repo: Path,
+) -> None:
+    """merge.vcontext.recursive -> vcontext-base, the driver of criss-cross inner merges."""
+    assert run_cli("install", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "merge.vcontext.recursive") == "vcontext-base"
+    base_driver = _config(git_repo, "merge.vcontext-base.driver")
+    assert "merge-driver --virtual-base %O %A %B" in base_driver and "-l %L" in base_driver
+    doctor = run_cli("doctor", cwd=git_repo)
+    assert doctor.returncode == 0 and b"criss-cross merges keep a structural" in doctor.stdout
+    run_git(git_repo, "config", "--unset", "merge.vcontext.recursive")  # an older install
+    doctor = run_cli("doctor", cwd=git_repo)
+    assert doctor.returncode == 1
+    assert b"problem: merge.vcontext.recursive is not set" in doctor.stdout
+    assert run_cli("install", cwd=git_repo).returncode == 0  # install repairs it
+    assert run_cli("doctor", cwd=git_repo).returncode == 0
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    left = run_git(git_repo, "config", "--local", "--get-regexp", "^merge\\.", check=False)
+    assert left.stdout == ""
+    assert "[merge" not in (git_repo / ".git" / "config").read_text()  # no empty sections
+
+
+def test_a_users_own_recursive_driver_is_kept_and_said_uninstall_leaves_it_force_replaces_it(
+    git_repo: Path,
+) -> None:
+    """merge.vcontext.recursive runs no git-vcontext: a setting, kept like cachetextconv."""
+    run_git(git_repo, "config", "merge.vcontext.recursive", "binary")
+    kept = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert kept.returncode == 0, kept.stderr
+    assert b"kept merge.vcontext.recursive = binary" in kept.stdout
+    assert _config(git_repo, "merge.vcontext.recursive") == "binary"
+    doctor = run_cli("doctor", cwd=git_repo)
+    assert doctor.returncode == 1
+    assert b"merge.vcontext.recursive is set to 'binary'" in doctor.stdout
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "merge.vcontext.recursive") == "binary"
+    assert run_cli("install", "--no-hooks", "--force", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "merge.vcontext.recursive") == "vcontext-base"

@@ -36,7 +36,7 @@ def run(*, cwd: str | None = None) -> int:
     where = Path(cwd or ".")
     top = installer.repo_top(where)
     report = Report()
-    for check in (_driver, _textconv, _mergetool, _attributes, _hook):
+    for check in (_driver, _virtual_base, _textconv, _mergetool, _attributes, _hook):
         check(top, report)
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
@@ -99,6 +99,26 @@ def _mergetool(top: Path, report: Report) -> None:
     hint = " (git mergetool -t vcontext)"
     if _ours(top, "mergetool.vcontext.cmd", report, hint) is not None:
         report.oks.append(f"mergetool configured{hint}")
+
+
+def _virtual_base(top: Path, report: Report) -> None:
+    """The driver for the inner merges of criss-cross histories (M16)."""
+    name = installer.BASE_DRIVER
+    recursive = _config(top, "merge.vcontext.recursive")
+    driver = _config(top, f"merge.{name}.driver")
+    if recursive != name:
+        now = f"set to {recursive!r}" if recursive else "not set"
+        report.problems.append(
+            f"merge.vcontext.recursive is {now}: criss-cross merges would start from a "
+            f"virtual base with conflict markers and fall back to lines (install sets {name})"
+        )
+    elif driver is None or not installer.is_ours(driver):
+        shown = "not configured" if driver is None else driver
+        report.problems.append(f"merge.{name}.driver is {shown}")
+    elif not _runs(driver):
+        report.problems.append(f"the virtual-base merge driver does not run: {driver}")
+    else:
+        report.oks.append("criss-cross merges keep a structural virtual base")
 
 
 def _textconv(top: Path, report: Report) -> None:

@@ -22,28 +22,38 @@ def run(
     ours_label: str | None = None,
     theirs_label: str | None = None,
     conflict_style: str | None = None,
+    virtual_base: bool = False,
 ) -> int:
-    """Merge into ``ours`` (%A) in place; exit 0 when clean, 1 when conflicts remain."""
+    """Merge into ``ours`` (%A) in place; exit 0 when clean, 1 when conflicts remain.
+
+    ``virtual_base``: git's inner merge of a criss-cross history (``install`` names this
+    for ``merge.vcontext.recursive``): every conflict takes the base's value, exit 0.
+    """
     from ..clock import now_rfc3339
 
     raw = [read_bytes(p) for p in (base, ours, theirs)]
     options = MergeOptions(now=now_rfc3339(), path=path)
+    if virtual_base:  # never a conflict: a valid document for the outer merge (M16)
+        outcome = merge_files(
+            *raw, path=path, options=options, markers=Markers(marker_size), virtual_base=True
+        )
+    else:
 
-    def writing() -> Writing:
-        """Labels, style and favor matter only for conflicts: git's state and config are
-        read then, not for every clean file of a merge."""
-        from ..gitio.settings import merge_settings
+        def writing() -> Writing:
+            """Labels, style and favor matter only for conflicts: git's state and config
+            are read then, not for every clean file of a merge."""
+            from ..gitio.settings import merge_settings
 
-        settings = merge_settings(conflict_style)
-        labels = marker_labels(base_label, ours_label, theirs_label)
-        markers = Markers(marker_size, labels[1], labels[0], labels[2], settings.diff3)
-        return Writing(markers, settings.structured, settings.favor)
+            settings = merge_settings(conflict_style)
+            labels = marker_labels(base_label, ours_label, theirs_label)
+            markers = Markers(marker_size, labels[1], labels[0], labels[2], settings.diff3)
+            return Writing(markers, settings.structured, settings.favor)
 
-    outcome = merge_files(raw[0], raw[1], raw[2], path=path, options=options, writing=writing)
+        outcome = merge_files(*raw, path=path, options=options, writing=writing)
     if outcome.output != raw[1]:
         write_atomic(ours, outcome.output)
     describe(outcome, path or ours)
-    return int(ExitCode.OK if outcome.clean else ExitCode.FOUND)
+    return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
 
 
 def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tuple[str, str, str]:

@@ -5,13 +5,15 @@ from __future__ import annotations
 from ..errors import ParseError
 from ..record import record
 from ..values import same
-from .result import MISSING, MergeOptions, MergeResult
-from .textmerge import Markers, merge_lines
+from .result import MISSING, MergeOptions, MergeResult, Note
+from .textmerge import Markers, base_sections, merge_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from ..codecs import Document
 
 
 @record
@@ -70,6 +72,7 @@ def merge_files(
     favor: str | None = None,
     writing: Callable[[], Writing] | None = None,
     render_conflicts: bool = True,
+    virtual_base: bool = False,
 ) -> FileMerge:
     """Three-way merge of file contents (``base`` None or empty: both sides added the file).
 
@@ -79,8 +82,13 @@ def merge_files(
     the merge has conflicts. ``render_conflicts=False``: conflicts stay data (no text).
     Never raises for bad input: a bug inside the structural merge degrades to the
     line merge (M16) with the reason recorded, so a merge is never lost to a crash.
+    ``virtual_base``: git's inner merge of a criss-cross history (M16): every
+    conflict takes the base's value, so the result is a valid document (always clean).
     """
-    how = _Writing(Writing(markers or Markers(), structured, favor), writing)
+    given = Writing(markers or Markers(), structured, favor)
+    if virtual_base:
+        given, writing = Writing(Markers(given.markers.size, take_base=True)), None
+    how = _Writing(given, writing)
     try:
         return _merge_files(base, ours, theirs, path, options, how, render_conflicts)
     except RecursionError:
@@ -106,10 +114,10 @@ def _merge_files(
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
     try:
-        docs = [parse(x, format=fmt) if x and x.strip() else None for x in (base, ours, theirs)]
+        o_doc, t_doc = (parse(x, format=fmt) if x.strip() else None for x in (ours, theirs))
+        b_doc, from_markers = _parse_base(base, fmt)
     except ParseError as exc:
         return fallback(base, ours, theirs, how.get().markers, path, [exc.one_line()])
-    b_doc, o_doc, t_doc = docs
     if o_doc is None or t_doc is None:
         return fallback(base, ours, theirs, how.get().markers, path, ["one side is empty"])
     opts = options or MergeOptions()
@@ -123,8 +131,14 @@ def _merge_files(
     from .render import render
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
+    if from_markers:
+        result = _noted(result, "virtual-base", MARKER_BASE_NOTE)
     w = how.get() if not result.clean else Writing()
-    if w.favor and not result.clean:
+    if w.markers.take_base and not result.clean:
+        result = settled_on(result, "base", "virtual-base", "the base's value kept")
+        if result.data is MISSING:  # nothing in common (two different documents added)
+            return FileMerge(b"", "clean", True, result)
+    elif w.favor and not result.clean:
         result = favored(result, w.favor)
     if not result.clean and not render_conflicts:
         return FileMerge(b"", "conflict", False, result)
@@ -136,23 +150,63 @@ def _merge_files(
 
 def favored(result: MergeResult, side: str) -> MergeResult:
     """Every conflict settled on ``side`` (``merge.vcontext.favor``), each one kept as a note."""
+    why = f"resolved to {side} (merge.vcontext.favor)"
+    return settled_on(result, side, "favored", why, (("favored", side),))
+
+
+def settled_on(
+    result: MergeResult,
+    side: str,
+    kind: str,
+    why: str,
+    details: tuple[tuple[str, Any], ...] = (),
+) -> MergeResult:
+    """Every conflict settled on ``side`` ("ours", "theirs", "base"), each one a note
+    (``kind``) that keeps the conflict's values."""
     from .render import side_of
-    from .result import Note
 
     data = side_of(result.tree, side)
-    notes = [
-        Note(
-            "favored",
-            c.path,
-            f"{c.kind} conflict resolved to {side} (merge.vcontext.favor)",
-            (
-                ("favored", side),
-                ("conflict", {k: v for k, v in c.to_json().items() if k != "path"}),
-            ),
-        )
+    notes = tuple(
+        Note(kind, c.path, f"{c.kind} conflict: {why}", (*details, ("conflict", _values(c))))
         for c in result.conflicts
-    ]
+    )
     return MergeResult(data, (), (*result.notes, *notes), data)
+
+
+def _values(conflict: Any) -> dict[str, Any]:
+    return {k: v for k, v in conflict.to_json().items() if k != "path"}
+
+
+MARKER_BASE_NOTE = (
+    "the merge base held conflict markers (git's virtual base of a criss-cross history): "
+    "read from their base sections"
+)
+
+
+def _parse_base(base: bytes | None, fmt: str) -> tuple[Document | None, bool]:
+    """The base document, and whether it was read from the base sections of conflict
+    markers (a virtual merge base that still holds them, M16)."""
+    from ..codecs import parse
+
+    if not base or not base.strip():
+        return None, False
+    try:
+        return parse(base, format=fmt), False  # type: ignore[arg-type]
+    except ParseError:
+        text = base_sections(base.decode("utf-8", "surrogateescape"))
+        if text is None:
+            raise
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+        return parse(raw, format=fmt), True  # type: ignore[arg-type]
+    except ParseError as exc:
+        why = f"the base read from its marker blocks' base sections: {exc.one_line()}"
+        raise ParseError(why) from None
+
+
+def _noted(result: MergeResult, kind: str, message: str) -> MergeResult:
+    notes = (*result.notes, Note(kind, "", message))
+    return MergeResult(result.data, result.conflicts, notes, result.tree)
 
 
 def _text_sample(*raws: bytes) -> str:
@@ -255,6 +309,7 @@ def fallback(
         markers.theirs_label,
         markers.diff3,
         newline,
+        markers.take_base,
     )
     merged, blocks = merge_lines(texts[0], texts[1], texts[2], m)
     raw = merged.encode("utf-8", "surrogateescape")

@@ -289,19 +289,17 @@ def _read_text(path: Path) -> str | None:
 
 
 def resolver(ctx: Context) -> dict[str, Any]:
-    """``resolvedBy``: the agent of the ``agents/NAME`` branch checked out, else the git user."""
-    from ..gitio.operation import head_branch
-
+    """``resolvedBy``, as sync's ``mergedBy``: the agent running the command (aiAgent),
+    else the person of git's identity (human)."""
     if ctx.repo is None:
         return {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}
     from . import agents
+    from .forkstate import merger_agent
 
-    branch = head_branch(str(ctx.repo.path))
-    agent = agents.agent_of_branch(ctx.repo, branch) if branch else None
+    agent = agents.running_agent(ctx.repo)
     if agent:
-        return {"id": agent, "type": "aiAgent"}
+        return merger_agent(None, agent)
     try:
-        who = agents.signatures(ctx.repo)[1]
-    except OperationalError:
+        return merger_agent(agents.signatures(ctx.repo)[1])
+    except OperationalError:  # no identity configured
         return {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}
-    return {"id": who.email, "type": "human", "name": who.name}

@@ -83,11 +83,12 @@ def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: s
     """Each document that differs, as sync's engine merges it (M11 included)."""
     from ..fsio import write_atomic
     from .treemerge import DocumentSides, _is_doc, document_result
+    from .virtualbase import base_tree
 
     repo = syncer.repo
     ours, theirs = repo[syncer.tip(pair.base)], repo[agent_tip]
-    base_id = repo.merge_base(ours.id, theirs.id)
-    sides = DocumentSides(repo, repo[base_id].tree if base_id else None, ours.tree, theirs.tree)
+    base = base_tree(repo, ours.id, theirs.id, now=syncer.now)  # as sync merges them
+    sides = DocumentSides(repo, base, ours.tree, theirs.tree)
     staged, stages = [], []
     for delta in ours.tree.diff_to_tree(theirs.tree).deltas:
         rel = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path

@@ -317,10 +317,13 @@ class Syncer:
     # -- pieces ------------------------------------------------------------------
 
     def _merge(self, ours: Any, theirs: Any) -> TreeMerge:
+        """A three-way merge of two commits' trees, from a virtual base when their
+        history criss-crosses (libgit2's merge_base would pick one of the bases)."""
+        from .virtualbase import base_tree
+
         repo = self.repo
-        base = repo.merge_base(ours, theirs)
-        base_tree = None if base is None else repo[base].tree
-        trees = (base_tree, repo[ours].tree, repo[theirs].tree)
+        base = base_tree(repo, ours, theirs, now=self.now)
+        trees = (base, repo[ours].tree, repo[theirs].tree)
         return merge_trees(repo, *trees, now=self.now, favor=self.favor())
 
     def favor(self) -> str | None:
@@ -354,7 +357,7 @@ class Syncer:
 
         if self.dry_run:
             return None
-        by = merger_agent(self.signatures()[1])
+        by = merger_agent(self.signatures()[1], agents.running_agent(self.repo))
         done = set(contributed)
 
         def mark(path: str) -> tuple[str, dict[str, Any], bool]:

@@ -120,11 +120,14 @@ def merge_trees(
     *,
     now: str,
     favor: str | None = None,
+    virtual: bool = False,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
     does), never a commit or a ref. ``favor`` settles document conflicts on that side.
+    ``virtual``: the inner merge of a virtual base (M16): every conflict takes the
+    base's version, so it never stops.
     """
     import pygit2
 
@@ -139,7 +142,7 @@ def merge_trees(
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         o = sides.data(1, path)
-        result, outcome = document_result(sides, path, now=now, favor=favor)
+        result, outcome = document_result(sides, path, now=now, favor=favor, virtual=virtual)
         if outcome is not None and not outcome.clean:
             conflicts.append(_conflict_of(path, outcome))
             return
@@ -162,6 +165,9 @@ def merge_trees(
             if our is not None and their is not None and _is_doc(sides, path):
                 del index.conflicts[path]
                 decide(path, our.mode)
+            elif virtual:
+                del index.conflicts[path]
+                _keep_base(index, anc, our, their)
             else:
                 conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
 
@@ -180,7 +186,7 @@ def merge_trees(
 
 
 def document_result(
-    sides: DocumentSides, path: str, *, now: str, favor: str | None = None
+    sides: DocumentSides, path: str, *, now: str, favor: str | None = None, virtual: bool = False
 ) -> tuple[bytes | None, FileMerge | None]:
     """What a document becomes: (its bytes, the engine's outcome when it ran).
 
@@ -190,7 +196,7 @@ def document_result(
     if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
         return o, None  # M11: theirs changed nothing but its fork block, which never wins
     if o is not None and t is not None:
-        outcome = _merge_document(b, o, t, path, now, favor)
+        outcome = _merge_document(b, o, t, path, now, favor, virtual)
         return (outcome.output if outcome.clean else None), outcome
     if t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
         return without_fork(t, path), None
@@ -208,14 +214,31 @@ def _index_entry(index: Any, path: str) -> Any:
         return None
 
 
+def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
+    """A virtual base keeps the base's version of a file the inner merge conflicts on
+    (ours' when there is none; a file both sides deleted stays deleted)."""
+    import pygit2
+
+    entry = anc if anc is not None else our if our is not None else their
+    index.add(pygit2.IndexEntry(entry.path, entry.id, entry.mode))
+
+
 def _merge_document(
-    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, favor: str | None = None
+    base: bytes | None,
+    ours: bytes,
+    theirs: bytes,
+    path: str,
+    now: str,
+    favor: str | None = None,
+    virtual: bool = False,
 ) -> FileMerge:
     from ..merge.files import merge_files
     from ..merge.result import MergeOptions
 
     options = MergeOptions(now=now, path=path)
-    return merge_files(base, ours, theirs, path=path, options=options, favor=favor)
+    return merge_files(
+        base, ours, theirs, path=path, options=options, favor=favor, virtual_base=virtual
+    )
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
