@@ -196,7 +196,7 @@ def document_result(
     if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
         return o, None  # M11: theirs changed nothing but its fork block, which never wins
     if o is not None and t is not None:
-        outcome = _merge_document(b, o, t, path, now, favor, virtual)
+        outcome = _merge_document((b, o, t), path, now, favor=favor, virtual_base=virtual)
         return (outcome.output if outcome.clean else None), outcome
     if t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
         return without_fork(t, path), None
@@ -224,21 +224,13 @@ def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
 
 
 def _merge_document(
-    base: bytes | None,
-    ours: bytes,
-    theirs: bytes,
-    path: str,
-    now: str,
-    favor: str | None = None,
-    virtual: bool = False,
+    sides: tuple[bytes | None, bytes, bytes], path: str, now: str, **how: Any
 ) -> FileMerge:
+    """One document merged by the engine; ``how``: merge_files' favor and virtual_base."""
     from ..merge.files import merge_files
     from ..merge.result import MergeOptions
 
-    options = MergeOptions(now=now, path=path)
-    return merge_files(
-        base, ours, theirs, path=path, options=options, favor=favor, virtual_base=virtual
-    )
+    return merge_files(*sides, path=path, options=MergeOptions(now=now, path=path), **how)
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
@@ -343,7 +335,7 @@ def carry_to_agent(
         how = mark(path) if mark is not None else None
         result = agent_document(o, t, path, mark=how)
         if result is None:  # the general route: a three-way merge, then the marking
-            outcome = _merge_document(o, o, t, path, now)
+            outcome = _merge_document((o, o, t), path, now)
             if not outcome.clean:
                 return TreeMerge(None, (_conflict_of(path, outcome),), ())
             result = outcome.output
