@@ -235,7 +235,7 @@ def textconv(file: str) -> int:
     "--untracked", is_flag=True, help="Without paths: check untracked vContext files too."
 )
 def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
-    """Schema and semantic validation of JSON, TRON and JSONL files.
+    """Schema and semantic validation of JSON, TRON, JSONL and TOML (VerMAS template) files.
 
     \b
     (no paths)   every vContext file tracked in the repository
@@ -425,6 +425,25 @@ def ace() -> None:
 def ace_apply(patch: str, doc: str) -> int:
     """Apply an AcePatch, merging 3-way when the document moved on."""
     return _run("ace", patch=patch, doc=doc)
+
+
+@cli.group(context_settings=CONTEXT)
+def vermas() -> None:
+    """VerMAS .work/ directories (seed 004): projections derived from the event log."""
+
+
+@vermas.command("project", context_settings=CONTEXT)
+@click.argument("directory", metavar="[DIR]", required=False)
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a rebuild would.")
+def vermas_project(directory: str | None, check: bool) -> int:
+    """Rebuild work_orders.jsonl and messages.jsonl from events.jsonl.
+
+    DIR holds events.jsonl (default: .work here, else at the top of the repository).
+    Records keep their order and the fields no event sets; records no event created
+    are dropped (and named); the files keep their style. Exit 0 done or up to date,
+    1 with --check when something would change.
+    """
+    return _run("vermas", directory=directory, check=check)
 
 
 @cli.command(context_settings=CONTEXT)

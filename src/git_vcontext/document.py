@@ -91,8 +91,14 @@ SET_LIKE_FIELDS = frozenset(
 )
 """String arrays with set semantics (M5); ``vContextInfo.metadata.extensions`` too."""
 
-LATER_WINS_TIMESTAMPS = frozenset({"updated", "updatedAt", "lastUpdated", "updated_at"})
-EARLIER_WINS_TIMESTAMPS = frozenset({"created", "createdAt", "created_at"})
+STEP_SET_FIELDS = frozenset({"needs"})
+"""Set-like fields of the elements of a ``steps`` array (VerMAS templates: M5)."""
+
+LATER_WINS_TIMESTAMPS = frozenset(
+    {"updated", "updatedAt", "lastUpdated", "updated_at", "completed_at"}
+)
+EARLIER_WINS_TIMESTAMPS = frozenset({"created", "createdAt", "created_at", "started_at"})
+"""M9, and VerMAS process steps: ``started_at`` keeps the earlier, ``completed_at`` the later."""
 COUNTER_FIELDS = frozenset({"helpfulCount", "harmfulCount"})
 STATUS_FIELD = "status"
 LOCK_FIELD = "lockedBy"
@@ -136,7 +142,7 @@ def is_set_like(path: Path, arrays: Iterable[Sequence[Any] | None]) -> bool:
     """Whether the arrays at ``path`` are string sets (M5)."""
     if not path or not isinstance(path[-1], str):
         return False
-    named = path[-1] in SET_LIKE_FIELDS or _is_extensions(path)
+    named = path[-1] in SET_LIKE_FIELDS or _is_extensions(path) or _is_step_set(path)
     if not named:
         return False
     lists = [a for a in arrays if a is not None]
@@ -145,6 +151,11 @@ def is_set_like(path: Path, arrays: Iterable[Sequence[Any] | None]) -> bool:
 
 def _is_extensions(path: Path) -> bool:
     return len(path) >= 3 and path[-3] in INFO_KEYS and path[-2:] == ("metadata", "extensions")
+
+
+def _is_step_set(path: Path) -> bool:
+    """``steps[…].needs``: a step's prerequisites (VerMAS templates)."""
+    return len(path) >= 3 and path[-1] in STEP_SET_FIELDS and path[-3] == "steps"
 
 
 def is_playbook_log(path: Path) -> bool:
@@ -238,6 +249,9 @@ FILE_PATTERNS = (
     ".vcontext/*.json",
     "*.vbrief.json",
     ".work/*.jsonl",
+    ".work/templates/*.toml",
+    ".work/processes/*.json",
+    ".work/evidence/*.json",
 )
 """Names of vContext files, as ``install`` writes them into ``.gitattributes`` (PRODUCT.md)."""
 

@@ -16,8 +16,9 @@ INVALID = """{
 }
 """
 TRON_INVALID = 'vContextInfo: {version: "0.3"}\ntodoList: {items: []}\n'
-EVENT = {"event_id": "e1", "event_type": "mail.sent", "timestamp": "2026-01-06T12:00:00Z"}
-EVENTS = json.dumps({**EVENT, "actor": "a", "data": {}}) + "\n"
+EVENT = {"event_id": "e1", "event_type": "mail.sent", "timestamp": "2026-01-06T12:00:00.000Z"}
+MAIL = {"message_id": "m1", "from": "a", "to": "b", "subject": "HELP"}
+EVENTS = json.dumps({**EVENT, "actor": "a", "data": MAIL}) + "\n"
 
 
 def _validate(*args: str, cwd: Path) -> tuple[int, str, str]:

@@ -171,7 +171,7 @@ def _vcontext_files(top: Path) -> tuple[list[str], list[str]]:
     files: list[str] = []
     configs: list[str] = []
     for name in dict.fromkeys(filter(None, out.stdout.split("\0"))):  # once, even mid-merge
-        if in_set(name) and _not_a_document(top / name):
+        if in_set(name) and _not_a_document(top, name):
             configs.append(name)
         elif in_set(name) or _looks_vcontext(top / name):
             files.append(name)
@@ -182,18 +182,22 @@ def _few(names: list[str]) -> str:
     return ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
 
 
-def _not_a_document(path: Path) -> bool:
-    """A JSON/TRON file that parses and is not a vContext document (a config)."""
+def _not_a_document(top: Path, name: str) -> bool:
+    """A JSON/TRON file that parses and is neither a vContext document nor a VerMAS one
+    (a process, evidence): a config."""
+    path = top / name
     if path.suffix not in (".json", ".tron") or _looks_vcontext(path):
         return False
     from ..codecs import parse
     from ..errors import ParseError
     from ..validate.checks import is_document
+    from ..vermas.kinds import document_kind
 
     try:
-        return not is_document(parse(path.read_bytes(), path=str(path)).data)
+        doc = parse(path.read_bytes(), path=str(path))
     except (OSError, ParseError, RecursionError):
         return False
+    return not is_document(doc.data) and document_kind(name, doc.data, doc.format) is None
 
 
 def _looks_vcontext(path: Path) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,8 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
         except OperationalError as err:
             problems.append(err.one_line())
             continue
-        reports.append(check_bytes(raw, name, covered=repo.covers(name)))
+        beside = None if name == "-" else _beside(name)
+        reports.append(check_bytes(raw, name, covered=repo.covers(name), sibling=beside))
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.exists(p))
     write_output(None, _render(reports, fmt))
     for line in problems:
@@ -56,6 +57,21 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
     if problems:
         return int(ExitCode.OPERATIONAL)
     return int(ExitCode.OK if all(r.valid for r in reports) else ExitCode.FOUND)
+
+
+def _beside(name: str) -> Callable[[str], bytes | None]:
+    """Reads a file next to ``name`` (a projection's ``events.jsonl``), None when absent."""
+
+    def read(other: str) -> bytes | None:
+        path = os.path.join(os.path.dirname(name), other)
+        if not os.path.isfile(path):
+            return None
+        try:
+            return read_bytes(path)
+        except OperationalError:
+            return None
+
+    return read
 
 
 def _render(reports: list[FileReport], fmt: str) -> str:
@@ -205,8 +221,9 @@ def _wanted(full: str, repo: Repo) -> bool:
     rel = repo.rel(full)
     if rel is not None:
         return repo.in_set(rel)
-    tail = "/".join(Path(full).parts[-2:])
-    return matches_file_patterns(tail) or _sniffed(Path(full))
+    parts = Path(full).parts  # the end of the path: .work/templates/x.toml, .work/x.jsonl, …
+    tails = ("/".join(parts[-n:]) for n in range(1, 4))
+    return any(matches_file_patterns(t) for t in tails) or _sniffed(Path(full))
 
 
 def _sniffed(path: Path) -> bool:

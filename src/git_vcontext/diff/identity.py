@@ -35,13 +35,17 @@ class Identity:
 
 def identify(old: list[Any], new: list[Any], field: str | int | None) -> Identity | None:
     """Identity of two arrays found at ``field``: ``id``, ``uid``, ... (event ids first in
-    event logs), by the rule of ``document.key_choice`` (M3: a repeated id leaves them
+    event logs; ``prefix`` for top-level records, as in VerMAS ``routes.jsonl``), by the
+    rule of ``document.key_choice`` (M3: a repeated id leaves them
     unkeyed, so twins are never paired by id); else titles when the items carry no id
     at all and titles are unique on both sides; else None."""
     if not all(type(e) is dict for e in old) or not all(type(e) is dict for e in new):
         return None
     events = any(k in e for e in (*old[:1], *new[:1]) for k in EVENT_KEYS)
-    choice = key_choice([old, new], _EVENT_FIRST if events else IDENTITY_KEYS)
+    keys = _EVENT_FIRST if events else IDENTITY_KEYS
+    if field is None:  # the records of a JSONL file: VerMAS routes are keyed by prefix
+        keys = (*keys, "prefix")
+    choice = key_choice([old, new], keys)
     if choice.key is not None:
         return Identity(choice.key, _side(old, choice.key), _side(new, choice.key))
     if field in ITEM_ARRAY_KEYS and choice.repeat is None:

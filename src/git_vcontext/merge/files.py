@@ -113,6 +113,8 @@ def _merge_files(
     if ours == theirs:
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
+    if fmt == "text":
+        return merge_plain_text(base, ours, theirs, markers, path)
     try:
         o_doc, t_doc = (parse(x, format=fmt) if x.strip() else None for x in (ours, theirs))
         b_doc, from_markers = _parse_base(base, fmt)
@@ -142,7 +144,10 @@ def _merge_files(
         result = favored(result, w.favor)
     if not result.clean and not render_conflicts:
         return FileMerge(b"", "conflict", False, result)
-    text = render(o_doc, result, structured=w.structured, markers=w.markers)
+    try:
+        text = render(o_doc, result, structured=w.structured, markers=w.markers)
+    except ParseError as exc:  # a writer that cannot express the result (TOML has no null)
+        return fallback(base, ours, theirs, w.markers, path, [exc.one_line()])
     if result.clean or (w.structured and _is_structured(result, text)):
         return _verified(text, result, fmt, base, ours, theirs, how, path)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
@@ -285,6 +290,16 @@ def _checked(
         why = f"{what} does not parse: {exc.one_line()}"
         return FileMerge(raw, "fallback", False, None, (*reasons, why))
     return FileMerge(raw, status, True, None, reasons)
+
+
+def merge_plain_text(
+    base: bytes | None, ours: bytes, theirs: bytes, markers: Markers, path: str | None
+) -> FileMerge:
+    """Plain-text files (``.assignment-*``) merge by lines by design: clean or conflict."""
+    out = fallback(base, ours, theirs, markers, path, [])
+    if out.clean:
+        return FileMerge(out.output, "clean", True)
+    return FileMerge(out.output, "conflict", False, None, out.reasons)
 
 
 def fallback(

@@ -43,6 +43,7 @@ class FileReport:
     findings: tuple[Finding, ...] = ()
     skipped: tuple[str, ...] = ()  # checks that do not apply (legacy versions), said in reports
     checked: bool = True  # False: skipped whole (a config among the documents), see ``skipped``
+    notes: tuple[Finding, ...] = ()  # located, but not problems (an event type seed 004 lacks)
 
     @property
     def valid(self) -> bool:
@@ -58,6 +59,8 @@ class FileReport:
             out["skipped"] = list(self.skipped)
         if not self.checked:
             out["checked"] = False
+        if self.notes:
+            out["notes"] = [f.to_json() for f in self.notes]
         return out
 
     def as_findings(self) -> list[Finding]:
@@ -67,12 +70,14 @@ class FileReport:
         return [Finding(SKIPPED, "", note) for note in self.skipped]
 
     def lines(self) -> list[str]:
-        """``file:line:col: where: message [rule]``, one per finding."""
-        out = []
-        for f in self.findings:
-            loc = self.path or "<input>"
-            if f.line is not None:
-                loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
-            where = f"{f.where}: " if f.where else ""
-            out.append(f"{loc}: {where}{f.message} [{f.rule}]")
-        return out
+        """``file:line:col: where: message [rule]``, one per finding, then the notes."""
+        return [self._line(f, "") for f in self.findings] + [
+            self._line(f, "note: ") for f in self.notes
+        ]
+
+    def _line(self, f: Finding, prefix: str) -> str:
+        loc = self.path or "<input>"
+        if f.line is not None:
+            loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
+        where = f"{f.where}: " if f.where else ""
+        return f"{loc}: {where}{prefix}{f.message} [{f.rule}]"

@@ -93,6 +93,13 @@ def locator(
             return lines().position(cache["tron"].offset(parts))
 
         return tron
+    if fmt == "toml":
+        from .toml_positions import TomlFinder
+
+        toml = TomlFinder(text)
+        return lambda parts: lines().position(toml.locate(parts))
+    if fmt == "text":
+        return lambda parts: (1, 1)
     return None
 
 
@@ -145,7 +152,10 @@ class RecordLines:
         self.numbers = [n for n, line in enumerate(self.lines, start=1) if line.strip()]
 
     def position(self, parts: Parts) -> tuple[int | None, int | None]:
-        """Line of the record ``parts[0]``, column of the value inside that line."""
+        """Line of the record ``parts[0]``, column of the value inside that line; the record
+        just past the last is the line after it (where a missing record belongs)."""
+        if parts and parts[0] == len(self.numbers) and len(parts) == 1:
+            return (self.numbers[-1] + 1 if self.numbers else 1), 1
         if not parts or not isinstance(parts[0], int) or parts[0] >= len(self.numbers):
             return None, None
         line = self.numbers[parts[0]]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     Issue = tuple[str, Parts, str]
 
 RULES = {
-    "parse": "the file is not valid JSON, TRON or JSONL",
+    "parse": "the file is not valid JSON, TRON, JSONL or TOML",
     "conflict-markers": "git conflict markers left in the file or in a string",
     "conflict-unresolved": 'a structured conflict (Conflict with status "unresolved") is left',
     "duplicate-key": "a key appears twice in one object",
@@ -47,8 +47,15 @@ RULES = {
     "playbook-update-without-prev": "update/deprecate events have a prevEventId",
     "playbook-duplicate-creation": "one append/initial event per targetId",
     "playbook-malformed-event": "log elements are events (objects with eventId and targetId)",
+    "event-caused-by": "a VerMAS event's caused_by names an event of the same log",
+    "event-type-unknown": "a VerMAS event_type seed 004 does not list (a note: the list grows)",
+    "projection-drift": "work_orders.jsonl / messages.jsonl agree with what events.jsonl derives",
+    "assignment": "a VerMAS assignment file holds one line {type}:{reference_id}",
 }
 """Every rule id validation reports, with what it checks (stable: reports and tests use them)."""
+
+NOTE_RULES = frozenset({"event-type-unknown"})
+"""Rules whose findings are notes: reported with a line and column, the file stays valid."""
 
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))\Z"

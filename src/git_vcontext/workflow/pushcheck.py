@@ -50,6 +50,7 @@ class Checker:
                 if change.old_id is not None:  # a new file has no past to break
                     history = self._pair("h", change, check_change)
                     known.extend(f for f in history if f not in known)
+        self._drift(commit.tree, list(found), found)
         result = {path: findings for path, findings in found.items() if findings}
         self.cache.put_files(key, result)
         return result
@@ -110,6 +111,27 @@ class Checker:
             self._event_ids[blob_id] = event_ids(blob_bytes(self.repo, blob_id), path)
         return self._event_ids[blob_id]
 
+    def _drift(self, tree: Any, changed: list[str], found: Found) -> None:
+        """VerMAS projections beside a changed event log or projection: drift refuses too."""
+        from ..gitio.push import tree_blob
+        from ..validate.files import check_bytes
+        from ..validate.projections import EVENTS, drift_targets
+
+        for path in drift_targets(changed):
+            folder = path.rpartition("/")[0]
+            events = tree_blob(tree, f"{folder}/{EVENTS}" if folder else EVENTS)
+            projection = tree_blob(tree, path)
+            if events is None or projection is None:
+                continue
+            key = change_key("p", str(events.id), str(projection.id), path)
+            drift = self.cache.get(key)
+            if drift is None:
+                report = check_bytes(projection.data, path, sibling=_constant(events.data))
+                drift = [f for f in report.findings if f.rule == "projection-drift"]
+                self.cache.put(key, drift)
+            known = found.setdefault(path, [])
+            known.extend(f for f in drift if f not in known)
+
     def _blob(self, blob_id: str, path: str) -> list[Finding]:
         from ..validate.files import check_bytes
 
@@ -132,3 +154,8 @@ class Checker:
         findings: list[Finding] = check(old, new, change.path, old_path=change.old_path)
         self.cache.put(key, findings)
         return findings
+
+
+def _constant(data: bytes) -> Any:
+    """A sibling reader that always gives ``data`` (the event log beside a projection)."""
+    return lambda _name: data

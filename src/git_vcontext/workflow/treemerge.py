@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..record import record
+from .reproject import is_projection, reproject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,11 +139,17 @@ def merge_trees(
     documents: list[str] = []
     notes: list[str] = []
     conflicted: set[str] = set()
+    deferred: dict[str, tuple[FileMerge, Any]] = {}  # VerMAS projections: see reproject
+    decided: list[str] = []
 
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
+        decided.append(path)
         o = sides.data(1, path)
         result, outcome = document_result(sides, path, now=now, favor=favor, virtual=virtual)
+        if outcome is not None and not outcome.clean and is_projection(path):
+            deferred[path] = (outcome, mode)
+            return
         if outcome is not None and not outcome.clean:
             conflicts.append(_conflict_of(path, outcome))
             return
@@ -180,6 +187,9 @@ def merge_trees(
             continue  # deleted by the merge (theirs deleted a document ours left alone)
         decide(path, entry.mode)
 
+    rebuilt, unsettled = reproject(repo, index, sides, decided, deferred)
+    documents.extend(p for p in rebuilt if p not in documents)
+    conflicts.extend(_conflict_of(p, outcome) for p, outcome in unsettled.items())
     if conflicts:
         return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(notes))
     return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
