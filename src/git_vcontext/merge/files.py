@@ -114,7 +114,7 @@ def _merge_files(
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
     if fmt == "text":
-        return merge_plain_text(base, ours, theirs, markers, path)
+        return merge_plain_text(base, ours, theirs, how.get().markers, path)
     try:
         o_doc, t_doc = (parse(x, format=fmt) if x.strip() else None for x in (ours, theirs))
         b_doc, from_markers = _parse_base(base, fmt)
@@ -136,6 +136,8 @@ def _merge_files(
     if from_markers:
         result = _noted(result, "virtual-base", MARKER_BASE_NOTE)
     w = how.get() if not result.clean else Writing()
+    from .settle import favored, settled_on
+
     if w.markers.take_base and not result.clean:
         result = settled_on(result, "base", "virtual-base", "the base's value kept")
         if result.data is MISSING:  # nothing in common (two different documents added)
@@ -151,35 +153,6 @@ def _merge_files(
     if result.clean or (w.structured and _is_structured(result, text)):
         return _verified(text, result, fmt, base, ours, theirs, how, path)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
-
-
-def favored(result: MergeResult, side: str) -> MergeResult:
-    """Every conflict settled on ``side`` (``merge.vcontext.favor``), each one kept as a note."""
-    why = f"resolved to {side} (merge.vcontext.favor)"
-    return settled_on(result, side, "favored", why, (("favored", side),))
-
-
-def settled_on(
-    result: MergeResult,
-    side: str,
-    kind: str,
-    why: str,
-    details: tuple[tuple[str, Any], ...] = (),
-) -> MergeResult:
-    """Every conflict settled on ``side`` ("ours", "theirs", "base"), each one a note
-    (``kind``) that keeps the conflict's values."""
-    from .render import side_of
-
-    data = side_of(result.tree, side)
-    notes = tuple(
-        Note(kind, c.path, f"{c.kind} conflict: {why}", (*details, ("conflict", _values(c))))
-        for c in result.conflicts
-    )
-    return MergeResult(data, (), (*result.notes, *notes), data)
-
-
-def _values(conflict: Any) -> dict[str, Any]:
-    return {k: v for k, v in conflict.to_json().items() if k != "path"}
 
 
 MARKER_BASE_NOTE = (
