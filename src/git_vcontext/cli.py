@@ -221,6 +221,46 @@ def diff(**options: Any) -> int:
     return _run("diff", paths=paths, **options)
 
 
+@cli.command("log", cls=_PathsAfterDashDash, context_settings=CONTEXT)
+@click.argument("args", nargs=-1, metavar="[REV-RANGE] [--] FILE[#ID]...")
+@click.option("--follow", is_flag=True, help="Follow renames and JSON <-> TRON conversions.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
+@click.option(
+    "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
+)
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def log_(**options: Any) -> int:
+    """The commits that changed items of a document, newest first, with their changes.
+
+    \b
+    FILE             every change to the document
+    FILE#ID[#ID...]  changes to these items, playbook entries (targetId) or events
+    FILE#"a#b"       an id holding '#' (or a quote) is written as a JSON string
+    REV-RANGE        as for git log: REV, ^REV, A..B, A...B (default HEAD)
+    A merge is shown once, with what each side brought; a version that does not
+    parse is shown as such. Exit 1 when an id is in no revision.
+    """
+    meta = click.get_current_context().meta
+    return _run("log", paths=meta.get("paths"), **options)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--rev", metavar="REV", help="Blame the file as it is at REV (default: work tree).")
+@click.option("--fields", is_flag=True, help="One line per field of each item.")
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def blame(**options: Any) -> int:
+    """For each item (or field), the commit, author and date that last changed it.
+
+    Items are the elements with an id of the document's item lists (and the
+    records of a JSONL file); a playbook entry's line shows the commit that
+    brought its winning head event. Renames and JSON <-> TRON conversions are
+    followed; changes not committed yet are blamed on "Not Committed Yet".
+    """
+    return _run("blame", **options)
+
+
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
 def textconv(file: str) -> int:
@@ -330,6 +370,35 @@ def sync(**options: Any) -> int:
 def status(fmt: str) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts."""
     return _run("status", fmt=fmt)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--root", metavar="DIR", help="Serve DIR (default: the repository's top, else here).")
+@click.option(
+    "--agent", metavar="NAME", help="Who writes (default: agents/NAME checked out, else mcp)."
+)
+@click.option("--http", metavar="[HOST:]PORT", help="Streamable HTTP at /mcp instead of stdio.")
+@click.option("--token-env", metavar="VAR", help="Bearer token clients must send (HTTP).")
+@click.option("--read-only", is_flag=True, help="List no write tools.")
+@click.option("--allow", metavar="KINDS", help="Kinds that may be written: todos,plans,playbook.")
+@click.option("--commit", is_flag=True, help="Commit each write (always on an agent branch).")
+@click.option(
+    "--todo", metavar="PATH", help="The current todo list (git config vcontext.mcp.todo)."
+)
+@click.option("--plan", metavar="PATH", help="The current plan (vcontext.mcp.plan).")
+@click.option("--playbook", metavar="PATH", help="The current playbook (vcontext.mcp.playbook).")
+def mcp(**options: Any) -> int:
+    """The MCP server of seed 003: agents read and write their memory through it.
+
+    \b
+    Client configuration: {"command": "git-vcontext", "args": ["mcp"]}
+    Resources vbrief://todos, vbrief://plans, vbrief://playbook, ...; tools
+    vbrief_create_todo ... vbrief_query_playbook and vcontext_view/diff/validate/
+    status/sync. Every write is validated, recorded (sequence, changeLog) and
+    atomic; on an agent branch (or with --commit) it is also a commit of that file.
+    --http listens on 127.0.0.1 unless HOST is given; another host needs --token-env.
+    """
+    return _run("mcp", **options)
 
 
 # -- hooks, playbooks, demo ---------------------------------------------------

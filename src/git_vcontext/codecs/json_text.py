@@ -262,16 +262,27 @@ class JsonDocument:
 
     format = "json"
 
-    def __init__(self, text: str, data: JsonValue, style: JsonStyle) -> None:
+    def __init__(
+        self, text: str, data: JsonValue, style: JsonStyle | None = None, *, bom: bool = False
+    ) -> None:
         self.text = text
         self.data = data
-        self.style = style
+        self._style = style
+        self._bom = bom
         self._containers: dict[int, _Container] = {}
+
+    @property
+    def style(self) -> JsonStyle:
+        """The layout, detected on first use: reading data never needs it (history walks,
+        diffs and views parse thousands of versions and render none)."""
+        if self._style is None:
+            self._style = detect_style(self.text, self._bom)
+        return self._style
 
     # -- public -------------------------------------------------------------
     def source(self) -> str:
         """The original text, BOM included."""
-        return (BOM if self.style.bom else "") + self.text
+        return (BOM if self._bom else "") + self.text
 
     def render(self, new: JsonValue) -> str:
         """The text of ``new`` written as an edit of this document (BOM included)."""
@@ -561,4 +572,4 @@ def loads(raw: bytes | str) -> JsonDocument:
     if not text or text.isspace():  # not strip(): that copies a big document
         raise ParseError("empty document", line=1, column=1)
     data = parse_value(text)
-    return JsonDocument(text, data, detect_style(text, bom))
+    return JsonDocument(text, data, bom=bom)

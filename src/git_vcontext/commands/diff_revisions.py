@@ -24,7 +24,7 @@ def revisions(
     repo = open_repo(os.getcwd())
     revs, paths = _split(repo, revs, paths)
     specs = [relative_to_top(repo, p) for p in paths]
-    declared = _declared(repo)
+    declared = declared_paths(repo)
 
     def wanted(path: str) -> bool:
         return _in_specs(path, specs) and _candidate(path, declared)
@@ -45,14 +45,15 @@ def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[s
     """Like git without ``--``: leading revisions, then paths that exist in the work tree."""
     revs = list(args)
     extra: list[str] = []
-    while revs and not _is_revision(repo, revs[-1]):
+    while revs and not is_revision(repo, revs[-1]):
         if not os.path.exists(revs[-1]):
             raise OperationalError(f"{revs[-1]}: no such file or revision")
         extra.insert(0, revs.pop())
     return revs, [*extra, *paths]
 
 
-def _is_revision(repo: Any, arg: str) -> bool:
+def is_revision(repo: Any, arg: str) -> bool:
+    """Whether ``arg`` names a commit or a range of them (``A..B``, ``A...B``)."""
     sides = arg.split("...", 1) if "..." in arg else arg.split("..", 1)
     for side in sides:
         try:
@@ -63,7 +64,7 @@ def _is_revision(repo: Any, arg: str) -> bool:
     return True
 
 
-def _declared(repo: Any) -> Callable[[str], bool]:
+def declared_paths(repo: Any) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
 
     def declared(path: str) -> bool:

@@ -23,15 +23,18 @@ def run(*, fmt: str = "text") -> int:
     rows = all_status(repo)
     if fmt == "json":
         sys.stdout.write(json_report({"agents": [r.to_json() for r in rows]}))
-    elif not rows:
-        print("no agent branches")
     else:
-        _table(rows)
+        for line in table(rows):
+            print(line)
     conflicted = any(r.conflicts for r in rows)
     return int(ExitCode.FOUND if conflicted else ExitCode.OK)
 
 
-def _table(rows: list[AgentStatus]) -> None:
+def table(rows: list[AgentStatus]) -> list[str]:
+    """The text report: one row per agent, then the details of each (shared with ``mcp``)."""
+    if not rows:
+        return ["no agent branches"]
+    lines: list[str] = []
     cells = [COLUMNS] + [
         (
             r.agent,
@@ -47,7 +50,7 @@ def _table(rows: list[AgentStatus]) -> None:
     ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
     for row in cells:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     for r in rows:
         details = [f"  {p}" for p in r.documents]
         details += [f"  conflict: {c.describe()}" for c in r.conflicts]
@@ -60,6 +63,5 @@ def _table(rows: list[AgentStatus]) -> None:
         if r.message:
             details.append(f"  {r.message}")
         if details:
-            print(f"{r.branch}:")
-            for line in details:
-                print(line)
+            lines += [f"{r.branch}:", *details]
+    return lines
