@@ -79,6 +79,7 @@ class Session:
         self.now = now
         self.choices: dict[str, Choice] = dict(state.choices) if state else {}
         self.edited_copy: Path | None = None  # set when the work tree was edited meanwhile
+        self.by: dict[str, Any] | None = None  # resolvedBy (default: who runs the command)
 
     @property
     def conflicts(self) -> list[FileConflict]:
@@ -121,8 +122,9 @@ class Session:
     def settle(self, choices: dict[str, Choice], *, text: bool = True) -> Settled:
         from ..clock import now_rfc3339
 
+        by = self.by or resolver(self.ctx)
         return self.resolution.settle(
-            choices, self.style, resolved_by=resolver(self.ctx), now=now_rfc3339(), text=text
+            choices, self.style, resolved_by=by, now=now_rfc3339(), text=text
         )
 
     def apply(self, new: dict[str, Choice], *, add: bool = True, dry_run: bool = False) -> Outcome:
