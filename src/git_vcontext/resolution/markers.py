@@ -24,11 +24,6 @@ class Marked:
     # on lines of their own (M15)
 
 
-def has_markers(text: str) -> bool:
-    """Whether a text holds at least one complete conflict block."""
-    return split_markers(text) is not None
-
-
 def split_markers(text: str) -> Marked | None:
     """The three sides of ``text``; None when it holds no complete, well-formed block."""
     first = next((m for m in map(_OPEN.match, text.splitlines()) if m), None)
