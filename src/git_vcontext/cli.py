@@ -125,9 +125,60 @@ def merge_driver(**options: Any) -> int:
 )
 @click.option("--report", metavar="FILE", help="Write a JSON report to FILE ('-' = stdout).")
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@click.option(
+    "--favor",
+    type=click.Choice(["ours", "theirs"]),
+    help="Settle every conflict on this side, noted in the report (merge.vcontext.favor).",
+)
 def merge(**options: Any) -> int:
     """Three-way merge of three files outside git."""
     return _run("merge", **options)
+
+
+# -- resolving conflicts ----------------------------------------------------
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("paths", nargs=-1)
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+def conflicts(paths: Sequence[str], fmt: str) -> int:
+    """The vContext conflicts left to resolve; exit 1 when there are any.
+
+    \b
+    During a stopped merge, rebase or cherry-pick: each conflicted document's
+    index stages merged again, whatever the work tree shows (markers, diff3,
+    structured, or half edited). Otherwise: files holding conflict markers or
+    an unresolved ConflictResolution. Each conflict has a stable id.
+    """
+    return _run("conflicts", paths=paths, fmt=fmt)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("path")
+@click.option("--conflict", metavar="ID|POINTER", help="One conflict (default: all that remain).")
+@click.option("--take", type=click.Choice(["ours", "theirs", "base"]), help="Take that side.")
+@click.option("--value", metavar="JSON", help="Put this JSON value there instead.")
+@click.option("--no-add", is_flag=True, help="Do not stage the file when no conflict is left.")
+@click.option("--dry-run", is_flag=True, help="Print the result; change nothing.")
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+def resolve(**options: Any) -> int:
+    """Settle conflicts of PATH: exit 0 when none is left (the file is staged), 1 otherwise.
+
+    The file is written in ours' style: valid, and without markers once no conflict
+    is left. Taking a side that has no value there (--take of an absent side)
+    removes the value. Choices are kept under .git/vcontext/resolve/ until the last one.
+    """
+    return _run("resolve", **options)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("base", metavar="BASE")
+@click.argument("local", metavar="LOCAL")
+@click.argument("remote", metavar="REMOTE")
+@click.argument("merged", metavar="MERGED")
+def mergetool(base: str, local: str, remote: str, merged: str) -> int:
+    """Walk through the conflicts of MERGED in the terminal (git mergetool -t vcontext)."""
+    return _run("mergetool", base=base, local=local, remote=remote, merged=merged)
 
 
 # -- reading --------------------------------------------------------------
@@ -305,6 +356,11 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
 @click.option("--into", metavar="BRANCH", help="Base branch (default: the recorded base).")
 @click.option("--push", metavar="REMOTE", help="Push the results, retrying when rejected.")
 @click.option("--dry-run", is_flag=True, help="Report what would happen; move no ref.")
+@click.option(
+    "--checkout",
+    is_flag=True,
+    help="Leave a pair that conflicts as a stopped merge in the base's work tree.",
+)
 def sync(**options: Any) -> int:
     """Merge agent branches and their base both ways, in process.
 
@@ -316,6 +372,10 @@ def sync(**options: Any) -> int:
 
     --push pushes the base and agent branches; a rejected push is answered by
     fetch, merge and a new push, at most `vcontext.pushAttempts` times (10).
+
+    --checkout leaves the first pair that conflicts as a real stopped merge in the
+    work tree of its base: resolve it (git vcontext conflicts / resolve, or
+    git mergetool -t vcontext), git commit, then sync again.
     """
     return _run("sync", **options)
 

@@ -192,3 +192,13 @@ def test_status_picture_finds_conflicts_in_ordinary_files_and_deleted_documents(
         ("alice", "bob", "conflict: notes.txt"),
         ("bob", "carol", "conflict: docs/plan.vcontext.json"),
     ]
+
+
+def test_status_picture_draws_no_conflict_a_favoured_side_settles(git_repo: Path) -> None:
+    """merge.vcontext.favor settles every document conflict in sync: none to predict."""
+    conflicting_agents(git_repo)
+    run_git(git_repo, "config", "merge.vcontext.favor", "ours")
+    code, layout = _layout(git_repo)
+    text = run_cli("status", cwd=git_repo, env=EPOCH)
+    assert code == text.returncode == 0
+    assert _links(layout, "conflict") == []

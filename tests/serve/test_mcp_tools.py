@@ -33,8 +33,10 @@ ENGINE_TOOLS = {
     "vcontext_validate",
     "vcontext_status",
     "vcontext_sync",
+    "vcontext_conflicts",
+    "vcontext_resolve",
 }
-WRITE_TOOLS = SEED_TOOLS - {"vbrief_query_playbook"} | {"vcontext_sync"}
+WRITE_TOOLS = SEED_TOOLS - {"vbrief_query_playbook"} | {"vcontext_sync", "vcontext_resolve"}
 
 
 @pytest.fixture
@@ -85,7 +87,7 @@ def test_mcp_lists_seed_tools_with_their_parameters_and_expected_sequence(repo: 
             ]
             learning = tools["vbrief_add_learning"].input_schema
             assert set(learning["required"]) == {"targetId", "kind", "narrative"}
-            for name in WRITE_TOOLS - {"vcontext_sync"}:
+            for name in WRITE_TOOLS - {"vcontext_sync", "vcontext_resolve"}:
                 assert "expectedSequence" in tools[name].input_schema["properties"], name
                 assert tools[name].input_schema["additionalProperties"] is False
             assert tools["vbrief_query_playbook"].annotations.read_only_hint is True

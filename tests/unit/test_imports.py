@@ -21,6 +21,7 @@ PURE = (
     "git_vcontext.playbook",
     "git_vcontext.ace",
     "git_vcontext.pictures",
+    "git_vcontext.resolution",
     "git_vcontext.edits",
     "git_vcontext.lineage",
 )

@@ -1,4 +1,4 @@
-"""``git vcontext sync [AGENT… | --all] [--into BRANCH] [--push REMOTE] [--dry-run]``."""
+"""``git vcontext sync [AGENT… | --all] [--into BRANCH] [--push REMOTE] [--dry-run] …``."""
 
 from __future__ import annotations
 
@@ -21,10 +21,15 @@ def run(
     into: str | None = None,
     push: str | None = None,
     dry_run: bool = False,
+    checkout: bool = False,
 ) -> int:
     """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped."""
     from ..gitio import open_repo
 
+    if checkout and (push is not None or dry_run):
+        from ..errors import UsageError
+
+        raise UsageError("--checkout leaves a merge stopped here: not with --push or --dry-run")
     ok = sync(
         open_repo("."),
         agents=agents,
@@ -32,6 +37,7 @@ def run(
         into=into,
         push=push,
         dry_run=dry_run,
+        checkout=checkout,
         say=print,
         warn=lambda line: print(f"git-vcontext: warning: {line}", file=sys.stderr),
     )
@@ -46,6 +52,7 @@ def sync(
     into: str | None = None,
     push: str | None = None,
     dry_run: bool = False,
+    checkout: bool = False,
     say: Callable[[str], None],
     warn: Callable[[str], None],
 ) -> bool:
@@ -80,7 +87,29 @@ def sync(
         warn(warning)
     if push is not None and dry_run:
         say(f"--dry-run: nothing pushed to {push}")
+    if checkout:
+        _stop_first_conflict(syncer, results, say)
     return all(r.ok for r in results)
+
+
+def _stop_first_conflict(
+    syncer: Any, results: list[PairResult], say: Callable[[str], None]
+) -> None:
+    """--checkout: the first pair that conflicts is left as a stopped merge in its base."""
+    from ..workflow.stopped import leave_stopped
+    from ..workflow.sync import CONFLICT
+
+    stopped = [r for r in results if r.state == CONFLICT]
+    if not stopped:
+        return
+    left = leave_stopped(syncer, stopped[0])
+    files = ", ".join(left.conflicted) or "none (git merged every file)"
+    say(f"{stopped[0].branch} -> {stopped[0].base}: merge left stopped in {left.worktree}")
+    say(f"  conflicted: {files}")
+    say("  next: git vcontext conflicts, git vcontext resolve (or git mergetool -t vcontext),")
+    say(f"  then git commit and git vcontext sync {stopped[0].agent}")
+    for other in stopped[1:]:
+        say(f"{other.branch}: not left stopped (one merge at a time); sync it again after")
 
 
 def describe(r: PairResult, dry_run: bool = False) -> list[str]:

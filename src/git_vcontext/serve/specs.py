@@ -275,6 +275,29 @@ ENGINE = (
         },
         writes=True,
     ),
+    ToolSpec(
+        "vcontext_conflicts",
+        "The conflicts a stopped merge, rebase or cherry-pick left in the documents, as data "
+        "(as 'git vcontext conflicts --format json'): each with a stable id, a JSON Pointer, "
+        "an id-anchored place, its kind and the base/ours/theirs values",
+        {"paths": _strings("Files or folders (default: the whole repository)")},
+    ),
+    ToolSpec(
+        "vcontext_resolve",
+        "Settle conflicts of one document (as 'git vcontext resolve'): take a side or put a "
+        "value, for one conflict or all that remain; the last one writes a valid document "
+        "and stages it",
+        {
+            "path": _s("The conflicted file, relative to the repository"),
+            "conflict": _s("A conflict's id, pointer or place (default: all that remain)"),
+            "take": _s("Take this side's value", enum=["ours", "theirs", "base"]),
+            "value": {"description": "Put this JSON value there instead (any JSON value)"},
+            "add": {"type": "boolean", "description": "Stage the file when none is left"},
+            "dryRun": {"type": "boolean", "description": "Report the result; change nothing"},
+        },
+        required=("path",),
+        writes=True,
+    ),
 )
 
 ALL = SEED + ENGINE

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..edits.stamp import Refused
 from ..errors import VContextError
-from . import engine_tools, plan_tools, playbook_tools, todo_tools
+from . import conflict_tools, engine_tools, plan_tools, playbook_tools, todo_tools
 from .arguments import checked
 from .service import Answer, Service
 from .specs import ALL, BY_NAME, ToolSpec
@@ -27,6 +27,8 @@ IMPLEMENTATIONS: dict[str, Callable[[Service, dict[str, Any]], Answer]] = {
     "vcontext_validate": engine_tools.validate,
     "vcontext_status": engine_tools.status,
     "vcontext_sync": engine_tools.sync,
+    "vcontext_conflicts": conflict_tools.conflicts,
+    "vcontext_resolve": conflict_tools.resolve,
 }
 
 

@@ -45,9 +45,11 @@ def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
     three-way effect of the earlier agents) is shown against its base with its own.
     """
     from ..codecs import reused_parses
+    from ..gitio.settings import merge_settings
 
     live = [r for r in rows if r.state != REFUSED]
     tips = {r.agent: _tip(repo, r.branch) for r in live}
+    favor = merge_settings(cwd=repo.workdir or repo.path).favor
     with reused_parses({}):
         changed = {r.agent: _changes(repo, tips[r.agent], _tip(repo, r.base)) for r in live}
         found = []
@@ -55,21 +57,23 @@ def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
             if a.base != b.base:
                 continue
             mine, yours = changed[a.agent], changed[b.agent]
-            if conflicts := _trial(repo, (tips[a.agent], mine), (tips[b.agent], yours)):
+            if conflicts := _trial(repo, (tips[a.agent], mine), (tips[b.agent], yours), favor):
                 found.append(Clash(a.agent, b.agent, False, conflicts))
         for r in live:
-            if r.state == CONFLICT and (clash := _with_base(repo, r, changed[r.agent], found)):
+            if r.state != CONFLICT:
+                continue
+            if clash := _with_base(repo, r, (changed[r.agent], favor), found):
                 found.append(clash)
     return found
 
 
 def _with_base(
-    repo: Any, row: AgentStatus, changed: dict[str, bool], found: list[Clash]
+    repo: Any, row: AgentStatus, how: tuple[dict[str, bool], str | None], found: list[Clash]
 ) -> Clash | None:
     """The agent against its base as it stands; else, when no pair explains the conflicts
     predicted for it, those conflicts against its base."""
-    agent, base = _tip(repo, row.branch), _tip(repo, row.base)
-    conflicts = _trial(repo, (base, _changes(repo, base, agent)), (agent, changed))
+    (changed, favor), agent, base = how, _tip(repo, row.branch), _tip(repo, row.base)
+    conflicts = _trial(repo, (base, _changes(repo, base, agent)), (agent, changed), favor)
     if not conflicts and any(row.agent in (c.agent, c.other) for c in found):
         return None
     return Clash(row.agent, row.base, True, conflicts or row.conflicts)
@@ -96,7 +100,7 @@ def _changes(repo: Any, tip: Any, other: Any) -> dict[str, bool]:
     return out
 
 
-def _trial(repo: Any, ours: Side, theirs: Side) -> tuple[PathConflict, ...]:
+def _trial(repo: Any, ours: Side, theirs: Side, favor: str | None) -> tuple[PathConflict, ...]:
     """The conflicts of merging two commits (none: it would merge cleanly), from the base
     sync would use: a virtual one when their histories criss-cross (agents that synced).
     Only paths both changed can conflict, and a fork block changes nothing that travels
@@ -108,4 +112,4 @@ def _trial(repo: Any, ours: Side, theirs: Side) -> tuple[PathConflict, ...]:
     if not paths:
         return ()
     trees = (base_tree(repo, o, t, now=NOW), repo[o].tree, repo[t].tree)
-    return trial_conflicts(repo, *trees, paths=paths, now=NOW)
+    return trial_conflicts(repo, *trees, paths=paths, now=NOW, favor=favor)

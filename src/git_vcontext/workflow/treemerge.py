@@ -120,13 +120,15 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
+    favor: str | None = None,
     virtual: bool = False,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
-    does), never a commit or a ref. ``virtual``: the inner merge of a virtual base
-    (M16): every conflict takes the base's version, so it never stops.
+    does), never a commit or a ref. ``favor`` settles document conflicts on that side.
+    ``virtual``: the inner merge of a virtual base (M16): every conflict takes the
+    base's version, so it never stops.
     """
     import pygit2
 
@@ -143,23 +145,17 @@ def merge_trees(
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         decided.append(path)
-        o, t = sides.data(1, path), sides.data(2, path)
-        b = sides.data(0, path)
-        if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
-            result = o  # M11: theirs changed nothing but its fork block, which never wins
-        elif o is not None and t is not None:
-            outcome = _merge_document(b, o, t, path, now, virtual)
-            if not outcome.clean and is_projection(path):
-                deferred[path] = (outcome, mode)
-                return
-            if not outcome.clean:
-                conflicts.append(_conflict_of(path, outcome))
-                return
+        o = sides.data(1, path)
+        result, outcome = document_result(sides, path, now=now, favor=favor, virtual=virtual)
+        if outcome is not None and not outcome.clean and is_projection(path):
+            deferred[path] = (outcome, mode)
+            return
+        if outcome is not None and not outcome.clean:
+            conflicts.append(_conflict_of(path, outcome))
+            return
+        if outcome is not None:
             notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
-            result = outcome.output
-        elif t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
-            result = without_fork(t, path)
-        else:
+        if result is None:
             return
         if result != o:
             documents.append(path)
@@ -199,12 +195,38 @@ def merge_trees(
     return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
 
 
+def document_result(
+    sides: DocumentSides, path: str, *, now: str, favor: str | None = None, virtual: bool = False
+) -> tuple[bytes | None, FileMerge | None]:
+    """What a document becomes: (its bytes, the engine's outcome when it ran).
+
+    Bytes None: nothing to write (ours alone has it), or a conflict (see the outcome).
+    """
+    o, t, b = sides.data(1, path), sides.data(2, path), sides.data(0, path)
+    if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
+        return o, None  # M11: theirs changed nothing but its fork block, which never wins
+    if o is not None and t is not None:
+        outcome = _merge_document((b, o, t), path, now, favor=favor, virtual_base=virtual)
+        return (outcome.output if outcome.clean else None), outcome
+    if t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
+        return without_fork(t, path), None
+    return None, None
+
+
 def trial_conflicts(
-    repo: Any, base: Any, ours: Any, theirs: Any, *, paths: Collection[str], now: str
+    repo: Any,
+    base: Any,
+    ours: Any,
+    theirs: Any,
+    *,
+    paths: Collection[str],
+    now: str,
+    favor: str | None = None,
 ) -> tuple[PathConflict, ...]:
     """The conflicts of a merge among ``paths`` (the caller's choice: those both sides
     changed, beyond their fork blocks), without making it: our engine's for documents
-    both sides have, libgit2's for the rest (run only when there is a rest)."""
+    both sides have (``favor`` settles them as merge.vcontext.favor does), libgit2's for
+    the rest (run only when there is a rest)."""
     sides = DocumentSides(repo, base, ours, theirs)
     documents = sorted(p for p in paths if not _plain_or_deleted(sides, p))
     found = []
@@ -218,7 +240,7 @@ def trial_conflicts(
     for path in documents:
         o, t = sides.data(1, path), sides.data(2, path)
         if o is not None and t is not None and o != t:
-            conflict = _document_conflict(sides.data(0, path), o, t, path, now)
+            conflict = _document_conflict(sides.data(0, path), o, t, path, now, favor)
             if conflict is not None:
                 found.append(conflict)
     return tuple(found)
@@ -231,11 +253,11 @@ def _plain_or_deleted(sides: DocumentSides, path: str) -> bool:
 
 
 def _document_conflict(
-    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str
+    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, favor: str | None
 ) -> PathConflict | None:
     """The engine's conflicts for one document, from the merged data alone: a trial needs
     no rendered file (the whole file merge, with its line fallback, when a side does not
-    parse)."""
+    parse or a favoured side settles the conflicts)."""
     from ..codecs import format_from_content, format_from_name, parse
     from ..errors import ParseError
     from ..merge import merge3
@@ -248,8 +270,8 @@ def _document_conflict(
         )
     except ParseError:
         o = t = None
-    if o is None or t is None:
-        outcome = _merge_document(base, ours, theirs, path, now)
+    if o is None or t is None or favor is not None:
+        outcome = _merge_document((base, ours, theirs), path, now, favor=favor)
         return None if outcome.clean else _conflict_of(path, outcome)
     result = merge3(MISSING if b is None else b, o, t, MergeOptions(now=now, path=path, format=fmt))
     if result.clean:
@@ -278,13 +300,13 @@ def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
 
 
 def _merge_document(
-    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, virtual: bool = False
+    sides: tuple[bytes | None, bytes, bytes], path: str, now: str, **how: Any
 ) -> FileMerge:
+    """One document merged by the engine; ``how``: merge_files' favor and virtual_base."""
     from ..merge.files import merge_files
     from ..merge.result import MergeOptions
 
-    options = MergeOptions(now=now, path=path)
-    return merge_files(base, ours, theirs, path=path, options=options, virtual_base=virtual)
+    return merge_files(*sides, path=path, options=MergeOptions(now=now, path=path), **how)
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
@@ -395,7 +417,7 @@ def carry_to_agent(
         how = mark(path) if mark is not None else None
         result = agent_document(o, t, path, mark=how)
         if result is None:  # the general route: a three-way merge, then the marking
-            outcome = _merge_document(o, o, t, path, now)
+            outcome = _merge_document((o, o, t), path, now)
             if not outcome.clean:
                 return TreeMerge(None, (_conflict_of(path, outcome),), ())
             result = outcome.output
