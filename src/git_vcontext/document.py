@@ -248,6 +248,7 @@ FILE_PATTERNS = (
     "*.vcontext.tron",
     ".vcontext/*.json",
     "*.vbrief.json",
+    "*.vbrief.tron",
     ".work/*.jsonl",
     ".work/templates/*.toml",
     ".work/processes/*.json",

@@ -373,3 +373,26 @@ def test_a_users_own_recursive_driver_is_kept_and_said_uninstall_leaves_it_force
     assert _config(git_repo, "merge.vcontext.recursive") == "binary"
     assert run_cli("install", "--no-hooks", "--force", cwd=git_repo).returncode == 0
     assert _config(git_repo, "merge.vcontext.recursive") == "vcontext-base"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "a.vcontext.json",
+        "a.vcontext.tron",
+        ".vcontext/todo.json",
+        "docs/a.vbrief.json",
+        "docs/a.vbrief.tron",
+        ".work/events.jsonl",
+        ".work/templates/t.toml",
+        ".work/processes/p.json",
+        ".work/evidence/e.json",
+    ],
+)
+def test_install_routes_every_product_pattern_to_the_driver(git_repo: Path, path: str) -> None:
+    """PRODUCT.md Names: the attribute patterns install writes, *.vbrief.tron included."""
+    done = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert done.returncode == 0, done.stderr
+    attrs = run_git(git_repo, "check-attr", "merge", "diff", "--", path).stdout
+    assert f"{path}: merge: vcontext" in attrs
+    assert f"{path}: diff: vcontext" in attrs

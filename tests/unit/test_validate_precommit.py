@@ -34,6 +34,11 @@ def _hook(hook_id: str) -> dict[str, str]:
         "package.json",
         "x.vbrief.tron",
         "vcontext.json",
+        ".work/templates/build.toml",
+        ".work/templates/a/b.toml",
+        ".work/processes/p1.json",
+        ".work/evidence/e1.json",
+        "src/.work/evidence/e1.json",
     ],
 )
 def test_validate_hook_selects_the_files_install_declares(path: str) -> None:
