@@ -168,3 +168,21 @@ def test_mcp_http_listen_stream_gets_resource_updates(repo: Path) -> None:
             raise AssertionError("no notification over HTTP")
 
         run(main)
+
+
+def test_mcp_http_announces_the_same_resource_capabilities_as_stdio(repo: Path) -> None:
+    """PRODUCT.md MCP: subscribers get resources/updated and list_changed; the 2025
+    handshake over HTTP must say so (subscribe, listChanged), as it does over stdio."""
+    from mcp import Client
+
+    from mcp_support import stdio_params
+
+    async def capabilities(target: object) -> object:
+        async with Client(target, mode="legacy") as client:  # type: ignore[arg-type]
+            return client.server_capabilities.resources
+
+    with serving(repo) as url:
+        over_http = run(lambda: capabilities(url))
+    over_stdio = run(lambda: capabilities(stdio_params(repo)))
+    assert over_stdio.subscribe and over_stdio.list_changed  # type: ignore[attr-defined]
+    assert over_http.subscribe and over_http.list_changed  # type: ignore[attr-defined]

@@ -63,6 +63,7 @@ class VContextServer(MCPServer[Any]):
         for prompt in _prompts(svc):
             self.add_prompt(prompt)
         self._legacy_subscriptions()
+        self._announce_changes()
 
     async def list_resources(self) -> list[types.Resource]:
         listed = await anyio.to_thread.run_sync(resources.listed, self.svc)
@@ -118,11 +119,21 @@ class VContextServer(MCPServer[Any]):
             "resources/unsubscribe", types.UnsubscribeRequestParams, unsubscribe
         )
 
+    def _announce_changes(self) -> None:
+        """Every transport's handshake says the resource list changes (the watcher sends
+        list_changed): the HTTP session manager asks the low-level server for its
+        defaults, with no way to pass NotificationOptions, so the defaults carry them."""
+        low = self._lowlevel_server
+        plain = low.create_initialization_options
+
+        def with_changes(options: Any = None, *args: Any, **kwargs: Any) -> Any:
+            return plain(options or NotificationOptions(resources_changed=True), *args, **kwargs)
+
+        setattr(low, "create_initialization_options", with_changes)  # noqa: B010
+
     def initialization_options(self) -> Any:
         """The handshake's capabilities: resources can be subscribed and their list changes."""
-        return self._lowlevel_server.create_initialization_options(
-            NotificationOptions(resources_changed=True)
-        )
+        return self._lowlevel_server.create_initialization_options()
 
     async def serve_stdio(self) -> None:
         async with stdio_server() as (read, write):
