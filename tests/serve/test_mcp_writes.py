@@ -115,6 +115,37 @@ def test_mcp_stopped_merge_conflicted_document_is_refused(repo: Path) -> None:
     assert read_json(path) == TODO
 
 
+@pytest.mark.parametrize("layout", ["minified", "indented"])
+def test_mcp_a_create_during_a_stopped_merge_never_starts_a_second_todo_list(
+    repo: Path, layout: str
+) -> None:
+    """PRODUCT.md MCP: a conflicted document is refused; a create must not pass it by and
+    write a new .vcontext/todo.json (the agent's tasks would split over two lists)."""
+    path = repo / "todo.vcontext.json"
+    indent = None if layout == "minified" else 2
+    for branch, title in (("side", "theirs"), ("main", "ours")):
+        run_git(repo, "checkout", "-q", *(["-b"] if branch == "side" else []), branch)
+        data = read_json(path)
+        data["todoList"]["items"][0]["title"] = title
+        path.write_text(json.dumps(data, indent=indent) + "\n")
+        run_git(repo, "commit", "-q", "-am", title)
+    assert run_git(repo, "merge", "side", check=False).returncode != 0
+    svc = _service(repo)
+    created = call(svc, "vbrief_create_todo", {"title": "mid-merge"})
+    assert created.error and "todo.vcontext.json" in created.text
+    assert not (repo / ".vcontext").exists()
+
+
+def test_mcp_a_broken_one_line_todo_list_is_not_replaced_by_a_new_one(repo: Path) -> None:
+    """A document that no longer parses is refused with its place, whatever its layout."""
+    path = repo / "todo.vcontext.json"
+    path.write_text(json.dumps(TODO)[:-1] + "\n")
+    svc = _service(repo)
+    created = call(svc, "vbrief_create_todo", {"title": "lost?"})
+    assert created.error and "todo.vcontext.json:" in created.text
+    assert not (repo / ".vcontext").exists()
+
+
 def test_mcp_tron_document_keeps_its_format_and_comments(git_repo: Path) -> None:
     tron = gv.dumps(TODO, "tron")
     text = "# our todo list: keep this comment\n" + tron

@@ -30,7 +30,8 @@ _STEM_SUFFIXES = (
     ".json",
     ".tron",
 )
-_SNIFF = re.compile(rb'^\s*"?(todoList|plan|playbook)"?\s*:', re.MULTILINE)
+_SNIFF = re.compile(rb'(?:^|[{,])\s*"?(todoList|plan|playbook)"?\s*:', re.MULTILINE)
+"""A container key opening a line (indented JSON, TRON) or following '{'/',' (minified)."""
 
 
 @dataclass(frozen=True)
