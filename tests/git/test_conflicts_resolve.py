@@ -264,6 +264,30 @@ def test_a_file_edited_by_hand_is_resolved_from_the_stages_and_the_user_is_told(
     assert "oops" not in (repo / TODO).read_text()
 
 
+def test_the_hand_edited_text_resolve_says_it_keeps_is_still_there_after_the_last_conflict(
+    repo: Path,
+) -> None:
+    """PRODUCT.md "Resolving conflicts" / never lose data: resolve replaces a text edited
+    by hand with the stages' merge and names where that text is kept; the copy must
+    outlive the resolution (the user's hand-added item lives only there), and a second
+    hand edit must not overwrite the first one's copy."""
+    two_conflicts(repo)
+    merge_stops(repo)
+    ids = conflict_ids(repo)
+    copies = []
+    for n, ref in enumerate(ids):
+        text = (repo / TODO).read_text()
+        (repo / TODO).write_text(text.replace('"id": "t1"', f'"id": "t1", "note{n}": "mine{n}"'))
+        proc = run_cli("resolve", TODO, "--conflict", ref, "--take", "theirs", cwd=repo)
+        kept = proc.stderr.decode().split("your text is kept in ", 1)[1].split(")")[0]
+        copies.append(Path(kept))
+    assert status_of(repo, TODO) == "M "
+    assert len(set(copies)) == 2
+    for n, copy in enumerate(copies):
+        assert copy.is_file(), f"the promised copy {copy} is gone"
+        assert f'"note{n}": "mine{n}"' in copy.read_text()
+
+
 def test_dry_run_prints_the_result_and_no_add_leaves_it_unstaged(repo: Path) -> None:
     two_conflicts(repo, "my docs/todo.vcontext.json")  # a path with a space
     rel = "my docs/todo.vcontext.json"

@@ -211,11 +211,11 @@ def _from_stages(ctx: Context, rel: str, stages: tuple[Any, Any, Any]) -> Sessio
         ctx, rel, resolution, style, source="stages", labels=ctx.operation.labels(), state=state
     )
     expected = resolution.settle(state.choices, style).text
-    if expected is not None and text != expected:  # edited since the merge stopped
-        state.edited_copy.parent.mkdir(parents=True, exist_ok=True)
-        if text is not None:
-            write_atomic(state.edited_copy, text.encode("utf-8", "surrogateescape"))
-        session.edited_copy = state.edited_copy
+    if expected is not None and text is not None and text != expected:  # edited meanwhile
+        copy = state.edited_copy(text)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(copy, text.encode("utf-8", "surrogateescape"))
+        session.edited_copy = copy
     return session
 
 

@@ -74,16 +74,18 @@ class ResolveState:
         write_atomic(self.file, (json.dumps(record, indent=2) + "\n").encode("utf-8"))
 
     def forget(self) -> None:
-        for name in (self.file, self.edited_copy):
-            try:
-                name.unlink()
-            except OSError:
-                pass
+        """Drop the choices. Copies of hand-edited texts stay: resolve told the user where
+        they are, and what was added by hand lives only there."""
+        try:
+            self.file.unlink()
+        except OSError:
+            pass
 
-    @property
-    def edited_copy(self) -> Path:
-        """Where the work-tree text is kept when it was edited since the merge stopped."""
-        return self.file.with_suffix(".edited")
+    def edited_copy(self, text: str) -> Path:
+        """Where a work-tree text edited since the merge stopped is kept: one file per
+        text, so a second hand edit never overwrites the first one's copy."""
+        digest = hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+        return self.file.with_name(f"{self.file.stem}-{digest}.edited")
 
 
 def _style_json(style: Style) -> dict[str, Any]:
