@@ -380,6 +380,29 @@ def test_a_side_that_does_not_parse_is_listed_as_an_error_and_not_resolved_as_da
     assert (repo / TODO).read_bytes() == before
 
 
+def test_conflicts_of_the_top_folder_or_a_parent_folder_are_listed(repo: Path) -> None:
+    """PRODUCT.md: conflicts [PATHS…] exits 1 while any are left; a folder names the
+    files under it, also '.' at the top and '..' from a subfolder (an agent asking
+    `conflicts .` must not be told there are none)."""
+    two_conflicts(repo, "my docs/todo.vcontext.json")
+    merge_stops(repo)
+    (repo / "sub").mkdir()
+    for arg, cwd in ((".", repo), ("..", repo / "sub"), ("my docs", repo), (str(repo), repo)):
+        code, listing = cli_json("conflicts", arg, cwd=cwd)
+        assert code == 1, (arg, listing)
+        assert [f["path"] for f in listing["files"]] == ["my docs/todo.vcontext.json"]
+
+
+def test_conflicts_of_a_path_that_does_not_exist_is_an_operational_error(repo: Path) -> None:
+    """PRODUCT.md command-line contract: a missing file is exit 3 with one line, never
+    'no vContext conflicts' (a typo must not read as 'all resolved')."""
+    two_conflicts(repo)
+    merge_stops(repo)
+    proc = run_cli("conflicts", "nope.vcontext.json", cwd=repo)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert proc.stderr.count(b"\n") == 1 and b"nope.vcontext.json" in proc.stderr
+
+
 def test_operational_errors_are_one_line(repo: Path, tmp_path: Path) -> None:
     (repo / "docs").mkdir()
     for args, cwd, words in (

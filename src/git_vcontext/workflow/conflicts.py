@@ -74,6 +74,8 @@ def list_conflicts(paths: Sequence[str] = (), *, cwd: str | os.PathLike[str] = "
         raise OperationalError("not a git repository: name the files to look at")
     wanted = [ctx.relative(p) for p in paths]
     stages = ctx.stages()
+    _check_exist(ctx, paths, wanted, stages)
+    wanted = [w for w in wanted if w not in ("", ".")] if "." not in wanted else []
     files: list[FileListing] = []
     others: list[str] = []
     for rel in sorted(p for p in stages if _selected(p, wanted)):
@@ -105,6 +107,13 @@ def _of_session(s: Session, operation: str | None) -> FileListing:
     resolved = len(s.conflicts) - len(remaining)
     edited = s.edited_copy is not None
     return FileListing(s.path, s.labels, operation, s.source, remaining, resolved, None, edited)
+
+
+def _check_exist(ctx: Context, given: Sequence[str], wanted: list[str], stages: Any) -> None:
+    """A path that is neither in the work tree nor conflicted is a typo, not 'no conflicts'."""
+    for path, rel in zip(given, wanted, strict=True):
+        if rel not in (".", "") and rel not in stages and not ctx.full(rel).exists():
+            raise OperationalError(f"{path}: no such file or folder")
 
 
 def _selected(rel: str, wanted: list[str]) -> bool:
