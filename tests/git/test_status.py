@@ -82,6 +82,7 @@ def test_status_predicts_a_conflict_and_moves_nothing(git_repo: Path) -> None:
 
     assert code == 1
     assert rows["alice"]["state"] == "conflict"
+    assert rows["alice"]["documents"] == ["todo.vcontext.json"]  # her work, though stopped
     [conflict] = rows["alice"]["conflicts"]
     assert conflict["path"] == "todo.vcontext.json"
     assert conflict["conflicts"][0]["path"] == "/todoList/items/0/status"

@@ -108,11 +108,19 @@ def agent_status(repo: Any, syncer: Syncer, agent: str) -> AgentStatus:
         _count_new(repo, a, b),
         _count_new(repo, b, a),
         state,
-        predicted.documents if predicted.base_moves else (),
+        _documents(predicted),
         _fork_sequences(repo, a, b),
         predicted.conflicts,
         predicted.message,
     )
+
+
+def _documents(predicted: Any) -> tuple[str, ...]:
+    """What the agent's work would change in the base: a stopped pair moves nothing, but
+    the files it conflicts on are still work of the agent's (not "0 documents")."""
+    if predicted.base_moves:
+        return tuple(predicted.documents)
+    return tuple(dict.fromkeys(c.path for c in predicted.conflicts))
 
 
 def all_status(repo: Any) -> list[AgentStatus]:
