@@ -341,3 +341,29 @@ def test_a_playbook_entry_is_logged_by_target_and_blamed_on_its_winning_head(
         c for s in report["commits"][0]["sides"] for c in s["changes"] if "heads" in c["anchor"]
     ]
     assert heads and all(c["note"].startswith("concurrent updates: 2 heads") for c in heads)
+
+
+def test_blame_lists_the_steps_of_a_vermas_template_and_process(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """PRODUCT.md blame: per item the commit that last changed it. A VerMAS template's
+    (or process's) steps are its items, by id, as log names them (FILE#step); blame
+    printed nothing for them."""
+    r = Repo(tmp_path_factory.mktemp("vermas") / "repo", tmp_path_factory.mktemp("home"))
+    r.top.mkdir()
+    r.git("init", "-q", "-b", "main")
+    assert r.cli("install", "--local", "--no-hooks").returncode == 0
+    template = ".work/templates/build.toml"
+    steps = '[[steps]]\nid = "lint"\ntitle = "Lint"\n\n[[steps]]\nid = "test"\ntitle = "Test"\n'
+    r.write(template, 'template = "build"\ndescription = "d"\nversion = 1\n\n' + steps)
+    process = {"id": "p1", "steps": [{"id": "s1", "status": "pending"}]}
+    r.write(".work/processes/p1.json", process)
+    r.commit("template")
+    r.write(template, (r.top / template).read_text().replace('"Test"', '"Run the tests"'))
+    r.commit("rename test", author="Bob")
+    blamed = {i["id"]: (i["author"], i["commit"]) for i in r.json("blame", template)["items"]}
+    assert blamed == {
+        "lint": ("Ann", r.commits["template"]),
+        "test": ("Bob", r.commits["rename test"]),
+    }
+    assert [i["id"] for i in r.json("blame", ".work/processes/p1.json")["items"]] == ["s1"]

@@ -24,6 +24,8 @@ _SKIPPED = frozenset({"changeLog", "fork", "conflictResolution"})
 """Subtrees that copy items (a Change's oldValue, a Conflict's sides): not the items themselves."""
 
 ITEM, EVENT, RECORD, ELEMENT, ENTRY = "item", "event", "record", "element", "entry"
+_ITEM_FIELDS = frozenset({*ITEM_ARRAY_KEYS, "steps"})
+"""Arrays of items: a container's, and the steps of a VerMAS template or process."""
 
 
 class Slot:
@@ -202,7 +204,7 @@ def _kind(key: str, field: Any, top: bool) -> str:
         return RECORD  # a JSONL file: one record per line
     if key in EVENT_KEYS:
         return EVENT
-    return ITEM if field in ITEM_ARRAY_KEYS else ELEMENT
+    return ITEM if field in _ITEM_FIELDS else ELEMENT
 
 
 def anchor_of(data: Any, parts: Parts) -> str:
