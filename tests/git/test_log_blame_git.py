@@ -240,6 +240,10 @@ def test_an_id_in_no_revision_exits_1_naming_the_ids_the_document_has(repo: Repo
         (["blame", "notes.json"], ExitCode.OPERATIONAL, "not a vContext document"),
         (["blame", TRON, "--rev", "HEAD~1"], ExitCode.FOUND, "conflict markers"),
         (["blame", TRON, "--rev", "nosuchrev"], ExitCode.OPERATIONAL, "unknown revision"),
+        (["blame", "memory"], ExitCode.OPERATIONAL, "directory"),  # a folder: no crash
+        (["blame", "memory", "--rev", "HEAD"], ExitCode.OPERATIONAL, "directory"),
+        (["log", "--", "memory"], ExitCode.OPERATIONAL, "directory"),
+        (["view", "memory", "--at", "HEAD"], ExitCode.OPERATIONAL, "directory"),
     ],
 )
 def test_bad_input_gives_one_line_and_the_documented_exit_code(

@@ -37,6 +37,8 @@ def check_document(repo: Any, path: str, raw: bytes | None, *, shown: str) -> No
     """Exit 3 unless ``path`` is a vContext file: declared by name or attributes (as
     install's patterns and ``.gitattributes`` route it), or recognised by content."""
     if raw is None:
+        if repo.workdir and os.path.isdir(os.path.join(repo.workdir, path)):
+            raise OperationalError(f"{shown}: a directory; name a document in it")
         raise OperationalError(f"{shown}: no such file in the work tree or the history")
     if not declared_paths(repo)(path) and not looks_like_vcontext(raw):
         raise OperationalError(f"{shown}: not a vContext document")

@@ -99,6 +99,9 @@ def read_at(repo: Any, rev: str, path: str) -> bytes:
         entry = commit.tree[path.replace(os.sep, "/")]
     except KeyError:
         raise OperationalError(f"{path}: not in {rev}") from None
+    if entry.type_str != "blob":  # a folder (tree) or a submodule (commit)
+        what = "a directory" if entry.type_str == "tree" else "a submodule"
+        raise OperationalError(f"{path}: {what} in {rev}, not a file")
     data: bytes = repo[entry.id].data
     return data
 

@@ -26,9 +26,12 @@ def file_versions(repo: Any, path: str, rev: str = "HEAD") -> Iterator[tuple[str
     order = pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_TIME
     for commit in repo.walk(head.id, order):
         try:
-            blob_id = commit.tree[path].id
+            entry = commit.tree[path]
         except KeyError:
             continue
+        if entry.type_str != "blob":  # a folder or a submodule there: no version of a file
+            continue
+        blob_id = entry.id
         if blob_id in seen:
             continue
         seen.add(blob_id)
