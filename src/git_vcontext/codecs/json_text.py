@@ -7,6 +7,8 @@ import re
 
 from ..errors import ParseError, parse_error_at
 from ..record import record
+from ..spelling import OutOfRange, canonical, float_of, int_of
+from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
 from .text import (
     BOM,
@@ -71,40 +73,32 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-class NumberRangeError(ValueError):
-    """A number too large for a double (e.g. 1e400): it would come back as Infinity, which
-    is not JSON, and TRON refuses it too. Turned into a located ParseError."""
-
-    def __init__(self, spelling: str) -> None:
-        super().__init__(spelling)
-        self.spelling = spelling
-
-
-def _float(spelling: str) -> float:
-    value = float(spelling)
-    if value - value != 0.0:  # inf or -inf (NaN has no JSON spelling)
-        raise NumberRangeError(spelling)
-    return value
-
-
-# The range check costs a Python call per float literal (~0.3 µs; ints are not checked):
-# less than any scan of the text for huge numbers would, except in float-dense documents.
+# A number's spelling is kept (spelling.float_of: a Python call per float literal, ~0.2 µs,
+# which also refuses 1e400); ints are left to the C scanner unless the text holds a -0.
 _DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_reject_constant, parse_float=_float
+    object_pairs_hook=_pairs, parse_constant=_reject_constant, parse_float=float_of
 )
+_DECODER_NEGATIVE_ZERO = json.JSONDecoder(
+    object_pairs_hook=_pairs,
+    parse_constant=_reject_constant,
+    parse_float=float_of,
+    parse_int=int_of,
+)
+_NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
 
 
 def parse_value(text: str) -> JsonValue:
     """Parse JSON text strictly (duplicate keys, NaN and over-deep nesting are errors)."""
     try:
-        value, end = _DECODER.raw_decode(text, _WS.match(text, 0).end())  # type: ignore[union-attr]
+        decoder = _DECODER_NEGATIVE_ZERO if _NEGATIVE_ZERO.search(text) else _DECODER
+        value, end = decoder.raw_decode(text, _WS.match(text, 0).end())  # type: ignore[union-attr]
     except json.JSONDecodeError as exc:
         raise _located(text, exc.pos, f"invalid JSON: {exc.msg}") from None
     except DuplicateKeyError as exc:
         raise _duplicate_error(text, exc.key) from None
     except RecursionError:
         raise _depth_error(text) from None
-    except NumberRangeError as exc:
+    except OutOfRange as exc:
         where = _number_offset(text, exc.spelling)
         raise _located(text, where, f"number {exc.spelling} is out of range") from None
     except ValueError as exc:  # NaN / Infinity
@@ -193,13 +187,13 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
     """Serialise a value in a style (no BOM; callers add it when writing bytes)."""
     st = style or JsonStyle()
     if st.indent is None:
-        out = json.dumps(
+        out = json_dumps(
             value,
             separators=(st.inline_item_separator, st.key_separator),
             ensure_ascii=st.ensure_ascii,
         )
     else:
-        out = json.dumps(
+        out = json_dumps(
             value,
             indent=st.indent,
             separators=(",", st.key_separator),
@@ -368,8 +362,8 @@ class JsonDocument:
         st = self.style
         if inline or st.indent is None:
             sep = (st.inline_item_separator, st.key_separator)
-            return json.dumps(value, separators=sep, ensure_ascii=st.ensure_ascii)
-        out = json.dumps(
+            return json_dumps(value, separators=sep, ensure_ascii=st.ensure_ascii)
+        out = json_dumps(
             value,
             indent=st.indent,
             separators=(",", st.key_separator),
@@ -478,9 +472,9 @@ def fingerprint(value: JsonValue) -> Any:
             ident = value.get(k)
             if isinstance(ident, (str, int)) and not isinstance(ident, bool):
                 return ("@", k, ident)
-        return ("=", json.dumps(value, sort_keys=True))
+        return ("=", canonical(value))
     if isinstance(value, list):
-        return ("=", json.dumps(value, sort_keys=True))
+        return ("=", canonical(value))
     if isinstance(value, bool) or value is None:
         return ("c", value)
     if isinstance(value, (int, float)):

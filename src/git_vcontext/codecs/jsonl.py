@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 from ..errors import ParseError
+from ..spelling import dumps as json_dumps
 from ..values import JsonValue, same
 from .json_text import detect_separators, fingerprint, parse_value
 from .text import BOM, decode, escape_lone_surrogates, marker_error, newline_of
@@ -65,7 +64,7 @@ def dumps_record(
     record: JsonValue, item_sep: str = ", ", key_sep: str = ": ", ensure_ascii: bool = False
 ) -> str:
     """One record on one line."""
-    return json.dumps(record, separators=(item_sep, key_sep), ensure_ascii=ensure_ascii)
+    return json_dumps(record, separators=(item_sep, key_sep), ensure_ascii=ensure_ascii)
 
 
 def dumps(records: list[Any]) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from ..spelling import Number, number_text
+from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue
 from .text import escape_lone_surrogates
 from .tron_names import is_property_name
@@ -204,11 +206,11 @@ def _scalar(value: JsonValue) -> str:
         return _encode_string(value)
     if kind is int:
         return int.__repr__(value)
-    if kind is float:
-        return float.__repr__(value)
+    if kind is float or kind is Number:
+        return number_text(value)
     if kind is bool or value is None:
         return _LITERALS[value]
-    return json.dumps(value, ensure_ascii=False)
+    return json_dumps(value, ensure_ascii=False)
 
 
 def check_value(value: JsonValue) -> None:
