@@ -7,9 +7,10 @@ import re
 
 from ..errors import ParseError, parse_error_at
 from ..record import record
-from ..spelling import OutOfRange, canonical, float_of, int_of
+from ..spelling import OutOfRange, float_of, int_of
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
+from .matching import appended_only, match_elements
 from .text import (
     BOM,
     data_deeper_than,
@@ -31,10 +32,6 @@ _ESCAPED_NON_ASCII = re.compile(
 )
 _PLAIN = json.JSONDecoder()
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
-
-# Keys that identify array elements when re-printing (so a changed item is
-# re-printed field by field rather than replaced as a whole).
-_IDENTITY_KEYS = ("id", "uid", "eventId", "event_id")
 
 
 @record
@@ -276,7 +273,7 @@ class JsonDocument:
         if isinstance(new, dict) and isinstance(old, dict):
             return self._emit_object(new, old, start, inline)
         if isinstance(new, list) and isinstance(old, list):
-            if _appended_only(old, new):
+            if appended_only(old, new):
                 return self._emit_appended(new, old, start, end, inline)
             return self._emit_array(new, old, start, inline)
         return self._fresh(new, self._line_indent(start), inline)
@@ -322,7 +319,7 @@ class JsonDocument:
     def _emit_array(self, new: list[Any], old: list[Any], start: int, inline: bool) -> str:
         c = self._container(start)
         layout = self._layout(c, start, inline)
-        matches = _match_elements(old, new)
+        matches = match_elements(old, new)
         template = next((j for j in matches if j is not None), 0)
         parts = ["["]
         for i, (value, j) in enumerate(zip(new, matches, strict=True)):
@@ -424,13 +421,6 @@ class _Layout:
         return self.first if i == 0 else self.rest
 
 
-def _appended_only(old: list[Any], new: list[Any]) -> bool:
-    """``new`` is ``old`` (the very same elements, in order) plus elements at the end."""
-    if len(old) < 2 or len(new) <= len(old):
-        return False
-    return all(a is b for a, b in zip(old, new, strict=False))
-
-
 def _scan_container(text: str, start: int, limit: int | None = None) -> _Container:
     """Positions of the members of the object or array that opens at ``start``.
 
@@ -463,80 +453,6 @@ def _scan_container(text: str, start: int, limit: int | None = None) -> _Contain
             pos += 1
             continue
         return _Container(pos, members)
-
-
-def fingerprint(value: JsonValue) -> Any:
-    """Hashable key under which equal (or same-identity) elements meet."""
-    if isinstance(value, dict):
-        for k in _IDENTITY_KEYS:
-            ident = value.get(k)
-            if isinstance(ident, (str, int)) and not isinstance(ident, bool):
-                return ("@", k, ident)
-        return ("=", canonical(value))
-    if isinstance(value, list):
-        return ("=", canonical(value))
-    if isinstance(value, bool) or value is None:
-        return ("c", value)
-    if isinstance(value, (int, float)):
-        return ("n", value)
-    return ("s", value)
-
-
-def _match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
-    """For each new element, the index of the old element it continues (or None)."""
-    result: list[int | None] = [None] * len(new)
-    used = [False] * len(old)
-    by_id = {id(v): j for j, v in enumerate(old)}
-    pending: list[int] = []
-    for i, v in enumerate(new):
-        j = by_id.get(id(v))
-        if j is not None and not used[j] and old[j] is v:
-            result[i] = j
-            used[j] = True
-        else:
-            pending.append(i)
-    if not pending:
-        return result
-    buckets: dict[Any, list[int]] = {}
-    for j in range(len(old) - 1, -1, -1):
-        if not used[j]:
-            buckets.setdefault(fingerprint(old[j]), []).append(j)
-    rest: list[int] = []
-    for i in pending:
-        stack = buckets.get(fingerprint(new[i]))
-        while stack and used[stack[-1]]:
-            stack.pop()
-        if stack:
-            j = stack.pop()
-            result[i] = j
-            used[j] = True
-        else:
-            rest.append(i)
-    _pair_by_position(old, new, result, used, rest)
-    return result
-
-
-def _pair_by_position(
-    old: list[Any], new: list[Any], result: list[int | None], used: list[bool], rest: list[int]
-) -> None:
-    """Pair leftover containers without identity in order (an element edited in place)."""
-    free = [j for j in range(len(old)) if not used[j] and _anonymous(old[j])]
-    k = 0
-    for i in rest:
-        if k >= len(free) or not _anonymous(new[i]):
-            continue
-        j = free[k]
-        if type(old[j]) is type(new[i]):
-            result[i] = j
-            used[j] = True
-            k += 1
-
-
-def _anonymous(value: JsonValue) -> bool:
-    """A container that carries no identity key."""
-    if isinstance(value, list):
-        return True
-    return isinstance(value, dict) and not any(k in value for k in _IDENTITY_KEYS)
 
 
 def loads(raw: bytes | str) -> JsonDocument:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..errors import ParseError
 from ..spelling import dumps as json_dumps
 from ..values import JsonValue, same
-from .json_text import detect_separators, fingerprint, parse_value
+from .json_text import detect_separators, parse_value
+from .matching import fingerprint
 from .text import BOM, decode, escape_lone_surrogates, marker_error, newline_of
 
 TYPE_CHECKING = False
