@@ -45,6 +45,7 @@ class JsonStyle:
     final_newline: bool = True
     bom: bool = False
     ensure_ascii: bool = False
+    escape_html: bool = False  # <, > and & as \u003c, \u003e, \u0026 (Go's encoding/json)
 
 
 class DuplicateKeyError(ValueError):
@@ -145,6 +146,11 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
     key_sep, inline_sep = detect_separators(text)
     # raw non-ASCII means "not escaped"; otherwise escapes of non-ASCII say "escaped"
     ensure_ascii = text.isascii() and bool(_ESCAPED_NON_ASCII.search(text))
+    escape_html = (
+        "\\u00" in text
+        and _ESCAPED_HTML.search(text) is not None
+        and not any(c in text for c in "<>&")
+    )
     return JsonStyle(
         indent=indent,
         key_separator=key_sep,
@@ -153,7 +159,18 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
         final_newline=text.endswith("\n"),
         bom=bom,
         ensure_ascii=ensure_ascii,
+        escape_html=escape_html,
     )
+
+
+_ESCAPED_HTML = re.compile(r"\\u00(?:3[cCeE]|26)")
+_HTML = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
+def _html_escaped(text: str, style: JsonStyle) -> str:
+    """JSON text with <, > and & escaped when the document does so (outside strings JSON has
+    none of them)."""
+    return text.translate(_HTML) if style.escape_html else text
 
 
 _STRING_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -198,7 +215,7 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
         )
         if st.newline != "\n":
             out = out.replace("\n", st.newline)
-    return escape_lone_surrogates(out) + (st.newline if st.final_newline else "")
+    return escape_lone_surrogates(_html_escaped(out, st)) + (st.newline if st.final_newline else "")
 
 
 class _Member:
@@ -353,19 +370,22 @@ class JsonDocument:
         return layout.lead(i)
 
     def _key(self, key: str) -> str:
-        return json.dumps(key, ensure_ascii=self.style.ensure_ascii)
+        return _html_escaped(json.dumps(key, ensure_ascii=self.style.ensure_ascii), self.style)
 
     def _fresh(self, value: JsonValue, indent: str, inline: bool) -> str:
         st = self.style
         if inline or st.indent is None:
             sep = (st.inline_item_separator, st.key_separator)
-            return json_dumps(value, separators=sep, ensure_ascii=st.ensure_ascii)
+            return _html_escaped(
+                json_dumps(value, separators=sep, ensure_ascii=st.ensure_ascii), st
+            )
         out = json_dumps(
             value,
             indent=st.indent,
             separators=(",", st.key_separator),
             ensure_ascii=st.ensure_ascii,
         )
+        out = _html_escaped(out, st)
         return out.replace("\n", st.newline + indent) if "\n" in out else out
 
     def _line_indent(self, offset: int) -> str:

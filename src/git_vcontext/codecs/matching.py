@@ -69,7 +69,38 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
         else:
             rest.append(i)
     _pair_by_position(old, new, result, used, rest)
+    _pair_renamed(old, new, result, used)
     return result
+
+
+def _pair_renamed(
+    old: list[Any], new: list[Any], result: list[int | None], used: list[bool]
+) -> None:
+    """Pair a leftover element with the leftover old one in its place (the same element
+    before it): a scalar edited in place, or an object whose id was edited while most of
+    its fields stay. It keeps its text and comments instead of being written anew."""
+    for i, v in enumerate(new):
+        if result[i] is not None or isinstance(v, list):
+            continue
+        before = result[i - 1] if i else -1
+        if before is None or before + 1 >= len(old) or used[before + 1]:
+            continue
+        j = before + 1
+        was = old[j]
+        if isinstance(v, dict):
+            alike = isinstance(was, dict) and _mostly_alike(was, v)
+        else:
+            alike = not isinstance(was, (dict, list))
+        if alike:
+            result[i] = j
+            used[j] = True
+
+
+def _mostly_alike(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    from ..values import same
+
+    shared = sum(1 for k, v in a.items() if k in b and same(v, b[k]))
+    return 2 * shared > len(a.keys() | b.keys())
 
 
 def _pair_by_position(
@@ -92,4 +123,4 @@ def _anonymous(value: JsonValue) -> bool:
     """A container that carries no identity key."""
     if isinstance(value, list):
         return True
-    return isinstance(value, dict) and not any(k in value for k in _IDENTITY_KEYS)
+    return isinstance(value, dict) and fingerprint(value)[0] != "@"

@@ -54,7 +54,7 @@ def render(doc: TronDocument, new: JsonValue) -> str | None:
     editor = _Editor(doc)
     spans = editor.spans
     if pairs:
-        editor.object(new, doc.data, spans.pairs(), PAIRS, "", "")
+        editor.assemble(*editor.object(new, doc.data, spans.pairs(), PAIRS, "", ""))
     else:
         editor.value(new, doc.data, 0, ROOT)
         editor.copy(spans.ends[spans.value_end(0)], len(doc.text))
@@ -96,6 +96,9 @@ class _Item:
         self.place = place
         self.literal: str | None = None  # text to write instead of the value
         self.sibling: tuple[Member, JsonValue] | None = None  # the neighbour a new one is like
+
+
+_Job = tuple[Container, list[_Item], str, str]  # a container, its members, brackets
 
 
 class _Layout:
@@ -162,21 +165,26 @@ class _Editor:
         if same(new, old):
             self.copy(spans.starts[index], spans.ends[spans.value_end(index)])
             return
+        job = self._job(new, old, index, place)
+        if job is None:
+            self.add_fresh(new, place)
+        else:  # assembled here, not deeper: three frames a level keep MAX_DEPTH in reach
+            self.assemble(*job)
+
+    def _job(self, new: JsonValue, old: JsonValue, index: int, place: Place) -> _Job | None:
+        """How to write a changed container as an edit of ours' (None: afresh)."""
+        spans = self.spans
         token = spans.tokens[index]
         if token in ("{", "[") and not spans.container(index).members:
-            self.add_fresh(new, place)  # nothing of ours' layout to follow
-            return
+            return None  # nothing of ours' layout to follow
         if isinstance(new, dict) and isinstance(old, dict):
             if token == "{":
-                self.object(new, old, spans.container(index), place, "{", "}")
-                return
+                return self.object(new, old, spans.container(index), place, "{", "}")
             if token[0] in _NAME_START:
-                self.instance(new, old, index, place)
-                return
+                return self.instance(new, old, index, place)
         elif isinstance(new, list) and isinstance(old, list) and token == "[":
-            self.array(new, old, spans.container(index), place)
-            return
-        self.add_fresh(new, place)
+            return self.array(new, old, spans.container(index), place)
+        return None
 
     def object(
         self,
@@ -186,7 +194,7 @@ class _Editor:
         place: Place,
         opening: str,
         closing: str,
-    ) -> None:
+    ) -> _Job:
         by_key = {m.key: m for m in c.members}
         separator, bare = self._key_style(c)
         items = []
@@ -197,9 +205,11 @@ class _Editor:
                 items.append(_Item(None, self._key(key, bare) + separator, value, _ABSENT, child))
             else:
                 items.append(_Item(m, None, value, old.get(key, _ABSENT), child))
-        self.assemble(c, items, opening, closing)
+        return c, items, opening, closing
 
-    def instance(self, new: dict[str, Any], old: dict[str, Any], index: int, place: Place) -> None:
+    def instance(
+        self, new: dict[str, Any], old: dict[str, Any], index: int, place: Place
+    ) -> _Job | None:
         """An object ours wrote as ``Name(...)``: kept as such while it fits the class, else
         ``{}`` around ours' argument texts (ours' classes are never changed)."""
         spans = self.spans
@@ -209,16 +219,14 @@ class _Editor:
         keys = [(m.key or "") if m.named else props[j] for j, m in enumerate(c.members)]
         opening = self.text[spans.starts[index] : c.open_end]
         if self._fits(new, c.members, keys):
-            self.assemble(c, self._arguments(c, keys, new, old, place), opening, ")")
-            return
+            return c, self._arguments(c, keys, new, old, place), opening, ")"
         if self.plain or self._on_one_line(c):  # nothing of ours' layout worth keeping
-            self.add_fresh(new, place)
-            return
-        self._as_braces(new, old, c, keys, place)
+            return None
+        return self._as_braces(new, old, c, keys, place)
 
     def _as_braces(
         self, new: dict[str, Any], old: dict[str, Any], c: Container, keys: list[str], place: Place
-    ) -> None:
+    ) -> _Job:
         """An object that no longer fits its class: ``{}`` around ours' argument texts."""
         by_key = dict(zip(keys, c.members, strict=True))
         items = []
@@ -226,9 +234,9 @@ class _Editor:
             prefix = self._key(key, self.style.bare) + ": "
             child = member_place(place, key, value)
             items.append(_Item(by_key.get(key), prefix, value, old.get(key, _ABSENT), child))
-        self.assemble(c, items, "{", "}")
+        return c, items, "{", "}"
 
-    def array(self, new: list[Any], old: list[Any], c: Container, place: Place) -> None:
+    def array(self, new: list[Any], old: list[Any], c: Container, place: Place) -> _Job:
         matches = match_elements(old, new)
         child = element_place(place)
         template = next((j for j in matches if j is not None), 0)
@@ -243,7 +251,7 @@ class _Editor:
             if isinstance(value, (dict, list)) and type(like) is type(value):
                 item.sibling = (c.members[template], like)
             items.append(item)
-        self.assemble(c, items, "[", "]")
+        return c, items, "[", "]"
 
     def add_fresh(self, value: JsonValue, place: Place) -> None:
         fresh = _Fresh(value, place, self.one_line > 0)

@@ -15,7 +15,8 @@ from itertools import accumulate, chain
 
 from .tron_fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING
 
-_PAIR = re.compile(f"({SKIP})({STRING}|{PUNCTUATION}|{NAME}|{NUMBER})")
+# Anchored by its last alternative: a trailing comment is skipped, never searched for tokens.
+_PAIR = re.compile(f"({SKIP})({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|\\Z)")
 _OPENERS = {"[": "]", "{": "}", "(": ")"}
 _CLOSERS = frozenset(_OPENERS.values())
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -79,6 +80,8 @@ class Spans:
     def __init__(self, text: str, start: int) -> None:
         self.text = text
         pairs = _PAIR.findall(text, start)
+        while pairs and not pairs[-1][1]:
+            pairs.pop()  # the end of the text
         offsets = list(accumulate(map(len, chain.from_iterable(pairs)), initial=start))
         self.tokens = [token for _, token in pairs]
         self.starts = offsets[1::2]
