@@ -146,11 +146,6 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
     key_sep, inline_sep = detect_separators(text)
     # raw non-ASCII means "not escaped"; otherwise escapes of non-ASCII say "escaped"
     ensure_ascii = text.isascii() and bool(_ESCAPED_NON_ASCII.search(text))
-    escape_html = (
-        "\\u00" in text
-        and _ESCAPED_HTML.search(text) is not None
-        and not any(c in text for c in "<>&")
-    )
     return JsonStyle(
         indent=indent,
         key_separator=key_sep,
@@ -159,7 +154,6 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
         final_newline=text.endswith("\n"),
         bom=bom,
         ensure_ascii=ensure_ascii,
-        escape_html=escape_html,
     )
 
 
@@ -167,8 +161,17 @@ _ESCAPED_HTML = re.compile(r"\\u00(?:3[cCeE]|26)")
 _HTML = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
 
 
+def escapes_html(text: str) -> bool:
+    """Whether a document escapes <, > and & (and never writes them raw)."""
+    return (
+        "\\u00" in text
+        and _ESCAPED_HTML.search(text) is not None
+        and not any(c in text for c in "<>&")
+    )
+
+
 def _html_escaped(text: str, style: JsonStyle) -> str:
-    """JSON text with <, > and & escaped when the document does so (outside strings JSON has
+    """JSON text with <, > and & escaped when the style says so (outside strings JSON has
     none of them)."""
     return text.translate(_HTML) if style.escape_html else text
 
@@ -265,6 +268,7 @@ class JsonDocument:
         self.data = data
         self.style = style
         self._containers: dict[int, _Container] = {}
+        self._html_checked = False  # escape_html is read off the text when first needed
 
     # -- public -------------------------------------------------------------
     def source(self) -> str:
@@ -370,10 +374,28 @@ class JsonDocument:
         return layout.lead(i)
 
     def _key(self, key: str) -> str:
-        return _html_escaped(json.dumps(key, ensure_ascii=self.style.ensure_ascii), self.style)
+        return _html_escaped(json.dumps(key, ensure_ascii=self.style.ensure_ascii), self._style())
+
+    def _style(self) -> JsonStyle:
+        """The style, with escape_html read off the text (only a new value needs it)."""
+        if not self._html_checked:
+            self._html_checked = True
+            if escapes_html(self.text):
+                st = self.style
+                self.style = JsonStyle(
+                    indent=st.indent,
+                    key_separator=st.key_separator,
+                    inline_item_separator=st.inline_item_separator,
+                    newline=st.newline,
+                    final_newline=st.final_newline,
+                    bom=st.bom,
+                    ensure_ascii=st.ensure_ascii,
+                    escape_html=True,
+                )
+        return self.style
 
     def _fresh(self, value: JsonValue, indent: str, inline: bool) -> str:
-        st = self.style
+        st = self._style()
         if inline or st.indent is None:
             sep = (st.inline_item_separator, st.key_separator)
             return _html_escaped(
