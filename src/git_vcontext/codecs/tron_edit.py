@@ -16,7 +16,7 @@ import re
 from ..values import JsonValue, same
 from .matching import match_elements
 from .tron_names import is_property_name
-from .tron_plan import PAIRS, ROOT, Place, element_place, member_place, plan_places
+from .tron_plan import PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
 from .tron_spans import Container, Member, Spans
 from .tron_writer import TronStyle, check_value, flat_text, header_with, quoted, value_text
 
@@ -50,7 +50,6 @@ def render(doc: TronDocument, new: JsonValue) -> str | None:
     pairs = doc.dialect == "vcontext"
     if pairs and not (isinstance(new, dict) and new and isinstance(doc.data, dict)):
         return None
-    check_value(new)
     editor = _Editor(doc)
     spans = editor.spans
     if pairs:
@@ -58,7 +57,10 @@ def render(doc: TronDocument, new: JsonValue) -> str | None:
     else:
         editor.value(new, doc.data, 0, ROOT)
         editor.copy(spans.ends[spans.value_end(0)], len(doc.text))
-    plan = plan_places(doc, [(f.value, f.place) for f in editor.fresh], vcontext=pairs)
+    for fresh in editor.fresh:  # the rest is ours' text, which parsed
+        check_value(fresh.value)
+    roots = [(f.value, f.place) for f in editor.fresh if isinstance(f.value, (dict, list))]
+    plan = plan_places(doc, roots, vcontext=pairs) if roots else Plan()
     body = editor.resolve(plan)
     return header_with(doc, plan.new) + body
 

@@ -293,8 +293,8 @@ class _Chooser:
         self.best: dict[tuple[str, ...], TronClass | None] = {}
         preferred = doc.memo.get("preferences")
         if preferred is None:
-            preferred = doc.memo["preferences"] = _preferences(doc)
-        self.preferred: dict[Pattern, str] = preferred
+            preferred = doc.memo["preferences"] = _Preferences(doc)
+        self.preferred: _Preferences = preferred
 
     def fits(self, cls: TronClass, keys: tuple[str, ...]) -> bool:
         """Dialect: keys in the class's order, the rest absent; standard: exactly its keys."""
@@ -316,12 +316,34 @@ class _Chooser:
         return self.best[keys]
 
 
-def _preferences(doc: TronDocument) -> dict[Pattern, str]:
-    """For each place in ours, the class that wrote the first object there ("" for {})."""
-    made_by = doc.made_by
-    found: dict[Pattern, str] = {}
-    for obj, _, _, pattern in walk(doc.data, pairs=doc.dialect == "vcontext"):
-        name = made_by.get(id(obj))
-        if name is not None:
-            found.setdefault(pattern, name)
-    return found
+class _Preferences:
+    """For a place in ours, the class that wrote the first object there ("" for {}, None
+    when ours has no object there), looked up when asked: a minimal edit asks for a few."""
+
+    def __init__(self, doc: TronDocument) -> None:
+        self.doc = doc
+        self.found: dict[Pattern, str | None] = {}
+
+    def get(self, pattern: Pattern) -> str | None:
+        if pattern not in self.found:
+            self.found[pattern] = self._first(pattern)
+        return self.found[pattern]
+
+    def _first(self, pattern: Pattern) -> str | None:
+        """Depth first, in document order, without recursion."""
+        made_by = self.doc.made_by
+        stack: list[tuple[JsonValue, int]] = [(self.doc.data, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if depth == len(pattern):
+                name = made_by.get(id(node)) if isinstance(node, dict) else None
+                if name is not None:
+                    return name
+                continue
+            part = pattern[depth]
+            if part == "[]":
+                if isinstance(node, list):
+                    stack.extend((el, depth + 1) for el in reversed(node))
+            elif isinstance(node, dict) and part in node:
+                stack.append((node[part], depth + 1))
+        return None
