@@ -16,6 +16,7 @@ from .errors import OperationalError
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 FORMAT_TEXT_JSON = click.Choice(["text", "json"])
+FORMAT_PICTURE = click.Choice(["text", "json", "dot", "mermaid"])
 CONFLICT_STYLE = click.Choice(["markers", "structured"])
 
 
@@ -104,6 +105,11 @@ def doctor() -> int:
 @click.option("-x", "--ours-label", metavar="%X", help="Label of our side.")
 @click.option("-y", "--theirs-label", metavar="%Y", help="Label of their side.")
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@click.option(
+    "--virtual-base",
+    is_flag=True,
+    help="Git's inner merge of a criss-cross history: conflicts take the base's value.",
+)
 def merge_driver(**options: Any) -> int:
     """The git merge driver: merge into %A in place; exit 0 clean, 1 conflicts."""
     return _run("merge_driver", **options)
@@ -119,9 +125,60 @@ def merge_driver(**options: Any) -> int:
 )
 @click.option("--report", metavar="FILE", help="Write a JSON report to FILE ('-' = stdout).")
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@click.option(
+    "--favor",
+    type=click.Choice(["ours", "theirs"]),
+    help="Settle every conflict on this side, noted in the report (merge.vcontext.favor).",
+)
 def merge(**options: Any) -> int:
     """Three-way merge of three files outside git."""
     return _run("merge", **options)
+
+
+# -- resolving conflicts ----------------------------------------------------
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("paths", nargs=-1)
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+def conflicts(paths: Sequence[str], fmt: str) -> int:
+    """The vContext conflicts left to resolve; exit 1 when there are any.
+
+    \b
+    During a stopped merge, rebase or cherry-pick: each conflicted document's
+    index stages merged again, whatever the work tree shows (markers, diff3,
+    structured, or half edited). Otherwise: files holding conflict markers or
+    an unresolved ConflictResolution. Each conflict has a stable id.
+    """
+    return _run("conflicts", paths=paths, fmt=fmt)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("path")
+@click.option("--conflict", metavar="ID|POINTER", help="One conflict (default: all that remain).")
+@click.option("--take", type=click.Choice(["ours", "theirs", "base"]), help="Take that side.")
+@click.option("--value", metavar="JSON", help="Put this JSON value there instead.")
+@click.option("--no-add", is_flag=True, help="Do not stage the file when no conflict is left.")
+@click.option("--dry-run", is_flag=True, help="Print the result; change nothing.")
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+def resolve(**options: Any) -> int:
+    """Settle conflicts of PATH: exit 0 when none is left (the file is staged), 1 otherwise.
+
+    The file is written in ours' style: valid, and without markers once no conflict
+    is left. Taking a side that has no value there (--take of an absent side)
+    removes the value. Choices are kept under .git/vcontext/resolve/ until the last one.
+    """
+    return _run("resolve", **options)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("base", metavar="BASE")
+@click.argument("local", metavar="LOCAL")
+@click.argument("remote", metavar="REMOTE")
+@click.argument("merged", metavar="MERGED")
+def mergetool(base: str, local: str, remote: str, merged: str) -> int:
+    """Walk through the conflicts of MERGED in the terminal (git mergetool -t vcontext)."""
+    return _run("mergetool", base=base, local=local, remote=remote, merged=merged)
 
 
 # -- reading --------------------------------------------------------------
@@ -145,6 +202,12 @@ class _PathsAfterDashDash(click.Command):
 @click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
 @click.option("--cached", "--staged", "cached", is_flag=True, help="Index against HEAD.")
 @click.option("--stat", is_flag=True, help="One summary line per file.")
+@click.option(
+    "--path",
+    "name",
+    metavar="NAME",
+    help="OLD NEW: the file's real name, shown and used for the format (difftool: $MERGED).",
+)
 def diff(**options: Any) -> int:
     """Structural diff of two files, or of the vContext files changed between revisions.
 
@@ -159,6 +222,46 @@ def diff(**options: Any) -> int:
     return _run("diff", paths=paths, **options)
 
 
+@cli.command("log", cls=_PathsAfterDashDash, context_settings=CONTEXT)
+@click.argument("args", nargs=-1, metavar="[REV-RANGE] [--] FILE[#ID]...")
+@click.option("--follow", is_flag=True, help="Follow renames and JSON <-> TRON conversions.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
+@click.option(
+    "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
+)
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def log_(**options: Any) -> int:
+    """The commits that changed items of a document, newest first, with their changes.
+
+    \b
+    FILE             every change to the document
+    FILE#ID[#ID...]  changes to these items, playbook entries (targetId) or events
+    FILE#"a#b"       an id holding '#' (or a quote) is written as a JSON string
+    REV-RANGE        as for git log: REV, ^REV, A..B, A...B (default HEAD)
+    A merge is shown once, with what each side brought; a version that does not
+    parse is shown as such. Exit 1 when an id is in no revision.
+    """
+    meta = click.get_current_context().meta
+    return _run("log", paths=meta.get("paths"), **options)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--rev", metavar="REV", help="Blame the file as it is at REV (default: work tree).")
+@click.option("--fields", is_flag=True, help="One line per field of each item.")
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def blame(**options: Any) -> int:
+    """For each item (or field), the commit, author and date that last changed it.
+
+    Items are the elements with an id of the document's item lists (and the
+    records of a JSONL file); a playbook entry's line shows the commit that
+    brought its winning head event. Renames and JSON <-> TRON conversions are
+    followed; changes not committed yet are blamed on "Not Committed Yet".
+    """
+    return _run("blame", **options)
+
+
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
 def textconv(file: str) -> int:
@@ -169,28 +272,48 @@ def textconv(file: str) -> int:
 @cli.command(context_settings=CONTEXT)
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-def validate(paths: Sequence[str], fmt: str) -> int:
-    """Schema and semantic validation of JSON, TRON and JSONL files.
+@click.option(
+    "--untracked", is_flag=True, help="Without paths: check untracked vContext files too."
+)
+def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
+    """Schema and semantic validation of JSON, TRON, JSONL and TOML (VerMAS template) files.
 
     \b
     (no paths)   every vContext file tracked in the repository
     DIR          the vContext files under DIR
     FILE         that file, whatever its name ('-' = stdin)
+    vContext files: install's patterns plus what .gitattributes sends to the
+    driver (the pre-push hook checks the same set); a config among them that
+    is not a vContext document is skipped with a note.
     Findings: FILE:LINE:COL: where: message [rule]. Exit 0 all valid, 1 any invalid.
     """
-    return _run("validate", paths=paths, fmt=fmt)
+    return _run("validate", paths=paths, fmt=fmt, untracked=untracked)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-@click.option("--status", type=click.Choice(["active", "all"]), default="active")
+@click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
+@click.option(
+    "--status",
+    type=click.Choice(["active", "all"]),
+    help="active (default for text and json) or all (default for pictures and --target).",
+)
 @click.option("--kind", multiple=True, help="Only entries of this kind (repeatable).")
 @click.option("--tag", multiple=True, help="Only entries with this tag (repeatable).")
 @click.option("--search", metavar="TEXT", help="Only entries whose text contains TEXT.")
+@click.option("--target", multiple=True, metavar="ID", help="Only this targetId (repeatable).")
+@click.option("--all", "every", is_flag=True, help="dot/mermaid: every target of a large playbook.")
 @click.option("--at", "rev", metavar="REV", help="Read the file at a git revision.")
 def view(**options: Any) -> int:
-    """A playbook's current view: one entry per targetId, heads resolved."""
+    """A playbook's current view: one entry per targetId, heads resolved.
+
+    \b
+    --format dot|mermaid draws each target's events (prevEventId edges,
+    heads outlined, the winning head filled, anomalies in red):
+      git vcontext view FILE --format dot | dot -Tsvg > playbook.svg
+    A playbook of more than 12 targets draws only those with several heads,
+    concurrent edits or anomalies (at most 50), unless --all or --target.
+    """
     return _run("view", **options)
 
 
@@ -233,6 +356,11 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
 @click.option("--into", metavar="BRANCH", help="Base branch (default: the recorded base).")
 @click.option("--push", metavar="REMOTE", help="Push the results, retrying when rejected.")
 @click.option("--dry-run", is_flag=True, help="Report what would happen; move no ref.")
+@click.option(
+    "--checkout",
+    is_flag=True,
+    help="Leave a pair that conflicts as a stopped merge in the base's work tree.",
+)
 def sync(**options: Any) -> int:
     """Merge agent branches and their base both ways, in process.
 
@@ -244,15 +372,55 @@ def sync(**options: Any) -> int:
 
     --push pushes the base and agent branches; a rejected push is answered by
     fetch, merge and a new push, at most `vcontext.pushAttempts` times (10).
+
+    --checkout leaves the first pair that conflicts as a real stopped merge in the
+    work tree of its base: resolve it (git vcontext conflicts / resolve, or
+    git mergetool -t vcontext), git commit, then sync again.
     """
     return _run("sync", **options)
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
 def status(fmt: str) -> int:
-    """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts."""
+    """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
+
+    \b
+    --format dot|mermaid draws the agents around their base: ahead/behind on
+    the edges, agents that would conflict with each other joined in red
+    (trial merges of every two agents that changed the same files):
+      git vcontext status --format dot | dot -Tpng > agents.png
+    """
     return _run("status", fmt=fmt)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--root", metavar="DIR", help="Serve DIR (default: the repository's top, else here).")
+@click.option(
+    "--agent", metavar="NAME", help="Who writes (default: agents/NAME checked out, else mcp)."
+)
+@click.option("--http", metavar="[HOST:]PORT", help="Streamable HTTP at /mcp instead of stdio.")
+@click.option("--token-env", metavar="VAR", help="Bearer token clients must send (HTTP).")
+@click.option("--read-only", is_flag=True, help="List no write tools.")
+@click.option("--allow", metavar="KINDS", help="Kinds that may be written: todos,plans,playbook.")
+@click.option("--commit", is_flag=True, help="Commit each write (always on an agent branch).")
+@click.option(
+    "--todo", metavar="PATH", help="The current todo list (git config vcontext.mcp.todo)."
+)
+@click.option("--plan", metavar="PATH", help="The current plan (vcontext.mcp.plan).")
+@click.option("--playbook", metavar="PATH", help="The current playbook (vcontext.mcp.playbook).")
+def mcp(**options: Any) -> int:
+    """The MCP server of seed 003: agents read and write their memory through it.
+
+    \b
+    Client configuration: {"command": "git-vcontext", "args": ["mcp"]}
+    Resources vbrief://todos, vbrief://plans, vbrief://playbook, ...; tools
+    vbrief_create_todo ... vbrief_query_playbook and vcontext_view/diff/validate/
+    status/sync. Every write is validated, recorded (sequence, changeLog) and
+    atomic; on an agent branch (or with --commit) it is also a commit of that file.
+    --http listens on 127.0.0.1 unless HOST is given; another host needs --token-env.
+    """
+    return _run("mcp", **options)
 
 
 # -- hooks, playbooks, demo ---------------------------------------------------
@@ -348,6 +516,25 @@ def ace() -> None:
 def ace_apply(patch: str, doc: str) -> int:
     """Apply an AcePatch, merging 3-way when the document moved on."""
     return _run("ace", patch=patch, doc=doc)
+
+
+@cli.group(context_settings=CONTEXT)
+def vermas() -> None:
+    """VerMAS .work/ directories (seed 004): projections derived from the event log."""
+
+
+@vermas.command("project", context_settings=CONTEXT)
+@click.argument("directory", metavar="[DIR]", required=False)
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a rebuild would.")
+def vermas_project(directory: str | None, check: bool) -> int:
+    """Rebuild work_orders.jsonl and messages.jsonl from events.jsonl.
+
+    DIR holds events.jsonl (default: .work here, else at the top of the repository).
+    Records keep their order and the fields no event sets; records no event created
+    are dropped (and named); the files keep their style. Exit 0 done or up to date,
+    1 with --check when something would change.
+    """
+    return _run("vermas", directory=directory, check=check)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -62,15 +62,20 @@ def _stat_name(f: FileDiff) -> str:
 def _stat_summary(f: FileDiff) -> str:
     if f.result is None:
         return "not parsed (line diff)"
-    extra = "" if f.status in ("modified", "renamed") else f" ({f.status})"
-    return stat_line(f.result) + extra
+    extra = {"added": " (new file)", "deleted": " (deleted file)"}.get(f.status, "")
+    return stat_line(f.result, f.status) + extra
 
 
 def _markdown(f: FileDiff) -> str:
     from .markdown import code, render_markdown
 
     if f.result is not None:
-        return render_markdown(f.result, title=f.path)
+        text = render_markdown(f.result, title=f.path)
+        if f.playbooks is not None and f.result:
+            from .pictures import head_pictures
+
+            text += head_pictures(*f.playbooks)
+        return text
     fence = "```" if "```" not in f.line_diff else "~~~~"
     return "\n".join(
         [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import same
-from . import arrays, rules, vcontext
+from . import arrays, logs, rules, vcontext
 from .pointers import locate_conflicts, pointer_of
 from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
 
@@ -20,7 +20,7 @@ class Merger:
 
     def __init__(self, options: MergeOptions) -> None:
         self.options = options
-        self.notes: list[tuple[str, Path, str]] = []
+        self.notes: list[tuple[str, Path, str, tuple[tuple[str, Any], ...]]] = []
         self.conflicts = 0
         self.sequence_conflicts: dict[Path, tuple[Any, Any, Any]] = {}
 
@@ -30,14 +30,17 @@ class Merger:
         return self.finish(tree)
 
     def finish(self, tree: Any) -> MergeResult:
-        notes = tuple(Note(kind, pointer_of(tree, path), msg) for kind, path, msg in self.notes)
+        notes = tuple(
+            Note(kind, pointer_of(tree, path), msg, details)
+            for kind, path, msg, details in self.notes
+        )
         if not self.conflicts:
             return MergeResult(tree, (), notes, tree)
         data, conflicts = locate_conflicts(tree)
         return MergeResult(data, tuple(conflicts), notes, tree)
 
-    def note(self, kind: str, path: Path, message: str) -> None:
-        self.notes.append((kind, path, message))
+    def note(self, kind: str, path: Path, message: str, **details: Any) -> None:
+        self.notes.append((kind, path, message, tuple(details.items())))
 
     def conflict(self, kind: str, base: Any, ours: Any, theirs: Any) -> ConflictNode:
         self.conflicts += 1
@@ -64,7 +67,7 @@ class Merger:
     def _always_rules(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         """Rules that apply even when only one side changed: logs (M6) and sets (M5)."""
         if isinstance(ours, list) or isinstance(theirs, list):
-            log = arrays.merge_log(self, path, base, ours, theirs)
+            log = logs.merge_log(self, path, base, ours, theirs)
             if log is not NOT_HANDLED:
                 return log
             if doc.is_set_like(path, [_list_or_none(v) for v in (base, ours, theirs)]):

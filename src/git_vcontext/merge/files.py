@@ -5,12 +5,15 @@ from __future__ import annotations
 from ..errors import ParseError
 from ..record import record
 from ..values import same
-from .result import MISSING, MergeOptions, MergeResult
-from .textmerge import Markers, merge_lines
+from .result import MISSING, MergeOptions, MergeResult, Note
+from .textmerge import Markers, base_sections, merge_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from ..codecs import Document
 
 
 @record
@@ -35,6 +38,28 @@ class FileMerge:
         }
 
 
+@record
+class Writing:
+    """How conflicts are written and settled (git config, labels): asked for only when a
+    merge has conflicts or falls back, so a clean merge never reads them."""
+
+    markers: Markers = Markers()
+    structured: bool = False  # a ConflictResolution instead of markers (M15)
+    favor: str | None = None  # "ours" | "theirs": settle every conflict on that side
+
+
+class _Writing:
+    """The Writing given, or the one ``ask()`` returns, asked for at most once."""
+
+    def __init__(self, given: Writing, ask: Callable[[], Writing] | None) -> None:
+        self._given, self._ask = given, ask
+
+    def get(self) -> Writing:
+        if self._ask is not None:
+            self._given, self._ask = self._ask(), None
+        return self._given
+
+
 def merge_files(
     base: bytes | None,
     ours: bytes,
@@ -44,20 +69,34 @@ def merge_files(
     options: MergeOptions | None = None,
     markers: Markers | None = None,
     structured: bool = False,
+    favor: str | None = None,
+    writing: Callable[[], Writing] | None = None,
+    render_conflicts: bool = True,
+    virtual_base: bool = False,
 ) -> FileMerge:
     """Three-way merge of file contents (``base`` None or empty: both sides added the file).
 
+    ``favor`` ("ours"/"theirs") settles every structural conflict on that side, each
+    one noted (``merge.vcontext.favor``); a line fallback keeps its markers.
+    ``writing()``, when given, replaces markers/structured/favor, and is called only if
+    the merge has conflicts. ``render_conflicts=False``: conflicts stay data (no text).
     Never raises for bad input: a bug inside the structural merge degrades to the
     line merge (M16) with the reason recorded, so a merge is never lost to a crash.
+    ``virtual_base``: git's inner merge of a criss-cross history (M16): every
+    conflict takes the base's value, so the result is a valid document (always clean).
     """
-    markers = markers or Markers()
+    given = Writing(markers or Markers(), structured, favor)
+    if virtual_base:
+        given, writing = Writing(Markers(given.markers.size, take_base=True)), None
+    how = _Writing(given, writing)
     try:
-        return _merge_files(base, ours, theirs, path, options, markers, structured)
+        return _merge_files(base, ours, theirs, path, options, how, render_conflicts)
     except RecursionError:
-        return fallback(base, ours, theirs, markers, path, ["nesting too deep to merge as data"])
+        reasons = ["nesting too deep to merge as data"]
+        return fallback(base, ours, theirs, how.get().markers, path, reasons)
     except Exception as exc:  # the driver must never lose a merge to a bug
         why = f"internal error {type(exc).__name__}: {exc}"
-        return fallback(base, ours, theirs, markers, path, [why])
+        return fallback(base, ours, theirs, how.get().markers, path, [why])
 
 
 def _merge_files(
@@ -66,21 +105,23 @@ def _merge_files(
     theirs: bytes,
     path: str | None,
     options: MergeOptions | None,
-    markers: Markers,
-    structured: bool,
+    how: _Writing,
+    render_conflicts: bool = True,
 ) -> FileMerge:
     from ..codecs import format_from_content, format_from_name, parse
 
     if ours == theirs:
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
+    if fmt == "text":
+        return merge_plain_text(base, ours, theirs, how.get().markers, path)
     try:
-        docs = [parse(x, format=fmt) if x and x.strip() else None for x in (base, ours, theirs)]
+        o_doc, t_doc = (parse(x, format=fmt) if x.strip() else None for x in (ours, theirs))
+        b_doc, from_markers = _parse_base(base, fmt)
     except ParseError as exc:
-        return fallback(base, ours, theirs, markers, path, [exc.one_line()])
-    b_doc, o_doc, t_doc = docs
+        return fallback(base, ours, theirs, how.get().markers, path, [exc.one_line()])
     if o_doc is None or t_doc is None:
-        return fallback(base, ours, theirs, markers, path, ["one side is empty"])
+        return fallback(base, ours, theirs, how.get().markers, path, ["one side is empty"])
     opts = options or MergeOptions()
     opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
     if base is not None and not _fork_sensitive(o_doc.data, t_doc.data):
@@ -92,10 +133,58 @@ def _merge_files(
     from .render import render
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
-    text = render(o_doc, result, structured=structured, markers=markers)
-    if result.clean or (structured and _is_structured(result, text)):
-        return _verified(text, result, fmt, base, ours, theirs, markers, path)
+    if from_markers:
+        result = _noted(result, "virtual-base", MARKER_BASE_NOTE)
+    w = how.get() if not result.clean else Writing()
+    from .settle import favored, settled_on
+
+    if w.markers.take_base and not result.clean:
+        result = settled_on(result, "base", "virtual-base", "the base's value kept")
+        if result.data is MISSING:  # nothing in common (two different documents added)
+            return FileMerge(b"", "clean", True, result)
+    elif w.favor and not result.clean:
+        result = favored(result, w.favor)
+    if not result.clean and not render_conflicts:
+        return FileMerge(b"", "conflict", False, result)
+    try:
+        text = render(o_doc, result, structured=w.structured, markers=w.markers)
+    except ParseError as exc:  # a writer that cannot express the result (TOML has no null)
+        return fallback(base, ours, theirs, w.markers, path, [exc.one_line()])
+    if result.clean or (w.structured and _is_structured(result, text)):
+        return _verified(text, result, fmt, base, ours, theirs, how, path)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
+
+
+MARKER_BASE_NOTE = (
+    "the merge base held conflict markers (git's virtual base of a criss-cross history): "
+    "read from their base sections"
+)
+
+
+def _parse_base(base: bytes | None, fmt: str) -> tuple[Document | None, bool]:
+    """The base document, and whether it was read from the base sections of conflict
+    markers (a virtual merge base that still holds them, M16)."""
+    from ..codecs import parse
+
+    if not base or not base.strip():
+        return None, False
+    try:
+        return parse(base, format=fmt), False  # type: ignore[arg-type]
+    except ParseError:
+        text = base_sections(base.decode("utf-8", "surrogateescape"))
+        if text is None:
+            raise
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+        return parse(raw, format=fmt), True  # type: ignore[arg-type]
+    except ParseError as exc:
+        why = f"the base read from its marker blocks' base sections: {exc.one_line()}"
+        raise ParseError(why) from None
+
+
+def _noted(result: MergeResult, kind: str, message: str) -> MergeResult:
+    notes = (*result.notes, Note(kind, "", message))
+    return MergeResult(result.data, result.conflicts, notes, result.tree)
 
 
 def _text_sample(*raws: bytes) -> str:
@@ -131,7 +220,7 @@ def _verified(
     base: bytes | None,
     ours: bytes,
     theirs: bytes,
-    markers: Markers,
+    how: _Writing,
     path: str | None,
 ) -> FileMerge:
     """Trust a rendered merge only if it parses back to the merged data (M16)."""
@@ -141,11 +230,13 @@ def _verified(
     try:
         again = parse(raw, format=fmt)  # type: ignore[arg-type]
     except ParseError as exc:
-        return fallback(base, ours, theirs, markers, path, [f"merged output did not parse: {exc}"])
+        why = [f"merged output did not parse: {exc}"]
+        return fallback(base, ours, theirs, how.get().markers, path, why)
     expected = result.data if result.clean else None
     # plain ==: a rendering slip changes data; bool-for-number is not one it can make
     if expected is not None and again.data != expected:
-        return fallback(base, ours, theirs, markers, path, ["merged output did not read back"])
+        why = ["merged output did not read back"]
+        return fallback(base, ours, theirs, how.get().markers, path, why)
     return FileMerge(raw, "clean" if result.clean else "conflict", result.clean, result)
 
 
@@ -174,6 +265,16 @@ def _checked(
     return FileMerge(raw, status, True, None, reasons)
 
 
+def merge_plain_text(
+    base: bytes | None, ours: bytes, theirs: bytes, markers: Markers, path: str | None
+) -> FileMerge:
+    """Plain-text files (``.assignment-*``) merge by lines by design: clean or conflict."""
+    out = fallback(base, ours, theirs, markers, path, [])
+    if out.clean:
+        return FileMerge(out.output, "clean", True)
+    return FileMerge(out.output, "conflict", False, None, out.reasons)
+
+
 def fallback(
     base: bytes | None,
     ours: bytes,
@@ -196,6 +297,7 @@ def fallback(
         markers.theirs_label,
         markers.diff3,
         newline,
+        markers.take_base,
     )
     merged, blocks = merge_lines(texts[0], texts[1], texts[2], m)
     raw = merged.encode("utf-8", "surrogateescape")

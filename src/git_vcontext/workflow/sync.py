@@ -104,6 +104,7 @@ class Syncer:
         self._parsed: dict[Any, Any] = {}  # documents parsed so far, by content (all pairs)
         self._planned: dict[str, list[Any]] = {}  # full ref name -> [old, new]: moved by commit()
         self._reflog: list[str] = []
+        self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -258,7 +259,7 @@ class Syncer:
         merged_back = None
         if a != b and not repo.descendant_of(a, b):
             if repo.descendant_of(b, a):  # a is in the base: its data plus a's own forks
-                mark = self._marker(pair.documents) if pair.base_moves else None
+                mark = self._marker(pair.documents)  # its work is in the base: merged
                 merged_back = carry_to_agent(
                     repo, repo[a].tree, repo[b].tree, now=self.now, mark=mark
                 )
@@ -316,10 +317,22 @@ class Syncer:
     # -- pieces ------------------------------------------------------------------
 
     def _merge(self, ours: Any, theirs: Any) -> TreeMerge:
+        """A three-way merge of two commits' trees, from a virtual base when their
+        history criss-crosses (libgit2's merge_base would pick one of the bases)."""
+        from .virtualbase import base_tree
+
         repo = self.repo
-        base = repo.merge_base(ours, theirs)
-        base_tree = None if base is None else repo[base].tree
-        return merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=self.now)
+        base = base_tree(repo, ours, theirs, now=self.now)
+        trees = (base, repo[ours].tree, repo[theirs].tree)
+        return merge_trees(repo, *trees, now=self.now, favor=self.favor())
+
+    def favor(self) -> str | None:
+        """The side every document conflict is settled on (merge.vcontext.favor), if any."""
+        if self._favor is None:
+            from ..gitio.settings import merge_settings
+
+            self._favor = (merge_settings(cwd=self.repo.workdir or self.repo.path).favor,)
+        return self._favor[0]
 
     def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
         """A commit object (no ref moves).
@@ -344,7 +357,7 @@ class Syncer:
 
         if self.dry_run:
             return None
-        by = merger_agent(self.signatures()[1])
+        by = merger_agent(self.signatures()[1], agents.running_agent(self.repo))
         done = set(contributed)
 
         def mark(path: str) -> tuple[str, dict[str, Any], bool]:
