@@ -108,8 +108,6 @@ def test_m2_two_edits_to_every_corpus_document_merge_byte_for_byte(shared_dir: P
             continue
         ours, theirs, expected = edits
         out = merge_files(raw, ours.encode(), theirs.encode(), path=path.name)
-        if out.result and any(n.kind == "fork-parent-sequence" for n in out.result.notes):
-            continue  # M11 misfires on two edits of one fork: issue 12 point 3, not this test
         if out.status != "clean" or out.output != expected.encode():
             failures.append(str(path.relative_to(shared_dir)))
         merged[path.suffix] += 1
