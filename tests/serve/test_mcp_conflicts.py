@@ -42,3 +42,24 @@ def test_mcp_lists_the_conflicts_of_a_stopped_merge_and_resolves_them(git_repo: 
     items = json.loads((repo / TODO).read_text())["todoList"]["items"]
     assert items[0]["status"] == "completed" and items[1]["status"] == "inProgress"
     assert status_of(repo) == "M "
+
+
+def test_mcp_resolve_writes_only_the_kinds_allow_names(git_repo: Path) -> None:
+    """PRODUCT.md MCP: `--allow todos,plans,playbook` limits which kinds may be written;
+    vcontext_resolve writes (and stages) the document, so a server allowed plans only
+    must not resolve a todo list."""
+    repo = installed(git_repo)
+    two_conflicts(repo)
+    assert run_git(repo, "merge", "--no-edit", "feat", check=False).returncode == 1
+    before = (repo / TODO).read_bytes()
+
+    async def main() -> None:
+        async with in_process(repo, allow=frozenset({"plan"})) as client:
+            refused = await client.call_tool("vcontext_resolve", {"path": TODO, "take": "ours"})
+            assert refused.is_error and "not allowed" in text(refused), text(refused)
+            listed = await client.call_tool("vcontext_conflicts", {})  # reading stays open
+            assert not listed.is_error
+
+    run(main)
+    assert (repo / TODO).read_bytes() == before
+    assert status_of(repo) == "UU"

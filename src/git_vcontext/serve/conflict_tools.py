@@ -30,6 +30,7 @@ def resolve(svc: Service, args: dict[str, Any]) -> Answer:
     value = args.get("value", NO_VALUE)
     try:
         session = open_file(args["path"], cwd=root)
+        _may_resolve(svc, session)
         session.by = {"id": svc.agent(), "type": "aiAgent"}
         chosen = session.asked(args.get("conflict"), args.get("take"), value)
         outcome = session.apply(chosen, add=args.get("add", True), dry_run=bool(args.get("dryRun")))
@@ -40,6 +41,23 @@ def resolve(svc: Service, args: dict[str, Any]) -> Answer:
     left = len(outcome.remaining)
     done = "resolved" + (", staged" if outcome.staged else "") if not left else f"{left} left"
     return Answer(f"{outcome.path}: {len(outcome.chosen)} settled; {done}", data)
+
+
+def _may_resolve(svc: Service, session: Any) -> None:
+    """``--allow`` governs resolve too: it writes and stages the document, so its kind must
+    be one the server may write (a file of no kind only when every kind may be)."""
+    from .service import WRITABLE
+
+    if svc.options.allow >= frozenset(WRITABLE.values()):
+        return
+    data = session.settle(session.choices, text=False).data
+    kind = next((k for k in WRITABLE.values() if isinstance(data, dict) and k in data), None)
+    if kind is None:
+        raise Refused(
+            "not-allowed",
+            f"{session.path}: not a todo list, plan or playbook, and --allow limits writes here",
+        )
+    svc.may_write(kind)
 
 
 def _top(svc: Service, tool: str) -> str:
