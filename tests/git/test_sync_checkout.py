@@ -5,7 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sync_repos import commit_on, conflicting_agents, read, rev, show, status, sync
+from sync_repos import (
+    commit_all,
+    commit_on,
+    conflicting_agents,
+    edit,
+    read,
+    rev,
+    show,
+    status,
+    sync,
+)
 
 from conftest import run_cli, run_git
 
@@ -80,3 +90,23 @@ def test_favor_settles_the_conflicts_of_sync_on_the_chosen_side(git_repo: Path) 
     code, out, err = sync(repo, "alice", env={"GIT_VCONTEXT_FAVOR": "ours"})  # ours = the base
     assert code == 0, out + err
     assert show(repo, "main", "todo.vcontext.json")["todoList"]["items"][0]["status"] == "blocked"
+
+
+def test_favor_ours_keeps_the_base_on_both_branches_and_never_says_up_to_date_while_they_differ(
+    git_repo: Path,
+) -> None:
+    """README sync: afterwards both branches hold the same data except the fork blocks;
+    favor ours = the base's side in both directions of sync (the base into the agent too),
+    so the agent's conflicting value is replaced, not left behind with "up to date"."""
+    repo = git_repo
+    _conflicted(repo)
+    assert sync(repo, "bob", env={"GIT_VCONTEXT_FAVOR": "theirs"})[0] == 0
+    edit(repo, "todo.vcontext.json", status(("t1", "cancelled"), sequence_bump=0))
+    commit_all(repo, "main cancels t1")
+    commit_on(repo, "agents/bob", {"todo.vcontext.json": status(("t1", "inProgress"), 0)}, "b2")
+    code, out, err = sync(repo, "bob", env={"GIT_VCONTEXT_FAVOR": "ours"})
+    assert code == 0, out + err
+    assert "up to date" not in out, out
+    on_main = show(repo, "main", "todo.vcontext.json")["todoList"]["items"]
+    on_bob = show(repo, "agents/bob", "todo.vcontext.json")["todoList"]["items"]
+    assert on_main[0]["status"] == on_bob[0]["status"] == "cancelled"

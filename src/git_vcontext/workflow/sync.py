@@ -263,8 +263,8 @@ class Syncer:
                 merged_back = carry_to_agent(
                     repo, repo[a].tree, repo[b].tree, now=self.now, mark=mark
                 )
-            else:
-                merged_back = self._merge(a, b)
+            else:  # favor names the base's side (ours) or the agent's (theirs) both ways
+                merged_back = self._merge(a, b, swap_favor=True)
         # only the three-way route can conflict or be refused here, and it runs only when
         # step 1 planned nothing for this pair
         if merged_back is not None and not merged_back.clean:
@@ -316,15 +316,19 @@ class Syncer:
 
     # -- pieces ------------------------------------------------------------------
 
-    def _merge(self, ours: Any, theirs: Any) -> TreeMerge:
+    def _merge(self, ours: Any, theirs: Any, *, swap_favor: bool = False) -> TreeMerge:
         """A three-way merge of two commits' trees, from a virtual base when their
-        history criss-crosses (libgit2's merge_base would pick one of the bases)."""
+        history criss-crosses (libgit2's merge_base would pick one of the bases).
+        ``swap_favor``: ours is the agent branch, so favor's sides trade places."""
         from .virtualbase import base_tree
 
         repo = self.repo
         base = base_tree(repo, ours, theirs, now=self.now)
         trees = (base, repo[ours].tree, repo[theirs].tree)
-        return merge_trees(repo, *trees, now=self.now, favor=self.favor())
+        favor = self.favor()
+        if swap_favor and favor is not None:
+            favor = "theirs" if favor == "ours" else "ours"
+        return merge_trees(repo, *trees, now=self.now, favor=favor)
 
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""
