@@ -531,10 +531,10 @@ PATHS = [
 
 def test_hook_paths_are_the_ones_gitattributes_sends_to_the_driver(git_repo: Path) -> None:
     """One matcher: the hook checks exactly the files install's attribute lines cover."""
-    from git_vcontext.installer import is_vcontext_path
+    from git_vcontext.document import matches_file_patterns
 
     assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
     out = run_git(git_repo, "check-attr", "merge", "--", *PATHS).stdout.splitlines()
     by_git = {line.split(": ")[0]: line.endswith(": vcontext") for line in out}
-    assert {p: is_vcontext_path(p) for p in PATHS} == by_git
+    assert {p: matches_file_patterns(p) for p in PATHS} == by_git
     assert by_git["todo.vcontext.json"] and not by_git["package.json"]

@@ -76,8 +76,6 @@ def test_logs_sequences_and_metrics_are_recognised_at_any_depth() -> None:
     assert not d.is_sequence_field(("vContextInfo", "version"))
     assert d.is_metrics(("plan", "playbook", "metrics"))
     assert d.is_event_array([[{"eventId": "e"}], []])
-    assert d.is_ace_entries(("plan", "playbook", "entries"), [[{"id": "entry-1"}]])
-    assert not d.is_ace_entries(("playbook", "items"), [[{"eventId": "e", "id": "x"}]])
 
 
 def test_anchored_path_names_elements_by_identity() -> None:
