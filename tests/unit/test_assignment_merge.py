@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
 
 PATH = ".work/.assignment-project-a-workers-slot0"
 

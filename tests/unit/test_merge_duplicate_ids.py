@@ -9,7 +9,7 @@ from typing import Any
 
 from git_vcontext.diff import diff
 from git_vcontext.merge import MergeOptions, merge3
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
 
 NOW = "2026-01-01T00:00:00Z"
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from conftest import run_cli
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
 
 PATH = "playbook.vcontext.json"
 

@@ -14,7 +14,7 @@ import pytest
 
 from git_vcontext.codecs import parse
 from git_vcontext.merge import merge3
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
 
 FORK_NOTES = {"fork-parent-sequence", "parallel-edits"}
 A2 = "corpus/spec-embedded/history/Appendix-A-Complete-Examples-All-Extensions-A2-Plan-Coordina"

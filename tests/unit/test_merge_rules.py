@@ -6,8 +6,8 @@ import copy
 from typing import Any
 
 from git_vcontext.merge import MISSING, MergeOptions, merge3
-from git_vcontext.merge.files import merge_files
 from git_vcontext.merge.textmerge import Markers, merge_lines
+from helpers.merging import merge_files
 
 
 def todo(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from git_vcontext.merge.files import merge_files
 from git_vcontext.merge.result import MergeOptions
 from git_vcontext.merge.textmerge import Markers, base_sections
+from helpers.merging import merge_files
 
 NOW = MergeOptions(now="2026-01-01T00:00:00Z")
 

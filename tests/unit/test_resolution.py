@@ -11,13 +11,13 @@ import pytest
 from conflict_repos import todo
 from git_vcontext.codecs import dumps, parse
 from git_vcontext.merge.conflict_record import jsonpath_parts
-from git_vcontext.merge.files import merge_files
 from git_vcontext.merge.result import MISSING
 from git_vcontext.merge.textmerge import Markers
 from git_vcontext.resolution.core import NotData, from_marked, from_versions, recovered_now
 from git_vcontext.resolution.markers import split_markers
 from git_vcontext.resolution.model import Choice, Style
 from git_vcontext.resolution.structured import StructuredFile
+from helpers.merging import merge_files
 
 PATH = "todo.vcontext.json"
 MARKERS = Style(False, Markers(7, "main", "base", "feat"))

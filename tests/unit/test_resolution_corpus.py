@@ -15,11 +15,11 @@ import pytest
 
 from git_vcontext.codecs import parse
 from git_vcontext.errors import ParseError
-from git_vcontext.merge.files import merge_files
 from git_vcontext.resolution.core import from_marked, from_versions
 from git_vcontext.resolution.markers import split_markers
 from git_vcontext.resolution.model import Choice, Style
 from git_vcontext.values import pointer
+from helpers.merging import merge_files
 
 pytestmark = pytest.mark.corpus
 
