@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli
 from git_vcontext.boundary import boundary
 from git_vcontext.cli import cli
 from git_vcontext.errors import ExitCode, OperationalError, ParseError, UsageError
+from helpers.run import run_cli
 
 COMMANDS = [
     ["install"],

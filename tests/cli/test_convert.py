@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
 from git_vcontext.errors import ExitCode
+from helpers.run import run_cli
 
 
 def test_convert_json_to_json_normalises_to_two_space_indentation(tmp_path: Path) -> None:

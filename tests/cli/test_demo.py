@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from conftest import run_cli
+from helpers.run import run_cli
 
 TODO = ".vcontext/todo.vcontext.json"
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli
 from git_vcontext.errors import ExitCode
+from helpers.run import run_cli
 
 OLD = {"vContextInfo": {"version": "0.4"},
        "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},

@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, run_git
 from git_vcontext.pictures.labels import ident
-from pictures_helpers import check_mermaid_rules, mermaid_labels, mermaid_parser
-from playbook_helpers import doc, ev
+from helpers.pictures import check_mermaid_rules, mermaid_labels, mermaid_parser
+from helpers.playbook import doc, ev
+from helpers.run import run_cli, run_git
 
 BASE = [
     ev("e1", "retry", "append", at=0, text="Retry once"),

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
+from helpers.run import REPO_ROOT, run_cli
 
 CONCURRENT = REPO_ROOT / "tests" / "examples" / "playbook" / "concurrent-agents"
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01T00:00:00Z

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from helpers.run import run_cli
 
 pytest.importorskip("git_vcontext.codecs.tron", reason="the TRON codec is not on this branch yet")
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
 from git_vcontext.errors import OperationalError
 from git_vcontext.fsio import link_target, write_atomic
+from helpers.run import REPO_ROOT, run_cli
 
 CONCURRENT = REPO_ROOT / "tests" / "examples" / "playbook" / "concurrent-agents"
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}

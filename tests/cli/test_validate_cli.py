@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from conftest import cli_path, run_cli, run_git
+from helpers.run import cli_path, run_cli, run_git
 
 VALID = '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}\n'
 INVALID = """{

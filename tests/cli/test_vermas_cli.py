@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from helpers.run import REPO_ROOT, run_cli
 
 SEED = REPO_ROOT / "tests" / "examples" / "vermas" / ".work"
 

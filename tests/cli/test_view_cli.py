@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli, run_git
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
+from helpers.run import REPO_ROOT, run_cli, run_git
 
 EXAMPLES = REPO_ROOT / "tests" / "examples" / "playbook"
 CONCURRENT = EXAMPLES / "concurrent-agents" / "document.vcontext.json"

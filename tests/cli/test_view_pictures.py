@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli, run_git
-from pictures_helpers import (
+from helpers.pictures import (
     HOSTILE_IDS,
     check_mermaid_rules,
     dot_path,
@@ -21,7 +20,8 @@ from pictures_helpers import (
     hostile_document,
     render_json,
 )
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
+from helpers.run import REPO_ROOT, run_cli, run_git
 
 EXAMPLES = REPO_ROOT / "tests" / "examples" / "playbook"
 CONCURRENT = EXAMPLES / "concurrent-agents" / "document.vcontext.json"

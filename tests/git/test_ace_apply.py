@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 

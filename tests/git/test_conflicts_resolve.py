@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conflict_repos import (
+from helpers.conflict_repos import (
     TODO,
     cli_json,
     diverge,
@@ -23,7 +23,7 @@ from conflict_repos import (
     todo,
     two_conflicts,
 )
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 
 @pytest.fixture

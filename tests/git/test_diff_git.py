@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import cli_path, run_git
+from helpers.run import cli_path, run_git
 
 TODO = "todo.vcontext.json"
 

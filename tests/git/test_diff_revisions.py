@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
 from git_vcontext.errors import ExitCode
+from helpers.run import run_cli, run_git
 
 TODO = "todo.vcontext.json"
 LINE_T2 = "todoList.items[t2].status: inProgress → completed"

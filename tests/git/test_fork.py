@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
 from git_vcontext.codecs import parse
+from helpers.run import run_cli, run_git
 
 TODO = "memory/todo.vcontext.json"
 PLAN = "memory/plan.vcontext.tron"

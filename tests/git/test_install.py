@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import git_vcontext
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conftest import cli_path
 from git_vcontext.errors import ExitCode
+from helpers.run import cli_path
 
 TRON = "memory/todo.vcontext.tron"
 JSON = "memory/todo.vcontext.json"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conflict_repos import TODO, cli_json, diverge, installed, pretty, status_of, todo
-from conftest import run_cli, run_git
+from helpers.conflict_repos import TODO, cli_json, diverge, installed, pretty, status_of, todo
+from helpers.run import run_cli, run_git
 
 
 class Terminal:

@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
-from test_pre_push_hook import (
+
+import git_vcontext
+from helpers.pre_push import (
     PLAYBOOK,
     bare_remote,
     commit,
@@ -24,9 +26,7 @@ from test_pre_push_hook import (
     todo,
     write,
 )
-
-import git_vcontext
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 
 @pytest.fixture(autouse=True)

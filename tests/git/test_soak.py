@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-import soak
 from git_vcontext.codecs import parse
 from git_vcontext.validate.files import check_bytes
+from helpers import soak
 
 AGENTS = 4
 ROUNDS = 4

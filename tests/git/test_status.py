@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sync_repos import (
+
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import (
     EPOCH,
     agent_against_main,
     commit_all,
@@ -20,8 +22,6 @@ from sync_repos import (
     status,
     sync,
 )
-
-from conftest import run_cli, run_git
 
 
 def _status(repo: Path) -> tuple[int, dict[str, Any]]:

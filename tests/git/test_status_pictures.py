@@ -10,7 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sync_repos import (
+from helpers.pictures import (
+    check_mermaid_rules,
+    drawn_edges,
+    drawn_nodes,
+    mermaid_labels,
+    mermaid_parser,
+    render_json,
+)
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import (
     EPOCH,
     agent_against_main,
     commit_all,
@@ -20,16 +29,6 @@ from sync_repos import (
     fork_by_hand,
     seed,
     status,
-)
-
-from conftest import run_cli, run_git
-from pictures_helpers import (
-    check_mermaid_rules,
-    drawn_edges,
-    drawn_nodes,
-    mermaid_labels,
-    mermaid_parser,
-    render_json,
 )
 
 
@@ -155,7 +154,7 @@ def test_status_picture_of_criss_crossed_agents_merges_them_from_a_virtual_base(
 ) -> None:
     """x and y both carry main's and x's first commits (two merge bases): from either
     base alone, x reopening t1 and y reopening t2 would look like a conflict."""
-    from test_sync_criss_cross import DOC, crossed
+    from helpers.criss_cross import DOC, crossed
 
     crossed(git_repo)
     run_git(git_repo, "checkout", "-q", "-b", "agents/y", "main")

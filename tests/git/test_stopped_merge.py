@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 TODO = "memory/todo.vcontext.json"
 

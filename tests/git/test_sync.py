@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sync_repos import (
+
+from helpers.run import run_git
+from helpers.sync_repos import (
     commit_all,
     commit_on,
     conflicting_agents,
@@ -21,8 +23,6 @@ from sync_repos import (
     sync,
     without_fork,
 )
-
-from conftest import run_git
 
 MERGED_AT = "2026-01-01T00:00:00Z"
 

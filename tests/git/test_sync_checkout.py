@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sync_repos import commit_on, conflicting_agents, read, rev, show, status, sync
-
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import commit_on, conflicting_agents, read, rev, show, status, sync
 
 
 def _conflicted(repo: Path) -> None:

@@ -7,7 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sync_repos import (
+
+from helpers.run import cli_path, run_git
+from helpers.sync_repos import (
     EPOCH,
     commit_all,
     commit_on,
@@ -20,8 +22,6 @@ from sync_repos import (
     sync,
     without_fork,
 )
-
-from conftest import cli_path, run_git
 
 
 def _clone(remote: Path, where: Path) -> Path:

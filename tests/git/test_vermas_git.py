@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import git_vcontext
-from conftest import REPO_ROOT, run_cli, run_git
+from helpers.run import REPO_ROOT, run_cli, run_git
 
 SEED = REPO_ROOT / "tests" / "examples" / "vermas" / ".work"
 TEMPLATE = ".work/templates/worker-execute.toml"

@@ -13,8 +13,7 @@ from typing import Any
 
 import anyio
 
-from conftest import run_cli, run_git
-from mcp_support import (
+from helpers.mcp_support import (
     documents_repo,
     in_process,
     read_any,
@@ -23,6 +22,7 @@ from mcp_support import (
     stdio_params,
     text,
 )
+from helpers.run import run_cli, run_git
 
 WRITES = 4
 

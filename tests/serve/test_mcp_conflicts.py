@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conflict_repos import TODO, installed, status_of, two_conflicts
-from conftest import run_git
-from mcp_support import in_process, run, text
+from helpers.conflict_repos import TODO, installed, status_of, two_conflicts
+from helpers.mcp_support import in_process, run, text
+from helpers.run import run_git
 
 
 def test_mcp_lists_the_conflicts_of_a_stopped_merge_and_resolves_them(git_repo: Path) -> None:

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from conftest import run_git
 from git_vcontext.serve import setup
 from git_vcontext.serve.service import Options, Service
 from git_vcontext.serve.tools import call
-from mcp_support import TODO, documents_repo, write_documents
+from helpers.mcp_support import TODO, documents_repo, write_documents
+from helpers.run import run_git
 
 
 def _service(root: Path, **options: Any) -> Service:

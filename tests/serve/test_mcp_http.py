@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_path, run_cli
-from mcp_support import documents_repo, read_json, run, text
+from helpers.mcp_support import documents_repo, read_json, run, text
+from helpers.run import cli_path, run_cli
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -15,8 +15,8 @@ from typing import Any
 import anyio
 import pytest
 
-from conftest import run_git
-from mcp_support import documents_repo, read_json, run, stdio_params, text
+from helpers.mcp_support import documents_repo, read_json, run, stdio_params, text
+from helpers.run import run_git
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_git
-from mcp_support import documents_repo, in_process, read_any, read_json, run, text
+from helpers.mcp_support import documents_repo, in_process, read_any, read_json, run, text
+from helpers.run import run_git
 
 SEED_TOOLS = {
     "vbrief_create_todo",

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 import git_vcontext as gv
-from conftest import run_git
 from git_vcontext.serve import setup, writer
 from git_vcontext.serve.service import Options, Service
 from git_vcontext.serve.tools import call
-from mcp_support import TODO, documents_repo, read_any, read_json
+from helpers.mcp_support import TODO, documents_repo, read_any, read_json
+from helpers.run import run_git
 
 
 def _service(root: Path, **options: Any) -> Service:

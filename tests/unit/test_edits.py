@@ -15,7 +15,7 @@ import pytest
 from git_vcontext.edits import learnings, plans, todos
 from git_vcontext.edits.stamp import Refused, Stamp, json_path
 from git_vcontext.playbook.view import playbook_view
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
 
 STAMP = Stamp("bob", "2026-02-03T04:05:06Z")
 NESTED = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from git_vcontext.diff.model import Change
-from lineage_helpers import FakeHistory, blame, log, shown, todo
+from helpers.lineage import FakeHistory, blame, log, shown, todo
 
 F = "todo.vcontext.json"
 
@@ -207,7 +207,7 @@ def test_blame_stops_once_every_item_is_explained() -> None:
 
 
 def test_blame_of_a_playbook_entry_is_the_commit_of_its_winning_head() -> None:
-    from playbook_helpers import ev
+    from helpers.playbook import ev
 
     def book(*events: dict[str, object]) -> bytes:
         doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"items": list(events)}}
@@ -229,7 +229,7 @@ def test_walks_leave_no_reference_cycles_behind() -> None:
     every parsed version alive until the process ends."""
     import gc
 
-    from playbook_helpers import ev
+    from helpers.playbook import ev
 
     def history() -> FakeHistory:  # json.dumps(indent=...) itself leaves cycles: made first
         h = _linear()

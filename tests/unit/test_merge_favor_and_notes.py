@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import run_cli
 from helpers.merging import merge_files
+from helpers.run import run_cli
 
 PATH = "playbook.vcontext.json"
 

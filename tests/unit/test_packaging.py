@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT
 from git_vcontext import resources
+from helpers.run import REPO_ROOT
 
 
 def test_resources_are_found_from_the_package() -> None:

@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO_ROOT
 from git_vcontext.pictures.changes import around, changed_heads
 from git_vcontext.pictures.labels import ident, printable, prose, shorten
 from git_vcontext.pictures.model import Picture
 from git_vcontext.pictures.view import LARGE, MOST, playbook_picture
 from git_vcontext.playbook.view import view_and_states
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
+from helpers.run import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "tests" / "examples" / "playbook"
 
@@ -179,7 +179,7 @@ def test_labels_are_printable_one_line_and_shortened_with_a_mark() -> None:
 
 
 def test_hostile_ids_are_drawn_printable_and_whole_ids_kept_in_tooltips() -> None:
-    from pictures_helpers import hostile_document
+    from helpers.pictures import hostile_document
 
     data = hostile_document()
     picture = _picture(data, every=True)

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO_ROOT
 from git_vcontext.codecs import parse
 from git_vcontext.errors import ParseError
 from git_vcontext.pictures import dot, mermaid
@@ -24,7 +23,7 @@ from git_vcontext.pictures.model import Node, Picture
 from git_vcontext.pictures.view import playbook_picture
 from git_vcontext.playbook.log import find_playbooks, log_kind, log_of
 from git_vcontext.playbook.view import view_and_states
-from pictures_helpers import (
+from helpers.pictures import (
     HOSTILE_IDS,
     check_mermaid_rules,
     decode_label,
@@ -35,6 +34,7 @@ from pictures_helpers import (
     mermaid_parser,
     render_json,
 )
+from helpers.run import REPO_ROOT
 
 EXAMPLES = sorted((REPO_ROOT / "tests" / "examples" / "playbook").glob("*/document.*"))
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from git_vcontext.playbook import ANOMALY_KINDS, playbook_view
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
 
 
 def _anomalies(log: list[Any]) -> list[tuple[str, tuple[str, ...], str | None]]:

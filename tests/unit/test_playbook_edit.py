@@ -9,7 +9,7 @@ import pytest
 
 from git_vcontext.playbook import NoPlaybookError, playbook_view
 from git_vcontext.playbook.edit import Edit, EditRefused, append_event
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
 
 NOW = "2025-06-01T12:00:00Z"
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from git_vcontext.playbook import NoPlaybookError, find_playbooks, playbook_view
-from playbook_helpers import doc, ev, seed_blocks
+from helpers.playbook import doc, ev, seed_blocks
 
 SEED_001_EVENTS = ["evt-0100", "evt-0101", "evt-0102", "evt-0200", "evt-0201", "evt-0300"]
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from conflict_repos import todo
 from git_vcontext.codecs import dumps, parse
 from git_vcontext.merge.conflict_record import jsonpath_parts
 from git_vcontext.merge.result import MISSING
@@ -17,6 +16,7 @@ from git_vcontext.resolution.core import NotData, from_marked, from_versions, re
 from git_vcontext.resolution.markers import split_markers
 from git_vcontext.resolution.model import Choice, Style
 from git_vcontext.resolution.structured import StructuredFile
+from helpers.conflict_repos import todo
 from helpers.merging import merge_files
 
 PATH = "todo.vcontext.json"

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from git_vcontext.codecs import format_from_content, format_from_name, parse
 from git_vcontext.codecs.toml import NAN, TomlDateTime, dumps
 from git_vcontext.errors import ParseError
-from toml_helpers import TABLES
+from helpers.toml_tables import TABLES
 
 SEED = Path(__file__).resolve().parents[1] / "examples" / "vermas" / ".work" / "templates"
 TEMPLATE = (SEED / "worker-execute.toml").read_text()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from git_vcontext.codecs.toml import dumps
 from helpers.merging import merge_files
-from toml_helpers import TABLES as ANY_TABLES
+from helpers.toml_tables import TABLES as ANY_TABLES
 
 TABLES = ANY_TABLES.filter(bool)  # an empty file is no document: M1 reads it as absent
 SETTINGS = settings(

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_tron_properties import DOCUMENTS, FLAVORS, JSON, ordered
 
 from git_vcontext.codecs import tron, tron_parser
 from git_vcontext.codecs.tron_header import HeaderError, read_header
 from git_vcontext.errors import ParseError
 from git_vcontext.values import MAX_DEPTH
+from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, ordered
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from conftest import run_git
 from git_vcontext.gitio import refs
 from git_vcontext.workflow.sync import MERGED, Syncer
+from helpers.run import run_git
 
 
 def _commit(repo: Path, name: str, text: str, message: str) -> str:

@@ -44,7 +44,7 @@ HOSTILE_IDS = [
 
 def hostile_document() -> dict[str, Any]:
     """Each hostile id is a target with an append and two concurrent updates (two heads)."""
-    from playbook_helpers import doc, ev
+    from helpers.playbook import doc, ev
 
     events = []
     for i, h in enumerate(HOSTILE_IDS):

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 
 import git_vcontext as gv
-from conftest import cli_path, run_git
+from helpers.run import cli_path, run_git
 
 TODO = {
     "vContextInfo": {"version": "0.4"},

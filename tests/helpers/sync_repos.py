@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01T00:00:00Z
 FORKED_AT = "2025-12-31T00:00:00Z"
