@@ -40,11 +40,13 @@ def test_update_of_the_seed_000_a3_playbook_reuses_its_class(
     )
     assert proc.returncode == 0, proc.stderr
     text = path.read_text()
-    assert "class PlaybookItem2" not in text and text.count("PlaybookItem(") == 5
+    assert "class PlaybookItem2" not in text
+    assert text.count("PlaybookItem(") == 5
     assert 'Metrics(3, 0.9, "2026-01-01T00:00:00Z")' in text
     view = json.loads(run_cli("view", str(path), "--format", "json").stdout)
     drill = next(e for e in view["entries"] if e["targetId"] == "pb-rollback-drill")
-    assert drill["helpfulCount"] == 1 and view["metrics"]["agree"] is True
+    assert drill["helpfulCount"] == 1
+    assert view["metrics"]["agree"] is True
 
 
 def test_ace_apply_to_the_seed_002_tron_plan(shared_dir: Path, tmp_path: Path) -> None:

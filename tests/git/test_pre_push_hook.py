@@ -74,8 +74,10 @@ def test_rewriting_a_playbook_event_is_refused_naming_file_commit_and_rule(
     assert f"{PLAYBOOK}:" in proc.stderr
     assert "playbook.items[e1]" in proc.stderr
     assert "[history-event-modified]" in proc.stderr
-    assert bad[:10] in proc.stderr and "Rewrite the first lesson" in proc.stderr
-    assert "refs/heads/main" in proc.stderr and "--no-verify" in proc.stderr
+    assert bad[:10] in proc.stderr
+    assert "Rewrite the first lesson" in proc.stderr
+    assert "refs/heads/main" in proc.stderr
+    assert "--no-verify" in proc.stderr
 
 
 def test_deleting_an_event_is_refused_naming_the_event(repo: Path) -> None:
@@ -83,7 +85,8 @@ def test_deleting_an_event_is_refused_naming_the_event(repo: Path) -> None:
     commit(repo, "Replace the lessons")
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
-    assert "'e1'" in proc.stderr and "[history-event-removed]" in proc.stderr
+    assert "'e1'" in proc.stderr
+    assert "[history-event-removed]" in proc.stderr
 
 
 def test_no_verify_bypasses_the_hook(repo: Path, remote: Path) -> None:
@@ -103,7 +106,8 @@ def test_a_forced_push_dropping_pushed_events_is_refused(repo: Path, remote: Pat
     proc = push(repo, "--force", "origin", "main")
     assert proc.returncode != 0
     assert "forced update from " + pushed[:10] in proc.stderr
-    assert "'e2'" in proc.stderr and "[history-event-removed]" in proc.stderr
+    assert "'e2'" in proc.stderr
+    assert "[history-event-removed]" in proc.stderr
     assert remote_sha(remote, "main") == pushed
 
 
@@ -121,7 +125,8 @@ def test_an_unparseable_document_is_refused(repo: Path) -> None:
     commit(repo, "Half a document")
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
-    assert f"{TODO}:1:" in proc.stderr and "[parse]" in proc.stderr
+    assert f"{TODO}:1:" in proc.stderr
+    assert "[parse]" in proc.stderr
 
 
 def test_a_new_branch_checks_only_commits_the_remote_lacks(repo: Path, remote: Path) -> None:
@@ -140,7 +145,8 @@ def test_a_new_branch_with_a_bad_commit_is_refused(repo: Path, remote: Path) -> 
     run_git(repo, "checkout", "-q", "-b", "feature")
     rewrite_event(repo)
     proc = push(repo, "origin", "feature")
-    assert proc.returncode != 0 and "[history-event-modified]" in proc.stderr
+    assert proc.returncode != 0
+    assert "[history-event-modified]" in proc.stderr
     assert remote_sha(remote, "feature") is None
 
 
@@ -176,7 +182,8 @@ def test_unknown_remote_sha_with_good_commits_passes(repo: Path) -> None:
     line = f"refs/heads/main {head} refs/heads/main {'1234abcd' * 5}\n"
     proc = hook(repo, line, "origin", "url", GIT_VCONTEXT_HOOK_VERBOSE="1")
     assert proc.returncode == 0, proc.stderr
-    assert b"is not known here" in proc.stderr and b"checked 1 commit(s)" in proc.stderr
+    assert b"is not known here" in proc.stderr
+    assert b"checked 1 commit(s)" in proc.stderr
 
 
 def test_tags_are_checked_at_the_commit_they_point_to(repo: Path, remote: Path) -> None:
@@ -187,7 +194,8 @@ def test_tags_are_checked_at_the_commit_they_point_to(repo: Path, remote: Path) 
     run_git(repo, "tag", "-a", "-m", "bad", "v2")
     proc = push(repo, "origin", "v2")
     assert proc.returncode != 0
-    assert "refs/tags/v2" in proc.stderr and "[history-event-modified]" in proc.stderr
+    assert "refs/tags/v2" in proc.stderr
+    assert "[history-event-modified]" in proc.stderr
     assert remote_sha(remote, "v2") is None
 
 
@@ -209,7 +217,8 @@ def test_a_branch_not_checked_out_is_checked_from_its_commits(repo: Path, remote
     run_git(repo, "checkout", "-q", "main")
     write(repo, PLAYBOOK, "not even json")  # the working tree is not what is pushed
     proc = push(repo, "origin", "feature")
-    assert proc.returncode != 0 and "[history-event-modified]" in proc.stderr
+    assert proc.returncode != 0
+    assert "[history-event-modified]" in proc.stderr
     assert "[parse]" not in proc.stderr
     write(repo, TODO, todo())
     run_git(repo, "add", TODO)
@@ -229,7 +238,8 @@ def test_a_merge_commit_is_checked_against_every_parent(repo: Path) -> None:
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
     assert "Merge dropping e2" in proc.stderr
-    assert "'e2'" in proc.stderr and "[history-event-removed]" in proc.stderr
+    assert "'e2'" in proc.stderr
+    assert "[history-event-removed]" in proc.stderr
     assert "'e3'" not in proc.stderr
 
 
@@ -267,7 +277,8 @@ def test_history_unmerged_fork_reaching_main_is_refused_but_agent_branches_carry
     run_git(repo, "merge", "-q", "--ff-only", "agents/alice")
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
-    assert "todoList.fork" in proc.stderr and "[history-unmerged-fork]" in proc.stderr
+    assert "todoList.fork" in proc.stderr
+    assert "[history-unmerged-fork]" in proc.stderr
 
 
 def _verdict_pack(repo: Path, head: str) -> tuple[Path, dict[str, Any]]:
@@ -284,7 +295,8 @@ def test_second_push_of_the_same_objects_uses_the_cache(repo: Path) -> None:
     assert hook(repo, line, "origin", "url").returncode == 0
     pack, verdicts = _verdict_pack(repo, head)
     blob = sha(repo, f"{head}:{PLAYBOOK}")
-    assert verdicts[f"b-json-{blob}"] == [] and verdicts[f"c-{head}"] == {}
+    assert verdicts[f"b-json-{blob}"] == []
+    assert verdicts[f"c-{head}"] == {}
     # Prove the second run reads the verdict instead of checking again: plant one.
     planted = ["planted", "", "verdict from the cache", None, None, ""]
     verdicts[f"c-{head}"] = {PLAYBOOK: [planted]}
@@ -311,7 +323,8 @@ def test_a_damaged_verdict_cache_entry_is_checked_again_not_a_crash(
     pack.write_text(json.dumps({key: damage for key in verdicts}))
     again = hook(repo, line, "origin", "url")
     assert again.returncode == 1, again.stderr
-    assert b"[parse]" in again.stderr and b"internal error" not in again.stderr
+    assert b"[parse]" in again.stderr
+    assert b"internal error" not in again.stderr
 
 
 def test_concurrent_hooks_share_the_cache_safely(repo: Path) -> None:
@@ -332,7 +345,8 @@ def test_concurrent_hooks_share_the_cache_safely(repo: Path) -> None:
         proc.stdin.write(line.encode())
         proc.stdin.close()
     for proc in procs:
-        assert proc.wait() == 0 and proc.stderr is not None
+        assert proc.wait() == 0
+        assert proc.stderr is not None
         assert proc.stderr.read() == b""
     folder = repo / ".git" / "vcontext" / "verdicts"
     packs = list(folder.glob("*/*.pack.json"))
@@ -355,7 +369,8 @@ def test_a_chained_legacy_hook_still_runs_first(git_repo: Path, remote: Path) ->
     assert f"refs/heads/main {head} refs/heads/main {ZERO}" in seen.read_text()
     rewrite_event(git_repo)
     proc = push(git_repo, "origin", "main")
-    assert proc.returncode != 0 and "[history-event-modified]" in proc.stderr
+    assert proc.returncode != 0
+    assert "[history-event-modified]" in proc.stderr
     write(git_repo, TODO, todo())
     run_git(git_repo, "reset", "-q", "--hard", "origin/main")
     write(git_repo, TODO, todo())
@@ -366,19 +381,22 @@ def test_a_chained_legacy_hook_still_runs_first(git_repo: Path, remote: Path) ->
 
 def test_empty_input_passes_without_opening_a_repository(tmp_path: Path) -> None:
     proc = hook(tmp_path, "", "origin", "url")
-    assert proc.returncode == 0 and proc.stderr == b""
+    assert proc.returncode == 0
+    assert proc.stderr == b""
 
 
 def test_an_object_that_cannot_be_read_refuses_the_push(repo: Path) -> None:
     line = f"refs/heads/main {'ab' * 20} refs/heads/main {sha(repo, 'HEAD')}\n"
     proc = hook(repo, line, "origin", "url")
     assert proc.returncode == 3
-    assert b"push refused" in proc.stderr and b"Traceback" not in proc.stderr
+    assert b"push refused" in proc.stderr
+    assert b"Traceback" not in proc.stderr
 
 
 def test_malformed_input_refuses_the_push(repo: Path) -> None:
     proc = hook(repo, "what is this\n", "origin", "url")
-    assert proc.returncode == 3 and b"push refused" in proc.stderr
+    assert proc.returncode == 3
+    assert b"push refused" in proc.stderr
 
 
 def test_pre_commit_framework_variables_describe_the_push(repo: Path) -> None:
@@ -393,7 +411,8 @@ def test_pre_commit_framework_variables_describe_the_push(repo: Path) -> None:
     }
     proc = hook(repo, "", **env)
     assert proc.returncode == 1
-    assert b"[history-event-modified]" in proc.stderr and bad[:10].encode() in proc.stderr
+    assert b"[history-event-modified]" in proc.stderr
+    assert bad[:10].encode() in proc.stderr
     good = hook(repo, "", **{**env, "PRE_COMMIT_TO_REF": base})
     assert good.returncode == 0, good.stderr
 
@@ -409,7 +428,8 @@ def test_pre_commit_framework_root_push_names_only_the_branches(
     env = {"PRE_COMMIT_LOCAL_BRANCH": "refs/heads/main", "PRE_COMMIT_REMOTE_BRANCH": "main"}
     proc = hook(git_repo, "", **env)
     assert proc.returncode == 1
-    assert bad[:10].encode() in proc.stderr and b"whole history" in proc.stderr
+    assert bad[:10].encode() in proc.stderr
+    assert b"whole history" in proc.stderr
 
 
 def test_doctor_checks_the_hook_runs_and_uninstall_removes_the_cache(repo: Path) -> None:
@@ -436,7 +456,8 @@ def test_a_hook_whose_program_is_gone_refuses_the_push_and_says_what_to_do(repo:
     before = remote_sha(repo / ".." / "remote.git", "refs/heads/main")
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
-    assert "git vcontext install" in proc.stderr and "--no-verify" in proc.stderr
+    assert "git vcontext install" in proc.stderr
+    assert "--no-verify" in proc.stderr
     assert remote_sha(repo / ".." / "remote.git", "refs/heads/main") == before
     assert push(repo, "--no-verify", "origin", "main").returncode == 0
 
@@ -477,4 +498,5 @@ def test_hook_paths_are_the_ones_gitattributes_sends_to_the_driver(git_repo: Pat
     out = run_git(git_repo, "check-attr", "merge", "--", *PATHS).stdout.splitlines()
     by_git = {line.split(": ")[0]: line.endswith(": vcontext") for line in out}
     assert {p: matches_file_patterns(p) for p in PATHS} == by_git
-    assert by_git["todo.vcontext.json"] and not by_git["package.json"]
+    assert by_git["todo.vcontext.json"]
+    assert not by_git["package.json"]

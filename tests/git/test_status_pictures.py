@@ -84,7 +84,8 @@ def test_status_dot_links_agents_that_would_conflict_in_red(git_repo: Path) -> N
     # carol changed todo.vcontext.json too, but another item: her trial merges are clean
     assert _links(layout, "conflict") == [("alice", "bob", "conflict: todo.vcontext.json")]
     [red] = [e for e in drawn_edges(layout) if e.get("class") == "conflict"]
-    assert red["color"] == "#cf222e" and red["dir"] == "none"
+    assert red["color"] == "#cf222e"
+    assert red["dir"] == "none"
 
 
 def _retitle(data: Any) -> None:
@@ -113,7 +114,8 @@ def test_status_dot_shows_a_refused_agent_with_the_reason(git_repo: Path) -> Non
 
     assert code == 0
     [agent] = [n for n in drawn_nodes(layout) if "agent" in n.classes]
-    assert "refused" in agent.classes and agent.lines[:3] == ("alice", "agents/alice", "refused")
+    assert "refused" in agent.classes
+    assert agent.lines[:3] == ("alice", "agents/alice", "refused")
     assert any("release" in line for line in agent.lines[3:])
     [(base, name, _)] = _links(layout, "refused")
     assert (base, name) == ("release", "alice")
@@ -122,7 +124,8 @@ def test_status_dot_shows_a_refused_agent_with_the_reason(git_repo: Path) -> Non
 def test_status_picture_without_agents_says_so(git_repo: Path) -> None:
     seed(git_repo)
     code, layout = _layout(git_repo)
-    assert code == 0 and drawn_nodes(layout) == []
+    assert code == 0
+    assert drawn_nodes(layout) == []
     assert "no agent branches" in layout["label"]
     code, out, _ = _status(git_repo, "mermaid")
     assert code == 0

@@ -141,7 +141,8 @@ def check_mermaid_rules(text: str) -> None:
         if m := re.fullmatch(rf" +({_ID})\[.*\]", line):
             declared.append(m.group(1))
         if m := re.fullmatch(rf"  ({_ID}) \S+ ({_ID})", re.sub(r"\|\".*\"\|", "", line)):
-            assert m.group(1) in declared and m.group(2) in declared, line
+            assert m.group(1) in declared, line
+            assert m.group(2) in declared, line
             edges += 1
     assert len(declared) == len(set(declared)), "a node declared twice"
     for line in lines:

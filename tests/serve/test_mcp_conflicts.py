@@ -28,17 +28,22 @@ def test_mcp_lists_the_conflicts_of_a_stopped_merge_and_resolves_them(git_repo: 
             one: Any = await client.call_tool(
                 "vcontext_resolve", {"path": TODO, "conflict": item["id"], "value": value}
             )
-            assert not one.is_error and "1 left" in text(one)
+            assert not one.is_error
+            assert "1 left" in text(one)
             bad = await client.call_tool(
                 "vcontext_resolve", {"path": TODO, "conflict": "nope", "take": "ours"}
             )
-            assert bad.is_error and status["id"] in text(bad) and "\n" not in text(bad)
+            assert bad.is_error
+            assert status["id"] in text(bad)
+            assert "\n" not in text(bad)
             last = await client.call_tool(
                 "vcontext_resolve", {"path": TODO, "conflict": status["pointer"], "take": "theirs"}
             )
-            assert not last.is_error and last.structured_content["staged"] is True
+            assert not last.is_error
+            assert last.structured_content["staged"] is True
 
     run(main)
     items = json.loads((repo / TODO).read_text())["todoList"]["items"]
-    assert items[0]["status"] == "completed" and items[1]["status"] == "inProgress"
+    assert items[0]["status"] == "completed"
+    assert items[1]["status"] == "inProgress"
     assert status_of(repo) == "M "

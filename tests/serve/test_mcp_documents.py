@@ -110,17 +110,21 @@ def test_mcp_never_serves_or_writes_outside_the_root_through_symlinks(
     (repo / "alias.vcontext.json").symlink_to(repo / "todo.vcontext.json")
     svc = _service(repo)
     served = [e.rel for e in svc.catalog.entries()]
-    assert "leak.vcontext.json" not in served and not any("more" in r for r in served)
-    assert served.count("todo.vcontext.json") == 1 and "alias.vcontext.json" not in served
+    assert "leak.vcontext.json" not in served
+    assert not any("more" in r for r in served)
+    assert served.count("todo.vcontext.json") == 1
+    assert "alias.vcontext.json" not in served
     assert svc.catalog.outside == ("leak.vcontext.json",)
     refused = call(svc, "vbrief_update_todo", {"id": "t1", "todoListId": "secret"})
-    assert refused.error and "no todo list with id 'secret'" in refused.text
+    assert refused.error
+    assert "no todo list with id 'secret'" in refused.text
     before = (outside / "secret.vcontext.json").read_bytes()
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / ".vcontext").symlink_to(outside)
     made = call(_service(empty), "vbrief_create_todo", {"title": "x"})
-    assert made.error and "outside" in made.text
+    assert made.error
+    assert "outside" in made.text
     assert (outside / "secret.vcontext.json").read_bytes() == before
     assert not (outside / "todo.json").exists()
 
@@ -130,6 +134,8 @@ def test_mcp_plain_directory_without_git_is_served_and_written(tmp_path: Path) -
     svc = _service(tmp_path)
     assert svc.git is None
     done = call(svc, "vbrief_create_todo", {"title": "no git here"})
-    assert not done.error and "commit" not in done.data
+    assert not done.error
+    assert "commit" not in done.data
     refused = call(svc, "vcontext_status", {})
-    assert refused.error and "git repository" in refused.text
+    assert refused.error
+    assert "git repository" in refused.text

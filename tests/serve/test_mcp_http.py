@@ -143,7 +143,9 @@ def test_mcp_http_other_host_needs_a_token_and_bad_options_are_usage_errors(
         done = run_cli("mcp", *args, cwd=repo)
         err = done.stderr.decode()
         assert done.returncode == 2, (args, err)
-        assert words in err and "Traceback" not in err and err.count("\n") == 1, err
+        assert words in err, err
+        assert "Traceback" not in err, err
+        assert err.count("\n") == 1, err
 
 
 def test_mcp_http_listen_stream_gets_resource_updates(repo: Path) -> None:

@@ -53,7 +53,8 @@ def test_mcp_stdio_reads_every_resource_with_its_mime_type(repo: Path, tmp_path:
                 read = await client.read_resource(uri)
                 assert read.contents[0].mime_type == listed[uri], uri
             todos = json.loads(text(await client.read_resource("vbrief://todos")))
-            assert todos["current"] == "main" and todos["todoLists"][0]["sequence"] == 3
+            assert todos["current"] == "main"
+            assert todos["todoLists"][0]["sequence"] == 3
             current = text(await client.read_resource("vbrief://todos/current"))
             assert current == (repo / "todo.vcontext.json").read_text()
             plan = text(await client.read_resource("vbrief://plans/current"))
@@ -97,13 +98,16 @@ def test_mcp_stdio_prompts_are_filled_from_the_documents(repo: Path) -> None:
                 ("summary", True)
             ]
             start = (await client.get_prompt("vbrief_session_start")).messages[0].content.text
-            assert "t2: Test the parser" in start and "Release 1.0" in start
+            assert "t2: Test the parser" in start
+            assert "Release 1.0" in start
             assert "tests-in-tmp" in start
             end = await client.get_prompt("vbrief_session_end", {"summary": "Parser tested"})
             body = end.messages[0].content.text
-            assert "Parser tested" in body and "t1" not in body  # completed items left out
+            assert "Parser tested" in body
+            assert "t1" not in body  # completed items left out
             review = (await client.get_prompt("vbrief_plan_review")).messages[0].content.text
-            assert "p2: Docs" in review and "Ship the parser first." in review
+            assert "p2: Docs" in review
+            assert "Ship the parser first." in review
             learn = await client.get_prompt("vbrief_add_learning", {"category": "gotchas"})
             assert "'warning'" in learn.messages[0].content.text
 
@@ -154,7 +158,9 @@ def test_mcp_legacy_subscribe_is_notified_of_changes_and_new_documents(repo: Pat
     async def main() -> float:
         async with Client(stdio_params(repo), mode="legacy", message_handler=handler) as client:
             caps = client.server_capabilities.resources
-            assert caps is not None and caps.subscribe and caps.list_changed
+            assert caps is not None
+            assert caps.subscribe
+            assert caps.list_changed
             await client.session.subscribe_resource("vbrief://todos/current")
             await anyio.sleep(0.6)
             start = time.monotonic()
@@ -193,7 +199,8 @@ def test_mcp_stdio_agent_branch_commits_each_write_and_keeps_the_index(repo: Pat
     run(main)
     log = run_git(repo, "log", "-1", "--format=%s%n%b", "--name-only").stdout
     assert log.startswith("vcontext mcp: updated t3: status pending -> inProgress")
-    assert "Agent: alice" in log and log.strip().endswith("todo.vcontext.json")
+    assert "Agent: alice" in log
+    assert log.strip().endswith("todo.vcontext.json")
     status = run_git(repo, "status", "--porcelain").stdout.splitlines()
     assert sorted(status) == ["?? README", "A  notes.txt"]
 

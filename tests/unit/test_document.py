@@ -18,7 +18,8 @@ def test_describe_finds_root_family_version_and_container() -> None:
     assert not d.describe({"items": []}).is_vcontext
     assert not d.describe([1, 2]).is_vcontext
     two = d.describe({"vContextInfo": {}, "todoList": {}, "plan": {}})
-    assert two.containers == ("todoList", "plan") and two.container is None
+    assert two.containers == ("todoList", "plan")
+    assert two.container is None
 
 
 def test_identity_key_prefers_id_then_uid_then_event_ids() -> None:
@@ -41,7 +42,8 @@ def test_identity_key_rejects_duplicates_non_objects_and_missing_keys() -> None:
 def test_m3_a_repeated_key_value_on_any_side_leaves_the_array_unkeyed() -> None:
     # the first key field carried decides; a repeat is not rescued by another field
     choice = d.key_choice([[{"id": "a", "uid": 1}, {"id": "a", "uid": 2}]])
-    assert choice.key is None and choice.repeat == d.Repeat("id", "a", 0)
+    assert choice.key is None
+    assert choice.repeat == d.Repeat("id", "a", 0)
     once, twice = [{"id": "t1"}, {"id": "t2"}], [{"id": "t1"}, {"id": "t1"}]
     assert d.key_choice([once, once, twice]).repeat == d.Repeat("id", "t1", 2)
     assert d.key_choice([None, twice, once]).repeat.describe() == "id 't1' repeats in ours"

@@ -67,7 +67,8 @@ def test_history_target_changed_has_its_own_rule() -> None:
     new = playbook(event("e1", "r2", text="a"))
     found = check_change(old, new, PATH)
     assert rules(found) == [history.TARGET_CHANGED]
-    assert "'r2'" in found[0].message and "'r1'" in found[0].message
+    assert "'r2'" in found[0].message
+    assert "'r1'" in found[0].message
 
 
 def test_history_legacy_entries_spelling_is_checked_too() -> None:
@@ -244,7 +245,8 @@ def test_history_real_edit_histories_from_the_corpus_break_no_rule(shared_dir: P
             pairs += 1
             with_events += b'"eventId"' in raw_old
             assert check_change(raw_old, raw_new, new.name) == [], f"{old} -> {new}"
-    assert pairs > 50 and with_events >= 1
+    assert pairs > 50
+    assert with_events >= 1
 
 
 def _line(text: bytes | str, number: int | None) -> str:
@@ -285,5 +287,6 @@ def test_history_findings_are_located_in_tron_documents() -> None:
     )
     new = old.replace("{sequence: 5,", "{sequence: 4,")
     (found,) = check_change(old.encode(), new.encode(), "t.vcontext.tron")
-    assert found.rule == history.SEQUENCE_DECREASED and found.line == 4
+    assert found.rule == history.SEQUENCE_DECREASED
+    assert found.line == 4
     assert new.splitlines()[3][found.column - 1 :].startswith("sequence: 4")

@@ -72,14 +72,16 @@ def test_crlf_and_ascii_escapes_are_detected_and_kept() -> None:
     new = copy.deepcopy(doc.data)
     new["todoList"]["items"].append({"id": "t3", "title": "Café", "status": "pending"})
     out = doc.render(new)
-    assert "Caf\\u00e9" in out and "\n" not in out.replace("\r\n", "")
+    assert "Caf\\u00e9" in out
+    assert "\n" not in out.replace("\r\n", "")
 
 
 def test_detects_indent_width_tabs_and_compact() -> None:
     assert json_text.loads(_styled("4-space")).style.indent == "    "
     assert json_text.loads(_styled("tab")).style.indent == "\t"
     compact = json_text.loads(_styled("compact")).style
-    assert compact.indent is None and compact.key_separator == ":"
+    assert compact.indent is None
+    assert compact.key_separator == ":"
     assert compact.inline_item_separator == ","
     assert json_text.loads(_styled("one-line")).style.inline_item_separator == ", "
 

@@ -87,7 +87,8 @@ def test_playbook_entries_are_found_by_target_with_their_events() -> None:
         (EVENT, "playbook.items[e1]"),
         (EVENT, "playbook.items[e2]"),
     ]
-    assert index.entries["x"].value["helpfulCount"] == 1 and index.winners["x"] == "e2"
+    assert index.entries["x"].value["helpfulCount"] == 1
+    assert index.winners["x"] == "e2"
     assert [s.kind for s in index.find("e2")] == [EVENT]
 
 

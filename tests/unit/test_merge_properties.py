@@ -152,7 +152,8 @@ def test_m17_determinism_under_a_fixed_clock(o: Any, a: Any, b: Any) -> None:
     opts = MergeOptions(now="2026-01-01T00:00:00Z")
     first = merge_files(*raw, path="d.vcontext.json", options=opts)
     again = merge_files(*raw, path="d.vcontext.json", options=opts)
-    assert first.output == again.output and first.status == again.status
+    assert first.output == again.output
+    assert first.status == again.status
 
 
 @SETTINGS

@@ -45,8 +45,10 @@ def test_each_conflict_has_a_pointer_an_id_anchored_place_kind_and_absent_sides(
         ("/todoList/items/0/status", "todoList.items[t1].status", "status"),
         ("/todoList/items/1", "todoList.items[t2]", "delete/modify"),
     ]
-    assert listed[0]["absent"] == [] and listed[0]["ours"] == "blocked"
-    assert listed[1]["ours"] is None and listed[1]["absent"] == ["ours"]
+    assert listed[0]["absent"] == []
+    assert listed[0]["ours"] == "blocked"
+    assert listed[1]["ours"] is None
+    assert listed[1]["absent"] == ["ours"]
     assert listed[1]["theirs"]["title"] == "Docs"
 
 
@@ -74,7 +76,8 @@ def test_all_resolved_is_ours_style_without_markers_with_every_clean_change_kept
     r = two_conflicts()
     status, item = r.conflicts
     done = r.settle({status.id: Choice("ours"), item.id: Choice("theirs")}, MARKERS)
-    assert done.done and "<<<<<<<" not in done.text
+    assert done.done
+    assert "<<<<<<<" not in done.text
     data = json.loads(done.text)
     assert [i["id"] for i in data["todoList"]["items"]] == ["t1", "t2", "t3", "t4"]  # t4: theirs
     assert data["todoList"]["items"][0]["status"] == "blocked"
@@ -87,7 +90,8 @@ def test_taking_a_side_that_has_no_value_there_deletes_it() -> None:
     status, item = r.conflicts
     done = r.settle({status.id: Choice("base"), item.id: Choice("ours")}, MARKERS)
     items = json.loads(done.text)["todoList"]["items"]
-    assert [i["id"] for i in items] == ["t1", "t3", "t4"] and items[0]["status"] == "pending"
+    assert [i["id"] for i in items] == ["t1", "t3", "t4"]
+    assert items[0]["status"] == "pending"
 
 
 def test_a_value_given_is_written_at_the_conflict_in_tron_keeping_ours_classes() -> None:
@@ -131,7 +135,8 @@ def test_structured_style_lists_resolved_and_unresolved_then_records_who_and_whe
     )
     record = json.loads(final.text)["vContextInfo"]["metadata"]["conflictResolution"]
     assert {c["status"] for c in record["conflicts"]} == {"resolved"}
-    assert record["resolvedBy"] == who and record["resolvedAt"] == "2026-02-01T00:00:00Z"
+    assert record["resolvedBy"] == who
+    assert record["resolvedAt"] == "2026-02-01T00:00:00Z"
 
 
 def test_structured_conflict_of_a_fork_gets_its_merge_status_back_when_resolved() -> None:
@@ -172,13 +177,15 @@ def test_markers_read_back_give_the_sides_labels_size_and_base() -> None:
         base, ours, theirs, path=PATH, markers=Markers(9, "main", "anc", "feat", True)
     )
     marked = split_markers(out.output.decode())
-    assert marked is not None and marked.blocks == 1
+    assert marked is not None
+    assert marked.blocks == 1
     assert (marked.markers.size, marked.markers.ours_label, marked.markers.theirs_label) == (
         9,
         "main",
         "feat",
     )
-    assert marked.markers.diff3 and marked.markers.base_label == "anc"
+    assert marked.markers.diff3
+    assert marked.markers.base_label == "anc"
     assert json.loads(marked.ours) == todo(t1="blocked")
     assert json.loads(marked.theirs) == todo(t1="completed")
     assert json.loads(marked.base or "") == todo()
@@ -219,7 +226,9 @@ def test_minified_markers_read_back_and_resolve_to_one_line_json() -> None:
     written = out.output.decode()
     lines = written.splitlines()
     assert lines[1:6] == ["<<<<<<< ours", '"blocked"', "=======", '"completed"', ">>>>>>> theirs"]
-    assert len(lines) == 7 and lines[0].endswith('"status":') and lines[6].startswith("},")
+    assert len(lines) == 7
+    assert lines[0].endswith('"status":')
+    assert lines[6].startswith("},")
     r = from_marked(split_markers(written), PATH)  # type: ignore[arg-type]
     [c] = r.conflicts
     assert r.settle({c.id: Choice("ours")}, MARKERS).text == mini(todo(t1="blocked")).decode()
@@ -238,7 +247,8 @@ def test_a_structured_file_is_resolved_in_place_and_its_conflicts_marked() -> No
     data = json.loads(done.text or "")
     assert data["todoList"]["items"][0]["status"] == "completed"
     record = data["vContextInfo"]["metadata"]["conflictResolution"]
-    assert record["conflicts"][0]["status"] == "resolved" and record["resolvedAt"] == "N"
+    assert record["conflicts"][0]["status"] == "resolved"
+    assert record["resolvedAt"] == "N"
 
 
 def test_jsonpath_of_the_spec_reads_back_into_keys_and_indexes() -> None:
@@ -250,7 +260,8 @@ def test_jsonpath_of_the_spec_reads_back_into_keys_and_indexes() -> None:
         "x",
     ]
     assert jsonpath_parts("$['it\\'s']") == ["it's"]
-    assert jsonpath_parts("todoList") is None and jsonpath_parts("$.a[") is None
+    assert jsonpath_parts("todoList") is None
+    assert jsonpath_parts("$.a[") is None
 
 
 # -- merging the stages again gives what the driver wrote -------------------------------

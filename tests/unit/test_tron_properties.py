@@ -127,4 +127,5 @@ def test_damaged_documents_raise_nothing_but_parse_error(
     try:
         tron.loads(damaged)
     except ParseError as err:
-        assert err.line is not None and err.column is not None
+        assert err.line is not None
+        assert err.column is not None

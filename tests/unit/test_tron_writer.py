@@ -181,7 +181,8 @@ def test_standard_flavour_follows_the_spec_s_encoding_advice() -> None:
 def test_standard_class_names_go_on_after_z() -> None:
     value = [{f"k{i}": 1, "a": 2, "b": 3} for i in range(30)]
     names = list(header_classes(tron.dumps(value, "standard")))
-    assert names[:2] == ["A", "B"] and names[25:28] == ["Z", "A1", "B1"]
+    assert names[:2] == ["A", "B"]
+    assert names[25:28] == ["Z", "A1", "B1"]
 
 
 def test_bad_values_and_flavours_are_refused() -> None:
@@ -241,7 +242,8 @@ def test_render_gives_new_shapes_a_class_when_they_recur_and_braces_when_once() 
     once = json.loads(json.dumps(doc.data))
     once["todoList"]["owner"] = {"id": "a", "type": "human", "name": "JT"}
     text = doc.render(once)
-    assert text.startswith(doc.header) and "class Owner" not in text
+    assert text.startswith(doc.header)
+    assert "class Owner" not in text
     assert '"type": "human"' in text
     twice = json.loads(json.dumps(once))
     twice["todoList"]["items"][0]["owner"] = {"id": "b", "type": "bot", "name": "x"}

@@ -43,7 +43,8 @@ def test_json_positions_survive_a_bom_crlf_and_minified_text() -> None:
     assert check_bytes(crlf.encode(), "a.json").findings[0].line == 9
     flat = json.dumps(json.loads(JSON_DOC))
     (finding,) = check_bytes(flat.encode(), "a.json").findings
-    assert finding.line == 1 and flat[finding.column - 1 :].startswith('"status": "done"')
+    assert finding.line == 1
+    assert flat[finding.column - 1 :].startswith('"status": "done"')
     bom = "\ufeff" + JSON_DOC
     assert check_bytes(bom.encode(), "a.json").findings[0].line == 9
 
@@ -167,7 +168,8 @@ def test_tron_validates_like_its_json_twin(data: Any, flavor: str) -> None:
 def test_nasty_input_gives_a_finding_not_a_traceback(raw: bytes, name: str, rule: str) -> None:
     report = check_bytes(raw, name)
     assert [f.rule for f in report.findings] == [rule]
-    assert not report.valid and report.findings[0].message
+    assert not report.valid
+    assert report.findings[0].message
 
 
 def test_path_with_spaces_and_no_extension() -> None:
@@ -232,8 +234,10 @@ def test_any_document_gets_a_report_with_positions(root: str, version: str, body
     text = json.dumps(data, indent=1)
     report = check_bytes(text.encode(), "fuzz.vcontext.json")
     for finding in report.findings:
-        assert finding.rule and finding.message
-        assert finding.line is not None and finding.column is not None
+        assert finding.rule
+        assert finding.message
+        assert finding.line is not None
+        assert finding.column is not None
     tron = check_bytes(gv.dumps(data, "tron").encode(), "fuzz.vcontext.tron")
     same = sorted((f.rule, f.pointer, f.message) for f in report.findings)
     assert sorted((f.rule, f.pointer, f.message) for f in tron.findings) == same

@@ -80,7 +80,8 @@ def test_unknown_fields_are_allowed_everywhere() -> None:
 )
 def test_item_constraints(fields: dict[str, Any], pointer: str, words: str) -> None:
     ((where, message),) = schema_findings(todo_with(**fields))
-    assert where == pointer and words in message
+    assert where == pointer
+    assert words in message
 
 
 def test_null_and_booleans_are_named_plainly() -> None:
@@ -189,4 +190,6 @@ def test_unknown_jsonl_files_say_the_schema_was_skipped() -> None:
     from git_vcontext.validate.files import check_bytes
 
     report = check_bytes(b'{"a": 1}\n{"a": 2}\n', ".work/other.jsonl")
-    assert report.valid and report.skipped and "VerMAS" in report.skipped[0]
+    assert report.valid
+    assert report.skipped
+    assert "VerMAS" in report.skipped[0]

@@ -63,7 +63,8 @@ def test_marking_an_already_merged_fork_only_when_refreshed() -> None:
     merged = {**FORK, "mergeStatus": "merged", "mergedAt": "2025-01-01T00:00:00Z", "mergedBy": BY}
     assert marked_merged(_doc(3, merged), when=WHEN, by=BY, refresh=False) is None
     again = marked_merged(_doc(3, merged), when=WHEN, by=BY, refresh=True)
-    assert again is not None and again["todoList"]["fork"]["mergedAt"] == WHEN
+    assert again is not None
+    assert again["todoList"]["fork"]["mergedAt"] == WHEN
 
 
 def test_mark_merged_keeps_the_text_style_and_bytes_without_forks() -> None:
