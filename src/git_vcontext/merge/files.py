@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ParseError
-from ..record import record
+from ..record import record, replace
 from ..values import same
 from .result import MISSING, MergeOptions, MergeResult, Note
 from .textmerge import Markers, base_sections, merge_lines
@@ -298,15 +298,7 @@ def fallback(
             return FileMerge(ours, "fallback", False, None, (*reasons, "binary content: kept ours"))
         texts.append(raw.decode("utf-8", "surrogateescape"))
     newline = "\r\n" if "\r\n" in texts[1] else "\n"
-    m = Markers(
-        markers.size,
-        markers.ours_label,
-        markers.base_label,
-        markers.theirs_label,
-        markers.diff3,
-        newline,
-        markers.take_base,
-    )
+    m = replace(markers, newline=newline)
     merged, blocks = merge_lines(texts[0], texts[1], texts[2], m)
     raw = merged.encode("utf-8", "surrogateescape")
     if blocks:
