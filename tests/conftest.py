@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,7 +56,7 @@ def _isolated_git(
 
 
 @pytest.fixture
-def git_repo(tmp_path: Path) -> Iterator[Path]:
+def git_repo(tmp_path: Path) -> Path:
     """An empty repository with branch ``main`` and a fixed identity."""
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -65,4 +64,4 @@ def git_repo(tmp_path: Path) -> Iterator[Path]:
     run_git(repo, "config", "user.name", "Test User")
     run_git(repo, "config", "user.email", "test@example.com")
     run_git(repo, "config", "commit.gpgsign", "false")
-    yield repo
+    return repo

@@ -115,6 +115,15 @@ def test_random_text_raises_nothing_but_parse_error(text: str | bytes) -> None:
         pass
 
 
+def _load_error(text: str) -> ParseError | None:
+    """The ParseError reading ``text`` raises; None when a damaged text still reads."""
+    try:
+        tron.loads(text)
+    except ParseError as err:
+        return err
+    return None
+
+
 @settings(max_examples=500, deadline=None)
 @given(value=DOCUMENTS, flavor=FLAVORS, data=st.data())
 def test_damaged_documents_raise_nothing_but_parse_error(
@@ -124,8 +133,7 @@ def test_damaged_documents_raise_nothing_but_parse_error(
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, min(len(text), start + 5)))
     damaged = text[:start] + data.draw(st.text(TRON_ALPHABET, max_size=3)) + text[end:]
-    try:
-        tron.loads(damaged)
-    except ParseError as err:
+    err = _load_error(damaged)
+    if err is not None:
         assert err.line is not None
         assert err.column is not None
