@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 TYPE_CHECKING = False
@@ -23,7 +22,9 @@ def same(a: JsonValue, b: JsonValue) -> bool:
 
     Identity first (the merge engine reuses ours' objects), then Python equality
     (fast, in C), then a walk that tells booleans from numbers, which Python's
-    ``==`` conflates. ``1`` and ``1.0`` count as the same number.
+    ``==`` conflates. ``1`` and ``1.0`` count as the same number, as do ``1.5`` and
+    ``1.50``; a number with more digits than a double holds is not the double it
+    rounds to (spelling.Number).
     """
     if a is b:
         return True
@@ -50,8 +51,13 @@ def _bools_match(a: JsonValue, b: JsonValue) -> bool:
 
 
 def canonical(value: JsonValue) -> str:
-    """One canonical text per JSON value (sorted keys, no spaces): for hashing and sorting."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """One canonical text per JSON value (sorted keys, no spaces): for hashing and sorting.
+
+    Numbers that are equal (``1.5`` and ``1.50``) have one text; numbers that one double
+    holds but that are spelled with different digits do not (see spelling.Number)."""
+    from .spelling import canonical as text
+
+    return text(value)
 
 
 def json_report(value: Any) -> str:
@@ -61,8 +67,9 @@ def json_report(value: Any) -> str:
     that was not UTF-8) is written as its escape.
     """
     from .codecs.text import escape_lone_surrogates
+    from .spelling import dumps
 
-    return escape_lone_surrogates(json.dumps(value, indent=2, ensure_ascii=False)) + "\n"
+    return escape_lone_surrogates(dumps(value, indent="  ", ensure_ascii=False)) + "\n"
 
 
 def type_name(value: JsonValue) -> str:

@@ -2,7 +2,8 @@
 
 Run: python tests/bench/bench_merge_driver.py
 Prints the median wall time of `git-vcontext merge-driver` next to `python -c pass`
-(the floor of any Python program) and `git merge-file` on the same files.
+(the floor of any Python program) and `git merge-file` on the same files, for the JSON
+document and its TRON twin (a minimal edit of ours' text, re-read before it is trusted).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import tempfile
 from pathlib import Path
 
 from timing import PYTHON, cli, median_seconds, row
+
+from git_vcontext.codecs import dumps
 
 
 def documents(n: int = 200) -> tuple[str, str, str]:
@@ -37,30 +40,50 @@ def documents(n: int = 200) -> tuple[str, str, str]:
     return tuple(json.dumps(d, indent=2) + "\n" for d in (base, ours, theirs))  # type: ignore[return-value]
 
 
-def main() -> None:
-    work = Path(tempfile.mkdtemp())
-    base, ours, theirs = documents()
-    for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
-        (work / f"{name}.json").write_text(text)
+def tron_twins(texts: tuple[str, str, str]) -> tuple[str, str, str]:
+    """The same three sides in TRON: base written fresh, ours and theirs as edits of it."""
+    from git_vcontext.codecs import parse
 
+    base = parse(texts[0], format="json").data
+    base_tron = parse(dumps(base, "tron"), format="tron")
+    sides = (parse(t, format="json").data for t in texts[1:])
+    ours, theirs = (base_tron.render(data) for data in sides)
+    return base_tron.source(), ours, theirs
+
+
+def driver_time(work: Path, ext: str) -> float:
     def fresh() -> None:
-        shutil.copy(work / "ours.json", work / "a.json")
+        shutil.copy(work / f"ours.{ext}", work / f"a.{ext}")
 
-    floor = median_seconds([PYTHON, "-c", "pass"])
-    driver = median_seconds(
+    return median_seconds(
         cli(
             "merge-driver",
-            "base.json",
-            "a.json",
-            "theirs.json",
+            f"base.{ext}",
+            f"a.{ext}",
+            f"theirs.{ext}",
             "-p",
-            "todo.vcontext.json",
+            f"todo.vcontext.{ext}",
             "-l",
             "7",
         ),
         setup=fresh,
         cwd=str(work),
     )
+
+
+def main() -> None:
+    work = Path(tempfile.mkdtemp())
+    texts = documents()
+    for ext, sides in (("json", texts), ("tron", tron_twins(texts))):
+        for name, text in zip(("base", "ours", "theirs"), sides, strict=True):
+            (work / f"{name}.{ext}").write_text(text)
+
+    def fresh() -> None:
+        shutil.copy(work / "ours.json", work / "a.json")
+
+    floor = median_seconds([PYTHON, "-c", "pass"])
+    driver = driver_time(work, "json")
+    driver_tron = driver_time(work, "tron")
     merge_file = median_seconds(
         ["git", "merge-file", "-p", "a.json", "base.json", "theirs.json"],
         setup=fresh,
@@ -73,6 +96,7 @@ def main() -> None:
         driver,
         f"{driver / floor:.2f}x python -c pass",
     )
+    row("the same merge of the TRON twins", driver_tron, f"{driver_tron / floor:.2f}x")
     row("git merge-file on the same files (for scale; it conflicts)", merge_file)
     shutil.rmtree(work)
 

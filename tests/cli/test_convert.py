@@ -117,3 +117,29 @@ def test_json_reports_stay_utf8_when_a_document_holds_a_lone_surrogate(tmp_path:
         assert b"\xff" not in proc.stdout, proc.stdout
         parsed = json.loads(proc.stdout.decode("utf-8"))  # strict UTF-8
         assert "\udcff" in json.dumps(parsed, ensure_ascii=False)
+
+
+ISSUE_NUMBERS = (
+    "3.141592653589793238462643383279",
+    "100000000000000000000000000000000000000000000000001.5",
+    "0.1e-5",
+)
+
+
+@pytest.mark.parametrize("flavor", ["vcontext", "standard"])
+def test_convert_keeps_every_number_s_spelling_both_ways(tmp_path: Path, flavor: str) -> None:
+    """PRODUCT.md Formats: a number keeps its spelling, also in convert (no digit rounded away)."""
+    numbers = [*ISSUE_NUMBERS, "1.0", "1.50", "1E2", "-0", "123456789012345678901234567890"]
+    src = tmp_path / "numbers.json"
+    src.write_text('{{"n": [{}], "x": {{"y": {}}}}}\n'.format(", ".join(numbers), numbers[0]))
+    tron_file = tmp_path / "numbers.tron"
+    to_tron = run_cli(
+        "convert", str(src), "--to", "tron", "--tron-flavor", flavor, "-o", str(tron_file)
+    )
+    assert to_tron.returncode == 0, to_tron.stderr
+    back = run_cli("convert", str(tron_file), "--to", "json")
+    assert back.returncode == 0, back.stderr
+    for text in (tron_file.read_text(), back.stdout.decode()):
+        for number in numbers:
+            assert number in text, (number, text)
+    assert back.stdout.decode().count(numbers[0]) == 2

@@ -227,6 +227,35 @@ def test_the_same_data_in_json_and_tron_is_no_difference(tmp_path: Path) -> None
     assert "todoList.items[t2].status: inProgress → completed" in changed
 
 
+def _numbers_doc(tmp_path: Path, name: str, estimate: str) -> Path:
+    path = tmp_path / name
+    path.write_text(
+        '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": '
+        f'[{{"id": "t1", "title": "A", "status": "pending", "estimate": {estimate}}}]}}}}\n'
+    )
+    return path
+
+
+def test_diff_and_textconv_show_numbers_as_spelled(tmp_path: Path) -> None:
+    """PRODUCT.md Formats (number spelling): two decimals one double holds are a change, shown
+    digit for digit; 1.5 re-spelled 1.50 is no change."""
+    old = _numbers_doc(tmp_path, "old.json", "3.141592653589793")
+    new = _numbers_doc(tmp_path, "new.json", "3.141592653589793238462643383279")
+    proc = run_cli("diff", str(old), str(new), "--exit-code")
+    assert proc.returncode == ExitCode.FOUND, proc.stderr
+    assert "3.141592653589793 → 3.141592653589793238462643383279" in proc.stdout.decode()
+    report = json.loads(run_cli("diff", "--format", "json", str(old), str(new)).stdout)
+    assert [c["new"] for c in report["changes"]] == [3.141592653589793]  # what json.loads reads
+    assert (
+        b'"new": 3.141592653589793238462643383279'
+        in run_cli("diff", "--format", "json", str(old), str(new)).stdout
+    )
+    assert b"estimate = 3.141592653589793238462643383279" in run_cli("textconv", str(new)).stdout
+    same_a = _numbers_doc(tmp_path, "a.json", "1.5")
+    same_b = _numbers_doc(tmp_path, "b.json", "1.50")
+    assert run_cli("diff", str(same_a), str(same_b), "--exit-code").returncode == 0
+
+
 def test_stat_of_an_added_or_deleted_file_counts_everything_as_added_or_removed(
     tmp_path: Path,
 ) -> None:

@@ -63,3 +63,102 @@ def test_ace_apply_to_the_seed_002_tron_plan(shared_dir: Path, tmp_path: Path) -
     assert doc.read_text().startswith("class vAgendaInfo: version")
     view = json.loads(run_cli("view", str(doc), "--format", "json").stdout)
     assert view["entries"][0]["helpfulCount"] == 13
+
+
+COMMENTED_PLAYBOOK = """\
+# Our team playbook (hand-edited; keep the comments)
+class vBRIEFInfo: version
+class Playbook: version, created, updated, items
+class PlaybookItem: eventId, targetId, operation, kind, narrative, createdAt, status
+
+vBRIEFInfo: vBRIEFInfo("0.4")
+playbook: Playbook(
+  1,
+  "2025-12-28T00:00:00Z",
+  "2025-12-28T00:00:00Z",  # bumped by tools
+  [
+    # the first rule we learnt
+    PlaybookItem(
+      "evt-0001",
+      "entry-migrations-staging",
+      "append",
+      "rule",
+      {"Overview": "Always run database migrations in staging first."},
+      "2025-12-28T00:00:00Z",
+      "active"
+    )
+  ]
+)
+"""
+
+
+def _edit(path: Path, *args: str) -> tuple[str, str]:
+    before = path.read_text()
+    proc = run_cli("playbook", *args, str(path), env=EPOCH)
+    assert proc.returncode == 0, proc.stderr
+    return before, path.read_text()
+
+
+def test_playbook_add_update_deprecate_append_to_ours_text(tmp_path: Path) -> None:
+    """PRODUCT.md Formats: playbook add/update/deprecate write minimal edits: the version and
+    updated values change, the new event goes after the last one; all else stays."""
+    path = tmp_path / "team.vbrief.tron"
+    path.write_text(COMMENTED_PLAYBOOK)
+    steps = [
+        ("add", "--target", "entry-tests", "--kind", "rule", "--text", "Test first"),
+        ("update", "--target", "entry-migrations-staging", "--delta", "helpfulCount=+1"),
+        ("deprecate", "--target", "entry-tests", "--reason", "superseded"),
+    ]
+    for version, step in enumerate(steps, start=2):
+        before, after = _edit(path, *step)
+        closing = "\n    )\n  ]\n)\n" if version == 2 else "\n    }\n  ]\n)\n"  # then {} events
+        head, found, _ = before.rpartition(closing)
+        assert found, before
+        head = head.replace(f"\n  {version - 1},\n", f"\n  {version},\n")
+        head = re.sub(r'"20\d\d-[^"]+",  # bumped', '"2026-01-01T00:00:00Z",  # bumped', head)
+        assert after.startswith(head), step
+        assert after.endswith("\n    }\n  ]\n)\n")
+        assert "# the first rule we learnt" in after
+        events = json.loads(run_cli("convert", str(path), "--to", "json").stdout)
+        assert len(events["playbook"]["items"]) == version
+
+
+def test_ace_apply_edits_ours_text_in_place(shared_dir: Path, tmp_path: Path) -> None:
+    doc = tmp_path / "patterns.vcontext.tron"
+    text = _tron_block(shared_dir, "002", "PlaybookEntry").replace(
+        "        12,\n", "        12,  # counted by hand until December\n"
+    )
+    doc.write_text(text)
+    patch = {
+        "operations": [
+            {"op": "incrementCounter", "entryId": "entry-1", "delta": {"helpfulCount": 1}},
+            {
+                "op": "appendEntry",
+                "entry": {
+                    "id": "entry-3",
+                    "kind": "rule",
+                    "title": "Lint",
+                    "text": "Lint first",
+                    "confidence": 0.8,
+                    "helpfulCount": 0,
+                    "harmfulCount": 0,
+                    "status": "active",
+                },
+            },
+        ]
+    }
+    (tmp_path / "patch.json").write_text(json.dumps(patch))
+    proc = run_cli("ace", "apply", str(tmp_path / "patch.json"), str(doc), env=EPOCH)
+    assert proc.returncode == 0, proc.stderr
+    new_entry = (
+        '      ),\n      PlaybookEntry(\n        "entry-3",\n        "rule",\n        "Lint",\n'
+        '        "Lint first",\n        0.8,\n        0,\n        0,\n        "active"\n      )\n'
+        "    ]\n"
+    )
+    expected = (
+        text.replace("        12,  # counted", "        13,  # counted")
+        .replace("  Playbook(\n    1,\n", "  Playbook(\n    2,\n")
+        .replace('"2024-12-27T15:00:00Z"', '"2026-01-01T00:00:00Z"')
+        .replace("      )\n    ]\n", new_entry)
+    )
+    assert doc.read_text() == expected

@@ -391,6 +391,44 @@ def test_tron_documents_merge_through_the_driver_and_keep_their_header(repo: Pat
     ]
 
 
+LONG = "3.141592653589793238462643383279"
+NUMBER_SIDES = {
+    "json": (
+        '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [\n'
+        '  {"id": "t1", "title": "T1", "status": "%s"},\n'
+        '  {"id": "t2", "title": "T2", "status": "pending"%s}\n'
+        "]}}\n",
+        ', "estimate": ' + LONG,
+    ),
+    "tron": (
+        "class vContextInfo: version\nclass TodoList: items\nclass TodoItem: id, title, status\n\n"
+        'vContextInfo: vContextInfo("0.4")\ntodoList: TodoList([\n'
+        '  TodoItem("t1", "T1", "%s"),\n'
+        '  {"id": "t2", "title": "T2", "status": "pending"%s}\n'
+        "])\n",
+        ', "estimate": ' + LONG,
+    ),
+}
+
+
+@pytest.mark.parametrize("suffix", ["json", "tron"])
+def test_a_long_number_theirs_adds_is_merged_with_its_spelling(repo: Path, suffix: str) -> None:
+    """PRODUCT.md Formats: a number keeps its spelling from the side it came from (a double
+    would round 3.141592653589793238462643383279 to 3.141592653589793)."""
+    rel = f"memory/numbers.vcontext.{suffix}"
+    template, estimate = NUMBER_SIDES[suffix]
+    (repo / rel).write_text(template % ("pending", ""))
+    commit(repo, "base")
+    run_git(repo, "checkout", "-q", "-b", "agent-a")
+    (repo / rel).write_text(template % ("pending", estimate))
+    commit(repo, "theirs: an estimate")
+    run_git(repo, "checkout", "-q", "main")
+    (repo / rel).write_text(template % ("completed", ""))
+    commit(repo, "ours: t1 done")
+    assert run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False).returncode == 0
+    assert (repo / rel).read_text() == template % ("completed", estimate)
+
+
 # -- labels and favor (PRODUCT.md "Resolving conflicts", M15) ----------------------------
 
 

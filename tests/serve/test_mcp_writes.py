@@ -152,3 +152,38 @@ def test_mcp_commit_leaves_a_version_the_user_staged_alone(repo: Path) -> None:
     assert "staged by the user" in cached
     head = json.loads(run_git(repo, "show", "HEAD:todo.vcontext.json").stdout)
     assert head["todoList"]["items"][2]["status"] == "inProgress"
+
+
+HAND_WRITTEN_TRON = """class vContextInfo: version
+class TodoList: id, sequence, items
+class TodoItem: id, title, status
+
+vContextInfo: vContextInfo("0.4")
+
+# the work of today
+todoList: TodoList("main", 3, [
+  TodoItem("t1", "Write the parser", "completed"),  # done monday
+  # next up
+  TodoItem("t2", "Test the parser", "inProgress"),
+  {id: "t3", title: "Document it", status: "pending", dependencies: ["t2"]}
+])
+"""
+
+
+def test_mcp_writes_a_minimal_edit_of_a_hand_written_tron_document(git_repo: Path) -> None:
+    """PRODUCT.md Formats (TRON) and issue 12: the MCP tools edit ours' text; comments,
+    bare keys and untouched lines stay as written, ours' class lines are kept (a class the
+    new parts need is added after them), the changed value is edited in place."""
+    path = git_repo / "todo.vcontext.tron"
+    path.write_text(HAND_WRITTEN_TRON)
+    svc = _service(git_repo)
+    assert not call(svc, "vbrief_update_todo", {"id": "t2", "status": "blocked"}).error
+    out = path.read_text()
+    kept = HAND_WRITTEN_TRON.replace('"inProgress"', '"blocked"').splitlines()
+    lines = out.splitlines()
+    assert lines[:3] == kept[:3]  # ours' classes, in place
+    assert all(line.startswith("class ") for line in lines[3 : lines.index("")])
+    for line in kept[4:7] + kept[8:12]:  # comments, instances, bare keys: byte for byte
+        assert line in lines, (line, out)
+    # the sequence changes and the changeLog is new: TodoList no longer fits, so {} syntax
+    assert read_any(path)["todoList"]["sequence"] == 4

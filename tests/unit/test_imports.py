@@ -16,6 +16,7 @@ PURE = (
     "git_vcontext.codecs",
     "git_vcontext.merge",
     "git_vcontext.values",
+    "git_vcontext.spelling",
     "git_vcontext.document",
     "git_vcontext.record",
     "git_vcontext.playbook",

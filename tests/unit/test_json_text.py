@@ -354,3 +354,13 @@ def test_appending_to_a_log_reuses_the_old_text_in_every_style(name: str) -> Non
         + "\n"
     )  # type: ignore[arg-type]
     assert out == expected
+
+
+def test_go_style_escapes_of_html_characters_are_kept_in_new_text() -> None:
+    """Documents written by Go's encoding/json escape <, > and & (corpus: deftai+directive):
+    a merged value keeps that style, so only the value's own text changes."""
+    text = '{"a": "x -\\u003e y", "b": "old"}\n'
+    out = json_text.loads(text).render({"a": "x -> y", "b": "p < q & r"})
+    assert out == '{"a": "x -\\u003e y", "b": "p \\u003c q \\u0026 r"}\n'
+    assert json_text.escapes_html(text)
+    assert not json_text.escapes_html('{"a": "x -> y"}')

@@ -8,6 +8,7 @@ import pytest
 
 from git_vcontext.codecs import tron
 from git_vcontext.errors import ParseError
+from git_vcontext.spelling import Number
 from git_vcontext.values import MAX_DEPTH
 
 MINIMAL_TODO = """\
@@ -229,10 +230,12 @@ def test_json_is_tron(text: str) -> None:
     assert ordered(data(text)) == ordered(json.loads(text))
 
 
-def test_numbers_big_ints_exact_floats_as_python_floats() -> None:
+def test_numbers_big_ints_exact_floats_as_python_floats_with_their_spelling() -> None:
+    """PRODUCT.md Formats: a number keeps its spelling (1e2 is not written back as 100.0)."""
     value = data("[12345678901234567890123456789, 1.5, 1e2, -0, 2E-3]")
     assert value == [12345678901234567890123456789, 1.5, 100.0, 0, 0.002]
-    assert [type(v) for v in value] == [int, float, float, int, float]  # type: ignore[union-attr]
+    assert [type(v) for v in value] == [int, float, Number, Number, Number]  # type: ignore[union-attr]
+    assert [str(v) for v in value] == ["12345678901234567890123456789", "1.5", "1e2", "-0", "2E-3"]  # type: ignore[union-attr]
 
 
 def test_bom_crlf_and_missing_final_newline_are_recorded() -> None:

@@ -132,3 +132,19 @@ def test_reference_parser_reads_standard_output_of_any_value(
     js_parse: JsParse, values: list[Any]
 ) -> None:
     _check(js_parse, values)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    olds=st.lists(_JSON, min_size=10, max_size=10), news=st.lists(_JSON, min_size=10, max_size=10)
+)
+def test_reference_parser_reads_edited_standard_documents(
+    js_parse: JsParse, olds: list[Any], news: list[Any]
+) -> None:
+    """PRODUCT.md Formats: a minimal edit of a standard-flavour text is standard TRON too."""
+    texts = [
+        tron.loads(tron.dumps(o, "standard")).render(n) for o, n in zip(olds, news, strict=True)
+    ]
+    for value, text, result in zip(news, texts, js_parse(texts), strict=True):
+        assert result["ok"], f"{result.get('error')}\n{text}"
+        assert js_equal(result["value"], value), text

@@ -269,7 +269,8 @@ def test_render_keeps_braces_where_ours_had_them() -> None:
 def test_render_of_a_standard_document_stays_standard() -> None:
     doc = tron.loads("class P: x, y\n[P(1, null), P(2, 3)]")
     out = doc.render([{"x": 1, "y": None}, {"x": 5, "y": 6}, {"y": 1, "x": 2}])
-    assert out == 'class P: x, y\n[\n  P(1, null),\n  P(5, 6),\n  {"y": 1, "x": 2}\n]'
+    # a minimal edit of ours' one-line array; the element in another key order in {} syntax
+    assert out == 'class P: x, y\n[P(1, null), P(5, 6), {"y": 1, "x": 2}]'
     assert tron.loads(out).dialect == "standard"
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from git_vcontext.spelling import Number
 from git_vcontext.validate import validate
 from git_vcontext.validate.rules import RULES
 
@@ -83,6 +84,7 @@ def test_version_rule_unknown_vcontext_version() -> None:
     [
         ({}, "/vContextInfo", "no version"),
         ({"version": 0.4}, "/vContextInfo/version", "the number 0.4"),
+        ({"version": Number("0.40", 0.4)}, "/vContextInfo/version", "the number 0.40"),
         ({"version": None}, "/vContextInfo/version", "null"),
         ("0.4", "/vContextInfo", "the string"),
     ],

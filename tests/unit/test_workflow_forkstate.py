@@ -86,6 +86,19 @@ def test_agent_document_differs_from_the_base_text_only_by_the_fork_block() -> N
     assert data["todoList"]["fork"]["mergeStatus"] == "merged"
 
 
+def test_agent_document_keeps_a_long_number_of_the_base_text() -> None:
+    """PRODUCT.md Formats (number spelling): the read-back check must not take
+    3.141592653589793238462643383279 for the double it rounds to and give up."""
+    long = "3.141592653589793238462643383279"
+    theirs = _raw(_doc(7, items=3)).replace(
+        b'"sequence": 7', b'"estimate": %s, "sequence": 7' % long.encode()
+    )
+    out = agent_document(_raw(_doc(3, FORK)), theirs, "a.vcontext.json", mark=(WHEN, BY, True))
+    assert out is not None
+    assert long.encode() in out
+    assert without_fork(out, "a.vcontext.json") == theirs
+
+
 def test_agent_document_of_unreadable_input_is_left_to_the_merge() -> None:
     assert agent_document(b"{oops", _raw(_doc(7)), "a.vcontext.json", mark=None) is None
 

@@ -7,7 +7,10 @@ import re
 
 from ..errors import ParseError, parse_error_at
 from ..record import record
+from ..spelling import OutOfRange, float_of, int_of
+from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
+from .matching import appended_only, match_elements
 from .text import (
     BOM,
     data_deeper_than,
@@ -30,10 +33,6 @@ _ESCAPED_NON_ASCII = re.compile(
 _PLAIN = json.JSONDecoder()
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
-# Keys that identify array elements when re-printing (so a changed item is
-# re-printed field by field rather than replaced as a whole).
-_IDENTITY_KEYS = ("id", "uid", "eventId", "event_id")
-
 
 @record
 class JsonStyle:
@@ -46,6 +45,7 @@ class JsonStyle:
     final_newline: bool = True
     bom: bool = False
     ensure_ascii: bool = False
+    escape_html: bool = False  # <, > and & as \u003c, \u003e, \u0026 (Go's encoding/json)
 
 
 class DuplicateKeyError(ValueError):
@@ -79,40 +79,32 @@ def _reject_constant(name: str) -> Any:
     raise ConstantError(name)
 
 
-class NumberRangeError(ValueError):
-    """A number too large for a double (e.g. 1e400): it would come back as Infinity, which
-    is not JSON, and TRON refuses it too. Turned into a located ParseError."""
-
-    def __init__(self, spelling: str) -> None:
-        super().__init__(spelling)
-        self.spelling = spelling
-
-
-def _float(spelling: str) -> float:
-    value = float(spelling)
-    if value - value != 0.0:  # inf or -inf (NaN has no JSON spelling)
-        raise NumberRangeError(spelling)
-    return value
-
-
-# The range check costs a Python call per float literal (~0.3 µs; ints are not checked):
-# less than any scan of the text for huge numbers would, except in float-dense documents.
+# A number's spelling is kept (spelling.float_of: a Python call per float literal, ~0.2 µs,
+# which also refuses 1e400); ints are left to the C scanner unless the text holds a -0.
 _DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_reject_constant, parse_float=_float
+    object_pairs_hook=_pairs, parse_constant=_reject_constant, parse_float=float_of
 )
+_DECODER_NEGATIVE_ZERO = json.JSONDecoder(
+    object_pairs_hook=_pairs,
+    parse_constant=_reject_constant,
+    parse_float=float_of,
+    parse_int=int_of,
+)
+_NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
 
 
 def parse_value(text: str) -> JsonValue:
     """Parse JSON text strictly (duplicate keys, NaN and over-deep nesting are errors)."""
     try:
-        value, end = _DECODER.raw_decode(text, _WS.match(text, 0).end())  # type: ignore[union-attr]
+        decoder = _DECODER_NEGATIVE_ZERO if _NEGATIVE_ZERO.search(text) else _DECODER
+        value, end = decoder.raw_decode(text, _WS.match(text, 0).end())  # type: ignore[union-attr]
     except json.JSONDecodeError as exc:
         raise _located(text, exc.pos, f"invalid JSON: {exc.msg}") from None
     except DuplicateKeyError as exc:
         raise _duplicate_error(text, exc.key) from None
     except RecursionError:
         raise _depth_error(text) from None
-    except NumberRangeError as exc:
+    except OutOfRange as exc:
         where = _number_offset(text, exc.spelling)
         raise _located(text, where, f"number {exc.spelling} is out of range") from None
     except ConstantError as exc:
@@ -172,7 +164,27 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
         final_newline=text.endswith("\n"),
         bom=bom,
         ensure_ascii=ensure_ascii,
+        escape_html=escapes_html(text),
     )
+
+
+_ESCAPED_HTML = re.compile(r"\\u00(?:3[cCeE]|26)")
+_HTML = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
+def escapes_html(text: str) -> bool:
+    """Whether a document escapes <, > and & (and never writes them raw)."""
+    return (
+        "\\u00" in text
+        and _ESCAPED_HTML.search(text) is not None
+        and not any(c in text for c in "<>&")
+    )
+
+
+def _html_escaped(text: str, style: JsonStyle) -> str:
+    """JSON text with <, > and & escaped when the style says so (outside strings JSON has
+    none of them)."""
+    return text.translate(_HTML) if style.escape_html else text
 
 
 _STRING_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -203,13 +215,13 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
     """Serialise a value in a style (no BOM; callers add it when writing bytes)."""
     st = style or JsonStyle()
     if st.indent is None:
-        out = json.dumps(
+        out = json_dumps(
             value,
             separators=(st.inline_item_separator, st.key_separator),
             ensure_ascii=st.ensure_ascii,
         )
     else:
-        out = json.dumps(
+        out = json_dumps(
             value,
             indent=st.indent,
             separators=(",", st.key_separator),
@@ -217,7 +229,7 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
         )
         if st.newline != "\n":
             out = out.replace("\n", st.newline)
-    return escape_lone_surrogates(out) + (st.newline if st.final_newline else "")
+    return escape_lone_surrogates(_html_escaped(out, st)) + (st.newline if st.final_newline else "")
 
 
 class _Member:
@@ -303,7 +315,7 @@ class JsonDocument:
         if isinstance(new, dict) and isinstance(old, dict):
             return self._emit_object(new, old, start, inline)
         if isinstance(new, list) and isinstance(old, list):
-            if _appended_only(old, new):
+            if appended_only(old, new):
                 return self._emit_appended(new, old, start, end, inline)
             return self._emit_array(new, old, start, inline)
         return self._fresh(new, self._line_indent(start), inline)
@@ -349,7 +361,7 @@ class JsonDocument:
     def _emit_array(self, new: list[Any], old: list[Any], start: int, inline: bool) -> str:
         c = self._container(start)
         layout = self._layout(c, start, inline)
-        matches = _match_elements(old, new)
+        matches = match_elements(old, new)
         template = next((j for j in matches if j is not None), 0)
         parts = ["["]
         for i, (value, j) in enumerate(zip(new, matches, strict=True)):
@@ -383,19 +395,22 @@ class JsonDocument:
         return layout.lead(i)
 
     def _key(self, key: str) -> str:
-        return json.dumps(key, ensure_ascii=self.style.ensure_ascii)
+        return _html_escaped(json.dumps(key, ensure_ascii=self.style.ensure_ascii), self.style)
 
     def _fresh(self, value: JsonValue, indent: str, inline: bool) -> str:
         st = self.style
         if inline or st.indent is None:
             sep = (st.inline_item_separator, st.key_separator)
-            return json.dumps(value, separators=sep, ensure_ascii=st.ensure_ascii)
-        out = json.dumps(
+            return _html_escaped(
+                json_dumps(value, separators=sep, ensure_ascii=st.ensure_ascii), st
+            )
+        out = json_dumps(
             value,
             indent=st.indent,
             separators=(",", st.key_separator),
             ensure_ascii=st.ensure_ascii,
         )
+        out = _html_escaped(out, st)
         return out.replace("\n", st.newline + indent) if "\n" in out else out
 
     def _line_indent(self, offset: int) -> str:
@@ -451,13 +466,6 @@ class _Layout:
         return self.first if i == 0 else self.rest
 
 
-def _appended_only(old: list[Any], new: list[Any]) -> bool:
-    """``new`` is ``old`` (the very same elements, in order) plus elements at the end."""
-    if len(old) < 2 or len(new) <= len(old):
-        return False
-    return all(a is b for a, b in zip(old, new, strict=False))
-
-
 def _scan_container(text: str, start: int, limit: int | None = None) -> _Container:
     """Positions of the members of the object or array that opens at ``start``.
 
@@ -490,80 +498,6 @@ def _scan_container(text: str, start: int, limit: int | None = None) -> _Contain
             pos += 1
             continue
         return _Container(pos, members)
-
-
-def fingerprint(value: JsonValue) -> Any:
-    """Hashable key under which equal (or same-identity) elements meet."""
-    if isinstance(value, dict):
-        for k in _IDENTITY_KEYS:
-            ident = value.get(k)
-            if isinstance(ident, (str, int)) and not isinstance(ident, bool):
-                return ("@", k, ident)
-        return ("=", json.dumps(value, sort_keys=True))
-    if isinstance(value, list):
-        return ("=", json.dumps(value, sort_keys=True))
-    if isinstance(value, bool) or value is None:
-        return ("c", value)
-    if isinstance(value, (int, float)):
-        return ("n", value)
-    return ("s", value)
-
-
-def _match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
-    """For each new element, the index of the old element it continues (or None)."""
-    result: list[int | None] = [None] * len(new)
-    used = [False] * len(old)
-    by_id = {id(v): j for j, v in enumerate(old)}
-    pending: list[int] = []
-    for i, v in enumerate(new):
-        j = by_id.get(id(v))
-        if j is not None and not used[j] and old[j] is v:
-            result[i] = j
-            used[j] = True
-        else:
-            pending.append(i)
-    if not pending:
-        return result
-    buckets: dict[Any, list[int]] = {}
-    for j in range(len(old) - 1, -1, -1):
-        if not used[j]:
-            buckets.setdefault(fingerprint(old[j]), []).append(j)
-    rest: list[int] = []
-    for i in pending:
-        stack = buckets.get(fingerprint(new[i]))
-        while stack and used[stack[-1]]:
-            stack.pop()
-        if stack:
-            j = stack.pop()
-            result[i] = j
-            used[j] = True
-        else:
-            rest.append(i)
-    _pair_by_position(old, new, result, used, rest)
-    return result
-
-
-def _pair_by_position(
-    old: list[Any], new: list[Any], result: list[int | None], used: list[bool], rest: list[int]
-) -> None:
-    """Pair leftover containers without identity in order (an element edited in place)."""
-    free = [j for j in range(len(old)) if not used[j] and _anonymous(old[j])]
-    k = 0
-    for i in rest:
-        if k >= len(free) or not _anonymous(new[i]):
-            continue
-        j = free[k]
-        if type(old[j]) is type(new[i]):
-            result[i] = j
-            used[j] = True
-            k += 1
-
-
-def _anonymous(value: JsonValue) -> bool:
-    """A container that carries no identity key."""
-    if isinstance(value, list):
-        return True
-    return isinstance(value, dict) and not any(k in value for k in _IDENTITY_KEYS)
 
 
 def loads(raw: bytes | str) -> JsonDocument:

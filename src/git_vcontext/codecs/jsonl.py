@@ -3,12 +3,12 @@ a changed record edited in its own line's style (spacing, key order, number spel
 
 from __future__ import annotations
 
-import json
-
 from ..document import JSONL_KEYS
 from ..errors import ParseError
+from ..spelling import dumps as json_dumps
 from ..values import JsonValue, same
-from .json_text import detect_separators, fingerprint, parse_value
+from .json_text import detect_separators, parse_value
+from .matching import fingerprint
 from .text import BOM, decode, escape_lone_surrogates, marker_error, newline_of
 
 TYPE_CHECKING = False
@@ -98,7 +98,7 @@ def dumps_record(
     record: JsonValue, item_sep: str = ", ", key_sep: str = ": ", ensure_ascii: bool = False
 ) -> str:
     """One record on one line."""
-    return json.dumps(record, separators=(item_sep, key_sep), ensure_ascii=ensure_ascii)
+    return json_dumps(record, separators=(item_sep, key_sep), ensure_ascii=ensure_ascii)
 
 
 def dumps(records: list[Any]) -> str:

@@ -12,6 +12,8 @@ from .tron_parser import located, parse_data
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .tron_writer import Flavor
 
 _PAIR_START = re.compile(r'(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\x00-\x1f]|\\.)*")[ \t\r\n]*:')
@@ -43,18 +45,33 @@ class TronDocument:
         self.final_newline = text.endswith("\n")
         # id(dict in data) -> the class that wrote it, "" for {} syntax (render keeps the choice)
         self.made_by = made_by if made_by is not None else {}
+        self.memo: dict[str, Any] = {}  # what render works out once per document
 
     def source(self) -> str:
         """The original text, BOM included."""
         return (BOM if self.bom else "") + self.text
 
     def render(self, new: JsonValue) -> str:
-        """``new`` written with this document's header, classes and dialect (BOM included)."""
+        """``new`` written as an edit of this document's text (BOM included): unchanged
+        parts byte for byte, comments kept, new parts with its classes and in its layout."""
         if same(new, self.data):
             return self.source()
-        from .tron_writer import render
+        from .text import escape_lone_surrogates
+        from .tron_edit import render
 
-        return (BOM if self.bom else "") + render(self, new)
+        text = render(self, new)
+        if text is None or not self._reads_back(text, new):
+            from .tron_writer import rewrite
+
+            text = rewrite(self, new)
+        return (BOM if self.bom else "") + escape_lone_surrogates(text)
+
+    def _reads_back(self, text: str, expected: JsonValue) -> bool:
+        """Whether an edited text parses to ``expected`` (else it is written afresh)."""
+        try:
+            return same(loads(text).data, expected)
+        except ParseError:
+            return False
 
 
 def loads(raw: bytes | str) -> TronDocument:

@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Callable
 
+from ..spelling import OutOfRange, float_of, int_of
 from ..values import JsonValue
 from .tron_header import HeaderError
 
@@ -82,14 +83,15 @@ def string_value(s: str, offset: int) -> str:
 
 
 def number_value(s: str, offset: int) -> int | float:
-    """The value of a NUMBER token ``s`` that starts at ``offset`` (raises Fail)."""
+    """The value of a NUMBER token ``s`` that starts at ``offset``, its spelling kept
+    (spelling.Number) where Python would write it otherwise (raises Fail)."""
     if "." in s or "e" in s or "E" in s:
-        number = float(s)
-        if number in (float("inf"), float("-inf")):
-            raise Fail(offset, f"number {s} is out of range")
-        return number
+        try:
+            return float_of(s)
+        except OutOfRange:
+            raise Fail(offset, f"number {s} is out of range") from None
     try:
-        return int(s)
+        return int_of(s)
     except ValueError:  # more digits than Python converts
         raise Fail(offset, f"integer with {len(s)} digits is too long") from None
 

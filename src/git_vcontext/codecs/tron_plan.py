@@ -98,45 +98,57 @@ class Plan:
         self.use = {k: c for k, c in self.use.items() if id(c) not in dropped}
 
 
+Place = tuple[str, "str | None", int, Pattern]  # (key, descriptive name, role, pattern)
+PAIRS: Place = ("", None, TOP, ())  # the vContext dialect's top-level pairs
+ROOT: Place = ("", "Root", FIELD, ())  # a standard TRON root value
+
+
+def member_place(parent: Place, key: str, value: JsonValue) -> Place:
+    """Where the member ``key`` of an object at ``parent`` sits, and its descriptive name
+    ("" for free-form maps such as narratives and metadata, which take no class)."""
+    parent_key, desc, _, pattern = parent
+    if desc == "":  # members of a free-form map are named after the map
+        name = member_name(parent_key)
+    elif isinstance(value, list):
+        name = element_name(key, desc)
+    else:
+        name = "" if key in MAP_KEYS else object_name(key, desc)
+    return (key, name, TOP if desc is None else FIELD, (*pattern, key))
+
+
+def element_place(parent: Place) -> Place:
+    """Where the elements of the array at ``parent`` sit."""
+    key, desc, _, pattern = parent
+    return (key, desc, ELEMENT, (*pattern, "[]"))
+
+
 def walk(value: JsonValue, *, pairs: bool) -> Iterator[tuple[dict[str, Any], str, int, Pattern]]:
     """Objects in document order, parents first: (object, descriptive name, role, pattern).
 
-    The name is "" for free-form maps (narratives, metadata), which take no class.
     With ``pairs`` the root is the vContext dialect's top-level pairs, not an object.
     """
-    stack: list[tuple[JsonValue, str, str, int, Pattern]] = []
     if pairs and isinstance(value, dict):
-        _push_members(stack, value, None, "", ())
-    else:
-        stack.append((value, "", "Root", FIELD, ()))
+        return walk_from([(v, member_place(PAIRS, k, v)) for k, v in value.items()])
+    return walk_from([(value, ROOT)])
+
+
+def walk_from(
+    roots: list[tuple[JsonValue, Place]],
+) -> Iterator[tuple[dict[str, Any], str, int, Pattern]]:
+    """The objects in each of ``roots`` (a value and its place), in order, without recursion."""
+    stack = list(reversed(roots))
     while stack:
-        node, key, desc, role, pattern = stack.pop()
+        node, place = stack.pop()
         if isinstance(node, dict):
-            yield node, desc, role, pattern
-            _push_members(stack, node, desc, key, pattern)
+            yield node, place[1] or "", place[2], place[3]
+            stack.extend(
+                (v, member_place(place, k, v))
+                for k, v in reversed(node.items())
+                if isinstance(v, (dict, list))
+            )
         elif isinstance(node, list):
-            inner = (*pattern, "[]")
-            stack.extend((el, key, desc, ELEMENT, inner) for el in reversed(node))
-
-
-def _push_members(
-    stack: list[tuple[JsonValue, str, str, int, Pattern]],
-    obj: dict[str, JsonValue],
-    desc: str | None,
-    key: str,
-    pattern: Pattern,
-) -> None:
-    role = TOP if desc is None else FIELD
-    for k, v in reversed(obj.items()):
-        if not isinstance(v, (dict, list)):
-            continue
-        if desc == "":  # members of a free-form map are named after the map
-            name = member_name(key)
-        elif isinstance(v, list):
-            name = element_name(k, desc)
-        else:
-            name = "" if k in MAP_KEYS else object_name(k, desc)
-        stack.append((v, k, name, role, (*pattern, k)))
+            inner = element_place(place)
+            stack.extend((el, inner) for el in reversed(node))
 
 
 def plan_vcontext(root: dict[str, JsonValue]) -> Plan:
@@ -238,12 +250,22 @@ def unique_name(desc: str, taken: set[str]) -> str:
 
 def plan_render(doc: TronDocument, new: JsonValue, *, vcontext: bool) -> Plan:
     """Ours' classes where objects fit them (ours' choice at each place first), new ones else."""
+    if vcontext and isinstance(new, dict):
+        return plan_places(doc, [(v, member_place(PAIRS, k, v)) for k, v in new.items()])
+    return plan_places(doc, [(new, ROOT)], vcontext=False)
+
+
+def plan_places(
+    doc: TronDocument, roots: list[tuple[JsonValue, Place]], *, vcontext: bool = True
+) -> Plan:
+    """plan_render for the values ``roots`` only (each at its place in the document): the
+    parts of a minimal edit that are written afresh."""
     chooser = _Chooser(doc, vcontext=vcontext)
     plan, taken = Plan(), set(doc.classes)
     groups = _Groups(taken)
     letters = all(_LETTERS.fullmatch(n) for n in doc.classes)
     shapes = _Shapes(taken, letters=letters)
-    for obj, desc, role, pattern in walk(new, pairs=vcontext):
+    for obj, desc, role, pattern in walk_from(roots):
         preferred = chooser.preferred.get(pattern)
         if preferred == "":  # ours wrote {} here
             continue
@@ -269,7 +291,10 @@ class _Chooser:
         self.classes = {n: TronClass(n, p) for n, p in doc.classes.items()}
         self.vcontext = vcontext
         self.best: dict[tuple[str, ...], TronClass | None] = {}
-        self.preferred = _preferences(doc)
+        preferred = doc.memo.get("preferences")
+        if preferred is None:
+            preferred = doc.memo["preferences"] = _Preferences(doc)
+        self.preferred: _Preferences = preferred
 
     def fits(self, cls: TronClass, keys: tuple[str, ...]) -> bool:
         """Dialect: keys in the class's order, the rest absent; standard: exactly its keys."""
@@ -291,12 +316,34 @@ class _Chooser:
         return self.best[keys]
 
 
-def _preferences(doc: TronDocument) -> dict[Pattern, str]:
-    """For each place in ours, the class that wrote the first object there ("" for {})."""
-    made_by = doc.made_by
-    found: dict[Pattern, str] = {}
-    for obj, _, _, pattern in walk(doc.data, pairs=doc.dialect == "vcontext"):
-        name = made_by.get(id(obj))
-        if name is not None:
-            found.setdefault(pattern, name)
-    return found
+class _Preferences:
+    """For a place in ours, the class that wrote the first object there ("" for {}, None
+    when ours has no object there), looked up when asked: a minimal edit asks for a few."""
+
+    def __init__(self, doc: TronDocument) -> None:
+        self.doc = doc
+        self.found: dict[Pattern, str | None] = {}
+
+    def get(self, pattern: Pattern) -> str | None:
+        if pattern not in self.found:
+            self.found[pattern] = self._first(pattern)
+        return self.found[pattern]
+
+    def _first(self, pattern: Pattern) -> str | None:
+        """Depth first, in document order, without recursion."""
+        made_by = self.doc.made_by
+        stack: list[tuple[JsonValue, int]] = [(self.doc.data, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if depth == len(pattern):
+                name = made_by.get(id(node)) if isinstance(node, dict) else None
+                if name is not None:
+                    return name
+                continue
+            part = pattern[depth]
+            if part == "[]":
+                if isinstance(node, list):
+                    stack.extend((el, depth + 1) for el in reversed(node))
+            elif isinstance(node, dict) and part in node:
+                stack.append((node[part], depth + 1))
+        return None

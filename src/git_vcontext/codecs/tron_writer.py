@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from ..spelling import Number, number_text
+from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue
 from .text import escape_lone_surrogates
 from .tron_names import is_property_name
@@ -23,7 +25,19 @@ else:
 
 _encode_string = json.encoder.encode_basestring
 WIDTH = 100  # a container that fits in this many columns is written on one line
-_STEP = "  "
+
+
+class TronStyle:
+    """How a document indents (``step``) and writes the keys of ``{}`` objects (``bare``)."""
+
+    __slots__ = ("bare", "step")
+
+    def __init__(self, step: str = "  ", bare: bool = False) -> None:
+        self.step = step
+        self.bare = bare
+
+
+PLAIN = TronStyle()
 
 
 def dumps(value: JsonValue, flavor: Flavor = "vcontext") -> str:
@@ -41,8 +55,10 @@ def dumps(value: JsonValue, flavor: Flavor = "vcontext") -> str:
     return escape_lone_surrogates(("\n".join(lines) + "\n\n" if lines else "") + body + "\n")
 
 
-def render(doc: TronDocument, new: JsonValue) -> str:
-    """``new`` written with ``doc``'s header (verbatim), classes, dialect and line endings."""
+def rewrite(doc: TronDocument, new: JsonValue) -> str:
+    """``new`` written afresh with ``doc``'s header (verbatim), classes, dialect and line
+    endings: for when ours' data cannot take an edit (ours has none, or a root of
+    another kind)."""
     check_value(new)
     vcontext = doc.dialect == "vcontext" and isinstance(new, dict) and bool(new or doc.classes)
     plan = plan_render(doc, new, vcontext=vcontext)
@@ -55,7 +71,7 @@ def render(doc: TronDocument, new: JsonValue) -> str:
 
 def _header_before(doc: TronDocument, classes: list[TronClass], has_body: bool) -> str:
     """What goes before the data: ours' header, new classes, a separation if needed."""
-    header = _header_with(doc, classes)
+    header = header_with(doc, classes)
     unindented = header.rstrip(" \t")
     if not unindented or unindented.endswith("\n"):  # ours' data was indented; ours is not
         header = unindented
@@ -64,23 +80,29 @@ def _header_before(doc: TronDocument, classes: list[TronClass], has_body: bool) 
     return header
 
 
-def _header_with(doc: TronDocument, classes: list[TronClass]) -> str:
+def header_with(doc: TronDocument, classes: list[TronClass]) -> str:
     """Ours' header text with new class definitions after its last one."""
     header = doc.header
     if not classes:
         return header
+    classes_end = doc.classes_end
     lines = "".join(line + doc.newline for line in class_lines(classes))
     if not doc.classes:
         return lines + doc.newline + header
-    newline = header.find("\n", doc.classes_end)
+    newline = header.find("\n", classes_end)
     if newline < 0:  # header and data share a line ("class A: x; A(1)")
-        return header[: doc.classes_end] + doc.newline + lines + doc.newline
+        return header[:classes_end] + doc.newline + lines + doc.newline
     return header[: newline + 1] + lines + header[newline + 1 :]
 
 
 def class_lines(classes: list[TronClass]) -> list[str]:
     """``class Name: a, b, "quoted-prop"`` for each class."""
     return [f"class {c.name}: {', '.join(map(_property, c.props))}" for c in classes]
+
+
+def quoted(key: str) -> str:
+    """A key as a JSON string."""
+    return _encode_string(key)
 
 
 def _property(name: str) -> str:
@@ -110,7 +132,9 @@ def pair_gap(doc: TronDocument) -> str:
     return "\n\n"
 
 
-def value_text(value: JsonValue, plan: Plan, indent: str, column: int) -> str:
+def value_text(
+    value: JsonValue, plan: Plan, indent: str, column: int, style: TronStyle = PLAIN
+) -> str:
     """One value: on one line when it fits in WIDTH, else one item per line (no recursion)."""
     out: list[str] = []
     stack: list[_Item] = [(value, indent)]
@@ -122,23 +146,25 @@ def value_text(value: JsonValue, plan: Plan, indent: str, column: int) -> str:
             column = len(item) - newline - 1 if newline >= 0 else column + len(item)
             continue
         node, ind = item
-        flat = _inline(node, plan, WIDTH - column - 1)
+        flat = _inline(node, plan, WIDTH - column - 1, style)
         if flat is not None or not isinstance(node, (dict, list)):
             flat = flat if flat is not None else _scalar(node)
             out.append(flat)
             column += len(flat)
             continue
-        stack.extend(reversed(_expand(node, plan, ind)))
+        stack.extend(reversed(_expand(node, plan, ind, style)))
     return "".join(out)
 
 
-def _expand(node: dict[str, JsonValue] | list[JsonValue], plan: Plan, ind: str) -> list[_Item]:
-    inner = ind + _STEP
+def _expand(
+    node: dict[str, JsonValue] | list[JsonValue], plan: Plan, ind: str, style: TronStyle
+) -> list[_Item]:
+    inner = ind + style.step
     if isinstance(node, list):
         return ["[", *_lines([("", v) for v in node], inner), "\n" + ind + "]"]
     cls = plan.class_of(node)
     if cls is None:
-        members = [(_key(k) + ": ", v) for k, v in node.items()]
+        members = [(_key(k, style) + ": ", v) for k, v in node.items()]
         return ["{", *_lines(members, inner), "\n" + ind + "}"]
     args = [node.get(p) for p in cls.props]
     if len(args) == 1 and isinstance(args[0], (dict, list)) and args[0]:
@@ -154,19 +180,30 @@ def _lines(members: list[tuple[str, JsonValue]], inner: str) -> list[_Item]:
     return out
 
 
-def _inline(node: JsonValue, plan: Plan, budget: int) -> str | None:
-    """``node`` on one line if that takes at most ``budget`` characters (depth <= budget)."""
+def flat_text(value: JsonValue, plan: Plan, style: TronStyle = PLAIN) -> str:
+    """``value`` on one line whatever its length (for a place ours wrote on one line)."""
+    text = _inline(value, plan, 1 << 62, style, apart=False)
+    assert text is not None
+    return text
+
+
+def _inline(
+    node: JsonValue, plan: Plan, budget: int, style: TronStyle, apart: bool = True
+) -> str | None:
+    """``node`` on one line if that takes at most ``budget`` characters (depth <= budget);
+    ``apart``: never when it is an array of several records."""
     if isinstance(node, list):
-        if len(node) > 1 and any(isinstance(v, dict) for v in node):
+        if apart and len(node) > 1 and any(isinstance(v, dict) for v in node):
             return None  # records one per line, as the spec does: line diffs stay readable
-        return _inline_items("[", [("", v) for v in node], "]", plan, budget) if node else "[]"
+        items = [("", v) for v in node]
+        return _inline_items("[", items, "]", plan, budget, style, apart) if node else "[]"
     if isinstance(node, dict):
         cls = plan.class_of(node)
         if cls is not None:
             args = [("", node.get(p)) for p in cls.props]
-            return _inline_items(cls.name + "(", args, ")", plan, budget)
-        members = [(_key(k) + ": ", v) for k, v in node.items()]
-        return _inline_items("{", members, "}", plan, budget) if node else "{}"
+            return _inline_items(cls.name + "(", args, ")", plan, budget, style, apart)
+        members = [(_key(k, style) + ": ", v) for k, v in node.items()]
+        return _inline_items("{", members, "}", plan, budget, style, apart) if node else "{}"
     if isinstance(node, str) and len(node) + 2 > budget:
         return None
     text = _scalar(node)
@@ -174,13 +211,19 @@ def _inline(node: JsonValue, plan: Plan, budget: int) -> str | None:
 
 
 def _inline_items(
-    opening: str, items: list[tuple[str, JsonValue]], closing: str, plan: Plan, budget: int
+    opening: str,
+    items: list[tuple[str, JsonValue]],
+    closing: str,
+    plan: Plan,
+    budget: int,
+    style: TronStyle,
+    apart: bool,
 ) -> str | None:
     used = len(opening) + len(closing)
     parts: list[str] = []
     for prefix, value in items:
         used += len(prefix) + (2 if parts else 0)
-        text = _inline(value, plan, budget - used)
+        text = _inline(value, plan, budget - used, style, apart)
         if text is None:
             return None
         used += len(text)
@@ -190,8 +233,8 @@ def _inline_items(
     return opening + ", ".join(parts) + closing
 
 
-def _key(key: str) -> str:
-    return _encode_string(key)
+def _key(key: str, style: TronStyle) -> str:
+    return key if style.bare and is_property_name(key) else _encode_string(key)
 
 
 _LITERALS = {True: "true", False: "false", None: "null"}
@@ -204,11 +247,11 @@ def _scalar(value: JsonValue) -> str:
         return _encode_string(value)
     if kind is int:
         return int.__repr__(value)
-    if kind is float:
-        return float.__repr__(value)
+    if kind is float or kind is Number:
+        return number_text(value)
     if kind is bool or value is None:
         return _LITERALS[value]
-    return json.dumps(value, ensure_ascii=False)
+    return json_dumps(value, ensure_ascii=False)
 
 
 def check_value(value: JsonValue) -> None:

@@ -74,13 +74,12 @@ def conflict_lines(c: FileConflict, indent: str = "") -> list[str]:
 
 def short(value: Any, limit: int = 120) -> str:
     """One line of JSON for a value (``(absent)`` for none), cut at ``limit`` characters."""
-    import json
-
     from ..merge.result import MISSING
+    from ..spelling import dumps
 
     if value is MISSING:
         return "(absent)"
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

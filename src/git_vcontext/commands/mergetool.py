@@ -8,12 +8,12 @@ value in their editor. Exit 0 when none is left (the file is written and staged)
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 
 from ..errors import ExitCode, UsageError
 from ..merge.result import MISSING
+from ..spelling import dumps as json_dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def _edited(c: FileConflict, say: Callable[[str], None]) -> Choice | None:
     header = [f"# The value of {c.where} (JSON). Lines starting with # are ignored;"]
     header += ["# an empty file keeps the conflict."]
     header += [f"# {side}: {_one_line(c.side(side))}" for side in ("base", "ours", "theirs")]
-    text = edit_in_editor("\n".join(header) + "\n" + json.dumps(start, indent=2) + "\n")
+    text = edit_in_editor("\n".join(header) + "\n" + json_dumps(start, indent="  ") + "\n")
     body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#")).strip()
     if not body:
         say("  nothing written: the conflict stays")
@@ -165,7 +165,7 @@ def _sides(c: FileConflict, labels: dict[str, str]) -> list[str]:
         shown = (
             ["(absent)"]
             if value is MISSING
-            else json.dumps(value, indent=2, ensure_ascii=False).splitlines()
+            else json_dumps(value, indent="  ", ensure_ascii=False).splitlines()
         )
         if len(shown) > MAX_LINES:
             shown = [*shown[: MAX_LINES - 1], f"… ({len(shown) - MAX_LINES + 1} more lines)"]
@@ -175,7 +175,7 @@ def _sides(c: FileConflict, labels: dict[str, str]) -> list[str]:
 
 
 def _one_line(value: Any) -> str:
-    return "(absent)" if value is MISSING else json.dumps(value, ensure_ascii=False)
+    return "(absent)" if value is MISSING else json_dumps(value, ensure_ascii=False)
 
 
 def _ask(prompt: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from ..spelling import dumps as json_dumps
 from .model import ABSENT
 
 TYPE_CHECKING = False
@@ -27,7 +28,7 @@ def value(v: Any, limit: int = MAX_INLINE) -> str:
     if isinstance(v, str) and _plain(v):
         text = v
     else:
-        text = json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+        text = json_dumps(v, ensure_ascii=False, separators=(", ", ": "))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 from ..document import is_set_like
+from ..spelling import dumps as json_dumps
 from .identity import identify
 from .labels import id_label, key_label, title_label
 
@@ -114,4 +115,4 @@ def _scalar(value: Any) -> str:
         return str(_string(value))
     if kind is int:
         return str(value)
-    return json.dumps(value, ensure_ascii=False)
+    return json_dumps(value, ensure_ascii=False)

@@ -161,6 +161,6 @@ def _one_line(text: str) -> str:
 
 
 def _scalar(value: Any) -> str:
-    import json
+    from ..spelling import dumps
 
-    return json.dumps(value, ensure_ascii=False)
+    return dumps(value, ensure_ascii=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..spelling import dumps as json_dumps
 from ..values import type_name
 
 TYPE_CHECKING = False
@@ -101,5 +102,5 @@ _WRITERS = {
 
 
 def show_value(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = json_dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."

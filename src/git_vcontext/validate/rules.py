@@ -116,14 +116,14 @@ def check_version(info_key: str | None, info: Any) -> Iterator[Issue]:
 
 def _kind(value: Any) -> str:
     """How a value that should have been something else is named in a message."""
-    import json
+    from ..spelling import dumps
 
     if isinstance(value, bool) or value is None:
-        return json.dumps(value)
+        return dumps(value)
     if isinstance(value, (int, float)):
-        return f"the number {json.dumps(value)}"
+        return f"the number {dumps(value)}"
     if isinstance(value, str):
-        return f"the string {json.dumps(value)}"
+        return f"the string {dumps(value)}"
     return "an array" if isinstance(value, list) else "an object"
 
 

@@ -146,16 +146,18 @@ def agent_document(
 
 
 def _reads_back(raw: bytes, expected: Any, fmt: str, path: str) -> bool:
-    """Whether ``raw`` parses to ``expected`` (JSON: the C parser is enough to check that)."""
+    """Whether ``raw`` parses to ``expected`` (JSON: the C parser is enough to check that,
+    given the spelling of floats, which tells 3.14159265358979323 from 3.141592653589793)."""
     from ..codecs import parse
     from ..errors import ParseError
+    from ..spelling import float_of
     from ..values import same
 
     if fmt == "json":
         import json
 
         try:
-            return same(json.loads(raw.decode("utf-8-sig")), expected)
+            return same(json.loads(raw.decode("utf-8-sig"), parse_float=float_of), expected)
         except ValueError:
             return False
     try:

@@ -15,6 +15,8 @@ from pathlib import Path
 from ..fsio import write_atomic
 from ..merge.textmerge import Markers
 from ..resolution.model import Choice, Style
+from ..spelling import dumps as json_dumps
+from ..spelling import float_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +51,7 @@ class ResolveState:
 
     def _load(self) -> bool:
         try:
-            raw = json.loads(self.file.read_text(encoding="utf-8"))
+            raw = json.loads(self.file.read_text(encoding="utf-8"), parse_float=float_of)
         except (OSError, ValueError):
             return False
         if raw.get("path") != self.path or raw.get("stages") != self.stages:
@@ -71,7 +73,7 @@ class ResolveState:
             "choices": {k: c.to_json() for k, c in self.choices.items()},
         }
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.file, (json.dumps(record, indent=2) + "\n").encode("utf-8"))
+        write_atomic(self.file, (json_dumps(record, indent="  ") + "\n").encode("utf-8"))
 
     def forget(self) -> None:
         for name in (self.file, self.edited_copy):

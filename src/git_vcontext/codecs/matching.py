@@ -1,0 +1,126 @@
+"""Which old element a new one continues, for writers that re-print edits of ours' text."""
+
+from __future__ import annotations
+
+from ..spelling import canonical
+from ..values import JsonValue
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Keys that identify array elements when re-printing (so a changed item is
+# re-printed field by field rather than replaced as a whole).
+_IDENTITY_KEYS = ("id", "uid", "eventId", "event_id")
+
+
+def appended_only(old: list[Any], new: list[Any]) -> bool:
+    """``new`` is ``old`` (the very same elements, in order) plus elements at the end."""
+    if len(old) < 2 or len(new) <= len(old):
+        return False
+    return all(a is b for a, b in zip(old, new, strict=False))
+
+
+def fingerprint(value: JsonValue) -> Any:
+    """Hashable key under which equal (or same-identity) elements meet."""
+    if isinstance(value, dict):
+        for k in _IDENTITY_KEYS:
+            ident = value.get(k)
+            if isinstance(ident, (str, int)) and not isinstance(ident, bool):
+                return ("@", k, ident)
+        return ("=", canonical(value))
+    if isinstance(value, list):
+        return ("=", canonical(value))
+    if isinstance(value, bool) or value is None:
+        return ("c", value)
+    if isinstance(value, (int, float)):
+        return ("n", value)
+    return ("s", value)
+
+
+def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
+    """For each new element, the index of the old element it continues (or None)."""
+    result: list[int | None] = [None] * len(new)
+    used = [False] * len(old)
+    by_id = {id(v): j for j, v in enumerate(old)}
+    pending: list[int] = []
+    for i, v in enumerate(new):
+        j = by_id.get(id(v))
+        if j is not None and not used[j] and old[j] is v:
+            result[i] = j
+            used[j] = True
+        else:
+            pending.append(i)
+    if not pending:
+        return result
+    buckets: dict[Any, list[int]] = {}
+    for j in range(len(old) - 1, -1, -1):
+        if not used[j]:
+            buckets.setdefault(fingerprint(old[j]), []).append(j)
+    rest: list[int] = []
+    for i in pending:
+        stack = buckets.get(fingerprint(new[i]))
+        while stack and used[stack[-1]]:
+            stack.pop()
+        if stack:
+            j = stack.pop()
+            result[i] = j
+            used[j] = True
+        else:
+            rest.append(i)
+    _pair_by_position(old, new, result, used, rest)
+    _pair_renamed(old, new, result, used)
+    return result
+
+
+def _pair_renamed(
+    old: list[Any], new: list[Any], result: list[int | None], used: list[bool]
+) -> None:
+    """Pair a leftover element with the leftover old one in its place (the same element
+    before it): a scalar edited in place, or an object whose id was edited while most of
+    its fields stay. It keeps its text and comments instead of being written anew."""
+    for i, v in enumerate(new):
+        if result[i] is not None or isinstance(v, list):
+            continue
+        before = result[i - 1] if i else -1
+        if before is None or before + 1 >= len(old) or used[before + 1]:
+            continue
+        j = before + 1
+        was = old[j]
+        if isinstance(v, dict):
+            alike = isinstance(was, dict) and _mostly_alike(was, v)
+        else:
+            alike = not isinstance(was, (dict, list))
+        if alike:
+            result[i] = j
+            used[j] = True
+
+
+def _mostly_alike(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    from ..values import same
+
+    shared = sum(1 for k, v in a.items() if k in b and same(v, b[k]))
+    return 2 * shared > len(a.keys() | b.keys())
+
+
+def _pair_by_position(
+    old: list[Any], new: list[Any], result: list[int | None], used: list[bool], rest: list[int]
+) -> None:
+    """Pair leftover containers without identity in order (an element edited in place)."""
+    free = [j for j in range(len(old)) if not used[j] and _anonymous(old[j])]
+    k = 0
+    for i in rest:
+        if k >= len(free) or not _anonymous(new[i]):
+            continue
+        j = free[k]
+        if type(old[j]) is type(new[i]):
+            result[i] = j
+            used[j] = True
+            k += 1
+
+
+def _anonymous(value: JsonValue) -> bool:
+    """A container that carries no identity key."""
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and fingerprint(value)[0] != "@"

@@ -1,0 +1,204 @@
+"""Numbers that keep the spelling they were written with, and JSON text that writes it back."""
+
+from __future__ import annotations
+
+import json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from decimal import Decimal
+    from typing import Any
+
+
+class Number(float):
+    """A JSON number whose text is not what ``repr`` of its double would write.
+
+    ``1e2``, ``1.50``, ``0.1e-5``, ``-0`` and decimals with more digits than a double
+    holds (``3.141592653589793238462643383279``) are parsed into a Number: a float for
+    arithmetic and comparisons, carrying ``spelling`` so that every writer puts the
+    number back as it was. Numbers that ``repr`` spells the same way stay plain floats.
+
+    Equality is by the decimal value the spelling denotes: ``1.0``, ``1.00`` and ``1e0``
+    are one number, ``3.14159265358979323`` and ``3.141592653589793`` are two (one
+    double holds both). Against a plain int or float it also needs the double to be
+    equal, as Python compares ``1e50`` and ``10**50`` (different), so that equal
+    values always hash alike.
+    """
+
+    __slots__ = ("spelling",)
+    spelling: str
+
+    def __new__(cls, spelling: str, value: float) -> Number:
+        self = float.__new__(cls, value)
+        self.spelling = spelling
+        _made[0] = True
+        return self
+
+    def __repr__(self) -> str:
+        return self.spelling
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[type[Number], tuple[str, float]]:
+        return Number, (self.spelling, float(self))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is Number:
+            return float(self) == float(other) and _decimal(self) == _decimal(other)
+        if isinstance(other, float):
+            return float(self) == other and _decimal(self) == _decimal(other)
+        if isinstance(other, int):
+            return float(self) == other and _decimal(self) == other
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = float.__hash__
+
+    def canonical(self) -> str:
+        """One text per decimal value: ``repr`` of the double when that is the same value
+        (``1.50`` -> ``1.5``), else the exact digits and exponent (``314159...e-17``)."""
+        plain = float.__repr__(self)
+        exact = _decimal(self)
+        if exact == _decimal(plain):
+            return plain
+        sign, digits, exponent = exact.as_tuple()
+        text = "".join(map(str, digits)).rstrip("0")
+        exponent = int(exponent) + len(digits) - len(text)
+        return f"{'-' if sign else ''}{text or '0'}e{exponent}"
+
+
+_made = [False]  # whether any Number exists in this process (writers take the C path until then)
+
+
+def _decimal(value: float | str) -> Decimal:
+    from decimal import Decimal
+
+    if isinstance(value, Number):
+        return Decimal(value.spelling)
+    return Decimal(value if isinstance(value, str) else float.__repr__(value))
+
+
+_repr = float.__repr__
+
+
+class OutOfRange(ValueError):
+    """A number too large for a double (1e400): it would read back as Infinity, which is
+    not JSON (nor TRON). Parsers turn it into a located ParseError."""
+
+    def __init__(self, spelling: str) -> None:
+        super().__init__(spelling)
+        self.spelling = spelling
+
+
+def float_of(spelling: str) -> float:
+    """The value of a JSON number with a fraction or exponent: a Number when ``repr`` would
+    spell it differently, else a plain float (OutOfRange for 1e400 and the like)."""
+    value = float(spelling)
+    if value - value != 0.0:
+        raise OutOfRange(spelling)
+    # Cheap test first: up to 15 significant digits without an exponent or a trailing
+    # zero, and no smaller than 1e-4, is exactly what repr writes (DBL_DIG is 15).
+    if (
+        len(spelling) < 17
+        and (value >= 1e-4 or value <= -1e-4)
+        and spelling[-1] != "0"
+        and "e" not in spelling
+        and "E" not in spelling
+    ):
+        return value
+    return value if _repr(value) == spelling else Number(spelling, value)
+
+
+NEGATIVE_ZERO = "-0"
+
+
+def int_of(spelling: str) -> int | float:
+    """The value of a JSON integer; ``-0`` (which int() would make 0) is a Number."""
+    if spelling == NEGATIVE_ZERO:
+        return Number(spelling, -0.0)
+    return int(spelling)
+
+
+# -- writing ----------------------------------------------------------------------------
+
+
+def dumps(
+    value: Any,
+    *,
+    indent: str | None = None,
+    separators: tuple[str, str] | None = None,
+    ensure_ascii: bool = True,
+    sort_keys: bool = False,
+) -> str:
+    """``json.dumps`` that writes every Number with its spelling (the C encoder until a
+    Number exists in the process: it cannot be taught spellings)."""
+    if not _made[0]:
+        return json.dumps(
+            value,
+            indent=indent,
+            separators=separators,
+            ensure_ascii=ensure_ascii,
+            sort_keys=sort_keys,
+        )
+    return _encode(value, indent, separators, ensure_ascii, sort_keys, _spelled)
+
+
+def canonical(value: Any) -> str:
+    """Sorted keys, no spaces, and one text per number value (see Number.canonical)."""
+    if not _made[0]:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _encode(value, None, (",", ":"), False, True, _canonical)
+
+
+def number_text(value: float) -> str:
+    """A float as JSON writes it back: its spelling, else ``repr``."""
+    return value.spelling if type(value) is Number else _repr(value)
+
+
+def _spelled(value: float) -> str:
+    if type(value) is Number:
+        return value.spelling
+    return _repr(value) if value - value == 0.0 else json.dumps(value)
+
+
+def _canonical(value: float) -> str:
+    if type(value) is Number:
+        return value.canonical()
+    return _repr(value) if value - value == 0.0 else json.dumps(value)
+
+
+def _encode(
+    value: Any,
+    indent: str | None,
+    separators: tuple[str, str] | None,
+    ensure_ascii: bool,
+    sort_keys: bool,
+    floatstr: Any,
+) -> str:
+    """The standard library's own pure-Python encoder (exactly json.dumps' output), with
+    our float writer: the one thing its C twin does not let a caller choose."""
+    from json import encoder
+
+    if separators is None:
+        separators = (", ", ": ") if indent is None else (",", ": ")
+    strings = encoder.encode_basestring_ascii if ensure_ascii else encoder.encode_basestring
+    iterencode = encoder._make_iterencode(  # type: ignore[attr-defined]
+        None,
+        _not_json,
+        strings,
+        indent,
+        floatstr,
+        separators[1],
+        separators[0],
+        sort_keys,
+        False,
+        True,
+    )
+    return "".join(iterencode(value, 0))
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
