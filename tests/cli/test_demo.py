@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from helpers.run import run_cli
 
 TODO = ".vcontext/todo.vcontext.json"
 
 
-def _show(repo: Path, rev: str, path: str) -> dict:
+def _show(repo: Path, rev: str, path: str) -> dict[str, Any]:
     out = subprocess.run(
         ["git", "show", f"{rev}:{path}"], cwd=repo, capture_output=True, check=True
     ).stdout
-    return json.loads(out)
+    data: dict[str, Any] = json.loads(out)
+    return data
 
 
 def test_demo_merges_diffs_validates_and_syncs_two_agents(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from helpers.run import run_cli
 OLD = {"vContextInfo": {"version": "0.4"},
        "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},
                               {"id": "t2", "title": "B", "status": "inProgress"}]}}  # fmt: skip
-NEW = {"vContextInfo": {"version": "0.4"},
+NEW: dict[str, Any] = {"vContextInfo": {"version": "0.4"},
        "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},
                               {"id": "t2", "title": "B", "status": "completed"}]}}  # fmt: skip
 

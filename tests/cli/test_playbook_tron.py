@@ -18,7 +18,7 @@ EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 def _tron_block(shared: Path, seed: str, needle: str) -> str:
     path = next((shared / "seeds").glob(f"{seed}_*.txt"))
     blocks = re.findall(r"```tron\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
-    return next(b for b in blocks if needle in b)
+    return str(next(b for b in blocks if needle in b))
 
 
 def test_update_of_the_seed_000_a3_playbook_reuses_its_class(

@@ -64,7 +64,7 @@ def _append(path: Path, *records: dict[str, object]) -> None:
         fh.writelines(json.dumps(r) + "\n" for r in records)
 
 
-NEW_EVENTS = (
+NEW_EVENTS: tuple[dict[str, object], ...] = (
     {"event_id": "evt-new0status", "event_type": "work_order.status_changed",
      "timestamp": "2026-01-07T09:00:00.000Z", "actor": "project-a/workers/slot0",
      "data": {"work_order_id": "wo-abc123", "from_status": "open", "to_status": "in_progress"}},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -168,7 +169,9 @@ def test_at_rev_outside_a_repository_exits_3(tmp_path: Path) -> None:
         ({"entries": [{"id": "a", "content": "x"}]}, "(entries, 1 ACE entries (seed 002))"),
     ],
 )
-def test_the_header_names_older_playbook_forms(tmp_path: Path, log: dict, says: str) -> None:
+def test_the_header_names_older_playbook_forms(
+    tmp_path: Path, log: dict[str, Any], says: str
+) -> None:
     """It printed "(items, 2 items entries)" for the pre-0.4 form."""
     path = tmp_path / "old.vcontext.json"
     path.write_text(json.dumps({"vContextInfo": {"version": "0.3"}, "playbook": log}))

@@ -51,9 +51,10 @@ def build(folder: Path, top: Path) -> tuple[Any, list[str]]:
     for row in versions(folder):
         index = pygit2.Index()
         blob = repo.create_blob((folder / row["file"]).read_bytes())
-        index.add(pygit2.IndexEntry(row["path"], blob, pygit2.GIT_FILEMODE_BLOB))
+        index.add(pygit2.IndexEntry(row["path"], blob, pygit2.enums.FileMode.BLOB))
         when = dt.datetime.fromisoformat(row["date"])
-        offset = int(when.utcoffset().total_seconds() // 60) if when.utcoffset() else 0
+        delta = when.utcoffset()
+        offset = int(delta.total_seconds() // 60) if delta else 0
         sig = pygit2.Signature("Corpus", "corpus@example.com", int(when.timestamp()), offset)
         subject = row.get("subject") or f"version {row['nn']}"
         commit = repo.create_commit(

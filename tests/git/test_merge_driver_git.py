@@ -200,7 +200,7 @@ def test_m11_fork_merged_into_parent_leaves_no_fork_block(repo: Path) -> None:
 def test_m11_two_edits_of_one_fork_keep_its_parent_sequence(repo: Path) -> None:
     """Two worktrees of one agent (or an agent and its helper) edit the forked plan."""
     fork = {"parentUid": "u-1", "parentSequence": 3, "forkedAt": "2025-01-01T00:00:00Z"}
-    plan = {
+    plan: dict[str, Any] = {
         "vContextInfo": {"version": "0.4"},
         "plan": {"uid": "u-1", "title": "P", "status": "draft", "sequence": 4, "fork": fork},
     }

@@ -138,6 +138,11 @@ def run(main: Callable[[], Awaitable[Any]]) -> Any:
     return anyio.run(main)
 
 
+def prompt_text(result: Any) -> str:
+    """The text of a prompt's first message."""
+    return str(result.messages[0].content.text)
+
+
 def text(result: Any) -> str:
     """The text of a tool result (or of a resource's first content)."""
     if hasattr(result, "contents"):

@@ -135,7 +135,7 @@ def sync(repo: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
 
-def status(item: str, sequence_bump: int = 1) -> Any:
+def status(item: tuple[str, str], sequence_bump: int = 1) -> Any:
     """A change: set a todo item's status and bump the list's sequence."""
 
     def change(data: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from git_vcontext.serve.store import report_of
 from git_vcontext.serve.tools import call
 from git_vcontext.validate import validate
 
-PROBES = {
+PROBES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "todoList": ("vbrief_create_todo", "todoListId", {"title": "corpus probe"}),
     "plan": ("vbrief_add_plan_item", "planId", {"item": {"title": "corpus probe"}}),
     "playbook": (

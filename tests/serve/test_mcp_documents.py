@@ -67,20 +67,23 @@ def test_mcp_gitattributes_declare_documents_the_patterns_miss(git_repo: Path) -
     assert [e.rel for e in _service(git_repo).catalog.entries()] == ["memory/tasks.json"]
 
 
+def _current_id(service: Any) -> str:
+    entry = service.catalog.current("todoList")
+    assert entry is not None
+    return str(entry.id)
+
+
 def test_mcp_current_is_pinned_else_only_else_latest_updated_ties_path_order(
     git_repo: Path,
 ) -> None:
     _write(git_repo / "b.vcontext.json", _todo(id="b", updated="2025-01-02T00:00:00Z"))
     _write(git_repo / "a.vcontext.json", _todo(id="a", updated="2025-01-01T23:00:00-02:00"))
-    assert _service(git_repo).catalog.current("todoList").id == "a"  # 01:00Z on the 2nd
+    assert _current_id(_service(git_repo)) == "a"  # 01:00Z on the 2nd
     _write(git_repo / "c.vcontext.json", _todo(id="c", updated="2025-01-02T01:00:00Z"))
-    assert _service(git_repo).catalog.current("todoList").id == "a"  # same instant: path order
-    assert (
-        _service(git_repo, given={"todoList": "c.vcontext.json"}).catalog.current("todoList").id
-        == "c"
-    )
+    assert _current_id(_service(git_repo)) == "a"  # same instant: path order
+    assert _current_id(_service(git_repo, given={"todoList": "c.vcontext.json"})) == "c"
     run_git(git_repo, "config", "vcontext.mcp.todo", "b.vcontext.json")
-    assert _service(git_repo).catalog.current("todoList").id == "b"
+    assert _current_id(_service(git_repo)) == "b"
 
 
 def test_mcp_ids_from_the_container_else_the_file_name_repeats_numbered(

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from helpers.mcp_support import documents_repo, read_json, run, stdio_params, text
+from helpers.mcp_support import documents_repo, prompt_text, read_json, run, stdio_params, text
 from helpers.run import run_git
 
 
@@ -94,22 +94,22 @@ def test_mcp_stdio_prompts_are_filled_from_the_documents(repo: Path) -> None:
                 "vbrief_plan_review",
                 "vbrief_add_learning",
             }
-            assert [(a.name, a.required) for a in prompts["vbrief_session_end"].arguments] == [
-                ("summary", True)
-            ]
-            start = (await client.get_prompt("vbrief_session_start")).messages[0].content.text
+            assert [
+                (a.name, a.required) for a in prompts["vbrief_session_end"].arguments or []
+            ] == [("summary", True)]
+            start = prompt_text(await client.get_prompt("vbrief_session_start"))
             assert "t2: Test the parser" in start
             assert "Release 1.0" in start
             assert "tests-in-tmp" in start
             end = await client.get_prompt("vbrief_session_end", {"summary": "Parser tested"})
-            body = end.messages[0].content.text
+            body = prompt_text(end)
             assert "Parser tested" in body
             assert "t1" not in body  # completed items left out
-            review = (await client.get_prompt("vbrief_plan_review")).messages[0].content.text
+            review = prompt_text(await client.get_prompt("vbrief_plan_review"))
             assert "p2: Docs" in review
             assert "Ship the parser first." in review
             learn = await client.get_prompt("vbrief_add_learning", {"category": "gotchas"})
-            assert "'warning'" in learn.messages[0].content.text
+            assert "'warning'" in prompt_text(learn)
 
     run(main)
 
@@ -225,7 +225,7 @@ def test_mcp_lone_surrogate_escape_in_a_document_goes_out_as_its_escape(
             assert not done.is_error, text(done)
             assert done.structured_content["item"]["title"] == "odd \\ud800 title"
             start = await client.get_prompt("vbrief_session_start")
-            assert "odd \\ud800 title" in start.messages[0].content.text
+            assert "odd \\ud800 title" in prompt_text(start)
             listed = {r.name for r in (await client.list_resources()).resources}
             assert "todo list todo" in listed
             assert "\\ud800" in text(await client.read_resource("vbrief://todos/current"))

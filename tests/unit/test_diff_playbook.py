@@ -18,7 +18,7 @@ def _ev(event_id: str, target: str, op: str, at: str, **fields: Any) -> dict[str
     return {"eventId": event_id, "targetId": target, "operation": op, **fields, "createdAt": at}
 
 
-BASE = {
+BASE: dict[str, Any] = {
     "vContextInfo": {"version": "0.4"},
     "playbook": {"items": [
         _ev("e1", "t", "append", "2025-01-01T00:00:00Z", kind="rule", text="Run it in staging."),

@@ -46,7 +46,9 @@ def test_m3_a_repeated_key_value_on_any_side_leaves_the_array_unkeyed() -> None:
     assert choice.repeat == d.Repeat("id", "a", 0)
     once, twice = [{"id": "t1"}, {"id": "t2"}], [{"id": "t1"}, {"id": "t1"}]
     assert d.key_choice([once, once, twice]).repeat == d.Repeat("id", "t1", 2)
-    assert d.key_choice([None, twice, once]).repeat.describe() == "id 't1' repeats in ours"
+    repeat = d.key_choice([None, twice, once]).repeat
+    assert repeat is not None
+    assert repeat.describe() == "id 't1' repeats in ours"
     # 1 and "1" are different values, not a repeat
     assert d.key_choice([[{"id": 1}, {"id": "1"}]]).key == "id"
 

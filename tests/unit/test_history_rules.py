@@ -52,6 +52,7 @@ def test_history_event_modified_is_located_in_the_new_text() -> None:
     assert rules(found) == [history.EVENT_MODIFIED]
     assert found[0].where == "playbook.items[e2]"
     assert "text" in found[0].message
+    assert found[0].line is not None
     line = new.decode().splitlines()[found[0].line - 1]
     assert '"eventId": "e2"' in line
 
@@ -274,9 +275,11 @@ def test_history_removed_event_and_changelog_entry_point_at_the_log_they_were_in
     (found,) = check_change(old, left, PATH)
     assert '"items": [' in _line(left, found.line)  # not the event now at its index
     new = todo(sequence=2, changeLog=[{"sequence": 2}])
-    found = check_change(todo(sequence=2, changeLog=[{"sequence": 1}, {"sequence": 2}]), new, PATH)
-    assert rules(found) == [history.CHANGELOG_REMOVED]
-    assert '"changeLog": [' in _line(new, found[0].line)
+    removed = check_change(
+        todo(sequence=2, changeLog=[{"sequence": 1}, {"sequence": 2}]), new, PATH
+    )
+    assert rules(removed) == [history.CHANGELOG_REMOVED]
+    assert '"changeLog": [' in _line(new, removed[0].line)
 
 
 def test_history_findings_are_located_in_tron_documents() -> None:
@@ -289,4 +292,5 @@ def test_history_findings_are_located_in_tron_documents() -> None:
     (found,) = check_change(old.encode(), new.encode(), "t.vcontext.tron")
     assert found.rule == history.SEQUENCE_DECREASED
     assert found.line == 4
+    assert found.column is not None
     assert new.splitlines()[3][found.column - 1 :].startswith("sequence: 4")

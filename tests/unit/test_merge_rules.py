@@ -173,7 +173,10 @@ def test_m10_counters_with_missing_base_add_up() -> None:
 
 
 def test_m11_a_fork_block_is_never_taken_from_theirs_even_if_ours_is_unchanged() -> None:
-    o = {"vContextInfo": {"version": "0.4"}, "plan": {"uid": "u", "sequence": 1, "items": []}}
+    o: dict[str, Any] = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {"uid": "u", "sequence": 1, "items": []},
+    }
     b = copy.deepcopy(o)
     b["plan"]["fork"] = {"parentUid": "u", "parentSequence": 1, "mergeStatus": "unmerged"}
     b["plan"]["items"].append(item("p1"))

@@ -272,7 +272,10 @@ def test_status_set_on_the_append_event_counts() -> None:
 
 
 def test_find_playbooks_root_and_embedded() -> None:
-    data = {"plan": {"playbook": {"items": []}}, "todoList": {"playbook": {"entries": []}}}
+    data: dict[str, Any] = {
+        "plan": {"playbook": {"items": []}},
+        "todoList": {"playbook": {"entries": []}},
+    }
     assert [p for p, _ in find_playbooks(data)] == [("todoList", "playbook"), ("plan", "playbook")]
     assert find_playbooks({"playbook": {}}) == [(("playbook",), {})]
     assert find_playbooks([1, 2]) == []

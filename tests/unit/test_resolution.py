@@ -145,7 +145,7 @@ def test_structured_conflict_of_a_fork_gets_its_merge_status_back_when_resolved(
     sides = [todo(), todo(t1="blocked"), todo(t1="completed")]
     for side in sides:
         side["todoList"] = {"uid": "u1", "fork": dict(fork), **side["todoList"]}
-    r = conflicted(*sides)
+    r = conflicted(sides[0], sides[1], sides[2])
     [c] = r.conflicts
     partial = json.loads(r.settle({}, Style(True)).text)
     assert partial["todoList"]["fork"]["mergeStatus"] == "conflict"
@@ -165,6 +165,7 @@ def test_a_file_deleted_on_one_side_is_one_conflict_at_the_root() -> None:
     assert (c.pointer, c.where, c.kind, c.ours) == ("", "(root)", "delete/modify", MISSING)
     assert r.settle({c.id: Choice("ours")}, MARKERS).text is None  # the file goes
     kept = r.settle({c.id: Choice("theirs")}, MARKERS).text
+    assert kept is not None
     assert json.loads(kept) == todo(t1="completed")
 
 
@@ -215,6 +216,7 @@ def test_markers_without_a_base_section_make_every_difference_a_conflict() -> No
         ("todoList.items[t2]", "delete/modify", MISSING, MISSING),
     ]
     done = r.settle({c.id: Choice("theirs") for c in r.conflicts}, MARKERS)
+    assert done.text is not None
     assert json.loads(done.text) == todo(t1="completed", t2="blocked")
 
 
@@ -292,8 +294,9 @@ def test_m15_pointers_count_only_the_elements_ours_has() -> None:
     ours = todo(t2=None, t3={"title": "Ours"})
     theirs = todo(t2="completed", t3={"title": "Theirs"})
     out = merge_files(text(todo()), text(ours), text(theirs), path=PATH)
+    assert out.result is not None
     assert [c.path for c in out.result.conflicts] == [
         "/todoList/items/1",
         "/todoList/items/1/title",
-    ]  # type: ignore[union-attr]
+    ]
     assert copy.deepcopy(ours)["todoList"]["items"][1]["title"] == "Ours"

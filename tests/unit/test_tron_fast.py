@@ -59,7 +59,7 @@ def made_by_paths(data: Any, made_by: dict[int, str]) -> dict[str, str]:
 def both_paths(text: str, absent_null: bool) -> tuple[Any, Any]:
     """(fast result or None, lark result or the ParseError it raised); results as comparables."""
     header = read_header(text)
-    fast = tron_parser.parse_data_fast(text, header, absent_null=absent_null)
+    fast: Any = tron_parser.parse_data_fast(text, header, absent_null=absent_null)
     try:
         lark: Any = tron_parser.parse_data_lark(text, header, absent_null=absent_null)
     except ParseError as exc:

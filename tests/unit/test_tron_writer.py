@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -145,7 +146,8 @@ def test_free_form_maps_use_braces_and_their_members_are_named_after_them() -> N
 
 
 def test_non_object_roots_and_the_empty_object_are_standard_tron() -> None:
-    for value in ([{"a": 1, "b": 2}, {"a": 3, "b": 4}], {}, "s", 3, None):
+    values: tuple[Any, ...] = ([{"a": 1, "b": 2}, {"a": 3, "b": 4}], {}, "s", 3, None)
+    for value in values:
         text = tron.dumps(value)
         doc = tron.loads(text)
         assert (doc.dialect, ordered(doc.data)) == ("standard", ordered(value))
@@ -307,7 +309,7 @@ def test_render_after_a_same_line_header() -> None:
 
 def test_render_of_reordered_keys_only_is_the_source() -> None:
     doc = tron.loads(OURS)
-    new = {"todoList": doc.data["todoList"], "vContextInfo": doc.data["vContextInfo"]}  # type: ignore[index]
+    new = {"todoList": doc.data["todoList"], "vContextInfo": doc.data["vContextInfo"]}
     assert doc.render(new) == OURS
 
 
@@ -337,5 +339,5 @@ def test_render_keeps_ours_spacing_between_top_level_pairs(gap: str) -> None:
     nl = "\r\n" if "\r" in gap else "\n"
     text = f'vContextInfo: {{"version": "0.4"}}{gap}todoList: {{"items": []}}{nl}'
     doc = tron.loads(text)
-    out = doc.render({**doc.data, "todoList": {"items": [1]}})  # type: ignore[dict-item]
+    out = doc.render({**doc.data, "todoList": {"items": [1]}})
     assert out == f'vContextInfo: {{"version": "0.4"}}{gap}todoList: {{"items": [1]}}{nl}'

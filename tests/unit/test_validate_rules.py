@@ -131,7 +131,10 @@ def test_vagenda_and_vbrief_versions_say_which_checks_were_skipped() -> None:
     report = validate(agenda)
     assert report.valid
     assert any("vAgenda predates" in s for s in report.skipped)
-    brief = {"vBRIEFInfo": {"version": "0.6"}, "plan": {"title": "P", "status": "x", "items": []}}
+    brief: dict[str, Any] = {
+        "vBRIEFInfo": {"version": "0.6"},
+        "plan": {"title": "P", "status": "x", "items": []},
+    }
     report = validate(brief)
     assert report.valid
     assert any("vBRIEF 0.6" in s for s in report.skipped)

@@ -145,7 +145,10 @@ def test_plan_and_playbook_item_enums() -> None:
 
 def test_ace_entries_in_vagenda_documents() -> None:
     entry = {"id": "entry-1", "kind": "strategy", "text": "Test first", "helpfulCount": 3}
-    doc = {"vAgendaInfo": {"version": "0.2"}, "playbook": {"version": 1, "entries": [entry]}}
+    doc: dict[str, Any] = {
+        "vAgendaInfo": {"version": "0.2"},
+        "playbook": {"version": 1, "entries": [entry]},
+    }
     assert validate(doc).valid
     doc["playbook"]["entries"].append({"id": "entry-2", "kind": "idea"})
     found = dict(schema_findings(doc))
@@ -153,7 +156,10 @@ def test_ace_entries_in_vagenda_documents() -> None:
 
 
 def test_ace_patch_files_are_checked_against_the_patch_schema() -> None:
-    patch = {"baseDocumentSequence": 3, "operations": [{"op": "incrementCounter", "entryId": "e"}]}
+    patch: dict[str, Any] = {
+        "baseDocumentSequence": 3,
+        "operations": [{"op": "incrementCounter", "entryId": "e"}],
+    }
     assert validate(patch).valid
     patch["operations"].append({"op": "rewrite"})
     assert [p for p, _ in schema_findings(patch)] == ["/operations/1/op"]

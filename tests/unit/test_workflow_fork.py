@@ -42,14 +42,18 @@ def test_missing_or_odd_sequence_counts_as_zero(sequence: Any) -> None:
 
 def test_fork_goes_after_the_version_control_fields() -> None:
     data = todo_list(id="tl", uid="u", title="T", sequence=1, changeLog=[], tags=["x"])
-    keys = list(with_fork(data, forked_at=AT, reason=None)["todoList"])
+    out = with_fork(data, forked_at=AT, reason=None)
+    assert out is not None
+    keys = list(out["todoList"])
     assert keys == ["id", "uid", "title", "sequence", "changeLog", "fork", "tags", "items"]
 
 
 def test_an_existing_fork_is_replaced_in_place() -> None:
     old = {"parentUid": "u", "parentSequence": 1, "forkedAt": "2020-01-01T00:00:00Z"}
     data = todo_list(uid="u", fork=old, sequence=4, title="T")
-    out = with_fork(data, forked_at=AT, reason="again")["todoList"]
+    again = with_fork(data, forked_at=AT, reason="again")
+    assert again is not None
+    out = again["todoList"]
     assert list(out) == ["uid", "fork", "sequence", "title", "items"]
     assert out["fork"]["parentSequence"] == 4
     assert out["fork"]["forkReason"] == "again"
@@ -62,6 +66,7 @@ def test_every_container_with_a_uid_gets_a_block() -> None:
         "playbook": {"items": []},
     }
     out = with_fork(data, forked_at=AT, reason=None)
+    assert out is not None
     assert out["plan"]["fork"]["parentUid"] == "p"
     assert "fork" not in out["playbook"]
 
@@ -88,6 +93,7 @@ def test_nothing_but_the_fork_block_changes(uid: str, extra: dict[str, Any]) -> 
     extra.pop("fork", None)
     data = todo_list(**{**extra, "uid": uid})
     out = with_fork(data, forked_at=AT, reason=None)
+    assert out is not None
     assert out["todoList"].pop("fork")["parentUid"] == uid
     assert out == data
     assert list(out["todoList"]) == list(data["todoList"])
