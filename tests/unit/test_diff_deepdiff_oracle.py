@@ -90,24 +90,13 @@ def test_diff_and_deepdiff_agree_a_document_equals_itself(document: dict[str, An
     assert _theirs(document, document) == set()
 
 
+def _todo(*items: tuple[str, str, str]) -> dict[str, Any]:
+    listed = [{"id": i, "title": title, "status": status} for i, title, status in items]
+    return {"vContextInfo": {"version": "0.4"}, "todoList": {"items": listed}}
+
+
 def test_the_oracle_sees_a_field_change_inside_an_item_matched_by_id() -> None:
-    old = {
-        "vContextInfo": {"version": "0.4"},
-        "todoList": {
-            "items": [
-                {"id": "t1", "title": "a", "status": "pending"},
-                {"id": "t2", "title": "b", "status": "x"},
-            ]
-        },
-    }
-    new = {
-        "vContextInfo": {"version": "0.4"},
-        "todoList": {
-            "items": [
-                {"id": "t2", "title": "b", "status": "done"},
-                {"id": "t1", "title": "a", "status": "pending"},
-            ]
-        },
-    }
+    old = _todo(("t1", "a", "pending"), ("t2", "b", "x"))
+    new = _todo(("t2", "b", "done"), ("t1", "a", "pending"))  # moved, and t2 edited
     assert _theirs(old, new) == {("items", "t2", "status")}
     assert _ours(old, new) == {("items", "t2", "status")}
