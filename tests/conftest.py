@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from helpers.run import REPO_ROOT, run_git
 
 # Property tests judge behaviour, never speed: a machine under load (CI, parallel workers) must
 # not fail them on hypothesis' per-example deadline or its "too slow" health check.
@@ -58,13 +55,8 @@ def _isolated_git(
     monkeypatch.delenv("NO_COLOR", raising=False)
 
 
-def run_git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run git in ``repo`` and return the completed process."""
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check)
-
-
 @pytest.fixture
-def git_repo(tmp_path: Path) -> Iterator[Path]:
+def git_repo(tmp_path: Path) -> Path:
     """An empty repository with branch ``main`` and a fixed identity."""
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -72,23 +64,4 @@ def git_repo(tmp_path: Path) -> Iterator[Path]:
     run_git(repo, "config", "user.name", "Test User")
     run_git(repo, "config", "user.email", "test@example.com")
     run_git(repo, "config", "commit.gpgsign", "false")
-    yield repo
-
-
-def cli_path() -> list[str]:
-    """How to start the installed command line (the console script next to this Python)."""
-    script = Path(sys.executable).with_name("git-vcontext")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "git_vcontext"]
-
-
-def run_cli(
-    *args: str,
-    cwd: Path | None = None,
-    input: bytes | None = None,
-    env: dict[str, str] | None = None,
-) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git-vcontext args`` as a separate process, as a user or git would."""
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [*cli_path(), *args], cwd=cwd, input=input, capture_output=True, env=full_env
-    )
+    return repo

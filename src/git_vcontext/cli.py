@@ -11,7 +11,6 @@ import click
 
 from . import __version__
 from .boundary import boundary
-from .errors import OperationalError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -25,10 +24,6 @@ def _run(module: str, **options: Any) -> int:
     mod = importlib.import_module(f"git_vcontext.commands.{module}")
     result: int = mod.run(**options)
     return result
-
-
-def _not_yet(command: str) -> int:
-    raise OperationalError(f"'{command}' is not implemented yet")
 
 
 @click.group(context_settings=CONTEXT)

@@ -176,16 +176,6 @@ def is_changelog(path: Path) -> bool:
     return bool(path) and path[-1] == CHANGELOG_FIELD
 
 
-def is_ace_entries(path: Path, arrays: Iterable[Sequence[Any] | None]) -> bool:
-    """ACE ``playbook.entries`` keyed by ``id`` with value counters (seed 002)."""
-    if not is_playbook_log(path):
-        return False
-    lists = [a for a in arrays if a]
-    return bool(lists) and all(
-        isinstance(e, dict) and "id" in e and EVENT_ID not in e for a in lists for e in a
-    )
-
-
 def is_sequence_field(path: Path) -> bool:
     """``sequence`` anywhere, or ``playbook.version`` (both follow M8)."""
     if not path:

@@ -8,13 +8,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .document import FILE_PATTERNS, matches_file_patterns
+from .document import FILE_PATTERNS
 from .errors import OperationalError, UsageError
 from .gitio import git
 
 PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
-is_vcontext_path = matches_file_patterns  # one matcher for every command (document.py)
 
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"

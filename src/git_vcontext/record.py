@@ -39,6 +39,12 @@ def record(cls: type[T]) -> type[T]:
     return cls
 
 
+def replace(value: T, **changes: Any) -> T:
+    """A copy of the record ``value`` with some fields changed (like ``dataclasses.replace``)."""
+    fields = {name: getattr(value, name) for name in value._fields}  # type: ignore[attr-defined]
+    return type(value)(**{**fields, **changes})
+
+
 def _make_init(names: tuple[str, ...], defaults: tuple[Any, ...]) -> Callable[..., None]:
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if len(args) > len(names):

@@ -130,9 +130,9 @@ def bench_deepdiff() -> None:
 
     old = todo(5000)
     new, _ = edit(old, random.Random(5000))
-    for label, options in (("default", {}), ("ignore_order", {"ignore_order": True})):
+    for label, ignore_order in (("default", False), ("ignore_order", True)):
         start = time.perf_counter()
-        result = DeepDiff(old, new, **options)
+        result = DeepDiff(old, new, ignore_order=ignore_order)
         elapsed = time.perf_counter() - start
         reported = sum(len(v) for v in result.values())
         print(f"deepdiff {label}: {elapsed:.2f} s, {reported} reported changes (180 real)")

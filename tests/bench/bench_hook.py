@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from timing import PYTHON, cli, env, median_seconds, row
 
@@ -38,7 +39,7 @@ def build(
 
     repo = pygit2.init_repository(str(repo_dir), bare=False, initial_head="main")
     sig = pygit2.Signature("Bench", "bench@example.com", 1_700_000_000, 0)
-    docs: dict[str, dict] = {}
+    docs: dict[str, dict[str, Any]] = {}
     suffix = ".json" if routed else ".vcontext.json"
     for i in range(documents):
         if i % 2:

@@ -81,7 +81,7 @@ def build(top: Path, commits: int, items: int, *, changelog: bool, name: str = J
         sig = pygit2.Signature("Agent", "agent@example.com", 1_767_225_600 + n * 60, 0)
         commit = repo.create_commit("refs/heads/main", sig, sig, f"edit {n}", tree.write(), parents)
         parents = [commit]
-    repo.checkout_head(strategy=pygit2.GIT_CHECKOUT_FORCE)
+    repo.checkout_head(strategy=pygit2.GIT_CHECKOUT_FORCE)  # type: ignore[no-untyped-call]
 
 
 def measure(cmd: list[str], runs: int, cwd: str) -> tuple[float, float]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the soak harness
 
-import soak
+from helpers import soak
 
 
 def main() -> int:

@@ -107,7 +107,7 @@ def build(work: Path, agents: int, docs: int, items: int) -> Path:
         for j in range(5):
             name = names[(k + j) % docs]
 
-            def work(data: Any, k: int = k, j: int = j, agent: str = agent) -> None:
+            def agent_work(data: Any, k: int = k, j: int = j, agent: str = agent) -> None:
                 todo = data["todoList"]
                 todo["items"][k % items]["status"] = "completed"
                 todo["items"].append(
@@ -115,7 +115,7 @@ def build(work: Path, agents: int, docs: int, items: int) -> Path:
                 )
                 todo["sequence"] += 1
 
-            _edit(repo / name, work)
+            _edit(repo / name, agent_work)
         _git(repo, "commit", "-qam", f"{agent} works")
         _git(repo, "config", f"vcontext.agent.{agent}.base", "main")
     _git(repo, "checkout", "-q", "main")

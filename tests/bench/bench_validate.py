@@ -27,7 +27,7 @@ STAMP = "2025-06-01T09:00:00Z"
 
 
 def todo(n: int) -> dict[str, Any]:
-    items = [
+    items: list[dict[str, object]] = [
         {"id": f"t{i}", "title": f"Task {i}", "status": "pending", "created": STAMP}
         for i in range(8)
     ]

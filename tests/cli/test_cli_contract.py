@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli
 from git_vcontext.boundary import boundary
 from git_vcontext.cli import cli
 from git_vcontext.errors import ExitCode, OperationalError, ParseError, UsageError
+from helpers.run import run_cli
 
 COMMANDS = [
     ["install"],
@@ -46,7 +46,8 @@ def test_every_command_of_the_contract_has_help(command: list[str]) -> None:
 def test_help_and_version_from_the_installed_script() -> None:
     proc = run_cli("--help")
     assert proc.returncode == 0
-    assert b"convert" in proc.stdout and b"merge-driver" in proc.stdout
+    assert b"convert" in proc.stdout
+    assert b"merge-driver" in proc.stdout
     assert run_cli("--version").stdout.startswith(b"git-vcontext, version")
 
 
@@ -76,7 +77,8 @@ def test_the_boundary_maps_errors_to_exit_codes_and_one_line(
 
     assert boundary(fail) == code
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
 
 
 def test_parse_errors_name_file_line_and_column(capsys: pytest.CaptureFixture[str]) -> None:
@@ -102,7 +104,8 @@ def test_ctrl_c_inside_a_click_command_exits_130_with_one_line(
     monkeypatch.setattr(cli_module, "_run", lambda name, **kw: interrupted(**kw))
     assert cli_module.main(["status"]) == ExitCode.INTERRUPTED
     err = capsys.readouterr().err
-    assert "interrupted" in err and "Traceback" not in err
+    assert "interrupted" in err
+    assert "Traceback" not in err
 
 
 def test_ctrl_c_while_modules_load_exits_130_without_a_traceback(

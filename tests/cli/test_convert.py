@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
 from git_vcontext.errors import ExitCode
+from helpers.run import run_cli
 
 
 def test_convert_json_to_json_normalises_to_two_space_indentation(tmp_path: Path) -> None:
@@ -49,7 +49,8 @@ def test_bad_input_is_one_line_exit_1_and_no_output_file(
     proc = run_cli("convert", str(src), "--to", "json", "-o", str(out))
     assert proc.returncode == ExitCode.FOUND
     err = proc.stderr.decode()
-    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
     assert f"bad input.json{where}" in err
     assert not out.exists()
 

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
-from conftest import run_cli
+from helpers.run import run_cli
 
 TODO = ".vcontext/todo.vcontext.json"
 
 
-def _show(repo: Path, rev: str, path: str) -> dict:
+def _show(repo: Path, rev: str, path: str) -> dict[str, Any]:
     out = subprocess.run(
         ["git", "show", f"{rev}:{path}"], cwd=repo, capture_output=True, check=True
     ).stdout
-    return json.loads(out)
+    data: dict[str, Any] = json.loads(out)
+    return data
 
 
 def test_demo_merges_diffs_validates_and_syncs_two_agents(tmp_path: Path) -> None:
@@ -30,13 +32,16 @@ def test_demo_merges_diffs_validates_and_syncs_two_agents(tmp_path: Path) -> Non
     assert [i["id"] for i in merged["items"]] == ["t1", "t2", "t3", "t4", "t5"]
     # Structural diff, validation (clean then located findings), the one-field conflict.
     assert "todoList.items[t2].status: pending → inProgress" in out
-    assert "[dependency-missing]" in out and "(exit 1)" in out
-    assert '"status": "blocked"' in out and '"status": "completed"' in out
+    assert "[dependency-missing]" in out
+    assert "(exit 1)" in out
+    assert '"status": "blocked"' in out
+    assert '"status": "completed"' in out
 
     # M11 and the workflow: main has erin's item and no fork block; erin's fork is merged.
     main = _show(repo, "main", TODO)["todoList"]
     erin = _show(repo, "agents/erin", TODO)["todoList"]
-    assert [i["id"] for i in main["items"]][-1] == "t6" and "fork" not in main
+    assert [i["id"] for i in main["items"]][-1] == "t6"
+    assert "fork" not in main
     assert erin["fork"]["mergeStatus"] == "merged"
     assert {k: v for k, v in erin.items() if k != "fork"} == main
 
@@ -53,4 +58,5 @@ def test_demo_dir_must_exist_nothing_is_created_for_a_typo(tmp_path: Path) -> No
     a_file = tmp_path / "file"
     a_file.write_text("")
     proc = run_cli("demo", "--dir", str(a_file))
-    assert proc.returncode == 3 and b"is not a directory" in proc.stderr
+    assert proc.returncode == 3
+    assert b"is not a directory" in proc.stderr

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli
 from git_vcontext.errors import ExitCode
+from helpers.run import run_cli
 
 OLD = {"vContextInfo": {"version": "0.4"},
        "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},
                               {"id": "t2", "title": "B", "status": "inProgress"}]}}  # fmt: skip
-NEW = {"vContextInfo": {"version": "0.4"},
+NEW: dict[str, Any] = {"vContextInfo": {"version": "0.4"},
        "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},
                               {"id": "t2", "title": "B", "status": "completed"}]}}  # fmt: skip
 
@@ -35,14 +35,16 @@ def test_two_files_give_one_anchored_line_and_exit_0(pair: tuple[Path, Path]) ->
     proc = run_cli("diff", str(pair[0]), str(pair[1]))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()
-    assert lines[0].startswith("diff --vcontext a/") and lines[0].endswith("new.vcontext.json")
+    assert lines[0].startswith("diff --vcontext a/")
+    assert lines[0].endswith("new.vcontext.json")
     assert lines[1:] == ["todoList.items[t2].status: inProgress → completed"]
 
 
 def test_exit_code_1_with_differences_0_without(pair: tuple[Path, Path]) -> None:
     assert run_cli("diff", "--exit-code", str(pair[0]), str(pair[1])).returncode == 1
     same = run_cli("diff", "--exit-code", str(pair[0]), str(pair[0]))
-    assert same.returncode == 0 and same.stdout == b""
+    assert same.returncode == 0
+    assert same.stdout == b""
 
 
 def test_json_output_follows_the_product_contract(pair: tuple[Path, Path]) -> None:
@@ -59,7 +61,8 @@ def test_json_output_follows_the_product_contract(pair: tuple[Path, Path]) -> No
 
 def test_markdown_output(pair: tuple[Path, Path]) -> None:
     out = run_cli("diff", "--format", "markdown", str(pair[0]), str(pair[1])).stdout.decode()
-    assert "**`todoList.items[t2]`** — B" in out and "`inProgress` → `completed`" in out
+    assert "**`todoList.items[t2]`** — B" in out
+    assert "`inProgress` → `completed`" in out
 
 
 def test_colour_always_never_and_no_color(pair: tuple[Path, Path]) -> None:
@@ -76,7 +79,8 @@ def test_same_data_in_another_layout_is_no_difference(tmp_path: Path) -> None:
     b = tmp_path / "b.vcontext.json"
     b.write_text(json.dumps(OLD, sort_keys=True, separators=(",", ":")))
     proc = run_cli("diff", "--exit-code", str(a), str(b))
-    assert proc.returncode == 0 and proc.stdout == b""
+    assert proc.returncode == 0
+    assert proc.stdout == b""
 
 
 def test_a_file_that_does_not_parse_gets_a_line_diff_and_a_note(tmp_path: Path) -> None:
@@ -84,9 +88,11 @@ def test_a_file_that_does_not_parse_gets_a_line_diff_and_a_note(tmp_path: Path) 
     b = tmp_path / "b.vcontext.json"
     b.write_text('{"vContextInfo": {"version": "0.4"},\n<<<<<<< ours\n')
     proc = run_cli("diff", "--exit-code", str(a), str(b))
-    assert proc.returncode == 1 and b"Traceback" not in proc.stderr
+    assert proc.returncode == 1
+    assert b"Traceback" not in proc.stderr
     out = proc.stdout.decode()
-    assert "! not a structural diff:" in out and "conflict markers" in out
+    assert "! not a structural diff:" in out
+    assert "conflict markers" in out
     assert "\n+<<<<<<< ours\n" in out
 
 
@@ -94,7 +100,8 @@ def test_missing_file_is_an_operational_error(tmp_path: Path, git_repo: Path) ->
     a = _write(tmp_path, "a.vcontext.json", OLD)
     proc = run_cli("diff", str(a), str(tmp_path / "missing.json"), cwd=git_repo)
     assert proc.returncode == ExitCode.OPERATIONAL
-    assert proc.stderr.count(b"\n") == 1 and b"missing.json: no such file" in proc.stderr
+    assert proc.stderr.count(b"\n") == 1
+    assert b"missing.json: no such file" in proc.stderr
 
 
 def test_added_file_against_dev_null_lists_every_item(tmp_path: Path) -> None:
@@ -177,12 +184,15 @@ def test_textconv_of_an_unparsable_file_prints_it_unchanged(tmp_path: Path) -> N
     path = tmp_path / "x.vcontext.json"
     path.write_bytes(raw)
     proc = run_cli("textconv", str(path))
-    assert proc.returncode == 0 and proc.stdout == raw and proc.stderr == b""
+    assert proc.returncode == 0
+    assert proc.stdout == raw
+    assert proc.stderr == b""
 
 
 def test_textconv_of_a_missing_file_is_an_operational_error(tmp_path: Path) -> None:
     proc = run_cli("textconv", str(tmp_path / "nope.json"))
-    assert proc.returncode == ExitCode.OPERATIONAL and b"no such file" in proc.stderr
+    assert proc.returncode == ExitCode.OPERATIONAL
+    assert b"no such file" in proc.stderr
 
 
 def test_textconv_reads_git_temp_files_without_a_telling_name(tmp_path: Path) -> None:
@@ -209,7 +219,8 @@ def test_the_same_data_in_json_and_tron_is_no_difference(tmp_path: Path) -> None
     b = tmp_path / "a.vcontext.tron"
     b.write_text(dumps(OLD, "tron"))
     proc = run_cli("diff", "--exit-code", str(a), str(b))
-    assert proc.returncode == 0 and proc.stdout == b""
+    assert proc.returncode == 0
+    assert proc.stdout == b""
     assert run_cli("textconv", str(a)).stdout == run_cli("textconv", str(b)).stdout
     b.write_text(dumps(NEW, "tron"))
     changed = run_cli("diff", str(a), str(b)).stdout.decode()

@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, run_git
 from git_vcontext.pictures.labels import ident
-from pictures_helpers import check_mermaid_rules, mermaid_labels, mermaid_parser
-from playbook_helpers import doc, ev
+from helpers.pictures import check_mermaid_rules, mermaid_labels, mermaid_parser
+from helpers.playbook import doc, ev
+from helpers.run import run_cli, run_git
 
 BASE = [
     ev("e1", "retry", "append", at=0, text="Retry once"),
@@ -30,7 +30,8 @@ def _diff(tmp_path: Path, old: list[dict[str, Any]], new: list[dict[str, Any]]) 
     a.write_text(json.dumps(doc(old), indent=2))
     b.write_text(json.dumps(doc(new), indent=2))
     proc = run_cli("diff", "--format", "markdown", str(a), str(b))
-    assert proc.returncode == 0 and proc.stderr == b""
+    assert proc.returncode == 0
+    assert proc.stderr == b""
     return proc.stdout.decode()
 
 
@@ -56,7 +57,8 @@ def test_markdown_diff_draws_the_target_whose_chain_branched(tmp_path: Path) -> 
 
 def test_markdown_diff_draws_nothing_when_a_head_moves_along(tmp_path: Path) -> None:
     out = _diff(tmp_path, BASE, MOVED_ALONG)
-    assert "playbook.items[e3]" in out and _blocks(out) == []
+    assert "playbook.items[e3]" in out
+    assert _blocks(out) == []
 
 
 def test_markdown_diff_draws_an_added_playbook_with_a_branch(tmp_path: Path) -> None:
@@ -113,4 +115,5 @@ def test_text_and_json_diffs_draw_nothing(tmp_path: Path) -> None:
     b.write_text(json.dumps(doc(BRANCHED)))
     for fmt in ("text", "json"):
         out = run_cli("diff", "--format", fmt, str(a), str(b)).stdout.decode()
-        assert "mermaid" not in out and "flowchart" not in out
+        assert "mermaid" not in out
+        assert "flowchart" not in out

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
+from helpers.run import REPO_ROOT, run_cli
 
 CONCURRENT = REPO_ROOT / "tests" / "examples" / "playbook" / "concurrent-agents"
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01T00:00:00Z
@@ -55,10 +55,13 @@ def test_add_update_deprecate_build_a_chain(playbook_file: Path) -> None:
         "--reason",
         "broke twice",
     )
-    assert code == 0 and out.startswith("evt-20260101T000000Z-")
+    assert code == 0
+    assert out.startswith("evt-20260101T000000Z-")
     created = _items(playbook_file)[-1]
-    assert created["operation"] == "append" and created["narrative"] == {"Overview": "Pin them."}
-    assert created["status"] == "active" and created["createdAt"] == "2026-01-01T00:00:00Z"
+    assert created["operation"] == "append"
+    assert created["narrative"] == {"Overview": "Pin them."}
+    assert created["status"] == "active"
+    assert created["createdAt"] == "2026-01-01T00:00:00Z"
     code, _, _ = _pb(
         "update",
         f,
@@ -79,10 +82,10 @@ def test_add_update_deprecate_build_a_chain(playbook_file: Path) -> None:
     assert code == 0
     view = json.loads(run_cli("view", f, "--format", "json", "--status", "all").stdout)
     entry = next(e for e in view["entries"] if e["targetId"] == "pin-deps")
-    assert entry["status"] == "quarantined" and entry["helpfulCount"] == 2
-    assert entry["deprecatedReason"] == "lockfiles do it" and entry["heads"] == [
-        _items(playbook_file)[-1]["eventId"]
-    ]
+    assert entry["status"] == "quarantined"
+    assert entry["helpfulCount"] == 2
+    assert entry["deprecatedReason"] == "lockfiles do it"
+    assert entry["heads"] == [_items(playbook_file)[-1]["eventId"]]
     assert view["metrics"]["agree"] is True  # recomputed on every write
 
 
@@ -138,7 +141,8 @@ def test_crlf_and_bom_are_kept(tmp_path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + text.encode() + b"\r\n")
     assert _pb("update", str(path), "--target", "t", "--delta", "helpfulCount=1")[0] == 0
     raw = path.read_bytes()
-    assert raw.startswith(b"\xef\xbb\xbf") and b"\n" not in raw.replace(b"\r\n", b"")
+    assert raw.startswith(b"\xef\xbb\xbf")
+    assert b"\n" not in raw.replace(b"\r\n", b"")
     assert b'\r\n                "prevEventId": "e1",' in raw
 
 
@@ -163,7 +167,9 @@ def test_refusals_leave_the_file_untouched(
     before = playbook_file.read_bytes()
     action, *rest = args
     got, _, err = _pb(action, str(playbook_file), *rest)
-    assert got == code and words in err and "Traceback" not in err
+    assert got == code
+    assert words in err
+    assert "Traceback" not in err
     assert playbook_file.read_bytes() == before
 
 
@@ -174,7 +180,9 @@ def test_ace_playbooks_point_to_ace_apply(tmp_path: Path) -> None:
     )
     path.write_bytes(source.read_bytes())
     code, _, err = _pb("add", str(path), "--target", "x", "--kind", "note", "--text", "y")
-    assert code == 1 and "ace apply" in err and path.read_bytes() == source.read_bytes()
+    assert code == 1
+    assert "ace apply" in err
+    assert path.read_bytes() == source.read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -185,7 +193,9 @@ def test_unusable_files(tmp_path: Path, content: bytes, code: int) -> None:
     path = tmp_path / "x.vcontext.json"
     path.write_bytes(content)
     got, _, err = _pb("update", str(path), "--target", "t", "--text", "x")
-    assert got == code and err.count("\n") == 1 and path.read_bytes() == content
+    assert got == code
+    assert err.count("\n") == 1
+    assert path.read_bytes() == content
 
 
 def test_missing_file_exits_3(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from helpers.run import run_cli
 
 pytest.importorskip("git_vcontext.codecs.tron", reason="the TRON codec is not on this branch yet")
 
@@ -18,7 +18,7 @@ EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 def _tron_block(shared: Path, seed: str, needle: str) -> str:
     path = next((shared / "seeds").glob(f"{seed}_*.txt"))
     blocks = re.findall(r"```tron\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
-    return next(b for b in blocks if needle in b)
+    return str(next(b for b in blocks if needle in b))
 
 
 def test_update_of_the_seed_000_a3_playbook_reuses_its_class(
@@ -40,11 +40,13 @@ def test_update_of_the_seed_000_a3_playbook_reuses_its_class(
     )
     assert proc.returncode == 0, proc.stderr
     text = path.read_text()
-    assert "class PlaybookItem2" not in text and text.count("PlaybookItem(") == 5
+    assert "class PlaybookItem2" not in text
+    assert text.count("PlaybookItem(") == 5
     assert 'Metrics(3, 0.9, "2026-01-01T00:00:00Z")' in text
     view = json.loads(run_cli("view", str(path), "--format", "json").stdout)
     drill = next(e for e in view["entries"] if e["targetId"] == "pb-rollback-drill")
-    assert drill["helpfulCount"] == 1 and view["metrics"]["agree"] is True
+    assert drill["helpfulCount"] == 1
+    assert view["metrics"]["agree"] is True
 
 
 def test_ace_apply_to_the_seed_002_tron_plan(shared_dir: Path, tmp_path: Path) -> None:
@@ -115,7 +117,8 @@ def test_playbook_add_update_deprecate_append_to_ours_text(tmp_path: Path) -> No
         head = head.replace(f"\n  {version - 1},\n", f"\n  {version},\n")
         head = re.sub(r'"20\d\d-[^"]+",  # bumped', '"2026-01-01T00:00:00Z",  # bumped', head)
         assert after.startswith(head), step
-        assert after.endswith("\n    }\n  ]\n)\n") and "# the first rule we learnt" in after
+        assert after.endswith("\n    }\n  ]\n)\n")
+        assert "# the first rule we learnt" in after
         events = json.loads(run_cli("convert", str(path), "--to", "json").stdout)
         assert len(events["playbook"]["items"]) == version
 

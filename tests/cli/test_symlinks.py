@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
 from git_vcontext.errors import OperationalError
 from git_vcontext.fsio import link_target, write_atomic
+from helpers.run import REPO_ROOT, run_cli
 
 CONCURRENT = REPO_ROOT / "tests" / "examples" / "playbook" / "concurrent-agents"
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
@@ -38,7 +38,8 @@ def linked(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def assert_still_a_link(link: Path, real: Path) -> None:
-    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert link.is_symlink()
+    assert link.resolve() == real.resolve()
     assert not real.is_symlink()
 
 
@@ -64,7 +65,8 @@ def test_write_atomic_follows_a_chain_of_links_and_an_absolute_one(tmp_path: Pat
     (tmp_path / "chain.json").symlink_to("abs.json")
     write_atomic(tmp_path / "chain.json", b"[1]")
     assert real.read_text() == "[1]"
-    assert (tmp_path / "chain.json").is_symlink() and (tmp_path / "abs.json").is_symlink()
+    assert (tmp_path / "chain.json").is_symlink()
+    assert (tmp_path / "abs.json").is_symlink()
 
 
 def test_write_atomic_through_a_dangling_link_creates_its_target(tmp_path: Path) -> None:
@@ -72,7 +74,8 @@ def test_write_atomic_through_a_dangling_link_creates_its_target(tmp_path: Path)
     link = tmp_path / "doc.json"
     link.symlink_to("store/later.json")
     write_atomic(link, b"{}")
-    assert link.is_symlink() and (tmp_path / "store" / "later.json").read_bytes() == b"{}"
+    assert link.is_symlink()
+    assert (tmp_path / "store" / "later.json").read_bytes() == b"{}"
 
 
 def test_write_atomic_refuses_a_link_loop_and_names_a_missing_folder(tmp_path: Path) -> None:
@@ -80,7 +83,8 @@ def test_write_atomic_refuses_a_link_loop_and_names_a_missing_folder(tmp_path: P
     (tmp_path / "b.json").symlink_to("a.json")
     with pytest.raises(OperationalError, match="too many levels of symbolic links"):
         write_atomic(tmp_path / "a.json", b"{}")
-    assert (tmp_path / "a.json").is_symlink() and (tmp_path / "b.json").is_symlink()
+    assert (tmp_path / "a.json").is_symlink()
+    assert (tmp_path / "b.json").is_symlink()
     (tmp_path / "c.json").symlink_to("gone/x.json")
     with pytest.raises(OperationalError, match=r"c\.json \(a link to .*gone/x\.json\): cannot"):
         write_atomic(tmp_path / "c.json", b"{}")
@@ -146,7 +150,8 @@ def test_convert_and_merge_outputs_write_through_links(linked: tuple[Path, Path]
     out_link.symlink_to("out.tron")  # dangling until convert writes it
     proc = run_cli("convert", str(link), "--to", "tron", "-o", str(out_link))
     assert proc.returncode == 0, proc.stderr
-    assert out_link.is_symlink() and out_real.read_text().startswith("class ")
+    assert out_link.is_symlink()
+    assert out_real.read_text().startswith("class ")
     base, ours, theirs = (folder / f"{n}.json" for n in ("base", "ours", "theirs"))
     base.write_text(json.dumps(todo("pending", "pending")))
     ours.write_text(json.dumps(todo("completed", "pending")))
@@ -177,5 +182,7 @@ def test_a_link_loop_is_one_line_exit_3_and_nothing_changes(tmp_path: Path) -> N
     (tmp_path / "b.json").symlink_to("a.json")
     proc = run_cli("convert", str(doc), "--to", "tron", "-o", str(tmp_path / "a.json"))
     err = proc.stderr.decode()
-    assert proc.returncode == 3 and err.count("\n") == 1 and "symbolic links" in err
+    assert proc.returncode == 3
+    assert err.count("\n") == 1
+    assert "symbolic links" in err
     assert os.readlink(tmp_path / "a.json") == "b.json"

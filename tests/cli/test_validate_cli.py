@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from conftest import cli_path, run_cli, run_git
+from helpers.run import cli_path, run_cli, run_git
 
 VALID = '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}\n'
 INVALID = """{
@@ -65,11 +65,13 @@ def test_no_paths_validates_every_tracked_vcontext_file(git_repo: Path) -> None:
         "errors": [],
     }
     (error,) = files["docs/bad.vcontext.json"]["errors"]
-    assert error["rule"] == "schema" and error["pointer"] == "/todoList/items/0/status"
+    assert error["rule"] == "schema"
+    assert error["pointer"] == "/todoList/items/0/status"
     assert [e["rule"] for e in files[".work/events.jsonl"]["errors"]] == ["unique-event-id"]
     assert [e["rule"] for e in files["notes/old.vcontext.tron"]["errors"]] == ["version"]
     assert "3 of 4 file(s) invalid" in err
-    assert "1 tracked file(s) look like vContext documents" in err and "sniffed/plain.json" in err
+    assert "1 tracked file(s) look like vContext documents" in err
+    assert "sniffed/plain.json" in err
     assert "1 untracked vContext file(s) not checked: untracked.vcontext.json" in err
 
 
@@ -84,10 +86,13 @@ def test_files_gitattributes_routes_to_the_driver_are_validated(git_repo: Path) 
     run_git(repo, "add", "-A")
     code, out, err = _validate("--format", "json", cwd=repo)
     files = {f["path"]: f["valid"] for f in json.loads(out)["files"]}
-    assert files["vbrief/deep/plan.json"] is False and files["sniffed/plain.json"] is True
-    assert code == 1 and "look like vContext documents" not in err
+    assert files["vbrief/deep/plan.json"] is False
+    assert files["sniffed/plain.json"] is True
+    assert code == 1
+    assert "look like vContext documents" not in err
     code, out, _ = _validate("vbrief", cwd=repo)  # a directory: the set's files under it
-    assert code == 1 and out.startswith("vbrief/deep/plan.json:3:53: ")
+    assert code == 1
+    assert out.startswith("vbrief/deep/plan.json:3:53: ")
 
 
 def test_untracked_documents_are_counted_or_checked_with_untracked(git_repo: Path) -> None:
@@ -100,10 +105,12 @@ def test_untracked_documents_are_counted_or_checked_with_untracked(git_repo: Pat
     assert "untracked vContext file(s) not checked: untracked.vcontext.json" in err
     assert "validate --untracked" in err
     code, out, err = _validate("--untracked", cwd=repo)
-    assert code == 1 and out.startswith("untracked.vcontext.json:3:53: ")
+    assert code == 1
+    assert out.startswith("untracked.vcontext.json:3:53: ")
     assert "untracked" not in err
     code, _, err = _validate("--untracked", "docs", cwd=repo)
-    assert code == 2 and "--untracked" in err
+    assert code == 2
+    assert "--untracked" in err
 
 
 def test_a_config_among_the_documents_is_skipped_with_a_note(git_repo: Path) -> None:
@@ -120,9 +127,13 @@ def test_a_config_among_the_documents_is_skipped_with_a_note(git_repo: Path) -> 
     assert ".vcontext/broken.json:1:1: no vContextInfo at the top" in out  # a document
     code, out, _ = _validate(".vcontext/config.json", "--format", "json", cwd=repo)
     (report,) = json.loads(out)["files"]
-    assert code == 0 and report["valid"] and report["checked"] is False and report["skipped"]
+    assert code == 0
+    assert report["valid"]
+    assert report["checked"] is False
+    assert report["skipped"]
     code, out, _ = _validate("package.json", cwd=repo)  # named, outside the set: judged
-    assert code == 1 and "[not-vcontext]" in out
+    assert code == 1
+    assert "[not-vcontext]" in out
 
 
 def test_text_format_is_file_line_col_where_message_rule(git_repo: Path) -> None:
@@ -137,7 +148,8 @@ def test_paths_are_shown_relative_to_the_current_directory(git_repo: Path) -> No
     repo = _repo(git_repo)
     code, out, _ = _validate(cwd=repo / "docs")
     assert code == 1
-    assert "../.work/events.jsonl:2:" in out and "bad.vcontext.json:3:53:" in out
+    assert "../.work/events.jsonl:2:" in out
+    assert "bad.vcontext.json:3:53:" in out
 
 
 def test_all_valid_exits_0_and_prints_nothing(git_repo: Path) -> None:
@@ -156,14 +168,17 @@ def test_a_directory_means_its_vcontext_files(git_repo: Path) -> None:
 def test_an_explicit_non_vcontext_file_is_said_so(git_repo: Path) -> None:
     repo = _repo(git_repo)
     code, out, err = _validate("package.json", cwd=repo)
-    assert code == 1 and "not a vContext document" in out and "[not-vcontext]" in out
+    assert code == 1
+    assert "not a vContext document" in out
+    assert "[not-vcontext]" in out
     assert "Traceback" not in err
 
 
 def test_missing_file_exits_3_after_checking_the_others(git_repo: Path) -> None:
     repo = _repo(git_repo)
     code, out, err = _validate("nope.vcontext.json", "docs/good.vcontext.json", cwd=repo)
-    assert code == 3 and out == ""
+    assert code == 3
+    assert out == ""
     assert "nope.vcontext.json: no such file" in err
 
 
@@ -176,7 +191,9 @@ def test_a_lone_missing_file_is_one_error_line(git_repo: Path) -> None:
 
 def test_no_paths_outside_a_repository_is_an_operational_error(tmp_path: Path) -> None:
     code, out, err = _validate(cwd=tmp_path)
-    assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
+    assert code == 3
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
 
 
@@ -186,22 +203,27 @@ def test_broken_files_are_findings_not_tracebacks(tmp_path: Path) -> None:
     markers = "{\n<<<<<<< ours\n}\n=======\n}\n>>>>>>> theirs\n"
     (tmp_path / "markers.vcontext.json").write_text(markers)
     code, out, err = _validate(".", cwd=tmp_path)
-    assert code == 1 and "Traceback" not in err
-    assert "./with space.vcontext.json:1:18: " in out and "[parse]" in out
+    assert code == 1
+    assert "Traceback" not in err
+    assert "./with space.vcontext.json:1:18: " in out
+    assert "[parse]" in out
     assert "./empty.vcontext.tron:1:1: empty document [parse]" in out
-    assert "./markers.vcontext.json:2:1: " in out and "[conflict-markers]" in out
+    assert "./markers.vcontext.json:2:1: " in out
+    assert "[conflict-markers]" in out
 
 
 def test_stdin(tmp_path: Path) -> None:
     proc = run_cli("validate", "-", cwd=tmp_path, input=INVALID.encode())
-    assert proc.returncode == 1 and proc.stdout.decode().startswith("-:3:53: ")
+    assert proc.returncode == 1
+    assert proc.stdout.decode().startswith("-:3:53: ")
 
 
 def test_skipped_checks_are_reported(tmp_path: Path) -> None:
     doc = {"vBRIEFInfo": {"version": "0.6"}, "plan": {"title": "P", "status": "s", "items": []}}
     (tmp_path / "p.vbrief.json").write_text(json.dumps(doc))
     code, out, _ = _validate("p.vbrief.json", cwd=tmp_path)
-    assert code == 0 and "p.vbrief.json: skipped: schema: no bundled schema for vBRIEF 0.6" in out
+    assert code == 0
+    assert "p.vbrief.json: skipped: schema: no bundled schema for vBRIEF 0.6" in out
     code, out, _ = _validate("p.vbrief.json", "--format", "json", cwd=tmp_path)
     assert json.loads(out)["files"][0]["skipped"]
 
@@ -214,7 +236,8 @@ def test_a_directory_holding_a_fifo_named_like_a_document_does_not_block(tmp_pat
         [*cli_path(), "validate", str(tmp_path)], capture_output=True, timeout=30, check=False
     )
     assert proc.returncode == 1, proc.stderr
-    assert b"bad.vcontext.json" in proc.stdout and b"pipe" not in proc.stdout + proc.stderr
+    assert b"bad.vcontext.json" in proc.stdout
+    assert b"pipe" not in proc.stdout + proc.stderr
 
 
 def test_tracked_files_whose_names_are_not_utf8_are_validated_and_named_as_bytes(
@@ -225,4 +248,5 @@ def test_tracked_files_whose_names_are_not_utf8_are_validated_and_named_as_bytes
     run_git(git_repo, "add", "--", name)
     proc = run_cli("validate", cwd=git_repo, env={"PYTHONIOENCODING": "utf-8"})
     assert proc.returncode == 1, proc.stderr
-    assert proc.stdout.startswith(b"bad-\xff.vcontext.json:") and b"[" in proc.stdout
+    assert proc.stdout.startswith(b"bad-\xff.vcontext.json:")
+    assert b"[" in proc.stdout

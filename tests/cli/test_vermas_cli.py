@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from helpers.run import REPO_ROOT, run_cli
 
 SEED = REPO_ROOT / "tests" / "examples" / "vermas" / ".work"
 
@@ -47,7 +47,8 @@ def test_validate_reports_projection_drift_against_the_events_beside_it(work: Pa
     out = proc.stdout.decode()
     assert proc.returncode == 1
     assert out.startswith(f'{orders}:1:48: [wo-dep456].status: status is "open" but event')
-    assert out.rstrip().endswith("[projection-drift]") and len(out.splitlines()) == 1
+    assert out.rstrip().endswith("[projection-drift]")
+    assert len(out.splitlines()) == 1
 
 
 # -- vermas project ------------------------------------------------------------------------
@@ -63,7 +64,7 @@ def _append(path: Path, *records: dict[str, object]) -> None:
         fh.writelines(json.dumps(r) + "\n" for r in records)
 
 
-NEW_EVENTS = (
+NEW_EVENTS: tuple[dict[str, object], ...] = (
     {"event_id": "evt-new0status", "event_type": "work_order.status_changed",
      "timestamp": "2026-01-07T09:00:00.000Z", "actor": "project-a/workers/slot0",
      "data": {"work_order_id": "wo-abc123", "from_status": "open", "to_status": "in_progress"}},
@@ -96,7 +97,8 @@ def test_project_rebuilds_in_the_files_style_and_order_and_check_says_why_first(
     before = orders.read_bytes()
 
     code, out, _ = _project("--check", str(work), cwd=work.parent)
-    assert code == 1 and orders.read_bytes() == before
+    assert code == 1
+    assert orders.read_bytes() == before
     assert (
         f"{work}/work_orders.jsonl: out of date: 1 updated (wo-abc123), 1 added (wo-new789), "
         "1 dropped, no event created them (wo-ghost)" in out
@@ -105,14 +107,16 @@ def test_project_rebuilds_in_the_files_style_and_order_and_check_says_why_first(
     assert "[projection-drift]" in out
 
     code, out, _ = _project(str(work.parent), cwd=work.parent.parent)  # DIR above .work
-    assert code == 0 and "rebuilt: 1 updated" in out
+    assert code == 0
+    assert "rebuilt: 1 updated" in out
     lines = orders.read_text().splitlines()
     old = before.decode().splitlines()
     assert lines[0] == old[0]  # wo-dep456: untouched, byte for byte
     assert lines[1] == old[1].replace('"status": "open"', '"status": "in_progress"').replace(
         '"updated_at": "2026-01-06T12:00:00.000Z"', '"updated_at": "2026-01-07T09:00:00.000Z"'
     )
-    assert json.loads(lines[2])["id"] == "wo-new789" and len(lines) == 3
+    assert json.loads(lines[2])["id"] == "wo-new789"
+    assert len(lines) == 3
     assert json.loads(lines[2])["priority"] == 2  # seed default: the event gave none
     assert _project("--check", cwd=work.parent)[0] == 0
     assert run_cli("validate", ".work", cwd=work.parent).returncode == 0
@@ -129,14 +133,21 @@ def test_project_creates_a_missing_projection_and_refuses_unreadable_input(work:
     _append(work / "events.jsonl", *NEW_EVENTS)
     messages = (work / "messages.jsonl").read_bytes()
     code, _, err = _project(cwd=work.parent)
-    assert code == 1 and "work_orders.jsonl:3:1" in err and "conflict markers" in err
-    assert orders.read_text() == broken and (work / "messages.jsonl").read_bytes() == messages
+    assert code == 1
+    assert "work_orders.jsonl:3:1" in err
+    assert "conflict markers" in err
+    assert orders.read_text() == broken
+    assert (work / "messages.jsonl").read_bytes() == messages
     assert len(err.strip().splitlines()) == 1
 
 
 def test_project_without_an_event_log_is_an_operational_error(tmp_path: Path) -> None:
     code, _, err = _project(str(tmp_path), cwd=tmp_path)
-    assert code == 3 and "no events.jsonl" in err and "Traceback" not in err
+    assert code == 3
+    assert "no events.jsonl" in err
+    assert "Traceback" not in err
     (tmp_path / "events.jsonl").write_text('{"event_id": "e1"\n')
     code, _, err = _project(str(tmp_path), cwd=tmp_path)
-    assert code == 1 and "events.jsonl:1:" in err and "not JSON" in err
+    assert code == 1
+    assert "events.jsonl:1:" in err
+    assert "not JSON" in err

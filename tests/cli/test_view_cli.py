@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli, run_git
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
+from helpers.run import REPO_ROOT, run_cli, run_git
 
 EXAMPLES = REPO_ROOT / "tests" / "examples" / "playbook"
 CONCURRENT = EXAMPLES / "concurrent-agents" / "document.vcontext.json"
@@ -22,7 +23,8 @@ def _view(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
 
 def test_text_groups_by_kind_and_marks_concurrent_entries() -> None:
     code, out, err = _view(str(CONCURRENT), "--status", "all")
-    assert code == 0 and err == ""
+    assert code == 0
+    assert err == ""
     lines = out.splitlines()
     assert lines[0].startswith("playbook /playbook (items, 7 events): 3 entries")
     assert lines.index("rule (1)") < lines.index("strategy (1)") < lines.index("warning (1)")
@@ -35,7 +37,8 @@ def test_text_groups_by_kind_and_marks_concurrent_entries() -> None:
 
 def test_text_reports_stored_metrics_that_disagree() -> None:
     _, out, _ = _view(str(CONCURRENT))
-    assert "stored metrics disagree with the log" in out and "totalEntries: 2 -> 3" in out
+    assert "stored metrics disagree with the log" in out
+    assert "totalEntries: 2 -> 3" in out
 
 
 def test_json_has_product_md_shape() -> None:
@@ -44,7 +47,8 @@ def test_json_has_product_md_shape() -> None:
     view = json.loads(out)
     assert {"entries", "anomalies", "path", "kind", "entryCount", "metrics"} <= set(view)
     first = view["entries"][0]
-    assert first["targetId"] == "lock-before-migrate" and first["winner"] == "evt-002"
+    assert first["targetId"] == "lock-before-migrate"
+    assert first["winner"] == "evt-002"
     assert first["conflicts"][0]["field"] == "text"
     assert view["metrics"]["agree"] is False
     assert view["metrics"]["differences"] == [{"key": "totalEntries", "stored": 2, "recomputed": 3}]
@@ -78,15 +82,18 @@ def test_filters(args: tuple[str, ...], shown: set[str]) -> None:
 def test_anomalies_are_listed_and_do_not_fail_the_command() -> None:
     code, out, _ = _view(str(EXAMPLES / "every-anomaly" / "document.vcontext.json"))
     assert code == 0
-    assert "anomalies (9)" in out and "dangling-prev: a2: prevEventId 'gone'" in out
+    assert "anomalies (9)" in out
+    assert "dangling-prev: a2: prevEventId 'gone'" in out
 
 
 def test_a_file_without_a_playbook_exits_1(tmp_path: Path) -> None:
     path = tmp_path / "todo.vcontext.json"
     path.write_text('{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}')
     code, out, err = _view(str(path))
-    assert code == 1 and out == ""
-    assert err.count("\n") == 1 and "no playbook" in err
+    assert code == 1
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "no playbook" in err
 
 
 @pytest.mark.parametrize(
@@ -109,7 +116,9 @@ def test_bad_input_is_one_line_never_a_traceback(
     proc = run_cli("view", str(path))
     err = proc.stderr.decode()
     assert proc.returncode == code, err
-    assert err.count("\n") == 1 and words in err and "Traceback" not in err
+    assert err.count("\n") == 1
+    assert words in err
+    assert "Traceback" not in err
 
 
 def test_missing_file_and_directory_exit_3(tmp_path: Path) -> None:
@@ -122,7 +131,8 @@ def test_paths_with_spaces(tmp_path: Path) -> None:
     folder.mkdir()
     shutil.copy(CONCURRENT, folder / "team rules.vcontext.json")
     code, out, _ = _view("team rules.vcontext.json", cwd=folder)
-    assert code == 0 and "lock-before-migrate" in out
+    assert code == 0
+    assert "lock-before-migrate" in out
 
 
 def test_at_rev_reads_the_committed_version(git_repo: Path) -> None:
@@ -137,14 +147,16 @@ def test_at_rev_reads_the_committed_version(git_repo: Path) -> None:
     assert "old text" in _view("pb.vcontext.json", "--at", "HEAD~1", cwd=git_repo)[1]
     assert "      new" in _view(str(path), "--at", "HEAD", cwd=git_repo)[1]
     code, _, err = _view("pb.vcontext.json", "--at", "no-such-rev", cwd=git_repo)
-    assert code == 3 and "unknown revision" in err
+    assert code == 3
+    assert "unknown revision" in err
 
 
 def test_at_rev_outside_a_repository_exits_3(tmp_path: Path) -> None:
     path = tmp_path / "pb.vcontext.json"
     path.write_text(json.dumps(doc([ev("e1", "t", "append")])))
     code, _, err = _view(str(path), "--at", "HEAD")
-    assert code == 3 and "not a git repository" in err
+    assert code == 3
+    assert "not a git repository" in err
 
 
 @pytest.mark.parametrize(
@@ -157,9 +169,12 @@ def test_at_rev_outside_a_repository_exits_3(tmp_path: Path) -> None:
         ({"entries": [{"id": "a", "content": "x"}]}, "(entries, 1 ACE entries (seed 002))"),
     ],
 )
-def test_the_header_names_older_playbook_forms(tmp_path: Path, log: dict, says: str) -> None:
+def test_the_header_names_older_playbook_forms(
+    tmp_path: Path, log: dict[str, Any], says: str
+) -> None:
     """It printed "(items, 2 items entries)" for the pre-0.4 form."""
     path = tmp_path / "old.vcontext.json"
     path.write_text(json.dumps({"vContextInfo": {"version": "0.3"}, "playbook": log}))
     code, out, _ = _view(str(path))
-    assert code == 0 and says in out.splitlines()[0]
+    assert code == 0
+    assert says in out.splitlines()[0]

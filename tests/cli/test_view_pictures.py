@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli, run_git
-from pictures_helpers import (
+from helpers.pictures import (
     HOSTILE_IDS,
     check_mermaid_rules,
     dot_path,
@@ -21,7 +20,8 @@ from pictures_helpers import (
     hostile_document,
     render_json,
 )
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
+from helpers.run import REPO_ROOT, run_cli, run_git
 
 EXAMPLES = REPO_ROOT / "tests" / "examples" / "playbook"
 CONCURRENT = EXAMPLES / "concurrent-agents" / "document.vcontext.json"
@@ -42,7 +42,8 @@ def test_view_dot_pipes_into_graphviz_and_draws_every_status() -> None:
     assert out.startswith('digraph "playbook" {')
     assert len(_events(out)) == 7  # evt-010..012 of a deprecated entry included
     png = subprocess.run([dot_path(), "-Tpng"], input=out.encode(), capture_output=True)
-    assert png.returncode == 0 and png.stdout.startswith(b"\x89PNG")
+    assert png.returncode == 0
+    assert png.stdout.startswith(b"\x89PNG")
 
 
 def test_view_mermaid_is_a_flowchart_following_the_rules() -> None:
@@ -58,9 +59,11 @@ def test_view_target_draws_only_the_named_targets_and_status_still_filters() -> 
     )
     assert code == 1  # x is no target
     code, out, _ = _view(str(CONCURRENT), "--format", "dot", "--target", "retry-flaky-tests")
-    assert code == 0 and sorted(_events(out)) == ["evt-010", "evt-012 (head)", "★ evt-011 (wins)"]
+    assert code == 0
+    assert sorted(_events(out)) == ["evt-010", "evt-012 (head)", "★ evt-011 (wins)"]
     code, out, _ = _view(str(CONCURRENT), "--format", "dot", "--status", "active")
-    assert code == 0 and len(_events(out)) == 4  # the deprecated entry's events are left out
+    assert code == 0
+    assert len(_events(out)) == 4  # the deprecated entry's events are left out
 
 
 def test_view_target_works_for_text_and_json_and_names_close_ids() -> None:
@@ -68,7 +71,8 @@ def test_view_target_works_for_text_and_json_and_names_close_ids() -> None:
     assert code == 0  # deprecated, shown: named explicitly
     assert [e["targetId"] for e in json.loads(out)["entries"]] == ["retry-flaky-tests"]
     code, out, err = _view(str(CONCURRENT), "--target", "retry-flaky-test")
-    assert code == 1 and out == ""
+    assert code == 1
+    assert out == ""
     assert err.strip() == (
         "git-vcontext: error: no target 'retry-flaky-test' in this playbook "
         "(closest: retry-flaky-tests, quarantine-flaky-tests)"
@@ -77,7 +81,9 @@ def test_view_target_works_for_text_and_json_and_names_close_ids() -> None:
 
 def test_view_all_is_for_pictures_only() -> None:
     code, out, err = _view(str(CONCURRENT), "--all")
-    assert code == 2 and out == "" and "--format dot|mermaid" in err
+    assert code == 2
+    assert out == ""
+    assert "--format dot|mermaid" in err
     assert "Traceback" not in err
 
 
@@ -100,7 +106,8 @@ def test_view_all_draws_every_target_of_a_large_playbook(tmp_path: Path) -> None
 def test_view_pictures_of_a_tron_file_from_stdin_and_at_a_revision(git_repo: Path) -> None:
     tron = run_cli("convert", str(CONCURRENT), "--to", "tron").stdout
     code, out, _ = _view("-", "--format", "dot", stdin=tron)
-    assert code == 0 and len(_events(out)) == 7
+    assert code == 0
+    assert len(_events(out)) == 7
     (git_repo / "p b.vcontext.tron").write_bytes(tron)
     run_git(git_repo, "add", ".")
     run_git(git_repo, "commit", "-qm", "playbook")
@@ -126,15 +133,19 @@ def test_view_pictures_of_bad_input_exit_1_with_one_line(
     path.write_bytes(content)
     for fmt in ("dot", "mermaid"):
         code, out, err = _view(str(path), "--format", fmt)
-        assert code == 1 and out == "" and message in err, err
-        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+        assert code == 1, err
+        assert out == "", err
+        assert message in err, err
+        assert len(err.strip().splitlines()) == 1
+        assert "Traceback" not in err
 
 
 def test_view_picture_of_an_ace_playbook_says_there_is_no_event_log() -> None:
     code, out, err = _view(
         str(EXAMPLES / "ace-in-a-plan" / "document.vcontext.json"), "--format", "dot"
     )
-    assert code == 1 and out == ""
+    assert code == 1
+    assert out == ""
     assert "holds ACE entries (seed 002): no event graph to draw" in err
 
 
@@ -155,8 +166,10 @@ def test_view_mermaid_too_big_for_renderers_says_so_on_stderr(tmp_path: Path) ->
     path = tmp_path / "long.vcontext.json"
     path.write_text(json.dumps(doc(events)))
     code, out, err = _view(str(path), "--format", "mermaid")
-    assert code == 0 and out.startswith("flowchart LR")
+    assert code == 0
+    assert out.startswith("flowchart LR")
     assert err.startswith("git-vcontext: warning: this diagram has ")
     assert "draw fewer targets or use dot" in err
     code, _, err = _view(str(path), "--format", "dot")
-    assert code == 0 and err == ""
+    assert code == 0
+    assert err == ""

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 
@@ -69,9 +69,11 @@ def test_patch_at_the_current_sequence_applies_and_bumps_it(git_repo: Path) -> N
     path = git_repo / "plan.vcontext.json"
     _commit(git_repo, path, _plan(12), "at 12")
     code, out, _ = _apply(git_repo, {"baseDocumentSequence": 12, "operations": [INCREMENT, APPEND]})
-    assert code == 0 and "sequence 12 -> 13" in out
+    assert code == 0
+    assert "sequence 12 -> 13" in out
     entries = _entries(path)
-    assert entries["entry-1"]["helpfulCount"] == 13 and "entry-3" in entries
+    assert entries["entry-1"]["helpfulCount"] == 13
+    assert "entry-3" in entries
     assert json.loads(path.read_text())["plan"]["sequence"] == 13
 
 
@@ -114,7 +116,8 @@ def test_conflicting_update_lists_the_operation_and_leaves_the_file(git_repo: Pa
     before = path.read_bytes()
     update = {"op": "updateEntry", "entryId": "entry-2", "entry": {"text": "Validate late"}}
     code, _, err = _apply(git_repo, {"baseDocumentSequence": 12, "operations": [INCREMENT, update]})
-    assert code == 1 and path.read_bytes() == before
+    assert code == 1
+    assert path.read_bytes() == before
     assert "operations[1] updateEntry entry-2 conflicts at /plan/playbook/entries/1/text" in err
     assert err.count("\n") == 1
 
@@ -122,8 +125,10 @@ def test_conflicting_update_lists_the_operation_and_leaves_the_file(git_repo: Pa
 def test_unknown_base_sequence_exits_1(moved_on: Path) -> None:
     before = moved_on.read_bytes()
     code, _, err = _apply(moved_on.parent, {"baseDocumentSequence": 7, "operations": [INCREMENT]})
-    assert code == 1 and "no committed version has sequence 7" in err
-    assert "operations[0] incrementCounter entry-1" in err and moved_on.read_bytes() == before
+    assert code == 1
+    assert "no committed version has sequence 7" in err
+    assert "operations[0] incrementCounter entry-1" in err
+    assert moved_on.read_bytes() == before
 
 
 def test_without_history_exits_1(tmp_path: Path) -> None:
@@ -131,14 +136,17 @@ def test_without_history_exits_1(tmp_path: Path) -> None:
     path.write_text(json.dumps(_plan(13)))
     before = path.read_bytes()
     code, _, err = _apply(tmp_path, {"baseDocumentSequence": 12, "operations": [INCREMENT]})
-    assert code == 1 and "no git history" in err and path.read_bytes() == before
+    assert code == 1
+    assert "no git history" in err
+    assert path.read_bytes() == before
 
 
 def test_uncommitted_file_in_a_repository_has_no_history(git_repo: Path) -> None:
     path = git_repo / "plan.vcontext.json"
     path.write_text(json.dumps(_plan(13)))
     code, _, err = _apply(git_repo, {"baseDocumentSequence": 12, "operations": [INCREMENT]})
-    assert code == 1 and "no committed version" in err
+    assert code == 1
+    assert "no committed version" in err
 
 
 def test_history_versions_that_do_not_parse_are_skipped(git_repo: Path) -> None:
@@ -165,7 +173,9 @@ def test_bad_patches_exit_1_untouched(git_repo: Path, patch: Any, words: str) ->
     _commit(git_repo, path, _plan(12), "at 12")
     before = path.read_bytes()
     code, _, err = _apply(git_repo, patch)
-    assert code == 1 and words in err and path.read_bytes() == before
+    assert code == 1
+    assert words in err
+    assert path.read_bytes() == before
 
 
 def test_event_log_playbooks_are_refused(tmp_path: Path) -> None:
@@ -180,11 +190,13 @@ def test_event_log_playbooks_are_refused(tmp_path: Path) -> None:
     ]
     path.write_text(json.dumps({"playbook": {"items": log}}))
     code, _, err = _apply(tmp_path, {"operations": [INCREMENT]}, doc="pb.vcontext.json")
-    assert code == 1 and "git vcontext playbook" in err
+    assert code == 1
+    assert "git vcontext playbook" in err
 
 
 def test_patch_file_that_does_not_parse(tmp_path: Path) -> None:
     (tmp_path / "plan.vcontext.json").write_text(json.dumps(_plan(1)))
     (tmp_path / "patch.json").write_text("{nope")
     proc = run_cli("ace", "apply", "patch.json", "plan.vcontext.json", cwd=tmp_path)
-    assert proc.returncode == 1 and b"patch.json:1:" in proc.stderr
+    assert proc.returncode == 1
+    assert b"patch.json:1:" in proc.stderr

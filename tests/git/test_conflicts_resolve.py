@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conflict_repos import (
+from helpers.conflict_repos import (
     TODO,
     cli_json,
     diverge,
@@ -23,7 +23,7 @@ from conflict_repos import (
     todo,
     two_conflicts,
 )
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 
 @pytest.fixture
@@ -33,7 +33,8 @@ def repo(git_repo: Path) -> Path:
 
 def merge_stops(repo: Path, what: str = "feat") -> None:
     proc = run_git(repo, "merge", "--no-edit", what, check=False)
-    assert proc.returncode == 1 and "CONFLICT" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CONFLICT" in proc.stdout, proc.stdout + proc.stderr
 
 
 def conflict_ids(repo: Path, rel: str = TODO) -> list[str]:
@@ -52,7 +53,8 @@ def test_merge_conflicts_as_json_resolve_one_then_the_rest_then_commit(repo: Pat
     two_conflicts(repo)
     merge_stops(repo)
     code, listing = cli_json("conflicts", cwd=repo)
-    assert code == 1 and listing["others"] == []
+    assert code == 1
+    assert listing["others"] == []
     [f] = listing["files"]
     assert (f["path"], f["labels"], f["operation"]) == (
         TODO,
@@ -60,16 +62,19 @@ def test_merge_conflicts_as_json_resolve_one_then_the_rest_then_commit(repo: Pat
         "merge",
     )
     status, item = f["conflicts"]
-    assert status["where"] == "todoList.items[t1].status" and status["kind"] == "status"
+    assert status["where"] == "todoList.items[t1].status"
+    assert status["kind"] == "status"
     assert (status["base"], status["ours"], status["theirs"], status["absent"]) == (
         "pending", "blocked", "completed", [],
     )  # fmt: skip
-    assert item["pointer"] == "/todoList/items/1" and item["absent"] == ["ours"]
+    assert item["pointer"] == "/todoList/items/1"
+    assert item["absent"] == ["ours"]
 
     one = run_cli("resolve", TODO, "--conflict", status["id"], "--take", "theirs", cwd=repo)
     assert one.returncode == 1, one.stderr
     text = (repo / TODO).read_text()
-    assert text.count("<<<<<<< main") == 1 and '"status": "completed"' in text
+    assert text.count("<<<<<<< main") == 1
+    assert '"status": "completed"' in text
     assert status_of(repo) == "UU"  # not staged while a conflict is left
     code, again = cli_json("conflicts", TODO, cwd=repo)
     assert [c["id"] for c in again["files"][0]["conflicts"]] == [item["id"]]  # stable id
@@ -77,7 +82,8 @@ def test_merge_conflicts_as_json_resolve_one_then_the_rest_then_commit(repo: Pat
 
     rest = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
     assert rest.returncode == 0, rest.stderr
-    assert b"resolved, staged" in rest.stdout and status_of(repo) == "M "
+    assert b"resolved, staged" in rest.stdout
+    assert status_of(repo) == "M "
     data = json.loads((repo / TODO).read_text())
     assert [i["id"] for i in data["todoList"]["items"]] == ["t1", "t2", "t3", "t4"]
     assert data["todoList"]["items"][1]["title"] == "Docs"
@@ -95,7 +101,8 @@ def test_rebase_labels_say_which_side_is_yours_and_the_rebase_continues(repo: Pa
     [f] = listing["files"]
     assert f["operation"] == "rebase"
     assert f["labels"]["ours"].startswith("main (upstream")  # git's "ours" is the upstream
-    assert "replayed from feat" in f["labels"]["theirs"] and "feat: theirs" in f["labels"]["theirs"]
+    assert "replayed from feat" in f["labels"]["theirs"]
+    assert "feat: theirs" in f["labels"]["theirs"]
     assert run_cli("resolve", TODO, "--take", "theirs", cwd=repo).returncode == 0
     env = {**os.environ, "GIT_EDITOR": "true"}
     import subprocess
@@ -113,7 +120,8 @@ def test_cherry_pick_conflicts_are_listed_resolved_and_committed(repo: Path) -> 
     assert stopped.returncode != 0
     _code, listing = cli_json("conflicts", cwd=repo)
     [f] = listing["files"]
-    assert f["operation"] == "cherry-pick" and "cherry-picked" in f["labels"]["theirs"]
+    assert f["operation"] == "cherry-pick"
+    assert "cherry-picked" in f["labels"]["theirs"]
     ids = [c["id"] for c in f["conflicts"]]
     assert (
         run_cli("resolve", TODO, "--conflict", ids[1], "--take", "base", cwd=repo).returncode == 1
@@ -150,7 +158,8 @@ def test_every_conflict_style_resolves_from_the_same_stages(repo: Path, style: s
     if style == "structured":
         record = data["vContextInfo"]["metadata"]["conflictResolution"]
         assert {c["status"] for c in record["conflicts"]} == {"resolved"}
-        assert record["resolvedBy"]["type"] == "human" and record["resolvedAt"].endswith("Z")
+        assert record["resolvedBy"]["type"] == "human"
+        assert record["resolvedAt"].endswith("Z")
     committed(repo, "commit", "-q", "--no-edit")
 
 
@@ -214,7 +223,8 @@ def test_resolve_on_a_file_without_conflicts_is_an_operational_error_that_touche
     before = (repo / TODO).read_bytes()
     proc = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
     assert proc.returncode == 3
-    assert proc.stderr.count(b"\n") == 1 and b"no conflict to resolve" in proc.stderr
+    assert proc.stderr.count(b"\n") == 1
+    assert b"no conflict to resolve" in proc.stderr
     assert (repo / TODO).read_bytes() == before
 
 
@@ -224,19 +234,26 @@ def test_resolve_refusals_list_the_ids_or_the_finding_and_leave_the_file_alone(r
     before = (repo / TODO).read_bytes()
     ids = conflict_ids(repo)
     unknown = run_cli("resolve", TODO, "--conflict", "nope", "--take", "ours", cwd=repo)
-    assert unknown.returncode == 2 and all(i.encode() in unknown.stderr for i in ids)
+    assert unknown.returncode == 2
+    assert all(i.encode() in unknown.stderr for i in ids)
     not_json = run_cli("resolve", TODO, "--conflict", ids[0], "--value", "{completed", cwd=repo)
-    assert not_json.returncode == 2 and b"--value is not JSON" in not_json.stderr
+    assert not_json.returncode == 2
+    assert b"--value is not JSON" in not_json.stderr
     invalid = run_cli("resolve", TODO, "--conflict", ids[0], "--value", '"doing"', cwd=repo)
-    assert invalid.returncode == 2 and b"is not allowed here" in invalid.stderr
-    assert b"todoList.items[t1].status" in invalid.stderr and b"[schema]" in invalid.stderr
+    assert invalid.returncode == 2
+    assert b"is not allowed here" in invalid.stderr
+    assert b"todoList.items[t1].status" in invalid.stderr
+    assert b"[schema]" in invalid.stderr
     several = run_cli("resolve", TODO, "--value", '"completed"', cwd=repo)
-    assert several.returncode == 2 and b"--conflict" in several.stderr
+    assert several.returncode == 2
+    assert b"--conflict" in several.stderr
     both = run_cli("resolve", TODO, "--take", "ours", "--value", "1", cwd=repo)
     assert both.returncode == 2
     for proc in (unknown, not_json, invalid, several, both):
-        assert proc.stderr.count(b"\n") == 1 and b"Traceback" not in proc.stderr
-    assert (repo / TODO).read_bytes() == before and status_of(repo) == "UU"
+        assert proc.stderr.count(b"\n") == 1
+        assert b"Traceback" not in proc.stderr
+    assert (repo / TODO).read_bytes() == before
+    assert status_of(repo) == "UU"
     assert not (repo / ".git" / "vcontext" / "resolve").exists() or not list(
         (repo / ".git" / "vcontext" / "resolve").glob("*.json")
     )
@@ -249,10 +266,12 @@ def test_a_file_edited_by_hand_is_resolved_from_the_stages_and_the_user_is_told(
     half = text.replace("<<<<<<< main", "", 1).replace('"blocked"', '"oops', 1)  # half edited
     (repo / TODO).write_text(half)
     _code, listing = cli_json("conflicts", cwd=repo)
-    assert listing["files"][0]["edited"] is True and len(listing["files"][0]["conflicts"]) == 2
+    assert listing["files"][0]["edited"] is True
+    assert len(listing["files"][0]["conflicts"]) == 2
     proc = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert b"changed since the merge stopped" in proc.stderr and b"index stages" in proc.stderr
+    assert b"changed since the merge stopped" in proc.stderr
+    assert b"index stages" in proc.stderr
     data = json.loads((repo / TODO).read_text())
     assert data["todoList"]["items"][0]["status"] == "completed"
     assert "oops" not in (repo / TODO).read_text()
@@ -288,13 +307,13 @@ def test_dry_run_prints_the_result_and_no_add_leaves_it_unstaged(repo: Path) -> 
     merge_stops(repo)
     before = (repo / rel).read_bytes()
     dry = run_cli("resolve", rel, "--take", "theirs", "--dry-run", cwd=repo)
-    assert (
-        dry.returncode == 0
-        and json.loads(dry.stdout)["todoList"]["items"][0]["status"] == "completed"
-    )
-    assert (repo / rel).read_bytes() == before and status_of(repo, rel) == "UU"
+    assert dry.returncode == 0
+    assert json.loads(dry.stdout)["todoList"]["items"][0]["status"] == "completed"
+    assert (repo / rel).read_bytes() == before
+    assert status_of(repo, rel) == "UU"
     kept = run_cli("resolve", TODO, "--take", "theirs", "--no-add", cwd=repo / "my docs")
-    assert kept.returncode == 0 and status_of(repo, rel) == "UU"
+    assert kept.returncode == 0
+    assert status_of(repo, rel) == "UU"
     assert b"<<<<<<<" not in (repo / rel).read_bytes()
 
 
@@ -302,7 +321,8 @@ def test_other_conflicted_files_are_named_but_not_vcontext_conflicts(repo: Path)
     diverge(repo, "a\n", "b\n", "c\n", "notes.txt")
     merge_stops(repo)
     code, listing = cli_json("conflicts", cwd=repo)
-    assert code == 1 and listing == {"files": [], "others": ["notes.txt"]}
+    assert code == 1
+    assert listing == {"files": [], "others": ["notes.txt"]}
 
 
 # -- outside a stopped merge ----------------------------------------------------------
@@ -316,7 +336,8 @@ def test_a_file_with_markers_or_a_structured_record_outside_a_merge(tmp_path: Pa
         run_cli("merge", "base.json", "ours.json", "theirs.json", "-o", str(out),
                 "--conflict-style", style, cwd=tmp_path)  # fmt: skip
         code, listing = cli_json("conflicts", out.name, cwd=tmp_path)
-        assert code == 1 and listing["files"][0]["source"] == style
+        assert code == 1
+        assert listing["files"][0]["source"] == style
         [c] = listing["files"][0]["conflicts"]
         assert (c["where"], c["ours"], c["theirs"]) == (
             "todoList.items[t1].status",
@@ -350,7 +371,8 @@ def test_a_line_conflict_without_the_driver_is_no_conflict_as_data_and_resolve_f
             one_line_items("pending", "completed"))  # fmt: skip
     merge_stops(git_repo)
     code, listing = cli_json("conflicts", cwd=git_repo)
-    assert code == 1 and listing["files"][0]["conflicts"] == []
+    assert code == 1
+    assert listing["files"][0]["conflicts"] == []
     assert "no conflict left as data" in run_cli("conflicts", cwd=git_repo).stdout.decode()
     done = run_cli("resolve", TODO, cwd=git_repo)
     assert done.returncode == 0, done.stderr
@@ -366,11 +388,13 @@ def test_a_side_that_does_not_parse_is_listed_as_an_error_and_not_resolved_as_da
     merge_stops(repo)
     before = (repo / TODO).read_bytes()
     code, listing = cli_json("conflicts", cwd=repo)
-    assert code == 1 and "cannot be merged as data" in listing["files"][0]["error"]
+    assert code == 1
+    assert "cannot be merged as data" in listing["files"][0]["error"]
     text = run_cli("conflicts", cwd=repo).stdout.decode()
     assert "resolve it by hand" in text
     proc = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
-    assert proc.returncode == 3 and proc.stderr.count(b"\n") == 1
+    assert proc.returncode == 3
+    assert proc.stderr.count(b"\n") == 1
     assert (repo / TODO).read_bytes() == before
 
 
@@ -394,7 +418,8 @@ def test_conflicts_of_a_path_that_does_not_exist_is_an_operational_error(repo: P
     merge_stops(repo)
     proc = run_cli("conflicts", "nope.vcontext.json", cwd=repo)
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert proc.stderr.count(b"\n") == 1 and b"nope.vcontext.json" in proc.stderr
+    assert proc.stderr.count(b"\n") == 1
+    assert b"nope.vcontext.json" in proc.stderr
 
 
 def test_operational_errors_are_one_line(repo: Path, tmp_path: Path) -> None:
@@ -405,7 +430,9 @@ def test_operational_errors_are_one_line(repo: Path, tmp_path: Path) -> None:
         (("conflicts",), tmp_path, b"not a git repository"),
     ):
         proc = run_cli(*args, cwd=cwd)
-        assert proc.returncode == 3 and proc.stderr.count(b"\n") == 1 and words in proc.stderr
+        assert proc.returncode == 3
+        assert proc.stderr.count(b"\n") == 1
+        assert words in proc.stderr
 
 
 def test_choices_of_an_aborted_merge_do_not_come_back_when_it_is_redone(repo: Path) -> None:
@@ -419,7 +446,8 @@ def test_choices_of_an_aborted_merge_do_not_come_back_when_it_is_redone(repo: Pa
     time.sleep(0.01)  # the redone merge stops later
     merge_stops(repo)
     _code, listing = cli_json("conflicts", cwd=repo)
-    assert listing["files"][0]["resolved"] == 0 and len(listing["files"][0]["conflicts"]) == 2
+    assert listing["files"][0]["resolved"] == 0
+    assert len(listing["files"][0]["conflicts"]) == 2
     assert "edited" not in listing["files"][0]
 
 
@@ -436,12 +464,15 @@ def test_the_library_the_mcp_tools_call_lists_and_resolves_in_process(repo: Path
     value = {"id": "t2", "title": "Docs, merged", "status": "inProgress"}
     outcome = session.apply(session.asked(item["where"], value=value), dry_run=True)
     assert [c["id"] for c in outcome.to_json()["remaining"]] == [status["id"]]
-    assert not outcome.written and status_of(repo) == "UU"
+    assert not outcome.written
+    assert status_of(repo) == "UU"
     outcome = session.apply({**session.asked(item["id"], value=value),
                              **session.asked(status["pointer"], take="base")})  # fmt: skip
-    assert outcome.done and outcome.staged
+    assert outcome.done
+    assert outcome.staged
     items = json.loads((repo / TODO).read_text())["todoList"]["items"]
-    assert items[0]["status"] == "pending" and items[1] == value
+    assert items[0]["status"] == "pending"
+    assert items[1] == value
 
 
 LONG = "3.141592653589793238462643383279"
@@ -462,7 +493,9 @@ def test_numbers_keep_their_spelling_through_conflicts_and_resolve(repo: Path) -
     diverge(repo, doc("1", "1"), doc("2.50", "2"), doc("1e2", "3.0"))
     merge_stops(repo)
     listing = run_cli("conflicts", TODO, cwd=repo).stdout.decode()
-    assert "2.50" in listing and "1e2" in listing and "3.0" in listing, listing
+    assert "2.50" in listing, listing
+    assert "1e2" in listing, listing
+    assert "3.0" in listing, listing
     first, _second = conflict_ids(repo)
     given = run_cli("resolve", TODO, "--conflict", first, "--value", LONG, cwd=repo)
     assert given.returncode == 1, given.stderr  # one conflict left

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
 from git_vcontext.codecs import dumps, parse
+from helpers.run import run_cli, run_git
 
 JSON = "todo.vcontext.json"
 TRON = "todo.vcontext.tron"

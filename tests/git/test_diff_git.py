@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import cli_path, run_git
+from helpers.run import cli_path, run_git
 
 TODO = "todo.vcontext.json"
 
@@ -81,7 +81,8 @@ def test_the_json_and_the_tron_encoding_have_the_same_textconv(repo: Path) -> No
     shown = run_git(repo, "show", "HEAD~1", "HEAD", "--format=").stdout
     added = {ln[1:] for ln in shown.splitlines() if ln.startswith("+") and "=" in ln}
     removed = {ln[1:] for ln in shown.splitlines() if ln.startswith("-") and "=" in ln}
-    assert added == removed and added  # converting shows the same facts going and coming
+    assert added == removed
+    assert added  # converting shows the same facts going and coming
 
 
 def test_git_external_diff_gets_a_rename_with_nine_arguments_and_an_added_file(repo: Path) -> None:
@@ -138,7 +139,8 @@ def test_unmerged_path_gets_the_one_argument_form(repo: Path) -> None:
     assert "* Unmerged path todo.vcontext.json" in proc.stdout
     markers = _git_env(repo, env, "diff", "HEAD")  # the work tree file holds conflict markers
     assert markers.returncode == 0, markers.stderr
-    assert "! not a structural diff:" in markers.stdout and "+<<<<<<< HEAD" in markers.stdout
+    assert "! not a structural diff:" in markers.stdout
+    assert "+<<<<<<< HEAD" in markers.stdout
 
 
 def test_difftool_runs_the_structural_diff(repo: Path) -> None:

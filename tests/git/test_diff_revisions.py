@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
 from git_vcontext.errors import ExitCode
+from helpers.run import run_cli, run_git
 
 TODO = "todo.vcontext.json"
 LINE_T2 = "todoList.items[t2].status: inProgress → completed"
@@ -32,7 +32,8 @@ def _commit(repo: Path, message: str) -> None:
 
 def _diff(repo: Path, *args: str) -> tuple[int, str]:
     proc = run_cli("diff", *args, cwd=repo)
-    assert b"Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr
+    assert b"Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode, proc.stdout.decode()
 
 
@@ -65,7 +66,8 @@ def test_one_revision_is_work_tree_against_it_including_new_staged_files(repo: P
     _write(repo, "new.vcontext.json", _doc("pending"))
     run_git(repo, "add", "new.vcontext.json")
     out = _diff(repo, "HEAD")[1]
-    assert LINE_T2 in out and "diff --vcontext /dev/null b/new.vcontext.json\nnew file\n" in out
+    assert LINE_T2 in out
+    assert "diff --vcontext /dev/null b/new.vcontext.json\nnew file\n" in out
 
 
 def test_two_revisions_and_range_forms(repo: Path) -> None:
@@ -99,7 +101,8 @@ def test_paths_after_double_dash_limit_the_files(repo: Path) -> None:
     run_git(repo, "add", "-A")
     assert "other.vcontext.json" not in _diff(repo, "--cached", "--", TODO)[1]
     only_sub = _diff(repo, "--cached", "--", "sub dir")[1]
-    assert "other.vcontext.json" in only_sub and TODO not in only_sub
+    assert "other.vcontext.json" in only_sub
+    assert TODO not in only_sub
     assert "other.vcontext.json" in _diff(repo, "--cached", "--", "*/other.*")[1]
     proc = run_cli("diff", "--cached", "--", "other.vcontext.json", cwd=repo / "sub dir")
     assert b"other.vcontext.json" in proc.stdout  # paths are relative to the current directory
@@ -139,13 +142,15 @@ def test_json_output_names_each_file(repo: Path) -> None:
     _write(repo, TODO, _doc("pending", "completed"))
     data = json.loads(_diff(repo, "--format", "json")[1])
     assert data["files"] == [{"path": TODO, "status": "modified", "changes": 1}]
-    assert data["changes"][0]["file"] == TODO and data["changes"][0]["id"] == "t2"
+    assert data["changes"][0]["file"] == TODO
+    assert data["changes"][0]["id"] == "t2"
 
 
 def test_unparsable_file_in_a_revision_diff_gets_a_line_diff(repo: Path) -> None:
     (repo / TODO).write_text('{"vContextInfo": {"version": "0.4"}, "todoList": ')
     out = _diff(repo)[1]
-    assert "! not a structural diff:" in out and '+{"vContextInfo"' in out
+    assert "! not a structural diff:" in out
+    assert '+{"vContextInfo"' in out
 
 
 def test_before_the_first_commit(git_repo: Path) -> None:
@@ -156,11 +161,13 @@ def test_before_the_first_commit(git_repo: Path) -> None:
 
 def test_outside_a_repository_is_an_operational_error(tmp_path: Path) -> None:
     proc = run_cli("diff", cwd=tmp_path)
-    assert proc.returncode == ExitCode.OPERATIONAL and b"not a git repository" in proc.stderr
+    assert proc.returncode == ExitCode.OPERATIONAL
+    assert b"not a git repository" in proc.stderr
 
 
 def test_bad_revision_and_too_many(repo: Path) -> None:
     proc = run_cli("diff", "nope..HEAD", cwd=repo)
     assert proc.returncode == ExitCode.OPERATIONAL
     proc = run_cli("diff", "HEAD", "HEAD", "HEAD", cwd=repo)
-    assert proc.returncode == ExitCode.USAGE and b"at most two revisions" in proc.stderr
+    assert proc.returncode == ExitCode.USAGE
+    assert b"at most two revisions" in proc.stderr

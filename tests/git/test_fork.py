@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
 from git_vcontext.codecs import parse
+from helpers.run import run_cli, run_git
 
 TODO = "memory/todo.vcontext.json"
 PLAN = "memory/plan.vcontext.tron"
@@ -109,8 +109,11 @@ def test_fork_makes_exactly_one_commit_on_the_base(repo: Path) -> None:
     parents = run_git(repo, "rev-list", "--parents", "-n1", "agents/alice").stdout.split()
     assert parents[1:] == [run_git(repo, "rev-parse", "main").stdout.strip()]
     message = run_git(repo, "log", "-1", "--format=%B", "agents/alice").stdout
-    assert "alice" in message and "try a queue" in message
-    assert TODO in message and PLAN in message and NO_UID in message
+    assert "alice" in message
+    assert "try a queue" in message
+    assert TODO in message
+    assert PLAN in message
+    assert NO_UID in message
     assert run_git(repo, "config", "vcontext.agent.alice.base").stdout.strip() == "main"
 
 
@@ -153,7 +156,8 @@ def test_fork_of_a_fork_replaces_the_block(repo: Path) -> None:
     proc = fork(repo, "bob", "--from", "agents/alice", "--reason", "sub-task")
     assert proc.returncode == 0, proc.stderr
     block = show(repo, "agents/bob", TODO)["todoList"]["fork"]
-    assert block["forkReason"] == "sub-task" and block["parentUid"] == "todo-uid-1"
+    assert block["forkReason"] == "sub-task"
+    assert block["parentUid"] == "todo-uid-1"
     assert run_git(repo, "config", "vcontext.agent.bob.base").stdout.strip() == "agents/alice"
 
 
@@ -190,7 +194,8 @@ def test_worktree_path_that_is_not_empty_is_refused_before_anything(
 def test_invalid_agent_names_are_usage_errors(repo: Path, name: str) -> None:
     proc = fork(repo, "--", name)
     assert proc.returncode == 2
-    assert proc.stderr.decode().count("\n") == 1 and b"Traceback" not in proc.stderr
+    assert proc.stderr.decode().count("\n") == 1
+    assert b"Traceback" not in proc.stderr
 
 
 def test_existing_branch_is_refused_and_kept(repo: Path) -> None:
@@ -198,30 +203,35 @@ def test_existing_branch_is_refused_and_kept(repo: Path) -> None:
     tip = run_git(repo, "rev-parse", "agents/alice").stdout
     proc = fork(repo, "alice", "--reason", "again")
     assert proc.returncode == 3
-    assert b"already exists" in proc.stderr and b"sync alice" in proc.stderr
+    assert b"already exists" in proc.stderr
+    assert b"sync alice" in proc.stderr
     assert run_git(repo, "rev-parse", "agents/alice").stdout == tip
 
 
 def test_detached_head_needs_from(repo: Path) -> None:
     run_git(repo, "checkout", "-q", "--detach")
     proc = fork(repo, "alice")
-    assert proc.returncode == 2 and b"--from" in proc.stderr
+    assert proc.returncode == 2
+    assert b"--from" in proc.stderr
     assert fork(repo, "alice", "--from", "main").returncode == 0
 
 
 def test_unknown_from_branch(repo: Path) -> None:
     proc = fork(repo, "alice", "--from", "nope")
-    assert proc.returncode == 3 and b"nope" in proc.stderr
+    assert proc.returncode == 3
+    assert b"nope" in proc.stderr
 
 
 def test_not_a_repository(tmp_path: Path) -> None:
     proc = fork(tmp_path, "alice")
-    assert proc.returncode == 3 and b"not a git repository" in proc.stderr
+    assert proc.returncode == 3
+    assert b"not a git repository" in proc.stderr
 
 
 def test_no_commits_yet(git_repo: Path) -> None:
     proc = fork(git_repo, "alice")
-    assert proc.returncode == 3 and b"no commits" in proc.stderr
+    assert proc.returncode == 3
+    assert b"no commits" in proc.stderr
 
 
 def test_no_identity_is_a_clear_error(repo: Path) -> None:
@@ -229,7 +239,8 @@ def test_no_identity_is_a_clear_error(repo: Path) -> None:
     run_git(repo, "config", "--unset", "user.email")
     env = {"GIT_AUTHOR_NAME": "", "GIT_COMMITTER_NAME": "", "SOURCE_DATE_EPOCH": EPOCH}
     proc = run_cli("fork", "alice", cwd=repo, env=env)
-    assert proc.returncode == 3 and b"user.name" in proc.stderr
+    assert proc.returncode == 3
+    assert b"user.name" in proc.stderr
     assert run_git(repo, "branch", "--list", "agents/*").stdout == ""
 
 
@@ -261,14 +272,16 @@ def test_unparsable_documents_are_listed_and_left_alone(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "left alone (does not parse): broken.vcontext.json" in proc.stdout.decode()
     changed = run_git(repo, "diff", "--name-only", "main", "agents/alice").stdout.split()
-    assert "broken.vcontext.json" not in changed and TODO in changed
+    assert "broken.vcontext.json" not in changed
+    assert TODO in changed
 
 
 def test_no_document_with_uid_still_makes_the_one_commit(git_repo: Path) -> None:
     write(git_repo, "README.md", "no documents here\n")
     commit(git_repo, "base")
     proc = fork(git_repo, "alice")
-    assert proc.returncode == 0 and b"no fork metadata written" in proc.stdout
+    assert proc.returncode == 0
+    assert b"no fork metadata written" in proc.stdout
     assert run_git(git_repo, "rev-list", "--count", "main..agents/alice").stdout.strip() == "1"
 
 
@@ -280,13 +293,15 @@ def test_no_document_with_uid_still_makes_the_one_commit(git_repo: Path) -> None
 def test_non_utf8_names_are_clear_errors_not_crashes(repo: Path, args: list[str]) -> None:
     proc = fork(repo, *args)
     assert proc.returncode in (2, 3), proc.stderr
-    assert proc.stderr.decode().count("\n") == 1 and b"internal error" not in proc.stderr
+    assert proc.stderr.decode().count("\n") == 1
+    assert b"internal error" not in proc.stderr
     assert run_git(repo, "branch", "--list", "agents/*").stdout == ""
 
 
 def test_non_utf8_reason_is_a_usage_error_and_creates_nothing(repo: Path) -> None:
     proc = fork(repo, "alice", "--reason", os.fsdecode(b"why \xff"))
-    assert proc.returncode == 2 and b"--reason" in proc.stderr
+    assert proc.returncode == 2
+    assert b"--reason" in proc.stderr
     assert run_git(repo, "branch", "--list", "agents/*").stdout == ""
 
 
@@ -297,14 +312,16 @@ def test_agent_names_clashing_as_ref_folders_are_clear_errors(
     assert fork(repo, first).returncode == 0
     proc = fork(repo, second)
     assert proc.returncode == 3, proc.stderr
-    assert b"cannot create branch" in proc.stderr and b"internal error" not in proc.stderr
+    assert b"cannot create branch" in proc.stderr
+    assert b"internal error" not in proc.stderr
     assert run_git(repo, "config", f"vcontext.agent.{second}.base", check=False).stdout == ""
 
 
 def test_an_agent_prefix_that_makes_no_branch_name_is_a_usage_error(repo: Path) -> None:
     run_git(repo, "config", "vcontext.agentPrefix", "../")
     proc = fork(repo, "alice")
-    assert proc.returncode == 2 and b"vcontext.agentPrefix" in proc.stderr
+    assert proc.returncode == 2
+    assert b"vcontext.agentPrefix" in proc.stderr
 
 
 def test_a_document_whose_file_name_is_not_utf8_is_forked_and_reported(repo: Path) -> None:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
 from git_vcontext.codecs import parse
+from helpers.run import run_cli, run_git
 
 TODO = "memory/todo.vcontext.json"
 PLAN = "memory/plan.vcontext.tron"
@@ -108,7 +108,8 @@ def test_m11_merging_the_fork_into_the_base_keeps_the_base_free_of_fork(
     merge = run_git(main, "merge", "--no-ff", "--no-edit", "agents/alice", check=False)
     assert merge.returncode == 0, merge.stdout + merge.stderr
     merged = read(main, TODO)["todoList"]
-    assert "fork" not in merged and merged["uid"] == "todo-uid-1"
+    assert "fork" not in merged
+    assert merged["uid"] == "todo-uid-1"
     assert [(i["id"], i["title"]) for i in merged["items"]] == [
         ("t1", "T1"),
         ("t2", "Two"),
@@ -116,4 +117,5 @@ def test_m11_merging_the_fork_into_the_base_keeps_the_base_free_of_fork(
     ]
     plan_data = read(main, PLAN)["plan"]
     assert "fork" not in plan_data
-    assert plan_data["title"] == "Release 2" and plan_data["items"][0]["title"] == "Cut the branch"
+    assert plan_data["title"] == "Release 2"
+    assert plan_data["items"][0]["title"] == "Cut the branch"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import git_vcontext
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +45,9 @@ def test_gitattributes_that_is_a_directory_is_a_one_line_operational_error(
     proc = run_cli(command, "--no-hooks" if command == "install" else "--local", cwd=git_repo)
     assert proc.returncode == 3
     err = proc.stderr.decode()
-    assert err.count("\n") == 1 and "is a directory" in err and "internal error" not in err
+    assert err.count("\n") == 1
+    assert "is a directory" in err
+    assert "internal error" not in err
 
 
 def _todo(*ids: str) -> str:
@@ -116,7 +118,8 @@ def test_a_foreign_driver_is_refused_with_a_hint_kept_by_uninstall_and_replaced_
     run_git(git_repo, "config", "merge.vcontext.driver", "other-tool %O %A %B")
     refused = run_cli("install", "--no-hooks", cwd=git_repo)
     assert refused.returncode == 2
-    assert refused.stderr.count(b"\n") == 1 and b"--force" in refused.stderr
+    assert refused.stderr.count(b"\n") == 1
+    assert b"--force" in refused.stderr
     assert _config(git_repo, "merge.vcontext.driver") == "other-tool %O %A %B"
     assert not (git_repo / ".gitattributes").exists()  # nothing half-installed
     assert run_cli("uninstall", cwd=git_repo).returncode == 0
@@ -130,7 +133,8 @@ def test_other_attributes_for_our_patterns_are_refused_unless_forced(git_repo: P
     attributes = git_repo / ".gitattributes"
     attributes.write_text("*.vcontext.json merge=union\n")
     refused = run_cli("install", "--no-hooks", cwd=git_repo)
-    assert refused.returncode == 2 and b"merge=union" in refused.stderr
+    assert refused.returncode == 2
+    assert b"merge=union" in refused.stderr
     assert attributes.read_text() == "*.vcontext.json merge=union\n"
     assert run_cli("install", "--no-hooks", "--force", cwd=git_repo).returncode == 0
     assert "merge=union" not in attributes.read_text()
@@ -163,13 +167,15 @@ def test_core_hooks_path_of_a_hook_manager_installs_the_rest_and_says_what_to_ad
     assert "merge-driver" in _config(git_repo, "merge.vcontext.driver")
     assert "*.vcontext.json merge=vcontext" in (git_repo / ".gitattributes").read_text()
     assert sorted(p.name for p in (git_repo / ".husky" / "_").iterdir()) == before
-    assert "except the pre-push hook" in out and "run by husky" in out
+    assert "except the pre-push hook" in out
+    assert "run by husky" in out
     assert (
         'Add this line to .husky/pre-push (create it if needed): git vcontext hook pre-push "$@"'
         in out
     )
     doctor = run_cli("doctor", cwd=git_repo)
-    assert doctor.returncode == 1 and b"core.hooksPath is" in doctor.stdout
+    assert doctor.returncode == 1
+    assert b"core.hooksPath is" in doctor.stdout
     (git_repo / ".husky" / "pre-push").write_text('git vcontext hook pre-push "$@"\n')
     doctor = run_cli("doctor", cwd=git_repo)
     assert b"the pre-push check is called from" in doctor.stdout, doctor.stdout
@@ -190,7 +196,8 @@ def test_lefthook_and_pre_commit_are_told_apart(
     run_git(git_repo, "config", "core.hooksPath", ".hooks")
     done = run_cli("install", cwd=git_repo)
     assert done.returncode == 0, done.stderr
-    assert says in done.stdout.decode() and not (git_repo / ".hooks").exists()
+    assert says in done.stdout.decode()
+    assert not (git_repo / ".hooks").exists()
 
 
 def test_a_hooks_folder_of_the_repository_is_not_written_into(git_repo: Path) -> None:
@@ -199,7 +206,8 @@ def test_a_hooks_folder_of_the_repository_is_not_written_into(git_repo: Path) ->
     run_git(git_repo, "config", "core.hooksPath", ".githooks")
     done = run_cli("install", cwd=git_repo)
     out = done.stdout.decode()
-    assert done.returncode == 0 and "Add this line to .githooks/pre-push" in out
+    assert done.returncode == 0
+    assert "Add this line to .githooks/pre-push" in out
     assert (git_repo / ".githooks" / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
     forced = run_cli("install", "--force", cwd=git_repo)  # this machine's shim, chained
     assert forced.returncode == 0
@@ -223,11 +231,14 @@ def test_a_plain_hooks_folder_outside_the_repository_gets_the_chained_hook(
     assert (folder / "pre-push.legacy").read_text() == mine
     assert not (git_repo / ".git" / "hooks" / "pre-push").exists()
     pushed = _push_a_bad_status(git_repo, tmp_path)
-    assert pushed.returncode == 1 and "mine-ran" in pushed.stderr and "[schema]" in pushed.stderr
+    assert pushed.returncode == 1
+    assert "mine-ran" in pushed.stderr
+    assert "[schema]" in pushed.stderr
     doctor = run_cli("doctor", cwd=git_repo)
     assert b"pre-push hook installed and runs" in doctor.stdout, doctor.stdout
     undone = run_cli("uninstall", cwd=git_repo)
-    assert undone.returncode == 0 and (folder / "pre-push").read_text() == mine
+    assert undone.returncode == 0
+    assert (folder / "pre-push").read_text() == mine
     assert not (folder / "pre-push.legacy").exists()
 
 
@@ -270,7 +281,8 @@ def test_the_advice_for_real_husky_makes_pushes_checked(git_repo: Path, tmp_path
     (git_repo / ".husky" / "pre-push").write_text(line.split(": ", 1)[1] + "\n")
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     pushed = _push_a_bad_status(git_repo, tmp_path, {**os.environ, "PATH": path})
-    assert pushed.returncode != 0 and "[schema]" in pushed.stderr, pushed.stderr
+    assert pushed.returncode != 0, pushed.stderr
+    assert "[schema]" in pushed.stderr, pushed.stderr
 
 
 def test_install_caches_textconv_and_says_commit_only_when_gitattributes_changed(
@@ -281,7 +293,8 @@ def test_install_caches_textconv_and_says_commit_only_when_gitattributes_changed
     committing .gitattributes."""
     first = run_cli("install", "--no-hooks", cwd=git_repo).stdout.decode()
     assert _config(git_repo, "diff.vcontext.cachetextconv") == "true"
-    assert "set diff.vcontext.cachetextconv" in first and "Commit .gitattributes" in first
+    assert "set diff.vcontext.cachetextconv" in first
+    assert "Commit .gitattributes" in first
     again = run_cli("install", "--no-hooks", cwd=git_repo).stdout.decode()
     assert again == "git-vcontext is installed (nothing to change)\n"
     run_git(git_repo, "config", "diff.vcontext.cachetextconv", "false")
@@ -303,12 +316,15 @@ def test_uninstall_global_leaves_no_empty_files_or_folders_behind(git_repo: Path
 
     home = Path(os.environ["HOME"])
     config, folder = home / ".gitconfig", home / ".config" / "git"
-    assert not config.exists() and not folder.exists()
+    assert not config.exists()
+    assert not folder.exists()
     assert run_cli("install", "--global", cwd=git_repo).returncode == 0
-    assert config.is_file() and (folder / "attributes").is_file()
+    assert config.is_file()
+    assert (folder / "attributes").is_file()
     undone = run_cli("uninstall", "--global", cwd=git_repo)
     assert undone.returncode == 0, undone.stderr
-    assert not config.exists() and not folder.exists()
+    assert not config.exists()
+    assert not folder.exists()
     assert (home / ".config").is_dir()  # only git's own folder goes
 
 
@@ -323,7 +339,8 @@ def test_uninstall_global_keeps_the_users_other_settings_and_files(git_repo: Pat
     assert run_cli("install", "--global", cwd=git_repo).returncode == 0
     assert run_cli("uninstall", "--global", cwd=git_repo).returncode == 0
     assert "signingkey = ABC" in (home / ".gitconfig").read_text()
-    assert (folder / "ignore").read_text() == "*.swp\n" and not (folder / "attributes").exists()
+    assert (folder / "ignore").read_text() == "*.swp\n"
+    assert not (folder / "attributes").exists()
 
 
 def test_a_hooks_folder_inside_the_git_directory_is_this_machines_own(git_repo: Path) -> None:
@@ -342,9 +359,11 @@ def test_m16_install_names_the_virtual_base_driver_doctor_checks_it_uninstall_re
     assert run_cli("install", cwd=git_repo).returncode == 0
     assert _config(git_repo, "merge.vcontext.recursive") == "vcontext-base"
     base_driver = _config(git_repo, "merge.vcontext-base.driver")
-    assert "merge-driver --virtual-base %O %A %B" in base_driver and "-l %L" in base_driver
+    assert "merge-driver --virtual-base %O %A %B" in base_driver
+    assert "-l %L" in base_driver
     doctor = run_cli("doctor", cwd=git_repo)
-    assert doctor.returncode == 0 and b"criss-cross merges keep a structural" in doctor.stdout
+    assert doctor.returncode == 0
+    assert b"criss-cross merges keep a structural" in doctor.stdout
     run_git(git_repo, "config", "--unset", "merge.vcontext.recursive")  # an older install
     doctor = run_cli("doctor", cwd=git_repo)
     assert doctor.returncode == 1

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conftest import cli_path
 from git_vcontext.errors import ExitCode
+from helpers.run import cli_path
 
 TRON = "memory/todo.vcontext.tron"
 JSON = "memory/todo.vcontext.json"
@@ -148,7 +148,8 @@ def test_log_follows_an_item_through_rename_merge_conversion_deletion_and_a_brok
         ("todoList.items[t2].status", "pending", "completed")
     ]
     assert fix["sides"][0]["against"] == repo.commits["t2 is back"]  # the broken one skipped
-    assert "conflict markers" in oops["files"][0]["unreadable"] and oops["changes"] == []
+    assert "conflict markers" in oops["files"][0]["unreadable"]
+    assert oops["changes"] == []
     assert [c["op"] for c in back["changes"]] == ["add"]
     assert [c["op"] for c in drop["changes"]] == ["remove"]
     brought = {s["parent"]: [c["anchor"] for c in s["changes"]] for s in merge["sides"]}
@@ -163,8 +164,10 @@ def test_log_follows_an_item_through_rename_merge_conversion_deletion_and_a_brok
 def test_log_json_has_the_documented_fields(repo: Repo) -> None:
     first = repo.json("log", "-n", "1", "--", f"{TRON}#t2")["commits"][0]
     assert {"commit", "author", "date", "subject", "changes"} <= set(first)
-    assert first["author"] == "Ann" and first["date"].endswith("+00:00")
-    assert len(first["commit"]) == 40 and first["changes"][0]["file"] == TRON
+    assert first["author"] == "Ann"
+    assert first["date"].endswith("+00:00")
+    assert len(first["commit"]) == 40
+    assert first["changes"][0]["file"] == TRON
 
 
 def test_without_follow_the_log_stops_at_the_conversion(repo: Repo) -> None:
@@ -196,7 +199,8 @@ def test_log_text_reads_like_git_log(repo: Repo) -> None:
     proc = repo.cli("log", "--follow", "-n", "1", "--", f"{TRON}#t2")
     lines = proc.stdout.splitlines()
     assert lines[0] == f"commit {repo.commits['fix, t2 done']}"
-    assert lines[1] == "Author: Ann <Ann@example.com>" and lines[2].startswith("Date:   ")
+    assert lines[1] == "Author: Ann <Ann@example.com>"
+    assert lines[2].startswith("Date:   ")
     assert "    todoList.items[t2].status: pending → completed" in lines
 
 
@@ -257,7 +261,8 @@ def test_bad_input_gives_one_line_and_the_documented_exit_code(
         (repo.top / "notes.json").unlink()
         (repo.top / "new.vcontext.json").unlink()
     assert proc.returncode == code, proc.stderr
-    assert proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert message in proc.stderr, proc.stderr
 
 
 def test_blame_names_who_last_changed_each_item(repo: Repo) -> None:
@@ -344,7 +349,8 @@ def test_a_playbook_entry_is_logged_by_target_and_blamed_on_its_winning_head(
     heads = [
         c for s in report["commits"][0]["sides"] for c in s["changes"] if "heads" in c["anchor"]
     ]
-    assert heads and all(c["note"].startswith("concurrent updates: 2 heads") for c in heads)
+    assert heads
+    assert all(c["note"].startswith("concurrent updates: 2 heads") for c in heads)
 
 
 def test_blame_lists_the_steps_of_a_vermas_template_and_process(

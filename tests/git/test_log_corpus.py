@@ -51,9 +51,10 @@ def build(folder: Path, top: Path) -> tuple[Any, list[str]]:
     for row in versions(folder):
         index = pygit2.Index()
         blob = repo.create_blob((folder / row["file"]).read_bytes())
-        index.add(pygit2.IndexEntry(row["path"], blob, pygit2.GIT_FILEMODE_BLOB))
+        index.add(pygit2.IndexEntry(row["path"], blob, pygit2.enums.FileMode.BLOB))
         when = dt.datetime.fromisoformat(row["date"])
-        offset = int(when.utcoffset().total_seconds() // 60) if when.utcoffset() else 0
+        delta = when.utcoffset()
+        offset = int(delta.total_seconds() // 60) if delta else 0
         sig = pygit2.Signature("Corpus", "corpus@example.com", int(when.timestamp()), offset)
         subject = row.get("subject") or f"version {row['nn']}"
         commit = repo.create_commit(
@@ -67,7 +68,8 @@ def build(folder: Path, top: Path) -> tuple[Any, list[str]]:
 def _run(capfdbinary: pytest.CaptureFixture[bytes], *args: str) -> tuple[int, Any, str]:
     code = main(list(args))
     out, err = capfdbinary.readouterr()
-    assert b"Traceback" not in err and b"internal error" not in err, err
+    assert b"Traceback" not in err, err
+    assert b"internal error" not in err, err
     return code, json.loads(out) if out.strip() else None, err.decode()
 
 
@@ -98,13 +100,16 @@ def test_every_corpus_lineage_is_logged_and_blamed_without_error(
     newest = (folder / rows[-1]["file"]).read_bytes()
     if not looks_like_vcontext(newest) and not matches_file_patterns(path):  # e.g. xBRIEF
         code, _, err = _run(capfdbinary, "log", "--", path)
-        assert code == 3 and "not a vContext document" in err
+        assert code == 3
+        assert "not a vContext document" in err
         (tmp_path / "repo" / ".gitattributes").write_text("* diff=vcontext\n")  # declared now
 
     code, report, err = _run(capfdbinary, "log", "--follow", "--format", "json", "--", path)
     assert code == 0, err
     shown = [c["commit"] for c in report["commits"]]
-    assert shown and set(shown) <= set(commits) and shown == sorted(shown, key=commits.index)[::-1]
+    assert shown
+    assert set(shown) <= set(commits)
+    assert shown == sorted(shown, key=commits.index)[::-1]
     assert shown[-1] == commits[0], f"{folder.name}: --follow did not reach the first version"
 
     ids = _ids(newest, path)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 TODO = "memory/todo.vcontext.json"
 
@@ -97,7 +97,8 @@ def test_m15_same_field_changed_differently_leaves_markers_and_fails(repo: Path)
     assert "CONFLICT" in merge.stdout
     assert "/todoList/items/0/status (status)" in merge.stderr
     text = (repo / TODO).read_text()
-    assert text.count("<<<<<<< ") == 1 and '"status": "blocked"' in text
+    assert text.count("<<<<<<< ") == 1
+    assert '"status": "blocked"' in text
     assert "UU " + TODO in run_git(repo, "status", "--porcelain").stdout
 
 
@@ -191,14 +192,15 @@ def test_m11_fork_merged_into_parent_leaves_no_fork_block(repo: Path) -> None:
     assert run_git(repo, "merge", "-q", "--no-edit", "agents/bob", check=False).returncode == 0
     merged = read(repo, rel)["plan"]
     assert "fork" not in merged
-    assert merged["status"] == "approved" and [i["id"] for i in merged["items"]] == ["p1", "p2"]
+    assert merged["status"] == "approved"
+    assert [i["id"] for i in merged["items"]] == ["p1", "p2"]
     assert merged["sequence"] == 5
 
 
 def test_m11_two_edits_of_one_fork_keep_its_parent_sequence(repo: Path) -> None:
     """Two worktrees of one agent (or an agent and its helper) edit the forked plan."""
     fork = {"parentUid": "u-1", "parentSequence": 3, "forkedAt": "2025-01-01T00:00:00Z"}
-    plan = {
+    plan: dict[str, Any] = {
         "vContextInfo": {"version": "0.4"},
         "plan": {"uid": "u-1", "title": "P", "status": "draft", "sequence": 4, "fork": fork},
     }
@@ -274,7 +276,8 @@ def test_a_tracked_symlink_to_a_document_stays_a_link_through_a_merge(repo: Path
     merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
     assert merge.returncode == 0, merge.stdout + merge.stderr
     assert f"Auto-merging {TODO}" in merge.stdout
-    assert link.is_symlink() and os.readlink(link) == TODO
+    assert link.is_symlink()
+    assert os.readlink(link) == TODO
     items = read(repo, "todo.vcontext.json")["todoList"]["items"]
     assert [(i["id"], i["status"]) for i in items] == [
         ("t1", "completed"),
@@ -298,7 +301,8 @@ def test_a_symlink_retargeted_on_both_sides_is_git_s_own_conflict(repo: Path) ->
     link.symlink_to("b.vcontext.json")
     commit(repo, "main retargets")
     merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
-    assert merge.returncode == 1 and "git-vcontext" not in merge.stderr
+    assert merge.returncode == 1
+    assert "git-vcontext" not in merge.stderr
     stages = run_git(repo, "ls-files", "-s", "todo.vcontext.json").stdout.splitlines()
     assert [line.split()[0] for line in stages] == ["120000"] * 3
     assert link.is_symlink()
@@ -440,7 +444,8 @@ def test_m15_markers_name_the_branches_when_git_passes_no_labels(repo: Path) -> 
     text = (repo / TODO).read_text()
     # git < 2.44 passes no labels: HEAD's branch and the merged branch; later gits say HEAD
     assert "<<<<<<< main\n" in text or "<<<<<<< HEAD\n" in text
-    assert ">>>>>>> agent-a\n" in text and "<<<<<<< ours" not in text
+    assert ">>>>>>> agent-a\n" in text
+    assert "<<<<<<< ours" not in text
 
 
 def test_m15_markers_during_a_rebase_say_which_side_is_the_replayed_commit(repo: Path) -> None:
@@ -466,7 +471,8 @@ def test_m15_labels_given_as_s_x_y_are_written_as_given(repo: Path, tmp_path: Pa
                    "-x", "HEAD", "-y", "agent-a", cwd=repo)  # fmt: skip
     assert proc.returncode == 1
     lines = (tmp_path / "A").read_text().splitlines()
-    assert "<<<<<<<<< HEAD" in lines and "||||||||| common ancestor" in lines
+    assert "<<<<<<<<< HEAD" in lines
+    assert "||||||||| common ancestor" in lines
     assert ">>>>>>>>> agent-a" in lines
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conflict_repos import TODO, cli_json, diverge, installed, pretty, status_of, todo
-from conftest import run_cli, run_git
+from helpers.conflict_repos import TODO, cli_json, diverge, installed, pretty, status_of, todo
+from helpers.run import run_cli, run_git
 
 
 class Terminal:
@@ -91,7 +91,8 @@ def test_a_person_takes_theirs_then_edits_a_value_and_the_file_is_staged(
     term = mergetool(stopped, tmp_path)
     term.expect(r"\[1/2\] todoList\.items\[t1\]\.status")
     term.expect(r"\[q\]uit\? ")
-    assert 'ours (main): "blocked"' in term.screen and 'theirs (feat): "completed"' in term.screen
+    assert 'ours (main): "blocked"' in term.screen
+    assert 'theirs (feat): "completed"' in term.screen
     term.type("t\n")
     term.expect(r"\[2/2\] todoList\.items\[t3\]\.title")
     term.expect(r"\[q\]uit\? $")
@@ -134,9 +135,8 @@ def test_quitting_keeps_the_choices_made_so_far(stopped: Path, tmp_path: Path) -
     assert status_of(stopped) == "UU"
     _code, listing = cli_json("conflicts", cwd=stopped)
     f = listing["files"][0]
-    assert f["resolved"] == 1 and [c["where"] for c in f["conflicts"]] == [
-        "todoList.items[t3].title"
-    ]
+    assert f["resolved"] == 1
+    assert [c["where"] for c in f["conflicts"]] == ["todoList.items[t3].title"]
 
 
 def test_install_sets_the_mergetool_doctor_checks_it_uninstall_removes_it(git_repo: Path) -> None:
@@ -150,7 +150,8 @@ def test_install_sets_the_mergetool_doctor_checks_it_uninstall_removes_it(git_re
     assert b"mergetool configured" in run_cli("doctor", cwd=git_repo).stdout
     run_git(git_repo, "config", "--unset", "mergetool.vcontext.cmd")
     doctor = run_cli("doctor", cwd=git_repo)
-    assert doctor.returncode == 1 and b"mergetool.vcontext.cmd is not configured" in doctor.stdout
+    assert doctor.returncode == 1
+    assert b"mergetool.vcontext.cmd is not configured" in doctor.stdout
     assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
     assert run_cli("uninstall", cwd=git_repo).returncode == 0
     left = run_git(git_repo, "config", "--get-regexp", "^mergetool\\.", check=False).stdout

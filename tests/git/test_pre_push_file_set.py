@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
-from test_pre_push_hook import (
+
+import git_vcontext
+from helpers.pre_push import (
     PLAYBOOK,
     bare_remote,
     commit,
@@ -24,9 +26,7 @@ from test_pre_push_hook import (
     todo,
     write,
 )
-
-import git_vcontext
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 
 @pytest.fixture(autouse=True)
@@ -79,7 +79,8 @@ def test_a_file_the_pushed_commit_routes_to_the_driver_is_checked(repo: Path) ->
     bad = commit(repo, "A plan under the user's pattern")
     proc = push(repo, "origin", "main")
     assert proc.returncode == 1, proc.stderr
-    assert "vbrief/deep/plan.json:" in proc.stderr and "[schema]" in proc.stderr
+    assert "vbrief/deep/plan.json:" in proc.stderr
+    assert "[schema]" in proc.stderr
     assert bad[:10] in proc.stderr
 
 
@@ -127,14 +128,16 @@ def test_a_conversion_that_drops_or_edits_an_event_is_still_refused(repo: Path) 
     commit(repo, "Convert, rewriting a lesson on the way")
     proc = push(repo, "origin", "main")
     assert proc.returncode == 1
-    assert "[history-event-modified]" in proc.stderr and tron in proc.stderr
+    assert "[history-event-modified]" in proc.stderr
+    assert tron in proc.stderr
     run_git(repo, "reset", "-q", "--hard", "origin/main")
     run_git(repo, "rm", "-q", PLAYBOOK)
     write(repo, "memory/other.vcontext.json", playbook(event("e1", "first")))  # e2 is gone
     commit(repo, "Keep only the first lesson")
     proc = push(repo, "origin", "main")
     assert proc.returncode == 1, proc.stderr
-    assert "'e2'" in proc.stderr and "[history-event-removed]" in proc.stderr
+    assert "'e2'" in proc.stderr
+    assert "[history-event-removed]" in proc.stderr
 
 
 def test_a_structured_conflict_committed_as_merged_is_refused(repo: Path) -> None:
@@ -155,9 +158,11 @@ def test_a_structured_conflict_committed_as_merged_is_refused(repo: Path) -> Non
     run_git(repo, "commit", "-q", "--no-edit")  # as if the conflict were resolved
     proc = push(repo, "origin", "main")
     assert proc.returncode == 1
-    assert "[conflict-unresolved]" in proc.stderr and "$.todoList.items[0].status" in proc.stderr
+    assert "[conflict-unresolved]" in proc.stderr
+    assert "$.todoList.items[0].status" in proc.stderr
     done = run_cli("validate", "memory/todo.vcontext.json", cwd=repo)
-    assert done.returncode == 1 and b"[conflict-unresolved]" in done.stdout
+    assert done.returncode == 1
+    assert b"[conflict-unresolved]" in done.stdout
 
 
 def test_a_config_among_the_documents_is_pushed_with_a_note(repo: Path, remote: Path) -> None:
@@ -181,7 +186,8 @@ def test_a_document_without_a_proper_version_is_refused(repo: Path, value: objec
     commit(repo, "No proper version")
     proc = push(repo, "origin", "main")
     assert proc.returncode == 1
-    assert "[version]" in proc.stderr and "[schema]" in proc.stderr
+    assert "[version]" in proc.stderr
+    assert "[schema]" in proc.stderr
 
 
 def test_doctor_uses_the_same_set_and_notes_configs(repo: Path) -> None:

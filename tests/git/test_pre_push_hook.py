@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,63 +11,22 @@ from typing import Any
 import pytest
 
 import git_vcontext
-from conftest import cli_path, run_cli, run_git
-
-PLAYBOOK = "memory/playbook.vcontext.json"
-TODO = "memory/todo.vcontext.json"
-ZERO = "0" * 40
-
-
-def event(eid: str, text: str, target: str | None = None) -> dict[str, Any]:
-    # a valid creation event: createdAt is required (seed 000), one creation per target
-    stamp = "2026-01-01T00:00:00Z"
-    return {
-        "eventId": eid,
-        "targetId": target or f"r-{eid}",
-        "operation": "append",
-        "kind": "rule",
-        "text": text,
-        "createdAt": stamp,
-    }
-
-
-def playbook(*events: dict[str, Any]) -> dict[str, Any]:
-    return {"vContextInfo": {"version": "0.4"}, "playbook": {"items": list(events)}}
-
-
-def todo(**container: Any) -> dict[str, Any]:
-    return {"vContextInfo": {"version": "0.4"}, "todoList": {"items": [], **container}}
-
-
-def write(repo: Path, rel: str, data: Any) -> None:
-    path = repo / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=2) + "\n")
-
-
-def commit(repo: Path, message: str) -> str:
-    run_git(repo, "add", "-A")
-    run_git(repo, "commit", "-q", "-m", message)
-    return sha(repo, "HEAD")
-
-
-def sha(repo: Path, rev: str) -> str:
-    return run_git(repo, "rev-parse", rev).stdout.strip()
-
-
-def push(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", "push", "-q", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-    )
-
-
-def remote_sha(remote: Path, ref: str) -> str | None:
-    out = run_git(remote, "rev-parse", "--verify", "-q", ref, check=False)
-    return out.stdout.strip() or None
+from helpers.pre_push import (
+    PLAYBOOK,
+    TODO,
+    ZERO,
+    bare_remote,
+    commit,
+    event,
+    installed_and_pushed,
+    playbook,
+    push,
+    remote_sha,
+    sha,
+    todo,
+    write,
+)
+from helpers.run import cli_path, run_cli, run_git
 
 
 def hook(repo: Path, text: str, *args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
@@ -90,24 +48,6 @@ def remote(tmp_path: Path) -> Path:
 @pytest.fixture
 def repo(git_repo: Path, remote: Path) -> Path:
     return installed_and_pushed(git_repo, remote)
-
-
-def bare_remote(tmp_path: Path) -> Path:
-    path = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
-    return path
-
-
-def installed_and_pushed(git_repo: Path, remote: Path) -> Path:
-    """A repository with git-vcontext installed, a playbook on main, pushed to ``origin``."""
-    run_git(git_repo, "remote", "add", "origin", str(remote))
-    proc = run_cli("install", cwd=git_repo)
-    assert proc.returncode == 0, proc.stderr
-    write(git_repo, PLAYBOOK, playbook(event("e1", "first")))
-    commit(git_repo, "base")
-    done = push(git_repo, "-u", "origin", "main")
-    assert done.returncode == 0, done.stderr
-    return git_repo
 
 
 def rewrite_event(repo: Path) -> str:
@@ -134,8 +74,10 @@ def test_rewriting_a_playbook_event_is_refused_naming_file_commit_and_rule(
     assert f"{PLAYBOOK}:" in proc.stderr
     assert "playbook.items[e1]" in proc.stderr
     assert "[history-event-modified]" in proc.stderr
-    assert bad[:10] in proc.stderr and "Rewrite the first lesson" in proc.stderr
-    assert "refs/heads/main" in proc.stderr and "--no-verify" in proc.stderr
+    assert bad[:10] in proc.stderr
+    assert "Rewrite the first lesson" in proc.stderr
+    assert "refs/heads/main" in proc.stderr
+    assert "--no-verify" in proc.stderr
 
 
 def test_deleting_an_event_is_refused_naming_the_event(repo: Path) -> None:
@@ -143,7 +85,8 @@ def test_deleting_an_event_is_refused_naming_the_event(repo: Path) -> None:
     commit(repo, "Replace the lessons")
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
-    assert "'e1'" in proc.stderr and "[history-event-removed]" in proc.stderr
+    assert "'e1'" in proc.stderr
+    assert "[history-event-removed]" in proc.stderr
 
 
 def test_no_verify_bypasses_the_hook(repo: Path, remote: Path) -> None:
@@ -163,7 +106,8 @@ def test_a_forced_push_dropping_pushed_events_is_refused(repo: Path, remote: Pat
     proc = push(repo, "--force", "origin", "main")
     assert proc.returncode != 0
     assert "forced update from " + pushed[:10] in proc.stderr
-    assert "'e2'" in proc.stderr and "[history-event-removed]" in proc.stderr
+    assert "'e2'" in proc.stderr
+    assert "[history-event-removed]" in proc.stderr
     assert remote_sha(remote, "main") == pushed
 
 
@@ -181,7 +125,8 @@ def test_an_unparseable_document_is_refused(repo: Path) -> None:
     commit(repo, "Half a document")
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
-    assert f"{TODO}:1:" in proc.stderr and "[parse]" in proc.stderr
+    assert f"{TODO}:1:" in proc.stderr
+    assert "[parse]" in proc.stderr
 
 
 def test_a_new_branch_checks_only_commits_the_remote_lacks(repo: Path, remote: Path) -> None:
@@ -200,7 +145,8 @@ def test_a_new_branch_with_a_bad_commit_is_refused(repo: Path, remote: Path) -> 
     run_git(repo, "checkout", "-q", "-b", "feature")
     rewrite_event(repo)
     proc = push(repo, "origin", "feature")
-    assert proc.returncode != 0 and "[history-event-modified]" in proc.stderr
+    assert proc.returncode != 0
+    assert "[history-event-modified]" in proc.stderr
     assert remote_sha(remote, "feature") is None
 
 
@@ -236,7 +182,8 @@ def test_unknown_remote_sha_with_good_commits_passes(repo: Path) -> None:
     line = f"refs/heads/main {head} refs/heads/main {'1234abcd' * 5}\n"
     proc = hook(repo, line, "origin", "url", GIT_VCONTEXT_HOOK_VERBOSE="1")
     assert proc.returncode == 0, proc.stderr
-    assert b"is not known here" in proc.stderr and b"checked 1 commit(s)" in proc.stderr
+    assert b"is not known here" in proc.stderr
+    assert b"checked 1 commit(s)" in proc.stderr
 
 
 def test_tags_are_checked_at_the_commit_they_point_to(repo: Path, remote: Path) -> None:
@@ -247,7 +194,8 @@ def test_tags_are_checked_at_the_commit_they_point_to(repo: Path, remote: Path) 
     run_git(repo, "tag", "-a", "-m", "bad", "v2")
     proc = push(repo, "origin", "v2")
     assert proc.returncode != 0
-    assert "refs/tags/v2" in proc.stderr and "[history-event-modified]" in proc.stderr
+    assert "refs/tags/v2" in proc.stderr
+    assert "[history-event-modified]" in proc.stderr
     assert remote_sha(remote, "v2") is None
 
 
@@ -269,7 +217,8 @@ def test_a_branch_not_checked_out_is_checked_from_its_commits(repo: Path, remote
     run_git(repo, "checkout", "-q", "main")
     write(repo, PLAYBOOK, "not even json")  # the working tree is not what is pushed
     proc = push(repo, "origin", "feature")
-    assert proc.returncode != 0 and "[history-event-modified]" in proc.stderr
+    assert proc.returncode != 0
+    assert "[history-event-modified]" in proc.stderr
     assert "[parse]" not in proc.stderr
     write(repo, TODO, todo())
     run_git(repo, "add", TODO)
@@ -289,7 +238,8 @@ def test_a_merge_commit_is_checked_against_every_parent(repo: Path) -> None:
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
     assert "Merge dropping e2" in proc.stderr
-    assert "'e2'" in proc.stderr and "[history-event-removed]" in proc.stderr
+    assert "'e2'" in proc.stderr
+    assert "[history-event-removed]" in proc.stderr
     assert "'e3'" not in proc.stderr
 
 
@@ -327,7 +277,8 @@ def test_history_unmerged_fork_reaching_main_is_refused_but_agent_branches_carry
     run_git(repo, "merge", "-q", "--ff-only", "agents/alice")
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
-    assert "todoList.fork" in proc.stderr and "[history-unmerged-fork]" in proc.stderr
+    assert "todoList.fork" in proc.stderr
+    assert "[history-unmerged-fork]" in proc.stderr
 
 
 def _verdict_pack(repo: Path, head: str) -> tuple[Path, dict[str, Any]]:
@@ -344,7 +295,8 @@ def test_second_push_of_the_same_objects_uses_the_cache(repo: Path) -> None:
     assert hook(repo, line, "origin", "url").returncode == 0
     pack, verdicts = _verdict_pack(repo, head)
     blob = sha(repo, f"{head}:{PLAYBOOK}")
-    assert verdicts[f"b-json-{blob}"] == [] and verdicts[f"c-{head}"] == {}
+    assert verdicts[f"b-json-{blob}"] == []
+    assert verdicts[f"c-{head}"] == {}
     # Prove the second run reads the verdict instead of checking again: plant one.
     planted = ["planted", "", "verdict from the cache", None, None, ""]
     verdicts[f"c-{head}"] = {PLAYBOOK: [planted]}
@@ -371,7 +323,8 @@ def test_a_damaged_verdict_cache_entry_is_checked_again_not_a_crash(
     pack.write_text(json.dumps({key: damage for key in verdicts}))
     again = hook(repo, line, "origin", "url")
     assert again.returncode == 1, again.stderr
-    assert b"[parse]" in again.stderr and b"internal error" not in again.stderr
+    assert b"[parse]" in again.stderr
+    assert b"internal error" not in again.stderr
 
 
 def test_concurrent_hooks_share_the_cache_safely(repo: Path) -> None:
@@ -392,7 +345,8 @@ def test_concurrent_hooks_share_the_cache_safely(repo: Path) -> None:
         proc.stdin.write(line.encode())
         proc.stdin.close()
     for proc in procs:
-        assert proc.wait() == 0 and proc.stderr is not None
+        assert proc.wait() == 0
+        assert proc.stderr is not None
         assert proc.stderr.read() == b""
     folder = repo / ".git" / "vcontext" / "verdicts"
     packs = list(folder.glob("*/*.pack.json"))
@@ -415,7 +369,8 @@ def test_a_chained_legacy_hook_still_runs_first(git_repo: Path, remote: Path) ->
     assert f"refs/heads/main {head} refs/heads/main {ZERO}" in seen.read_text()
     rewrite_event(git_repo)
     proc = push(git_repo, "origin", "main")
-    assert proc.returncode != 0 and "[history-event-modified]" in proc.stderr
+    assert proc.returncode != 0
+    assert "[history-event-modified]" in proc.stderr
     write(git_repo, TODO, todo())
     run_git(git_repo, "reset", "-q", "--hard", "origin/main")
     write(git_repo, TODO, todo())
@@ -426,19 +381,22 @@ def test_a_chained_legacy_hook_still_runs_first(git_repo: Path, remote: Path) ->
 
 def test_empty_input_passes_without_opening_a_repository(tmp_path: Path) -> None:
     proc = hook(tmp_path, "", "origin", "url")
-    assert proc.returncode == 0 and proc.stderr == b""
+    assert proc.returncode == 0
+    assert proc.stderr == b""
 
 
 def test_an_object_that_cannot_be_read_refuses_the_push(repo: Path) -> None:
     line = f"refs/heads/main {'ab' * 20} refs/heads/main {sha(repo, 'HEAD')}\n"
     proc = hook(repo, line, "origin", "url")
     assert proc.returncode == 3
-    assert b"push refused" in proc.stderr and b"Traceback" not in proc.stderr
+    assert b"push refused" in proc.stderr
+    assert b"Traceback" not in proc.stderr
 
 
 def test_malformed_input_refuses_the_push(repo: Path) -> None:
     proc = hook(repo, "what is this\n", "origin", "url")
-    assert proc.returncode == 3 and b"push refused" in proc.stderr
+    assert proc.returncode == 3
+    assert b"push refused" in proc.stderr
 
 
 def test_pre_commit_framework_variables_describe_the_push(repo: Path) -> None:
@@ -453,7 +411,8 @@ def test_pre_commit_framework_variables_describe_the_push(repo: Path) -> None:
     }
     proc = hook(repo, "", **env)
     assert proc.returncode == 1
-    assert b"[history-event-modified]" in proc.stderr and bad[:10].encode() in proc.stderr
+    assert b"[history-event-modified]" in proc.stderr
+    assert bad[:10].encode() in proc.stderr
     good = hook(repo, "", **{**env, "PRE_COMMIT_TO_REF": base})
     assert good.returncode == 0, good.stderr
 
@@ -469,7 +428,8 @@ def test_pre_commit_framework_root_push_names_only_the_branches(
     env = {"PRE_COMMIT_LOCAL_BRANCH": "refs/heads/main", "PRE_COMMIT_REMOTE_BRANCH": "main"}
     proc = hook(git_repo, "", **env)
     assert proc.returncode == 1
-    assert bad[:10].encode() in proc.stderr and b"whole history" in proc.stderr
+    assert bad[:10].encode() in proc.stderr
+    assert b"whole history" in proc.stderr
 
 
 def test_doctor_checks_the_hook_runs_and_uninstall_removes_the_cache(repo: Path) -> None:
@@ -496,7 +456,8 @@ def test_a_hook_whose_program_is_gone_refuses_the_push_and_says_what_to_do(repo:
     before = remote_sha(repo / ".." / "remote.git", "refs/heads/main")
     proc = push(repo, "origin", "main")
     assert proc.returncode != 0
-    assert "git vcontext install" in proc.stderr and "--no-verify" in proc.stderr
+    assert "git vcontext install" in proc.stderr
+    assert "--no-verify" in proc.stderr
     assert remote_sha(repo / ".." / "remote.git", "refs/heads/main") == before
     assert push(repo, "--no-verify", "origin", "main").returncode == 0
 
@@ -531,10 +492,11 @@ PATHS = [
 
 def test_hook_paths_are_the_ones_gitattributes_sends_to_the_driver(git_repo: Path) -> None:
     """One matcher: the hook checks exactly the files install's attribute lines cover."""
-    from git_vcontext.installer import is_vcontext_path
+    from git_vcontext.document import matches_file_patterns
 
     assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
     out = run_git(git_repo, "check-attr", "merge", "--", *PATHS).stdout.splitlines()
     by_git = {line.split(": ")[0]: line.endswith(": vcontext") for line in out}
-    assert {p: is_vcontext_path(p) for p in PATHS} == by_git
-    assert by_git["todo.vcontext.json"] and not by_git["package.json"]
+    assert {p: matches_file_patterns(p) for p in PATHS} == by_git
+    assert by_git["todo.vcontext.json"]
+    assert not by_git["package.json"]

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-import soak
 from git_vcontext.codecs import parse
 from git_vcontext.validate.files import check_bytes
+from helpers import soak
 
 AGENTS = 4
 ROUNDS = 4
@@ -53,7 +53,8 @@ def test_every_sync_ran_without_crash_or_conflict(run: tuple[soak.SoakRun, Path]
             # giving up after the bounded push retries is allowed mid-run (caught up later)
             gave_up = s["exit"] == 1 and "still rejected after" in s["output"]
             assert s["exit"] == 0 or gave_up, s["output"]
-            assert "CONFLICT" not in s["output"] and "Traceback" not in s["output"]
+            assert "CONFLICT" not in s["output"]
+            assert "Traceback" not in s["output"]
     assert [s["exit"] for s in result.final_syncs] == [0] * len(result.final_syncs), [
         s["output"] for s in result.final_syncs if s["exit"]
     ]

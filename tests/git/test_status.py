@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sync_repos import (
+
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import (
     EPOCH,
     agent_against_main,
     commit_all,
@@ -20,8 +22,6 @@ from sync_repos import (
     status,
     sync,
 )
-
-from conftest import run_cli, run_git
 
 
 def _status(repo: Path) -> tuple[int, dict[str, Any]]:
@@ -49,7 +49,8 @@ def test_status_rows_show_ahead_behind_documents_sequences_and_merge_status(
     assert (bob["ahead"], bob["behind"]) == (1, 1)
     assert alice["documents"] == ["todo.vcontext.json"]
     assert bob["documents"] == []  # a fork block alone brings nothing to the base
-    assert alice["state"] == "needs sync" and alice["mergeStatus"] == "unmerged"
+    assert alice["state"] == "needs sync"
+    assert alice["mergeStatus"] == "unmerged"
     todo_seq = next(s for s in alice["sequences"] if s["path"] == "todo.vcontext.json")
     assert (todo_seq["parentSequence"], todo_seq["baseSequence"]) == (3, 5)
     assert todo_seq["divergence"] == 2
@@ -88,7 +89,8 @@ def test_status_predicts_a_conflict_and_moves_nothing(git_repo: Path) -> None:
     assert conflict["conflicts"][0]["path"] == "/todoList/items/0/status"
     assert (rev(repo, "main"), rev(repo, "agents/alice")) == before
     text = run_cli("status", cwd=repo).stdout.decode()
-    assert "conflict: todo.vcontext.json" in text and "alice" in text
+    assert "conflict: todo.vcontext.json" in text
+    assert "alice" in text
 
 
 def test_status_without_agents(git_repo: Path) -> None:
@@ -112,7 +114,8 @@ def test_status_predicts_conflicts_between_agents_as_sync_all_would_meet_them(
     assert rows["bob"]["state"] == "conflict"  # ... but bob meets alice's t1 in sync --all
     assert rows["bob"]["conflicts"][0]["conflicts"][0]["path"] == "/todoList/items/0/status"
     code, out, _ = sync(repo, "--all", "--dry-run")
-    assert code == 1 and "agents/bob <-> main: CONFLICT" in out
+    assert code == 1
+    assert "agents/bob <-> main: CONFLICT" in out
     assert (rev(repo, "main"), rev(repo, "agents/alice"), rev(repo, "agents/bob")) == before
 
 
@@ -131,8 +134,10 @@ def test_an_agent_whose_base_branch_was_deleted_is_refused_in_its_row_not_for_al
 
     assert code == 0
     assert rows["alice"]["state"] == "up to date"
-    assert rows["bob"]["state"] == "refused" and rows["bob"]["base"] == "gone"
-    assert "'gone'" in rows["bob"]["message"] and "does not exist" in rows["bob"]["message"]
+    assert rows["bob"]["state"] == "refused"
+    assert rows["bob"]["base"] == "gone"
+    assert "'gone'" in rows["bob"]["message"]
+    assert "does not exist" in rows["bob"]["message"]
 
 
 @pytest.mark.parametrize("command", [["status"], ["fork", "alice"]])
@@ -145,4 +150,6 @@ def test_a_config_file_git_cannot_parse_is_an_operational_error_not_a_crash(
     proc = run_cli(*command, cwd=git_repo)
     assert proc.returncode == 3
     err = proc.stderr.decode()
-    assert err.count("\n") == 1 and "config" in err and "internal error" not in err
+    assert err.count("\n") == 1
+    assert "config" in err
+    assert "internal error" not in err

@@ -10,7 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sync_repos import (
+from helpers.pictures import (
+    check_mermaid_rules,
+    drawn_edges,
+    drawn_nodes,
+    mermaid_labels,
+    mermaid_parser,
+    render_json,
+)
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import (
     EPOCH,
     agent_against_main,
     commit_all,
@@ -20,16 +29,6 @@ from sync_repos import (
     fork_by_hand,
     seed,
     status,
-)
-
-from conftest import run_cli, run_git
-from pictures_helpers import (
-    check_mermaid_rules,
-    drawn_edges,
-    drawn_nodes,
-    mermaid_labels,
-    mermaid_parser,
-    render_json,
 )
 
 
@@ -85,7 +84,8 @@ def test_status_dot_links_agents_that_would_conflict_in_red(git_repo: Path) -> N
     # carol changed todo.vcontext.json too, but another item: her trial merges are clean
     assert _links(layout, "conflict") == [("alice", "bob", "conflict: todo.vcontext.json")]
     [red] = [e for e in drawn_edges(layout) if e.get("class") == "conflict"]
-    assert red["color"] == "#cf222e" and red["dir"] == "none"
+    assert red["color"] == "#cf222e"
+    assert red["dir"] == "none"
 
 
 def _retitle(data: Any) -> None:
@@ -114,7 +114,8 @@ def test_status_dot_shows_a_refused_agent_with_the_reason(git_repo: Path) -> Non
 
     assert code == 0
     [agent] = [n for n in drawn_nodes(layout) if "agent" in n.classes]
-    assert "refused" in agent.classes and agent.lines[:3] == ("alice", "agents/alice", "refused")
+    assert "refused" in agent.classes
+    assert agent.lines[:3] == ("alice", "agents/alice", "refused")
     assert any("release" in line for line in agent.lines[3:])
     [(base, name, _)] = _links(layout, "refused")
     assert (base, name) == ("release", "alice")
@@ -123,7 +124,8 @@ def test_status_dot_shows_a_refused_agent_with_the_reason(git_repo: Path) -> Non
 def test_status_picture_without_agents_says_so(git_repo: Path) -> None:
     seed(git_repo)
     code, layout = _layout(git_repo)
-    assert code == 0 and drawn_nodes(layout) == []
+    assert code == 0
+    assert drawn_nodes(layout) == []
     assert "no agent branches" in layout["label"]
     code, out, _ = _status(git_repo, "mermaid")
     assert code == 0
@@ -155,7 +157,7 @@ def test_status_picture_of_criss_crossed_agents_merges_them_from_a_virtual_base(
 ) -> None:
     """x and y both carry main's and x's first commits (two merge bases): from either
     base alone, x reopening t1 and y reopening t2 would look like a conflict."""
-    from test_sync_criss_cross import DOC, crossed
+    from helpers.criss_cross import DOC, crossed
 
     crossed(git_repo)
     run_git(git_repo, "checkout", "-q", "-b", "agents/y", "main")

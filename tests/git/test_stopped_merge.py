@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 TODO = "memory/todo.vcontext.json"
 
@@ -36,7 +36,8 @@ def stopped(git_repo: Path) -> Path:
     (git_repo / "notes.vcontext.json").write_text(_doc("inProgress"))
     run_git(git_repo, "commit", "-q", "-am", "main blocks t1")
     merge = run_git(git_repo, "merge", "--no-edit", "b", check=False)
-    assert merge.returncode == 1 and "CONFLICT" in merge.stdout
+    assert merge.returncode == 1
+    assert "CONFLICT" in merge.stdout
     return git_repo
 
 
@@ -52,13 +53,15 @@ def test_validate_reports_a_conflicted_file_once(stopped: Path) -> None:
 def test_diff_head_shows_the_conflicted_file_as_modified_not_new(stopped: Path) -> None:
     out = run_cli("diff", "HEAD", cwd=stopped).stdout.decode()
     assert f"diff --vcontext a/{TODO} b/{TODO}\n" in out
-    assert "new file" not in out and out.count("diff --vcontext") == 1
+    assert "new file" not in out
+    assert out.count("diff --vcontext") == 1
     assert "+<<<<<<< HEAD" in out  # the work tree file, as it is
 
 
 def test_diff_without_revision_compares_the_work_tree_with_ours(stopped: Path) -> None:
     out = run_cli("diff", cwd=stopped).stdout.decode()
-    assert out.startswith(f"diff --vcontext a/{TODO} b/{TODO}\n") and "new file" not in out
+    assert out.startswith(f"diff --vcontext a/{TODO} b/{TODO}\n")
+    assert "new file" not in out
 
 
 def test_diff_cached_names_the_unmerged_file_as_git_does(stopped: Path) -> None:

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sync_repos import (
+
+from helpers.run import run_git
+from helpers.sync_repos import (
     commit_all,
     commit_on,
     conflicting_agents,
@@ -21,8 +23,6 @@ from sync_repos import (
     sync,
     without_fork,
 )
-
-from conftest import run_git
 
 MERGED_AT = "2026-01-01T00:00:00Z"
 
@@ -93,11 +93,13 @@ def test_sync_merges_both_ways_and_the_fork_block_stays_on_the_agent_branch_m11(
     # real merge commits, each naming the agent and the documents
     for branch, old, other in (("main", before[0], before[1]), ("agents/alice", before[1], None)):
         parents = run_git(repo, "log", "-1", "--format=%P", branch).stdout.split()
-        assert len(parents) == 2 and parents[0] == old
+        assert len(parents) == 2
+        assert parents[0] == old
         if other:
             assert parents[1] == other
         message = run_git(repo, "log", "-1", "--format=%B", branch).stdout
-        assert "alice" in message and "todo.vcontext.json" in message
+        assert "alice" in message
+        assert "todo.vcontext.json" in message
     # main is checked out here and was clean: its files and index followed the merge
     assert read(repo, "todo.vcontext.json") == base_todo
     assert run_git(repo, "status", "--porcelain").stdout == ""
@@ -162,7 +164,8 @@ def test_conflicting_agent_stops_its_pair_and_moves_no_ref(forked: Path) -> None
 
     assert code == 1
     assert "CONFLICT" in out
-    assert "todo.vcontext.json" in out and "/todoList/items/0/status" in out
+    assert "todo.vcontext.json" in out
+    assert "/todoList/items/0/status" in out
     assert _refs(repo, "main", "agents/alice") == before
     assert run_git(repo, "status", "--porcelain").stdout == ""
 
@@ -177,7 +180,8 @@ def test_conflict_in_an_ordinary_file_stops_the_pair(forked: Path) -> None:
     code, out, _ = sync(repo, "alice")
 
     assert code == 1
-    assert "notes.txt" in out and "CONFLICT" in out
+    assert "notes.txt" in out
+    assert "CONFLICT" in out
     assert _refs(repo, "main", "agents/alice") == before
 
 
@@ -201,7 +205,9 @@ def test_a_checked_out_branch_with_local_changes_is_refused(forked: Path) -> Non
     code, out, _ = sync(repo, "alice")
 
     assert code == 1
-    assert "main is checked out in" in out and str(repo) in out and "local changes" in out
+    assert "main is checked out in" in out
+    assert str(repo) in out
+    assert "local changes" in out
     assert _refs(repo, "main", "agents/alice") == before
     assert (repo / "notes.txt").read_text() == "uncommitted\n"
 
@@ -293,9 +299,12 @@ def test_one_conflicting_agent_does_not_stop_the_others(git_repo: Path) -> None:
 
 def test_unknown_agent_and_bad_usage_are_one_line_errors(forked: Path) -> None:
     code, _, err = sync(forked, "nobody")
-    assert code == 3 and err.count("\n") == 1 and "agents/nobody" in err
+    assert code == 3
+    assert err.count("\n") == 1
+    assert "agents/nobody" in err
     code, _, err = sync(forked)
-    assert code == 2 and "--all" in err
+    assert code == 2
+    assert "--all" in err
     code, _, err = sync(forked, "alice", "--all")
     assert code == 2
 
@@ -384,7 +393,8 @@ def test_tron_documents_and_jsonl_event_logs_sync_both_ways_m11_m6(git_repo: Pat
         ("p1", "completed"),
         ("a1", "pending"),
     ]
-    assert "fork" not in base_plan["plan"] and b"Fork" not in base_raw
+    assert "fork" not in base_plan["plan"]
+    assert b"Fork" not in base_raw
     assert agent_plan["plan"]["fork"]["mergeStatus"] == "merged"
     # the agent's document keeps its own TRON classes (its Plan class has the fork)
     assert b"class Plan: id, uid, title, status, sequence, items, fork\n" in agent_raw
@@ -428,7 +438,8 @@ def test_a_checked_out_branch_whose_files_cannot_follow_is_not_moved(forked: Pat
     code, out, _ = sync(repo, "alice")
 
     assert code == 1
-    assert "cannot follow" in out and "new.txt" in out
+    assert "cannot follow" in out
+    assert "new.txt" in out
     assert _refs(repo, "main", "agents/alice") == before
     assert (repo / "new.txt").read_text() == "untracked here\n"
     assert run_git(repo, "status", "--porcelain").stdout == "?? new.txt\n"
@@ -475,7 +486,8 @@ def test_rounds_of_edits_and_syncs_keep_both_branches_equal_but_for_forks(git_re
         code, out, err = sync(repo, "--all")
         assert code == 0, out + err
         code, again, _ = sync(repo, "--all")
-        assert code == 0 and again.count("up to date") == len(agents), again
+        assert code == 0, again
+        assert again.count("up to date") == len(agents), again
         for name in names:
             base = show(repo, "main", name)
             assert "fork" not in json.dumps(base)
@@ -489,4 +501,5 @@ def test_rounds_of_edits_and_syncs_keep_both_branches_equal_but_for_forks(git_re
     for name in names:
         data = show(repo, "main", name)
         on_main |= {i["id"] for i in data.get("todoList", data.get("plan", {}))["items"]}
-    assert written <= on_main and len(written) > 10
+    assert written <= on_main
+    assert len(written) > 10

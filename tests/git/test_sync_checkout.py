@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sync_repos import (
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import (
     commit_all,
     commit_on,
     conflicting_agents,
@@ -16,8 +17,6 @@ from sync_repos import (
     status,
     sync,
 )
-
-from conftest import run_cli, run_git
 
 
 def _conflicted(repo: Path) -> None:
@@ -34,7 +33,8 @@ def test_checkout_leaves_a_real_stopped_merge_that_resolve_and_commit_finish(
     main_before, bob_before = rev(repo, "main"), rev(repo, "agents/bob")
     code, out, err = sync(repo, "bob", "--checkout")
     assert code == 1, out + err
-    assert "merge left stopped in" in out and "conflicted: todo.vcontext.json" in out
+    assert "merge left stopped in" in out
+    assert "conflicted: todo.vcontext.json" in out
     assert (repo / ".git" / "MERGE_HEAD").read_text().strip() == bob_before
     assert rev(repo, "main") == main_before  # nothing committed by sync
     porcelain = run_git(repo, "status", "--porcelain").stdout
@@ -68,7 +68,9 @@ def test_checkout_refuses_a_base_work_tree_with_local_changes(git_repo: Path) ->
     _conflicted(repo)
     (repo / "notes.txt").write_text("local edit\n")
     code, _out, err = sync(repo, "bob", "--checkout")
-    assert code == 3 and "local changes" in err and err.count("\n") == 1
+    assert code == 3
+    assert "local changes" in err
+    assert err.count("\n") == 1
     assert not (repo / ".git" / "MERGE_HEAD").exists()
 
 
@@ -76,7 +78,8 @@ def test_checkout_needs_a_real_run(git_repo: Path) -> None:
     _conflicted(git_repo)
     for extra in (("--dry-run",), ("--push", "origin")):
         code, _out, err = sync(git_repo, "bob", "--checkout", *extra)
-        assert code == 2 and "--checkout" in err
+        assert code == 2
+        assert "--checkout" in err
 
 
 def test_favor_settles_the_conflicts_of_sync_on_the_chosen_side(git_repo: Path) -> None:

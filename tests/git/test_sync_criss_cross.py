@@ -9,42 +9,13 @@ base reopens t2. From the virtual base (t1 and t2 completed) both reopenings mer
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pygit2
-from sync_repos import EPOCH, commit_all, read, rev, write
 
-from conftest import run_cli, run_git
 from git_vcontext.gitio.bases import merge_bases
-
-DOC = "todo.vcontext.json"
-
-
-def todo(**statuses: str) -> dict[str, Any]:
-    items = [{"id": i, "title": i.upper(), "status": s} for i, s in statuses.items()]
-    return {"vContextInfo": {"version": "0.4"}, "todoList": {"items": items}}
-
-
-def crossed(repo: Path) -> tuple[str, str]:
-    """main and agents/x merged each other's first commit; returns those two commits."""
-    write(repo, DOC, todo(t1="pending", t2="pending"))
-    commit_all(repo, "base")
-    run_git(repo, "config", "vcontext.agent.x.base", "main")
-    run_git(repo, "checkout", "-q", "-b", "agents/x")
-    write(repo, DOC, todo(t1="completed", t2="pending"))
-    agent_first = commit_all(repo, "x completes t1")
-    run_git(repo, "checkout", "-q", "main")
-    write(repo, DOC, todo(t1="pending", t2="completed"))
-    main_first = commit_all(repo, "main completes t2")
-    run_git(repo, "merge", "-q", "--no-edit", "agents/x")
-    run_git(repo, "checkout", "-q", "agents/x")
-    run_git(repo, "merge", "-q", "--no-edit", main_first)
-    write(repo, DOC, todo(t1="inProgress", t2="completed"))
-    commit_all(repo, "x reopens t1")
-    run_git(repo, "checkout", "-q", "main")
-    write(repo, DOC, todo(t1="completed", t2="inProgress"))
-    commit_all(repo, "main reopens t2")
-    return agent_first, main_first
+from helpers.criss_cross import DOC, crossed, todo
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import EPOCH, read, rev
 
 
 def test_merge_bases_finds_both_bases_of_a_criss_cross_like_git(git_repo: Path) -> None:

@@ -7,7 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sync_repos import (
+
+from helpers.run import cli_path, run_git
+from helpers.sync_repos import (
     EPOCH,
     commit_all,
     commit_on,
@@ -20,8 +22,6 @@ from sync_repos import (
     sync,
     without_fork,
 )
-
-from conftest import cli_path, run_git
 
 
 def _clone(remote: Path, where: Path) -> Path:
@@ -63,7 +63,8 @@ def test_rejected_push_is_fetched_merged_and_retried(
     code, out, err = sync(repo, "alice", "--push", "origin")
 
     assert code == 0, out + err
-    assert "rejected" in out and "retry 1" in out
+    assert "rejected" in out
+    assert "retry 1" in out
     assert "pushed after 1 retry to origin" in out
     on_remote = show(remote, "main", "todo.vcontext.json")
     assert [i["status"] for i in on_remote["todoList"]["items"]] == [
@@ -91,7 +92,8 @@ def test_push_refused_by_the_remote_is_not_retried(shared: tuple[Path, Path]) ->
     code, out, _ = sync(repo, "alice", "--push", "origin")
 
     assert code == 1
-    assert "refused" in out and "retry" not in out
+    assert "refused" in out
+    assert "retry" not in out
 
 
 def test_push_to_an_unknown_remote_is_an_operational_error(shared: tuple[Path, Path]) -> None:
@@ -99,7 +101,8 @@ def test_push_to_an_unknown_remote_is_an_operational_error(shared: tuple[Path, P
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
     code, _, err = sync(repo, "alice", "--push", "nowhere")
     assert code == 3
-    assert err.startswith("git-vcontext: error: git push nowhere") and err.count("\n") == 1
+    assert err.startswith("git-vcontext: error: git push nowhere")
+    assert err.count("\n") == 1
 
 
 def test_an_unknown_remote_stops_sync_push_before_any_branch_moves(
@@ -276,7 +279,8 @@ def test_sync_push_fetches_the_base_first_so_a_moved_remote_needs_no_retry(
     code, out, err = sync(repo, "alice", "--push", "origin")
 
     assert code == 0, out + err
-    assert "pushed to origin" in out and "retry" not in out
+    assert "pushed to origin" in out
+    assert "retry" not in out
     assert _parents(remote, "main") == [other_tip, tick]  # a fast-forward to origin, then sync
     statuses = [
         i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
@@ -328,7 +332,8 @@ def test_a_commit_made_while_sync_waits_to_retry_is_kept_and_pushed(
         show=lambda _result: None,
         sleep=sleep,
     )
-    assert outcome.pushed and made
+    assert outcome.pushed
+    assert made
     for where, ref in ((repo, "agents/alice"), (remote, "main"), (remote, "agents/alice")):
         kept = run_git(where, "merge-base", "--is-ancestor", made[0], ref, check=False)
         assert kept.returncode == 0, f"tick2 is not on {ref} of {where.name}"

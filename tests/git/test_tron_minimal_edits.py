@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 TODO = "memory/todo.vcontext.tron"
@@ -133,5 +133,6 @@ def test_sync_merges_both_ways_as_minimal_edits(repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert show(repo, "main") == OURS.replace(*T2_TITLE).replace(*T1_DONE)
     agent = show(repo, "agents/alice")
-    assert '"Write the docs"' in agent and "# the big one\n    # small things\n" in agent
+    assert '"Write the docs"' in agent
+    assert "# the big one\n    # small things\n" in agent
     assert agent.startswith(OURS[: OURS.index("todoList:")])

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import git_vcontext
-from conftest import REPO_ROOT, run_cli, run_git
+from helpers.run import REPO_ROOT, run_cli, run_git
 
 SEED = REPO_ROOT / "tests" / "examples" / "vermas" / ".work"
 TEMPLATE = ".work/templates/worker-execute.toml"
@@ -132,10 +132,12 @@ def test_a_template_title_changed_on_both_sides_conflicts_on_that_line_only(repo
     replace(repo, TEMPLATE, 'title = "Run tests"', 'title = "Run unit tests"')
     commit(repo, "main")
     merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
-    assert merge.returncode == 1 and "/steps/2/title (modify/modify)" in merge.stderr
+    assert merge.returncode == 1
+    assert "/steps/2/title (modify/modify)" in merge.stderr
     text = (repo / TEMPLATE).read_text()
     block = '\ntitle = "Run unit tests"\n=======\ntitle = "Run all tests"\n>>>>>>> '
-    assert 'id = "test"\n<<<<<<< ' in text and block in text  # labels: git >= 2.44 only
+    assert 'id = "test"\n<<<<<<< ' in text
+    assert block in text  # labels: git >= 2.44 only
 
 
 def test_an_unparsable_template_side_falls_back_to_lines_m16(repo: Path) -> None:
@@ -143,9 +145,11 @@ def test_an_unparsable_template_side_falls_back_to_lines_m16(repo: Path) -> None
     replace(repo, TEMPLATE, 'title = "Run tests"', 'title = "Run unit tests"')
     commit(repo, "main")
     merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
-    assert merge.returncode == 1 and "merged by lines" in merge.stderr
+    assert merge.returncode == 1
+    assert "merged by lines" in merge.stderr
     text = (repo / TEMPLATE).read_text()
-    assert "version = = 1" in text and 'title = "Run unit tests"' in text
+    assert "version = = 1" in text
+    assert 'title = "Run unit tests"' in text
 
 
 def test_git_diff_of_a_template_names_each_step_by_id(repo: Path) -> None:
@@ -194,7 +198,8 @@ def test_a_step_status_changed_differently_on_both_sides_conflicts_m13(repo: Pat
     replace(repo, PROCESS, '"status": "in_progress"', '"status": "failed"')
     commit(repo, "main: implement failed")
     merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
-    assert merge.returncode == 1 and "/steps/1/status (status)" in merge.stderr
+    assert merge.returncode == 1
+    assert "/steps/1/status (status)" in merge.stderr
 
 
 # -- projections --------------------------------------------------------------------------------
@@ -218,8 +223,10 @@ def test_the_pre_push_hook_refuses_events_whose_projection_was_not_rebuilt(
     commit(repo, "close wo-abc123 (projection forgotten)")
     push = run_git(repo, "push", "origin", "main", check=False)
     assert push.returncode != 0
-    assert ".work/work_orders.jsonl:2:" in push.stderr and "[projection-drift]" in push.stderr
-    assert "[wo-abc123].status" in push.stderr and "evt-close" in push.stderr
+    assert ".work/work_orders.jsonl:2:" in push.stderr
+    assert "[projection-drift]" in push.stderr
+    assert "[wo-abc123].status" in push.stderr
+    assert "evt-close" in push.stderr
 
     assert run_cli("vermas", "project", cwd=repo).returncode == 0
     commit(repo, "rebuild the projections")
@@ -287,8 +294,10 @@ def test_the_pre_push_hook_checks_processes_and_templates_as_what_they_are(
     commit(repo, "a bad step status and a need for no step")
     push = run_git(repo, "push", "origin", "main", check=False)
     assert push.returncode != 0
-    assert f"{PROCESS}:" in push.stderr and "[schema]" in push.stderr
-    assert f"{TEMPLATE}:47:" in push.stderr and "[dependency-missing]" in push.stderr
+    assert f"{PROCESS}:" in push.stderr
+    assert "[schema]" in push.stderr
+    assert f"{TEMPLATE}:47:" in push.stderr
+    assert "[dependency-missing]" in push.stderr
 
 
 def test_an_assignment_routed_to_the_driver_by_hand_merges_by_lines(repo: Path) -> None:

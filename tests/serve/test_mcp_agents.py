@@ -13,8 +13,7 @@ from typing import Any
 
 import anyio
 
-from conftest import run_cli, run_git
-from mcp_support import (
+from helpers.mcp_support import (
     documents_repo,
     in_process,
     read_any,
@@ -23,6 +22,7 @@ from mcp_support import (
     stdio_params,
     text,
 )
+from helpers.run import run_cli, run_git
 
 WRITES = 4
 
@@ -88,7 +88,8 @@ def test_mcp_two_agents_write_concurrently_then_sync_keeps_everything(
     by_id = {i["id"]: i for i in todo["items"]}
     assert set(ids["alice"]) | set(ids["bob"]) <= set(by_id)
     assert len(by_id) == 3 + 2 * WRITES
-    assert by_id["t2"]["status"] == "blocked" and by_id["t3"]["status"] == "blocked"
+    assert by_id["t2"]["status"] == "blocked"
+    assert by_id["t3"]["status"] == "blocked"
     assert "fork" not in todo  # M11: the base never gets a fork block
     playbook: Any = read_json(repo / "playbook.vcontext.json")["playbook"]
     targets = {e["targetId"] for e in playbook["items"]}
@@ -111,12 +112,14 @@ def test_mcp_sync_tool_merges_this_work_trees_agent_and_says_when_it_stops(
     async def main() -> None:
         async with in_process(repo) as client:  # main is not an agent branch
             refused = await client.call_tool("vcontext_sync", {})
-            assert refused.is_error and "agents: [...]" in text(refused)
+            assert refused.is_error
+            assert "agents: [...]" in text(refused)
         async with in_process(tmp_path / "alice") as client:
             made = await client.call_tool("vbrief_create_todo", {"title": "from alice"})
             assert not made.is_error, text(made)
             dry = await client.call_tool("vcontext_sync", {"dryRun": True})
-            assert not dry.is_error and "would merge" in text(dry)
+            assert not dry.is_error
+            assert "would merge" in text(dry)
             done = await client.call_tool("vcontext_sync", {})
             assert not done.is_error, text(done)
             assert done.structured_content["ok"] is True
@@ -127,7 +130,8 @@ def test_mcp_sync_tool_merges_this_work_trees_agent_and_says_when_it_stops(
             )
             assert "from alice" in text(diff)
             bad = await client.call_tool("vcontext_diff", {"from": "no-such-rev"})
-            assert bad.is_error and "unknown revision: no-such-rev" in text(bad)
+            assert bad.is_error
+            assert "unknown revision: no-such-rev" in text(bad)
 
     run(main)
     titles = [i["title"] for i in read_json(repo / "todo.vcontext.json")["todoList"]["items"]]
@@ -142,7 +146,8 @@ def test_mcp_sync_tool_merges_this_work_trees_agent_and_says_when_it_stops(
             edit = await client.call_tool("vbrief_update_todo", {"id": "t1", "title": "alice's"})
             assert not edit.is_error, text(edit)
             stopped = await client.call_tool("vcontext_sync", {})
-            assert stopped.is_error and "CONFLICT" in text(stopped)
+            assert stopped.is_error
+            assert "CONFLICT" in text(stopped)
             assert stopped.structured_content["ok"] is False
 
     run(conflict)

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conflict_repos import TODO, installed, status_of, two_conflicts
-from conftest import run_git
-from mcp_support import in_process, run, text
+from helpers.conflict_repos import TODO, installed, status_of, two_conflicts
+from helpers.mcp_support import in_process, run, text
+from helpers.run import run_git
 
 
 def test_mcp_lists_the_conflicts_of_a_stopped_merge_and_resolves_them(git_repo: Path) -> None:
@@ -28,19 +28,24 @@ def test_mcp_lists_the_conflicts_of_a_stopped_merge_and_resolves_them(git_repo: 
             one: Any = await client.call_tool(
                 "vcontext_resolve", {"path": TODO, "conflict": item["id"], "value": value}
             )
-            assert not one.is_error and "1 left" in text(one)
+            assert not one.is_error
+            assert "1 left" in text(one)
             bad = await client.call_tool(
                 "vcontext_resolve", {"path": TODO, "conflict": "nope", "take": "ours"}
             )
-            assert bad.is_error and status["id"] in text(bad) and "\n" not in text(bad)
+            assert bad.is_error
+            assert status["id"] in text(bad)
+            assert "\n" not in text(bad)
             last = await client.call_tool(
                 "vcontext_resolve", {"path": TODO, "conflict": status["pointer"], "take": "theirs"}
             )
-            assert not last.is_error and last.structured_content["staged"] is True
+            assert not last.is_error
+            assert last.structured_content["staged"] is True
 
     run(main)
     items = json.loads((repo / TODO).read_text())["todoList"]["items"]
-    assert items[0]["status"] == "completed" and items[1]["status"] == "inProgress"
+    assert items[0]["status"] == "completed"
+    assert items[1]["status"] == "inProgress"
     assert status_of(repo) == "M "
 
 
@@ -56,7 +61,8 @@ def test_mcp_resolve_writes_only_the_kinds_allow_names(git_repo: Path) -> None:
     async def main() -> None:
         async with in_process(repo, allow=frozenset({"plan"})) as client:
             refused = await client.call_tool("vcontext_resolve", {"path": TODO, "take": "ours"})
-            assert refused.is_error and "not allowed" in text(refused), text(refused)
+            assert refused.is_error, text(refused)
+            assert "not allowed" in text(refused), text(refused)
             listed = await client.call_tool("vcontext_conflicts", {})  # reading stays open
             assert not listed.is_error
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from git_vcontext.serve.store import report_of
 from git_vcontext.serve.tools import call
 from git_vcontext.validate import validate
 
-PROBES = {
+PROBES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "todoList": ("vbrief_create_todo", "todoListId", {"title": "corpus probe"}),
     "plan": ("vbrief_add_plan_item", "planId", {"item": {"title": "corpus probe"}}),
     "playbook": (
@@ -63,4 +64,5 @@ def test_mcp_writes_every_corpus_document_or_refuses_in_one_line(
         assert "corpus probe" in (root / entry.rel).read_text()
         if was_valid:  # the writer's shortcut said "still valid": a full run agrees
             assert validate(after, path=entry.rel).valid, entry.rel
-    assert written > 700 and refused < 60
+    assert written > 700
+    assert refused < 60

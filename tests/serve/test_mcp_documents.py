@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from conftest import run_git
 from git_vcontext.serve import setup
 from git_vcontext.serve.service import Options, Service
 from git_vcontext.serve.tools import call
-from mcp_support import TODO, documents_repo, write_documents
+from helpers.mcp_support import TODO, documents_repo, write_documents
+from helpers.run import run_git
 
 
 def _service(root: Path, **options: Any) -> Service:
@@ -67,20 +67,23 @@ def test_mcp_gitattributes_declare_documents_the_patterns_miss(git_repo: Path) -
     assert [e.rel for e in _service(git_repo).catalog.entries()] == ["memory/tasks.json"]
 
 
+def _current_id(service: Any) -> str:
+    entry = service.catalog.current("todoList")
+    assert entry is not None
+    return str(entry.id)
+
+
 def test_mcp_current_is_pinned_else_only_else_latest_updated_ties_path_order(
     git_repo: Path,
 ) -> None:
     _write(git_repo / "b.vcontext.json", _todo(id="b", updated="2025-01-02T00:00:00Z"))
     _write(git_repo / "a.vcontext.json", _todo(id="a", updated="2025-01-01T23:00:00-02:00"))
-    assert _service(git_repo).catalog.current("todoList").id == "a"  # 01:00Z on the 2nd
+    assert _current_id(_service(git_repo)) == "a"  # 01:00Z on the 2nd
     _write(git_repo / "c.vcontext.json", _todo(id="c", updated="2025-01-02T01:00:00Z"))
-    assert _service(git_repo).catalog.current("todoList").id == "a"  # same instant: path order
-    assert (
-        _service(git_repo, given={"todoList": "c.vcontext.json"}).catalog.current("todoList").id
-        == "c"
-    )
+    assert _current_id(_service(git_repo)) == "a"  # same instant: path order
+    assert _current_id(_service(git_repo, given={"todoList": "c.vcontext.json"})) == "c"
     run_git(git_repo, "config", "vcontext.mcp.todo", "b.vcontext.json")
-    assert _service(git_repo).catalog.current("todoList").id == "b"
+    assert _current_id(_service(git_repo)) == "b"
 
 
 def test_mcp_ids_from_the_container_else_the_file_name_repeats_numbered(
@@ -110,17 +113,21 @@ def test_mcp_never_serves_or_writes_outside_the_root_through_symlinks(
     (repo / "alias.vcontext.json").symlink_to(repo / "todo.vcontext.json")
     svc = _service(repo)
     served = [e.rel for e in svc.catalog.entries()]
-    assert "leak.vcontext.json" not in served and not any("more" in r for r in served)
-    assert served.count("todo.vcontext.json") == 1 and "alias.vcontext.json" not in served
+    assert "leak.vcontext.json" not in served
+    assert not any("more" in r for r in served)
+    assert served.count("todo.vcontext.json") == 1
+    assert "alias.vcontext.json" not in served
     assert svc.catalog.outside == ("leak.vcontext.json",)
     refused = call(svc, "vbrief_update_todo", {"id": "t1", "todoListId": "secret"})
-    assert refused.error and "no todo list with id 'secret'" in refused.text
+    assert refused.error
+    assert "no todo list with id 'secret'" in refused.text
     before = (outside / "secret.vcontext.json").read_bytes()
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / ".vcontext").symlink_to(outside)
     made = call(_service(empty), "vbrief_create_todo", {"title": "x"})
-    assert made.error and "outside" in made.text
+    assert made.error
+    assert "outside" in made.text
     assert (outside / "secret.vcontext.json").read_bytes() == before
     assert not (outside / "todo.json").exists()
 
@@ -130,6 +137,8 @@ def test_mcp_plain_directory_without_git_is_served_and_written(tmp_path: Path) -
     svc = _service(tmp_path)
     assert svc.git is None
     done = call(svc, "vbrief_create_todo", {"title": "no git here"})
-    assert not done.error and "commit" not in done.data
+    assert not done.error
+    assert "commit" not in done.data
     refused = call(svc, "vcontext_status", {})
-    assert refused.error and "git repository" in refused.text
+    assert refused.error
+    assert "git repository" in refused.text

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_path, run_cli
-from mcp_support import documents_repo, read_json, run, text
+from helpers.mcp_support import documents_repo, read_json, run, text
+from helpers.run import cli_path, run_cli
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -143,7 +143,9 @@ def test_mcp_http_other_host_needs_a_token_and_bad_options_are_usage_errors(
         done = run_cli("mcp", *args, cwd=repo)
         err = done.stderr.decode()
         assert done.returncode == 2, (args, err)
-        assert words in err and "Traceback" not in err and err.count("\n") == 1, err
+        assert words in err, err
+        assert "Traceback" not in err, err
+        assert err.count("\n") == 1, err
 
 
 def test_mcp_http_listen_stream_gets_resource_updates(repo: Path) -> None:
@@ -175,7 +177,7 @@ def test_mcp_http_announces_the_same_resource_capabilities_as_stdio(repo: Path) 
     handshake over HTTP must say so (subscribe, listChanged), as it does over stdio."""
     from mcp import Client
 
-    from mcp_support import stdio_params
+    from helpers.mcp_support import stdio_params
 
     async def capabilities(target: object) -> object:
         async with Client(target, mode="legacy") as client:  # type: ignore[arg-type]
@@ -184,5 +186,7 @@ def test_mcp_http_announces_the_same_resource_capabilities_as_stdio(repo: Path) 
     with serving(repo) as url:
         over_http = run(lambda: capabilities(url))
     over_stdio = run(lambda: capabilities(stdio_params(repo)))
-    assert over_stdio.subscribe and over_stdio.list_changed  # type: ignore[attr-defined]
-    assert over_http.subscribe and over_http.list_changed  # type: ignore[attr-defined]
+    assert over_stdio.subscribe
+    assert over_stdio.list_changed
+    assert over_http.subscribe
+    assert over_http.list_changed

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_path
-from mcp_support import documents_repo
+from helpers.mcp_support import documents_repo
+from helpers.run import cli_path
 
 INSPECTOR = "@modelcontextprotocol/inspector@2"
 NPM_CACHE = os.environ.get("NPM_CONFIG_CACHE") or os.path.expanduser("~/.npm")  # before HOME moves

@@ -15,8 +15,8 @@ from typing import Any
 import anyio
 import pytest
 
-from conftest import run_git
-from mcp_support import documents_repo, read_json, run, stdio_params, text
+from helpers.mcp_support import documents_repo, prompt_text, read_json, run, stdio_params, text
+from helpers.run import run_git
 
 
 @pytest.fixture
@@ -53,7 +53,8 @@ def test_mcp_stdio_reads_every_resource_with_its_mime_type(repo: Path, tmp_path:
                 read = await client.read_resource(uri)
                 assert read.contents[0].mime_type == listed[uri], uri
             todos = json.loads(text(await client.read_resource("vbrief://todos")))
-            assert todos["current"] == "main" and todos["todoLists"][0]["sequence"] == 3
+            assert todos["current"] == "main"
+            assert todos["todoLists"][0]["sequence"] == 3
             current = text(await client.read_resource("vbrief://todos/current"))
             assert current == (repo / "todo.vcontext.json").read_text()
             plan = text(await client.read_resource("vbrief://plans/current"))
@@ -93,19 +94,22 @@ def test_mcp_stdio_prompts_are_filled_from_the_documents(repo: Path) -> None:
                 "vbrief_plan_review",
                 "vbrief_add_learning",
             }
-            assert [(a.name, a.required) for a in prompts["vbrief_session_end"].arguments] == [
-                ("summary", True)
-            ]
-            start = (await client.get_prompt("vbrief_session_start")).messages[0].content.text
-            assert "t2: Test the parser" in start and "Release 1.0" in start
+            assert [
+                (a.name, a.required) for a in prompts["vbrief_session_end"].arguments or []
+            ] == [("summary", True)]
+            start = prompt_text(await client.get_prompt("vbrief_session_start"))
+            assert "t2: Test the parser" in start
+            assert "Release 1.0" in start
             assert "tests-in-tmp" in start
             end = await client.get_prompt("vbrief_session_end", {"summary": "Parser tested"})
-            body = end.messages[0].content.text
-            assert "Parser tested" in body and "t1" not in body  # completed items left out
-            review = (await client.get_prompt("vbrief_plan_review")).messages[0].content.text
-            assert "p2: Docs" in review and "Ship the parser first." in review
+            body = prompt_text(end)
+            assert "Parser tested" in body
+            assert "t1" not in body  # completed items left out
+            review = prompt_text(await client.get_prompt("vbrief_plan_review"))
+            assert "p2: Docs" in review
+            assert "Ship the parser first." in review
             learn = await client.get_prompt("vbrief_add_learning", {"category": "gotchas"})
-            assert "'warning'" in learn.messages[0].content.text
+            assert "'warning'" in prompt_text(learn)
 
     run(main)
 
@@ -154,7 +158,9 @@ def test_mcp_legacy_subscribe_is_notified_of_changes_and_new_documents(repo: Pat
     async def main() -> float:
         async with Client(stdio_params(repo), mode="legacy", message_handler=handler) as client:
             caps = client.server_capabilities.resources
-            assert caps is not None and caps.subscribe and caps.list_changed
+            assert caps is not None
+            assert caps.subscribe
+            assert caps.list_changed
             await client.session.subscribe_resource("vbrief://todos/current")
             await anyio.sleep(0.6)
             start = time.monotonic()
@@ -193,7 +199,8 @@ def test_mcp_stdio_agent_branch_commits_each_write_and_keeps_the_index(repo: Pat
     run(main)
     log = run_git(repo, "log", "-1", "--format=%s%n%b", "--name-only").stdout
     assert log.startswith("vcontext mcp: updated t3: status pending -> inProgress")
-    assert "Agent: alice" in log and log.strip().endswith("todo.vcontext.json")
+    assert "Agent: alice" in log
+    assert log.strip().endswith("todo.vcontext.json")
     status = run_git(repo, "status", "--porcelain").stdout.splitlines()
     assert sorted(status) == ["?? README", "A  notes.txt"]
 
@@ -218,7 +225,7 @@ def test_mcp_lone_surrogate_escape_in_a_document_goes_out_as_its_escape(
             assert not done.is_error, text(done)
             assert done.structured_content["item"]["title"] == "odd \\ud800 title"
             start = await client.get_prompt("vbrief_session_start")
-            assert "odd \\ud800 title" in start.messages[0].content.text
+            assert "odd \\ud800 title" in prompt_text(start)
             listed = {r.name for r in (await client.list_resources()).resources}
             assert "todo list todo" in listed
             assert "\\ud800" in text(await client.read_resource("vbrief://todos/current"))

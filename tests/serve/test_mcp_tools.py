@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_git
-from mcp_support import documents_repo, in_process, read_any, read_json, run, text
+from helpers.mcp_support import documents_repo, in_process, read_any, read_json, run, text
+from helpers.run import run_git
 
 SEED_TOOLS = {
     "vbrief_create_todo",
@@ -57,7 +57,8 @@ def _ok(result: Any) -> dict[str, Any]:
 def _refused(result: Any, *words: str) -> str:
     assert result.is_error, text(result)
     line = text(result)
-    assert "\n" not in line and "Traceback" not in line, line
+    assert "\n" not in line, line
+    assert "Traceback" not in line, line
     for word in words:
         assert word.lower() in line.lower(), line
     return line
@@ -112,22 +113,27 @@ def test_mcp_create_todo_fresh_id_sequence_changelog_updated_last_modified_by(
             )
             second = _ok(await _call(client, "vbrief_create_todo", title="Ship it"))
             assert first["id"] != second["id"]
-            assert first["sequence"] == 4 and second["sequence"] == 5
+            assert first["sequence"] == 4
+            assert second["sequence"] == 5
 
     run(main)
     todo = read_json(repo / "todo.vcontext.json")["todoList"]
     ids = [i["id"] for i in todo["items"]]
     assert len(ids) == len(set(ids)) == 5
     new = todo["items"][3]
-    assert new["title"] == "Ship it" and new["status"] == "pending"
-    assert new["narrative"] == {"Overview": "Cut the release"} and new["assignee"] == "alice"
+    assert new["title"] == "Ship it"
+    assert new["status"] == "pending"
+    assert new["narrative"] == {"Overview": "Cut the release"}
+    assert new["assignee"] == "alice"
     assert todo["sequence"] == 5
     assert todo["lastModifiedBy"] == {"id": "alice", "type": "aiAgent"}
     assert todo["updated"].endswith("Z")
     change = todo["changeLog"][0]
-    assert change["sequence"] == 4 and change["operation"] == "create"
+    assert change["sequence"] == 4
+    assert change["operation"] == "create"
     assert change["agent"] == {"id": "alice", "type": "aiAgent"}
-    assert change["path"] == "$.todoList.items[3]" and new["id"] in change["description"]
+    assert change["path"] == "$.todoList.items[3]"
+    assert new["id"] in change["description"]
 
 
 def test_mcp_update_and_delete_todo(repo: Path) -> None:
@@ -138,7 +144,8 @@ def test_mcp_update_and_delete_todo(repo: Path) -> None:
                     client, "vbrief_update_todo", id="t2", status="completed", expectedSequence=3
                 )
             )
-            assert done["item"]["status"] == "completed" and "completed" in done["item"]
+            assert done["item"]["status"] == "completed"
+            assert "completed" in done["item"]
             assert done["change"]["path"] == "$.todoList.items[1].status"
             gone = _ok(await _call(client, "vbrief_delete_todo", id="t1"))
             assert gone["change"]["operation"] == "delete"
@@ -146,7 +153,8 @@ def test_mcp_update_and_delete_todo(repo: Path) -> None:
     run(main)
     todo = read_json(repo / "todo.vcontext.json")["todoList"]
     assert [i["id"] for i in todo["items"]] == ["t2", "t3"]
-    assert todo["sequence"] == 5 and len(todo["changeLog"]) == 2
+    assert todo["sequence"] == 5
+    assert len(todo["changeLog"]) == 2
 
 
 def test_mcp_plan_tools_keep_the_tron_format(repo: Path) -> None:
@@ -195,12 +203,15 @@ def test_mcp_plan_tools_keep_the_tron_format(repo: Path) -> None:
     tron = (repo / "plans/release.vcontext.tron").read_text()
     assert not tron.lstrip().startswith("{")  # still TRON, written by its own codec
     plan = read_any(repo / "plans/release.vcontext.tron")["plan"]
-    assert plan["status"] == "completed" and plan["sequence"] == 10
+    assert plan["status"] == "completed"
+    assert plan["sequence"] == 10
     assert plan["narratives"] == {"Proposal": "Ship the parser first.", "Result": "Shipped"}
     assert [i["title"] for i in plan["items"]] == ["Parser", "Announce", "Docs"]
     assert plan["items"][1]["status"] == "inProgress"
     new = read_json(repo / ".vcontext/plan-next.json")["plan"]
-    assert new["id"] == "next" and new["status"] == "draft" and new["sequence"] == 1
+    assert new["id"] == "next"
+    assert new["status"] == "draft"
+    assert new["sequence"] == 1
     assert [i["title"] for i in new["items"]] == ["One", "Two"]
     assert len({i["id"] for i in new["items"]}) == 2
 
@@ -220,7 +231,8 @@ def test_mcp_add_learning_appends_then_chains_to_the_winning_head(repo: Path) ->
                     confidence=0.8,
                 )
             )
-            assert new["operation"] == "append" and "prevEventId" not in new
+            assert new["operation"] == "append"
+            assert "prevEventId" not in new
             update = _ok(
                 await _call(
                     client,
@@ -231,7 +243,8 @@ def test_mcp_add_learning_appends_then_chains_to_the_winning_head(repo: Path) ->
                     expectedSequence=3,
                 )
             )
-            assert update["operation"] == "update" and update["prevEventId"] == "e1"
+            assert update["operation"] == "update"
+            assert update["prevEventId"] == "e1"
             found = _ok(await _call(client, "vbrief_query_playbook", tags=["git"]))
             assert [e["targetId"] for e in found["entries"]] == ["tests-in-tmp", "small-commits"]
             assert found["entries"][0]["narrative"] == {"Overview": "Also isolate HOME."}
@@ -249,7 +262,8 @@ def test_mcp_add_learning_appends_then_chains_to_the_winning_head(repo: Path) ->
     assert playbook["version"] == 4
     events = playbook["items"]
     assert [e["operation"] for e in events] == ["append", "append", "append", "update"]
-    assert events[3]["prevEventId"] == "e1" and events[3]["eventId"] not in {"e1", "e2"}
+    assert events[3]["prevEventId"] == "e1"
+    assert events[3]["eventId"] not in {"e1", "e2"}
 
 
 def test_mcp_engine_tools_view_diff_validate_status(repo: Path) -> None:
@@ -258,10 +272,12 @@ def test_mcp_engine_tools_view_diff_validate_status(repo: Path) -> None:
             _ok(await _call(client, "vbrief_update_todo", id="t3", status="inProgress"))
             diff = _ok(await _call(client, "vcontext_diff", uri="vbrief://todos/main"))
             changes = [c for c in diff["changes"] if c.get("id") == "t3"]
-            assert changes and changes[0]["new"] == "inProgress"
+            assert changes
+            assert changes[0]["new"] == "inProgress"
             assert "inProgress" in text(await _call(client, "vcontext_diff"))
             valid = _ok(await _call(client, "vcontext_validate"))
-            assert valid["valid"] is True and len(valid["files"]) == 3
+            assert valid["valid"] is True
+            assert len(valid["files"]) == 3
             status = _ok(await _call(client, "vcontext_status"))
             assert status == {"agents": []}
 
@@ -375,7 +391,8 @@ def test_mcp_read_only_lists_no_write_tools_and_allow_limits_kinds(repo: Path) -
             _refused(await _call(client, "vbrief_create_todo", title="x"), "unknown tool")
         async with in_process(repo, allow=frozenset({"playbook"})) as client:
             names = {t.name for t in (await client.list_tools()).tools}
-            assert "vbrief_add_learning" in names and "vbrief_create_todo" not in names
+            assert "vbrief_add_learning" in names
+            assert "vbrief_create_todo" not in names
             assert "vbrief_update_plan" not in names
 
     run(main)
@@ -401,7 +418,8 @@ def test_mcp_create_makes_the_first_documents(git_repo: Path) -> None:
     todo = read_json(git_repo / ".vcontext/todo.json")
     assert [i["title"] for i in todo["todoList"]["items"]] == ["First"]
     playbook = read_json(git_repo / ".vcontext/playbook.json")["playbook"]
-    assert playbook["version"] == 1 and playbook["items"][0]["operation"] == "append"
+    assert playbook["version"] == 1
+    assert playbook["items"][0]["operation"] == "append"
     assert run_git(git_repo, "status", "--short").stdout.count("??") == 1  # .vcontext/
 
 
@@ -430,6 +448,8 @@ def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
         svc, "vbrief_create_plan", {"title": "Deep", "items": [{"title": "x", "extra": deep}]}
     )
     _refused_answer = refused.text
-    assert refused.error and "would not read back" in _refused_answer
-    assert "nesting" in _refused_answer and "\n" not in _refused_answer
+    assert refused.error
+    assert "would not read back" in _refused_answer
+    assert "nesting" in _refused_answer
+    assert "\n" not in _refused_answer
     assert len(list((repo / ".vcontext").iterdir())) == 1

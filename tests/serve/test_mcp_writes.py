@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 import git_vcontext as gv
-from conftest import run_git
 from git_vcontext.serve import setup, writer
 from git_vcontext.serve.service import Options, Service
 from git_vcontext.serve.tools import call
-from mcp_support import TODO, documents_repo, read_any, read_json
+from helpers.mcp_support import TODO, documents_repo, read_any, read_json
+from helpers.run import run_git
 
 
 def _service(root: Path, **options: Any) -> Service:
@@ -58,7 +58,8 @@ def test_mcp_write_redone_when_the_document_changed_before_the_replace(
     assert not done.error, done.text
     todo = read_json(repo / "todo.vcontext.json")["todoList"]
     assert [i["title"] for i in todo["items"]][-2:] == ["theirs", "ours"]
-    assert todo["sequence"] == 5 and todo["changeLog"][-1]["sequence"] == 5
+    assert todo["sequence"] == 5
+    assert todo["changeLog"][-1]["sequence"] == 5
 
 
 def test_mcp_write_with_expected_sequence_refused_when_changed_before_the_replace(
@@ -66,9 +67,11 @@ def test_mcp_write_with_expected_sequence_refused_when_changed_before_the_replac
 ) -> None:
     _meddle_once(monkeypatch, repo / "todo.vcontext.json")
     refused = call(_service(repo), "vbrief_create_todo", {"title": "ours", "expectedSequence": 3})
-    assert refused.error and "sequence 4, not the expectedSequence 3" in refused.text
+    assert refused.error
+    assert "sequence 4, not the expectedSequence 3" in refused.text
     titles = [i["title"] for i in read_json(repo / "todo.vcontext.json")["todoList"]["items"]]
-    assert "ours" not in titles and "theirs" in titles
+    assert "ours" not in titles
+    assert "theirs" in titles
 
 
 def test_mcp_concurrent_writes_from_two_servers_lose_nothing(repo: Path) -> None:
@@ -100,17 +103,20 @@ def test_mcp_stopped_merge_conflicted_document_is_refused(repo: Path) -> None:
     assert run_git(repo, "merge", "side", check=False).returncode != 0
     svc = _service(repo, commit=True)
     markers = call(svc, "vbrief_update_todo", {"id": "t2", "status": "completed"})
-    assert markers.error and "todo.vcontext.json:" in markers.text
+    assert markers.error
+    assert "todo.vcontext.json:" in markers.text
     assert "does not parse" in markers.text
     path.write_text(json.dumps(TODO, indent=2) + "\n")  # fixed by hand, not yet added
     refused = call(svc, "vbrief_update_todo", {"id": "t2", "status": "completed"})
-    assert refused.error and "unresolved conflicts from the stopped merge" in refused.text
+    assert refused.error
+    assert "unresolved conflicts from the stopped merge" in refused.text
     other = call(
         svc,
         "vbrief_add_learning",
         {"targetId": "x", "kind": "note", "narrative": {"Overview": "mid-merge"}},
     )
-    assert not other.error and other.data["commit"] is None
+    assert not other.error
+    assert other.data["commit"] is None
     assert "merge is in progress" in other.data["notes"][0]
     assert read_json(path) == TODO
 
@@ -132,7 +138,8 @@ def test_mcp_a_create_during_a_stopped_merge_never_starts_a_second_todo_list(
     assert run_git(repo, "merge", "side", check=False).returncode != 0
     svc = _service(repo)
     created = call(svc, "vbrief_create_todo", {"title": "mid-merge"})
-    assert created.error and "todo.vcontext.json" in created.text
+    assert created.error
+    assert "todo.vcontext.json" in created.text
     assert not (repo / ".vcontext").exists()
 
 
@@ -142,7 +149,8 @@ def test_mcp_a_broken_one_line_todo_list_is_not_replaced_by_a_new_one(repo: Path
     path.write_text(json.dumps(TODO)[:-1] + "\n")
     svc = _service(repo)
     created = call(svc, "vbrief_create_todo", {"title": "lost?"})
-    assert created.error and "todo.vcontext.json:" in created.text
+    assert created.error
+    assert "todo.vcontext.json:" in created.text
     assert not (repo / ".vcontext").exists()
 
 
@@ -170,7 +178,8 @@ def test_mcp_commit_leaves_a_version_the_user_staged_alone(repo: Path) -> None:
     done = call(
         _service(repo, commit=True), "vbrief_update_todo", {"id": "t3", "status": "inProgress"}
     )
-    assert not done.error and done.data["commit"], done.text
+    assert not done.error, done.text
+    assert done.data["commit"], done.text
     assert "index was left alone" in done.data["notes"][0]
     cached = run_git(repo, "show", ":todo.vcontext.json").stdout
     assert "staged by the user" in cached

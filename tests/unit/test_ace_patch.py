@@ -63,7 +63,8 @@ def test_seed_002_patch_applies_and_bumps_sequence_and_version() -> None:
     out = apply_patch(data, read_patch(SEED_PATCH), now=NOW)
     assert not out.problems
     entries = _entries(out.data)
-    assert entries["entry-1"]["helpfulCount"] == 13 and "entry-3" in entries
+    assert entries["entry-1"]["helpfulCount"] == 13
+    assert "entry-3" in entries
     assert document_sequence(out.data) == 13
     assert out.data["plan"]["playbook"]["version"] == 2
     assert out.data["plan"]["playbook"]["updated"] == NOW
@@ -75,7 +76,9 @@ def test_update_entry_changes_only_the_given_fields_and_refreshes_updated_at() -
         {"operations": [{"op": "updateEntry", "entryId": "entry-2", "entry": {"text": "Now"}}]}
     )
     entry = _entries(apply_patch(_doc(), patch, now=NOW).data)["entry-2"]
-    assert entry["text"] == "Now" and entry["helpfulCount"] == 5 and entry["updatedAt"] == NOW
+    assert entry["text"] == "Now"
+    assert entry["helpfulCount"] == 5
+    assert entry["updatedAt"] == NOW
 
 
 def test_deprecate_entry_is_soft_with_the_reason() -> None:
@@ -83,7 +86,8 @@ def test_deprecate_entry_is_soft_with_the_reason() -> None:
         {"operations": [{"op": "deprecateEntry", "entryId": "entry-1", "reason": "stale"}]}
     )
     entry = _entries(apply_patch(_doc(), patch, now=NOW).data)["entry-1"]
-    assert entry["status"] == "deprecated" and entry["deprecatedReason"] == "stale"
+    assert entry["status"] == "deprecated"
+    assert entry["deprecatedReason"] == "stale"
     assert entry["text"] == "Test first"
 
 
@@ -91,7 +95,8 @@ def test_identical_append_is_skipped_different_one_is_a_problem() -> None:
     existing = copy.deepcopy(_doc()["plan"]["playbook"]["entries"][0])
     same = read_patch({"operations": [{"op": "appendEntry", "entry": existing}]})
     out = apply_patch(_doc(), same, now=NOW)
-    assert [op.op for op in out.skipped] == ["appendEntry"] and not out.problems
+    assert [op.op for op in out.skipped] == ["appendEntry"]
+    assert not out.problems
     other = read_patch({"operations": [{"op": "appendEntry", "entry": {**existing, "text": "x"}}]})
     assert "exists" in apply_patch(_doc(), other, now=NOW).problems[0][1]
 
@@ -156,7 +161,8 @@ def test_m10_concurrent_patch_merges_counters_additively() -> None:
     result = merge3(base, current, patched)
     assert result.clean
     entries = _entries(result.data)
-    assert entries["entry-1"]["helpfulCount"] == 15 and "entry-3" in entries
+    assert entries["entry-1"]["helpfulCount"] == 15
+    assert "entry-3" in entries
     assert result.data["plan"]["sequence"] == 14  # M8: both advanced
 
 
@@ -168,4 +174,5 @@ def test_m13_concurrent_deprecation_wins_over_active() -> None:
     patch = read_patch({"operations": [{"op": "deprecateEntry", "entryId": "entry-1"}]})
     patched = apply_patch(base, patch, now=NOW).data
     result = merge3(base, current, patched)
-    assert result.clean and _entries(result.data)["entry-1"]["status"] == "deprecated"
+    assert result.clean
+    assert _entries(result.data)["entry-1"]["status"] == "deprecated"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
 
 PATH = ".work/.assignment-project-a-workers-slot0"
 
@@ -19,12 +19,14 @@ def test_lines_changed_apart_merge_cleanly_as_git_merge_file_would() -> None:
     ours = b"work_order:wo-2\n\n# notes\nfirst\n"
     theirs = b"work_order:wo-1\n\n# notes\nsecond\n"
     outcome = merge_files(base, ours, theirs, path=PATH)
-    assert outcome.clean and outcome.output == b"work_order:wo-2\n\n# notes\nsecond\n"
+    assert outcome.clean
+    assert outcome.output == b"work_order:wo-2\n\n# notes\nsecond\n"
     assert outcome.reasons == ()  # by design, not a fallback
 
 
 def test_both_reassigned_differently_is_a_conflict_with_markers() -> None:
     base = b"work_order:wo-1\n"
     outcome = merge_files(base, b"work_order:wo-2\n", b"process:proc-9\n", path=PATH)
-    assert outcome.status == "conflict" and not outcome.clean
+    assert outcome.status == "conflict"
+    assert not outcome.clean
     assert outcome.output.startswith(b"<<<<<<< ours\nwork_order:wo-2\n=======\nprocess:proc-9\n")

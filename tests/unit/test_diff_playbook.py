@@ -18,7 +18,7 @@ def _ev(event_id: str, target: str, op: str, at: str, **fields: Any) -> dict[str
     return {"eventId": event_id, "targetId": target, "operation": op, **fields, "createdAt": at}
 
 
-BASE = {
+BASE: dict[str, Any] = {
     "vContextInfo": {"version": "0.4"},
     "playbook": {"items": [
         _ev("e1", "t", "append", "2025-01-01T00:00:00Z", kind="rule", text="Run it in staging."),
@@ -96,7 +96,8 @@ def test_a_playbook_added_with_the_file_lists_its_entries() -> None:
 def test_anomalies_brought_by_new_events_are_reported() -> None:
     new = _with(_ev("e2", "t", "update", "2025-01-02T00:00:00Z", prevEventId="nope"))
     (anomaly,) = [c for c in diff(BASE, new).changes if c.kind == "anomaly"]
-    assert anomaly.new["kind"] == "dangling-prev" and anomaly.anchor == "playbook.anomalies"
+    assert anomaly.new["kind"] == "dangling-prev"
+    assert anomaly.anchor == "playbook.anomalies"
 
 
 def test_textconv_follows_the_log_with_each_entrys_view() -> None:

@@ -18,7 +18,8 @@ def test_describe_finds_root_family_version_and_container() -> None:
     assert not d.describe({"items": []}).is_vcontext
     assert not d.describe([1, 2]).is_vcontext
     two = d.describe({"vContextInfo": {}, "todoList": {}, "plan": {}})
-    assert two.containers == ("todoList", "plan") and two.container is None
+    assert two.containers == ("todoList", "plan")
+    assert two.container is None
 
 
 def test_identity_key_prefers_id_then_uid_then_event_ids() -> None:
@@ -41,10 +42,13 @@ def test_identity_key_rejects_duplicates_non_objects_and_missing_keys() -> None:
 def test_m3_a_repeated_key_value_on_any_side_leaves_the_array_unkeyed() -> None:
     # the first key field carried decides; a repeat is not rescued by another field
     choice = d.key_choice([[{"id": "a", "uid": 1}, {"id": "a", "uid": 2}]])
-    assert choice.key is None and choice.repeat == d.Repeat("id", "a", 0)
+    assert choice.key is None
+    assert choice.repeat == d.Repeat("id", "a", 0)
     once, twice = [{"id": "t1"}, {"id": "t2"}], [{"id": "t1"}, {"id": "t1"}]
     assert d.key_choice([once, once, twice]).repeat == d.Repeat("id", "t1", 2)
-    assert d.key_choice([None, twice, once]).repeat.describe() == "id 't1' repeats in ours"
+    repeat = d.key_choice([None, twice, once]).repeat
+    assert repeat is not None
+    assert repeat.describe() == "id 't1' repeats in ours"
     # 1 and "1" are different values, not a repeat
     assert d.key_choice([[{"id": 1}, {"id": "1"}]]).key == "id"
 
@@ -76,8 +80,6 @@ def test_logs_sequences_and_metrics_are_recognised_at_any_depth() -> None:
     assert not d.is_sequence_field(("vContextInfo", "version"))
     assert d.is_metrics(("plan", "playbook", "metrics"))
     assert d.is_event_array([[{"eventId": "e"}], []])
-    assert d.is_ace_entries(("plan", "playbook", "entries"), [[{"id": "entry-1"}]])
-    assert not d.is_ace_entries(("playbook", "items"), [[{"eventId": "e", "id": "x"}]])
 
 
 def test_anchored_path_names_elements_by_identity() -> None:

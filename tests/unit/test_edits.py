@@ -15,7 +15,7 @@ import pytest
 from git_vcontext.edits import learnings, plans, todos
 from git_vcontext.edits.stamp import Refused, Stamp, json_path
 from git_vcontext.playbook.view import playbook_view
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
 
 STAMP = Stamp("bob", "2026-02-03T04:05:06Z")
 NESTED = {
@@ -70,7 +70,8 @@ def test_edit_fresh_ids_are_unique_and_client_ids_must_be_free_and_plain() -> No
         out = todos.create(data, {"title": f"t{n}"}, STAMP, entropy="same entropy")
         made.add(out.item_id)
         data = out.data
-    assert len(made) == 50 and all(i.startswith("todo-") for i in made)
+    assert len(made) == 50
+    assert all(i.startswith("todo-") for i in made)
     assert todos.create(NESTED, {"title": "x", "id": "mine"}, STAMP, entropy="e").item_id == "mine"
     for bad, why in (
         ("a.1", "taken"),
@@ -99,7 +100,8 @@ def test_edit_refusals_say_what_and_what_is_allowed() -> None:
 def test_edit_delete_takes_the_sub_items_along() -> None:
     out = todos.delete(NESTED, "a", STAMP)
     assert out.data["todoList"]["items"] == []
-    assert out.change.operation == "delete" and out.item is None
+    assert out.change.operation == "delete"
+    assert out.item is None
 
 
 def test_edit_plan_items_fresh_ids_position_and_narratives_merged() -> None:
@@ -115,8 +117,10 @@ def test_edit_plan_items_fresh_ids_position_and_narratives_merged() -> None:
         entropy="e",
     )
     plan = made.data["plan"]
-    assert plan["status"] == "draft" and plan["sequence"] == 1
-    assert [i["id"] for i in plan["items"]][1] == "two" and plan["items"][0]["id"] != "two"
+    assert plan["status"] == "draft"
+    assert plan["sequence"] == 1
+    assert [i["id"] for i in plan["items"]][1] == "two"
+    assert plan["items"][0]["id"] != "two"
     added = plans.add_item(made.data, {"title": "zero"}, STAMP, entropy="f", position=0)
     assert [i["title"] for i in added.data["plan"]["items"]] == ["zero", "one", "two"]
     with pytest.raises(Refused, match=r"position 4 is outside 0\.\.3"):
@@ -139,8 +143,10 @@ def test_edit_learning_on_a_multi_head_entry_chains_to_the_winner() -> None:
         STAMP,
         entropy="r",
     )
-    assert out.event["operation"] == "update" and out.event["prevEventId"] == "e3"
-    assert out.notes and "2 heads" in out.notes[0]
+    assert out.event["operation"] == "update"
+    assert out.event["prevEventId"] == "e3"
+    assert out.notes
+    assert "2 heads" in out.notes[0]
     assert out.data["playbook"]["version"] == 2
     with pytest.raises(Refused, match="version 1, not the expectedSequence 0"):
         learnings.add_learning(
@@ -163,7 +169,8 @@ def test_edit_query_all_tags_kind_text_newest_first_and_limit() -> None:
     ids = [e.target_id for e in learnings.query(view, tags=["a"])[0]]
     assert ids == ["new", "mid"]  # 'old' was deprecated (active only), newest first
     found, matched = learnings.query(view, tags=["a", "b"], limit=1)
-    assert [e.target_id for e in found] == ["mid"] and matched == 1
+    assert [e.target_id for e in found] == ["mid"]
+    assert matched == 1
     assert [e.target_id for e in learnings.query(view, kind="warning")[0]] == ["mid"]
     assert [e.target_id for e in learnings.query(view, search="TEXT OF NEW")[0]] == ["new"]
 

@@ -52,6 +52,7 @@ def test_history_event_modified_is_located_in_the_new_text() -> None:
     assert rules(found) == [history.EVENT_MODIFIED]
     assert found[0].where == "playbook.items[e2]"
     assert "text" in found[0].message
+    assert found[0].line is not None
     line = new.decode().splitlines()[found[0].line - 1]
     assert '"eventId": "e2"' in line
 
@@ -67,7 +68,8 @@ def test_history_target_changed_has_its_own_rule() -> None:
     new = playbook(event("e1", "r2", text="a"))
     found = check_change(old, new, PATH)
     assert rules(found) == [history.TARGET_CHANGED]
-    assert "'r2'" in found[0].message and "'r1'" in found[0].message
+    assert "'r2'" in found[0].message
+    assert "'r1'" in found[0].message
 
 
 def test_history_legacy_entries_spelling_is_checked_too() -> None:
@@ -244,7 +246,8 @@ def test_history_real_edit_histories_from_the_corpus_break_no_rule(shared_dir: P
             pairs += 1
             with_events += b'"eventId"' in raw_old
             assert check_change(raw_old, raw_new, new.name) == [], f"{old} -> {new}"
-    assert pairs > 50 and with_events >= 1
+    assert pairs > 50
+    assert with_events >= 1
 
 
 def _line(text: bytes | str, number: int | None) -> str:
@@ -272,9 +275,11 @@ def test_history_removed_event_and_changelog_entry_point_at_the_log_they_were_in
     (found,) = check_change(old, left, PATH)
     assert '"items": [' in _line(left, found.line)  # not the event now at its index
     new = todo(sequence=2, changeLog=[{"sequence": 2}])
-    found = check_change(todo(sequence=2, changeLog=[{"sequence": 1}, {"sequence": 2}]), new, PATH)
-    assert rules(found) == [history.CHANGELOG_REMOVED]
-    assert '"changeLog": [' in _line(new, found[0].line)
+    removed = check_change(
+        todo(sequence=2, changeLog=[{"sequence": 1}, {"sequence": 2}]), new, PATH
+    )
+    assert rules(removed) == [history.CHANGELOG_REMOVED]
+    assert '"changeLog": [' in _line(new, removed[0].line)
 
 
 def test_history_findings_are_located_in_tron_documents() -> None:
@@ -285,5 +290,7 @@ def test_history_findings_are_located_in_tron_documents() -> None:
     )
     new = old.replace("{sequence: 5,", "{sequence: 4,")
     (found,) = check_change(old.encode(), new.encode(), "t.vcontext.tron")
-    assert found.rule == history.SEQUENCE_DECREASED and found.line == 4
+    assert found.rule == history.SEQUENCE_DECREASED
+    assert found.line == 4
+    assert found.column is not None
     assert new.splitlines()[3][found.column - 1 :].startswith("sequence: 4")

@@ -6,6 +6,7 @@ import copy
 import difflib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +16,7 @@ from git_vcontext.codecs import json_text
 from git_vcontext.errors import ParseError
 from git_vcontext.values import MAX_DEPTH
 
-STYLES = {
+STYLES: dict[str, dict[str, Any]] = {
     "2-space": dict(indent=2),
     "4-space": dict(indent=4),
     "tab": dict(indent="\t"),
@@ -44,7 +45,7 @@ def _styled(
     crlf: bool = False,
     ascii_: bool = False,
 ) -> bytes:
-    text = json.dumps(DOC, ensure_ascii=ascii_, **STYLES[name])  # type: ignore[arg-type]
+    text = json.dumps(DOC, ensure_ascii=ascii_, **STYLES[name])
     if crlf:
         text = text.replace("\n", "\r\n")
     if final_newline:
@@ -72,14 +73,16 @@ def test_crlf_and_ascii_escapes_are_detected_and_kept() -> None:
     new = copy.deepcopy(doc.data)
     new["todoList"]["items"].append({"id": "t3", "title": "Café", "status": "pending"})
     out = doc.render(new)
-    assert "Caf\\u00e9" in out and "\n" not in out.replace("\r\n", "")
+    assert "Caf\\u00e9" in out
+    assert "\n" not in out.replace("\r\n", "")
 
 
 def test_detects_indent_width_tabs_and_compact() -> None:
     assert json_text.loads(_styled("4-space")).style.indent == "    "
     assert json_text.loads(_styled("tab")).style.indent == "\t"
     compact = json_text.loads(_styled("compact")).style
-    assert compact.indent is None and compact.key_separator == ":"
+    assert compact.indent is None
+    assert compact.key_separator == ":"
     assert compact.inline_item_separator == ","
     assert json_text.loads(_styled("one-line")).style.inline_item_separator == ", "
 
@@ -342,7 +345,7 @@ def test_known_invalid_corpus_files_are_reported_with_a_location(shared_dir: Pat
 @pytest.mark.parametrize("name", sorted(STYLES))
 def test_appending_to_a_log_reuses_the_old_text_in_every_style(name: str) -> None:
     """Elements added after the very same old ones take the fast path: no re-scan."""
-    raw = json.dumps({"log": [{"e": 1}, {"e": 2}, {"e": 3}]}, **STYLES[name]) + "\n"  # type: ignore[arg-type]
+    raw = json.dumps({"log": [{"e": 1}, {"e": 2}, {"e": 3}]}, **STYLES[name]) + "\n"
     doc = json_text.loads(raw)
     log = doc.data["log"]
     out = doc.render({"log": [*log, {"e": 4}, {"e": 5}]})
@@ -350,7 +353,7 @@ def test_appending_to_a_log_reuses_the_old_text_in_every_style(name: str) -> Non
     expected = (
         json.dumps({"log": [{"e": 1}, {"e": 2}, {"e": 3}, {"e": 4}, {"e": 5}]}, **STYLES[name])
         + "\n"
-    )  # type: ignore[arg-type]
+    )
     assert out == expected
 
 
@@ -360,4 +363,5 @@ def test_go_style_escapes_of_html_characters_are_kept_in_new_text() -> None:
     text = '{"a": "x -\\u003e y", "b": "old"}\n'
     out = json_text.loads(text).render({"a": "x -> y", "b": "p < q & r"})
     assert out == '{"a": "x -\\u003e y", "b": "p \\u003c q \\u0026 r"}\n'
-    assert json_text.escapes_html(text) and not json_text.escapes_html('{"a": "x -> y"}')
+    assert json_text.escapes_html(text)
+    assert not json_text.escapes_html('{"a": "x -> y"}')

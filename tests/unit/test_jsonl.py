@@ -31,7 +31,8 @@ def test_render_keeps_old_lines_verbatim_and_writes_new_ones_in_the_first_lines_
 def test_crlf_line_endings_are_kept() -> None:
     doc = jsonl.loads(EVENTS.replace("\n", "\r\n"))
     out = doc.render([*doc.data, {"event_id": "x"}])
-    assert out.count("\r\n") == 3 and "\n" not in out.replace("\r\n", "")
+    assert out.count("\r\n") == 3
+    assert "\n" not in out.replace("\r\n", "")
 
 
 def test_a_line_that_is_not_json_makes_the_file_unparsable_with_its_line_number() -> None:

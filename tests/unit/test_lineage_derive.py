@@ -74,7 +74,8 @@ def test_a_changed_status_is_read_from_the_neighbour() -> None:
         derived = _check(old, new)
         assert derived is not None
         t3 = derived.index.find("t3")[0].value
-        assert t3["title"] == "Task 3 done" and derived.data["todoList"]["sequence"] == 8
+        assert t3["title"] == "Task 3 done"
+        assert derived.data["todoList"]["sequence"] == 8
 
 
 def test_a_nested_item_is_read_again_and_the_items_around_it_hold_it() -> None:

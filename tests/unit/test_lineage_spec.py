@@ -76,7 +76,7 @@ def test_repeated_ids_are_all_kept_in_document_order() -> None:
 
 
 def test_playbook_entries_are_found_by_target_with_their_events() -> None:
-    from playbook_helpers import ev
+    from helpers.playbook import ev
 
     e1 = ev("e1", "x", "append", at=1, text="Retry once")
     e2 = ev("e2", "x", "update", prev="e1", at=2, delta={"helpfulCount": 1})
@@ -87,7 +87,8 @@ def test_playbook_entries_are_found_by_target_with_their_events() -> None:
         (EVENT, "playbook.items[e1]"),
         (EVENT, "playbook.items[e2]"),
     ]
-    assert index.entries["x"].value["helpfulCount"] == 1 and index.winners["x"] == "e2"
+    assert index.entries["x"].value["helpfulCount"] == 1
+    assert index.winners["x"] == "e2"
     assert [s.kind for s in index.find("e2")] == [EVENT]
 
 

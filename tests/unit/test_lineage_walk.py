@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from git_vcontext.diff.model import Change
-from lineage_helpers import FakeHistory, blame, log, shown, todo
+from helpers.lineage import FakeHistory, blame, log, shown, todo
 
 F = "todo.vcontext.json"
 
@@ -47,7 +47,8 @@ def test_unchanged_blobs_are_skipped_by_id_and_each_version_parsed_once() -> Non
     h.commit("c12", {F: todo(t1="completed")}, ("c11",))
     entries, walk = log(h, "c12", F, ["t1"])
     assert [c for c, _ in shown(entries)] == ["c12", "c1"]
-    assert walk.versions.parsed + walk.versions.derived == 2 and h.reads == 2
+    assert walk.versions.parsed + walk.versions.derived == 2
+    assert h.reads == 2
 
 
 def _merge(t1_a: str, t1_b: str, t1_m: str) -> FakeHistory:
@@ -133,7 +134,8 @@ def test_max_count_stops_the_walk_once_the_newest_commits_are_known() -> None:
         h.commit(f"c{n}", {F: todo(t1=f"s{n}")}, (f"c{n - 1}",))
     entries, walk = log(h, "c29", F, ["t1"], limit=2)
     assert [c for c, _ in shown(entries)] == ["c29", "c28"]
-    assert walk.stopped and h.reads < 6
+    assert walk.stopped
+    assert h.reads < 6
 
 
 def test_follow_goes_through_a_json_to_tron_conversion() -> None:
@@ -165,7 +167,8 @@ def test_a_pure_rename_is_shown_in_the_whole_document_log_only() -> None:
 
 def test_an_id_in_no_version_is_reported_with_the_ids_the_document_has() -> None:
     _, walk = log(_linear(), "c3", F, ["t9"])
-    assert "t9" not in walk.present and walk.known[F] == ["t1", "t2"]
+    assert "t9" not in walk.present
+    assert walk.known[F] == ["t1", "t2"]
 
 
 def test_blame_names_the_commit_that_gave_each_item_its_value() -> None:
@@ -207,7 +210,7 @@ def test_blame_stops_once_every_item_is_explained() -> None:
 
 
 def test_blame_of_a_playbook_entry_is_the_commit_of_its_winning_head() -> None:
-    from playbook_helpers import ev
+    from helpers.playbook import ev
 
     def book(*events: dict[str, object]) -> bytes:
         doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"items": list(events)}}
@@ -229,7 +232,7 @@ def test_walks_leave_no_reference_cycles_behind() -> None:
     every parsed version alive until the process ends."""
     import gc
 
-    from playbook_helpers import ev
+    from helpers.playbook import ev
 
     def history() -> FakeHistory:  # json.dumps(indent=...) itself leaves cycles: made first
         h = _linear()

@@ -9,7 +9,7 @@ from typing import Any
 
 from git_vcontext.diff import diff
 from git_vcontext.merge import MergeOptions, merge3
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -49,7 +49,8 @@ def test_m3_a_twin_deleted_on_one_side_and_edited_on_the_other_conflicts_on_that
     b = todo(it("t1", "first", "blocked"), it("t1", "second"))  # theirs blocks the first
     r = merge3(o, a, b)
     [c] = r.conflicts
-    assert c.kind == "delete/modify" and c.theirs == it("t1", "first", "blocked")
+    assert c.kind == "delete/modify"
+    assert c.theirs == it("t1", "first", "blocked")
     assert c.base == it("t1", "first")
     # the second twin carries ours' completion only, nothing of the first
     assert items(r) == [("t1", "second", "completed")]
@@ -60,7 +61,8 @@ def test_m3_twins_edited_on_different_sides_keep_each_edit_on_its_own_twin() -> 
     a = todo(it("t1", "first", "completed"), it("t1", "second"))
     b = todo(it("t1", "first"), it("t1", "second", "blocked", priority="high"))
     r = merge3(o, a, b)
-    assert r.clean and r.data["todoList"]["items"] == [
+    assert r.clean
+    assert r.data["todoList"]["items"] == [
         it("t1", "first", "completed"),
         it("t1", "second", "blocked", priority="high"),
     ]
@@ -71,7 +73,8 @@ def test_m3_an_id_repeated_only_in_one_side_also_unkeys_the_array() -> None:
     a = todo(it("t1", "first", "completed"), it("t2", "other"), it("t1", "copy"))
     b = todo(it("t1", "renamed"), it("t2", "other"))
     r = merge3(o, a, b)
-    assert r.clean and notes(r) == ["duplicate-id"]
+    assert r.clean
+    assert notes(r) == ["duplicate-id"]
     assert "repeats in ours" in r.notes[0].message
     assert items(r) == [
         ("t1", "renamed", "completed"),
@@ -85,7 +88,8 @@ def test_m3_an_id_and_a_uid_sharing_a_value_merge_by_alignment() -> None:
     a = todo(it("x", "by id", "completed"), {"uid": "x", "title": "by uid", "status": "pending"})
     b = todo(it("x", "by id"), {"uid": "x", "title": "by uid", "status": "blocked"})
     r = merge3(o, a, b)
-    assert r.clean and notes(r) == ["duplicate-id"]
+    assert r.clean
+    assert notes(r) == ["duplicate-id"]
     assert "uid 'x' is also an id" in r.notes[0].message
     assert [e["status"] for e in r.data["todoList"]["items"]] == ["completed", "blocked"]
 
@@ -124,7 +128,8 @@ def test_m6_a_repeated_event_id_merges_the_log_by_alignment_keeping_every_event(
     a = _events(*base, ("a1", "x", "2025-01-03T00:00:00Z"))
     b = _events(*base, ("b1", "y", "2025-01-04T00:00:00Z"))
     r = merge3(o, a, b)
-    assert r.clean and "duplicate-id" in notes(r)
+    assert r.clean
+    assert "duplicate-id" in notes(r)
     got = [(e["eventId"], e["targetId"]) for e in r.data["playbook"]["items"]]
     assert got == [("e1", "x"), ("e1", "y"), ("a1", "x"), ("b1", "y")]
 
@@ -138,7 +143,8 @@ def test_m6_jsonl_events_with_a_repeated_event_id_merge_by_lines_of_records() ->
     theirs = [base[0], line("t1", "2025-01-03T00:00:00Z", "d"), base[1]]
     raw = ["\n".join(x).encode() + b"\n" for x in (base, ours, theirs)]
     out = merge_files(*raw, path=".work/events.jsonl", options=MergeOptions(now=NOW))
-    assert out.clean and out.result is not None
+    assert out.clean
+    assert out.result is not None
     assert "duplicate-id" in [n.kind for n in out.result.notes]
     types = [json.loads(x)["event_type"] for x in out.output.decode().splitlines()]
     assert types == ["a", "d", "b", "c"]
@@ -165,7 +171,8 @@ def test_m3_vermas_dependencies_with_a_repeated_depends_on_id_merge_by_alignment
     r = merge3(o, a, b)
     assert "duplicate-id" in notes(r)
     # theirs changed the first twin and deleted the second; ours only appended
-    assert r.clean and r.data == {"dependencies": [dep("w1", "parent"), dep("w2", "blocks")]}
+    assert r.clean
+    assert r.data == {"dependencies": [dep("w1", "parent"), dep("w2", "blocks")]}
 
 
 def test_m3_corpus_spec_with_t2_1_1_twice_keeps_each_edit_on_its_twin(shared_dir: Path) -> None:
@@ -181,7 +188,8 @@ def test_m3_corpus_spec_with_t2_1_1_twice_keeps_each_edit_on_its_twin(shared_dir
     out = merge_files(
         raw.encode(), ours.encode(), theirs.encode(), path="specification.vbrief.json"
     )
-    assert out.clean and out.result is not None
+    assert out.clean
+    assert out.result is not None
     assert "duplicate-id" in [n.kind for n in out.result.notes]
     both = _replace_once(ours, second["title"], second["title"] + " (theirs)")
     assert out.output.decode() == both  # both edits, each on its twin, nothing else touched

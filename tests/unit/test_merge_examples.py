@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from git_vcontext.merge.files import FileMerge, merge_files
+from git_vcontext.merge.files import FileMerge
 from git_vcontext.merge.result import MergeOptions
 from git_vcontext.merge.textmerge import Markers
+from helpers.merging import merge_files
 
 ROOT = Path(__file__).resolve().parents[1] / "examples" / "merge"
 CASES = sorted(p.name for p in ROOT.iterdir() if (p / "case.json").exists())

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import run_cli
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
+from helpers.run import run_cli
 
 PATH = "playbook.vcontext.json"
 
@@ -42,8 +42,10 @@ def test_report_notes_each_target_left_with_several_heads_in_the_documented_shap
     )
     notes = out.report()["notes"]
     [head] = [n for n in notes if n["kind"] == "multi-head"]
-    assert head["path"] == "/playbook/items" and head["target"] == "entry-retry"
-    assert head["heads"] == ["e2", "e3"] and "e3" in head["message"]
+    assert head["path"] == "/playbook/items"
+    assert head["target"] == "entry-retry"
+    assert head["heads"] == ["e2", "e3"]
+    assert "e3" in head["message"]
     assert any(n["kind"] == "sequence-conflict" and n["path"] == "/playbook/version" for n in notes)
 
 
@@ -55,13 +57,15 @@ def test_no_multi_head_note_when_the_merged_log_is_one_chain() -> None:
         playbook(e1, e2),
         path=PATH,
     )
-    assert out.clean and not [n for n in out.report()["notes"] if n["kind"] == "multi-head"]
+    assert out.clean
+    assert not [n for n in out.report()["notes"] if n["kind"] == "multi-head"]
 
 
 def test_favor_leaves_a_line_fallback_with_its_markers() -> None:
     """PRODUCT.md: favor settles structural conflicts; a line fallback (M16) keeps its markers."""
     out = merge_files(b'{"a": 1,\n', b'{"a": 2,\n', b'{"a": 3,\n', path="x.json", favor="theirs")
-    assert out.status == "fallback" and not out.clean
+    assert out.status == "fallback"
+    assert not out.clean
     assert b"<<<<<<< ours" in out.output
 
 
@@ -79,9 +83,11 @@ def test_merge_command_favor_writes_the_favored_side_and_lists_conflicts_as_note
                    "theirs", "--report", "-", cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    assert report["status"] == "clean" and report["conflicts"] == []
+    assert report["status"] == "clean"
+    assert report["conflicts"] == []
     [note] = report["notes"]
-    assert note["kind"] == "favored" and note["favored"] == "theirs"
+    assert note["kind"] == "favored"
+    assert note["favored"] == "theirs"
     assert note["path"] == "/todoList/items/0/status"
     assert note["conflict"] == {
         "kind": "status",
@@ -99,7 +105,9 @@ def test_favor_from_the_environment_and_a_bad_value_is_ignored_with_a_warning(
         (tmp_path / f"{name}.json").write_text(json.dumps({"n": value}))
     args = ("merge", "base.json", "ours.json", "theirs.json")
     favored = run_cli(*args, cwd=tmp_path, env={"GIT_VCONTEXT_FAVOR": "ours"})
-    assert favored.returncode == 0 and json.loads(favored.stdout) == {"n": 2}
+    assert favored.returncode == 0
+    assert json.loads(favored.stdout) == {"n": 2}
     bad = run_cli(*args, cwd=tmp_path, env={"GIT_VCONTEXT_FAVOR": "mine"})
-    assert bad.returncode == 1 and b"<<<<<<<" in bad.stdout
+    assert bad.returncode == 1
+    assert b"<<<<<<<" in bad.stdout
     assert b"ignoring favor 'mine'" in bad.stderr

@@ -14,7 +14,7 @@ import pytest
 
 from git_vcontext.codecs import parse
 from git_vcontext.merge import merge3
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
 
 FORK_NOTES = {"fork-parent-sequence", "parallel-edits"}
 A2 = "corpus/spec-embedded/history/Appendix-A-Complete-Examples-All-Extensions-A2-Plan-Coordina"
@@ -38,7 +38,8 @@ def kinds(result: Any) -> set[str]:
 def test_m11_two_edits_of_one_fork_leave_parent_sequence_alone() -> None:
     f = fork("2025-01-01T00:00:00Z")
     r = merge3(plan(4, f), plan(5, f, status="approved"), plan(5, f, title="Q"))
-    assert r.clean and r.data["plan"]["fork"] == f
+    assert r.clean
+    assert r.data["plan"]["fork"] == f
     assert r.data["plan"]["sequence"] == 6  # M8 as usual
     assert not kinds(r) & FORK_NOTES
 
@@ -46,15 +47,18 @@ def test_m11_two_edits_of_one_fork_leave_parent_sequence_alone() -> None:
 def test_m11_the_same_fork_edited_on_one_side_only_is_not_rewritten_either() -> None:
     f = fork("2025-01-01T00:00:00Z")
     r = merge3(plan(4, f), plan(4, f), plan(5, f, title="Q"))
-    assert r.data == plan(5, f, title="Q") and not kinds(r) & FORK_NOTES
+    assert r.data == plan(5, f, title="Q")
+    assert not kinds(r) & FORK_NOTES
 
 
 def test_m11_sibling_forks_keep_ours_fork_unchanged_and_note_nothing() -> None:
     mine, sibling = fork("2025-01-01T00:00:00Z"), fork("2025-01-02T00:00:00Z", 4, forkReason="b")
     for base in (plan(3), plan(3, mine)):
         r = merge3(base, plan(5, mine, status="approved"), plan(6, sibling, title="Q"))
-        assert r.clean and r.data["plan"]["fork"] == mine
-        assert r.data["plan"]["uid"] == "u-1" and not kinds(r) & FORK_NOTES
+        assert r.clean
+        assert r.data["plan"]["fork"] == mine
+        assert r.data["plan"]["uid"] == "u-1"
+        assert not kinds(r) & FORK_NOTES
 
 
 def test_m11_a_fork_still_learns_its_parents_sequence() -> None:
@@ -86,8 +90,10 @@ def test_m11_spec_a2_example_edited_twice_keeps_its_parent_sequence(
         document.render(theirs).encode(),
         path=path.name,
     )
-    assert out.clean and out.result is not None
+    assert out.clean
+    assert out.result is not None
     merged = out.result.data["plan"]
     assert merged["fork"] == data["plan"]["fork"]  # parentSequence 5, as written
-    assert merged["items"][0]["status"] == "blocked" and merged["title"].endswith("(revised)")
+    assert merged["items"][0]["status"] == "blocked"
+    assert merged["title"].endswith("(revised)")
     assert not kinds(out.result) & FORK_NOTES

@@ -6,12 +6,13 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from git_vcontext.merge import MergeOptions, merge3
-from git_vcontext.merge.files import merge_files
 from git_vcontext.values import same
+from helpers.merging import merge_files
 
 keys = st.text(alphabet="abcdefgh", min_size=1, max_size=3)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=4))
@@ -151,7 +152,8 @@ def test_m17_determinism_under_a_fixed_clock(o: Any, a: Any, b: Any) -> None:
     opts = MergeOptions(now="2026-01-01T00:00:00Z")
     first = merge_files(*raw, path="d.vcontext.json", options=opts)
     again = merge_files(*raw, path="d.vcontext.json", options=opts)
-    assert first.output == again.output and first.status == again.status
+    assert first.output == again.output
+    assert first.status == again.status
 
 
 @SETTINGS
@@ -288,3 +290,43 @@ def test_m6_a_log_with_a_repeated_event_id_loses_no_event_of_either_side(
     for side in (a, b):
         assert all(json.dumps(e, sort_keys=True) in log for e in side)
     assert len(log) == len(set(log))
+
+
+# -- an engine crash is covered for users and fails the suite (issue 18) -----------------
+
+
+def _crash(*_args: object) -> None:
+    raise ValueError("injected")
+
+
+def test_m16_an_engine_crash_falls_back_to_lines_and_says_internal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from git_vcontext.merge import core, files
+
+    monkeypatch.setattr(core, "merge_values", _crash)
+    keys = "abcdef"
+    base, ours, theirs = ({k: 0 for k in keys} for _ in range(3))
+    ours["a"], theirs["f"] = 1, 1
+    raw = [json.dumps(x, indent=2).encode() for x in (base, ours, theirs)]
+    out = files.merge_files(*raw, path="d.vcontext.json")
+    assert out.status == "fallback"
+    assert json.loads(out.output) == {**ours, "f": 1}  # the line merge kept both edits
+    assert out.internal_error
+    assert out.reasons == ("internal error ValueError: injected",)
+
+
+def test_an_injected_engine_crash_fails_the_never_crash_property_tests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from git_vcontext.merge import core
+
+    monkeypatch.setattr(core, "merge_values", _crash)
+    with pytest.raises(AssertionError, match="the merge engine crashed"):
+        test_m17_determinism_under_a_fixed_clock()
+
+
+def test_bad_input_is_not_an_internal_error() -> None:
+    out = merge_files(b'{"a": 1}', b'{"a": 2}', b'{"a": ', path="d.vcontext.json")
+    assert out.status == "fallback"
+    assert not out.internal_error

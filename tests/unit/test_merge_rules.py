@@ -6,8 +6,8 @@ import copy
 from typing import Any
 
 from git_vcontext.merge import MISSING, MergeOptions, merge3
-from git_vcontext.merge.files import merge_files
 from git_vcontext.merge.textmerge import Markers, merge_lines
+from helpers.merging import merge_files
 
 
 def todo(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -138,7 +138,8 @@ def test_m8_missing_sequence_counts_as_zero_and_item_sequences_follow_too() -> N
     a = todo(item("t1", sequence=1, status="completed"))
     b = todo(item("t1", sequence=1, title="New"))
     merged = merge3(o, a, b).data["todoList"]["items"][0]
-    assert merged["sequence"] == 2 and merged["status"] == "completed"
+    assert merged["sequence"] == 2
+    assert merged["status"] == "completed"
 
 
 def test_m8_changelog_merge_entry_uses_the_given_time() -> None:
@@ -147,9 +148,11 @@ def test_m8_changelog_merge_entry_uses_the_given_time() -> None:
     b = todo(item("t2"), sequence=2, changeLog=[])
     r = merge3(o, a, b, MergeOptions(now="2026-02-03T04:05:06Z"))
     entry = r.data["todoList"]["changeLog"][-1]
-    assert entry["operation"] == "merge" and entry["sequence"] == 3
+    assert entry["operation"] == "merge"
+    assert entry["sequence"] == 3
     assert entry["timestamp"] == "2026-02-03T04:05:06Z"
-    assert entry["agent"]["type"] == "system" and "2 (ours) and 2 (theirs)" in entry["reason"]
+    assert entry["agent"]["type"] == "system"
+    assert "2 (ours) and 2 (theirs)" in entry["reason"]
 
 
 def test_m9_equal_instants_keep_ours_spelling() -> None:
@@ -170,14 +173,18 @@ def test_m10_counters_with_missing_base_add_up() -> None:
 
 
 def test_m11_a_fork_block_is_never_taken_from_theirs_even_if_ours_is_unchanged() -> None:
-    o = {"vContextInfo": {"version": "0.4"}, "plan": {"uid": "u", "sequence": 1, "items": []}}
+    o: dict[str, Any] = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {"uid": "u", "sequence": 1, "items": []},
+    }
     b = copy.deepcopy(o)
     b["plan"]["fork"] = {"parentUid": "u", "parentSequence": 1, "mergeStatus": "unmerged"}
     b["plan"]["items"].append(item("p1"))
     raw = [__import__("json").dumps(x).encode() for x in (o, o, b)]
     out = merge_files(raw[0], raw[1], raw[2], path="p.vcontext.json")
     merged = __import__("json").loads(out.output)
-    assert "fork" not in merged["plan"] and merged["plan"]["items"] == [item("p1")]
+    assert "fork" not in merged["plan"]
+    assert merged["plan"]["items"] == [item("p1")]
 
 
 def test_m12_released_lock_vs_unchanged_is_released_and_vs_changed_keeps_the_change() -> None:
@@ -187,7 +194,9 @@ def test_m12_released_lock_vs_unchanged_is_released_and_vs_changed_keeps_the_cha
     assert merge3(o, released, o).data == released
     moved = todo(item("t1", lockedBy={**lock, "expiresAt": "2025-01-02T00:00:00Z"}))
     r = merge3(o, released, moved)
-    assert r.clean and r.data == moved and [n.kind for n in r.notes] == ["lock"]
+    assert r.clean
+    assert r.data == moved
+    assert [n.kind for n in r.notes] == ["lock"]
 
 
 def test_m13_deprecated_vs_quarantined_ace_status_conflicts() -> None:
@@ -242,21 +251,25 @@ def test_m15_structured_style_goes_into_the_fork_when_there_is_one() -> None:
 
     out = merge_files(plan("a"), plan("b"), plan("c"), path="p.vcontext.json", structured=True)
     merged = json.loads(out.output)
-    assert not out.clean and out.status == "conflict"
+    assert not out.clean
+    assert out.status == "conflict"
     assert merged["plan"]["fork"]["mergeStatus"] == "conflict"
     assert merged["plan"]["fork"]["conflictResolution"]["conflicts"][0]["path"] == "$.plan.title"
 
 
 def test_m16_binary_input_keeps_ours_and_reports_a_conflict() -> None:
     out = merge_files(b"{}", b'{"a": 1}', b"\x00\x01binary")
-    assert out.output == b'{"a": 1}' and not out.clean and out.status == "fallback"
+    assert out.output == b'{"a": 1}'
+    assert not out.clean
+    assert out.status == "fallback"
 
 
 def test_m16_clean_line_merge_of_unparsable_input_is_still_not_trusted_unless_it_parses() -> None:
     base = b'{\n  "a": 1,\n  "b": 2\n}\n'
     ours = b'{\n  "a": 1,\n  "b": 2,\n}\n'  # trailing comma: not JSON
     out = merge_files(base, ours, base.replace(b'"a": 1', b'"a": 3'), path="x.json")
-    assert out.status == "fallback" and not out.clean
+    assert out.status == "fallback"
+    assert not out.clean
 
 
 def test_m17_deterministic_output() -> None:
@@ -282,8 +295,10 @@ def test_m15_many_conflicts_still_give_whole_line_blocks_and_data() -> None:
 
     out = merge_files(side("pending"), side("completed"), side("blocked"), path="t.vcontext.json")
     text = out.output.decode()
-    assert out.status == "conflict" and len(out.result.conflicts) == n  # type: ignore[union-attr]
-    assert text.count("<<<<<<< ours\n") == n and text.count(">>>>>>> theirs\n") == n
+    assert out.status == "conflict"
+    assert len(out.result.conflicts) == n  # type: ignore[union-attr]
+    assert text.count("<<<<<<< ours\n") == n
+    assert text.count(">>>>>>> theirs\n") == n
     resolved = "\n".join(
         ln
         for ln in text.splitlines()

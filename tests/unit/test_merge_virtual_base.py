@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from git_vcontext.merge.files import merge_files
 from git_vcontext.merge.result import MergeOptions
 from git_vcontext.merge.textmerge import Markers, base_sections
+from helpers.merging import merge_files
 
 NOW = MergeOptions(now="2026-01-01T00:00:00Z")
 
@@ -27,7 +27,9 @@ def test_m16_virtual_base_takes_the_base_value_of_every_conflict() -> None:
     ours = todo(it("t1", "completed"), it("t3", note="a"))  # t2 deleted, t3 added
     theirs = todo(it("t1", "blocked"), it("t2", priority="high"), it("t3", note="b"))
     out = merge_files(base, ours, theirs, path="x.vcontext.json", options=NOW, virtual_base=True)
-    assert out.clean and out.status == "clean" and out.result is not None
+    assert out.clean
+    assert out.status == "clean"
+    assert out.result is not None
     data = json.loads(out.output)
     # status conflict: base's pending; delete/modify: base's t2; add/add of t3: merged
     # against {} where only the conflicting note falls back to "no value"
@@ -40,7 +42,8 @@ def test_m16_virtual_base_takes_the_base_value_of_every_conflict() -> None:
 def test_m16_virtual_base_of_two_different_documents_added_is_empty() -> None:
     plan = json.dumps({"vContextInfo": {"version": "0.4"}, "plan": {"title": "P"}}).encode()
     out = merge_files(None, todo(it("t1")), plan, path="x.vcontext.json", virtual_base=True)
-    assert out.clean and out.output == b""
+    assert out.clean
+    assert out.output == b""
 
 
 def test_m16_virtual_base_of_unparsable_sides_keeps_the_base_lines_instead_of_markers() -> None:
@@ -68,7 +71,8 @@ def test_m16_a_base_with_diff3_markers_is_read_from_the_base_sections() -> None:
     ours = b'{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [{"id": "t1", "status": "completed"}, {"id": "a"}]}}\n'  # noqa: E501
     theirs = b'{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [{"id": "t1", "status": "completed"}, {"id": "b"}]}}\n'  # noqa: E501
     out = merge_files(base, ours, theirs, path="x.vcontext.json", options=NOW)
-    assert out.clean and out.result is not None
+    assert out.clean
+    assert out.result is not None
     assert [i["id"] for i in json.loads(out.output)["todoList"]["items"]] == ["t1", "a", "b"]
     assert [n.kind for n in out.result.notes] == ["virtual-base"]
 

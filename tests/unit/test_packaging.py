@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT
 from git_vcontext import resources
+from helpers.run import REPO_ROOT
 
 
 def test_resources_are_found_from_the_package() -> None:
@@ -83,7 +83,8 @@ def test_an_installed_wheel_not_the_checkout_contains_hooks_and_schemas(tmp_path
         cwd=tmp_path,
         check=True,
     ).stdout
-    assert out.startswith("True") and str(target) in out
+    assert out.startswith("True")
+    assert str(target) in out
 
 
 def test_the_manual_page_names_every_command_and_the_version() -> None:

@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO_ROOT
 from git_vcontext.pictures.changes import around, changed_heads
 from git_vcontext.pictures.labels import ident, printable, prose, shorten
 from git_vcontext.pictures.model import Picture
 from git_vcontext.pictures.view import LARGE, MOST, playbook_picture
 from git_vcontext.playbook.view import view_and_states
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
+from helpers.run import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "tests" / "examples" / "playbook"
 
@@ -73,7 +73,9 @@ def test_view_picture_draws_every_anomaly_apart() -> None:
     nodes = _events(picture)
     flagged = {eid for eid, n in nodes.items() if "anomaly" in n.classes}
     assert flagged == {"a2", "b2", "c1", "c2", "d1", "d2", "e2", "f1"}
-    assert "a1" not in flagged and "b1" not in flagged and "e1" not in flagged
+    assert "a1" not in flagged
+    assert "b1" not in flagged
+    assert "e1" not in flagged
     [missing] = [n for n in picture.nodes if "missing" in n.classes]
     assert missing.lines == ("missing parent", "gone")
     assert _edges(picture, "dangling") == [("gone", "a2")]
@@ -137,7 +139,8 @@ def test_diff_picture_keeps_the_branch_from_where_it_meets_the_trunk() -> None:
     old = doc(_chain(50))
     new = doc([*_chain(50), ev("x1", "t", "update", "c45", at=60), ev("x2", "t", "update", "x1")])
     [(path, entry, picture)] = list(changed_heads(old, new))
-    assert path == ("playbook",) and entry.heads == ("c49", "x2")
+    assert path == ("playbook",)
+    assert entry.heads == ("c49", "x2")
     nodes = _events(picture)
     assert set(nodes) == {"c45", "c46", "c47", "c48", "c49", "x1", "x2"}
     assert {eid for eid, n in nodes.items() if "new" in n.classes} == {"x1", "x2"}
@@ -171,15 +174,17 @@ def test_around_keeps_every_path_when_relevant_events_share_no_root() -> None:
 def test_labels_are_printable_one_line_and_shortened_with_a_mark() -> None:
     assert printable("a\nb\tc\u202e\udc80") == "a\\nb\\tc\\u202e\\udc80"
     assert printable("é 漢字 🙂") == "é 漢字 🙂"
-    assert shorten("abcdef", 4) == "abc…" and shorten("abcd", 4) == "abcd"
+    assert shorten("abcdef", 4) == "abc…"
+    assert shorten("abcd", 4) == "abcd"
     assert ident("x" * 5000) == "x" * 39 + "…"
-    assert ident(7) == "7" and ident(None) == "None"
+    assert ident(7) == "7"
+    assert ident(None) == "None"
     assert prose("  two\n\n lines\tand  spaces ") == "two lines and spaces"
     assert prose("y" * 100, 10) == "y" * 9 + "…"
 
 
 def test_hostile_ids_are_drawn_printable_and_whole_ids_kept_in_tooltips() -> None:
-    from pictures_helpers import hostile_document
+    from helpers.pictures import hostile_document
 
     data = hostile_document()
     picture = _picture(data, every=True)
@@ -189,7 +194,8 @@ def test_hostile_ids_are_drawn_printable_and_whole_ids_kept_in_tooltips() -> Non
     for node in picture.nodes:
         assert all(line.isprintable() for line in node.lines), node
     keys = [n.key for n in picture.nodes]
-    assert len(keys) == len(set(keys)) and all(k[0] in "ep" and k[1:].isdigit() for k in keys)
+    assert len(keys) == len(set(keys))
+    assert all(k[0] in "ep" and k[1:].isdigit() for k in keys)
 
 
 def test_view_of_a_tron_playbook_draws_the_same_as_its_json_twin(tmp_path: Path) -> None:
@@ -223,6 +229,8 @@ def test_readme_shows_a_small_png_of_the_example_and_the_commands() -> None:
     assert "](docs/playbook-graph.png)" in readme
     assert "concurrent-agents/document.vcontext.json\n--format dot | dot -Tpng" in readme
     raw = png.read_bytes()
-    assert raw.startswith(b"\x89PNG\r\n\x1a\n") and len(raw) < 60_000
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(raw) < 60_000
     width, height = int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
-    assert 500 <= width <= 1200 and 300 <= height <= 1000
+    assert 500 <= width <= 1200
+    assert 300 <= height <= 1000

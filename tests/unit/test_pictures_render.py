@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO_ROOT
 from git_vcontext.codecs import parse
 from git_vcontext.errors import ParseError
 from git_vcontext.pictures import dot, mermaid
@@ -24,7 +23,7 @@ from git_vcontext.pictures.model import Node, Picture
 from git_vcontext.pictures.view import playbook_picture
 from git_vcontext.playbook.log import find_playbooks, log_kind, log_of
 from git_vcontext.playbook.view import view_and_states
-from pictures_helpers import (
+from helpers.pictures import (
     HOSTILE_IDS,
     check_mermaid_rules,
     decode_label,
@@ -35,6 +34,7 @@ from pictures_helpers import (
     mermaid_parser,
     render_json,
 )
+from helpers.run import REPO_ROOT
 
 EXAMPLES = sorted((REPO_ROOT / "tests" / "examples" / "playbook").glob("*/document.*"))
 
@@ -137,7 +137,8 @@ def test_dot_of_the_agent_classes_and_edge_labels_is_valid() -> None:
     layout = render_json(dot.render_dot(Picture("agents", nodes, edges)))
     assert [n.lines[0] for n in drawn_nodes(layout)] == ["main", 'al"ice', "bob"]
     conflict = [e for e in drawn_edges(layout) if e.get("class") == "conflict"]
-    assert [e["color"] for e in conflict] == ["#cf222e"] and conflict[0]["dir"] == "none"
+    assert [e["color"] for e in conflict] == ["#cf222e"]
+    assert conflict[0]["dir"] == "none"
     texts = [op["text"] for op in conflict[0]["_ldraw_"] if op.get("op") == "T"]
     assert texts == ["conflict: x & y.json"]
 
@@ -179,15 +180,20 @@ def test_mermaid_of_every_corpus_playbook_follows_the_grammar_rules(shared_dir: 
 
 def test_mermaid_of_hostile_ids_follows_the_grammar_rules() -> None:
     text = _check_mermaid(hostile_document())
-    assert "%%" not in text and "<script" not in text and "$$" not in text
-    assert "#35;" in text and "#34;" in text  # '#' and '"' written as entities
+    assert "%%" not in text
+    assert "<script" not in text
+    assert "$$" not in text
+    assert "#35;" in text
+    assert "#34;" in text  # '#' and '"' written as entities
 
 
 @settings(max_examples=200)
 @given(st.text())
 def test_mermaid_text_is_plain_or_entities_and_decodes_back(value: str) -> None:
     written = mermaid.text(printable(value))
-    assert '"' not in written and "%" not in written and "<" not in written
+    assert '"' not in written
+    assert "%" not in written
+    assert "<" not in written
     assert decode_label(f'"{written}"') == [printable(value)]
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from git_vcontext.playbook import ANOMALY_KINDS, playbook_view
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
 
 
 def _anomalies(log: list[Any]) -> list[tuple[str, tuple[str, ...], str | None]]:
@@ -20,14 +20,17 @@ def test_dangling_prev_is_a_root() -> None:
     log = [ev("e1", "t", "append", at=0), ev("e2", "t", prev="nowhere", at=1, text="x")]
     assert _anomalies(log) == [("dangling-prev", ("e2",), "t")]
     entry = playbook_view(doc(log)).entry("t")
-    assert entry is not None and entry.heads == ("e1", "e2") and entry.text == "x"
+    assert entry is not None
+    assert entry.heads == ("e1", "e2")
+    assert entry.text == "x"
 
 
 def test_cross_target_prev_is_a_root() -> None:
     log = [ev("a1", "a", "append", at=0), ev("b1", "b", prev="a1", at=1)]
     assert _anomalies(log) == [("cross-target-prev", ("b1", "a1"), "b")]
     a = playbook_view(doc(log)).entry("a")
-    assert a is not None and a.heads == ("a1",)
+    assert a is not None
+    assert a.heads == ("a1",)
 
 
 def test_cycle_is_broken_by_tie_order() -> None:
@@ -39,7 +42,8 @@ def test_cycle_is_broken_by_tie_order() -> None:
     assert _anomalies(log) == [("cycle", ("e1", "e2", "e3"), "t")]
     entry = playbook_view(doc(log)).entry("t")
     assert entry is not None
-    assert entry.event_ids == ("e1", "e2", "e3") and entry.text == "three"
+    assert entry.event_ids == ("e1", "e2", "e3")
+    assert entry.text == "three"
     assert entry.heads == ("e3",)
 
 
@@ -58,7 +62,8 @@ def test_cycle_hanging_off_a_chain() -> None:
     ]
     assert _anomalies(log) == [("cycle", ("x", "y"), "t")]
     entry = playbook_view(doc(log)).entry("t")
-    assert entry is not None and set(entry.event_ids) == {"r", "x", "y", "z"}
+    assert entry is not None
+    assert set(entry.event_ids) == {"r", "x", "y", "z"}
 
 
 def test_append_with_prev() -> None:
@@ -80,7 +85,9 @@ def test_update_and_deprecate_without_prev() -> None:
         ("update-without-prev", ("e3",), "t"),
     ]
     entry = playbook_view(doc(log)).entry("t")
-    assert entry is not None and entry.status == "deprecated" and len(entry.heads) == 3
+    assert entry is not None
+    assert entry.status == "deprecated"
+    assert len(entry.heads) == 3
 
 
 def test_duplicate_creation() -> None:
@@ -94,14 +101,16 @@ def test_duplicate_event_id_keeps_the_earliest_whatever_the_file_order() -> None
     for log in ([late, early], [early, late]):
         assert _anomalies(log) == [("duplicate-event-id", ("e1",), "t")]
         entry = playbook_view(doc(log)).entry("t")
-        assert entry is not None and entry.text == "early"
+        assert entry is not None
+        assert entry.text == "early"
 
 
 def test_duplicate_event_id_across_targets() -> None:
     log = [ev("e1", "a", "append", at=0), ev("e1", "b", "append", at=1)]
     view = playbook_view(doc(log))
     (anomaly,) = view.anomalies
-    assert anomaly.kind == "duplicate-event-id" and anomaly.target_id is None
+    assert anomaly.kind == "duplicate-event-id"
+    assert anomaly.target_id is None
     assert "a, b" in anomaly.message
     assert [e.target_id for e in view.entries] == ["a"]
 
@@ -121,7 +130,8 @@ def test_duplicate_event_id_across_targets() -> None:
 def test_elements_that_are_no_events_are_reported(element: Any) -> None:
     log = [ev("e1", "t", "append", at=0), element]
     (anomaly,) = playbook_view(doc(log)).anomalies
-    assert anomaly.kind == "malformed-event" and "element 1" in anomaly.message
+    assert anomaly.kind == "malformed-event"
+    assert "element 1" in anomaly.message
 
 
 def test_nasty_field_values_never_crash() -> None:
@@ -133,8 +143,11 @@ def test_nasty_field_values_never_crash() -> None:
     view = playbook_view(doc(log))
     entry = view.entry("t")
     assert entry is not None
-    assert entry.narrative is None and entry.title is None and entry.supersedes == ()
-    assert entry.kind is None and entry.duplicate_of is None
+    assert entry.narrative is None
+    assert entry.title is None
+    assert entry.supersedes == ()
+    assert entry.kind is None
+    assert entry.duplicate_of is None
     assert [a.kind for a in view.anomalies] == ["dangling-prev"]
     assert json.loads(json.dumps(view.to_json()))["entries"][0]["targetId"] == "t"
 

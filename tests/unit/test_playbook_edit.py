@@ -9,7 +9,7 @@ import pytest
 
 from git_vcontext.playbook import NoPlaybookError, playbook_view
 from git_vcontext.playbook.edit import Edit, EditRefused, append_event
-from playbook_helpers import doc, ev
+from helpers.playbook import doc, ev
 
 NOW = "2025-06-01T12:00:00Z"
 
@@ -21,11 +21,14 @@ def _log(data: Any) -> list[dict[str, Any]]:
 def test_add_appends_a_creation_event_without_prev() -> None:
     data = doc([ev("e1", "t", "append")])
     out = append_event(data, Edit("add", "new", {"kind": "rule", "text": "x"}), now=NOW)
-    assert out.event["operation"] == "append" and "prevEventId" not in out.event
-    assert out.event["createdAt"] == NOW and _log(out.data)[-1] is out.event
+    assert out.event["operation"] == "append"
+    assert "prevEventId" not in out.event
+    assert out.event["createdAt"] == NOW
+    assert _log(out.data)[-1] is out.event
     assert re.fullmatch(r"evt-20250601T120000Z-[0-9a-f]{8}", out.event["eventId"])
     assert list(out.event)[:3] == ["eventId", "targetId", "operation"]
-    assert out.data["playbook"]["version"] == 2 and out.data["playbook"]["updated"] == NOW
+    assert out.data["playbook"]["version"] == 2
+    assert out.data["playbook"]["updated"] == NOW
 
 
 def test_update_chains_to_the_winning_head_and_says_so() -> None:
@@ -38,9 +41,11 @@ def test_update_chains_to_the_winning_head_and_says_so() -> None:
     )
     out = append_event(data, Edit("update", "t", {"delta": {"helpfulCount": 1}}), now=NOW)
     assert out.event["prevEventId"] == "e3"
-    assert out.notes and "2 heads" in out.notes[0]
+    assert out.notes
+    assert "2 heads" in out.notes[0]
     entry = playbook_view(out.data).entry("t")
-    assert entry is not None and entry.helpful_count == 1
+    assert entry is not None
+    assert entry.helpful_count == 1
     assert entry.heads == ("e2", out.event["eventId"])
 
 
@@ -48,9 +53,11 @@ def test_deprecate_then_the_view_shows_it_deprecated() -> None:
     data = doc([ev("e1", "t", "append", status="active")])
     edit = Edit("deprecate", "t", {"status": "quarantined"}, reason="bad advice")
     out = append_event(data, edit, now=NOW)
-    assert out.event["operation"] == "deprecate" and out.event["reason"] == "bad advice"
+    assert out.event["operation"] == "deprecate"
+    assert out.event["reason"] == "bad advice"
     entry = playbook_view(out.data).entry("t")
-    assert entry is not None and entry.status == "quarantined"
+    assert entry is not None
+    assert entry.status == "quarantined"
 
 
 def test_the_new_event_is_never_dated_before_its_predecessor() -> None:
@@ -60,7 +67,8 @@ def test_the_new_event_is_never_dated_before_its_predecessor() -> None:
     out = append_event(data, Edit("deprecate", "t", {"status": "deprecated"}), now=NOW)
     assert out.event["createdAt"] == later
     entry = playbook_view(out.data).entry("t")
-    assert entry is not None and entry.status == "deprecated"
+    assert entry is not None
+    assert entry.status == "deprecated"
 
 
 def test_ids_are_reproducible_without_entropy_and_unique() -> None:
@@ -77,7 +85,8 @@ def test_input_is_not_modified_and_unchanged_events_are_reused() -> None:
     events = [ev("e1", "t", "append")]
     data = doc(events)
     out = append_event(data, Edit("update", "t", {"text": "y"}), now=NOW)
-    assert data["playbook"]["items"] == events and len(events) == 1
+    assert data["playbook"]["items"] == events
+    assert len(events) == 1
     assert _log(out.data)[0] is events[0]
 
 
@@ -93,7 +102,8 @@ def test_embedded_playbook_advances_its_container() -> None:
     }
     out = append_event(data, Edit("add", "u", {"kind": "note", "text": "x"}), now=NOW)
     plan = out.data["plan"]
-    assert plan["sequence"] == 4 and plan["updated"] == NOW
+    assert plan["sequence"] == 4
+    assert plan["updated"] == NOW
     assert plan["playbook"]["metrics"] == {"totalEntries": 2, "lastUpdated": NOW}
     assert plan["playbook"]["entries"][-1]["targetId"] == "u"
 

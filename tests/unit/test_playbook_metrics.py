@@ -8,7 +8,7 @@ from typing import Any
 from git_vcontext.merge import merge3
 from git_vcontext.playbook import find_playbooks, recompute_metrics
 from git_vcontext.playbook.metrics import metric_differences
-from playbook_helpers import doc, ev, seed_blocks
+from helpers.playbook import doc, ev, seed_blocks
 
 
 def test_m10_seed_metrics_already_agree_and_keep_their_spelling(shared_dir: Path) -> None:

@@ -14,7 +14,7 @@ from git_vcontext.playbook.graph import TargetGraph
 from git_vcontext.playbook.instants import instant, latest
 from git_vcontext.playbook.log import EventIndex
 from git_vcontext.values import canonical, instant_key
-from playbook_helpers import doc, stamp
+from helpers.playbook import doc, stamp
 
 TARGETS = ("a", "b", "c")
 VALUES = ("x", "y", None)

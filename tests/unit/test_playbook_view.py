@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from git_vcontext.playbook import NoPlaybookError, find_playbooks, playbook_view
-from playbook_helpers import doc, ev, seed_blocks
+from helpers.playbook import doc, ev, seed_blocks
 
 SEED_001_EVENTS = ["evt-0100", "evt-0101", "evt-0102", "evt-0200", "evt-0201", "evt-0300"]
 
@@ -27,25 +27,31 @@ def test_seed_001_feedback_counts_after_evt_0101(shared_dir: Path) -> None:
     log = _seed_001_log(shared_dir)[:2]
     entry = playbook_view(doc(log)).entry("entry-test-first")
     assert entry is not None
-    assert entry.helpful_count == 1 and entry.harmful_count == 0
-    assert entry.heads == ("evt-0101",) and entry.winner == "evt-0101"
-    assert entry.text is not None and entry.text.startswith("Before changing code")
+    assert entry.helpful_count == 1
+    assert entry.harmful_count == 0
+    assert entry.heads == ("evt-0101",)
+    assert entry.winner == "evt-0101"
+    assert entry.text is not None
+    assert entry.text.startswith("Before changing code")
 
 
 def test_seed_001_refine_supersede_and_dedup_links(shared_dir: Path) -> None:
     view = playbook_view(doc(_seed_001_log(shared_dir)[:6]))
     first = view.entry("entry-test-first")
     assert first is not None
-    assert first.text is not None and first.text.startswith("Write a failing test first; then")
+    assert first.text is not None
+    assert first.text.startswith("Write a failing test first; then")
     assert first.helpful_count == 1
     assert first.superseded_by == "entry-tests-before-fix-v2"
     assert first.event_ids == ("evt-0100", "evt-0101", "evt-0102", "evt-0201")
     assert first.duplicates == ("entry-test-first-duplicate",)
     v2 = view.entry("entry-tests-before-fix-v2")
-    assert v2 is not None and v2.supersedes == ("entry-test-first",)
+    assert v2 is not None
+    assert v2.supersedes == ("entry-test-first",)
     dup = view.entry("entry-test-first-duplicate")
     assert dup is not None
-    assert dup.status == "deprecated" and dup.duplicate_of == "entry-test-first"
+    assert dup.status == "deprecated"
+    assert dup.duplicate_of == "entry-test-first"
     assert view.anomalies == ()
 
 
@@ -54,11 +60,14 @@ def test_seed_001_deprecate_example_points_at_a_missing_event(shared_dir: Path) 
     view = playbook_view(doc(_seed_001_log(shared_dir)))
     assert [(a.kind, a.event_ids) for a in view.anomalies] == [("dangling-prev", ("evt-0004",))]
     dup = view.entry("entry-test-first-duplicate")
-    assert dup is not None and dup.status == "deprecated"
+    assert dup is not None
+    assert dup.status == "deprecated"
     assert dup.heads == ("evt-0004", "evt-0300")  # two roots, so two heads
     assert dup.winner == "evt-0300"
     task = view.entry("entry-task-first")
-    assert task is not None and task.helpful_count == 1 and task.status == "active"
+    assert task is not None
+    assert task.helpful_count == 1
+    assert task.status == "active"
 
 
 def test_seed_000_a3_playbook(shared_dir: Path) -> None:
@@ -67,8 +76,10 @@ def test_seed_000_a3_playbook(shared_dir: Path) -> None:
     view = playbook_view(a3)
     triage = view.entry("pb-latency-regression-triage")
     assert triage is not None
-    assert triage.helpful_count == 2 and triage.kind == "strategy"
-    assert triage.narrative is not None and set(triage.narrative) == {"Overview", "Anti-pattern"}
+    assert triage.helpful_count == 2
+    assert triage.kind == "strategy"
+    assert triage.narrative is not None
+    assert set(triage.narrative) == {"Overview", "Anti-pattern"}
     assert triage.title == "Triage latency regressions with a 3-signal check"
     assert [e.target_id for e in view.entries] == sorted(
         ["pb-latency-regression-triage", "pb-rollback-drill", "pb-scale-first-antipattern"]
@@ -79,9 +90,12 @@ def test_seed_000_a3_playbook(shared_dir: Path) -> None:
 def test_seed_001_plan_embedded_playbook_uses_entries(shared_dir: Path) -> None:
     (plan,) = [b for b in seed_blocks(shared_dir, "001") if "plan" in b]
     view = playbook_view(plan)
-    assert view.path == ("plan", "playbook") and view.log_key == "entries"
+    assert view.path == ("plan", "playbook")
+    assert view.log_key == "entries"
     entry = view.entry("entry-task-first")
-    assert entry is not None and entry.helpful_count == 1 and entry.text is not None
+    assert entry is not None
+    assert entry.helpful_count == 1
+    assert entry.text is not None
 
 
 # -- fold ------------------------------------------------------------------------------
@@ -96,7 +110,8 @@ def test_fold_last_write_in_causal_order_wins_per_field() -> None:
     entry = playbook_view(doc(log)).entry("t")
     assert entry is not None
     assert (entry.title, entry.text) == ("old", "second")
-    assert entry.fields["tags"] == ["b"] and entry.fields["confidence"] == 0.5
+    assert entry.fields["tags"] == ["b"]
+    assert entry.fields["confidence"] == 0.5
 
 
 def test_fold_follows_causal_order_not_file_order_or_clock() -> None:
@@ -106,7 +121,9 @@ def test_fold_follows_causal_order_not_file_order_or_clock() -> None:
         ev("e1", "t", "append", at=5, text="parent"),
     ]
     entry = playbook_view(doc(log)).entry("t")
-    assert entry is not None and entry.text == "child" and entry.event_ids == ("e1", "e2")
+    assert entry is not None
+    assert entry.text == "child"
+    assert entry.event_ids == ("e1", "e2")
 
 
 def test_narrative_is_replaced_wholesale_and_never_converted_to_text() -> None:
@@ -116,13 +133,15 @@ def test_narrative_is_replaced_wholesale_and_never_converted_to_text() -> None:
     ]
     entry = playbook_view(doc(log)).entry("t")
     assert entry is not None
-    assert entry.narrative == {"Overview": "c"} and entry.text is None
+    assert entry.narrative == {"Overview": "c"}
+    assert entry.text is None
 
 
 def test_null_sets_nothing() -> None:
     log = [ev("e1", "t", "append", title="kept"), ev("e2", "t", prev="e1", at=1, title=None)]
     entry = playbook_view(doc(log)).entry("t")
-    assert entry is not None and entry.title == "kept"
+    assert entry is not None
+    assert entry.title == "kept"
 
 
 # -- counters --------------------------------------------------------------------------
@@ -138,13 +157,15 @@ def test_counters_sum_deltas_of_all_events_including_losing_branches() -> None:
     entry = playbook_view(doc(log)).entry("t")
     assert entry is not None
     assert (entry.helpful_count, entry.harmful_count) == (3, 3)
-    assert entry.heads == ("e2", "e4") and entry.winner == "e4"
+    assert entry.heads == ("e2", "e4")
+    assert entry.winner == "e4"
 
 
 def test_non_integer_deltas_are_ignored() -> None:
     log = [ev("e1", "t", "append", delta={"helpfulCount": "1", "harmfulCount": True})]
     entry = playbook_view(doc(log)).entry("t")
-    assert entry is not None and (entry.helpful_count, entry.harmful_count) == (0, 0)
+    assert entry is not None
+    assert (entry.helpful_count, entry.harmful_count) == (0, 0)
 
 
 # -- heads, winner, conflicts -------------------------------------------------------------
@@ -157,10 +178,12 @@ def test_winner_is_the_head_with_the_latest_instant_then_greatest_event_id() -> 
         ev("a", "t", prev="e1", at="2025-01-01T00:00:00Z"),
     ]
     entry = playbook_view(doc(log)).entry("t")
-    assert entry is not None and entry.winner == "b"  # same instant: greatest eventId
+    assert entry is not None
+    assert entry.winner == "b"  # same instant: greatest eventId
     log[1]["eventId"], log[2]["eventId"] = "a", "b"  # whatever the spelling of the instant
     entry = playbook_view(doc(log)).entry("t")
-    assert entry is not None and entry.winner == "b"
+    assert entry is not None
+    assert entry.winner == "b"
 
 
 def test_concurrent_updates_of_one_field_are_conflicts_sequential_ones_are_not() -> None:
@@ -249,7 +272,10 @@ def test_status_set_on_the_append_event_counts() -> None:
 
 
 def test_find_playbooks_root_and_embedded() -> None:
-    data = {"plan": {"playbook": {"items": []}}, "todoList": {"playbook": {"entries": []}}}
+    data: dict[str, Any] = {
+        "plan": {"playbook": {"items": []}},
+        "todoList": {"playbook": {"entries": []}},
+    }
     assert [p for p, _ in find_playbooks(data)] == [("todoList", "playbook"), ("plan", "playbook")]
     assert find_playbooks({"playbook": {}}) == [(("playbook",), {})]
     assert find_playbooks([1, 2]) == []
@@ -257,7 +283,8 @@ def test_find_playbooks_root_and_embedded() -> None:
 
 def test_a_playbook_object_can_be_viewed_directly() -> None:
     view = playbook_view({"items": [ev("e1", "t", "append")]}, path=("x",))
-    assert view.path == ("x",) and [e.target_id for e in view.entries] == ["t"]
+    assert view.path == ("x",)
+    assert [e.target_id for e in view.entries] == ["t"]
 
 
 def test_no_playbook_is_an_error_with_exit_1() -> None:
@@ -288,7 +315,8 @@ def test_ace_entries_give_one_entry_per_id_with_stored_counters() -> None:
         },
     }
     view = playbook_view(data)
-    assert view.kind == "ace" and view.log_key == "entries"
+    assert view.kind == "ace"
+    assert view.log_key == "entries"
     one, two = view.entries
     assert (one.target_id, one.helpful_count, one.harmful_count, one.heads) == (
         "entry-1",
@@ -296,7 +324,8 @@ def test_ace_entries_give_one_entry_per_id_with_stored_counters() -> None:
         0,
         ("entry-1",),
     )
-    assert two.status == "deprecated" and one.duplicates == ("entry-2",)
+    assert two.status == "deprecated"
+    assert one.duplicates == ("entry-2",)
 
 
 def test_v03_items_without_ids_are_entries_by_position() -> None:
@@ -308,7 +337,8 @@ def test_v03_items_without_ids_are_entries_by_position() -> None:
     view = playbook_view(data)
     assert view.kind == "items"
     (entry,) = view.entries
-    assert entry.target_id == "#0" and entry.status == "completed"
+    assert entry.target_id == "#0"
+    assert entry.status == "completed"
 
 
 # -- JSON --------------------------------------------------------------------------------
@@ -335,8 +365,10 @@ def test_json_form_follows_product_md() -> None:
         "conflicts",
     ):
         assert key in entry
-    assert entry["heads"] == ["e2", "e3"] and entry["winner"] == "e3"
-    assert entry["tags"] == ["x"] and entry["metadata"] == {"k": 1}
+    assert entry["heads"] == ["e2", "e3"]
+    assert entry["winner"] == "e3"
+    assert entry["tags"] == ["x"]
+    assert entry["metadata"] == {"k": 1}
     assert out["anomalies"] == [
         {
             "kind": "dangling-prev",
@@ -346,7 +378,8 @@ def test_json_form_follows_product_md() -> None:
             "message": "e3: prevEventId 'e9' matches no event",
         }
     ]
-    assert out["path"] == "/playbook" and out["eventCount"] == 3
+    assert out["path"] == "/playbook"
+    assert out["eventCount"] == 3
 
 
 def test_library_api_takes_a_loaded_document() -> None:

@@ -25,7 +25,8 @@ def test_merge_and_diff_are_callable_even_after_their_packages_were_imported() -
     base = gv.loads(DOC).data
     ours = gv.loads(DOC.replace("pending", "completed")).data
     result = gv.merge(base, ours, base)
-    assert result.clean and result.data == ours
+    assert result.clean
+    assert result.data == ours
     changes = gv.diff(base, ours).changes
     assert [c.op for c in changes] == ["change"]
 

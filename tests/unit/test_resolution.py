@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from conflict_repos import todo
 from git_vcontext.codecs import dumps, parse
 from git_vcontext.merge.conflict_record import jsonpath_parts
-from git_vcontext.merge.files import merge_files
 from git_vcontext.merge.result import MISSING
 from git_vcontext.merge.textmerge import Markers
 from git_vcontext.resolution.core import NotData, from_marked, from_versions, recovered_now
 from git_vcontext.resolution.markers import split_markers
 from git_vcontext.resolution.model import Choice, Style
 from git_vcontext.resolution.structured import StructuredFile
+from helpers.conflict_repos import todo
+from helpers.merging import merge_files
 
 PATH = "todo.vcontext.json"
 MARKERS = Style(False, Markers(7, "main", "base", "feat"))
@@ -45,8 +45,10 @@ def test_each_conflict_has_a_pointer_an_id_anchored_place_kind_and_absent_sides(
         ("/todoList/items/0/status", "todoList.items[t1].status", "status"),
         ("/todoList/items/1", "todoList.items[t2]", "delete/modify"),
     ]
-    assert listed[0]["absent"] == [] and listed[0]["ours"] == "blocked"
-    assert listed[1]["ours"] is None and listed[1]["absent"] == ["ours"]
+    assert listed[0]["absent"] == []
+    assert listed[0]["ours"] == "blocked"
+    assert listed[1]["ours"] is None
+    assert listed[1]["absent"] == ["ours"]
     assert listed[1]["theirs"]["title"] == "Docs"
 
 
@@ -74,7 +76,8 @@ def test_all_resolved_is_ours_style_without_markers_with_every_clean_change_kept
     r = two_conflicts()
     status, item = r.conflicts
     done = r.settle({status.id: Choice("ours"), item.id: Choice("theirs")}, MARKERS)
-    assert done.done and "<<<<<<<" not in done.text
+    assert done.done
+    assert "<<<<<<<" not in done.text
     data = json.loads(done.text)
     assert [i["id"] for i in data["todoList"]["items"]] == ["t1", "t2", "t3", "t4"]  # t4: theirs
     assert data["todoList"]["items"][0]["status"] == "blocked"
@@ -87,7 +90,8 @@ def test_taking_a_side_that_has_no_value_there_deletes_it() -> None:
     status, item = r.conflicts
     done = r.settle({status.id: Choice("base"), item.id: Choice("ours")}, MARKERS)
     items = json.loads(done.text)["todoList"]["items"]
-    assert [i["id"] for i in items] == ["t1", "t3", "t4"] and items[0]["status"] == "pending"
+    assert [i["id"] for i in items] == ["t1", "t3", "t4"]
+    assert items[0]["status"] == "pending"
 
 
 def test_a_value_given_is_written_at_the_conflict_in_tron_keeping_ours_classes() -> None:
@@ -131,7 +135,8 @@ def test_structured_style_lists_resolved_and_unresolved_then_records_who_and_whe
     )
     record = json.loads(final.text)["vContextInfo"]["metadata"]["conflictResolution"]
     assert {c["status"] for c in record["conflicts"]} == {"resolved"}
-    assert record["resolvedBy"] == who and record["resolvedAt"] == "2026-02-01T00:00:00Z"
+    assert record["resolvedBy"] == who
+    assert record["resolvedAt"] == "2026-02-01T00:00:00Z"
 
 
 def test_structured_conflict_of_a_fork_gets_its_merge_status_back_when_resolved() -> None:
@@ -140,7 +145,7 @@ def test_structured_conflict_of_a_fork_gets_its_merge_status_back_when_resolved(
     sides = [todo(), todo(t1="blocked"), todo(t1="completed")]
     for side in sides:
         side["todoList"] = {"uid": "u1", "fork": dict(fork), **side["todoList"]}
-    r = conflicted(*sides)
+    r = conflicted(sides[0], sides[1], sides[2])
     [c] = r.conflicts
     partial = json.loads(r.settle({}, Style(True)).text)
     assert partial["todoList"]["fork"]["mergeStatus"] == "conflict"
@@ -160,6 +165,7 @@ def test_a_file_deleted_on_one_side_is_one_conflict_at_the_root() -> None:
     assert (c.pointer, c.where, c.kind, c.ours) == ("", "(root)", "delete/modify", MISSING)
     assert r.settle({c.id: Choice("ours")}, MARKERS).text is None  # the file goes
     kept = r.settle({c.id: Choice("theirs")}, MARKERS).text
+    assert kept is not None
     assert json.loads(kept) == todo(t1="completed")
 
 
@@ -172,13 +178,15 @@ def test_markers_read_back_give_the_sides_labels_size_and_base() -> None:
         base, ours, theirs, path=PATH, markers=Markers(9, "main", "anc", "feat", True)
     )
     marked = split_markers(out.output.decode())
-    assert marked is not None and marked.blocks == 1
+    assert marked is not None
+    assert marked.blocks == 1
     assert (marked.markers.size, marked.markers.ours_label, marked.markers.theirs_label) == (
         9,
         "main",
         "feat",
     )
-    assert marked.markers.diff3 and marked.markers.base_label == "anc"
+    assert marked.markers.diff3
+    assert marked.markers.base_label == "anc"
     assert json.loads(marked.ours) == todo(t1="blocked")
     assert json.loads(marked.theirs) == todo(t1="completed")
     assert json.loads(marked.base or "") == todo()
@@ -208,6 +216,7 @@ def test_markers_without_a_base_section_make_every_difference_a_conflict() -> No
         ("todoList.items[t2]", "delete/modify", MISSING, MISSING),
     ]
     done = r.settle({c.id: Choice("theirs") for c in r.conflicts}, MARKERS)
+    assert done.text is not None
     assert json.loads(done.text) == todo(t1="completed", t2="blocked")
 
 
@@ -219,7 +228,9 @@ def test_minified_markers_read_back_and_resolve_to_one_line_json() -> None:
     written = out.output.decode()
     lines = written.splitlines()
     assert lines[1:6] == ["<<<<<<< ours", '"blocked"', "=======", '"completed"', ">>>>>>> theirs"]
-    assert len(lines) == 7 and lines[0].endswith('"status":') and lines[6].startswith("},")
+    assert len(lines) == 7
+    assert lines[0].endswith('"status":')
+    assert lines[6].startswith("},")
     r = from_marked(split_markers(written), PATH)  # type: ignore[arg-type]
     [c] = r.conflicts
     assert r.settle({c.id: Choice("ours")}, MARKERS).text == mini(todo(t1="blocked")).decode()
@@ -238,7 +249,8 @@ def test_a_structured_file_is_resolved_in_place_and_its_conflicts_marked() -> No
     data = json.loads(done.text or "")
     assert data["todoList"]["items"][0]["status"] == "completed"
     record = data["vContextInfo"]["metadata"]["conflictResolution"]
-    assert record["conflicts"][0]["status"] == "resolved" and record["resolvedAt"] == "N"
+    assert record["conflicts"][0]["status"] == "resolved"
+    assert record["resolvedAt"] == "N"
 
 
 def test_jsonpath_of_the_spec_reads_back_into_keys_and_indexes() -> None:
@@ -250,7 +262,8 @@ def test_jsonpath_of_the_spec_reads_back_into_keys_and_indexes() -> None:
         "x",
     ]
     assert jsonpath_parts("$['it\\'s']") == ["it's"]
-    assert jsonpath_parts("todoList") is None and jsonpath_parts("$.a[") is None
+    assert jsonpath_parts("todoList") is None
+    assert jsonpath_parts("$.a[") is None
 
 
 # -- merging the stages again gives what the driver wrote -------------------------------
@@ -281,8 +294,9 @@ def test_m15_pointers_count_only_the_elements_ours_has() -> None:
     ours = todo(t2=None, t3={"title": "Ours"})
     theirs = todo(t2="completed", t3={"title": "Theirs"})
     out = merge_files(text(todo()), text(ours), text(theirs), path=PATH)
+    assert out.result is not None
     assert [c.path for c in out.result.conflicts] == [
         "/todoList/items/1",
         "/todoList/items/1/title",
-    ]  # type: ignore[union-attr]
+    ]
     assert copy.deepcopy(ours)["todoList"]["items"][1]["title"] == "Ours"

@@ -15,11 +15,11 @@ import pytest
 
 from git_vcontext.codecs import parse
 from git_vcontext.errors import ParseError
-from git_vcontext.merge.files import merge_files
 from git_vcontext.resolution.core import from_marked, from_versions
 from git_vcontext.resolution.markers import split_markers
 from git_vcontext.resolution.model import Choice, Style
 from git_vcontext.values import pointer
+from helpers.merging import merge_files
 
 pytestmark = pytest.mark.corpus
 
@@ -87,12 +87,14 @@ def test_every_corpus_document_conflicted_on_one_value_resolves_to_each_side(
         assert changed == c.pointer or changed.startswith(c.pointer + "/"), (path, c.pointer)
         for take, data in (("theirs", sides[1]), ("base", doc.data)):
             text = r.settle({c.id: Choice(take)}, Style()).text
+            assert text is not None, (path, take)
             assert parse(text.encode(), path=name).data == data, (path, take)
         marked = split_markers(merge_files(raw, ours, theirs, path=name).output.decode())
         assert marked is not None, path
         again = from_marked(marked, name)  # no base section: the difference itself
         [d] = again.conflicts
         text = again.settle({d.id: Choice("theirs")}, Style()).text
+        assert text is not None, path
         assert parse(text.encode(), path=name).data == sides[1], path
         checked += 1
     assert checked >= 20

@@ -130,7 +130,8 @@ def test_textconv_runs_on_every_corpus_json_document(shared_dir: Path) -> None:
         except ParseError:  # the corpus holds known-invalid documents on purpose
             continue
         text = textconv(data)
-        assert text.endswith("\n") and text.count("\n") >= 1, path
+        assert text.endswith("\n"), path
+        assert text.count("\n") >= 1, path
         done += 1
     assert done > 50
 

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from git_vcontext.codecs import format_from_content, format_from_name, parse
 from git_vcontext.codecs.toml import NAN, TomlDateTime, dumps
 from git_vcontext.errors import ParseError
-from toml_helpers import TABLES
+from helpers.toml_tables import TABLES
 
 SEED = Path(__file__).resolve().parents[1] / "examples" / "vermas" / ".work" / "templates"
 TEMPLATE = (SEED / "worker-execute.toml").read_text()
@@ -48,7 +48,8 @@ def _plain(value: Any) -> Any:
 
 def test_the_seed_template_reads_as_steps_with_multiline_descriptions() -> None:
     data = parse(TEMPLATE.encode(), path="worker-execute.toml").data
-    assert data["template"] == "worker-execute" and data["version"] == 1
+    assert data["template"] == "worker-execute"
+    assert data["version"] == 1
     assert [s["id"] for s in data["steps"]] == ["understand", "implement", "test", "complete"]
     assert data["steps"][1]["needs"] == ["understand"]
     assert data["steps"][0]["description"].startswith("Read the work order details")
@@ -60,20 +61,23 @@ def test_a_syntax_error_is_located_at_its_line_and_column() -> None:
         parse(b'template = "w"\nversion = = 1\n', path="t.toml")
     err = caught.value
     assert (err.line, err.column, err.rule) == (2, 11, "parse")
-    assert err.reason.startswith("invalid TOML: ") and "^" in err.snippet
+    assert err.reason.startswith("invalid TOML: ")
+    assert "^" in err.snippet
 
 
 def test_an_unclosed_string_at_the_end_is_located_too() -> None:
     with pytest.raises(ParseError) as caught:
         parse(b'a = 1\nb = """never closed\n', path="t.toml")
-    assert caught.value.line is not None and caught.value.line >= 2
+    assert caught.value.line is not None
+    assert caught.value.line >= 2
 
 
 def test_conflict_markers_are_reported_as_such() -> None:
     text = b"a = 1\n<<<<<<< ours\nb = 2\n=======\nb = 3\n>>>>>>> theirs\n"
     with pytest.raises(ParseError) as caught:
         parse(text, path="t.toml")
-    assert caught.value.rule == "conflict-markers" and caught.value.line == 2
+    assert caught.value.rule == "conflict-markers"
+    assert caught.value.line == 2
 
 
 def test_duplicate_keys_and_binary_content_do_not_parse() -> None:
@@ -90,15 +94,19 @@ def test_deep_nesting_is_refused_without_a_crash() -> None:
 def test_dates_read_as_rfc3339_text_that_remembers_their_toml_value() -> None:
     text = b"a = 1979-05-27T07:32:00Z\nb = 1979-05-27\nc = 07:32:00\nd = 1979-05-27 07:32:00\n"
     data = parse(text, path="t.toml").data
-    assert data["a"] == "1979-05-27T07:32:00Z" and isinstance(data["a"], TomlDateTime)
-    assert data["b"] == "1979-05-27" and data["c"] == "07:32:00"
+    assert data["a"] == "1979-05-27T07:32:00Z"
+    assert isinstance(data["a"], TomlDateTime)
+    assert data["b"] == "1979-05-27"
+    assert data["c"] == "07:32:00"
     assert data["d"] == "1979-05-27T07:32:00"
 
 
 def test_nan_is_one_value_so_that_two_readings_compare_equal() -> None:
     a = parse(b"x = nan\n", path="t.toml").data
     b = parse(b"x = -nan\n", path="t.toml").data
-    assert a == b and a["x"] is NAN and math.isnan(a["x"])
+    assert a == b
+    assert a["x"] is NAN
+    assert math.isnan(a["x"])
 
 
 def test_bom_and_crlf_are_kept_when_written() -> None:
@@ -159,7 +167,8 @@ def test_a_multiline_description_stays_a_multiline_string_in_its_style() -> None
 def test_literal_strings_stay_literal_and_basic_strings_get_escapes() -> None:
     text = "a = 'C:\\path'\nb = '''\nraw \\n\n'''\nc = \"x\"\n"
     out = edit(text, lambda d: d.update(a="D:\\dir", b="raw \\t\n", c='say "hi"\n'))
-    assert "a = 'D:\\dir'" in out and "b = '''\nraw \\t\n'''" in out
+    assert "a = 'D:\\dir'" in out
+    assert "b = '''\nraw \\t\n'''" in out
     assert 'c = """\nsay "hi"\n"""' in out
 
 
@@ -210,13 +219,15 @@ def test_a_comment_above_a_table_travels_with_that_table() -> None:
     assert out.index("# about two") < out.index('id = "2"') < out.index('id = "1"')
     assert out.index("# about three") < out.index('id = "3"')
     out = edit(text, lambda d: d["s"].pop(1))
-    assert "# about two" not in out and "# about three" in out
+    assert "# about two" not in out
+    assert "# about three" in out
 
 
 def test_a_comment_left_at_the_end_of_a_removed_table_moves_to_the_next_one() -> None:
     text = '[t]\nk = 1\n\n# about s\n[[s]]\nid = "1"\n'
     out = edit(text, lambda d: d.pop("t"))
-    assert "# about s" in out and "[t]" not in out
+    assert "# about s" in out
+    assert "[t]" not in out
 
 
 def test_arrays_are_edited_element_by_element_keeping_comments() -> None:
@@ -256,7 +267,8 @@ def test_null_has_no_toml_form_and_is_refused_by_a_parse_error() -> None:
 def test_dumps_writes_a_fresh_document_that_reads_back() -> None:
     value = {"template": "t", "steps": [{"id": "a", "description": "x\ny\n", "needs": []}]}
     text = dumps(value)
-    assert tomllib.loads(text) == value and '"""' in text
+    assert tomllib.loads(text) == value
+    assert '"""' in text
 
 
 # -- property: any edit of any document reads back as the new data ---------------------------

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from git_vcontext.codecs.toml import dumps
-from git_vcontext.merge.files import merge_files
-from toml_helpers import TABLES as ANY_TABLES
+from helpers.merging import merge_files
+from helpers.toml_tables import TABLES as ANY_TABLES
 
 TABLES = ANY_TABLES.filter(bool)  # an empty file is no document: M1 reads it as absent
 SETTINGS = settings(

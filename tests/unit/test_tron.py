@@ -234,8 +234,8 @@ def test_numbers_big_ints_exact_floats_as_python_floats_with_their_spelling() ->
     """PRODUCT.md Formats: a number keeps its spelling (1e2 is not written back as 100.0)."""
     value = data("[12345678901234567890123456789, 1.5, 1e2, -0, 2E-3]")
     assert value == [12345678901234567890123456789, 1.5, 100.0, 0, 0.002]
-    assert [type(v) for v in value] == [int, float, Number, Number, Number]  # type: ignore[union-attr]
-    assert [str(v) for v in value] == ["12345678901234567890123456789", "1.5", "1e2", "-0", "2E-3"]  # type: ignore[union-attr]
+    assert [type(v) for v in value] == [int, float, Number, Number, Number]
+    assert [str(v) for v in value] == ["12345678901234567890123456789", "1.5", "1e2", "-0", "2E-3"]
 
 
 def test_bom_crlf_and_missing_final_newline_are_recorded() -> None:

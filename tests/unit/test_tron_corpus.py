@@ -122,7 +122,8 @@ def _twin_of(text: str, blocks: list[tuple[str, int, int, str]], i: int) -> str 
 
 
 def _compare(name: str, data: Any, twin: Any) -> None:
-    adjust_tron, adjust_json = _same_value, _same_value
+    adjust_tron: Callable[[Any], Any] = _same_value
+    adjust_json: Callable[[Any], Any] = _same_value
     if name in KNOWN_DIFFERENCES:
         _, adjust_tron, adjust_json = KNOWN_DIFFERENCES[name]
         assert not same(data, twin), f"{name} is listed as different but matches: update the list"

@@ -13,11 +13,11 @@ from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_tron_properties import DOCUMENTS, FLAVORS, JSON
 
 from git_vcontext.codecs import tron, tron_edit
 from git_vcontext.spelling import float_of
 from git_vcontext.values import same
+from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _COMMENTABLE = re.compile(r"[,(\[{]$|[\])}\"0-9el]$")  # line ends after which a comment fits
@@ -122,8 +122,8 @@ def test_rendering_ours_own_data_is_ours_byte_for_byte(value: Any, flavor: Any, 
     doc = tron.loads(text)
     out = doc.render(copy.deepcopy(doc.data))
     assert out == text, first_difference(out, text)
-    out = tron_edit.render(doc, copy.deepcopy(doc.data))  # the editor, without that shortcut
-    assert out is None or out == text, first_difference(out, text)
+    edited = tron_edit.render(doc, copy.deepcopy(doc.data))  # the editor, without that shortcut
+    assert edited is None or edited == text, first_difference(edited, text)
 
 
 @SETTINGS
@@ -148,9 +148,10 @@ def test_edits_of_one_top_level_pair_leave_the_others_byte_for_byte(
     text = commented(tron.dumps(value, flavor), every)
     doc = tron.loads(text)
     key = data.draw(st.sampled_from(sorted(value)))
-    new = {**doc.data, key: data.draw(JSON)}  # type: ignore[dict-item]
+    new = {**doc.data, key: data.draw(JSON)}
     out = tron_edit.render(doc, new)
-    assert out is not None and same(tron.loads(out).data, new)
+    assert out is not None
+    assert same(tron.loads(out).data, new)
     for other in value:
         if other == key:
             continue

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_tron_properties import DOCUMENTS, FLAVORS, JSON, ordered
 
 from git_vcontext.codecs import tron, tron_parser
 from git_vcontext.codecs.tron_header import HeaderError, read_header
 from git_vcontext.errors import ParseError
 from git_vcontext.values import MAX_DEPTH
+from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, ordered
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -59,7 +59,7 @@ def made_by_paths(data: Any, made_by: dict[int, str]) -> dict[str, str]:
 def both_paths(text: str, absent_null: bool) -> tuple[Any, Any]:
     """(fast result or None, lark result or the ParseError it raised); results as comparables."""
     header = read_header(text)
-    fast = tron_parser.parse_data_fast(text, header, absent_null=absent_null)
+    fast: Any = tron_parser.parse_data_fast(text, header, absent_null=absent_null)
     try:
         lark: Any = tron_parser.parse_data_lark(text, header, absent_null=absent_null)
     except ParseError as exc:

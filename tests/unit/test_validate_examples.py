@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT
 from git_vcontext.validate.files import check_bytes
+from helpers.run import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "tests" / "examples" / "validate"
 CASES = sorted(p for p in EXAMPLES.iterdir() if p.is_dir())

@@ -18,7 +18,7 @@ from git_vcontext.validate import validate
 from git_vcontext.validate.incremental import still_valid
 
 STAMP = Stamp("tester", "2026-01-01T00:00:00Z")
-TODO = {
+TODO: dict[str, Any] = {
     "vContextInfo": {"version": "0.4"},
     "todoList": {
         "id": "main",

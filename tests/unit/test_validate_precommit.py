@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from conftest import REPO_ROOT
 from git_vcontext.document import matches_file_patterns
+from helpers.run import REPO_ROOT
 
 HOOKS = REPO_ROOT / ".pre-commit-hooks.yaml"
 

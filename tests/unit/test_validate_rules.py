@@ -44,7 +44,9 @@ def pointers(data: Any, rule: str) -> list[str]:
 def test_a_valid_todo_list_has_no_findings() -> None:
     doc = todo(item("t1"), item("t2", dependencies=["t1"], created="2025-01-01T10:00:00+02:00"))
     report = validate(doc)
-    assert report.valid and report.findings == () and report.skipped == ()
+    assert report.valid
+    assert report.findings == ()
+    assert report.skipped == ()
 
 
 # -- container ---------------------------------------------------------------
@@ -65,7 +67,8 @@ def test_version_rule_older_vcontext_needs_migration(version: str) -> None:
     doc = todo(item("t1"))
     doc["vContextInfo"]["version"] = version
     (finding,) = validate(doc).findings
-    assert finding.rule == "version" and finding.pointer == "/vContextInfo/version"
+    assert finding.rule == "version"
+    assert finding.pointer == "/vContextInfo/version"
     assert "migrate" in finding.message
 
 
@@ -98,7 +101,8 @@ def test_version_rule_a_missing_or_numeric_version_is_invalid_and_checks_still_r
         ("schema", "/todoList/items/0/status"),
     }
     (version,) = [f for f in report.findings if f.rule == "version"]
-    assert says in version.message and report.skipped == ()
+    assert says in version.message
+    assert report.skipped == ()
 
 
 def test_version_rule_old_versions_need_migration_and_are_still_checked() -> None:
@@ -117,17 +121,23 @@ def test_version_rule_a_container_without_any_info_is_a_document_missing_its_ver
 def test_version_rule_vbrief_and_vagenda_roots_keep_their_version_checks() -> None:
     brief = {"vBRIEFInfo": {"version": 0.5}, "plan": {"title": "P", "status": "x", "items": []}}
     report = validate(brief)
-    assert report.valid and any("vBRIEF (no version)" in s for s in report.skipped)
+    assert report.valid
+    assert any("vBRIEF (no version)" in s for s in report.skipped)
     assert rules_of({"vBRIEFInfo": "0.5", "plan": {"title": "P", "status": "x"}}) == ["schema"]
 
 
 def test_vagenda_and_vbrief_versions_say_which_checks_were_skipped() -> None:
     agenda = {"vAgendaInfo": {"version": "0.3"}, "todoList": {"items": [item("t1")]}}
     report = validate(agenda)
-    assert report.valid and any("vAgenda predates" in s for s in report.skipped)
-    brief = {"vBRIEFInfo": {"version": "0.6"}, "plan": {"title": "P", "status": "x", "items": []}}
+    assert report.valid
+    assert any("vAgenda predates" in s for s in report.skipped)
+    brief: dict[str, Any] = {
+        "vBRIEFInfo": {"version": "0.6"},
+        "plan": {"title": "P", "status": "x", "items": []},
+    }
     report = validate(brief)
-    assert report.valid and any("vBRIEF 0.6" in s for s in report.skipped)
+    assert report.valid
+    assert any("vBRIEF 0.6" in s for s in report.skipped)
     dup = copy.deepcopy(brief)
     dup["plan"]["items"] = [item("a"), item("a")]
     assert rules_of(dup) == ["unique-id"]  # semantic rules still run
@@ -163,7 +173,8 @@ def test_unique_id_scopes_a_plan_items_own_todo_list_separately() -> None:
 def test_unique_event_id() -> None:
     doc = playbook(event("e1", "x"), event("e1", "y"))
     (finding,) = validate(doc).findings
-    assert finding.rule == "unique-event-id" and finding.pointer == "/playbook/items/1"
+    assert finding.rule == "unique-event-id"
+    assert finding.pointer == "/playbook/items/1"
     assert rules_of(playbook(event("e1", "x"), event("e2", "y"))) == []
 
 
@@ -204,7 +215,8 @@ def test_playbook_creation_needs_kind_and_narrative_or_text() -> None:
     no_content = event("e1", "x")
     del no_content["text"]
     (finding,) = validate(playbook(no_content)).findings
-    assert finding.rule == "schema" and "'narrative' or 'text'" in finding.message
+    assert finding.rule == "schema"
+    assert "'narrative' or 'text'" in finding.message
     no_kind = event("e1", "x")
     del no_kind["kind"]
     assert [f.message for f in validate(playbook(no_kind)).findings] == [
@@ -241,7 +253,8 @@ def test_datetime_rule_accepts(value: str) -> None:
 
 def test_datetime_rule_message_says_what_to_add() -> None:
     (finding,) = validate(todo(item("t1", created="2025-01-01T10:00:00"))).findings
-    assert "no UTC offset" in finding.message and '"Z"' in finding.message
+    assert "no UTC offset" in finding.message
+    assert '"Z"' in finding.message
 
 
 @pytest.mark.parametrize(
@@ -258,7 +271,8 @@ def test_datetime_rule_message_says_what_to_add() -> None:
 )
 def test_datetime_rule_real_calendar_dates_and_times(value: str) -> None:
     (finding,) = validate(todo(item("t1", dueDate=value))).findings
-    assert finding.rule == "datetime" and finding.pointer == "/todoList/items/0/dueDate"
+    assert finding.rule == "datetime"
+    assert finding.pointer == "/todoList/items/0/dueDate"
     assert "real" in finding.message or "leap second" in finding.message
 
 
@@ -314,7 +328,8 @@ def test_changelog_sequence_must_not_decrease() -> None:
 def test_changelog_sequence_not_above_the_container() -> None:
     doc = todo(item("t1"), sequence=2, changeLog=[change(1), change(3)])
     (finding,) = validate(doc).findings
-    assert finding.rule == "changelog-sequence" and "raise that to 3" in finding.message
+    assert finding.rule == "changelog-sequence"
+    assert "raise that to 3" in finding.message
 
 
 def test_changelog_sequence_passes() -> None:
@@ -327,10 +342,8 @@ def test_changelog_sequence_passes() -> None:
 def test_dependency_missing() -> None:
     doc = todo(item("t1", dependencies=["t9"]))
     (finding,) = validate(doc).findings
-    assert (
-        finding.rule == "dependency-missing"
-        and finding.pointer == "/todoList/items/0/dependencies/0"
-    )
+    assert finding.rule == "dependency-missing"
+    assert finding.pointer == "/todoList/items/0/dependencies/0"
 
 
 def test_dependency_cycle() -> None:
@@ -462,7 +475,8 @@ def test_what_counts_as_a_vcontext_document(value: Any) -> None:
     checked, never skipped as "not a vContext document"."""
     from git_vcontext.validate.checks import is_document
 
-    assert is_document(value) and "not-vcontext" not in rules_of(value)
+    assert is_document(value)
+    assert "not-vcontext" not in rules_of(value)
 
 
 def test_text_is_parsed_first_and_a_list_is_a_list_of_jsonl_records() -> None:
@@ -486,20 +500,23 @@ def test_a_playbook_in_the_pre_event_log_form_is_one_finding() -> None:
     items = [{"title": "A", "status": "active", "content": "x"} for _ in range(5)]
     doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"items": items}}
     (finding,) = validate(doc).findings
-    assert finding.rule == "schema" and finding.pointer == "/playbook/items"
+    assert finding.rule == "schema"
+    assert finding.pointer == "/playbook/items"
     assert "pre-0.4 form" in finding.message
 
 
 def test_json_report_carries_the_id_anchored_path() -> None:
     (error,) = validate(todo(item("t1", status="done"))).to_json()["errors"]
     assert error["where"] == "todoList.items[t1].status"
-    assert error["pointer"] == "/todoList/items/0/status" and error["rule"] == "schema"
+    assert error["pointer"] == "/todoList/items/0/status"
+    assert error["rule"] == "schema"
 
 
 def test_ace_entries_in_a_v04_document_are_one_finding() -> None:
     entries = [{"id": f"e{i}", "kind": "rule", "text": "t"} for i in range(3)]
     doc = {"vContextInfo": {"version": "0.4"}, "playbook": {"entries": entries}}
     (finding,) = validate(doc).findings
-    assert finding.pointer == "/playbook/entries" and "ACE form" in finding.message
+    assert finding.pointer == "/playbook/entries"
+    assert "ACE form" in finding.message
     legacy = {"vAgendaInfo": {"version": "0.3"}, "playbook": {"entries": entries}}
     assert validate(legacy).valid

@@ -80,7 +80,8 @@ def test_unknown_fields_are_allowed_everywhere() -> None:
 )
 def test_item_constraints(fields: dict[str, Any], pointer: str, words: str) -> None:
     ((where, message),) = schema_findings(todo_with(**fields))
-    assert where == pointer and words in message
+    assert where == pointer
+    assert words in message
 
 
 def test_null_and_booleans_are_named_plainly() -> None:
@@ -144,7 +145,10 @@ def test_plan_and_playbook_item_enums() -> None:
 
 def test_ace_entries_in_vagenda_documents() -> None:
     entry = {"id": "entry-1", "kind": "strategy", "text": "Test first", "helpfulCount": 3}
-    doc = {"vAgendaInfo": {"version": "0.2"}, "playbook": {"version": 1, "entries": [entry]}}
+    doc: dict[str, Any] = {
+        "vAgendaInfo": {"version": "0.2"},
+        "playbook": {"version": 1, "entries": [entry]},
+    }
     assert validate(doc).valid
     doc["playbook"]["entries"].append({"id": "entry-2", "kind": "idea"})
     found = dict(schema_findings(doc))
@@ -152,7 +156,10 @@ def test_ace_entries_in_vagenda_documents() -> None:
 
 
 def test_ace_patch_files_are_checked_against_the_patch_schema() -> None:
-    patch = {"baseDocumentSequence": 3, "operations": [{"op": "incrementCounter", "entryId": "e"}]}
+    patch: dict[str, Any] = {
+        "baseDocumentSequence": 3,
+        "operations": [{"op": "incrementCounter", "entryId": "e"}],
+    }
     assert validate(patch).valid
     patch["operations"].append({"op": "rewrite"})
     assert [p for p, _ in schema_findings(patch)] == ["/operations/1/op"]
@@ -189,4 +196,6 @@ def test_unknown_jsonl_files_say_the_schema_was_skipped() -> None:
     from git_vcontext.validate.files import check_bytes
 
     report = check_bytes(b'{"a": 1}\n{"a": 2}\n', ".work/other.jsonl")
-    assert report.valid and report.skipped and "VerMAS" in report.skipped[0]
+    assert report.valid
+    assert report.skipped
+    assert "VerMAS" in report.skipped[0]

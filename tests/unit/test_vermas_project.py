@@ -28,7 +28,8 @@ def test_the_seed_projections_are_what_their_events_derive() -> None:
     for name, kind in (("work_orders.jsonl", "work order"), ("messages.jsonl", "message")):
         mine = records(name)
         new, dropped = rebuild(mine, derive(events, kind), kind)
-        assert new == mine and dropped == []
+        assert new == mine
+        assert dropped == []
 
 
 def test_the_fold_applies_each_event_type_in_log_order() -> None:
@@ -53,16 +54,16 @@ def test_the_fold_applies_each_event_type_in_log_order() -> None:
         "created_at": "2026-01-06T10:00:00.000Z", "updated_at": "2026-01-06T10:04:00.000Z",
         "assignee": "slot0",
     }  # fmt: skip
-    assert order.setters["status"] == "e5" and order.setters["title"] == "e4"
+    assert order.setters["status"] == "e5"
+    assert order.setters["title"] == "e4"
 
 
 def test_a_message_is_sent_unread_and_read_when_the_event_says() -> None:
     sent = ev("e1", "mail.sent", "11:00", message_id="m1", to="b", subject="HELP")
     read = ev("e2", "mail.read", "11:05", message_id="m1", reader="b")
     (message,) = derive([sent], "message").values()
-    assert message.fields["read_at"] is None and message.fields["timestamp"].endswith(
-        "11:00:00.000Z"
-    )
+    assert message.fields["read_at"] is None
+    assert message.fields["timestamp"].endswith("11:00:00.000Z")
     (message,) = derive([sent, read], "message").values()
     assert message.fields["read_at"] == "2026-01-06T11:05:00.000Z"
 
@@ -80,7 +81,8 @@ def test_a_rebuild_keeps_order_unset_fields_and_records_without_id_and_drops_the
     ]
     new, dropped = rebuild(mine, derive(events, "work order"), "work order")
     assert [r.get("id") for r in new] == ["wo-2", None, "wo-1"]
-    assert new[0]["title"] == "Two" and new[0]["labels"] == ["kept"]
+    assert new[0]["title"] == "Two"
+    assert new[0]["labels"] == ["kept"]
     assert list(new[2]) == ["id", "title", "status", "priority", "created_at", "updated_at",
                             "created_by"]  # fmt: skip
     assert dropped == ["wo-x", "wo-2"]
@@ -110,7 +112,8 @@ def test_a_changed_record_keeps_its_lines_spacing_key_order_and_number_spelling(
     assert planned.output.decode() == text.replace('"open"', '"closed"').replace(
         '"updated_at":"2026-01-06T10:00:00.000Z"', '"updated_at":"2026-01-06T10:30:00.000Z"'
     )
-    assert planned.updated == ("wo-1",) and planned.changed
+    assert planned.updated == ("wo-1",)
+    assert planned.changed
     assert any("[projection-drift]" in line for line in planned.drift_lines())
 
 

@@ -52,7 +52,8 @@ def test_every_file_kind_of_the_seed_examples_is_valid(path: Path) -> None:
     rel = ".work/" + str(path.relative_to(WORK))
     report = check_bytes(path.read_bytes(), rel, sibling=beside(path.parent))
     assert report.valid, report.lines()
-    assert report.notes == () and report.skipped == ()
+    assert report.notes == ()
+    assert report.skipped == ()
 
 
 def test_the_seed_examples_hold_every_event_type_the_seed_lists() -> None:
@@ -145,7 +146,8 @@ PROCESS = (WORK / "processes" / "proc-abc123.json").read_text()
 
 def test_a_process_is_a_vermas_document_not_a_stranger() -> None:
     report = check(".work/processes/proc-abc123.json", PROCESS)
-    assert report.valid and report.findings == ()
+    assert report.valid
+    assert report.findings == ()
     bad = PROCESS.replace('"status": "pending"', '"status": "waiting"', 1).replace(
         '"completed_at": "2026-01-06T10:05:00.000Z"', '"completed_at": "2026-01-06 10:05"'
     )
@@ -240,14 +242,16 @@ def test_timestamps_carry_milliseconds_and_an_offset() -> None:
 def test_an_unknown_event_type_is_a_located_note_and_the_log_stays_valid() -> None:
     log = jsonl(CREATED, event("evt-2", "robot.danced", {"moves": 3}))
     report = check(".work/events.jsonl", log)
-    assert report.valid and report.findings == ()
+    assert report.valid
+    assert report.findings == ()
     (note,) = report.notes
     assert (note.rule, note.where, note.line) == ("event-type-unknown", "[evt-2].event_type", 2)
     assert report.lines() == [
         f".work/events.jsonl:2:{note.column}: [evt-2].event_type: note: {note.message} "
         "[event-type-unknown]"
     ]
-    assert report.to_json()["valid"] is True and report.to_json()["notes"]
+    assert report.to_json()["valid"] is True
+    assert report.to_json()["notes"]
 
 
 # -- projections -------------------------------------------------------------------------
@@ -284,9 +288,13 @@ def test_projection_drift_names_the_record_and_field_where_they_are() -> None:
         ("projection-drift", "[2]", 3, 1),  # where the missing record belongs
     ]
     status, ghost, missing = (f.message for f in report.findings)
-    assert '"open"' in status and '"in_progress"' in status and "evt-2" in status
-    assert "no event created" in ghost and "wo-ghost" in ghost
-    assert "wo-2" in missing and "evt-3" in missing
+    assert '"open"' in status
+    assert '"in_progress"' in status
+    assert "evt-2" in status
+    assert "no event created" in ghost
+    assert "wo-ghost" in ghost
+    assert "wo-2" in missing
+    assert "evt-3" in missing
 
 
 def test_a_message_read_without_a_mail_read_event_drifts() -> None:
@@ -301,6 +309,7 @@ def test_a_message_read_without_a_mail_read_event_drifts() -> None:
 def test_without_an_event_log_beside_it_drift_is_skipped_and_said() -> None:
     orders = (WORK / "work_orders.jsonl").read_text()
     report = check_bytes(orders.encode(), ".work/work_orders.jsonl", sibling=lambda name: None)
-    assert report.valid and report.skipped == (
+    assert report.valid
+    assert report.skipped == (
         "projection-drift: no events.jsonl next to this file to derive it from",
     )

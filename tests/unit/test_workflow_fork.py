@@ -36,21 +36,27 @@ def test_m11_block_names_the_documents_own_uid_and_sequence() -> None:
 def test_missing_or_odd_sequence_counts_as_zero(sequence: Any) -> None:
     container = {"uid": "u1"} if sequence is None else {"uid": "u1", "sequence": sequence}
     block = fork_block(container, forked_at=AT, reason=None)
-    assert block["parentSequence"] == 0 and "forkReason" not in block
+    assert block["parentSequence"] == 0
+    assert "forkReason" not in block
 
 
 def test_fork_goes_after_the_version_control_fields() -> None:
     data = todo_list(id="tl", uid="u", title="T", sequence=1, changeLog=[], tags=["x"])
-    keys = list(with_fork(data, forked_at=AT, reason=None)["todoList"])
+    out = with_fork(data, forked_at=AT, reason=None)
+    assert out is not None
+    keys = list(out["todoList"])
     assert keys == ["id", "uid", "title", "sequence", "changeLog", "fork", "tags", "items"]
 
 
 def test_an_existing_fork_is_replaced_in_place() -> None:
     old = {"parentUid": "u", "parentSequence": 1, "forkedAt": "2020-01-01T00:00:00Z"}
     data = todo_list(uid="u", fork=old, sequence=4, title="T")
-    out = with_fork(data, forked_at=AT, reason="again")["todoList"]
+    again = with_fork(data, forked_at=AT, reason="again")
+    assert again is not None
+    out = again["todoList"]
     assert list(out) == ["uid", "fork", "sequence", "title", "items"]
-    assert out["fork"]["parentSequence"] == 4 and out["fork"]["forkReason"] == "again"
+    assert out["fork"]["parentSequence"] == 4
+    assert out["fork"]["forkReason"] == "again"
 
 
 def test_every_container_with_a_uid_gets_a_block() -> None:
@@ -60,7 +66,9 @@ def test_every_container_with_a_uid_gets_a_block() -> None:
         "playbook": {"items": []},
     }
     out = with_fork(data, forked_at=AT, reason=None)
-    assert out["plan"]["fork"]["parentUid"] == "p" and "fork" not in out["playbook"]
+    assert out is not None
+    assert out["plan"]["fork"]["parentUid"] == "p"
+    assert "fork" not in out["playbook"]
 
 
 @pytest.mark.parametrize(
@@ -85,8 +93,10 @@ def test_nothing_but_the_fork_block_changes(uid: str, extra: dict[str, Any]) -> 
     extra.pop("fork", None)
     data = todo_list(**{**extra, "uid": uid})
     out = with_fork(data, forked_at=AT, reason=None)
+    assert out is not None
     assert out["todoList"].pop("fork")["parentUid"] == uid
-    assert out == data and list(out["todoList"]) == list(data["todoList"])
+    assert out == data
+    assert list(out["todoList"]) == list(data["todoList"])
 
 
 def test_json_style_is_kept_and_only_fork_lines_are_added() -> None:
@@ -98,14 +108,16 @@ def test_json_style_is_kept_and_only_fork_lines_are_added() -> None:
     diff = list(difflib.ndiff(raw.splitlines(True), new.decode().splitlines(True)))
     assert [d for d in diff if d.startswith("- ")] == []
     added = "".join(d[2:] for d in diff if d.startswith("+ "))
-    assert '\t\t"fork": {\r\n' in added and '"parentUid": "u"' in added
+    assert '\t\t"fork": {\r\n' in added
+    assert '"parentUid": "u"' in added
 
 
 def test_tron_keeps_its_class_header() -> None:
     header = "class TodoList: uid, items\n\n"
     raw = header + 'vContextInfo: {"version": "0.4"}\ntodoList: TodoList("u", [])\n'
     new = fork_bytes(raw.encode(), "a.vcontext.tron", forked_at=AT, reason=None)
-    assert new is not None and new.decode().startswith(header)
+    assert new is not None
+    assert new.decode().startswith(header)
     assert parse(new, path="a.vcontext.tron").data["todoList"]["fork"]["parentUid"] == "u"
 
 

@@ -63,7 +63,8 @@ def test_marking_an_already_merged_fork_only_when_refreshed() -> None:
     merged = {**FORK, "mergeStatus": "merged", "mergedAt": "2025-01-01T00:00:00Z", "mergedBy": BY}
     assert marked_merged(_doc(3, merged), when=WHEN, by=BY, refresh=False) is None
     again = marked_merged(_doc(3, merged), when=WHEN, by=BY, refresh=True)
-    assert again is not None and again["todoList"]["fork"]["mergedAt"] == WHEN
+    assert again is not None
+    assert again["todoList"]["fork"]["mergedAt"] == WHEN
 
 
 def test_mark_merged_keeps_the_text_style_and_bytes_without_forks() -> None:
@@ -93,7 +94,8 @@ def test_agent_document_keeps_a_long_number_of_the_base_text() -> None:
         b'"sequence": 7', b'"estimate": %s, "sequence": 7' % long.encode()
     )
     out = agent_document(_raw(_doc(3, FORK)), theirs, "a.vcontext.json", mark=(WHEN, BY, True))
-    assert out is not None and long.encode() in out
+    assert out is not None
+    assert long.encode() in out
     assert without_fork(out, "a.vcontext.json") == theirs
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pygit2
 import pytest
 
-from conftest import run_git
 from git_vcontext.gitio import refs
 from git_vcontext.workflow.sync import MERGED, Syncer
+from helpers.run import run_git
 
 
 def _commit(repo: Path, name: str, text: str, message: str) -> str:
@@ -56,7 +57,10 @@ def test_move_refs_moves_nothing_when_one_ref_changed_meanwhile(git_repo: Path) 
 
 
 def test_a_planned_sync_moves_nothing_when_the_base_moved_before_commit(git_repo: Path) -> None:
-    doc = {"vContextInfo": {"version": "0.4"}, "todoList": {"uid": "u", "items": []}}
+    doc: dict[str, Any] = {
+        "vContextInfo": {"version": "0.4"},
+        "todoList": {"uid": "u", "items": []},
+    }
     _commit(git_repo, "t.vcontext.json", json.dumps(doc), "seed")
     run_git(git_repo, "branch", "agents/alice")
     run_git(git_repo, "checkout", "-q", "agents/alice")
@@ -80,7 +84,10 @@ def test_a_planned_sync_moves_nothing_when_the_base_moved_before_commit(git_repo
 def test_sync_pairs_falls_back_to_one_pair_at_a_time_when_the_batch_loses_a_race(
     git_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    doc = {"vContextInfo": {"version": "0.4"}, "todoList": {"uid": "u", "items": []}}
+    doc: dict[str, Any] = {
+        "vContextInfo": {"version": "0.4"},
+        "todoList": {"uid": "u", "items": []},
+    }
     _commit(git_repo, "t.vcontext.json", json.dumps(doc), "seed")
     for agent in ("alice", "bob"):
         run_git(git_repo, "branch", f"agents/{agent}", "main")

@@ -10,7 +10,7 @@ import pytest
 
 from git_vcontext.codecs import parse, reused_parses
 from git_vcontext.errors import ParseError
-from git_vcontext.merge.files import merge_files
+from helpers.merging import merge_files
 
 CASES = sorted(
     p for p in (Path(__file__).parents[1] / "examples" / "merge").iterdir() if p.is_dir()

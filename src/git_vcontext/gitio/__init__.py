@@ -106,12 +106,6 @@ def read_at(repo: Any, rev: str, path: str) -> bytes:
     return data
 
 
-def tracked_files(repo: Any) -> list[str]:
-    """Paths of the files in the index (``git ls-files``), relative to the top, '/'-separated."""
-    repo.index.read()
-    return [entry.path for entry in repo.index]
-
-
 def relative_to_top(repo: Any, path: str | os.PathLike[str]) -> str:
     """A path given on the command line, as the repo-relative '/'-separated path git uses."""
     top = workdir(repo).resolve()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import document as doc
+from ..record import replace
 from .result import MISSING, ConflictNode, MergeResult
 from .textmerge import Markers
 
@@ -63,14 +64,7 @@ def _with_markers(ours: Document, result: MergeResult, markers: Markers) -> str:
     nodes = _nodes(result.tree)
     text_o = ours.render(side_of(result.tree, "ours"))
     newline = "\r\n" if "\r\n" in text_o else "\n"
-    markers = Markers(
-        markers.size,
-        markers.ours_label,
-        markers.base_label,
-        markers.theirs_label,
-        markers.diff3,
-        newline,
-    )
+    markers = replace(markers, newline=newline)
     from .inline import is_one_line
 
     inline = ours.format == "json" and is_one_line(text_o)

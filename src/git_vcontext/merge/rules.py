@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import canonical, instant_key, parse_instant, same
-from .result import MISSING, NOT_HANDLED, ConflictNode
+from .result import MISSING, NOT_HANDLED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -223,8 +223,3 @@ def _recompute_metrics(m: Merger, path: Path, playbook: dict[str, Any]) -> None:
             (*path, doc.METRICS_FIELD),
             "playbook metrics recomputed from the merged log",
         )
-
-
-def conflict_value(node: ConflictNode) -> Any:
-    """Ours' value of a conflict (what the merged data holds)."""
-    return node.ours

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 TODO = "todo.vcontext.json"
 

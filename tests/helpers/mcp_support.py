@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 
 import git_vcontext as gv
-from conftest import cli_path, run_git
+from helpers.run import cli_path, run_git
 
 TODO = {
     "vContextInfo": {"version": "0.4"},
@@ -136,6 +136,11 @@ async def in_process(root: Path, *, mode: str = "auto", **options: Any) -> Async
 def run(main: Callable[[], Awaitable[Any]]) -> Any:
     """Run an async test body."""
     return anyio.run(main)
+
+
+def prompt_text(result: Any) -> str:
+    """The text of a prompt's first message."""
+    return str(result.messages[0].content.text)
 
 
 def text(result: Any) -> str:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, run_git
+from helpers.run import run_cli, run_git
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01T00:00:00Z
 FORKED_AT = "2025-12-31T00:00:00Z"
@@ -135,7 +135,7 @@ def sync(repo: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
 
-def status(item: str, sequence_bump: int = 1) -> Any:
+def status(item: tuple[str, str], sequence_bump: int = 1) -> Any:
     """A change: set a todo item's status and bump the list's sequence."""
 
     def change(data: Any) -> None:

@@ -44,7 +44,7 @@ HOSTILE_IDS = [
 
 def hostile_document() -> dict[str, Any]:
     """Each hostile id is a target with an append and two concurrent updates (two heads)."""
-    from playbook_helpers import doc, ev
+    from helpers.playbook import doc, ev
 
     events = []
     for i, h in enumerate(HOSTILE_IDS):
@@ -141,7 +141,8 @@ def check_mermaid_rules(text: str) -> None:
         if m := re.fullmatch(rf" +({_ID})\[.*\]", line):
             declared.append(m.group(1))
         if m := re.fullmatch(rf"  ({_ID}) \S+ ({_ID})", re.sub(r"\|\".*\"\|", "", line)):
-            assert m.group(1) in declared and m.group(2) in declared, line
+            assert m.group(1) in declared, line
+            assert m.group(2) in declared, line
             edges += 1
     assert len(declared) == len(set(declared)), "a node declared twice"
     for line in lines:

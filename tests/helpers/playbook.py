@@ -17,8 +17,8 @@ def ev(
     eid: str,
     target: str,
     op: str = "update",
-    prev: str | None = None,
-    at: int = 0,
+    prev: object = None,  # a str, or a hostile value for the anomaly tests
+    at: int | str | None = 0,  # minutes after the epoch stamp, or a createdAt as given
     **fields: Any,
 ) -> dict[str, Any]:
     """One playbook event; ``append`` events get a kind and text unless given."""

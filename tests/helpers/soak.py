@@ -345,9 +345,8 @@ def fresh_clone(run: SoakRun, root: Path) -> Path:
 
 
 def total_retries(run: SoakRun) -> int:
-    return sum(s["retries"] for log in run.logs for s in log.syncs) + sum(
-        s["retries"] for s in run.final_syncs
-    )
+    retries = [s["retries"] for log in run.logs for s in log.syncs]
+    return sum(int(n) for n in [*retries, *(s["retries"] for s in run.final_syncs)])
 
 
 def _agent_main(argv: Sequence[str]) -> int:

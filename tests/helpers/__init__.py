@@ -1,0 +1,1 @@
+"""Helpers shared by the tests, imported as ``helpers.<module>`` (never conftest, never a test)."""

@@ -1,0 +1,34 @@
+"""Running git and the installed command line as a user would; the checkout's root."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run git in ``repo`` and return the completed process."""
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check)
+
+
+def cli_path() -> list[str]:
+    """How to start the installed command line (the console script next to this Python)."""
+    script = Path(sys.executable).with_name("git-vcontext")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "git_vcontext"]
+
+
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git-vcontext args`` as a separate process, as a user or git would."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [*cli_path(), *args], cwd=cwd, input=input, capture_output=True, env=full_env
+    )
