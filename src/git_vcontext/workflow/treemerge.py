@@ -119,11 +119,15 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
+    take_base: bool = False,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
-    does), never a commit or a ref.
+    does), never a commit or a ref. ``take_base``: a file that conflicts keeps the
+    base's version (for a virtual merge base, which must not hold conflicts).
+    A document holding an append-only log that one side deleted is a conflict: sync
+    never deletes a log (the pre-push hook would refuse that commit).
     """
     import pygit2
 
@@ -135,6 +139,16 @@ def merge_trees(
     notes: list[str] = []
     conflicted: set[str] = set()
 
+    def stop(conflict: PathConflict) -> None:
+        if not take_base:
+            conflicts.append(conflict)
+            return
+        entry = sides.entry(0, conflict.path)
+        if entry is None:
+            _remove(index, conflict.path)
+        else:
+            index.add(pygit2.IndexEntry(conflict.path, entry.id, entry.filemode))
+
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         o, t = sides.data(1, path), sides.data(2, path)
@@ -144,7 +158,7 @@ def merge_trees(
         elif o is not None and t is not None:
             outcome = _merge_document(b, o, t, path, now)
             if not outcome.clean:
-                conflicts.append(_conflict_of(path, outcome))
+                stop(_conflict_of(path, outcome))
                 return
             notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
             result = outcome.output
@@ -164,19 +178,21 @@ def merge_trees(
         for anc, our, their in list(index.conflicts):
             path = (our or their or anc).path
             conflicted.add(path)
+            del index.conflicts[path]
             if our is not None and their is not None and _is_doc(sides, path):
-                del index.conflicts[path]
                 decide(path, our.mode)
             else:
-                conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
+                stop(PathConflict(path, _libgit2_kind(anc, our, their)))
 
     for delta in ours.diff_to_tree(theirs).deltas:
         path = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path
         if path in conflicted or not _is_doc(sides, path):
             continue
         entry = _index_entry(index, path)
-        if entry is None:
-            continue  # deleted by the merge (theirs deleted a document ours left alone)
+        if entry is None:  # one side deleted a document the other left alone
+            if (kept := _log_deleted(sides, path)) is not None:
+                stop(kept)
+            continue
         decide(path, entry.mode)
 
     if conflicts:
@@ -186,6 +202,25 @@ def merge_trees(
 
 def _is_doc(sides: DocumentSides, path: str) -> bool:
     return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
+
+
+def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
+    """A conflict when the document one side deleted holds an append-only log."""
+    from ..validate.history import logged_entries
+
+    entries = logged_entries(sides.data(0, path), path)
+    if not entries:
+        return None
+    kind = "deleted by us" if sides.data(1, path) is None else "deleted by them"
+    why = f"it holds an append-only log ({entries} entries): sync never deletes one"
+    return PathConflict(path, kind, reasons=(why,))
+
+
+def _remove(index: Any, path: str) -> None:
+    try:
+        index.remove(path)
+    except (OSError, KeyError):
+        pass  # not in the index: already absent
 
 
 def _index_entry(index: Any, path: str) -> Any:
@@ -243,6 +278,31 @@ def only_fork_changed(base: bytes, ours: bytes, theirs: bytes, path: str) -> boo
     except ParseError:
         return False
     return same(_data_without_fork(b_data), _data_without_fork(t_data))
+
+
+def changed_documents(repo: Any, old: Any, new: Any) -> tuple[str, ...]:
+    """The documents whose data differs between two trees, ``fork`` blocks aside (what an
+    agent's work changed since the base it last merged)."""
+    from ..codecs import parse
+    from ..errors import ParseError
+    from ..values import same
+
+    sides = DocumentSides(repo, old, old, new)
+    changed = []
+    for delta in old.diff_to_tree(new).deltas:
+        path = (delta.new_file if delta.status_char() != "D" else delta.old_file).path
+        if not _is_doc(sides, path):
+            continue
+        before, after = sides.data(1, path), sides.data(2, path)
+        try:
+            if before is not None and after is not None:
+                a, b = parse(before, path=path).data, parse(after, path=path).data
+                if same(_data_without_fork(a), _data_without_fork(b)):
+                    continue
+        except ParseError:
+            pass
+        changed.append(path)
+    return tuple(sorted(changed))
 
 
 def _data_without_fork(data: Any) -> Any:
@@ -320,3 +380,21 @@ def carry_to_agent(
             blob = sides.entry(1, path).id if result == o else repo.create_blob(result)
             index.add(pygit2.IndexEntry(path, blob, mode))
     return TreeMerge(index.write_tree(repo), (), tuple(documents))
+
+
+def virtual_base(repo: Any, bases: list[Any], *, now: str, depth: int = 0) -> Any:
+    """One tree standing for several merge bases (a criss-cross history): the bases merged
+    by the same rules, each file that conflicts there keeping the inner base's version,
+    so the virtual base holds no conflict and the outer merge stays structural (M16)."""
+    from ..gitio.history import merge_bases
+
+    tree = repo[bases[0]].tree
+    for other in bases[1:]:
+        inner = merge_bases(repo, bases[0], other)
+        if len(inner) > 1 and depth < 3:
+            inner_tree = virtual_base(repo, inner, now=now, depth=depth + 1)
+        else:
+            inner_tree = repo[inner[0]].tree if inner else None
+        merged = merge_trees(repo, inner_tree, tree, repo[other].tree, now=now, take_base=True)
+        tree = repo[merged.tree]
+    return tree
