@@ -221,45 +221,45 @@ def _write_lines(path: Path, lines: list[str], newline: str = "\n") -> None:
 # -- the pre-push hook ----------------------------------------------------------------
 
 
-def hook_text(command: str) -> str:
+def hook_text(command: str, name: str = "pre-push") -> str:
     """The shim, with our command put where the template says."""
     from .resources import hooks_dir as shipped
 
-    template = shipped().joinpath("pre-push").read_text()
+    template = shipped().joinpath(name).read_text()
     return template.replace('"@GIT_VCONTEXT@"', command)
 
 
-def hook_refusal(cwd: Path, force: bool) -> str | None:
-    """Why install must not put its pre-push shim in place, or None."""
+def hook_refusal(cwd: Path, force: bool, name: str = "pre-push") -> str | None:
+    """Why install must not put its ``name`` shim in place, or None."""
     if force:
         return None
     hooks_path = Scope("local", cwd).get("core.hooksPath")
     if hooks_path:
         return (
             f"core.hooksPath is set ({hooks_path}): another hook manager owns the hooks. Call "
-            "'git-vcontext hook pre-push \"$@\"' from its pre-push hook, or re-run with --force "
+            f"'git-vcontext hook {name} \"$@\"' from its {name} hook, or re-run with --force "
             "to install into that folder (or use --no-hooks)"
         )
     directory = hooks_dir(cwd)
-    hook, legacy = directory / "pre-push", directory / "pre-push.legacy"
+    hook, legacy = directory / name, directory / f"{name}.legacy"
     foreign = hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace")
     if foreign and legacy.exists():
         return f"{hook} and {legacy} both exist; re-run with --force"
     return None
 
 
-def install_hook(cwd: Path, command: str, force: bool) -> list[str]:
-    """Install the pre-push shim; an existing foreign hook is kept as pre-push.legacy."""
-    if why := hook_refusal(cwd, force):
+def install_hook(cwd: Path, command: str, force: bool, name: str = "pre-push") -> list[str]:
+    """Install the ``name`` shim; an existing foreign hook is kept as ``name``.legacy."""
+    if why := hook_refusal(cwd, force, name):
         raise UsageError(why)
     directory = hooks_dir(cwd)
     directory.mkdir(parents=True, exist_ok=True)
-    hook, legacy = directory / "pre-push", directory / "pre-push.legacy"
+    hook, legacy = directory / name, directory / f"{name}.legacy"
     messages = []
     if hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace"):
         hook.replace(legacy)
         messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
-    text = hook_text(command)
+    text = hook_text(command, name)
     if not hook.exists() or hook.read_text(errors="replace") != text:
         from .fsio import write_atomic
 
@@ -269,17 +269,17 @@ def install_hook(cwd: Path, command: str, force: bool) -> list[str]:
     return messages
 
 
-def uninstall_hook(cwd: Path) -> list[str]:
+def uninstall_hook(cwd: Path, name: str = "pre-push") -> list[str]:
     """Remove our shim and put a chained hook back."""
     directory = hooks_dir(cwd)
-    hook, legacy = directory / "pre-push", directory / "pre-push.legacy"
+    hook, legacy = directory / name, directory / f"{name}.legacy"
     if not hook.exists() or HOOK_MARKER not in hook.read_text(errors="replace"):
         return []
     hook.unlink()
     if legacy.exists():
         legacy.replace(hook)
-        return [f"removed our pre-push hook; restored {legacy.name}"]
-    return ["removed our pre-push hook"]
+        return [f"removed our {name} hook; restored {legacy.name}"]
+    return [f"removed our {name} hook"]
 
 
 def hook_command(text: str) -> str | None:

@@ -62,6 +62,8 @@ def _print(r: PairResult, dry_run: bool = False) -> None:
         print(f"{r.branch}: up to date with {r.base}")
     elif r.state == MERGED:
         parts = []
+        if r.elsewhere:
+            parts.append(f"merged into {r.base} on the remote ({_count(r.documents)})")
         if r.base_moves:
             parts.append(
                 f"{would}merge {_count(r.documents)} into {r.base}" + _short(r.base_commit, dry_run)
