@@ -188,12 +188,18 @@ def sync(clone: Path, agent: str) -> dict[str, Any]:
 
     sync says "push to REMOTE rejected (…): fetching and merging, retry N" per retry.
     """
+    import resource
+
     start = time.perf_counter()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = vcontext(clone, "sync", agent, "--push", "origin", check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     said = proc.stdout + proc.stderr
     return {
         "exit": proc.returncode,
         "seconds": time.perf_counter() - start,
+        # the sync and everything it waited for (git, the pre-push hook, ...)
+        "cpu": after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime,
         "retries": len(re.findall(r"rejected .*retry \d+", said)),
         "integrated": bool(re.search(rf"pushed( after .*)? to origin: {BASE}\b", said)),
         "elsewhere": f"merged into {BASE} on the remote" in said,

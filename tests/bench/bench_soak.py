@@ -78,9 +78,12 @@ def _bench(root: Path, args: argparse.Namespace) -> int:
     times = sorted(s["seconds"] for s in syncs)
     print(f"| sync time median / p95 / max | {_ms(statistics.median(times))} / "
           f"{_ms(times[int(0.95 * (len(times) - 1))])} / {_ms(times[-1])} |")  # fmt: skip
+    cpu = sorted(float(str(s["cpu"])) for s in syncs)
+    print(f"| CPU per sync, median / p95 (with its git and hook processes) | "
+          f"{_ms(statistics.median(cpu))} / {_ms(cpu[int(0.95 * (len(cpu) - 1))])} |")  # fmt: skip
+    print(f"| CPU of all syncs / of the whole soak | {sum(cpu):.0f} s / {run.cpu_seconds:.0f} s |")
     print(f"| until the base holds every agent's last round (agents' wall time) | "
           f"{run.loop_seconds:.1f} s |")  # fmt: skip
-    print(f"| CPU time of every process (user + system) | {run.cpu_seconds:.0f} s |")
     print(f"| final syncs failed | {sum(1 for s in run.final_syncs if s['exit'])} |")
     print(f"| total incl. setup and checks | {time.perf_counter() - start:.1f} s |")
     print(f"| load average after | {' '.join(f'{x:.1f}' for x in os.getloadavg())} |")

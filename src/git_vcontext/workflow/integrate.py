@@ -85,7 +85,7 @@ class BaseRound:
         live = [a for a in self.agents if a in work]
         if not live:
             return self._outcome(False)
-        todo = [a for a in live if not self._contains(snap.base, work[a])]
+        todo = [a for a in live if self._has_work(work[a], snap.base)]
         if not todo and not self._base_ahead(snap):
             return self._finish(snap, live)
         if self.io.clock() > deadline:
@@ -425,6 +425,23 @@ class BaseRound:
 
     def _contains(self, tip: Any, commit: Any) -> bool:
         return tip is not None and (tip == commit or bool(self.repo.descendant_of(tip, commit)))
+
+    def _has_work(self, tip: Any, base: Any) -> bool:
+        """Whether ``tip`` holds commits the base lacks, other than merges of what the base
+        has (an agent branch after a sync ends in such a merge of the base into it)."""
+        import pygit2
+
+        if self._contains(base, tip):
+            return False
+        if base is None:
+            return True
+        walker = self.repo.walk(tip, pygit2.GIT_SORT_NONE)
+        walker.hide(base)
+        for commit in walker:
+            parents = commit.parent_ids
+            if len(parents) < 2 or not all(self._contains(base, p) for p in parents):
+                return True
+        return False
 
     def _base_ahead(self, snap: Snapshot) -> bool:
         local = refs.target(self.repo, self.base)
