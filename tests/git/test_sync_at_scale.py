@@ -183,6 +183,24 @@ def test_a_request_that_conflicts_is_left_out_and_its_owner_reports_the_conflict
     assert _requests(remote) == []  # withdrawn, so others stop trying it
 
 
+def test_a_second_sync_with_nothing_new_takes_no_lease_and_pushes_nothing(
+    remote: Path, tmp_path: Path
+) -> None:
+    """An agent branch that ends in its merge of the base holds no work: the next sync
+    says up to date without taking the base's lease or pushing."""
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    assert sync(alice, "alice", "--push", "origin")[0] == 0
+    _plant_lease(remote, 600, os.getpid())  # anyone who needs the lease would wait
+    refs_before = run_git(remote, "for-each-ref").stdout
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert out == "agents/alice: up to date with main\n"
+    assert run_git(remote, "for-each-ref").stdout == refs_before
+
+
 # -- the lease -------------------------------------------------------------------------
 
 

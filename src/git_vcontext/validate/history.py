@@ -529,13 +529,13 @@ def _parse(raw: bytes | None, path: str) -> tuple[Any, Source]:
     """
     if raw is None:
         return None, Source()
-    from ..codecs import format_from_name, parse
+    from ..codecs import format_from_name, parse, reusing_parses
     from ..codecs.text import decode
     from ..errors import ParseError
 
     try:
         text, _ = decode(raw)
-        if format_from_name(path) == "json" and text.strip():
+        if format_from_name(path) == "json" and text.strip() and not reusing_parses():
             from ..codecs.json_text import parse_value
 
             return parse_value(text), Source(text, "json")

@@ -9,8 +9,10 @@ from ..gitio import remote as remotes
 from ..record import record
 from . import agents as agent_config
 from . import lease as leases
-from .push import POLL, PushOutcome, Settings, settings, wait_before
-from .pushing import Pusher
+from .ancestry import contains, has_work, start_of
+from .leasing import LeaseKeeper
+from .push import PushOutcome, Settings, settings, wait_before
+from .pushing import Pusher, Refused, refusal
 from .remoteview import RemoteView, Snapshot
 from .sync import CONFLICT, MERGED, PairResult, Syncer
 
@@ -44,21 +46,20 @@ class BaseRound:
         self.branches = {a: agent_config.agent_branch(self.repo, a) for a in agents}
         cwd = str(self.repo.workdir or self.repo.path)
         self.view = RemoteView(self.repo, cwd, remote, base, list(self.branches.values()))
-        self.pusher = Pusher(self.repo, cwd, remote)
+        self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed)
         self.published: dict[str, Any] = {}  # agent -> the commit its request names
         self.results: dict[str, PairResult] = {}  # agent -> how its pair ended
         self.contributed: dict[str, tuple[str, ...]] = {}  # agent -> documents its work changed
         self.stopped: dict[str, PairResult] = {}  # agents that stopped (conflict, refused)
-        self.lease_id: Any = None  # our lease commit while we hold the base's lease
+        holder = ", ".join(self.branches.values())
+        self.lease = LeaseKeeper(self.pusher, self.view, holder, self.settings.lease_seconds)
         self.retries = 0
-        self.waited = 0.0
-        self.said_waiting = False
 
     def run(self) -> PushOutcome:
         try:
             return self._loop()
         finally:
-            self._release()  # interrupted or failed while holding the lease: give it back
+            self.lease.release()  # interrupted or failed while holding it: give it back
 
     def _loop(self) -> PushOutcome:
         deadline = self.io.clock() + self.settings.timeout
@@ -85,7 +86,7 @@ class BaseRound:
         live = [a for a in self.agents if a in work]
         if not live:
             return self._outcome(False)
-        todo = [a for a in live if self._has_work(work[a], snap.base)]
+        todo = [a for a in live if has_work(self.repo, work[a], snap.base)]
         if not todo and not self._base_ahead(snap):
             return self._finish(snap, live)
         if self.io.clock() > deadline:
@@ -96,11 +97,11 @@ class BaseRound:
             self._publish(unpublished, work, snap)
             return None
         if self.settings.lease:
-            if self._acquire(snap):
+            if self.lease.acquire(snap, self.syncer.signatures()[1], self.io.clock()):
                 return self._integrate(live)
             if unpublished:  # so that whoever holds the lease merges our work too
                 self._publish(unpublished, work, snap)
-            self._wait(snap, deadline)
+            self.lease.wait(snap, deadline, self.io.clock, self.io.sleep, self.io.report)
             return None
         if unpublished:
             self._publish(unpublished, work, snap)
@@ -142,27 +143,10 @@ class BaseRound:
 
         if agent not in self.contributed:
             commit = self.published[agent]
-            start = None if base is None else self._start_of(commit, base)
-            found = () if start is None else changed_documents(
-                self.repo, self.repo[start].tree, self.repo[commit].tree
-            )
-            self.contributed[agent] = found
+            start = None if base is None else start_of(self.repo, commit, base)
+            trees = None if start is None else (self.repo[start].tree, self.repo[commit].tree)
+            self.contributed[agent] = () if trees is None else changed_documents(self.repo, *trees)
         return self.contributed[agent]
-
-    def _start_of(self, commit: Any, base: Any) -> Any:
-        """The base the agent's work started from: its merge base with the base, or (when
-        the work is in the base already) with the base just before the merge that took it
-        (looked for among the base's last 200 commits)."""
-        if not self._contains(base, commit):
-            return self.repo.merge_base(commit, base)
-        seen = self.repo[base]
-        for _ in range(200):
-            if len(seen.parent_ids) == 2 and seen.parent_ids[1] == commit:
-                return self.repo.merge_base(commit, seen.parent_ids[0])
-            if not seen.parents:
-                break
-            seen = seen.parents[0]
-        return None
 
     # -- publishing, leasing, waiting ---------------------------------------------
 
@@ -184,67 +168,13 @@ class BaseRound:
             self.contributed.pop(agent, None)
             self._documents(agent, snap.base)
 
-    def _acquire(self, snap: Snapshot) -> bool:
-        """Take the base's lease (compare-and-swap push); False when someone else holds it."""
-        now = self.io.clock()
-        if snap.lease_id is not None and snap.lease_id == self.lease_id:
-            return True
-        if snap.lease_id is not None and not leases.breakable(snap.lease, self._where(), now):
-            return False
-        holder = ", ".join(self.branches.values())
-        mine = leases.mine(holder, self._where(), self.settings.lease_seconds, now)
-        commit = self.pusher.lease_commit(mine, self.syncer.signatures()[1])
-        expect = "" if snap.lease_id is None else str(snap.lease_id)
-        update = remotes.Update(str(commit), leases.lease_ref(self.base), expect=expect)
-        pushed = self.pusher.push([update], verify=False)
-        if pushed.ok:
-            self.lease_id = commit
-            return True
-        if pushed.refused_here or not all(row.retry for row in pushed.rows):
-            raise Refused(self._refusal(pushed, " (vcontext.syncLease=false: no lease)"))
-        return False
-
-    def _wait(self, snap: Snapshot, deadline: float) -> None:
-        """Until the base moves, or the lease is released, replaced or expires."""
-        import random
-
-        clock, start = self.io.clock, self.io.clock()
-        if not self.said_waiting and snap.lease is not None:
-            held = snap.lease.describe(start)
-            self.io.report(f"{self.remote} {self.base}: the integration lease is {held}: waiting")
-            self.said_waiting = True
-        seen = (_hex(snap.base), _hex(snap.lease_id))
-        pause = POLL[0]
-        while clock() < deadline:
-            self.io.sleep(pause * random.uniform(0.7, 1.3))
-            if self.view.poll() != seen or snap.lease is None or snap.lease.expired(clock()):
-                break
-            pause = min(pause * 1.5, POLL[1])
-        self.waited += clock() - start
-
-    def _release(self) -> None:
-        """Give the lease back (best effort: it expires anyway)."""
-        if self.lease_id is None:
-            return
-        held, self.lease_id = self.lease_id, None
-        update = remotes.Update(None, leases.lease_ref(self.base), expect=str(held))
-        try:
-            self.pusher.push([update], verify=False)
-        except OperationalError:
-            pass
-
-    def _where(self) -> str:
-        from ..gitio.push import common_dir
-
-        return str(common_dir(self.repo))
-
     # -- integrating -------------------------------------------------------------
 
     def _integrate(self, live: list[str]) -> PushOutcome | None:
         """Merge every request into the base, then the base into our agents; push it all."""
         snap = self.view.fetch(requests=True)
-        if self.settings.lease and snap.lease_id != self.lease_id:
-            self.lease_id = None  # it expired and someone took it over: start again
+        if self.settings.lease and snap.lease_id != self.lease.held:
+            self.lease.held = None  # it expired and someone took it over: start again
             return None
         if (problem := self._start_base(snap)) is not None:
             return problem
@@ -293,12 +223,11 @@ class BaseRound:
         if tip != snap.base:
             updates.insert(0, remotes.Update(str(tip), f"refs/heads/{self.base}"))
             known[f"refs/heads/{self.base}"] = snap.base
-        if self.lease_id is not None:
-            lease_ref = leases.lease_ref(self.base)
-            updates.append(remotes.Update(None, lease_ref, expect=str(self.lease_id)))
-            known[lease_ref] = self.lease_id
+        if (release := self.lease.release_update()) is not None:
+            updates.append(release[0])
+            known[release[0].dst] = release[1]
         self._push(updates, known)
-        self.lease_id = None
+        self.lease.held = None
         for agent, result in results.items():
             if not result.ok:
                 self._stop(agent, result)
@@ -367,7 +296,7 @@ class BaseRound:
             return
         failed = [row for row in pushed.rows if not row.ok]
         if pushed.refused_here or not all(row.retry for row in failed):
-            raise Refused(self._refusal(pushed))
+            raise Refused(refusal(pushed, self.remote))
         refused = [row for row in failed if not row.collateral] or failed
         self.retries += 1
         if self.retries >= self.settings.attempts:
@@ -382,17 +311,6 @@ class BaseRound:
         if not self.settings.lease:
             self.io.sleep(wait_before(self.retries))
         raise Again()
-
-    def _refusal(self, pushed: remotes.Pushed, hint: str = "") -> str:
-        """A refused push in a few lines: which refs and why, then what the pre-push hook
-        or the remote said (its findings, its ``remote:`` lines)."""
-        failed = [row for row in pushed.rows if not row.ok]
-        shown = [row for row in failed if not row.collateral] or failed
-        names = ", ".join(f"{row.branch} {row.summary}" for row in shown)
-        head = f"push to {self.remote} refused" + (f": {names}" if names else "") + hint
-        if pushed.refused_here:
-            head += " by the pre-push hook"
-        return head + "".join(f"\n  {line}" for line in pushed.said)
 
     # -- outcomes ----------------------------------------------------------------
 
@@ -409,7 +327,7 @@ class BaseRound:
         self, pushed: bool, merged: tuple[str, ...] = (), message: str = ""
     ) -> PushOutcome:
         results = tuple(self.stopped.get(a) or self._result(a, message) for a in self.agents)
-        return PushOutcome(results, pushed, self.retries, message, merged, self.waited)
+        return PushOutcome(results, pushed, self.retries, message, merged, self.lease.waited)
 
     def _result(self, agent: str, message: str) -> PairResult:
         done = self.results.get(agent)
@@ -424,37 +342,12 @@ class BaseRound:
         return agent_config.agent_of_branch(self.repo, branch) or branch
 
     def _contains(self, tip: Any, commit: Any) -> bool:
-        return tip is not None and (tip == commit or bool(self.repo.descendant_of(tip, commit)))
-
-    def _has_work(self, tip: Any, base: Any) -> bool:
-        """Whether ``tip`` holds commits the base lacks, other than merges of what the base
-        has (an agent branch after a sync ends in such a merge of the base into it)."""
-        import pygit2
-
-        if self._contains(base, tip):
-            return False
-        if base is None:
-            return True
-        walker = self.repo.walk(tip, pygit2.GIT_SORT_NONE)
-        walker.hide(base)
-        for commit in walker:
-            parents = commit.parent_ids
-            if len(parents) < 2 or not all(self._contains(base, p) for p in parents):
-                return True
-        return False
+        return contains(self.repo, tip, commit)
 
     def _base_ahead(self, snap: Snapshot) -> bool:
         local = refs.target(self.repo, self.base)
         return local is not None and not self._contains(snap.base, local)
 
 
-class Refused(Exception):
-    """A push the remote or the pre-push hook refused, or too many rejections: give up."""
-
-
 def _retries(n: int) -> str:
     return f"{n} retr" + ("y" if n == 1 else "ies")
-
-
-def _hex(oid: Any) -> str | None:
-    return None if oid is None else str(oid)

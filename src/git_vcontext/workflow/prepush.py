@@ -101,14 +101,21 @@ def push_key(remote: str, text: str) -> str:
     return "p-" + digest.hexdigest()
 
 
-def prefill(repo: Any, lines: list[str], remote: str) -> PushReport:
-    """Check a push ``sync`` is about to make, as the hook will, and remember it when clean."""
+def prefill(
+    repo: Any, lines: list[str], remote: str, parsed: dict[Any, Any] | None = None
+) -> PushReport:
+    """Check a push ``sync`` is about to make, as the hook will, and remember it when clean.
+
+    ``parsed``: documents sync parsed already (by content), reused instead of parsed again.
+    """
+    from ..codecs import reused_parses
     from ..gitio.push import common_dir, parse_ref_lines
     from ..validate.cache import VerdictCache
 
     text = "\n".join(lines) + "\n"
     cache = VerdictCache.open(common_dir(repo))
-    report = check_updates(repo, parse_ref_lines(text), remote, cache)
+    with reused_parses(parsed):
+        report = check_updates(repo, parse_ref_lines(text), remote, cache)
     if not report.problems:
         cache.put(push_key(remote, text), [])
     cache.save()

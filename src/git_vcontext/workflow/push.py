@@ -35,7 +35,6 @@ DEFAULT_ATTEMPTS = 10
 DEFAULT_TIMEOUT = 600.0  # seconds a sync may wait for the base before it gives up
 FIRST_WAIT = 0.1  # seconds; doubles each attempt, times a random factor in [0.5, 1.5)
 LONGEST_WAIT = 2.0
-POLL = (0.1, 0.5)  # first and longest pause between two looks at a held lease
 
 
 @record

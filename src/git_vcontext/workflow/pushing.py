@@ -14,11 +14,30 @@ if TYPE_CHECKING:
     from .lease import Lease
 
 
+class Refused(Exception):
+    """A push the remote or the pre-push hook refused, or too many rejections: give up."""
+
+
+def refusal(pushed: remotes.Pushed, remote: str, hint: str = "") -> str:
+    """A refused push in a few lines: which refs and why, then what the pre-push hook or
+    the remote said (its findings, its ``remote:`` lines)."""
+    failed = [row for row in pushed.rows if not row.ok]
+    shown = [row for row in failed if not row.collateral] or failed
+    names = ", ".join(f"{row.branch} {row.summary}" for row in shown)
+    head = f"push to {remote} refused" + (f": {names}" if names else "") + hint
+    if pushed.refused_here:
+        head += " by the pre-push hook"
+    return head + "".join(f"\n  {line}" for line in pushed.said)
+
+
 class Pusher:
     """Pushes to one remote from one repository."""
 
-    def __init__(self, repo: Any, cwd: str, remote: str) -> None:
+    def __init__(
+        self, repo: Any, cwd: str, remote: str, parsed: dict[Any, Any] | None = None
+    ) -> None:
         self.repo, self.cwd, self.remote = repo, cwd, remote
+        self.parsed = parsed  # documents parsed so far, by content (shared with the merges)
 
     def push(
         self,
@@ -38,7 +57,7 @@ class Pusher:
         means the hook checks for itself)."""
         lines = hook_lines(updates, known)
         try:
-            prefill(self.repo, lines, self.remote)
+            prefill(self.repo, lines, self.remote, self.parsed)
         except OperationalError:
             pass
 

@@ -8,14 +8,13 @@ Fetched into ``refs/vcontext/remotes/<remote>/`` (``heads/``, ``sync/``, ``lease
 from __future__ import annotations
 
 from ..gitio import remote as remotes
+from ..gitio.push import fetched_namespace
 from ..record import record
 from . import lease as leases
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-NAMESPACE = "refs/vcontext/remotes/"
 
 
 @record
@@ -36,7 +35,7 @@ class RemoteView:
     def __init__(self, repo: Any, cwd: str, remote: str, base: str, branches: list[str]) -> None:
         self.repo, self.cwd, self.remote, self.base = repo, cwd, remote, base
         self.branches = branches
-        self.ns = NAMESPACE + _key(repo, remote) + "/"
+        self.ns = fetched_namespace(repo, remote)
 
     def fetch(self, *, requests: bool = False) -> Snapshot:
         """Fetch the base, the agent branches, the leases, the server mark (and the base's
@@ -89,14 +88,3 @@ class RemoteView:
         ref = self.repo.references.get(name)
         if ref is not None:
             ref.delete()
-
-
-def _key(repo: Any, remote: str) -> str:
-    """A configured remote's name, else a name made from the URL or path."""
-    import hashlib
-
-    import pygit2
-
-    if remote in repo.remotes.names() and pygit2.reference_is_valid_name(f"{NAMESPACE}{remote}"):
-        return remote
-    return "url-" + hashlib.sha1(remote.encode("utf-8", "surrogateescape")).hexdigest()[:12]

@@ -245,6 +245,11 @@ class Syncer:
 
     # -- identities and checkouts ------------------------------------------------
 
+    @property
+    def parsed(self) -> dict[Any, Any]:
+        """The documents parsed so far, by content (for other steps to reuse)."""
+        return self._parsed
+
     def use_identity(self, signature: Any) -> None:
         """Commit as ``signature`` (a server's hook, which has no user of its own)."""
         self._signatures = (signature, signature)
