@@ -120,7 +120,11 @@ def identity(repo: Path, name: str) -> None:
 
 
 def setup(
-    root: Path, agents: int, hooks: bool = True, server: bool = False
+    root: Path,
+    agents: int,
+    hooks: bool = True,
+    server: bool = False,
+    config: dict[str, str] | None = None,
 ) -> tuple[Path, list[Path]]:
     """A bare remote with the seed documents on main, and one clone per forked agent
     (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off;
@@ -140,7 +144,11 @@ def setup(
     git(seed, "add", "-A")
     git(seed, "commit", "-q", "-m", "seed documents")
     git(seed, "push", "-q", str(remote), BASE)
-    return remote, [_clone_agent(root, remote, f"agent-{i}", hooks) for i in range(agents)]
+    clones = [_clone_agent(root, remote, f"agent-{i}", hooks) for i in range(agents)]
+    for clone in clones:
+        for key, value in (config or {}).items():
+            git(clone, "config", key, value)
+    return remote, clones
 
 
 def _clone_agent(root: Path, remote: Path, agent: str, hooks: bool) -> Path:
@@ -302,12 +310,18 @@ class SoakRun:
 
 
 def soak(
-    root: Path, agents: int, rounds: int, hooks: bool = True, server: bool = False
+    root: Path,
+    agents: int,
+    rounds: int,
+    hooks: bool = True,
+    server: bool = False,
+    config: dict[str, str] | None = None,
 ) -> SoakRun:
-    """Set up, run ``agents`` processes concurrently, then let every agent sync once more."""
+    """Set up, run ``agents`` processes concurrently, then let every agent sync once more
+    (``config``: git config for every clone)."""
     import resource
 
-    remote, clones = setup(root, agents, hooks, server)
+    remote, clones = setup(root, agents, hooks, server, config)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     procs = []

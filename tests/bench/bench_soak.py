@@ -37,10 +37,6 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caching on, as after an install
     os.environ.pop("SOURCE_DATE_EPOCH", None)  # event ids need their entropy
-    if args.no_lease:
-        os.environ["GIT_CONFIG_COUNT"] = "1"
-        os.environ["GIT_CONFIG_KEY_0"] = "vcontext.syncLease"
-        os.environ["GIT_CONFIG_VALUE_0"] = "false"
     if args.keep:
         root = Path(args.keep)
         root.mkdir(parents=True, exist_ok=False)
@@ -51,7 +47,8 @@ def main() -> int:
 
 def _bench(root: Path, args: argparse.Namespace) -> int:
     start, load = time.perf_counter(), os.getloadavg()
-    run = soak.soak(root, args.agents, args.rounds, not args.no_hooks, args.server)
+    config = {"vcontext.syncLease": "false"} if args.no_lease else {}
+    run = soak.soak(root, args.agents, args.rounds, not args.no_hooks, args.server, config)
     docs = soak.documents(soak.fresh_clone(run, root))
     missing = soak.lost(run, run.at_end)
     syncs = [s for log in run.logs for s in log.syncs]

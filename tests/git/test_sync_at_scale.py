@@ -143,6 +143,7 @@ def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
 
     assert code == 0, out + err
     assert "merged with it into main: agents/alice" in out
+    assert not _requests(remote)
     assert {"a1", "b1"} <= set(_ids(remote))
     assert run_git(remote, "merge-base", "--is-ancestor", a_tip, "main").returncode == 0
     merges = run_git(remote, "log", "--merges", "--first-parent", "--format=%s", "main")
@@ -156,13 +157,13 @@ def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
 
     assert code == 0, out + err
     assert "merged into main on the remote" in out
-    assert "pushed to origin: agents/alice" in out
+    assert "pushed" not in out  # her work is there: she only brings her branch along
     assert rev(remote, "main") == main_before  # alice integrated nothing herself
-    assert rev(remote, "agents/alice") == rev(alice, "agents/alice")
+    assert rev(remote, "agents/alice") == a_tip  # her published work, until she publishes
     assert rev(alice, "main") == main_before
-    fork = show(remote, "agents/alice", "todo.vcontext.json")["todoList"]["fork"]
+    fork = show(alice, "agents/alice", "todo.vcontext.json")["todoList"]["fork"]
     assert fork["mergeStatus"] == "merged"  # M11: her work reached the parent
-    assert not _requests(remote)
+    assert not _requests(remote)  # bob's sync removed the request it merged
 
 
 def test_a_request_that_conflicts_is_left_out_and_its_owner_reports_the_conflict(
@@ -352,7 +353,7 @@ def test_install_server_merges_requests_as_they_are_pushed(remote: Path, tmp_pat
         code, out, err = sync(clone, name, "--push", "origin")
         assert code == 0, out + err
         assert "merged into main on the remote" in out
-        assert "pushed to origin: main" not in out  # the server moved main, not the agent
+        assert "pushed" not in out  # the server moved main, the agent published only
     assert {"alice", "bob"} <= set(_ids(remote))
     committers = run_git(remote, "log", "--merges", "--format=%cn", "main").stdout.split("\n")
     assert "Test Committer" in committers  # the hook commits as the repository's identity

@@ -88,7 +88,7 @@ class BaseRound:
             return self._outcome(False)
         todo = [a for a in live if has_work(self.repo, work[a], snap.base)]
         if not todo and not self._base_ahead(snap):
-            return self._finish(snap, live)
+            return self._finish(snap, live, work)
         if self.io.clock() > deadline:
             why = f"{self.remote} {self.base}: not integrated after {self.settings.timeout:.0f} s"
             return self._give_up(why + " (git config vcontext.syncTimeout)")
@@ -137,12 +137,13 @@ class BaseRound:
         merged = self.syncer.integrate(branch, theirs, f"{self.remote}/{branch}")
         return None if merged.ok else merged
 
-    def _documents(self, agent: str, base: Any) -> tuple[str, ...]:
-        """The documents the agent's published work changed since it last met the base."""
+    def _documents(self, agent: str, base: Any, commit: Any = None) -> tuple[str, ...]:
+        """The documents the agent's work (its published commit, else ``commit``) changed
+        since it last met the base."""
         from .treemerge import changed_documents
 
         if agent not in self.contributed:
-            commit = self.published[agent]
+            commit = self.published.get(agent, commit)
             start = None if base is None else start_of(self.repo, commit, base)
             trees = None if start is None else (self.repo[start].tree, self.repo[commit].tree)
             self.contributed[agent] = () if trees is None else changed_documents(self.repo, *trees)
@@ -179,10 +180,11 @@ class BaseRound:
         if (problem := self._start_base(snap)) is not None:
             return problem
         own = set(self.branches.values())
+        theirs = {b: c for b, c in snap.requests.items() if b not in own}
+        tip = self.syncer.tip(self.base)
+        done = {b: c for b, c in theirs.items() if self._contains(tip, c)}  # landed before
         requests = [
-            (self._agent_of(b), b, self.base, c)
-            for b, c in sorted(snap.requests.items())
-            if b not in own and not self._contains(self.syncer.tip(self.base), c)
+            (self._agent_of(b), b, self.base, c) for b, c in sorted(theirs.items()) if b not in done
         ]
         until = self.io.clock() + self.settings.lease_seconds / 3
         elsewhere = {a: self._documents(a, snap.base) for a in live if a in self.published}
@@ -199,7 +201,10 @@ class BaseRound:
                     "(its own sync reports the conflicts)"
                 )
         merged = tuple(o.branch for o in others if o.state == MERGED)
-        return self._land(snap, dict(zip(live, results, strict=True)), merged)
+        for (_, branch, _, commit), other in zip(requests, others, strict=False):
+            if other.ok:
+                done[branch] = commit
+        return self._land(snap, dict(zip(live, results, strict=True)), merged, done)
 
     def _start_base(self, snap: Snapshot) -> PushOutcome | None:
         """Build on the remote's base; local commits the remote lacks are merged with it."""
@@ -215,10 +220,19 @@ class BaseRound:
         return self._give_up(f"could not merge {self.remote}/{self.base} into {self.base}")
 
     def _land(
-        self, snap: Snapshot, results: dict[str, PairResult], merged: tuple[str, ...]
+        self,
+        snap: Snapshot,
+        results: dict[str, PairResult],
+        merged: tuple[str, ...],
+        done: dict[str, Any],
     ) -> PushOutcome | None:
-        """The integration push: base, agent branches, requests withdrawn, lease released."""
+        """The integration push: base, our agent branches, the requests it merged removed
+        (each only if it still names what was merged), the lease released."""
         updates, known = self._branch_updates(snap, results)
+        for branch, commit in sorted(done.items()):
+            request = leases.request_ref(self.base, branch)
+            updates.append(remotes.Update(None, request, expect=str(commit)))
+            known[request] = commit
         tip = self.syncer.tip(self.base)
         if tip != snap.base:
             updates.insert(0, remotes.Update(str(tip), f"refs/heads/{self.base}"))
@@ -233,24 +247,27 @@ class BaseRound:
                 self._stop(agent, result)
         return self._landed(results, merged, updates)
 
-    def _finish(self, snap: Snapshot, live: list[str]) -> PushOutcome | None:
-        """Every agent's work is on the remote's base: bring the agent branches along."""
+    def _finish(self, snap: Snapshot, live: list[str], work: dict[str, Any]) -> PushOutcome | None:
+        """Every agent's work is on the remote's base (merged by whoever held the lease, who
+        also removed the requests): bring the agent branches along, here only. Their copies
+        on the remote keep the published work until the agents publish again."""
         self.syncer.pin(self.base, snap.base)
-        elsewhere = {a: self._documents(a, snap.base) for a in live if a in self.published}
+        elsewhere = {  # published in this run, or by an earlier one: its work is in the base
+            a: self._documents(a, snap.base, work[a])
+            for a in live
+            if a in self.published or self._contains(snap.base, work[a])
+        }
         results, _ = self.syncer.batch([(a, self.base) for a in live], elsewhere=elsewhere)
         by_agent = dict(zip(live, results, strict=True))
-        updates, known = self._branch_updates(snap, by_agent)
-        if updates:
-            self._push(updates, known)
         for agent, result in by_agent.items():
             if not result.ok:
                 self._stop(agent, result)
-        return self._landed(by_agent, (), updates)
+        return self._landed(by_agent, (), [])
 
     def _branch_updates(
         self, snap: Snapshot, results: dict[str, PairResult]
     ) -> tuple[list[remotes.Update], dict[str, Any]]:
-        """Pushes of the agent branches that moved, and removals of their requests."""
+        """Pushes of our agent branches that moved, and removals of their requests."""
         updates, known = [], {}
         for agent, result in results.items():
             branch = self.branches[agent]

@@ -73,6 +73,7 @@ def _integrate_base(repo: Any, base: str, tries: int = 5) -> list[str]:
             syncer.commit()
         except refs.RefMoved:
             continue  # someone pushed the base meanwhile: merge again on top of it
+        _remove_landed(repo, base, new)
         shown = ", ".join(merged)
         return [*lines, f"git-vcontext: merged into {base} ({str(new)[:12]}): {shown}"]
     return [*lines, f"git-vcontext: {base} kept moving: its requests wait for the next push"]
@@ -88,6 +89,17 @@ def _requests(repo: Any, base: str, tip: Any) -> Iterator[tuple[str, str, str, A
             continue
         branch = name[len(prefix) :]
         yield agent_of_branch(repo, branch) or branch, branch, base, commit
+
+
+def _remove_landed(repo: Any, base: str, tip: Any) -> None:
+    """Remove the requests the base now holds, each only if it still names that commit."""
+    from ..gitio import git
+
+    prefix = leases.request_prefix(base)
+    for name in [n for n in repo.references if n.startswith(prefix)]:
+        commit = repo.references[name].target
+        if commit == tip or repo.descendant_of(tip, commit):
+            git(["update-ref", "-d", name, str(commit)], cwd=repo.path, check=False)
 
 
 def _why(result: Any) -> str:
