@@ -101,7 +101,8 @@ class BaseRound:
                 return self._integrate(live)
             if unpublished:  # so that whoever holds the lease merges our work too
                 self._publish(unpublished, work, snap)
-            self.lease.wait(snap, deadline, self.io.clock, self.io.sleep, self.io.report)
+            waiting = sum(1 for a in todo if a in self.published)
+            self.lease.wait(snap, waiting, deadline, self.io.clock, self.io.sleep, self.io.report)
             return None
         if unpublished:
             self._publish(unpublished, work, snap)

@@ -56,12 +56,15 @@ class LeaseKeeper:
     def wait(
         self,
         snap: Snapshot,
+        ours: int,
         until: float,
         clock: Callable[[], float],
         sleep: Callable[[float], None],
         report: Callable[[str], None],
     ) -> None:
-        """Until the base moves, or the lease is released, replaced or expires."""
+        """Until one of our ``ours`` requests is gone (merged), or the lease is free, or the
+        lease we watch has expired. Each look is one ``git ls-remote`` (no objects): waiting agents
+        do not fetch every time the base moves, only when it concerns them."""
         import random
 
         start = clock()
@@ -70,12 +73,16 @@ class LeaseKeeper:
             where = f"{self.pusher.remote} {self.view.base}"
             report(f"{where}: the integration lease is {held}: waiting")
             self.said_waiting = True
-        seen = (_hex(snap.base), _hex(snap.lease_id))
+        lease = _hex(snap.lease_id)
+        expires = snap.lease.expires if snap.lease is not None else start
         pause = POLL[0]
-        while clock() < until:
+        while clock() < until and lease is not None and clock() < expires:
             sleep(pause * random.uniform(0.7, 1.3))
-            if self.view.poll() != seen or snap.lease is None or snap.lease.expired(clock()):
+            now_lease, now_ours = self.view.poll()
+            if now_ours < ours or now_lease is None:
                 break
+            if now_lease != lease:  # another holder: give it its own lease time
+                lease, expires = now_lease, clock() + self.seconds
             pause = min(pause * 1.5, POLL[1])
         self.waited += clock() - start
 

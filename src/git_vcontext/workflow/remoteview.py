@@ -71,11 +71,13 @@ class RemoteView:
             found,
         )
 
-    def poll(self) -> tuple[str | None, str | None]:
-        """(base tip, lease commit) on the remote now, without fetching objects."""
-        base_ref, lease_ref = f"refs/heads/{self.base}", leases.lease_ref(self.base)
-        found = remotes.list_refs(self.cwd, self.remote, [base_ref, lease_ref])
-        return found.get(base_ref), found.get(lease_ref)
+    def poll(self) -> tuple[str | None, int]:
+        """(the lease commit, how many of our requests) on the remote now, without fetching
+        objects: a request that is gone was merged by whoever held the lease."""
+        lease_ref = leases.lease_ref(self.base)
+        ours = [leases.request_ref(self.base, b) for b in self.branches]
+        found = remotes.list_refs(self.cwd, self.remote, [lease_ref, *ours])
+        return found.get(lease_ref), sum(1 for r in ours if r in found)
 
     def _tip(self, name: str) -> Any:
         ref = self.repo.references.get(name)
