@@ -9,8 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# Property tests judge behaviour, never speed: a machine under load (CI, parallel workers) must
+# not fail them on hypothesis' per-example deadline or its "too slow" health check.
+settings.register_profile("vcontext", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("vcontext")
 
 
 def find_shared() -> Path | None:

@@ -123,6 +123,11 @@ def doctor() -> int:
 @click.option("-x", "--ours-label", metavar="%X", help="Label of our side.")
 @click.option("-y", "--theirs-label", metavar="%Y", help="Label of their side.")
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@click.option(
+    "--virtual-base",
+    is_flag=True,
+    help="Git's inner merge of a criss-cross history: conflicts take the base's value.",
+)
 def merge_driver(**options: Any) -> int:
     """The git merge driver: merge into %A in place; exit 0 clean, 1 conflicts."""
     return _run("merge_driver", **options)
@@ -164,6 +169,12 @@ class _PathsAfterDashDash(click.Command):
 @click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
 @click.option("--cached", "--staged", "cached", is_flag=True, help="Index against HEAD.")
 @click.option("--stat", is_flag=True, help="One summary line per file.")
+@click.option(
+    "--path",
+    "name",
+    metavar="NAME",
+    help="OLD NEW: the file's real name, shown and used for the format (difftool: $MERGED).",
+)
 def diff(**options: Any) -> int:
     """Structural diff of two files, or of the vContext files changed between revisions.
 
@@ -178,6 +189,46 @@ def diff(**options: Any) -> int:
     return _run("diff", paths=paths, **options)
 
 
+@cli.command("log", cls=_PathsAfterDashDash, context_settings=CONTEXT)
+@click.argument("args", nargs=-1, metavar="[REV-RANGE] [--] FILE[#ID]...")
+@click.option("--follow", is_flag=True, help="Follow renames and JSON <-> TRON conversions.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
+@click.option(
+    "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
+)
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def log_(**options: Any) -> int:
+    """The commits that changed items of a document, newest first, with their changes.
+
+    \b
+    FILE             every change to the document
+    FILE#ID[#ID...]  changes to these items, playbook entries (targetId) or events
+    FILE#"a#b"       an id holding '#' (or a quote) is written as a JSON string
+    REV-RANGE        as for git log: REV, ^REV, A..B, A...B (default HEAD)
+    A merge is shown once, with what each side brought; a version that does not
+    parse is shown as such. Exit 1 when an id is in no revision.
+    """
+    meta = click.get_current_context().meta
+    return _run("log", paths=meta.get("paths"), **options)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--rev", metavar="REV", help="Blame the file as it is at REV (default: work tree).")
+@click.option("--fields", is_flag=True, help="One line per field of each item.")
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+def blame(**options: Any) -> int:
+    """For each item (or field), the commit, author and date that last changed it.
+
+    Items are the elements with an id of the document's item lists (and the
+    records of a JSONL file); a playbook entry's line shows the commit that
+    brought its winning head event. Renames and JSON <-> TRON conversions are
+    followed; changes not committed yet are blamed on "Not Committed Yet".
+    """
+    return _run("blame", **options)
+
+
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
 def textconv(file: str) -> int:
@@ -188,16 +239,22 @@ def textconv(file: str) -> int:
 @cli.command(context_settings=CONTEXT)
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-def validate(paths: Sequence[str], fmt: str) -> int:
-    """Schema and semantic validation of JSON, TRON and JSONL files.
+@click.option(
+    "--untracked", is_flag=True, help="Without paths: check untracked vContext files too."
+)
+def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
+    """Schema and semantic validation of JSON, TRON, JSONL and TOML (VerMAS template) files.
 
     \b
     (no paths)   every vContext file tracked in the repository
     DIR          the vContext files under DIR
     FILE         that file, whatever its name ('-' = stdin)
+    vContext files: install's patterns plus what .gitattributes sends to the
+    driver (the pre-push hook checks the same set); a config among them that
+    is not a vContext document is skipped with a note.
     Findings: FILE:LINE:COL: where: message [rule]. Exit 0 all valid, 1 any invalid.
     """
-    return _run("validate", paths=paths, fmt=fmt)
+    return _run("validate", paths=paths, fmt=fmt, untracked=untracked)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -378,6 +435,25 @@ def ace() -> None:
 def ace_apply(patch: str, doc: str) -> int:
     """Apply an AcePatch, merging 3-way when the document moved on."""
     return _run("ace", patch=patch, doc=doc)
+
+
+@cli.group(context_settings=CONTEXT)
+def vermas() -> None:
+    """VerMAS .work/ directories (seed 004): projections derived from the event log."""
+
+
+@vermas.command("project", context_settings=CONTEXT)
+@click.argument("directory", metavar="[DIR]", required=False)
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a rebuild would.")
+def vermas_project(directory: str | None, check: bool) -> int:
+    """Rebuild work_orders.jsonl and messages.jsonl from events.jsonl.
+
+    DIR holds events.jsonl (default: .work here, else at the top of the repository).
+    Records keep their order and the fields no event sets; records no event created
+    are dropped (and named); the files keep their style. Exit 0 done or up to date,
+    1 with --check when something would change.
+    """
+    return _run("vermas", directory=directory, check=check)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from .keys import IDENTITY_KEYS as IDENTITY_KEYS
+from .keys import JSONL_KEYS as JSONL_KEYS
+from .keys import KeyChoice as KeyChoice
+from .keys import Repeat as Repeat
+from .keys import element_id as element_id
+from .keys import identity_key as identity_key
+from .keys import key_choice as key_choice
 from .record import record
 from .values import JsonValue
 
@@ -68,63 +75,6 @@ def is_vcontext(data: JsonValue) -> bool:
     return describe(data).is_vcontext
 
 
-# Identity of array elements --------------------------------------------------
-
-IDENTITY_KEYS = ("id", "uid", "eventId", "event_id", "depends_on_id")
-"""Keys that identify elements of keyed arrays, in order of preference (M3)."""
-
-JSONL_KEYS = ("event_id", "id", "prefix")
-"""Record keys of JSONL files: event logs, projections, VerMAS routes (M6, M3)."""
-
-
-def _hashable_id(value: JsonValue) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-def identity_key(
-    arrays: Iterable[Sequence[Any] | None], candidates: Sequence[str] = IDENTITY_KEYS
-) -> str | None:
-    """The key that identifies the objects of these arrays, or None.
-
-    A key qualifies when, in every array, the elements that carry it hold
-    distinct scalar values and at least one element somewhere carries it.
-    Elements without the key are allowed (they are merged by position, M3).
-    """
-    lists = [a for a in arrays if a is not None]
-    if not lists or not all(isinstance(a, list) for a in lists):
-        return None
-    if any(not isinstance(e, dict) for a in lists for e in a):
-        return None
-    for key in candidates:
-        if _unique_in_all(lists, key):
-            return key
-    return None
-
-
-def _unique_in_all(lists: list[Sequence[Any]], key: str) -> bool:
-    found = False
-    for elements in lists:
-        seen: set[Any] = set()
-        for e in elements:
-            if key not in e:
-                continue
-            ident = e[key]
-            if not _hashable_id(ident) or (type(ident), ident) in seen:
-                return False
-            seen.add((type(ident), ident))
-            found = True
-    return found
-
-
-def element_id(element: JsonValue, key: str) -> Any:
-    """The identity of one element under ``key`` (None when it has none)."""
-    if isinstance(element, dict):
-        ident = element.get(key)
-        if _hashable_id(ident):
-            return ident
-    return None
-
-
 # Field knowledge -------------------------------------------------------------
 
 SET_LIKE_FIELDS = frozenset(
@@ -141,8 +91,14 @@ SET_LIKE_FIELDS = frozenset(
 )
 """String arrays with set semantics (M5); ``vContextInfo.metadata.extensions`` too."""
 
-LATER_WINS_TIMESTAMPS = frozenset({"updated", "updatedAt", "lastUpdated", "updated_at"})
-EARLIER_WINS_TIMESTAMPS = frozenset({"created", "createdAt", "created_at"})
+STEP_SET_FIELDS = frozenset({"needs"})
+"""Set-like fields of the elements of a ``steps`` array (VerMAS templates: M5)."""
+
+LATER_WINS_TIMESTAMPS = frozenset(
+    {"updated", "updatedAt", "lastUpdated", "updated_at", "completed_at"}
+)
+EARLIER_WINS_TIMESTAMPS = frozenset({"created", "createdAt", "created_at", "started_at"})
+"""M9, and VerMAS process steps: ``started_at`` keeps the earlier, ``completed_at`` the later."""
 COUNTER_FIELDS = frozenset({"helpfulCount", "harmfulCount"})
 STATUS_FIELD = "status"
 LOCK_FIELD = "lockedBy"
@@ -186,7 +142,7 @@ def is_set_like(path: Path, arrays: Iterable[Sequence[Any] | None]) -> bool:
     """Whether the arrays at ``path`` are string sets (M5)."""
     if not path or not isinstance(path[-1], str):
         return False
-    named = path[-1] in SET_LIKE_FIELDS or _is_extensions(path)
+    named = path[-1] in SET_LIKE_FIELDS or _is_extensions(path) or _is_step_set(path)
     if not named:
         return False
     lists = [a for a in arrays if a is not None]
@@ -195,6 +151,11 @@ def is_set_like(path: Path, arrays: Iterable[Sequence[Any] | None]) -> bool:
 
 def _is_extensions(path: Path) -> bool:
     return len(path) >= 3 and path[-3] in INFO_KEYS and path[-2:] == ("metadata", "extensions")
+
+
+def _is_step_set(path: Path) -> bool:
+    """``steps[…].needs``: a step's prerequisites (VerMAS templates)."""
+    return len(path) >= 3 and path[-1] in STEP_SET_FIELDS and path[-3] == "steps"
 
 
 def is_playbook_log(path: Path) -> bool:
@@ -288,6 +249,9 @@ FILE_PATTERNS = (
     ".vcontext/*.json",
     "*.vbrief.json",
     ".work/*.jsonl",
+    ".work/templates/*.toml",
+    ".work/processes/*.json",
+    ".work/evidence/*.json",
 )
 """Names of vContext files, as ``install`` writes them into ``.gitattributes`` (PRODUCT.md)."""
 

@@ -49,17 +49,21 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = F
     """Replace a file's content all at once: readers see the old or the new bytes, never half.
 
     The new content goes to a temporary file in the same directory, gets the old
-    file's permission bits, and is renamed over the target. ``durable`` also
-    flushes it to disk first (git itself does not fsync work-tree files).
+    file's permission bits, and is renamed over the target. A symbolic link is
+    written through, as an editor does: its target is replaced and the link stays
+    (a dangling link gets its target created). ``durable`` also flushes the file
+    to disk first (git itself does not fsync work-tree files).
     """
-    target = os.fspath(path)
+    given = os.fspath(path)
+    target = link_target(given)
+    shown = given if target == given else f"{given} (a link to {target})"
     directory = os.path.dirname(target) or "."
     try:
         mode = os.stat(target).st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     except OSError as exc:
-        raise OperationalError(f"{target}: cannot write ({exc.strerror})") from None
+        raise OperationalError(f"{shown}: cannot write ({exc.strerror})") from None
     tmp = os.path.join(
         directory, f".{os.path.basename(target)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     )
@@ -75,7 +79,25 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = F
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise OperationalError(f"{target}: cannot write ({exc.strerror})") from None
+        raise OperationalError(f"{shown}: cannot write ({exc.strerror})") from None
+
+
+MAX_LINKS = 40
+"""Links followed before giving up, as the kernel does (ELOOP)."""
+
+
+def link_target(path: str) -> str:
+    """The file that writing ``path`` should replace: ``path`` itself, or where its chain
+    of symbolic links ends (relative links resolved from their own folder; the end may
+    not exist yet). A loop is an OperationalError."""
+    current = path
+    for _ in range(MAX_LINKS):
+        try:
+            link = os.readlink(current)
+        except OSError:  # not a link (or not there): this is the file
+            return current
+        current = os.path.join(os.path.dirname(current), link)
+    raise OperationalError(f"{path}: cannot write (too many levels of symbolic links)")
 
 
 def _umask() -> int:

@@ -18,8 +18,9 @@ is_vcontext_path = matches_file_patterns  # one matcher for every command (docum
 
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
-HOOK_MARKER = "git-vcontext-hook-marker"
 SIGNATURE = "merge-driver %O %A %B"  # how we recognise our own driver line
+BASE_DRIVER = "vcontext-base"  # the driver git runs for the inner merges of criss-cross histories
+BASE_SIGNATURE = "merge-driver --virtual-base %O %A %B"
 
 
 def script_command() -> str:
@@ -34,13 +35,40 @@ def script_command() -> str:
 
 
 def config_entries(command: str) -> dict[str, str]:
-    """The git configuration install writes; %S %X %Y are left alone by gits before 2.44."""
+    """The git configuration install writes; %S %X %Y are left alone by gits before 2.44.
+
+    ``$MERGED`` is the path git knows a file by, ``$LOCAL``/``$REMOTE`` temporary copies.
+    ``merge.vcontext.recursive`` names the driver git runs for the inner merges that
+    build a criss-cross history's virtual base (M16): every conflict there takes the
+    base's value, so the outer merge starts from a valid document.
+    """
     return {
         "merge.vcontext.name": "vContext documents (git-vcontext)",
         "merge.vcontext.driver": f"{command} {SIGNATURE} -p %P -l %L -s %S -x %X -y %Y",
+        "merge.vcontext.recursive": BASE_DRIVER,
+        f"merge.{BASE_DRIVER}.name": "vContext virtual merge bases (git-vcontext)",
+        f"merge.{BASE_DRIVER}.driver": f"{command} {BASE_SIGNATURE} -p %P -l %L",
         "diff.vcontext.textconv": f"{command} textconv",
-        "difftool.vcontext.cmd": f'{command} diff "$LOCAL" "$REMOTE"',
+        "diff.vcontext.cachetextconv": "true",  # git log -p: each blob converted once
+        "difftool.vcontext.cmd": f'{command} diff --path "$MERGED" "$LOCAL" "$REMOTE"',
     }
+
+
+SETTINGS = frozenset(
+    {
+        "merge.vcontext.name",
+        "merge.vcontext.recursive",
+        f"merge.{BASE_DRIVER}.name",
+        "diff.vcontext.cachetextconv",
+    }
+)
+"""Entries whose value does not run git-vcontext: set when absent, another value is the
+user's (kept, and said, unless --force); uninstall removes them while they hold ours."""
+
+
+def _ours(key: str, value: str | None) -> bool:
+    """Whether ``value`` of ``key`` is one install writes (this or any installation)."""
+    return is_ours(value) or (key in SETTINGS and value == config_entries("")[key])
 
 
 def is_ours(value: str | None) -> bool:
@@ -75,8 +103,7 @@ class Scope:
         configured = Scope("global", self.cwd).get("core.attributesFile")
         if configured:
             return Path(os.path.expanduser(configured))
-        base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
-        return Path(base) / "git" / "attributes"
+        return _xdg_git() / "attributes"
 
 
 def repo_top(cwd: Path) -> Path:
@@ -85,13 +112,6 @@ def repo_top(cwd: Path) -> Path:
     if out.returncode != 0:
         raise OperationalError(f"not a git repository (or any parent): {cwd.resolve()}")
     return Path(out.stdout.strip())
-
-
-def hooks_dir(cwd: Path) -> Path:
-    """Where git looks for hooks in this repository (shared by all worktrees)."""
-    out = git(["rev-parse", "--git-path", "hooks"], cwd=cwd)
-    path = Path(out.stdout.strip())
-    return path if path.is_absolute() else (cwd / path).resolve()
 
 
 # -- config ---------------------------------------------------------------------------
@@ -103,7 +123,7 @@ def config_refusal(scope: Scope, force: bool) -> str | None:
         return None
     for key in config_entries("git-vcontext"):
         value = scope.get(key)
-        if value is not None and not is_ours(value) and key != "merge.vcontext.name":
+        if value is not None and not _ours(key, value) and key not in SETTINGS:
             return (
                 f"{key} is already set to {value!r} by another tool; "
                 "re-run with --force to replace it"
@@ -115,24 +135,29 @@ def install_config(scope: Scope, command: str, force: bool) -> list[str]:
     """Write the driver entries; refuse to replace foreign values without --force."""
     if why := config_refusal(scope, force):
         raise UsageError(why)
-    entries = config_entries(command)
-    changed = []
-    for key, value in entries.items():
-        if scope.get(key) != value:
-            scope.set(key, value)
-            changed.append(key)
-    return [f"set {k}" for k in changed]
+    messages = []
+    for key, value in config_entries(command).items():
+        current = scope.get(key)
+        if current == value:
+            continue
+        if current is not None and key in SETTINGS and not _ours(key, current) and not force:
+            messages.append(f"kept {key} = {current} (yours; --force sets {value})")
+            continue
+        scope.set(key, value)
+        messages.append(f"set {key}")
+    return messages
 
 
 def uninstall_config(scope: Scope) -> list[str]:
     """Remove the entries install wrote (foreign values are left alone)."""
     removed = []
-    for key in config_entries("git-vcontext"):
+    entries = config_entries("git-vcontext")
+    for key in entries:
         value = scope.get(key)
-        if value is not None and (is_ours(value) or key == "merge.vcontext.name"):
+        if value is not None and (_ours(key, value) or key == "merge.vcontext.name"):
             scope.unset(key)
             removed.append(key)
-    for section in ("merge.vcontext", "diff.vcontext", "difftool.vcontext"):
+    for section in sorted({key.rsplit(".", 1)[0] for key in entries}):
         pattern = "^" + section.replace(".", "\\.") + "\\."
         left = git(["config", scope.flag, "--get-regexp", pattern], cwd=scope.cwd, check=False)
         if not left.stdout.strip():  # only an empty section header: a foreign value stays
@@ -189,9 +214,47 @@ def uninstall_attributes(path: Path) -> list[str]:
         kept.pop()
     if kept:
         _write_lines(path, kept, newline)
-    else:
+        return [f"removed our patterns from {path}"]
+    path.unlink()
+    return [f"removed {path} (only our patterns were in it)", *_remove_if_empty(path.parent)]
+
+
+def _xdg_git() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    return Path(base) / "git"
+
+
+def _remove_if_empty(folder: Path) -> list[str]:
+    """Remove git's folder under ``~/.config`` when install's files were all it held (only
+    that folder: a custom attributes file may sit in the home folder itself)."""
+    if folder != _xdg_git():
+        return []
+    try:
+        folder.rmdir()  # fails unless empty: never removes anything but the folder
+    except OSError:
+        return []
+    return [f"removed the empty folder {folder}"]
+
+
+def global_config_file() -> Path:
+    """The file ``git config --global`` writes (git's order of choice)."""
+    configured = os.environ.get("GIT_CONFIG_GLOBAL")
+    if configured:
+        return Path(configured)
+    home = Path(os.path.expanduser("~/.gitconfig"))
+    xdg = _xdg_git() / "config"
+    return xdg if not home.exists() and xdg.exists() else home
+
+
+def remove_empty_config(path: Path) -> list[str]:
+    """Delete a configuration file that uninstall left without any setting."""
+    try:
+        if not path.is_file() or path.read_bytes().strip():
+            return []
         path.unlink()
-    return [f"removed our patterns from {path}"]
+    except OSError:
+        return []
+    return [f"removed the empty {path}", *_remove_if_empty(path.parent)]
 
 
 def _pattern(line: str) -> str | None:
@@ -218,80 +281,7 @@ def _write_lines(path: Path, lines: list[str], newline: str = "\n") -> None:
     write_atomic(path, (newline.join(lines) + newline).encode("utf-8", "surrogateescape"))
 
 
-# -- the pre-push hook ----------------------------------------------------------------
-
-
-def hook_text(command: str, name: str = "pre-push") -> str:
-    """The shim, with our command put where the template says."""
-    from .resources import hooks_dir as shipped
-
-    template = shipped().joinpath(name).read_text()
-    return template.replace('"@GIT_VCONTEXT@"', command)
-
-
-def hook_refusal(cwd: Path, force: bool, name: str = "pre-push") -> str | None:
-    """Why install must not put its ``name`` shim in place, or None."""
-    if force:
-        return None
-    hooks_path = Scope("local", cwd).get("core.hooksPath")
-    if hooks_path:
-        return (
-            f"core.hooksPath is set ({hooks_path}): another hook manager owns the hooks. Call "
-            f"'git-vcontext hook {name} \"$@\"' from its {name} hook, or re-run with --force "
-            "to install into that folder (or use --no-hooks)"
-        )
-    directory = hooks_dir(cwd)
-    hook, legacy = directory / name, directory / f"{name}.legacy"
-    foreign = hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace")
-    if foreign and legacy.exists():
-        return f"{hook} and {legacy} both exist; re-run with --force"
-    return None
-
-
-def install_hook(cwd: Path, command: str, force: bool, name: str = "pre-push") -> list[str]:
-    """Install the ``name`` shim; an existing foreign hook is kept as ``name``.legacy."""
-    if why := hook_refusal(cwd, force, name):
-        raise UsageError(why)
-    directory = hooks_dir(cwd)
-    directory.mkdir(parents=True, exist_ok=True)
-    hook, legacy = directory / name, directory / f"{name}.legacy"
-    messages = []
-    if hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace"):
-        hook.replace(legacy)
-        messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
-    text = hook_text(command, name)
-    if not hook.exists() or hook.read_text(errors="replace") != text:
-        from .fsio import write_atomic
-
-        write_atomic(hook, text.encode())
-        hook.chmod(0o755)
-        messages.append(f"installed {hook}")
-    return messages
-
-
-def uninstall_hook(cwd: Path, name: str = "pre-push") -> list[str]:
-    """Remove our shim and put a chained hook back."""
-    directory = hooks_dir(cwd)
-    hook, legacy = directory / name, directory / f"{name}.legacy"
-    if not hook.exists() or HOOK_MARKER not in hook.read_text(errors="replace"):
-        return []
-    hook.unlink()
-    if legacy.exists():
-        legacy.replace(hook)
-        return [f"removed our {name} hook; restored {legacy.name}"]
-    return [f"removed our {name} hook"]
-
-
-def hook_command(text: str) -> str | None:
-    """The git-vcontext command our shim runs (None when the text is not our shim)."""
-    if HOOK_MARKER not in text:
-        return None
-    for line in text.splitlines():
-        line = line.strip()
-        # the line that runs it alone (earlier shims: ``exec CMD hook pre-push "$@"``)
-        if line.endswith(' hook pre-push "$@"') and "|" not in line:
-            return line.removeprefix("exec ")[: -len(' hook pre-push "$@"')].strip()
-    return None
+# -- the pre-push hook's cache ------------------------------------------------------
 
 
 def uninstall_cache(cwd: Path) -> list[str]:

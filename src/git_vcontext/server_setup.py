@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import installer
 from .errors import UsageError
 from .gitio import git
+from .hookinstall import HOOK_MARKER, hooks_dir
 from .workflow.lease import SERVER
 
 HOOK = "post-receive"
@@ -29,11 +29,25 @@ def bare_repository(cwd: Path) -> None:
 
 
 def install(cwd: Path, command: str, force: bool) -> list[str]:
-    """The hook (a foreign one is kept and chained) and the mark; refuses before changing."""
+    """The hook (a foreign one is kept as post-receive.legacy and runs first) and the mark;
+    refuses before changing anything."""
     bare_repository(cwd)
-    if why := installer.hook_refusal(cwd, force, HOOK):
-        raise UsageError(why)
-    messages = installer.install_hook(cwd, command, force, HOOK)
+    folder = hooks_dir(cwd)
+    hook, legacy = folder / HOOK, folder / f"{HOOK}.legacy"
+    if not force and _foreign(hook) and legacy.exists():
+        raise UsageError(f"{hook} and {legacy} both exist; re-run with --force")
+    messages = []
+    folder.mkdir(parents=True, exist_ok=True)
+    if _foreign(hook):
+        hook.replace(legacy)
+        messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
+    text = _hook_text(command)
+    if not hook.exists() or hook.read_text(errors="replace") != text:
+        from .fsio import write_atomic
+
+        write_atomic(hook, text.encode())
+        hook.chmod(0o755)
+        messages.append(f"installed {hook}")
     if git(["rev-parse", "-q", "--verify", SERVER], cwd=cwd, check=False).returncode != 0:
         blob = git(["hash-object", "-w", "--stdin"], cwd=cwd, input=MARK).stdout.strip()
         git(["update-ref", SERVER, blob], cwd=cwd)
@@ -44,8 +58,27 @@ def install(cwd: Path, command: str, force: bool) -> list[str]:
 def uninstall(cwd: Path) -> list[str]:
     """Remove the hook (restoring a chained one) and the mark."""
     bare_repository(cwd)
-    messages = installer.uninstall_hook(cwd, HOOK)
+    folder = hooks_dir(cwd)
+    hook, legacy = folder / HOOK, folder / f"{HOOK}.legacy"
+    messages = []
+    if hook.exists() and not _foreign(hook):
+        hook.unlink()
+        messages.append(f"removed our {HOOK} hook")
+        if legacy.exists():
+            legacy.replace(hook)
+            messages[-1] += f"; restored {legacy.name}"
     if git(["rev-parse", "-q", "--verify", SERVER], cwd=cwd, check=False).returncode == 0:
         git(["update-ref", "-d", SERVER], cwd=cwd)
         messages.append(f"removed {SERVER}")
     return messages
+
+
+def _hook_text(command: str) -> str:
+    from .resources import hooks_dir as shipped
+
+    template = shipped().joinpath(HOOK).read_text()
+    return template.replace('"@GIT_VCONTEXT@"', command)
+
+
+def _foreign(hook: Path) -> bool:
+    return hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace")

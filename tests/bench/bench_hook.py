@@ -26,23 +26,28 @@ STAMP = "2026-01-01T00:00:00Z"
 AGENT = {"id": "bench", "type": "system"}
 
 
-def build(repo_dir: Path, commits: int, documents: int, per_commit: int) -> tuple[str, str]:
+def build(
+    repo_dir: Path, commits: int, documents: int, per_commit: int, routed: bool = False
+) -> tuple[str, str]:
     """A repository whose first commit holds ``documents`` playbooks and todo lists, then
     ``commits`` commits that each append to ``per_commit`` of them (round robin).
+    ``routed``: plain ``.json`` names that the committed .gitattributes sends to the
+    driver (the hook reads each commit's attributes), not install's ``*.vcontext.json``.
     Returns (base commit, tip)."""
     import pygit2
 
     repo = pygit2.init_repository(str(repo_dir), bare=False, initial_head="main")
     sig = pygit2.Signature("Bench", "bench@example.com", 1_700_000_000, 0)
     docs: dict[str, dict] = {}
+    suffix = ".json" if routed else ".vcontext.json"
     for i in range(documents):
         if i % 2:
-            docs[f"d{i:03}.vcontext.json"] = {
+            docs[f"d{i:03}{suffix}"] = {
                 "vContextInfo": {"version": "0.4"},
                 "todoList": {"sequence": 1, "items": [], "changeLog": []},
             }
         else:
-            docs[f"p{i:03}.vcontext.json"] = {
+            docs[f"p{i:03}{suffix}"] = {
                 "vContextInfo": {"version": "0.4"},
                 "playbook": {"sequence": 1, "items": []},
             }
@@ -55,6 +60,9 @@ def build(repo_dir: Path, commits: int, documents: int, per_commit: int) -> tupl
             inner.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
         outer = repo.TreeBuilder()
         outer.insert("memory", inner.write(), pygit2.GIT_FILEMODE_TREE)
+        if routed:
+            attributes = repo.create_blob(b"memory/*.json merge=vcontext diff=vcontext\n")
+            outer.insert(".gitattributes", attributes, pygit2.GIT_FILEMODE_BLOB)
         return outer.write()
 
     base = repo.create_commit("refs/heads/main", sig, sig, "base", tree(), [])
@@ -100,11 +108,13 @@ def timed(cmd: list[str], cwd: Path, text: str, setup: Callable[[], None], runs:
     return statistics.median(times)
 
 
-def scenario(label: str, commits: int, documents: int, per_commit: int, runs: int) -> None:
+def scenario(
+    label: str, commits: int, documents: int, per_commit: int, runs: int, routed: bool = False
+) -> None:
     work = Path(tempfile.mkdtemp())
     try:
         repo = work / "repo"
-        base, tip = build(repo, commits, documents, per_commit)
+        base, tip = build(repo, commits, documents, per_commit, routed)
         line = f"refs/heads/main {tip} refs/heads/main {base}\n"
         cache = repo / ".git" / "vcontext"
         cmd = cli("hook", "pre-push", "origin", "url")
@@ -133,6 +143,7 @@ def main() -> None:
     scenario("100 commits x 4 of 10 documents", 100, 10, 4, 5)
     scenario("50 commits touching 100 documents once each", 50, 100, 2, 5)
     scenario("50 commits x 10 of 100 documents", 50, 100, 10, 5)
+    scenario("the same, routed by .gitattributes", 50, 100, 10, 5, routed=True)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ COMMANDS = [
     ["merge"],
     ["diff"],
     ["textconv"],
+    ["log"],
+    ["blame"],
     ["validate"],
     ["hook", "pre-push"],
     ["view"],

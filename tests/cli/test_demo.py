@@ -39,3 +39,18 @@ def test_demo_merges_diffs_validates_and_syncs_two_agents(tmp_path: Path) -> Non
     assert [i["id"] for i in main["items"]][-1] == "t6" and "fork" not in main
     assert erin["fork"]["mergeStatus"] == "merged"
     assert {k: v for k, v in erin.items() if k != "fork"} == main
+
+
+def test_demo_dir_must_exist_nothing_is_created_for_a_typo(tmp_path: Path) -> None:
+    """`demo --dir` created missing parents silently (a typo left a tree of folders)."""
+    missing = tmp_path / "typo" / "deeper"
+    proc = run_cli("demo", "--dir", str(missing))
+    assert proc.returncode == 3
+    assert proc.stderr.decode() == (
+        f"git-vcontext: error: --dir {missing}: no such directory (create it first)\n"
+    )
+    assert not (tmp_path / "typo").exists()
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    proc = run_cli("demo", "--dir", str(a_file))
+    assert proc.returncode == 3 and b"is not a directory" in proc.stderr

@@ -214,3 +214,32 @@ def test_the_same_data_in_json_and_tron_is_no_difference(tmp_path: Path) -> None
     b.write_text(dumps(NEW, "tron"))
     changed = run_cli("diff", str(a), str(b)).stdout.decode()
     assert "todoList.items[t2].status: inProgress → completed" in changed
+
+
+def test_stat_of_an_added_or_deleted_file_counts_everything_as_added_or_removed(
+    tmp_path: Path,
+) -> None:
+    """Sets and lists filled from empty counted as "changed": "3 added, 2 changed (added)" here."""
+    doc = {**NEW, "vContextInfo": {"version": "0.4", "metadata": {"extensions": ["a", "b"]}}}
+    doc["todoList"] = {**NEW["todoList"], "tags": ["x", "y"]}
+    path = _write(tmp_path, "doc.vcontext.json", doc)
+    added = run_cli("diff", "--stat", "/dev/null", str(path)).stdout.decode()
+    assert added.endswith("| 5 changes: 5 added (new file)\n"), added
+    gone = run_cli("diff", "--stat", str(path), "/dev/null").stdout.decode()
+    assert gone.endswith("| 5 changes: 5 removed (deleted file)\n"), gone
+
+
+def test_a_missing_file_outside_a_repository_is_named(tmp_path: Path) -> None:
+    """It said "not a git repository": with one existing file, the other is a file too."""
+    real = _write(tmp_path, "a.vcontext.json", OLD)
+    for args in ([str(real), "missing.json"], ["missing.json", str(real)]):
+        proc = run_cli("diff", *args, cwd=tmp_path)
+        assert proc.returncode == ExitCode.OPERATIONAL
+        assert proc.stderr == b"git-vcontext: error: missing.json: no such file\n"
+
+
+def test_path_names_two_temporary_files_as_git_knows_them(pair: tuple[Path, Path]) -> None:
+    proc = run_cli("diff", "--path", "memory/todo.vcontext.json", str(pair[0]), str(pair[1]))
+    head = proc.stdout.decode().splitlines()[0]
+    assert head == "diff --vcontext a/memory/todo.vcontext.json b/memory/todo.vcontext.json"
+    assert run_cli("diff", "--path", "x.json", "HEAD").returncode == ExitCode.USAGE

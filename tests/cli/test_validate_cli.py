@@ -16,8 +16,9 @@ INVALID = """{
 }
 """
 TRON_INVALID = 'vContextInfo: {version: "0.3"}\ntodoList: {items: []}\n'
-EVENT = {"event_id": "e1", "event_type": "mail.sent", "timestamp": "2026-01-06T12:00:00Z"}
-EVENTS = json.dumps({**EVENT, "actor": "a", "data": {}}) + "\n"
+EVENT = {"event_id": "e1", "event_type": "mail.sent", "timestamp": "2026-01-06T12:00:00.000Z"}
+MAIL = {"message_id": "m1", "from": "a", "to": "b", "subject": "HELP"}
+EVENTS = json.dumps({**EVENT, "actor": "a", "data": MAIL}) + "\n"
 
 
 def _validate(*args: str, cwd: Path) -> tuple[int, str, str]:
@@ -44,6 +45,10 @@ def _repo(git_repo: Path) -> Path:
 
 
 def test_no_paths_validates_every_tracked_vcontext_file(git_repo: Path) -> None:
+    """The tracked files of the vContext file set (PRODUCT.md "Validation": install's patterns
+    plus .gitattributes, the same set as the hook's). A tracked document outside the set
+    is named in a note, not checked: the hook would not check it either (it was checked,
+    found by its root key, before the contract named one set)."""
     repo = _repo(git_repo)
     code, out, err = _validate("--format", "json", cwd=repo)
     assert code == 1
@@ -53,7 +58,6 @@ def test_no_paths_validates_every_tracked_vcontext_file(git_repo: Path) -> None:
         "docs/bad.vcontext.json",
         "docs/good.vcontext.json",
         "notes/old.vcontext.tron",
-        "sniffed/plain.json",
     }
     assert files["docs/good.vcontext.json"] == {
         "path": "docs/good.vcontext.json",
@@ -64,7 +68,61 @@ def test_no_paths_validates_every_tracked_vcontext_file(git_repo: Path) -> None:
     assert error["rule"] == "schema" and error["pointer"] == "/todoList/items/0/status"
     assert [e["rule"] for e in files[".work/events.jsonl"]["errors"]] == ["unique-event-id"]
     assert [e["rule"] for e in files["notes/old.vcontext.tron"]["errors"]] == ["version"]
-    assert "3 of 5 file(s) invalid" in err
+    assert "3 of 4 file(s) invalid" in err
+    assert "1 tracked file(s) look like vContext documents" in err and "sniffed/plain.json" in err
+    assert "1 untracked vContext file(s) not checked: untracked.vcontext.json" in err
+
+
+def test_files_gitattributes_routes_to_the_driver_are_validated(git_repo: Path) -> None:
+    """PRODUCT.md "Validation": a user's own pattern (vbrief/**/*.json merge=vcontext) counts."""
+    repo = _repo(git_repo)
+    (repo / ".gitattributes").write_text(
+        "vbrief/**/*.json merge=vcontext\nsniffed/* merge=vcontext\n"
+    )
+    (repo / "vbrief" / "deep").mkdir(parents=True)
+    (repo / "vbrief" / "deep" / "plan.json").write_text(INVALID)
+    run_git(repo, "add", "-A")
+    code, out, err = _validate("--format", "json", cwd=repo)
+    files = {f["path"]: f["valid"] for f in json.loads(out)["files"]}
+    assert files["vbrief/deep/plan.json"] is False and files["sniffed/plain.json"] is True
+    assert code == 1 and "look like vContext documents" not in err
+    code, out, _ = _validate("vbrief", cwd=repo)  # a directory: the set's files under it
+    assert code == 1 and out.startswith("vbrief/deep/plan.json:3:53: ")
+
+
+def test_untracked_documents_are_counted_or_checked_with_untracked(git_repo: Path) -> None:
+    repo = _repo(git_repo)
+    (repo / "docs" / "bad.vcontext.json").write_text(VALID)
+    (repo / ".work" / "events.jsonl").write_text(EVENTS)
+    (repo / "notes" / "old.vcontext.tron").write_text(VALID)
+    code, out, err = _validate(cwd=repo)
+    assert (code, out) == (0, "")
+    assert "untracked vContext file(s) not checked: untracked.vcontext.json" in err
+    assert "validate --untracked" in err
+    code, out, err = _validate("--untracked", cwd=repo)
+    assert code == 1 and out.startswith("untracked.vcontext.json:3:53: ")
+    assert "untracked" not in err
+    code, _, err = _validate("--untracked", "docs", cwd=repo)
+    assert code == 2 and "--untracked" in err
+
+
+def test_a_config_among_the_documents_is_skipped_with_a_note(git_repo: Path) -> None:
+    """PRODUCT.md "Validation": a JSON file inside the patterns that is not a vContext
+    document (.vcontext/config.json) is skipped with a note, not refused."""
+    repo = _repo(git_repo)
+    (repo / ".vcontext").mkdir()
+    (repo / ".vcontext" / "config.json").write_text('{"agents": ["a", "b"], "theme": "dark"}\n')
+    (repo / ".vcontext" / "broken.json").write_text('{"todoList": {"items": []}}\n')
+    run_git(repo, "add", "-A")
+    code, out, _ = _validate(".vcontext/config.json", ".vcontext/broken.json", cwd=repo)
+    assert code == 1
+    assert ".vcontext/config.json: skipped: not a vContext document (" in out
+    assert ".vcontext/broken.json:1:1: no vContextInfo at the top" in out  # a document
+    code, out, _ = _validate(".vcontext/config.json", "--format", "json", cwd=repo)
+    (report,) = json.loads(out)["files"]
+    assert code == 0 and report["valid"] and report["checked"] is False and report["skipped"]
+    code, out, _ = _validate("package.json", cwd=repo)  # named, outside the set: judged
+    assert code == 1 and "[not-vcontext]" in out
 
 
 def test_text_format_is_file_line_col_where_message_rule(git_repo: Path) -> None:

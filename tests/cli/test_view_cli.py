@@ -145,3 +145,21 @@ def test_at_rev_outside_a_repository_exits_3(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc([ev("e1", "t", "append")])))
     code, _, err = _view(str(path), "--at", "HEAD")
     assert code == 3 and "not a git repository" in err
+
+
+@pytest.mark.parametrize(
+    ("log", "says"),
+    [
+        (
+            {"items": [{"title": "A", "narrative": "x"}, {"title": "B"}]},
+            "(items, 2 items in the pre-0.4 form, no event log)",
+        ),
+        ({"entries": [{"id": "a", "content": "x"}]}, "(entries, 1 ACE entries (seed 002))"),
+    ],
+)
+def test_the_header_names_older_playbook_forms(tmp_path: Path, log: dict, says: str) -> None:
+    """It printed "(items, 2 items entries)" for the pre-0.4 form."""
+    path = tmp_path / "old.vcontext.json"
+    path.write_text(json.dumps({"vContextInfo": {"version": "0.3"}, "playbook": log}))
+    code, out, _ = _view(str(path))
+    assert code == 0 and says in out.splitlines()[0]

@@ -95,6 +95,18 @@ def test_m10_concurrent_patch_is_merged_3_way_from_the_base_in_history(moved_on:
     assert json.loads(moved_on.read_text())["plan"]["sequence"] == 14  # M8
 
 
+def test_a_linked_document_finds_its_base_in_the_history_of_its_target(moved_on: Path) -> None:
+    """``work.vcontext.json`` -> ``plan.vcontext.json``: history and the write follow the link."""
+    repo = moved_on.parent
+    (repo / "work.vcontext.json").symlink_to(moved_on.name)
+    patch = {"baseDocumentSequence": 12, "operations": [INCREMENT]}
+    code, out, err = _apply(repo, patch, doc="work.vcontext.json")
+    assert code == 0, err
+    assert "merged 3-way from sequence 12 into 13" in out
+    assert (repo / "work.vcontext.json").is_symlink()
+    assert _entries(moved_on)["entry-1"]["helpfulCount"] == 15
+
+
 def test_conflicting_update_lists_the_operation_and_leaves_the_file(git_repo: Path) -> None:
     path = git_repo / "plan.vcontext.json"
     _commit(git_repo, path, _plan(12), "at 12")

@@ -39,7 +39,8 @@ def repo(git_repo: Path) -> Path:
     """A repo set up as ``install`` will set it up: textconv, difftool, attributes."""
     cmd = _command()
     run_git(git_repo, "config", "diff.vcontext.textconv", f"{cmd} textconv")
-    run_git(git_repo, "config", "difftool.vcontext.cmd", f'{cmd} diff "$LOCAL" "$REMOTE"')
+    cmd_line = f'{cmd} diff --path "$MERGED" "$LOCAL" "$REMOTE"'
+    run_git(git_repo, "config", "difftool.vcontext.cmd", cmd_line)
     (git_repo / ".gitattributes").write_text(
         "*.vcontext.json diff=vcontext\n*.vcontext.tron diff=vcontext\n"
     )
@@ -146,6 +147,22 @@ def test_difftool_runs_the_structural_diff(repo: Path) -> None:
     proc = run_git(repo, "difftool", "-y", "-t", "vcontext", "HEAD~1", "HEAD")
     assert proc.returncode == 0, proc.stderr
     assert "todoList.items[t2].status: inProgress → completed" in proc.stdout
+
+
+def test_difftool_header_names_the_file_git_knows_not_its_temporary_copies(repo: Path) -> None:
+    """The difftool install writes passes $MERGED: the header showed /tmp/XXXX_todo... paths."""
+    from git_vcontext.installer import config_entries
+
+    cmd = config_entries(_command())["difftool.vcontext.cmd"]
+    run_git(repo, "config", "difftool.vcontext.cmd", cmd)
+    _write(repo, "sub dir/plan.vcontext.json", _doc("pending"))
+    _commit(repo, "second")
+    _write(repo, "sub dir/plan.vcontext.json", _doc("blocked"))
+    proc = run_git(repo, "difftool", "-y", "-t", "vcontext")
+    assert proc.returncode == 0, proc.stderr
+    header = proc.stdout.splitlines()[0]
+    assert header == "diff --vcontext a/sub dir/plan.vcontext.json b/sub dir/plan.vcontext.json"
+    assert "todoList.items[t1].status: pending → blocked" in proc.stdout
 
 
 def _git_env(repo: Path, env: dict[str, str], *args: str) -> Any:

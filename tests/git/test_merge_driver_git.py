@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,23 @@ def test_m3_both_agents_append_items(repo: Path) -> None:
     merge = run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False)
     assert merge.returncode == 0, merge.stderr
     assert [i["id"] for i in read(repo)["todoList"]["items"]] == ["t1", "t2", "b1", "a1"]
+
+
+def test_m3_repeated_ids_merge_by_alignment_through_git(repo: Path) -> None:
+    """The issue's reproduction in a real merge: ours completes the first of two t1s,
+    theirs deletes the second; the completion stays where it was made."""
+    first, second = item("t1", title="first"), item("t1", title="second")
+    write(repo, TODO, doc(first, second, item("t2")))
+    commit(repo, "twins")
+    branch_edit(repo, "agent-a", doc(first, item("t2")))
+    write(repo, TODO, doc(item("t1", title="first", status="completed"), second, item("t2")))
+    commit(repo, "main completes the first t1")
+    merge = run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 0, merge.stderr
+    assert read(repo)["todoList"]["items"] == [
+        item("t1", title="first", status="completed"),
+        item("t2"),
+    ]
 
 
 def test_m2_neighbouring_fields_merge_where_lines_would_conflict(repo: Path) -> None:
@@ -177,6 +195,28 @@ def test_m11_fork_merged_into_parent_leaves_no_fork_block(repo: Path) -> None:
     assert merged["sequence"] == 5
 
 
+def test_m11_two_edits_of_one_fork_keep_its_parent_sequence(repo: Path) -> None:
+    """Two worktrees of one agent (or an agent and its helper) edit the forked plan."""
+    fork = {"parentUid": "u-1", "parentSequence": 3, "forkedAt": "2025-01-01T00:00:00Z"}
+    plan = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {"uid": "u-1", "title": "P", "status": "draft", "sequence": 4, "fork": fork},
+    }
+    rel = "plan.vcontext.json"
+    write(repo, rel, plan)
+    commit(repo, "forked plan")
+    helper = json.loads(json.dumps(plan))
+    helper["plan"].update(title="P2", sequence=5)
+    branch_edit(repo, "helper", helper, rel)
+    plan["plan"].update(status="approved", sequence=5)
+    write(repo, rel, plan)
+    commit(repo, "approve")
+    assert run_git(repo, "merge", "-q", "--no-edit", "helper", check=False).returncode == 0
+    merged = read(repo, rel)["plan"]
+    assert merged["fork"] == fork  # not rewritten to the helper's sequence 5
+    assert (merged["title"], merged["status"], merged["sequence"]) == ("P2", "approved", 6)
+
+
 def test_m1_add_add_with_no_base(repo: Path) -> None:
     rel = "new.vcontext.json"
     branch_edit(repo, "agent-a", doc(item("a1")), rel)
@@ -217,6 +257,51 @@ def test_criss_cross_merge_with_a_virtual_base(repo: Path) -> None:
     merged = read(repo)["todoList"]
     assert {i["id"] for i in merged["items"]} == {"t1", "t2", "a1", "b1", "a2"}
     assert merged["tags"] == ["b"]
+
+
+def test_a_tracked_symlink_to_a_document_stays_a_link_through_a_merge(repo: Path) -> None:
+    """git stores the link as a link (mode 120000) and merges the document it points to:
+    the driver gets the target's path as %P and a temporary regular file as %A."""
+    link = repo / "todo.vcontext.json"
+    link.symlink_to(TODO)
+    commit(repo, "link")
+    run_git(repo, "checkout", "-q", "-b", "agent-a")
+    write(repo, "todo.vcontext.json", doc(item("t1"), item("t2"), item("a1")))  # through it
+    commit(repo, "a appends")
+    run_git(repo, "checkout", "-q", "main")
+    write(repo, "todo.vcontext.json", doc(item("t1", status="completed"), item("t2")))
+    commit(repo, "main completes")
+    merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert f"Auto-merging {TODO}" in merge.stdout
+    assert link.is_symlink() and os.readlink(link) == TODO
+    items = read(repo, "todo.vcontext.json")["todoList"]["items"]
+    assert [(i["id"], i["status"]) for i in items] == [
+        ("t1", "completed"),
+        ("t2", "pending"),
+        ("a1", "pending"),
+    ]
+    assert run_git(repo, "ls-files", "-s", "todo.vcontext.json").stdout.startswith("120000")
+
+
+def test_a_symlink_retargeted_on_both_sides_is_git_s_own_conflict(repo: Path) -> None:
+    """git never hands a link to a merge driver: retargeted differently, it conflicts."""
+    link = repo / "todo.vcontext.json"
+    link.symlink_to(TODO)
+    commit(repo, "link")
+    run_git(repo, "checkout", "-q", "-b", "agent-a")
+    link.unlink()
+    link.symlink_to("a.vcontext.json")
+    commit(repo, "a retargets")
+    run_git(repo, "checkout", "-q", "main")
+    link.unlink()
+    link.symlink_to("b.vcontext.json")
+    commit(repo, "main retargets")
+    merge = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    assert merge.returncode == 1 and "git-vcontext" not in merge.stderr
+    stages = run_git(repo, "ls-files", "-s", "todo.vcontext.json").stdout.splitlines()
+    assert [line.split()[0] for line in stages] == ["120000"] * 3
+    assert link.is_symlink()
 
 
 def test_path_with_spaces_and_quotes(repo: Path) -> None:

@@ -84,13 +84,21 @@ def _this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def remote(tmp_path: Path) -> Path:
+    return bare_remote(tmp_path)
+
+
+@pytest.fixture
+def repo(git_repo: Path, remote: Path) -> Path:
+    return installed_and_pushed(git_repo, remote)
+
+
+def bare_remote(tmp_path: Path) -> Path:
     path = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
     return path
 
 
-@pytest.fixture
-def repo(git_repo: Path, remote: Path) -> Path:
+def installed_and_pushed(git_repo: Path, remote: Path) -> Path:
     """A repository with git-vcontext installed, a playbook on main, pushed to ``origin``."""
     run_git(git_repo, "remote", "add", "origin", str(remote))
     proc = run_cli("install", cwd=git_repo)
@@ -479,7 +487,7 @@ def test_doctor_checks_the_hook_runs_and_uninstall_removes_the_cache(repo: Path)
 
 
 def test_a_hook_whose_program_is_gone_refuses_the_push_and_says_what_to_do(repo: Path) -> None:
-    from git_vcontext.installer import hook_text
+    from git_vcontext.hookinstall import hook_text
 
     shim = repo / ".git" / "hooks" / "pre-push"
     shim.write_text(hook_text("'/nonexistent dir/git-vcontext'"))

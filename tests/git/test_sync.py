@@ -77,7 +77,12 @@ def test_sync_merges_both_ways_and_the_fork_block_stays_on_the_agent_branch_m11(
     assert fork["parentSequence"] == base_todo["todoList"]["sequence"]
     assert fork["mergeStatus"] == "merged"
     assert fork["mergedAt"] == MERGED_AT
-    committer = {"id": "committer@example.com", "type": "system", "name": "Test Committer"}
+    committer = {
+        "id": "committer@example.com",
+        "type": "human",  # a person ran sync here (main checked out): Ext 10's human
+        "name": "Test Committer",
+        "email": "committer@example.com",
+    }
     assert fork["mergedBy"] == committer  # GIT_COMMITTER_* win over user.*, as in git
     # the plan only received the fork block on the agent branch: the base's plan is untouched
     assert show(repo, "main", "docs/plan.vcontext.json") == show(
@@ -201,12 +206,17 @@ def test_a_checked_out_branch_with_local_changes_is_refused(forked: Path) -> Non
     assert (repo / "notes.txt").read_text() == "uncommitted\n"
 
 
-def test_an_agent_checked_out_in_a_clean_worktree_follows_the_sync(forked: Path) -> None:
-    repo = forked
+def _alice_ticks_t1_in_her_worktree(repo: Path) -> Path:
     wt = repo.parent / "alice-wt"
     run_git(repo, "worktree", "add", "-q", str(wt), "agents/alice")
     edit(wt, "todo.vcontext.json", status(("t1", "completed")))
     commit_all(wt, "alice ticks t1")
+    return wt
+
+
+def test_an_agent_checked_out_in_a_clean_worktree_follows_the_sync(forked: Path) -> None:
+    repo = forked
+    wt = _alice_ticks_t1_in_her_worktree(repo)
     edit(repo, "todo.vcontext.json", _add_item("t4", "Four"))
     commit_all(repo, "main adds t4")
 
@@ -216,6 +226,22 @@ def test_an_agent_checked_out_in_a_clean_worktree_follows_the_sync(forked: Path)
     assert read(wt, "todo.vcontext.json") == show(repo, "agents/alice", "todo.vcontext.json")
     assert run_git(wt, "status", "--porcelain").stdout == ""
     assert [i["id"] for i in read(wt, "todo.vcontext.json")["todoList"]["items"]][-1] == "t4"
+
+
+def test_merged_by_is_the_agent_when_an_agent_runs_sync(forked: Path) -> None:
+    """From the agent's own worktree, or with GIT_VCONTEXT_AGENT, sync is an aiAgent's."""
+    repo = forked
+    wt = _alice_ticks_t1_in_her_worktree(repo)
+    code, _, err = sync(wt, "alice")
+    assert code == 0, err
+    fork = read(wt, "todo.vcontext.json")["todoList"]["fork"]
+    assert fork["mergedBy"] == {"id": "alice", "type": "aiAgent"}
+    edit(wt, "todo.vcontext.json", status(("t2", "completed")))
+    commit_all(wt, "alice ticks t2")
+    code, _, err = sync(repo, "alice", env={"GIT_VCONTEXT_AGENT": "planner-7"})
+    assert code == 0, err
+    fork = show(repo, "agents/alice", "todo.vcontext.json")["todoList"]["fork"]
+    assert fork["mergedBy"] == {"id": "planner-7", "type": "aiAgent"}
 
 
 def test_dry_run_reports_and_moves_nothing(forked: Path) -> None:

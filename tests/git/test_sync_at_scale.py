@@ -384,7 +384,7 @@ def test_criss_cross_history_merges_against_a_virtual_base(git_repo: Path) -> No
     merges them structurally against a virtual base (the merged bases), not by lines."""
     import pygit2
 
-    from git_vcontext.gitio.history import merge_bases
+    from git_vcontext.gitio.bases import merge_bases
 
     seed(git_repo)
     fork_by_hand(git_repo, "alice")

@@ -23,7 +23,7 @@ def test_describe_finds_root_family_version_and_container() -> None:
 
 def test_identity_key_prefers_id_then_uid_then_event_ids() -> None:
     assert d.identity_key([[{"id": "a"}, {"id": "b"}]]) == "id"
-    assert d.identity_key([[{"id": "a", "uid": 1}, {"id": "a", "uid": 2}]]) == "uid"
+    assert d.identity_key([[{"uid": 1}, {"uid": 2}]]) == "uid"
     assert d.identity_key([[{"eventId": "e1"}], [{"eventId": "e2"}]]) == "eventId"
     assert d.identity_key([[{"event_id": "e1"}]]) == "event_id"
     assert d.identity_key([[{"depends_on_id": "x"}]]) == "depends_on_id"
@@ -36,6 +36,26 @@ def test_identity_key_rejects_duplicates_non_objects_and_missing_keys() -> None:
     assert d.identity_key([[{"id": True}]]) is None
     # elements without the key are allowed (merged by position, M3)
     assert d.identity_key([[{"id": "a"}, {"title": "anonymous"}]]) == "id"
+
+
+def test_m3_a_repeated_key_value_on_any_side_leaves_the_array_unkeyed() -> None:
+    # the first key field carried decides; a repeat is not rescued by another field
+    choice = d.key_choice([[{"id": "a", "uid": 1}, {"id": "a", "uid": 2}]])
+    assert choice.key is None and choice.repeat == d.Repeat("id", "a", 0)
+    once, twice = [{"id": "t1"}, {"id": "t2"}], [{"id": "t1"}, {"id": "t1"}]
+    assert d.key_choice([once, once, twice]).repeat == d.Repeat("id", "t1", 2)
+    assert d.key_choice([None, twice, once]).repeat.describe() == "id 't1' repeats in ours"
+    # 1 and "1" are different values, not a repeat
+    assert d.key_choice([[{"id": 1}, {"id": "1"}]]).key == "id"
+
+
+def test_m3_an_id_and_a_uid_sharing_a_value_leave_the_array_unkeyed() -> None:
+    choice = d.key_choice([[{"id": "x"}, {"title": "a"}], [{"id": "y"}, {"uid": "x"}]])
+    assert choice.key is None
+    assert choice.repeat == d.Repeat("uid", "x", 1, across="id")
+    assert choice.repeat.describe() == "uid 'x' is also an id in ours"
+    # different values: keyed by id, the uid-only element merged by position
+    assert d.key_choice([[{"id": "x"}, {"uid": "z"}]]).key == "id"
 
 
 def test_set_like_fields_need_string_arrays() -> None:

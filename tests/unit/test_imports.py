@@ -20,6 +20,7 @@ PURE = (
     "git_vcontext.record",
     "git_vcontext.playbook",
     "git_vcontext.ace",
+    "git_vcontext.lineage",
 )
 FORBIDDEN_IN_PURE = ("pygit2", "click", "subprocess")
 
@@ -69,3 +70,35 @@ def test_metrics_recomputed_by_the_merge_engine_load_no_dataclasses() -> None:
     )
     heavy = {"click", "pygit2", "typing", "dataclasses", "inspect"}
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+TOML = {"tomllib", "tomlkit"}
+
+
+def test_json_merges_and_validation_load_no_toml_reader_or_writer() -> None:
+    """TOML (VerMAS templates) costs JSON, TRON and JSONL nothing: tomllib and tomlkit stay out,
+    also when the format is found from the content (git's temporary files)."""
+    loaded = _fresh_imports(
+        "from git_vcontext.merge.files import merge_files; "
+        "from git_vcontext.validate.files import check_bytes; "
+        'b, o, t = b\'{"a": 1, "b": 1}\', b\'{"a": 2, "b": 1}\', b\'{"a": 1, "b": 2}\'; '
+        "assert merge_files(b, o, t, path='x.vcontext.json').clean; "
+        "assert merge_files(b, o, t).clean; "
+        'e = b\'{"event_id": "e1"}\\n\'; assert merge_files(e, e + e, e).status; '
+        "check_bytes(o, 'x.vcontext.json')"
+    )
+    assert not loaded & TOML, sorted(loaded & TOML)
+
+
+def test_a_toml_merge_loads_the_writer_only_when_it_writes() -> None:
+    same = _fresh_imports(
+        "from git_vcontext.merge.files import merge_files; "
+        "assert merge_files(b'a = 1\\n', b'a = 1\\n', b'a = 2\\n', path='t.toml').clean"
+    )
+    assert "tomllib" in same and "tomlkit" not in same
+    edited = _fresh_imports(
+        "from git_vcontext.merge.files import merge_files; "
+        "assert merge_files(b'a = 1\\nb = 1\\n', b'a = 2\\nb = 1\\n', b'a = 1\\nb = 2\\n',"
+        " path='t.toml').clean"
+    )
+    assert "tomlkit" in edited and not edited & {"click", "pygit2", "jsonschema", "lark"}

@@ -148,7 +148,9 @@ def test_key_order_of_the_new_data_is_followed() -> None:
         ('{"a": 1, "a": 2}', 1, 10, "duplicate key"),
         ("", 1, 1, "empty"),
         ("   \n ", 1, 1, "empty"),
-        ('{"a": NaN}', None, None, "NaN"),
+        ('{"a": NaN}', 1, 7, "NaN is not JSON"),  # every finding has a line and column
+        ('{"NaN": "NaN",\n "b": -Infinity}', 2, 7, "-Infinity is not JSON"),
+        ('{"a": {"id": 1}, "b": {"id": 2, "id": 3}}', 1, 33, 'duplicate key "id"'),
         ('{"a": 1,\n "b": [2, -1E400]}', 2, 11, "number -1E400 is out of range"),
         ('{"e1e400": 1e400}', 1, 12, "number 1e400 is out of range"),
         ('{"a": "x 1e400", "b": 1e400}', 1, 23, "number 1e400 is out of range"),

@@ -2,7 +2,8 @@
 
 Each folder is a specification a reader can open: the rule number leads the
 folder name, ``case.json`` says the expected status, conflicts, notes and the
-options (diff3, marker size, labels, structured conflicts).
+options (diff3, marker size, labels, structured conflicts) and, when the rule depends on
+where the file lives (VerMAS templates and processes), its ``path``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def run_case(folder: Path, *, swap: bool = False) -> tuple[FileMerge, dict[str, 
     markers = Markers(
         meta.get("marker_size", 7), labels[0], labels[1], labels[2], meta.get("diff3", False)
     )
-    path = ".work/events.jsonl" if ext == ".jsonl" else f"doc.vcontext{ext}"
+    default = ".work/events.jsonl" if ext == ".jsonl" else f"doc.vcontext{ext}"
+    path = meta.get("path", default)
     outcome = merge_files(
         base,
         ours,
@@ -76,7 +78,7 @@ def test_m17_swapping_sides_keeps_the_data_of_clean_examples(name: str) -> None:
 
     outcome, _, ext = run_case(ROOT / name)
     swapped, _, _ = run_case(ROOT / name, swap=True)
-    fmt = {".json": "json", ".tron": "tron", ".jsonl": "jsonl"}[ext]
+    fmt = {".json": "json", ".tron": "tron", ".jsonl": "jsonl", ".toml": "toml"}[ext]
     a = parse(outcome.output, format=fmt).data  # type: ignore[arg-type]
     b = parse(swapped.output, format=fmt).data  # type: ignore[arg-type]
     assert _unordered(a) == _unordered(b)

@@ -182,3 +182,109 @@ def test_m16_truncated_json_never_crashes_and_is_never_clean_unless_it_parses(
     )
     if out.clean:
         json.loads(out.output)
+
+
+# -- repeated ids (M3: not keyed, merged by M4; never into the wrong twin) ---------------
+
+
+@st.composite
+def twin_items(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Base items in which some id repeats; titles tell the twins apart (for the checks)."""
+    ids = draw(st.lists(st.sampled_from(["t1", "t2", "t3"]), min_size=1, max_size=6))
+    ids.insert(draw(st.integers(0, len(ids))), ids[0])
+    return [{"id": i, "title": f"{i}#{n}", "status": "pending"} for n, i in enumerate(ids)]
+
+
+@st.composite
+def twin_edits(draw: st.DrawFn, base: list[dict[str, Any]], side: str) -> list[dict[str, Any]]:
+    """An agent's version: deletions, status edits, fields of its own, new items."""
+    out = []
+    for element in copy.deepcopy(base):
+        if draw(st.integers(0, 4)) == 0:
+            continue
+        if draw(st.booleans()):
+            element["status"] = draw(st.sampled_from(["pending", "inProgress", "completed"]))
+        if draw(st.integers(0, 2)) == 0:
+            element[f"x-{side}"] = draw(st.integers(0, 9))
+        out.append(element)
+    for n in range(draw(st.integers(0, 2))):  # new items: a fresh id, or a twin's id
+        at = draw(st.integers(0, len(out)))
+        ident = draw(st.sampled_from([base[0]["id"], f"new-{side}{n}"]))
+        out.insert(at, {"id": ident, "title": f"new-{side}{n}"})
+    return out
+
+
+@SETTINGS
+@given(data=st.data(), base=twin_items())
+def test_m3_repeated_ids_never_merge_an_edit_into_the_wrong_twin(
+    data: st.DataObject, base: list[dict[str, Any]]
+) -> None:
+    ours, theirs = data.draw(twin_edits(base, "o")), data.draw(twin_edits(base, "t"))
+    r = merge3(_doc(base, []), _doc(ours, []), _doc(theirs, []))
+    merged = r.data["todoList"]["items"]
+    by_title = {e["title"]: e for e in merged}
+    assert len(by_title) == len(merged)  # no element doubled
+    sides = [{e["title"]: e for e in x} for x in (base, ours, theirs)]
+    conflicted = _titles_in_conflicts(r)
+    for title, element in by_title.items():  # every field comes from that title's elements
+        for key, value in element.items():
+            assert any(s.get(title, {}).get(key, MISSING_) == value for s in sides)
+    for title, b in sides[0].items():
+        o, t = sides[1].get(title), sides[2].get(title)
+        if o is None or t is None:
+            kept = o if t is None else t
+            if kept is not None and kept != b:  # deleted on one side, edited on the other
+                assert title in conflicted or by_title.get(title) == kept
+            else:
+                assert title not in by_title
+            continue
+        got = by_title[title]
+        for side in (o, t):
+            for key in side:
+                if key.startswith("x-"):
+                    assert got[key] == side[key]
+        if o["status"] != b["status"] and t["status"] != b["status"] != o["status"] != t["status"]:
+            assert title in conflicted
+        else:
+            changed = o["status"] if o["status"] != b["status"] else t["status"]
+            assert got["status"] == changed
+    for side in sides[1:]:  # items a side added are all there
+        for title in side:
+            assert title in by_title or title in sides[0]
+
+
+MISSING_ = object()
+
+
+def _titles_in_conflicts(r: Any) -> set[str]:
+    found = set()
+    for c in r.conflicts:
+        for value in (c.base, c.ours, c.theirs):
+            if isinstance(value, dict) and "title" in value:
+                found.add(value["title"])
+        parts = c.path.split("/")  # /todoList/items/N/status, N in the tree (conflicts kept)
+        if len(parts) == 5 and parts[-1] == "status":
+            found.add(r.tree["todoList"]["items"][int(parts[3])]["title"])
+    return found
+
+
+@SETTINGS
+@given(data=st.data(), twins=st.integers(2, 3))
+def test_m6_a_log_with_a_repeated_event_id_loses_no_event_of_either_side(
+    data: st.DataObject, twins: int
+) -> None:
+    base = [
+        {"eventId": "e0", "targetId": t, "operation": "append", "createdAt": "2025-01-01T00:00:00Z"}
+        for t in "xyz"[:twins]
+    ]
+    a, b = data.draw(event_edits(base, "a")), data.draw(event_edits(base, "b"))
+
+    def pb(events: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"playbook": {"items": events}}
+
+    r = merge3(pb(base), pb(a), pb(b))
+    assert r.clean
+    log = [json.dumps(e, sort_keys=True) for e in r.data["playbook"]["items"]]
+    for side in (a, b):
+        assert all(json.dumps(e, sort_keys=True) in log for e in side)
+    assert len(log) == len(set(log))

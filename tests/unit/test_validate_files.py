@@ -74,6 +74,38 @@ todoList: {
     ]
 
 
+ROWS = """# rows without ids, objects inside rows, named arguments, comments
+class TodoItem: title, status, narrative
+class Meta: created
+
+vContextInfo: {version: "0.4"}
+todoList: {
+  items: [
+    TodoItem("A", "pending", {Background: "ok"}),  # row 1: fine
+    TodoItem("B", "done", {Background: "<<<<<<< ours"}),
+    TodoItem("C", narrative={Problem: "x"}, status="late"),
+    {title: "D", status: "pending", subItems: [TodoItem("E", "bad", null)]},
+    {title: "F", status: "pending", meta: Meta("2025-02-30T10:00:00Z")},
+  ]
+}
+"""
+
+
+def test_tron_findings_in_class_rows_each_have_their_own_line_and_column() -> None:
+    """PRODUCT.md "Validation": every finding has a line and column, also inside class rows
+    and ``{…}`` objects of rows without ids (they all pointed at the first row)."""
+    findings = check_bytes(ROWS.encode(), "rows.vcontext.tron").findings
+    lines = ROWS.splitlines()
+    found = [(f.rule, f.line, lines[f.line - 1][f.column - 1 :][:12]) for f in findings]
+    assert found == [
+        ("schema", 9, '"done", {Bac'),
+        ("conflict-markers", 9, "Background: "),
+        ("schema", 10, 'status="late'),
+        ("schema", 11, '"bad", null)'),
+        ("datetime", 12, '"2025-02-30T'),
+    ]
+
+
 def tron_twin(data: Any, flavor: str = "vcontext") -> bytes:
     return gv.dumps(data, "tron", tron_flavor=flavor).encode()  # type: ignore[arg-type]
 
@@ -117,7 +149,8 @@ def test_tron_validates_like_its_json_twin(data: Any, flavor: str) -> None:
         (b"   \n", "e.vcontext.tron", "parse"),
         (b'{"vContextInfo": {', "x.vcontext.json", "parse"),
         (b"todoList: TodoItem(", "x.vcontext.tron", "parse"),
-        (b'{"a": 1, "a": 2}', "x.json", "parse"),
+        (b'{"a": 1, "a": 2}', "x.json", "duplicate-key"),  # PRODUCT.md "Formats"
+        (b"a: 1\nb: {c: 1, c: 2}\n", "x.vcontext.tron", "duplicate-key"),
         (b"\xff\xfe garbage", "x.json", "parse"),
         (b"bin\x00ary", "x.json", "parse"),
         (b'{"a": 1}\nnot json\n', ".work/events.jsonl", "parse"),

@@ -75,6 +75,50 @@ def test_version_rule_unknown_vcontext_version() -> None:
     assert rules_of(todo(item("t1"))) == []
 
 
+@pytest.mark.parametrize(
+    ("info", "pointer", "says"),
+    [
+        ({}, "/vContextInfo", "no version"),
+        ({"version": 0.4}, "/vContextInfo/version", "the number 0.4"),
+        ({"version": None}, "/vContextInfo/version", "null"),
+        ("0.4", "/vContextInfo", "the string"),
+    ],
+)
+def test_version_rule_a_missing_or_numeric_version_is_invalid_and_checks_still_run(
+    info: Any, pointer: str, says: str
+) -> None:
+    """PRODUCT.md "Validation": missing or numeric versions are invalid (rule version), never
+    a reason to skip the schema: the bad status is still found."""
+    doc = {"vContextInfo": info, "todoList": {"items": [item("t1", status="bogus")]}}
+    report = validate(doc)
+    assert {(f.rule, f.pointer) for f in report.findings} == {
+        ("version", pointer),
+        ("schema", "/todoList/items/0/status"),
+    }
+    (version,) = [f for f in report.findings if f.rule == "version"]
+    assert says in version.message and report.skipped == ()
+
+
+def test_version_rule_old_versions_need_migration_and_are_still_checked() -> None:
+    doc = {"vContextInfo": {"version": "0.3"}, "todoList": {"items": [item("t1", status="x")]}}
+    assert sorted(rules_of(doc)) == ["schema", "version"]
+
+
+def test_version_rule_a_container_without_any_info_is_a_document_missing_its_version() -> None:
+    doc = {"todoList": {"items": [item("t1"), item("t1")]}}
+    assert [(f.rule, f.pointer) for f in validate(doc).findings] == [
+        ("version", ""),
+        ("unique-id", "/todoList/items/1/id"),
+    ]
+
+
+def test_version_rule_vbrief_and_vagenda_roots_keep_their_version_checks() -> None:
+    brief = {"vBRIEFInfo": {"version": 0.5}, "plan": {"title": "P", "status": "x", "items": []}}
+    report = validate(brief)
+    assert report.valid and any("vBRIEF (no version)" in s for s in report.skipped)
+    assert rules_of({"vBRIEFInfo": "0.5", "plan": {"title": "P", "status": "x"}}) == ["schema"]
+
+
 def test_vagenda_and_vbrief_versions_say_which_checks_were_skipped() -> None:
     agenda = {"vAgendaInfo": {"version": "0.3"}, "todoList": {"items": [item("t1")]}}
     report = validate(agenda)
@@ -196,6 +240,47 @@ def test_datetime_rule_accepts(value: str) -> None:
 def test_datetime_rule_message_says_what_to_add() -> None:
     (finding,) = validate(todo(item("t1", created="2025-01-01T10:00:00"))).findings
     assert "no UTC offset" in finding.message and '"Z"' in finding.message
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2025-02-30T10:00:00Z",  # February 30
+        "2025-02-29T10:00:00Z",  # not a leap year
+        "1900-02-29T10:00:00Z",  # a century that is not a leap year
+        "2025-04-31T10:00:00Z",
+        "2025-01-01T24:00:00Z",
+        "2016-12-30T23:59:60Z",  # a leap second only ends a month
+        "2016-12-31T12:59:60Z",  # ... at 23:59:60 UTC
+    ],
+)
+def test_datetime_rule_real_calendar_dates_and_times(value: str) -> None:
+    (finding,) = validate(todo(item("t1", dueDate=value))).findings
+    assert finding.rule == "datetime" and finding.pointer == "/todoList/items/0/dueDate"
+    assert "real" in finding.message or "leap second" in finding.message
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2024-02-29T10:00:00Z",
+        "2000-02-29T10:00:00Z",
+        "2016-12-31T23:59:60Z",  # the leap second of 2016 (RFC 3339 5.7)
+        "2016-12-31T18:59:60-05:00",  # the same second, in New York
+        "2017-01-01T00:59:60+01:00",  # ... and in Paris, already the next day
+    ],
+)
+def test_datetime_rule_accepts_leap_days_and_leap_seconds(value: str) -> None:
+    assert rules_of(todo(item("t1", dueDate=value))) == []
+
+
+def test_schedule_calendar_dates_are_real_dates_too() -> None:
+    plan_item = item("p1", startDate="2026-02-30")
+    plan = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {"title": "P", "status": "draft", "items": [plan_item]},
+    }
+    assert pointers(plan, "datetime") == ["/plan/items/0/startDate"]
 
 
 def test_schedule_dates_may_be_calendar_dates() -> None:
@@ -321,7 +406,25 @@ def test_fork_merge_status_agrees_with_conflict_resolution(
     if resolution is not None:
         block["conflictResolution"] = resolution
     found = rules_of(todo(item("t1"), fork=block))
-    assert found == ([] if ok else ["fork-merge-status"])
+    assert [r for r in found if r != "conflict-unresolved"] == ([] if ok else ["fork-merge-status"])
+    # a Conflict left "unresolved" is always a finding of its own (PRODUCT.md "Validation")
+    unresolved = "unresolved" in [c["status"] for c in (resolution or {}).get("conflicts", [])]
+    assert ("conflict-unresolved" in found) == unresolved
+
+
+# -- structured conflicts ----------------------------------------------------------
+
+
+def test_conflict_unresolved_in_the_info_metadata_is_a_finding_per_conflict() -> None:
+    """PRODUCT.md "Validation" (conflict-unresolved): what conflictStyle structured writes."""
+    doc = todo(item("t1"))
+    doc["vContextInfo"]["metadata"] = {"conflictResolution": conflicts("unresolved", "resolved")}
+    (finding,) = validate(doc).findings
+    assert finding.rule == "conflict-unresolved"
+    assert finding.pointer == "/vContextInfo/metadata/conflictResolution/conflicts/0/status"
+    assert "$.todoList.items[0].status" in finding.message
+    doc["vContextInfo"]["metadata"] = {"conflictResolution": conflicts("resolved", "deferred")}
+    assert rules_of(doc) == []
 
 
 # -- conflict markers in values --------------------------------------------------
@@ -337,9 +440,27 @@ def test_conflict_markers_inside_a_string_value() -> None:
 # -- not vContext ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", [{"name": "x"}, None, 3, {"vContextInfo": "0.4"}])
+@pytest.mark.parametrize("value", [{"name": "x"}, None, 3, True, {"plan": "pro"}])
 def test_not_vcontext(value: Any) -> None:
     assert rules_of(value) == ["not-vcontext"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"vContextInfo": "0.4"},
+        {"vBRIEFInfo": None, "plan": {}},
+        {"todoList": {"items": []}},
+        {"playbook": {"items": []}},
+        {"operations": []},  # an ACE patch (seed 002)
+    ],
+)
+def test_what_counts_as_a_vcontext_document(value: Any) -> None:
+    """An info key (any value) or a container object at the top makes a document: it is
+    checked, never skipped as "not a vContext document"."""
+    from git_vcontext.validate.checks import is_document
+
+    assert is_document(value) and "not-vcontext" not in rules_of(value)
 
 
 def test_text_is_parsed_first_and_a_list_is_a_list_of_jsonl_records() -> None:

@@ -1,4 +1,4 @@
-"""Text <-> data for the three encodings: style-keeping JSON, TRON (both dialects), JSONL."""
+"""Text <-> data for each encoding: style-keeping JSON, TRON (both dialects), JSONL, TOML."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal, Protocol
 
-    Format = Literal["json", "tron", "jsonl"]
+    Format = Literal["json", "tron", "jsonl", "toml", "text"]
     TronFlavor = Literal["vcontext", "standard"]
 
     class Document(Protocol):
@@ -30,11 +30,15 @@ else:  # typing costs import time on the merge driver's path; the names exist fo
     Format = TronFlavor = str
     Document = object
 
-FORMATS: tuple[Format, ...] = ("json", "tron", "jsonl")
+FORMATS: tuple[Format, ...] = ("json", "tron", "jsonl", "toml", "text")
+"""``text``: plain-text files merged by lines (VerMAS ``.work/.assignment-*``)."""
+
+ASSIGNMENT_PREFIX = ".assignment-"
 
 
 def format_from_name(path: str | None) -> Format | None:
-    """The format a file name announces (``*.tron``, ``*.jsonl``, ``*.json``), if any."""
+    """The format a file name announces (``*.tron``, ``*.jsonl``, ``*.json``, ``*.toml``,
+    ``.assignment-*``), if any."""
     if not path:
         return None
     name = path.lower()
@@ -44,15 +48,28 @@ def format_from_name(path: str | None) -> Format | None:
         return "jsonl"
     if name.endswith(".json"):
         return "json"
+    if name.endswith(".toml"):
+        return "toml"
+    if name.replace("\\", "/").rsplit("/", 1)[-1].startswith(ASSIGNMENT_PREFIX):
+        return "text"
     return None
 
 
 _TRON_START = re.compile(r"(?:class\s|#|[A-Za-z_]\w*\s*:|\"(?:[^\"\\\n]|\\.)*\"\s*:)")
+_COMMENTS = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*")
+_TOML_KEY = r"(?:[A-Za-z0-9_-]+|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*')"
+_TOML_START = re.compile(
+    rf"[ \t]*(?:{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*=(?!=)"
+    rf"|\[\[?[ \t]*{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*\]\]?[ \t]*(?:#[^\n]*)?\r?$)",
+    re.MULTILINE,
+)
 
 
 def format_from_content(text: str) -> Format:
     """Best guess for text without a telling name (git's temporary files)."""
     body = text.lstrip("\ufeff \t\r\n")
+    if body[:1] != "{" and _looks_like_toml(body):
+        return "toml"
     if _TRON_START.match(body):
         return "tron"
     if body[:1] in "{[":
@@ -63,6 +80,30 @@ def format_from_content(text: str) -> Format:
             return "jsonl" if _each_line_json(lines) else "json"
         return "json"
     return "tron" if re.match(r"[A-Za-z_]\w*\s*\(", body) else "json"
+
+
+def _looks_like_toml(body: str) -> bool:
+    """A first line (after comments) that is ``key = ...`` or a ``[table]`` header; a header
+    that is also JSON (``["a"]``) counts only when the whole text reads as TOML."""
+    start = _COMMENTS.match(body)
+    found = _TOML_START.match(body, start.end() if start else 0)
+    if found is None:
+        return False
+    if found.group().lstrip()[:1] != "[" or not re.search(r"[\"']", found.group()):
+        return True
+    import json
+    import tomllib
+
+    try:
+        json.loads(body)
+        return False  # both JSON and TOML (``["a"]``): JSON, as before TOML was known
+    except ValueError:
+        pass
+    try:
+        tomllib.loads(body)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return False
+    return True
 
 
 def _each_line_json(lines: list[str]) -> bool:
@@ -144,6 +185,14 @@ def _loads(fmt: Format, raw: bytes | str) -> Document:
         from . import jsonl
 
         return jsonl.loads(raw)
+    if fmt == "toml":
+        from . import toml
+
+        return toml.loads(raw)
+    if fmt == "text":
+        from . import plaintext
+
+        return plaintext.loads(raw)
     from . import tron
 
     return tron.loads(raw)
@@ -161,6 +210,14 @@ def dumps(value: JsonValue, format: Format, *, tron_flavor: TronFlavor = "vconte
         if not isinstance(value, list):
             raise ValueError("JSONL holds a list of records")
         return jsonl.dumps(value)
+    if format == "toml":
+        from . import toml
+
+        return toml.dumps(value)
+    if format == "text":
+        from . import plaintext
+
+        return plaintext.dumps(value)
     from . import tron
 
     return tron.dumps(value, flavor=tron_flavor)

@@ -67,8 +67,16 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
+class ConstantError(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` (Python's extensions): located afterwards."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ConstantError(name)
 
 
 class NumberRangeError(ValueError):
@@ -107,8 +115,9 @@ def parse_value(text: str) -> JsonValue:
     except NumberRangeError as exc:
         where = _number_offset(text, exc.spelling)
         raise _located(text, where, f"number {exc.spelling} is out of range") from None
-    except ValueError as exc:  # NaN / Infinity
-        raise ParseError(f"invalid JSON: {exc}") from None
+    except ConstantError as exc:
+        where = _number_offset(text, exc.name)
+        raise _located(text, where, f"invalid JSON: {exc.name} is not JSON") from None
     end = _WS.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise _located(text, end, "invalid JSON: extra data after the document")
@@ -137,12 +146,13 @@ def _depth_error(text: str) -> ParseError:
 
 
 def _duplicate_error(text: str, key: str) -> ParseError:
-    """Locate the second occurrence of a duplicated key (slow path, errors only)."""
-    needle = json.dumps(key)
-    first = text.find(needle)
-    second = text.find(needle, first + 1) if first >= 0 else -1
-    offset = second if second >= 0 else max(first, 0)
-    return parse_error_at(text, offset, f"duplicate key {needle} in an object")
+    """Locate the key repeated in one object (a token scan: slow path, errors only)."""
+    from .tron_scan import first_duplicate_key
+
+    found = first_duplicate_key(text, 0)  # JSON's tokens are TRON's
+    offset, key = found if found is not None else (0, key)
+    message = f"duplicate key {json.dumps(key)} in an object"
+    return parse_error_at(text, offset, message, rule="duplicate-key")
 
 
 def detect_style(text: str, bom: bool = False) -> JsonStyle:
@@ -252,16 +262,27 @@ class JsonDocument:
 
     format = "json"
 
-    def __init__(self, text: str, data: JsonValue, style: JsonStyle) -> None:
+    def __init__(
+        self, text: str, data: JsonValue, style: JsonStyle | None = None, *, bom: bool = False
+    ) -> None:
         self.text = text
         self.data = data
-        self.style = style
+        self._style = style
+        self._bom = bom
         self._containers: dict[int, _Container] = {}
+
+    @property
+    def style(self) -> JsonStyle:
+        """The layout, detected on first use: reading data never needs it (history walks,
+        diffs and views parse thousands of versions and render none)."""
+        if self._style is None:
+            self._style = detect_style(self.text, self._bom)
+        return self._style
 
     # -- public -------------------------------------------------------------
     def source(self) -> str:
         """The original text, BOM included."""
-        return (BOM if self.style.bom else "") + self.text
+        return (BOM if self._bom else "") + self.text
 
     def render(self, new: JsonValue) -> str:
         """The text of ``new`` written as an edit of this document (BOM included)."""
@@ -551,4 +572,4 @@ def loads(raw: bytes | str) -> JsonDocument:
     if not text or text.isspace():  # not strip(): that copies a big document
         raise ParseError("empty document", line=1, column=1)
     data = parse_value(text)
-    return JsonDocument(text, data, detect_style(text, bom))
+    return JsonDocument(text, data, bom=bom)

@@ -1,9 +1,11 @@
-"""JSON Lines (VerMAS ``.work/*.jsonl``): one record per line, unchanged lines kept verbatim."""
+"""JSON Lines (VerMAS ``.work/*.jsonl``): one record per line, unchanged lines kept verbatim,
+a changed record edited in its own line's style (spacing, key order, number spelling)."""
 
 from __future__ import annotations
 
 import json
 
+from ..document import JSONL_KEYS
 from ..errors import ParseError
 from ..values import JsonValue, same
 from .json_text import detect_separators, fingerprint, parse_value
@@ -24,6 +26,7 @@ class JsonlDocument:
         self.data = records
         self.lines = lines  # source text of each record, same order as ``data``
         self.bom = bom
+        self._by_id: dict[Any, int] | None = None  # old line of each identity (render)
         self.newline = newline_of(text)
         self.final_newline = text.endswith("\n") or not text
         sample = lines[0] if lines else ""
@@ -46,6 +49,7 @@ class JsonlDocument:
         by_print: dict[Any, list[int]] = {}
         for j in range(len(self.data) - 1, -1, -1):
             by_print.setdefault(fingerprint(self.data[j]), []).append(j)
+        self._by_id = None
         out = [self._line(record, by_print) for record in new]
         body = self.newline.join(out)
         if out and self.final_newline:
@@ -58,7 +62,36 @@ class JsonlDocument:
             j = stack.pop()
             if same(record, self.data[j]):
                 return self.lines[j]
+        old = self._old_line_of(record)
+        if old is not None:
+            from .json_text import loads as json_loads
+
+            edited = json_loads(self.lines[old]).render(record)
+            if "\n" not in edited and "\r" not in edited:
+                return edited
         return dumps_record(record, self.item_separator, self.key_separator, self.ensure_ascii)
+
+    def _old_line_of(self, record: JsonValue) -> int | None:
+        """The old line of the record with the same identity (``event_id``, ``id`` or
+        ``prefix``, unique in the old file), if any."""
+        if self._by_id is None:
+            counts: dict[Any, list[int]] = {}
+            for j, old in enumerate(self.data):
+                ident = _identity(old)
+                if ident is not None:
+                    counts.setdefault(ident, []).append(j)
+            self._by_id = {k: js[0] for k, js in counts.items() if len(js) == 1}
+        ident = _identity(record)
+        return None if ident is None else self._by_id.get(ident)
+
+
+def _identity(record: JsonValue) -> tuple[str, str] | None:
+    if isinstance(record, dict):
+        for key in JSONL_KEYS:
+            value = record.get(key)
+            if isinstance(value, str):
+                return key, value
+    return None
 
 
 def dumps_record(

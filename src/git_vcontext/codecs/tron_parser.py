@@ -247,7 +247,7 @@ def _translate(text: str, start: int, exc: Exception) -> Exception:
     if isinstance(exc, DuplicateKey):
         found = tron_scan.first_duplicate_key(text, start)
         offset, key = found if found else (start, "?")
-        return located(text, offset, f"duplicate key {json.dumps(key)}")
+        return located(text, offset, f"duplicate key {json.dumps(key)}", rule="duplicate-key")
     if isinstance(exc, UnexpectedToken):
         return _token_error(text, start, exc)
     if isinstance(exc, UnexpectedInput):
@@ -267,8 +267,8 @@ def _token_error(text: str, start: int, exc: Any) -> ParseError:
     return located(text, offset, tron_scan.token_message(text, found, expected, context))
 
 
-def located(text: str, offset: int, message: str) -> ParseError:
-    return marker_error(text) or parse_error_at(text, offset, message)
+def located(text: str, offset: int, message: str, *, rule: str = "parse") -> ParseError:
+    return marker_error(text) or parse_error_at(text, offset, message, rule=rule)
 
 
 def _deep_offset(text: str, start: int) -> int | None:

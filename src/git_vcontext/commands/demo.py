@@ -284,8 +284,9 @@ def _workflow(d: Demo) -> None:
 def run(*, directory: str | None = None) -> int:
     """Build the demo repository in a new temporary directory and walk through it."""
     parent = Path(directory) if directory else None
-    if parent is not None:
-        parent.mkdir(parents=True, exist_ok=True)
+    if parent is not None and not parent.is_dir():  # as mktemp -p: a typo creates nothing
+        what = "is not a directory" if parent.exists() else "no such directory (create it first)"
+        raise OperationalError(f"--dir {directory}: {what}")
     repo = Path(tempfile.mkdtemp(prefix="git-vcontext-demo-", dir=parent))
     d = Demo(repo)
     d.say(f"git-vcontext demo in {repo}")

@@ -8,7 +8,7 @@ import sys
 
 from ..diff.files import FileDiff, compare, unified
 from ..diff.report import render_files
-from ..errors import ExitCode, OperationalError
+from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, write_output
 
 TYPE_CHECKING = False
@@ -29,8 +29,12 @@ def run(
     cached: bool = False,
     stat: bool = False,
     paths: Sequence[str] = (),
+    name: str | None = None,
 ) -> int:
-    """Dispatch on the argument form; exit 1 with ``--exit-code`` when anything differs."""
+    """Dispatch on the argument form; exit 1 with ``--exit-code`` when anything differs.
+
+    ``name``: for two files, the name git knows them by (difftool's temporary copies).
+    """
     use_color = want_color(color)
     if is_external(args):
         return external(args, fmt=fmt, color=use_color)
@@ -38,11 +42,16 @@ def run(
         write_output(None, f"* Unmerged path {args[0]}\n")  # git's own words for this case
         return int(ExitCode.OK)
     if _two_files(args, cached, paths):
-        diffs = [_files(args[0], args[1])]
+        diffs = [_files(args[0], args[1], name)]
     else:
+        if name is not None:
+            raise UsageError("--path names the two files of 'diff OLD NEW'")
+        _missing_file(args, cached, paths)
         from .diff_revisions import revisions
 
-        diffs = revisions(args, cached=cached, paths=paths)
+        diffs, unmerged = revisions(args, cached=cached, paths=paths)
+        if unmerged and fmt == "text":  # git's own words (git diff --cached mid-merge)
+            write_output(None, "".join(f"* Unmerged path {path}\n" for path in unmerged))
     write_output(None, render_files(diffs, fmt=fmt, color=use_color, stat=stat))
     found = exit_code and any(d.differs for d in diffs)
     return int(ExitCode.FOUND if found else ExitCode.OK)
@@ -104,12 +113,26 @@ def _two_files(args: Sequence[str], cached: bool, paths: Sequence[str]) -> bool:
     return all(a == DEV_NULL or os.path.isfile(a) for a in args) and list(args) != [DEV_NULL] * 2
 
 
-def _files(old_file: str, new_file: str) -> FileDiff:
+def _missing_file(args: Sequence[str], cached: bool, paths: Sequence[str]) -> None:
+    """``diff FILE MISSING`` outside a repository: name the missing file (revisions cannot
+    be meant without a repository, so 'not a git repository' would mislead)."""
+    if len(args) != 2 or cached or paths or not any(os.path.isfile(a) for a in args):
+        return
+    from ..gitio import git
+
+    if git(["rev-parse", "--git-dir"], check=False).returncode == 0:
+        return  # inside a repository: REV FILE is a revision and a path
+    missing = next(a for a in args if not (a == DEV_NULL or os.path.isfile(a)))
+    what = "is a directory, not a file" if os.path.isdir(missing) else "no such file"
+    raise OperationalError(f"{missing}: {what}")
+
+
+def _files(old_file: str, new_file: str, name: str | None = None) -> FileDiff:
     old = None if old_file == DEV_NULL else read_bytes(old_file)
     new = None if new_file == DEV_NULL else read_bytes(new_file)
     return compare(
         old,
         new,
-        old_path=None if old is None else old_file,
-        new_path=None if new is None else new_file,
+        old_path=None if old is None else (name or old_file),
+        new_path=None if new is None else (name or new_file),
     )

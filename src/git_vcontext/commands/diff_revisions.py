@@ -11,41 +11,49 @@ from ..diff.files import FileDiff, compare
 from ..document import looks_like_vcontext, matches_file_patterns
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top, resolve_commit
-from ..gitio.diffs import FilePair, attribute, changed_files
+from ..gitio.diffs import FilePair, attribute, changed_files, unmerged_paths
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 
 
-def revisions(revs: Sequence[str], *, cached: bool, paths: Sequence[str]) -> list[FileDiff]:
-    """Structural diffs of the changed vContext files, in git's path order."""
+def revisions(
+    revs: Sequence[str], *, cached: bool, paths: Sequence[str]
+) -> tuple[list[FileDiff], list[str]]:
+    """Structural diffs of the changed vContext files, in git's path order, and with
+    ``--cached`` the unmerged ones (a stopped merge: nothing staged to compare)."""
     repo = open_repo(os.getcwd())
     revs, paths = _split(repo, revs, paths)
     specs = [relative_to_top(repo, p) for p in paths]
-    declared = _declared(repo)
-    pairs = changed_files(
-        repo, revs, cached=cached, wanted=lambda p: _in_specs(p, specs) and _candidate(p, declared)
-    )
-    return [
+    declared = declared_paths(repo)
+
+    def wanted(path: str) -> bool:
+        return _in_specs(path, specs) and _candidate(path, declared)
+
+    pairs = changed_files(repo, revs, cached=cached, wanted=wanted)
+    diffs = [
         compare(
             p.old, p.new, old_path=p.old_path, new_path=p.new_path, renamed=p.status == "renamed"
         )
         for p in pairs
         if _is_vcontext(p, declared)
     ]
+    unmerged = [p for p in unmerged_paths(repo) if wanted(p)] if cached else []
+    return diffs, unmerged
 
 
 def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[str], list[str]]:
     """Like git without ``--``: leading revisions, then paths that exist in the work tree."""
     revs = list(args)
     extra: list[str] = []
-    while revs and not _is_revision(repo, revs[-1]):
+    while revs and not is_revision(repo, revs[-1]):
         if not os.path.exists(revs[-1]):
             raise OperationalError(f"{revs[-1]}: no such file or revision")
         extra.insert(0, revs.pop())
     return revs, [*extra, *paths]
 
 
-def _is_revision(repo: Any, arg: str) -> bool:
+def is_revision(repo: Any, arg: str) -> bool:
+    """Whether ``arg`` names a commit or a range of them (``A..B``, ``A...B``)."""
     sides = arg.split("...", 1) if "..." in arg else arg.split("..", 1)
     for side in sides:
         try:
@@ -56,7 +64,7 @@ def _is_revision(repo: Any, arg: str) -> bool:
     return True
 
 
-def _declared(repo: Any) -> Callable[[str], bool]:
+def declared_paths(repo: Any) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
 
     def declared(path: str) -> bool:

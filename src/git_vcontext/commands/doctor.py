@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import installer
+from .. import hookinstall, installer
 from ..errors import ExitCode
 from ..gitio import git
 
@@ -21,20 +22,27 @@ VCONTEXT_ROOTS = (
 )
 
 
+@dataclass
+class Report:
+    """What doctor found: ok lines, notes, problems."""
+
+    oks: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
 def run(*, cwd: str | None = None) -> int:
     """Print one line per check; problems say how to fix them."""
     where = Path(cwd or ".")
     top = installer.repo_top(where)
-    problems: list[str] = []
-    oks: list[str] = []
-    for check in (_driver, _textconv, _attributes, _hook):
-        check(top, oks, problems)
-    for line in oks:
-        print(f"ok: {line}")
-    for line in problems:
-        print(f"problem: {line}")
-    if problems:
-        print(f"{len(problems)} problem(s); 'git vcontext install' fixes most of them")
+    report = Report()
+    for check in (_driver, _virtual_base, _textconv, _attributes, _hook):
+        check(top, report)
+    for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
+        for line in lines:
+            print(f"{kind}: {line}")
+    if report.problems:
+        print(f"{len(report.problems)} problem(s); 'git vcontext install' fixes most of them")
         return int(ExitCode.FOUND)
     print("everything is in place")
     return int(ExitCode.OK)
@@ -62,7 +70,8 @@ def _runs(command: str) -> bool:
     return proc.returncode == 0
 
 
-def _driver(top: Path, oks: list[str], problems: list[str]) -> None:
+def _driver(top: Path, report: Report) -> None:
+    oks, problems = report.oks, report.problems
     value = _config(top, "merge.vcontext.driver")
     if value is None:
         problems.append("merge.vcontext.driver is not configured")
@@ -77,40 +86,103 @@ def _driver(top: Path, oks: list[str], problems: list[str]) -> None:
         oks.append("merge driver configured and runs")
 
 
-def _textconv(top: Path, oks: list[str], problems: list[str]) -> None:
+def _virtual_base(top: Path, report: Report) -> None:
+    """The driver for the inner merges of criss-cross histories (M16)."""
+    name = installer.BASE_DRIVER
+    recursive = _config(top, "merge.vcontext.recursive")
+    driver = _config(top, f"merge.{name}.driver")
+    if recursive != name:
+        now = f"set to {recursive!r}" if recursive else "not set"
+        report.problems.append(
+            f"merge.vcontext.recursive is {now}: criss-cross merges would start from a "
+            f"virtual base with conflict markers and fall back to lines (install sets {name})"
+        )
+    elif driver is None or not installer.is_ours(driver):
+        shown = "not configured" if driver is None else driver
+        report.problems.append(f"merge.{name}.driver is {shown}")
+    elif not _runs(driver):
+        report.problems.append(f"the virtual-base merge driver does not run: {driver}")
+    else:
+        report.oks.append("criss-cross merges keep a structural virtual base")
+
+
+def _textconv(top: Path, report: Report) -> None:
+    oks, problems = report.oks, report.problems
     value = _config(top, "diff.vcontext.textconv")
+    cached = _config(top, "diff.vcontext.cachetextconv")
     if value is None:
         problems.append("diff.vcontext.textconv is not configured (git diff shows raw text)")
+    elif cached != "true":
+        problems.append(
+            "diff.vcontext.cachetextconv is not true: git log -p converts every "
+            "version of every document again, each time"
+        )
     else:
-        oks.append("diff textconv configured")
+        oks.append("diff textconv configured (cached)")
 
 
-def _attributes(top: Path, oks: list[str], problems: list[str]) -> None:
-    files = _vcontext_files(top)
+def _attributes(top: Path, report: Report) -> None:
+    """The vContext files (the file set, and documents outside it) and whether git sends
+    them to the driver; configs among them are noted (validate and the hook skip them)."""
+    files, configs = _vcontext_files(top)
+    if configs:
+        report.notes.append(
+            f"{len(configs)} file(s) among the vContext files are not vContext documents "
+            f"(configs?): {_few(configs)}; validate and the pre-push hook skip them"
+        )
     if not files:
-        oks.append("no vContext files tracked yet")
+        report.oks.append("no vContext files tracked yet")
         return
     out = git(["check-attr", "-z", "merge", "--stdin"], cwd=top, input="\0".join(files) + "\0")
     fields = out.stdout.split("\0")
     uncovered = [fields[i] for i in range(0, len(fields) - 2, 3) if fields[i + 2] != "vcontext"]
     if uncovered:
-        shown = ", ".join(uncovered[:5]) + (" …" if len(uncovered) > 5 else "")
-        problems.append(
+        report.problems.append(
             f"{len(uncovered)} vContext file(s) not covered by .gitattributes "
-            f"(merge=vcontext diff=vcontext): {shown}"
+            f"(merge=vcontext diff=vcontext): {_few(uncovered)}"
         )
     else:
-        oks.append(f"{len(files)} vContext file(s) covered by the attributes")
+        report.oks.append(f"{len(files)} vContext file(s) covered by the attributes")
 
 
-def _vcontext_files(top: Path) -> list[str]:
-    """Tracked files that are vContext documents by name or by their root key."""
+def _vcontext_files(top: Path) -> tuple[list[str], list[str]]:
+    """Tracked vContext files (the file set, and documents outside it by their root key),
+    and the files of the set that are not vContext documents."""
+    from ..gitio import open_repo
+    from ..gitio.fileset import work_tree_files
+
+    in_set = work_tree_files(open_repo(top))
     out = git(["ls-files", "-z"], cwd=top)
-    found = []
-    for name in filter(None, out.stdout.split("\0")):
-        if installer.is_vcontext_path(name) or _looks_vcontext(top / name):
-            found.append(name)
-    return found
+    files: list[str] = []
+    configs: list[str] = []
+    for name in dict.fromkeys(filter(None, out.stdout.split("\0"))):  # once, even mid-merge
+        if in_set(name) and _not_a_document(top, name):
+            configs.append(name)
+        elif in_set(name) or _looks_vcontext(top / name):
+            files.append(name)
+    return files, configs
+
+
+def _few(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
+
+
+def _not_a_document(top: Path, name: str) -> bool:
+    """A JSON/TRON file that parses and is neither a vContext document nor a VerMAS one
+    (a process, evidence): a config."""
+    path = top / name
+    if path.suffix not in (".json", ".tron") or _looks_vcontext(path):
+        return False
+    from ..codecs import parse
+    from ..errors import ParseError
+    from ..validate.checks import is_document
+    from ..vermas.kinds import document_kind
+
+    try:
+        doc = parse(path.read_bytes(), path=str(path))
+    except (OSError, ParseError, RecursionError):
+        return False
+    return not is_document(doc.data) and document_kind(name, doc.data, doc.format) is None
 
 
 def _looks_vcontext(path: Path) -> bool:
@@ -124,21 +196,31 @@ def _looks_vcontext(path: Path) -> bool:
     return any(root in head for root in VCONTEXT_ROOTS)
 
 
-def _hook(top: Path, oks: list[str], problems: list[str]) -> None:
-    hooks_path = _config(top, "core.hooksPath")
-    hook = installer.hooks_dir(top) / "pre-push"
-    if not hook.exists() or installer.HOOK_MARKER not in hook.read_text(errors="replace"):
-        hint = f" (core.hooksPath is {hooks_path}: chain it from that hook)" if hooks_path else ""
-        problems.append(f"pre-push hook not installed{hint}")
-    elif not os.access(hook, os.X_OK):
-        problems.append(f"{hook} is not executable")
-    elif not _hook_runs(installer.hook_command(hook.read_text(errors="replace")), top):
-        problems.append(
+def _hook(top: Path, report: Report) -> None:
+    hook = hookinstall.hooks_dir(top) / "pre-push"
+    text = hook.read_text(errors="replace") if hook.is_file() else ""
+    if hookinstall.HOOK_MARKER in text:
+        _our_hook(top, hook, text, report)
+        return
+    managed = hookinstall.managed_call(top)
+    if managed is not None:
+        report.oks.append(f"the pre-push check is called from {managed}")
+        return
+    hooks_path = hookinstall.hooks_path(top)
+    hint = f" (core.hooksPath is {hooks_path}: 'git vcontext install' says what to add)"
+    report.problems.append("pre-push hook not installed" + (hint if hooks_path else ""))
+
+
+def _our_hook(top: Path, hook: Path, text: str, report: Report) -> None:
+    if not os.access(hook, os.X_OK):
+        report.problems.append(f"{hook} is not executable")
+    elif not _hook_runs(hookinstall.hook_command(text), top):
+        report.problems.append(
             f"the pre-push hook's command does not run (see {hook}; moved or uninstalled? "
             "run install again)"
         )
     else:
-        oks.append("pre-push hook installed and runs")
+        report.oks.append("pre-push hook installed and runs")
 
 
 def _hook_runs(command: str | None, top: Path) -> bool:

@@ -20,6 +20,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..gitio.push import RefUpdate
+    from ..workflow.prepush import PushReport
 
 PRE_COMMIT_TO = "PRE_COMMIT_TO_REF"
 PRE_COMMIT_LOCAL = "PRE_COMMIT_LOCAL_BRANCH"
@@ -75,26 +76,16 @@ def _check(remote: str | None, text: str) -> int:
         return 0
     repo = open_pushing_repo()
     cache = VerdictCache.open(common_dir(repo))
-    report = check_updates(repo, updates, remote, cache)
+    report, checker = check_updates(repo, updates, remote, cache)
     cache.save()
-    out = list(report.lines)
     if cache.warning:
-        out.append(f"git-vcontext: note: {cache.warning}")
+        report.notes.append(cache.warning)
     if os.environ.get(VERBOSE):
-        out.append(
-            f"git-vcontext: checked {report.commits} commit(s), {report.files} file "
+        report.notes.append(
+            f"checked {checker.commits} commit(s), {checker.files} file "
             f"change(s); cache hits {cache.hits}, misses {cache.misses}"
         )
-    if report.problems:
-        out.append(
-            f"git-vcontext: push refused: {report.problems} problem(s) in "
-            f"{report.commits_with_problems} commit(s). Fix those commits (git rebase -i, "
-            f"then push again); {BYPASS_HINT}."
-        )
-    if out:
-        sys.stderr.write("\n".join(out) + "\n")
-        sys.stderr.flush()
-    return 1 if report.problems else 0
+    return _write(report)
 
 
 def _checked_before(remote: str, text: str) -> bool:
@@ -113,6 +104,21 @@ def _checked_before(remote: str, text: str) -> bool:
     if os.environ.get(VERBOSE):
         sys.stderr.write("git-vcontext: this push was checked before (cache hit)\n")
     return True
+
+
+def _write(report: PushReport) -> int:
+    """Print the report on stderr; 1 when the push must be refused."""
+    out = report.lines + [f"git-vcontext: note: {note}" for note in report.notes]
+    if report.problems:
+        out.append(
+            f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
+            "commit(s). Fix those commits (git rebase -i, then push again); "
+            f"{BYPASS_HINT}."
+        )
+    if out:
+        sys.stderr.write("\n".join(out) + "\n")
+        sys.stderr.flush()
+    return 1 if report.problems else 0
 
 
 def _from_pre_commit() -> list[RefUpdate]:

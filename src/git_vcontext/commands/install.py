@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .. import installer
+from .. import hookinstall, installer
 from ..errors import ExitCode, UsageError
 
 
@@ -17,8 +17,12 @@ def run(
     server: bool = False,
     cwd: str | None = None,
 ) -> int:
-    """Driver, textconv, difftool, attribute patterns and (locally) the pre-push hook; with
-    ``server``, in a bare repository, the hook that merges agents' requests."""
+    """Driver, textconv, difftool, attribute patterns and (locally) the pre-push hook.
+
+    With ``core.hooksPath`` set, the hook goes into that folder when it is a plain folder
+    of this machine's hooks; for a hook manager (husky, lefthook, pre-commit) or a folder
+    of the repository, install says what to add where, and installs the rest (exit 0).
+    """
     where = Path(cwd or ".")
     if server:
         return _server(where, force)
@@ -30,23 +34,26 @@ def run(
     refusals = [
         installer.config_refusal(s, force),
         installer.attributes_refusal(s.attributes_file(), force),
-        installer.hook_refusal(where, force) if hooks else None,
+        hookinstall.refusal(where, force) if hooks else None,
     ]
     if why := next((r for r in refusals if r), None):  # refuse before changing anything
         raise UsageError(why)
     messages = installer.install_config(s, command, force)
-    messages += installer.install_attributes(s.attributes_file(), force)
-    if hooks:
-        messages += installer.install_hook(where, command, force)
-    elif scope == "global" and not no_hooks:
+    attributes = installer.install_attributes(s.attributes_file(), force)
+    messages += attributes
+    done, advice = hookinstall.install(where, command, force) if hooks else ([], ())
+    messages += done
+    if scope == "global" and not no_hooks:
         messages.append(
             "hooks are per repository: run 'git vcontext install' in a repository "
             "to add the pre-push check"
         )
-    _report(
-        messages, "git-vcontext is installed" + (" (nothing to change)" if not messages else "")
-    )
-    if scope == "local":
+    changed = [m for m in messages if not m.startswith("kept ")]
+    summary = "git-vcontext is installed" + ("" if changed else " (nothing to change)")
+    _report(messages, summary + (", except the pre-push hook:" if advice else ""))
+    for line in advice:
+        print(f"  {line}")
+    if scope == "local" and attributes:
         print("Commit .gitattributes so your teammates' merges use the driver too.")
     return int(ExitCode.OK)
 
@@ -67,8 +74,10 @@ def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = N
     messages = installer.uninstall_config(s)
     messages += installer.uninstall_attributes(s.attributes_file())
     if scope == "local":
-        messages += installer.uninstall_hook(where)
+        messages += hookinstall.uninstall(where)
         messages += installer.uninstall_cache(where)
+    elif messages:
+        messages += installer.remove_empty_config(installer.global_config_file())
     _report(
         messages, "git-vcontext is uninstalled" + (" (nothing to remove)" if not messages else "")
     )

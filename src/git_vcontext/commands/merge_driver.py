@@ -22,39 +22,61 @@ def run(
     ours_label: str | None = None,
     theirs_label: str | None = None,
     conflict_style: str | None = None,
+    virtual_base: bool = False,
 ) -> int:
-    """Merge into ``ours`` (%A) in place; exit 0 when clean, 1 when conflicts remain."""
+    """Merge into ``ours`` (%A) in place; exit 0 when clean, 1 when conflicts remain.
+
+    ``virtual_base``: git's inner merge of a criss-cross history (``install`` names this
+    for ``merge.vcontext.recursive``): every conflict takes the base's value, exit 0.
+    """
     from ..clock import now_rfc3339
 
     raw = [read_bytes(p) for p in (base, ours, theirs)]
-    markers = Markers(
-        marker_size,
-        _label(ours_label, "ours"),
-        _label(base_label, "base"),
-        _label(theirs_label, "theirs"),
-    )
     options = MergeOptions(now=now_rfc3339(), path=path)
-    outcome = merge_files(raw[0], raw[1], raw[2], path=path, options=options, markers=markers)
-    if not outcome.clean:
-        # Style settings only matter for conflicts: read git config only then.
-        diff3, structured = conflict_settings(conflict_style)
-        if diff3 or structured:
-            markers = Markers(
-                markers.size, markers.ours_label, markers.base_label, markers.theirs_label, diff3
-            )
-            outcome = merge_files(
-                raw[0],
-                raw[1],
-                raw[2],
-                path=path,
-                options=options,
-                markers=markers,
-                structured=structured,
-            )
+    if virtual_base:  # never a conflict: a valid document for the outer merge (M16)
+        outcome = merge_files(
+            *raw, path=path, options=options, markers=Markers(marker_size), virtual_base=True
+        )
+    else:
+        labels = (
+            _label(ours_label, "ours"),
+            _label(base_label, "base"),
+            _label(theirs_label, "theirs"),
+        )
+        outcome = _merged(raw, path, options, Markers(marker_size, *labels), conflict_style)
     if outcome.output != raw[1]:
         write_atomic(ours, outcome.output)
     describe(outcome, path or ours)
-    return int(ExitCode.OK if outcome.clean else ExitCode.FOUND)
+    return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
+
+
+def _merged(
+    raw: list[bytes],
+    path: str | None,
+    options: MergeOptions,
+    markers: Markers,
+    conflict_style: str | None,
+) -> FileMerge:
+    """The merge git asked for, in the conflict style of the options and git config."""
+    outcome = merge_files(raw[0], raw[1], raw[2], path=path, options=options, markers=markers)
+    if outcome.clean:
+        return outcome
+    # Style settings only matter for conflicts: read git config only then.
+    diff3, structured = conflict_settings(conflict_style)
+    if not diff3 and not structured:
+        return outcome
+    markers = Markers(
+        markers.size, markers.ours_label, markers.base_label, markers.theirs_label, diff3
+    )
+    return merge_files(
+        raw[0],
+        raw[1],
+        raw[2],
+        path=path,
+        options=options,
+        markers=markers,
+        structured=structured,
+    )
 
 
 def _label(given: str | None, default: str) -> str:

@@ -1,47 +1,77 @@
-"""``git vcontext validate [PATHS…]``: schema and semantic checks of vContext files.
+"""``git vcontext validate [PATHS…] [--untracked]``: schema and semantic checks of vContext files.
 
-No paths: every vContext file tracked in the repository (working-tree content).
-A directory: the vContext files under it. A file named explicitly is always checked.
+No paths: the vContext files tracked in the repository, work-tree content, each once
+(also while a merge is stopped and the index holds three stages of a file);
+``--untracked`` adds the untracked ones, which are otherwise counted in a note. The
+vContext files are one set for validate, doctor and the pre-push hook
+(``gitio.fileset``: install's patterns plus what .gitattributes routes to the driver).
+A directory: the files of that set under it (outside a repository: install's patterns,
+or an info key near the top). A file named explicitly is always checked; one in the
+set that is not a vContext document (a config next to the documents) is skipped with a
+note, as the hook does.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from ..document import looks_like_vcontext, matches_file_patterns
-from ..errors import ExitCode, OperationalError
+from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, write_output
 from ..validate.files import check_bytes
 from ..validate.model import FileReport
 from ..values import json_report
 
-SNIFFED_SUFFIXES = (".json", ".tron")
+SNIFFED_SUFFIXES = (".json", ".tron", ".jsonl")
 """Files with these suffixes are vContext files when an info key is near their start."""
+SHOWN = 5  # file names listed in a note before "…"
 
 
-def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:
+def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False) -> int:
     """Validate; exit 0 all valid, 1 any invalid, 3 when a path could not be read."""
-    names = list(_tracked()) if not paths else list(_expand(paths))
+    if untracked and paths:
+        raise UsageError("--untracked adds untracked files to the default list: give no paths")
+    repo = Repo.around(os.getcwd(), required=not paths)
+    listing = _listing(repo, untracked) if not paths else Listing(list(_expand(paths, repo)))
     reports: list[FileReport] = []
     problems: list[str] = []
-    for name in names:
+    for name in listing.files:
         try:
             raw = read_bytes(name)
         except OperationalError as err:
             problems.append(err.one_line())
             continue
-        reports.append(check_bytes(raw, name))
+        beside = None if name == "-" else _beside(name)
+        reports.append(check_bytes(raw, name, covered=repo.covers(name), sibling=beside))
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.exists(p))
     write_output(None, _render(reports, fmt))
     for line in problems:
         print(f"git-vcontext: error: {line}", file=sys.stderr)
     if reports or not problems:  # a lone unreadable path: its error line says it all
-        _summary(reports)
+        _summary(reports, listing.notes)
     if problems:
         return int(ExitCode.OPERATIONAL)
     return int(ExitCode.OK if all(r.valid for r in reports) else ExitCode.FOUND)
+
+
+def _beside(name: str) -> Callable[[str], bytes | None]:
+    """Reads a file next to ``name`` (a projection's ``events.jsonl``), None when absent."""
+
+    def read(other: str) -> bytes | None:
+        path = os.path.join(os.path.dirname(name), other)
+        if not os.path.isfile(path):
+            return None
+        try:
+            return read_bytes(path)
+        except OperationalError:
+            return None
+
+    return read
 
 
 def _render(reports: list[FileReport], fmt: str) -> str:
@@ -54,7 +84,9 @@ def _render(reports: list[FileReport], fmt: str) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _summary(reports: list[FileReport]) -> None:
+def _summary(reports: list[FileReport], notes: list[str]) -> None:
+    for note in notes:
+        print(f"git-vcontext: note: {note}", file=sys.stderr)
     if not reports:
         print("no vContext files to validate", file=sys.stderr)
         return
@@ -67,47 +99,138 @@ def _summary(reports: list[FileReport]) -> None:
         )
 
 
-def _expand(paths: Sequence[str]) -> Iterator[str]:
+@dataclass
+class Listing:
+    """The files to check, and notes about the ones left out."""
+
+    files: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Repo:
+    """The repository around the current directory (``top`` None outside one)."""
+
+    top: Path | None
+    here: Path
+    _files: Any = None
+
+    @classmethod
+    def around(cls, cwd: str, *, required: bool) -> Repo:
+        from ..gitio import git
+
+        out = git(["rev-parse", "--show-toplevel"], cwd=cwd, check=required)
+        top = Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+        return cls(top, Path(cwd))
+
+    def rel(self, name: str) -> str | None:
+        """A path as the repository names it ('/'-separated), None when outside."""
+        if self.top is None or name == "-":
+            return None
+        full = os.path.abspath(name)  # the folder resolved (as git's top is), not a link's target
+        where = Path(os.path.realpath(os.path.dirname(full))) / os.path.basename(full)
+        try:
+            return where.relative_to(self.top).as_posix()
+        except ValueError:
+            return None
+
+    def in_set(self, rel: str) -> bool:
+        """Whether a repo path is a vContext file (install's patterns, .gitattributes)."""
+        if matches_file_patterns(rel):
+            return True
+        if self._files is None:
+            from ..gitio import open_repo
+            from ..gitio.fileset import work_tree_files
+
+            assert self.top is not None
+            self._files = work_tree_files(open_repo(self.top))
+        return bool(self._files.routed(rel))
+
+    def covers(self, name: str) -> bool:
+        rel = self.rel(name)
+        return rel is not None and self.in_set(rel)
+
+    def shown(self, rel: str) -> str:
+        assert self.top is not None
+        return os.path.relpath(self.top / rel, self.here)
+
+
+def _listing(repo: Repo, untracked: bool) -> Listing:
+    """The tracked vContext files (and the untracked ones, with ``untracked``)."""
+    from ..gitio import git
+
+    assert repo.top is not None
+    tracked = _names(git(["ls-files", "-z"], cwd=repo.top).stdout)
+    others = _names(git(["ls-files", "-z", "--others", "--exclude-standard"], cwd=repo.top).stdout)
+    listing = Listing([repo.shown(r) for r in tracked if repo.in_set(r) and _present(repo, r)])
+    new = [r for r in others if repo.in_set(r)]
+    if untracked:
+        listing.files += [repo.shown(r) for r in new]
+    elif new:
+        listing.notes.append(
+            f"{len(new)} untracked vContext file(s) not checked: {_few(repo, new)} "
+            "(git add them, or validate --untracked)"
+        )
+    outside = [r for r in tracked if not repo.in_set(r) and _sniffed(repo.top / r)]
+    if outside:
+        listing.notes.append(
+            f"{len(outside)} tracked file(s) look like vContext documents but .gitattributes "
+            f"does not send them to the driver: {_few(repo, outside)} (not checked; see "
+            "git vcontext doctor)"
+        )
+    return listing
+
+
+def _names(listing: str) -> list[str]:
+    """``git ls-files -z`` names, each once (a conflicted file is listed per index stage)."""
+    return list(dict.fromkeys(filter(None, listing.split("\0"))))
+
+
+def _present(repo: Repo, rel: str) -> bool:
+    assert repo.top is not None
+    return (repo.top / rel).is_file()  # deleted in the work tree: nothing to read
+
+
+def _few(repo: Repo, rels: list[str]) -> str:
+    shown = ", ".join(repo.shown(r) for r in rels[:SHOWN])
+    return shown + (", …" if len(rels) > SHOWN else "")
+
+
+def _expand(paths: Sequence[str], repo: Repo) -> Iterator[str]:
     """Files as given; directories walked for vContext files (``.git`` skipped)."""
     for path in paths:
         if os.path.isdir(path):
-            yield from _walk(path)
+            yield from _walk(path, repo)
         elif os.path.exists(path) or path == "-":
             yield path
 
 
-def _walk(top: str) -> Iterator[str]:
+def _walk(top: str, repo: Repo) -> Iterator[str]:
     for folder, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if d != ".git")
         for name in sorted(files):
             full = os.path.join(folder, name)
             if not os.path.isfile(full):
                 continue  # a FIFO, a device, a dangling link: reading it could block forever
-            tail = f"{os.path.basename(folder)}/{name}"
-            if matches_file_patterns(tail) or _sniffed(full):
+            if _wanted(full, repo):
                 yield full
 
 
-def _tracked() -> Iterator[str]:
-    """vContext files tracked in the repository around the current directory."""
-    from ..gitio import git
-
-    top = git(["rev-parse", "--show-toplevel"]).stdout.strip()
-    listing = git(["ls-files", "-z"], cwd=top).stdout
-    here = os.getcwd()
-    for rel in filter(None, listing.split("\0")):
-        full = os.path.join(top, rel)
-        if not os.path.isfile(full):
-            continue  # deleted in the working tree
-        if matches_file_patterns(rel) or _sniffed(full):
-            yield os.path.relpath(full, here)
+def _wanted(full: str, repo: Repo) -> bool:
+    """In the file set (inside a repository), else by install's patterns or an info key."""
+    rel = repo.rel(full)
+    if rel is not None:
+        return repo.in_set(rel)
+    parts = Path(full).parts  # the end of the path: .work/templates/x.toml, .work/x.jsonl, …
+    tails = ("/".join(parts[-n:]) for n in range(1, 4))
+    return any(matches_file_patterns(t) for t in tails) or _sniffed(Path(full))
 
 
-def _sniffed(path: str) -> bool:
-    if not path.endswith(SNIFFED_SUFFIXES):
+def _sniffed(path: Path) -> bool:
+    if not path.name.endswith(SNIFFED_SUFFIXES) or not path.is_file():
         return False
     try:
-        with open(path, "rb") as fh:
+        with path.open("rb") as fh:
             return looks_like_vcontext(fh.read(4096))
     except OSError:
         return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 
-from ..document import IDENTITY_KEYS, is_changelog, is_playbook_log
+from ..document import is_changelog, is_playbook_log
 from ..values import canonical, pointer, same
 from .identity import EVENT_KEYS, identify
 from .labels import id_label, title_label
@@ -153,7 +153,10 @@ def aligned(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
 
 
 def _replace(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
-    pairs = [(o, n) for o, n in zip(old, new, strict=False) if _pairable(o[1], n[1])]
+    from ..align import pair_replaced
+
+    matched = pair_replaced([e for _, e in old], [e for _, e in new])
+    pairs = [(old[i], new[j]) for i, j in matched]
     paired_old = {o[0] for o, _ in pairs}
     paired_new = {n[0] for _, n in pairs}
     for i, e in old:
@@ -164,16 +167,6 @@ def _replace(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
     for j, e in new:
         if j not in paired_new:
             w.emit("add", here.element(j, j, f"[{j}]", e), new=e, kind=_kind(e, "item"))
-
-
-def _pairable(old: Any, new: Any) -> bool:
-    """Replaced elements pair by position unless they are containers of different kinds
-    or objects naming different identities (ids are never paired with other ids)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        return all(old.get(k) == new.get(k) for k in IDENTITY_KEYS if k in old or k in new)
-    if isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
-        return type(old) is type(new)
-    return True
 
 
 def changelog(w: Walker, old: list[Any], new: list[Any], here: Here) -> None:

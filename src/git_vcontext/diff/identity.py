@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..document import IDENTITY_KEYS, ITEM_ARRAY_KEYS
+from ..document import IDENTITY_KEYS, ITEM_ARRAY_KEYS, key_choice
 from ..record import record
 
 TYPE_CHECKING = False
@@ -35,33 +35,33 @@ class Identity:
 
 def identify(old: list[Any], new: list[Any], field: str | int | None) -> Identity | None:
     """Identity of two arrays found at ``field``: ``id``, ``uid``, ... (event ids first in
-    event logs), the same rule as ``document.identity_key`` (M3); else titles when the
-    items carry no id at all and titles are unique on both sides; else None."""
+    event logs; ``prefix`` for top-level records, as in VerMAS ``routes.jsonl``), by the
+    rule of ``document.key_choice`` (M3: a repeated id leaves them
+    unkeyed, so twins are never paired by id); else titles when the items carry no id
+    at all and titles are unique on both sides; else None."""
     if not all(type(e) is dict for e in old) or not all(type(e) is dict for e in new):
         return None
     events = any(k in e for e in (*old[:1], *new[:1]) for k in EVENT_KEYS)
-    for key in _EVENT_FIRST if events else IDENTITY_KEYS:
-        sides = _side(old, key), _side(new, key)
-        if sides[0] is not None and sides[1] is not None and (sides[0].index or sides[1].index):
-            return Identity(key, sides[0], sides[1])
-    if field in ITEM_ARRAY_KEYS:
+    keys = _EVENT_FIRST if events else IDENTITY_KEYS
+    if field is None:  # the records of a JSONL file: VerMAS routes are keyed by prefix
+        keys = (*keys, "prefix")
+    choice = key_choice([old, new], keys)
+    if choice.key is not None:
+        return Identity(choice.key, _side(old, choice.key), _side(new, choice.key))
+    if field in ITEM_ARRAY_KEYS and choice.repeat is None:
         return _by_title(old, new)
     return None
 
 
-def _side(elements: list[dict[str, Any]], key: str) -> Side | None:
-    """Index by ``key``; None when some value is not a usable id or is not unique."""
+def _side(elements: list[dict[str, Any]], key: str) -> Side:
+    """Index by ``key`` (its values are unique ids: ``key_choice`` chose it)."""
     index: dict[Any, int] = {}
     loose: Indexed = []
     for i, e in enumerate(elements):
-        if key not in e:
+        if key in e:
+            index[e[key]] = i
+        else:
             loose.append((i, e))
-            continue
-        ident = e[key]
-        kind = type(ident)
-        if (kind is not str and kind is not int) or ident in index:
-            return None
-        index[ident] = i
     return Side(index, loose)
 
 

@@ -41,7 +41,7 @@ def _top(anchor: str) -> str:
 
 def _header(group: str, changes: list[Change]) -> str:
     title = next((c.item_title for c in changes if c.item_title), None)
-    return f"**{code(group)}**" + (f" — {_escape(title)}" if title else "")
+    return f"**{code(group)}**" + (f" — {escape(title)}" if title else "")
 
 
 def _bullet(change: Change, group: str) -> list[str]:
@@ -51,7 +51,7 @@ def _bullet(change: Change, group: str) -> list[str]:
     if change.guess:
         first += " _(matched by title)_"
     if change.note:
-        first += f" ⚠️ {_escape(change.note)}"
+        first += f" ⚠️ {escape(change.note)}"
     return [f"- {label}{first}", *more]
 
 
@@ -94,5 +94,6 @@ def code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _escape(text: str) -> str:
+def escape(text: str) -> str:
+    """Text safe inside Markdown: one line, its special characters escaped."""
     return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text.replace("\n", " "))

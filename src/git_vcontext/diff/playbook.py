@@ -66,7 +66,7 @@ def entry_facts(data: Any) -> list[tuple[str, dict[str, Any]]]:
             continue
         anchor = ".".join(str(p) for p in path)
         for entry in view.entries:
-            facts = _visible(entry)
+            facts = visible(entry)
             if entry.multi_head:
                 facts["heads"] = list(entry.heads)
             out.append((anchor + id_label(entry.target_id, "targetId"), facts))
@@ -93,18 +93,18 @@ def _playbook(path: tuple[str | int, ...], old: Any, new: dict[str, Any]) -> lis
 
 def _entry(old: Entry | None, new: Entry, here: Here, log: str) -> list[Change]:
     if old is None:
-        value = _visible(new)
+        value = visible(new)
         return [_change("add", here, log, new=value, kind="entry")]
     from .core import Walker
 
     walker = Walker()
-    walker.value(_visible(old), _visible(new), here)
+    walker.value(visible(old), visible(new), here)
     out = [_relocated(c, log) for c in walker.changes]
     heads = _heads(old, new, here, log)
     return out + ([heads] if heads else [])
 
 
-def _visible(entry: Entry) -> dict[str, Any]:
+def visible(entry: Entry) -> dict[str, Any]:
     return {k: v for k, v in entry.to_json().items() if k not in _IMPLIED}
 
 

@@ -117,11 +117,14 @@ def render_json(result: DiffResult) -> str:
     return json_report(result.to_json())
 
 
-def stat_line(result: DiffResult) -> str:
-    """``3 changes: 1 added, 1 removed, 1 changed`` (counts of the ops present)."""
+def stat_line(result: DiffResult, status: str = "modified") -> str:
+    """``3 changes: 1 added, 1 removed, 1 changed`` (counts of the ops present); in an added
+    (deleted) file everything was added (removed), sets and lists filled from empty too."""
     counts: dict[str, int] = {}
+    whole = {"added": "add", "deleted": "remove"}.get(status)
     for change in result.changes:
-        counts[change.op] = counts.get(change.op, 0) + 1
+        op = whole or change.op
+        counts[op] = counts.get(op, 0) + 1
     words = {"add": "added", "remove": "removed", "change": "changed", "move": "moved"}
     parts = [f"{counts[op]} {words[op]}" for op in words if op in counts]
     total = len(result.changes)

@@ -62,8 +62,8 @@ def _stat_name(f: FileDiff) -> str:
 def _stat_summary(f: FileDiff) -> str:
     if f.result is None:
         return "not parsed (line diff)"
-    extra = "" if f.status in ("modified", "renamed") else f" ({f.status})"
-    return stat_line(f.result) + extra
+    extra = {"added": " (new file)", "deleted": " (deleted file)"}.get(f.status, "")
+    return stat_line(f.result, f.status) + extra
 
 
 def _markdown(f: FileDiff) -> str:

@@ -90,6 +90,8 @@ def event_summary(event: Any) -> str:
     """``update entry-x: "new text" (helpfulCount +1)`` for a playbook event."""
     if not isinstance(event, dict):
         return value(event)
+    if isinstance(event.get("event_type"), str):
+        return vermas_event_summary(event)
     head = " ".join(str(event[k]) for k in ("operation", "targetId", "type") if k in event)
     if isinstance(event.get("timestamp"), str):
         head += f" at {event['timestamp']}"
@@ -108,6 +110,49 @@ def event_summary(event: Any) -> str:
     if isinstance(delta, dict) and delta:
         out += " (" + ", ".join(f"{k} {_signed(v)}" for k, v in delta.items()) + ")"
     return out
+
+
+_SUBJECTS = ("work_order_id", "message_id", "process_id", "session_name")
+
+
+def vermas_event_summary(event: dict[str, Any]) -> str:
+    """``work_order.status_changed by slot0 (wo-1: open → in_progress) at 2026-…`` for a
+    VerMAS event: its type, actor, and the work order / message / process it concerns."""
+    out = str(event["event_type"])
+    if isinstance(event.get("actor"), str):
+        out += f" by {event['actor']}"
+    data: dict[str, Any] = event["data"] if isinstance(event.get("data"), dict) else {}
+    subject = next((data[k] for k in _SUBJECTS if isinstance(data.get(k), str)), None)
+    detail = _event_detail(data)
+    if subject is not None or detail:
+        inner = ": ".join(x for x in (subject, detail) if x)
+        out += f" ({inner})"
+    if isinstance(event.get("timestamp"), str):
+        out += f" at {event['timestamp']}"
+    return out
+
+
+def _event_detail(data: dict[str, Any]) -> str:
+    """The one thing that says what an event did (a title, a status move, an assignee, …)."""
+    if "to_status" in data:
+        return f"{value(data.get('from_status', '?'))} → {value(data['to_status'])}"
+    if isinstance(data.get("title"), str):
+        return quoted(data["title"], 60)
+    if "agent" in data and "work_order_id" in data:
+        return f"→ {value(data['agent'])}"
+    if isinstance(data.get("changes"), dict):
+        return "changed " + ", ".join(str(k) for k in data["changes"])
+    if isinstance(data.get("subject"), str):
+        route = f"{value(data.get('from', '?'))} → {value(data.get('to', '?'))}"
+        return f"{route}: {quoted(data['subject'], 60)}"
+    if "step_id" in data:
+        return f"step {value(data['step_id'])}" + (
+            f" {value(data['status'])}" if "status" in data else ""
+        )
+    for key in ("verdict", "reader", "recipient", "reason", "summary"):
+        if key in data:
+            return f"{key} {value(data[key])}"
+    return ""
 
 
 def _signed(v: Any) -> str:

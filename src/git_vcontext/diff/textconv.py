@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 _FIRST = (
     "vContextInfo", "vBRIEFInfo", "vAgendaInfo",
-    "id", "uid", "eventId", "event_id", "targetId", "operation", "prevEventId",
+    "id", "uid", "eventId", "event_id", "prefix", "event_type", "actor",
+    "targetId", "operation", "prevEventId",
     "title", "status", "kind",
 )  # fmt: skip
 _RANK = {k: n for n, k in enumerate(_FIRST)}

@@ -42,31 +42,80 @@ def changed_files(
 ) -> list[FilePair]:
     """Files that differ, as ``git diff [--cached] [REV [REV]]`` sees them (renames found).
 
-    ``wanted(path)`` filters by path before any content is read.
+    ``wanted(path)`` filters by path before any content is read. While a merge is
+    stopped, a conflicted file is its work-tree content once, against REV (or, without
+    one, against ours: stage 2); ``--cached`` leaves it out (see ``unmerged_paths``).
     """
-    diff, new_side = _diff(repo, list(revs), cached)
+    diff, new_side, base = _diff(repo, list(revs), cached)
     diff.find_similar()
+    unmerged = set(unmerged_paths(repo)) if base is not _TREES else set()
     pairs = []
     for delta in diff.deltas:
         old_path = None if _absent(delta.old_file) else delta.old_file.path
         new_path = None if _absent(delta.new_file) else delta.new_file.path
         if not (old_path and wanted(old_path)) and not (new_path and wanted(new_path)):
             continue
-        if any(f.mode in NO_DOCUMENT_MODES for f in (delta.old_file, delta.new_file)):
+        if {old_path, new_path} & unmerged or any(
+            f.mode in NO_DOCUMENT_MODES for f in (delta.old_file, delta.new_file)
+        ):
             continue
         old = repo[delta.old_file.id].data if old_path else None
         new = new_side(delta.new_file) if new_path else None
         if old != new or old_path != new_path:
             pairs.append(FilePair(old_path, new_path, old, new))
+    if unmerged and base is not _INDEX:
+        pairs += _unmerged_pairs(repo, base, unmerged, wanted)
+    return sorted(pairs, key=lambda pair: pair.path)
+
+
+def unmerged_paths(repo: Any) -> list[str]:
+    """Paths in conflict stages in the index (a stopped merge, rebase or cherry-pick)."""
+    repo.index.read()
+    conflicts = repo.index.conflicts
+    if conflicts is None:
+        return []
+    return sorted({_path(entry) for entry in conflicts})
+
+
+def _unmerged_pairs(
+    repo: Any, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
+) -> list[FilePair]:
+    """Conflicted files: the work tree's content against ``rev`` (None: ours, stage 2)."""
+    pairs = []
+    stages = {_path(entry): entry for entry in repo.index.conflicts or ()}
+    tree = _commit(repo, rev).tree if rev is not None else None
+    for path in sorted(p for p in paths if wanted(p)):
+        if tree is not None:
+            old = bytes(repo[tree[path].id].data) if path in tree else None
+        else:
+            ours = stages[path][1]
+            old = bytes(repo[ours.id].data) if ours is not None else None
+        file = workdir(repo) / path
+        new = file.read_bytes() if file.is_file() and not file.is_symlink() else None
+        if old != new:
+            old_path, new_path = (path if side is not None else None for side in (old, new))
+            pairs.append(FilePair(old_path, new_path, old, new))
     return pairs
+
+
+def _path(entry: Any) -> str:
+    return str(next(e.path for e in entry if e is not None))
 
 
 def _absent(diff_file: Any) -> bool:
     return bool(diff_file.mode == 0)
 
 
-def _diff(repo: Any, revs: list[str], cached: bool) -> tuple[Any, Callable[[Any], bytes]]:
-    """The pygit2 diff for the requested states and a reader for its new side."""
+_TREES = "trees"  # two revisions: no index, no work tree
+_INDEX = "index"  # --cached: the index is the new side
+
+
+def _diff(
+    repo: Any, revs: list[str], cached: bool
+) -> tuple[Any, Callable[[Any], bytes], str | None]:
+    """The pygit2 diff for the requested states, a reader for its new side, and what the
+    new side is: ``_TREES``, ``_INDEX``, or the work tree against a revision (None: the
+    index, so a conflicted file is compared with ours)."""
     if len(revs) == 1 and "..." in revs[0]:
         left, right = revs[0].split("...", 1)
         base = repo.merge_base(_commit(repo, left or "HEAD").id, _commit(repo, right or "HEAD").id)
@@ -82,15 +131,15 @@ def _diff(repo: Any, revs: list[str], cached: bool) -> tuple[Any, Callable[[Any]
         if cached:
             raise UsageError("--cached takes at most one revision")
         a, b = (_commit(repo, r).tree for r in revs)
-        return a.diff_to_tree(b), _blob_reader(repo)
+        return a.diff_to_tree(b), _blob_reader(repo), _TREES
     if cached:
-        return _index_vs_tree(repo, revs[0] if revs else "HEAD"), _blob_reader(repo)
+        return _index_vs_tree(repo, revs[0] if revs else "HEAD"), _blob_reader(repo), _INDEX
     if revs:  # like git: the tree against the work tree *through the index* (sees new files)
         diff = _index_vs_tree(repo, revs[0])
         diff.merge(repo.index.diff_to_workdir())
-        return diff, _file_reader(repo)
+        return diff, _file_reader(repo), revs[0]
     repo.index.read()
-    return repo.index.diff_to_workdir(), _file_reader(repo)
+    return repo.index.diff_to_workdir(), _file_reader(repo), None
 
 
 def _index_vs_tree(repo: Any, rev: str) -> Any:

@@ -33,34 +33,3 @@ def file_versions(repo: Any, path: str, rev: str = "HEAD") -> Iterator[tuple[str
             continue
         seen.add(blob_id)
         yield str(commit.id), repo[blob_id].data
-
-
-def merge_bases(repo: Any, ours: Any, theirs: Any, *, limit: int = 20_000) -> list[Any]:
-    """Every best common ancestor of two commits, as ``git merge-base --all`` gives them
-    (several after criss-cross merges, e.g. of racing integrations); [] when none.
-
-    The commits since libgit2's one merge base are walked on both sides; a common one
-    that no other common one descends from is a merge base too. Past ``limit`` commits
-    on a side, libgit2's one base is taken.
-    """
-    first = repo.merge_base(ours, theirs)
-    if first is None:
-        return []
-    mine, yours = _since(repo, ours, first, limit), _since(repo, theirs, first, limit)
-    if mine is None or yours is None or not (common := mine & yours):
-        return [first]
-    found = [first, *sorted(common, key=str)]
-    return [c for c in found if not any(o != c and repo.descendant_of(o, c) for o in found)]
-
-
-def _since(repo: Any, tip: Any, base: Any, limit: int) -> set[Any] | None:
-    import pygit2
-
-    walker = repo.walk(tip, pygit2.GIT_SORT_NONE)
-    walker.hide(base)
-    seen = set()
-    for commit in walker:
-        seen.add(commit.id)
-        if len(seen) > limit:
-            return None
-    return seen

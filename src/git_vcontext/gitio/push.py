@@ -266,3 +266,12 @@ def blob_bytes(repo: Any, blob_id: str) -> bytes:
     except (KeyError, ValueError, AttributeError) as exc:
         raise OperationalError(f"cannot read object {blob_id}: {exc}") from None
     return data
+
+
+def tree_blob(tree: Any, path: str) -> Any:
+    """The blob at ``path`` in a tree (``.id``, ``.data``), or None (absent, or not a file)."""
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    return entry if entry.type_str == "blob" else None

@@ -1,4 +1,4 @@
-"""Array strategies: keyed (M3), sequences without identity (M4), sets (M5), logs (M6)."""
+"""Array strategies: keyed (M3), sequences without identity (M4), sets (M5)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from collections.abc import Callable, Hashable
 
 from .. import document as doc
 from ..codecs.json_text import fingerprint
-from ..values import canonical, instant_key, same
-from .result import MISSING, NOT_HANDLED, ConflictNode
+from ..values import canonical
+from .logs import all_carry
+from .result import MISSING
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,158 +39,31 @@ def merge_set(base: Any, ours: Any, theirs: Any) -> Any:
     return out
 
 
-# -- M6 logs ----------------------------------------------------------------------
-
-
-def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
-    """Append-only logs: playbook events, changeLog, JSONL event files; else NOT_HANDLED."""
-    lists = [_as_list(v) for v in (base, ours, theirs)]
-    if doc.is_playbook_log(path) and doc.is_event_array(lists):
-        return _union(m, path, lists, _event_key("eventId"), _event_order("createdAt", "eventId"))
-    if doc.is_changelog(path) and all(all(isinstance(e, dict) for e in x) for x in lists):
-        merged = _union(m, path, lists, canonical, _changelog_order)
-        return _by_sequence(merged, len({canonical(e) for e in lists[0]}))
-    if not path and m.options.format == "jsonl" and _all_carry(lists, doc.JSONL_EVENT_ID):
-        return _union(
-            m,
-            path,
-            lists,
-            _event_key(doc.JSONL_EVENT_ID),
-            _event_order("timestamp", doc.JSONL_EVENT_ID),
-        )
-    return NOT_HANDLED
-
-
-def _all_carry(lists: list[list[Any]], key: str) -> bool:
-    return any(lists) and all(isinstance(e, dict) and key in e for x in lists for e in x)
-
-
-def _event_key(name: str) -> Callable[[Any], Hashable]:
-    def key(e: Any) -> Hashable:
-        ident = e.get(name) if isinstance(e, dict) else None
-        return ("id", ident) if isinstance(ident, (str, int)) else ("=", canonical(e))
-
-    return key
-
-
-def _event_order(time_field: str, id_field: str) -> Callable[[Any], Any]:
-    def order(e: Any) -> Any:
-        ident = e.get(id_field)
-        return (instant_key(e.get(time_field)), str(ident), canonical(e))
-
-    return order
-
-
-def _changelog_order(e: Any) -> Any:
-    seq = e.get("sequence")
-    numeric = isinstance(seq, (int, float)) and not isinstance(seq, bool)
-    seq_key = (0, float(seq)) if numeric else (1, 0.0)
-    return (seq_key, instant_key(e.get("timestamp")), canonical(e))
-
-
-def _changelog_sequence(e: Any) -> float:
-    seq = e.get("sequence") if isinstance(e, dict) else None
-    if isinstance(seq, (int, float)) and not isinstance(seq, bool):
-        return float(seq)
-    return float("inf")
-
-
-def _by_sequence(merged: list[Any], n_base: int) -> list[Any]:
-    """A changeLog union whose new entries are placed among the base's by ``sequence``.
-
-    ``_union`` puts new entries after the base's. An entry written at sequence n
-    reaches a base that already logs n+1 when an agent merges late (a push retried
-    after fetch, criss-cross histories); appended, it would break Validation's
-    "sequence non-decreasing in changeLog". Both parts are in sequence order when the
-    base is, so a stable merge keeps the base's order, puts base entries first on
-    ties, and gives the same log for both merge orders.
-    """
-    base_part, new_part = merged[:n_base], merged[n_base:]
-    if not base_part or not new_part:
-        return merged
-    last = max(_changelog_sequence(_sort_value(e)) for e in base_part)
-    if _changelog_sequence(_sort_value(new_part[0])) >= last:
-        return merged  # the common case: everything new comes after the base
-    import heapq
-
-    return list(heapq.merge(base_part, new_part, key=lambda e: _changelog_sequence(_sort_value(e))))
-
-
-def _union(
-    m: Merger,
-    path: Path,
-    lists: list[list[Any]],
-    key: Callable[[Any], Hashable],
-    order: Callable[[Any], Any],
-) -> list[Any]:
-    """Base elements in base order (removals undone), then new ones sorted by ``order``."""
-    base, ours, theirs = lists
-    o_by = {key(e): e for e in ours}
-    t_by = {key(e): e for e in theirs}
-    out: list[Any] = []
-    seen: set[Hashable] = set()
-    for e in base:
-        k = key(e)
-        if k in seen:
-            continue
-        seen.add(k)
-        out.append(_logged(m, path, k, e, o_by.get(k, MISSING), t_by.get(k, MISSING)))
-    added: dict[Hashable, Any] = {}
-    for k in [*o_by, *t_by]:
-        if k in seen or k in added:
-            continue
-        o, t = o_by.get(k, MISSING), t_by.get(k, MISSING)
-        added[k] = (
-            o
-            if t is MISSING or same(o, t)
-            else t
-            if o is MISSING
-            else (m.conflict("add/add", MISSING, o, t))
-        )
-    out.extend(sorted(added.values(), key=lambda v: order(_sort_value(v))))
-    return out
-
-
-def _sort_value(v: Any) -> Any:
-    return v.ours if isinstance(v, ConflictNode) else v
-
-
-def _logged(m: Merger, path: Path, k: Hashable, base: Any, ours: Any, theirs: Any) -> Any:
-    """One base element of a log: removals are undone, one-sided edits kept, both conflict."""
-    label = _label(k)
-    if ours is MISSING or theirs is MISSING:
-        side = "both sides" if ours is theirs else "ours" if ours is MISSING else "theirs"
-        m.note("append-only-violation", path, f"{side} removed {label}; kept (append-only log)")
-        kept = theirs if ours is MISSING else ours
-        return base if kept is MISSING else _logged(m, path, k, base, kept, kept)
-    if same(ours, theirs) or same(base, theirs):
-        if not same(base, ours):
-            m.note("append-only-violation", path, f"ours modified {label}; its version kept")
-        return ours
-    if same(base, ours):
-        m.note("append-only-violation", path, f"theirs modified {label}; its version kept")
-        return theirs
-    return m.conflict("modify/modify", base, ours, theirs)
-
-
-def _label(k: Hashable) -> str:
-    if isinstance(k, tuple) and k and k[0] == "id":
-        return f"event {k[1]}"
-    return "an entry"
-
-
 # -- arrays in general --------------------------------------------------------------
 
 
 def merge_array(
     m: Merger, path: Path, base: list[Any], ours: list[Any], theirs: list[Any]
 ) -> list[Any]:
-    """Keyed arrays by identity (M3), others by alignment to the base (M4)."""
-    candidates = doc.JSONL_KEYS[1:] if not path and m.options.format == "jsonl" else None
-    key = doc.identity_key([base, ours, theirs], candidates or doc.IDENTITY_KEYS)
-    if key is not None:
-        return keyed(m, path, key, base, ours, theirs)
+    """Keyed arrays by identity (M3), others by alignment to the base (M4).
+
+    An array whose key values repeat is merged by M4 (noted ``duplicate-id``),
+    so no element is merged into its twin.
+    """
+    choice = doc.key_choice([base, ours, theirs], _candidates(m, path, [base, ours, theirs]))
+    if choice.key is not None:
+        return keyed(m, path, choice.key, base, ours, theirs)
+    if choice.repeat is not None:
+        what = choice.repeat.describe()
+        m.note("duplicate-id", path, f"{what}: elements matched by position and content (M4)")
     return sequence(m, path, base, ours, theirs)
+
+
+def _candidates(m: Merger, path: Path, lists: list[list[Any]]) -> tuple[str, ...]:
+    """Identity keys of this array: JSONL records by ``event_id`` (logs), ``id``, ``prefix``."""
+    if path or m.options.format != "jsonl":
+        return doc.IDENTITY_KEYS
+    return doc.JSONL_KEYS if all_carry(lists, doc.JSONL_EVENT_ID) else doc.JSONL_KEYS[1:]
 
 
 def sequence(
@@ -201,7 +75,8 @@ def sequence(
     def merge_element(i: int, b: Any, o: Any, t: Any) -> Slot:
         return Slot(m.value((*path, i), b, o, t), "merged")
 
-    slots = merge_sequences(base, ours, theirs, fingerprint, merge_element)
+    key = alignment_key([base, ours, theirs])
+    slots = merge_sequences(base, ours, theirs, key, merge_element, data=True)
     out: list[Any] = []
     for s in slots:
         if s.origin == "conflict":
@@ -211,6 +86,31 @@ def sequence(
         elif s.value is not MISSING:
             out.append(s.value)
     return out
+
+
+def alignment_key(lists: list[list[Any]]) -> Callable[[Any], Hashable]:
+    """How M4 aligns elements: by identity where it names one element on every side,
+    else by content (twins sharing an id are told apart by what they hold).
+
+    Keys are computed once per element (by object identity: the lists stay alive
+    while they are merged).
+    """
+    prints = {id(e): fingerprint(e) for elements in lists for e in elements}
+    repeated: set[Any] = set()
+    for elements in lists:
+        seen: set[Any] = set()
+        for e in elements:
+            fp = prints[id(e)]
+            if fp[0] == "@":
+                if fp in seen:
+                    repeated.add(fp)
+                seen.add(fp)
+    if repeated:
+        for elements in lists:
+            for e in elements:
+                if prints[id(e)] in repeated:
+                    prints[id(e)] = ("~", canonical(e))
+    return lambda e: prints[id(e)]
 
 
 # -- M3 keyed arrays ------------------------------------------------------------------

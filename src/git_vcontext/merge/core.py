@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import same
-from . import arrays, rules, vcontext
+from . import arrays, logs, rules, vcontext
 from .pointers import locate_conflicts, pointer_of
 from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
 
@@ -64,7 +64,7 @@ class Merger:
     def _always_rules(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         """Rules that apply even when only one side changed: logs (M6) and sets (M5)."""
         if isinstance(ours, list) or isinstance(theirs, list):
-            log = arrays.merge_log(self, path, base, ours, theirs)
+            log = logs.merge_log(self, path, base, ours, theirs)
             if log is not NOT_HANDLED:
                 return log
             if doc.is_set_like(path, [_list_or_none(v) for v in (base, ours, theirs)]):

@@ -5,12 +5,14 @@ from __future__ import annotations
 from ..errors import ParseError
 from ..record import record
 from ..values import same
-from .result import MISSING, MergeOptions, MergeResult
-from .textmerge import Markers, merge_lines
+from .result import MISSING, MergeOptions, MergeResult, Note
+from .textmerge import Markers, base_sections, merge_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..codecs import Document
 
 
 @record
@@ -44,13 +46,18 @@ def merge_files(
     options: MergeOptions | None = None,
     markers: Markers | None = None,
     structured: bool = False,
+    virtual_base: bool = False,
 ) -> FileMerge:
     """Three-way merge of file contents (``base`` None or empty: both sides added the file).
 
     Never raises for bad input: a bug inside the structural merge degrades to the
     line merge (M16) with the reason recorded, so a merge is never lost to a crash.
+    ``virtual_base``: git's inner merge of a criss-cross history (M16): every
+    conflict takes the base's value, so the result is a valid document (always clean).
     """
     markers = markers or Markers()
+    if virtual_base:
+        markers = Markers(markers.size, take_base=True)
     try:
         return _merge_files(base, ours, theirs, path, options, markers, structured)
     except RecursionError:
@@ -74,11 +81,13 @@ def _merge_files(
     if ours == theirs:
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
+    if fmt == "text":
+        return merge_plain_text(base, ours, theirs, markers, path)
     try:
-        docs = [parse(x, format=fmt) if x and x.strip() else None for x in (base, ours, theirs)]
+        o_doc, t_doc = (parse(x, format=fmt) if x.strip() else None for x in (ours, theirs))
+        b_doc, from_markers = _parse_base(base, fmt)
     except ParseError as exc:
         return fallback(base, ours, theirs, markers, path, [exc.one_line()])
-    b_doc, o_doc, t_doc = docs
     if o_doc is None or t_doc is None:
         return fallback(base, ours, theirs, markers, path, ["one side is empty"])
     opts = options or MergeOptions()
@@ -92,10 +101,64 @@ def _merge_files(
     from .render import render
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
-    text = render(o_doc, result, structured=structured, markers=markers)
+    if from_markers:
+        result = _noted(result, "virtual-base", MARKER_BASE_NOTE)
+    if markers.take_base and not result.clean:
+        result = _settled_on_base(result)
+        if result.data is MISSING:  # nothing in common (two different documents added)
+            return FileMerge(b"", "clean", True, result)
+    try:
+        text = render(o_doc, result, structured=structured, markers=markers)
+    except ParseError as exc:  # a writer that cannot express the result (TOML has no null)
+        return fallback(base, ours, theirs, markers, path, [exc.one_line()])
     if result.clean or (structured and _is_structured(result, text)):
         return _verified(text, result, fmt, base, ours, theirs, markers, path)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
+
+
+MARKER_BASE_NOTE = (
+    "the merge base held conflict markers (git's virtual base of a criss-cross history): "
+    "read from their base sections"
+)
+
+
+def _parse_base(base: bytes | None, fmt: str) -> tuple[Document | None, bool]:
+    """The base document, and whether it was read from the base sections of conflict
+    markers (a virtual merge base that still holds them, M16)."""
+    from ..codecs import parse
+
+    if not base or not base.strip():
+        return None, False
+    try:
+        return parse(base, format=fmt), False  # type: ignore[arg-type]
+    except ParseError:
+        text = base_sections(base.decode("utf-8", "surrogateescape"))
+        if text is None:
+            raise
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+        return parse(raw, format=fmt), True  # type: ignore[arg-type]
+    except ParseError as exc:
+        why = f"the base read from its marker blocks' base sections: {exc.one_line()}"
+        raise ParseError(why) from None
+
+
+def _noted(result: MergeResult, kind: str, message: str) -> MergeResult:
+    notes = (*result.notes, Note(kind, "", message))
+    return MergeResult(result.data, result.conflicts, notes, result.tree)
+
+
+def _settled_on_base(result: MergeResult) -> MergeResult:
+    """git's inner merge (M16): each conflict takes the base's value, so the virtual base
+    is a valid document; the conflicts are kept as notes."""
+    from .render import side_of
+
+    data = side_of(result.tree, "base")
+    notes = tuple(
+        Note("virtual-base", c.path, f"{c.kind} conflict: the base's value kept")
+        for c in result.conflicts
+    )
+    return MergeResult(data, (), (*result.notes, *notes), data)
 
 
 def _text_sample(*raws: bytes) -> str:
@@ -174,6 +237,16 @@ def _checked(
     return FileMerge(raw, status, True, None, reasons)
 
 
+def merge_plain_text(
+    base: bytes | None, ours: bytes, theirs: bytes, markers: Markers, path: str | None
+) -> FileMerge:
+    """Plain-text files (``.assignment-*``) merge by lines by design: clean or conflict."""
+    out = fallback(base, ours, theirs, markers, path, [])
+    if out.clean:
+        return FileMerge(out.output, "clean", True)
+    return FileMerge(out.output, "conflict", False, None, out.reasons)
+
+
 def fallback(
     base: bytes | None,
     ours: bytes,
@@ -196,6 +269,7 @@ def fallback(
         markers.theirs_label,
         markers.diff3,
         newline,
+        markers.take_base,
     )
     merged, blocks = merge_lines(texts[0], texts[1], texts[2], m)
     raw = merged.encode("utf-8", "surrogateescape")

@@ -10,6 +10,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    PairBlock = Callable[[int, int, int, int], list[tuple[int, int]]]
+    """Pairs (base index, side index) of the elements of one replaced block."""
+
 KEEP, CHANGE, DELETE = "keep", "change", "delete"
 
 
@@ -23,8 +26,15 @@ class SideEdits:
         self.inserts = inserts  # indexes in the side inserted before base element i (n+1)
 
 
-def side_edits(base_keys: Sequence[Hashable], side_keys: Sequence[Hashable]) -> SideEdits:
-    """Align a side to the base: equal elements match, one-for-one replacements pair up."""
+def side_edits(
+    base_keys: Sequence[Hashable], side_keys: Sequence[Hashable], pair: PairBlock | None = None
+) -> SideEdits:
+    """Align a side to the base: equal elements match, replaced ones pair up.
+
+    ``pair(i1, i2, j1, j2)`` says which elements of a replaced block continue
+    which (absolute indexes, in order on both sides); by default they pair by
+    position. Side elements left unpaired are inserted after the last paired one.
+    """
     from difflib import SequenceMatcher
 
     n = len(base_keys)
@@ -38,12 +48,32 @@ def side_edits(base_keys: Sequence[Hashable], side_keys: Sequence[Hashable]) -> 
         elif tag == "insert":
             inserts[i1].extend(range(j1, j2))
         elif tag == "replace":
-            paired = min(i2 - i1, j2 - j1)
-            for k in range(paired):
-                actions[i1 + k] = (CHANGE, j1 + k)
-            # leftovers: extra base elements stay deleted, extra side elements are inserted
-            inserts[i1 + paired].extend(range(j1 + paired, j2))
+            paired = pair(i1, i2, j1, j2) if pair else _by_position(i1, i2, j1, j2)
+            _replaced(actions, inserts, paired, i1, j1, j2)
     return SideEdits(actions, inserts)
+
+
+def _by_position(i1: int, i2: int, j1: int, j2: int) -> list[tuple[int, int]]:
+    return [(i1 + k, j1 + k) for k in range(min(i2 - i1, j2 - j1))]
+
+
+def _replaced(
+    actions: list[tuple[str, int]],
+    inserts: list[list[int]],
+    pairs: list[tuple[int, int]],
+    i1: int,
+    j1: int,
+    j2: int,
+) -> None:
+    """Paired elements changed; unpaired base ones deleted, unpaired side ones inserted."""
+    gap, nxt = i1, 0
+    for j in range(j1, j2):
+        if nxt < len(pairs) and pairs[nxt][1] == j:
+            i = pairs[nxt][0]
+            actions[i] = (CHANGE, j)
+            gap, nxt = i + 1, nxt + 1
+        else:
+            inserts[gap].append(j)
 
 
 class Slot:
@@ -77,24 +107,58 @@ def merge_sequences(
     theirs: Sequence[Any],
     key: Callable[[Any], Hashable],
     merge_element: MergeElement,
+    *,
+    data: bool = False,
 ) -> list[Slot]:
     """Merge by alignment to the base (M4); conflicts come back as slots with origin "conflict".
 
     Edits to different base elements never conflict; insertions by both sides at
     the same place keep both, ours' first (equal ones once); deletion against a
-    change of the same element is a conflict.
+    change of the same element is a conflict. ``data``: the elements are JSON
+    values whose ``key`` may be an identity, so elements matched by key but
+    changed count as changed, and replaced objects pair by what they share.
     """
     bk = [key(x) for x in base]
-    o = side_edits(bk, [key(x) for x in ours])
-    t = side_edits(bk, [key(x) for x in theirs])
+    o = _edits(bk, base, ours, key, data)
+    t = _edits(bk, base, theirs, key, data)
+    once = _content if data else key  # insertions made by both sides are kept once
     out: list[Slot] = []
     for i in range(len(base) + 1):
-        out.extend(_gap(o.inserts[i], t.inserts[i], ours, theirs, key))
+        out.extend(_gap(o.inserts[i], t.inserts[i], ours, theirs, once))
         if i < len(base):
             slot = _element(i, base, ours, theirs, o.actions[i], t.actions[i], merge_element)
             if slot is not None:
                 out.append(slot)
     return out
+
+
+def _edits(
+    bk: list[Hashable],
+    base: Sequence[Any],
+    side: Sequence[Any],
+    key: Callable[[Any], Hashable],
+    data: bool,
+) -> SideEdits:
+    if not data:
+        return side_edits(bk, [key(x) for x in side])
+    from ..align import pair_replaced
+    from ..values import same
+
+    def pair(i1: int, i2: int, j1: int, j2: int) -> list[tuple[int, int]]:
+        pairs = pair_replaced(base[i1:i2], side[j1:j2])
+        return [(i1 + i, j1 + j) for i, j in pairs]
+
+    edits = side_edits(bk, [key(x) for x in side], pair)
+    for i, (action, j) in enumerate(edits.actions):
+        if action == KEEP and not same(base[i], side[j]):
+            edits.actions[i] = (CHANGE, j)
+    return edits
+
+
+def _content(value: Any) -> Hashable:
+    from ..values import canonical
+
+    return canonical(value)
 
 
 def _gap(

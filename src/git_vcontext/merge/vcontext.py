@@ -61,7 +61,7 @@ def apply_fork_rules(
             continue
         o, t = dict(o), dict(t)
         fork = _adjusted_fork(m, (key,), o, t)
-        if _forks_from(t, o):
+        if _forks_from(t, o) and not same_family(o, t):
             _note_parallel_edits(m, (key,), o, t)
             if "uid" in o:
                 t["uid"] = o["uid"]  # the result keeps ours' uid
@@ -85,10 +85,26 @@ def _forks_from(child: dict[str, Any], parent: dict[str, Any]) -> bool:
     return isinstance(fork, dict) and uid is not None and fork.get("parentUid") == uid
 
 
+def same_family(o: dict[str, Any], t: dict[str, Any]) -> bool:
+    """Both sides carry a fork of one parent: two edits of one fork (same ``forkedAt``),
+    or sibling forks that merged each other. Neither is the other's parent (M11)."""
+    of, tf = o.get(doc.FORK_FIELD), t.get(doc.FORK_FIELD)
+    return (
+        isinstance(of, dict)
+        and isinstance(tf, dict)
+        and "parentUid" in of
+        and of.get("parentUid") == tf.get("parentUid")
+    )
+
+
 def _adjusted_fork(m: Merger, path: tuple[Any, ...], o: dict[str, Any], t: dict[str, Any]) -> Any:
-    """Ours' fork; when ours is a fork of theirs, with ``parentSequence`` = theirs' sequence."""
+    """Ours' fork; when ours is a fork of theirs, with ``parentSequence`` = theirs' sequence.
+
+    Theirs is no parent when it carries a fork of the same parent itself: the same
+    fork edited twice, or a sibling (ours' fork is then kept as it is, no note).
+    """
     fork = o.get(doc.FORK_FIELD, MISSING)
-    if not _forks_from(o, t) or doc.SEQUENCE_FIELD not in t:
+    if not _forks_from(o, t) or doc.SEQUENCE_FIELD not in t or same_family(o, t):
         return fork
     parent_seq = t[doc.SEQUENCE_FIELD]
     if fork.get("parentSequence") != parent_seq:

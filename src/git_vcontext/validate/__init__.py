@@ -38,11 +38,10 @@ def validate(doc_or_data: Any, *, path: str = "") -> FileReport:
 
 
 def _check_data(data: Any, path: str) -> FileReport:
-    from .files import check_value, findings_of
-    from .model import FileReport
+    from .files import check_value, findings_of, report_of
 
     issues, skipped = check_value(data, path, jsonl=isinstance(data, list))
-    return FileReport(path, findings_of(issues, data, None), tuple(skipped))
+    return report_of(path, findings_of(issues, data, None), skipped)
 
 
 class _CallableModule(types.ModuleType):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..document import INFO_KEYS, describe
+from ..document import CONTAINER_KEYS, EXTRA_CONTAINER_KEYS, INFO_KEYS
 from . import container_rules, rules
 from .playbooks import check_playbooks
 
@@ -24,28 +24,64 @@ SCHEMAS = {
 }
 """The schema for each (root key, version); other versions are checked by the semantic rules."""
 
+NOT_A_DOCUMENT = (
+    "no vContextInfo, vBRIEFInfo or vAgendaInfo and no todoList, plan or playbook object at the top"
+)
+"""What a value lacks to be a vContext document (``is_document``), as reports say it."""
+
 FAMILY_NAMES = {"vContextInfo": "vContext", "vBRIEFInfo": "vBRIEF", "vAgendaInfo": "vAgenda"}
+
+
+def is_document(data: Any) -> bool:
+    """Whether a parsed JSON/TRON value is meant as a vContext-family document.
+
+    It is when it is an object holding, at the top, one of the info keys (whatever
+    their value) or a container object (``todoList``, ``plan``, ``playbook``,
+    ``vSpec``); an ACE patch (``operations`` array, seed 002) counts too. Anything
+    else (a config, a package manifest, an array) is not a vContext document.
+    """
+    if not isinstance(data, dict):
+        return False
+    if any(k in data for k in INFO_KEYS) or isinstance(data.get("operations"), list):
+        return True
+    return any(isinstance(data.get(k), dict) for k in CONTAINER_KEYS + EXTRA_CONTAINER_KEYS)
 
 
 def check_document(data: Any) -> tuple[list[Issue], list[str]]:
     """Findings (unlocated) and the checks that were skipped, for one parsed document."""
-    if not isinstance(data, dict) or not any(isinstance(data.get(k), dict) for k in INFO_KEYS):
+    if not is_document(data):
         return _not_vcontext(data), []
-    info = describe(data)
-    key = info.info_key or ""
-    issues: list[Issue] = []
+    key = next((k for k in INFO_KEYS if k in data), None)
+    if key is None and isinstance(data.get("operations"), list):
+        return list(schema_issues("vagenda-ace#/$defs/AcePatch", data)), []
+    info = data.get(key) if key else None
+    version = info.get("version") if isinstance(info, dict) else None
+    issues: list[Issue] = list(rules.check_version(key, info))
     skipped: list[str] = []
-    issues.extend(rules.check_version(key, info.version))
-    schema = SCHEMAS.get((key, info.version or ""))
+    if key in (None, "vContextInfo"):  # one version exists: every document gets its checks
+        schema: str | None = "vcontext-core"
+    else:
+        schema = SCHEMAS.get((key, version)) if isinstance(version, str) else None
     if schema is not None:
-        issues.extend(_old_playbooks(data, list(schema_issues(schema, data))))
-    elif not any(rule == "version" for rule, _, _ in issues):
-        shown = f"{FAMILY_NAMES[key]} {info.version or '(no version)'}"
+        found = _old_playbooks(data, list(schema_issues(schema, data)))
+        issues.extend(_beside_version(found) if issues else found)
+    else:
+        shown = f"{FAMILY_NAMES[key or 'vContextInfo']} {_shown_version(version)}"
         skipped.append(f"schema: no bundled schema for {shown}; only the semantic rules ran")
     if key == "vAgendaInfo" and schema is not None:
         skipped.append("core v0.4 item schema: vAgenda predates it (ACE playbook checked)")
     issues.extend(semantic_issues(data, with_malformed=schema is None))
     return issues, skipped
+
+
+def _shown_version(version: Any) -> str:
+    return version if isinstance(version, str) else "(no version)"
+
+
+def _beside_version(issues: list[Issue]) -> list[Issue]:
+    """Schema findings without those the ``version`` finding already says."""
+    said = {("vContextInfo",), ("vContextInfo", "version")}
+    return [i for i in issues if i[1] not in said]
 
 
 def semantic_issues(data: dict[str, Any], *, with_malformed: bool) -> Iterator[Issue]:
@@ -58,6 +94,7 @@ def semantic_issues(data: dict[str, Any], *, with_malformed: bool) -> Iterator[I
     yield from check_playbooks(data, with_malformed=with_malformed)
     yield from rules.check_datetimes(data)
     yield from rules.check_markers(data)
+    yield from rules.check_conflicts(data)
 
 
 def _container_issues(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
@@ -121,8 +158,5 @@ def schema_issues(ref: str, data: Any, prefix: Parts = ()) -> Iterator[Issue]:
 
 
 def _not_vcontext(data: Any) -> list[Issue]:
-    if isinstance(data, dict) and isinstance(data.get("operations"), list):
-        return list(schema_issues("vagenda-ace#/$defs/AcePatch", data))  # an ACE patch file
-    roots = ", ".join(INFO_KEYS)
-    msg = f"not a vContext document (no {roots} object at the top); nothing to validate"
+    msg = f"not a vContext document ({NOT_A_DOCUMENT}); nothing to validate"
     return [("not-vcontext", (), msg)]

@@ -96,7 +96,7 @@ def check_dependencies(container: dict[str, Any], where: Parts) -> Iterator[Issu
                 graph.setdefault(item["id"], []).append(dep)
                 first_at.setdefault(item["id"], (*parts, "dependencies"))
     yield from _edges(container, where, ids, graph, first_at)
-    yield from _cycles(graph, first_at, where)
+    yield from find_cycles(graph, first_at, where)
 
 
 def _edges(
@@ -128,7 +128,7 @@ def _missing(dep: str, parts: Parts) -> Issue:
     return "dependency-missing", parts, msg
 
 
-def _cycles(
+def find_cycles(
     graph: dict[str, list[str]], first_at: dict[str, Parts], where: Parts
 ) -> Iterator[Issue]:
     """One finding per cycle found by a depth-first search (iterative, so no recursion limit)."""

@@ -1,7 +1,9 @@
 """Validating one file's bytes: the entry point the command, the hook and the library share.
 
 Parse (rules ``parse``/``conflict-markers``), then the checks that apply to what was
-parsed (``checks``, ``records``), then each finding located in the source text.
+parsed (``checks`` for vContext, ``records`` for JSONL, ``vermas_docs`` for VerMAS
+templates, processes, evidence and assignments; ``projections`` when the files next to
+it can be read), then each finding located in the source text.
 Heavy imports (jsonschema) happen only when a schema check runs, once per process.
 """
 
@@ -12,15 +14,27 @@ from .model import FileReport, Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ..codecs import Document
 
     Issue = tuple[str, tuple[str | int, ...], str]
+    Sibling = Callable[[str], bytes | None]
 
 
-def check_bytes(raw: bytes, path: str) -> FileReport:
-    """Validate the content ``raw`` of the file ``path`` (format from the name, else content)."""
+def check_bytes(
+    raw: bytes, path: str, *, covered: bool = False, sibling: Sibling | None = None
+) -> FileReport:
+    """Validate the content ``raw`` of the file ``path`` (format from the name, else content).
+
+    ``covered``: the path is in the vContext file set (install's patterns, .gitattributes);
+    there, a JSON or TRON value that is not a vContext document (a config next to the
+    documents) is skipped with a note instead of refused (PRODUCT.md "Validation"); a
+    VerMAS file (a process, evidence) is checked as what it is.
+    ``sibling(name)`` reads a file next to it (None when absent): given, a VerMAS
+    projection is checked against the ``events.jsonl`` beside it.
+    """
     from ..codecs import parse
 
     try:
@@ -30,22 +44,62 @@ def check_bytes(raw: bytes, path: str) -> FileReport:
         return FileReport(path, (finding,))
     except RecursionError:  # belt and braces: the codecs limit nesting themselves
         return FileReport(path, (Finding("parse", "", "nesting too deep to read"),))
-    return check_document(doc, path)
+    if covered and doc.format in ("json", "tron") and not _vermas(path, doc):
+        from .checks import NOT_A_DOCUMENT, is_document
+
+        if not is_document(doc.data):
+            note = f"not a vContext document ({NOT_A_DOCUMENT}): not checked"
+            return FileReport(path, (), (note,), checked=False)
+    return check_document(doc, path, sibling=sibling)
 
 
-def check_document(doc: Document, path: str = "") -> FileReport:
+def _vermas(path: str, doc: Document) -> bool:
+    from ..vermas.kinds import document_kind
+
+    return document_kind(path, doc.data, doc.format) is not None
+
+
+def check_document(doc: Document, path: str = "", *, sibling: Sibling | None = None) -> FileReport:
     """Validate a parsed document; findings are located in its source text."""
-    issues, skipped = check_value(doc.data, path, jsonl=doc.format == "jsonl")
-    findings = findings_of(issues, doc.data, _locator(doc))
-    return FileReport(path, findings, tuple(skipped))
+    issues, skipped = check_value(doc.data, path, fmt=doc.format)
+    if sibling is not None and doc.format == "jsonl":
+        from .projections import projection_issues
+
+        drift, not_checked = projection_issues(path, doc.data, sibling)
+        issues.extend(drift)
+        skipped.extend(not_checked)
+    return report_of(path, findings_of(issues, doc.data, _locator(doc)), skipped)
 
 
-def check_value(data: Any, path: str = "", *, jsonl: bool = False) -> tuple[list[Issue], list[str]]:
-    """Unlocated findings and skipped checks for parsed data (JSONL: the list of records)."""
-    if jsonl:
+def report_of(path: str, findings: tuple[Finding, ...], skipped: list[str]) -> FileReport:
+    """A report with the findings of note rules (``rules.NOTE_RULES``) set apart as notes."""
+    from .rules import NOTE_RULES
+
+    errors = tuple(f for f in findings if f.rule not in NOTE_RULES)
+    notes = tuple(f for f in findings if f.rule in NOTE_RULES)
+    return FileReport(path, errors, tuple(skipped), notes=notes)
+
+
+def check_value(
+    data: Any, path: str = "", *, fmt: str | None = None, jsonl: bool = False
+) -> tuple[list[Issue], list[str]]:
+    """Unlocated findings and skipped checks for parsed data of format ``fmt`` (JSONL: the
+    list of records; ``jsonl=True`` says the same); VerMAS files by place, else content."""
+    fmt = fmt or ("jsonl" if jsonl else "json")
+    if fmt == "jsonl":
         from .records import check_records
 
         return check_records(path, data)
+    from ..vermas.kinds import document_kind
+
+    kind = document_kind(path, data, fmt)
+    if kind is not None:
+        from .vermas_docs import check_vermas_document
+
+        return check_vermas_document(kind, data), []
+    if fmt == "toml":
+        msg = "a TOML file that is not a VerMAS template (no [[steps]]); nothing to validate"
+        return [("not-vcontext", (), msg)], []
     from .checks import check_document as check_data
 
     return check_data(data)
@@ -83,10 +137,5 @@ def _locator(doc: Any) -> Any:
     text = getattr(doc, "text", None)
     if not isinstance(text, str):
         return None
-    return positions.locator(
-        text,
-        doc.format,
-        doc.data,
-        data_start=len(getattr(doc, "header", "")),
-        scan=getattr(doc, "_container", None),  # cached per document (codecs.json_text)
-    )
+    scan = getattr(doc, "_container", None)  # cached per document (codecs.json_text)
+    return positions.locator(text, doc.format, scan=scan)

@@ -128,12 +128,7 @@ class Source:
             return self._found[parts]
         try:
             if self._locate is None:
-                start = 0
-                if self.format == "tron":
-                    from ..codecs.tron_header import read_header
-
-                    start = read_header(self.text).data_start
-                self._locate = positions.locator(self.text, self.format, data, data_start=start)
+                self._locate = positions.locator(self.text, self.format)
             found: tuple[int | None, int | None] = (
                 self._locate(parts) if self._locate else (None, None)
             )
@@ -178,9 +173,20 @@ def _deleted(old: JsonValue) -> list[Finding]:
             EVENT_REMOVED,
             "",
             f"the file was deleted with its {count} event(s); event logs are append-only: "
-            "restore it (or rename it, which git sees as a move)",
+            "restore it, or move every event into the file that replaces it in this commit",
         )
     ]
+
+
+def event_ids(raw: bytes, path: str) -> frozenset[Any]:
+    """The ids of the append-only events a file holds (playbook ``eventId``s, JSONL
+    ``event_id``s); empty when it holds none or does not parse. A removed file whose ids
+    all reappear in a file the same commit adds was moved (or converted), not deleted."""
+    data, _ = _parse(raw, path)
+    if data is _UNREADABLE:
+        return frozenset()
+    events = _records(data) if isinstance(data, list) else _playbook_events(data)
+    return frozenset(events)
 
 
 # -- playbook events ----------------------------------------------------------------

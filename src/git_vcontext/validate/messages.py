@@ -39,23 +39,25 @@ def _required(expected: list[str], value: Any) -> str:
 
 def _enum(expected: list[Any], value: Any) -> str:
     allowed = ", ".join(json.dumps(v) for v in expected)
-    return f"{_show(value)} is not allowed here; use one of {allowed}"
+    return f"{show_value(value)} is not allowed here; use one of {allowed}"
 
 
 def _type(expected: str | list[str], value: Any) -> str:
     names = [expected] if isinstance(expected, str) else expected
     wanted = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
     kind = type_name(value)
-    shown = "" if kind in ("null", "boolean") else f" {_show(value)}"
+    shown = "" if kind in ("null", "boolean") else f" {show_value(value)}"
     return f"must be {wanted}, not {kind}{shown}"
 
 
 def _minimum(expected: float, value: Any) -> str:
-    return f"{_show(value)} is below the minimum {expected}; use a value of at least {expected}"
+    return (
+        f"{show_value(value)} is below the minimum {expected}; use a value of at least {expected}"
+    )
 
 
 def _maximum(expected: float, value: Any) -> str:
-    return f"{_show(value)} is above the maximum {expected}; use a value of at most {expected}"
+    return f"{show_value(value)} is above the maximum {expected}; use a value of at most {expected}"
 
 
 def _min_length(expected: int, value: Any) -> str:
@@ -69,7 +71,7 @@ def _max_length(expected: int, value: Any) -> str:
 
 
 def _pattern(expected: str, value: Any) -> str:
-    return f"{_show(value)} does not have the expected form (pattern {expected})"
+    return f"{show_value(value)} does not have the expected form (pattern {expected})"
 
 
 def _any_of(expected: list[Any], value: Any) -> str:
@@ -98,6 +100,6 @@ _WRITERS = {
 }
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -8,6 +8,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+SKIPPED = "skipped"
+"""The rule of a Finding that is only a note (a file skipped whole): it refuses nothing.
+The pre-push hook caches notes with the findings of a blob (``FileReport.as_findings``)."""
+
 
 @record
 class Finding:
@@ -38,6 +42,8 @@ class FileReport:
     path: str
     findings: tuple[Finding, ...] = ()
     skipped: tuple[str, ...] = ()  # checks that do not apply (legacy versions), said in reports
+    checked: bool = True  # False: skipped whole (a config among the documents), see ``skipped``
+    notes: tuple[Finding, ...] = ()  # located, but not problems (an event type seed 004 lacks)
 
     @property
     def valid(self) -> bool:
@@ -51,15 +57,27 @@ class FileReport:
         }
         if self.skipped:
             out["skipped"] = list(self.skipped)
+        if not self.checked:
+            out["checked"] = False
+        if self.notes:
+            out["notes"] = [f.to_json() for f in self.notes]
         return out
 
+    def as_findings(self) -> list[Finding]:
+        """The findings, or for a file skipped whole one ``SKIPPED`` note saying why."""
+        if self.checked:
+            return list(self.findings)
+        return [Finding(SKIPPED, "", note) for note in self.skipped]
+
     def lines(self) -> list[str]:
-        """``file:line:col: where: message [rule]``, one per finding."""
-        out = []
-        for f in self.findings:
-            loc = self.path or "<input>"
-            if f.line is not None:
-                loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
-            where = f"{f.where}: " if f.where else ""
-            out.append(f"{loc}: {where}{f.message} [{f.rule}]")
-        return out
+        """``file:line:col: where: message [rule]``, one per finding, then the notes."""
+        return [self._line(f, "") for f in self.findings] + [
+            self._line(f, "note: ") for f in self.notes
+        ]
+
+    def _line(self, f: Finding, prefix: str) -> str:
+        loc = self.path or "<input>"
+        if f.line is not None:
+            loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
+        where = f"{f.where}: " if f.where else ""
+        return f"{loc}: {where}{prefix}{f.message} [{f.rule}]"

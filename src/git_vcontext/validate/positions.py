@@ -1,12 +1,11 @@
 """Where a JSON Pointer's value sits in the source text: line and column for findings.
 
-JSON: exact, by scanning only the containers on the way down. TRON: best effort, the
-key (or the element's id) found after its parent. JSONL: the record's line, then JSON.
+JSON: exact, by scanning only the containers on the way down. TRON: exact, by a token
+walk (``codecs.tron_locate``). JSONL: the record's line, then JSON.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
@@ -18,8 +17,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 Parts = Sequence[str | int]
-
-_IDENT_KEYS = ("id", "eventId", "event_id", "uid")
 
 
 def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
@@ -53,10 +50,10 @@ def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
 
 
 def locator(
-    text: str, fmt: str, data: Any, *, data_start: int = 0, scan: Any = None
+    text: str, fmt: str, *, scan: Any = None
 ) -> Callable[[Parts], tuple[int | None, int | None]] | None:
     """A function from path parts to (line, column) in ``text`` (``fmt``: json, jsonl or
-    tron; ``data`` what it parses to; ``data_start`` where TRON's data section begins).
+    tron).
 
     Built for many findings in one text: the line index is made on the first one, and
     JSON containers are scanned once each (``scan``: a document's own cached scanner).
@@ -85,8 +82,24 @@ def locator(
         records = RecordLines(text)
         return lambda parts: records.position(parts)
     if fmt == "tron":
-        finder = TronFinder(text, data_start)
-        return lambda parts: lines().position(finder.locate(data, parts))
+
+        def tron(parts: Parts) -> tuple[int | None, int | None]:
+            if "tron" not in cache:  # tokenised on the first finding, not for valid files
+                from ..codecs.tron_header import read_header
+                from ..codecs.tron_locate import TronLocator
+
+                header = read_header(text)
+                cache["tron"] = TronLocator(text, header.data_start, header.classes)
+            return lines().position(cache["tron"].offset(parts))
+
+        return tron
+    if fmt == "toml":
+        from .toml_positions import TomlFinder
+
+        toml = TomlFinder(text)
+        return lambda parts: lines().position(toml.locate(parts))
+    if fmt == "text":
+        return lambda parts: (1, 1)
     return None
 
 
@@ -114,54 +127,6 @@ class LineIndex:
         return line, offset - self.starts[line - 1] + 1
 
 
-class TronFinder:
-    """Finds keys and element ids in a TRON text; a key's occurrences are listed once."""
-
-    def __init__(self, text: str, start: int) -> None:
-        self.text = text
-        self.start = start
-        self.keys: dict[str, list[int]] = {}
-
-    def locate(self, data: Any, parts: Parts) -> int:
-        """The offset of the last of ``parts`` found, each after the one before."""
-        pos = self.start
-        node = data
-        for part in parts:
-            found = (
-                self._key(part, pos) if isinstance(part, str) else self._element(node, part, pos)
-            )
-            node = _child(node, part)
-            if found is not None:
-                pos = found
-        return pos
-
-    def _key(self, key: str, pos: int) -> int | None:
-        from bisect import bisect_left
-
-        if key not in self.keys:
-            word = re.escape(key)
-            needle = re.compile(rf'(?<![\w"])(?:{word}|"{word}")\s*:')
-            self.keys[key] = [m.start() for m in needle.finditer(self.text, self.start)]
-        offsets = self.keys[key]
-        i = bisect_left(offsets, pos)
-        return offsets[i] if i < len(offsets) else None
-
-    def _element(self, node: Any, index: int, pos: int) -> int | None:
-        element = node[index] if isinstance(node, list) and 0 <= index < len(node) else None
-        if not isinstance(element, dict):
-            return None
-        for key in _IDENT_KEYS:
-            ident = element.get(key)
-            if isinstance(ident, str):
-                found = self.text.find(json.dumps(ident, ensure_ascii=False), pos)
-                return found if found >= 0 else None
-        return None
-
-
-def _child(node: Any, part: str | int) -> Any:
-    return node[part] if _has(node, part) else None
-
-
 def _has(node: Any, part: str | int) -> bool:
     if isinstance(node, dict):
         return isinstance(part, str) and part in node
@@ -187,7 +152,10 @@ class RecordLines:
         self.numbers = [n for n, line in enumerate(self.lines, start=1) if line.strip()]
 
     def position(self, parts: Parts) -> tuple[int | None, int | None]:
-        """Line of the record ``parts[0]``, column of the value inside that line."""
+        """Line of the record ``parts[0]``, column of the value inside that line; the record
+        just past the last is the line after it (where a missing record belongs)."""
+        if parts and parts[0] == len(self.numbers) and len(parts) == 1:
+            return (self.numbers[-1] + 1 if self.numbers else 1), 1
         if not parts or not isinstance(parts[0], int) or parts[0] >= len(self.numbers):
             return None, None
         line = self.numbers[parts[0]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..vermas.kinds import RECORD_FILES, RECORD_KEY, record_kind
 from .rules import check_datetimes, check_markers
 
 TYPE_CHECKING = False
@@ -13,42 +14,29 @@ if TYPE_CHECKING:
     Parts = tuple[str | int, ...]
     Issue = tuple[str, Parts, str]
 
-BY_NAME = {
-    "events.jsonl": "Event",
-    "feed.jsonl": "Event",
-    "work_orders.jsonl": "WorkOrder",
-    "messages.jsonl": "Message",
-    "routes.jsonl": "Route",
-}
-UNIQUE_KEY = {"Event": "event_id", "WorkOrder": "id", "Message": "id", "Route": "prefix"}
 DATETIMES = frozenset({"timestamp", "created_at", "updated_at", "read_at", "idle_since"})
-
-
-def record_type(path: str, records: list[Any]) -> str | None:
-    """The VerMAS record type of a file: from its name, else events when all carry event_id."""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    if name in BY_NAME:
-        return BY_NAME[name]
-    if records and all(isinstance(r, dict) and "event_id" in r for r in records):
-        return "Event"
-    return None
 
 
 def check_records(path: str, records: list[Any]) -> tuple[list[Issue], list[str]]:
     """Findings for the records of one JSONL file, and the checks skipped."""
     from .checks import schema_issues
 
-    kind = record_type(path, records)
+    kind = record_kind(path, records)
     issues: list[Issue] = []
     for i, rec in enumerate(records):
         if kind is not None:
             issues.extend(schema_issues(f"vermas#/$defs/{kind}", rec, (i,)))
         for rule, parts, msg in check_datetimes(rec, DATETIMES):
             issues.append((rule, (i, *parts), msg))
+    if kind == "Event":
+        from .events import check_events
+
+        window = path.replace("\\", "/").rsplit("/", 1)[-1] == "feed.jsonl"
+        issues.extend(check_events(records, window=window))
     if kind is not None:
-        issues.extend(_duplicates(records, UNIQUE_KEY[kind]))
+        issues.extend(_duplicates(records, RECORD_KEY[kind]))
     issues.extend(check_markers(records))
-    known = "events, work orders, messages, routes"
+    known = ", ".join(sorted(RECORD_FILES))
     skipped = [] if kind else [f"schema: not a known VerMAS record file ({known})"]
     return issues, skipped
 

@@ -24,15 +24,17 @@ if TYPE_CHECKING:
     Issue = tuple[str, Parts, str]
 
 RULES = {
-    "parse": "the file is not valid JSON, TRON or JSONL",
+    "parse": "the file is not valid JSON, TRON, JSONL or TOML",
     "conflict-markers": "git conflict markers left in the file or in a string",
-    "not-vcontext": "a JSON value that is not a vContext document",
+    "conflict-unresolved": 'a structured conflict (Conflict with status "unresolved") is left',
+    "duplicate-key": "a key appears twice in one object",
+    "not-vcontext": "a file named explicitly that is not a vContext document",
     "schema": "a field is missing, has the wrong type or a value outside its enumeration",
     "version": 'vContextInfo.version must be "0.4" (older documents need migration)',
     "container": "exactly one container (todoList, plan or playbook)",
     "unique-id": "ids unique within their container",
     "unique-event-id": "eventId (event_id in JSONL) unique in the log",
-    "datetime": "RFC 3339 datetimes with an explicit offset",
+    "datetime": "RFC 3339 datetimes with an explicit offset, on real calendar dates",
     "changelog-sequence": "changeLog sequences non-decreasing, not above the container's sequence",
     "dependency-missing": "dependencies and edges point at existing ids",
     "dependency-cycle": "dependencies and blocking edges form no cycle",
@@ -45,8 +47,15 @@ RULES = {
     "playbook-update-without-prev": "update/deprecate events have a prevEventId",
     "playbook-duplicate-creation": "one append/initial event per targetId",
     "playbook-malformed-event": "log elements are events (objects with eventId and targetId)",
+    "event-caused-by": "a VerMAS event's caused_by names an event of the same log",
+    "event-type-unknown": "a VerMAS event_type seed 004 does not list (a note: the list grows)",
+    "projection-drift": "work_orders.jsonl / messages.jsonl agree with what events.jsonl derives",
+    "assignment": "a VerMAS assignment file holds one line {type}:{reference_id}",
 }
 """Every rule id validation reports, with what it checks (stable: reports and tests use them)."""
+
+NOTE_RULES = frozenset({"event-type-unknown"})
+"""Rules whose findings are notes: reported with a line and column, the file stays valid."""
 
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))\Z"
@@ -74,22 +83,56 @@ def check_container(data: dict[str, Any]) -> Iterator[Issue]:
         yield "container", (found[1],), msg
 
 
-def check_version(info_key: str, version: Any) -> Iterator[Issue]:
-    """``vContextInfo.version`` must be "0.4"; older ones need migration."""
-    if info_key != "vContextInfo" or version == "0.4" or not isinstance(version, str):
+def check_version(info_key: str | None, info: Any) -> Iterator[Issue]:
+    """``vContextInfo.version`` must be the string "0.4": missing, numeric or other versions
+    are invalid (older ones need migration); a document without any info object too."""
+    if info_key is None:
+        msg = 'no vContextInfo at the top; add "vContextInfo": {"version": "0.4"}'
+        yield "version", (), msg
         return
-    where = ("vContextInfo", "version")
-    if version in MIGRATABLE:
+    if info_key != "vContextInfo":
+        if not isinstance(info, dict):
+            yield "schema", (info_key,), f'{info_key} must be an object holding "version"'
+        return
+    where: Parts = ("vContextInfo", "version")
+    version = info.get("version") if isinstance(info, dict) else None
+    if version == "0.4":
+        return
+    if not isinstance(info, dict):
+        msg = f'vContextInfo is {_kind(info)}; write {{"version": "0.4"}}'
+        yield "version", ("vContextInfo",), msg
+    elif "version" not in info:
+        yield "version", ("vContextInfo",), 'vContextInfo has no version; add "version": "0.4"'
+    elif not isinstance(version, str):
+        msg = f'version is {_kind(version)}; write it as the string "0.4"'
+        yield "version", where, msg
+    elif version in MIGRATABLE:
         msg = f'vContext {version} document; migrate it to 0.4 and set version to "0.4"'
+        yield "version", where, msg
     else:
         msg = f'unknown vContext version "{version}"; vContext documents must be version "0.4"'
-    yield "version", where, msg
+        yield "version", where, msg
+
+
+def _kind(value: Any) -> str:
+    """How a value that should have been something else is named in a message."""
+    import json
+
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return f"the number {json.dumps(value)}"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value)}"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def check_datetimes(value: Any, fields: frozenset[str] = DATETIME_FIELDS) -> Iterator[Issue]:
     """Datetime fields hold RFC 3339 timestamps with ``Z`` or ``±hh:mm``."""
     for parts, key, text in _strings_under(value, fields):
         if key in DATE_FIELDS and _FULL_DATE.match(text):
+            if int(text[8:10]) > _days_in(int(text[:4]), int(text[5:7])):
+                yield "datetime", parts, f'{key} "{text}" is not a real calendar date; fix it'
             continue
         problem = datetime_problem(text)
         if problem:
@@ -103,13 +146,43 @@ def datetime_problem(text: str) -> str | None:
         if _DATE_TIME_START.match(text) and not re.search(r"(?:[Zz]|[+-]\d{2}:?\d{2})\Z", text):
             return f'"{text}" has no UTC offset; add "Z" or "+hh:mm" (RFC 3339)'
         return f'"{text}" is not an RFC 3339 datetime; write e.g. "2025-01-31T09:00:00Z"'
-    month, day, hour, minute, second = (int(m.group(i)) for i in range(2, 7))
-    offset_ok = m.group(8) is None or (int(m.group(8)) < 24 and int(m.group(9)) < 60)
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
-        return f'"{text}" is not a real date and time; fix it'
-    if not offset_ok:
+    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+    if m.group(8) is not None and (int(m.group(8)) > 23 or int(m.group(9)) > 59):
         return f'"{text}" has an impossible UTC offset; fix it'
+    if not 1 <= month <= 12 or not 1 <= day <= _days_in(year, month):
+        return f'"{text}" is not a real calendar date; fix it'
+    if hour > 23 or minute > 59 or second > 60:
+        return f'"{text}" is not a real time of day; fix it'
+    if second == 60 and not _leap_second(m, year, month, day):
+        return (
+            f'"{text}" has second 60, which only a leap second has (23:59:60 UTC '
+            "on the last day of a month); fix it"
+        )
     return None
+
+
+def _days_in(year: int, month: int) -> int:
+    """Days of a month of the proleptic Gregorian calendar (RFC 3339 years 0000-9999)."""
+    if month == 2:
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        return 29 if leap else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _leap_second(m: re.Match[str], year: int, month: int, day: int) -> bool:
+    """RFC 3339 5.7: second 60 is a leap second, added at 23:59:60 UTC at the end of a month."""
+    offset = 0
+    if m.group(8) is not None:
+        sign = -1 if m.group(7).startswith("-") else 1
+        offset = sign * (int(m.group(8)) * 60 + int(m.group(9)))
+    minutes = int(m.group(4)) * 60 + int(m.group(5)) - offset  # of the UTC day, maybe +-1 day
+    shift, utc = divmod(minutes, 1440)
+    if utc != 23 * 60 + 59:
+        return False
+    last = _days_in(year, month)
+    if shift == 0:
+        return day == last
+    return day == 1 if shift < 0 else day + 1 == last
 
 
 def _strings_under(value: Any, fields: frozenset[str]) -> Iterator[tuple[Parts, str, str]]:
@@ -139,6 +212,37 @@ def check_markers(value: Any) -> Iterator[Issue]:
             stack.extend((child, (*parts, key)) for key, child in node.items())
         elif isinstance(node, list):
             stack.extend((child, (*parts, i)) for i, child in enumerate(node))
+
+
+def check_conflicts(value: Any) -> Iterator[Issue]:
+    """No structured conflict left unresolved (a ``ConflictResolution`` anywhere: in the info's
+    ``metadata`` or a ``fork``): it would be committed and pushed as if merged."""
+    stack: list[tuple[Any, Parts]] = [(value, ())]
+    while stack:
+        node, parts = stack.pop()
+        if isinstance(node, list):
+            stack.extend((child, (*parts, i)) for i, child in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        for key, child in node.items():
+            if key == "conflictResolution" and isinstance(child, dict):
+                yield from _unresolved(child, (*parts, key))
+            elif isinstance(child, (dict, list)):
+                stack.append((child, (*parts, key)))
+
+
+def _unresolved(resolution: dict[str, Any], where: Parts) -> Iterator[Issue]:
+    conflicts = resolution.get("conflicts")
+    for i, conflict in enumerate(conflicts if isinstance(conflicts, list) else ()):
+        if isinstance(conflict, dict) and conflict.get("status") == "unresolved":
+            at = conflict.get("path")
+            shown = f" at {at}" if isinstance(at, str) and at else ""
+            msg = (
+                f"unresolved merge conflict{shown}: pick the value, then set this status to "
+                '"resolved" or remove the conflict (a conflict cannot be pushed as merged)'
+            )
+            yield "conflict-unresolved", (*where, "conflicts", i, "status"), msg
 
 
 def check_unique_ids(container: dict[str, Any], where: Parts) -> Iterator[Issue]:

@@ -83,6 +83,26 @@ def list_agents(repo: Any) -> list[str]:
     return sorted(b[len(prefix) :] for b in repo.branches.local if b.startswith(prefix))
 
 
+AGENT_ENV = "GIT_VCONTEXT_AGENT"
+
+
+def running_agent(repo: Any) -> str | None:
+    """The agent running this command: ``GIT_VCONTEXT_AGENT`` (set by an agent's harness),
+    else the agent whose branch is checked out here; None for a person."""
+    import os
+
+    import pygit2
+
+    named = os.environ.get(AGENT_ENV, "").strip()
+    if named:
+        return named
+    try:
+        head = None if repo.head_is_detached else repo.head.shorthand
+    except (pygit2.GitError, KeyError):  # an unborn branch: nobody in particular
+        return None
+    return agent_of_branch(repo, head) if head else None
+
+
 def _base_key(agent: str) -> str:
     return f"vcontext.agent.{agent}.base"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import document as doc
 from ..errors import OperationalError, ParseError, UsageError
 from ..record import record
+from ..vermas.kinds import in_work_directory
 from . import agents
 
 TYPE_CHECKING = False
@@ -196,8 +197,8 @@ def vcontext_blobs(repo: Any, tree: Any, prefix: str = "") -> Iterator[tuple[str
             continue
         if entry.filemode not in (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE):
             continue  # symlinks and submodules are not documents
-        if path.endswith(".jsonl"):
-            continue  # JSONL logs have no container to fork
+        if path.endswith(".jsonl") or in_work_directory(path):
+            continue  # JSONL logs and VerMAS files have no container to fork
         if doc.matches_file_patterns(path):
             yield path, repo[entry.id], entry.filemode
         elif path.endswith(_SNIFFED_SUFFIXES):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import document as doc
+from ..merge.vcontext import same_family
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,9 +61,14 @@ def mark_merged(raw: bytes, path: str, *, when: str, by: dict[str, Any], refresh
     return parsed.render(new).encode("utf-8")
 
 
-def merger_agent(committer: Any) -> dict[str, Any]:
-    """``mergedBy``: the identity that ran the sync, as an Ext 10 Agent of type system."""
-    return {"id": committer.email, "type": "system", "name": committer.name}
+def merger_agent(committer: Any, agent: str | None = None) -> dict[str, Any]:
+    """``mergedBy``: who ran the sync, as an Ext 10 Agent: the agent (``aiAgent``) when one
+    ran it, else the person of git's identity (``human``). ``system`` is git-vcontext's own
+    (M8's ``merge`` entries), never a person's."""
+    if agent:
+        return {"id": agent, "type": "aiAgent"}
+    email = committer.email
+    return {"id": email, "type": "human", "name": committer.name, "email": email}
 
 
 def carried_fork(
@@ -86,7 +92,8 @@ def carried_fork(
             continue
         fork = dict(fork)
         uid = parent.get("uid")
-        if uid is not None and fork.get("parentUid") == uid and doc.SEQUENCE_FIELD in parent:
+        child = uid is not None and fork.get("parentUid") == uid
+        if child and doc.SEQUENCE_FIELD in parent and not same_family(ours[key], parent):
             fork["parentSequence"] = parent[doc.SEQUENCE_FIELD]
         if mark is not None:
             when, by, refresh = mark

@@ -116,7 +116,7 @@ def _check(repo: Any, base: str, old: Any, new: Any) -> list[str]:
 
     update = RefUpdate(str(new), str(new), f"refs/heads/{base}", str(old))
     cache = VerdictCache.open(common_dir(repo))
-    report = check_updates(repo, [update], "(server)", cache)
+    report, _ = check_updates(repo, [update], "(server)", cache)
     cache.save()
     return list(report.lines) if report.problems else []
 

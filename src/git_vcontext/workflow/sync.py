@@ -25,7 +25,7 @@ from ..errors import OperationalError
 from ..gitio import refs, worktrees
 from ..record import record
 from . import agents
-from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees, virtual_base
+from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -413,20 +413,13 @@ class Syncer:
     # -- pieces ------------------------------------------------------------------
 
     def _merge(self, ours: Any, theirs: Any) -> TreeMerge:
-        """Merge two commits' trees; several merge bases (criss-cross) give a virtual one."""
-        from ..gitio.history import merge_bases
+        """A three-way merge of two commits' trees, from a virtual base when their
+        history criss-crosses (libgit2's merge_base would pick one of the bases)."""
+        from .virtualbase import base_tree
 
         repo = self.repo
-        bases = merge_bases(repo, ours, theirs)
-        if len(bases) > 1:
-            base_tree = virtual_base(repo, bases, now=self.now)
-        else:
-            base_tree = repo[bases[0]].tree if bases else None
-        merged = merge_trees(repo, base_tree, repo[ours].tree, repo[theirs].tree, now=self.now)
-        if len(bases) > 1:
-            note = f"criss-cross history: merged against a virtual base of {len(bases)} merge bases"
-            return TreeMerge(merged.tree, merged.conflicts, merged.documents, (*merged.notes, note))
-        return merged
+        base = base_tree(repo, ours, theirs, now=self.now)
+        return merge_trees(repo, base, repo[ours].tree, repo[theirs].tree, now=self.now)
 
     def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
         """A commit object (no ref moves).
@@ -451,7 +444,7 @@ class Syncer:
 
         if self.dry_run:
             return None
-        by = merger_agent(self.signatures()[1])
+        by = merger_agent(self.signatures()[1], agents.running_agent(self.repo))
         done = set(contributed)
 
         def mark(path: str) -> tuple[str, dict[str, Any], bool]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..record import record
+from .reproject import is_projection, reproject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,15 +120,15 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
-    take_base: bool = False,
+    virtual: bool = False,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
-    does), never a commit or a ref. ``take_base``: a file that conflicts keeps the
-    base's version (for a virtual merge base, which must not hold conflicts).
-    A document holding an append-only log that one side deleted is a conflict: sync
-    never deletes a log (the pre-push hook would refuse that commit).
+    does), never a commit or a ref. ``virtual``: the inner merge of a virtual base
+    (M16): every conflict takes the base's version, so it never stops. A document
+    holding an append-only log that one side deleted is a conflict: sync never deletes
+    a log (the pre-push hook would refuse that commit).
     """
     import pygit2
 
@@ -138,27 +139,23 @@ def merge_trees(
     documents: list[str] = []
     notes: list[str] = []
     conflicted: set[str] = set()
-
-    def stop(conflict: PathConflict) -> None:
-        if not take_base:
-            conflicts.append(conflict)
-            return
-        entry = sides.entry(0, conflict.path)
-        if entry is None:
-            _remove(index, conflict.path)
-        else:
-            index.add(pygit2.IndexEntry(conflict.path, entry.id, entry.filemode))
+    deferred: dict[str, tuple[FileMerge, Any]] = {}  # VerMAS projections: see reproject
+    decided: list[str] = []
 
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
+        decided.append(path)
         o, t = sides.data(1, path), sides.data(2, path)
         b = sides.data(0, path)
         if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
             result = o  # M11: theirs changed nothing but its fork block, which never wins
         elif o is not None and t is not None:
-            outcome = _merge_document(b, o, t, path, now)
+            outcome = _merge_document(b, o, t, path, now, virtual)
+            if not outcome.clean and is_projection(path):
+                deferred[path] = (outcome, mode)
+                return
             if not outcome.clean:
-                stop(_conflict_of(path, outcome))
+                conflicts.append(_conflict_of(path, outcome))
                 return
             notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
             result = outcome.output
@@ -178,11 +175,14 @@ def merge_trees(
         for anc, our, their in list(index.conflicts):
             path = (our or their or anc).path
             conflicted.add(path)
-            del index.conflicts[path]
             if our is not None and their is not None and _is_doc(sides, path):
+                del index.conflicts[path]
                 decide(path, our.mode)
+            elif virtual:
+                del index.conflicts[path]
+                _keep_base(index, anc, our, their)
             else:
-                stop(PathConflict(path, _libgit2_kind(anc, our, their)))
+                conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
 
     for delta in ours.diff_to_tree(theirs).deltas:
         path = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path
@@ -191,10 +191,17 @@ def merge_trees(
         entry = _index_entry(index, path)
         if entry is None:  # one side deleted a document the other left alone
             if (kept := _log_deleted(sides, path)) is not None:
-                stop(kept)
+                if virtual:  # the base's version, as for any conflict of a virtual base
+                    base_entry = sides.entry(0, path)
+                    index.add(pygit2.IndexEntry(path, base_entry.id, base_entry.filemode))
+                else:
+                    conflicts.append(kept)
             continue
         decide(path, entry.mode)
 
+    rebuilt, unsettled = reproject(repo, index, sides, decided, deferred)
+    documents.extend(p for p in rebuilt if p not in documents)
+    conflicts.extend(_conflict_of(p, outcome) for p, outcome in unsettled.items())
     if conflicts:
         return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(notes))
     return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
@@ -216,13 +223,6 @@ def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
     return PathConflict(path, kind, reasons=(why,))
 
 
-def _remove(index: Any, path: str) -> None:
-    try:
-        index.remove(path)
-    except (OSError, KeyError):
-        pass  # not in the index: already absent
-
-
 def _index_entry(index: Any, path: str) -> Any:
     try:
         return index[path]
@@ -230,13 +230,23 @@ def _index_entry(index: Any, path: str) -> Any:
         return None
 
 
+def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
+    """A virtual base keeps the base's version of a file the inner merge conflicts on
+    (ours' when there is none; a file both sides deleted stays deleted)."""
+    import pygit2
+
+    entry = anc if anc is not None else our if our is not None else their
+    index.add(pygit2.IndexEntry(entry.path, entry.id, entry.mode))
+
+
 def _merge_document(
-    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str
+    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, virtual: bool = False
 ) -> FileMerge:
     from ..merge.files import merge_files
     from ..merge.result import MergeOptions
 
-    return merge_files(base, ours, theirs, path=path, options=MergeOptions(now=now, path=path))
+    options = MergeOptions(now=now, path=path)
+    return merge_files(base, ours, theirs, path=path, options=options, virtual_base=virtual)
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
@@ -380,21 +390,3 @@ def carry_to_agent(
             blob = sides.entry(1, path).id if result == o else repo.create_blob(result)
             index.add(pygit2.IndexEntry(path, blob, mode))
     return TreeMerge(index.write_tree(repo), (), tuple(documents))
-
-
-def virtual_base(repo: Any, bases: list[Any], *, now: str, depth: int = 0) -> Any:
-    """One tree standing for several merge bases (a criss-cross history): the bases merged
-    by the same rules, each file that conflicts there keeping the inner base's version,
-    so the virtual base holds no conflict and the outer merge stays structural (M16)."""
-    from ..gitio.history import merge_bases
-
-    tree = repo[bases[0]].tree
-    for other in bases[1:]:
-        inner = merge_bases(repo, bases[0], other)
-        if len(inner) > 1 and depth < 3:
-            inner_tree = virtual_base(repo, inner, now=now, depth=depth + 1)
-        else:
-            inner_tree = repo[inner[0]].tree if inner else None
-        merged = merge_trees(repo, inner_tree, tree, repo[other].tree, now=now, take_base=True)
-        tree = repo[merged.tree]
-    return tree

@@ -1,0 +1,81 @@
+"""``git vcontext blame FILE [--rev REV] [--fields]``: the commit that last changed each item."""
+
+from __future__ import annotations
+
+import gc
+import os
+from typing import Any
+
+from ..diff.files import load
+from ..errors import ExitCode, OperationalError
+from ..fsio import read_bytes, write_output
+from ..gitio import open_repo, read_at, resolve_commit
+from ..gitio.revwalk import GitHistory
+from ..lineage.blame import BlameWalk, Unit, units
+from ..lineage.meta import CommitMeta, uncommitted_meta
+from ..lineage.versions import Version, Versions
+from .traced import check_document, repo_path
+
+
+def run(
+    *,
+    file: str,
+    rev: str | None = None,
+    fields: bool = False,
+    fmt: str = "text",
+    color: str = "auto",
+) -> int:
+    """Print one line per item (per field with ``--fields``) with the commit that made it so."""
+    gc.disable()  # a short-lived process making many objects and no reference cycles
+    repo = open_repo(os.getcwd())
+    path = repo_path(repo, file)
+    raw, start = _tip(repo, file, path, rev)
+    check_document(repo, path, raw, shown=file)
+    doc = load(raw, path)
+    tip = units(Version(None, path, None if doc is None else doc.data), fields=fields)
+    blamed, meta = _blame(repo, start, path, tip)
+    rows = [(unit, blamed.get(i)) for i, unit in enumerate(tip)]
+    from ..lineage import blame_render
+
+    if fmt == "json":
+        text = blame_render.render_json(rows, meta)
+    else:
+        from .diff import want_color
+
+        text = blame_render.render_text(rows, meta, color=want_color(color))
+    write_output(None, text)
+    return int(ExitCode.OK)
+
+
+def _tip(repo: Any, file: str, path: str, rev: str | None) -> tuple[bytes, str | None]:
+    """The content blamed and the commit the walk starts from (None: no commit yet).
+
+    Without ``--rev``: the work tree's file, as ``git blame`` does (changes not
+    committed are blamed on nobody), else HEAD's.
+    """
+    if rev is not None:
+        return read_at(repo, rev, path), str(resolve_commit(repo, rev).id)
+    start = None if repo.head_is_unborn else str(repo.head.target)
+    if os.path.isfile(file):
+        return read_bytes(file), start
+    if start is None:
+        raise OperationalError(f"{file}: no such file")
+    return read_at(repo, "HEAD", path), start
+
+
+def _blame(
+    repo: Any, start: str | None, path: str, tip: list[Unit]
+) -> tuple[dict[int, str | None], Any]:
+    """The commit blamed for each unit, and how to describe a commit."""
+    nobody = uncommitted_meta()
+    if start is None or not tip:
+        return {}, lambda commit: nobody
+    history = GitHistory(repo, [start])
+    walk = BlameWalk(history, Versions(history.read), tip)
+    walk.start(start, path, dict.fromkeys(range(len(tip))))
+    walk.run()
+
+    def meta(commit: str | None) -> CommitMeta:
+        return nobody if commit is None else history.meta(commit)
+
+    return walk.blamed, meta

@@ -1,0 +1,73 @@
+"""``git vcontext vermas project [DIR] [--check]``: rebuild VerMAS projections from the events.
+
+DIR holds ``events.jsonl`` (default: ``.work`` here, else at the top of the repository).
+``work_orders.jsonl`` and ``messages.jsonl`` are rebuilt in their own style and record
+order; nothing is written unless every file reads (then each is replaced atomically).
+``--check`` writes nothing and exits 1 when a rebuild would change something (for CI).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import ExitCode, OperationalError
+from ..fsio import read_bytes, write_atomic
+from ..vermas.project import PROJECTIONS
+
+EVENTS = "events.jsonl"
+
+
+def run(*, directory: str | None = None, check: bool = False) -> int:
+    """Rebuild (or with ``check`` only compare) the projections of one ``.work`` directory."""
+    from ..vermas.rebuild import plan_rebuild
+
+    work = work_directory(directory)
+    planned = plan_rebuild(
+        os.path.join(work, EVENTS), read_bytes(os.path.join(work, EVENTS)), _projections(work)
+    )
+    changed = [p for p in planned if p.changed]
+    for p in planned:
+        print(p.summary(check=check))
+    if not changed:
+        return int(ExitCode.OK)
+    if check:
+        for p in changed:
+            for line in p.drift_lines():
+                print(f"  {line}")
+        return int(ExitCode.FOUND)
+    for p in changed:
+        write_atomic(p.path, p.output)
+    return int(ExitCode.OK)
+
+
+def work_directory(given: str | None) -> str:
+    """DIR if it holds events.jsonl, else DIR/.work; without DIR: here, then the repo's top."""
+    candidates = [given, os.path.join(given, ".work")] if given else _defaults()
+    for folder in candidates:
+        if folder and os.path.isfile(os.path.join(folder, EVENTS)):
+            return os.path.normpath(folder)
+    where = given or "here or at the top of the repository"
+    raise OperationalError(
+        f"no {EVENTS} in {where} (nor in .work under it); give the .work directory"
+    )
+
+
+def _defaults() -> list[str]:
+    found = [".", ".work"]
+    from ..gitio import git
+
+    try:
+        top = git(["rev-parse", "--show-toplevel"], check=False).stdout.strip()
+    except OperationalError:
+        top = ""
+    if top:
+        found.append(os.path.relpath(os.path.join(top, ".work")))
+    return found
+
+
+def _projections(work: str) -> dict[str, bytes | None]:
+    out: dict[str, bytes | None] = {}
+    for name in PROJECTIONS:
+        path = os.path.join(work, name)
+        out[path] = read_bytes(path) if os.path.exists(path) else None
+    return out

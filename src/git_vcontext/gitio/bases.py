@@ -1,0 +1,50 @@
+"""Every merge base of two commits (``git merge-base --all``); libgit2's ``merge_base`` picks one.
+
+A criss-cross history (agents that merged each other) has several: a merge then
+starts from a virtual base built by merging them (M16), as ``git merge`` does.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+_OURS, _THEIRS, _STALE = 1, 2, 4
+
+
+def merge_bases(repo: Any, a: Any, b: Any) -> list[Any]:
+    """The best common ancestors of commits ``a`` and ``b`` (ids), oldest first.
+
+    Walks down from both tips newest first, painting what each reaches, until
+    only commits below a found common ancestor are left (git's algorithm); then
+    drops a candidate that is an ancestor of another one.
+    """
+    if a == b:
+        return [a]
+    flags: dict[Any, int] = {a: _OURS, b: _THEIRS}
+    found: list[Any] = []
+    queue: list[tuple[int, int, Any]] = []
+    for n, oid in enumerate((a, b)):
+        heapq.heappush(queue, (-repo[oid].commit_time, n, oid))
+    tick = 2
+    while any(not flags[oid] & _STALE for _, _, oid in queue):
+        _, _, oid = heapq.heappop(queue)
+        paint = flags[oid] & (_OURS | _THEIRS | _STALE)
+        if paint & (_OURS | _THEIRS) == _OURS | _THEIRS and not paint & _STALE:
+            found.append(oid)
+            paint |= _STALE
+        for parent in repo[oid].parent_ids:
+            if flags.get(parent, 0) & paint == paint:
+                continue
+            flags[parent] = flags.get(parent, 0) | paint
+            heapq.heappush(queue, (-repo[parent].commit_time, tick, parent))
+            tick += 1
+    return _independent(repo, found)
+
+
+def _independent(repo: Any, candidates: list[Any]) -> list[Any]:
+    """Candidates that are no ancestor of another candidate, oldest first (as git orders
+    the bases it merges into a virtual one)."""
+    unique = list(dict.fromkeys(candidates))
+    kept = [c for c in unique if not any(o != c and repo.descendant_of(o, c) for o in unique)]
+    return sorted(kept, key=lambda oid: (repo[oid].commit_time, str(oid)))

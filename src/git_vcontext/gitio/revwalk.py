@@ -1,0 +1,119 @@
+"""A revision range walked in one process (pygit2): commits, their files' blobs, who and when."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..errors import OperationalError
+from ..lineage.meta import CommitMeta
+from . import resolve_commit
+from .diffs import NO_DOCUMENT_MODES
+
+
+class GitHistory:
+    """The commits of a revision range, children before parents, read with pygit2.
+
+    ``revs`` as ``git log`` takes them: ``REV``, ``^REV``, ``A..B``, ``A...B``;
+    none means ``HEAD``. Commit ids are full hex strings.
+    """
+
+    def __init__(self, repo: Any, revs: Sequence[str] = ()) -> None:
+        import pygit2
+
+        self.repo = repo
+        self._odb = repo.odb
+        self._commits: dict[str, Any] = {}
+        self._walker = repo.walk(None, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_TIME)
+        self.tips: list[str] = []
+        for rev in revs or ["HEAD"]:
+            self._add(rev)
+        if not self.tips:
+            raise OperationalError("the revision range holds no commit to start from")
+
+    def _add(self, rev: str) -> None:
+        if rev.startswith("^") and len(rev) > 1:
+            self._walker.hide(self._resolve(rev[1:]).id)
+        elif "..." in rev:
+            left, right = (self._resolve(side or "HEAD") for side in rev.split("...", 1))
+            base = self.repo.merge_base(left.id, right.id)
+            self._push(left)
+            self._push(right)
+            if base is not None:
+                self._walker.hide(base)
+        elif ".." in rev:
+            left, right = (self._resolve(side or "HEAD") for side in rev.split("..", 1))
+            self._walker.hide(left.id)
+            self._push(right)
+        else:
+            self._push(self._resolve(rev))
+
+    def _resolve(self, rev: str) -> Any:
+        if rev == "HEAD" and self.repo.head_is_unborn:
+            raise OperationalError("the current branch has no commits yet")
+        return resolve_commit(self.repo, rev)
+
+    def _push(self, commit: Any) -> None:
+        self._walker.push(commit.id)
+        self.tips.append(str(commit.id))
+
+    def commits(self) -> Iterator[str]:
+        """Every commit of the range, newest first, never a parent before its children."""
+        for commit in self._walker:
+            key = str(commit.id)
+            self._commits[key] = commit
+            yield key
+
+    def _commit(self, commit_id: str) -> Any:
+        found = self._commits.get(commit_id)
+        if found is None:
+            found = self._commits[commit_id] = self.repo[commit_id]
+        return found
+
+    def parents(self, commit_id: str) -> tuple[str, ...]:
+        """The parents' ids, first parent first."""
+        return tuple(str(p) for p in self._commit(commit_id).parent_ids)
+
+    def blob(self, commit_id: str, path: str) -> str | None:
+        """The blob id of the regular file ``path`` at a commit (None: absent, a directory,
+        a symlink or a submodule, none of which holds a document)."""
+        try:
+            obj = self._commit(commit_id).tree[path]
+        except (KeyError, ValueError):
+            return None
+        if obj.type_str != "blob" or obj.filemode in NO_DOCUMENT_MODES:
+            return None
+        return str(obj.id)
+
+    def read(self, blob_id: str) -> bytes:
+        """The content of a blob."""
+        data: bytes = self._odb.read(blob_id)[1]
+        return data
+
+    def moved_from(self, commit_id: str, parent_id: str, path: str) -> list[tuple[str, str, bool]]:
+        """Files the commit removed that ``path`` (new in it) may come from, as
+        ``(old path, blob id, git calls it a rename)``: git's renames first."""
+        diff = self._commit(parent_id).tree.diff_to_tree(self._commit(commit_id).tree)
+        diff.find_similar()
+        found: list[tuple[str, str, bool]] = []
+        for delta in diff.deltas:
+            old = delta.old_file
+            if old.mode == 0 or old.mode in NO_DOCUMENT_MODES:
+                continue
+            renamed = delta.new_file.path == path and old.path != path
+            if renamed or delta.new_file.mode == 0:
+                found.append((old.path, str(old.id), renamed))
+        return sorted(found, key=lambda f: not f[2])
+
+    def meta(self, commit_id: str) -> CommitMeta:
+        """Author, author date, subject and parents of a commit."""
+        commit = self._commit(commit_id)
+        author = commit.author
+        zone = dt.timezone(dt.timedelta(minutes=author.offset))
+        when = dt.datetime.fromtimestamp(author.time, zone)
+        message = commit.message or ""
+        subject = message.strip().split("\n", 1)[0].strip() if message.strip() else ""
+        return CommitMeta(
+            commit_id, author.name, author.email, when, subject, self.parents(commit_id)
+        )

@@ -1,0 +1,134 @@
+"""Which field identifies the objects of an array (M3): the key choice, repeats, element ids."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .record import record
+from .values import JsonValue
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+IDENTITY_KEYS = ("id", "uid", "eventId", "event_id", "depends_on_id")
+"""Keys that identify elements of keyed arrays, in order of preference (M3)."""
+
+JSONL_KEYS = ("event_id", "id", "prefix")
+"""Record keys of JSONL files: event logs, projections, VerMAS routes (M6, M3)."""
+
+
+def _hashable_id(value: JsonValue) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+@record
+class Repeat:
+    """Why an array is not keyed: a key value that repeats (M3)."""
+
+    field: str  # the key field whose value repeats ("uid" when a uid equals an id)
+    value: Any
+    side: int  # index of the array (in the order given) where it repeats
+    across: str | None = None  # the other key field that shares the value, if any
+
+    def describe(self, sides: Sequence[str] = ("base", "ours", "theirs")) -> str:
+        """E.g. ``id 't1' repeats in ours``; ``uid 'x' is also an id in theirs``."""
+        where = sides[self.side] if 0 <= self.side < len(sides) else f"array {self.side}"
+        if self.across is not None:
+            return f"{self.field} {self.value!r} is also an {self.across} in {where}"
+        return f"{self.field} {self.value!r} repeats in {where}"
+
+
+@record
+class KeyChoice:
+    """The key that identifies an array's objects (M3), or why there is none."""
+
+    key: str | None
+    repeat: Repeat | None = None  # set when a repeated key value made the arrays unkeyed
+
+
+NOT_KEYED = KeyChoice(None)
+
+
+def key_choice(
+    arrays: Iterable[Sequence[Any] | None], candidates: Sequence[str] = IDENTITY_KEYS
+) -> KeyChoice:
+    """The key field that identifies the objects of these arrays (M3), or why none does.
+
+    The first candidate that some element carries with usable (string or integer)
+    values decides: when one of its values repeats in any array, or an element
+    without it carries another identity key with a value that this key uses, the
+    arrays are not keyed at all (merged by M4), so no element meets the wrong twin.
+    Elements without the key are allowed (merged among themselves by M4).
+    """
+    lists = [(i, a) for i, a in enumerate(arrays) if a is not None]
+    if not lists or not all(isinstance(a, list) for _, a in lists):
+        return NOT_KEYED
+    if any(not isinstance(e, dict) for _, a in lists for e in a):
+        return NOT_KEYED
+    for key in candidates:
+        found = _values_of(lists, key)
+        if found is None:
+            continue  # no element carries it, or some value cannot be an id
+        repeat = _repeat(lists, key, found)
+        return KeyChoice(None, repeat) if repeat is not None else KeyChoice(key)
+    return NOT_KEYED
+
+
+def _values_of(lists: list[tuple[int, Sequence[Any]]], key: str) -> list[set[Any]] | None:
+    """Per array, the typed values of ``key``; None if no element has one or one is unusable."""
+    out: list[set[Any]] = []
+    carried = False
+    for _, elements in lists:
+        values: set[Any] = set()
+        for e in elements:
+            if key in e:
+                ident = e[key]
+                if not _hashable_id(ident):
+                    return None
+                values.add((type(ident), ident))
+                carried = True
+        out.append(values)
+    return out if carried else None
+
+
+def _repeat(
+    lists: list[tuple[int, Sequence[Any]]], key: str, found: list[set[Any]]
+) -> Repeat | None:
+    """The first repeated value of ``key``, or a value another key field shares with it
+    (on any side: an element renamed from ``id`` to ``uid`` is not a twin either)."""
+    others = [k for k in IDENTITY_KEYS if k != key]
+    every = set().union(*found)
+    for (side, elements), values in zip(lists, found, strict=True):
+        if sum(1 for e in elements if key in e) != len(values):
+            seen: set[Any] = set()
+            for e in elements:
+                if key in e:
+                    typed = (type(e[key]), e[key])
+                    if typed in seen:
+                        return Repeat(key, e[key], side)
+                    seen.add(typed)
+        for e in elements:
+            if key in e:
+                continue
+            for other in others:
+                ident = e.get(other)
+                if _hashable_id(ident) and (type(ident), ident) in every:
+                    return Repeat(other, ident, side, across=key)
+    return None
+
+
+def identity_key(
+    arrays: Iterable[Sequence[Any] | None], candidates: Sequence[str] = IDENTITY_KEYS
+) -> str | None:
+    """The key that identifies the objects of these arrays, or None (see ``key_choice``)."""
+    return key_choice(arrays, candidates).key
+
+
+def element_id(element: JsonValue, key: str) -> Any:
+    """The identity of one element under ``key`` (None when it has none)."""
+    if isinstance(element, dict):
+        ident = element.get(key)
+        if _hashable_id(ident):
+            return ident
+    return None

@@ -1,0 +1,161 @@
+"""Verdicts on pushed commits for the pre-push hook: each changed blob, each change per parent.
+
+Which files: the vContext file set at the commit being checked (``gitio.fileset``: the
+install patterns plus what that commit's .gitattributes sends to the driver). A file
+removed by a commit whose events all appear in a file the same commit adds (a move git
+did not pair, a JSON ⇄ TRON conversion) is checked as that file renamed, so it removes
+nothing. Verdicts are cached by object id (``validate.cache``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..gitio.push import Change, blob_bytes, changes
+from ..validate.cache import VerdictCache, blob_key, change_key, commit_key, tips_key
+from ..validate.model import Finding
+
+Found = dict[str, list[Finding]]
+
+
+class Checker:
+    """Verdicts on commits: per changed blob, then per change against each parent."""
+
+    def __init__(self, repo: Any, cache: VerdictCache) -> None:
+        self.repo = repo
+        self.cache = cache
+        self.commits = 0
+        self.files = 0
+        self._file_sets: Any = None
+        self._event_ids: dict[str, frozenset[Any]] = {}
+
+    def commit(self, commit: Any) -> Found:
+        """Findings (and ``SKIPPED`` notes) by file for one commit, against every parent."""
+        from ..validate.history import check_change
+
+        self.commits += 1
+        key = commit_key(str(commit.id))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
+        found: Found = {}
+        blobs: set[tuple[str, str]] = set()
+        for parent in list(commit.parents) or [None]:
+            for change in self._changes(parent, commit):
+                self.files += 1
+                known = found.setdefault(change.path, [])
+                if change.new_id is not None and (change.new_id, change.path) not in blobs:
+                    blobs.add((change.new_id, change.path))
+                    known.extend(self._blob(change.new_id, change.path))
+                if change.old_id is not None:  # a new file has no past to break
+                    history = self._pair("h", change, check_change)
+                    known.extend(f for f in history if f not in known)
+        self._drift(commit.tree, list(found), found)
+        result = {path: findings for path, findings in found.items() if findings}
+        self.cache.put_files(key, result)
+        return result
+
+    def between(self, kind: str, previous: Any, tip: Any) -> Found:
+        """Findings between a branch's previous tip (None: a new branch) and its new tip.
+
+        ``a``: unmerged forks arriving (branches outside the agent prefix); ``r``: the
+        history rules, for a forced update that leaves the remote's tip behind.
+        """
+        from ..validate.history import check_arrival, check_change
+
+        key = tips_key(kind, None if previous is None else str(previous.id), str(tip.id))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
+        found: Found = {}
+        for change in self._changes(previous, tip):
+            if kind == "a" and change.new_id is not None:
+                findings = self._pair("f", change, check_arrival)
+            elif kind == "r" and change.old_id is not None:
+                findings = self._pair("h", change, check_change)
+            else:
+                continue
+            if findings:
+                found[change.path] = findings
+        self.cache.put_files(key, found)
+        return found
+
+    def _changes(self, old: Any, new: Any) -> list[Change]:
+        """The changed vContext files (by ``new``'s attributes), removals paired with moves."""
+        if self._file_sets is None:
+            from ..gitio.fileset import commit_files
+
+            self._file_sets = commit_files(self.repo)
+        found = changes(self.repo, old, new, self._file_sets(new))
+        added = [c for c in found if c.old_id is None and c.new_id is not None]
+        if not added:
+            return found
+        return [self._moved(c, added) if c.new_id is None else c for c in found]
+
+    def _moved(self, removal: Change, added: list[Change]) -> Change:
+        """A removal whose events all reappear in an added file, as a rename to it."""
+        assert removal.old_id is not None and removal.old_path is not None
+        events = self._events(removal.old_id, removal.old_path)
+        if not events:
+            return removal  # nothing append-only was removed
+        for addition in added:
+            assert addition.new_id is not None and addition.new_path is not None
+            if events <= self._events(addition.new_id, addition.new_path):
+                return Change(removal.old_path, addition.new_path, removal.old_id, addition.new_id)
+        return removal
+
+    def _events(self, blob_id: str, path: str) -> frozenset[Any]:
+        from ..validate.history import event_ids
+
+        if blob_id not in self._event_ids:
+            self._event_ids[blob_id] = event_ids(blob_bytes(self.repo, blob_id), path)
+        return self._event_ids[blob_id]
+
+    def _drift(self, tree: Any, changed: list[str], found: Found) -> None:
+        """VerMAS projections beside a changed event log or projection: drift refuses too."""
+        from ..gitio.push import tree_blob
+        from ..validate.files import check_bytes
+        from ..validate.projections import EVENTS, drift_targets
+
+        for path in drift_targets(changed):
+            folder = path.rpartition("/")[0]
+            events = tree_blob(tree, f"{folder}/{EVENTS}" if folder else EVENTS)
+            projection = tree_blob(tree, path)
+            if events is None or projection is None:
+                continue
+            key = change_key("p", str(events.id), str(projection.id), path)
+            drift = self.cache.get(key)
+            if drift is None:
+                report = check_bytes(projection.data, path, sibling=_constant(events.data))
+                drift = [f for f in report.findings if f.rule == "projection-drift"]
+                self.cache.put(key, drift)
+            known = found.setdefault(path, [])
+            known.extend(f for f in drift if f not in known)
+
+    def _blob(self, blob_id: str, path: str) -> list[Finding]:
+        from ..validate.files import check_bytes
+
+        key = blob_key(blob_id, path)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        report = check_bytes(blob_bytes(self.repo, blob_id), path, covered=True)
+        findings = report.as_findings()
+        self.cache.put(key, findings)
+        return findings
+
+    def _pair(self, kind: str, change: Change, check: Any) -> list[Finding]:
+        key = change_key(kind, change.old_id, change.new_id, change.path)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
+        new = None if change.new_id is None else blob_bytes(self.repo, change.new_id)
+        findings: list[Finding] = check(old, new, change.path, old_path=change.old_path)
+        self.cache.put(key, findings)
+        return findings
+
+
+def _constant(data: bytes) -> Any:
+    """A sibling reader that always gives ``data`` (the event log beside a projection)."""
+    return lambda _name: data

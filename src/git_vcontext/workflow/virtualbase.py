@@ -1,0 +1,44 @@
+"""The base tree of an in-process merge: the merge base, or a virtual one for criss-cross histories.
+
+libgit2's ``merge_base`` picks one of several merge bases, and a merge from the
+wrong one sees a change both sides inherited as a conflict (an item reopened on one
+side looks reopened against a base where it was never completed). As ``git merge``
+does, the bases are merged into a virtual base first, oldest first; in that inner
+merge every conflict takes the base's version (M16), so it never stops.
+"""
+
+from __future__ import annotations
+
+from ..gitio.bases import merge_bases
+from .treemerge import merge_trees
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_DEPTH = 8
+"""Nested criss-crosses deeper than this start from the oldest base (git has no limit)."""
+
+
+def base_tree(repo: Any, ours: Any, theirs: Any, *, now: str, depth: int = 0) -> Any:
+    """The tree to merge ``ours`` and ``theirs`` (commit ids) from; None without history."""
+    bases = merge_bases(repo, ours, theirs)
+    if not bases:
+        return None
+    if len(bases) == 1 or depth >= MAX_DEPTH:
+        return repo[bases[0]].tree
+    merged = bases[0]
+    for other in bases[1:]:
+        inner = base_tree(repo, merged, other, now=now, depth=depth + 1)
+        tree = merge_trees(repo, inner, repo[merged].tree, repo[other].tree, now=now, virtual=True)
+        merged = _virtual_commit(repo, tree.tree, [merged, other])
+    return repo[merged].tree
+
+
+def _virtual_commit(repo: Any, tree: Any, parents: list[Any]) -> Any:
+    """An unreferenced commit standing for a merged base (git keeps it in memory), so that
+    a third base can be merged with it; fixed identity and time: same inputs, same object."""
+    import pygit2
+
+    nobody = pygit2.Signature("git-vcontext", "virtual-base@git-vcontext.invalid", 0, 0)
+    return repo.create_commit(None, nobody, nobody, "virtual merge base\n", tree, parents)
