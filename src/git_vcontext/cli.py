@@ -16,6 +16,7 @@ from .errors import OperationalError
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 FORMAT_TEXT_JSON = click.Choice(["text", "json"])
+FORMAT_PICTURE = click.Choice(["text", "json", "dot", "mermaid"])
 CONFLICT_STYLE = click.Choice(["markers", "structured"])
 
 
@@ -143,9 +144,60 @@ def merge_driver(**options: Any) -> int:
 )
 @click.option("--report", metavar="FILE", help="Write a JSON report to FILE ('-' = stdout).")
 @click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@click.option(
+    "--favor",
+    type=click.Choice(["ours", "theirs"]),
+    help="Settle every conflict on this side, noted in the report (merge.vcontext.favor).",
+)
 def merge(**options: Any) -> int:
     """Three-way merge of three files outside git."""
     return _run("merge", **options)
+
+
+# -- resolving conflicts ----------------------------------------------------
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("paths", nargs=-1)
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+def conflicts(paths: Sequence[str], fmt: str) -> int:
+    """The vContext conflicts left to resolve; exit 1 when there are any.
+
+    \b
+    During a stopped merge, rebase or cherry-pick: each conflicted document's
+    index stages merged again, whatever the work tree shows (markers, diff3,
+    structured, or half edited). Otherwise: files holding conflict markers or
+    an unresolved ConflictResolution. Each conflict has a stable id.
+    """
+    return _run("conflicts", paths=paths, fmt=fmt)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("path")
+@click.option("--conflict", metavar="ID|POINTER", help="One conflict (default: all that remain).")
+@click.option("--take", type=click.Choice(["ours", "theirs", "base"]), help="Take that side.")
+@click.option("--value", metavar="JSON", help="Put this JSON value there instead.")
+@click.option("--no-add", is_flag=True, help="Do not stage the file when no conflict is left.")
+@click.option("--dry-run", is_flag=True, help="Print the result; change nothing.")
+@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+def resolve(**options: Any) -> int:
+    """Settle conflicts of PATH: exit 0 when none is left (the file is staged), 1 otherwise.
+
+    The file is written in ours' style: valid, and without markers once no conflict
+    is left. Taking a side that has no value there (--take of an absent side)
+    removes the value. Choices are kept under .git/vcontext/resolve/ until the last one.
+    """
+    return _run("resolve", **options)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("base", metavar="BASE")
+@click.argument("local", metavar="LOCAL")
+@click.argument("remote", metavar="REMOTE")
+@click.argument("merged", metavar="MERGED")
+def mergetool(base: str, local: str, remote: str, merged: str) -> int:
+    """Walk through the conflicts of MERGED in the terminal (git mergetool -t vcontext)."""
+    return _run("mergetool", base=base, local=local, remote=remote, merged=merged)
 
 
 # -- reading --------------------------------------------------------------
@@ -259,14 +311,28 @@ def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-@click.option("--status", type=click.Choice(["active", "all"]), default="active")
+@click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
+@click.option(
+    "--status",
+    type=click.Choice(["active", "all"]),
+    help="active (default for text and json) or all (default for pictures and --target).",
+)
 @click.option("--kind", multiple=True, help="Only entries of this kind (repeatable).")
 @click.option("--tag", multiple=True, help="Only entries with this tag (repeatable).")
 @click.option("--search", metavar="TEXT", help="Only entries whose text contains TEXT.")
+@click.option("--target", multiple=True, metavar="ID", help="Only this targetId (repeatable).")
+@click.option("--all", "every", is_flag=True, help="dot/mermaid: every target of a large playbook.")
 @click.option("--at", "rev", metavar="REV", help="Read the file at a git revision.")
 def view(**options: Any) -> int:
-    """A playbook's current view: one entry per targetId, heads resolved."""
+    """A playbook's current view: one entry per targetId, heads resolved.
+
+    \b
+    --format dot|mermaid draws each target's events (prevEventId edges,
+    heads outlined, the winning head filled, anomalies in red):
+      git vcontext view FILE --format dot | dot -Tsvg > playbook.svg
+    A playbook of more than 12 targets draws only those with several heads,
+    concurrent edits or anomalies (at most 50), unless --all or --target.
+    """
     return _run("view", **options)
 
 
@@ -309,6 +375,11 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
 @click.option("--into", metavar="BRANCH", help="Base branch (default: the recorded base).")
 @click.option("--push", metavar="REMOTE", help="Push the results, retrying when rejected.")
 @click.option("--dry-run", is_flag=True, help="Report what would happen; move no ref.")
+@click.option(
+    "--checkout",
+    is_flag=True,
+    help="Leave a pair that conflicts as a stopped merge in the base's work tree.",
+)
 def sync(**options: Any) -> int:
     """Merge agent branches and their base both ways, in process.
 
@@ -320,15 +391,55 @@ def sync(**options: Any) -> int:
 
     --push pushes the base and agent branches; a rejected push is answered by
     fetch, merge and a new push, at most `vcontext.pushAttempts` times (10).
+
+    --checkout leaves the first pair that conflicts as a real stopped merge in the
+    work tree of its base: resolve it (git vcontext conflicts / resolve, or
+    git mergetool -t vcontext), git commit, then sync again.
     """
     return _run("sync", **options)
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
 def status(fmt: str) -> int:
-    """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts."""
+    """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
+
+    \b
+    --format dot|mermaid draws the agents around their base: ahead/behind on
+    the edges, agents that would conflict with each other joined in red
+    (trial merges of every two agents that changed the same files):
+      git vcontext status --format dot | dot -Tpng > agents.png
+    """
     return _run("status", fmt=fmt)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--root", metavar="DIR", help="Serve DIR (default: the repository's top, else here).")
+@click.option(
+    "--agent", metavar="NAME", help="Who writes (default: agents/NAME checked out, else mcp)."
+)
+@click.option("--http", metavar="[HOST:]PORT", help="Streamable HTTP at /mcp instead of stdio.")
+@click.option("--token-env", metavar="VAR", help="Bearer token clients must send (HTTP).")
+@click.option("--read-only", is_flag=True, help="List no write tools.")
+@click.option("--allow", metavar="KINDS", help="Kinds that may be written: todos,plans,playbook.")
+@click.option("--commit", is_flag=True, help="Commit each write (always on an agent branch).")
+@click.option(
+    "--todo", metavar="PATH", help="The current todo list (git config vcontext.mcp.todo)."
+)
+@click.option("--plan", metavar="PATH", help="The current plan (vcontext.mcp.plan).")
+@click.option("--playbook", metavar="PATH", help="The current playbook (vcontext.mcp.playbook).")
+def mcp(**options: Any) -> int:
+    """The MCP server of seed 003: agents read and write their memory through it.
+
+    \b
+    Client configuration: {"command": "git-vcontext", "args": ["mcp"]}
+    Resources vbrief://todos, vbrief://plans, vbrief://playbook, ...; tools
+    vbrief_create_todo ... vbrief_query_playbook and vcontext_view/diff/validate/
+    status/sync. Every write is validated, recorded (sequence, changeLog) and
+    atomic; on an agent branch (or with --commit) it is also a commit of that file.
+    --http listens on 127.0.0.1 unless HOST is given; another host needs --token-env.
+    """
+    return _run("mcp", **options)
 
 
 # -- hooks, playbooks, demo ---------------------------------------------------

@@ -100,6 +100,20 @@ def link_target(path: str) -> str:
     raise OperationalError(f"{path}: cannot write (too many levels of symbolic links)")
 
 
+def sniffed_vcontext(path: str, suffixes: tuple[str, ...] = (".json", ".tron")) -> bool:
+    """Whether a file with one of ``suffixes`` names a vContext root in its first 4 KB
+    (unreadable: no)."""
+    from .document import looks_like_vcontext
+
+    if not path.endswith(suffixes):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return looks_like_vcontext(fh.read(4096))
+    except OSError:
+        return False
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

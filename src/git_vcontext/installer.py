@@ -51,6 +51,8 @@ def config_entries(command: str) -> dict[str, str]:
         "diff.vcontext.textconv": f"{command} textconv",
         "diff.vcontext.cachetextconv": "true",  # git log -p: each blob converted once
         "difftool.vcontext.cmd": f'{command} diff --path "$MERGED" "$LOCAL" "$REMOTE"',
+        "mergetool.vcontext.cmd": f'{command} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED"',
+        "mergetool.vcontext.trustExitCode": "true",  # exit 0: resolved, git mergetool stages it
     }
 
 
@@ -60,6 +62,7 @@ SETTINGS = frozenset(
         "merge.vcontext.recursive",
         f"merge.{BASE_DRIVER}.name",
         "diff.vcontext.cachetextconv",
+        "mergetool.vcontext.trustExitCode",
     }
 )
 """Entries whose value does not run git-vcontext: set when absent, another value is the

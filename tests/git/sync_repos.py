@@ -164,3 +164,12 @@ def conflicting_agents(repo: Path) -> None:
     fork_by_hand(repo, "bob")
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
     commit_on(repo, "agents/bob", {"todo.vcontext.json": status(("t1", "blocked"))}, "b")
+
+
+def agent_against_main(repo: Path) -> None:
+    """Seed, fork alice; alice completes t1 while main cancels it (a conflict with the base)."""
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    edit(repo, "todo.vcontext.json", status(("t1", "cancelled")))
+    commit_all(repo, "main cancels t1")

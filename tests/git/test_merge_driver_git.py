@@ -385,3 +385,70 @@ def test_tron_documents_merge_through_the_driver_and_keep_their_header(repo: Pat
         ("b1", "B1", "pending"),
         ("a1", "A1", "pending"),
     ]
+
+
+# -- labels and favor (PRODUCT.md "Resolving conflicts", M15) ----------------------------
+
+
+def _status_conflict(repo: Path) -> None:
+    branch_edit(repo, "agent-a", doc(item("t1", status="completed"), item("t2")))
+    write(repo, TODO, doc(item("t1", status="blocked"), item("t2")))
+    commit(repo, "main blocks")
+
+
+def test_m15_markers_name_the_branches_when_git_passes_no_labels(repo: Path) -> None:
+    _status_conflict(repo)
+    run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    text = (repo / TODO).read_text()
+    # git < 2.44 passes no labels: HEAD's branch and the merged branch; later gits say HEAD
+    assert "<<<<<<< main\n" in text or "<<<<<<< HEAD\n" in text
+    assert ">>>>>>> agent-a\n" in text and "<<<<<<< ours" not in text
+
+
+def test_m15_markers_during_a_rebase_say_which_side_is_the_replayed_commit(repo: Path) -> None:
+    _status_conflict(repo)
+    run_git(repo, "switch", "-q", "agent-a")
+    run_git(repo, "rebase", "main", check=False)
+    text = (repo / TODO).read_text()
+    opening = next(line for line in text.splitlines() if line.startswith("<<<<<<< "))
+    closing = next(line for line in text.splitlines() if line.startswith(">>>>>>> "))
+    assert opening in ("<<<<<<< main (upstream: rebasing agent-a onto it)", "<<<<<<< HEAD")
+    assert "agent-a edits" in closing  # the replayed commit, by its subject
+
+
+def test_m15_labels_given_as_s_x_y_are_written_as_given(repo: Path, tmp_path: Path) -> None:
+    """git >= 2.44 passes %S %X %Y; older gits cannot, so the driver is run as such a git would."""
+    run_git(repo, "config", "merge.conflictStyle", "diff3")
+    files = []
+    for name, status in (("O", "pending"), ("A", "blocked"), ("B", "completed")):
+        path = tmp_path / name
+        path.write_text(json.dumps(doc(item("t1", status=status)), indent=2) + "\n")
+        files.append(str(path))
+    proc = run_cli("merge-driver", *files, "-p", TODO, "-l", "9", "-s", "common ancestor",
+                   "-x", "HEAD", "-y", "agent-a", cwd=repo)  # fmt: skip
+    assert proc.returncode == 1
+    lines = (tmp_path / "A").read_text().splitlines()
+    assert "<<<<<<<<< HEAD" in lines and "||||||||| common ancestor" in lines
+    assert ">>>>>>>>> agent-a" in lines
+
+
+def test_favor_from_git_config_settles_the_merge_and_says_so(repo: Path) -> None:
+    run_git(repo, "config", "merge.vcontext.favor", "theirs")
+    _status_conflict(repo)
+    merged = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert "1 conflict(s) resolved to theirs (favor)" in merged.stderr
+    assert read(repo)["todoList"]["items"][0]["status"] == "completed"
+
+
+def test_favor_from_the_environment_wins_over_git_config(repo: Path) -> None:
+    import os
+    import subprocess
+
+    run_git(repo, "config", "merge.vcontext.favor", "theirs")
+    _status_conflict(repo)
+    env = {**os.environ, "GIT_VCONTEXT_FAVOR": "ours"}
+    merged = subprocess.run(["git", "merge", "--no-edit", "agent-a"], cwd=repo, env=env,
+                            capture_output=True, text=True)  # fmt: skip
+    assert merged.returncode == 0, merged.stderr
+    assert read(repo)["todoList"]["items"][0]["status"] == "blocked"

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sync_repos import (
     EPOCH,
+    agent_against_main,
     commit_all,
     commit_on,
     conflicting_agents,
@@ -74,11 +75,7 @@ def test_status_after_sync_is_up_to_date_and_merged(git_repo: Path) -> None:
 
 def test_status_predicts_a_conflict_and_moves_nothing(git_repo: Path) -> None:
     repo = git_repo
-    seed(repo)
-    fork_by_hand(repo, "alice")
-    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
-    edit(repo, "todo.vcontext.json", status(("t1", "cancelled")))
-    commit_all(repo, "main cancels t1")
+    agent_against_main(repo)
     before = (rev(repo, "main"), rev(repo, "agents/alice"))
 
     code, rows = _status(repo)

@@ -46,4 +46,4 @@ def test_running_textconv_loads_neither_click_nor_the_diff_engine(tmp_path: Path
         f" code = e.main(['textconv', {str(doc)!r}]); sys.stdout = sys.__stdout__;"
         " assert code == 0"
     )
-    assert not loaded & (HEAVY | {"git_vcontext.diff.core", "git_vcontext.cli"})
+    assert not loaded & (HEAVY | {"git_vcontext.diff.core", "git_vcontext.cli", "mcp"})

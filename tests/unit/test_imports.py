@@ -20,6 +20,9 @@ PURE = (
     "git_vcontext.record",
     "git_vcontext.playbook",
     "git_vcontext.ace",
+    "git_vcontext.pictures",
+    "git_vcontext.resolution",
+    "git_vcontext.edits",
     "git_vcontext.lineage",
 )
 FORBIDDEN_IN_PURE = ("pygit2", "click", "subprocess")
@@ -70,6 +73,21 @@ def test_metrics_recomputed_by_the_merge_engine_load_no_dataclasses() -> None:
     )
     heavy = {"click", "pygit2", "typing", "dataclasses", "inspect"}
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+MCP_SDK = {"mcp", "mcp_types", "pydantic", "starlette", "uvicorn", "anyio"}
+
+
+def test_driver_textconv_hook_and_other_commands_never_import_the_mcp_sdk() -> None:
+    """PRODUCT.md: ``mcp`` is imported only by ``git vcontext mcp`` (its import costs ~0.6 s)."""
+    loaded = _fresh_imports(
+        "import git_vcontext.entry, git_vcontext.commands.merge_driver,"
+        " git_vcontext.commands.textconv, git_vcontext.commands.hook, git_vcontext.cli,"
+        " git_vcontext.commands.validate, git_vcontext.commands.sync,"
+        " git_vcontext.commands.status, git_vcontext.commands.mcp, git_vcontext.serve.setup,"
+        " git_vcontext.serve.tools"
+    )
+    assert not loaded & MCP_SDK, sorted(loaded & MCP_SDK)
 
 
 TOML = {"tomllib", "tomlkit"}

@@ -2,8 +2,8 @@
 
 Each folder is a specification a reader can open: the rule number leads the
 folder name, ``case.json`` says the expected status, conflicts, notes and the
-options (diff3, marker size, labels, structured conflicts) and, when the rule depends on
-where the file lives (VerMAS templates and processes), its ``path``.
+options (diff3, marker size, labels, structured conflicts, favor) and, when the rule
+depends on where the file lives (VerMAS templates and processes), its ``path``.
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ def run_case(folder: Path, *, swap: bool = False) -> tuple[FileMerge, dict[str, 
     base, ext = side(folder, "base")
     ours, _ = side(folder, "ours")
     theirs, _ = side(folder, "theirs")
+    favor = meta.get("favor")
     if swap:
         ours, theirs = theirs, ours
+        favor = {"ours": "theirs", "theirs": "ours"}.get(favor) if favor else None
     labels = meta.get("labels", ["ours", "base", "theirs"])
     markers = Markers(
         meta.get("marker_size", 7), labels[0], labels[1], labels[2], meta.get("diff3", False)
@@ -50,6 +52,7 @@ def run_case(folder: Path, *, swap: bool = False) -> tuple[FileMerge, dict[str, 
         options=MergeOptions(now=NOW),
         markers=markers,
         structured=meta.get("structured", False),
+        favor=favor,
     )
     return outcome, meta, ext
 

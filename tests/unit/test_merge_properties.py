@@ -262,9 +262,9 @@ def _titles_in_conflicts(r: Any) -> set[str]:
         for value in (c.base, c.ours, c.theirs):
             if isinstance(value, dict) and "title" in value:
                 found.add(value["title"])
-        parts = c.path.split("/")  # /todoList/items/N/status, N in the tree (conflicts kept)
+        parts = c.path.split("/")  # /todoList/items/N/status, N in the merged data (ours')
         if len(parts) == 5 and parts[-1] == "status":
-            found.add(r.tree["todoList"]["items"][int(parts[3])]["title"])
+            found.add(r.data["todoList"]["items"][int(parts[3])]["title"])
     return found
 
 

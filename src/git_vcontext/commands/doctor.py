@@ -36,7 +36,7 @@ def run(*, cwd: str | None = None) -> int:
     where = Path(cwd or ".")
     top = installer.repo_top(where)
     report = Report()
-    for check in (_driver, _virtual_base, _textconv, _attributes, _hook):
+    for check in (_driver, _virtual_base, _textconv, _mergetool, _attributes, _hook):
         check(top, report)
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
@@ -70,20 +70,35 @@ def _runs(command: str) -> bool:
     return proc.returncode == 0
 
 
-def _driver(top: Path, report: Report) -> None:
-    oks, problems = report.oks, report.problems
-    value = _config(top, "merge.vcontext.driver")
+def _ours(top: Path, key: str, report: Report, hint: str = "") -> str | None:
+    """The value of ``key`` when git-vcontext wrote it; else None, with the problem noted."""
+    value = _config(top, key)
     if value is None:
-        problems.append("merge.vcontext.driver is not configured")
+        report.problems.append(f"{key} is not configured{hint}")
     elif not installer.is_ours(value):
-        problems.append(f"merge.vcontext.driver belongs to another tool: {value}")
-    elif not _runs(value):
-        problems.append(
+        report.problems.append(f"{key} belongs to another tool: {value}")
+    else:
+        return value
+    return None
+
+
+def _driver(top: Path, report: Report) -> None:
+    value = _ours(top, "merge.vcontext.driver", report)
+    if value is None:
+        return
+    if not _runs(value):
+        report.problems.append(
             f"the merge driver does not run: {value.split(' merge-driver')[0]} "
             "(moved or uninstalled? run install again)"
         )
     else:
-        oks.append("merge driver configured and runs")
+        report.oks.append("merge driver configured and runs")
+
+
+def _mergetool(top: Path, report: Report) -> None:
+    hint = " (git mergetool -t vcontext)"
+    if _ours(top, "mergetool.vcontext.cmd", report, hint) is not None:
+        report.oks.append(f"mergetool configured{hint}")
 
 
 def _virtual_base(top: Path, report: Report) -> None:

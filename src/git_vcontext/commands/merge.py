@@ -10,7 +10,7 @@ from ..merge.files import merge_files
 from ..merge.result import MergeOptions
 from ..merge.textmerge import Markers
 from ..values import json_report
-from .merge_driver import conflict_settings, describe
+from .merge_driver import describe
 
 
 def run(
@@ -22,16 +22,18 @@ def run(
     path: str | None = None,
     report: str | None = None,
     conflict_style: str | None = None,
+    favor: str | None = None,
 ) -> int:
     """Merge three files; result to OUT or stdout; exit 0 clean, 1 conflicts."""
     from ..clock import now_rfc3339
+    from ..gitio.settings import merge_settings
 
     if report == "-" and output in (None, "-"):
         raise UsageError("--report - writes the report to stdout: give -o OUT for the result")
     raw = [b"" if p == "/dev/null" else read_bytes(p) for p in (base, ours, theirs)]
     name = path or ours
-    diff3, structured = conflict_settings(conflict_style)
-    markers = Markers(7, ours, base, theirs, diff3)
+    settings = merge_settings(conflict_style)
+    markers = Markers(7, ours, base, theirs, settings.diff3)
     outcome = merge_files(
         raw[0],
         raw[1],
@@ -39,7 +41,8 @@ def run(
         path=name,
         markers=markers,
         options=MergeOptions(now=now_rfc3339(), path=name),
-        structured=structured,
+        structured=settings.structured,
+        favor=favor or settings.favor,
     )
     write_output(output, outcome.output.decode("utf-8", "surrogateescape"))
     if report is not None:

@@ -6,7 +6,7 @@ import sys
 
 from ..errors import ExitCode
 from ..fsio import read_bytes, write_atomic
-from ..merge.files import FileMerge, merge_files
+from ..merge.files import FileMerge, Writing, merge_files
 from ..merge.result import MergeOptions
 from ..merge.textmerge import Markers
 
@@ -38,69 +38,34 @@ def run(
             *raw, path=path, options=options, markers=Markers(marker_size), virtual_base=True
         )
     else:
-        labels = (
-            _label(ours_label, "ours"),
-            _label(base_label, "base"),
-            _label(theirs_label, "theirs"),
-        )
-        outcome = _merged(raw, path, options, Markers(marker_size, *labels), conflict_style)
+
+        def writing() -> Writing:
+            """Labels, style and favor matter only for conflicts: git's state and config
+            are read then, not for every clean file of a merge."""
+            from ..gitio.settings import merge_settings
+
+            settings = merge_settings(conflict_style)
+            labels = marker_labels(base_label, ours_label, theirs_label)
+            markers = Markers(marker_size, labels[1], labels[0], labels[2], settings.diff3)
+            return Writing(markers, settings.structured, settings.favor)
+
+        outcome = merge_files(*raw, path=path, options=options, writing=writing)
     if outcome.output != raw[1]:
         write_atomic(ours, outcome.output)
     describe(outcome, path or ours)
     return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
 
 
-def _merged(
-    raw: list[bytes],
-    path: str | None,
-    options: MergeOptions,
-    markers: Markers,
-    conflict_style: str | None,
-) -> FileMerge:
-    """The merge git asked for, in the conflict style of the options and git config."""
-    outcome = merge_files(raw[0], raw[1], raw[2], path=path, options=options, markers=markers)
-    if outcome.clean:
-        return outcome
-    # Style settings only matter for conflicts: read git config only then.
-    diff3, structured = conflict_settings(conflict_style)
-    if not diff3 and not structured:
-        return outcome
-    markers = Markers(
-        markers.size, markers.ours_label, markers.base_label, markers.theirs_label, diff3
-    )
-    return merge_files(
-        raw[0],
-        raw[1],
-        raw[2],
-        path=path,
-        options=options,
-        markers=markers,
-        structured=structured,
-    )
+def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tuple[str, str, str]:
+    """(base, ours, theirs) labels: git's %S %X %Y (git >= 2.44), else the branch names found
+    in the repository's state (older gits pass the placeholders themselves)."""
+    given = [None if not v or v.startswith("%") else v for v in (base, ours, theirs)]
+    if all(given):
+        return given[0], given[1], given[2]  # type: ignore[return-value]
+    from ..gitio.operation import current, find_git_dir
 
-
-def _label(given: str | None, default: str) -> str:
-    """Labels git passes (%S %X %Y); older gits pass the placeholder itself."""
-    if not given or given.startswith("%"):
-        return default
-    return given
-
-
-def conflict_settings(explicit: str | None) -> tuple[bool, bool]:
-    """(diff3 base sections?, structured conflicts?) from options and git config."""
-    from ..gitio import git
-
-    try:
-        out = git(
-            ["config", "--get-regexp", r"^merge\.(conflictstyle|vcontext\.conflictstyle)$"],
-            check=False,
-        ).stdout
-    except Exception:
-        out = ""
-    values = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
-    style = values.get("merge.conflictstyle", "merge")
-    structured = (explicit or values.get("merge.vcontext.conflictstyle", "markers")) == "structured"
-    return style in ("diff3", "zdiff3"), structured
+    op = current(find_git_dir("."))
+    return given[0] or "base", given[1] or op.ours, given[2] or op.theirs
 
 
 def describe(outcome: FileMerge, name: str) -> None:
@@ -117,3 +82,7 @@ def describe(outcome: FileMerge, name: str) -> None:
             f"{prefix}: {len(outcome.result.conflicts)} conflict(s): {listing}{extra}",
             file=sys.stderr,
         )
+    favored = [n for n in outcome.result.notes if n.kind == "favored"] if outcome.result else []
+    if favored:
+        side = dict(favored[0].details).get("favored")
+        print(f"{prefix}: {len(favored)} conflict(s) resolved to {side} (favor)", file=sys.stderr)

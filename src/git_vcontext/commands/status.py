@@ -1,4 +1,4 @@
-"""``git vcontext status [--format text|json]``: one row per agent branch."""
+"""``git vcontext status [--format text|json|dot|mermaid]``: one row per agent branch, or a map."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from ..values import json_report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..workflow.status import AgentStatus
 
 COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
@@ -21,17 +23,36 @@ def run(*, fmt: str = "text") -> int:
 
     repo = open_repo(".")
     rows = all_status(repo)
-    if fmt == "json":
+    if fmt in ("dot", "mermaid"):
+        _picture(repo, rows, fmt)
+    elif fmt == "json":
         sys.stdout.write(json_report({"agents": [r.to_json() for r in rows]}))
-    elif not rows:
-        print("no agent branches")
     else:
-        _table(rows)
+        for line in table(rows):
+            print(line)
     conflicted = any(r.conflicts for r in rows)
     return int(ExitCode.FOUND if conflicted else ExitCode.OK)
 
 
-def _table(rows: list[AgentStatus]) -> None:
+def _picture(repo: Any, rows: list[AgentStatus], fmt: str) -> None:
+    """The agents around their bases, agents that would conflict linked in red."""
+    from ..fsio import write_output
+    from ..pictures.agents import agent_picture
+    from ..pictures.render import render
+    from ..workflow.clashes import predicted_clashes
+
+    picture = agent_picture(rows, predicted_clashes(repo, rows))
+    text, warning = render(picture, fmt, name="agents")
+    if warning:
+        print(f"git-vcontext: warning: {warning}", file=sys.stderr)
+    write_output(None, text)
+
+
+def table(rows: list[AgentStatus]) -> list[str]:
+    """The text report: one row per agent, then the details of each (shared with ``mcp``)."""
+    if not rows:
+        return ["no agent branches"]
+    lines: list[str] = []
     cells = [COLUMNS] + [
         (
             r.agent,
@@ -47,7 +68,7 @@ def _table(rows: list[AgentStatus]) -> None:
     ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
     for row in cells:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     for r in rows:
         details = [f"  {p}" for p in r.documents]
         details += [f"  conflict: {c.describe()}" for c in r.conflicts]
@@ -60,6 +81,5 @@ def _table(rows: list[AgentStatus]) -> None:
         if r.message:
             details.append(f"  {r.message}")
         if details:
-            print(f"{r.branch}:")
-            for line in details:
-                print(line)
+            lines += [f"{r.branch}:", *details]
+    return lines

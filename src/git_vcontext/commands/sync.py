@@ -1,13 +1,16 @@
-"""``git vcontext sync [AGENT… | --all] [--into BRANCH] [--push REMOTE] [--dry-run]``."""
+"""``git vcontext sync [AGENT… | --all] [--into BRANCH] [--push REMOTE] [--dry-run] …``."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from ..errors import ExitCode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..workflow.sync import PairResult
 
 
@@ -18,48 +21,105 @@ def run(
     into: str | None = None,
     push: str | None = None,
     dry_run: bool = False,
+    checkout: bool = False,
 ) -> int:
     """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped."""
     from ..gitio import open_repo
+
+    if checkout and (push is not None or dry_run):
+        from ..errors import UsageError
+
+        raise UsageError("--checkout leaves a merge stopped here: not with --push or --dry-run")
+    ok = sync(
+        open_repo("."),
+        agents=agents,
+        all_agents=all_agents,
+        into=into,
+        push=push,
+        dry_run=dry_run,
+        checkout=checkout,
+        say=print,
+        warn=lambda line: print(f"git-vcontext: warning: {line}", file=sys.stderr),
+    )
+    return int(ExitCode.OK if ok else ExitCode.FOUND)
+
+
+def sync(
+    repo: Any,
+    *,
+    agents: tuple[str, ...] | list[str] = (),
+    all_agents: bool = False,
+    into: str | None = None,
+    push: str | None = None,
+    dry_run: bool = False,
+    checkout: bool = False,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+) -> bool:
+    """Sync the agents (``say`` tells what happened, line by line); True when all merged
+    cleanly (and, with ``push``, landed). Shared by the command and the MCP server."""
     from ..workflow import agents as agent_config
     from ..workflow.sync import Syncer, select_agents
 
-    repo = open_repo(".")
-    names = select_agents(repo, agents, all_agents)
+    names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     syncer = Syncer(repo, dry_run=dry_run)
     if push is not None and not dry_run:
         from ..workflow.push import push_with_retries
 
-        outcome = push_with_retries(syncer, pairs, push, report=_say, show=_print)
+        def show(r: PairResult, dry: bool = False) -> None:
+            for line in describe(r, dry):
+                say(line)
+
+        outcome = push_with_retries(syncer, pairs, push, report=say, show=show)
         results = list(outcome.results)
         if not outcome.pushed:
-            return int(ExitCode.FOUND)
+            return False
     else:
         try:
             results = syncer.sync_pairs(pairs)
         finally:
             syncer.finish()
         for r in results:
-            _print(r, dry_run)
+            for line in describe(r, dry_run):
+                say(line)
     for warning in syncer.warnings:
-        print(f"git-vcontext: warning: {warning}", file=sys.stderr)
+        warn(warning)
     if push is not None and dry_run:
-        _say(f"--dry-run: nothing pushed to {push}")
-    return int(ExitCode.OK if all(r.ok for r in results) else ExitCode.FOUND)
+        say(f"--dry-run: nothing pushed to {push}")
+    if checkout:
+        _stop_first_conflict(syncer, results, say)
+    return all(r.ok for r in results)
 
 
-def _say(line: str) -> None:
-    print(line)
+def _stop_first_conflict(
+    syncer: Any, results: list[PairResult], say: Callable[[str], None]
+) -> None:
+    """--checkout: the first pair that conflicts is left as a stopped merge in its base."""
+    from ..workflow.stopped import leave_stopped
+    from ..workflow.sync import CONFLICT
+
+    stopped = [r for r in results if r.state == CONFLICT]
+    if not stopped:
+        return
+    left = leave_stopped(syncer, stopped[0])
+    files = ", ".join(left.conflicted) or "none (git merged every file)"
+    say(f"{stopped[0].branch} -> {stopped[0].base}: merge left stopped in {left.worktree}")
+    say(f"  conflicted: {files}")
+    say("  next: git vcontext conflicts, git vcontext resolve (or git mergetool -t vcontext),")
+    say(f"  then git commit and git vcontext sync {stopped[0].agent}")
+    for other in stopped[1:]:
+        say(f"{other.branch}: not left stopped (one merge at a time); sync it again after")
 
 
-def _print(r: PairResult, dry_run: bool = False) -> None:
-    """What happened to one pair, as a few lines on stdout."""
+def describe(r: PairResult, dry_run: bool = False) -> list[str]:
+    """What happened to one pair, as a few lines."""
     from ..workflow.sync import CONFLICT, MERGED, UP_TO_DATE
 
     would = "would " if dry_run else ""
+    lines: list[str] = []
     if r.state == UP_TO_DATE:
-        print(f"{r.branch}: up to date with {r.base}")
+        lines.append(f"{r.branch}: up to date with {r.base}")
     elif r.state == MERGED:
         parts = []
         if r.elsewhere:
@@ -73,18 +133,19 @@ def _print(r: PairResult, dry_run: bool = False) -> None:
                 f"{would}update {_count(r.agent_documents)} on {r.branch}"
                 + _short(r.agent_commit, dry_run)
             )
-        print(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
-        for path in r.documents:
-            print(f"  {path}")
+        lines.append(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
+        lines += [f"  {path}" for path in r.documents]
     elif r.state == CONFLICT:
-        print(f"{r.branch} <-> {r.base}: CONFLICT, nothing moved")
-        for c in r.conflicts:
-            print(f"  {c.describe()}")
+        lines.append(f"{r.branch} <-> {r.base}: CONFLICT, nothing moved")
+        lines += [f"  {c.describe()}" for c in r.conflicts]
     else:
-        print(f"{r.branch} <-> {r.base}: not synced: {r.message}")
+        lines.append(f"{r.branch} <-> {r.base}: not synced: {r.message}")
     if r.notes and r.state == MERGED:
         n = len(r.notes)
-        print(f"  {n} automatic resolution{'s' if n != 1 else ''} noted (e.g. sequence numbers)")
+        lines.append(
+            f"  {n} automatic resolution{'s' if n != 1 else ''} noted (e.g. sequence numbers)"
+        )
+    return lines
 
 
 def _count(documents: tuple[str, ...]) -> str:

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..document import looks_like_vcontext, matches_file_patterns
+from ..document import matches_file_patterns
 from ..errors import ExitCode, OperationalError, UsageError
-from ..fsio import read_bytes, write_output
+from ..fsio import read_bytes, sniffed_vcontext, write_output
 from ..validate.files import check_bytes
 from ..validate.model import FileReport
 from ..values import json_report
@@ -227,10 +227,4 @@ def _wanted(full: str, repo: Repo) -> bool:
 
 
 def _sniffed(path: Path) -> bool:
-    if not path.name.endswith(SNIFFED_SUFFIXES) or not path.is_file():
-        return False
-    try:
-        with path.open("rb") as fh:
-            return looks_like_vcontext(fh.read(4096))
-    except OSError:
-        return False
+    return path.is_file() and sniffed_vcontext(str(path), SNIFFED_SUFFIXES)

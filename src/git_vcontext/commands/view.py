@@ -1,4 +1,4 @@
-"""``git vcontext view FILE``: a playbook's current view, as text or JSON."""
+"""``git vcontext view FILE``: a playbook's current view, as text or JSON, or its events drawn."""
 
 from __future__ import annotations
 
@@ -10,36 +10,56 @@ from pathlib import Path
 from typing import Any
 
 from ..codecs import Document, parse
-from ..errors import ExitCode
-from ..fsio import read_bytes
+from ..errors import ExitCode, UsageError, VContextError
+from ..fsio import read_bytes, write_output
+from ..values import pointer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..playbook.model import Entry, PlaybookView
 
 
+PICTURES = ("dot", "mermaid")
+
+
 def run(
     *,
     file: str,
     fmt: str = "text",
-    status: str = "active",
+    status: str | None = None,
     kind: Sequence[str] = (),
     tag: Sequence[str] = (),
     search: str | None = None,
     rev: str | None = None,
+    target: Sequence[str] = (),
+    every: bool = False,
 ) -> int:
-    """Print the view of the first playbook in FILE (at REV when given); exit 1 without one."""
+    """Print the view of the first playbook in FILE (at REV when given); exit 1 without one.
+
+    Text and JSON show active entries unless ``status`` says otherwise; pictures
+    (and entries named by ``target``) show every status.
+    """
     from ..playbook.metrics import facts_of, metric_differences, updated_metrics
     from ..playbook.render import matches, render_text
-    from ..playbook.view import locate, playbook_view
+    from ..playbook.view import locate, view_and_states
 
+    if every and fmt not in PICTURES:
+        raise UsageError(
+            "--all draws every target of a large playbook: use it with --format dot|mermaid"
+        )
+    if status is None:
+        status = "all" if fmt in PICTURES or target else "active"
     gc.disable()  # a short-lived process reading one big tree: the collector only costs time
     doc = load_document(file, rev)
     where, playbook = locate(doc.data)
-    view = playbook_view(playbook, path=where)
+    view, states = view_and_states(playbook, path=where)
     shown = [
         e for e in view.entries if matches(e, status=status, kinds=kind, tags=tag, search=search)
     ]
+    if target:
+        shown = _named(view, shown, target)
+    if fmt in PICTURES:
+        return _picture(view, states, shown, fmt=fmt, every=every or bool(target), name=file)
     stored = playbook.get("metrics")
     diffs = metric_differences(stored, updated_metrics(playbook, facts_of(view.entries)))
     if fmt == "json":
@@ -48,6 +68,49 @@ def run(
         text = render_text(view, shown, diffs)
     sys.stdout.write(text)
     sys.stdout.flush()
+    return int(ExitCode.OK)
+
+
+def _named(view: PlaybookView, shown: list[Entry], targets: Sequence[str]) -> list[Entry]:
+    """The entries of the targets named; a name that is no target ends the command (exit 1)."""
+    known = {e.target_id for e in view.entries}
+    for name in targets:
+        if name not in known:
+            raise VContextError(
+                f"no target {name!r} in this playbook{_closest(name, known)}",
+                exit_code=ExitCode.FOUND,
+            )
+    wanted = set(targets)
+    return [e for e in shown if e.target_id in wanted]
+
+
+def _closest(name: str, known: set[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=5, cutoff=0.5)
+    return f" (closest: {', '.join(close)})" if close else ""
+
+
+def _picture(
+    view: PlaybookView, states: list[Any], shown: list[Entry], *, fmt: str, every: bool, name: str
+) -> int:
+    """The event graph as DOT or mermaid (exit 1 for a playbook that keeps no event log)."""
+    from ..pictures.render import render
+    from ..pictures.view import playbook_picture
+    from ..playbook.render import LOG_FORMS
+
+    if view.kind != "events":
+        where = pointer(view.path) or "/"
+        what = LOG_FORMS.get(view.kind, "no events")
+        raise VContextError(
+            f"the playbook at {where} holds {what}: no event graph to draw",
+            exit_code=ExitCode.FOUND,
+        )
+    picture = playbook_picture(view, states, shown, every=every, name="" if name == "-" else name)
+    text, warning = render(picture, fmt, name="playbook")
+    if warning:
+        print(f"git-vcontext: warning: {warning}", file=sys.stderr)
+    write_output(None, text)
     return int(ExitCode.OK)
 
 

@@ -25,6 +25,7 @@ class FileDiff:
     line_diff: str = ""
     same_bytes: bool = False
     renamed: bool = False  # git found a rename (two files given by hand are not one)
+    playbooks: tuple[Any, Any] | None = None  # (old, new) data when new holds a playbook
 
     @property
     def path(self) -> str:
@@ -66,9 +67,13 @@ def compare(
     old_data = skeleton(new_doc.data if new_doc else None) if old_doc is None else old_doc.data
     new_data = skeleton(old_data) if new_doc is None else new_doc.data
     from .core import diff
+    from .playbook import may_hold_playbook
 
     result = diff(old_data, new_data)
-    return FileDiff(old_path, new_path, result, same_bytes=same_bytes, renamed=renamed)
+    books = (old_data, new_data) if may_hold_playbook(new_data) else None
+    return FileDiff(
+        old_path, new_path, result, same_bytes=same_bytes, renamed=renamed, playbooks=books
+    )
 
 
 def load(raw: bytes | None, name: str | None) -> Document | None:

@@ -70,7 +70,12 @@ def _markdown(f: FileDiff) -> str:
     from .markdown import code, render_markdown
 
     if f.result is not None:
-        return render_markdown(f.result, title=f.path)
+        text = render_markdown(f.result, title=f.path)
+        if f.playbooks is not None and f.result:
+            from .pictures import head_pictures
+
+            text += head_pictures(*f.playbooks)
+        return text
     fence = "```" if "```" not in f.line_diff else "~~~~"
     return "\n".join(
         [

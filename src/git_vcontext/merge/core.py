@@ -20,7 +20,7 @@ class Merger:
 
     def __init__(self, options: MergeOptions) -> None:
         self.options = options
-        self.notes: list[tuple[str, Path, str]] = []
+        self.notes: list[tuple[str, Path, str, tuple[tuple[str, Any], ...]]] = []
         self.conflicts = 0
         self.sequence_conflicts: dict[Path, tuple[Any, Any, Any]] = {}
 
@@ -30,14 +30,17 @@ class Merger:
         return self.finish(tree)
 
     def finish(self, tree: Any) -> MergeResult:
-        notes = tuple(Note(kind, pointer_of(tree, path), msg) for kind, path, msg in self.notes)
+        notes = tuple(
+            Note(kind, pointer_of(tree, path), msg, details)
+            for kind, path, msg, details in self.notes
+        )
         if not self.conflicts:
             return MergeResult(tree, (), notes, tree)
         data, conflicts = locate_conflicts(tree)
         return MergeResult(data, tuple(conflicts), notes, tree)
 
-    def note(self, kind: str, path: Path, message: str) -> None:
-        self.notes.append((kind, path, message))
+    def note(self, kind: str, path: Path, message: str, **details: Any) -> None:
+        self.notes.append((kind, path, message, tuple(details.items())))
 
     def conflict(self, kind: str, base: Any, ours: Any, theirs: Any) -> ConflictNode:
         self.conflicts += 1

@@ -10,6 +10,7 @@ from .textmerge import Markers, base_sections, merge_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ..codecs import Document
@@ -37,6 +38,28 @@ class FileMerge:
         }
 
 
+@record
+class Writing:
+    """How conflicts are written and settled (git config, labels): asked for only when a
+    merge has conflicts or falls back, so a clean merge never reads them."""
+
+    markers: Markers = Markers()
+    structured: bool = False  # a ConflictResolution instead of markers (M15)
+    favor: str | None = None  # "ours" | "theirs": settle every conflict on that side
+
+
+class _Writing:
+    """The Writing given, or the one ``ask()`` returns, asked for at most once."""
+
+    def __init__(self, given: Writing, ask: Callable[[], Writing] | None) -> None:
+        self._given, self._ask = given, ask
+
+    def get(self) -> Writing:
+        if self._ask is not None:
+            self._given, self._ask = self._ask(), None
+        return self._given
+
+
 def merge_files(
     base: bytes | None,
     ours: bytes,
@@ -46,25 +69,34 @@ def merge_files(
     options: MergeOptions | None = None,
     markers: Markers | None = None,
     structured: bool = False,
+    favor: str | None = None,
+    writing: Callable[[], Writing] | None = None,
+    render_conflicts: bool = True,
     virtual_base: bool = False,
 ) -> FileMerge:
     """Three-way merge of file contents (``base`` None or empty: both sides added the file).
 
+    ``favor`` ("ours"/"theirs") settles every structural conflict on that side, each
+    one noted (``merge.vcontext.favor``); a line fallback keeps its markers.
+    ``writing()``, when given, replaces markers/structured/favor, and is called only if
+    the merge has conflicts. ``render_conflicts=False``: conflicts stay data (no text).
     Never raises for bad input: a bug inside the structural merge degrades to the
     line merge (M16) with the reason recorded, so a merge is never lost to a crash.
     ``virtual_base``: git's inner merge of a criss-cross history (M16): every
     conflict takes the base's value, so the result is a valid document (always clean).
     """
-    markers = markers or Markers()
+    given = Writing(markers or Markers(), structured, favor)
     if virtual_base:
-        markers = Markers(markers.size, take_base=True)
+        given, writing = Writing(Markers(given.markers.size, take_base=True)), None
+    how = _Writing(given, writing)
     try:
-        return _merge_files(base, ours, theirs, path, options, markers, structured)
+        return _merge_files(base, ours, theirs, path, options, how, render_conflicts)
     except RecursionError:
-        return fallback(base, ours, theirs, markers, path, ["nesting too deep to merge as data"])
+        reasons = ["nesting too deep to merge as data"]
+        return fallback(base, ours, theirs, how.get().markers, path, reasons)
     except Exception as exc:  # the driver must never lose a merge to a bug
         why = f"internal error {type(exc).__name__}: {exc}"
-        return fallback(base, ours, theirs, markers, path, [why])
+        return fallback(base, ours, theirs, how.get().markers, path, [why])
 
 
 def _merge_files(
@@ -73,8 +105,8 @@ def _merge_files(
     theirs: bytes,
     path: str | None,
     options: MergeOptions | None,
-    markers: Markers,
-    structured: bool,
+    how: _Writing,
+    render_conflicts: bool = True,
 ) -> FileMerge:
     from ..codecs import format_from_content, format_from_name, parse
 
@@ -82,14 +114,14 @@ def _merge_files(
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
     if fmt == "text":
-        return merge_plain_text(base, ours, theirs, markers, path)
+        return merge_plain_text(base, ours, theirs, how.get().markers, path)
     try:
         o_doc, t_doc = (parse(x, format=fmt) if x.strip() else None for x in (ours, theirs))
         b_doc, from_markers = _parse_base(base, fmt)
     except ParseError as exc:
-        return fallback(base, ours, theirs, markers, path, [exc.one_line()])
+        return fallback(base, ours, theirs, how.get().markers, path, [exc.one_line()])
     if o_doc is None or t_doc is None:
-        return fallback(base, ours, theirs, markers, path, ["one side is empty"])
+        return fallback(base, ours, theirs, how.get().markers, path, ["one side is empty"])
     opts = options or MergeOptions()
     opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
     if base is not None and not _fork_sensitive(o_doc.data, t_doc.data):
@@ -103,16 +135,23 @@ def _merge_files(
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
     if from_markers:
         result = _noted(result, "virtual-base", MARKER_BASE_NOTE)
-    if markers.take_base and not result.clean:
-        result = _settled_on_base(result)
+    w = how.get() if not result.clean else Writing()
+    from .settle import favored, settled_on
+
+    if w.markers.take_base and not result.clean:
+        result = settled_on(result, "base", "virtual-base", "the base's value kept")
         if result.data is MISSING:  # nothing in common (two different documents added)
             return FileMerge(b"", "clean", True, result)
+    elif w.favor and not result.clean:
+        result = favored(result, w.favor)
+    if not result.clean and not render_conflicts:
+        return FileMerge(b"", "conflict", False, result)
     try:
-        text = render(o_doc, result, structured=structured, markers=markers)
+        text = render(o_doc, result, structured=w.structured, markers=w.markers)
     except ParseError as exc:  # a writer that cannot express the result (TOML has no null)
-        return fallback(base, ours, theirs, markers, path, [exc.one_line()])
-    if result.clean or (structured and _is_structured(result, text)):
-        return _verified(text, result, fmt, base, ours, theirs, markers, path)
+        return fallback(base, ours, theirs, w.markers, path, [exc.one_line()])
+    if result.clean or (w.structured and _is_structured(result, text)):
+        return _verified(text, result, fmt, base, ours, theirs, how, path)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
 
 
@@ -148,19 +187,6 @@ def _noted(result: MergeResult, kind: str, message: str) -> MergeResult:
     return MergeResult(result.data, result.conflicts, notes, result.tree)
 
 
-def _settled_on_base(result: MergeResult) -> MergeResult:
-    """git's inner merge (M16): each conflict takes the base's value, so the virtual base
-    is a valid document; the conflicts are kept as notes."""
-    from .render import side_of
-
-    data = side_of(result.tree, "base")
-    notes = tuple(
-        Note("virtual-base", c.path, f"{c.kind} conflict: the base's value kept")
-        for c in result.conflicts
-    )
-    return MergeResult(data, (), (*result.notes, *notes), data)
-
-
 def _text_sample(*raws: bytes) -> str:
     for raw in raws:
         if raw.strip():
@@ -194,7 +220,7 @@ def _verified(
     base: bytes | None,
     ours: bytes,
     theirs: bytes,
-    markers: Markers,
+    how: _Writing,
     path: str | None,
 ) -> FileMerge:
     """Trust a rendered merge only if it parses back to the merged data (M16)."""
@@ -204,11 +230,13 @@ def _verified(
     try:
         again = parse(raw, format=fmt)  # type: ignore[arg-type]
     except ParseError as exc:
-        return fallback(base, ours, theirs, markers, path, [f"merged output did not parse: {exc}"])
+        why = [f"merged output did not parse: {exc}"]
+        return fallback(base, ours, theirs, how.get().markers, path, why)
     expected = result.data if result.clean else None
     # plain ==: a rendering slip changes data; bool-for-number is not one it can make
     if expected is not None and again.data != expected:
-        return fallback(base, ours, theirs, markers, path, ["merged output did not read back"])
+        why = ["merged output did not read back"]
+        return fallback(base, ours, theirs, how.get().markers, path, why)
     return FileMerge(raw, "clean" if result.clean else "conflict", result.clean, result)
 
 

@@ -27,7 +27,12 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     """
     lists = [_as_list(v) for v in (base, ours, theirs)]
     if doc.is_playbook_log(path) and doc.is_event_array(lists):
-        return _events(m, path, lists, doc.EVENT_ID, "createdAt")
+        log = _events(m, path, lists, doc.EVENT_ID, "createdAt")
+        if log is not NOT_HANDLED and lists[1] != lists[0] and lists[2] != lists[0]:
+            from .heads import note_multi_heads  # both sides added or changed events
+
+            note_multi_heads(m, path, log)
+        return log
     if doc.is_changelog(path) and all(all(isinstance(e, dict) for e in x) for x in lists):
         keys = [_content_keys(x) for x in lists]
         by_key = [dict(zip(k, x, strict=True)) for k, x in zip(keys, lists, strict=True)]

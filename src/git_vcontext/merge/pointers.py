@@ -51,13 +51,17 @@ def _strip(node: Any, parts: list[str | int], found: list[Conflict]) -> Any:
         found.append(Conflict(pointer(parts), node.kind, node.base, node.ours, node.theirs))
         return node.ours
     if isinstance(node, dict):
-        out: dict[str, Any] = {}
+        members: dict[str, Any] = {}
         for key, value in node.items():
             v = _strip(value, [*parts, key], found)
             if v is not MISSING:
-                out[key] = v
-        return out
+                members[key] = v
+        return members
     if isinstance(node, list):
-        items = (_strip(v, [*parts, i], found) for i, v in enumerate(node))
-        return [v for v in items if v is not MISSING]
+        out: list[Any] = []
+        for v in node:  # an element absent on ours (a conflict) takes no index in ours' data
+            kept = _strip(v, [*parts, len(out)], found)
+            if kept is not MISSING:
+                out.append(kept)
+        return out
     return node

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from .. import document as doc
 from .result import MISSING, ConflictNode, MergeResult
 from .textmerge import Markers
@@ -22,20 +20,41 @@ def render(
     if result.clean:
         return ours.render(result.data)
     if structured and doc.is_vcontext(result.data):
+        from .conflict_record import with_conflict_resolution
+
         return ours.render(with_conflict_resolution(result))
     return _with_markers(ours, result, markers or Markers())
 
 
-def side_of(tree: Any, side: str) -> Any:
-    """The tree with every conflict replaced by one side's value ("ours"/"theirs"/"base")."""
-    if isinstance(tree, ConflictNode):
-        return getattr(tree, side)
-    if isinstance(tree, dict):
-        out = {k: side_of(v, side) for k, v in tree.items()}
-        return {k: v for k, v in out.items() if v is not MISSING}
-    if isinstance(tree, list):
-        return [v for v in (side_of(x, side) for x in tree) if v is not MISSING]
-    return tree
+def side_of(tree: Any, side: str, dirty: set[int] | None = None) -> Any:
+    """The tree with every conflict replaced by one side's value ("ours"/"theirs"/"base").
+
+    Parts without a conflict are the tree's own objects, so that rendering them is a
+    matter of identity (``dirty``: ids of the containers holding a conflict).
+    """
+    return _version(tree, None, side, conflicted(tree) if dirty is None else dirty)
+
+
+def conflicted(tree: Any) -> set[int]:
+    """The ids of the objects and arrays that hold a conflict somewhere below them."""
+    found: set[int] = set()
+
+    def walk(node: Any) -> bool:
+        if isinstance(node, ConflictNode):
+            return True
+        if isinstance(node, dict):
+            hits = [walk(v) for v in node.values()]
+        elif isinstance(node, list):
+            hits = [walk(v) for v in node]
+        else:
+            return False
+        if any(hits):
+            found.add(id(node))
+            return True
+        return False
+
+    walk(tree)
+    return found
 
 
 def _with_markers(ours: Document, result: MergeResult, markers: Markers) -> str:
@@ -52,17 +71,22 @@ def _with_markers(ours: Document, result: MergeResult, markers: Markers) -> str:
         markers.diff3,
         newline,
     )
-    if len(nodes) > MAX_SEPARATE_BLOCKS:
+    from .inline import is_one_line
+
+    inline = ours.format == "json" and is_one_line(text_o)
+    if len(nodes) > MAX_SEPARATE_BLOCKS and not inline:
         return _by_line_diff(ours, result, markers, text_o)
-    regions = _Regions(ours, result.tree, text_o, markers.diff3)
+    regions = _Regions(ours, result.tree, text_o, markers.diff3, inline)
     out: list[str] = []
     pos = 0
     for start, end, group in regions.grouped([id(n) for n in nodes]):
         out.append(text_o[pos:start])
+        if inline and start and text_o[start - 1] != "\n":
+            out.append(newline)  # the block goes on lines of its own
         theirs = regions.text(group, "theirs", start, end)
         base = regions.text(group, "base", start, end) if markers.diff3 else ""
         out.extend(markers.block(_lines(text_o[start:end]), _lines(base), _lines(theirs)))
-        pos = end
+        pos = end + (1 if inline and text_o[end : end + 1] == "\n" else 0)
     out.append(text_o[pos:])
     return "".join(out)
 
@@ -89,33 +113,45 @@ def _nodes(tree: Any) -> list[ConflictNode]:
     return found
 
 
-def _version(tree: Any, chosen: frozenset[int], side: str) -> Any:
-    """The tree with the chosen conflicts on ``side`` and every other one on ours."""
+def _version(tree: Any, chosen: frozenset[int] | None, side: str, dirty: set[int]) -> Any:
+    """The tree with the chosen conflicts (None: all) on ``side`` and every other one on
+    ours; containers without a conflict below are returned as they are."""
     if isinstance(tree, ConflictNode):
-        return getattr(tree, side) if id(tree) in chosen else tree.ours
+        return getattr(tree, side) if chosen is None or id(tree) in chosen else tree.ours
+    if id(tree) not in dirty:
+        return tree
     if isinstance(tree, dict):
-        out = {k: _version(v, chosen, side) for k, v in tree.items()}
+        out = {k: _version(v, chosen, side, dirty) for k, v in tree.items()}
         return {k: v for k, v in out.items() if v is not MISSING}
     if isinstance(tree, list):
-        return [v for v in (_version(x, chosen, side) for x in tree) if v is not MISSING]
+        items = (_version(x, chosen, side, dirty) for x in tree)
+        return [v for v in items if v is not MISSING]
     return tree
 
 
 class _Regions:
     """Where, in ours' text, each group of conflicts changes lines (renders cached per group)."""
 
-    def __init__(self, ours: Document, tree: Any, text_o: str, diff3: bool) -> None:
+    def __init__(
+        self, ours: Document, tree: Any, text_o: str, diff3: bool, inline: bool = False
+    ) -> None:
         self.ours, self.tree, self.text_o, self.diff3 = ours, tree, text_o, diff3
+        self.inline = inline  # regions are JSON values inside one line, not whole lines
         self._renders: dict[tuple[frozenset[int], str], str] = {}
+        self._dirty = conflicted(tree)
 
     def render(self, group: frozenset[int], side: str) -> str:
         key = (group, side)
         if key not in self._renders:
-            self._renders[key] = self.ours.render(_version(self.tree, group, side))
+            self._renders[key] = self.ours.render(_version(self.tree, group, side, self._dirty))
         return self._renders[key]
 
     def span(self, group: frozenset[int]) -> tuple[int, int]:
         sides = ("theirs", "base") if self.diff3 else ("theirs",)
+        if self.inline:
+            from .inline import aligned_region
+
+            return aligned_region(self.text_o, [self.render(group, s) for s in sides])
         spans = [changed_span(self.text_o, self.render(group, s)) for s in sides]
         spans = [sp for sp in spans if sp[1] > sp[0] or sp[2] > sp[0]] or spans
         return min(sp[0] for sp in spans), max(sp[1] for sp in spans)
@@ -215,61 +251,3 @@ def _base_region(to_base: list[int | None], b: list[str], i1: int, i2: int) -> l
     end = next((to_base[i] for i in range(i2, len(to_base)) if to_base[i] is not None), len(b))
     assert start is not None and end is not None
     return b[start + 1 : end]
-
-
-# -- structured conflicts (M15) -----------------------------------------------------
-
-
-def with_conflict_resolution(result: MergeResult) -> Any:
-    """Ours' data plus a ConflictResolution (strategy threeWayMerge) listing the conflicts."""
-    data = result.data
-    resolution = {
-        "strategy": "threeWayMerge",
-        "conflicts": [_conflict_object(c.path, c.base, c.ours, c.theirs) for c in result.conflicts],
-    }
-    info = doc.describe(data)
-    for key in info.containers:
-        container = data[key]
-        if isinstance(container.get(doc.FORK_FIELD), dict):
-            fork = {
-                **container[doc.FORK_FIELD],
-                "mergeStatus": "conflict",
-                "conflictResolution": resolution,
-            }
-            return {**data, key: {**container, doc.FORK_FIELD: fork}}
-    assert info.info_key is not None
-    meta = data[info.info_key].get("metadata")
-    meta = {**meta} if isinstance(meta, dict) else {}
-    meta["conflictResolution"] = resolution
-    return {**data, info.info_key: {**data[info.info_key], "metadata": meta}}
-
-
-def _conflict_object(pointer: str, base: Any, ours: Any, theirs: Any) -> dict[str, Any]:
-    def value(v: Any) -> Any:
-        return None if v is MISSING else v
-
-    return {
-        "path": jsonpath(pointer),
-        "baseValue": value(base),
-        "oursValue": value(ours),
-        "theirsValue": value(theirs),
-        "status": "unresolved",
-    }
-
-
-_NAME = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
-
-
-def jsonpath(pointer: str) -> str:
-    """The spec's JSONPath with index notation for an RFC 6901 pointer: ``$.a.items[2].b``."""
-    from ..values import pointer_parts
-
-    out = "$"
-    for part in pointer_parts(pointer):
-        if part.isdigit():
-            out += f"[{part}]"
-        elif _NAME.match(part):
-            out += "." + part
-        else:
-            out += "['" + part.replace("\\", "\\\\").replace("'", "\\'") + "']"
-    return out

@@ -82,9 +82,12 @@ class Note:
     kind: str  # e.g. "sequence-conflict", "append-only-violation", "parallel-edits", "lock"
     path: str
     message: str
+    details: tuple[tuple[str, Any], ...] = ()  # more report fields, e.g. multi-head's target
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "path": self.path, "message": self.message}
+        out = {"kind": self.kind, "path": self.path, "message": self.message}
+        out.update(self.details)
+        return out
 
 
 @record

@@ -79,7 +79,7 @@ def append_event(data: Any, edit: Edit, *, now: str, entropy: str | None = None)
     entry = view.entry(edit.target)
     _check_target(edit, entry)
     event = _event(edit, entry, _created_at(now, entry, playbook, log_key))
-    event = _like_neighbours({"eventId": _fresh_id(event, log, entropy), **event}, log)
+    event = like_neighbours({"eventId": _fresh_id(event, log, entropy), **event}, log)
     new_playbook = _with_event(playbook, log_key, event)
     new_data = _replace_at(data, where, new_playbook, event["createdAt"])
     return Appended(new_data, event, _notes(entry))
@@ -113,10 +113,10 @@ def _event(edit: Edit, entry: Entry | None, created: str) -> dict[str, Any]:
     return event
 
 
-def _like_neighbours(event: dict[str, Any], log: list[Any]) -> dict[str, Any]:
-    """The event's keys in the order the log's recent events use.
+def like_neighbours(event: dict[str, Any], log: list[Any]) -> dict[str, Any]:
+    """The event's (or item's) keys in the order the log's (or array's) recent elements use.
 
-    The orders of the last events are merged (a key first seen goes right after
+    The orders of the last elements are merged (a key first seen goes right after
     its predecessor); keys the log never used keep their place after theirs.
     A TRON writer can then reuse the log's class, a JSON reader sees the
     familiar layout.

@@ -63,7 +63,7 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-_LOG_FORMS = {
+LOG_FORMS = {
     "events": "events",
     "ace": "ACE entries (seed 002)",
     "items": "items in the pre-0.4 form, no event log",
@@ -77,7 +77,7 @@ def _header(view: PlaybookView, shown: Sequence[Entry]) -> str:
         counts[e.status] = counts.get(e.status, 0) + 1
     by_status = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     where = pointer(view.path) or "/"
-    what = _LOG_FORMS.get(view.kind, "elements")
+    what = LOG_FORMS.get(view.kind, "elements")
     head = f"playbook {where} ({view.log_key}, {view.event_count} {what}): "
     head += f"{len(view.entries)} entries" + (f" ({by_status})" if by_status else "")
     if len(shown) != len(view.entries):

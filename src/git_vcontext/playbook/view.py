@@ -28,11 +28,20 @@ def playbook_view(data_or_playbook: Any, *, path: Path = ()) -> PlaybookView:
 
     Accepts parsed data or a ``Document`` (what ``git_vcontext.load`` returns).
     """
+    return view_and_states(data_or_playbook, path=path)[0]
+
+
+def view_and_states(
+    data_or_playbook: Any, *, path: Path = ()
+) -> tuple[PlaybookView, list[TargetState]]:
+    """The view, and the target states it was folded from (their event graphs, in the
+    order of the entries); no states for ACE entries and v0.3 items, which have no log."""
     if hasattr(data_or_playbook, "render") and hasattr(data_or_playbook, "data"):
         data_or_playbook = data_or_playbook.data
     where, playbook = locate(data_or_playbook, path)
     log_key, log = log_of(playbook)
     kind = log_kind(log)
+    states: list[TargetState] = []
     with PausedGC():
         if kind == "events":
             states, raw, count = analyse(log)
@@ -42,7 +51,7 @@ def playbook_view(data_or_playbook: Any, *, path: Path = ()) -> PlaybookView:
             count = len(log)
         anomalies = tuple(Anomaly(k, ids, target, msg) for k, ids, target, msg in raw)
         entries = _with_links(entries)
-    return PlaybookView(where, log_key, tuple(entries), anomalies, kind, count)
+    return PlaybookView(where, log_key, tuple(entries), anomalies, kind, count), states
 
 
 def _event_entry(s: TargetState) -> Entry:

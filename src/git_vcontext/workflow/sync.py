@@ -107,6 +107,7 @@ class Syncer:
         self._planned: dict[str, list[Any]] = {}  # full ref name -> [old, new]: moved by commit()
         self._pinned: dict[str, Any] = {}  # full ref name -> the tip to build on (see pin())
         self._reflog: list[str] = []
+        self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -338,8 +339,7 @@ class Syncer:
         merged_back = None
         if a != b and not repo.descendant_of(a, b):
             if repo.descendant_of(b, a):  # a is in the base: its data plus a's own forks
-                landed = pair.base_moves or pair.elsewhere
-                mark = self._marker(pair.documents) if landed else None
+                mark = self._marker(pair.documents)  # its work is in the base: merged
                 merged_back = carry_to_agent(
                     repo, repo[a].tree, repo[b].tree, now=self.now, mark=mark
                 )
@@ -419,7 +419,16 @@ class Syncer:
 
         repo = self.repo
         base = base_tree(repo, ours, theirs, now=self.now)
-        return merge_trees(repo, base, repo[ours].tree, repo[theirs].tree, now=self.now)
+        trees = (base, repo[ours].tree, repo[theirs].tree)
+        return merge_trees(repo, *trees, now=self.now, favor=self.favor())
+
+    def favor(self) -> str | None:
+        """The side every document conflict is settled on (merge.vcontext.favor), if any."""
+        if self._favor is None:
+            from ..gitio.settings import merge_settings
+
+            self._favor = (merge_settings(cwd=self.repo.workdir or self.repo.path).favor,)
+        return self._favor[0]
 
     def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
         """A commit object (no ref moves).

@@ -15,7 +15,7 @@ from .reproject import is_projection, reproject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import Any
 
     from ..merge.files import FileMerge
@@ -120,15 +120,17 @@ def merge_trees(
     theirs: Any,
     *,
     now: str,
+    favor: str | None = None,
     virtual: bool = False,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
-    does), never a commit or a ref. ``virtual``: the inner merge of a virtual base
-    (M16): every conflict takes the base's version, so it never stops. A document
-    holding an append-only log that one side deleted is a conflict: sync never deletes
-    a log (the pre-push hook would refuse that commit).
+    does), never a commit or a ref. ``favor`` settles document conflicts on that side.
+    ``virtual``: the inner merge of a virtual base (M16): every conflict takes the
+    base's version, so it never stops. A document holding an append-only log that one
+    side deleted is a conflict: sync never deletes a log (the pre-push hook would refuse
+    that commit).
     """
     import pygit2
 
@@ -145,23 +147,17 @@ def merge_trees(
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         decided.append(path)
-        o, t = sides.data(1, path), sides.data(2, path)
-        b = sides.data(0, path)
-        if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
-            result = o  # M11: theirs changed nothing but its fork block, which never wins
-        elif o is not None and t is not None:
-            outcome = _merge_document(b, o, t, path, now, virtual)
-            if not outcome.clean and is_projection(path):
-                deferred[path] = (outcome, mode)
-                return
-            if not outcome.clean:
-                conflicts.append(_conflict_of(path, outcome))
-                return
+        o = sides.data(1, path)
+        result, outcome = document_result(sides, path, now=now, favor=favor, virtual=virtual)
+        if outcome is not None and not outcome.clean and is_projection(path):
+            deferred[path] = (outcome, mode)
+            return
+        if outcome is not None and not outcome.clean:
+            conflicts.append(_conflict_of(path, outcome))
+            return
+        if outcome is not None:
             notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
-            result = outcome.output
-        elif t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
-            result = without_fork(t, path)
-        else:
+        if result is None:
             return
         if result != o:
             documents.append(path)
@@ -207,6 +203,90 @@ def merge_trees(
     return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
 
 
+def document_result(
+    sides: DocumentSides, path: str, *, now: str, favor: str | None = None, virtual: bool = False
+) -> tuple[bytes | None, FileMerge | None]:
+    """What a document becomes: (its bytes, the engine's outcome when it ran).
+
+    Bytes None: nothing to write (ours alone has it), or a conflict (see the outcome).
+    """
+    o, t, b = sides.data(1, path), sides.data(2, path), sides.data(0, path)
+    if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
+        return o, None  # M11: theirs changed nothing but its fork block, which never wins
+    if o is not None and t is not None:
+        outcome = _merge_document((b, o, t), path, now, favor=favor, virtual_base=virtual)
+        return (outcome.output if outcome.clean else None), outcome
+    if t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
+        return without_fork(t, path), None
+    return None, None
+
+
+def trial_conflicts(
+    repo: Any,
+    base: Any,
+    ours: Any,
+    theirs: Any,
+    *,
+    paths: Collection[str],
+    now: str,
+    favor: str | None = None,
+) -> tuple[PathConflict, ...]:
+    """The conflicts of a merge among ``paths`` (the caller's choice: those both sides
+    changed, beyond their fork blocks), without making it: our engine's for documents
+    both sides have (``favor`` settles them as merge.vcontext.favor does), libgit2's for
+    the rest (run only when there is a rest)."""
+    sides = DocumentSides(repo, base, ours, theirs)
+    documents = sorted(p for p in paths if not _plain_or_deleted(sides, p))
+    found = []
+    if len(documents) < len(paths):
+        empty = repo[repo.TreeBuilder().write()] if base is None else None
+        index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+        for anc, our, their in list(index.conflicts or ()):
+            path = (our or their or anc).path
+            if path in paths and path not in documents:
+                found.append(PathConflict(path, _libgit2_kind(anc, our, their)))
+    for path in documents:
+        o, t = sides.data(1, path), sides.data(2, path)
+        if o is not None and t is not None and o != t:
+            conflict = _document_conflict(sides.data(0, path), o, t, path, now, favor)
+            if conflict is not None:
+                found.append(conflict)
+    return tuple(found)
+
+
+def _plain_or_deleted(sides: DocumentSides, path: str) -> bool:
+    if sides.entry(1, path) is None or sides.entry(2, path) is None:
+        return True
+    return not _is_doc(sides, path)
+
+
+def _document_conflict(
+    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, favor: str | None
+) -> PathConflict | None:
+    """The engine's conflicts for one document, from the merged data alone: a trial needs
+    no rendered file (the whole file merge, with its line fallback, when a side does not
+    parse or a favoured side settles the conflicts)."""
+    from ..codecs import format_from_content, format_from_name, parse
+    from ..errors import ParseError
+    from ..merge import merge3
+    from ..merge.result import MISSING, MergeOptions
+
+    fmt = format_from_name(path) or format_from_content(ours[:65536].decode("utf-8", "replace"))
+    try:
+        b, o, t = (
+            parse(x, format=fmt).data if x and x.strip() else None for x in (base, ours, theirs)
+        )
+    except ParseError:
+        o = t = None
+    if o is None or t is None or favor is not None:
+        outcome = _merge_document((base, ours, theirs), path, now, favor=favor)
+        return None if outcome.clean else _conflict_of(path, outcome)
+    result = merge3(MISSING if b is None else b, o, t, MergeOptions(now=now, path=path, format=fmt))
+    if result.clean:
+        return None
+    return PathConflict(path, "content", tuple(c.to_json() for c in result.conflicts))
+
+
 def _is_doc(sides: DocumentSides, path: str) -> bool:
     return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
 
@@ -240,13 +320,13 @@ def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
 
 
 def _merge_document(
-    base: bytes | None, ours: bytes, theirs: bytes, path: str, now: str, virtual: bool = False
+    sides: tuple[bytes | None, bytes, bytes], path: str, now: str, **how: Any
 ) -> FileMerge:
+    """One document merged by the engine; ``how``: merge_files' favor and virtual_base."""
     from ..merge.files import merge_files
     from ..merge.result import MergeOptions
 
-    options = MergeOptions(now=now, path=path)
-    return merge_files(base, ours, theirs, path=path, options=options, virtual_base=virtual)
+    return merge_files(*sides, path=path, options=MergeOptions(now=now, path=path), **how)
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
@@ -277,26 +357,28 @@ def only_fork_changed(base: bytes, ours: bytes, theirs: bytes, path: str) -> boo
     The merge's result is then ours as it is (M11: a fork block never comes from
     theirs): sync of an agent that only forked a document costs no merge.
     """
+    if b"fork" in ours or b"fork" not in theirs:
+        return False
+    return same_but_fork(base, theirs, path)
+
+
+def same_but_fork(old: bytes, new: bytes, path: str) -> bool:
+    """Whether two versions of a document hold the same data once ``fork`` blocks are left
+    out (False when either does not parse)."""
     from ..codecs import parse
     from ..errors import ParseError
     from ..values import same
 
-    if b"fork" in ours or b"fork" not in theirs:
-        return False
     try:
-        b_data, t_data = parse(base, path=path).data, parse(theirs, path=path).data
+        o_data, n_data = parse(old, path=path).data, parse(new, path=path).data
     except ParseError:
         return False
-    return same(_data_without_fork(b_data), _data_without_fork(t_data))
+    return same(_data_without_fork(o_data), _data_without_fork(n_data))
 
 
 def changed_documents(repo: Any, old: Any, new: Any) -> tuple[str, ...]:
     """The documents whose data differs between two trees, ``fork`` blocks aside (what an
     agent's work changed since the base it last merged)."""
-    from ..codecs import parse
-    from ..errors import ParseError
-    from ..values import same
-
     sides = DocumentSides(repo, old, old, new)
     changed = []
     for delta in old.diff_to_tree(new).deltas:
@@ -304,14 +386,8 @@ def changed_documents(repo: Any, old: Any, new: Any) -> tuple[str, ...]:
         if not _is_doc(sides, path):
             continue
         before, after = sides.data(1, path), sides.data(2, path)
-        try:
-            if before is not None and after is not None:
-                a, b = parse(before, path=path).data, parse(after, path=path).data
-                if same(_data_without_fork(a), _data_without_fork(b)):
-                    continue
-        except ParseError:
-            pass
-        changed.append(path)
+        if before is None or after is None or not same_but_fork(before, after, path):
+            changed.append(path)
     return tuple(sorted(changed))
 
 
@@ -376,7 +452,7 @@ def carry_to_agent(
         how = mark(path) if mark is not None else None
         result = agent_document(o, t, path, mark=how)
         if result is None:  # the general route: a three-way merge, then the marking
-            outcome = _merge_document(o, o, t, path, now)
+            outcome = _merge_document((o, o, t), path, now)
             if not outcome.clean:
                 return TreeMerge(None, (_conflict_of(path, outcome),), ())
             result = outcome.output

@@ -1,0 +1,95 @@
+"""``git vcontext conflicts [PATHS…] [--format text|json]``: what is left to resolve, as data."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ..errors import ExitCode
+from ..fsio import write_output
+from ..values import json_report
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..resolution.model import FileConflict
+    from ..workflow.conflicts import FileListing, Listing
+
+HINT = "resolve with: git vcontext resolve PATH [--conflict ID] --take ours|theirs|base"
+
+
+def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:
+    """List the conflicts; exit 1 when there are any, 0 when none is left."""
+    from ..workflow.conflicts import list_conflicts
+
+    listing = list_conflicts(paths)
+    if fmt == "json":
+        write_output(None, json_report(listing.to_json()))
+    else:
+        write_output(None, render_text(listing))
+        _summary(listing)
+    return int(ExitCode.FOUND if listing.found else ExitCode.OK)
+
+
+def render_text(listing: Listing) -> str:
+    lines: list[str] = []
+    for f in listing.files:
+        lines += _file_lines(f)
+    lines += [
+        f"{p}: conflicted, not a vContext document (resolve it by hand)" for p in listing.others
+    ]
+    return "".join(line + "\n" for line in lines)
+
+
+def _file_lines(f: FileListing) -> list[str]:
+    if f.error:
+        return [f"{f.path}: {f.error}; resolve it by hand, then git add it"]
+    what = f" ({f.operation})" if f.operation else ""
+    if not f.conflicts and f.source == "stages":
+        return [
+            f"{f.path}: no conflict left as data{what}; "
+            f"'git vcontext resolve {f.path}' writes the merge and stages it"
+        ]
+    done = f", {f.resolved} resolved" if f.resolved else ""
+    lines = [f"{f.path}: {len(f.conflicts)} conflict(s){done}{what}"]
+    lines += [
+        f"  ours:   {f.labels.get('ours', 'ours')}",
+        f"  theirs: {f.labels.get('theirs', 'theirs')}",
+    ]
+    if f.edited:
+        lines.append("  (changed since the merge stopped: resolve works from git's index stages)")
+    for c in f.conflicts:
+        lines += conflict_lines(c, "  ")
+    return lines
+
+
+def conflict_lines(c: FileConflict, indent: str = "") -> list[str]:
+    """A conflict on a few lines: id, where, kind, then each side's value."""
+    lines = [f"{indent}{c.id} {c.where} ({c.kind})"]
+    for side in ("base", "ours", "theirs"):
+        lines.append(f"{indent}    {side + ':':7} {short(c.side(side))}")
+    return lines
+
+
+def short(value: Any, limit: int = 120) -> str:
+    """One line of JSON for a value (``(absent)`` for none), cut at ``limit`` characters."""
+    import json
+
+    from ..merge.result import MISSING
+
+    if value is MISSING:
+        return "(absent)"
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _summary(listing: Listing) -> None:
+    count = sum(len(f.conflicts) for f in listing.files)
+    files = sum(1 for f in listing.files if f.conflicts)
+    if count:
+        print(f"{count} conflict(s) in {files} file(s); {HINT}", file=sys.stderr)
+    elif listing.found:
+        print("no vContext conflict left as data; files still unmerged", file=sys.stderr)
+    elif not listing.found:
+        print("no vContext conflicts", file=sys.stderr)

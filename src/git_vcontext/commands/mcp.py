@@ -1,0 +1,52 @@
+"""``git vcontext mcp``: serve the repository's documents to agents over MCP (seed 003)."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import ExitCode
+
+
+def run(
+    *,
+    root: str | None = None,
+    agent: str | None = None,
+    http: str | None = None,
+    token_env: str | None = None,
+    read_only: bool = False,
+    allow: str | None = None,
+    commit: bool = False,
+    todo: str | None = None,
+    plan: str | None = None,
+    playbook: str | None = None,
+) -> int:
+    """Run the server until the client hangs up (stdio) or it is interrupted (HTTP)."""
+    import gc
+
+    gc.enable()  # the entry point turns the collector off for short runs; a server is long
+    from ..serve import setup
+    from ..serve.service import Options
+
+    address = setup.http_address(http) if http is not None else None
+    bearer = setup.token(address, token_env)
+    where, repo = setup.find_root(root)
+    options = Options(
+        root=where,
+        agent=agent,
+        read_only=read_only,
+        allow=setup.allowed(allow),
+        commit=commit,
+        pinned=setup.pins(where, repo, {"todoList": todo, "plan": plan, "playbook": playbook}),
+    )
+    svc = setup.service(options, repo)
+    from ..serve import transports
+
+    if address is None:
+        transports.stdio(svc)
+    else:
+        transports.http(svc, address.host, address.port, bearer, announce=_announce)
+    return int(ExitCode.OK)
+
+
+def _announce(line: str) -> None:
+    print(f"git-vcontext mcp: {line}", file=sys.stderr, flush=True)

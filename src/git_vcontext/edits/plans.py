@@ -1,0 +1,134 @@
+"""Plans: create (a new document), update, add and update plan items (seed 003's plan tools)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..playbook.edit import like_neighbours
+from . import items as it
+from .stamp import Change, Refused, Stamp, check_expected, stamped
+from .statuses import checked
+from .todos import Outcome
+
+CONTAINER = "plan"
+
+
+def plan_of(data: Any) -> dict[str, Any]:
+    """The document's plan (Refused when it has none)."""
+    container = data.get(CONTAINER) if isinstance(data, dict) else None
+    if not isinstance(container, dict):
+        raise Refused("wrong-kind", "this document holds no plan")
+    return container
+
+
+def new_document(
+    fields: dict[str, Any], stamp: Stamp, *, plan_id: str, uid: str, entropy: str
+) -> Outcome:
+    """A new plan document: title, status (default draft), narratives, items with fresh ids."""
+    data: dict[str, Any] = {"vContextInfo": {"version": "0.4", "created": stamp.now}}
+    plan: dict[str, Any] = {"id": plan_id, "uid": uid, "title": fields["title"]}
+    plan["status"] = checked(data, "plan", fields.get("status", "draft"))
+    if fields.get("narratives"):
+        plan["narratives"] = dict(fields["narratives"])
+    plan["created"] = stamp.now
+    given = [*fields.get("items", ()), *fields.get("phases", ())]
+    plan["items"] = _new_items(data, given, set(), entropy)
+    change = Change("create", (CONTAINER,), f"created plan {plan_id}: {plan['title']}")
+    return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, plan_id, plan)
+
+
+def update(
+    data: Any, fields: dict[str, Any], stamp: Stamp, *, expected: int | None = None
+) -> Outcome:
+    """Set the plan's title or status; merge narratives (given keys replace, others stay)."""
+    plan = plan_of(data)
+    check_expected(plan, expected, "the plan")
+    if not fields:
+        raise Refused("nothing-to-do", "give at least one of title, status, narratives")
+    new = dict(plan)
+    if "title" in fields:
+        new["title"] = fields["title"]
+    if "status" in fields:
+        new["status"] = checked(data, "plan", fields["status"])
+    if "narratives" in fields:
+        old = plan.get("narratives")
+        new["narratives"] = {**(old if isinstance(old, dict) else {}), **fields["narratives"]}
+    key = next(iter(fields)) if len(fields) == 1 else None
+    change = Change("update", (CONTAINER, *((key,) if key else ())), f"updated {', '.join(fields)}")
+    plan_id = str(plan.get("id", ""))
+    new = stamped(new, stamp, change)
+    return Outcome({**data, CONTAINER: new}, change, plan_id, new)
+
+
+def add_item(
+    data: Any,
+    item: dict[str, Any],
+    stamp: Stamp,
+    *,
+    entropy: str,
+    position: int | None = None,
+    expected: int | None = None,
+) -> Outcome:
+    """Insert a PlanItem into the plan's ``items`` (at ``position``, default the end)."""
+    plan = plan_of(data)
+    check_expected(plan, expected, "the plan")
+    existing = plan.get("items")
+    array = existing if isinstance(existing, list) else []
+    at = len(array) if position is None else position
+    if not 0 <= at <= len(array):
+        raise Refused(
+            "bad-position",
+            f"position {at} is outside 0..{len(array)} (the plan has {len(array)} items)",
+        )
+    (new_item,) = _new_items(data, [item], it.item_ids(plan), entropy)
+    new_item = like_neighbours(new_item, array)
+    plan = it.insert_at(plan, ("items",), at, new_item)
+    item_id = new_item["id"]
+    change = Change("create", (CONTAINER, "items", at), f"added {item_id}: {new_item['title']}")
+    return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, item_id, new_item)
+
+
+def update_item(
+    data: Any, item_id: str, fields: dict[str, Any], stamp: Stamp, *, expected: int | None = None
+) -> Outcome:
+    """Set the title or status of one plan item (nested items too)."""
+    plan = plan_of(data)
+    check_expected(plan, expected, "the plan")
+    path = it.find_item(plan, item_id)
+    if path is None:
+        known = sorted(it.item_ids(plan))
+        raise Refused(
+            "unknown-id",
+            f"no plan item with id {item_id!r} in this plan"
+            + (f" (ids: {', '.join(known[:8])})" if known else ""),
+        )
+    if not fields:
+        raise Refused("nothing-to-do", "give title or status to change")
+    old = it.get_at(plan, path)
+    new_item = dict(old)
+    if "title" in fields:
+        new_item["title"] = fields["title"]
+    if "status" in fields:
+        new_item["status"] = checked(data, "planItem", fields["status"])
+    plan = it.replace_at(plan, path, new_item)
+    key = next(iter(fields)) if len(fields) == 1 else None
+    where = (CONTAINER, *path, *((key,) if key else ()))
+    change = Change("update", where, f"updated {item_id}: {', '.join(fields)}")
+    return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, item_id, new_item)
+
+
+def _new_items(data: Any, given: list[Any], taken: set[str], entropy: str) -> list[dict[str, Any]]:
+    """PlanItems from the client: title required, status default pending, fresh unique ids."""
+    out: list[dict[str, Any]] = []
+    taken = set(taken)
+    for n, raw in enumerate(given):
+        if not isinstance(raw, dict) or not isinstance(raw.get("title"), str):
+            raise Refused("bad-argument", f"plan item {n + 1} needs a string 'title'")
+        if "id" in raw:
+            item_id = it.client_id(raw["id"], taken, "plan item")
+        else:
+            item_id = it.fresh_id("item", taken, f"{entropy}/{n}")
+        taken.add(item_id)
+        status = checked(data, "planItem", raw.get("status", "pending"))
+        out.append({"id": item_id, **raw, "title": raw["title"], "status": status})
+    return out

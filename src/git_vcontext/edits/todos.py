@@ -1,0 +1,148 @@
+"""Todo items: create, update, delete, each a new document value plus the Change it made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..playbook.edit import like_neighbours
+from . import items as it
+from .stamp import Change, Refused, Stamp, check_expected, stamped
+from .statuses import checked
+
+CONTAINER = "todoList"
+SEED_FIELDS = ("title", "status", "description", "assignee", "dependencies")
+"""Fields of a todo item the seed's tools set; ``description`` is kept as ``narrative.Overview``."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The new document data, the Change recorded, and the item it is about."""
+
+    data: Any
+    change: Change
+    item_id: str
+    item: dict[str, Any] | None  # None when deleted
+
+
+def todo_list(data: Any) -> dict[str, Any]:
+    """The document's todo list (Refused when it has none)."""
+    container = data.get(CONTAINER) if isinstance(data, dict) else None
+    if not isinstance(container, dict):
+        raise Refused("wrong-kind", "this document holds no todoList")
+    return container
+
+
+def create(
+    data: Any, fields: dict[str, Any], stamp: Stamp, *, entropy: str, expected: int | None = None
+) -> Outcome:
+    """Append a new item to the todo list's ``items``: a fresh id unless the client gave one."""
+    container = todo_list(data)
+    check_expected(container, expected, "the todo list")
+    taken = it.item_ids(container)
+    given = fields.get("id")
+    item_id = it.client_id(given, taken, "todo") if given is not None else None
+    item_id = item_id or it.fresh_id("todo", taken, entropy)
+    item = {"id": item_id, **_item_fields(data, {"status": "pending", **fields}, stamp)}
+    existing = container.get("items")
+    array = existing if isinstance(existing, list) else []
+    item = like_neighbours(item, array)
+    position = len(array)
+    container = it.insert_at(container, ("items",), position, item)
+    change = Change("create", (CONTAINER, "items", position), f"created {item_id}: {item['title']}")
+    return Outcome(_with(data, stamped(container, stamp, change)), change, item_id, item)
+
+
+def update(
+    data: Any, item_id: str, fields: dict[str, Any], stamp: Stamp, *, expected: int | None = None
+) -> Outcome:
+    """Set the given fields of one item (nested items too)."""
+    container = todo_list(data)
+    check_expected(container, expected, "the todo list")
+    path = _locate(container, item_id)
+    if not fields:
+        raise Refused("nothing-to-do", "give at least one field to change (title, status, ...)")
+    old = it.get_at(container, path)
+    item = {**old, **_item_fields(data, fields, stamp, old)}
+    if "status" in fields:
+        item = _completion(item, old, stamp)
+    container = it.replace_at(container, path, item)
+    where = (CONTAINER, *path, *((next(iter(fields)),) if len(fields) == 1 else ()))
+    change = Change("update", where, f"updated {item_id}: {_describe(fields, old)}")
+    return Outcome(_with(data, stamped(container, stamp, change)), change, item_id, item)
+
+
+def delete(data: Any, item_id: str, stamp: Stamp, *, expected: int | None = None) -> Outcome:
+    """Remove one item (with its sub-items)."""
+    container = todo_list(data)
+    check_expected(container, expected, "the todo list")
+    path = _locate(container, item_id)
+    title = it.get_at(container, path).get("title")
+    container = it.remove_at(container, path)
+    change = Change("delete", (CONTAINER, *path), f"deleted {item_id}: {title}")
+    return Outcome(_with(data, stamped(container, stamp, change)), change, item_id, None)
+
+
+def _locate(container: dict[str, Any], item_id: str) -> it.Path:
+    path = it.find_item(container, item_id)
+    if path is None:
+        known = sorted(it.item_ids(container))
+        hint = f" (ids: {', '.join(known[:8])}{', ...' if len(known) > 8 else ''})" if known else ""
+        raise Refused("unknown-id", f"no todo item with id {item_id!r} in this list{hint}")
+    return path
+
+
+def _item_fields(
+    data: Any, fields: dict[str, Any], stamp: Stamp, old: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The seed's fields as vContext fields (``description`` -> ``narrative.Overview``)."""
+    out: dict[str, Any] = {}
+    for name in SEED_FIELDS:
+        if name not in fields:
+            continue
+        value = fields[name]
+        if name == "status":
+            value = checked(data, "item", value)
+        if name == "description":
+            narrative = (old or {}).get("narrative")
+            out["narrative"] = {
+                **(narrative if isinstance(narrative, dict) else {}),
+                "Overview": value,
+            }
+        elif name == "dependencies":
+            out[name] = list(dict.fromkeys(value))
+        else:
+            out[name] = value
+    return out
+
+
+def _completion(item: dict[str, Any], old: dict[str, Any], stamp: Stamp) -> dict[str, Any]:
+    """Extension 1's ``completed``: set when an item becomes completed, dropped when reopened."""
+    if item.get("status") == "completed" and old.get("status") != "completed":
+        return {**item, "completed": stamp.now}
+    if item.get("status") != "completed" and "completed" in item:
+        return {k: v for k, v in item.items() if k != "completed"}
+    return item
+
+
+def _describe(fields: dict[str, Any], old: dict[str, Any]) -> str:
+    parts = []
+    for name, value in fields.items():
+        before = old.get(name)
+        if name in ("status", "title", "assignee") and before is not None and before != value:
+            parts.append(f"{name} {before} -> {value}")
+        else:
+            parts.append(name)
+    return ", ".join(parts)
+
+
+def _with(data: dict[str, Any], container: dict[str, Any]) -> dict[str, Any]:
+    return {**data, CONTAINER: container}
+
+
+def new_document(stamp: Stamp, *, uid: str, version: str = "0.4") -> dict[str, Any]:
+    """An empty todo list document (``.vcontext/todo.json`` when a repository has none)."""
+    return {
+        "vContextInfo": {"version": version, "created": stamp.now},
+        CONTAINER: {"uid": uid, "created": stamp.now, "items": []},
+    }

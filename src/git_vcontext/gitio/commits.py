@@ -1,0 +1,125 @@
+"""Committing one file on the current branch without touching anything else (pygit2).
+
+Like ``git commit --only PATH``: the commit is HEAD's tree with that one file
+replaced; the branch moves only if it still points where it did (compare-and-swap);
+the index entry of that path follows the commit when the user had not staged another
+version of it, and no other index entry, staged change or file is touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import OperationalError
+from .refs import RefMoved, RefUpdate, move_refs
+
+
+@dataclass(frozen=True)
+class Committed:
+    """What became of a write's commit: its id, or why there is none (a note for the agent)."""
+
+    commit: str | None
+    note: str | None = None
+
+
+def operation_in_progress(repo: Any) -> str | None:
+    """``merge``, ``rebase``, ... when git stopped in the middle of one, else None."""
+    import pygit2
+
+    state = repo.state()
+    if state == pygit2.enums.RepositoryState.NONE:
+        return None
+    return str(pygit2.enums.RepositoryState(state).name).lower().replace("_", " ")
+
+
+def conflicted(repo: Any, path: str) -> bool:
+    """Whether the index holds unresolved conflict stages for ``path`` (repo-relative)."""
+    index = repo.index
+    index.read()
+    conflicts = index.conflicts
+    return conflicts is not None and path in conflicts
+
+
+def current_branch(repo: Any) -> str | None:
+    """The short name of the branch checked out, None when HEAD is detached or unborn."""
+    if repo.head_is_detached or repo.head_is_unborn:
+        return None
+    return str(repo.head.shorthand)
+
+
+def commit_file(repo: Any, path: str, data: bytes, message: str) -> Committed:
+    """Commit ``data`` as ``path`` (repo-relative) on the current branch, on its own."""
+    from ..workflow.agents import signatures
+
+    why = _cannot_commit(repo)
+    if why is not None:
+        return Committed(None, why)
+    head = repo.head.peel()
+    branch = repo.head.name
+    blob_id = repo.create_blob(data)
+    old_blob, mode = _entry(head.tree, path)
+    if old_blob == blob_id:
+        return Committed(None, "unchanged since the last commit: nothing to commit")
+    tree = _tree_with(repo, head.tree, path, blob_id, mode)
+    try:
+        author, committer = signatures(repo)
+    except OperationalError as exc:
+        return Committed(None, f"not committed: {exc.message}")
+    commit = repo.create_commit(None, author, committer, message, tree, [head.id])
+    try:
+        move_refs(repo, [RefUpdate(branch, head.id, commit)], message=message.split("\n")[0])
+    except RefMoved as exc:
+        return Committed(None, f"not committed: {exc.message}")
+    return Committed(str(commit), _follow_index(repo, path, old_blob, blob_id, mode))
+
+
+def _cannot_commit(repo: Any) -> str | None:
+    if repo.head_is_unborn:
+        return "not committed: the branch has no commit yet"
+    if repo.head_is_detached:
+        return "not committed: HEAD is detached (no branch to commit on)"
+    busy = operation_in_progress(repo)
+    if busy is not None:
+        return f"not committed: a {busy} is in progress (commit it, then writes commit again)"
+    return None
+
+
+def _entry(tree: Any, path: str) -> tuple[Any, int]:
+    """The blob id and mode of ``path`` in ``tree`` (None and a plain file's mode if absent)."""
+    import pygit2
+
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None, pygit2.GIT_FILEMODE_BLOB
+    return entry.id, entry.filemode
+
+
+def _tree_with(repo: Any, tree: Any, path: str, blob_id: Any, mode: int) -> Any:
+    import pygit2
+
+    index = pygit2.Index()
+    index.read_tree(tree)
+    index.add(pygit2.IndexEntry(path, blob_id, pygit2.enums.FileMode(mode)))
+    return index.write_tree(repo)
+
+
+def _follow_index(repo: Any, path: str, old_blob: Any, blob_id: Any, mode: int) -> str | None:
+    """Stage the committed content of ``path`` when the index held HEAD's (or nothing)."""
+    import pygit2
+
+    index = repo.index
+    try:
+        index.read()
+        try:
+            staged = index[path].id
+        except KeyError:
+            staged = None
+        if staged != old_blob:
+            return f"committed; {path} has other staged changes, so the index was left alone"
+        index.add(pygit2.IndexEntry(path, blob_id, pygit2.enums.FileMode(mode)))
+        index.write()
+    except (pygit2.GitError, OSError) as exc:
+        return f"committed; the index could not be updated ({exc}): run 'git reset -- {path}'"
+    return None

@@ -1,0 +1,57 @@
+"""Playbook targets that a merged event log leaves with several heads, noted in the report."""
+
+from __future__ import annotations
+
+from .result import ConflictNode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .core import Merger, Path
+
+
+def note_multi_heads(m: Merger, path: Path, log: list[Any]) -> None:
+    """One ``multi-head`` note per target with more than one head (events nobody extends).
+
+    A cheap pass finds the targets that may have several heads; only those get the
+    playbook view's causal graph, so the heads are exactly the ones ``view`` shows.
+    """
+    events = [e.ours if isinstance(e, ConflictNode) else e for e in log]
+    suspects = _targets_with_loose_ends(events)
+    if not suspects:
+        return
+    from ..playbook.graph import TargetGraph
+    from ..playbook.log import EventIndex
+
+    index = EventIndex(events)
+    for target in sorted(suspects):
+        ids = index.targets.get(target)
+        if not ids:
+            continue
+        heads = TargetGraph(target, ids, index).heads()
+        if len(heads) < 2:
+            continue
+        winner = max(heads, key=index.key.__getitem__)
+        message = (
+            f"target {target} has {len(heads)} heads ({', '.join(heads)}): concurrent updates;"
+            f" the view shows {winner}"
+        )
+        m.note("multi-head", path, message, target=target, heads=list(heads))
+
+
+def _targets_with_loose_ends(events: list[Any]) -> set[str]:
+    """Targets with more than one event that no other event of the target names as previous."""
+    ids: dict[str, set[str]] = {}
+    extended: dict[str, set[Any]] = {}
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        target, eid = e.get("targetId"), e.get("eventId")
+        if not isinstance(target, str) or not isinstance(eid, str):
+            continue
+        ids.setdefault(target, set()).add(eid)
+        prev = e.get("prevEventId")
+        if prev is not None:
+            extended.setdefault(target, set()).add(prev)
+    return {t for t, found in ids.items() if len(found - extended.get(t, set())) > 1}

@@ -1,0 +1,1 @@
+"""Pictures of graphs (playbook event chains, agents around their base) as DOT and mermaid."""

@@ -1,0 +1,51 @@
+"""A picture as plain data: nodes, edges and groups carrying style classes (no syntax yet)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Node:
+    """A box: generated ``key`` (never a document's id), label lines, style classes."""
+
+    key: str
+    lines: tuple[str, ...]
+    classes: tuple[str, ...]
+    tooltip: str = ""
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A line from ``tail`` to ``head`` (node keys), with an optional label."""
+
+    tail: str
+    head: str
+    classes: tuple[str, ...] = ()
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Group:
+    """Nodes drawn together in a frame with a title (one playbook target)."""
+
+    key: str
+    title: str
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Picture:
+    """What to draw; ``notes`` are lines said about the whole picture (under the title)."""
+
+    title: str
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+    groups: tuple[Group, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def ungrouped(self) -> tuple[Node, ...]:
+        """The nodes that belong to no group."""
+        inside = {key for g in self.groups for key in g.members}
+        return tuple(n for n in self.nodes if n.key not in inside)

@@ -1,0 +1,164 @@
+"""A document holding a structured ``ConflictResolution`` (M15): its open conflicts, settled."""
+
+from __future__ import annotations
+
+from .. import document as doc
+from ..merge.conflict_record import jsonpath_parts
+from ..merge.result import MISSING
+from ..values import pointer
+from .model import Choice, FileConflict, Settled, conflict_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..codecs import Document
+
+    Parts = list[str | int]
+
+
+def resolution_of(data: Any) -> tuple[Parts, dict[str, Any]] | None:
+    """Where the document's ConflictResolution is (a fork's, else the info's metadata)."""
+    info = doc.describe(data)
+    for key in info.containers:
+        fork = data[key].get(doc.FORK_FIELD)
+        if isinstance(fork, dict) and isinstance(fork.get("conflictResolution"), dict):
+            return [key, doc.FORK_FIELD, "conflictResolution"], fork["conflictResolution"]
+    if info.info_key is not None:
+        meta = data[info.info_key].get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("conflictResolution"), dict):
+            return [info.info_key, "metadata", "conflictResolution"], meta["conflictResolution"]
+    return None
+
+
+def has_unresolved(data: Any) -> bool:
+    found = resolution_of(data)
+    return found is not None and any(_open(e) for e in _entries(found[1]))
+
+
+class StructuredFile:
+    """The unresolved ``Conflict`` objects of a document, settled in place (values and status)."""
+
+    def __init__(self, document: Document) -> None:
+        self.ours = document
+        found = resolution_of(document.data)
+        self.at, record = found if found else ([], {})
+        self.listed: list[tuple[int, Parts, FileConflict]] = []
+        for index, entry in enumerate(_entries(record)):
+            parts = jsonpath_parts(entry.get("path")) if _open(entry) else None
+            if parts is not None:
+                self.listed.append((index, parts, self._conflict(parts, entry)))
+
+    def _conflict(self, parts: Parts, entry: dict[str, Any]) -> FileConflict:
+        data = self.ours.data
+        where = doc.anchored_path(data, parts)
+        ours = _at(data, parts)  # the document holds ours' value; none there: ours is absent
+        base, theirs = entry.get("baseValue"), entry.get("theirsValue")
+        kind = "status" if parts and parts[-1] == doc.STATUS_FIELD else "modify/modify"
+        kind = "delete/modify" if ours is MISSING else kind
+        return FileConflict(
+            conflict_id(where, kind, base, ours, theirs),
+            pointer(parts),
+            where,
+            kind,
+            base,
+            ours,
+            theirs,
+        )
+
+    @property
+    def conflicts(self) -> list[FileConflict]:
+        return [c for _, _, c in self.listed]
+
+    def remaining(self, choices: dict[str, Choice]) -> list[FileConflict]:
+        return [c for c in self.conflicts if c.id not in choices]
+
+    def settle(
+        self,
+        choices: dict[str, Choice],
+        style: object = None,
+        *,
+        resolved_by: dict[str, Any] | None = None,
+        now: str | None = None,
+        text: bool = True,
+    ) -> Settled:
+        """Values set at each chosen conflict's place, its Conflict marked resolved."""
+        data = self.ours.data
+        record = _at(data, self.at)
+        entries = [dict(e) if isinstance(e, dict) else e for e in _entries(record)]
+        for index, parts, c in self.listed:
+            if c.id in choices:
+                value = choices[c.id].value_for(c)
+                data = set_at(data, parts, value)
+                entries[index]["status"] = "resolved"
+                if value is not MISSING:
+                    entries[index]["resolution"] = value
+        record = {**record, "conflicts": entries}
+        remaining = tuple(self.remaining(choices))
+        if not remaining:
+            record.update(
+                {k: v for k, v in (("resolvedAt", now), ("resolvedBy", resolved_by)) if v}
+            )
+        data = set_at(data, self.at, record)
+        if not remaining:
+            data = _merge_pending(data, self.at)
+        return Settled(self.ours.render(data) if text else None, data, remaining)
+
+
+def _merge_pending(data: Any, at: Parts) -> Any:
+    """A fork whose conflicts are all resolved is no longer ``mergeStatus: "conflict"``."""
+    if len(at) == 3 and at[1] == doc.FORK_FIELD:
+        fork = _at(data, at[:2])
+        if isinstance(fork, dict) and fork.get("mergeStatus") == "conflict":
+            return set_at(data, [*at[:2], "mergeStatus"], "mergePending")
+    return data
+
+
+def _entries(record: Any) -> list[Any]:
+    entries = record.get("conflicts") if isinstance(record, dict) else None
+    return entries if isinstance(entries, list) else []
+
+
+def _open(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("status") == "unresolved"
+
+
+def _at(data: Any, parts: Parts) -> Any:
+    node = data
+    for part in parts:
+        if not _has(node, part):
+            return MISSING
+        node = node[part]
+    return node
+
+
+def _has(node: Any, part: str | int) -> bool:
+    if isinstance(node, dict):
+        return isinstance(part, str) and part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+
+
+def set_at(data: Any, parts: Parts, value: Any) -> Any:
+    """A copy of ``data`` with ``value`` at ``parts`` (MISSING: removed there)."""
+    if not parts:
+        return value
+    head, rest = parts[0], parts[1:]
+    if isinstance(data, dict) and isinstance(head, str):
+        child = set_at(data.get(head, MISSING), rest, value) if rest else value
+        out = dict(data)
+        if child is MISSING:
+            out.pop(head, None)
+        else:
+            out[head] = child
+        return out
+    if isinstance(data, list) and isinstance(head, int) and 0 <= head <= len(data):
+        items = list(data)
+        child = set_at(items[head], rest, value) if rest and head < len(items) else value
+        if child is MISSING:
+            del items[head : head + 1]
+        elif head == len(items):
+            items.append(child)
+        else:
+            items[head] = child
+        return items
+    return data

@@ -1,0 +1,244 @@
+"""The served documents by kind and id, the "current" one of each kind, and what changed."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..document import describe
+from ..edits.items import is_plain_id
+from ..values import instant_key
+from .files import Found, Stat, find_documents, folders_changed
+from .store import Loaded, Store
+
+KINDS = ("todoList", "plan", "playbook")
+SEGMENT = {"todoList": "todos", "plan": "plans", "playbook": "playbooks"}
+"""The URI segment of each kind's documents: ``vbrief://todos/{id}``; ``vbrief://playbook``
+(singular, seed 003) is the current playbook's view, ``vbrief://playbooks/{id}`` its file."""
+
+NOUN = {"todoList": "todo list", "plan": "plan", "playbook": "playbook"}
+
+_STEM_SUFFIXES = (
+    ".vcontext.json",
+    ".vcontext.tron",
+    ".vbrief.json",
+    ".vbrief.tron",
+    ".json",
+    ".tron",
+)
+_SNIFF = re.compile(rb'^\s*"?(todoList|plan|playbook)"?\s*:', re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One served document: where it is, what it holds, and how clients name it."""
+
+    rel: str
+    real: str
+    kind: str
+    id: str
+    format: str
+    title: str | None
+    sequence: int
+    updated: str | None
+    error: str | None  # why it does not parse (it is still served: its text, and refusals)
+    stat: Stat
+
+    @property
+    def uri(self) -> str:
+        return f"vbrief://{SEGMENT[self.kind]}/{self.id}"
+
+    def summary(self) -> dict[str, Any]:
+        """What ``vbrief://todos`` (and friends) list about it."""
+        out: dict[str, Any] = {"id": self.id, "uri": self.uri, "path": self.rel}
+        out["format"] = self.format
+        if self.title is not None:
+            out["title"] = self.title
+        out["sequence"] = self.sequence
+        if self.updated is not None:
+            out["updated"] = self.updated
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a refresh found: documents whose bytes changed, and whether the set changed."""
+
+    changed: tuple[Entry, ...] = ()
+    list_changed: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.changed) or self.list_changed
+
+
+class Catalog:
+    """Discovers documents under ``root`` and keeps them current (see ``refresh``)."""
+
+    def __init__(
+        self,
+        root: str,
+        store: Store,
+        *,
+        ignored: Callable[[str], bool] = lambda rel: False,
+        declared: Callable[[str], bool] = lambda rel: False,
+        pinned: dict[str, str] | None = None,
+        sniff: bool = True,
+    ) -> None:
+        self.root = os.path.realpath(root)
+        self.store = store
+        self.pinned = dict(pinned or {})  # kind -> rel path chosen as "current"
+        self._ignored = ignored
+        self._declared = declared
+        self._sniff = sniff
+        self._lock = threading.RLock()
+        self._found: list[Found] | None = None
+        self._folders: dict[str, int] = {}
+        self._entries: tuple[Entry, ...] = ()
+        self._kinds: dict[str, str] = {}  # rel -> kind last seen (for files that stop parsing)
+        self.outside: tuple[str, ...] = ()
+
+    def refresh(self, *, rescan: bool = False) -> Changes:
+        """Look at the disk again: walk when a folder changed, re-read files whose stat did."""
+        with self._lock:
+            if rescan or self._found is None or folders_changed(self._folders):
+                found, self._folders, outside = find_documents(
+                    self.root, ignored=self._ignored, declared=self._declared, sniff=self._sniff
+                )
+                self._found, self.outside = found, tuple(outside)
+            entries = _unique_ids([e for f in self._found if (e := self._entry(f)) is not None])
+            old = {e.rel: e for e in self._entries}
+            self._entries = tuple(entries)
+        changed = tuple(e for e in entries if e.rel not in old or old[e.rel].stat != e.stat)
+        keys = {(e.rel, e.kind, e.id) for e in entries}
+        return Changes(changed, keys != {(e.rel, e.kind, e.id) for e in old.values()})
+
+    def _entry(self, found: Found) -> Entry | None:
+        loaded = self.store.load(found.rel, found.real)
+        if loaded is None:
+            return None
+        if loaded.doc is None:
+            kind = self._kinds.get(found.rel) or _sniffed_kind(loaded.raw)
+            if kind is None:
+                return None
+            return _entry(loaded, kind, None)
+        kind = _kind(loaded.data)
+        if kind is None:
+            return None  # a JSON file that is not a todo list, plan or playbook
+        self._kinds[found.rel] = kind
+        return _entry(loaded, kind, loaded.data[kind])
+
+    def entries(self, kind: str | None = None) -> list[Entry]:
+        """The served documents (of one kind), in path order."""
+        with self._lock:
+            if self._found is None:
+                self.refresh()
+            return [e for e in self._entries if kind is None or e.kind == kind]
+
+    def current(self, kind: str) -> Entry | None:
+        """The document tools write when no id is given: pinned, else the only one, else the
+        most recently ``updated`` (ties: path order)."""
+        candidates = self.entries(kind)
+        pinned = self.pinned.get(kind)
+        if pinned is not None:
+            return next((e for e in candidates if e.rel == pinned), None)
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        best = max(_instant(e) for e in candidates)
+        return next(e for e in candidates if _instant(e) == best)
+
+    def find(self, kind: str, doc_id: str) -> Entry | None:
+        """The document of ``kind`` whose id is ``doc_id`` (ids are never paths)."""
+        return next((e for e in self.entries(kind) if e.id == doc_id), None)
+
+    def fresh_rel(self, kind: str, rel: str) -> Entry | None:
+        """The entry of a file again after a write changed it (a new file: after a walk)."""
+        with self._lock:
+            index = next((i for i, e in enumerate(self._entries) if e.rel == rel), None)
+            if index is None:
+                self.refresh(rescan=True)
+                return next((e for e in self.entries(kind) if e.rel == rel), None)
+            old = self._entries[index]
+            new = self._entry(Found(old.rel, old.real))
+            if new is None:
+                return None
+            new = _with_id(new, old.id)  # a repeated id keeps its ~N
+            self._entries = (*self._entries[:index], new, *self._entries[index + 1 :])
+            return new
+
+
+def _instant(entry: Entry) -> tuple[int, int]:
+    """When a document was last ``updated``, as an instant (absent: before everything)."""
+    rank, micros, _ = instant_key(entry.updated)
+    return rank, micros
+
+
+def _kind(data: Any) -> str | None:
+    info = describe(data)
+    if not info.is_vcontext:
+        return None
+    return next((k for k in KINDS if k in info.containers), None)
+
+
+def _sniffed_kind(raw: bytes) -> str | None:
+    """The container of a document that does not parse (a merge left markers in it)."""
+    m = _SNIFF.search(raw[:65536])
+    return m.group(1).decode() if m else None
+
+
+def _entry(loaded: Loaded, kind: str, container: Any) -> Entry:
+    from .store import format_of
+
+    c = container if isinstance(container, dict) else {}
+    own = c.get("id")
+    doc_id = own if isinstance(own, str) and is_plain_id(own) else stem(loaded.rel)
+    key = "version" if kind == "playbook" else "sequence"
+    seq = c.get(key)
+    sequence = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
+    title = c.get("title") if isinstance(c.get("title"), str) else None
+    updated = c.get("updated") if isinstance(c.get("updated"), str) else None
+    return Entry(
+        loaded.rel,
+        loaded.real,
+        kind,
+        doc_id,
+        format_of(loaded),
+        title,
+        sequence,
+        updated,
+        loaded.error,
+        loaded.stat,
+    )
+
+
+def stem(rel: str) -> str:
+    """A document's id from its file name: ``vbrief/todo-01J.json`` -> ``todo-01J``."""
+    name = rel.rsplit("/", 1)[-1]
+    for suffix in _STEM_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    plain = re.sub(r"[^A-Za-z0-9._:-]+", "-", name).strip("-.") or "document"
+    return plain if is_plain_id(plain) else plain.replace("..", "-")
+
+
+def _unique_ids(entries: list[Entry]) -> list[Entry]:
+    """Ids unique per kind: a repeated one gets ``~2``, ``~3`` (path order)."""
+    seen: dict[tuple[str, str], int] = {}
+    out = []
+    for e in entries:
+        n = seen.get((e.kind, e.id), 0) + 1
+        seen[(e.kind, e.id)] = n
+        out.append(e if n == 1 else _with_id(e, f"{e.id}~{n}"))
+    return out
+
+
+def _with_id(e: Entry, doc_id: str) -> Entry:
+    from dataclasses import replace
+
+    return replace(e, id=doc_id)

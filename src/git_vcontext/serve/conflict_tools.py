@@ -1,0 +1,48 @@
+"""``vcontext_conflicts`` and ``vcontext_resolve``: the ``conflicts`` and ``resolve`` commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..edits.stamp import Refused
+from ..errors import VContextError
+from .service import Answer, Service
+
+
+def conflicts(svc: Service, args: dict[str, Any]) -> Answer:
+    """What a stopped merge, rebase or cherry-pick left (as ``conflicts --format json``)."""
+    from ..commands.conflicts import render_text
+    from ..workflow.conflicts import list_conflicts
+
+    root = _top(svc, "vcontext_conflicts")
+    listing = list_conflicts(list(args.get("paths") or ()), cwd=root)
+    text = render_text(listing) or "no vContext conflicts\n"
+    return Answer(text.rstrip("\n"), listing.to_json())
+
+
+def resolve(svc: Service, args: dict[str, Any]) -> Answer:
+    """Settle one conflict (``conflict``: id, pointer or where) or all that remain: ``take``
+    a side or put ``value`` there; the last one writes the document and stages it."""
+    from ..workflow.resolve import NO_VALUE, open_file
+
+    svc.may_write(None)
+    root = _top(svc, "vcontext_resolve")
+    value = args.get("value", NO_VALUE)
+    try:
+        session = open_file(args["path"], cwd=root)
+        session.by = {"id": svc.agent(), "type": "aiAgent"}
+        chosen = session.asked(args.get("conflict"), args.get("take"), value)
+        outcome = session.apply(chosen, add=args.get("add", True), dry_run=bool(args.get("dryRun")))
+    except VContextError as exc:
+        raise Refused("resolve", exc.one_line()) from None
+    svc.catalog.refresh()
+    data = outcome.to_json()
+    left = len(outcome.remaining)
+    done = "resolved" + (", staged" if outcome.staged else "") if not left else f"{left} left"
+    return Answer(f"{outcome.path}: {len(outcome.chosen)} settled; {done}", data)
+
+
+def _top(svc: Service, tool: str) -> str:
+    if svc.git is None or svc.git.top is None:
+        raise Refused("no-git", f"{tool} needs a git work tree; this folder is not in one")
+    return str(svc.git.top)

@@ -1,0 +1,155 @@
+"""Seed 003's prompts, filled from the current documents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..edits.items import ITEM_ARRAYS
+from ..edits.learnings import KINDS, query
+from .catalog import Entry
+from .service import Service
+
+CATEGORY_KINDS = {
+    "strategies": "strategy",
+    "decisions": "rule",
+    "patterns": "learning",
+    "gotchas": "warning",
+    "notes": "note",
+}
+"""Seed 003's learning categories and the playbook kinds they are written as."""
+
+TOOLS_HINT = (
+    "Keep them current with the tools: vbrief_update_todo (status as you go), "
+    "vbrief_create_todo, vbrief_update_plan_item, vbrief_add_learning."
+)
+
+
+def session_start(svc: Service) -> str:
+    parts = [
+        "You are starting a new coding session. Here is the current vBRIEF context "
+        f"(agent {svc.agent()}):",
+        "## Current Tasks (TodoList)\n" + _todos(svc),
+        "## Current Plan\n" + _plan(svc),
+        "## Recent Learnings\n" + _learnings(svc, None, 10),
+        "The full documents are the resources vbrief://todos/current, vbrief://plans/current "
+        f"and vbrief://playbook. {TOOLS_HINT}",
+        "Based on this context, what would you like to work on?",
+    ]
+    return "\n\n".join(parts)
+
+
+def session_end(svc: Service, summary: str) -> str:
+    return "\n\n".join(
+        [
+            "The coding session is ending. Save the current work state to vBRIEF.",
+            f"## Summary of the work\n{summary}",
+            "## Open tasks\n" + _todos(svc, open_only=True),
+            "## Current Plan\n" + _plan(svc),
+            "Now: set the status of every task you worked on (vbrief_update_todo; completed, "
+            "blocked or inProgress), add tasks that are left (vbrief_create_todo), update the "
+            "plan items you advanced (vbrief_update_plan_item), and record what you learned "
+            "that applies to future work (vbrief_add_learning). Use expectedSequence from the "
+            "documents you read so a concurrent change is not overwritten.",
+        ]
+    )
+
+
+def plan_review(svc: Service) -> str:
+    return "\n\n".join(
+        [
+            "Review the current plan and suggest the next steps.",
+            "## Plan\n" + _plan(svc, with_narratives=True),
+            "## Current Tasks\n" + _todos(svc, open_only=True),
+            "## Relevant Learnings\n" + _learnings(svc, None, 5),
+            "Say which plan items are done, which are blocked and why, and what to do next; "
+            "record changes with vbrief_update_plan_item and vbrief_add_plan_item.",
+        ]
+    )
+
+
+def add_learning(svc: Service, category: str) -> str:
+    kind = CATEGORY_KINDS.get(category.strip().lower()) or (
+        category if category in KINDS else "learning"
+    )
+    return "\n\n".join(
+        [
+            f"Extract one learning about {category} from the recent work and add it to the "
+            "playbook.",
+            f"## Existing {kind} entries (refine one by reusing its targetId; do not duplicate)\n"
+            + _learnings(svc, kind, 20),
+            f"Call vbrief_add_learning with kind {kind!r}, a short stable targetId (a slug such "
+            "as 'tests-run-git-in-tmp'), a title, and a narrative map with Title-Case keys "
+            "(e.g. Overview, Problem, Action, Result); add tags and evidence (PRs, incidents) "
+            "when you have them, and a confidence between 0 and 1.",
+        ]
+    )
+
+
+def _todos(svc: Service, *, open_only: bool = False) -> str:
+    entry = svc.catalog.current("todoList")
+    container = _container(svc, entry)
+    if entry is None or container is None:
+        return "No todo list yet: add tasks with vbrief_create_todo."
+    lines = _item_lines(container, open_only)
+    head = f"{entry.id} ({entry.rel}, sequence {entry.sequence})"
+    return head + "\n" + ("\n".join(lines) if lines else "(no open tasks)")
+
+
+def _plan(svc: Service, *, with_narratives: bool = False) -> str:
+    entry = svc.catalog.current("plan")
+    plan = _container(svc, entry)
+    if entry is None or plan is None:
+        return "No plan yet (vbrief_create_plan makes one)."
+    lines = [
+        f"{plan.get('title', entry.id)} [{plan.get('status', '?')}] (id {entry.id}, "
+        f"{entry.rel}, sequence {entry.sequence})"
+    ]
+    narratives = plan.get("narratives")
+    if with_narratives and isinstance(narratives, dict):
+        lines += [f"{key}: {value}" for key, value in narratives.items()]
+    lines += _item_lines(plan, False)
+    return "\n".join(lines)
+
+
+def _learnings(svc: Service, kind: str | None, limit: int) -> str:
+    from ..playbook.view import playbook_view
+
+    entry = svc.catalog.current("playbook")
+    loaded = _loaded(svc, entry)
+    if loaded is None:
+        return "No playbook yet: vbrief_add_learning starts one."
+    found, _ = query(playbook_view(loaded), kind=kind, limit=limit)
+    if not found:
+        return "(none yet)"
+    lines = []
+    for e in found:
+        text = e.title or e.text or next(iter((e.narrative or {}).values()), "")
+        lines.append(f"- [{e.kind}] {e.target_id}: {' '.join(str(text).split())[:200]}")
+    return "\n".join(lines)
+
+
+def _loaded(svc: Service, entry: Entry | None) -> Any:
+    if entry is None:
+        return None
+    loaded = svc.catalog.store.load(entry.rel, entry.real)
+    return loaded.data if loaded is not None and loaded.doc is not None else None
+
+
+def _container(svc: Service, entry: Entry | None) -> dict[str, Any] | None:
+    data = _loaded(svc, entry)
+    container = data.get(entry.kind) if entry is not None and isinstance(data, dict) else None
+    return container if isinstance(container, dict) else None
+
+
+def _item_lines(node: dict[str, Any], open_only: bool, depth: int = 0) -> list[str]:
+    lines: list[str] = []
+    for key in ITEM_ARRAYS:
+        for item in node.get(key) or []:
+            if not isinstance(item, dict):
+                continue
+            status = item.get("status", "?")
+            if not (open_only and status in ("completed", "cancelled")):
+                ident = f"{item['id']}: " if isinstance(item.get("id"), str) else ""
+                lines.append(f"{'  ' * depth}- [{status}] {ident}{item.get('title', '')}")
+            lines += _item_lines(item, open_only, depth + 1)
+    return lines

@@ -1,0 +1,176 @@
+"""What the tools share: options, the documents by kind and id, stamps, and the writer."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..clock import now_rfc3339
+from ..edits.stamp import Refused, Stamp
+from .catalog import NOUN, SEGMENT, Catalog, Entry
+from .files import inside
+from .gitside import DEFAULT_AGENT, GitSide
+from .writer import Target, Writer, Written
+
+WRITABLE = {"todos": "todoList", "plans": "plan", "playbook": "playbook"}
+"""``--allow`` names and the kinds they let the server write."""
+
+NEW_DOCUMENTS = {"todoList": ".vcontext/todo.json", "playbook": ".vcontext/playbook.json"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the server was started (``git vcontext mcp ...``)."""
+
+    root: str
+    agent: str | None = None
+    read_only: bool = False
+    allow: frozenset[str] = frozenset(WRITABLE.values())
+    commit: bool = False
+    pinned: dict[str, str] = field(default_factory=dict)  # kind -> rel path of "current"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A tool's result: text for people and models, the same facts as structured data."""
+
+    text: str
+    data: dict[str, Any]
+    error: bool = False  # the call did not do what was asked (e.g. a sync stopped)
+
+
+class Service:
+    """The server's state behind the tools, resources and prompts (no MCP types here)."""
+
+    def __init__(
+        self, options: Options, catalog: Catalog, writer: Writer, git: GitSide | None
+    ) -> None:
+        self.options = options
+        self.catalog = catalog
+        self.writer = writer
+        self.git = git
+
+    # -- who and when --------------------------------------------------------------
+
+    def agent(self) -> str:
+        if self.git is not None:
+            return self.git.agent()
+        return self.options.agent or DEFAULT_AGENT
+
+    def stamp(self) -> Stamp:
+        return Stamp(self.agent(), now_rfc3339())
+
+    @staticmethod
+    def entropy() -> str:
+        """Randomness for fresh ids: two agents never make the same one."""
+        return secrets.token_hex(8)
+
+    # -- documents -----------------------------------------------------------------
+
+    def document(self, kind: str, doc_id: str | None) -> Entry:
+        """The document of ``kind`` named ``doc_id`` (None or 'current': the current one)."""
+        if doc_id is None or doc_id == "current":
+            found = self.catalog.current(kind)
+            if found is None:
+                raise Refused("no-document", f"there is no {NOUN[kind]} here yet")
+            return found
+        found = self.catalog.find(kind, doc_id)
+        if found is None:
+            raise Refused("unknown-id", unknown_document(kind, doc_id, self.catalog))
+        return found
+
+    def target(self, entry: Entry) -> Target:
+        return Target(entry.rel, entry.real, entry.format)
+
+    def new_target(self, kind: str, rel: str, new: Callable[[], Any]) -> Target:
+        """Where a new document of ``kind`` goes (never outside the served root)."""
+        full = os.path.join(self.catalog.root, *rel.split("/"))
+        folder = inside(self.catalog.root, os.path.dirname(full))
+        if folder is None:
+            raise Refused("outside", f"{rel}: its folder leads outside {self.catalog.root}")
+        real = os.path.join(folder, os.path.basename(full))
+        fmt = "tron" if rel.endswith(".tron") else "json"
+        return Target(rel, real, fmt, new)
+
+    def default_target(self, kind: str, new: Callable[[], Any]) -> Target:
+        """The current document's target, or the new document's when there is none."""
+        found = self.catalog.current(kind)
+        if found is not None:
+            return self.target(found)
+        rel = self.options.pinned.get(kind) or NEW_DOCUMENTS[kind]
+        return self.new_target(kind, rel, new)
+
+    def target_of(self, kind: str, doc_id: str | None, new: Callable[[], Any]) -> Target:
+        """The document named, else the current one, else a new one made by ``new``."""
+        if doc_id is not None:
+            return self.target(self.document(kind, doc_id))
+        return self.default_target(kind, new)
+
+    def apply(
+        self, tool: str, target: Target, edit: Callable[[Any], Any]
+    ) -> tuple[Any, dict[str, Any]]:
+        """Write one todo or plan edit; the outcome and its structured answer."""
+        outcome, written = self.writer.write(target, edit, self.message(tool, target.rel))
+        return outcome, self.outcome(outcome, target.rel, written)
+
+    def may_write(self, kind: str | None) -> None:
+        if self.options.read_only:
+            raise Refused("read-only", "this server is read-only (--read-only)")
+        if kind is not None and kind not in self.options.allow:
+            allowed = ", ".join(k for k, v in WRITABLE.items() if v in self.options.allow)
+            raise Refused(
+                "not-allowed", f"writing {SEGMENT[kind]} is not allowed here (--allow {allowed})"
+            )
+
+    def message(self, tool: str, rel: str) -> Callable[[Any], str]:
+        """The commit message of a write: the Change's description, then tool, agent, file."""
+        agent = self.agent()
+        return lambda o: (
+            f"vcontext mcp: {o.change.description}\n\n"
+            f"Tool: {tool}\nAgent: {agent}\nDocument: {rel}\n"
+        )
+
+    def outcome(self, outcome: Any, rel: str, written: Written) -> dict[str, Any]:
+        """The structured answer of a todo or plan write: id, item, sequence, Change, where."""
+        kind = outcome.change.path[0]
+        container = outcome.data[kind]
+        out: dict[str, Any] = {"id": outcome.item_id}
+        if outcome.item is not None:
+            out["item"] = outcome.item
+        out["sequence"] = container["sequence"]
+        out["change"] = container["changeLog"][-1]
+        out.update(self.written(rel, kind, written))
+        return out
+
+    def written(self, entry_rel: str, kind: str, written: Written) -> dict[str, Any]:
+        """The part of a write's answer that says where it went and what git made of it."""
+        entry = self.catalog.fresh_rel(kind, entry_rel)
+        out: dict[str, Any] = {"document": entry.summary() if entry else {"path": entry_rel}}
+        if written.created:
+            out["created"] = True
+        if written.commit is not None:
+            out["commit"] = written.commit.commit
+            if written.commit.note:
+                out["notes"] = [written.commit.note]
+        return out
+
+
+def unknown_document(kind: str, doc_id: str, catalog: Catalog) -> str:
+    """Why an id names no document: a path is never an id; else the ids there are."""
+    if "/" in doc_id or "\\" in doc_id or ".." in doc_id or doc_id.startswith("~"):
+        return f"{doc_id!r} is not a {NOUN[kind]} id (ids are names, never paths)"
+    known = [e.id for e in catalog.entries(kind)]
+    listed = f": known ids are {', '.join(known[:10])}" if known else f": there is no {NOUN[kind]}"
+    return f"no {NOUN[kind]} with id {doc_id!r}{listed}"
+
+
+def committed_text(data: dict[str, Any]) -> str:
+    """`` (committed abc123def456)`` or a note, for a write's one-line answer."""
+    parts = []
+    if data.get("commit"):
+        parts.append(f"committed {data['commit'][:12]}")
+    parts += data.get("notes", [])
+    return f" ({'; '.join(parts)})" if parts else ""

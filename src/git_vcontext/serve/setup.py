@@ -1,0 +1,148 @@
+"""From command-line options to a running service: root, repository, pins, access, HTTP address."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import OperationalError, UsageError
+from .catalog import Catalog
+from .gitside import GitSide
+from .locks import Locks
+from .service import WRITABLE, Options, Service
+from .store import Store
+from .writer import Writer
+
+PIN_KEYS = {"todoList": "todo", "plan": "plan", "playbook": "playbook"}
+LOOPBACK_NAMES = {"localhost"}
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where ``--http`` listens."""
+
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        if self.host in LOOPBACK_NAMES:
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+
+def http_address(value: str) -> Address:
+    """``PORT``, ``HOST:PORT`` or ``[IPv6]:PORT``; the host defaults to 127.0.0.1."""
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", value
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise UsageError(f"--http {value!r}: expected [HOST:]PORT, e.g. 8765 or 127.0.0.1:8765")
+    return Address(host, int(port))
+
+
+def token(address: Address | None, env: str | None) -> str | None:
+    """The bearer token clients must send: required off loopback, read from ``--token-env``."""
+    if env is None:
+        if address is not None and not address.loopback:
+            raise UsageError(
+                f"--http {address.host}: listening beyond loopback needs a bearer token: "
+                "--token-env VAR (clients send 'Authorization: Bearer <$VAR>')"
+            )
+        return None
+    value = os.environ.get(env, "")
+    if not value.strip():
+        raise UsageError(f"--token-env {env}: the environment variable is not set or empty")
+    return value.strip()
+
+
+def allowed(value: str | None) -> frozenset[str]:
+    """``--allow todos,plans,playbook`` as container kinds."""
+    if value is None:
+        return frozenset(WRITABLE.values())
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in WRITABLE]
+    if unknown or not names:
+        raise UsageError(f"--allow {value!r}: use a comma list of {', '.join(WRITABLE)}")
+    return frozenset(WRITABLE[n] for n in names)
+
+
+def find_root(given: str | None) -> tuple[str, Any]:
+    """The folder served (``--root``, else the repository's top, else here) and its repo."""
+    from ..gitio import open_repo
+
+    start = given or os.getcwd()
+    if not os.path.isdir(start):
+        raise OperationalError(f"--root {given}: not a directory")
+    try:
+        repo = open_repo(start)
+    except OperationalError:
+        return os.path.realpath(start), None
+    if repo.workdir is None:
+        raise OperationalError("the repository is bare: run the server in a work tree")
+    return os.path.realpath(given or repo.workdir), repo
+
+
+def pins(root: str, repo: Any, given: dict[str, str | None]) -> dict[str, str]:
+    """``--todo/--plan/--playbook PATH``, else git config ``vcontext.mcp.<kind>``."""
+    out: dict[str, str] = {}
+    for kind, key in PIN_KEYS.items():
+        value = given.get(kind) or _config(repo, f"vcontext.mcp.{key}")
+        if value:
+            out[kind] = _inside(
+                root, value, f"--{key}" if given.get(kind) else f"vcontext.mcp.{key}"
+            )
+    return out
+
+
+def _config(repo: Any, key: str) -> str | None:
+    if repo is None:
+        return None
+    try:
+        return str(repo.config[key])
+    except KeyError:
+        return None
+
+
+def _inside(root: str, path: str, option: str) -> str:
+    full = os.path.realpath(os.path.join(root, path))
+    rel = os.path.relpath(full, root)
+    if rel.startswith("..") or os.path.isabs(rel):
+        raise UsageError(f"{option} {path}: outside the served folder {root}")
+    if not rel.endswith((".json", ".tron")):
+        raise UsageError(f"{option} {path}: a todo list, plan or playbook is a .json or .tron file")
+    return rel.replace(os.sep, "/")
+
+
+def service(options: Options, repo: Any) -> Service:
+    """Everything the server needs, wired together."""
+    store = Store()
+    git = GitSide(repo, agent=options.agent, commit=options.commit) if repo is not None else None
+    catalog = Catalog(
+        options.root,
+        store,
+        ignored=(lambda rel: git.ignored(os.path.join(options.root, rel))) if git else _never,
+        declared=(lambda rel: git.declared(os.path.join(options.root, rel))) if git else _never,
+        pinned=options.pinned,
+        sniff=git is None,  # in a repository: install's patterns and .gitattributes only
+    )
+    locks = Locks(_lock_folder(repo))
+    return Service(options, catalog, Writer(store, locks, git), git)
+
+
+def _never(rel: str) -> bool:
+    return False
+
+
+def _lock_folder(repo: Any) -> str | None:
+    if repo is None:
+        return None
+    from ..gitio.push import common_dir
+
+    return str(common_dir(repo) / "vcontext" / "mcp-locks")

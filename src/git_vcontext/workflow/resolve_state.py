@@ -1,0 +1,110 @@
+"""Choices made so far on a conflicted file, kept under ``.git/vcontext/resolve/`` by stage ids.
+
+Each ``resolve`` call merges the index stages again and applies every choice
+recorded for exactly those stages, so the state of a stopped merge is never read
+back from the half-resolved text in the work tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from ..fsio import write_atomic
+from ..merge.textmerge import Markers
+from ..resolution.model import Choice, Style
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+
+def state_dir(common_dir: str | os.PathLike[str]) -> Path:
+    return Path(common_dir) / "vcontext" / "resolve"
+
+
+class ResolveState:
+    """The record of one conflicted file: its stages, merge time, style and choices."""
+
+    def __init__(
+        self,
+        common_dir: str | os.PathLike[str],
+        path: str,
+        stages: Sequence[str],
+        *,
+        since: int | None = None,
+    ) -> None:
+        self.path = path
+        self.stages = list(stages)
+        self.since = since  # when the operation stopped: older choices are an aborted attempt's
+        key = hashlib.sha1("\0".join([path, *self.stages]).encode("utf-8", "surrogateescape"))
+        self.file = state_dir(common_dir) / f"{key.hexdigest()[:20]}.json"
+        self.now: str | None = None
+        self.style: Style | None = None
+        self.choices: dict[str, Choice] = {}
+        self.found = self._load()
+
+    def _load(self) -> bool:
+        try:
+            raw = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        if raw.get("path") != self.path or raw.get("stages") != self.stages:
+            return False
+        if raw.get("since") != self.since:  # the same conflict, met again after an abort
+            return False
+        self.now = raw.get("now")
+        self.style = _style_from(raw.get("style") or {})
+        self.choices = {k: Choice.from_json(v) for k, v in (raw.get("choices") or {}).items()}
+        return True
+
+    def save(self) -> None:
+        record: dict[str, Any] = {
+            "path": self.path,
+            "stages": self.stages,
+            "since": self.since,
+            "now": self.now,
+            "style": _style_json(self.style or Style()),
+            "choices": {k: c.to_json() for k, c in self.choices.items()},
+        }
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.file, (json.dumps(record, indent=2) + "\n").encode("utf-8"))
+
+    def forget(self) -> None:
+        for name in (self.file, self.edited_copy):
+            try:
+                name.unlink()
+            except OSError:
+                pass
+
+    @property
+    def edited_copy(self) -> Path:
+        """Where the work-tree text is kept when it was edited since the merge stopped."""
+        return self.file.with_suffix(".edited")
+
+
+def _style_json(style: Style) -> dict[str, Any]:
+    m = style.markers
+    return {
+        "structured": style.structured,
+        "size": m.size,
+        "labels": [m.ours_label, m.base_label, m.theirs_label],
+        "diff3": m.diff3,
+        "newline": m.newline,
+    }
+
+
+def _style_from(raw: dict[str, Any]) -> Style:
+    labels = raw.get("labels") or ["ours", "base", "theirs"]
+    markers = Markers(
+        int(raw.get("size") or 7),
+        str(labels[0]),
+        str(labels[1]),
+        str(labels[2]),
+        bool(raw.get("diff3")),
+        str(raw.get("newline") or "\n"),
+    )
+    return Style(bool(raw.get("structured")), markers)

@@ -1,0 +1,403 @@
+"""``conflicts`` and ``resolve`` on real stopped merges, rebases and cherry-picks.
+
+PRODUCT.md "Resolving conflicts": conflicts come from the index stages whatever the work
+tree shows; each has a stable id; resolving some leaves the others as they were written;
+the last one writes a valid document in ours' style and stages it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conflict_repos import (
+    TODO,
+    cli_json,
+    diverge,
+    installed,
+    pretty,
+    status_of,
+    todo,
+    two_conflicts,
+)
+from conftest import run_cli, run_git
+
+
+@pytest.fixture
+def repo(git_repo: Path) -> Path:
+    return installed(git_repo)
+
+
+def merge_stops(repo: Path, what: str = "feat") -> None:
+    proc = run_git(repo, "merge", "--no-edit", what, check=False)
+    assert proc.returncode == 1 and "CONFLICT" in proc.stdout, proc.stdout + proc.stderr
+
+
+def conflict_ids(repo: Path, rel: str = TODO) -> list[str]:
+    code, listing = cli_json("conflicts", rel, cwd=repo)
+    assert code == 1
+    return [c["id"] for c in listing["files"][0]["conflicts"]]
+
+
+def committed(repo: Path, *args: str) -> None:
+    proc = run_git(repo, *args, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert run_cli("validate", TODO, cwd=repo).returncode == 0
+
+
+def test_merge_conflicts_as_json_resolve_one_then_the_rest_then_commit(repo: Path) -> None:
+    two_conflicts(repo)
+    merge_stops(repo)
+    code, listing = cli_json("conflicts", cwd=repo)
+    assert code == 1 and listing["others"] == []
+    [f] = listing["files"]
+    assert (f["path"], f["labels"], f["operation"]) == (
+        TODO,
+        {"ours": "main", "theirs": "feat"},
+        "merge",
+    )
+    status, item = f["conflicts"]
+    assert status["where"] == "todoList.items[t1].status" and status["kind"] == "status"
+    assert (status["base"], status["ours"], status["theirs"], status["absent"]) == (
+        "pending", "blocked", "completed", [],
+    )  # fmt: skip
+    assert item["pointer"] == "/todoList/items/1" and item["absent"] == ["ours"]
+
+    one = run_cli("resolve", TODO, "--conflict", status["id"], "--take", "theirs", cwd=repo)
+    assert one.returncode == 1, one.stderr
+    text = (repo / TODO).read_text()
+    assert text.count("<<<<<<< main") == 1 and '"status": "completed"' in text
+    assert status_of(repo) == "UU"  # not staged while a conflict is left
+    code, again = cli_json("conflicts", TODO, cwd=repo)
+    assert [c["id"] for c in again["files"][0]["conflicts"]] == [item["id"]]  # stable id
+    assert again["files"][0]["resolved"] == 1
+
+    rest = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
+    assert rest.returncode == 0, rest.stderr
+    assert b"resolved, staged" in rest.stdout and status_of(repo) == "M "
+    data = json.loads((repo / TODO).read_text())
+    assert [i["id"] for i in data["todoList"]["items"]] == ["t1", "t2", "t3", "t4"]
+    assert data["todoList"]["items"][1]["title"] == "Docs"
+    assert not list((repo / ".git" / "vcontext" / "resolve").glob("*.json"))
+    committed(repo, "commit", "-q", "--no-edit")
+    assert run_cli("conflicts", cwd=repo).returncode == 0
+
+
+def test_rebase_labels_say_which_side_is_yours_and_the_rebase_continues(repo: Path) -> None:
+    two_conflicts(repo)
+    run_git(repo, "switch", "-q", "feat")
+    stopped = run_git(repo, "rebase", "main", check=False)
+    assert stopped.returncode != 0
+    _code, listing = cli_json("conflicts", cwd=repo)
+    [f] = listing["files"]
+    assert f["operation"] == "rebase"
+    assert f["labels"]["ours"].startswith("main (upstream")  # git's "ours" is the upstream
+    assert "replayed from feat" in f["labels"]["theirs"] and "feat: theirs" in f["labels"]["theirs"]
+    assert run_cli("resolve", TODO, "--take", "theirs", cwd=repo).returncode == 0
+    env = {**os.environ, "GIT_EDITOR": "true"}
+    import subprocess
+
+    done = subprocess.run(["git", "rebase", "--continue"], cwd=repo, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((repo / TODO).read_text())
+    assert data["todoList"]["items"][0]["status"] == "completed"  # the replayed commit's
+    assert run_cli("validate", TODO, cwd=repo).returncode == 0
+
+
+def test_cherry_pick_conflicts_are_listed_resolved_and_committed(repo: Path) -> None:
+    two_conflicts(repo)
+    stopped = run_git(repo, "cherry-pick", "feat", check=False)
+    assert stopped.returncode != 0
+    _code, listing = cli_json("conflicts", cwd=repo)
+    [f] = listing["files"]
+    assert f["operation"] == "cherry-pick" and "cherry-picked" in f["labels"]["theirs"]
+    ids = [c["id"] for c in f["conflicts"]]
+    assert (
+        run_cli("resolve", TODO, "--conflict", ids[1], "--take", "base", cwd=repo).returncode == 1
+    )
+    assert (
+        run_cli("resolve", TODO, "--conflict", ids[0], "--take", "ours", cwd=repo).returncode == 0
+    )
+    data = json.loads((repo / TODO).read_text())
+    assert [i["status"] for i in data["todoList"]["items"]][:2] == ["blocked", "pending"]
+    committed(repo, "commit", "-q", "--no-edit")
+
+
+@pytest.mark.parametrize("style", ["diff3", "structured"])
+def test_every_conflict_style_resolves_from_the_same_stages(repo: Path, style: str) -> None:
+    key = "merge.conflictStyle" if style == "diff3" else "merge.vcontext.conflictStyle"
+    run_git(repo, "config", key, style)
+    two_conflicts(repo)
+    merge_stops(repo)
+    first, second = conflict_ids(repo)
+    assert (
+        run_cli("resolve", TODO, "--conflict", first, "--take", "theirs", cwd=repo).returncode == 1
+    )
+    text = (repo / TODO).read_text()
+    if style == "diff3":
+        assert text.count("||||||| ") == 1
+    else:
+        record = json.loads(text)["vContextInfo"]["metadata"]["conflictResolution"]
+        assert [c["status"] for c in record["conflicts"]] == ["resolved", "unresolved"]
+    assert conflict_ids(repo) == [second]
+    assert (
+        run_cli("resolve", TODO, "--conflict", second, "--take", "ours", cwd=repo).returncode == 0
+    )
+    data = json.loads((repo / TODO).read_text())
+    if style == "structured":
+        record = data["vContextInfo"]["metadata"]["conflictResolution"]
+        assert {c["status"] for c in record["conflicts"]} == {"resolved"}
+        assert record["resolvedBy"]["type"] == "human" and record["resolvedAt"].endswith("Z")
+    committed(repo, "commit", "-q", "--no-edit")
+
+
+def test_a_tron_document_is_resolved_in_its_own_style(repo: Path) -> None:
+    def tron(status: str) -> str:
+        return (
+            "class vContextInfo: version\nclass TodoList: items\n"
+            "class TodoItem: id, title, status\n\n"
+            'vContextInfo: vContextInfo("0.4")\n\n'
+            "# the work of today\n"
+            f'todoList: TodoList([TodoItem("t1", "Auth", "{status}"), '
+            'TodoItem("t2", "Docs", "pending")])\n'
+        )
+
+    rel = "todo.vcontext.tron"
+    diverge(repo, tron("pending"), tron("blocked"), tron("completed"), rel)
+    merge_stops(repo)
+    [ident] = conflict_ids(repo, rel)
+    assert (
+        run_cli("resolve", rel, "--conflict", ident, "--value", '"inProgress"', cwd=repo).returncode
+        == 0
+    )
+    text = (repo / rel).read_text()
+    assert text.startswith("class vContextInfo: version\nclass TodoList: items\n")
+    assert 'TodoItem("t1", "Auth", "inProgress")' in text and "<<<<<<<" not in text
+    # (the TRON writer's minimal edits, comments included, are issue 12's; the data is ours)
+    from git_vcontext.codecs import parse
+
+    expected = parse(tron("inProgress").encode(), path=rel).data
+    assert parse(text.encode(), path=rel).data == expected
+    assert run_git(repo, "commit", "-q", "--no-edit", check=False).returncode == 0
+
+
+def test_jsonl_records_conflict_per_record_and_resolve(repo: Path) -> None:
+    def orders(status: str) -> str:
+        return f'{{"id": "w1", "status": "{status}"}}\n{{"id": "w2", "status": "open"}}\n'
+
+    rel = ".work/work_orders.jsonl"
+    diverge(repo, orders("open"), orders("done"), orders("failed"), rel)
+    merge_stops(repo)
+    _code, listing = cli_json("conflicts", cwd=repo)
+    [c] = listing["files"][0]["conflicts"]
+    assert (c["pointer"], c["ours"], c["theirs"]) == ("/0/status", "done", "failed")
+    assert run_cli("resolve", rel, "--take", "theirs", cwd=repo).returncode == 0
+    assert (repo / rel).read_text() == orders("failed")
+
+
+def test_a_minified_document_marks_only_the_value_and_stays_one_line(repo: Path) -> None:
+    def mini(status: str) -> str:
+        return json.dumps(todo(t1=status), separators=(",", ":")) + "\n"
+
+    diverge(repo, mini("pending"), mini("blocked"), mini("completed"))
+    merge_stops(repo)
+    lines = (repo / TODO).read_text().splitlines()
+    assert lines[1:6] == ["<<<<<<< main", '"blocked"', "=======", '"completed"', ">>>>>>> feat"]
+    assert run_cli("resolve", TODO, "--take", "theirs", cwd=repo).returncode == 0
+    assert (repo / TODO).read_text() == mini("completed")
+
+
+# -- bad input ---------------------------------------------------------------------------
+
+
+def test_resolve_on_a_file_without_conflicts_is_an_operational_error_that_touches_nothing(
+    repo: Path,
+) -> None:
+    (repo / TODO).write_text(pretty(todo()))
+    before = (repo / TODO).read_bytes()
+    proc = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
+    assert proc.returncode == 3
+    assert proc.stderr.count(b"\n") == 1 and b"no conflict to resolve" in proc.stderr
+    assert (repo / TODO).read_bytes() == before
+
+
+def test_resolve_refusals_list_the_ids_or_the_finding_and_leave_the_file_alone(repo: Path) -> None:
+    two_conflicts(repo)
+    merge_stops(repo)
+    before = (repo / TODO).read_bytes()
+    ids = conflict_ids(repo)
+    unknown = run_cli("resolve", TODO, "--conflict", "nope", "--take", "ours", cwd=repo)
+    assert unknown.returncode == 2 and all(i.encode() in unknown.stderr for i in ids)
+    not_json = run_cli("resolve", TODO, "--conflict", ids[0], "--value", "{completed", cwd=repo)
+    assert not_json.returncode == 2 and b"--value is not JSON" in not_json.stderr
+    invalid = run_cli("resolve", TODO, "--conflict", ids[0], "--value", '"doing"', cwd=repo)
+    assert invalid.returncode == 2 and b"is not allowed here" in invalid.stderr
+    assert b"todoList.items[t1].status" in invalid.stderr and b"[schema]" in invalid.stderr
+    several = run_cli("resolve", TODO, "--value", '"completed"', cwd=repo)
+    assert several.returncode == 2 and b"--conflict" in several.stderr
+    both = run_cli("resolve", TODO, "--take", "ours", "--value", "1", cwd=repo)
+    assert both.returncode == 2
+    for proc in (unknown, not_json, invalid, several, both):
+        assert proc.stderr.count(b"\n") == 1 and b"Traceback" not in proc.stderr
+    assert (repo / TODO).read_bytes() == before and status_of(repo) == "UU"
+    assert not (repo / ".git" / "vcontext" / "resolve").exists() or not list(
+        (repo / ".git" / "vcontext" / "resolve").glob("*.json")
+    )
+
+
+def test_a_file_edited_by_hand_is_resolved_from_the_stages_and_the_user_is_told(repo: Path) -> None:
+    two_conflicts(repo)
+    merge_stops(repo)
+    text = (repo / TODO).read_text()
+    half = text.replace("<<<<<<< main", "", 1).replace('"blocked"', '"oops', 1)  # half edited
+    (repo / TODO).write_text(half)
+    _code, listing = cli_json("conflicts", cwd=repo)
+    assert listing["files"][0]["edited"] is True and len(listing["files"][0]["conflicts"]) == 2
+    proc = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert b"changed since the merge stopped" in proc.stderr and b"index stages" in proc.stderr
+    data = json.loads((repo / TODO).read_text())
+    assert data["todoList"]["items"][0]["status"] == "completed"
+    assert "oops" not in (repo / TODO).read_text()
+
+
+def test_dry_run_prints_the_result_and_no_add_leaves_it_unstaged(repo: Path) -> None:
+    two_conflicts(repo, "my docs/todo.vcontext.json")  # a path with a space
+    rel = "my docs/todo.vcontext.json"
+    merge_stops(repo)
+    before = (repo / rel).read_bytes()
+    dry = run_cli("resolve", rel, "--take", "theirs", "--dry-run", cwd=repo)
+    assert (
+        dry.returncode == 0
+        and json.loads(dry.stdout)["todoList"]["items"][0]["status"] == "completed"
+    )
+    assert (repo / rel).read_bytes() == before and status_of(repo, rel) == "UU"
+    kept = run_cli("resolve", TODO, "--take", "theirs", "--no-add", cwd=repo / "my docs")
+    assert kept.returncode == 0 and status_of(repo, rel) == "UU"
+    assert b"<<<<<<<" not in (repo / rel).read_bytes()
+
+
+def test_other_conflicted_files_are_named_but_not_vcontext_conflicts(repo: Path) -> None:
+    diverge(repo, "a\n", "b\n", "c\n", "notes.txt")
+    merge_stops(repo)
+    code, listing = cli_json("conflicts", cwd=repo)
+    assert code == 1 and listing == {"files": [], "others": ["notes.txt"]}
+
+
+# -- outside a stopped merge ----------------------------------------------------------
+
+
+def test_a_file_with_markers_or_a_structured_record_outside_a_merge(tmp_path: Path) -> None:
+    for name, status in (("base", "pending"), ("ours", "blocked"), ("theirs", "completed")):
+        (tmp_path / f"{name}.json").write_text(pretty(todo(t1=status)))
+    for style in ("markers", "structured"):
+        out = tmp_path / f"{style}.vcontext.json"
+        run_cli("merge", "base.json", "ours.json", "theirs.json", "-o", str(out),
+                "--conflict-style", style, cwd=tmp_path)  # fmt: skip
+        code, listing = cli_json("conflicts", out.name, cwd=tmp_path)
+        assert code == 1 and listing["files"][0]["source"] == style
+        [c] = listing["files"][0]["conflicts"]
+        assert (c["where"], c["ours"], c["theirs"]) == (
+            "todoList.items[t1].status",
+            "blocked",
+            "completed",
+        )
+        done = run_cli("resolve", out.name, "--take", "theirs", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        data = json.loads(out.read_text())
+        assert data["todoList"]["items"][0]["status"] == "completed"
+        assert run_cli("validate", out.name, cwd=tmp_path).returncode == 0
+        assert run_cli("conflicts", out.name, cwd=tmp_path).returncode == 0
+
+
+def test_a_line_conflict_without_the_driver_is_no_conflict_as_data_and_resolve_finishes_it(
+    git_repo: Path,
+) -> None:
+    """Merged without the driver (not installed): git's line merge stops on neighbouring
+    fields that the engine merges cleanly; conflicts says so and resolve writes the merge."""
+
+    def one_line_items(t1: str, t2: str) -> str:
+        data = todo(t1=t1, t2=t2)
+        lines = [json.dumps(i) for i in data["todoList"]["items"]]
+        return (
+            '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [\n'
+            + ",\n".join(lines)
+            + "\n]}}\n"
+        )
+
+    diverge(git_repo, one_line_items("pending", "pending"), one_line_items("blocked", "pending"),
+            one_line_items("pending", "completed"))  # fmt: skip
+    merge_stops(git_repo)
+    code, listing = cli_json("conflicts", cwd=git_repo)
+    assert code == 1 and listing["files"][0]["conflicts"] == []
+    assert "no conflict left as data" in run_cli("conflicts", cwd=git_repo).stdout.decode()
+    done = run_cli("resolve", TODO, cwd=git_repo)
+    assert done.returncode == 0, done.stderr
+    items = json.loads((git_repo / TODO).read_text())["todoList"]["items"]
+    assert [i["status"] for i in items] == ["blocked", "completed", "pending"]
+    assert status_of(git_repo) == "M "
+
+
+def test_a_side_that_does_not_parse_is_listed_as_an_error_and_not_resolved_as_data(
+    repo: Path,
+) -> None:
+    diverge(repo, pretty(todo()), pretty(todo(t1="blocked")), '{"vContextInfo": {\n')
+    merge_stops(repo)
+    before = (repo / TODO).read_bytes()
+    code, listing = cli_json("conflicts", cwd=repo)
+    assert code == 1 and "cannot be merged as data" in listing["files"][0]["error"]
+    text = run_cli("conflicts", cwd=repo).stdout.decode()
+    assert "resolve it by hand" in text
+    proc = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
+    assert proc.returncode == 3 and proc.stderr.count(b"\n") == 1
+    assert (repo / TODO).read_bytes() == before
+
+
+def test_operational_errors_are_one_line(repo: Path, tmp_path: Path) -> None:
+    (repo / "docs").mkdir()
+    for args, cwd, words in (
+        (("resolve", "docs", "--take", "ours"), repo, b"is a directory"),
+        (("resolve", "missing.vcontext.json", "--take", "ours"), repo, b"no such file"),
+        (("conflicts",), tmp_path, b"not a git repository"),
+    ):
+        proc = run_cli(*args, cwd=cwd)
+        assert proc.returncode == 3 and proc.stderr.count(b"\n") == 1 and words in proc.stderr
+
+
+def test_choices_of_an_aborted_merge_do_not_come_back_when_it_is_redone(repo: Path) -> None:
+    two_conflicts(repo)
+    merge_stops(repo)
+    first = conflict_ids(repo)[0]
+    assert run_cli("resolve", TODO, "--conflict", first, "--take", "ours", cwd=repo).returncode == 1
+    run_git(repo, "merge", "--abort")
+    import time
+
+    time.sleep(0.01)  # the redone merge stops later
+    merge_stops(repo)
+    _code, listing = cli_json("conflicts", cwd=repo)
+    assert listing["files"][0]["resolved"] == 0 and len(listing["files"][0]["conflicts"]) == 2
+    assert "edited" not in listing["files"][0]
+
+
+def test_the_library_the_mcp_tools_call_lists_and_resolves_in_process(repo: Path) -> None:
+    """vcontext_conflicts / vcontext_resolve (issue 14) call these, with JSON values as data."""
+    from git_vcontext.workflow.conflicts import list_conflicts
+    from git_vcontext.workflow.resolve import open_file
+
+    two_conflicts(repo)
+    merge_stops(repo)
+    listing = list_conflicts(cwd=repo).to_json()
+    status, item = listing["files"][0]["conflicts"]
+    session = open_file(TODO, cwd=repo)
+    value = {"id": "t2", "title": "Docs, merged", "status": "inProgress"}
+    outcome = session.apply(session.asked(item["where"], value=value), dry_run=True)
+    assert [c["id"] for c in outcome.to_json()["remaining"]] == [status["id"]]
+    assert not outcome.written and status_of(repo) == "UU"
+    outcome = session.apply({**session.asked(item["id"], value=value),
+                             **session.asked(status["pointer"], take="base")})  # fmt: skip
+    assert outcome.done and outcome.staged
+    items = json.loads((repo / TODO).read_text())["todoList"]["items"]
+    assert items[0]["status"] == "pending" and items[1] == value

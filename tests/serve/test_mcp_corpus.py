@@ -1,0 +1,66 @@
+"""Every document of ``../shared/corpus`` served and written through the MCP tools.
+
+Real documents are messier than ours (PRODUCT.md, "MCP server (seed 003)"): each write
+either lands valid, with nothing new to find, in the file's own format, or is refused
+in one line with the file untouched (a file that does not parse, a pre-0.4 playbook).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import git_vcontext as gv
+from git_vcontext.serve import setup
+from git_vcontext.serve.resources import read
+from git_vcontext.serve.service import Options
+from git_vcontext.serve.store import report_of
+from git_vcontext.serve.tools import call
+from git_vcontext.validate import validate
+
+PROBES = {
+    "todoList": ("vbrief_create_todo", "todoListId", {"title": "corpus probe"}),
+    "plan": ("vbrief_add_plan_item", "planId", {"item": {"title": "corpus probe"}}),
+    "playbook": (
+        "vbrief_add_learning",
+        "playbookId",
+        {"targetId": "corpus-probe", "kind": "note", "narrative": {"Overview": "corpus probe"}},
+    ),
+}
+EXPECTED_REFUSALS = {"unparsable", "refused"}  # no parse; v0.3 items / ACE playbooks
+
+
+@pytest.mark.corpus
+def test_mcp_writes_every_corpus_document_or_refuses_in_one_line(
+    shared_dir: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "corpus"
+    shutil.copytree(shared_dir / "corpus", root)
+    where, repo = setup.find_root(str(root))
+    svc = setup.service(Options(root=where), repo)
+    entries = svc.catalog.entries()
+    assert len(entries) > 500
+    written = refused = 0
+    for entry in entries:
+        text, _ = read(svc, entry.uri)
+        assert text
+        before = (root / entry.rel).read_bytes()
+        loaded = svc.catalog.store.load(entry.rel, entry.real)
+        was_valid = loaded is not None and loaded.doc is not None and report_of(loaded).valid
+        tool, key, args = PROBES[entry.kind]
+        answer = call(svc, tool, {key: entry.id, **args})
+        if answer.error:
+            refused += 1
+            assert answer.data["error"]["kind"] in EXPECTED_REFUSALS, (entry.rel, answer.text)
+            assert "\n" not in answer.text
+            assert (root / entry.rel).read_bytes() == before
+            continue
+        written += 1
+        after = gv.load(str(root / entry.rel))
+        assert after.format == gv.loads(before, path=entry.rel).format
+        assert "corpus probe" in (root / entry.rel).read_text()
+        if was_valid:  # the writer's shortcut said "still valid": a full run agrees
+            assert validate(after, path=entry.rel).valid, entry.rel
+    assert written > 700 and refused < 60

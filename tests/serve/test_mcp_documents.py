@@ -1,0 +1,135 @@
+"""Which documents the server serves and how it names them (PRODUCT.md, "MCP server").
+
+Documents: the vContext files the install patterns and ``.gitattributes`` match;
+"current": pinned, else the only one, else the most recently ``updated`` (ties: path
+order); ids from clients are ids, never paths; nothing outside the served folder is
+served, also through symlinks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_git
+from git_vcontext.serve import setup
+from git_vcontext.serve.service import Options, Service
+from git_vcontext.serve.tools import call
+from mcp_support import TODO, documents_repo, write_documents
+
+
+def _service(root: Path, **options: Any) -> Service:
+    where, repo = setup.find_root(str(root))
+    pinned = setup.pins(where, repo, options.pop("given", {}))
+    return setup.service(Options(root=where, pinned=pinned, **options), repo)
+
+
+def _todo(items: int = 1, **container: Any) -> dict[str, Any]:
+    body = {
+        "items": [
+            {"id": f"t{i}", "title": f"T{i}", "status": "pending"} for i in range(1, items + 1)
+        ],
+        **container,
+    }
+    return {"vContextInfo": {"version": "0.4"}, "todoList": body}
+
+
+def _write(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def test_mcp_serves_the_file_set_of_validate_not_ignored_folders_or_other_json(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    for root in (git_repo, tmp_path / "plain"):
+        _write(root / "a.vcontext.json", _todo(id="a"))
+        _write(root / ".vcontext/b.json", _todo(id="b"))
+        _write(root / "notes/c.json", _todo(id="c"))  # no pattern, no attribute
+        _write(root / "build/d.vcontext.json", _todo(id="d"))
+        _write(root / "package.json", {"name": "not a document"})
+        _write(root / ".vcontext/config.json", {"editor": "vim"})
+    (git_repo / ".gitignore").write_text("build/\n")
+    in_repo = [(e.rel, e.id) for e in _service(git_repo).catalog.entries()]
+    assert in_repo == [(".vcontext/b.json", "b"), ("a.vcontext.json", "a")]
+    plain = [e.rel for e in _service(tmp_path / "plain").catalog.entries()]  # sniffed there
+    assert plain == [".vcontext/b.json", "a.vcontext.json", "build/d.vcontext.json", "notes/c.json"]
+
+
+def test_mcp_gitattributes_declare_documents_the_patterns_miss(git_repo: Path) -> None:
+    _write(git_repo / "memory/tasks.json", _todo(3))
+    assert _service(git_repo).catalog.entries() == []
+    (git_repo / ".gitattributes").write_text("memory/*.json merge=vcontext diff=vcontext\n")
+    assert [e.rel for e in _service(git_repo).catalog.entries()] == ["memory/tasks.json"]
+
+
+def test_mcp_current_is_pinned_else_only_else_latest_updated_ties_path_order(
+    git_repo: Path,
+) -> None:
+    _write(git_repo / "b.vcontext.json", _todo(id="b", updated="2025-01-02T00:00:00Z"))
+    _write(git_repo / "a.vcontext.json", _todo(id="a", updated="2025-01-01T23:00:00-02:00"))
+    assert _service(git_repo).catalog.current("todoList").id == "a"  # 01:00Z on the 2nd
+    _write(git_repo / "c.vcontext.json", _todo(id="c", updated="2025-01-02T01:00:00Z"))
+    assert _service(git_repo).catalog.current("todoList").id == "a"  # same instant: path order
+    assert (
+        _service(git_repo, given={"todoList": "c.vcontext.json"}).catalog.current("todoList").id
+        == "c"
+    )
+    run_git(git_repo, "config", "vcontext.mcp.todo", "b.vcontext.json")
+    assert _service(git_repo).catalog.current("todoList").id == "b"
+
+
+def test_mcp_ids_from_the_container_else_the_file_name_repeats_numbered(
+    git_repo: Path,
+) -> None:
+    _write(git_repo / "x/one.vcontext.json", _todo())
+    _write(git_repo / "y/one.vcontext.json", _todo())
+    _write(git_repo / "z.vbrief.json", _todo(id="../../etc"))  # not a plain id: the name is
+    ids = [(e.rel, e.id) for e in _service(git_repo).catalog.entries()]
+    assert ids == [
+        ("x/one.vcontext.json", "one"),
+        ("y/one.vcontext.json", "one~2"),
+        ("z.vbrief.json", "z"),
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks on this system")
+def test_mcp_never_serves_or_writes_outside_the_root_through_symlinks(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    _write(outside / "secret.vcontext.json", _todo(id="secret"))
+    _write(outside / "dir/more.vcontext.json", _todo(id="more"))
+    repo = documents_repo(git_repo)
+    (repo / "leak.vcontext.json").symlink_to(outside / "secret.vcontext.json")
+    (repo / "linked").symlink_to(outside / "dir")
+    (repo / "alias.vcontext.json").symlink_to(repo / "todo.vcontext.json")
+    svc = _service(repo)
+    served = [e.rel for e in svc.catalog.entries()]
+    assert "leak.vcontext.json" not in served and not any("more" in r for r in served)
+    assert served.count("todo.vcontext.json") == 1 and "alias.vcontext.json" not in served
+    assert svc.catalog.outside == ("leak.vcontext.json",)
+    refused = call(svc, "vbrief_update_todo", {"id": "t1", "todoListId": "secret"})
+    assert refused.error and "no todo list with id 'secret'" in refused.text
+    before = (outside / "secret.vcontext.json").read_bytes()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / ".vcontext").symlink_to(outside)
+    made = call(_service(empty), "vbrief_create_todo", {"title": "x"})
+    assert made.error and "outside" in made.text
+    assert (outside / "secret.vcontext.json").read_bytes() == before
+    assert not (outside / "todo.json").exists()
+
+
+def test_mcp_plain_directory_without_git_is_served_and_written(tmp_path: Path) -> None:
+    write_documents(tmp_path, {"todo.vcontext.json": TODO})
+    svc = _service(tmp_path)
+    assert svc.git is None
+    done = call(svc, "vbrief_create_todo", {"title": "no git here"})
+    assert not done.error and "commit" not in done.data
+    refused = call(svc, "vcontext_status", {})
+    assert refused.error and "git repository" in refused.text

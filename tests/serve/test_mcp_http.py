@@ -1,0 +1,170 @@
+"""``git vcontext mcp --http``: streamable HTTP at /mcp on loopback, bearer token, Origin check.
+
+PRODUCT.md, "MCP server (seed 003)": ``--http [HOST:]PORT`` (127.0.0.1 unless a host
+is given; another host requires ``--token-env VAR``, sent as ``Authorization: Bearer``);
+a browser page from another origin is refused even on loopback. Only 127.0.0.1 is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from conftest import cli_path, run_cli
+from mcp_support import documents_repo, read_json, run, text
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
+
+
+@pytest.fixture
+def repo(git_repo: Path) -> Path:
+    return documents_repo(git_repo)
+
+
+@contextmanager
+def serving(repo: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Start ``git-vcontext mcp --http 127.0.0.1:0`` and yield its URL (read from stderr)."""
+    proc = subprocess.Popen(
+        [*cli_path(), "mcp", "--http", "127.0.0.1:0", *args],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        found = re.search(r"at (http://\S+/mcp)", line)
+        assert found, line + proc.stderr.read()
+        yield found.group(1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def _post(url: str, headers: dict[str, str]) -> int:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(INITIALIZE).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+def test_mcp_http_serves_tools_and_resources_to_the_sdk_client(repo: Path) -> None:
+    from mcp import Client
+
+    with serving(repo) as url:
+        assert url.startswith("http://127.0.0.1:")
+
+        async def main() -> None:
+            for mode in ("auto", "legacy"):
+                async with Client(url, mode=mode) as client:
+                    names = {t.name for t in (await client.list_tools()).tools}
+                    assert "vbrief_create_todo" in names
+                    result = await client.call_tool(
+                        "vbrief_create_todo", {"title": f"over http ({mode})"}
+                    )
+                    assert not result.is_error, text(result)
+                    read = await client.read_resource("vbrief://todos/current")
+                    assert f"over http ({mode})" in text(read)
+
+        run(main)
+    titles = [i["title"] for i in read_json(repo / "todo.vcontext.json")["todoList"]["items"]]
+    assert titles[-2:] == ["over http (auto)", "over http (legacy)"]
+
+
+def test_mcp_http_token_required_without_it_401(repo: Path) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    with serving(repo, "--token-env", "MCP_TOKEN", env={"MCP_TOKEN": "s3cret"}) as url:
+        assert _post(url, {}) == 401
+        assert _post(url, {"Authorization": "Bearer wrong"}) == 401
+        assert _post(url, {"Authorization": "Bearer s3cret"}) == 200
+
+        async def main() -> None:
+            http = httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"})
+            async with http, Client(streamable_http_client(url, http_client=http)) as client:
+                assert (await client.list_tools()).tools
+
+        run(main)
+
+
+def test_mcp_http_page_from_another_origin_is_refused_on_loopback(repo: Path) -> None:
+    with serving(repo) as url:
+        port = url.split(":")[2].split("/")[0]
+        assert _post(url, {"Origin": "http://evil.example"}) == 403
+        assert _post(url, {"Origin": "http://localhost.evil.example"}) == 403
+        assert _post(url, {"Origin": f"http://localhost:{port}"}) == 200
+        assert _post(url, {}) == 200
+
+
+def test_mcp_http_other_host_needs_a_token_and_bad_options_are_usage_errors(
+    repo: Path,
+) -> None:
+    for args, words in (
+        (["--http", "0.0.0.0:8765"], "--token-env"),
+        (["--http", "0.0.0.0:8765", "--token-env", "NOT_SET_ANYWHERE"], "not set"),
+        (["--http", "localhost:http"], "[HOST:]PORT"),
+        (["--allow", "todos,secrets"], "--allow"),
+        (["--todo", "../outside.json"], "outside"),
+    ):
+        done = run_cli("mcp", *args, cwd=repo)
+        err = done.stderr.decode()
+        assert done.returncode == 2, (args, err)
+        assert words in err and "Traceback" not in err and err.count("\n") == 1, err
+
+
+def test_mcp_http_listen_stream_gets_resource_updates(repo: Path) -> None:
+    import anyio
+    from mcp import Client
+
+    with serving(repo) as url:
+
+        async def main() -> None:
+            async with (
+                Client(url) as client,
+                client.listen(resource_subscriptions=["vbrief://todos/main"]) as sub,
+            ):
+                await anyio.sleep(0.6)
+                data = read_json(repo / "todo.vcontext.json")
+                data["todoList"]["items"][0]["title"] = "changed by someone else"
+                (repo / "todo.vcontext.json").write_text(json.dumps(data, indent=2) + "\n")
+                with anyio.fail_after(5):
+                    async for event in sub:
+                        if getattr(event, "uri", "") == "vbrief://todos/main":
+                            return
+            raise AssertionError("no notification over HTTP")
+
+        run(main)

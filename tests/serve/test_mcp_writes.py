@@ -1,0 +1,147 @@
+"""Writes under pressure: changed underneath, concurrent, mid-merge, TRON, staged by the user.
+
+PRODUCT.md, "MCP server (seed 003)": writes hold a lock per document and re-check its
+bytes just before replacing it (a changed document is re-read and the write redone,
+or refused with expectedSequence); during a stopped merge a conflicted document is
+refused; the file keeps its format and style; a commit leaves the user's index alone.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import git_vcontext as gv
+from conftest import run_git
+from git_vcontext.serve import setup, writer
+from git_vcontext.serve.service import Options, Service
+from git_vcontext.serve.tools import call
+from mcp_support import TODO, documents_repo, read_any, read_json
+
+
+def _service(root: Path, **options: Any) -> Service:
+    where, repo = setup.find_root(str(root))
+    return setup.service(Options(root=where, **options), repo)
+
+
+@pytest.fixture
+def repo(git_repo: Path) -> Path:
+    return documents_repo(git_repo)
+
+
+def _meddle_once(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """Just before the first replace, someone else adds an item (a checkout, a merge)."""
+    original = writer.Writer._still
+    done: list[bool] = []
+
+    def still(self: Any, loaded: Any, target: Any) -> bool:
+        if not done:
+            done.append(True)
+            data = read_json(path)
+            data["todoList"]["items"].append({"id": "t9", "title": "theirs", "status": "pending"})
+            data["todoList"]["sequence"] = 4
+            path.write_text(json.dumps(data, indent=2) + "\n")
+        return bool(original(self, loaded, target))
+
+    monkeypatch.setattr(writer.Writer, "_still", still)
+
+
+def test_mcp_write_redone_when_the_document_changed_before_the_replace(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _meddle_once(monkeypatch, repo / "todo.vcontext.json")
+    done = call(_service(repo), "vbrief_create_todo", {"title": "ours"})
+    assert not done.error, done.text
+    todo = read_json(repo / "todo.vcontext.json")["todoList"]
+    assert [i["title"] for i in todo["items"]][-2:] == ["theirs", "ours"]
+    assert todo["sequence"] == 5 and todo["changeLog"][-1]["sequence"] == 5
+
+
+def test_mcp_write_with_expected_sequence_refused_when_changed_before_the_replace(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _meddle_once(monkeypatch, repo / "todo.vcontext.json")
+    refused = call(_service(repo), "vbrief_create_todo", {"title": "ours", "expectedSequence": 3})
+    assert refused.error and "sequence 4, not the expectedSequence 3" in refused.text
+    titles = [i["title"] for i in read_json(repo / "todo.vcontext.json")["todoList"]["items"]]
+    assert "ours" not in titles and "theirs" in titles
+
+
+def test_mcp_concurrent_writes_from_two_servers_lose_nothing(repo: Path) -> None:
+    servers = [_service(repo), _service(repo)]
+
+    def create(n: int) -> Any:
+        return call(servers[n % 2], "vbrief_create_todo", {"title": f"task {n}"})
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(create, range(16)))
+    assert not any(a.error for a in answers), [a.text for a in answers if a.error]
+    todo = read_json(repo / "todo.vcontext.json")["todoList"]
+    assert {f"task {n}" for n in range(16)} <= {i["title"] for i in todo["items"]}
+    assert todo["sequence"] == 3 + 16
+    assert sorted(c["sequence"] for c in todo["changeLog"]) == list(range(4, 20))
+
+
+def test_mcp_stopped_merge_conflicted_document_is_refused(repo: Path) -> None:
+    path = repo / "todo.vcontext.json"
+    for branch, title in (("side", "theirs"), ("main", "ours")):
+        if branch == "side":
+            run_git(repo, "checkout", "-q", "-b", "side")
+        else:
+            run_git(repo, "checkout", "-q", "main")
+        data = read_json(path)
+        data["todoList"]["items"][0]["title"] = title
+        path.write_text(json.dumps(data, indent=2) + "\n")
+        run_git(repo, "commit", "-q", "-am", title)
+    assert run_git(repo, "merge", "side", check=False).returncode != 0
+    svc = _service(repo, commit=True)
+    markers = call(svc, "vbrief_update_todo", {"id": "t2", "status": "completed"})
+    assert markers.error and "todo.vcontext.json:" in markers.text
+    assert "does not parse" in markers.text
+    path.write_text(json.dumps(TODO, indent=2) + "\n")  # fixed by hand, not yet added
+    refused = call(svc, "vbrief_update_todo", {"id": "t2", "status": "completed"})
+    assert refused.error and "unresolved conflicts from the stopped merge" in refused.text
+    other = call(
+        svc,
+        "vbrief_add_learning",
+        {"targetId": "x", "kind": "note", "narrative": {"Overview": "mid-merge"}},
+    )
+    assert not other.error and other.data["commit"] is None
+    assert "merge is in progress" in other.data["notes"][0]
+    assert read_json(path) == TODO
+
+
+def test_mcp_tron_document_keeps_its_format_and_comments(git_repo: Path) -> None:
+    tron = gv.dumps(TODO, "tron")
+    text = "# our todo list: keep this comment\n" + tron
+    (git_repo / "todo.vcontext.tron").write_text(text)
+    svc = _service(git_repo)
+    assert not call(svc, "vbrief_create_todo", {"title": "in TRON"}).error
+    assert not call(svc, "vbrief_update_todo", {"id": "t3", "status": "blocked"}).error
+    out = (git_repo / "todo.vcontext.tron").read_text()
+    assert out.startswith("# our todo list: keep this comment\n")
+    data = read_any(git_repo / "todo.vcontext.tron")["todoList"]
+    assert [i["status"] for i in data["items"]] == ["completed", "inProgress", "blocked", "pending"]
+    assert data["sequence"] == 5
+
+
+def test_mcp_commit_leaves_a_version_the_user_staged_alone(repo: Path) -> None:
+    path = repo / "todo.vcontext.json"
+    staged = read_json(path)
+    staged["todoList"]["items"][0]["title"] = "staged by the user"
+    path.write_text(json.dumps(staged, indent=2) + "\n")
+    run_git(repo, "add", "todo.vcontext.json")
+    path.write_text(json.dumps(TODO, indent=2) + "\n")  # and then changed back, unstaged
+    done = call(
+        _service(repo, commit=True), "vbrief_update_todo", {"id": "t3", "status": "inProgress"}
+    )
+    assert not done.error and done.data["commit"], done.text
+    assert "index was left alone" in done.data["notes"][0]
+    cached = run_git(repo, "show", ":todo.vcontext.json").stdout
+    assert "staged by the user" in cached
+    head = json.loads(run_git(repo, "show", "HEAD:todo.vcontext.json").stdout)
+    assert head["todoList"]["items"][2]["status"] == "inProgress"
