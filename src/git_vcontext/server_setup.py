@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .gitio import git
-from .hookinstall import HOOK_MARKER, hooks_dir
+from .hookinstall import foreign, hooks_dir, put_hook
 from .workflow.lease import SERVER
 
 HOOK = "post-receive"
@@ -34,20 +34,10 @@ def install(cwd: Path, command: str, force: bool) -> list[str]:
     bare_repository(cwd)
     folder = hooks_dir(cwd)
     hook, legacy = folder / HOOK, folder / f"{HOOK}.legacy"
-    if not force and _foreign(hook) and legacy.exists():
+    if not force and foreign(hook) and legacy.exists():
         raise UsageError(f"{hook} and {legacy} both exist; re-run with --force")
-    messages = []
     folder.mkdir(parents=True, exist_ok=True)
-    if _foreign(hook):
-        hook.replace(legacy)
-        messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
-    text = _hook_text(command)
-    if not hook.exists() or hook.read_text(errors="replace") != text:
-        from .fsio import write_atomic
-
-        write_atomic(hook, text.encode())
-        hook.chmod(0o755)
-        messages.append(f"installed {hook}")
+    messages = put_hook(hook, _hook_text(command))
     if git(["rev-parse", "-q", "--verify", SERVER], cwd=cwd, check=False).returncode != 0:
         blob = git(["hash-object", "-w", "--stdin"], cwd=cwd, input=MARK).stdout.strip()
         git(["update-ref", SERVER, blob], cwd=cwd)
@@ -61,7 +51,7 @@ def uninstall(cwd: Path) -> list[str]:
     folder = hooks_dir(cwd)
     hook, legacy = folder / HOOK, folder / f"{HOOK}.legacy"
     messages = []
-    if hook.exists() and not _foreign(hook):
+    if hook.exists() and not foreign(hook):
         hook.unlink()
         messages.append(f"removed our {HOOK} hook")
         if legacy.exists():
@@ -78,7 +68,3 @@ def _hook_text(command: str) -> str:
 
     template = shipped().joinpath(HOOK).read_text()
     return template.replace('"@GIT_VCONTEXT@"', command)
-
-
-def _foreign(hook: Path) -> bool:
-    return hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace")

@@ -64,7 +64,7 @@ def _race_on_main(repo: Path, other: Path, times: int = 1) -> None:
     count = repo / ".git" / "raced"
     hook.write_text(
         "#!/bin/sh\n"
-        'INPUT=$(cat)\n'
+        "INPUT=$(cat)\n"
         'case "$INPUT" in *" refs/heads/main "*) ;; *) exit 0 ;; esac\n'
         f'N=$(cat "{count}" 2>/dev/null || echo 0)\n'
         f'[ "$N" -ge {times} ] && exit 0\n'
