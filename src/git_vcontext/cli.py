@@ -64,19 +64,38 @@ def _scope_options(command: Any) -> Any:
 @_scope_options
 @click.option("--force", is_flag=True, help="Replace foreign drivers or hooks instead of refusing.")
 @click.option("--no-hooks", is_flag=True, help="Do not install the pre-push hook.")
-def install(local: bool, global_: bool, force: bool, no_hooks: bool) -> int:
-    """Set up the merge driver, diff driver, difftool, attributes and pre-push hook."""
+@click.option(
+    "--server",
+    is_flag=True,
+    help="In a bare repository: merge agents' sync requests as they are pushed.",
+)
+def install(local: bool, global_: bool, force: bool, no_hooks: bool, server: bool) -> int:
+    """Set up the merge driver, diff driver, difftool, attributes and pre-push hook.
+
+    --server, in the bare repository agents push to, installs instead a post-receive
+    hook that merges the agents' integration requests (git vcontext sync --push) into
+    their base branches as they arrive. Optional: sync --push works without it.
+    """
+    _server_alone(server, local=local, global_=global_, no_hooks=no_hooks)
     scope = "global" if global_ else "local"
-    return _run("install", scope=scope, force=force, no_hooks=no_hooks)
+    return _run("install", scope=scope, force=force, no_hooks=no_hooks, server=server)
+
+
+def _server_alone(server: bool, **others: bool) -> None:
+    given = [f"--{k.strip('_').replace('_', '-')}" for k, v in others.items() if v]
+    if server and given:
+        raise click.UsageError(f"--server cannot be combined with {', '.join(given)}")
 
 
 @cli.command(context_settings=CONTEXT)
 @_scope_options
-def uninstall(local: bool, global_: bool) -> int:
+@click.option("--server", is_flag=True, help="Remove what install --server added.")
+def uninstall(local: bool, global_: bool, server: bool) -> int:
     """Remove exactly what install added."""
     from .commands.install import uninstall as remove
 
-    return remove(scope="global" if global_ else "local")
+    _server_alone(server, local=local, global_=global_)
+    return remove(scope="global" if global_ else "local", server=server)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -438,6 +457,17 @@ def pre_push(remote: str | None, url: str | None) -> int:
     `git push --no-verify` skips the hook.
     """
     return _run("hook", remote=remote, url=url)
+
+
+@hook.command("post-receive", context_settings=CONTEXT)
+def post_receive() -> int:
+    """In a bare repository (install --server): merge the agents' requests just pushed.
+
+    Reads git's `<old> <new> <ref>` lines on stdin; what it merged, or why not, is
+    printed for the pushing agent (git shows it as `remote:` lines). Always exit 0:
+    the push itself already happened.
+    """
+    return _run("post_receive")
 
 
 @cli.group(context_settings=CONTEXT)

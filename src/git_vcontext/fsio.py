@@ -6,6 +6,7 @@ import codecs
 import contextlib
 import os
 import sys
+from collections.abc import Mapping
 
 from .errors import OperationalError
 
@@ -130,3 +131,34 @@ def write_output(path: str | None, text: str) -> None:
         sys.stdout.buffer.flush()
     else:
         write_atomic(path, data)
+
+
+def find_common_dir(cwd: str, env: Mapping[str, str]) -> str | None:
+    """Git's common directory for a hook git started in ``cwd``, found by reading files only
+    (no git, no pygit2: the pre-push hook's fast path): ``$GIT_DIR``, else ``.git`` here
+    (a folder, or a file naming one), else a bare repository here; None when unsure."""
+    join = os.path.join
+    git_dir: str | None = None
+    if env.get("GIT_DIR"):
+        git_dir = join(cwd, env["GIT_DIR"])
+    elif os.path.isdir(join(cwd, ".git")):
+        git_dir = join(cwd, ".git")
+    elif os.path.isfile(join(cwd, ".git")):
+        pointer = _first_line(join(cwd, ".git"))
+        if pointer is None or not pointer.startswith("gitdir: "):
+            return None
+        git_dir = join(cwd, pointer[len("gitdir: ") :])
+    elif os.path.isfile(join(cwd, "HEAD")) and os.path.isdir(join(cwd, "objects")):
+        git_dir = cwd
+    if git_dir is None:
+        return None
+    common = _first_line(join(git_dir, "commondir"))
+    return git_dir if common is None else join(git_dir, common)
+
+
+def _first_line(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -80,7 +80,7 @@ def refusal(cwd: Path, force: bool) -> str | None:
     if force or target is None:
         return None
     hook, legacy = target / "pre-push", target / "pre-push.legacy"
-    if _foreign(hook) and legacy.exists():
+    if foreign(hook) and legacy.exists():
         return f"{hook} and {legacy} both exist; re-run with --force"
     return None
 
@@ -94,19 +94,24 @@ def install(cwd: Path, command: str, force: bool) -> tuple[list[str], tuple[str,
     if where.folder is None:
         return [], where.advice
     where.folder.mkdir(parents=True, exist_ok=True)
-    hook, legacy = where.folder / "pre-push", where.folder / "pre-push.legacy"
+    return put_hook(where.folder / "pre-push", hook_text(command)), ()
+
+
+def put_hook(hook: Path, text: str) -> list[str]:
+    """Write our hook (atomically, executable); a foreign one there is kept as
+    ``NAME.legacy``, which ours runs first."""
+    from .fsio import write_atomic
+
     messages = []
-    if _foreign(hook):
+    if foreign(hook):
+        legacy = hook.with_name(f"{hook.name}.legacy")
         hook.replace(legacy)
         messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
-    text = hook_text(command)
     if not hook.exists() or hook.read_text(errors="replace") != text:
-        from .fsio import write_atomic
-
         write_atomic(hook, text.encode())
         hook.chmod(0o755)
         messages.append(f"installed {hook}")
-    return messages, ()
+    return messages
 
 
 def uninstall(cwd: Path) -> list[str]:
@@ -220,7 +225,8 @@ def _inside(folder: Path, top: Path) -> bool:
     return True
 
 
-def _foreign(hook: Path) -> bool:
+def foreign(hook: Path) -> bool:
+    """Whether a hook file is there and is not ours."""
     return hook.exists() and HOOK_MARKER not in hook.read_text(errors="replace")
 
 

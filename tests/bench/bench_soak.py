@@ -1,8 +1,12 @@
-"""Soak at benchmark size: 16 agent processes × 25 rounds of edit → commit → sync --push.
+"""Soak at benchmark size: N agent processes × R rounds of edit → commit → sync --push.
 
-Run: python tests/bench/bench_soak.py [--agents N] [--rounds R] [--keep DIR]
-Prints lost events/items (must be 0), pushes retried, syncs that gave up mid-run,
-per-sync times and the total wall time; exit 1 when anything was lost.
+Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--no-lease]
+     [--no-hooks] [--keep DIR]
+Prints what was lost (must be 0), syncs that gave up (must be 0), whether every agent's
+last round is on the remote's base when the agents stop, M8 ``merge`` entries against
+integrations, per-sync times, the time until the base holds everyone's last round, the
+CPU time all processes used (a figure the machine's other load does not inflate) and the
+load average; exit 1 when anything was lost or a sync gave up.
 """
 
 from __future__ import annotations
@@ -25,6 +29,10 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=25)
     parser.add_argument("--no-hooks", action="store_true", help="Clones without the pre-push hook.")
+    parser.add_argument("--server", action="store_true", help="install --server on the remote.")
+    parser.add_argument(
+        "--no-lease", action="store_true", help="vcontext.syncLease=false: no lease, optimistic."
+    )
     parser.add_argument("--keep", metavar="DIR", help="Run under DIR and keep the repositories.")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caching on, as after an install
@@ -32,43 +40,63 @@ def main() -> int:
     if args.keep:
         root = Path(args.keep)
         root.mkdir(parents=True, exist_ok=False)
-        return _bench(root, args.agents, args.rounds, not args.no_hooks)
+        return _bench(root, args)
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp:
-        return _bench(Path(tmp), args.agents, args.rounds, not args.no_hooks)
+        return _bench(Path(tmp), args)
 
 
-def _bench(root: Path, agents: int, rounds: int, hooks: bool) -> int:
-    start = time.perf_counter()
-    run = soak.soak(root, agents, rounds, hooks)
+def _bench(root: Path, args: argparse.Namespace) -> int:
+    start, load = time.perf_counter(), os.getloadavg()
+    config = {"vcontext.syncLease": "false"} if args.no_lease else {}
+    run = soak.soak(root, args.agents, args.rounds, not args.no_hooks, args.server, config)
     docs = soak.documents(soak.fresh_clone(run, root))
-    missing = soak.lost(run, docs)
+    missing = soak.lost(run, run.at_end)
     syncs = [s for log in run.logs for s in log.syncs]
     gave_up = [s for s in syncs if s["exit"] != 0]
-    written = sum(len(log.events) for log in run.logs)
     n_lost = sum(len(v) for v in missing.values())
+    design = "server" if args.server else "lease off" if args.no_lease else "lease"
     print(
-        f"soak: {agents} agents × {rounds} rounds against one bare remote"
-        f" (pre-push hook {'on' if hooks else 'off'}, cpus: {os.cpu_count()})"
+        f"soak: {args.agents} agents × {args.rounds} rounds against one bare remote "
+        f"(pre-push hook {'on' if not args.no_hooks else 'off'}, {design}, "
+        f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})"
     )
-    print(f"| events written | {written} |")
-    print(f"| items + plan items + changeLog entries written | {3 * agents * rounds} |")
-    print(f"| lost (events, items, plan items, changes) | {n_lost} {_detail(missing)} |")
+    print(f"| events written | {sum(len(log.events) for log in run.logs)} |")
+    print(f"| lost when the agents stopped (events, items, plan items, changes) | {n_lost} "
+          f"{_detail(missing)} |")  # fmt: skip
+    print(f"| syncs that gave up (exit != 0) | {len(gave_up)} of {len(syncs)} |")
+    print(f"| agents whose last round is not on the base when they stop | "
+          f"{len(soak.last_rounds_missing(run, run.at_end))} |")  # fmt: skip
+    print(f"| fork blocks on the base | {len(soak.forks_on_base(docs))} |")
     print(f"| duplicated ids | {len(soak.duplicates(docs))} |")
-    log = docs[soak.TODO]["todoList"].get("changeLog", [])
-    merges = sum(1 for c in log if c.get("operation") == "merge")
-    print(f"| todo changeLog entries: total / M8 merge | {len(log)} / {merges} |")
-    print(f"| syncs (loop + final) | {len(syncs)} + {len(run.final_syncs)} |")
-    print(f"| pushes retried (as reported by sync) | {soak.total_retries(run)} |")
-    print(f"| loop syncs that gave up (exit != 0) | {len(gave_up)} |")
-    print(f"| final syncs failed | {sum(1 for s in run.final_syncs if s['exit'])} |")
+    merges = soak.merges_into_base(run.remote)
+    print(f"| M8 merge entries (todo changeLog) / merges of agent work into the base | "
+          f"{soak.merge_entries(docs)} / {merges} |")  # fmt: skip
+    _how(syncs)
     times = sorted(s["seconds"] for s in syncs)
     print(f"| sync time median / p95 / max | {_ms(statistics.median(times))} / "
           f"{_ms(times[int(0.95 * (len(times) - 1))])} / {_ms(times[-1])} |")  # fmt: skip
-    print(f"| soak wall time (agents + final syncs) | {run.seconds:.1f} s |")
+    cpu = sorted(float(str(s["cpu"])) for s in syncs)
+    print(f"| CPU per sync, median / p95 (with its git and hook processes) | "
+          f"{_ms(statistics.median(cpu))} / {_ms(cpu[int(0.95 * (len(cpu) - 1))])} |")  # fmt: skip
+    print(f"| CPU of all syncs / of the whole soak | {sum(cpu):.0f} s / {run.cpu_seconds:.0f} s |")
+    print(f"| until the base holds every agent's last round (agents' wall time) | "
+          f"{run.loop_seconds:.1f} s |")  # fmt: skip
+    print(f"| final syncs failed | {sum(1 for s in run.final_syncs if s['exit'])} |")
     print(f"| total incl. setup and checks | {time.perf_counter() - start:.1f} s |")
+    print(f"| load average after | {' '.join(f'{x:.1f}' for x in os.getloadavg())} |")
     if gave_up:
-        print("last failure:", gave_up[-1]["output"].strip().splitlines()[-1:])
-    return 1 if n_lost else 0
+        print("last failure:", gave_up[-1]["output"].strip().splitlines()[-3:])
+    return 1 if n_lost or gave_up else 0
+
+
+def _how(syncs: list[dict[str, object]]) -> None:
+    here = sum(1 for s in syncs if s.get("integrated"))
+    elsewhere = sum(1 for s in syncs if s.get("elsewhere"))
+    waited = sum(1 for s in syncs if s.get("waited"))
+    retried = sum(int(str(s["retries"])) for s in syncs)
+    print(f"| syncs that integrated / found their round merged by another / waited for a "
+          f"lease | {here} / {elsewhere} / {waited} |")  # fmt: skip
+    print(f"| pushes retried (as reported by sync) | {retried} |")
 
 
 def _detail(missing: dict[str, list[str]]) -> str:

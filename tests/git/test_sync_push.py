@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -40,17 +41,44 @@ def shared(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
     run_git(git_repo, "remote", "add", "origin", str(remote))
     run_git(git_repo, "push", "-q", "origin", "main")
     fork_by_hand(git_repo, "alice")
-    # the remote moves before each sync here: without fetching first, the push is rejected
-    # and retried, which is what these tests are about
-    run_git(git_repo, "config", "vcontext.pushFetchFirst", "false")
     return remote, git_repo
 
 
-def _other_pushes_to_main(remote: Path, tmp_path: Path) -> None:
+def _other_commits_to_main(remote: Path, tmp_path: Path) -> Path:
+    """Another clone with a commit on main (t3 blocked), not pushed yet."""
     other = _clone(remote, tmp_path / "other")
     edit(other, "todo.vcontext.json", status(("t3", "blocked")))
     commit_all(other, "someone else blocks t3")
-    run_git(other, "push", "-q", "origin", "main")
+    return other
+
+
+def _other_pushes_to_main(remote: Path, tmp_path: Path) -> None:
+    run_git(_other_commits_to_main(remote, tmp_path), "push", "-q", "origin", "main")
+
+
+def _race_on_main(repo: Path, other: Path, times: int = 1) -> None:
+    """A pre-push hook in ``repo`` that, the first ``times`` times a push writes main,
+    first pushes ``other``'s main (a new commit each time after the first): the remote's
+    main moves between sync's fetch and its push, a real race."""
+    hook = repo / ".git" / "hooks" / "pre-push"
+    count = repo / ".git" / "raced"
+    hook.write_text(
+        "#!/bin/sh\n"
+        "INPUT=$(cat)\n"
+        'case "$INPUT" in *" refs/heads/main "*) ;; *) exit 0 ;; esac\n'
+        f'N=$(cat "{count}" 2>/dev/null || echo 0)\n'
+        f'[ "$N" -ge {times} ] && exit 0\n'
+        f'echo $((N + 1)) > "{count}"\n'
+        "unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\n"
+        f'if [ "$N" -gt 0 ]; then git -C "{other}" commit -q --allow-empty -m "race $N"; fi\n'
+        f'git -C "{other}" push -q origin main\n'
+    )
+    hook.chmod(0o755)
+
+
+def _raced(repo: Path) -> int:
+    count = repo / ".git" / "raced"
+    return int(count.read_text()) if count.exists() else 0
 
 
 def test_rejected_push_is_fetched_merged_and_retried(
@@ -58,11 +86,13 @@ def test_rejected_push_is_fetched_merged_and_retried(
 ) -> None:
     remote, repo = shared
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
-    _other_pushes_to_main(remote, tmp_path)  # the remote's main moved: our push is rejected
+    # the remote's main moves after sync fetched it: the integration push is rejected
+    _race_on_main(repo, _other_commits_to_main(remote, tmp_path))
 
     code, out, err = sync(repo, "alice", "--push", "origin")
 
     assert code == 0, out + err
+    assert _raced(repo) == 1
     assert "rejected" in out
     assert "retry 1" in out
     assert "pushed after 1 retry to origin" in out
@@ -82,18 +112,26 @@ def test_rejected_push_is_fetched_merged_and_retried(
     assert run_git(remote, "merge-base", "--is-ancestor", other_tip, "main").returncode == 0
 
 
-def test_push_refused_by_the_remote_is_not_retried(shared: tuple[Path, Path]) -> None:
+def test_push_refused_by_the_remote_is_not_retried_and_shows_its_reason(
+    shared: tuple[Path, Path],
+) -> None:
+    """PRODUCT.md, branch-per-agent workflow: a refused push shows the remote's reason, and
+    with --push local refs move only when the push landed."""
     remote, repo = shared
     hook = remote / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\necho 'no pushes today' >&2\nexit 1\n")
     hook.chmod(0o755)
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    before = (rev(repo, "main"), rev(repo, "agents/alice"))
 
     code, out, _ = sync(repo, "alice", "--push", "origin")
 
     assert code == 1
     assert "refused" in out
     assert "retry" not in out
+    assert "pre-receive hook declined" in out
+    assert "remote: no pushes today" in out  # the remote's own words
+    assert (rev(repo, "main"), rev(repo, "agents/alice")) == before
 
 
 def test_push_to_an_unknown_remote_is_an_operational_error(shared: tuple[Path, Path]) -> None:
@@ -101,17 +139,16 @@ def test_push_to_an_unknown_remote_is_an_operational_error(shared: tuple[Path, P
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
     code, _, err = sync(repo, "alice", "--push", "nowhere")
     assert code == 3
-    assert err.startswith("git-vcontext: error: git push nowhere")
+    assert err.startswith("git-vcontext: error: git fetch nowhere")
     assert err.count("\n") == 1
 
 
 def test_an_unknown_remote_stops_sync_push_before_any_branch_moves(
     shared: tuple[Path, Path],
 ) -> None:
-    """By default sync --push fetches first: a remote it cannot reach is git's first
+    """sync --push reads the remote first: a remote it cannot reach is git's first
     complaint in one line (not its advice), and no local branch moved."""
     _, repo = shared
-    run_git(repo, "config", "--unset", "vcontext.pushFetchFirst")
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
     before = (rev(repo, "main"), rev(repo, "agents/alice"))
     code, _, err = sync(repo, "alice", "--push", "nowhere")
@@ -181,11 +218,13 @@ def test_an_agent_branch_pushed_from_elsewhere_is_merged_not_overwritten(
     code, out, err = sync(repo, "alice", "--push", "origin")
 
     assert code == 0, out + err
-    assert "retry 1" in out
     statuses = [
         i["status"] for i in show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
     ]
     assert statuses == ["completed", "completed", "pending"]
+    elsewhere_tip = rev(elsewhere, "agents/alice")  # merged into, not overwritten
+    kept = run_git(remote, "merge-base", "--is-ancestor", elsewhere_tip, "agents/alice")
+    assert kept.returncode == 0
     agent = show(remote, "agents/alice", "todo.vcontext.json")
     assert agent["todoList"]["fork"]["parentUid"] == "u-todo"  # the fork stays on the agent
     assert without_fork(agent) == show(remote, "main", "todo.vcontext.json")
@@ -208,9 +247,16 @@ def _alice_ticks_while_other_pushes(repo: Path, remote: Path, tmp_path: Path) ->
 def test_a_retry_starts_over_from_the_remote_base_one_sync_merge_per_agent(
     shared: tuple[Path, Path], tmp_path: Path
 ) -> None:
+    """M8: a rejected integration is not merged into; the retry merges the agent's work
+    into the remote's new main, one merge commit and one sequence bump."""
     remote, repo = shared
     run_git(repo, "push", "-q", "origin", "agents/alice")
-    tick, other_tip = _alice_ticks_while_other_pushes(repo, remote, tmp_path)
+    tick = commit_on(
+        repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick"
+    )
+    other = _other_commits_to_main(remote, tmp_path)
+    other_tip = rev(other, "main")
+    _race_on_main(repo, other)
 
     code, out, err = sync(repo, "alice", "--push", "origin")
 
@@ -231,21 +277,29 @@ def test_a_retry_starts_over_from_the_remote_base_one_sync_merge_per_agent(
     assert _parents(remote, "agents/alice") == [tick, rev(remote, "main")]
 
 
-def test_a_rejected_push_moves_no_branch_on_the_remote(
+def test_a_rejected_push_moves_no_branch_on_the_remote_nor_here(
     shared: tuple[Path, Path], tmp_path: Path
 ) -> None:
+    """The integration push is atomic: rejected, it moved nothing on the remote, and no
+    local branch moved."""
     remote, repo = shared
     run_git(repo, "push", "-q", "origin", "agents/alice")
-    before = rev(remote, "agents/alice")
+    pushed_before = rev(remote, "agents/alice")
     run_git(repo, "config", "vcontext.pushAttempts", "1")
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
-    _other_pushes_to_main(remote, tmp_path)
+    other = _other_commits_to_main(remote, tmp_path)
+    _race_on_main(repo, other)
+    before = (rev(repo, "main"), rev(repo, "agents/alice"))
 
     code, out, _ = sync(repo, "alice", "--push", "origin")
 
     assert code == 1
-    assert "still rejected after 1 attempts (main)" in out
-    assert rev(remote, "agents/alice") == before  # all or nothing: the agent branch stayed
+    [gave_up] = [line for line in out.splitlines() if "still rejected after 1 attempts" in line]
+    assert "main" in gave_up
+    assert rev(remote, "main") == rev(other, "main")
+    assert rev(remote, "agents/alice") == pushed_before  # all or nothing: it stayed
+    assert (rev(repo, "main"), rev(repo, "agents/alice")) == before
+    assert not run_git(remote, "for-each-ref", "refs/vcontext/lease").stdout  # released
 
 
 def test_a_remote_without_atomic_pushes_gets_ordinary_pushes_and_merges(
@@ -260,7 +314,6 @@ def test_a_remote_without_atomic_pushes_gets_ordinary_pushes_and_merges(
     code, out, err = sync(repo, "alice", "--push", "origin")
 
     assert code == 0, out + err
-    assert "pushed after 1 retry" in out
     assert rev(remote, "main") == rev(repo, "main")
     assert run_git(remote, "merge-base", "--is-ancestor", other_tip, "main").returncode == 0
     statuses = [
@@ -273,7 +326,6 @@ def test_sync_push_fetches_the_base_first_so_a_moved_remote_needs_no_retry(
     shared: tuple[Path, Path], tmp_path: Path
 ) -> None:
     remote, repo = shared
-    run_git(repo, "config", "--unset", "vcontext.pushFetchFirst")  # the default: fetch first
     tick, other_tip = _alice_ticks_while_other_pushes(repo, remote, tmp_path)
 
     code, out, err = sync(repo, "alice", "--push", "origin")
@@ -292,24 +344,48 @@ def test_sync_push_fetches_the_base_first_so_a_moved_remote_needs_no_retry(
 def test_fetch_leaves_out_a_branch_the_remote_does_not_have_yet(
     shared: tuple[Path, Path],
 ) -> None:
-    """An agent branch before its first push: a retry fetches it with its base (the soak
-    hit this when the remote refused a whole atomic push), and gets the base alone."""
+    """An agent branch before its first push is fetched with its base: the base alone
+    arrives, and the missing branch is named (not an error)."""
     from git_vcontext.errors import OperationalError
     from git_vcontext.gitio import remote as remotes
 
     remote, repo = shared
-    found = remotes.fetch(str(repo), "origin", ["agents/alice", "main"])
-    assert found == {"main": rev(remote, "main")}
-    assert remotes.fetch(str(repo), "origin", ["agents/alice"]) == {}
+    specs = [f"+refs/heads/{b}:refs/test/{b}" for b in ("agents/alice", "main")]
+    assert remotes.fetch(str(repo), "origin", specs) == ["refs/heads/agents/alice"]
+    assert rev(repo, "refs/test/main") == rev(remote, "main")
+    assert remotes.fetch(str(repo), "origin", specs[:1]) == ["refs/heads/agents/alice"]
     with pytest.raises(OperationalError, match="git fetch nowhere"):
-        remotes.fetch(str(repo), "nowhere", ["main"])
+        remotes.fetch(str(repo), "nowhere", specs[1:])
 
 
-def test_a_commit_made_while_sync_waits_to_retry_is_kept_and_pushed(
+def plant_lease(remote: Path, holder: str, seconds: float, **fields: object) -> str:
+    """A lease on the remote's main as another agent's sync takes it: (its commit id)."""
+    import socket
+    import time
+
+    from git_vcontext.workflow.lease import Lease
+
+    lease = Lease(
+        holder,
+        str(fields.get("host", socket.gethostname())),
+        int(str(fields.get("pid", os.getpid()))),  # alive: this test's process
+        str(fields.get("where", "/somewhere/else")),
+        time.time() + seconds,
+    )
+    tree = run_git(remote, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
+    commit = subprocess.run(
+        ["git", "commit-tree", tree], cwd=remote, input=lease.message(), capture_output=True,
+        text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    run_git(remote, "update-ref", "refs/vcontext/lease/main", commit)
+    return commit
+
+
+def test_a_commit_made_while_sync_waits_is_kept_and_pushed(
     shared: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    """A retry starts over from before the run only where nobody committed since: the
-    agent's commit made during the wait stays on its branch and reaches the remote."""
+    """While another agent holds the lease, sync waits; the agent's commit made meanwhile
+    stays on its branch and reaches the remote with the rest."""
     import pygit2
 
     from git_vcontext.workflow.push import push_with_retries
@@ -317,23 +393,28 @@ def test_a_commit_made_while_sync_waits_to_retry_is_kept_and_pushed(
 
     remote, repo = shared
     _alice_ticks_while_other_pushes(repo, remote, tmp_path)
+    plant_lease(remote, "agents/bob", 3.0)
     made: list[str] = []
 
-    def sleep(_seconds: float) -> None:
+    def sleep(seconds: float) -> None:
         if not made:  # alice commits on her branch during the first wait
             change = {"todo.vcontext.json": status(("t2", "completed"))}
             made.append(commit_on(repo, "agents/alice", change, "tick2"))
+        time.sleep(seconds)
 
+    lines: list[str] = []
     outcome = push_with_retries(
         Syncer(pygit2.Repository(str(repo))),
         [("alice", "main")],
         "origin",
-        report=lambda _line: None,
+        report=lines.append,
         show=lambda _result: None,
         sleep=sleep,
     )
-    assert outcome.pushed
-    assert made
+    assert outcome.pushed, lines
+    assert made, lines
+    assert any("lease is held by agents/bob" in line for line in lines)
+    assert outcome.waited > 0.0
     for where, ref in ((repo, "agents/alice"), (remote, "main"), (remote, "agents/alice")):
         kept = run_git(where, "merge-base", "--is-ancestor", made[0], ref, check=False)
         assert kept.returncode == 0, f"tick2 is not on {ref} of {where.name}"

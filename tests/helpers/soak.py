@@ -119,11 +119,20 @@ def identity(repo: Path, name: str) -> None:
 # -- setting up ---------------------------------------------------------------------------
 
 
-def setup(root: Path, agents: int, hooks: bool = True) -> tuple[Path, list[Path]]:
+def setup(
+    root: Path,
+    agents: int,
+    hooks: bool = True,
+    server: bool = False,
+    config: dict[str, str] | None = None,
+) -> tuple[Path, list[Path]]:
     """A bare remote with the seed documents on main, and one clone per forked agent
-    (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off)."""
+    (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off;
+    ``server``: the remote merges requests itself, ``git vcontext install --server``)."""
     remote = root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
+    if server:
+        vcontext(remote, "install", "--server")
     seed = root / "seed"
     git(root, "init", "-q", "-b", BASE, str(seed))
     identity(seed, "seed")
@@ -135,7 +144,11 @@ def setup(root: Path, agents: int, hooks: bool = True) -> tuple[Path, list[Path]
     git(seed, "add", "-A")
     git(seed, "commit", "-q", "-m", "seed documents")
     git(seed, "push", "-q", str(remote), BASE)
-    return remote, [_clone_agent(root, remote, f"agent-{i}", hooks) for i in range(agents)]
+    clones = [_clone_agent(root, remote, f"agent-{i}", hooks) for i in range(agents)]
+    for clone in clones:
+        for key, value in (config or {}).items():
+            git(clone, "config", key, value)
+    return remote, clones
 
 
 def _clone_agent(root: Path, remote: Path, agent: str, hooks: bool) -> Path:
@@ -183,13 +196,22 @@ def sync(clone: Path, agent: str) -> dict[str, Any]:
 
     sync says "push to REMOTE rejected (…): fetching and merging, retry N" per retry.
     """
+    import resource
+
     start = time.perf_counter()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = vcontext(clone, "sync", agent, "--push", "origin", check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     said = proc.stdout + proc.stderr
     return {
         "exit": proc.returncode,
         "seconds": time.perf_counter() - start,
+        # the sync and everything it waited for (git, the pre-push hook, ...)
+        "cpu": after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime,
         "retries": len(re.findall(r"rejected .*retry \d+", said)),
+        "integrated": bool(re.search(rf"pushed( after .*)? to origin: {BASE}\b", said)),
+        "elsewhere": f"merged into {BASE} on the remote" in said,
+        "waited": "waiting" in said,
         "output": said[-2000:],
     }
 
@@ -270,18 +292,37 @@ def _edit_playbook(clone: Path, agent: str, r: int, log: AgentLog) -> None:
 
 @dataclass
 class SoakRun:
-    """What a soak produced: the remote, the clones, the agents' logs and the timings."""
+    """What a soak produced: the remote, the clones, the agents' logs and the timings.
+
+    ``loop_seconds``: until the last agent process ended, which is when the remote's
+    base holds every agent's last round (a sync exits 0 only then); ``at_end``: the
+    base's documents at that moment, before the final syncs bring the agents along.
+    """
 
     remote: Path
     clones: list[Path]
     logs: list[AgentLog]
     final_syncs: list[dict[str, Any]]
     seconds: float
+    loop_seconds: float = 0.0
+    at_end: dict[str, Any] = field(default_factory=dict)
+    cpu_seconds: float = 0.0  # user + system time of every process the soak started
 
 
-def soak(root: Path, agents: int, rounds: int, hooks: bool = True) -> SoakRun:
-    """Set up, run ``agents`` processes concurrently, then let every agent sync twice in turn."""
-    remote, clones = setup(root, agents, hooks)
+def soak(
+    root: Path,
+    agents: int,
+    rounds: int,
+    hooks: bool = True,
+    server: bool = False,
+    config: dict[str, str] | None = None,
+) -> SoakRun:
+    """Set up, run ``agents`` processes concurrently, then let every agent sync once more
+    (``config``: git config for every clone)."""
+    import resource
+
+    remote, clones = setup(root, agents, hooks, server, config)
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     procs = []
     for i, clone in enumerate(clones):
@@ -294,8 +335,19 @@ def soak(root: Path, agents: int, rounds: int, hooks: bool = True) -> SoakRun:
         if proc.returncode != 0:
             raise RuntimeError(f"agent process failed: {err.decode(errors='replace')[-3000:]}")
         logs.append(AgentLog(**json.loads(log_file.read_text())))
-    final = [sync(clone, f"agent-{i}") for _ in range(2) for i, clone in enumerate(clones)]
-    return SoakRun(remote, clones, logs, final, time.perf_counter() - start)
+    loop_seconds = time.perf_counter() - start
+    at_end = base_documents(remote, root / "at-end")
+    final = [sync(clone, f"agent-{i}") for i, clone in enumerate(clones)]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
+    seconds = time.perf_counter() - start
+    return SoakRun(remote, clones, logs, final, seconds, loop_seconds, at_end, cpu)
+
+
+def base_documents(remote: Path, where: Path) -> dict[str, Any]:
+    """The documents on the remote's base now (read from a fresh clone at ``where``)."""
+    git(where.parent, "clone", "-q", "-b", BASE, str(remote), str(where))
+    return documents(where)
 
 
 # -- checking -----------------------------------------------------------------------------
@@ -342,6 +394,29 @@ def fresh_clone(run: SoakRun, root: Path) -> Path:
     target = root / "fresh"
     git(root, "clone", "-q", "-b", BASE, str(run.remote), str(target))
     return target
+
+
+def last_rounds_missing(run: SoakRun, docs: dict[str, Any]) -> list[str]:
+    """Agents whose last round (its todo item) is not in ``docs``."""
+    have = {i["id"] for i in docs[TODO]["todoList"]["items"]}
+    return [log.agent for log in run.logs if log.items and log.items[-1] not in have]
+
+
+def merges_into_base(remote: Path) -> int:
+    """Merge commits on the base that merged an agent's work (one per integration)."""
+    out = git(remote, "log", "--first-parent", "--merges", "--format=%s", BASE).stdout
+    return sum(1 for line in out.splitlines() if line.startswith("vcontext sync: merge agents/"))
+
+
+def merge_entries(docs: dict[str, Any]) -> int:
+    """M8 ``merge`` entries in the todo list's changeLog."""
+    log = docs[TODO]["todoList"].get("changeLog", [])
+    return sum(1 for c in log if c.get("operation") == "merge")
+
+
+def forks_on_base(docs: dict[str, Any]) -> list[str]:
+    """Documents of the base that hold a ``fork`` block (M11: none may)."""
+    return [rel for rel, data in docs.items() if without_fork(data) != data]
 
 
 def total_retries(run: SoakRun) -> int:

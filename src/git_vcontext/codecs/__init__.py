@@ -148,6 +148,12 @@ _memo: dict[tuple[str, bytes | str], Document] | None = None
 _MEMO_LIMIT = 1024
 
 
+def reusing_parses() -> bool:
+    """Whether ``parse`` remembers documents now (inside ``reused_parses``): then a full
+    parse that may be shared beats a quicker one done again."""
+    return _memo is not None
+
+
 class reused_parses:
     """Within the block, ``parse`` remembers documents by content (for bulk merges, e.g. sync).
 

@@ -19,13 +19,8 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-    from ..gitio.push import PushRange, RefUpdate
-    from ..validate.model import Finding
-    from ..workflow.pushcheck import Checker
-
-    Verdicts = list[tuple[str, dict[str, list[Finding]]]]
+    from ..gitio.push import RefUpdate
+    from ..workflow.prepush import PushReport
 
 PRE_COMMIT_TO = "PRE_COMMIT_TO_REF"
 PRE_COMMIT_LOCAL = "PRE_COMMIT_LOCAL_BRANCH"
@@ -69,30 +64,19 @@ def run(*, remote: str | None = None, url: str | None = None, text: str | None =
 
 
 def _check(remote: str | None, text: str) -> int:
-    from ..gitio.push import common_dir, open_pushing_repo, parse_ref_lines, pushed_commits
+    remote = remote or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    if text.strip() and _checked_before(remote, text):
+        return 0
+    from ..gitio.push import common_dir, open_pushing_repo, parse_ref_lines
     from ..validate.cache import VerdictCache
-    from ..workflow.agents import agent_prefix
-    from ..workflow.pushcheck import Checker
+    from ..workflow.prepush import check_updates
 
     updates = parse_ref_lines(text) or _from_pre_commit()
-    remote = remote or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
     if not updates:
         return 0
     repo = open_pushing_repo()
     cache = VerdictCache.open(common_dir(repo))
-    checker = Checker(repo, cache)
-    prefix = agent_prefix(repo)
-    report = _Report()
-    done: set[str] = set()
-    for update in updates:
-        if update.is_deletion:
-            continue
-        pushed = pushed_commits(repo, update, remote)
-        report.notes += pushed.notes
-        report.add(
-            f"{update.local_ref} -> {remote} {update.remote_ref}",
-            _verdicts(checker, pushed, prefix, done),
-        )
+    report, checker = check_updates(repo, updates, remote, cache)
     cache.save()
     if cache.warning:
         report.notes.append(cache.warning)
@@ -101,79 +85,40 @@ def _check(remote: str | None, text: str) -> int:
             f"checked {checker.commits} commit(s), {checker.files} file "
             f"change(s); cache hits {cache.hits}, misses {cache.misses}"
         )
-    return report.write()
+    return _write(report)
 
 
-def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) -> Verdicts:
-    """(heading, findings by file) for each new commit of one ref update, then the
-    checks between its previous and new tip (forced update, arrival outside agents/)."""
-    out: Verdicts = []
-    for commit in pushed.commits:
-        if str(commit.id) not in done:
-            done.add(str(commit.id))
-            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", checker.commit(commit)))
-    if pushed.rewinds:
-        heading = (
-            f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
-            f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
+def _checked_before(remote: str, text: str) -> bool:
+    """Whether this exact push was found clean before (``sync`` checks its pushes in
+    process and says so in the cache): answered without opening the repository."""
+    from ..fsio import find_common_dir
+    from ..validate.cache import VerdictCache
+    from ..workflow.prepush import push_key
+
+    found = find_common_dir(os.getcwd(), os.environ)
+    if found is None:
+        return False
+    cache = VerdictCache.open(found)
+    if cache.get(push_key(remote, text)) != []:
+        return False
+    if os.environ.get(VERBOSE):
+        sys.stderr.write("git-vcontext: this push was checked before (cache hit)\n")
+    return True
+
+
+def _write(report: PushReport) -> int:
+    """Print the report on stderr; 1 when the push must be refused."""
+    out = report.lines + [f"git-vcontext: note: {note}" for note in report.notes]
+    if report.problems:
+        out.append(
+            f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
+            "commit(s). Fix those commits (git rebase -i, then push again); "
+            f"{BYPASS_HINT}."
         )
-        out.append((heading, checker.between("r", pushed.previous, pushed.tip)))
-    branch = pushed.update.branch
-    if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
-        heading = (
-            f"at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
-            f"(outside the agent prefix {prefix})"
-        )
-        out.append((heading, checker.between("a", pushed.previous, pushed.tip)))
-    return out
-
-
-class _Report:
-    """What the hook prints: a section per ref update with problems, notes, a verdict."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.notes: list[str] = []
-        self.problems = 0
-        self.commits = 0
-        self._skipped: set[str] = set()
-
-    def add(self, target: str, verdicts: Verdicts) -> None:
-        from ..validate.model import SKIPPED
-
-        section: list[str] = []
-        for heading, found in verdicts:
-            problems = {}
-            for path, findings in found.items():
-                self._note_skipped(path, [f for f in findings if f.rule == SKIPPED])
-                if kept := [f for f in findings if f.rule != SKIPPED]:
-                    problems[path] = kept
-            if problems:
-                self.commits += 1
-                section.append(f"  {heading}")
-                self.problems += _add(section, problems)
-        if section:
-            self.lines += [f"git-vcontext: {target}:", *section]
-
-    def _note_skipped(self, path: str, notes: list[Finding]) -> None:
-        for note in notes:
-            if path not in self._skipped:
-                self._skipped.add(path)
-                self.notes.append(f"{path}: {note.message}")
-
-    def write(self) -> int:
-        """Print everything on stderr; 1 when the push must be refused."""
-        out = self.lines + [f"git-vcontext: note: {note}" for note in self.notes]
-        if self.problems:
-            out.append(
-                f"git-vcontext: push refused: {self.problems} problem(s) in {self.commits} "
-                "commit(s). Fix those commits (git rebase -i, then push again); "
-                f"{BYPASS_HINT}."
-            )
-        if out:
-            sys.stderr.write("\n".join(out) + "\n")
-            sys.stderr.flush()
-        return 1 if self.problems else 0
+    if out:
+        sys.stderr.write("\n".join(out) + "\n")
+        sys.stderr.flush()
+    return 1 if report.problems else 0
 
 
 def _from_pre_commit() -> list[RefUpdate]:
@@ -193,23 +138,3 @@ def _from_pre_commit() -> list[RefUpdate]:
     from_ref = env.get("PRE_COMMIT_FROM_REF") or "0" * 40
     remote_ref = env.get("PRE_COMMIT_REMOTE_BRANCH") or local or to_ref
     return [RefUpdate(local or to_ref, to_ref, remote_ref, from_ref)]
-
-
-def _add(section: list[str], found: dict[str, list[Finding]]) -> int:
-    """Append the report lines of one commit's findings; return how many there were."""
-    count = 0
-    for path, findings in found.items():
-        count += len(findings)
-        section += [f"    {line}" for line in _lines(path, findings)]
-    return count
-
-
-def _subject(commit: Any) -> str:
-    message: str = commit.message or ""
-    return message.strip().split("\n", 1)[0][:72]
-
-
-def _lines(path: str, findings: list[Finding]) -> list[str]:
-    from ..validate.model import FileReport
-
-    return FileReport(path, tuple(findings)).lines()

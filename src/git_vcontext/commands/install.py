@@ -10,7 +10,12 @@ from ..errors import ExitCode, UsageError
 
 
 def run(
-    *, scope: str = "local", force: bool = False, no_hooks: bool = False, cwd: str | None = None
+    *,
+    scope: str = "local",
+    force: bool = False,
+    no_hooks: bool = False,
+    server: bool = False,
+    cwd: str | None = None,
 ) -> int:
     """Driver, textconv, difftool, attribute patterns and (locally) the pre-push hook.
 
@@ -19,6 +24,8 @@ def run(
     of the repository, install says what to add where, and installs the rest (exit 0).
     """
     where = Path(cwd or ".")
+    if server:
+        return _server(where, force)
     if scope == "local":
         installer.repo_top(where)
     s = installer.Scope(scope, where)
@@ -51,9 +58,16 @@ def run(
     return int(ExitCode.OK)
 
 
-def uninstall(*, scope: str = "local", cwd: str | None = None) -> int:
+def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = None) -> int:
     """Remove exactly what install added."""
     where = Path(cwd or ".")
+    if server:
+        from ..server_setup import uninstall as remove
+
+        messages = remove(where)
+        summary = "the server integration is uninstalled"
+        _report(messages, summary + (" (nothing to remove)" if not messages else ""))
+        return int(ExitCode.OK)
     if scope == "local":
         installer.repo_top(where)
     s = installer.Scope(scope, where)
@@ -67,6 +81,16 @@ def uninstall(*, scope: str = "local", cwd: str | None = None) -> int:
     _report(
         messages, "git-vcontext is uninstalled" + (" (nothing to remove)" if not messages else "")
     )
+    return int(ExitCode.OK)
+
+
+def _server(where: Path, force: bool) -> int:
+    from ..server_setup import install as setup
+
+    messages = setup(where, installer.script_command(), force)
+    summary = "the server integration is installed"
+    _report(messages, summary + (" (nothing to change)" if not messages else ""))
+    print("Pushes of agents' requests (git vcontext sync --push) are now merged here as they come.")
     return int(ExitCode.OK)
 
 

@@ -122,6 +122,8 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
         lines.append(f"{r.branch}: up to date with {r.base}")
     elif r.state == MERGED:
         parts = []
+        if r.elsewhere:
+            parts.append(f"merged into {r.base} on the remote ({_count(r.documents)})")
         if r.base_moves:
             parts.append(
                 f"{would}merge {_count(r.documents)} into {r.base}" + _short(r.base_commit, dry_run)

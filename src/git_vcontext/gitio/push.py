@@ -175,14 +175,35 @@ def _named(repo: Any, name: str) -> Any:
         return None
 
 
-def _tracking_tips(repo: Any, remote: str | None) -> list[Any]:
-    """Commit ids of ``remote``'s tracking refs (of every remote when ``remote`` is None)."""
+FETCHED = "refs/vcontext/remotes/"
+"""Where ``sync --push`` keeps what it fetched of a remote (its branches, requests, lease)."""
+
+
+def fetched_namespace(repo: Any, remote: str) -> str:
+    """``refs/vcontext/remotes/<key>/`` of a remote: its name when it is a configured one,
+    else a name made from its URL or path."""
+    import hashlib
+
     import pygit2
 
-    prefix = f"refs/remotes/{remote}/" if remote is not None else "refs/remotes/"
+    if remote in repo.remotes.names() and pygit2.reference_is_valid_name(f"{FETCHED}{remote}"):
+        return f"{FETCHED}{remote}/"
+    digest = hashlib.sha1(remote.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"{FETCHED}url-{digest}/"
+
+
+def _tracking_tips(repo: Any, remote: str | None) -> list[Any]:
+    """Commit ids of what ``remote`` had when last fetched (of every remote when None): its
+    tracking refs, and what ``sync --push`` fetched of it."""
+    import pygit2
+
+    if remote is None:
+        prefixes: tuple[str, ...] = ("refs/remotes/", FETCHED)
+    else:
+        prefixes = (f"refs/remotes/{remote}/", fetched_namespace(repo, remote))
     tips = []
     for name in repo.references:
-        if not name.startswith(prefix):
+        if not name.startswith(prefixes):
             continue
         try:
             target = repo.references[name].resolve().peel(pygit2.Commit)

@@ -1,4 +1,5 @@
-"""Pushing and fetching branches with the git command (credentials, hooks, transports: git's)."""
+"""Pushing, fetching and listing a remote's refs with the git command (credentials, hooks,
+transports: git's)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,40 @@ from . import complaint, git
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
 _TRANSIENT = ("lock", "failed to update ref", "incorrect old value", "atomic transaction failed")
 _ATOMIC_FAILED = "atomic push failed"  # this ref was fine; another one in the push was not
+_NOISE = ("To ", "error: failed to push some refs", "hint: ", "Done")
+
+
+@record
+class Update:
+    """One ref a push writes: ``src`` (a commit id; None deletes ``dst``) to the remote's ``dst``.
+
+    ``expect``: the value ``dst`` must hold on the remote (``--force-with-lease``; ""
+    = must not exist), which also allows a forced update; ``force``: any value.
+    """
+
+    src: str | None
+    dst: str
+    force: bool = False
+    expect: str | None = None
+
+    def refspec(self) -> str:
+        plus = "+" if self.force and self.expect is None else ""
+        return f"{plus}{self.src or ''}:{self.dst}"
 
 
 @record
 class PushedRef:
-    """What the remote said about one pushed branch."""
+    """What the remote said about one pushed ref."""
 
-    branch: str
+    ref: str  # the remote's full ref name
     ok: bool
     retry: bool  # rejected for a reason a fetch + merge (or a new attempt) can fix
     summary: str  # git's words, e.g. "[rejected] (fetch first)"
+
+    @property
+    def branch(self) -> str:
+        """The short name of a branch (other refs keep their full name)."""
+        return self.ref.removeprefix("refs/heads/")
 
     @property
     def collateral(self) -> bool:
@@ -28,29 +53,57 @@ class PushedRef:
 
 @record
 class Pushed:
-    """One push: a row per branch, and whether the remote took it all-or-nothing."""
+    """One push: a row per ref, whether the remote took it all-or-nothing, and what git, the
+    pre-push hook and the remote said (``remote:`` lines, the hook's findings)."""
 
     rows: tuple[PushedRef, ...]
     atomic: bool
+    said: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.rows) and all(row.ok for row in self.rows)
+
+    @property
+    def refused_here(self) -> bool:
+        """Nothing reached the remote: the pre-push hook (or another local check) refused."""
+        return not self.rows
 
 
-def push(cwd: str, remote: str, branches: list[str], *, atomic: bool = True) -> Pushed:
-    """Push local ``branches`` to the same names on ``remote``; one row per branch.
+def push(
+    cwd: str, remote: str, updates: list[Update], *, atomic: bool = True, verify: bool = True
+) -> Pushed:
+    """Push ``updates``; one row per ref.
 
-    With ``atomic`` the remote moves every branch or none (``git push --atomic``);
-    a remote that cannot do that gets an ordinary push (``Pushed.atomic`` says
-    which happened). A failure that is not about a branch (unknown remote, a
-    pre-push hook that refuses, no network) raises OperationalError with git's message.
+    With ``atomic`` the remote moves every ref or none (``git push --atomic``); a
+    remote that cannot do that gets an ordinary push (``Pushed.atomic`` says which
+    happened). ``verify`` False skips the pre-push hook (``--no-verify``): only for
+    refs that carry no content of the user's. A failure that is not about a ref
+    (unknown remote, no network) raises OperationalError with git's message; a push
+    the pre-push hook refused is a ``Pushed`` without rows and with the hook's words.
     """
-    specs = [f"refs/heads/{b}:refs/heads/{b}" for b in branches]
-    flags = ["--atomic"] if atomic and len(specs) > 1 else []
+    flags = ["--atomic"] if atomic and len(updates) > 1 else []
+    flags += [] if verify else ["--no-verify"]
+    flags += [f"--force-with-lease={u.dst}:{u.expect}" for u in updates if u.expect is not None]
+    specs = [u.refspec() for u in updates]
     out = git(["push", "--porcelain", *flags, remote, *specs], cwd=cwd, check=False)
     rows = _porcelain(out.stdout)
-    if not rows and flags and "--atomic" in out.stderr:  # e.g. "does not support --atomic"
-        return push(cwd, remote, branches, atomic=False)
-    if not rows:
+    if not rows and "--atomic" in flags and "--atomic" in out.stderr:  # not supported there
+        return push(cwd, remote, updates, atomic=False, verify=verify)
+    said = tuple(_said(out.stderr))
+    if not rows and (out.returncode == 0 or _fatal(out.stderr)):
         raise OperationalError(f"git push {remote}: {complaint(out.stderr, out.returncode)}")
-    return Pushed(tuple(rows), bool(flags) or len(specs) == 1)
+    return Pushed(tuple(rows), bool(flags and "--atomic" in flags) or len(specs) == 1, said)
+
+
+def _fatal(stderr: str) -> bool:
+    return any(line.startswith("fatal: ") for line in stderr.splitlines())
+
+
+def _said(stderr: str) -> list[str]:
+    """stderr without git's generic lines: the hook's findings, the remote's reasons."""
+    lines = [line.rstrip() for line in stderr.splitlines()]
+    return [line for line in lines if line.strip() and not line.startswith(_NOISE)]
 
 
 def _porcelain(text: str) -> list[PushedRef]:
@@ -60,50 +113,55 @@ def _porcelain(text: str) -> list[PushedRef]:
         if len(parts) < 3 or len(parts[0]) != 1 or ":" not in parts[1]:
             continue
         flag, spec, summary = parts[0], parts[1], "\t".join(parts[2:])
-        branch = spec.split(":", 1)[1].removeprefix("refs/heads/")
+        ref = spec.split(":", 1)[1]
         ok = flag != "!"
         retry = not ok and any(w in summary for w in (*_NEEDS_MERGE, *_TRANSIENT, _ATOMIC_FAILED))
-        rows.append(PushedRef(branch, ok, retry, summary))
+        rows.append(PushedRef(ref, ok, retry, summary))
     return rows
 
 
-def fetch(cwd: str, remote: str, branches: list[str]) -> dict[str, str]:
-    """Fetch ``branches`` from ``remote``; ``{branch: commit id}`` of what the remote has.
+def fetch(cwd: str, remote: str, refspecs: list[str], *, prune: bool = False) -> list[str]:
+    """Fetch ``refspecs`` (``+SRC:DST``) from ``remote``; the SRCs it does not have are left
+    out (an agent branch before its first push) and returned.
 
-    A branch the remote does not have (an agent branch before its first push) is
-    left out of the answer, not an error. (A named remote's tracking branches are
-    updated too, as git does for any fetch.)
+    A named remote's tracking branches are updated too, as git does for any fetch.
     """
-    wanted = list(branches)
+    wanted = list(refspecs)
+    missing: list[str] = []
     while wanted:
-        out = git(["fetch", "--quiet", "--no-tags", remote, *_heads(wanted)], cwd=cwd, check=False)
+        flags = ["--prune"] if prune else []
+        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *flags, remote]
+        out = git([*args, *wanted], cwd=cwd, check=False)
         if out.returncode == 0:
-            return _fetched(cwd, wanted)
-        missing = _missing_refs(out.stderr) & set(wanted)
-        if not missing:
+            return missing
+        lacking = _missing_refs(out.stderr)
+        dropped = [s for s in wanted if _source(s) in lacking]
+        if not dropped:
             raise OperationalError(f"git fetch {remote}: {complaint(out.stderr, out.returncode)}")
-        wanted = [b for b in wanted if b not in missing]
-    return {}
+        missing += [_source(s) for s in dropped]
+        wanted = [s for s in wanted if s not in dropped]
+    return missing
 
 
-def _heads(branches: list[str]) -> list[str]:
-    return [f"refs/heads/{b}" for b in branches]
+def _source(refspec: str) -> str:
+    return refspec.lstrip("+").split(":", 1)[0]
 
 
 def _missing_refs(stderr: str) -> set[str]:
-    """The branches git says the remote lacks ("couldn't find remote ref refs/heads/X")."""
-    marker = "couldn't find remote ref refs/heads/"
+    """The refs git says the remote lacks ("couldn't find remote ref refs/heads/X")."""
+    marker = "couldn't find remote ref "
     return {ln.split(marker, 1)[1].strip() for ln in stderr.splitlines() if marker in ln}
 
 
-def _fetched(cwd: str, branches: list[str]) -> dict[str, str]:
-    """``{branch: commit id}`` from FETCH_HEAD, whose lines follow the order of the refspecs."""
-    from pathlib import Path
-
-    where = git(["rev-parse", "--git-path", "FETCH_HEAD"], cwd=cwd).stdout.strip()
-    path = Path(where) if Path(where).is_absolute() else Path(cwd) / where
-    found: dict[str, str] = {}
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for branch, line in zip(branches, lines, strict=False):
-        found[branch] = line.split("\t", 1)[0]
+def list_refs(cwd: str, remote: str, refs: list[str]) -> dict[str, str]:
+    """``{ref: object id}`` of the exact ``refs`` the remote has (``git ls-remote``; no objects
+    are transferred: cheap enough to ask while waiting)."""
+    out = git(["ls-remote", remote, *refs], cwd=cwd, check=False)
+    if out.returncode != 0:
+        raise OperationalError(f"git ls-remote {remote}: {complaint(out.stderr, out.returncode)}")
+    found = {}
+    for line in out.stdout.splitlines():
+        sha, _, name = line.partition("\t")
+        if name in refs:
+            found[name] = sha
     return found

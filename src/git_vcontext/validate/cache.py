@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from pathlib import Path
 
 from .model import Finding
@@ -86,6 +85,8 @@ class VerdictCache:
     @classmethod
     def open(cls, common_dir: str | os.PathLike[str]) -> VerdictCache:
         """The cache of this repository for this version of the rules (old ones removed)."""
+        import shutil
+
         root = cache_root(common_dir)
         current = fingerprint()
         try:

@@ -151,6 +151,18 @@ def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> 
     return _events(old, new, src) + _changelogs(old, new, src) + _sequences(old, new, src)
 
 
+def logged_entries(raw: bytes | None, path: str) -> int:
+    """How many append-only entries a file holds (playbook events, JSONL events, changeLog
+    entries): what deleting the file would delete. 0 when it does not parse."""
+    data, _ = _parse(raw, path)
+    if data is None or data is _UNREADABLE:
+        return 0
+    if isinstance(data, list):
+        return len(_records(data))
+    logs = sum(len(a) for p, a in _walk_arrays(data) if doc.is_changelog(p))
+    return len(_playbook_events(data)) + logs
+
+
 def _deleted(old: JsonValue) -> list[Finding]:
     """A deleted file takes its events with it: one finding, not one per event."""
     count = len(_records(old)) if isinstance(old, list) else len(_playbook_events(old))
@@ -523,13 +535,13 @@ def _parse(raw: bytes | None, path: str) -> tuple[Any, Source]:
     """
     if raw is None:
         return None, Source()
-    from ..codecs import format_from_name, parse
+    from ..codecs import format_from_name, parse, reusing_parses
     from ..codecs.text import decode
     from ..errors import ParseError
 
     try:
         text, _ = decode(raw)
-        if format_from_name(path) == "json" and text.strip():
+        if format_from_name(path) == "json" and text.strip() and not reusing_parses():
             from ..codecs.json_text import parse_value
 
             return parse_value(text), Source(text, "json")

@@ -29,7 +29,7 @@ from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
 TRAILER = "Vcontext-Sync"
@@ -58,6 +58,7 @@ class PairResult:
     message: str = ""
     base_moves: bool = False  # the base gets (or, in a dry run, would get) a merge commit
     agent_moves: bool = False
+    elsewhere: bool = False  # the agent's work reached the base in another agent's sync
 
     @property
     def ok(self) -> bool:
@@ -84,6 +85,7 @@ class PairResult:
             "message": self.message,
             "baseMoves": self.base_moves,
             "agentMoves": self.agent_moves,
+            "mergedElsewhere": self.elsewhere,
         }
 
 
@@ -103,6 +105,7 @@ class Syncer:
         self.warnings: list[str] = []
         self._parsed: dict[Any, Any] = {}  # documents parsed so far, by content (all pairs)
         self._planned: dict[str, list[Any]] = {}  # full ref name -> [old, new]: moved by commit()
+        self._pinned: dict[str, Any] = {}  # full ref name -> the tip to build on (see pin())
         self._reflog: list[str] = []
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
 
@@ -139,14 +142,64 @@ class Syncer:
         return result
 
     def _run(self, pairs: Sequence[tuple[str, str]]) -> list[PairResult]:
+        return self.batch(pairs)[0]
+
+    def batch(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        requests: Sequence[tuple[str, str, str, Any]] = (),
+        *,
+        more: Callable[[], bool] = lambda: True,
+        elsewhere: dict[str, tuple[str, ...]] | None = None,
+    ) -> tuple[list[PairResult], list[PairResult]]:
+        """Sync ``pairs``, merging other agents' ``requests`` (agent, branch, base, commit)
+        into the bases between the two steps, while ``more()`` says there is time.
+
+        ``elsewhere``: agents whose work reached the base in another sync, with the
+        documents it changed (their forks are marked merged). Returns (the pairs'
+        results, the requests' results).
+        """
         from ..codecs import reused_parses
 
         with reused_parses(self._parsed):
             started = [self._into_base(agent, base) for agent, base in pairs]
-            return [self._into_agent(pair) for pair in started]
+            others = []
+            for agent, branch, base, commit in requests:
+                if not more():
+                    break
+                pair = self._into_base(agent, base, branch=branch, commit=commit)
+                others.append(pair.final or pair.done(MERGED if pair.base_moves else UP_TO_DATE))
+            for pair in started:
+                if pair.agent in (elsewhere or {}) and not pair.base_moves:
+                    pair.elsewhere, pair.documents = True, (elsewhere or {})[pair.agent]
+            return [self._into_agent(pair) for pair in started], others
+
+    def pin(self, branch: str, commit: Any) -> None:
+        """Build on ``commit`` as ``branch``'s tip (the remote's base): ``commit()`` then
+        fast-forwards the local branch to where the merges end, when it can."""
+        self._pinned[refs.branch_ref(branch)] = commit
+
+    def _settle_pins(self) -> None:
+        """Plan the local moves of pinned branches: fast-forwards from where they are."""
+        pinned, self._pinned = self._pinned, {}
+        for name, at in pinned.items():
+            short = name.removeprefix("refs/heads/")
+            local = refs.target(self.repo, short)
+            new = self._planned.get(name, [at, at])[1]
+            behind = local is not None and (local == at or self.repo.descendant_of(at, local))
+            problem = None if behind else f"{short} has commits here that {at} lacks"
+            problem = problem or self.blocked(short)
+            if problem or local == new:
+                self._planned.pop(name, None)
+                if problem and local != new:
+                    where = f"{short} here was not moved to {str(new)[:12]}"
+                    self.warnings.append(f"{where}: {problem}")
+                continue
+            self._planned[name] = [local, new]
 
     def commit(self) -> None:
         """Move the planned refs, all or none (RefMoved: none); work trees follow in finish()."""
+        self._settle_pins()
         planned, self._planned = self._planned, {}
         reflog, self._reflog = self._reflog, []
         if not planned or self.dry_run:
@@ -166,8 +219,11 @@ class Syncer:
 
     def tip(self, branch: str) -> Any:
         """Where ``branch`` is (or will be, once the planned moves are committed)."""
-        planned = self._planned.get(refs.branch_ref(branch))
-        return planned[1] if planned else refs.target(self.repo, branch)
+        name = refs.branch_ref(branch)
+        planned = self._planned.get(name)
+        if planned:
+            return planned[1]
+        return self._pinned[name] if name in self._pinned else refs.target(self.repo, branch)
 
     def move(self, branch: str, new: Any, why: str, *, expected: Any = None) -> str | None:
         """Plan ``branch`` to point at ``new`` (``commit()`` moves it); or why it must not.
@@ -189,6 +245,15 @@ class Syncer:
         self._reflog.append(why)
 
     # -- identities and checkouts ------------------------------------------------
+
+    @property
+    def parsed(self) -> dict[Any, Any]:
+        """The documents parsed so far, by content (for other steps to reuse)."""
+        return self._parsed
+
+    def use_identity(self, signature: Any) -> None:
+        """Commit as ``signature`` (a server's hook, which has no user of its own)."""
+        self._signatures = (signature, signature)
 
     def signatures(self) -> tuple[Any, Any]:
         if self._signatures is None:
@@ -220,11 +285,26 @@ class Syncer:
 
     # -- one pair --------------------------------------------------------------
 
-    def _into_base(self, agent: str, base: str) -> _Pair:
-        """Step 1: the agent's work into the base (planned), or why the pair stops."""
+    def merge_request(self, agent: str, branch: str, base: str, commit: Any) -> PairResult:
+        """Merge ``commit`` (what another agent asked to integrate, from ``branch`` of the
+        remote) into ``base`` (planned), without touching any local agent branch."""
+        from ..codecs import reused_parses
+
+        with reused_parses(self._parsed):
+            pair = self._into_base(agent, base, branch=branch, commit=commit)
+        return pair.final or pair.done(MERGED if pair.base_moves else UP_TO_DATE)
+
+    def _into_base(
+        self, agent: str, base: str, *, branch: str | None = None, commit: Any = None
+    ) -> _Pair:
+        """Step 1: the agent's work into the base (planned), or why the pair stops.
+
+        ``commit`` of ``branch``: another agent's work, not a local branch (only the base moves).
+        """
         repo = self.repo
-        branch = agents.agent_branch(repo, agent)
-        a, b = self.tip(branch), self.tip(base)
+        local = commit is None
+        branch = branch or agents.agent_branch(repo, agent)
+        a, b = self.tip(branch) if local else commit, self.tip(base)
         if a is None:
             raise OperationalError(f"no branch {branch} for agent {agent!r}")
         if b is None:
@@ -240,7 +320,7 @@ class Syncer:
         pair.notes += merged_in.notes
         if merged_in.tree == repo[b].tree_id:
             return pair  # nothing new from the agent: the base stays
-        for name in (base, branch):  # both will move
+        for name in (base, branch) if local else (base,):  # both will move
             if why := self.blocked(name):
                 return pair.stop(REFUSED, message=why)
         pair.documents = merged_in.documents
@@ -269,10 +349,11 @@ class Syncer:
         # step 1 planned nothing for this pair
         if merged_back is not None and not merged_back.clean:
             return pair.done(CONFLICT, conflicts=merged_back.conflicts)
-        if merged_back is not None and merged_back.tree == repo[a].tree_id and not pair.base_moves:
+        landed = pair.base_moves or pair.elsewhere
+        if merged_back is not None and merged_back.tree == repo[a].tree_id and not landed:
             merged_back = None  # the agent branch already holds the base's data
         if merged_back is None:
-            return pair.done(MERGED if pair.base_moves else UP_TO_DATE)
+            return pair.done(MERGED if landed else UP_TO_DATE)
         if not pair.base_moves and (why := self.blocked(pair.branch)):
             return pair.done(REFUSED, message=why)
         pair.agent_documents = merged_back.documents
@@ -283,6 +364,21 @@ class Syncer:
         pair.agent_moves, pair.agent_commit = True, None if self.dry_run else str(new_a)
         self._plan(pair.branch, a, new_a, pair.agent)
         return pair.done(MERGED)
+
+    def merged_elsewhere(self, agent: str, base: str, documents: tuple[str, ...]) -> PairResult:
+        """Step 2 for an agent whose work another agent's sync merged into ``base``: the
+        base into the agent branch, marking the forks of ``documents`` merged (planned)."""
+        from ..codecs import reused_parses
+
+        branch = agents.agent_branch(self.repo, agent)
+        pair = _Pair(agent, branch, base, self.tip(branch))
+        pair.elsewhere, pair.documents = True, documents
+        with reused_parses(self._parsed):
+            return self._into_agent(pair)
+
+    def forget(self) -> None:
+        """Drop every planned move and pin (a push that did not land): nothing local moves."""
+        self._planned, self._reflog, self._pinned = {}, [], {}
 
     def integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
         """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
@@ -400,6 +496,7 @@ class _Pair:
         self.notes: tuple[str, ...] = ()
         self.base_moves = False
         self.agent_moves = False
+        self.elsewhere = False  # step 1 happened in another agent's sync (sync --push)
         self.final: PairResult | None = None  # set when the pair stopped in step 1
 
     def stop(
@@ -427,6 +524,7 @@ class _Pair:
             message,
             self.base_moves if moved else False,
             self.agent_moves if moved else False,
+            self.elsewhere and moved,
         )
 
 

@@ -128,7 +128,9 @@ def merge_trees(
     Writes blobs and the merged tree to the object store (as ``git merge-tree``
     does), never a commit or a ref. ``favor`` settles document conflicts on that side.
     ``virtual``: the inner merge of a virtual base (M16): every conflict takes the
-    base's version, so it never stops.
+    base's version, so it never stops. A document holding an append-only log that one
+    side deleted is a conflict: sync never deletes a log (the pre-push hook would refuse
+    that commit).
     """
     import pygit2
 
@@ -183,8 +185,14 @@ def merge_trees(
         if path in conflicted or not _is_doc(sides, path):
             continue
         entry = _index_entry(index, path)
-        if entry is None:
-            continue  # deleted by the merge (theirs deleted a document ours left alone)
+        if entry is None:  # one side deleted a document the other left alone
+            if (kept := _log_deleted(sides, path)) is not None:
+                if virtual:  # the base's version, as for any conflict of a virtual base
+                    base_entry = sides.entry(0, path)
+                    index.add(pygit2.IndexEntry(path, base_entry.id, base_entry.filemode))
+                else:
+                    conflicts.append(kept)
+            continue
         decide(path, entry.mode)
 
     rebuilt, unsettled = reproject(repo, index, sides, decided, deferred)
@@ -283,6 +291,18 @@ def _is_doc(sides: DocumentSides, path: str) -> bool:
     return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
 
 
+def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
+    """A conflict when the document one side deleted holds an append-only log."""
+    from ..validate.history import logged_entries
+
+    entries = logged_entries(sides.data(0, path), path)
+    if not entries:
+        return None
+    kind = "deleted by us" if sides.data(1, path) is None else "deleted by them"
+    why = f"it holds an append-only log ({entries} entries): sync never deletes one"
+    return PathConflict(path, kind, reasons=(why,))
+
+
 def _index_entry(index: Any, path: str) -> Any:
     try:
         return index[path]
@@ -354,6 +374,21 @@ def same_but_fork(old: bytes, new: bytes, path: str) -> bool:
     except ParseError:
         return False
     return same(_data_without_fork(o_data), _data_without_fork(n_data))
+
+
+def changed_documents(repo: Any, old: Any, new: Any) -> tuple[str, ...]:
+    """The documents whose data differs between two trees, ``fork`` blocks aside (what an
+    agent's work changed since the base it last merged)."""
+    sides = DocumentSides(repo, old, old, new)
+    changed = []
+    for delta in old.diff_to_tree(new).deltas:
+        path = (delta.new_file if delta.status_char() != "D" else delta.old_file).path
+        if not _is_doc(sides, path):
+            continue
+        before, after = sides.data(1, path), sides.data(2, path)
+        if before is None or after is None or not same_but_fork(before, after, path):
+            changed.append(path)
+    return tuple(sorted(changed))
 
 
 def _data_without_fork(data: Any) -> Any:

@@ -1,0 +1,47 @@
+"""Questions ``sync --push`` asks of the commit graph: is this work in the base already,
+does this branch hold work of its own, where did this work start from."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def contains(repo: Any, tip: Any, commit: Any) -> bool:
+    """Whether ``commit`` is ``tip`` or one of its ancestors (``tip`` None: nothing)."""
+    return tip is not None and (tip == commit or bool(repo.descendant_of(tip, commit)))
+
+
+def has_work(repo: Any, tip: Any, base: Any) -> bool:
+    """Whether ``tip`` holds commits the base lacks, other than merges of what the base has
+    (an agent branch after a sync ends in such a merge of the base into it)."""
+    import pygit2
+
+    if contains(repo, base, tip):
+        return False
+    if base is None:
+        return True
+    walker = repo.walk(tip, pygit2.GIT_SORT_NONE)
+    walker.hide(base)
+    for commit in walker:
+        parents = commit.parent_ids
+        if len(parents) < 2 or not all(contains(repo, base, p) for p in parents):
+            return True
+    return False
+
+
+def start_of(repo: Any, commit: Any, base: Any, *, look_back: int = 200) -> Any:
+    """The base an agent's work started from: its merge base with ``base``, or (when the
+    work is in ``base`` already) with the base just before the merge that took it, looked
+    for among the base's last ``look_back`` first-parent commits; None when not found."""
+    if not contains(repo, base, commit):
+        return repo.merge_base(commit, base)
+    seen = repo[base]
+    for _ in range(look_back):
+        if len(seen.parent_ids) == 2 and seen.parent_ids[1] == commit:
+            return repo.merge_base(commit, seen.parent_ids[0])
+        if not seen.parents:
+            break
+        seen = seen.parents[0]
+    return None

@@ -1,0 +1,122 @@
+"""The refs ``sync --push`` keeps on a remote besides branches: integration requests and leases.
+
+- ``refs/vcontext/sync/<base>/<agent branch>``: an agent's request to have that commit
+  merged into the base (written only by that agent: its push never races).
+- ``refs/vcontext/lease/<base>``: who integrates into the base right now, until when.
+  It points to an empty commit whose message names the holder and the expiry; it is
+  taken and released with compare-and-swap pushes (``--force-with-lease``), and an
+  expired lease may be broken by anyone, so a crashed agent blocks no one for longer.
+- ``refs/vcontext/server``: present when ``git vcontext install --server`` put the
+  integrating hook in the remote (requests are then merged as they arrive).
+
+``<base>`` is the branch name with ``%`` and ``/`` escaped, so no two bases' refs
+collide. Everything here is pure but ``holder_alive`` (it asks the OS about a pid).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..record import record
+
+REQUESTS = "refs/vcontext/sync/"
+LEASES = "refs/vcontext/lease/"
+SERVER = "refs/vcontext/server"
+DEFAULT_SECONDS = 30.0
+
+
+def encode_base(base: str) -> str:
+    """A base branch as one ref component (``release/1`` → ``release%2F1``)."""
+    return base.replace("%", "%25").replace("/", "%2F")
+
+
+def decode_base(component: str) -> str:
+    return component.replace("%2F", "/").replace("%25", "%")
+
+
+def request_ref(base: str, branch: str) -> str:
+    return f"{REQUESTS}{encode_base(base)}/{branch}"
+
+
+def request_prefix(base: str) -> str:
+    return f"{REQUESTS}{encode_base(base)}/"
+
+
+def lease_ref(base: str) -> str:
+    return f"{LEASES}{encode_base(base)}"
+
+
+@record
+class Lease:
+    """Who holds a base's integration lease (from the lease commit's message)."""
+
+    holder: str  # the agent (or agents) integrating
+    host: str
+    pid: int
+    where: str  # the repository the holder runs in
+    expires: float  # seconds since the epoch
+
+    def message(self) -> str:
+        return (
+            f"vcontext sync lease: {self.holder}\n\n"
+            f"Holder: {self.holder}\nHost: {self.host}\nPid: {self.pid}\n"
+            f"Repository: {self.where}\nExpires: {self.expires:.3f}\n"
+        )
+
+    def expired(self, now: float) -> bool:
+        return now >= self.expires
+
+    def describe(self, now: float) -> str:
+        left = self.expires - now
+        return f"held by {self.holder} on {self.host} for {max(left, 0.0):.1f} s more"
+
+
+def parse(message: str) -> Lease | None:
+    """The lease a lease commit's message describes; None when it is not one (then it is
+    treated as expired: anyone may replace it)."""
+    fields = {}
+    for line in message.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep:
+            fields[key] = value.strip()
+    try:
+        return Lease(
+            fields["Holder"],
+            fields["Host"],
+            int(fields["Pid"]),
+            fields["Repository"],
+            float(fields["Expires"]),
+        )
+    except (KeyError, ValueError):
+        return None
+
+
+def mine(holder: str, where: str, seconds: float, now: float) -> Lease:
+    """A lease for this process, expiring ``seconds`` from ``now``."""
+    import socket
+
+    return Lease(holder, socket.gethostname(), os.getpid(), where, now + seconds)
+
+
+def breakable(lease: Lease | None, where: str, now: float) -> bool:
+    """Whether a lease may be taken over: none or unreadable, expired, or left behind by
+    an interrupted sync in this same repository (its process is gone)."""
+    import socket
+
+    if lease is None or lease.expired(now):
+        return True
+    left_here = lease.host == socket.gethostname() and lease.where == where
+    return left_here and not holder_alive(lease.pid)
+
+
+def holder_alive(pid: int) -> bool:
+    """Whether a process with this id runs on this machine."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # it exists (someone else's), or we cannot tell: assume alive
+    return True

@@ -1,0 +1,112 @@
+"""Holding a base's integration lease from ``sync --push``: take it with a compare-and-swap
+push, wait (polling, no objects fetched) while someone else holds it, give it back."""
+
+from __future__ import annotations
+
+from ..errors import OperationalError
+from ..gitio import remote as remotes
+from . import lease as leases
+from .pushing import Refused, refusal
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from .pushing import Pusher
+    from .remoteview import RemoteView, Snapshot
+
+POLL = (0.1, 2.0)  # first and longest pause between two looks at a held lease: the pause
+# grows by half each time, so a long integration costs its waiters a few polls, not hundreds
+
+
+class LeaseKeeper:
+    """Our hold on one base's lease (``held``: the lease commit while we have it)."""
+
+    def __init__(self, pusher: Pusher, view: RemoteView, holder: str, seconds: float) -> None:
+        self.pusher, self.view, self.holder, self.seconds = pusher, view, holder, seconds
+        self.held: Any = None
+        self.waited = 0.0
+        self.said_waiting = False
+
+    @property
+    def ref(self) -> str:
+        return leases.lease_ref(self.view.base)
+
+    def acquire(self, snap: Snapshot, signature: Any, now: float) -> bool:
+        """Take the lease unless someone holds it (and may keep it); True when ours."""
+        where = self.where()
+        if snap.lease_id is not None and snap.lease_id == self.held:
+            return True
+        if snap.lease_id is not None and not leases.breakable(snap.lease, where, now):
+            return False
+        lease = leases.mine(self.holder, where, self.seconds, now)
+        commit = self.pusher.lease_commit(lease, signature)
+        expect = "" if snap.lease_id is None else str(snap.lease_id)
+        update = remotes.Update(str(commit), self.ref, expect=expect)
+        pushed = self.pusher.push([update], verify=False)
+        if pushed.ok:
+            self.held = commit
+            return True
+        if pushed.refused_here or not all(row.retry for row in pushed.rows):
+            hint = " (vcontext.syncLease=false integrates without a lease)"
+            raise Refused(refusal(pushed, self.pusher.remote, hint))
+        return False  # someone was quicker
+
+    def wait(
+        self,
+        snap: Snapshot,
+        ours: int,
+        until: float,
+        clock: Callable[[], float],
+        sleep: Callable[[float], None],
+        report: Callable[[str], None],
+    ) -> None:
+        """Until one of our ``ours`` requests is gone (merged), or the lease is free, or the
+        lease we watch has expired. Each look is one ``git ls-remote`` (no objects): waiting agents
+        do not fetch every time the base moves, only when it concerns them."""
+        import random
+
+        start = clock()
+        if not self.said_waiting and snap.lease is not None:
+            held = snap.lease.describe(start)
+            where = f"{self.pusher.remote} {self.view.base}"
+            report(f"{where}: the integration lease is {held}: waiting")
+            self.said_waiting = True
+        lease = _hex(snap.lease_id)
+        expires = snap.lease.expires if snap.lease is not None else start
+        pause = POLL[0]
+        while clock() < until and lease is not None and clock() < expires:
+            sleep(pause * random.uniform(0.7, 1.3))
+            now_lease, now_ours = self.view.poll()
+            if now_ours < ours or now_lease is None:
+                break
+            if now_lease != lease:  # another holder: give it its own lease time
+                lease, expires = now_lease, clock() + self.seconds
+            pause = min(pause * 1.5, POLL[1])
+        self.waited += clock() - start
+
+    def release_update(self) -> tuple[remotes.Update, Any] | None:
+        """The release, for a push that carries it (with what the ref holds now)."""
+        if self.held is None:
+            return None
+        return remotes.Update(None, self.ref, expect=str(self.held)), self.held
+
+    def release(self) -> None:
+        """Give the lease back now (best effort: it expires anyway)."""
+        if (release := self.release_update()) is None:
+            return
+        self.held = None
+        try:
+            self.pusher.push([release[0]], verify=False)
+        except OperationalError:
+            pass
+
+    def where(self) -> str:
+        from ..gitio.push import common_dir
+
+        return str(common_dir(self.pusher.repo))
+
+
+def _hex(oid: Any) -> str | None:
+    return None if oid is None else str(oid)

@@ -1,0 +1,154 @@
+"""The pre-push check of a set of ref updates: run by the hook, and by ``sync`` before its pushes.
+
+For each ref update, the commits the remote does not have yet get the verdicts of
+``pushcheck.Checker`` (each changed blob, each change against each parent); a forced
+update is also compared with the remote's old tip, and a branch outside the agent
+prefix must not receive an unmerged fork. A push found clean is also remembered by
+its ref lines (``push_key``), so the hook git starts for a push ``sync`` already
+checked answers without even opening the repository.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..gitio.push import PushRange, RefUpdate
+    from ..validate.cache import VerdictCache
+    from ..validate.model import Finding
+    from .pushcheck import Checker
+
+    Verdicts = list[tuple[str, dict[str, list[Finding]]]]
+
+
+class PushReport:
+    """What the check found: a section per ref update with problems, notes, counts."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.notes: list[str] = []
+        self.problems = 0
+        self.commits = 0  # commits with problems
+        self._skipped: set[str] = set()
+
+    def add(self, target: str, verdicts: Verdicts) -> None:
+        from ..validate.model import SKIPPED
+
+        section: list[str] = []
+        for heading, found in verdicts:
+            problems = {}
+            for path, findings in found.items():
+                self._note_skipped(path, [f for f in findings if f.rule == SKIPPED])
+                if kept := [f for f in findings if f.rule != SKIPPED]:
+                    problems[path] = kept
+            if problems:
+                self.commits += 1
+                section.append(f"  {heading}")
+                self.problems += _add(section, problems)
+        if section:
+            self.lines += [f"git-vcontext: {target}:", *section]
+
+    def _note_skipped(self, path: str, notes: list[Finding]) -> None:
+        for note in notes:
+            if path not in self._skipped:
+                self._skipped.add(path)
+                self.notes.append(f"{path}: {note.message}")
+
+
+def check_updates(
+    repo: Any, updates: list[RefUpdate], remote: str, cache: VerdictCache
+) -> tuple[PushReport, Checker]:
+    """Check every ref update of one push (deletions are skipped)."""
+    from ..gitio.push import pushed_commits
+    from .agents import agent_prefix
+    from .pushcheck import Checker
+
+    checker = Checker(repo, cache)
+    prefix = agent_prefix(repo)
+    report = PushReport()
+    done: set[str] = set()
+    for update in updates:
+        if update.is_deletion:
+            continue
+        pushed = pushed_commits(repo, update, remote)
+        report.notes += pushed.notes
+        report.add(
+            f"{update.local_ref} -> {remote} {update.remote_ref}",
+            _verdicts(checker, pushed, prefix, done),
+        )
+    return report, checker
+
+
+def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) -> Verdicts:
+    """(heading, findings by file) for each new commit of one ref update, then the
+    checks between its previous and new tip (forced update, arrival outside agents/)."""
+    out: Verdicts = []
+    for commit in pushed.commits:
+        if str(commit.id) not in done:
+            done.add(str(commit.id))
+            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", checker.commit(commit)))
+    if pushed.rewinds:
+        heading = (
+            f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
+            f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
+        )
+        out.append((heading, checker.between("r", pushed.previous, pushed.tip)))
+    branch = pushed.update.branch
+    if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
+        heading = (
+            f"at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
+            f"(outside the agent prefix {prefix})"
+        )
+        out.append((heading, checker.between("a", pushed.previous, pushed.tip)))
+    return out
+
+
+def push_key(remote: str, text: str) -> str:
+    """The cache key of a whole push: the remote's name and git's ref lines, in any order."""
+    import hashlib
+
+    lines = sorted(" ".join(line.split()) for line in text.splitlines() if line.strip())
+    digest = hashlib.sha256("\n".join([remote, *lines]).encode("utf-8", "surrogateescape"))
+    return "p-" + digest.hexdigest()
+
+
+def prefill(
+    repo: Any, lines: list[str], remote: str, parsed: dict[Any, Any] | None = None
+) -> PushReport:
+    """Check a push ``sync`` is about to make, as the hook will, and remember it when clean.
+
+    ``parsed``: documents sync parsed already (by content), reused instead of parsed again.
+    """
+    from ..codecs import reused_parses
+    from ..gitio.push import common_dir, parse_ref_lines
+    from ..validate.cache import VerdictCache
+
+    text = "\n".join(lines) + "\n"
+    cache = VerdictCache.open(common_dir(repo))
+    with reused_parses(parsed):
+        report, _ = check_updates(repo, parse_ref_lines(text), remote, cache)
+    if not report.problems:
+        cache.put(push_key(remote, text), [])
+    cache.save()
+    return report
+
+
+def _add(section: list[str], found: dict[str, list[Finding]]) -> int:
+    """Append the report lines of one commit's findings; return how many there were."""
+    count = 0
+    for path, findings in found.items():
+        count += len(findings)
+        section += [f"    {line}" for line in _lines(path, findings)]
+    return count
+
+
+def _subject(commit: Any) -> str:
+    message: str = commit.message or ""
+    return message.strip().split("\n", 1)[0][:72]
+
+
+def _lines(path: str, findings: list[Finding]) -> list[str]:
+    from ..validate.model import FileReport
+
+    return FileReport(path, tuple(findings)).lines()

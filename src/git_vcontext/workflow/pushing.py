@@ -1,0 +1,81 @@
+"""The pushes of ``sync --push``: by commit id (local branches move only once a push landed),
+checked in process first so the pre-push hook git starts finds its verdict made."""
+
+from __future__ import annotations
+
+from ..errors import OperationalError
+from ..gitio import remote as remotes
+from .prepush import prefill
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .lease import Lease
+
+
+class Refused(Exception):
+    """A push the remote or the pre-push hook refused, or too many rejections: give up."""
+
+
+def refusal(pushed: remotes.Pushed, remote: str, hint: str = "") -> str:
+    """A refused push in a few lines: which refs and why, then what the pre-push hook or
+    the remote said (its findings, its ``remote:`` lines)."""
+    failed = [row for row in pushed.rows if not row.ok]
+    shown = [row for row in failed if not row.collateral] or failed
+    names = ", ".join(f"{row.branch} {row.summary}" for row in shown)
+    head = f"push to {remote} refused" + (f": {names}" if names else "") + hint
+    if pushed.refused_here:
+        head += " by the pre-push hook"
+    return head + "".join(f"\n  {line}" for line in pushed.said)
+
+
+class Pusher:
+    """Pushes to one remote from one repository."""
+
+    def __init__(
+        self, repo: Any, cwd: str, remote: str, parsed: dict[Any, Any] | None = None
+    ) -> None:
+        self.repo, self.cwd, self.remote = repo, cwd, remote
+        self.parsed = parsed  # documents parsed so far, by content (shared with the merges)
+
+    def push(
+        self,
+        updates: list[remotes.Update],
+        *,
+        known: dict[str, Any] | None = None,
+        verify: bool = True,
+    ) -> remotes.Pushed:
+        """Push ``updates`` atomically. ``known``: what each ref holds on the remote as far as
+        we know (the pre-push hook's input says the same when nobody moved it since)."""
+        if verify:
+            self._prefill(updates, known or {})
+        return remotes.push(self.cwd, self.remote, updates, verify=verify)
+
+    def _prefill(self, updates: list[remotes.Update], known: dict[str, Any]) -> None:
+        """Check the push as the hook will and record the verdict (a failure here only
+        means the hook checks for itself)."""
+        lines = hook_lines(updates, known)
+        try:
+            prefill(self.repo, lines, self.remote, self.parsed)
+        except OperationalError:
+            pass
+
+    def lease_commit(self, lease: Lease, signature: Any) -> Any:
+        """An empty commit whose message is ``lease`` (what a lease ref points to)."""
+        tree = self.repo.TreeBuilder().write()
+        return self.repo.create_commit(None, signature, signature, lease.message(), tree, [])
+
+
+def hook_lines(updates: list[remotes.Update], known: dict[str, Any]) -> list[str]:
+    """git's pre-push input for a push of ``updates`` (githooks(5)): ``<local ref> <local
+    sha> <remote ref> <remote sha>``, a commit id standing for the local ref."""
+    shas = [u.src for u in updates if u.src] + [str(v) for v in known.values() if v is not None]
+    zero = "0" * (len(shas[0]) if shas else 40)
+    lines = []
+    for u in updates:
+        old = known.get(u.dst)
+        theirs = zero if old is None else str(old)
+        mine = ("(delete)", zero) if u.src is None else (u.src, u.src)
+        lines.append(f"{mine[0]} {mine[1]} {u.dst} {theirs}")
+    return lines

@@ -1,0 +1,448 @@
+"""``sync --push`` with many agents on one base (PRODUCT.md, "Sync at scale" and
+"Branch-per-agent workflow"): requests, the lease, batching, a server that integrates,
+interrupted syncs, the pre-push hook's verdicts, and a deleted event log. Real git, real
+bare remotes, separate clones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers.playbook import doc, ev
+from helpers.run import cli_path, run_git
+from helpers.sync_repos import (
+    EPOCH,
+    commit_all,
+    commit_on,
+    edit,
+    fork_by_hand,
+    rev,
+    seed,
+    show,
+    status,
+    sync,
+    write,
+)
+
+PLAYBOOK = "memory/playbook.vcontext.json"
+
+
+def _clone(remote: Path, where: Path, name: str) -> Path:
+    run_git(where.parent, "clone", "-q", str(remote), str(where))
+    run_git(where, "config", "user.name", name)
+    run_git(where, "config", "user.email", f"{name}@example.com")
+    return where
+
+
+@pytest.fixture
+def remote(git_repo: Path, tmp_path: Path) -> Path:
+    """A bare remote whose main holds a todo list, a plan and a playbook with two events."""
+    bare = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    write(git_repo, PLAYBOOK, doc([ev("e1", "r1", "append"), ev("e2", "r2", "append", at=1)]))
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", str(bare), "main")
+    return bare
+
+
+def _agent(remote: Path, tmp_path: Path, name: str) -> Path:
+    """A clone of the remote with ``agents/NAME`` forked (not checked out)."""
+    clone = _clone(remote, tmp_path / name, name)
+    fork_by_hand(clone, name)
+    return clone
+
+
+def _requests(remote: Path) -> list[str]:
+    return run_git(remote, "for-each-ref", "--format=%(refname)", "refs/vcontext/").stdout.split()
+
+
+def _ids(remote: Path, rev_: str = "main") -> list[str]:
+    return [i["id"] for i in show(remote, rev_, "todo.vcontext.json")["todoList"]["items"]]
+
+
+def _add_item(item: str) -> object:
+    def change(data: dict[str, object]) -> None:
+        todo = data["todoList"]
+        assert isinstance(todo, dict)
+        todo["items"].append({"id": item, "title": item, "status": "pending"})
+        todo["sequence"] += 1
+
+    return change
+
+
+def _publish(clone: Path, agent: str) -> str:
+    """What an interrupted ``sync --push`` leaves: the agent branch and its request pushed."""
+    tip = rev(clone, f"agents/{agent}")
+    run_git(clone, "push", "-q", "origin", f"agents/{agent}")
+    run_git(clone, "push", "-q", "origin", f"{tip}:refs/vcontext/sync/main/agents/{agent}")
+    return tip
+
+
+# -- the deleted event log (PRODUCT.md, branch-per-agent workflow) ------------------------
+
+
+def test_sync_never_deletes_an_event_log_the_pair_stops_as_a_conflict_naming_it(
+    remote: Path, tmp_path: Path
+) -> None:
+    """An agent that deleted the playbook (events inside): sync stops that pair with a
+    conflict naming the document; the remote's main keeps it and no local ref moves."""
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    wt = tmp_path / "wt"
+    run_git(alice, "worktree", "add", "-q", str(wt), "agents/alice")
+    run_git(wt, "rm", "-q", PLAYBOOK)
+    run_git(wt, "commit", "-qm", "drop the playbook")
+    run_git(alice, "worktree", "remove", "--force", str(wt))
+    before = (rev(alice, "main"), rev(alice, "agents/alice"), rev(remote, "main"))
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 1, out + err
+    assert "CONFLICT" in out
+    assert f"{PLAYBOOK}: deleted by them: it holds an append-only log (2 entries)" in out
+    assert (rev(alice, "main"), rev(alice, "agents/alice"), rev(remote, "main")) == before
+    assert [e["eventId"] for e in show(remote, "main", PLAYBOOK)["playbook"]["items"]] == [
+        "e1",
+        "e2",
+    ]
+    assert not _requests(remote)  # no request or lease left behind
+    # the same without a remote: the pair stops
+    code, out, _ = sync(alice, "alice")
+    assert code == 1
+    assert "deleted by them" in out
+
+
+def test_a_push_the_pre_push_hook_refuses_shows_its_findings_and_moves_nothing_here(
+    remote: Path, tmp_path: Path
+) -> None:
+    """The agent's own commit removed a playbook event: the installed pre-push hook refuses
+    the push, and sync shows the hook's findings (file, rule) and moves no local ref."""
+    alice = _agent(remote, tmp_path, "alice")
+    installed = subprocess.run([*cli_path(), "install"], cwd=alice, capture_output=True)
+    assert installed.returncode == 0, installed.stderr
+    commit_on(alice, "agents/alice", {PLAYBOOK: doc([ev("e1", "r1", "append")])}, "drop e2")
+    before = (rev(alice, "main"), rev(alice, "agents/alice"))
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 1, out + err
+    assert "refused by the pre-push hook" in out
+    assert "playbook event 'e2' was removed" in out
+    assert "history-event-removed" in out
+    assert (rev(alice, "main"), rev(alice, "agents/alice")) == before
+    assert "e2" in json.dumps(show(remote, "main", PLAYBOOK))
+
+
+# -- batching: one integration takes every request --------------------------------------
+
+
+def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
+    remote: Path, tmp_path: Path
+) -> None:
+    """Flat combining: bob's sync merges alice's published request too (one merge commit
+    each); alice's sync then finds her round on the remote and only updates her branch."""
+    alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
+    a_tip = commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    _publish(alice, "alice")
+    commit_on(bob, "agents/bob", {"todo.vcontext.json": _add_item("b1")}, "b1")
+
+    code, out, err = sync(bob, "bob", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "merged with it into main: agents/alice" in out
+    assert not _requests(remote)
+    assert {"a1", "b1"} <= set(_ids(remote))
+    assert run_git(remote, "merge-base", "--is-ancestor", a_tip, "main").returncode == 0
+    merges = run_git(remote, "log", "--merges", "--first-parent", "--format=%s", "main")
+    assert merges.stdout.splitlines()[:2] == [
+        "vcontext sync: merge agents/alice into main",
+        "vcontext sync: merge agents/bob into main",
+    ]
+    main_before = rev(remote, "main")
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "merged into main on the remote" in out
+    assert "pushed" not in out  # her work is there: she only brings her branch along
+    assert rev(remote, "main") == main_before  # alice integrated nothing herself
+    assert rev(remote, "agents/alice") == a_tip  # her published work, until she publishes
+    assert rev(alice, "main") == main_before
+    fork = show(alice, "agents/alice", "todo.vcontext.json")["todoList"]["fork"]
+    assert fork["mergeStatus"] == "merged"  # M11: her work reached the parent
+    assert not _requests(remote)  # bob's sync removed the request it merged
+
+
+def test_a_request_that_conflicts_is_left_out_and_its_owner_reports_the_conflict(
+    remote: Path, tmp_path: Path
+) -> None:
+    alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": status(("t1", "blocked"))}, "a")
+    _publish(alice, "alice")
+    commit_on(bob, "agents/bob", {"todo.vcontext.json": status(("t1", "completed"))}, "b")
+
+    code, out, err = sync(bob, "bob", "--push", "origin")
+    assert code == 0, out + err
+    assert "left agents/alice out: it conflicts with main" in out
+
+    code, out, _ = sync(alice, "alice", "--push", "origin")
+    assert code == 1
+    assert "CONFLICT" in out
+    assert "/todoList/items/0/status" in out
+    assert _requests(remote) == []  # withdrawn, so others stop trying it
+
+
+def test_a_second_sync_with_nothing_new_takes_no_lease_and_pushes_nothing(
+    remote: Path, tmp_path: Path
+) -> None:
+    """An agent branch that ends in its merge of the base holds no work: the next sync
+    says up to date without taking the base's lease or pushing."""
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    assert sync(alice, "alice", "--push", "origin")[0] == 0
+    _plant_lease(remote, 600, os.getpid())  # anyone who needs the lease would wait
+    refs_before = run_git(remote, "for-each-ref").stdout
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert out == "agents/alice: up to date with main\n"
+    assert run_git(remote, "for-each-ref").stdout == refs_before
+
+
+# -- the lease -------------------------------------------------------------------------
+
+
+def _plant_lease(remote: Path, seconds: float, pid: int, where: str = "/elsewhere") -> str:
+    import socket
+
+    from git_vcontext.workflow.lease import Lease
+
+    lease = Lease("agents/zoe", socket.gethostname(), pid, where, time.time() + seconds)
+    tree = run_git(remote, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
+    made = subprocess.run(
+        ["git", "commit-tree", tree], cwd=remote, input=lease.message(), capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    run_git(remote, "update-ref", "refs/vcontext/lease/main", made.stdout.strip())
+    return made.stdout.strip()
+
+
+def test_an_expired_lease_is_broken_and_a_live_one_is_waited_for(
+    remote: Path, tmp_path: Path
+) -> None:
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    _plant_lease(remote, -5, os.getpid())  # expired five seconds ago
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+    assert code == 0, out + err
+    assert "waiting" not in out
+    assert "a1" in _ids(remote)
+
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a2")}, "a2")
+    _plant_lease(remote, 1.5, os.getpid())  # alive (this process) for 1.5 s more
+    start = time.monotonic()
+    code, out, err = sync(alice, "alice", "--push", "origin")
+    assert code == 0, out + err
+    assert "lease is held by agents/zoe" in out
+    assert "waiting" in out
+    assert time.monotonic() - start > 1.0
+    assert "a2" in _ids(remote)
+    assert not _requests(remote)  # the lease released, the request withdrawn
+
+
+def test_a_lease_left_by_a_killed_sync_in_this_repository_is_taken_over_at_once(
+    remote: Path, tmp_path: Path
+) -> None:
+    """An interrupted sync is safe to run again: its lease (a process that is gone, in
+    this same repository) blocks nobody, not even until it expires."""
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    _plant_lease(remote, 600, dead.pid, where=str(alice / ".git"))
+
+    start = time.monotonic()
+    code, out, err = sync(alice, "alice", "--push", "origin")
+    assert code == 0, out + err
+    assert time.monotonic() - start < 60
+    assert "waiting" not in out
+    assert "a1" in _ids(remote)
+
+
+def test_ctrl_c_while_waiting_leaves_no_lease_and_a_second_run_lands(
+    remote: Path, tmp_path: Path
+) -> None:
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    other = _plant_lease(remote, 600, os.getpid())
+    proc = subprocess.Popen(
+        [*cli_path(), "sync", "alice", "--push", "origin"],
+        cwd=alice, env={**os.environ, **EPOCH}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while "refs/vcontext/sync/main/agents/alice" not in _requests(remote):
+        assert time.monotonic() < deadline
+        assert proc.poll() is None
+        time.sleep(0.1)  # it published and now waits for zoe's lease
+    proc.send_signal(signal.SIGINT)
+    _, stopped = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stopped
+    assert rev(remote, "refs/vcontext/lease/main") == other  # not ours to touch
+    run_git(remote, "update-ref", "-d", "refs/vcontext/lease/main")  # zoe is done
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+    assert code == 0, out + err
+    assert "a1" in _ids(remote)
+    assert not _requests(remote)
+
+
+def test_without_the_lease_agents_integrate_optimistically(remote: Path, tmp_path: Path) -> None:
+    """git config vcontext.syncLease=false: no lease ref; racing agents still all land."""
+    clones = [_agent(remote, tmp_path, name) for name in ("alice", "bob", "carol")]
+    for clone, name in zip(clones, ("alice", "bob", "carol"), strict=True):
+        run_git(clone, "config", "vcontext.syncLease", "false")
+        commit_on(clone, f"agents/{name}", {"todo.vcontext.json": _add_item(name)}, name)
+    env = {**os.environ, **EPOCH}
+    procs = [
+        subprocess.Popen(
+            [*cli_path(), "sync", name, "--push", "origin"],
+            cwd=clone,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for clone, name in zip(clones, ("alice", "bob", "carol"), strict=True)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], outputs
+    assert {"alice", "bob", "carol"} <= set(_ids(remote))
+    assert not [r for r in _requests(remote) if "lease" in r]
+
+
+# -- the pre-push hook's verdicts -------------------------------------------------------
+
+
+def test_sync_prefills_the_hooks_verdicts_so_its_pushes_are_not_checked_twice(
+    remote: Path, tmp_path: Path
+) -> None:
+    """Every push sync makes finds its verdict in the cache: the exact ref lines git gave
+    the hook were checked by sync in process (the hook answers without opening the repo)."""
+    from git_vcontext.validate.cache import VerdictCache
+    from git_vcontext.workflow.prepush import push_key
+
+    alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
+    assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
+    seen = alice / ".git" / "pushes"
+    legacy = alice / ".git" / "hooks" / "pre-push.legacy"  # runs first, with the same input
+    legacy.write_text(f'#!/bin/sh\ncat >> "{seen}"\necho ---- >> "{seen}"\n')
+    legacy.chmod(0o755)
+    commit_on(bob, "agents/bob", {"todo.vcontext.json": _add_item("b1")}, "b1")
+    _publish(bob, "bob")  # alice's integration merges it too
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    pushes = [p for p in seen.read_text().split("----\n") if p.strip()]
+    assert pushes
+    assert any("refs/heads/main" in p for p in pushes)
+    cache = VerdictCache.open(alice / ".git")
+    assert all(cache.get(push_key("origin", p)) == [] for p in pushes), pushes
+
+
+# -- a server that integrates -----------------------------------------------------------
+
+
+def test_install_server_merges_requests_as_they_are_pushed(remote: Path, tmp_path: Path) -> None:
+    """git vcontext install --server in the bare remote: the post-receive hook merges each
+    request as it arrives; sync --push then only pushes the agent's own refs."""
+    done = subprocess.run([*cli_path(), "install", "--server"], cwd=remote, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert (remote / "hooks" / "post-receive").is_file()
+    alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
+    for clone, name in ((alice, "alice"), (bob, "bob")):
+        commit_on(clone, f"agents/{name}", {"todo.vcontext.json": _add_item(name)}, name)
+        code, out, err = sync(clone, name, "--push", "origin")
+        assert code == 0, out + err
+        assert "merged into main on the remote" in out
+        assert "pushed" not in out  # the server moved main, the agent published only
+    assert {"alice", "bob"} <= set(_ids(remote))
+    committers = run_git(remote, "log", "--merges", "--format=%cn", "main").stdout.split("\n")
+    assert "Test Committer" in committers  # the hook commits as the repository's identity
+    assert "fork" not in show(remote, "main", "todo.vcontext.json")["todoList"]
+    assert _requests(remote) == ["refs/vcontext/server"]
+
+    gone = subprocess.run([*cli_path(), "uninstall", "--server"], cwd=remote, capture_output=True)
+    assert gone.returncode == 0, gone.stderr
+    assert not (remote / "hooks" / "post-receive").exists()
+    assert not _requests(remote)
+
+
+def test_install_server_outside_a_bare_repository_is_a_usage_error(git_repo: Path) -> None:
+    done = subprocess.run([*cli_path(), "install", "--server"], cwd=git_repo, capture_output=True)
+    assert done.returncode == 2
+    assert done.stderr.decode().count("\n") == 1
+    assert b"bare repository" in done.stderr
+    assert not (git_repo / ".git" / "hooks" / "post-receive").exists()
+    both = subprocess.run(
+        [*cli_path(), "install", "--server", "--global"], cwd=git_repo, capture_output=True
+    )
+    assert both.returncode == 2
+    assert b"--server cannot be combined with --global" in both.stderr
+
+
+# -- criss-cross histories (M16) ---------------------------------------------------------
+
+
+def test_criss_cross_history_merges_against_a_virtual_base(git_repo: Path) -> None:
+    """Two branches that each merged the other's earlier tip have two merge bases; sync
+    merges them structurally against a virtual base (the merged bases), not by lines."""
+    import pygit2
+
+    from git_vcontext.gitio.bases import merge_bases
+
+    seed(git_repo)
+    fork_by_hand(git_repo, "alice")
+    wt = git_repo.parent / "alice"
+    run_git(git_repo, "worktree", "add", "-q", str(wt), "agents/alice")
+    x = _commit_here(git_repo, _add_item("m1"), "m1")
+    y = _commit_here(wt, _add_item("a1"), "a1")
+    # criss-cross: each side merges the other's tip (plain git, our driver not involved)
+    for where, other in ((git_repo, y), (wt, x)):
+        run_git(where, "merge", "-q", "--no-edit", "-s", "ours", other)
+        data = json.loads((where / "todo.vcontext.json").read_text())
+        have = {i["id"] for i in data["todoList"]["items"]}
+        for item in ("m1", "a1"):
+            if item not in have:
+                data["todoList"]["items"].append({"id": item, "title": item, "status": "pending"})
+        write(where, "todo.vcontext.json", data)
+        run_git(where, "commit", "-q", "-a", "--amend", "--no-edit")
+    _commit_here(git_repo, status(("m1", "completed")), "m1 done")
+    _commit_here(wt, status(("a1", "completed")), "a1 done")
+    repo = pygit2.Repository(str(git_repo))
+    bases = merge_bases(repo, repo.branches["main"].target, repo.branches["agents/alice"].target)
+    assert len(bases) == 2
+
+    code, out, err = sync(git_repo, "alice")
+
+    assert code == 0, out + err
+    items = show(git_repo, "main", "todo.vcontext.json")["todoList"]["items"]
+    assert {i["id"]: i["status"] for i in items if i["id"] in ("m1", "a1")} == {
+        "m1": "completed",
+        "a1": "completed",
+    }
+    assert [i["id"] for i in items].count("a1") == 1
+
+
+def _commit_here(where: Path, change: object, message: str) -> str:
+    edit(where, "todo.vcontext.json", change)
+    return commit_all(where, message)

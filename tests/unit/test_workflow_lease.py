@@ -1,0 +1,116 @@
+"""The refs sync --push keeps on a remote: lease messages, expiry, who may break a lease,
+request names, the pre-push input sync predicts, and what a server's hook reads."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+
+from git_vcontext.fsio import find_common_dir
+from git_vcontext.gitio.remote import Update
+from git_vcontext.workflow import lease as leases
+from git_vcontext.workflow.prepush import push_key
+from git_vcontext.workflow.pushing import hook_lines
+from git_vcontext.workflow.server import bases_requested
+
+HOST = socket.gethostname()
+
+
+def test_a_lease_reads_back_from_its_commit_message() -> None:
+    lease = leases.Lease("agents/a, agents/b", HOST, 1234, "/repo/.git", 1767225600.5)
+    assert leases.parse(lease.message()) == lease
+    assert lease.message().startswith("vcontext sync lease: agents/a, agents/b\n\n")
+
+
+def test_a_message_that_is_not_a_lease_reads_as_none_and_may_be_replaced() -> None:
+    assert leases.parse("just a commit\n\nHolder: x\nPid: nope\n") is None
+    assert leases.breakable(None, "/repo", 0.0)
+
+
+def test_an_expired_lease_may_be_broken_by_anyone_a_live_one_by_nobody() -> None:
+    lease = leases.Lease("agents/z", "another-host", 1, "/their/.git", 100.0)
+    assert not lease.expired(99.9)
+    assert lease.expired(100.0)
+    assert leases.breakable(lease, "/repo/.git", 100.0)
+    assert not leases.breakable(lease, "/repo/.git", 50.0)
+    assert lease.describe(50.0) == "held by agents/z on another-host for 50.0 s more"
+
+
+def test_a_lease_left_here_by_a_process_that_is_gone_may_be_taken_at_once() -> None:
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    left = leases.Lease("agents/a", HOST, gone.pid, "/repo/.git", 1e12)
+    assert leases.breakable(left, "/repo/.git", 0.0)
+    assert not leases.breakable(left, "/other/.git", 0.0)  # not this repository's
+    alive = leases.Lease("agents/a", HOST, os.getpid(), "/repo/.git", 1e12)
+    assert not leases.breakable(alive, "/repo/.git", 0.0)
+    assert not leases.holder_alive(0)
+
+
+def test_mine_expires_after_the_configured_seconds() -> None:
+    lease = leases.mine("agents/a", "/repo/.git", 30.0, 1000.0)
+    assert (lease.host, lease.pid, lease.expires) == (HOST, os.getpid(), 1030.0)
+
+
+def test_base_names_become_one_ref_component_and_back() -> None:
+    for base in ("main", "release/1.0", "odd%2Fname", "a/b/c"):
+        encoded = leases.encode_base(base)
+        assert "/" not in encoded
+        assert leases.decode_base(encoded) == base
+    assert leases.request_ref("release/1.0", "agents/a") == (
+        "refs/vcontext/sync/release%2F1.0/agents/a"
+    )
+    assert leases.lease_ref("main") == "refs/vcontext/lease/main"
+
+
+def test_hook_lines_are_the_pre_push_input_git_gives_for_a_push_by_commit_id() -> None:
+    a, b, c = "a" * 40, "b" * 40, "c" * 40
+    updates = [
+        Update(a, "refs/heads/main"),
+        Update(b, "refs/vcontext/sync/main/agents/x", force=True),
+        Update(None, "refs/vcontext/lease/main", expect=c),
+    ]
+    known = {"refs/heads/main": c, "refs/vcontext/lease/main": c}
+    assert hook_lines(updates, known) == [
+        f"{a} {a} refs/heads/main {c}",
+        f"{b} {b} refs/vcontext/sync/main/agents/x {'0' * 40}",
+        f"(delete) {'0' * 40} refs/vcontext/lease/main {c}",
+    ]
+    assert updates[1].refspec() == f"+{b}:refs/vcontext/sync/main/agents/x"
+    assert updates[2].refspec() == ":refs/vcontext/lease/main"  # the lease forces it
+
+
+def test_the_push_key_ignores_line_order_and_spacing_not_the_remote() -> None:
+    one = "x 1 refs/heads/a 0\ny 2 refs/heads/b 0\n"
+    two = "\ny  2 refs/heads/b 0\nx 1 refs/heads/a 0"
+    assert push_key("origin", one) == push_key("origin", two)
+    assert push_key("origin", one) != push_key("upstream", one)
+
+
+def test_the_server_hook_merges_only_for_requests_written_not_removed() -> None:
+    zero, sha = "0" * 40, "1" * 40
+    text = (
+        f"{zero} {sha} refs/vcontext/sync/main/agents/a\n"
+        f"{sha} {zero} refs/vcontext/sync/release%2F1/agents/b\n"
+        f"{zero} {sha} refs/vcontext/sync/release%2F1/agents/c\n"
+        f"{zero} {sha} refs/heads/agents/a\n"
+    )
+    assert bases_requested(text) == ["main", "release/1"]
+    assert bases_requested(f"{sha} {zero} refs/vcontext/sync/main/agents/a\n") == []
+
+
+def test_the_hook_finds_the_common_directory_without_git(tmp_path: os.PathLike[str]) -> None:
+    from pathlib import Path
+
+    root = Path(tmp_path)
+    subprocess.run(["git", "init", "-q", str(root / "r")], check=True)
+    subprocess.run(["git", "init", "-q", "--bare", str(root / "b.git")], check=True)
+    assert Path(find_common_dir(str(root / "r"), {}) or "").samefile(root / "r" / ".git")
+    assert Path(find_common_dir(str(root / "b.git"), {}) or "").samefile(root / "b.git")
+    linked = root / "r" / ".git" / "worktrees" / "w"
+    linked.mkdir(parents=True)
+    (linked / "commondir").write_text("../..\n")
+    found = find_common_dir(str(root), {"GIT_DIR": str(linked)})
+    assert Path(found or "").samefile(root / "r" / ".git")
+    assert find_common_dir(str(root), {}) is None
