@@ -239,3 +239,11 @@ def test_deep_documents_edit_without_recursion_errors(depth: int) -> None:
         node = node["k"][0]
     node["leaf"] = "y"
     assert doc.render(new) == text.replace('"x"', '"y"')
+
+
+def test_equal_scalars_keep_their_own_places_and_comments() -> None:
+    """Minimal edit (PRODUCT.md Formats): None, booleans and small numbers are shared objects
+    in Python, so two equal ones must not swap places (and comments) when a neighbour changes."""
+    text = 'a: [\n  null,  # first\n  # second\n  null,\n  {"t": "x"}\n]\n'
+    _, out = edited(text, lambda d: d["a"][2].update(t="y"))
+    assert out == text.replace('"x"', '"y"')

@@ -42,10 +42,12 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
     """For each new element, the index of the old element it continues (or None)."""
     result: list[int | None] = [None] * len(new)
     used = [False] * len(old)
-    by_id = {id(v): j for j, v in enumerate(old)}
+    # The very same object continues itself; only containers: None, booleans, small ints
+    # and interned strings are shared by equal values, so their ids tell no places apart.
+    by_id = {id(v): j for j, v in enumerate(old) if isinstance(v, (dict, list))}
     pending: list[int] = []
     for i, v in enumerate(new):
-        j = by_id.get(id(v))
+        j = by_id.get(id(v)) if isinstance(v, (dict, list)) else None
         if j is not None and not used[j] and old[j] is v:
             result[i] = j
             used[j] = True
