@@ -116,6 +116,7 @@ def test_template_step_ids_are_unique_and_needs_name_steps_without_cycles() -> N
     ]
     cycle = report.findings[0].message
     assert "a -> c -> a" in cycle or "c -> a -> c" in cycle
+    assert 'step id "a" is used by steps[0] too' in report.findings[2].message  # the same path
 
 
 def test_a_template_step_without_a_title_and_a_bad_version_are_schema_findings() -> None:
