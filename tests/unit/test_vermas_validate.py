@@ -116,6 +116,7 @@ def test_template_step_ids_are_unique_and_needs_name_steps_without_cycles() -> N
     ]
     cycle = report.findings[0].message
     assert "a -> c -> a" in cycle or "c -> a -> c" in cycle
+    assert 'step id "a" is used by steps[0] too' in report.findings[2].message  # the same path
 
 
 def test_a_template_step_without_a_title_and_a_bad_version_are_schema_findings() -> None:
@@ -198,7 +199,9 @@ def event(eid: str, etype: str, data: dict[str, Any], **more: Any) -> dict[str, 
     return {**base, "actor": "ceo", **more, "data": data}
 
 
-CREATED = event("evt-1", "work_order.created", {"work_order_id": "wo-1", "title": "T"})
+CREATED = event(
+    "evt-1", "work_order.created", {"work_order_id": "wo-1", "title": "T", "issue_type": "task"}
+)
 
 
 def test_each_event_payload_is_checked_against_its_event_type() -> None:
@@ -216,6 +219,25 @@ def test_each_event_payload_is_checked_against_its_event_type() -> None:
         ("schema", "[evt-4].data.response_ms"),
     ]
     assert "'subject'" in report.findings[1].message
+
+
+def test_a_created_work_order_needs_its_type_and_changes_are_typed_as_work_order_fields() -> None:
+    """The seed's WorkOrder gives issue_type no default: only the creating event can carry it;
+    an update's changes become work order fields, so they are checked as such."""
+    log = jsonl(
+        event("evt-1", "work_order.created", {"work_order_id": "wo-1", "title": "T"}),
+        event("evt-2", "work_order.updated", {"work_order_id": "wo-1", "changes": {
+            "title": "x" * 101, "priority": 9, "status": "done", "labels": "ui", "own": 1}}),
+    )  # fmt: skip
+    report = check(".work/events.jsonl", log)
+    assert [(f.rule, f.where) for f in report.findings] == [
+        ("schema", "[evt-1].data"),
+        ("schema", "[evt-2].data.changes.title"),
+        ("schema", "[evt-2].data.changes.priority"),
+        ("schema", "[evt-2].data.changes.status"),
+        ("schema", "[evt-2].data.changes.labels"),
+    ]
+    assert "'issue_type'" in report.findings[0].message
 
 
 def test_caused_by_must_name_an_event_of_the_log_except_in_the_feed() -> None:

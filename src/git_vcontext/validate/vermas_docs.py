@@ -49,9 +49,7 @@ def check_steps(steps: list[Any], *, needs: bool) -> Iterator[Issue]:
         if not isinstance(ident, str):
             continue
         if ident in ids:
-            msg = (
-                f'step id "{ident}" is used by step {ids[ident] + 1} too; give this step its own id'
-            )
+            msg = f'step id "{ident}" is used by steps[{ids[ident]}] too; give this step its own id'
             yield "unique-id", ("steps", i, "id"), msg
         else:
             ids[ident] = i
