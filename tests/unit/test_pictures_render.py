@@ -66,24 +66,39 @@ def _picture(data: Any) -> tuple[Picture, Any]:
     return playbook_picture(view, states, view.entries, every=True), view
 
 
+def _log_events(data: Any) -> list[dict[str, Any]]:
+    """The events of the first playbook's log: objects with a string eventId and targetId
+    (an event reusing another's eventId included)."""
+    _, log = log_of(find_playbooks(data)[0][1])
+    return [
+        e
+        for e in log
+        if isinstance(e, dict)
+        and isinstance(e.get("eventId"), str)
+        and isinstance(e.get("targetId"), str)
+    ]
+
+
 def _check_layout(data: Any) -> None:
-    """dot draws one node per event, outlines exactly the heads, and each id as meant."""
+    """dot draws one node per event of the log, outlines exactly the heads, each id as meant."""
     picture, view = _picture(data)
     drawn = drawn_nodes(render_json(dot.render_dot(picture)))
     events = [n for n in drawn if "event" in n.classes]
-    assert len(events) == sum(len(e.event_ids) for e in view.entries)
+    log = _log_events(data)
+    assert len(events) == len(log)
     heads = [n for n in events if "head" in n.classes]
     assert len(heads) == sum(len(e.heads) for e in view.entries)
     assert all(n.penwidth >= 3 for n in heads)
     assert all(n.penwidth <= 1 for n in events if "head" not in n.classes)
-    expected = sorted(ident(eid) for e in view.entries for eid in e.event_ids)
+    expected = sorted(ident(e["eventId"]) for e in log)
     assert sorted(_drawn_id(n.lines[0]) for n in events) == expected
 
 
 def _drawn_id(first_line: str) -> str:
-    """The id in a node's first line, without the marks around it (+, ★, (wins), (head))."""
+    """The id in a node's first line, without the marks around it (+, ★, (wins), (head),
+    (ignored))."""
     text = first_line.removeprefix("+ ").removeprefix("★ ")
-    return text.removesuffix(" (wins)").removesuffix(" (head)")
+    return text.removesuffix(" (wins)").removesuffix(" (head)").removesuffix(" (ignored)")
 
 
 @pytest.mark.corpus
