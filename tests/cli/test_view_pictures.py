@@ -154,7 +154,7 @@ def test_view_pictures_of_hostile_ids_render(tmp_path: Path) -> None:
     path.write_text(json.dumps(hostile_document()))
     code, out, err = _view(str(path), "--format", "dot", "--all")
     assert (code, err) == (0, "")
-    assert len(_events(out)) == 3 * len(HOSTILE_IDS) + 1
+    assert len(_events(out)) == 3 * len(HOSTILE_IDS) + 2  # the dangling one, the copy
     code, out, err = _view(str(path), "--format", "mermaid", "--all")
     assert (code, err) == (0, "")
     check_mermaid_rules(out)

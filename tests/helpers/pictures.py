@@ -43,7 +43,8 @@ HOSTILE_IDS = [
 
 
 def hostile_document() -> dict[str, Any]:
-    """Each hostile id is a target with an append and two concurrent updates (two heads)."""
+    """Each hostile id is a target with an append and two concurrent updates (two heads);
+    one more event dangles, and one reuses an eventId."""
     from helpers.playbook import doc, ev
 
     events = []
@@ -53,6 +54,9 @@ def hostile_document() -> dict[str, Any]:
         events.append(ev(f"{h}#{i}~u", target, "update", f"{h}#{i}", at=3 * i + 1, text=h))
         events.append(ev(f"{h}#{i}~v", target, "update", f"{h}#{i}", at=3 * i + 2, title=h))
     events.append(ev("dangling", "Tx", "update", 'missing "parent"\n', at=99))
+    # a later event reusing a hostile id, in another target: drawn apart, ignored by the view
+    copy = f"{HOSTILE_IDS[0]}#0"
+    events.append(ev(copy, "T1:x", "update", HOSTILE_IDS[2], at=98, text=HOSTILE_IDS[3]))
     return doc(events)
 
 

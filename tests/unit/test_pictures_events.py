@@ -33,8 +33,11 @@ def _picture(data: Any, *, every: bool = False, targets: set[str] | None = None)
 
 
 def _events(picture: Picture) -> dict[str, Any]:
-    """Event nodes by eventId (the tooltip holds the whole id)."""
-    return {n.tooltip: n for n in picture.nodes if "event" in n.classes}
+    """Event nodes by eventId (the tooltip holds the whole id), less the ignored copies of
+    a reused eventId."""
+    return {
+        n.tooltip: n for n in picture.nodes if "event" in n.classes and "ignored" not in n.classes
+    }
 
 
 def _edges(picture: Picture, kind: str) -> list[tuple[str, str]]:
@@ -84,6 +87,52 @@ def test_view_picture_draws_every_anomaly_apart() -> None:
     assert any("2 log elements are not events" in note for note in picture.notes)
     assert "⚠ eventId used by several events" in nodes["f1"].lines
     assert "⚠ no prevEventId" in nodes["e2"].lines
+
+
+def test_view_picture_draws_every_event_of_a_reused_event_id() -> None:
+    """PRODUCT.md anomalies: duplicate eventId. The view folds one of the events; the
+    picture still draws each event of the log, the ignored one apart and linked."""
+    data = doc(
+        [
+            ev("a", "t", "append", at=0, text="first"),
+            ev("b", "t", "update", "a", at=1, text="kept"),
+            ev("b", "u", "update", "zz", at=5, text='the "copy"'),
+            ev("b", "t", "deprecate", "a", at=9),
+        ]
+    )
+    picture = _picture(data, every=True)
+    assert len([n for n in picture.nodes if "event" in n.classes]) == 4
+    kept = _events(picture)["b"]
+    assert kept.lines[:3] == ("b", "update · 2025-01-01T00:01:00Z", "kept")
+    copies = [n for n in picture.nodes if "ignored" in n.classes]
+    assert [n.lines for n in copies] == [
+        (
+            "b (ignored)",
+            "update · 2025-01-01T00:05:00Z",
+            'the "copy"',
+            "in target u",
+            "prevEventId zz",
+            "⚠ eventId used by several events: the view keeps another",
+        ),
+        (
+            "b (ignored)",
+            "deprecate · 2025-01-01T00:09:00Z",
+            "prevEventId a",
+            "⚠ eventId used by several events: the view keeps another",
+        ),
+    ]
+    assert all({"event", "anomaly"} <= set(n.classes) for n in copies)
+    assert all("head" not in n.classes for n in copies)
+    assert _edges(picture, "same-id") == [("b", "b"), ("b", "b")]
+    [same] = {e.label for e in picture.edges if "same-id" in e.classes}
+    assert same == "same eventId"
+    [group] = [g for g in picture.groups if g.title.startswith("t ")]
+    assert {n.key for n in copies} <= set(group.members)  # beside the event kept
+    assert "2 events reuse others' eventIds (drawn apart: the view ignores them)" in (picture.notes)
+    view, _ = view_and_states(data)
+    entry = view.entry("t")
+    assert entry is not None
+    assert entry.status == "active"  # the ignored deprecation changes nothing
 
 
 def test_cross_target_parent_of_a_target_not_drawn_is_a_placeholder() -> None:

@@ -8,6 +8,7 @@ installed (``MERMAID_JS_DIR``), mermaid's own parser accepts it.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from helpers.pictures import (
     HOSTILE_IDS,
     check_mermaid_rules,
     decode_label,
+    dot_path,
     drawn_edges,
     drawn_nodes,
     hostile_document,
@@ -34,7 +36,7 @@ from helpers.pictures import (
     mermaid_parser,
     render_json,
 )
-from helpers.run import REPO_ROOT
+from helpers.run import REPO_ROOT, run_cli
 
 EXAMPLES = sorted((REPO_ROOT / "tests" / "examples" / "playbook").glob("*/document.*"))
 
@@ -66,24 +68,39 @@ def _picture(data: Any) -> tuple[Picture, Any]:
     return playbook_picture(view, states, view.entries, every=True), view
 
 
+def _log_events(data: Any) -> list[dict[str, Any]]:
+    """The events of the first playbook's log: objects with a string eventId and targetId
+    (an event reusing another's eventId included)."""
+    _, log = log_of(find_playbooks(data)[0][1])
+    return [
+        e
+        for e in log
+        if isinstance(e, dict)
+        and isinstance(e.get("eventId"), str)
+        and isinstance(e.get("targetId"), str)
+    ]
+
+
 def _check_layout(data: Any) -> None:
-    """dot draws one node per event, outlines exactly the heads, and each id as meant."""
+    """dot draws one node per event of the log, outlines exactly the heads, each id as meant."""
     picture, view = _picture(data)
     drawn = drawn_nodes(render_json(dot.render_dot(picture)))
     events = [n for n in drawn if "event" in n.classes]
-    assert len(events) == sum(len(e.event_ids) for e in view.entries)
+    log = _log_events(data)
+    assert len(events) == len(log)
     heads = [n for n in events if "head" in n.classes]
     assert len(heads) == sum(len(e.heads) for e in view.entries)
     assert all(n.penwidth >= 3 for n in heads)
     assert all(n.penwidth <= 1 for n in events if "head" not in n.classes)
-    expected = sorted(ident(eid) for e in view.entries for eid in e.event_ids)
+    expected = sorted(ident(e["eventId"]) for e in log)
     assert sorted(_drawn_id(n.lines[0]) for n in events) == expected
 
 
 def _drawn_id(first_line: str) -> str:
-    """The id in a node's first line, without the marks around it (+, ★, (wins), (head))."""
+    """The id in a node's first line, without the marks around it (+, ★, (wins), (head),
+    (ignored))."""
     text = first_line.removeprefix("+ ").removeprefix("★ ")
-    return text.removesuffix(" (wins)").removesuffix(" (head)")
+    return text.removesuffix(" (wins)").removesuffix(" (head)").removesuffix(" (ignored)")
 
 
 @pytest.mark.corpus
@@ -229,3 +246,34 @@ def test_real_mermaid_parser_accepts_example_and_hostile_pictures() -> None:
 @pytest.mark.corpus
 def test_real_mermaid_parser_accepts_corpus_pictures(shared_dir: Path) -> None:
     _parse_all([_mermaid_of(d)[0] for _, d in _corpus(shared_dir)])
+
+
+# -- the README's picture -----------------------------------------------------------------
+
+README_EXAMPLE = "tests/examples/playbook/concurrent-agents/document.vcontext.json"
+REMAKE = (
+    f"remake it: git vcontext view {README_EXAMPLE} --format dot > docs/playbook-graph.dot "
+    "&& dot -Tpng:cairo:gd docs/playbook-graph.dot > docs/playbook-graph.png"
+)
+
+
+def test_readme_picture_is_drawn_from_what_view_writes_today() -> None:
+    """docs/playbook-graph.png shows the example as view draws it now: its DOT source,
+    committed beside it, is view's output, and dot lays that out at the PNG's size."""
+    proc = run_cli("view", README_EXAMPLE, "--format", "dot", cwd=REPO_ROOT)
+    assert proc.returncode == 0
+    source = REPO_ROOT / "docs" / "playbook-graph.dot"
+    assert proc.stdout.decode() == source.read_text(encoding="utf-8"), REMAKE
+    png = subprocess.run(
+        [dot_path(), "-Tpng"], input=proc.stdout, capture_output=True, check=True
+    ).stdout
+    committed = (REPO_ROOT / "docs" / "playbook-graph.png").read_bytes()
+    (width, height), (was_width, was_height) = _png_size(png), _png_size(committed)
+    # fonts may differ a little from one machine to another: a changed picture differs more
+    assert abs(width - was_width) <= 0.03 * width, (width, was_width, REMAKE)
+    assert abs(height - was_height) <= 0.03 * height, (height, was_height, REMAKE)
+
+
+def _png_size(raw: bytes) -> tuple[int, int]:
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n")
+    return int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")

@@ -101,6 +101,8 @@ def _draw_target(
     links = Links(drawing, graph, members, state.target)
     for eid in order:
         links.add(eid)
+        for copy in graph.shadowed.get(eid, ()):
+            _draw_ignored(drawing, members, drawing.keys[eid], copy, state.target)
     if wanted is not None and len(order) < len(graph.order):
         links.elided(len(graph.order) - len(order), order)
     drawing.groups.append(Group(f"g{len(drawing.groups)}", _title(entry), tuple(members)))
@@ -131,6 +133,36 @@ def _event_node(key: str, e: dict[str, Any], entry: Entry, marks: Marks) -> Node
     lines += [f"⚠ {MARKS.get(k, k)}" for k in dict.fromkeys(kinds)]
     tip = shorten(printable(eid), 300)
     return Node(key, tuple(lines), tuple(classes), tip)
+
+
+def _draw_ignored(
+    drawing: Drawing, members: list[str], kept: str, e: dict[str, Any], target: str
+) -> None:
+    """An event whose eventId another event kept: drawn beside it, linked, never in a chain.
+
+    The view folds only the event it keeps (the earliest); this one is in the log all
+    the same, and a person looking for it should find it.
+    """
+    key = f"p{len(drawing.nodes)}"
+    when = e.get("createdAt")
+    when_text = "no createdAt" if when is None else ident(when, 32)
+    lines = [
+        f"{ident(e['eventId'])} (ignored)",
+        f"{prose(e.get('operation') or 'no operation', 16)} · {when_text}",
+    ]
+    content = _content(e)
+    if content:
+        lines.append(content)
+    if e["targetId"] != target:
+        lines.append(f"in target {ident(e['targetId'], 32)}")
+    prev = e.get("prevEventId")
+    if prev is not None:
+        lines.append(f"prevEventId {ident(prev if isinstance(prev, str) else repr(prev), 24)}")
+    lines.append(f"⚠ {MARKS['duplicate-event-id']}: the view keeps another")
+    classes = ("event", "anomaly", "ignored")
+    drawing.nodes.append(Node(key, tuple(lines), classes, shorten(printable(e["eventId"]), 300)))
+    members.append(key)
+    drawing.edges.append(Edge(kept, key, ("same-id",), "same eventId"))
 
 
 def _deprecates(e: dict[str, Any]) -> bool:

@@ -70,6 +70,14 @@ def playbook_picture(
     draw_targets(
         drawing, [(e, by_target[e.target_id]) for e in picked], Marks.of(view.anomalies, picked)
     )
+    shadowed = states[0].graph.shadowed if states else {}  # one log: one map for all
+    ignored = sum(len(copies) for copies in shadowed.values())
+    if ignored == 1:
+        notes.append("1 event reuses another's eventId (drawn apart: the view ignores it)")
+    elif ignored:
+        notes.append(
+            f"{ignored:,} events reuse others' eventIds (drawn apart: the view ignores them)"
+        )
     loose = sum(1 for a in view.anomalies if a.kind == "malformed-event")
     if loose:
         what = "log element is not an event" if loose == 1 else "log elements are not events"

@@ -32,6 +32,7 @@ class TargetGraph:
         "key",
         "order",
         "parent",
+        "shadowed",
         "target",
     )
 
@@ -40,6 +41,7 @@ class TargetGraph:
         self.ids = ids
         self.by_id = index.by_id
         self.key = index.key
+        self.shadowed = index.shadowed  # eventId -> the other events using it
         self.anomalies: list[RawAnomaly] = []
         self.parent: dict[str, str] = {}
         self.children: dict[str, list[str]] = {}

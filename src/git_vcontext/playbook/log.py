@@ -94,10 +94,12 @@ class Keys(dict[str, "Key"]):
 class EventIndex:
     """The events of a log by ``eventId`` and by ``targetId``, with their tie-order keys."""
 
-    __slots__ = ("anomalies", "by_id", "key", "targets")
+    __slots__ = ("anomalies", "by_id", "key", "shadowed", "targets")
 
     def __init__(self, log: list[Any]) -> None:
         self.by_id: dict[str, dict[str, Any]] = {}
+        # events that share an eventId with the one kept (pictures draw them apart)
+        self.shadowed: dict[str, list[dict[str, Any]]] = {}
         self.anomalies: list[RawAnomaly] = []
         self.targets: dict[str, list[str]] = {}
         dups: dict[str, list[dict[str, Any]]] = {}
@@ -130,7 +132,9 @@ class EventIndex:
 
         So the choice does not depend on where they sit in the file.
         """
-        self.by_id[eid] = min(group, key=lambda e: (instant(e.get("createdAt")), canonical(e)))
+        kept = min(group, key=lambda e: (instant(e.get("createdAt")), canonical(e)))
+        self.by_id[eid] = kept
+        self.shadowed[eid] = [e for e in group if e is not kept]
         targets = sorted({str(e["targetId"]) for e in group})
         msg = f"eventId {eid} is used by {len(group)} events"
         if len(targets) > 1:
