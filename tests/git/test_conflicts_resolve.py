@@ -352,6 +352,38 @@ def test_a_file_with_markers_or_a_structured_record_outside_a_merge(tmp_path: Pa
         assert run_cli("conflicts", out.name, cwd=tmp_path).returncode == 0
 
 
+def test_m15_a_side_the_structured_record_holds_as_null_is_absent_and_taking_it_removes(
+    tmp_path: Path,
+) -> None:
+    """M15 writes null for a side without a value (a deleted item or field); read back, that
+    side is absent: taking it removes the item or field, never writes null into the list."""
+    base = todo(t2={"description": "the docs"})
+    ours = todo(t2={"title": "Docs on main", "description": "the docs, updated"})
+    theirs = todo(t2=None)  # deleted the whole item
+    theirs_field = todo(t2={"description": "the docs, updated"})
+    del theirs_field["todoList"]["items"][1]["description"]  # deleted one field
+    ours_field = todo(t2={"description": "the docs, rewritten"})
+    for name, sides in (("item", (ours, theirs)), ("field", (ours_field, theirs_field))):
+        for side, data in zip(("base", "ours", "theirs"), (base, *sides), strict=True):
+            (tmp_path / f"{side}.json").write_text(pretty(data))
+        out = tmp_path / f"{name}.vcontext.json"
+        run_cli("merge", "base.json", "ours.json", "theirs.json", "-o", str(out),
+                "--conflict-style", "structured", cwd=tmp_path)  # fmt: skip
+        code, listing = cli_json("conflicts", out.name, cwd=tmp_path)
+        assert code == 1
+        [c] = listing["files"][0]["conflicts"]
+        assert (c["kind"], c["theirs"], c["absent"]) == ("delete/modify", None, ["theirs"]), name
+        done = run_cli("resolve", out.name, "--take", "theirs", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert b"warning" not in done.stderr
+        items = json.loads(out.read_text())["todoList"]["items"]
+        if name == "item":
+            assert [i["id"] for i in items] == ["t1", "t3"]
+        else:
+            assert "description" not in items[1]
+        assert run_cli("validate", out.name, cwd=tmp_path).returncode == 0
+
+
 def test_a_line_conflict_without_the_driver_is_no_conflict_as_data_and_resolve_finishes_it(
     git_repo: Path,
 ) -> None:
