@@ -384,6 +384,29 @@ def test_m15_a_side_the_structured_record_holds_as_null_is_absent_and_taking_it_
         assert run_cli("validate", out.name, cwd=tmp_path).returncode == 0
 
 
+def test_markers_without_a_base_section_have_no_base_to_take(tmp_path: Path) -> None:
+    """Outside a merge, markers without a diff3 base section do not say what the base was:
+    ``conflicts`` says the base is unknown, and ``--take base`` is refused (it would
+    otherwise remove the value as if the base had none), the file untouched."""
+    for name, status in (("base", "pending"), ("ours", "blocked"), ("theirs", "completed")):
+        (tmp_path / f"{name}.json").write_text(pretty(todo(t1=status)))
+    out = tmp_path / "marked.vcontext.json"
+    run_cli("merge", "base.json", "ours.json", "theirs.json", "-o", str(out), cwd=tmp_path)
+    before = out.read_bytes()
+    code, listing = cli_json("conflicts", out.name, cwd=tmp_path)
+    assert code == 1
+    assert listing["files"][0]["baseKnown"] is False
+    text = run_cli("conflicts", out.name, cwd=tmp_path)
+    assert b"base:   (unknown" in text.stdout
+    refused = run_cli("resolve", out.name, "--take", "base", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.count(b"\n") == 1
+    assert b"no base section" in refused.stderr
+    assert out.read_bytes() == before
+    assert run_cli("resolve", out.name, "--take", "ours", cwd=tmp_path).returncode == 0
+    assert json.loads(out.read_text())["todoList"]["items"][0]["status"] == "blocked"
+
+
 def test_a_line_conflict_without_the_driver_is_no_conflict_as_data_and_resolve_finishes_it(
     git_repo: Path,
 ) -> None:
