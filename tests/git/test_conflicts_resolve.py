@@ -407,6 +407,17 @@ def test_markers_without_a_base_section_have_no_base_to_take(tmp_path: Path) -> 
     assert json.loads(out.read_text())["todoList"]["items"][0]["status"] == "blocked"
 
 
+def test_an_invalid_value_is_refused_naming_each_finding_once(repo: Path) -> None:
+    two_conflicts(repo)
+    merge_stops(repo)
+    [_first, second] = conflict_ids(repo)  # t2: deleted on main, renamed on feat
+    item = '{"id": "t2", "title": null, "status": "pending"}'
+    proc = run_cli("resolve", TODO, "--conflict", second, "--value", item, cwd=repo)
+    assert proc.returncode == 2
+    finding = b"todoList.items[t2].title: must be a string, not null [schema]"
+    assert proc.stderr.count(finding) == 1, proc.stderr
+
+
 def test_a_line_conflict_without_the_driver_is_no_conflict_as_data_and_resolve_finishes_it(
     git_repo: Path,
 ) -> None:
