@@ -403,6 +403,11 @@ def test_markers_without_a_base_section_have_no_base_to_take(tmp_path: Path) -> 
     assert refused.stderr.count(b"\n") == 1
     assert b"no base section" in refused.stderr
     assert out.read_bytes() == before
+    tool = run_cli("mergetool", "B", "L", "R", out.name, cwd=tmp_path, input=b"b\nq\n")
+    assert b"[b]ase" not in tool.stdout
+    assert b"base: (unknown" in tool.stdout
+    assert b"refused" in tool.stdout
+    assert out.read_bytes() == before
     assert run_cli("resolve", out.name, "--take", "ours", cwd=tmp_path).returncode == 0
     assert json.loads(out.read_text())["todoList"]["items"][0]["status"] == "blocked"
 
