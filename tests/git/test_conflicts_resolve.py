@@ -352,6 +352,77 @@ def test_a_file_with_markers_or_a_structured_record_outside_a_merge(tmp_path: Pa
         assert run_cli("conflicts", out.name, cwd=tmp_path).returncode == 0
 
 
+def test_m15_a_side_the_structured_record_holds_as_null_is_absent_and_taking_it_removes(
+    tmp_path: Path,
+) -> None:
+    """M15 writes null for a side without a value (a deleted item or field); read back, that
+    side is absent: taking it removes the item or field, never writes null into the list."""
+    base = todo(t2={"description": "the docs"})
+    ours = todo(t2={"title": "Docs on main", "description": "the docs, updated"})
+    theirs = todo(t2=None)  # deleted the whole item
+    theirs_field = todo(t2={"description": "the docs, updated"})
+    del theirs_field["todoList"]["items"][1]["description"]  # deleted one field
+    ours_field = todo(t2={"description": "the docs, rewritten"})
+    for name, sides in (("item", (ours, theirs)), ("field", (ours_field, theirs_field))):
+        for side, data in zip(("base", "ours", "theirs"), (base, *sides), strict=True):
+            (tmp_path / f"{side}.json").write_text(pretty(data))
+        out = tmp_path / f"{name}.vcontext.json"
+        run_cli("merge", "base.json", "ours.json", "theirs.json", "-o", str(out),
+                "--conflict-style", "structured", cwd=tmp_path)  # fmt: skip
+        code, listing = cli_json("conflicts", out.name, cwd=tmp_path)
+        assert code == 1
+        [c] = listing["files"][0]["conflicts"]
+        assert (c["kind"], c["theirs"], c["absent"]) == ("delete/modify", None, ["theirs"]), name
+        done = run_cli("resolve", out.name, "--take", "theirs", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert b"warning" not in done.stderr
+        items = json.loads(out.read_text())["todoList"]["items"]
+        if name == "item":
+            assert [i["id"] for i in items] == ["t1", "t3"]
+        else:
+            assert "description" not in items[1]
+        assert run_cli("validate", out.name, cwd=tmp_path).returncode == 0
+
+
+def test_markers_without_a_base_section_have_no_base_to_take(tmp_path: Path) -> None:
+    """Outside a merge, markers without a diff3 base section do not say what the base was:
+    ``conflicts`` says the base is unknown, and ``--take base`` is refused (it would
+    otherwise remove the value as if the base had none), the file untouched."""
+    for name, status in (("base", "pending"), ("ours", "blocked"), ("theirs", "completed")):
+        (tmp_path / f"{name}.json").write_text(pretty(todo(t1=status)))
+    out = tmp_path / "marked.vcontext.json"
+    run_cli("merge", "base.json", "ours.json", "theirs.json", "-o", str(out), cwd=tmp_path)
+    before = out.read_bytes()
+    code, listing = cli_json("conflicts", out.name, cwd=tmp_path)
+    assert code == 1
+    assert listing["files"][0]["baseKnown"] is False
+    text = run_cli("conflicts", out.name, cwd=tmp_path)
+    assert b"base:   (unknown" in text.stdout
+    refused = run_cli("resolve", out.name, "--take", "base", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.count(b"\n") == 1
+    assert b"no base section" in refused.stderr
+    assert out.read_bytes() == before
+    tool = run_cli("mergetool", "B", "L", "R", out.name, cwd=tmp_path, input=b"b\nq\n")
+    assert b"[b]ase" not in tool.stdout
+    assert b"base: (unknown" in tool.stdout
+    assert b"refused" in tool.stdout
+    assert out.read_bytes() == before
+    assert run_cli("resolve", out.name, "--take", "ours", cwd=tmp_path).returncode == 0
+    assert json.loads(out.read_text())["todoList"]["items"][0]["status"] == "blocked"
+
+
+def test_an_invalid_value_is_refused_naming_each_finding_once(repo: Path) -> None:
+    two_conflicts(repo)
+    merge_stops(repo)
+    [_first, second] = conflict_ids(repo)  # t2: deleted on main, renamed on feat
+    item = '{"id": "t2", "title": null, "status": "pending"}'
+    proc = run_cli("resolve", TODO, "--conflict", second, "--value", item, cwd=repo)
+    assert proc.returncode == 2
+    finding = b"todoList.items[t2].title: must be a string, not null [schema]"
+    assert proc.stderr.count(finding) == 1, proc.stderr
+
+
 def test_a_line_conflict_without_the_driver_is_no_conflict_as_data_and_resolve_finishes_it(
     git_repo: Path,
 ) -> None:

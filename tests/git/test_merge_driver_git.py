@@ -448,6 +448,18 @@ def test_m15_markers_name_the_branches_when_git_passes_no_labels(repo: Path) -> 
     assert "<<<<<<< ours" not in text
 
 
+def test_m15_a_commit_merged_by_its_id_is_named_by_the_branch_at_it(repo: Path) -> None:
+    """``git merge <commit id>``: MERGE_HEAD's branch names theirs, in the markers (when git
+    passes no labels) and in ``conflicts``' labels, rather than a bare commit id."""
+    _status_conflict(repo)
+    sha = run_git(repo, "rev-parse", "agent-a").stdout.strip()
+    run_git(repo, "merge", "--no-edit", sha, check=False)
+    text = (repo / TODO).read_text()
+    assert ">>>>>>> agent-a\n" in text or f">>>>>>> {sha}\n" in text  # git >= 2.44: as given
+    listing = json.loads(run_cli("conflicts", "--format", "json", cwd=repo).stdout)
+    assert listing["files"][0]["labels"] == {"ours": "main", "theirs": "agent-a"}
+
+
 def test_m15_markers_during_a_rebase_say_which_side_is_the_replayed_commit(repo: Path) -> None:
     _status_conflict(repo)
     run_git(repo, "switch", "-q", "agent-a")

@@ -60,15 +60,19 @@ def _file_lines(f: FileListing) -> list[str]:
     if f.edited:
         lines.append("  (changed since the merge stopped: resolve works from git's index stages)")
     for c in f.conflicts:
-        lines += conflict_lines(c, "  ")
+        lines += conflict_lines(c, "  ", base_known=f.base_known)
     return lines
 
 
-def conflict_lines(c: FileConflict, indent: str = "") -> list[str]:
+UNKNOWN_BASE = "(unknown: the markers have no base section)"
+
+
+def conflict_lines(c: FileConflict, indent: str = "", *, base_known: bool = True) -> list[str]:
     """A conflict on a few lines: id, where, kind, then each side's value."""
     lines = [f"{indent}{c.id} {c.where} ({c.kind})"]
     for side in ("base", "ours", "theirs"):
-        lines.append(f"{indent}    {side + ':':7} {short(c.side(side))}")
+        shown = short(c.side(side)) if base_known or side != "base" else UNKNOWN_BASE
+        lines.append(f"{indent}    {side + ':':7} {shown}")
     return lines
 
 

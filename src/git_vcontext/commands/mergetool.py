@@ -65,7 +65,7 @@ def _walk(
     for number, c in enumerate(todo, start=1):
         say("")
         say(f"[{number}/{len(todo)}] {c.where} ({c.kind}, id {c.id})")
-        for line in _sides(c, session.labels):
+        for line in _sides(c, session.labels, base_known=session.base_known):
             say(line)
         answer = _choose(session, c, chosen, ask, say)
         if isinstance(answer, str):  # "quit"
@@ -85,8 +85,9 @@ def _choose(
     """A choice for ``c``; None to skip it, "quit" to stop asking."""
     from ..resolution.model import Choice
 
+    prompt = ASK if session.base_known else ASK.replace("[b]ase, ", "")
     while True:
-        answer = ask(ASK)
+        answer = ask(prompt)
         if answer is None or answer.strip().lower() in ("q", "quit"):
             return "quit"
         key = answer.strip().lower()[:1]
@@ -153,7 +154,7 @@ def edit_in_editor(text: str) -> str:
         os.unlink(name)
 
 
-def _sides(c: FileConflict, labels: dict[str, str]) -> list[str]:
+def _sides(c: FileConflict, labels: dict[str, str], *, base_known: bool = True) -> list[str]:
     names = {
         "base": "base",
         "ours": f"ours ({labels['ours']})",
@@ -163,7 +164,9 @@ def _sides(c: FileConflict, labels: dict[str, str]) -> list[str]:
     for side in ("base", "ours", "theirs"):
         value = c.side(side)
         shown = (
-            ["(absent)"]
+            ["(unknown: the markers have no base section)"]
+            if side == "base" and not base_known
+            else ["(absent)"]
             if value is MISSING
             else json_dumps(value, indent="  ", ensure_ascii=False).splitlines()
         )

@@ -67,7 +67,7 @@ def current(git_dir: str | None, env: Mapping[str, str] | None = None) -> Operat
             return Operation(kind, *found)
     heads = [v for k, v in env.items() if k.startswith("GITHEAD_") and v]
     if len(heads) == 1:  # `git merge NAME` sets GITHEAD_<sha>=NAME before it runs drivers
-        return Operation("merge", head, heads[0])
+        return Operation("merge", head, _named(git_dir, heads[0]))
     return Operation(None, head, "theirs")
 
 
@@ -137,7 +137,15 @@ def _merge(git_dir: str, head: str) -> tuple[str, str] | None:
     if not sha:
         return None
     name = _merged_name(_read(os.path.join(git_dir, "MERGE_MSG")) or "")
-    return head, name or _branch_at(git_dir, sha[0]) or sha[0][:7]
+    return head, _named(git_dir, name) if name else _branch_at(git_dir, sha[0]) or sha[0][:7]
+
+
+def _named(git_dir: str, name: str) -> str:
+    """``name`` as git gives it, or the branch at it when it is a bare commit id
+    (``git merge 3f2a1bc…``: MERGE_HEAD's branch, when one points there)."""
+    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", name):
+        return _branch_at(git_dir, name) or name
+    return name
 
 
 _MERGED = (

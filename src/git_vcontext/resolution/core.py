@@ -33,11 +33,13 @@ class Resolution:
         notes: tuple[Note, ...] = (),
         *,
         clean_text: str | None = None,
+        base_known: bool = True,
     ) -> None:
         self.tree = tree  # merged data with ConflictNode placeholders
         self.ours = ours  # the document whose style the result keeps
         self.notes = notes
         self.clean_text = clean_text  # the merge's own output when it had no conflict
+        self.base_known = base_known  # False: markers without a base section (no base to take)
         self.listed: list[tuple[ConflictNode, FileConflict]] = listed(tree)
 
     @property
@@ -154,7 +156,8 @@ def from_marked(marked: Marked, path: str) -> Resolution:
         return from_versions(b, o, t, path=path, now=None)
     ours_doc = _parse(ours.encode("utf-8", "surrogateescape"), path)
     theirs_doc = _parse(theirs.encode("utf-8", "surrogateescape"), path)
-    return Resolution(difference_tree(ours_doc.data, theirs_doc.data), ours_doc)
+    tree = difference_tree(ours_doc.data, theirs_doc.data)
+    return Resolution(tree, ours_doc, base_known=False)
 
 
 def _one_line_json(texts: tuple[str, str | None, str], path: str) -> bool:

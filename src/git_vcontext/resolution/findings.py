@@ -20,9 +20,10 @@ def new_findings(before: Any, after: Any, path: str) -> list[str]:
     jsonl = format_from_name(path) == "jsonl"
     old = set() if before is MISSING else set(_keys(check_value(before, path, jsonl=jsonl)[0]))
     issues = [i for i in check_value(after, path, jsonl=jsonl)[0] if _key(i) not in old]
-    return [
+    said = (
         f"{anchored_path(after, list(p)) if p else '(document)'}: {m} [{r}]" for r, p, m in issues
-    ]
+    )
+    return list(dict.fromkeys(said))  # once each, however many schemas found it
 
 
 def _keys(issues: list[Any]) -> list[Any]:

@@ -39,6 +39,8 @@ def has_unresolved(data: Any) -> bool:
 class StructuredFile:
     """The unresolved ``Conflict`` objects of a document, settled in place (values and status)."""
 
+    base_known = True  # each Conflict records its base
+
     def __init__(self, document: Document) -> None:
         self.ours = document
         found = resolution_of(document.data)
@@ -53,9 +55,15 @@ class StructuredFile:
         data = self.ours.data
         where = doc.anchored_path(data, parts)
         ours = _at(data, parts)  # the document holds ours' value; none there: ours is absent
-        base, theirs = entry.get("baseValue"), entry.get("theirsValue")
+        # the record writes null for a side that has no value there (M15): read it back as
+        # absent, unless ours' document holds null at that very place (then null is data)
+        null_is_data = ours is None
+        base, theirs = (_recorded(entry, key, null_is_data) for key in ("baseValue", "theirsValue"))
         kind = "status" if parts and parts[-1] == doc.STATUS_FIELD else "modify/modify"
-        kind = "delete/modify" if ours is MISSING else kind
+        if ours is MISSING or theirs is MISSING:
+            kind = "delete/modify"
+        elif base is MISSING and kind != "status":
+            kind = "add/add"
         return FileConflict(
             conflict_id(where, kind, base, ours, theirs),
             pointer(parts),
@@ -112,6 +120,13 @@ def _merge_pending(data: Any, at: Parts) -> Any:
         if isinstance(fork, dict) and fork.get("mergeStatus") == "conflict":
             return set_at(data, [*at[:2], "mergeStatus"], "mergePending")
     return data
+
+
+def _recorded(entry: dict[str, Any], key: str, null_is_data: bool) -> Any:
+    """A side's value as the record holds it; MISSING for none, or for null (how the record
+    writes a side without a value) unless null is data at that place."""
+    value = entry.get(key, MISSING)
+    return MISSING if value is None and not null_is_data else value
 
 
 def _entries(record: Any) -> list[Any]:

@@ -33,6 +33,7 @@ class FileListing:
     resolved: int = 0  # settled by earlier ``resolve`` calls
     error: str | None = None  # why the file cannot be read as data (resolve it by hand)
     edited: bool = False  # the work tree differs from what the merge (and resolve) wrote
+    base_known: bool = True  # False: markers without a base section (the base is unknown)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -45,6 +46,8 @@ class FileListing:
         }
         if self.edited:
             out["edited"] = True
+        if not self.base_known:
+            out["baseKnown"] = False
         if self.error:
             out["error"] = self.error
         return out
@@ -106,7 +109,9 @@ def _of_session(s: Session, operation: str | None) -> FileListing:
     remaining = tuple(s.remaining)
     resolved = len(s.conflicts) - len(remaining)
     edited = s.edited_copy is not None
-    return FileListing(s.path, s.labels, operation, s.source, remaining, resolved, None, edited)
+    return FileListing(
+        s.path, s.labels, operation, s.source, remaining, resolved, None, edited, s.base_known
+    )
 
 
 def _check_exist(ctx: Context, given: Sequence[str], wanted: list[str], stages: Any) -> None:

@@ -90,6 +90,12 @@ class Session:
     def remaining(self) -> list[FileConflict]:
         return self.resolution.remaining(self.choices)
 
+    @property
+    def base_known(self) -> bool:
+        """False for markers without a base section: every difference is a conflict and no
+        side is the base (``--take base`` is refused rather than read as "absent")."""
+        return self.resolution.base_known
+
     def find(self, ref: str) -> FileConflict:
         """A conflict by id, JSON Pointer or id-anchored path; UsageError listing the ids."""
         for c in self.conflicts:
@@ -133,6 +139,11 @@ class Session:
         A value given (not a side) that makes the document invalid is refused (UsageError
         with the findings) and nothing changes; a side taken that does is warned about.
         """
+        if not self.base_known and any(c.take == "base" for c in new.values()):
+            raise UsageError(
+                f"{self.path}: its markers have no base section, so there is no base to take:"
+                " take ours or theirs, or give a value"
+            )
         choices = {**self.choices, **new}
         settled = self.settle(choices)
         before = self.settle(self.choices, text=False).data
