@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from helpers.mcp_support import documents_repo, read_json, run, text
+from helpers.mcp_tour import agent_worktree, tour
 from helpers.run import cli_path, run_cli
 
 INITIALIZE = {
@@ -101,6 +102,21 @@ def test_mcp_http_serves_tools_and_resources_to_the_sdk_client(repo: Path) -> No
         run(main)
     titles = [i["title"] for i in read_json(repo / "todo.vcontext.json")["todoList"]["items"]]
     assert titles[-2:] == ["over http (auto)", "over http (legacy)"]
+
+
+def test_mcp_http_every_tool_resource_and_refusal_on_real_files(repo: Path, tmp_path: Path) -> None:
+    """Issue 14, Done when: the same pass as over stdio, over streamable HTTP."""
+    from mcp import Client
+
+    alice = agent_worktree(repo, tmp_path / "alice")
+    with serving(alice) as url:
+
+        async def main() -> None:
+            async with Client(url) as client:
+                await tour(client, alice)
+
+        run(main)
+    assert "Announce" in (repo / "plans/release.vcontext.tron").read_text()
 
 
 def test_mcp_http_token_required_without_it_401(repo: Path) -> None:
