@@ -188,6 +188,43 @@ def test_mcp_http_listen_stream_gets_resource_updates(repo: Path) -> None:
         run(main)
 
 
+def test_mcp_http_a_write_by_one_client_is_notified_to_another_within_a_second(
+    repo: Path,
+) -> None:
+    """Seed 003, "Real-Time Collaboration": agent A updates a todo through the server, the
+    server notifies every subscriber (PRODUCT.md MCP: a change by anyone, within a second)."""
+    import time
+
+    import anyio
+    from mcp import Client
+
+    with serving(repo) as url:
+
+        async def main() -> float:
+            async with (
+                Client(url) as alice,
+                Client(url) as bob,
+                bob.listen(resource_subscriptions=["vbrief://todos/current"]) as sub,
+            ):
+                await anyio.sleep(0.6)  # the watcher has looked once
+                start = time.monotonic()
+                done = await alice.call_tool(
+                    "vbrief_update_todo", {"id": "t3", "status": "blocked"}
+                )
+                assert not done.is_error, text(done)
+                with anyio.fail_after(5):
+                    async for event in sub:
+                        if getattr(event, "uri", "") == "vbrief://todos/current":
+                            took = time.monotonic() - start
+                            assert '"blocked"' in text(
+                                await bob.read_resource("vbrief://todos/current")
+                            )
+                            return took
+            raise AssertionError("bob heard nothing of alice's write")
+
+        assert run(main) < 1.0
+
+
 def test_mcp_http_announces_the_same_resource_capabilities_as_stdio(repo: Path) -> None:
     """PRODUCT.md MCP: subscribers get resources/updated and list_changed; the 2025
     handshake over HTTP must say so (subscribe, listChanged), as it does over stdio."""
