@@ -161,3 +161,8 @@ def test_mcp_changes_seen_first_by_a_tool_still_reach_the_watcher(git_repo: Path
     assert {e.rel for e in changes.changed} == {"todo.vcontext.json", "more.vcontext.json"}
     assert {"vbrief://todos/main", "vbrief://todos/more", "vbrief://todos"} <= uris_of(changes, svc)
     assert not svc.catalog.changes()  # told once
+    (repo / "more.vcontext.json").unlink()  # a checkout of a branch without it
+    svc.catalog.refresh(rescan=True)
+    gone = svc.catalog.changes()
+    assert gone.list_changed
+    assert "vbrief://todos/more" in uris_of(gone, svc)  # its subscribers hear it went

@@ -69,7 +69,8 @@ class Entry:
 
 @dataclass(frozen=True)
 class Changes:
-    """What a refresh found: documents whose bytes changed, and whether the set changed."""
+    """What a refresh found: documents whose bytes changed (or that are gone), and whether
+    the set changed."""
 
     changed: tuple[Entry, ...] = ()
     list_changed: bool = False
@@ -185,8 +186,11 @@ class Catalog:
 
 
 def _between(old: dict[str, Entry], entries: list[Entry]) -> Changes:
-    """Documents new or with another stat than in ``old``; whether the set (or an id) changed."""
+    """Documents new, gone or with another stat than in ``old``; whether the set (or an id)
+    changed. A gone document counts as changed under its old name (its URI reads no more)."""
+    now = {e.rel for e in entries}
     changed = tuple(e for e in entries if e.rel not in old or old[e.rel].stat != e.stat)
+    changed += tuple(e for rel, e in old.items() if rel not in now)
     keys = {(e.rel, e.kind, e.id) for e in entries}
     return Changes(changed, keys != {(e.rel, e.kind, e.id) for e in old.values()})
 
