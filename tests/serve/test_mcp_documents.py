@@ -142,3 +142,27 @@ def test_mcp_plain_directory_without_git_is_served_and_written(tmp_path: Path) -
     refused = call(svc, "vcontext_status", {})
     assert refused.error
     assert "git repository" in refused.text
+
+
+def test_mcp_changes_seen_first_by_a_tool_still_reach_the_watcher(git_repo: Path) -> None:
+    """PRODUCT.md MCP: subscribers hear of a change by anyone. A tool that looks at the disk
+    first (a write through this server, the walk after a sync or a resolve) must not take
+    the change away from the watcher that notifies them."""
+    from git_vcontext.serve.notify import uris_of
+
+    repo = documents_repo(git_repo)
+    svc = _service(repo)
+    assert not svc.catalog.changes()  # the first look only learns what is there
+    assert not call(svc, "vbrief_update_todo", {"id": "t3", "status": "blocked"}).error
+    _write(repo / "more.vcontext.json", _todo(id="more"))
+    svc.catalog.refresh(rescan=True)  # what vcontext_sync and vcontext_resolve do after
+    changes = svc.catalog.changes()
+    assert changes.list_changed
+    assert {e.rel for e in changes.changed} == {"todo.vcontext.json", "more.vcontext.json"}
+    assert {"vbrief://todos/main", "vbrief://todos/more", "vbrief://todos"} <= uris_of(changes, svc)
+    assert not svc.catalog.changes()  # told once
+    (repo / "more.vcontext.json").unlink()  # a checkout of a branch without it
+    svc.catalog.refresh(rescan=True)
+    gone = svc.catalog.changes()
+    assert gone.list_changed
+    assert "vbrief://todos/more" in uris_of(gone, svc)  # its subscribers hear it went

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from helpers.mcp_support import documents_repo, read_json, run, text
+from helpers.mcp_tour import agent_worktree, tour
 from helpers.run import cli_path, run_cli
 
 INITIALIZE = {
@@ -103,6 +104,21 @@ def test_mcp_http_serves_tools_and_resources_to_the_sdk_client(repo: Path) -> No
     assert titles[-2:] == ["over http (auto)", "over http (legacy)"]
 
 
+def test_mcp_http_every_tool_resource_and_refusal_on_real_files(repo: Path, tmp_path: Path) -> None:
+    """Issue 14, Done when: the same pass as over stdio, over streamable HTTP."""
+    from mcp import Client
+
+    alice = agent_worktree(repo, tmp_path / "alice")
+    with serving(alice) as url:
+
+        async def main() -> None:
+            async with Client(url) as client:
+                await tour(client, alice)
+
+        run(main)
+    assert "Announce" in (repo / "plans/release.vcontext.tron").read_text()
+
+
 def test_mcp_http_token_required_without_it_401(repo: Path) -> None:
     import httpx2
     from mcp import Client
@@ -170,6 +186,43 @@ def test_mcp_http_listen_stream_gets_resource_updates(repo: Path) -> None:
             raise AssertionError("no notification over HTTP")
 
         run(main)
+
+
+def test_mcp_http_a_write_by_one_client_is_notified_to_another_within_a_second(
+    repo: Path,
+) -> None:
+    """Seed 003, "Real-Time Collaboration": agent A updates a todo through the server, the
+    server notifies every subscriber (PRODUCT.md MCP: a change by anyone, within a second)."""
+    import time
+
+    import anyio
+    from mcp import Client
+
+    with serving(repo) as url:
+
+        async def main() -> float:
+            async with (
+                Client(url) as alice,
+                Client(url) as bob,
+                bob.listen(resource_subscriptions=["vbrief://todos/current"]) as sub,
+            ):
+                await anyio.sleep(0.6)  # the watcher has looked once
+                start = time.monotonic()
+                done = await alice.call_tool(
+                    "vbrief_update_todo", {"id": "t3", "status": "blocked"}
+                )
+                assert not done.is_error, text(done)
+                with anyio.fail_after(5):
+                    async for event in sub:
+                        if getattr(event, "uri", "") == "vbrief://todos/current":
+                            took = time.monotonic() - start
+                            assert '"blocked"' in text(
+                                await bob.read_resource("vbrief://todos/current")
+                            )
+                            return took
+            raise AssertionError("bob heard nothing of alice's write")
+
+        assert run(main) < 1.0
 
 
 def test_mcp_http_announces_the_same_resource_capabilities_as_stdio(repo: Path) -> None:

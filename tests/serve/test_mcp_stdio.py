@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from helpers.mcp_support import documents_repo, prompt_text, read_json, run, stdio_params, text
+from helpers.mcp_tour import agent_worktree, tour
 from helpers.run import run_git
 
 
@@ -80,6 +81,30 @@ def test_mcp_stdio_reads_every_resource_with_its_mime_type(repo: Path, tmp_path:
     run(main)
     errors.seek(0)
     assert "Traceback" not in errors.read()
+
+
+def test_mcp_stdio_every_tool_resource_and_refusal_on_real_files(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Issue 14, Done when: the SDK's client over stdio reads every resource and calls every
+    tool, and each "Bad input" is an isError result of one line that touches no file."""
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    alice = agent_worktree(repo, tmp_path / "alice")
+    errors = (tmp_path / "stderr.txt").open("w+")
+
+    async def main() -> None:
+        async with Client(stdio_client(stdio_params(alice), errlog=errors)) as client:
+            await tour(client, alice)
+
+    run(main)
+    errors.seek(0)
+    assert errors.read() == ""  # not a traceback, not a warning
+    items = read_json(repo / "todo.vcontext.json")["todoList"]["items"]  # synced to main
+    assert [i["status"] for i in items] == ["completed", "inProgress", "inProgress"]
+    assert "Over the wire" not in {i["title"] for i in items}  # created, then deleted
+    assert "Announce" in (repo / "plans/release.vcontext.tron").read_text()  # synced to main
 
 
 def test_mcp_stdio_prompts_are_filled_from_the_documents(repo: Path) -> None:

@@ -321,7 +321,12 @@ def test_mcp_refusals_are_one_line_errors_and_touch_nothing(repo: Path) -> None:
                 await _call(client, "vbrief_create_todo", title="x", colour="red"),
                 "unknown argument 'colour'",
             )
-            _refused(await _call(client, "vbrief_create_todo"), "missing argument 'title'")
+            missing = _refused(await _call(client, "vbrief_create_todo"))
+            assert missing == "vbrief_create_todo: missing argument 'title'"
+            _refused(
+                await _call(client, "vbrief_add_plan_item", planId="release", item={}),
+                "missing argument 'title' of item",
+            )
             _refused(
                 await _call(client, "vbrief_update_todo", id="t1", todoListId="../etc"),
                 "never paths",

@@ -50,7 +50,7 @@ def _said(err: Any) -> str:
     kind, value, expected = err.validator, err.instance, err.validator_value
     if kind == "required":
         missing = next((f for f in expected if f not in (value or {})), "?")
-        inner = f" of {where}" if where else ""
+        inner = f" of {where}" if err.absolute_path else ""
         return f"missing argument {missing!r}{inner}"
     if kind == "enum":
         return f"{where} {value!r} is not allowed; allowed: {', '.join(map(str, expected))}"

@@ -69,7 +69,8 @@ class Entry:
 
 @dataclass(frozen=True)
 class Changes:
-    """What a refresh found: documents whose bytes changed, and whether the set changed."""
+    """What a refresh found: documents whose bytes changed (or that are gone), and whether
+    the set changed."""
 
     changed: tuple[Entry, ...] = ()
     list_changed: bool = False
@@ -102,6 +103,7 @@ class Catalog:
         self._folders: dict[str, int] = {}
         self._entries: tuple[Entry, ...] = ()
         self._kinds: dict[str, str] = {}  # rel -> kind last seen (for files that stop parsing)
+        self._reported: dict[str, Entry] | None = None  # what ``changes`` last told the watcher
         self.outside: tuple[str, ...] = ()
 
     def refresh(self, *, rescan: bool = False) -> Changes:
@@ -115,9 +117,19 @@ class Catalog:
             entries = _unique_ids([e for f in self._found if (e := self._entry(f)) is not None])
             old = {e.rel: e for e in self._entries}
             self._entries = tuple(entries)
-        changed = tuple(e for e in entries if e.rel not in old or old[e.rel].stat != e.stat)
-        keys = {(e.rel, e.kind, e.id) for e in entries}
-        return Changes(changed, keys != {(e.rel, e.kind, e.id) for e in old.values()})
+        return _between(old, entries)
+
+    def changes(self) -> Changes:
+        """What changed since the previous call (the watcher's question): a refresh, compared
+        with what was last reported, not with what a tool's own refresh or write (``find``,
+        ``fresh_rel``, ``vcontext_sync``) already took in, so those changes reach
+        subscribers too. The first call only learns what is there."""
+        with self._lock:
+            self.refresh()
+            before, self._reported = self._reported, {e.rel: e for e in self._entries}
+            if before is None:
+                return Changes()
+            return _between(before, list(self._entries))
 
     def _entry(self, found: Found) -> Entry | None:
         loaded = self.store.load(found.rel, found.real)
@@ -171,6 +183,16 @@ class Catalog:
             new = _with_id(new, old.id)  # a repeated id keeps its ~N
             self._entries = (*self._entries[:index], new, *self._entries[index + 1 :])
             return new
+
+
+def _between(old: dict[str, Entry], entries: list[Entry]) -> Changes:
+    """Documents new, gone or with another stat than in ``old``; whether the set (or an id)
+    changed. A gone document counts as changed under its old name (its URI reads no more)."""
+    now = {e.rel for e in entries}
+    changed = tuple(e for e in entries if e.rel not in old or old[e.rel].stat != e.stat)
+    changed += tuple(e for rel, e in old.items() if rel not in now)
+    keys = {(e.rel, e.kind, e.id) for e in entries}
+    return Changes(changed, keys != {(e.rel, e.kind, e.id) for e in old.values()})
 
 
 def _instant(entry: Entry) -> tuple[int, int]:

@@ -103,12 +103,13 @@ class Notifier:
 
 
 async def watch(svc: Service, notifier: Notifier, interval: float = POLL_SECONDS) -> None:
-    """Poll the documents forever; the first look only learns what is there."""
-    await anyio.to_thread.run_sync(svc.catalog.refresh)
+    """Poll the documents forever; the first look only learns what is there. A change made
+    through this server's own tools (another client's write, a sync) is a change too."""
+    await anyio.to_thread.run_sync(svc.catalog.changes)
     while True:
         await anyio.sleep(interval)
         try:
-            changes = await anyio.to_thread.run_sync(svc.catalog.refresh)
+            changes = await anyio.to_thread.run_sync(svc.catalog.changes)
         except Exception as exc:  # never let the watcher die: say it once per failure
             log.warning("git-vcontext mcp: watching the documents failed: %s", exc)
             continue
