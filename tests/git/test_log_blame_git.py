@@ -265,6 +265,28 @@ def test_bad_input_gives_one_line_and_the_documented_exit_code(
     assert message in proc.stderr, proc.stderr
 
 
+def test_log_and_blame_read_history_in_one_process(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The issue: both read history with pygit2 in one process, no process per commit
+    (nor one per run): any child process fails the command here."""
+    from git_vcontext.cli import main
+
+    def no_process(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"a child process was started: {args[:1]}")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", no_process)
+    monkeypatch.setattr(os, "fork", no_process)
+    monkeypatch.setattr(os, "posix_spawn", no_process)
+    monkeypatch.chdir(repo.top)
+    assert main(["log", "--follow", "--format", "json", "--", f"{TRON}#t2#t3"]) == 0
+    logged = json.loads(capfd.readouterr().out)
+    assert _subjects(logged, repo)[-1] == "add list"  # through the rename and the conversion
+    assert main(["blame", TRON, "--fields", "--format", "json"]) == 0
+    blamed = json.loads(capfd.readouterr().out)
+    assert {i["commit"] for i in blamed["items"]} <= set(repo.commits.values())
+
+
 def test_blame_names_who_last_changed_each_item(repo: Repo) -> None:
     report = repo.json("blame", TRON)
     got = {i["id"]: (i["commit"], i["author"]) for i in report["items"]}
