@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import stat
 import sys
 from collections.abc import Mapping
 
@@ -52,9 +53,13 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = F
     file's permission bits, and is renamed over the target. A symbolic link is
     written through, as an editor does: its target is replaced and the link stays
     (a dangling link gets its target created). ``durable`` also flushes the file
-    to disk first (git itself does not fsync work-tree files).
+    to disk first (git itself does not fsync work-tree files). A target that is no
+    regular file (``-o /dev/null``, a named pipe) is written into, never renamed over.
     """
     given = os.fspath(path)
+    if _special(given):
+        _write_into(given, data)
+        return
     target = link_target(given)
     shown = given if target == given else f"{given} (a link to {target})"
     directory = os.path.dirname(target) or "."
@@ -80,6 +85,25 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = F
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise OperationalError(f"{shown}: cannot write ({exc.strerror})") from None
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` (through its links, as the kernel follows them: ``/dev/stdout``
+    too) is a device, pipe or socket: renaming a file over it would replace ``/dev/null``
+    itself for every program on the machine."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # missing, a link loop, …: write_atomic reports it
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_into(path: str, data: bytes) -> None:
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise OperationalError(f"{path}: cannot write ({exc.strerror})") from None
 
 
 MAX_LINKS = 40

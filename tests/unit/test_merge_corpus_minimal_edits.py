@@ -59,17 +59,16 @@ def _edit(text: str, m: re.Match[str], who: str) -> str:
     return text[: m.start()] + m.group()[:-1] + f' ({who})"' + text[m.end() :]
 
 
-def _two_edits(path: Path, raw: bytes) -> tuple[str, str, str] | None:
-    """(ours, theirs, expected) texts, or None when the file offers no two plain fields."""
-    text = raw.decode("utf-8")
-    data = parse(raw, path=str(path)).data
+def _two_fields(text: str, data: Any, path: Path, *, unique: bool) -> list[re.Match[str]]:
+    """The first plain string field and the last one (with ``unique``, only spellings that
+    occur once in the text)."""
     tokens = list(_STRING.finditer(text))
     counts: dict[str, int] = {}
     for m in tokens:
         counts[m.group()] = counts.get(m.group(), 0) + 1
     chosen: list[re.Match[str]] = []
-    for m in (*tokens, *reversed(tokens)):  # the first plain field, then the last one
-        if counts[m.group()] != 1 or (chosen and m.start() <= chosen[0].start()):
+    for m in (*tokens, *reversed(tokens)):
+        if (unique and counts[m.group()] != 1) or (chosen and m.start() <= chosen[0].start()):
             continue
         if re.match(r"\s*[:=]", text[m.end() :]):
             continue  # a key
@@ -78,6 +77,19 @@ def _two_edits(path: Path, raw: bytes) -> tuple[str, str, str] | None:
             chosen.append(m)
             if len(chosen) == 2:
                 break
+    return chosen
+
+
+def _two_edits(path: Path, raw: bytes) -> tuple[str, str, str] | None:
+    """(ours, theirs, expected) texts, or None when the file offers no two plain fields.
+
+    Spellings that occur once are preferred; a document with fewer of them (the spec's
+    small playbooks repeat every date) edits one occurrence of a repeated spelling."""
+    text = raw.decode("utf-8")
+    data = parse(raw, path=str(path)).data
+    chosen = _two_fields(text, data, path, unique=True)
+    if len(chosen) < 2:
+        chosen = _two_fields(text, data, path, unique=False)
     if len(chosen) < 2:
         return None
     a, b = chosen
@@ -102,9 +114,11 @@ def _corpus_documents(shared: Path) -> list[tuple[Path, bytes]]:
 def test_m2_two_edits_to_every_corpus_document_merge_byte_for_byte(shared_dir: Path) -> None:
     merged = {".json": 0, ".tron": 0}
     failures = []
+    without_values = []
     for path, raw in _corpus_documents(shared_dir):
         edits = _two_edits(path, raw)
         if edits is None:
+            without_values.append(path)
             continue
         ours, theirs, expected = edits
         out = merge_files(raw, ours.encode(), theirs.encode(), path=path.name)
@@ -112,5 +126,8 @@ def test_m2_two_edits_to_every_corpus_document_merge_byte_for_byte(shared_dir: P
             failures.append(str(path.relative_to(shared_dir)))
         merged[path.suffix] += 1
     assert not failures, failures
-    assert merged[".tron"] >= 90, merged
-    assert merged[".json"] >= 750, merged
+    # every document is merged, except those with nothing to edit (the spec's TRON snippets
+    # that only declare classes)
+    assert [p.name for p in without_values if parse(p.read_bytes(), path=str(p)).data != {}] == []
+    assert merged[".tron"] >= 100, merged
+    assert merged[".json"] >= 800, merged
