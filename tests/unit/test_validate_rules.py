@@ -119,10 +119,16 @@ def test_version_rule_a_container_without_any_info_is_a_document_missing_its_ver
 
 
 def test_version_rule_vbrief_and_vagenda_roots_keep_their_version_checks() -> None:
-    brief = {"vBRIEFInfo": {"version": 0.5}, "plan": {"title": "P", "status": "x", "items": []}}
+    """Validation (PRODUCT.md): a missing or numeric version is never a reason to skip checks,
+    for vBRIEF and vAgenda roots too (every real one in the corpus names a string)."""
+    plan = {"title": "P", "status": "x", "items": []}
+    brief = {"vBRIEFInfo": {"version": 0.5}, "plan": plan}
     report = validate(brief)
-    assert report.valid
+    assert not report.valid
+    assert [(f.rule, f.pointer) for f in report.findings] == [("version", "/vBRIEFInfo/version")]
     assert any("vBRIEF (no version)" in s for s in report.skipped)
+    assert rules_of({"vBRIEFInfo": {}, "plan": plan}) == ["version"]
+    assert rules_of({"vAgendaInfo": {"title": "x"}, "todoList": {"items": []}}) == ["version"]
     assert rules_of({"vBRIEFInfo": "0.5", "plan": {"title": "P", "status": "x"}}) == ["schema"]
 
 

@@ -91,8 +91,7 @@ def check_version(info_key: str | None, info: Any) -> Iterator[Issue]:
         yield "version", (), msg
         return
     if info_key != "vContextInfo":
-        if not isinstance(info, dict):
-            yield "schema", (info_key,), f'{info_key} must be an object holding "version"'
+        yield from _family_version(info_key, info)
         return
     where: Parts = ("vContextInfo", "version")
     version = info.get("version") if isinstance(info, dict) else None
@@ -112,6 +111,18 @@ def check_version(info_key: str | None, info: Any) -> Iterator[Issue]:
     else:
         msg = f'unknown vContext version "{version}"; vContext documents must be version "0.4"'
         yield "version", where, msg
+
+
+def _family_version(info_key: str, info: Any) -> Iterator[Issue]:
+    """A vBRIEF or vAgenda document names its version as a string too (every real one does):
+    a missing or non-string version would otherwise turn its schema checks off unnoticed."""
+    if not isinstance(info, dict):
+        yield "schema", (info_key,), f'{info_key} must be an object holding "version"'
+    elif "version" not in info:
+        yield "version", (info_key,), f'{info_key} has no version; add "version" (a string)'
+    elif not isinstance(info["version"], str):
+        msg = f"version is {_kind(info['version'])}; write it as a string"
+        yield "version", (info_key, "version"), msg
 
 
 def _kind(value: Any) -> str:
