@@ -81,23 +81,23 @@ class Merger:
             return result
         if same(base, ours):
             if self.moves and self.moves.must_descend(theirs, "t"):
-                return self._descend(path, base, theirs, base, ours, theirs)
+                return self._descend(path, theirs, base, ours, theirs)
             return theirs
         if same(base, theirs):
             if self.moves and self.moves.must_descend(ours, "o"):
-                return self._descend(path, base, ours, base, ours, theirs)
+                return self._descend(path, ours, base, ours, theirs)
             return ours
         return self.both_changed(path, base, ours, theirs)
 
-    def _descend(self, path: Path, base: Any, changed: Any, *sides: Any) -> Any:
+    def _descend(self, path: Path, changed: Any, *sides: Any) -> Any:
         """One side changed a value that holds an element moved in (M18): merge it
         structurally anyway, so the element meets the other side's edits."""
         if isinstance(changed, dict):
             b, o, t = (x if isinstance(x, dict) else {} for x in sides)
             return self.object(path, b, o, t)
         if isinstance(changed, list):
-            b, o, t = (x if isinstance(x, list) else [] for x in sides)
-            return arrays.merge_array(self, path, b, o, t)
+            bl, ol, tl = (x if isinstance(x, list) else [] for x in sides)
+            return arrays.merge_array(self, path, bl, ol, tl)
         return changed
 
     def _always_rules(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:

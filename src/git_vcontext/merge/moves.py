@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from .core import Merger, Path
 
-    Link = tuple[Any, ...]  # (parent link, segment, node) up to the root, or None
+    Link = Any  # (parent link, segment, node) up to the root, or None
     Entry = tuple[Any, Any, tuple[Any, ...], Any]  # element, anchor, path from it, link
 
 MOVE_KEYS = ("id", "uid")
@@ -67,9 +67,8 @@ class Move:
 
     @property
     def complete(self) -> bool:
-        return not self.refused and all(
-            side in self.arrived for side, moved in (("o", self.moved_o), ("t", self.moved_t)) if moved
-        )
+        wanted = {side for side, moved in (("o", self.moved_o), ("t", self.moved_t)) if moved}
+        return not self.refused and wanted <= self.arrived
 
 
 class Moves:
@@ -111,9 +110,9 @@ class Moves:
             return False
         return True
 
-    def drop_left(self, base: list[Any], ours: list[Any], theirs: list[Any]) -> tuple[
-        list[Any], list[Any], list[Any]
-    ]:
+    def drop_left(
+        self, base: list[Any], ours: list[Any], theirs: list[Any]
+    ) -> tuple[list[Any], list[Any], list[Any]]:
         """An array without the elements that left it: the base's and the staying side's."""
         gone: list[Any] = []
         o_ids, t_ids = {id(x) for x in ours}, {id(x) for x in theirs}
@@ -519,7 +518,7 @@ def _anonymous(
                 else:
                     mv.o = kept
             mv = found[0]
-            if (mv.moved_o if side == "o" else mv.moved_t):
+            if mv.moved_o if side == "o" else mv.moved_t:
                 mv.refused = True  # moved to two new keys by one side: leave it alone
                 continue
             if side == "o":
