@@ -10,6 +10,7 @@ from ..record import record
 from ..spelling import OutOfRange, float_of, int_of
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
+from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
 from .text import (
     BOM,
@@ -67,33 +68,9 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
-DUPLICATE_MARK = "\x00"
-"""In data read with ``keep_duplicates``: the n-th pair (n >= 2) of a repeated key ``k`` is
-held under ``k + DUPLICATE_MARK + str(n)``, so every pair is data and is written back as
-it was (M18). Only the merge reads documents this way."""
-
-
-def duplicate_name(key: str, n: int) -> str:
-    """The name under which the ``n``-th pair (n >= 2) of a repeated ``key`` is held."""
-    return f"{key}{DUPLICATE_MARK}{n}"
-
-
-def written_key(name: str) -> str:
-    """The key as written in the text (a repeated pair's name without its number)."""
-    return name.split(DUPLICATE_MARK, 1)[0] if DUPLICATE_MARK in name else name
-
-
 def _pairs_keeping_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     d = dict(pairs)
-    if len(d) == len(pairs):
-        return d
-    d = {}
-    count: dict[str, int] = {}
-    for k, v in pairs:
-        n = count.get(k, 0) + 1
-        count[k] = n
-        d[k if n == 1 else duplicate_name(k, n)] = v
-    return d
+    return d if len(d) == len(pairs) else named_pairs(pairs)
 
 
 class ConstantError(ValueError):

@@ -9,7 +9,7 @@ they hold) with the base's, and any difference sends the file to the line merge 
 
 from __future__ import annotations
 
-from ..codecs.json_text import DUPLICATE_MARK, written_key
+from ..codecs.duplicate_keys import DUPLICATE_MARK, written_key
 from ..errors import ParseError
 from ..values import canonical
 
@@ -27,9 +27,13 @@ def is_duplicate_error(exc: ParseError) -> bool:
 
 
 def parse_keeping(raw: bytes, fmt: str, exc: ParseError) -> Document:
-    """``raw`` read with its repeated keys kept (JSON; other formats raise ``exc``)."""
-    if fmt != "json" or not is_duplicate_error(exc):
+    """``raw`` read with its repeated keys kept (JSON, TRON; other formats raise ``exc``)."""
+    if fmt not in ("json", "tron") or not is_duplicate_error(exc):
         raise exc
+    if fmt == "tron":
+        from ..codecs import tron
+
+        return tron.loads(raw, keep_duplicates=True)
     from ..codecs.json_text import loads
 
     return loads(raw, keep_duplicates=True)

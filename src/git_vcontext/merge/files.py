@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from ..errors import ParseError
 from ..record import record, replace
@@ -176,6 +177,8 @@ MARKER_BASE_NOTE = (
 )
 
 
+_MARK_WRITTEN = re.compile(r"\\u0000\d")  # a repeated key's name (M18) written as a key
+
 DUPLICATE_NOTE = (
     "an object repeats a key (the spec forbids it): merged as data, no side changed "
     "a repeated key, its pairs kept as written (M18)"
@@ -272,6 +275,9 @@ def _verified(
     """Trust a rendered merge only if it parses back to the merged data (M16)."""
 
     raw = text.encode("utf-8")
+    if _MARK_WRITTEN.search(text) and not _MARK_WRITTEN.search(ours.decode("utf-8", "replace")):
+        why = ["a repeated key's pair could not be written back as it was"]
+        return fallback(base, ours, theirs, how.get().markers, path, why)
     try:
         again = _parse(raw, fmt)
     except ParseError as exc:
