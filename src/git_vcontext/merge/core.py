@@ -94,11 +94,15 @@ class Merger:
         structurally anyway, so the element meets the other side's edits."""
         if isinstance(changed, dict):
             b, o, t = (x if isinstance(x, dict) else {} for x in sides)
-            return self.object(path, b, o, t)
-        if isinstance(changed, list):
+            out: Any = self.object(path, b, o, t)
+        elif isinstance(changed, list):
             bl, ol, tl = (x if isinstance(x, list) else [] for x in sides)
-            return arrays.merge_array(self, path, bl, ol, tl)
-        return changed
+            out = arrays.merge_array(self, path, bl, ol, tl)
+        else:
+            return changed
+        if not out and changed and sides[0] is MISSING:
+            return MISSING  # added by one side for elements that are no longer there
+        return out
 
     def _always_rules(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         """Rules that apply even when only one side changed: logs (M6) and sets (M5)."""

@@ -133,9 +133,6 @@ def _merge_files(
         return fallback(base, ours, theirs, how.get().markers, path, [exc.one_line()])
     if o_doc is None or t_doc is None:
         return fallback(base, ours, theirs, how.get().markers, path, ["one side is empty"])
-    repeated = _repeated_keys(b_doc, o_doc, t_doc)
-    if repeated:
-        return fallback(base, ours, theirs, how.get().markers, path, [repeated])
     opts = options or MergeOptions()
     opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
     if base is not None and not _fork_sensitive(o_doc.data, t_doc.data):
@@ -143,6 +140,9 @@ def _merge_files(
             return _checked(theirs, path, ours=ours)
         if theirs == base:
             return _checked(ours, path)
+    repeated = _repeated_keys(b_doc, o_doc, t_doc)
+    if repeated:
+        return fallback(base, ours, theirs, how.get().markers, path, [repeated])
     from . import merge3
     from .render import render
 
