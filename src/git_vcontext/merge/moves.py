@@ -202,12 +202,21 @@ MAX_ROUNDS = 3
 
 
 def find(base: Any, ours: Any, theirs: Any, dropped: set[Any]) -> Moves:
-    """The moves between three parsed documents (``dropped``: tokens to leave alone)."""
+    """The moves between three parsed documents (``dropped``: tokens to leave alone).
+
+    A walk of what each side changed finds candidates first (an id taken out of one array
+    and put into another, an object under a new key equal to one under a removed key);
+    only then are the whole documents indexed."""
     if not (isinstance(base, dict) and isinstance(ours, dict) and isinstance(theirs, dict)):
         return Moves([], (set(), set()))
-    found = _keyed(base, ours, theirs, dropped)
-    found.extend(_anonymous(base, ours, theirs, dropped, {id(mv.b) for mv, _, _ in found}))
-    moves = [mv for mv, _, _ in found]
+    changes = (_changes(base, ours), _changes(base, theirs))
+    found: list[tuple[Move, Link, Link]] = []
+    wanted = changes[0].candidates() | changes[1].candidates()
+    if wanted:
+        found = _keyed(base, ours, theirs, dropped, wanted)
+    if any(c.new_members and c.gone_members for c in changes):
+        keyed = {id(mv.b) for mv, _, _ in found}
+        found.extend(_anonymous(base, ours, theirs, dropped, keyed, changes))
     anc_o: set[int] = set()
     anc_t: set[int] = set()
     for mv, link_o, link_t in found:
@@ -215,7 +224,7 @@ def find(base: Any, ours: Any, theirs: Any, dropped: set[Any]) -> Moves:
             anc_o.update(_containers(link_o, ours))
         if mv.moved_t:
             anc_t.update(_containers(link_t, theirs))
-    return Moves(moves, (anc_o, anc_t))
+    return Moves([mv for mv, _, _ in found], (anc_o, anc_t))
 
 
 def _containers(link: Link, root: Any) -> Iterator[int]:
@@ -249,6 +258,122 @@ def _steps(link: Link) -> list[tuple[Any, Any]]:
 
 def _ptr(link: Link) -> str:
     return pointer(_segments(link))
+
+
+# -- where a side differs from the base (a walk that skips what is unchanged) ------------
+
+
+class _Changes:
+    """What a side did, in outline: keyed elements it took out of an array and put into one
+    (by move key), objects under keys it added (with their link) and objects under keys it
+    removed (base objects, with their base link)."""
+
+    def __init__(self) -> None:
+        self.added: set[Any] = set()
+        self.removed: set[Any] = set()
+        self.new_members: list[tuple[dict[str, Any], Link]] = []
+        self.gone_members: list[tuple[dict[str, Any], Link]] = []
+
+    def candidates(self) -> set[Any]:
+        return self.added & self.removed
+
+
+def _changes(base: Any, side: Any) -> _Changes:
+    out = _Changes()
+    stack: list[tuple[Any, Any, Link, Link]] = [(base, side, None, None)]
+    while stack:
+        b, s, b_link, s_link = stack.pop()
+        if b is s or same(b, s):
+            continue
+        if isinstance(b, dict) and isinstance(s, dict):
+            for k, v in s.items():
+                if not isinstance(v, (dict, list)):
+                    continue
+                bv = b.get(k, MISSING)
+                if bv is MISSING:
+                    if isinstance(v, dict) and v:
+                        out.new_members.append((v, (s_link, k, v)))
+                    _whole(v, (s_link, k, v), out, added=True)
+                else:
+                    stack.append((bv, v, (b_link, k, bv), (s_link, k, v)))
+            for k, bv in b.items():
+                if k not in s and isinstance(bv, (dict, list)):
+                    if isinstance(bv, dict) and bv:
+                        out.gone_members.append((bv, (b_link, k, bv)))
+                    _whole(bv, (b_link, k, bv), out, added=False)
+        elif isinstance(b, list) and isinstance(s, list):
+            _changed_elements(b, s, b_link, s_link, out, stack)
+        else:
+            if isinstance(b, (dict, list)):
+                _whole(b, b_link, out, added=False)
+            if isinstance(s, (dict, list)):
+                _whole(s, s_link, out, added=True)
+    return out
+
+
+def _changed_elements(
+    b: list[Any], s: list[Any], b_link: Link, s_link: Link, out: _Changes, stack: list[Any]
+) -> None:
+    """Elements paired by id (else by index): pairs to compare, the rest added or removed.
+    Elements equal at the same index are left out first (most of a long list, usually)."""
+    n = min(len(b), len(s))
+    b_rest = [i for i in range(n) if b[i] is not s[i] and b[i] != s[i]]
+    b_rest.extend(range(n, len(b)))
+    s_rest = [j for j in b_rest if j < len(s)]
+    s_rest.extend(range(max(n, len(b)), len(s)))
+    b_ids: dict[Any, int] = {}
+    for i in b_rest:
+        e = b[i]
+        k = _any_id(e) if isinstance(e, dict) else None
+        if k is not None:
+            b_ids[k] = i if k not in b_ids else -1
+    s_ids = set()
+    for j in s_rest:
+        e = s[j]
+        k = _any_id(e) if isinstance(e, dict) else None
+        if k is not None:
+            s_ids.add(k)
+            i = b_ids.get(k, -1)
+        else:
+            i = j if j < len(b) and (not isinstance(b[j], dict) or _any_id(b[j]) is None) else -1
+        if i >= 0:
+            stack.append((b[i], e, (b_link, i, b[i]), (s_link, j, e)))
+        elif isinstance(e, (dict, list)):
+            _whole(e, (s_link, j, e), out, added=True)
+    for i in b_rest:
+        e = b[i]
+        if not isinstance(e, (dict, list)):
+            continue
+        k = _any_id(e) if isinstance(e, dict) else None
+        if (k is not None and k not in s_ids) or (k is None and i >= len(s)):
+            _whole(e, (b_link, i, e), out, added=False)
+
+
+def _whole(tree: Any, link: Link, out: _Changes, *, added: bool) -> None:
+    """A subtree one side added (or removed) whole: its keyed elements, its objects."""
+    ids = out.added if added else out.removed
+    if isinstance(tree, dict) and link is not None and isinstance(link[1], int):
+        key = _move_key(tree)  # the subtree is an array element itself
+        if key is not None:
+            ids.add(key)
+    stack: list[tuple[Any, Link]] = [(tree, link)]
+    while stack:
+        node, here = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, (dict, list)):
+                    child = (here, k, v)
+                    if added and isinstance(v, dict) and v:
+                        out.new_members.append((v, child))
+                    stack.append((v, child))
+        elif isinstance(node, list):
+            for i, e in enumerate(node):
+                if isinstance(e, dict):
+                    key = _move_key(e)
+                    if key is not None:
+                        ids.add(key)
+                if isinstance(e, (dict, list)):
+                    stack.append((e, (here, i, e)))
 
 
 # -- keyed elements (id, uid) --------------------------------------------------------------
@@ -301,12 +426,16 @@ def _index(root: dict[str, Any]) -> dict[Any, list[Entry]]:
 
 
 def _keyed(
-    base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any], dropped: set[Any]
+    base: dict[str, Any],
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+    dropped: set[Any],
+    wanted: set[Any],
 ) -> list[tuple[Move, Link, Link]]:
     b_ix, o_ix, t_ix = _index(base), _index(ours), _index(theirs)
     found: list[tuple[Move, Link, Link]] = []
     for key, b_entries in b_ix.items():
-        if len(b_entries) != 1 or ("keyed", *key) in dropped:
+        if key[1:] not in wanted or len(b_entries) != 1 or ("keyed", *key) in dropped:
             continue
         o_entries, t_entries = o_ix.get(key, []), t_ix.get(key, [])
         if len(o_entries) > 1 or len(t_entries) > 1:
@@ -354,11 +483,14 @@ def relocated(old: Any, new: Any) -> list[Relocation]:
     M18), by old pointer."""
     if not (isinstance(old, dict) and isinstance(new, dict)):
         return []
+    wanted = _changes(old, new).candidates()
+    if not wanted:
+        return []
     o_ix, n_ix = _index(old), _index(new)
     out: list[Relocation] = []
     for key, entries in o_ix.items():
         found = n_ix.get(key)
-        if len(entries) != 1 or not found or len(found) != 1:
+        if key[1:] not in wanted or len(entries) != 1 or not found or len(found) != 1:
             continue
         (o_el, o_anchor, o_rel, o_link), (n_el, n_anchor, n_rel, n_link) = entries[0], found[0]
         if (o_anchor, o_rel) != (n_anchor, n_rel):
@@ -370,54 +502,27 @@ def relocated(old: Any, new: Any) -> list[Relocation]:
 # -- objects without identity, found by content ------------------------------------------
 
 
-def _new_members(base: Any, side: Any) -> Iterator[tuple[dict[str, Any], Link]]:
-    """Non-empty objects under keys the base does not have there (side against base)."""
-    stack: list[tuple[Any, Any, Any]] = [(side, base, None)]
-    while stack:
-        s, b, link = stack.pop()
-        if isinstance(s, dict):
-            b_dict = b if isinstance(b, dict) else None
-            for k, v in s.items():
-                if not isinstance(v, (dict, list)):
-                    continue
-                here = (link, k, v)
-                bv = b_dict.get(k, MISSING) if b_dict is not None else MISSING
-                if bv is MISSING and isinstance(v, dict) and v:
-                    yield v, here
-                stack.append((v, bv, here))
-        elif isinstance(s, list):
-            pairs = _pair_elements(b if isinstance(b, list) else [], s)
-            for i, e in enumerate(s):
-                if isinstance(e, (dict, list)):
-                    stack.append((e, pairs.get(i, MISSING), (link, i, e)))
-
-
-def _pair_elements(base: list[Any], side: list[Any]) -> dict[int, Any]:
-    """Side index -> the base element it continues: by id where it has one, else by index."""
-    by_id: dict[Any, Any] = {}
-    for e in base:
-        if isinstance(e, dict):
-            k = _any_id(e)
-            if k is not None:
-                by_id[k] = e if k not in by_id else MISSING
-    out: dict[int, Any] = {}
-    for i, e in enumerate(side):
-        k = _any_id(e) if isinstance(e, dict) else None
-        if k is not None:
-            found = by_id.get(k, MISSING)
-            if found is not MISSING:
-                out[i] = found
-        elif i < len(base):
-            out[i] = base[i]
-    return out
-
-
 def _any_id(e: dict[str, Any]) -> Any:
+    ident = e.get("id")
+    if type(ident) is str or type(ident) is int:
+        return ("id", ident)
     for key in doc.IDENTITY_KEYS:
         ident = doc.element_id(e, key)
         if ident is not None:
             return (key, ident)
     return None
+
+
+def _likely(changes: _Changes) -> list[tuple[dict[str, Any], Link]]:
+    """Objects under new keys equal to one under a key the same side removed."""
+    gone: dict[tuple[str, ...], set[str]] = {}
+    for obj, _ in changes.gone_members:
+        gone.setdefault(_shape(obj), set()).add(canonical(obj))
+    return [
+        (obj, link)
+        for obj, link in changes.new_members
+        if _shape(obj) in gone and canonical(obj) in gone[_shape(obj)]
+    ]
 
 
 def _shape(obj: dict[str, Any]) -> tuple[str, ...]:
@@ -476,10 +581,9 @@ def _anonymous(
     theirs: dict[str, Any],
     dropped: set[Any],
     keyed: set[int],
+    changes: tuple[_Changes, _Changes],
 ) -> list[tuple[Move, Link, Link]]:
-    candidates = {
-        side: list(_new_members(base, root)) for side, root in (("o", ours), ("t", theirs))
-    }
+    candidates = {side: _likely(c) for side, c in zip("ot", changes, strict=True)}
     if not candidates["o"] and not candidates["t"]:
         return []
     shapes = _objects_by_shape(base)
