@@ -36,7 +36,8 @@ Each change has ``op`` (``add`` | ``remove`` | ``change`` | ``move``), ``path``
 ``changeLog``, ``rename``), and as applicable: ``id`` (of the innermost element
 with one), ``old``/``new`` (left out when absent; ``null`` is a value),
 ``from`` (moves: old pointer), ``after`` (moves: id now before it, ``null`` =
-first), ``to`` (moves to another array: new pointer; ``path`` is then the old one), ``added``/``removed`` (sets), ``guess: true`` (matched by title),
+first), ``to`` (moves to another array: new pointer; ``path`` is then the old one),
+``added``/``removed`` (sets), ``guess: true`` (matched by title),
 ``note`` (e.g. an append-only log entry removed, a sequence decreased),
 ``itemTitle``, ``file``. ``files`` lists each file (``status``: added, deleted,
 modified, renamed with ``oldPath``; ``error`` instead of ``changes`` when a side

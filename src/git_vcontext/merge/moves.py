@@ -151,20 +151,24 @@ class Moves:
             if mv.moved_t:
                 _note_both(m, path, mv)
                 return m.conflict("move/move", mv.b, o, mv.t)
-            _note(m, path, mv, "ours", _edits("theirs", mv.b, mv.t))
-            return m.value(path, mv.b, o, mv.t)
+            v = m.value(path, mv.b, o, mv.t)
+            _note(
+                m, path if v is not MISSING else path[:-1], mv, "ours", _edits("theirs", mv.b, mv.t)
+            )
+            return v
         if o is not MISSING:
             return NOT_HANDLED
         mv.arrived.add("t")
         if mv.moved_o:
             return MISSING  # moved elsewhere by ours too: the conflict is at ours' new place
-        _note(m, path, mv, "theirs", _edits("ours", mv.b, mv.o))
-        return m.value(path, mv.b, mv.o, t)
+        v = m.value(path, mv.b, mv.o, t)
+        _note(m, path if v is not MISSING else path[:-1], mv, "theirs", _edits("ours", mv.b, mv.o))
+        return v
 
 
 def _edits(side: str, b: Any, v: Any) -> str:
     if v is MISSING:
-        return f"; {side} deleted it"
+        return f"; {side} deleted it"  # and the merge deletes it, or keeps a conflict
     return "" if same(b, v) else f"; {side}' edits follow it"
 
 
