@@ -371,7 +371,8 @@ class JsonDocument:
                 parts.append(",")
             m = by_key.get(key)
             if m is None:
-                parts += [layout.lead(i), self._key(written_key(key)), layout.key_sep]
+                name = written_key(key) if self.keeps_duplicates else key
+                parts += [layout.lead(i), self._key(name), layout.key_sep]
                 parts.append(self._fresh(value, layout.child_indent, layout.inline))
                 continue
             parts.append(self._lead_of(m, i, m is first, layout))

@@ -417,7 +417,8 @@ class _Editor:
         return (separator if "\n" not in separator else ": "), spans.tokens[key][0] != '"'
 
     def _key(self, key: str, bare: bool) -> str:
-        key = written_key(key)
+        if getattr(self.doc, "keeps_duplicates", False):
+            key = written_key(key)
         return key if bare and is_property_name(key) else quoted(key)
 
     # -- the values written afresh -------------------------------------------------------
