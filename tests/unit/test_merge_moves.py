@@ -337,3 +337,28 @@ def test_m18_a_side_unchanged_takes_the_other_byte_for_byte_even_with_repeated_k
     theirs = DUP_JSON.replace('"second"', '"SECOND"')
     out = merge_files(DUP_JSON.encode(), DUP_JSON.encode(), theirs.encode(), path="d.vcontext.json")
     assert (out.status, out.output) == ("clean", theirs.encode())
+
+
+def test_m18_uid_keyed_elements_move_too_and_sets_merge_as_usual() -> None:
+    base: dict[str, Any] = {
+        "plan": {
+            "title": "P",
+            "phases": [
+                {"uid": "ph1", "subPhases": [{"uid": "s1", "tags": ["a"]}, {"uid": "s2"}]},
+                {"uid": "ph2", "subPhases": []},
+            ],
+        }
+    }
+    ours = copy.deepcopy(base)
+    s1 = ours["plan"]["phases"][0]["subPhases"].pop(0)
+    s1["tags"].append("ours")
+    ours["plan"]["phases"][1]["subPhases"].append(s1)
+    theirs = copy.deepcopy(base)
+    theirs["plan"]["phases"][0]["subPhases"][0]["tags"] = ["theirs"]  # removes a, adds theirs
+    r = merge3(base, ours, theirs)
+    assert r.clean, r.conflicts
+    phases = r.data["plan"]["phases"]
+    assert phases[0]["subPhases"] == [{"uid": "s2"}]
+    assert phases[1]["subPhases"] == [{"uid": "s1", "tags": ["ours", "theirs"]}]
+    [note] = [n for n in r.notes if n.kind == "move"]
+    assert dict(note.details)["id"] == "s1"
