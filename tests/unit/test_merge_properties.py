@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from git_vcontext.codecs import dumps
 from git_vcontext.merge import MergeOptions, merge3
 from git_vcontext.values import same
 from helpers.merging import merge_files
@@ -43,7 +44,13 @@ def test_m17_swapping_ours_and_theirs_gives_the_same_conflicts_and_data(
     o: dict[str, Any], a: dict[str, Any], b: dict[str, Any]
 ) -> None:
     ab, ba = merge3(o, a, b), merge3(o, b, a)
-    assert sorted(c.path for c in ab.conflicts) == sorted(c.path for c in ba.conflicts)
+    # M18 puts a move/move conflict at ours' new place: only their number must agree
+    assert sorted(c.path for c in ab.conflicts if c.kind != "move/move") == sorted(
+        c.path for c in ba.conflicts if c.kind != "move/move"
+    )
+    assert sum(c.kind == "move/move" for c in ab.conflicts) == sum(
+        c.kind == "move/move" for c in ba.conflicts
+    )
     if ab.clean:
         assert _bag(ab.data) == _bag(ba.data)
 
@@ -74,7 +81,28 @@ def todo_edits(draw: st.DrawFn, base: list[dict[str, Any]], side: str) -> list[d
     for n in range(draw(st.integers(0, 3))):
         at = draw(st.integers(0, len(items)))
         items.insert(at, {"id": f"{side}-{n}", "title": side, "status": "pending"})
+    for _ in range(draw(st.integers(0, 2))):  # M18: nest an item under another one
+        if len(items) < 2:
+            break
+        moved = items.pop(draw(st.integers(0, len(items) - 1)))
+        parent = items[draw(st.integers(0, len(items) - 1))]
+        parent.setdefault("subItems", []).append(moved)
     return items
+
+
+def _all_items(value: Any) -> list[dict[str, Any]]:
+    """Every item at any depth (subItems too), and inside conflicts' ours and theirs."""
+    out: list[dict[str, Any]] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "id" in node and "status" in node:
+                out.append(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
 
 
 @st.composite
@@ -119,17 +147,30 @@ def test_no_item_event_or_unknown_field_added_by_either_side_is_lost(
         data.draw(todo_edits(base_items, "theirs")), data.draw(event_edits(base_events, "t"))
     )
     r = merge3(_doc(base_items, base_events), ours, theirs)
-    merged_items = {i["id"]: i for i in r.data["todoList"]["items"]}
+    found = _all_items([r.data["todoList"]["items"], [[c.ours, c.theirs] for c in r.conflicts]])
+    merged_items: dict[str, list[dict[str, Any]]] = {}
+    for it in found:
+        merged_items.setdefault(it["id"], []).append(it)
+    in_data = [i["id"] for i in _all_items(r.data["todoList"]["items"])]
+    if r.clean:
+        assert len(in_data) == len(set(in_data))  # a moved item is never there twice
     for side in (ours, theirs):
-        for it in side["todoList"]["items"]:
+        for it in _all_items(side["todoList"]["items"]):
             assert it["id"] in merged_items
             for k in it:
                 if k.startswith("x-"):
-                    assert k in merged_items[it["id"]]
+                    assert any(k in m for m in merged_items[it["id"]])
         events = {e["eventId"] for e in r.data["todoList"]["playbook"]["items"]}
         assert {e["eventId"] for e in side["todoList"]["playbook"]["items"]} <= events
-    # status conflicts are the only conflicts possible here
-    assert all(c.kind == "status" for c in r.conflicts)
+    # status conflicts, and where both moved one item: to two places, or each into the other
+    kinds = {"status", "move/move", "delete/modify"}
+    assert all(c.kind in kinds for c in r.conflicts)
+    if not any(_nested(side) for side in (ours, theirs)):
+        assert all(c.kind == "status" for c in r.conflicts)
+
+
+def _nested(doc: dict[str, Any]) -> bool:
+    return any("subItems" in i for i in doc["todoList"]["items"])
 
 
 @SETTINGS
@@ -330,3 +371,108 @@ def test_bad_input_is_not_an_internal_error() -> None:
     out = merge_files(b'{"a": 1}', b'{"a": 2}', b'{"a": ', path="d.vcontext.json")
     assert out.status == "fallback"
     assert not out.internal_error
+
+
+# -- M18: two agents that move, edit and delete items, against a model ------------------
+
+PARENTS = ("p0", "p1", "p2")
+MOVABLE = ("m0", "m1", "m2", "m3")
+OPS = st.one_of(
+    st.just(("keep",)),
+    st.sampled_from(PARENTS).map(lambda p: ("move", p)),
+    st.just(("delete",)),
+)
+
+
+def _task(ident: str) -> dict[str, Any]:
+    return {"id": ident, "title": ident, "status": "pending"}
+
+
+@st.composite
+def agent_plan(draw: st.DrawFn) -> dict[str, Any]:
+    """What one agent does: per movable item keep/move/delete and whether it edits it;
+    per parent whether it edits it."""
+    return {
+        "ops": {m: draw(OPS) for m in MOVABLE},
+        "edits": {i: draw(st.booleans()) for i in (*PARENTS, *MOVABLE)},
+    }
+
+
+def _agent_doc(plan: dict[str, Any], side: str) -> dict[str, Any]:
+    def item(ident: str) -> dict[str, Any]:
+        it = _task(ident)
+        if plan["edits"][ident]:
+            it[f"x-{side}"] = ident
+        return it
+
+    parents = {p: item(p) for p in PARENTS}
+    top = list(parents.values())
+    for m in MOVABLE:
+        op = plan["ops"][m]
+        if op[0] == "keep":
+            top.append(item(m))
+        elif op[0] == "move":
+            parents[op[1]].setdefault("subItems", []).append(item(m))
+    return {"vContextInfo": {"version": "0.4"}, "todoList": {"items": top}}
+
+
+def _expected(o: dict[str, Any], t: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The merged items by id (placement, fields) and how many conflicts M18 predicts."""
+    conflicts = 0
+    where: dict[str, Any] = {}
+    for m in MOVABLE:
+        (oo, *o_to), (to, *t_to) = o["ops"][m], t["ops"][m]
+        if oo == "delete" or to == "delete":
+            other_edit = (to != "delete" and t["edits"][m]) or (oo != "delete" and o["edits"][m])
+            conflicts += bool(other_edit)
+            continue
+        if oo == to == "move" and o_to != t_to:
+            conflicts += 1
+            continue
+        where[m] = o_to[0] if oo == "move" else (t_to[0] if to == "move" else None)
+    fields = {
+        i: {**_task(i), **{f"x-{s}": i for s, p in (("ours", o), ("theirs", t)) if p["edits"][i]}}
+        for i in (*PARENTS, *MOVABLE)
+    }
+    return {"where": where, "fields": fields}, conflicts
+
+
+@SETTINGS
+@given(o=agent_plan(), t=agent_plan())
+def test_m18_two_agents_moving_editing_and_deleting_items_merge_as_the_model_says(
+    o: dict[str, Any], t: dict[str, Any]
+) -> None:
+    base = _agent_doc(
+        {
+            "ops": {m: ("keep",) for m in MOVABLE},
+            "edits": dict.fromkeys((*PARENTS, *MOVABLE), False),
+        },
+        "base",
+    )
+    ours, theirs = _agent_doc(o, "ours"), _agent_doc(t, "theirs")
+    model, conflicts = _expected(o, t)
+    for a, b in ((ours, theirs), (theirs, ours)):  # M17: either order, the same merge
+        r = merge3(base, a, b)
+        assert len(r.conflicts) == conflicts, r.conflicts
+        assert all(c.kind in ("move/move", "delete/modify") for c in r.conflicts)
+        if conflicts:
+            continue
+        top = r.data["todoList"]["items"]
+        placed = {i["id"]: None for i in top}
+        for parent in top:
+            for child in parent.get("subItems", []):
+                placed[child["id"]] = parent["id"]
+                assert child == model["fields"][child["id"]]
+        assert placed == {**dict.fromkeys(PARENTS), **model["where"]}
+        for it in top:
+            assert {k: v for k, v in it.items() if k != "subItems"} == model["fields"][it["id"]]
+    opts = MergeOptions(now="2026-01-01T00:00:00Z")
+    for fmt in ("json", "tron"):
+        raw = [
+            (json.dumps(x, indent=2) if fmt == "json" else dumps(x, "tron")).encode()
+            for x in (base, ours, theirs)
+        ]
+        out = merge_files(*raw, path=f"m.vcontext.{fmt}", options=opts)
+        assert out.status == ("clean" if not conflicts else "conflict"), out.report()
+        again = merge_files(*raw, path=f"m.vcontext.{fmt}", options=opts)  # M17
+        assert (again.output, again.report()) == (out.output, out.report())

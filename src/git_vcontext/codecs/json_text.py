@@ -10,6 +10,7 @@ from ..record import record
 from ..spelling import OutOfRange, float_of, int_of
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
+from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
 from .text import (
     BOM,
@@ -67,6 +68,11 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
+def _pairs_keeping_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    return d if len(d) == len(pairs) else named_pairs(pairs)
+
+
 class ConstantError(ValueError):
     """``NaN``, ``Infinity`` or ``-Infinity`` (Python's extensions): located afterwards."""
 
@@ -91,12 +97,28 @@ _DECODER_NEGATIVE_ZERO = json.JSONDecoder(
     parse_int=int_of,
 )
 _NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
+_KEEPING = {
+    zero: json.JSONDecoder(
+        object_pairs_hook=_pairs_keeping_duplicates,
+        parse_constant=_reject_constant,
+        parse_float=float_of,
+        **({"parse_int": int_of} if zero else {}),  # type: ignore[arg-type]
+    )
+    for zero in (False, True)
+}
 
 
-def parse_value(text: str) -> JsonValue:
-    """Parse JSON text strictly (duplicate keys, NaN and over-deep nesting are errors)."""
+def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
+    """Parse JSON text strictly (duplicate keys, NaN and over-deep nesting are errors).
+
+    ``keep_duplicates``: a repeated key is no error; its pairs are kept (``duplicate_name``).
+    """
     try:
-        decoder = _DECODER_NEGATIVE_ZERO if _NEGATIVE_ZERO.search(text) else _DECODER
+        zero = bool(_NEGATIVE_ZERO.search(text))
+        if keep_duplicates:
+            decoder = _KEEPING[zero]
+        else:
+            decoder = _DECODER_NEGATIVE_ZERO if zero else _DECODER
         value, end = decoder.raw_decode(text, _WS.match(text, 0).end())  # type: ignore[union-attr]
     except json.JSONDecodeError as exc:
         raise _located(text, exc.pos, f"invalid JSON: {exc.msg}") from None
@@ -282,6 +304,7 @@ class JsonDocument:
         self._style = style
         self._bom = bom
         self._containers: dict[int, _Container] = {}
+        self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
 
     @property
     def style(self) -> JsonStyle:
@@ -340,7 +363,7 @@ class JsonDocument:
     ) -> str:
         c = self._container(start)
         layout = self._layout(c, start, inline)
-        by_key = {m.key: m for m in c.members}
+        by_key = _members_by_name(c.members)
         first = c.members[0] if c.members else None
         parts = ["{"]
         for i, (key, value) in enumerate(new.items()):
@@ -348,7 +371,8 @@ class JsonDocument:
                 parts.append(",")
             m = by_key.get(key)
             if m is None:
-                parts += [layout.lead(i), self._key(key), layout.key_sep]
+                name = written_key(key) if self.keeps_duplicates else key
+                parts += [layout.lead(i), self._key(name), layout.key_sep]
                 parts.append(self._fresh(value, layout.child_indent, layout.inline))
                 continue
             parts.append(self._lead_of(m, i, m is first, layout))
@@ -466,6 +490,20 @@ class _Layout:
         return self.first if i == 0 else self.rest
 
 
+def _members_by_name(members: list[_Member]) -> dict[str | None, _Member]:
+    """Members by key; the n-th pair of a repeated key by its ``duplicate_name``."""
+    out = {m.key: m for m in members}
+    if len(out) == len(members):
+        return out
+    out = {}
+    count: dict[str | None, int] = {}
+    for m in members:
+        n = count.get(m.key, 0) + 1
+        count[m.key] = n
+        out[m.key if n == 1 or m.key is None else duplicate_name(m.key, n)] = m
+    return out
+
+
 def _scan_container(text: str, start: int, limit: int | None = None) -> _Container:
     """Positions of the members of the object or array that opens at ``start``.
 
@@ -500,10 +538,14 @@ def _scan_container(text: str, start: int, limit: int | None = None) -> _Contain
         return _Container(pos, members)
 
 
-def loads(raw: bytes | str) -> JsonDocument:
-    """Parse a JSON document, keeping what is needed to write it back in its style."""
+def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> JsonDocument:
+    """Parse a JSON document, keeping what is needed to write it back in its style.
+
+    ``keep_duplicates``: objects may repeat a key (the merge's reading, M18)."""
     text, bom = decode(raw)
     if not text or text.isspace():  # not strip(): that copies a big document
         raise ParseError("empty document", line=1, column=1)
-    data = parse_value(text)
-    return JsonDocument(text, data, bom=bom)
+    data = parse_value(text, keep_duplicates=keep_duplicates)
+    doc = JsonDocument(text, data, bom=bom)
+    doc.keeps_duplicates = keep_duplicates
+    return doc

@@ -43,6 +43,7 @@ class TronDocument:
         self.classes_end = header.classes_end
         self.newline = newline_of(text)
         self.final_newline = text.endswith("\n")
+        self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
         # id(dict in data) -> the class that wrote it, "" for {} syntax (render keeps the choice)
         self.made_by = made_by if made_by is not None else {}
         self.memo: dict[str, Any] = {}  # what render works out once per document
@@ -69,13 +70,22 @@ class TronDocument:
     def _reads_back(self, text: str, expected: JsonValue) -> bool:
         """Whether an edited text parses to ``expected`` (else it is written afresh)."""
         try:
-            return same(loads(text).data, expected)
+            return same(loads(text, keep_duplicates=self.keeps_duplicates).data, expected)
         except ParseError:
             return False
 
 
-def loads(raw: bytes | str) -> TronDocument:
-    """Parse standard TRON or the vContext dialect (the dialect is told by the content)."""
+def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
+    """Parse standard TRON or the vContext dialect (the dialect is told by the content).
+
+    ``keep_duplicates``: objects may repeat a key (the merge's reading, M18)."""
+    if keep_duplicates:
+        from .duplicate_keys import keep_duplicates as keeping
+
+        with keeping():
+            doc = loads(raw)
+        doc.keeps_duplicates = True
+        return doc
     text, bom = decode(raw)
     try:
         header = read_header(text)

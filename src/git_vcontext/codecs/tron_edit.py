@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ..values import JsonValue, same
+from .duplicate_keys import duplicate_name, written_key
 from .matching import match_elements
 from .tron_names import is_property_name
 from .tron_plan import PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
@@ -197,7 +198,7 @@ class _Editor:
         opening: str,
         closing: str,
     ) -> _Job:
-        by_key = {m.key: m for m in c.members}
+        by_key = _members_by_name(c.members)
         separator, bare = self._key_style(c)
         items = []
         for key, value in new.items():
@@ -416,6 +417,8 @@ class _Editor:
         return (separator if "\n" not in separator else ": "), spans.tokens[key][0] != '"'
 
     def _key(self, key: str, bare: bool) -> str:
+        if getattr(self.doc, "keeps_duplicates", False):
+            key = written_key(key)
         return key if bare and is_property_name(key) else quoted(key)
 
     # -- the values written afresh -------------------------------------------------------
@@ -467,3 +470,17 @@ def _style_of(text: str, spans: Spans, start: int) -> TronStyle:
             return TronStyle(step, False)
         if i + 2 < len(tokens) and tokens[i + 2] == ":":
             return TronStyle(step, tokens[i + 1][0] != '"')
+
+
+def _members_by_name(members: list[Any]) -> dict[Any, Any]:
+    """Members by key; the n-th pair of a repeated key by its ``duplicate_name`` (M18)."""
+    out = {m.key: m for m in members}
+    if len(out) == len(members):
+        return out
+    out = {}
+    count: dict[Any, int] = {}
+    for m in members:
+        n = count.get(m.key, 0) + 1
+        count[m.key] = n
+        out[m.key if n == 1 or m.key is None else duplicate_name(m.key, n)] = m
+    return out

@@ -101,7 +101,12 @@ def pairs_to_dict(flat: list[JsonValue]) -> dict[str, JsonValue]:
     it = iter(flat)
     d = dict(zip(it, it, strict=False))
     if 2 * len(d) != len(flat):
-        raise DuplicateKey()
+        from .duplicate_keys import keeping, named_pairs
+
+        if not keeping():
+            raise DuplicateKey()
+        it = iter(flat)
+        return named_pairs(list(zip(it, it, strict=False)))
     return d
 
 

@@ -9,6 +9,9 @@
 - items without any id but with unique titles are matched by title, and every
   change under them is flagged ``guess``;
 - a moved element is reported once (the fewest moves that explain the new order);
+  one moved to another array of its container (M18: nested under another item, moved
+  between lists) is one ``move`` whose ``path`` is its old pointer and ``to`` its new
+  one, then its edits at the new place;
 - set-like fields (``tags``, ``dependencies``, ...) as added/removed members;
 - multi-line strings as ``kind: "text"`` (renderers show a line diff);
 - ``sequence`` changes (a decrease is flagged), ``fork`` blocks, ``changeLog``
@@ -33,7 +36,8 @@ Each change has ``op`` (``add`` | ``remove`` | ``change`` | ``move``), ``path``
 ``changeLog``, ``rename``), and as applicable: ``id`` (of the innermost element
 with one), ``old``/``new`` (left out when absent; ``null`` is a value),
 ``from`` (moves: old pointer), ``after`` (moves: id now before it, ``null`` =
-first), ``added``/``removed`` (sets), ``guess: true`` (matched by title),
+first), ``to`` (moves to another array: new pointer; ``path`` is then the old one),
+``added``/``removed`` (sets), ``guess: true`` (matched by title),
 ``note`` (e.g. an append-only log entry removed, a sequence decreased),
 ``itemTitle``, ``file``. ``files`` lists each file (``status``: added, deleted,
 modified, renamed with ``oldPath``; ``error`` instead of ``changes`` when a side

@@ -64,6 +64,8 @@ class _Keyed:
         note = EVENT_REMOVED if self.event else None
         for k, i in o_index.items():
             if k not in n_index:
+                if self.w.moved_from and self.w.left(old[i]):
+                    continue
                 self.w.emit(
                     "remove",
                     self.at(k, i, i, old[i]),
@@ -76,7 +78,9 @@ class _Keyed:
         for k, j in n_index.items():
             was = o_index.get(k)
             if was is None:
-                self.w.emit("add", self.at(k, j, j, new[j]), new=new[j], kind=self.kind(new[j]))
+                here = self.at(k, j, j, new[j])
+                if not (self.w.moved_to and self.w.moved(here, new[j], self.kind(new[j]))):
+                    self.w.emit("add", here, new=new[j], kind=self.kind(new[j]))
             elif k in moved or not same(old[was], new[j]):
                 self.common(k, old[was], new[j], (was, j), previous if k in moved else ABSENT)
             previous = k

@@ -12,6 +12,7 @@ from ..document import (
 )
 from ..values import JsonValue, pointer, same
 from .here import Here
+from .labels import key_label
 from .model import Change, DiffResult
 from .playbook import may_hold_playbook
 
@@ -19,6 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..merge.moves import Relocation
     from .model import Op
 
 MAX_WALK_DEPTH = 200
@@ -28,8 +30,47 @@ MAX_WALK_DEPTH = 200
 class Walker:
     """Collects the changes between two values while walking them side by side."""
 
-    def __init__(self) -> None:
+    def __init__(self, old: JsonValue = None, new: JsonValue = None) -> None:
         self.changes: list[Change] = []
+        self.moved_from: dict[int, Relocation] = {}  # id(old element) -> its move (M18)
+        self.moved_to: dict[int, Relocation] = {}  # id(new element) -> its move
+        self.holders_old: set[int] = set()  # containers on the way to a moved element
+        self.holders_new: set[int] = set()
+        if isinstance(old, dict) and isinstance(new, dict):
+            from ..merge.moves import relocated
+
+            for r in relocated(old, new):
+                self.moved_from[id(r.old)] = self.moved_to[id(r.new)] = r
+                self.holders_old |= r.old_holders
+                self.holders_new |= r.new_holders
+
+    def moved(self, here: Here, new: Any, kind: str) -> bool:
+        """A keyed element that came here from another array (M18): one ``move`` change
+        (``path`` its old pointer, ``to`` its new one), then its edits here."""
+        r = self.moved_to.get(id(new))
+        if r is None or r.new is not new:
+            return False
+        old_anchor = _old_anchor(r)
+        self.changes.append(
+            Change(
+                op="move",
+                path=r.old_ptr,
+                anchor=old_anchor,
+                id=here.ident,
+                kind=kind,
+                to=r.new_ptr,
+                into=_container_relative(here.anchor.rsplit("[", 1)[0]),
+                item=here.item,
+                item_title=here.item_title,
+            )
+        )
+        self.value(r.old, new, here)
+        return True
+
+    def left(self, old: Any) -> bool:
+        """An old element that moved to another array: reported where it arrived."""
+        r = self.moved_from.get(id(old))
+        return r is not None and r.old is old
 
     def emit(self, op: Op, here: Here, **fields: Any) -> None:
         """Record one change at ``here`` (old pointer for removals, new pointer otherwise)."""
@@ -82,7 +123,13 @@ class Walker:
         self.value(old, new, here)
 
     def member(self, op: Op, here: Here, value: JsonValue) -> None:
-        """A key added or removed as a whole."""
+        """A key added or removed as a whole (one that holds a moved element: member by
+        member, so the move is shown as one)."""
+        holders = self.holders_new if op == "add" else self.holders_old
+        if id(value) in holders and isinstance(value, (dict, list)):
+            empty: Any = {} if isinstance(value, dict) else []
+            self.value(empty, value, here) if op == "add" else self.value(value, empty, here)
+            return
         kind = "fork" if here.field == FORK_FIELD and isinstance(value, dict) else "value"
         if op == "add":
             self.emit("add", here, new=value, kind=kind)
@@ -130,6 +177,23 @@ def _renamed_root_keys(old: dict[str, Any], new: dict[str, Any]) -> dict[str, st
     return out
 
 
+def _container_relative(anchor: str) -> str:
+    """``todoList.items[t1].subItems`` -> ``items[t1].subItems`` (within its container)."""
+    head, dot, rest = anchor.partition(".")
+    return rest if dot and "[" not in head else anchor
+
+
+def _old_anchor(r: Relocation) -> str:
+    """The moved element's old place named by identities (``todoList.items[t3]``)."""
+    from .identity import element_label
+
+    parts = [
+        key_label(seg) if isinstance(seg, str) else element_label(node, seg)
+        for seg, node in r.old_steps
+    ]
+    return "".join(parts).removeprefix(".")
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -141,7 +205,7 @@ def diff(old: JsonValue, new: JsonValue) -> DiffResult:
     never by position when they carry ids; moves are reported once per moved
     element. See ``git_vcontext.diff`` for the whole contract.
     """
-    walker = Walker()
+    walker = Walker(old, new)
     walker.value(old, new, Here())
     changes = walker.changes
     if may_hold_playbook(new):

@@ -80,3 +80,15 @@ def _by_title(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> Identity 
 
 def _has_id(element: dict[str, Any]) -> bool:
     return any(k in element for k in IDENTITY_KEYS)
+
+
+def element_label(element: Any, index: int) -> str:
+    """``[t2]`` for an element with an id (``uid``, ...), else ``[3]`` (its index)."""
+    from ..document import element_id
+    from .labels import id_label
+
+    for key in IDENTITY_KEYS:
+        ident = element_id(element, key)
+        if ident is not None:
+            return id_label(ident, key)
+    return f"[{index}]"

@@ -54,6 +54,8 @@ class Change:
     kind: str = "value"
     from_path: str | None = None  # moves: the element's pointer in the old document
     after: Any = ABSENT  # moves: id of the element now before it (None: first)
+    to: str | None = None  # moves to another array (M18): the new pointer (``path``: old)
+    into: str | None = None  # ... and the new array named by identities, in its container
     added: tuple[Any, ...] = ()  # set changes
     removed: tuple[Any, ...] = ()
     guess: bool = False  # elements matched by title because they carry no ids
@@ -83,6 +85,8 @@ class Change:
             out["from"] = self.from_path
         if self.after is not ABSENT:
             out["after"] = self.after
+        if self.to is not None:
+            out["to"] = self.to
         if self.kind == "set":
             out["added"] = list(self.added)
             out["removed"] = list(self.removed)

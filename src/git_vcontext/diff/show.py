@@ -198,6 +198,8 @@ def fork_summary(fork: Any) -> str:
 
 def moved(change: Change) -> str:
     """``moved after t3`` / ``moved to the start`` / ``renamed from vContextInfo``."""
+    if change.to is not None:
+        return f"moved into {change.into or change.to}"
     if change.kind == "rename":
         return f"renamed from {change.from_path.lstrip('/') if change.from_path else '?'}"
     if change.after is None or change.after is ABSENT:

@@ -8,7 +8,7 @@ from .. import document as doc
 from ..codecs.matching import fingerprint
 from ..values import canonical
 from .logs import all_carry
-from .result import MISSING
+from .result import MISSING, NOT_HANDLED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,8 +48,11 @@ def merge_array(
     """Keyed arrays by identity (M3), others by alignment to the base (M4).
 
     An array whose key values repeat is merged by M4 (noted ``duplicate-id``),
-    so no element is merged into its twin.
+    so no element is merged into its twin. Elements a side moved away (M18) are
+    no longer here on any side.
     """
+    if m.moves:
+        base, ours, theirs = m.moves.drop_left(base, ours, theirs)
     choice = doc.key_choice([base, ours, theirs], _candidates(m, path, [base, ours, theirs]))
     if choice.key is not None:
         return keyed(m, path, choice.key, base, ours, theirs)
@@ -127,12 +130,11 @@ def keyed(
     )
     merged: dict[Any, Any] = {}
     for ident in {**b_by, **o_by, **t_by}:
-        v = m.value(
-            (*path, ("#", ident)),
-            b_by.get(ident, MISSING),
-            o_by.get(ident, MISSING),
-            t_by.get(ident, MISSING),
-        )
+        here = (*path, ("#", ident))
+        b, o, t = b_by.get(ident, MISSING), o_by.get(ident, MISSING), t_by.get(ident, MISSING)
+        v = m.moves.arrive(m, here, b, o, t) if m.moves else NOT_HANDLED
+        if v is NOT_HANDLED:
+            v = m.value(here, b, o, t)
         if v is not MISSING:
             merged[ident] = v
     order = _keyed_order(ids, merged)

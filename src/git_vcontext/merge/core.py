@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import same
-from . import arrays, logs, rules, vcontext
+from . import arrays, logs, moves, rules, vcontext
 from .pointers import locate_conflicts, pointer_of
 from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
 
@@ -23,11 +23,32 @@ class Merger:
         self.notes: list[tuple[str, Path, str, tuple[tuple[str, Any], ...]]] = []
         self.conflicts = 0
         self.sequence_conflicts: dict[Path, tuple[Any, Any, Any]] = {}
+        self.moves = moves.Moves([], (set(), set()))
+        self.dropped_moves: set[Any] = set()  # moves a previous run could not follow (M18)
+        self.finding_moves = True
 
     # -- entry points ---------------------------------------------------------
     def run(self, base: Any, ours: Any, theirs: Any) -> MergeResult:
-        tree = vcontext.merge_document(self, base, ours, theirs)
+        """Merge; a move (M18) the merge could not follow through is dropped and the
+        merge run again without it (at most ``moves.MAX_ROUNDS`` runs, the last without moves)."""
+        for round_ in range(moves.MAX_ROUNDS):
+            if round_:
+                self.notes, self.conflicts, self.sequence_conflicts = [], 0, {}
+            self.finding_moves = round_ < moves.MAX_ROUNDS - 1
+            self.moves = moves.Moves([], (set(), set()))
+            tree = vcontext.merge_document(self, base, ours, theirs)
+            broken = self.moves.broken()
+            if not broken:
+                break
+            self.dropped_moves.update(broken)
         return self.finish(tree)
+
+    def find_moves(self, base: Any, ours: Any, theirs: Any) -> None:
+        """M18: the moves between the three documents (after M11 made them comparable)."""
+        if self.finding_moves:
+            self.moves = moves.find(base, ours, theirs, self.dropped_moves)
+        else:
+            self.moves = moves.Moves([], (set(), set()))
 
     def finish(self, tree: Any) -> MergeResult:
         notes = tuple(
@@ -59,10 +80,29 @@ class Merger:
         if result is not NOT_HANDLED:
             return result
         if same(base, ours):
+            if self.moves and self.moves.must_descend(theirs, "t"):
+                return self._descend(path, theirs, base, ours, theirs)
             return theirs
         if same(base, theirs):
+            if self.moves and self.moves.must_descend(ours, "o"):
+                return self._descend(path, ours, base, ours, theirs)
             return ours
         return self.both_changed(path, base, ours, theirs)
+
+    def _descend(self, path: Path, changed: Any, *sides: Any) -> Any:
+        """One side changed a value that holds an element moved in (M18): merge it
+        structurally anyway, so the element meets the other side's edits."""
+        if isinstance(changed, dict):
+            b, o, t = (x if isinstance(x, dict) else {} for x in sides)
+            out: Any = self.object(path, b, o, t)
+        elif isinstance(changed, list):
+            bl, ol, tl = (x if isinstance(x, list) else [] for x in sides)
+            out = arrays.merge_array(self, path, bl, ol, tl)
+        else:
+            return changed
+        if not out and changed and sides[0] is MISSING:
+            return MISSING  # added by one side for elements that are no longer there
+        return out
 
     def _always_rules(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         """Rules that apply even when only one side changed: logs (M6) and sets (M5)."""
@@ -115,6 +155,12 @@ class Merger:
         for key in merged_key_order(base, ours, theirs):
             child = (*path, key)
             b, o, t = base.get(key, MISSING), ours.get(key, MISSING), theirs.get(key, MISSING)
+            if self.moves:
+                v = self._moved(child, b, o, t)
+                if v is not NOT_HANDLED:
+                    if v is not MISSING:
+                        out[key] = v
+                    continue
             if key == "lastModifiedBy" and not same(o, t):
                 v = rules.last_modified_by(self, child, base, ours, theirs)
             else:
@@ -123,6 +169,12 @@ class Merger:
                 out[key] = v
         rules.after_object(self, path, base, ours, theirs, out)
         return out
+
+    def _moved(self, path: Path, b: Any, o: Any, t: Any) -> Any:
+        """A member an object lost or gained by a move (M18), else NOT_HANDLED."""
+        if b is not MISSING and self.moves.left(b, o, t):
+            return MISSING
+        return self.moves.arrive(self, path, b, o, t)
 
 
 def merged_key_order(

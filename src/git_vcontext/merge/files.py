@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 from ..errors import ParseError
 from ..record import record, replace
 from ..values import same
@@ -116,7 +119,7 @@ def _merge_files(
     how: _Writing,
     render_conflicts: bool = True,
 ) -> FileMerge:
-    from ..codecs import format_from_content, format_from_name, parse
+    from ..codecs import format_from_content, format_from_name
 
     if ours == theirs:
         return _checked(ours, path)
@@ -124,7 +127,7 @@ def _merge_files(
     if fmt == "text":
         return merge_plain_text(base, ours, theirs, how.get().markers, path)
     try:
-        o_doc, t_doc = (parse(x, format=fmt) if x.strip() else None for x in (ours, theirs))
+        o_doc, t_doc = (_parse(x, fmt) if x.strip() else None for x in (ours, theirs))
         b_doc, from_markers = _parse_base(base, fmt)
     except ParseError as exc:
         return fallback(base, ours, theirs, how.get().markers, path, [exc.one_line()])
@@ -137,12 +140,17 @@ def _merge_files(
             return _checked(theirs, path, ours=ours)
         if theirs == base:
             return _checked(ours, path)
+    repeated = _repeated_keys(b_doc, o_doc, t_doc)
+    if repeated:
+        return fallback(base, ours, theirs, how.get().markers, path, [repeated])
     from . import merge3
     from .render import render
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
     if from_markers:
         result = _noted(result, "virtual-base", MARKER_BASE_NOTE)
+    if any(getattr(d, "keeps_duplicates", False) for d in (b_doc, o_doc, t_doc)):
+        result = _noted(result, "duplicate-key", DUPLICATE_NOTE)
     w = how.get() if not result.clean else Writing()
     from .settle import favored, settled_on
 
@@ -169,6 +177,39 @@ MARKER_BASE_NOTE = (
 )
 
 
+_MARK_WRITTEN = re.compile(r"\\u0000\d")  # a repeated key's name (M18) written as a key
+
+DUPLICATE_NOTE = (
+    "an object repeats a key (the spec forbids it): merged as data, no side changed "
+    "a repeated key, its pairs kept as written (M18)"
+)
+
+
+def _parse(raw: bytes, fmt: str) -> Document:
+    """A side or the base; an object may repeat a key (M18: merged while no side changes it)."""
+    from ..codecs import parse
+    from .duplicates import parse_keeping
+
+    try:
+        return parse(raw, format=fmt)  # type: ignore[arg-type]
+    except ParseError as exc:
+        return parse_keeping(raw, fmt, exc)
+
+
+def _repeated_keys(*docs: Document | None) -> str | None:
+    """Why the line merge must take over: a side changed a repeated key (M18, M16)."""
+    if not any(getattr(d, "keeps_duplicates", False) for d in docs):
+        return None
+    from .duplicates import changed_keys
+
+    b, o, t = (d.data if d is not None else None for d in docs)
+    keys = changed_keys(b, o, t)
+    if not keys:
+        return None
+    names = ", ".join(json.dumps(k, ensure_ascii=False) for k in keys)
+    return f"a side changed a repeated key ({names}): merged by lines"
+
+
 def _parse_base(base: bytes | None, fmt: str) -> tuple[Document | None, bool]:
     """The base document, and whether it was read from the base sections of conflict
     markers (a virtual merge base that still holds them, M16)."""
@@ -177,7 +218,7 @@ def _parse_base(base: bytes | None, fmt: str) -> tuple[Document | None, bool]:
     if not base or not base.strip():
         return None, False
     try:
-        return parse(base, format=fmt), False  # type: ignore[arg-type]
+        return _parse(base, fmt), False
     except ParseError:
         text = base_sections(base.decode("utf-8", "surrogateescape"))
         if text is None:
@@ -232,11 +273,13 @@ def _verified(
     path: str | None,
 ) -> FileMerge:
     """Trust a rendered merge only if it parses back to the merged data (M16)."""
-    from ..codecs import parse
 
     raw = text.encode("utf-8")
+    if _MARK_WRITTEN.search(text) and not _MARK_WRITTEN.search(ours.decode("utf-8", "replace")):
+        why = ["a repeated key's pair could not be written back as it was"]
+        return fallback(base, ours, theirs, how.get().markers, path, why)
     try:
-        again = parse(raw, format=fmt)  # type: ignore[arg-type]
+        again = _parse(raw, fmt)
     except ParseError as exc:
         why = [f"merged output did not parse: {exc}"]
         return fallback(base, ours, theirs, how.get().markers, path, why)
@@ -256,7 +299,7 @@ def _checked(
     ours: bytes | None = None,
 ) -> FileMerge:
     """A side taken byte for byte (M1) or a clean line merge: clean only if it parses (M16)."""
-    from ..codecs import format_from_content, format_from_name, parse
+    from ..codecs import format_from_content, format_from_name
 
     if not raw.strip():
         if ours is not None and ours.strip():
@@ -265,7 +308,7 @@ def _checked(
         return FileMerge(raw, status, True, None, reasons)
     fmt = format_from_name(path) or format_from_content(_text_sample(raw))
     try:
-        parse(raw, format=fmt)
+        _parse(raw, fmt)
     except ParseError as exc:
         what = "the line-merged result" if status == "fallback" else "the side taken"
         why = f"{what} does not parse: {exc.one_line()}"

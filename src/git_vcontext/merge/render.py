@@ -85,6 +85,9 @@ def _with_markers(ours: Document, result: MergeResult, markers: Markers) -> str:
     return "".join(out)
 
 
+ABSENT_SIDE = "absent"
+"""A rendering with the chosen conflicts left out: where their lines are in ours' text."""
+
 MAX_SEPARATE_BLOCKS = 200
 """Above this many conflicts, blocks come from one line diff (cheaper, less grouped)."""
 
@@ -111,7 +114,9 @@ def _version(tree: Any, chosen: frozenset[int] | None, side: str, dirty: set[int
     """The tree with the chosen conflicts (None: all) on ``side`` and every other one on
     ours; containers without a conflict below are returned as they are."""
     if isinstance(tree, ConflictNode):
-        return getattr(tree, side) if chosen is None or id(tree) in chosen else tree.ours
+        if chosen is not None and id(tree) not in chosen:
+            return tree.ours
+        return MISSING if side == ABSENT_SIDE else getattr(tree, side)
     if id(tree) not in dirty:
         return tree
     if isinstance(tree, dict):
@@ -147,7 +152,9 @@ class _Regions:
 
             return aligned_region(self.text_o, [self.render(group, s) for s in sides])
         spans = [changed_span(self.text_o, self.render(group, s)) for s in sides]
-        spans = [sp for sp in spans if sp[1] > sp[0] or sp[2] > sp[0]] or spans
+        spans = [sp for sp in spans if sp[1] > sp[0] or sp[2] > sp[0]]
+        if not spans:  # the sides read the same here (M18 move/move): the element's lines
+            spans = [changed_span(self.text_o, self.render(group, ABSENT_SIDE))]
         return min(sp[0] for sp in spans), max(sp[1] for sp in spans)
 
     def grouped(self, ids: list[int]) -> list[tuple[int, int, frozenset[int]]]:

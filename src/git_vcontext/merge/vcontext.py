@@ -20,6 +20,7 @@ def merge_document(m: Merger, base: Any, ours: Any, theirs: Any) -> Any:
             return m.conflict("add/add", MISSING, ours, theirs)
     if isinstance(base, dict) and isinstance(ours, dict) and isinstance(theirs, dict):
         base, ours, theirs = apply_fork_rules(m, base, ours, theirs)
+    m.find_moves(base, ours, theirs)
     return m.value((), base, ours, theirs)
 
 
