@@ -15,19 +15,30 @@ import importlib
 __version__ = "0.1.0"
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # mypy (and every type checker) sees the real names and signatures
     from typing import Any
 
     from .codecs import Document, Format, TronFlavor
+    from .diffing import DiffResult, diff
+    from .errors import ParseError
+    from .merging import MergeResult, merge
+    from .playbook import playbook_view
+    from .validation import validate
+    from .validation.model import FileReport
 
-# public name -> (module, attribute); resolved lazily by __getattr__
+# at run time: public name -> (module, attribute), resolved on first use by __getattr__. The
+# subpackages are named apart from the functions (merging/merge, diffing/diff,
+# validation/validate), so importing one never rebinds a function's name.
 _LAZY = {
-    "merge": ("git_vcontext.merge", "merge"),
-    "MergeResult": ("git_vcontext.merge", "MergeResult"),
-    "diff": ("git_vcontext.diff", "diff"),
-    "validate": ("git_vcontext.validate", "validate"),
+    "merge": ("git_vcontext.merging", "merge"),
+    "MergeResult": ("git_vcontext.merging", "MergeResult"),
+    "diff": ("git_vcontext.diffing", "diff"),
+    "DiffResult": ("git_vcontext.diffing", "DiffResult"),
+    "validate": ("git_vcontext.validation", "validate"),
+    "FileReport": ("git_vcontext.validation.model", "FileReport"),
     "playbook_view": ("git_vcontext.playbook", "playbook_view"),
     "ParseError": ("git_vcontext.errors", "ParseError"),
+    "Document": ("git_vcontext.codecs", "Document"),  # a Protocol to mypy; ``object`` at run time
 }
 
 
@@ -52,12 +63,30 @@ def dumps(value: Any, format: Format = "json", *, tron_flavor: TronFlavor = "vco
     return _dumps(value, format, tron_flavor=tron_flavor)
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'git_vcontext' has no attribute {name!r}") from None
-    return getattr(importlib.import_module(module), attr)
+if not TYPE_CHECKING:  # a type checker takes the imports above; an unknown name stays an error
+
+    def __getattr__(name: str) -> Any:
+        try:
+            module, attr = _LAZY[name]
+        except KeyError:
+            raise AttributeError(f"module 'git_vcontext' has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
 
 
-__all__ = ["__version__", "dumps", "load", "loads", *_LAZY]
+__all__ = [
+    "DiffResult",
+    "Document",
+    "FileReport",
+    "MergeResult",
+    "ParseError",
+    "__version__",
+    "diff",
+    "dumps",
+    "load",
+    "loads",
+    "merge",
+    "playbook_view",
+    "validate",
+]

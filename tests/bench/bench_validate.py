@@ -94,7 +94,7 @@ def write_files(top: Path, count: int) -> list[Path]:
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    from git_vcontext.validate.files import check_bytes
+    from git_vcontext.validation.files import check_bytes
 
     with tempfile.TemporaryDirectory() as tmp:
         top = Path(tmp)

@@ -94,7 +94,7 @@ def main() -> None:
     label = f"validate of work_orders.jsonl ({n // 5:,} records), drift included"
     timed(label, cli("validate", ".work/work_orders.jsonl"), cwd)
 
-    from git_vcontext.merge.files import merge_files
+    from git_vcontext.merging.files import merge_files
 
     base = template(500).encode()
     ours = template(500, " (ours)").encode()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from git_vcontext.cli import main
-from git_vcontext.diff.files import load
+from git_vcontext.diffing.files import load
 from git_vcontext.document import looks_like_vcontext, matches_file_patterns
 from git_vcontext.errors import ParseError
 from git_vcontext.lineage.items import Index

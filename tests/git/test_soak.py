@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from git_vcontext.codecs import parse
-from git_vcontext.validate.files import check_bytes
+from git_vcontext.validation.files import check_bytes
 from helpers import soak
 
 AGENTS = 4

@@ -88,7 +88,7 @@ def shown(entries: list[LogEntry]) -> list[tuple[str, list[str]]]:
 
 def blame(history: FakeHistory, tip: str, path: str, *, fields: bool = False) -> dict[str, Any]:
     """``anchor[.field] -> commit`` for every blame line of ``path`` at ``tip``."""
-    from git_vcontext.diff.files import load
+    from git_vcontext.diffing.files import load
 
     raw = history.blobs[history.trees[tip][path]]
     doc = load(raw, path)

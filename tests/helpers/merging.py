@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from git_vcontext.merge import files
-from git_vcontext.merge.files import FileMerge
+from git_vcontext.merging import files
+from git_vcontext.merging.files import FileMerge
 
 
 def merge_files(base: bytes | None, ours: bytes, theirs: bytes, **options: Any) -> FileMerge:

@@ -19,7 +19,7 @@ from git_vcontext.serve.resources import read
 from git_vcontext.serve.service import Options
 from git_vcontext.serve.store import report_of
 from git_vcontext.serve.tools import call
-from git_vcontext.validate import validate
+from git_vcontext.validation import validate
 
 PROBES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "todoList": ("vbrief_create_todo", "todoListId", {"title": "corpus probe"}),

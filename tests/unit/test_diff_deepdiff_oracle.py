@@ -8,7 +8,7 @@ from deepdiff import DeepDiff
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_vcontext.diff import diff
+from git_vcontext.diffing import diff
 from git_vcontext.values import pointer_parts
 
 IDS = [f"t{n}" for n in range(8)]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from git_vcontext.codecs import parse
-from git_vcontext.diff import diff
-from git_vcontext.diff.render import render_text
+from git_vcontext.diffing import diff
+from git_vcontext.diffing.render import render_text
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "diff"
 CASES = sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir())

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import git_vcontext.diff
+import git_vcontext.diffing
 
 DIFF_MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(git_vcontext.diff.__path__, "git_vcontext.diff.")
+    m.name for m in pkgutil.walk_packages(git_vcontext.diffing.__path__, "git_vcontext.diffing.")
 )
 HEAVY = {"click", "pygit2", "lark", "jsonschema", "deepdiff", "typing", "dataclasses",
          "inspect", "difflib", "tempfile", "pathlib", "subprocess"}  # fmt: skip
@@ -24,16 +24,16 @@ def _fresh_imports(code: str) -> set[str]:
     return set(out.stdout.split())
 
 
-@pytest.mark.parametrize("name", ["git_vcontext.diff", *DIFF_MODULES])
+@pytest.mark.parametrize("name", ["git_vcontext.diffing", *DIFF_MODULES])
 def test_diff_core_imports_no_git_cli_or_subprocess(name: str) -> None:
     assert not _fresh_imports(f"import {name}") & {"pygit2", "click", "subprocess"}, name
 
 
 def test_textconv_and_external_diff_paths_load_no_heavy_modules() -> None:
     loaded = _fresh_imports(
-        "import git_vcontext.entry, git_vcontext.commands.textconv, git_vcontext.diff.textconv,"
-        " git_vcontext.commands.diff, git_vcontext.diff.files, git_vcontext.diff.core,"
-        " git_vcontext.diff.arrays, git_vcontext.diff.report"
+        "import git_vcontext.entry, git_vcontext.commands.textconv, git_vcontext.diffing.textconv,"
+        " git_vcontext.commands.diff, git_vcontext.diffing.files, git_vcontext.diffing.core,"
+        " git_vcontext.diffing.arrays, git_vcontext.diffing.report"
     )
     assert not loaded & HEAVY, sorted(loaded & HEAVY)
 
@@ -46,4 +46,4 @@ def test_running_textconv_loads_neither_click_nor_the_diff_engine(tmp_path: Path
         f" code = e.main(['textconv', {str(doc)!r}]); sys.stdout = sys.__stdout__;"
         " assert code == 0"
     )
-    assert not loaded & (HEAVY | {"git_vcontext.diff.core", "git_vcontext.cli", "mcp"})
+    assert not loaded & (HEAVY | {"git_vcontext.diffing.core", "git_vcontext.cli", "mcp"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from git_vcontext.diff import diff
-from git_vcontext.diff.render import render_text
+from git_vcontext.diffing import diff
+from git_vcontext.diffing.render import render_text
 
 
 def task(ident: str, **fields: Any) -> dict[str, Any]:

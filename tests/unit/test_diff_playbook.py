@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from git_vcontext.diff import diff
-from git_vcontext.diff.render import render_text
+from git_vcontext.diffing import diff
+from git_vcontext.diffing.render import render_text
 
 pytest.importorskip("git_vcontext.playbook.view")
 
@@ -101,7 +101,7 @@ def test_anomalies_brought_by_new_events_are_reported() -> None:
 
 
 def test_textconv_follows_the_log_with_each_entrys_view() -> None:
-    from git_vcontext.diff.textconv import textconv
+    from git_vcontext.diffing.textconv import textconv
 
     new = _with(
         _ev("e2", "t", "deprecate", "2025-01-02T00:00:00Z", prevEventId="e1", status="deprecated")

@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_vcontext.diff import ABSENT, diff
-from git_vcontext.diff.markdown import render_markdown
-from git_vcontext.diff.render import render_json, render_text
+from git_vcontext.diffing import ABSENT, diff
+from git_vcontext.diffing.markdown import render_markdown
+from git_vcontext.diffing.render import render_json, render_text
 from git_vcontext.values import pointer_parts, same
 
 IDS = [f"t{n}" for n in range(12)]

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from git_vcontext.validate import history
-from git_vcontext.validate.history import check_arrival, check_change
+from git_vcontext.validation import history
+from git_vcontext.validation.history import check_arrival, check_change
 
 PATH = "memory/playbook.vcontext.json"
 

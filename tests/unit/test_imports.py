@@ -14,7 +14,7 @@ import git_vcontext
 MODULES = sorted(m.name for m in pkgutil.walk_packages(git_vcontext.__path__, "git_vcontext."))
 PURE = (
     "git_vcontext.codecs",
-    "git_vcontext.merge",
+    "git_vcontext.merging",
     "git_vcontext.values",
     "git_vcontext.spelling",
     "git_vcontext.document",
@@ -49,7 +49,7 @@ def test_pure_core_imports_no_git_cli_or_subprocess(name: str) -> None:
 def test_merge_driver_path_loads_no_heavy_modules() -> None:
     """The driver runs once per file in a merge: no click, pygit2, lark, jsonschema, typing."""
     loaded = _fresh_imports(
-        "import git_vcontext.entry, git_vcontext.commands.merge_driver, git_vcontext.merge.core"
+        "import git_vcontext.entry, git_vcontext.commands.merge_driver, git_vcontext.merging.core"
     )
     heavy = {
         "click",
@@ -70,7 +70,7 @@ def test_merge_driver_path_loads_no_heavy_modules() -> None:
 def test_metrics_recomputed_by_the_merge_engine_load_no_dataclasses() -> None:
     """M10 runs inside the merge driver: ``recompute_metrics`` keeps its start-up light."""
     loaded = _fresh_imports(
-        "import git_vcontext.merge.core; from git_vcontext.playbook import recompute_metrics"
+        "import git_vcontext.merging.core; from git_vcontext.playbook import recompute_metrics"
     )
     heavy = {"click", "pygit2", "typing", "dataclasses", "inspect"}
     assert not loaded & heavy, sorted(loaded & heavy)
@@ -98,8 +98,8 @@ def test_json_merges_and_validation_load_no_toml_reader_or_writer() -> None:
     """TOML (VerMAS templates) costs JSON, TRON and JSONL nothing: tomllib and tomlkit stay out,
     also when the format is found from the content (git's temporary files)."""
     loaded = _fresh_imports(
-        "from git_vcontext.merge.files import merge_files; "
-        "from git_vcontext.validate.files import check_bytes; "
+        "from git_vcontext.merging.files import merge_files; "
+        "from git_vcontext.validation.files import check_bytes; "
         'b, o, t = b\'{"a": 1, "b": 1}\', b\'{"a": 2, "b": 1}\', b\'{"a": 1, "b": 2}\'; '
         "assert merge_files(b, o, t, path='x.vcontext.json').clean; "
         "assert merge_files(b, o, t).clean; "
@@ -111,13 +111,13 @@ def test_json_merges_and_validation_load_no_toml_reader_or_writer() -> None:
 
 def test_a_toml_merge_loads_the_writer_only_when_it_writes() -> None:
     same = _fresh_imports(
-        "from git_vcontext.merge.files import merge_files; "
+        "from git_vcontext.merging.files import merge_files; "
         "assert merge_files(b'a = 1\\n', b'a = 1\\n', b'a = 2\\n', path='t.toml').clean"
     )
     assert "tomllib" in same
     assert "tomlkit" not in same
     edited = _fresh_imports(
-        "from git_vcontext.merge.files import merge_files; "
+        "from git_vcontext.merging.files import merge_files; "
         "assert merge_files(b'a = 1\\nb = 1\\n', b'a = 2\\nb = 1\\n', b'a = 1\\nb = 2\\n',"
         " path='t.toml').clean"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from git_vcontext.diff.model import Change
+from git_vcontext.diffing.model import Change
 from helpers.lineage import FakeHistory, blame, log, shown, todo
 
 F = "todo.vcontext.json"

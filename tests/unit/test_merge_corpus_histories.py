@@ -17,7 +17,7 @@ import pytest
 
 from git_vcontext.document import identity_key
 from git_vcontext.errors import ParseError
-from git_vcontext.merge import merge3
+from git_vcontext.merging import merge3
 from git_vcontext.values import same
 
 Unit = tuple[

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from git_vcontext.diff import diff
-from git_vcontext.merge import MergeOptions, merge3
+from git_vcontext.diffing import diff
+from git_vcontext.merging import MergeOptions, merge3
 from helpers.merging import merge_files
 
 NOW = "2026-01-01T00:00:00Z"

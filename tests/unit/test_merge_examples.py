@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from git_vcontext.merge.files import FileMerge
-from git_vcontext.merge.result import MergeOptions
-from git_vcontext.merge.textmerge import Markers
+from git_vcontext.merging.files import FileMerge
+from git_vcontext.merging.result import MergeOptions
+from git_vcontext.merging.textmerge import Markers
 from helpers.merging import merge_files
 
 ROOT = Path(__file__).resolve().parents[1] / "examples" / "merge"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from git_vcontext.codecs import parse
-from git_vcontext.merge import merge3
+from git_vcontext.merging import merge3
 from helpers.merging import merge_files
 
 FORK_NOTES = {"fork-parent-sequence", "parallel-edits"}

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from git_vcontext.codecs import dumps, parse
-from git_vcontext.merge import MergeOptions, merge3
-from git_vcontext.merge.files import FileMerge
+from git_vcontext.merging import MergeOptions, merge3
+from git_vcontext.merging.files import FileMerge
 from helpers.merging import merge_files
 
 FORMATS = ["json", "tron"]

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from git_vcontext.codecs import dumps
-from git_vcontext.merge import MergeOptions, merge3
+from git_vcontext.merging import MergeOptions, merge3
 from git_vcontext.values import same
 from helpers.merging import merge_files
 
@@ -343,7 +343,7 @@ def _crash(*_args: object) -> None:
 def test_m16_an_engine_crash_falls_back_to_lines_and_says_internal_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from git_vcontext.merge import core, files
+    from git_vcontext.merging import core, files
 
     monkeypatch.setattr(core, "merge_values", _crash)
     keys = "abcdef"
@@ -360,7 +360,7 @@ def test_m16_an_engine_crash_falls_back_to_lines_and_says_internal_error(
 def test_an_injected_engine_crash_fails_the_never_crash_property_tests(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from git_vcontext.merge import core
+    from git_vcontext.merging import core
 
     monkeypatch.setattr(core, "merge_values", _crash)
     with pytest.raises(AssertionError, match="the merge engine crashed"):

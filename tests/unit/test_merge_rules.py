@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from git_vcontext.merge import MISSING, MergeOptions, merge3
-from git_vcontext.merge.textmerge import Markers, merge_lines
+from git_vcontext.merging import MISSING, MergeOptions, merge3
+from git_vcontext.merging.textmerge import Markers, merge_lines
 from helpers.merging import merge_files
 
 

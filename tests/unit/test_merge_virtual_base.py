@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from git_vcontext.merge.result import MergeOptions
-from git_vcontext.merge.textmerge import Markers, base_sections
+from git_vcontext.merging.result import MergeOptions
+from git_vcontext.merging.textmerge import Markers, base_sections
 from helpers.merging import merge_files
 
 NOW = MergeOptions(now="2026-01-01T00:00:00Z")
@@ -95,7 +95,7 @@ def test_base_sections_reads_each_block_whatever_its_marker_size_and_line_ending
 
 
 def test_m16_line_merge_keeps_base_lines_when_markers_say_take_base() -> None:
-    from git_vcontext.merge.textmerge import merge_lines
+    from git_vcontext.merging.textmerge import merge_lines
 
     merged, blocks = merge_lines("a\nb\nc\n", "a\nB\nc\n", "a\nβ\nc\n", Markers(take_base=True))
     assert (merged, blocks) == ("a\nb\nc\n", 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from git_vcontext.merge import merge3
+from git_vcontext.merging import merge3
 from git_vcontext.playbook import find_playbooks, recompute_metrics
 from git_vcontext.playbook.metrics import metric_differences
 from helpers.playbook import doc, ev, seed_blocks

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from git_vcontext.merge import merge3
+from git_vcontext.merging import merge3
 from git_vcontext.playbook import playbook_view
 from git_vcontext.playbook.graph import TargetGraph
 from git_vcontext.playbook.instants import instant, latest

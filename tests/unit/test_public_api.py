@@ -20,8 +20,8 @@ def test_loads_dumps_both_encodings() -> None:
 
 
 def test_merge_and_diff_are_callable_even_after_their_packages_were_imported() -> None:
-    importlib.import_module("git_vcontext.merge.files")
-    importlib.import_module("git_vcontext.diff.core")
+    importlib.import_module("git_vcontext.merging.files")
+    importlib.import_module("git_vcontext.diffing.core")
     base = gv.loads(DOC).data
     ours = gv.loads(DOC.replace("pending", "completed")).data
     result = gv.merge(base, ours, base)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from git_vcontext.merge.textmerge import Markers
+from git_vcontext.merging.textmerge import Markers
 from git_vcontext.record import record, replace
 
 

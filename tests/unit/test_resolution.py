@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from git_vcontext.codecs import dumps, parse
-from git_vcontext.merge.conflict_record import jsonpath_parts
-from git_vcontext.merge.result import MISSING
-from git_vcontext.merge.textmerge import Markers
+from git_vcontext.merging.conflict_record import jsonpath_parts
+from git_vcontext.merging.result import MISSING
+from git_vcontext.merging.textmerge import Markers
 from git_vcontext.resolution.core import NotData, from_marked, from_versions, recovered_now
 from git_vcontext.resolution.markers import split_markers
 from git_vcontext.resolution.model import Choice, Style
@@ -284,7 +284,7 @@ def test_the_time_of_the_merge_is_read_back_from_its_m8_changelog_entry() -> Non
 
 
 def _at(now: str) -> Any:
-    from git_vcontext.merge.result import MergeOptions
+    from git_vcontext.merging.result import MergeOptions
 
     return MergeOptions(now=now)
 

@@ -162,7 +162,7 @@ def test_every_writer_puts_the_spelling_back(fmt: str, text: str) -> None:
 
 
 def test_reports_and_textconv_show_the_spelling() -> None:
-    from git_vcontext.diff.textconv import textconv
+    from git_vcontext.diffing.textconv import textconv
 
     data = parse('{"vContextInfo": {"version": "0.4"}, "n": 0.1e-5}', format="json").data
     assert '"n": 0.1e-5' in json_report(data)

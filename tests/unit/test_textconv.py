@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_vcontext.codecs import parse
-from git_vcontext.diff.textconv import textconv
+from git_vcontext.diffing.textconv import textconv
 from git_vcontext.errors import ParseError
 
 DOC = {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from git_vcontext.validate.files import check_bytes
+from git_vcontext.validation.files import check_bytes
 
 pytestmark = pytest.mark.corpus
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from git_vcontext.validate.files import check_bytes
+from git_vcontext.validation.files import check_bytes
 from helpers.run import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "tests" / "examples" / "validate"

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from git_vcontext.codecs import parse
 from git_vcontext.errors import ParseError
-from git_vcontext.validate.fastcheck import Compiler, Unsupported
-from git_vcontext.validate.schemas import quick_check, validator
+from git_vcontext.validation.fastcheck import Compiler, Unsupported
+from git_vcontext.validation.schemas import quick_check, validator
 
 REFS = (
     "vcontext-core",

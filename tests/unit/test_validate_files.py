@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import git_vcontext as gv
-from git_vcontext.validate.files import check_bytes
+from git_vcontext.validation.files import check_bytes
 
 JSON_DOC = """{
   "vContextInfo": {"version": "0.4"},
@@ -185,14 +185,13 @@ def test_path_with_spaces_and_no_extension() -> None:
 def test_library_api_is_callable_from_the_package_even_after_imports() -> None:
     import importlib
 
-    importlib.import_module("git_vcontext.validate.files")
+    importlib.import_module("git_vcontext.validation.files")
     doc = gv.loads(JSON_DOC)
-    # mypy sees the subpackage, not the function, under this name (issue 18 point 1)
-    report = gv.validate(doc, path="a.json")  # type: ignore[operator]
+    report = gv.validate(doc, path="a.json")
     assert [(f.rule, f.line) for f in report.findings] == [("schema", 9)]
     data = json.loads(JSON_DOC)
-    assert gv.validate(data).findings[0].line is None  # type: ignore[operator]  # data: no text
-    assert gv.validate(JSON_DOC).findings[0].line == 9  # type: ignore[operator]
+    assert gv.validate(data).findings[0].line is None  # data: no text
+    assert gv.validate(JSON_DOC).findings[0].line == 9
 
 
 def test_checking_a_valid_json_file_imports_no_heavy_modules() -> None:
@@ -201,7 +200,7 @@ def test_checking_a_valid_json_file_imports_no_heavy_modules() -> None:
     import sys
 
     probe = (
-        "import sys; from git_vcontext.validate.files import check_bytes; "
+        "import sys; from git_vcontext.validation.files import check_bytes; "
         f"assert check_bytes({JSON_DOC.replace('done', 'completed')!r}.encode(), 'a.json').valid; "
         "print(' '.join(sorted(sys.modules)))"
     )

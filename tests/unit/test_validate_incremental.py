@@ -14,8 +14,8 @@ import pytest
 from git_vcontext.edits import learnings, plans, todos
 from git_vcontext.edits.items import replace_at
 from git_vcontext.edits.stamp import Stamp
-from git_vcontext.validate import validate
-from git_vcontext.validate.incremental import still_valid
+from git_vcontext.validation import validate
+from git_vcontext.validation.incremental import still_valid
 
 STAMP = Stamp("tester", "2026-01-01T00:00:00Z")
 TODO: dict[str, Any] = {

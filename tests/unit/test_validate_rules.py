@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from git_vcontext.spelling import Number
-from git_vcontext.validate import validate
-from git_vcontext.validate.rules import RULES
+from git_vcontext.validation import validate
+from git_vcontext.validation.rules import RULES
 
 AGENT = {"id": "a1", "type": "aiAgent"}
 
@@ -479,7 +479,7 @@ def test_not_vcontext(value: Any) -> None:
 def test_what_counts_as_a_vcontext_document(value: Any) -> None:
     """An info key (any value) or a container object at the top makes a document: it is
     checked, never skipped as "not a vContext document"."""
-    from git_vcontext.validate.checks import is_document
+    from git_vcontext.validation.checks import is_document
 
     assert is_document(value)
     assert "not-vcontext" not in rules_of(value)

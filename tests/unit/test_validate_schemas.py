@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from git_vcontext.resources import schemas_dir
-from git_vcontext.validate import validate
-from git_vcontext.validate.schemas import FILES, PREFIX, validator
+from git_vcontext.validation import validate
+from git_vcontext.validation.schemas import FILES, PREFIX, validator
 
 AGENT = {"id": "a1", "type": "aiAgent"}
 STAMP = "2025-01-01T00:00:00Z"
@@ -176,7 +176,7 @@ def test_vermas_records() -> None:
         "updated_at": STAMP,
         "created_by": "ceo",
     }
-    from git_vcontext.validate.files import check_bytes
+    from git_vcontext.validation.files import check_bytes
 
     good = json.dumps(work_order) + "\n"
     assert check_bytes(good.encode(), ".work/work_orders.jsonl").valid
@@ -193,7 +193,7 @@ def test_vermas_records() -> None:
 
 
 def test_unknown_jsonl_files_say_the_schema_was_skipped() -> None:
-    from git_vcontext.validate.files import check_bytes
+    from git_vcontext.validation.files import check_bytes
 
     report = check_bytes(b'{"a": 1}\n{"a": 2}\n', ".work/other.jsonl")
     assert report.valid

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from git_vcontext.validate.files import check_bytes
-from git_vcontext.validate.model import FileReport
-from git_vcontext.validate.rules import NOTE_RULES, RULES
+from git_vcontext.validation.files import check_bytes
+from git_vcontext.validation.model import FileReport
+from git_vcontext.validation.rules import NOTE_RULES, RULES
 
 WORK = Path(__file__).resolve().parents[1] / "examples" / "vermas" / ".work"
 SEED_FILES = sorted(

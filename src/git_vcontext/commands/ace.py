@@ -46,8 +46,8 @@ def _applied(data: Any, patch: AcePatch, now: str) -> Any:
 
 def _merged(path: str, document: Document, patch: AcePatch, now: str, current: int) -> Any:
     """Apply to the version of the document at the patch's base sequence, then merge 3-way."""
-    from ..merge import merge3
-    from ..merge.result import MergeOptions
+    from ..merging import merge3
+    from ..merging.result import MergeOptions
 
     base = _base_version(path, patch.base_sequence, current, patch)
     theirs = _applied(base, patch, now)

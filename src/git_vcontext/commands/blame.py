@@ -6,7 +6,7 @@ import gc
 import os
 from typing import Any
 
-from ..diff.files import load
+from ..diffing.files import load
 from ..errors import ExitCode, OperationalError
 from ..fsio import read_bytes, write_output
 from ..gitio import open_repo, read_at, resolve_commit

@@ -78,7 +78,7 @@ def conflict_lines(c: FileConflict, indent: str = "", *, base_known: bool = True
 
 def short(value: Any, limit: int = 120) -> str:
     """One line of JSON for a value (``(absent)`` for none), cut at ``limit`` characters."""
-    from ..merge.result import MISSING
+    from ..merging.result import MISSING
     from ..spelling import dumps
 
     if value is MISSING:

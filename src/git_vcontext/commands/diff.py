@@ -6,8 +6,8 @@ import os
 import re
 import sys
 
-from ..diff.files import FileDiff, compare, unified
-from ..diff.report import render_files
+from ..diffing.files import FileDiff, compare, unified
+from ..diffing.report import render_files
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, write_output
 

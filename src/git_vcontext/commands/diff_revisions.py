@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..diff.files import FileDiff, compare
+from ..diffing.files import FileDiff, compare
 from ..document import looks_like_vcontext, matches_file_patterns
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top, resolve_commit

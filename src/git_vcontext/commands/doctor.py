@@ -190,7 +190,7 @@ def _not_a_document(top: Path, name: str) -> bool:
         return False
     from ..codecs import parse
     from ..errors import ParseError
-    from ..validate.checks import is_document
+    from ..validation.checks import is_document
     from ..vermas.kinds import document_kind
 
     try:

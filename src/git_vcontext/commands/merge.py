@@ -6,9 +6,9 @@ import sys
 
 from ..errors import ExitCode, UsageError
 from ..fsio import read_bytes, write_output
-from ..merge.files import merge_files
-from ..merge.result import MergeOptions
-from ..merge.textmerge import Markers
+from ..merging.files import merge_files
+from ..merging.result import MergeOptions
+from ..merging.textmerge import Markers
 from ..values import json_report
 from .merge_driver import describe
 

@@ -6,9 +6,9 @@ import sys
 
 from ..errors import ExitCode
 from ..fsio import read_bytes, write_atomic
-from ..merge.files import FileMerge, Writing, merge_files
-from ..merge.result import MergeOptions
-from ..merge.textmerge import Markers
+from ..merging.files import FileMerge, Writing, merge_files
+from ..merging.result import MergeOptions
+from ..merging.textmerge import Markers
 
 
 def run(

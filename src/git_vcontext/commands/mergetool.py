@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 from ..errors import ExitCode, UsageError
-from ..merge.result import MISSING
+from ..merging.result import MISSING
 from ..spelling import dumps as json_dumps
 
 TYPE_CHECKING = False

@@ -6,7 +6,7 @@ import sys
 
 from ..errors import ExitCode, UsageError
 from ..fsio import write_output
-from ..merge.result import MISSING
+from ..merging.result import MISSING
 from ..values import json_report
 
 TYPE_CHECKING = False

@@ -9,8 +9,8 @@ from ..fsio import read_bytes, write_output
 def run(*, file: str) -> int:
     """Print the canonical text; a file that does not parse is printed unchanged (exit 0)."""
     raw = read_bytes(file)
-    from ..diff.files import load
-    from ..diff.textconv import textconv
+    from ..diffing.files import load
+    from ..diffing.textconv import textconv
 
     try:
         doc = load(raw, None if file == "-" else file)

@@ -23,8 +23,8 @@ from typing import Any
 from ..document import matches_file_patterns
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, sniffed_vcontext, write_output
-from ..validate.files import check_bytes
-from ..validate.model import FileReport
+from ..validation.files import check_bytes
+from ..validation.model import FileReport
 from ..values import json_report
 
 SNIFFED_SUFFIXES = (".json", ".tron", ".jsonl")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..diff.model import ABSENT
+from ..diffing.model import ABSENT
 from ..values import same
 from .items import ENTRY, EVENT, ITEM, RECORD, Slot
 from .versions import Version, Versions

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..diff import show
-from ..diff.model import ABSENT
-from ..diff.render import palette
+from ..diffing import show
+from ..diffing.model import ABSENT
+from ..diffing.render import palette
 from ..values import json_report
 from .blame import Unit
 from .meta import CommitMeta
@@ -34,7 +34,7 @@ def render_text(rows: list[Row], meta: Meta, *, color: bool = False) -> str:
 def _place(unit: Unit) -> str:
     if unit.field is None:
         return unit.anchor
-    from ..diff.labels import key_label
+    from ..diffing.labels import key_label
 
     return unit.anchor + key_label(unit.field)
 

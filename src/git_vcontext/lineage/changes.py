@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diff.core import diff
-from ..diff.files import skeleton
-from ..diff.model import ABSENT, Change
+from ..diffing.core import diff
+from ..diffing.files import skeleton
+from ..diffing.model import ABSENT, Change
 from .items import ENTRY, key_of
 from .versions import Version
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diff.labels import id_label
-from ..diff.playbook import visible
+from ..diffing.labels import id_label
+from ..diffing.playbook import visible
 from ..playbook import find_playbooks, playbook_view
 from .items import ENTRY, Slot
 

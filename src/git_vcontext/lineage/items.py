@@ -12,8 +12,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from ..diff.identity import EVENT_KEYS
-from ..diff.labels import id_label, key_label
+from ..diffing.identity import EVENT_KEYS
+from ..diffing.labels import id_label, key_label
 from ..document import IDENTITY_KEYS, ITEM_ARRAY_KEYS
 from ..values import pointer
 

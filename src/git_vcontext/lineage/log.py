@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diff.model import Change
+from ..diffing.model import Change
 from ..values import same
 from .changes import Differ, Key
 from .versions import Version, Versions

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from ..codecs import format_from_name
-from ..diff.files import load
+from ..diffing.files import load
 from ..errors import ParseError
 from .items import Index
 from .layout import Layout, layout

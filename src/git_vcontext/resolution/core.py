@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..errors import OperationalError
-from ..merge.conflict_record import attach_resolution, conflict_object
-from ..merge.render import render
-from ..merge.result import MISSING, MergeResult
+from ..merging.conflict_record import attach_resolution, conflict_object
+from ..merging.render import render
+from ..merging.result import MISSING, MergeResult
 from .model import Choice, FileConflict, Settled, Style
 from .tree import difference_tree, listed, replaced
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..codecs import Document
-    from ..merge.result import ConflictNode, Note
+    from ..merging.result import ConflictNode, Note
     from .markers import Marked
 
 
@@ -79,7 +79,7 @@ class Resolution:
         return Settled(self.ours.render(tree) if text else None, tree)
 
     def _with_conflicts(self, tree: Any, choices: dict[str, Choice], style: Style) -> str | None:
-        from ..merge.pointers import locate_conflicts
+        from ..merging.pointers import locate_conflicts
 
         if not isinstance(tree, (dict, list)):
             return None  # the whole file is the conflict: it stays as git left it
@@ -108,7 +108,7 @@ class Resolution:
 
 
 def _ours_data(tree: Any) -> Any:
-    from ..merge.pointers import locate_conflicts
+    from ..merging.pointers import locate_conflicts
 
     return locate_conflicts(tree)[0] if isinstance(tree, (dict, list)) else MISSING
 
@@ -122,8 +122,8 @@ def from_versions(
     with reused_parses():
         if ours is None or theirs is None:
             return _whole_file(base, ours, theirs, path)
-        from ..merge.files import merge_files
-        from ..merge.result import MergeOptions
+        from ..merging.files import merge_files
+        from ..merging.result import MergeOptions
 
         options = MergeOptions(now=now, path=path)
         outcome = merge_files(
@@ -178,7 +178,7 @@ def _whole_file(
     base: bytes | None, ours: bytes | None, theirs: bytes | None, path: str
 ) -> Resolution:
     """One side deleted the file, the other changed it: one conflict at the root."""
-    from ..merge.result import ConflictNode
+    from ..merging.result import ConflictNode
 
     docs = [None if raw is None else _parse(raw, path) for raw in (base, ours, theirs)]
     values = [MISSING if d is None else d.data for d in docs]
@@ -204,7 +204,7 @@ def recovered_now(text: str, ours: bytes, path: str) -> str | None:
     the same entry. None when the file shows no such entry."""
     from ..codecs import parse
     from ..errors import ParseError
-    from ..merge.rules import TOOL_AGENT
+    from ..merging.rules import TOOL_AGENT
     from ..values import canonical
     from .markers import split_markers
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..merge.result import MISSING
+from ..merging.result import MISSING
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ def new_findings(before: Any, after: Any, path: str) -> list[str]:
         return []
     from ..codecs import format_from_name
     from ..document import anchored_path
-    from ..validate.files import check_value
+    from ..validation.files import check_value
 
     jsonl = format_from_name(path) == "jsonl"
     old = set() if before is MISSING else set(_keys(check_value(before, path, jsonl=jsonl)[0]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..merge.textmerge import Markers
+from ..merging.textmerge import Markers
 from ..record import record
 
 _OPEN = re.compile(r"^(<{7,})(?: (.*))?$")

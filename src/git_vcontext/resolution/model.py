@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from ..merge.result import MISSING
-from ..merge.textmerge import Markers
+from ..merging.result import MISSING
+from ..merging.textmerge import Markers
 from ..record import record
 
 TYPE_CHECKING = False

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import document as doc
-from ..merge.conflict_record import jsonpath_parts
-from ..merge.result import MISSING
+from ..merging.conflict_record import jsonpath_parts
+from ..merging.result import MISSING
 from ..values import pointer
 from .model import Choice, FileConflict, Settled, conflict_id
 

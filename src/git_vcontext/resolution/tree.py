@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import document as doc
-from ..merge.result import MISSING, ConflictNode
+from ..merging.result import MISSING, ConflictNode
 from ..values import pointer, same
 from .model import FileConflict, conflict_id
 
@@ -70,7 +70,7 @@ def replaced(tree: Any, decide: Callable[[ConflictNode], Any]) -> Any:
     """The tree with each conflict replaced by ``decide(node)`` (the node itself: left as it
     is; MISSING: removed from its object or list). Parts without a conflict are kept as
     they are (the same objects), which keeps rendering them cheap."""
-    from ..merge.render import conflicted
+    from ..merging.render import conflicted
 
     return _replaced(tree, decide, conflicted(tree))
 

@@ -30,8 +30,8 @@ def _git(svc: Service, tool: str) -> Any:
 
 
 def diff(svc: Service, args: dict[str, Any]) -> Answer:
-    from ..diff.files import compare
-    from ..diff.report import render_files
+    from ..diffing.files import compare
+    from ..diffing.report import render_files
 
     git = _git(svc, "vcontext_diff")
     old_rev, new_rev = args.get("from", "HEAD"), args.get("to")
@@ -63,7 +63,7 @@ def _disk(svc: Service, entry: Entry) -> bytes | None:
 
 
 def validate(svc: Service, args: dict[str, Any]) -> Answer:
-    from ..validate.model import FileReport, Finding
+    from ..validation.model import FileReport, Finding
 
     reports = []
     for entry in documents(svc, args.get("uri")):

@@ -9,7 +9,7 @@ from typing import Any
 from ..codecs import Document, parse
 from ..errors import OperationalError, ParseError
 from ..fsio import read_bytes
-from ..validate.model import FileReport
+from ..validation.model import FileReport
 from .files import Stat
 
 
@@ -83,7 +83,7 @@ def _read(rel: str, real: str, stat: Stat) -> Loaded:
 def report_of(loaded: Loaded) -> FileReport:
     """The validation of a loaded document, computed once per file state."""
     if not loaded.report:
-        from ..validate.files import check_document
+        from ..validation.files import check_document
 
         assert loaded.doc is not None
         loaded.report.append(check_document(loaded.doc, loaded.rel))

@@ -99,7 +99,7 @@ def _plan(
 
 
 def _drift(path: str, raw: bytes, events_raw: bytes) -> tuple[str, ...]:
-    from ..validate.files import check_bytes
+    from ..validation.files import check_bytes
 
     report = check_bytes(raw, path, sibling=lambda name: events_raw)
     kept = tuple(f for f in report.findings if f.rule == "projection-drift")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import document as doc
-from ..merge.vcontext import same_family
+from ..merging.vcontext import same_family
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

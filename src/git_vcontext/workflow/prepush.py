@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..gitio.push import PushRange, RefUpdate
-    from ..validate.cache import VerdictCache
-    from ..validate.model import Finding
+    from ..validation.cache import VerdictCache
+    from ..validation.model import Finding
     from .pushcheck import Checker
 
     Verdicts = list[tuple[str, dict[str, list[Finding]]]]
@@ -33,7 +33,7 @@ class PushReport:
         self._skipped: set[str] = set()
 
     def add(self, target: str, verdicts: Verdicts) -> None:
-        from ..validate.model import SKIPPED
+        from ..validation.model import SKIPPED
 
         section: list[str] = []
         for heading, found in verdicts:
@@ -122,7 +122,7 @@ def prefill(
     """
     from ..codecs import reused_parses
     from ..gitio.push import common_dir, parse_ref_lines
-    from ..validate.cache import VerdictCache
+    from ..validation.cache import VerdictCache
 
     text = "\n".join(lines) + "\n"
     cache = VerdictCache.open(common_dir(repo))
@@ -149,6 +149,6 @@ def _subject(commit: Any) -> str:
 
 
 def _lines(path: str, findings: list[Finding]) -> list[str]:
-    from ..validate.model import FileReport
+    from ..validation.model import FileReport
 
     return FileReport(path, tuple(findings)).lines()

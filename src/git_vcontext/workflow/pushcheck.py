@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..gitio.push import Change, blob_bytes, changes
-from ..validate.cache import VerdictCache, blob_key, change_key, commit_key, tips_key
-from ..validate.model import Finding
+from ..validation.cache import VerdictCache, blob_key, change_key, commit_key, tips_key
+from ..validation.model import Finding
 
 Found = dict[str, list[Finding]]
 
@@ -31,7 +31,7 @@ class Checker:
 
     def commit(self, commit: Any) -> Found:
         """Findings (and ``SKIPPED`` notes) by file for one commit, against every parent."""
-        from ..validate.history import check_change
+        from ..validation.history import check_change
 
         self.commits += 1
         key = commit_key(str(commit.id))
@@ -61,7 +61,7 @@ class Checker:
         ``a``: unmerged forks arriving (branches outside the agent prefix); ``r``: the
         history rules, for a forced update that leaves the remote's tip behind.
         """
-        from ..validate.history import check_arrival, check_change
+        from ..validation.history import check_arrival, check_change
 
         key = tips_key(kind, None if previous is None else str(previous.id), str(tip.id))
         cached = self.cache.get_files(key)
@@ -105,7 +105,7 @@ class Checker:
         return removal
 
     def _events(self, blob_id: str, path: str) -> frozenset[Any]:
-        from ..validate.history import event_ids
+        from ..validation.history import event_ids
 
         if blob_id not in self._event_ids:
             self._event_ids[blob_id] = event_ids(blob_bytes(self.repo, blob_id), path)
@@ -114,8 +114,8 @@ class Checker:
     def _drift(self, tree: Any, changed: list[str], found: Found) -> None:
         """VerMAS projections beside a changed event log or projection: drift refuses too."""
         from ..gitio.push import tree_blob
-        from ..validate.files import check_bytes
-        from ..validate.projections import EVENTS, drift_targets
+        from ..validation.files import check_bytes
+        from ..validation.projections import EVENTS, drift_targets
 
         for path in drift_targets(changed):
             folder = path.rpartition("/")[0]
@@ -133,7 +133,7 @@ class Checker:
             known.extend(f for f in drift if f not in known)
 
     def _blob(self, blob_id: str, path: str) -> list[Finding]:
-        from ..validate.files import check_bytes
+        from ..validation.files import check_bytes
 
         key = blob_key(blob_id, path)
         cached = self.cache.get(key)

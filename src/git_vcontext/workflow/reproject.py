@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..merge.files import FileMerge
+    from ..merging.files import FileMerge
 
 EVENTS = "events.jsonl"
 

@@ -281,7 +281,7 @@ def _style_of(text: str) -> Style | None:
 def _default_style(ctx: Context) -> Style:
     """The style git config asks for, with the operation's labels (the file shows none)."""
     from ..gitio.settings import merge_settings
-    from ..merge.textmerge import Markers
+    from ..merging.textmerge import Markers
 
     settings = merge_settings(cwd=ctx.top or ctx.cwd)
     op = ctx.operation

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from ..fsio import write_atomic
-from ..merge.textmerge import Markers
+from ..merging.textmerge import Markers
 from ..resolution.model import Choice, Style
 from ..spelling import dumps as json_dumps
 from ..spelling import float_of

@@ -111,7 +111,7 @@ def _why(result: Any) -> str:
 def _check(repo: Any, base: str, old: Any, new: Any) -> list[str]:
     """The pre-push hook's findings on the new commits of ``base`` (none expected)."""
     from ..gitio.push import RefUpdate, common_dir
-    from ..validate.cache import VerdictCache
+    from ..validation.cache import VerdictCache
     from .prepush import check_updates
 
     update = RefUpdate(str(new), str(new), f"refs/heads/{base}", str(old))

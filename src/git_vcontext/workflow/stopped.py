@@ -110,9 +110,9 @@ def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: s
 def _rendered(sides: Any, rel: str, pair: PairResult, now: str, top: Path) -> bytes:
     """The conflicted document as the merge driver would write it in that work tree."""
     from ..gitio.settings import merge_settings
-    from ..merge.files import merge_files
-    from ..merge.result import MergeOptions
-    from ..merge.textmerge import Markers
+    from ..merging.files import merge_files
+    from ..merging.result import MergeOptions
+    from ..merging.textmerge import Markers
 
     settings = merge_settings(cwd=top)
     markers = Markers(7, pair.base, "base", pair.branch, settings.diff3)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection
     from typing import Any
 
-    from ..merge.files import FileMerge
+    from ..merging.files import FileMerge
 
 _SNIFFED_SUFFIXES = (".json", ".tron")
 
@@ -268,8 +268,8 @@ def _document_conflict(
     parse or a favoured side settles the conflicts)."""
     from ..codecs import format_from_content, format_from_name, parse
     from ..errors import ParseError
-    from ..merge import merge3
-    from ..merge.result import MISSING, MergeOptions
+    from ..merging import merge3
+    from ..merging.result import MISSING, MergeOptions
 
     fmt = format_from_name(path) or format_from_content(ours[:65536].decode("utf-8", "replace"))
     try:
@@ -293,7 +293,7 @@ def _is_doc(sides: DocumentSides, path: str) -> bool:
 
 def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
     """A conflict when the document one side deleted holds an append-only log."""
-    from ..validate.history import logged_entries
+    from ..validation.history import logged_entries
 
     entries = logged_entries(sides.data(0, path), path)
     if not entries:
@@ -323,8 +323,8 @@ def _merge_document(
     sides: tuple[bytes | None, bytes, bytes], path: str, now: str, **how: Any
 ) -> FileMerge:
     """One document merged by the engine; ``how``: merge_files' favor and virtual_base."""
-    from ..merge.files import merge_files
-    from ..merge.result import MergeOptions
+    from ..merging.files import merge_files
+    from ..merging.result import MergeOptions
 
     return merge_files(*sides, path=path, options=MergeOptions(now=now, path=path), **how)
 

@@ -1,18 +1,15 @@
 """Validation of vContext documents: schemas, semantic rules, history rules (PRODUCT.md).
 
-    >>> from git_vcontext.validate import validate
+    >>> from git_vcontext.validation import validate
     >>> report = validate({"vContextInfo": {"version": "0.4"},
     ...                    "todoList": {"items": [{"title": "A", "status": "done"}]}})
     >>> report.valid, [f.rule for f in report.findings]
     (False, ['schema'])
 
-``git_vcontext.validate(...)`` works too: the package is a callable module.
+The same function is the library's ``git_vcontext.validate``.
 """
 
 from __future__ import annotations
-
-import sys
-import types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,14 +39,3 @@ def _check_data(data: Any, path: str) -> FileReport:
 
     issues, skipped = check_value(data, path, jsonl=isinstance(data, list))
     return report_of(path, findings_of(issues, data, None), skipped)
-
-
-class _CallableModule(types.ModuleType):
-    """``import git_vcontext.validate`` binds the package attribute ``validate`` to this
-    module; being callable keeps ``git_vcontext.validate(doc)`` working afterwards."""
-
-    def __call__(self, doc_or_data: Any, *, path: str = "") -> FileReport:
-        return validate(doc_or_data, path=path)
-
-
-sys.modules[__name__].__class__ = _CallableModule

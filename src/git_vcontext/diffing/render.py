@@ -113,7 +113,7 @@ def _text_change(old: str, new: str, pal: Palette) -> tuple[str, list[str]]:
 
 
 def render_json(result: DiffResult) -> str:
-    """``{"version": 1, "changes": [...]}`` (see ``git_vcontext.diff``)."""
+    """``{"version": 1, "changes": [...]}`` (see ``git_vcontext.diffing``)."""
     return json_report(result.to_json())
 
 

@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..merge.moves import Relocation
+    from ..merging.moves import Relocation
     from .model import Op
 
 MAX_WALK_DEPTH = 200
@@ -37,7 +37,7 @@ class Walker:
         self.holders_old: set[int] = set()  # containers on the way to a moved element
         self.holders_new: set[int] = set()
         if isinstance(old, dict) and isinstance(new, dict):
-            from ..merge.moves import relocated
+            from ..merging.moves import relocated
 
             for r in relocated(old, new):
                 self.moved_from[id(r.old)] = self.moved_to[id(r.new)] = r
@@ -203,7 +203,7 @@ def diff(old: JsonValue, new: JsonValue) -> DiffResult:
 
     Array elements are matched by identity (``id``, ``uid``, ``eventId``, ...),
     never by position when they carry ids; moves are reported once per moved
-    element. See ``git_vcontext.diff`` for the whole contract.
+    element. See ``git_vcontext.diffing`` for the whole contract.
     """
     walker = Walker(old, new)
     walker.value(old, new, Here())

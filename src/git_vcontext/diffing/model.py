@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     Op = Literal["add", "remove", "change", "move"]
 
 FORMAT_VERSION = 1
-"""Version of the diff JSON format (see ``git_vcontext.diff``); bumped on incompatible changes."""
+"""Version of the diff JSON format (see ``git_vcontext.diffing``); bumped when incompatible."""
 
 
 class _Absent:
@@ -74,7 +74,7 @@ class Change:
         return self.replaced(note=note)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (see ``git_vcontext.diff``); absent values are left out."""
+        """The JSON form (see ``git_vcontext.diffing``); absent values are left out."""
         out: dict[str, Any] = {"op": self.op, "path": self.path, "anchor": self.anchor}
         for name in ("id", "old", "new"):
             value = getattr(self, name)

@@ -17,8 +17,7 @@
 - ``sequence`` changes (a decrease is flagged), ``fork`` blocks, ``changeLog``
   entries (the log is append-only: removals are flagged).
 
-The module itself is callable, so ``git_vcontext.diff(old, new)`` works whether
-or not this package has been imported before.
+The same function is the library's ``git_vcontext.diff``.
 
 JSON format, version 1 (``git vcontext diff --format json``)::
 
@@ -48,8 +47,6 @@ changes meaning.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,16 +73,3 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(_LAZY[name], __name__), name)
     globals()[name] = value
     return value
-
-
-class _CallableModule(types.ModuleType):
-    """Importing ``git_vcontext.diff`` binds the package attribute ``diff`` to this module;
-    making the module callable keeps ``git_vcontext.diff(old, new)`` working afterwards."""
-
-    def __call__(self, old: Any, new: Any) -> DiffResult:
-        from .core import diff
-
-        return diff(old, new)
-
-
-sys.modules[__name__].__class__ = _CallableModule
