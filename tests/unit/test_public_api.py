@@ -1,10 +1,17 @@
-"""The library API of PRODUCT.md: parse/dump both encodings, merge, diff, playbook_view."""
+"""The library API of PRODUCT.md: parse/dump both encodings, merge, diff, validate,
+playbook_view; the README's example runs and type-checks under ``mypy --strict``."""
 
 from __future__ import annotations
 
-import importlib
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
 
 import git_vcontext as gv
+from helpers.run import REPO_ROOT
 
 DOC = (
     '{"vContextInfo": {"version": "0.4"}, '
@@ -19,9 +26,14 @@ def test_loads_dumps_both_encodings() -> None:
     assert gv.loads(gv.dumps(doc.data, "tron", tron_flavor="standard")).data == doc.data
 
 
-def test_merge_and_diff_are_callable_even_after_their_packages_were_imported() -> None:
-    importlib.import_module("git_vcontext.merging.files")
-    importlib.import_module("git_vcontext.diffing.core")
+def test_merge_diff_validate_are_the_functions_even_after_their_packages_were_imported() -> None:
+    import git_vcontext.diffing.core
+    import git_vcontext.merging.files
+    import git_vcontext.validation.files
+
+    assert gv.merge is git_vcontext.merging.merge
+    assert gv.diff is git_vcontext.diffing.diff
+    assert gv.validate is git_vcontext.validation.validate
     base = gv.loads(DOC).data
     ours = gv.loads(DOC.replace("pending", "completed")).data
     result = gv.merge(base, ours, base)
@@ -49,3 +61,99 @@ def test_playbook_view_is_exported() -> None:
         }
     )
     assert [e.target_id for e in view.entries] == ["x"]
+
+
+# -- the README's library example ----------------------------------------------------------
+
+README_PRELUDE = """\
+import git_vcontext as gv
+
+text = '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}'
+_BASE = (
+    '{"vContextInfo": {"version": "0.4"},\\n'
+    ' "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},\\n'
+    '                        {"id": "t2", "title": "B", "status": "pending"}]}}\\n'
+)
+base = gv.loads(_BASE, path="todo.vcontext.json")
+ours = gv.loads(_BASE.replace('"A", "status": "pending"', '"A", "status": "completed"'))
+theirs = gv.loads(_BASE.replace('"B", "status": "pending"', '"B", "status": "inProgress"'))
+value = {"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}
+"""
+
+
+def _readme_library_example() -> str:
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme.split("\n## Library\n", 1)[1].split("\n## ", 1)[0]
+    found = re.search(r"```python\n(.*?)```", section, re.S)
+    assert found, "README: no python block under ## Library"
+    return found.group(1)
+
+
+def test_readme_library_example_runs_on_real_documents() -> None:
+    example = _readme_library_example()
+    namespace: dict[str, object] = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(README_PRELUDE + example, "README.md", "exec"), namespace)
+    result = namespace["result"]
+    assert isinstance(result, gv.MergeResult)
+    assert result.clean
+    statuses = [item["status"] for item in result.data["todoList"]["items"]]
+    assert statuses == ["completed", "inProgress"]
+    report = namespace["report"]
+    assert isinstance(report, gv.FileReport)
+    assert report.valid
+    assert '"status": "inProgress"' in out.getvalue()
+
+
+REVEALED = {  # what mypy must reveal for each name: the real signature, never Any
+    "gv.merge": (
+        "def (base: ",
+        "theirs: ",
+        "options: ",
+        ") -> git_vcontext.merging.result.MergeResult",
+    ),
+    "gv.diff": ("def (old: ", ") -> git_vcontext.diffing.model.DiffResult"),
+    "gv.validate": ("def (doc_or_data: ", ") -> git_vcontext.validation.model.FileReport"),
+    "gv.playbook_view": (
+        "def (data_or_playbook: ",
+        ") -> git_vcontext.playbook.model.PlaybookView",
+    ),
+    "result": ("git_vcontext.merging.result.MergeResult",),
+    "report": ("git_vcontext.validation.model.FileReport",),
+    "doc": ("git_vcontext.codecs.Document",),
+}
+
+
+def test_issue18_readme_library_example_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+    """No error under ``mypy --strict``, and the public names are the real functions (not
+    ``Any`` from a module ``__getattr__``, not a subpackage that is "not callable"), also
+    after ``import git_vcontext.merging``."""
+    api = pytest.importorskip("mypy.api")
+    reveals = "".join(f"reveal_type({name})\n" for name in REVEALED)
+    probe = tmp_path / "readme_library.py"
+    source = README_PRELUDE + _readme_library_example()
+    probe.write_text(f"{source}import git_vcontext.merging, git_vcontext.diffing\n{reveals}")
+    config = tmp_path / "mypy.ini"  # no project settings: the package as a user's code sees it
+    config.write_text(f"[mypy]\nmypy_path = {Path(gv.__file__).resolve().parents[1]}\n")
+    stdout, stderr, status = api.run(
+        [
+            "--config-file",
+            str(config),
+            "--strict",
+            "--no-error-summary",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--python-version",
+            "3.11",
+            str(probe),
+        ]
+    )
+    lines = stdout.splitlines()
+    errors = [line for line in lines if ": error:" in line]
+    assert not errors, "\n".join(errors) + stderr
+    assert status == 0, stdout + stderr
+    revealed = [line.split("Revealed type is ", 1)[1] for line in lines if "Revealed" in line]
+    assert len(revealed) == len(REVEALED), stdout
+    for (name, parts), got in zip(REVEALED.items(), revealed, strict=True):
+        assert all(part in got for part in parts), f"{name}: {got}"
