@@ -373,3 +373,13 @@ def test_go_style_escapes_of_html_characters_are_kept_in_new_text() -> None:
     assert out == '{"a": "x -\\u003e y", "b": "p \\u003c q \\u0026 r"}\n'
     assert json_text.escapes_html(text)
     assert not json_text.escapes_html('{"a": "x -> y"}')
+
+
+def test_a_value_edited_to_equal_its_neighbour_is_edited_in_place() -> None:
+    """Minimal edit (PRODUCT.md Formats): only the edited value's text changes, even when it
+    now equals a neighbour; equal values keep their order and their own text."""
+    text = '[\n  "x",\n  true,\n  {"k": 1}\n]\n'
+    doc = json_text.loads(text)
+    assert doc.render([True, True, {"k": 1}]) == text.replace('"x"', "true")
+    doc = json_text.loads('["x", "a",  "a"]')
+    assert doc.render(["a", "a"]) == '["a",  "a"]'

@@ -247,3 +247,11 @@ def test_equal_scalars_keep_their_own_places_and_comments() -> None:
     text = 'a: [\n  null,  # first\n  # second\n  null,\n  {"t": "x"}\n]\n'
     _, out = edited(text, lambda d: d["a"][2].update(t="y"))
     assert out == text.replace('"x"', '"y"')
+
+
+def test_a_value_edited_to_equal_its_neighbour_is_edited_in_place() -> None:
+    """Minimal edit (PRODUCT.md Formats): ["x", true] becoming [true, true] changes the first
+    value's text only; the neighbour that was already true keeps its text and comment."""
+    text = 'a: [\n  "x",  # first\n  true,  # second\n  {}\n]\n'
+    _, out = edited(text, lambda d: d["a"].__setitem__(0, True))
+    assert out == text.replace('"x"', "true")

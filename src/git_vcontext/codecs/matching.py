@@ -55,13 +55,22 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
             pending.append(i)
     if not pending:
         return result
+    prints = {i: fingerprint(new[i]) for i in pending}
+    # An equal value at the same index stays where it is: when an edit makes a value equal
+    # to a later neighbour, the neighbour keeps its own text (the edited one is paired below).
+    for i in pending:
+        if i < len(old) and not used[i] and prints[i][0] != "@" and fingerprint(old[i]) == prints[i]:
+            result[i] = i
+            used[i] = True
     buckets: dict[Any, list[int]] = {}
     for j in range(len(old) - 1, -1, -1):
         if not used[j]:
             buckets.setdefault(fingerprint(old[j]), []).append(j)
     rest: list[int] = []
     for i in pending:
-        stack = buckets.get(fingerprint(new[i]))
+        if result[i] is not None:
+            continue
+        stack = buckets.get(prints[i])
         while stack and used[stack[-1]]:
             stack.pop()
         if stack:
@@ -70,9 +79,24 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
             used[j] = True
         else:
             rest.append(i)
+    _uncross_equal(result, prints)
     _pair_by_position(old, new, result, used, rest)
     _pair_renamed(old, new, result, used)
     return result
+
+
+def _uncross_equal(result: list[int | None], prints: dict[int, Any]) -> None:
+    """Equal values (no identity) paired out of order are paired in order: they are equal, so
+    only their texts (and comments) change places, and in order they stay where they were."""
+    groups: dict[Any, list[int]] = {}
+    for i, key in prints.items():
+        if key[0] != "@" and result[i] is not None:
+            groups.setdefault(key, []).append(i)
+    for members in groups.values():
+        if len(members) > 1:
+            olds = sorted(result[i] for i in members)  # type: ignore[type-var]
+            for i, j in zip(members, olds, strict=True):
+                result[i] = j
 
 
 def _pair_renamed(
