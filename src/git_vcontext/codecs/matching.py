@@ -59,7 +59,12 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
     # An equal value at the same index stays where it is: when an edit makes a value equal
     # to a later neighbour, the neighbour keeps its own text (the edited one is paired below).
     for i in pending:
-        if i < len(old) and not used[i] and prints[i][0] != "@" and fingerprint(old[i]) == prints[i]:
+        if (
+            i < len(old)
+            and not used[i]
+            and prints[i][0] != "@"
+            and fingerprint(old[i]) == prints[i]
+        ):
             result[i] = i
             used[i] = True
     buckets: dict[Any, list[int]] = {}
