@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 
 from .. import document as doc
-from ..codecs.matching import fingerprint
+from ..keys import fingerprint
 from ..values import canonical
 from .logs import all_carry
 from .result import MISSING, NOT_HANDLED
