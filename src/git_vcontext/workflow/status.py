@@ -168,7 +168,7 @@ def _fork_sequences(repo: Any, a: Any, b: Any) -> tuple[ForkSequence, ...]:
     found: list[ForkSequence] = []
     for delta in b_tree.diff_to_tree(a_tree).deltas:
         path = delta.new_file.path
-        raw = sides.data(2, path)
+        raw = sides.data("theirs", path)
         if raw is None or b"fork" not in raw:
             continue
         blobs: list[bytes | None] = [raw]
@@ -181,7 +181,7 @@ def _fork_sequences(repo: Any, a: Any, b: Any) -> tuple[ForkSequence, ...]:
         forks = forks_of(data)
         if not forks:
             continue
-        base_data = _parsed(sides.data(1, path), path)
+        base_data = _parsed(sides.data("ours", path), path)
         for key, fork in forks.items():
             parent = base_data.get(key) if isinstance(base_data, dict) else None
             seq = parent.get(doc.SEQUENCE_FIELD) if isinstance(parent, dict) else None

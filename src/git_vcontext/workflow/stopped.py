@@ -113,10 +113,11 @@ def _rendered(sides: Any, rel: str, pair: PairResult, now: str, top: Path) -> by
     from ..merging.files import merge_files
     from ..merging.result import MergeOptions
     from ..merging.textmerge import Markers
+    from .treemerge import SIDES
 
     settings = merge_settings(cwd=top)
     markers = Markers(7, pair.base, "base", pair.branch, settings.diff3)
-    b, o, t = (sides.data(i, rel) for i in range(3))
+    b, o, t = (sides.data(side, rel) for side in SIDES)
     outcome = merge_files(
         b,
         o,
@@ -131,7 +132,9 @@ def _rendered(sides: Any, rel: str, pair: PairResult, now: str, top: Path) -> by
 
 def _stage_lines(sides: Any, rel: str) -> str:
     """``git update-index --index-info`` input: no stage 0, then stages 1, 2 and 3."""
-    entries = [sides.entry(i, rel) for i in range(3)]
+    from .treemerge import SIDES
+
+    entries = [sides.entry(side, rel) for side in SIDES]
     width = len(str(next(e.id for e in entries if e is not None)))
     lines = [f"0 {'0' * width}\t{rel}\n"]
     for stage, entry in enumerate(entries, start=1):
