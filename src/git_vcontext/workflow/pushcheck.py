@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..gitio.push import Change, blob_bytes, changes
+from ..filechange import FileChange
+from ..gitio.push import blob_bytes, changes
 from ..validation.cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 from ..validation.model import Finding
 
@@ -84,7 +85,7 @@ class Checker:
         self.cache.put_files(key, found)
         return found
 
-    def _changes(self, old: Any, new: Any) -> list[Change]:
+    def _changes(self, old: Any, new: Any) -> list[FileChange]:
         """The changed vContext files (by ``new``'s attributes), removals paired with moves."""
         if self._file_sets is None:
             from ..gitio.fileset import commit_files
@@ -96,7 +97,7 @@ class Checker:
             return found
         return [self._moved(c, added) if c.new_id is None else c for c in found]
 
-    def _moved(self, removal: Change, added: list[Change]) -> Change:
+    def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
         """A removal whose events all reappear in an added file, as a rename to it."""
         assert removal.old_id is not None and removal.old_path is not None
         events = self._events(removal.old_id, removal.old_path)
@@ -105,7 +106,13 @@ class Checker:
         for addition in added:
             assert addition.new_id is not None and addition.new_path is not None
             if events <= self._events(addition.new_id, addition.new_path):
-                return Change(removal.old_path, addition.new_path, removal.old_id, addition.new_id)
+                return FileChange(
+                    removal.old_path,
+                    addition.new_path,
+                    removal.old_id,
+                    addition.new_id,
+                    renamed=True,
+                )
         return removal
 
     def _events(self, blob_id: str, path: str) -> frozenset[Any]:
@@ -148,7 +155,7 @@ class Checker:
         self.cache.put(key, findings)
         return findings
 
-    def _pair(self, check: Check, change: Change) -> list[Finding]:
+    def _pair(self, check: Check, change: FileChange) -> list[Finding]:
         from ..validation.history import check_arrival, check_change
 
         key = change_key(_PAIR_CODE[check], change.old_id, change.new_id, change.path)

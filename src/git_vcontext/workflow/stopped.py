@@ -82,6 +82,7 @@ def _git_dir(path: str) -> str:
 def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: str) -> None:
     """Each document that differs, as sync's engine merges it (M11 included)."""
     from ..fsio import write_atomic
+    from ..gitio.diffs import tree_changes
     from .treemerge import DocumentSides, _is_doc, document_result
     from .virtualbase import base_tree
 
@@ -90,8 +91,8 @@ def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: s
     base = base_tree(repo, ours.id, theirs.id, now=syncer.now)  # as sync merges them
     sides = DocumentSides(repo, base, ours.tree, theirs.tree)
     staged, stages = [], []
-    for delta in ours.tree.diff_to_tree(theirs.tree).deltas:
-        rel = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path
+    for change in tree_changes(ours.tree, theirs.tree):
+        rel = change.path
         if not _is_doc(sides, rel):
             continue
         result, outcome = document_result(sides, rel, now=syncer.now, favor=syncer.favor())

@@ -10,6 +10,7 @@ only theirs has is taken without theirs' ``fork`` block.
 from __future__ import annotations
 
 from .. import document as doc
+from ..gitio.diffs import tree_changes
 from ..record import record
 from .reproject import is_projection, reproject
 
@@ -187,8 +188,8 @@ def merge_trees(
             else:
                 conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
 
-    for delta in ours.diff_to_tree(theirs).deltas:
-        path = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path
+    for change in tree_changes(ours, theirs):
+        path = change.path
         if path in conflicted or not _is_doc(sides, path):
             continue
         entry = _index_entry(index, path)
@@ -388,8 +389,8 @@ def changed_documents(repo: Any, old: Any, new: Any) -> tuple[str, ...]:
     agent's work changed since the base it last merged)."""
     sides = DocumentSides(repo, old, old, new)
     changed = []
-    for delta in old.diff_to_tree(new).deltas:
-        path = (delta.new_file if delta.status_char() != "D" else delta.old_file).path
+    for change in tree_changes(old, new):
+        path = change.path
         if not _is_doc(sides, path):
             continue
         before, after = sides.data("ours", path), sides.data("theirs", path)
@@ -449,8 +450,8 @@ def carry_to_agent(
     index.read_tree(merged)
     sides = DocumentSides(repo, agent, agent, merged)
     documents: list[str] = []
-    for delta in agent.diff_to_tree(merged).deltas:
-        path = delta.new_file.path
+    for change in tree_changes(agent, merged):
+        path = change.path
         o, t = sides.data("ours", path), sides.data("theirs", path)
         if o is None or t is None or b"fork" not in o or not _is_doc(sides, path):
             if t is not None and t != o and _is_doc(sides, path):
