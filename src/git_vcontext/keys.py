@@ -1,10 +1,11 @@
-"""Which field identifies the objects of an array (M3): the key choice, repeats, element ids."""
+"""Which field identifies the objects of an array (M3): the keys, the choice, repeats, ids."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
 from .record import record
+from .spelling import canonical
 from .values import JsonValue
 
 TYPE_CHECKING = False
@@ -123,6 +124,24 @@ def identity_key(
 ) -> str | None:
     """The key that identifies the objects of these arrays, or None (see ``key_choice``)."""
     return key_choice(arrays, candidates).key
+
+
+def fingerprint(value: JsonValue) -> Any:
+    """Hashable key under which equal elements, or elements with the same identity (the
+    first of ``IDENTITY_KEYS`` an object carries as a string or integer), meet."""
+    if isinstance(value, dict):
+        for k in IDENTITY_KEYS:
+            ident = value.get(k)
+            if _hashable_id(ident):
+                return ("@", k, ident)
+        return ("=", canonical(value))
+    if isinstance(value, list):
+        return ("=", canonical(value))
+    if isinstance(value, bool) or value is None:
+        return ("c", value)
+    if isinstance(value, (int, float)):
+        return ("n", value)
+    return ("s", value)
 
 
 def element_id(element: JsonValue, key: str) -> Any:

@@ -88,6 +88,34 @@ def test_status_dot_links_agents_that_would_conflict_in_red(git_repo: Path) -> N
     assert red["dir"] == "none"
 
 
+def _bump_submodule(wt: Path, commit: str) -> None:
+    """Point the submodule ``sub`` (a gitlink to a commit this repository lacks) at ``commit``."""
+    run_git(wt, "update-index", "--add", "--cacheinfo", f"160000,{commit},sub")
+    run_git(wt, "commit", "-q", "-m", f"sub at {commit[:7]}")
+
+
+def test_status_dot_predicts_clashes_past_a_submodule_bump(git_repo: Path) -> None:
+    """An agent that moved a submodule changed no document there: the clash prediction
+    reads only blobs (it used to look the submodule's commit up, a KeyError)."""
+    repo = git_repo
+    seed(repo)
+    (repo / "sub").mkdir()  # a submodule not checked out: an empty folder
+    _bump_submodule(repo, "1" * 40)
+    fork_by_hand(repo, "alice")
+    fork_by_hand(repo, "bob")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    commit_on(repo, "agents/bob", {"todo.vcontext.json": status(("t1", "blocked"))}, "b")
+    wt = repo.parent / "alice-sub"
+    run_git(repo, "worktree", "add", "-q", str(wt), "agents/alice")
+    _bump_submodule(wt, "2" * 40)
+    run_git(repo, "worktree", "remove", "--force", str(wt))
+
+    code, out, err = _status(repo)
+
+    assert (code, err) == (1, "")
+    assert "conflict: todo.vcontext.json" in out
+
+
 def _retitle(data: Any) -> None:
     data["plan"]["title"] = "A better plan"
 

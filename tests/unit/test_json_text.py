@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from git_vcontext.codecs import json_text
 from git_vcontext.errors import ParseError
+from git_vcontext.keys import IDENTITY_KEYS
 from git_vcontext.values import MAX_DEPTH, same
 
 STYLES: dict[str, dict[str, Any]] = {
@@ -261,6 +262,26 @@ def test_render_keeps_ours_spelling_of_an_equal_number() -> None:
     """PRODUCT.md Formats: 0 and 0.0 are one number; an edit keeps ours' spelling of it."""
     doc = json_text.loads("[0, 1]")
     assert doc.render([0.0, 2]) == "[0, 2]"
+
+
+@pytest.mark.parametrize("key", IDENTITY_KEYS)
+def test_reordered_and_edited_elements_keep_their_own_text_by_every_identity_key(key: str) -> None:
+    """The writer knows an element by the identity keys the merge uses (keys.IDENTITY_KEYS,
+    ``depends_on_id`` included): reversed and edited, each keeps its own spelling of its
+    numbers instead of taking its old neighbour's text."""
+    text = (
+        f'[{{"{key}": "x", "type": "blocks", "weight": 1.50}},\n'
+        f' {{"{key}": "y", "type": "blocks", "weight": 2.0e0}},\n'
+        f' {{"{key}": "z", "type": "blocks", "weight": 3.250}}]\n'
+    )
+    new = json.loads(text)[::-1]
+    new[0]["type"], new[2]["type"] = "parent", "related"
+    rendered = json_text.loads(text).render(new)
+    assert [line.rsplit(" ", 1)[-1] for line in rendered.splitlines()] == [
+        "3.250},",
+        "2.0e0},",
+        "1.50}]",
+    ]
 
 
 @settings(max_examples=200)

@@ -106,6 +106,20 @@ def test_m4_elements_aligned_by_a_unique_id_but_changed_are_merged_not_taken_who
     assert [c.kind for c in r.conflicts] == ["delete/modify"]
 
 
+def test_m4_objects_align_by_depends_on_id_like_any_identity_key() -> None:
+    """``depends_on_id`` is an identity key (keys.IDENTITY_KEYS) also where M4 aligns a
+    mixed array: ours inserts before an object and edits it, theirs edits another field of
+    it: one object merged field by field (it used to be a delete/modify conflict)."""
+    x = {"depends_on_id": "x", "type": "blocks"}
+    o = {"xs": ["loose", x]}
+    a = {"xs": ["loose", {"depends_on_id": "w", "type": "blocks"}, {**x, "type": "related"}]}
+    b = {"xs": ["loose", {**x, "note": "n"}]}
+    r = merge3(o, a, b)
+    assert r.clean
+    merged = {"depends_on_id": "x", "type": "related", "note": "n"}
+    assert r.data == {"xs": ["loose", {"depends_on_id": "w", "type": "blocks"}, merged]}
+
+
 def test_m4_insertions_with_one_id_but_different_content_keep_both() -> None:
     o: dict[str, Any] = {"xs": ["loose"]}
     a = {"xs": ["loose", {"id": "n", "v": 1}]}

@@ -124,6 +124,37 @@ def test_m7_text_lines_changed_on_both_sides_conflict() -> None:
     assert [c.path for c in r.conflicts] == ["/todoList/items/0/note"]
 
 
+def test_m7_and_m16_one_line_merge_by_line_or_by_region() -> None:
+    """One line merge: by line (M4 over lines, M7) neighbouring edits and insertions at one
+    place merge; by region (git merge-file, the M16 fallback) they conflict."""
+    base, ours, theirs = "a\nb\nc\n", "a\nB\nc\n", "a\nb\nC\n"
+    assert merge_lines(base, ours, theirs, by="line") == ("a\nB\nC\n", 0)
+    assert merge_lines(base, ours, theirs)[1] == 1
+    inserted = merge_lines("a\nb\n", "a\nx\nb\n", "a\ny\nb\n", by="line")
+    assert inserted == ("a\nx\ny\nb\n", 0)
+    assert merge_lines("a\nb\n", "a\nx\nb\n", "a\ny\nb\n")[1] == 1
+
+
+def test_m7_a_run_of_conflicting_lines_is_one_block_with_the_base_lines() -> None:
+    merged, blocks = merge_lines(
+        "a\nb\nc\nd\n", "a\nB1\nC1\nd\n", "a\nB2\nC2\nd\n", Markers(diff3=True), by="line"
+    )
+    assert blocks == 1
+    block = "<<<<<<< ours\nB1\nC1\n||||||| base\nb\nc\n=======\nB2\nC2\n>>>>>>> theirs\n"
+    assert merged == "a\n" + block + "d\n"
+    kept = merge_lines("a\nb\n", "a\nB1\n", "a\nB2\n", Markers(take_base=True), by="line")
+    assert kept == ("a\nb\n", 0)
+
+
+def test_m7_a_line_changed_alike_on_both_sides_merges() -> None:
+    """Both sides made the same edit to one line, one of them more besides: no conflict
+    (as in git merge-file and M2), the text holds both sides' edits."""
+    o = todo(item("t1", note="a\nb\nc\n"))
+    r = merge3(o, todo(item("t1", note="a\nX\nc\n")), todo(item("t1", note="a\nX\nc\nd\n")))
+    assert not r.conflicts
+    assert r.data["todoList"]["items"][0]["note"] == "a\nX\nc\nd\n"
+
+
 def test_m8_decreased_sequence_is_a_violation_and_max_wins() -> None:
     o = todo(item("t1"), sequence=5)
     r = merge3(o, todo(item("t1"), sequence=3), todo(item("t1", status="completed"), sequence=5))

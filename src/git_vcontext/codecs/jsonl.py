@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ..document import JSONL_KEYS
 from ..errors import ParseError
+from ..keys import fingerprint
 from ..spelling import dumps as json_dumps
 from ..values import JsonValue, same
 from .json_text import detect_separators, parse_value
-from .matching import fingerprint
 from .text import BOM, decode, escape_lone_surrogates, marker_error, newline_of
 
 TYPE_CHECKING = False

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from ..spelling import canonical
+from ..keys import fingerprint
 from ..values import JsonValue
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-# Keys that identify array elements when re-printing (so a changed item is
-# re-printed field by field rather than replaced as a whole).
-_IDENTITY_KEYS = ("id", "uid", "eventId", "event_id")
 
 
 def appended_only(old: list[Any], new: list[Any]) -> bool:
@@ -21,25 +17,9 @@ def appended_only(old: list[Any], new: list[Any]) -> bool:
     return all(a is b for a, b in zip(old, new, strict=False))
 
 
-def fingerprint(value: JsonValue) -> Any:
-    """Hashable key under which equal (or same-identity) elements meet."""
-    if isinstance(value, dict):
-        for k in _IDENTITY_KEYS:
-            ident = value.get(k)
-            if isinstance(ident, (str, int)) and not isinstance(ident, bool):
-                return ("@", k, ident)
-        return ("=", canonical(value))
-    if isinstance(value, list):
-        return ("=", canonical(value))
-    if isinstance(value, bool) or value is None:
-        return ("c", value)
-    if isinstance(value, (int, float)):
-        return ("n", value)
-    return ("s", value)
-
-
 def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
-    """For each new element, the index of the old element it continues (or None)."""
+    """For each new element, the index of the old element it continues (or None): the very
+    same object, else one with the same identity (``keys.fingerprint``) or content."""
     result: list[int | None] = [None] * len(new)
     used = [False] * len(old)
     # The very same object continues itself; only containers: None, booleans, small ints

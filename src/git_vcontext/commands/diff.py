@@ -9,6 +9,7 @@ import sys
 from ..diffing.files import FileDiff, compare, unified
 from ..diffing.report import render_files
 from ..errors import ExitCode, OperationalError, UsageError
+from ..filechange import FileChange
 from ..fsio import read_bytes, write_output
 
 TYPE_CHECKING = False
@@ -83,27 +84,29 @@ def external(args: Sequence[str], *, fmt: str, color: bool) -> int:
     try:
         old = None if old_gone else read_bytes(old_file)
         new = None if new_gone else read_bytes(new_file)
-        result = _compare_safely(
-            old, new, None if old_gone else path, None if new_gone else new_path, new_path != path
+        file = FileChange(
+            None if old_gone else path,
+            None if new_gone else new_path,
+            old=old,
+            new=new,
+            renamed=new_path != path,
         )
+        result = _compare_safely(file)
         write_output(None, render_files([result], fmt=fmt, color=color))
     except OperationalError as exc:
         print(f"git-vcontext: {exc.one_line()}", file=sys.stderr)
     return int(ExitCode.OK)
 
 
-def _compare_safely(
-    old: bytes | None, new: bytes | None, old_path: str | None, new_path: str | None, renamed: bool
-) -> FileDiff:
+def _compare_safely(file: FileChange) -> FileDiff:
     """A structural diff, or a line diff if anything at all goes wrong (git must show something)."""
     try:
-        return compare(old, new, old_path=old_path, new_path=new_path, renamed=renamed)
+        return compare(file)
     except Exception as exc:  # never abort git's diff over one file
         if os.environ.get("GIT_VCONTEXT_DEBUG"):
             raise
         why = f"internal error: {type(exc).__name__}: {exc}"
-        text = unified(old, new, old_path, new_path)
-        return FileDiff(old_path, new_path, None, why, text, old == new, renamed)
+        return FileDiff(file, None, why, unified(file))
 
 
 def _two_files(args: Sequence[str], cached: bool, paths: Sequence[str]) -> bool:
@@ -130,9 +133,6 @@ def _missing_file(args: Sequence[str], cached: bool, paths: Sequence[str]) -> No
 def _files(old_file: str, new_file: str, name: str | None = None) -> FileDiff:
     old = None if old_file == DEV_NULL else read_bytes(old_file)
     new = None if new_file == DEV_NULL else read_bytes(new_file)
-    return compare(
-        old,
-        new,
-        old_path=None if old is None else (name or old_file),
-        new_path=None if new is None else (name or new_file),
-    )
+    old_path = None if old is None else (name or old_file)
+    new_path = None if new is None else (name or new_file)
+    return compare(FileChange(old_path, new_path, old=old, new=new))

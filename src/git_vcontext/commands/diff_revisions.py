@@ -10,8 +10,9 @@ from typing import Any
 from ..diffing.files import FileDiff, compare
 from ..document import looks_like_vcontext, matches_file_patterns
 from ..errors import OperationalError
-from ..gitio import open_repo, relative_to_top, resolve_commit
-from ..gitio.diffs import FilePair, attribute, changed_files, unmerged_paths
+from ..filechange import FileChange
+from ..gitio import open_repo, relative_to_top, resolve_commit, revision_range
+from ..gitio.diffs import attribute, changed_files, unmerged_paths
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 
@@ -29,14 +30,8 @@ def revisions(
     def wanted(path: str) -> bool:
         return _in_specs(path, specs) and _candidate(path, declared)
 
-    pairs = changed_files(repo, revs, cached=cached, wanted=wanted)
-    diffs = [
-        compare(
-            p.old, p.new, old_path=p.old_path, new_path=p.new_path, renamed=p.status == "renamed"
-        )
-        for p in pairs
-        if _is_vcontext(p, declared)
-    ]
+    changed = changed_files(repo, revs, cached=cached, wanted=wanted)
+    diffs = [compare(file) for file in changed if _is_vcontext(file, declared)]
     unmerged = [p for p in unmerged_paths(repo) if wanted(p)] if cached else []
     return diffs, unmerged
 
@@ -54,13 +49,12 @@ def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[s
 
 def is_revision(repo: Any, arg: str) -> bool:
     """Whether ``arg`` names a commit or a range of them (``A..B``, ``A...B``)."""
-    sides = arg.split("...", 1) if "..." in arg else arg.split("..", 1)
-    for side in sides:
-        try:
-            if side:
-                resolve_commit(repo, side)
-        except OperationalError:
-            return False
+    if revision_range(repo, arg) is not None:
+        return True
+    try:
+        resolve_commit(repo, arg)
+    except OperationalError:
+        return False
     return True
 
 
@@ -79,12 +73,12 @@ def _candidate(path: str, declared: Callable[[str], bool]) -> bool:
     return path.endswith(_CANDIDATE_SUFFIXES) or declared(path)
 
 
-def _is_vcontext(pair: FilePair, declared: Callable[[str], bool]) -> bool:
+def _is_vcontext(file: FileChange, declared: Callable[[str], bool]) -> bool:
     """Declared by name or attribute, else recognised by content (an info key near the top)."""
-    names = [n for n in (pair.old_path, pair.new_path) if n]
+    names = [n for n in (file.old_path, file.new_path) if n]
     if any(declared(n) for n in names):
         return True
-    return any(raw is not None and looks_like_vcontext(raw) for raw in (pair.old, pair.new))
+    return any(raw is not None and looks_like_vcontext(raw) for raw in (file.old, file.new))
 
 
 def _in_specs(path: str, specs: Sequence[str]) -> bool:

@@ -157,7 +157,7 @@ def aligned(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
 
 
 def _replace(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
-    from ..align import pair_replaced
+    from ..pairing import pair_replaced
 
     matched = pair_replaced([e for _, e in old], [e for _, e in new])
     pairs = [(old[i], new[j]) for i, j in matched]

@@ -11,59 +11,36 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..codecs import Document
+    from ..filechange import FileChange
     from .model import DiffResult
 
 
 @record
 class FileDiff:
-    """The outcome for one file: a structural result, or why not and a line diff instead."""
+    """The outcome for one changed file: a structural result, or why not and a line diff."""
 
-    old_path: str | None  # None: the file was added
-    new_path: str | None  # None: the file was deleted
+    file: FileChange
     result: DiffResult | None  # None when a side does not parse (or is binary)
     error: str | None = None
     line_diff: str = ""
-    same_bytes: bool = False
-    renamed: bool = False  # git found a rename (two files given by hand are not one)
     playbooks: tuple[Any, Any] | None = None  # (old, new) data when new holds a playbook
-
-    @property
-    def path(self) -> str:
-        return self.new_path or self.old_path or ""
-
-    @property
-    def status(self) -> str:
-        """``added``, ``deleted``, ``renamed`` or ``modified``."""
-        if self.old_path is None:
-            return "added"
-        if self.new_path is None:
-            return "deleted"
-        return "renamed" if self.renamed else "modified"
 
     @property
     def differs(self) -> bool:
         """Whether there is anything to report (data changes, or bytes for unparsable files)."""
         if self.result is not None:
-            return bool(self.result) or self.status != "modified"
-        return not self.same_bytes
+            return bool(self.result) or self.file.status != "modified"
+        return self.file.old != self.file.new
 
 
-def compare(
-    old: bytes | None,
-    new: bytes | None,
-    *,
-    old_path: str | None,
-    new_path: str | None,
-    renamed: bool = False,
-) -> FileDiff:
-    """Diff two contents (None = absent side); names pick the format, else the content does."""
-    same_bytes = old == new
+def compare(file: FileChange) -> FileDiff:
+    """Diff the two contents of a changed file (None = absent side); names pick the format,
+    else the content does."""
     try:
-        old_doc = load(old, old_path)
-        new_doc = load(new, new_path)
+        old_doc = load(file.old, file.old_path)
+        new_doc = load(file.new, file.new_path)
     except ParseError as exc:
-        text = unified(old, new, old_path, new_path)
-        return FileDiff(old_path, new_path, None, exc.one_line(), text, same_bytes, renamed)
+        return FileDiff(file, None, exc.one_line(), unified(file))
     old_data = skeleton(new_doc.data if new_doc else None) if old_doc is None else old_doc.data
     new_data = skeleton(old_data) if new_doc is None else new_doc.data
     from .core import diff
@@ -71,9 +48,7 @@ def compare(
 
     result = diff(old_data, new_data)
     books = (old_data, new_data) if may_hold_playbook(new_data) else None
-    return FileDiff(
-        old_path, new_path, result, same_bytes=same_bytes, renamed=renamed, playbooks=books
-    )
+    return FileDiff(file, result, playbooks=books)
 
 
 def load(raw: bytes | None, name: str | None) -> Document | None:
@@ -115,11 +90,10 @@ def side_name(prefix: str, path: str | None) -> str:
     return f"{prefix}/{path.lstrip('/')}" if path else "/dev/null"
 
 
-def unified(
-    old: bytes | None, new: bytes | None, old_path: str | None, new_path: str | None
-) -> str:
+def unified(file: FileChange) -> str:
     """A plain unified diff (``Binary files ... differ`` for binary content)."""
-    a_name, b_name = side_name("a", old_path), side_name("b", new_path)
+    old, new = file.old, file.new
+    a_name, b_name = side_name("a", file.old_path), side_name("b", file.new_path)
     if b"\0" in (old or b"") or b"\0" in (new or b""):
         return "" if old == new else f"Binary files {a_name} and {b_name} differ\n"
     import difflib

@@ -31,7 +31,7 @@ def _text(f: FileDiff, color: bool) -> str:
     pal = palette(color)
     from .files import side_name
 
-    a, b = side_name("a", f.old_path), side_name("b", f.new_path)
+    a, b = side_name("a", f.file.old_path), side_name("b", f.file.new_path)
     lines = [f"{pal.bold}diff --vcontext {a} {b}{pal.reset}"]
     lines += [f"{pal.bold}{line}{pal.reset}" for line in _status_lines(f)]
     if f.result is None:
@@ -41,12 +41,13 @@ def _text(f: FileDiff, color: bool) -> str:
 
 
 def _status_lines(f: FileDiff) -> list[str]:
-    if f.status == "added":
+    file = f.file
+    if file.status == "added":
         return ["new file"]
-    if f.status == "deleted":
+    if file.status == "deleted":
         return ["deleted file"]
-    if f.status == "renamed":
-        return [f"rename from {f.old_path}", f"rename to {f.new_path}"]
+    if file.status == "renamed":
+        return [f"rename from {file.old_path}", f"rename to {file.new_path}"]
     return []
 
 
@@ -56,21 +57,22 @@ def _stat(files: list[FileDiff]) -> str:
 
 
 def _stat_name(f: FileDiff) -> str:
-    return f"{f.old_path} => {f.new_path}" if f.status == "renamed" else f.path
+    file = f.file
+    return f"{file.old_path} => {file.new_path}" if file.status == "renamed" else file.path
 
 
 def _stat_summary(f: FileDiff) -> str:
     if f.result is None:
         return "not parsed (line diff)"
-    extra = {"added": " (new file)", "deleted": " (deleted file)"}.get(f.status, "")
-    return stat_line(f.result, f.status) + extra
+    extra = {"added": " (new file)", "deleted": " (deleted file)"}.get(f.file.status, "")
+    return stat_line(f.result, f.file.status) + extra
 
 
 def _markdown(f: FileDiff) -> str:
     from .markdown import code, render_markdown
 
     if f.result is not None:
-        text = render_markdown(f.result, title=f.path)
+        text = render_markdown(f.result, title=f.file.path)
         if f.playbooks is not None and f.result:
             from .pictures import head_pictures
 
@@ -79,7 +81,7 @@ def _markdown(f: FileDiff) -> str:
     fence = "```" if "```" not in f.line_diff else "~~~~"
     return "\n".join(
         [
-            f"### {code(f.path)}",
+            f"### {code(f.file.path)}",
             "",
             f"_Not a structural diff: {f.error}_",
             "",
@@ -95,14 +97,15 @@ def _json(files: list[FileDiff]) -> str:
     changes: list[dict[str, Any]] = []
     summary = []
     for f in files:
-        entry: dict[str, Any] = {"path": f.path, "status": f.status}
-        if f.status == "renamed":
-            entry["oldPath"] = f.old_path
+        file = f.file
+        entry: dict[str, Any] = {"path": file.path, "status": file.status}
+        if file.status == "renamed":
+            entry["oldPath"] = file.old_path
         if f.result is None:
             entry["error"] = f.error
         else:
             entry["changes"] = len(f.result)
-            changes += [{**c.to_json(), "file": f.path} for c in f.result.changes]
+            changes += [{**c.to_json(), "file": file.path} for c in f.result.changes]
         summary.append(entry)
     out = {"version": FORMAT_VERSION, "changes": changes, "files": summary}
     return json_report(out)

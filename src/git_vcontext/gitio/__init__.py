@@ -92,6 +92,22 @@ def resolve_commit(repo: Any, rev: str) -> Any:
     return commit
 
 
+def revision_range(repo: Any, spec: str) -> tuple[Any, Any, bool] | None:
+    """``A..B`` or ``A...B`` as git reads them (an empty side is HEAD): (A's commit, B's
+    commit, whether the range starts at their merge base, ``...``). None when ``spec`` is
+    not a range of two commits: one revision, or none at all (``resolve_commit`` says so)."""
+    import pygit2
+
+    try:
+        parsed = repo.revparse(spec)
+        if not parsed.flags & pygit2.GIT_REVSPEC_RANGE:
+            return None
+        start, end = (obj.peel(pygit2.Commit) for obj in (parsed.from_object, parsed.to_object))
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    return start, end, bool(parsed.flags & pygit2.GIT_REVSPEC_MERGE_BASE)
+
+
 def read_at(repo: Any, rev: str, path: str) -> bytes:
     """The content of ``path`` (relative to the top of the repo) at revision ``rev``."""
     commit = resolve_commit(repo, rev)

@@ -1,46 +1,75 @@
-"""Which files changed between two states of a repository, with both contents (pygit2)."""
+"""Which files changed between two states of a repository (pygit2): the one tree-diff walker."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import OperationalError, UsageError
-from . import resolve_commit, workdir
+from ..filechange import FileChange
+from ..record import replace
+from . import resolve_commit, revision_range, workdir
 
 NO_DOCUMENT_MODES = (0o120000, 0o160000)  # symlinks and submodules hold no document
 
 
-@dataclass(frozen=True)
-class FilePair:
-    """One changed file: paths and contents on each side (None where the file is absent)."""
+def tree_changes(
+    old: Any,
+    new: Any,
+    *,
+    wanted: Callable[[str], bool] | None = None,
+    renames: bool = False,
+    files_only: bool = False,
+) -> list[FileChange]:
+    """The files that differ between two trees (``old`` None: the empty tree), blob ids
+    on each side.
 
-    old_path: str | None
-    new_path: str | None
-    old: bytes | None
-    new: bytes | None
+    ``wanted(path)`` filters by path before anything is read. ``renames``: git's rename
+    detection (it reads contents), run only when a wanted file was added or deleted.
+    ``files_only``: a change to or from a symlink or submodule is left out (neither holds
+    a document).
+    """
+    diff = new.diff_to_tree(swap=True) if old is None else old.diff_to_tree(new)
+    return diff_changes(diff, wanted=wanted, renames=renames, files_only=files_only)
 
-    @property
-    def path(self) -> str:
-        """The name to show: the new path, or the old one for a deletion."""
-        return self.new_path or self.old_path or ""
 
-    @property
-    def status(self) -> str:
-        """``added``, ``deleted``, ``renamed`` or ``modified``."""
-        if self.old_path is None:
-            return "added"
-        if self.new_path is None:
-            return "deleted"
-        return "renamed" if self.old_path != self.new_path else "modified"
+def diff_changes(
+    diff: Any,
+    *,
+    wanted: Callable[[str], bool] | None = None,
+    renames: bool = False,
+    files_only: bool = False,
+) -> list[FileChange]:
+    """The changed files of a pygit2 diff (see ``tree_changes``)."""
+    deltas = [d for d in diff.deltas if _wanted(d, wanted)]
+    if renames and any(_absent(d.old_file) or _absent(d.new_file) for d in deltas):
+        diff.find_similar()
+        deltas = [d for d in diff.deltas if _wanted(d, wanted)]
+    out = []
+    for delta in deltas:
+        old, new = delta.old_file, delta.new_file
+        if files_only and (old.mode in NO_DOCUMENT_MODES or new.mode in NO_DOCUMENT_MODES):
+            continue
+        old_path = None if _absent(old) else old.path
+        new_path = None if _absent(new) else new.path
+        old_id = None if old_path is None else str(old.id)
+        new_id = None if new_path is None else str(new.id)
+        renamed = old_path is not None and new_path is not None and old_path != new_path
+        out.append(FileChange(old_path, new_path, old_id, new_id, renamed=renamed))
+    return out
+
+
+def _wanted(delta: Any, wanted: Callable[[str], bool] | None) -> bool:
+    files = (delta.old_file, delta.new_file)
+    return wanted is None or any(not _absent(f) and wanted(f.path) for f in files)
 
 
 def changed_files(
     repo: Any, revs: Sequence[str], *, cached: bool, wanted: Callable[[str], bool]
-) -> list[FilePair]:
-    """Files that differ, as ``git diff [--cached] [REV [REV]]`` sees them (renames found).
+) -> list[FileChange]:
+    """Files that differ, with both contents, as ``git diff [--cached] [REV [REV]]`` sees
+    them (renames found).
 
     ``wanted(path)`` filters by path before any content is read. While a merge is
     stopped, a conflicted file is its work-tree content once, against REV (or, without
@@ -49,23 +78,19 @@ def changed_files(
     diff, new_side, base = _diff(repo, list(revs), cached)
     diff.find_similar()
     unmerged = set(unmerged_paths(repo)) if base is not _TREES else set()
-    pairs = []
-    for delta in diff.deltas:
-        old_path = None if _absent(delta.old_file) else delta.old_file.path
-        new_path = None if _absent(delta.new_file) else delta.new_file.path
-        if not (old_path and wanted(old_path)) and not (new_path and wanted(new_path)):
+    found = []
+    for change in diff_changes(diff, wanted=wanted, files_only=True):
+        if {change.old_path, change.new_path} & unmerged:
             continue
-        if {old_path, new_path} & unmerged or any(
-            f.mode in NO_DOCUMENT_MODES for f in (delta.old_file, delta.new_file)
-        ):
-            continue
-        old = repo[delta.old_file.id].data if old_path else None
-        new = new_side(delta.new_file) if new_path else None
-        if old != new or old_path != new_path:
-            pairs.append(FilePair(old_path, new_path, old, new))
+        old = repo[change.old_id].data if change.old_id is not None else None
+        new = new_side(change.new_id, change.new_path) if change.new_path else None
+        if old != new or change.renamed:
+            work_tree = base is not _TREES and base is not _INDEX  # no blob id for it
+            new_id = None if work_tree else change.new_id
+            found.append(replace(change, new_id=new_id, old=old, new=new))
     if unmerged and base is not _INDEX:
-        pairs += _unmerged_pairs(repo, base, unmerged, wanted)
-    return sorted(pairs, key=lambda pair: pair.path)
+        found += _unmerged_changes(repo, base, unmerged, wanted)
+    return sorted(found, key=lambda change: change.path)
 
 
 def unmerged_paths(repo: Any) -> list[str]:
@@ -77,11 +102,11 @@ def unmerged_paths(repo: Any) -> list[str]:
     return sorted({_path(entry) for entry in conflicts})
 
 
-def _unmerged_pairs(
+def _unmerged_changes(
     repo: Any, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
-) -> list[FilePair]:
+) -> list[FileChange]:
     """Conflicted files: the work tree's content against ``rev`` (None: ours, stage 2)."""
-    pairs = []
+    found = []
     stages = {_path(entry): entry for entry in repo.index.conflicts or ()}
     tree = _commit(repo, rev).tree if rev is not None else None
     for path in sorted(p for p in paths if wanted(p)):
@@ -94,8 +119,8 @@ def _unmerged_pairs(
         new = file.read_bytes() if file.is_file() and not file.is_symlink() else None
         if old != new:
             old_path, new_path = (path if side is not None else None for side in (old, new))
-            pairs.append(FilePair(old_path, new_path, old, new))
-    return pairs
+            found.append(FileChange(old_path, new_path, old=old, new=new))
+    return found
 
 
 def _path(entry: Any) -> str:
@@ -112,26 +137,18 @@ _INDEX = "index"  # --cached: the index is the new side
 
 def _diff(
     repo: Any, revs: list[str], cached: bool
-) -> tuple[Any, Callable[[Any], bytes], str | None]:
+) -> tuple[Any, Callable[[str | None, str], bytes], str | None]:
     """The pygit2 diff for the requested states, a reader for its new side, and what the
     new side is: ``_TREES``, ``_INDEX``, or the work tree against a revision (None: the
     index, so a conflicted file is compared with ours)."""
-    if len(revs) == 1 and "..." in revs[0]:
-        left, right = revs[0].split("...", 1)
-        base = repo.merge_base(_commit(repo, left or "HEAD").id, _commit(repo, right or "HEAD").id)
-        if base is None:
-            raise OperationalError(f"{revs[0]}: no merge base")
-        revs = [str(base), right or "HEAD"]
-    elif len(revs) == 1 and ".." in revs[0]:
-        left, right = revs[0].split("..", 1)
-        revs = [left or "HEAD", right or "HEAD"]
+    commits = _range(repo, revs[0]) if len(revs) == 1 else None
     if len(revs) > 2:
         raise UsageError("at most two revisions")
-    if len(revs) == 2:
+    if commits is not None or len(revs) == 2:
         if cached:
             raise UsageError("--cached takes at most one revision")
-        a, b = (_commit(repo, r).tree for r in revs)
-        return a.diff_to_tree(b), _blob_reader(repo), _TREES
+        a, b = commits or (_commit(repo, r) for r in revs)
+        return a.tree.diff_to_tree(b.tree), _blob_reader(repo), _TREES
     if cached:
         return _index_vs_tree(repo, revs[0] if revs else "HEAD"), _blob_reader(repo), _INDEX
     if revs:  # like git: the tree against the work tree *through the index* (sees new files)
@@ -140,6 +157,20 @@ def _diff(
         return diff, _file_reader(repo), revs[0]
     repo.index.read()
     return repo.index.diff_to_workdir(), _file_reader(repo), None
+
+
+def _range(repo: Any, spec: str) -> tuple[Any, Any] | None:
+    """The two commits ``A..B`` compares; for ``A...B``, their merge base and B."""
+    found = revision_range(repo, spec)
+    if found is None:
+        return None
+    left, right, symmetric = found
+    if symmetric:
+        base = repo.merge_base(left.id, right.id)
+        if base is None:
+            raise OperationalError(f"{spec}: no merge base")
+        left = repo[base]
+    return left, right
 
 
 def _index_vs_tree(repo: Any, rev: str) -> Any:
@@ -156,18 +187,18 @@ def _commit(repo: Any, rev: str) -> Any:
     return resolve_commit(repo, rev)
 
 
-def _blob_reader(repo: Any) -> Callable[[Any], bytes]:
-    return lambda diff_file: bytes(repo[diff_file.id].data)
+def _blob_reader(repo: Any) -> Callable[[str | None, str], bytes]:
+    return lambda blob_id, _path: bytes(repo[blob_id].data)
 
 
-def _file_reader(repo: Any) -> Callable[[Any], bytes]:
+def _file_reader(repo: Any) -> Callable[[str | None, str], bytes]:
     top = workdir(repo)
 
-    def read(diff_file: Any) -> bytes:
+    def read(_blob_id: str | None, path: str) -> bytes:
         try:
-            return (top / Path(diff_file.path)).read_bytes()
+            return (top / Path(path)).read_bytes()
         except OSError as exc:
-            raise OperationalError(f"{diff_file.path}: cannot read ({exc.strerror})") from None
+            raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
 
     return read
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OperationalError
-from .diffs import NO_DOCUMENT_MODES
+from ..filechange import FileChange
+from .diffs import tree_changes
 
 DELETE = "(delete)"
 
@@ -213,50 +214,16 @@ def _tracking_tips(repo: Any, remote: str | None) -> list[Any]:
     return tips
 
 
-@dataclass(frozen=True)
-class Change:
-    """One vContext file a commit changed against one parent (blob ids, None if absent)."""
-
-    old_path: str | None
-    new_path: str | None
-    old_id: str | None
-    new_id: str | None
-
-    @property
-    def path(self) -> str:
-        return self.new_path or self.old_path or ""
-
-
-def changes(repo: Any, parent: Any, commit: Any, wanted: Callable[[str], bool]) -> list[Change]:
-    """The ``wanted`` files that differ between ``parent`` (None: empty tree) and ``commit``.
+def changes(repo: Any, parent: Any, commit: Any, wanted: Callable[[str], bool]) -> list[FileChange]:
+    """The ``wanted`` files that differ between ``parent`` (None: empty tree) and ``commit``
+    (blob ids, no contents).
 
     Renames are found (so a moved document keeps its past), but only when a wanted
     file was added or deleted: rename detection reads contents.
     """
-    if parent is None:
-        diff = commit.tree.diff_to_tree(swap=True)
-    else:
-        diff = parent.tree.diff_to_tree(commit.tree)
-    deltas = [d for d in diff.deltas if _wanted(d, wanted)]
-    if any(d.old_file.mode == 0 or d.new_file.mode == 0 for d in deltas):
-        diff.find_similar()
-        deltas = [d for d in diff.deltas if _wanted(d, wanted)]
-    out = []
-    for delta in deltas:
-        old, new = delta.old_file, delta.new_file
-        if old.mode in NO_DOCUMENT_MODES or new.mode in NO_DOCUMENT_MODES:
-            continue
-        old_path = None if old.mode == 0 else old.path
-        new_path = None if new.mode == 0 else new.path
-        old_id = None if old_path is None else str(old.id)
-        new_id = None if new_path is None else str(new.id)
-        if old_id != new_id or old_path != new_path:
-            out.append(Change(old_path, new_path, old_id, new_id))
-    return out
-
-
-def _wanted(delta: Any, wanted: Callable[[str], bool]) -> bool:
-    return any(f.mode != 0 and wanted(f.path) for f in (delta.old_file, delta.new_file))
+    old = None if parent is None else parent.tree
+    found = tree_changes(old, commit.tree, wanted=wanted, renames=True, files_only=True)
+    return [c for c in found if c.old_id != c.new_id or c.renamed]
 
 
 def blob_bytes(repo: Any, blob_id: str) -> bytes:

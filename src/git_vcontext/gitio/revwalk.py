@@ -8,8 +8,8 @@ from typing import Any
 
 from ..errors import OperationalError
 from ..lineage.meta import CommitMeta
-from . import resolve_commit
-from .diffs import NO_DOCUMENT_MODES
+from . import resolve_commit, revision_range
+from .diffs import NO_DOCUMENT_MODES, tree_changes
 
 
 class GitHistory:
@@ -35,19 +35,21 @@ class GitHistory:
     def _add(self, rev: str) -> None:
         if rev.startswith("^") and len(rev) > 1:
             self._walker.hide(self._resolve(rev[1:]).id)
-        elif "..." in rev:
-            left, right = (self._resolve(side or "HEAD") for side in rev.split("...", 1))
+            return
+        found = revision_range(self.repo, rev)
+        if found is None:
+            self._push(self._resolve(rev))
+            return
+        left, right, symmetric = found
+        if symmetric:  # A...B: what either has that their merge base has not
             base = self.repo.merge_base(left.id, right.id)
             self._push(left)
             self._push(right)
             if base is not None:
                 self._walker.hide(base)
-        elif ".." in rev:
-            left, right = (self._resolve(side or "HEAD") for side in rev.split("..", 1))
+        else:
             self._walker.hide(left.id)
             self._push(right)
-        else:
-            self._push(self._resolve(rev))
 
     def _resolve(self, rev: str) -> Any:
         if rev == "HEAD" and self.repo.head_is_unborn:
@@ -94,16 +96,14 @@ class GitHistory:
     def moved_from(self, commit_id: str, parent_id: str, path: str) -> list[tuple[str, str, bool]]:
         """Files the commit removed that ``path`` (new in it) may come from, as
         ``(old path, blob id, git calls it a rename)``: git's renames first."""
-        diff = self._commit(parent_id).tree.diff_to_tree(self._commit(commit_id).tree)
-        diff.find_similar()
+        old, new = self._commit(parent_id).tree, self._commit(commit_id).tree
         found: list[tuple[str, str, bool]] = []
-        for delta in diff.deltas:
-            old = delta.old_file
-            if old.mode == 0 or old.mode in NO_DOCUMENT_MODES:
+        for change in tree_changes(old, new, renames=True, files_only=True):
+            if change.old_path is None or change.old_id is None:
                 continue
-            renamed = delta.new_file.path == path and old.path != path
-            if renamed or delta.new_file.mode == 0:
-                found.append((old.path, str(old.id), renamed))
+            renamed = change.renamed and change.new_path == path
+            if renamed or change.new_path is None:
+                found.append((change.old_path, change.old_id, renamed))
         return sorted(found, key=lambda f: not f[2])
 
     def meta(self, commit_id: str) -> CommitMeta:

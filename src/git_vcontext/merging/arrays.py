@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 
 from .. import document as doc
-from ..codecs.matching import fingerprint
+from ..keys import fingerprint
 from ..values import canonical
 from .logs import all_carry
 from .result import MISSING, NOT_HANDLED
@@ -73,7 +73,7 @@ def sequence(
     m: Merger, path: Path, base: list[Any], ours: list[Any], theirs: list[Any]
 ) -> list[Any]:
     """M4: elements aligned to the base; an element changed on both sides merges by M2."""
-    from .sequence import Slot, merge_sequences
+    from .alignment import Slot, merge_sequences
 
     def merge_element(i: int, b: Any, o: Any, t: Any) -> Slot:
         return Slot(m.value((*path, i), b, o, t), "merged")

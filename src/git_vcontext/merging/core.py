@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import same
-from . import arrays, logs, moves, rules, vcontext
+from . import arrays, logs, moves, rules, sequence_number, vcontext
 from .pointers import locate_conflicts, pointer_of
 from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
 
@@ -73,7 +73,7 @@ class Merger:
         if ours is MISSING and theirs is MISSING:
             return MISSING
         if doc.is_sequence_field(path):  # M8 applies even when both reached the same number
-            return rules.merge_sequence(self, path, base, ours, theirs)
+            return sequence_number.merge_sequence(self, path, base, ours, theirs)
         if same(ours, theirs):
             return ours
         result = self._always_rules(path, base, ours, theirs)

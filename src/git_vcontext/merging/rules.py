@@ -1,10 +1,11 @@
-"""Field rules: sequence (M8), text (M7), timestamps (M9), counters (M10), locks (M12), status."""
+"""Field rules: text (M7), timestamps (M9), counters (M10), locks (M12), status (M13)."""
 
 from __future__ import annotations
 
 from .. import document as doc
 from ..values import canonical, instant_key, parse_instant, same
 from .result import MISSING, NOT_HANDLED
+from .sequence_number import is_number, log_sequence_conflict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -12,76 +13,18 @@ if TYPE_CHECKING:
 
     from .core import Merger, Path
 
-TOOL_AGENT = {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-# -- M8 sequence ------------------------------------------------------------------
-
-
-def merge_sequence(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
-    """Both advanced: max + 1 (noted); a decrease is a violation and max wins."""
-    values = [0 if v is MISSING else v for v in (base, ours, theirs)]
-    if not all(_number(v) for v in values):
-        return _generic(m, path, base, ours, theirs)
-    b, o, t = values
-    if o > b and t > b:
-        new = max(o, t) + 1
-        m.note(
-            "sequence-conflict",
-            path,
-            f"concurrent edits: ours at {o}, theirs at {t} (base {b}); merged as {new}",
-        )
-        m.sequence_conflicts[path[:-1]] = (o, t, new)
-        return new
-    if o < b or t < b:
-        side = "ours" if o < b else "theirs"
-        m.note("sequence-decrease", path, f"{side} decreased {path[-1]} below {b}; max kept")
-        return ours if o >= t else theirs
-    return _generic(m, path, base, ours, theirs)
-
-
-def _generic(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
-    if same(ours, theirs):
-        return ours
-    if same(base, ours):
-        return theirs
-    if same(base, theirs):
-        return ours
-    return m.both_changed(path, base, ours, theirs)
-
 
 # -- M7 multi-line text ---------------------------------------------------------------
 
 
 def merge_text(m: Merger, path: Path, base: Any, ours: str, theirs: str) -> Any:
-    """Line-level three-way merge of text; a conflict only where lines conflict."""
-    merged = merge_lines(base if isinstance(base, str) else "", ours, theirs)
-    if merged is None:
+    """Line-level three-way merge of text (M4 over lines); a conflict only where lines conflict."""
+    from .textmerge import merge_lines
+
+    merged, conflicts = merge_lines(base if isinstance(base, str) else "", ours, theirs, by="line")
+    if conflicts:
         return m.conflict("modify/modify", base, ours, theirs)
     return merged
-
-
-def merge_lines(base: str, ours: str, theirs: str) -> str | None:
-    """The merged text, or None when some line was changed differently on both sides."""
-    from .sequence import Slot, merge_sequences
-
-    def changed_both(i: int, b: Any, o: Any, t: Any) -> Slot:
-        return Slot((o, t), "conflict")
-
-    slots = merge_sequences(
-        base.splitlines(keepends=True),
-        ours.splitlines(keepends=True),
-        theirs.splitlines(keepends=True),
-        lambda x: x,
-        changed_both,
-    )
-    if any(s.origin == "conflict" for s in slots):
-        return None
-    return "".join(s.value for s in slots)
 
 
 # -- deletes, timestamps, counters, locks, status -------------------------------------
@@ -103,8 +46,8 @@ def field_rule(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         return NOT_HANDLED
     if name in doc.LATER_WINS_TIMESTAMPS or name in doc.EARLIER_WINS_TIMESTAMPS:
         return _timestamp(name, ours, theirs)
-    if name in doc.COUNTER_FIELDS and all(_number(v) for v in (ours, theirs)):
-        b = base if _number(base) else 0
+    if name in doc.COUNTER_FIELDS and all(is_number(v) for v in (ours, theirs)):
+        b = base if is_number(base) else 0
         return ours + theirs - b
     if name == doc.LOCK_FIELD and isinstance(ours, dict) and isinstance(theirs, dict):
         return _lock(m, path, base, ours, theirs)
@@ -187,29 +130,9 @@ def after_object(
     out: dict[str, Any],
 ) -> None:
     """Record a sequence conflict in the changeLog (M8); recompute playbook metrics (M10)."""
-    seq = m.sequence_conflicts.pop(path, None)
-    log = out.get(doc.CHANGELOG_FIELD)
-    if seq is not None and isinstance(log, list):
-        o, t, new = seq
-        out[doc.CHANGELOG_FIELD] = [*log, _merge_change(m, log, o, t, new)]
+    log_sequence_conflict(m, path, out)
     if path and path[-1] == doc.PLAYBOOK_KEY and isinstance(out.get(doc.METRICS_FIELD), dict):
         _recompute_metrics(m, path, out)
-
-
-def _merge_change(m: Merger, log: list[Any], o: Any, t: Any, new: Any) -> dict[str, Any]:
-    return {
-        "sequence": new,
-        "timestamp": m.options.now or _latest_timestamp(log),
-        "agent": dict(TOOL_AGENT),
-        "operation": "merge",
-        "reason": f"git-vcontext merged concurrent edits at sequence {o} (ours) and {t} (theirs)",
-    }
-
-
-def _latest_timestamp(log: list[Any]) -> str:
-    stamps = [e.get("timestamp") for e in log if isinstance(e, dict)]
-    valid = [s for s in stamps if parse_instant(s) is not None]
-    return str(max(valid, key=instant_key)) if valid else "1970-01-01T00:00:00Z"
 
 
 def _recompute_metrics(m: Merger, path: Path, playbook: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""Line-based three-way merge with git-style markers: the fallback when data cannot be trusted."""
+"""The line merge: ``git merge-file``-like for the fallback (M16), by line for text fields (M7)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,14 @@ import re
 from collections.abc import Sequence
 
 from ..record import record
+from .result import MISSING
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Granularity = Literal["region", "line"]
+    """What conflicts in a line merge: a region both sides changed, or one line."""
 
 
 @record
@@ -39,41 +47,78 @@ def _terminated(lines: Sequence[str], nl: str) -> list[str]:
     return [ln if ln.endswith("\n") else ln + nl for ln in lines]
 
 
-def _matches(base: Sequence[str], side: Sequence[str]) -> list[int | None]:
-    """For each base line, the index of the equal line of ``side`` it is aligned with."""
-    from difflib import SequenceMatcher
-
-    out: list[int | None] = [None] * len(base)
-    for a, b, size in SequenceMatcher(None, base, side, autojunk=False).get_matching_blocks():
-        for k in range(size):
-            out[a + k] = b + k
-    return out
+PLAIN = Markers()
+"""Markers as ``git merge-file`` writes them by default."""
 
 
-def merge_lines(base: str, ours: str, theirs: str, markers: Markers) -> tuple[str, int]:
-    """diff3-style merge of texts: (result, number of conflict blocks).
+def merge_lines(
+    base: str, ours: str, theirs: str, markers: Markers = PLAIN, *, by: Granularity = "region"
+) -> tuple[str, int]:
+    """Three-way merge of texts by lines: (result, number of conflict blocks).
 
-    With ``markers.take_base`` a conflicting region keeps the base's lines instead of
-    a marker block (a virtual merge base, M16), and counts as no conflict.
+    ``by="region"`` is ``git merge-file``'s (the fallback, M16): the base lines both
+    sides kept cut the texts into regions, and a region both sides changed differently
+    is one conflict block. ``by="line"`` is M4 over lines (multi-line strings, M7): only
+    a line changed differently on both sides (or deleted on one, changed on the other)
+    conflicts; edits to neighbouring lines merge and insertions at the same place keep
+    both, ours' first. With ``markers.take_base`` a conflict keeps the base's lines
+    instead of a marker block (a virtual merge base, M16) and counts as none.
     """
     b = base.splitlines(keepends=True)
     o = ours.splitlines(keepends=True)
     t = theirs.splitlines(keepends=True)
-    om, tm = _matches(b, o), _matches(b, t)
     out: list[str] = []
+    how = None if markers.take_base else markers
+    conflicts = (_by_line if by == "line" else _by_region)(b, o, t, how, out)
+    return "".join(out), conflicts
+
+
+def _by_region(
+    b: list[str], o: list[str], t: list[str], markers: Markers | None, out: list[str]
+) -> int:
+    """diff3: the regions between base lines both sides kept, each resolved as a whole."""
+    from .alignment import kept_at
+
+    ours_at, theirs_at = kept_at(b, o), kept_at(b, t)
     conflicts = 0
     i = j = k = 0
     for p in range(len(b) + 1):
-        if p < len(b) and (om[p] is None or tm[p] is None or om[p] < j or tm[p] < k):  # type: ignore[operator]
-            continue
-        oe = om[p] if p < len(b) else len(o)
-        te = tm[p] if p < len(b) else len(t)
-        assert oe is not None and te is not None
-        conflicts += _chunk(b[i:p], o[j:oe], t[k:te], None if markers.take_base else markers, out)
+        oe, te = (ours_at[p], theirs_at[p]) if p < len(b) else (len(o), len(t))
+        if oe is None or te is None:
+            continue  # a base line some side changed: inside a region
+        conflicts += _chunk(b[i:p], o[j:oe], t[k:te], markers, out)
         if p < len(b):
             out.append(b[p])
         i, j, k = p + 1, oe + 1, te + 1
-    return "".join(out), conflicts
+    return conflicts
+
+
+def _by_line(
+    b: list[str], o: list[str], t: list[str], markers: Markers | None, out: list[str]
+) -> int:
+    """M4 over lines; a run of conflicting lines is one block."""
+    from .alignment import Slot, merge_sequences
+
+    def changed_both(i: int, base: str, ours: str, theirs: str) -> Slot:
+        return Slot(ours, "merged") if ours == theirs else Slot((ours, theirs), "conflict")
+
+    conflicts = 0
+    run: list[Slot] = []
+    for slot in [*merge_sequences(b, o, t, _line, changed_both), None]:
+        if slot is not None and slot.origin == "conflict":
+            run.append(slot)
+            continue
+        if run:
+            ours, theirs = ([s.value[n] for s in run if s.value[n] is not MISSING] for n in (0, 1))
+            conflicts += _chunk([b[s.base_index] for s in run], ours, theirs, markers, out)
+            run = []
+        if slot is not None:
+            out.append(slot.value)
+    return conflicts
+
+
+def _line(line: str) -> str:
+    return line
 
 
 def _chunk(

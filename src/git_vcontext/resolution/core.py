@@ -204,7 +204,7 @@ def recovered_now(text: str, ours: bytes, path: str) -> str | None:
     the same entry. None when the file shows no such entry."""
     from ..codecs import parse
     from ..errors import ParseError
-    from ..merging.rules import TOOL_AGENT
+    from ..merging.sequence_number import TOOL_AGENT
     from ..values import canonical
     from .markers import split_markers
 

@@ -32,6 +32,7 @@ def _git(svc: Service, tool: str) -> Any:
 def diff(svc: Service, args: dict[str, Any]) -> Answer:
     from ..diffing.files import compare
     from ..diffing.report import render_files
+    from ..filechange import FileChange
 
     git = _git(svc, "vcontext_diff")
     old_rev, new_rev = args.get("from", "HEAD"), args.get("to")
@@ -42,14 +43,8 @@ def diff(svc: Service, args: dict[str, Any]) -> Answer:
             continue
         old = git.read_at(old_rev, path)
         new = git.read_at(new_rev, path) if new_rev else _disk(svc, entry)
-        files.append(
-            compare(
-                old,
-                new,
-                old_path=path if old is not None else None,
-                new_path=path if new is not None else None,
-            )
-        )
+        old_path, new_path = (path if side is not None else None for side in (old, new))
+        files.append(compare(FileChange(old_path, new_path, old=old, new=new)))
     shown = [f for f in files if f.differs]
     data = json.loads(render_files(shown, fmt="json"))
     against = f"{old_rev}..{new_rev}" if new_rev else f"{old_rev} and the files on disk"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from ..gitio.diffs import tree_changes
 from ..record import record
 from .sync import CONFLICT, REFUSED
 from .treemerge import PathConflict, same_but_fork, trial_conflicts
@@ -91,13 +92,20 @@ def _changes(repo: Any, tip: Any, other: Any) -> dict[str, bool]:
     if since is None:
         return {}
     out = {}
-    for d in since.diff_to_tree(repo[tip].tree).deltas:
+    for change in tree_changes(since, repo[tip].tree):
         real = True
-        if d.status_char() == "M":
-            old, new = repo[d.old_file.id].data, repo[d.new_file.id].data
-            real = b"fork" not in new or not same_but_fork(old, new, d.new_file.path)
-        out[d.old_file.path] = out[d.new_file.path] = real
+        if change.status == "modified":
+            old, new = _blob(repo, change.old_id), _blob(repo, change.new_id)
+            if old is not None and new is not None:
+                real = b"fork" not in new or not same_but_fork(old, new, change.path)
+        out[change.path] = real
     return out
+
+
+def _blob(repo: Any, blob_id: str | None) -> bytes | None:
+    """A blob's content (None: no id, or a submodule's commit, which this repo need not have)."""
+    found = None if blob_id is None else repo.get(blob_id)
+    return found.data if found is not None and found.type_str == "blob" else None
 
 
 def _trial(repo: Any, ours: Side, theirs: Side, favor: str | None) -> tuple[PathConflict, ...]:

@@ -93,14 +93,14 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
             f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
             f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
         )
-        out.append((heading, checker.between("r", pushed.previous, pushed.tip)))
+        out.append((heading, checker.between("history", pushed.previous, pushed.tip)))
     branch = pushed.update.branch
     if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
         heading = (
             f"at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
             f"(outside the agent prefix {prefix})"
         )
-        out.append((heading, checker.between("a", pushed.previous, pushed.tip)))
+        out.append((heading, checker.between("arrival", pushed.previous, pushed.tip)))
     return out
 
 

@@ -9,13 +9,22 @@ nothing. Verdicts are cached by object id (``validate.cache``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from ..gitio.push import Change, blob_bytes, changes
+from ..filechange import FileChange
+from ..gitio.push import blob_bytes, changes
 from ..validation.cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 from ..validation.model import Finding
 
 Found = dict[str, list[Finding]]
+
+Check = Literal["history", "arrival"]
+"""The rules applied to a change: the history rules (append-only logs, sequence, ...), or
+fork arrival (an unmerged fork reaching a branch outside the agent prefix)."""
+
+_PAIR_CODE = {"history": "h", "arrival": "f", "drift": "p"}
+_TIPS_CODE = {"history": "r", "arrival": "a"}
+"""Key prefixes of the verdict cache (``validation.cache``): per pair of blobs, per two tips."""
 
 
 class Checker:
@@ -31,8 +40,6 @@ class Checker:
 
     def commit(self, commit: Any) -> Found:
         """Findings (and ``SKIPPED`` notes) by file for one commit, against every parent."""
-        from ..validation.history import check_change
-
         self.commits += 1
         key = commit_key(str(commit.id))
         cached = self.cache.get_files(key)
@@ -48,39 +55,37 @@ class Checker:
                     blobs.add((change.new_id, change.path))
                     known.extend(self._blob(change.new_id, change.path))
                 if change.old_id is not None:  # a new file has no past to break
-                    history = self._pair("h", change, check_change)
+                    history = self._pair("history", change)
                     known.extend(f for f in history if f not in known)
         self._drift(commit.tree, list(found), found)
         result = {path: findings for path, findings in found.items() if findings}
         self.cache.put_files(key, result)
         return result
 
-    def between(self, kind: str, previous: Any, tip: Any) -> Found:
+    def between(self, check: Check, previous: Any, tip: Any) -> Found:
         """Findings between a branch's previous tip (None: a new branch) and its new tip.
 
-        ``a``: unmerged forks arriving (branches outside the agent prefix); ``r``: the
-        history rules, for a forced update that leaves the remote's tip behind.
+        ``arrival``: unmerged forks arriving (branches outside the agent prefix);
+        ``history``: the history rules, for a forced update that leaves the remote's tip
+        behind.
         """
-        from ..validation.history import check_arrival, check_change
-
-        key = tips_key(kind, None if previous is None else str(previous.id), str(tip.id))
+        previous_id = None if previous is None else str(previous.id)
+        key = tips_key(_TIPS_CODE[check], previous_id, str(tip.id))
         cached = self.cache.get_files(key)
         if cached is not None:
             return cached
         found: Found = {}
         for change in self._changes(previous, tip):
-            if kind == "a" and change.new_id is not None:
-                findings = self._pair("f", change, check_arrival)
-            elif kind == "r" and change.old_id is not None:
-                findings = self._pair("h", change, check_change)
-            else:
-                continue
+            side = change.new_id if check == "arrival" else change.old_id
+            if side is None:
+                continue  # nothing arrives in a removal; a new file has no past to break
+            findings = self._pair(check, change)
             if findings:
                 found[change.path] = findings
         self.cache.put_files(key, found)
         return found
 
-    def _changes(self, old: Any, new: Any) -> list[Change]:
+    def _changes(self, old: Any, new: Any) -> list[FileChange]:
         """The changed vContext files (by ``new``'s attributes), removals paired with moves."""
         if self._file_sets is None:
             from ..gitio.fileset import commit_files
@@ -92,7 +97,7 @@ class Checker:
             return found
         return [self._moved(c, added) if c.new_id is None else c for c in found]
 
-    def _moved(self, removal: Change, added: list[Change]) -> Change:
+    def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
         """A removal whose events all reappear in an added file, as a rename to it."""
         assert removal.old_id is not None and removal.old_path is not None
         events = self._events(removal.old_id, removal.old_path)
@@ -101,7 +106,13 @@ class Checker:
         for addition in added:
             assert addition.new_id is not None and addition.new_path is not None
             if events <= self._events(addition.new_id, addition.new_path):
-                return Change(removal.old_path, addition.new_path, removal.old_id, addition.new_id)
+                return FileChange(
+                    removal.old_path,
+                    addition.new_path,
+                    removal.old_id,
+                    addition.new_id,
+                    renamed=True,
+                )
         return removal
 
     def _events(self, blob_id: str, path: str) -> frozenset[Any]:
@@ -123,7 +134,7 @@ class Checker:
             projection = tree_blob(tree, path)
             if events is None or projection is None:
                 continue
-            key = change_key("p", str(events.id), str(projection.id), path)
+            key = change_key(_PAIR_CODE["drift"], str(events.id), str(projection.id), path)
             drift = self.cache.get(key)
             if drift is None:
                 report = check_bytes(projection.data, path, sibling=_constant(events.data))
@@ -144,14 +155,17 @@ class Checker:
         self.cache.put(key, findings)
         return findings
 
-    def _pair(self, kind: str, change: Change, check: Any) -> list[Finding]:
-        key = change_key(kind, change.old_id, change.new_id, change.path)
+    def _pair(self, check: Check, change: FileChange) -> list[Finding]:
+        from ..validation.history import check_arrival, check_change
+
+        key = change_key(_PAIR_CODE[check], change.old_id, change.new_id, change.path)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
         old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
         new = None if change.new_id is None else blob_bytes(self.repo, change.new_id)
-        findings: list[Finding] = check(old, new, change.path, old_path=change.old_path)
+        rules = check_change if check == "history" else check_arrival
+        findings = rules(old, new, change.path, old_path=change.old_path)
         self.cache.put(key, findings)
         return findings
 

@@ -55,7 +55,7 @@ def reproject(
             left.pop(path, None)
             mode = deferred[path][1] if path in deferred else index[path].mode
             index.add(pygit2.IndexEntry(path, repo.create_blob(built), mode))
-            if built != sides.data(1, path):
+            if built != sides.data("ours", path):
                 changed.append(path)
     return changed, {p: outcome for p, (outcome, _) in left.items()}
 
@@ -67,9 +67,8 @@ def _join(folder: str, name: str) -> str:
 def _merged_logs(sides: Any, merged: list[str]) -> list[str]:
     """Folders whose ``events.jsonl`` differs between ours and theirs (so it was merged)."""
     folders = {p.rpartition("/")[0] for p in merged if p.rsplit("/", 1)[-1] == EVENTS}
-    return sorted(
-        f for f in folders if sides.data(1, _join(f, EVENTS)) != sides.data(2, _join(f, EVENTS))
-    )
+    logs = [(f, _join(f, EVENTS)) for f in folders]
+    return sorted(f for f, log in logs if sides.data("ours", log) != sides.data("theirs", log))
 
 
 def _index_data(repo: Any, index: Any, path: str) -> bytes | None:
@@ -94,7 +93,7 @@ def _rebuilt(
             outcome = deferred[0]
             if outcome.result is None or not _settled(outcome, events, path):
                 return None
-            style = parse(sides.data(1, path), path=path, format="jsonl")
+            style = parse(sides.data("ours", path), path=path, format="jsonl")
             records = outcome.result.data
         else:
             merged = _index_data(repo, index, path)

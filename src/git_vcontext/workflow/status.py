@@ -160,15 +160,16 @@ def _fork_sequences(repo: Any, a: Any, b: Any) -> tuple[ForkSequence, ...]:
     from .. import document as doc
     from ..codecs import parse
     from ..errors import ParseError
+    from ..gitio.diffs import tree_changes
     from .forkstate import forks_of
     from .treemerge import DocumentSides, is_document
 
     a_tree, b_tree = repo[a].tree, repo[b].tree
     sides = DocumentSides(repo, None, b_tree, a_tree)
     found: list[ForkSequence] = []
-    for delta in b_tree.diff_to_tree(a_tree).deltas:
-        path = delta.new_file.path
-        raw = sides.data(2, path)
+    for change in tree_changes(b_tree, a_tree):
+        path = change.path
+        raw = sides.data("theirs", path)
         if raw is None or b"fork" not in raw:
             continue
         blobs: list[bytes | None] = [raw]
@@ -181,7 +182,7 @@ def _fork_sequences(repo: Any, a: Any, b: Any) -> tuple[ForkSequence, ...]:
         forks = forks_of(data)
         if not forks:
             continue
-        base_data = _parsed(sides.data(1, path), path)
+        base_data = _parsed(sides.data("ours", path), path)
         for key, fork in forks.items():
             parent = base_data.get(key) if isinstance(base_data, dict) else None
             seq = parent.get(doc.SEQUENCE_FIELD) if isinstance(parent, dict) else None

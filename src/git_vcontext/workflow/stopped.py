@@ -82,6 +82,7 @@ def _git_dir(path: str) -> str:
 def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: str) -> None:
     """Each document that differs, as sync's engine merges it (M11 included)."""
     from ..fsio import write_atomic
+    from ..gitio.diffs import tree_changes
     from .treemerge import DocumentSides, _is_doc, document_result
     from .virtualbase import base_tree
 
@@ -90,8 +91,8 @@ def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: s
     base = base_tree(repo, ours.id, theirs.id, now=syncer.now)  # as sync merges them
     sides = DocumentSides(repo, base, ours.tree, theirs.tree)
     staged, stages = [], []
-    for delta in ours.tree.diff_to_tree(theirs.tree).deltas:
-        rel = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path
+    for change in tree_changes(ours.tree, theirs.tree):
+        rel = change.path
         if not _is_doc(sides, rel):
             continue
         result, outcome = document_result(sides, rel, now=syncer.now, favor=syncer.favor())
@@ -113,10 +114,11 @@ def _rendered(sides: Any, rel: str, pair: PairResult, now: str, top: Path) -> by
     from ..merging.files import merge_files
     from ..merging.result import MergeOptions
     from ..merging.textmerge import Markers
+    from .treemerge import SIDES
 
     settings = merge_settings(cwd=top)
     markers = Markers(7, pair.base, "base", pair.branch, settings.diff3)
-    b, o, t = (sides.data(i, rel) for i in range(3))
+    b, o, t = (sides.data(side, rel) for side in SIDES)
     outcome = merge_files(
         b,
         o,
@@ -131,7 +133,9 @@ def _rendered(sides: Any, rel: str, pair: PairResult, now: str, top: Path) -> by
 
 def _stage_lines(sides: Any, rel: str) -> str:
     """``git update-index --index-info`` input: no stage 0, then stages 1, 2 and 3."""
-    entries = [sides.entry(i, rel) for i in range(3)]
+    from .treemerge import SIDES
+
+    entries = [sides.entry(side, rel) for side in SIDES]
     width = len(str(next(e.id for e in entries if e is not None)))
     lines = [f"0 {'0' * width}\t{rel}\n"]
     for stage, entry in enumerate(entries, start=1):

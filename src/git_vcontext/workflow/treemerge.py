@@ -10,15 +10,18 @@ only theirs has is taken without theirs' ``fork`` block.
 from __future__ import annotations
 
 from .. import document as doc
+from ..gitio.diffs import tree_changes
 from ..record import record
 from .reproject import is_projection, reproject
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
-    from typing import Any
+    from typing import Any, Literal
 
     from ..merging.files import FileMerge
+
+    Side = Literal["base", "ours", "theirs"]
 
 _SNIFFED_SUFFIXES = (".json", ".tron")
 
@@ -67,15 +70,20 @@ class TreeMerge:
         return not self.conflicts
 
 
+SIDES: tuple[Side, ...] = ("base", "ours", "theirs")
+"""The three sides of a merge, in git's stage order (1, 2, 3)."""
+
+
 class DocumentSides:
-    """Blob lookups in the three trees of one merge (ids and contents, cached)."""
+    """Blob lookups in the three trees of one merge (ids and contents, cached), by side:
+    ``base``, ``ours`` or ``theirs``."""
 
     def __init__(self, repo: Any, base: Any, ours: Any, theirs: Any) -> None:
         self.repo = repo
-        self.trees = (base, ours, theirs)
-        self._data: dict[tuple[int, str], bytes | None] = {}
+        self.trees = {"base": base, "ours": ours, "theirs": theirs}
+        self._data: dict[tuple[Side, str], bytes | None] = {}
 
-    def entry(self, side: int, path: str) -> Any:
+    def entry(self, side: Side, path: str) -> Any:
         tree = self.trees[side]
         if tree is None:
             return None
@@ -84,7 +92,7 @@ class DocumentSides:
         except KeyError:
             return None
 
-    def data(self, side: int, path: str) -> bytes | None:
+    def data(self, side: Side, path: str) -> bytes | None:
         key = (side, path)
         if key in self._data:
             return self._data[key]
@@ -147,7 +155,7 @@ def merge_trees(
     def decide(path: str, mode: Any) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         decided.append(path)
-        o = sides.data(1, path)
+        o = sides.data("ours", path)
         result, outcome = document_result(sides, path, now=now, favor=favor, virtual=virtual)
         if outcome is not None and not outcome.clean and is_projection(path):
             deferred[path] = (outcome, mode)
@@ -163,7 +171,7 @@ def merge_trees(
             documents.append(path)
             blob = repo.create_blob(result)
         else:
-            blob = sides.entry(1, path).id
+            blob = sides.entry("ours", path).id
         # always set: libgit2 may have taken theirs (fork block included) where ours wins
         index.add(pygit2.IndexEntry(path, blob, mode))
 
@@ -180,15 +188,15 @@ def merge_trees(
             else:
                 conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
 
-    for delta in ours.diff_to_tree(theirs).deltas:
-        path = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path
+    for change in tree_changes(ours, theirs):
+        path = change.path
         if path in conflicted or not _is_doc(sides, path):
             continue
         entry = _index_entry(index, path)
         if entry is None:  # one side deleted a document the other left alone
             if (kept := _log_deleted(sides, path)) is not None:
                 if virtual:  # the base's version, as for any conflict of a virtual base
-                    base_entry = sides.entry(0, path)
+                    base_entry = sides.entry("base", path)
                     index.add(pygit2.IndexEntry(path, base_entry.id, base_entry.filemode))
                 else:
                     conflicts.append(kept)
@@ -210,7 +218,7 @@ def document_result(
 
     Bytes None: nothing to write (ours alone has it), or a conflict (see the outcome).
     """
-    o, t, b = sides.data(1, path), sides.data(2, path), sides.data(0, path)
+    o, t, b = sides.data("ours", path), sides.data("theirs", path), sides.data("base", path)
     if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
         return o, None  # M11: theirs changed nothing but its fork block, which never wins
     if o is not None and t is not None:
@@ -246,16 +254,16 @@ def trial_conflicts(
             if path in paths and path not in documents:
                 found.append(PathConflict(path, _libgit2_kind(anc, our, their)))
     for path in documents:
-        o, t = sides.data(1, path), sides.data(2, path)
+        o, t = sides.data("ours", path), sides.data("theirs", path)
         if o is not None and t is not None and o != t:
-            conflict = _document_conflict(sides.data(0, path), o, t, path, now, favor)
+            conflict = _document_conflict(sides.data("base", path), o, t, path, now, favor)
             if conflict is not None:
                 found.append(conflict)
     return tuple(found)
 
 
 def _plain_or_deleted(sides: DocumentSides, path: str) -> bool:
-    if sides.entry(1, path) is None or sides.entry(2, path) is None:
+    if sides.entry("ours", path) is None or sides.entry("theirs", path) is None:
         return True
     return not _is_doc(sides, path)
 
@@ -288,17 +296,17 @@ def _document_conflict(
 
 
 def _is_doc(sides: DocumentSides, path: str) -> bool:
-    return is_document(path, lambda: [sides.data(i, path) for i in (1, 2)], sides.repo)
+    return is_document(path, lambda: [sides.data(s, path) for s in ("ours", "theirs")], sides.repo)
 
 
 def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
     """A conflict when the document one side deleted holds an append-only log."""
     from ..validation.history import logged_entries
 
-    entries = logged_entries(sides.data(0, path), path)
+    entries = logged_entries(sides.data("base", path), path)
     if not entries:
         return None
-    kind = "deleted by us" if sides.data(1, path) is None else "deleted by them"
+    kind = "deleted by us" if sides.data("ours", path) is None else "deleted by them"
     why = f"it holds an append-only log ({entries} entries): sync never deletes one"
     return PathConflict(path, kind, reasons=(why,))
 
@@ -381,11 +389,11 @@ def changed_documents(repo: Any, old: Any, new: Any) -> tuple[str, ...]:
     agent's work changed since the base it last merged)."""
     sides = DocumentSides(repo, old, old, new)
     changed = []
-    for delta in old.diff_to_tree(new).deltas:
-        path = (delta.new_file if delta.status_char() != "D" else delta.old_file).path
+    for change in tree_changes(old, new):
+        path = change.path
         if not _is_doc(sides, path):
             continue
-        before, after = sides.data(1, path), sides.data(2, path)
+        before, after = sides.data("ours", path), sides.data("theirs", path)
         if before is None or after is None or not same_but_fork(before, after, path):
             changed.append(path)
     return tuple(sorted(changed))
@@ -442,9 +450,9 @@ def carry_to_agent(
     index.read_tree(merged)
     sides = DocumentSides(repo, agent, agent, merged)
     documents: list[str] = []
-    for delta in agent.diff_to_tree(merged).deltas:
-        path = delta.new_file.path
-        o, t = sides.data(1, path), sides.data(2, path)
+    for change in tree_changes(agent, merged):
+        path = change.path
+        o, t = sides.data("ours", path), sides.data("theirs", path)
         if o is None or t is None or b"fork" not in o or not _is_doc(sides, path):
             if t is not None and t != o and _is_doc(sides, path):
                 documents.append(path)
@@ -462,7 +470,7 @@ def carry_to_agent(
         if result != o:
             documents.append(path)
         if result != t:
-            mode = sides.entry(2, path).filemode
-            blob = sides.entry(1, path).id if result == o else repo.create_blob(result)
+            mode = sides.entry("theirs", path).filemode
+            blob = sides.entry("ours", path).id if result == o else repo.create_blob(result)
             index.add(pygit2.IndexEntry(path, blob, mode))
     return TreeMerge(index.write_tree(repo), (), tuple(documents))

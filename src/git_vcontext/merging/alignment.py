@@ -1,4 +1,4 @@
-"""M4: three-way merge of sequences without identity (array elements, lines of text)."""
+"""M4 alignment: three-way merge of sequences without identity (array elements, lines of text)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,12 @@ def side_edits(
             paired = pair(i1, i2, j1, j2) if pair else _by_position(i1, i2, j1, j2)
             _replaced(actions, inserts, paired, i1, j1, j2)
     return SideEdits(actions, inserts)
+
+
+def kept_at(base: Sequence[Hashable], side: Sequence[Hashable]) -> list[int | None]:
+    """For each base element, the index of the equal element of ``side`` it is aligned
+    with (None: the side changed or deleted it)."""
+    return [j if action == KEEP else None for action, j in side_edits(base, side).actions]
 
 
 def _by_position(i1: int, i2: int, j1: int, j2: int) -> list[tuple[int, int]]:
@@ -141,7 +147,7 @@ def _edits(
 ) -> SideEdits:
     if not data:
         return side_edits(bk, [key(x) for x in side])
-    from ..align import pair_replaced
+    from ..pairing import pair_replaced
     from ..values import same
 
     def pair(i1: int, i2: int, j1: int, j2: int) -> list[tuple[int, int]]:
