@@ -44,13 +44,13 @@ def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
     An agent predicted to conflict whose conflicts none of these merges explain (a
     three-way effect of the earlier agents) is shown against its base with its own.
     """
-    from ..codecs import reused_parses
+    from ..codecs import ReusedParses
     from ..gitio.settings import merge_settings
 
     live = [r for r in rows if r.state != REFUSED]
     tips = {r.agent: _tip(repo, r.branch) for r in live}
     favor = merge_settings(cwd=repo.workdir or repo.path).favor
-    with reused_parses({}):
+    with ReusedParses({}):
         changed = {r.agent: _changes(repo, tips[r.agent], _tip(repo, r.base)) for r in live}
         found = []
         for a, b in combinations(live, 2):

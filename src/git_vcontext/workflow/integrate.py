@@ -141,14 +141,14 @@ class BaseRound:
     def _documents(self, agent: str, base: Any, commit: Any = None) -> tuple[str, ...]:
         """The documents the agent's work (its published commit, else ``commit``) changed
         since it last met the base."""
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
         from .treemerge import changed_documents
 
         if agent not in self.contributed:
             commit = self.published.get(agent, commit)
             start = None if base is None else start_of(self.repo, commit, base)
             trees = None if start is None else (self.repo[start].tree, self.repo[commit].tree)
-            with reused_parses(self.syncer.parsed):  # the merges read the same documents
+            with ReusedParses(self.syncer.parsed):  # the merges read the same documents
                 found = () if trees is None else changed_documents(self.repo, *trees)
             self.contributed[agent] = found
         return self.contributed[agent]

@@ -120,13 +120,13 @@ def prefill(
 
     ``parsed``: documents sync parsed already (by content), reused instead of parsed again.
     """
-    from ..codecs import reused_parses
+    from ..codecs import ReusedParses
     from ..gitio.push import common_dir, parse_ref_lines
     from ..validation.cache import VerdictCache
 
     text = "\n".join(lines) + "\n"
     cache = VerdictCache.open(common_dir(repo))
-    with reused_parses(parsed):
+    with ReusedParses(parsed):
         report, _ = check_updates(repo, parse_ref_lines(text), remote, cache)
     if not report.problems:
         cache.put(push_key(remote, text), [])

@@ -159,9 +159,9 @@ class Syncer:
         documents it changed (their forks are marked merged). Returns (the pairs'
         results, the requests' results).
         """
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
 
-        with reused_parses(self._parsed):
+        with ReusedParses(self._parsed):
             started = [self._into_base(agent, base) for agent, base in pairs]
             others = []
             for agent, branch, base, commit in requests:
@@ -288,9 +288,9 @@ class Syncer:
     def merge_request(self, agent: str, branch: str, base: str, commit: Any) -> PairResult:
         """Merge ``commit`` (what another agent asked to integrate, from ``branch`` of the
         remote) into ``base`` (planned), without touching any local agent branch."""
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
 
-        with reused_parses(self._parsed):
+        with ReusedParses(self._parsed):
             pair = self._into_base(agent, base, branch=branch, commit=commit)
         return pair.final or pair.done(MERGED if pair.base_moves else UP_TO_DATE)
 
@@ -368,12 +368,12 @@ class Syncer:
     def merged_elsewhere(self, agent: str, base: str, documents: tuple[str, ...]) -> PairResult:
         """Step 2 for an agent whose work another agent's sync merged into ``base``: the
         base into the agent branch, marking the forks of ``documents`` merged (planned)."""
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
 
         branch = agents.agent_branch(self.repo, agent)
         pair = _Pair(agent, branch, base, self.tip(branch))
         pair.elsewhere, pair.documents = True, documents
-        with reused_parses(self._parsed):
+        with ReusedParses(self._parsed):
             return self._into_agent(pair)
 
     def forget(self) -> None:
@@ -385,9 +385,9 @@ class Syncer:
 
         Planned like a pair: ``commit()`` moves the ref.
         """
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
 
-        with reused_parses(self._parsed):
+        with ReusedParses(self._parsed):
             return self._integrate(branch, theirs, what)
 
     def _integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
