@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..gitio.push import PushRange, RefUpdate
-    from ..validation.cache import VerdictCache
     from ..validation.model import Finding
+    from ..verdict_cache import VerdictCache
     from .pushcheck import Checker
 
     Verdicts = list[tuple[str, dict[str, list[Finding]]]]
@@ -122,7 +122,7 @@ def prefill(
     """
     from ..codecs import ReusedParses
     from ..gitio.push import common_dir, parse_ref_lines
-    from ..validation.cache import VerdictCache
+    from ..verdict_cache import VerdictCache
 
     text = "\n".join(lines) + "\n"
     cache = VerdictCache.open(common_dir(repo))

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..gitio.push import Change, blob_bytes, changes
-from ..validation.cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 from ..validation.model import Finding
+from ..verdict_cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 
 Found = dict[str, list[Finding]]
 
