@@ -29,6 +29,26 @@ def branch_ref(branch: str) -> str:
     return branch if branch.startswith("refs/") else f"refs/heads/{branch}"
 
 
+def valid_branch_name(branch: str) -> bool:
+    """Whether git accepts ``branch`` (a short name) as the name of a local branch."""
+    import pygit2
+
+    return pygit2.reference_is_valid_name(f"refs/heads/{branch}")
+
+
+def create_branch(repo: Any, branch: str, commit: Any, *, message: str) -> None:
+    """Create the local ``branch`` at ``commit`` (reflog ``message``); OperationalError when
+    it exists already or git cannot make it."""
+    import pygit2
+
+    try:
+        repo.create_reference_direct(f"refs/heads/{branch}", commit, False, message=message)
+    except pygit2.AlreadyExistsError:
+        raise OperationalError(f"a branch named '{branch}' already exists") from None
+    except (pygit2.GitError, OSError) as exc:  # e.g. agents/a next to agents/a/b
+        raise OperationalError(f"cannot create branch '{branch}': {exc}") from None
+
+
 def target(repo: Any, name: str) -> Any:
     """The commit id a direct reference points at now (read from disk), or None."""
     ref = repo.references.get(branch_ref(name))

@@ -7,10 +7,15 @@
 from __future__ import annotations
 
 from ..errors import OperationalError, UsageError
+from ..gitio.commits import current_branch
+from ..gitio.objects import signature, user_identity
+from ..gitio.refs import valid_branch_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from pygit2 import Signature
 
 DEFAULT_PREFIX = "agents/"
 
@@ -31,8 +36,6 @@ def agent_prefix(repo: Any) -> str:
 
 def check_agent_name(agent: str) -> str:
     """``agent`` if it can name a branch component; UsageError otherwise."""
-    import pygit2
-
     bad = (
         not agent
         or agent.startswith(("-", "."))
@@ -41,7 +44,7 @@ def check_agent_name(agent: str) -> str:
         or any(c in agent for c in " ~^:?*[\\\x7f")
         or any(ord(c) < 32 for c in agent)
         or not is_utf8(agent)
-        or not pygit2.reference_is_valid_name(f"refs/heads/{agent}")
+        or not valid_branch_name(agent)
     )
     if bad:
         raise UsageError(f"not a valid agent name: {agent!r} (it becomes a branch name)")
@@ -59,10 +62,8 @@ def is_utf8(text: str) -> bool:
 
 def agent_branch(repo: Any, agent: str) -> str:
     """The short branch name of ``agent`` (``agents/AGENT``)."""
-    import pygit2
-
     branch = agent_prefix(repo) + check_agent_name(agent)
-    if not pygit2.reference_is_valid_name(f"refs/heads/{branch}"):
+    if not valid_branch_name(branch):
         raise UsageError(
             f"not a valid branch name: {branch!r} (check git config vcontext.agentPrefix)"
         )
@@ -91,15 +92,10 @@ def running_agent(repo: Any) -> str | None:
     else the agent whose branch is checked out here; None for a person."""
     import os
 
-    import pygit2
-
     named = os.environ.get(AGENT_ENV, "").strip()
     if named:
         return named
-    try:
-        head = None if repo.head_is_detached else repo.head.shorthand
-    except (pygit2.GitError, KeyError):  # an unborn branch: nobody in particular
-        return None
+    head = current_branch(repo)  # None on an unborn branch: nobody in particular
     return agent_of_branch(repo, head) if head else None
 
 
@@ -150,15 +146,9 @@ def signatures(repo: Any) -> tuple[Any, Any]:
     """
     import os
 
-    import pygit2
+    name, email = user_identity(repo)
 
-    try:
-        default = repo.default_signature
-        name, email = default.name, default.email
-    except (KeyError, pygit2.GitError):
-        name = email = None
-
-    def make(role: str) -> Any:
+    def make(role: str) -> Signature:
         who = os.environ.get(f"GIT_{role}_NAME") or name
         mail = os.environ.get(f"GIT_{role}_EMAIL") or email
         if not who or not mail:
@@ -166,6 +156,6 @@ def signatures(repo: Any) -> tuple[Any, Any]:
                 "no git identity to commit with: set it with "
                 "git config user.name 'Your Name' and git config user.email you@example.com"
             )
-        return pygit2.Signature(who, mail)
+        return signature(who, mail)
 
     return make("AUTHOR"), make("COMMITTER")

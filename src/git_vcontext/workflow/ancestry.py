@@ -3,6 +3,8 @@ does this branch hold work of its own, where did this work start from."""
 
 from __future__ import annotations
 
+from ..gitio.objects import new_commits
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -16,15 +18,11 @@ def contains(repo: Any, tip: Any, commit: Any) -> bool:
 def has_work(repo: Any, tip: Any, base: Any) -> bool:
     """Whether ``tip`` holds commits the base lacks, other than merges of what the base has
     (an agent branch after a sync ends in such a merge of the base into it)."""
-    import pygit2
-
     if contains(repo, base, tip):
         return False
     if base is None:
         return True
-    walker = repo.walk(tip, pygit2.GIT_SORT_NONE)
-    walker.hide(base)
-    for commit in walker:
+    for commit in new_commits(repo, tip, base):
         parents = commit.parent_ids
         if len(parents) < 2 or not all(contains(repo, base, p) for p in parents):
             return True

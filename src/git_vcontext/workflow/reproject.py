@@ -39,7 +39,7 @@ def reproject(
     Writes the rebuilt blobs into ``index``; returns the paths it changed against ours
     and the deferred (conflicted) projections it could not settle.
     """
-    import pygit2
+    from ..gitio.objects import stage
 
     changed: list[str] = []
     left = dict(deferred)
@@ -54,7 +54,7 @@ def reproject(
                 continue
             left.pop(path, None)
             mode = deferred[path][1] if path in deferred else index[path].mode
-            index.add(pygit2.IndexEntry(path, repo.create_blob(built), mode))
+            stage(index, path, repo.create_blob(built), mode)
             if built != sides.data(1, path):
                 changed.append(path)
     return changed, {p: outcome for p, (outcome, _) in left.items()}

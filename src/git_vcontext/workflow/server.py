@@ -111,7 +111,7 @@ def _why(result: Any) -> str:
 def _check(repo: Any, base: str, old: Any, new: Any) -> list[str]:
     """The pre-push hook's findings on the new commits of ``base`` (none expected)."""
     from ..gitio.push import RefUpdate, common_dir
-    from ..validation.cache import VerdictCache
+    from ..verdict_cache import VerdictCache
     from .prepush import check_updates
 
     update = RefUpdate(str(new), str(new), f"refs/heads/{base}", str(old))
@@ -124,15 +124,14 @@ def _check(repo: Any, base: str, old: Any, new: Any) -> list[str]:
 def _identity(repo: Any) -> Any:
     """Who commits the merges: as git would (``GIT_COMMITTER_*``, then the repository's
     user.name/email), else git-vcontext."""
-    import pygit2
-
     from ..errors import OperationalError
+    from ..gitio.objects import signature
     from .agents import signatures
 
     try:
         return signatures(repo)[1]
     except OperationalError:
-        return pygit2.Signature(*IDENTITY)
+        return signature(*IDENTITY)
 
 
 class _locked:

@@ -144,11 +144,9 @@ def _row(repo: Any, syncer: Syncer, agent: str) -> AgentStatus:
 
 def _count_new(repo: Any, tip: Any, other: Any) -> int:
     """Commits reachable from ``tip`` but not ``other``, not counting sync's merge commits."""
-    import pygit2
+    from ..gitio.objects import new_commits
 
-    walker = repo.walk(tip, pygit2.enums.SortMode.NONE)
-    walker.hide(other)
-    return sum(1 for commit in walker if not is_sync_commit(commit))
+    return sum(1 for commit in new_commits(repo, tip, other) if not is_sync_commit(commit))
 
 
 def _fork_sequences(repo: Any, a: Any, b: Any) -> tuple[ForkSequence, ...]:

@@ -442,9 +442,9 @@ class Syncer:
         writes the same objects, and they are never referenced.
         """
         if self.dry_run:
-            import pygit2
+            from ..gitio.objects import signature
 
-            nobody = pygit2.Signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", 0, 0)
+            nobody = signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", time=0)
             return self.repo.create_commit(None, nobody, nobody, message, tree, parents)
         author, committer = self.signatures()
         return self.repo.create_commit(None, author, committer, message, tree, parents)

@@ -132,9 +132,9 @@ def merge_trees(
     side deleted is a conflict: sync never deletes a log (the pre-push hook would refuse
     that commit).
     """
-    import pygit2
+    from ..gitio.objects import empty_tree, stage
 
-    empty = repo[repo.TreeBuilder().write()] if base is None else None
+    empty = empty_tree(repo) if base is None else None
     index = repo.merge_trees(base if base is not None else empty, ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
     conflicts: list[PathConflict] = []
@@ -165,7 +165,7 @@ def merge_trees(
         else:
             blob = sides.entry(1, path).id
         # always set: libgit2 may have taken theirs (fork block included) where ours wins
-        index.add(pygit2.IndexEntry(path, blob, mode))
+        stage(index, path, blob, mode)
 
     if index.conflicts is not None:
         for anc, our, their in list(index.conflicts):
@@ -189,7 +189,7 @@ def merge_trees(
             if (kept := _log_deleted(sides, path)) is not None:
                 if virtual:  # the base's version, as for any conflict of a virtual base
                     base_entry = sides.entry(0, path)
-                    index.add(pygit2.IndexEntry(path, base_entry.id, base_entry.filemode))
+                    stage(index, path, base_entry.id, base_entry.filemode)
                 else:
                     conflicts.append(kept)
             continue
@@ -313,10 +313,10 @@ def _index_entry(index: Any, path: str) -> Any:
 def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
     """A virtual base keeps the base's version of a file the inner merge conflicts on
     (ours' when there is none; a file both sides deleted stays deleted)."""
-    import pygit2
+    from ..gitio.objects import stage
 
     entry = anc if anc is not None else our if our is not None else their
-    index.add(pygit2.IndexEntry(entry.path, entry.id, entry.mode))
+    stage(index, entry.path, entry.id, entry.mode)
 
 
 def _merge_document(
@@ -434,12 +434,10 @@ def carry_to_agent(
     ``mark(path)`` says whether and how to mark each document's forks merged.
     The same as ``merge_trees(agent, agent, merged)``, without a three-way merge.
     """
-    import pygit2
-
+    from ..gitio.objects import stage, tree_index
     from .forkstate import agent_document, mark_merged
 
-    index = pygit2.Index()
-    index.read_tree(merged)
+    index = tree_index(merged)
     sides = DocumentSides(repo, agent, agent, merged)
     documents: list[str] = []
     for delta in agent.diff_to_tree(merged).deltas:
@@ -464,5 +462,5 @@ def carry_to_agent(
         if result != t:
             mode = sides.entry(2, path).filemode
             blob = sides.entry(1, path).id if result == o else repo.create_blob(result)
-            index.add(pygit2.IndexEntry(path, blob, mode))
+            stage(index, path, blob, mode)
     return TreeMerge(index.write_tree(repo), (), tuple(documents))

@@ -10,6 +10,7 @@ merge every conflict takes the base's version (M16), so it never stops.
 from __future__ import annotations
 
 from ..gitio.bases import merge_bases
+from ..gitio.objects import signature
 from .treemerge import merge_trees
 
 TYPE_CHECKING = False
@@ -38,7 +39,5 @@ def base_tree(repo: Any, ours: Any, theirs: Any, *, now: str, depth: int = 0) ->
 def _virtual_commit(repo: Any, tree: Any, parents: list[Any]) -> Any:
     """An unreferenced commit standing for a merged base (git keeps it in memory), so that
     a third base can be merged with it; fixed identity and time: same inputs, same object."""
-    import pygit2
-
-    nobody = pygit2.Signature("git-vcontext", "virtual-base@git-vcontext.invalid", 0, 0)
+    nobody = signature("git-vcontext", "virtual-base@git-vcontext.invalid", time=0)
     return repo.create_commit(None, nobody, nobody, "virtual merge base\n", tree, parents)
