@@ -5,13 +5,16 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..diffing.files import FileDiff, compare
 from ..document import looks_like_vcontext, matches_file_patterns
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top, resolve_commit
 from ..gitio.diffs import FilePair, attribute, changed_files, unmerged_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 
@@ -41,7 +44,9 @@ def revisions(
     return diffs, unmerged
 
 
-def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[str], list[str]]:
+def _split(
+    repo: Repository, args: Sequence[str], paths: Sequence[str]
+) -> tuple[list[str], list[str]]:
     """Like git without ``--``: leading revisions, then paths that exist in the work tree."""
     revs = list(args)
     extra: list[str] = []
@@ -52,7 +57,7 @@ def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[s
     return revs, [*extra, *paths]
 
 
-def is_revision(repo: Any, arg: str) -> bool:
+def is_revision(repo: Repository, arg: str) -> bool:
     """Whether ``arg`` names a commit or a range of them (``A..B``, ``A...B``)."""
     sides = arg.split("...", 1) if "..." in arg else arg.split("..", 1)
     for side in sides:
@@ -64,7 +69,7 @@ def is_revision(repo: Any, arg: str) -> bool:
     return True
 
 
-def declared_paths(repo: Any) -> Callable[[str], bool]:
+def declared_paths(repo: Repository) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
 
     def declared(path: str) -> bool:

@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import OperationalError, UsageError
 from . import resolve_commit, workdir
+from .objects import blob_data, empty_tree
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Commit, Diff, DiffFile, IndexEntry, Repository
 
 NO_DOCUMENT_MODES = (0o120000, 0o160000)  # symlinks and submodules hold no document
 
@@ -38,7 +42,7 @@ class FilePair:
 
 
 def changed_files(
-    repo: Any, revs: Sequence[str], *, cached: bool, wanted: Callable[[str], bool]
+    repo: Repository, revs: Sequence[str], *, cached: bool, wanted: Callable[[str], bool]
 ) -> list[FilePair]:
     """Files that differ, as ``git diff [--cached] [REV [REV]]`` sees them (renames found).
 
@@ -59,7 +63,7 @@ def changed_files(
             f.mode in NO_DOCUMENT_MODES for f in (delta.old_file, delta.new_file)
         ):
             continue
-        old = repo[delta.old_file.id].data if old_path else None
+        old = blob_data(repo, delta.old_file.id) if old_path else None
         new = new_side(delta.new_file) if new_path else None
         if old != new or old_path != new_path:
             pairs.append(FilePair(old_path, new_path, old, new))
@@ -68,7 +72,7 @@ def changed_files(
     return sorted(pairs, key=lambda pair: pair.path)
 
 
-def unmerged_paths(repo: Any) -> list[str]:
+def unmerged_paths(repo: Repository) -> list[str]:
     """Paths in conflict stages in the index (a stopped merge, rebase or cherry-pick)."""
     repo.index.read()
     conflicts = repo.index.conflicts
@@ -78,7 +82,7 @@ def unmerged_paths(repo: Any) -> list[str]:
 
 
 def _unmerged_pairs(
-    repo: Any, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
+    repo: Repository, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
 ) -> list[FilePair]:
     """Conflicted files: the work tree's content against ``rev`` (None: ours, stage 2)."""
     pairs = []
@@ -86,10 +90,10 @@ def _unmerged_pairs(
     tree = _commit(repo, rev).tree if rev is not None else None
     for path in sorted(p for p in paths if wanted(p)):
         if tree is not None:
-            old = bytes(repo[tree[path].id].data) if path in tree else None
+            old = bytes(blob_data(repo, tree[path].id)) if path in tree else None
         else:
             ours = stages[path][1]
-            old = bytes(repo[ours.id].data) if ours is not None else None
+            old = bytes(blob_data(repo, ours.id)) if ours is not None else None
         file = workdir(repo) / path
         new = file.read_bytes() if file.is_file() and not file.is_symlink() else None
         if old != new:
@@ -98,11 +102,11 @@ def _unmerged_pairs(
     return pairs
 
 
-def _path(entry: Any) -> str:
+def _path(entry: tuple[IndexEntry | None, IndexEntry | None, IndexEntry | None]) -> str:
     return str(next(e.path for e in entry if e is not None))
 
 
-def _absent(diff_file: Any) -> bool:
+def _absent(diff_file: DiffFile) -> bool:
     return bool(diff_file.mode == 0)
 
 
@@ -111,8 +115,8 @@ _INDEX = "index"  # --cached: the index is the new side
 
 
 def _diff(
-    repo: Any, revs: list[str], cached: bool
-) -> tuple[Any, Callable[[Any], bytes], str | None]:
+    repo: Repository, revs: list[str], cached: bool
+) -> tuple[Diff, Callable[[DiffFile], bytes], str | None]:
     """The pygit2 diff for the requested states, a reader for its new side, and what the
     new side is: ``_TREES``, ``_INDEX``, or the work tree against a revision (None: the
     index, so a conflicted file is compared with ours)."""
@@ -142,28 +146,27 @@ def _diff(
     return repo.index.diff_to_workdir(), _file_reader(repo), None
 
 
-def _index_vs_tree(repo: Any, rev: str) -> Any:
+def _index_vs_tree(repo: Repository, rev: str) -> Diff:
     """Old side: the tree of ``rev`` (the empty tree before the first commit); new: the index."""
     repo.index.read()
-    if rev == "HEAD" and repo.head_is_unborn:
-        tree = repo[repo.TreeBuilder().write()]
-    else:
-        tree = _commit(repo, rev).tree
-    return repo.index.diff_to_tree(tree)
+    unborn = rev == "HEAD" and repo.head_is_unborn
+    tree = empty_tree(repo) if unborn else _commit(repo, rev).tree
+    diff: Diff = repo.index.diff_to_tree(tree)  # (pygit2 leaves Repository.index untyped)
+    return diff
 
 
-def _commit(repo: Any, rev: str) -> Any:
+def _commit(repo: Repository, rev: str) -> Commit:
     return resolve_commit(repo, rev)
 
 
-def _blob_reader(repo: Any) -> Callable[[Any], bytes]:
-    return lambda diff_file: bytes(repo[diff_file.id].data)
+def _blob_reader(repo: Repository) -> Callable[[DiffFile], bytes]:
+    return lambda diff_file: bytes(blob_data(repo, diff_file.id))
 
 
-def _file_reader(repo: Any) -> Callable[[Any], bytes]:
+def _file_reader(repo: Repository) -> Callable[[DiffFile], bytes]:
     top = workdir(repo)
 
-    def read(diff_file: Any) -> bytes:
+    def read(diff_file: DiffFile) -> bytes:
         try:
             return (top / Path(diff_file.path)).read_bytes()
         except OSError as exc:
@@ -172,7 +175,7 @@ def _file_reader(repo: Any) -> Callable[[Any], bytes]:
     return read
 
 
-def attribute(repo: Any, path: str, name: str) -> Any:
+def attribute(repo: Repository, path: str, name: str) -> str | bool | None:
     """A git attribute of a path (``diff``, ``merge``), from the work tree's .gitattributes."""
     try:
         return repo.get_attr(path, name)

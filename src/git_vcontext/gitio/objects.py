@@ -6,8 +6,10 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from os import PathLike
+    from typing import TypeGuard
 
-    from pygit2 import Commit, Index, Oid, Repository, Signature, Tree
+    from pygit2 import Blob, Commit, Index, Object, Oid, Repository, Signature, Tree
 
 FILEMODE_TREE = 0o040000
 FILEMODE_BLOB = 0o100644
@@ -26,11 +28,16 @@ def tree_index(tree: Tree | None = None) -> Index:
     return index
 
 
-def stage(index: Index, path: str, blob: Oid, mode: int) -> None:
+def stage(index: Index, path: str | PathLike[str], blob: Oid, mode: int) -> None:
     """Put ``blob`` at ``path`` in ``index`` with ``mode`` (replacing what was there)."""
     import pygit2
 
     index.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode(mode)))
+
+
+def is_blob(entry: Object | None) -> TypeGuard[Blob]:
+    """Whether a tree entry is a file's content (a blob: not a folder, not a submodule)."""
+    return entry is not None and entry.type_str == "blob"
 
 
 def empty_tree(repo: Repository) -> Tree:
@@ -48,6 +55,16 @@ def tree_at(repo: Repository, oid: Oid) -> Tree:
     return found
 
 
+def blob_at(repo: Repository, oid: Oid | str) -> Blob:
+    """The blob with id ``oid`` (TypeError for another kind of object)."""
+    import pygit2
+
+    found = repo[oid]
+    if not isinstance(found, pygit2.Blob):
+        raise TypeError(f"{oid} is a {found.type_str}, not a blob")
+    return found
+
+
 def commit_at(repo: Repository, oid: Oid | str) -> Commit:
     """The commit with id ``oid`` (TypeError for another kind of object)."""
     import pygit2
@@ -58,14 +75,9 @@ def commit_at(repo: Repository, oid: Oid | str) -> Commit:
     return found
 
 
-def blob_data(repo: Repository, oid: Oid) -> bytes:
+def blob_data(repo: Repository, oid: Oid | str) -> bytes:
     """The content of the blob with id ``oid`` (TypeError for another kind of object)."""
-    import pygit2
-
-    found = repo[oid]
-    if not isinstance(found, pygit2.Blob):
-        raise TypeError(f"{oid} is a {found.type_str}, not a blob")
-    return found.data
+    return blob_at(repo, oid).data
 
 
 def signature(name: str, email: str, *, time: int | None = None, offset: int = 0) -> Signature:

@@ -13,22 +13,19 @@ from ..gitio.refs import valid_branch_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
-    from pygit2 import Signature
+    from pygit2 import Repository, Signature
 
 DEFAULT_PREFIX = "agents/"
 
 
-def _config_get(repo: Any, key: str) -> str | None:
+def _config_get(repo: Repository, key: str) -> str | None:
     try:
-        value: str = repo.config[key]
+        return repo.config[key]
     except KeyError:
         return None
-    return value
 
 
-def agent_prefix(repo: Any) -> str:
+def agent_prefix(repo: Repository) -> str:
     """The branch prefix of agent branches, always ending in '/'."""
     prefix = (_config_get(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
     return prefix if prefix.endswith("/") else prefix + "/"
@@ -60,7 +57,7 @@ def is_utf8(text: str) -> bool:
     return True
 
 
-def agent_branch(repo: Any, agent: str) -> str:
+def agent_branch(repo: Repository, agent: str) -> str:
     """The short branch name of ``agent`` (``agents/AGENT``)."""
     branch = agent_prefix(repo) + check_agent_name(agent)
     if not valid_branch_name(branch):
@@ -70,7 +67,7 @@ def agent_branch(repo: Any, agent: str) -> str:
     return branch
 
 
-def agent_of_branch(repo: Any, branch: str) -> str | None:
+def agent_of_branch(repo: Repository, branch: str) -> str | None:
     """The agent whose branch is ``branch`` (short name), or None."""
     prefix = agent_prefix(repo)
     if branch.startswith(prefix) and len(branch) > len(prefix):
@@ -78,7 +75,7 @@ def agent_of_branch(repo: Any, branch: str) -> str | None:
     return None
 
 
-def list_agents(repo: Any) -> list[str]:
+def list_agents(repo: Repository) -> list[str]:
     """Agents that have a local branch under the prefix, sorted."""
     prefix = agent_prefix(repo)
     return sorted(b[len(prefix) :] for b in repo.branches.local if b.startswith(prefix))
@@ -87,7 +84,7 @@ def list_agents(repo: Any) -> list[str]:
 AGENT_ENV = "GIT_VCONTEXT_AGENT"
 
 
-def running_agent(repo: Any) -> str | None:
+def running_agent(repo: Repository) -> str | None:
     """The agent running this command: ``GIT_VCONTEXT_AGENT`` (set by an agent's harness),
     else the agent whose branch is checked out here; None for a person."""
     import os
@@ -103,17 +100,17 @@ def _base_key(agent: str) -> str:
     return f"vcontext.agent.{agent}.base"
 
 
-def recorded_base(repo: Any, agent: str) -> str | None:
+def recorded_base(repo: Repository, agent: str) -> str | None:
     """The base branch recorded for ``agent`` by ``fork``, or None."""
     return _config_get(repo, _base_key(agent))
 
 
-def record_base(repo: Any, agent: str, base: str) -> None:
+def record_base(repo: Repository, agent: str, base: str) -> None:
     """Remember ``base`` as the branch ``agent`` was forked from (local git config)."""
     repo.config[_base_key(agent)] = base
 
 
-def forget_agent(repo: Any, agent: str) -> None:
+def forget_agent(repo: Repository, agent: str) -> None:
     """Drop what is recorded about ``agent`` (when its branch is deleted)."""
     try:
         del repo.config[_base_key(agent)]
@@ -121,7 +118,7 @@ def forget_agent(repo: Any, agent: str) -> None:
         pass
 
 
-def default_base(repo: Any) -> str:
+def default_base(repo: Repository) -> str:
     """The base when nothing is recorded: ``init.defaultBranch``, else main, else master."""
     candidates = [_config_get(repo, "init.defaultBranch"), "main", "master"]
     for name in candidates:
@@ -130,7 +127,7 @@ def default_base(repo: Any) -> str:
     raise OperationalError("no base branch: pass --into BRANCH (no main or master here)")
 
 
-def base_of(repo: Any, agent: str, into: str | None = None) -> str:
+def base_of(repo: Repository, agent: str, into: str | None = None) -> str:
     """The branch ``agent`` syncs with: ``into``, else the recorded base, else the default."""
     base = into or recorded_base(repo, agent) or default_base(repo)
     if repo.branches.local.get(base) is None:
@@ -138,7 +135,7 @@ def base_of(repo: Any, agent: str, into: str | None = None) -> str:
     return base
 
 
-def signatures(repo: Any) -> tuple[Any, Any]:
+def signatures(repo: Repository) -> tuple[Signature, Signature]:
     """(author, committer) for commits the workflow makes: the user's git identity.
 
     As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``

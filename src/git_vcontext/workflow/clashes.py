@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from ..gitio.objects import blob_data, commit_at
+from ..gitio.refs import branch_tip
 from ..record import record
 from .sync import CONFLICT, REFUSED
 from .treemerge import PathConflict, same_but_fork, trial_conflicts
@@ -18,11 +20,12 @@ from .treemerge import PathConflict, same_but_fork, trial_conflicts
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
+
+    from pygit2 import Oid, Repository
 
     from .status import AgentStatus
 
-    Side = tuple[Any, dict[str, bool]]  # a commit, the paths it changed (beyond a fork block?)
+    Side = tuple[Oid, dict[str, bool]]  # a commit, the paths it changed (beyond a fork block?)
 
 NOW = "1970-01-01T00:00:00Z"
 """Trial merges write nothing anyone reads: their time stamps need not be now."""
@@ -38,7 +41,7 @@ class Clash:
     conflicts: tuple[PathConflict, ...]
 
 
-def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
+def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Clash]:
     """Agent pairs (and agent-base pairs) whose merge would stop on a conflict.
 
     An agent predicted to conflict whose conflicts none of these merges explain (a
@@ -68,7 +71,10 @@ def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
 
 
 def _with_base(
-    repo: Any, row: AgentStatus, how: tuple[dict[str, bool], str | None], found: list[Clash]
+    repo: Repository,
+    row: AgentStatus,
+    how: tuple[dict[str, bool], str | None],
+    found: list[Clash],
 ) -> Clash | None:
     """The agent against its base as it stands; else, when no pair explains the conflicts
     predicted for it, those conflicts against its base."""
@@ -79,11 +85,11 @@ def _with_base(
     return Clash(row.agent, row.base, True, conflicts or row.conflicts)
 
 
-def _tip(repo: Any, branch: str) -> Any:
-    return repo.branches.local[branch].target
+def _tip(repo: Repository, branch: str) -> Oid:
+    return branch_tip(repo, branch)
 
 
-def _changes(repo: Any, tip: Any, other: Any) -> dict[str, bool]:
+def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
     """Paths ``tip`` changed since it last met ``other``: whether beyond a fork block."""
     from .virtualbase import base_tree
 
@@ -91,16 +97,18 @@ def _changes(repo: Any, tip: Any, other: Any) -> dict[str, bool]:
     if since is None:
         return {}
     out = {}
-    for d in since.diff_to_tree(repo[tip].tree).deltas:
+    for d in since.diff_to_tree(commit_at(repo, tip).tree).deltas:
         real = True
         if d.status_char() == "M":
-            old, new = repo[d.old_file.id].data, repo[d.new_file.id].data
+            old, new = blob_data(repo, d.old_file.id), blob_data(repo, d.new_file.id)
             real = b"fork" not in new or not same_but_fork(old, new, d.new_file.path)
         out[d.old_file.path] = out[d.new_file.path] = real
     return out
 
 
-def _trial(repo: Any, ours: Side, theirs: Side, favor: str | None) -> tuple[PathConflict, ...]:
+def _trial(
+    repo: Repository, ours: Side, theirs: Side, favor: str | None
+) -> tuple[PathConflict, ...]:
     """The conflicts of merging two commits (none: it would merge cleanly), from the base
     sync would use: a virtual one when their histories criss-cross (agents that synced).
     Only paths both changed can conflict, and a fork block changes nothing that travels
@@ -111,5 +119,6 @@ def _trial(repo: Any, ours: Side, theirs: Side, favor: str | None) -> tuple[Path
     paths = {p for p in o_paths.keys() & t_paths.keys() if o_paths[p] and t_paths[p]}
     if not paths:
         return ()
-    trees = (base_tree(repo, o, t, now=NOW), repo[o].tree, repo[t].tree)
-    return trial_conflicts(repo, *trees, paths=paths, now=NOW, favor=favor)
+    base = base_tree(repo, o, t, now=NOW)
+    ours_tree, theirs_tree = commit_at(repo, o).tree, commit_at(repo, t).tree
+    return trial_conflicts(repo, base, ours_tree, theirs_tree, paths=paths, now=NOW, favor=favor)

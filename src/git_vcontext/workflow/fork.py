@@ -15,7 +15,9 @@ from ..gitio.objects import (
     FILEMODE_BLOB,
     FILEMODE_BLOB_EXECUTABLE,
     FILEMODE_TREE,
+    blob_at,
     stage,
+    tree_at,
     tree_index,
 )
 from ..gitio.refs import create_branch
@@ -27,6 +29,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
+
+    from pygit2 import Blob, Oid, Repository, Tree
 
 UID_FIELD = "uid"
 # The spec's field order puts ``fork`` after these Ext 10 fields (Appendix A2's Plan class).
@@ -117,7 +121,7 @@ def fork_bytes(raw: bytes, path: str, *, forked_at: str, reason: str | None) -> 
 
 
 def fork_agent(
-    repo: Any, agent: str, *, from_branch: str | None, reason: str | None, now: str
+    repo: Repository, agent: str, *, from_branch: str | None, reason: str | None, now: str
 ) -> ForkResult:
     """Create the agent's branch with its fork commit and record its base; HEAD stays put."""
     branch = agents.agent_branch(repo, agent)
@@ -143,7 +147,7 @@ def fork_agent(
     )
 
 
-def _base_branch(repo: Any, from_branch: str | None) -> str:
+def _base_branch(repo: Repository, from_branch: str | None) -> str:
     """``--from`` (a local branch), else the branch checked out here."""
     if from_branch is not None:
         name = from_branch.removeprefix("refs/heads/")
@@ -156,8 +160,8 @@ def _base_branch(repo: Any, from_branch: str | None) -> str:
 
 
 def _forked_tree(
-    repo: Any, tree: Any, *, forked_at: str, reason: str | None
-) -> tuple[Any, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    repo: Repository, tree: Tree, *, forked_at: str, reason: str | None
+) -> tuple[Oid, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The base tree with every forkable document rewritten, and what happened to each."""
     index = tree_index(tree)
     forked: list[str] = []
@@ -178,21 +182,23 @@ def _forked_tree(
     return index.write_tree(repo), tuple(forked), tuple(no_uid), tuple(unreadable)
 
 
-def vcontext_blobs(repo: Any, tree: Any, prefix: str = "") -> Iterator[tuple[str, Any, int]]:
+def vcontext_blobs(
+    repo: Repository, tree: Tree, prefix: str = ""
+) -> Iterator[tuple[str, Blob, int]]:
     """(path, blob, mode) of the vContext documents in a tree: by install's patterns or content."""
     for entry in tree:
-        path = prefix + entry.name
+        path = prefix + (entry.name or "")  # (a tree's entries all have a name)
         if entry.filemode == FILEMODE_TREE:
-            yield from vcontext_blobs(repo, repo[entry.id], path + "/")
+            yield from vcontext_blobs(repo, tree_at(repo, entry.id), path + "/")
             continue
         if entry.filemode not in (FILEMODE_BLOB, FILEMODE_BLOB_EXECUTABLE):
             continue  # symlinks and submodules are not documents
         if path.endswith(".jsonl") or in_work_directory(path):
             continue  # JSONL logs and VerMAS files have no container to fork
         if doc.matches_file_patterns(path):
-            yield path, repo[entry.id], entry.filemode
+            yield path, blob_at(repo, entry.id), entry.filemode
         elif path.endswith(_SNIFFED_SUFFIXES):
-            blob = repo[entry.id]
+            blob = blob_at(repo, entry.id)
             if doc.looks_like_vcontext(blob.data):
                 yield path, blob, entry.filemode
 

@@ -15,21 +15,29 @@ from ..gitio.push import Change, blob_bytes, changes
 from ..validation.model import Finding
 from ..verdict_cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pygit2 import Commit, Oid, Repository, Tree
+
+    from ..gitio.fileset import FileSet
+
 Found = dict[str, list[Finding]]
 
 
 class Checker:
     """Verdicts on commits: per changed blob, then per change against each parent."""
 
-    def __init__(self, repo: Any, cache: VerdictCache) -> None:
+    def __init__(self, repo: Repository, cache: VerdictCache) -> None:
         self.repo = repo
         self.cache = cache
         self.commits = 0
         self.files = 0
-        self._file_sets: Any = None
+        self._file_sets: Callable[[Commit | Oid | str], FileSet] | None = None
         self._event_ids: dict[str, frozenset[Any]] = {}
 
-    def commit(self, commit: Any) -> Found:
+    def commit(self, commit: Commit) -> Found:
         """Findings (and ``SKIPPED`` notes) by file for one commit, against every parent."""
         from ..validation.history import check_change
 
@@ -40,7 +48,8 @@ class Checker:
             return cached
         found: Found = {}
         blobs: set[tuple[str, str]] = set()
-        for parent in list(commit.parents) or [None]:
+        parents: list[Commit | None] = [*commit.parents] or [None]  # None: the empty tree
+        for parent in parents:
             for change in self._changes(parent, commit):
                 self.files += 1
                 known = found.setdefault(change.path, [])
@@ -55,7 +64,7 @@ class Checker:
         self.cache.put_files(key, result)
         return result
 
-    def between(self, kind: str, previous: Any, tip: Any) -> Found:
+    def between(self, kind: str, previous: Commit | None, tip: Commit) -> Found:
         """Findings between a branch's previous tip (None: a new branch) and its new tip.
 
         ``a``: unmerged forks arriving (branches outside the agent prefix); ``r``: the
@@ -80,7 +89,7 @@ class Checker:
         self.cache.put_files(key, found)
         return found
 
-    def _changes(self, old: Any, new: Any) -> list[Change]:
+    def _changes(self, old: Commit | None, new: Commit) -> list[Change]:
         """The changed vContext files (by ``new``'s attributes), removals paired with moves."""
         if self._file_sets is None:
             from ..gitio.fileset import commit_files
@@ -111,7 +120,7 @@ class Checker:
             self._event_ids[blob_id] = event_ids(blob_bytes(self.repo, blob_id), path)
         return self._event_ids[blob_id]
 
-    def _drift(self, tree: Any, changed: list[str], found: Found) -> None:
+    def _drift(self, tree: Tree, changed: list[str], found: Found) -> None:
         """VerMAS projections beside a changed event log or projection: drift refuses too."""
         from ..gitio.push import tree_blob
         from ..validation.files import check_bytes

@@ -10,6 +10,7 @@ only theirs has is taken without theirs' ``fork`` block.
 from __future__ import annotations
 
 from .. import document as doc
+from ..gitio.objects import is_blob
 from ..record import record
 from .reproject import is_projection, reproject
 
@@ -18,7 +19,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection
     from typing import Any
 
+    from pygit2 import Blob, Index, IndexEntry, Oid, Repository, Tree
+
     from ..merging.files import FileMerge
+
+    Marker = Callable[[str], tuple[str, dict[str, Any], bool] | None]
+    """How ``carry_to_agent`` marks a document's forks merged: (when, by, refresh), or None."""
+    Trees = tuple[Tree | None, Tree, Tree]  # base (None: no common ancestor), ours, theirs
+    Stages = tuple[IndexEntry | None, IndexEntry | None, IndexEntry | None]
 
 _SNIFFED_SUFFIXES = (".json", ".tron")
 
@@ -57,7 +65,7 @@ class PathConflict:
 class TreeMerge:
     """Outcome of merging two trees: the merged tree, or the conflicts that stop it."""
 
-    tree: Any  # Oid of the merged tree; None when there are conflicts
+    tree: Oid | None  # the merged tree; None when there are conflicts
     conflicts: tuple[PathConflict, ...]
     documents: tuple[str, ...]  # vContext paths whose merged content differs from ours
     notes: tuple[str, ...] = ()  # "path: note" for what was resolved automatically
@@ -70,12 +78,12 @@ class TreeMerge:
 class DocumentSides:
     """Blob lookups in the three trees of one merge (ids and contents, cached)."""
 
-    def __init__(self, repo: Any, base: Any, ours: Any, theirs: Any) -> None:
+    def __init__(self, repo: Repository, base: Tree | None, ours: Tree, theirs: Tree) -> None:
         self.repo = repo
-        self.trees = (base, ours, theirs)
+        self.trees: Trees = (base, ours, theirs)
         self._data: dict[tuple[int, str], bytes | None] = {}
 
-    def entry(self, side: int, path: str) -> Any:
+    def entry(self, side: int, path: str) -> Tree | Blob | None:
         tree = self.trees[side]
         if tree is None:
             return None
@@ -90,13 +98,15 @@ class DocumentSides:
             return self._data[key]
         entry = self.entry(side, path)
         raw: bytes | None = None
-        if entry is not None and entry.type_str == "blob":
+        if is_blob(entry):
             raw = entry.data  # tree entries are Blob objects: no second lookup
         self._data[key] = raw
         return raw
 
 
-def is_document(path: str, blobs: Callable[[], list[bytes | None]], repo: Any = None) -> bool:
+def is_document(
+    path: str, blobs: Callable[[], list[bytes | None]], repo: Repository | None = None
+) -> bool:
     """A file our engine merges: by install's patterns, a .json/.tron file that looks like
     a vContext document, or (given ``repo``) one its attributes give ``merge=vcontext``,
     as ``git merge`` would."""
@@ -114,10 +124,10 @@ def is_document(path: str, blobs: Callable[[], list[bytes | None]], repo: Any = 
 
 
 def merge_trees(
-    repo: Any,
-    base: Any,
-    ours: Any,
-    theirs: Any,
+    repo: Repository,
+    base: Tree | None,
+    ours: Tree,
+    theirs: Tree,
     *,
     now: str,
     favor: str | None = None,
@@ -134,17 +144,16 @@ def merge_trees(
     """
     from ..gitio.objects import empty_tree, stage
 
-    empty = empty_tree(repo) if base is None else None
-    index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+    index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
     conflicts: list[PathConflict] = []
     documents: list[str] = []
     notes: list[str] = []
     conflicted: set[str] = set()
-    deferred: dict[str, tuple[FileMerge, Any]] = {}  # VerMAS projections: see reproject
+    deferred: dict[str, tuple[FileMerge, int]] = {}  # VerMAS projections: see reproject
     decided: list[str] = []
 
-    def decide(path: str, mode: Any) -> None:
+    def decide(path: str, mode: int) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         decided.append(path)
         o = sides.data(1, path)
@@ -163,7 +172,9 @@ def merge_trees(
             documents.append(path)
             blob = repo.create_blob(result)
         else:
-            blob = sides.entry(1, path).id
+            ours_entry = sides.entry(1, path)
+            assert ours_entry is not None  # ours has the document: the result is ours' bytes
+            blob = ours_entry.id
         # always set: libgit2 may have taken theirs (fork block included) where ours wins
         stage(index, path, blob, mode)
 
@@ -189,6 +200,7 @@ def merge_trees(
             if (kept := _log_deleted(sides, path)) is not None:
                 if virtual:  # the base's version, as for any conflict of a virtual base
                     base_entry = sides.entry(0, path)
+                    assert base_entry is not None  # the base holds the log
                     stage(index, path, base_entry.id, base_entry.filemode)
                 else:
                     conflicts.append(kept)
@@ -222,10 +234,10 @@ def document_result(
 
 
 def trial_conflicts(
-    repo: Any,
-    base: Any,
-    ours: Any,
-    theirs: Any,
+    repo: Repository,
+    base: Tree | None,
+    ours: Tree,
+    theirs: Tree,
     *,
     paths: Collection[str],
     now: str,
@@ -239,8 +251,10 @@ def trial_conflicts(
     documents = sorted(p for p in paths if not _plain_or_deleted(sides, p))
     found = []
     if len(documents) < len(paths):
-        empty = repo[repo.TreeBuilder().write()] if base is None else None
-        index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+        from ..gitio.objects import empty_tree
+
+        start = base if base is not None else empty_tree(repo)
+        index = repo.merge_trees(start, ours, theirs)
         for anc, our, their in list(index.conflicts or ()):
             path = (our or their or anc).path
             if path in paths and path not in documents:
@@ -303,19 +317,22 @@ def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
     return PathConflict(path, kind, reasons=(why,))
 
 
-def _index_entry(index: Any, path: str) -> Any:
+def _index_entry(index: Index, path: str) -> IndexEntry | None:
     try:
         return index[path]
     except KeyError:
         return None
 
 
-def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
+def _keep_base(
+    index: Index, anc: IndexEntry | None, our: IndexEntry | None, their: IndexEntry | None
+) -> None:
     """A virtual base keeps the base's version of a file the inner merge conflicts on
     (ours' when there is none; a file both sides deleted stays deleted)."""
     from ..gitio.objects import stage
 
     entry = anc if anc is not None else our if our is not None else their
+    assert entry is not None  # a conflict has at least one stage
     stage(index, entry.path, entry.id, entry.mode)
 
 
@@ -341,7 +358,7 @@ def _conflict_of(path: str, outcome: FileMerge) -> PathConflict:
     return PathConflict(path, kind, tuple(report["conflicts"]), tuple(outcome.reasons))
 
 
-def _libgit2_kind(anc: Any, our: Any, their: Any) -> str:
+def _libgit2_kind(anc: IndexEntry | None, our: IndexEntry | None, their: IndexEntry | None) -> str:
     if our is None and their is not None:
         return "deleted by us" if anc is not None else "added by them"
     if their is None and our is not None:
@@ -376,7 +393,7 @@ def same_but_fork(old: bytes, new: bytes, path: str) -> bool:
     return same(_data_without_fork(o_data), _data_without_fork(n_data))
 
 
-def changed_documents(repo: Any, old: Any, new: Any) -> tuple[str, ...]:
+def changed_documents(repo: Repository, old: Tree, new: Tree) -> tuple[str, ...]:
     """The documents whose data differs between two trees, ``fork`` blocks aside (what an
     agent's work changed since the base it last merged)."""
     sides = DocumentSides(repo, old, old, new)
@@ -420,12 +437,12 @@ def without_fork(raw: bytes, path: str) -> bytes:
 
 
 def carry_to_agent(
-    repo: Any,
-    agent: Any,
-    merged: Any,
+    repo: Repository,
+    agent: Tree,
+    merged: Tree,
     *,
     now: str,
-    mark: Callable[[str], tuple[str, dict[str, Any], bool] | None] | None = None,
+    mark: Marker | None = None,
 ) -> TreeMerge:
     """Merge ``merged`` (the base after the agent's work reached it) into the ``agent`` tree.
 
@@ -460,7 +477,8 @@ def carry_to_agent(
         if result != o:
             documents.append(path)
         if result != t:
-            mode = sides.entry(2, path).filemode
-            blob = sides.entry(1, path).id if result == o else repo.create_blob(result)
-            stage(index, path, blob, mode)
+            theirs_entry, ours_entry = sides.entry(2, path), sides.entry(1, path)
+            assert theirs_entry is not None and ours_entry is not None  # t, o: both have it
+            blob = ours_entry.id if result == o else repo.create_blob(result)
+            stage(index, path, blob, theirs_entry.filemode)
     return TreeMerge(index.write_tree(repo), (), tuple(documents))
