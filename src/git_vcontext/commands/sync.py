@@ -9,7 +9,6 @@ from ..errors import ExitCode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from pygit2 import Repository
 
     from ..workflow.sync import PairResult, Syncer
