@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ..errors import OperationalError, UsageError
 from . import resolve_commit, workdir
-from .objects import blob_data, empty_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,6 +49,8 @@ def changed_files(
     stopped, a conflicted file is its work-tree content once, against REV (or, without
     one, against ours: stage 2); ``--cached`` leaves it out (see ``unmerged_paths``).
     """
+    from .objects import blob_data  # (the pre-push hook imports this module for its modes)
+
     diff, new_side, base = _diff(repo, list(revs), cached)
     diff.find_similar()
     unmerged = set(unmerged_paths(repo)) if base is not _TREES else set()
@@ -85,6 +86,8 @@ def _unmerged_pairs(
     repo: Repository, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
 ) -> list[FilePair]:
     """Conflicted files: the work tree's content against ``rev`` (None: ours, stage 2)."""
+    from .objects import blob_data
+
     pairs = []
     stages = {_path(entry): entry for entry in repo.index.conflicts or ()}
     tree = _commit(repo, rev).tree if rev is not None else None
@@ -148,6 +151,8 @@ def _diff(
 
 def _index_vs_tree(repo: Repository, rev: str) -> Diff:
     """Old side: the tree of ``rev`` (the empty tree before the first commit); new: the index."""
+    from .objects import empty_tree
+
     repo.index.read()
     unborn = rev == "HEAD" and repo.head_is_unborn
     tree = empty_tree(repo) if unborn else _commit(repo, rev).tree
@@ -160,6 +165,8 @@ def _commit(repo: Repository, rev: str) -> Commit:
 
 
 def _blob_reader(repo: Repository) -> Callable[[DiffFile], bytes]:
+    from .objects import blob_data
+
     return lambda diff_file: bytes(blob_data(repo, diff_file.id))
 
 

@@ -267,20 +267,23 @@ def _wanted(delta: DiffDelta, wanted: Callable[[str], bool]) -> bool:
 
 def blob_bytes(repo: Repository, blob_id: str) -> bytes:
     """The content of a blob; OperationalError when the object cannot be read."""
-    from .objects import blob_data
+    import pygit2
 
     try:
-        return blob_data(repo, blob_id)
-    except (KeyError, ValueError, TypeError) as exc:  # TypeError: not a blob
+        blob = repo[blob_id]
+    except (KeyError, ValueError) as exc:
         raise OperationalError(f"cannot read object {blob_id}: {exc}") from None
+    if not isinstance(blob, pygit2.Blob):
+        raise OperationalError(f"cannot read object {blob_id}: a {blob.type_str}, not a blob")
+    return blob.data
 
 
 def tree_blob(tree: Tree, path: str) -> Blob | None:
     """The blob at ``path`` in a tree (``.id``, ``.data``), or None (absent, or not a file)."""
-    from .objects import is_blob
+    import pygit2
 
     try:
         entry = tree[path]
     except KeyError:
         return None
-    return entry if is_blob(entry) else None
+    return entry if isinstance(entry, pygit2.Blob) else None

@@ -7,9 +7,6 @@
 from __future__ import annotations
 
 from ..errors import OperationalError, UsageError
-from ..gitio.commits import current_branch
-from ..gitio.objects import signature, user_identity
-from ..gitio.refs import valid_branch_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,6 +30,8 @@ def agent_prefix(repo: Repository) -> str:
 
 def check_agent_name(agent: str) -> str:
     """``agent`` if it can name a branch component; UsageError otherwise."""
+    from ..gitio.refs import valid_branch_name  # (the pre-push hook reads only the prefix)
+
     bad = (
         not agent
         or agent.startswith(("-", "."))
@@ -59,6 +58,8 @@ def is_utf8(text: str) -> bool:
 
 def agent_branch(repo: Repository, agent: str) -> str:
     """The short branch name of ``agent`` (``agents/AGENT``)."""
+    from ..gitio.refs import valid_branch_name
+
     branch = agent_prefix(repo) + check_agent_name(agent)
     if not valid_branch_name(branch):
         raise UsageError(
@@ -88,6 +89,8 @@ def running_agent(repo: Repository) -> str | None:
     """The agent running this command: ``GIT_VCONTEXT_AGENT`` (set by an agent's harness),
     else the agent whose branch is checked out here; None for a person."""
     import os
+
+    from ..gitio.commits import current_branch
 
     named = os.environ.get(AGENT_ENV, "").strip()
     if named:
@@ -142,6 +145,8 @@ def signatures(repo: Repository) -> tuple[Signature, Signature]:
     override ``user.name``/``user.email``; with neither, an OperationalError with a hint.
     """
     import os
+
+    from ..gitio.objects import signature, user_identity
 
     name, email = user_identity(repo)
 
