@@ -4,7 +4,7 @@ Which files: the vContext file set at the commit being checked (``gitio.fileset`
 install patterns plus what that commit's .gitattributes sends to the driver). A file
 removed by a commit whose events all appear in a file the same commit adds (a move git
 did not pair, a JSON ⇄ TRON conversion) is checked as that file renamed, so it removes
-nothing. Verdicts are cached by object id (``validate.cache``).
+nothing. Verdicts are cached by object id (``verdict_cache``).
 """
 
 from __future__ import annotations
