@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import click
 
 from . import __version__
 from .boundary import boundary
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .codecs import Format, TronFlavor
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -19,11 +22,8 @@ FORMAT_PICTURE = click.Choice(["text", "json", "dot", "mermaid"])
 CONFLICT_STYLE = click.Choice(["markers", "structured"])
 
 
-def _run(module: str, **options: Any) -> int:
-    """Import ``commands.<module>`` only when its command runs, and call its ``run``."""
-    mod = importlib.import_module(f"git_vcontext.commands.{module}")
-    result: int = mod.run(**options)
-    return result
+# Each command imports its ``commands`` module only when it runs (``--help`` stays quick)
+# and calls its ``run`` with keyword arguments mypy checks against that ``run``.
 
 
 @click.group(context_settings=CONTEXT)
@@ -50,7 +50,10 @@ def _one_scope(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return value
 
 
-def _scope_options(command: Any) -> Any:
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _scope_options(command: F) -> F:
     """``--local`` (the default) / ``--global``, handed to the command as ``scope``."""
     command = click.option(
         "--global", "global_", is_flag=True, callback=_one_scope, help="Your user configuration."
@@ -78,7 +81,9 @@ def install(local: bool, global_: bool, force: bool, no_hooks: bool, server: boo
     """
     _server_alone(server, local=local, global_=global_, no_hooks=no_hooks)
     scope = "global" if global_ else "local"
-    return _run("install", scope=scope, force=force, no_hooks=no_hooks, server=server)
+    from .commands import install as command
+
+    return command.run(scope=scope, force=force, no_hooks=no_hooks, server=server)
 
 
 def _server_alone(server: bool, **others: bool) -> None:
@@ -101,7 +106,9 @@ def uninstall(local: bool, global_: bool, server: bool) -> int:
 @cli.command(context_settings=CONTEXT)
 def doctor() -> int:
     """Check the setup; exit 1 when something is missing or broken."""
-    return _run("doctor")
+    from .commands import doctor as command
+
+    return command.run()
 
 
 # -- merging --------------------------------------------------------------
@@ -124,9 +131,33 @@ def doctor() -> int:
     is_flag=True,
     help="Git's inner merge of a criss-cross history: conflicts take the base's value.",
 )
-def merge_driver(**options: Any) -> int:
+def merge_driver(
+    base: str,
+    ours: str,
+    theirs: str,
+    path: str | None,
+    marker_size: int,
+    base_label: str | None,
+    ours_label: str | None,
+    theirs_label: str | None,
+    conflict_style: str | None,
+    virtual_base: bool,
+) -> int:
     """The git merge driver: merge into %A in place; exit 0 clean, 1 conflicts."""
-    return _run("merge_driver", **options)
+    from .commands import merge_driver as command
+
+    return command.run(
+        base=base,
+        ours=ours,
+        theirs=theirs,
+        path=path,
+        marker_size=marker_size,
+        base_label=base_label,
+        ours_label=ours_label,
+        theirs_label=theirs_label,
+        conflict_style=conflict_style,
+        virtual_base=virtual_base,
+    )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -144,9 +175,29 @@ def merge_driver(**options: Any) -> int:
     type=click.Choice(["ours", "theirs"]),
     help="Settle every conflict on this side, noted in the report (merge.vcontext.favor).",
 )
-def merge(**options: Any) -> int:
+def merge(
+    base: str,
+    ours: str,
+    theirs: str,
+    output: str | None,
+    path: str | None,
+    report: str | None,
+    conflict_style: str | None,
+    favor: str | None,
+) -> int:
     """Three-way merge of three files outside git."""
-    return _run("merge", **options)
+    from .commands import merge as command
+
+    return command.run(
+        base=base,
+        ours=ours,
+        theirs=theirs,
+        output=output,
+        path=path,
+        report=report,
+        conflict_style=conflict_style,
+        favor=favor,
+    )
 
 
 # -- resolving conflicts ----------------------------------------------------
@@ -164,7 +215,9 @@ def conflicts(paths: Sequence[str], fmt: str) -> int:
     structured, or half edited). Otherwise: files holding conflict markers or
     an unresolved ConflictResolution. Each conflict has a stable id.
     """
-    return _run("conflicts", paths=paths, fmt=fmt)
+    from .commands import conflicts as command
+
+    return command.run(paths=paths, fmt=fmt)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -175,14 +228,32 @@ def conflicts(paths: Sequence[str], fmt: str) -> int:
 @click.option("--no-add", is_flag=True, help="Do not stage the file when no conflict is left.")
 @click.option("--dry-run", is_flag=True, help="Print the result; change nothing.")
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-def resolve(**options: Any) -> int:
+def resolve(
+    path: str,
+    conflict: str | None,
+    take: str | None,
+    value: str | None,
+    no_add: bool,
+    dry_run: bool,
+    fmt: str,
+) -> int:
     """Settle conflicts of PATH: exit 0 when none is left (the file is staged), 1 otherwise.
 
     The file is written in ours' style: valid, and without markers once no conflict
     is left. Taking a side that has no value there (--take of an absent side)
     removes the value. Choices are kept under .git/vcontext/resolve/ until the last one.
     """
-    return _run("resolve", **options)
+    from .commands import resolve as command
+
+    return command.run(
+        path=path,
+        conflict=conflict,
+        take=take,
+        value=value,
+        no_add=no_add,
+        dry_run=dry_run,
+        fmt=fmt,
+    )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -192,7 +263,9 @@ def resolve(**options: Any) -> int:
 @click.argument("merged", metavar="MERGED")
 def mergetool(base: str, local: str, remote: str, merged: str) -> int:
     """Walk through the conflicts of MERGED in the terminal (git mergetool -t vcontext)."""
-    return _run("mergetool", base=base, local=local, remote=remote, merged=merged)
+    from .commands import mergetool as command
+
+    return command.run(base=base, local=local, remote=remote, merged=merged)
 
 
 # -- reading --------------------------------------------------------------
@@ -222,7 +295,15 @@ class _PathsAfterDashDash(click.Command):
     metavar="NAME",
     help="OLD NEW: the file's real name, shown and used for the format (difftool: $MERGED).",
 )
-def diff(**options: Any) -> int:
+def diff(
+    args: tuple[str, ...],
+    fmt: str,
+    color: str,
+    exit_code: bool,
+    cached: bool,
+    stat: bool,
+    name: str | None,
+) -> int:
     """Structural diff of two files, or of the vContext files changed between revisions.
 
     \b
@@ -232,8 +313,19 @@ def diff(**options: Any) -> int:
     -- PATHS         only these files or directories
     git's external-diff forms (7 or 9 arguments) are accepted too.
     """
-    paths = click.get_current_context().meta.get("paths", ())
-    return _run("diff", paths=paths, **options)
+    from .commands import diff as command
+
+    paths: tuple[str, ...] = click.get_current_context().meta.get("paths", ())
+    return command.run(
+        args=args,
+        fmt=fmt,
+        color=color,
+        exit_code=exit_code,
+        cached=cached,
+        stat=stat,
+        paths=paths,
+        name=name,
+    )
 
 
 @cli.command("log", cls=_PathsAfterDashDash, context_settings=CONTEXT)
@@ -244,7 +336,7 @@ def diff(**options: Any) -> int:
     "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
 )
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
-def log_(**options: Any) -> int:
+def log_(args: tuple[str, ...], follow: bool, fmt: str, max_count: int | None, color: str) -> int:
     """The commits that changed items of a document, newest first, with their changes.
 
     \b
@@ -255,8 +347,12 @@ def log_(**options: Any) -> int:
     A merge is shown once, with what each side brought; a version that does not
     parse is shown as such. Exit 1 when an id is in no revision.
     """
-    meta = click.get_current_context().meta
-    return _run("log", paths=meta.get("paths"), **options)
+    from .commands import log as command
+
+    paths: tuple[str, ...] | None = click.get_current_context().meta.get("paths")
+    return command.run(
+        args=args, paths=paths, follow=follow, fmt=fmt, color=color, max_count=max_count
+    )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -265,7 +361,7 @@ def log_(**options: Any) -> int:
 @click.option("--fields", is_flag=True, help="One line per field of each item.")
 @click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
-def blame(**options: Any) -> int:
+def blame(file: str, rev: str | None, fields: bool, fmt: str, color: str) -> int:
     """For each item (or field), the commit, author and date that last changed it.
 
     Items are the elements with an id of the document's item lists (and the
@@ -273,14 +369,18 @@ def blame(**options: Any) -> int:
     brought its winning head event. Renames and JSON <-> TRON conversions are
     followed; changes not committed yet are blamed on "Not Committed Yet".
     """
-    return _run("blame", **options)
+    from .commands import blame as command
+
+    return command.run(file=file, rev=rev, fields=fields, fmt=fmt, color=color)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
 def textconv(file: str) -> int:
     """Canonical line-per-fact rendering (git's diff.vcontext.textconv)."""
-    return _run("textconv", file=file)
+    from .commands import textconv as command
+
+    return command.run(file=file)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -301,7 +401,9 @@ def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
     is not a vContext document is skipped with a note.
     Findings: FILE:LINE:COL: where: message [rule]. Exit 0 all valid, 1 any invalid.
     """
-    return _run("validate", paths=paths, fmt=fmt, untracked=untracked)
+    from .commands import validate as command
+
+    return command.run(paths=paths, fmt=fmt, untracked=untracked)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -318,7 +420,17 @@ def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
 @click.option("--target", multiple=True, metavar="ID", help="Only this targetId (repeatable).")
 @click.option("--all", "every", is_flag=True, help="dot/mermaid: every target of a large playbook.")
 @click.option("--at", "rev", metavar="REV", help="Read the file at a git revision.")
-def view(**options: Any) -> int:
+def view(
+    file: str,
+    fmt: str,
+    status: str | None,
+    kind: tuple[str, ...],
+    tag: tuple[str, ...],
+    search: str | None,
+    target: tuple[str, ...],
+    every: bool,
+    rev: str | None,
+) -> int:
     """A playbook's current view: one entry per targetId, heads resolved.
 
     \b
@@ -328,7 +440,19 @@ def view(**options: Any) -> int:
     A playbook of more than 12 targets draws only those with several heads,
     concurrent edits or anomalies (at most 50), unless --all or --target.
     """
-    return _run("view", **options)
+    from .commands import view as command
+
+    return command.run(
+        file=file,
+        fmt=fmt,
+        status=status,
+        kind=kind,
+        tag=tag,
+        search=search,
+        rev=rev,
+        target=target,
+        every=every,
+    )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -342,9 +466,11 @@ def view(**options: Any) -> int:
     help="TRON dialect to write.",
 )
 @click.option("-o", "--output", metavar="OUT", help="Write here instead of stdout.")
-def convert(file: str, to: str, tron_flavor: str, output: str | None) -> int:
+def convert(file: str, to: Format, tron_flavor: TronFlavor, output: str | None) -> int:
     """Lossless JSON <-> TRON for any JSON value ('-' reads stdin)."""
-    return _run("convert", path=file, to=to, tron_flavor=tron_flavor, output=output)
+    from .commands import convert as command
+
+    return command.run(path=file, to=to, tron_flavor=tron_flavor, output=output)
 
 
 # -- workflow -------------------------------------------------------------
@@ -361,7 +487,9 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
     One commit on the new branch, made without touching the current checkout;
     the base branch is recorded in git config vcontext.agent.AGENT.base.
     """
-    return _run("fork", agent=agent, from_branch=from_branch, reason=reason, worktree=worktree)
+    from .commands import fork as command
+
+    return command.run(agent=agent, from_branch=from_branch, reason=reason, worktree=worktree)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -375,7 +503,14 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
     is_flag=True,
     help="Leave a pair that conflicts as a stopped merge in the base's work tree.",
 )
-def sync(**options: Any) -> int:
+def sync(
+    agents: tuple[str, ...],
+    all_agents: bool,
+    into: str | None,
+    push: str | None,
+    dry_run: bool,
+    checkout: bool,
+) -> int:
     """Merge agent branches and their base both ways, in process.
 
     For each agent: its work is merged into the base and the base into the
@@ -391,7 +526,16 @@ def sync(**options: Any) -> int:
     work tree of its base: resolve it (git vcontext conflicts / resolve, or
     git mergetool -t vcontext), git commit, then sync again.
     """
-    return _run("sync", **options)
+    from .commands import sync as command
+
+    return command.run(
+        agents=agents,
+        all_agents=all_agents,
+        into=into,
+        push=push,
+        dry_run=dry_run,
+        checkout=checkout,
+    )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -405,7 +549,9 @@ def status(fmt: str) -> int:
     (trial merges of every two agents that changed the same files):
       git vcontext status --format dot | dot -Tpng > agents.png
     """
-    return _run("status", fmt=fmt)
+    from .commands import status as command
+
+    return command.run(fmt=fmt)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -423,7 +569,18 @@ def status(fmt: str) -> int:
 )
 @click.option("--plan", metavar="PATH", help="The current plan (vcontext.mcp.plan).")
 @click.option("--playbook", metavar="PATH", help="The current playbook (vcontext.mcp.playbook).")
-def mcp(**options: Any) -> int:
+def mcp(
+    root: str | None,
+    agent: str | None,
+    http: str | None,
+    token_env: str | None,
+    read_only: bool,
+    allow: str | None,
+    commit: bool,
+    todo: str | None,
+    plan: str | None,
+    playbook: str | None,
+) -> int:
     """The MCP server of seed 003: agents read and write their memory through it.
 
     \b
@@ -434,7 +591,20 @@ def mcp(**options: Any) -> int:
     atomic; on an agent branch (or with --commit) it is also a commit of that file.
     --http listens on 127.0.0.1 unless HOST is given; another host needs --token-env.
     """
-    return _run("mcp", **options)
+    from .commands import mcp as command
+
+    return command.run(
+        root=root,
+        agent=agent,
+        http=http,
+        token_env=token_env,
+        read_only=read_only,
+        allow=allow,
+        commit=commit,
+        todo=todo,
+        plan=plan,
+        playbook=playbook,
+    )
 
 
 # -- hooks, playbooks, demo ---------------------------------------------------
@@ -456,7 +626,9 @@ def pre_push(remote: str | None, url: str | None) -> int:
     pre-commit framework's PRE_COMMIT_* variables describe the push.
     `git push --no-verify` skips the hook.
     """
-    return _run("hook", remote=remote, url=url)
+    from .commands import hook as command
+
+    return command.run(remote=remote, url=url)
 
 
 @hook.command("post-receive", context_settings=CONTEXT)
@@ -467,7 +639,9 @@ def post_receive() -> int:
     printed for the pushing agent (git shows it as `remote:` lines). Always exit 0:
     the push itself already happened.
     """
-    return _run("post_receive")
+    from .commands import post_receive as command
+
+    return command.run()
 
 
 @cli.group(context_settings=CONTEXT)
@@ -493,9 +667,37 @@ FEEDBACK = click.Choice(["humanReview", "executionOutcome", "selfReport", "unkno
 @click.option("--supersedes", multiple=True, metavar="ID", help="targetId this entry replaces.")
 @click.option("--duplicate-of", metavar="ID", help="targetId this entry duplicates.")
 @click.option("--reason", metavar="TEXT", help="Why the event is added.")
-def playbook_add(**options: Any) -> int:
+def playbook_add(
+    file: str,
+    target: str,
+    kind: str,
+    title: str | None,
+    text: str | None,
+    narrative: tuple[str, ...],
+    tag: tuple[str, ...],
+    evidence: tuple[str, ...],
+    confidence: float | None,
+    feedback_type: str | None,
+    supersedes: tuple[str, ...],
+    duplicate_of: str | None,
+    reason: str | None,
+) -> int:
     """Append a new entry (operation append)."""
-    return _run("playbook_edit", action="add", **options)
+    from .commands import playbook_edit as command
+
+    given = command.EventOptions(
+        kind=kind,
+        title=title,
+        text=text,
+        narrative=narrative,
+        tag=tag,
+        evidence=evidence,
+        confidence=confidence,
+        feedback_type=feedback_type,
+        supersedes=supersedes,
+        duplicate_of=duplicate_of,
+    )
+    return command.run(action="add", file=file, target=target, reason=reason, given=given)
 
 
 @playbook.command("update", context_settings=CONTEXT)
@@ -512,9 +714,37 @@ def playbook_add(**options: Any) -> int:
 @click.option("--status", type=click.Choice(["active"]), help="Reactivate a deprecated entry.")
 @click.option("--superseded-by", metavar="ID", help="targetId that replaces this entry.")
 @click.option("--reason", metavar="TEXT")
-def playbook_update(**options: Any) -> int:
+def playbook_update(
+    file: str,
+    target: str,
+    delta: tuple[str, ...],
+    title: str | None,
+    text: str | None,
+    narrative: tuple[str, ...],
+    tag: tuple[str, ...],
+    evidence: tuple[str, ...],
+    confidence: float | None,
+    feedback_type: str | None,
+    status: str | None,
+    superseded_by: str | None,
+    reason: str | None,
+) -> int:
     """Append an update event chained to the entry's current head."""
-    return _run("playbook_edit", action="update", **options)
+    from .commands import playbook_edit as command
+
+    given = command.EventOptions(
+        delta=delta,
+        title=title,
+        text=text,
+        narrative=narrative,
+        tag=tag,
+        evidence=evidence,
+        confidence=confidence,
+        feedback_type=feedback_type,
+        status=status,
+        superseded_by=superseded_by,
+    )
+    return command.run(action="update", file=file, target=target, reason=reason, given=given)
 
 
 @playbook.command("deprecate", context_settings=CONTEXT)
@@ -525,9 +755,25 @@ def playbook_update(**options: Any) -> int:
 @click.option("--quarantine", is_flag=True, help="Status quarantined instead of deprecated.")
 @click.option("--superseded-by", metavar="ID", help="targetId that replaces this entry.")
 @click.option("--duplicate-of", metavar="ID", help="targetId this entry duplicates.")
-def playbook_deprecate(**options: Any) -> int:
+def playbook_deprecate(
+    file: str,
+    target: str,
+    reason: str | None,
+    deprecated_reason: str | None,
+    quarantine: bool,
+    superseded_by: str | None,
+    duplicate_of: str | None,
+) -> int:
     """Append a deprecation event."""
-    return _run("playbook_edit", action="deprecate", **options)
+    from .commands import playbook_edit as command
+
+    given = command.EventOptions(
+        deprecated_reason=deprecated_reason,
+        quarantine=quarantine,
+        superseded_by=superseded_by,
+        duplicate_of=duplicate_of,
+    )
+    return command.run(action="deprecate", file=file, target=target, reason=reason, given=given)
 
 
 @cli.group(context_settings=CONTEXT)
@@ -540,7 +786,9 @@ def ace() -> None:
 @click.argument("doc")
 def ace_apply(patch: str, doc: str) -> int:
     """Apply an AcePatch, merging 3-way when the document moved on."""
-    return _run("ace", patch=patch, doc=doc)
+    from .commands import ace as command
+
+    return command.run(patch=patch, doc=doc)
 
 
 @cli.group(context_settings=CONTEXT)
@@ -559,14 +807,18 @@ def vermas_project(directory: str | None, check: bool) -> int:
     are dropped (and named); the files keep their style. Exit 0 done or up to date,
     1 with --check when something would change.
     """
-    return _run("vermas", directory=directory, check=check)
+    from .commands import vermas as command
+
+    return command.run(directory=directory, check=check)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.option("--dir", "directory", metavar="DIR", help="Create the demo repository under DIR.")
 def demo(directory: str | None) -> int:
     """Two agents edit the same documents in a temporary repo: merge, diff, validate."""
-    return _run("demo", directory=directory)
+    from .commands import demo as command
+
+    return command.run(directory=directory)
 
 
 # -- the error boundary ---------------------------------------------------

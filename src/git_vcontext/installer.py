@@ -292,7 +292,7 @@ def uninstall_cache(cwd: Path) -> list[str]:
 
     from .gitio import open_repo
     from .gitio.push import common_dir
-    from .validation.cache import cache_root
+    from .verdict_cache import cache_root
 
     root = cache_root(common_dir(open_repo(cwd)))
     if not root.exists():

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+import subprocess
+import sys
+
+import click
 import pytest
 
 from git_vcontext.boundary import boundary
@@ -97,11 +102,12 @@ def test_ctrl_c_inside_a_click_command_exits_130_with_one_line(
 ) -> None:
     """Click turns Ctrl-C into Abort (after printing an empty line): still exit 130, one line."""
     from git_vcontext import cli as cli_module
+    from git_vcontext.commands import status
 
     def interrupted(**_: object) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module, "_run", lambda name, **kw: interrupted(**kw))
+    monkeypatch.setattr(status, "run", interrupted)
     assert cli_module.main(["status"]) == ExitCode.INTERRUPTED
     err = capsys.readouterr().err
     assert "interrupted" in err
@@ -125,3 +131,38 @@ def test_ctrl_c_while_modules_load_exits_130_without_a_traceback(
     assert entry.main(["status"]) == ExitCode.INTERRUPTED
     err = capsys.readouterr().err
     assert err == "git-vcontext: interrupted\n"
+
+
+def _leaf_commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+    for name, command in sorted(group.commands.items()):
+        if isinstance(command, click.Group):
+            found += _leaf_commands(command, f"{prefix}{name} ")
+        else:
+            found.append((prefix + name, command))
+    return found
+
+
+LEAVES = _leaf_commands(cli)
+
+
+@pytest.mark.parametrize(("name", "command"), LEAVES, ids=[name for name, _ in LEAVES])
+def test_each_click_command_takes_exactly_its_options_as_named_parameters(
+    name: str, command: click.Command
+) -> None:
+    """No ``**options``: every option is a named, typed parameter of the callback, which
+    hands it to its ``commands`` module's ``run`` (mypy checks that call)."""
+    assert command.callback is not None
+    parameters = inspect.signature(command.callback).parameters
+    assert all(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters.values()), name
+    assert set(parameters) == {p.name for p in command.params}, name
+
+
+def test_help_of_a_command_does_not_import_its_module() -> None:
+    probe = (
+        "import sys; from git_vcontext.cli import main; "
+        "code = main(['sync', '--help']); "
+        "print(code, 'git_vcontext.commands.sync' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.stdout.split()[-2:] == ["0", "False"], out.stdout + out.stderr

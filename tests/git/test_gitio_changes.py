@@ -12,6 +12,7 @@ from git_vcontext.errors import ExitCode, OperationalError
 from git_vcontext.filechange import FileChange
 from git_vcontext.gitio import revision_range
 from git_vcontext.gitio.diffs import tree_changes
+from git_vcontext.gitio.objects import commit_at
 from git_vcontext.gitio.push import changes
 from git_vcontext.gitio.revwalk import GitHistory
 from helpers.run import run_cli, run_git
@@ -115,7 +116,7 @@ def test_push_changes_leave_out_links_and_files_whose_blob_did_not_change(git_re
     (git_repo / "b.vcontext.json").chmod(0o755)
     second = _commit(git_repo, "two", {"a.vcontext.json": DOC % '{"id": "t1", "title": "A"}'})
     repo = pygit2.Repository(str(git_repo))
-    parent, commit = repo[first], repo[second]
+    parent, commit = commit_at(repo, first), commit_at(repo, second)
     every = {c.path for c in tree_changes(parent.tree, commit.tree)}
     assert every == {"a.vcontext.json", "b.vcontext.json", "link.vcontext.json"}
     found = changes(repo, parent, commit, lambda _path: True)

@@ -336,7 +336,7 @@ def test_sync_prefills_the_hooks_verdicts_so_its_pushes_are_not_checked_twice(
 ) -> None:
     """Every push sync makes finds its verdict in the cache: the exact ref lines git gave
     the hook were checked by sync in process (the hook answers without opening the repo)."""
-    from git_vcontext.validation.cache import VerdictCache
+    from git_vcontext.verdict_cache import VerdictCache
     from git_vcontext.workflow.prepush import push_key
 
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
@@ -429,7 +429,8 @@ def test_criss_cross_history_merges_against_a_virtual_base(git_repo: Path) -> No
     _commit_here(git_repo, status(("m1", "completed")), "m1 done")
     _commit_here(wt, status(("a1", "completed")), "a1 done")
     repo = pygit2.Repository(str(git_repo))
-    bases = merge_bases(repo, repo.branches["main"].target, repo.branches["agents/alice"].target)
+    main, alice = (repo.revparse_single(b).id for b in ("main", "agents/alice"))
+    bases = merge_bases(repo, main, alice)
     assert len(bases) == 2
 
     code, out, err = sync(git_repo, "alice")

@@ -1,4 +1,6 @@
-"""Every module imports; the pure core stays free of I/O libraries; the driver path stays light."""
+"""Every module imports; the pure core stays free of I/O libraries, also in its function-level
+imports; gitio is the only package that imports pygit2 and the only one running programs but
+for the few listed; the driver path stays light."""
 
 from __future__ import annotations
 
@@ -10,11 +12,14 @@ import sys
 import pytest
 
 import git_vcontext
+from helpers.imports import Import, executed_imports, loads, module_files
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(git_vcontext.__path__, "git_vcontext."))
-PURE = (
+PURE = (  # STYLE.md: "Pure core (codecs, merge, diff, playbook, validate) has no pygit2, ..."
     "git_vcontext.codecs",
     "git_vcontext.merging",
+    "git_vcontext.diffing",
+    "git_vcontext.validation",
     "git_vcontext.values",
     "git_vcontext.spelling",
     "git_vcontext.document",
@@ -27,6 +32,26 @@ PURE = (
     "git_vcontext.lineage",
 )
 FORBIDDEN_IN_PURE = ("pygit2", "click", "subprocess")
+IO_OF_THE_PACKAGE = (  # what the pure core must not reach even from inside a function
+    "shutil",
+    "tempfile",
+    "git_vcontext.gitio",
+    "git_vcontext.fsio",
+    "git_vcontext.verdict_cache",
+    "git_vcontext.workflow",
+    "git_vcontext.commands",
+    "git_vcontext.cli",
+    "git_vcontext.serve",
+)
+GITIO = "git_vcontext.gitio"
+RUNS_PROGRAMS = {  # subprocess outside gitio, each with its reason
+    "git_vcontext.commands.demo": "runs git and git-vcontext as a user would, in a throw-away "
+    "repository with an environment of its own (GIT_DIR removed), and shows their output",
+    "git_vcontext.commands.doctor": "starts the configured merge driver and pre-push hook "
+    "commands to prove they run (--version, an empty push)",
+    "git_vcontext.commands.mergetool": "opens the person's editor (GIT_EDITOR) on a value",
+}
+SOURCES = module_files()
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -44,6 +69,51 @@ def _fresh_imports(code: str) -> set[str]:
 def test_pure_core_imports_no_git_cli_or_subprocess(name: str) -> None:
     loaded = _fresh_imports(f"import {name}")
     assert not loaded & set(FORBIDDEN_IN_PURE), name
+
+
+@pytest.mark.parametrize("name", [m for m in SOURCES if m.startswith(PURE)])
+def test_pure_core_never_imports_io_even_inside_functions(name: str) -> None:
+    found = [
+        str(i)
+        for i in executed_imports(name, SOURCES[name])
+        if loads(i, FORBIDDEN_IN_PURE + IO_OF_THE_PACKAGE)
+    ]
+    assert found == []
+
+
+def _outside_gitio(modules: tuple[str, ...]) -> list[Import]:
+    return [
+        i
+        for name, path in SOURCES.items()
+        if not (name == GITIO or name.startswith(GITIO + "."))
+        for i in executed_imports(name, path)
+        if loads(i, modules)
+    ]
+
+
+def test_only_gitio_imports_pygit2_at_run_time() -> None:
+    """Type-only imports (``if TYPE_CHECKING:``) elsewhere are fine: they never run."""
+    assert [str(i) for i in _outside_gitio(("pygit2",))] == []
+
+
+def test_only_gitio_and_the_listed_commands_run_programs() -> None:
+    found = {i.file for i in _outside_gitio(("subprocess",))}
+    listed = {SOURCES[name].relative_to(SOURCES["git_vcontext"].parent).as_posix()
+              for name in RUNS_PROGRAMS}  # fmt: skip
+    assert found == listed
+
+
+def test_the_import_scan_sees_function_level_imports_and_skips_type_checking_blocks() -> None:
+    """The scans above can fail: gitio's open_repo imports pygit2 inside the function, and
+    workflow/agents.py names pygit2's Signature only for the type checker."""
+    opened = executed_imports("git_vcontext.gitio", SOURCES["git_vcontext.gitio"])
+    assert any(i.module == "pygit2" for i in opened)
+    agents = "git_vcontext.workflow.agents"
+    assert "from pygit2 import" in SOURCES[agents].read_text()
+    assert not any(loads(i, ("pygit2",)) for i in executed_imports(agents, SOURCES[agents]))
+    assert any(
+        i.module == "git_vcontext.gitio.objects" for i in executed_imports(agents, SOURCES[agents])
+    )
 
 
 def test_merge_driver_path_loads_no_heavy_modules() -> None:

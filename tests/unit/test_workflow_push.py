@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pygit2
+
 from git_vcontext.gitio.remote import _porcelain
-from git_vcontext.workflow.push import FIRST_WAIT, LONGEST_WAIT, wait_before
+from git_vcontext.workflow.lease import DEFAULT_SECONDS
+from git_vcontext.workflow.push import (
+    DEFAULT_TIMEOUT,
+    FIRST_WAIT,
+    LONGEST_WAIT,
+    settings,
+    wait_before,
+)
 
 PORCELAIN = """To /tmp/remote.git
 =\trefs/heads/main:refs/heads/main\t[up to date]
@@ -51,3 +62,19 @@ def test_a_ref_refused_only_because_its_atomic_push_failed_is_retried_not_fetche
     assert rows["agents/a"].retry
     assert not rows["agents/a"].ok
     assert rows["agents/b"].retry  # the remote's ref transaction lost a race: try again
+
+
+def test_push_settings_from_git_config_fall_back_on_a_key_without_a_value(
+    tmp_path: Path,
+) -> None:
+    """``[vcontext] syncTimeout`` with no ``=``: pygit2 reads None; the default applies (it
+    used to crash sync with a TypeError)."""
+    repo = pygit2.init_repository(str(tmp_path))
+    config = Path(repo.path) / "config"
+    config.write_text(
+        config.read_text() + "[vcontext]\n\tsyncTimeout\n\tpushAttempts = 3\n\tleaseSeconds = x\n"
+    )
+    found = settings(pygit2.Repository(str(tmp_path)))
+    assert found.timeout == DEFAULT_TIMEOUT
+    assert found.attempts == 3
+    assert found.lease_seconds == DEFAULT_SECONDS

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     Format = Literal["json", "tron", "jsonl", "toml", "text"]
     TronFlavor = Literal["vcontext", "standard"]
+    from contextvars import ContextVar, Token
 
     class Document(Protocol):
         """A parsed document of any format that can write new data in its own style."""
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
         def render(self, new: JsonValue) -> str:
             """``new`` written in this document's format and style."""
+
+    ParseMemo = dict[tuple[str, bytes | str], Document]
 
 else:  # typing costs import time on the merge driver's path; the names exist for imports
     Format = TronFlavor = str
@@ -120,7 +123,7 @@ def _each_line_json(lines: list[str]) -> bool:
 def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = None) -> Document:
     """Parse a document; the format comes from ``format``, else the name, else the content.
 
-    Inside ``with reused_parses():`` equal inputs give the same (shared, read-only)
+    Inside ``with ReusedParses():`` equal inputs give the same (shared, read-only)
     Document instead of being parsed again.
     """
     from .text import decode
@@ -130,7 +133,7 @@ def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = 
         if fmt is None:
             text, _ = decode(raw)
             fmt = format_from_content(text)
-        memo = _memo
+        memo = _shared_memo()
         if memo is None:
             return _loads(fmt, raw)
         key = (fmt, raw)
@@ -144,36 +147,56 @@ def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = 
         raise exc.with_path(path) from None
 
 
-_memo: dict[tuple[str, bytes | str], Document] | None = None
 _MEMO_LIMIT = 1024
+
+_memo_var: ContextVar[ParseMemo | None] | None = None
+"""The memo of the innermost ``ReusedParses`` block of this thread or task (None outside
+one). The ContextVar is made by the first block, once: paths that never share parses
+(the merge driver, textconv) do not import contextvars."""
+
+
+def _shared_memo() -> ParseMemo | None:
+    var = _memo_var
+    return None if var is None else var.get()
 
 
 def reusing_parses() -> bool:
-    """Whether ``parse`` remembers documents now (inside ``reused_parses``): then a full
+    """Whether ``parse`` remembers documents now (inside ``ReusedParses``): then a full
     parse that may be shared beats a quicker one done again."""
-    return _memo is not None
+    return _shared_memo() is not None
 
 
-class reused_parses:
+class ReusedParses:
     """Within the block, ``parse`` remembers documents by content (for bulk merges, e.g. sync).
 
     The documents are shared: callers must treat ``.data`` as read-only (the merge
     engine does: it never changes its inputs). ``memo`` lets a caller keep the
-    remembered documents from one block to the next.
+    remembered documents from one block to the next. Inside another block, the outer
+    block's memo stays in use. The memo is per thread (and asyncio task): a parse in
+    another thread is not shared.
     """
 
-    def __init__(self, memo: dict[tuple[str, bytes | str], Document] | None = None) -> None:
-        self._mine = {} if memo is None else memo
+    def __init__(self, memo: ParseMemo | None = None) -> None:
+        self._mine: ParseMemo = {} if memo is None else memo
+        self._token: Token[ParseMemo | None] | None = None
 
     def __enter__(self) -> None:
-        global _memo
-        self._outer = _memo
-        if _memo is None:
-            _memo = self._mine
+        var = _memo_var or _make_memo_var()
+        if var.get() is None:
+            self._token = var.set(self._mine)
 
     def __exit__(self, *exc: object) -> None:
-        global _memo
-        _memo = self._outer
+        if self._token is not None and _memo_var is not None:
+            _memo_var.reset(self._token)
+            self._token = None
+
+
+def _make_memo_var() -> ContextVar[ParseMemo | None]:
+    global _memo_var
+    from contextvars import ContextVar
+
+    _memo_var = ContextVar("git_vcontext_parse_memo", default=None)
+    return _memo_var
 
 
 def _loads(fmt: Format, raw: bytes | str) -> Document:

@@ -39,11 +39,11 @@ def named_pairs(pairs: Iterator[tuple[str, Any]] | list[tuple[str, Any]]) -> dic
 
 
 def keeping() -> bool:
-    """Whether the TRON parsers keep repeated keys now (inside ``keep_duplicates``)."""
+    """Whether the TRON parsers keep repeated keys now (inside ``KeepDuplicates``)."""
     return _keeping.get()
 
 
-class keep_duplicates:
+class KeepDuplicates:
     """Within the block, the TRON parsers keep repeated keys instead of failing."""
 
     def __enter__(self) -> None:

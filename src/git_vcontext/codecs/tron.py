@@ -80,9 +80,9 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
 
     ``keep_duplicates``: objects may repeat a key (the merge's reading, M18)."""
     if keep_duplicates:
-        from .duplicate_keys import keep_duplicates as keeping
+        from .duplicate_keys import KeepDuplicates
 
-        with keeping():
+        with KeepDuplicates():
             doc = loads(raw)
         doc.keeps_duplicates = True
         return doc

@@ -16,6 +16,10 @@ from ..lineage.meta import CommitMeta, uncommitted_meta
 from ..lineage.versions import Version, Versions
 from .traced import check_document, repo_path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
+
 
 def run(
     *,
@@ -47,7 +51,7 @@ def run(
     return int(ExitCode.OK)
 
 
-def _tip(repo: Any, file: str, path: str, rev: str | None) -> tuple[bytes, str | None]:
+def _tip(repo: Repository, file: str, path: str, rev: str | None) -> tuple[bytes, str | None]:
     """The content blamed and the commit the walk starts from (None: no commit yet).
 
     Without ``--rev``: the work tree's file, as ``git blame`` does (changes not
@@ -64,7 +68,7 @@ def _tip(repo: Any, file: str, path: str, rev: str | None) -> tuple[bytes, str |
 
 
 def _blame(
-    repo: Any, start: str | None, path: str, tip: list[Unit]
+    repo: Repository, start: str | None, path: str, tip: list[Unit]
 ) -> tuple[dict[int, str | None], Any]:
     """The commit blamed for each unit, and how to describe a commit."""
     nobody = uncommitted_meta()

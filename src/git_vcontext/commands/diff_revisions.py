@@ -5,7 +5,6 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..diffing.files import FileDiff, compare
 from ..document import looks_like_vcontext, matches_file_patterns
@@ -13,6 +12,10 @@ from ..errors import OperationalError
 from ..filechange import FileChange
 from ..gitio import open_repo, relative_to_top, resolve_commit, revision_range
 from ..gitio.diffs import attribute, changed_files, unmerged_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
 
 _CANDIDATE_SUFFIXES = (".json", ".tron", ".jsonl")
 
@@ -36,7 +39,9 @@ def revisions(
     return diffs, unmerged
 
 
-def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[str], list[str]]:
+def _split(
+    repo: Repository, args: Sequence[str], paths: Sequence[str]
+) -> tuple[list[str], list[str]]:
     """Like git without ``--``: leading revisions, then paths that exist in the work tree."""
     revs = list(args)
     extra: list[str] = []
@@ -47,7 +52,7 @@ def _split(repo: Any, args: Sequence[str], paths: Sequence[str]) -> tuple[list[s
     return revs, [*extra, *paths]
 
 
-def is_revision(repo: Any, arg: str) -> bool:
+def is_revision(repo: Repository, arg: str) -> bool:
     """Whether ``arg`` names a commit or a range of them (``A..B``, ``A...B``)."""
     if revision_range(repo, arg) is not None:
         return True
@@ -58,7 +63,7 @@ def is_revision(repo: Any, arg: str) -> bool:
     return True
 
 
-def declared_paths(repo: Any) -> Callable[[str], bool]:
+def declared_paths(repo: Repository) -> Callable[[str], bool]:
     """A path git treats as a vContext file: install's patterns or ``diff``/``merge=vcontext``."""
 
     def declared(path: str) -> bool:

@@ -68,7 +68,7 @@ def _check(remote: str | None, text: str) -> int:
     if text.strip() and _checked_before(remote, text):
         return 0
     from ..gitio.push import common_dir, open_pushing_repo, parse_ref_lines
-    from ..validation.cache import VerdictCache
+    from ..verdict_cache import VerdictCache
     from ..workflow.prepush import check_updates
 
     updates = parse_ref_lines(text) or _from_pre_commit()
@@ -92,7 +92,7 @@ def _checked_before(remote: str, text: str) -> bool:
     """Whether this exact push was found clean before (``sync`` checks its pushes in
     process and says so in the cache): answered without opening the repository."""
     from ..fsio import find_common_dir
-    from ..validation.cache import VerdictCache
+    from ..verdict_cache import VerdictCache
     from ..workflow.prepush import push_key
 
     found = find_common_dir(os.getcwd(), os.environ)

@@ -20,6 +20,10 @@ from ..lineage.versions import Versions
 from .diff_revisions import is_revision
 from .traced import check_document, is_file, missing_message, newest_content, repo_path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
+
 
 def run(
     *,
@@ -53,7 +57,7 @@ def run(
 
 
 def _split(
-    repo: Any, args: Sequence[str], paths: Sequence[str] | None
+    repo: Repository, args: Sequence[str], paths: Sequence[str] | None
 ) -> tuple[list[str], list[str]]:
     """Revisions, then documents; after ``--`` everything is a document (as in git)."""
     if paths is not None:
@@ -77,7 +81,7 @@ class _Doc:
     keys: list[Key] = field(default_factory=list)
 
 
-def _targets(repo: Any, specs: Sequence[str]) -> list[_Doc]:
+def _targets(repo: Repository, specs: Sequence[str]) -> list[_Doc]:
     """One per document (``a#t1 a#t2`` asks about both ids of ``a``)."""
     docs: dict[str, _Doc] = {}
     for spec in specs:
@@ -91,7 +95,7 @@ def _targets(repo: Any, specs: Sequence[str]) -> list[_Doc]:
 
 
 def _trace(
-    repo: Any, revs: list[str], doc: _Doc, *, follow: bool, limit: int | None
+    repo: Repository, revs: list[str], doc: _Doc, *, follow: bool, limit: int | None
 ) -> tuple[list[LogEntry], list[str]]:
     """Walk the range for one document; its entries and the ids found in no version."""
     history = GitHistory(repo, revs)  # an unknown revision stops here

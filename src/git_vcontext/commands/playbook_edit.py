@@ -6,6 +6,7 @@ import os
 import secrets
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..codecs import parse
@@ -16,12 +17,40 @@ from ..values import same
 COUNTERS = ("helpfulCount", "harmfulCount")
 
 
-def run(*, action: str, file: str, target: str, reason: str | None = None, **options: Any) -> int:
+@dataclass(frozen=True)
+class EventOptions:
+    """The event's fields as given on the command line (None, empty or False: not given)."""
+
+    kind: str | None = None
+    title: str | None = None
+    text: str | None = None
+    narrative: Sequence[str] = ()  # KEY=TEXT
+    tag: Sequence[str] = ()
+    evidence: Sequence[str] = ()
+    supersedes: Sequence[str] = ()
+    confidence: float | None = None
+    delta: Sequence[str] = ()  # COUNTER=+N
+    feedback_type: str | None = None
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
+    status: str | None = None
+    deprecated_reason: str | None = None
+    quarantine: bool = False
+
+
+def run(
+    *,
+    action: str,
+    file: str,
+    target: str,
+    reason: str | None = None,
+    given: EventOptions | None = None,
+) -> int:
     """Append one event to FILE's playbook and write the file back in its own format."""
     from ..clock import now_rfc3339
     from ..playbook.edit import Edit, append_event
 
-    edit = Edit(action, target, _fields(action, {**options, "reason": reason}), reason)
+    edit = Edit(action, target, _fields(action, given or EventOptions(), reason), reason)
     doc = parse(read_bytes(file), path=file)
     entropy = None if os.environ.get("SOURCE_DATE_EPOCH") else secrets.token_hex(8)
     result = append_event(doc.data, edit, now=now_rfc3339(), entropy=entropy)
@@ -37,46 +66,44 @@ def run(*, action: str, file: str, target: str, reason: str | None = None, **opt
     return int(ExitCode.OK)
 
 
-def _fields(action: str, o: dict[str, Any]) -> dict[str, Any]:
+def _fields(action: str, o: EventOptions, reason: str | None) -> dict[str, Any]:
     """The event's fields from the command-line options (only those given)."""
     fields: dict[str, Any] = {}
-    for option, name in (("kind", "kind"), ("title", "title"), ("text", "text")):
-        if o.get(option) is not None:
-            fields[name] = o[option]
-    if o.get("narrative"):
-        fields["narrative"] = parse_narrative(o["narrative"])
-    for option, name in (("tag", "tags"), ("evidence", "evidence"), ("supersedes", "supersedes")):
-        if o.get(option):
-            fields[name] = list(dict.fromkeys(o[option]))
-    if o.get("confidence") is not None:
-        fields["confidence"] = _confidence(o["confidence"])
-    if o.get("delta"):
-        fields["delta"] = parse_deltas(o["delta"])
-    for option, name in _LINKS:
-        if o.get(option) is not None:
-            fields[name] = o[option]
-    _status(action, o, fields)
+    for name, value in (("kind", o.kind), ("title", o.title), ("text", o.text)):
+        if value is not None:
+            fields[name] = value
+    if o.narrative:
+        fields["narrative"] = parse_narrative(o.narrative)
+    for name, values in (("tags", o.tag), ("evidence", o.evidence), ("supersedes", o.supersedes)):
+        if values:
+            fields[name] = list(dict.fromkeys(values))
+    if o.confidence is not None:
+        fields["confidence"] = _confidence(o.confidence)
+    if o.delta:
+        fields["delta"] = parse_deltas(o.delta)
+    links = (
+        ("feedbackType", o.feedback_type),
+        ("supersededBy", o.superseded_by),
+        ("duplicateOf", o.duplicate_of),
+    )
+    for name, link in links:
+        if link is not None:
+            fields[name] = link
+    _status(action, o, reason, fields)
     _check_content(action, fields)
     return fields
 
 
-_LINKS = (
-    ("feedback_type", "feedbackType"),
-    ("superseded_by", "supersededBy"),
-    ("duplicate_of", "duplicateOf"),
-)
-
-
-def _status(action: str, o: dict[str, Any], fields: dict[str, Any]) -> None:
+def _status(action: str, o: EventOptions, reason: str | None, fields: dict[str, Any]) -> None:
     if action == "add":
         fields["status"] = "active"
     elif action == "deprecate":
-        fields["status"] = "quarantined" if o.get("quarantine") else "deprecated"
-        why = o.get("deprecated_reason") or o.get("reason")
+        fields["status"] = "quarantined" if o.quarantine else "deprecated"
+        why = o.deprecated_reason or reason
         if why:
             fields["deprecatedReason"] = why
-    elif o.get("status") is not None:
-        fields["status"] = o["status"]
+    elif o.status is not None:
+        fields["status"] = o.status
 
 
 def _check_content(action: str, fields: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from ..values import json_report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import Repository
 
     from ..workflow.status import AgentStatus
 
@@ -34,7 +34,7 @@ def run(*, fmt: str = "text") -> int:
     return int(ExitCode.FOUND if conflicted else ExitCode.OK)
 
 
-def _picture(repo: Any, rows: list[AgentStatus], fmt: str) -> None:
+def _picture(repo: Repository, rows: list[AgentStatus], fmt: str) -> None:
     """The agents around their bases, agents that would conflict linked in red."""
     from ..fsio import write_output
     from ..pictures.agents import agent_picture

@@ -9,9 +9,9 @@ from ..errors import ExitCode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import Repository
 
-    from ..workflow.sync import PairResult
+    from ..workflow.sync import PairResult, Syncer
 
 
 def run(
@@ -45,7 +45,7 @@ def run(
 
 
 def sync(
-    repo: Any,
+    repo: Repository,
     *,
     agents: tuple[str, ...] | list[str] = (),
     all_agents: bool = False,
@@ -93,7 +93,7 @@ def sync(
 
 
 def _stop_first_conflict(
-    syncer: Any, results: list[PairResult], say: Callable[[str], None]
+    syncer: Syncer, results: list[PairResult], say: Callable[[str], None]
 ) -> None:
     """--checkout: the first pair that conflicts is left as a stopped merge in its base."""
     from ..workflow.stopped import leave_stopped

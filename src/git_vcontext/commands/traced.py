@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Sequence
-from typing import Any
 
 from ..document import looks_like_vcontext
 from ..errors import OperationalError
@@ -14,14 +13,18 @@ from ..gitio.history import file_versions
 from ..lineage.spec import show_id
 from .diff_revisions import declared_paths
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
 
-def repo_path(repo: Any, file: str) -> str:
+
+def repo_path(repo: Repository, file: str) -> str:
     """A file named on the command line, as its path from the top of the repository
     (exit 3 when it lies outside)."""
     return relative_to_top(repo, file)
 
 
-def is_file(repo: Any, name: str) -> bool:
+def is_file(repo: Repository, name: str) -> bool:
     """Whether a name is a file of the work tree or of ``HEAD`` (for ``FILE#ID``)."""
     if os.path.isfile(name):
         return True
@@ -33,7 +36,7 @@ def is_file(repo: Any, name: str) -> bool:
     return True
 
 
-def check_document(repo: Any, path: str, raw: bytes | None, *, shown: str) -> None:
+def check_document(repo: Repository, path: str, raw: bytes | None, *, shown: str) -> None:
     """Exit 3 unless ``path`` is a vContext file: declared by name or attributes (as
     install's patterns and ``.gitattributes`` route it), or recognised by content."""
     if raw is None:
@@ -44,7 +47,7 @@ def check_document(repo: Any, path: str, raw: bytes | None, *, shown: str) -> No
         raise OperationalError(f"{shown}: not a vContext document")
 
 
-def newest_content(repo: Any, path: str, tips: Sequence[str]) -> bytes | None:
+def newest_content(repo: Repository, path: str, tips: Sequence[str]) -> bytes | None:
     """The newest committed content of ``path`` reachable from these commits."""
     for tip in tips:
         found = next(file_versions(repo, path, tip), None)

@@ -18,7 +18,6 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..document import matches_file_patterns
 from ..errors import ExitCode, OperationalError, UsageError
@@ -26,6 +25,10 @@ from ..fsio import read_bytes, sniffed_vcontext, write_output
 from ..validation.files import check_bytes
 from ..validation.model import FileReport
 from ..values import json_report
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..gitio.fileset import FileSet
 
 SNIFFED_SUFFIXES = (".json", ".tron", ".jsonl")
 """Files with these suffixes are vContext files when an info key is near their start."""
@@ -113,7 +116,7 @@ class Repo:
 
     top: Path | None
     here: Path
-    _files: Any = None
+    _files: FileSet | None = None
 
     @classmethod
     def around(cls, cwd: str, *, required: bool) -> Repo:

@@ -7,9 +7,12 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import OperationalError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Commit, Repository
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def complaint(stderr: str, returncode: int) -> str:
     return lines[-1] if lines else f"exit status {returncode}"
 
 
-def open_repo(path: str | os.PathLike[str] = ".") -> Any:
+def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
     """The pygit2 Repository that contains ``path``; OperationalError when there is none."""
     import pygit2
 
@@ -73,14 +76,14 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Any:
         raise OperationalError(f"cannot open the repository: {exc}") from None
 
 
-def workdir(repo: Any) -> Path:
+def workdir(repo: Repository) -> Path:
     """The top of the working tree (OperationalError for a bare repository)."""
     if repo.workdir is None:
         raise OperationalError("this command needs a working tree (the repository is bare)")
     return Path(repo.workdir)
 
 
-def resolve_commit(repo: Any, rev: str) -> Any:
+def resolve_commit(repo: Repository, rev: str) -> Commit:
     """The commit a revision names (``HEAD``, a branch, a sha, ``main~2``)."""
     import pygit2
 
@@ -92,7 +95,7 @@ def resolve_commit(repo: Any, rev: str) -> Any:
     return commit
 
 
-def revision_range(repo: Any, spec: str) -> tuple[Any, Any, bool] | None:
+def revision_range(repo: Repository, spec: str) -> tuple[Commit, Commit, bool] | None:
     """``A..B`` or ``A...B`` as git reads them (an empty side is HEAD): (A's commit, B's
     commit, whether the range starts at their merge base, ``...``). None when ``spec`` is
     not a range of two commits: one revision, or none at all (``resolve_commit`` says so)."""
@@ -108,7 +111,7 @@ def revision_range(repo: Any, spec: str) -> tuple[Any, Any, bool] | None:
     return start, end, bool(parsed.flags & pygit2.GIT_REVSPEC_MERGE_BASE)
 
 
-def read_at(repo: Any, rev: str, path: str) -> bytes:
+def read_at(repo: Repository, rev: str, path: str) -> bytes:
     """The content of ``path`` (relative to the top of the repo) at revision ``rev``."""
     commit = resolve_commit(repo, rev)
     try:
@@ -118,11 +121,12 @@ def read_at(repo: Any, rev: str, path: str) -> bytes:
     if entry.type_str != "blob":  # a folder (tree) or a submodule (commit)
         what = "a directory" if entry.type_str == "tree" else "a submodule"
         raise OperationalError(f"{path}: {what} in {rev}, not a file")
-    data: bytes = repo[entry.id].data
-    return data
+    from .objects import blob_data
+
+    return blob_data(repo, entry.id)
 
 
-def relative_to_top(repo: Any, path: str | os.PathLike[str]) -> str:
+def relative_to_top(repo: Repository, path: str | os.PathLike[str]) -> str:
     """A path given on the command line, as the repo-relative '/'-separated path git uses."""
     top = workdir(repo).resolve()
     full = Path(path).resolve()

@@ -7,12 +7,17 @@ starts from a virtual base built by merging them (M16), as ``git merge`` does.
 from __future__ import annotations
 
 import heapq
-from typing import Any
+
+from .objects import commit_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository
 
 _OURS, _THEIRS, _STALE = 1, 2, 4
 
 
-def merge_bases(repo: Any, a: Any, b: Any) -> list[Any]:
+def merge_bases(repo: Repository, a: Oid, b: Oid) -> list[Oid]:
     """The best common ancestors of commits ``a`` and ``b`` (ids), oldest first.
 
     Walks down from both tips newest first, painting what each reaches, until
@@ -21,11 +26,11 @@ def merge_bases(repo: Any, a: Any, b: Any) -> list[Any]:
     """
     if a == b:
         return [a]
-    flags: dict[Any, int] = {a: _OURS, b: _THEIRS}
-    found: list[Any] = []
-    queue: list[tuple[int, int, Any]] = []
+    flags: dict[Oid, int] = {a: _OURS, b: _THEIRS}
+    found: list[Oid] = []
+    queue: list[tuple[int, int, Oid]] = []
     for n, oid in enumerate((a, b)):
-        heapq.heappush(queue, (-repo[oid].commit_time, n, oid))
+        heapq.heappush(queue, (-commit_at(repo, oid).commit_time, n, oid))
     tick = 2
     while any(not flags[oid] & _STALE for _, _, oid in queue):
         _, _, oid = heapq.heappop(queue)
@@ -33,18 +38,18 @@ def merge_bases(repo: Any, a: Any, b: Any) -> list[Any]:
         if paint & (_OURS | _THEIRS) == _OURS | _THEIRS and not paint & _STALE:
             found.append(oid)
             paint |= _STALE
-        for parent in repo[oid].parent_ids:
+        for parent in commit_at(repo, oid).parent_ids:
             if flags.get(parent, 0) & paint == paint:
                 continue
             flags[parent] = flags.get(parent, 0) | paint
-            heapq.heappush(queue, (-repo[parent].commit_time, tick, parent))
+            heapq.heappush(queue, (-commit_at(repo, parent).commit_time, tick, parent))
             tick += 1
     return _independent(repo, found)
 
 
-def _independent(repo: Any, candidates: list[Any]) -> list[Any]:
+def _independent(repo: Repository, candidates: list[Oid]) -> list[Oid]:
     """Candidates that are no ancestor of another candidate, oldest first (as git orders
     the bases it merges into a virtual one)."""
     unique = list(dict.fromkeys(candidates))
     kept = [c for c in unique if not any(o != c and repo.descendant_of(o, c) for o in unique)]
-    return sorted(kept, key=lambda oid: (repo[oid].commit_time, str(oid)))
+    return sorted(kept, key=lambda oid: (commit_at(repo, oid).commit_time, str(oid)))

@@ -9,10 +9,14 @@ version of it, and no other index entry, staged change or file is touched.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import OperationalError
+from .objects import FILEMODE_BLOB, stage, tree_index
 from .refs import RefMoved, RefUpdate, move_refs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository, Tree
 
 
 @dataclass(frozen=True)
@@ -23,7 +27,7 @@ class Committed:
     note: str | None = None
 
 
-def operation_in_progress(repo: Any) -> str | None:
+def operation_in_progress(repo: Repository) -> str | None:
     """``merge``, ``rebase``, ... when git stopped in the middle of one, else None."""
     import pygit2
 
@@ -33,7 +37,7 @@ def operation_in_progress(repo: Any) -> str | None:
     return str(pygit2.enums.RepositoryState(state).name).lower().replace("_", " ")
 
 
-def conflicted(repo: Any, path: str) -> bool:
+def conflicted(repo: Repository, path: str) -> bool:
     """Whether the index holds unresolved conflict stages for ``path`` (repo-relative)."""
     index = repo.index
     index.read()
@@ -41,14 +45,14 @@ def conflicted(repo: Any, path: str) -> bool:
     return conflicts is not None and path in conflicts
 
 
-def current_branch(repo: Any) -> str | None:
+def current_branch(repo: Repository) -> str | None:
     """The short name of the branch checked out, None when HEAD is detached or unborn."""
     if repo.head_is_detached or repo.head_is_unborn:
         return None
     return str(repo.head.shorthand)
 
 
-def commit_file(repo: Any, path: str, data: bytes, message: str) -> Committed:
+def commit_file(repo: Repository, path: str, data: bytes, message: str) -> Committed:
     """Commit ``data`` as ``path`` (repo-relative) on the current branch, on its own."""
     from ..workflow.agents import signatures
 
@@ -74,7 +78,7 @@ def commit_file(repo: Any, path: str, data: bytes, message: str) -> Committed:
     return Committed(str(commit), _follow_index(repo, path, old_blob, blob_id, mode))
 
 
-def _cannot_commit(repo: Any) -> str | None:
+def _cannot_commit(repo: Repository) -> str | None:
     if repo.head_is_unborn:
         return "not committed: the branch has no commit yet"
     if repo.head_is_detached:
@@ -85,27 +89,24 @@ def _cannot_commit(repo: Any) -> str | None:
     return None
 
 
-def _entry(tree: Any, path: str) -> tuple[Any, int]:
+def _entry(tree: Tree, path: str) -> tuple[Oid | None, int]:
     """The blob id and mode of ``path`` in ``tree`` (None and a plain file's mode if absent)."""
-    import pygit2
-
     try:
         entry = tree[path]
     except KeyError:
-        return None, pygit2.GIT_FILEMODE_BLOB
+        return None, FILEMODE_BLOB
     return entry.id, entry.filemode
 
 
-def _tree_with(repo: Any, tree: Any, path: str, blob_id: Any, mode: int) -> Any:
-    import pygit2
-
-    index = pygit2.Index()
-    index.read_tree(tree)
-    index.add(pygit2.IndexEntry(path, blob_id, pygit2.enums.FileMode(mode)))
+def _tree_with(repo: Repository, tree: Tree, path: str, blob_id: Oid, mode: int) -> Oid:
+    index = tree_index(tree)
+    stage(index, path, blob_id, mode)
     return index.write_tree(repo)
 
 
-def _follow_index(repo: Any, path: str, old_blob: Any, blob_id: Any, mode: int) -> str | None:
+def _follow_index(
+    repo: Repository, path: str, old_blob: Oid | None, blob_id: Oid, mode: int
+) -> str | None:
     """Stage the committed content of ``path`` when the index held HEAD's (or nothing)."""
     import pygit2
 

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..errors import OperationalError, UsageError
 from ..filechange import FileChange
 from ..record import replace
 from . import resolve_commit, revision_range, workdir
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Commit, Diff, DiffDelta, DiffFile, IndexEntry, Repository, Tree
+
 NO_DOCUMENT_MODES = (0o120000, 0o160000)  # symlinks and submodules hold no document
 
 
 def tree_changes(
-    old: Any,
-    new: Any,
+    old: Tree | None,
+    new: Tree,
     *,
     wanted: Callable[[str], bool] | None = None,
     renames: bool = False,
@@ -35,7 +38,7 @@ def tree_changes(
 
 
 def diff_changes(
-    diff: Any,
+    diff: Diff,
     *,
     wanted: Callable[[str], bool] | None = None,
     renames: bool = False,
@@ -60,13 +63,13 @@ def diff_changes(
     return out
 
 
-def _wanted(delta: Any, wanted: Callable[[str], bool] | None) -> bool:
+def _wanted(delta: DiffDelta, wanted: Callable[[str], bool] | None) -> bool:
     files = (delta.old_file, delta.new_file)
     return wanted is None or any(not _absent(f) and wanted(f.path) for f in files)
 
 
 def changed_files(
-    repo: Any, revs: Sequence[str], *, cached: bool, wanted: Callable[[str], bool]
+    repo: Repository, revs: Sequence[str], *, cached: bool, wanted: Callable[[str], bool]
 ) -> list[FileChange]:
     """Files that differ, with both contents, as ``git diff [--cached] [REV [REV]]`` sees
     them (renames found).
@@ -75,6 +78,8 @@ def changed_files(
     stopped, a conflicted file is its work-tree content once, against REV (or, without
     one, against ours: stage 2); ``--cached`` leaves it out (see ``unmerged_paths``).
     """
+    from .objects import blob_data  # (the pre-push hook imports this module for its modes)
+
     diff, new_side, base = _diff(repo, list(revs), cached)
     diff.find_similar()
     unmerged = set(unmerged_paths(repo)) if base is not _TREES else set()
@@ -82,7 +87,7 @@ def changed_files(
     for change in diff_changes(diff, wanted=wanted, files_only=True):
         if {change.old_path, change.new_path} & unmerged:
             continue
-        old = repo[change.old_id].data if change.old_id is not None else None
+        old = blob_data(repo, change.old_id) if change.old_id is not None else None
         new = new_side(change.new_id, change.new_path) if change.new_path else None
         if old != new or change.renamed:
             work_tree = base is not _TREES and base is not _INDEX  # no blob id for it
@@ -93,7 +98,7 @@ def changed_files(
     return sorted(found, key=lambda change: change.path)
 
 
-def unmerged_paths(repo: Any) -> list[str]:
+def unmerged_paths(repo: Repository) -> list[str]:
     """Paths in conflict stages in the index (a stopped merge, rebase or cherry-pick)."""
     repo.index.read()
     conflicts = repo.index.conflicts
@@ -103,18 +108,20 @@ def unmerged_paths(repo: Any) -> list[str]:
 
 
 def _unmerged_changes(
-    repo: Any, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
+    repo: Repository, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
 ) -> list[FileChange]:
     """Conflicted files: the work tree's content against ``rev`` (None: ours, stage 2)."""
+    from .objects import blob_data
+
     found = []
     stages = {_path(entry): entry for entry in repo.index.conflicts or ()}
     tree = _commit(repo, rev).tree if rev is not None else None
     for path in sorted(p for p in paths if wanted(p)):
         if tree is not None:
-            old = bytes(repo[tree[path].id].data) if path in tree else None
+            old = bytes(blob_data(repo, tree[path].id)) if path in tree else None
         else:
             ours = stages[path][1]
-            old = bytes(repo[ours.id].data) if ours is not None else None
+            old = bytes(blob_data(repo, ours.id)) if ours is not None else None
         file = workdir(repo) / path
         new = file.read_bytes() if file.is_file() and not file.is_symlink() else None
         if old != new:
@@ -123,11 +130,11 @@ def _unmerged_changes(
     return found
 
 
-def _path(entry: Any) -> str:
+def _path(entry: tuple[IndexEntry | None, IndexEntry | None, IndexEntry | None]) -> str:
     return str(next(e.path for e in entry if e is not None))
 
 
-def _absent(diff_file: Any) -> bool:
+def _absent(diff_file: DiffFile) -> bool:
     return bool(diff_file.mode == 0)
 
 
@@ -136,8 +143,8 @@ _INDEX = "index"  # --cached: the index is the new side
 
 
 def _diff(
-    repo: Any, revs: list[str], cached: bool
-) -> tuple[Any, Callable[[str | None, str], bytes], str | None]:
+    repo: Repository, revs: list[str], cached: bool
+) -> tuple[Diff, Callable[[str | None, str], bytes], str | None]:
     """The pygit2 diff for the requested states, a reader for its new side, and what the
     new side is: ``_TREES``, ``_INDEX``, or the work tree against a revision (None: the
     index, so a conflicted file is compared with ours)."""
@@ -159,39 +166,44 @@ def _diff(
     return repo.index.diff_to_workdir(), _file_reader(repo), None
 
 
-def _range(repo: Any, spec: str) -> tuple[Any, Any] | None:
+def _range(repo: Repository, spec: str) -> tuple[Commit, Commit] | None:
     """The two commits ``A..B`` compares; for ``A...B``, their merge base and B."""
     found = revision_range(repo, spec)
     if found is None:
         return None
     left, right, symmetric = found
     if symmetric:
+        from .objects import commit_at
+
         base = repo.merge_base(left.id, right.id)
         if base is None:
             raise OperationalError(f"{spec}: no merge base")
-        left = repo[base]
+        left = commit_at(repo, base)
     return left, right
 
 
-def _index_vs_tree(repo: Any, rev: str) -> Any:
+def _index_vs_tree(repo: Repository, rev: str) -> Diff:
     """Old side: the tree of ``rev`` (the empty tree before the first commit); new: the index."""
+    from .objects import empty_tree
+
     repo.index.read()
-    if rev == "HEAD" and repo.head_is_unborn:
-        tree = repo[repo.TreeBuilder().write()]
-    else:
-        tree = _commit(repo, rev).tree
-    return repo.index.diff_to_tree(tree)
+    unborn = rev == "HEAD" and repo.head_is_unborn
+    tree = empty_tree(repo) if unborn else _commit(repo, rev).tree
+    diff: Diff = repo.index.diff_to_tree(tree)  # (pygit2 leaves Repository.index untyped)
+    return diff
 
 
-def _commit(repo: Any, rev: str) -> Any:
+def _commit(repo: Repository, rev: str) -> Commit:
     return resolve_commit(repo, rev)
 
 
-def _blob_reader(repo: Any) -> Callable[[str | None, str], bytes]:
-    return lambda blob_id, _path: bytes(repo[blob_id].data)
+def _blob_reader(repo: Repository) -> Callable[[str | None, str], bytes]:
+    from .objects import blob_data
+
+    return lambda blob_id, _path: bytes(blob_data(repo, blob_id or ""))
 
 
-def _file_reader(repo: Any) -> Callable[[str | None, str], bytes]:
+def _file_reader(repo: Repository) -> Callable[[str | None, str], bytes]:
     top = workdir(repo)
 
     def read(_blob_id: str | None, path: str) -> bytes:
@@ -203,7 +215,7 @@ def _file_reader(repo: Any) -> Callable[[str | None, str], bytes]:
     return read
 
 
-def attribute(repo: Any, path: str, name: str) -> Any:
+def attribute(repo: Repository, path: str, name: str) -> str | bool | None:
     """A git attribute of a path (``diff``, ``merge``), from the work tree's .gitattributes."""
     try:
         return repo.get_attr(path, name)

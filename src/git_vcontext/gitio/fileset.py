@@ -11,9 +11,13 @@ attributes file, as git itself reads them when it merges.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..document import matches_file_patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Commit, Oid, Repository
+    from pygit2.enums import AttrCheck
 
 DRIVER = "vcontext"
 
@@ -21,7 +25,7 @@ DRIVER = "vcontext"
 class FileSet:
     """``files(path)``: whether a repo path ('/'-separated) is a vContext file."""
 
-    def __init__(self, reader: Any, flags: int, commit: str | None) -> None:
+    def __init__(self, reader: Repository, flags: AttrCheck, commit: str | None) -> None:
         self._reader = reader
         self._flags = flags
         self._commit = commit
@@ -38,14 +42,14 @@ class FileSet:
         return bool(value == DRIVER)
 
 
-def work_tree_files(repo: Any) -> FileSet:
+def work_tree_files(repo: Repository) -> FileSet:
     """The set by the work tree's attributes (the index's where a file is only staged)."""
     from pygit2.enums import AttrCheck
 
     return FileSet(repo, AttrCheck.FILE_THEN_INDEX, None)
 
 
-def commit_files(repo: Any) -> Callable[[Any], FileSet]:
+def commit_files(repo: Repository) -> Callable[[Commit | Oid | str], FileSet]:
     """A function from a commit (or its id) to the set by that commit's attributes."""
     from pygit2.enums import AttrCheck
 
@@ -54,7 +58,7 @@ def commit_files(repo: Any) -> Callable[[Any], FileSet]:
     return lambda commit: FileSet(reader, flags, str(getattr(commit, "id", commit)))
 
 
-def _without_index(repo: Any) -> Any:
+def _without_index(repo: Repository) -> Repository:
     """The repository opened again with an empty in-memory index (never written), so that
     attributes come from a commit only, not from what is staged now."""
     import pygit2

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..errors import OperationalError
 from . import resolve_commit
+from .objects import blob_data
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository
 
 
-def file_versions(repo: Any, path: str, rev: str = "HEAD") -> Iterator[tuple[str, bytes]]:
+def file_versions(repo: Repository, path: str, rev: str = "HEAD") -> Iterator[tuple[str, bytes]]:
     """(commit id, content) of ``path`` for each distinct version reachable from ``rev``.
 
     Newest first (topological, then time); a version that several commits share
@@ -22,8 +26,8 @@ def file_versions(repo: Any, path: str, rev: str = "HEAD") -> Iterator[tuple[str
         head = resolve_commit(repo, rev)
     except OperationalError:  # unborn branch: no history to read
         return
-    seen: set[Any] = set()
-    order = pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_TIME
+    seen: set[Oid] = set()
+    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
     for commit in repo.walk(head.id, order):
         try:
             entry = commit.tree[path]
@@ -35,4 +39,4 @@ def file_versions(repo: Any, path: str, rev: str = "HEAD") -> Iterator[tuple[str
         if blob_id in seen:
             continue
         seen.add(blob_id)
-        yield str(commit.id), repo[blob_id].data
+        yield str(commit.id), blob_data(repo, blob_id)

@@ -10,11 +10,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..errors import OperationalError
 from ..filechange import FileChange
 from .diffs import tree_changes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Blob, Commit, Object, Oid, Repository, Tree
 
 DELETE = "(delete)"
 
@@ -69,14 +72,14 @@ class PushRange:
     """The commits one ref update brings to the remote, oldest first."""
 
     update: RefUpdate
-    commits: list[Any] = field(default_factory=list)  # pygit2.Commit
+    commits: list[Commit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    tip: Any = None  # the commit the remote ref will point to
-    previous: Any = None  # the commit it points to now, when known here
+    tip: Commit | None = None  # the commit the remote ref will point to
+    previous: Commit | None = None  # the commit it points to now, when known here
     rewinds: bool = False  # a forced update: ``previous`` is not in the pushed history
 
 
-def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Any:
+def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
     """The repository a hook runs in (``$GIT_DIR`` when git set it)."""
     import pygit2
 
@@ -91,9 +94,9 @@ def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Any:
     return open_repo(cwd)
 
 
-def common_dir(repo: Any) -> Path:
+def common_dir(repo: Repository) -> Path:
     """Git's common directory (the main ``.git`` even from a linked worktree)."""
-    here = Path(repo.path)
+    here = Path(repo.path or "")
     pointer = here / "commondir"
     try:
         target = pointer.read_text().strip()
@@ -102,7 +105,7 @@ def common_dir(repo: Any) -> Path:
     return (here / target).resolve()
 
 
-def pushed_commits(repo: Any, update: RefUpdate, remote: str) -> PushRange:
+def pushed_commits(repo: Repository, update: RefUpdate, remote: str) -> PushRange:
     """The commits ``update`` sends that the remote does not have yet, oldest first.
 
     Known remote sha: the commits since it. New ref (zero remote sha): the commits not
@@ -118,7 +121,7 @@ def pushed_commits(repo: Any, update: RefUpdate, remote: str) -> PushRange:
         return pushed
     pushed.tip = tip
     own = _tracking_tips(repo, remote)
-    hide: list[Any] = list(own)  # what the remote had when last fetched is not news
+    hide: list[Oid] = list(own)  # what the remote had when last fetched is not news
     if not update.is_new:
         known = _commit(repo, update.remote_sha, missing_ok=True)
         if known is not None:
@@ -138,7 +141,7 @@ def pushed_commits(repo: Any, update: RefUpdate, remote: str) -> PushRange:
             pushed.notes.append(
                 f"no remote-tracking refs: checked the whole history of {update.local_ref}"
             )
-    walker = repo.walk(tip.id, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+    walker = repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for oid in hide:
         walker.hide(oid)
     try:
@@ -148,24 +151,25 @@ def pushed_commits(repo: Any, update: RefUpdate, remote: str) -> PushRange:
     return pushed
 
 
-def _commit(repo: Any, sha: str, *, missing_ok: bool = False) -> Any:
+def _commit(repo: Repository, sha: str, *, missing_ok: bool = False) -> Commit | None:
     import pygit2
 
     try:
         obj = repo[sha]
     except (KeyError, ValueError):
-        obj = _named(repo, sha)  # the pre-commit framework may hand over a ref name
-        if obj is None:
+        named = _named(repo, sha)  # the pre-commit framework may hand over a ref name
+        if named is None:
             if missing_ok:
                 return None
             raise OperationalError(f"object {sha} is not in this repository") from None
+        obj = named
     try:
         return obj.peel(pygit2.Commit)
     except (pygit2.InvalidSpecError, ValueError, pygit2.GitError):
         return None  # a tag of a tree or a blob: no commits
 
 
-def _named(repo: Any, name: str) -> Any:
+def _named(repo: Repository, name: str) -> Object | None:
     import pygit2
 
     if all(c in "0123456789abcdef" for c in name):
@@ -180,7 +184,7 @@ FETCHED = "refs/vcontext/remotes/"
 """Where ``sync --push`` keeps what it fetched of a remote (its branches, requests, lease)."""
 
 
-def fetched_namespace(repo: Any, remote: str) -> str:
+def fetched_namespace(repo: Repository, remote: str) -> str:
     """``refs/vcontext/remotes/<key>/`` of a remote: its name when it is a configured one,
     else a name made from its URL or path."""
     import hashlib
@@ -193,7 +197,7 @@ def fetched_namespace(repo: Any, remote: str) -> str:
     return f"{FETCHED}url-{digest}/"
 
 
-def _tracking_tips(repo: Any, remote: str | None) -> list[Any]:
+def _tracking_tips(repo: Repository, remote: str | None) -> list[Oid]:
     """Commit ids of what ``remote`` had when last fetched (of every remote when None): its
     tracking refs, and what ``sync --push`` fetched of it."""
     import pygit2
@@ -214,7 +218,9 @@ def _tracking_tips(repo: Any, remote: str | None) -> list[Any]:
     return tips
 
 
-def changes(repo: Any, parent: Any, commit: Any, wanted: Callable[[str], bool]) -> list[FileChange]:
+def changes(
+    repo: Repository, parent: Commit | None, commit: Commit, wanted: Callable[[str], bool]
+) -> list[FileChange]:
     """The ``wanted`` files that differ between ``parent`` (None: empty tree) and ``commit``
     (blob ids, no contents).
 
@@ -226,19 +232,25 @@ def changes(repo: Any, parent: Any, commit: Any, wanted: Callable[[str], bool]) 
     return [c for c in found if c.old_id != c.new_id or c.renamed]
 
 
-def blob_bytes(repo: Any, blob_id: str) -> bytes:
+def blob_bytes(repo: Repository, blob_id: str) -> bytes:
     """The content of a blob; OperationalError when the object cannot be read."""
+    import pygit2
+
     try:
-        data: bytes = repo[blob_id].data
-    except (KeyError, ValueError, AttributeError) as exc:
+        blob = repo[blob_id]
+    except (KeyError, ValueError) as exc:
         raise OperationalError(f"cannot read object {blob_id}: {exc}") from None
-    return data
+    if not isinstance(blob, pygit2.Blob):
+        raise OperationalError(f"cannot read object {blob_id}: a {blob.type_str}, not a blob")
+    return blob.data
 
 
-def tree_blob(tree: Any, path: str) -> Any:
+def tree_blob(tree: Tree, path: str) -> Blob | None:
     """The blob at ``path`` in a tree (``.id``, ``.data``), or None (absent, or not a file)."""
+    import pygit2
+
     try:
         entry = tree[path]
     except KeyError:
         return None
-    return entry if entry.type_str == "blob" else None
+    return entry if isinstance(entry, pygit2.Blob) else None

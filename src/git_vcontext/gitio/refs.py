@@ -8,7 +8,8 @@ from ..record import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
+
+    from pygit2 import Oid, Reference, Repository
 
 
 class RefMoved(OperationalError):
@@ -20,8 +21,8 @@ class RefUpdate:
     """Move ``name`` (full ref name) from ``old`` to ``new`` (commit ids)."""
 
     name: str
-    old: Any
-    new: Any
+    old: Oid | str | None  # None: the ref must not exist
+    new: Oid | str
 
 
 def branch_ref(branch: str) -> str:
@@ -29,13 +30,48 @@ def branch_ref(branch: str) -> str:
     return branch if branch.startswith("refs/") else f"refs/heads/{branch}"
 
 
-def target(repo: Any, name: str) -> Any:
+def valid_branch_name(branch: str) -> bool:
+    """Whether git accepts ``branch`` (a short name) as the name of a local branch."""
+    import pygit2
+
+    return pygit2.reference_is_valid_name(f"refs/heads/{branch}")
+
+
+def create_branch(repo: Repository, branch: str, commit: Oid, *, message: str) -> None:
+    """Create the local ``branch`` at ``commit`` (reflog ``message``); OperationalError when
+    it exists already or git cannot make it."""
+    import pygit2
+
+    try:
+        repo.create_reference_direct(f"refs/heads/{branch}", commit, False, message=message)
+    except pygit2.AlreadyExistsError:
+        raise OperationalError(f"a branch named '{branch}' already exists") from None
+    except (pygit2.GitError, OSError) as exc:  # e.g. agents/a next to agents/a/b
+        raise OperationalError(f"cannot create branch '{branch}': {exc}") from None
+
+
+def target(repo: Repository, name: str) -> Oid | None:
     """The commit id a direct reference points at now (read from disk), or None."""
     ref = repo.references.get(branch_ref(name))
-    return None if ref is None else ref.resolve().target
+    return None if ref is None else oid_of(ref.resolve())
 
 
-def move_refs(repo: Any, updates: Sequence[RefUpdate], *, message: str) -> None:
+def oid_of(ref: Reference) -> Oid:
+    """The object id a direct reference points at (TypeError for a symbolic reference)."""
+    import pygit2
+
+    found = ref.target
+    if not isinstance(found, pygit2.Oid):
+        raise TypeError(f"{ref.name} is a symbolic reference (to {found})")
+    return found
+
+
+def branch_tip(repo: Repository, branch: str) -> Oid:
+    """The commit id the local ``branch`` points at (KeyError when there is no such branch)."""
+    return oid_of(repo.branches.local[branch])
+
+
+def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -> None:
     """Apply all ``updates`` or none: each ref is locked, checked against its ``old`` value, moved.
 
     Raises RefMoved when a ref is locked by someone else or no longer holds its

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from ..errors import OperationalError
 from ..lineage.meta import CommitMeta
 from . import resolve_commit, revision_range
 from .diffs import NO_DOCUMENT_MODES, tree_changes
+from .objects import commit_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Commit, Repository
 
 
 class GitHistory:
@@ -19,13 +23,14 @@ class GitHistory:
     none means ``HEAD``. Commit ids are full hex strings.
     """
 
-    def __init__(self, repo: Any, revs: Sequence[str] = ()) -> None:
+    def __init__(self, repo: Repository, revs: Sequence[str] = ()) -> None:
         import pygit2
 
         self.repo = repo
         self._odb = repo.odb
-        self._commits: dict[str, Any] = {}
-        self._walker = repo.walk(None, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_TIME)
+        self._commits: dict[str, Commit] = {}
+        order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+        self._walker = repo.walk(None, order)
         self.tips: list[str] = []
         for rev in revs or ["HEAD"]:
             self._add(rev)
@@ -51,12 +56,12 @@ class GitHistory:
             self._walker.hide(left.id)
             self._push(right)
 
-    def _resolve(self, rev: str) -> Any:
+    def _resolve(self, rev: str) -> Commit:
         if rev == "HEAD" and self.repo.head_is_unborn:
             raise OperationalError("the current branch has no commits yet")
         return resolve_commit(self.repo, rev)
 
-    def _push(self, commit: Any) -> None:
+    def _push(self, commit: Commit) -> None:
         self._walker.push(commit.id)
         self.tips.append(str(commit.id))
 
@@ -67,10 +72,10 @@ class GitHistory:
             self._commits[key] = commit
             yield key
 
-    def _commit(self, commit_id: str) -> Any:
+    def _commit(self, commit_id: str) -> Commit:
         found = self._commits.get(commit_id)
         if found is None:
-            found = self._commits[commit_id] = self.repo[commit_id]
+            found = self._commits[commit_id] = commit_at(self.repo, commit_id)
         return found
 
     def parents(self, commit_id: str) -> tuple[str, ...]:

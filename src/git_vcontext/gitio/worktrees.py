@@ -11,10 +11,10 @@ from . import complaint, git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import Repository
 
 
-def checkouts(repo: Any) -> dict[str, str]:
+def checkouts(repo: Repository) -> dict[str, str]:
     """``{short branch name: work tree path}`` for every work tree with a branch checked out."""
     cwd = repo.workdir or repo.path
     out = git(["worktree", "list", "--porcelain"], cwd=cwd, check=False)

@@ -117,9 +117,9 @@ def from_versions(
     base: bytes | None, ours: bytes | None, theirs: bytes | None, *, path: str, now: str | None
 ) -> Resolution:
     """The file's three versions (None: the side deleted it) merged again by the engine."""
-    from ..codecs import reused_parses
+    from ..codecs import ReusedParses
 
-    with reused_parses():
+    with ReusedParses():
         if ours is None or theirs is None:
             return _whole_file(base, ours, theirs, path)
         from ..merging.files import merge_files

@@ -12,6 +12,10 @@ from .service import Answer, Service
 from .store import report_of
 from .uris import parse
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .gitside import GitSide
+
 
 def documents(svc: Service, uri: str | None) -> list[Entry]:
     """The served documents a ``uri`` argument designates (none given: all of them)."""
@@ -23,7 +27,7 @@ def documents(svc: Service, uri: str | None) -> list[Entry]:
     return [svc.document(address.kind, address.id)]
 
 
-def _git(svc: Service, tool: str) -> Any:
+def _git(svc: Service, tool: str) -> GitSide:
     if svc.git is None:
         raise Refused("no-git", f"{tool} needs a git repository; this folder is not in one")
     return svc.git

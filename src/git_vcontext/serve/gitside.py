@@ -5,11 +5,17 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ..errors import OperationalError
 from ..gitio.commits import Committed, commit_file, conflicted, current_branch
 from ..gitio.commits import operation_in_progress as in_progress
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
+
+    from ..gitio.fileset import FileSet
 
 DEFAULT_AGENT = "mcp"
 T = TypeVar("T")
@@ -18,12 +24,12 @@ T = TypeVar("T")
 class GitSide:
     """One pygit2 repository used under a lock (tools run in worker threads)."""
 
-    def __init__(self, repo: Any, *, agent: str | None = None, commit: bool = False) -> None:
+    def __init__(self, repo: Repository, *, agent: str | None = None, commit: bool = False) -> None:
         self.repo = repo
         self._agent = agent
         self._commit = commit
         self._lock = threading.Lock()
-        self._files: Any = None
+        self._files: FileSet | None = None
         self.top = os.path.realpath(repo.workdir) if repo.workdir else None
 
     def branch(self) -> str | None:
@@ -79,7 +85,7 @@ class GitSide:
             except OperationalError as exc:
                 return Committed(None, f"not committed: {exc.message}")
 
-    def locked(self, work: Callable[[Any], T]) -> T:
+    def locked(self, work: Callable[[Repository], T]) -> T:
         """Run ``work(repo)`` holding the repository lock (status, sync)."""
         with self._lock:
             return work(self.repo)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ipaddress
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import OperationalError, UsageError
 from .catalog import Catalog
@@ -14,6 +13,10 @@ from .locks import Locks
 from .service import WRITABLE, Options, Service
 from .store import Store
 from .writer import Writer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
 
 PIN_KEYS = {"todoList": "todo", "plan": "plan", "playbook": "playbook"}
 LOOPBACK_NAMES = {"localhost"}
@@ -73,7 +76,7 @@ def allowed(value: str | None) -> frozenset[str]:
     return frozenset(WRITABLE[n] for n in names)
 
 
-def find_root(given: str | None) -> tuple[str, Any]:
+def find_root(given: str | None) -> tuple[str, Repository | None]:
     """The folder served (``--root``, else the repository's top, else here) and its repo."""
     from ..gitio import open_repo
 
@@ -89,7 +92,7 @@ def find_root(given: str | None) -> tuple[str, Any]:
     return os.path.realpath(given or repo.workdir), repo
 
 
-def pins(root: str, repo: Any, given: dict[str, str | None]) -> dict[str, str]:
+def pins(root: str, repo: Repository | None, given: dict[str, str | None]) -> dict[str, str]:
     """``--todo/--plan/--playbook PATH``, else git config ``vcontext.mcp.<kind>``."""
     out: dict[str, str] = {}
     for kind, key in PIN_KEYS.items():
@@ -101,7 +104,7 @@ def pins(root: str, repo: Any, given: dict[str, str | None]) -> dict[str, str]:
     return out
 
 
-def _config(repo: Any, key: str) -> str | None:
+def _config(repo: Repository | None, key: str) -> str | None:
     if repo is None:
         return None
     try:
@@ -120,7 +123,7 @@ def _inside(root: str, path: str, option: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def service(options: Options, repo: Any) -> Service:
+def service(options: Options, repo: Repository | None) -> Service:
     """Everything the server needs, wired together."""
     store = Store()
     git = GitSide(repo, agent=options.agent, commit=options.commit) if repo is not None else None
@@ -140,7 +143,7 @@ def _never(rel: str) -> bool:
     return False
 
 
-def _lock_folder(repo: Any) -> str | None:
+def _lock_folder(repo: Repository | None) -> str | None:
     if repo is None:
         return None
     from ..gitio.push import common_dir

@@ -10,20 +10,19 @@ from ..errors import OperationalError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import Repository, Signature
 
 DEFAULT_PREFIX = "agents/"
 
 
-def _config_get(repo: Any, key: str) -> str | None:
+def _config_get(repo: Repository, key: str) -> str | None:
     try:
-        value: str = repo.config[key]
+        return repo.config[key]
     except KeyError:
         return None
-    return value
 
 
-def agent_prefix(repo: Any) -> str:
+def agent_prefix(repo: Repository) -> str:
     """The branch prefix of agent branches, always ending in '/'."""
     prefix = (_config_get(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
     return prefix if prefix.endswith("/") else prefix + "/"
@@ -31,7 +30,7 @@ def agent_prefix(repo: Any) -> str:
 
 def check_agent_name(agent: str) -> str:
     """``agent`` if it can name a branch component; UsageError otherwise."""
-    import pygit2
+    from ..gitio.refs import valid_branch_name  # (the pre-push hook reads only the prefix)
 
     bad = (
         not agent
@@ -41,7 +40,7 @@ def check_agent_name(agent: str) -> str:
         or any(c in agent for c in " ~^:?*[\\\x7f")
         or any(ord(c) < 32 for c in agent)
         or not is_utf8(agent)
-        or not pygit2.reference_is_valid_name(f"refs/heads/{agent}")
+        or not valid_branch_name(agent)
     )
     if bad:
         raise UsageError(f"not a valid agent name: {agent!r} (it becomes a branch name)")
@@ -57,19 +56,19 @@ def is_utf8(text: str) -> bool:
     return True
 
 
-def agent_branch(repo: Any, agent: str) -> str:
+def agent_branch(repo: Repository, agent: str) -> str:
     """The short branch name of ``agent`` (``agents/AGENT``)."""
-    import pygit2
+    from ..gitio.refs import valid_branch_name
 
     branch = agent_prefix(repo) + check_agent_name(agent)
-    if not pygit2.reference_is_valid_name(f"refs/heads/{branch}"):
+    if not valid_branch_name(branch):
         raise UsageError(
             f"not a valid branch name: {branch!r} (check git config vcontext.agentPrefix)"
         )
     return branch
 
 
-def agent_of_branch(repo: Any, branch: str) -> str | None:
+def agent_of_branch(repo: Repository, branch: str) -> str | None:
     """The agent whose branch is ``branch`` (short name), or None."""
     prefix = agent_prefix(repo)
     if branch.startswith(prefix) and len(branch) > len(prefix):
@@ -77,7 +76,7 @@ def agent_of_branch(repo: Any, branch: str) -> str | None:
     return None
 
 
-def list_agents(repo: Any) -> list[str]:
+def list_agents(repo: Repository) -> list[str]:
     """Agents that have a local branch under the prefix, sorted."""
     prefix = agent_prefix(repo)
     return sorted(b[len(prefix) :] for b in repo.branches.local if b.startswith(prefix))
@@ -86,20 +85,17 @@ def list_agents(repo: Any) -> list[str]:
 AGENT_ENV = "GIT_VCONTEXT_AGENT"
 
 
-def running_agent(repo: Any) -> str | None:
+def running_agent(repo: Repository) -> str | None:
     """The agent running this command: ``GIT_VCONTEXT_AGENT`` (set by an agent's harness),
     else the agent whose branch is checked out here; None for a person."""
     import os
 
-    import pygit2
+    from ..gitio.commits import current_branch
 
     named = os.environ.get(AGENT_ENV, "").strip()
     if named:
         return named
-    try:
-        head = None if repo.head_is_detached else repo.head.shorthand
-    except (pygit2.GitError, KeyError):  # an unborn branch: nobody in particular
-        return None
+    head = current_branch(repo)  # None on an unborn branch: nobody in particular
     return agent_of_branch(repo, head) if head else None
 
 
@@ -107,17 +103,17 @@ def _base_key(agent: str) -> str:
     return f"vcontext.agent.{agent}.base"
 
 
-def recorded_base(repo: Any, agent: str) -> str | None:
+def recorded_base(repo: Repository, agent: str) -> str | None:
     """The base branch recorded for ``agent`` by ``fork``, or None."""
     return _config_get(repo, _base_key(agent))
 
 
-def record_base(repo: Any, agent: str, base: str) -> None:
+def record_base(repo: Repository, agent: str, base: str) -> None:
     """Remember ``base`` as the branch ``agent`` was forked from (local git config)."""
     repo.config[_base_key(agent)] = base
 
 
-def forget_agent(repo: Any, agent: str) -> None:
+def forget_agent(repo: Repository, agent: str) -> None:
     """Drop what is recorded about ``agent`` (when its branch is deleted)."""
     try:
         del repo.config[_base_key(agent)]
@@ -125,7 +121,7 @@ def forget_agent(repo: Any, agent: str) -> None:
         pass
 
 
-def default_base(repo: Any) -> str:
+def default_base(repo: Repository) -> str:
     """The base when nothing is recorded: ``init.defaultBranch``, else main, else master."""
     candidates = [_config_get(repo, "init.defaultBranch"), "main", "master"]
     for name in candidates:
@@ -134,7 +130,7 @@ def default_base(repo: Any) -> str:
     raise OperationalError("no base branch: pass --into BRANCH (no main or master here)")
 
 
-def base_of(repo: Any, agent: str, into: str | None = None) -> str:
+def base_of(repo: Repository, agent: str, into: str | None = None) -> str:
     """The branch ``agent`` syncs with: ``into``, else the recorded base, else the default."""
     base = into or recorded_base(repo, agent) or default_base(repo)
     if repo.branches.local.get(base) is None:
@@ -142,7 +138,7 @@ def base_of(repo: Any, agent: str, into: str | None = None) -> str:
     return base
 
 
-def signatures(repo: Any) -> tuple[Any, Any]:
+def signatures(repo: Repository) -> tuple[Signature, Signature]:
     """(author, committer) for commits the workflow makes: the user's git identity.
 
     As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``
@@ -150,15 +146,11 @@ def signatures(repo: Any) -> tuple[Any, Any]:
     """
     import os
 
-    import pygit2
+    from ..gitio.objects import signature, user_identity
 
-    try:
-        default = repo.default_signature
-        name, email = default.name, default.email
-    except (KeyError, pygit2.GitError):
-        name = email = None
+    name, email = user_identity(repo)
 
-    def make(role: str) -> Any:
+    def make(role: str) -> Signature:
         who = os.environ.get(f"GIT_{role}_NAME") or name
         mail = os.environ.get(f"GIT_{role}_EMAIL") or email
         if not who or not mail:
@@ -166,6 +158,6 @@ def signatures(repo: Any) -> tuple[Any, Any]:
                 "no git identity to commit with: set it with "
                 "git config user.name 'Your Name' and git config user.email you@example.com"
             )
-        return pygit2.Signature(who, mail)
+        return signature(who, mail)
 
     return make("AUTHOR"), make("COMMITTER")

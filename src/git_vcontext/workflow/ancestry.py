@@ -3,41 +3,39 @@ does this branch hold work of its own, where did this work start from."""
 
 from __future__ import annotations
 
+from ..gitio.objects import commit_at, new_commits
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import Oid, Repository
 
 
-def contains(repo: Any, tip: Any, commit: Any) -> bool:
+def contains(repo: Repository, tip: Oid | None, commit: Oid) -> bool:
     """Whether ``commit`` is ``tip`` or one of its ancestors (``tip`` None: nothing)."""
     return tip is not None and (tip == commit or bool(repo.descendant_of(tip, commit)))
 
 
-def has_work(repo: Any, tip: Any, base: Any) -> bool:
+def has_work(repo: Repository, tip: Oid, base: Oid | None) -> bool:
     """Whether ``tip`` holds commits the base lacks, other than merges of what the base has
     (an agent branch after a sync ends in such a merge of the base into it)."""
-    import pygit2
-
     if contains(repo, base, tip):
         return False
     if base is None:
         return True
-    walker = repo.walk(tip, pygit2.GIT_SORT_NONE)
-    walker.hide(base)
-    for commit in walker:
+    for commit in new_commits(repo, tip, base):
         parents = commit.parent_ids
         if len(parents) < 2 or not all(contains(repo, base, p) for p in parents):
             return True
     return False
 
 
-def start_of(repo: Any, commit: Any, base: Any, *, look_back: int = 200) -> Any:
+def start_of(repo: Repository, commit: Oid, base: Oid, *, look_back: int = 200) -> Oid | None:
     """The base an agent's work started from: its merge base with ``base``, or (when the
     work is in ``base`` already) with the base just before the merge that took it, looked
     for among the base's last ``look_back`` first-parent commits; None when not found."""
     if not contains(repo, base, commit):
         return repo.merge_base(commit, base)
-    seen = repo[base]
+    seen = commit_at(repo, base)
     for _ in range(look_back):
         if len(seen.parent_ids) == 2 and seen.parent_ids[1] == commit:
             return repo.merge_base(commit, seen.parent_ids[0])

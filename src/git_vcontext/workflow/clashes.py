@@ -12,6 +12,8 @@ from __future__ import annotations
 from itertools import combinations
 
 from ..gitio.diffs import tree_changes
+from ..gitio.objects import commit_at
+from ..gitio.refs import branch_tip
 from ..record import record
 from .sync import CONFLICT, REFUSED
 from .treemerge import PathConflict, same_but_fork, trial_conflicts
@@ -19,11 +21,12 @@ from .treemerge import PathConflict, same_but_fork, trial_conflicts
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
+
+    from pygit2 import Oid, Repository
 
     from .status import AgentStatus
 
-    Side = tuple[Any, dict[str, bool]]  # a commit, the paths it changed (beyond a fork block?)
+    Side = tuple[Oid, dict[str, bool]]  # a commit, the paths it changed (beyond a fork block?)
 
 NOW = "1970-01-01T00:00:00Z"
 """Trial merges write nothing anyone reads: their time stamps need not be now."""
@@ -39,19 +42,19 @@ class Clash:
     conflicts: tuple[PathConflict, ...]
 
 
-def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
+def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Clash]:
     """Agent pairs (and agent-base pairs) whose merge would stop on a conflict.
 
     An agent predicted to conflict whose conflicts none of these merges explain (a
     three-way effect of the earlier agents) is shown against its base with its own.
     """
-    from ..codecs import reused_parses
+    from ..codecs import ReusedParses
     from ..gitio.settings import merge_settings
 
     live = [r for r in rows if r.state != REFUSED]
     tips = {r.agent: _tip(repo, r.branch) for r in live}
     favor = merge_settings(cwd=repo.workdir or repo.path).favor
-    with reused_parses({}):
+    with ReusedParses({}):
         changed = {r.agent: _changes(repo, tips[r.agent], _tip(repo, r.base)) for r in live}
         found = []
         for a, b in combinations(live, 2):
@@ -69,7 +72,10 @@ def predicted_clashes(repo: Any, rows: Sequence[AgentStatus]) -> list[Clash]:
 
 
 def _with_base(
-    repo: Any, row: AgentStatus, how: tuple[dict[str, bool], str | None], found: list[Clash]
+    repo: Repository,
+    row: AgentStatus,
+    how: tuple[dict[str, bool], str | None],
+    found: list[Clash],
 ) -> Clash | None:
     """The agent against its base as it stands; else, when no pair explains the conflicts
     predicted for it, those conflicts against its base."""
@@ -80,11 +86,11 @@ def _with_base(
     return Clash(row.agent, row.base, True, conflicts or row.conflicts)
 
 
-def _tip(repo: Any, branch: str) -> Any:
-    return repo.branches.local[branch].target
+def _tip(repo: Repository, branch: str) -> Oid:
+    return branch_tip(repo, branch)
 
 
-def _changes(repo: Any, tip: Any, other: Any) -> dict[str, bool]:
+def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
     """Paths ``tip`` changed since it last met ``other``: whether beyond a fork block."""
     from .virtualbase import base_tree
 
@@ -92,7 +98,7 @@ def _changes(repo: Any, tip: Any, other: Any) -> dict[str, bool]:
     if since is None:
         return {}
     out = {}
-    for change in tree_changes(since, repo[tip].tree):
+    for change in tree_changes(since, commit_at(repo, tip).tree):
         real = True
         if change.status == "modified":
             old, new = _blob(repo, change.old_id), _blob(repo, change.new_id)
@@ -102,13 +108,17 @@ def _changes(repo: Any, tip: Any, other: Any) -> dict[str, bool]:
     return out
 
 
-def _blob(repo: Any, blob_id: str | None) -> bytes | None:
+def _blob(repo: Repository, blob_id: str | None) -> bytes | None:
     """A blob's content (None: no id, or a submodule's commit, which this repo need not have)."""
+    from ..gitio.objects import is_blob
+
     found = None if blob_id is None else repo.get(blob_id)
-    return found.data if found is not None and found.type_str == "blob" else None
+    return bytes(found.data) if found is not None and is_blob(found) else None
 
 
-def _trial(repo: Any, ours: Side, theirs: Side, favor: str | None) -> tuple[PathConflict, ...]:
+def _trial(
+    repo: Repository, ours: Side, theirs: Side, favor: str | None
+) -> tuple[PathConflict, ...]:
     """The conflicts of merging two commits (none: it would merge cleanly), from the base
     sync would use: a virtual one when their histories criss-cross (agents that synced).
     Only paths both changed can conflict, and a fork block changes nothing that travels
@@ -119,5 +129,6 @@ def _trial(repo: Any, ours: Side, theirs: Side, favor: str | None) -> tuple[Path
     paths = {p for p in o_paths.keys() & t_paths.keys() if o_paths[p] and t_paths[p]}
     if not paths:
         return ()
-    trees = (base_tree(repo, o, t, now=NOW), repo[o].tree, repo[t].tree)
-    return trial_conflicts(repo, *trees, paths=paths, now=NOW, favor=favor)
+    base = base_tree(repo, o, t, now=NOW)
+    ours_tree, theirs_tree = commit_at(repo, o).tree, commit_at(repo, t).tree
+    return trial_conflicts(repo, base, ours_tree, theirs_tree, paths=paths, now=NOW, favor=favor)

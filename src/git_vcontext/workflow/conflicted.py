@@ -9,9 +9,12 @@ from ..errors import OperationalError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import IndexEntry, Repository
 
     from ..gitio.operation import Operation
+
+    Stages = tuple[IndexEntry | None, IndexEntry | None, IndexEntry | None]
+    """A conflicted path's index entries: base (stage 1), ours (2), theirs (3); None: absent."""
 
 
 class Context:
@@ -23,7 +26,7 @@ class Context:
 
         self.cwd = Path(cwd)
         try:
-            self.repo: Any = open_repo(cwd)
+            self.repo: Repository | None = open_repo(cwd)
         except OperationalError:
             self.repo = None
         self.top = Path(self.repo.workdir) if self.repo is not None and self.repo.workdir else None
@@ -33,7 +36,7 @@ class Context:
 
     def relative(self, path: str) -> str:
         """A path as git names it (relative to the top, '/'-separated); as given outside git."""
-        if self.top is None:
+        if self.top is None or self.repo is None:  # (a top comes with a repository)
             return path
         from ..gitio import relative_to_top
 
@@ -42,7 +45,7 @@ class Context:
     def full(self, rel: str) -> Path:
         return self.top / rel if self.top is not None else self.cwd / rel
 
-    def stages(self) -> dict[str, tuple[Any, Any, Any]]:
+    def stages(self) -> dict[str, Stages]:
         """Conflicted paths of the index: (base, ours, theirs) entries, None where absent."""
         if self.repo is None:
             return {}
@@ -50,10 +53,14 @@ class Context:
         conflicts = self.repo.index.conflicts
         if conflicts is None:
             return {}
-        out = {}
+        out: dict[str, Stages] = {}
         for anc, ours, theirs in conflicts:
             out[(ours or theirs or anc).path] = (anc, ours, theirs)
         return out
 
-    def blob(self, entry: Any) -> bytes | None:
-        return None if entry is None else bytes(self.repo[entry.id].data)
+    def blob(self, entry: IndexEntry | None) -> bytes | None:
+        from ..gitio.objects import blob_data
+
+        if entry is None or self.repo is None:  # (an entry comes from the repository)
+            return None
+        return bytes(blob_data(self.repo, entry.id))

@@ -17,8 +17,10 @@ from .resolve import Session, open_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
+
+    from .conflicted import Stages
 
 
 @record
@@ -83,7 +85,9 @@ def list_conflicts(paths: Sequence[str] = (), *, cwd: str | os.PathLike[str] = "
     others: list[str] = []
     for rel in sorted(p for p in stages if _selected(p, wanted)):
         if _is_document(ctx, rel, stages[rel]):
-            files.append(_listing(ctx, rel))
+            listing = _listing(ctx, rel)
+            assert listing is not None  # not quiet: an error is listed too
+            files.append(listing)
         else:
             others.append(rel)
     for rel in _candidates(ctx, wanted, set(stages)):
@@ -93,7 +97,7 @@ def list_conflicts(paths: Sequence[str] = (), *, cwd: str | os.PathLike[str] = "
     return Listing(tuple(files), tuple(others))
 
 
-def _listing(ctx: Context, rel: str, *, quiet: bool = False) -> Any:
+def _listing(ctx: Context, rel: str, *, quiet: bool = False) -> FileListing | None:
     """One file's listing; None (when ``quiet``) for a file without conflicts."""
     op = ctx.operation
     try:
@@ -114,7 +118,9 @@ def _of_session(s: Session, operation: str | None) -> FileListing:
     )
 
 
-def _check_exist(ctx: Context, given: Sequence[str], wanted: list[str], stages: Any) -> None:
+def _check_exist(
+    ctx: Context, given: Sequence[str], wanted: list[str], stages: Mapping[str, Stages]
+) -> None:
     """A path that is neither in the work tree nor conflicted is a typo, not 'no conflicts'."""
     for path, rel in zip(given, wanted, strict=True):
         if rel not in (".", "") and rel not in stages and not ctx.full(rel).exists():
@@ -125,7 +131,7 @@ def _selected(rel: str, wanted: list[str]) -> bool:
     return not wanted or any(rel == w or rel.startswith(w.rstrip("/") + "/") for w in wanted)
 
 
-def _is_document(ctx: Context, rel: str, entries: tuple[Any, Any, Any]) -> bool:
+def _is_document(ctx: Context, rel: str, entries: Stages) -> bool:
     from .treemerge import is_document
 
     return is_document(rel, lambda: [ctx.blob(e) for e in entries[1:]], ctx.repo)

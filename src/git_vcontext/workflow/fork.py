@@ -1,6 +1,6 @@
 """Forking an agent: a new branch whose one commit writes fork metadata (Ext 11, M11).
 
-The commit is built in memory from the base commit's tree (pygit2), so the
+The commit is built in memory from the base commit's tree (gitio), so the
 current checkout, its index and HEAD are never touched. Every vContext document
 whose container has a ``uid`` gets ``fork = {parentUid, parentSequence, forkedAt,
 forkReason?, mergeStatus: "unmerged"}`` in that container, where the merge
@@ -11,6 +11,16 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..errors import OperationalError, ParseError, UsageError
+from ..gitio.objects import (
+    FILEMODE_BLOB,
+    FILEMODE_BLOB_EXECUTABLE,
+    FILEMODE_TREE,
+    blob_at,
+    stage,
+    tree_at,
+    tree_index,
+)
+from ..gitio.refs import create_branch
 from ..record import record
 from ..vermas.kinds import in_work_directory
 from . import agents
@@ -19,6 +29,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
+
+    from pygit2 import Blob, Oid, Repository, Tree
 
 UID_FIELD = "uid"
 # The spec's field order puts ``fork`` after these Ext 10 fields (Appendix A2's Plan class).
@@ -105,11 +117,11 @@ def fork_bytes(raw: bytes, path: str, *, forked_at: str, reason: str | None) -> 
     return text.encode("utf-8")
 
 
-# -- the branch (pygit2) ----------------------------------------------------------------
+# -- the branch (gitio) -----------------------------------------------------------------
 
 
 def fork_agent(
-    repo: Any, agent: str, *, from_branch: str | None, reason: str | None, now: str
+    repo: Repository, agent: str, *, from_branch: str | None, reason: str | None, now: str
 ) -> ForkResult:
     """Create the agent's branch with its fork commit and record its base; HEAD stays put."""
     branch = agents.agent_branch(repo, agent)
@@ -128,14 +140,14 @@ def fork_agent(
     author, committer = agents.signatures(repo)
     message = _message(agent, base, reason, forked, no_uid, unreadable)
     commit_id = repo.create_commit(None, author, committer, message, tree, [base_commit.id])
-    _create_branch(repo, branch, commit_id, base)
+    create_branch(repo, branch, commit_id, message=f"vcontext fork: created from {base}")
     agents.record_base(repo, agent, base)
     return ForkResult(
         agent, branch, base, str(base_commit.id), str(commit_id), forked, no_uid, unreadable
     )
 
 
-def _base_branch(repo: Any, from_branch: str | None) -> str:
+def _base_branch(repo: Repository, from_branch: str | None) -> str:
     """``--from`` (a local branch), else the branch checked out here."""
     if from_branch is not None:
         name = from_branch.removeprefix("refs/heads/")
@@ -147,27 +159,11 @@ def _base_branch(repo: Any, from_branch: str | None) -> str:
     return str(repo.head.shorthand)
 
 
-def _create_branch(repo: Any, branch: str, commit_id: Any, base: str) -> None:
-    import pygit2
-
-    try:
-        repo.create_reference_direct(
-            f"refs/heads/{branch}", commit_id, False, message=f"vcontext fork: created from {base}"
-        )
-    except pygit2.AlreadyExistsError:
-        raise OperationalError(f"a branch named '{branch}' already exists") from None
-    except (pygit2.GitError, OSError) as exc:  # e.g. agents/a next to agents/a/b
-        raise OperationalError(f"cannot create branch '{branch}': {exc}") from None
-
-
 def _forked_tree(
-    repo: Any, tree: Any, *, forked_at: str, reason: str | None
-) -> tuple[Any, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    repo: Repository, tree: Tree, *, forked_at: str, reason: str | None
+) -> tuple[Oid, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The base tree with every forkable document rewritten, and what happened to each."""
-    import pygit2
-
-    index = pygit2.Index()
-    index.read_tree(tree)
+    index = tree_index(tree)
     forked: list[str] = []
     no_uid: list[str] = []
     unreadable: list[str] = []
@@ -181,28 +177,28 @@ def _forked_tree(
             if doc.looks_like_vcontext(blob.data):
                 no_uid.append(path)
             continue
-        index.add(pygit2.IndexEntry(path, repo.create_blob(new), pygit2.enums.FileMode(mode)))
+        stage(index, path, repo.create_blob(new), mode)
         forked.append(path)
     return index.write_tree(repo), tuple(forked), tuple(no_uid), tuple(unreadable)
 
 
-def vcontext_blobs(repo: Any, tree: Any, prefix: str = "") -> Iterator[tuple[str, Any, int]]:
+def vcontext_blobs(
+    repo: Repository, tree: Tree, prefix: str = ""
+) -> Iterator[tuple[str, Blob, int]]:
     """(path, blob, mode) of the vContext documents in a tree: by install's patterns or content."""
-    import pygit2
-
     for entry in tree:
-        path = prefix + entry.name
-        if entry.filemode == pygit2.GIT_FILEMODE_TREE:
-            yield from vcontext_blobs(repo, repo[entry.id], path + "/")
+        path = prefix + (entry.name or "")  # (a tree's entries all have a name)
+        if entry.filemode == FILEMODE_TREE:
+            yield from vcontext_blobs(repo, tree_at(repo, entry.id), path + "/")
             continue
-        if entry.filemode not in (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE):
+        if entry.filemode not in (FILEMODE_BLOB, FILEMODE_BLOB_EXECUTABLE):
             continue  # symlinks and submodules are not documents
         if path.endswith(".jsonl") or in_work_directory(path):
             continue  # JSONL logs and VerMAS files have no container to fork
         if doc.matches_file_patterns(path):
-            yield path, repo[entry.id], entry.filemode
+            yield path, blob_at(repo, entry.id), entry.filemode
         elif path.endswith(_SNIFFED_SUFFIXES):
-            blob = repo[entry.id]
+            blob = blob_at(repo, entry.id)
             if doc.looks_like_vcontext(blob.data):
                 yield path, blob, entry.filemode
 

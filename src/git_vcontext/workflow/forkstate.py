@@ -9,6 +9,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from pygit2 import Signature
+
 MERGED = "merged"
 
 
@@ -61,12 +63,13 @@ def mark_merged(raw: bytes, path: str, *, when: str, by: dict[str, Any], refresh
     return parsed.render(new).encode("utf-8")
 
 
-def merger_agent(committer: Any, agent: str | None = None) -> dict[str, Any]:
+def merger_agent(committer: Signature | None, agent: str | None = None) -> dict[str, Any]:
     """``mergedBy``: who ran the sync, as an Ext 10 Agent: the agent (``aiAgent``) when one
     ran it, else the person of git's identity (``human``). ``system`` is git-vcontext's own
     (M8's ``merge`` entries), never a person's."""
     if agent:
         return {"id": agent, "type": "aiAgent"}
+    assert committer is not None  # without an agent, git's identity names the person
     email = committer.email
     return {"id": email, "type": "human", "name": committer.name, "email": email}
 

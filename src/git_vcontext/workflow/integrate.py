@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..errors import OperationalError
 from ..gitio import refs
 from ..gitio import remote as remotes
+from ..gitio.objects import commit_at
 from ..record import record
 from . import agents as agent_config
 from . import lease as leases
@@ -19,7 +20,10 @@ from .sync import CONFLICT, MERGED, PairResult, Syncer
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+
+    from pygit2 import Oid
+
+    Known = dict[str, Oid | None]  # what each ref holds on the remote, as far as we know
 
 
 @record
@@ -47,7 +51,7 @@ class BaseRound:
         cwd = str(self.repo.workdir or self.repo.path)
         self.view = RemoteView(self.repo, cwd, remote, base, list(self.branches.values()))
         self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed)
-        self.published: dict[str, Any] = {}  # agent -> the commit its request names
+        self.published: dict[str, Oid] = {}  # agent -> the commit its request names
         self.results: dict[str, PairResult] = {}  # agent -> how its pair ended
         self.contributed: dict[str, tuple[str, ...]] = {}  # agent -> documents its work changed
         self.stopped: dict[str, PairResult] = {}  # agents that stopped (conflict, refused)
@@ -110,7 +114,7 @@ class BaseRound:
 
     # -- the agents' work ------------------------------------------------------------
 
-    def _work(self, snap: Snapshot) -> dict[str, Any]:
+    def _work(self, snap: Snapshot) -> dict[str, Oid]:
         """Each live agent's commit to integrate: its branch, with commits the remote's copy
         of it has and this one lacks merged in (planned)."""
         work = {}
@@ -128,36 +132,45 @@ class BaseRound:
             if problem is not None:
                 self._stop(agent, problem)
                 continue
-            work[agent] = self.syncer.tip(branch)
+            tip = self.syncer.tip(branch)
+            assert tip is not None  # the branch exists (checked above), or moves
+            work[agent] = tip
         return work
 
-    def _take_remote_branch(self, branch: str, mine: Any, theirs: Any) -> PairResult | None:
+    def _take_remote_branch(self, branch: str, mine: Oid, theirs: Oid) -> PairResult | None:
         if self._contains(theirs, mine):
             problem = self.syncer.move(branch, theirs, f"{self.remote}/{branch}")
             return None if problem is None else self._pair(branch).refused(problem)
         merged = self.syncer.integrate(branch, theirs, f"{self.remote}/{branch}")
         return None if merged.ok else merged
 
-    def _documents(self, agent: str, base: Any, commit: Any = None) -> tuple[str, ...]:
+    def _documents(
+        self, agent: str, base: Oid | None, commit: Oid | None = None
+    ) -> tuple[str, ...]:
         """The documents the agent's work (its published commit, else ``commit``) changed
         since it last met the base."""
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
         from .treemerge import changed_documents
 
         if agent not in self.contributed:
             commit = self.published.get(agent, commit)
-            start = None if base is None else start_of(self.repo, commit, base)
-            trees = None if start is None else (self.repo[start].tree, self.repo[commit].tree)
-            with reused_parses(self.syncer.parsed):  # the merges read the same documents
+            start = None if base is None or commit is None else start_of(self.repo, commit, base)
+            trees = (
+                None
+                if start is None or commit is None
+                else (commit_at(self.repo, start).tree, commit_at(self.repo, commit).tree)
+            )
+            with ReusedParses(self.syncer.parsed):  # the merges read the same documents
                 found = () if trees is None else changed_documents(self.repo, *trees)
             self.contributed[agent] = found
         return self.contributed[agent]
 
     # -- publishing, leasing, waiting ---------------------------------------------
 
-    def _publish(self, todo: list[str], work: dict[str, Any], snap: Snapshot) -> None:
+    def _publish(self, todo: list[str], work: dict[str, Oid], snap: Snapshot) -> None:
         """Push each agent's branch and its request (refs nobody else writes)."""
-        updates, known = [], {}
+        updates: list[remotes.Update] = []
+        known: Known = {}
         for agent in todo:
             branch, commit = self.branches[agent], work[agent]
             ref = f"refs/heads/{branch}"
@@ -228,7 +241,7 @@ class BaseRound:
         snap: Snapshot,
         results: dict[str, PairResult],
         merged: tuple[str, ...],
-        done: dict[str, Any],
+        done: dict[str, Oid],
     ) -> PushOutcome | None:
         """The integration push: base, our agent branches, the requests it merged removed
         (each only if it still names what was merged), the lease released."""
@@ -251,10 +264,11 @@ class BaseRound:
                 self._stop(agent, result)
         return self._landed(results, merged, updates)
 
-    def _finish(self, snap: Snapshot, live: list[str], work: dict[str, Any]) -> PushOutcome | None:
+    def _finish(self, snap: Snapshot, live: list[str], work: dict[str, Oid]) -> PushOutcome | None:
         """Every agent's work is on the remote's base (merged by whoever held the lease, who
         also removed the requests): bring the agent branches along, here only. Their copies
         on the remote keep the published work until the agents publish again."""
+        assert snap.base is not None  # without a base on the remote every agent has work
         self.syncer.pin(self.base, snap.base)
         elsewhere = {  # published in this run, or by an earlier one: its work is in the base
             a: self._documents(a, snap.base, work[a])
@@ -270,9 +284,10 @@ class BaseRound:
 
     def _branch_updates(
         self, snap: Snapshot, results: dict[str, PairResult]
-    ) -> tuple[list[remotes.Update], dict[str, Any]]:
+    ) -> tuple[list[remotes.Update], Known]:
         """Pushes of our agent branches that moved, and removals of their requests."""
-        updates, known = [], {}
+        updates: list[remotes.Update] = []
+        known: Known = {}
         for agent, result in results.items():
             branch = self.branches[agent]
             tip, ref = self.syncer.tip(branch), f"refs/heads/{branch}"
@@ -286,7 +301,7 @@ class BaseRound:
         return updates, known
 
     def _landed(
-        self, results: dict[str, PairResult], merged: tuple[str, ...], updates: list[Any]
+        self, results: dict[str, PairResult], merged: tuple[str, ...], updates: list[remotes.Update]
     ) -> PushOutcome:
         """After a push that landed (or none was needed): move the local branches, report."""
         self.published = {a: c for a, c in self.published.items() if a not in results}
@@ -309,7 +324,7 @@ class BaseRound:
 
     # -- pushing -----------------------------------------------------------------
 
-    def _push(self, updates: list[remotes.Update], known: dict[str, Any]) -> None:
+    def _push(self, updates: list[remotes.Update], known: Known) -> None:
         """Push (atomically, through the pre-push hook, its verdict pre-filled); Again when
         a retry can fix a rejection, OperationalError-like _Stop otherwise."""
         pushed = self.pusher.push(updates, known=known)
@@ -362,7 +377,7 @@ class BaseRound:
     def _agent_of(self, branch: str) -> str:
         return agent_config.agent_of_branch(self.repo, branch) or branch
 
-    def _contains(self, tip: Any, commit: Any) -> bool:
+    def _contains(self, tip: Oid | None, commit: Oid) -> bool:
         return contains(self.repo, tip, commit)
 
     def _base_ahead(self, snap: Snapshot) -> bool:

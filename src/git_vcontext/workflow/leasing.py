@@ -11,7 +11,8 @@ from .pushing import Refused, refusal
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+
+    from pygit2 import Oid, Signature
 
     from .pushing import Pusher
     from .remoteview import RemoteView, Snapshot
@@ -25,7 +26,7 @@ class LeaseKeeper:
 
     def __init__(self, pusher: Pusher, view: RemoteView, holder: str, seconds: float) -> None:
         self.pusher, self.view, self.holder, self.seconds = pusher, view, holder, seconds
-        self.held: Any = None
+        self.held: Oid | None = None
         self.waited = 0.0
         self.said_waiting = False
 
@@ -33,7 +34,7 @@ class LeaseKeeper:
     def ref(self) -> str:
         return leases.lease_ref(self.view.base)
 
-    def acquire(self, snap: Snapshot, signature: Any, now: float) -> bool:
+    def acquire(self, snap: Snapshot, signature: Signature, now: float) -> bool:
         """Take the lease unless someone holds it (and may keep it); True when ours."""
         where = self.where()
         if snap.lease_id is not None and snap.lease_id == self.held:
@@ -86,7 +87,7 @@ class LeaseKeeper:
             pause = min(pause * 1.5, POLL[1])
         self.waited += clock() - start
 
-    def release_update(self) -> tuple[remotes.Update, Any] | None:
+    def release_update(self) -> tuple[remotes.Update, Oid] | None:
         """The release, for a push that carries it (with what the ref holds now)."""
         if self.held is None:
             return None
@@ -108,5 +109,5 @@ class LeaseKeeper:
         return str(common_dir(self.pusher.repo))
 
 
-def _hex(oid: Any) -> str | None:
+def _hex(oid: Oid | None) -> str | None:
     return None if oid is None else str(oid)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import Commit, Repository
 
+    from ..codecs import ParseMemo
     from ..gitio.push import PushRange, RefUpdate
-    from ..validation.cache import VerdictCache
     from ..validation.model import Finding
+    from ..verdict_cache import VerdictCache
     from .pushcheck import Checker
 
     Verdicts = list[tuple[str, dict[str, list[Finding]]]]
@@ -57,7 +58,7 @@ class PushReport:
 
 
 def check_updates(
-    repo: Any, updates: list[RefUpdate], remote: str, cache: VerdictCache
+    repo: Repository, updates: list[RefUpdate], remote: str, cache: VerdictCache
 ) -> tuple[PushReport, Checker]:
     """Check every ref update of one push (deletions are skipped)."""
     from ..gitio.push import pushed_commits
@@ -88,7 +89,7 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
         if str(commit.id) not in done:
             done.add(str(commit.id))
             out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", checker.commit(commit)))
-    if pushed.rewinds:
+    if pushed.rewinds and pushed.previous is not None and pushed.tip is not None:
         heading = (
             f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
             f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
@@ -114,19 +115,19 @@ def push_key(remote: str, text: str) -> str:
 
 
 def prefill(
-    repo: Any, lines: list[str], remote: str, parsed: dict[Any, Any] | None = None
+    repo: Repository, lines: list[str], remote: str, parsed: ParseMemo | None = None
 ) -> PushReport:
     """Check a push ``sync`` is about to make, as the hook will, and remember it when clean.
 
     ``parsed``: documents sync parsed already (by content), reused instead of parsed again.
     """
-    from ..codecs import reused_parses
+    from ..codecs import ReusedParses
     from ..gitio.push import common_dir, parse_ref_lines
-    from ..validation.cache import VerdictCache
+    from ..verdict_cache import VerdictCache
 
     text = "\n".join(lines) + "\n"
     cache = VerdictCache.open(common_dir(repo))
-    with reused_parses(parsed):
+    with ReusedParses(parsed):
         report, _ = check_updates(repo, parse_ref_lines(text), remote, cache)
     if not report.problems:
         cache.put(push_key(remote, text), [])
@@ -143,7 +144,7 @@ def _add(section: list[str], found: dict[str, list[Finding]]) -> int:
     return count
 
 
-def _subject(commit: Any) -> str:
+def _subject(commit: Commit) -> str:
     message: str = commit.message or ""
     return message.strip().split("\n", 1)[0][:72]
 

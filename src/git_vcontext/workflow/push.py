@@ -29,7 +29,8 @@ from . import sync as sync_mod
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
+
+    from pygit2 import Repository
 
 DEFAULT_ATTEMPTS = 10
 DEFAULT_TIMEOUT = 600.0  # seconds a sync may wait for the base before it gives up
@@ -59,7 +60,7 @@ class Settings:
     lease_seconds: float  # vcontext.leaseSeconds: how long a lease lasts
 
 
-def settings(repo: Any) -> Settings:
+def settings(repo: Repository) -> Settings:
     from .lease import DEFAULT_SECONDS
 
     return Settings(
@@ -70,15 +71,16 @@ def settings(repo: Any) -> Settings:
     )
 
 
-def _number(repo: Any, key: str, default: float) -> float:
+def _number(repo: Repository, key: str, default: float) -> float:
     try:
-        value = float(repo.config[key])
+        raw = repo.config[key]  # None: the key is written without a value
+        value = default if raw is None else float(raw)
     except (KeyError, ValueError):
         return default
     return value if value > 0 else default
 
 
-def _flag(repo: Any, key: str, default: bool) -> bool:
+def _flag(repo: Repository, key: str, default: bool) -> bool:
     try:
         return bool(repo.config.get_bool(key))
     except (KeyError, ValueError):

@@ -4,7 +4,7 @@ Which files: the vContext file set at the commit being checked (``gitio.fileset`
 install patterns plus what that commit's .gitattributes sends to the driver). A file
 removed by a commit whose events all appear in a file the same commit adds (a move git
 did not pair, a JSON ⇄ TRON conversion) is checked as that file renamed, so it removes
-nothing. Verdicts are cached by object id (``validate.cache``).
+nothing. Verdicts are cached by object id (``verdict_cache``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,16 @@ from typing import Any, Literal
 
 from ..filechange import FileChange
 from ..gitio.push import blob_bytes, changes
-from ..validation.cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 from ..validation.model import Finding
+from ..verdict_cache import VerdictCache, blob_key, change_key, commit_key, tips_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pygit2 import Commit, Oid, Repository, Tree
+
+    from ..gitio.fileset import FileSet
 
 Found = dict[str, list[Finding]]
 
@@ -24,21 +32,21 @@ fork arrival (an unmerged fork reaching a branch outside the agent prefix)."""
 
 _PAIR_CODE = {"history": "h", "arrival": "f", "drift": "p"}
 _TIPS_CODE = {"history": "r", "arrival": "a"}
-"""Key prefixes of the verdict cache (``validation.cache``): per pair of blobs, per two tips."""
+"""Key prefixes of the verdict cache (``verdict_cache``): per pair of blobs, per two tips."""
 
 
 class Checker:
     """Verdicts on commits: per changed blob, then per change against each parent."""
 
-    def __init__(self, repo: Any, cache: VerdictCache) -> None:
+    def __init__(self, repo: Repository, cache: VerdictCache) -> None:
         self.repo = repo
         self.cache = cache
         self.commits = 0
         self.files = 0
-        self._file_sets: Any = None
+        self._file_sets: Callable[[Commit | Oid | str], FileSet] | None = None
         self._event_ids: dict[str, frozenset[Any]] = {}
 
-    def commit(self, commit: Any) -> Found:
+    def commit(self, commit: Commit) -> Found:
         """Findings (and ``SKIPPED`` notes) by file for one commit, against every parent."""
         self.commits += 1
         key = commit_key(str(commit.id))
@@ -47,7 +55,8 @@ class Checker:
             return cached
         found: Found = {}
         blobs: set[tuple[str, str]] = set()
-        for parent in list(commit.parents) or [None]:
+        parents: list[Commit | None] = [*commit.parents] or [None]  # None: the empty tree
+        for parent in parents:
             for change in self._changes(parent, commit):
                 self.files += 1
                 known = found.setdefault(change.path, [])
@@ -62,7 +71,7 @@ class Checker:
         self.cache.put_files(key, result)
         return result
 
-    def between(self, check: Check, previous: Any, tip: Any) -> Found:
+    def between(self, check: Check, previous: Commit | None, tip: Commit) -> Found:
         """Findings between a branch's previous tip (None: a new branch) and its new tip.
 
         ``arrival``: unmerged forks arriving (branches outside the agent prefix);
@@ -85,7 +94,7 @@ class Checker:
         self.cache.put_files(key, found)
         return found
 
-    def _changes(self, old: Any, new: Any) -> list[FileChange]:
+    def _changes(self, old: Commit | None, new: Commit) -> list[FileChange]:
         """The changed vContext files (by ``new``'s attributes), removals paired with moves."""
         if self._file_sets is None:
             from ..gitio.fileset import commit_files
@@ -122,7 +131,7 @@ class Checker:
             self._event_ids[blob_id] = event_ids(blob_bytes(self.repo, blob_id), path)
         return self._event_ids[blob_id]
 
-    def _drift(self, tree: Any, changed: list[str], found: Found) -> None:
+    def _drift(self, tree: Tree, changed: list[str], found: Found) -> None:
         """VerMAS projections beside a changed event log or projection: drift refuses too."""
         from ..gitio.push import tree_blob
         from ..validation.files import check_bytes

@@ -9,8 +9,11 @@ from .prepush import prefill
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Mapping
 
+    from pygit2 import Oid, Repository, Signature
+
+    from ..codecs import ParseMemo
     from .lease import Lease
 
 
@@ -34,7 +37,7 @@ class Pusher:
     """Pushes to one remote from one repository."""
 
     def __init__(
-        self, repo: Any, cwd: str, remote: str, parsed: dict[Any, Any] | None = None
+        self, repo: Repository, cwd: str, remote: str, parsed: ParseMemo | None = None
     ) -> None:
         self.repo, self.cwd, self.remote = repo, cwd, remote
         self.parsed = parsed  # documents parsed so far, by content (shared with the merges)
@@ -43,7 +46,7 @@ class Pusher:
         self,
         updates: list[remotes.Update],
         *,
-        known: dict[str, Any] | None = None,
+        known: Mapping[str, Oid | str | None] | None = None,
         verify: bool = True,
     ) -> remotes.Pushed:
         """Push ``updates`` atomically. ``known``: what each ref holds on the remote as far as
@@ -52,7 +55,9 @@ class Pusher:
             self._prefill(updates, known or {})
         return remotes.push(self.cwd, self.remote, updates, verify=verify)
 
-    def _prefill(self, updates: list[remotes.Update], known: dict[str, Any]) -> None:
+    def _prefill(
+        self, updates: list[remotes.Update], known: Mapping[str, Oid | str | None]
+    ) -> None:
         """Check the push as the hook will and record the verdict (a failure here only
         means the hook checks for itself)."""
         lines = hook_lines(updates, known)
@@ -61,13 +66,13 @@ class Pusher:
         except OperationalError:
             pass
 
-    def lease_commit(self, lease: Lease, signature: Any) -> Any:
+    def lease_commit(self, lease: Lease, signature: Signature) -> Oid:
         """An empty commit whose message is ``lease`` (what a lease ref points to)."""
         tree = self.repo.TreeBuilder().write()
         return self.repo.create_commit(None, signature, signature, lease.message(), tree, [])
 
 
-def hook_lines(updates: list[remotes.Update], known: dict[str, Any]) -> list[str]:
+def hook_lines(updates: list[remotes.Update], known: Mapping[str, Oid | str | None]) -> list[str]:
     """git's pre-push input for a push of ``updates`` (githooks(5)): ``<local ref> <local
     sha> <remote ref> <remote sha>``, a commit id standing for the local ref."""
     shas = [u.src for u in updates if u.src] + [str(v) for v in known.values() if v is not None]

@@ -8,31 +8,35 @@ Fetched into ``refs/vcontext/remotes/<remote>/`` (``heads/``, ``sync/``, ``lease
 from __future__ import annotations
 
 from ..gitio import remote as remotes
+from ..gitio.objects import commit_at
 from ..gitio.push import fetched_namespace
+from ..gitio.refs import oid_of
 from ..record import record
 from . import lease as leases
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import Oid, Repository
 
 
 @record
 class Snapshot:
     """The remote's refs for one base, as last fetched (commit ids; None: not there)."""
 
-    base: Any
-    branches: dict[str, Any]  # agent branch -> its tip on the remote
-    lease_id: Any  # the lease commit, None when nobody holds the lease
+    base: Oid | None
+    branches: dict[str, Oid]  # agent branch -> its tip on the remote
+    lease_id: Oid | None  # the lease commit, None when nobody holds the lease
     lease: leases.Lease | None  # what it says (None: unreadable, or no lease)
     server: bool
-    requests: dict[str, Any]  # agent branch -> the commit it asks to merge (when fetched)
+    requests: dict[str, Oid]  # agent branch -> the commit it asks to merge (when fetched)
 
 
 class RemoteView:
     """Fetches (and polls) one remote's refs for one base and the given agent branches."""
 
-    def __init__(self, repo: Any, cwd: str, remote: str, base: str, branches: list[str]) -> None:
+    def __init__(
+        self, repo: Repository, cwd: str, remote: str, base: str, branches: list[str]
+    ) -> None:
         self.repo, self.cwd, self.remote, self.base = repo, cwd, remote, base
         self.branches = branches
         self.ns = fetched_namespace(repo, remote)
@@ -57,9 +61,10 @@ class RemoteView:
         """The refs as last fetched (``requests``: every agent's; else only ours)."""
         ns = self.ns
         lease_id = self._tip(ns + "lease/" + leases.encode_base(self.base))
-        lease = None if lease_id is None else leases.parse(self.repo[lease_id].message)
+        lease = None if lease_id is None else leases.parse(commit_at(self.repo, lease_id).message)
         prefix = f"{ns}sync/{leases.encode_base(self.base)}/"
-        found = {n[len(prefix) :]: self._tip(n) for n in self._names(prefix)}
+        tips = {n[len(prefix) :]: self._tip(n) for n in self._names(prefix)}
+        found = {b: c for b, c in tips.items() if c is not None}  # None: deleted meanwhile
         if not requests:
             found = {b: c for b, c in found.items() if b in self.branches}
         return Snapshot(
@@ -79,9 +84,9 @@ class RemoteView:
         found = remotes.list_refs(self.cwd, self.remote, [lease_ref, *ours])
         return found.get(lease_ref), sum(1 for r in ours if r in found)
 
-    def _tip(self, name: str) -> Any:
+    def _tip(self, name: str) -> Oid | None:
         ref = self.repo.references.get(name)
-        return None if ref is None else ref.target
+        return None if ref is None else oid_of(ref)
 
     def _names(self, prefix: str) -> list[str]:
         return sorted(n for n in self.repo.references if n.startswith(prefix))

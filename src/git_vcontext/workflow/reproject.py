@@ -9,6 +9,7 @@ projection conflict confined to fields the events set is settled by that rebuild
 
 from __future__ import annotations
 
+from ..gitio.objects import blob_data, stage
 from ..values import pointer_parts
 from ..vermas.project import PROJECTIONS, derive, rebuild
 
@@ -16,7 +17,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from pygit2 import Index, Repository
+
     from ..merging.files import FileMerge
+    from .treemerge import DocumentSides
+
+    Deferred = tuple[FileMerge, int]  # a conflicted projection's outcome, its file mode
 
 EVENTS = "events.jsonl"
 
@@ -27,11 +33,11 @@ def is_projection(path: str) -> bool:
 
 
 def reproject(
-    repo: Any,
-    index: Any,
-    sides: Any,
+    repo: Repository,
+    index: Index,
+    sides: DocumentSides,
     merged: list[str],
-    deferred: dict[str, tuple[FileMerge, Any]],
+    deferred: dict[str, Deferred],
 ) -> tuple[list[str], dict[str, FileMerge]]:
     """Rebuild the projections of every folder whose event log (among the ``merged``
     documents) differs between the sides.
@@ -39,8 +45,6 @@ def reproject(
     Writes the rebuilt blobs into ``index``; returns the paths it changed against ours
     and the deferred (conflicted) projections it could not settle.
     """
-    import pygit2
-
     changed: list[str] = []
     left = dict(deferred)
     for folder in _merged_logs(sides, merged):
@@ -54,7 +58,7 @@ def reproject(
                 continue
             left.pop(path, None)
             mode = deferred[path][1] if path in deferred else index[path].mode
-            index.add(pygit2.IndexEntry(path, repo.create_blob(built), mode))
+            stage(index, path, repo.create_blob(built), mode)
             if built != sides.data("ours", path):
                 changed.append(path)
     return changed, {p: outcome for p, (outcome, _) in left.items()}
@@ -64,24 +68,28 @@ def _join(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name
 
 
-def _merged_logs(sides: Any, merged: list[str]) -> list[str]:
+def _merged_logs(sides: DocumentSides, merged: list[str]) -> list[str]:
     """Folders whose ``events.jsonl`` differs between ours and theirs (so it was merged)."""
     folders = {p.rpartition("/")[0] for p in merged if p.rsplit("/", 1)[-1] == EVENTS}
     logs = [(f, _join(f, EVENTS)) for f in folders]
     return sorted(f for f, log in logs if sides.data("ours", log) != sides.data("theirs", log))
 
 
-def _index_data(repo: Any, index: Any, path: str) -> bytes | None:
+def _index_data(repo: Repository, index: Index, path: str) -> bytes | None:
     try:
         entry = index[path]
     except KeyError:
         return None
-    data: bytes = repo[entry.id].data
-    return data
+    return blob_data(repo, entry.id)
 
 
 def _rebuilt(
-    repo: Any, index: Any, sides: Any, path: str, events_raw: bytes, deferred: Any
+    repo: Repository,
+    index: Index,
+    sides: DocumentSides,
+    path: str,
+    events_raw: bytes,
+    deferred: Deferred | None,
 ) -> bytes | None:
     """The projection at ``path`` rebuilt from the merged events (None: leave it as merged)."""
     from ..codecs import parse
@@ -93,7 +101,9 @@ def _rebuilt(
             outcome = deferred[0]
             if outcome.result is None or not _settled(outcome, events, path):
                 return None
-            style = parse(sides.data("ours", path), path=path, format="jsonl")
+            ours = sides.data("ours", path)
+            assert ours is not None  # deferred: the engine merged both sides' projections
+            style = parse(ours, path=path, format="jsonl")
             records = outcome.result.data
         else:
             merged = _index_data(repo, index, path)

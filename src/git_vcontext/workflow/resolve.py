@@ -26,6 +26,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .conflicted import Stages
+
 NO_VALUE: Any = object()
 """No ``--value`` given (``None`` is JSON null, a value like any other)."""
 
@@ -190,8 +192,11 @@ class Session:
         return True
 
     def _tracked(self) -> bool:
-        self.ctx.repo.index.read()
-        return self.path in self.ctx.repo.index
+        repo = self.ctx.repo
+        if repo is None:  # (never: a work tree comes with its repository)
+            return False
+        repo.index.read()
+        return self.path in repo.index
 
 
 def open_file(path: str, *, cwd: str | os.PathLike[str] = ".") -> Session:
@@ -204,7 +209,7 @@ def open_file(path: str, *, cwd: str | os.PathLike[str] = ".") -> Session:
     return _from_file(ctx, rel)
 
 
-def _from_stages(ctx: Context, rel: str, stages: tuple[Any, Any, Any]) -> Session:
+def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
     from ..clock import now_rfc3339
 
     ids = [str(e.id) if e is not None else "" for e in stages]
@@ -291,6 +296,7 @@ def _default_style(ctx: Context) -> Style:
 def _common_dir(ctx: Context) -> Path:
     from ..gitio.push import common_dir
 
+    assert ctx.repo is not None  # index stages come from a repository
     return common_dir(ctx.repo)
 
 

@@ -13,12 +13,18 @@ then the hook says so and the agent's ``sync`` integrates (and reports) it itsel
 from __future__ import annotations
 
 from ..gitio import refs
+from ..gitio.refs import oid_of
 from . import lease as leases
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
+    from pathlib import Path
+    from typing import IO
+
+    from pygit2 import Oid, Repository, Signature
+
+    from .sync import PairResult
 
 LOCK_WAIT = 60.0  # seconds to wait for another hook's integration before going ahead anyway
 IDENTITY = ("git-vcontext", "git-vcontext@localhost")
@@ -36,7 +42,7 @@ def bases_requested(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def integrate(repo: Any, bases: list[str]) -> list[str]:
+def integrate(repo: Repository, bases: list[str]) -> list[str]:
     """Merge the waiting requests into each of ``bases``; report lines."""
     from ..gitio.push import common_dir
 
@@ -47,7 +53,7 @@ def integrate(repo: Any, bases: list[str]) -> list[str]:
     return lines
 
 
-def _integrate_base(repo: Any, base: str, tries: int = 5) -> list[str]:
+def _integrate_base(repo: Repository, base: str, tries: int = 5) -> list[str]:
     from .sync import MERGED, UP_TO_DATE, Syncer
 
     lines: list[str] = []
@@ -65,7 +71,7 @@ def _integrate_base(repo: Any, base: str, tries: int = 5) -> list[str]:
         ]
         merged = [o.branch for o in others if o.state == MERGED and o.base_moves]
         new = syncer.tip(base)
-        if new == tip:
+        if new is None or new == tip:  # (None: never, the base exists)
             return lines
         if findings := _check(repo, base, tip, new):
             return [*lines, f"git-vcontext: the merge into {base} was not kept:", *findings]
@@ -79,39 +85,39 @@ def _integrate_base(repo: Any, base: str, tries: int = 5) -> list[str]:
     return [*lines, f"git-vcontext: {base} kept moving: its requests wait for the next push"]
 
 
-def _requests(repo: Any, base: str, tip: Any) -> Iterator[tuple[str, str, str, Any]]:
+def _requests(repo: Repository, base: str, tip: Oid) -> Iterator[tuple[str, str, str, Oid]]:
     from .agents import agent_of_branch
 
     prefix = leases.request_prefix(base)
     for name in sorted(n for n in repo.references if n.startswith(prefix)):
-        commit = repo.references[name].target
+        commit = oid_of(repo.references[name])
         if commit == tip or repo.descendant_of(tip, commit):
             continue
         branch = name[len(prefix) :]
         yield agent_of_branch(repo, branch) or branch, branch, base, commit
 
 
-def _remove_landed(repo: Any, base: str, tip: Any) -> None:
+def _remove_landed(repo: Repository, base: str, tip: Oid) -> None:
     """Remove the requests the base now holds, each only if it still names that commit."""
     from ..gitio import git
 
     prefix = leases.request_prefix(base)
     for name in [n for n in repo.references if n.startswith(prefix)]:
-        commit = repo.references[name].target
+        commit = oid_of(repo.references[name])
         if commit == tip or repo.descendant_of(tip, commit):
             git(["update-ref", "-d", name, str(commit)], cwd=repo.path, check=False)
 
 
-def _why(result: Any) -> str:
+def _why(result: PairResult) -> str:
     if result.conflicts:
         return "; ".join(c.describe() for c in result.conflicts)
     return str(result.message or result.state)
 
 
-def _check(repo: Any, base: str, old: Any, new: Any) -> list[str]:
+def _check(repo: Repository, base: str, old: Oid, new: Oid) -> list[str]:
     """The pre-push hook's findings on the new commits of ``base`` (none expected)."""
     from ..gitio.push import RefUpdate, common_dir
-    from ..validation.cache import VerdictCache
+    from ..verdict_cache import VerdictCache
     from .prepush import check_updates
 
     update = RefUpdate(str(new), str(new), f"refs/heads/{base}", str(old))
@@ -121,26 +127,25 @@ def _check(repo: Any, base: str, old: Any, new: Any) -> list[str]:
     return list(report.lines) if report.problems else []
 
 
-def _identity(repo: Any) -> Any:
+def _identity(repo: Repository) -> Signature:
     """Who commits the merges: as git would (``GIT_COMMITTER_*``, then the repository's
     user.name/email), else git-vcontext."""
-    import pygit2
-
     from ..errors import OperationalError
+    from ..gitio.objects import signature
     from .agents import signatures
 
     try:
         return signatures(repo)[1]
     except OperationalError:
-        return pygit2.Signature(*IDENTITY)
+        return signature(*IDENTITY)
 
 
 class _locked:
     """An exclusive lock on the repository's integration (flock where there is one)."""
 
-    def __init__(self, common: Any) -> None:
+    def __init__(self, common: Path) -> None:
         self.path = common / "vcontext" / "integrate.lock"
-        self.fh: Any = None
+        self.fh: IO[bytes] | None = None
 
     def __enter__(self) -> None:
         import time

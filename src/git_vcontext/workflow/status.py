@@ -6,6 +6,8 @@ base as the earlier ones left it, so agents that conflict with each other show i
 
 from __future__ import annotations
 
+from ..gitio.objects import commit_at
+from ..gitio.refs import branch_tip
 from ..record import record
 from . import agents
 from .sync import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer, is_sync_commit
@@ -14,6 +16,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from pygit2 import Oid, Repository
+
+    from .sync import PairResult
     from .treemerge import PathConflict
 
 NEEDS_SYNC = "needs sync"
@@ -91,12 +96,11 @@ class AgentStatus:
         }
 
 
-def agent_status(repo: Any, syncer: Syncer, agent: str) -> AgentStatus:
+def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
     """The row of one agent: counts from the history, the rest from a dry-run sync."""
     base = agents.base_of(repo, agent)
     branch = agents.agent_branch(repo, agent)
-    a = repo.branches.local[branch].target
-    b = repo.branches.local[base].target
+    a, b = branch_tip(repo, branch), branch_tip(repo, base)
     predicted = syncer.sync_pair(agent, base)
     state = {MERGED: NEEDS_SYNC, UP_TO_DATE: UP_TO_DATE, CONFLICT: CONFLICT}.get(
         predicted.state, predicted.state
@@ -115,7 +119,7 @@ def agent_status(repo: Any, syncer: Syncer, agent: str) -> AgentStatus:
     )
 
 
-def _documents(predicted: Any) -> tuple[str, ...]:
+def _documents(predicted: PairResult) -> tuple[str, ...]:
     """What the agent's work would change in the base: a stopped pair moves nothing, but
     the files it conflicts on are still work of the agent's (not "0 documents")."""
     if predicted.base_moves:
@@ -123,13 +127,13 @@ def _documents(predicted: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c.path for c in predicted.conflicts))
 
 
-def all_status(repo: Any) -> list[AgentStatus]:
+def all_status(repo: Repository) -> list[AgentStatus]:
     """Every agent branch's row, by agent name."""
     syncer = Syncer(repo, dry_run=True)
     return [_row(repo, syncer, agent) for agent in agents.list_agents(repo)]
 
 
-def _row(repo: Any, syncer: Syncer, agent: str) -> AgentStatus:
+def _row(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
     """One agent's row; a problem of that agent alone (its base branch was deleted, …)
     is shown in its row instead of hiding every other agent's."""
     from ..errors import OperationalError
@@ -142,16 +146,14 @@ def _row(repo: Any, syncer: Syncer, agent: str) -> AgentStatus:
         return AgentStatus(agent, branch, base, 0, 0, REFUSED, (), (), (), exc.message)
 
 
-def _count_new(repo: Any, tip: Any, other: Any) -> int:
+def _count_new(repo: Repository, tip: Oid, other: Oid) -> int:
     """Commits reachable from ``tip`` but not ``other``, not counting sync's merge commits."""
-    import pygit2
+    from ..gitio.objects import new_commits
 
-    walker = repo.walk(tip, pygit2.enums.SortMode.NONE)
-    walker.hide(other)
-    return sum(1 for commit in walker if not is_sync_commit(commit))
+    return sum(1 for commit in new_commits(repo, tip, other) if not is_sync_commit(commit))
 
 
-def _fork_sequences(repo: Any, a: Any, b: Any) -> tuple[ForkSequence, ...]:
+def _fork_sequences(repo: Repository, a: Oid, b: Oid) -> tuple[ForkSequence, ...]:
     """The fork blocks on the agent tip, each against the base tip's document.
 
     A base never holds fork blocks, so a document with one differs between the
@@ -164,7 +166,7 @@ def _fork_sequences(repo: Any, a: Any, b: Any) -> tuple[ForkSequence, ...]:
     from .forkstate import forks_of
     from .treemerge import DocumentSides, is_document
 
-    a_tree, b_tree = repo[a].tree, repo[b].tree
+    a_tree, b_tree = commit_at(repo, a).tree, commit_at(repo, b).tree
     sides = DocumentSides(repo, None, b_tree, a_tree)
     found: list[ForkSequence] = []
     for change in tree_changes(b_tree, a_tree):

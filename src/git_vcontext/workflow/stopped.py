@@ -21,9 +21,8 @@ from ..record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from .sync import PairResult, Syncer
+    from .treemerge import DocumentSides
 
 
 @record
@@ -83,11 +82,14 @@ def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: s
     """Each document that differs, as sync's engine merges it (M11 included)."""
     from ..fsio import write_atomic
     from ..gitio.diffs import tree_changes
+    from ..gitio.objects import commit_at
     from .treemerge import DocumentSides, _is_doc, document_result
     from .virtualbase import base_tree
 
     repo = syncer.repo
-    ours, theirs = repo[syncer.tip(pair.base)], repo[agent_tip]
+    base_tip = syncer.tip(pair.base)
+    assert base_tip is not None  # checked out in a work tree (leave_stopped)
+    ours, theirs = commit_at(repo, base_tip), commit_at(repo, agent_tip)
     base = base_tree(repo, ours.id, theirs.id, now=syncer.now)  # as sync merges them
     sides = DocumentSides(repo, base, ours.tree, theirs.tree)
     staged, stages = [], []
@@ -108,7 +110,7 @@ def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: s
         git(["update-index", "--index-info"], cwd=top, input="".join(stages))
 
 
-def _rendered(sides: Any, rel: str, pair: PairResult, now: str, top: Path) -> bytes:
+def _rendered(sides: DocumentSides, rel: str, pair: PairResult, now: str, top: Path) -> bytes:
     """The conflicted document as the merge driver would write it in that work tree."""
     from ..gitio.settings import merge_settings
     from ..merging.files import merge_files
@@ -119,6 +121,7 @@ def _rendered(sides: Any, rel: str, pair: PairResult, now: str, top: Path) -> by
     settings = merge_settings(cwd=top)
     markers = Markers(7, pair.base, "base", pair.branch, settings.diff3)
     b, o, t = (sides.data(side, rel) for side in SIDES)
+    assert o is not None and t is not None  # the engine merged it: both sides have it
     outcome = merge_files(
         b,
         o,
@@ -131,7 +134,7 @@ def _rendered(sides: Any, rel: str, pair: PairResult, now: str, top: Path) -> by
     return outcome.output
 
 
-def _stage_lines(sides: Any, rel: str) -> str:
+def _stage_lines(sides: DocumentSides, rel: str) -> str:
     """``git update-index --index-info`` input: no stage 0, then stages 1, 2 and 3."""
     from .treemerge import SIDES
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from ..errors import OperationalError
 from ..gitio import refs, worktrees
+from ..gitio.objects import commit_at
 from ..record import record
 from . import agents
 from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
@@ -31,6 +32,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from typing import Any
+
+    from pygit2 import Commit, Oid, Repository, Signature
+
+    from ..codecs import ParseMemo
+    from .treemerge import Marker
 
 TRAILER = "Vcontext-Sync"
 
@@ -92,7 +98,7 @@ class PairResult:
 class Syncer:
     """Syncs pairs in one repository; remembers work trees to bring along at the end."""
 
-    def __init__(self, repo: Any, *, dry_run: bool = False, now: str | None = None) -> None:
+    def __init__(self, repo: Repository, *, dry_run: bool = False, now: str | None = None) -> None:
         from ..clock import now_rfc3339
 
         self.repo = repo
@@ -100,12 +106,13 @@ class Syncer:
         self.now = now or now_rfc3339()
         self._checkouts: dict[str, str] | None = None
         self._dirty: dict[str, list[str]] = {}
-        self._pending: dict[str, list[Any]] = {}  # work tree path -> [first old, last new]
-        self._signatures: tuple[Any, Any] | None = None
+        self._pending: dict[str, list[Oid | None]] = {}  # work tree -> [first old, last new]
+        self._signatures: tuple[Signature, Signature] | None = None
         self.warnings: list[str] = []
-        self._parsed: dict[Any, Any] = {}  # documents parsed so far, by content (all pairs)
-        self._planned: dict[str, list[Any]] = {}  # full ref name -> [old, new]: moved by commit()
-        self._pinned: dict[str, Any] = {}  # full ref name -> the tip to build on (see pin())
+        self._parsed: ParseMemo = {}  # documents parsed so far, by content (all pairs)
+        self._planned: dict[str, tuple[Oid | None, Oid]] = {}  # full ref name -> (old, new)
+        # (old None: a new branch): moved by commit()
+        self._pinned: dict[str, Oid] = {}  # full ref name -> the tip to build on (see pin())
         self._reflog: list[str] = []
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
 
@@ -147,7 +154,7 @@ class Syncer:
     def batch(
         self,
         pairs: Sequence[tuple[str, str]],
-        requests: Sequence[tuple[str, str, str, Any]] = (),
+        requests: Sequence[tuple[str, str, str, Oid]] = (),
         *,
         more: Callable[[], bool] = lambda: True,
         elsewhere: dict[str, tuple[str, ...]] | None = None,
@@ -159,9 +166,9 @@ class Syncer:
         documents it changed (their forks are marked merged). Returns (the pairs'
         results, the requests' results).
         """
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
 
-        with reused_parses(self._parsed):
+        with ReusedParses(self._parsed):
             started = [self._into_base(agent, base) for agent, base in pairs]
             others = []
             for agent, branch, base, commit in requests:
@@ -174,7 +181,7 @@ class Syncer:
                     pair.elsewhere, pair.documents = True, (elsewhere or {})[pair.agent]
             return [self._into_agent(pair) for pair in started], others
 
-    def pin(self, branch: str, commit: Any) -> None:
+    def pin(self, branch: str, commit: Oid) -> None:
         """Build on ``commit`` as ``branch``'s tip (the remote's base): ``commit()`` then
         fast-forwards the local branch to where the merges end, when it can."""
         self._pinned[refs.branch_ref(branch)] = commit
@@ -185,7 +192,7 @@ class Syncer:
         for name, at in pinned.items():
             short = name.removeprefix("refs/heads/")
             local = refs.target(self.repo, short)
-            new = self._planned.get(name, [at, at])[1]
+            new = self._planned.get(name, (at, at))[1]
             behind = local is not None and (local == at or self.repo.descendant_of(at, local))
             problem = None if behind else f"{short} has commits here that {at} lacks"
             problem = problem or self.blocked(short)
@@ -195,7 +202,7 @@ class Syncer:
                     where = f"{short} here was not moved to {str(new)[:12]}"
                     self.warnings.append(f"{where}: {problem}")
                 continue
-            self._planned[name] = [local, new]
+            self._planned[name] = (local, new)
 
     def commit(self) -> None:
         """Move the planned refs, all or none (RefMoved: none); work trees follow in finish()."""
@@ -217,7 +224,7 @@ class Syncer:
         for name, (old, new) in planned.items():
             self._follow(name.removeprefix("refs/heads/"), old, new)
 
-    def tip(self, branch: str) -> Any:
+    def tip(self, branch: str) -> Oid | None:
         """Where ``branch`` is (or will be, once the planned moves are committed)."""
         name = refs.branch_ref(branch)
         planned = self._planned.get(name)
@@ -225,7 +232,7 @@ class Syncer:
             return planned[1]
         return self._pinned[name] if name in self._pinned else refs.target(self.repo, branch)
 
-    def move(self, branch: str, new: Any, why: str, *, expected: Any = None) -> str | None:
+    def move(self, branch: str, new: Oid, why: str, *, expected: Oid | None = None) -> str | None:
         """Plan ``branch`` to point at ``new`` (``commit()`` moves it); or why it must not.
 
         ``expected``: where the branch must still be when ``commit()`` moves it
@@ -239,23 +246,24 @@ class Syncer:
         self._plan(branch, old, new, why)
         return None
 
-    def _plan(self, branch: str, old: Any, new: Any, why: str) -> None:
+    def _plan(self, branch: str, old: Oid | None, new: Oid, why: str) -> None:
         name = refs.branch_ref(branch)
-        self._planned.setdefault(name, [old, new])[1] = new
+        first = self._planned.get(name)
+        self._planned[name] = (old if first is None else first[0], new)
         self._reflog.append(why)
 
     # -- identities and checkouts ------------------------------------------------
 
     @property
-    def parsed(self) -> dict[Any, Any]:
+    def parsed(self) -> ParseMemo:
         """The documents parsed so far, by content (for other steps to reuse)."""
         return self._parsed
 
-    def use_identity(self, signature: Any) -> None:
+    def use_identity(self, signature: Signature) -> None:
         """Commit as ``signature`` (a server's hook, which has no user of its own)."""
         self._signatures = (signature, signature)
 
-    def signatures(self) -> tuple[Any, Any]:
+    def signatures(self) -> tuple[Signature, Signature]:
         if self._signatures is None:
             self._signatures = agents.signatures(self.repo)
         return self._signatures
@@ -285,17 +293,17 @@ class Syncer:
 
     # -- one pair --------------------------------------------------------------
 
-    def merge_request(self, agent: str, branch: str, base: str, commit: Any) -> PairResult:
+    def merge_request(self, agent: str, branch: str, base: str, commit: Oid) -> PairResult:
         """Merge ``commit`` (what another agent asked to integrate, from ``branch`` of the
         remote) into ``base`` (planned), without touching any local agent branch."""
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
 
-        with reused_parses(self._parsed):
+        with ReusedParses(self._parsed):
             pair = self._into_base(agent, base, branch=branch, commit=commit)
         return pair.final or pair.done(MERGED if pair.base_moves else UP_TO_DATE)
 
     def _into_base(
-        self, agent: str, base: str, *, branch: str | None = None, commit: Any = None
+        self, agent: str, base: str, *, branch: str | None = None, commit: Oid | None = None
     ) -> _Pair:
         """Step 1: the agent's work into the base (planned), or why the pair stops.
 
@@ -315,10 +323,10 @@ class Syncer:
         if a == b or repo.descendant_of(b, a):
             return pair  # nothing of the agent's is missing from the base
         merged_in = self._merge(b, a)
-        if not merged_in.clean:
+        if not merged_in.clean or merged_in.tree is None:
             return pair.stop(CONFLICT, conflicts=merged_in.conflicts)
         pair.notes += merged_in.notes
-        if merged_in.tree == repo[b].tree_id:
+        if merged_in.tree == commit_at(repo, b).tree_id:
             return pair  # nothing new from the agent: the base stays
         for name in (base, branch) if local else (base,):  # both will move
             if why := self.blocked(name):
@@ -336,12 +344,18 @@ class Syncer:
             return pair.final
         repo, a = self.repo, pair.a
         b = self.tip(pair.base)
+        if a is None:  # (step 1 checked both, unless it ran in another agent's sync)
+            raise OperationalError(f"no branch {pair.branch} for agent {pair.agent!r}")
+        if b is None:
+            raise OperationalError(
+                f"base branch {pair.base!r} of agent {pair.agent!r} does not exist"
+            )
         merged_back = None
         if a != b and not repo.descendant_of(a, b):
             if repo.descendant_of(b, a):  # a is in the base: its data plus a's own forks
                 mark = self._marker(pair.documents)  # its work is in the base: merged
                 merged_back = carry_to_agent(
-                    repo, repo[a].tree, repo[b].tree, now=self.now, mark=mark
+                    repo, commit_at(repo, a).tree, commit_at(repo, b).tree, now=self.now, mark=mark
                 )
             else:  # favor names the base's side (ours) or the agent's (theirs) both ways
                 merged_back = self._merge(a, b, swap_favor=True)
@@ -350,9 +364,13 @@ class Syncer:
         if merged_back is not None and not merged_back.clean:
             return pair.done(CONFLICT, conflicts=merged_back.conflicts)
         landed = pair.base_moves or pair.elsewhere
-        if merged_back is not None and merged_back.tree == repo[a].tree_id and not landed:
+        if (
+            merged_back is not None
+            and merged_back.tree == commit_at(repo, a).tree_id
+            and not landed
+        ):
             merged_back = None  # the agent branch already holds the base's data
-        if merged_back is None:
+        if merged_back is None or merged_back.tree is None:
             return pair.done(MERGED if landed else UP_TO_DATE)
         if not pair.base_moves and (why := self.blocked(pair.branch)):
             return pair.done(REFUSED, message=why)
@@ -368,36 +386,36 @@ class Syncer:
     def merged_elsewhere(self, agent: str, base: str, documents: tuple[str, ...]) -> PairResult:
         """Step 2 for an agent whose work another agent's sync merged into ``base``: the
         base into the agent branch, marking the forks of ``documents`` merged (planned)."""
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
 
         branch = agents.agent_branch(self.repo, agent)
         pair = _Pair(agent, branch, base, self.tip(branch))
         pair.elsewhere, pair.documents = True, documents
-        with reused_parses(self._parsed):
+        with ReusedParses(self._parsed):
             return self._into_agent(pair)
 
     def forget(self) -> None:
         """Drop every planned move and pin (a push that did not land): nothing local moves."""
         self._planned, self._reflog, self._pinned = {}, [], {}
 
-    def integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
+    def integrate(self, branch: str, theirs: Oid, what: str) -> PairResult:
         """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
 
         Planned like a pair: ``commit()`` moves the ref.
         """
-        from ..codecs import reused_parses
+        from ..codecs import ReusedParses
 
-        with reused_parses(self._parsed):
+        with ReusedParses(self._parsed):
             return self._integrate(branch, theirs, what)
 
-    def _integrate(self, branch: str, theirs: Any, what: str) -> PairResult:
+    def _integrate(self, branch: str, theirs: Oid, what: str) -> PairResult:
         repo = self.repo
         ours = self.tip(branch)
         result = _Pair("", branch, what)
         if ours is None or theirs == ours or repo.descendant_of(ours, theirs):
             return result.done(UP_TO_DATE)
         merged = self._merge(ours, theirs)
-        if not merged.clean:
+        if not merged.clean or merged.tree is None:
             return result.done(CONFLICT, conflicts=merged.conflicts)
         message = f"vcontext sync: merge {what} into {branch}\n"
         if merged.documents:
@@ -412,7 +430,7 @@ class Syncer:
 
     # -- pieces ------------------------------------------------------------------
 
-    def _merge(self, ours: Any, theirs: Any, *, swap_favor: bool = False) -> TreeMerge:
+    def _merge(self, ours: Oid, theirs: Oid, *, swap_favor: bool = False) -> TreeMerge:
         """A three-way merge of two commits' trees, from a virtual base when their
         history criss-crosses (libgit2's merge_base would pick one of the bases).
         ``swap_favor``: ours is the agent branch, so favor's sides trade places."""
@@ -420,11 +438,11 @@ class Syncer:
 
         repo = self.repo
         base = base_tree(repo, ours, theirs, now=self.now)
-        trees = (base, repo[ours].tree, repo[theirs].tree)
+        ours_tree, theirs_tree = commit_at(repo, ours).tree, commit_at(repo, theirs).tree
         favor = self.favor()
         if swap_favor and favor is not None:
             favor = "theirs" if favor == "ours" else "ours"
-        return merge_trees(repo, *trees, now=self.now, favor=favor)
+        return merge_trees(repo, base, ours_tree, theirs_tree, now=self.now, favor=favor)
 
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""
@@ -434,7 +452,7 @@ class Syncer:
             self._favor = (merge_settings(cwd=self.repo.workdir or self.repo.path).favor,)
         return self._favor[0]
 
-    def _commit(self, tree: Any, parents: list[Any], message: str) -> Any:
+    def _commit(self, tree: Oid, parents: list[Oid], message: str) -> Oid:
         """A commit object (no ref moves).
 
         A dry run writes its commits too, so later pairs build on earlier ones as
@@ -442,14 +460,14 @@ class Syncer:
         writes the same objects, and they are never referenced.
         """
         if self.dry_run:
-            import pygit2
+            from ..gitio.objects import signature
 
-            nobody = pygit2.Signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", 0, 0)
+            nobody = signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", time=0)
             return self.repo.create_commit(None, nobody, nobody, message, tree, parents)
         author, committer = self.signatures()
         return self.repo.create_commit(None, author, committer, message, tree, parents)
 
-    def _marker(self, contributed: Sequence[str]) -> Any:
+    def _marker(self, contributed: Sequence[str]) -> Marker | None:
         """How the agent side marks forks merged: documents whose changes reached the base
         get a fresh ``mergedAt``; other forks still ``unmerged`` are marked too. None in a
         dry run (whose objects must not depend on the time)."""
@@ -465,7 +483,7 @@ class Syncer:
 
         return mark
 
-    def _follow(self, branch: str, old: Any, new: Any) -> None:
+    def _follow(self, branch: str, old: Oid | None, new: Oid | None) -> None:
         path = self.checkouts().get(branch)
         if path is None:
             return
@@ -487,7 +505,7 @@ class Syncer:
 class _Pair:
     """A pair being synced: what step 1 found, then the result."""
 
-    def __init__(self, agent: str, branch: str, base: str, a: Any = None) -> None:
+    def __init__(self, agent: str, branch: str, base: str, a: Oid | None = None) -> None:
         self.agent, self.branch, self.base, self.a = agent, branch, base, a
         self.base_commit: str | None = None
         self.agent_commit: str | None = None
@@ -539,12 +557,12 @@ def _message(title: str, agent: str, documents: Iterable[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def is_sync_commit(commit: Any) -> bool:
+def is_sync_commit(commit: Commit) -> bool:
     """A merge commit ``sync`` made (it carries the trailer)."""
     return len(commit.parent_ids) == 2 and f"\n{TRAILER}: " in commit.message
 
 
-def select_agents(repo: Any, names: Sequence[str], all_agents: bool) -> list[str]:
+def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> list[str]:
     """The agents to sync: the names given, or every agent branch with --all."""
     from ..errors import UsageError
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..gitio.diffs import tree_changes
+from ..gitio.objects import is_blob
 from ..record import record
 from .reproject import is_projection, reproject
 
@@ -19,9 +20,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection
     from typing import Any, Literal
 
+    from pygit2 import Blob, Index, IndexEntry, Oid, Repository, Tree
+
     from ..merging.files import FileMerge
 
     Side = Literal["base", "ours", "theirs"]
+    Marker = Callable[[str], tuple[str, dict[str, Any], bool] | None]
+    """How ``carry_to_agent`` marks a document's forks merged: (when, by, refresh), or None."""
+    Stages = tuple[IndexEntry | None, IndexEntry | None, IndexEntry | None]
 
 _SNIFFED_SUFFIXES = (".json", ".tron")
 
@@ -60,7 +66,7 @@ class PathConflict:
 class TreeMerge:
     """Outcome of merging two trees: the merged tree, or the conflicts that stop it."""
 
-    tree: Any  # Oid of the merged tree; None when there are conflicts
+    tree: Oid | None  # the merged tree; None when there are conflicts
     conflicts: tuple[PathConflict, ...]
     documents: tuple[str, ...]  # vContext paths whose merged content differs from ours
     notes: tuple[str, ...] = ()  # "path: note" for what was resolved automatically
@@ -78,12 +84,12 @@ class DocumentSides:
     """Blob lookups in the three trees of one merge (ids and contents, cached), by side:
     ``base``, ``ours`` or ``theirs``."""
 
-    def __init__(self, repo: Any, base: Any, ours: Any, theirs: Any) -> None:
+    def __init__(self, repo: Repository, base: Tree | None, ours: Tree, theirs: Tree) -> None:
         self.repo = repo
-        self.trees = {"base": base, "ours": ours, "theirs": theirs}
+        self.trees: dict[Side, Tree | None] = {"base": base, "ours": ours, "theirs": theirs}
         self._data: dict[tuple[Side, str], bytes | None] = {}
 
-    def entry(self, side: Side, path: str) -> Any:
+    def entry(self, side: Side, path: str) -> Tree | Blob | None:
         tree = self.trees[side]
         if tree is None:
             return None
@@ -98,13 +104,15 @@ class DocumentSides:
             return self._data[key]
         entry = self.entry(side, path)
         raw: bytes | None = None
-        if entry is not None and entry.type_str == "blob":
+        if is_blob(entry):
             raw = entry.data  # tree entries are Blob objects: no second lookup
         self._data[key] = raw
         return raw
 
 
-def is_document(path: str, blobs: Callable[[], list[bytes | None]], repo: Any = None) -> bool:
+def is_document(
+    path: str, blobs: Callable[[], list[bytes | None]], repo: Repository | None = None
+) -> bool:
     """A file our engine merges: by install's patterns, a .json/.tron file that looks like
     a vContext document, or (given ``repo``) one its attributes give ``merge=vcontext``,
     as ``git merge`` would."""
@@ -122,10 +130,10 @@ def is_document(path: str, blobs: Callable[[], list[bytes | None]], repo: Any = 
 
 
 def merge_trees(
-    repo: Any,
-    base: Any,
-    ours: Any,
-    theirs: Any,
+    repo: Repository,
+    base: Tree | None,
+    ours: Tree,
+    theirs: Tree,
     *,
     now: str,
     favor: str | None = None,
@@ -140,19 +148,18 @@ def merge_trees(
     side deleted is a conflict: sync never deletes a log (the pre-push hook would refuse
     that commit).
     """
-    import pygit2
+    from ..gitio.objects import empty_tree, stage
 
-    empty = repo[repo.TreeBuilder().write()] if base is None else None
-    index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+    index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
     conflicts: list[PathConflict] = []
     documents: list[str] = []
     notes: list[str] = []
     conflicted: set[str] = set()
-    deferred: dict[str, tuple[FileMerge, Any]] = {}  # VerMAS projections: see reproject
+    deferred: dict[str, tuple[FileMerge, int]] = {}  # VerMAS projections: see reproject
     decided: list[str] = []
 
-    def decide(path: str, mode: Any) -> None:
+    def decide(path: str, mode: int) -> None:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         decided.append(path)
         o = sides.data("ours", path)
@@ -171,9 +178,11 @@ def merge_trees(
             documents.append(path)
             blob = repo.create_blob(result)
         else:
-            blob = sides.entry("ours", path).id
+            ours_entry = sides.entry("ours", path)
+            assert ours_entry is not None  # ours has the document: the result is ours' bytes
+            blob = ours_entry.id
         # always set: libgit2 may have taken theirs (fork block included) where ours wins
-        index.add(pygit2.IndexEntry(path, blob, mode))
+        stage(index, path, blob, mode)
 
     if index.conflicts is not None:
         for anc, our, their in list(index.conflicts):
@@ -197,7 +206,8 @@ def merge_trees(
             if (kept := _log_deleted(sides, path)) is not None:
                 if virtual:  # the base's version, as for any conflict of a virtual base
                     base_entry = sides.entry("base", path)
-                    index.add(pygit2.IndexEntry(path, base_entry.id, base_entry.filemode))
+                    assert base_entry is not None  # the base holds the log
+                    stage(index, path, base_entry.id, base_entry.filemode)
                 else:
                     conflicts.append(kept)
             continue
@@ -230,10 +240,10 @@ def document_result(
 
 
 def trial_conflicts(
-    repo: Any,
-    base: Any,
-    ours: Any,
-    theirs: Any,
+    repo: Repository,
+    base: Tree | None,
+    ours: Tree,
+    theirs: Tree,
     *,
     paths: Collection[str],
     now: str,
@@ -247,8 +257,10 @@ def trial_conflicts(
     documents = sorted(p for p in paths if not _plain_or_deleted(sides, p))
     found = []
     if len(documents) < len(paths):
-        empty = repo[repo.TreeBuilder().write()] if base is None else None
-        index = repo.merge_trees(base if base is not None else empty, ours, theirs)
+        from ..gitio.objects import empty_tree
+
+        start = base if base is not None else empty_tree(repo)
+        index = repo.merge_trees(start, ours, theirs)
         for anc, our, their in list(index.conflicts or ()):
             path = (our or their or anc).path
             if path in paths and path not in documents:
@@ -311,20 +323,23 @@ def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
     return PathConflict(path, kind, reasons=(why,))
 
 
-def _index_entry(index: Any, path: str) -> Any:
+def _index_entry(index: Index, path: str) -> IndexEntry | None:
     try:
         return index[path]
     except KeyError:
         return None
 
 
-def _keep_base(index: Any, anc: Any, our: Any, their: Any) -> None:
+def _keep_base(
+    index: Index, anc: IndexEntry | None, our: IndexEntry | None, their: IndexEntry | None
+) -> None:
     """A virtual base keeps the base's version of a file the inner merge conflicts on
     (ours' when there is none; a file both sides deleted stays deleted)."""
-    import pygit2
+    from ..gitio.objects import stage
 
     entry = anc if anc is not None else our if our is not None else their
-    index.add(pygit2.IndexEntry(entry.path, entry.id, entry.mode))
+    assert entry is not None  # a conflict has at least one stage
+    stage(index, entry.path, entry.id, entry.mode)
 
 
 def _merge_document(
@@ -349,7 +364,7 @@ def _conflict_of(path: str, outcome: FileMerge) -> PathConflict:
     return PathConflict(path, kind, tuple(report["conflicts"]), tuple(outcome.reasons))
 
 
-def _libgit2_kind(anc: Any, our: Any, their: Any) -> str:
+def _libgit2_kind(anc: IndexEntry | None, our: IndexEntry | None, their: IndexEntry | None) -> str:
     if our is None and their is not None:
         return "deleted by us" if anc is not None else "added by them"
     if their is None and our is not None:
@@ -384,7 +399,7 @@ def same_but_fork(old: bytes, new: bytes, path: str) -> bool:
     return same(_data_without_fork(o_data), _data_without_fork(n_data))
 
 
-def changed_documents(repo: Any, old: Any, new: Any) -> tuple[str, ...]:
+def changed_documents(repo: Repository, old: Tree, new: Tree) -> tuple[str, ...]:
     """The documents whose data differs between two trees, ``fork`` blocks aside (what an
     agent's work changed since the base it last merged)."""
     sides = DocumentSides(repo, old, old, new)
@@ -428,12 +443,12 @@ def without_fork(raw: bytes, path: str) -> bytes:
 
 
 def carry_to_agent(
-    repo: Any,
-    agent: Any,
-    merged: Any,
+    repo: Repository,
+    agent: Tree,
+    merged: Tree,
     *,
     now: str,
-    mark: Callable[[str], tuple[str, dict[str, Any], bool] | None] | None = None,
+    mark: Marker | None = None,
 ) -> TreeMerge:
     """Merge ``merged`` (the base after the agent's work reached it) into the ``agent`` tree.
 
@@ -442,12 +457,10 @@ def carry_to_agent(
     ``mark(path)`` says whether and how to mark each document's forks merged.
     The same as ``merge_trees(agent, agent, merged)``, without a three-way merge.
     """
-    import pygit2
-
+    from ..gitio.objects import stage, tree_index
     from .forkstate import agent_document, mark_merged
 
-    index = pygit2.Index()
-    index.read_tree(merged)
+    index = tree_index(merged)
     sides = DocumentSides(repo, agent, agent, merged)
     documents: list[str] = []
     for change in tree_changes(agent, merged):
@@ -470,7 +483,8 @@ def carry_to_agent(
         if result != o:
             documents.append(path)
         if result != t:
-            mode = sides.entry("theirs", path).filemode
-            blob = sides.entry("ours", path).id if result == o else repo.create_blob(result)
-            index.add(pygit2.IndexEntry(path, blob, mode))
+            theirs_entry, ours_entry = sides.entry("theirs", path), sides.entry("ours", path)
+            assert theirs_entry is not None and ours_entry is not None  # t, o: both have it
+            blob = ours_entry.id if result == o else repo.create_blob(result)
+            stage(index, path, blob, theirs_entry.filemode)
     return TreeMerge(index.write_tree(repo), (), tuple(documents))

@@ -10,35 +10,36 @@ merge every conflict takes the base's version (M16), so it never stops.
 from __future__ import annotations
 
 from ..gitio.bases import merge_bases
+from ..gitio.objects import commit_at, signature
 from .treemerge import merge_trees
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pygit2 import Oid, Repository, Tree
 
 MAX_DEPTH = 8
 """Nested criss-crosses deeper than this start from the oldest base (git has no limit)."""
 
 
-def base_tree(repo: Any, ours: Any, theirs: Any, *, now: str, depth: int = 0) -> Any:
+def base_tree(repo: Repository, ours: Oid, theirs: Oid, *, now: str, depth: int = 0) -> Tree | None:
     """The tree to merge ``ours`` and ``theirs`` (commit ids) from; None without history."""
     bases = merge_bases(repo, ours, theirs)
     if not bases:
         return None
     if len(bases) == 1 or depth >= MAX_DEPTH:
-        return repo[bases[0]].tree
+        return commit_at(repo, bases[0]).tree
     merged = bases[0]
     for other in bases[1:]:
         inner = base_tree(repo, merged, other, now=now, depth=depth + 1)
-        tree = merge_trees(repo, inner, repo[merged].tree, repo[other].tree, now=now, virtual=True)
+        ours_tree, theirs_tree = commit_at(repo, merged).tree, commit_at(repo, other).tree
+        tree = merge_trees(repo, inner, ours_tree, theirs_tree, now=now, virtual=True)
+        assert tree.tree is not None  # a virtual base's merge never stops on a conflict
         merged = _virtual_commit(repo, tree.tree, [merged, other])
-    return repo[merged].tree
+    return commit_at(repo, merged).tree
 
 
-def _virtual_commit(repo: Any, tree: Any, parents: list[Any]) -> Any:
+def _virtual_commit(repo: Repository, tree: Oid, parents: list[Oid]) -> Oid:
     """An unreferenced commit standing for a merged base (git keeps it in memory), so that
     a third base can be merged with it; fixed identity and time: same inputs, same object."""
-    import pygit2
-
-    nobody = pygit2.Signature("git-vcontext", "virtual-base@git-vcontext.invalid", 0, 0)
+    nobody = signature("git-vcontext", "virtual-base@git-vcontext.invalid", time=0)
     return repo.create_commit(None, nobody, nobody, "virtual merge base\n", tree, parents)

@@ -1,5 +1,5 @@
 """Verdicts of the pre-push hook, cached by object id so a second push of the same objects is
-near-instant.
+near-instant (disk I/O, so outside the pure ``validation`` package).
 
 Under ``<git common dir>/vcontext/verdicts/<fingerprint>/``, each hook run that learnt
 something writes one pack (a JSON object of verdicts by key) whole — temporary file,
@@ -25,7 +25,7 @@ import json
 import os
 from pathlib import Path
 
-from .model import Finding
+from .validation.model import Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,13 +47,13 @@ def cache_root(common_dir: str | os.PathLike[str]) -> Path:
 
 def fingerprint() -> str:
     """What the verdicts depend on: package version, rules, validation code, schemas."""
-    from .. import __version__
-    from ..resources import schemas_dir
-    from .history import RULES_VERSION
+    from . import __version__
+    from .resources import schemas_dir
+    from .validation.history import RULES_VERSION
 
     digest = hashlib.sha256(f"{__version__}\0{RULES_VERSION}".encode())
-    here = Path(__file__).parent
-    folders = [here, here.parent, here.parent / "codecs"]  # rules, path patterns, parsers
+    package = Path(__file__).parent
+    folders = [package / "validation", package, package / "codecs"]  # rules, paths, parsers
     schemas = schemas_dir()
     if isinstance(schemas, Path):
         folders.append(schemas)
@@ -162,8 +162,8 @@ class VerdictCache:
         """Write what this run learnt as one new pack; merge the packs when there are many."""
         if self.folder is None or not self._new:
             return
-        from ..errors import OperationalError
-        from ..fsio import write_atomic
+        from .errors import OperationalError
+        from .fsio import write_atomic
 
         known = self._load()
         merge = len(self._packs) + 1 > MAX_PACKS

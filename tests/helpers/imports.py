@@ -1,0 +1,87 @@
+"""The imports a module of the package executes, read from its source (AST): at module level
+and inside functions, relative imports made absolute, ``if TYPE_CHECKING:`` blocks left out
+(a type checker reads them, the interpreter never runs them)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import git_vcontext
+
+PACKAGE_DIR = Path(git_vcontext.__file__).parent
+
+
+@dataclass(frozen=True)
+class Import:
+    """One executed import: the module it loads and where it is written."""
+
+    module: str  # absolute: "pygit2", "git_vcontext.fsio", "subprocess"
+    file: str  # relative to the package folder: "workflow/fork.py"
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.module}"
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the package by its dotted name."""
+    found = {}
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def executed_imports(name: str, path: Path) -> list[Import]:
+    """The imports ``path`` (module ``name``) runs, wherever they are written."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    rel = path.relative_to(PACKAGE_DIR).as_posix()
+    return [Import(module, rel, line) for module, line in _walk(tree.body, package)]
+
+
+def _walk(body: list[ast.stmt], package: str) -> Iterator[tuple[str, int]]:
+    for node in body:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            yield from _walk(node.orelse, package)  # the else branch does run
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, package)
+            yield base, node.lineno
+            for alias in node.names:  # ``from . import x`` may load the submodule x
+                yield f"{base}.{alias.name}", node.lineno
+        for field in ("body", "orelse", "finalbody"):  # functions, classes, if, for, with, try
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _walk(inner, package)
+        for handler in getattr(node, "handlers", []):
+            yield from _walk(handler.body, package)
+        for case in getattr(node, "cases", []):
+            yield from _walk(case.body, package)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".")
+    base = ".".join(parts[: len(parts) - node.level + 1])
+    return f"{base}.{node.module}" if node.module else base
+
+
+def loads(found: Import, modules: tuple[str, ...]) -> bool:
+    """Whether the import loads one of ``modules`` (a module or anything inside it)."""
+    return any(found.module == m or found.module.startswith(m + ".") for m in modules)
