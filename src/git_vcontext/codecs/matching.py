@@ -22,8 +22,25 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
     same object, else one with the same identity (``keys.fingerprint``) or content."""
     result: list[int | None] = [None] * len(new)
     used = [False] * len(old)
-    # The very same object continues itself; only containers: None, booleans, small ints
-    # and interned strings are shared by equal values, so their ids tell no places apart.
+    pending = _pair_same_objects(old, new, result, used)
+    if not pending:
+        return result
+    prints = {i: fingerprint(new[i]) for i in pending}
+    _pair_in_place(old, result, used, prints)
+    rest = _pair_same_prints(old, result, used, prints)
+    _uncross_equal(result, prints)
+    _pair_by_position(old, new, result, used, rest)
+    _pair_renamed(old, new, result, used)
+    return result
+
+
+def _pair_same_objects(
+    old: list[Any], new: list[Any], result: list[int | None], used: list[bool]
+) -> list[int]:
+    """Pair each new container that is the very same object as an old one; the indexes of the
+    new elements left unpaired, in order."""
+    # Only containers: None, booleans, small ints and interned strings are shared by equal
+    # values, so their ids tell no places apart.
     by_id = {id(v): j for j, v in enumerate(old) if isinstance(v, (dict, list))}
     pending: list[int] = []
     for i, v in enumerate(new):
@@ -33,29 +50,35 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
             used[j] = True
         else:
             pending.append(i)
-    if not pending:
-        return result
-    prints = {i: fingerprint(new[i]) for i in pending}
-    # An equal value at the same index stays where it is: when an edit makes a value equal
-    # to a later neighbour, the neighbour keeps its own text (the edited one is paired below).
-    for i in pending:
-        if (
-            i < len(old)
-            and not used[i]
-            and prints[i][0] != "@"
-            and fingerprint(old[i]) == prints[i]
-        ):
+    return pending
+
+
+def _pair_in_place(
+    old: list[Any], result: list[int | None], used: list[bool], prints: dict[int, Any]
+) -> None:
+    """An equal value (no identity) at the same index stays where it is: when an edit makes a
+    value equal to a later neighbour, the neighbour keeps its own text (the edited one is paired
+    later)."""
+    for i, key in prints.items():
+        if i < len(old) and not used[i] and key[0] != "@" and fingerprint(old[i]) == key:
             result[i] = i
             used[i] = True
+
+
+def _pair_same_prints(
+    old: list[Any], result: list[int | None], used: list[bool], prints: dict[int, Any]
+) -> list[int]:
+    """Pair the new elements still unpaired with unused old ones of the same fingerprint, first
+    come first served; the indexes of the new elements left unpaired, in order."""
     buckets: dict[Any, list[int]] = {}
     for j in range(len(old) - 1, -1, -1):
         if not used[j]:
             buckets.setdefault(fingerprint(old[j]), []).append(j)
     rest: list[int] = []
-    for i in pending:
+    for i, key in prints.items():
         if result[i] is not None:
             continue
-        stack = buckets.get(prints[i])
+        stack = buckets.get(key)
         while stack and used[stack[-1]]:
             stack.pop()
         if stack:
@@ -64,10 +87,7 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
             used[j] = True
         else:
             rest.append(i)
-    _uncross_equal(result, prints)
-    _pair_by_position(old, new, result, used, rest)
-    _pair_renamed(old, new, result, used)
-    return result
+    return rest
 
 
 def _uncross_equal(result: list[int | None], prints: dict[int, Any]) -> None:

@@ -51,20 +51,28 @@ def new_item(value: Any, *, like: Any = None, inline: bool = False) -> Item:
     if isinstance(value, (bool, int, float)):
         return tomlkit.item(value)
     if isinstance(value, list):
-        if value and not inline and all(isinstance(x, dict) for x in value):
-            return AoT([new_table(x) for x in value])
-        array = tomlkit.array()
-        for x in value:
-            array.append(new_item(x, inline=True))
-        return array
+        return _new_array(value, inline=inline)
     if isinstance(value, dict):
-        if inline:
-            table = tomlkit.inline_table()
-            for key, child in value.items():
-                table.append(key, new_item(child, inline=True))
-            return table
-        return new_table(value)
+        return _new_inline_table(value) if inline else new_table(value)
     raise TypeError(f"no TOML form for {type(value).__name__}")
+
+
+def _new_array(value: list[Any], *, inline: bool) -> Item:
+    """An array of tables when every element is a table (and the array is not inline), else an
+    inline array."""
+    if value and not inline and all(isinstance(x, dict) for x in value):
+        return AoT([new_table(x) for x in value])
+    array = tomlkit.array()
+    for x in value:
+        array.append(new_item(x, inline=True))
+    return array
+
+
+def _new_inline_table(value: dict[str, Any]) -> Item:
+    table = tomlkit.inline_table()
+    for key, child in value.items():
+        table.append(key, new_item(child, inline=True))
+    return table
 
 
 def _string(value: str, like: String | None) -> str:

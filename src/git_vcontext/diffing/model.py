@@ -81,23 +81,18 @@ class Change:
             if value is not ABSENT:
                 out[name] = value
         out["kind"] = self.kind
-        if self.from_path is not None:
-            out["from"] = self.from_path
-        if self.after is not ABSENT:
-            out["after"] = self.after
-        if self.to is not None:
-            out["to"] = self.to
-        if self.kind == "set":
-            out["added"] = list(self.added)
-            out["removed"] = list(self.removed)
-        if self.guess:
-            out["guess"] = True
-        if self.note:
-            out["note"] = self.note
-        if self.item_title is not None:
-            out["itemTitle"] = self.item_title
-        if self.view:
-            out["view"] = True
+        optional: tuple[tuple[str, Any, bool], ...] = (
+            ("from", self.from_path, self.from_path is not None),
+            ("after", self.after, self.after is not ABSENT),
+            ("to", self.to, self.to is not None),
+            ("added", list(self.added), self.kind == "set"),
+            ("removed", list(self.removed), self.kind == "set"),
+            ("guess", True, self.guess),
+            ("note", self.note, bool(self.note)),
+            ("itemTitle", self.item_title, self.item_title is not None),
+            ("view", True, self.view),
+        )
+        out.update((key, value) for key, value, present in optional if present)
         return out
 
 

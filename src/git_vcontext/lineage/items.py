@@ -158,21 +158,32 @@ def _walk(data: Any) -> list[Slot]:
 
 
 def _visit(node: Any, field: Any, parts: list[str | int], root: Any, out: list[Slot]) -> None:
-    """One container (a plain function, not a closure: a closure that calls itself is a
+    """One container (plain functions, not closures: a closure that calls itself is a
     reference cycle, which would keep every parsed document alive without the collector)."""
     if type(node) is dict:
-        for key, value in node.items():
-            kind = type(value)
-            if kind is list:  # most lists hold strings (tags): nothing to find in them
-                if not any(type(e) is dict or type(e) is list for e in value):
-                    continue
-            elif kind is not dict:
+        _visit_object(node, parts, root, out)
+    else:
+        _visit_array(node, field, parts, root, out)
+
+
+def _visit_object(node: dict[str, Any], parts: list[str | int], root: Any, out: list[Slot]) -> None:
+    for key, value in node.items():
+        kind = type(value)
+        if kind is list:  # most lists hold strings (tags): nothing to find in them
+            if key in _SKIPPED or not any(type(e) is dict or type(e) is list for e in value):
                 continue
-            if key not in _SKIPPED:
-                parts.append(key)
-                _visit(value, key, parts, root, out)
-                parts.pop()
-        return
+            parts.append(key)
+            _visit_array(value, key, parts, root, out)
+            parts.pop()
+        elif kind is dict and key not in _SKIPPED:
+            parts.append(key)
+            _visit_object(value, parts, root, out)
+            parts.pop()
+
+
+def _visit_array(
+    node: list[Any], field: Any, parts: list[str | int], root: Any, out: list[Slot]
+) -> None:
     prev: Any = None
     for i, element in enumerate(node):
         kind = type(element)
@@ -182,11 +193,13 @@ def _visit(node: Any, field: Any, parts: list[str | int], root: Any, out: list[S
                 kind_of = _kind(key, field, not parts)
                 out.append(Slot(kind_of, ident, (*parts, i), element, prev, root))
             prev = ident
-        elif kind is not list:
-            continue
-        parts.append(i)
-        _visit(element, None, parts, root, out)
-        parts.pop()
+            parts.append(i)
+            _visit_object(element, parts, root, out)
+            parts.pop()
+        elif kind is list:
+            parts.append(i)
+            _visit_array(element, None, parts, root, out)
+            parts.pop()
 
 
 def identity(element: dict[str, Any]) -> tuple[str | None, Any]:

@@ -71,6 +71,23 @@ class _Writing:
         return self._given
 
 
+class _Inputs:
+    """One merge's three files, its path and its writing: what a line-merge fallback needs."""
+
+    __slots__ = ("base", "how", "ours", "path", "theirs")
+
+    def __init__(
+        self, base: bytes | None, ours: bytes, theirs: bytes, path: str | None, how: _Writing
+    ) -> None:
+        self.base, self.ours, self.theirs, self.path, self.how = base, ours, theirs, path, how
+
+    def fallback(self, reasons: list[str], markers: Markers | None = None) -> FileMerge:
+        """The line merge of the three files (markers: the writing's unless given)."""
+        if markers is None:
+            markers = self.how.get().markers
+        return fallback(self.base, self.ours, self.theirs, markers, self.path, reasons)
+
+
 def merge_files(
     base: bytes | None,
     ours: bytes,
@@ -99,61 +116,84 @@ def merge_files(
     given = Writing(markers or Markers(), structured, favor)
     if virtual_base:
         given, writing = Writing(Markers(given.markers.size, take_base=True)), None
-    how = _Writing(given, writing)
+    files = _Inputs(base, ours, theirs, path, _Writing(given, writing))
     try:
-        return _merge_files(base, ours, theirs, path, options, how, render_conflicts)
+        return _merge_files(files, options, render_conflicts)
     except RecursionError:
-        reasons = ["nesting too deep to merge as data"]
-        return fallback(base, ours, theirs, how.get().markers, path, reasons)
+        return files.fallback(["nesting too deep to merge as data"])
     except Exception as exc:  # the driver must never lose a merge to a bug
-        why = f"{INTERNAL_ERROR} {type(exc).__name__}: {exc}"
-        return fallback(base, ours, theirs, how.get().markers, path, [why])
+        return files.fallback([f"{INTERNAL_ERROR} {type(exc).__name__}: {exc}"])
 
 
 def _merge_files(
-    base: bytes | None,
-    ours: bytes,
-    theirs: bytes,
-    path: str | None,
-    options: MergeOptions | None,
-    how: _Writing,
-    render_conflicts: bool = True,
+    files: _Inputs, options: MergeOptions | None, render_conflicts: bool = True
 ) -> FileMerge:
+    """Shortcuts (equal sides, plain text, one side unchanged), else a merge as data."""
     from ..codecs import format_from_content, format_from_name
 
+    base, ours, theirs, path = files.base, files.ours, files.theirs, files.path
     if ours == theirs:
         return _checked(ours, path)
     fmt = format_from_name(path) or format_from_content(_text_sample(ours, theirs))
     if fmt == "text":
-        return merge_plain_text(base, ours, theirs, how.get().markers, path)
+        return merge_plain_text(base, ours, theirs, files.how.get().markers, path)
     try:
         o_doc, t_doc = (_parse(x, fmt) if x.strip() else None for x in (ours, theirs))
         b_doc, from_markers = _parse_base(base, fmt)
     except ParseError as exc:
-        return fallback(base, ours, theirs, how.get().markers, path, [exc.one_line()])
+        return files.fallback([exc.one_line()])
     if o_doc is None or t_doc is None:
-        return fallback(base, ours, theirs, how.get().markers, path, ["one side is empty"])
-    opts = options or MergeOptions()
-    opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
-    if base is not None and not _fork_sensitive(o_doc.data, t_doc.data):
-        if ours == base:
-            return _checked(theirs, path, ours=ours)
-        if theirs == base:
-            return _checked(ours, path)
+        return files.fallback(["one side is empty"])
+    taken = _one_side_changed(files, o_doc, t_doc)
+    if taken is not None:
+        return taken
     repeated = _repeated_keys(b_doc, o_doc, t_doc)
     if repeated:
-        return fallback(base, ours, theirs, how.get().markers, path, [repeated])
+        return files.fallback([repeated])
+    opts = options or MergeOptions()
+    opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
+    result = _merged(b_doc, o_doc, t_doc, from_markers, opts)
+    return _written(files, fmt, o_doc, result, render_conflicts)
+
+
+def _one_side_changed(files: _Inputs, o_doc: Document, t_doc: Document) -> FileMerge | None:
+    """The changed side byte for byte when the other is the base (M1), unless forks differ."""
+    base, ours, theirs = files.base, files.ours, files.theirs
+    if base is None or _fork_sensitive(o_doc.data, t_doc.data):
+        return None
+    if ours == base:
+        return _checked(theirs, files.path, ours=ours)
+    if theirs == base:
+        return _checked(ours, files.path)
+    return None
+
+
+def _merged(
+    b_doc: Document | None,
+    o_doc: Document,
+    t_doc: Document,
+    from_markers: bool,
+    opts: MergeOptions,
+) -> MergeResult:
+    """The merge as data, with notes on a base read from markers and on repeated keys."""
     from . import merge3
-    from .render import render
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
     if from_markers:
         result = _noted(result, "virtual-base", MARKER_BASE_NOTE)
     if any(getattr(d, "keeps_duplicates", False) for d in (b_doc, o_doc, t_doc)):
         result = _noted(result, "duplicate-key", DUPLICATE_NOTE)
-    w = how.get() if not result.clean else Writing()
+    return result
+
+
+def _written(
+    files: _Inputs, fmt: str, o_doc: Document, result: MergeResult, render_conflicts: bool
+) -> FileMerge:
+    """The merged data settled as the writing says, rendered in ours' style and verified."""
+    from .render import render
     from .settle import favored, settled_on
 
+    w = files.how.get() if not result.clean else Writing()
     if w.markers.take_base and not result.clean:
         result = settled_on(result, "base", "virtual-base", "the base's value kept")
         if result.data is MISSING:  # nothing in common (two different documents added)
@@ -165,9 +205,9 @@ def _merge_files(
     try:
         text = render(o_doc, result, structured=w.structured, markers=w.markers)
     except ParseError as exc:  # a writer that cannot express the result (TOML has no null)
-        return fallback(base, ours, theirs, w.markers, path, [exc.one_line()])
+        return files.fallback([exc.one_line()], w.markers)
     if result.clean or (w.structured and _is_structured(result, text)):
-        return _verified(text, result, fmt, base, ours, theirs, how, path)
+        return _verified(text, result, fmt, files)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
 
 
@@ -262,32 +302,21 @@ def _is_structured(result: MergeResult, text: str) -> bool:
     return not result.clean and "<<<<<<<" not in text
 
 
-def _verified(
-    text: str,
-    result: MergeResult,
-    fmt: str,
-    base: bytes | None,
-    ours: bytes,
-    theirs: bytes,
-    how: _Writing,
-    path: str | None,
-) -> FileMerge:
+def _verified(text: str, result: MergeResult, fmt: str, files: _Inputs) -> FileMerge:
     """Trust a rendered merge only if it parses back to the merged data (M16)."""
 
     raw = text.encode("utf-8")
+    ours = files.ours
     if _MARK_WRITTEN.search(text) and not _MARK_WRITTEN.search(ours.decode("utf-8", "replace")):
-        why = ["a repeated key's pair could not be written back as it was"]
-        return fallback(base, ours, theirs, how.get().markers, path, why)
+        return files.fallback(["a repeated key's pair could not be written back as it was"])
     try:
         again = _parse(raw, fmt)
     except ParseError as exc:
-        why = [f"merged output did not parse: {exc}"]
-        return fallback(base, ours, theirs, how.get().markers, path, why)
+        return files.fallback([f"merged output did not parse: {exc}"])
     expected = result.data if result.clean else None
     # plain ==: a rendering slip changes data; bool-for-number is not one it can make
     if expected is not None and again.data != expected:
-        why = ["merged output did not read back"]
-        return fallback(base, ours, theirs, how.get().markers, path, why)
+        return files.fallback(["merged output did not read back"])
     return FileMerge(raw, "clean" if result.clean else "conflict", result.clean, result)
 
 

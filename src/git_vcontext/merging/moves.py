@@ -290,21 +290,7 @@ def _changes(base: Any, side: Any) -> _Changes:
         if b is s or same(b, s):
             continue
         if isinstance(b, dict) and isinstance(s, dict):
-            for k, v in s.items():
-                if not isinstance(v, (dict, list)):
-                    continue
-                bv = b.get(k, MISSING)
-                if bv is MISSING:
-                    if isinstance(v, dict) and v:
-                        out.new_members.append((v, (s_link, k, v)))
-                    _whole(v, (s_link, k, v), out, added=True)
-                else:
-                    stack.append((bv, v, (b_link, k, bv), (s_link, k, v)))
-            for k, bv in b.items():
-                if k not in s and isinstance(bv, (dict, list)):
-                    if isinstance(bv, dict) and bv:
-                        out.gone_members.append((bv, (b_link, k, bv)))
-                    _whole(bv, (b_link, k, bv), out, added=False)
+            _changed_members(b, s, b_link, s_link, out, stack)
         elif isinstance(b, list) and isinstance(s, list):
             _changed_elements(b, s, b_link, s_link, out, stack)
         else:
@@ -313,6 +299,33 @@ def _changes(base: Any, side: Any) -> _Changes:
             if isinstance(s, (dict, list)):
                 _whole(s, s_link, out, added=True)
     return out
+
+
+def _changed_members(
+    b: dict[str, Any],
+    s: dict[str, Any],
+    b_link: Link,
+    s_link: Link,
+    out: _Changes,
+    stack: list[Any],
+) -> None:
+    """Members paired by key: pairs to compare, the rest added or removed (objects noted)."""
+    for k, v in s.items():
+        if not isinstance(v, (dict, list)):
+            continue
+        bv = b.get(k, MISSING)
+        if bv is not MISSING:
+            stack.append((bv, v, (b_link, k, bv), (s_link, k, v)))
+            continue
+        if isinstance(v, dict) and v:
+            out.new_members.append((v, (s_link, k, v)))
+        _whole(v, (s_link, k, v), out, added=True)
+    for k, bv in b.items():
+        if k in s or not isinstance(bv, (dict, list)):
+            continue
+        if isinstance(bv, dict) and bv:
+            out.gone_members.append((bv, (b_link, k, bv)))
+        _whole(bv, (b_link, k, bv), out, added=False)
 
 
 def _changed_elements(
@@ -364,20 +377,32 @@ def _whole(tree: Any, link: Link, out: _Changes, *, added: bool) -> None:
     while stack:
         node, here = stack.pop()
         if isinstance(node, dict):
-            for k, v in node.items():
-                if isinstance(v, (dict, list)):
-                    child = (here, k, v)
-                    if added and isinstance(v, dict) and v:
-                        out.new_members.append((v, child))
-                    stack.append((v, child))
+            _whole_members(node, here, out, stack, added=added)
         elif isinstance(node, list):
-            for i, e in enumerate(node):
-                if isinstance(e, dict):
-                    key = _move_key(e)
-                    if key is not None:
-                        ids.add(key)
-                if isinstance(e, (dict, list)):
-                    stack.append((e, (here, i, e)))
+            _whole_elements(node, here, ids, stack)
+
+
+def _whole_members(
+    node: dict[str, Any], here: Link, out: _Changes, stack: list[Any], *, added: bool
+) -> None:
+    """An object's containers, to walk next; an added one's objects are new members."""
+    for k, v in node.items():
+        if isinstance(v, (dict, list)):
+            child = (here, k, v)
+            if added and isinstance(v, dict) and v:
+                out.new_members.append((v, child))
+            stack.append((v, child))
+
+
+def _whole_elements(node: list[Any], here: Link, ids: set[Any], stack: list[Any]) -> None:
+    """An array's containers, to walk next; the move keys of its keyed elements into ``ids``."""
+    for i, e in enumerate(node):
+        if isinstance(e, dict):
+            key = _move_key(e)
+            if key is not None:
+                ids.add(key)
+        if isinstance(e, (dict, list)):
+            stack.append((e, (here, i, e)))
 
 
 # -- keyed elements (id, uid) --------------------------------------------------------------
@@ -403,30 +428,32 @@ def _index(root: dict[str, Any]) -> dict[Any, list[Entry]]:
     """
     out: dict[Any, list[Entry]] = {}
     for scope, top in root.items():
-        if not isinstance(top, (dict, list)):
-            continue
-        stack: list[tuple[Any, Any, tuple[Any, ...], Any]] = [
-            (top, None, (scope,), (None, scope, top))
-        ]
-        while stack:
-            node, anchor, rel, link = stack.pop()
-            if isinstance(node, dict):
-                for k, v in node.items():
-                    if isinstance(v, (dict, list)):
-                        stack.append((v, anchor, (*rel, k), (link, k, v)))
-                continue
-            for i, e in enumerate(node):
-                if isinstance(e, dict):
-                    key = _move_key(e)
-                    here = (link, i, e)
-                    if key is not None:
-                        out.setdefault((scope, *key), []).append((e, anchor, rel, here))
-                        stack.append((e, (scope, *key), (), here))
-                    else:
-                        stack.append((e, anchor, (*rel, _STAR), here))
-                elif isinstance(e, list):
-                    stack.append((e, anchor, (*rel, _STAR), (link, i, e)))
+        if isinstance(top, (dict, list)):
+            _index_scope(scope, top, out)
     return out
+
+
+def _index_scope(scope: str, top: Any, out: dict[Any, list[Entry]]) -> None:
+    """``_index`` of the value under one top-level key (a scope of its own)."""
+    stack: list[tuple[Any, Any, tuple[Any, ...], Any]] = [(top, None, (scope,), (None, scope, top))]
+    while stack:
+        node, anchor, rel, link = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, (dict, list)):
+                    stack.append((v, anchor, (*rel, k), (link, k, v)))
+            continue
+        for i, e in enumerate(node):
+            if isinstance(e, list):
+                stack.append((e, anchor, (*rel, _STAR), (link, i, e)))
+            elif isinstance(e, dict):
+                key = _move_key(e)
+                here = (link, i, e)
+                if key is None:
+                    stack.append((e, anchor, (*rel, _STAR), here))
+                    continue
+                out.setdefault((scope, *key), []).append((e, anchor, rel, here))
+                stack.append((e, (scope, *key), (), here))
 
 
 def _keyed(
@@ -590,52 +617,98 @@ def _anonymous(
     candidates = {side: _likely(c) for side, c in zip("ot", changes, strict=True)}
     if not candidates["o"] and not candidates["t"]:
         return []
-    shapes = _objects_by_shape(base)
-    by_text: dict[tuple[str, ...], dict[str, list[tuple[dict[str, Any], Link]]]] = {}
+    twins = _BaseTwins(base)
     moves: dict[int, tuple[Move, Link, Link]] = {}
     for side, root in (("o", ours), ("t", theirs)):
         for obj, link in candidates[side]:
-            shape = _shape(obj)
-            if shape not in shapes:
+            origin = _moved_object(obj, root, base, twins, keyed, dropped)
+            if origin is None:
                 continue
-            texts = by_text.get(shape)
-            if texts is None:
-                texts = by_text[shape] = {}
-                for b, bl in shapes[shape]:
-                    texts.setdefault(canonical(b), []).append((b, bl))
-            equal = texts.get(canonical(obj), [])
-            if len(equal) != 1:
-                continue
-            b_obj, b_link = equal[0]
-            segments = _segments(b_link)
-            token = ("object", pointer(segments))
-            if id(b_obj) in keyed or token in dropped or not isinstance(segments[-1], str):
-                continue
-            parent, there = _follow(root, base, segments)
-            if parent is MISSING or there is not MISSING:
-                continue  # a copy, or its old place is gone with its parent
+            b_obj, segments = origin
             found = moves.get(id(b_obj))
             if found is None:
-                other = theirs if side == "o" else ours
-                _, kept = _follow(other, base, segments)
-                mv = Move(token, "an object", b_obj, MISSING, MISSING)
-                mv.ptr_b = pointer(segments)
-                found = (mv, None, None)
-                if side == "o":
-                    mv.t = kept
-                else:
-                    mv.o = kept
-            mv = found[0]
-            if mv.moved_o if side == "o" else mv.moved_t:
-                mv.refused = True  # moved to two new keys by one side: leave it alone
-                continue
-            if side == "o":
-                mv.o, mv.moved_o, mv.ptr_o = obj, True, _ptr(link)
-                found = (mv, link, found[2])
-            else:
-                mv.t, mv.moved_t, mv.ptr_t = obj, True, _ptr(link)
-                found = (mv, found[1], link)
-            moves[id(b_obj)] = found
+                found = _object_move(b_obj, segments, side, ours, theirs, base)
+            moves[id(b_obj)] = _moved_by(found, side, obj, link)
     out = [f for f in moves.values() if not f[0].refused]
     out.sort(key=lambda f: f[0].ptr_b)
     return out
+
+
+class _BaseTwins:
+    """The base's objects by shape and text, indexed for a shape when first asked."""
+
+    def __init__(self, base: dict[str, Any]) -> None:
+        self.shapes = _objects_by_shape(base)
+        self.by_text: dict[tuple[str, ...], dict[str, list[tuple[dict[str, Any], Link]]]] = {}
+
+    def of(self, obj: dict[str, Any]) -> tuple[dict[str, Any], Link] | None:
+        """The one base object equal to ``obj`` (None: no such object, or several)."""
+        shape = _shape(obj)
+        if shape not in self.shapes:
+            return None
+        texts = self.by_text.get(shape)
+        if texts is None:
+            texts = self.by_text[shape] = {}
+            for b, bl in self.shapes[shape]:
+                texts.setdefault(canonical(b), []).append((b, bl))
+        equal = texts.get(canonical(obj), [])
+        return equal[0] if len(equal) == 1 else None
+
+
+def _moved_object(
+    obj: dict[str, Any],
+    root: dict[str, Any],
+    base: dict[str, Any],
+    twins: _BaseTwins,
+    keyed: set[int],
+    dropped: set[Any],
+) -> tuple[dict[str, Any], list[Any]] | None:
+    """The base object a side's new object is a move of, and the segments of its base place:
+    its one equal base object, under a key (not keyed, not dropped) now gone from the side."""
+    twin = twins.of(obj)
+    if twin is None:
+        return None
+    b_obj, b_link = twin
+    segments = _segments(b_link)
+    token = ("object", pointer(segments))
+    if id(b_obj) in keyed or token in dropped or not isinstance(segments[-1], str):
+        return None
+    parent, there = _follow(root, base, segments)
+    if parent is MISSING or there is not MISSING:
+        return None  # a copy, or its old place is gone with its parent
+    return b_obj, segments
+
+
+def _object_move(
+    b_obj: dict[str, Any],
+    segments: list[Any],
+    side: str,
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+    base: dict[str, Any],
+) -> tuple[Move, Link, Link]:
+    """A new move of a base object, found on ``side``: the other side's value at its base place."""
+    _, kept = _follow(theirs if side == "o" else ours, base, segments)
+    ptr = pointer(segments)
+    mv = Move(("object", ptr), "an object", b_obj, MISSING, MISSING)
+    mv.ptr_b = ptr
+    if side == "o":
+        mv.t = kept
+    else:
+        mv.o = kept
+    return (mv, None, None)
+
+
+def _moved_by(
+    found: tuple[Move, Link, Link], side: str, obj: dict[str, Any], link: Link
+) -> tuple[Move, Link, Link]:
+    """``found`` with ``side``'s move of the object to ``link``."""
+    mv = found[0]
+    if mv.moved_o if side == "o" else mv.moved_t:
+        mv.refused = True  # moved to two new keys by one side: leave it alone
+        return found
+    if side == "o":
+        mv.o, mv.moved_o, mv.ptr_o = obj, True, _ptr(link)
+        return (mv, link, found[2])
+    mv.t, mv.moved_t, mv.ptr_t = obj, True, _ptr(link)
+    return (mv, found[1], link)
