@@ -455,47 +455,22 @@ def test_rounds_of_edits_and_syncs_keep_both_branches_equal_but_for_forks(git_re
         fork_by_hand(repo, agent)
     rng = random.Random(7)
     names = ("todo.vcontext.json", "docs/plan.vcontext.json")
-
     written: set[str] = set()
-
-    def append(tag: str) -> Any:
-        written.add(tag)
-
-        def change(data: Any) -> None:
-            key = "todoList" if "todoList" in data else "plan"
-            data[key]["items"].append({"id": tag, "title": tag, "status": "pending"})
-            data[key]["sequence"] += 1
-
-        return change
-
     for round_no in range(4):
         for who in ("main", *agents):
             edits = {
-                n: append(f"{who}-{round_no}-{i}")
+                n: _appending(f"{who}-{round_no}-{i}", written)
                 for i, n in enumerate(names)
                 if rng.random() < 0.7
             }
-            if not edits:
-                continue
-            if who == "main":
-                for name, change in edits.items():
-                    edit(repo, name, change)
-                commit_all(repo, f"main round {round_no}")
-            else:
-                commit_on(repo, f"agents/{who}", edits, f"{who} round {round_no}")
+            if edits:
+                _commit_round(repo, who, edits, round_no)
         code, out, err = sync(repo, "--all")
         assert code == 0, out + err
         code, again, _ = sync(repo, "--all")
         assert code == 0, again
         assert again.count("up to date") == len(agents), again
-        for name in names:
-            base = show(repo, "main", name)
-            assert "fork" not in json.dumps(base)
-            for agent in agents:
-                mine = show(repo, f"agents/{agent}", name)
-                assert without_fork(mine) == base
-                key = "todoList" if "todoList" in mine else "plan"
-                assert mine[key]["fork"]["parentSequence"] == base[key]["sequence"]
+        _assert_equal_but_for_forks(repo, names, agents)
     # nothing anyone wrote was lost
     on_main = set()
     for name in names:
@@ -503,3 +478,39 @@ def test_rounds_of_edits_and_syncs_keep_both_branches_equal_but_for_forks(git_re
         on_main |= {i["id"] for i in data.get("todoList", data.get("plan", {}))["items"]}
     assert written <= on_main
     assert len(written) > 10
+
+
+def _appending(tag: str, written: set[str]) -> Any:
+    """An edit that appends an item ``tag`` to a todo list or plan (noted in ``written``)."""
+    written.add(tag)
+
+    def change(data: Any) -> None:
+        key = "todoList" if "todoList" in data else "plan"
+        data[key]["items"].append({"id": tag, "title": tag, "status": "pending"})
+        data[key]["sequence"] += 1
+
+    return change
+
+
+def _commit_round(repo: Path, who: str, edits: dict[str, Any], round_no: int) -> None:
+    """``who``'s edits of one round, committed on main or on the agent's branch."""
+    if who != "main":
+        commit_on(repo, f"agents/{who}", edits, f"{who} round {round_no}")
+        return
+    for name, change in edits.items():
+        edit(repo, name, change)
+    commit_all(repo, f"main round {round_no}")
+
+
+def _assert_equal_but_for_forks(
+    repo: Path, names: tuple[str, ...], agents: tuple[str, ...]
+) -> None:
+    """Each agent's branch holds main's documents plus a fork block at main's sequence."""
+    for name in names:
+        base = show(repo, "main", name)
+        assert "fork" not in json.dumps(base)
+        for agent in agents:
+            mine = show(repo, f"agents/{agent}", name)
+            assert without_fork(mine) == base
+            key = "todoList" if "todoList" in mine else "plan"
+            assert mine[key]["fork"]["parentSequence"] == base[key]["sequence"]

@@ -50,22 +50,33 @@ def _walk(body: list[ast.stmt], package: str) -> Iterator[tuple[str, int]]:
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             yield from _walk(node.orelse, package)  # the else branch does run
             continue
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name, node.lineno
-        elif isinstance(node, ast.ImportFrom):
-            base = _absolute(node, package)
-            yield base, node.lineno
-            for alias in node.names:  # ``from . import x`` may load the submodule x
-                yield f"{base}.{alias.name}", node.lineno
-        for field in ("body", "orelse", "finalbody"):  # functions, classes, if, for, with, try
-            inner = getattr(node, field, None)
-            if isinstance(inner, list):
-                yield from _walk(inner, package)
-        for handler in getattr(node, "handlers", []):
-            yield from _walk(handler.body, package)
-        for case in getattr(node, "cases", []):
-            yield from _walk(case.body, package)
+        yield from _imports_of(node, package)
+        for inner in _inner_bodies(node):
+            yield from _walk(inner, package)
+
+
+def _imports_of(node: ast.stmt, package: str) -> Iterator[tuple[str, int]]:
+    """The modules an import statement may load (nothing for another statement)."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield alias.name, node.lineno
+    elif isinstance(node, ast.ImportFrom):
+        base = _absolute(node, package)
+        yield base, node.lineno
+        for alias in node.names:  # ``from . import x`` may load the submodule x
+            yield f"{base}.{alias.name}", node.lineno
+
+
+def _inner_bodies(node: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists inside a statement: functions, classes, if, for, with, try, match."""
+    for field in ("body", "orelse", "finalbody"):
+        inner = getattr(node, field, None)
+        if isinstance(inner, list):
+            yield inner
+    for handler in getattr(node, "handlers", []):
+        yield handler.body
+    for case in getattr(node, "cases", []):
+        yield case.body
 
 
 def _is_type_checking(test: ast.expr) -> bool:

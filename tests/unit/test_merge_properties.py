@@ -269,31 +269,60 @@ def test_m3_repeated_ids_never_merge_an_edit_into_the_wrong_twin(
     assert len(by_title) == len(merged)  # no element doubled
     sides = [{e["title"]: e for e in x} for x in (base, ours, theirs)]
     conflicted = _titles_in_conflicts(r)
-    for title, element in by_title.items():  # every field comes from that title's elements
-        for key, value in element.items():
-            assert any(s.get(title, {}).get(key, MISSING_) == value for s in sides)
-    for title, b in sides[0].items():
-        o, t = sides[1].get(title), sides[2].get(title)
-        if o is None or t is None:
-            kept = o if t is None else t
-            if kept is not None and kept != b:  # deleted on one side, edited on the other
-                assert title in conflicted or by_title.get(title) == kept
-            else:
-                assert title not in by_title
-            continue
-        got = by_title[title]
-        for side in (o, t):
-            for key in side:
-                if key.startswith("x-"):
-                    assert got[key] == side[key]
-        if o["status"] != b["status"] and t["status"] != b["status"] != o["status"] != t["status"]:
-            assert title in conflicted
-        else:
-            changed = o["status"] if o["status"] != b["status"] else t["status"]
-            assert got["status"] == changed
+    _assert_fields_from_their_title(by_title, sides)
+    for title in sides[0]:
+        _assert_twin_merged(title, sides, by_title, conflicted)
     for side in sides[1:]:  # items a side added are all there
         for title in side:
             assert title in by_title or title in sides[0]
+
+
+Items = dict[str, dict[str, Any]]  # elements by title
+
+
+def _assert_fields_from_their_title(by_title: Items, sides: list[Items]) -> None:
+    """Every field of a merged element comes from an element of that title."""
+    for title, element in by_title.items():
+        for key, value in element.items():
+            assert any(s.get(title, {}).get(key, MISSING_) == value for s in sides)
+
+
+def _assert_twin_merged(
+    title: str, sides: list[Items], by_title: Items, conflicted: set[str]
+) -> None:
+    """A base element is kept with both sides' edits, a status edited two ways conflicts."""
+    b, o, t = (side.get(title) for side in sides)
+    assert b is not None
+    if o is None or t is None:
+        _assert_deleted_or_kept(title, b, o, t, by_title, conflicted)
+        return
+    got = by_title[title]
+    for side in (o, t):
+        for key in side:
+            if key.startswith("x-"):
+                assert got[key] == side[key]
+    if o["status"] != b["status"] and t["status"] != b["status"] != o["status"] != t["status"]:
+        assert title in conflicted
+    else:
+        changed = o["status"] if o["status"] != b["status"] else t["status"]
+        assert got["status"] == changed
+
+
+def _assert_deleted_or_kept(
+    title: str,
+    b: dict[str, Any],
+    o: dict[str, Any] | None,
+    t: dict[str, Any] | None,
+    by_title: Items,
+    conflicted: set[str],
+) -> None:
+    """A base element a side deleted: gone, unless the other side edited it (then kept or
+    conflicted)."""
+    kept = o if t is None else t
+    if kept is not None and kept != b:  # deleted on one side, edited on the other
+        assert title in conflicted or by_title.get(title) == kept
+    else:
+        assert title not in by_title
 
 
 MISSING_ = object()

@@ -58,41 +58,21 @@ def locator(
     Built for many findings in one text: the line index is made on the first one, and
     JSON containers are scanned once each (``scan``: a document's own cached scanner).
     """
-    cache: dict[str, Any] = {}
+    cache: dict[str, LineIndex] = {}
 
     def lines() -> LineIndex:
         if "lines" not in cache:
             cache["lines"] = LineIndex(text)
-        index: LineIndex = cache["lines"]
-        return index
+        return cache["lines"]
 
     if fmt == "json":
-        if scan is None:
-            from ..codecs.json_text import _scan_container
-
-            scans: dict[int, Any] = {}
-
-            def scan(start: int) -> Any:
-                if start not in scans:
-                    scans[start] = _scan_container(text, start)
-                return scans[start]
-
-        return lambda parts: json_position(text, parts, scan, lines())
+        json_scan = _json_scanner(text) if scan is None else scan
+        return lambda parts: json_position(text, parts, json_scan, lines())
     if fmt == "jsonl":
         records = RecordLines(text)
         return lambda parts: records.position(parts)
     if fmt == "tron":
-
-        def tron(parts: Parts) -> tuple[int | None, int | None]:
-            if "tron" not in cache:  # tokenised on the first finding, not for valid files
-                from ..codecs.tron_header import read_header
-                from ..codecs.tron_locate import TronLocator
-
-                header = read_header(text)
-                cache["tron"] = TronLocator(text, header.data_start, header.classes)
-            return lines().position(cache["tron"].offset(parts))
-
-        return tron
+        return _tron_locator(text, lines)
     if fmt == "toml":
         from .toml_positions import TomlFinder
 
@@ -101,6 +81,38 @@ def locator(
     if fmt == "text":
         return lambda parts: (1, 1)
     return None
+
+
+def _json_scanner(text: str) -> Callable[[int], Any]:
+    """The container of a JSON text that starts at an offset, each scanned once."""
+    from ..codecs.json_text import _scan_container
+
+    scans: dict[int, Any] = {}
+
+    def scan(start: int) -> Any:
+        if start not in scans:
+            scans[start] = _scan_container(text, start)
+        return scans[start]
+
+    return scan
+
+
+def _tron_locator(
+    text: str, lines: Callable[[], LineIndex]
+) -> Callable[[Parts], tuple[int | None, int | None]]:
+    """Positions in a TRON text, tokenised on the first finding (not for valid files)."""
+    cache: dict[str, Any] = {}
+
+    def tron(parts: Parts) -> tuple[int | None, int | None]:
+        if "tron" not in cache:
+            from ..codecs.tron_header import read_header
+            from ..codecs.tron_locate import TronLocator
+
+            header = read_header(text)
+            cache["tron"] = TronLocator(text, header.data_start, header.classes)
+        return lines().position(cache["tron"].offset(parts))
+
+    return tron
 
 
 def json_position(

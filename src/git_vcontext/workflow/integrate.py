@@ -83,9 +83,7 @@ class BaseRound:
         """One look at the remote and what follows from it; None: look again."""
         self.syncer.forget()
         snap = self.view.fetch()
-        for agent, branch in self.branches.items():  # requests an interrupted run left
-            if agent not in self.published and (left := snap.requests.get(branch)) is not None:
-                self.published[agent] = left
+        self._adopt_requests(snap)
         work = self._work(snap)
         live = [a for a in self.agents if a in work]
         if not live:
@@ -101,16 +99,34 @@ class BaseRound:
             self._publish(unpublished, work, snap)
             return None
         if self.settings.lease:
-            if self.lease.acquire(snap, self.syncer.signatures()[1], self.io.clock()):
-                return self._integrate(live)
-            if unpublished:  # so that whoever holds the lease merges our work too
-                self._publish(unpublished, work, snap)
-            waiting = sum(1 for a in todo if a in self.published)
-            self.lease.wait(snap, waiting, deadline, self.io.clock, self.io.sleep, self.io.report)
-            return None
+            return self._under_lease(snap, live, todo, unpublished, work, deadline)
         if unpublished:
             self._publish(unpublished, work, snap)
         return self._integrate(live)
+
+    def _adopt_requests(self, snap: Snapshot) -> None:
+        """Requests an interrupted run left on the remote count as published."""
+        for agent, branch in self.branches.items():
+            if agent not in self.published and (left := snap.requests.get(branch)) is not None:
+                self.published[agent] = left
+
+    def _under_lease(
+        self,
+        snap: Snapshot,
+        live: list[str],
+        todo: list[str],
+        unpublished: list[str],
+        work: dict[str, Oid],
+        deadline: float,
+    ) -> PushOutcome | None:
+        """Integrate when the lease is ours; else publish and wait for it (None: look again)."""
+        if self.lease.acquire(snap, self.syncer.signatures()[1], self.io.clock()):
+            return self._integrate(live)
+        if unpublished:  # so that whoever holds the lease merges our work too
+            self._publish(unpublished, work, snap)
+        waiting = sum(1 for a in todo if a in self.published)
+        self.lease.wait(snap, waiting, deadline, self.io.clock, self.io.sleep, self.io.report)
+        return None
 
     # -- the agents' work ------------------------------------------------------------
 

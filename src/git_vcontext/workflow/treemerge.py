@@ -148,77 +148,122 @@ def merge_trees(
     side deleted is a conflict: sync never deletes a log (the pre-push hook would refuse
     that commit).
     """
-    from ..gitio.objects import empty_tree, stage
+    from ..gitio.objects import empty_tree
 
     index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
-    conflicts: list[PathConflict] = []
-    documents: list[str] = []
-    notes: list[str] = []
-    conflicted: set[str] = set()
-    deferred: dict[str, tuple[FileMerge, int]] = {}  # VerMAS projections: see reproject
-    decided: list[str] = []
+    merging = _TreeMerging(repo, index, sides, now=now, favor=favor, virtual=virtual)
+    merging.take_conflicts()
+    merging.merge_changed_documents(ours, theirs)
+    return merging.finish()
 
-    def decide(path: str, mode: int) -> None:
-        """Run our engine on one document and put the result in the index (or a conflict)."""
-        decided.append(path)
-        o = sides.data("ours", path)
-        result, outcome = document_result(sides, path, now=now, favor=favor, virtual=virtual)
-        if outcome is not None and not outcome.clean and is_projection(path):
-            deferred[path] = (outcome, mode)
-            return
-        if outcome is not None and not outcome.clean:
-            conflicts.append(_conflict_of(path, outcome))
-            return
-        if outcome is not None:
-            notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
-        if result is None:
-            return
-        if result != o:
-            documents.append(path)
-            blob = repo.create_blob(result)
-        else:
-            ours_entry = sides.entry("ours", path)
-            assert ours_entry is not None  # ours has the document: the result is ours' bytes
-            blob = ours_entry.id
-        # always set: libgit2 may have taken theirs (fork block included) where ours wins
-        stage(index, path, blob, mode)
 
-    if index.conflicts is not None:
+class _TreeMerging:
+    """One ``merge_trees`` under way: libgit2's index, and what our engine decides in it."""
+
+    def __init__(
+        self,
+        repo: Repository,
+        index: Index,
+        sides: DocumentSides,
+        *,
+        now: str,
+        favor: str | None,
+        virtual: bool,
+    ) -> None:
+        self.repo, self.index, self.sides = repo, index, sides
+        self.now, self.favor, self.virtual = now, favor, virtual
+        self.conflicts: list[PathConflict] = []
+        self.documents: list[str] = []
+        self.notes: list[str] = []
+        self.conflicted: set[str] = set()
+        self.deferred: dict[str, tuple[FileMerge, int]] = {}  # VerMAS projections: see reproject
+        self.decided: list[str] = []
+
+    def take_conflicts(self) -> None:
+        """libgit2's conflicts: documents both sides have go to our engine; the rest stay
+        conflicts (a virtual base keeps the base's version)."""
+        index = self.index
+        if index.conflicts is None:
+            return
         for anc, our, their in list(index.conflicts):
             path = (our or their or anc).path
-            conflicted.add(path)
-            if our is not None and their is not None and _is_doc(sides, path):
+            self.conflicted.add(path)
+            if our is not None and their is not None and _is_doc(self.sides, path):
                 del index.conflicts[path]
-                decide(path, our.mode)
-            elif virtual:
+                self.decide(path, our.mode)
+            elif self.virtual:
                 del index.conflicts[path]
                 _keep_base(index, anc, our, their)
             else:
-                conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
+                self.conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
 
-    for change in tree_changes(ours, theirs):
-        path = change.path
-        if path in conflicted or not _is_doc(sides, path):
-            continue
-        entry = _index_entry(index, path)
-        if entry is None:  # one side deleted a document the other left alone
-            if (kept := _log_deleted(sides, path)) is not None:
-                if virtual:  # the base's version, as for any conflict of a virtual base
-                    base_entry = sides.entry("base", path)
-                    assert base_entry is not None  # the base holds the log
-                    stage(index, path, base_entry.id, base_entry.filemode)
-                else:
-                    conflicts.append(kept)
-            continue
-        decide(path, entry.mode)
+    def merge_changed_documents(self, ours: Tree, theirs: Tree) -> None:
+        """Every document that differs between the sides and libgit2 did not conflict on."""
+        for change in tree_changes(ours, theirs):
+            path = change.path
+            if path in self.conflicted or not _is_doc(self.sides, path):
+                continue
+            entry = _index_entry(self.index, path)
+            if entry is None:  # one side deleted a document the other left alone
+                self._deleted(path)
+            else:
+                self.decide(path, entry.mode)
 
-    rebuilt, unsettled = reproject(repo, index, sides, decided, deferred)
-    documents.extend(p for p in rebuilt if p not in documents)
-    conflicts.extend(_conflict_of(p, outcome) for p, outcome in unsettled.items())
-    if conflicts:
-        return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(notes))
-    return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(notes))
+    def _deleted(self, path: str) -> None:
+        """A side deleted the document: a conflict when it holds an append-only log."""
+        from ..gitio.objects import stage
+
+        if (kept := _log_deleted(self.sides, path)) is None:
+            return
+        if self.virtual:  # the base's version, as for any conflict of a virtual base
+            base_entry = self.sides.entry("base", path)
+            assert base_entry is not None  # the base holds the log
+            stage(self.index, path, base_entry.id, base_entry.filemode)
+        else:
+            self.conflicts.append(kept)
+
+    def decide(self, path: str, mode: int) -> None:
+        """Run our engine on one document and put the result in the index (or a conflict)."""
+        self.decided.append(path)
+        result, outcome = document_result(
+            self.sides, path, now=self.now, favor=self.favor, virtual=self.virtual
+        )
+        if outcome is not None and not outcome.clean:
+            if is_projection(path):
+                self.deferred[path] = (outcome, mode)
+            else:
+                self.conflicts.append(_conflict_of(path, outcome))
+            return
+        if outcome is not None:
+            self.notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
+        if result is not None:
+            self._stage(path, result, mode)
+
+    def _stage(self, path: str, result: bytes, mode: int) -> None:
+        """A merged document into the index (its blob written when it is not ours')."""
+        from ..gitio.objects import stage
+
+        if result != self.sides.data("ours", path):
+            self.documents.append(path)
+            blob = self.repo.create_blob(result)
+        else:
+            ours_entry = self.sides.entry("ours", path)
+            assert ours_entry is not None  # ours has the document: the result is ours' bytes
+            blob = ours_entry.id
+        # always set: libgit2 may have taken theirs (fork block included) where ours wins
+        stage(self.index, path, blob, mode)
+
+    def finish(self) -> TreeMerge:
+        """The merged tree, or the conflicts (projections rebuilt from the merged documents)."""
+        repo, index = self.repo, self.index
+        rebuilt, unsettled = reproject(repo, index, self.sides, self.decided, self.deferred)
+        documents, conflicts = self.documents, self.conflicts
+        documents.extend(p for p in rebuilt if p not in documents)
+        conflicts.extend(_conflict_of(p, outcome) for p, outcome in unsettled.items())
+        if conflicts:
+            return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(self.notes))
+        return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(self.notes))
 
 
 def document_result(
