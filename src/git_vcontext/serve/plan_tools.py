@@ -10,7 +10,7 @@ from typing import Any
 from ..edits import plans
 from ..edits.items import client_id, fresh_id
 from ..edits.stamp import Refused
-from .service import Answer, Service, committed_text
+from .service import Answer, Service, committed_text, sequenced
 
 KIND = "plan"
 
@@ -59,59 +59,36 @@ def _names(folder: str) -> list[str]:
 
 def update_plan(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
-    stamp = svc.stamp()
     entry = svc.document(KIND, args["id"])
     fields: dict[str, Any] = {k: args[k] for k in ("title", "status", "narratives") if k in args}
-    _, out = svc.apply(
-        "vbrief_update_plan",
-        svc.target(entry),
-        lambda data: plans.update(data, fields, stamp, expected=args.get("expectedSequence")),
-    )
-    return Answer(
-        f"Updated plan {entry.id}: {', '.join(fields)} (sequence {out['sequence']})"
-        f"{committed_text(out)}",
-        out,
-    )
+    _, out = svc.edit("vbrief_update_plan", entry, args, plans.update, fields)
+    return sequenced(f"Updated plan {entry.id}: {', '.join(fields)}", out)
 
 
 def add_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
-    stamp, entropy = svc.stamp(), svc.entropy()
+    entropy = svc.entropy()
     entry = svc.document(KIND, args["planId"])
     position = args.get("position")
-    outcome, out = svc.apply(
+    at = None if position is None else int(position)
+    outcome, out = svc.edit(
         "vbrief_add_plan_item",
-        svc.target(entry),
-        lambda data: plans.add_item(
-            data,
-            args["item"],
-            stamp,
-            entropy=entropy,
-            position=None if position is None else int(position),
-            expected=args.get("expectedSequence"),
-        ),
+        entry,
+        args,
+        plans.add_item,
+        args["item"],
+        entropy=entropy,
+        position=at,
     )
-    return Answer(
-        f"Added plan item with ID: {outcome.item_id} to plan {entry.id} at position "
-        f"{outcome.change.path[-1]} (sequence {out['sequence']}){committed_text(out)}",
-        out,
-    )
+    where = f"to plan {entry.id} at position {outcome.change.path[-1]}"
+    return sequenced(f"Added plan item with ID: {outcome.item_id} {where}", out)
 
 
 def update_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
-    stamp = svc.stamp()
     entry = svc.document(KIND, args["planId"])
     fields: dict[str, Any] = {k: args[k] for k in ("title", "status") if k in args}
-    outcome, out = svc.apply(
-        "vbrief_update_plan_item",
-        svc.target(entry),
-        lambda data: plans.update_item(
-            data, args["itemId"], fields, stamp, expected=args.get("expectedSequence")
-        ),
-    )
-    return Answer(
-        f"Updated plan item {outcome.item_id} of plan {entry.id}: {', '.join(fields)} "
-        f"(sequence {out['sequence']}){committed_text(out)}",
-        out,
-    )
+    tool = "vbrief_update_plan_item"
+    outcome, out = svc.edit(tool, entry, args, plans.update_item, args["itemId"], fields)
+    what = f"{outcome.item_id} of plan {entry.id}: {', '.join(fields)}"
+    return sequenced(f"Updated plan item {what}", out)

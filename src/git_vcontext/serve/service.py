@@ -116,6 +116,25 @@ class Service:
         outcome, written = self.writer.write(target, edit, self.message(tool, target.rel))
         return outcome, self.outcome(outcome, target.rel, written)
 
+    def edit(
+        self,
+        tool: str,
+        entry: Entry,
+        args: dict[str, Any],
+        change: Callable[..., Any],
+        *given: Any,
+        **options: Any,
+    ) -> tuple[Any, dict[str, Any]]:
+        """Write one edit of a todo list or plan, ``change(data, *given, stamp, expected=...,
+        **options)``: this call's stamp, the tool's ``expectedSequence``; the outcome and its
+        structured answer."""
+        stamp, expected = self.stamp(), args.get("expectedSequence")
+        return self.apply(
+            tool,
+            self.target(entry),
+            lambda data: change(data, *given, stamp, expected=expected, **options),
+        )
+
     def may_write(self, kind: str | None) -> None:
         if self.options.read_only:
             raise Refused("read-only", "this server is read-only (--read-only)")
@@ -165,6 +184,11 @@ def unknown_document(kind: str, doc_id: str, catalog: Catalog) -> str:
     known = [e.id for e in catalog.entries(kind)]
     listed = f": known ids are {', '.join(known[:10])}" if known else f": there is no {NOUN[kind]}"
     return f"no {NOUN[kind]} with id {doc_id!r}{listed}"
+
+
+def sequenced(text: str, out: dict[str, Any]) -> Answer:
+    """The answer of a todo or plan write: ``text``, the new sequence, the commit."""
+    return Answer(f"{text} (sequence {out['sequence']}){committed_text(out)}", out)
 
 
 def committed_text(data: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from ..edits import todos
 from ..edits.items import find_item
 from ..edits.stamp import Refused
 from .catalog import Entry
-from .service import Answer, Service, committed_text
+from .service import Answer, Service, sequenced
 
 KIND = "todoList"
 ITEM_FIELDS = ("title", "description", "status", "assignee", "dependencies", "id")
@@ -29,46 +29,23 @@ def create_todo(svc: Service, args: dict[str, Any]) -> Answer:
             data, fields, stamp, entropy=entropy, expected=args.get("expectedSequence")
         ),
     )
-    return Answer(
-        f"Created todo item with ID: {outcome.item_id} in {target.rel} "
-        f"(sequence {out['sequence']}){committed_text(out)}",
-        out,
-    )
+    return sequenced(f"Created todo item with ID: {outcome.item_id} in {target.rel}", out)
 
 
 def update_todo(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
-    stamp = svc.stamp()
     entry = _holding(svc, args["id"], args.get("todoListId"))
     fields = {k: args[k] for k in ITEM_FIELDS if k in args and k != "id"}
-    outcome, out = svc.apply(
-        "vbrief_update_todo",
-        svc.target(entry),
-        lambda data: todos.update(
-            data, args["id"], fields, stamp, expected=args.get("expectedSequence")
-        ),
-    )
-    return Answer(
-        f"Updated todo item {outcome.item_id}: {outcome.change.description.split(': ', 1)[-1]} "
-        f"in {entry.rel} (sequence {out['sequence']}){committed_text(out)}",
-        out,
-    )
+    outcome, out = svc.edit("vbrief_update_todo", entry, args, todos.update, args["id"], fields)
+    what = outcome.change.description.split(": ", 1)[-1]
+    return sequenced(f"Updated todo item {outcome.item_id}: {what} in {entry.rel}", out)
 
 
 def delete_todo(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
-    stamp = svc.stamp()
     entry = _holding(svc, args["id"], args.get("todoListId"))
-    outcome, out = svc.apply(
-        "vbrief_delete_todo",
-        svc.target(entry),
-        lambda data: todos.delete(data, args["id"], stamp, expected=args.get("expectedSequence")),
-    )
-    return Answer(
-        f"Deleted todo item {outcome.item_id} from {entry.rel} "
-        f"(sequence {out['sequence']}){committed_text(out)}",
-        out,
-    )
+    outcome, out = svc.edit("vbrief_delete_todo", entry, args, todos.delete, args["id"])
+    return sequenced(f"Deleted todo item {outcome.item_id} from {entry.rel}", out)
 
 
 def _holding(svc: Service, item_id: str, list_id: str | None) -> Entry:
