@@ -155,7 +155,7 @@ def _number_offset(text: str, spelling: str) -> int:
 
 
 def _depth_error(text: str) -> ParseError:
-    offset = deep_offset(text, MAX_DEPTH)
+    offset = deep_offset(text, MAX_DEPTH) or 0
     return parse_error_at(text, offset, f"nesting deeper than {MAX_DEPTH} levels")
 
 

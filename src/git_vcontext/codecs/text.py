@@ -113,10 +113,16 @@ def data_deeper_than(value: object, limit: int) -> bool:
     return False
 
 
-def deep_offset(text: str, limit: int) -> int:
-    """Offset of the first bracket nested deeper than ``limit`` (slow; for error messages)."""
+_STRING_OR_BRACKET = r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]'
+_STRING_COMMENT_OR_BRACKET = r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[\[{(]|[\]})]'
+
+
+def deep_offset(text: str, limit: int, *, start: int = 0, comments: bool = False) -> int | None:
+    """Offset of the first bracket from ``start`` nested deeper than ``limit``, outside strings
+    (and ``#`` comments: TRON's); None when there is none (slow; for error messages)."""
+    scan = re.compile(_STRING_COMMENT_OR_BRACKET if comments else _STRING_OR_BRACKET)
     level = 0
-    for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]', text):
+    for m in scan.finditer(text, start):
         tok = m.group()
         if tok in "[{(":
             level += 1
@@ -124,4 +130,4 @@ def deep_offset(text: str, limit: int) -> int:
                 return m.start()
         elif tok in "]})":
             level -= 1
-    return 0
+    return None

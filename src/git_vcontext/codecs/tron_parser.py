@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from ..errors import ParseError, parse_error_at
 from ..values import MAX_DEPTH, JsonValue
 from . import tron_fast, tron_scan
-from .text import exceeds_depth, marker_error
+from .text import deep_offset, exceeds_depth, marker_error
 from .tron_fast import (
     NAME,
     NUMBER,
@@ -206,7 +206,7 @@ def parse_data(text: str, header: Header, *, absent_null: bool) -> Parsed:
     """The data section: the fast path when it parses the text, else lark (raises ParseError)."""
     start = header.data_start
     if exceeds_depth(text[start:], MAX_DEPTH):
-        deep = _deep_offset(text, start)
+        deep = deep_offset(text, MAX_DEPTH, start=start, comments=True)
         if deep is not None:
             raise located(text, deep, f"nesting deeper than {MAX_DEPTH} levels")
     parsed = parse_data_fast(text, header, absent_null=absent_null)
@@ -269,18 +269,3 @@ def _token_error(text: str, start: int, exc: Any) -> ParseError:
 
 def located(text: str, offset: int, message: str, *, rule: str = "parse") -> ParseError:
     return marker_error(text) or parse_error_at(text, offset, message, rule=rule)
-
-
-def _deep_offset(text: str, start: int) -> int | None:
-    """Offset of the first bracket nested deeper than MAX_DEPTH, outside strings and comments."""
-    level = 0
-    scan = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[\[{(]|[\]})]')
-    for m in scan.finditer(text, start):
-        tok = m.group()
-        if tok in "[{(":
-            level += 1
-            if level > MAX_DEPTH:
-                return m.start()
-        elif tok in "]})":
-            level -= 1
-    return None
