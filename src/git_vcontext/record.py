@@ -98,3 +98,23 @@ _METHODS = {
     "__setattr__": _setattr,
     "__delattr__": _setattr,
 }
+
+
+class Sentinel:
+    """A "no value" marker distinct from JSON ``null``: one instance per subclass (a copy is
+    that instance too), false, shown by the subclass's ``NAME``."""
+
+    NAME = "Sentinel"
+
+    def __new__(cls) -> Any:
+        instance = cls.__dict__.get("_instance")
+        if instance is None:
+            instance = super().__new__(cls)
+            cls._instance = instance
+        return instance
+
+    def __repr__(self) -> str:
+        return self.NAME
+
+    def __bool__(self) -> bool:
+        return False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..record import record
+from ..record import Sentinel, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,21 +14,10 @@ FORMAT_VERSION = 1
 """Version of the diff JSON format (see ``git_vcontext.diffing``); bumped when incompatible."""
 
 
-class _Absent:
+class _Absent(Sentinel):
     """Marker for "no value" (an added key has no old value); distinct from JSON ``null``."""
 
-    _instance: _Absent | None = None
-
-    def __new__(cls) -> _Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __bool__(self) -> bool:
-        return False
+    NAME = "ABSENT"
 
 
 ABSENT: Any = _Absent()

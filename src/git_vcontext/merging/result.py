@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-from ..record import record
+from ..record import Sentinel, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-class _Missing:
+class _Missing(Sentinel):
     """Marker for "no value here" (absent key, absent base)."""
 
-    _instance: _Missing | None = None
-
-    def __new__(cls) -> _Missing:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __bool__(self) -> bool:
-        return False
+    NAME = "MISSING"
 
 
 MISSING: Any = _Missing()
