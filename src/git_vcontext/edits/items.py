@@ -17,6 +17,14 @@ Path = tuple[str | int, ...]
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 
 
+def container_of(data: Any, key: str) -> dict[str, Any]:
+    """The document's container under ``key`` (Refused when it has none)."""
+    container = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(container, dict):
+        raise Refused("wrong-kind", f"this document holds no {key}")
+    return container
+
+
 def walk_items(node: Any, path: Path = ()) -> Iterator[tuple[Path, dict[str, Any]]]:
     """Every item under ``node`` (depth first, document order) with its path from ``node``."""
     for key in ITEM_ARRAYS:

@@ -15,10 +15,7 @@ CONTAINER = "plan"
 
 def plan_of(data: Any) -> dict[str, Any]:
     """The document's plan (Refused when it has none)."""
-    container = data.get(CONTAINER) if isinstance(data, dict) else None
-    if not isinstance(container, dict):
-        raise Refused("wrong-kind", "this document holds no plan")
-    return container
+    return it.container_of(data, CONTAINER)
 
 
 def new_document(

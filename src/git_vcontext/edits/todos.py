@@ -27,10 +27,7 @@ class Outcome:
 
 def todo_list(data: Any) -> dict[str, Any]:
     """The document's todo list (Refused when it has none)."""
-    container = data.get(CONTAINER) if isinstance(data, dict) else None
-    if not isinstance(container, dict):
-        raise Refused("wrong-kind", "this document holds no todoList")
-    return container
+    return it.container_of(data, CONTAINER)
 
 
 def create(
