@@ -175,23 +175,27 @@ def _replace(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
 
 def changelog(w: Walker, old: list[Any], new: list[Any], here: Here) -> None:
     """``changeLog`` (M6): entries are identified by their whole content; the log only grows."""
-    left = Counter(canonical(e) for e in new)
-    for i, e in enumerate(old):
+    for i, e in _unmatched(old, new):
+        w.emit(
+            "remove",
+            here.element(i, i, f"[{i}]", e),
+            old=e,
+            kind="changeLog",
+            note=CHANGELOG_REMOVED,
+        )
+    for j, e in _unmatched(new, old):
+        w.emit("add", here.element(j, j, f"[{j}]", e), new=e, kind="changeLog")
+
+
+def _unmatched(these: list[Any], others: list[Any]) -> list[tuple[int, Any]]:
+    """The elements of ``these`` (with their index) that no equal element of ``others`` is
+    left for, equal elements matched first come, first served."""
+    left = Counter(canonical(e) for e in others)
+    out = []
+    for i, e in enumerate(these):
         c = canonical(e)
         if left[c]:
             left[c] -= 1
         else:
-            w.emit(
-                "remove",
-                here.element(i, i, f"[{i}]", e),
-                old=e,
-                kind="changeLog",
-                note=CHANGELOG_REMOVED,
-            )
-    have = Counter(canonical(e) for e in old)
-    for j, e in enumerate(new):
-        c = canonical(e)
-        if have[c]:
-            have[c] -= 1
-        else:
-            w.emit("add", here.element(j, j, f"[{j}]", e), new=e, kind="changeLog")
+            out.append((i, e))
+    return out
