@@ -81,30 +81,47 @@ def check_dependencies(container: dict[str, Any], where: Parts) -> Iterator[Issu
     """``dependencies`` and ``edges`` name ids of this container and form no cycle."""
     items = list(walk_items(container, where))
     ids = {item["id"] for _, item in items if isinstance(item.get("id"), str)}
-    graph: dict[str, list[str]] = {}  # id -> ids that must finish first
-    first_at: dict[str, Parts] = {}
+    deps = Dependencies()
     for parts, item in items:
-        deps = item.get("dependencies")
-        if not isinstance(deps, list):
-            continue
-        for j, dep in enumerate(deps):
-            if not isinstance(dep, str):
+        at = (*parts, "dependencies")
+        for dep, place in deps.references(item.get("id"), item.get("dependencies"), at, ids):
+            yield _missing(dep, place)
+    yield from _edges(container, where, ids, deps)
+    yield from deps.cycles(where)
+
+
+class Dependencies:
+    """Which ids must finish before which (id -> ids), with where each id's first one is named."""
+
+    def __init__(self) -> None:
+        self.graph: dict[str, list[str]] = {}
+        self.first_at: dict[str, Parts] = {}
+
+    def add(self, ident: str, before: str, at: Parts) -> None:
+        self.graph.setdefault(ident, []).append(before)
+        self.first_at.setdefault(ident, at)
+
+    def references(
+        self, ident: Any, refs: Any, at: Parts, ids: set[str]
+    ) -> Iterator[tuple[str, Parts]]:
+        """The strings of the list ``refs`` (at ``at``) that are not in ``ids``, with their
+        places; the others are added as what ``ident`` (when it is an id) waits for."""
+        if not isinstance(refs, list):
+            return
+        for j, ref in enumerate(refs):
+            if not isinstance(ref, str):
                 continue
-            if dep not in ids:
-                yield _missing(dep, (*parts, "dependencies", j))
-            elif isinstance(item.get("id"), str):
-                graph.setdefault(item["id"], []).append(dep)
-                first_at.setdefault(item["id"], (*parts, "dependencies"))
-    yield from _edges(container, where, ids, graph, first_at)
-    yield from find_cycles(graph, first_at, where)
+            if ref not in ids:
+                yield ref, (*at, j)
+            elif isinstance(ident, str):
+                self.add(ident, ref, at)
+
+    def cycles(self, where: Parts) -> Iterator[Issue]:
+        return find_cycles(self.graph, self.first_at, where)
 
 
 def _edges(
-    container: dict[str, Any],
-    where: Parts,
-    ids: set[str],
-    graph: dict[str, list[str]],
-    first_at: dict[str, Parts],
+    container: dict[str, Any], where: Parts, ids: set[str], deps: Dependencies
 ) -> Iterator[Issue]:
     edges = container.get("edges")
     if not isinstance(edges, list):
@@ -119,8 +136,7 @@ def _edges(
         src, dst = edge.get("from"), edge.get("to")
         ordering = edge.get("type") in BLOCKING_EDGES
         if ordering and not bad and isinstance(src, str) and isinstance(dst, str):
-            graph.setdefault(dst, []).append(src)
-            first_at.setdefault(dst, (*where, "edges", i))
+            deps.add(dst, src, (*where, "edges", i))
 
 
 def _missing(dep: str, parts: Parts) -> Issue:

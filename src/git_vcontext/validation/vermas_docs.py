@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..vermas.kinds import ASSIGNMENT_TYPES
 from .checks import schema_issues
-from .container_rules import find_cycles
+from .container_rules import Dependencies
 from .rules import check_datetimes, check_markers
 
 TYPE_CHECKING = False
@@ -58,23 +58,15 @@ def check_steps(steps: list[Any], *, needs: bool) -> Iterator[Issue]:
 
 
 def _needs(steps: list[Any], ids: set[str]) -> Iterator[Issue]:
-    graph: dict[str, list[str]] = {}
-    first_at: dict[str, Parts] = {}
+    deps = Dependencies()
     for i, step in enumerate(steps):
-        wanted = step.get("needs") if isinstance(step, dict) else None
-        ident = step.get("id") if isinstance(step, dict) else None
-        if not isinstance(wanted, list):
+        if not isinstance(step, dict):
             continue
-        for j, name in enumerate(wanted):
-            if not isinstance(name, str):
-                continue
-            if name not in ids:
-                msg = f'"{name}" is not the id of a step of this template; fix it or add the step'
-                yield "dependency-missing", ("steps", i, "needs", j), msg
-            elif isinstance(ident, str):
-                graph.setdefault(ident, []).append(name)
-                first_at.setdefault(ident, ("steps", i, "needs"))
-    yield from find_cycles(graph, first_at, ("steps",))
+        at = ("steps", i, "needs")
+        for name, place in deps.references(step.get("id"), step.get("needs"), at, ids):
+            msg = f'"{name}" is not the id of a step of this template; fix it or add the step'
+            yield "dependency-missing", place, msg
+    yield from deps.cycles(("steps",))
 
 
 def check_assignment(text: Any) -> Iterator[Issue]:
