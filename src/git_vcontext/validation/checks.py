@@ -12,8 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Parts = tuple[str | int, ...]
-    Issue = tuple[str, Parts, str]
+    from .model import Issue, Parts
 
 SCHEMAS = {
     ("vContextInfo", "0.4"): "vcontext-core",

@@ -10,8 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Parts = tuple[str | int, ...]
-    Issue = tuple[str, Parts, str]
+    from .model import Issue, Parts
 
 BLOCKING_EDGES = (None, "blocks")
 """Edge types (vBRIEF ``edges``) that order work, so may not form a cycle; ``informs`` may."""

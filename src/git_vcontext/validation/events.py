@@ -19,8 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Parts = tuple[str | int, ...]
-    Issue = tuple[str, Parts, str]
+    from .model import Issue
 
 _KNOWN = frozenset(EVENT_TYPES)
 _MILLISECONDS = re.compile(r"[Tt ]\d{2}:\d{2}:\d{2}\.\d{3}")

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..codecs import Document
+    from .model import Issue
 
-    Issue = tuple[str, tuple[str | int, ...], str]
     Sibling = Callable[[str], bytes | None]
 
 

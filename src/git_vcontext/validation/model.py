@@ -8,6 +8,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+Parts = tuple[str | int, ...]
+"""A path into a document: object keys and array indexes."""
+Issue = tuple[str, Parts, str]
+"""What a check yields: (rule id, path parts, message); ``files`` locates it as a Finding."""
+
 SKIPPED = "skipped"
 """The rule of a Finding that is only a note (a file skipped whole): it refuses nothing.
 The pre-push hook caches notes with the findings of a blob (``FileReport.as_findings``)."""

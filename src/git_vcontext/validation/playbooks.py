@@ -8,8 +8,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Parts = tuple[str | int, ...]
-    Issue = tuple[str, Parts, str]
+    from .model import Issue
 
 _ADVICE = {
     "dangling-prev": "point prevEventId at an event of this log",

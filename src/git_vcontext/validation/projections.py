@@ -11,8 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Parts = tuple[str | int, ...]
-    Issue = tuple[str, Parts, str]
+    from .model import Issue
 
 EVENTS = "events.jsonl"
 HINT = "run 'git vcontext vermas project'"

@@ -11,8 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Parts = tuple[str | int, ...]
-    Issue = tuple[str, Parts, str]
+    from .model import Issue
 
 DATETIMES = frozenset({"timestamp", "created_at", "updated_at", "read_at", "idle_since"})
 

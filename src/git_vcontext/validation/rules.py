@@ -20,8 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Parts = tuple[str | int, ...]
-    Issue = tuple[str, Parts, str]
+    from .model import Issue, Parts
 
 RULES = {
     "parse": "the file is not valid JSON, TRON, JSONL or TOML",

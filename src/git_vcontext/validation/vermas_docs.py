@@ -20,8 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Parts = tuple[str | int, ...]
-    Issue = tuple[str, Parts, str]
+    from .model import Issue
 
 DATETIMES = frozenset({"created_at", "updated_at", "started_at", "completed_at", "timestamp"})
 _ASSIGNMENT = re.compile(r"([a-z_]+):(\S+)\Z")
