@@ -14,6 +14,7 @@ from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
 from .text import (
     BOM,
+    SourceText,
     data_deeper_than,
     decode,
     deep_offset,
@@ -286,7 +287,7 @@ class _Container:
         self.members = members
 
 
-class JsonDocument:
+class JsonDocument(SourceText):
     """A parsed JSON document that can re-print new data in its own style.
 
     ``render(new)`` keeps every part of the original text whose data did not
@@ -302,7 +303,7 @@ class JsonDocument:
         self.text = text
         self.data = data
         self._style = style
-        self._bom = bom
+        self.bom = bom
         self._containers: dict[int, _Container] = {}
         self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
 
@@ -311,14 +312,10 @@ class JsonDocument:
         """The layout, detected on first use: reading data never needs it (history walks,
         diffs and views parse thousands of versions and render none)."""
         if self._style is None:
-            self._style = detect_style(self.text, self._bom)
+            self._style = detect_style(self.text, self.bom)
         return self._style
 
     # -- public -------------------------------------------------------------
-    def source(self) -> str:
-        """The original text, BOM included."""
-        return (BOM if self._bom else "") + self.text
-
     def render(self, new: JsonValue) -> str:
         """The text of ``new`` written as an edit of this document (BOM included)."""
         if same(new, self.data):

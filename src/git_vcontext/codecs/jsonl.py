@@ -9,14 +9,14 @@ from ..keys import fingerprint
 from ..spelling import dumps as json_dumps
 from ..values import JsonValue, same
 from .json_text import detect_separators, parse_value
-from .text import BOM, decode, escape_lone_surrogates, marker_error, newline_of
+from .text import SourceText, decode, escape_lone_surrogates, marker_error, newline_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-class JsonlDocument:
+class JsonlDocument(SourceText):
     """A parsed JSONL file; ``data`` is the list of records (blank lines dropped)."""
 
     format = "jsonl"
@@ -36,10 +36,6 @@ class JsonlDocument:
         else:
             self.ensure_ascii = "\\u" in text
 
-    def source(self) -> str:
-        """The original text, BOM included."""
-        return (BOM if self.bom else "") + self.text
-
     def render(self, new: JsonValue) -> str:
         """One line per record; records equal to an old one keep their old line."""
         if not isinstance(new, list):
@@ -54,7 +50,7 @@ class JsonlDocument:
         body = self.newline.join(out)
         if out and self.final_newline:
             body += self.newline
-        return (BOM if self.bom else "") + escape_lone_surrogates(body)
+        return self.with_bom(escape_lone_surrogates(body))
 
     def _line(self, record: JsonValue, by_print: dict[Any, list[int]]) -> str:
         stack = by_print.get(fingerprint(record))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ..values import JsonValue
-from .text import BOM, decode
+from .text import SourceText, decode
 
 
-class TextDocument:
+class TextDocument(SourceText):
     """A plain-text file; ``data`` is its text (BOM excluded)."""
 
     format = "text"
@@ -16,15 +16,11 @@ class TextDocument:
         self.data = text
         self.bom = bom
 
-    def source(self) -> str:
-        """The original text, BOM included."""
-        return (BOM if self.bom else "") + self.text
-
     def render(self, new: JsonValue) -> str:
         """The new text (a plain-text document holds one string)."""
         if not isinstance(new, str):
             raise TypeError("a plain-text document holds a string")
-        return (BOM if self.bom else "") + new
+        return self.with_bom(new)
 
 
 def loads(raw: bytes | str) -> TextDocument:

@@ -8,6 +8,23 @@ from ..errors import ParseError, parse_error_at
 
 BOM = "\ufeff"
 
+
+class SourceText:
+    """What a parsed document keeps of its file: the text (BOM excluded) and whether a BOM
+    led it."""
+
+    text: str
+    bom: bool
+
+    def source(self) -> str:
+        """The original text, BOM included."""
+        return self.with_bom(self.text)
+
+    def with_bom(self, text: str) -> str:
+        """``text`` led by a BOM when the original was."""
+        return (BOM if self.bom else "") + text
+
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _MARKER = re.compile(r"^(<{7,}|>{7,}|\|{7,})(?: |$)|^={7,}$", re.MULTILINE)

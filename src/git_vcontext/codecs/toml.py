@@ -13,7 +13,7 @@ import re
 
 from ..errors import ParseError, caret_snippet
 from ..values import MAX_DEPTH, JsonValue, same
-from .text import BOM, data_deeper_than, decode, marker_error
+from .text import SourceText, data_deeper_than, decode, marker_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class TomlDateTime(str):
         return (TomlDateTime, (self.value,))  # copies (deepcopy, pickle) keep the value
 
 
-class TomlDocument:
+class TomlDocument(SourceText):
     """A parsed TOML file; ``render`` writes new data as a minimal edit of its text."""
 
     format = "toml"
@@ -55,10 +55,6 @@ class TomlDocument:
         self.text = text
         self.data = data
         self.bom = bom
-
-    def source(self) -> str:
-        """The original text, BOM included."""
-        return (BOM if self.bom else "") + self.text
 
     def render(self, new: JsonValue) -> str:
         """``new`` written into ours' text: unchanged parts byte-identical (ParseError when
@@ -72,7 +68,7 @@ class TomlDocument:
         text = edited(self.text, self.data, new)
         if loads(text).data != new:
             raise ParseError("the TOML writer could not express the merged data")
-        return (BOM if self.bom else "") + text
+        return self.with_bom(text)
 
 
 def loads(raw: bytes | str) -> TomlDocument:

@@ -6,7 +6,7 @@ import re
 
 from ..errors import ParseError
 from ..values import JsonValue, same
-from .text import BOM, decode, newline_of
+from .text import SourceText, decode, newline_of
 from .tron_header import Header, HeaderError, read_header
 from .tron_parser import located, parse_data
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 _PAIR_START = re.compile(r'(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\x00-\x1f]|\\.)*")[ \t\r\n]*:')
 
 
-class TronDocument:
+class TronDocument(SourceText):
     """A parsed TRON document that can write new data with its own classes and dialect."""
 
     format = "tron"
@@ -48,10 +48,6 @@ class TronDocument:
         self.made_by = made_by if made_by is not None else {}
         self.memo: dict[str, Any] = {}  # what render works out once per document
 
-    def source(self) -> str:
-        """The original text, BOM included."""
-        return (BOM if self.bom else "") + self.text
-
     def render(self, new: JsonValue) -> str:
         """``new`` written as an edit of this document's text (BOM included): unchanged
         parts byte for byte, comments kept, new parts with its classes and in its layout."""
@@ -65,7 +61,7 @@ class TronDocument:
             from .tron_writer import rewrite
 
             text = rewrite(self, new)
-        return (BOM if self.bom else "") + escape_lone_surrogates(text)
+        return self.with_bom(escape_lone_surrogates(text))
 
     def _reads_back(self, text: str, expected: JsonValue) -> bool:
         """Whether an edited text parses to ``expected`` (else it is written afresh)."""
