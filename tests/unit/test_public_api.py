@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import site
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -135,7 +137,11 @@ def test_issue18_readme_library_example_type_checks_under_mypy_strict(tmp_path: 
     source = README_PRELUDE + _readme_library_example()
     probe.write_text(f"{source}import git_vcontext.merging, git_vcontext.diffing\n{reveals}")
     config = tmp_path / "mypy.ini"  # no project settings: the package as a user's code sees it
-    config.write_text(f"[mypy]\nmypy_path = {Path(gv.__file__).resolve().parents[1]}\n")
+    root = Path(gv.__file__).resolve().parents[1]
+    installed = {Path(p).resolve() for p in (sysconfig.get_paths()["purelib"], *site.getsitepackages())}
+    # An installed copy is found through site-packages (mypy refuses it on its path); a source
+    # tree (editable install) is named on mypy's path.
+    config.write_text("[mypy]\n" + ("" if root in installed else f"mypy_path = {root}\n"))
     stdout, stderr, status = api.run(
         [
             "--config-file",
