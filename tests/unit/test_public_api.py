@@ -138,7 +138,8 @@ def test_issue18_readme_library_example_type_checks_under_mypy_strict(tmp_path: 
     probe.write_text(f"{source}import git_vcontext.merging, git_vcontext.diffing\n{reveals}")
     config = tmp_path / "mypy.ini"  # no project settings: the package as a user's code sees it
     root = Path(gv.__file__).resolve().parents[1]
-    installed = {Path(p).resolve() for p in (sysconfig.get_paths()["purelib"], *site.getsitepackages())}
+    site_dirs = (sysconfig.get_paths()["purelib"], *site.getsitepackages())
+    installed = {Path(p).resolve() for p in site_dirs}
     # An installed copy is found through site-packages (mypy refuses it on its path); a source
     # tree (editable install) is named on mypy's path.
     config.write_text("[mypy]\n" + ("" if root in installed else f"mypy_path = {root}\n"))
