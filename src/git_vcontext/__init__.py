@@ -44,6 +44,7 @@ _LAZY = {
 
 def loads(text: str | bytes, *, path: str | None = None, format: Format | None = None) -> Document:
     """Parse JSON, TRON or JSONL text (format from ``format``, the name, or the content)."""
+    # lazy: `import git_vcontext` (every command) stays light
     from .codecs import parse
 
     return parse(text, path=path, format=format)
@@ -51,6 +52,7 @@ def loads(text: str | bytes, *, path: str | None = None, format: Format | None =
 
 def load(path: str) -> Document:
     """Parse a file."""
+    # lazy: `import git_vcontext` (every command) stays light
     from .fsio import read_bytes
 
     return loads(read_bytes(path), path=path)
@@ -58,6 +60,7 @@ def load(path: str) -> Document:
 
 def dumps(value: Any, format: Format = "json", *, tron_flavor: TronFlavor = "vcontext") -> str:
     """Write any JSON value as JSON, TRON (``vcontext`` or ``standard`` flavour) or JSONL."""
+    # lazy: `import git_vcontext` (every command) stays light
     from .codecs import dumps as _dumps
 
     return _dumps(value, format, tron_flavor=tron_flavor)

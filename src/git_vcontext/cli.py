@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from . import __version__
 from .boundary import boundary
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .codecs import Format, TronFlavor
 

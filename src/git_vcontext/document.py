@@ -255,6 +255,7 @@ def matches_file_patterns(path: str) -> bool:
     A pattern without '/' matches the file name at any depth; one with '/' matches
     the whole path from the top, and '*' does not cross '/'.
     """
+    # lazy: fnmatch only when patterns decide (driver, textconv)
     from fnmatch import fnmatchcase
 
     name = path.rsplit("/", 1)[-1]

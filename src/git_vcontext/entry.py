@@ -6,6 +6,8 @@ import gc
 import sys
 from collections.abc import Callable, Sequence
 
+from .fsio import OUTPUT_ERRORS
+
 # Options of the merge driver's fixed command line, as `install` writes it.
 _DRIVER_OPTIONS = {
     "-p": "path",
@@ -25,8 +27,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     # their bytes whatever the locale (a strict stdout would raise on them).
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
-        from .fsio import OUTPUT_ERRORS
-
         reconfigure(errors=OUTPUT_ERRORS)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -51,9 +51,11 @@ def _dispatch(args: list[str]) -> int:
         return fast
     call = _fast_diff(args)
     if call is not None:
+        # lazy: an empty pre-push returns without it
         from .boundary import boundary
 
         return boundary(call)
+    # lazy: click only for the commands without a fast path
     from .cli import main as cli_main
 
     return cli_main(args)
@@ -83,10 +85,12 @@ def _fast_driver(args: list[str]) -> int | None:
         options["marker_size"] = int(size)
 
     def call() -> int:
+        # lazy: each fast path loads its own command only
         from .commands import merge_driver
 
         return merge_driver.run(**options)  # type: ignore[arg-type]
 
+    # lazy: an empty pre-push returns without it
     from .boundary import boundary
 
     return boundary(call)
@@ -100,6 +104,7 @@ def _fast_hook(args: list[str]) -> int | None:
         return None
     if any(a.startswith("-") for a in args[2:]):
         return None
+    # lazy: each fast path loads its own command only
     from .commands import hook
 
     try:
@@ -108,6 +113,7 @@ def _fast_hook(args: list[str]) -> int | None:
         text = None  # hook.run reads again and says why it cannot
     if text is not None and not hook.wanted(text):
         return 0
+    # lazy: an empty pre-push returns without it
     from .boundary import boundary
 
     remote = args[2] if len(args) > 2 else None
@@ -123,6 +129,7 @@ def _fast_sync(args: list[str]) -> int | None:
     names, remote = args[1:-2], args[-1]
     if any(a.startswith("-") for a in [*names, remote]):
         return None
+    # lazy: each fast path loads its own command only
     from .boundary import boundary
     from .commands import sync
 
@@ -133,10 +140,12 @@ def _fast_diff(args: list[str]) -> Callable[[], int] | None:
     """``textconv FILE`` and the external diff (7 or 9 arguments after ``diff``), which git
     runs once per file (twice per file and commit in ``git log -p``), without click."""
     if len(args) == 2 and args[0] == "textconv" and not args[1].startswith("-"):
+        # lazy: each fast path loads its own command only
         from .commands import textconv
 
         return lambda: textconv.run(file=args[1])
     if len(args) in (8, 10) and args[0] == "diff":
+        # lazy: each fast path loads its own command only
         from .commands import diff
 
         if diff.is_external(args[1:]):

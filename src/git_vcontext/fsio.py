@@ -127,6 +127,7 @@ def link_target(path: str) -> str:
 def sniffed_vcontext(path: str, suffixes: tuple[str, ...] = (".json", ".tron")) -> bool:
     """Whether a file with one of ``suffixes`` names a vContext root in its first 4 KB
     (unreadable: no)."""
+    # lazy: fsio is loaded by every command; document is not
     from .document import looks_like_vcontext
 
     if not path.endswith(suffixes):

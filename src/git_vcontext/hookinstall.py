@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .fsio import write_atomic
 from .gitio import git
+from .resources import hooks_dir as shipped
 
 HOOK_MARKER = "git-vcontext-hook-marker"
 CALL = 'git vcontext hook pre-push "$@"'  # what a hand-written hook adds
@@ -100,8 +102,6 @@ def install(cwd: Path, command: str, force: bool) -> tuple[list[str], tuple[str,
 def put_hook(hook: Path, text: str) -> list[str]:
     """Write our hook (atomically, executable); a foreign one there is kept as
     ``NAME.legacy``, which ours runs first."""
-    from .fsio import write_atomic
-
     messages = []
     if foreign(hook):
         legacy = hook.with_name(f"{hook.name}.legacy")
@@ -134,8 +134,6 @@ def uninstall(cwd: Path) -> list[str]:
 
 def hook_text(command: str) -> str:
     """The shim, with our command put where the template says."""
-    from .resources import hooks_dir as shipped
-
     template = shipped().joinpath("pre-push").read_text()
     return template.replace('"@GIT_VCONTEXT@"', command)
 

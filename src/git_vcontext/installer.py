@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from .document import FILE_PATTERNS
 from .errors import OperationalError, UsageError
-from .gitio import git
+from .fsio import read_bytes, write_atomic
+from .gitio import git, open_repo
+from .gitio.push import common_dir
+from .verdict_cache import cache_root
 
 PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
@@ -266,8 +270,6 @@ def _pattern(line: str) -> str | None:
 
 def _read_lines(path: Path) -> tuple[list[str], str]:
     """An attributes file's lines and its line ending (bytes that are not UTF-8 kept as is)."""
-    from .fsio import read_bytes
-
     text = read_bytes(str(path)).decode("utf-8", "surrogateescape")
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.split(newline)
@@ -277,8 +279,6 @@ def _read_lines(path: Path) -> tuple[list[str], str]:
 
 
 def _write_lines(path: Path, lines: list[str], newline: str = "\n") -> None:
-    from .fsio import write_atomic
-
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, (newline.join(lines) + newline).encode("utf-8", "surrogateescape"))
 
@@ -288,12 +288,6 @@ def _write_lines(path: Path, lines: list[str], newline: str = "\n") -> None:
 
 def uninstall_cache(cwd: Path) -> list[str]:
     """Remove the pre-push hook's verdict cache (and our folder under .git if empty)."""
-    import shutil
-
-    from .gitio import open_repo
-    from .gitio.push import common_dir
-    from .verdict_cache import cache_root
-
     root = cache_root(common_dir(open_repo(cwd)))
     if not root.exists():
         return []

@@ -8,8 +8,8 @@ paid by every pre-push hook). Only an unusual install (a zip archive) needs it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
@@ -19,6 +19,7 @@ def _dir(name: str) -> Path | Traversable:
     for folder in (here / name, here.parents[1] / name):  # wheel, then checkout
         if folder.is_dir():
             return folder
+    # lazy: only an installed layout without the folders needs it
     from importlib import resources
 
     return resources.files("git_vcontext").joinpath(name)

@@ -9,6 +9,7 @@ from pathlib import Path
 from .errors import UsageError
 from .gitio import git
 from .hookinstall import foreign, hooks_dir, put_hook
+from .resources import hooks_dir as shipped
 from .workflow.lease import SERVER
 
 HOOK = "post-receive"
@@ -64,7 +65,5 @@ def uninstall(cwd: Path) -> list[str]:
 
 
 def _hook_text(command: str) -> str:
-    from .resources import hooks_dir as shipped
-
     template = shipped().joinpath(HOOK).read_text()
     return template.replace('"@GIT_VCONTEXT@"', command)

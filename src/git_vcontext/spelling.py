@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from json import encoder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ _made = [False]  # whether any Number exists in this process (writers take the C
 
 
 def _decimal(value: float | str) -> Decimal:
+    # lazy: decimal only for numbers JSON floats cannot hold
     from decimal import Decimal
 
     if isinstance(value, Number):
@@ -180,8 +182,6 @@ def _encode(
 ) -> str:
     """The standard library's own pure-Python encoder (exactly json.dumps' output), with
     our float writer: the one thing its C twin does not let a caller choose."""
-    from json import encoder
-
     if separators is None:
         separators = (", ", ": ") if indent is None else (",", ": ")
     strings = encoder.encode_basestring_ascii if ensure_ascii else encoder.encode_basestring

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from .spelling import canonical as text
+from .spelling import dumps
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as _dt
@@ -55,8 +58,6 @@ def canonical(value: JsonValue) -> str:
 
     Numbers that are equal (``1.5`` and ``1.50``) have one text; numbers that one double
     holds but that are spelled with different digits do not (see spelling.Number)."""
-    from .spelling import canonical as text
-
     return text(value)
 
 
@@ -66,8 +67,8 @@ def json_report(value: Any) -> str:
     Always valid UTF-8: a lone surrogate (a document's ``\\udcff`` escape, or a file name
     that was not UTF-8) is written as its escape.
     """
+    # lazy: values is on the empty pre-push's path; codecs is not
     from .codecs.text import escape_lone_surrogates
-    from .spelling import dumps
 
     return escape_lone_surrogates(dumps(value, indent="  ", ensure_ascii=False)) + "\n"
 
@@ -135,6 +136,7 @@ def parse_instant(value: JsonValue) -> _dt.datetime | None:
     """An RFC 3339 timestamp with an explicit offset as an aware datetime, else None."""
     if not isinstance(value, str):
         return None
+    # lazy: datetime only when timestamps are compared
     import datetime as _dt
 
     m = _RFC3339.match(value)
@@ -162,6 +164,7 @@ def instant_key(value: JsonValue) -> tuple[int, int, str]:
     inst = parse_instant(value)
     if inst is None:
         return (0, 0, value if isinstance(value, str) else canonical(value))
+    # lazy: datetime only when timestamps are compared
     import datetime as _dt
 
     micros = (inst - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)) // _dt.timedelta(microseconds=1)

@@ -23,11 +23,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from . import __version__
+from .errors import OperationalError
+from .fsio import write_atomic
+from .resources import schemas_dir
+from .validation.history import RULES_VERSION
 from .validation.model import Finding
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -47,10 +53,6 @@ def cache_root(common_dir: str | os.PathLike[str]) -> Path:
 
 def fingerprint() -> str:
     """What the verdicts depend on: package version, rules, validation code, schemas."""
-    from . import __version__
-    from .resources import schemas_dir
-    from .validation.history import RULES_VERSION
-
     digest = hashlib.sha256(f"{__version__}\0{RULES_VERSION}".encode())
     package = Path(__file__).parent
     folders = [package / "validation", package, package / "codecs"]  # rules, paths, parsers
@@ -85,8 +87,6 @@ class VerdictCache:
     @classmethod
     def open(cls, common_dir: str | os.PathLike[str]) -> VerdictCache:
         """The cache of this repository for this version of the rules (old ones removed)."""
-        import shutil
-
         root = cache_root(common_dir)
         current = fingerprint()
         try:
@@ -162,8 +162,6 @@ class VerdictCache:
         """Write what this run learnt as one new pack; merge the packs when there are many."""
         if self.folder is None or not self._new:
             return
-        from .errors import OperationalError
-        from .fsio import write_atomic
 
         known = self._load()
         merge = len(self._packs) + 1 > MAX_PACKS

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from ..errors import ParseError
 from ..values import JsonValue
+from .text import decode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,7 +96,7 @@ def _looks_like_toml(body: str) -> bool:
         return False
     if found.group().lstrip()[:1] != "[" or not re.search(r"[\"']", found.group()):
         return True
-    import json
+    # lazy: tomllib only when the content may be TOML
     import tomllib
 
     try:
@@ -110,8 +112,6 @@ def _looks_like_toml(body: str) -> bool:
 
 
 def _each_line_json(lines: list[str]) -> bool:
-    import json
-
     try:
         json.loads(lines[0])
         json.loads(lines[-1])
@@ -126,8 +126,6 @@ def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = 
     Inside ``with ReusedParses():`` equal inputs give the same (shared, read-only)
     Document instead of being parsed again.
     """
-    from .text import decode
-
     try:
         fmt = format or format_from_name(path)
         if fmt is None:
@@ -193,6 +191,7 @@ class ReusedParses:
 
 def _make_memo_var() -> ContextVar[ParseMemo | None]:
     global _memo_var
+    # lazy: only once parses are reused (not textconv, diff)
     from contextvars import ContextVar
 
     _memo_var = ContextVar("git_vcontext_parse_memo", default=None)
@@ -201,21 +200,26 @@ def _make_memo_var() -> ContextVar[ParseMemo | None]:
 
 def _loads(fmt: Format, raw: bytes | str) -> Document:
     if fmt == "json":
+        # lazy: a codec loads only for its own format
         from . import json_text
 
         return json_text.loads(raw)
     if fmt == "jsonl":
+        # lazy: a codec loads only for its own format
         from . import jsonl
 
         return jsonl.loads(raw)
     if fmt == "toml":
+        # lazy: a codec loads only for its own format
         from . import toml
 
         return toml.loads(raw)
     if fmt == "text":
+        # lazy: a codec loads only for its own format
         from . import plaintext
 
         return plaintext.loads(raw)
+    # lazy: a codec loads only for its own format
     from . import tron
 
     return tron.loads(raw)
@@ -224,23 +228,28 @@ def _loads(fmt: Format, raw: bytes | str) -> Document:
 def dumps(value: JsonValue, format: Format, *, tron_flavor: TronFlavor = "vcontext") -> str:
     """A fresh text for a value (default style of the format)."""
     if format == "json":
+        # lazy: a codec loads only for its own format
         from . import json_text
 
         return json_text.dumps(value)
     if format == "jsonl":
+        # lazy: a codec loads only for its own format
         from . import jsonl
 
         if not isinstance(value, list):
             raise ValueError("JSONL holds a list of records")
         return jsonl.dumps(value)
     if format == "toml":
+        # lazy: a codec loads only for its own format
         from . import toml
 
         return toml.dumps(value)
     if format == "text":
+        # lazy: a codec loads only for its own format
         from . import plaintext
 
         return plaintext.dumps(value)
+    # lazy: a codec loads only for its own format
     from . import tron
 
     return tron.dumps(value, flavor=tron_flavor)

@@ -162,6 +162,7 @@ def _depth_error(text: str) -> ParseError:
 
 def _duplicate_error(text: str, key: str) -> ParseError:
     """Locate the key repeated in one object (a token scan: slow path, errors only)."""
+    # lazy: errors only
     from .tron_scan import first_duplicate_key
 
     found = first_duplicate_key(text, 0)  # JSON's tokens are TRON's

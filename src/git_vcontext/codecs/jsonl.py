@@ -9,6 +9,7 @@ from ..keys import fingerprint
 from ..spelling import dumps as json_dumps
 from ..values import JsonValue, same
 from .json_text import detect_separators, parse_value
+from .json_text import loads as json_loads
 from .text import SourceText, decode, escape_lone_surrogates, marker_error, newline_of
 
 TYPE_CHECKING = False
@@ -60,8 +61,6 @@ class JsonlDocument(SourceText):
                 return self.lines[j]
         old = self._old_line_of(record)
         if old is not None:
-            from .json_text import loads as json_loads
-
             edited = json_loads(self.lines[old]).render(record)
             if "\n" not in edited and "\r" not in edited:
                 return edited

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..keys import fingerprint
-from ..values import JsonValue
+from ..values import JsonValue, same
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -128,8 +128,6 @@ def _pair_renamed(
 
 
 def _mostly_alike(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    from ..values import same
-
     shared = sum(1 for k, v in a.items() if k in b and same(v, b[k]))
     return 2 * shared > len(a.keys() | b.keys())
 

@@ -10,12 +10,13 @@ that two readings of ``nan`` compare equal. Writing edits ours' text through
 from __future__ import annotations
 
 import re
+import tomllib
+from typing import TYPE_CHECKING
 
 from ..errors import ParseError, caret_snippet
 from ..values import MAX_DEPTH, JsonValue, same
 from .text import SourceText, data_deeper_than, decode, marker_error
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as _dt
     from typing import Any
@@ -63,6 +64,7 @@ class TomlDocument(SourceText):
             raise ParseError("a TOML document holds a table at the top")
         if same(new, self.data):
             return self.source()
+        # lazy: tomlkit only when TOML is written
         from .toml_edit import edited
 
         text = edited(self.text, self.data, new)
@@ -73,8 +75,6 @@ class TomlDocument(SourceText):
 
 def loads(raw: bytes | str) -> TomlDocument:
     """Parse TOML (a ParseError located at line:column when it is not TOML)."""
-    import tomllib
-
     text, bom = decode(raw)
     try:
         data = tomllib.loads(text)
@@ -120,6 +120,7 @@ def plain(value: Any) -> Any:
 
 def dumps(value: JsonValue) -> str:
     """A fresh TOML text for a table (tomlkit's layout; multi-line strings as such)."""
+    # lazy: tomlkit only when TOML is written
     from .toml_items import fresh
 
     if not isinstance(value, dict):

@@ -9,6 +9,7 @@ table; arrays are edited element by element. New values come from ``toml_items``
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import tomlkit
 from tomlkit.container import Container, OutOfOrderTableProxy
@@ -27,7 +28,6 @@ from ..errors import ParseError
 from ..values import canonical, same
 from .toml_items import new_item, new_table
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -192,6 +192,7 @@ def _matches(old: list[Any], new: list[Any]) -> list[int | None]:
     if key is not None:
         where = {e[key]: i for i, e in enumerate(old) if key in e}
         return [where.get(e.get(key)) if key in e else None for e in new]
+    # lazy: difflib only for arrays without keys
     from difflib import SequenceMatcher
 
     out: list[int | None] = [None] * len(new)
@@ -245,6 +246,7 @@ def _usual_separator(blocks: list[list[Any]]) -> list[Any]:
 
 def _array(array: Array, old: list[Any], new: list[Any]) -> None:
     """Element by element, from the end so that indexes stay valid."""
+    # lazy: difflib only for arrays without keys
     from difflib import SequenceMatcher
 
     a, b = [canonical(x) for x in old], [canonical(x) for x in new]

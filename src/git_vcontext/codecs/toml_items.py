@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 import tomlkit
 from tomlkit.items import AoT, Item, String, StringType, Table
 
 from .toml import NAN, TomlDateTime
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -6,7 +6,7 @@ import re
 
 from ..errors import ParseError
 from ..values import JsonValue, same
-from .text import SourceText, decode, newline_of
+from .text import SourceText, decode, escape_lone_surrogates, newline_of
 from .tron_header import Header, HeaderError, read_header
 from .tron_parser import located, parse_data
 
@@ -53,11 +53,12 @@ class TronDocument(SourceText):
         parts byte for byte, comments kept, new parts with its classes and in its layout."""
         if same(new, self.data):
             return self.source()
-        from .text import escape_lone_surrogates
+        # lazy: the TRON editor only when a value changed
         from .tron_edit import render
 
         text = render(self, new)
         if text is None or not self._reads_back(text, new):
+            # lazy: the writer only when the minimal edit fails
             from .tron_writer import rewrite
 
             text = rewrite(self, new)
@@ -76,6 +77,7 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
 
     ``keep_duplicates``: objects may repeat a key (the merge's reading, M18)."""
     if keep_duplicates:
+        # lazy: only the merge reads repeated keys (M18)
         from .duplicate_keys import KeepDuplicates
 
         with KeepDuplicates():
@@ -99,6 +101,7 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
 
 def dumps(value: JsonValue, flavor: Flavor = "vcontext") -> str:
     """A fresh TRON text for any JSON value (``flavor``: "vcontext" or "standard")."""
+    # lazy: the writer only when TRON is written
     from .tron_writer import dumps as write
 
     return write(value, flavor)

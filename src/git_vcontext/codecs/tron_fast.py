@@ -101,6 +101,7 @@ def pairs_to_dict(flat: list[JsonValue]) -> dict[str, JsonValue]:
     it = iter(flat)
     d = dict(zip(it, it, strict=False))
     if 2 * len(d) != len(flat):
+        # lazy: only when an object repeats a key
         from .duplicate_keys import keeping, named_pairs
 
         if not keeping():

@@ -9,9 +9,10 @@ property at that index; ``name=value`` arguments by name). Comments are skipped.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .tron_scan import _key_of, _tokens
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -161,6 +161,7 @@ def _bare_word_message(word: str, is_class: bool) -> str:
 
 class _Parser:
     def __init__(self, lark: Lark, builder: _Builder) -> None:
+        # lazy: only once the lark parser is built
         import threading
 
         self.lark = lark
@@ -178,6 +179,7 @@ def _parser() -> _Parser:
 
 
 def _build_parser() -> _Parser:
+    # lazy: lark only when TRON needs the grammar (errors, rare syntax)
     from lark import Lark
     from lark.lexer import Lexer
 
@@ -235,6 +237,7 @@ def parse_data_lark(text: str, header: Header, *, absent_null: bool) -> Parsed:
 
 
 def _translate(text: str, start: int, exc: Exception) -> Exception:
+    # lazy: lark only when TRON needs the grammar (errors, rare syntax)
     from lark.exceptions import UnexpectedInput, UnexpectedToken
 
     if isinstance(exc, Fail):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from itertools import accumulate, chain
 
-from .tron_fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING
+from .tron_fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING, string_value
 
 # Anchored by its last alternative: a trailing comment is skipped, never searched for tokens.
 _PAIR = re.compile(f"({SKIP})({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|\\Z)")
@@ -146,7 +146,6 @@ class Spans:
 def _key(token: str) -> str:
     if token[0] != '"':
         return token
-    from .tron_fast import string_value
 
     return string_value(token, 0)
 

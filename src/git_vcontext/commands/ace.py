@@ -7,16 +7,19 @@ from pathlib import Path
 from typing import Any
 
 from ..ace import AceError, AcePatch, apply_patch, document_sequence, read_patch
+from ..clock import now_rfc3339
 from ..codecs import Document, parse
-from ..errors import ExitCode, OperationalError
+from ..errors import ExitCode, OperationalError, VContextError
 from ..fsio import read_bytes, write_atomic
-from ..values import same
+from ..gitio import open_repo, relative_to_top
+from ..gitio.history import file_versions
+from ..merging import merge3
+from ..merging.result import MergeOptions
+from ..values import pointer_parts, same
 
 
 def run(*, patch: str, doc: str) -> int:
     """Apply PATCH to DOC; the document is only written when everything applies cleanly."""
-    from ..clock import now_rfc3339
-
     ace_patch = read_patch(parse(read_bytes(patch), path=None if patch == "-" else patch).data)
     document = parse(read_bytes(doc), path=doc)
     now = now_rfc3339()
@@ -46,9 +49,6 @@ def _applied(data: Any, patch: AcePatch, now: str) -> Any:
 
 def _merged(path: str, document: Document, patch: AcePatch, now: str, current: int) -> Any:
     """Apply to the version of the document at the patch's base sequence, then merge 3-way."""
-    from ..merging import merge3
-    from ..merging.result import MergeOptions
-
     base = _base_version(path, patch.base_sequence, current, patch)
     theirs = _applied(base, patch, now)
     result = merge3(base, document.data, theirs, MergeOptions(now=now, path=path))
@@ -59,9 +59,6 @@ def _merged(path: str, document: Document, patch: AcePatch, now: str, current: i
 
 def _base_version(path: str, sequence: int | None, current: int, patch: AcePatch) -> Any:
     """The newest version of ``path`` in git history whose container sequence is ``sequence``."""
-    from ..gitio import open_repo, relative_to_top
-    from ..gitio.history import file_versions
-
     why = f"baseDocumentSequence {sequence} differs from the document's sequence {current}"
     try:
         repo = open_repo(Path(path).parent)
@@ -78,8 +75,6 @@ def _base_version(path: str, sequence: int | None, current: int, patch: AcePatch
 
 def _parsed(raw: bytes, path: str) -> Any:
     """A past version's data, or None when it does not parse or holds no playbook."""
-    from ..errors import VContextError
-
     try:
         data = parse(raw, path=path).data
         document_sequence(data)
@@ -100,8 +95,6 @@ def _conflict_message(conflicts: Any, data: Any, patch: AcePatch) -> str:
 
 def _entry_ids_at(data: Any, pointer: str) -> set[str]:
     """The ``id`` of every object on the way to ``pointer`` (the ACE entries it lies in)."""
-    from ..values import pointer_parts
-
     ids, node = set(), data
     for part in pointer_parts(pointer):
         if isinstance(node, list) and part.isdigit() and int(part) < len(node):

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import gc
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diffing.files import load
 from ..errors import ExitCode, OperationalError
 from ..fsio import read_bytes, write_output
 from ..gitio import open_repo, read_at, resolve_commit
 from ..gitio.revwalk import GitHistory
+from ..lineage import blame_render
 from ..lineage.blame import BlameWalk, Unit, units
 from ..lineage.meta import CommitMeta, uncommitted_meta
 from ..lineage.versions import Version, Versions
+from .diff import want_color
 from .traced import check_document, repo_path
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 
@@ -39,13 +40,10 @@ def run(
     tip = units(Version(None, path, None if doc is None else doc.data), fields=fields)
     blamed, meta = _blame(repo, start, path, tip)
     rows = [(unit, blamed.get(i)) for i, unit in enumerate(tip)]
-    from ..lineage import blame_render
 
     if fmt == "json":
         text = blame_render.render_json(rows, meta)
     else:
-        from .diff import want_color
-
         text = blame_render.render_text(rows, meta, color=want_color(color))
     write_output(None, text)
     return int(ExitCode.OK)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import ExitCode
 from ..fsio import write_output
+from ..merging.result import MISSING
+from ..spelling import dumps
 from ..values import json_report
+from ..workflow.conflicts import list_conflicts
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -21,8 +24,6 @@ HINT = "resolve with: git vcontext resolve PATH [--conflict ID] --take ours|thei
 
 def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:
     """List the conflicts; exit 1 when there are any, 0 when none is left."""
-    from ..workflow.conflicts import list_conflicts
-
     listing = list_conflicts(paths)
     if fmt == "json":
         write_output(None, json_report(listing.to_json()))
@@ -78,9 +79,6 @@ def conflict_lines(c: FileConflict, indent: str = "", *, base_known: bool = True
 
 def short(value: Any, limit: int = 120) -> str:
     """One line of JSON for a value (``(absent)`` for none), cut at ``limit`` characters."""
-    from ..merging.result import MISSING
-    from ..spelling import dumps
-
     if value is MISSING:
         return "(absent)"
     text = dumps(value, ensure_ascii=False, separators=(",", ":"))

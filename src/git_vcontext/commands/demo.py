@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..codecs import dumps, parse
 from ..errors import ExitCode, OperationalError
 
 TODO = ".vcontext/todo.vcontext.json"
@@ -138,8 +139,6 @@ def _playbook(events: list[dict[str, Any]], version: int, updated: str) -> dict[
 
 def _edit_playbook(d: Demo, event: dict[str, Any]) -> None:
     """Append an event the way a tool should: the TRON file keeps its header and style."""
-    from ..codecs import parse
-
     doc = parse((d.repo / PLAYBOOK).read_bytes(), path=PLAYBOOK)
     new = _playbook([FIRST_LESSON, event], 2, event["createdAt"])
     d.write(PLAYBOOK, doc.render(new))
@@ -150,7 +149,6 @@ def _setup(d: Demo) -> None:
     d.git("init", "-q", "-b", "main")
     d.tool("install")
     d.write(TODO, _json(_todo(BASE_ITEMS, 3)))
-    from ..codecs import dumps
 
     d.write(PLAYBOOK, dumps(_playbook([FIRST_LESSON], 1, "2026-01-01T09:00:00Z"), "tron"))
     d.commit("Agent memory: todo list (JSON) and playbook (TRON)")

@@ -48,6 +48,7 @@ def run(
         if name is not None:
             raise UsageError("--path names the two files of 'diff OLD NEW'")
         _missing_file(args, cached, paths)
+        # lazy: the external diff never reads revisions
         from .diff_revisions import revisions
 
         diffs, unmerged = revisions(args, cached=cached, paths=paths)
@@ -121,6 +122,7 @@ def _missing_file(args: Sequence[str], cached: bool, paths: Sequence[str]) -> No
     be meant without a repository, so 'not a git repository' would mislead)."""
     if len(args) != 2 or cached or paths or not any(os.path.isfile(a) for a in args):
         return
+    # lazy: the external diff never runs git
     from ..gitio import git
 
     if git(["rev-parse", "--git-dir"], check=False).returncode == 0:

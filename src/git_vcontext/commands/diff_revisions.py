@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from ..diffing.files import FileDiff, compare
 from ..document import looks_like_vcontext, matches_file_patterns
@@ -13,7 +14,6 @@ from ..filechange import FileChange
 from ..gitio import open_repo, relative_to_top, resolve_commit, revision_range
 from ..gitio.diffs import attribute, changed_files, unmerged_paths
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 

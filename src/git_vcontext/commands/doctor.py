@@ -9,8 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import hookinstall, installer
-from ..errors import ExitCode
-from ..gitio import git
+from ..codecs import parse
+from ..errors import ExitCode, ParseError
+from ..gitio import git, open_repo
+from ..gitio.fileset import work_tree_files
+from ..validation.checks import is_document
+from ..vermas.kinds import document_kind
 
 VCONTEXT_ROOTS = (
     b'"vContextInfo"',
@@ -163,9 +167,6 @@ def _attributes(top: Path, report: Report) -> None:
 def _vcontext_files(top: Path) -> tuple[list[str], list[str]]:
     """Tracked vContext files (the file set, and documents outside it by their root key),
     and the files of the set that are not vContext documents."""
-    from ..gitio import open_repo
-    from ..gitio.fileset import work_tree_files
-
     in_set = work_tree_files(open_repo(top))
     out = git(["ls-files", "-z"], cwd=top)
     files: list[str] = []
@@ -188,10 +189,6 @@ def _not_a_document(top: Path, name: str) -> bool:
     path = top / name
     if path.suffix not in (".json", ".tron") or _looks_vcontext(path):
         return False
-    from ..codecs import parse
-    from ..errors import ParseError
-    from ..validation.checks import is_document
-    from ..vermas.kinds import document_kind
 
     try:
         doc = parse(path.read_bytes(), path=str(path))

@@ -5,16 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..clock import now_rfc3339
 from ..errors import ExitCode, OperationalError, UsageError
 from ..gitio import git, open_repo
+from ..workflow import agents
+from ..workflow.fork import fork_agent
 
 
 def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: str | None) -> int:
     """Create ``agents/AGENT`` (one commit, base recorded), optionally with a worktree."""
-    from ..clock import now_rfc3339
-    from ..workflow import agents
-    from ..workflow.fork import fork_agent
-
     agents.check_agent_name(agent)
     if reason is not None and not agents.is_utf8(reason):
         raise UsageError("--reason is not UTF-8 text")

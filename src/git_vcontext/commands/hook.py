@@ -17,6 +17,9 @@ from __future__ import annotations
 import os
 import sys
 
+from ..errors import OperationalError
+from ..fsio import find_common_dir
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..gitio.push import RefUpdate
@@ -44,8 +47,6 @@ def wanted(text: str) -> bool:
 
 def run(*, remote: str | None = None, url: str | None = None, text: str | None = None) -> int:
     """Check what is being pushed; 0 = let it through, 1 = refuse it."""
-    from ..errors import OperationalError
-
     if text is None:
         try:
             text = read_input()
@@ -67,6 +68,7 @@ def _check(remote: str | None, text: str) -> int:
     remote = remote or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
     if text.strip() and _checked_before(remote, text):
         return 0
+    # lazy: an empty or cached push returns before
     from ..gitio.push import common_dir, open_pushing_repo, parse_ref_lines
     from ..verdict_cache import VerdictCache
     from ..workflow.prepush import check_updates
@@ -91,7 +93,7 @@ def _check(remote: str | None, text: str) -> int:
 def _checked_before(remote: str, text: str) -> bool:
     """Whether this exact push was found clean before (``sync`` checks its pushes in
     process and says so in the cache): answered without opening the repository."""
-    from ..fsio import find_common_dir
+    # lazy: an empty push returns before
     from ..verdict_cache import VerdictCache
     from ..workflow.prepush import push_key
 
@@ -128,6 +130,7 @@ def _from_pre_commit() -> list[RefUpdate]:
     remote's tip, or the parent of the first new commit) and ``PRE_COMMIT_TO_REF``;
     for a push that includes a root commit only the branch names (whole history).
     """
+    # lazy: only under the pre-commit framework
     from ..gitio.push import RefUpdate
 
     env = os.environ

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from .. import hookinstall, installer
 from ..errors import ExitCode, UsageError
+from ..server_setup import install as setup
+from ..server_setup import uninstall as remove
 
 
 def run(
@@ -62,8 +64,6 @@ def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = N
     """Remove exactly what install added."""
     where = Path(cwd or ".")
     if server:
-        from ..server_setup import uninstall as remove
-
         messages = remove(where)
         summary = "the server integration is uninstalled"
         _report(messages, summary + (" (nothing to remove)" if not messages else ""))
@@ -85,8 +85,6 @@ def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = N
 
 
 def _server(where: Path, force: bool) -> int:
-    from ..server_setup import install as setup
-
     messages = setup(where, installer.script_command(), force)
     summary = "the server integration is installed"
     _report(messages, summary + (" (nothing to change)" if not messages else ""))

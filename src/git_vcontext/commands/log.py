@@ -6,21 +6,22 @@ import gc
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..boundary import say
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, write_output
 from ..gitio import open_repo
 from ..gitio.revwalk import GitHistory
+from ..lineage import log_render
 from ..lineage.changes import Key
 from ..lineage.log import LogEntry, LogWalk
-from ..lineage.spec import split_target
+from ..lineage.spec import show_id, split_target
 from ..lineage.versions import Versions
+from .diff import want_color
 from .diff_revisions import is_revision
 from .traced import check_document, is_file, missing_message, newest_content, repo_path
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 
@@ -127,20 +128,15 @@ def _first_commits(entries: list[LogEntry], limit: int | None) -> list[LogEntry]
 
 
 def _render(entries: list[LogEntry], meta: Any, fmt: str, color: str, docs: list[_Doc]) -> str:
-    from ..lineage import log_render
-
     if fmt == "json":
         return log_render.render_json(entries, meta)
     if fmt == "markdown":
         title = " ".join(_spec_text(d) for d in docs)
         return log_render.render_markdown(entries, meta, title=title)
-    from .diff import want_color
 
     return log_render.render_text(entries, meta, color=want_color(color), name_files=len(docs) > 1)
 
 
 def _spec_text(doc: _Doc) -> str:
-    from ..lineage.spec import show_id
-
     ids = [show_id(k) for k in doc.keys if k is not None]
     return "#".join([doc.path, *ids]) if None not in doc.keys else doc.path

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from ..errors import ExitCode
+from ..serve import setup, transports
+from ..serve.service import Options
 
 
 def run(
@@ -21,11 +24,7 @@ def run(
     playbook: str | None = None,
 ) -> int:
     """Run the server until the client hangs up (stdio) or it is interrupted (HTTP)."""
-    import gc
-
     gc.enable()  # the entry point turns the collector off for short runs; a server is long
-    from ..serve import setup
-    from ..serve.service import Options
 
     address = setup.http_address(http) if http is not None else None
     bearer = setup.token(address, token_env)
@@ -39,7 +38,6 @@ def run(
         pinned=setup.pins(where, repo, {"todoList": todo, "plan": plan, "playbook": playbook}),
     )
     svc = setup.service(options, repo)
-    from ..serve import transports
 
     if address is None:
         transports.stdio(svc)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from ..clock import now_rfc3339
 from ..errors import ExitCode, UsageError
 from ..fsio import read_bytes, write_output
+from ..gitio.settings import merge_settings
 from ..merging.files import merge_files
 from ..merging.result import MergeOptions
 from ..merging.textmerge import Markers
@@ -25,9 +27,6 @@ def run(
     favor: str | None = None,
 ) -> int:
     """Merge three files; result to OUT or stdout; exit 0 clean, 1 conflicts."""
-    from ..clock import now_rfc3339
-    from ..gitio.settings import merge_settings
-
     if report == "-" and output in (None, "-"):
         raise UsageError("--report - writes the report to stdout: give -o OUT for the result")
     raw = [b"" if p == "/dev/null" else read_bytes(p) for p in (base, ours, theirs)]

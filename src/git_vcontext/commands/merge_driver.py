@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..clock import now_rfc3339
 from ..errors import ExitCode
 from ..fsio import read_bytes, write_atomic
 from ..merging.files import FileMerge, Writing, merge_files
@@ -29,8 +30,6 @@ def run(
     ``virtual_base``: git's inner merge of a criss-cross history (``install`` names this
     for ``merge.vcontext.recursive``): every conflict takes the base's value, exit 0.
     """
-    from ..clock import now_rfc3339
-
     raw = [read_bytes(p) for p in (base, ours, theirs)]
     options = MergeOptions(now=now_rfc3339(), path=path)
     if virtual_base:  # never a conflict: a valid document for the outer merge (M16)
@@ -62,6 +61,7 @@ def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tup
     given = [None if not v or v.startswith("%") else v for v in (base, ours, theirs)]
     if all(given):
         return given[0], given[1], given[2]  # type: ignore[return-value]
+    # lazy: only when git passed no labels
     from ..gitio.operation import current, find_git_dir
 
     op = current(find_git_dir("."))

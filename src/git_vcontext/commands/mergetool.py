@@ -8,18 +8,25 @@ value in their editor. Exit 0 when none is left (the file is written and staged)
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
+from ..gitio import git
 from ..merging.result import MISSING
+from ..resolution.model import Choice
 from ..spelling import dumps as json_dumps
+from ..workflow.resolve import open_file
+from .resolve import parse_value
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..resolution.model import Choice, FileConflict
+    from ..resolution.model import FileConflict
     from ..workflow.resolve import Session
 
 ASK = "Take [o]urs, [t]heirs, [b]ase, [e]dit the value, [s]kip, [q]uit? "
@@ -37,8 +44,6 @@ def run(
     say: Callable[[str], None] | None = None,
 ) -> int:
     """Ask about each conflict left in MERGED, then write (and stage) it."""
-    from ..workflow.resolve import open_file
-
     del base, local, remote  # git's copies of MERGED's index stages, which are read directly
     ask = ask or _ask
     say = say or _say
@@ -83,8 +88,6 @@ def _choose(
     say: Callable[[str], None],
 ) -> Choice | str | None:
     """A choice for ``c``; None to skip it, "quit" to stop asking."""
-    from ..resolution.model import Choice
-
     prompt = ASK if session.base_known else ASK.replace("[b]ase, ", "")
     while True:
         answer = ask(prompt)
@@ -115,9 +118,6 @@ def _acceptable(session: Session, choices: dict[str, Choice], say: Callable[[str
 
 def _edited(c: FileConflict, say: Callable[[str], None]) -> Choice | None:
     """The value written in the person's editor (None: left empty, or not JSON)."""
-    from ..resolution.model import Choice
-    from .resolve import parse_value
-
     start = next((c.side(s) for s in ("ours", "theirs", "base") if c.side(s) is not MISSING), None)
     header = [f"# The value of {c.where} (JSON). Lines starting with # are ignored;"]
     header += ["# an empty file keeps the conflict."]
@@ -136,12 +136,6 @@ def _edited(c: FileConflict, say: Callable[[str], None]) -> Choice | None:
 
 def edit_in_editor(text: str) -> str:
     """``text`` as the person leaves it in git's editor (GIT_EDITOR, core.editor, VISUAL…)."""
-    import os
-    import subprocess
-    import tempfile
-
-    from ..gitio import git
-
     editor = git(["var", "GIT_EDITOR"], check=False).stdout.strip() or "vi"
     fd, name = tempfile.mkstemp(prefix="vcontext-value-", suffix=".json")
     try:

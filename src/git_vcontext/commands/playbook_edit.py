@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..clock import now_rfc3339
 from ..codecs import parse
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, write_atomic
+from ..playbook.edit import Edit, append_event
 from ..values import same
 
 COUNTERS = ("helpfulCount", "harmfulCount")
@@ -47,9 +49,6 @@ def run(
     given: EventOptions | None = None,
 ) -> int:
     """Append one event to FILE's playbook and write the file back in its own format."""
-    from ..clock import now_rfc3339
-    from ..playbook.edit import Edit, append_event
-
     edit = Edit(action, target, _fields(action, given or EventOptions(), reason), reason)
     doc = parse(read_bytes(file), path=file)
     entropy = None if os.environ.get("SOURCE_DATE_EPOCH") else secrets.token_hex(8)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import sys
 
 from ..errors import ExitCode
+from ..gitio.push import open_pushing_repo
+from ..workflow.server import bases_requested, integrate
 
 
 def run(*, text: str | None = None) -> int:
     """Merge the requests of the bases the pushed lines name; report on stderr; exit 0."""
-    from ..gitio.push import open_pushing_repo
-    from ..workflow.server import bases_requested, integrate
-
     if text is None:
         stream = sys.stdin
         text = "" if stream is None or stream.isatty() else stream.read()

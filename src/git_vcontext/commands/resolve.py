@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from ..errors import ExitCode, UsageError
+from ..codecs.json_text import parse_value as parse
+from ..errors import ExitCode, ParseError, UsageError
 from ..fsio import write_output
 from ..merging.result import MISSING
 from ..values import json_report
+from ..workflow.resolve import NO_VALUE, open_file
+from .conflicts import short
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -27,8 +30,6 @@ def run(
     fmt: str = "text",
 ) -> int:
     """Settle one conflict (or all that remain); exit 0 when none is left, 1 otherwise."""
-    from ..workflow.resolve import NO_VALUE, open_file
-
     given = NO_VALUE if value is None else parse_value(value)
     session = open_file(path)
     if session.edited_copy is not None:
@@ -46,9 +47,6 @@ def run(
 
 def parse_value(text: str) -> Any:
     """A JSON value from the command line (UsageError when it is not JSON)."""
-    from ..codecs.json_text import parse_value as parse
-    from ..errors import ParseError
-
     try:
         return parse(text)
     except (ParseError, ValueError) as exc:
@@ -57,8 +55,6 @@ def parse_value(text: str) -> Any:
 
 
 def _report(outcome: Outcome, fmt: str, dry_run: bool, no_add: bool) -> None:
-    from .conflicts import short
-
     if fmt == "json":
         write_output(None, json_report(outcome.to_json()))
     elif dry_run:

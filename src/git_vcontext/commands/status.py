@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import ExitCode
+from ..fsio import write_output
+from ..gitio import open_repo
+from ..pictures.agents import agent_picture
+from ..pictures.render import render
 from ..values import json_report
+from ..workflow.clashes import predicted_clashes
+from ..workflow.status import all_status
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 
@@ -18,9 +24,6 @@ COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 
 def run(*, fmt: str = "text") -> int:
     """Print the rows; exit 1 when a sync would stop on a conflict, else 0."""
-    from ..gitio import open_repo
-    from ..workflow.status import all_status
-
     repo = open_repo(".")
     rows = all_status(repo)
     if fmt in ("dot", "mermaid"):
@@ -36,11 +39,6 @@ def run(*, fmt: str = "text") -> int:
 
 def _picture(repo: Repository, rows: list[AgentStatus], fmt: str) -> None:
     """The agents around their bases, agents that would conflict linked in red."""
-    from ..fsio import write_output
-    from ..pictures.agents import agent_picture
-    from ..pictures.render import render
-    from ..workflow.clashes import predicted_clashes
-
     picture = agent_picture(rows, predicted_clashes(repo, rows))
     text, warning = render(picture, fmt, name="agents")
     if warning:

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..errors import ExitCode
+from ..errors import ExitCode, UsageError
+from ..gitio import open_repo
+from ..workflow import agents as agent_config
+from ..workflow.push import push_with_retries
+from ..workflow.stopped import leave_stopped
+from ..workflow.sync import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 
-    from ..workflow.sync import PairResult, Syncer
+    from ..workflow.sync import PairResult
 
 
 def run(
@@ -24,11 +29,7 @@ def run(
     checkout: bool = False,
 ) -> int:
     """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped."""
-    from ..gitio import open_repo
-
     if checkout and (push is not None or dry_run):
-        from ..errors import UsageError
-
         raise UsageError("--checkout leaves a merge stopped here: not with --push or --dry-run")
     ok = sync(
         open_repo("."),
@@ -58,14 +59,10 @@ def sync(
 ) -> bool:
     """Sync the agents (``say`` tells what happened, line by line); True when all merged
     cleanly (and, with ``push``, landed). Shared by the command and the MCP server."""
-    from ..workflow import agents as agent_config
-    from ..workflow.sync import Syncer, select_agents
-
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     syncer = Syncer(repo, dry_run=dry_run)
     if push is not None and not dry_run:
-        from ..workflow.push import push_with_retries
 
         def show(r: PairResult, dry: bool = False) -> None:
             for line in describe(r, dry):
@@ -96,9 +93,6 @@ def _stop_first_conflict(
     syncer: Syncer, results: list[PairResult], say: Callable[[str], None]
 ) -> None:
     """--checkout: the first pair that conflicts is left as a stopped merge in its base."""
-    from ..workflow.stopped import leave_stopped
-    from ..workflow.sync import CONFLICT
-
     stopped = [r for r in results if r.state == CONFLICT]
     if not stopped:
         return
@@ -114,8 +108,6 @@ def _stop_first_conflict(
 
 def describe(r: PairResult, dry_run: bool = False) -> list[str]:
     """What happened to one pair, as a few lines."""
-    from ..workflow.sync import CONFLICT, MERGED, UP_TO_DATE
-
     would = "would " if dry_run else ""
     lines: list[str] = []
     if r.state == UP_TO_DATE:

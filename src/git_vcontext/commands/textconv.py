@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
+from ..diffing.files import load
+from ..diffing.textconv import textconv
 from ..errors import ExitCode, ParseError
 from ..fsio import read_bytes, write_output
 
@@ -9,8 +13,6 @@ from ..fsio import read_bytes, write_output
 def run(*, file: str) -> int:
     """Print the canonical text; a file that does not parse is printed unchanged (exit 0)."""
     raw = read_bytes(file)
-    from ..diffing.files import load
-    from ..diffing.textconv import textconv
 
     try:
         doc = load(raw, None if file == "-" else file)
@@ -24,7 +26,5 @@ def run(*, file: str) -> int:
 
 
 def _write_raw(raw: bytes) -> None:
-    import sys
-
     sys.stdout.buffer.write(raw)
     sys.stdout.buffer.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..document import looks_like_vcontext
 from ..errors import OperationalError
@@ -13,7 +14,6 @@ from ..gitio.history import file_versions
 from ..lineage.spec import show_id
 from .diff_revisions import declared_paths
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 

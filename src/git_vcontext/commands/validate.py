@@ -18,15 +18,17 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..document import matches_file_patterns
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, sniffed_vcontext, write_output
+from ..gitio import git, open_repo
+from ..gitio.fileset import work_tree_files
 from ..validation.files import check_bytes
 from ..validation.model import FileReport
 from ..values import json_report
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..gitio.fileset import FileSet
 
@@ -120,8 +122,6 @@ class Repo:
 
     @classmethod
     def around(cls, cwd: str, *, required: bool) -> Repo:
-        from ..gitio import git
-
         out = git(["rev-parse", "--show-toplevel"], cwd=cwd, check=required)
         top = Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
         return cls(top, Path(cwd))
@@ -142,9 +142,6 @@ class Repo:
         if matches_file_patterns(rel):
             return True
         if self._files is None:
-            from ..gitio import open_repo
-            from ..gitio.fileset import work_tree_files
-
             assert self.top is not None
             self._files = work_tree_files(open_repo(self.top))
         return bool(self._files.routed(rel))
@@ -160,8 +157,6 @@ class Repo:
 
 def _listing(repo: Repo, untracked: bool) -> Listing:
     """The tracked vContext files (and the untracked ones, with ``untracked``)."""
-    from ..gitio import git
-
     assert repo.top is not None
     tracked = _names(git(["ls-files", "-z"], cwd=repo.top).stdout)
     others = _names(git(["ls-files", "-z", "--others", "--exclude-standard"], cwd=repo.top).stdout)

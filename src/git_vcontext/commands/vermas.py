@@ -12,15 +12,15 @@ import os
 
 from ..errors import ExitCode, OperationalError
 from ..fsio import read_bytes, write_atomic
+from ..gitio import git
 from ..vermas.project import PROJECTIONS
+from ..vermas.rebuild import plan_rebuild
 
 EVENTS = "events.jsonl"
 
 
 def run(*, directory: str | None = None, check: bool = False) -> int:
     """Rebuild (or with ``check`` only compare) the projections of one ``.work`` directory."""
-    from ..vermas.rebuild import plan_rebuild
-
     work = work_directory(directory)
     planned = plan_rebuild(
         os.path.join(work, EVENTS), read_bytes(os.path.join(work, EVENTS)), _projections(work)
@@ -54,7 +54,6 @@ def work_directory(given: str | None) -> str:
 
 def _defaults() -> list[str]:
     found = [".", ".work"]
-    from ..gitio import git
 
     try:
         top = git(["rev-parse", "--show-toplevel"], check=False).stdout.strip()

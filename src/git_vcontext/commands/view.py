@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import difflib
 import gc
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .. import gitio
 from ..codecs import Document, parse
+from ..codecs.text import escape_lone_surrogates
 from ..errors import ExitCode, UsageError, VContextError
 from ..fsio import read_bytes, write_output
+from ..pictures.render import render
+from ..pictures.view import playbook_picture
+from ..playbook.metrics import facts_of, metric_differences, updated_metrics
+from ..playbook.render import LOG_FORMS, matches, render_text
+from ..playbook.view import locate, view_and_states
 from ..values import pointer
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..playbook.model import Entry, PlaybookView
 
@@ -39,10 +46,6 @@ def run(
     Text and JSON show active entries unless ``status`` says otherwise; pictures
     (and entries named by ``target``) show every status.
     """
-    from ..playbook.metrics import facts_of, metric_differences, updated_metrics
-    from ..playbook.render import matches, render_text
-    from ..playbook.view import locate, view_and_states
-
     if every and fmt not in PICTURES:
         raise UsageError(
             "--all draws every target of a large playbook: use it with --format dot|mermaid"
@@ -85,8 +88,6 @@ def _named(view: PlaybookView, shown: list[Entry], targets: Sequence[str]) -> li
 
 
 def _closest(name: str, known: set[str]) -> str:
-    import difflib
-
     close = difflib.get_close_matches(name, sorted(known), n=5, cutoff=0.5)
     return f" (closest: {', '.join(close)})" if close else ""
 
@@ -95,10 +96,6 @@ def _picture(
     view: PlaybookView, states: list[Any], shown: list[Entry], *, fmt: str, every: bool, name: str
 ) -> int:
     """The event graph as DOT or mermaid (exit 1 for a playbook that keeps no event log)."""
-    from ..pictures.render import render
-    from ..pictures.view import playbook_picture
-    from ..playbook.render import LOG_FORMS
-
     if view.kind != "events":
         where = pointer(view.path) or "/"
         what = LOG_FORMS.get(view.kind, "no events")
@@ -131,7 +128,6 @@ def dumps_one_per_line(out: dict[str, Any]) -> str:
             lines.append(head + "[\n    " + ",\n    ".join(rows) + "\n  ]" + comma)
         else:
             lines.append(head + encode(value) + comma)
-    from ..codecs.text import escape_lone_surrogates
 
     return escape_lone_surrogates("\n".join(lines) + "\n}\n")
 
@@ -155,7 +151,6 @@ def load_document(file: str, rev: str | None = None) -> Document:
     """Parse FILE from the working tree, or as it was at revision REV (read with pygit2)."""
     if rev is None:
         return parse(read_bytes(file), path=None if file == "-" else file)
-    from .. import gitio
 
     path = Path(file)
     repo = gitio.open_repo(path.parent if str(path.parent) else ".")

@@ -157,6 +157,7 @@ def aligned(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
 
 
 def _replace(w: Walker, old: Indexed, new: Indexed, here: Here) -> None:
+    # lazy: only replaced elements without identity
     from ..pairing import pair_replaced
 
     matched = pair_replaced([e for _, e in old], [e for _, e in new])

@@ -10,11 +10,14 @@ from ..document import (
     is_sequence_field,
     is_set_like,
 )
+from ..merging.moves import relocated
 from ..values import JsonValue, pointer, same
+from .arrays import diff_array
 from .here import Here
+from .identity import element_label
 from .labels import key_label
 from .model import Change, DiffResult
-from .playbook import may_hold_playbook
+from .playbook import may_hold_playbook, view_changes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,8 +40,6 @@ class Walker:
         self.holders_old: set[int] = set()  # containers on the way to a moved element
         self.holders_new: set[int] = set()
         if isinstance(old, dict) and isinstance(new, dict):
-            from ..merging.moves import relocated
-
             for r in relocated(old, new):
                 self.moved_from[id(r.old)] = self.moved_to[id(r.new)] = r
                 self.holders_old |= r.old_holders
@@ -97,8 +98,6 @@ class Walker:
         elif isinstance(old, dict) and isinstance(new, dict):
             self.object(old, new, here)
         elif isinstance(old, list) and isinstance(new, list):
-            from .arrays import diff_array
-
             diff_array(self, old, new, here)
         else:
             self.scalar(old, new, here)
@@ -185,8 +184,6 @@ def _container_relative(anchor: str) -> str:
 
 def _old_anchor(r: Relocation) -> str:
     """The moved element's old place named by identities (``todoList.items[t3]``)."""
-    from .identity import element_label
-
     parts = [
         key_label(seg) if isinstance(seg, str) else element_label(node, seg)
         for seg, node in r.old_steps
@@ -209,7 +206,5 @@ def diff(old: JsonValue, new: JsonValue) -> DiffResult:
     walker.value(old, new, Here())
     changes = walker.changes
     if may_hold_playbook(new):
-        from .playbook import view_changes
-
         changes += view_changes(old, new)
     return DiffResult(tuple(changes))

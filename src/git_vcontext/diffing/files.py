@@ -43,6 +43,7 @@ def compare(file: FileChange) -> FileDiff:
         return FileDiff(file, None, exc.one_line(), unified(file))
     old_data = skeleton(new_doc.data if new_doc else None) if old_doc is None else old_doc.data
     new_data = skeleton(old_data) if new_doc is None else new_doc.data
+    # lazy: textconv loads files without the diff engine
     from .core import diff
     from .playbook import may_hold_playbook
 
@@ -96,6 +97,7 @@ def unified(file: FileChange) -> str:
     a_name, b_name = side_name("a", file.old_path), side_name("b", file.new_path)
     if b"\0" in (old or b"") or b"\0" in (new or b""):
         return "" if old == new else f"Binary files {a_name} and {b_name} differ\n"
+    # lazy: difflib only for files that do not parse
     import difflib
 
     a = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..document import IDENTITY_KEYS, ITEM_ARRAY_KEYS, key_choice
+from ..document import IDENTITY_KEYS, ITEM_ARRAY_KEYS, element_id, key_choice
 from ..record import record
+from .labels import id_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,9 +85,6 @@ def _has_id(element: dict[str, Any]) -> bool:
 
 def element_label(element: Any, index: int) -> str:
     """``[t2]`` for an element with an id (``uid``, ...), else ``[3]`` (its index)."""
-    from ..document import element_id
-    from .labels import id_label
-
     for key in IDENTITY_KEYS:
         ident = element_id(element, key)
         if ident is not None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from . import show
 from .render import stat_line
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .model import Change, DiffResult
 

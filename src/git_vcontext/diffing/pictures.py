@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..pictures.changes import changed_heads
+from ..pictures.labels import ident
+from ..pictures.mermaid import render_mermaid, too_big
 from .labels import id_label
 from .markdown import code
 
@@ -17,8 +20,6 @@ MAX_PICTURES = 10
 
 def head_pictures(old: Any, new: Any) -> str:
     """Markdown blocks to append to a file's diff ("" when no target's heads changed)."""
-    from ..pictures.changes import changed_heads
-
     lines: list[str] = []
     drawn = more = 0
     for path, entry, picture in changed_heads(old, new):
@@ -34,9 +35,6 @@ def head_pictures(old: Any, new: Any) -> str:
 
 def _block(path: tuple[str | int, ...], entry: Any, picture: Any) -> list[str]:
     """A bold heading naming the target and its heads, then the fenced mermaid picture."""
-    from ..pictures.labels import ident
-    from ..pictures.mermaid import render_mermaid, too_big
-
     name = ".".join(str(p) for p in path) + id_label(ident(entry.target_id, 60), "targetId")
     if entry.multi_head:
         what = f"{len(entry.heads)} heads, {ident(entry.winner)} shown"

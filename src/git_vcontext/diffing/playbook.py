@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from ..values import pointer, same
 from .here import Here
 from .labels import id_label
@@ -45,8 +47,6 @@ def view_changes(old: Any, new: Any) -> list[Change]:
 
 def _views() -> Any:
     """``git_vcontext.playbook`` (found at run time, so this module builds without it)."""
-    import importlib
-
     try:
         return importlib.import_module("git_vcontext.playbook")
     except ImportError:
@@ -95,6 +95,7 @@ def _entry(old: Entry | None, new: Entry, here: Here, log: str) -> list[Change]:
     if old is None:
         value = visible(new)
         return [_change("add", here, log, new=value, kind="entry")]
+    # lazy: textconv renders playbooks without the diff engine
     from .core import Walker
 
     walker = Walker()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..values import json_report
+from .files import side_name
 from .model import FORMAT_VERSION
 from .render import palette, render_text, stat_line
 
@@ -29,7 +30,6 @@ def render_files(
 
 def _text(f: FileDiff, color: bool) -> str:
     pal = palette(color)
-    from .files import side_name
 
     a, b = side_name("a", f.file.old_path), side_name("b", f.file.new_path)
     lines = [f"{pal.bold}diff --vcontext {a} {b}{pal.reset}"]
@@ -69,11 +69,13 @@ def _stat_summary(f: FileDiff) -> str:
 
 
 def _markdown(f: FileDiff) -> str:
+    # lazy: only for --format markdown
     from .markdown import code, render_markdown
 
     if f.result is not None:
         text = render_markdown(f.result, title=f.file.path)
         if f.playbooks is not None and f.result:
+            # lazy: only for --format markdown
             from .pictures import head_pictures
 
             text += head_pictures(*f.playbooks)

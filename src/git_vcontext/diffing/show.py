@@ -247,6 +247,7 @@ def word_diff(old: str, new: str) -> list[tuple[str, str]] | None:
     """Word-level diff of two long single-line strings (None when they are mostly different)."""
     if "\n" in old or "\n" in new or not long_text(old, new):
         return None
+    # lazy: difflib only for long strings
     import difflib
 
     a, b = _WORD.findall(old), _WORD.findall(new)

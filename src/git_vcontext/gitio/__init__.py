@@ -10,6 +10,8 @@ from pathlib import Path
 
 from ..errors import OperationalError
 
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Commit, Repository
@@ -121,6 +123,7 @@ def read_at(repo: Repository, rev: str, path: str) -> bytes:
     if entry.type_str != "blob":  # a folder (tree) or a submodule (commit)
         what = "a directory" if entry.type_str == "tree" else "a submodule"
         raise OperationalError(f"{path}: {what} in {rev}, not a file")
+    # lazy: gitio is on the driver's conflict path; objects is not
     from .objects import blob_data
 
     return blob_data(repo, entry.id)

@@ -7,10 +7,10 @@ starts from a virtual base built by merging them (M16), as ``git merge`` does.
 from __future__ import annotations
 
 import heapq
+from typing import TYPE_CHECKING
 
 from .objects import commit_at
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 

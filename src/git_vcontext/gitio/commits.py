@@ -9,12 +9,14 @@ version of it, and no other index entry, staged change or file is touched.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from .objects import FILEMODE_BLOB, stage, tree_index
 from .refs import RefMoved, RefUpdate, move_refs
 
-TYPE_CHECKING = False
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository, Tree
 
@@ -54,6 +56,7 @@ def current_branch(repo: Repository) -> str | None:
 
 def commit_file(repo: Repository, path: str, data: bytes, message: str) -> Committed:
     """Commit ``data`` as ``path`` (repo-relative) on the current branch, on its own."""
+    # lazy: workflow is built on gitio, not the other way round
     from ..workflow.agents import signatures
 
     why = _cannot_commit(repo)

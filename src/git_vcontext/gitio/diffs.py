@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..filechange import FileChange
 from ..record import replace
 from . import resolve_commit, revision_range, workdir
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Commit, Diff, DiffDelta, DiffFile, IndexEntry, Repository, Tree
 
@@ -111,6 +111,7 @@ def _unmerged_changes(
     repo: Repository, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
 ) -> list[FileChange]:
     """Conflicted files: the work tree's content against ``rev`` (None: ours, stage 2)."""
+    # lazy: the pre-push hook imports this module for its modes only
     from .objects import blob_data
 
     found = []
@@ -173,6 +174,7 @@ def _range(repo: Repository, spec: str) -> tuple[Commit, Commit] | None:
         return None
     left, right, symmetric = found
     if symmetric:
+        # lazy: the pre-push hook imports this module for its modes only
         from .objects import commit_at
 
         base = repo.merge_base(left.id, right.id)
@@ -184,6 +186,7 @@ def _range(repo: Repository, spec: str) -> tuple[Commit, Commit] | None:
 
 def _index_vs_tree(repo: Repository, rev: str) -> Diff:
     """Old side: the tree of ``rev`` (the empty tree before the first commit); new: the index."""
+    # lazy: the pre-push hook imports this module for its modes only
     from .objects import empty_tree
 
     repo.index.read()
@@ -198,6 +201,7 @@ def _commit(repo: Repository, rev: str) -> Commit:
 
 
 def _blob_reader(repo: Repository) -> Callable[[str | None, str], bytes]:
+    # lazy: the pre-push hook imports this module for its modes only
     from .objects import blob_data
 
     return lambda blob_id, _path: bytes(blob_data(repo, blob_id or ""))

@@ -11,10 +11,12 @@ attributes file, as git itself reads them when it merges.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..document import matches_file_patterns
 
-TYPE_CHECKING = False
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
 if TYPE_CHECKING:
     from pygit2 import Commit, Oid, Repository
     from pygit2.enums import AttrCheck

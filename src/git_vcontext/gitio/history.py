@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from . import resolve_commit
 from .objects import blob_data
 
-TYPE_CHECKING = False
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 

@@ -3,7 +3,10 @@ walks (pygit2; the rest of the package reaches pygit2 only through gitio)."""
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from os import PathLike

@@ -6,16 +6,20 @@ Commits are read with pygit2 from the object database, never the working tree.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..filechange import FileChange
+from . import open_repo
 from .diffs import tree_changes
 
-TYPE_CHECKING = False
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
 if TYPE_CHECKING:
     from pygit2 import Blob, Commit, Object, Oid, Repository, Tree
 
@@ -82,8 +86,6 @@ class PushRange:
 def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
     """The repository a hook runs in (``$GIT_DIR`` when git set it)."""
     import pygit2
-
-    from . import open_repo
 
     git_dir = os.environ.get("GIT_DIR")
     if git_dir:
@@ -187,8 +189,6 @@ FETCHED = "refs/vcontext/remotes/"
 def fetched_namespace(repo: Repository, remote: str) -> str:
     """``refs/vcontext/remotes/<key>/`` of a remote: its name when it is a configured one,
     else a name made from its URL or path."""
-    import hashlib
-
     import pygit2
 
     if remote in repo.remotes.names() and pygit2.reference_is_valid_name(f"{FETCHED}{remote}"):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import OperationalError
 from ..record import record
 
-TYPE_CHECKING = False
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..lineage.meta import CommitMeta
@@ -11,7 +12,8 @@ from . import resolve_commit, revision_range
 from .diffs import NO_DOCUMENT_MODES, tree_changes
 from .objects import commit_at
 
-TYPE_CHECKING = False
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
 if TYPE_CHECKING:
     from pygit2 import Commit, Repository
 

@@ -6,6 +6,7 @@ import os
 import sys
 
 from ..record import record
+from . import git
 
 FAVOR_SIDES = ("ours", "theirs")
 FAVOR_ENV = "GIT_VCONTEXT_FAVOR"
@@ -24,8 +25,6 @@ def merge_settings(
     explicit_style: str | None = None, *, cwd: str | os.PathLike[str] | None = None
 ) -> MergeSettings:
     """The settings of the repository at ``cwd`` (``$GIT_VCONTEXT_FAVOR`` overrides config)."""
-    from . import git
-
     try:
         out = git(
             ["config", "--get-regexp", r"^merge\.(conflictstyle|vcontext\.(conflictstyle|favor))$"],

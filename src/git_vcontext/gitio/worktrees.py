@@ -7,9 +7,10 @@ only when its work tree is clean, and its files and index follow the move.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import complaint, git
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..diffing import show
+from ..diffing.labels import key_label
 from ..diffing.model import ABSENT
 from ..diffing.render import palette
 from ..values import json_report
@@ -34,7 +35,6 @@ def render_text(rows: list[Row], meta: Meta, *, color: bool = False) -> str:
 def _place(unit: Unit) -> str:
     if unit.field is None:
         return unit.anchor
-    from ..diffing.labels import key_label
 
     return unit.anchor + key_label(unit.field)
 

@@ -104,6 +104,7 @@ class Index:
 
     @cached_property
     def _playbook_entries(self) -> tuple[dict[str, Slot], dict[str, str]]:
+        # lazy: entries imports this module (an import cycle)
         from .entries import entry_slots
 
         return entry_slots(self.data) if self.has_playbook else ({}, {})

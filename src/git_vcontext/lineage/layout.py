@@ -8,6 +8,7 @@ every line starts outside a string).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 
@@ -58,7 +59,6 @@ def layout(text: str, slots: list[Slot]) -> Layout | None:
         _container(text, _skip(text, 0), (), want, found)
     except (ValueError, IndexError):
         return None
-    import bisect
 
     spans = []
     for slot in slots:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..diffing.markdown import code, escape
+from ..diffing.markdown import render_markdown as changes_md
 from ..diffing.model import DiffResult
 from ..diffing.render import Palette, change_lines, palette
 from ..values import json_report
@@ -139,9 +141,6 @@ def _side_json(entry: LogEntry, side: LogSide) -> dict[str, Any]:
 
 def render_markdown(entries: list[LogEntry], meta: Meta, *, title: str | None = None) -> str:
     """For pull requests and issues: a section per commit, its changes grouped by item."""
-    from ..diffing.markdown import code, escape
-    from ..diffing.markdown import render_markdown as changes_md
-
     lines = [f"## History of {code(title)}", ""] if title else []
     if not entries:
         return "\n".join([*lines, "_No commits changed it._", ""])

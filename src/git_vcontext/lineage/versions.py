@@ -14,6 +14,8 @@ from functools import cached_property
 from typing import Any
 
 from ..codecs import format_from_name
+from ..codecs.json_text import parse_value
+from ..codecs.text import decode
 from ..diffing.files import load
 from ..errors import ParseError
 from .items import Index
@@ -42,8 +44,6 @@ class Unparsed:
     @property
     def data(self) -> Any:
         if self._data is _NOT_YET:
-            from ..codecs.json_text import parse_value
-
             self._data = parse_value(self.text)
         return self._data
 
@@ -146,6 +146,7 @@ class Versions:
         raw = self._read(blob)
         near = self._near
         if fmt == "json" and near is not None and near.path == path:
+            # lazy: derive imports this module (an import cycle)
             from .derive import derive
 
             found = derive(near, blob, raw)
@@ -163,8 +164,6 @@ class Versions:
         if doc is None:
             return Version(blob, path, None)
         if fmt == "json" and doc.format == "json":
-            from ..codecs.text import decode
-
             text, bom = decode(raw)
             return Version(blob, path, doc.data, text=text, bom=bom)
         return Version(blob, path, doc.data)

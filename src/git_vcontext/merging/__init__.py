@@ -14,6 +14,7 @@ def merge3(
     base: object, ours: object, theirs: object, options: MergeOptions | None = None
 ) -> MergeResult:
     """Merge parsed data (``MISSING`` for an absent base); conflicts stay data."""
+    # lazy: `git_vcontext.merging` is imported for its records too
     from .core import merge_values
 
     return merge_values(base, ours, theirs, options or MergeOptions())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 
+from ..values import canonical, same
 from .result import MISSING
 
 TYPE_CHECKING = False
@@ -35,6 +36,7 @@ def side_edits(
     which (absolute indexes, in order on both sides); by default they pair by
     position. Side elements left unpaired are inserted after the last paired one.
     """
+    # lazy: difflib stays off the driver's clean path
     from difflib import SequenceMatcher
 
     n = len(base_keys)
@@ -147,8 +149,8 @@ def _edits(
 ) -> SideEdits:
     if not data:
         return side_edits(bk, [key(x) for x in side])
+    # lazy: only replaced blocks of data need pairing
     from ..pairing import pair_replaced
-    from ..values import same
 
     def pair(i1: int, i2: int, j1: int, j2: int) -> list[tuple[int, int]]:
         pairs = pair_replaced(base[i1:i2], side[j1:j2])
@@ -162,8 +164,6 @@ def _edits(
 
 
 def _content(value: Any) -> Hashable:
-    from ..values import canonical
-
     return canonical(value)
 
 

@@ -73,6 +73,7 @@ def sequence(
     m: Merger, path: Path, base: list[Any], ours: list[Any], theirs: list[Any]
 ) -> list[Any]:
     """M4: elements aligned to the base; an element changed on both sides merges by M2."""
+    # lazy: only arrays without identity keys align (M4)
     from .alignment import Slot, merge_sequences
 
     def merge_element(i: int, b: Any, o: Any, t: Any) -> Slot:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .. import document as doc
+from ..values import pointer_parts
 from .result import MISSING, MergeResult
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -58,8 +59,6 @@ _NAME = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 def jsonpath(pointer: str) -> str:
     """The spec's JSONPath with index notation for an RFC 6901 pointer: ``$.a.items[2].b``."""
-    from ..values import pointer_parts
-
     out = "$"
     for part in pointer_parts(pointer):
         if part.isdigit():

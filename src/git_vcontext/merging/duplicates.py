@@ -31,9 +31,11 @@ def parse_keeping(raw: bytes, fmt: str, exc: ParseError) -> Document:
     if fmt not in ("json", "tron") or not is_duplicate_error(exc):
         raise exc
     if fmt == "tron":
+        # lazy: only for repeated keys, each format its own reader
         from ..codecs import tron
 
         return tron.loads(raw, keep_duplicates=True)
+    # lazy: only for repeated keys, each format its own reader
     from ..codecs.json_text import loads
 
     return loads(raw, keep_duplicates=True)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import re
 
+from ..codecs import format_from_content, format_from_name, parse
 from ..errors import ParseError
 from ..record import record, replace
 from ..values import same
+from . import merge3
+from .duplicates import changed_keys, parse_keeping
 from .result import MISSING, MergeOptions, MergeResult, Note
 from .textmerge import Markers, base_sections, merge_lines
 
@@ -129,8 +132,6 @@ def _merge_files(
     files: _Inputs, options: MergeOptions | None, render_conflicts: bool = True
 ) -> FileMerge:
     """Shortcuts (equal sides, plain text, one side unchanged), else a merge as data."""
-    from ..codecs import format_from_content, format_from_name
-
     base, ours, theirs, path = files.base, files.ours, files.theirs, files.path
     if ours == theirs:
         return _checked(ours, path)
@@ -176,7 +177,6 @@ def _merged(
     opts: MergeOptions,
 ) -> MergeResult:
     """The merge as data, with notes on a base read from markers and on repeated keys."""
-    from . import merge3
 
     result = merge3(MISSING if b_doc is None else b_doc.data, o_doc.data, t_doc.data, opts)
     if from_markers:
@@ -190,6 +190,7 @@ def _written(
     files: _Inputs, fmt: str, o_doc: Document, result: MergeResult, render_conflicts: bool
 ) -> FileMerge:
     """The merged data settled as the writing says, rendered in ours' style and verified."""
+    # lazy: the driver's byte-for-byte shortcuts (M1) return before anything is rendered
     from .render import render
     from .settle import favored, settled_on
 
@@ -227,9 +228,6 @@ DUPLICATE_NOTE = (
 
 def _parse(raw: bytes, fmt: str) -> Document:
     """A side or the base; an object may repeat a key (M18: merged while no side changes it)."""
-    from ..codecs import parse
-    from .duplicates import parse_keeping
-
     try:
         return parse(raw, format=fmt)  # type: ignore[arg-type]
     except ParseError as exc:
@@ -240,7 +238,6 @@ def _repeated_keys(*docs: Document | None) -> str | None:
     """Why the line merge must take over: a side changed a repeated key (M18, M16)."""
     if not any(getattr(d, "keeps_duplicates", False) for d in docs):
         return None
-    from .duplicates import changed_keys
 
     b, o, t = (d.data if d is not None else None for d in docs)
     keys = changed_keys(b, o, t)
@@ -253,8 +250,6 @@ def _repeated_keys(*docs: Document | None) -> str | None:
 def _parse_base(base: bytes | None, fmt: str) -> tuple[Document | None, bool]:
     """The base document, and whether it was read from the base sections of conflict
     markers (a virtual merge base that still holds them, M16)."""
-    from ..codecs import parse
-
     if not base or not base.strip():
         return None, False
     try:
@@ -285,6 +280,7 @@ def _text_sample(*raws: bytes) -> str:
 
 def _fork_sensitive(ours: Any, theirs: Any) -> bool:
     """M11 applies even when one side is unchanged: skip byte shortcuts when forks differ."""
+    # lazy: the driver's shortcut for equal sides returns without it
     from .. import document as doc
 
     if not isinstance(ours, dict) or not isinstance(theirs, dict):
@@ -328,8 +324,6 @@ def _checked(
     ours: bytes | None = None,
 ) -> FileMerge:
     """A side taken byte for byte (M1) or a clean line merge: clean only if it parses (M16)."""
-    from ..codecs import format_from_content, format_from_name
-
     if not raw.strip():
         if ours is not None and ours.strip():
             kept = (*reasons, "the result would be empty: kept ours")

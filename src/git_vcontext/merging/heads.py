@@ -21,6 +21,7 @@ def note_multi_heads(m: Merger, path: Path, log: list[Any]) -> None:
     suspects = _targets_with_loose_ends(events)
     if not suspects:
         return
+    # lazy: only for playbooks with loose ends
     from ..playbook.graph import TargetGraph
     from ..playbook.log import EventIndex
 

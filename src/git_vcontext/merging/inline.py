@@ -9,6 +9,8 @@ is chosen.
 
 from __future__ import annotations
 
+from .render import _common_prefix, _common_suffix
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,6 +43,7 @@ def value_region(text: str, lo: int, hi: int) -> tuple[int, int]:
     """[start, end) of the smallest value or run of members of ``text`` covering [lo, hi);
     an empty window between two members stays empty. The whole document when it cannot
     be scanned."""
+    # lazy: this scan only for one-line JSON with conflicts
     from ..codecs.json_text import _scan_container
 
     start, end = _document_span(text)
@@ -61,6 +64,7 @@ def value_region(text: str, lo: int, hi: int) -> tuple[int, int]:
 
 
 def _document_span(text: str) -> tuple[int, int]:
+    # lazy: this scan only for one-line JSON with conflicts
     from ..codecs.json_text import _WS
 
     start = _WS.match(text, 1 if text.startswith("\ufeff") else 0).end()  # type: ignore[union-attr]
@@ -106,8 +110,6 @@ def differing_window(text: str, others: Sequence[str]) -> tuple[int, int]:
 def _window(text: str, other: str) -> tuple[int, int]:
     """Where ``other`` differs from ``text``; a pure insertion or deletion is slid left to
     the start of a member, so that it is one member and its separator."""
-    from .render import _common_prefix, _common_suffix
-
     lo = _common_prefix(text, other)
     suffix = _common_suffix(text, other, min(len(text), len(other)) - lo)
     hi, hi_other = len(text) - suffix, len(other) - suffix
@@ -128,6 +130,7 @@ def _window(text: str, other: str) -> tuple[int, int]:
 def _member_starts(text: str, pos: int) -> dict[int, int]:
     """Where the members of the containers holding ``pos`` start (and the last ones end),
     with the depth of their container."""
+    # lazy: this scan only for one-line JSON with conflicts
     from ..codecs.json_text import _scan_container
 
     found: dict[int, int] = {}

@@ -121,6 +121,7 @@ def _by_sequence(merged: list[Any], n_base: int) -> list[Any]:
     last = max(_changelog_sequence(_sort_value(e)) for e in base_part)
     if _changelog_sequence(_sort_value(new_part[0])) >= last:
         return merged  # the common case: everything new comes after the base
+    # lazy: only for logs out of order (rare)
     import heapq
 
     return list(heapq.merge(base_part, new_part, key=lambda e: _changelog_sequence(_sort_value(e))))

@@ -21,6 +21,7 @@ def render(
     if result.clean:
         return ours.render(result.data)
     if structured and doc.is_vcontext(result.data):
+        # lazy: only for structured conflicts (M15)
         from .conflict_record import with_conflict_resolution
 
         return ours.render(with_conflict_resolution(result))
@@ -65,6 +66,7 @@ def _with_markers(ours: Document, result: MergeResult, markers: Markers) -> str:
     text_o = ours.render(side_of(result.tree, "ours"))
     newline = "\r\n" if "\r\n" in text_o else "\n"
     markers = replace(markers, newline=newline)
+    # lazy: conflicts only: a clean merge renders without markers
     from .inline import is_one_line
 
     inline = ours.format == "json" and is_one_line(text_o)
@@ -148,6 +150,7 @@ class _Regions:
     def span(self, group: frozenset[int]) -> tuple[int, int]:
         sides = ("theirs", "base") if self.diff3 else ("theirs",)
         if self.inline:
+            # lazy: conflicts only: a clean merge renders without markers
             from .inline import aligned_region
 
             return aligned_region(self.text_o, [self.render(group, s) for s in sides])
@@ -220,6 +223,7 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 
 def _by_line_diff(ours: Document, result: MergeResult, markers: Markers, text_o: str) -> str:
     """Blocks wherever ours' and theirs' renderings differ by lines (many conflicts)."""
+    # lazy: difflib only for many conflict blocks
     from difflib import SequenceMatcher
 
     text_t = ours.render(side_of(result.tree, "theirs"))
@@ -237,6 +241,7 @@ def _by_line_diff(ours: Document, result: MergeResult, markers: Markers, text_o:
 
 
 def _line_map(o: list[str], b: list[str]) -> list[int | None]:
+    # lazy: difflib only for many conflict blocks
     from difflib import SequenceMatcher
 
     out: list[int | None] = [None] * len(o)

@@ -6,6 +6,7 @@ from .. import document as doc
 from ..values import canonical, instant_key, parse_instant, same
 from .result import MISSING, NOT_HANDLED
 from .sequence_number import is_number, log_sequence_conflict
+from .textmerge import merge_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
 
 def merge_text(m: Merger, path: Path, base: Any, ours: str, theirs: str) -> Any:
     """Line-level three-way merge of text (M4 over lines); a conflict only where lines conflict."""
-    from .textmerge import merge_lines
-
     merged, conflicts = merge_lines(base if isinstance(base, str) else "", ours, theirs, by="line")
     if conflicts:
         return m.conflict("modify/modify", base, ours, theirs)
@@ -136,6 +135,7 @@ def after_object(
 
 
 def _recompute_metrics(m: Merger, path: Path, playbook: dict[str, Any]) -> None:
+    # lazy: only playbooks carrying metrics (M10)
     from ..playbook import recompute_metrics
 
     new = recompute_metrics(playbook)

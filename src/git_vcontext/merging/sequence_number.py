@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import document as doc
 from ..values import instant_key, parse_instant, same
 from .result import MISSING
 
@@ -53,8 +54,6 @@ def _generic(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
 
 def log_sequence_conflict(m: Merger, path: Path, out: dict[str, Any]) -> None:
     """A ``merge`` Change in the object's changeLog when its sequence conflicted."""
-    from .. import document as doc
-
     seq = m.sequence_conflicts.pop(path, None)
     log = out.get(doc.CHANGELOG_FIELD)
     if seq is not None and isinstance(log, list):

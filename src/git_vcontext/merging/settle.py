@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .render import side_of
 from .result import MergeResult, Note
 
 TYPE_CHECKING = False
@@ -24,8 +25,6 @@ def settled_on(
 ) -> MergeResult:
     """Every conflict settled on ``side`` ("ours", "theirs", "base"), each one a note
     (``kind``) that keeps the conflict's values."""
-    from .render import side_of
-
     data = side_of(result.tree, side)
     notes = tuple(
         Note(kind, c.path, f"{c.kind} conflict: {why}", (*details, ("conflict", _values(c))))

@@ -77,6 +77,7 @@ def _by_region(
     b: list[str], o: list[str], t: list[str], markers: Markers | None, out: list[str]
 ) -> int:
     """diff3: the regions between base lines both sides kept, each resolved as a whole."""
+    # lazy: only the line fallback aligns lines (M16)
     from .alignment import kept_at
 
     ours_at, theirs_at = kept_at(b, o), kept_at(b, t)
@@ -97,6 +98,7 @@ def _by_line(
     b: list[str], o: list[str], t: list[str], markers: Markers | None, out: list[str]
 ) -> int:
     """M4 over lines; a run of conflicting lines is one block."""
+    # lazy: only the line fallback aligns lines (M16)
     from .alignment import Slot, merge_sequences
 
     def changed_both(i: int, base: str, ours: str, theirs: str) -> Slot:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .labels import ident, printable, prose, shorten
 from .model import Edge, Node, Picture
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..workflow.clashes import Clash
     from ..workflow.status import AgentStatus

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..spelling import dumps
 from ..values import pointer
 from .model import Entry, PlaybookView
 
@@ -161,6 +162,4 @@ def _one_line(text: str) -> str:
 
 
 def _scalar(value: Any) -> str:
-    from ..spelling import dumps
-
     return dumps(value, ensure_ascii=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from .analyse import PausedGC, analyse
@@ -176,6 +177,4 @@ def _with_links(entries: list[Entry]) -> list[Entry]:
 
 
 def _replace(e: Entry, **changes: Any) -> Entry:
-    from dataclasses import replace
-
     return replace(e, **changes)

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import document as doc
-from ..errors import OperationalError
+from ..codecs import ReusedParses, format_from_content, format_from_name, parse
+from ..errors import OperationalError, ParseError
 from ..merging.conflict_record import attach_resolution, conflict_object
+from ..merging.files import merge_files
+from ..merging.pointers import locate_conflicts
 from ..merging.render import render
-from ..merging.result import MISSING, MergeResult
+from ..merging.result import MISSING, ConflictNode, MergeOptions, MergeResult
+from ..merging.sequence_number import TOOL_AGENT
+from ..values import canonical
+from .markers import split_markers
 from .model import Choice, FileConflict, Settled, Style
 from .tree import difference_tree, listed, replaced
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from ..codecs import Document
-    from ..merging.result import ConflictNode, Note
+    from ..merging.result import Note
     from .markers import Marked
 
 
@@ -79,8 +86,6 @@ class Resolution:
         return Settled(self.ours.render(tree) if text else None, tree)
 
     def _with_conflicts(self, tree: Any, choices: dict[str, Choice], style: Style) -> str | None:
-        from ..merging.pointers import locate_conflicts
-
         if not isinstance(tree, (dict, list)):
             return None  # the whole file is the conflict: it stays as git left it
         data, conflicts = locate_conflicts(tree)
@@ -108,8 +113,6 @@ class Resolution:
 
 
 def _ours_data(tree: Any) -> Any:
-    from ..merging.pointers import locate_conflicts
-
     return locate_conflicts(tree)[0] if isinstance(tree, (dict, list)) else MISSING
 
 
@@ -117,13 +120,9 @@ def from_versions(
     base: bytes | None, ours: bytes | None, theirs: bytes | None, *, path: str, now: str | None
 ) -> Resolution:
     """The file's three versions (None: the side deleted it) merged again by the engine."""
-    from ..codecs import ReusedParses
-
     with ReusedParses():
         if ours is None or theirs is None:
             return _whole_file(base, ours, theirs, path)
-        from ..merging.files import merge_files
-        from ..merging.result import MergeOptions
 
         options = MergeOptions(now=now, path=path)
         outcome = merge_files(
@@ -161,8 +160,6 @@ def from_marked(marked: Marked, path: str) -> Resolution:
 
 
 def _one_line_json(texts: tuple[str, str | None, str], path: str) -> bool:
-    from ..codecs import format_from_content, format_from_name
-
     if (format_from_name(path) or format_from_content(texts[0])) != "json":
         return False
     try:
@@ -178,8 +175,6 @@ def _whole_file(
     base: bytes | None, ours: bytes | None, theirs: bytes | None, path: str
 ) -> Resolution:
     """One side deleted the file, the other changed it: one conflict at the root."""
-    from ..merging.result import ConflictNode
-
     docs = [None if raw is None else _parse(raw, path) for raw in (base, ours, theirs)]
     values = [MISSING if d is None else d.data for d in docs]
     style_of = docs[1] or docs[2]
@@ -188,9 +183,6 @@ def _whole_file(
 
 
 def _parse(raw: bytes, path: str) -> Document:
-    from ..codecs import format_from_content, format_from_name, parse
-    from ..errors import ParseError
-
     fmt = format_from_name(path) or format_from_content(raw[:65536].decode("utf-8", "replace"))
     try:
         return parse(raw, format=fmt, path=path)
@@ -202,12 +194,6 @@ def recovered_now(text: str, ours: bytes, path: str) -> str | None:
     """The time the merge driver wrote into this file: the timestamp of the M8 ``merge``
     entry it added to a changeLog (none in ours), so that merging the stages again gives
     the same entry. None when the file shows no such entry."""
-    from ..codecs import parse
-    from ..errors import ParseError
-    from ..merging.sequence_number import TOOL_AGENT
-    from ..values import canonical
-    from .markers import split_markers
-
     marked = split_markers(text)
     body = marked.ours if marked is not None else text
     try:

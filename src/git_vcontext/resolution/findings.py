@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from ..merging.result import MISSING
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ..codecs import format_from_name
+from ..document import anchored_path
+from ..merging.result import MISSING
+from ..validation.files import check_value
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -13,9 +17,6 @@ def new_findings(before: Any, after: Any, path: str) -> list[str]:
     """Validation findings the new data has that the data before it did not."""
     if after is MISSING:
         return []
-    from ..codecs import format_from_name
-    from ..document import anchored_path
-    from ..validation.files import check_value
 
     jsonl = format_from_name(path) == "jsonl"
     old = set() if before is MISSING else set(_keys(check_value(before, path, jsonl=jsonl)[0]))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
 from ..merging.result import MISSING
 from ..merging.textmerge import Markers
 from ..record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

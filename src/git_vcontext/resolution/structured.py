@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import document as doc
 from ..merging.conflict_record import jsonpath_parts
 from ..merging.result import MISSING
 from ..values import pointer
 from .model import Choice, FileConflict, Settled, conflict_id
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

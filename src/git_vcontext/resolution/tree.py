@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import document as doc
+from ..merging.render import conflicted
 from ..merging.result import MISSING, ConflictNode
 from ..values import pointer, same
 from .model import FileConflict, conflict_id
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
@@ -70,8 +72,6 @@ def replaced(tree: Any, decide: Callable[[ConflictNode], Any]) -> Any:
     """The tree with each conflict replaced by ``decide(node)`` (the node itself: left as it
     is; MISSING: removed from its object or list). Parts without a conflict are kept as
     they are (the same objects), which keeps rendering them cheap."""
-    from ..merging.render import conflicted
-
     return _replaced(tree, decide, conflicted(tree))
 
 

@@ -6,7 +6,7 @@ from functools import cache
 from typing import Any
 
 from ..edits.stamp import Refused
-from .specs import ToolSpec
+from .specs import BY_NAME, ToolSpec
 
 _TYPES = {
     "string": "a string",
@@ -38,9 +38,8 @@ def checked(spec: ToolSpec, args: Any) -> dict[str, Any]:
 
 @cache
 def _validator(name: str) -> Any:
+    # lazy: jsonschema only to explain an invalid document
     from jsonschema import Draft202012Validator
-
-    from .specs import BY_NAME
 
     return Draft202012Validator(BY_NAME[name].schema())
 

@@ -6,14 +6,14 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..document import describe
 from ..edits.items import is_plain_id
 from ..values import instant_key
 from .files import Found, Stat, find_documents, folders_changed
-from .store import Loaded, Store
+from .store import Loaded, Store, format_of
 
 KINDS = ("todoList", "plan", "playbook")
 SEGMENT = {"todoList": "todos", "plan": "plans", "playbook": "playbooks"}
@@ -215,8 +215,6 @@ def _sniffed_kind(raw: bytes) -> str | None:
 
 
 def _entry(loaded: Loaded, kind: str, container: Any) -> Entry:
-    from .store import format_of
-
     c = container if isinstance(container, dict) else {}
     own = c.get("id")
     doc_id = own if isinstance(own, str) and is_plain_id(own) else stem(loaded.rel)
@@ -262,6 +260,4 @@ def _unique_ids(entries: list[Entry]) -> list[Entry]:
 
 
 def _with_id(e: Entry, doc_id: str) -> Entry:
-    from dataclasses import replace
-
     return replace(e, id=doc_id)

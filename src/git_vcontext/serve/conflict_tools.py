@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..commands.conflicts import render_text
 from ..edits.stamp import Refused
 from ..errors import VContextError
-from .service import Answer, Service
+from ..workflow.conflicts import list_conflicts
+from ..workflow.resolve import NO_VALUE, open_file
+from .service import WRITABLE, Answer, Service
 
 
 def conflicts(svc: Service, args: dict[str, Any]) -> Answer:
     """What a stopped merge, rebase or cherry-pick left (as ``conflicts --format json``)."""
-    from ..commands.conflicts import render_text
-    from ..workflow.conflicts import list_conflicts
-
     root = _top(svc, "vcontext_conflicts")
     listing = list_conflicts(list(args.get("paths") or ()), cwd=root)
     text = render_text(listing) or "no vContext conflicts\n"
@@ -23,8 +23,6 @@ def conflicts(svc: Service, args: dict[str, Any]) -> Answer:
 def resolve(svc: Service, args: dict[str, Any]) -> Answer:
     """Settle one conflict (``conflict``: id, pointer or where) or all that remain: ``take``
     a side or put ``value`` there; the last one writes the document and stages it."""
-    from ..workflow.resolve import NO_VALUE, open_file
-
     svc.may_write(None)
     root = _top(svc, "vcontext_resolve")
     value = args.get("value", NO_VALUE)
@@ -46,8 +44,6 @@ def resolve(svc: Service, args: dict[str, Any]) -> Answer:
 def _may_resolve(svc: Service, session: Any) -> None:
     """``--allow`` governs resolve too: it writes and stages the document, so its kind must
     be one the server may write (a file of no kind only when every kind may be)."""
-    from .service import WRITABLE
-
     if svc.options.allow >= frozenset(WRITABLE.values()):
         return
     data = session.settle(session.choices, text=False).data

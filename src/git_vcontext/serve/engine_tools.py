@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..commands.status import table
+from ..commands.sync import sync as run_sync
+from ..diffing.files import compare
+from ..diffing.report import render_files
 from ..edits.stamp import Refused
 from ..errors import OperationalError
+from ..filechange import FileChange
+from ..validation.model import FileReport, Finding
+from ..workflow.status import all_status
 from .catalog import Entry
 from .service import Answer, Service
 from .store import report_of
 from .uris import parse
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .gitside import GitSide
 
@@ -34,10 +40,6 @@ def _git(svc: Service, tool: str) -> GitSide:
 
 
 def diff(svc: Service, args: dict[str, Any]) -> Answer:
-    from ..diffing.files import compare
-    from ..diffing.report import render_files
-    from ..filechange import FileChange
-
     git = _git(svc, "vcontext_diff")
     old_rev, new_rev = args.get("from", "HEAD"), args.get("to")
     files = []
@@ -62,8 +64,6 @@ def _disk(svc: Service, entry: Entry) -> bytes | None:
 
 
 def validate(svc: Service, args: dict[str, Any]) -> Answer:
-    from ..validation.model import FileReport, Finding
-
     reports = []
     for entry in documents(svc, args.get("uri")):
         loaded = svc.catalog.store.load(entry.rel, entry.real)
@@ -86,9 +86,6 @@ def validate(svc: Service, args: dict[str, Any]) -> Answer:
 
 
 def status(svc: Service, args: dict[str, Any]) -> Answer:
-    from ..commands.status import table
-    from ..workflow.status import all_status
-
     git = _git(svc, "vcontext_status")
     rows = git.locked(all_status)
     data = {"agents": [r.to_json() for r in rows]}
@@ -96,8 +93,6 @@ def status(svc: Service, args: dict[str, Any]) -> Answer:
 
 
 def sync(svc: Service, args: dict[str, Any]) -> Answer:
-    from ..commands.sync import sync as run_sync
-
     svc.may_write(None)
     git = _git(svc, "vcontext_sync")
     names = list(args.get("agents") or [])

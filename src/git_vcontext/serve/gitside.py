@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+from ..edits.stamp import Refused
 from ..errors import OperationalError
+from ..gitio import read_at, resolve_commit
 from ..gitio.commits import Committed, commit_file, conflicted, current_branch
 from ..gitio.commits import operation_in_progress as in_progress
+from ..gitio.fileset import work_tree_files
+from ..workflow.agents import agent_of_branch
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 
@@ -38,8 +41,6 @@ class GitSide:
 
     def agent_branch(self) -> str | None:
         """The agent whose ``agents/NAME`` branch is checked out here, if any."""
-        from ..workflow.agents import agent_of_branch
-
         branch = self.branch()
         with self._lock:
             return agent_of_branch(self.repo, branch) if branch else None
@@ -61,8 +62,6 @@ class GitSide:
 
     def refuse_if_conflicted(self, real: str, shown: str) -> None:
         """Refuse writing a document git left conflicted in a stopped merge."""
-        from ..edits.stamp import Refused
-
         path = self.path_of(real)
         with self._lock:
             busy = in_progress(self.repo)
@@ -92,8 +91,6 @@ class GitSide:
 
     def read_at(self, rev: str, path: str) -> bytes | None:
         """The content of ``path`` at ``rev`` (None when the revision does not have it)."""
-        from ..gitio import read_at, resolve_commit
-
         with self._lock:
             resolve_commit(self.repo, rev)  # an unknown revision is an error, not "absent"
             try:
@@ -115,8 +112,6 @@ class GitSide:
     def declared(self, full: str) -> bool:
         """Whether ``.gitattributes`` routes the file at ``full`` to the vcontext driver
         (the file set ``validate``, ``doctor`` and the hook use)."""
-        from ..gitio.fileset import work_tree_files
-
         path = self.path_of(full)
         if not path:
             return False

@@ -8,6 +8,8 @@ from ..edits import learnings
 from ..edits.stamp import Refused
 from ..playbook.model import Entry as ViewEntry
 from ..playbook.model import PlaybookView
+from ..playbook.render import matches, render_text
+from ..playbook.view import playbook_view
 from .service import Answer, Service, committed_text
 
 KIND = "playbook"
@@ -55,8 +57,6 @@ def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
 
 def _view(svc: Service, playbook_id: str | None) -> tuple[PlaybookView | None, dict[str, Any]]:
     """The view of the playbook named (or the current one); None when there is none yet."""
-    from ..playbook.view import playbook_view
-
     if playbook_id is None and svc.catalog.current(KIND) is None:
         return None, {}
     entry = svc.document(KIND, playbook_id)
@@ -95,8 +95,6 @@ def _line(e: ViewEntry) -> str:
 
 
 def view(svc: Service, args: dict[str, Any]) -> Answer:
-    from ..playbook.render import matches, render_text
-
     found, where = _view(svc, args.get("playbookId"))
     if found is None:
         return Answer("There is no playbook here yet.", {"entries": [], "anomalies": []})

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..edits.items import ITEM_ARRAYS
 from ..edits.learnings import KINDS, query
+from ..playbook.view import playbook_view
 from .catalog import Entry
 from .service import Service
 
@@ -112,8 +113,6 @@ def _plan(svc: Service, *, with_narratives: bool = False) -> str:
 
 
 def _learnings(svc: Service, kind: str | None, limit: int) -> str:
-    from ..playbook.view import playbook_view
-
     entry = svc.catalog.current("playbook")
     loaded = _loaded(svc, entry)
     if loaded is None:

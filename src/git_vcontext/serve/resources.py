@@ -8,6 +8,7 @@ from typing import Any
 from ..edits.stamp import Refused
 from ..values import json_report
 from .catalog import NOUN, SEGMENT, Entry
+from .playbook_tools import view
 from .service import Service
 from .uris import parse
 
@@ -124,7 +125,5 @@ def _listing(svc: Service, kind: str) -> str:
 
 
 def _view(svc: Service, kind: str | None) -> str:
-    from .playbook_tools import view
-
     args: dict[str, Any] = {"kind": kind} if kind else {}
     return json_report(view(svc, args).data)

@@ -5,8 +5,11 @@ from __future__ import annotations
 import ipaddress
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
+from ..gitio import open_repo
+from ..gitio.push import common_dir
 from .catalog import Catalog
 from .gitside import GitSide
 from .locks import Locks
@@ -14,7 +17,6 @@ from .service import WRITABLE, Options, Service
 from .store import Store
 from .writer import Writer
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository
 
@@ -78,8 +80,6 @@ def allowed(value: str | None) -> frozenset[str]:
 
 def find_root(given: str | None) -> tuple[str, Repository | None]:
     """The folder served (``--root``, else the repository's top, else here) and its repo."""
-    from ..gitio import open_repo
-
     start = given or os.getcwd()
     if not os.path.isdir(start):
         raise OperationalError(f"--root {given}: not a directory")
@@ -146,6 +146,5 @@ def _never(rel: str) -> bool:
 def _lock_folder(repo: Repository | None) -> str | None:
     if repo is None:
         return None
-    from ..gitio.push import common_dir
 
     return str(common_dir(repo) / "vcontext" / "mcp-locks")

@@ -6,9 +6,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..codecs import Document, parse
+from ..codecs import Document, format_from_name, parse
 from ..errors import OperationalError, ParseError
 from ..fsio import read_bytes
+from ..validation.files import check_document
 from ..validation.model import FileReport
 from .files import Stat
 
@@ -83,8 +84,6 @@ def _read(rel: str, real: str, stat: Stat) -> Loaded:
 def report_of(loaded: Loaded) -> FileReport:
     """The validation of a loaded document, computed once per file state."""
     if not loaded.report:
-        from ..validation.files import check_document
-
         assert loaded.doc is not None
         loaded.report.append(check_document(loaded.doc, loaded.rel))
     return loaded.report[0]
@@ -94,6 +93,5 @@ def format_of(loaded: Loaded) -> str:
     """``json`` or ``tron``: the document's own, else what its name says."""
     if loaded.doc is not None:
         return str(loaded.doc.format)
-    from ..codecs import format_from_name
 
     return format_from_name(loaded.rel) or "json"

@@ -9,14 +9,17 @@ from typing import Any
 
 from ..errors import OperationalError
 from .service import Service
+from .setup import Address
 
 LOCAL_ORIGINS = ("localhost", "127.0.0.1", "[::1]")
 
 
 def stdio(svc: Service) -> None:
     """Serve one client on stdin/stdout until it hangs up."""
+    # lazy: the MCP SDK only once the server starts
     import anyio
 
+    # lazy: the MCP SDK only once the server starts
     from .app import VContextServer
 
     anyio.run(VContextServer(svc).serve_stdio)
@@ -26,11 +29,12 @@ def http(
     svc: Service, host: str, port: int, token: str | None, *, announce: Callable[[str], None]
 ) -> None:
     """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted."""
+    # lazy: the MCP SDK only once the server starts
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    # lazy: the MCP SDK only once the server starts
     from .app import VContextServer
-    from .setup import Address
 
     address = Address(host, port)
     server = VContextServer(svc)

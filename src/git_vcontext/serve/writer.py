@@ -20,6 +20,7 @@ from ..errors import ParseError
 from ..fsio import write_atomic
 from ..gitio.commits import Committed
 from ..validation.files import check_document
+from ..validation.incremental import still_valid
 from ..validation.model import FileReport, Finding
 from ..values import same
 from .files import Stat
@@ -149,8 +150,6 @@ def _replace(target: Target, raw: bytes, *, create: bool) -> None:
 def _validated(loaded: Loaded | None, doc: Any, edited: Any, rel: str) -> FileReport:
     """The new document's validation; from what changed when the old one had no finding
     (``edited`` is the edit's own data: it shares the untouched parts with the old data)."""
-    from ..validation.incremental import still_valid
-
     if loaded is not None and report_of(loaded).valid and still_valid(loaded.data, edited):
         return FileReport(rel)
     return check_document(doc, rel)

@@ -11,7 +11,8 @@ The same function is the library's ``git_vcontext.validate``.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -24,6 +25,7 @@ def validate(doc_or_data: Any, *, path: str = "") -> FileReport:
     Text and bytes are parsed first (format from ``path``, else the content); findings
     are located (line, column) whenever there is source text.
     """
+    # lazy: the pre-push hook imports the package, not always its checks
     from .files import check_bytes, check_document
 
     if isinstance(doc_or_data, (bytes, str)):
@@ -35,6 +37,7 @@ def validate(doc_or_data: Any, *, path: str = "") -> FileReport:
 
 
 def _check_data(data: Any, path: str) -> FileReport:
+    # lazy: the pre-push hook imports the package, not always its checks
     from .files import check_value, findings_of, report_of
 
     issues, skipped = check_value(data, path, jsonl=isinstance(data, list))

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..document import CONTAINER_KEYS, EXTRA_CONTAINER_KEYS, INFO_KEYS
+from ..playbook.log import find_playbooks, log_kind, log_of
 from . import container_rules, rules
+from .messages import schema_message
 from .playbooks import check_playbooks
+from .schemas import schema_errors
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -112,8 +115,6 @@ def _container_issues(container: dict[str, Any], where: Parts) -> Iterator[Issue
 
 def _old_playbooks(data: dict[str, Any], issues: list[Issue]) -> list[Issue]:
     """One finding for a playbook log that is not an event log at all, not one per item."""
-    from ..playbook.log import find_playbooks, log_kind, log_of
-
     for where, playbook in find_playbooks(data):
         key, log = log_of(playbook)
         form = log_kind(log) if log else "events"
@@ -149,9 +150,6 @@ def _missing_event_fields(issue: Issue, log: Parts) -> bool:
 
 def schema_issues(ref: str, data: Any, prefix: Parts = ()) -> Iterator[Issue]:
     """Schema errors of ``data`` as issues (rule ``schema``)."""
-    from .messages import schema_message
-    from .schemas import schema_errors
-
     for err in schema_errors(ref, data):
         yield "schema", (*prefix, *err.absolute_path), schema_message(err)
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..vermas.kinds import EVENT_TYPES
 from .checks import schema_issues
 from .rules import datetime_problem
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

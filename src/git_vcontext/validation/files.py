@@ -9,10 +9,20 @@ Heavy imports (jsonschema) happen only when a schema check runs, once per proces
 
 from __future__ import annotations
 
-from ..errors import ParseError
-from .model import FileReport, Finding
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ..codecs import parse
+from ..document import anchored_path
+from ..errors import ParseError
+from ..values import pointer
+from ..vermas.kinds import document_kind
+from . import positions
+from .checks import NOT_A_DOCUMENT, is_document
+from .checks import check_document as check_data
+from .model import FileReport, Finding
+from .projections import projection_issues
+from .rules import NOTE_RULES
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
@@ -35,8 +45,6 @@ def check_bytes(
     ``sibling(name)`` reads a file next to it (None when absent): given, a VerMAS
     projection is checked against the ``events.jsonl`` beside it.
     """
-    from ..codecs import parse
-
     try:
         doc = parse(raw, path=path)
     except ParseError as err:
@@ -44,18 +52,18 @@ def check_bytes(
         return FileReport(path, (finding,))
     except RecursionError:  # belt and braces: the codecs limit nesting themselves
         return FileReport(path, (Finding("parse", "", "nesting too deep to read"),))
-    if covered and doc.format in ("json", "tron") and not _vermas(path, doc):
-        from .checks import NOT_A_DOCUMENT, is_document
-
-        if not is_document(doc.data):
-            note = f"not a vContext document ({NOT_A_DOCUMENT}): not checked"
-            return FileReport(path, (), (note,), checked=False)
+    if (
+        covered
+        and doc.format in ("json", "tron")
+        and not _vermas(path, doc)
+        and not is_document(doc.data)
+    ):
+        note = f"not a vContext document ({NOT_A_DOCUMENT}): not checked"
+        return FileReport(path, (), (note,), checked=False)
     return check_document(doc, path, sibling=sibling)
 
 
 def _vermas(path: str, doc: Document) -> bool:
-    from ..vermas.kinds import document_kind
-
     return document_kind(path, doc.data, doc.format) is not None
 
 
@@ -63,8 +71,6 @@ def check_document(doc: Document, path: str = "", *, sibling: Sibling | None = N
     """Validate a parsed document; findings are located in its source text."""
     issues, skipped = check_value(doc.data, path, fmt=doc.format)
     if sibling is not None and doc.format == "jsonl":
-        from .projections import projection_issues
-
         drift, not_checked = projection_issues(path, doc.data, sibling)
         issues.extend(drift)
         skipped.extend(not_checked)
@@ -73,8 +79,6 @@ def check_document(doc: Document, path: str = "", *, sibling: Sibling | None = N
 
 def report_of(path: str, findings: tuple[Finding, ...], skipped: list[str]) -> FileReport:
     """A report with the findings of note rules (``rules.NOTE_RULES``) set apart as notes."""
-    from .rules import NOTE_RULES
-
     errors = tuple(f for f in findings if f.rule not in NOTE_RULES)
     notes = tuple(f for f in findings if f.rule in NOTE_RULES)
     return FileReport(path, errors, tuple(skipped), notes=notes)
@@ -87,20 +91,20 @@ def check_value(
     list of records; ``jsonl=True`` says the same); VerMAS files by place, else content."""
     fmt = fmt or ("jsonl" if jsonl else "json")
     if fmt == "jsonl":
+        # lazy: only for JSONL files
         from .records import check_records
 
         return check_records(path, data)
-    from ..vermas.kinds import document_kind
 
     kind = document_kind(path, data, fmt)
     if kind is not None:
+        # lazy: only for VerMAS files
         from .vermas_docs import check_vermas_document
 
         return check_vermas_document(kind, data), []
     if fmt == "toml":
         msg = "a TOML file that is not a VerMAS template (no [[steps]]); nothing to validate"
         return [("not-vcontext", (), msg)], []
-    from .checks import check_document as check_data
 
     return check_data(data)
 
@@ -121,9 +125,6 @@ def _ordered(issues: list[Issue]) -> list[Issue]:
 
 
 def _finding(issue: Issue, data: Any, locate: Any, keys: dict[int, str | None]) -> Finding:
-    from ..document import anchored_path
-    from ..values import pointer
-
     rule, parts, message = issue
     line, column = locate(parts) if locate else (None, None)
     where = anchored_path(data, parts, keys) if parts else ""
@@ -132,8 +133,6 @@ def _finding(issue: Issue, data: Any, locate: Any, keys: dict[int, str | None]) 
 
 def _locator(doc: Any) -> Any:
     """A function from path parts to (line, column) in the document's text, if it has one."""
-    from . import positions
-
     text = getattr(doc, "text", None)
     if not isinstance(text, str):
         return None

@@ -25,11 +25,13 @@ history rules compare only what both sides say.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import document as doc
-from ..values import canonical, same
+from ..errors import ParseError
+from ..values import canonical, pointer, same
 from .model import Finding
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
@@ -120,6 +122,7 @@ class Source:
         None) when unsure."""
         if not self.text or self.format not in ("json", "tron"):
             return None, None
+        # lazy: positions only for findings (a clean push has none)
         from ..codecs.tron_header import HeaderError
         from . import positions
 
@@ -535,13 +538,14 @@ def _parse(raw: bytes | None, path: str) -> tuple[Any, Source]:
     """
     if raw is None:
         return None, Source()
+    # lazy: a cached pre-push never parses
     from ..codecs import format_from_name, parse, reusing_parses
     from ..codecs.text import decode
-    from ..errors import ParseError
 
     try:
         text, _ = decode(raw)
         if format_from_name(path) == "json" and text.strip() and not reusing_parses():
+            # lazy: a cached pre-push never parses
             from ..codecs.json_text import parse_value
 
             return parse_value(text), Source(text, "json")
@@ -560,8 +564,6 @@ def _finding(
     column: int | None = None,
     src: Source | None = None,
 ) -> Finding:
-    from ..values import pointer
-
     where = doc.anchored_path(data, path, src.keys if src else None)
     return Finding(rule, pointer(path), message, line, column, where)
 

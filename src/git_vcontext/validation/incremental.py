@@ -10,11 +10,13 @@ Anything this shortcut does not understand answers None: run the full validation
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..document import INFO_KEYS
 from .checks import SCHEMAS, is_document, semantic_issues
 from .rules import check_version
+from .schemas import PREFIX, _contents, quick_check
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -48,8 +50,6 @@ def _version(data: dict[str, Any], key: str) -> Any:
 
 
 def _schema_valid(schema: str, old: dict[str, Any], new: dict[str, Any]) -> bool | None:
-    from .schemas import _contents
-
     root = _contents(schema)
     if set(root) - ROOT_KEYWORDS or set(old) != set(new):
         return None  # the root constrains more than each key's value, or keys came or went
@@ -68,8 +68,6 @@ def _schema_valid(schema: str, old: dict[str, Any], new: dict[str, Any]) -> bool
 
 def _container_valid(ref: str, old: Any, new: Any) -> bool | None:
     """The container without its items against its own schema, then each new item."""
-    from .schemas import quick_check
-
     if not isinstance(new, dict):
         return _check(ref, new)
     shell = dict(new)
@@ -91,16 +89,12 @@ def _container_valid(ref: str, old: Any, new: Any) -> bool | None:
 
 
 def _check(ref: str, value: Any) -> bool | None:
-    from .schemas import quick_check
-
     check = quick_check(ref)
     return None if check is None else bool(check(value))
 
 
 def _ref(schema: str, node: Any) -> str | None:
     """``file#/$defs/Type`` for a schema node that is only a ``$ref`` (None otherwise)."""
-    from .schemas import PREFIX
-
     if not isinstance(node, dict) or set(node) != {"$ref"}:
         return None
     target = str(node["$ref"])
@@ -109,8 +103,6 @@ def _ref(schema: str, node: Any) -> str | None:
 
 def _item_ref(ref: str, key: str) -> str | None:
     """The schema of the elements of the container's ``key`` array, when it is one ``$ref``."""
-    from .schemas import _contents
-
     name, _, fragment = ref.partition("#")
     node: Any = _contents(name)
     for part in fragment.strip("/").split("/"):

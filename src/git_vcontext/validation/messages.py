@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from ..spelling import dumps as json_dumps
 from ..values import type_name
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ..playbook.analyse import analyse
+from ..playbook.log import find_playbooks, log_kind, log_of
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -28,9 +31,6 @@ def rule_of(kind: str) -> str:
 
 def check_playbooks(data: Any, *, with_malformed: bool) -> Iterator[Issue]:
     """Anomalies of every event-log playbook in the document (root or embedded)."""
-    from ..playbook.analyse import analyse
-    from ..playbook.log import find_playbooks, log_kind, log_of
-
     for where, playbook in find_playbooks(data):
         key, log = log_of(playbook)
         if not log or log_kind(log) != "events":

@@ -7,11 +7,13 @@ walk (``codecs.tron_locate``). JSONL: the record's line, then JSON.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from ..codecs.json_text import _WS, _scan_container
 from ..errors import position_of
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
@@ -25,8 +27,6 @@ def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
     ``scan(start)`` lists the members of the container opening at ``start``; a
     document's own cached scanner makes many findings in one big file cheap.
     """
-    from ..codecs.json_text import _WS, _scan_container
-
     pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
     last = len(parts) - 1
     for i, part in enumerate(parts):
@@ -74,6 +74,7 @@ def locator(
     if fmt == "tron":
         return _tron_locator(text, lines)
     if fmt == "toml":
+        # lazy: positions only for findings, each format its own
         from .toml_positions import TomlFinder
 
         toml = TomlFinder(text)
@@ -85,8 +86,6 @@ def locator(
 
 def _json_scanner(text: str) -> Callable[[int], Any]:
     """The container of a JSON text that starts at an offset, each scanned once."""
-    from ..codecs.json_text import _scan_container
-
     scans: dict[int, Any] = {}
 
     def scan(start: int) -> Any:
@@ -105,6 +104,7 @@ def _tron_locator(
 
     def tron(parts: Parts) -> tuple[int | None, int | None]:
         if "tron" not in cache:
+            # lazy: the TRON tokenizer only for a file with findings
             from ..codecs.tron_header import read_header
             from ..codecs.tron_locate import TronLocator
 
@@ -133,8 +133,6 @@ class LineIndex:
         self.starts = [0, *(m.end() for m in re.finditer("\n", text))]
 
     def position(self, offset: int) -> tuple[int, int]:
-        from bisect import bisect_right
-
         line = bisect_right(self.starts, offset)
         return line, offset - self.starts[line - 1] + 1
 

@@ -4,10 +4,12 @@ what ``events.jsonl`` next to it derives (rule ``projection-drift``; only fields
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
+from ..errors import ParseError
 from ..vermas.project import PROJECTIONS, Derived, agrees, derive
+from .messages import show_value as shown
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -37,8 +39,8 @@ def projection_issues(
     path: str, records: list[Any], sibling: Callable[[str], bytes | None]
 ) -> tuple[list[Issue], list[str]]:
     """Drift of one projection file against the event log ``sibling(EVENTS)`` reads."""
+    # lazy: only VerMAS projections beside an event log
     from ..codecs import jsonl
-    from ..errors import ParseError
 
     kind = projection_kind(path)
     if kind is None:
@@ -79,8 +81,6 @@ def drift_issues(records: list[Any], derived: dict[str, Derived], kind: str) -> 
 
 
 def _fields(rec: dict[str, Any], found: Derived, i: int) -> Iterator[Issue]:
-    from .messages import show_value as shown
-
     for field, value in found.fields.items():
         by = f"event {found.setters[field]}"
         if field not in rec:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..vermas.kinds import RECORD_FILES, RECORD_KEY, record_kind
+from .checks import schema_issues
+from .events import check_events
 from .rules import check_datetimes, check_markers
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -18,8 +20,6 @@ DATETIMES = frozenset({"timestamp", "created_at", "updated_at", "read_at", "idle
 
 def check_records(path: str, records: list[Any]) -> tuple[list[Issue], list[str]]:
     """Findings for the records of one JSONL file, and the checks skipped."""
-    from .checks import schema_issues
-
     kind = record_kind(path, records)
     issues: list[Issue] = []
     for i, rec in enumerate(records):
@@ -28,8 +28,6 @@ def check_records(path: str, records: list[Any]) -> tuple[list[Issue], list[str]
         for rule, parts, msg in check_datetimes(rec, DATETIMES):
             issues.append((rule, (i, *parts), msg))
     if kind == "Event":
-        from .events import check_events
-
         window = path.replace("\\", "/").rsplit("/", 1)[-1] == "feed.jsonl"
         issues.extend(check_events(records, window=window))
     if kind is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..codecs.text import find_conflict_marker
 from ..document import (
@@ -15,8 +16,8 @@ from ..document import (
     EXTRA_CONTAINER_KEYS,
     ITEM_ARRAY_KEYS,
 )
+from ..spelling import dumps
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -126,8 +127,6 @@ def _family_version(info_key: str, info: Any) -> Iterator[Issue]:
 
 def _kind(value: Any) -> str:
     """How a value that should have been something else is named in a message."""
-    from ..spelling import dumps
-
     if isinstance(value, bool) or value is None:
         return dumps(value)
     if isinstance(value, (int, float)):

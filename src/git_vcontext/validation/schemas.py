@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from functools import cache
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ..resources import schemas_dir
+from .fastcheck import Compiler, Unsupported
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -28,8 +31,6 @@ FILES = (
 
 @cache
 def _contents_by_id() -> dict[str, Any]:
-    from ..resources import schemas_dir
-
     folder = schemas_dir()
     return {
         PREFIX + name: json.loads(folder.joinpath(f"{name}.schema.json").read_text("utf-8"))
@@ -39,6 +40,7 @@ def _contents_by_id() -> dict[str, Any]:
 
 @cache
 def _registry() -> Any:
+    # lazy: jsonschema only to explain an invalid document
     from referencing import Registry, Resource
 
     resources = [(uri, Resource.from_contents(c)) for uri, c in _contents_by_id().items()]
@@ -48,16 +50,12 @@ def _registry() -> Any:
 
 @cache
 def _compiler() -> Any:
-    from .fastcheck import Compiler
-
     return Compiler(_contents_by_id())
 
 
 @cache
 def quick_check(ref: str) -> Any:
     """A yes/no check for ``ref`` without jsonschema, or None when it cannot be compiled."""
-    from .fastcheck import Unsupported
-
     name, _, fragment = ref.partition("#")
     try:
         return _compiler().ref(PREFIX + name, "#" + fragment)
@@ -68,6 +66,7 @@ def quick_check(ref: str) -> Any:
 @cache
 def validator(ref: str) -> Any:
     """A compiled validator for ``<file>`` or ``<file>#/$defs/<Type>`` (cached per process)."""
+    # lazy: jsonschema only to explain an invalid document
     from jsonschema import Draft202012Validator
 
     name, _, fragment = ref.partition("#")
@@ -97,6 +96,7 @@ def schema_errors(ref: str, data: Any) -> Iterator[Any]:
 def _leaves(err: Any) -> Iterator[Any]:
     """The error itself, or for anyOf/oneOf the branch errors that best explain it."""
     if err.validator in ("anyOf", "oneOf") and err.context:
+        # lazy: jsonschema only to explain an invalid document
         from jsonschema.exceptions import best_match
 
         if all(e.validator == "required" and not e.relative_path for e in err.context):

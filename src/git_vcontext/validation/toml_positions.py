@@ -8,9 +8,10 @@ by scanning that value's elements.
 
 from __future__ import annotations
 
+import json
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -35,8 +36,6 @@ def key_parts(dotted: str) -> list[str]:
     for m in _KEY_PART.finditer(dotted):
         token = m.group()
         if token[0] == '"':
-            import json
-
             out.append(json.loads(token))
         elif token[0] == "'":
             out.append(token[1:-1])

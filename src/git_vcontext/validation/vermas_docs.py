@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..vermas.kinds import ASSIGNMENT_TYPES
 from .checks import schema_issues
 from .container_rules import Dependencies
 from .rules import check_datetimes, check_markers
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -12,9 +12,11 @@ event set are compared with a projection file or written into it; the others
 
 from __future__ import annotations
 
-from ..record import record
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ..record import record
+from ..values import parse_instant, same
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
@@ -142,8 +144,6 @@ _NONE = object()
 
 def agrees(have: Any, want: Any) -> bool:
     """A projection's value agrees with the events' (timestamps compared as instants)."""
-    from ..values import parse_instant, same
-
     if same(have, want):
         return True
     a, b = parse_instant(have), parse_instant(want)

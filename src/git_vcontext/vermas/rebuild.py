@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..codecs import jsonl, parse
 from ..record import record
+from ..validation.files import check_bytes
 from .project import PROJECTIONS, derive, rebuild
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -59,8 +62,6 @@ def plan_rebuild(
 ) -> list[Planned]:
     """Every projection file rebuilt from the events (a ParseError, and nothing planned, when
     the events or a projection file do not read). ``projections``: path -> bytes or None."""
-    from ..codecs import parse
-
     events = parse(events_raw, path=events_path, format="jsonl").data
     docs = {
         p: None if raw is None else parse(raw, path=p, format="jsonl")
@@ -77,8 +78,6 @@ def plan_rebuild(
 def _plan(
     path: str, document: Any, events: list[Any], raw: bytes | None, events_raw: bytes
 ) -> Planned | None:
-    from ..codecs import jsonl
-
     kind = PROJECTIONS[path.replace("\\", "/").rsplit("/", 1)[-1]]
     derived = derive(events, kind)
     if document is None and not derived:
@@ -99,8 +98,6 @@ def _plan(
 
 
 def _drift(path: str, raw: bytes, events_raw: bytes) -> tuple[str, ...]:
-    from ..validation.files import check_bytes
-
     report = check_bytes(raw, path, sibling=lambda name: events_raw)
     kept = tuple(f for f in report.findings if f.rule == "projection-drift")
     return tuple(type(report)(path, kept).lines())

@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 from ..errors import OperationalError, UsageError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Repository, Signature
 
@@ -58,6 +60,7 @@ def is_utf8(text: str) -> bool:
 
 def agent_branch(repo: Repository, agent: str) -> str:
     """The short branch name of ``agent`` (``agents/AGENT``)."""
+    # lazy: the pre-push hook imports this module for agent_prefix only
     from ..gitio.refs import valid_branch_name
 
     branch = agent_prefix(repo) + check_agent_name(agent)
@@ -88,8 +91,7 @@ AGENT_ENV = "GIT_VCONTEXT_AGENT"
 def running_agent(repo: Repository) -> str | None:
     """The agent running this command: ``GIT_VCONTEXT_AGENT`` (set by an agent's harness),
     else the agent whose branch is checked out here; None for a person."""
-    import os
-
+    # lazy: the pre-push hook imports this module for agent_prefix only
     from ..gitio.commits import current_branch
 
     named = os.environ.get(AGENT_ENV, "").strip()
@@ -144,8 +146,7 @@ def signatures(repo: Repository) -> tuple[Signature, Signature]:
     As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``
     override ``user.name``/``user.email``; with neither, an OperationalError with a hint.
     """
-    import os
-
+    # lazy: the pre-push hook imports this module for agent_prefix only
     from ..gitio.objects import signature, user_identity
 
     name, email = user_identity(repo)

@@ -3,9 +3,10 @@ does this branch hold work of its own, where did this work start from."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..gitio.objects import commit_at, new_commits
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 

@@ -10,15 +10,18 @@ stands. Merges are done in memory: objects may be written, no commit, no ref.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import TYPE_CHECKING
 
+from ..codecs import ReusedParses
 from ..gitio.diffs import tree_changes
-from ..gitio.objects import commit_at
+from ..gitio.objects import commit_at, is_blob
 from ..gitio.refs import branch_tip
+from ..gitio.settings import merge_settings
 from ..record import record
 from .sync import CONFLICT, REFUSED
 from .treemerge import PathConflict, same_but_fork, trial_conflicts
+from .virtualbase import base_tree
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -48,9 +51,6 @@ def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Cla
     An agent predicted to conflict whose conflicts none of these merges explain (a
     three-way effect of the earlier agents) is shown against its base with its own.
     """
-    from ..codecs import ReusedParses
-    from ..gitio.settings import merge_settings
-
     live = [r for r in rows if r.state != REFUSED]
     tips = {r.agent: _tip(repo, r.branch) for r in live}
     favor = merge_settings(cwd=repo.workdir or repo.path).favor
@@ -92,8 +92,6 @@ def _tip(repo: Repository, branch: str) -> Oid:
 
 def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
     """Paths ``tip`` changed since it last met ``other``: whether beyond a fork block."""
-    from .virtualbase import base_tree
-
     since = base_tree(repo, tip, other, now=NOW)
     if since is None:
         return {}
@@ -110,8 +108,6 @@ def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
 
 def _blob(repo: Repository, blob_id: str | None) -> bytes | None:
     """A blob's content (None: no id, or a submodule's commit, which this repo need not have)."""
-    from ..gitio.objects import is_blob
-
     found = None if blob_id is None else repo.get(blob_id)
     return bytes(found.data) if found is not None and is_blob(found) else None
 
@@ -123,8 +119,6 @@ def _trial(
     sync would use: a virtual one when their histories criss-cross (agents that synced).
     Only paths both changed can conflict, and a fork block changes nothing that travels
     (M11): not against another change, not against a deletion."""
-    from .virtualbase import base_tree
-
     (o, o_paths), (t, t_paths) = ours, theirs
     paths = {p for p in o_paths.keys() & t_paths.keys() if o_paths[p] and t_paths[p]}
     if not paths:

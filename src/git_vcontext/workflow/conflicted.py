@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
+from ..gitio import open_repo, relative_to_top
+from ..gitio.objects import blob_data
+from ..gitio.operation import current, stopped_at
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import IndexEntry, Repository
 
@@ -21,9 +24,6 @@ class Context:
     """The repository around a directory (or none), and the operation in progress there."""
 
     def __init__(self, cwd: str | os.PathLike[str] = ".") -> None:
-        from ..gitio import open_repo
-        from ..gitio.operation import current, stopped_at
-
         self.cwd = Path(cwd)
         try:
             self.repo: Repository | None = open_repo(cwd)
@@ -38,7 +38,6 @@ class Context:
         """A path as git names it (relative to the top, '/'-separated); as given outside git."""
         if self.top is None or self.repo is None:  # (a top comes with a repository)
             return path
-        from ..gitio import relative_to_top
 
         return relative_to_top(self.repo, self.cwd / path)
 
@@ -59,8 +58,6 @@ class Context:
         return out
 
     def blob(self, entry: IndexEntry | None) -> bytes | None:
-        from ..gitio.objects import blob_data
-
         if entry is None or self.repo is None:  # (an entry comes from the repository)
             return None
         return bytes(blob_data(self.repo, entry.id))

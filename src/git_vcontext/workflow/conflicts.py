@@ -8,14 +8,17 @@ holding markers or an unresolved ``ConflictResolution``. ``list_conflicts`` is w
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
+from ..document import looks_like_vcontext
 from ..errors import OperationalError
+from ..gitio.fileset import work_tree_files
 from ..record import record
 from ..resolution.model import FileConflict
 from .conflicted import Context
 from .resolve import Session, open_file
+from .treemerge import is_document
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
@@ -132,8 +135,6 @@ def _selected(rel: str, wanted: list[str]) -> bool:
 
 
 def _is_document(ctx: Context, rel: str, entries: Stages) -> bool:
-    from .treemerge import is_document
-
     return is_document(rel, lambda: [ctx.blob(e) for e in entries[1:]], ctx.repo)
 
 
@@ -160,8 +161,6 @@ def _tracked(ctx: Context) -> list[str]:
     .json/.tron files outside it whose root is a vContext one."""
     if ctx.repo is None:
         return []
-    from ..document import looks_like_vcontext
-    from ..gitio.fileset import work_tree_files
 
     files = work_tree_files(ctx.repo)
     ctx.repo.index.read()

@@ -9,7 +9,10 @@ engine's M11 rule looks for it; the document is written back in its own style.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import document as doc
+from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
 from ..gitio.objects import (
     FILEMODE_BLOB,
@@ -22,10 +25,10 @@ from ..gitio.objects import (
 )
 from ..gitio.refs import create_branch
 from ..record import record
+from ..values import same
 from ..vermas.kinds import in_work_directory
 from . import agents
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
@@ -104,9 +107,6 @@ def fork_bytes(raw: bytes, path: str, *, forked_at: str, reason: str | None) -> 
 
     Raises ParseError when the document does not parse (or the result would not read back).
     """
-    from ..codecs import parse
-    from ..values import same
-
     parsed = parse(raw, path=path)
     new = with_fork(parsed.data, forked_at=forked_at, reason=reason)
     if new is None:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from .. import document as doc
-from ..merging.vcontext import same_family
+import json
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from .. import document as doc
+from ..codecs import parse
+from ..errors import ParseError
+from ..merging.vcontext import same_family
+from ..spelling import float_of
+from ..values import same
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -50,9 +56,6 @@ def marked_merged(data: Any, *, when: str, by: dict[str, Any], refresh: bool) ->
 
 def mark_merged(raw: bytes, path: str, *, when: str, by: dict[str, Any], refresh: bool) -> bytes:
     """A document's bytes with its forks marked merged, in its own style (``raw`` if unchanged)."""
-    from ..codecs import parse
-    from ..errors import ParseError
-
     try:
         parsed = parse(raw, path=path)
     except ParseError:
@@ -128,10 +131,6 @@ def agent_document(
     """The agent's document after the base's ``theirs`` is merged into it (see carried_fork):
     for JSON theirs' text with ours' fork blocks, so the branches differ in nothing else.
     None when it cannot be done here (unreadable, or the result did not read back)."""
-    from ..codecs import parse
-    from ..errors import ParseError
-    from ..values import same
-
     try:
         o_doc, t_doc = parse(ours, path=path), parse(theirs, path=path)
     except ParseError:
@@ -151,14 +150,7 @@ def agent_document(
 def _reads_back(raw: bytes, expected: Any, fmt: str, path: str) -> bool:
     """Whether ``raw`` parses to ``expected`` (JSON: the C parser is enough to check that,
     given the spelling of floats, which tells 3.14159265358979323 from 3.141592653589793)."""
-    from ..codecs import parse
-    from ..errors import ParseError
-    from ..spelling import float_of
-    from ..values import same
-
     if fmt == "json":
-        import json
-
         try:
             return same(json.loads(raw.decode("utf-8-sig"), parse_float=float_of), expected)
         except ValueError:

@@ -3,6 +3,9 @@ or wait for whoever does, then bring the agent branches along (see workflow/push
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..codecs import ReusedParses
 from ..errors import OperationalError
 from ..gitio import refs
 from ..gitio import remote as remotes
@@ -16,8 +19,8 @@ from .push import PushOutcome, Settings, settings, wait_before
 from .pushing import Pusher, Refused, refusal
 from .remoteview import RemoteView, Snapshot
 from .sync import CONFLICT, MERGED, PairResult, Syncer
+from .treemerge import changed_documents
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -165,9 +168,6 @@ class BaseRound:
     ) -> tuple[str, ...]:
         """The documents the agent's work (its published commit, else ``commit``) changed
         since it last met the base."""
-        from ..codecs import ReusedParses
-        from .treemerge import changed_documents
-
         if agent not in self.contributed:
             commit = self.published.get(agent, commit)
             start = None if base is None or commit is None else start_of(self.repo, commit, base)

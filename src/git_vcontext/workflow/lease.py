@@ -16,6 +16,7 @@ collide. Everything here is pure but ``holder_alive`` (it asks the OS about a pi
 from __future__ import annotations
 
 import os
+import socket
 
 from ..record import record
 
@@ -93,16 +94,12 @@ def parse(message: str) -> Lease | None:
 
 def mine(holder: str, where: str, seconds: float, now: float) -> Lease:
     """A lease for this process, expiring ``seconds`` from ``now``."""
-    import socket
-
     return Lease(holder, socket.gethostname(), os.getpid(), where, now + seconds)
 
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:
     """Whether a lease may be taken over: none or unreadable, expired, or left behind by
     an interrupted sync in this same repository (its process is gone)."""
-    import socket
-
     if lease is None or lease.expired(now):
         return True
     left_here = lease.host == socket.gethostname() and lease.where == where

@@ -3,12 +3,15 @@ push, wait (polling, no objects fetched) while someone else holds it, give it ba
 
 from __future__ import annotations
 
+import random
+from typing import TYPE_CHECKING
+
 from ..errors import OperationalError
 from ..gitio import remote as remotes
+from ..gitio.push import common_dir
 from . import lease as leases
 from .pushing import Refused, refusal
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -66,8 +69,6 @@ class LeaseKeeper:
         """Until one of our ``ours`` requests is gone (merged), or the lease is free, or the
         lease we watch has expired. Each look is one ``git ls-remote`` (no objects): waiting agents
         do not fetch every time the base moves, only when it concerns them."""
-        import random
-
         start = clock()
         if not self.said_waiting and snap.lease is not None:
             held = snap.lease.describe(start)
@@ -104,8 +105,6 @@ class LeaseKeeper:
             pass
 
     def where(self) -> str:
-        from ..gitio.push import common_dir
-
         return str(common_dir(self.pusher.repo))
 
 

@@ -10,15 +10,21 @@ checked answers without even opening the repository.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+import hashlib
+from typing import TYPE_CHECKING
+
+from ..gitio.push import common_dir, parse_ref_lines, pushed_commits
+from ..validation.model import SKIPPED, FileReport
+from ..verdict_cache import VerdictCache
+from .agents import agent_prefix
+from .pushcheck import Checker
+
 if TYPE_CHECKING:
     from pygit2 import Commit, Repository
 
     from ..codecs import ParseMemo
     from ..gitio.push import PushRange, RefUpdate
     from ..validation.model import Finding
-    from ..verdict_cache import VerdictCache
-    from .pushcheck import Checker
 
     Verdicts = list[tuple[str, dict[str, list[Finding]]]]
 
@@ -34,8 +40,6 @@ class PushReport:
         self._skipped: set[str] = set()
 
     def add(self, target: str, verdicts: Verdicts) -> None:
-        from ..validation.model import SKIPPED
-
         section: list[str] = []
         for heading, found in verdicts:
             problems = {}
@@ -61,10 +65,6 @@ def check_updates(
     repo: Repository, updates: list[RefUpdate], remote: str, cache: VerdictCache
 ) -> tuple[PushReport, Checker]:
     """Check every ref update of one push (deletions are skipped)."""
-    from ..gitio.push import pushed_commits
-    from .agents import agent_prefix
-    from .pushcheck import Checker
-
     checker = Checker(repo, cache)
     prefix = agent_prefix(repo)
     report = PushReport()
@@ -107,8 +107,6 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
 
 def push_key(remote: str, text: str) -> str:
     """The cache key of a whole push: the remote's name and git's ref lines, in any order."""
-    import hashlib
-
     lines = sorted(" ".join(line.split()) for line in text.splitlines() if line.strip())
     digest = hashlib.sha256("\n".join([remote, *lines]).encode("utf-8", "surrogateescape"))
     return "p-" + digest.hexdigest()
@@ -121,9 +119,8 @@ def prefill(
 
     ``parsed``: documents sync parsed already (by content), reused instead of parsed again.
     """
+    # lazy: a cached pre-push never parses
     from ..codecs import ReusedParses
-    from ..gitio.push import common_dir, parse_ref_lines
-    from ..verdict_cache import VerdictCache
 
     text = "\n".join(lines) + "\n"
     cache = VerdictCache.open(common_dir(repo))
@@ -150,6 +147,4 @@ def _subject(commit: Commit) -> str:
 
 
 def _lines(path: str, findings: list[Finding]) -> list[str]:
-    from ..validation.model import FileReport
-
     return FileReport(path, tuple(findings)).lines()

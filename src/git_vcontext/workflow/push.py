@@ -23,10 +23,14 @@ state, not merged into.
 
 from __future__ import annotations
 
+import random
+import time
+from typing import TYPE_CHECKING
+
 from ..record import record
 from . import sync as sync_mod
+from .lease import DEFAULT_SECONDS
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -61,8 +65,6 @@ class Settings:
 
 
 def settings(repo: Repository) -> Settings:
-    from .lease import DEFAULT_SECONDS
-
     return Settings(
         max(1, int(_number(repo, "vcontext.pushAttempts", DEFAULT_ATTEMPTS))),
         _number(repo, "vcontext.syncTimeout", DEFAULT_TIMEOUT),
@@ -89,8 +91,6 @@ def _flag(repo: Repository, key: str, default: bool) -> bool:
 
 def wait_before(attempt: int) -> float:
     """Seconds to wait before retry number ``attempt`` (1-based): exponential, jittered."""
-    import random
-
     wait: float = min(LONGEST_WAIT, FIRST_WAIT * 2.0 ** (attempt - 1))
     return wait * random.uniform(0.5, 1.5)
 
@@ -106,8 +106,7 @@ def push_with_retries(
     clock: Callable[[], float] | None = None,
 ) -> PushOutcome:
     """Sync ``pairs`` (agent, base) through ``remote``: every base in turn (see the module)."""
-    import time
-
+    # lazy: integrate imports this module (an import cycle)
     from .integrate import BaseRound, Io
 
     io = Io(report, show, sleep or time.sleep, clock or time.time)

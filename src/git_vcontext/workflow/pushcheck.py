@@ -9,14 +9,14 @@ nothing. Verdicts are cached by object id (``verdict_cache``).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..filechange import FileChange
-from ..gitio.push import blob_bytes, changes
+from ..gitio.push import blob_bytes, changes, tree_blob
+from ..validation.history import check_arrival, check_change, event_ids
 from ..validation.model import Finding
 from ..verdict_cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -97,6 +97,7 @@ class Checker:
     def _changes(self, old: Commit | None, new: Commit) -> list[FileChange]:
         """The changed vContext files (by ``new``'s attributes), removals paired with moves."""
         if self._file_sets is None:
+            # lazy: a cached pre-push needs no file sets
             from ..gitio.fileset import commit_files
 
             self._file_sets = commit_files(self.repo)
@@ -125,15 +126,13 @@ class Checker:
         return removal
 
     def _events(self, blob_id: str, path: str) -> frozenset[Any]:
-        from ..validation.history import event_ids
-
         if blob_id not in self._event_ids:
             self._event_ids[blob_id] = event_ids(blob_bytes(self.repo, blob_id), path)
         return self._event_ids[blob_id]
 
     def _drift(self, tree: Tree, changed: list[str], found: Found) -> None:
         """VerMAS projections beside a changed event log or projection: drift refuses too."""
-        from ..gitio.push import tree_blob
+        # lazy: a cached pre-push validates nothing
         from ..validation.files import check_bytes
         from ..validation.projections import EVENTS, drift_targets
 
@@ -153,6 +152,7 @@ class Checker:
             known.extend(f for f in drift if f not in known)
 
     def _blob(self, blob_id: str, path: str) -> list[Finding]:
+        # lazy: a cached pre-push validates nothing
         from ..validation.files import check_bytes
 
         key = blob_key(blob_id, path)
@@ -165,8 +165,6 @@ class Checker:
         return findings
 
     def _pair(self, check: Check, change: FileChange) -> list[Finding]:
-        from ..validation.history import check_arrival, check_change
-
         key = change_key(_PAIR_CODE[check], change.old_id, change.new_id, change.path)
         cached = self.cache.get(key)
         if cached is not None:

@@ -3,11 +3,12 @@ checked in process first so the pre-push hook git starts finds its verdict made.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import OperationalError
 from ..gitio import remote as remotes
 from .prepush import prefill
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

@@ -7,6 +7,8 @@ Fetched into ``refs/vcontext/remotes/<remote>/`` (``heads/``, ``sync/``, ``lease
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
 from ..gitio.push import fetched_namespace
@@ -14,7 +16,6 @@ from ..gitio.refs import oid_of
 from ..record import record
 from . import lease as leases
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 

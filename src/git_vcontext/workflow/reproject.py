@@ -9,11 +9,14 @@ projection conflict confined to fields the events set is settled by that rebuild
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..codecs import parse
+from ..errors import ParseError
 from ..gitio.objects import blob_data, stage
 from ..values import pointer_parts
 from ..vermas.project import PROJECTIONS, derive, rebuild
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -92,9 +95,6 @@ def _rebuilt(
     deferred: Deferred | None,
 ) -> bytes | None:
     """The projection at ``path`` rebuilt from the merged events (None: leave it as merged)."""
-    from ..codecs import parse
-    from ..errors import ParseError
-
     try:
         events = parse(events_raw, path=EVENTS, format="jsonl").data
         if deferred is not None:

@@ -10,19 +10,27 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..errors import OperationalError, UsageError
+from ..clock import now_rfc3339
+from ..codecs import parse
+from ..errors import OperationalError, ParseError, UsageError
 from ..fsio import write_atomic
+from ..gitio import git
+from ..gitio.push import common_dir
+from ..gitio.settings import merge_settings
+from ..merging.textmerge import Markers
 from ..record import record
 from ..resolution.core import Resolution, from_marked, from_versions, recovered_now
 from ..resolution.findings import new_findings
 from ..resolution.markers import split_markers
 from ..resolution.model import Choice, FileConflict, Settled, Style
 from ..resolution.structured import StructuredFile, has_unresolved
+from . import agents
 from .conflicted import Context
+from .forkstate import merger_agent
 from .resolve_state import ResolveState
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -128,8 +136,6 @@ class Session:
         return {c.id: choice for c in targets}
 
     def settle(self, choices: dict[str, Choice], *, text: bool = True) -> Settled:
-        from ..clock import now_rfc3339
-
         by = self.by or resolver(self.ctx)
         return self.resolution.settle(
             choices, self.style, resolved_by=by, now=now_rfc3339(), text=text
@@ -185,7 +191,6 @@ class Session:
         file outside a stopped merge only when git tracks it."""
         if self.ctx.top is None or (self.source != "stages" and not self._tracked()):
             return False
-        from ..gitio import git
 
         args = ["rm", "-q", "--cached", "--ignore-unmatch"] if deleted else ["add"]
         git([*args, "--", self.path], cwd=self.ctx.top)
@@ -210,8 +215,6 @@ def open_file(path: str, *, cwd: str | os.PathLike[str] = ".") -> Session:
 
 
 def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
-    from ..clock import now_rfc3339
-
     ids = [str(e.id) if e is not None else "" for e in stages]
     state = ResolveState(_common_dir(ctx), rel, ids, since=ctx.stopped_at)
     base, ours, theirs = (ctx.blob(e) for e in stages)
@@ -249,8 +252,6 @@ def _from_file(ctx: Context, rel: str) -> Session:
         return Session(
             ctx, rel, resolution, Style(False, marked.markers), source="markers", labels=labels
         )
-    from ..codecs import parse
-    from ..errors import ParseError
 
     try:
         document = parse(text.encode("utf-8", "surrogateescape"), path=rel)
@@ -272,8 +273,6 @@ def _style_of(text: str) -> Style | None:
     marked = split_markers(text)
     if marked is not None:
         return Style(False, marked.markers)
-    from ..codecs import parse
-    from ..errors import ParseError
 
     try:
         if has_unresolved(parse(text.encode("utf-8", "surrogateescape")).data):
@@ -285,17 +284,12 @@ def _style_of(text: str) -> Style | None:
 
 def _default_style(ctx: Context) -> Style:
     """The style git config asks for, with the operation's labels (the file shows none)."""
-    from ..gitio.settings import merge_settings
-    from ..merging.textmerge import Markers
-
     settings = merge_settings(cwd=ctx.top or ctx.cwd)
     op = ctx.operation
     return Style(settings.structured, Markers(7, op.ours, "base", op.theirs, settings.diff3))
 
 
 def _common_dir(ctx: Context) -> Path:
-    from ..gitio.push import common_dir
-
     assert ctx.repo is not None  # index stages come from a repository
     return common_dir(ctx.repo)
 
@@ -312,8 +306,6 @@ def resolver(ctx: Context) -> dict[str, Any]:
     else the person of git's identity (human)."""
     if ctx.repo is None:
         return {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}
-    from . import agents
-    from .forkstate import merger_agent
 
     agent = agents.running_agent(ctx.repo)
     if agent:

@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..fsio import write_atomic
 from ..merging.textmerge import Markers
@@ -18,7 +19,6 @@ from ..resolution.model import Choice, Style
 from ..spelling import dumps as json_dumps
 from ..spelling import float_of
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any

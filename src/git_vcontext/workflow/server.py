@@ -12,11 +12,20 @@ then the hook says so and the agent's ``sync`` integrates (and reports) it itsel
 
 from __future__ import annotations
 
-from ..gitio import refs
-from ..gitio.refs import oid_of
-from . import lease as leases
+import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ..errors import OperationalError
+from ..gitio import git, refs
+from ..gitio.objects import signature
+from ..gitio.push import RefUpdate, common_dir
+from ..gitio.refs import oid_of
+from ..verdict_cache import VerdictCache
+from . import lease as leases
+from .agents import agent_of_branch, signatures
+from .prepush import check_updates
+from .sync import MERGED, UP_TO_DATE, Syncer
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
@@ -44,8 +53,6 @@ def bases_requested(text: str) -> list[str]:
 
 def integrate(repo: Repository, bases: list[str]) -> list[str]:
     """Merge the waiting requests into each of ``bases``; report lines."""
-    from ..gitio.push import common_dir
-
     lines: list[str] = []
     with _locked(common_dir(repo)):
         for base in bases:
@@ -54,8 +61,6 @@ def integrate(repo: Repository, bases: list[str]) -> list[str]:
 
 
 def _integrate_base(repo: Repository, base: str, tries: int = 5) -> list[str]:
-    from .sync import MERGED, UP_TO_DATE, Syncer
-
     lines: list[str] = []
     for _ in range(tries):
         tip = refs.target(repo, base)
@@ -86,8 +91,6 @@ def _integrate_base(repo: Repository, base: str, tries: int = 5) -> list[str]:
 
 
 def _requests(repo: Repository, base: str, tip: Oid) -> Iterator[tuple[str, str, str, Oid]]:
-    from .agents import agent_of_branch
-
     prefix = leases.request_prefix(base)
     for name in sorted(n for n in repo.references if n.startswith(prefix)):
         commit = oid_of(repo.references[name])
@@ -99,8 +102,6 @@ def _requests(repo: Repository, base: str, tip: Oid) -> Iterator[tuple[str, str,
 
 def _remove_landed(repo: Repository, base: str, tip: Oid) -> None:
     """Remove the requests the base now holds, each only if it still names that commit."""
-    from ..gitio import git
-
     prefix = leases.request_prefix(base)
     for name in [n for n in repo.references if n.startswith(prefix)]:
         commit = oid_of(repo.references[name])
@@ -116,10 +117,6 @@ def _why(result: PairResult) -> str:
 
 def _check(repo: Repository, base: str, old: Oid, new: Oid) -> list[str]:
     """The pre-push hook's findings on the new commits of ``base`` (none expected)."""
-    from ..gitio.push import RefUpdate, common_dir
-    from ..verdict_cache import VerdictCache
-    from .prepush import check_updates
-
     update = RefUpdate(str(new), str(new), f"refs/heads/{base}", str(old))
     cache = VerdictCache.open(common_dir(repo))
     report, _ = check_updates(repo, [update], "(server)", cache)
@@ -130,10 +127,6 @@ def _check(repo: Repository, base: str, old: Oid, new: Oid) -> list[str]:
 def _identity(repo: Repository) -> Signature:
     """Who commits the merges: as git would (``GIT_COMMITTER_*``, then the repository's
     user.name/email), else git-vcontext."""
-    from ..errors import OperationalError
-    from ..gitio.objects import signature
-    from .agents import signatures
-
     try:
         return signatures(repo)[1]
     except OperationalError:
@@ -148,8 +141,6 @@ class _locked:
         self.fh: IO[bytes] | None = None
 
     def __enter__(self) -> None:
-        import time
-
         try:
             import fcntl
         except ImportError:  # no flock here: the compare-and-swap alone keeps it safe

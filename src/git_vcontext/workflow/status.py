@@ -6,13 +6,20 @@ base as the earlier ones left it, so agents that conflict with each other show i
 
 from __future__ import annotations
 
-from ..gitio.objects import commit_at
+from typing import TYPE_CHECKING
+
+from .. import document as doc
+from ..codecs import parse
+from ..errors import OperationalError, ParseError
+from ..gitio.diffs import tree_changes
+from ..gitio.objects import commit_at, new_commits
 from ..gitio.refs import branch_tip
 from ..record import record
 from . import agents
+from .forkstate import forks_of
 from .sync import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer, is_sync_commit
+from .treemerge import DocumentSides, is_document
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -136,8 +143,6 @@ def all_status(repo: Repository) -> list[AgentStatus]:
 def _row(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
     """One agent's row; a problem of that agent alone (its base branch was deleted, …)
     is shown in its row instead of hiding every other agent's."""
-    from ..errors import OperationalError
-
     try:
         return agent_status(repo, syncer, agent)
     except OperationalError as exc:
@@ -148,8 +153,6 @@ def _row(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
 
 def _count_new(repo: Repository, tip: Oid, other: Oid) -> int:
     """Commits reachable from ``tip`` but not ``other``, not counting sync's merge commits."""
-    from ..gitio.objects import new_commits
-
     return sum(1 for commit in new_commits(repo, tip, other) if not is_sync_commit(commit))
 
 
@@ -159,13 +162,6 @@ def _fork_sequences(repo: Repository, a: Oid, b: Oid) -> tuple[ForkSequence, ...
     A base never holds fork blocks, so a document with one differs between the
     two tips: only those are read.
     """
-    from .. import document as doc
-    from ..codecs import parse
-    from ..errors import ParseError
-    from ..gitio.diffs import tree_changes
-    from .forkstate import forks_of
-    from .treemerge import DocumentSides, is_document
-
     a_tree, b_tree = commit_at(repo, a).tree, commit_at(repo, b).tree
     sides = DocumentSides(repo, None, b_tree, a_tree)
     found: list[ForkSequence] = []
@@ -195,9 +191,6 @@ def _fork_sequences(repo: Repository, a: Oid, b: Oid) -> tuple[ForkSequence, ...
 
 
 def _parsed(raw: bytes | None, path: str) -> Any:
-    from ..codecs import parse
-    from ..errors import ParseError
-
     if raw is None:
         return None
     try:

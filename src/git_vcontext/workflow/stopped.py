@@ -13,16 +13,25 @@ and left in the index as stages 1/2/3.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
-from ..gitio import git, worktrees
+from ..fsio import write_atomic
+from ..gitio import complaint, git, worktrees
+from ..gitio.diffs import tree_changes
+from ..gitio.objects import commit_at
 from ..gitio.operation import current, find_git_dir
+from ..gitio.settings import merge_settings
+from ..merging.files import merge_files
+from ..merging.result import MergeOptions
+from ..merging.textmerge import Markers
 from ..record import record
+from .sync import _message
+from .treemerge import SIDES, DocumentSides, _is_doc, document_result
+from .virtualbase import base_tree
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .sync import PairResult, Syncer
-    from .treemerge import DocumentSides
 
 
 @record
@@ -43,15 +52,12 @@ def leave_stopped(syncer: Syncer, pair: PairResult) -> Stopped:
         )
     _check_free(path, pair.base)
     agent_tip = str(syncer.tip(pair.branch))
-    from .sync import _message
 
     message = _message(f"merge {pair.branch} into {pair.base}", pair.agent, ())
     started = git(
         ["merge", "--no-ff", "--no-commit", "-m", message, agent_tip], cwd=path, check=False
     )
     if started.returncode not in (0, 1) or not (Path(_git_dir(path)) / "MERGE_HEAD").exists():
-        from ..gitio import complaint
-
         raise OperationalError(
             f"git merge in {path}: {complaint(started.stderr, started.returncode)}"
         )
@@ -80,12 +86,6 @@ def _git_dir(path: str) -> str:
 
 def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: str) -> None:
     """Each document that differs, as sync's engine merges it (M11 included)."""
-    from ..fsio import write_atomic
-    from ..gitio.diffs import tree_changes
-    from ..gitio.objects import commit_at
-    from .treemerge import DocumentSides, _is_doc, document_result
-    from .virtualbase import base_tree
-
     repo = syncer.repo
     base_tip = syncer.tip(pair.base)
     assert base_tip is not None  # checked out in a work tree (leave_stopped)
@@ -112,12 +112,6 @@ def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: s
 
 def _rendered(sides: DocumentSides, rel: str, pair: PairResult, now: str, top: Path) -> bytes:
     """The conflicted document as the merge driver would write it in that work tree."""
-    from ..gitio.settings import merge_settings
-    from ..merging.files import merge_files
-    from ..merging.result import MergeOptions
-    from ..merging.textmerge import Markers
-    from .treemerge import SIDES
-
     settings = merge_settings(cwd=top)
     markers = Markers(7, pair.base, "base", pair.branch, settings.diff3)
     b, o, t = (sides.data(side, rel) for side in SIDES)
@@ -136,8 +130,6 @@ def _rendered(sides: DocumentSides, rel: str, pair: PairResult, now: str, top: P
 
 def _stage_lines(sides: DocumentSides, rel: str) -> str:
     """``git update-index --index-info`` input: no stage 0, then stages 1, 2 and 3."""
-    from .treemerge import SIDES
-
     entries = [sides.entry(side, rel) for side in SIDES]
     width = len(str(next(e.id for e in entries if e is not None)))
     lines = [f"0 {'0' * width}\t{rel}\n"]

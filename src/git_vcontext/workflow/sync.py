@@ -21,14 +21,20 @@ changes) stops in step 1 and plans nothing.
 
 from __future__ import annotations
 
-from ..errors import OperationalError
+from typing import TYPE_CHECKING
+
+from ..clock import now_rfc3339
+from ..codecs import ReusedParses
+from ..errors import OperationalError, UsageError
 from ..gitio import refs, worktrees
-from ..gitio.objects import commit_at
+from ..gitio.objects import commit_at, signature
+from ..gitio.settings import merge_settings
 from ..record import record
 from . import agents
+from .forkstate import merger_agent
 from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
+from .virtualbase import base_tree
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from typing import Any
@@ -99,8 +105,6 @@ class Syncer:
     """Syncs pairs in one repository; remembers work trees to bring along at the end."""
 
     def __init__(self, repo: Repository, *, dry_run: bool = False, now: str | None = None) -> None:
-        from ..clock import now_rfc3339
-
         self.repo = repo
         self.dry_run = dry_run
         self.now = now or now_rfc3339()
@@ -166,8 +170,6 @@ class Syncer:
         documents it changed (their forks are marked merged). Returns (the pairs'
         results, the requests' results).
         """
-        from ..codecs import ReusedParses
-
         with ReusedParses(self._parsed):
             started = [self._into_base(agent, base) for agent, base in pairs]
             others = []
@@ -296,8 +298,6 @@ class Syncer:
     def merge_request(self, agent: str, branch: str, base: str, commit: Oid) -> PairResult:
         """Merge ``commit`` (what another agent asked to integrate, from ``branch`` of the
         remote) into ``base`` (planned), without touching any local agent branch."""
-        from ..codecs import ReusedParses
-
         with ReusedParses(self._parsed):
             pair = self._into_base(agent, base, branch=branch, commit=commit)
         return pair.final or pair.done(MERGED if pair.base_moves else UP_TO_DATE)
@@ -386,8 +386,6 @@ class Syncer:
     def merged_elsewhere(self, agent: str, base: str, documents: tuple[str, ...]) -> PairResult:
         """Step 2 for an agent whose work another agent's sync merged into ``base``: the
         base into the agent branch, marking the forks of ``documents`` merged (planned)."""
-        from ..codecs import ReusedParses
-
         branch = agents.agent_branch(self.repo, agent)
         pair = _Pair(agent, branch, base, self.tip(branch))
         pair.elsewhere, pair.documents = True, documents
@@ -403,8 +401,6 @@ class Syncer:
 
         Planned like a pair: ``commit()`` moves the ref.
         """
-        from ..codecs import ReusedParses
-
         with ReusedParses(self._parsed):
             return self._integrate(branch, theirs, what)
 
@@ -434,8 +430,6 @@ class Syncer:
         """A three-way merge of two commits' trees, from a virtual base when their
         history criss-crosses (libgit2's merge_base would pick one of the bases).
         ``swap_favor``: ours is the agent branch, so favor's sides trade places."""
-        from .virtualbase import base_tree
-
         repo = self.repo
         base = base_tree(repo, ours, theirs, now=self.now)
         ours_tree, theirs_tree = commit_at(repo, ours).tree, commit_at(repo, theirs).tree
@@ -447,8 +441,6 @@ class Syncer:
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""
         if self._favor is None:
-            from ..gitio.settings import merge_settings
-
             self._favor = (merge_settings(cwd=self.repo.workdir or self.repo.path).favor,)
         return self._favor[0]
 
@@ -460,8 +452,6 @@ class Syncer:
         writes the same objects, and they are never referenced.
         """
         if self.dry_run:
-            from ..gitio.objects import signature
-
             nobody = signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", time=0)
             return self.repo.create_commit(None, nobody, nobody, message, tree, parents)
         author, committer = self.signatures()
@@ -471,8 +461,6 @@ class Syncer:
         """How the agent side marks forks merged: documents whose changes reached the base
         get a fresh ``mergedAt``; other forks still ``unmerged`` are marked too. None in a
         dry run (whose objects must not depend on the time)."""
-        from .forkstate import merger_agent
-
         if self.dry_run:
             return None
         by = merger_agent(self.signatures()[1], agents.running_agent(self.repo))
@@ -564,8 +552,6 @@ def is_sync_commit(commit: Commit) -> bool:
 
 def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> list[str]:
     """The agents to sync: the names given, or every agent branch with --all."""
-    from ..errors import UsageError
-
     if all_agents and names:
         raise UsageError("give agent names or --all, not both")
     if all_agents:

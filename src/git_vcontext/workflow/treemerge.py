@@ -9,13 +9,22 @@ only theirs has is taken without theirs' ``fork`` block.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import document as doc
-from ..gitio.diffs import tree_changes
-from ..gitio.objects import is_blob
+from ..codecs import format_from_content, format_from_name, parse
+from ..errors import ParseError
+from ..gitio.diffs import attribute, tree_changes
+from ..gitio.objects import empty_tree, is_blob, stage, tree_index
+from ..merging import merge3
+from ..merging.files import merge_files
+from ..merging.result import MISSING, MergeOptions
 from ..record import record
+from ..validation.history import logged_entries
+from ..values import same
+from .forkstate import agent_document, mark_merged
 from .reproject import is_projection, reproject
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
     from typing import Any, Literal
@@ -123,8 +132,6 @@ def is_document(
     ):
         return True
     if repo is not None:
-        from ..gitio.diffs import attribute
-
         return bool(attribute(repo, path, "merge") == "vcontext")
     return False
 
@@ -148,8 +155,6 @@ def merge_trees(
     side deleted is a conflict: sync never deletes a log (the pre-push hook would refuse
     that commit).
     """
-    from ..gitio.objects import empty_tree
-
     index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
     merging = _TreeMerging(repo, index, sides, now=now, favor=favor, virtual=virtual)
@@ -212,8 +217,6 @@ class _TreeMerging:
 
     def _deleted(self, path: str) -> None:
         """A side deleted the document: a conflict when it holds an append-only log."""
-        from ..gitio.objects import stage
-
         if (kept := _log_deleted(self.sides, path)) is None:
             return
         if self.virtual:  # the base's version, as for any conflict of a virtual base
@@ -242,8 +245,6 @@ class _TreeMerging:
 
     def _stage(self, path: str, result: bytes, mode: int) -> None:
         """A merged document into the index (its blob written when it is not ours')."""
-        from ..gitio.objects import stage
-
         if result != self.sides.data("ours", path):
             self.documents.append(path)
             blob = self.repo.create_blob(result)
@@ -302,8 +303,6 @@ def trial_conflicts(
     documents = sorted(p for p in paths if not _plain_or_deleted(sides, p))
     found = []
     if len(documents) < len(paths):
-        from ..gitio.objects import empty_tree
-
         start = base if base is not None else empty_tree(repo)
         index = repo.merge_trees(start, ours, theirs)
         for anc, our, their in list(index.conflicts or ()):
@@ -331,11 +330,6 @@ def _document_conflict(
     """The engine's conflicts for one document, from the merged data alone: a trial needs
     no rendered file (the whole file merge, with its line fallback, when a side does not
     parse or a favoured side settles the conflicts)."""
-    from ..codecs import format_from_content, format_from_name, parse
-    from ..errors import ParseError
-    from ..merging import merge3
-    from ..merging.result import MISSING, MergeOptions
-
     fmt = format_from_name(path) or format_from_content(ours[:65536].decode("utf-8", "replace"))
     try:
         b, o, t = (
@@ -358,8 +352,6 @@ def _is_doc(sides: DocumentSides, path: str) -> bool:
 
 def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
     """A conflict when the document one side deleted holds an append-only log."""
-    from ..validation.history import logged_entries
-
     entries = logged_entries(sides.data("base", path), path)
     if not entries:
         return None
@@ -380,8 +372,6 @@ def _keep_base(
 ) -> None:
     """A virtual base keeps the base's version of a file the inner merge conflicts on
     (ours' when there is none; a file both sides deleted stays deleted)."""
-    from ..gitio.objects import stage
-
     entry = anc if anc is not None else our if our is not None else their
     assert entry is not None  # a conflict has at least one stage
     stage(index, entry.path, entry.id, entry.mode)
@@ -391,9 +381,6 @@ def _merge_document(
     sides: tuple[bytes | None, bytes, bytes], path: str, now: str, **how: Any
 ) -> FileMerge:
     """One document merged by the engine; ``how``: merge_files' favor and virtual_base."""
-    from ..merging.files import merge_files
-    from ..merging.result import MergeOptions
-
     return merge_files(*sides, path=path, options=MergeOptions(now=now, path=path), **how)
 
 
@@ -433,10 +420,6 @@ def only_fork_changed(base: bytes, ours: bytes, theirs: bytes, path: str) -> boo
 def same_but_fork(old: bytes, new: bytes, path: str) -> bool:
     """Whether two versions of a document hold the same data once ``fork`` blocks are left
     out (False when either does not parse)."""
-    from ..codecs import parse
-    from ..errors import ParseError
-    from ..values import same
-
     try:
         o_data, n_data = parse(old, path=path).data, parse(new, path=path).data
     except ParseError:
@@ -472,9 +455,6 @@ def _data_without_fork(data: Any) -> Any:
 
 def without_fork(raw: bytes, path: str) -> bytes:
     """``raw`` without container ``fork`` blocks, in its own style (as is if none or unreadable)."""
-    from ..codecs import parse
-    from ..errors import ParseError
-
     if b"fork" not in raw:
         return raw
     try:
@@ -502,9 +482,6 @@ def carry_to_agent(
     ``mark(path)`` says whether and how to mark each document's forks merged.
     The same as ``merge_trees(agent, agent, merged)``, without a three-way merge.
     """
-    from ..gitio.objects import stage, tree_index
-    from .forkstate import agent_document, mark_merged
-
     index = tree_index(merged)
     sides = DocumentSides(repo, agent, agent, merged)
     documents: list[str] = []

@@ -9,11 +9,12 @@ merge every conflict takes the base's version (M16), so it never stops.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..gitio.bases import merge_bases
 from ..gitio.objects import commit_at, signature
 from .treemerge import merge_trees
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository, Tree
 
