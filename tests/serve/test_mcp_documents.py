@@ -86,6 +86,15 @@ def test_mcp_current_is_pinned_else_only_else_latest_updated_ties_path_order(
     assert _current_id(_service(git_repo)) == "b"
 
 
+def test_mcp_a_pin_written_without_a_value_pins_nothing(git_repo: Path) -> None:
+    """``[vcontext "mcp"] todo`` with no ``=``: git reads it as true, not as a path named
+    "None"; the current document is chosen as if no pin were set."""
+    _write(git_repo / "a.vcontext.json", _todo(id="a"))
+    with (git_repo / ".git/config").open("a") as config:
+        config.write('[vcontext "mcp"]\n\ttodo\n')
+    assert _current_id(_service(git_repo)) == "a"
+
+
 def test_mcp_ids_from_the_container_else_the_file_name_repeats_numbered(
     git_repo: Path,
 ) -> None:

@@ -85,6 +85,15 @@ def workdir(repo: Repository) -> Path:
     return Path(repo.workdir)
 
 
+def config_value(repo: Repository, key: str) -> str | None:
+    """A git config value; None when the key is not set or written without a value."""
+    try:
+        value = repo.config[key]
+    except KeyError:
+        return None
+    return None if value is None else str(value)
+
+
 def resolve_commit(repo: Repository, rev: str) -> Commit:
     """The commit a revision names (``HEAD``, a branch, a sha, ``main~2``)."""
     import pygit2

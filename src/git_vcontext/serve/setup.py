@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
-from ..gitio import open_repo
+from ..gitio import config_value, open_repo
 from ..gitio.push import common_dir
 from .catalog import Catalog
 from .gitside import GitSide
@@ -105,12 +105,7 @@ def pins(root: str, repo: Repository | None, given: dict[str, str | None]) -> di
 
 
 def _config(repo: Repository | None, key: str) -> str | None:
-    if repo is None:
-        return None
-    try:
-        return str(repo.config[key])
-    except KeyError:
-        return None
+    return None if repo is None else config_value(repo, key)
 
 
 def _inside(root: str, path: str, option: str) -> str:

@@ -10,6 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
+from ..gitio import config_value
 
 if TYPE_CHECKING:
     from pygit2 import Repository, Signature
@@ -17,16 +18,9 @@ if TYPE_CHECKING:
 DEFAULT_PREFIX = "agents/"
 
 
-def _config_get(repo: Repository, key: str) -> str | None:
-    try:
-        return repo.config[key]
-    except KeyError:
-        return None
-
-
 def agent_prefix(repo: Repository) -> str:
     """The branch prefix of agent branches, always ending in '/'."""
-    prefix = (_config_get(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
+    prefix = (config_value(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
     return prefix if prefix.endswith("/") else prefix + "/"
 
 
@@ -107,7 +101,7 @@ def _base_key(agent: str) -> str:
 
 def recorded_base(repo: Repository, agent: str) -> str | None:
     """The base branch recorded for ``agent`` by ``fork``, or None."""
-    return _config_get(repo, _base_key(agent))
+    return config_value(repo, _base_key(agent))
 
 
 def record_base(repo: Repository, agent: str, base: str) -> None:
@@ -125,7 +119,7 @@ def forget_agent(repo: Repository, agent: str) -> None:
 
 def default_base(repo: Repository) -> str:
     """The base when nothing is recorded: ``init.defaultBranch``, else main, else master."""
-    candidates = [_config_get(repo, "init.defaultBranch"), "main", "master"]
+    candidates = [config_value(repo, "init.defaultBranch"), "main", "master"]
     for name in candidates:
         if name and repo.branches.local.get(name) is not None:
             return name

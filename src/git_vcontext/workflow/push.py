@@ -27,6 +27,7 @@ import random
 import time
 from typing import TYPE_CHECKING
 
+from ..gitio import config_value
 from ..record import record
 from . import sync as sync_mod
 from .lease import DEFAULT_SECONDS
@@ -74,10 +75,10 @@ def settings(repo: Repository) -> Settings:
 
 
 def _number(repo: Repository, key: str, default: float) -> float:
+    raw = config_value(repo, key)
     try:
-        raw = repo.config[key]  # None: the key is written without a value
         value = default if raw is None else float(raw)
-    except (KeyError, ValueError):
+    except ValueError:
         return default
     return value if value > 0 else default
 
