@@ -287,8 +287,8 @@ def _changes(base: Any, side: Any) -> _Changes:
     stack: list[tuple[Any, Any, Link, Link]] = [(base, side, None, None)]
     while stack:
         b, s, b_link, s_link = stack.pop()
-        if b is s or same(b, s):
-            continue
+        if b is s or b == s:  # Python's equality (in C): values equal but for a boolean
+            continue  # where a number stood add and remove no container, so hold no move
         if isinstance(b, dict) and isinstance(s, dict):
             _changed_members(b, s, b_link, s_link, out, stack)
         elif isinstance(b, list) and isinstance(s, list):
