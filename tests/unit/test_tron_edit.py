@@ -255,3 +255,61 @@ def test_a_value_edited_to_equal_its_neighbour_is_edited_in_place() -> None:
     text = 'a: [\n  "x",  # first\n  true,  # second\n  {}\n]\n'
     _, out = edited(text, lambda d: d["a"].__setitem__(0, True))
     assert out == text.replace('"x"', "true")
+
+
+def _done(data: Any) -> None:
+    data["todoList"]["items"][0]["status"] = "completed"
+
+
+def test_render_hands_over_its_own_reading_of_exactly_the_text_it_returned() -> None:
+    """The edit is parsed once to check it; the merge driver and the MCP writer take that
+    reading instead of parsing the same text again — only for that very text."""
+    doc, out = edited(OURS, _done)
+    again = doc.read_back(out)
+    assert again is not None
+    fresh = tron.loads(out)
+    assert (again.data, again.text, again.bom, again.header) == (
+        fresh.data,
+        fresh.text,
+        fresh.bom,
+        fresh.header,
+    )
+    assert doc.read_back(out + "\n") is None  # another text: parse it
+    assert doc.read_back(OURS) is None
+
+
+def test_render_hands_over_no_reading_when_it_wrote_more_than_it_parsed() -> None:
+    """A BOM added in front, or a document read with repeated keys kept (M18): the reading
+    render checked is not what a plain parse of the written text gives."""
+    with_bom = tron.loads("\ufeff" + OURS)
+    new = copy.deepcopy(with_bom.data)
+    _done(new)
+    assert with_bom.read_back(with_bom.render(new)) is None
+    kept = tron.loads(OURS, keep_duplicates=True)
+    new = copy.deepcopy(kept.data)
+    _done(new)
+    assert kept.read_back(kept.render(new)) is None
+
+
+def test_m16_a_tron_merge_is_read_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """M16 trusts a written merge only once it parses back to the merged data; the TRON
+    edit is parsed for that once (render's own check), not a second time by the driver."""
+    from git_vcontext.merging.files import merge_files
+
+    calls: list[str] = []
+    real = tron.loads
+
+    def counted(raw: Any, **kwargs: Any) -> Any:
+        calls.append(raw if isinstance(raw, str) else raw.decode())
+        return real(raw, **kwargs)
+
+    monkeypatch.setattr(tron, "loads", counted)
+    ours = OURS.replace('"t1", "Implement authentication", "pending"', '"t1", "Impl", "pending"')
+    theirs = OURS.replace('"t3", "Deploy", "pending"', '"t3", "Deploy", "completed"')
+    merged = merge_files(OURS.encode(), ours.encode(), theirs.encode(), path="t.vcontext.tron")
+    assert merged.clean
+    text = merged.output.decode()
+    assert '"Impl"' in text
+    assert '"completed"' in text
+    assert calls.count(text) == 1  # read back: once
+    assert len(calls) == 4  # base, ours, theirs, the result

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
         def render(self, new: JsonValue) -> str:
             """``new`` written in this document's format and style."""
 
+        def read_back(self, text: str) -> Document | None:
+            """What ``text`` parses to, if render returned it and parsed it already."""
+
     ParseMemo = dict[tuple[str, bytes | str], Document]
 
 else:  # typing costs import time on the merge driver's path; the names exist for imports

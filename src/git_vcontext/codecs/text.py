@@ -6,6 +6,10 @@ import re
 
 from ..errors import ParseError, parse_error_at
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from . import Document
+
 BOM = "\ufeff"
 
 
@@ -23,6 +27,11 @@ class SourceText:
     def with_bom(self, text: str) -> str:
         """``text`` led by a BOM when the original was."""
         return (BOM if self.bom else "") + text
+
+    def read_back(self, text: str) -> Document | None:
+        """The document ``text`` parses to when this document's ``render`` returned it and
+        parsed it already (a codec that checks its own edits); None: parse it."""
+        return None
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -57,19 +57,32 @@ class TronDocument(SourceText):
         from .tron_edit import render
 
         text = render(self, new)
-        if text is None or not self._reads_back(text, new):
+        again = None if text is None else self._reads_back(text, new)
+        if text is None or again is None:
             # lazy: the writer only when the minimal edit fails
             from .tron_writer import rewrite
 
             text = rewrite(self, new)
-        return self.with_bom(escape_lone_surrogates(text))
+        written = self.with_bom(escape_lone_surrogates(text))
+        # the edit's own reading, for read_back: only when it is the reading of the very
+        # text written (no BOM or escape added) as a plain parse would give it
+        kept = again is not None and written == text and not self.keeps_duplicates
+        self.memo["read_back"] = (written, again) if kept else None
+        return written
 
-    def _reads_back(self, text: str, expected: JsonValue) -> bool:
-        """Whether an edited text parses to ``expected`` (else it is written afresh)."""
+    def read_back(self, text: str) -> TronDocument | None:
+        """What ``text`` parses to, if it is what this document's last ``render`` returned
+        and render parsed it already to check the edit (None: parse it)."""
+        found = self.memo.get("read_back")
+        return found[1] if found is not None and found[0] == text else None
+
+    def _reads_back(self, text: str, expected: JsonValue) -> TronDocument | None:
+        """The edited text parsed, if it reads as ``expected`` (else it is written afresh)."""
         try:
-            return same(loads(text, keep_duplicates=self.keeps_duplicates).data, expected)
+            again = loads(text, keep_duplicates=self.keeps_duplicates)
         except ParseError:
-            return False
+            return None
+        return again if same(again.data, expected) else None
 
 
 def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:

@@ -208,7 +208,7 @@ def _written(
     except ParseError as exc:  # a writer that cannot express the result (TOML has no null)
         return files.fallback([exc.one_line()], w.markers)
     if result.clean or (w.structured and _is_structured(result, text)):
-        return _verified(text, result, fmt, files)
+        return _verified(text, result, fmt, files, o_doc)
     return FileMerge(text.encode("utf-8"), "conflict", False, result)
 
 
@@ -298,7 +298,9 @@ def _is_structured(result: MergeResult, text: str) -> bool:
     return not result.clean and "<<<<<<<" not in text
 
 
-def _verified(text: str, result: MergeResult, fmt: str, files: _Inputs) -> FileMerge:
+def _verified(
+    text: str, result: MergeResult, fmt: str, files: _Inputs, o_doc: Document
+) -> FileMerge:
     """Trust a rendered merge only if it parses back to the merged data (M16)."""
 
     raw = text.encode("utf-8")
@@ -306,7 +308,7 @@ def _verified(text: str, result: MergeResult, fmt: str, files: _Inputs) -> FileM
     if _MARK_WRITTEN.search(text) and not _MARK_WRITTEN.search(ours.decode("utf-8", "replace")):
         return files.fallback(["a repeated key's pair could not be written back as it was"])
     try:
-        again = _parse(raw, fmt)
+        again = o_doc.read_back(text) or _parse(raw, fmt)
     except ParseError as exc:
         return files.fallback([f"merged output did not parse: {exc}"])
     expected = result.data if result.clean else None

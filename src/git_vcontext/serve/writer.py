@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..codecs import dumps, parse
+from ..codecs import Document, dumps, parse
 from ..edits.stamp import Refused
 from ..errors import ParseError
 from ..fsio import write_atomic
@@ -89,7 +89,7 @@ class Writer:
         data = loaded.data if loaded is not None else _new(target)
         outcome = edit(data)
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
-        doc = _read_back(text, target.rel)
+        doc = _read_back(text, target.rel, loaded.doc if loaded is not None else None)
         if not same(doc.data, outcome.data):  # type: ignore[attr-defined]
             raise Refused("internal", f"{target.rel}: the edited document does not read back")
         report = _validated(loaded, doc, outcome.data, target.rel)  # type: ignore[attr-defined]
@@ -120,8 +120,11 @@ class Writer:
         return self.git.commit(target.real, raw, message)
 
 
-def _read_back(text: str, rel: str) -> Any:
-    """The written text parsed again: what cannot be read back is never written."""
+def _read_back(text: str, rel: str, before: Document | None) -> Any:
+    """The written text parsed again: what cannot be read back is never written (a codec
+    that parsed its edit to check it hands that reading over)."""
+    if before is not None and (again := before.read_back(text)) is not None:
+        return again
     try:
         return parse(text, path=rel)
     except ParseError as exc:
