@@ -86,6 +86,25 @@ def test_m18_reparented_item_keeps_the_other_sides_edit(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+def test_m18_a_moved_item_whose_number_became_a_boolean_moves_and_keeps_the_boolean(
+    fmt: str,
+) -> None:
+    """Python's ``1 == True``: the move search skips subtrees equal by ``==`` (nothing was
+    added or removed under them); the edit from 1 to true is still the other side's edit."""
+    base = edited("t3", estimate=1)
+    ours = nested("t1", "t3", base)
+    theirs = edited("t3", base, estimate=True)
+    for a, b in ((ours, theirs), (theirs, ours)):
+        out = merged(base, a, b, fmt)
+        assert out.status == "clean", out.report()
+        items = data_of(out, fmt)["todoList"]["items"]
+        assert [i["id"] for i in items] == ["t1", "t2"]
+        [moved] = items[0]["subItems"]
+        assert moved["estimate"] is True
+        assert [n["id"] for n in moves_in(out)] == ["t3"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_m18_item_moved_between_lists_keeps_edits_of_both_sides(fmt: str) -> None:
     base: dict[str, Any] = {
         "vContextInfo": {"version": "0.4"},
