@@ -137,6 +137,31 @@ def test_merge_driver_path_loads_no_heavy_modules() -> None:
     assert not loaded & heavy, sorted(loaded & heavy)
 
 
+DRIVER_MERGES = """
+import json
+from git_vcontext.merging.files import merge_files
+def doc(a, b):
+    notes = [{"text": a, "n": 1}, {"text": b, "n": 2}]
+    item = {"id": "t1", "title": "A", "status": "pending", "notes": notes}
+    return json.dumps({"vContextInfo": {"version": "0.4"}, "todoList": {"items": [item]}}).encode()
+base, ours, theirs = doc("a", "b"), doc("a!", "b"), doc("a", "b!")
+assert merge_files(base, ours, theirs, path="t.vcontext.json").clean  # M4: replaced objects
+done = base.replace(b'"pending"', b'"completed"')
+blocked = base.replace(b'"pending"', b'"blocked"')
+for structured in (False, True):  # M15: markers, and a ConflictResolution
+    assert not merge_files(base, done, blocked, path="t.vcontext.json", structured=structured).clean
+"""
+
+
+def test_m4_and_m15_merges_in_the_driver_load_no_heavy_modules() -> None:
+    """Not only importing the driver: merging replaced objects without ids (M4 alignment,
+    pairing) and writing a conflict as markers or as a ConflictResolution (M15) load no
+    typing, dataclasses or other heavy module either."""
+    loaded = _fresh_imports("exec(" + repr(DRIVER_MERGES) + ")")
+    heavy = {"click", "pygit2", "lark", "jsonschema", "typing", "dataclasses", "inspect"}
+    assert not loaded & heavy, sorted(loaded & heavy)
+
+
 def test_metrics_recomputed_by_the_merge_engine_load_no_dataclasses() -> None:
     """M10 runs inside the merge driver: ``recompute_metrics`` keeps its start-up light."""
     loaded = _fresh_imports(

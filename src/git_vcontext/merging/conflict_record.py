@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..values import pointer_parts
 from .result import MISSING, MergeResult
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
