@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextvars import ContextVar
 
 from ..errors import ParseError
 from ..values import JsonValue
@@ -11,11 +12,11 @@ from .text import decode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from contextvars import Token
     from typing import Literal, Protocol
 
     Format = Literal["json", "tron", "jsonl", "toml", "text"]
     TronFlavor = Literal["vcontext", "standard"]
-    from contextvars import ContextVar, Token
 
     class Document(Protocol):
         """A parsed document of any format that can write new data in its own style."""
@@ -150,15 +151,14 @@ def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = 
 
 _MEMO_LIMIT = 1024
 
-_memo_var: ContextVar[ParseMemo | None] | None = None
+_memo_var: ContextVar[ParseMemo | None] = ContextVar("git_vcontext_parse_memo", default=None)
 """The memo of the innermost ``ReusedParses`` block of this thread or task (None outside
-one). The ContextVar is made by the first block, once: paths that never share parses
-(the merge driver, textconv) do not import contextvars."""
+one). One variable, made at import: a variable made by the first block would race when
+two threads enter their first blocks at once."""
 
 
 def _shared_memo() -> ParseMemo | None:
-    var = _memo_var
-    return None if var is None else var.get()
+    return _memo_var.get()
 
 
 def reusing_parses() -> bool:
@@ -182,23 +182,13 @@ class ReusedParses:
         self._token: Token[ParseMemo | None] | None = None
 
     def __enter__(self) -> None:
-        var = _memo_var or _make_memo_var()
-        if var.get() is None:
-            self._token = var.set(self._mine)
+        if _memo_var.get() is None:
+            self._token = _memo_var.set(self._mine)
 
     def __exit__(self, *exc: object) -> None:
-        if self._token is not None and _memo_var is not None:
+        if self._token is not None:
             _memo_var.reset(self._token)
             self._token = None
-
-
-def _make_memo_var() -> ContextVar[ParseMemo | None]:
-    global _memo_var
-    # lazy: only once parses are reused (not textconv, diff)
-    from contextvars import ContextVar
-
-    _memo_var = ContextVar("git_vcontext_parse_memo", default=None)
-    return _memo_var
 
 
 def _loads(fmt: Format, raw: bytes | str) -> Document:
