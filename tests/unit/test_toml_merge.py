@@ -61,3 +61,27 @@ def test_m2_edits_of_different_keys_by_each_side_both_arrive(
     assert outcome.clean
     merged = tomllib.loads(outcome.output.decode())
     assert merged == {**o, "ours_key": x, "theirs_key": y}
+
+
+def test_m16_a_toml_merge_is_read_back_once(monkeypatch: Any) -> None:
+    """M16 checks a clean TOML merge reads back as the merged data; render's own check of
+    its tomlkit edit is that reading, handed to the driver instead of parsing again."""
+    from git_vcontext.codecs import toml
+
+    calls: list[str] = []
+    real = toml.loads
+
+    def counted(raw: Any) -> Any:
+        calls.append(raw if isinstance(raw, str) else raw.decode())
+        return real(raw)
+
+    monkeypatch.setattr(toml, "loads", counted)
+    base = '# steps\n[a]\nx = 1  # kept\n\n[b]\ny = "two"\n'
+    ours = base.replace("x = 1", "x = 10")
+    theirs = base.replace('"two"', '"three"')
+    out = merge_files(base.encode(), ours.encode(), theirs.encode(), path="config.toml")
+    assert out.clean
+    text = out.output.decode()
+    assert text == ours.replace('"two"', '"three"')  # comments and layout kept
+    assert calls.count(text) == 1
+    assert len(calls) == 4  # base, ours, theirs, the result

@@ -28,10 +28,20 @@ class SourceText:
         """``text`` led by a BOM when the original was."""
         return (BOM if self.bom else "") + text
 
+    _checked: tuple[str, Document] | None = None  # render's reading of what it returned
+
     def read_back(self, text: str) -> Document | None:
-        """The document ``text`` parses to when this document's ``render`` returned it and
-        parsed it already (a codec that checks its own edits); None: parse it."""
-        return None
+        """The document ``text`` parses to when this document's last ``render`` returned it
+        and parsed it already to check its edit (TRON, TOML); None: parse it. Handed over,
+        not kept: a second call answers None."""
+        checked, self._checked = self._checked, None
+        return checked[1] if checked is not None and checked[0] == text else None
+
+    def _handing_over(self, written: str, text: str, reading: Document | None) -> str:
+        """``written``, keeping render's ``reading`` of ``text`` for ``read_back`` when it is
+        the reading of exactly what is written (no BOM or escape added)."""
+        self._checked = (written, reading) if reading is not None and written == text else None
+        return written
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

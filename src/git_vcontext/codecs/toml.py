@@ -68,9 +68,10 @@ class TomlDocument(SourceText):
         from .toml_edit import edited
 
         text = edited(self.text, self.data, new)
-        if loads(text).data != new:
+        again = loads(text)
+        if again.data != new:
             raise ParseError("the TOML writer could not express the merged data")
-        return self.with_bom(text)
+        return self._handing_over(self.with_bom(text), text, again)
 
 
 def loads(raw: bytes | str) -> TomlDocument:
