@@ -67,13 +67,23 @@ def test_revision_range_reads_both_sides_and_the_merge_base_flag(forked: Path) -
     assert found is not None
     assert (found[0].id, found[1].id, found[2]) == (main, side, False)
     assert revision_range(repo, "main") is None  # one revision
-    assert revision_range(repo, "main..nope") is None  # none: resolving it says why
+    assert revision_range(repo, "nope") is None  # none: resolving it says why
 
 
-def test_an_unknown_side_of_a_range_names_the_range(forked: Path) -> None:
+@pytest.mark.parametrize("spec", ["main..nope", "nope..main", "nope...main", "main...nope"])
+def test_an_unknown_side_of_a_range_is_named(forked: Path, spec: str) -> None:
     repo = pygit2.Repository(str(forked))
-    with pytest.raises(OperationalError, match=r"unknown revision: main\.\.nope"):
-        GitHistory(repo, ["main..nope"])
+    with pytest.raises(OperationalError, match=r"^unknown revision: nope$"):
+        GitHistory(repo, [spec])
+    with pytest.raises(OperationalError, match=r"^unknown revision: nope$"):
+        revision_range(repo, spec)
+
+
+def test_a_range_from_head_before_the_first_commit_says_so(tmp_path: Path) -> None:
+    repo = pygit2.init_repository(str(tmp_path), initial_head="main")
+    for spec in ("HEAD..main", "..main", "HEAD"):
+        with pytest.raises(OperationalError, match="the current branch has no commits yet"):
+            GitHistory(repo, [spec])
 
 
 def test_diff_of_a_symmetric_range_starts_at_the_merge_base(forked: Path) -> None:

@@ -54,10 +54,9 @@ def _split(
 
 def is_revision(repo: Repository, arg: str) -> bool:
     """Whether ``arg`` names a commit or a range of them (``A..B``, ``A...B``)."""
-    if revision_range(repo, arg) is not None:
-        return True
     try:
-        resolve_commit(repo, arg)
+        if revision_range(repo, arg) is None:
+            resolve_commit(repo, arg)
     except OperationalError:
         return False
     return True

@@ -102,6 +102,8 @@ def resolve_commit(repo: Repository, rev: str) -> Commit:
         obj = repo.revparse_single(rev)
         commit = obj.peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        if rev == "HEAD" and repo.head_is_unborn:
+            raise OperationalError("the current branch has no commits yet") from None
         raise OperationalError(f"unknown revision: {rev}") from None
     return commit
 
@@ -109,7 +111,8 @@ def resolve_commit(repo: Repository, rev: str) -> Commit:
 def revision_range(repo: Repository, spec: str) -> tuple[Commit, Commit, bool] | None:
     """``A..B`` or ``A...B`` as git reads them (an empty side is HEAD): (A's commit, B's
     commit, whether the range starts at their merge base, ``...``). None when ``spec`` is
-    not a range of two commits: one revision, or none at all (``resolve_commit`` says so)."""
+    not a range of two commits: one revision, or none at all (``resolve_commit`` says so).
+    A range with a side that names no commit: OperationalError naming that side."""
     import pygit2
 
     try:
@@ -118,6 +121,9 @@ def revision_range(repo: Repository, spec: str) -> tuple[Commit, Commit, bool] |
             return None
         start, end = (obj.peel(pygit2.Commit) for obj in (parsed.from_object, parsed.to_object))
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        if ".." in spec:
+            for side in spec.replace("...", "..").split("..", 1):
+                resolve_commit(repo, side or "HEAD")
         return None
     return start, end, bool(parsed.flags & pygit2.GIT_REVSPEC_MERGE_BASE)
 

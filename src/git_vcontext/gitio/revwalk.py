@@ -41,11 +41,11 @@ class GitHistory:
 
     def _add(self, rev: str) -> None:
         if rev.startswith("^") and len(rev) > 1:
-            self._walker.hide(self._resolve(rev[1:]).id)
+            self._walker.hide(resolve_commit(self.repo, rev[1:]).id)
             return
         found = revision_range(self.repo, rev)
         if found is None:
-            self._push(self._resolve(rev))
+            self._push(resolve_commit(self.repo, rev))
             return
         left, right, symmetric = found
         if symmetric:  # A...B: what either has that their merge base has not
@@ -57,11 +57,6 @@ class GitHistory:
         else:
             self._walker.hide(left.id)
             self._push(right)
-
-    def _resolve(self, rev: str) -> Commit:
-        if rev == "HEAD" and self.repo.head_is_unborn:
-            raise OperationalError("the current branch has no commits yet")
-        return resolve_commit(self.repo, rev)
 
     def _push(self, commit: Commit) -> None:
         self._walker.push(commit.id)
