@@ -109,14 +109,6 @@ def record_base(repo: Repository, agent: str, base: str) -> None:
     repo.config[_base_key(agent)] = base
 
 
-def forget_agent(repo: Repository, agent: str) -> None:
-    """Drop what is recorded about ``agent`` (when its branch is deleted)."""
-    try:
-        del repo.config[_base_key(agent)]
-    except KeyError:
-        pass
-
-
 def default_base(repo: Repository) -> str:
     """The base when nothing is recorded: ``init.defaultBranch``, else main, else master."""
     candidates = [config_value(repo, "init.defaultBranch"), "main", "master"]

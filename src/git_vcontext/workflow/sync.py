@@ -295,13 +295,6 @@ class Syncer:
 
     # -- one pair --------------------------------------------------------------
 
-    def merge_request(self, agent: str, branch: str, base: str, commit: Oid) -> PairResult:
-        """Merge ``commit`` (what another agent asked to integrate, from ``branch`` of the
-        remote) into ``base`` (planned), without touching any local agent branch."""
-        with ReusedParses(self._parsed):
-            pair = self._into_base(agent, base, branch=branch, commit=commit)
-        return pair.final or pair.done(MERGED if pair.base_moves else UP_TO_DATE)
-
     def _into_base(
         self, agent: str, base: str, *, branch: str | None = None, commit: Oid | None = None
     ) -> _Pair:
@@ -382,15 +375,6 @@ class Syncer:
         pair.agent_moves, pair.agent_commit = True, None if self.dry_run else str(new_a)
         self._plan(pair.branch, a, new_a, pair.agent)
         return pair.done(MERGED)
-
-    def merged_elsewhere(self, agent: str, base: str, documents: tuple[str, ...]) -> PairResult:
-        """Step 2 for an agent whose work another agent's sync merged into ``base``: the
-        base into the agent branch, marking the forks of ``documents`` merged (planned)."""
-        branch = agents.agent_branch(self.repo, agent)
-        pair = _Pair(agent, branch, base, self.tip(branch))
-        pair.elsewhere, pair.documents = True, documents
-        with ReusedParses(self._parsed):
-            return self._into_agent(pair)
 
     def forget(self) -> None:
         """Drop every planned move and pin (a push that did not land): nothing local moves."""

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     Side = Literal["base", "ours", "theirs"]
     Marker = Callable[[str], tuple[str, dict[str, Any], bool] | None]
     """How ``carry_to_agent`` marks a document's forks merged: (when, by, refresh), or None."""
-    Stages = tuple[IndexEntry | None, IndexEntry | None, IndexEntry | None]
 
 _SNIFFED_SUFFIXES = (".json", ".tron")
 
