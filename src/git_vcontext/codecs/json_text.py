@@ -13,7 +13,6 @@ from ..values import MAX_DEPTH, JsonValue, same
 from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
 from .text import (
-    BOM,
     SourceText,
     data_deeper_than,
     decode,
@@ -298,12 +297,10 @@ class JsonDocument(SourceText):
 
     format = "json"
 
-    def __init__(
-        self, text: str, data: JsonValue, style: JsonStyle | None = None, *, bom: bool = False
-    ) -> None:
+    def __init__(self, text: str, data: JsonValue, *, bom: bool = False) -> None:
         self.text = text
         self.data = data
-        self._style = style
+        self._style: JsonStyle | None = None
         self.bom = bom
         self._containers: dict[int, _Container] = {}
         self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
@@ -327,7 +324,7 @@ class JsonDocument(SourceText):
         body = self._emit(new, self.data, start, end, inline)
         tail = self.text[end:]
         body = escape_lone_surrogates(body)
-        return (BOM if self.style.bom else "") + self.text[:start] + body + tail
+        return self.with_bom(self.text[:start] + body + tail)
 
     # -- emitting -----------------------------------------------------------
     def _emit(self, new: JsonValue, old: JsonValue, start: int, end: int, inline: bool) -> str:
