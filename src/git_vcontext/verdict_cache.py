@@ -217,6 +217,13 @@ def tips_key(kind: str, previous_id: str | None, tip_id: str) -> str:
     return f"{kind}-{previous_id or 'none'}-{tip_id}"
 
 
+def push_key(remote: str, text: str) -> str:
+    """The cache key of a whole push: the remote's name and git's ref lines, in any order."""
+    lines = sorted(" ".join(line.split()) for line in text.splitlines() if line.strip())
+    digest = hashlib.sha256("\n".join([remote, *lines]).encode("utf-8", "surrogateescape"))
+    return "p-" + digest.hexdigest()
+
+
 def _suffix(path: str) -> str:
     name = path.rsplit("/", 1)[-1].lower()
     for suffix in (".tron", ".jsonl", ".json"):

@@ -336,8 +336,7 @@ def test_sync_prefills_the_hooks_verdicts_so_its_pushes_are_not_checked_twice(
 ) -> None:
     """Every push sync makes finds its verdict in the cache: the exact ref lines git gave
     the hook were checked by sync in process (the hook answers without opening the repo)."""
-    from git_vcontext.verdict_cache import VerdictCache
-    from git_vcontext.workflow.prepush import push_key
+    from git_vcontext.verdict_cache import VerdictCache, push_key
 
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
     assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0

@@ -162,6 +162,17 @@ def test_m4_and_m15_merges_in_the_driver_load_no_heavy_modules() -> None:
     assert not loaded & heavy, sorted(loaded & heavy)
 
 
+def test_the_pre_push_hooks_cache_lookup_loads_no_push_checker() -> None:
+    """A push ``sync`` checked already is answered from the cache: the key and the cache,
+    not the push checker (pygit2, dataclasses, subprocess)."""
+    loaded = _fresh_imports(
+        "import git_vcontext.commands.hook as hook; hook._checked_before('origin', 'a b c d')"
+    )
+    heavy = {"click", "pygit2", "dataclasses", "inspect", "subprocess"}
+    assert not loaded & heavy, sorted(loaded & heavy)
+    assert "git_vcontext.workflow.pushcheck" not in loaded
+
+
 def test_metrics_recomputed_by_the_merge_engine_load_no_dataclasses() -> None:
     """M10 runs inside the merge driver: ``recompute_metrics`` keeps its start-up light."""
     loaded = _fresh_imports(

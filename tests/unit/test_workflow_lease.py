@@ -9,8 +9,8 @@ import subprocess
 
 from git_vcontext.fsio import find_common_dir
 from git_vcontext.gitio.remote import Update
+from git_vcontext.verdict_cache import push_key
 from git_vcontext.workflow import lease as leases
-from git_vcontext.workflow.prepush import push_key
 from git_vcontext.workflow.pushing import hook_lines
 from git_vcontext.workflow.server import bases_requested
 

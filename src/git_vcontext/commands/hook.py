@@ -94,8 +94,7 @@ def _checked_before(remote: str, text: str) -> bool:
     """Whether this exact push was found clean before (``sync`` checks its pushes in
     process and says so in the cache): answered without opening the repository."""
     # lazy: an empty push returns before
-    from ..verdict_cache import VerdictCache
-    from ..workflow.prepush import push_key
+    from ..verdict_cache import VerdictCache, push_key
 
     found = find_common_dir(os.getcwd(), os.environ)
     if found is None:

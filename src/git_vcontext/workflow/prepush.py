@@ -10,12 +10,11 @@ checked answers without even opening the repository.
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 
 from ..gitio.push import common_dir, parse_ref_lines, pushed_commits
 from ..validation.model import SKIPPED, FileReport
-from ..verdict_cache import VerdictCache
+from ..verdict_cache import VerdictCache, push_key
 from .agents import agent_prefix
 from .pushcheck import Checker
 
@@ -103,13 +102,6 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
         )
         out.append((heading, checker.between("arrival", pushed.previous, pushed.tip)))
     return out
-
-
-def push_key(remote: str, text: str) -> str:
-    """The cache key of a whole push: the remote's name and git's ref lines, in any order."""
-    lines = sorted(" ".join(line.split()) for line in text.splitlines() if line.strip())
-    digest = hashlib.sha256("\n".join([remote, *lines]).encode("utf-8", "surrogateescape"))
-    return "p-" + digest.hexdigest()
 
 
 def prefill(
