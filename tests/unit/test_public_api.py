@@ -164,3 +164,25 @@ def test_issue18_readme_library_example_type_checks_under_mypy_strict(tmp_path: 
     assert len(revealed) == len(REVEALED), stdout
     for (name, parts), got in zip(REVEALED.items(), revealed, strict=True):
         assert all(part in got for part in parts), f"{name}: {got}"
+
+
+def test_the_public_names_are_one_list_for_the_type_checker_the_runtime_and_star_imports() -> None:
+    """``__all__``, the lazy table and the type checker's imports name the same things:
+    a name added to one and forgotten in another fails here, not in a user's code."""
+    import ast
+
+    source = Path(gv.__file__).read_text()
+    [block] = [
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    ]
+    typed = {
+        a.asname or a.name for n in block.body if isinstance(n, ast.ImportFrom) for a in n.names
+    }
+    lazy = set(gv._LAZY)
+    defined = {"__version__", "dumps", "load", "loads"}
+    assert set(gv.__all__) == lazy | defined
+    assert lazy <= typed
+    for name in gv.__all__:
+        assert getattr(gv, name) is not None, name

@@ -129,7 +129,7 @@ def merge_sequences(
     bk = [key(x) for x in base]
     o = _edits(bk, base, ours, key, data)
     t = _edits(bk, base, theirs, key, data)
-    once = _content if data else key  # insertions made by both sides are kept once
+    once = canonical if data else key  # insertions made by both sides are kept once
     out: list[Slot] = []
     for i in range(len(base) + 1):
         out.extend(_gap(o.inserts[i], t.inserts[i], ours, theirs, once))
@@ -161,10 +161,6 @@ def _edits(
         if action == KEEP and not same(base[i], side[j]):
             edits.actions[i] = (CHANGE, j)
     return edits
-
-
-def _content(value: Any) -> Hashable:
-    return canonical(value)
 
 
 def _gap(

@@ -106,7 +106,7 @@ def _by_line(
 
     conflicts = 0
     run: list[Slot] = []
-    for slot in [*merge_sequences(b, o, t, _line, changed_both), None]:
+    for slot in [*merge_sequences(b, o, t, str, changed_both), None]:
         if slot is not None and slot.origin == "conflict":
             run.append(slot)
             continue
@@ -117,10 +117,6 @@ def _by_line(
         if slot is not None:
             out.append(slot.value)
     return conflicts
-
-
-def _line(line: str) -> str:
-    return line
 
 
 def _chunk(

@@ -52,10 +52,10 @@ def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Cla
     three-way effect of the earlier agents) is shown against its base with its own.
     """
     live = [r for r in rows if r.state != REFUSED]
-    tips = {r.agent: _tip(repo, r.branch) for r in live}
+    tips = {r.agent: branch_tip(repo, r.branch) for r in live}
     favor = merge_settings(cwd=repo.workdir or repo.path).favor
     with ReusedParses({}):
-        changed = {r.agent: _changes(repo, tips[r.agent], _tip(repo, r.base)) for r in live}
+        changed = {r.agent: _changes(repo, tips[r.agent], branch_tip(repo, r.base)) for r in live}
         found = []
         for a, b in combinations(live, 2):
             if a.base != b.base:
@@ -79,15 +79,11 @@ def _with_base(
 ) -> Clash | None:
     """The agent against its base as it stands; else, when no pair explains the conflicts
     predicted for it, those conflicts against its base."""
-    (changed, favor), agent, base = how, _tip(repo, row.branch), _tip(repo, row.base)
+    (changed, favor), agent, base = how, branch_tip(repo, row.branch), branch_tip(repo, row.base)
     conflicts = _trial(repo, (base, _changes(repo, base, agent)), (agent, changed), favor)
     if not conflicts and any(row.agent in (c.agent, c.other) for c in found):
         return None
     return Clash(row.agent, row.base, True, conflicts or row.conflicts)
-
-
-def _tip(repo: Repository, branch: str) -> Oid:
-    return branch_tip(repo, branch)
 
 
 def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
