@@ -10,6 +10,7 @@ from ..errors import OperationalError, UsageError
 from ..filechange import FileChange
 from ..record import replace
 from . import resolve_commit, revision_range, workdir
+from .objects import blob_data, commit_at, empty_tree
 
 if TYPE_CHECKING:
     from pygit2 import Commit, Diff, DiffDelta, DiffFile, IndexEntry, Repository, Tree
@@ -78,8 +79,6 @@ def changed_files(
     stopped, a conflicted file is its work-tree content once, against REV (or, without
     one, against ours: stage 2); ``--cached`` leaves it out (see ``unmerged_paths``).
     """
-    from .objects import blob_data  # (the pre-push hook imports this module for its modes)
-
     diff, new_side, base = _diff(repo, list(revs), cached)
     diff.find_similar()
     unmerged = set(unmerged_paths(repo)) if base is not _TREES else set()
@@ -111,9 +110,6 @@ def _unmerged_changes(
     repo: Repository, rev: str | None, paths: set[str], wanted: Callable[[str], bool]
 ) -> list[FileChange]:
     """Conflicted files: the work tree's content against ``rev`` (None: ours, stage 2)."""
-    # lazy: the pre-push hook imports this module for its modes only
-    from .objects import blob_data
-
     found = []
     stages = {_path(entry): entry for entry in repo.index.conflicts or ()}
     tree = _commit(repo, rev).tree if rev is not None else None
@@ -174,9 +170,6 @@ def _range(repo: Repository, spec: str) -> tuple[Commit, Commit] | None:
         return None
     left, right, symmetric = found
     if symmetric:
-        # lazy: the pre-push hook imports this module for its modes only
-        from .objects import commit_at
-
         base = repo.merge_base(left.id, right.id)
         if base is None:
             raise OperationalError(f"{spec}: no merge base")
@@ -186,9 +179,6 @@ def _range(repo: Repository, spec: str) -> tuple[Commit, Commit] | None:
 
 def _index_vs_tree(repo: Repository, rev: str) -> Diff:
     """Old side: the tree of ``rev`` (the empty tree before the first commit); new: the index."""
-    # lazy: the pre-push hook imports this module for its modes only
-    from .objects import empty_tree
-
     repo.index.read()
     unborn = rev == "HEAD" and repo.head_is_unborn
     tree = empty_tree(repo) if unborn else _commit(repo, rev).tree
@@ -201,9 +191,6 @@ def _commit(repo: Repository, rev: str) -> Commit:
 
 
 def _blob_reader(repo: Repository) -> Callable[[str | None, str], bytes]:
-    # lazy: the pre-push hook imports this module for its modes only
-    from .objects import blob_data
-
     return lambda blob_id, _path: bytes(blob_data(repo, blob_id or ""))
 
 

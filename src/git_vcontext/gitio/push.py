@@ -17,6 +17,7 @@ from ..errors import OperationalError
 from ..filechange import FileChange
 from . import open_repo
 from .diffs import tree_changes
+from .objects import blob_data, is_blob
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -234,23 +235,16 @@ def changes(
 
 def blob_bytes(repo: Repository, blob_id: str) -> bytes:
     """The content of a blob; OperationalError when the object cannot be read."""
-    import pygit2
-
     try:
-        blob = repo[blob_id]
-    except (KeyError, ValueError) as exc:
+        return blob_data(repo, blob_id)
+    except (KeyError, ValueError, TypeError) as exc:
         raise OperationalError(f"cannot read object {blob_id}: {exc}") from None
-    if not isinstance(blob, pygit2.Blob):
-        raise OperationalError(f"cannot read object {blob_id}: a {blob.type_str}, not a blob")
-    return blob.data
 
 
 def tree_blob(tree: Tree, path: str) -> Blob | None:
     """The blob at ``path`` in a tree (``.id``, ``.data``), or None (absent, or not a file)."""
-    import pygit2
-
     try:
         entry = tree[path]
     except KeyError:
         return None
-    return entry if isinstance(entry, pygit2.Blob) else None
+    return entry if is_blob(entry) else None
