@@ -26,8 +26,9 @@ def match_elements(old: list[Any], new: list[Any]) -> list[int | None]:
     if not pending:
         return result
     prints = {i: fingerprint(new[i]) for i in pending}
-    _pair_in_place(old, result, used, prints)
-    rest = _pair_same_prints(old, result, used, prints)
+    old_prints: dict[int, Any] = {}  # old elements' fingerprints, each worked out once
+    _pair_in_place(old, result, used, prints, old_prints)
+    rest = _pair_same_prints(old, result, used, prints, old_prints)
     _uncross_equal(result, prints)
     _pair_by_position(old, new, result, used, rest)
     _pair_renamed(old, new, result, used)
@@ -54,26 +55,38 @@ def _pair_same_objects(
 
 
 def _pair_in_place(
-    old: list[Any], result: list[int | None], used: list[bool], prints: dict[int, Any]
+    old: list[Any],
+    result: list[int | None],
+    used: list[bool],
+    prints: dict[int, Any],
+    old_prints: dict[int, Any],
 ) -> None:
     """An equal value (no identity) at the same index stays where it is: when an edit makes a
     value equal to a later neighbour, the neighbour keeps its own text (the edited one is paired
     later)."""
     for i, key in prints.items():
-        if i < len(old) and not used[i] and key[0] != "@" and fingerprint(old[i]) == key:
+        if i >= len(old) or used[i] or key[0] == "@":
+            continue
+        old_prints[i] = fingerprint(old[i])
+        if old_prints[i] == key:
             result[i] = i
             used[i] = True
 
 
 def _pair_same_prints(
-    old: list[Any], result: list[int | None], used: list[bool], prints: dict[int, Any]
+    old: list[Any],
+    result: list[int | None],
+    used: list[bool],
+    prints: dict[int, Any],
+    old_prints: dict[int, Any],
 ) -> list[int]:
     """Pair the new elements still unpaired with unused old ones of the same fingerprint, first
     come first served; the indexes of the new elements left unpaired, in order."""
     buckets: dict[Any, list[int]] = {}
     for j in range(len(old) - 1, -1, -1):
         if not used[j]:
-            buckets.setdefault(fingerprint(old[j]), []).append(j)
+            key = old_prints[j] if j in old_prints else fingerprint(old[j])
+            buckets.setdefault(key, []).append(j)
     rest: list[int] = []
     for i, key in prints.items():
         if result[i] is not None:
