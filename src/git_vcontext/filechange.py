@@ -18,6 +18,12 @@ class FileChange:
     new: bytes | None = None
     renamed: bool = False  # git paired the two paths as one file (two files given by hand: no)
 
+    @classmethod
+    def at(cls, path: str, old: bytes | None, new: bytes | None) -> FileChange:
+        """One path's two contents (no blob ids); a side without content has no path."""
+        old_path, new_path = (path if side is not None else None for side in (old, new))
+        return cls(old_path, new_path, old=old, new=new)
+
     @property
     def path(self) -> str:
         """The name to show: the new path, or the old one for a deletion."""

@@ -83,13 +83,13 @@ def changed_files(
     diff.find_similar()
     unmerged = set(unmerged_paths(repo)) if base is not _TREES else set()
     found = []
+    work_tree = base is not _TREES and base is not _INDEX  # the new side has no blob id
     for change in diff_changes(diff, wanted=wanted, files_only=True):
         if {change.old_path, change.new_path} & unmerged:
             continue
         old = blob_data(repo, change.old_id) if change.old_id is not None else None
         new = new_side(change.new_id, change.new_path) if change.new_path else None
         if old != new or change.renamed:
-            work_tree = base is not _TREES and base is not _INDEX  # no blob id for it
             new_id = None if work_tree else change.new_id
             found.append(replace(change, new_id=new_id, old=old, new=new))
     if unmerged and base is not _INDEX:
@@ -122,8 +122,7 @@ def _unmerged_changes(
         file = workdir(repo) / path
         new = file.read_bytes() if file.is_file() and not file.is_symlink() else None
         if old != new:
-            old_path, new_path = (path if side is not None else None for side in (old, new))
-            found.append(FileChange(old_path, new_path, old=old, new=new))
+            found.append(FileChange.at(path, old, new))
     return found
 
 

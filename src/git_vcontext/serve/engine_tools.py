@@ -49,8 +49,7 @@ def diff(svc: Service, args: dict[str, Any]) -> Answer:
             continue
         old = git.read_at(old_rev, path)
         new = git.read_at(new_rev, path) if new_rev else _disk(svc, entry)
-        old_path, new_path = (path if side is not None else None for side in (old, new))
-        files.append(compare(FileChange(old_path, new_path, old=old, new=new)))
+        files.append(compare(FileChange.at(path, old, new)))
     shown = [f for f in files if f.differs]
     data = json.loads(render_files(shown, fmt="json"))
     against = f"{old_rev}..{new_rev}" if new_rev else f"{old_rev} and the files on disk"
