@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..gitio import remote as remotes
+from ..gitio.localremote import LocalRemote
 from ..gitio.objects import commit_at
 from ..gitio.push import fetched_namespace
 from ..gitio.refs import oid_of
@@ -41,22 +42,39 @@ class RemoteView:
         self.repo, self.cwd, self.remote, self.base = repo, cwd, remote, base
         self.branches = branches
         self.ns = fetched_namespace(repo, remote)
+        self.local = LocalRemote.find(repo, remote)  # read in process (None: with git)
+        self._server: bool | None = None  # the server mark, when looked at (not fetched)
 
     def fetch(self, *, requests: bool = False) -> Snapshot:
         """Fetch the base, the agent branches, the leases, the server mark (and the base's
         requests); OperationalError when the remote cannot be reached."""
         ns, enc = self.ns, leases.encode_base(self.base)
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *self.branches]]
-        specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{leases.SERVER}*:{ns}server*"]
+        specs.append(f"+{leases.LEASES}*:{ns}lease/*")
         if requests:  # every agent's
             specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")
         else:  # ours, left by an interrupted run (a pattern: missing is no error)
             for b in self.branches:
                 specs.append(f"+{leases.request_ref(self.base, b)}*:{ns}sync/{enc}/{b}*")
-        missing = remotes.fetch(self.cwd, self.remote, specs, prune=True)
+        missing = self._fetch_locally(specs)
+        if missing is None:
+            specs.append(f"+{leases.SERVER}*:{ns}server*")  # the mark is a blob
+            missing = remotes.fetch(self.cwd, self.remote, specs, prune=True)
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
         return self.read(requests=requests)
+
+    def _fetch_locally(self, specs: list[str]) -> list[str] | None:
+        """The fetch in process, from a remote on this machine (None: use git). The server
+        mark, a blob, is looked at rather than fetched: a local ref to a blob would stop
+        libgit2's next fetch."""
+        if self.local is None:
+            return None
+        self._drop(self.ns + "server")  # left by a fetch with git
+        missing = self.local.fetch(specs, prune=True)
+        if missing is not None:
+            self._server = leases.SERVER in self.local.list_refs([leases.SERVER])
+        return missing
 
     def read(self, *, requests: bool = False) -> Snapshot:
         """The refs as last fetched (``requests``: every agent's; else only ours)."""
@@ -73,7 +91,7 @@ class RemoteView:
             {b: t for b in self.branches if (t := self._tip(ns + "heads/" + b)) is not None},
             lease_id,
             lease,
-            self._tip(ns + "server") is not None,
+            self._tip(ns + "server") is not None if self._server is None else self._server,
             found,
         )
 
@@ -82,7 +100,10 @@ class RemoteView:
         objects: a request that is gone was merged by whoever held the lease."""
         lease_ref = leases.lease_ref(self.base)
         ours = [leases.request_ref(self.base, b) for b in self.branches]
-        found = remotes.list_refs(self.cwd, self.remote, [lease_ref, *ours])
+        if self.local is not None:
+            found = self.local.list_refs([lease_ref, *ours])
+        else:
+            found = remotes.list_refs(self.cwd, self.remote, [lease_ref, *ours])
         return found.get(lease_ref), sum(1 for r in ours if r in found)
 
     def _tip(self, name: str) -> Oid | None:

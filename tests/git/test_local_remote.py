@@ -1,0 +1,163 @@
+"""``sync --push`` reads a remote on this machine in process (PRODUCT.md, "Sync at scale": the
+cost of each look at the remote). The in-process fetch and ref listing must give what
+``git fetch`` and ``git ls-remote`` give, leave FETCH_HEAD alone, and step aside (None)
+for everything that is not a plain local repository. Real repositories, real git.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from git_vcontext.gitio import remote as remotes
+from git_vcontext.gitio.localremote import LocalRemote
+from helpers.run import run_git
+
+NS = "refs/vcontext/remotes/origin/"
+
+
+def _refs(repo: Path, prefix: str) -> dict[str, str]:
+    out = run_git(repo, "for-each-ref", "--format=%(refname) %(objectname)", prefix).stdout
+    return dict(line.split(" ", 1) for line in out.splitlines())
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A bare remote with main, two agent branches and a request ref; two clones of it."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    work = tmp_path / "work"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(work))
+    for name, value in (("user.name", "T"), ("user.email", "t@example.com")):
+        run_git(work, "config", name, value)
+    (work / "a.txt").write_text("a\n")
+    run_git(work, "add", "-A")
+    run_git(work, "commit", "-q", "-m", "a")
+    run_git(work, "push", "-q", str(remote), "main", "main:agents/x")
+    run_git(work, "push", "-q", str(remote), "main:refs/vcontext/sync/main/agents/x")
+    (work / "a.txt").write_text("b\n")
+    run_git(work, "commit", "-q", "-am", "b")
+    run_git(work, "push", "-q", str(remote), "main:agents/y")
+    clones = []
+    for name in ("git-clone", "in-process"):
+        clone = tmp_path / name
+        run_git(tmp_path, "clone", "-q", str(remote), str(clone))
+        clones.append(clone)
+    return remote, clones[0], clones[1]
+
+
+SPECS = [
+    f"+refs/heads/main:{NS}heads/main",
+    f"+refs/heads/agents/y:{NS}heads/agents/y",
+    f"+refs/heads/agents/gone:{NS}heads/agents/gone",
+    f"+refs/vcontext/sync/main/*:{NS}sync/main/*",
+]
+
+
+def test_in_process_fetch_gives_what_git_fetch_gives(pair: tuple[Path, Path, Path]) -> None:
+    _, by_git, in_process = pair
+    (by_git / ".git" / "FETCH_HEAD").write_text("kept\n")
+    (in_process / ".git" / "FETCH_HEAD").write_text("kept\n")
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+
+    missing_git = remotes.fetch(str(by_git), "origin", SPECS, prune=True)
+    missing_here = local.fetch(SPECS, prune=True)
+
+    assert missing_here == missing_git == ["refs/heads/agents/gone"]
+    assert _refs(in_process, NS) == _refs(by_git, NS)
+    assert len(_refs(in_process, NS)) == 3
+    assert (in_process / ".git" / "FETCH_HEAD").read_text() == "kept\n"
+    # the objects came along: git can read the fetched commits
+    run_git(in_process, "cat-file", "-e", f"{NS}heads/agents/y^{{tree}}")
+
+
+def test_in_process_fetch_prunes_what_the_remote_deleted(pair: tuple[Path, Path, Path]) -> None:
+    remote, by_git, in_process = pair
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    for clone in (by_git, in_process):
+        run_git(clone, "update-ref", f"{NS}sync/main/agents/old", "HEAD")
+    run_git(remote, "update-ref", "-d", "refs/vcontext/sync/main/agents/x")
+
+    remotes.fetch(str(by_git), "origin", SPECS, prune=True)
+    local.fetch(SPECS, prune=True)
+
+    assert _refs(in_process, NS) == _refs(by_git, NS)
+    assert not [r for r in _refs(in_process, NS) if "/sync/" in r]
+
+
+def test_in_process_listing_gives_what_ls_remote_gives(pair: tuple[Path, Path, Path]) -> None:
+    remote, by_git, in_process = pair
+    names = ["refs/heads/main", "refs/vcontext/sync/main/agents/x", "refs/heads/nope"]
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    assert local.list_refs(names) == remotes.list_refs(str(by_git), "origin", names)
+    run_git(remote, "update-ref", "-d", "refs/vcontext/sync/main/agents/x")  # seen at once
+    assert local.list_refs(names) == remotes.list_refs(str(by_git), "origin", names)
+    assert "refs/vcontext/sync/main/agents/x" not in local.list_refs(names)
+
+
+def test_a_ref_to_a_blob_is_left_to_git(pair: tuple[Path, Path, Path]) -> None:
+    """libgit2's local transport sends commits only: a marker blob means "use git"."""
+    remote, _, in_process = pair
+    (remote / "mark").write_text("mark\n")
+    blob = run_git(remote, "hash-object", "-w", "mark").stdout.strip()
+    run_git(remote, "update-ref", "refs/vcontext/sync/main/mark", blob)
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    assert local.fetch(SPECS, prune=True) is None
+
+
+@pytest.mark.parametrize(
+    ("url", "found"),
+    [
+        ("{remote}", True),
+        ("file://{remote}", True),
+        ("file://localhost{remote}", True),
+        ("ssh://example.invalid/remote.git", False),
+        ("example.invalid:remote.git", False),
+        ("https://example.invalid/remote.git", False),
+        ("remote.git", False),  # relative: git resolves it against its own directory
+        ("{remote}-missing", False),
+    ],
+)
+def test_only_a_local_repository_is_read_in_process(
+    pair: tuple[Path, Path, Path], url: str, found: bool
+) -> None:
+    remote, _, in_process = pair
+    run_git(in_process, "remote", "set-url", "origin", url.format(remote=remote))
+    assert (LocalRemote.find(pygit2.Repository(str(in_process)), "origin") is not None) is found
+
+
+def test_a_path_given_instead_of_a_remote_name_is_read_in_process(
+    pair: tuple[Path, Path, Path],
+) -> None:
+    remote, _, in_process = pair
+    assert LocalRemote.find(pygit2.Repository(str(in_process)), str(remote)) is not None
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("vcontext.inProcessFetch", "false"), ("remote.origin.uploadpack", "git-upload-pack")],
+)
+def test_configuration_sends_sync_back_to_git(
+    pair: tuple[Path, Path, Path], key: str, value: str
+) -> None:
+    """``vcontext.inProcessFetch=false`` (or an upload-pack of the remote's own) keeps every
+    fetch and look in git's hands."""
+    _, _, in_process = pair
+    run_git(in_process, "config", key, value)
+    assert LocalRemote.find(pygit2.Repository(str(in_process)), "origin") is None
+
+
+def test_url_instead_of_is_followed(pair: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """``url.<base>.insteadOf`` rewrites the URL first, as git does."""
+    remote, _, in_process = pair
+    run_git(in_process, "remote", "set-url", "origin", "shared:remote.git")
+    run_git(in_process, "config", f"url.{tmp_path}/.insteadOf", "shared:")
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    assert local.path == remote
