@@ -16,8 +16,13 @@ from pathlib import Path
 
 from .errors import UsageError
 from .fsio import write_atomic
-from .gitio import git
+from .gitio import config_value, git
+from .gitio.push import common_dir
 from .resources import hooks_dir as shipped
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
 
 HOOK_MARKER = "git-vcontext-hook-marker"
 CALL = 'git vcontext hook pre-push "$@"'  # what a hand-written hook adds
@@ -148,6 +153,27 @@ def hook_command(text: str) -> str | None:
         if line.endswith(' hook pre-push "$@"') and "|" not in line:
             return line.removeprefix("exec ")[: -len(' hook pre-push "$@"')].strip()
     return None
+
+
+def only_our_shim(repo: Repository) -> bool:
+    """Whether the pre-push hook git runs in ``repo`` is our shim as ``install`` writes it,
+    running this installation, with no other hook chained or configured: then the hook
+    would only repeat a check this process made (``sync --push`` checks its pushes in
+    process and records the verdict the hook would look up), so the push can skip it."""
+    # lazy: installer loads what install needs (the document patterns, shutil, …)
+    from .installer import script_command
+
+    configured = config_value(repo, "core.hooksPath")
+    if configured:
+        path = Path(os.path.expanduser(configured))
+        folder = path if path.is_absolute() else Path(repo.workdir or repo.path) / path
+    else:
+        folder = Path(common_dir(repo)) / "hooks"
+    if (folder / "pre-push.legacy").exists() or any(
+        entry.name.startswith("hook.") for entry in repo.config
+    ):  # a chained hook, or hooks from git config (git 2.46 and later)
+        return False
+    return _read(folder / "pre-push") == hook_text(script_command())
 
 
 def managed_call(top: Path) -> Path | None:

@@ -84,8 +84,9 @@ def test_m8_at_most_one_merge_entry_per_integration(run: tuple[soak.SoakRun, Pat
 
 
 def test_every_push_passed_the_installed_pre_push_hook(run: tuple[soak.SoakRun, Path]) -> None:
-    """The clones have the hook installed (as a user's do) and it ran on their pushes:
-    its verdict cache holds what it checked, and no sync was refused by it."""
+    """The clones have the hook installed (as a user's do) and their pushes were checked as
+    it checks them (by sync in process, which then skips the hook, or by the hook): the
+    verdict cache holds what was checked, and no sync was refused."""
     result, _ = run
     for clone in result.clones:
         hook = (clone / ".git" / "hooks" / "pre-push").read_text()

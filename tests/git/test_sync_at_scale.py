@@ -143,12 +143,16 @@ def test_a_push_the_pre_push_hook_refuses_shows_its_findings_and_moves_nothing_h
 # -- batching: one integration takes every request --------------------------------------
 
 
+@pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "git-fetch"])
 def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
-    remote: Path, tmp_path: Path
+    remote: Path, tmp_path: Path, in_process: bool
 ) -> None:
     """Flat combining: bob's sync merges alice's published request too (one merge commit
-    each); alice's sync then finds her round on the remote and only updates her branch."""
+    each); alice's sync then finds her round on the remote and only updates her branch.
+    The same with the remote read in process and with git (vcontext.inProcessFetch)."""
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
+    for clone in (alice, bob):
+        run_git(clone, "config", "vcontext.inProcessFetch", str(in_process).lower())
     a_tip = commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
     _publish(alice, "alice")
     commit_on(bob, "agents/bob", {"todo.vcontext.json": _add_item("b1")}, "b1")
@@ -356,6 +360,70 @@ def test_sync_prefills_the_hooks_verdicts_so_its_pushes_are_not_checked_twice(
     assert any("refs/heads/main" in p for p in pushes)
     cache = VerdictCache.open(alice / ".git")
     assert all(cache.get(push_key("origin", p)) == [] for p in pushes), pushes
+
+
+def _hooks_started(trace: Path) -> list[str]:
+    """The hooks git started, from its trace2 event log (GIT_TRACE2_EVENT)."""
+    events = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
+    return [e["hook_name"] for e in events if e.get("event") == "child_start" and "hook_name" in e]
+
+
+def test_sync_does_not_start_a_pre_push_hook_that_would_only_repeat_its_check(
+    remote: Path, tmp_path: Path
+) -> None:
+    """With only our shim installed, a push sync checked in process and found clean goes
+    out without the hook process (it would look up the same verdict); the remote gets it."""
+    alice = _agent(remote, tmp_path, "alice")
+    assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    trace = tmp_path / "trace.json"
+
+    code, out, err = sync(alice, "alice", "--push", "origin", env={"GIT_TRACE2_EVENT": str(trace)})
+
+    assert code == 0, out + err
+    assert "a1" in _ids(remote)
+    assert "pre-push" not in _hooks_started(trace)
+
+
+def test_sync_runs_a_chained_pre_push_hook(remote: Path, tmp_path: Path) -> None:
+    """A hook of the user's kept as pre-push.legacy is not ours to skip: it runs for every
+    push sync makes that carries documents (and may refuse it)."""
+    alice = _agent(remote, tmp_path, "alice")
+    assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
+    legacy = alice / ".git" / "hooks" / "pre-push.legacy"
+    legacy.write_text("#!/bin/sh\necho 'legacy hook: no pushes today' >&2\nexit 1\n")
+    legacy.chmod(0o755)
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    trace = tmp_path / "trace.json"
+
+    code, out, err = sync(alice, "alice", "--push", "origin", env={"GIT_TRACE2_EVENT": str(trace)})
+
+    assert code != 0
+    assert "legacy hook: no pushes today" in out + err
+    assert "pre-push" in _hooks_started(trace)
+    assert "a1" not in _ids(remote)
+
+
+def test_sync_runs_the_hook_when_its_own_check_finds_problems(remote: Path, tmp_path: Path) -> None:
+    """A push sync's check finds problems with is left to the hook, which refuses it and
+    says why (the verdict is not skipped on the way)."""
+    alice = _agent(remote, tmp_path, "alice")
+    assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
+
+    def duplicate(data: dict[str, object]) -> None:
+        todo = data["todoList"]
+        assert isinstance(todo, dict)
+        todo["items"].append(dict(todo["items"][0]))  # a repeated id: an error
+        todo["sequence"] += 1
+
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": duplicate}, "bad")
+    trace = tmp_path / "trace.json"
+
+    code, out, err = sync(alice, "alice", "--push", "origin", env={"GIT_TRACE2_EVENT": str(trace)})
+
+    assert code != 0
+    assert "pre-push" in _hooks_started(trace)
+    assert "by the pre-push hook" in out + err
 
 
 # -- a server that integrates -----------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..gitio import remote as remotes
+from ..hookinstall import only_our_shim
 from .prepush import prefill
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ class Pusher:
     ) -> None:
         self.repo, self.cwd, self.remote = repo, cwd, remote
         self.parsed = parsed  # documents parsed so far, by content (shared with the merges)
+        self._our_shim: bool | None = None  # whether the pre-push hook is only ours (once)
 
     def push(
         self,
@@ -51,21 +53,30 @@ class Pusher:
         verify: bool = True,
     ) -> remotes.Pushed:
         """Push ``updates`` atomically. ``known``: what each ref holds on the remote as far as
-        we know (the pre-push hook's input says the same when nobody moved it since)."""
-        if verify:
-            self._prefill(updates, known or {})
+        we know (the pre-push hook's input says the same when nobody moved it since).
+
+        The push is checked here first, as the hook will check it; when it is clean and
+        the hook is only our shim (``hookinstall.only_our_shim``), git is told not to start
+        it: it would look up the verdict just made and say yes."""
+        if verify and self._prefill(updates, known or {}) and self._only_our_shim():
+            verify = False
         return remotes.push(self.cwd, self.remote, updates, verify=verify)
 
     def _prefill(
         self, updates: list[remotes.Update], known: Mapping[str, Oid | str | None]
-    ) -> None:
-        """Check the push as the hook will and record the verdict (a failure here only
-        means the hook checks for itself)."""
+    ) -> bool:
+        """Check the push as the hook will and record the verdict; True when it is clean (a
+        failure here only means the hook checks for itself)."""
         lines = hook_lines(updates, known)
         try:
-            prefill(self.repo, lines, self.remote, self.parsed)
+            return not prefill(self.repo, lines, self.remote, self.parsed).problems
         except OperationalError:
-            pass
+            return False
+
+    def _only_our_shim(self) -> bool:
+        if self._our_shim is None:
+            self._our_shim = only_our_shim(self.repo)
+        return self._our_shim
 
     def lease_commit(self, lease: Lease, signature: Signature) -> Oid:
         """An empty commit whose message is ``lease`` (what a lease ref points to)."""
