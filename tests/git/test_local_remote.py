@@ -161,3 +161,47 @@ def test_url_instead_of_is_followed(pair: tuple[Path, Path, Path], tmp_path: Pat
     local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
     assert local is not None
     assert local.path == remote
+
+
+def _signature() -> pygit2.Signature:
+    return pygit2.Signature("T", "t@example.com", 0, 0)
+
+
+def test_swap_is_a_compare_and_swap_of_the_remote_ref(pair: tuple[Path, Path, Path]) -> None:
+    """The lease: created only when absent, replaced only from the value the caller saw."""
+    remote, _, in_process = pair
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    assert local.may_write_refs()
+    name = "refs/vcontext/lease/main"
+
+    first = local.swap(name, None, "lease one\n", _signature())
+    assert first is not None
+    assert _refs(remote, name) == {name: str(first)}
+    assert local.swap(name, None, "lease two\n", _signature()) is None  # it exists now
+    stale = run_git(remote, "rev-parse", "main").stdout.strip()
+    assert local.swap(name, stale, "lease two\n", _signature()) is None  # not what it holds
+    second = local.swap(name, str(first), "lease two\n", _signature())
+    assert second is not None
+    assert _refs(remote, name) == {name: str(second)}
+    message = run_git(remote, "log", "-1", "--format=%B", name).stdout
+    assert message.strip() == "lease two"
+
+
+@pytest.mark.parametrize(
+    "setup",
+    ["hooks/pre-receive", "hooks/update", "hooks/reference-transaction", "shared"],
+)
+def test_a_remote_that_watches_or_shares_its_refs_is_written_by_git_only(
+    pair: tuple[Path, Path, Path], setup: str
+) -> None:
+    remote, _, in_process = pair
+    if setup == "shared":
+        run_git(remote, "config", "core.sharedRepository", "group")
+    else:
+        hook = remote / setup
+        hook.write_text("#!/bin/sh\nexit 0\n")
+        hook.chmod(0o755)
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None  # still read in process
+    assert not local.may_write_refs()

@@ -239,9 +239,16 @@ def _plant_lease(remote: Path, seconds: float, pid: int, where: str = "/elsewher
     return made.stdout.strip()
 
 
+@pytest.mark.parametrize("lease_by", ["swap", "push"])
 def test_an_expired_lease_is_broken_and_a_live_one_is_waited_for(
-    remote: Path, tmp_path: Path
+    remote: Path, tmp_path: Path, lease_by: str
 ) -> None:
+    """The same with the lease ref swapped in process (a remote on this machine) and with a
+    compare-and-swap push (here forced by a pre-receive hook, which must see every ref)."""
+    if lease_by == "push":
+        hook = remote / "hooks" / "pre-receive"
+        hook.write_text('#!/bin/sh\ncat >> "$GIT_DIR/received"\n')
+        hook.chmod(0o755)
     alice = _agent(remote, tmp_path, "alice")
     commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
     _plant_lease(remote, -5, os.getpid())  # expired five seconds ago
@@ -261,6 +268,9 @@ def test_an_expired_lease_is_broken_and_a_live_one_is_waited_for(
     assert time.monotonic() - start > 1.0
     assert "a2" in _ids(remote)
     assert not _requests(remote)  # the lease released, the request withdrawn
+    if lease_by == "push":  # the hook saw the lease being taken
+        received = (remote / "received").read_text().splitlines()
+        assert [line for line in received if line.endswith(" refs/vcontext/lease/main")]
 
 
 def test_a_lease_left_by_a_killed_sync_in_this_repository_is_taken_over_at_once(

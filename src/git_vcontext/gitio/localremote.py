@@ -15,17 +15,21 @@ open) uses git.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..errors import OperationalError
 from . import config_value
+from .refs import RefMoved, RefUpdate, move_refs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pygit2 import Repository
+    from pygit2 import Oid, Repository, Signature
 
 SETTING = "vcontext.inProcessFetch"
+WATCHERS = ("pre-receive", "update", "post-receive", "post-update", "reference-transaction")
+"""Hooks of a remote that see ref updates: with any of them, every write goes through git."""
 
 
 class LocalRemote:
@@ -34,6 +38,7 @@ class LocalRemote:
     def __init__(self, repo: Repository, name: str, path: Path) -> None:
         self.repo, self.name, self.path = repo, name, path
         self._theirs: Repository | None = None
+        self._writable: bool | None = None
 
     @classmethod
     def find(cls, repo: Repository, remote: str) -> LocalRemote | None:
@@ -65,6 +70,43 @@ class LocalRemote:
             except (pygit2.GitError, KeyError) as exc:
                 raise OperationalError(f"cannot open {self.name} ({self.path}): {exc}") from None
         return self._theirs
+
+    def may_write_refs(self) -> bool:
+        """Whether sync may write its own coordination refs (a lease) into the remote directly:
+        we may write there, its files are not shared between users (core.sharedRepository,
+        whose modes only git keeps), and no hook of its watches ref updates (looked at once)."""
+        if self._writable is None:
+            self._writable = self._may_write()
+        return self._writable
+
+    def _may_write(self) -> bool:
+        theirs = self.theirs()
+        shared = config_value(theirs, "core.sharedRepository")
+        if shared not in (None, "false", "umask", "0") or not os.access(theirs.path, os.W_OK):
+            return False
+        configured = config_value(theirs, "core.hooksPath")
+        folder = Path(os.path.expanduser(configured)) if configured else Path(theirs.path) / "hooks"
+        if configured and not folder.is_absolute():
+            folder = Path(theirs.path) / folder
+        return not any(os.access(folder / hook, os.X_OK) for hook in WATCHERS)
+
+    def swap(self, name: str, expect: str | None, message: str, signature: Signature) -> Oid | None:
+        """Point the remote's ``name`` at a new empty commit whose message is ``message`` if it
+        still holds ``expect`` (None: it must not exist), all under the ref's lock; the
+        commit, or None when the ref held something else (someone was quicker)."""
+        import pygit2
+
+        theirs = self.theirs()
+        try:
+            tree = theirs.TreeBuilder().write()
+            commit = theirs.create_commit(None, signature, signature, message, tree, [])
+            old = None if expect is None else pygit2.Oid(hex=expect)
+            move_refs(theirs, [RefUpdate(name, old, commit)], message=message.split("\n")[0])
+        except RefMoved:
+            return None
+        except (pygit2.GitError, OSError) as exc:
+            raise OperationalError(f"writing {name} in {self.name} ({self.path}): {exc}") from None
+        return commit
 
     def list_refs(self, names: list[str]) -> dict[str, str]:
         """``{ref: object id}`` of the exact ``names`` the remote has now."""

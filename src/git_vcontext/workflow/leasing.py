@@ -38,15 +38,21 @@ class LeaseKeeper:
         return leases.lease_ref(self.view.base)
 
     def acquire(self, snap: Snapshot, signature: Signature, now: float) -> bool:
-        """Take the lease unless someone holds it (and may keep it); True when ours."""
+        """Take the lease unless someone holds it (and may keep it); True when ours. A remote
+        on this machine that allows it (``LocalRemote.may_write_refs``) has its lease ref
+        swapped in process; any other gets a compare-and-swap push."""
         where = self.where()
         if snap.lease_id is not None and snap.lease_id == self.held:
             return True
         if snap.lease_id is not None and not leases.breakable(snap.lease, where, now):
             return False
         lease = leases.mine(self.holder, where, self.seconds, now)
-        commit = self.pusher.lease_commit(lease, signature)
         expect = "" if snap.lease_id is None else str(snap.lease_id)
+        local = self.view.local
+        if local is not None and local.may_write_refs():  # a compare-and-swap, no push
+            self.held = local.swap(self.ref, expect or None, lease.message(), signature)
+            return self.held is not None
+        commit = self.pusher.lease_commit(lease, signature)
         update = remotes.Update(str(commit), self.ref, expect=expect)
         pushed = self.pusher.push([update], verify=False)
         if pushed.ok:
