@@ -100,12 +100,31 @@ def test_in_process_listing_gives_what_ls_remote_gives(pair: tuple[Path, Path, P
     assert "refs/vcontext/sync/main/agents/x" not in local.list_refs(names)
 
 
-def test_a_ref_to_a_blob_is_left_to_git(pair: tuple[Path, Path, Path]) -> None:
-    """libgit2's local transport sends commits only: a marker blob means "use git"."""
-    remote, _, in_process = pair
+def test_refs_to_blobs_and_tags_come_over_as_with_git(pair: tuple[Path, Path, Path]) -> None:
+    """A marker blob (``install --server`` leaves one) and an annotated tag: the same refs
+    and objects as git fetch brings."""
+    remote, by_git, in_process = pair
     (remote / "mark").write_text("mark\n")
     blob = run_git(remote, "hash-object", "-w", "mark").stdout.strip()
     run_git(remote, "update-ref", "refs/vcontext/sync/main/mark", blob)
+    run_git(by_git, "tag", "-a", "-m", "tagged", "v1", "origin/agents/y")
+    run_git(by_git, "push", "-q", "origin", "v1")
+    specs = [*SPECS, f"+refs/tags/*:{NS}tags/*"]
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+
+    assert local.fetch(specs, prune=True) == remotes.fetch(str(by_git), "origin", specs, prune=True)
+
+    assert _refs(in_process, NS) == _refs(by_git, NS)
+    run_git(in_process, "cat-file", "-e", f"{NS}sync/main/mark")
+    run_git(in_process, "cat-file", "-e", f"{NS}tags/v1^{{commit}}")
+    assert run_git(in_process, "fsck", "--connectivity-only", check=False).returncode == 0
+
+
+def test_a_ref_to_a_tree_is_left_to_git(pair: tuple[Path, Path, Path]) -> None:
+    remote, _, in_process = pair
+    tree = run_git(remote, "rev-parse", "main^{tree}").stdout.strip()
+    run_git(remote, "update-ref", "refs/vcontext/sync/main/tree", tree)
     local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
     assert local is not None
     assert local.fetch(SPECS, prune=True) is None

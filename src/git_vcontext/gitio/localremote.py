@@ -1,15 +1,17 @@
 """A remote that is a repository on this machine (a path or a ``file://`` URL): ``sync --push``
-reads its refs and fetches from it in process (libgit2's local transport) instead of
-starting ``git ls-remote`` / ``git fetch`` and their ``upload-pack`` for every look.
+reads its refs and copies its objects in process instead of starting ``git ls-remote`` /
+``git fetch`` and their ``upload-pack`` for every look, and takes its lease with a
+compare-and-swap of the ref where nothing watches ref updates.
 
 Agents that share one machine usually share one bare repository; a waiting agent looks
-at it many times, and each ``git`` look costs processes (fetch + upload-pack + rev-list,
-~60 ms of CPU) where reading a ref costs well under a millisecond. Pushes still go
+at it many times, and each ``git`` look costs processes (fetch + upload-pack + rev-list
++ pack-objects, ~60 ms of CPU and more as documents grow) where reading a ref costs well
+under a millisecond and copying a round's objects a few. Pushes of content still go
 through ``git push`` (the pre-push hook, the remote's receive hooks, permissions).
 
 Only plain cases take this path: an absolute path or ``file://`` URL (after git's
-``insteadOf``), no ``uploadpack`` of the remote's own, not a shallow clone, and
-``vcontext.inProcessFetch`` not false. Anything else (and any remote libgit2 cannot
+``insteadOf``), no ``uploadpack`` of the remote's own, neither repository shallow, and
+``vcontext.inProcessFetch`` not false. Anything else (and any remote pygit2 cannot
 open) uses git.
 """
 
@@ -21,7 +23,8 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import OperationalError
 from . import config_value
-from .refs import RefMoved, RefUpdate, move_refs
+from .objectcopy import TooMany, copy_commits
+from .refs import RefMoved, RefUpdate, move_refs, oid_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,10 +58,10 @@ class LocalRemote:
             return None
         found = cls(repo, remote, path)
         try:
-            found.theirs()
+            shallow = found.theirs().is_shallow
         except OperationalError:
             return None
-        return found
+        return None if shallow else found
 
     def theirs(self) -> Repository:
         """The remote repository (opened once)."""
@@ -125,48 +128,61 @@ class LocalRemote:
     def fetch(self, refspecs: list[str], *, prune: bool = False) -> list[str] | None:
         """Fetch ``refspecs`` (``+SRC:DST``, one ``*`` at most), as ``gitio.remote.fetch``
         does: returns the exact SRCs the remote lacks; with ``prune`` DSTs whose SRC is gone
-        are deleted. FETCH_HEAD is left alone. None: a ref names an object libgit2's local
-        transport cannot send (a blob, a tree) or libgit2 failed: fetch with git instead."""
+        are deleted. The objects are copied (``objectcopy``), FETCH_HEAD is left alone.
+        None: leave it to git (a ref to a tree, a long history to bring over)."""
         import pygit2
-        from pygit2.enums import ObjectType
 
         theirs = self.theirs()
         try:
             names = list(theirs.references)
-            wanted = {}  # DST -> (SRC, the object it names there)
+            wanted: dict[str, tuple[str, Oid]] = {}  # DST -> (SRC, the object it names there)
             for spec in refspecs:
                 for src, dst in _expand(spec, names):
-                    wanted[dst] = (src, theirs.references[src].resolve().target)
-            kinds = {dst: theirs[oid].type for dst, (_, oid) in wanted.items()}
-        except (pygit2.GitError, KeyError) as exc:  # a ref deleted while we read
-            raise OperationalError(f"reading the refs of {self.name}: {exc}") from None
-        if any(k not in (ObjectType.COMMIT, ObjectType.TAG) for k in kinds.values()):
-            return None
-        if not self._transfer([f"+{src}:{dst}" for dst, (src, _) in wanted.items()]):
-            return None
+                    wanted[dst] = (src, oid_of(theirs.references[src].resolve()))
+            if not self._copy([oid for _, oid in wanted.values()]):
+                return None
+        except (pygit2.GitError, KeyError, OSError) as exc:  # e.g. a ref deleted as we read
+            raise OperationalError(f"fetching from {self.name} ({self.path}): {exc}") from None
+        for dst, (_, oid) in wanted.items():
+            ref = self.repo.references.get(dst)
+            if ref is None or ref.target != oid:
+                self.repo.references.create(dst, oid, force=True)
         if prune:
             self._prune(refspecs, set(wanted))
         exact = [_split(s) for s in refspecs if "*" not in s]
         present = {src for src, _ in wanted.values()}
         return [src for src, _ in exact if src not in present]
 
-    def _transfer(self, refspecs: list[str]) -> bool:
-        """libgit2's fetch of exact ``refspecs`` (objects and DSTs), FETCH_HEAD kept; False
-        when libgit2 could not (e.g. a local ref to a blob stops its negotiation)."""
-        if not refspecs:
-            return True
+    def _copy(self, targets: list[Oid]) -> bool:
+        """Bring the objects behind ``targets`` (commits, tags of commits, blobs) over; False
+        when git should (anything else, or too many commits)."""
         import pygit2
-        from pygit2.enums import FetchPrune
 
-        fetch_head = Path(self.repo.path) / "FETCH_HEAD"
-        kept = fetch_head.read_bytes() if fetch_head.exists() else None
+        theirs = self.theirs()
+        commits: list[Oid] = []
+        last: list[Oid] = []  # written after the commits: tags, blobs
+        for oid in targets:
+            obj = theirs[oid]
+            if isinstance(obj, pygit2.Tag):
+                last.append(oid)
+                try:
+                    commits.append(obj.peel(pygit2.Commit).id)
+                except (ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+                    return False  # a tag of a tree or a blob
+            elif isinstance(obj, pygit2.Commit):
+                commits.append(obj.id)
+            elif isinstance(obj, pygit2.Blob):
+                last.append(oid)
+            else:
+                return False
         try:
-            anonymous = self.repo.remotes.create_anonymous(str(self.path))
-            anonymous.fetch(refspecs, prune=FetchPrune.NO_PRUNE)
-        except pygit2.GitError:
-            return False  # git says why, if it fails too
-        finally:
-            _restore(fetch_head, kept)
+            copy_commits(theirs, self.repo, commits)
+        except TooMany:
+            return False
+        for oid in last:
+            if oid not in self.repo:
+                kind, data = theirs.odb.read(oid)
+                self.repo.odb.write(kind, data)
         return True
 
     def _prune(self, refspecs: list[str], kept: set[str]) -> None:
@@ -223,14 +239,3 @@ def _matches(pattern: str, name: str) -> str | None:
 def _split(refspec: str) -> tuple[str, str]:
     src, _, dst = refspec.lstrip("+").partition(":")
     return src, dst
-
-
-def _restore(path: Path, content: bytes | None) -> None:
-    """Put FETCH_HEAD back as it was (libgit2 rewrites it on every fetch)."""
-    try:
-        if content is None:
-            path.unlink(missing_ok=True)
-        elif not path.exists() or path.read_bytes() != content:
-            path.write_bytes(content)
-    except OSError:
-        pass

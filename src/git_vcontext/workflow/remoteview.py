@@ -43,38 +43,24 @@ class RemoteView:
         self.branches = branches
         self.ns = fetched_namespace(repo, remote)
         self.local = LocalRemote.find(repo, remote)  # read in process (None: with git)
-        self._server: bool | None = None  # the server mark, when looked at (not fetched)
 
     def fetch(self, *, requests: bool = False) -> Snapshot:
         """Fetch the base, the agent branches, the leases, the server mark (and the base's
         requests); OperationalError when the remote cannot be reached."""
         ns, enc = self.ns, leases.encode_base(self.base)
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *self.branches]]
-        specs.append(f"+{leases.LEASES}*:{ns}lease/*")
+        specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{leases.SERVER}*:{ns}server*"]
         if requests:  # every agent's
             specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")
         else:  # ours, left by an interrupted run (a pattern: missing is no error)
             for b in self.branches:
                 specs.append(f"+{leases.request_ref(self.base, b)}*:{ns}sync/{enc}/{b}*")
-        missing = self._fetch_locally(specs)
-        if missing is None:
-            specs.append(f"+{leases.SERVER}*:{ns}server*")  # the mark is a blob
+        missing = None if self.local is None else self.local.fetch(specs, prune=True)
+        if missing is None:  # not on this machine, or more than a copy should bring
             missing = remotes.fetch(self.cwd, self.remote, specs, prune=True)
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
         return self.read(requests=requests)
-
-    def _fetch_locally(self, specs: list[str]) -> list[str] | None:
-        """The fetch in process, from a remote on this machine (None: use git). The server
-        mark, a blob, is looked at rather than fetched: a local ref to a blob would stop
-        libgit2's next fetch."""
-        if self.local is None:
-            return None
-        self._drop(self.ns + "server")  # left by a fetch with git
-        missing = self.local.fetch(specs, prune=True)
-        if missing is not None:
-            self._server = leases.SERVER in self.local.list_refs([leases.SERVER])
-        return missing
 
     def read(self, *, requests: bool = False) -> Snapshot:
         """The refs as last fetched (``requests``: every agent's; else only ours)."""
@@ -91,7 +77,7 @@ class RemoteView:
             {b: t for b in self.branches if (t := self._tip(ns + "heads/" + b)) is not None},
             lease_id,
             lease,
-            self._tip(ns + "server") is not None if self._server is None else self._server,
+            self._tip(ns + "server") is not None,
             found,
         )
 
