@@ -151,7 +151,8 @@ def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> 
         return _deleted(old)
     if isinstance(old, list) or isinstance(new, list):  # JSONL records
         return _jsonl_events(old, new, src.text)
-    return _events(old, new, src) + _changelogs(old, new, src) + _sequences(old, new, src)
+    arrays = _Arrays(old, new)  # each document walked once for both rules
+    return _events(old, new, src, arrays) + _changelogs(arrays, src) + _sequences(old, new, src)
 
 
 def logged_entries(raw: bytes | None, path: str) -> int:
@@ -195,11 +196,29 @@ def event_ids(raw: bytes, path: str) -> frozenset[Any]:
 # -- playbook events ----------------------------------------------------------------
 
 
-def _events(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
-    before = _playbook_events(old)
+class _Arrays:
+    """The arrays of an old and a new document (``_walk_arrays``), each walked on first use."""
+
+    def __init__(self, old: JsonValue, new: JsonValue) -> None:
+        self._data = (old, new)
+        self._walked: list[list[tuple[Path, list[Any]]] | None] = [None, None]
+
+    @property
+    def documents(self) -> tuple[JsonValue, JsonValue]:
+        return self._data
+
+    def of(self, side: int) -> list[tuple[Path, list[Any]]]:
+        walked = self._walked[side]
+        if walked is None:
+            walked = self._walked[side] = _walk_arrays(self._data[side])
+        return walked
+
+
+def _events(old: JsonValue, new: JsonValue, src: Source, arrays: _Arrays) -> list[Finding]:
+    before = _playbook_events(old, arrays.of(0))
     if not before:
         return []
-    after = _playbook_events(new)
+    after = _playbook_events(new, arrays.of(1))
     out = []
     for event_id, (where, event) in before.items():
         found = after.get(event_id)
@@ -255,10 +274,13 @@ def _events(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
     return out
 
 
-def _playbook_events(data: JsonValue) -> dict[Any, tuple[Path, Any]]:
-    """Every playbook event by ``eventId``, with its path (root or embedded playbooks)."""
+def _playbook_events(
+    data: JsonValue, arrays: list[tuple[Path, list[Any]]] | None = None
+) -> dict[Any, tuple[Path, Any]]:
+    """Every playbook event by ``eventId``, with its path (root or embedded playbooks);
+    ``arrays``: the document's arrays when walked already."""
     found: dict[Any, tuple[Path, Any]] = {}
-    for path, array in _walk_arrays(data):
+    for path, array in _walk_arrays(data) if arrays is None else arrays:
         if not doc.is_playbook_log(path):
             continue
         for index, element in enumerate(array):
@@ -343,10 +365,10 @@ def _record_lines(text: str) -> list[int]:
 # -- changeLog -----------------------------------------------------------------------
 
 
-def _changelogs(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
+def _changelogs(arrays: _Arrays, src: Source) -> list[Finding]:
     out = []
-    new_logs = {p: a for p, a in _walk_arrays(new) if doc.is_changelog(p)}
-    for path, entries in _walk_arrays(old):
+    new_logs = {p: a for p, a in arrays.of(1) if doc.is_changelog(p)}
+    for path, entries in arrays.of(0):
         if not doc.is_changelog(path) or not _outside_arrays(path):
             continue
         after = new_logs.get(path, [])
@@ -362,6 +384,7 @@ def _changelogs(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
                 continue
             twins = _by_sequence(after) if twins is None else twins
             twin = _same_sequence(entry, twins)
+            old, new = arrays.documents
             out.append(_changelog_finding(path, index, entry, after, twin, old, new, src))
     return out
 
