@@ -399,3 +399,45 @@ def test_blame_lists_the_steps_of_a_vermas_template_and_process(
         "test": ("Bob", r.commits["rename test"]),
     }
     assert [i["id"] for i in r.json("blame", ".work/processes/p1.json")["items"]] == ["s1"]
+
+
+def test_an_integration_of_several_branches_is_logged_against_its_first_parent(
+    tmp_path: Path,
+) -> None:
+    """``sync --push`` merges several agents' work in one commit (its parents: the base,
+    then each agent's commit): log shows what it brought into the base, once, and blame
+    names the agent's own commit."""
+    r = Repo(tmp_path / "repo", tmp_path / "home")
+    r.top.mkdir()
+    (tmp_path / "home").mkdir()
+    r.git("init", "-q", "-b", "main")
+    r.write(JSON, _doc(_item("t1", "One")))
+    r.commit("add list")
+    for agent in ("ann", "bob", "cyd"):
+        r.git("checkout", "-q", "-b", agent, "main")
+        r.write(JSON, _doc(_item("t1", "One"), _item(agent, f"{agent}'s")))
+        r.commit(f"{agent} adds an item", author=agent)
+    r.git("checkout", "-q", "main")
+    merged = _doc(_item("t1", "One"), *(_item(a, f"{a}'s") for a in ("ann", "bob", "cyd")))
+    r.write(JSON, merged)
+    r.git("add", "-A")
+    tree = r.git("write-tree").strip()
+    parents = [
+        r.commits["add list"],
+        *(r.commits[f"{a} adds an item"] for a in ("ann", "bob", "cyd")),
+    ]
+    args = [arg for p in parents for arg in ("-p", p)]
+    octopus = r.git("commit-tree", tree, *args, "-m", "merge ann, bob, cyd into main").strip()
+    r.git("reset", "-q", "--hard", octopus)
+
+    proc = r.cli("log", "-n", "1", "--", f"{JSON}#bob")
+
+    assert proc.returncode == 0, proc.stderr
+    headings = [ln.strip() for ln in proc.stdout.splitlines() if "brought by" in ln]
+    assert headings == [
+        f"brought by {' '.join(p[:7] for p in parents[1:])} (against {parents[0][:7]}):"
+    ]
+    assert proc.stdout.count('todoList.items[bob]: + "bob\'s"') == 1
+    blamed = r.cli("blame", JSON)
+    bob_line = next(ln for ln in blamed.stdout.splitlines() if "items[bob]" in ln)
+    assert bob_line.startswith(r.commits["bob adds an item"][:8])

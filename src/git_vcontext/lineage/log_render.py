@@ -55,8 +55,12 @@ def _entry_lines(entry: LogEntry, meta: Meta, pal: Palette, name_files: bool) ->
         lines.append(f"    renamed from {entry.renamed_from}")
     if entry.unreadable is not None:
         lines.append(f"    {pal.yellow}! does not parse: {entry.unreadable}{pal.reset}")
-    merge = len(meta(entry.commit).parents) > 1
-    for side in entry.sides:
+    parents = meta(entry.commit).parents
+    merge = len(parents) > 1
+    sides = entry.sides
+    if len(parents) > 2:  # an integration of several branches: what it brought into the first
+        sides = tuple(s for s in sides if s.parent == parents[0]) or sides
+    for side in sides:
         indent = "    "
         heading = _side_heading(side, meta(entry.commit), merge)
         if heading:
