@@ -147,15 +147,19 @@ def test_a_push_the_pre_push_hook_refuses_shows_its_findings_and_moves_nothing_h
 def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
     remote: Path, tmp_path: Path, in_process: bool
 ) -> None:
-    """Flat combining: bob's sync merges alice's published request too (one merge commit
-    each); alice's sync then finds her round on the remote and only updates her branch.
-    The same with the remote read in process and with git (vcontext.inProcessFetch)."""
+    """Flat combining: bob's sync merges alice's published request too, in one merge
+    commit of the integration (its parents: the base, then each agent's commit); alice's
+    sync then finds her round on the remote and only
+    updates her branch. The same with the remote read in process and with git
+    (vcontext.inProcessFetch)."""
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
     for clone in (alice, bob):
         run_git(clone, "config", "vcontext.inProcessFetch", str(in_process).lower())
     a_tip = commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
     _publish(alice, "alice")
-    commit_on(bob, "agents/bob", {"todo.vcontext.json": _add_item("b1")}, "b1")
+    b_tip = commit_on(bob, "agents/bob", {"todo.vcontext.json": _add_item("b1")}, "b1")
+    main_before = rev(remote, "main")
+    sequence_before = show(remote, "main", "todo.vcontext.json")["todoList"]["sequence"]
 
     code, out, err = sync(bob, "bob", "--push", "origin")
 
@@ -163,12 +167,14 @@ def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
     assert "merged with it into main: agents/alice" in out
     assert not _requests(remote)
     assert {"a1", "b1"} <= set(_ids(remote))
-    assert run_git(remote, "merge-base", "--is-ancestor", a_tip, "main").returncode == 0
     merges = run_git(remote, "log", "--merges", "--first-parent", "--format=%s", "main")
-    assert merges.stdout.splitlines()[:2] == [
-        "vcontext sync: merge agents/alice into main",
-        "vcontext sync: merge agents/bob into main",
+    assert merges.stdout.splitlines()[:1] == [
+        "vcontext sync: merge agents/bob, agents/alice into main"
     ]
+    assert run_git(remote, "rev-parse", "main^@").stdout.split() == [main_before, b_tip, a_tip]
+    message = run_git(remote, "log", "-1", "--format=%B", "main").stdout
+    assert "Vcontext-Sync: bob\nVcontext-Sync: alice\n" in message
+    assert show(remote, "main", "todo.vcontext.json")["todoList"]["sequence"] > sequence_before
     main_before = rev(remote, "main")
 
     code, out, err = sync(alice, "alice", "--push", "origin")

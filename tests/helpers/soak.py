@@ -403,7 +403,18 @@ def last_rounds_missing(run: SoakRun, docs: dict[str, Any]) -> list[str]:
 
 
 def merges_into_base(remote: Path) -> int:
-    """Merge commits on the base that merged an agent's work (one per integration)."""
+    """Agents' work merged into the base: a merge commit on the base per integration, whose
+    ``Vcontext-Sync`` trailers name each agent it merged."""
+    out = git(remote, "log", "--first-parent", "--merges", "--format=%B%x00", BASE).stdout
+    merged = 0
+    for message in out.split("\0"):
+        if message.strip().startswith("vcontext sync: merge agents/"):
+            merged += sum(1 for line in message.splitlines() if line.startswith("Vcontext-Sync: "))
+    return merged
+
+
+def integrations(remote: Path) -> int:
+    """Merge commits on the base that brought agents' work in (one per integration)."""
     out = git(remote, "log", "--first-parent", "--merges", "--format=%s", BASE).stdout
     return sum(1 for line in out.splitlines() if line.startswith("vcontext sync: merge agents/"))
 

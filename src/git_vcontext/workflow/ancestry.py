@@ -32,13 +32,14 @@ def has_work(repo: Repository, tip: Oid, base: Oid | None) -> bool:
 
 def start_of(repo: Repository, commit: Oid, base: Oid, *, look_back: int = 200) -> Oid | None:
     """The base an agent's work started from: its merge base with ``base``, or (when the
-    work is in ``base`` already) with the base just before the merge that took it, looked
+    work is in ``base`` already) with the base just before the merge that took it (a
+    parent after the first, also of an integration that merged several agents), looked
     for among the base's last ``look_back`` first-parent commits; None when not found."""
     if not contains(repo, base, commit):
         return repo.merge_base(commit, base)
     seen = commit_at(repo, base)
     for _ in range(look_back):
-        if len(seen.parent_ids) == 2 and seen.parent_ids[1] == commit:
+        if commit in seen.parent_ids[1:]:
             return repo.merge_base(commit, seen.parent_ids[0])
         if not seen.parents:
             break

@@ -226,6 +226,7 @@ class BaseRound:
             requests,
             more=lambda: self.io.clock() < until,
             elsewhere=elsewhere,
+            combine=True,
         )
         for other in others:
             if other.state == CONFLICT:

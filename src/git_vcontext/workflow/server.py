@@ -68,7 +68,7 @@ def _integrate_base(repo: Repository, base: str, tries: int = 5) -> list[str]:
             return [f"git-vcontext: no branch {base}: its requests were not merged"]
         syncer = Syncer(repo)
         syncer.use_identity(_identity(repo))
-        _, others = syncer.batch([], list(_requests(repo, base, tip)))
+        _, others = syncer.batch([], list(_requests(repo, base, tip)), combine=True)
         lines = [
             f"git-vcontext: {o.branch} not merged into {base}: " + _why(o)
             for o in others

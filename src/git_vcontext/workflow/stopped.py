@@ -53,7 +53,7 @@ def leave_stopped(syncer: Syncer, pair: PairResult) -> Stopped:
     _check_free(path, pair.base)
     agent_tip = str(syncer.tip(pair.branch))
 
-    message = _message(f"merge {pair.branch} into {pair.base}", pair.agent, ())
+    message = _message(f"merge {pair.branch} into {pair.base}", [pair.agent], ())
     started = git(
         ["merge", "--no-ff", "--no-commit", "-m", message, agent_tip], cwd=path, check=False
     )

@@ -162,26 +162,52 @@ class Syncer:
         *,
         more: Callable[[], bool] = lambda: True,
         elsewhere: dict[str, tuple[str, ...]] | None = None,
+        combine: bool = False,
     ) -> tuple[list[PairResult], list[PairResult]]:
         """Sync ``pairs``, merging other agents' ``requests`` (agent, branch, base, commit)
         into the bases between the two steps, while ``more()`` says there is time.
 
         ``elsewhere``: agents whose work reached the base in another sync, with the
-        documents it changed (their forks are marked merged). Returns (the pairs'
-        results, the requests' results).
+        documents it changed (their forks are marked merged). ``combine``: the agents'
+        work goes into each base as one merge commit (an octopus: the base and every agent
+        commit as parents) however many agents it merges, so one integration is one commit
+        to check and to push. Returns (the pairs' results, the requests' results).
         """
         with ReusedParses(self._parsed):
             started = [self._into_base(agent, base) for agent, base in pairs]
-            others = []
+            merged = []
             for agent, branch, base, commit in requests:
                 if not more():
                     break
-                pair = self._into_base(agent, base, branch=branch, commit=commit)
-                others.append(pair.final or pair.done(MERGED if pair.base_moves else UP_TO_DATE))
+                merged.append(self._into_base(agent, base, branch=branch, commit=commit))
+            if combine:
+                self._combine([*started, *merged])
+            others = [p.final or p.done(MERGED if p.base_moves else UP_TO_DATE) for p in merged]
             for pair in started:
                 if pair.agent in (elsewhere or {}) and not pair.base_moves:
                     pair.elsewhere, pair.documents = True, (elsewhere or {})[pair.agent]
             return [self._into_agent(pair) for pair in started], others
+
+    def _combine(self, pairs: Sequence[_Pair]) -> None:
+        """Replace each base's chain of planned merge commits (one per agent) by one merge
+        commit of the same tree whose parents are the base before them and each agent's
+        commit, in the order merged (the chain's commits stay unreferenced)."""
+        for base in dict.fromkeys(p.base for p in pairs):
+            chain = [p for p in pairs if p.base == base and p.base_moves and p.final is None]
+            if len(chain) < 2 or self.dry_run:
+                continue
+            name = refs.branch_ref(base)
+            first, tip = self._planned[name]
+            tree = commit_at(self.repo, tip).tree_id
+            parents = [chain[0].b, *[p.a for p in chain if p.a is not None]]
+            assert chain[0].b is not None  # set with base_moves
+            documents = dict.fromkeys(d for p in chain for d in p.documents)
+            title = f"merge {', '.join(p.branch for p in chain)} into {base}"
+            message = _message(title, [p.agent for p in chain], documents)
+            combined = self._commit(tree, [p for p in parents if p is not None], message)
+            self._planned[name] = (first, combined)
+            for pair in chain:
+                pair.base_commit = str(combined)
 
     def pin(self, branch: str, commit: Oid) -> None:
         """Build on ``commit`` as ``branch``'s tip (the remote's base): ``commit()`` then
@@ -325,8 +351,9 @@ class Syncer:
             if why := self.blocked(name):
                 return pair.stop(REFUSED, message=why)
         pair.documents = merged_in.documents
-        message = _message(f"merge {branch} into {base}", agent, merged_in.documents)
+        message = _message(f"merge {branch} into {base}", [agent], merged_in.documents)
         new_b = self._commit(merged_in.tree, [b, a], message)
+        pair.b = b
         pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
         self._plan(base, b, new_b, agent)
         return pair
@@ -369,7 +396,7 @@ class Syncer:
             return pair.done(REFUSED, message=why)
         pair.agent_documents = merged_back.documents
         message = _message(
-            f"merge {pair.base} into {pair.branch}", pair.agent, pair.agent_documents
+            f"merge {pair.base} into {pair.branch}", [pair.agent], pair.agent_documents
         )
         new_a = self._commit(merged_back.tree, [a, b], message)
         pair.agent_moves, pair.agent_commit = True, None if self.dry_run else str(new_a)
@@ -479,6 +506,7 @@ class _Pair:
 
     def __init__(self, agent: str, branch: str, base: str, a: Oid | None = None) -> None:
         self.agent, self.branch, self.base, self.a = agent, branch, base, a
+        self.b: Oid | None = None  # the base the agent's work was merged into (step 1)
         self.base_commit: str | None = None
         self.agent_commit: str | None = None
         self.documents: tuple[str, ...] = ()
@@ -518,20 +546,21 @@ class _Pair:
         )
 
 
-def _message(title: str, agent: str, documents: Iterable[str]) -> str:
+def _message(title: str, agents: Sequence[str], documents: Iterable[str]) -> str:
     lines = [f"vcontext sync: {title}", ""]
     docs = list(documents)
     if docs:
         lines.append("Documents:")
         lines += [f"- {p}" for p in docs]
         lines.append("")
-    lines.append(f"{TRAILER}: {agent}")
+    lines += [f"{TRAILER}: {agent}" for agent in agents]
     return "\n".join(lines) + "\n"
 
 
 def is_sync_commit(commit: Commit) -> bool:
-    """A merge commit ``sync`` made (it carries the trailer)."""
-    return len(commit.parent_ids) == 2 and f"\n{TRAILER}: " in commit.message
+    """A merge commit ``sync`` made (it carries the trailer; an integration of several
+    agents has a parent per agent after the base)."""
+    return len(commit.parent_ids) >= 2 and f"\n{TRAILER}: " in commit.message
 
 
 def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> list[str]:
