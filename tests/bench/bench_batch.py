@@ -6,8 +6,9 @@ round of the soak's edits (a todo item, a plan item, a playbook event) published
 requests, then one more agent's ``sync --push`` that takes the lease and merges them all
 (its lease long enough not to cut the batch). Prints the integration's wall time and
 CPU, the cost per request, what the fixed part costs (N = 0), the size of the remote's
-ref advertisement, and what a waiting agent's poll costs (``git ls-remote``). The
-figures feed the README's 1,000-agent plan.
+ref advertisement, and what a waiting agent's look costs (``git ls-remote``, and read in
+process as sync does for a remote on this machine). The figures feed the README's
+1,000-agent plan.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def main() -> int:
     os.environ.pop("SOURCE_DATE_EPOCH", None)
     print(f"cpus: {os.cpu_count()}, load average before: {_load()}")
     print("| requests | integration wall | CPU (sync + git + hook) | per request | refs on the "
-          "remote | one poll (ls-remote) CPU |")  # fmt: skip
+          "remote | one look with git ls-remote / in process, CPU |")  # fmt: skip
     print("|---|---|---|---|---|---|")
     for n in args.requests:
         if args.keep:
@@ -78,12 +79,12 @@ def _one(root: Path, n: int, grow: int, profile: str | None) -> None:
     if merged != n:
         raise RuntimeError(f"merged {merged} of {n} requests: {done.stdout[-500:]}")
     refs = len(soak.git(remote, "for-each-ref").stdout.splitlines())
-    poll = _poll_cpu(integrator)
+    poll, look = _poll_cpu(integrator), _look_cpu(integrator)
     per = f"{(wall - _fixed.get('wall', wall)) / n * 1000:.0f} ms wall" if n else "—"
     if n == 0:
         _fixed["wall"] = wall
     print(f"| {n} | {wall:.2f} s | {cpu:.2f} s | {per} | {refs} + {len(branches)} requests "
-          f"published | {poll * 1000:.1f} ms |")  # fmt: skip
+          f"published | {poll * 1000:.1f} ms / {look * 1000:.2f} ms |")  # fmt: skip
 
 
 _fixed: dict[str, float] = {}
@@ -165,6 +166,21 @@ def _poll_cpu(clone: Path, times: int = 20) -> float:
     for _ in range(times):
         soak.git(clone, "ls-remote", "origin", "refs/heads/main", "refs/vcontext/lease/main")
     return (_children() - before) / times
+
+
+def _look_cpu(clone: Path, times: int = 200) -> float:
+    """What a waiting agent's look costs when the remote is on this machine (read in
+    process, as sync does: the lease and the agent's request)."""
+    from git_vcontext.gitio import open_repo
+    from git_vcontext.gitio.localremote import LocalRemote
+
+    local = LocalRemote.find(open_repo(clone), "origin")
+    assert local is not None
+    names = ["refs/vcontext/lease/main", "refs/vcontext/sync/main/agents/agent-1"]
+    before = time.process_time()
+    for _ in range(times):
+        local.list_refs(names)
+    return (time.process_time() - before) / times
 
 
 def _children() -> float:

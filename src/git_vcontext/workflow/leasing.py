@@ -73,8 +73,9 @@ class LeaseKeeper:
         report: Callable[[str], None],
     ) -> None:
         """Until one of our ``ours`` requests is gone (merged), or the lease is free, or the
-        lease we watch has expired. Each look is one ``git ls-remote`` (no objects): waiting agents
-        do not fetch every time the base moves, only when it concerns them."""
+        lease we watch has expired. Each look reads two refs (in process for a remote on this
+        machine, else one ``git ls-remote``; no objects): waiting agents do not fetch every
+        time the base moves, only when it concerns them."""
         start = clock()
         if not self.said_waiting and snap.lease is not None:
             held = snap.lease.describe(start)

@@ -5,7 +5,7 @@ combine (flat combining, with a lease):
 
 1. Publish: push the agent branch and a request ref (``refs/vcontext/sync/BASE/BRANCH``)
    to the same commit. Nobody else writes either, so this push never races.
-2. Integrate, holding the base's lease (a ref taken with a compare-and-swap push, with an
+2. Integrate, holding the base's lease (a ref taken with a compare-and-swap, with an
    expiry): fetch every request, merge each one not yet in the base (this agent's
    first), merge the base back into this agent's branch, and push the base, the agent
    branch, the request's removal and the lease's release in one atomic push.
@@ -16,9 +16,10 @@ combine (flat combining, with a lease):
 
 A remote with ``git vcontext install --server`` merges the requests as they arrive
 (step 1's push returns once they are merged). Local branches move only when a push
-landed. Each merge is one real merge commit, so the documents get one M8 ``merge`` entry
-per integration, however many attempts it took; a rejected push is retried with fresh
-state, not merged into.
+landed. Each agent's round is merged once (one M8 ``merge`` entry), however many
+attempts it took, and an integration publishes one real merge commit whose parents are
+the base and each agent's commit; a rejected push is retried with fresh state, not
+merged into. A remote on this machine is read in process (``gitio.localremote``).
 """
 
 from __future__ import annotations
