@@ -11,6 +11,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from git_vcontext.errors import OperationalError
 from git_vcontext.gitio import remote as remotes
 from git_vcontext.gitio.localremote import LocalRemote
 from helpers.run import run_git
@@ -223,4 +224,113 @@ def test_a_remote_that_watches_or_shares_its_refs_is_written_by_git_only(
         hook.chmod(0o755)
     local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
     assert local is not None  # still read in process
+    assert not local.may_write_refs()
+
+
+def test_a_dangling_or_vanished_ref_is_skipped_as_git_fetch_skips_it(
+    pair: tuple[Path, Path, Path],
+) -> None:
+    """A ref the remote lists but cannot resolve (deleted as we read, or a symbolic ref to
+    nothing) is not there: the fetch goes on, as git fetch's does."""
+    remote, by_git, in_process = pair
+    run_git(remote, "symbolic-ref", "refs/vcontext/sync/main/agents/ghost", "refs/heads/none")
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+
+    missing = local.fetch(SPECS, prune=True)
+
+    assert missing == remotes.fetch(str(by_git), "origin", SPECS, prune=True)
+    assert _refs(in_process, NS) == _refs(by_git, NS)
+
+
+def test_the_remote_tracking_branches_follow_as_with_git_fetch(
+    pair: tuple[Path, Path, Path],
+) -> None:
+    remote, by_git, in_process = pair
+    work = remote.parent / "work"
+    (work / "a.txt").write_text("c\n")
+    run_git(work, "commit", "-q", "-am", "c")
+    run_git(work, "push", "-q", str(remote), "HEAD:main")
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+
+    local.fetch(SPECS, prune=True)
+    remotes.fetch(str(by_git), "origin", SPECS, prune=True)
+
+    tracking = "refs/remotes/origin/main"
+    assert _refs(in_process, tracking) == _refs(by_git, tracking)
+    assert (
+        _refs(in_process, tracking)[tracking] == run_git(remote, "rev-parse", "main").stdout.strip()
+    )
+
+
+def test_a_swap_that_cannot_win_writes_nothing_into_the_remote(
+    pair: tuple[Path, Path, Path],
+) -> None:
+    remote, _, in_process = pair
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    name = "refs/vcontext/lease/main"
+    assert local.swap(name, None, "lease one\n", _signature()) is not None
+    objects = run_git(remote, "count-objects", "-v").stdout
+
+    assert local.swap(name, None, "lease two\n", _signature()) is None
+
+    assert run_git(remote, "count-objects", "-v").stdout == objects
+
+
+def test_a_stale_lock_on_the_lease_is_an_error_not_a_lost_race(
+    pair: tuple[Path, Path, Path],
+) -> None:
+    """A lock file left by a killed process: the swap says so (instead of waiting for a
+    lease nobody holds until the sync times out)."""
+    remote, _, in_process = pair
+    (remote / "refs" / "vcontext" / "lease").mkdir(parents=True)
+    (remote / "refs" / "vcontext" / "lease" / "main.lock").write_text("")
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+
+    with pytest.raises(OperationalError, match=r"refs/vcontext/lease/main in origin"):
+        local.swap("refs/vcontext/lease/main", None, "lease\n", _signature())
+
+
+def test_a_directory_inside_a_repository_is_not_that_repository(
+    pair: tuple[Path, Path, Path],
+) -> None:
+    """git takes a remote path as it is (no search upwards): a folder of a work tree is no
+    remote, so it is left to git, which says so."""
+    _, by_git, in_process = pair
+    (by_git / "sub").mkdir()
+    run_git(in_process, "remote", "set-url", "origin", str(by_git / "sub"))
+    assert LocalRemote.find(pygit2.Repository(str(in_process)), "origin") is None
+
+
+def test_a_tag_of_a_tag_is_left_to_git(pair: tuple[Path, Path, Path]) -> None:
+    _, by_git, in_process = pair
+    run_git(by_git, "tag", "-a", "-m", "inner", "inner", "origin/main")
+    run_git(by_git, "tag", "-a", "-m", "outer", "outer", "inner")
+    run_git(by_git, "push", "-q", "origin", "outer")
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    assert local.fetch([f"+refs/tags/*:{NS}tags/*"], prune=True) is None
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("remote.origin.pushurl", "/elsewhere.git"),
+        ("remote.origin.receivepack", "git-receive-pack"),
+        ("url./elsewhere/.pushInsteadOf", "/"),
+    ],
+)
+def test_pushes_that_may_go_elsewhere_take_the_lease_by_push(
+    pair: tuple[Path, Path, Path], key: str, value: str
+) -> None:
+    """The lease is released by the integration's push: it must be taken where that push
+    goes, so a push URL, a push rewrite or a receive-pack of the remote's own keep it a
+    push."""
+    _, _, in_process = pair
+    run_git(in_process, "config", key, value)
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
     assert not local.may_write_refs()

@@ -18,6 +18,7 @@ open) uses git.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
 SETTING = "vcontext.inProcessFetch"
 WATCHERS = ("pre-receive", "update", "post-receive", "post-update", "reference-transaction")
 """Hooks of a remote that see ref updates: with any of them, every write goes through git."""
+LOCKED = (0.01, 0.02, 0.05, 0.1, 0.0)
+"""Pauses while the lease ref is locked with its value unchanged (another swap in progress);
+still locked after them: the lock is stale (a killed process) or the ref cannot be written."""
 
 
 class LocalRemote:
@@ -67,9 +71,10 @@ class LocalRemote:
         """The remote repository (opened once)."""
         if self._theirs is None:
             import pygit2
+            from pygit2.enums import RepositoryOpenFlag
 
-            try:
-                self._theirs = pygit2.Repository(str(self.path))
+            try:  # that directory itself, as git takes it (no search upwards)
+                self._theirs = pygit2.Repository(str(self.path), RepositoryOpenFlag.NO_SEARCH)
             except (pygit2.GitError, KeyError) as exc:
                 raise OperationalError(f"cannot open {self.name} ({self.path}): {exc}") from None
         return self._theirs
@@ -83,6 +88,8 @@ class LocalRemote:
         return self._writable
 
     def _may_write(self) -> bool:
+        if self._pushes_elsewhere():
+            return False
         theirs = self.theirs()
         shared = config_value(theirs, "core.sharedRepository")
         if shared not in (None, "false", "umask", "0") or not os.access(theirs.path, os.W_OK):
@@ -93,6 +100,16 @@ class LocalRemote:
             folder = Path(theirs.path) / folder
         return not any(os.access(folder / hook, os.X_OK) for hook in WATCHERS)
 
+    def _pushes_elsewhere(self) -> bool:
+        """Whether pushes to this remote may reach another repository or program than the
+        one read (``pushurl``, ``pushInsteadOf``, a ``receivepack`` of its own)."""
+        if self.name in self.repo.remotes.names() and any(
+            config_value(self.repo, f"remote.{self.name}.{key}") is not None
+            for key in ("pushurl", "receivepack")
+        ):
+            return True
+        return any(entry.name.endswith(".pushinsteadof") for entry in self.repo.config)
+
     def swap(self, name: str, expect: str | None, message: str, signature: Signature) -> Oid | None:
         """Point the remote's ``name`` at a new empty commit whose message is ``message`` if it
         still holds ``expect`` (None: it must not exist), all under the ref's lock; the
@@ -100,29 +117,45 @@ class LocalRemote:
         import pygit2
 
         theirs = self.theirs()
+        old = None if expect is None else pygit2.Oid(hex=expect)
+        if self._target(name) != old:
+            return None  # taken already: no commit written for a swap that cannot win
+        where = f"{name} in {self.name} ({self.path})"
         try:
             tree = theirs.TreeBuilder().write()
             commit = theirs.create_commit(None, signature, signature, message, tree, [])
-            old = None if expect is None else pygit2.Oid(hex=expect)
-            move_refs(theirs, [RefUpdate(name, old, commit)], message=message.split("\n")[0])
-        except RefMoved:
-            return None
         except (pygit2.GitError, OSError) as exc:
-            raise OperationalError(f"writing {name} in {self.name} ({self.path}): {exc}") from None
-        return commit
+            raise OperationalError(f"writing {where}: {exc}") from None
+        for pause in LOCKED:
+            try:
+                move_refs(theirs, [RefUpdate(name, old, commit)], message=message.split("\n")[0])
+                return commit
+            except RefMoved as exc:
+                if self._target(name) != old:
+                    return None  # someone was quicker
+                problem = exc.message  # locked by a swap in progress, or something worse
+            time.sleep(pause)
+        # still as expected, yet never written: a stale lock, permissions, a full disk
+        raise OperationalError(f"writing {where}: {problem}")
+
+    def _target(self, name: str) -> Oid | None:
+        """What the remote's ``name`` points to now (None: absent or dangling)."""
+        import pygit2
+
+        try:
+            ref = self.theirs().references.get(name)
+            return None if ref is None else oid_of(ref.resolve())
+        except (pygit2.GitError, KeyError, TypeError):
+            return None
 
     def list_refs(self, names: list[str]) -> dict[str, str]:
         """``{ref: object id}`` of the exact ``names`` the remote has now."""
-        import pygit2
 
-        theirs, found = self.theirs(), {}
-        try:
-            for name in names:
-                ref = theirs.references.get(name)
-                if ref is not None:
-                    found[name] = str(ref.resolve().target)
-        except (pygit2.GitError, KeyError) as exc:  # being rewritten, a dangling symref, …
-            raise OperationalError(f"reading the refs of {self.name}: {exc}") from None
+        found = {}
+        for name in names:
+            target = self._target(name)  # (deleted while we look, dangling: not there)
+            if target is not None:
+                found[name] = str(target)
         return found
 
     def fetch(self, refspecs: list[str], *, prune: bool = False) -> list[str] | None:
@@ -138,20 +171,36 @@ class LocalRemote:
             wanted: dict[str, tuple[str, Oid]] = {}  # DST -> (SRC, the object it names there)
             for spec in refspecs:
                 for src, dst in _expand(spec, names):
-                    wanted[dst] = (src, oid_of(theirs.references[src].resolve()))
+                    target = self._target(src)  # None: deleted since listed, or dangling
+                    if target is not None:
+                        wanted[dst] = (src, target)
             if not self._copy([oid for _, oid in wanted.values()]):
                 return None
-        except (pygit2.GitError, KeyError, OSError) as exc:  # e.g. a ref deleted as we read
+            if prune:
+                self._prune(refspecs, set(wanted))
+            for dst, (src, oid) in wanted.items():
+                self._set(dst, oid)
+                for tracking in self._tracking(src):  # as git fetch updates origin/main too
+                    self._set(tracking, oid)
+        except (pygit2.GitError, OSError) as exc:
             raise OperationalError(f"fetching from {self.name} ({self.path}): {exc}") from None
-        for dst, (_, oid) in wanted.items():
-            ref = self.repo.references.get(dst)
-            if ref is None or ref.target != oid:
-                self.repo.references.create(dst, oid, force=True)
-        if prune:
-            self._prune(refspecs, set(wanted))
         exact = [_split(s) for s in refspecs if "*" not in s]
         present = {src for src, _ in wanted.values()}
         return [src for src, _ in exact if src not in present]
+
+    def _set(self, name: str, oid: Oid) -> None:
+        ref = self.repo.references.get(name)
+        if ref is None or ref.target != oid:
+            self.repo.references.create(name, oid, force=True)
+
+    def _tracking(self, src: str) -> list[str]:
+        """The remote-tracking refs a named remote's own fetch refspecs give ``src``."""
+        if self.name not in self.repo.remotes.names():
+            return []
+        found = []
+        for spec in self.repo.remotes[self.name].fetch_refspecs:
+            found += [dst for _, dst in _expand(spec, [src]) if dst]
+        return found
 
     def _copy(self, targets: list[Oid]) -> bool:
         """Bring the objects behind ``targets`` (commits, tags of commits, blobs) over; False
@@ -164,11 +213,11 @@ class LocalRemote:
         for oid in targets:
             obj = theirs[oid]
             if isinstance(obj, pygit2.Tag):
+                tagged = theirs.get(obj.target)
+                if not isinstance(tagged, pygit2.Commit):
+                    return False  # a tag of a tag, a tree or a blob
                 last.append(oid)
-                try:
-                    commits.append(obj.peel(pygit2.Commit).id)
-                except (ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-                    return False  # a tag of a tree or a blob
+                commits.append(tagged.id)
             elif isinstance(obj, pygit2.Commit):
                 commits.append(obj.id)
             elif isinstance(obj, pygit2.Blob):
