@@ -69,8 +69,9 @@ def _bench(root: Path, args: argparse.Namespace) -> int:
     print(f"| fork blocks on the base | {len(soak.forks_on_base(docs))} |")
     print(f"| duplicated ids | {len(soak.duplicates(docs))} |")
     merges = soak.merges_into_base(run.remote)
-    print(f"| M8 merge entries (todo changeLog) / merges of agent work into the base | "
+    print(f"| M8 merge entries (todo changeLog) / agents' rounds merged into the base | "
           f"{soak.merge_entries(docs)} / {merges} |")  # fmt: skip
+    print(f"| merge commits on the base (one per integration) | {soak.integrations(run.remote)} |")
     _how(syncs)
     times = sorted(s["seconds"] for s in syncs)
     print(f"| sync time median / p95 / max | {_ms(statistics.median(times))} / "
