@@ -16,8 +16,8 @@ from pathlib import Path
 
 from .errors import UsageError
 from .fsio import write_atomic
-from .gitio import config_value, git
-from .gitio.push import common_dir
+from .gitio import git
+from .gitio.push import hooks_folder
 from .resources import hooks_dir as shipped
 
 TYPE_CHECKING = False
@@ -163,12 +163,7 @@ def only_our_shim(repo: Repository) -> bool:
     # lazy: installer loads what install needs (the document patterns, shutil, …)
     from .installer import script_command
 
-    configured = config_value(repo, "core.hooksPath")
-    if configured:
-        path = Path(os.path.expanduser(configured))
-        folder = path if path.is_absolute() else Path(repo.workdir or repo.path) / path
-    else:
-        folder = Path(common_dir(repo)) / "hooks"
+    folder = hooks_folder(repo)
     if (folder / "pre-push.legacy").exists() or any(
         entry.name.startswith("hook.") for entry in repo.config
     ):  # a chained hook, or hooks from git config (git 2.46 and later)

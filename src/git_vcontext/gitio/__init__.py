@@ -94,6 +94,15 @@ def config_value(repo: Repository, key: str) -> str | None:
     return None if value is None else str(value)
 
 
+def config_flag(repo: Repository, key: str, default: bool) -> bool:
+    """A boolean git config value as git reads it (``true``/``yes``/``on``/``1``, …);
+    ``default`` when the key is not set or is not a boolean."""
+    try:
+        return bool(repo.config.get_bool(key))
+    except (KeyError, ValueError):
+        return default
+
+
 def resolve_commit(repo: Repository, rev: str) -> Commit:
     """The commit a revision names (``HEAD``, a branch, a sha, ``main~2``)."""
     import pygit2

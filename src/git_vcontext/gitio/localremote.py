@@ -23,8 +23,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..errors import OperationalError
-from . import config_value
+from . import config_flag, config_value
 from .objectcopy import TooMany, copy_commits
+from .push import hooks_folder
 from .refs import RefMoved, RefUpdate, move_refs, oid_of
 
 TYPE_CHECKING = False
@@ -51,7 +52,7 @@ class LocalRemote:
     def find(cls, repo: Repository, remote: str) -> LocalRemote | None:
         """``remote`` (a remote's name, or a path) when it is a local repository sync may
         read directly; None: talk to it with git."""
-        if not _enabled(repo) or repo.is_shallow:
+        if not config_flag(repo, SETTING, True) or repo.is_shallow:
             return None
         configured = remote in repo.remotes.names()
         if configured and config_value(repo, f"remote.{remote}.uploadpack") is not None:
@@ -94,10 +95,7 @@ class LocalRemote:
         shared = config_value(theirs, "core.sharedRepository")
         if shared not in (None, "false", "umask", "0") or not os.access(theirs.path, os.W_OK):
             return False
-        configured = config_value(theirs, "core.hooksPath")
-        folder = Path(os.path.expanduser(configured)) if configured else Path(theirs.path) / "hooks"
-        if configured and not folder.is_absolute():
-            folder = Path(theirs.path) / folder
+        folder = hooks_folder(theirs)
         return not any(os.access(folder / hook, os.X_OK) for hook in WATCHERS)
 
     def _pushes_elsewhere(self) -> bool:
@@ -182,7 +180,7 @@ class LocalRemote:
                 self._set(dst, oid)
                 for tracking in self._tracking(src):  # as git fetch updates origin/main too
                     self._set(tracking, oid)
-        except (pygit2.GitError, OSError) as exc:
+        except (pygit2.GitError, OSError, KeyError) as exc:  # KeyError: an object it lacks
             raise OperationalError(f"fetching from {self.name} ({self.path}): {exc}") from None
         exact = [_split(s) for s in refspecs if "*" not in s]
         present = {src for src, _ in wanted.values()}
@@ -240,13 +238,6 @@ class LocalRemote:
         for name in list(self.repo.references):
             if name not in kept and any(_matches(t, name) is not None for t in targets):
                 self.repo.references.delete(name)
-
-
-def _enabled(repo: Repository) -> bool:
-    try:
-        return bool(repo.config.get_bool(SETTING))
-    except (KeyError, ValueError):
-        return True
 
 
 def _local_path(url: str) -> Path | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..filechange import FileChange
-from . import open_repo
+from . import config_value, open_repo
 from .diffs import tree_changes
 from .objects import blob_data, is_blob
 
@@ -185,6 +185,17 @@ def _named(repo: Repository, name: str) -> Object | None:
 
 FETCHED = "refs/vcontext/remotes/"
 """Where ``sync --push`` keeps what it fetched of a remote (its branches, requests, lease)."""
+
+
+def hooks_folder(repo: Repository) -> Path:
+    """Where git runs ``repo``'s hooks from: ``core.hooksPath`` (``~`` expanded; a relative
+    path from the top of the work tree, or from the git directory of a bare repository),
+    else the common git directory's ``hooks``."""
+    configured = config_value(repo, "core.hooksPath")
+    if not configured:
+        return common_dir(repo) / "hooks"
+    path = Path(os.path.expanduser(configured))
+    return path if path.is_absolute() else Path(repo.workdir or repo.path) / path
 
 
 def fetched_namespace(repo: Repository, remote: str) -> str:

@@ -28,7 +28,7 @@ import random
 import time
 from typing import TYPE_CHECKING
 
-from ..gitio import config_value
+from ..gitio import config_flag, config_value
 from ..record import record
 from . import sync as sync_mod
 from .lease import DEFAULT_SECONDS
@@ -70,7 +70,7 @@ def settings(repo: Repository) -> Settings:
     return Settings(
         max(1, int(_number(repo, "vcontext.pushAttempts", DEFAULT_ATTEMPTS))),
         _number(repo, "vcontext.syncTimeout", DEFAULT_TIMEOUT),
-        _flag(repo, "vcontext.syncLease", True),
+        config_flag(repo, "vcontext.syncLease", True),
         _number(repo, "vcontext.leaseSeconds", DEFAULT_SECONDS),
     )
 
@@ -82,13 +82,6 @@ def _number(repo: Repository, key: str, default: float) -> float:
     except ValueError:
         return default
     return value if value > 0 else default
-
-
-def _flag(repo: Repository, key: str, default: bool) -> bool:
-    try:
-        return bool(repo.config.get_bool(key))
-    except (KeyError, ValueError):
-        return default
 
 
 def wait_before(attempt: int) -> float:

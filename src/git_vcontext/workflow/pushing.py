@@ -1,5 +1,6 @@
 """The pushes of ``sync --push``: by commit id (local branches move only once a push landed),
-checked in process first so the pre-push hook git starts finds its verdict made."""
+checked in process first as the pre-push hook checks them: the hook finds its verdict
+made, or is not started at all when it is only our shim (``hookinstall.only_our_shim``)."""
 
 from __future__ import annotations
 
