@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 
     from ..values import JsonValue
 
+    Arrays = list[tuple["Path", list[Any]]]
+    Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
+
 RULES_VERSION = "2"
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
@@ -151,8 +154,9 @@ def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> 
         return _deleted(old)
     if isinstance(old, list) or isinstance(new, list):  # JSONL records
         return _jsonl_events(old, new, src.text)
-    arrays = _Arrays(old, new)  # each document walked once for both rules
-    return _events(old, new, src, arrays) + _changelogs(arrays, src) + _sequences(old, new, src)
+    walked = _walk_arrays(old), _walk_arrays(new)  # once each, for both rules
+    found = _events(old, new, src, walked) + _changelogs(old, new, src, walked)
+    return found + _sequences(old, new, src)
 
 
 def logged_entries(raw: bytes | None, path: str) -> int:
@@ -196,29 +200,11 @@ def event_ids(raw: bytes, path: str) -> frozenset[Any]:
 # -- playbook events ----------------------------------------------------------------
 
 
-class _Arrays:
-    """The arrays of an old and a new document (``_walk_arrays``), each walked on first use."""
-
-    def __init__(self, old: JsonValue, new: JsonValue) -> None:
-        self._data = (old, new)
-        self._walked: list[list[tuple[Path, list[Any]]] | None] = [None, None]
-
-    @property
-    def documents(self) -> tuple[JsonValue, JsonValue]:
-        return self._data
-
-    def of(self, side: int) -> list[tuple[Path, list[Any]]]:
-        walked = self._walked[side]
-        if walked is None:
-            walked = self._walked[side] = _walk_arrays(self._data[side])
-        return walked
-
-
-def _events(old: JsonValue, new: JsonValue, src: Source, arrays: _Arrays) -> list[Finding]:
-    before = _playbook_events(old, arrays.of(0))
+def _events(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list[Finding]:
+    before = _playbook_events(old, walked[0])
     if not before:
         return []
-    after = _playbook_events(new, arrays.of(1))
+    after = _playbook_events(new, walked[1])
     out = []
     for event_id, (where, event) in before.items():
         found = after.get(event_id)
@@ -365,10 +351,10 @@ def _record_lines(text: str) -> list[int]:
 # -- changeLog -----------------------------------------------------------------------
 
 
-def _changelogs(arrays: _Arrays, src: Source) -> list[Finding]:
+def _changelogs(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list[Finding]:
     out = []
-    new_logs = {p: a for p, a in arrays.of(1) if doc.is_changelog(p)}
-    for path, entries in arrays.of(0):
+    new_logs = {p: a for p, a in walked[1] if doc.is_changelog(p)}
+    for path, entries in walked[0]:
         if not doc.is_changelog(path) or not _outside_arrays(path):
             continue
         after = new_logs.get(path, [])
@@ -384,7 +370,6 @@ def _changelogs(arrays: _Arrays, src: Source) -> list[Finding]:
                 continue
             twins = _by_sequence(after) if twins is None else twins
             twin = _same_sequence(entry, twins)
-            old, new = arrays.documents
             out.append(_changelog_finding(path, index, entry, after, twin, old, new, src))
     return out
 

@@ -199,8 +199,7 @@ class Syncer:
             name = refs.branch_ref(base)
             first, tip = self._planned[name]
             tree = commit_at(self.repo, tip).tree_id
-            parents = [chain[0].b, *[p.a for p in chain if p.a is not None]]
-            assert chain[0].b is not None  # set with base_moves
+            parents = [chain[0].b, *(p.a for p in chain)]  # (both set when base_moves)
             documents = dict.fromkeys(d for p in chain for d in p.documents)
             title = f"merge {', '.join(p.branch for p in chain)} into {base}"
             message = _message(title, [p.agent for p in chain], documents)
