@@ -283,3 +283,19 @@ def test_render_of_any_new_data_reads_back_as_that_data(
     doc = parse(text.encode(), path="t.toml")
     out = doc.render(new)
     assert tomllib.loads(out) == new
+
+
+def test_an_empty_table_written_in_place_of_an_array_of_tables_ends_its_line() -> None:
+    """Hypothesis found it: ``[[id.title]]`` became ``{}`` inside the first of two ``[[id]]``
+    tables, and the new empty ``[id.title]`` header ran into the next ``[[id]]``."""
+    old: dict[str, Any] = {
+        "a": [],
+        "title": [],
+        "needs": {},
+        "x-y": [],
+        "id": [{"title": [{}]}, {}],
+    }
+    new: dict[str, Any] = {"title": {}, "id": [{"title": {}}, {}]}
+    out = parse(dumps(old).encode(), path="t.toml").render(new)
+    assert tomllib.loads(out) == new
+    assert "[id.title]\n" in out

@@ -35,6 +35,8 @@ def new_table(value: dict[str, Any]) -> Table:
     table = tomlkit.table()
     for key, child in value.items():
         table.add(key, new_item(child))
+    if not value:  # tomlkit ends an empty table's header line only when it has a body:
+        table.add(tomlkit.nl())  # without one, whatever follows lands on that line
     return table
 
 
