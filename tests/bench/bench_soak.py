@@ -4,9 +4,10 @@ Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--
      [--no-hooks] [--keep DIR]
 Prints what was lost (must be 0), syncs that gave up (must be 0), whether every agent's
 last round is on the remote's base when the agents stop, M8 ``merge`` entries against
-integrations, per-sync times, the time until the base holds everyone's last round, the
-CPU time all processes used (a figure the machine's other load does not inflate) and the
-load average; exit 1 when anything was lost or a sync gave up.
+integrations (at most one each), per-sync times, the time until the base holds everyone's
+last round, the CPU time all processes used (a figure the machine's other load does not
+inflate) and the load average; exit 1 when anything was lost, a sync gave up or an
+integration logged more than one M8 entry.
 """
 
 from __future__ import annotations
@@ -68,10 +69,11 @@ def _bench(root: Path, args: argparse.Namespace) -> int:
           f"{len(soak.last_rounds_missing(run, run.at_end))} |")  # fmt: skip
     print(f"| fork blocks on the base | {len(soak.forks_on_base(docs))} |")
     print(f"| duplicated ids | {len(soak.duplicates(docs))} |")
-    merges = soak.merges_into_base(run.remote)
-    print(f"| M8 merge entries (todo changeLog) / agents' rounds merged into the base | "
-          f"{soak.merge_entries(docs)} / {merges} |")  # fmt: skip
-    print(f"| merge commits on the base (one per integration) | {soak.integrations(run.remote)} |")
+    merges, integrations = soak.merges_into_base(run.remote), soak.integrations(run.remote)
+    entries = soak.merge_entries(docs)
+    print(f"| M8 merge entries (todo changeLog) / integrations (merge commits on the base) / "
+          f"agents' rounds they merged | {entries} / {integrations} / "
+          f"{merges} |")  # fmt: skip
     _how(syncs)
     times = sorted(s["seconds"] for s in syncs)
     print(f"| sync time median / p95 / max | {_ms(statistics.median(times))} / "
@@ -87,7 +89,7 @@ def _bench(root: Path, args: argparse.Namespace) -> int:
     print(f"| load average after | {' '.join(f'{x:.1f}' for x in os.getloadavg())} |")
     if gave_up:
         print("last failure:", gave_up[-1]["output"].strip().splitlines()[-3:])
-    return 1 if n_lost or gave_up else 0
+    return 1 if n_lost or gave_up or entries > integrations else 0
 
 
 def _how(syncs: list[dict[str, object]]) -> None:

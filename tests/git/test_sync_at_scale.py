@@ -12,6 +12,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -188,6 +189,50 @@ def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
     fork = show(alice, "agents/alice", "todo.vcontext.json")["todoList"]["fork"]
     assert fork["mergeStatus"] == "merged"  # M11: her work reached the parent
     assert not _requests(remote)  # bob's sync removed the request it merged
+
+
+def _logged_item(item: str) -> object:
+    """A change: add an item, advance the sequence and log it (Extension 10)."""
+
+    def change(data: dict[str, Any]) -> None:
+        todo = data["todoList"]
+        todo["items"].append({"id": item, "title": item, "status": "pending"})
+        todo["sequence"] += 1
+        entry = {"sequence": todo["sequence"], "timestamp": "2026-01-02T00:00:00Z"}
+        todo["changeLog"].append({**entry, "agent": {"id": item}, "reason": f"add {item}"})
+
+    return change
+
+
+def test_m8_one_integration_of_three_agents_adds_one_merge_entry(
+    git_repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Sync at scale: bob's integration merges alice's and carol's requests with his own
+    round, all three having advanced the todo list's sequence: the base gets one M8
+    ``merge`` entry (sequence: the highest of every side plus one), not one per agent."""
+    log = [{"sequence": 3, "timestamp": "2026-01-01T00:00:00Z", "agent": {"id": "seed"}}]
+    edit(git_repo, "todo.vcontext.json", lambda d: d["todoList"].update(changeLog=log))
+    commit_all(git_repo, "log the todo list")
+    run_git(git_repo, "push", "-q", str(remote), "main")
+    clones = {name: _agent(remote, tmp_path, name) for name in ("alice", "carol", "bob")}
+    for name, clone in clones.items():
+        commit_on(clone, f"agents/{name}", {"todo.vcontext.json": _logged_item(name)}, name)
+    _publish(clones["alice"], "alice")
+    _publish(clones["carol"], "carol")
+
+    code, out, err = sync(clones["bob"], "bob", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "merged with it into main: agents/alice, agents/carol" in out
+    todo = show(remote, "main", "todo.vcontext.json")["todoList"]
+    merges = [c for c in todo["changeLog"] if c.get("operation") == "merge"]
+    assert len(merges) == 1, merges
+    assert merges[0]["sequence"] == todo["sequence"] == 5  # each agent at 4: max + 1
+    assert merges[0] == todo["changeLog"][-1]
+    assert merges[0]["reason"].endswith("at sequence 4 (ours) and 4, 4 (theirs)")
+    reasons = [c.get("reason") for c in todo["changeLog"]]
+    assert {"add alice", "add bob", "add carol"} <= set(reasons)
+    assert {"alice", "bob", "carol"} <= set(_ids(remote))
 
 
 def test_a_request_that_conflicts_is_left_out_and_its_owner_reports_the_conflict(

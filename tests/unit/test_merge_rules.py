@@ -186,6 +186,82 @@ def test_m8_changelog_merge_entry_uses_the_given_time() -> None:
     assert "2 (ours) and 2 (theirs)" in entry["reason"]
 
 
+def _update(sequence: int, reason: str) -> dict[str, Any]:
+    agent = {"id": reason, "type": "aiAgent"}
+    stamp = "2026-01-01T00:00:00Z"
+    return {"sequence": sequence, "timestamp": stamp, "agent": agent, "reason": reason}
+
+
+def _integrate(base: dict[str, Any], agents: list[dict[str, Any]], now: str) -> list[Any]:
+    """Merge each agent into the base in turn, as sync's integration does: a merge after
+    one that logged an M8 entry runs with ``integration``."""
+    ours, logged, results = base, False, []
+    for theirs in agents:
+        r = merge3(base, ours, theirs, MergeOptions(now=now, integration=logged))
+        logged = logged or any(n.kind == "sequence-conflict" for n in r.notes)
+        ours = r.data
+        results.append(r)
+    return results
+
+
+def test_m8_an_integration_of_many_agents_adds_one_merge_entry() -> None:
+    """Sync at scale: one integration (several agents' rounds merged into one commit) adds
+    at most one M8 ``merge`` entry, whose sequence is the highest of every side plus one."""
+    now = "2026-02-03T04:05:06Z"
+    seed = _update(10, "seed")
+    base = todo(item("t0"), sequence=10, changeLog=[seed])
+    agents = [
+        todo(item("t0"), item(name), sequence=seq, changeLog=[seed, _update(seq, name)])
+        for name, seq in (("a", 11), ("b", 12), ("c", 11), ("d", 13))
+    ]
+    results = _integrate(base, agents, now)
+    merged = results[-1].data["todoList"]
+    merges = [c for c in merged["changeLog"] if c.get("operation") == "merge"]
+    assert len(merges) == 1
+    assert merges[0]["sequence"] == merged["sequence"] == 14  # max(11, 12, 11, 13) + 1
+    assert merges[0]["reason"].endswith("at sequence 11 (ours) and 12, 11, 13 (theirs)")
+    assert merged["changeLog"][-1] == merges[0]  # after the merged log (M8)
+    # every agent's entry kept, placed by sequence (M6), the merge entry last
+    assert [c["reason"] for c in merged["changeLog"][:-1]] == ["seed", "a", "c", "b", "d"]
+    sequences = [c["sequence"] for c in merged["changeLog"]]
+    assert sequences == sorted(sequences)  # Validation: non-decreasing
+    assert [i["id"] for i in merged["items"]] == ["t0", "a", "b", "c", "d"]
+    notes = [n.message for r in results[2:] for n in r.notes if n.kind == "sequence-conflict"]
+    assert all(m.endswith("(one entry for the integration)") for m in notes), notes
+
+
+def test_m8_without_integration_every_merge_logs_its_own_entry() -> None:
+    """Merges that are not one integration (the driver, one sync per agent) each log M8."""
+    now = "2026-02-03T04:05:06Z"
+    seed = _update(1, "seed")
+    base = todo(item("t0"), sequence=1, changeLog=[seed])
+    a = todo(item("t0"), sequence=2, changeLog=[seed, _update(2, "a")])
+    b = todo(item("t0"), sequence=2, changeLog=[seed, _update(2, "b")])
+    c = todo(item("t0"), sequence=2, changeLog=[seed, _update(2, "c")])
+    first = merge3(base, a, b, MergeOptions(now=now)).data
+    second = merge3(base, first, c, MergeOptions(now=now)).data["todoList"]
+    assert [e["sequence"] for e in second["changeLog"] if e.get("operation") == "merge"] == [3, 4]
+
+
+def test_m8_integration_never_folds_an_entry_the_base_already_has() -> None:
+    """Only a merge entry the integration itself wrote is folded: one already in the base
+    (published by an earlier integration at the same time, SOURCE_DATE_EPOCH) stays."""
+    now = "2026-02-03T04:05:06Z"
+    seed = _update(1, "seed")
+    earlier = {
+        "sequence": 3,
+        "timestamp": now,
+        "agent": {"id": "git-vcontext", "type": "system", "name": "git-vcontext"},
+        "operation": "merge",
+        "reason": "git-vcontext merged concurrent edits at sequence 2 (ours) and 2 (theirs)",
+    }
+    base = todo(item("t0"), sequence=3, changeLog=[seed, earlier])
+    ours = todo(item("t0"), sequence=4, changeLog=[seed, earlier, _update(4, "o")])
+    theirs = todo(item("t0"), sequence=4, changeLog=[seed, earlier, _update(4, "t")])
+    r = merge3(base, ours, theirs, MergeOptions(now=now, integration=True)).data["todoList"]
+    assert [e["sequence"] for e in r["changeLog"] if e.get("operation") == "merge"] == [3, 5]
+
+
 def test_m9_equal_instants_keep_ours_spelling() -> None:
     o = todo(item("t1", updated="2025-01-01T00:00:00Z"))
     a = todo(item("t1", updated="2025-01-02T01:00:00+01:00"))

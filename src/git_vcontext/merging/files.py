@@ -152,7 +152,7 @@ def _merge_files(
     if repeated:
         return files.fallback([repeated])
     opts = options or MergeOptions()
-    opts = MergeOptions(now=opts.now, path=path or opts.path, format=fmt)
+    opts = replace(opts, path=path or opts.path, format=fmt)
     result = _merged(b_doc, o_doc, t_doc, from_markers, opts)
     return _written(files, fmt, o_doc, result, render_conflicts)
 

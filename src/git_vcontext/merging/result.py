@@ -86,6 +86,10 @@ class MergeOptions:
     now: str | None = None  # RFC 3339 timestamp for entries the tool writes (SOURCE_DATE_EPOCH)
     path: str | None = None  # file name, for messages
     format: str | None = None  # "json" | "tron" | "jsonl": JSONL roots are record lists
+    # ours is an integration under way (sync merging several agents' work into one
+    # commit) whose earlier merges logged an M8 ``merge`` Change: a further sequence
+    # conflict folds into that Change, so one integration adds one entry
+    integration: bool = False
 
 
 @record

@@ -129,7 +129,7 @@ def after_object(
     out: dict[str, Any],
 ) -> None:
     """Record a sequence conflict in the changeLog (M8); recompute playbook metrics (M10)."""
-    log_sequence_conflict(m, path, out)
+    log_sequence_conflict(m, path, base, ours, out)
     if path and path[-1] == doc.PLAYBOOK_KEY and isinstance(out.get(doc.METRICS_FIELD), dict):
         _recompute_metrics(m, path, out)
 

@@ -28,12 +28,9 @@ def merge_sequence(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> 
     b, o, t = values
     if o > b and t > b:
         new = max(o, t) + 1
-        m.note(
-            "sequence-conflict",
-            path,
-            f"concurrent edits: ours at {o}, theirs at {t} (base {b}); merged as {new}",
-        )
-        m.sequence_conflicts[path[:-1]] = (o, t, new)
+        message = f"concurrent edits: ours at {o}, theirs at {t} (base {b}); merged as {new}"
+        m.note("sequence-conflict", path, message)
+        m.sequence_conflicts[path[:-1]] = (o, t, new, path[-1], len(m.notes) - 1)
         return new
     if o < b or t < b:
         side = "ours" if o < b else "theirs"
@@ -52,13 +49,52 @@ def _generic(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     return m.both_changed(path, base, ours, theirs)
 
 
-def log_sequence_conflict(m: Merger, path: Path, out: dict[str, Any]) -> None:
-    """A ``merge`` Change in the object's changeLog when its sequence conflicted."""
+def log_sequence_conflict(m: Merger, path: Path, base: Any, ours: Any, out: dict[str, Any]) -> None:
+    """A ``merge`` Change in the object's changeLog when its sequence conflicted; in an
+    integration (``MergeOptions.integration``) one that ours' earlier merge logged
+    takes the new sequence instead, so the integration ends with one such Change whose
+    sequence is the highest of every side plus one."""
     seq = m.sequence_conflicts.pop(path, None)
     log = out.get(doc.CHANGELOG_FIELD)
-    if seq is not None and isinstance(log, list):
-        o, t, new = seq
+    if seq is None or not isinstance(log, list):
+        return
+    o, t, new, field, note = seq
+    earlier = _integration_change(m, base, ours, o) if m.options.integration else None
+    if earlier is None:
         out[doc.CHANGELOG_FIELD] = [*log, _merge_change(m, log, o, t, new)]
+        return
+    folded = max(o, t + 1)  # o is already the integration's max + 1
+    out[field] = folded
+    kind, where, message, details = m.notes[note]
+    message = f"{message.removesuffix(f'merged as {new}')}merged as {folded} (one entry for "
+    m.notes[note] = (kind, where, message + "the integration)", details)
+    out[doc.CHANGELOG_FIELD] = [*_without_last(log, earlier), _folded_change(earlier, t, folded)]
+
+
+def _without_last(log: list[Any], entry: Any) -> list[Any]:
+    """``log`` without its last element equal to ``entry``."""
+    for i in range(len(log) - 1, -1, -1):
+        if log[i] == entry:
+            return log[:i] + log[i + 1 :]
+    return log
+
+
+def _integration_change(m: Merger, base: Any, ours: Any, o: Any) -> dict[str, Any] | None:
+    """The ``merge`` Change this integration wrote: ours' last changeLog entry, by the tool,
+    at this merge's time and ours' sequence, and not in the base."""
+    log = ours.get(doc.CHANGELOG_FIELD) if isinstance(ours, dict) else None
+    if not isinstance(log, list) or not log or not isinstance(log[-1], dict):
+        return None
+    last: dict[str, Any] = log[-1]
+    if (
+        last.get("operation") != "merge"
+        or last.get("agent") != TOOL_AGENT
+        or last.get("timestamp") != m.options.now
+        or not same(last.get("sequence"), o)
+    ):
+        return None
+    base_log = base.get(doc.CHANGELOG_FIELD) if isinstance(base, dict) else None
+    return None if isinstance(base_log, list) and last in base_log else last
 
 
 def _merge_change(m: Merger, log: list[Any], o: Any, t: Any, new: Any) -> dict[str, Any]:
@@ -67,8 +103,19 @@ def _merge_change(m: Merger, log: list[Any], o: Any, t: Any, new: Any) -> dict[s
         "timestamp": m.options.now or _latest_timestamp(log),
         "agent": dict(TOOL_AGENT),
         "operation": "merge",
-        "reason": f"git-vcontext merged concurrent edits at sequence {o} (ours) and {t} (theirs)",
+        "reason": f"{_REASON} {o} (ours) and {t} (theirs)",
     }
+
+
+_REASON = "git-vcontext merged concurrent edits at sequence"
+
+
+def _folded_change(earlier: dict[str, Any], t: Any, folded: Any) -> dict[str, Any]:
+    """The integration's merge Change, now also naming theirs' sequence ``t``."""
+    reason = earlier.get("reason")
+    if isinstance(reason, str) and reason.startswith(_REASON) and reason.endswith(" (theirs)"):
+        return {**earlier, "sequence": folded, "reason": f"{reason[:-9]}, {t} (theirs)"}
+    return {**earlier, "sequence": folded}
 
 
 def _latest_timestamp(log: list[Any]) -> str:

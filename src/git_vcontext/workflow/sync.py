@@ -36,7 +36,7 @@ from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 from .virtualbase import base_tree
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Collection, Iterable, Sequence
     from typing import Any
 
     from pygit2 import Commit, Oid, Repository, Signature
@@ -119,6 +119,9 @@ class Syncer:
         self._pinned: dict[str, Oid] = {}  # full ref name -> the tip to build on (see pin())
         self._reflog: list[str] = []
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
+        # while batch() combines: base -> documents whose M8 merge Change the integration
+        # logged so far (its later merges fold into that one Change)
+        self._integration: dict[str, set[str]] | None = None
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -174,12 +177,16 @@ class Syncer:
         to check and to push. Returns (the pairs' results, the requests' results).
         """
         with ReusedParses(self._parsed):
-            started = [self._into_base(agent, base) for agent, base in pairs]
-            merged = []
-            for agent, branch, base, commit in requests:
-                if not more():
-                    break
-                merged.append(self._into_base(agent, base, branch=branch, commit=commit))
+            self._integration = {} if combine else None
+            try:
+                started = [self._into_base(agent, base) for agent, base in pairs]
+                merged = []
+                for agent, branch, base, commit in requests:
+                    if not more():
+                        break
+                    merged.append(self._into_base(agent, base, branch=branch, commit=commit))
+            finally:
+                self._integration = None
             if combine:
                 self._combine([*started, *merged])
             others = [p.final or p.done(MERGED if p.base_moves else UP_TO_DATE) for p in merged]
@@ -340,7 +347,9 @@ class Syncer:
             return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
         if a == b or repo.descendant_of(b, a):
             return pair  # nothing of the agent's is missing from the base
-        merged_in = self._merge(b, a)
+        chain = self._integration
+        logged = None if chain is None else chain.setdefault(base, set())
+        merged_in = self._merge(b, a, integration=logged or ())
         if not merged_in.clean or merged_in.tree is None:
             return pair.stop(CONFLICT, conflicts=merged_in.conflicts)
         pair.notes += merged_in.notes
@@ -355,6 +364,8 @@ class Syncer:
         pair.b = b
         pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
         self._plan(base, b, new_b, agent)
+        if logged is not None:
+            logged.update(merged_in.sequenced)
         return pair
 
     def _into_agent(self, pair: _Pair) -> PairResult:
@@ -436,17 +447,27 @@ class Syncer:
 
     # -- pieces ------------------------------------------------------------------
 
-    def _merge(self, ours: Oid, theirs: Oid, *, swap_favor: bool = False) -> TreeMerge:
+    def _merge(
+        self,
+        ours: Oid,
+        theirs: Oid,
+        *,
+        swap_favor: bool = False,
+        integration: Collection[str] = (),
+    ) -> TreeMerge:
         """A three-way merge of two commits' trees, from a virtual base when their
         history criss-crosses (libgit2's merge_base would pick one of the bases).
-        ``swap_favor``: ours is the agent branch, so favor's sides trade places."""
+        ``swap_favor``: ours is the agent branch, so favor's sides trade places;
+        ``integration``: see ``merge_trees``."""
         repo = self.repo
         base = base_tree(repo, ours, theirs, now=self.now)
         ours_tree, theirs_tree = commit_at(repo, ours).tree, commit_at(repo, theirs).tree
         favor = self.favor()
         if swap_favor and favor is not None:
             favor = "theirs" if favor == "ours" else "ours"
-        return merge_trees(repo, base, ours_tree, theirs_tree, now=self.now, favor=favor)
+        return merge_trees(
+            repo, base, ours_tree, theirs_tree, now=self.now, favor=favor, integration=integration
+        )
 
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""

@@ -78,6 +78,7 @@ class TreeMerge:
     conflicts: tuple[PathConflict, ...]
     documents: tuple[str, ...]  # vContext paths whose merged content differs from ours
     notes: tuple[str, ...] = ()  # "path: note" for what was resolved automatically
+    sequenced: tuple[str, ...] = ()  # documents whose sequence both sides advanced (M8)
 
     @property
     def clean(self) -> bool:
@@ -144,6 +145,7 @@ def merge_trees(
     now: str,
     favor: str | None = None,
     virtual: bool = False,
+    integration: Collection[str] = (),
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
@@ -152,11 +154,13 @@ def merge_trees(
     ``virtual``: the inner merge of a virtual base (M16): every conflict takes the
     base's version, so it never stops. A document holding an append-only log that one
     side deleted is a conflict: sync never deletes a log (the pre-push hook would refuse
-    that commit).
+    that commit). ``integration``: documents whose M8 ``merge`` Change ours wrote earlier
+    in the same integration (``MergeOptions.integration``).
     """
     index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
     merging = _TreeMerging(repo, index, sides, now=now, favor=favor, virtual=virtual)
+    merging.integration = frozenset(integration)
     merging.take_conflicts()
     merging.merge_changed_documents(ours, theirs)
     return merging.finish()
@@ -183,6 +187,8 @@ class _TreeMerging:
         self.conflicted: set[str] = set()
         self.deferred: dict[str, tuple[FileMerge, int]] = {}  # VerMAS projections: see reproject
         self.decided: list[str] = []
+        self.integration: frozenset[str] = frozenset()
+        self.sequenced: list[str] = []
 
     def take_conflicts(self) -> None:
         """libgit2's conflicts: documents both sides have go to our engine; the rest stay
@@ -229,7 +235,12 @@ class _TreeMerging:
         """Run our engine on one document and put the result in the index (or a conflict)."""
         self.decided.append(path)
         result, outcome = document_result(
-            self.sides, path, now=self.now, favor=self.favor, virtual=self.virtual
+            self.sides,
+            path,
+            now=self.now,
+            favor=self.favor,
+            virtual=self.virtual,
+            integration=path in self.integration,
         )
         if outcome is not None and not outcome.clean:
             if is_projection(path):
@@ -239,6 +250,8 @@ class _TreeMerging:
             return
         if outcome is not None:
             self.notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
+            if any(n.kind == "sequence-conflict" for n in _notes(outcome)):
+                self.sequenced.append(path)
         if result is not None:
             self._stage(path, result, mode)
 
@@ -263,21 +276,31 @@ class _TreeMerging:
         conflicts.extend(_conflict_of(p, outcome) for p, outcome in unsettled.items())
         if conflicts:
             return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(self.notes))
-        return TreeMerge(index.write_tree(repo), (), tuple(documents), tuple(self.notes))
+        tree = index.write_tree(repo)
+        return TreeMerge(tree, (), tuple(documents), tuple(self.notes), tuple(self.sequenced))
 
 
 def document_result(
-    sides: DocumentSides, path: str, *, now: str, favor: str | None = None, virtual: bool = False
+    sides: DocumentSides,
+    path: str,
+    *,
+    now: str,
+    favor: str | None = None,
+    virtual: bool = False,
+    integration: bool = False,
 ) -> tuple[bytes | None, FileMerge | None]:
     """What a document becomes: (its bytes, the engine's outcome when it ran).
 
     Bytes None: nothing to write (ours alone has it), or a conflict (see the outcome).
+    ``integration``: see ``MergeOptions.integration``.
     """
     o, t, b = sides.data("ours", path), sides.data("theirs", path), sides.data("base", path)
     if o is not None and t is not None and b is not None and only_fork_changed(b, o, t, path):
         return o, None  # M11: theirs changed nothing but its fork block, which never wins
     if o is not None and t is not None:
-        outcome = _merge_document((b, o, t), path, now, favor=favor, virtual_base=virtual)
+        outcome = _merge_document(
+            (b, o, t), path, now, integration=integration, favor=favor, virtual_base=virtual
+        )
         return (outcome.output if outcome.clean else None), outcome
     if t is not None:  # only theirs has it (added there): never take theirs' fork (M11)
         return without_fork(t, path), None
@@ -377,10 +400,16 @@ def _keep_base(
 
 
 def _merge_document(
-    sides: tuple[bytes | None, bytes, bytes], path: str, now: str, **how: Any
+    sides: tuple[bytes | None, bytes, bytes],
+    path: str,
+    now: str,
+    *,
+    integration: bool = False,
+    **how: Any,
 ) -> FileMerge:
     """One document merged by the engine; ``how``: merge_files' favor and virtual_base."""
-    return merge_files(*sides, path=path, options=MergeOptions(now=now, path=path), **how)
+    options = MergeOptions(now=now, path=path, integration=integration)
+    return merge_files(*sides, path=path, options=options, **how)
 
 
 def _notes(outcome: FileMerge) -> tuple[Any, ...]:
