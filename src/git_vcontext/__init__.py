@@ -10,8 +10,6 @@ Heavy parts load on first use, so importing the package stays cheap.
 
 from __future__ import annotations
 
-import importlib
-
 __version__ = "0.1.0"
 
 TYPE_CHECKING = False
@@ -73,6 +71,9 @@ if not TYPE_CHECKING:  # a type checker takes the imports above; an unknown name
             module, attr = _LAZY[name]
         except KeyError:
             raise AttributeError(f"module 'git_vcontext' has no attribute {name!r}") from None
+        # lazy: importlib (with warnings) is not needed by the commands git runs per file
+        import importlib
+
         value = getattr(importlib.import_module(module), attr)
         globals()[name] = value
         return value

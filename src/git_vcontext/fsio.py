@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import contextlib
 import os
 import stat
 import sys
@@ -82,9 +81,16 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = F
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        _remove(tmp)
         raise OperationalError(f"{shown}: cannot write ({exc.strerror})") from None
+
+
+def _remove(path: str) -> None:
+    """Remove a file if it is there (contextlib.suppress would add an import to the driver)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _special(path: str) -> bool:

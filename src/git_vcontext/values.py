@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from .patterns import lazy
 from .spelling import canonical as text
 from .spelling import dumps
 
@@ -127,7 +126,7 @@ def depth(value: JsonValue) -> int:
     return best
 
 
-_RFC3339 = re.compile(
+_RFC3339 = lazy(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
 )
 
@@ -139,7 +138,7 @@ def parse_instant(value: JsonValue) -> _dt.datetime | None:
     # lazy: datetime only when timestamps are compared
     import datetime as _dt
 
-    m = _RFC3339.match(value)
+    m = _RFC3339().match(value)
     if not m:
         return None
     year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from git_vcontext.boundary import boundary
 from git_vcontext.cli import cli
 from git_vcontext.errors import ExitCode, OperationalError, ParseError, UsageError
-from helpers.run import run_cli
+from helpers.run import cli_path, run_cli
 
 COMMANDS = [
     ["install"],
@@ -166,3 +168,58 @@ def test_help_of_a_command_does_not_import_its_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert out.stdout.split()[-2:] == ["0", "False"], out.stdout + out.stderr
+
+
+def _todo(n: int, status: str = "pending") -> bytes:
+    items = [{"id": f"t{i}", "title": f"Task {i}", "status": status} for i in range(n)]
+    return json.dumps({"vContextInfo": {"version": "0.4"}, "todoList": {"items": items}}).encode()
+
+
+def test_the_per_file_commands_end_at_once_with_all_their_output_and_exit_code(
+    tmp_path: Path,
+) -> None:
+    """The merge driver, textconv and the external diff end without the interpreter's
+    teardown (entry.run; an atexit handler shows whether it ran): what they wrote is all
+    there, and the exit code is theirs."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import atexit, sys\natexit.register(lambda: print('teardown', file=sys.stderr))\n"
+    )
+    teardown = {"PYTHONPATH": str(site)}
+    paths = {name: tmp_path / f"{name}.json" for name in ("base", "ours", "theirs")}
+    paths["base"].write_bytes(_todo(3))
+    paths["ours"].write_bytes(_todo(3, "blocked"))
+    paths["theirs"].write_bytes(_todo(3, "completed"))
+    args = [str(paths[n]) for n in ("base", "ours", "theirs")]
+    assert b"teardown" in run_cli("--version", env=teardown).stderr  # the ordinary exit
+    proc = run_cli("merge-driver", *args, "-p", "todo.vcontext.json", "-l", "7", env=teardown)
+    assert b"teardown" not in proc.stderr
+    assert proc.returncode == 1  # conflicts (M13)
+    assert b"todo.vcontext.json: 3 conflict(s)" in proc.stderr
+    assert paths["ours"].read_bytes().count(b"<<<<<<<") == 3
+    big = tmp_path / "big.vcontext.json"
+    big.write_bytes(_todo(5_000))  # textconv prints far more than a pipe holds
+    quick = run_cli("textconv", str(big))
+    slow = subprocess.run(
+        [sys.executable, "-m", "git_vcontext", "textconv", str(big)], capture_output=True
+    )
+    assert quick.returncode == slow.returncode == 0
+    assert len(quick.stdout) > 1 << 17  # more than a pipe buffer
+    assert quick.stdout == slow.stdout  # python -m: the ordinary exit, every byte flushed
+
+
+def test_textconv_into_a_pipe_closed_early_says_nothing(tmp_path: Path) -> None:
+    """``git log -p | head``: the reader goes away; no traceback, no complaint at exit."""
+    big = tmp_path / "big.vcontext.json"
+    big.write_bytes(_todo(5_000))
+    proc = subprocess.Popen(
+        [*cli_path(), "textconv", str(big)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait() == 0
+    assert err == b""

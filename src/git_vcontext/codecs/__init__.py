@@ -7,6 +7,7 @@ import re
 from contextvars import ContextVar
 
 from ..errors import ParseError
+from ..patterns import lazy
 from ..values import JsonValue
 from .text import decode
 
@@ -64,10 +65,10 @@ def format_from_name(path: str | None) -> Format | None:
     return None
 
 
-_TRON_START = re.compile(r"(?:class\s|#|[A-Za-z_]\w*\s*:|\"(?:[^\"\\\n]|\\.)*\"\s*:)")
-_COMMENTS = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*")
+_TRON_START = lazy(r"(?:class\s|#|[A-Za-z_]\w*\s*:|\"(?:[^\"\\\n]|\\.)*\"\s*:)")
+_COMMENTS = lazy(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*")
 _TOML_KEY = r"(?:[A-Za-z0-9_-]+|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*')"
-_TOML_START = re.compile(
+_TOML_START = lazy(
     rf"[ \t]*(?:{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*=(?!=)"
     rf"|\[\[?[ \t]*{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*\]\]?[ \t]*(?:#[^\n]*)?\r?$)",
     re.MULTILINE,
@@ -79,7 +80,7 @@ def format_from_content(text: str) -> Format:
     body = text.lstrip("\ufeff \t\r\n")
     if body[:1] != "{" and _looks_like_toml(body):
         return "toml"
-    if _TRON_START.match(body):
+    if _TRON_START().match(body):
         return "tron"
     if body[:1] in "{[":
         lines = [ln for ln in body.splitlines() if ln.strip()]
@@ -94,8 +95,8 @@ def format_from_content(text: str) -> Format:
 def _looks_like_toml(body: str) -> bool:
     """A first line (after comments) that is ``key = ...`` or a ``[table]`` header; a header
     that is also JSON (``["a"]``) counts only when the whole text reads as TOML."""
-    start = _COMMENTS.match(body)
-    found = _TOML_START.match(body, start.end() if start else 0)
+    start = _COMMENTS().match(body)
+    found = _TOML_START().match(body, start.end() if start else 0)
     if found is None:
         return False
     if found.group().lstrip()[:1] != "[" or not re.search(r"[\"']", found.group()):

@@ -6,6 +6,7 @@ import json
 import re
 
 from ..errors import ParseError, parse_error_at
+from ..patterns import lazy
 from ..record import record
 from ..spelling import OutOfRange, float_of, int_of
 from ..spelling import dumps as json_dumps
@@ -191,7 +192,7 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
     )
 
 
-_ESCAPED_HTML = re.compile(r"\\u00(?:3[cCeE]|26)")
+_ESCAPED_HTML = lazy(r"\\u00(?:3[cCeE]|26)")
 _HTML = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
 
 
@@ -199,7 +200,7 @@ def escapes_html(text: str) -> bool:
     """Whether a document escapes <, > and & (and never writes them raw)."""
     return (
         "\\u00" in text
-        and _ESCAPED_HTML.search(text) is not None
+        and _ESCAPED_HTML().search(text) is not None
         and not any(c in text for c in "<>&")
     )
 

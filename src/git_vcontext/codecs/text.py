@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..errors import ParseError, parse_error_at
+from ..patterns import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,9 +45,9 @@ class SourceText:
         return written
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = lazy("[\ud800-\udfff]")
 
-_MARKER = re.compile(r"^(<{7,}|>{7,}|\|{7,})(?: |$)|^={7,}$", re.MULTILINE)
+_MARKER = lazy(r"^(<{7,}|>{7,}|\|{7,})(?: |$)|^={7,}$", re.MULTILINE)
 
 
 def escape_lone_surrogates(text: str) -> str:
@@ -55,7 +56,7 @@ def escape_lone_surrogates(text: str) -> str:
     as UTF-8. Such a character can only stand inside a string literal."""
     if text.isascii():
         return text
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _LONE_SURROGATE().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def decode(raw: bytes | str) -> tuple[str, bool]:
@@ -95,7 +96,7 @@ def find_conflict_marker(text: str) -> int | None:
     Such a line can never be inside a JSON/TRON string (strings hold no raw
     newline), so a document holding one is the leftover of a conflicted merge.
     """
-    m = _MARKER.search(text)
+    m = _MARKER().search(text)
     return m.start() if m else None
 
 
@@ -117,15 +118,15 @@ def newline_of(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
 
-_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}()]+")
+_STRING = lazy(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+_NOT_BRACKET = lazy(r"[^\[\]{}()]+")
 
 
 def exceeds_depth(text: str, limit: int) -> bool:
     """Whether brackets outside strings nest deeper than ``limit`` (C-speed string ops)."""
     if sum(text.count(c) for c in "[{(") <= limit:
         return False
-    shape = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    shape = _NOT_BRACKET().sub("", _STRING().sub("", text))
     shape = shape.translate(str.maketrans("[{]}", "(())"))
     for _ in range(limit):
         shorter = shape.replace("()", "")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from ..patterns import lazy
 from ..record import record
 from .result import MISSING
 
@@ -136,7 +136,7 @@ def _chunk(
     return 0
 
 
-_OPENER = re.compile(r"(<{7,})(?: .*)?\r?\n?")
+_OPENER = lazy(r"(<{7,})(?: .*)?\r?\n?")
 
 
 def base_sections(text: str) -> str | None:
@@ -151,7 +151,7 @@ def base_sections(text: str) -> str | None:
     blocks = 0
     i = 0
     while i < len(lines):
-        opener = _OPENER.fullmatch(lines[i])
+        opener = _OPENER().fullmatch(lines[i])
         if opener is None:
             out.append(lines[i])
             i += 1
