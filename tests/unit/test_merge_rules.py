@@ -230,6 +230,28 @@ def test_m8_an_integration_of_many_agents_adds_one_merge_entry() -> None:
     assert all(m.endswith("(one entry for the integration)") for m in notes), notes
 
 
+def _unsequenced(reason: str) -> dict[str, Any]:
+    return {k: v for k, v in _update(0, reason).items() if k != "sequence"}
+
+
+def test_m8_an_integration_folds_even_after_an_agent_logged_without_advancing() -> None:
+    """An agent that logged a change without advancing the sequence (no M8 conflict of its
+    own) puts its entry after the integration's: the next conflict still folds into it."""
+    now = "2026-02-03T04:05:06Z"
+    seed = _update(10, "seed")
+    base = todo(item("t0"), sequence=10, changeLog=[seed])
+    agents = [
+        todo(item("t0"), item("a"), sequence=11, changeLog=[seed, _update(11, "a")]),
+        todo(item("t0"), item("b"), sequence=11, changeLog=[seed, _update(11, "b")]),
+        todo(item("t0"), item("c"), sequence=10, changeLog=[seed, _unsequenced("c")]),
+        todo(item("t0"), item("d"), sequence=11, changeLog=[seed, _update(11, "d")]),
+    ]
+    merged = _integrate(base, agents, now)[-1].data["todoList"]
+    merges = [c for c in merged["changeLog"] if c.get("operation") == "merge"]
+    assert [m["sequence"] for m in merges] == [merged["sequence"]] == [12]
+    assert merged["changeLog"][-1] == merges[0]
+
+
 def test_m8_without_integration_every_merge_logs_its_own_entry() -> None:
     """Merges that are not one integration (the driver, one sync per agent) each log M8."""
     now = "2026-02-03T04:05:06Z"

@@ -80,15 +80,17 @@ def _without_last(log: list[Any], entry: Any) -> list[Any]:
 
 
 def _integration_change(m: Merger, base: Any, ours: Any, o: Any) -> dict[str, Any] | None:
-    """The ``merge`` Change this integration wrote: ours' last changeLog entry, by the tool,
-    at this merge's time and ours' sequence, and not in the base."""
+    """The ``merge`` Change this integration wrote: ours' last changeLog entry by the tool,
+    if it is at this merge's time and ours' sequence, and not in the base."""
     log = ours.get(doc.CHANGELOG_FIELD) if isinstance(ours, dict) else None
-    if not isinstance(log, list) or not log or not isinstance(log[-1], dict):
+    if not isinstance(log, list):
         return None
-    last: dict[str, Any] = log[-1]
+    tool = [e for e in log if isinstance(e, dict) and e.get("agent") == TOOL_AGENT]
+    if not tool:
+        return None
+    last: dict[str, Any] = tool[-1]
     if (
         last.get("operation") != "merge"
-        or last.get("agent") != TOOL_AGENT
         or last.get("timestamp") != m.options.now
         or not same(last.get("sequence"), o)
     ):
