@@ -13,7 +13,10 @@ from helpers.run import REPO_ROOT, run_git
 # Property tests judge behaviour, never speed: a machine under load (CI, parallel workers) must
 # not fail them on hypothesis' per-example deadline or its "too slow" health check.
 settings.register_profile("vcontext", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("vcontext")
+# CI (.ci/run) draws the same cases on every run, so whether a change lands depends on the
+# change alone; a developer's run draws new ones each time and so keeps searching.
+settings.register_profile("ci", parent=settings.get_profile("vcontext"), derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "vcontext"))
 
 
 def find_shared() -> Path | None:
