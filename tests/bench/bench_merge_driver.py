@@ -2,7 +2,8 @@
 
 Run: python tests/bench/bench_merge_driver.py
 Prints the median wall time of `git-vcontext merge-driver` next to `python -c pass`
-(the floor of any Python program) and `git merge-file` on the same files, for the JSON
+(the floor of any Python program; the commands run in turn, so a drift of the machine's
+speed weighs on each alike) and `git merge-file` on the same files, for the JSON
 document and its TRON twin (a minimal edit of ours' text, re-read before it is trusted).
 """
 
@@ -11,9 +12,10 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from timing import PYTHON, cli, median_seconds, row
+from timing import PYTHON, alternating_medians, cli, row
 
 from git_vcontext.codecs import dumps
 
@@ -51,24 +53,12 @@ def tron_twins(texts: tuple[str, str, str]) -> tuple[str, str, str]:
     return base_tron.source(), ours, theirs
 
 
-def driver_time(work: Path, ext: str) -> float:
-    def fresh() -> None:
-        shutil.copy(work / f"ours.{ext}", work / f"a.{ext}")
-
-    return median_seconds(
-        cli(
-            "merge-driver",
-            f"base.{ext}",
-            f"a.{ext}",
-            f"theirs.{ext}",
-            "-p",
-            f"todo.vcontext.{ext}",
-            "-l",
-            "7",
-        ),
-        setup=fresh,
-        cwd=str(work),
-    )
+def driver_command(ext: str) -> list[str]:
+    """The driver's command line as git runs it (ours is a fresh copy, ``a.EXT``)."""
+    return cli(
+        "merge-driver", f"base.{ext}", f"a.{ext}", f"theirs.{ext}", "-p", f"todo.vcontext.{ext}",
+        "-l", "7",
+    )  # fmt: skip
 
 
 def main() -> None:
@@ -78,16 +68,21 @@ def main() -> None:
         for name, text in zip(("base", "ours", "theirs"), sides, strict=True):
             (work / f"{name}.{ext}").write_text(text)
 
-    def fresh() -> None:
-        shutil.copy(work / "ours.json", work / "a.json")
+    def fresh(ext: str) -> Callable[[], None]:
+        def copy() -> None:
+            shutil.copy(work / f"ours.{ext}", work / f"a.{ext}")
 
-    floor = median_seconds([PYTHON, "-c", "pass"])
-    driver = driver_time(work, "json")
-    driver_tron = driver_time(work, "tron")
-    merge_file = median_seconds(
-        ["git", "merge-file", "-p", "a.json", "base.json", "theirs.json"],
-        setup=fresh,
-        cwd=str(work),
+        return copy
+
+    here = str(work)
+    merge_file = ["git", "merge-file", "-p", "a.json", "base.json", "theirs.json"]
+    floor, driver, driver_tron, line_merge = alternating_medians(
+        [
+            ([PYTHON, "-c", "pass"], None, None),
+            (driver_command("json"), fresh("json"), here),
+            (driver_command("tron"), fresh("tron"), here),
+            (merge_file, fresh("json"), here),
+        ]
     )
     print("| what | median | note |\n|---|---|---|")
     row("python -c pass", floor)
@@ -97,7 +92,7 @@ def main() -> None:
         f"{driver / floor:.2f}x python -c pass",
     )
     row("the same merge of the TRON twins", driver_tron, f"{driver_tron / floor:.2f}x")
-    row("git merge-file on the same files (for scale; it conflicts)", merge_file)
+    row("git merge-file on the same files (for scale; it conflicts)", line_merge)
     shutil.rmtree(work)
 
 

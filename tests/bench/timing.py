@@ -53,5 +53,26 @@ def median_seconds(
     return statistics.median(times)
 
 
+def alternating_medians(
+    jobs: Sequence[tuple[Sequence[str], Callable[[], None] | None, str | None]],
+    runs: int = 31,
+) -> list[float]:
+    """Median wall times of whole processes run in turn (one of each, then again), so that
+    a machine whose speed drifts during the measurement weighs on every job alike; one
+    warm-up round first. Each job: (command, setup or None, working directory or None)."""
+    times: list[list[float]] = [[] for _ in jobs]
+    for i in range(runs + 1):
+        for (cmd, setup, cwd), spent in zip(jobs, times, strict=True):
+            if setup:
+                setup()
+            start = time.perf_counter()
+            subprocess.run(
+                cmd, cwd=cwd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            if i:
+                spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) for spent in times]
+
+
 def row(label: str, seconds: float, note: str = "") -> None:
     print(f"| {label} | {seconds * 1000:.1f} ms | {note} |")
