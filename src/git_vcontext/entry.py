@@ -174,7 +174,8 @@ def _exit_now(code: int) -> None:
     temporary directory or thread is left to the teardown)."""
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # None: started with that descriptor closed
+                stream.flush()
         except (OSError, ValueError):  # a closed pipe (git log -p stopped reading): as
             pass  # the boundary does for a closed pipe, nothing more to say
     os._exit(code)

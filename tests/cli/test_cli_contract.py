@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -223,3 +224,20 @@ def test_textconv_into_a_pipe_closed_early_says_nothing(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert proc.wait() == 0
     assert err == b""
+
+
+def test_the_merge_driver_started_with_stdout_closed_still_merges_and_exits_0(
+    tmp_path: Path,
+) -> None:
+    """A descriptor closed at start makes Python's stream None: the quick exit flushes only
+    the streams there are (a clean merge must not turn into git's "conflict" exit 1)."""
+    paths = {name: tmp_path / f"{name}.json" for name in ("base", "ours", "theirs")}
+    paths["base"].write_bytes(_todo(3))
+    paths["ours"].write_bytes(_todo(3, "completed"))
+    paths["theirs"].write_bytes(_todo(3))
+    args = [str(paths[n]) for n in ("base", "ours", "theirs")]
+    command = [*cli_path(), "merge-driver", *args, "-p", "todo.vcontext.json", "-l", "7"]
+    closed = subprocess.run(command, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    assert closed.returncode == 0, closed.stderr
+    assert closed.stderr == b""
+    assert json.loads(paths["ours"].read_bytes())["todoList"]["items"][0]["status"] == "completed"
