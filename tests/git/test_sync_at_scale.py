@@ -191,6 +191,14 @@ def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
     assert not _requests(remote)  # bob's sync removed the request it merged
 
 
+_SEED_CHANGE = {
+    "sequence": 3,
+    "timestamp": "2026-01-01T00:00:00Z",
+    "agent": {"id": "seed", "type": "human"},
+    "operation": "create",
+}
+
+
 def _logged_item(item: str) -> object:
     """A change: add an item, advance the sequence and log it (Extension 10)."""
 
@@ -199,7 +207,8 @@ def _logged_item(item: str) -> object:
         todo["items"].append({"id": item, "title": item, "status": "pending"})
         todo["sequence"] += 1
         entry = {"sequence": todo["sequence"], "timestamp": "2026-01-02T00:00:00Z"}
-        todo["changeLog"].append({**entry, "agent": {"id": item}, "reason": f"add {item}"})
+        agent = {"id": item, "type": "aiAgent"}
+        todo["changeLog"].append({**entry, "agent": agent, "operation": "update", "reason": item})
 
     return change
 
@@ -210,7 +219,7 @@ def test_m8_one_integration_of_three_agents_adds_one_merge_entry(
     """Sync at scale: bob's integration merges alice's and carol's requests with his own
     round, all three having advanced the todo list's sequence: the base gets one M8
     ``merge`` entry (sequence: the highest of every side plus one), not one per agent."""
-    log = [{"sequence": 3, "timestamp": "2026-01-01T00:00:00Z", "agent": {"id": "seed"}}]
+    log = [_SEED_CHANGE]
     edit(git_repo, "todo.vcontext.json", lambda d: d["todoList"].update(changeLog=log))
     commit_all(git_repo, "log the todo list")
     run_git(git_repo, "push", "-q", str(remote), "main")
@@ -231,8 +240,60 @@ def test_m8_one_integration_of_three_agents_adds_one_merge_entry(
     assert merges[0] == todo["changeLog"][-1]
     assert merges[0]["reason"].endswith("at sequence 4 (ours) and 4, 4 (theirs)")
     reasons = [c.get("reason") for c in todo["changeLog"]]
-    assert {"add alice", "add bob", "add carol"} <= set(reasons)
+    assert {"alice", "bob", "carol"} <= set(reasons)
     assert {"alice", "bob", "carol"} <= set(_ids(remote))
+
+
+def _item_sequence(data: dict[str, Any]) -> None:
+    """A change: retitle t1 and advance only its own ``sequence`` (not the list's)."""
+    t1 = data["todoList"]["items"][0]
+    t1["title"] = f"{t1['title']} (edited)"
+    t1["sequence"] = t1.get("sequence", 1) + 1
+
+
+def test_m8_an_integration_leaves_the_merge_entry_of_an_earlier_one_alone(
+    git_repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Two integrations at the same time (SOURCE_DATE_EPOCH): the second one's agents forked
+    before the first, whose M8 entry is the base's last. The second integration's first
+    merge conflicts only on an item's sequence (no entry logged), its second on the list's:
+    it logs its own entry at max + 1 and leaves the first's as published (the installed
+    pre-push hook refuses a rewritten changeLog entry: this sync used to give up)."""
+    log = [_SEED_CHANGE]
+
+    def seeded(data: dict[str, Any]) -> None:
+        data["todoList"].update(changeLog=log)
+        data["todoList"]["items"][0]["sequence"] = 1
+
+    edit(git_repo, "todo.vcontext.json", seeded)
+    commit_all(git_repo, "log the todo list")
+    run_git(git_repo, "push", "-q", str(remote), "main")
+    clones = {name: _agent(remote, tmp_path, name) for name in ("alice", "bob", "carol", "dave")}
+    changes = {name: _logged_item(name) for name in ("alice", "bob", "carol")}
+    changes["dave"] = _item_sequence  # an item's sequence: logged in no changeLog
+
+    def alice(data: dict[str, Any]) -> None:  # so that dave's t1.sequence conflicts too
+        _logged_item("alice")(data)  # type: ignore[operator]
+        data["todoList"]["items"][0]["sequence"] = 2
+
+    changes["alice"] = alice
+    for name, clone in clones.items():
+        commit_on(clone, f"agents/{name}", {"todo.vcontext.json": changes[name]}, name)
+    _publish(clones["alice"], "alice")
+    assert sync(clones["bob"], "bob", "--push", "origin")[0] == 0
+    first = show(remote, "main", "todo.vcontext.json")["todoList"]["changeLog"][-1]
+    assert first["operation"] == "merge"
+    _publish(clones["carol"], "carol")
+    installed = subprocess.run([*cli_path(), "install"], cwd=clones["dave"], capture_output=True)
+    assert installed.returncode == 0, installed.stderr
+
+    code, out, err = sync(clones["dave"], "dave", "--push", "origin")
+
+    assert code == 0, out + err
+    todo = show(remote, "main", "todo.vcontext.json")["todoList"]
+    merges = [c for c in todo["changeLog"] if c.get("operation") == "merge"]
+    assert merges == [first, todo["changeLog"][-1]]
+    assert merges[1]["sequence"] == todo["sequence"] == first["sequence"] + 1
 
 
 def test_a_request_that_conflicts_is_left_out_and_its_owner_reports_the_conflict(

@@ -7,6 +7,7 @@ from typing import Any
 
 from git_vcontext.merging import MISSING, MergeOptions, merge3
 from git_vcontext.merging.textmerge import Markers, merge_lines
+from git_vcontext.values import canonical
 from helpers.merging import merge_files
 
 
@@ -192,13 +193,19 @@ def _update(sequence: int, reason: str) -> dict[str, Any]:
     return {"sequence": sequence, "timestamp": stamp, "agent": agent, "reason": reason}
 
 
+def _logged(notes: Any) -> frozenset[str]:
+    """The M8 merge Changes a merge logged, as sync passes them to the integration's next."""
+    details = [dict(n.details) for n in notes if n.kind == "sequence-conflict"]
+    return frozenset(canonical(d["logged"]) for d in details if "logged" in d)
+
+
 def _integrate(base: dict[str, Any], agents: list[dict[str, Any]], now: str) -> list[Any]:
-    """Merge each agent into the base in turn, as sync's integration does: a merge after
-    one that logged an M8 entry runs with ``integration``."""
-    ours, logged, results = base, False, []
+    """Merge each agent into the base in turn, as sync's integration does: each merge is
+    told the M8 entries the earlier ones logged (``integration``)."""
+    ours, logged, results = base, frozenset[str](), []
     for theirs in agents:
         r = merge3(base, ours, theirs, MergeOptions(now=now, integration=logged))
-        logged = logged or any(n.kind == "sequence-conflict" for n in r.notes)
+        logged |= _logged(r.notes)
         ours = r.data
         results.append(r)
     return results
@@ -265,23 +272,54 @@ def test_m8_without_integration_every_merge_logs_its_own_entry() -> None:
     assert [e["sequence"] for e in second["changeLog"] if e.get("operation") == "merge"] == [3, 4]
 
 
+def _tool_merge(sequence: int, at: str, reason: str) -> dict[str, Any]:
+    agent = {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}
+    return {"sequence": sequence, "timestamp": at, "agent": agent, "operation": "merge",
+            "reason": f"git-vcontext merged concurrent edits at sequence {reason}"}  # fmt: skip
+
+
+def test_m8_integration_never_folds_an_entry_an_earlier_integration_published() -> None:
+    """Only a merge entry this integration itself logged is folded: one an earlier
+    integration published, at the same time (SOURCE_DATE_EPOCH) and ours' sequence, is
+    left alone and the merge logs its own entry at max + 1 (it was rewritten, and the
+    pre-push hook refused the commit, when entries were recognised by time and sequence)."""
+    now = "2026-02-03T04:05:06Z"
+    seed = _update(3, "seed")
+    published = _tool_merge(5, now, "4 (ours) and 4 (theirs)")
+    base = todo(item("t0"), sequence=3, changeLog=[seed])  # where this agent forked
+    ours = todo(item("t0"), sequence=5, changeLog=[seed, published])
+    theirs = todo(item("t0"), sequence=4, changeLog=[seed, _update(4, "c")])
+    mine = frozenset({canonical(_tool_merge(4, now, "3 (ours) and 3 (theirs)"))})
+    r = merge3(base, ours, theirs, MergeOptions(now=now, integration=mine)).data["todoList"]
+    assert r["sequence"] == 6
+    merges = [e for e in r["changeLog"] if e.get("operation") == "merge"]
+    assert merges[0] == published
+    assert [e["sequence"] for e in merges] == [5, 6]
+
+
 def test_m8_integration_never_folds_an_entry_the_base_already_has() -> None:
-    """Only a merge entry the integration itself wrote is folded: one already in the base
-    (published by an earlier integration at the same time, SOURCE_DATE_EPOCH) stays."""
+    """An entry the integration logged that the base holds too is no longer its own."""
     now = "2026-02-03T04:05:06Z"
     seed = _update(1, "seed")
-    earlier = {
-        "sequence": 3,
-        "timestamp": now,
-        "agent": {"id": "git-vcontext", "type": "system", "name": "git-vcontext"},
-        "operation": "merge",
-        "reason": "git-vcontext merged concurrent edits at sequence 2 (ours) and 2 (theirs)",
-    }
+    earlier = _tool_merge(3, now, "2 (ours) and 2 (theirs)")
     base = todo(item("t0"), sequence=3, changeLog=[seed, earlier])
     ours = todo(item("t0"), sequence=4, changeLog=[seed, earlier, _update(4, "o")])
     theirs = todo(item("t0"), sequence=4, changeLog=[seed, earlier, _update(4, "t")])
-    r = merge3(base, ours, theirs, MergeOptions(now=now, integration=True)).data["todoList"]
+    options = MergeOptions(now=now, integration=frozenset({canonical(earlier)}))
+    r = merge3(base, ours, theirs, options).data["todoList"]
     assert [e["sequence"] for e in r["changeLog"] if e.get("operation") == "merge"] == [3, 5]
+
+
+def test_m8_the_note_names_the_entry_it_logged() -> None:
+    """``merge --report``: a sequence conflict's note carries the Change it appended."""
+    now = "2026-02-03T04:05:06Z"
+    seed = _update(1, "seed")
+    a = todo(item("t0"), sequence=2, changeLog=[seed, _update(2, "a")])
+    b = todo(item("t0"), sequence=2, changeLog=[seed, _update(2, "b")])
+    r = merge3(todo(item("t0"), sequence=1, changeLog=[seed]), a, b, MergeOptions(now=now))
+    [note] = [n.to_json() for n in r.notes if n.kind == "sequence-conflict"]
+    assert note["logged"] == r.data["todoList"]["changeLog"][-1]
+    assert note["logged"]["sequence"] == 3
 
 
 def test_m9_equal_instants_keep_ours_spelling() -> None:

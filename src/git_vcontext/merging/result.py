@@ -87,9 +87,10 @@ class MergeOptions:
     path: str | None = None  # file name, for messages
     format: str | None = None  # "json" | "tron" | "jsonl": JSONL roots are record lists
     # ours is an integration under way (sync merging several agents' work into one
-    # commit) whose earlier merges logged an M8 ``merge`` Change: a further sequence
-    # conflict folds into that Change, so one integration adds one entry
-    integration: bool = False
+    # commit): the M8 ``merge`` Changes its earlier merges logged (values.canonical of
+    # each, from their notes' "logged" detail); a further sequence conflict folds into
+    # the one in its changeLog, so one integration adds one entry
+    integration: frozenset[str] = frozenset()
 
 
 @record

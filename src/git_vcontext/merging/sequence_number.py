@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import document as doc
-from ..values import instant_key, parse_instant, same
+from ..values import canonical, instant_key, parse_instant, same
 from .result import MISSING
 
 TYPE_CHECKING = False
@@ -50,25 +50,29 @@ def _generic(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
 
 
 def log_sequence_conflict(m: Merger, path: Path, base: Any, ours: Any, out: dict[str, Any]) -> None:
-    """A ``merge`` Change in the object's changeLog when its sequence conflicted; in an
-    integration (``MergeOptions.integration``) one that ours' earlier merge logged
-    takes the new sequence instead, so the integration ends with one such Change whose
-    sequence is the highest of every side plus one."""
+    """A ``merge`` Change in the object's changeLog when its sequence conflicted (its note
+    names it: detail ``logged``); in an integration (``MergeOptions.integration``) the one
+    an earlier merge of the integration logged there takes the new sequence instead, so
+    the integration ends with one such Change, whose sequence is the highest of every
+    side plus one."""
     seq = m.sequence_conflicts.pop(path, None)
     log = out.get(doc.CHANGELOG_FIELD)
     if seq is None or not isinstance(log, list):
         return
     o, t, new, field, note = seq
-    earlier = _integration_change(m, base, ours, o) if m.options.integration else None
-    if earlier is None:
-        out[doc.CHANGELOG_FIELD] = [*log, _merge_change(m, log, o, t, new)]
-        return
-    folded = max(o, t + 1)  # o is already the integration's max + 1
-    out[field] = folded
     kind, where, message, details = m.notes[note]
-    message = f"{message.removesuffix(f'merged as {new}')}merged as {folded} (one entry for "
-    m.notes[note] = (kind, where, message + "the integration)", details)
-    out[doc.CHANGELOG_FIELD] = [*_without_last(log, earlier), _folded_change(earlier, t, folded)]
+    earlier = _integration_change(m, base, ours) if m.options.integration else None
+    if earlier is None:
+        change = _merge_change(m, log, o, t, new)
+        out[doc.CHANGELOG_FIELD] = [*log, change]
+    else:
+        folded = max(o, t + 1)  # o is already the integration's max + 1
+        out[field] = folded
+        message = f"{message.removesuffix(f'merged as {new}')}merged as {folded} (one entry "
+        message += "for the integration)"
+        change = _folded_change(earlier, t, folded)
+        out[doc.CHANGELOG_FIELD] = [*_without_last(log, earlier), change]
+    m.notes[note] = (kind, where, message, (*details, ("logged", change)))
 
 
 def _without_last(log: list[Any], entry: Any) -> list[Any]:
@@ -79,24 +83,18 @@ def _without_last(log: list[Any], entry: Any) -> list[Any]:
     return log
 
 
-def _integration_change(m: Merger, base: Any, ours: Any, o: Any) -> dict[str, Any] | None:
-    """The ``merge`` Change this integration wrote: ours' last changeLog entry by the tool,
-    if it is at this merge's time and ours' sequence, and not in the base."""
+def _integration_change(m: Merger, base: Any, ours: Any) -> dict[str, Any] | None:
+    """The ``merge`` Change an earlier merge of this integration logged in ours' changeLog
+    (the last one there), unless the base has it too."""
     log = ours.get(doc.CHANGELOG_FIELD) if isinstance(ours, dict) else None
     if not isinstance(log, list):
         return None
     tool = [e for e in log if isinstance(e, dict) and e.get("agent") == TOOL_AGENT]
-    if not tool:
-        return None
-    last: dict[str, Any] = tool[-1]
-    if (
-        last.get("operation") != "merge"
-        or last.get("timestamp") != m.options.now
-        or not same(last.get("sequence"), o)
-    ):
+    mine = [e for e in tool if canonical(e) in m.options.integration]
+    if not mine:
         return None
     base_log = base.get(doc.CHANGELOG_FIELD) if isinstance(base, dict) else None
-    return None if isinstance(base_log, list) and last in base_log else last
+    return None if isinstance(base_log, list) and mine[-1] in base_log else mine[-1]
 
 
 def _merge_change(m: Merger, log: list[Any], o: Any, t: Any, new: Any) -> dict[str, Any]:

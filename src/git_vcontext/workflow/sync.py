@@ -36,7 +36,7 @@ from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 from .virtualbase import base_tree
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterable, Sequence
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
     from typing import Any
 
     from pygit2 import Commit, Oid, Repository, Signature
@@ -119,9 +119,9 @@ class Syncer:
         self._pinned: dict[str, Oid] = {}  # full ref name -> the tip to build on (see pin())
         self._reflog: list[str] = []
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
-        # while batch() combines: base -> documents whose M8 merge Change the integration
-        # logged so far (its later merges fold into that one Change)
-        self._integration: dict[str, set[str]] | None = None
+        # while batch() combines: base -> document -> the M8 merge Changes the integration
+        # logged so far (values.canonical; its later merges fold into them)
+        self._integration: dict[str, dict[str, set[str]]] | None = None
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -347,9 +347,8 @@ class Syncer:
             return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
         if a == b or repo.descendant_of(b, a):
             return pair  # nothing of the agent's is missing from the base
-        chain = self._integration
-        logged = None if chain is None else chain.setdefault(base, set())
-        merged_in = self._merge(b, a, integration=logged or ())
+        logged = None if self._integration is None else self._integration.setdefault(base, {})
+        merged_in = self._merge(b, a, integration=logged)
         if not merged_in.clean or merged_in.tree is None:
             return pair.stop(CONFLICT, conflicts=merged_in.conflicts)
         pair.notes += merged_in.notes
@@ -364,8 +363,7 @@ class Syncer:
         pair.b = b
         pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
         self._plan(base, b, new_b, agent)
-        if logged is not None:
-            logged.update(merged_in.sequenced)
+        _remember(logged, merged_in)
         return pair
 
     def _into_agent(self, pair: _Pair) -> PairResult:
@@ -453,7 +451,7 @@ class Syncer:
         theirs: Oid,
         *,
         swap_favor: bool = False,
-        integration: Collection[str] = (),
+        integration: Mapping[str, Collection[str]] | None = None,
     ) -> TreeMerge:
         """A three-way merge of two commits' trees, from a virtual base when their
         history criss-crosses (libgit2's merge_base would pick one of the bases).
@@ -564,6 +562,12 @@ class _Pair:
             self.agent_moves if moved else False,
             self.elsewhere and moved,
         )
+
+
+def _remember(logged: dict[str, set[str]] | None, merged: TreeMerge) -> None:
+    """Add the M8 merge Changes ``merged`` logged to an integration's (None: not one)."""
+    for document, change in merged.logged if logged is not None else ():
+        logged.setdefault(document, set()).add(change)  # type: ignore[union-attr]
 
 
 def _message(title: str, agents: Sequence[str], documents: Iterable[str]) -> str:

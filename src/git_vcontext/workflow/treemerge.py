@@ -21,12 +21,12 @@ from ..merging.files import merge_files
 from ..merging.result import MISSING, MergeOptions
 from ..record import record
 from ..validation.history import logged_entries
-from ..values import same
+from ..values import canonical, same
 from .forkstate import agent_document, mark_merged
 from .reproject import is_projection, reproject
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection
+    from collections.abc import Callable, Collection, Mapping
     from typing import Any, Literal
 
     from pygit2 import Blob, Index, IndexEntry, Oid, Repository, Tree
@@ -78,7 +78,8 @@ class TreeMerge:
     conflicts: tuple[PathConflict, ...]
     documents: tuple[str, ...]  # vContext paths whose merged content differs from ours
     notes: tuple[str, ...] = ()  # "path: note" for what was resolved automatically
-    sequenced: tuple[str, ...] = ()  # documents whose sequence both sides advanced (M8)
+    # (document, values.canonical of a Change): the M8 merge Changes the merge logged
+    logged: tuple[tuple[str, str], ...] = ()
 
     @property
     def clean(self) -> bool:
@@ -145,7 +146,7 @@ def merge_trees(
     now: str,
     favor: str | None = None,
     virtual: bool = False,
-    integration: Collection[str] = (),
+    integration: Mapping[str, Collection[str]] | None = None,
 ) -> TreeMerge:
     """Three-way merge of trees (pygit2 Tree objects; ``base`` None = no common ancestor).
 
@@ -154,13 +155,13 @@ def merge_trees(
     ``virtual``: the inner merge of a virtual base (M16): every conflict takes the
     base's version, so it never stops. A document holding an append-only log that one
     side deleted is a conflict: sync never deletes a log (the pre-push hook would refuse
-    that commit). ``integration``: documents whose M8 ``merge`` Change ours wrote earlier
-    in the same integration (``MergeOptions.integration``).
+    that commit). ``integration``: per document, the M8 ``merge`` Changes earlier merges of
+    the same integration logged (``MergeOptions.integration``; ``TreeMerge.logged``).
     """
     index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
     merging = _TreeMerging(repo, index, sides, now=now, favor=favor, virtual=virtual)
-    merging.integration = frozenset(integration)
+    merging.integration = integration or {}
     merging.take_conflicts()
     merging.merge_changed_documents(ours, theirs)
     return merging.finish()
@@ -187,8 +188,8 @@ class _TreeMerging:
         self.conflicted: set[str] = set()
         self.deferred: dict[str, tuple[FileMerge, int]] = {}  # VerMAS projections: see reproject
         self.decided: list[str] = []
-        self.integration: frozenset[str] = frozenset()
-        self.sequenced: list[str] = []
+        self.integration: Mapping[str, Collection[str]] = {}
+        self.logged: list[tuple[str, str]] = []
 
     def take_conflicts(self) -> None:
         """libgit2's conflicts: documents both sides have go to our engine; the rest stay
@@ -240,7 +241,7 @@ class _TreeMerging:
             now=self.now,
             favor=self.favor,
             virtual=self.virtual,
-            integration=path in self.integration,
+            integration=frozenset(self.integration.get(path, ())),
         )
         if outcome is not None and not outcome.clean:
             if is_projection(path):
@@ -250,8 +251,7 @@ class _TreeMerging:
             return
         if outcome is not None:
             self.notes.extend(f"{path}: {n.message}" for n in _notes(outcome))
-            if any(n.kind == "sequence-conflict" for n in _notes(outcome)):
-                self.sequenced.append(path)
+            self.logged.extend((path, change) for change in _logged(outcome))
         if result is not None:
             self._stage(path, result, mode)
 
@@ -277,7 +277,7 @@ class _TreeMerging:
         if conflicts:
             return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(self.notes))
         tree = index.write_tree(repo)
-        return TreeMerge(tree, (), tuple(documents), tuple(self.notes), tuple(self.sequenced))
+        return TreeMerge(tree, (), tuple(documents), tuple(self.notes), tuple(self.logged))
 
 
 def document_result(
@@ -287,7 +287,7 @@ def document_result(
     now: str,
     favor: str | None = None,
     virtual: bool = False,
-    integration: bool = False,
+    integration: frozenset[str] = frozenset(),
 ) -> tuple[bytes | None, FileMerge | None]:
     """What a document becomes: (its bytes, the engine's outcome when it ran).
 
@@ -404,7 +404,7 @@ def _merge_document(
     path: str,
     now: str,
     *,
-    integration: bool = False,
+    integration: frozenset[str] = frozenset(),
     **how: Any,
 ) -> FileMerge:
     """One document merged by the engine; ``how``: merge_files' favor and virtual_base."""
@@ -416,6 +416,12 @@ def _notes(outcome: FileMerge) -> tuple[Any, ...]:
     if outcome.result is None:
         return ()
     return tuple(n for n in outcome.result.notes if n.kind != "fork-parent-sequence")
+
+
+def _logged(outcome: FileMerge) -> list[str]:
+    """The M8 merge Changes the merge logged (values.canonical of each)."""
+    details = [dict(n.details) for n in _notes(outcome) if n.kind == "sequence-conflict"]
+    return [canonical(d["logged"]) for d in details if "logged" in d]
 
 
 def _conflict_of(path: str, outcome: FileMerge) -> PathConflict:
