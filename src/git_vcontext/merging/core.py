@@ -22,7 +22,7 @@ class Merger:
         self.options = options
         self.notes: list[tuple[str, Path, str, tuple[tuple[str, Any], ...]]] = []
         self.conflicts = 0
-        # container -> (ours, theirs, merged sequence, its field, the index of its note)
+        # container -> (ours, theirs, base sequence, its field, the index of its note)
         self.sequence_conflicts: dict[Path, tuple[Any, Any, Any, str, int]] = {}
         self.moves = moves.Moves([], (set(), set()))
         self.dropped_moves: set[Any] = set()  # moves a previous run could not follow (M18)

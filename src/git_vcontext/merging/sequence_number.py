@@ -28,15 +28,18 @@ def merge_sequence(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> 
     b, o, t = values
     if o > b and t > b:
         new = max(o, t) + 1
-        message = f"concurrent edits: ours at {o}, theirs at {t} (base {b}); merged as {new}"
-        m.note("sequence-conflict", path, message)
-        m.sequence_conflicts[path[:-1]] = (o, t, new, path[-1], len(m.notes) - 1)
+        m.note("sequence-conflict", path, _conflict_message(o, t, b, new))
+        m.sequence_conflicts[path[:-1]] = (o, t, b, path[-1], len(m.notes) - 1)
         return new
     if o < b or t < b:
         side = "ours" if o < b else "theirs"
         m.note("sequence-decrease", path, f"{side} decreased {path[-1]} below {b}; max kept")
         return ours if o >= t else theirs
     return _generic(m, path, base, ours, theirs)
+
+
+def _conflict_message(o: Any, t: Any, b: Any, merged: Any, how: str = "") -> str:
+    return f"concurrent edits: ours at {o}, theirs at {t} (base {b}); merged as {merged}{how}"
 
 
 def _generic(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
@@ -59,17 +62,16 @@ def log_sequence_conflict(m: Merger, path: Path, base: Any, ours: Any, out: dict
     log = out.get(doc.CHANGELOG_FIELD)
     if seq is None or not isinstance(log, list):
         return
-    o, t, new, field, note = seq
+    o, t, b, field, note = seq
     kind, where, message, details = m.notes[note]
     earlier = _integration_change(m, base, ours) if m.options.integration else None
     if earlier is None:
-        change = _merge_change(m, log, o, t, new)
+        change = _merge_change(m, log, o, t, max(o, t) + 1)
         out[doc.CHANGELOG_FIELD] = [*log, change]
     else:
         folded = max(o, t + 1)  # o is already the integration's max + 1
         out[field] = folded
-        message = f"{message.removesuffix(f'merged as {new}')}merged as {folded} (one entry "
-        message += "for the integration)"
+        message = _conflict_message(o, t, b, folded, " (one entry for the integration)")
         change = _folded_change(earlier, t, folded)
         out[doc.CHANGELOG_FIELD] = [*_without_last(log, earlier), change]
     m.notes[note] = (kind, where, message, (*details, ("logged", change)))

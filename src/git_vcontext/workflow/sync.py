@@ -566,8 +566,10 @@ class _Pair:
 
 def _remember(logged: dict[str, set[str]] | None, merged: TreeMerge) -> None:
     """Add the M8 merge Changes ``merged`` logged to an integration's (None: not one)."""
-    for document, change in merged.logged if logged is not None else ():
-        logged.setdefault(document, set()).add(change)  # type: ignore[union-attr]
+    if logged is None:
+        return
+    for document, change in merged.logged:
+        logged.setdefault(document, set()).add(change)
 
 
 def _message(title: str, agents: Sequence[str], documents: Iterable[str]) -> str:

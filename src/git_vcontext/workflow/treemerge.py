@@ -160,8 +160,9 @@ def merge_trees(
     """
     index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
-    merging = _TreeMerging(repo, index, sides, now=now, favor=favor, virtual=virtual)
-    merging.integration = integration or {}
+    merging = _TreeMerging(
+        repo, index, sides, now=now, favor=favor, virtual=virtual, integration=integration or {}
+    )
     merging.take_conflicts()
     merging.merge_changed_documents(ours, theirs)
     return merging.finish()
@@ -179,16 +180,17 @@ class _TreeMerging:
         now: str,
         favor: str | None,
         virtual: bool,
+        integration: Mapping[str, Collection[str]],
     ) -> None:
         self.repo, self.index, self.sides = repo, index, sides
         self.now, self.favor, self.virtual = now, favor, virtual
+        self.integration = integration  # see merge_trees
         self.conflicts: list[PathConflict] = []
         self.documents: list[str] = []
         self.notes: list[str] = []
         self.conflicted: set[str] = set()
         self.deferred: dict[str, tuple[FileMerge, int]] = {}  # VerMAS projections: see reproject
         self.decided: list[str] = []
-        self.integration: Mapping[str, Collection[str]] = {}
         self.logged: list[tuple[str, str]] = []
 
     def take_conflicts(self) -> None:
