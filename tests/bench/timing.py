@@ -35,22 +35,7 @@ def median_seconds(
     cwd: str | None = None,
 ) -> float:
     """Median wall time of a whole process (one warm-up run first)."""
-    times = []
-    for i in range(runs + 1):
-        if setup:
-            setup()
-        start = time.perf_counter()
-        subprocess.run(
-            cmd,
-            cwd=cwd,
-            env=env(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-        )
-        if i:
-            times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return alternating_medians([(cmd, setup, cwd)], runs)[0]
 
 
 def alternating_medians(

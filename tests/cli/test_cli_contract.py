@@ -176,6 +176,15 @@ def _todo(n: int, status: str = "pending") -> bytes:
     return json.dumps({"vContextInfo": {"version": "0.4"}, "todoList": {"items": items}}).encode()
 
 
+def _sides(tmp_path: Path, ours: str, theirs: str) -> tuple[Path, list[str]]:
+    """Three 3-item todo lists (base all pending) for the driver: (ours' path, its args)."""
+    paths = {name: tmp_path / f"{name}.json" for name in ("base", "ours", "theirs")}
+    for name, status in (("base", "pending"), ("ours", ours), ("theirs", theirs)):
+        paths[name].write_bytes(_todo(3, status))
+    args = [str(paths[n]) for n in ("base", "ours", "theirs")]
+    return paths["ours"], [*args, "-p", "todo.vcontext.json", "-l", "7"]
+
+
 def test_the_per_file_commands_end_at_once_with_all_their_output_and_exit_code(
     tmp_path: Path,
 ) -> None:
@@ -188,17 +197,13 @@ def test_the_per_file_commands_end_at_once_with_all_their_output_and_exit_code(
         "import atexit, sys\natexit.register(lambda: print('teardown', file=sys.stderr))\n"
     )
     teardown = {"PYTHONPATH": str(site)}
-    paths = {name: tmp_path / f"{name}.json" for name in ("base", "ours", "theirs")}
-    paths["base"].write_bytes(_todo(3))
-    paths["ours"].write_bytes(_todo(3, "blocked"))
-    paths["theirs"].write_bytes(_todo(3, "completed"))
-    args = [str(paths[n]) for n in ("base", "ours", "theirs")]
+    ours, args = _sides(tmp_path, "blocked", "completed")
     assert b"teardown" in run_cli("--version", env=teardown).stderr  # the ordinary exit
-    proc = run_cli("merge-driver", *args, "-p", "todo.vcontext.json", "-l", "7", env=teardown)
+    proc = run_cli("merge-driver", *args, env=teardown)
     assert b"teardown" not in proc.stderr
     assert proc.returncode == 1  # conflicts (M13)
     assert b"todo.vcontext.json: 3 conflict(s)" in proc.stderr
-    assert paths["ours"].read_bytes().count(b"<<<<<<<") == 3
+    assert ours.read_bytes().count(b"<<<<<<<") == 3
     big = tmp_path / "big.vcontext.json"
     big.write_bytes(_todo(5_000))  # textconv prints far more than a pipe holds
     quick = run_cli("textconv", str(big))
@@ -231,13 +236,9 @@ def test_the_merge_driver_started_with_stdout_closed_still_merges_and_exits_0(
 ) -> None:
     """A descriptor closed at start makes Python's stream None: the quick exit flushes only
     the streams there are (a clean merge must not turn into git's "conflict" exit 1)."""
-    paths = {name: tmp_path / f"{name}.json" for name in ("base", "ours", "theirs")}
-    paths["base"].write_bytes(_todo(3))
-    paths["ours"].write_bytes(_todo(3, "completed"))
-    paths["theirs"].write_bytes(_todo(3))
-    args = [str(paths[n]) for n in ("base", "ours", "theirs")]
-    command = [*cli_path(), "merge-driver", *args, "-p", "todo.vcontext.json", "-l", "7"]
+    ours, args = _sides(tmp_path, "completed", "pending")
+    command = [*cli_path(), "merge-driver", *args]
     closed = subprocess.run(command, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
     assert closed.returncode == 0, closed.stderr
     assert closed.stderr == b""
-    assert json.loads(paths["ours"].read_bytes())["todoList"]["items"][0]["status"] == "completed"
+    assert json.loads(ours.read_bytes())["todoList"]["items"][0]["status"] == "completed"

@@ -199,6 +199,18 @@ _SEED_CHANGE = {
 }
 
 
+def _seed_change_log(git_repo: Path, remote: Path) -> None:
+    """The remote's main with a changeLog on the todo list and a ``sequence`` on t1."""
+
+    def seeded(data: dict[str, Any]) -> None:
+        data["todoList"].update(changeLog=[_SEED_CHANGE])
+        data["todoList"]["items"][0]["sequence"] = 1
+
+    edit(git_repo, "todo.vcontext.json", seeded)
+    commit_all(git_repo, "log the todo list")
+    run_git(git_repo, "push", "-q", str(remote), "main")
+
+
 def _logged_item(item: str) -> object:
     """A change: add an item, advance the sequence and log it (Extension 10)."""
 
@@ -219,10 +231,7 @@ def test_m8_one_integration_of_three_agents_adds_one_merge_entry(
     """Sync at scale: bob's integration merges alice's and carol's requests with his own
     round, all three having advanced the todo list's sequence: the base gets one M8
     ``merge`` entry (sequence: the highest of every side plus one), not one per agent."""
-    log = [_SEED_CHANGE]
-    edit(git_repo, "todo.vcontext.json", lambda d: d["todoList"].update(changeLog=log))
-    commit_all(git_repo, "log the todo list")
-    run_git(git_repo, "push", "-q", str(remote), "main")
+    _seed_change_log(git_repo, remote)
     clones = {name: _agent(remote, tmp_path, name) for name in ("alice", "carol", "bob")}
     for name, clone in clones.items():
         commit_on(clone, f"agents/{name}", {"todo.vcontext.json": _logged_item(name)}, name)
@@ -259,15 +268,7 @@ def test_m8_an_integration_leaves_the_merge_entry_of_an_earlier_one_alone(
     merge conflicts only on an item's sequence (no entry logged), its second on the list's:
     it logs its own entry at max + 1 and leaves the first's as published (the installed
     pre-push hook refuses a rewritten changeLog entry: this sync used to give up)."""
-    log = [_SEED_CHANGE]
-
-    def seeded(data: dict[str, Any]) -> None:
-        data["todoList"].update(changeLog=log)
-        data["todoList"]["items"][0]["sequence"] = 1
-
-    edit(git_repo, "todo.vcontext.json", seeded)
-    commit_all(git_repo, "log the todo list")
-    run_git(git_repo, "push", "-q", str(remote), "main")
+    _seed_change_log(git_repo, remote)
     clones = {name: _agent(remote, tmp_path, name) for name in ("alice", "bob", "carol", "dave")}
     changes = {name: _logged_item(name) for name in ("alice", "bob", "carol")}
     changes["dave"] = _item_sequence  # an item's sequence: logged in no changeLog
