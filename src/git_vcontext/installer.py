@@ -94,14 +94,14 @@ class Scope:
         return f"--{self.name}"
 
     def get(self, key: str) -> str | None:
-        out = git(["config", self.flag, "--get", key], cwd=self.cwd, check=False)
+        out = git(["config", self.flag, "--get", "--", key], cwd=self.cwd, check=False)
         return out.stdout.rstrip("\n") if out.returncode == 0 else None
 
     def set(self, key: str, value: str) -> None:
-        git(["config", self.flag, key, value], cwd=self.cwd)
+        git(["config", self.flag, "--", key, value], cwd=self.cwd)
 
     def unset(self, key: str) -> None:
-        git(["config", self.flag, "--unset-all", key], cwd=self.cwd, check=False)
+        git(["config", self.flag, "--unset-all", "--", key], cwd=self.cwd, check=False)
 
     def attributes_file(self) -> Path:
         if self.name == "local":
@@ -165,9 +165,10 @@ def uninstall_config(scope: Scope) -> list[str]:
             removed.append(key)
     for section in sorted({key.rsplit(".", 1)[0] for key in entries}):
         pattern = "^" + section.replace(".", "\\.") + "\\."
-        left = git(["config", scope.flag, "--get-regexp", pattern], cwd=scope.cwd, check=False)
+        where = scope.cwd
+        left = git(["config", scope.flag, "--get-regexp", "--", pattern], cwd=where, check=False)
         if not left.stdout.strip():  # only an empty section header: a foreign value stays
-            git(["config", scope.flag, "--remove-section", section], cwd=scope.cwd, check=False)
+            git(["config", scope.flag, "--remove-section", "--", section], cwd=where, check=False)
     return [f"removed {k}" for k in removed]
 
 

@@ -243,3 +243,27 @@ def test_mcp_http_announces_the_same_resource_capabilities_as_stdio(repo: Path) 
     assert over_stdio.list_changed
     assert over_http.subscribe
     assert over_http.list_changed
+
+
+def test_no_tool_argument_runs_a_command_over_http(repo: Path, tmp_path: Path) -> None:
+    """Issue 31, point 1, over HTTP on loopback (no token needed there, and with --allow
+    todos): no argument of ``vcontext_sync`` runs anything (every tool: over stdio, in
+    test_mcp_hostile_arguments.py)."""
+    from mcp import Client
+
+    from helpers.hostile import attack, hostile_values, markers
+
+    alice = agent_worktree(repo, tmp_path / "alice")
+    with serving(alice, "--allow", "todos") as url:
+
+        async def main() -> None:
+            async with Client(url) as client:
+                for value in hostile_values(tmp_path):
+                    result = await client.call_tool(
+                        "vcontext_sync", {"agents": ["alice"], "push": value}
+                    )
+                    assert result.is_error, text(result)
+                assert await attack(client, tmp_path, only={"vcontext_sync"}) > 50
+
+        run(main)
+    assert markers(tmp_path) == []

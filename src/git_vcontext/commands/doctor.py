@@ -53,7 +53,7 @@ def run(*, cwd: str | None = None) -> int:
 
 
 def _config(top: Path, key: str) -> str | None:
-    out = git(["config", "--get", key], cwd=top, check=False)
+    out = git(["config", "--get", "--", key], cwd=top, check=False)
     return out.stdout.strip() if out.returncode == 0 else None
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
-from ..gitio import open_repo
+from ..gitio import open_repo, operands
 from ..workflow import agents as agent_config
 from ..workflow.push import push_with_retries
 from ..workflow.stopped import leave_stopped
@@ -58,7 +58,9 @@ def sync(
     warn: Callable[[str], None],
 ) -> bool:
     """Sync the agents (``say`` tells what happened, line by line); True when all merged
-    cleanly (and, with ``push``, landed). Shared by the command and the MCP server."""
+    cleanly (and, with ``push``, landed). Shared by the command and the MCP server, whose
+    arguments are hostile input: each is checked as what it is before git sees it."""
+    push, into = _checked(repo, push, into)
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     syncer = Syncer(repo, dry_run=dry_run)
@@ -87,6 +89,13 @@ def sync(
     if checkout:
         _stop_first_conflict(syncer, results, say)
     return all(r.ok for r in results)
+
+
+def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
+    """The remote and the base branch given, each checked as what it is."""
+    remote = None if push is None else operands.remote(repo, push, "--push remote")
+    base = None if into is None else operands.branch(into, "--into branch")
+    return remote, base
 
 
 def _stop_first_conflict(

@@ -192,8 +192,8 @@ class Session:
         if self.ctx.top is None or (self.source != "stages" and not self._tracked()):
             return False
 
-        args = ["rm", "-q", "--cached", "--ignore-unmatch"] if deleted else ["add"]
-        git([*args, "--", self.path], cwd=self.ctx.top)
+        command = ["rm", "-q", "--cached", "--ignore-unmatch"] if deleted else ["add"]
+        git([*command, "--", self.path], cwd=self.ctx.top)
         return True
 
     def _tracked(self) -> bool:

@@ -55,7 +55,9 @@ def leave_stopped(syncer: Syncer, pair: PairResult) -> Stopped:
 
     message = _message(f"merge {pair.branch} into {pair.base}", [pair.agent], ())
     started = git(
-        ["merge", "--no-ff", "--no-commit", "-m", message, agent_tip], cwd=path, check=False
+        ["merge", "--no-ff", "--no-commit", f"--message={message}", "--", agent_tip],
+        cwd=path,
+        check=False,
     )
     if started.returncode not in (0, 1) or not (Path(_git_dir(path)) / "MERGE_HEAD").exists():
         raise OperationalError(
