@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import codecs
+import io
 import os
+import select
 import stat
 import sys
 from collections.abc import Mapping
+from typing import Any
 
-from .errors import OperationalError
+from .errors import OperationalError, OutputError
 
 OUTPUT_ERRORS = "git-vcontext-output"
 """How text that is not plain Unicode goes out: file names that were not UTF-8 (decoded
@@ -26,6 +29,70 @@ def _output_errors(exc: UnicodeError) -> tuple[str | bytes, int]:
 
 
 codecs.register_error(OUTPUT_ERRORS, _output_errors)
+
+
+class _CheckedOutput(io.RawIOBase):
+    """A file descriptor that takes every byte it is given or raises OutputError.
+
+    Python's own buffered stdout ignores a short write (``ulimit -f``: the kernel writes
+    up to the limit and says how much; a large write then loses the rest and exits 0).
+    """
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            try:
+                written = os.write(self._fd, view[done:])
+            except BlockingIOError:  # a non-blocking pipe that is full: wait for room
+                select.select([], [self._fd], [])
+                continue
+            except BrokenPipeError:
+                raise  # the reader went away (git log -p | head): not an error of ours
+            except OSError as exc:
+                raise OutputError(f"cannot write the output ({exc.strerror})") from None
+            if written <= 0:
+                raise OutputError("cannot write the output (nothing was written)")
+            done += written
+        return done
+
+
+def check_stdout() -> None:
+    """Make ``sys.stdout`` raise OutputError on a failed or short write (same encoding;
+    file names that are not UTF-8 come out as their bytes)."""
+    current = sys.stdout
+    if current is None:  # started with that descriptor closed
+        return
+    try:
+        fd = current.fileno()
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        return
+    raw = _CheckedOutput(fd)
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=current.encoding,
+        errors=OUTPUT_ERRORS,
+        line_buffering=raw.isatty(),
+    )
+
+
+def flush_stdout() -> None:
+    """Flush standard output now, so that a write that fails is reported (not lost at exit)."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
 
 
 def read_bytes(path: str) -> bytes:
