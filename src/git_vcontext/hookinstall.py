@@ -113,7 +113,7 @@ def put_hook(hook: Path, text: str) -> list[str]:
         hook.replace(legacy)
         messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
     if not hook.exists() or hook.read_text(errors="replace") != text:
-        write_atomic(hook, text.encode())
+        write_atomic(hook, text.encode(), force=True)  # our own hook (0555 is fine)
         hook.chmod(0o755)
         messages.append(f"installed {hook}")
     return messages

@@ -177,6 +177,7 @@ def uninstall_config(scope: Scope) -> list[str]:
 
 def attributes_refusal(path: Path, force: bool) -> str | None:
     """Why install must not add its attribute lines (others for our patterns), or None."""
+    _refuse_linked(path)
     if force or not path.exists():
         return None
     clashes = _clashes(_read_lines(path)[0])
@@ -185,6 +186,20 @@ def attributes_refusal(path: Path, force: bool) -> str | None:
         if clashes
         else None
     )
+
+
+def _refuse_linked(path: Path) -> None:
+    """A repository's ``.gitattributes`` that is a symbolic link: git does not read it (it
+    never follows one), and writing through it would change a file elsewhere."""
+    if _repo_link(path):
+        raise OperationalError(
+            f"{path} is a symbolic link (to {os.readlink(path)}), which git does not read: "
+            "replace it with a file, then install again; nothing changed"
+        )
+
+
+def _repo_link(path: Path) -> bool:
+    return path.name == ".gitattributes" and path.is_symlink() and (path.parent / ".git").exists()
 
 
 def _clashes(lines: list[str]) -> list[str]:
@@ -210,7 +225,7 @@ def install_attributes(path: Path, force: bool) -> list[str]:
 
 def uninstall_attributes(path: Path) -> list[str]:
     """Remove our lines (and header) from an attributes file; delete it if nothing is left."""
-    if not path.exists():
+    if not path.exists() or _repo_link(path):  # a link install never wrote through
         return []
     lines, newline = _read_lines(path)
     ours = set(ATTRIBUTE_LINES) | {ATTRIBUTES_HEADER}

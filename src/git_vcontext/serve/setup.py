@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
+from ..fsio import remove_stale_temporaries
 from ..gitio import config_value, open_repo
 from ..gitio.push import common_dir
 from .catalog import Catalog
@@ -131,7 +132,30 @@ def service(options: Options, repo: Repository | None) -> Service:
         sniff=git is None,  # in a repository: install's patterns and .gitattributes only
     )
     locks = Locks(_lock_folder(repo))
-    return Service(options, catalog, Writer(store, locks, git), git)
+    scratch = _scratch_folder(repo)
+    writer = Writer(store, locks, git, root=catalog.root, scratch=scratch)
+    _tidy(catalog, scratch)
+    return Service(options, catalog, writer, git)
+
+
+def _scratch_folder(repo: Repository | None) -> str | None:
+    """Where writes make their temporaries: in the git directory, which ``git status``
+    never shows (a write killed half way leaves nothing in the work tree)."""
+    if repo is None:
+        return None
+    folder = common_dir(repo) / "vcontext" / "tmp"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only repository: temporaries go beside the documents
+        return None
+    return str(folder)
+
+
+def _tidy(catalog: Catalog, scratch: str | None) -> None:
+    """Remove what writes killed half way (by an earlier server) left: temporaries named as
+    ours are, whose process is gone, in the scratch folder and the served folders."""
+    for folder in [*([scratch] if scratch else []), *catalog.folders()]:
+        remove_stale_temporaries(folder)
 
 
 def _never(rel: str) -> bool:

@@ -101,10 +101,10 @@ def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, agent_tip: s
             continue
         result, outcome = document_result(sides, rel, now=syncer.now, favor=syncer.favor())
         if result is not None:
-            write_atomic(top / rel, result)
+            write_atomic(top / rel, result, force=True)  # the stopped merge's, as git's
             staged.append(rel)
         elif outcome is not None:
-            write_atomic(top / rel, _rendered(sides, rel, pair, syncer.now, top))
+            write_atomic(top / rel, _rendered(sides, rel, pair, syncer.now, top), force=True)
             stages.append(_stage_lines(sides, rel))
     if staged:
         git(["add", "--", *staged], cwd=top)
