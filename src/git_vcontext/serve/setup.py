@@ -53,6 +53,27 @@ def http_address(value: str) -> Address:
     return Address(host, int(port))
 
 
+@dataclass(frozen=True)
+class Sessions:
+    """How many HTTP sessions may be open at once, and how long one may sit idle: a client
+    that never closes its sessions cannot make the server grow without end."""
+
+    idle_timeout: float = 1800.0  # seconds without a request in flight
+    limit: int = 100
+
+
+def sessions(address: Address | None, timeout: float | None, limit: int | None) -> Sessions:
+    """``--session-timeout`` and ``--max-sessions`` (only with ``--http``)."""
+    if address is None and (timeout is not None or limit is not None):
+        given = "--session-timeout" if timeout is not None else "--max-sessions"
+        raise UsageError(f"{given} is for --http: stdio serves one client, one session")
+    default = Sessions()
+    return Sessions(
+        default.idle_timeout if timeout is None else timeout,
+        default.limit if limit is None else limit,
+    )
+
+
 def token(address: Address | None, env: str | None) -> str | None:
     """The bearer token clients must send: required off loopback, read from ``--token-env``."""
     if env is None:
