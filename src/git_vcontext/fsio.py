@@ -6,13 +6,15 @@ import codecs
 import io
 import os
 import re
-import select
 import stat
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 from .errors import OperationalError, OutputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 OUTPUT_ERRORS = "git-vcontext-output"
 """How text that is not plain Unicode goes out: file names that were not UTF-8 (decoded
@@ -39,9 +41,10 @@ class _CheckedOutput(io.RawIOBase):
     up to the limit and says how much; a large write then loses the rest and exits 0).
     """
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, stream: object = None) -> None:
         super().__init__()
         self._fd = fd
+        self._stream = stream  # the stream whose descriptor this is: kept open while we are
 
     def writable(self) -> bool:
         return True
@@ -59,6 +62,9 @@ class _CheckedOutput(io.RawIOBase):
             try:
                 written = os.write(self._fd, view[done:])
             except BlockingIOError:  # a non-blocking pipe that is full: wait for room
+                # lazy: only then (the driver's start-up does without it)
+                import select
+
                 select.select([], [self._fd], [])
                 continue
             except BrokenPipeError:
@@ -81,7 +87,7 @@ def check_stdout() -> None:
         fd = current.fileno()
     except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
         return
-    raw = _CheckedOutput(fd)
+    raw = _CheckedOutput(fd, current)
     sys.stdout = io.TextIOWrapper(
         io.BufferedWriter(raw),
         encoding=current.encoding,
