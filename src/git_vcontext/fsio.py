@@ -320,11 +320,17 @@ def _special(path: str) -> bool:
 
 
 def _write_into(path: str, data: bytes) -> None:
+    """Write into a device or pipe (``-o /dev/stdout``): every byte, or an error."""
     try:
-        with open(path, "wb") as fh:
-            fh.write(data)
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
     except OSError as exc:
         raise OperationalError(f"{path}: cannot write ({exc.strerror})") from None
+    try:
+        _CheckedOutput(fd).write(data)
+    except OutputError as exc:
+        raise OperationalError(f"{path}: {exc.message}") from None
+    finally:
+        os.close(fd)
 
 
 MAX_LINKS = 40

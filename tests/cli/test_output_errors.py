@@ -150,3 +150,14 @@ def test_a_closed_pipe_is_not_an_error(docs: Path) -> None:
     assert proc.wait(timeout=60) == 0
     assert proc.stderr is not None
     assert proc.stderr.read() == b""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+def test_an_output_file_that_is_a_full_device_is_exit_3(docs: Path) -> None:
+    """``-o DEVICE`` is written into (never renamed over), and every byte counts there too."""
+    done = run_cli("convert", "old.vcontext.json", "--to", "tron", "-o", "/dev/full", cwd=docs)
+    assert done.returncode == 3, done.stderr
+    assert (
+        done.stderr
+        == b"git-vcontext: error: /dev/full: cannot write the output (No space left on device)\n"
+    )
