@@ -33,6 +33,7 @@ URL_SCHEMES = ("ssh", "git", "http", "https", "file", "git+ssh", "ssh+git")
 schemes such as ``ext`` run programs of the URL's choosing)."""
 
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")  # <transport>::<address>
 _SCP = re.compile(r"^(?:[^@/:]+@)?(\[[^\]/]+\]|[^:/\[\]]+):")  # [user@]host:path
 
 
@@ -110,8 +111,11 @@ def remote(repo: Repository | None, value: object, what: str = "remote") -> str:
                 f"{what} {name!r}: transport {scheme.group(1)!r} is not allowed "
                 f"(only {', '.join(URL_SCHEMES)})"
             )
+        where = name[scheme.end() :].split("/", 1)[0]
+        if any(part.startswith("-") for part in where.split("@")):  # ssh would read an option
+            raise UsageError(f"{what} {name!r}: a user or host name starts with '-'")
         return name
-    if "::" in name:
+    if _HELPER.match(name):
         raise UsageError(f"{what} {name!r}: a remote helper's address is not allowed; use {hint}")
     if os.path.exists(name) or (repo is not None and _in_top(repo, name)):
         return name
