@@ -71,6 +71,9 @@ class PairResult:
     base_moves: bool = False  # the base gets (or, in a dry run, would get) a merge commit
     agent_moves: bool = False
     elsewhere: bool = False  # the agent's work reached the base in another agent's sync
+    # a conflict: the commit the agent branch could not be merged with (its base as sync
+    # saw it, or the remote's copy of the branch): what ``sync --checkout`` merges into it
+    against: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -98,6 +101,7 @@ class PairResult:
             "baseMoves": self.base_moves,
             "agentMoves": self.agent_moves,
             "mergedElsewhere": self.elsewhere,
+            "against": self.against,
         }
 
 
@@ -227,8 +231,10 @@ class Syncer:
             short = name.removeprefix("refs/heads/")
             local = refs.target(self.repo, short)
             new = self._planned.get(name, (at, at))[1]
-            behind = local is not None and (local == at or self.repo.descendant_of(at, local))
-            problem = None if behind else f"{short} has commits here that {at} lacks"
+            # a fast-forward to where the merges end (the local commits may have reached the
+            # remote's base through an agent branch that holds them)
+            behind = local is not None and (local == new or self.repo.descendant_of(new, local))
+            problem = None if behind else f"{short} has commits here that {str(new)[:12]} lacks"
             problem = problem or self.blocked(short)
             if problem or local == new:
                 self._planned.pop(name, None)
@@ -312,6 +318,8 @@ class Syncer:
         path = self.checkouts().get(branch)
         if path is None:
             return None
+        if why := self._busy(branch):
+            return why
         if path not in self._dirty:
             self._dirty[path] = worktrees.local_changes(path)
         changed = self._dirty[path]
@@ -324,6 +332,16 @@ class Syncer:
             f"{branch} is checked out in {path} with local changes ({shown}): "
             "commit or stash them, then sync again"
         )
+
+    def _busy(self, branch: str) -> str | None:
+        """Why ``branch`` must not move: git stopped in the middle of a merge (rebase, …)
+        in the work tree where it is checked out."""
+        path = self.checkouts().get(branch)
+        if path is None:
+            return None
+        from .checkout import busy  # lazy: checkout builds on this module
+
+        return busy(path, branch)
 
     # -- one pair --------------------------------------------------------------
 
@@ -343,6 +361,8 @@ class Syncer:
         if b is None:
             raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
         pair = _Pair(agent, branch, base, a)
+        if local and (why := self._busy(branch)):  # its merge stopped there: finish that first
+            return pair.stop(REFUSED, message=why)
         if repo.merge_base(a, b) is None:
             return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
         if a == b or repo.descendant_of(b, a):
@@ -350,7 +370,7 @@ class Syncer:
         logged = None if self._integration is None else self._integration.setdefault(base, {})
         merged_in = self._merge(b, a, integration=logged)
         if not merged_in.clean or merged_in.tree is None:
-            return pair.stop(CONFLICT, conflicts=merged_in.conflicts)
+            return pair.stop(CONFLICT, conflicts=merged_in.conflicts, against=b)
         pair.notes += merged_in.notes
         if merged_in.tree == commit_at(repo, b).tree_id:
             return pair  # nothing new from the agent: the base stays
@@ -390,7 +410,7 @@ class Syncer:
         # only the three-way route can conflict or be refused here, and it runs only when
         # step 1 planned nothing for this pair
         if merged_back is not None and not merged_back.clean:
-            return pair.done(CONFLICT, conflicts=merged_back.conflicts)
+            return pair.done(CONFLICT, conflicts=merged_back.conflicts, against=b)
         landed = pair.base_moves or pair.elsewhere
         if (
             merged_back is not None
@@ -431,7 +451,7 @@ class Syncer:
             return result.done(UP_TO_DATE)
         merged = self._merge(ours, theirs)
         if not merged.clean or merged.tree is None:
-            return result.done(CONFLICT, conflicts=merged.conflicts)
+            return result.done(CONFLICT, conflicts=merged.conflicts, against=theirs)
         message = f"vcontext sync: merge {what} into {branch}\n"
         if merged.documents:
             message += "\nDocuments:\n" + "".join(f"- {p}\n" for p in merged.documents)
@@ -536,14 +556,24 @@ class _Pair:
         self.final: PairResult | None = None  # set when the pair stopped in step 1
 
     def stop(
-        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+        self,
+        state: str,
+        *,
+        conflicts: tuple[PathConflict, ...] = (),
+        message: str = "",
+        against: Oid | None = None,
     ) -> _Pair:
         """Step 1 ends the pair (nothing of it is planned)."""
-        self.final = self.done(state, conflicts=conflicts, message=message)
+        self.final = self.done(state, conflicts=conflicts, message=message, against=against)
         return self
 
     def done(
-        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+        self,
+        state: str,
+        *,
+        conflicts: tuple[PathConflict, ...] = (),
+        message: str = "",
+        against: Oid | None = None,
     ) -> PairResult:
         moved = state == MERGED
         return PairResult(
@@ -561,6 +591,7 @@ class _Pair:
             self.base_moves if moved else False,
             self.agent_moves if moved else False,
             self.elsewhere and moved,
+            None if against is None else str(against),
         )
 
 
