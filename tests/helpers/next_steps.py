@@ -58,8 +58,8 @@ def follow(
     check: bool = True,
 ) -> Followed:
     """Run ``commands`` as printed, in ``cwd``; each must succeed (exit 0) when ``check``,
-    except ``git vcontext conflicts`` and ``sync --checkout`` (exit 1: there are
-    conflicts, as there should be)."""
+    except ``git vcontext conflicts``, ``sync --checkout`` and ``git pull`` (exit 1: there
+    are conflicts, as there should be)."""
     done = Followed(cwd)
     full_env = {**os.environ, **EPOCH, **(env or {})}
     for command in commands:
@@ -76,6 +76,7 @@ def follow(
         output = proc.stdout + proc.stderr
         done.runs.append((command, proc.returncode, output))
         conflicts = words[1:3] == ["vcontext", "conflicts"] or "--checkout" in words
+        conflicts = conflicts or words[1] in ("pull", "merge")  # stops on the conflict
         if check and proc.returncode != 0 and not (conflicts and proc.returncode == 1):
             raise AssertionError(f"{command!r} in {where}: exit {proc.returncode}\n{output}")
     return done
