@@ -81,7 +81,8 @@ def test_checkout_leaves_the_merge_of_the_base_stopped_where_the_agent_branch_is
     done = follow_output(out, repo, take="ours")
     assert done.cwd == wt
     command, code, output = done.last
-    assert command == "git vcontext sync bob" and code == 0, output
+    assert command == "git vcontext sync bob"
+    assert code == 0, output
     assert "CONFLICT" not in output
     on_main = show(repo, "main", "todo.vcontext.json")["todoList"]
     assert on_main["items"][0]["status"] == "blocked"
@@ -127,7 +128,8 @@ def test_checkout_with_the_branch_checked_out_nowhere_and_this_work_tree_busy_sa
     assert commands[0] == f"git worktree add {repo}-bob agents/bob"
     done = follow(commands, repo)
     _command, code, output = done.last
-    assert code == 1 and "left stopped in" in output
+    assert code == 1
+    assert "left stopped in" in output
     done = follow_output(output, done.cwd, take="ours")
     assert done.last[1] == 0, done.last
     assert (repo / "notes.txt").read_text() == "a person's edit\n"
@@ -147,7 +149,8 @@ def test_checkout_refuses_an_agent_work_tree_with_local_changes_with_the_command
     assert not (repo / ".git" / "worktrees" / "bob" / "MERGE_HEAD").exists()
     done = follow_output(out, repo)
     command, code, output = done.last
-    assert command == "git vcontext sync bob --checkout" and code == 1
+    assert command == "git vcontext sync bob --checkout"
+    assert code == 1
     assert f"left stopped in {wt}" in output
     assert follow_output(output, repo, take="ours").last[1] == 0
     assert show(repo, "main", "docs/plan.vcontext.json")["plan"]["title"] == "bob's edit"
