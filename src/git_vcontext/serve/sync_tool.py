@@ -72,12 +72,13 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
     text = "\n".join([*lines, *(f"warning: {w}" for w in warnings)]) or "nothing to sync"
     if outcome.ok:
         return Answer(text, data)
-    stopped_here = [s for s in outcome.stopped if s.worktree == git_side.top]
+    here = os.path.realpath(git_side.top or ".")
+    stopped_here = [s for s in outcome.stopped if os.path.realpath(s.worktree) == here]
     if stopped_here:
         listing = list_conflicts(cwd=git_side.top or ".")
         merging = stopped_here[0].merging
         data["stopped"] = {"worktree": stopped_here[0].worktree, "merging": merging}
-        text += "\n" + _conflict_text(listing, merging, own or "", _sync_args(svc, args))
+        text += "\n" + _conflict_text(listing, None, _sync_args(svc, args))
         data.update(_conflict_data(listing, _sync_args(svc, args)))
     elif outcome.refusals:
         data["next"] = [{"command": c} for r in outcome.refusals for c in r.commands]
@@ -112,8 +113,12 @@ def _finish_stopped(
     if listing.found:
         data = {"ok": False, "lines": [], "warnings": []}
         data.update(_conflict_data(listing, _sync_args(svc, args)))
-        text = _conflict_text(listing, op.theirs, op.ours, _sync_args(svc, args))
-        return Answer(f"sync stopped: a merge is in progress here\n{text}", data, error=True)
+        head = (
+            f"the merge of {op.theirs} into {op.ours} is stopped in this work tree "
+            f"(ours: {op.ours}, theirs: {op.theirs}):"
+        )
+        text = _conflict_text(listing, head, _sync_args(svc, args))
+        return Answer(f"sync stopped: a merge is in progress here; {text}", data, error=True)
     notes.append(conclude(top))
     return None
 
@@ -185,11 +190,7 @@ def _conflict_data(listing: Listing, sync_args: dict[str, Any]) -> dict[str, Any
     return {"conflicts": files, "others": list(listing.others), "next": calls}
 
 
-def _conflict_text(listing: Listing, merging: str, branch: str, sync_args: dict[str, Any]) -> str:
-    head = (
-        f"the merge of {merging} into {branch} is left stopped in this work tree "
-        f"(ours: {branch}, theirs: {merging}):"
-    )
+def _conflict_text(listing: Listing, head: str | None, sync_args: dict[str, Any]) -> str:
     steps = [
         f'vcontext_resolve {{"path": "{f.path}", "conflict": "{c.id}", "take": "ours"}} '
         '(or "take": "theirs", or "value": …)'
@@ -197,7 +198,9 @@ def _conflict_text(listing: Listing, merging: str, branch: str, sync_args: dict[
         for c in f.conflicts
     ]
     steps.append(f"vcontext_sync {_json(sync_args)}")
-    return "\n".join([head, render_text(listing).rstrip("\n"), "next:", *(f"  {s}" for s in steps)])
+    shown = [head] if head else []
+    shown += [render_text(listing).rstrip("\n"), "next:", *(f"  {s}" for s in steps)]
+    return "\n".join(shown)
 
 
 def _json(args: dict[str, Any]) -> str:
