@@ -77,7 +77,9 @@ def test_issue_34_step_4_an_mcp_agent_gets_out_of_a_sync_conflict_with_tool_call
             listed = await client.call_tool("vcontext_conflicts", {})
             assert listed.structured_content["files"][0]["conflicts"][0]["id"] == c["id"]
             # a write to the conflicted document waits for the resolution
-            refused = await client.call_tool("vbrief_update_todo", {"id": "t2", "status": "blocked"})
+            refused = await client.call_tool(
+                "vbrief_update_todo", {"id": "t2", "status": "blocked"}
+            )
             assert refused.is_error
 
             landed = await _follow_next(client, stopped, take="ours")
