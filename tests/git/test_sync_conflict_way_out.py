@@ -141,6 +141,7 @@ def test_issue_34_a_local_sync_into_a_base_behind_its_upstream_says_so_and_traps
     assert pushed.returncode == 1, pushed.stdout + pushed.stderr
     assert "could not merge" not in pushed.stdout + pushed.stderr
     assert "agents/bo <-> main: CONFLICT" in pushed.stdout
+    assert team.local_only(bo) == []  # main is origin's again: agents/bo holds its merge
     stop = follow_output(pushed.stdout, bo)
     done = follow_output(stop.last[2], bo, take="ours")
     assert done.last[1] == 0, done.last

@@ -256,7 +256,7 @@ class BaseRound:
         )
         if snap.base is None or local is None or carried or self._contains(snap.base, local):
             if snap.base is not None:
-                self.syncer.pin(self.base, snap.base)
+                self.syncer.pin(self.base, snap.base, carried=carried)
             return None
         merged = self.syncer.integrate(self.base, snap.base, f"{self.remote}/{self.base}")
         if merged.ok:

@@ -121,6 +121,7 @@ class Syncer:
         self._planned: dict[str, tuple[Oid | None, Oid]] = {}  # full ref name -> (old, new)
         # (old None: a new branch): moved by commit()
         self._pinned: dict[str, Oid] = {}  # full ref name -> the tip to build on (see pin())
+        self._carried: set[str] = set()  # pinned branches whose own commits an agent holds
         self._reflog: list[str] = []
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
         # while batch() combines: base -> document -> the M8 merge Changes the integration
@@ -219,14 +220,20 @@ class Syncer:
             for pair in chain:
                 pair.base_commit = str(combined)
 
-    def pin(self, branch: str, commit: Oid) -> None:
+    def pin(self, branch: str, commit: Oid, *, carried: bool = False) -> None:
         """Build on ``commit`` as ``branch``'s tip (the remote's base): ``commit()`` then
-        fast-forwards the local branch to where the merges end, when it can."""
+        fast-forwards the local branch to where the merges end, when it can. ``carried``:
+        the local branch's commits that ``commit`` lacks are all in an agent branch (a local
+        sync merged them): it moves there even when that is no fast-forward, so it never
+        keeps a commit of its own that the remote's base lacks."""
         self._pinned[refs.branch_ref(branch)] = commit
+        if carried:
+            self._carried.add(refs.branch_ref(branch))
 
     def _settle_pins(self) -> None:
         """Plan the local moves of pinned branches: fast-forwards from where they are."""
         pinned, self._pinned = self._pinned, {}
+        carried, self._carried = self._carried, set()
         for name, at in pinned.items():
             short = name.removeprefix("refs/heads/")
             local = refs.target(self.repo, short)
@@ -234,6 +241,7 @@ class Syncer:
             # a fast-forward to where the merges end (the local commits may have reached the
             # remote's base through an agent branch that holds them)
             behind = local is not None and (local == new or self.repo.descendant_of(new, local))
+            behind = behind or (local is not None and name in carried)
             problem = None if behind else f"{short} has commits here that {str(new)[:12]} lacks"
             problem = problem or self.blocked(short)
             if problem or local == new:
@@ -433,7 +441,7 @@ class Syncer:
 
     def forget(self) -> None:
         """Drop every planned move and pin (a push that did not land): nothing local moves."""
-        self._planned, self._reflog, self._pinned = {}, [], {}
+        self._planned, self._reflog, self._pinned, self._carried = {}, [], {}, set()
 
     def integrate(self, branch: str, theirs: Oid, what: str) -> PairResult:
         """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
