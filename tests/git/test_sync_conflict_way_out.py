@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.next_steps import follow, follow_output, next_commands
-from helpers.team import TASKS, Team, edit, git, read, remote_show, setup, vcx
+from helpers.team import TASKS, Team, edit, git, identity, read, remote_show, setup, vcx
 
 
 def _person_deletes_t1(team: Team) -> None:
@@ -186,4 +186,35 @@ def test_a_persons_own_commit_on_the_local_base_that_conflicts_never_blocks_the_
     quiet = vcx(bo, "sync", "bo", "--push", "origin")
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr
     assert "warning" not in quiet.stderr
+    _landed(team, bo)
+
+
+def test_a_conflict_with_the_remotes_copy_of_the_agent_branch_is_resolved_the_same_way(
+    tmp_path: Path,
+) -> None:
+    """One agent working from two clones: its branch here and its copy on the remote
+    conflict. --checkout leaves the merge of origin's copy into agents/bo stopped here."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 0
+    elsewhere = tmp_path / "bo-elsewhere"
+    git(tmp_path, "clone", "-q", "-b", "agents/bo", str(team.remote), str(elsewhere))
+    git(elsewhere, "branch", "-q", "--track", "main", "origin/main")
+    git(elsewhere, "config", "vcontext.agent.bo.base", "main")
+    identity(elsewhere, "bo")
+    assert vcx(elsewhere, "install").returncode == 0
+    _agent_works_on_t1(elsewhere, "completed")
+    assert vcx(elsewhere, "sync", "bo", "--push", "origin").returncode == 0
+    _agent_works_on_t1(bo, "blocked")
+
+    first = vcx(bo, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "CONFLICT" in first.stdout
+    stop = follow_output(first.stdout, bo)
+    _command, code, out = stop.last
+    assert code == 1, out
+    assert "the merge of origin/agents/bo into agents/bo is left stopped" in out
+    done = follow_output(out, bo, take="ours")
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote)["t1"] == "blocked"
     _landed(team, bo)

@@ -18,7 +18,7 @@ from ..errors import OperationalError
 from ..gitio import config_value, git, worktrees
 from ..gitio.operation import current, find_git_dir
 from ..gitio.push import fetched_namespace
-from ..gitio.refs import oid_of
+from ..gitio.refs import commit_of
 from ..record import record
 from .ancestry import contains
 from .remoteview import RemoteView
@@ -83,15 +83,7 @@ def known_tip(repo: Repository, remote: str, base: str) -> Oid | None:
 
 
 def _tip(repo: Repository, name: str) -> Oid | None:
-    import pygit2
-
-    ref = repo.references.get(name)
-    if ref is None:
-        return None
-    try:
-        return oid_of(ref.resolve())
-    except (KeyError, TypeError, ValueError, pygit2.GitError):  # dangling: as if none
-        return None
+    return commit_of(repo, name)
 
 
 def behind(repo: Repository, base: str, remote: str) -> str | None:

@@ -163,7 +163,17 @@ class BaseRound:
             problem = self.syncer.move(branch, theirs, f"{self.remote}/{branch}")
             return None if problem is None else self._pair(branch).refused(problem)
         merged = self.syncer.integrate(branch, theirs, f"{self.remote}/{branch}")
-        return None if merged.ok else merged
+        if merged.ok:
+            return None
+        return PairResult(  # the agent's own pair: its branch here and its copy there
+            self._agent_of(branch),
+            branch,
+            merged.base,
+            merged.state,
+            conflicts=merged.conflicts,
+            message=merged.message,
+            against=merged.against,
+        )
 
     def _documents(
         self, agent: str, base: Oid | None, commit: Oid | None = None
