@@ -112,7 +112,7 @@ def sync(
         say(f"--dry-run: nothing pushed to {push}")
     done = SyncOutcome(pushed and all(r.ok for r in results), tuple(results), remote=remote)
     if checkout:
-        done = _leave_conflicts(syncer, done, say, hints)
+        done = _leave_conflicts(syncer, done, say, hints, push)
     return done
 
 
@@ -147,7 +147,7 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
 
 
 def _leave_conflicts(
-    syncer: Syncer, done: SyncOutcome, say: Callable[[str], None], hints: bool
+    syncer: Syncer, done: SyncOutcome, say: Callable[[str], None], hints: bool, push: str | None
 ) -> SyncOutcome:
     """--checkout: each pair that conflicts is left as a stopped merge where its agent works."""
     stopped, refusals, switched = [], [], []
@@ -155,7 +155,7 @@ def _leave_conflicts(
         if r.state != CONFLICT or r.against is None:
             continue
         label = checkouts.label_of(syncer.repo, r.against, r.base, r.branch, done.remote)
-        left, refused, was = checkouts.leave(syncer, r, label, _command([r.agent], None))
+        left, refused, was = checkouts.leave(syncer, r, label, _command([r.agent], push))
         if was is not None:
             switched.append((r.branch, was))
             say(f"{r.branch}: checked out here for the merge (this work tree was on {was})")

@@ -12,10 +12,11 @@ local sync merges into a base that is behind its upstream.
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
-from ..gitio import config_value, git, worktrees
+from ..gitio import complaint, config_value, git, worktrees
 from ..gitio.operation import current, find_git_dir
 from ..gitio.push import fetched_namespace
 from ..gitio.refs import commit_of
@@ -114,26 +115,27 @@ def bring_up(syncer: Syncer, base: str, remote: str) -> tuple[Oid | None, bool]:
     return snap.base, True
 
 
-def worktree_for(repo: Repository, branch: str) -> tuple[str | None, str | None]:
+def worktree_for(repo: Repository, branch: str) -> tuple[str | None, str | None, str]:
     """(the work tree where ``branch`` is checked out, the branch this work tree was on
-    when it was switched to ``branch`` for the merge); (None, None) when it is checked out
-    nowhere and this work tree cannot take it."""
+    when it was switched to ``branch`` for the merge, why not): (None, None, why) when it is
+    checked out nowhere and this work tree cannot take it."""
     found = worktrees.checkouts(repo).get(branch)
     if found is not None:
-        return found, None
-    here = repo.workdir
-    if here is None or not _free(here.rstrip("/")):
-        return None, None
+        return found, None, ""
+    here = (repo.workdir or "").rstrip("/")
+    if not here:
+        return None, None, "this repository has no work tree"
+    if worktrees.local_changes(here):
+        return None, None, f"this one ({here}) has local changes"
+    if busy(here, "HEAD") is not None:
+        return None, None, f"this one ({here}) is in the middle of a merge, rebase or the like"
     git_dir = find_git_dir(here, env={})
     was = current(git_dir, env={}).ours if git_dir else "HEAD"
-    switched = git(["switch", "-q", branch], cwd=here, check=False)
+    switched = git(["switch", "-q", "--", branch], cwd=here, check=False)
     if switched.returncode != 0:
-        return None, None
-    return here.rstrip("/"), was
-
-
-def _free(path: str) -> bool:
-    return not worktrees.local_changes(path) and busy(path, "HEAD") is None
+        why = complaint(switched.stderr, switched.returncode)
+        return None, None, f"this one ({here}) cannot switch to it: {why}"
+    return here, was, ""
 
 
 def leave(
@@ -142,18 +144,17 @@ def leave(
     """Leave ``pair``'s conflict stopped in its agent's work tree: (where, or why not, and
     the branch the current work tree was on when it was switched for it)."""
     repo = syncer.repo
-    path, was = worktree_for(repo, pair.branch)
+    path, was, why_not = worktree_for(repo, pair.branch)
     if path is None:
-        here = (repo.workdir or "").rstrip("/") or "."
-        where = f"{here}-{pair.agent}"
+        here = (repo.workdir or repo.path).rstrip("/")
+        where = shlex.quote(f"{here}-{pair.agent}")
         return (
             None,
             Refusal(
                 pair.agent,
                 pair.branch,
-                f"{pair.branch} is checked out in no work tree, and this one ({here}) has "
-                "local changes or an operation in progress: check the branch out in a work "
-                "tree of its own, and run sync --checkout there",
+                f"{pair.branch} is checked out in no work tree, and {why_not}: check the "
+                "branch out in a work tree of its own, and run sync --checkout there",
                 (
                     f"git worktree add {where} {pair.branch}",
                     f"cd {where}",
@@ -175,7 +176,7 @@ def leave(
                 f"{pair.branch} is checked out in {path} with local changes ({shown}): commit "
                 "them (or stash them), then run sync --checkout again",
                 (
-                    f"git -C {path} commit -am 'work in progress'",
+                    f"git -C {shlex.quote(path)} commit -am 'work in progress'",
                     f"{sync_command} --checkout",
                 ),
             ),
