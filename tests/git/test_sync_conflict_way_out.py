@@ -218,3 +218,44 @@ def test_a_conflict_with_the_remotes_copy_of_the_agent_branch_is_resolved_the_sa
     assert done.last[1] == 0, done.last
     assert _statuses(team.remote)["t1"] == "blocked"
     _landed(team, bo)
+
+
+def test_checkout_after_a_push_run_of_several_agents_merges_the_base_that_landed(
+    tmp_path: Path,
+) -> None:
+    """Three agents of one clone in one `sync --push --checkout`: al and cy land (one
+    integration commit), bo conflicts with the base as it was after them; the merge left
+    stopped on agents/bo is of origin's main as published, never of a commit the run
+    planned and did not publish."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    for name in ("al", "cy"):
+        assert (
+            vcx(bo, "fork", name, "--from", "main", "--worktree", str(tmp_path / name)).returncode
+            == 0
+        )
+
+    def status_of(item: int, status: str) -> Any:
+        def change(data: Any) -> None:
+            data["todoList"]["items"][item]["status"] = status
+            data["todoList"]["sequence"] += 1
+
+        return change
+
+    edit(tmp_path / "al", TASKS, status_of(1, "completed"))
+    git(tmp_path / "al", "commit", "-q", "-am", "al completes t2")
+    (tmp_path / "cy" / "notes.txt").write_text("cy's notes\n")
+    git(tmp_path / "cy", "add", "notes.txt")
+    git(tmp_path / "cy", "commit", "-q", "-m", "cy's notes")
+    _person_deletes_t1(team)
+    _agent_works_on_t1(bo)
+
+    run = vcx(bo, "sync", "al", "cy", "bo", "--push", "origin", "--checkout")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "agents/bo: the merge of origin/main into agents/bo is left stopped" in run.stdout
+    assert git(bo, "rev-parse", "MERGE_HEAD").stdout.strip() == team.base()
+    assert _statuses(team.remote) == {"t2": "completed"}
+    done = follow_output(run.stdout, bo, take="ours")
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote) == {"t1": "inProgress", "t2": "completed"}
+    _landed(team, bo)

@@ -154,8 +154,9 @@ def _leave_conflicts(
     for r in done.results:
         if r.state != CONFLICT or r.against is None:
             continue
-        label = checkouts.label_of(syncer.repo, r.against, r.base, r.branch, done.remote)
-        left, refused, was = checkouts.leave(syncer, r, label, _command([r.agent], push))
+        against = checkouts.current_base(syncer.repo, r, push)
+        label = checkouts.label_of(syncer.repo, against, r.base, r.branch, done.remote)
+        left, refused, was = checkouts.leave(syncer, r, against, label, _command([r.agent], push))
         if was is not None:
             switched.append((r.branch, was))
             say(f"{r.branch}: checked out here for the merge (this work tree was on {was})")

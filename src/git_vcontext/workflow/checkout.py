@@ -139,10 +139,11 @@ def worktree_for(repo: Repository, branch: str) -> tuple[str | None, str | None,
 
 
 def leave(
-    syncer: Syncer, pair: PairResult, label: str, sync_command: str
+    syncer: Syncer, pair: PairResult, against: str, label: str, sync_command: str
 ) -> tuple[Stopped | None, Refusal | None, str | None]:
-    """Leave ``pair``'s conflict stopped in its agent's work tree: (where, or why not, and
-    the branch the current work tree was on when it was switched for it)."""
+    """Leave ``pair``'s conflict stopped in its agent's work tree, as the merge of commit
+    ``against`` (named ``label``) into the agent branch: (where, or why not, and the branch
+    the current work tree was on when it was switched for it)."""
     repo = syncer.repo
     path, was, why_not = worktree_for(repo, pair.branch)
     if path is None:
@@ -183,9 +184,22 @@ def leave(
             was,
         )
     try:
-        return leave_stopped(syncer, pair, path, label), None, was
+        return leave_stopped(syncer, pair, path, against, label), None, was
     except OperationalError as exc:
         return None, Refusal(pair.agent, pair.branch, exc.one_line()), was
+
+
+def current_base(repo: Repository, pair: PairResult, remote: str | None) -> str:
+    """What ``--checkout`` merges into the agent branch: the commit the pair conflicted
+    with, or — after a ``--push`` run, when that commit is not on the remote (a merge the
+    run planned and did not publish) — the remote's base as just fetched."""
+    assert pair.against is not None  # a conflict
+    if remote is None or pair.base.startswith(f"{remote}/"):
+        return pair.against
+    there = known_tip(repo, remote, pair.base)
+    if there is None or contains(repo, there, repo[pair.against].id):
+        return pair.against
+    return str(there)
 
 
 def label_of(repo: Repository, against: str, base: str, branch: str, remote: str | None) -> str:

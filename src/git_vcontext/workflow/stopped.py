@@ -48,19 +48,18 @@ class Stopped:
     conflicted: tuple[str, ...]
 
 
-def leave_stopped(syncer: Syncer, pair: PairResult, path: str, label: str) -> Stopped:
-    """Start the merge of ``pair.against`` (named ``label``) into the pair's agent branch in
-    the work tree at ``path``, where that branch is checked out, clean and not busy."""
-    assert pair.against is not None  # a conflict names what it was met with
+def leave_stopped(syncer: Syncer, pair: PairResult, path: str, against: str, label: str) -> Stopped:
+    """Start the merge of commit ``against`` (named ``label``) into the pair's agent branch
+    in the work tree at ``path``, where that branch is checked out, clean and not busy."""
     message = _message(f"merge {label} into {pair.branch}", [pair.agent], ())
     started = git(
-        ["merge", "--no-ff", "--no-commit", "-m", message, pair.against], cwd=path, check=False
+        ["merge", "--no-ff", "--no-commit", "-m", message, against], cwd=path, check=False
     )
     if started.returncode not in (0, 1) or not (Path(_git_dir(path)) / "MERGE_HEAD").exists():
         raise OperationalError(
             f"git merge in {path}: {complaint(started.stderr, started.returncode)}"
         )
-    _documents_our_way(syncer, Path(path), pair, label)
+    _documents_our_way(syncer, Path(path), pair, against, label)
     unmerged = git(["diff", "--name-only", "--diff-filter=U", "-z"], cwd=path).stdout
     files = tuple(sorted(filter(None, unmerged.split("\0"))))
     return Stopped(path, pair.branch, label, files)
@@ -73,12 +72,14 @@ def _git_dir(path: str) -> str:
     return found
 
 
-def _documents_our_way(syncer: Syncer, top: Path, pair: PairResult, label: str) -> None:
+def _documents_our_way(
+    syncer: Syncer, top: Path, pair: PairResult, against: str, label: str
+) -> None:
     """Each document that differs, as sync's engine merges it (M11 included)."""
     repo = syncer.repo
     agent_tip = syncer.tip(pair.branch)
-    assert agent_tip is not None and pair.against is not None  # checked out there
-    ours, theirs = commit_at(repo, agent_tip), commit_at(repo, pair.against)
+    assert agent_tip is not None  # checked out there
+    ours, theirs = commit_at(repo, agent_tip), commit_at(repo, against)
     base = base_tree(repo, ours.id, theirs.id, now=syncer.now)  # as sync merges them
     sides = DocumentSides(repo, base, ours.tree, theirs.tree)
     favor = syncer.favor()  # it names the base's side "ours": here the base is theirs
