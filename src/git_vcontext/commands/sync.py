@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
 from ..gitio import open_repo
+from ..gitio.push import common_dir
+from ..gitio.storage import explained
 from ..workflow import agents as agent_config
+from ..workflow.interrupted import Unfinished, finish
 from ..workflow.push import push_with_retries
 from ..workflow.stopped import leave_stopped
 from ..workflow.sync import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
@@ -58,7 +61,36 @@ def sync(
     warn: Callable[[str], None],
 ) -> bool:
     """Sync the agents (``say`` tells what happened, line by line); True when all merged
-    cleanly (and, with ``push``, landed). Shared by the command and the MCP server."""
+    cleanly (and, with ``push``, landed). Shared by the command and the MCP server. A
+    full disk or a read-only repository is said as such (``gitio.storage``)."""
+    where = [str(common_dir(repo))] + ([repo.workdir] if repo.workdir else [])
+    with explained(where, "sync"):
+        return _sync(
+            repo,
+            agents=agents,
+            all_agents=all_agents,
+            into=into,
+            push=push,
+            dry_run=dry_run,
+            checkout=checkout,
+            say=say,
+            warn=warn,
+        )
+
+
+def _sync(
+    repo: Repository,
+    *,
+    agents: tuple[str, ...] | list[str],
+    all_agents: bool,
+    into: str | None,
+    push: str | None,
+    dry_run: bool,
+    checkout: bool,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+) -> bool:
+    _finish_interrupted(repo, say, warn)
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     syncer = Syncer(repo, dry_run=dry_run)
@@ -87,6 +119,16 @@ def sync(
     if checkout:
         _stop_first_conflict(syncer, results, say)
     return all(r.ok for r in results)
+
+
+def _finish_interrupted(
+    repo: Repository, say: Callable[[str], None], warn: Callable[[str], None]
+) -> None:
+    """First, a work tree an interrupted sync left behind (``workflow/interrupted``)."""
+    try:
+        finish(repo, say=say)
+    except Unfinished as exc:  # its branch is refused (Syncer.blocked), the others sync
+        warn(exc.message)
 
 
 def _stop_first_conflict(

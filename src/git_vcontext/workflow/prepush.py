@@ -87,7 +87,10 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
     for commit in pushed.commits:
         if str(commit.id) not in done:
             done.add(str(commit.id))
-            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", checker.commit(commit)))
+            found = checker.commit(commit)
+            if undoing := undone_findings(checker.repo, commit):
+                found = {**found, **{p: [*found.get(p, []), *f] for p, f in undoing.items()}}
+            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", found))
     if pushed.rewinds and pushed.previous is not None and pushed.tip is not None:
         heading = (
             f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
@@ -101,6 +104,24 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
             f"(outside the agent prefix {prefix})"
         )
         out.append((heading, checker.between("arrival", pushed.previous, pushed.tip)))
+    return out
+
+
+def undone_findings(repo: Repository, commit: Commit) -> dict[str, list[Finding]]:
+    """A commit that undoes what the sync merge it was made on brought in (made on files an
+    interrupted sync left behind: ``workflow/dropped``), as findings by file."""
+    from ..validation.model import Finding
+    from .dropped import SAID, undone
+
+    out: dict[str, list[Finding]] = {}
+    for u in undone(repo, commit):
+        message = (
+            f"removes {', '.join(u.records[:5])}{' …' if len(u.records) > 5 else ''}, which the "
+            f"sync merge {u.merge[:10]} before it brought in (made on files an interrupted "
+            f"sync left behind?); git vcontext sync says how to redo it on them; if meant, "
+            f"say so with a '{SAID} <why>' line in the commit message"
+        )
+        out[u.path] = [Finding("sync-undone", "", message)]
     return out
 
 
