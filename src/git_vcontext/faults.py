@@ -8,7 +8,8 @@ gets SIGKILL. Only the process that first saw the setting counts (its id goes in
 ``GIT_VCONTEXT_STEP_PID`` for its children, e.g. a pre-push hook, which do not).
 
 ``GIT_VCONTEXT_KILL_AT=TEXT`` instead kills at the first step whose name contains TEXT
-(``git read-tree -m``, ``move refs``, ``refs locked``, ``set fetched refs``).
+(``git read-tree -m``, ``git push``, ``move refs``, ``refs locked``, ``set fetched
+refs``); ``TEXT@N`` at the N-th such step.
 
 Unset (always, outside those tests) a step costs one comparison.
 """
@@ -18,20 +19,23 @@ from __future__ import annotations
 import os
 
 _KILL = os.environ.get("GIT_VCONTEXT_KILL_STEP")
-_AT = os.environ.get("GIT_VCONTEXT_KILL_AT")
-if _KILL is not None or _AT is not None:
+_AT, _, _NTH = (os.environ.get("GIT_VCONTEXT_KILL_AT") or "").partition("@")
+_seen = [0]  # steps named like _AT so far
+if _KILL is not None or _AT:
     os.environ.setdefault("GIT_VCONTEXT_STEP_PID", str(os.getpid()))
 
 
 def step(name: str) -> None:
     """One in-process step: counted, and the process killed at the chosen one."""
-    if _KILL is None and _AT is None:
+    if _KILL is None and not _AT:
         return
     if os.environ.get("GIT_VCONTEXT_STEP_PID") != str(os.getpid()):
         return
-    if _AT is not None:
+    if _AT:
         if _AT in name:
-            _kill()
+            _seen[0] += 1
+            if _seen[0] == int(_NTH or 1):
+                _kill()
         return
     counter = os.environ["GIT_VCONTEXT_STEP_FILE"]
     try:

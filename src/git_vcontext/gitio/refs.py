@@ -99,7 +99,7 @@ def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -
         try:
             _transaction(repo, updates, message)
             return
-        except pygit2.GitError as exc:
+        except (pygit2.GitError, OSError) as exc:  # (libgit2's OS errors: OSError)
             lock = locks.named_lock(str(exc))
             if lock is None:
                 raise RefMoved(f"could not update {names}: {exc}") from None
@@ -166,7 +166,7 @@ def _unlocked(action: Callable[[], None], what: str) -> None:
         try:
             action()
             return
-        except pygit2.GitError as exc:
+        except (pygit2.GitError, OSError) as exc:  # (libgit2's OS errors: OSError)
             lock = locks.named_lock(str(exc))
             if lock is None:
                 raise
