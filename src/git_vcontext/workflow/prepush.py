@@ -1,9 +1,11 @@
 """The pre-push check of a set of ref updates: run by the hook, and by ``sync`` before its pushes.
 
 For each ref update, the commits the remote does not have yet get the verdicts of
-``pushcheck.Checker`` (each changed blob, each change against each parent); a forced
-update is also compared with the remote's old tip, and a branch outside the agent
-prefix must not receive an unmerged fork. A push found clean is also remembered by
+``pushcheck.Checker`` (each changed blob, each change against each parent; which files:
+the stricter of the commit's routing and the remote's); a forced update is also
+compared with the remote's old tip (also a branch deleted and pushed again:
+``remotepast``), and a branch outside the agent prefix must not receive an unmerged
+fork. A push found clean is also remembered by
 its ref lines (``push_key``), so the hook git starts for a push ``sync`` already
 checked answers without even opening the repository.
 """
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..gitio.push import common_dir, parse_ref_lines, pushed_commits
 from ..validation.model import SKIPPED, FileReport
 from ..verdict_cache import VerdictCache, push_key
+from . import remotepast
 from .agents import agent_prefix
 from .pushcheck import Checker
 
@@ -68,10 +71,14 @@ def check_updates(
     prefix = agent_prefix(repo)
     report = PushReport()
     done: set[str] = set()
+    deleted = remotepast.remember_deletions(repo, remote, updates)
     for update in updates:
         if update.is_deletion:
             continue
         pushed = pushed_commits(repo, update, remote)
+        if (before := remotepast.predecessor(repo, pushed, remote, deleted)) is not None:
+            remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
+        checker.floor = remotepast.routing_floor(repo, pushed, remote)
         report.notes += pushed.notes
         report.add(
             f"{update.local_ref} -> {remote} {update.remote_ref}",
