@@ -263,3 +263,27 @@ def test_playbook_add_after_an_interrupted_sync_edits_the_merged_document(
     assert "finished updating the work tree" in out.stderr
     assert soak.git(a0, "diff", "--cached", "--name-only").stdout == ""
     assert "agent-1-t0" in (a0 / soak.TODO).read_text()
+
+
+def test_sync_at_scale_files_the_killed_update_was_writing_are_written_whole(
+    team: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Killed inside ``read-tree -u``: one document already removed, another cut short (a
+    beginning of the merged content), the rest not written yet. The issue's random kills
+    left such a work tree with the document deleted; the next sync writes them whole."""
+    remote, a0, a1 = team
+    log0, log1 = _killed_before_following(team, tmp_path)
+    (a0 / soak.TODO).unlink()
+    merged_plan = soak.git(a0, "show", f"HEAD:{soak.PLAN}").stdout.encode()
+    (a0 / soak.PLAN).write_bytes(merged_plan[: len(merged_plan) // 2])
+
+    again = sync_push(a0, "agent-0")
+
+    said = again.stdout + again.stderr
+    assert again.returncode == 0, said
+    assert "commit or stash" not in said
+    assert soak.git(a0, "status", "--porcelain").stdout == ""
+    assert (a0 / soak.PLAN).read_bytes() == merged_plan
+    items = _base_items(remote, tmp_path / "check")
+    assert set(log0.items + log1.items) <= set(items)
+    _fsck_clean(a0, a1, remote)

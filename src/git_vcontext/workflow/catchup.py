@@ -37,11 +37,12 @@ class Side:
 ABSENT = Side(None, None)
 
 
-def take_written(worktree: str, old: str, new: str) -> list[str]:
+def take_written(repo: Repository, worktree: str, old: str, new: str) -> list[str]:
     """Paths the update from ``old`` to ``new`` changes whose files already hold ``new``'s
     content while the index still has ``old``'s (written by the interrupted update): their
-    index entries are set to ``new``'s. Returns the paths changed by someone (the file or
-    the index is neither ``old``'s nor ``new``'s)."""
+    index entries are set to ``new``'s. A file the update was writing when it was killed
+    (gone, or a beginning of ``new``'s content) is written whole from ``new``. Returns the
+    paths changed by someone (the file or the index is neither ``old``'s nor ``new``'s)."""
     paths = _changed(worktree, old, new)
     if not paths:
         return []
@@ -49,6 +50,7 @@ def take_written(worktree: str, old: str, new: str) -> list[str]:
     staged = _index_sides(worktree, paths)
     files = _file_shas(worktree, paths)
     take: list[str] = []
+    write: list[str] = []
     edited: list[str] = []
     for path in paths:
         o, n = was.get(path, ABSENT), will.get(path, ABSENT)
@@ -57,10 +59,26 @@ def take_written(worktree: str, old: str, new: str) -> list[str]:
             continue
         if index == o and file == n.sha:
             take.append(path)
+        elif index == o and n.sha is not None and _half_written(repo, worktree, path, n.sha):
+            write.append(path)
         elif index != o or file != o.sha:
             edited.append(path)
-    set_index(worktree, {p: will.get(p, ABSENT) for p in take})
+    set_index(worktree, {p: will.get(p, ABSENT) for p in [*take, *write]})
+    if write:  # from the index, as git checks files out (filters applied)
+        git(["checkout-index", "-f", "-q", "--", *write], cwd=worktree)
     return edited
+
+
+def _half_written(repo: Repository, worktree: str, path: str, sha: str) -> bool:
+    """Whether the file is missing or holds a beginning of blob ``sha`` (cut short)."""
+    data = _read(os.path.join(worktree, path))
+    if data is None:
+        return not os.path.lexists(os.path.join(worktree, path))
+    try:
+        whole = repo[sha].read_raw()
+    except (KeyError, ValueError):
+        return False
+    return len(data) < len(whole) and whole.startswith(data)
 
 
 def merge_edits(

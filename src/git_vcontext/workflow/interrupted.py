@@ -192,7 +192,7 @@ def _follow(repo: Repository, entry: Entry) -> None:
     path, old, new = entry.worktree, entry.old, entry.new
     if worktrees.follow(path, old, new) is None:
         return
-    edited = catchup.take_written(path, old, new)
+    edited = catchup.take_written(repo, path, old, new)
     if worktrees.follow(path, old, new) is None:
         return
     if edited:
