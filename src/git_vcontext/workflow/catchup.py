@@ -141,7 +141,6 @@ def _merge_one(
 
 
 def _merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | _Conflict:
-    import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="vcontext-catchup-") as tmp:
@@ -151,8 +150,10 @@ def _merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | _Conflict:
             with open(full, "wb") as fh:
                 fh.write(data)
             names.append(full)
-        out = subprocess.run(["git", "merge-file", "-p", *names], capture_output=True)
-        return out.stdout if out.returncode == 0 else CONFLICT
+        out = git(["merge-file", "-p", *names], check=False)
+        if out.returncode != 0:
+            return CONFLICT
+        return out.stdout.encode("utf-8", "surrogateescape")
 
 
 def replay(repo: Repository, chain: list[Commit], old: str, new: Commit, *, branch: str) -> Oid:

@@ -22,6 +22,7 @@ from ..codecs import parse
 from ..document import CHANGELOG_FIELD, EVENT_ID, JSONL_EVENT_ID
 from ..errors import VContextError
 from ..gitio.diffs import tree_changes
+from ..gitio.objects import newest_commits
 from ..record import record
 from ..values import canonical
 from .sync import is_sync_commit
@@ -57,7 +58,11 @@ def undone(repo: Repository, commit: Commit) -> list[Undone]:
     merge = commit.parents[0]
     if not is_sync_commit(merge):
         return []
-    before = merge.parents[0]
+    return undone_since(repo, commit, merge.parents[0], merge)
+
+
+def undone_since(repo: Repository, commit: Commit, before: Commit, merge: Commit) -> list[Undone]:
+    """What ``commit`` removes of what the move from ``before`` to ``merge`` brought in."""
     found = []
     for path in _changed_documents(repo, before.tree, merge.tree):
         merged, had, kept = (_keys(t, path) for t in (merge.tree, before.tree, commit.tree))
@@ -72,16 +77,7 @@ def undone(repo: Repository, commit: Commit) -> list[Undone]:
 def first_undoing(repo: Repository, tip: Oid, base: Oid | None) -> list[Undone]:
     """The oldest of the newest ``LOOK_BACK`` commits of ``tip`` not in ``base`` that undoes
     a sync merge (see ``undone``), as its findings; empty when there is none."""
-    import pygit2
-
-    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL)
-    if base is not None:
-        walker.hide(base)
-    commits = []
-    for commit in walker:
-        commits.append(commit)
-        if len(commits) >= LOOK_BACK:
-            break
+    commits = newest_commits(repo, tip, base, LOOK_BACK)
     for commit in reversed(commits):
         if found := undone(repo, commit):
             return found

@@ -215,7 +215,7 @@ def _replay(repo: Repository, entry: Entry, tip: Oid, new: Commit) -> str | None
     from ..gitio import git, refs
     from ..gitio.objects import commit_at
     from . import catchup
-    from .dropped import undone
+    from .dropped import undone_since
 
     chain: list[Commit] = []
     at = commit_at(repo, tip)
@@ -231,7 +231,7 @@ def _replay(repo: Repository, entry: Entry, tip: Oid, new: Commit) -> str | None
         chain.append(at)
         at = at.parents[0]
     chain.reverse()
-    if not undone(repo, chain[0]):
+    if not undone_since(repo, chain[0], commit_at(repo, entry.old), new):
         _drop(entry)  # made on the updated files (the journal outlived the update)
         return None
     replayed = catchup.replay(repo, chain, entry.old, new, branch=entry.branch)

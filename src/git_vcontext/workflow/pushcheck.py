@@ -129,16 +129,15 @@ class Checker:
             return None
         key = (floor, str(commit.id))
         if key not in self._floors:
-            import pygit2
-
             from ..gitio.diffs import tree_changes
+            from ..gitio.objects import commit_named
 
             def attributes(path: str) -> bool:
                 return path.rsplit("/", 1)[-1] == ".gitattributes"
 
-            theirs = self.repo.get(floor)
+            theirs = commit_named(self.repo, floor)
             differs = theirs is None or bool(
-                tree_changes(theirs.peel(pygit2.Tree), commit.tree, wanted=attributes)
+                tree_changes(theirs.tree, commit.tree, wanted=attributes)
             )
             self._floors[key] = differs
         return floor if self._floors[key] else None

@@ -20,6 +20,7 @@ import json
 import os
 from typing import TYPE_CHECKING
 
+from ..gitio.objects import commit_named
 from ..gitio.push import common_dir, is_zero
 
 if TYPE_CHECKING:
@@ -91,23 +92,12 @@ def _tracking(repo: Repository, remote: str, branch: str) -> str | None:
 
 
 def _resolve(repo: Repository, name: str) -> str | None:
-    import pygit2
-
-    try:
-        ref = repo.references.get(name)
-        return None if ref is None else str(ref.resolve().peel(pygit2.Commit).id)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        return None
+    found = commit_named(repo, name)
+    return None if found is None else str(found.id)
 
 
 def _commit(repo: Repository, sha: str) -> Commit | None:
-    import pygit2
-
-    try:
-        found = repo.get(sha)
-        return None if found is None else found.peel(pygit2.Commit)
-    except (ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        return None
+    return commit_named(repo, sha)
 
 
 def _path(repo: Repository) -> str:
