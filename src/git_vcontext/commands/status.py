@@ -12,6 +12,7 @@ from ..pictures.agents import agent_picture
 from ..pictures.render import render
 from ..values import json_report
 from ..workflow.clashes import predicted_clashes
+from ..workflow.interrupted import finish
 from ..workflow.status import all_status
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 def run(*, fmt: str = "text") -> int:
     """Print the rows; exit 1 when a sync would stop on a conflict, else 0."""
     repo = open_repo(".")
+    finish(repo, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
     rows = all_status(repo)
     if fmt in ("dot", "mermaid"):
         _picture(repo, rows, fmt)

@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
 from ..gitio import open_repo
+from ..gitio.push import common_dir
+from ..gitio.storage import explained
 from ..record import record
 from ..workflow import agents as agent_config
 from ..workflow import checkout as checkouts
+from ..workflow.interrupted import Unfinished, finish
 from ..workflow.push import push_with_retries
 from ..workflow.sync import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
 
@@ -78,7 +81,38 @@ def sync(
     """Sync the agents (``say`` tells what happened, line by line). ``checkout``: leave
     each pair that conflicts stopped in its agent's work tree. ``hints``: end each conflict
     with the commands to run next (the MCP server says its own). Shared by the command and
-    the MCP server."""
+    the MCP server. A full disk or a read-only repository is said as such
+    (``gitio.storage``)."""
+    where = [str(common_dir(repo))] + ([repo.workdir] if repo.workdir else [])
+    with explained(where, "sync"):
+        return _sync(
+            repo,
+            agents=agents,
+            all_agents=all_agents,
+            into=into,
+            push=push,
+            dry_run=dry_run,
+            checkout=checkout,
+            say=say,
+            warn=warn,
+            hints=hints,
+        )
+
+
+def _sync(
+    repo: Repository,
+    *,
+    agents: tuple[str, ...] | list[str],
+    all_agents: bool,
+    into: str | None,
+    push: str | None,
+    dry_run: bool,
+    checkout: bool,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+    hints: bool,
+) -> SyncOutcome:
+    _finish_interrupted(repo, say, warn)
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
@@ -200,6 +234,16 @@ def _next(commands: list[str]) -> list[str]:
 def _command(agents: list[str], remote: str | None) -> str:
     push = f" --push {shlex.quote(remote)}" if remote else ""
     return f"git vcontext sync {' '.join(agents)}{push}"
+
+
+def _finish_interrupted(
+    repo: Repository, say: Callable[[str], None], warn: Callable[[str], None]
+) -> None:
+    """First, a work tree an interrupted sync left behind (``workflow/interrupted``)."""
+    try:
+        finish(repo, say=say)
+    except Unfinished as exc:  # its branch is refused (Syncer.blocked), the others sync
+        warn(exc.message)
 
 
 def describe(r: PairResult, dry_run: bool = False) -> list[str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OperationalError
+from ..faults import step
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -35,6 +36,7 @@ def git(
     env: dict[str, str] | None = None,
 ) -> GitResult:
     """Run ``git args`` and return its output; a failure raises OperationalError (git's words)."""
+    step(" ".join(["git", *args[:2]]))  # a kill point of the fault-injection tests
     try:
         proc = subprocess.run(
             ["git", *args],

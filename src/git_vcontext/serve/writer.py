@@ -75,6 +75,8 @@ class Writer:
     def _attempt(
         self, target: Target, edit: Callable[[Any], R], message: Callable[[R], str]
     ) -> tuple[R, Written] | None:
+        if self.git is not None:
+            self.git.finish_interrupted()
         loaded = self.store.load(target.rel, target.real)
         if loaded is None and target.new is None:
             raise Refused("gone", f"{target.rel} no longer exists")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..codecs import ReusedParses
 from ..errors import OperationalError
-from ..gitio import refs
+from ..gitio import locks, refs
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
 from ..record import record
@@ -17,7 +17,7 @@ from .ancestry import contains, has_work, start_of
 from .divergence import diverged_base
 from .leasing import LeaseKeeper
 from .push import PushOutcome, Settings, settings, wait_before
-from .pushing import Pusher, Refused, refusal
+from .pushing import Pusher, Refused, RemoteLocks, refusal
 from .remoteview import RemoteView, Snapshot
 from .sync import CONFLICT, MERGED, PairResult, Syncer
 from .treemerge import changed_documents
@@ -63,6 +63,7 @@ class BaseRound:
         self.lease = LeaseKeeper(self.pusher, self.view, holder, self.settings.lease_seconds)
         self.retries = 0
         self.diverged = False  # the local base's own commits conflict with the remote's
+        self.remote_locks = RemoteLocks()
 
     def run(self) -> PushOutcome:
         try:
@@ -150,11 +151,13 @@ class BaseRound:
                 problem = self._pair(branch).refused(why)
             elif theirs is not None and not self._contains(mine, theirs):
                 problem = self._take_remote_branch(branch, mine, theirs)
+            tip = self.syncer.tip(branch)
+            assert tip is not None  # the branch exists (checked above), or moves
+            if problem is None and (why := self.syncer.undoing(branch, tip, snap.base)):
+                problem = self._pair(branch).refused(why)  # never published
             if problem is not None:
                 self._stop(agent, problem)
                 continue
-            tip = self.syncer.tip(branch)
-            assert tip is not None  # the branch exists (checked above), or moves
             work[agent] = tip
         return work
 
@@ -351,6 +354,11 @@ class BaseRound:
             self.syncer.commit()
         except refs.RefMoved as exc:
             self.syncer.warnings.append(f"{exc.message}: the local branches were not moved")
+        except refs.RefLocked as exc:  # landed on the remote, but this clone stays behind
+            raise OperationalError(
+                f"pushed to {self.remote}, but the local branches were not moved: "
+                f"{exc.message}; then sync again (it brings them along)"
+            ) from None
         for result in results.values():
             if result.ok:
                 self.io.show(result)
@@ -374,19 +382,22 @@ class BaseRound:
         failed = [row for row in pushed.rows if not row.ok]
         if pushed.refused_here or not all(row.retry for row in failed):
             raise Refused(refusal(pushed, self.remote))
+        if stuck := self.remote_locks.stuck(pushed, self.io.clock()):
+            raise Refused(refusal(pushed, self.remote) + f"\n  {stuck}")  # not transient
         refused = [row for row in failed if not row.collateral] or failed
         self.retries += 1
         if self.retries >= self.settings.attempts:
             names = ", ".join(row.branch for row in refused if not row.ref.startswith("refs/v"))
             raise Refused(
                 f"push to {self.remote} still rejected after {self.retries} attempts ({names})"
+                + "".join(f"\n  {line}" for line in pushed.said)
             )
         names = ", ".join(f"{row.branch} {row.summary}" for row in refused)
         self.io.report(
             f"push to {self.remote} rejected ({names}): fetching and merging, retry {self.retries}"
         )
-        if not self.settings.lease:
-            self.io.sleep(wait_before(self.retries))
+        if not self.settings.lease or locks.named_lock("\n".join(pushed.said)):
+            self.io.sleep(wait_before(self.retries))  # (a lock: give its holder a moment)
         raise Again()
 
     # -- outcomes ----------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Verdicts on pushed commits for the pre-push hook: each changed blob, each change per parent.
 
 Which files: the vContext file set at the commit being checked (``gitio.fileset``: the
-install patterns plus what that commit's .gitattributes sends to the driver). A file
+install patterns plus what that commit's .gitattributes sends to the driver), and what
+the remote's routing (``Checker.floor``, a commit it has) sends there: the stricter of
+the two. A file
 removed by a commit whose events all appear in a file the same commit adds (a move git
 did not pair, a JSON ⇄ TRON conversion) is checked as that file renamed, so it removes
 nothing. Verdicts are cached by object id (``verdict_cache``).
@@ -45,11 +47,13 @@ class Checker:
         self.files = 0
         self._file_sets: Callable[[Commit | Oid | str], FileSet] | None = None
         self._event_ids: dict[str, frozenset[Any]] = {}
+        self.floor: str | None = None  # a commit the remote has whose routing also counts
+        self._floors: dict[tuple[str, str], bool] = {}  # (floor, commit): routings may differ
 
     def commit(self, commit: Commit) -> Found:
         """Findings (and ``SKIPPED`` notes) by file for one commit, against every parent."""
         self.commits += 1
-        key = commit_key(str(commit.id))
+        key = commit_key(self._routed(commit))
         cached = self.cache.get_files(key)
         if cached is not None:
             return cached
@@ -79,7 +83,7 @@ class Checker:
         behind.
         """
         previous_id = None if previous is None else str(previous.id)
-        key = tips_key(_TIPS_CODE[check], previous_id, str(tip.id))
+        key = tips_key(_TIPS_CODE[check], previous_id, self._routed(tip))
         cached = self.cache.get_files(key)
         if cached is not None:
             return cached
@@ -101,11 +105,42 @@ class Checker:
             from ..gitio.fileset import commit_files
 
             self._file_sets = commit_files(self.repo)
-        found = changes(self.repo, old, new, self._file_sets(new))
+        wanted: Callable[[str], bool] = self._file_sets(new)
+        if (floor := self._floor_for(new)) is not None:
+            from ..gitio.fileset import stricter
+
+            wanted = stricter(wanted, self._file_sets(floor))
+        found = changes(self.repo, old, new, wanted)
         added = [c for c in found if c.old_id is None and c.new_id is not None]
         if not added:
             return found
         return [self._moved(c, added) if c.new_id is None else c for c in found]
+
+    def _routed(self, commit: Commit) -> str:
+        """A commit's id in cache keys: with the floor whose routing counts too, if any."""
+        floor = self._floor_for(commit)
+        return str(commit.id) if floor is None else f"{commit.id}+{floor}"
+
+    def _floor_for(self, commit: Commit) -> str | None:
+        """The floor, when its routing may differ from ``commit``'s: some ``.gitattributes``
+        differs between the two trees (else the commit's own routing is the same)."""
+        floor = self.floor
+        if floor is None or floor == str(commit.id):
+            return None
+        key = (floor, str(commit.id))
+        if key not in self._floors:
+            from ..gitio.diffs import tree_changes
+            from ..gitio.objects import commit_named
+
+            def attributes(path: str) -> bool:
+                return path.rsplit("/", 1)[-1] == ".gitattributes"
+
+            theirs = commit_named(self.repo, floor)
+            differs = theirs is None or bool(
+                tree_changes(theirs.tree, commit.tree, wanted=attributes)
+            )
+            self._floors[key] = differs
+        return floor if self._floors[key] else None
 
     def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
         """A removal whose events all reappear in an added file, as a rename to it."""

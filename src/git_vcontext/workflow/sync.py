@@ -30,7 +30,7 @@ from ..gitio import refs, worktrees
 from ..gitio.objects import commit_at, signature
 from ..gitio.settings import merge_settings
 from ..record import record
-from . import agents
+from . import agents, interrupted
 from .forkstate import merger_agent
 from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 from .virtualbase import base_tree
@@ -127,6 +127,7 @@ class Syncer:
         # while batch() combines: base -> document -> the M8 merge Changes the integration
         # logged so far (values.canonical; its later merges fold into them)
         self._integration: dict[str, dict[str, set[str]]] | None = None
+        self._undoing: dict[tuple[Oid, Oid | None], str | None] = {}  # see undoing()
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -259,6 +260,26 @@ class Syncer:
         reflog, self._reflog = self._reflog, []
         if not planned or self.dry_run:
             return  # a dry run forgets its plan
+        journal = self._journal(planned)
+        updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
+        try:
+            refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
+        except (refs.RefMoved, refs.RefLocked):
+            for path, branch in journal.items():
+                if path in self._pending:  # an earlier move of this run still to follow
+                    first, last = self._pending[path]
+                    interrupted.note(self.repo, path, branch, str(first), str(last))
+                else:
+                    interrupted.forget(self.repo, path)
+            raise
+        for name, (old, new) in planned.items():
+            self._follow(name.removeprefix("refs/heads/"), old, new)
+
+    def _journal(self, planned: dict[str, tuple[Oid | None, Oid]]) -> dict[str, str]:
+        """Check that each work tree of a planned move can follow it, then note the moves in
+        the journal (``workflow/interrupted``), before any ref moves: killed before its work
+        tree follows, the next command finds it. Returns {work tree: branch} noted."""
+        noted: dict[str, str] = {}
         for name, (old, new) in planned.items():
             short = name.removeprefix("refs/heads/")
             path = self.checkouts().get(short)
@@ -267,10 +288,10 @@ class Syncer:
             shown = self._pending.get(path, [old])[0]  # what the work tree holds now
             if why := worktrees.can_follow(path, str(shown), str(new)):
                 raise refs.RefMoved(f"{short} is checked out in {path} and cannot follow: {why}")
-        updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
-        refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
-        for name, (old, new) in planned.items():
-            self._follow(name.removeprefix("refs/heads/"), old, new)
+            if shown is not None:
+                interrupted.note(self.repo, path, short, str(shown), str(new))
+                noted[path] = short
+        return noted
 
     def tip(self, branch: str) -> Oid | None:
         """Where ``branch`` is (or will be, once the planned moves are committed)."""
@@ -333,6 +354,11 @@ class Syncer:
         changed = self._dirty[path]
         if not changed:
             return None
+        if interrupted.pending_for(self.repo, path) is not None:
+            return (
+                f"{branch} is checked out in {path}, whose files an interrupted sync left "
+                "behind (do not commit them): run git vcontext status there for what to do"
+            )
         shown = ", ".join(changed[:3]) + (
             f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         )
@@ -350,6 +376,18 @@ class Syncer:
         from .checkout import busy  # lazy: checkout builds on this module
 
         return busy(path, branch)
+
+    def undoing(self, branch: str, tip: Oid, base: Oid | None) -> str | None:
+        """Why ``branch`` at ``tip`` must not be merged into a base at ``base``: a commit of it
+        undoes what a sync merge brought (made on files an interrupted sync left behind,
+        ``workflow/dropped``); None when none does."""
+        key = (tip, base)
+        if key not in self._undoing:
+            from .dropped import refusal  # (it imports this module)
+
+            with ReusedParses(self._parsed):
+                self._undoing[key] = refusal(self.repo, branch, tip, base)
+        return self._undoing[key]
 
     # -- one pair --------------------------------------------------------------
 
@@ -369,10 +407,8 @@ class Syncer:
         if b is None:
             raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
         pair = _Pair(agent, branch, base, a)
-        if local and (why := self._busy(branch)):  # its merge stopped there: finish that first
+        if why := self._refused(branch, base, a, b, local=local):
             return pair.stop(REFUSED, message=why)
-        if repo.merge_base(a, b) is None:
-            return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
         if a == b or repo.descendant_of(b, a):
             return pair  # nothing of the agent's is missing from the base
         logged = None if self._integration is None else self._integration.setdefault(base, {})
@@ -393,6 +429,18 @@ class Syncer:
         self._plan(base, b, new_b, agent)
         _remember(logged, merged_in)
         return pair
+
+    def _refused(self, branch: str, base: str, a: Oid, b: Oid, *, local: bool) -> str | None:
+        """Why step 1 must not merge ``branch`` (at ``a``) into ``base`` (at ``b``): its merge
+        stopped in its work tree (finish that first), no shared history, or a commit of it
+        undoes what a sync merge brought."""
+        if local and (why := self._busy(branch)):
+            return why
+        if self.repo.merge_base(a, b) is None:
+            return f"{branch} and {base} share no history"
+        if not local or a == b or self.repo.descendant_of(b, a):
+            return None
+        return self.undoing(branch, a, b)
 
     def _into_agent(self, pair: _Pair) -> PairResult:
         """Step 2: the base, as every pair left it, into the agent branch (planned)."""
@@ -540,11 +588,14 @@ class Syncer:
         pending, self._pending = self._pending, {}
         for path, (old, new) in pending.items():
             problem = worktrees.follow(path, str(old), str(new))
-            if problem:
-                self.warnings.append(
-                    f"the work tree at {path} was not updated ({problem}); after saving your "
-                    f"changes run: git -C {path} read-tree -m -u {str(old)[:12]} HEAD"
-                )
+            if problem is None:
+                interrupted.forget(self.repo, path)
+                continue
+            self.warnings.append(  # the journal keeps it: the next command finishes it
+                f"the work tree at {path} still holds the files of {str(old)[:12]} ({problem}); "
+                f"its branch is at {str(new)[:12]}: do not commit them; once that is dealt "
+                "with, run git vcontext status there to finish the update"
+            )
 
 
 class _Pair:
