@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,9 +23,7 @@ ATTRIBUTES = "merge=vcontext diff=vcontext"
 
 ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
 ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
-SIGNATURE = "merge-driver %O %A %B"  # how we recognise our own driver line
 BASE_DRIVER = "vcontext-base"  # the driver git runs for the inner merges of criss-cross histories
-BASE_SIGNATURE = "merge-driver --virtual-base %O %A %B"
 
 
 def script_command() -> str:
@@ -44,19 +44,93 @@ def config_entries(command: str) -> dict[str, str]:
     ``merge.vcontext.recursive`` names the driver git runs for the inner merges that
     build a criss-cross history's virtual base (M16): every conflict there takes the
     base's value, so the outer merge starts from a valid document.
+
+    The driver and the external diff run this installation's program when it is there,
+    and git's own merge or diff when it is not (a moved or removed installation): git
+    goes on working and says why; ``doctor`` names the fix. The diff is an external
+    diff command (``diff.vcontext.command``), which only ``git diff`` (and an explicit
+    ``--ext-diff``) runs: blame, ``log -p``, ``show``, ``format-patch``, ``stash``,
+    ``add -p`` and every plumbing command see the raw file.
     """
     return {
         "merge.vcontext.name": "vContext documents (git-vcontext)",
-        "merge.vcontext.driver": f"{command} {SIGNATURE} -p %P -l %L -s %S -x %X -y %Y",
+        "merge.vcontext.driver": _guarded_driver(command, "merge-driver")
+        + " %O %A %B -p %P -l %L -s %S -x %X -y %Y",
         "merge.vcontext.recursive": BASE_DRIVER,
         f"merge.{BASE_DRIVER}.name": "vContext virtual merge bases (git-vcontext)",
-        f"merge.{BASE_DRIVER}.driver": f"{command} {BASE_SIGNATURE} -p %P -l %L",
-        "diff.vcontext.textconv": f"{command} textconv",
-        "diff.vcontext.cachetextconv": "true",  # git log -p: each blob converted once
+        f"merge.{BASE_DRIVER}.driver": _guarded_driver(command, "merge-driver --virtual-base")
+        + " %O %A %B -p %P -l %L",
+        "diff.vcontext.command": _guarded_diff(command),
         "difftool.vcontext.cmd": f'{command} diff --path "$MERGED" "$LOCAL" "$REMOTE"',
         "mergetool.vcontext.cmd": f'{command} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED"',
         "mergetool.vcontext.trustExitCode": "true",  # exit 0: resolved, git mergetool stages it
     }
+
+
+OLD_TEXTCONV = ("diff.vcontext.textconv", "diff.vcontext.cachetextconv")
+"""What installs before issue 35 wrote for ``git diff``: a textconv (blame, ``git grep
+--textconv`` and ``git diff > patch`` saw the rendering) whose cache git writes as notes
+commits, which need an identity (no identity: ``git diff`` exits 128). ``install``
+removes them while they hold what an install wrote; ``doctor`` names them."""
+
+
+_GUARDED = re.compile(r"\[ -x .+? \] && exec (?P<cmd>.+?) (?:merge-driver|diff) ")
+
+
+def command_words(value: str) -> list[str] | None:
+    """The words that start git-vcontext in a configured value of ours (the guarded form
+    install writes, or an earlier install's plain ``CMD merge-driver …``), else None."""
+    found = _GUARDED.search(value)
+    text = found.group("cmd") if found else value
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return None
+    for stop in ("merge-driver", "diff", "textconv", "mergetool"):
+        if stop in words:
+            words = words[: words.index(stop)]
+    return words or None
+
+
+def program(command: str) -> str:
+    """The file a command of ours runs (the console script, or Python for ``-m``)."""
+    return shlex.split(command)[0]
+
+
+def _guarded_driver(command: str, words: str) -> str:
+    """A merge driver that runs ``command words ARGS`` when the program is there, and git's
+    own line merge (``git merge-file``) with a note when it is gone. The caller appends
+    the arguments ``%O %A %B -p %P -l %L …`` (git substitutes them in the whole line)."""
+    exe = shlex.quote(program(command))
+    name = "vcontext_base" if "--virtual-base" in words else "vcontext_merge"
+    missing = (
+        f'echo "git-vcontext: {program(command)} is missing: $5 merged by lines'
+        ' (git vcontext doctor)" >&2'
+    )
+    merge = 'exec git merge-file --marker-size="$7" -L ours -L base -L theirs "$2" "$1" "$3"'
+    run = f'[ -x {exe} ] && exec {command} {words} "$@"'
+    return f"{name}() {{ {run}; {missing}; {merge}; }}; {name}"
+
+
+def _guarded_diff(command: str) -> str:
+    """git's external diff (git appends its 7 or 9 arguments, or 1 for an unmerged path):
+    this installation's ``diff`` when the program is there; else git's own patch of the
+    file (``git diff --no-index`` of copies named as the file is), with a note."""
+    exe = shlex.quote(program(command))
+    fallback = (
+        '[ $# -ge 7 ] || { echo "* Unmerged path $1"; exit 0; }; '
+        f'echo "git-vcontext: {program(command)} is missing: a plain diff of $1'
+        ' (git vcontext doctor)" >&2; '
+        "T=$(mktemp -d) || exit 0; A=/dev/null; B=/dev/null; "
+        '[ "$2" = /dev/null ] || { A="a/$1"; '
+        'mkdir -p "$T/$A" && rmdir "$T/$A" && cp -- "$2" "$T/$A"; }; '
+        '[ "$5" = /dev/null ] || { B="b/${8:-$1}"; '
+        'mkdir -p "$T/$B" && rmdir "$T/$B" && cp -- "$5" "$T/$B"; }; '
+        '(cd "$T" && git diff --no-index --no-ext-diff --no-color --no-prefix -- "$A" "$B"); '
+        'rm -rf "$T"; exit 0'
+    )
+    run = f'[ -x {exe} ] && exec {command} diff "$@"'
+    return f"vcontext_diff() {{ {run}; {fallback}; }}; vcontext_diff"
 
 
 SETTINGS = frozenset(
@@ -64,7 +138,6 @@ SETTINGS = frozenset(
         "merge.vcontext.name",
         "merge.vcontext.recursive",
         f"merge.{BASE_DRIVER}.name",
-        "diff.vcontext.cachetextconv",
         "mergetool.vcontext.trustExitCode",
     }
 )
@@ -74,7 +147,7 @@ user's (kept, and said, unless --force); uninstall removes them while they hold 
 
 def _ours(key: str, value: str | None) -> bool:
     """Whether ``value`` of ``key`` is one install writes (this or any installation)."""
-    return is_ours(value) or (key in SETTINGS and value == config_entries("")[key])
+    return is_ours(value) or (key in SETTINGS and value == config_entries("git-vcontext")[key])
 
 
 def is_ours(value: str | None) -> bool:
@@ -138,7 +211,8 @@ def config_refusal(scope: Scope, force: bool) -> str | None:
 
 
 def install_config(scope: Scope, command: str, force: bool) -> list[str]:
-    """Write the driver entries; refuse to replace foreign values without --force."""
+    """Write the driver entries; refuse to replace foreign values without --force; take
+    out the textconv an earlier install wrote (``OLD_TEXTCONV``)."""
     if why := config_refusal(scope, force):
         raise UsageError(why)
     messages = []
@@ -151,24 +225,42 @@ def install_config(scope: Scope, command: str, force: bool) -> list[str]:
             continue
         scope.set(key, value)
         messages.append(f"set {key}")
-    return messages
+    return messages + _remove_old_textconv(scope)
+
+
+def old_textconv(get: Callable[[str], str | None]) -> bool:
+    """Whether the textconv an install before issue 35 wrote is configured (ours, with
+    git's cache that needs an identity); a textconv the user opted into is kept."""
+    textconv, cached = (get(key) for key in OLD_TEXTCONV)
+    return is_ours(textconv) and cached == "true"
+
+
+def _remove_old_textconv(scope: Scope) -> list[str]:
+    if not old_textconv(scope.get):
+        return []
+    for key in OLD_TEXTCONV:
+        scope.unset(key)
+    return [
+        "removed diff.vcontext.textconv and diff.vcontext.cachetextconv (an earlier "
+        "install's: git diff now runs diff.vcontext.command, raw files stay raw)"
+    ]
 
 
 def uninstall_config(scope: Scope) -> list[str]:
     """Remove the entries install wrote (foreign values are left alone)."""
-    removed = []
+    removed = [m.split(" (")[0] for m in _remove_old_textconv(scope)]
     entries = config_entries("git-vcontext")
     for key in entries:
         value = scope.get(key)
         if value is not None and (_ours(key, value) or key == "merge.vcontext.name"):
             scope.unset(key)
-            removed.append(key)
+            removed.append(f"removed {key}")
     for section in sorted({key.rsplit(".", 1)[0] for key in entries}):
         pattern = "^" + section.replace(".", "\\.") + "\\."
         left = git(["config", scope.flag, "--get-regexp", pattern], cwd=scope.cwd, check=False)
         if not left.stdout.strip():  # only an empty section header: a foreign value stays
             git(["config", scope.flag, "--remove-section", section], cwd=scope.cwd, check=False)
-    return [f"removed {k}" for k in removed]
+    return removed
 
 
 # -- attributes -----------------------------------------------------------------------
