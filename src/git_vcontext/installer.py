@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .document import FILE_PATTERNS
-from .errors import OperationalError, UsageError
+from .errors import UsageError
 from .fsio import read_bytes, write_atomic
-from .gitio import git, open_repo
+from .gitio import git, open_repo, repository_error
 from .gitio.push import common_dir
 from .verdict_cache import cache_root
 
@@ -189,7 +189,7 @@ def repo_top(cwd: Path) -> Path:
     """The top of the working tree, or an OperationalError outside a repository."""
     out = git(["rev-parse", "--show-toplevel"], cwd=cwd, check=False)
     if out.returncode != 0:
-        raise OperationalError(f"not a git repository (or any parent): {cwd.resolve()}")
+        raise repository_error(cwd, out.stderr)
     return Path(out.stdout.strip())
 
 

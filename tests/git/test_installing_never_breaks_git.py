@@ -270,3 +270,109 @@ def test_installing_never_breaks_git_a_stopped_merge_shows_the_conflict(
     assert cached.stdout == b"* Unmerged path plan.vcontext.json\n"
     terminal = _on_a_terminal(installed, {**env, "GIT_PAGER": "cat", "TERM": "dumb"}, "diff")
     assert "++<<<<<<<" in terminal
+
+
+def _moved(repo: Path, env: dict[str, str]) -> str:
+    """The installation's program gone (a moved or removed virtualenv): the configured
+    values name a path that no longer exists."""
+    gone = "/gone/venv/bin/git-vcontext"
+    for key in ("merge.vcontext.driver", "diff.vcontext.command"):
+        value = git(repo, env, "config", key).stdout.decode().strip()
+        program = cli_path()[0]
+        assert program in value
+        git(repo, env, "config", key, value.replace(program, gone))
+    return gone
+
+
+def test_installing_never_breaks_git_a_moved_installation_leaves_git_working(
+    twins: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """git diff: git's own patch (it failed: 'unable to read files to diff'); a merge: git's
+    line merge with a note (git took the missing driver's exit for a conflict and left ours'
+    text, without markers); doctor: the problem and the fix."""
+    installed, plain, env = twins
+    gone = _moved(installed, env)
+    for args in (["diff"], ["diff", "HEAD"], ["diff", "--cached", "-M"]):
+        ours, theirs = git(installed, env, *args), git(plain, env, *args)
+        assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), args
+    assert f"{gone} is missing".encode() in git(installed, env, "diff").stderr
+    who = ["-c", "user.name=x", "-c", "user.email=x@y"]
+    for repo in (installed, plain):
+        git(repo, env, *who, "commit", "-q", "-am", "wip")
+        git(repo, env, "switch", "-q", "-c", "other", "HEAD~1")
+        (repo / "plan.vcontext.json").write_text(_todo(["cancelled"] * 8, extra=1))
+        git(repo, env, *who, "commit", "-q", "-am", "theirs")
+        git(repo, env, "switch", "-q", "main")
+    merged = git(installed, env, *who, "merge", "other")
+    plain_merge = git(plain, env, *who, "merge", "other")
+    assert merged.returncode == plain_merge.returncode == 1
+    assert f"{gone} is missing: plan.vcontext.json merged by lines".encode() in merged.stderr
+    assert b"<<<<<<< ours" in (installed / "plan.vcontext.json").read_bytes()
+    doctor = subprocess.run(
+        [*cli_path(), "doctor"], cwd=installed, env=env, capture_output=True, text=True
+    )
+    assert doctor.returncode == 1
+    assert f"problem: the merge driver's program does not run: {gone}" in doctor.stdout
+    assert f"problem: the external diff's program does not run: {gone}" in doctor.stdout
+    assert doctor.stdout.count("fix: git vcontext install") >= 2
+
+
+REPO_COMMANDS = [
+    ["validate"],
+    ["doctor"],
+    ["diff", "HEAD"],
+    ["status"],
+    ["log", "--", "plan.vcontext.json"],
+    ["blame", "plan.vcontext.json"],
+    ["install"],
+    ["uninstall"],
+    ["conflicts"],
+    ["sync", "--all"],
+    ["fork", "x"],
+]
+
+
+def test_installing_never_breaks_git_another_users_repository_is_one_message_with_gits_fix(
+    twins: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """Each command said something else ('dubious ownership', 'not a git repository', 'not
+    owned by current user'), none the fix; git's fix then makes every command work."""
+    if os.geteuid() != 0:
+        pytest.skip("making a repository another user's needs root (chown)")
+    _, plain, env = twins
+    for folder, _, files in os.walk(plain):
+        for name in [".", *files]:
+            os.chown(os.path.join(folder, name), 65534, 65534)
+    fix = f"git config --global --add safe.directory {plain}"
+    said = set()
+    for args in REPO_COMMANDS:
+        proc = subprocess.run(
+            [*cli_path(), *args], cwd=plain, env=env, capture_output=True, text=True
+        )
+        assert proc.returncode == 3, (args, proc.stderr)
+        said.add(proc.stderr)
+    assert said == {
+        f"git-vcontext: error: the repository at {plain} belongs to another user "
+        f"(git: dubious ownership); if you trust it: {fix}\n"
+    }
+    assert subprocess.run(fix.split(), env=env).returncode == 0
+    for args in (["validate"], ["status"], ["log", "--", "plan.vcontext.json"]):
+        proc = subprocess.run([*cli_path(), *args], cwd=plain, env=env, capture_output=True)
+        assert proc.returncode == 0, (args, proc.stderr)
+
+
+def test_installing_never_breaks_git_outside_a_repository_is_one_message(tmp_path: Path) -> None:
+    outside = tmp_path / "nowhere"
+    outside.mkdir()
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    said = set()
+    for args in REPO_COMMANDS:
+        proc = subprocess.run(
+            [*cli_path(), *args], cwd=outside, env=env, capture_output=True, text=True
+        )
+        assert proc.returncode == 3, (args, proc.stderr)
+        said.add(proc.stderr)
+    assert said == {
+        "git-vcontext: error: not a git repository (or any of the parent directories): "
+        f"{outside} (run it in a clone, or git init)\n"
+    }

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..filechange import FileChange
-from . import config_value, open_repo
+from . import config_value, open_repo, repository_error
 from .diffs import tree_changes
 from .objects import blob_data, is_blob
 
@@ -93,6 +93,8 @@ def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
         try:
             return pygit2.Repository(git_dir)
         except pygit2.GitError as exc:
+            if "owned by" in str(exc):
+                raise repository_error(git_dir) from None
             raise OperationalError(f"cannot open the repository at {git_dir}: {exc}") from None
     return open_repo(cwd)
 
