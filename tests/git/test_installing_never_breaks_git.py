@@ -357,8 +357,8 @@ def test_installing_never_breaks_git_another_users_repository_is_one_message_wit
     }
     assert subprocess.run(fix.split(), env=env).returncode == 0
     for args in (["validate"], ["status"], ["log", "--", "plan.vcontext.json"]):
-        proc = subprocess.run([*cli_path(), *args], cwd=plain, env=env, capture_output=True)
-        assert proc.returncode == 0, (args, proc.stderr)
+        done = subprocess.run([*cli_path(), *args], cwd=plain, env=env, capture_output=True)
+        assert done.returncode == 0, (args, done.stderr)
 
 
 def test_installing_never_breaks_git_outside_a_repository_is_one_message(tmp_path: Path) -> None:

@@ -75,11 +75,16 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
         found = pygit2.discover_repository(str(path))
         if found is None:
             raise repository_error(path)
-        return pygit2.Repository(found)
+        repo = pygit2.Repository(found)
     except pygit2.GitError as exc:  # e.g. a config file git cannot parse, another owner
         if "owned by" in str(exc) or "ownership" in str(exc):
             raise repository_error(path) from None
         raise OperationalError(f"cannot open the repository: {exc}") from None
+    # lazy: only what a partial clone needs
+    from .promisor import read_as_git
+
+    read_as_git(repo)
+    return repo
 
 
 def repository_error(

@@ -28,6 +28,7 @@ from ..codecs import ReusedParses
 from ..errors import OperationalError, UsageError
 from ..gitio import refs, worktrees
 from ..gitio.objects import commit_at, signature
+from ..gitio.promisor import no_common_history
 from ..gitio.settings import merge_settings
 from ..record import record
 from . import agents
@@ -344,7 +345,7 @@ class Syncer:
             raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
         pair = _Pair(agent, branch, base, a)
         if repo.merge_base(a, b) is None:
-            return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
+            return pair.stop(REFUSED, message=no_common_history(repo, branch, base))
         if a == b or repo.descendant_of(b, a):
             return pair  # nothing of the agent's is missing from the base
         logged = None if self._integration is None else self._integration.setdefault(base, {})
