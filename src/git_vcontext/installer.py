@@ -64,7 +64,22 @@ def config_entries(command: str) -> dict[str, str]:
         "difftool.vcontext.cmd": f'{command} diff --path "$MERGED" "$LOCAL" "$REMOTE"',
         "mergetool.vcontext.cmd": f'{command} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED"',
         "mergetool.vcontext.trustExitCode": "true",  # exit 0: resolved, git mergetool stages it
+        "man.viewer": "vcontext",
+        "man.vcontext.cmd": _guarded_help(command),
     }
+
+
+def _guarded_help(command: str) -> str:
+    """The man viewer ``git vcontext --help`` goes through (git turns it into ``git help
+    vcontext``, which needs ``man``): ``man`` itself for every page when it is installed,
+    our own help text for ours when it is not (slim images), git's words otherwise."""
+    exe = shlex.quote(program(command))
+    ours = f'[ "$1" = git-vcontext ] && [ -x {exe} ] && exec {command} --help'
+    missing = 'echo "warning: no man viewer: install man to read $1" >&2; exit 1'
+    return (
+        f"vcontext_help() {{ command -v man >/dev/null 2>&1 && exec man \"$@\"; {ours}; "
+        f"{missing}; }}; vcontext_help"
+    )
 
 
 OLD_TEXTCONV = ("diff.vcontext.textconv", "diff.vcontext.cachetextconv")
@@ -139,6 +154,7 @@ SETTINGS = frozenset(
         "merge.vcontext.recursive",
         f"merge.{BASE_DRIVER}.name",
         "mergetool.vcontext.trustExitCode",
+        "man.viewer",  # yours (another viewer) is kept: git help then goes through it
     }
 )
 """Entries whose value does not run git-vcontext: set when absent, another value is the
@@ -282,8 +298,14 @@ def _clashes(lines: list[str]) -> list[str]:
     return [ln for ln in lines if _pattern(ln) in PATTERNS and ln.strip() not in ATTRIBUTE_LINES]
 
 
-def install_attributes(path: Path, force: bool) -> list[str]:
-    """Add the attribute lines that are missing; refuse other attributes for our patterns."""
+RECORD = "vcontext.installedAttribute"
+"""The attribute lines this install added (multi-valued, in the scope it wrote): uninstall
+removes those and no others, so a ``.gitattributes`` the team committed stays as it was."""
+
+
+def install_attributes(path: Path, force: bool, scope: Scope | None = None) -> list[str]:
+    """Add the attribute lines that are missing; refuse other attributes for our patterns.
+    The lines added are recorded in ``scope`` (``RECORD``) for uninstall."""
     if why := attributes_refusal(path, force):
         raise UsageError(why)
     lines, newline = _read_lines(path) if path.exists() else ([], "\n")
@@ -296,15 +318,24 @@ def install_attributes(path: Path, force: bool) -> list[str]:
     if kept and kept[-1].strip():
         block.insert(0, "")
     _write_lines(path, kept + block, newline)
+    if scope is not None:
+        for line in block:
+            if line:
+                git(["config", scope.flag, "--add", RECORD, line], cwd=scope.cwd)
     return [f"added {len(missing)} pattern(s) to {path}"]
 
 
-def uninstall_attributes(path: Path) -> list[str]:
-    """Remove our lines (and header) from an attributes file; delete it if nothing is left."""
+def uninstall_attributes(path: Path, scope: Scope | None = None) -> list[str]:
+    """Remove the lines install added (and the header) from an attributes file; delete it
+    if nothing is left. Without a record (an install before issue 35), our lines are
+    removed unless the file is the one committed in the repository, as it was."""
+    recorded = _recorded(scope)
     if not path.exists():
         return []
+    if not recorded and scope is not None and _committed_as_is(path, scope):
+        return []
     lines, newline = _read_lines(path)
-    ours = set(ATTRIBUTE_LINES) | {ATTRIBUTES_HEADER}
+    ours = set(recorded or ATTRIBUTE_LINES) | {ATTRIBUTES_HEADER}
     kept = [ln for ln in lines if ln.strip() not in ours]
     if kept == lines:
         return []
@@ -315,6 +346,38 @@ def uninstall_attributes(path: Path) -> list[str]:
         return [f"removed our patterns from {path}"]
     path.unlink()
     return [f"removed {path} (only our patterns were in it)", *_remove_if_empty(path.parent)]
+
+
+def _recorded(scope: Scope | None) -> list[str]:
+    """The attribute lines install recorded in ``scope`` (the record is then removed)."""
+    if scope is None:
+        return []
+    out = git(["config", scope.flag, "--get-all", RECORD], cwd=scope.cwd, check=False)
+    if out.returncode != 0:
+        return []
+    git(["config", scope.flag, "--unset-all", RECORD], cwd=scope.cwd, check=False)
+    left = git(
+        ["config", scope.flag, "--get-regexp", r"^vcontext\.[^.]+$"], cwd=scope.cwd, check=False
+    )
+    if not left.stdout.strip():  # no empty [vcontext] header left behind
+        git(["config", scope.flag, "--remove-section", "vcontext"], cwd=scope.cwd, check=False)
+    return [line for line in out.stdout.split("\n") if line]
+
+
+def _committed_as_is(path: Path, scope: Scope) -> bool:
+    """Whether ``path`` is a tracked file of the repository, unchanged since HEAD."""
+    if scope.name != "local":
+        return False
+    top = repo_top(scope.cwd)
+    try:
+        name = path.relative_to(top).as_posix()
+    except ValueError:
+        return False
+    tracked = git(["ls-files", "--error-unmatch", "--", name], cwd=top, check=False)
+    if tracked.returncode != 0:
+        return False
+    changed = git(["diff", "--quiet", "HEAD", "--", name], cwd=top, check=False)
+    return changed.returncode == 0
 
 
 def _xdg_git() -> Path:

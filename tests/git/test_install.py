@@ -433,3 +433,83 @@ def test_install_routes_every_product_pattern_to_the_driver(git_repo: Path, path
     attrs = run_git(git_repo, "check-attr", "merge", "diff", "--", path).stdout
     assert f"{path}: merge: vcontext" in attrs
     assert f"{path}: diff: vcontext" in attrs
+
+
+def test_installing_never_breaks_git_uninstall_leaves_a_committed_gitattributes_as_it_was(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A fresh clone of a repository whose team committed install's lines: install adds
+    nothing there, so uninstall removes nothing there (it emptied the team's file)."""
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    run_git(git_repo, "add", ".gitattributes")
+    run_git(git_repo, "commit", "-q", "-m", "attributes")
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", str(git_repo), str(clone))
+    committed = (clone / ".gitattributes").read_bytes()
+    assert run_cli("install", cwd=clone).returncode == 0
+    assert run_cli("uninstall", cwd=clone).returncode == 0
+    assert (clone / ".gitattributes").read_bytes() == committed
+    assert run_git(clone, "status", "--porcelain").stdout == ""
+    assert run_git(clone, "config", "--local", "--get-regexp", "vcontext", check=False).stdout == ""
+
+
+def test_installing_never_breaks_git_uninstall_removes_only_the_lines_this_install_added(
+    git_repo: Path,
+) -> None:
+    from git_vcontext.installer import ATTRIBUTE_LINES
+
+    team = "*.png binary\n" + "\n".join(ATTRIBUTE_LINES[:3]) + "\n"
+    (git_repo / ".gitattributes").write_text(team)
+    done = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert f"added {len(ATTRIBUTE_LINES) - 3} pattern(s)" in done.stdout.decode()
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert (git_repo / ".gitattributes").read_text() == team
+
+
+def test_installing_never_breaks_git_help_works_without_man(git_repo: Path, tmp_path: Path) -> None:
+    """Slim images have no man: 'git vcontext --help' (git help vcontext) failed there ('no
+    man viewer handled the request'); it prints the command's own help, and git help of
+    other pages says what is missing as before."""
+    import os
+    import shutil
+    import sys
+
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "git").symlink_to(shutil.which("git") or "git")
+    (folder / "git-vcontext").symlink_to(Path(sys.executable).with_name("git-vcontext"))
+    env = {**os.environ, "PATH": str(folder)}
+    helped = subprocess.run(
+        ["git", "vcontext", "--help"], cwd=git_repo, env=env, capture_output=True, text=True
+    )
+    assert helped.returncode == 0, helped.stderr
+    assert "Usage: git-vcontext" in helped.stdout
+    other = subprocess.run(["git", "help", "log"], cwd=git_repo, env=env, capture_output=True)
+    assert other.returncode != 0
+    if shutil.which("man"):
+        paged = subprocess.run(
+            ["git", "help", "log"],
+            cwd=git_repo,
+            capture_output=True,
+            env={**os.environ, "MANPAGER": "cat", "PAGER": "cat"},
+        )
+        assert paged.returncode == 0  # with man, git help is man's, as before
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "man.viewer") == ""
+
+
+def test_installing_never_breaks_git_doctor_says_how_to_merge_several_agents(
+    git_repo: Path,
+) -> None:
+    """git merge agents/a agents/b (an octopus) ignores merge drivers: doctor says so."""
+    (git_repo / "todo.vcontext.json").write_text(_todo("t1"))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "base")
+    assert run_cli("install", cwd=git_repo).returncode == 0
+    assert b"octopus" not in run_cli("doctor", cwd=git_repo).stdout
+    for agent in ("a", "b"):
+        assert run_cli("fork", agent, cwd=git_repo).returncode == 0
+    doctor = run_cli("doctor", cwd=git_repo).stdout.decode()
+    assert "note: 2 agent branches: merge them one at a time" in doctor
+    assert "git vcontext sync --all" in doctor

@@ -40,7 +40,7 @@ def run(*, cwd: str | None = None) -> int:
     where = Path(cwd or ".")
     top = installer.repo_top(where)
     report = Report()
-    for check in (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook):
+    for check in (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus):
         check(top, report)
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
@@ -275,6 +275,21 @@ def _hook(top: Path, report: Report) -> None:
     hooks_path = hookinstall.hooks_path(top)
     hint = f" (core.hooksPath is {hooks_path}: 'git vcontext install' says what to add)"
     report.problems.append("pre-push hook not installed" + (hint if hooks_path else ""))
+
+
+def _octopus(top: Path, report: Report) -> None:
+    """Several agent branches: git's octopus merge (``git merge a b c``) never runs a merge
+    driver and stops ('Should not be doing an octopus') where two touch one document."""
+    # lazy: only doctor lists the agents
+    from ..workflow.agents import list_agents
+
+    agents = list_agents(open_repo(top))
+    if len(agents) > 1:
+        report.notes.append(
+            f"{len(agents)} agent branches: merge them one at a time (git merge agents/A, "
+            "then agents/B) or with git vcontext sync --all; git merge of several at once "
+            "(an octopus) never runs the driver and stops on a shared document"
+        )
 
 
 def _read(path: Path) -> str:
