@@ -77,7 +77,7 @@ def _guarded_help(command: str) -> str:
     ours = f'[ "$1" = git-vcontext ] && [ -x {exe} ] && exec {command} --help'
     missing = 'echo "warning: no man viewer: install man to read $1" >&2; exit 1'
     return (
-        f"vcontext_help() {{ command -v man >/dev/null 2>&1 && exec man \"$@\"; {ours}; "
+        f'vcontext_help() {{ command -v man >/dev/null 2>&1 && exec man "$@"; {ours}; '
         f"{missing}; }}; vcontext_help"
     )
 
@@ -89,7 +89,7 @@ commits, which need an identity (no identity: ``git diff`` exits 128). ``install
 removes them while they hold what an install wrote; ``doctor`` names them."""
 
 
-_GUARDED = re.compile(r"\[ -x .+? \] && exec (?P<cmd>.+?) (?:merge-driver|diff) ")
+_GUARDED = re.compile(r"\bexec (?P<cmd>(?:(?!exec ).)+?) (?:merge-driver|diff|--help)\b")
 
 
 def command_words(value: str) -> list[str] | None:
@@ -127,25 +127,70 @@ def _guarded_driver(command: str, words: str) -> str:
     return f"{name}() {{ {run}; {missing}; {merge}; }}; {name}"
 
 
-def _guarded_diff(command: str) -> str:
-    """git's external diff (git appends its 7 or 9 arguments, or 1 for an unmerged path):
-    this installation's ``diff`` when the program is there; else git's own patch of the
-    file (``git diff --no-index`` of copies named as the file is), with a note."""
-    exe = shlex.quote(program(command))
-    fallback = (
-        '[ $# -ge 7 ] || { echo "* Unmerged path $1"; exit 0; }; '
-        f'echo "git-vcontext: {program(command)} is missing: a plain diff of $1'
-        ' (git vcontext doctor)" >&2; '
-        "T=$(mktemp -d) || exit 0; A=/dev/null; B=/dev/null; "
-        '[ "$2" = /dev/null ] || { A="a/$1"; '
-        'mkdir -p "$T/$A" && rmdir "$T/$A" && cp -- "$2" "$T/$A"; }; '
-        '[ "$5" = /dev/null ] || { B="b/${8:-$1}"; '
-        'mkdir -p "$T/$B" && rmdir "$T/$B" && cp -- "$5" "$T/$B"; }; '
-        '(cd "$T" && git diff --no-index --no-ext-diff --no-color --no-prefix -- "$A" "$B"); '
-        'rm -rf "$T"; exit 0'
+_RAW_PATCH_AWK = " ".join(
+    (
+        # git's quoting of a name (core.quotePath): C escapes, other bytes in octal
+        'function q(s,  o, i, c) { if (s !~ /["\\\\]/ && s !~ /[^ -~]/) return s; o = "\\"";',
+        "for (i = 1; i <= length(s); i++) { c = substr(s, i, 1);",
+        'if (c == "\\"" || c == "\\\\") o = o "\\\\" c; else if (c in E) o = o "\\\\" E[c];',
+        'else if (c ~ /[ -~]/) o = o c; else o = o sprintf("\\\\%03o", O[c]) }',
+        'return o "\\"" }',
+        'BEGIN { head = 1; meta = ENVIRON["VC_META"];',
+        'for (i = 1; i < 256; i++) O[sprintf("%c", i)] = i;',
+        'E["\\a"] = "a"; E["\\b"] = "b"; E["\\t"] = "t"; E["\\n"] = "n"; E["\\v"] = "v";',
+        'E["\\f"] = "f"; E["\\r"] = "r"; A = q(ENVIRON["VC_A"]); B = q(ENVIRON["VC_B"]) }',
+        "head && /^@@/ { head = 0 }",
+        'head && /^diff --git / { seen = 1; print "diff --git " A " " B;',
+        'if (OM == ".") print "new file mode " NM;',
+        'else if (NM == ".") print "deleted file mode " OM;',
+        'else if (OM != NM) { print "old mode " OM; print "new mode " NM }; next }',
+        "head && /^(old|new|new file|deleted file) mode / { next }",
+        'head && /^index / { if (meta != "") { printf "%s", meta; meta = ""; next }',
+        'sub(/ [0-7]+$/, ""); if (OM == NM) $0 = $0 " " OM; print; next }',
+        'head && /^--- / { if (meta != "") { printf "%s", meta; meta = "" }',
+        'print (OM == "." ? "--- /dev/null" : "--- " A TA); next }',
+        'head && /^[+][+][+] / { print (NM == "." ? "+++ /dev/null" : "+++ " B TB); next }',
+        '/^Binary files / { print "Binary files " (OM == "." ? "/dev/null" : A) " and "',
+        '(NM == "." ? "/dev/null" : B) " differ"; next }',
+        "{ print }",
+        'END { if (seen && meta != "") printf "%s", meta }',
     )
-    run = f'[ -x {exe} ] && exec {command} diff "$@"'
-    return f"vcontext_diff() {{ {run}; {fallback}; }}; vcontext_diff"
+)
+"""git's patch header for one file, from ``git diff --no-index`` of git's temporary copies:
+the ``diff --git``, ``---`` and ``+++`` names, the modes git handed over, a rename's lines."""
+
+
+def _guarded_diff(command: str) -> str:
+    """git's external diff (git appends its 7 or 9 arguments, or 1 for an unmerged path).
+
+    A person (a terminal, or git's pager on a pipe) gets this installation's structural
+    view. Anything else gets git's own patch, made in the shell (``git diff --no-index``
+    of the two versions, its header lines renamed as git names the file by ``awk``: three
+    processes, no Python), so a ``git diff`` into a file or a pipe costs little more than
+    git's own; a name git quotes goes through git-vcontext. When the program is gone (a
+    moved installation) the patch is the same, with a note.
+    """
+    exe = shlex.quote(program(command))
+    person = '{ [ -t 1 ] || { [ -p /dev/stdout ] && [ "${GIT_PAGER_IN_USE-}" = true ]; }; }'
+    awk = shlex.quote(_RAW_PATCH_AWK)
+    body = [
+        f'if [ -x {exe} ] && {person}; then exec {command} diff "$@"; fi',
+        '[ $# -ge 7 ] || { echo "* Unmerged path $1"; exit 0; }',
+        f'[ -x {exe} ] || [ "${{GIT_DIFF_PATH_COUNTER-1}}" != 1 ] || echo "git-vcontext: '
+        f"{program(command)} is missing (moved or uninstalled?): git diff shows plain "
+        'patches; fix: git vcontext install" >&2',
+        "N=${8:-$1}",
+        "TA=; TB=; case \"$1\" in *' '*) TA='\t';; esac; case \"$N\" in *' '*) TB='\t';; esac",
+        'VC_META=${9-}; VC_A="a/$1"; VC_B="b/$N"; export VC_META VC_A VC_B',
+        "OM=$4; NM=$7; vc_awk() { LC_ALL=C awk "
+        f'-v OM="$OM" -v NM="$NM" -v TA="$TA" -v TB="$TB" {awk}; }}',
+        'OUT=$(git diff --no-index --no-ext-diff --no-color -- "$2" "$5" | vc_awk)',
+        # identical contents: git still names a rename or a change of mode
+        'if [ -z "$OUT" ]; then [ $# -eq 9 ] || [ "$4" != "$7" ] || exit 0; '
+        "OUT=$(echo 'diff --git a b' | vc_awk); fi",
+        "printf '%s\\n' \"$OUT\"; exit 0",
+    ]
+    return "vcontext_diff() { " + "; ".join(body) + "; }; vcontext_diff"
 
 
 SETTINGS = frozenset(

@@ -179,24 +179,36 @@ def test_installing_never_breaks_git_diff_into_a_file_applies_back(
     assert doc.read_bytes() == edited
 
 
+@pytest.mark.parametrize("moved", [False, True], ids=["", "moved installation"])
 @pytest.mark.parametrize(
     "name", ["my todo.vcontext.json", 'caf\u00e9 "q".vcontext.json', "-dash.vcontext.json"]
 )
 def test_installing_never_breaks_git_patches_of_added_renamed_and_odd_names_are_gits(
-    twins: tuple[Path, Path, dict[str, str]], name: str
+    twins: tuple[Path, Path, dict[str, str]], name: str, moved: bool
 ) -> None:
-    """Names git quotes, a rename, an added and an executable file: byte for byte git's."""
+    """Names git quotes, renames (with and without changes), added, deleted, executable
+    and mode-only changes: byte for byte git's own patch."""
     installed, plain, env = twins
+    if moved:
+        _moved(installed, env)
     for repo in (installed, plain):
+        who = ["-c", "user.name=x", "-c", "user.email=x@y"]
+        (repo / "gone.vcontext.json").write_text(_todo(["pending"]))
+        (repo / "same.vcontext.json").write_text(_todo(["pending"] * 30))
+        git(repo, env, "add", "-A")
+        git(repo, env, *who, "commit", "-q", "-m", "more")
         (repo / name).write_text(_todo(["pending"]))
         (repo / "sub").mkdir()
         (repo / "sub" / name).write_text(_todo(["completed"]))
         (repo / "sub" / name).chmod(0o755)
-        git(repo, env, "mv", "plan.vcontext.json", "moved.vcontext.json")
+        (repo / "plan.vcontext.json").chmod(0o755)
+        git(repo, env, "mv", "same.vcontext.json", "same too.vcontext.json")
+        git(repo, env, "rm", "-q", "gone.vcontext.json")
         git(repo, env, "add", "-A")
     for args in (
         ["diff", "--cached"],
         ["diff", "--cached", "-M", "--stat", "-p"],
+        ["diff", "HEAD~1"],
         ["diff", "-R", "HEAD"],
     ):
         ours, theirs = git(installed, env, *args), git(plain, env, *args)
