@@ -140,7 +140,11 @@ _RAW_PATCH_AWK = " ".join(
         'E["\\a"] = "a"; E["\\b"] = "b"; E["\\t"] = "t"; E["\\n"] = "n"; E["\\v"] = "v";',
         'E["\\f"] = "f"; E["\\r"] = "r"; A = q(ENVIRON["VC_A"]); B = q(ENVIRON["VC_B"]) }',
         "head && /^@@/ { head = 0 }",
-        'head && /^diff --git / { seen = 1; print "diff --git " A " " B;',
+        # diff.noprefix: git's own --no-index names the sides without a/ and b/
+        "head && /^diff --git / { seen = 1; p = substr($0, 12, 3);",
+        'p = substr(p, 1, 1) == "\\"" ? substr(p, 2, 2) : substr(p, 1, 2);',
+        'if (p != "a/" && p != "b/") { A = q(substr(ENVIRON["VC_A"], 3));',
+        'B = q(substr(ENVIRON["VC_B"], 3)) } print "diff --git " A " " B;',
         'if (OM == ".") print "new file mode " NM;',
         'else if (NM == ".") print "deleted file mode " OM;',
         'else if (OM != NM) { print "old mode " OM; print "new mode " NM }; next }',
@@ -187,7 +191,7 @@ def _guarded_diff(command: str) -> str:
         'OUT=$(git diff --no-index --no-ext-diff --no-color -- "$2" "$5" | vc_awk)',
         # identical contents: git still names a rename or a change of mode
         'if [ -z "$OUT" ]; then [ $# -eq 9 ] || [ "$4" != "$7" ] || exit 0; '
-        "OUT=$(echo 'diff --git a b' | vc_awk); fi",
+        "OUT=$(echo 'diff --git a/ b/' | vc_awk); fi",
         "printf '%s\\n' \"$OUT\"; exit 0",
     ]
     return "vcontext_diff() { " + "; ".join(body) + "; }; vcontext_diff"
@@ -228,11 +232,12 @@ class Scope:
         return f"--{self.name}"
 
     def get(self, key: str) -> str | None:
-        out = git(["config", self.flag, "--get", key], cwd=self.cwd, check=False)
+        """The value (several values of a key set more than once, one per line)."""
+        out = git(["config", self.flag, "--get-all", key], cwd=self.cwd, check=False)
         return out.stdout.rstrip("\n") if out.returncode == 0 else None
 
     def set(self, key: str, value: str) -> None:
-        git(["config", self.flag, key, value], cwd=self.cwd)
+        git(["config", self.flag, "--replace-all", key, value], cwd=self.cwd)
 
     def unset(self, key: str) -> None:
         git(["config", self.flag, "--unset-all", key], cwd=self.cwd, check=False)

@@ -513,3 +513,17 @@ def test_installing_never_breaks_git_doctor_says_how_to_merge_several_agents(
     doctor = run_cli("doctor", cwd=git_repo).stdout.decode()
     assert "note: 2 agent branches: merge them one at a time" in doctor
     assert "git vcontext sync --all" in doctor
+
+
+def test_installing_never_breaks_git_a_man_viewer_set_twice_is_kept(git_repo: Path) -> None:
+    """A key set more than once (man.viewer lists viewers) is the user's: install keeps it
+    (it failed: 'cannot overwrite multiple values with a single value')."""
+    run_git(git_repo, "config", "--add", "man.viewer", "woman")
+    run_git(git_repo, "config", "--add", "man.viewer", "konqueror")
+    done = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert done.returncode == 0, done.stderr
+    assert b"kept man.viewer" in done.stdout
+    viewers = run_git(git_repo, "config", "--get-all", "man.viewer").stdout.split()
+    assert viewers == ["woman", "konqueror"]
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert run_git(git_repo, "config", "--get-all", "man.viewer").stdout.split() == viewers

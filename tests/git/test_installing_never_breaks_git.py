@@ -209,6 +209,7 @@ def test_installing_never_breaks_git_patches_of_added_renamed_and_odd_names_are_
         ["diff", "--cached"],
         ["diff", "--cached", "-M", "--stat", "-p"],
         ["diff", "HEAD~1"],
+        ["-c", "diff.noprefix=true", "diff", "HEAD~1"],
         ["diff", "-R", "HEAD"],
     ):
         ours, theirs = git(installed, env, *args), git(plain, env, *args)
