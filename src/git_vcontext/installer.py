@@ -119,8 +119,8 @@ def _guarded_driver(command: str, words: str) -> str:
     exe = shlex.quote(program(command))
     name = "vcontext_base" if "--virtual-base" in words else "vcontext_merge"
     missing = (
-        f'echo "git-vcontext: {program(command)} is missing: $5 merged by lines'
-        ' (git vcontext doctor)" >&2'
+        f'echo "git-vcontext: {program(command)} is missing (moved or uninstalled?): $5 '
+        'merged by lines; fix: git vcontext install" >&2'
     )
     merge = 'exec git merge-file --marker-size="$7" -L ours -L base -L theirs "$2" "$1" "$3"'
     run = f'[ -x {exe} ] && exec {command} {words} "$@"'

@@ -267,3 +267,29 @@ def test_installing_never_breaks_git_lefthook_after_us_is_named_by_doctor(pushin
     assert "our pre-push hook is kept as pre-push.old, which no hook runs" in out, out
     good, _ = _push(pushing, "completed")
     assert good.returncode == 0
+
+
+def _husky() -> Path:
+    base = os.environ.get("HUSKY_DIR") or os.environ.get("HOOK_TOOLS_DIR")
+    script = Path(base) / "node_modules" / "husky" / "bin.js" if base else None
+    if script is None or not script.is_file() or shutil.which("node") is None:
+        pytest.skip("husky not available: needs node and HUSKY_DIR/node_modules/husky")
+    return script
+
+
+def test_installing_never_breaks_git_husky_after_us_is_named_by_doctor(pushing: Path) -> None:
+    """husky sets core.hooksPath: git no longer runs .git/hooks; doctor says where the line
+    goes, and pushes go on (husky's hooks only)."""
+    _install(pushing)
+    subprocess.run(["node", str(_husky())], cwd=pushing, check=True, capture_output=True)
+    (pushing / ".husky" / "pre-commit").unlink(missing_ok=True)  # husky init's `npm test`
+    doctor = run_cli("doctor", cwd=pushing)
+    assert doctor.returncode == 1
+    assert b"pre-push hook not installed (core.hooksPath is" in doctor.stdout
+    good, _ = _push(pushing, "done")
+    assert good.returncode == 0, good.stderr  # unchecked, as husky's setup says
+    (pushing / ".husky" / "pre-push").write_text('git vcontext hook pre-push "$@"\n')
+    assert b"the pre-push check is called from" in run_cli("doctor", cwd=pushing).stdout
+    bad, _ = _push(pushing, "done again")
+    assert bad.returncode != 0
+    assert "[schema]" in bad.stderr

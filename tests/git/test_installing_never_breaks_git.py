@@ -308,7 +308,11 @@ def test_installing_never_breaks_git_a_moved_installation_leaves_git_working(
     for args in (["diff"], ["diff", "HEAD"], ["diff", "--cached", "-M"]):
         ours, theirs = git(installed, env, *args), git(plain, env, *args)
         assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), args
-    assert f"{gone} is missing".encode() in git(installed, env, "diff").stderr
+    said = git(installed, env, "diff").stderr.decode()
+    assert said == (
+        f"git-vcontext: {gone} is missing (moved or uninstalled?): git diff shows plain "
+        "patches; fix: git vcontext install\n"
+    )
     who = ["-c", "user.name=x", "-c", "user.email=x@y"]
     for repo in (installed, plain):
         git(repo, env, *who, "commit", "-q", "-am", "wip")
@@ -319,7 +323,8 @@ def test_installing_never_breaks_git_a_moved_installation_leaves_git_working(
     merged = git(installed, env, *who, "merge", "other")
     plain_merge = git(plain, env, *who, "merge", "other")
     assert merged.returncode == plain_merge.returncode == 1
-    assert f"{gone} is missing: plan.vcontext.json merged by lines".encode() in merged.stderr
+    note = f"{gone} is missing (moved or uninstalled?): plan.vcontext.json merged by lines"
+    assert f"{note}; fix: git vcontext install".encode() in merged.stderr
     assert b"<<<<<<< ours" in (installed / "plan.vcontext.json").read_bytes()
     doctor = subprocess.run(
         [*cli_path(), "doctor"], cwd=installed, env=env, capture_output=True, text=True
