@@ -468,7 +468,7 @@ def test_sync_prefills_the_hooks_verdicts_so_its_pushes_are_not_checked_twice(
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
     assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
     seen = alice / ".git" / "pushes"
-    legacy = alice / ".git" / "hooks" / "pre-push.legacy"  # runs first, with the same input
+    legacy = alice / ".git" / "hooks" / "pre-push.before-vcontext"  # runs first, same input
     legacy.write_text(f'#!/bin/sh\ncat >> "{seen}"\necho ---- >> "{seen}"\n')
     legacy.chmod(0o755)
     commit_on(bob, "agents/bob", {"todo.vcontext.json": _add_item("b1")}, "b1")
@@ -509,11 +509,11 @@ def test_sync_does_not_start_a_pre_push_hook_that_would_only_repeat_its_check(
 
 
 def test_sync_runs_a_chained_pre_push_hook(remote: Path, tmp_path: Path) -> None:
-    """A hook of the user's kept as pre-push.legacy is not ours to skip: it runs for every
-    push sync makes that carries documents (and may refuse it)."""
+    """A hook of the user's kept as pre-push.before-vcontext is not ours to skip: it runs for
+    every push sync makes that carries documents (and may refuse it)."""
     alice = _agent(remote, tmp_path, "alice")
     assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
-    legacy = alice / ".git" / "hooks" / "pre-push.legacy"
+    legacy = alice / ".git" / "hooks" / "pre-push.before-vcontext"
     legacy.write_text("#!/bin/sh\necho 'legacy hook: no pushes today' >&2\nexit 1\n")
     legacy.chmod(0o755)
     commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")

@@ -72,6 +72,10 @@ def _without_index(repo: Repository) -> Repository:
     attributes come from a commit only, not from what is staged now."""
     import pygit2
 
+    # lazy: only what a partial clone needs
+    from .promisor import read_as_git
+
     reader = pygit2.Repository(repo.path, flags=pygit2.enums.RepositoryOpenFlag.BARE)
     reader.index.clear()
+    read_as_git(reader)  # a commit's .gitattributes may not be fetched yet
     return reader

@@ -28,6 +28,7 @@ from ..codecs import ReusedParses
 from ..errors import OperationalError, UsageError
 from ..gitio import refs, worktrees
 from ..gitio.objects import commit_at, signature
+from ..gitio.promisor import no_common_history
 from ..gitio.settings import merge_settings
 from ..record import record
 from . import agents, interrupted
@@ -437,7 +438,7 @@ class Syncer:
         if local and (why := self._busy(branch)):
             return why
         if self.repo.merge_base(a, b) is None:
-            return f"{branch} and {base} share no history"
+            return no_common_history(self.repo, branch, base)
         if not local or a == b or self.repo.descendant_of(b, a):
             return None
         return self.undoing(branch, a, b)
