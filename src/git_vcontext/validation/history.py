@@ -12,12 +12,14 @@ Rules (stable ids):
 - ``history-target-changed``: an existing ``eventId`` points at another ``targetId``;
 - ``history-changelog-removed`` / ``history-changelog-modified``: a ``changeLog``
   entry the parent had is gone or was edited (the log is append-only);
-- ``history-sequence-decreased``: a ``sequence`` (document or container level, or
-  ``playbook.version``) went down;
-- ``history-unmerged-fork`` (``check_arrival``, judged between a branch's old and new
-  tip rather than per commit): a ``fork`` block with ``mergeStatus: "unmerged"``
-  arrives on a branch outside the agent prefix (a plain ``git merge`` of an agent
-  branch; ``sync`` is the way to bring agent work back).
+- ``history-sequence-decreased``: a ``sequence`` went down at any level: the info object,
+  a container, an item (by its id, nested ``subItems`` too), ``playbook.version``;
+- ``history-unmerged-fork`` (``check_merge_arrival``, judged per merge commit on a branch
+  outside the agent prefix): a merge commit brings in a ``fork`` block with
+  ``mergeStatus: "unmerged"`` from a parent that had it while its first parent (the
+  branch's own) did not — a plain ``git merge`` of an agent branch copies a document
+  the base did not touch verbatim; ``sync`` is the way to bring agent work back. A
+  forked document committed directly (imported, as the spec's A2 example) is accepted.
 
 A side that does not parse is left to the per-file check (rule ``parse``): the
 history rules compare only what both sides say.
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     Arrays = list[tuple["Path", list[Any]]]
     Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
 
-RULES_VERSION = "2"
+RULES_VERSION = "3"
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"
@@ -81,21 +83,29 @@ def check_change(
     return check_data(*pair)
 
 
-def check_arrival(
-    old: bytes | None, new: bytes | None, path: str, *, old_path: str | None = None
+def check_merge_arrival(
+    first: bytes | None,
+    merged: bytes | None,
+    others: Sequence[bytes | None],
+    path: str,
+    *,
+    old_path: str | None = None,
 ) -> list[Finding]:
-    """``history-unmerged-fork``: unmerged fork blocks in ``new`` that ``old`` lacked.
-
-    For a branch outside the agent prefix, ``old`` is the file at the branch's previous
-    tip and ``new`` at its new tip: what the push makes arrive there, whichever
-    commits carry it (they may already be on the remote under an agent branch).
-    """
-    if new is None:
+    """``history-unmerged-fork`` for one document of a merge commit: the unmerged fork
+    blocks ``merged`` holds that ``first`` (the first parent's version: the branch's own)
+    lacks and one of ``others`` (the other parents' versions, at ``path``) has — what the
+    merge brought in from an agent branch. ``old_path``: the first parent's name of it."""
+    if merged is None:
         return []
-    pair = _parse_pair(old, new, path, old_path)
+    pair = _parse_pair(first, merged, path, old_path)
     if pair is None:
         return []
-    return _unmerged_forks(*pair)
+    had: set[str] = set()
+    for raw in others:
+        data, _ = _parse(raw, path)
+        if data is not _UNREADABLE:
+            had.update(key for key, _ in _forks(data))
+    return _unmerged_forks(*pair, brought=had) if had else []
 
 
 def _parse_pair(
@@ -449,21 +459,21 @@ def _outside_arrays(path: Path) -> bool:
 
 
 def _sequences(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
-    before = dict(_sequence_fields(old))
+    before = _sequence_fields(old)
     if not before:
         return []
     out = []
-    for path, value in _sequence_fields(new):
-        was = before.get(path)
-        if was is None or not value < was:
+    for address, (path, value) in _sequence_fields(new).items():
+        was = before.get(address)
+        if was is None or not value < was[1]:
             continue
         line, column = src.at(new, path)
         out.append(
             _finding(
                 SEQUENCE_DECREASED,
                 path,
-                f"sequence went down from {was} to {value}; a sequence never decreases: "
-                f"set it back to {was} or more",
+                f"sequence went down from {was[1]} to {value}; a sequence never decreases: "
+                f"set it back to {was[1]} or more",
                 new,
                 line,
                 column,
@@ -473,21 +483,65 @@ def _sequences(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
     return out
 
 
-def _sequence_fields(data: JsonValue) -> list[tuple[Path, int | float]]:
-    """Numeric sequence fields reached through objects only (document, containers, info)."""
-    out: list[tuple[Path, int | float]] = []
-    stack: list[tuple[Path, Any]] = [((), data)]
+Address = tuple[object, ...]
+"""Where a sequence lives, independent of array positions: object keys from the root, an
+item by its identity within its container (so a reordered or re-parented item, M18, is
+still the same item)."""
+
+_ITEM_KEYS = ("id", "uid")
+"""What identifies an item in its container for the sequence rule (ids are unique per
+container; playbook events and changeLog entries are immutable and judged elsewhere)."""
+
+
+def _sequence_fields(data: JsonValue) -> dict[Address, tuple[Path, int | float]]:
+    """Every numeric ``sequence`` (and ``playbook.version``) by address: the info object's,
+    each container's, and each item's by its id, nested ``subItems`` and the items of a
+    plan item's own todo list included. An address found twice (an id repeated in its
+    container) is left out: which of the twins is which cannot be told."""
+    out: dict[Address, tuple[Path, int | float]] = {}
+    repeated: set[Address] = set()
+    # (path in the data, its address, the address of the container it is in, the node)
+    stack: list[tuple[Path, Address, Address, Any]] = [((), (), (), data)]
     while stack:
-        here, node = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        for key, value in node.items():
-            path = (*here, key)
-            if isinstance(value, dict):
-                stack.append((path, value))
-            elif _number(value) and doc.is_sequence_field(path):
-                out.append((path, value))
+        here, address, scope, node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                path, at = (*here, key), (*address, key)
+                if isinstance(value, (dict, list)):
+                    inner = at if key in doc.CONTAINER_KEYS else scope
+                    stack.append((path, at, inner, value))
+                elif _number(value) and doc.is_sequence_field(path):
+                    if at in out:
+                        repeated.add(at)
+                    out[at] = (path, value)
+        elif isinstance(node, list):
+            stack.extend(_identified_items(here, scope, node))
+    for address in repeated:
+        del out[address]
     return out
+
+
+def _identified_items(
+    here: Path, scope: Address, array: list[Any]
+) -> list[tuple[Path, Address, Address, Any]]:
+    """The elements of an array of items that carry an id, addressed by it in their
+    container (logs are left out: their entries are immutable, judged by their rules)."""
+    if doc.is_changelog(here) or doc.is_playbook_log(here):
+        return []
+    found = []
+    for index, element in enumerate(array):
+        ident = _item_identity(element)
+        if ident is not None:
+            found.append(((*here, index), (*scope, ident), scope, element))
+    return found
+
+
+def _item_identity(element: Any) -> tuple[str, Any] | None:
+    for key in _ITEM_KEYS:
+        ident = doc.element_id(element, key)
+        if ident is not None:
+            return (key, ident)
+    return None
 
 
 def _number(value: Any) -> bool:
@@ -497,11 +551,17 @@ def _number(value: Any) -> bool:
 # -- forks ---------------------------------------------------------------------------
 
 
-def _unmerged_forks(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
+def _unmerged_forks(
+    old: JsonValue, new: JsonValue, src: Source, *, brought: set[str] | None = None
+) -> list[Finding]:
+    """Unmerged fork blocks in ``new`` that ``old`` lacks (``brought``: only in these
+    containers, those another parent of a merge had)."""
     had = {key for key, _ in _forks(old) if key}
     out = []
     for key, fork in _forks(new):
         if fork.get("mergeStatus") != UNMERGED or key in had:
+            continue
+        if brought is not None and key not in brought:
             continue
         line, column = src.at(new, (key, doc.FORK_FIELD, "mergeStatus"))
         out.append(

@@ -96,12 +96,28 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
         out.append((heading, checker.between("history", pushed.previous, pushed.tip)))
     branch = pushed.update.branch
     if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
-        heading = (
-            f"at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
-            f"(outside the agent prefix {prefix})"
-        )
-        out.append((heading, checker.between("arrival", pushed.previous, pushed.tip)))
+        for commit in _arriving(checker.repo, pushed):
+            if found := checker.merge_arrival(commit):
+                heading = (
+                    f"merge commit {str(commit.id)[:10]} {_subject(commit)} "
+                    f"(brings an agent's fork onto {branch}, outside the agent prefix {prefix})"
+                )
+                out.append((heading, found))
     return out
+
+
+def _arriving(repo: Repository, pushed: PushRange) -> list[Commit]:
+    """The commits a ref update makes arrive on its branch: those since its previous tip
+    (some may be on the remote already, under an agent branch), else those the remote
+    lacks (a new branch)."""
+    if pushed.previous is None or pushed.tip is None:
+        return list(pushed.commits)
+    # lazy: pygit2 is slow to import and a cached pre-push never walks
+    import pygit2
+
+    walker = repo.walk(pushed.tip.id, pygit2.enums.SortMode.TOPOLOGICAL)
+    walker.hide(pushed.previous.id)
+    return list(walker)
 
 
 def prefill(
