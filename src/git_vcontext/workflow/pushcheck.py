@@ -174,6 +174,10 @@ class Checker:
             known = found.setdefault(path, [])
             known.extend(f for f in drift if f not in known)
 
+    def blob_findings(self, blob_id: str, path: str) -> list[Finding]:
+        """The per-file checks of one blob (cached), as a pushed commit's blob gets them."""
+        return self._blob(blob_id, path)
+
     def _blob(self, blob_id: str, path: str) -> list[Finding]:
         # lazy: a cached pre-push validates nothing
         from ..validation.files import check_bytes

@@ -32,6 +32,7 @@ from ..gitio.settings import merge_settings
 from ..record import record
 from . import agents
 from .forkstate import merger_agent
+from .mergecheck import MergeChecks
 from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 from .virtualbase import base_tree
 
@@ -122,6 +123,9 @@ class Syncer:
         # while batch() combines: base -> document -> the M8 merge Changes the integration
         # logged so far (values.canonical; its later merges fold into them)
         self._integration: dict[str, dict[str, set[str]]] | None = None
+        self.checks = MergeChecks(repo)  # the hook's verdicts on the merges into a base
+        # while batch() combines: base -> where it was before the integration's first merge
+        self._starts: dict[str, Oid] | None = None
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -178,6 +182,7 @@ class Syncer:
         """
         with ReusedParses(self._parsed):
             self._integration = {} if combine else None
+            self._starts = {} if combine else None
             try:
                 started = [self._into_base(agent, base) for agent, base in pairs]
                 merged = []
@@ -186,7 +191,8 @@ class Syncer:
                         break
                     merged.append(self._into_base(agent, base, branch=branch, commit=commit))
             finally:
-                self._integration = None
+                self._integration, self._starts = None, None
+            self.checks.save()  # for the hook that checks the push of these merges
             if combine:
                 self._combine([*started, *merged])
             others = [p.final or p.done(MERGED if p.base_moves else UP_TO_DATE) for p in merged]
@@ -359,7 +365,10 @@ class Syncer:
                 return pair.stop(REFUSED, message=why)
         pair.documents = merged_in.documents
         message = _message(f"merge {branch} into {base}", [agent], merged_in.documents)
+        start = b if self._starts is None else self._starts.setdefault(base, b)
         new_b = self._commit(merged_in.tree, [b, a], message)
+        if failing := self.checks.failures(new_b, branch, first=start):  # the hook'd refuse it
+            return pair.stop(CONFLICT, conflicts=failing)
         pair.b = b
         pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
         self._plan(base, b, new_b, agent)
