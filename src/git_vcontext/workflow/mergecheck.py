@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..gitio.objects import commit_at, signature
-from ..gitio.push import common_dir, tree_blob
+from ..gitio.push import common_dir, tracking_tips, tree_blob
 from ..validation.model import SKIPPED
 from ..verdict_cache import VerdictCache
 from .pushcheck import Checker
@@ -63,9 +63,19 @@ class MergeChecks:
             had = _known(checker, base, path)
             problems = [f for f in findings if f.rule != SKIPPED and _key(f) not in had]
             if problems:
-                reasons = (*(_reason(f) for f in problems), _advice(branch, path, problems))
+                published = self._published(merge.parent_ids[1:])
+                advice = _advice(branch, path, problems, published=published)
+                reasons = (*(_reason(f) for f in problems), advice)
                 out.append(PathConflict(path, FAILS_CHECKS, reasons=reasons))
         return tuple(out)
+
+    def _published(self, commits: list[Oid]) -> bool:
+        """Whether the agent's commits are on a remote already (as far as we fetched): a
+        commit fixing them is then enough, since the hook checks only what the remote lacks."""
+        tips = tracking_tips(self.repo)
+        return bool(commits) and all(
+            any(t == c or self.repo.descendant_of(t, c) for t in tips) for c in commits
+        )
 
     def _as_pushed(self, merge: Commit, first: Oid) -> Oid:
         """The same merge with ``first`` as its first parent (an object to judge, never
@@ -120,12 +130,21 @@ def _reason(finding: Finding) -> str:
     return f"{at}{where}{finding.message} [{finding.rule}]"
 
 
-def _advice(branch: str, path: str, problems: list[Finding]) -> str:
+def _advice(branch: str, path: str, problems: list[Finding], *, published: bool) -> str:
+    """What the agent does: fix the document on its branch, so that the pre-push hook, which
+    checks every commit the remote lacks, takes it — a new commit when the bad one is on
+    the remote already, else the bad commit itself rewritten."""
     if all(f.rule.startswith(HISTORY_PREFIX) for f in problems):
-        return (
-            f"fix it on {branch} (restore what the base's {path} holds: logs are append-only "
-            "and sequences never go down), commit, then sync again"
+        what = (
+            f"restore what the base's {path} holds: logs are append-only and sequences "
+            "never go down"
         )
+    else:
+        what = f"git vcontext validate {path} shows it there"
+    if published:
+        return f"fix it on {branch} ({what}), commit, then sync again"
     return (
-        f"fix it on {branch} (git vcontext validate {path} shows it there), commit, then sync again"
+        f"fix it on {branch} ({what}) in the commit that brought it, as the pre-push hook "
+        "checks every commit the remote lacks (git commit --amend when it is the last one, "
+        "else git rebase -i), then sync again"
     )

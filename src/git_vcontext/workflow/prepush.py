@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..gitio.objects import new_commits
 from ..gitio.push import common_dir, parse_ref_lines, pushed_commits
 from ..validation.model import SKIPPED, FileReport
 from ..verdict_cache import VerdictCache, push_key
@@ -112,12 +113,7 @@ def _arriving(repo: Repository, pushed: PushRange) -> list[Commit]:
     lacks (a new branch)."""
     if pushed.previous is None or pushed.tip is None:
         return list(pushed.commits)
-    # lazy: pygit2 is slow to import and a cached pre-push never walks
-    import pygit2
-
-    walker = repo.walk(pushed.tip.id, pygit2.enums.SortMode.TOPOLOGICAL)
-    walker.hide(pushed.previous.id)
-    return list(walker)
+    return list(new_commits(repo, pushed.tip.id, pushed.previous.id))
 
 
 def prefill(
