@@ -36,7 +36,7 @@ from .model import Finding
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
+    from typing import Any, TypeGuard
 
     from ..values import JsonValue
 
@@ -166,7 +166,7 @@ def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> 
         return _jsonl_events(old, new, src.text)
     walked = _walk_arrays(old), _walk_arrays(new)  # once each, for both rules
     found = _events(old, new, src, walked) + _changelogs(old, new, src, walked)
-    return found + _sequences(old, new, src)
+    return found + _sequences(old, new, src, walked)
 
 
 def logged_entries(raw: bytes | None, path: str) -> int:
@@ -458,12 +458,12 @@ def _outside_arrays(path: Path) -> bool:
 # -- sequences -----------------------------------------------------------------------
 
 
-def _sequences(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
-    before = _sequence_fields(old)
+def _sequences(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list[Finding]:
+    before = _sequence_fields(old, walked[0])
     if not before:
         return []
     out = []
-    for address, (path, value) in _sequence_fields(new).items():
+    for address, (path, value) in _sequence_fields(new, walked[1]).items():
         was = before.get(address)
         if was is None or not value < was[1]:
             continue
@@ -493,47 +493,69 @@ _ITEM_KEYS = ("id", "uid")
 container; playbook events and changeLog entries are immutable and judged elsewhere)."""
 
 
-def _sequence_fields(data: JsonValue) -> dict[Address, tuple[Path, int | float]]:
-    """Every numeric ``sequence`` (and ``playbook.version``) by address: the info object's,
-    each container's, and each item's by its id, nested ``subItems`` and the items of a
-    plan item's own todo list included. An address found twice (an id repeated in its
-    container) is left out: which of the twins is which cannot be told."""
+def _sequence_fields(data: JsonValue, arrays: Arrays) -> dict[Address, tuple[Path, int | float]]:
+    """Every numeric ``sequence`` (and ``playbook.version``) by address: those reached
+    through objects (the info object's, each container's), and each item's by its id in
+    its container — nested ``subItems`` and a plan item's own todo list included (from
+    ``arrays``, the document's arrays, walked once for every rule). An address found twice
+    (an id repeated in its container) is left out: which twin is which cannot be told."""
     out: dict[Address, tuple[Path, int | float]] = {}
     repeated: set[Address] = set()
-    # (path in the data, its address, the address of the container it is in, the node)
-    stack: list[tuple[Path, Address, Address, Any]] = [((), (), (), data)]
-    while stack:
-        here, address, scope, node = stack.pop()
-        if isinstance(node, dict):
-            for key, value in node.items():
-                path, at = (*here, key), (*address, key)
-                if isinstance(value, (dict, list)):
-                    inner = at if key in doc.CONTAINER_KEYS else scope
-                    stack.append((path, at, inner, value))
-                elif _number(value) and doc.is_sequence_field(path):
-                    if at in out:
-                        repeated.add(at)
-                    out[at] = (path, value)
-        elif isinstance(node, list):
-            stack.extend(_identified_items(here, scope, node))
+    found: list[tuple[Address, Path, int | float]] = [
+        (path, path, value) for path, value in _object_sequences(data)
+    ]
+    for here, array in arrays:
+        if here and here[-1] in doc.ITEM_ARRAY_KEYS and not doc.is_playbook_log(here):
+            found += _item_sequences(here, array)
+    for address, path, value in found:
+        if address in out:
+            repeated.add(address)
+        out[address] = (path, value)
     for address in repeated:
         del out[address]
     return out
 
 
-def _identified_items(
-    here: Path, scope: Address, array: list[Any]
-) -> list[tuple[Path, Address, Address, Any]]:
-    """The elements of an array of items that carry an id, addressed by it in their
-    container (logs are left out: their entries are immutable, judged by their rules)."""
-    if doc.is_changelog(here) or doc.is_playbook_log(here):
-        return []
-    found = []
+def _object_sequences(data: JsonValue) -> list[tuple[Path, int | float]]:
+    """Numeric sequence fields reached through objects only (document, containers, info)."""
+    out: list[tuple[Path, int | float]] = []
+    stack: list[tuple[Path, Any]] = [((), data)]
+    while stack:
+        here, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            path = (*here, key)
+            if isinstance(value, dict):
+                stack.append((path, value))
+            elif _number(value) and doc.is_sequence_field(path):
+                out.append((path, value))
+    return out
+
+
+def _item_sequences(here: Path, array: list[Any]) -> list[tuple[Address, Path, int | float]]:
+    """The ``sequence`` of each item of an array of items that carries an id, addressed by
+    that id in the container the array belongs to."""
+    scope = _container_of(here)
+    found: list[tuple[Address, Path, int | float]] = []
     for index, element in enumerate(array):
+        if not isinstance(element, dict):
+            continue
+        value = element.get(doc.SEQUENCE_FIELD)
         ident = _item_identity(element)
-        if ident is not None:
-            found.append(((*here, index), (*scope, ident), scope, element))
+        if ident is not None and _number(value):
+            found.append(
+                ((*scope, ident, doc.SEQUENCE_FIELD), (*here, index, doc.SEQUENCE_FIELD), value)
+            )
     return found
+
+
+def _container_of(path: Path) -> Path:
+    """The path of the container an array of items belongs to (its last container key)."""
+    for i in range(len(path) - 1, -1, -1):
+        if path[i] in doc.CONTAINER_KEYS:
+            return path[: i + 1]
+    return ()
 
 
 def _item_identity(element: Any) -> tuple[str, Any] | None:
@@ -544,7 +566,7 @@ def _item_identity(element: Any) -> tuple[str, Any] | None:
     return None
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
