@@ -294,7 +294,10 @@ def _wanted(repo: Repository) -> Callable[[str, bytes], bool]:
 
 
 def _rename_clash(old: str, ours: str, theirs: str) -> PathConflict:
-    why = f"renamed to {ours} on one side and to {theirs} on the other: keep one name"
+    why = (
+        f"renamed to {ours} on one side and to {theirs} on the other: give it one name "
+        "on one of the branches (git mv), commit, then sync again"
+    )
     return PathConflict(old, "rename/rename", reasons=(why,))
 
 
