@@ -191,3 +191,19 @@ def test_loose_objects_are_linked_or_copied_and_packed_ones_rewritten(
         assert copied.read_bytes() == loose.read_bytes()
         assert (copied.stat().st_ino == loose.stat().st_ino) is (how == "linked")
     assert not list((dst / ".git" / "objects" / blob[:2]).glob("tmp_obj_*"))
+
+
+def test_a_commit_of_the_empty_tree_arrives_with_its_tree(repos: tuple[Path, Path]) -> None:
+    """A lease commit (an empty commit: the empty tree) copied into a clone that never
+    wrote the empty tree: libgit2 knows that tree without having it, git fsck does not."""
+    src, dst = repos
+    lease = run_git(src, "commit-tree", "-m", "lease", objectcopy.EMPTY_TREE).stdout.strip()
+    assert objectcopy.EMPTY_TREE not in _objects(dst)
+    objectcopy.copy_commits(
+        pygit2.Repository(str(src)), pygit2.Repository(str(dst)), [pygit2.Oid(hex=lease)]
+    )
+    assert objectcopy.EMPTY_TREE in _objects(dst)
+    _whole(dst, "refs/copied/lease", lease)
+    fsck = run_git(dst, "fsck", "--no-progress", check=False)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    assert "missing" not in fsck.stdout

@@ -21,6 +21,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository, Tree
 
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""A lease commit's tree (``swap``): copied like any other object, or git fsck misses it."""
+
 LIMIT = 500
 """More new commits than this (a first fetch of a long history): leave it to git's packs."""
 
@@ -84,12 +87,22 @@ class _Writer:
 
     def put(self, oid: Oid) -> None:
         """Copy one object (its own objects are in ``dst`` already)."""
+        if str(oid) == EMPTY_TREE:  # libgit2 knows it without having it; git fsck does not
+            self._empty_tree()
+            return
         if oid in self.dst:
             return
         if not self._link(str(oid)):
             kind, data = self.src.odb.read(oid)
             self.dst.odb.write(kind, data)
         self.written += 1
+
+    def _empty_tree(self) -> None:
+        import pygit2
+
+        if not self.dst.odb.exists(pygit2.Oid(hex=EMPTY_TREE)):
+            self.dst.odb.write(pygit2.enums.ObjectType.TREE, b"")
+            self.written += 1
 
     def _link(self, hex_id: str) -> bool:
         """A loose object of ``src`` taken as it is (hard-linked, as ``git clone --local``

@@ -59,6 +59,20 @@ def target(repo: Repository, name: str) -> Oid | None:
     return None if ref is None else oid_of(ref.resolve())
 
 
+def commit_of(repo: Repository, name: str) -> Oid | None:
+    """What the reference ``name`` (a full name) points at, through symbolic references;
+    None when there is no such reference or it leads nowhere."""
+    import pygit2
+
+    ref = repo.references.get(name)
+    if ref is None:
+        return None
+    try:
+        return oid_of(ref.resolve())
+    except (KeyError, TypeError, ValueError, pygit2.GitError):
+        return None
+
+
 def oid_of(ref: Reference) -> Oid:
     """The object id a direct reference points at (TypeError for a symbolic reference)."""
     import pygit2

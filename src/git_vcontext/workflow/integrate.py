@@ -14,6 +14,7 @@ from ..record import record
 from . import agents as agent_config
 from . import lease as leases
 from .ancestry import contains, has_work, start_of
+from .divergence import diverged_base
 from .leasing import LeaseKeeper
 from .mergecheck import left_out
 from .push import PushOutcome, Settings, settings, wait_before
@@ -62,6 +63,7 @@ class BaseRound:
         holder = ", ".join(self.branches.values())
         self.lease = LeaseKeeper(self.pusher, self.view, holder, self.settings.lease_seconds)
         self.retries = 0
+        self.diverged = False  # the local base's own commits conflict with the remote's
 
     def run(self) -> PushOutcome:
         try:
@@ -162,7 +164,17 @@ class BaseRound:
             problem = self.syncer.move(branch, theirs, f"{self.remote}/{branch}")
             return None if problem is None else self._pair(branch).refused(problem)
         merged = self.syncer.integrate(branch, theirs, f"{self.remote}/{branch}")
-        return None if merged.ok else merged
+        if merged.ok:
+            return None
+        return PairResult(  # the agent's own pair: its branch here and its copy there
+            self._agent_of(branch),
+            branch,
+            merged.base,
+            merged.state,
+            conflicts=merged.conflicts,
+            message=merged.message,
+            against=merged.against,
+        )
 
     def _documents(
         self, agent: str, base: Oid | None, commit: Oid | None = None
@@ -239,17 +251,29 @@ class BaseRound:
         return self._land(snap, dict(zip(live, results, strict=True)), merged, done)
 
     def _start_base(self, snap: Snapshot) -> PushOutcome | None:
-        """Build on the remote's base; local commits the remote lacks are merged with it."""
+        """Build on the remote's base; local commits the remote lacks are merged with it.
+
+        Local commits an agent branch of this sync holds (a local sync merged them) come
+        with it: the base is built on the remote's alone, and the local base fast-forwards
+        once the push landed. Local commits that conflict with the remote's base (a
+        person's own) are left out, with the commands that publish them: the agents' round
+        never waits for them."""
         local = refs.target(self.repo, self.base)
-        if snap.base is None or (local is not None and self._contains(snap.base, local)):
+        carried = local is not None and any(
+            self._contains(self.syncer.tip(b), local) for b in self.branches.values()
+        )
+        if snap.base is None or local is None or carried or self._contains(snap.base, local):
             if snap.base is not None:
-                self.syncer.pin(self.base, snap.base)
+                self.syncer.pin(self.base, snap.base, carried=carried)
             return None
         merged = self.syncer.integrate(self.base, snap.base, f"{self.remote}/{self.base}")
         if merged.ok:
             return None
-        self.io.show(merged)
-        return self._give_up(f"could not merge {self.remote}/{self.base} into {self.base}")
+        self.syncer.pin(self.base, snap.base)
+        if not self.diverged:
+            self.diverged = True
+            self.syncer.warnings.append(diverged_base(self.syncer, self.remote, self.base, merged))
+        return None
 
     def _land(
         self,

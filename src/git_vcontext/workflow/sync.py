@@ -72,6 +72,9 @@ class PairResult:
     base_moves: bool = False  # the base gets (or, in a dry run, would get) a merge commit
     agent_moves: bool = False
     elsewhere: bool = False  # the agent's work reached the base in another agent's sync
+    # a conflict: the commit the agent branch could not be merged with (its base as sync
+    # saw it, or the remote's copy of the branch): what ``sync --checkout`` merges into it
+    against: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -99,6 +102,7 @@ class PairResult:
             "baseMoves": self.base_moves,
             "agentMoves": self.agent_moves,
             "mergedElsewhere": self.elsewhere,
+            "against": self.against,
         }
 
 
@@ -118,6 +122,7 @@ class Syncer:
         self._planned: dict[str, tuple[Oid | None, Oid]] = {}  # full ref name -> (old, new)
         # (old None: a new branch): moved by commit()
         self._pinned: dict[str, Oid] = {}  # full ref name -> the tip to build on (see pin())
+        self._carried: set[str] = set()  # pinned branches whose own commits an agent holds
         self._reflog: list[str] = []
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
         # while batch() combines: base -> document -> the M8 merge Changes the integration
@@ -221,20 +226,29 @@ class Syncer:
             for pair in chain:
                 pair.base_commit = str(combined)
 
-    def pin(self, branch: str, commit: Oid) -> None:
+    def pin(self, branch: str, commit: Oid, *, carried: bool = False) -> None:
         """Build on ``commit`` as ``branch``'s tip (the remote's base): ``commit()`` then
-        fast-forwards the local branch to where the merges end, when it can."""
+        fast-forwards the local branch to where the merges end, when it can. ``carried``:
+        the local branch's commits that ``commit`` lacks are all in an agent branch (a local
+        sync merged them): it moves there even when that is no fast-forward, so it never
+        keeps a commit of its own that the remote's base lacks."""
         self._pinned[refs.branch_ref(branch)] = commit
+        if carried:
+            self._carried.add(refs.branch_ref(branch))
 
     def _settle_pins(self) -> None:
         """Plan the local moves of pinned branches: fast-forwards from where they are."""
         pinned, self._pinned = self._pinned, {}
+        carried, self._carried = self._carried, set()
         for name, at in pinned.items():
             short = name.removeprefix("refs/heads/")
             local = refs.target(self.repo, short)
             new = self._planned.get(name, (at, at))[1]
-            behind = local is not None and (local == at or self.repo.descendant_of(at, local))
-            problem = None if behind else f"{short} has commits here that {at} lacks"
+            # a fast-forward to where the merges end (the local commits may have reached the
+            # remote's base through an agent branch that holds them)
+            behind = local is not None and (local == new or self.repo.descendant_of(new, local))
+            behind = behind or (local is not None and name in carried)
+            problem = None if behind else f"{short} has commits here that {str(new)[:12]} lacks"
             problem = problem or self.blocked(short)
             if problem or local == new:
                 self._planned.pop(name, None)
@@ -318,6 +332,8 @@ class Syncer:
         path = self.checkouts().get(branch)
         if path is None:
             return None
+        if why := self._busy(branch):
+            return why
         if path not in self._dirty:
             self._dirty[path] = worktrees.local_changes(path)
         changed = self._dirty[path]
@@ -330,6 +346,16 @@ class Syncer:
             f"{branch} is checked out in {path} with local changes ({shown}): "
             "commit or stash them, then sync again"
         )
+
+    def _busy(self, branch: str) -> str | None:
+        """Why ``branch`` must not move: git stopped in the middle of a merge (rebase, …)
+        in the work tree where it is checked out."""
+        path = self.checkouts().get(branch)
+        if path is None:
+            return None
+        from .checkout import busy  # lazy: checkout builds on this module
+
+        return busy(path, branch)
 
     # -- one pair --------------------------------------------------------------
 
@@ -349,6 +375,8 @@ class Syncer:
         if b is None:
             raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
         pair = _Pair(agent, branch, base, a)
+        if local and (why := self._busy(branch)):  # its merge stopped there: finish that first
+            return pair.stop(REFUSED, message=why)
         if repo.merge_base(a, b) is None:
             return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
         if a == b or repo.descendant_of(b, a):
@@ -356,7 +384,7 @@ class Syncer:
         logged = None if self._integration is None else self._integration.setdefault(base, {})
         merged_in = self._merge(b, a, integration=logged)
         if not merged_in.clean or merged_in.tree is None:
-            return pair.stop(CONFLICT, conflicts=merged_in.conflicts)
+            return pair.stop(CONFLICT, conflicts=merged_in.conflicts, against=b)
         pair.notes += merged_in.notes
         if merged_in.tree == commit_at(repo, b).tree_id:
             return pair  # nothing new from the agent: the base stays
@@ -399,7 +427,7 @@ class Syncer:
         # only the three-way route can conflict or be refused here, and it runs only when
         # step 1 planned nothing for this pair
         if merged_back is not None and not merged_back.clean:
-            return pair.done(CONFLICT, conflicts=merged_back.conflicts)
+            return pair.done(CONFLICT, conflicts=merged_back.conflicts, against=b)
         landed = pair.base_moves or pair.elsewhere
         if (
             merged_back is not None
@@ -422,7 +450,7 @@ class Syncer:
 
     def forget(self) -> None:
         """Drop every planned move and pin (a push that did not land): nothing local moves."""
-        self._planned, self._reflog, self._pinned = {}, [], {}
+        self._planned, self._reflog, self._pinned, self._carried = {}, [], {}, set()
 
     def integrate(self, branch: str, theirs: Oid, what: str) -> PairResult:
         """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
@@ -440,7 +468,7 @@ class Syncer:
             return result.done(UP_TO_DATE)
         merged = self._merge(ours, theirs)
         if not merged.clean or merged.tree is None:
-            return result.done(CONFLICT, conflicts=merged.conflicts)
+            return result.done(CONFLICT, conflicts=merged.conflicts, against=theirs)
         message = f"vcontext sync: merge {what} into {branch}\n"
         if merged.documents:
             message += "\nDocuments:\n" + "".join(f"- {p}\n" for p in merged.documents)
@@ -545,14 +573,24 @@ class _Pair:
         self.final: PairResult | None = None  # set when the pair stopped in step 1
 
     def stop(
-        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+        self,
+        state: str,
+        *,
+        conflicts: tuple[PathConflict, ...] = (),
+        message: str = "",
+        against: Oid | None = None,
     ) -> _Pair:
         """Step 1 ends the pair (nothing of it is planned)."""
-        self.final = self.done(state, conflicts=conflicts, message=message)
+        self.final = self.done(state, conflicts=conflicts, message=message, against=against)
         return self
 
     def done(
-        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+        self,
+        state: str,
+        *,
+        conflicts: tuple[PathConflict, ...] = (),
+        message: str = "",
+        against: Oid | None = None,
     ) -> PairResult:
         moved = state == MERGED
         return PairResult(
@@ -570,6 +608,7 @@ class _Pair:
             self.base_moves if moved else False,
             self.agent_moves if moved else False,
             self.elsewhere and moved,
+            None if against is None else str(against),
         )
 
 
