@@ -128,6 +128,8 @@ def test_the_bad_requests_agent_is_told_why_and_what_to_do_and_following_it_land
     assert "fails the checks" in out
     assert "[unique-id]" in out
     assert "git vcontext validate" in out  # what to do
+    assert out.rstrip().endswith("next: fix it as said, then git vcontext sync alice --push origin")
+    assert "--checkout" not in out  # nothing to resolve in a stopped merge
     assert rev(remote, "main") == main_before
     assert _requests(remote) == []  # withdrawn, so others stop trying it
     assert "Traceback" not in out + err

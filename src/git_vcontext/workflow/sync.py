@@ -392,14 +392,23 @@ class Syncer:
             if why := self.blocked(name):
                 return pair.stop(REFUSED, message=why)
         pair.documents = merged_in.documents
-        message = _message(f"merge {branch} into {base}", [agent], merged_in.documents)
+        return self._keep(pair, merged_in, b, logged)
+
+    def _keep(
+        self, pair: _Pair, merged_in: TreeMerge, b: Oid, logged: dict[str, set[str]] | None
+    ) -> _Pair:
+        """Step 1's merge commit on the base (planned), unless the hook would refuse it: then
+        the pair stops as for a conflict, saying why (a request is left out)."""
+        assert pair.a is not None and merged_in.tree is not None  # (a merge was made)
+        base, branch = pair.base, pair.branch
+        message = _message(f"merge {branch} into {base}", [pair.agent], merged_in.documents)
         start = b if self._starts is None else self._starts.setdefault(base, b)
-        new_b = self._commit(merged_in.tree, [b, a], message)
-        if failing := self.checks.failures(new_b, branch, first=start):  # the hook'd refuse it
+        new_b = self._commit(merged_in.tree, [b, pair.a], message)
+        if failing := self.checks.failures(new_b, branch, first=start):
             return pair.stop(CONFLICT, conflicts=failing)
         pair.b = b
         pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
-        self._plan(base, b, new_b, agent)
+        self._plan(base, b, new_b, pair.agent)
         _remember(logged, merged_in)
         return pair
 
