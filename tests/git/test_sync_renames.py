@@ -394,3 +394,50 @@ def _push_lines(repo: Path) -> bytes:
         f"refs/heads/{b} {rev(repo, b)} refs/heads/{b} {zero}" for b in ("main", "agents/alice")
     ]
     return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_real_conflict_in_a_converted_document_is_resolved_as_the_messages_say(
+    tmp_path: Path,
+) -> None:
+    """main converts the todo list and cancels t1; ann completes t1 in the old file. sync
+    stops on one document, the new one; the way out it prints (sync --checkout, resolve,
+    commit, sync) keeps the new name only."""
+    remote = _remote(tmp_path, "todo.vcontext.json")
+    person = _clone(remote, tmp_path / "person", "person")
+    ann, ann_wt = _agent(remote, tmp_path, "ann")
+    data = _read(ann_wt, "todo.vcontext.json")
+    data["todoList"]["items"][0]["status"] = "completed"
+    _write(ann_wt, "todo.vcontext.json", data)
+    run_git(ann_wt, "commit", "-qam", "ann completes t1")
+    _convert_on_main(person, "todo.vcontext.json", "todo.vcontext.tron")
+    data = _read(person, "todo.vcontext.tron")
+    data["todoList"]["items"][0]["status"] = "cancelled"
+    _write(person, "todo.vcontext.tron", data)
+    run_git(person, "commit", "-qam", "main cancels t1")
+    assert run_git(person, "push", "-q", "origin", "main", check=False).returncode == 0
+
+    code, out, _ = sync(ann, "ann", "--push", "origin")
+
+    assert code == 1
+    assert "todo.vcontext.tron: 1 conflict(s)" in out
+    assert "todo.vcontext.json" not in out
+    step = next(line for line in out.splitlines() if line.strip().startswith("next:"))
+    command = step.split("next:", 1)[1].strip()
+    assert command == "git vcontext sync ann --push origin --checkout"
+    code, out, err = sync(ann, *command.split()[3:])
+    assert "conflicted: todo.vcontext.tron" in out, out + err
+    assert not (ann_wt / "todo.vcontext.json").exists()
+    conflicts = run_cli("conflicts", "--format", "json", cwd=ann_wt)
+    assert [f["path"] for f in json.loads(conflicts.stdout)["files"]] == ["todo.vcontext.tron"]
+    resolved = run_cli("resolve", "todo.vcontext.tron", "--take", "ours", cwd=ann_wt)
+    assert resolved.returncode == 0, resolved.stderr
+    run_git(ann_wt, "commit", "-q", "--no-edit")
+    assert "todo.vcontext.json" not in _files(ann, "agents/ann")
+
+    code, out, err = sync(ann, "ann", "--push", "origin")
+
+    assert code == 0, out + err
+    assert _files(remote, "main") == ["todo.vcontext.tron"]
+    assert _show(remote, "main", "todo.vcontext.tron")["todoList"]["items"][0]["status"] == (
+        "completed"
+    )

@@ -159,7 +159,7 @@ def merge_trees(
     that commit). ``integration``: per document, the M8 ``merge`` Changes earlier merges of
     the same integration logged (``MergeOptions.integration``; ``TreeMerge.logged``).
     """
-    aligned = align(repo, base, ours, theirs, _wanted(repo))  # renamed documents: one file
+    aligned = align(repo, base, ours, theirs, document_wanted(repo))  # renamed documents: one file
     base, ours, theirs = aligned.base, aligned.ours, aligned.theirs
     index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
@@ -288,7 +288,7 @@ class _TreeMerging:
         return TreeMerge(tree, (), tuple(documents), tuple(self.notes), tuple(self.logged))
 
 
-def _wanted(repo: Repository) -> Callable[[str, bytes], bool]:
+def document_wanted(repo: Repository) -> Callable[[str, bytes], bool]:
     """Whether a file is a document our engine merges (for ``renames.align``)."""
     return lambda path, raw: is_document(path, lambda: [raw], repo)
 
@@ -342,7 +342,7 @@ def trial_conflicts(
     changed, beyond their fork blocks), without making it: our engine's for documents
     both sides have (``favor`` settles them as merge.vcontext.favor does), libgit2's for
     the rest (run only when there is a rest)."""
-    aligned = align(repo, base, ours, theirs, _wanted(repo))  # renamed documents: one file
+    aligned = align(repo, base, ours, theirs, document_wanted(repo))  # renamed documents: one file
     base, ours, theirs = aligned.base, aligned.ours, aligned.theirs
     moved = {r.old: r.new for r in aligned.renames}
     paths = {moved.get(p, p) for p in paths}
@@ -542,7 +542,7 @@ def carry_to_agent(
     The same as ``merge_trees(agent, agent, merged)``, without a three-way merge (a
     document renamed or converted in ``merged`` is the agent's under its new name).
     """
-    agent = align(repo, agent, agent, merged, _wanted(repo)).ours
+    agent = align(repo, agent, agent, merged, document_wanted(repo)).ours
     index = tree_index(merged)
     sides = DocumentSides(repo, agent, agent, merged)
     documents: list[str] = []
