@@ -13,7 +13,7 @@ from ..pictures.render import render
 from ..values import json_report
 from ..workflow.clashes import predicted_clashes
 from ..workflow.interrupted import finish
-from ..workflow.status import all_status
+from ..workflow.status import BLOCKED, all_status
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -71,7 +71,8 @@ def table(rows: list[AgentStatus]) -> list[str]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     for r in rows:
         details = [f"  {p}" for p in r.documents]
-        details += [f"  conflict: {c.describe()}" for c in r.conflicts]
+        label = "blocked" if r.state == BLOCKED else "conflict"
+        details += [f"  {label}: {c.describe()}" for c in r.conflicts]
         details += [
             f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
             f"base now at {f.base_sequence}"

@@ -15,6 +15,7 @@ from ..record import record
 from ..workflow import agents as agent_config
 from ..workflow import checkout as checkouts
 from ..workflow.interrupted import Unfinished, finish
+from ..workflow.mergecheck import only_check_failures
 from ..workflow.push import push_with_retries
 from ..workflow.sync import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
 
@@ -125,8 +126,9 @@ def _sync(
     def show(r: PairResult, dry: bool = False) -> None:
         for line in describe(r, dry):
             say(line)
-        if r.state == CONFLICT and hints and not checkout:
-            say(f"  next: {_command([r.agent], remote if push else None)} --checkout")
+        command = _command([r.agent], remote if push else None)
+        if hints and (step := _next_step(r, command, checkout)):
+            say(step)
 
     if push is not None and not dry_run:
         outcome = push_with_retries(syncer, pairs, push, report=say, show=show)
@@ -148,6 +150,17 @@ def _sync(
     if checkout:
         done = _leave_conflicts(syncer, done, say, hints, push)
     return done
+
+
+def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
+    """The last line of a pair that conflicts: the command that goes on. A merge that would
+    fail the checks has nothing to resolve in a stopped merge: the agent fixes its own
+    document (as its lines say), then syncs."""
+    if r.state != CONFLICT:
+        return None
+    if only_check_failures(r.conflicts):
+        return f"  next: fix it as said, then {command}"
+    return None if checkout else f"  next: {command} --checkout"
 
 
 def _one_upstream(repo: Repository, bases: list[str]) -> str | None:

@@ -242,6 +242,11 @@ def fetched_namespace(repo: Repository, remote: str) -> str:
     return f"{FETCHED}url-{digest}/"
 
 
+def tracking_tips(repo: Repository) -> list[Oid]:
+    """What every remote had when last fetched (tracking refs, what sync fetched)."""
+    return _tracking_tips(repo, None)
+
+
 def _tracking_tips(repo: Repository, remote: str | None) -> list[Oid]:
     """Commit ids of what ``remote`` had when last fetched (of every remote when None): its
     tracking refs, and what ``sync --push`` fetched of it."""

@@ -16,6 +16,7 @@ from . import lease as leases
 from .ancestry import contains, has_work, start_of
 from .divergence import diverged_base
 from .leasing import LeaseKeeper
+from .mergecheck import left_out
 from .push import PushOutcome, Settings, settings, wait_before
 from .pushing import Pusher, Refused, RemoteLocks, refusal
 from .remoteview import RemoteView, Snapshot
@@ -245,10 +246,7 @@ class BaseRound:
         )
         for other in others:
             if other.state == CONFLICT:
-                self.io.report(
-                    f"left {other.branch} out: it conflicts with {self.base} "
-                    "(its own sync reports the conflicts)"
-                )
+                self.io.report(f"left {other.branch} out: {left_out(other)}")
         merged = tuple(o.branch for o in others if o.state == MERGED)
         for (_, branch, _, commit), other in zip(requests, others, strict=False):
             if other.ok:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..gitio.objects import new_commits
 from ..gitio.push import common_dir, parse_ref_lines, pushed_commits
 from ..validation.model import SKIPPED, FileReport
 from ..verdict_cache import VerdictCache, push_key
@@ -106,11 +107,13 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
         out.append((heading, checker.between("history", pushed.previous, pushed.tip)))
     branch = pushed.update.branch
     if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
-        heading = (
-            f"at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
-            f"(outside the agent prefix {prefix})"
-        )
-        out.append((heading, checker.between("arrival", pushed.previous, pushed.tip)))
+        for commit in _arriving(checker.repo, pushed):
+            if found := checker.merge_arrival(commit):
+                heading = (
+                    f"merge commit {str(commit.id)[:10]} {_subject(commit)} "
+                    f"(brings an agent's fork onto {branch}, outside the agent prefix {prefix})"
+                )
+                out.append((heading, found))
     return out
 
 
@@ -130,6 +133,15 @@ def undone_findings(repo: Repository, commit: Commit) -> dict[str, list[Finding]
         )
         out[u.path] = [Finding("sync-undone", "", message)]
     return out
+
+
+def _arriving(repo: Repository, pushed: PushRange) -> list[Commit]:
+    """The commits a ref update makes arrive on its branch: those since its previous tip
+    (some may be on the remote already, under an agent branch), else those the remote
+    lacks (a new branch)."""
+    if pushed.previous is None or pushed.tip is None:
+        return list(pushed.commits)
+    return list(new_commits(repo, pushed.tip.id, pushed.previous.id))
 
 
 def prefill(

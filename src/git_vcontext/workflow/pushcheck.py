@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..filechange import FileChange
 from ..gitio.push import blob_bytes, changes, tree_blob
-from ..validation.history import check_arrival, check_change, event_ids
+from ..validation.history import check_change, check_merge_arrival, event_ids
 from ..validation.model import Finding
 from ..verdict_cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 
@@ -28,13 +28,13 @@ if TYPE_CHECKING:
 
 Found = dict[str, list[Finding]]
 
-Check = Literal["history", "arrival"]
-"""The rules applied to a change: the history rules (append-only logs, sequence, ...), or
-fork arrival (an unmerged fork reaching a branch outside the agent prefix)."""
+Check = Literal["history"]
+"""The rules applied between two tips: the history rules (append-only logs, sequence, ...)."""
 
-_PAIR_CODE = {"history": "h", "arrival": "f", "drift": "p"}
-_TIPS_CODE = {"history": "r", "arrival": "a"}
-"""Key prefixes of the verdict cache (``verdict_cache``): per pair of blobs, per two tips."""
+_PAIR_CODE = {"history": "h", "drift": "p"}
+_TIPS_CODE = {"history": "r", "merge": "m"}
+"""Key prefixes of the verdict cache (``verdict_cache``): per pair of blobs, per two tips
+(``m``: the fork arrival of one merge commit, against its parents)."""
 
 
 class Checker:
@@ -76,12 +76,8 @@ class Checker:
         return result
 
     def between(self, check: Check, previous: Commit | None, tip: Commit) -> Found:
-        """Findings between a branch's previous tip (None: a new branch) and its new tip.
-
-        ``arrival``: unmerged forks arriving (branches outside the agent prefix);
-        ``history``: the history rules, for a forced update that leaves the remote's tip
-        behind.
-        """
+        """Findings between a branch's previous tip (None: a new branch) and its new tip:
+        the history rules, for a forced update that leaves the remote's tip behind."""
         previous_id = None if previous is None else str(previous.id)
         key = tips_key(_TIPS_CODE[check], previous_id, self._routed(tip))
         cached = self.cache.get_files(key)
@@ -89,10 +85,37 @@ class Checker:
             return cached
         found: Found = {}
         for change in self._changes(previous, tip):
-            side = change.new_id if check == "arrival" else change.old_id
-            if side is None:
-                continue  # nothing arrives in a removal; a new file has no past to break
+            if change.old_id is None:
+                continue  # a new file has no past to break
             findings = self._pair(check, change)
+            if findings:
+                found[change.path] = findings
+        self.cache.put_files(key, found)
+        return found
+
+    def merge_arrival(self, commit: Commit) -> Found:
+        """``history-unmerged-fork`` for one merge commit on a branch outside the agent
+        prefix: the unmerged fork blocks it brings in from another parent that had them,
+        while its first parent (the branch's own) did not. Other commits: nothing."""
+        parents = list(commit.parents)
+        if len(parents) < 2:
+            return {}
+        key = tips_key(_TIPS_CODE["merge"], None, str(commit.id))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
+        found: Found = {}
+        for change in self._changes(parents[0], commit):
+            if change.new_id is None or change.new_path is None:
+                continue  # nothing arrives in a removal
+            old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
+            new = blob_bytes(self.repo, change.new_id)
+            if b"fork" not in new:
+                continue
+            others = [_blob_at(self.repo, p.tree, change.new_path) for p in parents[1:]]
+            findings = check_merge_arrival(
+                old, new, others, change.new_path, old_path=change.old_path
+            )
             if findings:
                 found[change.path] = findings
         self.cache.put_files(key, found)
@@ -186,6 +209,10 @@ class Checker:
             known = found.setdefault(path, [])
             known.extend(f for f in drift if f not in known)
 
+    def blob_findings(self, blob_id: str, path: str) -> list[Finding]:
+        """The per-file checks of one blob (cached), as a pushed commit's blob gets them."""
+        return self._blob(blob_id, path)
+
     def _blob(self, blob_id: str, path: str) -> list[Finding]:
         # lazy: a cached pre-push validates nothing
         from ..validation.files import check_bytes
@@ -206,10 +233,14 @@ class Checker:
             return cached
         old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
         new = None if change.new_id is None else blob_bytes(self.repo, change.new_id)
-        rules = check_change if check == "history" else check_arrival
-        findings = rules(old, new, change.path, old_path=change.old_path)
+        findings = check_change(old, new, change.path, old_path=change.old_path)
         self.cache.put(key, findings)
         return findings
+
+
+def _blob_at(repo: Repository, tree: Tree, path: str) -> bytes | None:
+    blob = tree_blob(tree, path)
+    return None if blob is None else blob_bytes(repo, str(blob.id))
 
 
 def _constant(data: bytes) -> Any:

@@ -10,7 +10,9 @@ git itself starts the merge (``git merge --no-ff --no-commit``: MERGE_HEAD, MERG
 the work tree and every ordinary file as git would have them); then each vContext
 document is put the way sync decides it (M11: the agent's ``fork`` block stays, its
 ``parentSequence`` follows the base): a clean result written and staged, a conflict
-written with markers (or structured) and left in the index as stages 1/2/3.
+written with markers (or structured) and left in the index as stages 1/2/3. A document
+one side renamed or converted (``renames``) is merged under its new name, and its old name
+leaves the merge.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from ..merging.files import merge_files
 from ..merging.result import MergeOptions
 from ..merging.textmerge import Markers
 from ..record import record
+from .renames import align
 from .sync import _message
-from .treemerge import SIDES, DocumentSides, _is_doc, document_result
+from .treemerge import SIDES, DocumentSides, _is_doc, document_result, document_wanted
 from .virtualbase import base_tree
 
 if TYPE_CHECKING:
@@ -81,12 +84,15 @@ def _documents_our_way(
     assert agent_tip is not None  # checked out there
     ours, theirs = commit_at(repo, agent_tip), commit_at(repo, against)
     base = base_tree(repo, ours.id, theirs.id, now=syncer.now)  # as sync merges them
-    sides = DocumentSides(repo, base, ours.tree, theirs.tree)
+    # a document one side renamed or converted is one document, under its new name only
+    aligned = align(repo, base, ours.tree, theirs.tree, document_wanted(repo))
+    _drop_old_names(top, [r.old for r in aligned.renames])
+    sides = DocumentSides(repo, aligned.base, aligned.ours, aligned.theirs)
     favor = syncer.favor()  # it names the base's side "ours": here the base is theirs
     if favor is not None:
         favor = "theirs" if favor == "ours" else "ours"
     staged, stages = [], []
-    for change in tree_changes(ours.tree, theirs.tree):
+    for change in tree_changes(aligned.ours, aligned.theirs):
         rel = change.path
         if not _is_doc(sides, rel):
             continue
@@ -101,6 +107,16 @@ def _documents_our_way(
         git(["add", "--", *staged], cwd=top)
     if stages:
         git(["update-index", "--index-info"], cwd=top, input="".join(stages))
+
+
+def _drop_old_names(top: Path, paths: list[str]) -> None:
+    """The old names of renamed documents leave the index (git's modify/delete conflict on
+    them included) and the work tree: sync never revives them."""
+    if not paths:
+        return
+    git(["rm", "-q", "--cached", "--ignore-unmatch", "--", *paths], cwd=top)
+    for rel in paths:
+        (top / rel).unlink(missing_ok=True)
 
 
 def _rendered(

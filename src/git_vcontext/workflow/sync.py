@@ -33,6 +33,7 @@ from ..gitio.settings import merge_settings
 from ..record import record
 from . import agents, interrupted
 from .forkstate import merger_agent
+from .mergecheck import MergeChecks
 from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 from .virtualbase import base_tree
 
@@ -129,6 +130,9 @@ class Syncer:
         # logged so far (values.canonical; its later merges fold into them)
         self._integration: dict[str, dict[str, set[str]]] | None = None
         self._undoing: dict[tuple[Oid, Oid | None], str | None] = {}  # see undoing()
+        self.checks = MergeChecks(repo)  # the hook's verdicts on the merges into a base
+        # while batch() combines: base -> where it was before the integration's first merge
+        self._starts: dict[str, Oid] | None = None
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -185,6 +189,7 @@ class Syncer:
         """
         with ReusedParses(self._parsed):
             self._integration = {} if combine else None
+            self._starts = {} if combine else None
             try:
                 started = [self._into_base(agent, base) for agent, base in pairs]
                 merged = []
@@ -193,7 +198,8 @@ class Syncer:
                         break
                     merged.append(self._into_base(agent, base, branch=branch, commit=commit))
             finally:
-                self._integration = None
+                self._integration, self._starts = None, None
+            self.checks.save()  # for the hook that checks the push of these merges
             if combine:
                 self._combine([*started, *merged])
             others = [p.final or p.done(MERGED if p.base_moves else UP_TO_DATE) for p in merged]
@@ -423,11 +429,23 @@ class Syncer:
             if why := self.blocked(name):
                 return pair.stop(REFUSED, message=why)
         pair.documents = merged_in.documents
-        message = _message(f"merge {branch} into {base}", [agent], merged_in.documents)
-        new_b = self._commit(merged_in.tree, [b, a], message)
+        return self._keep(pair, merged_in, b, logged)
+
+    def _keep(
+        self, pair: _Pair, merged_in: TreeMerge, b: Oid, logged: dict[str, set[str]] | None
+    ) -> _Pair:
+        """Step 1's merge commit on the base (planned), unless the hook would refuse it: then
+        the pair stops as for a conflict, saying why (a request is left out)."""
+        assert pair.a is not None and merged_in.tree is not None  # (a merge was made)
+        base, branch = pair.base, pair.branch
+        message = _message(f"merge {branch} into {base}", [pair.agent], merged_in.documents)
+        start = b if self._starts is None else self._starts.setdefault(base, b)
+        new_b = self._commit(merged_in.tree, [b, pair.a], message)
+        if failing := self.checks.failures(new_b, branch, first=start):
+            return pair.stop(CONFLICT, conflicts=failing)
         pair.b = b
         pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
-        self._plan(base, b, new_b, agent)
+        self._plan(base, b, new_b, pair.agent)
         _remember(logged, merged_in)
         return pair
 
