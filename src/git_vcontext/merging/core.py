@@ -76,6 +76,8 @@ class Merger:
         if doc.is_sequence_field(path):  # M8 applies even when both reached the same number
             return sequence_number.merge_sequence(self, path, base, ours, theirs)
         if same(ours, theirs):
+            if base is not MISSING and sequence_number.advanced_within(base, ours):
+                return self._both_alike(path, base, ours, theirs)
             return ours
         result = self._always_rules(path, base, ours, theirs)
         if result is not NOT_HANDLED:
@@ -89,6 +91,15 @@ class Merger:
                 return self._descend(path, ours, base, ours, theirs)
             return ours
         return self.both_changed(path, base, ours, theirs)
+
+    def _both_alike(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+        """Both sides made the same change to an object holding a ``sequence`` they both
+        advanced: merged structurally so that M8 sees that sequence (max + 1, noted)."""
+        if isinstance(ours, dict) and isinstance(base, dict):
+            return self.object(path, base, ours, theirs)
+        if isinstance(ours, list) and isinstance(base, list):
+            return arrays.merge_array(self, path, base, ours, theirs)
+        return ours
 
     def _descend(self, path: Path, changed: Any, *sides: Any) -> Any:
         """One side changed a value that holds an element moved in (M18): merge it

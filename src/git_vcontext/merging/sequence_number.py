@@ -38,6 +38,40 @@ def merge_sequence(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> 
     return _generic(m, path, base, ours, theirs)
 
 
+def advanced_within(base: Any, value: Any, key: Any = None) -> bool:
+    """Whether ``value`` holds a ``sequence`` (or ``playbook.version``) above the one at the
+    same place in ``base``: objects key by key, array elements by identity; append-only
+    logs are not looked into (their entries' sequences are no counters)."""
+    if isinstance(value, dict) and isinstance(base, dict):
+        for name, v in value.items():
+            if name == doc.SEQUENCE_FIELD or (name == "version" and key == doc.PLAYBOOK_KEY):
+                b = base.get(name, 0)
+                if is_number(v) and is_number(b) and v > b:
+                    return True
+            elif isinstance(v, (dict, list)) and name in base and not same(base[name], v):
+                if name == doc.CHANGELOG_FIELD or doc.is_playbook_log((key, name)):
+                    continue
+                if advanced_within(base[name], v, name):
+                    return True
+        return False
+    if isinstance(value, list) and isinstance(base, list):
+        before = {_element_key(e): e for e in base if isinstance(e, dict)}
+        before.pop(None, None)
+        for e in value:
+            b = before.get(_element_key(e)) if isinstance(e, dict) else None
+            if b is not None and b is not e and advanced_within(b, e, key):
+                return True
+    return False
+
+
+def _element_key(element: dict[str, Any]) -> Any:
+    for name in doc.IDENTITY_KEYS:
+        ident = element.get(name)
+        if isinstance(ident, (str, int)) and not isinstance(ident, bool):
+            return (name, ident)
+    return None
+
+
 def _conflict_message(o: Any, t: Any, b: Any, merged: Any, how: str = "") -> str:
     return f"concurrent edits: ours at {o}, theirs at {t} (base {b}); merged as {merged}{how}"
 
