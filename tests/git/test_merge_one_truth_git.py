@@ -15,7 +15,8 @@ TODO = "memory/todo.vcontext.json"
 
 
 def doc(*items: dict[str, Any], info: dict[str, Any] | None = None, **extra: Any) -> Any:
-    return {"vContextInfo": {"version": "0.4", **(info or {})}, "todoList": {**extra, "items": list(items)}}  # fmt: skip
+    head = {"version": "0.4", **(info or {})}
+    return {"vContextInfo": head, "todoList": {**extra, "items": list(items)}}
 
 
 def item(i: str, **fields: Any) -> dict[str, Any]:
@@ -71,3 +72,47 @@ def test_m8_info_sequence_both_advanced_through_git_merge(repo: Path) -> None:
     assert merged["vContextInfo"]["sequence"] == 5
     assert [i["status"] for i in merged["todoList"]["items"]] == ["completed", "completed"]
     assert errors(repo, TODO) == []
+
+
+PLAYBOOK = "memory/playbook.vcontext.json"
+
+
+def event(eid: str, day: int, target: str | None = None, **fields: Any) -> dict[str, Any]:
+    op = "update" if "prevEventId" in fields else "append"
+    out = {"eventId": eid, "targetId": target or eid, "operation": op, "kind": "rule"}
+    if op == "append":
+        out["text"] = f"rule {eid}"
+    return {**out, **fields, "createdAt": f"2025-01-{day:02d}T00:00:00Z"}
+
+
+def playbook(*events: dict[str, Any]) -> Any:
+    return {"vContextInfo": {"version": "0.4"}, "playbook": {"items": list(events)}}
+
+
+def test_m6_a_branch_merged_again_never_reorders_what_ours_holds_through_git(repo: Path) -> None:
+    r0, ra, rb, rc = event("r0", 1), event("ra", 2), event("rb", 3), event("rc", 4)
+    write(repo, PLAYBOOK, playbook(r0))
+    commit(repo, "r0")
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    write(repo, PLAYBOOK, playbook(r0, ra))
+    commit(repo, "alice adds ra")
+    run_git(repo, "checkout", "-q", "main")
+    write(repo, PLAYBOOK, playbook(r0, rb))
+    with_rb = commit(repo, "main adds rb")
+    run_git(repo, "checkout", "-q", "-b", "bob", with_rb)
+    write(repo, PLAYBOOK, playbook(r0, rb, rc))
+    commit(repo, "bob adds rc")
+    run_git(repo, "checkout", "-q", "main")
+    assert run_git(repo, "merge", "--no-edit", "alice", check=False).returncode == 0
+    assert [e["eventId"] for e in read(repo, PLAYBOOK)["playbook"]["items"]] == ["r0", "ra", "rb"]
+    before = (repo / PLAYBOOK).read_text()
+    assert run_git(repo, "merge", "--no-edit", "bob", check=False).returncode == 0
+    after = (repo / PLAYBOOK).read_text()
+    ids = [e["eventId"] for e in json.loads(after)["playbook"]["items"]]
+    assert ids == ["r0", "ra", "rb", "rc"]
+    # ours' text is untouched: the merge only inserted theirs' event
+    diff = run_git(repo, "diff", "-U0", "HEAD~1", "HEAD", "--", PLAYBOOK).stdout
+    removed = [x for x in diff.splitlines() if x.startswith("-") and not x.startswith("---")]
+    assert not removed
+    assert len(after) > len(before)
+    assert errors(repo, PLAYBOOK) == []

@@ -51,7 +51,7 @@ def test_m8_vbrief_info_sequence_is_seed_003s_optimistic_lock() -> None:
 
 
 def test_m8_an_item_changed_alike_on_both_sides_still_advances_its_sequence() -> None:
-    """"Wherever it is, even when the two sides' objects around it end up equal": the same
+    """ "Wherever it is, even when the two sides' objects around it end up equal": the same
     edit of t1 on both sides (sequence 3 -> 4) is two concurrent edits."""
     base = todo(item("t1", sequence=3), item("t2"))
     done = item("t1", sequence=4, status="completed")
@@ -73,3 +73,59 @@ def test_m8_equal_sides_stay_equal_and_unadvanced_sequences_are_left_alone() -> 
     assert r.data["todoList"]["items"][0]["sequence"] == 3
     assert r.data["vContextInfo"]["sequence"] == 3
     assert not r.notes
+
+
+# -- M6: a branch merged again never reorders what ours holds (point 6) ----------------
+
+
+def event(eid: str, day: int, target: str = "x", **fields: Any) -> dict[str, Any]:
+    op = "update" if "prevEventId" in fields else "append"
+    return {"eventId": eid, "targetId": target, "operation": op,
+            "createdAt": f"2025-01-{day:02d}T00:00:00Z", **fields}  # fmt: skip
+
+
+def playbook(*events: dict[str, Any]) -> Any:
+    return {"vContextInfo": {"version": "0.4"}, "playbook": {"items": list(events)}}
+
+
+def test_m6_a_branch_merged_again_never_reorders_what_ours_holds() -> None:
+    """main [r0, ra, rb] (ra came in by an earlier merge, placed by its key), bob from
+    the commit that had [r0, rb] appends rc: ours' order stays, rc goes after rb."""
+    r0, ra, rb, rc = (
+        event(name, day, name) for day, name in enumerate(["r0", "ra", "rb", "rc"], 1)
+    )
+    base, ours, theirs = playbook(r0, rb), playbook(r0, ra, rb), playbook(r0, rb, rc)
+    ids = [e["eventId"] for e in merge3(base, ours, theirs).data["playbook"]["items"]]
+    assert ids == ["r0", "ra", "rb", "rc"]  # was [r0, rb, ra, rc]: O's order, then new sorted
+    swapped = [e["eventId"] for e in merge3(base, theirs, ours).data["playbook"]["items"]]
+    assert sorted(swapped) == sorted(ids)  # the same set either way (M17)
+
+
+def test_m6_theirs_only_elements_go_after_ours_last_element_not_later_than_them() -> None:
+    """Ours out of key order (an agent appended late-dated events): ours' order is kept,
+    each of theirs' new events goes after the last of ours' whose key is not later."""
+    base = playbook(event("e1", 1))
+    ours = playbook(event("e1", 1), event("o9", 9), event("o3", 3))
+    theirs = playbook(event("e1", 1), event("t5", 5), event("t2", 2), event("t10", 10))
+    ids = [e["eventId"] for e in merge3(base, ours, theirs).data["playbook"]["items"]]
+    assert ids == ["e1", "t2", "o9", "o3", "t5", "t10"]
+
+
+def test_m6_changelog_stays_in_sequence_order_and_ours_entries_stay_put() -> None:
+    def change(seq: int, who: str) -> dict[str, Any]:
+        return {"sequence": seq, "timestamp": f"2025-01-0{seq}T00:00:00Z", "reason": who}
+
+    base = todo(item("t1"), sequence=2, changeLog=[change(1, "a"), change(2, "b")])
+    first = [change(1, "a"), change(2, "b")]
+    ours = todo(
+        item("t1", title="T"), sequence=4, changeLog=[*first, change(3, "o"), change(4, "o")]
+    )
+    theirs = todo(item("t1"), item("t2"), sequence=3, changeLog=[*first, change(3, "t")])
+    log = merge3(base, ours, theirs).data["todoList"]["changeLog"]
+    assert [(c["sequence"], c["reason"]) for c in log[:5]] == [
+        (1, "a"),
+        (2, "b"),
+        (3, "o"),
+        (3, "t"),
+        (4, "o"),
+    ]

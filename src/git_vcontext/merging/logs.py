@@ -36,8 +36,7 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     if doc.is_changelog(path) and all(all(isinstance(e, dict) for e in x) for x in lists):
         keys = [_content_keys(x) for x in lists]
         by_key = [dict(zip(k, x, strict=True)) for k, x in zip(keys, lists, strict=True)]
-        merged = _union(m, path, keys[0], by_key, _changelog_order)
-        return _by_sequence(merged, len(lists[0]))
+        return _union(m, path, by_key, _changelog_order)
     if not path and m.options.format == "jsonl" and all_carry(lists, doc.JSONL_EVENT_ID):
         return _events(m, path, lists, doc.JSONL_EVENT_ID, "timestamp")
     return NOT_HANDLED
@@ -49,7 +48,7 @@ def _events(m: Merger, path: Path, lists: list[list[Any]], id_field: str, time_f
     by_key = [dict(zip(k, x, strict=True)) for k, x in zip(keys, lists, strict=True)]
     if any(len(b) != len(x) for b, x in zip(by_key, lists, strict=True)):
         return NOT_HANDLED
-    return _union(m, path, keys[0], by_key, _event_order(time_field, id_field))
+    return _union(m, path, by_key, _event_order(time_field, id_field))
 
 
 def all_carry(lists: list[list[Any]], key: str) -> bool:
@@ -98,64 +97,80 @@ def _changelog_order(e: Any) -> Any:
     return (seq_key, instant_key(e.get("timestamp")), canonical(e))
 
 
-def _changelog_sequence(e: Any) -> float:
-    seq = e.get("sequence") if isinstance(e, dict) else None
-    if isinstance(seq, (int, float)) and not isinstance(seq, bool):
-        return float(seq)
-    return float("inf")
-
-
-def _by_sequence(merged: list[Any], n_base: int) -> list[Any]:
-    """A changeLog union whose new entries are placed among the base's by ``sequence``.
-
-    ``_union`` puts new entries after the base's. An entry written at sequence n
-    reaches a base that already logs n+1 when an agent merges late (a push retried
-    after fetch, criss-cross histories); appended, it would break Validation's
-    "sequence non-decreasing in changeLog". Both parts are in sequence order when the
-    base is, so a stable merge keeps the base's order, puts base entries first on
-    ties, and gives the same log for both merge orders.
-    """
-    base_part, new_part = merged[:n_base], merged[n_base:]
-    if not base_part or not new_part:
-        return merged
-    last = max(_changelog_sequence(_sort_value(e)) for e in base_part)
-    if _changelog_sequence(_sort_value(new_part[0])) >= last:
-        return merged  # the common case: everything new comes after the base
-    # lazy: only for logs out of order (rare)
-    import heapq
-
-    return list(heapq.merge(base_part, new_part, key=lambda e: _changelog_sequence(_sort_value(e))))
-
-
 def _union(
     m: Merger,
     path: Path,
-    base_keys: list[Hashable],
     by_key: list[dict[Hashable, Any]],
     order: Callable[[Any], Any],
 ) -> list[Any]:
-    """Base elements in base order (removals undone), then new ones sorted by ``order``.
+    """Ours' elements in ours' order, then every other one placed by ``order`` (M6).
 
-    ``by_key``: base, ours and theirs by key; ``base_keys``: the base's keys in order.
+    ``by_key``: base, ours and theirs by key (each in its own order). An element of
+    ours keeps its place (a one-sided edit or a conflict in it is merged where it
+    is); an element only theirs has, or one of the base that ours removed (kept:
+    the log is append-only), goes after the last of ours' elements whose key sorts
+    before or equal to its own, so a branch merged again never reorders what ours
+    holds, and the log stays in key order wherever ours is.
     """
     b_by, o_by, t_by = by_key
     gone = MISSING
-    out = [_logged(m, path, k, b_by[k], o_by.get(k, gone), t_by.get(k, gone)) for k in base_keys]
-    seen = b_by
-    added: dict[Hashable, Any] = {}
-    for k in [*o_by, *t_by]:
-        if k in seen or k in added:
-            continue
-        o, t = o_by.get(k, MISSING), t_by.get(k, MISSING)
-        added[k] = (
-            o
-            if t is MISSING or same(o, t)
-            else t
-            if o is MISSING
-            else (m.conflict("add/add", MISSING, o, t))
-        )
-    out.extend(sorted(added.values(), key=lambda v: order(_sort_value(v))))
+    out: list[Any] = []
+    for k, o in o_by.items():
+        t = t_by.get(k, gone)
+        if k in b_by:
+            out.append(_logged(m, path, k, b_by[k], o, t))
+        else:
+            out.append(o if t is MISSING or same(o, t) else m.conflict("add/add", MISSING, o, t))
+    extra = [
+        _logged(m, path, k, b, gone, t_by.get(k, gone)) for k, b in b_by.items() if k not in o_by
+    ]
+    extra.extend(t for k, t in t_by.items() if k not in o_by and k not in b_by)
+    if not extra:
+        return out
+    return _placed(out, extra, order)
+
+
+def _placed(ours: list[Any], extra: list[Any], order: Callable[[Any], Any]) -> list[Any]:
+    """``ours`` with each element of ``extra`` after the last element of ``ours`` whose key
+    is not greater than its own (at the start when there is none); several at one place
+    in key order. Keys of ours are computed from the end back only as far as needed: new
+    elements are usually the newest."""
+    keyed = sorted(((order(_sort_value(v)), i, v) for i, v in enumerate(extra)), key=_first)
+    lowest = keyed[0][0]
+    scanned: list[Any] = []  # keys of ours[start:], from the end back
+    start = len(ours)
+    while start > 0:
+        key = order(_sort_value(ours[start - 1]))
+        scanned.append(key)
+        start -= 1
+        if key <= lowest:
+            break
+    scanned.reverse()
+    suffix_min = scanned[:]
+    for i in range(len(suffix_min) - 2, -1, -1):
+        if suffix_min[i + 1] < suffix_min[i]:
+            suffix_min[i] = suffix_min[i + 1]
+    after: dict[int, list[Any]] = {}  # index in ours (-1: the start) -> elements after it
+    for key, _, v in keyed:
+        # the last index whose key <= key: suffix minima do not decrease, so bisect them
+        lo, hi = 0, len(suffix_min)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if suffix_min[mid] <= key:
+                lo = mid + 1
+            else:
+                hi = mid
+        at = start + lo - 1 if lo else -1  # none <= key: the scan reached the start
+        after.setdefault(at, []).append(v)
+    out = list(after.get(-1, ()))
+    for i, v in enumerate(ours):
+        out.append(v)
+        out.extend(after.get(i, ()))
     return out
+
+
+def _first(entry: tuple[Any, int, Any]) -> tuple[Any, int]:
+    return entry[0], entry[1]
 
 
 def _sort_value(v: Any) -> Any:

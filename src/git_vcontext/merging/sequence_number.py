@@ -43,17 +43,7 @@ def advanced_within(base: Any, value: Any, key: Any = None) -> bool:
     same place in ``base``: objects key by key, array elements by identity; append-only
     logs are not looked into (their entries' sequences are no counters)."""
     if isinstance(value, dict) and isinstance(base, dict):
-        for name, v in value.items():
-            if name == doc.SEQUENCE_FIELD or (name == "version" and key == doc.PLAYBOOK_KEY):
-                b = base.get(name, 0)
-                if is_number(v) and is_number(b) and v > b:
-                    return True
-            elif isinstance(v, (dict, list)) and name in base and not same(base[name], v):
-                if name == doc.CHANGELOG_FIELD or doc.is_playbook_log((key, name)):
-                    continue
-                if advanced_within(base[name], v, name):
-                    return True
-        return False
+        return any(_advanced_member(base, name, v, key) for name, v in value.items())
     if isinstance(value, list) and isinstance(base, list):
         before = {_element_key(e): e for e in base if isinstance(e, dict)}
         before.pop(None, None)
@@ -62,6 +52,17 @@ def advanced_within(base: Any, value: Any, key: Any = None) -> bool:
             if b is not None and b is not e and advanced_within(b, e, key):
                 return True
     return False
+
+
+def _advanced_member(base: dict[str, Any], name: str, value: Any, key: Any) -> bool:
+    if name == doc.SEQUENCE_FIELD or (name == "version" and key == doc.PLAYBOOK_KEY):
+        b = base.get(name, 0)
+        return is_number(value) and is_number(b) and value > b
+    if not isinstance(value, (dict, list)) or name not in base or same(base[name], value):
+        return False
+    if name == doc.CHANGELOG_FIELD or doc.is_playbook_log((key, name)):
+        return False
+    return advanced_within(base[name], value, name)
 
 
 def _element_key(element: dict[str, Any]) -> Any:
