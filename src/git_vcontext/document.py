@@ -135,6 +135,35 @@ DATETIME_FIELDS = frozenset(
 ACE_STATUS_PRECEDENCE = {"active": 0, "deprecated": 1, "quarantined": 1}
 """ACE entry status: a deprecation or quarantine wins over ``active`` (M13)."""
 
+STATUS_BOUND_PREFIXES = (
+    "completed",
+    "cancelled",
+    "canceled",
+    "blocked",
+    "deprecated",
+    "quarantined",
+    "archived",
+    "approved",
+    "rejected",
+    "resolved",
+    "failed",
+    "finished",
+    "started",
+    "closed",
+)
+"""Field names tied to a status value (``completed``, ``completedAt``, ``cancelledAt``,
+``blockedReason``, ``deprecatedReason`` …): set or removed with a status change (M13)."""
+
+STATUS_BOUND_FIELDS = frozenset({"percentComplete", "completed_at", "started_at"})
+
+
+def is_status_bound(name: str) -> bool:
+    """Whether a field belongs to a status value (M13: chosen with the status)."""
+    if name == STATUS_FIELD or not name:
+        return False
+    return name in STATUS_BOUND_FIELDS or name.lower().startswith(STATUS_BOUND_PREFIXES)
+
+
 Path = tuple[str | int, ...]
 
 

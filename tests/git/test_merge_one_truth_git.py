@@ -116,3 +116,143 @@ def test_m6_a_branch_merged_again_never_reorders_what_ours_holds_through_git(rep
     assert not removed
     assert len(after) > len(before)
     assert errors(repo, PLAYBOOK) == []
+
+
+# -- M13: a status conflict carries its status fields (point 3) ---------------------------
+
+
+def _tool_update(repo: Path, item_id: str, status: str, agent: str, now: str) -> None:
+    """What an agent's tool writes (the MCP server's todo update): status, Extension 1's
+    ``completed`` when it completes, sequence + 1, a changeLog Change."""
+    from git_vcontext.edits.stamp import Stamp
+    from git_vcontext.edits.todos import update
+
+    out = update(read(repo), item_id, {"status": status}, Stamp(agent, now))
+    write(repo, TODO, out.data)
+
+
+def _completed_vs_cancelled(repo: Path) -> None:
+    write(repo, TODO, doc(item("t1"), item("t2"), item("t3"), sequence=1))
+    commit(repo, "base")
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    _tool_update(repo, "t3", "completed", "alice", "2026-01-01T10:00:00Z")
+    assert read(repo)["todoList"]["items"][2]["completed"] == "2026-01-01T10:00:00Z"
+    commit(repo, "alice completes t3")
+    run_git(repo, "checkout", "-q", "main")
+    _tool_update(repo, "t3", "cancelled", "main", "2026-01-01T11:00:00Z")
+    commit(repo, "main cancels t3")
+    merge = run_git(repo, "merge", "--no-edit", "alice", check=False)
+    assert merge.returncode == 1, merge.stdout + merge.stderr
+
+
+def _t3(repo: Path) -> dict[str, Any]:
+    return next(i for i in read(repo)["todoList"]["items"] if i["id"] == "t3")
+
+
+@pytest.mark.parametrize("how", ["all", "by-id"])
+def test_m13_resolve_take_ours_takes_ours_status_fields(repo: Path, how: str) -> None:
+    _completed_vs_cancelled(repo)
+    listing = json.loads(run_cli("conflicts", "--format", "json", TODO, cwd=repo).stdout)
+    [status] = listing["files"][0]["conflicts"]  # one conflict: the status and its field
+    assert (status["where"], status["ours"], status["theirs"]) == (
+        "todoList.items[t3].status", "cancelled", "completed",
+    )  # fmt: skip
+    assert status["statusFields"] == {"completed": {"theirs": "2026-01-01T10:00:00Z"}}
+    pick = ["--conflict", status["id"]] if how == "by-id" else []
+    proc = run_cli("resolve", TODO, *pick, "--take", "ours", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert _t3(repo) == {"id": "t3", "title": "T3", "status": "cancelled"}
+    assert errors(repo, TODO) == []
+    assert run_git(repo, "commit", "-q", "--no-edit", check=False).returncode == 0
+
+
+def test_m13_resolve_take_theirs_takes_theirs_status_fields(repo: Path) -> None:
+    _completed_vs_cancelled(repo)
+    assert run_cli("resolve", TODO, "--take", "theirs", cwd=repo).returncode == 0
+    t3 = _t3(repo)
+    assert (t3["status"], t3["completed"]) == ("completed", "2026-01-01T10:00:00Z")
+
+
+def test_m13_a_value_given_for_the_status_takes_the_status_fields_of_its_side(
+    repo: Path,
+) -> None:
+    _completed_vs_cancelled(repo)
+    proc = run_cli("resolve", TODO, "--value", '"completed"', cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert _t3(repo)["completed"] == "2026-01-01T10:00:00Z"
+
+
+def test_m13_favor_ours_takes_ours_status_fields(repo: Path) -> None:
+    run_git(repo, "config", "merge.vcontext.favor", "ours")
+    write(repo, TODO, doc(item("t1"), item("t2"), item("t3"), sequence=1))
+    commit(repo, "base")
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    _tool_update(repo, "t3", "completed", "alice", "2026-01-01T10:00:00Z")
+    commit(repo, "alice completes t3")
+    run_git(repo, "checkout", "-q", "main")
+    _tool_update(repo, "t3", "cancelled", "main", "2026-01-01T11:00:00Z")
+    commit(repo, "main cancels t3")
+    merge = run_git(repo, "merge", "--no-edit", "alice", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert "completed" not in _t3(repo)
+    assert _t3(repo)["status"] == "cancelled"
+    assert errors(repo, TODO) == []
+
+
+def test_m13_structured_conflict_resolved_takes_the_status_fields(repo: Path) -> None:
+    run_git(repo, "config", "merge.vcontext.conflictStyle", "structured")
+    _completed_vs_cancelled(repo)
+    listing = json.loads(run_cli("conflicts", "--format", "json", TODO, cwd=repo).stdout)
+    [status] = listing["files"][0]["conflicts"]
+    assert status["statusFields"]["completed"]["theirs"] == "2026-01-01T10:00:00Z"
+    assert run_cli("resolve", TODO, "--take", "ours", cwd=repo).returncode == 0
+    assert "completed" not in _t3(repo)
+    assert errors(repo, TODO) == []
+
+
+def test_m13_mergetool_shows_and_takes_the_status_fields(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from git_vcontext.commands import mergetool
+
+    _completed_vs_cancelled(repo)
+    monkeypatch.chdir(repo)
+    said: list[str] = []
+    answers = iter(["o"])
+    code = mergetool.run(
+        base="", local="", remote="", merged=TODO, ask=lambda _p: next(answers), say=said.append
+    )
+    assert code == 0, said
+    assert any("with completed:" in line and "2026-01-01T10:00:00Z" in line for line in said)
+    assert "completed" not in _t3(repo)
+
+
+# -- M13: ACE reactivation (point 4) --------------------------------------------------------
+
+ACE = "memory/ace.vcontext.json"
+
+
+def ace(status: str, updated: str, **fields: Any) -> Any:
+    entry: dict[str, Any] = {"id": "e1", "kind": "rule", "text": "Run migrations in staging first"}
+    entry.update({"status": status, "updatedAt": updated, "helpfulCount": 1, "harmfulCount": 0})
+    entry.update(fields)
+    plan = {"id": "p", "title": "Patterns", "status": "inProgress"}
+    return {"vAgendaInfo": {"version": "0.3"}, "plan": {**plan, "playbook": {"entries": [entry]}}}
+
+
+def test_m13_ace_later_reactivation_wins_through_git_merge(repo: Path) -> None:
+    write(repo, ACE, ace("deprecated", "2026-01-01T09:00:00Z", deprecatedReason="flaky"))
+    commit(repo, "base")
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    write(repo, ACE, ace("active", "2026-01-01T12:00:00Z", helpfulCount=2))
+    commit(repo, "alice reactivates at 12:00")
+    run_git(repo, "checkout", "-q", "main")
+    write(repo, ACE, ace("quarantined", "2026-01-01T11:00:00Z", deprecatedReason="harmful"))
+    commit(repo, "main quarantines at 11:00")
+    merge = run_git(repo, "merge", "--no-edit", "alice", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    [entry] = read(repo, ACE)["plan"]["playbook"]["entries"]
+    assert (entry["status"], entry["updatedAt"]) == ("active", "2026-01-01T12:00:00Z")
+    assert "deprecatedReason" not in entry
+    assert entry["helpfulCount"] == 2
+    assert errors(repo, ACE) == []

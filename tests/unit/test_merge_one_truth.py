@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from git_vcontext.merging import merge3
+from git_vcontext.merging import MISSING, merge3
 
 NOW = "2026-03-01T00:00:00Z"
 
@@ -129,3 +129,83 @@ def test_m6_changelog_stays_in_sequence_order_and_ours_entries_stay_put() -> Non
         (3, "t"),
         (4, "o"),
     ]
+
+
+# -- M13: ACE reactivation and status fields (points 3, 4) ------------------------------
+
+
+def ace(status: str, updated: str, **fields: Any) -> Any:
+    entry = {"id": "e1", "kind": "rule", "text": "x", "status": status, "updatedAt": updated}
+    plan = {"id": "p", "title": "P", "status": "inProgress"}
+    return {
+        "vAgendaInfo": {"version": "0.3"},
+        "plan": {**plan, "playbook": {"entries": [{**entry, **fields}]}},
+    }
+
+
+def _entry(r: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = r.data["plan"]["playbook"]["entries"][0]
+    return entry
+
+
+def test_m13_ace_a_later_explicit_reactivation_wins_over_an_earlier_quarantine() -> None:
+    """Deprecated in the base; ours sets active at 12:00, theirs quarantined at 11:00: the
+    seeds' "unless explicitly reactivated by a later change" -> active (was quarantined)."""
+    base = ace("deprecated", "2026-01-01T09:00:00Z", deprecatedReason="flaky")
+    ours = ace("active", "2026-01-01T12:00:00Z")
+    theirs = ace("quarantined", "2026-01-01T11:00:00Z", deprecatedReason="harmful")
+    for o, t in ((ours, theirs), (theirs, ours)):
+        r = merge3(base, o, t)
+        assert r.clean
+        assert _entry(r)["status"] == "active"
+        assert _entry(r)["updatedAt"] == "2026-01-01T12:00:00Z"
+        assert "deprecatedReason" not in _entry(r)  # the reactivating side's status fields
+        assert [n.kind for n in r.notes] == ["ace-status"]
+
+
+def test_m13_ace_an_earlier_reactivation_loses_to_a_later_quarantine() -> None:
+    base = ace("deprecated", "2026-01-01T09:00:00Z")
+    ours = ace("active", "2026-01-01T10:00:00Z")
+    theirs = ace("quarantined", "2026-01-01T11:00:00Z", quarantinedReason="harmful")
+    for o, t in ((ours, theirs), (theirs, ours)):
+        entry = _entry(merge3(base, o, t))
+        assert (entry["status"], entry["quarantinedReason"]) == ("quarantined", "harmful")
+
+
+def test_m13_ace_without_instants_deprecation_wins() -> None:
+    def bare(status: str) -> Any:
+        data = ace(status, "x")
+        del data["plan"]["playbook"]["entries"][0]["updatedAt"]
+        return data
+
+    assert _entry(merge3(bare("active"), bare("deprecated"), bare("active"))) == _entry(
+        merge3(bare("active"), bare("active"), bare("deprecated"))
+    )
+    r = merge3(bare("deprecated"), bare("active"), bare("quarantined"))
+    assert _entry(r)["status"] == "quarantined"
+
+
+def test_m13_status_conflict_carries_the_status_fields_each_side_changed() -> None:
+    base = todo(item("t3"), item("t4"))
+    ours = todo(item("t3", status="cancelled", cancelledAt="2026-01-01T11:00:00Z"), item("t4"))
+    theirs = todo(item("t3", status="completed", completed="2026-01-01T10:00:00Z"), item("t4"))
+    r = merge3(base, ours, theirs)
+    [c] = r.conflicts
+    assert (c.path, c.kind) == ("/todoList/items/0/status", "status")
+    assert c.to_json()["statusFields"] == {
+        "cancelledAt": {"ours": "2026-01-01T11:00:00Z"},
+        "completed": {"theirs": "2026-01-01T10:00:00Z"},
+    }
+    assert r.data["todoList"]["items"][0] == ours["todoList"]["items"][0]  # ours' data
+
+
+def test_m13_a_status_field_both_sides_changed_is_one_conflict_with_the_status() -> None:
+    """Ours unblocks t3 (drops blockedReason), theirs cancels it and rewrites the reason:
+    one status conflict that holds blockedReason, not a second delete/modify conflict."""
+    base = todo(item("t3", status="blocked", blockedReason="waiting"))
+    ours = todo(item("t3", status="inProgress"))
+    theirs = todo(item("t3", status="cancelled", blockedReason="gone"))
+    r = merge3(base, ours, theirs)
+    assert [c.kind for c in r.conflicts] == ["status"]
+    assert r.conflicts[0].bound == (("blockedReason", "waiting", MISSING, "gone"),)
+    assert r.data["todoList"]["items"][0] == ours["todoList"]["items"][0]

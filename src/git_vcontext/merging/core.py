@@ -25,6 +25,8 @@ class Merger:
         # container -> (ours, theirs, base sequence, its field, the index of its note)
         self.sequence_conflicts: dict[Path, tuple[Any, Any, Any, str, int]] = {}
         self.moves = moves.Moves([], (set(), set()))
+        # where a rule chose one side's status (ACE, M13): its status fields follow it
+        self.status_winners: dict[Path, str] = {}
         self.dropped_moves: set[Any] = set()  # moves a previous run could not follow (M18)
         self.finding_moves = True
 
@@ -35,6 +37,7 @@ class Merger:
         for round_ in range(moves.MAX_ROUNDS):
             if round_:
                 self.notes, self.conflicts, self.sequence_conflicts = [], 0, {}
+                self.status_winners = {}
             self.finding_moves = round_ < moves.MAX_ROUNDS - 1
             self.moves = moves.Moves([], (set(), set()))
             tree = vcontext.merge_document(self, base, ours, theirs)
@@ -175,6 +178,8 @@ class Merger:
                     continue
             if key == "lastModifiedBy" and not same(o, t):
                 v = rules.last_modified_by(self, child, base, ours, theirs)
+            elif key == doc.STATUS_FIELD and _ace_both_changed(child, b, o, t):
+                v = rules.ace_status(self, child, (b, o, t), ours, theirs)
             else:
                 v = self.value(child, b, o, t)
             if v is not MISSING:
@@ -210,6 +215,13 @@ def merged_key_order(
             position = {k: i for i, k in enumerate(order)}
         prev = key
     return order
+
+
+def _ace_both_changed(path: Path, b: Any, o: Any, t: Any) -> bool:
+    """An ACE entry's status that both sides changed, differently (M13)."""
+    if o is MISSING or t is MISSING or same(o, t) or same(b, o) or same(b, t):
+        return False
+    return rules.is_ace_entry(path)
 
 
 def _list_or_none(value: Any) -> Any:

@@ -70,7 +70,8 @@ class Resolution:
         ``text=False``: only the data (ours' value where conflicts are left), not written.
         """
         values = {id(n): choices[c.id].value_for(c) for n, c in self.listed if c.id in choices}
-        tree = replaced(self.tree, lambda n: values.get(id(n), n))
+        bound = {id(n): c.bound_for(choices[c.id]) for n, c in self.listed if c.id in choices}
+        tree = replaced(self.tree, lambda n: values.get(id(n), n), lambda n: bound.get(id(n)))
         remaining = tuple(self.remaining(choices))
         if remaining:
             written = self._with_conflicts(tree, choices, style) if text else None
