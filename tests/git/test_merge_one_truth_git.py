@@ -256,3 +256,103 @@ def test_m13_ace_later_reactivation_wins_through_git_merge(repo: Path) -> None:
     assert "deprecatedReason" not in entry
     assert entry["helpfulCount"] == 2
     assert errors(repo, ACE) == []
+
+
+# -- M19 and the playbook view: two agents create one target (points 1a, 2) ----------------
+
+
+@pytest.fixture
+def pushed(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The driver and the pre-push hook installed, a playbook on main, pushed to a bare remote."""
+    import git_vcontext
+    from helpers.pre_push import bare_remote, installed_and_pushed
+
+    # the hook git starts must import the code under test (absolute path: git changes cwd)
+    monkeypatch.setenv("PYTHONPATH", str(Path(git_vcontext.__file__).resolve().parents[1]))
+    return installed_and_pushed(git_repo, bare_remote(tmp_path))
+
+
+def cli(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    proc = run_cli(*args, cwd=repo, env=env)
+    assert proc.returncode == 0, proc.stderr.decode() + proc.stdout.decode()
+    return proc.stdout.decode()
+
+
+def view_entry(repo: Path, target: str) -> Any:
+    view = json.loads(cli(repo, "view", PLAYBOOK, "--format", "json", "--target", target))
+    [entry] = view["entries"]
+    return entry
+
+
+def push_main(repo: Path) -> Any:
+    from helpers.pre_push import push
+
+    return push(repo, "origin", "main")
+
+
+def test_two_agents_create_one_target_merge_validate_push_then_settle(pushed: Path) -> None:
+    """The issue's team: alice and bob each add a learning for a new target ``dlq``; main
+    merges both (clean); validate notes the concurrent creations (no error); the hook
+    takes the merge; the view warns about two heads until one ordinary update after the
+    winner settles them, then lists the older head under ``settled``."""
+    repo = pushed
+    for agent, at in (("alice", "2026-02-01T10:00:00Z"), ("bob", "2026-02-01T10:05:00Z")):
+        run_git(repo, "checkout", "-q", "-b", agent, "main")
+        text = f"{agent}: retry from the dead-letter queue"
+        env = {"SOURCE_DATE_EPOCH": str(_epoch(at))}
+        cli(repo, "playbook", "add", PLAYBOOK, "--target", "dlq", "--kind", "rule",
+            "--text", text, env=env)  # fmt: skip
+        commit(repo, f"{agent} learns dlq")
+    run_git(repo, "checkout", "-q", "main")
+    for agent in ("alice", "bob"):
+        merged = run_git(repo, "merge", "--no-edit", agent, check=False)
+        assert merged.returncode == 0, merged.stdout + merged.stderr
+    report = validate(repo, PLAYBOOK)
+    [f] = report["files"]
+    assert f["valid"], f
+    assert [n["rule"] for n in f["notes"]] == ["playbook-duplicate-creation"]
+    entry = view_entry(repo, "dlq")
+    assert len(entry["heads"]) == 2
+    assert "settled" not in entry
+    assert "! 2 heads" in cli(repo, "view", PLAYBOOK)
+    done = push_main(repo)
+    assert done.returncode == 0, done.stderr
+
+    older = [h for h in entry["heads"] if h != entry["winner"]]
+    cli(repo, "playbook", "update", PLAYBOOK, "--target", "dlq", "--text", "retry, then alert")
+    commit(repo, "settle dlq")
+    settled = view_entry(repo, "dlq")
+    assert settled["settled"] == older
+    assert settled["winner"] not in entry["heads"]  # the update is the winner now
+    assert settled["text"] == "retry, then alert"
+    assert settled["conflicts"] == []
+    text = cli(repo, "view", PLAYBOOK)
+    assert "heads:" not in text
+    assert f"settled: {older[0]}" in text
+    assert errors(repo, PLAYBOOK) == []
+    done = push_main(repo)
+    assert done.returncode == 0, done.stderr
+    diff = json.loads(cli(repo, "diff", "HEAD~1", "HEAD", "--format", "json"))
+    notes = [c.get("note") for c in diff["changes"]]
+    assert any(n and n.startswith("concurrent heads settled by") for n in notes), diff
+
+
+def test_a_single_commit_adding_a_second_creation_is_refused_at_push(pushed: Path) -> None:
+    """The history check refuses only a non-merge commit that creates a target its parent
+    had (that agent should have written an update), and says how."""
+    from helpers.pre_push import event, playbook, write
+
+    repo = pushed
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "again", target="r-e1")))
+    commit(repo, "create r-e1 again")
+    assert errors(repo, PLAYBOOK) == []  # a document with two roots is valid
+    done = push_main(repo)
+    assert done.returncode != 0
+    assert "history-duplicate-creation" in done.stderr
+    assert "playbook update" in done.stderr
+
+
+def _epoch(stamp: str) -> int:
+    import datetime as dt
+
+    return int(dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
