@@ -356,3 +356,52 @@ def _epoch(stamp: str) -> int:
     import datetime as dt
 
     return int(dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
+
+
+# -- M19: delete/reference through git (point 1b) -------------------------------------------
+
+
+def _deleted_vs_referenced(repo: Path) -> None:
+    write(repo, TODO, doc(item("t1"), item("t2"), item("t3")))
+    commit(repo, "base")
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    write(repo, TODO, doc(item("t1"), item("t2", dependencies=["t3"]), item("t3")))
+    commit(repo, "alice: t2 waits for t3")
+    run_git(repo, "checkout", "-q", "main")
+    write(repo, TODO, doc(item("t1"), item("t2")))
+    commit(repo, "main drops t3")
+
+
+def test_m19_delete_reference_stops_the_merge_and_resolves_like_delete_modify(
+    repo: Path,
+) -> None:
+    _deleted_vs_referenced(repo)
+    merge = run_git(repo, "merge", "--no-edit", "alice", check=False)
+    assert merge.returncode == 1, merge.stdout + merge.stderr
+    assert "delete/reference" in merge.stderr
+    listing = json.loads(run_cli("conflicts", "--format", "json", TODO, cwd=repo).stdout)
+    [c] = listing["files"][0]["conflicts"]
+    assert (c["kind"], c["absent"], c["theirs"]["id"]) == ("delete/reference", ["ours"], "t3")
+    proc = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert [i["id"] for i in read(repo)["todoList"]["items"]] == ["t1", "t2", "t3"]
+    assert errors(repo, TODO) == []
+    assert run_git(repo, "commit", "-q", "--no-edit", check=False).returncode == 0
+
+
+def test_m19_delete_reference_taken_the_deleting_way_is_warned_about(repo: Path) -> None:
+    _deleted_vs_referenced(repo)
+    assert run_git(repo, "merge", "--no-edit", "alice", check=False).returncode == 1
+    proc = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
+    said = proc.stdout.decode() + proc.stderr.decode()
+    assert "dependency-missing" in said, said  # the dangling reference is named, not hidden
+    assert [i["id"] for i in read(repo)["todoList"]["items"]] == ["t1", "t2"]
+
+
+def test_m19_delete_reference_with_favor_keeps_a_side_whole(repo: Path) -> None:
+    run_git(repo, "config", "merge.vcontext.favor", "theirs")
+    _deleted_vs_referenced(repo)
+    merge = run_git(repo, "merge", "--no-edit", "alice", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert [i["id"] for i in read(repo)["todoList"]["items"]] == ["t1", "t2", "t3"]
+    assert errors(repo, TODO) == []

@@ -209,3 +209,67 @@ def test_m13_a_status_field_both_sides_changed_is_one_conflict_with_the_status()
     assert [c.kind for c in r.conflicts] == ["status"]
     assert r.conflicts[0].bound == (("blockedReason", "waiting", MISSING, "gone"),)
     assert r.data["todoList"]["items"][0] == ours["todoList"]["items"][0]
+
+
+# -- M19: what two valid sides cannot make valid together is a conflict (point 1) --------
+
+
+def test_m19_delete_vs_a_new_dependency_is_a_delete_reference_conflict() -> None:
+    base = todo(item("t1"), item("t2"), item("t3"))
+    ours = todo(item("t1"), item("t2"))  # deletes t3
+    theirs = todo(item("t1", dependencies=["t3"]), item("t2"), item("t3"))
+    for o, t in ((ours, theirs), (theirs, ours)):
+        r = merge3(base, o, t)
+        [c] = r.conflicts
+        assert (c.kind, c.base) == ("delete/reference", item("t3"))
+        assert {c.ours is MISSING, c.theirs is MISSING} == {True, False}
+
+
+def test_m19_a_deletion_nobody_names_is_still_a_plain_delete() -> None:
+    base = todo(item("t1"), item("t2", dependencies=["t1"]), item("t3"))
+    ours = todo(item("t1"), item("t2", dependencies=["t1"]))  # deletes t3, named by nobody
+    theirs = todo(item("t1", title="T"), item("t2", dependencies=["t1"]), item("t3"))
+    r = merge3(base, ours, theirs)
+    assert r.clean
+    assert [i["id"] for i in r.data["todoList"]["items"]] == ["t1", "t2"]
+
+
+def test_m19_ace_entry_deleted_while_the_other_side_supersedes_it() -> None:
+    def entries(*es: dict[str, Any]) -> Any:
+        return {"vAgendaInfo": {"version": "0.3"}, "plan": {"id": "p", "title": "P",
+                "status": "inProgress", "playbook": {"entries": list(es)}}}  # fmt: skip
+
+    e1, e2 = {"id": "e1", "text": "old"}, {"id": "e2", "text": "x"}
+    r = merge3(entries(e1, e2), entries(e2), entries(e1, e2, {"id": "e3", "supersedes": ["e1"]}))
+    assert [c.kind for c in r.conflicts] == ["delete/reference"]
+
+
+def test_m19_two_sides_each_adding_one_edge_of_a_cycle_conflict_on_each_edge() -> None:
+    base = todo(item("t1"), item("t2"), item("t3"))
+    ours = todo(item("t1", dependencies=["t2"]), item("t2"), item("t3"))
+    theirs = todo(item("t1"), item("t2", dependencies=["t1"]), item("t3", title="T"))
+    r = merge3(base, ours, theirs)
+    found = [(c.path, c.kind, c.ours, c.theirs) for c in r.conflicts]
+    assert found == [
+        ("/todoList/items/0/dependencies", "dependency-cycle", ["t2"], MISSING),
+        ("/todoList/items/1/dependencies", "dependency-cycle", MISSING, ["t1"]),
+    ]
+    assert r.data["todoList"]["items"][2]["title"] == "T"  # the rest merged
+    # a cycle one side already had is that side's, not the merge's: no conflict for it
+    cyclic = todo(item("t1", dependencies=["t2"]), item("t2", dependencies=["t1"]), item("t3"))
+    assert merge3(base, cyclic, theirs).conflicts == ()
+
+
+def test_m19_one_id_added_by_both_sides_in_two_places_conflicts_at_each() -> None:
+    base = todo(item("t1"), item("t2"))
+    ours = todo(item("t1"), item("t2"), item("n1"))
+    theirs = todo(item("t1", subItems=[item("n1", title="Sub")]), item("t2"))
+    r = merge3(base, ours, theirs)
+    found = sorted((c.path, c.kind, c.ours is MISSING, c.theirs is MISSING) for c in r.conflicts)
+    assert found == [
+        ("/todoList/items/0/subItems/0", "add/add", True, False),
+        ("/todoList/items/2", "add/add", False, True),
+    ]
+    # both at the same place: one element (M3), merged against {}
+    same_place = todo(item("t1"), item("t2"), item("n1", priority="high"))
+    assert merge3(base, ours, same_place).clean

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import same
-from . import arrays, logs, moves, rules, sequence_number, vcontext
+from . import arrays, coherence, logs, moves, rules, sequence_number, vcontext
 from .pointers import locate_conflicts, pointer_of
 from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
 
@@ -25,6 +25,8 @@ class Merger:
         # container -> (ours, theirs, base sequence, its field, the index of its note)
         self.sequence_conflicts: dict[Path, tuple[Any, Any, Any, str, int]] = {}
         self.moves = moves.Moves([], (set(), set()))
+        # ids one side deleted and the other side named in a new reference (M19)
+        self.protected: frozenset[Any] = frozenset()
         # where a rule chose one side's status (ACE, M13): its status fields follow it
         self.status_winners: dict[Path, str] = {}
         self.dropped_moves: set[Any] = set()  # moves a previous run could not follow (M18)
@@ -45,6 +47,7 @@ class Merger:
             if not broken:
                 break
             self.dropped_moves.update(broken)
+        tree = coherence.settle(self, base, ours, theirs, tree)  # M19
         return self.finish(tree)
 
     def find_moves(self, base: Any, ours: Any, theirs: Any) -> None:
