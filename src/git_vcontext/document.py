@@ -215,6 +215,25 @@ def is_sequence_field(path: Path) -> bool:
     return last == "version" and len(path) >= 2 and path[-2] == PLAYBOOK_KEY
 
 
+BOOKKEEPING_FIELDS = frozenset({"lastModifiedBy", "metrics"})
+
+
+def is_bookkeeping(path: Path) -> bool:
+    """Fields a write stamps on the side (``updated``, ``lastModifiedBy``, ``sequence``, the
+    ``changeLog``, playbook ``metrics``): both sides changing them is no concurrent edit of
+    a value (what a replay's M8 ``merge`` entry is for)."""
+    if not path:
+        return False
+    last = path[-1]
+    return (
+        last in BOOKKEEPING_FIELDS
+        or last in LATER_WINS_TIMESTAMPS
+        or last in EARLIER_WINS_TIMESTAMPS
+        or last == CHANGELOG_FIELD
+        or is_sequence_field(path)
+    )
+
+
 def is_metrics(path: Path) -> bool:
     """``playbook.metrics``: derived data, recomputed after a merge (M10)."""
     return len(path) >= 2 and path[-1] == METRICS_FIELD and path[-2] == PLAYBOOK_KEY

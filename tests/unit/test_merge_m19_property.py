@@ -232,9 +232,9 @@ def scenarios(draw: st.DrawFn) -> tuple[str, str, Any, Any, Any]:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-@given(scenarios())
+@given(scenarios(), st.booleans())
 def test_m19_two_valid_sides_merged_clean_give_a_valid_document(
-    case: tuple[str, str, Any, Any, Any],
+    case: tuple[str, str, Any, Any, Any], replay: bool
 ) -> None:
     kind, fmt, base, ours, theirs = case
     path = f"memory/{kind}.vcontext.{fmt}"
@@ -242,7 +242,8 @@ def test_m19_two_valid_sides_merged_clean_give_a_valid_document(
     assert _errors(raw[0], path) == []
     assume(not _errors(raw[1], path) and not _errors(raw[2], path))
     for o, t in ((raw[1], raw[2]), (raw[2], raw[1])):
-        out = merge_files(raw[0], o, t, path=path, options=MergeOptions(now=NOW))
+        options = MergeOptions(now=NOW, replay=replay)  # a merge, or a rebase step (M8)
+        out = merge_files(raw[0], o, t, path=path, options=options)
         if out.clean:
             assert _errors(out.output, path) == [], out.output.decode()
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from git_vcontext.merging import MISSING, merge3
+from git_vcontext.merging import MISSING, MergeOptions, merge3
 
 NOW = "2026-03-01T00:00:00Z"
 
@@ -273,3 +273,82 @@ def test_m19_one_id_added_by_both_sides_in_two_places_conflicts_at_each() -> Non
     # both at the same place: one element (M3), merged against {}
     same_place = todo(item("t1"), item("t2"), item("n1", priority="high"))
     assert merge3(base, ours, same_place).clean
+
+
+# -- M6, M8 in a replay (point 5) -----------------------------------------------------------
+
+
+def change(seq: int, what: str) -> dict[str, Any]:
+    return {"sequence": seq, "timestamp": f"2026-01-01T10:{seq:02d}:00Z", "description": what}
+
+
+REPLAY = MergeOptions(replay=True, now=NOW)
+
+
+def test_m8_replay_applies_theirs_sequence_change_on_ours_and_renumbers_its_entries() -> None:
+    """Cherry-pick of alice's second commit onto bob: O is alice's first commit."""
+    c1 = change(1, "seed")
+    base = todo(item("t1", status="inProgress"), item("t2"), sequence=2,
+                changeLog=[c1, change(2, "alice t1")])  # fmt: skip
+    ours = todo(item("t1"), item("t2"), item("t3"), sequence=3,
+                changeLog=[c1, change(2, "bob a"), change(3, "bob t3")])  # fmt: skip
+    theirs = todo(item("t1", status="inProgress"), item("t2", status="completed"), sequence=3,
+                  changeLog=[c1, change(2, "alice t1"), change(3, "alice t2")])  # fmt: skip
+    r = merge3(base, ours, theirs, REPLAY)
+    assert r.clean
+    assert not r.notes
+    merged = r.data["todoList"]
+    assert [(c["sequence"], c["description"]) for c in merged["changeLog"]] == [
+        (1, "seed"), (2, "bob a"), (3, "bob t3"), (4, "alice t2"),
+    ]  # fmt: skip
+    assert merged["sequence"] == 4  # A + |B - O|
+    assert [i["status"] for i in merged["items"]] == ["pending", "completed", "pending"]
+    # the same three documents merged as a merge: O's entry comes back, max + 1, an entry
+    as_merge = merge3(base, ours, theirs, MergeOptions(now=NOW)).data["todoList"]
+    assert "alice t1" in [c.get("description") for c in as_merge["changeLog"]]
+    assert as_merge["changeLog"][-1]["operation"] == "merge"
+
+
+def test_m8_replay_logs_a_merge_entry_only_when_it_met_a_concurrent_edit() -> None:
+    base = todo(item("t1", title="Old"), sequence=1, changeLog=[change(1, "seed")])
+    ours = todo(item("t1", title="Ours"), sequence=2, changeLog=[change(1, "seed"), change(2, "o")])
+    theirs = todo(item("t1", title="Old\nmore"), sequence=2,
+                  changeLog=[change(1, "seed"), change(2, "t")])  # fmt: skip
+    r = merge3(base, ours, theirs, REPLAY)
+    assert [c.kind for c in r.conflicts] == ["modify/modify"]
+    merged = r.data["todoList"]
+    assert merged["changeLog"][-1]["operation"] == "merge"
+    assert merged["sequence"] == merged["changeLog"][-1]["sequence"] == 4
+    assert [n.kind for n in r.notes] == ["sequence-conflict"]
+
+
+def test_m8_a_replayed_revert_advances_the_sequence_where_ours_left_it() -> None:
+    base = todo(item("t1", status="completed", sequence=4), item("t2"), sequence=4)
+    ours = todo(item("t1", status="completed", sequence=4), item("t2", title="T"), sequence=5)
+    theirs = todo(item("t1", sequence=3), item("t2"), sequence=3)  # the revert
+    merged = merge3(base, ours, theirs, REPLAY).data["todoList"]
+    assert merged["sequence"] == 6
+    assert merged["items"][0] == item("t1", sequence=5)  # reverted, its sequence advanced
+    assert merged["items"][1]["title"] == "T"
+    # as a merge, theirs' decrease loses to max (noted) and the item's goes down
+    as_merge = merge3(base, ours, theirs).data["todoList"]
+    assert as_merge["items"][0]["sequence"] == 3
+
+
+def test_m6_replay_leaves_out_what_ours_never_had_in_event_logs_too() -> None:
+    e0, a1, a2, b1 = (event(n, d, n) for n, d in (("e0", 1), ("a1", 2), ("a2", 3), ("b1", 2)))
+    r = merge3(playbook(e0, a1), playbook(e0, b1), playbook(e0, a1, a2), REPLAY)
+    assert [e["eventId"] for e in r.data["playbook"]["items"]] == ["e0", "b1", "a2"]
+    assert not r.notes  # not ours' removal: no append-only note either
+
+
+def test_replay_signal_reads_git_state_and_the_environment(tmp_path: Any) -> None:
+    from git_vcontext.gitio.replay import signal
+
+    assert signal(str(tmp_path), {}) is None  # a single cherry-pick or revert: ask history
+    assert signal(str(tmp_path), {"GIT_REFLOG_ACTION": "merge alice"}) is False
+    assert signal(str(tmp_path), {"GITHEAD_0123": "alice"}) is False
+    for state in ("rebase-merge", "rebase-apply", "sequencer"):
+        (tmp_path / state).mkdir()
+        assert signal(str(tmp_path), {"GIT_REFLOG_ACTION": "pull --rebase"}) is True
+        (tmp_path / state).rmdir()

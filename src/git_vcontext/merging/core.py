@@ -29,6 +29,11 @@ class Merger:
         self.protected: frozenset[Any] = frozenset()
         # where a rule chose one side's status (ACE, M13): its status fields follow it
         self.status_winners: dict[Path, str] = {}
+        self._replay: bool | None = options.replay
+        # in a replay (M8): object -> (ours, theirs, base, field) of a sequence theirs changed
+        self.replayed: dict[Path, tuple[Any, Any, Any, str]] = {}
+        # paths of values both sides changed differently (what a replay's merge entry needs)
+        self.concurrent: list[Path] = []
         self.dropped_moves: set[Any] = set()  # moves a previous run could not follow (M18)
         self.finding_moves = True
 
@@ -39,7 +44,7 @@ class Merger:
         for round_ in range(moves.MAX_ROUNDS):
             if round_:
                 self.notes, self.conflicts, self.sequence_conflicts = [], 0, {}
-                self.status_winners = {}
+                self.status_winners, self.replayed, self.concurrent = {}, {}, []
             self.finding_moves = round_ < moves.MAX_ROUNDS - 1
             self.moves = moves.Moves([], (set(), set()))
             tree = vcontext.merge_document(self, base, ours, theirs)
@@ -49,6 +54,14 @@ class Merger:
             self.dropped_moves.update(broken)
         tree = coherence.settle(self, base, ours, theirs, tree)  # M19
         return self.finish(tree)
+
+    @property
+    def replay(self) -> bool:
+        """Whether this merge replays theirs' commit on ours (M6, M8), asked when it matters."""
+        if self._replay is None:
+            probe = self.options.replay_probe
+            self._replay = bool(probe()) if probe is not None else False
+        return self._replay
 
     def find_moves(self, base: Any, ours: Any, theirs: Any) -> None:
         """M18: the moves between the three documents (after M11 made them comparable)."""
@@ -89,14 +102,28 @@ class Merger:
         if result is not NOT_HANDLED:
             return result
         if same(base, ours):
-            if self.moves and self.moves.must_descend(theirs, "t"):
-                return self._descend(path, theirs, base, ours, theirs)
-            return theirs
+            return self._theirs_change(path, base, ours, theirs)
         if same(base, theirs):
             if self.moves and self.moves.must_descend(ours, "o"):
                 return self._descend(path, ours, base, ours, theirs)
             return ours
         return self.both_changed(path, base, ours, theirs)
+
+    def _theirs_change(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+        """Only theirs changed the value: theirs, unless an element moved in (M18) or a
+        replayed revert lowers a sequence in it (M8) needs it merged structurally."""
+        if self.moves and self.moves.must_descend(theirs, "t"):
+            return self._descend(path, theirs, base, ours, theirs)
+        if isinstance(theirs, (dict, list)) and self._reverted(base, theirs):
+            return self._both_alike(path, base, ours, theirs)
+        return theirs
+
+    def _reverted(self, base: Any, theirs: Any) -> bool:
+        """A replay whose commit lowers a sequence where ours left it (a revert): merged
+        structurally so that the sequence advances instead (M8)."""
+        if not sequence_number.decreased_within(base, theirs):
+            return False
+        return self.replay
 
     def _both_alike(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         """Both sides made the same change to an object holding a ``sequence`` they both
@@ -134,6 +161,9 @@ class Merger:
 
     def both_changed(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         """Both sides changed the value, differently (M2, M7, M9, M10, M12, M13)."""
+        one_value = not (isinstance(ours, (dict, list)) and type(ours) is type(theirs))
+        if one_value and not doc.is_bookkeeping(path):
+            self.concurrent.append(path)  # one value both changed (a replay logs it, M8)
         if doc.is_metrics(path) and ours is not MISSING:
             return ours  # derived data: recomputed from the merged log once it is known (M10)
         if base is MISSING and ours is not MISSING and theirs is not MISSING:

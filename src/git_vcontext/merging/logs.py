@@ -36,7 +36,7 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     if doc.is_changelog(path) and all(all(isinstance(e, dict) for e in x) for x in lists):
         keys = [_content_keys(x) for x in lists]
         by_key = [dict(zip(k, x, strict=True)) for k, x in zip(keys, lists, strict=True)]
-        return _union(m, path, by_key, _changelog_order)
+        return _union(m, path, by_key, _changelog_order, appended=True)
     if not path and m.options.format == "jsonl" and all_carry(lists, doc.JSONL_EVENT_ID):
         return _events(m, path, lists, doc.JSONL_EVENT_ID, "timestamp")
     return NOT_HANDLED
@@ -102,6 +102,8 @@ def _union(
     path: Path,
     by_key: list[dict[Hashable, Any]],
     order: Callable[[Any], Any],
+    *,
+    appended: bool = False,
 ) -> list[Any]:
     """Ours' elements in ours' order, then every other one placed by ``order`` (M6).
 
@@ -111,9 +113,19 @@ def _union(
     the log is append-only), goes after the last of ours' elements whose key sorts
     before or equal to its own, so a branch merged again never reorders what ours
     holds, and the log stays in key order wherever ours is.
+
+    In a replay (``m.replay``: a rebase step, a cherry-pick, a revert) an element of the
+    base that ours lacks was never ours (the base is the replayed commit's parent, not
+    ours' ancestor): it is not brought in, so a pick carries the picked commit's entries
+    only; and, ``appended`` (a changeLog), theirs' new entries go after ours' in theirs'
+    order (M8 renumbers them once the container is merged).
     """
     b_by, o_by, t_by = by_key
     gone = MISSING
+    missing = [k for k in b_by if k not in o_by]
+    if missing and m.replay:
+        b_by = {k: v for k, v in b_by.items() if k in o_by}
+        t_by = {k: v for k, v in t_by.items() if k not in missing}
     out: list[Any] = []
     for k, o in o_by.items():
         t = t_by.get(k, gone)
@@ -127,6 +139,8 @@ def _union(
     extra.extend(t for k, t in t_by.items() if k not in o_by and k not in b_by)
     if not extra:
         return out
+    if appended and len(o_by) > len(b_by) and m.replay:
+        return out + extra  # theirs' commit after ours (M8: renumbered with the container)
     return _placed(out, extra, order)
 
 

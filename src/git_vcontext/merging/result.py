@@ -6,6 +6,7 @@ from ..record import Sentinel, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -117,6 +118,12 @@ class MergeOptions:
     # each, from their notes' "logged" detail); a further sequence conflict folds into
     # the one in its changeLog, so one integration adds one entry
     integration: frozenset[str] = frozenset()
+    # a replay (M6, M8): a rebase step, a cherry-pick or a revert applies theirs' own change
+    # on top of ours. True/False when known; None: ``replay_probe()`` tells, asked at most
+    # once and only when the answer matters (the merge driver reads git's state and ours'
+    # history); a library merge, and sync's merges, are merges
+    replay: bool | None = False
+    replay_probe: Callable[[], bool] | None = None
 
 
 @record

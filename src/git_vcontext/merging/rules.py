@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import document as doc
 from ..values import canonical, instant_key, parse_instant, same
 from .result import MISSING, NOT_HANDLED, ConflictNode
-from .sequence_number import is_number, log_sequence_conflict
+from .sequence_number import is_number, log_sequence_conflict, replayed_sequence
 from .textmerge import merge_lines
 
 TYPE_CHECKING = False
@@ -184,6 +184,8 @@ def after_object(
     changeLog (M8); recompute playbook metrics (M10)."""
     if doc.STATUS_FIELD in out:
         bind_status_fields(m, path, base, ours, theirs, out)
+    if m.replayed:
+        replayed_sequence(m, path, base, ours, theirs, out)
     log_sequence_conflict(m, path, base, ours, out)
     if path and path[-1] == doc.PLAYBOOK_KEY and isinstance(out.get(doc.METRICS_FIELD), dict):
         _recompute_metrics(m, path, out)

@@ -118,14 +118,21 @@ def _ours_data(tree: Any) -> Any:
 
 
 def from_versions(
-    base: bytes | None, ours: bytes | None, theirs: bytes | None, *, path: str, now: str | None
+    base: bytes | None,
+    ours: bytes | None,
+    theirs: bytes | None,
+    *,
+    path: str,
+    now: str | None,
+    replay: bool = False,
 ) -> Resolution:
-    """The file's three versions (None: the side deleted it) merged again by the engine."""
+    """The file's three versions (None: the side deleted it) merged again by the engine,
+    as the driver merged them (``replay``: a rebase step, cherry-pick or revert, M6, M8)."""
     with ReusedParses():
         if ours is None or theirs is None:
             return _whole_file(base, ours, theirs, path)
 
-        options = MergeOptions(now=now, path=path)
+        options = MergeOptions(now=now, path=path, replay=replay)
         outcome = merge_files(
             base, ours, theirs, path=path, options=options, render_conflicts=False
         )
