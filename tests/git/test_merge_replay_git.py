@@ -262,3 +262,37 @@ def test_m6_resolving_a_stopped_cherry_pick_merges_as_the_driver_did(repo: Path)
     done = run_git(repo, "-c", "core.editor=true", "cherry-pick", "--continue", check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     history_clean(repo, "bob")
+
+
+def test_pull_rebase_over_the_same_new_target_chains_the_replayed_creation(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Two agents create ``dlq``; one pushes first, the other runs ``git pull --rebase``:
+    replayed on a parent that has ``dlq``, its creation becomes an update after the winner
+    (else the hook refuses the rebased commit: a second creation), and it pushes."""
+    book = "memory/playbook.vcontext.json"
+    seed = {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": []}}
+    (repo / book).write_text(json.dumps(seed, indent=2) + "\n")
+    commit(repo, "a playbook")
+    run_git(repo, "push", "-q", "origin", "main")
+    other = tmp_path / "other"
+    run_git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(other))
+    for key, value in (("user.name", "Other"), ("user.email", "o@example.com")):
+        run_git(other, "config", key, value)
+    for where, who in ((other, "bob"), (repo, "ann")):
+        proc = run_cli("playbook", "add", book, "--target", "dlq", "--kind", "rule",
+                       "--text", f"{who}: retry from the dead-letter queue", cwd=where)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        commit(where, f"{who} learns dlq")
+    run_git(other, "push", "-q", "origin", "main")
+    pull = run_git(repo, "pull", "-q", "--rebase", "origin", "main", check=False)
+    assert pull.returncode == 0, pull.stdout + pull.stderr
+    events = json.loads((repo / book).read_text())["playbook"]["items"]
+    assert [e["operation"] for e in events] == ["append", "update"]
+    assert events[1]["prevEventId"] == events[0]["eventId"]
+    view = json.loads(run_cli("view", book, "--format", "json", cwd=repo).stdout)
+    [entry] = view["entries"]
+    assert entry["heads"] == [events[1]["eventId"]]
+    assert view.get("notes", []) == []
+    done = run_git(repo, "push", "-q", "origin", "main", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -28,6 +28,8 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     lists = [_as_list(v) for v in (base, ours, theirs)]
     if doc.is_playbook_log(path) and doc.is_event_array(lists):
         log = _events(m, path, lists, doc.EVENT_ID, "createdAt")
+        if log is not NOT_HANDLED:
+            log = _chained_creations(m, path, lists, log)
         if log is not NOT_HANDLED and lists[1] != lists[0] and lists[2] != lists[0]:
             from .heads import note_multi_heads  # both sides added or changed events
 
@@ -40,6 +42,63 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     if not path and m.options.format == "jsonl" and all_carry(lists, doc.JSONL_EVENT_ID):
         return _events(m, path, lists, doc.JSONL_EVENT_ID, "timestamp")
     return NOT_HANDLED
+
+
+def _chained_creations(m: Merger, path: Path, lists: list[list[Any]], log: list[Any]) -> list[Any]:
+    """In a replay, the commit's creation of a target ours already holds (both created it
+    since the base) becomes an update chained to ours' winner of that target: the commit
+    is rewritten anyway, and replayed on ours its agent would have written an update (the
+    pre-push hook refuses a commit that creates a target its parent had)."""
+    base, ours, theirs = lists
+    targets = {e.get("targetId") for e in ours if isinstance(e, dict)}
+    targets -= {e.get("targetId") for e in base if isinstance(e, dict)}
+    known = {e.get(doc.EVENT_ID) for e in (*base, *ours) if isinstance(e, dict)}
+    found = [
+        e
+        for e in theirs
+        if isinstance(e, dict)
+        and e.get(doc.EVENT_ID) not in known
+        and e.get("operation") in _CREATIONS
+        and e.get("prevEventId") is None
+        and e.get("targetId") in targets
+    ]
+    if not found or not m.replay:
+        return log
+    # lazy: only a replay that meets a target both created
+    from ..playbook.graph import TargetGraph
+    from ..playbook.log import EventIndex
+
+    index = EventIndex([e for e in ours if isinstance(e, dict)])
+    winners: dict[Any, Any] = {}
+    for e in found:
+        target = e["targetId"]
+        if target not in winners:
+            heads = TargetGraph(target, index.targets.get(target, []), index).heads()
+            winners[target] = max(heads, key=index.key.__getitem__) if heads else None
+    chained: dict[int, dict[str, Any]] = {}
+    for e in found:
+        winner = winners[e["targetId"]]
+        if winner is None:
+            continue
+        new = {**e, "operation": "update", "prevEventId": winner}
+        chained[id(e)] = {k: new[k] for k in _event_order_like(e, new)}
+        m.note(
+            "replay-creation-chained",
+            path,
+            f"event {e[doc.EVENT_ID]} created target {e['targetId']} that ours already has:"
+            f" replayed as an update after {winner}",
+        )
+    return [chained.get(id(e), e) for e in log]
+
+
+def _event_order_like(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The keys of ``new`` in ``old``'s order, ``prevEventId`` after ``operation``."""
+    keys = [k for k in old if k != "prevEventId"]
+    at = keys.index("operation") + 1 if "operation" in keys else len(keys)
+    return [*keys[:at], "prevEventId", *keys[at:]]
+
+
+_CREATIONS = ("append", "initial")
 
 
 def _events(m: Merger, path: Path, lists: list[list[Any]], id_field: str, time_field: str) -> Any:
