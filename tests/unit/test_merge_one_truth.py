@@ -352,3 +352,20 @@ def test_replay_signal_reads_git_state_and_the_environment(tmp_path: Any) -> Non
         (tmp_path / state).mkdir()
         assert signal(str(tmp_path), {"GIT_REFLOG_ACTION": "pull --rebase"}) is True
         (tmp_path / state).rmdir()
+
+
+def test_m19_a_cycle_closed_by_an_edge_and_a_dependency_conflicts_on_both() -> None:
+    """vBRIEF ``edges`` order work as ``dependencies`` do (validation reads both)."""
+
+    def plan(*items: dict[str, Any], edges: list[Any]) -> Any:
+        body = {"id": "p", "title": "P", "status": "draft", "items": list(items), "edges": edges}
+        return {"vBRIEFInfo": {"version": "0.5"}, "plan": body}
+
+    base = plan(item("a"), item("b"), edges=[])
+    ours = plan(item("a"), item("b"), edges=[{"from": "a", "to": "b"}])
+    theirs = plan(item("a", dependencies=["b"]), item("b"), edges=[])
+    r = merge3(base, ours, theirs)
+    assert [(c.path, c.kind) for c in r.conflicts] == [
+        ("/plan/items/0/dependencies", "dependency-cycle"),
+        ("/plan/edges", "dependency-cycle"),
+    ]

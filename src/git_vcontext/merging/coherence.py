@@ -204,13 +204,15 @@ def _twice_added(m: Merger, tree: Any, where: Parts, base: Any, ours: Any, their
 
 def _cycles(m: Merger, tree: Any, where: Parts, base: Any, ours: Any, theirs: Any) -> Any:
     """A dependency cycle neither side has: each of its items' ``dependencies`` that a side
-    changed becomes a conflict (each side's value), so either side's choice has none."""
+    changed becomes a conflict (each side's value), and so do the container's ``edges``
+    when a side changed them, so either side's choice has no cycle."""
     graphs = [_dependencies(x) for x in (base, ours, theirs)]
     if same(graphs[1], graphs[0]) or same(graphs[2], graphs[0]):
         return tree  # one side's edges only: no cycle it did not have
     container = _at(tree, where)
     merged = _dependencies(container)
     paths = {ident: parts for parts, item in _items(container, ()) for ident in [item.get("id")]}
+    edges_done = False
     for cycle in _strong_components(merged):
         if any(_has_cycle(g, cycle) for g in graphs[1:]):
             continue  # ours or theirs had it already: not made by this merge
@@ -221,16 +223,33 @@ def _cycles(m: Merger, tree: Any, where: Parts, base: Any, ours: Any, theirs: An
                 continue
             node = m.conflict("dependency-cycle", b, o, t)
             tree = _set_at(tree, (*where, *parts, "dependencies"), node)
+        b, o, t = (x.get("edges", MISSING) for x in (base, ours, theirs))
+        if not edges_done and not (same(b, o) and same(b, t)):
+            edges_done = True
+            node = m.conflict("dependency-cycle", b, o, t)
+            tree = _set_at(tree, (*where, "edges"), node)
     return tree
 
 
 def _dependencies(container: Any) -> dict[str, list[str]]:
+    """What each item waits for: its ``dependencies``, and blocking ``edges`` (vBRIEF), as
+    validation reads them."""
     out: dict[str, list[str]] = {}
     for _, item in _items(container, ()):
         ident, deps = item.get("id"), item.get("dependencies")
         if isinstance(ident, str) and isinstance(deps, list):
             out[ident] = [d for d in deps if isinstance(d, str)]
+    edges = container.get("edges") if isinstance(container, dict) else None
+    for edge in edges if isinstance(edges, list) else ():
+        if isinstance(edge, dict) and edge.get("type") in BLOCKING_EDGES:
+            src, dst = edge.get("from"), edge.get("to")
+            if isinstance(src, str) and isinstance(dst, str):
+                out.setdefault(dst, []).append(src)
     return out
+
+
+BLOCKING_EDGES = (None, "blocks")
+"""Edge types that order work (as validation's ``container_rules``)."""
 
 
 def _deps_field(container: Any, ident: str) -> Any:
