@@ -92,9 +92,10 @@ def is_replay(path: str | None, base: bytes | None, ours: bytes, theirs: bytes) 
     # lazy: operation reads small files only
     from .operation import find_git_dir
 
-    said = signal(find_git_dir("."))
+    git_dir = find_git_dir(".")
+    said = signal(git_dir)
     if said is not None:
         return said
-    if not path or base is None:
-        return False
+    if git_dir is None or not path or base is None:
+        return False  # outside a repository: no history to read
     return from_history(path, base, ours, theirs)

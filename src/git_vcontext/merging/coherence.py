@@ -88,15 +88,30 @@ def _references(data: Any) -> set[tuple[Any, str, str]]:
 
 
 def _objects(data: Any) -> Iterator[tuple[dict[str, Any], bool]]:
-    """Every object (with whether it is an element of an array), iteratively."""
+    """Every object (with whether it is an element of an array), iteratively; append-only
+    logs are not entered (nothing in them is ever deleted, and they are the big part)."""
     stack: list[tuple[Any, bool]] = [(data, False)]
     while stack:
         node, in_array = stack.pop()
         if isinstance(node, dict):
             yield node, in_array
-            stack.extend((v, False) for v in node.values() if isinstance(v, (dict, list)))
-        elif isinstance(node, list):
+            stack.extend(
+                (v, False)
+                for k, v in node.items()
+                if isinstance(v, (dict, list)) and k != doc.CHANGELOG_FIELD
+            )
+        elif isinstance(node, list) and not _event_log(node):
             stack.extend((v, True) for v in node if isinstance(v, (dict, list)))
+
+
+def _event_log(array: list[Any]) -> bool:
+    """An array of events (playbook events, JSONL records): its first element says so."""
+    first = array[0] if array else None
+    return (
+        isinstance(first, dict)
+        and "id" not in first
+        and (doc.EVENT_ID in first or doc.JSONL_EVENT_ID in first)
+    )
 
 
 # -- after the merge: cycles and ids added twice --------------------------------------
@@ -138,7 +153,7 @@ def _items(container: Any, where: Parts) -> Iterator[tuple[Parts, dict[str, Any]
         node, parts = stack.pop()
         for key in doc.ITEM_ARRAY_KEYS:
             items = node.get(key)
-            if not isinstance(items, list):
+            if not isinstance(items, list) or _event_log(items):
                 continue
             for i in range(len(items) - 1, -1, -1):
                 if isinstance(items[i], dict):

@@ -63,6 +63,11 @@ class Merger:
             self._replay = bool(probe()) if probe is not None else False
         return self._replay
 
+    @property
+    def maybe_replay(self) -> bool:
+        """False when this merge is known to be no replay (nothing to ask)."""
+        return self._replay is not False
+
     def find_moves(self, base: Any, ours: Any, theirs: Any) -> None:
         """M18: the moves between the three documents (after M11 made them comparable)."""
         if self.finding_moves:

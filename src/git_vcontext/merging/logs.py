@@ -50,19 +50,22 @@ def _chained_creations(m: Merger, path: Path, lists: list[list[Any]], log: list[
     is rewritten anyway, and replayed on ours its agent would have written an update (the
     pre-push hook refuses a commit that creates a target its parent had)."""
     base, ours, theirs = lists
+    if not m.maybe_replay:
+        return log
+    creations = [
+        e
+        for e in theirs
+        if isinstance(e, dict) and e.get("operation") in _CREATIONS and e.get("prevEventId") is None
+    ]
+    if not creations or not m.replay:
+        return log
     targets = {e.get("targetId") for e in ours if isinstance(e, dict)}
     targets -= {e.get("targetId") for e in base if isinstance(e, dict)}
     known = {e.get(doc.EVENT_ID) for e in (*base, *ours) if isinstance(e, dict)}
     found = [
-        e
-        for e in theirs
-        if isinstance(e, dict)
-        and e.get(doc.EVENT_ID) not in known
-        and e.get("operation") in _CREATIONS
-        and e.get("prevEventId") is None
-        and e.get("targetId") in targets
+        e for e in creations if e.get(doc.EVENT_ID) not in known and e.get("targetId") in targets
     ]
-    if not found or not m.replay:
+    if not found:
         return log
     # lazy: only a replay that meets a target both created
     from ..playbook.graph import TargetGraph
@@ -142,9 +145,11 @@ def _nth_copy(text: str, copies: dict[str, int]) -> Hashable:
 
 
 def _event_order(time_field: str, id_field: str) -> Callable[[Any], Any]:
+    """(time as an instant, id): unique in a log merged by id (a repeated id is no log)."""
+
     def order(e: Any) -> Any:
         ident = e.get(id_field)
-        return (instant_key(e.get(time_field)), str(ident), canonical(e))
+        return (instant_key(e.get(time_field)), str(ident))
 
     return order
 
