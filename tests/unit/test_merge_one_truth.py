@@ -369,3 +369,62 @@ def test_m19_a_cycle_closed_by_an_edge_and_a_dependency_conflicts_on_both() -> N
         ("/plan/items/0/dependencies", "dependency-cycle"),
         ("/plan/edges", "dependency-cycle"),
     ]
+
+
+# -- Playbook view: concurrent heads settled by one update after the winner (point 2) ------
+
+
+def _view_entry(*events: dict[str, Any]) -> Any:
+    from git_vcontext.playbook import playbook_view
+
+    entry = playbook_view(playbook(*events)).entry("x")
+    assert entry is not None
+    return entry
+
+
+def test_playbook_view_heads_right_after_a_merge_are_not_settled() -> None:
+    e = _view_entry(
+        event("e0", 1), event("a1", 2, prevEventId="e0"), event("b1", 3, prevEventId="e0")
+    )
+    assert (e.heads, e.winner, e.settled, e.multi_head) == (("a1", "b1"), "b1", (), True)
+
+
+def test_playbook_view_an_update_after_the_winner_settles_the_older_heads() -> None:
+    e = _view_entry(
+        event("e0", 1),
+        event("a1", 2, prevEventId="e0"),
+        event("b1", 3, prevEventId="e0"),
+        event("s1", 4, prevEventId="b1"),
+    )
+    assert (e.heads, e.winner, e.settled, e.multi_head) == (("a1", "s1"), "s1", ("a1",), False)
+    assert e.to_json()["settled"] == ["a1"]
+    assert e.conflicts == ()
+
+
+def test_playbook_view_an_update_after_a_loser_settles_nothing() -> None:
+    e = _view_entry(
+        event("e0", 1),
+        event("a1", 2, prevEventId="e0"),
+        event("b1", 3, prevEventId="e0"),
+        event("s1", 4, prevEventId="a1"),
+    )
+    assert (e.winner, e.settled, e.multi_head) == ("s1", (), True)
+
+
+def test_playbook_update_settles_even_under_a_fixed_clock() -> None:
+    """SOURCE_DATE_EPOCH gives every event one instant: the settling update is dated one
+    second after the heads, so it is the winner and settles them."""
+    from git_vcontext.playbook import playbook_view
+    from git_vcontext.playbook.edit import Edit, append_event
+
+    at = "2026-01-01T00:00:00Z"
+    a1 = {"eventId": "zz-a1", "targetId": "x", "operation": "append", "kind": "rule"}
+    a1 |= {"text": "a", "createdAt": at}
+    b1 = {**a1, "eventId": "zz-b1", "text": "b"}
+    out = append_event(playbook(a1, b1), Edit("update", "x", {"text": "both"}), now=at)
+    assert out.event["createdAt"] == "2026-01-01T00:00:01Z"
+    assert "settles them" in out.notes[0]
+    entry = playbook_view(out.data).entry("x")
+    assert entry is not None
+    assert entry.winner == out.event["eventId"]
+    assert (entry.settled, entry.multi_head) == (("zz-a1",), False)
