@@ -371,3 +371,25 @@ def test_history_findings_are_located_in_tron_documents() -> None:
     assert found.line == 4
     assert found.column is not None
     assert new.splitlines()[3][found.column - 1 :].startswith("sequence: 4")
+
+
+def test_history_duplicate_creation_refuses_only_a_non_merge_commit() -> None:
+    """Issue 26 (PRODUCT.md "Playbook view"): a commit that adds a second creation for a
+    target its parent had is refused (that agent should have written an update); a merge
+    commit that brings two agents' creations together is not."""
+    old = playbook(event("e1", "dlq", text="a"))
+    new = playbook(event("e1", "dlq", text="a"), event("e2", "dlq", text="b"))
+    [finding] = check_change(old, new, PATH)
+    assert finding.rule == history.DUPLICATE_CREATION
+    assert finding.pointer == "/playbook/items/1"
+    assert "playbook update" in finding.message
+    assert check_change(old, new, PATH, merge=True) == []
+    other = playbook(event("e1", "dlq", text="a"), event("e3", "other", text="c"))
+    assert check_change(old, other, PATH) == []  # a new target
+    update = {"operation": "update", "prevEventId": "e1"}
+    assert (
+        check_change(
+            old, playbook(event("e1", "dlq", text="a"), event("e4", "dlq", **update)), PATH
+        )
+        == []
+    )

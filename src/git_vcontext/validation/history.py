@@ -14,6 +14,9 @@ Rules (stable ids):
   entry the parent had is gone or was edited (the log is append-only);
 - ``history-sequence-decreased``: a ``sequence`` went down at any level: the info object,
   a container, an item (by its id, nested ``subItems`` too), ``playbook.version``;
+- ``history-duplicate-creation``: a commit that is not a merge adds a creation event
+  (``append``/``initial``) for a target its parent already had (the agent should have
+  written an update); concurrent creations that a merge brings together are no finding;
 - ``history-unmerged-fork`` (``check_merge_arrival``, judged per merge commit on a branch
   outside the agent prefix): a merge commit brings in a ``fork`` block with
   ``mergeStatus: "unmerged"`` from a parent that had it while its first parent (the
@@ -43,7 +46,7 @@ if TYPE_CHECKING:
     Arrays = list[tuple["Path", list[Any]]]
     Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
 
-RULES_VERSION = "3"
+RULES_VERSION = "4"
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"
@@ -53,6 +56,7 @@ CHANGELOG_REMOVED = "history-changelog-removed"
 CHANGELOG_MODIFIED = "history-changelog-modified"
 SEQUENCE_DECREASED = "history-sequence-decreased"
 UNMERGED_FORK = "history-unmerged-fork"
+DUPLICATE_CREATION = "history-duplicate-creation"
 RULES = (
     EVENT_REMOVED,
     EVENT_MODIFIED,
@@ -61,6 +65,7 @@ RULES = (
     CHANGELOG_MODIFIED,
     SEQUENCE_DECREASED,
     UNMERGED_FORK,
+    DUPLICATE_CREATION,
 )
 TARGET_ID = "targetId"
 UNMERGED = "unmerged"
@@ -69,18 +74,24 @@ Path = tuple[str | int, ...]
 
 
 def check_change(
-    old: bytes | None, new: bytes | None, path: str, *, old_path: str | None = None
+    old: bytes | None,
+    new: bytes | None,
+    path: str,
+    *,
+    old_path: str | None = None,
+    merge: bool = False,
 ) -> list[Finding]:
     """Findings for one file changed by one commit (against one parent).
 
-    ``old_path``: the old name of a renamed file (its format may differ).
+    ``old_path``: the old name of a renamed file (its format may differ); ``merge``: the
+    commit is a merge (concurrent creations it brings together are no finding).
     """
     if old is None:
         return []  # a new file has no past to break
     pair = _parse_pair(old, new, path, old_path)
     if pair is None:
         return []
-    return check_data(*pair)
+    return check_data(*pair, merge=merge)
 
 
 def check_merge_arrival(
@@ -154,10 +165,13 @@ class Source:
         return found
 
 
-def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> list[Finding]:
+def check_data(
+    old: JsonValue, new: JsonValue, source: Source | None = None, *, merge: bool = False
+) -> list[Finding]:
     """The per-commit history rules over parsed values (``None`` = the file is absent).
 
-    ``source`` (the new text) is only used to give findings a line and column.
+    ``source`` (the new text) is only used to give findings a line and column; ``merge``:
+    the commit is a merge commit.
     """
     src = source or Source()
     if new is None:
@@ -166,6 +180,8 @@ def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> 
         return _jsonl_events(old, new, src.text)
     walked = _walk_arrays(old), _walk_arrays(new)  # once each, for both rules
     found = _events(old, new, src, walked) + _changelogs(old, new, src, walked)
+    if not merge:
+        found += _second_creations(old, new, src, walked)
     return found + _sequences(old, new, src, walked)
 
 
@@ -268,6 +284,42 @@ def _events(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list
             )
         )
     return out
+
+
+def _second_creations(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list[Finding]:
+    """Creation events this commit adds for targets its parent already had: one agent's
+    second creation (two agents' creations meet only in a merge, which is concurrency)."""
+    before = _playbook_events(old, walked[0])
+    targets = {e.get(TARGET_ID) for _, e in before.values() if isinstance(e, dict)}
+    if not targets:
+        return []
+    out = []
+    for event_id, (where, event) in _playbook_events(new, walked[1]).items():
+        if event_id in before or not isinstance(event, dict):
+            continue
+        target = event.get(TARGET_ID)
+        if event.get("operation") not in _CREATIONS or target not in targets:
+            continue
+        if event.get("prevEventId") is not None:
+            continue  # chained to the entry: no second root (an anomaly validate reports)
+        line, column = src.at(new, (*where, doc.EVENT_ID))
+        out.append(
+            _finding(
+                DUPLICATE_CREATION,
+                where,
+                f"event {event_id!r} creates target {target!r} again, which the parent "
+                "already has; write an update chained to its current head instead "
+                f"(git vcontext playbook update FILE --target {target})",
+                new,
+                line,
+                column,
+                src,
+            )
+        )
+    return out
+
+
+_CREATIONS = ("append", "initial")
 
 
 def _playbook_events(

@@ -31,10 +31,11 @@ Found = dict[str, list[Finding]]
 Check = Literal["history"]
 """The rules applied between two tips: the history rules (append-only logs, sequence, ...)."""
 
-_PAIR_CODE = {"history": "h", "drift": "p"}
+_PAIR_CODE = {"history": "h", "drift": "p", "merge": "g"}
 _TIPS_CODE = {"history": "r", "merge": "m"}
-"""Key prefixes of the verdict cache (``verdict_cache``): per pair of blobs, per two tips
-(``m``: the fork arrival of one merge commit, against its parents)."""
+"""Key prefixes of the verdict cache (``verdict_cache``): per pair of blobs (``g``: the
+history rules for a merge commit's change against one parent), per two tips (``m``: the
+fork arrival of one merge commit, against its parents)."""
 
 
 class Checker:
@@ -68,7 +69,7 @@ class Checker:
                     blobs.add((change.new_id, change.path))
                     known.extend(self._blob(change.new_id, change.path))
                 if change.old_id is not None:  # a new file has no past to break
-                    history = self._pair("history", change)
+                    history = self._pair("history", change, merge=len(parents) > 1)
                     known.extend(f for f in history if f not in known)
         self._drift(commit.tree, list(found), found)
         result = {path: findings for path, findings in found.items() if findings}
@@ -87,7 +88,8 @@ class Checker:
         for change in self._changes(previous, tip):
             if change.old_id is None:
                 continue  # a new file has no past to break
-            findings = self._pair(check, change)
+            # between two tips a merge may be among the commits: no per-commit creation rule
+            findings = self._pair(check, change, merge=True)
             if findings:
                 found[change.path] = findings
         self.cache.put_files(key, found)
@@ -226,14 +228,17 @@ class Checker:
         self.cache.put(key, findings)
         return findings
 
-    def _pair(self, check: Check, change: FileChange) -> list[Finding]:
-        key = change_key(_PAIR_CODE[check], change.old_id, change.new_id, change.path)
+    def _pair(self, check: Check, change: FileChange, *, merge: bool = False) -> list[Finding]:
+        """One pair of blobs; ``merge``: a merge commit's change against one of its parents
+        (concurrent creations it brings together are no finding)."""
+        code = _PAIR_CODE["merge" if merge and check == "history" else check]
+        key = change_key(code, change.old_id, change.new_id, change.path)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
         old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
         new = None if change.new_id is None else blob_bytes(self.repo, change.new_id)
-        findings = check_change(old, new, change.path, old_path=change.old_path)
+        findings = check_change(old, new, change.path, old_path=change.old_path, merge=merge)
         self.cache.put(key, findings)
         return findings
 
