@@ -8,16 +8,15 @@ fsck is clean, every value each actor published is on the base, every agent bran
 the base's items, and nothing printed a traceback. Each actor does only what the tool's
 own answers and the README say.
 
-CI runs the fixed seeds below; a nightly-style run draws more:
+CI runs the fixed seeds below, each with every ingredient (several creations of one
+playbook target, a task depending on one the other side deleted, a plan converted half-way),
+and each ingredient alone; a nightly-style run draws more:
 ``VCONTEXT_WEEK_SEEDS=50 python -m pytest -n 2 tests/serve/test_mcp_week.py`` (or a list
-of seeds). Ingredients that depend on work in other branches are switched on with
-``VCONTEXT_WEEK_INGREDIENTS=same_target,depends_on_deleted,convert_plan`` (or ``all``);
-``PENDING`` names the branch each one waits for.
+of seeds).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -26,22 +25,6 @@ from helpers import week
 from helpers.mcp_support import run
 
 SEEDS = [1, 2, 3]
-
-PENDING = {
-    # several creations of one playbook target must merge into a document that validates (M19)
-    "same_target": "truth-merge",
-    # a task depending on a task the other side deleted is a delete/reference conflict (M19)
-    "depends_on_deleted": "truth-merge",
-    # a plan converted TRON -> JSON on one side is one document, followed by MCP (issue 26.10)
-    "convert_plan": "truth-flow",
-}
-
-
-def _enabled() -> set[str]:
-    raw = os.environ.get("VCONTEXT_WEEK_INGREDIENTS", "")
-    names = {n.strip() for n in raw.split(",") if n.strip()}
-    return set(week.INGREDIENTS) if "all" in names else names
-
 
 def _week(tmp_path: Path, seed: int, ingredients: frozenset[str]) -> week.Week:
     the_week = week.Week(tmp_path, seed, ingredients)
@@ -52,16 +35,11 @@ def _week(tmp_path: Path, seed: int, ingredients: frozenset[str]) -> week.Week:
 
 @pytest.mark.parametrize("seed", week.seeds_from_env(SEEDS))
 def test_the_week_lands_every_agent_and_loses_nothing(tmp_path: Path, seed: int) -> None:
-    the_week = _week(tmp_path, seed, frozenset())
+    the_week = _week(tmp_path, seed, frozenset(week.INGREDIENTS))
     kinds = {kind for actor, _path, kind in the_week.ledger.conflicts if actor != "person"}
     assert "delete/modify" in kinds  # the shared task the person deleted: a real conflict
 
 
 @pytest.mark.parametrize("ingredient", week.INGREDIENTS)
 def test_the_week_with(tmp_path: Path, ingredient: str) -> None:
-    if ingredient in PENDING and ingredient not in _enabled():
-        pytest.skip(
-            f"needs the {PENDING[ingredient]} branch: switch on with "
-            f"VCONTEXT_WEEK_INGREDIENTS={ingredient}"
-        )
     _week(tmp_path, SEEDS[0], frozenset({ingredient}))
