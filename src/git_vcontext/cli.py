@@ -500,7 +500,7 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
 @click.option(
     "--checkout",
     is_flag=True,
-    help="Leave a pair that conflicts as a stopped merge in the base's work tree.",
+    help="Leave a pair that conflicts as a stopped merge where the agent branch is checked out.",
 )
 def sync(
     agents: tuple[str, ...],
@@ -521,9 +521,13 @@ def sync(
     --push pushes the base and agent branches; a rejected push is answered by
     fetch, merge and a new push, at most `vcontext.pushAttempts` times (10).
 
-    --checkout leaves the first pair that conflicts as a real stopped merge in the
-    work tree of its base: resolve it (git vcontext conflicts / resolve, or
-    git mergetool -t vcontext), git commit, then sync again.
+    --checkout (with or without --push; the remote is the base's upstream)
+    fetches and leaves the merge of the current base into agents/AGENT stopped
+    in the work tree where that branch is checked out (this one, switched to it,
+    when it is checked out nowhere and this one is clean): resolve it (git
+    vcontext conflicts / resolve, or git mergetool -t vcontext), git commit
+    --no-edit, then sync --push again. Every conflict ends with the commands to
+    run next.
     """
     from .commands import sync as command
 

@@ -135,6 +135,35 @@ DATETIME_FIELDS = frozenset(
 ACE_STATUS_PRECEDENCE = {"active": 0, "deprecated": 1, "quarantined": 1}
 """ACE entry status: a deprecation or quarantine wins over ``active`` (M13)."""
 
+STATUS_BOUND_PREFIXES = (
+    "completed",
+    "cancelled",
+    "canceled",
+    "blocked",
+    "deprecated",
+    "quarantined",
+    "archived",
+    "approved",
+    "rejected",
+    "resolved",
+    "failed",
+    "finished",
+    "started",
+    "closed",
+)
+"""Field names tied to a status value (``completed``, ``completedAt``, ``cancelledAt``,
+``blockedReason``, ``deprecatedReason`` …): set or removed with a status change (M13)."""
+
+STATUS_BOUND_FIELDS = frozenset({"percentComplete", "completed_at", "started_at"})
+
+
+def is_status_bound(name: str) -> bool:
+    """Whether a field belongs to a status value (M13: chosen with the status)."""
+    if name == STATUS_FIELD or not name:
+        return False
+    return name in STATUS_BOUND_FIELDS or name.lower().startswith(STATUS_BOUND_PREFIXES)
+
+
 Path = tuple[str | int, ...]
 
 
@@ -184,6 +213,25 @@ def is_sequence_field(path: Path) -> bool:
     if last == SEQUENCE_FIELD:
         return True
     return last == "version" and len(path) >= 2 and path[-2] == PLAYBOOK_KEY
+
+
+BOOKKEEPING_FIELDS = frozenset({"lastModifiedBy", "metrics"})
+
+
+def is_bookkeeping(path: Path) -> bool:
+    """Fields a write stamps on the side (``updated``, ``lastModifiedBy``, ``sequence``, the
+    ``changeLog``, playbook ``metrics``): both sides changing them is no concurrent edit of
+    a value (what a replay's M8 ``merge`` entry is for)."""
+    if not path:
+        return False
+    last = path[-1]
+    return (
+        last in BOOKKEEPING_FIELDS
+        or last in LATER_WINS_TIMESTAMPS
+        or last in EARLIER_WINS_TIMESTAMPS
+        or last == CHANGELOG_FIELD
+        or is_sequence_field(path)
+    )
 
 
 def is_metrics(path: Path) -> bool:

@@ -149,11 +149,17 @@ def _fast_diff(args: list[str]) -> Callable[[], int] | None:
 
         return lambda: textconv.run(file=args[1])
     if len(args) in (8, 10) and args[0] == "diff":
+        # lazy: git's patch into a pipe needs neither the diff engine nor click
+        from . import rawpatch
+
+        if not rawpatch.is_external(args[1:]):
+            return None
+        if not rawpatch.for_person():
+            return lambda: rawpatch.run(args[1:])
         # lazy: each fast path loads its own command only
         from .commands import diff
 
-        if diff.is_external(args[1:]):
-            return lambda: diff.external(args[1:], fmt="text", color=diff.want_color("auto"))
+        return lambda: diff.external(args[1:], fmt="text", color=diff.want_color("auto"))
     return None
 
 

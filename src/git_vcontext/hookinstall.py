@@ -1,16 +1,20 @@
 """Where the pre-push check goes: git's hooks folder, a plain ``core.hooksPath`` folder, or a
 hook manager's configuration (husky, lefthook, pre-commit), which install names but never edits.
 
-The shim is installed as pre-commit and git-lfs do: an existing foreign hook is kept as
-``pre-push.legacy`` and runs first. With ``core.hooksPath`` set, a folder outside the
-work tree that no manager owns (``~/.githooks``) gets the shim the same way; a folder of
-the repository (shared with the team, where this machine's path does not belong) or a
-manager's folder gets advice: the line to add, and where.
+An existing foreign hook is kept as ``pre-push.before-vcontext`` and runs first, never as
+``pre-push.legacy``: that name is pre-commit's, whose hook runs it (and which renames a
+hook it finds there to it), so our shim may itself be ``pre-push.legacy``, run by
+pre-commit; it never runs that name, and a chain that comes back to it checks once. With
+``core.hooksPath`` set, a folder outside the work tree that no manager owns
+(``~/.githooks``) gets the shim the same way; a folder of the repository (shared with
+the team, where this machine's path does not belong) or a manager that replaces hooks it
+did not write (lefthook, husky) gets advice: the line to add, and where.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +29,8 @@ if TYPE_CHECKING:
     from pygit2 import Repository
 
 HOOK_MARKER = "git-vcontext-hook-marker"
+CHAINED = "pre-push.before-vcontext"  # the hook that was there before ours; runs first
+LEGACY = "pre-push.legacy"  # pre-commit's name for the hook it found (earlier installs': ours)
 CALL = 'git vcontext hook pre-push "$@"'  # what a hand-written hook adds
 
 LEFTHOOK_FILES = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml")
@@ -72,7 +78,11 @@ def plan(cwd: Path, force: bool) -> HookPlan:
     top = _top(cwd) or cwd
     configured = hooks_path(top)
     if configured is None or force:
-        return HookPlan(hooks_dir(cwd))
+        folder = hooks_dir(cwd)
+        manager = None if force else _replacing_manager(folder / "pre-push")
+        if manager is None:
+            return HookPlan(folder)
+        return HookPlan(None, manager, _advice(manager, top, folder))
     manager = _manager(top, configured)
     shared = _inside(configured, top) and not _inside(configured, _git_dir(cwd))
     if manager is None and not shared:
@@ -81,66 +91,112 @@ def plan(cwd: Path, force: bool) -> HookPlan:
     return HookPlan(None, name, _advice(name, top, configured))
 
 
+def _replacing_manager(hook: Path) -> str | None:
+    """A manager whose hook in git's own folder replaces (lefthook: ``pre-push.old``)
+    or ignores a hook it did not write, so chaining ours would not last: advice instead."""
+    text = _read(hook).lower()
+    return next((name for name in ("lefthook", "husky") if name in text), None)
+
+
 def refusal(cwd: Path, force: bool) -> str | None:
     """Why install must not put its pre-push shim in place, or None."""
     target = plan(cwd, force).folder
     if force or target is None:
         return None
-    hook, legacy = target / "pre-push", target / "pre-push.legacy"
-    if foreign(hook) and legacy.exists():
-        return f"{hook} and {legacy} both exist; re-run with --force"
+    hook, chained = target / "pre-push", target / CHAINED
+    if foreign(hook) and foreign(chained) and not _through_pre_commit(target):
+        return f"{hook} and {chained} both exist; re-run with --force"
     return None
 
 
 def install(cwd: Path, command: str, force: bool) -> tuple[list[str], tuple[str, ...]]:
-    """Install the pre-push shim (a foreign hook kept as pre-push.legacy): what was done,
-    and the advice instead when a hook manager or the repository owns the hooks."""
+    """Install the pre-push shim (a foreign hook kept as pre-push.before-vcontext): what
+    was done, and the advice instead when a hook manager or the repository owns the hooks."""
     if why := refusal(cwd, force):
         raise UsageError(why)
     where = plan(cwd, force)
     if where.folder is None:
         return [], where.advice
     where.folder.mkdir(parents=True, exist_ok=True)
-    return put_hook(where.folder / "pre-push", hook_text(command)), ()
+    text = hook_text(command)
+    if _through_pre_commit(where.folder):  # pre-commit installed after us: it runs ours
+        legacy = where.folder / LEGACY
+        messages = [] if _read(legacy) == text else [f"updated {legacy}"]
+        _write_hook(legacy, text)
+        note = "the check runs from pre-commit's hook (ours is its pre-push.legacy)"
+        return [*messages, note], ()
+    return _migrate(where.folder) + put_hook(where.folder / "pre-push", text, CHAINED), ()
 
 
-def put_hook(hook: Path, text: str) -> list[str]:
-    """Write our hook (atomically, executable); a foreign one there is kept as
-    ``NAME.legacy``, which ours runs first."""
+def _through_pre_commit(folder: Path) -> bool:
+    """pre-commit's hook is there and runs ours as its legacy hook."""
+    return _is_pre_commit(folder / "pre-push") and not foreign(folder / LEGACY)
+
+
+def _is_pre_commit(hook: Path) -> bool:
+    return "generated by pre-commit" in _read(hook).lower()
+
+
+def _migrate(folder: Path) -> list[str]:
+    """An earlier install kept the hook it found as ``pre-push.legacy`` and ran it: move
+    it to our own name (pre-commit runs ``.legacy`` itself; ours never does)."""
+    hook, legacy, chained = folder / "pre-push", folder / LEGACY, folder / CHAINED
+    if HOOK_MARKER not in _read(hook) or not legacy.exists() or chained.exists():
+        return []
+    if HOOK_MARKER in _read(legacy):  # a copy of ours: it would only run the check again
+        legacy.unlink()
+        return [f"removed {legacy} (an earlier copy of this hook)"]
+    legacy.replace(chained)
+    return [f"moved {legacy.name} to {chained.name} (an earlier install's name; it runs first)"]
+
+
+def put_hook(hook: Path, text: str, chained: str | None = None) -> list[str]:
+    """Write our hook (atomically, executable); a foreign one there is kept as ``chained``
+    (default ``NAME.legacy``), which ours runs first."""
     messages = []
     if foreign(hook):
-        legacy = hook.with_name(f"{hook.name}.legacy")
-        hook.replace(legacy)
-        messages.append(f"kept the existing hook as {legacy.name} (it runs first)")
+        kept = hook.with_name(chained or f"{hook.name}.legacy")
+        hook.replace(kept)
+        messages.append(f"kept the existing hook as {kept.name} (it runs first)")
     if not hook.exists() or hook.read_text(errors="replace") != text:
-        write_atomic(hook, text.encode(), force=True)  # our own hook (0555 is fine)
-        hook.chmod(0o755)
+        _write_hook(hook, text)
         messages.append(f"installed {hook}")
     return messages
 
 
+def _write_hook(hook: Path, text: str) -> None:
+    write_atomic(hook, text.encode(), force=True)  # our own hook (a 0555 one too)
+    hook.chmod(0o755)
+
+
 def uninstall(cwd: Path) -> list[str]:
-    """Remove our shim (wherever install put it) and put a chained hook back."""
+    """Remove our shim (wherever install or pre-commit put it) and put a chained hook back."""
     configured = hooks_path(_top(cwd) or cwd)  # and .git/hooks, from before it was set
     folders = {_git_dir(cwd) / "hooks", *([configured] if configured is not None else [])}
     messages: list[str] = []
     for folder in sorted(folders):
-        hook, legacy = folder / "pre-push", folder / "pre-push.legacy"
-        if not hook.exists() or HOOK_MARKER not in hook.read_text(errors="replace"):
+        hook, legacy, chained = folder / "pre-push", folder / LEGACY, folder / CHAINED
+        if HOOK_MARKER in _read(legacy) and _is_pre_commit(hook):
+            legacy.unlink()  # pre-commit's legacy hook: pre-commit goes on without it
+            messages.append(f"removed our pre-push hook from {folder} (pre-commit's legacy hook)")
+        if HOOK_MARKER not in _read(hook):
             continue
         hook.unlink()
-        if legacy.exists():
-            legacy.replace(hook)
-            messages.append(f"removed our pre-push hook from {folder}; restored {legacy.name}")
+        kept = chained if chained.exists() else legacy if legacy.exists() else None
+        if kept is not None:
+            kept.replace(hook)
+            messages.append(f"removed our pre-push hook from {folder}; restored {kept.name}")
         else:
             messages.append(f"removed our pre-push hook from {folder}")
     return messages
 
 
 def hook_text(command: str) -> str:
-    """The shim, with our command put where the template says."""
+    """The shim, with our command (and the program it runs) put where the template says."""
     template = shipped().joinpath("pre-push").read_text()
-    return template.replace('"@GIT_VCONTEXT@"', command)
+    exe = shlex.split(command)[0]  # the file that must be there (Python for ``-m``)
+    text = template.replace('"@GIT_VCONTEXT@"', command)
+    return text.replace('"@GIT_VCONTEXT_PROGRAM@"', shlex.quote(exe))
 
 
 def hook_command(text: str) -> str | None:
@@ -149,10 +205,80 @@ def hook_command(text: str) -> str | None:
         return None
     for line in text.splitlines():
         line = line.strip()
-        # the line that runs it alone (earlier shims: ``exec CMD hook pre-push "$@"``)
-        if line.endswith(' hook pre-push "$@"') and "|" not in line:
+        # the line that runs it (earlier shims: ``exec CMD hook pre-push "$@"``)
+        if line.endswith(' hook pre-push "$@"') and "$HERE" not in line:
+            line = line.rsplit("| ", 1)[-1]
             return line.removeprefix("exec ")[: -len(' hook pre-push "$@"')].strip()
     return None
+
+
+def runs_legacy(text: str) -> bool:
+    """Whether a shim of ours runs ``pre-push.legacy`` (installs before issue 35): as
+    pre-commit's legacy hook it runs itself, for ever."""
+    return HOOK_MARKER in text and '"$HERE/pre-push.legacy"' in text
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The pre-push hooks a push runs, in order, as git and each hook would run them."""
+
+    steps: tuple[tuple[Path, str], ...]  # (file, what it is)
+    problem: str | None = None  # a loop, or a hook that fails before anything is checked
+
+    @property
+    def ours(self) -> Path | None:
+        """Our shim, when the chain reaches it."""
+        return next((path for path, kind in self.steps if kind.startswith("git-vcontext")), None)
+
+    def shown(self) -> str:
+        return " → ".join(f"{path.name} ({kind})" for path, kind in self.steps)
+
+
+def walk(folder: Path) -> Chain:
+    """Follow the chain without running anything (a dry run): git runs ``pre-push``; our
+    shim runs ``pre-push.before-vcontext``, pre-commit's ``pre-push.legacy`` (its own
+    hook there fails: 'installed in migration mode'), an earlier shim of ours
+    ``pre-push.legacy`` too; other hooks are taken to run nothing more."""
+    steps: list[tuple[Path, str]] = []
+    node: Path | None = folder / "pre-push"
+    as_legacy = False  # pre-commit runs its legacy hook with PRE_COMMIT_RUNNING_LEGACY
+    while node is not None and node.is_file() and os.access(node, os.X_OK):
+        if any(node == seen for seen, _ in steps):
+            steps.append((node, "again"))
+            return Chain(
+                tuple(steps), "the pre-push hooks run each other in a loop: a push never ends"
+            )
+        kind, text, after = _kind(node), _read(node), None
+        steps.append((node, kind))
+        if kind == "pre-commit":
+            if as_legacy:
+                return Chain(
+                    tuple(steps),
+                    "pre-commit's hook runs as its own legacy hook "
+                    "(pre-commit: 'installed in migration mode'): every push fails",
+                )
+            after, as_legacy = folder / LEGACY, True
+        elif runs_legacy(text):
+            after = folder / LEGACY
+        elif kind == "git-vcontext":
+            if sum(k == kind for _, k in steps) > 1:
+                break  # a chain back to our shim: that run returns at once
+            chained = folder / CHAINED
+            if HOOK_MARKER not in _read(chained) and not (as_legacy and _is_pre_commit(chained)):
+                after = chained
+        node = after
+    return Chain(tuple(steps))
+
+
+def _kind(hook: Path) -> str:
+    text = _read(hook)
+    if HOOK_MARKER in text:
+        return "git-vcontext, an earlier install's" if runs_legacy(text) else "git-vcontext"
+    lowered = text.lower()
+    for name, words in MARKERS:
+        if words in lowered:
+            return name
+    return "your hook"
 
 
 def only_our_shim(repo: Repository) -> bool:
@@ -164,8 +290,10 @@ def only_our_shim(repo: Repository) -> bool:
     from .installer import script_command
 
     folder = hooks_folder(repo)
-    if (folder / "pre-push.legacy").exists() or any(
-        entry.name.startswith("hook.") for entry in repo.config
+    if (
+        (folder / LEGACY).exists()
+        or (folder / CHAINED).exists()
+        or any(entry.name.startswith("hook.") for entry in repo.config)
     ):  # a chained hook, or hooks from git config (git 2.46 and later)
         return False
     return _read(folder / "pre-push") == hook_text(script_command())

@@ -114,10 +114,13 @@ def test_added_file_against_dev_null_lists_every_item(tmp_path: Path) -> None:
 # -- git's external-diff forms, called directly ------------------------------------------
 
 
+PERSON = {"GIT_PAGER_IN_USE": "true", "NO_COLOR": "1"}  # into git's pager: the structural view
+
+
 def test_seven_argument_form_always_exits_0(pair: tuple[Path, Path]) -> None:
     old, new = pair
     args = ["t.vcontext.json", str(old), "a" * 40, "100644", str(new), "b" * 40, "100644"]
-    proc = run_cli("diff", *args)
+    proc = run_cli("diff", *args, env=PERSON)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode().splitlines() == [
         "diff --vcontext a/t.vcontext.json b/t.vcontext.json",
@@ -143,6 +146,7 @@ def test_nine_argument_form_shows_the_rename(pair: tuple[Path, Path]) -> None:
         "100644",
         "b.vcontext.json",
         info,
+        env=PERSON,
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()

@@ -7,7 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from helpers.run import cli_path, run_cli, run_git
+from helpers.seed_examples import seed_example
 
 VALID = '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}\n'
 INVALID = """{
@@ -250,3 +253,46 @@ def test_tracked_files_whose_names_are_not_utf8_are_validated_and_named_as_bytes
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.startswith(b"bad-\xff.vcontext.json:")
     assert b"[" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("heading", "lang"),
+    [("JSON: playbook embedded in a Plan", "json"), ("TRON: playbook embedded in a Plan", "tron")],
+    ids=["json", "tron"],
+)
+def test_seed_001s_plan_example_validates_with_a_narrative_object_note(
+    tmp_path: Path, shared_dir: Path, heading: str, lang: str
+) -> None:
+    """Issue 26, point 9; PRODUCT.md "Validation": seed 001's own plan example writes
+    narratives.proposal as {title, content}: accepted, with a note suggesting the string."""
+    name = f"plan.vcontext.{lang}"
+    (tmp_path / name).write_text(seed_example(shared_dir, "001", heading, lang))
+
+    code, out, err = _validate(name, "--format", "json", cwd=tmp_path)
+
+    assert code == 0, out + err
+    (report,) = json.loads(out)["files"]
+    assert report["valid"] is True
+    assert [(n["rule"], n["pointer"]) for n in report["notes"]] == [
+        ("narrative-object", "/plan/narratives/proposal")
+    ]
+    assert "string form" in report["notes"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"title": "Only a title"}, {"title": "T", "content": 3}, 42, ["a"]],
+    ids=["no-content", "content-not-text", "number", "array"],
+)
+def test_a_narrative_that_is_neither_text_nor_title_and_content_is_refused(
+    tmp_path: Path, value: object
+) -> None:
+    data = {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {"title": "p", "status": "draft", "narratives": {"proposal": value}},
+    }
+    (tmp_path / "p.vcontext.json").write_text(json.dumps(data, indent=2))
+    code, out, _ = _validate("p.vcontext.json", cwd=tmp_path)
+    assert code == 1
+    assert "plan.narratives.proposal" in out
+    assert "[schema]" in out

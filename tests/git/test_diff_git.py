@@ -13,6 +13,7 @@ import pytest
 from helpers.run import cli_path, run_git
 
 TODO = "todo.vcontext.json"
+PERSON = {"GIT_PAGER_IN_USE": "true", "NO_COLOR": "1"}  # into git's pager: the structural view
 
 
 def _doc(*statuses: str) -> dict[str, Any]:
@@ -90,7 +91,7 @@ def test_git_external_diff_gets_a_rename_with_nine_arguments_and_an_added_file(r
     _write(repo, "renamed.vcontext.json", _doc("pending", "inProgress", "completed"))
     _write(repo, "added.vcontext.json", _doc("pending"))
     run_git(repo, "add", "-A")
-    env = {**os.environ, "GIT_EXTERNAL_DIFF": f"{_command()} diff"}
+    env = {**os.environ, "GIT_EXTERNAL_DIFF": f"{_command()} diff", **PERSON}
     proc = _git_env(repo, env, "diff", "--cached", "-M")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
@@ -109,16 +110,17 @@ def test_diff_command_config_is_used_for_vcontext_files_only(repo: Path) -> None
     _commit(repo, "notes")
     _write(repo, TODO, _doc("pending", "completed", "pending"))
     (repo / "notes.txt").write_text("two\n")
-    out = run_git(repo, "diff").stdout
+    env = {**os.environ, **PERSON}
+    out = _git_env(repo, env, "diff", "--no-color").stdout
     assert "todoList.items[t2].status: inProgress → completed" in out
     assert "-one\n+two" in out  # git's own diff for other files
-    logged = run_git(repo, "log", "-p", "-1", "--ext-diff").stdout
+    logged = _git_env(repo, env, "log", "-p", "-1", "--ext-diff", "--no-color").stdout
     assert "diff --vcontext" not in logged  # nothing changed in the last commit's vcontext file
 
 
 def test_deleted_file_through_the_external_diff(repo: Path) -> None:
     run_git(repo, "rm", "-q", TODO)
-    env = {**os.environ, "GIT_EXTERNAL_DIFF": f"{_command()} diff"}
+    env = {**os.environ, "GIT_EXTERNAL_DIFF": f"{_command()} diff", **PERSON}
     proc = _git_env(repo, env, "diff", "--cached")
     assert proc.returncode == 0
     assert "diff --vcontext a/todo.vcontext.json /dev/null\ndeleted file\n" in proc.stdout
@@ -133,7 +135,7 @@ def test_unmerged_path_gets_the_one_argument_form(repo: Path) -> None:
     _write(repo, TODO, _doc("cancelled", "inProgress", "pending"))
     _commit(repo, "ours")
     assert run_git(repo, "merge", "-q", "other", check=False).returncode != 0
-    env = {**os.environ, "GIT_EXTERNAL_DIFF": f"{_command()} diff"}
+    env = {**os.environ, "GIT_EXTERNAL_DIFF": f"{_command()} diff", **PERSON}
     proc = _git_env(repo, env, "diff", "--cached")  # git calls ``diff PATH`` for unmerged paths
     assert proc.returncode == 0, proc.stderr
     assert "* Unmerged path todo.vcontext.json" in proc.stdout

@@ -122,7 +122,7 @@ def _git_calls() -> list[tuple[str, ast.List]]:
 
 def _literal_option(element: ast.expr) -> bool:
     """A string literal, an option with its value glued (``f"--message={text}"``), a
-    constant (ALL_CAPS) or a list of flags built from literals."""
+    constant (ALL_CAPS) or a list of flags (or a command) built from literals."""
     if isinstance(element, ast.Starred):
         element = element.value
     if isinstance(element, ast.Constant):
@@ -136,14 +136,15 @@ def _literal_option(element: ast.expr) -> bool:
 
 def test_every_git_command_takes_variable_values_only_after_double_dash() -> None:
     """The structural half of the rule: in every ``git([...])`` of src/, whatever is not a
-    literal option comes after ``--`` (values from outside are checked by gitio.operands
-    before they get there)."""
+    literal option comes after ``--`` (or ``--end-of-options``, before the revisions of a
+    command whose ``--`` starts paths); values from outside are checked by gitio.operands
+    before they get there."""
     calls = _git_calls()
     assert len(calls) > 20
     offenders = []
     for where, args in calls:
         for element in args.elts:
-            if isinstance(element, ast.Constant) and element.value == "--":
+            if isinstance(element, ast.Constant) and element.value in ("--", "--end-of-options"):
                 break
             if not _literal_option(element):
                 offenders.append(f"{where}: {ast.unparse(element)}")

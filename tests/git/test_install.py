@@ -211,7 +211,8 @@ def test_a_hooks_folder_of_the_repository_is_not_written_into(git_repo: Path) ->
     assert (git_repo / ".githooks" / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
     forced = run_cli("install", "--force", cwd=git_repo)  # this machine's shim, chained
     assert forced.returncode == 0
-    assert (git_repo / ".githooks" / "pre-push.legacy").read_text() == "#!/bin/sh\nexit 0\n"
+    chained = git_repo / ".githooks" / "pre-push.before-vcontext"
+    assert chained.read_text() == "#!/bin/sh\nexit 0\n"
 
 
 def test_a_plain_hooks_folder_outside_the_repository_gets_the_chained_hook(
@@ -228,7 +229,7 @@ def test_a_plain_hooks_folder_outside_the_repository_gets_the_chained_hook(
     done = run_cli("install", cwd=git_repo)
     assert done.returncode == 0, done.stderr
     assert f"installed {folder / 'pre-push'}" in done.stdout.decode()
-    assert (folder / "pre-push.legacy").read_text() == mine
+    assert (folder / "pre-push.before-vcontext").read_text() == mine
     assert not (git_repo / ".git" / "hooks" / "pre-push").exists()
     pushed = _push_a_bad_status(git_repo, tmp_path)
     assert pushed.returncode == 1
@@ -239,7 +240,7 @@ def test_a_plain_hooks_folder_outside_the_repository_gets_the_chained_hook(
     undone = run_cli("uninstall", cwd=git_repo)
     assert undone.returncode == 0
     assert (folder / "pre-push").read_text() == mine
-    assert not (folder / "pre-push.legacy").exists()
+    assert not (folder / "pre-push.before-vcontext").exists()
 
 
 def _push_a_bad_status(
@@ -285,28 +286,45 @@ def test_the_advice_for_real_husky_makes_pushes_checked(git_repo: Path, tmp_path
     assert "[schema]" in pushed.stderr, pushed.stderr
 
 
-def test_install_caches_textconv_and_says_commit_only_when_gitattributes_changed(
+def test_install_sets_the_external_diff_and_says_commit_only_when_gitattributes_changed(
     git_repo: Path,
 ) -> None:
-    """diff.vcontext.cachetextconv: git log -p converts each blob once (3.4 s -> 0.02 s over
-    38 commits, issue 12); a second install changes nothing and says nothing about
-    committing .gitattributes."""
+    """Installing never breaks git: no textconv (blame, grep, patches stay raw) and no
+    textconv cache (git writes it as commits: no identity, no git diff); a second install
+    changes nothing and says nothing about committing .gitattributes."""
     first = run_cli("install", "--no-hooks", cwd=git_repo).stdout.decode()
-    assert _config(git_repo, "diff.vcontext.cachetextconv") == "true"
-    assert "set diff.vcontext.cachetextconv" in first
+    assert "set diff.vcontext.command" in first
+    assert _config(git_repo, "diff.vcontext.textconv") == ""
+    assert _config(git_repo, "diff.vcontext.cachetextconv") == ""
     assert "Commit .gitattributes" in first
     again = run_cli("install", "--no-hooks", cwd=git_repo).stdout.decode()
     assert again == "git-vcontext is installed (nothing to change)\n"
-    run_git(git_repo, "config", "diff.vcontext.cachetextconv", "false")
-    kept = run_cli("install", "--no-hooks", cwd=git_repo).stdout.decode()
-    assert "kept diff.vcontext.cachetextconv = false (yours" in kept
-    assert _config(git_repo, "diff.vcontext.cachetextconv") == "false"
-    doctor = run_cli("doctor", cwd=git_repo).stdout.decode()
-    assert "problem: diff.vcontext.cachetextconv is not true" in doctor
-    assert run_cli("install", "--no-hooks", "--force", cwd=git_repo).returncode == 0
-    assert _config(git_repo, "diff.vcontext.cachetextconv") == "true"
     assert run_cli("uninstall", cwd=git_repo).returncode == 0
     assert run_git(git_repo, "config", "--get-regexp", "vcontext", check=False).stdout == ""
+
+
+def test_installing_never_breaks_git_an_earlier_install_is_named_by_doctor_and_migrated(
+    git_repo: Path,
+) -> None:
+    """An install from before issue 35 (textconv, cached): doctor names it with the fix;
+    install again moves to the external diff; a textconv the user opted into is kept."""
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    command = " ".join(_config(git_repo, "difftool.vcontext.cmd").split()[:1])
+    run_git(git_repo, "config", "--unset", "diff.vcontext.command")
+    run_git(git_repo, "config", "diff.vcontext.textconv", f"{command} textconv")
+    run_git(git_repo, "config", "diff.vcontext.cachetextconv", "true")
+    doctor = run_cli("doctor", cwd=git_repo).stdout.decode()
+    assert "problem: diff.vcontext.textconv with cachetextconv=true (an earlier install)" in doctor
+    assert "fix: git vcontext install" in doctor
+    again = run_cli("install", "--no-hooks", cwd=git_repo).stdout.decode()
+    assert "removed diff.vcontext.textconv and diff.vcontext.cachetextconv" in again
+    assert _config(git_repo, "diff.vcontext.cachetextconv") == ""
+    assert "diff " in _config(git_repo, "diff.vcontext.command")
+    run_git(git_repo, "config", "diff.vcontext.textconv", f"{command} textconv")  # opted in
+    assert "nothing to change" in run_cli("install", "--no-hooks", cwd=git_repo).stdout.decode()
+    assert _config(git_repo, "diff.vcontext.textconv") == f"{command} textconv"
+    doctor = run_cli("doctor", cwd=git_repo).stdout.decode()
+    assert "note: diff.vcontext.textconv is set (your choice)" in doctor
 
 
 def test_uninstall_global_leaves_no_empty_files_or_folders_behind(git_repo: Path) -> None:
@@ -359,8 +377,8 @@ def test_m16_install_names_the_virtual_base_driver_doctor_checks_it_uninstall_re
     assert run_cli("install", cwd=git_repo).returncode == 0
     assert _config(git_repo, "merge.vcontext.recursive") == "vcontext-base"
     base_driver = _config(git_repo, "merge.vcontext-base.driver")
-    assert "merge-driver --virtual-base %O %A %B" in base_driver
-    assert "-l %L" in base_driver
+    assert 'merge-driver --virtual-base "$@"' in base_driver
+    assert base_driver.endswith(" %O %A %B -p %P -l %L")
     doctor = run_cli("doctor", cwd=git_repo)
     assert doctor.returncode == 0
     assert b"criss-cross merges keep a structural" in doctor.stdout
@@ -415,3 +433,97 @@ def test_install_routes_every_product_pattern_to_the_driver(git_repo: Path, path
     attrs = run_git(git_repo, "check-attr", "merge", "diff", "--", path).stdout
     assert f"{path}: merge: vcontext" in attrs
     assert f"{path}: diff: vcontext" in attrs
+
+
+def test_installing_never_breaks_git_uninstall_leaves_a_committed_gitattributes_as_it_was(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A fresh clone of a repository whose team committed install's lines: install adds
+    nothing there, so uninstall removes nothing there (it emptied the team's file)."""
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    run_git(git_repo, "add", ".gitattributes")
+    run_git(git_repo, "commit", "-q", "-m", "attributes")
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", str(git_repo), str(clone))
+    committed = (clone / ".gitattributes").read_bytes()
+    assert run_cli("install", cwd=clone).returncode == 0
+    assert run_cli("uninstall", cwd=clone).returncode == 0
+    assert (clone / ".gitattributes").read_bytes() == committed
+    assert run_git(clone, "status", "--porcelain").stdout == ""
+    assert run_git(clone, "config", "--local", "--get-regexp", "vcontext", check=False).stdout == ""
+
+
+def test_installing_never_breaks_git_uninstall_removes_only_the_lines_this_install_added(
+    git_repo: Path,
+) -> None:
+    from git_vcontext.installer import ATTRIBUTE_LINES
+
+    team = "*.png binary\n" + "\n".join(ATTRIBUTE_LINES[:3]) + "\n"
+    (git_repo / ".gitattributes").write_text(team)
+    done = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert f"added {len(ATTRIBUTE_LINES) - 3} pattern(s)" in done.stdout.decode()
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert (git_repo / ".gitattributes").read_text() == team
+
+
+def test_installing_never_breaks_git_help_works_without_man(git_repo: Path, tmp_path: Path) -> None:
+    """Slim images have no man: 'git vcontext --help' (git help vcontext) failed there ('no
+    man viewer handled the request'); it prints the command's own help, and git help of
+    other pages says what is missing as before."""
+    import os
+    import shutil
+    import sys
+
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "git").symlink_to(shutil.which("git") or "git")
+    (folder / "git-vcontext").symlink_to(Path(sys.executable).with_name("git-vcontext"))
+    env = {**os.environ, "PATH": str(folder)}
+    helped = subprocess.run(
+        ["git", "vcontext", "--help"], cwd=git_repo, env=env, capture_output=True, text=True
+    )
+    assert helped.returncode == 0, helped.stderr
+    assert "Usage: git-vcontext" in helped.stdout
+    other = subprocess.run(["git", "help", "log"], cwd=git_repo, env=env, capture_output=True)
+    assert other.returncode != 0
+    if shutil.which("man"):
+        paged = subprocess.run(
+            ["git", "help", "log"],
+            cwd=git_repo,
+            capture_output=True,
+            env={**os.environ, "MANPAGER": "cat", "PAGER": "cat"},
+        )
+        assert paged.returncode == 0  # with man, git help is man's, as before
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert _config(git_repo, "man.viewer") == ""
+
+
+def test_installing_never_breaks_git_doctor_says_how_to_merge_several_agents(
+    git_repo: Path,
+) -> None:
+    """git merge agents/a agents/b (an octopus) ignores merge drivers: doctor says so."""
+    (git_repo / "todo.vcontext.json").write_text(_todo("t1"))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "base")
+    assert run_cli("install", cwd=git_repo).returncode == 0
+    assert b"octopus" not in run_cli("doctor", cwd=git_repo).stdout
+    for agent in ("a", "b"):
+        assert run_cli("fork", agent, cwd=git_repo).returncode == 0
+    doctor = run_cli("doctor", cwd=git_repo).stdout.decode()
+    assert "note: 2 agent branches: merge them one at a time" in doctor
+    assert "git vcontext sync --all" in doctor
+
+
+def test_installing_never_breaks_git_a_man_viewer_set_twice_is_kept(git_repo: Path) -> None:
+    """A key set more than once (man.viewer lists viewers) is the user's: install keeps it
+    (it failed: 'cannot overwrite multiple values with a single value')."""
+    run_git(git_repo, "config", "--add", "man.viewer", "woman")
+    run_git(git_repo, "config", "--add", "man.viewer", "konqueror")
+    done = run_cli("install", "--no-hooks", cwd=git_repo)
+    assert done.returncode == 0, done.stderr
+    assert b"kept man.viewer" in done.stdout
+    viewers = run_git(git_repo, "config", "--get-all", "man.viewer").stdout.split()
+    assert viewers == ["woman", "konqueror"]
+    assert run_cli("uninstall", cwd=git_repo).returncode == 0
+    assert run_git(git_repo, "config", "--get-all", "man.viewer").stdout.split() == viewers

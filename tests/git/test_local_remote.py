@@ -6,12 +6,13 @@ for everything that is not a plain local repository. Real repositories, real git
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pygit2
 import pytest
 
-from git_vcontext.errors import OperationalError
 from git_vcontext.gitio import remote as remotes
 from git_vcontext.gitio.localremote import LocalRemote
 from helpers.run import run_git
@@ -279,19 +280,25 @@ def test_a_swap_that_cannot_win_writes_nothing_into_the_remote(
     assert run_git(remote, "count-objects", "-v").stdout == objects
 
 
-def test_a_stale_lock_on_the_lease_is_an_error_not_a_lost_race(
+def test_a_stale_lock_on_the_lease_left_by_a_killed_process_is_removed(
     pair: tuple[Path, Path, Path],
 ) -> None:
-    """A lock file left by a killed process: the swap says so (instead of waiting for a
-    lease nobody holds until the sync times out)."""
+    """A lock file left by a killed process on the lease (a ref only sync writes) is taken
+    away once stale (issue 31 point 9): the swap goes through instead of blocking every
+    later sync."""
     remote, _, in_process = pair
-    (remote / "refs" / "vcontext" / "lease").mkdir(parents=True)
-    (remote / "refs" / "vcontext" / "lease" / "main.lock").write_text("")
+    lock = remote / "refs" / "vcontext" / "lease" / "main.lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
     local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
     assert local is not None
 
-    with pytest.raises(OperationalError, match=r"refs/vcontext/lease/main in origin"):
-        local.swap("refs/vcontext/lease/main", None, "lease\n", _signature())
+    assert local.swap("refs/vcontext/lease/main", None, "lease\n", _signature()) is not None
+
+    assert not lock.exists()
+    assert run_git(remote, "rev-parse", "--verify", "-q", "refs/vcontext/lease/main").stdout
 
 
 def test_a_directory_inside_a_repository_is_not_that_repository(

@@ -191,3 +191,24 @@ def test_loose_objects_are_linked_or_copied_and_packed_ones_rewritten(
         assert copied.read_bytes() == loose.read_bytes()
         assert (copied.stat().st_ino == loose.stat().st_ino) is (how == "linked")
     assert not list((dst / ".git" / "objects" / blob[:2]).glob("tmp_obj_*"))
+
+
+def test_a_commit_of_the_empty_tree_arrives_with_the_empty_tree_stored(
+    repos: tuple[Path, Path],
+) -> None:
+    """A lease commit names the empty tree, which libgit2 answers for without storing it:
+    it is written all the same, so git fsck finds it (issue 31, point 3)."""
+    src, dst = repos
+    lease = run_git(src, "commit-tree", "-m", "vcontext sync lease", objectcopy.EMPTY_TREE)
+    tip = lease.stdout.strip()
+    assert objectcopy.EMPTY_TREE not in _objects(dst)
+
+    objectcopy.copy_commits(
+        pygit2.Repository(str(src)), pygit2.Repository(str(dst)), [pygit2.Oid(hex=tip)]
+    )
+
+    assert objectcopy.EMPTY_TREE in _objects(dst)
+    run_git(dst, "update-ref", "refs/vcontext/lease/main", tip)
+    fsck = run_git(dst, "fsck", "--no-dangling", check=False)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    assert "missing" not in fsck.stderr

@@ -180,6 +180,9 @@ def test_status_mermaid_follows_the_rules_and_parses(git_repo: Path) -> None:
     assert [n.lines[0] for n in drawn_nodes(render_json(out))] == [BASE, "alice", "bob"]
 
 
+_T3 = {"id": "t3", "title": "T3", "status": "pending"}  # valid: status predicts no stop
+
+
 def test_status_picture_of_criss_crossed_agents_merges_them_from_a_virtual_base(
     git_repo: Path,
 ) -> None:
@@ -189,7 +192,7 @@ def test_status_picture_of_criss_crossed_agents_merges_them_from_a_virtual_base(
 
     crossed(git_repo)
     run_git(git_repo, "checkout", "-q", "-b", "agents/y", "main")
-    edit(git_repo, DOC, lambda d: d["todoList"]["items"].append({"id": "t3", "title": "T3"}))
+    edit(git_repo, DOC, lambda d: d["todoList"]["items"].append(_T3))
     commit_all(git_repo, "y adds t3")
     run_git(git_repo, "config", "vcontext.agent.y.base", "main")
     run_git(git_repo, "checkout", "-q", "main")

@@ -349,7 +349,10 @@ def _tron(repo: Path, rev_name: str, name: str = "plan.vcontext.tron") -> Any:
 
 
 def _event(n: int, who: str) -> str:
-    return json.dumps({"event_id": f"evt-{who}-{n}", "event_type": "note", "actor": who}) + "\n"
+    """A valid VerMAS event (sync makes no merge the hook would refuse: issue 26)."""
+    stamp = f"2026-01-01T00:0{n}:00.000Z"
+    record = {"event_id": f"evt-{who}-{n}", "event_type": "agent.noted", "timestamp": stamp}
+    return json.dumps({**record, "actor": who, "data": {}}) + "\n"
 
 
 def test_tron_documents_and_jsonl_event_logs_sync_both_ways_m11_m6(git_repo: Path) -> None:

@@ -120,15 +120,46 @@ def test_sync_never_deletes_an_event_log_the_pair_stops_as_a_conflict_naming_it(
     assert "deleted by them" in out
 
 
-def test_a_push_the_pre_push_hook_refuses_shows_its_findings_and_moves_nothing_here(
+def test_a_merge_the_pre_push_hook_would_refuse_is_not_made_its_findings_are_shown(
     remote: Path, tmp_path: Path
 ) -> None:
-    """The agent's own commit removed a playbook event: the installed pre-push hook refuses
-    the push, and sync shows the hook's findings (file, rule) and moves no local ref."""
+    """The agent's own commit removed a playbook event and the base left the playbook
+    alone, so the merge would take the agent's version (M1) and drop it: sync makes no
+    merge the hook would refuse (issue 26: one truth). The pair stops as a conflict with
+    the hook's findings and what to do; nothing moves here or on the remote.
+
+    (Before issue 26 sync made that merge and the installed hook refused its push.)"""
     alice = _agent(remote, tmp_path, "alice")
     installed = subprocess.run([*cli_path(), "install"], cwd=alice, capture_output=True)
     assert installed.returncode == 0, installed.stderr
     commit_on(alice, "agents/alice", {PLAYBOOK: doc([ev("e1", "r1", "append")])}, "drop e2")
+    before = (rev(alice, "main"), rev(alice, "agents/alice"), rev(remote, "main"))
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 1, out + err
+    assert "CONFLICT" in out
+    assert "playbook event 'e2' was removed" in out
+    assert "history-event-removed" in out
+    assert "fix it on agents/alice" in out
+    assert (rev(alice, "main"), rev(alice, "agents/alice"), rev(remote, "main")) == before
+    assert "e2" in json.dumps(show(remote, "main", PLAYBOOK))
+
+
+def test_a_push_the_pre_push_hook_refuses_shows_its_findings_and_moves_nothing_here(
+    remote: Path, tmp_path: Path
+) -> None:
+    """The agent removed a playbook event in one commit and restored it in the next: the
+    merge is fine, but the pushed history holds the bad commit, so the installed pre-push
+    hook refuses the push, and sync shows the hook's findings (file, rule) and moves no
+    local ref."""
+    alice = _agent(remote, tmp_path, "alice")
+    installed = subprocess.run([*cli_path(), "install"], cwd=alice, capture_output=True)
+    assert installed.returncode == 0, installed.stderr
+    events = show(alice, "agents/alice", PLAYBOOK)
+    commit_on(alice, "agents/alice", {PLAYBOOK: doc([ev("e1", "r1", "append")])}, "drop e2")
+    commit_on(alice, "agents/alice", {PLAYBOOK: events}, "restore e2")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
     before = (rev(alice, "main"), rev(alice, "agents/alice"))
 
     code, out, err = sync(alice, "alice", "--push", "origin")
@@ -468,7 +499,7 @@ def test_sync_prefills_the_hooks_verdicts_so_its_pushes_are_not_checked_twice(
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
     assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
     seen = alice / ".git" / "pushes"
-    legacy = alice / ".git" / "hooks" / "pre-push.legacy"  # runs first, with the same input
+    legacy = alice / ".git" / "hooks" / "pre-push.before-vcontext"  # runs first, same input
     legacy.write_text(f'#!/bin/sh\ncat >> "{seen}"\necho ---- >> "{seen}"\n')
     legacy.chmod(0o755)
     commit_on(bob, "agents/bob", {"todo.vcontext.json": _add_item("b1")}, "b1")
@@ -509,11 +540,11 @@ def test_sync_does_not_start_a_pre_push_hook_that_would_only_repeat_its_check(
 
 
 def test_sync_runs_a_chained_pre_push_hook(remote: Path, tmp_path: Path) -> None:
-    """A hook of the user's kept as pre-push.legacy is not ours to skip: it runs for every
-    push sync makes that carries documents (and may refuse it)."""
+    """A hook of the user's kept as pre-push.before-vcontext is not ours to skip: it runs for
+    every push sync makes that carries documents (and may refuse it)."""
     alice = _agent(remote, tmp_path, "alice")
     assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
-    legacy = alice / ".git" / "hooks" / "pre-push.legacy"
+    legacy = alice / ".git" / "hooks" / "pre-push.before-vcontext"
     legacy.write_text("#!/bin/sh\necho 'legacy hook: no pushes today' >&2\nexit 1\n")
     legacy.chmod(0o755)
     commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
@@ -529,7 +560,9 @@ def test_sync_runs_a_chained_pre_push_hook(remote: Path, tmp_path: Path) -> None
 
 def test_sync_runs_the_hook_when_its_own_check_finds_problems(remote: Path, tmp_path: Path) -> None:
     """A push sync's check finds problems with is left to the hook, which refuses it and
-    says why (the verdict is not skipped on the way)."""
+    says why (the verdict is not skipped on the way). The problem is in a commit of the
+    agent's history that a later one fixed: the merge passes the checks (sync makes no
+    merge that fails them), the pushed history does not."""
     alice = _agent(remote, tmp_path, "alice")
     assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0
 
@@ -539,7 +572,14 @@ def test_sync_runs_the_hook_when_its_own_check_finds_problems(remote: Path, tmp_
         todo["items"].append(dict(todo["items"][0]))  # a repeated id: an error
         todo["sequence"] += 1
 
+    def fixed(data: dict[str, object]) -> None:
+        todo = data["todoList"]
+        assert isinstance(todo, dict)
+        todo["items"][-1]["id"] = "t1-copy"
+        todo["sequence"] += 1
+
     commit_on(alice, "agents/alice", {"todo.vcontext.json": duplicate}, "bad")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": fixed}, "fixed")
     trace = tmp_path / "trace.json"
 
     code, out, err = sync(alice, "alice", "--push", "origin", env={"GIT_TRACE2_EVENT": str(trace)})

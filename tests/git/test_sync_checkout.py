@@ -1,10 +1,17 @@
-"""``sync AGENT --checkout``, and ``merge.vcontext.favor`` in sync ("Resolving conflicts")."""
+"""``sync AGENT --checkout``, and ``merge.vcontext.favor`` in sync ("Resolving conflicts").
+
+A pair that ``sync`` stopped on is the agent's work, resolved where the agent works: the
+merge of the current base into ``agents/AGENT`` is left stopped in the work tree where
+that branch is checked out, and every conflict ends with the commands that lead out of it
+(followed here as printed, with ``helpers.next_steps``).
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from helpers.next_steps import follow, follow_output, next_commands
 from helpers.run import run_cli, run_git
 from helpers.sync_repos import (
     commit_all,
@@ -25,61 +32,152 @@ def _conflicted(repo: Path) -> None:
     assert sync(repo, "alice")[0] == 0
 
 
-def test_checkout_leaves_a_real_stopped_merge_that_resolve_and_commit_finish(
+def _bob_checked_out(repo: Path) -> Path:
+    wt = repo.parent / "bob"
+    run_git(repo, "worktree", "add", "-q", str(wt), "agents/bob")
+    return wt
+
+
+def _head_branch(wt: Path) -> str:
+    return run_git(wt, "symbolic-ref", "--short", "HEAD").stdout.strip()
+
+
+def test_a_conflict_of_sync_ends_with_the_command_that_leads_out_of_it(git_repo: Path) -> None:
+    _conflicted(git_repo)
+    code, out, _err = sync(git_repo, "bob")
+    assert code == 1
+    assert "CONFLICT" in out
+    assert out.rstrip("\n").splitlines()[-1] == "  next: git vcontext sync bob --checkout"
+
+
+def test_checkout_leaves_the_merge_of_the_base_stopped_where_the_agent_branch_is_checked_out(
+    git_repo: Path,
+) -> None:
+    """Resolving conflicts: the merge of the current base into agents/AGENT, stopped in the
+    agent's work tree (MERGE_HEAD, index stages); resolve, commit, and the next sync lands."""
+    repo = git_repo
+    _conflicted(repo)
+    wt = _bob_checked_out(repo)
+    main_before, bob_before = rev(repo, "main"), rev(repo, "agents/bob")
+    code, out, err = sync(repo, "bob", "--checkout")
+    assert code == 1, out + err
+    assert f"left stopped in {wt}" in out
+    assert "conflicted: todo.vcontext.json" in out
+    assert run_git(wt, "rev-parse", "MERGE_HEAD").stdout.strip() == main_before
+    assert (rev(repo, "main"), rev(repo, "agents/bob")) == (main_before, bob_before)
+    assert _head_branch(repo) == "main"  # the person's work tree is left alone
+    assert "UU todo.vcontext.json" in run_git(wt, "status", "--porcelain").stdout
+
+    listing = json.loads(run_cli("conflicts", "--format", "json", cwd=wt).stdout)
+    [f] = listing["files"]
+    assert f["labels"] == {"ours": "agents/bob", "theirs": "main"}
+    [c] = f["conflicts"]
+    assert (c["where"], c["ours"], c["theirs"]) == (
+        "todoList.items[t1].status",
+        "blocked",
+        "completed",
+    )
+
+    done = follow_output(out, repo, take="ours")
+    assert done.cwd == wt
+    command, code, output = done.last
+    assert command == "git vcontext sync bob"
+    assert code == 0, output
+    assert "CONFLICT" not in output
+    on_main = show(repo, "main", "todo.vcontext.json")["todoList"]
+    assert on_main["items"][0]["status"] == "blocked"
+    assert "fork" not in on_main  # M11 holds
+    on_bob = show(repo, "agents/bob", "todo.vcontext.json")["todoList"]
+    assert on_bob["items"][0]["status"] == "blocked"
+    assert on_bob["fork"]["mergeStatus"] == "merged"  # its work reached the base
+    assert on_bob["fork"]["parentSequence"] == on_main["sequence"]
+    assert "Vcontext-Sync: bob" in run_git(repo, "log", "-1", "--format=%B", "agents/bob^").stdout
+    assert sync(repo, "bob")[1].strip() == "agents/bob: up to date with main"
+
+
+def test_checkout_switches_a_clean_work_tree_to_an_agent_branch_checked_out_nowhere(
     git_repo: Path,
 ) -> None:
     repo = git_repo
     _conflicted(repo)
-    main_before, bob_before = rev(repo, "main"), rev(repo, "agents/bob")
     code, out, err = sync(repo, "bob", "--checkout")
     assert code == 1, out + err
-    assert "merge left stopped in" in out
-    assert "conflicted: todo.vcontext.json" in out
-    assert (repo / ".git" / "MERGE_HEAD").read_text().strip() == bob_before
-    assert rev(repo, "main") == main_before  # nothing committed by sync
-    porcelain = run_git(repo, "status", "--porcelain").stdout
-    assert "UU todo.vcontext.json" in porcelain
-
-    listing = json.loads(run_cli("conflicts", "--format", "json", cwd=repo).stdout)
-    [f] = listing["files"]
-    assert f["labels"] == {"ours": "main", "theirs": "agents/bob"}
-    [c] = f["conflicts"]
-    assert (c["where"], c["ours"], c["theirs"]) == (
-        "todoList.items[t1].status",
-        "completed",
-        "blocked",
+    assert "agents/bob: checked out here for the merge (this work tree was on main)" in out
+    assert _head_branch(repo) == "agents/bob"
+    assert run_git(repo, "rev-parse", "MERGE_HEAD").stdout.strip() == rev(repo, "main")
+    done = follow_output(out, repo, take="theirs")
+    assert done.last[1] == 0, done.last
+    assert show(repo, "main", "todo.vcontext.json")["todoList"]["items"][0]["status"] == (
+        "completed"
     )
-
-    assert run_cli("resolve", "todo.vcontext.json", "--take", "theirs", cwd=repo).returncode == 0
-    assert "fork" not in read(repo, "todo.vcontext.json")["todoList"]  # M11 holds
-    assert run_git(repo, "commit", "-q", "--no-edit", check=False).returncode == 0
-    assert "Vcontext-Sync: bob" in run_git(repo, "log", "-1", "--format=%B").stdout
-
-    code, out, err = sync(repo, "bob")
-    assert code == 0, out + err
-    on_bob = show(repo, "agents/bob", "todo.vcontext.json")["todoList"]
-    assert on_bob["items"][0]["status"] == "blocked"
-    assert on_bob["fork"]["mergeStatus"] == "merged"  # its work reached the base
-    assert "fork" not in show(repo, "main", "todo.vcontext.json")["todoList"]
+    assert read(repo, "todo.vcontext.json")["todoList"]["fork"]["mergeStatus"] == "merged"
 
 
-def test_checkout_refuses_a_base_work_tree_with_local_changes(git_repo: Path) -> None:
+def test_checkout_with_the_branch_checked_out_nowhere_and_this_work_tree_busy_says_how(
+    git_repo: Path,
+) -> None:
     repo = git_repo
     _conflicted(repo)
-    (repo / "notes.txt").write_text("local edit\n")
-    code, _out, err = sync(repo, "bob", "--checkout")
-    assert code == 3
-    assert "local changes" in err
-    assert err.count("\n") == 1
-    assert not (repo / ".git" / "MERGE_HEAD").exists()
+    run_git(repo, "switch", "-q", "-c", "feature")
+    (repo / "notes.txt").write_text("a person's edit\n")
+    code, out, err = sync(repo, "bob", "--checkout")
+    assert code == 1, out + err
+    assert "agents/bob: not left stopped: agents/bob is checked out in no work tree" in out
+    assert _head_branch(repo) == "feature"
+    commands = next_commands(out)
+    assert commands[0] == f"git worktree add {repo}-bob agents/bob"
+    done = follow(commands, repo)
+    _command, code, output = done.last
+    assert code == 1
+    assert "left stopped in" in output
+    done = follow_output(output, done.cwd, take="ours")
+    assert done.last[1] == 0, done.last
+    assert (repo / "notes.txt").read_text() == "a person's edit\n"
+    assert show(repo, "main", "todo.vcontext.json")["todoList"]["items"][0]["status"] == "blocked"
+
+
+def test_checkout_refuses_an_agent_work_tree_with_local_changes_with_the_commands_that_fix_it(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    _conflicted(repo)
+    wt = _bob_checked_out(repo)
+    edit(wt, "docs/plan.vcontext.json", lambda d: d["plan"].update(title="bob's edit"))
+    code, out, err = sync(repo, "bob", "--checkout")
+    assert code == 1, out + err
+    assert f"agents/bob is checked out in {wt} with local changes (docs/plan.vcontext.json)" in out
+    assert not (repo / ".git" / "worktrees" / "bob" / "MERGE_HEAD").exists()
+    done = follow_output(out, repo)
+    command, code, output = done.last
+    assert command == "git vcontext sync bob --checkout"
+    assert code == 1
+    assert f"left stopped in {wt}" in output
+    assert follow_output(output, repo, take="ours").last[1] == 0
+    assert show(repo, "main", "docs/plan.vcontext.json")["plan"]["title"] == "bob's edit"
+
+
+def test_sync_never_moves_an_agent_branch_while_a_merge_is_stopped_in_its_work_tree(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    _conflicted(repo)
+    wt = _bob_checked_out(repo)
+    assert sync(repo, "bob", "--checkout")[0] == 1
+    run_cli("resolve", "todo.vcontext.json", "--take", "ours", cwd=wt)  # staged, not committed
+    bob_before = rev(repo, "agents/bob")
+    code, out, _err = sync(repo, "bob")
+    assert code == 1
+    assert f"agents/bob is checked out in {wt}, where a merge of main is in progress" in out
+    assert "git commit --no-edit" in out
+    assert rev(repo, "agents/bob") == bob_before
+    assert run_git(wt, "rev-parse", "MERGE_HEAD").returncode == 0
 
 
 def test_checkout_needs_a_real_run(git_repo: Path) -> None:
     _conflicted(git_repo)
-    for extra in (("--dry-run",), ("--push", "origin")):
-        code, _out, err = sync(git_repo, "bob", "--checkout", *extra)
-        assert code == 2
-        assert "--checkout" in err
+    code, _out, err = sync(git_repo, "bob", "--checkout", "--dry-run")
+    assert code == 2
+    assert "--checkout" in err
 
 
 def test_favor_settles_the_conflicts_of_sync_on_the_chosen_side(git_repo: Path) -> None:

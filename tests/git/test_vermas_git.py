@@ -5,6 +5,7 @@ pre-push hook refusing projection drift, and ``sync`` rebuilding projections."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import tomllib
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 import git_vcontext
-from helpers.run import REPO_ROOT, run_cli, run_git
+from helpers.run import REPO_ROOT, cli_path, run_cli, run_git
 
 SEED = REPO_ROOT / "tests" / "examples" / "vermas" / ".work"
 TEMPLATE = ".work/templates/worker-execute.toml"
@@ -154,7 +155,10 @@ def test_an_unparsable_template_side_falls_back_to_lines_m16(repo: Path) -> None
 
 def test_git_diff_of_a_template_names_each_step_by_id(repo: Path) -> None:
     replace(repo, TEMPLATE, 'needs = ["implement"]', 'needs = ["implement", "understand"]')
-    out = run_git(repo, "diff").stdout
+    assert '+needs = ["implement", "understand"]' in run_git(repo, "diff").stdout  # git's patch
+    textconv = " ".join(shlex.quote(part) for part in cli_path())
+    run_git(repo, "config", "diff.vcontext.textconv", f"{textconv} textconv")  # opted in
+    out = run_git(repo, "diff", "--no-ext-diff").stdout
     assert '+steps[test].needs[] = "understand"' in out
     diff = run_cli("diff", cwd=repo).stdout.decode()
     assert "steps[test].needs: +understand" in diff

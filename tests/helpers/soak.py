@@ -183,12 +183,18 @@ def agent_loop(clone: Path, agent: str, rounds: int) -> AgentLog:
     """``rounds`` times: edit the three documents, commit, sync with the remote."""
     log = AgentLog(agent)
     for r in range(rounds):
-        _edit_todo(clone, agent, r, log)
-        _edit_plan(clone, agent, r, log)
-        _edit_playbook(clone, agent, r, log)
-        git(clone, "commit", "-q", "-am", f"{agent}: round {r}")
+        work(clone, agent, r, log)
         log.syncs.append(sync(clone, agent))
     return log
+
+
+def work(clone: Path, agent: str, r: int, log: AgentLog, *, playbook: bool = True) -> None:
+    """One round's edits of the documents (noted in ``log``), committed."""
+    _edit_todo(clone, agent, r, log)
+    _edit_plan(clone, agent, r, log)
+    if playbook:
+        _edit_playbook(clone, agent, r, log)
+    git(clone, "commit", "-q", "-am", f"{agent}: round {r}")
 
 
 def sync(clone: Path, agent: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from git_vcontext.validation import history
-from git_vcontext.validation.history import check_arrival, check_change
+from git_vcontext.validation.history import check_change, check_merge_arrival
 
 PATH = "memory/playbook.vcontext.json"
 
@@ -152,6 +152,73 @@ def test_history_playbook_version_is_a_sequence() -> None:
     assert rules(found) == [history.SEQUENCE_DECREASED]
 
 
+def item(ident: str, sequence: int, **fields: Any) -> dict[str, Any]:
+    return {"id": ident, "title": ident, "status": "pending", "sequence": sequence, **fields}
+
+
+def test_history_sequence_decreased_on_an_item_by_its_id() -> None:
+    """PRODUCT.md "Validation", history rules: every level, an item by its id too."""
+    old = todo(sequence=4, items=[item("t1", 2), item("t2", 3)])
+    new = todo(sequence=5, items=[item("t1", 2), item("t2", 1)])
+    found = check_change(old, new, "t.vcontext.json")
+    assert rules(found) == [history.SEQUENCE_DECREASED]
+    assert found[0].where == "todoList.items[t2].sequence"
+    assert found[0].pointer == "/todoList/items/1/sequence"
+    assert "from 3 to 1" in found[0].message
+    assert found[0].line is not None
+
+
+def test_history_sequence_decreased_on_a_nested_sub_item_and_a_plan_items_own_list() -> None:
+    nested = [item("t1", 1, subItems=[item("t1.1", 6)])]
+    old = todo(items=nested)
+    new = todo(items=[item("t1", 1, subItems=[item("t1.1", 5)])])
+    found = check_change(old, new, "t.vcontext.json")
+    assert [f.where for f in found] == ["todoList.items[t1].subItems[t1.1].sequence"]
+
+    def plan(sequence: int) -> bytes:
+        inner = {"items": [item("t1", sequence)]}
+        data = {
+            "vContextInfo": {"version": "0.4"},
+            "plan": {"title": "p", "status": "draft", "items": [item("p1", 1, todoList=inner)]},
+        }
+        return json.dumps(data).encode()
+
+    assert rules(check_change(plan(3), plan(2), "p.vcontext.json")) == [history.SEQUENCE_DECREASED]
+
+
+def test_history_an_items_sequence_follows_it_when_it_moves_or_the_list_is_reordered() -> None:
+    """Matched by id, not position: a reorder or a move into subItems (M18) is no decrease,
+    and an item moved while its sequence went down is still found."""
+    old = todo(items=[item("t1", 5), item("t2", 1)])
+    assert check_change(old, todo(items=[item("t2", 1), item("t1", 5)]), "t.vcontext.json") == []
+    moved = todo(items=[item("t2", 1, subItems=[item("t1", 6)])])
+    assert check_change(old, moved, "t.vcontext.json") == []
+    moved_down = todo(items=[item("t2", 1, subItems=[item("t1", 4)])])
+    found = check_change(old, moved_down, "t.vcontext.json")
+    assert [f.where for f in found] == ["todoList.items[t2].subItems[t1].sequence"]
+
+
+def test_history_item_sequences_of_new_removed_or_repeated_ids_are_not_compared() -> None:
+    old = todo(items=[item("t1", 5), item("t2", 9), item("t2", 1)])
+    new = todo(items=[item("t3", 1), item("t2", 2), item("t2", 8)])
+    assert check_change(old, new, "t.vcontext.json") == []
+
+
+def test_history_info_sequence_of_a_vbrief_document_is_checked() -> None:
+    """Seed 003 keeps its optimistic lock on vBRIEFInfo.sequence."""
+    old = json.dumps({"vBRIEFInfo": {"version": "0.5", "sequence": 3}, "plan": {}})
+    new = json.dumps({"vBRIEFInfo": {"version": "0.5", "sequence": 2}, "plan": {}})
+    found = check_change(old.encode(), new.encode(), "p.vbrief.json")
+    assert [f.pointer for f in found] == ["/vBRIEFInfo/sequence"]
+
+
+def test_history_changelog_and_event_sequences_are_not_item_sequences() -> None:
+    """changeLog entries and events are judged by their own (append-only) rules, once."""
+    old = todo(changeLog=[{"sequence": 3, "id": "c1"}])
+    new = todo(changeLog=[{"sequence": 1, "id": "c1"}])
+    assert rules(check_change(old, new, "t.vcontext.json")) == [history.CHANGELOG_REMOVED]
+
+
 def test_history_sequence_growing_or_appearing_is_allowed() -> None:
     assert check_change(todo(sequence=1), todo(sequence=2), "t.vcontext.json") == []
     assert check_change(todo(), todo(sequence=1), "t.vcontext.json") == []
@@ -160,34 +227,44 @@ def test_history_sequence_growing_or_appearing_is_allowed() -> None:
 FORK = {"parentUid": "u1", "parentSequence": 3, "mergeStatus": "unmerged"}
 
 
-def test_history_unmerged_fork_arriving_outside_the_agent_prefix() -> None:
+def test_history_unmerged_fork_brought_in_by_a_merge_from_a_parent_that_had_it() -> None:
+    """PRODUCT.md "Validation", history rules: a merge commit whose first parent (the
+    branch's own) lacks the fork block another parent (the agent's) has."""
     old = todo(uid="u1", sequence=3)
-    new = todo(uid="u1", sequence=4, fork=FORK)
-    found = check_arrival(old, new, "t.vcontext.json")
+    agent = todo(uid="u1", sequence=4, fork=FORK)
+    found = check_merge_arrival(old, agent, [agent], "t.vcontext.json")
     assert rules(found) == [history.UNMERGED_FORK]
     assert found[0].where == "todoList.fork"
     assert "sync" in found[0].message
 
 
-def test_history_unmerged_fork_in_a_new_file_outside_the_agent_prefix() -> None:
-    found = check_arrival(None, todo(fork=FORK), "t.vcontext.json")
+def test_history_unmerged_fork_in_a_file_the_merge_adds_from_the_agent() -> None:
+    agent = todo(fork=FORK)
+    found = check_merge_arrival(None, agent, [agent], "t.vcontext.json")
     assert rules(found) == [history.UNMERGED_FORK]
 
 
+def test_history_a_fork_block_no_other_parent_had_is_not_brought_in() -> None:
+    """Written in the merge itself (or imported): not copied from an agent branch."""
+    assert check_merge_arrival(todo(), todo(fork=FORK), [todo()], "t.vcontext.json") == []
+    assert check_merge_arrival(todo(), todo(fork=FORK), [None], "t.vcontext.json") == []
+
+
 def test_history_unmerged_fork_is_not_a_per_commit_rule() -> None:
-    """Agent branches carry unmerged forks: only a branch's tips are judged (check_arrival)."""
+    """Agent branches carry unmerged forks, and a forked document committed directly (the
+    spec's A2 example, imported) is accepted: only merge commits are judged."""
     assert check_change(todo(), todo(fork=FORK), "t.vcontext.json") == []
 
 
 def test_history_unmerged_fork_already_there_is_not_arriving() -> None:
     old = todo(fork=FORK, sequence=1)
     new = todo(fork=FORK, sequence=2)
-    assert check_arrival(old, new, "t.vcontext.json") == []
+    assert check_merge_arrival(old, new, [new], "t.vcontext.json") == []
 
 
 def test_history_merged_fork_may_arrive() -> None:
-    merged = {**FORK, "mergeStatus": "merged"}
-    assert check_arrival(todo(), todo(fork=merged), "t.vcontext.json") == []
+    merged = todo(fork={**FORK, "mergeStatus": "merged"})
+    assert check_merge_arrival(todo(), merged, [merged], "t.vcontext.json") == []
 
 
 JSONL = ".work/events.jsonl"
@@ -294,3 +371,25 @@ def test_history_findings_are_located_in_tron_documents() -> None:
     assert found.line == 4
     assert found.column is not None
     assert new.splitlines()[3][found.column - 1 :].startswith("sequence: 4")
+
+
+def test_history_duplicate_creation_refuses_only_a_non_merge_commit() -> None:
+    """Issue 26 (PRODUCT.md "Playbook view"): a commit that adds a second creation for a
+    target its parent had is refused (that agent should have written an update); a merge
+    commit that brings two agents' creations together is not."""
+    old = playbook(event("e1", "dlq", text="a"))
+    new = playbook(event("e1", "dlq", text="a"), event("e2", "dlq", text="b"))
+    [finding] = check_change(old, new, PATH)
+    assert finding.rule == history.DUPLICATE_CREATION
+    assert finding.pointer == "/playbook/items/1"
+    assert "playbook update" in finding.message
+    assert check_change(old, new, PATH, merge=True) == []
+    other = playbook(event("e1", "dlq", text="a"), event("e3", "other", text="c"))
+    assert check_change(old, other, PATH) == []  # a new target
+    update = {"operation": "update", "prevEventId": "e1"}
+    assert (
+        check_change(
+            old, playbook(event("e1", "dlq", text="a"), event("e4", "dlq", **update)), PATH
+        )
+        == []
+    )

@@ -66,12 +66,16 @@ def test_cycle_hanging_off_a_chain() -> None:
     assert set(entry.event_ids) == {"r", "x", "y", "z"}
 
 
+def _notes(log: list[Any]) -> list[tuple[str, tuple[str, ...], str | None]]:
+    view = playbook_view(doc(log))
+    return [(a.kind, a.event_ids, a.target_id) for a in view.notes]
+
+
 def test_append_with_prev() -> None:
     log = [ev("e1", "t", "append", at=0), ev("e2", "t", "append", prev="e1", at=1)]
-    assert _anomalies(log) == [
-        ("append-with-prev", ("e2",), "t"),
-        ("duplicate-creation", ("e1", "e2"), "t"),
-    ]
+    assert _anomalies(log) == [("append-with-prev", ("e2",), "t")]
+    # issue 26: two creations are concurrency (several roots), a note, no longer an anomaly
+    assert _notes(log) == [("duplicate-creation", ("e1", "e2"), "t")]
 
 
 def test_update_and_deprecate_without_prev() -> None:
@@ -90,9 +94,19 @@ def test_update_and_deprecate_without_prev() -> None:
     assert len(entry.heads) == 3
 
 
-def test_duplicate_creation() -> None:
+def test_concurrent_creations_are_a_note_and_several_roots_of_one_entry() -> None:
+    """Issue 26 (PRODUCT.md "Playbook view"): two creations of one target are concurrency,
+    not an anomaly: a note, and each creation starts a chain of the one entry."""
     log = [ev("e2", "t", "initial", at=1), ev("e1", "t", "append", at=0)]
-    assert _anomalies(log) == [("duplicate-creation", ("e1", "e2"), "t")]
+    assert _anomalies(log) == []
+    assert _notes(log) == [("duplicate-creation", ("e1", "e2"), "t")]
+    entry = playbook_view(doc(log)).entry("t")
+    assert entry is not None
+    assert (entry.heads, entry.winner, entry.settled) == (("e1", "e2"), "e2", ())
+    assert entry.multi_head
+    as_json = playbook_view(doc(log)).to_json()
+    assert as_json["anomalies"] == []
+    assert as_json["notes"][0]["kind"] == "duplicate-creation"
 
 
 def test_duplicate_event_id_keeps_the_earliest_whatever_the_file_order() -> None:

@@ -197,11 +197,20 @@ def test_unique_event_id() -> None:
         ),
         ([event("e1", "x", prevEventId="e0"), event("e0", "x", "update")], "append-with-prev"),
         ([event("e1", "x"), event("e2", "x", "update")], "update-without-prev"),
-        ([event("e1", "x"), event("e2", "x")], "duplicate-creation"),
     ],
 )
 def test_playbook_invariants_are_rules(events: list[dict[str, Any]], rule: str) -> None:
     assert f"playbook-{rule}" in rules_of(playbook(*events))
+
+
+def test_concurrent_creations_of_one_target_are_a_note_not_an_error() -> None:
+    """Issue 26 (PRODUCT.md "Playbook view"): two agents creating ``dlq`` on their branches
+    is concurrency: several roots of one entry, noted (``playbook-duplicate-creation``),
+    the document valid. It was an error, whose advice the history check then refused."""
+    report = validate(playbook(event("e1", "x"), event("e2", "x")))
+    assert report.valid
+    assert [f.rule for f in report.notes] == ["playbook-duplicate-creation"]
+    assert "several roots of one entry" in report.notes[0].message
 
 
 def test_playbook_cycle_is_a_rule() -> None:

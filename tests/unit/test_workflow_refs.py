@@ -64,7 +64,7 @@ def test_a_planned_sync_moves_nothing_when_the_base_moved_before_commit(git_repo
     _commit(git_repo, "t.vcontext.json", json.dumps(doc), "seed")
     run_git(git_repo, "branch", "agents/alice")
     run_git(git_repo, "checkout", "-q", "agents/alice")
-    doc["todoList"]["items"].append({"id": "t1", "status": "pending"})
+    doc["todoList"]["items"].append({"id": "t1", "title": "T1", "status": "pending"})
     agent_tip = _commit(git_repo, "t.vcontext.json", json.dumps(doc), "alice")
     run_git(git_repo, "checkout", "-q", "--detach")
     repo = pygit2.Repository(str(git_repo))

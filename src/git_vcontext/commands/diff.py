@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from ..diffing.files import FileDiff, compare, unified
@@ -11,14 +10,14 @@ from ..diffing.report import render_files
 from ..errors import ExitCode, OperationalError, UsageError
 from ..filechange import FileChange
 from ..fsio import read_bytes, write_output
+from ..rawpatch import DEV_NULL, for_person, is_external
+from ..rawpatch import run as raw_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-DEV_NULL = "/dev/null"
-_MODE = re.compile(r"(?:[0-7]{6}|\.)\Z")
-_HEX = re.compile(r"(?:[0-9a-f]{4,64}|\.)\Z")
+__all__ = ["is_external", "run"]
 
 
 def run(
@@ -68,16 +67,13 @@ def want_color(choice: str) -> bool:
     return sys.stdout.isatty() or os.environ.get("GIT_PAGER_IN_USE") in ("true", "1")
 
 
-def is_external(args: Sequence[str]) -> bool:
-    """git's external-diff calls: ``path old-file old-hex old-mode new-file new-hex new-mode``
-    (7 arguments) plus ``new-path rename-info`` for renames (9 arguments)."""
-    if len(args) not in (7, 9):
-        return False
-    return all(_HEX.match(args[i]) for i in (2, 5)) and all(_MODE.match(args[i]) for i in (3, 6))
-
-
 def external(args: Sequence[str], *, fmt: str, color: bool) -> int:
-    """Show one file for git; always exit 0, or git would stop the whole diff."""
+    """Show one file for git; always exit 0, or git would stop the whole diff.
+
+    A person (a terminal, git's pager) gets the structural view; a file or another
+    program's pipe gets git's own patch (``git diff > p && git apply p``)."""
+    if fmt == "text" and not for_person():
+        return raw_run(args)
     path, old_file, new_file = args[0], args[1], args[4]
     new_path = args[7] if len(args) == 9 else path
     old_gone = old_file == DEV_NULL or args[3] == "."

@@ -41,7 +41,7 @@ def run(*, cwd: str | None = None) -> int:
     where = Path(cwd or ".")
     top = installer.repo_top(where)
     report = Report()
-    for check in (_driver, _virtual_base, _textconv, _mergetool, _attributes, _hook):
+    for check in (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus):
         check(top, report)
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
@@ -58,21 +58,25 @@ def _config(top: Path, key: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def _runs(command: str) -> bool:
-    """Whether the configured command starts (``--version`` exits 0)."""
-    try:
-        argv = shlex.split(command)
-    except ValueError:
+def _runs(value: str) -> bool:
+    """Whether the git-vcontext a configured value starts runs (``--version`` exits 0)."""
+    argv = installer.command_words(value)
+    if argv is None:
         return False
     exe = argv[0]
     if not os.path.isabs(exe) or not os.access(exe, os.X_OK):
         return False
-    head = argv[: argv.index("merge-driver")] if "merge-driver" in argv else argv[:1]
     try:
-        proc = subprocess.run([*head, "--version"], capture_output=True, timeout=30)
+        proc = subprocess.run([*argv, "--version"], capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
+
+
+def _stale(value: str) -> str:
+    """The program a value runs, as said in a problem line."""
+    argv = installer.command_words(value)
+    return argv[0] if argv else value
 
 
 def _ours(top: Path, key: str, report: Report, hint: str = "") -> str | None:
@@ -93,8 +97,8 @@ def _driver(top: Path, report: Report) -> None:
         return
     if not _runs(value):
         report.problems.append(
-            f"the merge driver does not run: {value.split(' merge-driver')[0]} "
-            "(moved or uninstalled? run install again)"
+            f"the merge driver's program does not run: {_stale(value)} (moved or "
+            "uninstalled? git merges these files by lines meanwhile; fix: git vcontext install)"
         )
     else:
         report.oks.append("merge driver configured and runs")
@@ -121,24 +125,50 @@ def _virtual_base(top: Path, report: Report) -> None:
         shown = "not configured" if driver is None else driver
         report.problems.append(f"merge.{name}.driver is {shown}")
     elif not _runs(driver):
-        report.problems.append(f"the virtual-base merge driver does not run: {driver}")
+        report.problems.append(
+            f"the virtual-base merge driver's program does not run: {_stale(driver)} "
+            "(fix: git vcontext install)"
+        )
     else:
         report.oks.append("criss-cross merges keep a structural virtual base")
 
 
-def _textconv(top: Path, report: Report) -> None:
-    oks, problems = report.oks, report.problems
-    value = _config(top, "diff.vcontext.textconv")
-    cached = _config(top, "diff.vcontext.cachetextconv")
+def _diff(top: Path, report: Report) -> None:
+    """The external diff ``git diff`` runs, an earlier install's textconv, and a textconv
+    cache (git writes it as commits: it needs an identity)."""
+    if installer.old_textconv(lambda key: _config(top, key)):
+        report.problems.append(
+            "diff.vcontext.textconv with cachetextconv=true (an earlier install): blame and "
+            "'git diff > patch' see the rendering, and without an identity git diff, show, "
+            "log -p and blame fail; fix: git vcontext install"
+        )
+    elif _config(top, "diff.vcontext.cachetextconv") == "true" and not _identity(top):
+        report.problems.append(
+            "diff.vcontext.cachetextconv is true and git has no identity here: git diff, "
+            "show, log -p and blame fail writing the cache; fix: git config --unset "
+            "diff.vcontext.cachetextconv (or set user.name and user.email)"
+        )
+    elif _config(top, "diff.vcontext.textconv") is not None:
+        report.notes.append(
+            "diff.vcontext.textconv is set (your choice): git blame, git log -p and "
+            "git show print its rendering, not the raw file"
+        )
+    value = _ours(top, "diff.vcontext.command", report, " (git diff shows raw lines)")
     if value is None:
-        problems.append("diff.vcontext.textconv is not configured (git diff shows raw text)")
-    elif cached != "true":
-        problems.append(
-            "diff.vcontext.cachetextconv is not true: git log -p converts every "
-            "version of every document again, each time"
+        return
+    if not _runs(value):
+        report.problems.append(
+            f"the external diff's program does not run: {_stale(value)} (git diff shows "
+            "plain patches meanwhile; fix: git vcontext install)"
         )
     else:
-        oks.append("diff textconv configured (cached)")
+        report.oks.append(
+            "git diff shows the structural view on a terminal, git's patch into files and pipes"
+        )
+
+
+def _identity(top: Path) -> bool:
+    return git(["var", "GIT_COMMITTER_IDENT"], cwd=top, check=False).returncode == 0
 
 
 def _attributes(top: Path, report: Report) -> None:
@@ -210,18 +240,64 @@ def _looks_vcontext(path: Path) -> bool:
 
 
 def _hook(top: Path, report: Report) -> None:
-    hook = hookinstall.hooks_dir(top) / "pre-push"
-    text = hook.read_text(errors="replace") if hook.is_file() else ""
-    if hookinstall.HOOK_MARKER in text:
-        _our_hook(top, hook, text, report)
+    """The chain of pre-push hooks a push runs, walked dry: a loop, an earlier install's
+    shim, pre-commit in migration mode, or our check out of reach are problems."""
+    folder = hookinstall.hooks_dir(top)
+    chain = hookinstall.walk(folder)
+    fix = "fix: git vcontext install"
+    if chain.problem is not None:
+        report.problems.append(f"{chain.problem}: {chain.shown()}; {fix}")
+        return
+    ours = chain.ours
+    if ours is not None:
+        text = ours.read_text(errors="replace")
+        if hookinstall.runs_legacy(text):
+            report.problems.append(
+                f"{ours} is an earlier install's hook: it runs pre-push.legacy, pre-commit's "
+                f"name (after 'pre-commit install' a push never ends); {fix}"
+            )
+            return
+        if len(chain.steps) > 1:
+            report.oks.append(f"pre-push hooks run in turn: {chain.shown()}")
+        _our_hook(top, ours, text, report)
         return
     managed = hookinstall.managed_call(top)
     if managed is not None:
         report.oks.append(f"the pre-push check is called from {managed}")
         return
+    left = [p for p in sorted(folder.glob("pre-push*")) if hookinstall.HOOK_MARKER in _read(p)]
+    if left:
+        manager = chain.steps[0][1] if chain.steps else "nothing"
+        report.problems.append(
+            f"our pre-push hook is kept as {left[0].name}, which no hook runs (pre-push is "
+            f"{manager}'s); {fix} says what to add where"
+        )
+        return
     hooks_path = hookinstall.hooks_path(top)
     hint = f" (core.hooksPath is {hooks_path}: 'git vcontext install' says what to add)"
     report.problems.append("pre-push hook not installed" + (hint if hooks_path else ""))
+
+
+def _octopus(top: Path, report: Report) -> None:
+    """Several agent branches: git's octopus merge (``git merge a b c``) never runs a merge
+    driver and stops ('Should not be doing an octopus') where two touch one document."""
+    # lazy: only doctor lists the agents
+    from ..workflow.agents import list_agents
+
+    agents = list_agents(open_repo(top))
+    if len(agents) > 1:
+        report.notes.append(
+            f"{len(agents)} agent branches: merge them one at a time (git merge agents/A, "
+            "then agents/B) or with git vcontext sync --all; git merge of several at once "
+            "(an octopus) never runs the driver and stops on a shared document"
+        )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 def _our_hook(top: Path, hook: Path, text: str, report: Report) -> None:

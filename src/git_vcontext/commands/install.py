@@ -41,7 +41,7 @@ def run(
     if why := next((r for r in refusals if r), None):  # refuse before changing anything
         raise UsageError(why)
     messages = installer.install_config(s, command, force)
-    attributes = installer.install_attributes(s.attributes_file(), force)
+    attributes = installer.install_attributes(s.attributes_file(), force, s)
     messages += attributes
     done, advice = hookinstall.install(where, command, force) if hooks else ([], ())
     messages += done
@@ -72,7 +72,7 @@ def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = N
         installer.repo_top(where)
     s = installer.Scope(scope, where)
     messages = installer.uninstall_config(s)
-    messages += installer.uninstall_attributes(s.attributes_file())
+    messages += installer.uninstall_attributes(s.attributes_file(), s)
     if scope == "local":
         messages += hookinstall.uninstall(where)
         messages += installer.uninstall_cache(where)

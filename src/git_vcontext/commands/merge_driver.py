@@ -10,6 +10,11 @@ from ..fsio import read_bytes, write_atomic
 from ..merging.files import FileMerge, Writing, merge_files
 from ..merging.result import MergeOptions
 from ..merging.textmerge import Markers
+from ..record import replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def run(
@@ -32,6 +37,8 @@ def run(
     """
     raw = [read_bytes(p) for p in (base, ours, theirs)]
     options = MergeOptions(now=now_rfc3339(), path=path)
+    if not virtual_base:  # a rebase step, cherry-pick or revert replays (M6, M8)
+        options = replace(options, replay=None, replay_probe=_replay_probe(path, raw))
     if virtual_base:  # never a conflict: a valid document for the outer merge (M16)
         outcome = merge_files(
             *raw, path=path, options=options, markers=Markers(marker_size), virtual_base=True
@@ -53,6 +60,19 @@ def run(
         write_atomic(ours, outcome.output, force=True)  # %A is git's file to replace
     describe(outcome, path or ours)
     return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
+
+
+def _replay_probe(path: str | None, raw: list[bytes]) -> Callable[[], bool]:
+    """Whether this merge is a replay, asked only when the merge needs to know (git's
+    state, else ours' history: gitio.replay)."""
+
+    def replay() -> bool:
+        # lazy: most merges never ask, and gitio is not on the driver's light path
+        from ..gitio.replay import is_replay
+
+        return is_replay(path, raw[0] or None, raw[1], raw[2])
+
+    return replay
 
 
 def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tuple[str, str, str]:

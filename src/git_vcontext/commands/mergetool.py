@@ -168,6 +168,10 @@ def _sides(c: FileConflict, labels: dict[str, str], *, base_known: bool = True) 
             shown = [*shown[: MAX_LINES - 1], f"… ({len(shown) - MAX_LINES + 1} more lines)"]
         lines.append(f"  {names[side]}: {shown[0]}")
         lines += [f"      {line}" for line in shown[1:]]
+    for name, *values in c.bound:  # chosen with the status (M13)
+        sides = zip(("base", "ours", "theirs"), values, strict=True)
+        each = ", ".join(f"{side} {_one_line(v)}" for side, v in sides)
+        lines.append(f"  with {name}: {each}")
     return lines
 
 

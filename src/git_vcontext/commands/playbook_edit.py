@@ -49,6 +49,10 @@ def run(
 ) -> int:
     """Append one event to FILE's playbook and write the file back in its own format."""
     edit = Edit(action, target, _fields(action, given or EventOptions(), reason), reason)
+    if file != "-":  # never an event added to the files an interrupted sync left behind
+        from ..workflow.interrupted import finish_near
+
+        finish_near(file, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
     doc = parse(read_bytes(file), path=file)
     # os.urandom is what secrets.token_hex reads, without importing secrets (hmac, hashlib,
     # random, base64: ~12 ms of every call an agent makes)

@@ -12,7 +12,8 @@ from ..pictures.agents import agent_picture
 from ..pictures.render import render
 from ..values import json_report
 from ..workflow.clashes import predicted_clashes
-from ..workflow.status import all_status
+from ..workflow.interrupted import finish
+from ..workflow.status import BLOCKED, all_status
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -25,6 +26,7 @@ COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 def run(*, fmt: str = "text") -> int:
     """Print the rows; exit 1 when a sync would stop on a conflict, else 0."""
     repo = open_repo(".")
+    finish(repo, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
     rows = all_status(repo)
     if fmt in ("dot", "mermaid"):
         _picture(repo, rows, fmt)
@@ -69,7 +71,8 @@ def table(rows: list[AgentStatus]) -> list[str]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     for r in rows:
         details = [f"  {p}" for p in r.documents]
-        details += [f"  conflict: {c.describe()}" for c in r.conflicts]
+        label = "blocked" if r.state == BLOCKED else "conflict"
+        details += [f"  {label}: {c.describe()}" for c in r.conflicts]
         details += [
             f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
             f"base now at {f.base_sequence}"

@@ -2,21 +2,42 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
 from ..gitio import open_repo, operands
+from ..gitio.push import common_dir
+from ..gitio.storage import explained
+from ..record import record
 from ..workflow import agents as agent_config
+from ..workflow import checkout as checkouts
+from ..workflow.interrupted import Unfinished, finish
+from ..workflow.mergecheck import only_check_failures
 from ..workflow.push import push_with_retries
-from ..workflow.stopped import leave_stopped
 from ..workflow.sync import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
 
 if TYPE_CHECKING:
     from pygit2 import Repository
 
+    from ..workflow.checkout import Refusal
+    from ..workflow.stopped import Stopped
     from ..workflow.sync import PairResult
+
+
+@record
+class SyncOutcome:
+    """What one ``sync`` did: each pair, the merges ``--checkout`` left stopped (or why
+    not), and the remote the next ``sync --push`` goes to."""
+
+    ok: bool
+    results: tuple[PairResult, ...]
+    stopped: tuple[Stopped, ...] = ()
+    refusals: tuple[Refusal, ...] = ()
+    remote: str | None = None
+    switched: tuple[tuple[str, str], ...] = ()  # (agent branch, the branch this work tree was on)
 
 
 def run(
@@ -29,9 +50,9 @@ def run(
     checkout: bool = False,
 ) -> int:
     """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped."""
-    if checkout and (push is not None or dry_run):
-        raise UsageError("--checkout leaves a merge stopped here: not with --push or --dry-run")
-    ok = sync(
+    if checkout and dry_run:
+        raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
+    outcome = sync(
         open_repo("."),
         agents=agents,
         all_agents=all_agents,
@@ -42,7 +63,7 @@ def run(
         say=print,
         warn=lambda line: print(f"git-vcontext: warning: {line}", file=sys.stderr),
     )
-    return int(ExitCode.OK if ok else ExitCode.FOUND)
+    return int(ExitCode.OK if outcome.ok else ExitCode.FOUND)
 
 
 def sync(
@@ -56,39 +77,80 @@ def sync(
     checkout: bool = False,
     say: Callable[[str], None],
     warn: Callable[[str], None],
-) -> bool:
-    """Sync the agents (``say`` tells what happened, line by line); True when all merged
-    cleanly (and, with ``push``, landed). Shared by the command and the MCP server, whose
-    arguments are hostile input: each is checked as what it is before git sees it."""
-    push, into = _checked(repo, push, into)
+    hints: bool = True,
+) -> SyncOutcome:
+    """Sync the agents (``say`` tells what happened, line by line). ``checkout``: leave
+    each pair that conflicts stopped in its agent's work tree. ``hints``: end each conflict
+    with the commands to run next (the MCP server says its own). Shared by the command and
+    the MCP server. A full disk or a read-only repository is said as such
+    (``gitio.storage``)."""
+    where = [str(common_dir(repo))] + ([repo.workdir] if repo.workdir else [])
+    with explained(where, "sync"):
+        return _sync(
+            repo,
+            agents=agents,
+            all_agents=all_agents,
+            into=into,
+            push=push,
+            dry_run=dry_run,
+            checkout=checkout,
+            say=say,
+            warn=warn,
+            hints=hints,
+        )
+
+
+def _sync(
+    repo: Repository,
+    *,
+    agents: tuple[str, ...] | list[str],
+    all_agents: bool,
+    into: str | None,
+    push: str | None,
+    dry_run: bool,
+    checkout: bool,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+    hints: bool,
+) -> SyncOutcome:
+    push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
+    _finish_interrupted(repo, say, warn)
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
+    bases = list(dict.fromkeys(base for _, base in pairs))
+    remote = push or _one_upstream(repo, bases)
     syncer = Syncer(repo, dry_run=dry_run)
+    late: list[str] = []
+    if push is None and not dry_run:
+        late = _local_bases(syncer, bases, names, checkout)
+
+    def show(r: PairResult, dry: bool = False) -> None:
+        for line in describe(r, dry):
+            say(line)
+        command = _command([r.agent], remote if push else None)
+        if hints and (step := _next_step(r, command, checkout)):
+            say(step)
+
     if push is not None and not dry_run:
-
-        def show(r: PairResult, dry: bool = False) -> None:
-            for line in describe(r, dry):
-                say(line)
-
         outcome = push_with_retries(syncer, pairs, push, report=say, show=show)
         results = list(outcome.results)
-        if not outcome.pushed:
-            return False
+        pushed = outcome.pushed
     else:
         try:
             results = syncer.sync_pairs(pairs)
         finally:
             syncer.finish()
         for r in results:
-            for line in describe(r, dry_run):
-                say(line)
-    for warning in syncer.warnings:
+            show(r, dry_run)
+        pushed = True
+    for warning in [*late, *syncer.warnings]:
         warn(warning)
     if push is not None and dry_run:
         say(f"--dry-run: nothing pushed to {push}")
+    done = SyncOutcome(pushed and all(r.ok for r in results), tuple(results), remote=remote)
     if checkout:
-        _stop_first_conflict(syncer, results, say)
-    return all(r.ok for r in results)
+        done = _leave_conflicts(syncer, done, say, hints, push)
+    return done
 
 
 def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
@@ -98,21 +160,111 @@ def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str 
     return remote, base
 
 
-def _stop_first_conflict(
-    syncer: Syncer, results: list[PairResult], say: Callable[[str], None]
+def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
+    """The last line of a pair that conflicts: the command that goes on. A merge that would
+    fail the checks has nothing to resolve in a stopped merge: the agent fixes its own
+    document (as its lines say), then syncs."""
+    if r.state != CONFLICT:
+        return None
+    if only_check_failures(r.conflicts):
+        return f"  next: fix it as said, then {command}"
+    return None if checkout else f"  next: {command} --checkout"
+
+
+def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
+    """The remote the bases track (the first base's, when they track several)."""
+    for base in bases:
+        if (found := checkouts.upstream(repo, base)) is not None:
+            return found
+    return None
+
+
+def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: bool) -> list[str]:
+    """Before a sync without ``--push``: ``--checkout`` fetches each base's upstream and
+    builds on it when the local base is only behind it; a plain sync says when it merges
+    into a base that is behind its upstream (as last fetched). The warnings to give."""
+    repo, warnings = syncer.repo, []
+    for base in bases:
+        remote = checkouts.upstream(repo, base)
+        if remote is None:
+            continue
+        publish = f"{_command(names, remote)} syncs with {remote}'s {base} and publishes"
+        if checkout:
+            _, diverged = checkouts.bring_up(syncer, base, remote)
+            if diverged:
+                warnings.append(
+                    f"{base} here has commits {remote}/{base} lacks: synced with {base} as it "
+                    f"is here; {publish}"
+                )
+        elif (late := checkouts.behind(repo, base, remote)) is not None:
+            warnings.append(f"{late}; {publish}")
+    return warnings
+
+
+def _leave_conflicts(
+    syncer: Syncer, done: SyncOutcome, say: Callable[[str], None], hints: bool, push: str | None
+) -> SyncOutcome:
+    """--checkout: each pair that conflicts is left as a stopped merge where its agent works."""
+    stopped, refusals, switched = [], [], []
+    for r in done.results:
+        if r.state != CONFLICT or r.against is None:
+            continue
+        against = checkouts.current_base(syncer.repo, r, push)
+        label = checkouts.label_of(syncer.repo, against, r.base, r.branch, done.remote)
+        left, refused, was = checkouts.leave(syncer, r, against, label, _command([r.agent], push))
+        if was is not None:
+            switched.append((r.branch, was))
+            say(f"{r.branch}: checked out here for the merge (this work tree was on {was})")
+        if refused is not None:
+            refusals.append(refused)
+            say(f"{r.branch}: not left stopped: {refused.message}")
+            if hints:
+                for line in _next(list(refused.commands)):
+                    say(line)
+            continue
+        assert left is not None
+        stopped.append(left)
+        files = ", ".join(left.conflicted) or "none (every file merged)"
+        say(
+            f"{r.branch}: the merge of {left.merging} into {r.branch} is left stopped in "
+            f"{left.worktree} (ours: {r.branch}, theirs: {left.merging})"
+        )
+        say(f"  conflicted: {files}")
+        if hints:
+            for line in _next(stopped_commands(left, r.agent, done.remote)):
+                say(line)
+    return SyncOutcome(
+        done.ok, done.results, tuple(stopped), tuple(refusals), done.remote, tuple(switched)
+    )
+
+
+def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]:
+    """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync."""
+    files = left.conflicted or ("FILE",)
+    commands = [f"cd {shlex.quote(left.worktree)}", "git vcontext conflicts"]
+    commands += [f"git vcontext resolve {shlex.quote(f)} --take ours|theirs" for f in files]
+    commands += ["git commit --no-edit", _command([agent], remote)]
+    return commands
+
+
+def _next(commands: list[str]) -> list[str]:
+    """The commands to run next, one per line, after a ``next:`` line."""
+    return ["  next:", *(f"    {c}" for c in commands)]
+
+
+def _command(agents: list[str], remote: str | None) -> str:
+    push = f" --push {shlex.quote(remote)}" if remote else ""
+    return f"git vcontext sync {' '.join(agents)}{push}"
+
+
+def _finish_interrupted(
+    repo: Repository, say: Callable[[str], None], warn: Callable[[str], None]
 ) -> None:
-    """--checkout: the first pair that conflicts is left as a stopped merge in its base."""
-    stopped = [r for r in results if r.state == CONFLICT]
-    if not stopped:
-        return
-    left = leave_stopped(syncer, stopped[0])
-    files = ", ".join(left.conflicted) or "none (git merged every file)"
-    say(f"{stopped[0].branch} -> {stopped[0].base}: merge left stopped in {left.worktree}")
-    say(f"  conflicted: {files}")
-    say("  next: git vcontext conflicts, git vcontext resolve (or git mergetool -t vcontext),")
-    say(f"  then git commit and git vcontext sync {stopped[0].agent}")
-    for other in stopped[1:]:
-        say(f"{other.branch}: not left stopped (one merge at a time); sync it again after")
+    """First, a work tree an interrupted sync left behind (``workflow/interrupted``)."""
+    try:
+        finish(repo, say=say)
+    except Unfinished as exc:  # its branch is refused (Syncer.blocked), the others sync
+        warn(exc.message)
 
 
 def describe(r: PairResult, dry_run: bool = False) -> list[str]:

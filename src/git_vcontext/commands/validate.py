@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ..document import matches_file_patterns
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, read_regular, sniffed_vcontext, write_output
-from ..gitio import git, open_repo
+from ..gitio import git, open_repo, repository_error
 from ..gitio.fileset import work_tree_files
 from ..validation.files import check_bytes
 from ..validation.model import FileReport
@@ -122,7 +122,9 @@ class Repo:
 
     @classmethod
     def around(cls, cwd: str, *, required: bool) -> Repo:
-        out = git(["rev-parse", "--show-toplevel"], cwd=cwd, check=required)
+        out = git(["rev-parse", "--show-toplevel"], cwd=cwd, check=False)
+        if out.returncode != 0 and required:
+            raise repository_error(cwd, out.stderr)
         top = Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
         return cls(top, Path(cwd))
 

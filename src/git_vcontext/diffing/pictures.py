@@ -37,9 +37,9 @@ def _block(path: tuple[str | int, ...], entry: Any, picture: Any) -> list[str]:
     """A bold heading naming the target and its heads, then the fenced mermaid picture."""
     name = ".".join(str(p) for p in path) + id_label(ident(entry.target_id, 60), "targetId")
     if entry.multi_head:
-        what = f"{len(entry.heads)} heads, {ident(entry.winner)} shown"
+        what = f"{len(entry.open_heads)} heads, {ident(entry.winner)} shown"
     else:
-        what = "heads joined again"
+        what = "heads settled" if entry.settled else "heads joined again"
     head = f"**{code(name)}**: {what}"
     text = render_mermaid(picture)
     why = too_big(text, picture)

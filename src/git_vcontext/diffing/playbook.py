@@ -18,9 +18,10 @@ if TYPE_CHECKING:
 
 # Left out of the field-by-field comparison: the event list only grows (the events
 # themselves are reported), and heads, winner and time stamps move with every event.
-_IMPLIED = ("events", "heads", "winner", "updatedAt", "conflicts", "targetId")
+_IMPLIED = ("events", "heads", "winner", "settled", "updatedAt", "conflicts", "targetId")
 CONCURRENT = "concurrent updates: {n} heads, {winner} shown"
 RESOLVED = "concurrent heads joined again"
+SETTLED = "concurrent heads settled by {winner}"
 
 
 def may_hold_playbook(data: Any) -> bool:
@@ -68,7 +69,7 @@ def entry_facts(data: Any) -> list[tuple[str, dict[str, Any]]]:
         for entry in view.entries:
             facts = visible(entry)
             if entry.multi_head:
-                facts["heads"] = list(entry.heads)
+                facts["heads"] = list(entry.open_heads)
             out.append((anchor + id_label(entry.target_id, "targetId"), facts))
     return out
 
@@ -111,9 +112,12 @@ def visible(entry: Entry) -> dict[str, Any]:
 
 def _heads(old: Entry, new: Entry, here: Here, log: str) -> Change | None:
     """New concurrent heads (or heads joined again) are worth a line; a moving head is not."""
-    if old.heads == new.heads or (len(old.heads) <= 1 and len(new.heads) <= 1):
+    if old.open_heads == new.open_heads or (not old.multi_head and not new.multi_head):
         return None
-    note = CONCURRENT.format(n=len(new.heads), winner=new.winner) if new.multi_head else RESOLVED
+    if new.multi_head:
+        note = CONCURRENT.format(n=len(new.open_heads), winner=new.winner)
+    else:
+        note = SETTLED.format(winner=new.winner) if new.settled else RESOLVED
     return _change(
         "change", here.key("heads"), log, old=list(old.heads), new=list(new.heads), note=note
     )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OperationalError
+from ..faults import step
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -35,6 +38,7 @@ def git(
     env: dict[str, str] | None = None,
 ) -> GitResult:
     """Run ``git args`` and return its output; a failure raises OperationalError (git's words)."""
+    step(" ".join(["git", *args[:2]]))  # a kill point of the fault-injection tests
     try:
         proc = subprocess.run(
             ["git", *args],
@@ -72,10 +76,41 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
     try:
         found = pygit2.discover_repository(str(path))
         if found is None:
-            raise OperationalError(f"not a git repository: {Path(path).resolve()}")
-        return pygit2.Repository(found)
-    except pygit2.GitError as exc:  # e.g. a config file git cannot parse
+            raise repository_error(path)
+        repo = pygit2.Repository(found)
+    except pygit2.GitError as exc:  # e.g. a config file git cannot parse, another owner
+        if "owned by" in str(exc) or "ownership" in str(exc):
+            raise repository_error(path) from None
         raise OperationalError(f"cannot open the repository: {exc}") from None
+    # lazy: only what a partial clone needs
+    from .promisor import read_as_git
+
+    read_as_git(repo)
+    return repo
+
+
+def repository_error(
+    path: str | os.PathLike[str] = ".", stderr: str | None = None
+) -> OperationalError:
+    """The one message every command gives when ``path`` is in no repository it may use,
+    with git's own fix: git's diagnosis (``stderr`` of a git command that failed there,
+    else asked of ``git rev-parse``) in the same words whatever the command."""
+    where = Path(path).resolve()
+    if stderr is None:
+        stderr = git(["rev-parse", "--git-dir"], cwd=where, check=False).stderr
+    owned = re.search(r"dubious ownership in repository at '(.+?)'", stderr)
+    if owned:
+        top = owned.group(1)
+        return OperationalError(
+            f"the repository at {top} belongs to another user (git: dubious ownership); "
+            f"if you trust it: git config --global --add safe.directory {shlex.quote(top)}"
+        )
+    if "not a git repository" in stderr or not stderr.strip():
+        return OperationalError(
+            f"not a git repository (or any of the parent directories): {where} "
+            "(run it in a clone, or git init)"
+        )
+    return OperationalError(f"cannot open the repository at {where}: {complaint(stderr, 128)}")
 
 
 def workdir(repo: Repository) -> Path:

@@ -60,11 +60,22 @@ def commit_files(repo: Repository) -> Callable[[Commit | Oid | str], FileSet]:
     return lambda commit: FileSet(reader, flags, str(getattr(commit, "id", commit)))
 
 
+def stricter(*sets: Callable[[str], bool]) -> Callable[[str], bool]:
+    """The union of file sets: a path any of them holds is checked (PRODUCT.md "Validation":
+    the hook takes the stricter of the commit's routing and the remote's, so a push that
+    un-routes a file is still checked for it)."""
+    return lambda path: any(files(path) for files in sets)
+
+
 def _without_index(repo: Repository) -> Repository:
     """The repository opened again with an empty in-memory index (never written), so that
     attributes come from a commit only, not from what is staged now."""
     import pygit2
 
+    # lazy: only what a partial clone needs
+    from .promisor import read_as_git
+
     reader = pygit2.Repository(repo.path, flags=pygit2.enums.RepositoryOpenFlag.BARE)
     reader.index.clear()
+    read_as_git(reader)  # a commit's .gitattributes may not be fetched yet
     return reader

@@ -23,10 +23,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..errors import OperationalError
+from ..faults import step
 from . import config_flag, config_value
-from .objectcopy import TooMany, copy_commits
+from .objectcopy import TooMany, copy_commits, store_empty_tree
 from .push import hooks_folder
-from .refs import RefMoved, RefUpdate, move_refs, oid_of
+from .refs import RefMoved, RefUpdate, delete_ref, move_refs, oid_of, set_ref
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class LocalRemote:
             return None  # taken already: no commit written for a swap that cannot win
         where = f"{name} in {self.name} ({self.path})"
         try:
-            tree = theirs.TreeBuilder().write()
+            tree = store_empty_tree(theirs)  # stored, so that git fsck finds it
             commit = theirs.create_commit(None, signature, signature, message, tree, [])
         except (pygit2.GitError, OSError) as exc:
             raise OperationalError(f"writing {where}: {exc}") from None
@@ -174,6 +175,7 @@ class LocalRemote:
                         wanted[dst] = (src, target)
             if not self._copy([oid for _, oid in wanted.values()]):
                 return None
+            step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
                 self._prune(refspecs, set(wanted))
             for dst, (src, oid) in wanted.items():
@@ -187,9 +189,7 @@ class LocalRemote:
         return [src for src, _ in exact if src not in present]
 
     def _set(self, name: str, oid: Oid) -> None:
-        ref = self.repo.references.get(name)
-        if ref is None or ref.target != oid:
-            self.repo.references.create(name, oid, force=True)
+        set_ref(self.repo, name, oid)
 
     def _tracking(self, src: str) -> list[str]:
         """The remote-tracking refs a named remote's own fetch refspecs give ``src``."""
@@ -237,7 +237,7 @@ class LocalRemote:
         targets = [_split(s)[1] for s in refspecs]
         for name in list(self.repo.references):
             if name not in kept and any(_matches(t, name) is not None for t in targets):
-                self.repo.references.delete(name)
+                delete_ref(self.repo, name)
 
 
 def _local_path(url: str) -> Path | None:

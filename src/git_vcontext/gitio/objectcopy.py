@@ -25,6 +25,18 @@ LIMIT = 500
 """More new commits than this (a first fetch of a long history): leave it to git's packs."""
 
 
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""The empty tree (SHA-1): libgit2 and git answer for it without having it stored, but
+``git fsck`` wants every tree a commit names in the object store (a lease commit names it)."""
+
+
+def store_empty_tree(repo: Repository) -> Oid:
+    """Write the empty tree into ``repo``'s object store (a no-op when it is there)."""
+    from pygit2.enums import ObjectType
+
+    return repo.odb.write(ObjectType.TREE, b"")
+
+
 class TooMany(Exception):
     """More commits to copy than LIMIT."""
 
@@ -85,6 +97,8 @@ class _Writer:
     def put(self, oid: Oid) -> None:
         """Copy one object (its own objects are in ``dst`` already)."""
         if oid in self.dst:
+            if str(oid) == EMPTY_TREE and not self.dst.odb.exists(oid):
+                store_empty_tree(self.dst)  # libgit2 knows it without storing it: git does not
             return
         if not self._link(str(oid)):
             kind, data = self.src.odb.read(oid)

@@ -111,3 +111,35 @@ def new_commits(repo: Repository, tip: Oid, hidden: Oid | None = None) -> Iterat
     if hidden is not None:
         walker.hide(hidden)
     return iter(walker)
+
+
+def newest_commits(repo: Repository, tip: Oid, hidden: Oid | None, limit: int) -> list[Commit]:
+    """At most ``limit`` commits reachable from ``tip`` and not from ``hidden``, newest
+    first (children before their parents)."""
+    import pygit2
+
+    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL)
+    if hidden is not None:
+        walker.hide(hidden)
+    found = []
+    for commit in walker:
+        found.append(commit)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def commit_named(repo: Repository, name: str) -> Commit | None:
+    """The commit a ref (resolved, peeled) or an object id names; None when there is none
+    here (absent, dangling, not a commit)."""
+    import pygit2
+
+    try:
+        ref = repo.references.get(name) if name.startswith("refs/") else None
+        found = ref.resolve().peel(pygit2.Commit) if ref is not None else None
+        if found is None and not name.startswith("refs/"):
+            obj = repo.get(name)
+            found = None if obj is None else obj.peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    return found

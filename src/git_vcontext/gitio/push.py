@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..filechange import FileChange
-from . import config_value, open_repo
+from . import config_value, open_repo, repository_error
 from .diffs import tree_changes
 from .objects import blob_data, is_blob
+from .promisor import shallow_boundary
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -91,9 +92,16 @@ def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
     git_dir = os.environ.get("GIT_DIR")
     if git_dir:
         try:
-            return pygit2.Repository(git_dir)
+            repo = pygit2.Repository(git_dir)
         except pygit2.GitError as exc:
+            if "owned by" in str(exc):
+                raise repository_error(git_dir) from None
             raise OperationalError(f"cannot open the repository at {git_dir}: {exc}") from None
+        # lazy: only what a partial clone needs
+        from .promisor import read_as_git
+
+        read_as_git(repo)
+        return repo
     return open_repo(cwd)
 
 
@@ -130,20 +138,20 @@ def pushed_commits(repo: Repository, update: RefUpdate, remote: str) -> PushRang
         if known is not None:
             hide.append(known.id)
             pushed.previous = known
-            pushed.rewinds = known.id != tip.id and not repo.descendant_of(tip.id, known.id)
+            pushed.rewinds = known.id != tip.id and not _descends(repo, tip.id, known.id)
         else:
             pushed.notes.append(
                 f"the remote's {update.remote_ref} ({update.remote_sha[:12]}) is not known "
                 "here (fetch to update it): checked the commits since the merge base with "
                 "the remote-tracking refs"
             )
+    cut = shallow_boundary(repo)
     if update.is_new or not hide:
         if not own:
             hide.extend(_tracking_tips(repo, None))
         if not hide:
-            pushed.notes.append(
-                f"no remote-tracking refs: checked the whole history of {update.local_ref}"
-            )
+            whole = "as far as this shallow clone has it" if cut else "the whole history"
+            pushed.notes.append(f"no remote-tracking refs: checked {whole} of {update.local_ref}")
     walker = repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for oid in hide:
         walker.hide(oid)
@@ -151,7 +159,34 @@ def pushed_commits(repo: Repository, update: RefUpdate, remote: str) -> PushRang
         pushed.commits = list(walker)
     except pygit2.GitError as exc:
         raise OperationalError(f"cannot read the history of {update.local_ref}: {exc}") from None
+    _shallow_notes(pushed, cut)
     return pushed
+
+
+def _shallow_notes(pushed: PushRange, cut: frozenset[str]) -> None:
+    """What a shallow clone kept the check from seeing: the parents of its boundary commits
+    (a boundary commit's changes were checked as if it started the history)."""
+    edge = [str(c.id)[:12] for c in pushed.commits if str(c.id) in cut]
+    if edge:
+        pushed.notes.append(
+            f"shallow clone: the parents of {', '.join(edge)} were not fetched, so what "
+            f"{'those commits' if len(edge) > 1 else 'that commit'} changed in them was NOT "
+            "checked (git fetch --unshallow, then push again, checks it)"
+        )
+
+
+def _descends(repo: Repository, tip: Oid, ancestor: Oid) -> bool:
+    """Whether ``ancestor`` is in ``tip``'s history, as git sees it (in a shallow clone,
+    git's answer: libgit2 may stop at the boundary and say no)."""
+    if not repo.is_shallow:
+        return bool(repo.descendant_of(tip, ancestor))
+    # lazy: only in a shallow clone
+    from . import git
+
+    out = git(
+        ["merge-base", "--is-ancestor", "--", str(ancestor), str(tip)], cwd=repo.path, check=False
+    )
+    return out.returncode == 0
 
 
 def _commit(repo: Repository, sha: str, *, missing_ok: bool = False) -> Commit | None:
@@ -207,6 +242,11 @@ def fetched_namespace(repo: Repository, remote: str) -> str:
         return f"{FETCHED}{remote}/"
     digest = hashlib.sha1(remote.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return f"{FETCHED}url-{digest}/"
+
+
+def tracking_tips(repo: Repository) -> list[Oid]:
+    """What every remote had when last fetched (tracking refs, what sync fetched)."""
+    return _tracking_tips(repo, None)
 
 
 def _tracking_tips(repo: Repository, remote: str | None) -> list[Oid]:

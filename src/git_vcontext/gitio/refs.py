@@ -5,18 +5,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
+from ..faults import step
 from ..record import record
+from . import locks
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from pygit2 import Oid, Reference, Repository
 
 
 class RefMoved(OperationalError):
     """A branch changed under us (another process moved it): nothing was updated."""
+
+
+class RefLocked(OperationalError):
+    """A ref's lock file stays (left by a killed process): nothing was updated; the
+    message names the file and what to do."""
 
 
 @record
@@ -59,6 +66,20 @@ def target(repo: Repository, name: str) -> Oid | None:
     return None if ref is None else oid_of(ref.resolve())
 
 
+def commit_of(repo: Repository, name: str) -> Oid | None:
+    """What the reference ``name`` (a full name) points at, through symbolic references;
+    None when there is no such reference or it leads nowhere."""
+    import pygit2
+
+    ref = repo.references.get(name)
+    if ref is None:
+        return None
+    try:
+        return oid_of(ref.resolve())
+    except (KeyError, TypeError, ValueError, pygit2.GitError):
+        return None
+
+
 def oid_of(ref: Reference) -> Oid:
     """The object id a direct reference points at (TypeError for a symbolic reference)."""
     import pygit2
@@ -77,25 +98,94 @@ def branch_tip(repo: Repository, branch: str) -> Oid:
 def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -> None:
     """Apply all ``updates`` or none: each ref is locked, checked against its ``old`` value, moved.
 
-    Raises RefMoved when a ref is locked by someone else or no longer holds its
-    ``old`` value; no ref is moved then.
+    Raises RefMoved when a ref no longer holds its ``old`` value; no ref is moved then.
+    A ref locked by another process is waited for (``gitio.locks``); a lock file left by
+    a killed process is removed when the ref is one only sync writes (``refs/vcontext/``),
+    else RefLocked names it with what to do.
     """
     import pygit2
 
     if not updates:
         return
-    try:
-        with repo.transaction() as txn:
-            for u in updates:
-                txn.lock_ref(u.name)
-            for u in updates:
-                now = target(repo, u.name)
-                if now != u.old:
-                    raise RefMoved(f"{_short(u.name)} moved while syncing (now {str(now)[:12]})")
-                txn.set_target(u.name, u.new, message=message)  # reflog: the repo's identity
-    except pygit2.GitError as exc:
-        names = ", ".join(_short(u.name) for u in updates)
-        raise RefMoved(f"could not update {names}: {exc}") from None
+    step("move refs")  # a kill point of the fault-injection tests
+    names = ", ".join(_short(u.name) for u in updates)
+    for attempt in range(3):
+        try:
+            _transaction(repo, updates, message)
+            return
+        except (pygit2.GitError, OSError) as exc:  # (libgit2's OS errors: OSError)
+            lock = locks.named_lock(str(exc))
+            if lock is None:
+                raise RefMoved(f"could not update {names}: {exc}") from None
+            if attempt < 2 and locks.settle(lock):
+                continue  # gone, or stale and ours (removed): again
+            left = _other_locks(lock, updates)
+            also = "".join(f"; and rm -f '{p}'" for p in left)
+            raise RefLocked(f"could not update {names}: {locks.advice(lock)}{also}") from None
+
+
+def _other_locks(lock: str, updates: Sequence[RefUpdate]) -> list[str]:
+    """Lock files of the other refs of ``updates`` that stay too (next to ``lock``)."""
+    import os
+
+    slashed = lock.replace(os.sep, "/")
+    for u in updates:
+        if slashed.endswith(f"/{u.name}.lock"):
+            root = lock[: len(lock) - len(u.name) - len(".lock")]
+            others = [f"{root}{v.name}.lock" for v in updates if v.name != u.name]
+            return [p for p in others if not locks.settle(p)]
+    return []
+
+
+def _transaction(repo: Repository, updates: Sequence[RefUpdate], message: str) -> None:
+    with repo.transaction() as txn:
+        for u in updates:
+            txn.lock_ref(u.name)
+        step("refs locked")  # a kill point: killed here, the locks stay behind
+        for u in updates:
+            now = target(repo, u.name)
+            if now != u.old:
+                raise RefMoved(f"{_short(u.name)} moved while syncing (now {str(now)[:12]})")
+            txn.set_target(u.name, u.new, message=message)  # reflog: the repo's identity
+
+
+def set_ref(repo: Repository, name: str, oid: Oid) -> None:
+    """Point ``name`` at ``oid`` whatever it held (what was fetched; a stale lock of a ref
+    of ours is removed first, any other is named: RefLocked)."""
+
+    def write() -> None:
+        ref = repo.references.get(name)
+        if ref is None or ref.target != oid:
+            repo.references.create(name, oid, force=True)
+
+    _unlocked(write, f"could not update {name}")
+
+
+def delete_ref(repo: Repository, name: str) -> None:
+    """Delete ``name`` if it is there (locks as ``set_ref``)."""
+
+    def delete() -> None:
+        ref = repo.references.get(name)
+        if ref is not None:
+            ref.delete()
+
+    _unlocked(delete, f"could not delete {name}")
+
+
+def _unlocked(action: Callable[[], None], what: str) -> None:
+    """``action()``, again after a lock file in its way went (``locks.settle``)."""
+    import pygit2
+
+    for attempt in range(3):
+        try:
+            action()
+            return
+        except (pygit2.GitError, OSError) as exc:  # (libgit2's OS errors: OSError)
+            lock = locks.named_lock(str(exc))
+            if lock is None:
+                raise
+            if attempt == 2 or not locks.settle(lock):
+                raise RefLocked(f"{what}: {locks.advice(lock)}") from None
 
 
 def _short(name: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..errors import OperationalError
 from ..record import record
-from . import complaint, git
+from . import complaint, git, locks
 from .operands import plain
 
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
@@ -130,6 +130,7 @@ def fetch(cwd: str, remote: str, refspecs: list[str], *, prune: bool = False) ->
     """
     wanted = list(refspecs)
     missing: list[str] = []
+    unlocked = 0
     while wanted:
         flags = ["--prune"] if prune else []
         command = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *flags]
@@ -139,7 +140,14 @@ def fetch(cwd: str, remote: str, refspecs: list[str], *, prune: bool = False) ->
         lacking = _missing_refs(out.stderr)
         dropped = [s for s in wanted if _source(s) in lacking]
         if not dropped:
-            raise OperationalError(f"git fetch {remote}: {complaint(out.stderr, out.returncode)}")
+            lock = locks.named_lock(out.stderr)
+            if lock is not None and unlocked < 3 and locks.settle(lock):
+                unlocked += 1  # a lock of a ref here that went away (or was ours, stale)
+                continue
+            why = complaint(out.stderr, out.returncode)
+            if lock is not None and locks.age(lock) is not None:
+                why += f"; {locks.advice(lock)}"
+            raise OperationalError(f"git fetch {remote}: {why}")
         missing += [_source(s) for s in dropped]
         wanted = [s for s in wanted if s not in dropped]
     return missing

@@ -34,6 +34,7 @@ class GitHistory:
         order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
         self._walker = repo.walk(None, order)
         self.tips: list[str] = []
+        self._cut: frozenset[str] | None = None
         for rev in revs or ["HEAD"]:
             self._add(rev)
         if not self.tips:
@@ -117,5 +118,21 @@ class GitHistory:
         message = commit.message or ""
         subject = message.strip().split("\n", 1)[0].strip() if message.strip() else ""
         return CommitMeta(
-            commit_id, author.name, author.email, when, subject, self.parents(commit_id)
+            commit_id,
+            author.name,
+            author.email,
+            when,
+            subject,
+            self.parents(commit_id),
+            boundary=commit_id in self.shallow_boundary(),
         )
+
+    def shallow_boundary(self) -> frozenset[str]:
+        """The commits whose parents this shallow clone has not fetched (git marks them
+        ``^`` in blame, ``grafted`` in log): their history starts there, here only."""
+        if self._cut is None:
+            # lazy: only to mark a commit
+            from .promisor import shallow_boundary
+
+            self._cut = shallow_boundary(self.repo) if self.repo.is_shallow else frozenset()
+        return self._cut

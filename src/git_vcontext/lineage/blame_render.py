@@ -66,6 +66,7 @@ def _row_json(unit: Unit, m: CommitMeta) -> dict[str, Any]:
         "email": m.email,
         "date": m.iso_date,
         "summary": m.subject,
+        **({"boundary": True} if m.boundary else {}),
         "kind": unit.kind,
         "anchor": unit.anchor,
         "pointer": unit.pointer,

@@ -25,7 +25,7 @@ def entry_slots(data: Any) -> tuple[dict[str, Slot], dict[str, str]]:
                 continue
             facts = visible(entry)
             if entry.multi_head:
-                facts["heads"] = list(entry.heads)
+                facts["heads"] = list(entry.open_heads)
             label = id_label(entry.target_id, "targetId")
             parts = (*path, view.log_key)
             slot = Slot(ENTRY, entry.target_id, parts, facts, None)

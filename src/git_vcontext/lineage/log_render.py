@@ -42,10 +42,19 @@ def render_text(
 
 
 def _header(m: CommitMeta, pal: Palette) -> list[str]:
-    lines = [f"{pal.yellow}commit {m.commit}{pal.reset}"]
+    grafted = " (grafted)" if m.boundary else ""  # as git log --decorate says it
+    lines = [f"{pal.yellow}commit {m.commit}{grafted}{pal.reset}"]
     if len(m.parents) > 1:
         lines.append("Merge: " + " ".join(p[:7] for p in m.parents))
     lines += [f"Author: {m.author} <{m.email}>", f"Date:   {m.log_date}", ""]
+    if m.boundary:
+        lines += [
+            f"    {m.subject}",
+            "    (shallow clone: the history before this commit was not fetched, so what it",
+            "    changed shows as added; git fetch --unshallow shows the rest)",
+            "",
+        ]
+        return lines
     return [*lines, f"    {m.subject}", ""]
 
 
@@ -100,6 +109,8 @@ def _commit_json(commit: str, group: list[LogEntry], m: CommitMeta) -> dict[str,
         "subject": m.subject,
         "parents": list(m.parents),
     }
+    if m.boundary:
+        out["boundary"] = True  # a shallow clone's oldest commit: its parents not fetched
     first_parent = m.parents[0] if m.parents else None
     out["changes"] = [
         {**c.to_json(), "file": e.path}

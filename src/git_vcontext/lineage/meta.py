@@ -19,6 +19,7 @@ class CommitMeta:
     date: dt.datetime  # with the author's UTC offset
     subject: str
     parents: tuple[str, ...]
+    boundary: bool = False  # a shallow clone's oldest commit: its parents were not fetched
 
     @property
     def iso_date(self) -> str:
@@ -38,8 +39,9 @@ class CommitMeta:
 
     @property
     def short(self) -> str:
-        """The abbreviated commit id."""
-        return self.commit[:8]
+        """The abbreviated commit id (``^`` before a shallow clone's boundary, as git
+        blame marks a commit whose history is not there)."""
+        return ("^" if self.boundary else "") + self.commit[:8]
 
 
 def uncommitted_meta(now: dt.datetime | None = None) -> CommitMeta:

@@ -1,4 +1,4 @@
-"""Three-way merge of vContext (and any JSON) data: rules M1-M17 of PRODUCT.md.
+"""Three-way merge of vContext (and any JSON) data: rules M1-M19 of PRODUCT.md.
 
 The library function is ``git_vcontext.merge`` (this package's ``merge``).
 """

@@ -136,6 +136,8 @@ def keyed(
         v = m.moves.arrive(m, here, b, o, t) if m.moves else NOT_HANDLED
         if v is NOT_HANDLED:
             v = m.value(here, b, o, t)
+        if v is MISSING and b is not MISSING and key == "id" and ident in m.protected:
+            v = m.conflict("delete/reference", b, o, t)  # M19: the other side names it
         if v is not MISSING:
             merged[ident] = v
     order = _keyed_order(ids, merged)

@@ -15,10 +15,13 @@ if TYPE_CHECKING:
 
 def with_conflict_resolution(result: MergeResult) -> Any:
     """Ours' data plus a ConflictResolution (strategy threeWayMerge) listing the conflicts."""
-    resolution = {
-        "strategy": "threeWayMerge",
-        "conflicts": [conflict_object(c.path, c.base, c.ours, c.theirs) for c in result.conflicts],
-    }
+    conflicts = []
+    for c in result.conflicts:
+        conflicts.append(conflict_object(c.path, c.base, c.ours, c.theirs))
+        for name, base, ours, theirs in c.bound:  # a status conflict's status fields (M13)
+            where = c.path.rpartition("/")[0] + "/" + escape_key(name)
+            conflicts.append(conflict_object(where, base, ours, theirs))
+    resolution = {"strategy": "threeWayMerge", "conflicts": conflicts}
     return attach_resolution(result.data, resolution, conflict=True)
 
 
@@ -39,6 +42,11 @@ def attach_resolution(data: Any, resolution: dict[str, Any], *, conflict: bool) 
     meta = {**meta} if isinstance(meta, dict) else {}
     meta["conflictResolution"] = resolution
     return {**data, info.info_key: {**data[info.info_key], "metadata": meta}}
+
+
+def escape_key(name: str) -> str:
+    """One RFC 6901 reference token."""
+    return name.replace("~", "~0").replace("/", "~1")
 
 
 def conflict_object(pointer: str, base: Any, ours: Any, theirs: Any) -> dict[str, Any]:

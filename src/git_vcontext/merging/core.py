@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import same
-from . import arrays, logs, moves, rules, sequence_number, vcontext
+from . import arrays, coherence, logs, moves, rules, sequence_number, vcontext
 from .pointers import locate_conflicts, pointer_of
 from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
 
@@ -25,6 +25,15 @@ class Merger:
         # container -> (ours, theirs, base sequence, its field, the index of its note)
         self.sequence_conflicts: dict[Path, tuple[Any, Any, Any, str, int]] = {}
         self.moves = moves.Moves([], (set(), set()))
+        # ids one side deleted and the other side named in a new reference (M19)
+        self.protected: frozenset[Any] = frozenset()
+        # where a rule chose one side's status (ACE, M13): its status fields follow it
+        self.status_winners: dict[Path, str] = {}
+        self._replay: bool | None = options.replay
+        # in a replay (M8): object -> (ours, theirs, base, field) of a sequence theirs changed
+        self.replayed: dict[Path, tuple[Any, Any, Any, str]] = {}
+        # paths of values both sides changed differently (what a replay's merge entry needs)
+        self.concurrent: list[Path] = []
         self.dropped_moves: set[Any] = set()  # moves a previous run could not follow (M18)
         self.finding_moves = True
 
@@ -35,6 +44,7 @@ class Merger:
         for round_ in range(moves.MAX_ROUNDS):
             if round_:
                 self.notes, self.conflicts, self.sequence_conflicts = [], 0, {}
+                self.status_winners, self.replayed, self.concurrent = {}, {}, []
             self.finding_moves = round_ < moves.MAX_ROUNDS - 1
             self.moves = moves.Moves([], (set(), set()))
             tree = vcontext.merge_document(self, base, ours, theirs)
@@ -42,7 +52,21 @@ class Merger:
             if not broken:
                 break
             self.dropped_moves.update(broken)
+        tree = coherence.settle(self, base, ours, theirs, tree)  # M19
         return self.finish(tree)
+
+    @property
+    def replay(self) -> bool:
+        """Whether this merge replays theirs' commit on ours (M6, M8), asked when it matters."""
+        if self._replay is None:
+            probe = self.options.replay_probe
+            self._replay = bool(probe()) if probe is not None else False
+        return self._replay
+
+    @property
+    def maybe_replay(self) -> bool:
+        """False when this merge is known to be no replay (nothing to ask)."""
+        return self._replay is not False
 
     def find_moves(self, base: Any, ours: Any, theirs: Any) -> None:
         """M18: the moves between the three documents (after M11 made them comparable)."""
@@ -76,19 +100,44 @@ class Merger:
         if doc.is_sequence_field(path):  # M8 applies even when both reached the same number
             return sequence_number.merge_sequence(self, path, base, ours, theirs)
         if same(ours, theirs):
+            if base is not MISSING and sequence_number.advanced_within(base, ours):
+                return self._both_alike(path, base, ours, theirs)
             return ours
         result = self._always_rules(path, base, ours, theirs)
         if result is not NOT_HANDLED:
             return result
         if same(base, ours):
-            if self.moves and self.moves.must_descend(theirs, "t"):
-                return self._descend(path, theirs, base, ours, theirs)
-            return theirs
+            return self._theirs_change(path, base, ours, theirs)
         if same(base, theirs):
             if self.moves and self.moves.must_descend(ours, "o"):
                 return self._descend(path, ours, base, ours, theirs)
             return ours
         return self.both_changed(path, base, ours, theirs)
+
+    def _theirs_change(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+        """Only theirs changed the value: theirs, unless an element moved in (M18) or a
+        replayed revert lowers a sequence in it (M8) needs it merged structurally."""
+        if self.moves and self.moves.must_descend(theirs, "t"):
+            return self._descend(path, theirs, base, ours, theirs)
+        if isinstance(theirs, (dict, list)) and self._reverted(base, theirs):
+            return self._both_alike(path, base, ours, theirs)
+        return theirs
+
+    def _reverted(self, base: Any, theirs: Any) -> bool:
+        """A replay whose commit lowers a sequence where ours left it (a revert): merged
+        structurally so that the sequence advances instead (M8)."""
+        if not sequence_number.decreased_within(base, theirs):
+            return False
+        return self.replay
+
+    def _both_alike(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
+        """Both sides made the same change to an object holding a ``sequence`` they both
+        advanced: merged structurally so that M8 sees that sequence (max + 1, noted)."""
+        if isinstance(ours, dict) and isinstance(base, dict):
+            return self.object(path, base, ours, theirs)
+        if isinstance(ours, list) and isinstance(base, list):
+            return arrays.merge_array(self, path, base, ours, theirs)
+        return ours
 
     def _descend(self, path: Path, changed: Any, *sides: Any) -> Any:
         """One side changed a value that holds an element moved in (M18): merge it
@@ -117,6 +166,9 @@ class Merger:
 
     def both_changed(self, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         """Both sides changed the value, differently (M2, M7, M9, M10, M12, M13)."""
+        one_value = not (isinstance(ours, (dict, list)) and type(ours) is type(theirs))
+        if one_value and not doc.is_bookkeeping(path):
+            self.concurrent.append(path)  # one value both changed (a replay logs it, M8)
         if doc.is_metrics(path) and ours is not MISSING:
             return ours  # derived data: recomputed from the merged log once it is known (M10)
         if base is MISSING and ours is not MISSING and theirs is not MISSING:
@@ -164,6 +216,8 @@ class Merger:
                     continue
             if key == "lastModifiedBy" and not same(o, t):
                 v = rules.last_modified_by(self, child, base, ours, theirs)
+            elif key == doc.STATUS_FIELD and _ace_both_changed(child, b, o, t):
+                v = rules.ace_status(self, child, (b, o, t), ours, theirs)
             else:
                 v = self.value(child, b, o, t)
             if v is not MISSING:
@@ -199,6 +253,13 @@ def merged_key_order(
             position = {k: i for i, k in enumerate(order)}
         prev = key
     return order
+
+
+def _ace_both_changed(path: Path, b: Any, o: Any, t: Any) -> bool:
+    """An ACE entry's status that both sides changed, differently (M13)."""
+    if o is MISSING or t is MISSING or same(o, t) or same(b, o) or same(b, t):
+        return False
+    return rules.is_ace_entry(path)
 
 
 def _list_or_none(value: Any) -> Any:

@@ -22,6 +22,7 @@ def note_multi_heads(m: Merger, path: Path, log: list[Any]) -> None:
     if not suspects:
         return
     # lazy: only for playbooks with loose ends
+    from ..playbook.fold import settled_heads
     from ..playbook.graph import TargetGraph
     from ..playbook.log import EventIndex
 
@@ -30,13 +31,20 @@ def note_multi_heads(m: Merger, path: Path, log: list[Any]) -> None:
         ids = index.targets.get(target)
         if not ids:
             continue
-        heads = TargetGraph(target, ids, index).heads()
+        graph = TargetGraph(target, ids, index)
+        heads = graph.heads()
         if len(heads) < 2:
             continue
         winner = max(heads, key=index.key.__getitem__)
+        settled = set(settled_heads(graph, heads, winner))
+        heads = [h for h in heads if h not in settled]  # as the view warns: open heads only
+        if len(heads) < 2:
+            continue
+        file = m.options.path or "FILE"
         message = (
             f"target {target} has {len(heads)} heads ({', '.join(heads)}): concurrent updates;"
-            f" the view shows {winner}"
+            f" the view shows {winner}; an update after it settles them"
+            f" (git vcontext playbook update {file} --target {target})"
         )
         m.note("multi-head", path, message, target=target, heads=list(heads))
 

@@ -28,6 +28,8 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     lists = [_as_list(v) for v in (base, ours, theirs)]
     if doc.is_playbook_log(path) and doc.is_event_array(lists):
         log = _events(m, path, lists, doc.EVENT_ID, "createdAt")
+        if log is not NOT_HANDLED:
+            log = _chained_creations(m, path, lists, log)
         if log is not NOT_HANDLED and lists[1] != lists[0] and lists[2] != lists[0]:
             from .heads import note_multi_heads  # both sides added or changed events
 
@@ -36,11 +38,70 @@ def merge_log(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
     if doc.is_changelog(path) and all(all(isinstance(e, dict) for e in x) for x in lists):
         keys = [_content_keys(x) for x in lists]
         by_key = [dict(zip(k, x, strict=True)) for k, x in zip(keys, lists, strict=True)]
-        merged = _union(m, path, keys[0], by_key, _changelog_order)
-        return _by_sequence(merged, len(lists[0]))
+        return _union(m, path, by_key, _changelog_order, appended=True)
     if not path and m.options.format == "jsonl" and all_carry(lists, doc.JSONL_EVENT_ID):
         return _events(m, path, lists, doc.JSONL_EVENT_ID, "timestamp")
     return NOT_HANDLED
+
+
+def _chained_creations(m: Merger, path: Path, lists: list[list[Any]], log: list[Any]) -> list[Any]:
+    """In a replay, the commit's creation of a target ours already holds (both created it
+    since the base) becomes an update chained to ours' winner of that target: the commit
+    is rewritten anyway, and replayed on ours its agent would have written an update (the
+    pre-push hook refuses a commit that creates a target its parent had)."""
+    base, ours, theirs = lists
+    if not m.maybe_replay:
+        return log
+    creations = [
+        e
+        for e in theirs
+        if isinstance(e, dict) and e.get("operation") in _CREATIONS and e.get("prevEventId") is None
+    ]
+    if not creations or not m.replay:
+        return log
+    targets = {e.get("targetId") for e in ours if isinstance(e, dict)}
+    targets -= {e.get("targetId") for e in base if isinstance(e, dict)}
+    known = {e.get(doc.EVENT_ID) for e in (*base, *ours) if isinstance(e, dict)}
+    found = [
+        e for e in creations if e.get(doc.EVENT_ID) not in known and e.get("targetId") in targets
+    ]
+    if not found:
+        return log
+    # lazy: only a replay that meets a target both created
+    from ..playbook.graph import TargetGraph
+    from ..playbook.log import EventIndex
+
+    index = EventIndex([e for e in ours if isinstance(e, dict)])
+    winners: dict[Any, Any] = {}
+    for e in found:
+        target = e["targetId"]
+        if target not in winners:
+            heads = TargetGraph(target, index.targets.get(target, []), index).heads()
+            winners[target] = max(heads, key=index.key.__getitem__) if heads else None
+    chained: dict[int, dict[str, Any]] = {}
+    for e in found:
+        winner = winners[e["targetId"]]
+        if winner is None:
+            continue
+        new = {**e, "operation": "update", "prevEventId": winner}
+        chained[id(e)] = {k: new[k] for k in _event_order_like(e, new)}
+        m.note(
+            "replay-creation-chained",
+            path,
+            f"event {e[doc.EVENT_ID]} created target {e['targetId']} that ours already has:"
+            f" replayed as an update after {winner}",
+        )
+    return [chained.get(id(e), e) for e in log]
+
+
+def _event_order_like(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The keys of ``new`` in ``old``'s order, ``prevEventId`` after ``operation``."""
+    keys = [k for k in old if k != "prevEventId"]
+    at = keys.index("operation") + 1 if "operation" in keys else len(keys)
+    return [*keys[:at], "prevEventId", *keys[at:]]
+
+
+_CREATIONS = ("append", "initial")
 
 
 def _events(m: Merger, path: Path, lists: list[list[Any]], id_field: str, time_field: str) -> Any:
@@ -49,7 +110,7 @@ def _events(m: Merger, path: Path, lists: list[list[Any]], id_field: str, time_f
     by_key = [dict(zip(k, x, strict=True)) for k, x in zip(keys, lists, strict=True)]
     if any(len(b) != len(x) for b, x in zip(by_key, lists, strict=True)):
         return NOT_HANDLED
-    return _union(m, path, keys[0], by_key, _event_order(time_field, id_field))
+    return _union(m, path, by_key, _event_order(time_field, id_field))
 
 
 def all_carry(lists: list[list[Any]], key: str) -> bool:
@@ -84,9 +145,11 @@ def _nth_copy(text: str, copies: dict[str, int]) -> Hashable:
 
 
 def _event_order(time_field: str, id_field: str) -> Callable[[Any], Any]:
+    """(time as an instant, id): unique in a log merged by id (a repeated id is no log)."""
+
     def order(e: Any) -> Any:
         ident = e.get(id_field)
-        return (instant_key(e.get(time_field)), str(ident), canonical(e))
+        return (instant_key(e.get(time_field)), str(ident))
 
     return order
 
@@ -98,64 +161,94 @@ def _changelog_order(e: Any) -> Any:
     return (seq_key, instant_key(e.get("timestamp")), canonical(e))
 
 
-def _changelog_sequence(e: Any) -> float:
-    seq = e.get("sequence") if isinstance(e, dict) else None
-    if isinstance(seq, (int, float)) and not isinstance(seq, bool):
-        return float(seq)
-    return float("inf")
-
-
-def _by_sequence(merged: list[Any], n_base: int) -> list[Any]:
-    """A changeLog union whose new entries are placed among the base's by ``sequence``.
-
-    ``_union`` puts new entries after the base's. An entry written at sequence n
-    reaches a base that already logs n+1 when an agent merges late (a push retried
-    after fetch, criss-cross histories); appended, it would break Validation's
-    "sequence non-decreasing in changeLog". Both parts are in sequence order when the
-    base is, so a stable merge keeps the base's order, puts base entries first on
-    ties, and gives the same log for both merge orders.
-    """
-    base_part, new_part = merged[:n_base], merged[n_base:]
-    if not base_part or not new_part:
-        return merged
-    last = max(_changelog_sequence(_sort_value(e)) for e in base_part)
-    if _changelog_sequence(_sort_value(new_part[0])) >= last:
-        return merged  # the common case: everything new comes after the base
-    # lazy: only for logs out of order (rare)
-    import heapq
-
-    return list(heapq.merge(base_part, new_part, key=lambda e: _changelog_sequence(_sort_value(e))))
-
-
 def _union(
     m: Merger,
     path: Path,
-    base_keys: list[Hashable],
     by_key: list[dict[Hashable, Any]],
     order: Callable[[Any], Any],
+    *,
+    appended: bool = False,
 ) -> list[Any]:
-    """Base elements in base order (removals undone), then new ones sorted by ``order``.
+    """Ours' elements in ours' order, then every other one placed by ``order`` (M6).
 
-    ``by_key``: base, ours and theirs by key; ``base_keys``: the base's keys in order.
+    ``by_key``: base, ours and theirs by key (each in its own order). An element of
+    ours keeps its place (a one-sided edit or a conflict in it is merged where it
+    is); an element only theirs has, or one of the base that ours removed (kept:
+    the log is append-only), goes after the last of ours' elements whose key sorts
+    before or equal to its own, so a branch merged again never reorders what ours
+    holds, and the log stays in key order wherever ours is.
+
+    In a replay (``m.replay``: a rebase step, a cherry-pick, a revert) an element of the
+    base that ours lacks was never ours (the base is the replayed commit's parent, not
+    ours' ancestor): it is not brought in, so a pick carries the picked commit's entries
+    only; and, ``appended`` (a changeLog), theirs' new entries go after ours' in theirs'
+    order (M8 renumbers them once the container is merged).
     """
     b_by, o_by, t_by = by_key
     gone = MISSING
-    out = [_logged(m, path, k, b_by[k], o_by.get(k, gone), t_by.get(k, gone)) for k in base_keys]
-    seen = b_by
-    added: dict[Hashable, Any] = {}
-    for k in [*o_by, *t_by]:
-        if k in seen or k in added:
-            continue
-        o, t = o_by.get(k, MISSING), t_by.get(k, MISSING)
-        added[k] = (
-            o
-            if t is MISSING or same(o, t)
-            else t
-            if o is MISSING
-            else (m.conflict("add/add", MISSING, o, t))
-        )
-    out.extend(sorted(added.values(), key=lambda v: order(_sort_value(v))))
+    missing = [k for k in b_by if k not in o_by]
+    if missing and m.replay:
+        b_by = {k: v for k, v in b_by.items() if k in o_by}
+        t_by = {k: v for k, v in t_by.items() if k not in missing}
+    out: list[Any] = []
+    for k, o in o_by.items():
+        t = t_by.get(k, gone)
+        if k in b_by:
+            out.append(_logged(m, path, k, b_by[k], o, t))
+        else:
+            out.append(o if t is MISSING or same(o, t) else m.conflict("add/add", MISSING, o, t))
+    extra = [
+        _logged(m, path, k, b, gone, t_by.get(k, gone)) for k, b in b_by.items() if k not in o_by
+    ]
+    extra.extend(t for k, t in t_by.items() if k not in o_by and k not in b_by)
+    if not extra:
+        return out
+    if appended and len(o_by) > len(b_by) and m.replay:
+        return out + extra  # theirs' commit after ours (M8: renumbered with the container)
+    return _placed(out, extra, order)
+
+
+def _placed(ours: list[Any], extra: list[Any], order: Callable[[Any], Any]) -> list[Any]:
+    """``ours`` with each element of ``extra`` after the last element of ``ours`` whose key
+    is not greater than its own (at the start when there is none); several at one place
+    in key order. Keys of ours are computed from the end back only as far as needed: new
+    elements are usually the newest."""
+    keyed = sorted(((order(_sort_value(v)), i, v) for i, v in enumerate(extra)), key=_first)
+    lowest = keyed[0][0]
+    scanned: list[Any] = []  # keys of ours[start:], from the end back
+    start = len(ours)
+    while start > 0:
+        key = order(_sort_value(ours[start - 1]))
+        scanned.append(key)
+        start -= 1
+        if key <= lowest:
+            break
+    scanned.reverse()
+    suffix_min = scanned[:]
+    for i in range(len(suffix_min) - 2, -1, -1):
+        if suffix_min[i + 1] < suffix_min[i]:
+            suffix_min[i] = suffix_min[i + 1]
+    after: dict[int, list[Any]] = {}  # index in ours (-1: the start) -> elements after it
+    for key, _, v in keyed:
+        # the last index whose key <= key: suffix minima do not decrease, so bisect them
+        lo, hi = 0, len(suffix_min)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if suffix_min[mid] <= key:
+                lo = mid + 1
+            else:
+                hi = mid
+        at = start + lo - 1 if lo else -1  # none <= key: the scan reached the start
+        after.setdefault(at, []).append(v)
+    out = list(after.get(-1, ()))
+    for i, v in enumerate(ours):
+        out.append(v)
+        out.extend(after.get(i, ()))
     return out
+
+
+def _first(entry: tuple[Any, int, Any]) -> tuple[Any, int]:
+    return entry[0], entry[1]
 
 
 def _sort_value(v: Any) -> Any:

@@ -48,7 +48,8 @@ def locate_conflicts(tree: Any) -> tuple[Any, list[Conflict]]:
 
 def _strip(node: Any, parts: list[str | int], found: list[Conflict]) -> Any:
     if isinstance(node, ConflictNode):
-        found.append(Conflict(pointer(parts), node.kind, node.base, node.ours, node.theirs))
+        bound = tuple((name, *values) for name, values in node.bound.items())
+        found.append(Conflict(pointer(parts), node.kind, node.base, node.ours, node.theirs, bound))
         return node.ours
     if isinstance(node, dict):
         members: dict[str, Any] = {}

@@ -123,6 +123,9 @@ def _version(tree: Any, chosen: frozenset[int] | None, side: str, dirty: set[int
         return tree
     if isinstance(tree, dict):
         out = {k: _version(v, chosen, side, dirty) for k, v in tree.items()}
+        for v in tree.values():  # a status conflict's status fields go with it (M13)
+            if isinstance(v, ConflictNode) and v.bound and (chosen is None or id(v) in chosen):
+                out.update(v.bound_side("ours" if side == ABSENT_SIDE else side))
         return {k: v for k, v in out.items() if v is not MISSING}
     if isinstance(tree, list):
         items = (_version(x, chosen, side, dirty) for x in tree)

@@ -6,6 +6,7 @@ from ..record import Sentinel, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -24,13 +25,22 @@ NOT_HANDLED: Any = object()
 class ConflictNode:
     """Stands in the merged tree where a conflict is, until rendering decides what to write."""
 
-    __slots__ = ("base", "kind", "ours", "theirs")
+    __slots__ = ("base", "bound", "kind", "ours", "theirs")
 
     def __init__(self, kind: str, base: Any, ours: Any, theirs: Any) -> None:
         self.kind = kind
         self.base = base
         self.ours = ours
         self.theirs = theirs
+        # a status conflict's status fields (M13): name -> (base, ours, theirs); the
+        # object holding the status holds ours' value of each (MISSING: absent in ours),
+        # and choosing a side for the status takes that side's values of them all
+        self.bound: dict[str, tuple[Any, Any, Any]] = {}
+
+    def bound_side(self, side: str) -> dict[str, Any]:
+        """The status fields' values on one side ("ours", "theirs", "base"; MISSING: absent)."""
+        at = {"base": 0, "ours": 1, "theirs": 2}.get(side, 1)
+        return {name: values[at] for name, values in self.bound.items()}
 
     def __repr__(self) -> str:
         sides = f"base={self.base!r}, ours={self.ours!r}, theirs={self.theirs!r}"
@@ -46,11 +56,14 @@ class Conflict:
     base: Any
     ours: Any
     theirs: Any
+    # a status conflict's status fields (M13): (name, base, ours, theirs), chosen with it
+    bound: tuple[tuple[str, Any, Any, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The report form: ``base``, ``ours`` and ``theirs`` always there; a side that has
         no value at the path (deleted it, or did not exist) is null and named in ``absent``,
-        so it is not mistaken for a JSON null."""
+        so it is not mistaken for a JSON null. A status conflict lists the status fields
+        that go with it (``statusFields``: each side's value, absent sides left out)."""
         out: dict[str, Any] = {"path": self.path, "kind": self.kind}
         absent = []
         for name in ("base", "ours", "theirs"):
@@ -61,7 +74,21 @@ class Conflict:
             out[name] = value
         if absent:
             out["absent"] = absent
+        if self.bound:
+            out["statusFields"] = status_fields_json(self.bound)
         return out
+
+
+def status_fields_json(bound: tuple[tuple[str, Any, Any, Any], ...]) -> dict[str, Any]:
+    """``{name: {"base"?, "ours"?, "theirs"?}}``: each side's value where it has one."""
+    return {
+        name: {
+            side: value
+            for side, value in zip(("base", "ours", "theirs"), values, strict=True)
+            if value is not MISSING
+        }
+        for name, *values in bound
+    }
 
 
 @record
@@ -91,6 +118,12 @@ class MergeOptions:
     # each, from their notes' "logged" detail); a further sequence conflict folds into
     # the one in its changeLog, so one integration adds one entry
     integration: frozenset[str] = frozenset()
+    # a replay (M6, M8): a rebase step, a cherry-pick or a revert applies theirs' own change
+    # on top of ours. True/False when known; None: ``replay_probe()`` tells, asked at most
+    # once and only when the answer matters (the merge driver reads git's state and ours'
+    # history); a library merge, and sync's merges, are merges
+    replay: bool | None = False
+    replay_probe: Callable[[], bool] | None = None
 
 
 @record

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import canonical, instant_key, parse_instant, same
-from .result import MISSING, NOT_HANDLED
-from .sequence_number import is_number, log_sequence_conflict
+from .result import MISSING, NOT_HANDLED, ConflictNode
+from .sequence_number import is_number, log_sequence_conflict, replayed_sequence
 from .textmerge import merge_lines
 
 TYPE_CHECKING = False
@@ -50,8 +50,6 @@ def field_rule(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
         return ours + theirs - b
     if name == doc.LOCK_FIELD and isinstance(ours, dict) and isinstance(theirs, dict):
         return _lock(m, path, base, ours, theirs)
-    if name == doc.STATUS_FIELD and _is_ace_entry(path):
-        return _ace_status(m, path, base, ours, theirs)
     return NOT_HANDLED
 
 
@@ -101,20 +99,74 @@ def _expired_before(first: dict[str, Any], second: dict[str, Any]) -> bool:
     return expires is not None and acquired is not None and expires <= acquired
 
 
-def _is_ace_entry(path: Path) -> bool:
+def is_ace_entry(path: Path) -> bool:
     """A field of an element of playbook.entries/items merged by identity (ACE entries)."""
     return len(path) >= 4 and isinstance(path[-2], tuple) and doc.is_playbook_log(path[:-2])
 
 
-def _ace_status(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> Any:
-    """M13 exception: for ACE entries, deprecated or quarantined wins over active."""
+def ace_status(
+    m: Merger,
+    path: Path,
+    values: tuple[Any, Any, Any],
+    ours_entry: dict[str, Any],
+    theirs_entry: dict[str, Any],
+) -> Any:
+    """M13 exception: for ACE entries, deprecated or quarantined wins over active, unless
+    the ``active`` side is the later change (its entry's ``updated``/``updatedAt`` instant
+    is later than the other side's): the seeds' "unless explicitly reactivated by a later
+    change". The side that wins brings its status fields (``bind_status_fields``)."""
+    base, ours, theirs = values
     rank = doc.ACE_STATUS_PRECEDENCE
     ro, rt = rank.get(ours), rank.get(theirs)
-    if ro is not None and rt is not None and ro != rt:
-        winner = ours if ro > rt else theirs
-        m.note("ace-status", path, f"status {winner!r} wins over 'active' (ACE)")
-        return winner
-    return m.conflict("status", base, ours, theirs)
+    if ro is None or rt is None or ro == rt:
+        return m.conflict("status", base, ours, theirs)
+    active, other = ("ours", "theirs") if ro < rt else ("theirs", "ours")
+    entries = {"ours": ours_entry, "theirs": theirs_entry}
+    at_active, at_other = (parse_instant(_updated(entries[side])) for side in (active, other))
+    later = at_active is not None and at_other is not None and at_active > at_other
+    winner = active if later else other
+    value = ours if winner == "ours" else theirs
+    if later:
+        m.note("ace-status", path, f"status 'active' wins: {winner} reactivated the entry later")
+    else:
+        m.note("ace-status", path, f"status {value!r} wins over 'active' (ACE)")
+    m.status_winners[path] = winner
+    return value
+
+
+def bind_status_fields(
+    m: Merger,
+    path: Path,
+    base: dict[str, Any],
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+    out: dict[str, Any],
+) -> None:
+    """M13: the fields that belong to a status (``completed``, ``cancelledAt`` …) and that a
+    side set or removed go with that side's status. In a status conflict they become part
+    of it (``out`` holds ours' values, the conflict each side's); where a rule chose a
+    side's status (ACE), they are that side's."""
+    status = out.get(doc.STATUS_FIELD, MISSING)
+    winner = m.status_winners.pop((*path, doc.STATUS_FIELD), None)
+    conflict = isinstance(status, ConflictNode) and status.kind == "status"
+    if not conflict and winner is None:
+        return
+    names = [k for k in {**base, **ours, **theirs} if doc.is_status_bound(k)]
+    for name in names:
+        b, o, t = (x.get(name, MISSING) for x in (base, ours, theirs))
+        if same(b, o) and same(b, t):
+            continue  # not changed by either side
+        if isinstance(out.get(name), ConflictNode):
+            m.conflicts -= 1  # now part of the status conflict (or settled with it)
+        if conflict:
+            status.bound[name] = (b, o, t)
+            out[name] = o  # MISSING: ours has none (kept in place for the other sides)
+        else:
+            chosen = o if winner == "ours" else t
+            if chosen is MISSING:
+                out.pop(name, None)
+            else:
+                out[name] = chosen
 
 
 # -- after an object merged from two changed sides ------------------------------------
@@ -128,7 +180,12 @@ def after_object(
     theirs: dict[str, Any],
     out: dict[str, Any],
 ) -> None:
-    """Record a sequence conflict in the changeLog (M8); recompute playbook metrics (M10)."""
+    """Status fields go with their status (M13); record a sequence conflict in the
+    changeLog (M8); recompute playbook metrics (M10)."""
+    if doc.STATUS_FIELD in out:
+        bind_status_fields(m, path, base, ours, theirs, out)
+    if m.replayed:
+        replayed_sequence(m, path, base, ours, theirs, out)
     log_sequence_conflict(m, path, base, ours, out)
     if path and path[-1] == doc.PLAYBOOK_KEY and isinstance(out.get(doc.METRICS_FIELD), dict):
         _recompute_metrics(m, path, out)

@@ -26,6 +26,13 @@ def merge_sequence(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> 
     if not all(is_number(v) for v in values):
         return _generic(m, path, base, ours, theirs)
     b, o, t = values
+    if t != b and (o != b or t < b) and m.replay:
+        # a replay applies theirs' own change on top of ours: its change of the sequence
+        # is an advance on ours' (a revert advances too), noted only if the step met a
+        # concurrent edit of one value (after_object: replayed_sequence)
+        new = o + max(abs(t - b), 1)
+        m.replayed[path[:-1]] = (o, t, b, path[-1])
+        return new
     if o > b and t > b:
         new = max(o, t) + 1
         m.note("sequence-conflict", path, _conflict_message(o, t, b, new))
@@ -36,6 +43,119 @@ def merge_sequence(m: Merger, path: Path, base: Any, ours: Any, theirs: Any) -> 
         m.note("sequence-decrease", path, f"{side} decreased {path[-1]} below {b}; max kept")
         return ours if o >= t else theirs
     return _generic(m, path, base, ours, theirs)
+
+
+def advanced_within(base: Any, value: Any, key: Any = None) -> bool:
+    """Whether ``value`` holds a ``sequence`` (or ``playbook.version``) above the one at the
+    same place in ``base``: objects key by key, array elements by identity; append-only
+    logs are not looked into (their entries' sequences are no counters)."""
+    if isinstance(value, dict) and isinstance(base, dict):
+        return any(_advanced_member(base, name, v, key) for name, v in value.items())
+    if isinstance(value, list) and isinstance(base, list):
+        before = {_element_key(e): e for e in base if isinstance(e, dict)}
+        before.pop(None, None)
+        for e in value:
+            b = before.get(_element_key(e)) if isinstance(e, dict) else None
+            if b is not None and b is not e and advanced_within(b, e, key):
+                return True
+    return False
+
+
+def decreased_within(base: Any, value: Any, key: Any = None) -> bool:
+    """Whether ``value`` holds a ``sequence`` (or ``playbook.version``) below the one at the
+    same place in ``base`` (what a revert does), looked for as ``advanced_within`` does."""
+    if isinstance(value, dict) and isinstance(base, dict):
+        return any(_decreased_member(base, name, v, key) for name, v in value.items())
+    if isinstance(value, list) and isinstance(base, list):
+        before = {_element_key(e): e for e in base if isinstance(e, dict)}
+        before.pop(None, None)
+        for e in value:
+            b = before.get(_element_key(e)) if isinstance(e, dict) else None
+            if b is not None and b is not e and decreased_within(b, e, key):
+                return True
+    return False
+
+
+def _decreased_member(base: dict[str, Any], name: str, value: Any, key: Any) -> bool:
+    if name == doc.SEQUENCE_FIELD or (name == "version" and key == doc.PLAYBOOK_KEY):
+        b = base.get(name, 0)
+        return is_number(value) and is_number(b) and value < b
+    if not isinstance(value, (dict, list)) or name not in base or same(base[name], value):
+        return False
+    if name == doc.CHANGELOG_FIELD or doc.is_playbook_log((key, name)):
+        return False
+    return decreased_within(base[name], value, name)
+
+
+def replayed_sequence(
+    m: Merger, path: Path, base: Any, ours: Any, theirs: Any, out: dict[str, Any]
+) -> None:
+    """After a replayed object is merged (M8 "In a replay"): the changeLog entries theirs'
+    commit added follow ours' with sequences continuing from ours' maximum (strictly
+    increasing), the sequence at least the last of them; only when the step met a
+    concurrent edit of one value inside the object is it a sequence conflict (max + 1,
+    noted, a ``merge`` Change logged)."""
+    replayed = m.replayed.pop(path, None)
+    if replayed is None:
+        return
+    o, t, b, field = replayed
+    log = out.get(doc.CHANGELOG_FIELD)
+    if isinstance(log, list):
+        top = _renumbered(out, log, (base, ours), o, b)
+        if top is not None and is_number(out.get(field)) and out[field] < top:
+            out[field] = top
+    if not any(c[: len(path)] == path for c in m.concurrent):
+        return
+    new = out[field] + 1
+    out[field] = new
+    m.note("sequence-conflict", (*path, field), _conflict_message(o, t, b, new, " (a replay)"))
+    if isinstance(out.get(doc.CHANGELOG_FIELD), list):
+        change = _merge_change(m, out[doc.CHANGELOG_FIELD], o, t, new)
+        out[doc.CHANGELOG_FIELD] = [*out[doc.CHANGELOG_FIELD], change]
+        kind, where, message, details = m.notes[-1]
+        m.notes[-1] = (kind, where, message, (*details, ("logged", change)))
+
+
+def _renumbered(out: dict[str, Any], log: list[Any], sides: tuple[Any, Any], o: Any, b: Any) -> Any:
+    """Theirs' new entries (those after ours' in a replay) renumbered from ours' maximum;
+    the last sequence given (None when none was). ``sides``: base and ours."""
+    logs = [x.get(doc.CHANGELOG_FIELD) if isinstance(x, dict) else None for x in sides]
+    base_log, own = (x if isinstance(x, list) else [] for x in logs)
+    had = {canonical(e) for e in (*base_log, *own)}
+    numbers: list[Any] = [e.get("sequence") for e in own if isinstance(e, dict)]
+    top: Any = max((n for n in numbers if is_number(n)), default=None)
+    entries = []
+    last = None
+    for e in log:
+        seq = e.get("sequence") if isinstance(e, dict) else None
+        if not is_number(seq) or canonical(e) in had:
+            entries.append(e)
+            continue
+        wanted = o + (seq - b) if is_number(o) and is_number(b) else seq
+        new = wanted if top is None else max(top + 1, wanted)
+        entries.append(e if new == seq else {**e, "sequence": new})
+        top = last = new
+    out[doc.CHANGELOG_FIELD] = entries
+    return last
+
+
+def _advanced_member(base: dict[str, Any], name: str, value: Any, key: Any) -> bool:
+    if name == doc.SEQUENCE_FIELD or (name == "version" and key == doc.PLAYBOOK_KEY):
+        b = base.get(name, 0)
+        return is_number(value) and is_number(b) and value > b
+    if not isinstance(value, (dict, list)) or name not in base or same(base[name], value):
+        return False
+    if name == doc.CHANGELOG_FIELD or doc.is_playbook_log((key, name)):
+        return False
+    return advanced_within(base[name], value, name)
+
+
+def _element_key(element: dict[str, Any]) -> Any:
+    for name in doc.IDENTITY_KEYS:
+        ident = element.get(name)
+        if isinstance(ident, (str, int)) and not isinstance(ident, bool):
+            return (name, ident)
+    return None
 
 
 def _conflict_message(o: Any, t: Any, b: Any, merged: Any, how: str = "") -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import document as doc
+from . import coherence
 from .result import MISSING
 
 TYPE_CHECKING = False
@@ -20,6 +21,7 @@ def merge_document(m: Merger, base: Any, ours: Any, theirs: Any) -> Any:
             return m.conflict("add/add", MISSING, ours, theirs)
     if isinstance(base, dict) and isinstance(ours, dict) and isinstance(theirs, dict):
         base, ours, theirs = apply_fork_rules(m, base, ours, theirs)
+        m.protected = coherence.protected_ids(base, ours, theirs)  # M19: delete/reference
     m.find_moves(base, ours, theirs)
     return m.value((), base, ours, theirs)
 

@@ -111,7 +111,7 @@ def _draw_target(
 def _title(entry: Entry) -> str:
     parts = [entry.kind or "no kind", entry.status]
     if entry.multi_head:
-        parts.append(f"{len(entry.heads)} heads, {ident(entry.winner, 24)} wins")
+        parts.append(f"{len(entry.open_heads)} heads, {ident(entry.winner, 24)} wins")
     return f"{ident(entry.target_id, 48)} — {' · '.join(printable(p) for p in parts)}"
 
 
@@ -174,7 +174,7 @@ def _event_lines(e: dict[str, Any], entry: Entry, marks: Marks) -> list[str]:
     first = ident(eid)
     if entry.multi_head and eid == entry.winner:
         first = "★ " + first + " (wins)"
-    elif eid in entry.heads and entry.multi_head:
+    elif eid in entry.open_heads and entry.multi_head:
         first += " (head)"
     if eid in marks.new:
         first = "+ " + first

@@ -32,6 +32,11 @@ ANOMALY_KINDS = (
 
 _RANK = {kind: i for i, kind in enumerate(ANOMALY_KINDS)}
 
+NOTE_KINDS = frozenset({"duplicate-creation"})
+"""What the analysis finds that is concurrency, not a fault (PRODUCT.md "Playbook view"):
+two agents creating one target are several roots of one entry. The view lists them as
+notes, ``validate`` as notes (rule ``playbook-duplicate-creation``), never as errors."""
+
 
 def analyse(log: list[Any]) -> tuple[list[TargetState], list[RawAnomaly], int]:
     """Target states (by targetId), anomalies (sorted), the number of events."""
@@ -72,7 +77,10 @@ def _creations(graph: TargetGraph, anomalies: list[RawAnomaly]) -> None:
     found = [eid for eid in graph.ids if graph.by_id[eid].get("operation") in CREATION_OPS]
     if len(found) > 1:
         found.sort(key=graph.key.__getitem__)
-        msg = f"{len(found)} creation events for one target ({', '.join(found)})"
+        msg = (
+            f"{len(found)} creation events for one target ({', '.join(found)}): concurrent "
+            "creations, several roots of one entry"
+        )
         anomalies.append(("duplicate-creation", tuple(found), graph.target, msg))
 
 

@@ -144,6 +144,13 @@ def _created_at(now: str, entry: Entry | None, playbook: dict[str, Any], log_key
         if isinstance(e, dict) and e.get("eventId") in own and e.get("targetId") == entry.target_id
     ]
     latest = max((s for s in stamps if isinstance(s, str)), key=instant, default=now)
+    if instant(latest)[:2] < instant(now)[:2]:
+        return now
+    if entry.multi_head and instant(latest)[0] == 1:
+        # the event settles concurrent heads only as the winner: after every one of them
+        when = parse_instant(latest)
+        if when is not None:
+            return (when + _dt.timedelta(seconds=1)).astimezone(_UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return latest if instant(latest)[:2] > instant(now)[:2] else now
 
 
@@ -199,8 +206,8 @@ def bump_host(container: dict[str, Any], when: str) -> None:
 def _notes(entry: Entry | None) -> tuple[str, ...]:
     if entry is None or not entry.multi_head:
         return ()
-    heads = ", ".join(entry.heads)
+    heads = ", ".join(entry.open_heads)
     return (
-        f"{entry.target_id} had {len(entry.heads)} heads ({heads}): "
-        f"chained to the winner {entry.winner}",
+        f"{entry.target_id} had {len(entry.open_heads)} heads ({heads}): "
+        f"chained to the winner {entry.winner}, which settles them",
     )

@@ -31,6 +31,7 @@ class TargetState:
         "fields",
         "graph",
         "heads",
+        "settled",
         "status",
         "target",
         "updated_at",
@@ -45,14 +46,40 @@ class TargetState:
         self.heads = graph.heads()
         heads = self.heads
         self.winner = heads[0] if len(heads) == 1 else max(heads, key=graph.key.__getitem__)
+        self.settled = settled_heads(graph, heads, self.winner) if len(heads) > 1 else []
         folded = self.fields.get("status")
         if deprecated:
             self.status = status_of(graph, events, folded)
         else:
             self.status = folded if isinstance(folded, str) else "active"
-        self.conflicts = field_conflicts(graph) if len(self.heads) > 1 else []
+        concurrent = len(heads) - len(self.settled) > 1
+        self.conflicts = field_conflicts(graph) if concurrent else []
         self.created_at = events[0].get("createdAt")  # the first event in causal order
         self.updated_at = graph.by_id[self.winner].get("createdAt")  # the winning head
+
+
+def settled_heads(graph: TargetGraph, heads: list[str], winner: str) -> list[str]:
+    """The heads an update after the winner settled (PRODUCT.md "Playbook view").
+
+    An agent settles concurrent heads with one ordinary update chained to the winner
+    (``playbook update``, ``vbrief_add_learning``); the winner's chain then holds, before
+    its last event, an event written after each head it saw. So a head other than the
+    winner is settled when an event before the winner on the winner's chain is later
+    than it, by the tie order (``createdAt`` instant, ``eventId``); right after a merge
+    that left several heads, the winner is the only event of its chain later than the
+    others, and none is settled.
+    """
+    key, parent = graph.key, graph.parent
+    latest = None
+    node = parent.get(winner)
+    while node is not None:
+        k = key[node]
+        if latest is None or k > latest:
+            latest = k
+        node = parent.get(node)
+    if latest is None:
+        return []
+    return [h for h in heads if h != winner and key[h] < latest]
 
 
 def fold(events: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, int], bool]:

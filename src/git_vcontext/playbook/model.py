@@ -54,6 +54,7 @@ VIEW_KEYS = (
     "harmfulCount",
     "heads",
     "winner",
+    "settled",
     "conflicts",
     "events",
     "supersedes",
@@ -89,6 +90,7 @@ class Entry:
     duplicates: tuple[str, ...] = ()  # entries whose duplicateOf names this one
     created_at: str | None = None  # createdAt of its first event in causal order
     updated_at: str | None = None  # createdAt of its winning head
+    settled: tuple[str, ...] = ()  # heads an update after the winner settled (causal order)
 
     @classmethod
     def build(cls, values: dict[str, Any]) -> Entry:
@@ -103,8 +105,15 @@ class Entry:
 
     @property
     def multi_head(self) -> bool:
-        """Concurrent updates left more than one head."""
-        return len(self.heads) > 1
+        """Concurrent updates left more than one head that no later update settled."""
+        return len(self.heads) - len(self.settled) > 1
+
+    @property
+    def open_heads(self) -> tuple[str, ...]:
+        """The heads not settled (the winner among them), in causal order."""
+        if not self.settled:
+            return self.heads
+        return tuple(h for h in self.heads if h not in self.settled)
 
     def to_json(self) -> dict[str, Any]:
         """PRODUCT.md's view entry; every other folded field follows under its own name."""
@@ -118,6 +127,8 @@ class Entry:
         out["harmfulCount"] = self.harmful_count
         out["heads"] = list(self.heads)
         out["winner"] = self.winner
+        if self.settled:
+            out["settled"] = list(self.settled)
         out["conflicts"] = [c.to_json() for c in self.conflicts]
         out["events"] = list(self.event_ids)
         self._links_json(out)
@@ -151,6 +162,7 @@ class PlaybookView:
     anomalies: tuple[Anomaly, ...]
     kind: str  # "events" (vContext event log) | "ace" (entries keyed by id) | "items" (v0.3)
     event_count: int = 0
+    notes: tuple[Anomaly, ...] = ()  # concurrency worth knowing, no fault (concurrent creations)
 
     @cached_property
     def _by_target(self) -> dict[str, Entry]:
@@ -172,4 +184,5 @@ class PlaybookView:
             "eventCount": self.event_count,
             "entries": [e.to_json() for e in (self.entries if entries is None else entries)],
             "anomalies": [a.to_json() for a in self.anomalies],
+            **({"notes": [a.to_json() for a in self.notes]} if self.notes else {}),
         }

@@ -58,6 +58,9 @@ def render_text(
     if view.anomalies:
         lines += ["", f"anomalies ({len(view.anomalies)})"]
         lines += [f"  {a.kind}: {a.message}" for a in view.anomalies]
+    if view.notes:
+        lines += ["", f"notes ({len(view.notes)})"]
+        lines += [f"  {a.target_id}: {a.message}" for a in view.notes]
     if metric_diffs:
         lines += ["", "stored metrics disagree with the log (stored -> recomputed)"]
         lines += [f"  {k}: {_scalar(old)} -> {_scalar(new)}" for k, old, new in metric_diffs]
@@ -146,8 +149,10 @@ def _links(entry: Entry) -> list[str]:
 def _concurrency(entry: Entry) -> list[str]:
     out = []
     if entry.multi_head:
-        heads = ", ".join(entry.heads)
-        out.append(f"{INDENT}! {len(entry.heads)} heads: {heads} (winner {entry.winner})")
+        heads = ", ".join(entry.open_heads)
+        out.append(f"{INDENT}! {len(entry.open_heads)} heads: {heads} (winner {entry.winner})")
+    if entry.settled:
+        out.append(f"{INDENT}settled: {', '.join(entry.settled)} (chain of {entry.winner})")
     for c in entry.conflicts:
         out.append(f"{INDENT}! concurrent edits of {c.field}: {', '.join(c.event_ids)}")
     return out

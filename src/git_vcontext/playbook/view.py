@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .analyse import PausedGC, analyse
+from .analyse import NOTE_KINDS, PausedGC, analyse
 from .fold import TargetState, as_count
 from .log import NoPlaybookError, find_playbooks, log_kind, log_of, looks_like_playbook
 from .model import Anomaly, Entry, FieldConflict, PlaybookView
@@ -50,9 +50,11 @@ def view_and_states(
         else:
             entries, raw = _keyed_entries(log, kind)
             count = len(log)
-        anomalies = tuple(Anomaly(k, ids, target, msg) for k, ids, target, msg in raw)
+        found = [Anomaly(k, ids, target, msg) for k, ids, target, msg in raw]
+        anomalies = tuple(a for a in found if a.kind not in NOTE_KINDS or kind != "events")
+        notes = tuple(a for a in found if a.kind in NOTE_KINDS and kind == "events")
         entries = _with_links(entries)
-    return PlaybookView(where, log_key, tuple(entries), anomalies, kind, count), states
+    return PlaybookView(where, log_key, tuple(entries), anomalies, kind, count, notes), states
 
 
 def _event_entry(s: TargetState) -> Entry:
@@ -64,6 +66,7 @@ def _event_entry(s: TargetState) -> Entry:
         (s.counters["helpfulCount"], s.counters["harmfulCount"]),
         heads=tuple(s.heads),
         winner=s.winner,
+        settled=tuple(s.settled),
         conflicts=conflicts,
         event_ids=tuple(s.graph.order),
         stamps=(s.created_at, s.updated_at),
@@ -78,6 +81,7 @@ def _entry(
     *,
     heads: tuple[str, ...],
     winner: str,
+    settled: tuple[str, ...] = (),
     conflicts: tuple[FieldConflict, ...] = (),
     event_ids: tuple[str, ...],
     stamps: tuple[Any, Any],
@@ -97,6 +101,7 @@ def _entry(
             "harmful_count": counts[1],
             "heads": heads,
             "winner": winner,
+            "settled": settled,
             "conflicts": conflicts,
             "event_ids": event_ids,
             "supersedes": tuple(x for x in supersedes if isinstance(x, str))

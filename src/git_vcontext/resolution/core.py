@@ -70,7 +70,8 @@ class Resolution:
         ``text=False``: only the data (ours' value where conflicts are left), not written.
         """
         values = {id(n): choices[c.id].value_for(c) for n, c in self.listed if c.id in choices}
-        tree = replaced(self.tree, lambda n: values.get(id(n), n))
+        bound = {id(n): c.bound_for(choices[c.id]) for n, c in self.listed if c.id in choices}
+        tree = replaced(self.tree, lambda n: values.get(id(n), n), lambda n: bound.get(id(n)))
         remaining = tuple(self.remaining(choices))
         if remaining:
             written = self._with_conflicts(tree, choices, style) if text else None
@@ -117,14 +118,21 @@ def _ours_data(tree: Any) -> Any:
 
 
 def from_versions(
-    base: bytes | None, ours: bytes | None, theirs: bytes | None, *, path: str, now: str | None
+    base: bytes | None,
+    ours: bytes | None,
+    theirs: bytes | None,
+    *,
+    path: str,
+    now: str | None,
+    replay: bool = False,
 ) -> Resolution:
-    """The file's three versions (None: the side deleted it) merged again by the engine."""
+    """The file's three versions (None: the side deleted it) merged again by the engine,
+    as the driver merged them (``replay``: a rebase step, cherry-pick or revert, M6, M8)."""
     with ReusedParses():
         if ours is None or theirs is None:
             return _whole_file(base, ours, theirs, path)
 
-        options = MergeOptions(now=now, path=path)
+        options = MergeOptions(now=now, path=path, replay=replay)
         outcome = merge_files(
             base, ours, theirs, path=path, options=options, render_conflicts=False
         )

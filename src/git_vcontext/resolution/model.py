@@ -6,9 +6,10 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
-from ..merging.result import MISSING
+from ..merging.result import MISSING, status_fields_json
 from ..merging.textmerge import Markers
 from ..record import record
+from ..values import same
 
 if TYPE_CHECKING:
     from typing import Any
@@ -27,6 +28,8 @@ class FileConflict:
     base: Any
     ours: Any
     theirs: Any
+    # a status conflict's status fields (M13): (name, base, ours, theirs), chosen with it
+    bound: tuple[tuple[str, Any, Any, Any], ...] = ()
 
     def side(self, name: str) -> Any:
         """The value of one side (``ours``, ``theirs`` or ``base``); MISSING when absent."""
@@ -45,7 +48,26 @@ class FileConflict:
             value = self.side(name)
             out[name] = None if value is MISSING else value
         out["absent"] = [n for n in ("base", "ours", "theirs") if self.side(n) is MISSING]
+        if self.bound:
+            out["statusFields"] = status_fields_json(self.bound)
         return out
+
+    def bound_for(self, choice: Choice) -> dict[str, Any] | None:
+        """The status fields' values ``choice`` gives (M13): the side taken, or the side
+        whose status the value given is; None: they stay as they are (ours')."""
+        if not self.bound:
+            return None
+        side = choice.take
+        if side is None:
+            side = next((s for s in ("theirs", "base") if _same(choice.value, self.side(s))), None)
+        if side is None:
+            return None
+        index = {"base": 0, "ours": 1, "theirs": 2}[side]
+        return {name: values[index] for name, *values in self.bound}
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is not MISSING and b is not MISSING and same(a, b)
 
 
 def conflict_id(where: str, kind: str, base: Any, ours: Any, theirs: Any) -> str:

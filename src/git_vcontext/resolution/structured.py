@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from .. import document as doc
 from ..merging.conflict_record import jsonpath_parts
 from ..merging.result import MISSING
+from ..record import replace
 from ..values import pointer
 from .model import Choice, FileConflict, Settled, conflict_id
 
@@ -51,6 +52,39 @@ class StructuredFile:
             parts = jsonpath_parts(entry.get("path")) if _open(entry) else None
             if parts is not None:
                 self.listed.append((index, parts, self._conflict(parts, entry)))
+        # status fields recorded beside their status conflict go with it (M13)
+        self.followers: dict[str, list[tuple[int, Parts]]] = {}
+        self.listed = self._bind(self.listed)
+
+    def _bind(
+        self, listed: list[tuple[int, Parts, FileConflict]]
+    ) -> list[tuple[int, Parts, FileConflict]]:
+        statuses = {
+            tuple(parts): i
+            for i, (_, parts, c) in enumerate(listed)
+            if parts and parts[-1] == doc.STATUS_FIELD and c.kind == "status"
+        }
+        if not statuses:
+            return listed
+        kept: list[tuple[int, Parts, FileConflict]] = []
+        bound: dict[int, list[tuple[str, Any, Any, Any]]] = {}
+        follow: dict[int, list[tuple[int, Parts]]] = {}
+        for index, parts, c in listed:
+            name = parts[-1] if parts else None
+            owner = statuses.get((*parts[:-1], doc.STATUS_FIELD)) if parts else None
+            if owner is not None and isinstance(name, str) and doc.is_status_bound(name):
+                bound.setdefault(owner, []).append((name, c.base, c.ours, c.theirs))
+                follow.setdefault(owner, []).append((index, parts))
+            else:
+                kept.append((index, parts, c))
+        out = []
+        for index, parts, c in kept:
+            owner = statuses.get(tuple(parts))
+            if owner is not None and owner in bound:
+                c = replace(c, bound=tuple(bound[owner]))
+                self.followers[c.id] = follow[owner]
+            out.append((index, parts, c))
+        return out
 
     def _conflict(self, parts: Parts, entry: dict[str, Any]) -> FileConflict:
         data = self.ours.data
@@ -102,6 +136,13 @@ class StructuredFile:
                 entries[index]["status"] = "resolved"
                 if value is not MISSING:
                     entries[index]["resolution"] = value
+                bound = c.bound_for(choices[c.id]) or {}
+                for at, where in self.followers.get(c.id, ()):
+                    field = bound.get(str(where[-1]), _at(data, where))
+                    data = set_at(data, where, field)
+                    entries[at]["status"] = "resolved"
+                    if field is not MISSING:
+                        entries[at]["resolution"] = field
         record = {**record, "conflicts": entries}
         remaining = tuple(self.remaining(choices))
         if not remaining:

@@ -31,15 +31,16 @@ def listed(tree: Any) -> list[tuple[ConflictNode, FileConflict]]:
 
 
 def _renamed(c: FileConflict, new_id: str) -> FileConflict:
-    return FileConflict(new_id, c.pointer, c.where, c.kind, c.base, c.ours, c.theirs)
+    return FileConflict(new_id, c.pointer, c.where, c.kind, c.base, c.ours, c.theirs, c.bound)
 
 
 def _walk(node: Any, tree_parts: Parts, data_parts: Parts, view: Any, found: list[Any]) -> None:
     if isinstance(node, ConflictNode):
         where = doc.anchored_path(view, tree_parts)
         ident = conflict_id(where, node.kind, node.base, node.ours, node.theirs)
+        bound = tuple((name, *values) for name, values in node.bound.items())
         conflict = FileConflict(
-            ident, pointer(data_parts), where, node.kind, node.base, node.ours, node.theirs
+            ident, pointer(data_parts), where, node.kind, node.base, node.ours, node.theirs, bound
         )
         found.append((node, conflict))
     elif isinstance(node, dict):
@@ -68,23 +69,42 @@ def _labelled(tree: Any) -> Any:
     return tree
 
 
-def replaced(tree: Any, decide: Callable[[ConflictNode], Any]) -> Any:
+def replaced(
+    tree: Any,
+    decide: Callable[[ConflictNode], Any],
+    bound: Callable[[ConflictNode], dict[str, Any] | None] | None = None,
+) -> Any:
     """The tree with each conflict replaced by ``decide(node)`` (the node itself: left as it
     is; MISSING: removed from its object or list). Parts without a conflict are kept as
-    they are (the same objects), which keeps rendering them cheap."""
-    return _replaced(tree, decide, conflicted(tree))
+    they are (the same objects), which keeps rendering them cheap. ``bound(node)``: the
+    values a decided status conflict gives its status fields (M13; None: leave them)."""
+    return _replaced(tree, decide, conflicted(tree), bound or _no_bound)
 
 
-def _replaced(tree: Any, decide: Callable[[ConflictNode], Any], dirty: set[int]) -> Any:
+def _no_bound(node: ConflictNode) -> None:
+    return None
+
+
+def _replaced(
+    tree: Any,
+    decide: Callable[[ConflictNode], Any],
+    dirty: set[int],
+    bound: Callable[[ConflictNode], dict[str, Any] | None],
+) -> Any:
     if isinstance(tree, ConflictNode):
         return decide(tree)
     if id(tree) not in dirty:
         return tree
     if isinstance(tree, dict):
-        out = {k: _replaced(v, decide, dirty) for k, v in tree.items()}
+        out = {k: _replaced(v, decide, dirty, bound) for k, v in tree.items()}
+        for v in tree.values():  # a decided status conflict's status fields (M13)
+            values = bound(v) if isinstance(v, ConflictNode) and v.bound else None
+            if values is not None:
+                out.update(values)
         return {k: v for k, v in out.items() if v is not MISSING}
     if isinstance(tree, list):
-        return [v for v in (_replaced(x, decide, dirty) for x in tree) if v is not MISSING]
+        items = (_replaced(x, decide, dirty, bound) for x in tree)
+        return [v for v in items if v is not MISSING]
     return tree
 
 

@@ -166,7 +166,8 @@ class Catalog:
         candidates = self.entries(kind)
         pinned = self.pinned.get(kind)
         if pinned is not None:
-            return next((e for e in candidates if e.rel == pinned), None)
+            found = next((e for e in candidates if e.rel == pinned), None)
+            return found or _converted(candidates, pinned)
         if len(candidates) <= 1:
             return candidates[0] if candidates else None
         best = max(_instant(e) for e in candidates)
@@ -200,6 +201,20 @@ def _between(old: dict[str, Entry], entries: list[Entry]) -> Changes:
     changed += tuple(e for rel, e in old.items() if rel not in now)
     keys = {(e.rel, e.kind, e.id) for e in entries}
     return Changes(changed, keys != {(e.rel, e.kind, e.id) for e in old.values()})
+
+
+def _converted(candidates: list[Entry], pinned: str) -> Entry | None:
+    """The pinned document under its other format's name, once it was converted (JSON ⇄
+    TRON) and the old file is gone: followed, never written again under the old name."""
+    twin = _without_format(pinned)
+    return next((e for e in candidates if _without_format(e.rel) == twin), None)
+
+
+def _without_format(rel: str) -> str:
+    for suffix in (".json", ".tron"):
+        if rel.endswith(suffix):
+            return rel[: -len(suffix)]
+    return rel
 
 
 def _instant(entry: Entry) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..commands.conflicts import render_text
@@ -39,7 +40,33 @@ def resolve(svc: Service, args: dict[str, Any]) -> Answer:
     data = outcome.to_json()
     left = len(outcome.remaining)
     done = "resolved" + (", staged" if outcome.staged else "") if not left else f"{left} left"
-    return Answer(f"{outcome.path}: {len(outcome.chosen)} settled; {done}", data)
+    text = f"{outcome.path}: {len(outcome.chosen)} settled; {done}"
+    if outcome.staged and not left:
+        text += finish_merge(svc, root, data)
+    return Answer(text, data)
+
+
+def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
+    """After the last conflict of a file: the next step of the merge sync left stopped here
+    (another file to resolve, else the merge committed, on an agent branch, and
+    ``vcontext_sync`` next); what to add to the answer's text."""
+    from .sync_tool import conclude, is_sync_merge, next_sync_args
+
+    if not is_sync_merge(root):
+        return ""
+    listing = list_conflicts(cwd=root)
+    if listing.found:
+        files = [f.path for f in listing.files if f.conflicts or f.source == "stages"]
+        files += list(listing.others)
+        data["next"] = [{"tool": "vcontext_conflicts", "arguments": {}}]
+        return f"; still conflicted: {', '.join(files)} (vcontext_conflicts lists them)"
+    sync_args = next_sync_args(svc)
+    data["next"] = [{"tool": "vcontext_sync", "arguments": sync_args}]
+    if svc.git is None or not svc.git.commits():
+        return "; every conflict is settled: git commit --no-edit, then vcontext_sync"
+    committed = svc.git.locked(lambda _repo: conclude(root))
+    data["mergeCommitted"] = True
+    return f"; {committed}; next: vcontext_sync {json.dumps(sync_args)}"
 
 
 def _may_resolve(svc: Service, session: Any) -> None:

@@ -6,11 +6,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..commands.status import table
-from ..commands.sync import sync as run_sync
 from ..diffing.files import compare
 from ..diffing.report import render_files
 from ..edits.stamp import Refused
-from ..errors import OperationalError
 from ..filechange import FileChange
 from ..validation.model import FileReport, Finding
 from ..workflow.status import all_status
@@ -92,36 +90,7 @@ def status(svc: Service, args: dict[str, Any]) -> Answer:
 
 
 def sync(svc: Service, args: dict[str, Any]) -> Answer:
-    svc.may_write(None)
-    git = _git(svc, "vcontext_sync")
-    names = list(args.get("agents") or [])
-    if not names and not args.get("all"):
-        own = git.agent_branch()
-        if own is None:
-            raise Refused(
-                "bad-argument",
-                "this work tree is not on an agent branch: name the "
-                "agents to sync (agents: [...]) or all: true",
-            )
-        names = [own]
-    lines: list[str] = []
-    warnings: list[str] = []
-    try:
-        ok = git.locked(
-            lambda repo: run_sync(
-                repo,
-                agents=names,
-                all_agents=bool(args.get("all")),
-                into=args.get("into"),
-                push=args.get("push"),
-                dry_run=bool(args.get("dryRun")),
-                say=lines.append,
-                warn=warnings.append,
-            )
-        )
-    except OperationalError as exc:
-        raise Refused("sync", exc.one_line()) from None
-    svc.catalog.refresh()
-    data = {"ok": ok, "lines": lines, "warnings": warnings}
-    text = "\n".join([*lines, *(f"warning: {w}" for w in warnings)]) or "nothing to sync"
-    return Answer(text if ok else f"sync stopped: {text}", data, error=not ok)
+    """``vcontext_sync`` (see ``sync_tool``: its conflicts are settled with tool calls)."""
+    from .sync_tool import sync as sync_tool
+
+    return sync_tool(svc, args)

@@ -60,6 +60,17 @@ class GitSide:
         rel = os.path.relpath(real, self.top)
         return None if rel.startswith("..") else rel.replace(os.sep, "/")
 
+    def finish_interrupted(self) -> None:
+        """Finish a work-tree update an interrupted sync left (``workflow/interrupted``) before
+        a write reads a document: never an edit of the files it left behind."""
+        from ..workflow.interrupted import Unfinished, finish
+
+        with self._lock:
+            try:
+                finish(self.repo)
+            except Unfinished as exc:
+                raise Refused("stale", exc.message) from None
+
     def refuse_if_conflicted(self, real: str, shown: str) -> None:
         """Refuse writing a document git left conflicted in a stopped merge."""
         path = self.path_of(real)

@@ -265,7 +265,9 @@ ENGINE = (
     ToolSpec(
         "vcontext_sync",
         "Merge agent branches and their base both ways (as 'git vcontext sync'); default: "
-        "the agent whose branch is checked out here",
+        "the agent whose branch is checked out here. When this agent's pair conflicts, the "
+        "merge is left stopped here and the conflicts come back as data, with 'next': the "
+        "vcontext_resolve calls to make, then vcontext_sync again",
         {
             "agents": _strings("Agent names (default: this work tree's agent)"),
             "all": {"type": "boolean", "description": "Every agent branch"},
@@ -286,7 +288,7 @@ ENGINE = (
         "vcontext_resolve",
         "Settle conflicts of one document (as 'git vcontext resolve'): take a side or put a "
         "value, for one conflict or all that remain; the last one writes a valid document "
-        "and stages it",
+        "and stages it (and commits the merge vcontext_sync left stopped, once none is left)",
         {
             "path": _s("The conflicted file, relative to the repository"),
             "conflict": _s("A conflict's id, pointer or place (default: all that remain)"),

@@ -89,6 +89,8 @@ class Writer:
             check_inside(target.real, self.root)
         except OperationalError as exc:
             raise Refused("not-written", exc.one_line()) from None
+        if self.git is not None:
+            self.git.finish_interrupted()
         loaded = self.store.load(target.rel, target.real)
         if loaded is None and target.new is None:
             raise Refused("gone", f"{target.rel} no longer exists")

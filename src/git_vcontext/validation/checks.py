@@ -104,6 +104,7 @@ def _container_issues(container: dict[str, Any], where: Parts) -> Iterator[Issue
     yield from container_rules.check_dependencies(container, where)
     yield from container_rules.check_changelog(container, where)
     yield from container_rules.check_fork(container, where)
+    yield from container_rules.check_narratives(container, where)
     for parts, item in rules.walk_items(container, where):
         nested = item.get("todoList")  # a PlanItem's own todo list is a container of its own
         if isinstance(nested, dict):

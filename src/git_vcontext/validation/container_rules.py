@@ -1,4 +1,5 @@
-"""Rules on one container: changeLog sequences, fork consistency, dependencies (Ext 4, 10, 11)."""
+"""Rules on one container: changeLog sequences, fork consistency, dependencies (Ext 4, 10, 11),
+narratives in the older object form (a note)."""
 
 from __future__ import annotations
 
@@ -172,3 +173,18 @@ def find_cycles(
             else:
                 state[node] = 2
                 path.pop()
+
+
+def check_narratives(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
+    """A plan narrative written as a ``{title, content}`` object: accepted — the older form
+    seed 001's own plan example still uses — with a note suggesting the string form."""
+    narratives = container.get("narratives")
+    if not isinstance(narratives, dict):
+        return
+    for key, value in narratives.items():
+        if isinstance(value, dict) and isinstance(value.get("content"), str):
+            msg = (
+                f"narrative {key!r} is a {{title, content}} object, the older form (accepted); "
+                f"the string form is preferred: write its content as the value of {key!r}"
+            )
+            yield "narrative-object", (*where, "narratives", key), msg

@@ -12,12 +12,17 @@ Rules (stable ids):
 - ``history-target-changed``: an existing ``eventId`` points at another ``targetId``;
 - ``history-changelog-removed`` / ``history-changelog-modified``: a ``changeLog``
   entry the parent had is gone or was edited (the log is append-only);
-- ``history-sequence-decreased``: a ``sequence`` (document or container level, or
-  ``playbook.version``) went down;
-- ``history-unmerged-fork`` (``check_arrival``, judged between a branch's old and new
-  tip rather than per commit): a ``fork`` block with ``mergeStatus: "unmerged"``
-  arrives on a branch outside the agent prefix (a plain ``git merge`` of an agent
-  branch; ``sync`` is the way to bring agent work back).
+- ``history-sequence-decreased``: a ``sequence`` went down at any level: the info object,
+  a container, an item (by its id, nested ``subItems`` too), ``playbook.version``;
+- ``history-duplicate-creation``: a commit that is not a merge adds a creation event
+  (``append``/``initial``) for a target its parent already had (the agent should have
+  written an update); concurrent creations that a merge brings together are no finding;
+- ``history-unmerged-fork`` (``check_merge_arrival``, judged per merge commit on a branch
+  outside the agent prefix): a merge commit brings in a ``fork`` block with
+  ``mergeStatus: "unmerged"`` from a parent that had it while its first parent (the
+  branch's own) did not — a plain ``git merge`` of an agent branch copies a document
+  the base did not touch verbatim; ``sync`` is the way to bring agent work back. A
+  forked document committed directly (imported, as the spec's A2 example) is accepted.
 
 A side that does not parse is left to the per-file check (rule ``parse``): the
 history rules compare only what both sides say.
@@ -34,14 +39,14 @@ from .model import Finding
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
+    from typing import Any, TypeGuard
 
     from ..values import JsonValue
 
     Arrays = list[tuple["Path", list[Any]]]
     Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
 
-RULES_VERSION = "2"
+RULES_VERSION = "4"
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"
@@ -51,6 +56,7 @@ CHANGELOG_REMOVED = "history-changelog-removed"
 CHANGELOG_MODIFIED = "history-changelog-modified"
 SEQUENCE_DECREASED = "history-sequence-decreased"
 UNMERGED_FORK = "history-unmerged-fork"
+DUPLICATE_CREATION = "history-duplicate-creation"
 RULES = (
     EVENT_REMOVED,
     EVENT_MODIFIED,
@@ -59,6 +65,7 @@ RULES = (
     CHANGELOG_MODIFIED,
     SEQUENCE_DECREASED,
     UNMERGED_FORK,
+    DUPLICATE_CREATION,
 )
 TARGET_ID = "targetId"
 UNMERGED = "unmerged"
@@ -67,35 +74,49 @@ Path = tuple[str | int, ...]
 
 
 def check_change(
-    old: bytes | None, new: bytes | None, path: str, *, old_path: str | None = None
+    old: bytes | None,
+    new: bytes | None,
+    path: str,
+    *,
+    old_path: str | None = None,
+    merge: bool = False,
 ) -> list[Finding]:
     """Findings for one file changed by one commit (against one parent).
 
-    ``old_path``: the old name of a renamed file (its format may differ).
+    ``old_path``: the old name of a renamed file (its format may differ); ``merge``: the
+    commit is a merge (concurrent creations it brings together are no finding).
     """
     if old is None:
         return []  # a new file has no past to break
     pair = _parse_pair(old, new, path, old_path)
     if pair is None:
         return []
-    return check_data(*pair)
+    return check_data(*pair, merge=merge)
 
 
-def check_arrival(
-    old: bytes | None, new: bytes | None, path: str, *, old_path: str | None = None
+def check_merge_arrival(
+    first: bytes | None,
+    merged: bytes | None,
+    others: Sequence[bytes | None],
+    path: str,
+    *,
+    old_path: str | None = None,
 ) -> list[Finding]:
-    """``history-unmerged-fork``: unmerged fork blocks in ``new`` that ``old`` lacked.
-
-    For a branch outside the agent prefix, ``old`` is the file at the branch's previous
-    tip and ``new`` at its new tip: what the push makes arrive there, whichever
-    commits carry it (they may already be on the remote under an agent branch).
-    """
-    if new is None:
+    """``history-unmerged-fork`` for one document of a merge commit: the unmerged fork
+    blocks ``merged`` holds that ``first`` (the first parent's version: the branch's own)
+    lacks and one of ``others`` (the other parents' versions, at ``path``) has — what the
+    merge brought in from an agent branch. ``old_path``: the first parent's name of it."""
+    if merged is None:
         return []
-    pair = _parse_pair(old, new, path, old_path)
+    pair = _parse_pair(first, merged, path, old_path)
     if pair is None:
         return []
-    return _unmerged_forks(*pair)
+    had: set[str] = set()
+    for raw in others:
+        data, _ = _parse(raw, path)
+        if data is not _UNREADABLE:
+            had.update(key for key, _ in _forks(data))
+    return _unmerged_forks(*pair, brought=had) if had else []
 
 
 def _parse_pair(
@@ -144,10 +165,13 @@ class Source:
         return found
 
 
-def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> list[Finding]:
+def check_data(
+    old: JsonValue, new: JsonValue, source: Source | None = None, *, merge: bool = False
+) -> list[Finding]:
     """The per-commit history rules over parsed values (``None`` = the file is absent).
 
-    ``source`` (the new text) is only used to give findings a line and column.
+    ``source`` (the new text) is only used to give findings a line and column; ``merge``:
+    the commit is a merge commit.
     """
     src = source or Source()
     if new is None:
@@ -156,7 +180,9 @@ def check_data(old: JsonValue, new: JsonValue, source: Source | None = None) -> 
         return _jsonl_events(old, new, src.text)
     walked = _walk_arrays(old), _walk_arrays(new)  # once each, for both rules
     found = _events(old, new, src, walked) + _changelogs(old, new, src, walked)
-    return found + _sequences(old, new, src)
+    if not merge:
+        found += _second_creations(old, new, src, walked)
+    return found + _sequences(old, new, src, walked)
 
 
 def logged_entries(raw: bytes | None, path: str) -> int:
@@ -258,6 +284,42 @@ def _events(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list
             )
         )
     return out
+
+
+def _second_creations(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list[Finding]:
+    """Creation events this commit adds for targets its parent already had: one agent's
+    second creation (two agents' creations meet only in a merge, which is concurrency)."""
+    before = _playbook_events(old, walked[0])
+    targets = {e.get(TARGET_ID) for _, e in before.values() if isinstance(e, dict)}
+    if not targets:
+        return []
+    out = []
+    for event_id, (where, event) in _playbook_events(new, walked[1]).items():
+        if event_id in before or not isinstance(event, dict):
+            continue
+        target = event.get(TARGET_ID)
+        if event.get("operation") not in _CREATIONS or target not in targets:
+            continue
+        if event.get("prevEventId") is not None:
+            continue  # chained to the entry: no second root (an anomaly validate reports)
+        line, column = src.at(new, (*where, doc.EVENT_ID))
+        out.append(
+            _finding(
+                DUPLICATE_CREATION,
+                where,
+                f"event {event_id!r} creates target {target!r} again, which the parent "
+                "already has; write an update chained to its current head instead "
+                f"(git vcontext playbook update FILE --target {target})",
+                new,
+                line,
+                column,
+                src,
+            )
+        )
+    return out
+
+
+_CREATIONS = ("append", "initial")
 
 
 def _playbook_events(
@@ -448,22 +510,22 @@ def _outside_arrays(path: Path) -> bool:
 # -- sequences -----------------------------------------------------------------------
 
 
-def _sequences(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
-    before = dict(_sequence_fields(old))
+def _sequences(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list[Finding]:
+    before = _sequence_fields(old, walked[0])
     if not before:
         return []
     out = []
-    for path, value in _sequence_fields(new):
-        was = before.get(path)
-        if was is None or not value < was:
+    for address, (path, value) in _sequence_fields(new, walked[1]).items():
+        was = before.get(address)
+        if was is None or not value < was[1]:
             continue
         line, column = src.at(new, path)
         out.append(
             _finding(
                 SEQUENCE_DECREASED,
                 path,
-                f"sequence went down from {was} to {value}; a sequence never decreases: "
-                f"set it back to {was} or more",
+                f"sequence went down from {was[1]} to {value}; a sequence never decreases: "
+                f"set it back to {was[1]} or more",
                 new,
                 line,
                 column,
@@ -473,7 +535,40 @@ def _sequences(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
     return out
 
 
-def _sequence_fields(data: JsonValue) -> list[tuple[Path, int | float]]:
+Address = tuple[object, ...]
+"""Where a sequence lives, independent of array positions: object keys from the root, an
+item by its identity within its container (so a reordered or re-parented item, M18, is
+still the same item)."""
+
+_ITEM_KEYS = ("id", "uid")
+"""What identifies an item in its container for the sequence rule (ids are unique per
+container; playbook events and changeLog entries are immutable and judged elsewhere)."""
+
+
+def _sequence_fields(data: JsonValue, arrays: Arrays) -> dict[Address, tuple[Path, int | float]]:
+    """Every numeric ``sequence`` (and ``playbook.version``) by address: those reached
+    through objects (the info object's, each container's), and each item's by its id in
+    its container — nested ``subItems`` and a plan item's own todo list included (from
+    ``arrays``, the document's arrays, walked once for every rule). An address found twice
+    (an id repeated in its container) is left out: which twin is which cannot be told."""
+    out: dict[Address, tuple[Path, int | float]] = {}
+    repeated: set[Address] = set()
+    found: list[tuple[Address, Path, int | float]] = [
+        (path, path, value) for path, value in _object_sequences(data)
+    ]
+    for here, array in arrays:
+        if here and here[-1] in doc.ITEM_ARRAY_KEYS and not doc.is_playbook_log(here):
+            found += _item_sequences(here, array)
+    for address, path, value in found:
+        if address in out:
+            repeated.add(address)
+        out[address] = (path, value)
+    for address in repeated:
+        del out[address]
+    return out
+
+
+def _object_sequences(data: JsonValue) -> list[tuple[Path, int | float]]:
     """Numeric sequence fields reached through objects only (document, containers, info)."""
     out: list[tuple[Path, int | float]] = []
     stack: list[tuple[Path, Any]] = [((), data)]
@@ -490,18 +585,57 @@ def _sequence_fields(data: JsonValue) -> list[tuple[Path, int | float]]:
     return out
 
 
-def _number(value: Any) -> bool:
+def _item_sequences(here: Path, array: list[Any]) -> list[tuple[Address, Path, int | float]]:
+    """The ``sequence`` of each item of an array of items that carries an id, addressed by
+    that id in the container the array belongs to."""
+    scope = _container_of(here)
+    found: list[tuple[Address, Path, int | float]] = []
+    for index, element in enumerate(array):
+        if not isinstance(element, dict):
+            continue
+        value = element.get(doc.SEQUENCE_FIELD)
+        ident = _item_identity(element)
+        if ident is not None and _number(value):
+            found.append(
+                ((*scope, ident, doc.SEQUENCE_FIELD), (*here, index, doc.SEQUENCE_FIELD), value)
+            )
+    return found
+
+
+def _container_of(path: Path) -> Path:
+    """The path of the container an array of items belongs to (its last container key)."""
+    for i in range(len(path) - 1, -1, -1):
+        if path[i] in doc.CONTAINER_KEYS:
+            return path[: i + 1]
+    return ()
+
+
+def _item_identity(element: Any) -> tuple[str, Any] | None:
+    for key in _ITEM_KEYS:
+        ident = doc.element_id(element, key)
+        if ident is not None:
+            return (key, ident)
+    return None
+
+
+def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # -- forks ---------------------------------------------------------------------------
 
 
-def _unmerged_forks(old: JsonValue, new: JsonValue, src: Source) -> list[Finding]:
+def _unmerged_forks(
+    old: JsonValue, new: JsonValue, src: Source, *, brought: set[str] | None = None
+) -> list[Finding]:
+    """Unmerged fork blocks in ``new`` that ``old`` lacks (``brought``: only in these
+    containers, those another parent of a merge had)."""
     had = {key for key, _ in _forks(old) if key}
     out = []
     for key, fork in _forks(new):
         if fork.get("mergeStatus") != UNMERGED or key in had:
+            continue
+        if brought is not None and key not in brought:
             continue
         line, column = src.at(new, (key, doc.FORK_FIELD, "mergeStatus"))
         out.append(

@@ -19,7 +19,7 @@ _ADVICE = {
     "cycle": "prevEventId links must lead back to the creation event",
     "append-with-prev": "remove prevEventId or make the event an update",
     "update-without-prev": "set prevEventId to the event this one follows",
-    "duplicate-creation": "make the later creation an update of the first",
+    "duplicate-creation": "an update after the winner settles the heads they left",
     "duplicate-event-id": "give each event its own eventId",
 }
 

@@ -45,16 +45,18 @@ RULES = {
     "playbook-cycle": "prevEventId links form no cycle",
     "playbook-append-with-prev": "append/initial events have no prevEventId",
     "playbook-update-without-prev": "update/deprecate events have a prevEventId",
-    "playbook-duplicate-creation": "one append/initial event per targetId",
+    "playbook-duplicate-creation": "concurrent creations of one targetId (a note: several roots)",
     "playbook-malformed-event": "log elements are events (objects with eventId and targetId)",
     "event-caused-by": "a VerMAS event's caused_by names an event of the same log",
     "event-type-unknown": "a VerMAS event_type seed 004 does not list (a note: the list grows)",
     "projection-drift": "work_orders.jsonl / messages.jsonl agree with what events.jsonl derives",
     "assignment": "a VerMAS assignment file holds one line {type}:{reference_id}",
+    "narrative-object": "a plan narrative written as a {title, content} object (a note: the "
+    "older form seed 001's own example uses; the string form is preferred)",
 }
 """Every rule id validation reports, with what it checks (stable: reports and tests use them)."""
 
-NOTE_RULES = frozenset({"event-type-unknown"})
+NOTE_RULES = frozenset({"event-type-unknown", "narrative-object", "playbook-duplicate-creation"})
 """Rules whose findings are notes: reported with a line and column, the file stays valid."""
 
 _RFC3339 = re.compile(

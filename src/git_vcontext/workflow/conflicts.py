@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..document import looks_like_vcontext
 from ..errors import OperationalError
 from ..fsio import open_regular, read_regular
+from ..gitio import repository_error
 from ..gitio.fileset import work_tree_files
 from ..record import record
 from ..resolution.model import FileConflict
@@ -80,7 +81,7 @@ def list_conflicts(paths: Sequence[str] = (), *, cwd: str | os.PathLike[str] = "
     """The conflicts of ``paths`` (files or directories; none: the whole repository)."""
     ctx = Context(cwd)
     if ctx.repo is None and not paths:
-        raise OperationalError("not a git repository: name the files to look at")
+        raise repository_error(cwd)
     wanted = [ctx.relative(p) for p in paths]
     stages = ctx.stages()
     _check_exist(ctx, paths, wanted, stages)

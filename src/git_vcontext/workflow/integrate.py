@@ -7,16 +7,18 @@ from typing import TYPE_CHECKING
 
 from ..codecs import ReusedParses
 from ..errors import OperationalError
-from ..gitio import refs
+from ..gitio import locks, refs
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
 from ..record import record
 from . import agents as agent_config
 from . import lease as leases
 from .ancestry import contains, has_work, start_of
+from .divergence import diverged_base
 from .leasing import LeaseKeeper
+from .mergecheck import left_out
 from .push import PushOutcome, Settings, settings, wait_before
-from .pushing import Pusher, Refused, refusal
+from .pushing import Pusher, Refused, RemoteLocks, refusal
 from .remoteview import RemoteView, Snapshot
 from .sync import CONFLICT, MERGED, PairResult, Syncer
 from .treemerge import changed_documents
@@ -61,6 +63,8 @@ class BaseRound:
         holder = ", ".join(self.branches.values())
         self.lease = LeaseKeeper(self.pusher, self.view, holder, self.settings.lease_seconds)
         self.retries = 0
+        self.diverged = False  # the local base's own commits conflict with the remote's
+        self.remote_locks = RemoteLocks()
 
     def run(self) -> PushOutcome:
         try:
@@ -148,11 +152,13 @@ class BaseRound:
                 problem = self._pair(branch).refused(why)
             elif theirs is not None and not self._contains(mine, theirs):
                 problem = self._take_remote_branch(branch, mine, theirs)
+            tip = self.syncer.tip(branch)
+            assert tip is not None  # the branch exists (checked above), or moves
+            if problem is None and (why := self.syncer.undoing(branch, tip, snap.base)):
+                problem = self._pair(branch).refused(why)  # never published
             if problem is not None:
                 self._stop(agent, problem)
                 continue
-            tip = self.syncer.tip(branch)
-            assert tip is not None  # the branch exists (checked above), or moves
             work[agent] = tip
         return work
 
@@ -161,7 +167,17 @@ class BaseRound:
             problem = self.syncer.move(branch, theirs, f"{self.remote}/{branch}")
             return None if problem is None else self._pair(branch).refused(problem)
         merged = self.syncer.integrate(branch, theirs, f"{self.remote}/{branch}")
-        return None if merged.ok else merged
+        if merged.ok:
+            return None
+        return PairResult(  # the agent's own pair: its branch here and its copy there
+            self._agent_of(branch),
+            branch,
+            merged.base,
+            merged.state,
+            conflicts=merged.conflicts,
+            message=merged.message,
+            against=merged.against,
+        )
 
     def _documents(
         self, agent: str, base: Oid | None, commit: Oid | None = None
@@ -230,10 +246,7 @@ class BaseRound:
         )
         for other in others:
             if other.state == CONFLICT:
-                self.io.report(
-                    f"left {other.branch} out: it conflicts with {self.base} "
-                    "(its own sync reports the conflicts)"
-                )
+                self.io.report(f"left {other.branch} out: {left_out(other)}")
         merged = tuple(o.branch for o in others if o.state == MERGED)
         for (_, branch, _, commit), other in zip(requests, others, strict=False):
             if other.ok:
@@ -241,17 +254,29 @@ class BaseRound:
         return self._land(snap, dict(zip(live, results, strict=True)), merged, done)
 
     def _start_base(self, snap: Snapshot) -> PushOutcome | None:
-        """Build on the remote's base; local commits the remote lacks are merged with it."""
+        """Build on the remote's base; local commits the remote lacks are merged with it.
+
+        Local commits an agent branch of this sync holds (a local sync merged them) come
+        with it: the base is built on the remote's alone, and the local base fast-forwards
+        once the push landed. Local commits that conflict with the remote's base (a
+        person's own) are left out, with the commands that publish them: the agents' round
+        never waits for them."""
         local = refs.target(self.repo, self.base)
-        if snap.base is None or (local is not None and self._contains(snap.base, local)):
+        carried = local is not None and any(
+            self._contains(self.syncer.tip(b), local) for b in self.branches.values()
+        )
+        if snap.base is None or local is None or carried or self._contains(snap.base, local):
             if snap.base is not None:
-                self.syncer.pin(self.base, snap.base)
+                self.syncer.pin(self.base, snap.base, carried=carried)
             return None
         merged = self.syncer.integrate(self.base, snap.base, f"{self.remote}/{self.base}")
         if merged.ok:
             return None
-        self.io.show(merged)
-        return self._give_up(f"could not merge {self.remote}/{self.base} into {self.base}")
+        self.syncer.pin(self.base, snap.base)
+        if not self.diverged:
+            self.diverged = True
+            self.syncer.warnings.append(diverged_base(self.syncer, self.remote, self.base, merged))
+        return None
 
     def _land(
         self,
@@ -327,6 +352,11 @@ class BaseRound:
             self.syncer.commit()
         except refs.RefMoved as exc:
             self.syncer.warnings.append(f"{exc.message}: the local branches were not moved")
+        except refs.RefLocked as exc:  # landed on the remote, but this clone stays behind
+            raise OperationalError(
+                f"pushed to {self.remote}, but the local branches were not moved: "
+                f"{exc.message}; then sync again (it brings them along)"
+            ) from None
         for result in results.values():
             if result.ok:
                 self.io.show(result)
@@ -350,19 +380,22 @@ class BaseRound:
         failed = [row for row in pushed.rows if not row.ok]
         if pushed.refused_here or not all(row.retry for row in failed):
             raise Refused(refusal(pushed, self.remote))
+        if stuck := self.remote_locks.stuck(pushed, self.io.clock()):
+            raise Refused(refusal(pushed, self.remote) + f"\n  {stuck}")  # not transient
         refused = [row for row in failed if not row.collateral] or failed
         self.retries += 1
         if self.retries >= self.settings.attempts:
             names = ", ".join(row.branch for row in refused if not row.ref.startswith("refs/v"))
             raise Refused(
                 f"push to {self.remote} still rejected after {self.retries} attempts ({names})"
+                + "".join(f"\n  {line}" for line in pushed.said)
             )
         names = ", ".join(f"{row.branch} {row.summary}" for row in refused)
         self.io.report(
             f"push to {self.remote} rejected ({names}): fetching and merging, retry {self.retries}"
         )
-        if not self.settings.lease:
-            self.io.sleep(wait_before(self.retries))
+        if not self.settings.lease or locks.named_lock("\n".join(pushed.said)):
+            self.io.sleep(wait_before(self.retries))  # (a lock: give its holder a moment)
         raise Again()
 
     # -- outcomes ----------------------------------------------------------------

@@ -10,7 +10,7 @@ from ..errors import OperationalError
 from ..gitio import remote as remotes
 from ..gitio.push import common_dir
 from . import lease as leases
-from .pushing import Refused, refusal
+from .pushing import Refused, RemoteLocks, refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -32,6 +32,7 @@ class LeaseKeeper:
         self.held: Oid | None = None
         self.waited = 0.0
         self.said_waiting = False
+        self.remote_locks = RemoteLocks()
 
     @property
     def ref(self) -> str:
@@ -61,6 +62,8 @@ class LeaseKeeper:
         if pushed.refused_here or not all(row.retry for row in pushed.rows):
             hint = " (vcontext.syncLease=false integrates without a lease)"
             raise Refused(refusal(pushed, self.pusher.remote, hint))
+        if stuck := self.remote_locks.stuck(pushed, now):
+            raise Refused(refusal(pushed, self.pusher.remote) + f"\n  {stuck}")
         return False  # someone was quicker
 
     def wait(

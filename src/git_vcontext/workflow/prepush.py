@@ -1,9 +1,11 @@
 """The pre-push check of a set of ref updates: run by the hook, and by ``sync`` before its pushes.
 
 For each ref update, the commits the remote does not have yet get the verdicts of
-``pushcheck.Checker`` (each changed blob, each change against each parent); a forced
-update is also compared with the remote's old tip, and a branch outside the agent
-prefix must not receive an unmerged fork. A push found clean is also remembered by
+``pushcheck.Checker`` (each changed blob, each change against each parent; which files:
+the stricter of the commit's routing and the remote's); a forced update is also
+compared with the remote's old tip (also a branch deleted and pushed again:
+``remotepast``), and a branch outside the agent prefix must not receive an unmerged
+fork. A push found clean is also remembered by
 its ref lines (``push_key``), so the hook git starts for a push ``sync`` already
 checked answers without even opening the repository.
 """
@@ -12,9 +14,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..gitio.objects import new_commits
 from ..gitio.push import common_dir, parse_ref_lines, pushed_commits
 from ..validation.model import SKIPPED, FileReport
 from ..verdict_cache import VerdictCache, push_key
+from . import remotepast
 from .agents import agent_prefix
 from .pushcheck import Checker
 
@@ -68,10 +72,14 @@ def check_updates(
     prefix = agent_prefix(repo)
     report = PushReport()
     done: set[str] = set()
+    deleted = remotepast.remember_deletions(repo, remote, updates)
     for update in updates:
         if update.is_deletion:
             continue
         pushed = pushed_commits(repo, update, remote)
+        if (before := remotepast.predecessor(repo, pushed, remote, deleted)) is not None:
+            remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
+        checker.floor = remotepast.routing_floor(repo, pushed, remote)
         report.notes += pushed.notes
         report.add(
             f"{update.local_ref} -> {remote} {update.remote_ref}",
@@ -87,7 +95,10 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
     for commit in pushed.commits:
         if str(commit.id) not in done:
             done.add(str(commit.id))
-            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", checker.commit(commit)))
+            found = checker.commit(commit)
+            if undoing := undone_findings(checker.repo, commit):
+                found = {**found, **{p: [*found.get(p, []), *f] for p, f in undoing.items()}}
+            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", found))
     if pushed.rewinds and pushed.previous is not None and pushed.tip is not None:
         heading = (
             f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
@@ -96,12 +107,41 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
         out.append((heading, checker.between("history", pushed.previous, pushed.tip)))
     branch = pushed.update.branch
     if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
-        heading = (
-            f"at the new tip {str(pushed.tip.id)[:10]} {_subject(pushed.tip)} "
-            f"(outside the agent prefix {prefix})"
-        )
-        out.append((heading, checker.between("arrival", pushed.previous, pushed.tip)))
+        for commit in _arriving(checker.repo, pushed):
+            if found := checker.merge_arrival(commit):
+                heading = (
+                    f"merge commit {str(commit.id)[:10]} {_subject(commit)} "
+                    f"(brings an agent's fork onto {branch}, outside the agent prefix {prefix})"
+                )
+                out.append((heading, found))
     return out
+
+
+def undone_findings(repo: Repository, commit: Commit) -> dict[str, list[Finding]]:
+    """A commit that undoes what the sync merge it was made on brought in (made on files an
+    interrupted sync left behind: ``workflow/dropped``), as findings by file."""
+    from ..validation.model import Finding
+    from .dropped import SAID, undone
+
+    out: dict[str, list[Finding]] = {}
+    for u in undone(repo, commit):
+        message = (
+            f"removes {', '.join(u.records[:5])}{' …' if len(u.records) > 5 else ''}, which the "
+            f"sync merge {u.merge[:10]} before it brought in (made on files an interrupted "
+            f"sync left behind?); git vcontext sync says how to redo it on them; if meant, "
+            f"say so with a '{SAID} <why>' line in the commit message"
+        )
+        out[u.path] = [Finding("sync-undone", "", message)]
+    return out
+
+
+def _arriving(repo: Repository, pushed: PushRange) -> list[Commit]:
+    """The commits a ref update makes arrive on its branch: those since its previous tip
+    (some may be on the remote already, under an agent branch), else those the remote
+    lacks (a new branch)."""
+    if pushed.previous is None or pushed.tip is None:
+        return list(pushed.commits)
+    return list(new_commits(repo, pushed.tip.id, pushed.previous.id))
 
 
 def prefill(

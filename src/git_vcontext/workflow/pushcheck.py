@@ -1,7 +1,9 @@
 """Verdicts on pushed commits for the pre-push hook: each changed blob, each change per parent.
 
 Which files: the vContext file set at the commit being checked (``gitio.fileset``: the
-install patterns plus what that commit's .gitattributes sends to the driver). A file
+install patterns plus what that commit's .gitattributes sends to the driver), and what
+the remote's routing (``Checker.floor``, a commit it has) sends there: the stricter of
+the two. A file
 removed by a commit whose events all appear in a file the same commit adds (a move git
 did not pair, a JSON ⇄ TRON conversion) is checked as that file renamed, so it removes
 nothing. Verdicts are cached by object id (``verdict_cache``).
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..filechange import FileChange
 from ..gitio.push import blob_bytes, changes, tree_blob
-from ..validation.history import check_arrival, check_change, event_ids
+from ..validation.history import check_change, check_merge_arrival, event_ids
 from ..validation.model import Finding
 from ..verdict_cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 
@@ -26,13 +28,14 @@ if TYPE_CHECKING:
 
 Found = dict[str, list[Finding]]
 
-Check = Literal["history", "arrival"]
-"""The rules applied to a change: the history rules (append-only logs, sequence, ...), or
-fork arrival (an unmerged fork reaching a branch outside the agent prefix)."""
+Check = Literal["history"]
+"""The rules applied between two tips: the history rules (append-only logs, sequence, ...)."""
 
-_PAIR_CODE = {"history": "h", "arrival": "f", "drift": "p"}
-_TIPS_CODE = {"history": "r", "arrival": "a"}
-"""Key prefixes of the verdict cache (``verdict_cache``): per pair of blobs, per two tips."""
+_PAIR_CODE = {"history": "h", "drift": "p", "merge": "g"}
+_TIPS_CODE = {"history": "r", "merge": "m"}
+"""Key prefixes of the verdict cache (``verdict_cache``): per pair of blobs (``g``: the
+history rules for a merge commit's change against one parent), per two tips (``m``: the
+fork arrival of one merge commit, against its parents)."""
 
 
 class Checker:
@@ -45,11 +48,13 @@ class Checker:
         self.files = 0
         self._file_sets: Callable[[Commit | Oid | str], FileSet] | None = None
         self._event_ids: dict[str, frozenset[Any]] = {}
+        self.floor: str | None = None  # a commit the remote has whose routing also counts
+        self._floors: dict[tuple[str, str], bool] = {}  # (floor, commit): routings may differ
 
     def commit(self, commit: Commit) -> Found:
         """Findings (and ``SKIPPED`` notes) by file for one commit, against every parent."""
         self.commits += 1
-        key = commit_key(str(commit.id))
+        key = commit_key(self._routed(commit))
         cached = self.cache.get_files(key)
         if cached is not None:
             return cached
@@ -64,7 +69,7 @@ class Checker:
                     blobs.add((change.new_id, change.path))
                     known.extend(self._blob(change.new_id, change.path))
                 if change.old_id is not None:  # a new file has no past to break
-                    history = self._pair("history", change)
+                    history = self._pair("history", change, merge=len(parents) > 1)
                     known.extend(f for f in history if f not in known)
         self._drift(commit.tree, list(found), found)
         result = {path: findings for path, findings in found.items() if findings}
@@ -72,23 +77,47 @@ class Checker:
         return result
 
     def between(self, check: Check, previous: Commit | None, tip: Commit) -> Found:
-        """Findings between a branch's previous tip (None: a new branch) and its new tip.
-
-        ``arrival``: unmerged forks arriving (branches outside the agent prefix);
-        ``history``: the history rules, for a forced update that leaves the remote's tip
-        behind.
-        """
+        """Findings between a branch's previous tip (None: a new branch) and its new tip:
+        the history rules, for a forced update that leaves the remote's tip behind."""
         previous_id = None if previous is None else str(previous.id)
-        key = tips_key(_TIPS_CODE[check], previous_id, str(tip.id))
+        key = tips_key(_TIPS_CODE[check], previous_id, self._routed(tip))
         cached = self.cache.get_files(key)
         if cached is not None:
             return cached
         found: Found = {}
         for change in self._changes(previous, tip):
-            side = change.new_id if check == "arrival" else change.old_id
-            if side is None:
-                continue  # nothing arrives in a removal; a new file has no past to break
-            findings = self._pair(check, change)
+            if change.old_id is None:
+                continue  # a new file has no past to break
+            # between two tips a merge may be among the commits: no per-commit creation rule
+            findings = self._pair(check, change, merge=True)
+            if findings:
+                found[change.path] = findings
+        self.cache.put_files(key, found)
+        return found
+
+    def merge_arrival(self, commit: Commit) -> Found:
+        """``history-unmerged-fork`` for one merge commit on a branch outside the agent
+        prefix: the unmerged fork blocks it brings in from another parent that had them,
+        while its first parent (the branch's own) did not. Other commits: nothing."""
+        parents = list(commit.parents)
+        if len(parents) < 2:
+            return {}
+        key = tips_key(_TIPS_CODE["merge"], None, str(commit.id))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
+        found: Found = {}
+        for change in self._changes(parents[0], commit):
+            if change.new_id is None or change.new_path is None:
+                continue  # nothing arrives in a removal
+            old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
+            new = blob_bytes(self.repo, change.new_id)
+            if b"fork" not in new:
+                continue
+            others = [_blob_at(self.repo, p.tree, change.new_path) for p in parents[1:]]
+            findings = check_merge_arrival(
+                old, new, others, change.new_path, old_path=change.old_path
+            )
             if findings:
                 found[change.path] = findings
         self.cache.put_files(key, found)
@@ -101,11 +130,42 @@ class Checker:
             from ..gitio.fileset import commit_files
 
             self._file_sets = commit_files(self.repo)
-        found = changes(self.repo, old, new, self._file_sets(new))
+        wanted: Callable[[str], bool] = self._file_sets(new)
+        if (floor := self._floor_for(new)) is not None:
+            from ..gitio.fileset import stricter
+
+            wanted = stricter(wanted, self._file_sets(floor))
+        found = changes(self.repo, old, new, wanted)
         added = [c for c in found if c.old_id is None and c.new_id is not None]
         if not added:
             return found
         return [self._moved(c, added) if c.new_id is None else c for c in found]
+
+    def _routed(self, commit: Commit) -> str:
+        """A commit's id in cache keys: with the floor whose routing counts too, if any."""
+        floor = self._floor_for(commit)
+        return str(commit.id) if floor is None else f"{commit.id}+{floor}"
+
+    def _floor_for(self, commit: Commit) -> str | None:
+        """The floor, when its routing may differ from ``commit``'s: some ``.gitattributes``
+        differs between the two trees (else the commit's own routing is the same)."""
+        floor = self.floor
+        if floor is None or floor == str(commit.id):
+            return None
+        key = (floor, str(commit.id))
+        if key not in self._floors:
+            from ..gitio.diffs import tree_changes
+            from ..gitio.objects import commit_named
+
+            def attributes(path: str) -> bool:
+                return path.rsplit("/", 1)[-1] == ".gitattributes"
+
+            theirs = commit_named(self.repo, floor)
+            differs = theirs is None or bool(
+                tree_changes(theirs.tree, commit.tree, wanted=attributes)
+            )
+            self._floors[key] = differs
+        return floor if self._floors[key] else None
 
     def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
         """A removal whose events all reappear in an added file, as a rename to it."""
@@ -151,6 +211,10 @@ class Checker:
             known = found.setdefault(path, [])
             known.extend(f for f in drift if f not in known)
 
+    def blob_findings(self, blob_id: str, path: str) -> list[Finding]:
+        """The per-file checks of one blob (cached), as a pushed commit's blob gets them."""
+        return self._blob(blob_id, path)
+
     def _blob(self, blob_id: str, path: str) -> list[Finding]:
         # lazy: a cached pre-push validates nothing
         from ..validation.files import check_bytes
@@ -164,17 +228,24 @@ class Checker:
         self.cache.put(key, findings)
         return findings
 
-    def _pair(self, check: Check, change: FileChange) -> list[Finding]:
-        key = change_key(_PAIR_CODE[check], change.old_id, change.new_id, change.path)
+    def _pair(self, check: Check, change: FileChange, *, merge: bool = False) -> list[Finding]:
+        """One pair of blobs; ``merge``: a merge commit's change against one of its parents
+        (concurrent creations it brings together are no finding)."""
+        code = _PAIR_CODE["merge" if merge and check == "history" else check]
+        key = change_key(code, change.old_id, change.new_id, change.path)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
         old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
         new = None if change.new_id is None else blob_bytes(self.repo, change.new_id)
-        rules = check_change if check == "history" else check_arrival
-        findings = rules(old, new, change.path, old_path=change.old_path)
+        findings = check_change(old, new, change.path, old_path=change.old_path, merge=merge)
         self.cache.put(key, findings)
         return findings
+
+
+def _blob_at(repo: Repository, tree: Tree, path: str) -> bytes | None:
+    blob = tree_blob(tree, path)
+    return None if blob is None else blob_bytes(repo, str(blob.id))
 
 
 def _constant(data: bytes) -> Any:

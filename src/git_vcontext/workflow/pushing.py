@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
+from ..gitio import locks
 from ..gitio import remote as remotes
+from ..gitio.objectcopy import store_empty_tree
 from ..hookinstall import only_our_shim
 from .prepush import prefill
 
@@ -34,6 +36,37 @@ def refusal(pushed: remotes.Pushed, remote: str, hint: str = "") -> str:
     if pushed.refused_here:
         head += " by the pre-push hook"
     return head + "".join(f"\n  {line}" for line in pushed.said)
+
+
+class RemoteLocks:
+    """Lock files a remote names when it rejects a push (``Unable to create '….lock': File
+    exists``): another push holds the ref for a moment (retry), or a killed process left the
+    file (retrying cannot help: stop, showing git's lines)."""
+
+    def __init__(self) -> None:
+        self.first_seen: dict[str, float] = {}
+
+    def stuck(self, pushed: remotes.Pushed, now: float) -> str | None:
+        """What to do about a lock that stays, or None (none named, or worth a retry). A lock
+        file on this machine (a remote by path) is judged by its age; a stale one of a ref
+        only sync writes is removed; elsewhere a lock named for ``STALE_AFTER`` seconds
+        stays."""
+        lock = locks.named_lock("\n".join(pushed.said))
+        if lock is None:
+            return None
+        held = locks.age(lock)
+        if held is not None:  # on this machine
+            if locks.settle(lock):
+                return None
+            return locks.advice(lock)
+        first = self.first_seen.setdefault(lock, now)
+        if now - first < locks.STALE_AFTER:
+            return None
+        return (
+            f"{lock} on the remote has stayed locked for {now - first:.0f} s (most likely "
+            "left by a git process that was killed there): if no git command is running on "
+            "the remote, remove that file there"
+        )
 
 
 class Pusher:
@@ -81,7 +114,7 @@ class Pusher:
 
     def lease_commit(self, lease: Lease, signature: Signature) -> Oid:
         """An empty commit whose message is ``lease`` (what a lease ref points to)."""
-        tree = self.repo.TreeBuilder().write()
+        tree = store_empty_tree(self.repo)  # stored, so that git fsck finds it
         return self.repo.create_commit(None, signature, signature, lease.message(), tree, [])
 
 

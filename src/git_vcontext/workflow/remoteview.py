@@ -13,7 +13,7 @@ from ..gitio import remote as remotes
 from ..gitio.localremote import LocalRemote
 from ..gitio.objects import commit_at
 from ..gitio.push import fetched_namespace
-from ..gitio.refs import oid_of
+from ..gitio.refs import delete_ref, oid_of
 from ..record import record
 from . import lease as leases
 
@@ -100,6 +100,4 @@ class RemoteView:
         return sorted(n for n in self.repo.references if n.startswith(prefix))
 
     def _drop(self, name: str) -> None:
-        ref = self.repo.references.get(name)
-        if ref is not None:
-            ref.delete()
+        delete_ref(self.repo, name)

@@ -18,6 +18,7 @@ from ..errors import OperationalError, ParseError, UsageError
 from ..fsio import check_inside, write_atomic
 from ..gitio import git
 from ..gitio.push import common_dir
+from ..gitio.replay import from_history
 from ..gitio.settings import merge_settings
 from ..merging.textmerge import Markers
 from ..record import record
@@ -159,6 +160,10 @@ class Session:
         settled = self.settle(choices)
         before = self.settle(self.choices, text=False).data
         findings = new_findings(before, settled.data, self.path)
+        if settled.done and not findings:
+            # the last choice: what the document has that ours' own version had not (a
+            # reference left dangling by taking ours' delete in a delete/reference conflict)
+            findings = new_findings(self.resolution.ours.data, settled.data, self.path)
         if findings and any(c.take is None for c in new.values()):
             raise UsageError(
                 f"{self.path}: the value makes the document invalid, nothing written: "
@@ -228,7 +233,8 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
     if not state.found:
         state.now = (recovered_now(text, ours, rel) if text and ours else None) or now_rfc3339()
         state.style = style
-    resolution = from_versions(base, ours, theirs, path=rel, now=state.now)
+    replay = _replay(ctx, rel, (base, ours, theirs))
+    resolution = from_versions(base, ours, theirs, path=rel, now=state.now, replay=replay)
     known = {c.id for c in resolution.conflicts}
     state.choices = {k: v for k, v in state.choices.items() if k in known}
     session = Session(
@@ -241,6 +247,18 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
         write_atomic(copy, text.encode("utf-8", "surrogateescape"), force=True)  # ours
         session.edited_copy = copy
     return session
+
+
+def _replay(ctx: Context, rel: str, sides: tuple[bytes | None, bytes | None, bytes | None]) -> bool:
+    """Whether the stopped operation merged this file as a replay, as the driver judged it
+    (M6, M8): every rebase step; a cherry-pick or revert when ours' history says so."""
+    kind = ctx.operation.kind
+    if kind == "rebase":
+        return True
+    base, ours, theirs = sides
+    if kind not in ("cherry-pick", "revert") or base is None or ours is None or theirs is None:
+        return False
+    return from_history(rel, base, ours, theirs, start=str(ctx.top or ctx.cwd))
 
 
 def _from_file(ctx: Context, rel: str) -> Session:

@@ -17,6 +17,7 @@ from ..gitio.refs import branch_tip
 from ..record import record
 from . import agents
 from .forkstate import forks_of
+from .mergecheck import only_check_failures
 from .sync import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer, is_sync_commit
 from .treemerge import DocumentSides, is_document
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from .treemerge import PathConflict
 
 NEEDS_SYNC = "needs sync"
+BLOCKED = "blocked"
 
 
 @record
@@ -69,7 +71,7 @@ class AgentStatus:
     base: str
     ahead: int  # agent commits the base does not have (sync's own merges not counted)
     behind: int  # base commits the agent branch does not have (idem)
-    state: str  # "up to date" | "needs sync" | "conflict" | "refused"
+    state: str  # "up to date" | "needs sync" | "conflict" | "blocked" | "refused"
     documents: tuple[str, ...]  # documents the agent's work would change in the base
     forks: tuple[ForkSequence, ...]
     conflicts: tuple[PathConflict, ...]
@@ -112,6 +114,8 @@ def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
     state = {MERGED: NEEDS_SYNC, UP_TO_DATE: UP_TO_DATE, CONFLICT: CONFLICT}.get(
         predicted.state, predicted.state
     )
+    if state == CONFLICT and only_check_failures(predicted.conflicts):
+        state = BLOCKED  # its merge would fail the checks: no sync lands it as it is
     return AgentStatus(
         agent,
         branch,

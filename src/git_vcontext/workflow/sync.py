@@ -28,10 +28,12 @@ from ..codecs import ReusedParses
 from ..errors import OperationalError, UsageError
 from ..gitio import refs, worktrees
 from ..gitio.objects import commit_at, signature
+from ..gitio.promisor import no_common_history
 from ..gitio.settings import merge_settings
 from ..record import record
-from . import agents
+from . import agents, interrupted
 from .forkstate import merger_agent
+from .mergecheck import MergeChecks
 from .treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 from .virtualbase import base_tree
 
@@ -71,6 +73,9 @@ class PairResult:
     base_moves: bool = False  # the base gets (or, in a dry run, would get) a merge commit
     agent_moves: bool = False
     elsewhere: bool = False  # the agent's work reached the base in another agent's sync
+    # a conflict: the commit the agent branch could not be merged with (its base as sync
+    # saw it, or the remote's copy of the branch): what ``sync --checkout`` merges into it
+    against: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -98,6 +103,7 @@ class PairResult:
             "baseMoves": self.base_moves,
             "agentMoves": self.agent_moves,
             "mergedElsewhere": self.elsewhere,
+            "against": self.against,
         }
 
 
@@ -117,11 +123,16 @@ class Syncer:
         self._planned: dict[str, tuple[Oid | None, Oid]] = {}  # full ref name -> (old, new)
         # (old None: a new branch): moved by commit()
         self._pinned: dict[str, Oid] = {}  # full ref name -> the tip to build on (see pin())
+        self._carried: set[str] = set()  # pinned branches whose own commits an agent holds
         self._reflog: list[str] = []
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
         # while batch() combines: base -> document -> the M8 merge Changes the integration
         # logged so far (values.canonical; its later merges fold into them)
         self._integration: dict[str, dict[str, set[str]]] | None = None
+        self._undoing: dict[tuple[Oid, Oid | None], str | None] = {}  # see undoing()
+        self.checks = MergeChecks(repo)  # the hook's verdicts on the merges into a base
+        # while batch() combines: base -> where it was before the integration's first merge
+        self._starts: dict[str, Oid] | None = None
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -178,6 +189,7 @@ class Syncer:
         """
         with ReusedParses(self._parsed):
             self._integration = {} if combine else None
+            self._starts = {} if combine else None
             try:
                 started = [self._into_base(agent, base) for agent, base in pairs]
                 merged = []
@@ -186,7 +198,8 @@ class Syncer:
                         break
                     merged.append(self._into_base(agent, base, branch=branch, commit=commit))
             finally:
-                self._integration = None
+                self._integration, self._starts = None, None
+            self.checks.save()  # for the hook that checks the push of these merges
             if combine:
                 self._combine([*started, *merged])
             others = [p.final or p.done(MERGED if p.base_moves else UP_TO_DATE) for p in merged]
@@ -215,20 +228,29 @@ class Syncer:
             for pair in chain:
                 pair.base_commit = str(combined)
 
-    def pin(self, branch: str, commit: Oid) -> None:
+    def pin(self, branch: str, commit: Oid, *, carried: bool = False) -> None:
         """Build on ``commit`` as ``branch``'s tip (the remote's base): ``commit()`` then
-        fast-forwards the local branch to where the merges end, when it can."""
+        fast-forwards the local branch to where the merges end, when it can. ``carried``:
+        the local branch's commits that ``commit`` lacks are all in an agent branch (a local
+        sync merged them): it moves there even when that is no fast-forward, so it never
+        keeps a commit of its own that the remote's base lacks."""
         self._pinned[refs.branch_ref(branch)] = commit
+        if carried:
+            self._carried.add(refs.branch_ref(branch))
 
     def _settle_pins(self) -> None:
         """Plan the local moves of pinned branches: fast-forwards from where they are."""
         pinned, self._pinned = self._pinned, {}
+        carried, self._carried = self._carried, set()
         for name, at in pinned.items():
             short = name.removeprefix("refs/heads/")
             local = refs.target(self.repo, short)
             new = self._planned.get(name, (at, at))[1]
-            behind = local is not None and (local == at or self.repo.descendant_of(at, local))
-            problem = None if behind else f"{short} has commits here that {at} lacks"
+            # a fast-forward to where the merges end (the local commits may have reached the
+            # remote's base through an agent branch that holds them)
+            behind = local is not None and (local == new or self.repo.descendant_of(new, local))
+            behind = behind or (local is not None and name in carried)
+            problem = None if behind else f"{short} has commits here that {str(new)[:12]} lacks"
             problem = problem or self.blocked(short)
             if problem or local == new:
                 self._planned.pop(name, None)
@@ -245,6 +267,26 @@ class Syncer:
         reflog, self._reflog = self._reflog, []
         if not planned or self.dry_run:
             return  # a dry run forgets its plan
+        journal = self._journal(planned)
+        updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
+        try:
+            refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
+        except (refs.RefMoved, refs.RefLocked):
+            for path, branch in journal.items():
+                if path in self._pending:  # an earlier move of this run still to follow
+                    first, last = self._pending[path]
+                    interrupted.note(self.repo, path, branch, str(first), str(last))
+                else:
+                    interrupted.forget(self.repo, path)
+            raise
+        for name, (old, new) in planned.items():
+            self._follow(name.removeprefix("refs/heads/"), old, new)
+
+    def _journal(self, planned: dict[str, tuple[Oid | None, Oid]]) -> dict[str, str]:
+        """Check that each work tree of a planned move can follow it, then note the moves in
+        the journal (``workflow/interrupted``), before any ref moves: killed before its work
+        tree follows, the next command finds it. Returns {work tree: branch} noted."""
+        noted: dict[str, str] = {}
         for name, (old, new) in planned.items():
             short = name.removeprefix("refs/heads/")
             path = self.checkouts().get(short)
@@ -253,10 +295,10 @@ class Syncer:
             shown = self._pending.get(path, [old])[0]  # what the work tree holds now
             if why := worktrees.can_follow(path, str(shown), str(new)):
                 raise refs.RefMoved(f"{short} is checked out in {path} and cannot follow: {why}")
-        updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
-        refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
-        for name, (old, new) in planned.items():
-            self._follow(name.removeprefix("refs/heads/"), old, new)
+            if shown is not None:
+                interrupted.note(self.repo, path, short, str(shown), str(new))
+                noted[path] = short
+        return noted
 
     def tip(self, branch: str) -> Oid | None:
         """Where ``branch`` is (or will be, once the planned moves are committed)."""
@@ -312,11 +354,18 @@ class Syncer:
         path = self.checkouts().get(branch)
         if path is None:
             return None
+        if why := self._busy(branch):
+            return why
         if path not in self._dirty:
             self._dirty[path] = worktrees.local_changes(path)
         changed = self._dirty[path]
         if not changed:
             return None
+        if interrupted.pending_for(self.repo, path) is not None:
+            return (
+                f"{branch} is checked out in {path}, whose files an interrupted sync left "
+                "behind (do not commit them): run git vcontext status there for what to do"
+            )
         shown = ", ".join(changed[:3]) + (
             f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         )
@@ -324,6 +373,28 @@ class Syncer:
             f"{branch} is checked out in {path} with local changes ({shown}): "
             "commit or stash them, then sync again"
         )
+
+    def _busy(self, branch: str) -> str | None:
+        """Why ``branch`` must not move: git stopped in the middle of a merge (rebase, …)
+        in the work tree where it is checked out."""
+        path = self.checkouts().get(branch)
+        if path is None:
+            return None
+        from .checkout import busy  # lazy: checkout builds on this module
+
+        return busy(path, branch)
+
+    def undoing(self, branch: str, tip: Oid, base: Oid | None) -> str | None:
+        """Why ``branch`` at ``tip`` must not be merged into a base at ``base``: a commit of it
+        undoes what a sync merge brought (made on files an interrupted sync left behind,
+        ``workflow/dropped``); None when none does."""
+        key = (tip, base)
+        if key not in self._undoing:
+            from .dropped import refusal  # (it imports this module)
+
+            with ReusedParses(self._parsed):
+                self._undoing[key] = refusal(self.repo, branch, tip, base)
+        return self._undoing[key]
 
     # -- one pair --------------------------------------------------------------
 
@@ -343,14 +414,14 @@ class Syncer:
         if b is None:
             raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
         pair = _Pair(agent, branch, base, a)
-        if repo.merge_base(a, b) is None:
-            return pair.stop(REFUSED, message=f"{branch} and {base} share no history")
+        if why := self._refused(branch, base, a, b, local=local):
+            return pair.stop(REFUSED, message=why)
         if a == b or repo.descendant_of(b, a):
             return pair  # nothing of the agent's is missing from the base
         logged = None if self._integration is None else self._integration.setdefault(base, {})
         merged_in = self._merge(b, a, integration=logged)
         if not merged_in.clean or merged_in.tree is None:
-            return pair.stop(CONFLICT, conflicts=merged_in.conflicts)
+            return pair.stop(CONFLICT, conflicts=merged_in.conflicts, against=b)
         pair.notes += merged_in.notes
         if merged_in.tree == commit_at(repo, b).tree_id:
             return pair  # nothing new from the agent: the base stays
@@ -358,13 +429,37 @@ class Syncer:
             if why := self.blocked(name):
                 return pair.stop(REFUSED, message=why)
         pair.documents = merged_in.documents
-        message = _message(f"merge {branch} into {base}", [agent], merged_in.documents)
-        new_b = self._commit(merged_in.tree, [b, a], message)
+        return self._keep(pair, merged_in, b, logged)
+
+    def _keep(
+        self, pair: _Pair, merged_in: TreeMerge, b: Oid, logged: dict[str, set[str]] | None
+    ) -> _Pair:
+        """Step 1's merge commit on the base (planned), unless the hook would refuse it: then
+        the pair stops as for a conflict, saying why (a request is left out)."""
+        assert pair.a is not None and merged_in.tree is not None  # (a merge was made)
+        base, branch = pair.base, pair.branch
+        message = _message(f"merge {branch} into {base}", [pair.agent], merged_in.documents)
+        start = b if self._starts is None else self._starts.setdefault(base, b)
+        new_b = self._commit(merged_in.tree, [b, pair.a], message)
+        if failing := self.checks.failures(new_b, branch, first=start):
+            return pair.stop(CONFLICT, conflicts=failing)
         pair.b = b
         pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
-        self._plan(base, b, new_b, agent)
+        self._plan(base, b, new_b, pair.agent)
         _remember(logged, merged_in)
         return pair
+
+    def _refused(self, branch: str, base: str, a: Oid, b: Oid, *, local: bool) -> str | None:
+        """Why step 1 must not merge ``branch`` (at ``a``) into ``base`` (at ``b``): its merge
+        stopped in its work tree (finish that first), no shared history, or a commit of it
+        undoes what a sync merge brought."""
+        if local and (why := self._busy(branch)):
+            return why
+        if self.repo.merge_base(a, b) is None:
+            return no_common_history(self.repo, branch, base)
+        if not local or a == b or self.repo.descendant_of(b, a):
+            return None
+        return self.undoing(branch, a, b)
 
     def _into_agent(self, pair: _Pair) -> PairResult:
         """Step 2: the base, as every pair left it, into the agent branch (planned)."""
@@ -390,7 +485,7 @@ class Syncer:
         # only the three-way route can conflict or be refused here, and it runs only when
         # step 1 planned nothing for this pair
         if merged_back is not None and not merged_back.clean:
-            return pair.done(CONFLICT, conflicts=merged_back.conflicts)
+            return pair.done(CONFLICT, conflicts=merged_back.conflicts, against=b)
         landed = pair.base_moves or pair.elsewhere
         if (
             merged_back is not None
@@ -413,7 +508,7 @@ class Syncer:
 
     def forget(self) -> None:
         """Drop every planned move and pin (a push that did not land): nothing local moves."""
-        self._planned, self._reflog, self._pinned = {}, [], {}
+        self._planned, self._reflog, self._pinned, self._carried = {}, [], {}, set()
 
     def integrate(self, branch: str, theirs: Oid, what: str) -> PairResult:
         """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
@@ -431,7 +526,7 @@ class Syncer:
             return result.done(UP_TO_DATE)
         merged = self._merge(ours, theirs)
         if not merged.clean or merged.tree is None:
-            return result.done(CONFLICT, conflicts=merged.conflicts)
+            return result.done(CONFLICT, conflicts=merged.conflicts, against=theirs)
         message = f"vcontext sync: merge {what} into {branch}\n"
         if merged.documents:
             message += "\nDocuments:\n" + "".join(f"- {p}\n" for p in merged.documents)
@@ -512,11 +607,14 @@ class Syncer:
         pending, self._pending = self._pending, {}
         for path, (old, new) in pending.items():
             problem = worktrees.follow(path, str(old), str(new))
-            if problem:
-                self.warnings.append(
-                    f"the work tree at {path} was not updated ({problem}); after saving your "
-                    f"changes run: git -C {path} read-tree -m -u {str(old)[:12]} HEAD"
-                )
+            if problem is None:
+                interrupted.forget(self.repo, path)
+                continue
+            self.warnings.append(  # the journal keeps it: the next command finishes it
+                f"the work tree at {path} still holds the files of {str(old)[:12]} ({problem}); "
+                f"its branch is at {str(new)[:12]}: do not commit them; once that is dealt "
+                "with, run git vcontext status there to finish the update"
+            )
 
 
 class _Pair:
@@ -536,14 +634,24 @@ class _Pair:
         self.final: PairResult | None = None  # set when the pair stopped in step 1
 
     def stop(
-        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+        self,
+        state: str,
+        *,
+        conflicts: tuple[PathConflict, ...] = (),
+        message: str = "",
+        against: Oid | None = None,
     ) -> _Pair:
         """Step 1 ends the pair (nothing of it is planned)."""
-        self.final = self.done(state, conflicts=conflicts, message=message)
+        self.final = self.done(state, conflicts=conflicts, message=message, against=against)
         return self
 
     def done(
-        self, state: str, *, conflicts: tuple[PathConflict, ...] = (), message: str = ""
+        self,
+        state: str,
+        *,
+        conflicts: tuple[PathConflict, ...] = (),
+        message: str = "",
+        against: Oid | None = None,
     ) -> PairResult:
         moved = state == MERGED
         return PairResult(
@@ -561,6 +669,7 @@ class _Pair:
             self.base_moves if moved else False,
             self.agent_moves if moved else False,
             self.elsewhere and moved,
+            None if against is None else str(against),
         )
 
 

@@ -23,6 +23,7 @@ from ..record import record
 from ..validation.history import logged_entries
 from ..values import canonical, same
 from .forkstate import agent_document, mark_merged
+from .renames import align
 from .reproject import is_projection, reproject
 
 if TYPE_CHECKING:
@@ -158,11 +159,15 @@ def merge_trees(
     that commit). ``integration``: per document, the M8 ``merge`` Changes earlier merges of
     the same integration logged (``MergeOptions.integration``; ``TreeMerge.logged``).
     """
+    aligned = align(repo, base, ours, theirs, document_wanted(repo))  # renamed documents: one file
+    base, ours, theirs = aligned.base, aligned.ours, aligned.theirs
     index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
     merging = _TreeMerging(
         repo, index, sides, now=now, favor=favor, virtual=virtual, integration=integration or {}
     )
+    merging.conflicts += [_rename_clash(*clash) for clash in aligned.clashes]
+    merging.documents += [r.new for r in aligned.renames if r.side == "theirs"]
     merging.take_conflicts()
     merging.merge_changed_documents(ours, theirs)
     return merging.finish()
@@ -260,7 +265,8 @@ class _TreeMerging:
     def _stage(self, path: str, result: bytes, mode: int) -> None:
         """A merged document into the index (its blob written when it is not ours')."""
         if result != self.sides.data("ours", path):
-            self.documents.append(path)
+            if path not in self.documents:
+                self.documents.append(path)
             blob = self.repo.create_blob(result)
         else:
             ours_entry = self.sides.entry("ours", path)
@@ -280,6 +286,19 @@ class _TreeMerging:
             return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(self.notes))
         tree = index.write_tree(repo)
         return TreeMerge(tree, (), tuple(documents), tuple(self.notes), tuple(self.logged))
+
+
+def document_wanted(repo: Repository) -> Callable[[str, bytes], bool]:
+    """Whether a file is a document our engine merges (for ``renames.align``)."""
+    return lambda path, raw: is_document(path, lambda: [raw], repo)
+
+
+def _rename_clash(old: str, ours: str, theirs: str) -> PathConflict:
+    why = (
+        f"renamed to {ours} on one side and to {theirs} on the other: give it one name "
+        "on one of the branches (git mv), commit, then sync again"
+    )
+    return PathConflict(old, "rename/rename", reasons=(why,))
 
 
 def document_result(
@@ -323,9 +342,13 @@ def trial_conflicts(
     changed, beyond their fork blocks), without making it: our engine's for documents
     both sides have (``favor`` settles them as merge.vcontext.favor does), libgit2's for
     the rest (run only when there is a rest)."""
+    aligned = align(repo, base, ours, theirs, document_wanted(repo))  # renamed documents: one file
+    base, ours, theirs = aligned.base, aligned.ours, aligned.theirs
+    moved = {r.old: r.new for r in aligned.renames}
+    paths = {moved.get(p, p) for p in paths}
     sides = DocumentSides(repo, base, ours, theirs)
     documents = sorted(p for p in paths if not _plain_or_deleted(sides, p))
-    found = []
+    found = [_rename_clash(*clash) for clash in aligned.clashes]
     if len(documents) < len(paths):
         start = base if base is not None else empty_tree(repo)
         index = repo.merge_trees(start, ours, theirs)
@@ -516,8 +539,10 @@ def carry_to_agent(
     The agent's tree is the merge base here, so every file comes from ``merged``
     except the agent's own fork blocks, which stay (M11, see forkstate.carried_fork);
     ``mark(path)`` says whether and how to mark each document's forks merged.
-    The same as ``merge_trees(agent, agent, merged)``, without a three-way merge.
+    The same as ``merge_trees(agent, agent, merged)``, without a three-way merge (a
+    document renamed or converted in ``merged`` is the agent's under its new name).
     """
+    agent = align(repo, agent, agent, merged, document_wanted(repo)).ours
     index = tree_index(merged)
     sides = DocumentSides(repo, agent, agent, merged)
     documents: list[str] = []

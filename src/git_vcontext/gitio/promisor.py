@@ -1,0 +1,153 @@
+"""Objects read as git reads them in a partial clone (``--filter=blob:none``) and the shallow
+boundary of a shallow one.
+
+libgit2 reads the local object store only: a blob a partial clone has not fetched yet is
+"not found" there, where git fetches it from the promisor remote on demand. A repository
+opened by gitio in a partial clone gets one more object backend, asked last: a
+``git cat-file --batch`` process, which fetches a missing object as any git command would
+(one process for all the objects a command reads). Repositories that are not partial
+clones are left as they are.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from pygit2 import OdbBackend, Oid, Repository
+
+
+def is_partial(repo: Repository) -> bool:
+    """Whether git may fetch this repository's missing objects (a promisor remote)."""
+    for entry in repo.config:
+        name = entry.name.lower()
+        if name == "extensions.partialclone" or (
+            name.startswith("remote.") and name.endswith(".promisor") and entry.value == "true"
+        ):
+            return True
+    return False
+
+
+def read_as_git(repo: Repository) -> None:
+    """In a partial clone, let every read of a missing object fetch it, as git does."""
+    if is_partial(repo):
+        repo.odb.add_backend(_backend(repo.path), 1)  # after the store's own backends
+
+
+class _Batch:
+    """One ``git cat-file --batch`` process for a repository, started at the first miss."""
+
+    def __init__(self, git_dir: str) -> None:
+        self.git_dir = git_dir
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def read(self, oid: Oid) -> tuple[bytes, bytes]:
+        """(kind, content) of an object; KeyError when git cannot have it either."""
+        proc = self._started()
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(f"{oid}\n".encode())
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+        except OSError:
+            raise KeyError(str(oid)) from None
+        if len(header) != 3:  # "<oid> missing"
+            raise KeyError(str(oid))
+        data = proc.stdout.read(int(header[2]))
+        proc.stdout.read(1)  # the newline after the content
+        return header[1], data
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen(
+                ["git", "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, "GIT_DIR": self.git_dir},
+            )
+            atexit.register(_close, self.proc)
+        return self.proc
+
+
+def _backend(git_dir: str) -> OdbBackend:
+    import pygit2
+
+    kinds = {
+        b"blob": pygit2.enums.ObjectType.BLOB,
+        b"tree": pygit2.enums.ObjectType.TREE,
+        b"commit": pygit2.enums.ObjectType.COMMIT,
+        b"tag": pygit2.enums.ObjectType.TAG,
+    }
+    batch = _Batch(git_dir)
+
+    def read(oid: Oid) -> tuple[int, bytes]:
+        kind, data = batch.read(oid)
+        return kinds[kind], data
+
+    class GitObjects(pygit2.OdbBackend):
+        """Objects from ``git cat-file --batch`` (which fetches what is promised)."""
+
+        def read_cb(self, oid: Oid) -> tuple[int, bytes]:
+            return read(oid)
+
+        def read_prefix_cb(self, oid: Oid) -> tuple[int, bytes, Oid]:
+            return (*read(oid), oid)
+
+        def read_header_cb(self, oid: Oid) -> tuple[int, int]:
+            kind, data = read(oid)
+            return kind, len(data)
+
+        def exists_cb(self, oid: Oid) -> bool:
+            return False  # not here: only a read fetches it (as git does)
+
+        def exists_prefix_cb(self, oid: Oid) -> Oid:
+            raise KeyError(str(oid))
+
+        def refresh_cb(self) -> None:
+            pass
+
+        def __iter__(self) -> Iterator[Oid]:
+            return iter(())
+
+    return GitObjects()
+
+
+def _close(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.kill()
+
+
+def shallow_boundary(repo: Repository) -> frozenset[str]:
+    """The commits whose parents a shallow clone has not fetched (``.git/shallow``)."""
+    here = Path(repo.path)
+    try:
+        here = (here / (here / "commondir").read_text().strip()).resolve()
+    except OSError:
+        pass  # not a linked worktree: the git directory is the common one
+    path = here / "shallow"
+    try:
+        return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip())
+    except OSError:
+        return frozenset()
+
+
+def no_common_history(repo: Repository, a: str, b: str) -> str:
+    """Why two branches cannot be merged: unrelated histories, or, in a shallow clone,
+    history that joins them and was not fetched (told apart, with git's fix)."""
+    if repo.is_shallow:
+        return (
+            f"{a} and {b} share no history in this shallow clone: the commits that join "
+            "them were not fetched (git fetch --unshallow)"
+        )
+    return f"{a} and {b} share no history"

@@ -1,0 +1,101 @@
+"""Whether the merge git runs the driver for is a replay: a rebase step, a cherry-pick, a
+revert (PRODUCT.md M6, M8), rather than a merge.
+
+In a replay theirs is the commit being applied and the base its parent, which need not
+be ours' ancestor. git (2.39) writes ``CHERRY_PICK_HEAD``/``REVERT_HEAD`` only after the
+merge, and a single-commit ``git cherry-pick``/``git revert`` leaves no trace while the
+driver runs (no sequencer state, no ``GIT_REFLOG_ACTION``), so the driver tells from
+ours' history: the base is ours' ancestor when ours' history held that very version of
+the file, and a revert applies a version ours' history held before it. Shortcuts: a
+rebase in progress (``rebase-merge/``, ``rebase-apply/``: every step is a replay, the
+first one too), a cherry-pick or revert of several commits (``sequencer/``), and ``git
+merge``/``git pull`` (a merge: ``GIT_REFLOG_ACTION``, ``GITHEAD_*``).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+MAX_COMMITS = 20_000
+"""How far back ours' history is read (a base older than that counts as an ancestor)."""
+REVERT_WINDOW = 200
+"""Commits read past the base's version for the older one a revert applies."""
+
+
+def signal(git_dir: str | None, env: Mapping[str, str] | None = None) -> bool | None:
+    """What git's state says: True (a replay), False (a merge), None (nothing: ask history)."""
+    env = os.environ if env is None else env
+    if git_dir is not None:
+        for name in ("rebase-merge", "rebase-apply", "sequencer"):
+            if os.path.isdir(os.path.join(git_dir, name)):
+                return True
+    action = env.get("GIT_REFLOG_ACTION", "")
+    if action.startswith(("merge", "pull")) or any(k.startswith("GITHEAD_") for k in env):
+        return False
+    return None
+
+
+def from_history(path: str, base: bytes, ours: bytes, theirs: bytes, start: str = ".") -> bool:
+    """Whether ours' history (HEAD's, when HEAD holds ours at ``path``) shows a replay: the
+    base's version of the file was never in it, or it was and the version theirs brings
+    came right before it (a revert). Anything unknown is a merge."""
+    # lazy: only a cherry-pick or revert (or an unknown merge) reads history
+    import pygit2
+
+    try:
+        found = pygit2.discover_repository(start)
+        if found is None:
+            return False
+        repo = pygit2.Repository(found)
+        if repo.head_is_unborn:
+            return False
+        head = repo.head.peel(pygit2.Commit)
+        if _blob_id(head, path) != pygit2.hash(ours):
+            return False  # ours is not HEAD's version (merge-tree, a stash): a merge
+        return _walk(repo, head, path, pygit2.hash(base), pygit2.hash(theirs))
+    except (pygit2.GitError, KeyError, ValueError, OSError):
+        return False
+
+
+def _walk(repo: object, head: object, path: str, base_id: object, theirs_id: object) -> bool:
+    import pygit2
+
+    assert isinstance(repo, pygit2.Repository) and isinstance(head, pygit2.Commit)
+    seen_base = None  # how many commits were read when the base's version was met
+    for count, commit in enumerate(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)):
+        if count >= MAX_COMMITS:
+            return False
+        blob = _blob_id(commit, path)
+        if blob == base_id and seen_base is None:
+            seen_base = count
+        elif blob == theirs_id and seen_base is not None:
+            return True  # theirs is older than the base, on ours' line: a revert
+        if seen_base is not None and count - seen_base > REVERT_WINDOW:
+            return False  # the base is ours' ancestor: a merge
+    return seen_base is None
+
+
+def _blob_id(commit: object, path: str) -> object:
+    try:
+        return commit.tree[path].id  # type: ignore[attr-defined]
+    except KeyError:
+        return None
+
+
+def is_replay(path: str | None, base: bytes | None, ours: bytes, theirs: bytes) -> bool:
+    """The merge driver's answer (``MergeOptions.replay_probe``): git's state, else ours'
+    history (run at the top of the work tree, as git runs drivers)."""
+    # lazy: operation reads small files only
+    from .operation import find_git_dir
+
+    git_dir = find_git_dir(".")
+    said = signal(git_dir)
+    if said is not None:
+        return said
+    if git_dir is None or not path or base is None:
+        return False  # outside a repository: no history to read
+    return from_history(path, base, ours, theirs)

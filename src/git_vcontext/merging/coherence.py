@@ -1,0 +1,352 @@
+"""M19: a clean merge never leaves a document worse than its inputs.
+
+Each side alone is coherent; their union may not be: an element one side deleted that
+the other side's new reference names, a dependency cycle closed by one edge from each
+side, one id added by both sides in two places. What cannot be merged validly is a
+conflict, so each of these becomes one:
+
+- ``delete/reference`` (found before the merge, ``protected_ids``): the deleted element
+  stays a conflict (ours' and theirs' versions of it), resolved like delete/modify;
+- ``dependency-cycle`` (after it, ``settle``): the ``dependencies`` of each item of the
+  new cycle that a side changed, each side's value;
+- ``add/add`` (after it): each place of an id both sides added, the side's element there.
+
+Taking one side for all of them gives that side's coherent values back.
+"""
+
+from __future__ import annotations
+
+from .. import document as doc
+from ..values import same
+from .result import MISSING
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    from .core import Merger
+
+    Parts = tuple[Any, ...]
+
+REFERENCE_FIELDS = frozenset(
+    {"dependencies", "needs", "supersedes", "supersededBy", "duplicateOf", "prevEventId"}
+)
+"""Fields whose strings name other elements by id (items, steps, ACE entries, events)."""
+
+EDGE_ENDS = ("from", "to")
+"""The ends of a vBRIEF ``edges`` element: ids of items."""
+
+
+# -- delete/reference ----------------------------------------------------------------
+
+
+def protected_ids(base: Any, ours: Any, theirs: Any) -> frozenset[Any]:
+    """Ids of elements one side deleted while the other side added a reference to them."""
+    if not isinstance(base, dict):
+        return frozenset()
+    ids = [_ids(x) for x in (base, ours, theirs)]
+    gone_in_ours, gone_in_theirs = ids[0] - ids[1], ids[0] - ids[2]
+    if not gone_in_ours and not gone_in_theirs:
+        return frozenset()  # the common case: nobody deleted an element with an id
+    refs = [_references(x) for x in (base, ours, theirs)]
+    found = {target for _, _, target in refs[2] - refs[0] if target in gone_in_ours}
+    found |= {target for _, _, target in refs[1] - refs[0] if target in gone_in_theirs}
+    return frozenset(found)
+
+
+def _ids(data: Any) -> set[Any]:
+    """Every ``id`` of an object that is an element of an array, anywhere."""
+    out: set[Any] = set()
+    for node, in_array in _objects(data):
+        if in_array:
+            ident = node.get("id")
+            if isinstance(ident, str):
+                out.add(ident)
+    return out
+
+
+def _references(data: Any) -> set[tuple[Any, str, str]]:
+    """(the referring object's id, field, the id named) for every reference, anywhere."""
+    out: set[tuple[Any, str, str]] = set()
+    for node, _ in _objects(data):
+        owner = node.get("id", node.get("eventId"))
+        owner = owner if isinstance(owner, str) else None
+        for field in REFERENCE_FIELDS.intersection(node):
+            value = node[field]
+            for target in value if isinstance(value, list) else [value]:
+                if isinstance(target, str):
+                    out.add((owner, field, target))
+        edges = node.get("edges")
+        if isinstance(edges, list):
+            for edge in edges:
+                if isinstance(edge, dict):
+                    for end in EDGE_ENDS:
+                        if isinstance(edge.get(end), str):
+                            out.add((None, "edges", edge[end]))
+    return out
+
+
+def _objects(data: Any) -> Iterator[tuple[dict[str, Any], bool]]:
+    """Every object (with whether it is an element of an array), iteratively; append-only
+    logs are not entered (nothing in them is ever deleted, and they are the big part)."""
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        node, in_array = stack.pop()
+        if isinstance(node, dict):
+            yield node, in_array
+            stack.extend(
+                (v, False)
+                for k, v in node.items()
+                if isinstance(v, (dict, list)) and k != doc.CHANGELOG_FIELD
+            )
+        elif isinstance(node, list) and not _event_log(node):
+            stack.extend((v, True) for v in node if isinstance(v, (dict, list)))
+
+
+def _event_log(array: list[Any]) -> bool:
+    """An array of events (playbook events, JSONL records): its first element says so."""
+    first = array[0] if array else None
+    return (
+        isinstance(first, dict)
+        and "id" not in first
+        and (doc.EVENT_ID in first or doc.JSONL_EVENT_ID in first)
+    )
+
+
+# -- after the merge: cycles and ids added twice --------------------------------------
+
+
+def settle(m: Merger, base: Any, ours: Any, theirs: Any, tree: Any) -> Any:
+    """The merged tree with each incoherence both sides made together turned into
+    conflicts (a new dependency cycle, an id both added in two places)."""
+    if not all(isinstance(x, dict) for x in (base, ours, theirs, tree)):
+        return tree
+    for where in _containers(tree):
+        b, o, t = (_at(x, where) for x in (base, ours, theirs))
+        if not all(isinstance(x, dict) for x in (o, t)):
+            continue
+        b = b if isinstance(b, dict) else {}
+        tree = _twice_added(m, tree, where, b, o, t)
+        tree = _cycles(m, tree, where, b, o, t)
+    return tree
+
+
+def _containers(tree: dict[str, Any]) -> list[Parts]:
+    """Containers of the document (a plan item's own todo list included)."""
+    out: list[Parts] = []
+    for key in doc.CONTAINER_KEYS:
+        container = tree.get(key)
+        if isinstance(container, dict):
+            out.append((key,))
+            for parts, item in _items(container, (key,)):
+                if isinstance(item.get("todoList"), dict):
+                    out.append((*parts, "todoList"))
+    return out
+
+
+def _items(container: Any, where: Parts) -> Iterator[tuple[Parts, dict[str, Any]]]:
+    """Every item of a container with its path (as validation walks them), conflicts
+    skipped."""
+    stack: list[tuple[Any, Parts]] = [(container, where)]
+    while stack:
+        node, parts = stack.pop()
+        for key in doc.ITEM_ARRAY_KEYS:
+            items = node.get(key)
+            if not isinstance(items, list) or _event_log(items):
+                continue
+            for i in range(len(items) - 1, -1, -1):
+                if isinstance(items[i], dict):
+                    stack.append((items[i], (*parts, key, i)))
+        if node is not container:
+            yield parts, node
+
+
+def _at(data: Any, parts: Parts) -> Any:
+    node = data
+    for part in parts:
+        if isinstance(node, dict) and isinstance(part, str):
+            node = node.get(part, MISSING)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return MISSING
+    return node
+
+
+def _by_id(container: Any) -> dict[str, list[tuple[Parts, dict[str, Any]]]]:
+    """Items by id, each with its path and its parent item's id (None at the top)."""
+    out: dict[str, list[tuple[Parts, dict[str, Any]]]] = {}
+    for parts, item in _items(container, ()):
+        ident = item.get("id")
+        if isinstance(ident, str):
+            out.setdefault(ident, []).append((parts, item))
+    return out
+
+
+def _parent_of(container: Any, parts: Parts) -> Any:
+    """The id of the item holding the array at ``parts`` (None: the container's own)."""
+    if len(parts) < 4:
+        return None
+    parent = _at(container, parts[:-2])
+    return parent.get("id") if isinstance(parent, dict) else None
+
+
+def _twice_added(m: Merger, tree: Any, where: Parts, base: Any, ours: Any, theirs: Any) -> Any:
+    """An id both sides added, in two places: a conflict at each (the side that put it
+    there keeps it, the other has nothing there)."""
+    b, o, t = (_by_id(x) for x in (base, ours, theirs))
+    both = (set(o) - set(b)) & (set(t) - set(b))
+    if not both:
+        return tree
+    merged = _by_id(_at(tree, where))
+    for ident in sorted(both):
+        places = merged.get(ident, [])
+        if len(places) < 2 or len(o[ident]) != 1 or len(t[ident]) != 1:
+            continue
+        o_parent = _parent_of(ours, o[ident][0][0])
+        t_parent = _parent_of(theirs, t[ident][0][0])
+        for parts, item in places:
+            parent = _parent_of(_at(tree, where), parts)
+            mine = o[ident][0][1] if parent == o_parent else MISSING
+            yours = t[ident][0][1] if parent == t_parent else MISSING
+            if mine is MISSING and yours is MISSING:
+                mine = item
+            node = m.conflict("add/add", MISSING, mine, yours)
+            tree = _set_at(tree, (*where, *parts), node)
+    return tree
+
+
+def _cycles(m: Merger, tree: Any, where: Parts, base: Any, ours: Any, theirs: Any) -> Any:
+    """A dependency cycle neither side has: each of its items' ``dependencies`` that a side
+    changed becomes a conflict (each side's value), and so do the container's ``edges``
+    when a side changed them, so either side's choice has no cycle."""
+    graphs = [_dependencies(x) for x in (base, ours, theirs)]
+    if same(graphs[1], graphs[0]) or same(graphs[2], graphs[0]):
+        return tree  # one side's edges only: no cycle it did not have
+    container = _at(tree, where)
+    merged = _dependencies(container)
+    paths = {ident: parts for parts, item in _items(container, ()) for ident in [item.get("id")]}
+    edges_done = False
+    for cycle in _strong_components(merged):
+        if any(_has_cycle(g, cycle) for g in graphs[1:]):
+            continue  # ours or theirs had it already: not made by this merge
+        for ident in sorted(cycle):
+            b, o, t = (_deps_field(x, ident) for x in (base, ours, theirs))
+            parts = paths.get(ident)
+            if parts is None or (same(b, o) and same(b, t)):
+                continue
+            node = m.conflict("dependency-cycle", b, o, t)
+            tree = _set_at(tree, (*where, *parts, "dependencies"), node)
+        b, o, t = (x.get("edges", MISSING) for x in (base, ours, theirs))
+        if not edges_done and not (same(b, o) and same(b, t)):
+            edges_done = True
+            node = m.conflict("dependency-cycle", b, o, t)
+            tree = _set_at(tree, (*where, "edges"), node)
+    return tree
+
+
+def _dependencies(container: Any) -> dict[str, list[str]]:
+    """What each item waits for: its ``dependencies``, and blocking ``edges`` (vBRIEF), as
+    validation reads them."""
+    out: dict[str, list[str]] = {}
+    for _, item in _items(container, ()):
+        ident, deps = item.get("id"), item.get("dependencies")
+        if isinstance(ident, str) and isinstance(deps, list):
+            out[ident] = [d for d in deps if isinstance(d, str)]
+    edges = container.get("edges") if isinstance(container, dict) else None
+    for edge in edges if isinstance(edges, list) else ():
+        if isinstance(edge, dict) and edge.get("type") in BLOCKING_EDGES:
+            src, dst = edge.get("from"), edge.get("to")
+            if isinstance(src, str) and isinstance(dst, str):
+                out.setdefault(dst, []).append(src)
+    return out
+
+
+BLOCKING_EDGES = (None, "blocks")
+"""Edge types that order work (as validation's ``container_rules``)."""
+
+
+def _deps_field(container: Any, ident: str) -> Any:
+    for _, item in _items(container, ()):
+        if item.get("id") == ident:
+            return item.get("dependencies", MISSING)
+    return MISSING
+
+
+def _has_cycle(graph: dict[str, list[str]], nodes: set[str]) -> bool:
+    """Whether ``graph`` restricted to ``nodes`` has a cycle."""
+    sub = {n: [d for d in graph.get(n, ()) if d in nodes] for n in nodes}
+    return any(len(c) > 1 for c in _strong_components(sub))
+
+
+def _strong_components(graph: dict[str, list[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one node (the cycles)."""
+    tarjan = _Tarjan(graph)
+    for root in sorted(graph):
+        if root not in tarjan.index:
+            tarjan.visit(root)
+    return tarjan.found
+
+
+class _Tarjan:
+    """Tarjan's algorithm, iteratively (no recursion limit)."""
+
+    def __init__(self, graph: dict[str, list[str]]) -> None:
+        self.graph = graph
+        self.index: dict[str, int] = {}
+        self.low: dict[str, int] = {}
+        self.on_stack: set[str] = set()
+        self.stack: list[str] = []
+        self.found: list[set[str]] = []
+
+    def visit(self, root: str) -> None:
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                self.index[node] = self.low[node] = len(self.index)
+                self.stack.append(node)
+                self.on_stack.add(node)
+            nexts = [d for d in self.graph.get(node, ()) if d in self.graph]
+            if i < len(nexts):
+                work.append((node, i + 1))
+                nxt = nexts[i]
+                if nxt not in self.index:
+                    work.append((nxt, 0))
+                elif nxt in self.on_stack:
+                    self.low[node] = min(self.low[node], self.index[nxt])
+                continue
+            if work:
+                parent = work[-1][0]
+                self.low[parent] = min(self.low[parent], self.low[node])
+            if self.low[node] == self.index[node]:
+                self._pop(node)
+
+    def _pop(self, node: str) -> None:
+        component: set[str] = set()
+        while True:
+            top = self.stack.pop()
+            self.on_stack.discard(top)
+            component.add(top)
+            if top == node:
+                break
+        if len(component) > 1:
+            self.found.append(component)
+
+
+def _set_at(tree: Any, parts: Parts, value: Any) -> Any:
+    """``tree`` with ``value`` at ``parts``: copies along the path (the merged tree shares
+    objects with the sides), the rest shared."""
+    if not parts:
+        return value
+    head, rest = parts[0], parts[1:]
+    if isinstance(tree, dict):
+        out = dict(tree)
+        out[head] = _set_at(tree.get(head), rest, value)
+        return out
+    if isinstance(tree, list):
+        items = list(tree)
+        items[head] = _set_at(tree[head], rest, value)
+        return items
+    return tree

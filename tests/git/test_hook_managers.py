@@ -1,0 +1,295 @@
+"""PRODUCT.md "Installing never breaks git": our pre-push hook chains with pre-commit (the real
+package), lefthook, husky and a plain hook in every order: a push ends, each hook runs once,
+and ``doctor`` walks the chain dry and names a loop."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers.run import run_cli, run_git
+
+HOOKS = Path(".git") / "hooks"
+PRE_COMMIT_CONFIG = """\
+repos:
+- repo: local
+  hooks:
+  - id: mark
+    name: mark
+    entry: sh -c 'echo pre-commit-ran >> "$0"' {marks}
+    language: system
+    stages: [pre-push]
+    pass_filenames: false
+    always_run: true
+"""
+
+
+def _env() -> dict[str, str]:
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    return {**os.environ, "PATH": path}
+
+
+def _pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    pytest.importorskip("pre_commit", reason="pre-commit is in the test extras")
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+
+
+def _todo(status: str) -> str:
+    items = [{"id": "t1", "title": "One", "status": status}]
+    return json.dumps({"vContextInfo": {"version": "0.4"}, "todoList": {"items": items}})
+
+
+@pytest.fixture
+def pushing(git_repo: Path, tmp_path: Path) -> Path:
+    """A repository with a bare remote and pre-commit's configuration committed."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(remote))
+    run_git(git_repo, "remote", "add", "origin", str(remote))
+    (git_repo / ".pre-commit-config.yaml").write_text(
+        PRE_COMMIT_CONFIG.format(marks=tmp_path / "pre-commit-marks.txt")
+    )
+    (git_repo / "todo.vcontext.json").write_text(_todo("pending"))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "base")
+    return git_repo
+
+
+def _plain_hook(repo: Path) -> Path:
+    """A hand-written pre-push hook that notes each run."""
+    marks = repo.parent / "plain-marks.txt"
+    hook = repo / HOOKS / "pre-push"
+    hook.write_text(f'#!/bin/sh\ncat >/dev/null\necho plain-ran >> "{marks}"\n')
+    hook.chmod(0o755)
+    return marks
+
+
+def _push(repo: Path, status: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Commit a document with ``status`` and push it; the push must end within 30 s."""
+    (repo / "todo.vcontext.json").write_text(_todo(status))
+    run_git(repo, "commit", "-q", "-am", f"status {status}")
+    start = time.monotonic()
+    proc = subprocess.run(
+        ["git", "push", "-q", "origin", "HEAD:main"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=30,
+    )
+    return proc, time.monotonic() - start
+
+
+def _runs(marks: Path) -> int:
+    return len(marks.read_text().splitlines()) if marks.exists() else 0
+
+
+def _install(repo: Path) -> str:
+    done = run_cli("install", cwd=repo, env={"PATH": _env()["PATH"]})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.decode()
+
+
+ORDERS = {
+    "pre-commit after us": ["ours", "pre-commit"],
+    "pre-commit before us": ["pre-commit", "ours"],
+    "pre-commit, us, pre-commit again": ["pre-commit", "ours", "pre-commit"],
+    "us, pre-commit, us again": ["ours", "pre-commit", "ours"],
+    "each twice": ["ours", "pre-commit", "ours", "pre-commit"],
+}
+
+
+CASES = [(order, plain) for order in ORDERS for plain in (False, True)]
+# pre-commit's second install moves our hook onto pre-push.legacy, where it had kept the
+# plain hook (pre-commit replaces that file): the plain hook is pre-commit's to lose there.
+CASES.remove(("pre-commit, us, pre-commit again", True))
+
+
+@pytest.mark.parametrize(
+    ("order", "plain"), CASES, ids=[o + (", a plain hook first" if p else "") for o, p in CASES]
+)
+def test_installing_never_breaks_git_pre_commit_in_every_order_runs_each_hook_once(
+    pushing: Path, order: str, plain: bool
+) -> None:
+    """Issue 35: pre-commit after us made a push fork ``sh`` for ever (our shim, renamed to
+    pre-push.legacy, ran pre-push.legacy: itself); before us every push failed
+    ('installed in migration mode')."""
+    plain_marks = _plain_hook(pushing) if plain else None
+    for step in ORDERS[order]:
+        if step == "ours":
+            _install(pushing)
+        else:
+            done = _pre_commit(pushing, "install", "--hook-type", "pre-push")
+            assert done.returncode == 0, done.stdout + done.stderr
+    marks = pushing.parent / "pre-commit-marks.txt"
+    doctor = run_cli("doctor", cwd=pushing)
+    assert b"problem" not in doctor.stdout, doctor.stdout
+    assert b"pre-push hooks run in turn:" in doctor.stdout
+
+    good, seconds = _push(pushing, "completed")
+    assert good.returncode == 0, good.stderr
+    assert seconds < 30
+    assert _runs(marks) == 1
+    if plain_marks is not None:
+        assert _runs(plain_marks) == 1
+
+    bad, _ = _push(pushing, "done")  # not a status: our check refuses, once
+    assert bad.returncode != 0
+    assert bad.stderr.count("[schema]") == 1, bad.stderr
+    assert _runs(marks) == 2
+
+
+def test_installing_never_breaks_git_doctor_names_the_loop_an_earlier_install_made(
+    pushing: Path,
+) -> None:
+    """The state issue 35 measured (an earlier shim as pre-commit's pre-push.legacy, which
+    runs itself): doctor finds it without running anything; install repairs it."""
+    _install(pushing)
+    hook = pushing / HOOKS / "pre-push"
+    old = hook.read_text().replace("pre-push.before-vcontext", "pre-push.legacy")
+    old = old.replace('CHAINED="$(dirname "$0")/pre-push.legacy"', 'HERE=$(dirname "$0")')
+    old = old.replace('"$CHAINED"', '"$HERE/pre-push.legacy"')
+    hook.write_text(old)
+    done = _pre_commit(pushing, "install", "--hook-type", "pre-push")
+    assert done.returncode == 0
+    start = time.monotonic()
+    doctor = run_cli("doctor", cwd=pushing)
+    assert time.monotonic() - start < 30
+    assert doctor.returncode == 1
+    out = doctor.stdout.decode()
+    assert "problem: the pre-push hooks run each other in a loop" in out, out
+    assert "pre-push (pre-commit) → pre-push.legacy (git-vcontext, an earlier install's)" in out
+    assert "fix: git vcontext install" in out
+    assert "updated" in _install(pushing)
+    assert run_cli("doctor", cwd=pushing).returncode == 0
+    good, _ = _push(pushing, "completed")
+    assert good.returncode == 0, good.stderr
+
+
+def test_installing_never_breaks_git_an_earlier_installs_legacy_name_is_migrated(
+    pushing: Path,
+) -> None:
+    """An earlier install kept a user's hook as pre-push.legacy: install again moves it to
+    our own name, and it still runs first."""
+    plain_marks = _plain_hook(pushing)
+    hook = pushing / HOOKS / "pre-push"
+    hook.replace(pushing / HOOKS / "pre-push.legacy")
+    _install(pushing)
+    assert (pushing / HOOKS / "pre-push.legacy").exists()  # a fresh shim does not run it
+    (pushing / HOOKS / "pre-push.before-vcontext").unlink(missing_ok=True)
+    shutil.move(pushing / HOOKS / "pre-push", pushing.parent / "ours")
+    hook.write_text((pushing.parent / "ours").read_text())
+    hook.chmod(0o755)
+    assert "moved pre-push.legacy to pre-push.before-vcontext" in _install(pushing)
+    good, _ = _push(pushing, "completed")
+    assert good.returncode == 0, good.stderr
+    assert _runs(plain_marks) == 1
+    assert run_cli("uninstall", cwd=pushing).returncode == 0
+    assert "plain-ran" in hook.read_text()  # the user's hook is back where it was
+
+
+def test_installing_never_breaks_git_uninstall_takes_ours_out_of_pre_commits_chain(
+    pushing: Path,
+) -> None:
+    _install(pushing)
+    _pre_commit(pushing, "install", "--hook-type", "pre-push")
+    assert run_cli("uninstall", cwd=pushing).returncode == 0
+    assert not (pushing / HOOKS / "pre-push.legacy").exists()
+    good, _ = _push(pushing, "done")  # nothing of ours left to refuse it
+    assert good.returncode == 0, good.stderr
+    assert _runs(pushing.parent / "pre-commit-marks.txt") == 1
+
+
+def _lefthook() -> str:
+    """The lefthook binary (``npm install lefthook`` in $HOOK_TOOLS_DIR), else skip."""
+    base = os.environ.get("HOOK_TOOLS_DIR") or os.environ.get("HUSKY_DIR")
+    exe = Path(base) / "node_modules" / ".bin" / "lefthook" if base else None
+    if exe is None or not exe.exists():
+        pytest.skip("lefthook not available: needs HOOK_TOOLS_DIR/node_modules/.bin/lefthook")
+    return str(exe)
+
+
+LEFTHOOK = """\
+pre-push:
+  commands:
+    mark:
+      run: echo lefthook-ran >> {marks}
+"""
+
+
+def test_installing_never_breaks_git_lefthook_before_us_gets_advice_that_works(
+    pushing: Path,
+) -> None:
+    """lefthook renames a hook it did not write (to pre-push.old) and never runs it, so
+    install says what to add to lefthook.yml; added, the push is checked."""
+    lefthook = _lefthook()
+    marks = pushing.parent / "lefthook-marks.txt"
+    (pushing / "lefthook.yml").write_text(LEFTHOOK.format(marks=marks))
+    subprocess.run([lefthook, "install"], cwd=pushing, check=True, capture_output=True)
+    out = _install(pushing)
+    assert "except the pre-push hook" in out
+    advice = [ln[2:] for ln in out.splitlines() if ln.startswith("    ")]
+    assert "run: git vcontext hook pre-push {1} {2}" in "\n".join(advice)
+    (pushing / "lefthook.yml").write_text(
+        LEFTHOOK.format(marks=marks)
+        + "    vcontext:\n      run: git vcontext hook pre-push {1} {2}\n      use_stdin: true\n"
+    )
+    run_git(pushing, "add", "-A")
+    run_git(pushing, "commit", "-q", "-m", "lefthook")
+    assert b"the pre-push check is called from" in run_cli("doctor", cwd=pushing).stdout
+    bad, _ = _push(pushing, "done")
+    assert bad.returncode != 0
+    assert "[schema]" in bad.stderr + bad.stdout
+    assert _runs(marks) == 1
+
+
+def test_installing_never_breaks_git_lefthook_after_us_is_named_by_doctor(pushing: Path) -> None:
+    lefthook = _lefthook()
+    _install(pushing)
+    (pushing / "lefthook.yml").write_text(LEFTHOOK.format(marks=pushing.parent / "m.txt"))
+    subprocess.run([lefthook, "install"], cwd=pushing, check=True, capture_output=True)
+    doctor = run_cli("doctor", cwd=pushing)
+    assert doctor.returncode == 1
+    out = doctor.stdout.decode()
+    assert "our pre-push hook is kept as pre-push.old, which no hook runs" in out, out
+    good, _ = _push(pushing, "completed")
+    assert good.returncode == 0
+
+
+def _husky() -> Path:
+    base = os.environ.get("HUSKY_DIR") or os.environ.get("HOOK_TOOLS_DIR")
+    script = Path(base) / "node_modules" / "husky" / "bin.js" if base else None
+    if script is None or not script.is_file() or shutil.which("node") is None:
+        pytest.skip("husky not available: needs node and HUSKY_DIR/node_modules/husky")
+    return script
+
+
+def test_installing_never_breaks_git_husky_after_us_is_named_by_doctor(pushing: Path) -> None:
+    """husky sets core.hooksPath: git no longer runs .git/hooks; doctor says where the line
+    goes, and pushes go on (husky's hooks only)."""
+    _install(pushing)
+    subprocess.run(["node", str(_husky())], cwd=pushing, check=True, capture_output=True)
+    (pushing / ".husky" / "pre-commit").unlink(missing_ok=True)  # husky init's `npm test`
+    doctor = run_cli("doctor", cwd=pushing)
+    assert doctor.returncode == 1
+    assert b"pre-push hook not installed (core.hooksPath is" in doctor.stdout
+    good, _ = _push(pushing, "done")
+    assert good.returncode == 0, good.stderr  # unchecked, as husky's setup says
+    (pushing / ".husky" / "pre-push").write_text('git vcontext hook pre-push "$@"\n')
+    assert b"the pre-push check is called from" in run_cli("doctor", cwd=pushing).stdout
+    bad, _ = _push(pushing, "done again")
+    assert bad.returncode != 0
+    assert "[schema]" in bad.stderr

@@ -1,0 +1,261 @@
+"""Issue 34: a conflict ``sync`` reports is resolved where the agent works, and the next
+sync lands.
+
+PRODUCT.md, "Resolving conflicts (agents and people)": a pair that ``sync`` stopped on is
+the agent's work: ``sync AGENT --checkout`` (with or without ``--push``; the remote is
+the base's upstream) fetches and leaves the merge of the current base into
+``agents/AGENT`` stopped where that branch is checked out; after ``git commit`` the next
+``sync --push`` lands. Every conflict message ends with the exact next commands; after a
+``--push`` run the local base never holds a commit the remote's base lacks. The team
+(a bare remote, a person's clone, agents' clones, every clone with the pre-push hook) is
+``helpers.team``; each actor only runs what the tool printed (``helpers.next_steps``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from helpers.next_steps import follow, follow_output, next_commands
+from helpers.team import TASKS, Team, edit, git, identity, read, remote_show, setup, vcx
+
+
+def _person_deletes_t1(team: Team) -> None:
+    def drop(data: Any) -> None:
+        data["todoList"]["items"] = [i for i in data["todoList"]["items"] if i["id"] != "t1"]
+        data["todoList"]["sequence"] += 1
+
+    git(team.person, "pull", "-q", "--no-rebase", "origin", "main")
+    edit(team.person, TASKS, drop)
+    git(team.person, "commit", "-q", "-am", "person: t1 is not needed")
+    git(team.person, "push", "-q", "origin", "main")  # through the pre-push hook
+
+
+def _agent_works_on_t1(clone: Path, status: str = "inProgress") -> None:
+    def work(data: Any) -> None:
+        data["todoList"]["items"][0]["status"] = status
+        data["todoList"]["sequence"] += 1
+
+    edit(clone, TASKS, work)
+    git(clone, "commit", "-q", "-am", f"work on t1: {status}")
+
+
+def _statuses(remote: Path) -> dict[str, str]:
+    items = remote_show(remote, "main", TASKS)["todoList"]["items"]
+    return {i["id"]: i["status"] for i in items}
+
+
+def _landed(team: Team, clone: Path) -> None:
+    """The remote's base validates, fsck is clean, the clone's main is the remote's."""
+    checkout = team.remote.parent / "check"
+    git(team.remote.parent, "clone", "-q", str(team.remote), str(checkout))
+    assert vcx(checkout, "validate").returncode == 0
+    git(checkout, "rm", "-rfq", ".")
+    git(team.remote.parent, "worktree", "prune", check=False)
+    assert git(team.remote, "fsck", "--no-progress").returncode == 0
+    assert git(clone, "fsck", "--no-progress").returncode == 0
+    assert team.local_only(clone) == []
+
+
+def test_issue_34_steps_1_to_3_the_way_out_as_printed_lands(tmp_path: Path) -> None:
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    _person_deletes_t1(team)
+    _agent_works_on_t1(bo)
+    base_before = team.base()
+
+    # 1. the conflict, and the command that leads out of it
+    first = vcx(bo, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "agents/bo <-> main: CONFLICT, nothing moved" in first.stdout
+    assert "(delete/modify)" in first.stdout
+    assert next_commands(first.stdout) == ["git vcontext sync bo --push origin --checkout"]
+    assert team.base() == base_before
+    assert team.local_only(bo) == []
+
+    # 2. as printed: the merge of origin's main is left stopped where agents/bo is checked out
+    stop = follow(next_commands(first.stdout), bo)
+    command, code, out = stop.last
+    assert code == 1, out
+    assert f"the merge of origin/main into agents/bo is left stopped in {bo}" in out
+    assert git(bo, "rev-parse", "MERGE_HEAD").stdout.strip() == team.base()
+    assert git(bo, "symbolic-ref", "--short", "HEAD").stdout.strip() == "agents/bo"
+    assert team.local_only(bo) == []  # nothing merged into the local main
+
+    # 3. resolve (keep the agent's work on t1), commit, sync --push: it lands
+    done = follow_output(out, bo, take="ours")
+    command, code, out = done.last
+    assert command == "git vcontext sync bo --push origin"
+    assert code == 0, out
+    assert "CONFLICT" not in out
+    assert _statuses(team.remote) == {"t1": "inProgress", "t2": "pending"}
+    assert "fork" not in remote_show(team.remote, "main", TASKS)["todoList"]
+    assert read(bo, TASKS)["todoList"]["fork"]["mergeStatus"] == "merged"
+    again = vcx(bo, "sync", "bo", "--push", "origin")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "CONFLICT" not in again.stdout
+    _landed(team, bo)
+
+
+def test_issue_34_step_2_as_tried_checkout_from_main_still_resolves_on_the_agent_branch(
+    tmp_path: Path,
+) -> None:
+    """The old advice (switch to main, then sync --checkout) no longer merges the agent into
+    a stale local main: --checkout fetches origin's main and leaves the merge on agents/bo."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    _agent_works_on_t1(bo)
+    assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 0
+    _agent_works_on_t1(bo, "blocked")
+    _person_deletes_t1(team)
+    assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 1
+    git(bo, "switch", "-q", "main")
+    tried = vcx(bo, "sync", "bo", "--checkout")
+    assert tried.returncode == 1, tried.stdout + tried.stderr
+    assert "checked out here for the merge (this work tree was on main)" in tried.stdout
+    assert "the merge of origin/main into agents/bo is left stopped" in tried.stdout
+    assert team.local_only(bo) == []
+    done = follow_output(tried.stdout, bo, take="theirs")  # the person's delete wins
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote) == {"t2": "pending"}
+    _landed(team, bo)
+
+
+def test_issue_34_a_local_sync_into_a_base_behind_its_upstream_says_so_and_traps_nobody(
+    tmp_path: Path,
+) -> None:
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    _person_deletes_t1(team)
+    _agent_works_on_t1(bo)
+    git(bo, "fetch", "-q", "origin")
+    local = vcx(bo, "sync", "bo")
+    assert local.returncode == 0, local.stdout + local.stderr  # clean against the stale main
+    assert "main is behind origin/main" in local.stderr
+    assert "git vcontext sync bo --push origin" in local.stderr
+    assert team.local_only(bo)  # a local sync may; the next --push must not trap
+
+    # 3. (as it was: "could not merge origin/main into main", for good) now: the pair's own
+    # conflict, with the way out
+    pushed = vcx(bo, "sync", "bo", "--push", "origin")
+    assert pushed.returncode == 1, pushed.stdout + pushed.stderr
+    assert "could not merge" not in pushed.stdout + pushed.stderr
+    assert "agents/bo <-> main: CONFLICT" in pushed.stdout
+    assert team.local_only(bo) == []  # main is origin's again: agents/bo holds its merge
+    stop = follow_output(pushed.stdout, bo)
+    done = follow_output(stop.last[2], bo, take="ours")
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote) == {"t1": "inProgress", "t2": "pending"}
+    _landed(team, bo)
+
+
+def test_a_persons_own_commit_on_the_local_base_that_conflicts_never_blocks_the_agent(
+    tmp_path: Path,
+) -> None:
+    """A local base diverged by a person's own commit: the agent's round lands without it,
+    the base stays, and the warning's commands publish it (through the pre-push hook)."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    at_main = tmp_path / "bo-main"
+    git(bo, "worktree", "add", "-q", str(at_main), "main")
+
+    def title(text: str) -> Any:
+        def change(data: Any) -> None:
+            data["todoList"]["items"][1]["title"] = text
+            data["todoList"]["sequence"] += 1
+
+        return change
+
+    edit(at_main, TASKS, title("the person's title, here"))
+    git(at_main, "commit", "-q", "-am", "a person's own commit on bo's clone")
+    edit(team.person, TASKS, title("the person's title, there"))
+    git(team.person, "commit", "-q", "-am", "t2 renamed")
+    git(team.person, "push", "-q", "origin", "main")
+    _agent_works_on_t1(bo)
+
+    pushed = vcx(bo, "sync", "bo", "--push", "origin")
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    assert _statuses(team.remote)["t1"] == "inProgress"  # the agent's round landed
+    assert "main here has 1 commit origin/main lacks" in pushed.stderr
+    commands = next_commands(pushed.stderr)
+    assert commands[0] == f"git -C {at_main} pull --no-rebase origin main"
+    follow(commands, bo, take="ours")
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert items[1]["title"] == "the person's title, here"
+    assert items[0]["status"] == "inProgress"
+    quiet = vcx(bo, "sync", "bo", "--push", "origin")
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    assert "warning" not in quiet.stderr
+    _landed(team, bo)
+
+
+def test_a_conflict_with_the_remotes_copy_of_the_agent_branch_is_resolved_the_same_way(
+    tmp_path: Path,
+) -> None:
+    """One agent working from two clones: its branch here and its copy on the remote
+    conflict. --checkout leaves the merge of origin's copy into agents/bo stopped here."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 0
+    elsewhere = tmp_path / "bo-elsewhere"
+    git(tmp_path, "clone", "-q", "-b", "agents/bo", str(team.remote), str(elsewhere))
+    git(elsewhere, "branch", "-q", "--track", "main", "origin/main")
+    git(elsewhere, "config", "vcontext.agent.bo.base", "main")
+    identity(elsewhere, "bo")
+    assert vcx(elsewhere, "install").returncode == 0
+    _agent_works_on_t1(elsewhere, "completed")
+    assert vcx(elsewhere, "sync", "bo", "--push", "origin").returncode == 0
+    _agent_works_on_t1(bo, "blocked")
+
+    first = vcx(bo, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "CONFLICT" in first.stdout
+    stop = follow_output(first.stdout, bo)
+    _command, code, out = stop.last
+    assert code == 1, out
+    assert "the merge of origin/agents/bo into agents/bo is left stopped" in out
+    done = follow_output(out, bo, take="ours")
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote)["t1"] == "blocked"
+    _landed(team, bo)
+
+
+def test_checkout_after_a_push_run_of_several_agents_merges_the_base_that_landed(
+    tmp_path: Path,
+) -> None:
+    """Three agents of one clone in one `sync --push --checkout`: al and cy land (one
+    integration commit), bo conflicts with the base as it was after them; the merge left
+    stopped on agents/bo is of origin's main as published, never of a commit the run
+    planned and did not publish."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    for name in ("al", "cy"):
+        assert (
+            vcx(bo, "fork", name, "--from", "main", "--worktree", str(tmp_path / name)).returncode
+            == 0
+        )
+
+    def status_of(item: int, status: str) -> Any:
+        def change(data: Any) -> None:
+            data["todoList"]["items"][item]["status"] = status
+            data["todoList"]["sequence"] += 1
+
+        return change
+
+    edit(tmp_path / "al", TASKS, status_of(1, "completed"))
+    git(tmp_path / "al", "commit", "-q", "-am", "al completes t2")
+    (tmp_path / "cy" / "notes.txt").write_text("cy's notes\n")
+    git(tmp_path / "cy", "add", "notes.txt")
+    git(tmp_path / "cy", "commit", "-q", "-m", "cy's notes")
+    _person_deletes_t1(team)
+    _agent_works_on_t1(bo)
+
+    run = vcx(bo, "sync", "al", "cy", "bo", "--push", "origin", "--checkout")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "agents/bo: the merge of origin/main into agents/bo is left stopped" in run.stdout
+    assert git(bo, "rev-parse", "MERGE_HEAD").stdout.strip() == team.base()
+    assert _statuses(team.remote) == {"t2": "completed"}
+    done = follow_output(run.stdout, bo, take="ours")
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote) == {"t1": "inProgress", "t2": "completed"}
+    _landed(team, bo)

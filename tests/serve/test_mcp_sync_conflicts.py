@@ -1,0 +1,131 @@
+"""Issue 34, step 4: an agent that reaches its memory only through MCP gets out of every
+conflict ``vcontext_sync`` reports with tool calls alone.
+
+PRODUCT.md, "Resolving conflicts (agents and people)" and "MCP server": ``vcontext_sync``
+returns the conflicts as data (path, conflict ids, both sides) and leaves them resolvable
+by ``vcontext_conflicts``/``vcontext_resolve`` on the agent's branch (the server runs in
+the agent's work tree); the next ``vcontext_sync`` lands. Through a bare remote, the
+pre-push hook and the SDK's own stdio client; the agent calls exactly the tools the
+answers name (``next``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from helpers.mcp_support import run, stdio_params, text
+from helpers.team import TASKS, Team, edit, git, remote_show, setup, vcx
+
+
+def _person_deletes_t1(team: Team) -> None:
+    def drop(data: Any) -> None:
+        data["todoList"]["items"] = [i for i in data["todoList"]["items"] if i["id"] != "t1"]
+        data["todoList"]["sequence"] += 1
+
+    git(team.person, "pull", "-q", "--no-rebase", "origin", "main")
+    edit(team.person, TASKS, drop)
+    git(team.person, "commit", "-q", "-am", "person: t1 is not needed")
+    git(team.person, "push", "-q", "origin", "main")
+
+
+async def _follow_next(client: Any, answer: Any, take: str) -> Any:
+    """Call the tools ``answer`` names next, in order (``take`` for each resolve)."""
+    last = answer
+    for step in answer.structured_content["next"]:
+        args = dict(step["arguments"])
+        if step["tool"] == "vcontext_resolve":
+            args["take"] = take
+        last = await client.call_tool(step["tool"], args)
+        assert not last.is_error or step["tool"] == "vcontext_sync", text(last)
+    return last
+
+
+def test_issue_34_step_4_an_mcp_agent_gets_out_of_a_sync_conflict_with_tool_calls(
+    tmp_path: Path,
+) -> None:
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    _person_deletes_t1(team)
+
+    async def main() -> None:
+        async with Client(stdio_params(bo)) as client:
+            r = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": "inProgress"})
+            assert not r.is_error, text(r)
+            stopped = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert stopped.is_error
+            data = stopped.structured_content
+            assert data["ok"] is False
+            assert data["stopped"] == {"worktree": str(bo), "merging": "origin/main"}
+            [f] = data["conflicts"]
+            assert f["path"] == TASKS
+            assert f["labels"] == {"ours": "agents/bo", "theirs": "origin/main"}
+            [c] = f["conflicts"]
+            assert c["where"] == "todoList.items[t1]"
+            assert c["ours"]["status"] == "inProgress"
+            assert c["theirs"] is None
+            assert [s["tool"] for s in data["next"]] == ["vcontext_resolve", "vcontext_sync"]
+            assert data["next"][0]["arguments"]["conflict"] == c["id"]
+            assert data["next"][-1]["arguments"] == {"push": "origin"}
+            assert text(stopped).splitlines()[-2:] == [
+                f'  vcontext_resolve {{"path": "{TASKS}", "conflict": "{c["id"]}", '
+                '"take": "ours"} (or "take": "theirs", or "value": …)',
+                '  vcontext_sync {"push": "origin"}',
+            ]
+            listed = await client.call_tool("vcontext_conflicts", {})
+            assert listed.structured_content["files"][0]["conflicts"][0]["id"] == c["id"]
+            # a write to the conflicted document waits for the resolution
+            refused = await client.call_tool(
+                "vbrief_update_todo", {"id": "t2", "status": "blocked"}
+            )
+            assert refused.is_error
+
+            landed = await _follow_next(client, stopped, take="ours")
+            assert not landed.is_error, text(landed)
+            assert landed.structured_content["ok"] is True
+            assert "committed the merge" not in text(landed)  # vcontext_resolve committed it
+            again = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert not again.is_error, text(again)
+
+    run(main)
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]
+    assert git(bo, "status", "--porcelain").stdout == ""
+    assert team.local_only(bo) == []
+    assert git(team.remote, "fsck", "--no-progress").returncode == 0
+    assert git(bo, "fsck", "--no-progress").returncode == 0
+
+
+def test_vcontext_sync_gives_back_the_conflicts_left_and_commits_a_merge_settled_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """While conflicts are left, vcontext_sync returns them again (nothing moves); once a
+    person settled them with the command line (staged, not committed), vcontext_sync
+    commits sync's merge and lands."""
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    _person_deletes_t1(team)
+
+    async def main() -> None:
+        async with Client(stdio_params(bo)) as client:
+            r = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": "blocked"})
+            assert not r.is_error, text(r)
+            first = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert first.is_error
+            second = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert second.is_error
+            assert "a merge is in progress here" in text(second)
+            assert second.structured_content["conflicts"] == first.structured_content["conflicts"]
+            assert vcx(bo, "resolve", TASKS, "--take", "theirs").returncode == 0
+            landed = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert not landed.is_error, text(landed)
+            assert text(landed).startswith("committed the merge (")
+
+    run(main)
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert [i["id"] for i in items] == ["t2"]
+    assert team.local_only(bo) == []
