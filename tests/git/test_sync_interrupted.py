@@ -20,6 +20,7 @@ import pytest
 from helpers import soak
 from helpers.faults import kill_env, obey, sync_push
 from helpers.mcp_support import in_process, run, text
+from helpers.run import run_cli
 
 
 @pytest.fixture
@@ -287,3 +288,34 @@ def test_sync_at_scale_files_the_killed_update_was_writing_are_written_whole(
     items = _base_items(remote, tmp_path / "check")
     assert set(log0.items + log1.items) <= set(items)
     _fsck_clean(a0, a1, remote)
+
+
+def test_a_commit_that_deletes_one_item_a_sync_merge_brought_or_converts_the_file_is_no_undo(
+    team: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """The backstop judges a whole undo only: deleting one of the items a sync merge brought,
+    or converting the document to TRON (its records live on under the new name), is work,
+    and the pre-push hook lets it through (one truth: the person's everyday commits)."""
+    _, a0, a1 = team
+    soak.work(a1, "agent-1", 0, soak.AgentLog("agent-1"))
+    soak.work(a1, "agent-1", 1, soak.AgentLog("agent-1"))
+    assert sync_push(a1, "agent-1").returncode == 0
+    synced = sync_push(a0, "agent-0")
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    todo = json.loads((a0 / soak.TODO).read_text())
+    arrived = [i["id"] for i in todo["todoList"]["items"] if i["id"].startswith("agent-1-")]
+    assert len(arrived) >= 2
+    todo["todoList"]["items"] = [i for i in todo["todoList"]["items"] if i["id"] != arrived[0]]
+    (a0 / soak.TODO).write_text(json.dumps(todo, indent=2) + "\n")
+    soak.git(a0, "commit", "-qam", "delete one task that arrived")
+    pushed = soak.git(a0, "push", "origin", "agents/agent-0", check=False)
+    assert "[sync-undone]" not in pushed.stderr, pushed.stderr
+
+    tron = (a0 / soak.TODO).with_suffix(".tron")
+    converted = run_cli("convert", str(a0 / soak.TODO), "--to", "tron", "-o", str(tron))
+    assert converted.returncode == 0, converted.stderr
+    soak.git(a0, "rm", "-q", soak.TODO)
+    soak.git(a0, "add", str(tron.relative_to(a0)))
+    soak.git(a0, "commit", "-qm", "convert the todo list to TRON")
+    pushed = soak.git(a0, "push", "origin", "agents/agent-0", check=False)
+    assert "[sync-undone]" not in pushed.stderr, pushed.stderr

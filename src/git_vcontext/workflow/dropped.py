@@ -62,12 +62,26 @@ def undone(repo: Repository, commit: Commit) -> list[Undone]:
 
 
 def undone_since(repo: Repository, commit: Commit, before: Commit, merge: Commit) -> list[Undone]:
-    """What ``commit`` removes of what the move from ``before`` to ``merge`` brought in."""
+    """What ``commit`` removes of what the move from ``before`` to ``merge`` brought in.
+
+    Only a whole undo counts: every record the merge brought into a document is gone from
+    it and from every document the commit adds (a JSON ⇄ TRON conversion or a move keeps
+    them under another name). Files an interrupted sync left behind lack all of it; a
+    person or an agent who deletes one of the items that arrived deletes just that one."""
     found = []
+    elsewhere: dict[Key, str] | None = None  # the records of documents the commit adds
     for path in _changed_documents(repo, before.tree, merge.tree):
         merged, had, kept = (_keys(t, path) for t in (merge.tree, before.tree, commit.tree))
-        gone = [label for key, label in merged.items() if key not in had and key not in kept]
-        if gone:
+        brought = [key for key in merged if key not in had]
+        gone = [merged[key] for key in brought if key not in kept]
+        if gone and len(gone) == len(brought) and elsewhere is None:
+            elsewhere = {}
+            for added in _changed_documents(repo, merge.tree, commit.tree):
+                if _data(merge.tree, added) is None:
+                    elsewhere.update(_keys(commit.tree, added))
+        if elsewhere:
+            gone = [merged[key] for key in brought if key not in kept and key not in elsewhere]
+        if gone and len(gone) == len(brought):
             shown = tuple(sorted(gone))
             own = commit.tree_id != before.tree_id
             found.append(Undone(str(commit.id), path, shown, str(before.id), str(merge.id), own))
