@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from .errors import ExitCode, VContextError
+from .errors import ExitCode, OutputError, VContextError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,9 +17,13 @@ def boundary(call: Callable[[], Any]) -> int:
     """Expected errors: one line on stderr and their exit code; crashes: one line, exit 3."""
     try:
         result = call()
+        if sys.stdout is not None:  # a write that fails now is reported, not lost at exit
+            sys.stdout.flush()
         return int(result) if isinstance(result, int) else 0
     except VContextError as exc:
         say(f"git-vcontext: error: {exc.one_line()}")
+        if isinstance(exc, OutputError):  # what stdout still holds is lost: say it once
+            _silence_stdout()
         return int(exc.exit_code)
     except KeyboardInterrupt:
         say("git-vcontext: interrupted")
@@ -62,9 +66,10 @@ def say(line: str) -> None:
 
 
 def _silence_stdout() -> None:
-    """After a closed pipe, stop Python from complaining while flushing at exit."""
+    """After a closed pipe or a failed write, stop Python from complaining (or failing
+    again) while flushing at exit: what stdout still holds goes nowhere."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass

@@ -564,6 +564,18 @@ def status(fmt: str) -> int:
 )
 @click.option("--http", metavar="[HOST:]PORT", help="Streamable HTTP at /mcp instead of stdio.")
 @click.option("--token-env", metavar="VAR", help="Bearer token clients must send (HTTP).")
+@click.option(
+    "--session-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="HTTP: end a session idle this long (default 1800).",
+)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="HTTP: sessions open at once; more are refused (503) until one ends (default 100).",
+)
 @click.option("--read-only", is_flag=True, help="List no write tools.")
 @click.option("--allow", metavar="KINDS", help="Kinds that may be written: todos,plans,playbook.")
 @click.option("--commit", is_flag=True, help="Commit each write (always on an agent branch).")
@@ -577,6 +589,8 @@ def mcp(
     agent: str | None,
     http: str | None,
     token_env: str | None,
+    session_timeout: float | None,
+    max_sessions: int | None,
     read_only: bool,
     allow: str | None,
     commit: bool,
@@ -601,6 +615,8 @@ def mcp(
         agent=agent,
         http=http,
         token_env=token_env,
+        session_timeout=session_timeout,
+        max_sessions=max_sessions,
         read_only=read_only,
         allow=allow,
         commit=commit,

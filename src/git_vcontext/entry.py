@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from .fsio import OUTPUT_ERRORS
+from .fsio import check_stdout
 
 # Options of the merge driver's fixed command line, as `install` writes it.
 _DRIVER_OPTIONS = {
@@ -30,10 +30,9 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
     # only costs time here (it nearly doubles the time to load a 40 MB playbook).
     gc.disable()
     # File names that are not UTF-8 arrive decoded with surrogateescape: print them as
-    # their bytes whatever the locale (a strict stdout would raise on them).
-    reconfigure = getattr(sys.stdout, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(errors=OUTPUT_ERRORS)
+    # their bytes whatever the locale (a strict stdout would raise on them); and a write
+    # to stdout that fails or falls short is an error, never output cut short (exit 3).
+    check_stdout()
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(args)
@@ -182,6 +181,8 @@ def _exit_now(code: int) -> None:
         try:
             if stream is not None:  # None: started with that descriptor closed
                 stream.flush()
-        except (OSError, ValueError):  # a closed pipe (git log -p stopped reading): as
-            pass  # the boundary does for a closed pipe, nothing more to say
+        except (BrokenPipeError, ValueError):  # a closed pipe (git log -p stopped
+            pass  # reading): as the boundary does for a closed pipe, nothing more to say
+        except OSError:  # (the boundary flushed stdout already: unlikely to come here)
+            code = code or 3
     os._exit(code)

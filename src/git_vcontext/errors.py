@@ -43,6 +43,11 @@ class OperationalError(VContextError):
     exit_code = ExitCode.OPERATIONAL
 
 
+class OutputError(OperationalError):
+    """Standard output took less than it was given: a full disk, ``ulimit -f``, an I/O
+    error. Never exit 0 with output cut short."""
+
+
 class ParseError(VContextError):
     """A document that cannot be read, with the position of the problem.
 

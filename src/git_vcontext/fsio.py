@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import codecs
+import io
 import os
+import re
 import stat
 import sys
 from collections.abc import Mapping
 
-from .errors import OperationalError
+from .errors import OperationalError, OutputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 OUTPUT_ERRORS = "git-vcontext-output"
 """How text that is not plain Unicode goes out: file names that were not UTF-8 (decoded
@@ -28,6 +34,74 @@ def _output_errors(exc: UnicodeError) -> tuple[str | bytes, int]:
 codecs.register_error(OUTPUT_ERRORS, _output_errors)
 
 
+class _CheckedOutput(io.RawIOBase):
+    """A file descriptor that takes every byte it is given or raises OutputError.
+
+    Python's own buffered stdout ignores a short write (``ulimit -f``: the kernel writes
+    up to the limit and says how much; a large write then loses the rest and exits 0).
+    """
+
+    def __init__(self, fd: int, stream: object = None) -> None:
+        super().__init__()
+        self._fd = fd
+        self._stream = stream  # the stream whose descriptor this is: kept open while we are
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            try:
+                written = os.write(self._fd, view[done:])
+            except BlockingIOError:  # a non-blocking pipe that is full: wait for room
+                # lazy: only then (the driver's start-up does without it)
+                import select
+
+                select.select([], [self._fd], [])
+                continue
+            except BrokenPipeError:
+                raise  # the reader went away (git log -p | head): not an error of ours
+            except OSError as exc:
+                raise OutputError(f"cannot write the output ({exc.strerror})") from None
+            if written <= 0:
+                raise OutputError("cannot write the output (nothing was written)")
+            done += written
+        return done
+
+
+def check_stdout() -> None:
+    """Make ``sys.stdout`` raise OutputError on a failed or short write (same encoding;
+    file names that are not UTF-8 come out as their bytes)."""
+    current = sys.stdout
+    if current is None:  # started with that descriptor closed
+        return
+    try:
+        fd = current.fileno()
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        return
+    raw = _CheckedOutput(fd, current)
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=current.encoding,
+        errors=OUTPUT_ERRORS,
+        line_buffering=raw.isatty(),
+    )
+
+
+def flush_stdout() -> None:
+    """Flush standard output now, so that a write that fails is reported (not lost at exit)."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
 def read_bytes(path: str) -> bytes:
     """The bytes of a file (``-`` = stdin), or an OperationalError saying why not."""
     if path == "-":
@@ -45,44 +119,185 @@ def read_bytes(path: str) -> bytes:
         raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = False) -> None:
+def read_regular(path: str) -> bytes:
+    """The bytes of a regular file the tool found itself (a folder's scan, a served
+    document), or an OperationalError: a named pipe, a socket or a device is never
+    opened for reading (a FIFO would block forever); the check is made on the opened
+    file, so a swap between a look and the read changes nothing."""
+    fd = open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            return fh.read()
+        except OSError as exc:
+            raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def open_regular(path: str) -> int:
+    """A descriptor of ``path`` opened for reading when it is a regular file (through
+    symbolic links), else an OperationalError saying what it is. The open never blocks:
+    ``O_NONBLOCK`` (a FIFO without a writer), then ``fstat`` of what was opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise OperationalError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise OperationalError(f"{path}: is a directory, not a file") from None
+    except PermissionError:
+        raise OperationalError(f"{path}: permission denied") from None
+    except OSError as exc:  # ENXIO: a socket; ELOOP: a link loop; …
+        raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OperationalError(f"{path}: not a regular file ({_kind(mode)}): not read")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
+
+
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    durable: bool = False,
+    inside: str | None = None,
+    force: bool = False,
+    scratch: str | None = None,
+) -> None:
     """Replace a file's content all at once: readers see the old or the new bytes, never half.
 
-    The new content goes to a temporary file in the same directory, gets the old
-    file's permission bits, and is renamed over the target. A symbolic link is
-    written through, as an editor does: its target is replaced and the link stays
-    (a dangling link gets its target created). ``durable`` also flushes the file
-    to disk first (git itself does not fsync work-tree files). A target that is no
-    regular file (``-o /dev/null``, a named pipe) is written into, never renamed over.
+    The new content goes to a temporary file (``.NAME.PID.RANDOM.tmp``) in the same
+    directory, or in ``scratch`` (a folder of the git directory, which git never shows)
+    when that is on the same file system; it gets the old file's permission bits and is
+    renamed over the target. A symbolic link is written through, as an editor does: its
+    target is replaced and the link stays (a dangling link gets its target created).
+    ``durable`` also flushes the file to disk first (git itself does not fsync work-tree
+    files). A target that is no regular file (``-o /dev/null``, a named pipe) is written
+    into, never renamed over.
+
+    Refused (OperationalError, nothing written): a read-only file (no write permission
+    bit: as git refuses without ``-f``) unless ``force`` (a file of git's or of ours that
+    must be replaced, e.g. the merge driver's %A); with ``inside`` (a file the tool picked
+    itself, not one the user named), a file whose real path, through links, lies outside
+    that folder, or that is not a regular file.
     """
     given = os.fspath(path)
-    if _special(given):
+    if inside is not None:
+        check_inside(given, inside)
+    elif _special(given):
         _write_into(given, data)
         return
     target = link_target(given)
     shown = given if target == given else f"{given} (a link to {target})"
     directory = os.path.dirname(target) or "."
+    mode = _mode_of(target, shown, force)
+    for folder in ([scratch] if scratch else []) + [directory]:
+        tmp = temporary_name(folder, os.path.basename(target))
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                if durable:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+            return
+        except OSError as exc:
+            _remove(tmp)
+            if folder == scratch and folder != directory:
+                continue  # another file system (EXDEV), or no such folder: beside the file
+            raise OperationalError(f"{shown}: cannot write ({exc.strerror})") from None
+
+
+def _mode_of(target: str, shown: str, force: bool) -> int:
+    """The permission bits the new file gets (the old file's; new: by the umask)."""
     try:
         mode = os.stat(target).st_mode & 0o7777
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
+        return 0o666 & ~_umask()
     except OSError as exc:
         raise OperationalError(f"{shown}: cannot write ({exc.strerror})") from None
-    tmp = os.path.join(
-        directory, f".{os.path.basename(target)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-    )
+    if not force and not mode & 0o222:
+        raise OperationalError(
+            f"{shown}: read-only (mode {mode & 0o777:04o}): not written "
+            "(make it writable, e.g. chmod u+w, to allow it)"
+        )
+    return mode
+
+
+TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp$")
+"""What ``write_atomic`` names its temporaries (``.NAME.PID.RANDOM.tmp``)."""
+
+
+def temporary_name(folder: str, name: str) -> str:
+    return os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+
+
+def remove_stale_temporaries(folder: str) -> list[str]:
+    """Remove the temporaries ``write_atomic`` left in ``folder`` when its process was killed:
+    only files named as it names them whose process is gone. Returns their paths."""
+    removed: list[str] = []
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as exc:
-        _remove(tmp)
-        raise OperationalError(f"{shown}: cannot write ({exc.strerror})") from None
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        found = TEMPORARY.match(name)
+        if found is None or _running(int(found.group("pid"))):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.unlink(path)
+                removed.append(path)
+        except OSError:
+            continue
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # someone else's process: alive
+        return True
+    return True
+
+
+def check_inside(path: str, folder: str) -> None:
+    """Refuse to write ``path``, a file the tool picked itself, when it is a symbolic link
+    (or lies in a linked folder) leading outside ``folder``, or when it is no regular file
+    (a named pipe would block the writer; a device is not a document)."""
+    real = os.path.realpath(path)
+    top = os.path.realpath(folder)
+    if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
+        raise OperationalError(
+            f"{path}: a symbolic link leading outside {top} (to {real}): not written"
+        )
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # absent (or a dangling link inside): created
+    if not stat.S_ISREG(mode):
+        raise OperationalError(f"{path}: not a regular file ({_kind(mode)}): not written")
 
 
 def _remove(path: str) -> None:
@@ -105,11 +320,17 @@ def _special(path: str) -> bool:
 
 
 def _write_into(path: str, data: bytes) -> None:
+    """Write into a device or pipe (``-o /dev/stdout``): every byte, or an error."""
     try:
-        with open(path, "wb") as fh:
-            fh.write(data)
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
     except OSError as exc:
         raise OperationalError(f"{path}: cannot write ({exc.strerror})") from None
+    try:
+        _CheckedOutput(fd).write(data)
+    except OutputError as exc:
+        raise OperationalError(f"{path}: {exc.message}") from None
+    finally:
+        os.close(fd)
 
 
 MAX_LINKS = 40
@@ -131,17 +352,17 @@ def link_target(path: str) -> str:
 
 
 def sniffed_vcontext(path: str, suffixes: tuple[str, ...] = (".json", ".tron")) -> bool:
-    """Whether a file with one of ``suffixes`` names a vContext root in its first 4 KB
-    (unreadable: no)."""
+    """Whether a regular file with one of ``suffixes`` names a vContext root in its first
+    4 KB (unreadable, or a named pipe or device: no)."""
     # lazy: fsio is loaded by every command; document is not
     from .document import looks_like_vcontext
 
     if not path.endswith(suffixes):
         return False
     try:
-        with open(path, "rb") as fh:
+        with os.fdopen(open_regular(path), "rb") as fh:
             return looks_like_vcontext(fh.read(4096))
-    except OSError:
+    except (OSError, OperationalError):  # not a regular file: never read
         return False
 
 

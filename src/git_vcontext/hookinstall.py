@@ -165,7 +165,7 @@ def put_hook(hook: Path, text: str, chained: str | None = None) -> list[str]:
 
 
 def _write_hook(hook: Path, text: str) -> None:
-    write_atomic(hook, text.encode())
+    write_atomic(hook, text.encode(), force=True)  # our own hook (a 0555 one too)
     hook.chmod(0o755)
 
 

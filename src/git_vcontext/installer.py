@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .document import FILE_PATTERNS
-from .errors import UsageError
+from .errors import OperationalError, UsageError
 from .fsio import read_bytes, write_atomic
 from .gitio import git, open_repo, repository_error
 from .gitio.push import common_dir
@@ -233,14 +233,14 @@ class Scope:
 
     def get(self, key: str) -> str | None:
         """The value (several values of a key set more than once, one per line)."""
-        out = git(["config", self.flag, "--get-all", key], cwd=self.cwd, check=False)
+        out = git(["config", self.flag, "--get-all", "--", key], cwd=self.cwd, check=False)
         return out.stdout.rstrip("\n") if out.returncode == 0 else None
 
     def set(self, key: str, value: str) -> None:
-        git(["config", self.flag, "--replace-all", key, value], cwd=self.cwd)
+        git(["config", self.flag, "--replace-all", "--", key, value], cwd=self.cwd)
 
     def unset(self, key: str) -> None:
-        git(["config", self.flag, "--unset-all", key], cwd=self.cwd, check=False)
+        git(["config", self.flag, "--unset-all", "--", key], cwd=self.cwd, check=False)
 
     def attributes_file(self) -> Path:
         if self.name == "local":
@@ -323,9 +323,10 @@ def uninstall_config(scope: Scope) -> list[str]:
             removed.append(f"removed {key}")
     for section in sorted({key.rsplit(".", 1)[0] for key in entries}):
         pattern = "^" + section.replace(".", "\\.") + "\\."
-        left = git(["config", scope.flag, "--get-regexp", pattern], cwd=scope.cwd, check=False)
+        where = scope.cwd
+        left = git(["config", scope.flag, "--get-regexp", "--", pattern], cwd=where, check=False)
         if not left.stdout.strip():  # only an empty section header: a foreign value stays
-            git(["config", scope.flag, "--remove-section", section], cwd=scope.cwd, check=False)
+            git(["config", scope.flag, "--remove-section", "--", section], cwd=where, check=False)
     return removed
 
 
@@ -334,6 +335,7 @@ def uninstall_config(scope: Scope) -> list[str]:
 
 def attributes_refusal(path: Path, force: bool) -> str | None:
     """Why install must not add its attribute lines (others for our patterns), or None."""
+    _refuse_linked(path)
     if force or not path.exists():
         return None
     clashes = _clashes(_read_lines(path)[0])
@@ -342,6 +344,20 @@ def attributes_refusal(path: Path, force: bool) -> str | None:
         if clashes
         else None
     )
+
+
+def _refuse_linked(path: Path) -> None:
+    """A repository's ``.gitattributes`` that is a symbolic link: git does not read it (it
+    never follows one), and writing through it would change a file elsewhere."""
+    if _repo_link(path):
+        raise OperationalError(
+            f"{path} is a symbolic link (to {os.readlink(path)}), which git does not read: "
+            "replace it with a file, then install again; nothing changed"
+        )
+
+
+def _repo_link(path: Path) -> bool:
+    return path.name == ".gitattributes" and path.is_symlink() and (path.parent / ".git").exists()
 
 
 def _clashes(lines: list[str]) -> list[str]:
@@ -371,7 +387,7 @@ def install_attributes(path: Path, force: bool, scope: Scope | None = None) -> l
     if scope is not None:
         for line in block:
             if line:
-                git(["config", scope.flag, "--add", RECORD, line], cwd=scope.cwd)
+                git(["config", scope.flag, "--add", "--", RECORD, line], cwd=scope.cwd)
     return [f"added {len(missing)} pattern(s) to {path}"]
 
 
@@ -380,7 +396,7 @@ def uninstall_attributes(path: Path, scope: Scope | None = None) -> list[str]:
     if nothing is left. Without a record (an install before issue 35), our lines are
     removed unless the file is the one committed in the repository, as it was."""
     recorded = _recorded(scope)
-    if not path.exists():
+    if not path.exists() or _repo_link(path):  # a link install never wrote through
         return []
     if not recorded and scope is not None and _committed_as_is(path, scope):
         return []

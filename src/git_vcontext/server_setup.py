@@ -41,7 +41,7 @@ def install(cwd: Path, command: str, force: bool) -> list[str]:
     messages = put_hook(hook, _hook_text(command))
     if git(["rev-parse", "-q", "--verify", SERVER], cwd=cwd, check=False).returncode != 0:
         blob = git(["hash-object", "-w", "--stdin"], cwd=cwd, input=MARK).stdout.strip()
-        git(["update-ref", SERVER, blob], cwd=cwd)
+        git(["update-ref", "--", SERVER, blob], cwd=cwd)
         messages.append(f"created {SERVER} (tells sync --push that the requests are merged here)")
     return messages
 
@@ -59,7 +59,7 @@ def uninstall(cwd: Path) -> list[str]:
             legacy.replace(hook)
             messages[-1] += f"; restored {legacy.name}"
     if git(["rev-parse", "-q", "--verify", SERVER], cwd=cwd, check=False).returncode == 0:
-        git(["update-ref", "-d", SERVER], cwd=cwd)
+        git(["update-ref", "-d", "--", SERVER], cwd=cwd)
         messages.append(f"removed {SERVER}")
     return messages
 

@@ -116,11 +116,115 @@ def float_of(spelling: str) -> float:
 
 NEGATIVE_ZERO = "-0"
 
+DIGITS = 4000
+"""Integers longer than this are BigInts: below Python's own limit of decimal conversions
+(``sys.get_int_max_str_digits()``, 4,300 by default), which it keeps against the
+quadratic time those conversions take."""
+
+
+class BigInt(int):
+    """A JSON integer of more than ``DIGITS`` digits, written back with its spelling.
+
+    Its value is built from pieces of its digits (Karatsuba's multiplication, not the
+    quadratic conversion Python refuses beyond 4,300 digits), and nothing ever converts
+    it back to decimal: writers, ``str`` and ``repr`` use ``spelling``. Arithmetic gives
+    plain ints, which ``int_text`` writes at any length.
+    """
+
+    spelling: str  # (an int subclass cannot have __slots__)
+
+    def __new__(cls, spelling: str) -> BigInt:
+        self = int.__new__(cls, _digits_value(spelling))
+        self.spelling = spelling
+        _made[0] = True
+        return self
+
+    def __repr__(self) -> str:
+        return self.spelling
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return self.spelling if not spec else int_text(self)
+
+    def __reduce__(self) -> tuple[type[BigInt], tuple[str]]:
+        return BigInt, (self.spelling,)
+
+    # A sequence number (M-rules, every write's ``sequence + 1``) stays a BigInt: its
+    # messages and writers never ask Python for so many decimal digits.
+    def __add__(self, other: object) -> Any:
+        return _big(int.__add__(self, other))  # type: ignore[operator]
+
+    def __radd__(self, other: object) -> Any:
+        return _big(int.__radd__(self, other))  # type: ignore[operator]
+
+    def __sub__(self, other: object) -> Any:
+        return _big(int.__sub__(self, other))  # type: ignore[operator]
+
+    def __rsub__(self, other: object) -> Any:
+        return _big(int.__rsub__(self, other))  # type: ignore[operator]
+
+    def __neg__(self) -> Any:
+        return _big(int.__neg__(self))
+
+    def __abs__(self) -> Any:
+        return _big(int.__abs__(self))
+
+
+def _big(value: Any) -> Any:
+    """An int result of BigInt arithmetic as a BigInt when it is as long (else as is)."""
+    if type(value) is not int or value.bit_length() < DIGITS * 3:
+        return value
+    made = int.__new__(BigInt, value)
+    made.spelling = int_text(value)
+    return made
+
+
+_POWERS: dict[int, int] = {}
+
+
+def _digits_value(spelling: str) -> int:
+    """The int an integer's digits denote, in pieces of at most ``DIGITS`` digits."""
+    if spelling[:1] == "-":
+        return -_digits_value(spelling[1:])
+    if len(spelling) <= DIGITS:
+        return int(spelling)
+    low = len(spelling) // 2
+    power = _POWERS.get(low)
+    if power is None:
+        power = _POWERS[low] = 10**low
+    return _digits_value(spelling[:-low]) * power + _digits_value(spelling[-low:])
+
+
+def int_text(value: int) -> str:
+    """An int in decimal whatever its length: a BigInt's spelling, else what ``repr``
+    writes (in pieces where Python refuses to convert so many digits at once)."""
+    if type(value) is BigInt:
+        return value.spelling
+    try:
+        return int.__repr__(value)
+    except ValueError:  # more digits than sys.get_int_max_str_digits()
+        sign, value = ("-", -value) if value < 0 else ("", value)
+        return sign + _decimal_digits(value)
+
+
+def _decimal_digits(value: int, width: int = 0) -> str:
+    """``value`` (>= 0) in decimal, zero-padded to ``width``."""
+    if value.bit_length() < DIGITS * 3:  # under DIGITS decimal digits
+        return int.__repr__(value).rjust(width, "0")
+    low = int(value.bit_length() * 0.30103) // 2  # half its decimal digits
+    high, rest = divmod(value, 10**low)
+    text = _decimal_digits(high) + _decimal_digits(rest, low)
+    return text.rjust(width, "0")
+
 
 def int_of(spelling: str) -> int | float:
-    """The value of a JSON integer; ``-0`` (which int() would make 0) is a Number."""
+    """The value of a JSON integer; ``-0`` (which int() would make 0) is a Number, one of
+    more than ``DIGITS`` digits a BigInt."""
     if spelling == NEGATIVE_ZERO:
         return Number(spelling, -0.0)
+    if len(spelling) > DIGITS:
+        return BigInt(spelling)
     return int(spelling)
 
 
@@ -196,6 +300,7 @@ def _encode(
         sort_keys,
         False,
         True,
+        _intstr=int_text,
     )
     return "".join(iterencode(value, 0))
 

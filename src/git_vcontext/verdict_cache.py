@@ -173,7 +173,8 @@ class VerdictCache:
         name = f"{os.getpid()}-{os.urandom(6).hex()}{PACK_SUFFIX}"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.folder / name, json.dumps(content, separators=(",", ":")).encode())
+            text = json.dumps(content, separators=(",", ":"))
+            write_atomic(self.folder / name, text.encode(), force=True)  # our own cache
         except (OSError, OperationalError) as exc:
             self.warning = f"verdict cache not written ({exc}); the checks ran anyway"
             return

@@ -139,7 +139,7 @@ def test_push_to_an_unknown_remote_is_an_operational_error(shared: tuple[Path, P
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
     code, _, err = sync(repo, "alice", "--push", "nowhere")
     assert code == 3
-    assert err.startswith("git-vcontext: error: git fetch nowhere")
+    assert err.startswith("git-vcontext: error: --push remote 'nowhere' is not a configured remote")
     assert err.count("\n") == 1
 
 
@@ -151,10 +151,12 @@ def test_an_unknown_remote_stops_sync_push_before_any_branch_moves(
     _, repo = shared
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
     before = (rev(repo, "main"), rev(repo, "agents/alice"))
-    code, _, err = sync(repo, "alice", "--push", "nowhere")
+    gone = repo.parent / "gone.git"  # a path (a remote git accepts) with no repository
+    run_git(repo, "remote", "add", "gone", str(gone))
+    code, _, err = sync(repo, "alice", "--push", "gone")
     assert code == 3
     assert err == (
-        "git-vcontext: error: git fetch nowhere: 'nowhere' does not appear to be a git repository\n"
+        f"git-vcontext: error: git fetch gone: '{gone}' does not appear to be a git repository\n"
     )
     assert (rev(repo, "main"), rev(repo, "agents/alice")) == before
 

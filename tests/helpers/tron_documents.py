@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hypothesis import strategies as st
+
+from git_vcontext import spelling
 
 KEYS = st.one_of(
     st.sampled_from(["id", "title", "status", "tags", "items", "priority", "agent", "narrative"]),
@@ -54,5 +55,6 @@ FLAVORS = st.sampled_from(["vcontext", "standard"])
 
 
 def ordered(value: object) -> str:
-    """Equal as JSON text: sees key order, and int/float/bool differences."""
-    return json.dumps(value)
+    """Equal as JSON text: sees key order, and int/float/bool differences (and integers of
+    any length: spelling.dumps writes them as they were spelled)."""
+    return spelling.dumps(value)

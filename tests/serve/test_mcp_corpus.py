@@ -39,6 +39,8 @@ def test_mcp_writes_every_corpus_document_or_refuses_in_one_line(
 ) -> None:
     root = tmp_path / "corpus"
     shutil.copytree(shared_dir / "corpus", root)
+    for path in [root, *root.rglob("*")]:  # the corpus is read-only, which writes refuse
+        path.chmod(path.stat().st_mode | 0o200)
     where, repo = setup.find_root(str(root))
     svc = setup.service(Options(root=where), repo)
     entries = svc.catalog.entries()

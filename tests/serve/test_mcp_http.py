@@ -11,12 +11,14 @@ import json
 import os
 import re
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import anyio
 import pytest
 
 from helpers.mcp_support import documents_repo, read_json, run, text
@@ -243,3 +245,100 @@ def test_mcp_http_announces_the_same_resource_capabilities_as_stdio(repo: Path) 
     assert over_stdio.list_changed
     assert over_http.subscribe
     assert over_http.list_changed
+
+
+def test_no_tool_argument_runs_a_command_over_http(repo: Path, tmp_path: Path) -> None:
+    """Issue 31, point 1, over HTTP on loopback (no token needed there, and with --allow
+    todos): no argument of ``vcontext_sync`` runs anything (every tool: over stdio, in
+    test_mcp_hostile_arguments.py)."""
+    from mcp import Client
+
+    from helpers.hostile import attack, hostile_values, markers
+
+    alice = agent_worktree(repo, tmp_path / "alice")
+    with serving(alice, "--allow", "todos") as url:
+
+        async def main() -> None:
+            async with Client(url) as client:
+                for value in hostile_values(tmp_path):
+                    result = await client.call_tool(
+                        "vcontext_sync", {"agents": ["alice"], "push": value}
+                    )
+                    assert result.is_error, text(result)
+                assert await attack(client, tmp_path, only={"vcontext_sync"}) > 50
+
+        run(main)
+    assert markers(tmp_path) == []
+
+
+def _open_session(url: str) -> tuple[int, str | None]:
+    """An ``initialize`` that is never followed by a DELETE: (HTTP status, session id)."""
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(INITIALIZE).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            response.read()
+            return int(response.status), response.headers.get("mcp-session-id")
+    except urllib.error.HTTPError as exc:
+        return int(exc.code), None
+
+
+def _ping(url: str, session: str) -> int:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Mcp-Session-Id": session,
+            "Mcp-Protocol-Version": "2025-06-18",
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            response.read()
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+def test_mcp_http_session_table_is_bounded_and_idle_sessions_expire(repo: Path) -> None:
+    """Issue 31, point 10: 2,600 sessions never closed grew the server from 100 MB to
+    350 MB. Sessions are at most --max-sessions (more: 503 until one ends) and each ends
+    after --session-timeout seconds without a request (its id then answers 404)."""
+    from mcp import Client
+
+    with serving(repo, "--session-timeout", "1.5", "--max-sessions", "5") as url:
+        opened = [_open_session(url) for _ in range(40)]  # a client that never closes any
+        statuses = [status for status, _ in opened]
+        assert statuses[:5] == [200] * 5
+        assert set(statuses[5:]) == {503}
+        first = opened[0][1]
+        assert first is not None
+        assert _ping(url, first) == 200  # alive while used
+        time.sleep(3)
+        assert _ping(url, first) == 404  # expired: the table has room again
+        assert [_open_session(url)[0] for _ in range(5)] == [200] * 5
+
+        async def main() -> None:
+            await anyio.sleep(2)  # the five above expire too
+            async with Client(url) as client:  # a client that keeps working keeps its session
+                for _ in range(3):
+                    assert (await client.list_tools()).tools
+                    await anyio.sleep(1)
+
+        run(main)
+
+
+def test_mcp_session_options_are_for_http_only(repo: Path) -> None:
+    done = run_cli("mcp", "--max-sessions", "3", cwd=repo)
+    assert done.returncode == 2
+    assert b"--max-sessions is for --http" in done.stderr

@@ -167,3 +167,58 @@ def test_reports_and_textconv_show_the_spelling() -> None:
     data = parse('{"vContextInfo": {"version": "0.4"}, "n": 0.1e-5}', format="json").data
     assert '"n": 0.1e-5' in json_report(data)
     assert "0.1e-5" in textconv(data)
+
+
+# -- integers longer than Python converts (issue 31, point 7) ---------------------------
+
+LONG = "7" + "3" * 5000  # 5,001 digits: over Python's 4,300-digit limit of int(str)
+
+
+@pytest.mark.parametrize("text", [LONG, "-" + LONG, "1" + "0" * 100_000])
+def test_an_integer_of_any_length_keeps_its_spelling_in_json(text: str) -> None:
+    doc = f'{{"n": {text}, "list": [{text}, 1]}}\n'
+    parsed = parse(doc, format="json")
+    value = parsed.data["n"]
+    assert type(value) is spelling.BigInt
+    assert str(value) == repr(value) == f"{value}" == text
+    assert parsed.render({**parsed.data, "m": 2}).startswith(f'{{"n": {text}, "list": [{text}, 1]')
+    assert dumps(parsed.data, "json").count(text) == 2
+    assert same(parsed.data, parse(dumps(parsed.data, "json"), format="json").data)
+    assert canonical(value) == text
+
+
+def test_a_long_integer_keeps_its_spelling_in_tron_both_dialects() -> None:
+    data = {"vContextInfo": {"version": "0.4"}, "todoList": {"sequence": 1, "n": [2]}}
+    for flavor in ("vcontext", "standard"):
+        text = dumps(data, "tron", tron_flavor=flavor).replace("1", LONG, 1)
+        parsed = parse(text, format="tron")
+        assert str(parsed.data["todoList"]["sequence"]) == LONG
+        again = dumps(parsed.data, "tron", tron_flavor=flavor)
+        assert LONG in again
+        assert same(parse(again, format="tron").data, parsed.data)
+
+
+def test_long_integers_compare_and_count_exactly() -> None:
+    a, b = int_of(LONG), int_of(LONG[:-1] + "4")
+    assert a < b
+    assert max(a, b) is b
+    assert a == int_of(LONG)
+    assert hash(a) == hash(int_of(LONG))
+    assert a != int_of("1" + LONG)
+    bumped = a + 1  # a write's sequence + 1 stays a long integer with its spelling
+    assert type(bumped) is spelling.BigInt
+    assert str(bumped) == LONG[:-1] + "4"
+    assert str(1 + a) == str(bumped)
+    assert str(b - 1) == LONG
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert str(copy.deepcopy(a)) == LONG
+
+
+def test_an_integer_computed_past_the_limit_is_written_in_full() -> None:
+    value = 10**6000 + 7  # a plain int Python refuses to convert to text at once
+    with pytest.raises(ValueError, match="4300"):
+        str(value)
+    text = spelling.int_text(value)
+    assert text == "1" + "0" * 5999 + "7"
+    assert spelling.int_text(-value) == "-" + text
+    assert json_report({"n": int_of(LONG), "m": value}).count("0" * 5999) == 1

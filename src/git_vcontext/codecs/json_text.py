@@ -33,6 +33,7 @@ _ESCAPED_NON_ASCII = re.compile(
     r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
 )
 _PLAIN = json.JSONDecoder()
+_PLAIN_LONG_INTS = json.JSONDecoder(parse_int=str)
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
@@ -115,12 +116,7 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
     ``keep_duplicates``: a repeated key is no error; its pairs are kept (``duplicate_name``).
     """
     try:
-        zero = bool(_NEGATIVE_ZERO.search(text))
-        if keep_duplicates:
-            decoder = _KEEPING[zero]
-        else:
-            decoder = _DECODER_NEGATIVE_ZERO if zero else _DECODER
-        value, end = decoder.raw_decode(text, _WS.match(text, 0).end())  # type: ignore[union-attr]
+        value, end = _decode(text, keep_duplicates)
     except json.JSONDecodeError as exc:
         raise _located(text, exc.pos, f"invalid JSON: {exc.msg}") from None
     except DuplicateKeyError as exc:
@@ -140,6 +136,35 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
     if many and data_deeper_than(value, MAX_DEPTH):
         raise _depth_error(text)
     return value
+
+
+def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
+    """The value at the start of ``text`` and where it ends: ints by the C scanner, unless
+    the text holds a ``-0`` or an integer longer than Python converts (BigInt)."""
+    start = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    ints = bool(_NEGATIVE_ZERO.search(text))
+    try:
+        return _decoder(keep_duplicates, ints).raw_decode(text, start)
+    except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string …"
+        if ints or type(exc) is not ValueError:  # not ours: JSONDecodeError, OutOfRange, …
+            raise
+    return _decoder(keep_duplicates, True).raw_decode(text, start)
+
+
+def _decoder(keep_duplicates: bool, ints: bool) -> json.JSONDecoder:
+    if keep_duplicates:
+        return _KEEPING[ints]
+    return _DECODER_NEGATIVE_ZERO if ints else _DECODER
+
+
+def value_end(text: str, start: int) -> int:
+    """Where the JSON value that starts at ``start`` ends (any integer's length)."""
+    try:
+        return int(_PLAIN.raw_decode(text, start)[1])
+    except ValueError as exc:  # an integer longer than Python converts: its text will do
+        if type(exc) is not ValueError:
+            raise
+        return int(_PLAIN_LONG_INTS.raw_decode(text, start)[1])
 
 
 def _located(text: str, offset: int, message: str) -> ParseError:
@@ -320,7 +345,7 @@ class JsonDocument(SourceText):
         if same(new, self.data):
             return self.source()
         start = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
-        _, end = _PLAIN.raw_decode(self.text, start)
+        end = value_end(self.text, start)
         inline = self.style.indent is None
         body = self._emit(new, self.data, start, end, inline)
         tail = self.text[end:]
@@ -523,11 +548,11 @@ def _scan_container(text: str, start: int, limit: int | None = None) -> _Contain
             pos = ws(text, key_end).end() + 1  # type: ignore[union-attr]  # past ":"
             pos = ws(text, pos).end()  # type: ignore[union-attr]
         value_start = pos
-        _, value_end = _PLAIN.raw_decode(text, pos)
-        members.append(_Member(key, lead_start, item_start, key_end, value_start, value_end))
+        end = value_end(text, pos)
+        members.append(_Member(key, lead_start, item_start, key_end, value_start, end))
         if limit is not None and len(members) >= limit:
             return _Container(-1, members)
-        pos = ws(text, value_end).end()  # type: ignore[union-attr]
+        pos = ws(text, end).end()  # type: ignore[union-attr]
         if text[pos] == ",":
             pos += 1
             continue

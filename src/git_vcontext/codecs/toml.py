@@ -13,7 +13,7 @@ import re
 import tomllib
 from typing import TYPE_CHECKING
 
-from ..errors import ParseError, caret_snippet
+from ..errors import ParseError, caret_snippet, parse_error_at
 from ..values import MAX_DEPTH, JsonValue, same
 from .text import SourceText, data_deeper_than, decode, marker_error
 
@@ -83,9 +83,18 @@ def loads(raw: bytes | str) -> TomlDocument:
         raise marker_error(text) or _located(text, str(exc)) from None
     except RecursionError:
         raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; not read") from None
+    except ValueError:  # tomllib's int() of more digits than Python converts
+        raise _too_long(text) from None
     if data_deeper_than(data, MAX_DEPTH):
         raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; not read")
     return TomlDocument(text, plain(data), bom)
+
+
+def _too_long(text: str) -> ParseError:
+    """An integer far beyond TOML's 64 bits (which TOML says must be an error)."""
+    found = re.search(r"[0-9_]{4000,}", text)
+    where = found.start() if found else 0
+    return parse_error_at(text, where, "invalid TOML: an integer beyond 64 bits")
 
 
 def _located(text: str, message: str) -> ParseError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..spelling import Number, number_text
+from ..spelling import Number, int_text, number_text
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue
 from .text import escape_lone_surrogates
@@ -246,7 +246,10 @@ def _scalar(value: JsonValue) -> str:
     if kind is str:
         return _encode_string(value)
     if kind is int:
-        return int.__repr__(value)
+        try:
+            return int.__repr__(value)
+        except ValueError:  # more digits than Python converts at once
+            return int_text(value)
     if kind is float or kind is Number:
         return number_text(value)
     if kind is bool or value is None:

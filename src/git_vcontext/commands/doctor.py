@@ -10,7 +10,8 @@ from pathlib import Path
 
 from .. import hookinstall, installer
 from ..codecs import parse
-from ..errors import ExitCode, ParseError
+from ..errors import ExitCode, OperationalError, ParseError
+from ..fsio import open_regular, read_regular
 from ..gitio import git, open_repo
 from ..gitio.fileset import work_tree_files
 from ..validation.checks import is_document
@@ -53,7 +54,7 @@ def run(*, cwd: str | None = None) -> int:
 
 
 def _config(top: Path, key: str) -> str | None:
-    out = git(["config", "--get", key], cwd=top, check=False)
+    out = git(["config", "--get", "--", key], cwd=top, check=False)
     return out.stdout.strip() if out.returncode == 0 else None
 
 
@@ -221,8 +222,8 @@ def _not_a_document(top: Path, name: str) -> bool:
         return False
 
     try:
-        doc = parse(path.read_bytes(), path=str(path))
-    except (OSError, ParseError, RecursionError):
+        doc = parse(read_regular(str(path)), path=str(path))  # never a FIFO: it would block
+    except (OperationalError, ParseError, RecursionError):
         return False
     return not is_document(doc.data) and document_kind(name, doc.data, doc.format) is None
 
@@ -231,9 +232,9 @@ def _looks_vcontext(path: Path) -> bool:
     if path.suffix not in (".json", ".tron", ".jsonl"):
         return False
     try:
-        with path.open("rb") as fh:
+        with os.fdopen(open_regular(str(path)), "rb") as fh:
             head = fh.read(4096)
-    except OSError:
+    except (OSError, OperationalError):
         return False
     return any(root in head for root in VCONTEXT_ROOTS)
 

@@ -47,7 +47,7 @@ def _worktree_path(path: str) -> Path:
 
 def _add_worktree(target: Path, branch: str) -> None:
     try:
-        git(["worktree", "add", "--quiet", str(target), branch])
+        git(["worktree", "add", "--quiet", "--", str(target), branch])
     except OperationalError as exc:
         raise OperationalError(
             f"{branch} was created, but not its worktree: {exc.message} "

@@ -16,6 +16,8 @@ def run(
     agent: str | None = None,
     http: str | None = None,
     token_env: str | None = None,
+    session_timeout: float | None = None,
+    max_sessions: int | None = None,
     read_only: bool = False,
     allow: str | None = None,
     commit: bool = False,
@@ -27,6 +29,7 @@ def run(
     gc.enable()  # the entry point turns the collector off for short runs; a server is long
 
     address = setup.http_address(http) if http is not None else None
+    sessions = setup.sessions(address, session_timeout, max_sessions)
     bearer = setup.token(address, token_env)
     where, repo = setup.find_root(root)
     options = Options(
@@ -42,7 +45,9 @@ def run(
     if address is None:
         transports.stdio(svc)
     else:
-        transports.http(svc, address.host, address.port, bearer, announce=_announce)
+        transports.http(
+            svc, address.host, address.port, bearer, sessions=sessions, announce=_announce
+        )
     return int(ExitCode.OK)
 
 

@@ -57,7 +57,7 @@ def run(
 
         outcome = merge_files(*raw, path=path, options=options, writing=writing)
     if outcome.output != raw[1]:
-        write_atomic(ours, outcome.output)
+        write_atomic(ours, outcome.output, force=True)  # %A is git's file to replace
     describe(outcome, path or ours)
     return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
-from ..gitio import open_repo
+from ..gitio import open_repo, operands
 from ..gitio.push import common_dir
 from ..gitio.storage import explained
 from ..record import record
@@ -113,6 +113,7 @@ def _sync(
     warn: Callable[[str], None],
     hints: bool,
 ) -> SyncOutcome:
+    push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
     _finish_interrupted(repo, say, warn)
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
@@ -150,6 +151,13 @@ def _sync(
     if checkout:
         done = _leave_conflicts(syncer, done, say, hints, push)
     return done
+
+
+def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
+    """The remote and the base branch given, each checked as what it is."""
+    remote = None if push is None else operands.remote(repo, push, "--push remote")
+    base = None if into is None else operands.branch(into, "--into branch")
+    return remote, base
 
 
 def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:

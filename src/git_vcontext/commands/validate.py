@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..document import matches_file_patterns
 from ..errors import ExitCode, OperationalError, UsageError
-from ..fsio import read_bytes, sniffed_vcontext, write_output
+from ..fsio import read_bytes, read_regular, sniffed_vcontext, write_output
 from ..gitio import git, open_repo, repository_error
 from ..gitio.fileset import work_tree_files
 from ..validation.files import check_bytes
@@ -46,8 +46,8 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
     reports: list[FileReport] = []
     problems: list[str] = []
     for name in listing.files:
-        try:
-            raw = read_bytes(name)
+        try:  # a file found by a scan is read only if regular (a FIFO would block)
+            raw = read_bytes(name) if name in paths else read_regular(name)
         except OperationalError as err:
             problems.append(err.one_line())
             continue
@@ -72,7 +72,7 @@ def _beside(name: str) -> Callable[[str], bytes | None]:
         if not os.path.isfile(path):
             return None
         try:
-            return read_bytes(path)
+            return read_regular(path)
         except OperationalError:
             return None
 

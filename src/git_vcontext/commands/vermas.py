@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ExitCode, OperationalError
-from ..fsio import read_bytes, write_atomic
+from ..fsio import read_regular, write_atomic
 from ..gitio import git
 from ..vermas.project import PROJECTIONS
 from ..vermas.rebuild import plan_rebuild
@@ -22,9 +22,8 @@ EVENTS = "events.jsonl"
 def run(*, directory: str | None = None, check: bool = False) -> int:
     """Rebuild (or with ``check`` only compare) the projections of one ``.work`` directory."""
     work = work_directory(directory)
-    planned = plan_rebuild(
-        os.path.join(work, EVENTS), read_bytes(os.path.join(work, EVENTS)), _projections(work)
-    )
+    events = os.path.join(work, EVENTS)
+    planned = plan_rebuild(events, read_regular(events), _projections(work))
     changed = [p for p in planned if p.changed]
     for p in planned:
         print(p.summary(check=check))
@@ -35,9 +34,21 @@ def run(*, directory: str | None = None, check: bool = False) -> int:
             for line in p.drift_lines():
                 print(f"  {line}")
         return int(ExitCode.FOUND)
-    for p in changed:
-        write_atomic(p.path, p.output)
+    top = _project_top(work)
+    for p in changed:  # files picked here: never through a link leading out of the project
+        write_atomic(p.path, p.output, inside=top)
     return int(ExitCode.OK)
+
+
+def _project_top(work: str) -> str:
+    """The repository around ``work`` (its top), else the folder holding ``work``."""
+    try:
+        out = git(["rev-parse", "--show-toplevel"], cwd=work, check=False)
+    except OperationalError:
+        out = None
+    if out is not None and out.returncode == 0 and out.stdout.strip():
+        return out.stdout.strip()
+    return os.path.dirname(os.path.abspath(work))
 
 
 def work_directory(given: str | None) -> str:
@@ -68,5 +79,5 @@ def _projections(work: str) -> dict[str, bytes | None]:
     out: dict[str, bytes | None] = {}
     for name in PROJECTIONS:
         path = os.path.join(work, name)
-        out[path] = read_bytes(path) if os.path.exists(path) else None
+        out[path] = read_regular(path) if os.path.exists(path) else None
     return out

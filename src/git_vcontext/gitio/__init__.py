@@ -139,8 +139,13 @@ def config_flag(repo: Repository, key: str, default: bool) -> bool:
 
 
 def resolve_commit(repo: Repository, rev: str) -> Commit:
-    """The commit a revision names (``HEAD``, a branch, a sha, ``main~2``)."""
+    """The commit a revision names (``HEAD``, a branch, a sha, ``main~2``); a value that
+    is no revision at all (``-x``, a control character) is a UsageError."""
     import pygit2
+
+    from .operands import revision
+
+    revision(rev)
 
     try:
         obj = repo.revparse_single(rev)
@@ -158,6 +163,10 @@ def revision_range(repo: Repository, spec: str) -> tuple[Commit, Commit, bool] |
     not a range of two commits: one revision, or none at all (``resolve_commit`` says so).
     A range with a side that names no commit: OperationalError naming that side."""
     import pygit2
+
+    from .operands import revision
+
+    revision(spec)
 
     try:
         parsed = repo.revparse(spec)

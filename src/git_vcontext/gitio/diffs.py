@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..filechange import FileChange
+from ..fsio import read_regular
 from ..record import replace
 from . import resolve_commit, revision_range, workdir
 from .objects import blob_data, commit_at, empty_tree
@@ -197,10 +198,7 @@ def _file_reader(repo: Repository) -> Callable[[str | None, str], bytes]:
     top = workdir(repo)
 
     def read(_blob_id: str | None, path: str) -> bytes:
-        try:
-            return (top / Path(path)).read_bytes()
-        except OSError as exc:
-            raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
+        return read_regular(str(top / Path(path)))  # never a FIFO: it would block
 
     return read
 

@@ -183,7 +183,9 @@ def _descends(repo: Repository, tip: Oid, ancestor: Oid) -> bool:
     # lazy: only in a shallow clone
     from . import git
 
-    out = git(["merge-base", "--is-ancestor", str(ancestor), str(tip)], cwd=repo.path, check=False)
+    out = git(
+        ["merge-base", "--is-ancestor", "--", str(ancestor), str(tip)], cwd=repo.path, check=False
+    )
     return out.returncode == 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..errors import OperationalError
 from ..record import record
 from . import complaint, git, locks
+from .operands import plain
 
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
 _TRANSIENT = ("lock", "failed to update ref", "incorrect old value", "atomic transaction failed")
@@ -86,7 +87,8 @@ def push(
     flags += [] if verify else ["--no-verify"]
     flags += [f"--force-with-lease={u.dst}:{u.expect}" for u in updates if u.expect is not None]
     specs = [u.refspec() for u in updates]
-    out = git(["push", "--porcelain", *flags, remote, *specs], cwd=cwd, check=False)
+    command = ["push", "--porcelain", *flags]
+    out = git([*command, "--", plain(remote, "remote"), *specs], cwd=cwd, check=False)
     rows = _porcelain(out.stdout)
     if not rows and "--atomic" in flags and "--atomic" in out.stderr:  # not supported there
         return push(cwd, remote, updates, atomic=False, verify=verify)
@@ -131,8 +133,8 @@ def fetch(cwd: str, remote: str, refspecs: list[str], *, prune: bool = False) ->
     unlocked = 0
     while wanted:
         flags = ["--prune"] if prune else []
-        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *flags, remote]
-        out = git([*args, *wanted], cwd=cwd, check=False)
+        command = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *flags]
+        out = git([*command, "--", plain(remote, "remote"), *wanted], cwd=cwd, check=False)
         if out.returncode == 0:
             return missing
         lacking = _missing_refs(out.stderr)
@@ -164,7 +166,7 @@ def _missing_refs(stderr: str) -> set[str]:
 def list_refs(cwd: str, remote: str, refs: list[str]) -> dict[str, str]:
     """``{ref: object id}`` of the exact ``refs`` the remote has (``git ls-remote``; no objects
     are transferred: cheap enough to ask while waiting)."""
-    out = git(["ls-remote", remote, *refs], cwd=cwd, check=False)
+    out = git(["ls-remote", "--", plain(remote, "remote"), *refs], cwd=cwd, check=False)
     if out.returncode != 0:
         raise OperationalError(f"git ls-remote {remote}: {complaint(out.stderr, out.returncode)}")
     found = {}

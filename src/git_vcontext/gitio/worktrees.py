@@ -42,7 +42,7 @@ def local_changes(path: str) -> list[str]:
 def can_follow(path: str, old_commit: str, new_commit: str) -> str | None:
     """None when ``follow`` would succeed (``read-tree -n``), else git's complaint,
     e.g. an untracked file the new commit would overwrite."""
-    out = git(["read-tree", "-n", "-m", "-u", old_commit, new_commit], cwd=path, check=False)
+    out = git(["read-tree", "-n", "-m", "-u", "--", old_commit, new_commit], cwd=path, check=False)
     if out.returncode == 0:
         return None
     return complaint(out.stderr, out.returncode)
@@ -54,7 +54,7 @@ def follow(path: str, old_commit: str, new_commit: str) -> str | None:
     A two-tree ``read-tree -m -u``, as ``git checkout`` does: files the user
     changed since are never overwritten. Returns None, or git's complaint.
     """
-    out = git(["read-tree", "-m", "-u", old_commit, new_commit], cwd=path, check=False)
+    out = git(["read-tree", "-m", "-u", "--", old_commit, new_commit], cwd=path, check=False)
     if out.returncode == 0:
         return None
     return complaint(out.stderr, out.returncode)

@@ -29,6 +29,7 @@ from pydantic import Field
 from .. import __version__
 from ..codecs.text import escape_lone_surrogates
 from ..edits.stamp import Refused
+from ..spelling import BigInt
 from . import prompts, resources
 from .notify import Notifier, watch
 from .service import Answer, Service
@@ -190,9 +191,14 @@ def _result(answer: Answer) -> types.CallToolResult:
 
 def clean(value: Any) -> Any:
     """``value`` with every lone surrogate (a document's ``\\ud800`` escape) written as that
-    escape: the wire is UTF-8, which cannot carry one (the SDK would fail the whole reply)."""
+    escape: the wire is UTF-8, which cannot carry one (the SDK would fail the whole reply);
+    an integer of more digits than JSON readers take (4,300: Python's and pydantic's
+    limit; the SDK's client would drop the reply and wait forever) as its digits in a
+    string."""
     if isinstance(value, str):
         return escape_lone_surrogates(value)
+    if type(value) is BigInt:
+        return value.spelling
     if isinstance(value, dict):
         return {clean(k): clean(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -106,6 +106,13 @@ class Catalog:
         self._reported: dict[str, Entry] | None = None  # what ``changes`` last told the watcher
         self.outside: tuple[str, ...] = ()
 
+    def folders(self) -> list[str]:
+        """The folders the scan walked (scanning first if it has not yet)."""
+        with self._lock:
+            if self._found is None:
+                self.refresh()
+            return list(self._folders)
+
     def refresh(self, *, rescan: bool = False) -> Changes:
         """Look at the disk again: walk when a folder changed, re-read files whose stat did."""
         with self._lock:

@@ -31,6 +31,7 @@ def resolve(svc: Service, args: dict[str, Any]) -> Answer:
         session = open_file(args["path"], cwd=root)
         _may_resolve(svc, session)
         session.by = {"id": svc.agent(), "type": "aiAgent"}
+        session.inside = svc.catalog.root  # never written through a link leading out
         chosen = session.asked(args.get("conflict"), args.get("take"), value)
         outcome = session.apply(chosen, add=args.get("add", True), dry_run=bool(args.get("dryRun")))
     except VContextError as exc:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
+from ..fsio import remove_stale_temporaries
 from ..gitio import config_value, open_repo
 from ..gitio.push import common_dir
 from .catalog import Catalog
@@ -50,6 +51,27 @@ def http_address(value: str) -> Address:
     if not port.isdigit() or not 0 <= int(port) <= 65535:
         raise UsageError(f"--http {value!r}: expected [HOST:]PORT, e.g. 8765 or 127.0.0.1:8765")
     return Address(host, int(port))
+
+
+@dataclass(frozen=True)
+class Sessions:
+    """How many HTTP sessions may be open at once, and how long one may sit idle: a client
+    that never closes its sessions cannot make the server grow without end."""
+
+    idle_timeout: float = 1800.0  # seconds without a request in flight
+    limit: int = 100
+
+
+def sessions(address: Address | None, timeout: float | None, limit: int | None) -> Sessions:
+    """``--session-timeout`` and ``--max-sessions`` (only with ``--http``)."""
+    if address is None and (timeout is not None or limit is not None):
+        given = "--session-timeout" if timeout is not None else "--max-sessions"
+        raise UsageError(f"{given} is for --http: stdio serves one client, one session")
+    default = Sessions()
+    return Sessions(
+        default.idle_timeout if timeout is None else timeout,
+        default.limit if limit is None else limit,
+    )
 
 
 def token(address: Address | None, env: str | None) -> str | None:
@@ -131,7 +153,30 @@ def service(options: Options, repo: Repository | None) -> Service:
         sniff=git is None,  # in a repository: install's patterns and .gitattributes only
     )
     locks = Locks(_lock_folder(repo))
-    return Service(options, catalog, Writer(store, locks, git), git)
+    scratch = _scratch_folder(repo)
+    writer = Writer(store, locks, git, root=catalog.root, scratch=scratch)
+    _tidy(catalog, scratch)
+    return Service(options, catalog, writer, git)
+
+
+def _scratch_folder(repo: Repository | None) -> str | None:
+    """Where writes make their temporaries: in the git directory, which ``git status``
+    never shows (a write killed half way leaves nothing in the work tree)."""
+    if repo is None:
+        return None
+    folder = common_dir(repo) / "vcontext" / "tmp"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only repository: temporaries go beside the documents
+        return None
+    return str(folder)
+
+
+def _tidy(catalog: Catalog, scratch: str | None) -> None:
+    """Remove what writes killed half way (by an earlier server) left: temporaries named as
+    ours are, whose process is gone, in the scratch folder and the served folders."""
+    for folder in [*([scratch] if scratch else []), *catalog.folders()]:
+        remove_stale_temporaries(folder)
 
 
 def _never(rel: str) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..codecs import Document, format_from_name, parse
 from ..errors import OperationalError, ParseError
-from ..fsio import read_bytes
+from ..fsio import read_regular
 from ..validation.files import check_document
 from ..validation.model import FileReport
 from .files import Stat
@@ -69,7 +69,7 @@ class Store:
 
 def _read(rel: str, real: str, stat: Stat) -> Loaded:
     try:
-        raw = read_bytes(real)
+        raw = read_regular(real)  # never a FIFO swapped in: it would block the server
     except OperationalError as exc:
         return Loaded(rel, real, stat, b"", None, f"{rel}: {exc.message.split(': ', 1)[-1]}")
     try:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import OperationalError
 from .service import Service
-from .setup import Address
+from .setup import Address, Sessions
 
 LOCAL_ORIGINS = ("localhost", "127.0.0.1", "[::1]")
 
@@ -26,9 +26,18 @@ def stdio(svc: Service) -> None:
 
 
 def http(
-    svc: Service, host: str, port: int, token: str | None, *, announce: Callable[[str], None]
+    svc: Service,
+    host: str,
+    port: int,
+    token: str | None,
+    *,
+    sessions: Sessions | None = None,
+    announce: Callable[[str], None],
 ) -> None:
-    """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted."""
+    """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted; at most
+    ``sessions.limit`` sessions at once (a new one beyond: 503), each ended after
+    ``sessions.idle_timeout`` seconds without a request (its id then answers 404)."""
+    sessions = sessions or Sessions()
     # lazy: the MCP SDK only once the server starts
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
@@ -45,7 +54,12 @@ def http(
             enable_dns_rebinding_protection=False  # the Host names clients use are unknown; the
         )
     )  # token (required off loopback) and the Origin check below protect it instead
-    app = server.streamable_http_app(host=host, transport_security=security)
+    app = server.streamable_http_app(
+        host=host,
+        transport_security=security,
+        session_idle_timeout=sessions.idle_timeout,
+        max_sessions=sessions.limit,
+    )
     sock = _listen(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host

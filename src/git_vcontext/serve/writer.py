@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 
 from ..codecs import Document, dumps, parse
 from ..edits.stamp import Refused
-from ..errors import ParseError
-from ..fsio import write_atomic
+from ..errors import OperationalError, ParseError
+from ..fsio import check_inside, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
@@ -54,10 +54,20 @@ class Written:
 class Writer:
     """Writes documents for the tools; one per server."""
 
-    def __init__(self, store: Store, locks: Locks, git: GitSide | None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        locks: Locks,
+        git: GitSide | None,
+        *,
+        root: str,
+        scratch: str | None = None,
+    ) -> None:
         self.store = store
         self.locks = locks
         self.git = git
+        self.root = root  # nothing is ever written outside it, nor through a link leading out
+        self.scratch = scratch  # where temporaries go (the git directory's vcontext/tmp)
 
     def write(
         self, target: Target, edit: Callable[[Any], R], message: Callable[[R], str]
@@ -75,6 +85,10 @@ class Writer:
     def _attempt(
         self, target: Target, edit: Callable[[Any], R], message: Callable[[R], str]
     ) -> tuple[R, Written] | None:
+        try:  # a link out of the served folder, a named pipe: refused before any work
+            check_inside(target.real, self.root)
+        except OperationalError as exc:
+            raise Refused("not-written", exc.one_line()) from None
         if self.git is not None:
             self.git.finish_interrupted()
         loaded = self.store.load(target.rel, target.real)
@@ -99,7 +113,7 @@ class Writer:
         raw = text.encode("utf-8")
         if not self._still(loaded, target):
             return None
-        _replace(target, raw, create=loaded is None)
+        _replace(target, raw, create=loaded is None, root=self.root, scratch=self.scratch)
         self.store.remember(target.rel, target.real, raw, doc, report)
         commit = self._commit(target, raw, message(outcome))
         return outcome, Written(target.rel, loaded is None, commit)
@@ -111,9 +125,8 @@ class Writer:
         if Stat.of(target.real) != loaded.stat:
             return False
         try:
-            with open(target.real, "rb") as fh:
-                return fh.read() == loaded.raw
-        except OSError:
+            return read_regular(target.real) == loaded.raw
+        except OperationalError:  # gone, or no longer a regular file
             return False
 
     def _commit(self, target: Target, raw: bytes, message: str) -> Committed | None:
@@ -146,10 +159,13 @@ def _render(loaded: Loaded | None, target: Target, data: Any) -> str:
     return dumps(data, "tron" if target.fmt == "tron" else "json")
 
 
-def _replace(target: Target, raw: bytes, *, create: bool) -> None:
+def _replace(target: Target, raw: bytes, *, create: bool, root: str, scratch: str | None) -> None:
     if create:
         os.makedirs(os.path.dirname(target.real), exist_ok=True)
-    write_atomic(target.real, raw)
+    try:  # checked again right before the rename: a link may have appeared meanwhile
+        write_atomic(target.real, raw, inside=root, scratch=scratch)
+    except OperationalError as exc:
+        raise Refused("not-written", exc.one_line()) from None
 
 
 def _validated(loaded: Loaded | None, doc: Any, edited: Any, rel: str) -> FileReport:

@@ -120,7 +120,14 @@ def default_base(repo: Repository) -> str:
 
 def base_of(repo: Repository, agent: str, into: str | None = None) -> str:
     """The branch ``agent`` syncs with: ``into``, else the recorded base, else the default."""
-    base = into or recorded_base(repo, agent) or default_base(repo)
+    # lazy: the pre-push hook imports this module for agent_prefix only
+    from ..gitio import operands
+
+    if into:
+        base = operands.branch(into, "--into branch")
+    else:
+        base = recorded_base(repo, agent) or default_base(repo)
+        base = operands.branch(base, f"base branch (git config {_base_key(agent)})")
     if repo.branches.local.get(base) is None:
         raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
     return base

@@ -150,7 +150,7 @@ def _merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | _Conflict:
             with open(full, "wb") as fh:
                 fh.write(data)
             names.append(full)
-        out = git(["merge-file", "-p", *names], check=False)
+        out = git(["merge-file", "-p", "--", *names], check=False)
         if out.returncode != 0:
             return CONFLICT
         return out.stdout.encode("utf-8", "surrogateescape")
@@ -187,14 +187,19 @@ def replay(repo: Repository, chain: list[Commit], old: str, new: Commit, *, bran
 
 
 def _changed(worktree: str, old: str, new: str) -> list[str]:
-    out = git(["diff", "--name-only", "-z", "--no-renames", old, new, "--"], cwd=worktree)
+    out = git(  # revisions before "--": after --end-of-options, never read as options
+        ["diff", "--name-only", "-z", "--no-renames", "--end-of-options", old, new, "--"],
+        cwd=worktree,
+    )
     return [p for p in out.stdout.split("\0") if p]
 
 
 def _tree_sides(worktree: str, rev: str, paths: list[str]) -> dict[str, Side]:
     if not paths:
         return {}
-    out = git(["ls-tree", "-r", "-z", "--full-tree", rev, "--", *paths], cwd=worktree)
+    out = git(
+        ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, "--", *paths], cwd=worktree
+    )
     found = {}
     for row in out.stdout.split("\0"):
         if not row:

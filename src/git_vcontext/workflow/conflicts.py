@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..document import looks_like_vcontext
 from ..errors import OperationalError
+from ..fsio import open_regular, read_regular
 from ..gitio import repository_error
 from ..gitio.fileset import work_tree_files
 from ..record import record
@@ -176,16 +177,16 @@ def _tracked(ctx: Context) -> list[str]:
 
 def _head(ctx: Context, rel: str) -> bytes:
     try:
-        with open(ctx.full(rel), "rb") as fh:
+        with os.fdopen(open_regular(str(ctx.full(rel))), "rb") as fh:
             return fh.read(65536)
-    except OSError:
+    except (OSError, OperationalError):  # unreadable, or no regular file: nothing to see
         return b""
 
 
 def _may_hold_conflicts(ctx: Context, rel: str) -> bool:
     """A cheap look before parsing: a marker line, or an unresolved Conflict."""
     try:
-        raw = ctx.full(rel).read_bytes()
-    except OSError:
+        raw = read_regular(str(ctx.full(rel)))
+    except OperationalError:
         return False
     return b"<<<<<<<" in raw or b"unresolved" in raw

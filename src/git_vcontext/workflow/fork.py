@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from .. import document as doc
 from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
+from ..gitio import operands
 from ..gitio.objects import (
     FILEMODE_BLOB,
     FILEMODE_BLOB_EXECUTABLE,
@@ -150,8 +151,8 @@ def fork_agent(
 def _base_branch(repo: Repository, from_branch: str | None) -> str:
     """``--from`` (a local branch), else the branch checked out here."""
     if from_branch is not None:
-        name = from_branch.removeprefix("refs/heads/")
-        if not agents.is_utf8(name) or repo.branches.local.get(name) is None:
+        name = operands.branch(from_branch, "--from branch")
+        if repo.branches.local.get(name) is None:
             raise OperationalError(f"no local branch '{from_branch}' to fork from (--from)")
         return name
     if repo.head_is_detached:

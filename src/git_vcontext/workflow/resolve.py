@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..clock import now_rfc3339
 from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
-from ..fsio import write_atomic
+from ..fsio import check_inside, write_atomic
 from ..gitio import git
 from ..gitio.push import common_dir
 from ..gitio.replay import from_history
@@ -91,6 +91,9 @@ class Session:
         self.choices: dict[str, Choice] = dict(state.choices) if state else {}
         self.edited_copy: Path | None = None  # set when the work tree was edited meanwhile
         self.by: dict[str, Any] | None = None  # resolvedBy (default: who runs the command)
+        # the folder writes must stay in, through links (the MCP server's root; the CLI
+        # writes through a link the user names)
+        self.inside: str | None = None
 
     @property
     def conflicts(self) -> list[FileConflict]:
@@ -185,6 +188,8 @@ class Session:
         return Outcome(self.path, chosen, settled.remaining, settled.text, True, staged, warnings)
 
     def _write(self, settled: Settled) -> None:
+        if self.inside is not None:
+            check_inside(str(self.ctx.full(self.path)), self.inside)
         target = Path(os.path.realpath(self.ctx.full(self.path)))
         if settled.text is not None:
             write_atomic(target, settled.text.encode("utf-8", "surrogateescape"))
@@ -197,8 +202,8 @@ class Session:
         if self.ctx.top is None or (self.source != "stages" and not self._tracked()):
             return False
 
-        args = ["rm", "-q", "--cached", "--ignore-unmatch"] if deleted else ["add"]
-        git([*args, "--", self.path], cwd=self.ctx.top)
+        command = ["rm", "-q", "--cached", "--ignore-unmatch"] if deleted else ["add"]
+        git([*command, "--", self.path], cwd=self.ctx.top)
         return True
 
     def _tracked(self) -> bool:
@@ -239,7 +244,7 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
     if expected is not None and text is not None and text != expected:  # edited meanwhile
         copy = state.edited_copy(text)
         copy.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(copy, text.encode("utf-8", "surrogateescape"))
+        write_atomic(copy, text.encode("utf-8", "surrogateescape"), force=True)  # ours
         session.edited_copy = copy
     return session
 

@@ -73,7 +73,8 @@ class ResolveState:
             "choices": {k: c.to_json() for k, c in self.choices.items()},
         }
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.file, (json_dumps(record, indent="  ") + "\n").encode("utf-8"))
+        text = json_dumps(record, indent="  ") + "\n"
+        write_atomic(self.file, text.encode("utf-8"), force=True)  # our own state
 
     def forget(self) -> None:
         """Drop the choices. Copies of hand-edited texts stay: resolve told the user where

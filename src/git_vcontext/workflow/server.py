@@ -106,7 +106,7 @@ def _remove_landed(repo: Repository, base: str, tip: Oid) -> None:
     for name in [n for n in repo.references if n.startswith(prefix)]:
         commit = oid_of(repo.references[name])
         if commit == tip or repo.descendant_of(tip, commit):
-            git(["update-ref", "-d", name, str(commit)], cwd=repo.path, check=False)
+            git(["update-ref", "-d", "--", name, str(commit)], cwd=repo.path, check=False)
 
 
 def _why(result: PairResult) -> str:

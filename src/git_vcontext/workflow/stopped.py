@@ -56,7 +56,9 @@ def leave_stopped(syncer: Syncer, pair: PairResult, path: str, against: str, lab
     in the work tree at ``path``, where that branch is checked out, clean and not busy."""
     message = _message(f"merge {label} into {pair.branch}", [pair.agent], ())
     started = git(
-        ["merge", "--no-ff", "--no-commit", "-m", message, against], cwd=path, check=False
+        ["merge", "--no-ff", "--no-commit", f"--message={message}", "--", against],
+        cwd=path,
+        check=False,
     )
     if started.returncode not in (0, 1) or not (Path(_git_dir(path)) / "MERGE_HEAD").exists():
         raise OperationalError(
@@ -98,10 +100,11 @@ def _documents_our_way(
             continue
         result, outcome = document_result(sides, rel, now=syncer.now, favor=favor)
         if result is not None:
-            write_atomic(top / rel, result)
+            write_atomic(top / rel, result, force=True)  # the stopped merge's, as git's
             staged.append(rel)
         elif outcome is not None:
-            write_atomic(top / rel, _rendered(sides, rel, (pair.branch, label), syncer.now, top))
+            rendered = _rendered(sides, rel, (pair.branch, label), syncer.now, top)
+            write_atomic(top / rel, rendered, force=True)
             stages.append(_stage_lines(sides, rel))
     if staged:
         git(["add", "--", *staged], cwd=top)
