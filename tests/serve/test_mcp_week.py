@@ -26,6 +26,7 @@ from helpers.mcp_support import run
 
 SEEDS = [1, 2, 3]
 
+
 def _week(tmp_path: Path, seed: int, ingredients: frozenset[str]) -> week.Week:
     the_week = week.Week(tmp_path, seed, ingredients)
     run(the_week.run)
