@@ -1,0 +1,327 @@
+"""``git vcontext check [REV-RANGE]`` (PRODUCT.md, "The remote guards itself"; issue 28).
+
+The pre-push checks over a range of commits, for CI on pull requests and for hosts where
+no server hook can be installed: default ``@{upstream}..HEAD``; exit 0 clean, 1
+findings, 3 when it cannot run (no upstream, an unknown revision, a shallow clone that
+lacks what the range needs: it names the command that fetches it); ``--format
+text|json|github``. The findings are the same lines the pre-push hook and the server
+guard print (one checker). Real repositories, a real bare remote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import git_vcontext
+from helpers.guard import clone_with_base, edit_json, guarded_remote, push, remote_lines, sneak
+from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook, write
+from helpers.run import run_cli, run_git
+
+GITHUB = re.compile(r"::error file=([^,]+),line=(\d+),col=(\d+),title=([a-z0-9-]+)::(.+)")
+FINDING = re.compile(r"(\S+):(\d+):(\d+): .* \[([a-z0-9-]+)\]$")
+
+
+@pytest.fixture(autouse=True)
+def _this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hooks git starts must import the code under test (absolute path: git changes cwd)."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(git_vcontext.__file__).resolve().parents[1]))
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    return guarded_remote(tmp_path, "--guard")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, remote: Path) -> Path:
+    """main (playbook e1, e2; todo list at sequence 3) on the remote; a branch ``work``
+    tracking origin/main checked out."""
+    repo = clone_with_base(remote, tmp_path / "clone")
+    run_git(repo, "switch", "-q", "-c", "work", "--track", "origin/main")
+    return repo
+
+
+def check(repo: Path, *args: str) -> tuple[int, str, str]:
+    done = run_cli("check", *args, cwd=repo)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def _drop(repo: Path) -> tuple[str, str]:
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    return commit(repo, "drop the second lesson"), "history-event-removed"
+
+
+def _rewrite(repo: Path) -> tuple[str, str]:
+    write(repo, PLAYBOOK, playbook(event("e1", "rewritten"), event("e2", "second")))
+    return commit(repo, "rewrite the first lesson"), "history-event-modified"
+
+
+def _decrease(repo: Path) -> tuple[str, str]:
+    edit_json(repo, TODO, lambda d: d["todoList"].update(sequence=1))
+    return commit(repo, "sequence goes back"), "history-sequence-decreased"
+
+
+def _invalid(repo: Path) -> tuple[str, str]:
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(status="done"))
+    return commit(repo, "a status the spec does not have"), "schema"
+
+
+BAD: dict[str, Callable[[Path], tuple[str, str]]] = {
+    "dropped event": _drop,
+    "rewritten event": _rewrite,
+    "decreased sequence": _decrease,
+    "invalid document": _invalid,
+}
+
+
+def _good(repo: Path, n: int = 1) -> str:
+    head = ""
+    for i in range(n):
+        events = [event("e1", "first"), event("e2", "second")]
+        events += [event(f"g{j}", f"good {j}") for j in range(i + 1)]
+        write(repo, PLAYBOOK, playbook(*events))
+        head = commit(repo, f"good commit {i}")
+    return head
+
+
+# -- the three formats, on ranges from the guard's histories ------------------------------
+
+
+@pytest.mark.parametrize("kind", list(BAD))
+def test_check_text_names_file_line_column_rule_and_commit(repo: Path, kind: str) -> None:
+    _good(repo)
+    bad, rule = BAD[kind](repo)
+
+    code, out, err = check(repo)  # default: @{upstream}..HEAD
+
+    assert code == 1, out + err
+    findings = [FINDING.match(line.strip()) for line in out.splitlines()]
+    rules = {m.group(4) for m in findings if m}
+    assert rule in rules, out
+    assert bad[:10] in out
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", list(BAD))
+def test_check_json_lists_each_finding_with_its_commit(repo: Path, kind: str) -> None:
+    base = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    _good(repo)
+    bad, rule = BAD[kind](repo)
+
+    code, out, err = check(repo, f"{base}..HEAD", "--format", "json")
+
+    assert code == 1, err
+    report = json.loads(out)
+    mine = [f for f in report["findings"] if f["rule"] == rule]
+    assert mine, report
+    first = mine[0]
+    assert first["commit"] == bad
+    assert first["path"] in (PLAYBOOK, TODO)
+    assert isinstance(first["line"], int)
+    assert isinstance(first["column"], int)
+    assert first["message"]
+    assert first["pointer"].startswith("/") or first["pointer"] == ""
+    assert report["commits"] == 2  # the good one and the bad one
+
+
+@pytest.mark.parametrize("kind", list(BAD))
+def test_check_github_writes_workflow_error_commands(repo: Path, kind: str) -> None:
+    _good(repo)
+    _bad, rule = BAD[kind](repo)
+
+    code, out, err = check(repo, "origin/main..HEAD", "--format", "github")
+
+    assert code == 1, out + err
+    errors = [GITHUB.fullmatch(line) for line in out.splitlines() if line.startswith("::error")]
+    assert errors, out
+    assert all(errors), out
+    matched = [m for m in errors if m and m.group(4) == rule]
+    assert matched, out
+    path = matched[0].group(1)
+    assert path in (PLAYBOOK, TODO)
+    assert int(matched[0].group(2)) >= 1
+    assert int(matched[0].group(3)) >= 1
+    assert "\n" not in matched[0].group(5)
+
+
+def test_check_github_escapes_what_workflow_commands_reserve(repo: Path) -> None:
+    """A path with a comma and a message with a colon cannot break the command apart."""
+    write(repo, "memory/a,b.vcontext.json", {"vContextInfo": {"version": "0.4"}, "todoList": {}})
+    commit(repo, "a list without items, in an odd name")
+
+    code, out, _ = check(repo, "--format", "github")
+
+    assert code == 1
+    line = next(line for line in out.splitlines() if line.startswith("::error"))
+    assert "file=memory/a%2Cb.vcontext.json," in line
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_check_a_clean_range_exits_0(repo: Path, fmt: str) -> None:
+    _good(repo, 3)
+
+    code, out, err = check(repo, "--format", fmt)
+
+    assert code == 0, out + err
+    if fmt == "json":
+        report = json.loads(out)
+        assert report["findings"] == []
+        assert report["commits"] == 3
+    if fmt == "github":
+        assert "::error" not in out
+
+
+def test_check_finds_what_the_hook_and_the_guard_find_one_checker(repo: Path, remote: Path) -> None:
+    """The same push judged by the pre-push hook, the server guard and check: the same
+    ``file:line:col: … [rule]`` lines."""
+    _drop(repo)
+    _decrease(repo)
+    _invalid(repo)
+
+    def lines(text: str) -> list[str]:
+        return sorted(m.group(0) for m in map(FINDING.search, text.splitlines()) if m)
+
+    hook = push(repo, "origin", "HEAD:main")
+    guard = sneak(repo, "origin", "HEAD:main")
+    code, out, _ = check(repo)
+
+    assert hook.returncode != 0
+    assert guard.returncode != 0
+    assert code == 1
+    by_hook = lines(hook.stderr)
+    assert by_hook
+    assert lines("\n".join(remote_lines(guard.stderr))) == by_hook
+    assert lines(out) == by_hook
+
+
+def test_check_symmetric_range_checks_only_the_branch_of_a_pull_request(repo: Path) -> None:
+    """``BASE...HEAD``: what the branch added since it left the base, as a pull request
+    shows it, although the base moved on."""
+    run_git(repo, "switch", "-q", "-c", "feature")
+    _good(repo)
+    run_git(repo, "switch", "-q", "work")
+    _drop(repo)  # on the base: not this pull request's business
+
+    code, out, err = check(repo, "work...feature")
+
+    assert code == 0, out + err
+
+
+def test_check_a_merge_commit_is_judged_against_every_parent(repo: Path) -> None:
+    run_git(repo, "switch", "-q", "-c", "side")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("s", "s")))
+    commit(repo, "side: a lesson")
+    run_git(repo, "switch", "-q", "work")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("w", "w")))
+    commit(repo, "work: a lesson")
+    run_git(repo, "merge", "-q", "-s", "ours", "--no-edit", "side")  # drops side's lesson
+
+    code, out, _ = check(repo)
+
+    assert code == 1
+    assert "[history-event-removed]" in out
+
+
+# -- when it cannot run --------------------------------------------------------------------
+
+
+def test_check_without_an_upstream_exits_3_and_says_what_to_give(repo: Path) -> None:
+    run_git(repo, "switch", "-q", "-c", "lonely", "--no-track")
+
+    code, out, err = check(repo)
+
+    assert code == 3, out + err
+    assert err.count("\n") == 1, err
+    assert "upstream" in err
+    assert "git vcontext check" in err  # how to name a range instead
+
+
+def test_check_an_unknown_revision_exits_3(repo: Path) -> None:
+    code, out, err = check(repo, "no-such-branch..HEAD")
+
+    assert code == 3, out + err
+    assert err.count("\n") == 1, err
+    assert "no-such-branch" in err
+
+
+@pytest.mark.parametrize("value", ["--output=/tmp/x", "-n1", "HEAD..--all"])
+def test_check_a_range_is_never_read_as_an_option(repo: Path, value: str) -> None:
+    done = run_cli("check", "--", value, cwd=repo)
+    err = done.stderr.decode()
+    assert done.returncode in (2, 3), err
+    assert "Traceback" not in err
+    assert not Path("/tmp/x").exists() or value != "--output=/tmp/x"
+
+
+def test_check_outside_a_repository_exits_3(tmp_path: Path) -> None:
+    done = run_cli("check", "HEAD~1..HEAD", cwd=tmp_path)
+    assert done.returncode == 3
+    assert done.stderr.decode().count("\n") == 1
+
+
+def test_check_a_bad_format_is_a_usage_error(repo: Path) -> None:
+    done = run_cli("check", "--format", "xml", cwd=repo)
+    assert done.returncode == 2
+
+
+# -- shallow clones: say what could not be seen --------------------------------------------
+
+
+def _shallow(remote: Path, where: Path, depth: int) -> Path:
+    run_git(where.parent, "clone", "-q", f"--depth={depth}", f"file://{remote}", str(where))
+    return where
+
+
+def test_check_in_a_shallow_clone_names_the_command_that_fetches_the_rest(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    base = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    _good(repo, 4)
+    assert push(repo, "origin", "HEAD:main").returncode == 0
+    shallow = _shallow(remote, tmp_path / "shallow", 2)
+
+    near = check(shallow, "HEAD~1..HEAD")
+    far = check(shallow, f"{base}..HEAD")
+
+    assert near[0] == 0, near
+    code, out, err = far
+    assert code == 3, out + err
+    assert "shallow" in err
+    assert "git fetch" in err
+    assert "--deepen" in err or "--unshallow" in err
+
+
+def test_check_in_a_shallow_clone_never_calls_a_cut_history_clean(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """The whole history of a shallow clone (a single revision) reaches its boundary: what
+    the boundary commit changed cannot be judged, and check says so instead of passing."""
+    _good(repo, 3)
+    assert push(repo, "origin", "HEAD:main").returncode == 0
+    shallow = _shallow(remote, tmp_path / "shallow", 2)
+
+    code, out, err = check(shallow, "HEAD")
+
+    assert code == 3, out + err
+    assert "shallow" in err
+    assert "git fetch" in err
+
+
+def _json_report(out: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_check_json_says_which_range_it_checked(repo: Path) -> None:
+    _good(repo, 2)
+    code, out, _ = check(repo, "--format", "json")
+    assert code == 0
+    report = _json_report(out)
+    assert report["range"] == "origin/main..HEAD" or report["range"].endswith("..HEAD")
+    assert report["commits"] == 2

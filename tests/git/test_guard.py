@@ -1,0 +1,416 @@
+"""The remote guards itself (PRODUCT.md, "The remote guards itself"; issue 28).
+
+A bare remote with ``git vcontext install --server`` (or ``--server --guard``) runs a
+``pre-receive`` guard: every ref update (``refs/vcontext/`` included) is checked as the
+pre-push hook checks it, so ``git push --no-verify`` — or an agent without the tool —
+cannot drop an event, rewrite one, decrease a sequence or push an invalid document. A
+refused push leaves every ref of the remote as it was, and its objects do not stay.
+Real bare repositories, real ``git push``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import git_vcontext
+from helpers.guard import (
+    clone_with_base,
+    edit_json,
+    guarded_remote,
+    program,
+    push,
+    refs,
+    remote_lines,
+    sneak,
+)
+from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook, remote_sha, write
+from helpers.run import run_cli, run_git
+
+
+@pytest.fixture(autouse=True)
+def _this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hooks git starts must import the code under test (absolute path: git changes cwd)."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(git_vcontext.__file__).resolve().parents[1]))
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    """A bare remote with the guard alone (``install --server --guard``)."""
+    return guarded_remote(tmp_path, "--guard")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, remote: Path) -> Path:
+    """A clone with git-vcontext installed (so ``--no-verify`` has a hook to skip), whose
+    main (playbook e1, e2; todo list at sequence 3) is on the remote."""
+    return clone_with_base(remote, tmp_path / "clone")
+
+
+def _refused(proc: object, remote: Path, before: dict[str, str], bad: str, rule: str) -> None:
+    """Refused by the guard with ``rule`` named on a ``file:line:col: … [rule]`` line; every
+    ref of the remote as it was; the refused commit not kept there."""
+    stderr: str = proc.stderr  # type: ignore[attr-defined]
+    assert proc.returncode != 0, stderr  # type: ignore[attr-defined]
+    said = remote_lines(stderr)
+    finding = [line for line in said if line.endswith(f"[{rule}]")]
+    assert finding, stderr
+    path, line, column = finding[0].split(":", 3)[:3]
+    assert path.endswith((".json", ".tron", ".jsonl")) or ".assignment-" in path, finding
+    assert line.isdigit(), finding
+    assert column.isdigit(), finding
+    assert any(bad[:10] in line for line in said), stderr  # the commit is named
+    assert "pre-receive hook declined" in stderr
+    assert refs(remote) == before
+    assert run_git(remote, "cat-file", "-e", bad, check=False).returncode != 0
+
+
+# -- what install --server puts in place ---------------------------------------------------
+
+
+def test_install_server_installs_the_guard_beside_the_integration(tmp_path: Path) -> None:
+    remote = guarded_remote(tmp_path)
+    hooks = remote / "hooks"
+    for name in ("pre-receive", "post-receive"):
+        text = (hooks / name).read_text()
+        assert "git-vcontext-hook-marker" in text, name
+        assert program() in text, name
+    assert "refs/vcontext/server" in refs(remote)
+    again = run_cli("install", "--server", cwd=remote)
+    assert again.returncode == 0
+    assert b"nothing to change" in again.stdout
+
+
+def test_install_server_guard_installs_the_guard_alone(tmp_path: Path) -> None:
+    remote = guarded_remote(tmp_path, "--guard")
+    assert "git-vcontext-hook-marker" in (remote / "hooks" / "pre-receive").read_text()
+    assert not (remote / "hooks" / "post-receive").exists()
+    assert "refs/vcontext/server" not in refs(remote)  # sync --push keeps using its lease
+
+
+def test_guard_without_server_is_a_usage_error(git_repo: Path) -> None:
+    done = run_cli("install", "--guard", cwd=git_repo)
+    assert done.returncode == 2
+    assert b"--server" in done.stderr
+    assert not (git_repo / ".git" / "hooks" / "pre-receive").exists()
+
+
+def test_uninstall_server_removes_the_guard_and_restores_a_chained_hook(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    mine = "#!/bin/sh\necho 'my own pre-receive' >&2\nexit 0\n"
+    (remote / "hooks" / "pre-receive").write_text(mine)
+    (remote / "hooks" / "pre-receive").chmod(0o755)
+    assert run_cli("install", "--server", cwd=remote).returncode == 0
+    assert (remote / "hooks" / "pre-receive.legacy").read_text() == mine
+
+    done = run_cli("uninstall", "--server", cwd=remote)
+
+    assert done.returncode == 0, done.stderr
+    assert (remote / "hooks" / "pre-receive").read_text() == mine
+    assert not (remote / "hooks" / "pre-receive.legacy").exists()
+    assert not (remote / "hooks" / "post-receive").exists()
+    assert "refs/vcontext/server" not in refs(remote)
+
+
+def test_a_chained_pre_receive_hook_runs_first_with_the_same_input(
+    tmp_path: Path,
+) -> None:
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seen = tmp_path / "seen.txt"
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ncat >> '{seen}'\nexit 0\n")
+    hook.chmod(0o755)
+    assert run_cli("install", "--server", "--guard", cwd=remote).returncode == 0
+    repo = clone_with_base(remote, tmp_path / "clone", hook=False)
+    assert "refs/heads/main" in seen.read_text()  # the first push went through it
+
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    bad = commit(repo, "drop e2")
+    before = refs(remote)
+    _refused(push(repo, "origin", "main"), remote, before, bad, "history-event-removed")
+    assert bad in seen.read_text()  # it ran first, with git's lines, and our check after it
+
+
+def test_a_chained_pre_receive_hook_that_refuses_refuses_the_push(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\ncat >/dev/null\necho 'policy: no pushes today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    assert run_cli("install", "--server", "--guard", cwd=remote).returncode == 0
+    repo = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", str(remote), str(repo))
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    commit(repo, "a good first commit")
+
+    proc = push(repo, "origin", "HEAD:refs/heads/main")
+
+    assert proc.returncode != 0
+    assert "policy: no pushes today" in proc.stderr
+    assert refs(remote) == {}
+
+
+# -- what the guard refuses -----------------------------------------------------------------
+
+
+def test_guard_refuses_a_dropped_event_pushed_with_no_verify(repo: Path, remote: Path) -> None:
+    before = refs(remote)
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    bad = commit(repo, "drop the second lesson")
+
+    proc = sneak(repo, "origin", "main")
+
+    _refused(proc, remote, before, bad, "history-event-removed")
+    assert any(line.startswith(f"{PLAYBOOK}:") for line in remote_lines(proc.stderr))
+
+
+def test_guard_refuses_a_rewritten_event(repo: Path, remote: Path) -> None:
+    before = refs(remote)
+    write(repo, PLAYBOOK, playbook(event("e1", "rewritten"), event("e2", "second")))
+    bad = commit(repo, "rewrite the first lesson")
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-event-modified")
+
+
+def test_guard_refuses_a_decreased_sequence(repo: Path, remote: Path) -> None:
+    before = refs(remote)
+    edit_json(repo, TODO, lambda d: d["todoList"].update(sequence=2))
+    bad = commit(repo, "sequence goes back")
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-sequence-decreased")
+
+
+def test_guard_refuses_a_removed_changelog_entry(repo: Path, remote: Path) -> None:
+    before = refs(remote)
+    edit_json(repo, TODO, lambda d: d["todoList"].update(changeLog=[]))
+    bad = commit(repo, "forget the log")
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-changelog-removed")
+
+
+def test_guard_refuses_an_invalid_document(repo: Path, remote: Path) -> None:
+    before = refs(remote)
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(status="done"))
+    bad = commit(repo, "a status the spec does not have")
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "schema")
+
+
+def test_guard_refuses_a_document_that_does_not_parse(repo: Path, remote: Path) -> None:
+    before = refs(remote)
+    (repo / TODO).write_text('{"vContextInfo": {"version": "0.4"}, "todoList": {')
+    bad = commit(repo, "truncated")
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "parse")
+
+
+def test_guard_refuses_an_invalid_vermas_assignment(repo: Path, remote: Path) -> None:
+    """VerMAS: ``.work/.assignment-*`` files are in the guard's file set (a bad
+    ``task:wo-1`` was pushed before)."""
+    before = refs(remote)
+    write(repo, ".work/.assignment-worker-1", "task:wo-1\n")
+    bad = commit(repo, "assign a task")
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "assignment")
+
+
+def test_guard_refuses_a_force_push_that_drops_an_event(repo: Path, remote: Path) -> None:
+    """A forced update is compared with the ref's old tip, not only commit by commit."""
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a third lesson")
+    assert sneak(repo, "origin", "main").returncode == 0
+    old = remote_sha(remote, "main")
+    before = refs(remote)
+    run_git(repo, "switch", "-q", "--orphan", "fresh")  # a history of its own
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    bad = commit(repo, "start over with one lesson")  # a root commit: no parent to break
+
+    proc = sneak(repo, "--force", "origin", "fresh:main")
+
+    assert old is not None
+    assert any(f"forced update from {old[:10]}" in line for line in remote_lines(proc.stderr))
+    _refused(proc, remote, before, bad, "history-event-removed")
+
+
+def test_guard_accepts_a_force_push_that_keeps_every_event(repo: Path, remote: Path) -> None:
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a third lesson")
+    assert sneak(repo, "origin", "main").returncode == 0
+    run_git(repo, "commit", "-q", "--amend", "-m", "a third lesson, reworded")
+    head = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+
+    proc = sneak(repo, "--force", "origin", "main")
+
+    assert proc.returncode == 0, proc.stderr
+    assert remote_sha(remote, "main") == head
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["refs/heads/feature", "refs/tags/v1", "refs/vcontext/sync/main/agents/mallory"],
+    ids=["new branch", "tag", "sync request"],
+)
+def test_guard_checks_every_ref_vcontext_requests_included(
+    repo: Path, remote: Path, ref: str
+) -> None:
+    before = refs(remote)
+    write(repo, PLAYBOOK, playbook(event("e2", "second")))
+    bad = commit(repo, "lose e1")
+
+    _refused(sneak(repo, "origin", f"HEAD:{ref}"), remote, before, bad, "history-event-removed")
+
+
+def test_guard_refuses_a_branch_deleted_then_pushed_rewritten(repo: Path, remote: Path) -> None:
+    run_git(repo, "switch", "-q", "-c", "feature")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    old = commit(repo, "feature: a third lesson")
+    assert sneak(repo, "origin", "feature").returncode == 0
+    assert sneak(repo, "origin", ":feature").returncode == 0  # deleting a branch is allowed
+    run_git(repo, "update-ref", "-d", "refs/remotes/origin/feature", check=False)
+    run_git(repo, "reset", "-q", "--hard", "main")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e4", "4")))
+    bad = commit(repo, "feature, rewritten: e2 and e3 are gone")
+    before = refs(remote)
+
+    proc = sneak(repo, "origin", "feature")
+
+    assert any(f"forced update from {old[:10]}" in line for line in remote_lines(proc.stderr))
+    _refused(proc, remote, before, bad, "history-event-removed")
+
+
+def test_guard_checks_an_unrouting_push_by_the_remote_routing_too(repo: Path, remote: Path) -> None:
+    """PRODUCT.md "Validation": the guard takes the stricter of the commit's routing and
+    the remote's."""
+    attributes = repo / ".gitattributes"
+    attributes.write_text(attributes.read_text() + "vbrief/*.json merge=vcontext\n")
+    write(repo, "vbrief/pb.json", playbook(event("e1", "first"), event("e2", "second")))
+    commit(repo, "route vbrief/")
+    assert sneak(repo, "origin", "main").returncode == 0
+    before = refs(remote)
+    attributes.write_text(attributes.read_text().replace("vbrief/*.json merge=vcontext\n", ""))
+    write(repo, "vbrief/pb.json", playbook(event("e1", "first")))
+    bad = commit(repo, "un-route vbrief/ and drop an event")
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-event-removed")
+
+
+# -- deletions -----------------------------------------------------------------------------
+
+
+def test_guard_allows_deleting_a_branch(repo: Path, remote: Path) -> None:
+    assert sneak(repo, "origin", "main:refs/heads/topic").returncode == 0
+
+    proc = sneak(repo, "origin", ":topic")
+
+    assert proc.returncode == 0, proc.stderr
+    assert remote_sha(remote, "refs/heads/topic") is None
+
+
+def test_guard_refuses_deleting_the_default_branch_and_names_the_override(
+    repo: Path, remote: Path
+) -> None:
+    before = refs(remote)
+
+    proc = sneak(repo, "origin", ":main")
+
+    assert proc.returncode != 0
+    said = " ".join(remote_lines(proc.stderr))
+    assert "refs/heads/main" in said
+    assert "git config vcontext.guard.allowDelete true" in said
+    assert refs(remote) == before
+
+    run_git(remote, "config", "vcontext.guard.allowDelete", "true")
+    allowed = sneak(repo, "origin", ":main")
+    assert allowed.returncode == 0, allowed.stderr
+    assert remote_sha(remote, "refs/heads/main") is None
+
+
+# -- what lands ---------------------------------------------------------------------------
+
+
+def test_guard_lets_good_pushes_land(repo: Path, remote: Path) -> None:
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    edit_json(repo, TODO, lambda d: d["todoList"].update(sequence=4))
+    first = commit(repo, "a third lesson, the list moves on")
+    run_git(repo, "switch", "-q", "-c", "topic")
+    write(repo, "docs/readme.txt", "not a vContext file\n")
+    second = commit(repo, "a file the guard does not judge")
+
+    main = sneak(repo, "origin", "main")
+    topic = push(repo, "origin", "topic", "refs/heads/topic:refs/tags/v1")
+
+    assert main.returncode == 0, main.stderr
+    assert topic.returncode == 0, topic.stderr
+    assert remote_sha(remote, "main") == first
+    assert remote_sha(remote, "refs/heads/topic") == second
+    assert remote_sha(remote, "refs/tags/v1") == second
+
+
+def test_guard_and_integration_share_the_verdict_cache(tmp_path: Path) -> None:
+    remote = guarded_remote(tmp_path)
+    clone_with_base(remote, tmp_path / "clone", hook=False)
+    packs = list((remote / "vcontext" / "verdicts").glob("*/*.pack.json"))
+    assert packs, "the guard kept no verdicts in the bare repository"
+
+
+# -- a guard that cannot run ----------------------------------------------------------------
+
+
+def _break(remote: Path) -> str:
+    """The guard's program gone (the package uninstalled on the server): its path in the
+    hook points nowhere now. Returns that path."""
+    gone = str(remote.parent / "removed" / "bin" / "git-vcontext")
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(hook.read_text().replace(program(), gone))
+    return gone
+
+
+def test_a_guard_that_cannot_run_refuses_with_one_line(repo: Path, remote: Path) -> None:
+    gone = _break(remote)
+    before = refs(remote)
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a good commit")
+
+    proc = sneak(repo, "origin", "main")
+
+    assert proc.returncode != 0
+    said = [line for line in remote_lines(proc.stderr) if line]
+    assert len(said) == 1, proc.stderr
+    assert gone in said[0]
+    assert "refused" in said[0]
+    assert refs(remote) == before
+
+
+def test_doctor_in_the_bare_repository_says_what_is_wrong_with_the_guard(
+    repo: Path, remote: Path
+) -> None:
+    healthy = run_cli("doctor", cwd=remote)
+    out = healthy.stdout.decode()
+    assert healthy.returncode == 0, out + healthy.stderr.decode()
+    assert "pre-receive" in out
+
+    gone = _break(remote)
+    broken = run_cli("doctor", cwd=remote)
+
+    said = broken.stdout.decode()
+    assert broken.returncode == 1, said + broken.stderr.decode()
+    problem = [line for line in said.splitlines() if line.startswith("problem:")]
+    assert problem, said
+    assert gone in problem[0], said
+    assert "git vcontext install --server" in said
+    assert "Traceback" not in broken.stderr.decode()
+
+
+def test_doctor_in_a_bare_repository_without_the_guard_says_so(tmp_path: Path) -> None:
+    remote = tmp_path / "plain.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(remote))
+
+    done = run_cli("doctor", cwd=remote)
+
+    said = done.stdout.decode()
+    assert done.returncode == 1, said + done.stderr.decode()
+    assert "pre-receive" in said
+    assert "git vcontext install --server" in said
