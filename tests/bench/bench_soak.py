@@ -1,7 +1,7 @@
 """Soak at benchmark size: N agent processes × R rounds of edit → commit → sync --push.
 
-Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--no-lease]
-     [--no-hooks] [--keep DIR]
+Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--guard]
+     [--no-lease] [--no-hooks] [--keep DIR]
 Prints what was lost (must be 0), syncs that gave up (must be 0), whether every agent's
 last round is on the remote's base when the agents stop, M8 ``merge`` entries against
 integrations (at most one each), per-sync times, the time until the base holds everyone's
@@ -30,7 +30,12 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=25)
     parser.add_argument("--no-hooks", action="store_true", help="Clones without the pre-push hook.")
-    parser.add_argument("--server", action="store_true", help="install --server on the remote.")
+    parser.add_argument(
+        "--server", action="store_true", help="install --server on the remote (with the guard)."
+    )
+    parser.add_argument(
+        "--guard", action="store_true", help="install --server --guard: the guard alone."
+    )
     parser.add_argument(
         "--no-lease", action="store_true", help="vcontext.syncLease=false: no lease, optimistic."
     )
@@ -49,13 +54,16 @@ def main() -> int:
 def _bench(root: Path, args: argparse.Namespace) -> int:
     start, load = time.perf_counter(), os.getloadavg()
     config = {"vcontext.syncLease": "false"} if args.no_lease else {}
-    run = soak.soak(root, args.agents, args.rounds, not args.no_hooks, args.server, config)
+    run = soak.soak(
+        root, args.agents, args.rounds, not args.no_hooks, args.server, config, args.guard
+    )
     docs = soak.documents(soak.fresh_clone(run, root))
     missing = soak.lost(run, run.at_end)
     syncs = [s for log in run.logs for s in log.syncs]
     gave_up = [s for s in syncs if s["exit"] != 0]
     n_lost = sum(len(v) for v in missing.values())
     design = "server" if args.server else "lease off" if args.no_lease else "lease"
+    design += ", guard on the remote" if args.server or args.guard else ""
     print(
         f"soak: {args.agents} agents × {args.rounds} rounds against one bare remote "
         f"(pre-push hook {'on' if not args.no_hooks else 'off'}, {design}, "

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import git_vcontext
+from helpers import soak
 from helpers.guard import (
     clone_with_base,
     edit_json,
@@ -414,3 +415,31 @@ def test_doctor_in_a_bare_repository_without_the_guard_says_so(tmp_path: Path) -
     assert done.returncode == 1, said + done.stderr.decode()
     assert "pre-receive" in said
     assert "git vcontext install --server" in said
+
+
+# -- sync --push through the guard ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("server", [False, True], ids=["lease", "install --server"])
+def test_sync_push_lands_through_the_guard_and_check_passes_its_history(
+    tmp_path: Path, server: bool
+) -> None:
+    """Sync at scale with the guard: agents' ``sync --push`` (with the lease, or with the
+    server's integration) lands every round, nothing lost; the base's history then passes
+    ``check`` in every format (what the tool writes, the guard and check accept)."""
+    remote, clones = soak.setup(tmp_path, 2, hooks=True, server=server, guard=True)
+    assert "git-vcontext-hook-marker" in (remote / "hooks" / "pre-receive").read_text()
+    logs = [soak.AgentLog(f"agent-{i}") for i in range(len(clones))]
+    for r in range(2):
+        for i, clone in enumerate(clones):
+            soak.work(clone, f"agent-{i}", r, logs[i])
+            done = soak.sync(clone, f"agent-{i}")
+            assert done["exit"] == 0, done["output"]
+            assert "pre-receive hook declined" not in done["output"]
+    run = soak.SoakRun(remote, clones, logs, [], 0.0)
+    fresh = tmp_path / "fresh"
+    docs = soak.base_documents(remote, fresh)
+    assert soak.lost(run, docs) == {"items": [], "plan_items": [], "events": [], "changes": []}
+    for fmt in ("text", "json", "github"):
+        checked = run_cli("check", "--format", fmt, "main", cwd=fresh)  # the whole history
+        assert checked.returncode == 0, (fmt, checked.stdout, checked.stderr)

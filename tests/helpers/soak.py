@@ -29,11 +29,12 @@ BASE = "main"
 
 PLAN_TRON = """\
 class vContextInfo: version, created
-class Plan: id, uid, title, status, sequence, items
+class Plan: id, uid, title, status, narratives, sequence, items
 class PlanItem: id, title, status
 
 vContextInfo: vContextInfo("0.4", "2026-01-01T00:00:00Z")
-plan: Plan("soak-plan", "soak-plan-uid", "Soak plan", "inProgress", 1, [
+plan: Plan("soak-plan", "soak-plan-uid", "Soak plan", "inProgress",
+  {"proposal": "Every agent's rounds land on the base."}, 1, [
   PlanItem("p0", "Start", "completed")
 ])
 """
@@ -125,14 +126,18 @@ def setup(
     hooks: bool = True,
     server: bool = False,
     config: dict[str, str] | None = None,
+    guard: bool = False,
 ) -> tuple[Path, list[Path]]:
     """A bare remote with the seed documents on main, and one clone per forked agent
     (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off;
-    ``server``: the remote merges requests itself, ``git vcontext install --server``)."""
+    ``server``: the remote merges requests itself, ``git vcontext install --server``, which
+    also installs the guard; ``guard``: the guard alone, ``install --server --guard``)."""
     remote = root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
     if server:
         vcontext(remote, "install", "--server")
+    elif guard:
+        vcontext(remote, "install", "--server", "--guard")
     seed = root / "seed"
     git(root, "init", "-q", "-b", BASE, str(seed))
     identity(seed, "seed")
@@ -322,12 +327,13 @@ def soak(
     hooks: bool = True,
     server: bool = False,
     config: dict[str, str] | None = None,
+    guard: bool = False,
 ) -> SoakRun:
     """Set up, run ``agents`` processes concurrently, then let every agent sync once more
-    (``config``: git config for every clone)."""
+    (``config``: git config for every clone; ``guard``: the remote runs the guard)."""
     import resource
 
-    remote, clones = setup(root, agents, hooks, server, config)
+    remote, clones = setup(root, agents, hooks, server, config, guard)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     procs = []
