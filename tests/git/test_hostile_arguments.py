@@ -39,6 +39,8 @@ FORMS = [
     ["resolve", "--", V],
     ["validate", "--", V],
     ["vermas", "project", "--", V],
+    ["check", V],
+    ["check", "--", V],
 ]
 
 
