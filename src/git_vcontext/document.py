@@ -297,17 +297,33 @@ FILE_PATTERNS = (
 INFO_MARKERS = tuple(key.encode() for key in INFO_KEYS)
 
 
+CHECKED_PATTERNS = (".work/.assignment-*",)
+"""Files validation checks beside install's patterns (``validate``, the pre-push hook, the
+guard; PRODUCT.md "The remote guards itself"): VerMAS assignment files, plain text that
+git's own line merge handles, so install routes them to no driver."""
+
+
 def matches_file_patterns(path: str) -> bool:
     """Whether a repo path ('/'-separated) matches FILE_PATTERNS the way git attributes do.
 
     A pattern without '/' matches the file name at any depth; one with '/' matches
     the whole path from the top, and '*' does not cross '/'.
     """
+    return _matches(path, FILE_PATTERNS)
+
+
+def checked_file(path: str) -> bool:
+    """Whether validation checks a repo path even when no attribute routes it: install's
+    patterns and ``CHECKED_PATTERNS``."""
+    return _matches(path, FILE_PATTERNS) or _matches(path, CHECKED_PATTERNS)
+
+
+def _matches(path: str, patterns: tuple[str, ...]) -> bool:
     # lazy: fnmatch only when patterns decide (driver, textconv)
     from fnmatch import fnmatchcase
 
     name = path.rsplit("/", 1)[-1]
-    for pattern in FILE_PATTERNS:
+    for pattern in patterns:
         if "/" not in pattern:
             if fnmatchcase(name, pattern):
                 return True

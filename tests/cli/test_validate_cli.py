@@ -19,7 +19,7 @@ INVALID = """{
 }
 """
 TRON_INVALID = 'vContextInfo: {version: "0.3"}\ntodoList: {items: []}\n'
-EVENT = {"event_id": "e1", "event_type": "mail.sent", "timestamp": "2026-01-06T12:00:00.000Z"}
+EVENT = {"event_id": "evt-e1", "event_type": "mail.sent", "timestamp": "2026-01-06T12:00:00.000Z"}
 MAIL = {"message_id": "m1", "from": "a", "to": "b", "subject": "HELP"}
 EVENTS = json.dumps({**EVENT, "actor": "a", "data": MAIL}) + "\n"
 

@@ -29,6 +29,7 @@ def test_validate_of_a_work_directory_checks_every_vermas_file_kind(work: Path) 
     proc = run_cli("validate", "--format", "json", ".work", cwd=work.parent)
     assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
     assert set(_json(proc.stdout)) == {
+        ".work/.assignment-project-a-workers-slot0",  # issue 28: assignments are checked too
         ".work/events.jsonl",
         ".work/feed.jsonl",
         ".work/messages.jsonl",

@@ -48,7 +48,11 @@ def _base(kind: str) -> Any:
         return todos.update(data, "t2", {"dependencies": ["t1"]}, seed).data
     if kind == "plan":
         items = [{"id": i, "title": i.upper()} for i in ("t1", "t2", "t3")]
-        plan_fields: dict[str, Any] = {"title": "Plan", "items": items}
+        plan_fields: dict[str, Any] = {
+            "title": "Plan",
+            "narratives": {"proposal": "Do the items in order."},  # seed 000: required
+            "items": items,
+        }
         return plans.new_document(plan_fields, seed, plan_id="p", uid="u-plan", entropy="e").data
     if kind == "playbook":
         data = learnings.new_document(seed)

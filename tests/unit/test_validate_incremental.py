@@ -41,6 +41,7 @@ PLAN = {
         "id": "p",
         "title": "P",
         "status": "draft",
+        "narratives": {"proposal": "Do I."},
         "items": [{"id": "i1", "title": "I", "status": "pending"}],
     },
 }

@@ -12,6 +12,7 @@ from git_vcontext.validation import validate
 from git_vcontext.validation.rules import RULES
 
 AGENT = {"id": "a1", "type": "aiAgent"}
+PROPOSAL = {"proposal": "Do it."}  # seed 000: a Plan's narratives.proposal is required
 
 
 def todo(*items: dict[str, Any], **container: Any) -> dict[str, Any]:
@@ -170,6 +171,7 @@ def test_unique_id_scopes_a_plan_items_own_todo_list_separately() -> None:
         "plan": {
             "title": "P",
             "status": "draft",
+            "narratives": {"proposal": "Split the work."},
             "items": [item("s1", todoList={"items": [item("s1")]})],
         },
     }
@@ -318,7 +320,7 @@ def test_schedule_dates_may_be_calendar_dates() -> None:
     plan_item = item("p1", startDate="2026-02-10", endDate="2026-03-01T00:00:00Z")
     plan = {
         "vContextInfo": {"version": "0.4"},
-        "plan": {"title": "P", "status": "draft", "items": [plan_item]},
+        "plan": {"title": "P", "status": "draft", "narratives": PROPOSAL, "items": [plan_item]},
     }
     assert rules_of(plan) == []
 

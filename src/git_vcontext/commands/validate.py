@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..document import matches_file_patterns
+from ..document import checked_file
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, read_regular, sniffed_vcontext, write_output
 from ..gitio import git, open_repo, repository_error
@@ -141,7 +141,7 @@ class Repo:
 
     def in_set(self, rel: str) -> bool:
         """Whether a repo path is a vContext file (install's patterns, .gitattributes)."""
-        if matches_file_patterns(rel):
+        if checked_file(rel):
             return True
         if self._files is None:
             assert self.top is not None
@@ -223,7 +223,7 @@ def _wanted(full: str, repo: Repo) -> bool:
         return repo.in_set(rel)
     parts = Path(full).parts  # the end of the path: .work/templates/x.toml, .work/x.jsonl, …
     tails = ("/".join(parts[-n:]) for n in range(1, 4))
-    return any(matches_file_patterns(t) for t in tails) or _sniffed(Path(full))
+    return any(checked_file(t) for t in tails) or _sniffed(Path(full))
 
 
 def _sniffed(path: Path) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..document import checked_file
 from ..filechange import FileChange
 from ..gitio.diffs import changes
 from ..gitio.objects import blob_bytes, tree_blob
@@ -131,10 +132,12 @@ class Checker:
             from ..gitio.fileset import commit_files
 
             self._file_sets = commit_files(self.repo)
-        wanted: Callable[[str], bool] = self._file_sets(new)
-        if (floor := self._floor_for(new)) is not None:
-            from ..gitio.fileset import stricter
+        from ..gitio.fileset import stricter
 
+        # the commit's routing, the files validation checks anyway (VerMAS assignments), and
+        # the routing of what the remote has (a push that un-routes a file is still checked)
+        wanted: Callable[[str], bool] = stricter(self._file_sets(new), checked_file)
+        if (floor := self._floor_for(new)) is not None:
             wanted = stricter(wanted, self._file_sets(floor))
         found = changes(self.repo, old, new, wanted)
         added = [c for c in found if c.old_id is None and c.new_id is not None]

@@ -93,10 +93,22 @@ def semantic_issues(data: dict[str, Any], *, with_malformed: bool) -> Iterator[I
         container = data[name]
         if isinstance(container, dict):
             yield from _container_issues(container, (name,))
+    plan = data.get("plan")
+    if isinstance(plan, dict) and _core_spec(data) and rules.containers(data) == ["plan"]:
+        yield from container_rules.check_proposal(plan, ("plan",))
     yield from check_playbooks(data, with_malformed=with_malformed)
     yield from rules.check_datetimes(data)
     yield from rules.check_markers(data)
     yield from rules.check_conflicts(data)
+
+
+def _core_spec(data: dict[str, Any]) -> bool:
+    """Whether the document follows vContext 0.4 (a vContext document of any version is
+    checked as one; vBRIEF 0.4 is the same spec renamed): its Plan requires a proposal."""
+    if "vContextInfo" in data or not any(k in data for k in INFO_KEYS):
+        return True
+    info = data.get("vBRIEFInfo")
+    return isinstance(info, dict) and info.get("version") == "0.4"
 
 
 def _container_issues(container: dict[str, Any], where: Parts) -> Iterator[Issue]:

@@ -188,3 +188,40 @@ def check_narratives(container: dict[str, Any], where: Parts) -> Iterator[Issue]
                 f"the string form is preferred: write its content as the value of {key!r}"
             )
             yield "narrative-object", (*where, "narratives", key), msg
+
+
+PROPOSAL = "proposal"
+
+
+def check_proposal(plan: dict[str, Any], where: Parts) -> Iterator[Issue]:
+    """A plan holds ``narratives.proposal``, the proposed solution (seed 000's Plan: "proposal:
+    string (required)"). The key is read as the spec's standard narrative keys are written
+    (``proposal``, or ``Proposal`` as items write them); the older ``{title, content}`` form
+    counts; an empty or blank value does not."""
+    narratives = plan.get("narratives")
+    if not isinstance(narratives, dict):
+        at, why = where, "it has no narratives"
+    else:
+        keys = [k for k in narratives if isinstance(k, str) and k.lower() == PROPOSAL]
+        if any(has_content(narratives[k]) for k in keys):
+            return
+        if keys:
+            at, why = (*where, "narratives", keys[0]), f"narratives.{keys[0]} is empty"
+        else:
+            at, why = (*where, "narratives"), "its narratives have no proposal"
+    msg = (
+        f"a plan needs narratives.proposal, the proposed solution (required by vContext "
+        f'0.4), and {why}; add e.g. "proposal": "what the plan will do"'
+    )
+    yield "plan-proposal", at, msg
+
+
+def has_content(value: Any) -> bool:
+    """Whether a narrative value says something: a non-blank string, or the older
+    ``{title, content}`` object with a non-blank content."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, dict):
+        content = value.get("content")
+        return isinstance(content, str) and bool(content.strip())
+    return False

@@ -8,6 +8,7 @@ recent changes whose causes may have left it). ``timestamp`` carries millisecond
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 _KNOWN = frozenset(EVENT_TYPES)
 _MILLISECONDS = re.compile(r"[Tt ]\d{2}:\d{2}:\d{2}\.\d{3}")
+_EVENT_ID = re.compile(r"evt-[A-Za-z0-9][A-Za-z0-9_-]*\Z")
+"""Seed 004: ``evt-{random12}`` (its own examples use fewer characters too)."""
 
 
 def check_events(records: list[Any], *, window: bool = False) -> Iterator[Issue]:
@@ -33,6 +36,7 @@ def check_events(records: list[Any], *, window: bool = False) -> Iterator[Issue]
     for i, event in enumerate(records):
         if not isinstance(event, dict):
             continue
+        yield from _event_id(event, i)
         yield from _payload(event, i)
         yield from _milliseconds(event, i)
         cause = event.get("caused_by")
@@ -58,3 +62,14 @@ def _milliseconds(event: dict[str, Any], i: int) -> Iterator[Issue]:
         return  # not a string, or the datetime rule already says what is wrong
     msg = f'timestamp "{stamp}" has no milliseconds; write e.g. "2026-01-06T12:00:00.000Z"'
     yield "datetime", (i, "timestamp"), msg
+
+
+def _event_id(event: dict[str, Any], i: int) -> Iterator[Issue]:
+    ident = event.get("event_id")
+    if not isinstance(ident, str) or not ident or _EVENT_ID.match(ident):
+        return  # not a string or empty: the schema says so
+    msg = (
+        f"event_id {json.dumps(ident)} does not have seed 004's form evt-{{random}}: write "
+        '"evt-" and letters or digits, e.g. "evt-abc123def456"'
+    )
+    yield "event-id", (i, "event_id"), msg

@@ -29,12 +29,20 @@ def rule_of(kind: str) -> str:
     return "unique-event-id" if kind == "duplicate-event-id" else f"playbook-{kind}"
 
 
+LINKS = ("supersedes", "supersededBy", "duplicateOf")
+"""Fields of an event that name other entries by targetId (seed 000, Ext 12)."""
+CREATIONS = ("append", "initial")
+
+
 def check_playbooks(data: Any, *, with_malformed: bool) -> Iterator[Issue]:
-    """Anomalies of every event-log playbook in the document (root or embedded)."""
+    """Anomalies of every event-log playbook in the document (root or embedded), links to
+    entries it does not have, and creation events without content."""
     for where, playbook in find_playbooks(data):
         key, log = log_of(playbook)
         if not log or log_kind(log) != "events":
             continue
+        yield from _links(log, (*where, key))
+        yield from _content(log, (*where, key))
         _, anomalies, _ = analyse(log)
         if not anomalies:
             continue
@@ -46,3 +54,54 @@ def check_playbooks(data: Any, *, with_malformed: bool) -> Iterator[Issue]:
             parts = (*where, key) if at is None else (*where, key, at)
             advice = _ADVICE.get(kind)
             yield rule_of(kind), parts, f"{message}; {advice}" if advice else message
+
+
+def _links(log: list[Any], at: tuple[Any, ...]) -> Iterator[Issue]:
+    """``supersedes`` / ``supersededBy`` / ``duplicateOf`` naming no targetId of the log."""
+    targets = {e.get("targetId") for e in log if isinstance(e, dict)}
+    for i, event in enumerate(log):
+        if not isinstance(event, dict):
+            continue
+        for field in LINKS:
+            value = event.get(field)
+            named = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+            for j, name in named:
+                if not isinstance(name, str) or name in targets:
+                    continue
+                parts = (*at, i, field) if j is None else (*at, i, field, j)
+                msg = (
+                    f'{field} names "{name}", which is no targetId of this playbook; point it '
+                    "at an entry of this playbook, or leave it out"
+                )
+                yield "playbook-dangling-link", parts, msg
+
+
+def _content(log: list[Any], at: tuple[Any, ...]) -> Iterator[Issue]:
+    """A creation event whose narrative (or text) is empty: it says nothing. (One with
+    neither is the schema's finding.)"""
+    for i, event in enumerate(log):
+        if not isinstance(event, dict) or event.get("operation") not in CREATIONS:
+            continue
+        given = [f for f in ("narrative", "text") if f in event]
+        if not given or any(_says_something(event[f]) for f in given):
+            continue
+        msg = (
+            f"{given[0]} {_shown(event[given[0]])} holds no content; write the guidance in "
+            'the narrative (e.g. {"Overview": "..."}) or in text'
+        )
+        yield "playbook-content", (*at, i, given[0]), msg
+
+
+def _says_something(value: Any) -> bool:
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, dict):
+        return any(_says_something(v) for v in value.values())
+    return value is not None
+
+
+def _shown(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."

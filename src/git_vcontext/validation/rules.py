@@ -51,6 +51,12 @@ RULES = {
     "event-type-unknown": "a VerMAS event_type seed 004 does not list (a note: the list grows)",
     "projection-drift": "work_orders.jsonl / messages.jsonl agree with what events.jsonl derives",
     "assignment": "a VerMAS assignment file holds one line {type}:{reference_id}",
+    "event-id": "a VerMAS event_id has seed 004's form evt-{random}",
+    "plan-proposal": "a plan holds narratives.proposal, the proposed solution (vContext 0.4)",
+    "playbook-dangling-link": "supersedes, supersededBy and duplicateOf name a targetId of the "
+    "playbook",
+    "playbook-content": "append/initial events carry content: a narrative or text that is not "
+    "empty",
     "narrative-object": "a plan narrative written as a {title, content} object (a note: the "
     "older form seed 001's own example uses; the string form is preferred)",
 }
