@@ -69,20 +69,30 @@ def _scope_options(command: F) -> F:
 @click.option(
     "--server",
     is_flag=True,
-    help="In a bare repository: merge agents' sync requests as they are pushed.",
+    help="In a bare repository: the guard, and the merging of agents' sync requests.",
 )
-def install(local: bool, global_: bool, force: bool, no_hooks: bool, server: bool) -> int:
+@click.option("--guard", is_flag=True, help="With --server: the guard alone (pre-receive).")
+def install(
+    local: bool, global_: bool, force: bool, no_hooks: bool, server: bool, guard: bool
+) -> int:
     """Set up the merge driver, diff driver, difftool, attributes and pre-push hook.
 
-    --server, in the bare repository agents push to, installs instead a post-receive
-    hook that merges the agents' integration requests (git vcontext sync --push) into
-    their base branches as they arrive. Optional: sync --push works without it.
+    --server, in the bare repository agents push to, installs instead a pre-receive
+    guard that checks every push as the pre-push hook checks it (git push --no-verify
+    cannot skip it), and a post-receive hook that merges the agents' integration
+    requests (git vcontext sync --push) into their base branches as they arrive
+    (optional: sync --push works without it). --server --guard: the guard alone.
     """
+    if guard and not server:
+        raise click.UsageError(
+            "--guard goes with --server: git vcontext install --server --guard, in the bare "
+            "repository agents push to"
+        )
     _server_alone(server, local=local, global_=global_, no_hooks=no_hooks)
     scope = "global" if global_ else "local"
     from .commands import install as command
 
-    return command.run(scope=scope, force=force, no_hooks=no_hooks, server=server)
+    return command.run(scope=scope, force=force, no_hooks=no_hooks, server=server, guard=guard)
 
 
 def _server_alone(server: bool, **others: bool) -> None:
@@ -93,7 +103,7 @@ def _server_alone(server: bool, **others: bool) -> None:
 
 @cli.command(context_settings=CONTEXT)
 @_scope_options
-@click.option("--server", is_flag=True, help="Remove what install --server added.")
+@click.option("--server", is_flag=True, help="Remove what install --server added (both hooks).")
 def uninstall(local: bool, global_: bool, server: bool) -> int:
     """Remove exactly what install added."""
     from .commands.install import uninstall as remove
@@ -104,7 +114,11 @@ def uninstall(local: bool, global_: bool, server: bool) -> int:
 
 @cli.command(context_settings=CONTEXT)
 def doctor() -> int:
-    """Check the setup; exit 1 when something is missing or broken."""
+    """Check the setup; exit 1 when something is missing or broken.
+
+    In a bare repository: whether the guard and the integration hook of install --server
+    are there and their program runs.
+    """
     from .commands import doctor as command
 
     return command.run()
@@ -406,6 +420,28 @@ def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
 
 
 @cli.command(context_settings=CONTEXT)
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text")
+def check(rev_range: str | None, fmt: str) -> int:
+    """The pre-push checks over a range of commits (CI, pull requests).
+
+    \b
+    (none)   @{upstream}..HEAD
+    A..B     what B has and A has not
+    A...B    what B added since the merge base of A and B (a pull request)
+    REV      the whole history of REV
+    Each commit is checked as the pre-push hook and the server guard check it: every
+    vContext file it changes, and every change against each parent. --format github
+    writes ::error workflow commands (annotations on the pull request's lines).
+    Exit 0 clean, 1 findings, 3 when it cannot run (no upstream, an unknown revision,
+    a shallow clone that lacks what the range needs).
+    """
+    from .commands import check as command
+
+    return command.run(rev_range=rev_range, fmt=fmt)
+
+
+@cli.command(context_settings=CONTEXT)
 @click.argument("file")
 @click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
 @click.option(
@@ -648,6 +684,19 @@ def pre_push(remote: str | None, url: str | None) -> int:
     from .commands import hook as command
 
     return command.run(remote=remote, url=url)
+
+
+@hook.command("pre-receive", context_settings=CONTEXT)
+def pre_receive() -> int:
+    """In a bare repository (install --server): the guard; exit 1 refuses the push.
+
+    Reads git's `<old> <new> <ref>` lines on stdin and checks every ref update as the
+    pre-push hook checks it (refs/vcontext/ included); deleting the default branch is
+    refused unless vcontext.guard.allowDelete is true.
+    """
+    from .commands import pre_receive as command
+
+    return command.run()
 
 
 @hook.command("post-receive", context_settings=CONTEXT)

@@ -103,7 +103,9 @@ def _fast_driver(args: list[str]) -> int | None:
 def _fast_hook(args: list[str]) -> int | None:
     """``hook pre-push [REMOTE [URL]]`` as the shim runs it, without click; nothing to
     check (git's stdin is empty, as when every ref is up to date) returns before even
-    a repository is opened."""
+    a repository is opened. ``hook pre-receive`` (the server's guard) likewise."""
+    if args == ["hook", "pre-receive"]:
+        return _fast_guard()
     if not 2 <= len(args) <= 4 or args[:2] != ["hook", "pre-push"]:
         return None
     if any(a.startswith("-") for a in args[2:]):
@@ -123,6 +125,23 @@ def _fast_hook(args: list[str]) -> int | None:
     remote = args[2] if len(args) > 2 else None
     url = args[3] if len(args) > 3 else None
     return boundary(lambda: hook.run(remote=remote, url=url, text=text))
+
+
+def _fast_guard() -> int:
+    """The guard on every push a bare repository receives, without click."""
+    # lazy: each fast path loads its own command only
+    from .commands import pre_receive
+
+    try:
+        text: str | None = pre_receive.read_input()
+    except (OSError, ValueError):
+        text = None  # run reads again and says why it cannot
+    if text is not None and not text.strip():
+        return 0
+    # lazy: an empty input returns without it
+    from .boundary import boundary
+
+    return boundary(lambda: pre_receive.run(text=text))
 
 
 def _fast_sync(args: list[str]) -> int | None:

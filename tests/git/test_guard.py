@@ -323,7 +323,9 @@ def test_guard_refuses_deleting_the_default_branch_and_names_the_override(
     assert "git config vcontext.guard.allowDelete true" in said
     assert refs(remote) == before
 
+    assert "receive.denyDeleteCurrent" in said  # git's own refusal, named too
     run_git(remote, "config", "vcontext.guard.allowDelete", "true")
+    run_git(remote, "config", "receive.denyDeleteCurrent", "ignore")
     allowed = sneak(repo, "origin", ":main")
     assert allowed.returncode == 0, allowed.stderr
     assert remote_sha(remote, "refs/heads/main") is None

@@ -15,6 +15,7 @@ from ..gitio import git, open_repo
 from ..gitio.fileset import work_tree_files
 from ..setup import config as installer
 from ..setup import hooks as hookinstall
+from ..setup import server as setup
 from ..validation.checks import is_document
 from ..vermas.kinds import document_kind
 
@@ -40,6 +41,8 @@ class Report:
 def run(*, cwd: str | None = None) -> int:
     """Print one line per check; problems say how to fix them."""
     where = Path(cwd or ".")
+    if _is_bare(where):
+        return _server(where)
     top = installer.repo_top(where)
     report = Report()
     for check in (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus):
@@ -331,5 +334,102 @@ def _hook_runs(command: str | None, top: Path) -> bool:
             timeout=30,
         )
     except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
+
+
+# -- a bare repository: the guard and the integration ---------------------------------------
+
+
+def _is_bare(where: Path) -> bool:
+    out = git(["rev-parse", "--is-bare-repository"], cwd=where, check=False)
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def _server(where: Path) -> int:
+    """doctor in the bare repository agents push to: the guard and the integration hook."""
+    report = Report()
+    folder = hookinstall.hooks_dir(where)
+    _guard(folder, where, report)
+    _integration(folder, where, report, setup.marked(where))
+    for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
+        for line in lines:
+            print(f"{kind}: {line}")
+    if report.problems:
+        print(
+            f"{len(report.problems)} problem(s); 'git vcontext install --server' fixes most of them"
+        )
+        return int(ExitCode.FOUND)
+    print("everything is in place")
+    return int(ExitCode.OK)
+
+
+def _guard(folder: Path, where: Path, report: Report) -> None:
+    hook = folder / "pre-receive"
+    text = _read(hook)
+    fix = "git vcontext install --server (--server --guard: the guard alone)"
+    if hookinstall.HOOK_MARKER not in text:
+        what = (
+            "another tool's pre-receive hook is there" if hook.exists() else "no pre-receive guard"
+        )
+        report.problems.append(
+            f"{what}: pushes here are not checked (a push made with --no-verify, or by a "
+            f"client without git-vcontext, gets anything in); fix: {fix}"
+        )
+        return
+    program = setup.hook_program(text)
+    if program is None or not os.access(program, os.X_OK):
+        report.problems.append(
+            f"the guard's program {program or '(unreadable hook)'} is missing (moved or "
+            "uninstalled?): every push is refused; fix: install git-vcontext on the server, "
+            f"then {fix}"
+        )
+    elif not os.access(hook, os.X_OK):
+        report.problems.append(f"{hook} is not executable: git does not run it; fix: {fix}")
+    elif not _runs_hook(setup.hook_command(text, "pre-receive"), "pre-receive", where):
+        report.problems.append(
+            f"the guard's command does not run (see {hook}): every push is refused; fix: {fix}"
+        )
+    else:
+        legacy = folder / "pre-receive.legacy"
+        after = f", after {legacy.name}" if legacy.exists() else ""
+        report.oks.append(f"pre-receive guard installed and runs{after}: every push is checked")
+
+
+def _integration(folder: Path, where: Path, report: Report, marked: bool) -> None:
+    hook = folder / "post-receive"
+    text = _read(hook)
+    if hookinstall.HOOK_MARKER not in text:
+        if marked:
+            report.problems.append(
+                "refs/vcontext/server says requests are merged here, but the post-receive "
+                "hook is not installed: sync --push would wait for merges that never come; "
+                "fix: git vcontext install --server (or git vcontext uninstall --server)"
+            )
+        else:
+            report.notes.append(
+                "no integration hook (post-receive): agents' sync --push integrates with its "
+                "lease (git vcontext install --server adds the hook)"
+            )
+        return
+    if not _runs_hook(setup.hook_command(text, "post-receive"), "post-receive", where):
+        report.problems.append(
+            f"the integration hook's command does not run (see {hook}): requests are not "
+            "merged here; fix: git vcontext install --server"
+        )
+    else:
+        report.oks.append("integration hook (post-receive) installed and runs")
+
+
+def _runs_hook(command: str | None, name: str, where: Path) -> bool:
+    """Whether a hook body answers an empty input (nothing pushed) with exit 0."""
+    if not command:
+        return False
+    try:
+        argv = shlex.split(command)
+        proc = subprocess.run(
+            [*argv, "hook", name], cwd=where, input=b"", capture_output=True, timeout=30
+        )
+    except (ValueError, OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0

@@ -18,9 +18,12 @@ def run(
     force: bool = False,
     no_hooks: bool = False,
     server: bool = False,
+    guard: bool = False,
     cwd: str | None = None,
 ) -> int:
-    """Driver, textconv, difftool, attribute patterns and (locally) the pre-push hook.
+    """Driver, textconv, difftool, attribute patterns and (locally) the pre-push hook;
+    ``server``: the guard and the integration of a bare repository (``guard``: the guard
+    alone).
 
     With ``core.hooksPath`` set, the hook goes into that folder when it is a plain folder
     of this machine's hooks; for a hook manager (husky, lefthook, pre-commit) or a folder
@@ -28,7 +31,7 @@ def run(
     """
     where = Path(cwd or ".")
     if server:
-        return _server(where, force)
+        return _server(where, force, guard)
     if scope == "local":
         installer.repo_top(where)
     s = installer.Scope(scope, where)
@@ -66,7 +69,7 @@ def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = N
     where = Path(cwd or ".")
     if server:
         messages = remove(where)
-        summary = "the server integration is uninstalled"
+        summary = "the server's guard and integration are uninstalled"
         _report(messages, summary + (" (nothing to remove)" if not messages else ""))
         return int(ExitCode.OK)
     if scope == "local":
@@ -85,11 +88,21 @@ def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = N
     return int(ExitCode.OK)
 
 
-def _server(where: Path, force: bool) -> int:
-    messages = setup(where, installer.script_command(), force)
-    summary = "the server integration is installed"
+def _server(where: Path, force: bool, guard_only: bool) -> int:
+    messages = setup(where, installer.script_command(), force, guard_only=guard_only)
+    summary = (
+        "the guard is installed" if guard_only else "the guard and the integration are installed"
+    )
     _report(messages, summary + (" (nothing to change)" if not messages else ""))
-    print("Pushes of agents' requests (git vcontext sync --push) are now merged here as they come.")
+    print(
+        "Every push here is checked as the pre-push hook checks it (git push --no-verify "
+        "cannot skip it)."
+    )
+    if not guard_only:
+        print(
+            "Pushes of agents' requests (git vcontext sync --push) are now merged here as "
+            "they come."
+        )
     return int(ExitCode.OK)
 
 

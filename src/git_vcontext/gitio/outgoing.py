@@ -204,3 +204,9 @@ def _tracking_tips(repo: Repository, remote: str | None) -> list[Oid]:
             continue  # a dangling symbolic ref (origin/HEAD to a pruned branch)
         tips.append(target.id)
     return tips
+
+
+commit_of = _commit
+"""The commit an object id (or a ref name) names, peeled; None for a tag of a tree or blob."""
+descends = _descends
+"""Whether a commit is in another's history, as git sees it (shallow clones too)."""

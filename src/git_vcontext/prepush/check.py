@@ -1,4 +1,6 @@
-"""The pre-push check of a set of ref updates: run by the hook, and by ``sync`` before its pushes.
+"""The pre-push check of a set of ref updates: run by the hook, by ``sync`` before its pushes, by
+the server's guard (``check_received``) and by ``check`` over a range (``check_range``): one
+checker, so the four judge alike.
 
 For each ref update, the commits the remote does not have yet get the verdicts of
 ``verdicts.Checker`` (each changed blob, each change against each parent; which files:
@@ -8,6 +10,12 @@ compared with the remote's old tip (also a branch deleted and pushed again:
 fork. A push found clean is also remembered by
 its ref lines (``push_key``), so the hook git starts for a push ``sync`` already
 checked answers without even opening the repository.
+
+The guard judges what a push brings to the repository it reaches: the commits reachable
+from no ref the repository had (``gitio.incoming``), a forced update against the ref's old
+tip, a branch deleted and pushed again against the tip it had (the guard remembers
+deletions, as the hook does), with the routing of the ref's old tip (else of the default
+branch) as the floor. ``check`` judges the commits of a range, with its base's routing.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches.agents import agent_prefix
-from ..gitio.objects import new_commits
+from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
 from ..validation.model import SKIPPED, FileReport
@@ -27,10 +35,15 @@ if TYPE_CHECKING:
     from pygit2 import Commit, Repository
 
     from ..codecs import ParseMemo
+    from ..gitio.incoming import Range
     from ..gitio.outgoing import PushRange, RefUpdate
     from ..validation.model import Finding
 
-    Verdicts = list[tuple[str, dict[str, list[Finding]]]]
+    Verdicts = list[tuple[str, str, str, dict[str, list[Finding]]]]
+    """(heading, commit id, subject, findings by file) per commit judged."""
+
+SERVER = "(server)"
+"""The name the guard keeps the deletions it saw under (``remotepast``)."""
 
 
 class PushReport:
@@ -41,11 +54,13 @@ class PushReport:
         self.notes: list[str] = []
         self.problems = 0
         self.commits = 0  # commits with problems
+        self.checked = 0  # commits judged
+        self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self._skipped: set[str] = set()
 
     def add(self, target: str, verdicts: Verdicts) -> None:
         section: list[str] = []
-        for heading, found in verdicts:
+        for heading, commit, subject, found in verdicts:
             problems = {}
             for path, findings in found.items():
                 self._note_skipped(path, [f for f in findings if f.rule == SKIPPED])
@@ -55,6 +70,9 @@ class PushReport:
                 self.commits += 1
                 section.append(f"  {heading}")
                 self.problems += _add(section, problems)
+                self.findings += [
+                    _entry(commit, subject, path, f) for path, fs in problems.items() for f in fs
+                ]
         if section:
             self.lines += [f"git-vcontext: {target}:", *section]
 
@@ -89,9 +107,54 @@ def check_updates(
     return report, checker
 
 
+def check_received(
+    repo: Repository, updates: list[RefUpdate], cache: VerdictCache
+) -> tuple[PushReport, Checker]:
+    """The server's guard: every ref update a push brings (deletions are judged by the
+    guard's own policy, not here), each update's new commits, a forced update against the
+    ref's old tip, a re-created ref against the tip it had before its deletion."""
+    # lazy: only the guard reads what a push brings
+    from ..gitio.incoming import default_branch, received_commits, ref_tips
+
+    checker = Checker(repo, cache)
+    prefix = agent_prefix(repo)
+    report = PushReport()
+    done: set[str] = set()
+    hidden = ref_tips(repo)  # what the repository has: not news
+    deleted = remotepast.remember_deletions(repo, SERVER, updates)
+    default = default_branch(repo)
+    fallback = None if default is None else commit_named(repo, default)
+    for update in updates:
+        if update.is_deletion:
+            continue
+        pushed = received_commits(repo, update, hidden)
+        if (before := remotepast.predecessor(repo, pushed, SERVER, deleted)) is not None:
+            remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
+        floor = pushed.previous or fallback
+        checker.floor = None if floor is None else str(floor.id)
+        report.notes += pushed.notes
+        report.checked += len(pushed.commits)
+        report.add(update.remote_ref, _verdicts(checker, pushed, prefix, done))
+    return report, checker
+
+
+def check_range(
+    repo: Repository, spec: Range, pushed: PushRange, cache: VerdictCache
+) -> PushReport:
+    """``check``: the commits of a range (``pushed``, from ``gitio.incoming.range_commits``),
+    with the routing of the range's base as the floor."""
+    checker = Checker(repo, cache)
+    checker.floor = spec.base
+    report = PushReport()
+    report.checked = len(pushed.commits)
+    report.add(spec.shown, _verdicts(checker, pushed, agent_prefix(repo), set()))
+    return report
+
+
 def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) -> Verdicts:
-    """(heading, findings by file) for each new commit of one ref update, then the
-    checks between its previous and new tip (forced update, arrival outside agents/)."""
+    """(heading, commit, subject, findings by file) for each new commit of one ref update,
+    then the checks between its previous and new tip (forced update, arrival outside
+    agents/)."""
     out: Verdicts = []
     for commit in pushed.commits:
         if str(commit.id) not in done:
@@ -99,13 +162,15 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
             found = checker.commit(commit)
             if undoing := undone_findings(checker.repo, commit):
                 found = {**found, **{p: [*found.get(p, []), *f] for p, f in undoing.items()}}
-            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", found))
+            subject = _subject(commit)
+            out.append((f"commit {str(commit.id)[:10]} {subject}", str(commit.id), subject, found))
     if pushed.rewinds and pushed.previous is not None and pushed.tip is not None:
         heading = (
             f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
             f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
         )
-        out.append((heading, checker.between("history", pushed.previous, pushed.tip)))
+        found = checker.between("history", pushed.previous, pushed.tip)
+        out.append((heading, str(pushed.tip.id), heading, found))
     branch = pushed.update.branch
     if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
         for commit in _arriving(checker.repo, pushed):
@@ -114,7 +179,7 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
                     f"merge commit {str(commit.id)[:10]} {_subject(commit)} "
                     f"(brings an agent's fork onto {branch}, outside the agent prefix {prefix})"
                 )
-                out.append((heading, found))
+                out.append((heading, str(commit.id), _subject(commit), found))
     return out
 
 
@@ -172,6 +237,21 @@ def _add(section: list[str], found: dict[str, list[Finding]]) -> int:
         count += len(findings)
         section += [f"    {line}" for line in _lines(path, findings)]
     return count
+
+
+def _entry(commit: str, subject: str, path: str, finding: Finding) -> dict[str, object]:
+    """One problem as the JSON report of ``check`` gives it."""
+    return {
+        "commit": commit,
+        "subject": subject,
+        "path": path,
+        "line": finding.line,
+        "column": finding.column,
+        "rule": finding.rule,
+        "pointer": finding.pointer,
+        "where": finding.where,
+        "message": finding.message,
+    }
 
 
 def _subject(commit: Commit) -> str:

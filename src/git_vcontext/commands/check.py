@@ -1,0 +1,107 @@
+"""``git vcontext check [REV-RANGE] [--format text|json|github]``: the pre-push checks over a
+range of commits, for CI on pull requests and for hosts where no server hook can run.
+
+The range: ``A..B``, ``A...B`` (what B added since the merge base) or one revision (its
+whole history); default ``@{upstream}..HEAD``. Each commit of the range gets the verdicts
+the pre-push hook and the server guard give (``prepush.check``: one checker), compared
+with its parents. Exit 0 clean, 1 findings, 3 when it cannot run (no upstream, an unknown
+revision, a shallow clone that lacks commits the range needs: it names the fetch).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from ..errors import ExitCode, OperationalError
+
+if TYPE_CHECKING:
+    from ..prepush.check import PushReport
+
+FORMATS = ("text", "json", "github")
+
+
+def run(*, rev_range: str | None = None, fmt: str = "text", cwd: str = ".") -> int:
+    # lazy: a usage error loads none of it
+    from ..gitio import open_repo
+    from ..gitio.incoming import range_commits, resolve_range, shallow_edge
+    from ..gitio.places import common_dir
+    from ..prepush.cache import VerdictCache
+    from ..prepush.check import check_range
+
+    repo = open_repo(cwd)
+    spec = resolve_range(repo, rev_range)
+    pushed = range_commits(repo, spec)
+    edge = shallow_edge(repo, pushed)
+    if edge:
+        raise OperationalError(_shallow(edge, len(pushed.commits)))
+    cache = VerdictCache.open(common_dir(repo))
+    report = check_range(repo, spec, pushed, cache)
+    cache.save()
+    if cache.warning:
+        report.notes.append(cache.warning)
+    out = {"text": _text, "json": _json, "github": _github}[fmt](report, spec.shown)
+    sys.stdout.write(out)
+    return int(ExitCode.FOUND if report.problems else ExitCode.OK)
+
+
+def _shallow(edge: list[str], count: int) -> str:
+    shown = ", ".join(sha[:12] for sha in edge[:5])
+    them = "those commits" if len(edge) > 1 else "that commit"
+    return (
+        f"shallow clone: the parents of {shown} were not fetched, so what {them} changed "
+        f"cannot be checked: git fetch --deepen={count} (or git fetch --unshallow), then "
+        "run git vcontext check again"
+    )
+
+
+def _text(report: PushReport, shown: str) -> str:
+    lines = [*report.lines, *(f"git-vcontext: note: {n}" for n in report.notes)]
+    checked = f"{report.checked} commit(s) of {shown} checked"
+    if report.problems:
+        lines.append(
+            f"git-vcontext: {report.problems} problem(s) in {report.commits} commit(s); {checked}"
+        )
+    else:
+        lines.append(f"git-vcontext: no problems; {checked}")
+    return "\n".join(lines) + "\n"
+
+
+def _json(report: PushReport, shown: str) -> str:
+    data = {
+        "range": shown,
+        "commits": report.checked,
+        "findings": report.findings,
+        "notes": report.notes,
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _github(report: PushReport, shown: str) -> str:
+    lines = [f"::notice::{_data(n)}" for n in report.notes]
+    for f in report.findings:
+        where = [f"file={_property(str(f['path']))}"]
+        if f["line"] is not None:
+            where.append(f"line={f['line']}")
+            if f["column"] is not None:
+                where.append(f"col={f['column']}")
+        where.append(f"title={_property(str(f['rule']))}")
+        message = f"{f['message']} (commit {str(f['commit'])[:10]} {f['subject']})"
+        lines.append(f"::error {','.join(where)}::{_data(message)}")
+    summary = (
+        f"{report.problems} problem(s) in {report.commits} commit(s)"
+        if report.problems
+        else "no problems"
+    )
+    lines.append(f"git-vcontext check {shown}: {summary}; {report.checked} commit(s) checked")
+    return "\n".join(lines) + "\n"
+
+
+def _data(text: str) -> str:
+    """A workflow command's message, escaped as the runner unescapes it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,228 @@
+"""What a push brings to the repository it reaches (the server side of a push), and the
+commits of a revision range: the commits the guard (``pre-receive``) and ``check`` judge.
+
+- pre-receive input: ``<old> SP <new> SP <ref>`` per line (githooks(5)); the pushed
+  objects wait in git's quarantine (``$GIT_QUARANTINE_PATH``), read as an alternate
+  object directory, until every hook has let the push in.
+- The commits one ref update brings: those reachable from its new tip and from no ref the
+  repository had before the push (git's own ``rev-list NEW --not --all``); a forced update
+  is one whose old tip is not in the new tip's history.
+- A range ``A..B`` (what B has and A has not), ``A...B`` (what B has since the merge base
+  of A and B), or one revision (its whole history), read with libgit2's revision parser:
+  no value reaches a git command line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import OperationalError, UsageError
+from .outgoing import PushRange, RefUpdate, commit_of, descends, is_zero
+from .promisor import no_common_history
+
+if TYPE_CHECKING:
+    from pygit2 import Commit, Oid, Repository
+
+QUARANTINE = "GIT_QUARANTINE_PATH"
+
+
+def parse_receive_lines(text: str) -> list[RefUpdate]:
+    """The ref updates of a pre-receive input, as ``RefUpdate`` s (the pushed ref is both
+    the local and the remote name); a malformed line is an OperationalError."""
+    updates = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 3:
+            raise OperationalError(
+                f"pre-receive input line {number} is not '<old> <new> <ref>': {line.strip()!r}"
+            )
+        old, new, ref = parts
+        updates.append(RefUpdate(ref, new, ref, old))
+    return updates
+
+
+def see_quarantine(repo: Repository) -> None:
+    """Let ``repo`` read the objects of the push being received (git keeps them in a
+    quarantine directory until the pre-receive hook lets them in)."""
+    path = os.environ.get(QUARANTINE)
+    if path and os.path.isdir(path):
+        repo.odb.add_disk_alternate(path)
+
+
+def ref_tips(repo: Repository) -> list[Oid]:
+    """The commit every ref of the repository points to now (before the push lands)."""
+    import pygit2
+
+    tips: dict[Oid, None] = {}
+    for name in repo.references:
+        try:
+            target = repo.references[name].resolve().peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            continue  # a dangling symbolic ref, a ref to a tree or a blob
+        tips[target.id] = None
+    return list(tips)
+
+
+def default_branch(repo: Repository) -> str | None:
+    """The ref the repository's ``HEAD`` names (``refs/heads/main``), None when detached."""
+    head = repo.references.get("HEAD")
+    if head is None:
+        return None
+    target = head.target
+    return target if isinstance(target, str) else None
+
+
+def received_commits(repo: Repository, update: RefUpdate, hidden: list[Oid]) -> PushRange:
+    """The commits ``update`` brings that the repository did not have, oldest first."""
+    pushed = PushRange(update)
+    tip = commit_of(repo, update.local_sha)
+    if tip is None:
+        pushed.notes.append(f"{update.remote_ref} is not a commit: nothing to check")
+        return pushed
+    pushed.tip = tip
+    if not is_zero(update.remote_sha):
+        known = commit_of(repo, update.remote_sha, missing_ok=True)
+        if known is not None:
+            pushed.previous = known
+            pushed.rewinds = known.id != tip.id and not descends(repo, tip.id, known.id)
+    pushed.commits = _walk(repo, tip.id, hidden, update.remote_ref)
+    return pushed
+
+
+@dataclass(frozen=True)
+class Range:
+    """A revision range resolved: ``tip`` and, unless the whole history is meant, ``base``
+    (the commits of ``base``'s history are left out)."""
+
+    shown: str  # as given (or as the default spelled it)
+    tip: str
+    base: str | None
+    branch: str | None  # the branch the range goes into, when its base names one
+
+
+def range_commits(repo: Repository, spec: Range) -> PushRange:
+    """The commits of a resolved range, oldest first, as a ``PushRange`` (its update
+    names the branch the range goes into, when known, for the rules about arrivals)."""
+    into = f"refs/heads/{spec.branch}" if spec.branch else spec.shown
+    pushed = PushRange(RefUpdate(spec.shown, spec.tip, into, spec.base or "0" * 40))
+    tip = commit_of(repo, spec.tip)
+    base = None if spec.base is None else commit_of(repo, spec.base)
+    if tip is None or (spec.base is not None and base is None):
+        raise OperationalError(f"{spec.shown}: not a range of commits")
+    pushed.tip = tip
+    pushed.commits = _walk(repo, tip.id, [] if base is None else [base.id], spec.shown)
+    return pushed
+
+
+def shallow_edge(repo: Repository, pushed: PushRange) -> list[str]:
+    """The commits of ``pushed`` whose parents this shallow clone has not fetched."""
+    # lazy: only the check of a range asks
+    from .promisor import shallow_boundary
+
+    cut = shallow_boundary(repo)
+    return [str(c.id) for c in pushed.commits if str(c.id) in cut]
+
+
+def _walk(repo: Repository, tip: Oid, hidden: list[Oid], name: str) -> list[Commit]:
+    import pygit2
+
+    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    for oid in hidden:
+        walker.hide(oid)
+    try:
+        return list(walker)
+    except pygit2.GitError as exc:
+        raise OperationalError(f"cannot read the history of {name}: {exc}") from None
+
+
+def resolve_range(repo: Repository, text: str | None) -> Range:
+    """``A..B``, ``A...B`` or one revision (its whole history); None: ``@{upstream}..HEAD``.
+    OperationalError when a revision is unknown (saying so for a shallow clone) or there is
+    no upstream; UsageError when a revision starts with ``-``."""
+    if text is None:
+        return _upstream_range(repo)
+    if any(c in text for c in "\0\n\r"):
+        raise UsageError(f"{text!r} is not a revision range")
+    symmetric = "..." in text
+    if symmetric or ".." in text:
+        left, right = text.split("..." if symmetric else "..", 1)
+        sides = [left or "HEAD", right or "HEAD"]
+    else:
+        sides = [text]
+    for side in sides:
+        if side.startswith("-"):
+            raise UsageError(f"{side!r} is not a revision (it starts with '-')")
+    found = [_resolve(repo, side) for side in sides]
+    if len(found) == 1:
+        return Range(text, str(found[0]), None, None)
+    base, tip = found
+    if symmetric:
+        joined = repo.merge_base(base, tip)
+        if joined is None:
+            raise OperationalError(no_common_history(repo, sides[0], sides[1]))
+        base = joined
+    return Range(text, str(tip), str(base), _branch_of(repo, sides[0]))
+
+
+def _upstream_range(repo: Repository) -> Range:
+    import pygit2
+
+    head = repo.references.get("HEAD")
+    target = None if head is None else head.target
+    if not isinstance(target, str) or not target.startswith("refs/heads/"):
+        raise OperationalError(
+            "HEAD is not on a branch, so there is no upstream: name the commits to check "
+            "(git vcontext check origin/main..HEAD)"
+        )
+    name = target.removeprefix("refs/heads/")
+    try:
+        branch = repo.branches.local.get(name)
+        upstream = None if branch is None else branch.upstream
+    except (KeyError, ValueError, pygit2.GitError):
+        upstream = None
+    if upstream is None:
+        raise OperationalError(
+            f"{name} has no upstream: name the commits to check (git vcontext check "
+            f"origin/main..HEAD), or set one (git branch --set-upstream-to=origin/main)"
+        )
+    shown = upstream.shorthand
+    remote = upstream.remote_name if upstream.name.startswith("refs/remotes/") else None
+    into = shown[len(remote) + 1 :] if remote and shown.startswith(f"{remote}/") else shown
+    base = upstream.resolve().peel(pygit2.Commit).id
+    tip = _resolve(repo, "HEAD")
+    return Range(f"{shown}..HEAD", str(tip), str(base), into)
+
+
+def _resolve(repo: Repository, rev: str) -> Oid:
+    import pygit2
+
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit).id
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        if repo.is_shallow:
+            raise OperationalError(
+                f"unknown revision {rev!r} in this shallow clone (its history was not "
+                "fetched?): git fetch --unshallow (or git fetch --deepen=N), then check again"
+            ) from None
+        raise OperationalError(f"unknown revision {rev!r}") from None
+
+
+def _branch_of(repo: Repository, rev: str) -> str | None:
+    """The branch a revision names (``origin/main`` and ``main`` name ``main``), if any."""
+    import pygit2
+
+    try:
+        ref = repo.lookup_reference_dwim(rev)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    name = ref.name
+    if name.startswith("refs/heads/"):
+        return name.removeprefix("refs/heads/")
+    if name.startswith("refs/remotes/"):
+        rest = name.removeprefix("refs/remotes/")
+        return rest.split("/", 1)[1] if "/" in rest else None
+    return None
