@@ -111,10 +111,17 @@ def _status(action: str, o: EventOptions, reason: str | None, fields: dict[str, 
 
 
 def _check_content(action: str, fields: dict[str, Any]) -> None:
-    if action == "add" and "text" not in fields and "narrative" not in fields:
-        raise UsageError("playbook add needs --text or --narrative KEY=TEXT")
+    if action == "add" and not _says_something(fields.get("text"), fields.get("narrative")):
+        raise UsageError("playbook add needs content: --text TEXT or --narrative KEY=TEXT")
     if action == "update" and not fields:
         raise UsageError("playbook update needs something to change (--delta, --text, ...)")
+
+
+def _says_something(text: Any, narrative: Any) -> bool:
+    """A non-blank text, or a narrative with a non-blank section (an empty one is not
+    content: validation refuses it, rule ``playbook-content``)."""
+    sections = narrative.values() if isinstance(narrative, dict) else []
+    return any(isinstance(v, str) and v.strip() for v in [text, *sections])
 
 
 def parse_narrative(items: Sequence[str]) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..playbook.edit import like_neighbours
+from ..validation.container_rules import PROPOSAL, has_content
 from . import items as it
 from .stamp import Change, Refused, Stamp, check_expected, stamped
 from .statuses import checked
@@ -22,6 +23,13 @@ def new_document(
     fields: dict[str, Any], stamp: Stamp, *, plan_id: str, uid: str, entropy: str
 ) -> Outcome:
     """A new plan document: title, status (default draft), narratives, items with fresh ids."""
+    narratives = fields.get("narratives") or {}
+    if not any(k.lower() == PROPOSAL and has_content(v) for k, v in narratives.items()):
+        raise Refused(
+            "missing-proposal",
+            "a plan needs narratives.proposal, the proposed solution (vContext 0.4 requires "
+            'it): give narratives: {"proposal": "what the plan will do"}',
+        )
     data: dict[str, Any] = {"vContextInfo": {"version": "0.4", "created": stamp.now}}
     plan: dict[str, Any] = {"id": plan_id, "uid": uid, "title": fields["title"]}
     plan["status"] = checked(data, "plan", fields.get("status", "draft"))

@@ -78,6 +78,7 @@ def append_event(data: Any, edit: Edit, *, now: str, entropy: str | None = None)
     view = playbook_view(playbook, path=where)
     entry = view.entry(edit.target)
     _check_target(edit, entry)
+    _check_links(edit, log)
     event = _event(edit, entry, _created_at(now, entry, playbook, log_key))
     event = like_neighbours({"eventId": _fresh_id(event, log, entropy), **event}, log)
     new_playbook = _with_event(playbook, log_key, event)
@@ -96,6 +97,17 @@ def _check_target(edit: Edit, entry: Entry | None) -> None:
         raise EditRefused(f"target {edit.target} already exists: use 'playbook update'")
     if edit.action != "add" and entry is None:
         raise EditRefused(f"no entry with targetId {edit.target} in this playbook")
+
+
+def _check_links(edit: Edit, log: list[Any]) -> None:
+    """``supersedes``/``supersededBy``/``duplicateOf`` name entries of this playbook (or the
+    event's own target): a link to nothing is refused, as validation would refuse it."""
+    targets = {e.get("targetId") for e in log if isinstance(e, dict)} | {edit.target}
+    for link in ("supersedes", "supersededBy", "duplicateOf"):
+        value = edit.fields.get(link)
+        for name in value if isinstance(value, list) else [value]:
+            if isinstance(name, str) and name not in targets:
+                raise EditRefused(f"{link} {name}: no entry with targetId {name} in this playbook")
 
 
 def _event(edit: Edit, entry: Entry | None, created: str) -> dict[str, Any]:

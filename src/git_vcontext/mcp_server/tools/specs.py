@@ -121,8 +121,9 @@ SEED = (
             "status": {**PLAN_STATUS, "default": "draft"},
             "narratives": {
                 **TEXT_MAP,
-                "description": "Named narratives (Proposal, Problem, "
-                "...) as keyed markdown strings",
+                "description": "Named narratives as keyed markdown strings; 'proposal' "
+                "(the proposed solution) is required by vContext 0.4, others are free "
+                "('problem', 'risk', ...)",
             },
             "items": {"type": "array", "items": PLAN_ITEM, "description": "PlanItems"},
             "phases": {
