@@ -316,3 +316,60 @@ def test_plan_the_seeds_minimal_plan_still_validates(tmp_path: Path) -> None:
     path = _file(tmp_path, "plan.vcontext.json", doc)
     code, out = validate(tmp_path, str(path))
     assert code == 0, out
+
+
+# -- one truth: what the tool's writers make, these rules accept ------------------------------
+
+
+def test_one_truth_mcp_create_plan_asks_for_a_proposal_and_what_it_writes_validates(
+    git_repo: Path,
+) -> None:
+    from git_vcontext.mcp_server import startup
+    from git_vcontext.mcp_server.service import Options
+    from git_vcontext.mcp_server.tools.dispatch import call
+
+    where, git = startup.find_root(str(git_repo))
+    svc = startup.service(Options(root=where), git)
+
+    refused = call(svc, "vbrief_create_plan", {"title": "Fresh"})
+
+    assert refused.error
+    assert "proposal" in refused.text
+    assert "\n" not in refused.text
+    assert not (git_repo / ".vcontext").exists()  # nothing written
+
+    made = call(
+        svc, "vbrief_create_plan", {"title": "Fresh", "narratives": {"proposal": "Ship it."}}
+    )
+    assert not made.error, made.text
+    (path,) = (git_repo / ".vcontext").iterdir()
+    code, out = validate(git_repo, str(path))
+    assert code == 0, out
+
+
+def test_one_truth_playbook_add_refuses_a_link_to_nothing_and_empty_content(
+    tmp_path: Path,
+) -> None:
+    path = _file(tmp_path, "pb.vcontext.json", _playbook(_event("e1", "r1")))
+    before = path.read_bytes()
+
+    dangling = run_cli(
+        "playbook", "add", str(path), "--target", "r2", "--kind", "rule",
+        "--text", "Prefer r1's rule.", "--supersedes", "r-gone",
+    )  # fmt: skip
+    empty = run_cli(
+        "playbook", "add", str(path), "--target", "r2", "--kind", "rule",
+        "--narrative", "Overview=",
+    )  # fmt: skip
+
+    assert dangling.returncode != 0
+    assert b"r-gone" in dangling.stderr
+    assert empty.returncode == 2
+    assert path.read_bytes() == before
+    linked = run_cli(
+        "playbook", "add", str(path), "--target", "r2", "--kind", "rule",
+        "--text", "Prefer this.", "--supersedes", "r1",
+    )  # fmt: skip
+    assert linked.returncode == 0, linked.stderr
+    code, out = validate(tmp_path, str(path))
+    assert code == 0, out
