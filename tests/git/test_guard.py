@@ -387,6 +387,33 @@ def test_a_guard_that_cannot_run_refuses_with_one_line(repo: Path, remote: Path)
     assert refs(remote) == before
 
 
+def test_a_guard_whose_package_is_gone_refuses_with_one_line(repo: Path, remote: Path) -> None:
+    """The program is there but the package it imports is not (a half-removed install):
+    Python's traceback is not shown as the verdict; one line says the guard did not run."""
+    import sys
+
+    hook = remote / "hooks" / "pre-receive"
+    broken = f"{sys.executable} -c 'import git_vcontext_is_gone'"
+    hook.write_text(
+        "".join(
+            line.replace(program(), broken) if "hook pre-receive" in line else line
+            for line in hook.read_text().splitlines(keepends=True)
+        )
+    )
+    before = refs(remote)
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a good commit")
+
+    proc = sneak(repo, "origin", "main")
+
+    assert proc.returncode != 0
+    said = [line for line in remote_lines(proc.stderr) if line]
+    assert len(said) == 1, proc.stderr
+    assert "could not run" in said[0]
+    assert "refused" in said[0]
+    assert refs(remote) == before
+
+
 def test_doctor_in_the_bare_repository_says_what_is_wrong_with_the_guard(
     repo: Path, remote: Path
 ) -> None:
