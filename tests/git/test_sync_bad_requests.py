@@ -179,9 +179,12 @@ def test_install_server_leaves_out_a_request_that_fails_the_checks(
     remote: Path, tmp_path: Path
 ) -> None:
     """The server-side integration (post-receive) merges the good requests and leaves the
-    bad one out, instead of keeping no merge at all."""
+    bad one out, instead of keeping no merge at all. Its guard (pre-receive) is taken out
+    here, as on a server set up before the guard existed: with the guard, such a request
+    never gets in (the next test)."""
     done = subprocess.run([*cli_path(), "install", "--server"], cwd=remote, capture_output=True)
     assert done.returncode == 0, done.stderr
+    (remote / "hooks" / "pre-receive").unlink()
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
     commit_on(alice, "agents/alice", {TODO: _duplicate_t1}, "t1 twice")
     _publish_skipping_the_hook(alice, "alice")
@@ -197,3 +200,27 @@ def test_install_server_leaves_out_a_request_that_fails_the_checks(
     assert code == 1, out + err
     assert "fails the checks" in out
     assert "[unique-id]" in out
+
+
+def test_install_server_guard_refuses_a_bad_request_at_the_door(
+    remote: Path, tmp_path: Path
+) -> None:
+    """PRODUCT.md "The remote guards itself": refs under refs/vcontext/ get the same checks
+    (a request is a commit like any other): a client that skipped the hook cannot publish
+    a broken request, and the others' syncs land."""
+    done = subprocess.run([*cli_path(), "install", "--server"], cwd=remote, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
+    commit_on(alice, "agents/alice", {TODO: _duplicate_t1}, "t1 twice")
+    tip = rev(alice, "agents/alice")
+    request = f"{tip}:refs/vcontext/sync/main/agents/alice"
+
+    refused = run_git(alice, "push", "--no-verify", "origin", request, check=False)
+
+    assert refused.returncode != 0
+    assert "[unique-id]" in refused.stderr
+    assert "refs/vcontext/sync/main/agents/alice" not in _requests(remote)
+    commit_on(bob, "agents/bob", {TODO: _add("b1")}, "b1")
+    code, out, err = sync(bob, "bob", "--push", "origin")
+    assert code == 0, out + err
+    assert "b1" in _ids(remote)

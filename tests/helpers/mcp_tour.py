@@ -120,6 +120,8 @@ async def refuse_every_bad_input(client: Any, root: Path) -> set[str]:
         # ids are never paths
         ("vbrief_update_todo", {"id": "t1", "todoListId": "../../etc"}, ("never paths",)),
         ("vbrief_create_plan", {"title": "x", "id": "../x"}, ("not a plain id",)),
+        # a plan without the proposal vContext 0.4 requires (issue 28): asked for, not written
+        ("vbrief_create_plan", {"title": "x"}, ("narratives.proposal",)),
         ("vcontext_resolve", {"path": "../outside.json", "take": "ours"}, ("outside",)),
         # the engine's own refusals
         ("vcontext_diff", {"from": "no-such-rev"}, ("unknown revision: no-such-rev",)),
@@ -150,7 +152,14 @@ async def call_every_tool(client: Any, root: Path) -> set[str]:
     steps: list[tuple[str, dict[str, Any]]] = [
         ("vbrief_create_todo", {"title": "Over the wire", "description": "made by the tour"}),
         ("vbrief_update_todo", {"id": "t3", "status": "inProgress"}),
-        ("vbrief_create_plan", {"title": "Tour plan", "phases": [{"title": "One"}]}),
+        (
+            "vbrief_create_plan",
+            {
+                "title": "Tour plan",
+                "narratives": {"proposal": "One phase."},
+                "phases": [{"title": "One"}],
+            },
+        ),
         ("vbrief_update_plan", {"id": "release", "narratives": {"Result": "toured"}}),
         ("vbrief_add_plan_item", {"planId": "release", "item": {"title": "Announce"}}),
         ("vbrief_update_plan_item", {"planId": "release", "itemId": "p2", "status": "blocked"}),

@@ -40,6 +40,7 @@ def plan(uid: str = "u-plan", sequence: int = 5) -> dict[str, Any]:
             "uid": uid,
             "title": "The plan",
             "status": "inProgress",
+            "narratives": {"proposal": "One step at a time."},  # seed 000: required
             "sequence": sequence,
             "items": [{"id": "p1", "title": "Step one", "status": "pending"}],
         },

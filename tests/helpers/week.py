@@ -49,11 +49,12 @@ INGREDIENTS = ("same_target", "depends_on_deleted", "convert_plan")
 
 PLAN_TRON = """\
 class vContextInfo: version
-class Plan: id, uid, title, status, sequence, items
+class Plan: id, uid, title, status, narratives, sequence, items
 class PlanItem: id, title, status
 
 vContextInfo: vContextInfo("0.4")
-plan: Plan("week-plan", "u-plan", "The week's plan", "inProgress", 1, [
+plan: Plan("week-plan", "u-plan", "The week's plan", "inProgress",
+  {"proposal": "Each agent adds its steps."}, 1, [
   PlanItem("s1", "Start", "completed")
 ])
 """

@@ -437,7 +437,11 @@ def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
 
     async def main() -> None:
         async with in_process(repo) as client:
-            made = _ok(await _call(client, "vbrief_create_plan", title="Fresh"))
+            made = _ok(
+                await _call(
+                    client, "vbrief_create_plan", title="Fresh", narratives={"proposal": "P."}
+                )
+            )
             assert made["document"]["path"] == f".vcontext/plan-{made['id']}.json"
             assert re.fullmatch(r"[0-9a-f]{8}", made["id"])
 
@@ -450,7 +454,13 @@ def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
     where, git = setup.find_root(str(repo))
     svc = setup.service(Options(root=where), git)
     refused = call(
-        svc, "vbrief_create_plan", {"title": "Deep", "items": [{"title": "x", "extra": deep}]}
+        svc,
+        "vbrief_create_plan",
+        {
+            "title": "Deep",
+            "narratives": {"proposal": "Deep."},
+            "items": [{"title": "x", "extra": deep}],
+        },
     )
     _refused_answer = refused.text
     assert refused.error

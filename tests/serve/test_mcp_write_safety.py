@@ -52,7 +52,11 @@ def _files(folder: Path) -> dict[str, bytes]:
         (".vcontext/playbook.json", "playbook.json", WRITE_LEARNING),
         (".vcontext/todo.json", "missing.json", WRITE_TODO),  # a dangling link
         (".vcontext/playbook.json", "missing.json", WRITE_LEARNING),
-        (".vcontext/plan-x.json", "plan.json", ("vbrief_create_plan", {"title": "x", "id": "x"})),
+        (
+            ".vcontext/plan-x.json",
+            "plan.json",
+            ("vbrief_create_plan", {"title": "x", "id": "x", "narratives": {"proposal": "x"}}),
+        ),
     ],
     ids=["todo", "playbook", "dangling-todo", "dangling-playbook", "new-plan"],
 )
