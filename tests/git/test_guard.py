@@ -298,6 +298,22 @@ def test_guard_checks_an_unrouting_push_by_the_remote_routing_too(repo: Path, re
     _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-event-removed")
 
 
+def test_guard_reads_the_routing_a_push_brings_in_its_own_commits(
+    repo: Path, remote: Path
+) -> None:
+    """PRODUCT.md "Validation": which files is read at the commit being checked, so a user's
+    own patterns count. The pushed commits wait in git's quarantine while the guard runs:
+    the ``.gitattributes`` they bring must be read from there too (it was not: a push that
+    routed ``vbrief/`` and added an invalid document there in one go was let in)."""
+    before = refs(remote)
+    attributes = repo / ".gitattributes"
+    attributes.write_text(attributes.read_text() + "vbrief/*.json merge=vcontext\n")
+    write(repo, "vbrief/plan.json", '{"vContextInfo": {"version": "0.4"}, "todoList": {')
+    bad = commit(repo, "route vbrief/ and add a truncated document there")
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "parse")
+
+
 # -- deletions -----------------------------------------------------------------------------
 
 

@@ -112,7 +112,7 @@ def _status(action: str, o: EventOptions, reason: str | None, fields: dict[str, 
 
 def _check_content(action: str, fields: dict[str, Any]) -> None:
     if action == "add" and not _says_something(fields.get("text"), fields.get("narrative")):
-        raise UsageError("playbook add needs content: --text TEXT or --narrative KEY=TEXT")
+        raise UsageError("playbook add needs content: --text or --narrative KEY=TEXT")
     if action == "update" and not fields:
         raise UsageError("playbook update needs something to change (--delta, --text, ...)")
 

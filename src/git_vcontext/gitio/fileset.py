@@ -72,10 +72,12 @@ def _without_index(repo: Repository) -> Repository:
     attributes come from a commit only, not from what is staged now."""
     import pygit2
 
-    # lazy: only what a partial clone needs
+    # lazy: only what a partial clone, or a push being received, needs
+    from .incoming import see_quarantine
     from .promisor import read_as_git
 
     reader = pygit2.Repository(repo.path, flags=pygit2.enums.RepositoryOpenFlag.BARE)
     reader.index.clear()
+    see_quarantine(reader)  # the server's guard: the pushed commits are still in quarantine
     read_as_git(reader)  # a commit's .gitattributes may not be fetched yet
     return reader
