@@ -136,8 +136,8 @@ def _fast_guard() -> int:
         text: str | None = pre_receive.read_input()
     except (OSError, ValueError):
         text = None  # run reads again and says why it cannot
-    if text is not None and not text.strip():
-        return 0
+    if text is not None and (not text.strip() or pre_receive.nothing_to_check(text)):
+        return 0  # nothing pushed, or only sync's lease taken: no file changes
     # lazy: an empty input returns without it
     from .boundary import boundary
 

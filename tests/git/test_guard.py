@@ -298,9 +298,7 @@ def test_guard_checks_an_unrouting_push_by_the_remote_routing_too(repo: Path, re
     _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-event-removed")
 
 
-def test_guard_reads_the_routing_a_push_brings_in_its_own_commits(
-    repo: Path, remote: Path
-) -> None:
+def test_guard_reads_the_routing_a_push_brings_in_its_own_commits(repo: Path, remote: Path) -> None:
     """PRODUCT.md "Validation": which files is read at the commit being checked, so a user's
     own patterns count. The pushed commits wait in git's quarantine while the guard runs:
     the ``.gitattributes`` they bring must be read from there too (it was not: a push that
@@ -366,6 +364,81 @@ def test_guard_lets_good_pushes_land(repo: Path, remote: Path) -> None:
     assert remote_sha(remote, "main") == first
     assert remote_sha(remote, "refs/heads/topic") == second
     assert remote_sha(remote, "refs/tags/v1") == second
+
+
+def _empty_root_commit(repo: Path, message: str) -> str:
+    """A commit of the empty tree without parents, as ``sync --push`` takes its lease with."""
+    tree = run_git(repo, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
+    return run_git(repo, "commit-tree", tree, "-m", message).stdout.strip()
+
+
+def _without_pygit2(tmp_path: Path) -> dict[str, str]:
+    """An environment whose Python cannot import pygit2: only a guard that never opens the
+    repository can answer in it (anything else refuses: the guard could not run)."""
+    fake = tmp_path / "no-pygit2" / "pygit2"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('pygit2 is not here')\n")
+    here = str(Path(git_vcontext.__file__).resolve().parents[1])
+    return {"PYTHONPATH": f"{fake.parent}:{here}"}
+
+
+def test_guard_lets_sync_lease_in_without_opening_the_repository(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """The guard must not slow ``sync --push`` down: taking the lease (a ref created at an
+    empty root commit, also again after its release) changes no file, so the guard answers
+    without importing pygit2. A push that changes a file, in the same environment, is
+    judged in full (and here refused: the guard cannot run without pygit2)."""
+    env = _without_pygit2(tmp_path)
+    lease = "refs/vcontext/lease/main"
+    first = _empty_root_commit(repo, "lease 1")
+    taken = push(repo, "--no-verify", "origin", f"{first}:{lease}", env=env)
+    assert taken.returncode == 0, taken.stderr
+    released = push(repo, "--no-verify", "origin", f":{lease}", env={})  # the full guard
+    assert released.returncode == 0, released.stderr
+    second = _empty_root_commit(repo, "lease 2")
+    again = push(repo, "--no-verify", "origin", f"{second}:{lease}", env=env)
+    assert again.returncode == 0, again.stderr
+    assert remote_sha(remote, lease) == second
+
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a good commit")
+    judged = push(repo, "--no-verify", "origin", "main", env=env)
+    assert judged.returncode != 0
+    said = [line for line in remote_lines(judged.stderr) if line]
+    assert len(said) == 1, judged.stderr  # a dependency gone: one line, refused
+    assert "could not run" in said[0]
+    assert "refused" in said[0]
+
+
+def test_guard_judges_an_empty_root_commit_in_full_where_a_deleted_branch_had_documents(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """The light path is only for what is certain: a branch deleted, then created again at
+    an empty root commit, is compared with the tip it had (its events dropped: refused)."""
+    run_git(repo, "switch", "-q", "-c", "feature")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "feature: a third lesson")
+    assert sneak(repo, "origin", "feature").returncode == 0
+    assert sneak(repo, "origin", ":feature").returncode == 0
+    empty = _empty_root_commit(repo, "nothing left")
+    before = refs(remote)
+
+    proc = sneak(repo, "origin", f"{empty}:refs/heads/feature")
+
+    assert proc.returncode != 0, proc.stderr
+    assert any(line.endswith("[history-event-removed]") for line in remote_lines(proc.stderr))
+    assert refs(remote) == before
+    assert (
+        "could not run"
+        in push(
+            repo,
+            "--no-verify",
+            "origin",
+            f"{empty}:refs/heads/feature",
+            env=_without_pygit2(tmp_path),
+        ).stderr
+    )  # not the light path
 
 
 def test_guard_and_integration_share_the_verdict_cache(tmp_path: Path) -> None:

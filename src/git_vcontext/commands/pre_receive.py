@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 ALLOW_DELETE = "vcontext.guard.allowDelete"
 VERBOSE = "GIT_VCONTEXT_HOOK_VERBOSE"
+REMEMBERED_AS = "(server)"
+"""The name the guard keeps deletions under (``prepush.check.SERVER``; not imported from
+there: the fast path must stay light)."""
 
 
 def read_input() -> str:
@@ -50,6 +53,71 @@ def run(*, text: str | None = None) -> int:
         raise OperationalError(
             f"the guard could not check this push, so it is refused: {exc.message}"
         ) from None
+    except ImportError as exc:  # a dependency gone from the server (pygit2, ...)
+        raise OperationalError(
+            f"the guard could not run ({exc}): push refused, nothing was checked; on the "
+            "server: install git-vcontext, then git vcontext install --server (git vcontext "
+            "doctor there says more)"
+        ) from None
+
+
+def nothing_to_check(text: str) -> bool:
+    """Whether this push, for certain, changes no file: every update creates a ref at a
+    commit of the empty tree without parents (the lease ``sync --push`` takes), and what the
+    guard remembers under that ref (a deleted tip it compares a re-created ref with) is such
+    a commit too. Then the push is let in without opening the repository (pygit2's import is
+    most of what a guard costs, and every ``sync --push`` takes a lease). Anything less
+    certain (a packed object, another layout, a line that does not read) is False: the full
+    check runs."""
+    # lazy: only this fast path reads loose objects itself
+    import json
+
+    from ..gitio.loose import is_empty_root_commit, object_dirs
+
+    git_dir = os.environ.get("GIT_DIR") or "."
+    quarantine = os.environ.get("GIT_QUARANTINE_PATH")
+    try:
+        own = os.path.realpath(os.path.join(git_dir, "objects"))
+        if (
+            not os.path.isfile(os.path.join(git_dir, "HEAD"))
+            or os.path.exists(os.path.join(git_dir, "commondir"))
+            or (quarantine and os.path.dirname(os.path.realpath(quarantine)) != own)
+        ):
+            return False  # not the plain bare repository this reading is sure of
+        lines = [line.split() for line in text.splitlines() if line.strip()]
+        record = _remembered(os.path.join(git_dir, "vcontext", "deleted-refs.json"))
+        if not lines or record is None:
+            return False
+        dirs = object_dirs(git_dir)
+        for parts in lines:
+            if len(parts) != 3 or set(parts[0]) != {"0"} or set(parts[1]) == {"0"}:
+                return False  # not the creation of a ref
+            if not is_empty_root_commit(dirs, parts[1]):
+                return False
+            before = record.get(parts[2])
+            if before is not None and not is_empty_root_commit(dirs, before):
+                return False
+    except (OSError, ValueError, json.JSONDecodeError):
+        return False
+    return True
+
+
+def _remembered(path: str) -> dict[str, str] | None:
+    """The deleted tips the guard keeps (``prepush.remotepast``, under ``(server)``); None
+    when the record cannot be read for certain."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return None
+    refs = data.get(REMEMBERED_AS, {}) if isinstance(data, dict) else None
+    if not isinstance(refs, dict):
+        return None
+    return {str(k): str(v) for k, v in refs.items()}
 
 
 def _check(text: str) -> int:

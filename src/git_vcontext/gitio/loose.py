@@ -1,0 +1,69 @@
+"""One loose object of a repository read without pygit2, whose import is most of what a hook
+with almost nothing to do costs: the server's guard reads the commit of a push that only
+takes ``sync --push``'s lease this way (``commands.pre_receive.nothing_to_check``).
+
+Only what is certain is answered: an object that is not loose in the directories given
+(packed, behind an alternate, absent), too big, or not well-formed is None, and the caller
+does the full work with pygit2.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from collections.abc import Sequence
+
+MAX_OBJECT = 1 << 16  # a lease commit is a few hundred bytes
+EMPTY_TREES = frozenset(
+    {
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904",  # SHA-1
+        "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",  # SHA-256
+    }
+)
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def object_dirs(git_dir: str) -> list[str]:
+    """Where a hook finds objects: git's quarantine of the push being received (git sets
+    ``GIT_QUARANTINE_PATH`` for pre-receive), then the repository's own store."""
+    dirs = [os.environ.get("GIT_QUARANTINE_PATH"), os.path.join(git_dir, "objects")]
+    return [d for d in dirs if d]
+
+
+def loose_object(dirs: Sequence[str], oid: str) -> tuple[str, bytes] | None:
+    """(type, content) of the loose object ``oid`` in the first of ``dirs`` holding it."""
+    if not _OID.fullmatch(oid):
+        return None
+    for folder in dirs:
+        try:
+            with open(os.path.join(folder, oid[:2], oid[2:]), "rb") as fh:
+                raw = fh.read(MAX_OBJECT + 1)
+        except OSError:
+            continue
+        inflate = zlib.decompressobj()
+        try:
+            data = inflate.decompress(raw, MAX_OBJECT + 64)
+        except zlib.error:
+            return None
+        if not inflate.eof or len(raw) > MAX_OBJECT:
+            return None  # truncated, or bigger than anything this reader is for
+        head, sep, body = data.partition(b"\0")
+        kind, _, size = head.partition(b" ")
+        if not sep or not size.isdigit() or int(size) != len(body):
+            return None
+        return kind.decode("ascii", "replace"), body
+    return None
+
+
+def is_empty_root_commit(dirs: Sequence[str], oid: str) -> bool:
+    """Whether ``oid`` is, for certain, a commit of the empty tree without parents (what a
+    ``sync --push`` lease ref points to): a commit that changes no file."""
+    found = loose_object(dirs, oid)
+    if found is None or found[0] != "commit":
+        return False
+    header = found[1].split(b"\n\n", 1)[0].split(b"\n")
+    if not header[0].startswith(b"tree "):
+        return False
+    tree = header[0][len(b"tree ") :].decode("ascii", "replace")
+    return tree in EMPTY_TREES and not any(line.startswith(b"parent ") for line in header)
