@@ -1,0 +1,113 @@
+"""``gitio.loose``: the guard's light reading of a lease commit (issue 28, "the guard must not
+slow sync --push down"). It answers only what is certain: a commit of the empty tree
+without parents, read from a loose object git wrote; anything else (a parent, files,
+packed, truncated, oversized, not an object id) is "not certain", and the full check runs.
+Objects are written by real git."""
+
+from __future__ import annotations
+
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+
+from git_vcontext.gitio.loose import MAX_OBJECT, is_empty_root_commit, loose_object
+from helpers.run import run_git
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Path:
+    where = tmp_path / "r.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(where))
+    run_git(where, "config", "user.name", "T")
+    run_git(where, "config", "user.email", "t@example.com")
+    return where
+
+
+def _tree(bare: Path, *, empty: bool = True) -> str:
+    if empty:
+        return run_git(bare, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
+    blob = bare.parent / "blob"
+    blob.write_text("{}\n")
+    oid = run_git(bare, "hash-object", "-w", str(blob)).stdout.strip()
+    listing = bare.parent / "listing"
+    listing.write_text(f"100644 blob {oid}\ta.vcontext.json\n")
+    return _mktree(bare, listing)
+
+
+def _mktree(bare: Path, listing: Path) -> str:
+    with listing.open("rb") as fh:
+        done = subprocess.run(
+            ["git", "mktree"], cwd=bare, stdin=fh, capture_output=True, check=True
+        )
+    return done.stdout.decode().strip()
+
+
+def _commit(bare: Path, tree: str, *parents: str) -> str:
+    args = [a for p in parents for a in ("-p", p)]
+    return run_git(bare, "commit-tree", tree, *args, "-m", "lease").stdout.strip()
+
+
+def _dirs(bare: Path) -> list[str]:
+    return [str(bare / "objects")]
+
+
+def test_an_empty_root_commit_is_certain(bare: Path) -> None:
+    lease = _commit(bare, _tree(bare))
+
+    assert loose_object(_dirs(bare), lease) is not None
+    assert is_empty_root_commit(_dirs(bare), lease)
+
+
+def test_a_commit_with_a_parent_or_files_is_not(bare: Path) -> None:
+    root = _commit(bare, _tree(bare))
+    child = _commit(bare, _tree(bare), root)
+    files = _commit(bare, _tree(bare, empty=False))
+
+    assert not is_empty_root_commit(_dirs(bare), child)
+    assert not is_empty_root_commit(_dirs(bare), files)
+    assert not is_empty_root_commit(_dirs(bare), _tree(bare))  # a tree, not a commit
+
+
+def test_a_packed_object_is_not_certain_here(bare: Path) -> None:
+    lease = _commit(bare, _tree(bare))
+    run_git(bare, "update-ref", "refs/vcontext/lease/main", lease)
+    run_git(bare, "repack", "-q", "-a", "-d")
+    run_git(bare, "prune-packed")
+
+    assert loose_object(_dirs(bare), lease) is None
+    assert not is_empty_root_commit(_dirs(bare), lease)
+
+
+@pytest.mark.parametrize(
+    "oid", ["", "HEAD", "../../etc/passwd", "-" * 40, "0" * 39, "A" * 40, "0" * 40 + "\n"]
+)
+def test_what_is_not_an_object_id_is_never_read(bare: Path, oid: str) -> None:
+    assert loose_object(_dirs(bare), oid) is None
+
+
+def _plant(bare: Path, oid: str, raw: bytes) -> None:
+    path = bare / "objects" / oid[:2] / oid[2:]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"not zlib at all",
+        zlib.compress(b"commit 999\0tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\nx")[:-6],
+        zlib.compress(b"commit 999\0tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\nx"),
+        zlib.compress(b"commit\0tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\nx"),
+        zlib.compress(b"commit 10" + b"\0" + b"x" * (4 * MAX_OBJECT)),  # inflates past the cap
+    ],
+    ids=["empty", "not zlib", "truncated", "wrong size", "no size", "too big"],
+)
+def test_a_bad_loose_object_is_not_certain(bare: Path, raw: bytes) -> None:
+    oid = "ab" + "c" * 38
+    _plant(bare, oid, raw)
+
+    assert loose_object(_dirs(bare), oid) is None
+    assert not is_empty_root_commit(_dirs(bare), oid)
