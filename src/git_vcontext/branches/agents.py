@@ -13,7 +13,7 @@ from ..errors import OperationalError, UsageError
 from ..gitio import config_value
 
 if TYPE_CHECKING:
-    from pygit2 import Repository, Signature
+    from pygit2 import Repository
 
 DEFAULT_PREFIX = "agents/"
 
@@ -131,27 +131,3 @@ def base_of(repo: Repository, agent: str, into: str | None = None) -> str:
     if repo.branches.local.get(base) is None:
         raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
     return base
-
-
-def signatures(repo: Repository) -> tuple[Signature, Signature]:
-    """(author, committer) for commits the workflow makes: the user's git identity.
-
-    As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``
-    override ``user.name``/``user.email``; with neither, an OperationalError with a hint.
-    """
-    # lazy: the pre-push hook imports this module for agent_prefix only
-    from ..gitio.objects import signature, user_identity
-
-    name, email = user_identity(repo)
-
-    def make(role: str) -> Signature:
-        who = os.environ.get(f"GIT_{role}_NAME") or name
-        mail = os.environ.get(f"GIT_{role}_EMAIL") or email
-        if not who or not mail:
-            raise OperationalError(
-                "no git identity to commit with: set it with "
-                "git config user.name 'Your Name' and git config user.email you@example.com"
-            )
-        return signature(who, mail)
-
-    return make("AUTHOR"), make("COMMITTER")

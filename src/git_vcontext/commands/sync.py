@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
-from ..errors import ExitCode, UsageError
+from ..errors import ExitCode, Unfinished, UsageError
 from ..gitio import open_repo, operands
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..remote.protocol import push_with_retries
-from ..sync.interrupted import Unfinished, finish
+from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
 
 if TYPE_CHECKING:

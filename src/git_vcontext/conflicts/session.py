@@ -19,6 +19,7 @@ from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
 from ..fsio import check_inside, write_atomic
 from ..gitio import git
+from ..gitio.objects import signatures
 from ..gitio.places import common_dir
 from ..gitio.replay import from_history
 from ..gitio.settings import merge_settings
@@ -334,6 +335,6 @@ def resolver(ctx: Context) -> dict[str, Any]:
     if agent:
         return merger_agent(None, agent)
     try:
-        return merger_agent(agents.signatures(ctx.repo)[1])
+        return merger_agent(signatures(ctx.repo)[1])
     except OperationalError:  # no identity configured
         return {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
-from .objects import FILEMODE_BLOB, stage, tree_index
-from .refs import RefMoved, RefUpdate, move_refs
+from ..errors import OperationalError, RefMoved
+from .objects import FILEMODE_BLOB, signatures, stage, tree_index
+from .refs import RefUpdate, move_refs
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -56,9 +56,6 @@ def current_branch(repo: Repository) -> str | None:
 
 def commit_file(repo: Repository, path: str, data: bytes, message: str) -> Committed:
     """Commit ``data`` as ``path`` (repo-relative) on the current branch, on its own."""
-    # lazy: workflow is built on gitio, not the other way round
-    from ..branches.agents import signatures
-
     why = _cannot_commit(repo)
     if why is not None:
         return Committed(None, why)

@@ -3,6 +3,7 @@ walks (pygit2; the rest of the package reaches pygit2 only through gitio)."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
@@ -103,6 +104,27 @@ def user_identity(repo: Repository) -> tuple[str | None, str | None]:
     except (KeyError, pygit2.GitError):
         return None, None
     return default.name, default.email
+
+
+def signatures(repo: Repository) -> tuple[Signature, Signature]:
+    """(author, committer) for commits the workflow makes: the user's git identity.
+
+    As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``
+    override ``user.name``/``user.email``; with neither, an OperationalError with a hint.
+    """
+    name, email = user_identity(repo)
+
+    def make(role: str) -> Signature:
+        who = os.environ.get(f"GIT_{role}_NAME") or name
+        mail = os.environ.get(f"GIT_{role}_EMAIL") or email
+        if not who or not mail:
+            raise OperationalError(
+                "no git identity to commit with: set it with "
+                "git config user.name 'Your Name' and git config user.email you@example.com"
+            )
+        return signature(who, mail)
+
+    return make("AUTHOR"), make("COMMITTER")
 
 
 def new_commits(repo: Repository, tip: Oid, hidden: Oid | None = None) -> Iterator[Commit]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
+from ..errors import OperationalError, RefLocked, RefMoved
 from ..faults import step
 from ..record import record
 from . import locks
@@ -17,13 +17,21 @@ if TYPE_CHECKING:
     from pygit2 import Oid, Reference, Repository
 
 
-class RefMoved(OperationalError):
-    """A branch changed under us (another process moved it): nothing was updated."""
-
-
-class RefLocked(OperationalError):
-    """A ref's lock file stays (left by a killed process): nothing was updated; the
-    message names the file and what to do."""
+__all__ = [  # with the two errors moving refs raises (defined in errors.py)
+    "RefLocked",
+    "RefMoved",
+    "RefUpdate",
+    "branch_ref",
+    "branch_tip",
+    "commit_of",
+    "create_branch",
+    "delete_ref",
+    "move_refs",
+    "oid_of",
+    "set_ref",
+    "target",
+    "valid_branch_name",
+]
 
 
 @record

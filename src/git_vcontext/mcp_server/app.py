@@ -27,7 +27,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from pydantic import Field
 
 from ..codecs.text import escape_lone_surrogates
-from ..edits.stamp import Refused
+from ..errors import Refused
 from ..spelling import BigInt
 from ..version import __version__
 from . import prompts, resources

@@ -8,8 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch
-from ..edits.stamp import Refused
-from ..errors import OperationalError
+from ..errors import OperationalError, Refused
 from ..gitio import read_at, resolve_commit
 from ..gitio.commits import Committed, commit_file, conflicted, current_branch
 from ..gitio.commits import operation_in_progress as in_progress
@@ -63,7 +62,8 @@ class GitSide:
     def finish_interrupted(self) -> None:
         """Finish a work-tree update an interrupted sync left (``sync/interrupted``) before
         a write reads a document: never an edit of the files it left behind."""
-        from ..sync.interrupted import Unfinished, finish
+        from ..errors import Unfinished
+        from ..sync.interrupted import finish
 
         with self._lock:
             try:

@@ -22,10 +22,6 @@ if TYPE_CHECKING:
     from .refs import Lease
 
 
-class Refused(Exception):
-    """A push the remote or the pre-push hook refused, or too many rejections: give up."""
-
-
 def refusal(pushed: remotes.Pushed, remote: str, hint: str = "") -> str:
     """A refused push in a few lines: which refs and why, then what the pre-push hook or
     the remote said (its findings, its ``remote:`` lines)."""

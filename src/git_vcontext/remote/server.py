@@ -15,10 +15,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ..branches.agents import agent_of_branch, signatures
-from ..errors import OperationalError
+from ..branches.agents import agent_of_branch
+from ..errors import OperationalError, RefMoved
 from ..gitio import git, refs
-from ..gitio.objects import signature
+from ..gitio.objects import signature, signatures
 from ..gitio.outgoing import RefUpdate
 from ..gitio.places import common_dir
 from ..gitio.refs import oid_of
@@ -83,7 +83,7 @@ def _integrate_base(repo: Repository, base: str, tries: int = 5) -> list[str]:
             return [*lines, f"git-vcontext: the merge into {base} was not kept:", *findings]
         try:
             syncer.commit()
-        except refs.RefMoved:
+        except RefMoved:
             continue  # someone pushed the base meanwhile: merge again on top of it
         _remove_landed(repo, base, new)
         shown = ", ".join(merged)

@@ -21,6 +21,7 @@ from ..gitio.objects import (
     FILEMODE_BLOB_EXECUTABLE,
     FILEMODE_TREE,
     blob_at,
+    signatures,
     stage,
     tree_at,
     tree_index,
@@ -138,7 +139,7 @@ def fork_agent(
     tree, forked, no_uid, unreadable = _forked_tree(
         repo, base_commit.tree, forked_at=now, reason=reason
     )
-    author, committer = agents.signatures(repo)
+    author, committer = signatures(repo)
     message = _message(agent, base, reason, forked, no_uid, unreadable)
     commit_id = repo.create_commit(None, author, committer, message, tree, [base_commit.id])
     create_branch(repo, branch, commit_id, message=f"vcontext fork: created from {base}")

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
+from ..errors import OperationalError, Unfinished
 from ..record import record
 
 if TYPE_CHECKING:
@@ -45,10 +45,6 @@ if TYPE_CHECKING:
 
 FOLDER = ("vcontext", "follow")
 REPLAY_LIMIT = 50  # commits made on the old files that are replayed at most
-
-
-class Unfinished(OperationalError):
-    """A work-tree update that cannot be finished without the user (the message says how)."""
 
 
 @record

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..branches import agents
+from ..branches.commits import is_sync_commit
 from ..branches.forkstate import forks_of
 from ..branches.treemerge import DocumentSides, is_document
 from ..codecs import parse
@@ -19,7 +20,7 @@ from ..gitio.objects import commit_at, new_commits
 from ..gitio.refs import branch_tip
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
-from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer, is_sync_commit
+from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
 
 if TYPE_CHECKING:
     from typing import Any

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches import agents
+from ..branches.commits import sync_message
 from ..branches.forkstate import merger_agent
 from ..branches.treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 from ..branches.virtualbase import base_tree
@@ -31,23 +32,23 @@ from ..clock import now_rfc3339
 from ..codecs import ReusedParses
 from ..errors import OperationalError, UsageError
 from ..gitio import refs, worktrees
-from ..gitio.objects import commit_at, signature
+from ..gitio.objects import commit_at, signature, signatures
 from ..gitio.promisor import no_common_history
 from ..gitio.settings import merge_settings
 from ..prepush.mergecheck import MergeChecks
 from ..record import record
 from . import interrupted
+from .busy import busy
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
     from typing import Any
 
-    from pygit2 import Commit, Oid, Repository, Signature
+    from pygit2 import Oid, Repository, Signature
 
     from ..branches.treemerge import Marker
     from ..codecs import ParseMemo
 
-TRAILER = "Vcontext-Sync"
 
 # What happened to a pair
 MERGED = "merged"  # refs moved (or would move, in a dry run)
@@ -223,7 +224,7 @@ class Syncer:
             parents = [chain[0].b, *(p.a for p in chain)]  # (both set when base_moves)
             documents = dict.fromkeys(d for p in chain for d in p.documents)
             title = f"merge {', '.join(p.branch for p in chain)} into {base}"
-            message = _message(title, [p.agent for p in chain], documents)
+            message = sync_message(title, [p.agent for p in chain], documents)
             combined = self._commit(tree, [p for p in parents if p is not None], message)
             self._planned[name] = (first, combined)
             for pair in chain:
@@ -342,7 +343,7 @@ class Syncer:
 
     def signatures(self) -> tuple[Signature, Signature]:
         if self._signatures is None:
-            self._signatures = agents.signatures(self.repo)
+            self._signatures = signatures(self.repo)
         return self._signatures
 
     def checkouts(self) -> dict[str, str]:
@@ -381,8 +382,6 @@ class Syncer:
         path = self.checkouts().get(branch)
         if path is None:
             return None
-        from ..conflicts.checkout import busy  # lazy: checkout builds on this module
-
         return busy(path, branch)
 
     def undoing(self, branch: str, tip: Oid, base: Oid | None) -> str | None:
@@ -439,7 +438,7 @@ class Syncer:
         the pair stops as for a conflict, saying why (a request is left out)."""
         assert pair.a is not None and merged_in.tree is not None  # (a merge was made)
         base, branch = pair.base, pair.branch
-        message = _message(f"merge {branch} into {base}", [pair.agent], merged_in.documents)
+        message = sync_message(f"merge {branch} into {base}", [pair.agent], merged_in.documents)
         start = b if self._starts is None else self._starts.setdefault(base, b)
         new_b = self._commit(merged_in.tree, [b, pair.a], message)
         if failing := self.checks.failures(new_b, branch, first=start):
@@ -499,7 +498,7 @@ class Syncer:
         if not pair.base_moves and (why := self.blocked(pair.branch)):
             return pair.done(REFUSED, message=why)
         pair.agent_documents = merged_back.documents
-        message = _message(
+        message = sync_message(
             f"merge {pair.base} into {pair.branch}", [pair.agent], pair.agent_documents
         )
         new_a = self._commit(merged_back.tree, [a, b], message)
@@ -680,23 +679,6 @@ def _remember(logged: dict[str, set[str]] | None, merged: TreeMerge) -> None:
         return
     for document, change in merged.logged:
         logged.setdefault(document, set()).add(change)
-
-
-def _message(title: str, agents: Sequence[str], documents: Iterable[str]) -> str:
-    lines = [f"vcontext sync: {title}", ""]
-    docs = list(documents)
-    if docs:
-        lines.append("Documents:")
-        lines += [f"- {p}" for p in docs]
-        lines.append("")
-    lines += [f"{TRAILER}: {agent}" for agent in agents]
-    return "\n".join(lines) + "\n"
-
-
-def is_sync_commit(commit: Commit) -> bool:
-    """A merge commit ``sync`` made (it carries the trailer; an integration of several
-    agents has a parent per agent after the base)."""
-    return len(commit.parent_ids) >= 2 and f"\n{TRAILER}: " in commit.message
 
 
 def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> list[str]:

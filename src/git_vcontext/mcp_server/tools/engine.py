@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...commands.status import table
 from ...diffing.files import compare
 from ...diffing.report import render_files
-from ...edits.stamp import Refused
+from ...errors import Refused
 from ...filechange import FileChange
 from ...sync.status import all_status
 from ...validation.model import FileReport, Finding

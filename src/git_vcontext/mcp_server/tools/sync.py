@@ -18,8 +18,7 @@ from ...commands.conflicts import render_text
 from ...commands.sync import sync as run_sync
 from ...conflicts.checkout import upstream
 from ...conflicts.listing import Listing, list_conflicts
-from ...edits.stamp import Refused
-from ...errors import OperationalError
+from ...errors import OperationalError, Refused
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
 from ..service import Answer, Service
