@@ -112,14 +112,14 @@ def test_only_gitio_and_the_listed_commands_run_programs() -> None:
 
 def test_the_import_scan_sees_function_level_imports_and_skips_type_checking_blocks() -> None:
     """The scans above can fail: gitio's open_repo imports pygit2 inside the function, and
-    branches/agents.py names pygit2's Signature only for the type checker."""
+    branches/agents.py names pygit2's Repository only for the type checker."""
     opened = executed_imports("git_vcontext.gitio", SOURCES["git_vcontext.gitio"])
     assert any(i.module == "pygit2" for i in opened)
     agents = "git_vcontext.branches.agents"
     assert "from pygit2 import" in SOURCES[agents].read_text()
     assert not any(loads(i, ("pygit2",)) for i in executed_imports(agents, SOURCES[agents]))
     assert any(
-        i.module == "git_vcontext.gitio.objects" for i in executed_imports(agents, SOURCES[agents])
+        i.module == "git_vcontext.gitio.commits" for i in executed_imports(agents, SOURCES[agents])
     )
 
 

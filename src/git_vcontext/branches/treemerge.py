@@ -120,6 +120,12 @@ class DocumentSides:
         self._data[key] = raw
         return raw
 
+    def holds_document(self, path: str) -> bool:
+        """Whether our engine merges ``path`` (``is_document``, sniffing ours and theirs)."""
+        return is_document(
+            path, lambda: [self.data(s, path) for s in ("ours", "theirs")], self.repo
+        )
+
 
 def is_document(
     path: str, blobs: Callable[[], list[bytes | None]], repo: Repository | None = None
@@ -207,7 +213,7 @@ class _TreeMerging:
         for anc, our, their in list(index.conflicts):
             path = (our or their or anc).path
             self.conflicted.add(path)
-            if our is not None and their is not None and _is_doc(self.sides, path):
+            if our is not None and their is not None and self.sides.holds_document(path):
                 del index.conflicts[path]
                 self.decide(path, our.mode)
             elif self.virtual:
@@ -220,7 +226,7 @@ class _TreeMerging:
         """Every document that differs between the sides and libgit2 did not conflict on."""
         for change in tree_changes(ours, theirs):
             path = change.path
-            if path in self.conflicted or not _is_doc(self.sides, path):
+            if path in self.conflicted or not self.sides.holds_document(path):
                 continue
             entry = _index_entry(self.index, path)
             if entry is None:  # one side deleted a document the other left alone
@@ -368,7 +374,7 @@ def trial_conflicts(
 def _plain_or_deleted(sides: DocumentSides, path: str) -> bool:
     if sides.entry("ours", path) is None or sides.entry("theirs", path) is None:
         return True
-    return not _is_doc(sides, path)
+    return not sides.holds_document(path)
 
 
 def _document_conflict(
@@ -391,10 +397,6 @@ def _document_conflict(
     if result.clean:
         return None
     return PathConflict(path, "content", tuple(c.to_json() for c in result.conflicts))
-
-
-def _is_doc(sides: DocumentSides, path: str) -> bool:
-    return is_document(path, lambda: [sides.data(s, path) for s in ("ours", "theirs")], sides.repo)
 
 
 def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
@@ -493,7 +495,7 @@ def changed_documents(repo: Repository, old: Tree, new: Tree) -> tuple[str, ...]
     changed = []
     for change in tree_changes(old, new):
         path = change.path
-        if not _is_doc(sides, path):
+        if not sides.holds_document(path):
             continue
         before, after = sides.data("ours", path), sides.data("theirs", path)
         if before is None or after is None or not same_but_fork(before, after, path):
@@ -549,8 +551,8 @@ def carry_to_agent(
     for change in tree_changes(agent, merged):
         path = change.path
         o, t = sides.data("ours", path), sides.data("theirs", path)
-        if o is None or t is None or b"fork" not in o or not _is_doc(sides, path):
-            if t is not None and t != o and _is_doc(sides, path):
+        if o is None or t is None or b"fork" not in o or not sides.holds_document(path):
+            if t is not None and t != o and sides.holds_document(path):
                 documents.append(path)
             continue
         how = mark(path) if mark is not None else None

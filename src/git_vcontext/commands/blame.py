@@ -14,7 +14,8 @@ from ..gitio.revwalk import GitHistory
 from ..lineage import blame_render
 from ..lineage.blame import BlameWalk, Unit, units
 from ..lineage.meta import CommitMeta, uncommitted_meta
-from ..lineage.versions import Version, Versions
+from ..lineage.parsed import Version
+from ..lineage.versions import Versions
 from .diff import want_color
 from .traced import check_document, repo_path
 

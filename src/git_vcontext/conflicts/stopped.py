@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..branches.commits import sync_message
 from ..branches.renames import align
-from ..branches.treemerge import SIDES, DocumentSides, _is_doc, document_result, document_wanted
+from ..branches.treemerge import SIDES, DocumentSides, document_result, document_wanted
 from ..branches.virtualbase import base_tree
 from ..errors import OperationalError
 from ..fsio import write_atomic
@@ -96,7 +96,7 @@ def _documents_our_way(
     staged, stages = [], []
     for change in tree_changes(aligned.ours, aligned.theirs):
         rel = change.path
-        if not _is_doc(sides, rel):
+        if not sides.holds_document(rel):
             continue
         result, outcome = document_result(sides, rel, now=syncer.now, favor=favor)
         if result is not None:

@@ -26,9 +26,8 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from pydantic import Field
 
-from ..codecs.text import escape_lone_surrogates
 from ..errors import Refused
-from ..spelling import BigInt
+from ..spelling import BigInt, escape_lone_surrogates
 from ..version import __version__
 from . import prompts, resources
 from .notify import Notifier, watch

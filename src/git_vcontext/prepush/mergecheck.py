@@ -24,7 +24,6 @@ from .verdicts import Checker
 if TYPE_CHECKING:
     from pygit2 import Commit, Oid, Repository, Tree
 
-    from ..sync.syncer import PairResult
     from ..validation.model import Finding
 
 HISTORY_PREFIX = "history-"  # the history rules' ids (validation.history.RULES)
@@ -113,14 +112,6 @@ def _key(finding: Finding) -> tuple[str, str, str]:
 def only_check_failures(conflicts: tuple[PathConflict, ...]) -> bool:
     """Whether a stopped pair stopped only because its merge would fail the checks."""
     return bool(conflicts) and all(c.kind == FAILS_CHECKS for c in conflicts)
-
-
-def left_out(result: PairResult) -> str:
-    """Why an integration left a request out (its owner's own sync reports the details)."""
-    if only_check_failures(result.conflicts):
-        paths = ", ".join(c.path for c in result.conflicts)
-        return f"merging it into {result.base} fails the checks ({paths}); its own sync reports why"
-    return f"it conflicts with {result.base} (its own sync reports the conflicts)"
 
 
 def _reason(finding: Finding) -> str:

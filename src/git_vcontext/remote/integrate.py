@@ -13,7 +13,7 @@ from ..errors import OperationalError, PushRefused, RefLocked, RefMoved
 from ..gitio import locks, refs
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
-from ..prepush.mergecheck import left_out
+from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..sync.syncer import CONFLICT, MERGED, PairResult, Syncer
 from . import refs as leases
@@ -437,3 +437,11 @@ class BaseRound:
 
 def _retries(n: int) -> str:
     return f"{n} retr" + ("y" if n == 1 else "ies")
+
+
+def left_out(result: PairResult) -> str:
+    """Why an integration left a request out (its owner's own sync reports the details)."""
+    if only_check_failures(result.conflicts):
+        paths = ", ".join(c.path for c in result.conflicts)
+        return f"merging it into {result.base} fails the checks ({paths}); its own sync reports why"
+    return f"it conflicts with {result.base} (its own sync reports the conflicts)"

@@ -15,6 +15,7 @@ from ..gitio.objects import commit_at
 from ..gitio.places import fetched_namespace
 from ..gitio.refs import delete_ref, oid_of
 from ..record import record
+from ..setup.server import SERVER
 from . import refs as leases
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class RemoteView:
         requests); OperationalError when the remote cannot be reached."""
         ns, enc = self.ns, leases.encode_base(self.base)
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *self.branches]]
-        specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{leases.SERVER}*:{ns}server*"]
+        specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{SERVER}*:{ns}server*"]
         if requests:  # every agent's
             specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")
         else:  # ours, left by an interrupted run (a pattern: missing is no error)

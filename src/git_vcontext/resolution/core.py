@@ -9,9 +9,8 @@ from ..codecs import ReusedParses, format_from_content, format_from_name, parse
 from ..errors import NotData, ParseError
 from ..merging.conflict_record import attach_resolution, conflict_object
 from ..merging.files import merge_files
-from ..merging.pointers import locate_conflicts
 from ..merging.render import render
-from ..merging.result import MISSING, ConflictNode, MergeOptions, MergeResult
+from ..merging.result import MISSING, ConflictNode, MergeOptions, MergeResult, locate_conflicts
 from ..merging.sequence_number import TOOL_AGENT
 from ..values import canonical
 from .markers import split_markers

@@ -202,3 +202,45 @@ def _parsed(raw: bytes | None, path: str) -> Any:
         return parse(raw, path=path).data
     except ParseError:
         return None
+
+
+COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
+
+
+def table(rows: list[AgentStatus]) -> list[str]:
+    """The text report: one row per agent, then the details of each (``status`` prints it,
+    the MCP server answers with it)."""
+    if not rows:
+        return ["no agent branches"]
+    lines: list[str] = []
+    cells = [COLUMNS] + [
+        (
+            r.agent,
+            r.base,
+            str(r.ahead),
+            str(r.behind),
+            str(len(r.documents)),
+            f"+{r.divergence}" if r.divergence > 0 else str(r.divergence),
+            r.merge_status,
+            r.state,
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
+    for row in cells:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for r in rows:
+        details = [f"  {p}" for p in r.documents]
+        label = "blocked" if r.state == BLOCKED else "conflict"
+        details += [f"  {label}: {c.describe()}" for c in r.conflicts]
+        details += [
+            f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
+            f"base now at {f.base_sequence}"
+            for f in r.forks
+            if f.divergence
+        ]
+        if r.message:
+            details.append(f"  {r.message}")
+        if details:
+            lines += [f"{r.branch}:", *details]
+    return lines

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...commands.conflicts import render_text
 from ...conflicts.listing import list_conflicts
+from ...conflicts.report import render_text
 from ...conflicts.session import NO_VALUE, open_file
 from ...errors import Refused, VContextError
 from ..service import WRITABLE, Answer, Service
