@@ -273,7 +273,7 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
     return escape_lone_surrogates(_html_escaped(out, st)) + (st.newline if st.final_newline else "")
 
 
-class _Member:
+class Member:
     """Where one member of a container sits in the text."""
 
     __slots__ = ("key", "key_end", "lead_start", "start", "value_end", "value_start")
@@ -300,7 +300,7 @@ class ContainerSpan:
 
     __slots__ = ("close", "members")
 
-    def __init__(self, close: int, members: list[_Member]) -> None:
+    def __init__(self, close: int, members: list[Member]) -> None:
         self.close = close
         self.members = members
 
@@ -425,7 +425,7 @@ class JsonDocument(SourceText):
             return self._emit(value, old[t], m.value_start, m.value_end, layout.inline)
         return self._fresh(value, layout.child_indent, layout.inline)
 
-    def _lead_of(self, m: _Member, i: int, was_first: bool, layout: _Layout) -> str:
+    def _lead_of(self, m: Member, i: int, was_first: bool, layout: _Layout) -> str:
         """Whitespace before a kept member: its own, unless it changed first/rest position."""
         if (i == 0) == was_first:
             return self.text[m.lead_start : m.start]
@@ -503,7 +503,7 @@ class _Layout:
         return self.first if i == 0 else self.rest
 
 
-def _members_by_name(members: list[_Member]) -> dict[str | None, _Member]:
+def _members_by_name(members: list[Member]) -> dict[str | None, Member]:
     """Members by key; the n-th pair of a repeated key by its ``duplicate_name``."""
     out = {m.key: m for m in members}
     if len(out) == len(members):
@@ -524,7 +524,7 @@ def scan_container(text: str, start: int, limit: int | None = None) -> Container
     """
     is_object = text[start] == "{"
     close_char = "}" if is_object else "]"
-    members: list[_Member] = []
+    members: list[Member] = []
     pos = start + 1
     ws = WHITESPACE.match
     while True:
@@ -541,7 +541,7 @@ def scan_container(text: str, start: int, limit: int | None = None) -> Container
             pos = ws(text, pos).end()  # type: ignore[union-attr]
         value_start = pos
         end = value_end(text, pos)
-        members.append(_Member(key, lead_start, item_start, key_end, value_start, end))
+        members.append(Member(key, lead_start, item_start, key_end, value_start, end))
         if limit is not None and len(members) >= limit:
             return ContainerSpan(-1, members)
         pos = ws(text, end).end()  # type: ignore[union-attr]

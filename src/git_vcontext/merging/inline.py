@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ..codecs.json_text import _Member
+    from ..codecs.json_text import Member
 
 
 def is_one_line(text: str) -> bool:
@@ -71,11 +71,11 @@ def _document_span(text: str) -> tuple[int, int]:
     return start, len(text.rstrip("\r\n \t"))
 
 
-def _between_members(members: Sequence[_Member], pos: int) -> bool:
+def _between_members(members: Sequence[Member], pos: int) -> bool:
     return any(pos in (m.start, m.value_end) for m in members)
 
 
-def _inner(members: Sequence[_Member], lo: int, hi: int) -> tuple[int, int] | None:
+def _inner(members: Sequence[Member], lo: int, hi: int) -> tuple[int, int] | None:
     """The value span of the one member whose value holds [lo, hi), if there is one."""
     for m in members:
         if m.value_start <= lo and hi <= m.value_end:
@@ -83,7 +83,7 @@ def _inner(members: Sequence[_Member], lo: int, hi: int) -> tuple[int, int] | No
     return None
 
 
-def _run(members: Sequence[_Member], lo: int, hi: int) -> tuple[int, int] | None:
+def _run(members: Sequence[Member], lo: int, hi: int) -> tuple[int, int] | None:
     """The members overlapping [lo, hi) (keys included), with the separator the window
     reaches into; None when no member overlaps."""
     inside = [i for i, m in enumerate(members) if m.start < hi and lo < m.value_end]
