@@ -47,6 +47,16 @@ def conflicted(repo: Repository, path: str) -> bool:
     return conflicts is not None and path in conflicts
 
 
+def head_commit(repo: Repository) -> str | None:
+    """The id of the commit HEAD points to; None on an unborn branch."""
+    return None if repo.head_is_unborn else str(repo.head.target)
+
+
+def head_is_unborn(repo: Repository) -> bool:
+    """Whether HEAD names a branch with no commit yet (a fresh repository)."""
+    return bool(repo.head_is_unborn)
+
+
 def current_branch(repo: Repository) -> str | None:
     """The short name of the branch checked out, None when HEAD is detached or unborn."""
     if repo.head_is_detached or repo.head_is_unborn:

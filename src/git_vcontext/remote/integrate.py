@@ -10,7 +10,7 @@ from ..branches.ancestry import contains, has_work, start_of
 from ..branches.treemerge import changed_documents
 from ..codecs import ReusedParses
 from ..errors import OperationalError, PushRefused, RefLocked, RefMoved
-from ..gitio import locks, refs
+from ..gitio import locks, refs, run_dir
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
 from ..prepush.mergecheck import only_check_failures
@@ -53,7 +53,7 @@ class BaseRound:
         self.remote, self.base, self.agents = remote, base, agents
         self.settings: Settings = settings(self.repo)
         self.branches = {a: agent_config.agent_branch(self.repo, a) for a in agents}
-        cwd = str(self.repo.workdir or self.repo.path)
+        cwd = run_dir(self.repo)
         self.view = RemoteView(self.repo, cwd, remote, base, list(self.branches.values()))
         self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed)
         self.published: dict[str, Oid] = {}  # agent -> the commit its request names

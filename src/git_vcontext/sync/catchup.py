@@ -10,7 +10,7 @@ from ..clock import now_rfc3339
 from ..errors import Unfinished
 from ..fsio import write_atomic
 from ..gitio import git
-from ..gitio.objects import commit_at
+from ..gitio.objects import commit_at, make_commit, raw_object
 from ..record import record
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def _half_written(repo: Repository, worktree: str, path: str, sha: str) -> bool:
     if data is None:
         return not os.path.lexists(os.path.join(worktree, path))
     try:
-        whole = repo[sha].read_raw()
+        whole = raw_object(repo, sha)
     except (KeyError, ValueError):
         return False
     return len(data) < len(whole) and whole.startswith(data)
@@ -176,8 +176,8 @@ def replay(repo: Repository, chain: list[Commit], old: str, new: Commit, *, bran
                 f"Redo it on those files: git reset --soft {old[:12]} && git commit -C {short}, "
                 "then sync again"
             )
-        made = repo.create_commit(
-            None, commit.author, commit.committer, commit.message, merged.tree, [on.id]
+        made = make_commit(
+            repo, merged.tree, [on.id], commit.message, commit.author, commit.committer
         )
         seen, on = commit.tree, commit_at(repo, made)
     return on.id

@@ -31,9 +31,10 @@ from ..branches.virtualbase import base_tree
 from ..clock import now_rfc3339
 from ..codecs import ReusedParses
 from ..errors import OperationalError, UsageError
-from ..gitio import refs, worktrees
-from ..gitio.objects import commit_at, signature, signatures
+from ..gitio import refs, run_dir, worktrees
+from ..gitio.objects import commit_at, descends, make_commit, merge_base, signature, signatures
 from ..gitio.promisor import no_common_history
+from ..gitio.refs import has_branch
 from ..gitio.settings import merge_settings
 from ..prepush.mergecheck import MergeChecks
 from ..record import record
@@ -250,7 +251,7 @@ class Syncer:
             new = self._planned.get(name, (at, at))[1]
             # a fast-forward to where the merges end (the local commits may have reached the
             # remote's base through an agent branch that holds them)
-            behind = local is not None and (local == new or self.repo.descendant_of(new, local))
+            behind = local is not None and (local == new or descends(self.repo, new, local))
             behind = behind or (local is not None and name in carried)
             problem = None if behind else f"{short} has commits here that {str(new)[:12]} lacks"
             problem = problem or self.blocked(short)
@@ -416,7 +417,7 @@ class Syncer:
         pair = _Pair(agent, branch, base, a)
         if why := self._refused(branch, base, a, b, local=local):
             return pair.stop(REFUSED, message=why)
-        if a == b or repo.descendant_of(b, a):
+        if a == b or descends(repo, b, a):
             return pair  # nothing of the agent's is missing from the base
         logged = None if self._integration is None else self._integration.setdefault(base, {})
         merged_in = self._merge(b, a, integration=logged)
@@ -455,9 +456,9 @@ class Syncer:
         undoes what a sync merge brought."""
         if local and (why := self._busy(branch)):
             return why
-        if self.repo.merge_base(a, b) is None:
+        if merge_base(self.repo, a, b) is None:
             return no_common_history(self.repo, branch, base)
-        if not local or a == b or self.repo.descendant_of(b, a):
+        if not local or a == b or descends(self.repo, b, a):
             return None
         return self.undoing(branch, a, b)
 
@@ -474,8 +475,8 @@ class Syncer:
                 f"base branch {pair.base!r} of agent {pair.agent!r} does not exist"
             )
         merged_back = None
-        if a != b and not repo.descendant_of(a, b):
-            if repo.descendant_of(b, a):  # a is in the base: its data plus a's own forks
+        if a != b and not descends(repo, a, b):
+            if descends(repo, b, a):  # a is in the base: its data plus a's own forks
                 mark = self._marker(pair.documents)  # its work is in the base: merged
                 merged_back = carry_to_agent(
                     repo, commit_at(repo, a).tree, commit_at(repo, b).tree, now=self.now, mark=mark
@@ -522,7 +523,7 @@ class Syncer:
         repo = self.repo
         ours = self.tip(branch)
         result = _Pair("", branch, what)
-        if ours is None or theirs == ours or repo.descendant_of(ours, theirs):
+        if ours is None or theirs == ours or descends(repo, ours, theirs):
             return result.done(UP_TO_DATE)
         merged = self._merge(ours, theirs)
         if not merged.clean or merged.tree is None:
@@ -565,7 +566,7 @@ class Syncer:
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""
         if self._favor is None:
-            self._favor = (merge_settings(cwd=self.repo.workdir or self.repo.path).favor,)
+            self._favor = (merge_settings(cwd=run_dir(self.repo)).favor,)
         return self._favor[0]
 
     def _commit(self, tree: Oid, parents: list[Oid], message: str) -> Oid:
@@ -577,9 +578,9 @@ class Syncer:
         """
         if self.dry_run:
             nobody = signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", time=0)
-            return self.repo.create_commit(None, nobody, nobody, message, tree, parents)
+            return make_commit(self.repo, tree, parents, message, nobody, nobody)
         author, committer = self.signatures()
-        return self.repo.create_commit(None, author, committer, message, tree, parents)
+        return make_commit(self.repo, tree, parents, message, author, committer)
 
     def _marker(self, contributed: Sequence[str]) -> Marker | None:
         """How the agent side marks forks merged: documents whose changes reached the base
@@ -693,7 +694,7 @@ def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> l
     if not names:
         raise UsageError("name the agents to sync, or pass --all")
     for name in names:
-        if repo.branches.local.get(agents.agent_branch(repo, name)) is None:
+        if not has_branch(repo, agents.agent_branch(repo, name)):
             raise OperationalError(
                 f"no branch {agents.agent_branch(repo, name)} for agent {name!r}"
             )

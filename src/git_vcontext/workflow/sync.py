@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
 from ..errors import Unfinished
-from ..gitio import operands
+from ..gitio import operands, work_tree
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
 from ..prepush.mergecheck import only_check_failures
@@ -60,7 +60,7 @@ def sync(
     with the commands to run next (the MCP server says its own). Shared by the command and
     the MCP server. A full disk or a read-only repository is said as such
     (``gitio.storage``)."""
-    where = [str(common_dir(repo))] + ([repo.workdir] if repo.workdir else [])
+    where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
     with explained(where, "sync"):
         return _sync(
             repo,
