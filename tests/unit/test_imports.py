@@ -253,6 +253,83 @@ def test_only_gitio_imports_pygit2_at_run_time() -> None:
     assert [str(i) for i in _outside_gitio(("pygit2",))] == []
 
 
+def _pygit2_api(tmp: Path) -> tuple[set[str], set[str]]:
+    """What pygit2 offers: a Repository's attributes (methods, properties and the collections
+    it sets on each instance), and the methods of its other objects whose names neither a
+    builtin type, ``Path`` nor this package uses."""
+    import pygit2
+
+    repo = pygit2.init_repository(str(tmp))
+    kinds = (pygit2.Index, pygit2.Commit, pygit2.Tree, pygit2.Blob, pygit2.Reference,
+             pygit2.Object, pygit2.Odb, pygit2.Walker, pygit2.Config, pygit2.TreeBuilder,
+             pygit2.Diff, pygit2.Patch, pygit2.Branch, pygit2.Remote, type(repo.references),
+             type(repo.branches), type(repo.remotes))  # fmt: skip
+    methods = {n for kind in kinds for n in dir(kind) if callable(getattr(kind, n, None))}
+    common = {n for kind in (dict, list, str, bytes, set, tuple, int, Path) for n in dir(kind)}
+    ours = {  # the package's own names, but gitio's, which are named after what they wrap
+        node.name
+        for name, path in SOURCES.items()
+        if not name.startswith(GITIO)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    api = {name for name in dir(repo) if not name.startswith("_")}
+    return api, {n for n in methods - common - ours if not n.startswith("_")}
+
+
+def _is_repo(node: ast.expr) -> bool:
+    """A Repository, as every module names one: ``repo``, ``self.repo``, ``ctx.repo``."""
+    return (isinstance(node, ast.Name) and node.id == "repo") or (
+        isinstance(node, ast.Attribute) and node.attr == "repo"
+    )
+
+
+def _pygit2_calls(path: Path, repo_api: set[str], methods: set[str]) -> list[str]:
+    """Attributes of a Repository used (``repo.index``, ``repo.create_commit(...)``),
+    ``repo[...]``, and calls of other pygit2 objects' methods (``index.write_tree(...)``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and _is_repo(node.value) and node.attr in repo_api:
+            found.append(f"{relative(path)}:{node.lineno}: repo.{node.attr}")
+        elif isinstance(node, ast.Subscript) and _is_repo(node.value):
+            found.append(f"{relative(path)}:{node.lineno}: repo[...]")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in methods
+        ):
+            found.append(f"{relative(path)}:{node.lineno}: .{node.func.attr}(...)")
+    return found
+
+
+def test_only_gitio_calls_pygit2(tmp_path: Path) -> None:
+    """Not only the imports: outside gitio nothing calls a Repository's methods or reads
+    its index, references, config, branches or paths, and nothing calls what only pygit2's
+    objects have (``write_tree``, ``peel``, ``read_raw``, …); gitio's functions do."""
+    repo_api, methods = _pygit2_api(tmp_path)
+    found = [
+        call
+        for name, path in SOURCES.items()
+        if not (name == GITIO or name.startswith(GITIO + "."))
+        for call in _pygit2_calls(path, repo_api, methods)
+    ]
+    assert found == []
+
+
+def test_the_pygit2_call_check_can_fail(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "def f(repo, index, ctx):\n"
+        "    repo.index.read()\n"
+        "    ctx.repo.create_commit(None, a, a, 'm', t, [])\n"
+        "    blob = repo[oid]\n"
+        "    return index.write_tree(repo), repo.top, ctx.name\n"
+    )
+    repo_api, methods = _pygit2_api(tmp_path / "repo")
+    found = [f.split(": ", 1)[1] for f in _pygit2_calls(probe, repo_api, methods)]
+    assert sorted(found) == [".write_tree(...)", "repo.create_commit", "repo.index", "repo[...]"]
+
+
 def test_only_gitio_and_the_listed_commands_run_programs() -> None:
     found = {i.file for i in _outside_gitio(("subprocess",))}
     listed = {SOURCES[name].relative_to(SOURCES["git_vcontext"].parent).as_posix()
