@@ -22,12 +22,12 @@ from helpers.mcp_support import in_process, run, text
 from helpers.run import run_git
 from helpers.write_path import (
     A1_TRON,
+    A3_TRON,
     AGENT,
     BOM_JSON,
     COMPACT_JSON,
     COMPACT_PLAN,
     COMPACT_PLAN_TRON,
-    A3_TRON,
     EPOCH,
     MINIMAL_PLAN_TRON,
     MINIMAL_PLAYBOOK_TRON,
@@ -95,7 +95,8 @@ def test_write_path_tron_status_change_is_one_class_row_in_the_spec_minimal_todo
     assert not [line for _, line in diff.added if "{" in line], after  # no {} among classes
     assert [n for n, line in diff.removed if line.startswith("todoList:")] == []
     entry = [line for _, line in diff.added if f'"{WHEN}"' in line and "update" in line]
-    assert len(entry) == 1 and CLASS_ROW.match(entry[0]), after  # the Change: one class row
+    assert len(entry) == 1, after
+    assert CLASS_ROW.match(entry[0]), after  # the Change: one class row
     assert "status pending → inProgress" in entry[0]
     data = gv.load(str(path)).data
     assert data["todoList"]["sequence"] == 1
@@ -120,7 +121,8 @@ def test_write_path_tron_adding_a_todo_keeps_the_header_and_writes_a_class_row(
     assert removed == ['  TodoItem("Write API documentation", "pending")', "])"], after
     assert "todoList: TodoList([" in after
     new_row = [line for _, line in diff.added if "Add rate limiting" in line]
-    assert len(new_row) == 1 and CLASS_ROW.match(new_row[0]), after
+    assert len(new_row) == 1, after
+    assert CLASS_ROW.match(new_row[0]), after
     assert not [line for _, line in diff.added if "{" in line], after
     lines = after.splitlines()
     assert max(map(len, lines)) < 200, after  # well laid out: no list on one line
@@ -164,10 +166,12 @@ def test_write_path_tron_one_argument_a_line_keeps_every_class(
     diff = raw_diff(git_repo, "todo.vcontext.tron")
     markers = ['"t1",', '"t2",', '"t3",']
     assert_only_the_item_changed(before, diff, markers, '"t2",', most=2)
-    assert "todoList: TodoList(" in after and after.count("TodoItem(") == 3
+    assert "todoList: TodoList(" in after
+    assert after.count("TodoItem(") == 3
     assert not [line for _, line in diff.added if re.match(r"\s*\{", line)], after
     entry = [line for _, line in diff.added if f'"{WHEN}"' in line and "blocked" in line]
-    assert len(entry) == 1 and CLASS_ROW.match(entry[0]), after
+    assert len(entry) == 1, after
+    assert CLASS_ROW.match(entry[0]), after
     assert diff.size <= 16, after  # the bookkeeping stays a few lines
     _valid(path)
 
@@ -257,7 +261,8 @@ def test_write_path_json_compact_plan_new_members_on_their_own_lines(git_repo: P
     agent = f'{{"id": "{AGENT}", "type": "aiAgent"}}'
     assert path.read_text() == (
         '{"vContextInfo": {"version": "0.4"},\n'
-        ' "plan": {"id": "release", "title": "Release 1.0", "status": "inProgress", "sequence": 5,\n'
+        ' "plan": {"id": "release", "title": "Release 1.0", "status": "inProgress", '
+        '"sequence": 5,\n'
         '  "items": [\n'
         '   {"id": "p1", "title": "Parser", "status": "completed"},\n'
         '   {"id": "p2", "title": "Docs", "status": "blocked"}],\n'
@@ -288,7 +293,8 @@ def test_write_path_json_corpus_compact_plan_one_row_and_bookkeeping(
     assert_one_row_changed(before, after, diff, titles, titles[2])
     for key in ("sequence", "updated", "lastModifiedBy", "changeLog"):
         assert re.search(rf'^    "{key}": ', after, re.MULTILINE), (key, after)
-    assert "}], " not in after and '], "' not in after
+    assert "}], " not in after
+    assert '], "' not in after
     assert diff.size <= 10, after
 
 
@@ -459,9 +465,11 @@ def test_write_path_item_metadata_follows_an_item_edit(git_repo: Path) -> None:
     fresh = {"updated": WHEN, "lastModifiedBy": {"id": AGENT, "type": "aiAgent"}}
     assert {k: items[0][k] for k in fresh} == fresh
     assert items[0]["sequence"] == 9  # the list's sequence after the second write
-    assert items[1]["updated"] == stale["updated"] and items[1]["sequence"] == 3  # untouched
+    assert items[1]["updated"] == stale["updated"]
+    assert items[1]["sequence"] == 3
     item = json.loads(plan.read_text())["plan"]["items"][0]
-    assert {k: item[k] for k in fresh} == fresh and item["sequence"] == 10
+    assert {k: item[k] for k in fresh} == fresh
+    assert item["sequence"] == 10
 
 
 def test_write_path_messages_say_what_changed_from_what(git_repo: Path) -> None:
@@ -485,7 +493,8 @@ def test_write_path_messages_say_what_changed_from_what(git_repo: Path) -> None:
         ],
     )
     said = [text(r) for r in results]
-    assert "status inProgress → completed" in said[0] and "title A → B" in said[0], said
+    assert "status inProgress → completed" in said[0], said
+    assert "title A → B" in said[0], said
     assert "status pending → blocked" in said[1], said
     assert "status inProgress → completed" in said[2], said
     assert "title Release 1.0 → Done" in said[2], said
