@@ -1,0 +1,141 @@
+"""A wrong or missing bearer token over HTTP: 401 that says why and how to send it.
+
+PRODUCT.md, "The write path, as an agent and a reviewer see it": the answer carries
+``WWW-Authenticate: Bearer error="invalid_token"`` (RFC 6750) and a JSON body saying how
+to send the token, so a client that tries OAuth on a bare 401 (the MCP Inspector does)
+shows the reason instead. Only 127.0.0.1 is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from helpers.mcp_support import documents_repo
+from helpers.run import cli_path
+
+NPM_CACHE = os.environ.get("NPM_CONFIG_CACHE") or os.path.expanduser("~/.npm")  # before HOME moves
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
+
+
+@contextmanager
+def serving(repo: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    proc = subprocess.Popen(
+        [*cli_path(), "mcp", "--http", "127.0.0.1:0", *args],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        found = re.search(r"at (http://\S+/mcp)", line)
+        assert found, line + proc.stderr.read()
+        yield found.group(1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def _post(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(INITIALIZE).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return int(response.status), dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return int(exc.code), dict(exc.headers), exc.read()
+
+
+def test_mcp_http_401_says_invalid_token_and_how_to_send_it(git_repo: Path) -> None:
+    repo = documents_repo(git_repo)
+    with serving(repo, "--token-env", "MCP_TOKEN", env={"MCP_TOKEN": "s3cret"}) as url:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic eDp5"}):
+            status, got, body = _post(url, headers)
+            assert status == 401, headers
+            challenge = {k.lower(): v for k, v in got.items()}["www-authenticate"]
+            assert challenge.startswith("Bearer "), challenge
+            assert 'error="invalid_token"' in challenge, challenge
+            assert {k.lower(): v for k, v in got.items()}["content-type"].startswith(
+                "application/json"
+            )
+            said = json.loads(body)
+            assert said["error"] == "invalid_token"
+            assert "Authorization: Bearer" in said["error_description"]
+            assert "MCP_TOKEN" in said["error_description"]  # where the server reads it
+            assert "s3cret" not in body.decode()
+        status, _, _ = _post(url, {"Authorization": "Bearer s3cret"})
+        assert status == 200
+
+
+def test_mcp_http_inspector_shows_why_a_wrong_token_is_refused(git_repo: Path) -> None:
+    """The MCP Inspector's CLI with a wrong token reports the server's reason, not
+    "Interactive OAuth requires a TTY"."""
+    npx = shutil.which("npx")
+    if npx is None:
+        pytest.skip("npx (Node.js) is not installed")
+    repo = documents_repo(git_repo)
+    with serving(repo, "--token-env", "MCP_TOKEN", env={"MCP_TOKEN": "s3cret"}) as url:
+        command = [
+            npx,
+            "-y",
+            "@modelcontextprotocol/inspector@2",
+            "--cli",
+            url,
+            "--transport",
+            "http",
+            "--header",
+            "Authorization: Bearer wrong",
+            "--method",
+            "tools/list",
+        ]
+        try:
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                stdin=subprocess.DEVNULL,
+                env={
+                    **os.environ,
+                    "npm_config_update_notifier": "false",
+                    "npm_config_cache": NPM_CACHE,
+                },
+            )
+        except subprocess.TimeoutExpired:
+            pytest.skip("the MCP Inspector did not start within 300 s")
+    if done.returncode != 0 and "npm" in done.stderr and "ERR!" in done.stderr:
+        pytest.skip(f"npx could not fetch the MCP Inspector: {done.stderr.strip()[-200:]}")
+    assert done.returncode != 0
+    assert "TTY" not in done.stderr, done.stderr
+    assert "invalid_token" in done.stderr or "Authorization: Bearer" in done.stderr, done.stderr
