@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import urllib.error
 import urllib.request
@@ -19,12 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
+from helpers.inspector import run_inspector
 from helpers.mcp_support import documents_repo
 from helpers.run import cli_path
 
-NPM_CACHE = os.environ.get("NPM_CONFIG_CACHE") or os.path.expanduser("~/.npm")  # before HOME moves
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -101,16 +98,9 @@ def test_mcp_http_401_says_invalid_token_and_how_to_send_it(git_repo: Path) -> N
 def test_mcp_http_inspector_shows_why_a_wrong_token_is_refused(git_repo: Path) -> None:
     """The MCP Inspector's CLI with a wrong token reports the server's reason, not
     "Interactive OAuth requires a TTY"."""
-    npx = shutil.which("npx")
-    if npx is None:
-        pytest.skip("npx (Node.js) is not installed")
     repo = documents_repo(git_repo)
     with serving(repo, "--token-env", "MCP_TOKEN", env={"MCP_TOKEN": "s3cret"}) as url:
-        command = [
-            npx,
-            "-y",
-            "@modelcontextprotocol/inspector@2",
-            "--cli",
+        done = run_inspector(
             url,
             "--transport",
             "http",
@@ -118,24 +108,7 @@ def test_mcp_http_inspector_shows_why_a_wrong_token_is_refused(git_repo: Path) -
             "Authorization: Bearer wrong",
             "--method",
             "tools/list",
-        ]
-        try:
-            done = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                stdin=subprocess.DEVNULL,
-                env={
-                    **os.environ,
-                    "npm_config_update_notifier": "false",
-                    "npm_config_cache": NPM_CACHE,
-                },
-            )
-        except subprocess.TimeoutExpired:
-            pytest.skip("the MCP Inspector did not start within 300 s")
-    if done.returncode != 0 and "npm" in done.stderr and "ERR!" in done.stderr:
-        pytest.skip(f"npx could not fetch the MCP Inspector: {done.stderr.strip()[-200:]}")
+        )
     assert done.returncode != 0
     assert "TTY" not in done.stderr, done.stderr
     assert "invalid_token" in done.stderr or "Authorization: Bearer" in done.stderr, done.stderr

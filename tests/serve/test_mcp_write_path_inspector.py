@@ -13,8 +13,6 @@ node or the npm registry.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.inspector import run_inspector
 from helpers.mcp_support import run, stdio_params, text
 from helpers.run import cli_path
 from helpers.write_path import (
@@ -36,9 +35,6 @@ from helpers.write_path import (
     commit_all,
     raw_diff,
 )
-
-INSPECTOR = "@modelcontextprotocol/inspector@2"
-NPM_CACHE = os.environ.get("NPM_CONFIG_CACHE") or os.path.expanduser("~/.npm")  # before HOME moves
 
 pytestmark = pytest.mark.corpus
 
@@ -175,30 +171,9 @@ def _judge(git_repo: Path, case: Case, before: str) -> None:
 
 
 def _inspector(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    npx = shutil.which("npx")
-    if npx is None:
-        pytest.skip("npx (Node.js) is not installed")
-    command = [npx, "-y", INSPECTOR, "--cli", *cli_path(), "mcp", "--agent", AGENT, *args]
-    try:
-        done = subprocess.run(
-            command,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            stdin=subprocess.DEVNULL,
-            env={
-                **os.environ,
-                "SOURCE_DATE_EPOCH": EPOCH,
-                "npm_config_cache": NPM_CACHE,
-                "npm_config_update_notifier": "false",
-            },
-        )
-    except subprocess.TimeoutExpired:
-        pytest.skip("the MCP Inspector did not start within 300 s (npm registry too slow?)")
-    if done.returncode != 0 and "npm" in done.stderr and "ERR!" in done.stderr:
-        pytest.skip(f"npx could not fetch the MCP Inspector: {done.stderr.strip()[-200:]}")
-    return done
+    return run_inspector(
+        *cli_path(), "mcp", "--agent", AGENT, *args, cwd=cwd, env={"SOURCE_DATE_EPOCH": EPOCH}
+    )
 
 
 def _plan_id(case: Case, git_repo: Path) -> dict[str, str]:
