@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from git_vcontext.codecs import parse
-from git_vcontext.serve import setup
-from git_vcontext.serve.service import Options
-from git_vcontext.serve.tools import call
+from git_vcontext.mcp_server import startup as setup
+from git_vcontext.mcp_server.service import Options
+from git_vcontext.mcp_server.tools.dispatch import call
 from helpers.run import run_cli, run_git
 
 pytestmark = pytest.mark.corpus

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..clock import now_rfc3339
-from ..edits.stamp import Refused, Stamp
+from ..edits.stamp import Refused, Stamp, Unchanged
 from .catalog import NOUN, SEGMENT, Catalog, Entry
 from .files import inside
 from .gitside import DEFAULT_AGENT, GitSide
@@ -112,8 +112,13 @@ class Service:
     def apply(
         self, tool: str, target: Target, edit: Callable[[Any], Any]
     ) -> tuple[Any, dict[str, Any]]:
-        """Write one todo or plan edit; the outcome and its structured answer."""
-        outcome, written = self.writer.write(target, edit, self.message(tool, target.rel))
+        """Write one todo or plan edit; the outcome and its structured answer (``Unchanged``,
+        naming the document, when the edit changes nothing)."""
+        try:
+            outcome, written = self.writer.write(target, edit, self.message(tool, target.rel))
+        except Unchanged as exc:
+            exc.rel = target.rel
+            raise
         return outcome, self.outcome(outcome, target.rel, written)
 
     def edit(

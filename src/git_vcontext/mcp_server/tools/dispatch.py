@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...edits.stamp import Refused
+from ...edits.stamp import Refused, Unchanged
 from ...errors import VContextError
 from ..service import Answer, Service
 from . import (
@@ -65,10 +65,24 @@ def call(svc: Service, name: str, args: Any) -> Answer:
         if spec is None or spec not in offered(svc):
             raise Refused("unknown-tool", f"unknown tool {name!r}")
         return IMPLEMENTATIONS[name](svc, _numbers(spec, checked(spec, args)))
+    except Unchanged as exc:
+        return unchanged(exc)
     except Refused as exc:
         return refusal(exc.kind, exc.one_line())
     except VContextError as exc:
         return refusal("refused", exc.one_line())
+
+
+def unchanged(exc: Unchanged) -> Answer:
+    """A write that would change nothing: said, as a success; nothing written."""
+    where = f" in {exc.rel}" if exc.rel else ""
+    data: dict[str, Any] = {"id": exc.item_id, "changed": False, "sequence": exc.sequence}
+    if exc.item is not None:
+        data["item"] = exc.item
+    if exc.rel:
+        data["document"] = {"path": exc.rel}
+    text = f"No change: {exc.what}{where}; nothing written (sequence {exc.sequence})"
+    return Answer(text, data)
 
 
 def refusal(kind: str, line: str) -> Answer:

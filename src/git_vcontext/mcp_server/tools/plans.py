@@ -61,8 +61,9 @@ def update_plan(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
     entry = svc.document(KIND, args["id"])
     fields: dict[str, Any] = {k: args[k] for k in ("title", "status", "narratives") if k in args}
-    _, out = svc.edit("vbrief_update_plan", entry, args, plans.update, fields)
-    return sequenced(f"Updated plan {entry.id}: {', '.join(fields)}", out)
+    outcome, out = svc.edit("vbrief_update_plan", entry, args, plans.update, fields)
+    what = outcome.change.description.removeprefix("updated ")
+    return sequenced(f"Updated plan {entry.id}: {what}", out)
 
 
 def add_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
@@ -90,5 +91,5 @@ def update_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
     fields: dict[str, Any] = {k: args[k] for k in ("title", "status") if k in args}
     tool = "vbrief_update_plan_item"
     outcome, out = svc.edit(tool, entry, args, plans.update_item, args["itemId"], fields)
-    what = f"{outcome.item_id} of plan {entry.id}: {', '.join(fields)}"
-    return sequenced(f"Updated plan item {what}", out)
+    what = outcome.change.description.split(": ", 1)[-1]
+    return sequenced(f"Updated plan item {outcome.item_id} of plan {entry.id}: {what}", out)
