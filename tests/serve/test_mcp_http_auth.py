@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
+import select
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from helpers.inspector import run_inspector
+from helpers.inspector import NPM_CACHE, inspector_command, run_inspector
 from helpers.mcp_support import documents_repo
 from helpers.run import cli_path
 
@@ -95,20 +98,40 @@ def test_mcp_http_401_says_invalid_token_and_how_to_send_it(git_repo: Path) -> N
         assert status == 200
 
 
+def _in_a_terminal(command: list[str], timeout: float = 120) -> str:
+    """What ``command`` prints on a pseudo-terminal (as a person runs it), until it ends."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command, with the pty as its terminal
+        env = {**os.environ, "TERM": "dumb", "npm_config_cache": NPM_CACHE}
+        os.execvpe(command[0], command, {**env, "npm_config_update_notifier": "false"})
+    screen = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            screen += chunk
+    os.waitpid(pid, 0)
+    return screen.decode("utf-8", "replace")
+
+
 def test_mcp_http_inspector_shows_why_a_wrong_token_is_refused(git_repo: Path) -> None:
-    """The MCP Inspector's CLI with a wrong token reports the server's reason, not
-    "Interactive OAuth requires a TTY"."""
+    """The MCP Inspector's CLI with a wrong token: run by a person (a terminal), it tries
+    OAuth and reports the server's reason; run non-interactively as its own message
+    advises (``--stored-auth-only``), it reports the reason too, never a bare 401."""
     repo = documents_repo(git_repo)
     with serving(repo, "--token-env", "MCP_TOKEN", env={"MCP_TOKEN": "s3cret"}) as url:
-        done = run_inspector(
-            url,
-            "--transport",
-            "http",
-            "--header",
-            "Authorization: Bearer wrong",
-            "--method",
-            "tools/list",
-        )
-    assert done.returncode != 0
-    assert "TTY" not in done.stderr, done.stderr
-    assert "invalid_token" in done.stderr or "Authorization: Bearer" in done.stderr, done.stderr
+        args = [url, "--transport", "http", "--header", "Authorization: Bearer wrong"]
+        done = run_inspector(*args, "--method", "tools/list", "--stored-auth-only")
+        assert done.returncode != 0
+        assert "invalid_token" in done.stdout + done.stderr
+        assert "Authorization: Bearer" in done.stdout + done.stderr
+        screen = _in_a_terminal([*inspector_command(), "--cli", *args, "--method", "tools/list"])
+    assert "requires a TTY" not in screen, screen
+    assert "invalid_token" in screen, screen
+    assert "MCP_TOKEN" in screen, screen
