@@ -27,6 +27,7 @@ from helpers.sync_repos import (
 # -- log --full-history ----------------------------------------------------------------------
 
 
+@pytest.mark.xfail(strict=True, reason="issue 27: log --full-history: not built yet")
 def test_log_full_history_shows_a_change_a_merge_dropped(git_repo: Path) -> None:
     """A side branch completes t1; the merge keeps main's t1 (``-s ours``). Plain ``log``
     simplifies the history as git does (the merge equals main: the side is not walked);
@@ -58,6 +59,7 @@ def test_log_full_history_shows_a_change_a_merge_dropped(git_repo: Path) -> None
     assert full.index(merge) < full.index(side)  # newest first
 
 
+@pytest.mark.xfail(strict=True, reason="issue 27: log --full-history: not built yet")
 def test_log_full_history_is_in_the_help() -> None:
     proc = run_cli("log", "--help")
     assert b"--full-history" in proc.stdout
@@ -66,6 +68,7 @@ def test_log_full_history_is_in_the_help() -> None:
 # -- status --format dot|mermaid ------------------------------------------------------------
 
 
+@pytest.mark.xfail(strict=True, reason="issue 27: status pictures exit 0: not built yet")
 @pytest.mark.parametrize("fmt", ["dot", "mermaid"])
 def test_status_picture_exits_0_when_it_draws_1_only_with_exit_code(
     git_repo: Path, fmt: str
@@ -84,6 +87,10 @@ def test_status_picture_exits_0_when_it_draws_1_only_with_exit_code(
 
 
 # -- the agent map's conflict label ---------------------------------------------------------
+
+LABEL_NOT_BUILT = pytest.mark.xfail(
+    strict=True, reason="issue 27: conflict label clear of edges: not built yet"
+)
 
 
 def _points(draw: list[dict[str, Any]]) -> list[tuple[float, float]]:
@@ -144,7 +151,14 @@ def _overlaps(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-@pytest.mark.parametrize("case", ["agents", "three-agents", "agent-and-base"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "agents",
+        pytest.param("three-agents", marks=LABEL_NOT_BUILT),
+        pytest.param("agent-and-base", marks=LABEL_NOT_BUILT),
+    ],
+)
 def test_status_dot_conflict_label_overlaps_no_edge_and_no_node(git_repo: Path, case: str) -> None:
     """The red conflict labels are drawn clear of every edge (their own included) and node:
     two agents, three agents that all conflict, an agent and its base."""

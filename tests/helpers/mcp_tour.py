@@ -56,17 +56,18 @@ def _ok(result: Any) -> dict[str, Any]:
 
 
 async def read_every_resource(client: Any) -> dict[str, str]:
-    """Read each listed resource; its content's mime type is the listed one (the file's
-    format: the todo list is JSON, the release plan TRON)."""
+    """Read each listed resource; its first content's mime type is the listed one, JSON
+    whatever the file's format (the release plan is TRON), and it parses as JSON."""
     listed = {r.uri: r.mime_type for r in (await client.list_resources()).resources}
     for uri in ("vbrief://todos/current", "vbrief://plans/current", "vbrief://playbook"):
         assert uri in listed, sorted(listed)
-    assert listed["vbrief://plans/release"] == "text/x-tron"
+    assert listed["vbrief://plans/release"] == "application/json"
     assert listed["vbrief://todos/current"] == "application/json"
     read: dict[str, str] = {}
     for uri, mime in listed.items():
         contents = (await client.read_resource(uri)).contents[0]
         assert contents.mime_type == mime, uri
+        json.loads(contents.text)
         read[uri] = contents.text
     for kind in ("rule", "rules", "learning", "strategies", "warning", "note"):
         view = json.loads(text(await client.read_resource(f"vbrief://playbook/{kind}")))

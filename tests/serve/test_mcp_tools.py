@@ -7,6 +7,7 @@ PRODUCT.md, "MCP server (seed 003)": seed 003's tools with its parameters, optio
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -382,7 +383,10 @@ def test_mcp_document_that_no_longer_parses_is_named_with_its_position(repo: Pat
             )
             assert "does not parse" in line
             read = await client.read_resource("vbrief://todos/current")
-            assert text(read) == broken  # the text is still served as it is
+            served = json.loads(text(read))  # still JSON: the error named, the text as it is
+            assert served["path"] == "todo.vcontext.json"
+            assert "todo.vcontext.json:" in served["error"]
+            assert served["text"] == broken
 
     run(main)
     assert (repo / "todo.vcontext.json").read_text() == broken

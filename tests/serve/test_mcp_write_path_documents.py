@@ -192,6 +192,10 @@ def test_write_path_resources_are_json_whatever_the_format_tron_on_request(
 # -- learnings -------------------------------------------------------------------------------
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 27: add_learning keeps the guidance it does not replace: not built yet",
+)
 def test_write_path_add_learning_keeps_the_guidance_it_does_not_replace_json(
     git_repo: Path,
 ) -> None:
@@ -229,6 +233,10 @@ def test_write_path_add_learning_keeps_the_guidance_it_does_not_replace_json(
     assert b"Truncate in place." in shown.stdout
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 27: add_learning keeps the guidance it does not replace: not built yet",
+)
 def test_write_path_add_learning_keeps_a_text_entry_text_in_tron(
     git_repo: Path, shared_dir: Path
 ) -> None:
@@ -260,6 +268,9 @@ def test_write_path_add_learning_keeps_a_text_entry_text_in_tron(
 # -- seed 003: categories, the seed's own call, forks, formats, ids, pointers -----------------
 
 
+@pytest.mark.xfail(
+    strict=True, reason="issue 27: seed 003 add_learning({category, content}): not built yet"
+)
 def test_write_path_seed_add_learning_with_category_and_content(git_repo: Path) -> None:
     """The seed's example ``vbrief_add_learning({category, title, content, tags})``: an
     entry of the category's kind (patterns → learning), a readable targetId, and
@@ -298,6 +309,10 @@ def test_write_path_seed_add_learning_with_category_and_content(git_repo: Path) 
     assert json.loads(sections["decisions"].contents[0].text)["entries"] == []
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 27: VCONTEXT_FORMAT / vcontext.format for new documents: not built yet",
+)
 @pytest.mark.parametrize("how", ["env", "config"])
 def test_write_path_new_documents_take_vcontext_format(
     git_repo: Path, monkeypatch: pytest.MonkeyPatch, how: str
@@ -326,6 +341,7 @@ def test_write_path_new_documents_take_vcontext_format(
     assert gv.load(str(git_repo / ".vcontext" / "todo.tron")).format == "tron"
 
 
+@pytest.mark.xfail(strict=True, reason="issue 27: readable plan ids: not built yet")
 def test_write_path_plan_ids_are_readable_and_unique(git_repo: Path) -> None:
     """``vbrief_create_plan`` ids: ``plan-<slug of the title>``, unique."""
     results = _calls(
@@ -365,6 +381,7 @@ def test_write_path_items_without_ids_by_json_pointer(git_repo: Path, shared_dir
     assert [i["title"] for i in items] == ["Write the API docs"]
 
 
+@pytest.mark.xfail(strict=True, reason="issue 27: fork tools over MCP: not built yet")
 def test_write_path_fork_tools_fork_and_merge_as_the_cli_does(git_repo: Path) -> None:
     """``vbrief_create_fork`` makes the serving agent's branch (as ``git vcontext fork``);
     ``vbrief_merge_fork``, with no argument, syncs that fork and its base (as ``sync``)."""
@@ -395,6 +412,7 @@ def test_write_path_fork_tools_fork_and_merge_as_the_cli_does(git_repo: Path) ->
     assert json.loads(shown)["todoList"]["items"][0]["status"] == "completed"
 
 
+@pytest.mark.xfail(strict=True, reason="issue 27: fork tools over MCP: not built yet")
 def test_write_path_merge_fork_returns_conflicts_as_data(git_repo: Path) -> None:
     """Both sides set the same status differently: ``vbrief_merge_fork`` stops with the
     conflicts as data (ids, pointers, the resolve calls to make), as ``vcontext_sync``."""
@@ -452,6 +470,7 @@ def _untyped(schema: Any, where: str) -> list[str]:
     return out
 
 
+@pytest.mark.xfail(strict=True, reason="issue 27: typed tool schemas: not built yet")
 def test_write_path_every_tool_argument_is_typed(git_repo: Path) -> None:
     """Every argument of every tool has a type (``vcontext_resolve``'s ``value``: any JSON
     value, spelled as typed branches), so strict clients take the schemas as they are."""

@@ -9,15 +9,9 @@ from ..edits.learnings import KINDS, query
 from ..playbook.view import playbook_view
 from .catalog import Entry
 from .service import Service
+from .uris import CATEGORIES
 
-CATEGORY_KINDS = {
-    "strategies": "strategy",
-    "decisions": "rule",
-    "patterns": "learning",
-    "gotchas": "warning",
-    "notes": "note",
-}
-"""Seed 003's learning categories and the playbook kinds they are written as."""
+CATEGORY_KINDS = CATEGORIES
 
 TOOLS_HINT = (
     "Keep them current with the tools: vbrief_update_todo (status as you go), "
