@@ -192,10 +192,6 @@ def test_write_path_resources_are_json_whatever_the_format_tron_on_request(
 # -- learnings -------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 27: add_learning keeps the guidance it does not replace: not built yet",
-)
 def test_write_path_add_learning_keeps_the_guidance_it_does_not_replace_json(
     git_repo: Path,
 ) -> None:
@@ -233,10 +229,6 @@ def test_write_path_add_learning_keeps_the_guidance_it_does_not_replace_json(
     assert b"Truncate in place." in shown.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 27: add_learning keeps the guidance it does not replace: not built yet",
-)
 def test_write_path_add_learning_keeps_a_text_entry_text_in_tron(
     git_repo: Path, shared_dir: Path
 ) -> None:
@@ -268,9 +260,6 @@ def test_write_path_add_learning_keeps_a_text_entry_text_in_tron(
 # -- seed 003: categories, the seed's own call, forks, formats, ids, pointers -----------------
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 27: seed 003 add_learning({category, content}): not built yet"
-)
 def test_write_path_seed_add_learning_with_category_and_content(git_repo: Path) -> None:
     """The seed's example ``vbrief_add_learning({category, title, content, tags})``: an
     entry of the category's kind (patterns → learning), a readable targetId, and
@@ -307,6 +296,32 @@ def test_write_path_seed_add_learning_with_category_and_content(git_repo: Path) 
     assert len(json.loads(sections["gotchas"].contents[0].text)["entries"]) == 1
     assert json.loads(sections["strategies"].contents[0].text)["entries"] == []
     assert json.loads(sections["decisions"].contents[0].text)["entries"] == []
+
+
+def test_write_path_add_learning_refuses_what_a_new_entry_lacks_in_one_line(
+    git_repo: Path,
+) -> None:
+    """Without a schema's ``required``, a new entry still needs a kind (or category), a name
+    (targetId, title or content) and guidance (narrative or content): each lack is one line,
+    and nothing is written; an unknown category names the ones there are."""
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("vbrief_add_learning", {}),
+        ("vbrief_add_learning", {"category": "patterns"}),
+        ("vbrief_add_learning", {"targetId": "x", "narrative": {"Overview": "y"}}),
+        ("vbrief_add_learning", {"targetId": "x", "kind": "rule"}),
+        ("vbrief_add_learning", {"category": "ideas", "content": "z"}),
+        ("vbrief_add_learning", {"category": "gotchas", "kind": "rule", "content": "z"}),
+    ]
+    results = _calls(git_repo, calls)
+    for result in results:
+        assert result.is_error
+        assert "\n" not in text(result)
+    assert "title or content" in text(results[1])
+    assert "needs a kind" in text(results[2])
+    assert "narrative or content" in text(results[3])
+    assert "strategies, decisions, patterns, gotchas" in text(results[4])
+    assert "'warning'" in text(results[5])
+    assert not (git_repo / ".vcontext").exists()
 
 
 @pytest.mark.xfail(

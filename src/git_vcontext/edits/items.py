@@ -97,6 +97,23 @@ def fresh_id(prefix: str, taken: set[str], entropy: str) -> str:
     raise Refused("no-id", "could not find a free id")  # pragma: no cover - 1000 collisions
 
 
+def slug_id(text: str, taken: set[str], *, prefix: str = "", words: int = 8) -> str | None:
+    """A readable id from ``text`` (``Release 1.0: the parser!`` → ``release-1-0-the-parser``),
+    ``prefix-`` before it, ``-2``, ``-3``... after it when taken; None when ``text`` has no
+    letter or digit (ASCII letters and digits only: an id must stay a plain id)."""
+    parts = re.findall(r"[a-z0-9]+", text.lower())[:words]
+    if not parts:
+        return None
+    base = (prefix + "-" if prefix else "") + "-".join(parts)
+    base = base[:60].rstrip("-")
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
+
+
 def client_id(value: Any, taken: set[str], what: str) -> str:
     """An id the client chose: kept when it is a plain id and not taken yet, else refused."""
     if not isinstance(value, str) or not _SAFE_ID.fullmatch(value) or ".." in value:

@@ -5,20 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from ..edits.learnings import CATEGORIES
 from ..edits.stamp import Refused
 
 SCHEME = "vbrief://"
 KIND_OF = {"todos": "todoList", "plans": "plan", "playbooks": "playbook"}
-CATEGORIES = {
-    "strategies": "strategy",
-    "decisions": "rule",
-    "patterns": "learning",
-    "gotchas": "warning",
-    "notes": "note",
-}
-"""Seed 003's learning categories and the playbook entry kinds they are (README, "Agents
-over MCP"): a decision is a rule agents follow, a pattern a learning, a gotcha a warning."""
-
 VIEW_KINDS = {
     "strategy": "strategy",
     "strategies": "strategy",

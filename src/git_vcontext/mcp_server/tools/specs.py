@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...edits.learnings import KINDS
+from ...edits.learnings import CATEGORIES, KINDS
 from ...edits.statuses import ITEM_STATUSES, PLAN_STATUSES
 
 
@@ -185,15 +185,31 @@ SEED = (
     ToolSpec(
         "vbrief_add_learning",
         "Add a learning to the playbook (append-only): a new targetId appends an entry, a "
-        "known one appends an update chained to the entry's current head",
+        "known one appends an update chained to the entry's current head, keeping the "
+        "narrative blocks not given. Seed 003's call works too: category, title, content "
+        "(the targetId then a slug of the title)",
         {
-            "targetId": _s("Stable ID for this learning (targetId)", minLength=1),
+            "targetId": _s(
+                "Stable ID for this learning (default: a new one, a slug of the title or content)",
+                minLength=1,
+            ),
             "kind": KIND,
+            "category": _s(
+                "Seed 003's learning category, instead of kind: strategies (strategy), "
+                "decisions (rule), patterns (learning), gotchas (warning), notes (note)",
+                enum=list(CATEGORIES),
+            ),
             "title": _s("Optional title"),
+            "content": _s(
+                "The learning's text (seed 003): the entry's Overview block (its text, "
+                "for an entry written as text)",
+                minLength=1,
+            ),
             "narrative": {
                 **TEXT_MAP,
                 "minProperties": 1,
-                "description": "Named narrative blocks as keyed markdown strings",
+                "description": "Named narrative blocks as keyed markdown strings (on a "
+                "known targetId, these blocks replace or add to the entry's; the others stay)",
             },
             "tags": _strings("Tags"),
             "evidence": _strings("Supporting references (PRs, incidents, links)"),
@@ -201,7 +217,7 @@ SEED = (
             "playbookId": _s("ID of the playbook document (default: the current one)"),
             **EXPECTED,
         },
-        ("targetId", "kind", "narrative"),
+        (),
         writes=True,
         kind="playbook",
     ),
