@@ -440,7 +440,7 @@ def test_mcp_create_makes_the_first_documents(git_repo: Path) -> None:
     assert run_git(git_repo, "status", "--short").stdout.count("??") == 1  # .vcontext/
 
 
-def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
+def test_mcp_create_plan_file_is_named_after_a_readable_id_and_deep_values_refused(
     repo: Path,
 ) -> None:
     from git_vcontext.mcp_server import startup as setup
@@ -450,8 +450,11 @@ def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
     async def main() -> None:
         async with in_process(repo) as client:
             made = _ok(await _call(client, "vbrief_create_plan", title="Fresh"))
-            assert made["document"]["path"] == f".vcontext/plan-{made['id']}.json"
-            assert re.fullmatch(r"[0-9a-f]{8}", made["id"])
+            assert made["id"] == "plan-fresh"  # PRODUCT.md: plan-<slug of the title>
+            assert made["document"]["path"] == ".vcontext/plan-fresh.json"
+            made = _ok(await _call(client, "vbrief_create_plan", title="計画"))  # no slug
+            assert re.fullmatch(r"plan-[0-9a-f]{8}", made["id"])
+            assert made["document"]["path"] == f".vcontext/{made['id']}.json"
 
     run(main)
     deep: list[Any] = []
@@ -469,4 +472,4 @@ def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
     assert "would not read back" in _refused_answer
     assert "nesting" in _refused_answer
     assert "\n" not in _refused_answer
-    assert len(list((repo / ".vcontext").iterdir())) == 1
+    assert len(list((repo / ".vcontext").iterdir())) == 2  # the two plans above, no more

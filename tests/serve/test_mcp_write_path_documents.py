@@ -324,10 +324,6 @@ def test_write_path_add_learning_refuses_what_a_new_entry_lacks_in_one_line(
     assert not (git_repo / ".vcontext").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 27: VCONTEXT_FORMAT / vcontext.format for new documents: not built yet",
-)
 @pytest.mark.parametrize("how", ["env", "config"])
 def test_write_path_new_documents_take_vcontext_format(
     git_repo: Path, monkeypatch: pytest.MonkeyPatch, how: str
@@ -356,7 +352,20 @@ def test_write_path_new_documents_take_vcontext_format(
     assert gv.load(str(git_repo / ".vcontext" / "todo.tron")).format == "tron"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: readable plan ids: not built yet")
+def test_write_path_unknown_vcontext_format_is_refused_naming_where_it_is_set(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A format the tool cannot write is not silently JSON: the create is refused in one
+    line naming the variable, and nothing is written; with a document there, writes go on."""
+    monkeypatch.setenv("VCONTEXT_FORMAT", "yaml")
+    (made,) = _calls(git_repo, [("vbrief_create_todo", {"title": "First"})])
+    assert made.is_error
+    assert "\n" not in text(made)
+    assert "VCONTEXT_FORMAT" in text(made)
+    assert "json or tron" in text(made)
+    assert not (git_repo / ".vcontext").exists()
+
+
 def test_write_path_plan_ids_are_readable_and_unique(git_repo: Path) -> None:
     """``vbrief_create_plan`` ids: ``plan-<slug of the title>``, unique."""
     results = _calls(

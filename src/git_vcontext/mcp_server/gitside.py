@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..branches.agents import agent_of_branch
 from ..edits.stamp import Refused
 from ..errors import OperationalError
-from ..gitio import read_at, resolve_commit
+from ..gitio import config_value, read_at, resolve_commit
 from ..gitio.commits import Committed, commit_file, conflicted, current_branch
 from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
@@ -34,6 +34,11 @@ class GitSide:
         self._lock = threading.Lock()
         self._files: FileSet | None = None
         self.top = os.path.realpath(repo.workdir) if repo.workdir else None
+
+    def config(self, key: str) -> str | None:
+        """A git config value of the repository (None when unset)."""
+        with self._lock:
+            return config_value(self.repo, key)
 
     def branch(self) -> str | None:
         with self._lock:
