@@ -27,6 +27,8 @@ SEED_TOOLS = {
     "vbrief_update_plan_item",
     "vbrief_add_learning",
     "vbrief_query_playbook",
+    "vbrief_create_fork",
+    "vbrief_merge_fork",
 }
 ENGINE_TOOLS = {
     "vcontext_view",
@@ -38,6 +40,7 @@ ENGINE_TOOLS = {
     "vcontext_resolve",
 }
 WRITE_TOOLS = SEED_TOOLS - {"vbrief_query_playbook"} | {"vcontext_sync", "vcontext_resolve"}
+FORK_TOOLS = {"vbrief_create_fork", "vbrief_merge_fork"}
 
 
 @pytest.fixture
@@ -97,7 +100,8 @@ def test_mcp_lists_seed_tools_with_their_parameters_and_expected_sequence(repo: 
                 "patterns",
                 "gotchas",
             ]
-            for name in WRITE_TOOLS - {"vcontext_sync", "vcontext_resolve"}:
+            branch_tools = {"vcontext_sync", "vcontext_resolve", *FORK_TOOLS}
+            for name in WRITE_TOOLS - branch_tools:  # document writes
                 assert "expectedSequence" in tools[name].input_schema["properties"], name
                 assert tools[name].input_schema["additionalProperties"] is False
             assert tools["vbrief_query_playbook"].annotations.read_only_hint is True

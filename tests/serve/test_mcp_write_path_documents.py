@@ -405,7 +405,6 @@ def test_write_path_items_without_ids_by_json_pointer(git_repo: Path, shared_dir
     assert [i["title"] for i in items] == ["Write the API docs"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: fork tools over MCP: not built yet")
 def test_write_path_fork_tools_fork_and_merge_as_the_cli_does(git_repo: Path) -> None:
     """``vbrief_create_fork`` makes the serving agent's branch (as ``git vcontext fork``);
     ``vbrief_merge_fork``, with no argument, syncs that fork and its base (as ``sync``)."""
@@ -436,7 +435,6 @@ def test_write_path_fork_tools_fork_and_merge_as_the_cli_does(git_repo: Path) ->
     assert json.loads(shown)["todoList"]["items"][0]["status"] == "completed"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: fork tools over MCP: not built yet")
 def test_write_path_merge_fork_returns_conflicts_as_data(git_repo: Path) -> None:
     """Both sides set the same status differently: ``vbrief_merge_fork`` stops with the
     conflicts as data (ids, pointers, the resolve calls to make), as ``vcontext_sync``."""
@@ -494,7 +492,6 @@ def _untyped(schema: Any, where: str) -> list[str]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: typed tool schemas: not built yet")
 def test_write_path_every_tool_argument_is_typed(git_repo: Path) -> None:
     """Every argument of every tool has a type (``vcontext_resolve``'s ``value``: any JSON
     value, spelled as typed branches), so strict clients take the schemas as they are."""

@@ -222,7 +222,6 @@ def test_write_path_sdk_stdio_one_status_change_is_one_row(
     _judge(git_repo, case, before)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: typed tool schemas: not built yet")
 def test_write_path_inspector_strict_schema_lint_finds_nothing(git_repo: Path) -> None:
     """``--strict``: every tool's input schema is portable (no untyped ``value``)."""
     done = _inspector(git_repo, "--method", "tools/list", "--strict")

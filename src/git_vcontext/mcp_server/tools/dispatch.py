@@ -15,6 +15,9 @@ from . import (
     engine as engine_tools,
 )
 from . import (
+    forks as fork_tools,
+)
+from . import (
     plans as plan_tools,
 )
 from . import (
@@ -36,6 +39,8 @@ IMPLEMENTATIONS: dict[str, Callable[[Service, dict[str, Any]], Answer]] = {
     "vbrief_update_plan_item": plan_tools.update_plan_item,
     "vbrief_add_learning": playbook_tools.add_learning,
     "vbrief_query_playbook": playbook_tools.query_playbook,
+    "vbrief_create_fork": fork_tools.create_fork,
+    "vbrief_merge_fork": fork_tools.merge_fork,
     "vcontext_view": playbook_tools.view,
     "vcontext_diff": engine_tools.diff,
     "vcontext_validate": engine_tools.validate,

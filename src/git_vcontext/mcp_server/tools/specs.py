@@ -51,6 +51,8 @@ EXPECTED = {
         "playbook's version) is still this number",
     }
 }
+JSON_TYPES = ("string", "number", "boolean", "object", "array", "null")
+"""Any JSON value, spelled as typed branches (strict clients refuse a schema without a type)."""
 TEXT_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
 ITEM_STATUS = _s("Status", enum=list(ITEM_STATUSES))
 PLAN_STATUS = _s("Plan status", enum=list(PLAN_STATUSES))
@@ -222,6 +224,28 @@ SEED = (
         kind="playbook",
     ),
     ToolSpec(
+        "vbrief_create_fork",
+        "Fork the branch checked out here for this agent (as 'git vcontext fork'): "
+        "agents/NAME with fork metadata in every document that has a uid and its base "
+        "recorded; this work tree stays where it is",
+        {
+            "documentId": _s("The document the fork is for (reported: has it fork metadata)"),
+            "reason": _s("Why the agent forks (kept in the fork metadata and the commit)"),
+        },
+        writes=True,
+    ),
+    ToolSpec(
+        "vbrief_merge_fork",
+        "Merge this agent's fork and its base, both ways (as 'git vcontext sync'); run in "
+        "the agent's work tree, a conflict leaves the merge stopped there and comes back as "
+        "data, with 'next': the vcontext_resolve calls to make, then vbrief_merge_fork again",
+        {
+            "push": _s("Remote to push the results to, retrying when rejected"),
+            "dryRun": {"type": "boolean", "description": "Report what would happen only"},
+        },
+        writes=True,
+    ),
+    ToolSpec(
         "vbrief_query_playbook",
         "Search the playbook's current entries (most recently updated first)",
         {
@@ -309,7 +333,10 @@ ENGINE = (
             "path": _s("The conflicted file, relative to the repository"),
             "conflict": _s("A conflict's id, pointer or place (default: all that remain)"),
             "take": _s("Take this side's value", enum=["ours", "theirs", "base"]),
-            "value": {"description": "Put this JSON value there instead (any JSON value)"},
+            "value": {
+                "description": "Put this JSON value there instead (any JSON value)",
+                "anyOf": [{"type": t} for t in JSON_TYPES],
+            },
             "add": {"type": "boolean", "description": "Stage the file when none is left"},
             "dryRun": {"type": "boolean", "description": "Report the result; change nothing"},
         },
