@@ -543,8 +543,17 @@ def sync(
 
 @cli.command(context_settings=CONTEXT)
 @click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
-def status(fmt: str) -> int:
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="With --format dot|mermaid: exit 1 when a conflict is predicted (the table and "
+    "JSON always do).",
+)
+def status(fmt: str, exit_code: bool) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
+
+    Exits 1 when a sync would stop on a conflict; a picture printed exits 0 (a
+    pipeline's first step), 1 only with --exit-code.
 
     \b
     --format dot|mermaid draws the agents around their base: ahead/behind on
@@ -554,7 +563,7 @@ def status(fmt: str) -> int:
     """
     from .commands import status as command
 
-    return command.run(fmt=fmt)
+    return command.run(fmt=fmt, exit_code=exit_code)
 
 
 @cli.command(context_settings=CONTEXT)

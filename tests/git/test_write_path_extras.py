@@ -68,7 +68,6 @@ def test_log_full_history_is_in_the_help() -> None:
 # -- status --format dot|mermaid ------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: status pictures exit 0: not built yet")
 @pytest.mark.parametrize("fmt", ["dot", "mermaid"])
 def test_status_picture_exits_0_when_it_draws_1_only_with_exit_code(
     git_repo: Path, fmt: str
