@@ -27,7 +27,6 @@ from helpers.sync_repos import (
 # -- log --full-history ----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: log --full-history: not built yet")
 def test_log_full_history_shows_a_change_a_merge_dropped(git_repo: Path) -> None:
     """A side branch completes t1; the merge keeps main's t1 (``-s ours``). Plain ``log``
     simplifies the history as git does (the merge equals main: the side is not walked);
@@ -59,7 +58,6 @@ def test_log_full_history_shows_a_change_a_merge_dropped(git_repo: Path) -> None
     assert full.index(merge) < full.index(side)  # newest first
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27: log --full-history: not built yet")
 def test_log_full_history_is_in_the_help() -> None:
     proc = run_cli("log", "--help")
     assert b"--full-history" in proc.stdout
