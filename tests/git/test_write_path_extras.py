@@ -85,10 +85,6 @@ def test_status_picture_exits_0_when_it_draws_1_only_with_exit_code(
 
 # -- the agent map's conflict label ---------------------------------------------------------
 
-LABEL_NOT_BUILT = pytest.mark.xfail(
-    strict=True, reason="issue 27: conflict label clear of edges: not built yet"
-)
-
 
 def _points(draw: list[dict[str, Any]]) -> list[tuple[float, float]]:
     """Points along the spline(s) of an edge's ``_draw_`` (cubic Béziers sampled)."""
@@ -148,14 +144,7 @@ def _overlaps(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        "agents",
-        pytest.param("three-agents", marks=LABEL_NOT_BUILT),
-        pytest.param("agent-and-base", marks=LABEL_NOT_BUILT),
-    ],
-)
+@pytest.mark.parametrize("case", ["agents", "three-agents", "agent-and-base"])
 def test_status_dot_conflict_label_overlaps_no_edge_and_no_node(git_repo: Path, case: str) -> None:
     """The red conflict labels are drawn clear of every edge (their own included) and node:
     two agents, three agents that all conflict, an agent and its base."""
