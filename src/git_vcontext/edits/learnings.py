@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import Refused
 from ..playbook.edit import Edit, append_event
 from ..playbook.model import Entry, PlaybookView
 from ..playbook.render import matches
 from ..playbook.view import locate, playbook_view
 from ..values import instant_key
 from .items import slug_id
-from .stamp import Refused, Stamp, check_expected
+from .stamp import Stamp, check_expected
 
 KINDS = ("strategy", "learning", "rule", "warning", "note")
 EVENT_FIELDS = ("kind", "title", "narrative", "tags", "evidence", "confidence")

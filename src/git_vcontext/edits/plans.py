@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import Refused
 from ..playbook.edit import like_neighbours
 from ..values import same
 from . import items as it
 from .stamp import (
     Change,
-    Refused,
     Stamp,
     Unchanged,
     check_expected,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import Refused
 from ..playbook.edit import like_neighbours
 from ..values import same
 from . import items as it
 from .stamp import (
     Change,
-    Refused,
     Stamp,
     Unchanged,
     check_expected,

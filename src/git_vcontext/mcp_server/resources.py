@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..codecs import dumps
-from ..edits.stamp import Refused
+from ..errors import Refused
 from ..values import json_report
 from .catalog import NOUN, SEGMENT, Entry
 from .service import Service

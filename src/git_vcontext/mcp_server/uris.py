@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from ..edits.learnings import CATEGORIES
-from ..edits.stamp import Refused
+from ..errors import Refused
 
 SCHEME = "vbrief://"
 KIND_OF = {"todos": "todoList", "plans": "plan", "playbooks": "playbook"}

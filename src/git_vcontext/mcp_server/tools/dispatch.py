@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...edits.stamp import Refused, Unchanged
-from ...errors import VContextError
+from ...edits.stamp import Unchanged
+from ...errors import Refused, VContextError
 from ..service import Answer, Service
 from . import (
     conflicts as conflict_tools,

@@ -7,8 +7,7 @@ from typing import Any
 
 from ...branches.agents import is_utf8
 from ...clock import now_rfc3339
-from ...edits.stamp import Refused
-from ...errors import VContextError
+from ...errors import Refused, VContextError
 from ..catalog import SEGMENT
 from ..gitside import DEFAULT_AGENT
 from ..service import Answer, Service
