@@ -465,6 +465,16 @@ def test_write_path_merge_fork_returns_conflicts_as_data(git_repo: Path) -> None
     pointers = [c["pointer"] for f in data["conflicts"] for c in f["conflicts"]]
     assert "/todoList/items/0/status" in pointers
     assert any(step["tool"] == "vcontext_resolve" for step in data["next"])
+    # the way out is the calls 'next' names, as an agent would make them, in its work tree
+    calls = [(step["tool"], step["arguments"]) for step in data["next"]]
+    assert calls[-1] == ("vbrief_merge_fork", {})
+    results = _calls(tree, calls)
+    for result in results:
+        _ok(result)
+    assert results[-1].structured_content["ok"] is True
+    shown = run_git(git_repo, "show", "main:todo.vcontext.json").stdout
+    assert json.loads(shown)["todoList"]["items"][0]["status"] == "completed"  # take: ours
+    assert run_cli("validate", cwd=tree).returncode == 0
 
 
 # -- schemas ---------------------------------------------------------------------------------
