@@ -321,6 +321,7 @@ class JsonDocument(SourceText):
         self._style: JsonStyle | None = None
         self.bom = bom
         self._containers: dict[int, ContainerSpan] = {}
+        self._one_line_records: bool | None = None
         self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
 
     @property
@@ -379,21 +380,76 @@ class JsonDocument(SourceText):
         by_key = _members_by_name(c.members)
         first = c.members[0] if c.members else None
         parts = ["{"]
+        last_lead: str | None = None  # the lead of the member written before
         for i, (key, value) in enumerate(new.items()):
             if i:
                 parts.append(",")
             m = by_key.get(key)
             if m is None:
                 name = written_key(key) if self.keeps_duplicates else key
-                parts += [layout.lead(i), self._key(name), layout.key_sep]
-                parts.append(self._fresh(value, layout.child_indent, layout.inline))
+                lead = _new_lead(layout, i, last_lead)
+                parts += [lead, self._key(name), layout.key_sep]
+                parts.append(self._new_value(value, key, new, old, by_key, lead, layout))
+                last_lead = lead
                 continue
-            parts.append(self._lead_of(m, i, m is first, layout))
+            lead = self._lead_of(m, i, m is first, layout)
+            parts.append(lead)
+            last_lead = lead
             parts.append(self.text[m.start : m.value_start])
             parts.append(self._emit(value, old[key], m.value_start, m.value_end, layout.inline))
         parts.append(layout.closing if new else "")
         parts.append("}")
         return "".join(parts)
+
+    def _new_value(
+        self,
+        value: JsonValue,
+        key: str,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        by_key: dict[str | None, Member],
+        lead: str,
+        layout: _Layout,
+    ) -> str:
+        """A member new to its object: laid out like a neighbour holding the same kind of
+        value (an array of records like the items next to it), else in the document's way
+        (small records on one line where the document writes them so)."""
+        indent = lead[lead.rfind("\n") + 1 :] if "\n" in lead else layout.child_indent
+        if layout.inline or self.style.indent is None or not isinstance(value, (dict, list)):
+            return self._fresh(value, indent, layout.inline)
+        if isinstance(value, dict) and _flat(value) and self._writes_records_on_one_line():
+            return self._fresh(value, indent, True)
+        template = _template(key, value, new, old, by_key)
+        if template is not None:
+            m, like = template
+            return self._emit(value, like, m.value_start, m.value_end, False)
+        if self._writes_records_on_one_line():
+            return self._compact(value, indent)
+        return self._fresh(value, indent, False)
+
+    def _writes_records_on_one_line(self) -> bool:
+        """Whether the document writes small objects on one line among indented ones (a
+        layout by hand: one item a line)."""
+        found = self._one_line_records
+        if found is None:
+            found = self._one_line_records = bool(_ONE_LINE_RECORD.search(self.text, 0, 1 << 16))
+        return found
+
+    def _compact(self, value: JsonValue, indent: str) -> str:
+        """``value`` with records of scalars on one line, larger containers one member a line."""
+        st = self.style
+        if not isinstance(value, (dict, list)) or _flat(value):
+            return self._fresh(value, indent, True)
+        inner = indent + (st.indent or "")
+        newline = st.newline
+        if isinstance(value, list):
+            items = [newline + inner + self._compact(v, inner) for v in value]
+            return "[" + ",".join(items) + newline + indent + "]" if items else "[]"
+        members = [
+            newline + inner + self._key(k) + st.key_separator + self._compact(v, inner)
+            for k, v in value.items()
+        ]
+        return "{" + ",".join(members) + newline + indent + "}" if members else "{}"
 
     def _emit_array(self, new: list[Any], old: list[Any], start: int, inline: bool) -> str:
         c = self._container(start)
@@ -465,9 +521,13 @@ class JsonDocument(SourceText):
                 rest = self.text[m1.lead_start : m1.start]
             else:
                 rest = first if "\n" in first else st.inline_item_separator[1:]
-            closing = self.text[c.members[-1].value_end : c.close]
+            closing = self.text[c.members[-1].value_end : c.close] if c.close >= 0 else ""
             key_sep = self.text[m0.key_end : m0.value_start] if m0.key is not None else ""
-            multiline = "\n" in first
+            # a layout by hand may start on the opening line and go on one member a line
+            leads = (self.text[m.lead_start : m.start] for m in c.members[1:])
+            line_lead = first if "\n" in first else next((ld for ld in leads if "\n" in ld), None)
+            multiline = line_lead is not None
+            child_indent = line_lead[line_lead.rfind("\n") + 1 :] if line_lead else ""
         else:
             multiline = not inline and st.indent is not None
             base = self._line_indent(start)
@@ -476,9 +536,9 @@ class JsonDocument(SourceText):
                 rest = st.inline_item_separator[1:]
             closing = st.newline + base if multiline else ""
             key_sep = st.key_separator
+            child_indent = first[first.rfind("\n") + 1 :] if multiline else ""
         if key_sep.strip() != ":":
             key_sep = st.key_separator
-        child_indent = first[first.rfind("\n") + 1 :] if multiline else ""
         return _Layout(first, rest, closing, key_sep, child_indent, not multiline)
 
     # -- positions ----------------------------------------------------------
@@ -501,6 +561,63 @@ class _Layout:
 
     def lead(self, i: int) -> str:
         return self.first if i == 0 else self.rest
+
+
+def _new_lead(layout: _Layout, i: int, last_lead: str | None) -> str:
+    """The whitespace before a member new to its object: the previous member's when that
+    one starts a line (blank lines left out) or stands among the others on a line, else
+    the object's usual lead."""
+    if i == 0 or last_lead is None:
+        return layout.lead(i)
+    cut = last_lead.rfind("\n")
+    if cut >= 0:
+        return last_lead[cut - 1 if cut and last_lead[cut - 1] == "\r" else cut :]
+    if i == 1:  # the previous one is the first: its lead is the opening's
+        return layout.rest
+    return last_lead
+
+
+_KEY_TEXT = r'"(?:[^"\\\n]|\\.)*"[ \t]*:'
+_ONE_LINE_RECORD = re.compile(
+    rf"\{{[ \t]*{_KEY_TEXT}[^{{}}\[\]\n]*,[ \t]*{_KEY_TEXT}[^\n]*\}}[ \t]*,?[ \t]*\r?\n"
+)
+"""An object of two members or more on a line of its own (a record laid out by hand)."""
+
+
+def _flat(value: JsonValue) -> bool:
+    """A record to write on one line: scalars, and records or lists of scalars in it."""
+    inner = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for v in inner:
+        nested = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        if any(isinstance(x, (dict, list)) for x in nested):
+            return False
+    return True
+
+
+def _template(
+    key: str,
+    value: JsonValue,
+    new: dict[str, Any],
+    old: dict[str, Any],
+    by_key: dict[str | None, Member],
+) -> tuple[Member, Any] | None:
+    """The member of ours nearest before ``key`` (else after it) holding the same kind of
+    container: an object, or an array whose first element is of the same kind."""
+
+    def like(other: Any) -> bool:
+        if isinstance(value, dict):
+            return isinstance(other, dict) and bool(other)
+        if not isinstance(other, list) or not other or not isinstance(value, list) or not value:
+            return False
+        return type(other[0]) is type(value[0])
+
+    keys = list(new)
+    at = keys.index(key)
+    for k in [*reversed(keys[:at]), *keys[at + 1 :]]:
+        m = by_key.get(k)
+        if m is not None and k in old and like(old[k]):
+            return m, old[k]
+    return None
 
 
 def _members_by_name(members: list[Member]) -> dict[str | None, Member]:
