@@ -98,7 +98,7 @@ _DECODER_NEGATIVE_ZERO = json.JSONDecoder(
     parse_float=float_of,
     parse_int=int_of,
 )
-_NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
+_NEGATIVE_ZERO = lazy(r"-0(?![0-9.eE])")  # compiled when a text holds "-0"
 _KEEPING = {
     zero: json.JSONDecoder(
         object_pairs_hook=_pairs_keeping_duplicates,
@@ -142,7 +142,7 @@ def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
     """The value at the start of ``text`` and where it ends: ints by the C scanner, unless
     the text holds a ``-0`` or an integer longer than Python converts (BigInt)."""
     start = _WS.match(text, 0).end()  # type: ignore[union-attr]
-    ints = bool(_NEGATIVE_ZERO.search(text))
+    ints = "-0" in text and _NEGATIVE_ZERO().search(text) is not None
     try:
         return _decoder(keep_duplicates, ints).raw_decode(text, start)
     except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string …"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 
 from ..codecs import format_from_content, format_from_name, parse
 from ..errors import ParseError
+from ..patterns import lazy
 from ..record import record, replace
 from ..values import same
 from . import merge3
@@ -245,7 +245,7 @@ MARKER_BASE_NOTE = (
 )
 
 
-_MARK_WRITTEN = re.compile(r"\\u0000\d")  # a repeated key's name (M18) written as a key
+_MARK_WRITTEN = lazy(r"\\u0000\d")  # a repeated key's name (M18) written as a key
 
 DUPLICATE_NOTE = (
     "an object repeats a key (the spec forbids it): merged as data, no side changed "
@@ -332,7 +332,8 @@ def _verified(
 
     raw = text.encode("utf-8")
     ours = files.ours
-    if _MARK_WRITTEN.search(text) and not _MARK_WRITTEN.search(ours.decode("utf-8", "replace")):
+    written = "\\u0000" in text and _MARK_WRITTEN().search(text)
+    if written and not _MARK_WRITTEN().search(ours.decode("utf-8", "replace")):
         return files.fallback(["a repeated key's pair could not be written back as it was"])
     # the base's text with elements appended to its log: each added byte parsed (M16)
     data = files.splice.read_back(text) if files.splice is not None else None
