@@ -8,26 +8,18 @@ import re
 from ..errors import ParseError, parse_error_at
 from ..patterns import lazy
 from ..record import record
-from ..spelling import OutOfRange, float_of, int_of
+from ..spelling import OutOfRange, escape_lone_surrogates, float_of, int_of
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
 from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
-from .text import (
-    SourceText,
-    data_deeper_than,
-    decode,
-    deep_offset,
-    escape_lone_surrogates,
-    marker_error,
-    newline_of,
-)
+from .text import SourceText, data_deeper_than, decode, deep_offset, marker_error, newline_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_WS = re.compile(r"[ \t\n\r]*")
+WHITESPACE = re.compile(r"[ \t\n\r]*")
 _INDENTED_LINE = re.compile(r"\n([ \t]+)[^ \t\r\n]")
 _ESCAPED_NON_ASCII = re.compile(
     r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
@@ -129,7 +121,7 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
     except ConstantError as exc:
         where = _number_offset(text, exc.name)
         raise _located(text, where, f"invalid JSON: {exc.name} is not JSON") from None
-    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    end = WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise _located(text, end, "invalid JSON: extra data after the document")
     many = isinstance(value, (dict, list)) and text.count("[") + text.count("{") > MAX_DEPTH
@@ -141,7 +133,7 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
 def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
     """The value at the start of ``text`` and where it ends: ints by the C scanner, unless
     the text holds a ``-0`` or an integer longer than Python converts (BigInt)."""
-    start = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    start = WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]
     ints = "-0" in text and _NEGATIVE_ZERO().search(text) is not None
     try:
         return _decoder(keep_duplicates, ints).raw_decode(text, start)
@@ -281,7 +273,7 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
     return escape_lone_surrogates(_html_escaped(out, st)) + (st.newline if st.final_newline else "")
 
 
-class _Member:
+class Member:
     """Where one member of a container sits in the text."""
 
     __slots__ = ("key", "key_end", "lead_start", "start", "value_end", "value_start")
@@ -303,12 +295,12 @@ class _Member:
         self.value_end = value_end
 
 
-class _Container:
+class ContainerSpan:
     """The members of an object or array and the offset of its closing bracket."""
 
     __slots__ = ("close", "members")
 
-    def __init__(self, close: int, members: list[_Member]) -> None:
+    def __init__(self, close: int, members: list[Member]) -> None:
         self.close = close
         self.members = members
 
@@ -328,7 +320,7 @@ class JsonDocument(SourceText):
         self.data = data
         self._style: JsonStyle | None = None
         self.bom = bom
-        self._containers: dict[int, _Container] = {}
+        self._containers: dict[int, ContainerSpan] = {}
         self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
         # json_splice: (the log's list, how many elements the base's text holds, where
         # they end): the renderer copies that text without scanning it
@@ -347,7 +339,7 @@ class JsonDocument(SourceText):
         """The text of ``new`` written as an edit of this document (BOM included)."""
         if same(new, self.data):
             return self.source()
-        start = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
+        start = WHITESPACE.match(self.text, 0).end()  # type: ignore[union-attr]
         end = len(self.text.rstrip(" \t\r\n"))  # parsed: only whitespace follows the value
         inline = self.style.indent is None
         body = self._emit(new, self.data, start, end, inline)
@@ -371,7 +363,7 @@ class JsonDocument(SourceText):
         self, new: list[Any], old: list[Any], start: int, end: int, inline: bool
     ) -> str:
         """Elements added after all old ones (logs): the old text is reused without a scan."""
-        head = _scan_container(self.text, start, limit=2)
+        head = scan_container(self.text, start, limit=2)
         layout = self._layout(head, start, inline)
         last = end - 1
         while self.text[last - 1] in " \t\r\n":
@@ -437,7 +429,7 @@ class JsonDocument(SourceText):
 
     def _kept_prefix(
         self, new: list[Any], old: list[Any], matches: list[int | None], start: int
-    ) -> tuple[_Container, list[Any]] | None:
+    ) -> tuple[ContainerSpan, list[Any]] | None:
         """For a log read by json_splice whose first elements (the base's) are kept as
         they are: the array's members as far as rendering needs them (the first two,
         the last kept one, those after it), without scanning the kept ones; else None."""
@@ -455,7 +447,7 @@ class JsonDocument(SourceText):
         # the loop writes "," right after each kept element: no space may stand before one
         if _SPACE_BEFORE_COMMA.search(self.text, start, end):
             return None
-        head = _scan_container(self.text, start, limit=2).members
+        head = scan_container(self.text, start, limit=2).members
         lead = self.text[head[1].lead_start : head[1].start]
         if "\n" not in lead:
             return None
@@ -467,9 +459,9 @@ class JsonDocument(SourceText):
             return None
         between: list[Any] = [None] * (n - 3) if n > 2 else []
         members = [*head[: min(n, 2)], *between, *([last] if n > 2 else []), *tail]
-        return _Container(close, members), old[:n]
+        return ContainerSpan(close, members), old[:n]
 
-    def _last_kept(self, lead: str, start: int, end: int, value: Any) -> _Member | None:
+    def _last_kept(self, lead: str, start: int, end: int, value: Any) -> Member | None:
         """The member of the last kept element, found back from its end by the lead the
         elements have (a newline, which no string holds) and checked by decoding it."""
         text, sep = self.text, "," + lead
@@ -486,11 +478,11 @@ class JsonDocument(SourceText):
             except ValueError:
                 continue
             if stop == end and found == value:
-                return _Member(None, at + 1, value_start, value_start, value_start, end)
+                return Member(None, at + 1, value_start, value_start, value_start, end)
         return None
 
     def _like_sibling(
-        self, value: JsonValue, old: list[Any], c: _Container, t: int, layout: _Layout
+        self, value: JsonValue, old: list[Any], c: ContainerSpan, t: int, layout: _Layout
     ) -> str:
         """A new element laid out like its neighbour (an edit of it), else freshly."""
         if c.members and isinstance(value, (dict, list)) and type(old[t]) is type(value):
@@ -498,7 +490,7 @@ class JsonDocument(SourceText):
             return self._emit(value, old[t], m.value_start, m.value_end, layout.inline)
         return self._fresh(value, layout.child_indent, layout.inline)
 
-    def _lead_of(self, m: _Member, i: int, was_first: bool, layout: _Layout) -> str:
+    def _lead_of(self, m: Member, i: int, was_first: bool, layout: _Layout) -> str:
         """Whitespace before a kept member: its own, unless it changed first/rest position."""
         if (i == 0) == was_first:
             return self.text[m.lead_start : m.start]
@@ -528,7 +520,7 @@ class JsonDocument(SourceText):
         m = re.compile(r"[ \t]*").match(self.text, line_start)
         return m.group() if m else ""
 
-    def _layout(self, c: _Container, start: int, inline: bool) -> _Layout:
+    def _layout(self, c: ContainerSpan, start: int, inline: bool) -> _Layout:
         st = self.style
         if c.members:
             m0 = c.members[0]
@@ -559,18 +551,18 @@ class JsonDocument(SourceText):
         """Scan the containers from the root down to a log (json_splice) knowing where
         each of them closes (``closes``, the root's first): each one's last member is the
         next, so none of those big values is scanned to find its end."""
-        start = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
+        start = WHITESPACE.match(self.text, 0).end()  # type: ignore[union-attr]
         for step, close, inner in zip(chain, closes, closes[1:], strict=False):
             if self.text[start] not in "[{" or start in self._containers:
                 return
-            c = _scan_container(self.text, start, last=(step, inner + 1, close))
+            c = scan_container(self.text, start, last=(step, inner + 1, close))
             self._containers[start] = c
             start = c.members[-1].value_start
 
-    def _container(self, start: int) -> _Container:
+    def _container(self, start: int) -> ContainerSpan:
         c = self._containers.get(start)
         if c is None:
-            c = _scan_container(self.text, start)
+            c = scan_container(self.text, start)
             self._containers[start] = c
         return c
 
@@ -588,7 +580,7 @@ class _Layout:
         return self.first if i == 0 else self.rest
 
 
-def _members_by_name(members: list[_Member]) -> dict[str | None, _Member]:
+def _members_by_name(members: list[Member]) -> dict[str | None, Member]:
     """Members by key; the n-th pair of a repeated key by its ``duplicate_name``."""
     out = {m.key: m for m in members}
     if len(out) == len(members):
@@ -602,9 +594,9 @@ def _members_by_name(members: list[_Member]) -> dict[str | None, _Member]:
     return out
 
 
-def _scan_container(
+def scan_container(
     text: str, start: int, limit: int | None = None, last: tuple[Any, int, int] | None = None
-) -> _Container:
+) -> ContainerSpan:
     """Positions of the members of the object or array that opens at ``start``.
 
     With ``limit``, only the first members are scanned (``close`` is then unknown: -1).
@@ -613,14 +605,14 @@ def _scan_container(
     """
     is_object = text[start] == "{"
     close_char = "}" if is_object else "]"
-    members: list[_Member] = []
+    members: list[Member] = []
     pos = start + 1
-    ws = _WS.match
+    ws = WHITESPACE.match
     while True:
         lead_start = pos
         pos = ws(text, pos).end()  # type: ignore[union-attr]
         if text[pos] == close_char and not members:
-            return _Container(pos, members)
+            return ContainerSpan(pos, members)
         item_start = pos
         key: str | None = None
         key_end = pos
@@ -630,27 +622,27 @@ def _scan_container(
             pos = ws(text, pos).end()  # type: ignore[union-attr]
         value_start = pos
         if last is not None and last[0] == (len(members) if key is None else key):
-            members.append(_Member(key, lead_start, item_start, key_end, value_start, last[1]))
-            return _Container(last[2], members)
+            members.append(Member(key, lead_start, item_start, key_end, value_start, last[1]))
+            return ContainerSpan(last[2], members)
         end = value_end(text, pos)
-        members.append(_Member(key, lead_start, item_start, key_end, value_start, end))
+        members.append(Member(key, lead_start, item_start, key_end, value_start, end))
         if limit is not None and len(members) >= limit:
-            return _Container(-1, members)
+            return ContainerSpan(-1, members)
         pos = ws(text, end).end()  # type: ignore[union-attr]
         if text[pos] == ",":
             pos += 1
             continue
-        return _Container(pos, members)
+        return ContainerSpan(pos, members)
 
 
 _SPACE_BEFORE_COMMA = re.compile(r"[ \t\r\n],")
 
 
-def _scan_after(text: str, pos: int) -> tuple[list[_Member], int]:
+def _scan_after(text: str, pos: int) -> tuple[list[Member], int]:
     """The members of an array after the element that ends at ``pos``, and the offset of
     its closing bracket (-1: something else closes there)."""
-    members: list[_Member] = []
-    ws = _WS.match
+    members: list[Member] = []
+    ws = WHITESPACE.match
     while True:
         pos = ws(text, pos).end()  # type: ignore[union-attr]
         if text[pos] != ",":
@@ -658,7 +650,7 @@ def _scan_after(text: str, pos: int) -> tuple[list[_Member], int]:
         lead_start = pos + 1
         start = ws(text, lead_start).end()  # type: ignore[union-attr]
         pos = value_end(text, start)
-        members.append(_Member(None, lead_start, start, start, start, pos))
+        members.append(Member(None, lead_start, start, start, start, pos))
 
 
 def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> JsonDocument:
