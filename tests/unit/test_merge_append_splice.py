@@ -258,3 +258,18 @@ def test_m6_splice_on_every_corpus_json_document_ending_with_an_array(
             merged += 1
     assert merged >= 20, merged
     assert spliced_sides
+
+
+def test_m1_a_space_before_a_comma_is_rendered_as_the_full_path_renders_it(
+    spliced_sides: list[int], kept_prefixes: list[int]
+) -> None:
+    """The renderer writes "," right after an element: where the text has a space before a
+    comma, the kept elements are scanned as before (so both paths write the same bytes)."""
+    _, base, ours, theirs = next(_cases())
+    texts = _texts(base, ours, theirs, {"indent": 2}, "\n", "")
+    b, o, t = (x.replace(b"},\n", b"} ,\n") for x in texts)
+    kept_prefixes.clear()
+    fast, full = _both(b, o, t, "playbook.vcontext.json")
+    _same(fast, full)
+    assert spliced_sides
+    assert not kept_prefixes

@@ -445,7 +445,7 @@ class JsonDocument(SourceText):
         if any(j is not None and j < n for j in matches[n:]):
             return None
         # the loop writes "," right after each kept element: no space may stand before one
-        if _SPACE_BEFORE_COMMA.search(self.text, start, end):
+        if any(self.text.find(c + ",", start, end) >= 0 for c in " \n\t\r"):
             return None
         head = scan_container(self.text, start, limit=2).members
         lead = self.text[head[1].lead_start : head[1].start]
@@ -633,9 +633,6 @@ def scan_container(
             pos += 1
             continue
         return ContainerSpan(pos, members)
-
-
-_SPACE_BEFORE_COMMA = re.compile(r"[ \t\r\n],")
 
 
 def _scan_after(text: str, pos: int) -> tuple[list[Member], int]:
