@@ -64,7 +64,8 @@ def test_m6_both_branches_append_events_merge_as_the_full_path_writes(git_repo: 
     _commit(repo, "agent b learns")
     sides = [_blob(repo, rev) for rev in ("main~1", "main", "agent-a")]
     _, logs = json_splice.splices(sides[0])  # what the driver will find: both sides spliced
-    assert logs and all(logs[0].side(side) is not None for side in sides[1:])
+    assert logs
+    assert all(logs[0].side(side) is not None for side in sides[1:])
 
     merged = run_git(repo, "merge", "-q", "--no-edit", "agent-a", check=False)
 
