@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 WHITESPACE = re.compile(r"[ \t\n\r]*")
-_INDENTED_LINE = re.compile(r"\n([ \t]+)[^ \t\r\n]")
-_ESCAPED_NON_ASCII = re.compile(
+# the layout's patterns: compiled when a document is written (diffs and views read only)
+_INDENTED_LINE = lazy(r"\n([ \t]+)[^ \t\r\n]")
+_ESCAPED_NON_ASCII = lazy(
     r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
 )
 _PLAIN = json.JSONDecoder()
@@ -191,12 +192,12 @@ def _duplicate_error(text: str, key: str) -> ParseError:
 def detect_style(text: str, bom: bool = False) -> JsonStyle:
     """Infer indentation, separators, line endings and escaping from a document."""
     newline = newline_of(text)
-    m = _INDENTED_LINE.search(text)
+    m = _INDENTED_LINE().search(text)
     body = text.strip()
     indent = m.group(1) if m and "\n" in body else None
     key_sep, inline_sep = detect_separators(text)
     # raw non-ASCII means "not escaped"; otherwise escapes of non-ASCII say "escaped"
-    ensure_ascii = text.isascii() and bool(_ESCAPED_NON_ASCII.search(text))
+    ensure_ascii = text.isascii() and bool(_ESCAPED_NON_ASCII().search(text))
     return JsonStyle(
         indent=indent,
         key_separator=key_sep,
@@ -228,9 +229,9 @@ def _html_escaped(text: str, style: JsonStyle) -> str:
     return text.translate(_HTML) if style.escape_html else text
 
 
-_STRING_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_KEY_SEPARATOR = re.compile(r":([ \t]*)(\r?\n)?")
-_INLINE_ITEM_SEPARATOR = re.compile(r",([ \t]*)(?![ \t]|\r?\n)")
+_STRING_TOKEN = lazy(r'"(?:[^"\\\n]|\\.)*"')
+_KEY_SEPARATOR = lazy(r":([ \t]*)(\r?\n)?")
+_INLINE_ITEM_SEPARATOR = lazy(r",([ \t]*)(?![ \t]|\r?\n)")
 
 
 def detect_separators(text: str) -> tuple[str, str]:
@@ -239,12 +240,12 @@ def detect_separators(text: str) -> tuple[str, str]:
     Only the head is read (4 KB is enough), with string contents blanked out so
     that their colons and commas do not count.
     """
-    head = _STRING_TOKEN.sub('""', text[:4096])
-    key = _KEY_SEPARATOR.search(head)
+    head = _STRING_TOKEN().sub('""', text[:4096])
+    key = _KEY_SEPARATOR().search(head)
     key_sep = ": "
     if key is not None:
         key_sep = ": " if key.group(2) is None and " " in key.group(1) else ":"
-    item = _INLINE_ITEM_SEPARATOR.search(head)
+    item = _INLINE_ITEM_SEPARATOR().search(head)
     if item is None:
         item_sep = ", " if key_sep == ": " else ","
     else:
