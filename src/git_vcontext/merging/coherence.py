@@ -56,13 +56,24 @@ def protected_ids(base: Any, ours: Any, theirs: Any) -> frozenset[Any]:
 
 
 def _ids(data: Any) -> set[Any]:
-    """Every ``id`` of an object that is an element of an array, anywhere."""
+    """Every ``id`` of an object that is an element of an array, anywhere (the objects
+    ``_objects`` walks, in a loop of its own: it runs on every merge's three documents)."""
     out: set[Any] = set()
-    for node, in_array in _objects(data):
-        if in_array:
-            ident = node.get("id")
-            if isinstance(ident, str):
-                out.add(ident)
+    stack: list[Any] = [data]
+    skipped = doc.CHANGELOG_FIELD
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack += [v for k, v in node.items() if isinstance(v, (dict, list)) and k != skipped]
+        elif isinstance(node, list) and not _event_log(node):
+            for v in node:
+                if isinstance(v, dict):
+                    ident = v.get("id")
+                    if isinstance(ident, str):
+                        out.add(ident)
+                    stack.append(v)
+                elif isinstance(v, list):
+                    stack.append(v)
     return out
 
 
