@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from . import __version__
 from .boundary import boundary
+from .version import __version__
 
 if TYPE_CHECKING:
     from .codecs import Format, TronFlavor
@@ -349,7 +349,20 @@ def diff(
     "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
 )
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
-def log_(args: tuple[str, ...], follow: bool, fmt: str, max_count: int | None, color: str) -> int:
+@click.option(
+    "--full-history",
+    is_flag=True,
+    help="Walk every parent of a merge, as git log --full-history: shows a change a merge "
+    "dropped, and that merge.",
+)
+def log_(
+    args: tuple[str, ...],
+    follow: bool,
+    fmt: str,
+    max_count: int | None,
+    color: str,
+    full_history: bool,
+) -> int:
     """The commits that changed items of a document, newest first, with their changes.
 
     \b
@@ -358,13 +371,21 @@ def log_(args: tuple[str, ...], follow: bool, fmt: str, max_count: int | None, c
     FILE#"a#b"       an id holding '#' (or a quote) is written as a JSON string
     REV-RANGE        as for git log: REV, ^REV, A..B, A...B (default HEAD)
     A merge is shown once, with what each side brought; a version that does not
-    parse is shown as such. Exit 1 when an id is in no revision.
+    parse is shown as such. As git log, a merge whose item equals one parent's
+    follows that parent only; --full-history walks them all. Exit 1 when an id
+    is in no revision.
     """
     from .commands import log as command
 
     paths: tuple[str, ...] | None = click.get_current_context().meta.get("paths")
     return command.run(
-        args=args, paths=paths, follow=follow, fmt=fmt, color=color, max_count=max_count
+        args=args,
+        paths=paths,
+        follow=follow,
+        fmt=fmt,
+        color=color,
+        max_count=max_count,
+        full_history=full_history,
     )
 
 
@@ -579,8 +600,17 @@ def sync(
 
 @cli.command(context_settings=CONTEXT)
 @click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
-def status(fmt: str) -> int:
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="With --format dot|mermaid: exit 1 when a conflict is predicted (the table and "
+    "JSON always do).",
+)
+def status(fmt: str, exit_code: bool) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
+
+    Exits 1 when a sync would stop on a conflict; a picture printed exits 0 (a
+    pipeline's first step), 1 only with --exit-code.
 
     \b
     --format dot|mermaid draws the agents around their base: ahead/behind on
@@ -590,7 +620,7 @@ def status(fmt: str) -> int:
     """
     from .commands import status as command
 
-    return command.run(fmt=fmt)
+    return command.run(fmt=fmt, exit_code=exit_code)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from ..errors import ExitCode
 from ..fsio import write_output
 from ..gitio import open_repo
-from ..pictures.agents import agent_picture
 from ..pictures.render import render
 from ..sync.interrupted import finish
-from ..sync.status import BLOCKED, all_status
+from ..sync.picture import agent_picture
+from ..sync.status import all_status, table
 from ..sync.trials import predicted_clashes
 from ..values import json_report
 
@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 
     from ..sync.status import AgentStatus
 
-COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 
-
-def run(*, fmt: str = "text") -> int:
-    """Print the rows; exit 1 when a sync would stop on a conflict, else 0."""
+def run(*, fmt: str = "text", exit_code: bool = False) -> int:
+    """Print the rows; exit 1 when a sync would stop on a conflict, else 0. A picture
+    printed is a success (``status --format dot | dot -Tpng`` pipelines): it exits 1 for
+    a predicted conflict only with ``exit_code``."""
     repo = open_repo(".")
     finish(repo, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
     rows = all_status(repo)
@@ -36,6 +36,8 @@ def run(*, fmt: str = "text") -> int:
         for line in table(rows):
             print(line)
     conflicted = any(r.conflicts for r in rows)
+    if fmt in ("dot", "mermaid") and not exit_code:
+        return int(ExitCode.OK)
     return int(ExitCode.FOUND if conflicted else ExitCode.OK)
 
 
@@ -46,41 +48,3 @@ def _picture(repo: Repository, rows: list[AgentStatus], fmt: str) -> None:
     if warning:
         print(f"git-vcontext: warning: {warning}", file=sys.stderr)
     write_output(None, text)
-
-
-def table(rows: list[AgentStatus]) -> list[str]:
-    """The text report: one row per agent, then the details of each (shared with ``mcp``)."""
-    if not rows:
-        return ["no agent branches"]
-    lines: list[str] = []
-    cells = [COLUMNS] + [
-        (
-            r.agent,
-            r.base,
-            str(r.ahead),
-            str(r.behind),
-            str(len(r.documents)),
-            f"+{r.divergence}" if r.divergence > 0 else str(r.divergence),
-            r.merge_status,
-            r.state,
-        )
-        for r in rows
-    ]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
-    for row in cells:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    for r in rows:
-        details = [f"  {p}" for p in r.documents]
-        label = "blocked" if r.state == BLOCKED else "conflict"
-        details += [f"  {label}: {c.describe()}" for c in r.conflicts]
-        details += [
-            f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
-            f"base now at {f.base_sequence}"
-            for f in r.forks
-            if f.divergence
-        ]
-        if r.message:
-            details.append(f"  {r.message}")
-        if details:
-            lines += [f"{r.branch}:", *details]
-    return lines

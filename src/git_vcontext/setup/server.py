@@ -13,10 +13,11 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..gitio import git
-from ..remote.refs import SERVER
 from ..shipped import hooks_dir as shipped
 from .hooks import HOOK_MARKER, foreign, hooks_dir, put_hook
 
+SERVER = "refs/vcontext/server"
+"""The mark ``sync --push`` looks for: a server integrates the requests here."""
 HOOK = "post-receive"
 GUARD = "pre-receive"
 MARK = (

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..branches import agents
+from ..branches.commits import is_sync_commit
 from ..branches.forkstate import forks_of
 from ..branches.treemerge import DocumentSides, is_document
 from ..codecs import parse
@@ -19,7 +20,7 @@ from ..gitio.objects import commit_at, new_commits
 from ..gitio.refs import branch_tip
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
-from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer, is_sync_commit
+from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
 
 if TYPE_CHECKING:
     from typing import Any
@@ -201,3 +202,45 @@ def _parsed(raw: bytes | None, path: str) -> Any:
         return parse(raw, path=path).data
     except ParseError:
         return None
+
+
+COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
+
+
+def table(rows: list[AgentStatus]) -> list[str]:
+    """The text report: one row per agent, then the details of each (``status`` prints it,
+    the MCP server answers with it)."""
+    if not rows:
+        return ["no agent branches"]
+    lines: list[str] = []
+    cells = [COLUMNS] + [
+        (
+            r.agent,
+            r.base,
+            str(r.ahead),
+            str(r.behind),
+            str(len(r.documents)),
+            f"+{r.divergence}" if r.divergence > 0 else str(r.divergence),
+            r.merge_status,
+            r.state,
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
+    for row in cells:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for r in rows:
+        details = [f"  {p}" for p in r.documents]
+        label = "blocked" if r.state == BLOCKED else "conflict"
+        details += [f"  {label}: {c.describe()}" for c in r.conflicts]
+        details += [
+            f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
+            f"base now at {f.base_sequence}"
+            for f in r.forks
+            if f.divergence
+        ]
+        if r.message:
+            details.append(f"  {r.message}")
+        if details:
+            lines += [f"{r.branch}:", *details]
+    return lines
