@@ -174,8 +174,9 @@ COMPACT_PLAN_TRON = (
     "\n"
     'vContextInfo: vContextInfo("0.4")\n'
     'plan: {id: "release", title: "Release 1.0", status: "inProgress", sequence: 4,\n'
+    '  narratives: {proposal: "Ship the parser and its docs."},\n'
     "  items: [\n"
     '   PlanItem("p1", "Parser", "completed"),\n'
     '   PlanItem("p2", "Docs", "pending")]}\n'
 )
-"""Its TRON twin."""
+"""Its TRON twin (with the proposal a plan must have: it is validated after the edit)."""

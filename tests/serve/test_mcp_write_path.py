@@ -217,6 +217,7 @@ def test_write_path_tron_compact_plan_keeps_its_lines_and_indentation(git_repo: 
     after = path.read_text()
     assert (
         'plan: {id: "release", title: "Release 1.0", status: "inProgress", sequence: 5,\n'
+        '  narratives: {proposal: "Ship the parser and its docs."},\n'
         "  items: [\n"
         '   PlanItem("p1", "Parser", "completed"),\n'
         '   PlanItem("p2", "Docs", "blocked")],\n'

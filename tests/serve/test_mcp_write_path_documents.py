@@ -340,7 +340,7 @@ def test_write_path_new_documents_take_vcontext_format(
         [
             ("vbrief_create_todo", {"title": "First"}),
             ("vbrief_add_learning", {"targetId": "t", "kind": "note", "narrative": {"O": "x"}}),
-            ("vbrief_create_plan", {"title": "Ship it"}),
+            ("vbrief_create_plan", {"title": "Ship it", "narratives": {"proposal": "P."}}),
         ],
     )
     for result in results:
@@ -368,11 +368,12 @@ def test_write_path_unknown_vcontext_format_is_refused_naming_where_it_is_set(
 
 def test_write_path_plan_ids_are_readable_and_unique(git_repo: Path) -> None:
     """``vbrief_create_plan`` ids: ``plan-<slug of the title>``, unique."""
+    proposal = {"proposal": "Release the parser."}
     results = _calls(
         git_repo,
         [
-            ("vbrief_create_plan", {"title": "Release 1.0: the parser!"}),
-            ("vbrief_create_plan", {"title": "Release 1.0: the parser!"}),
+            ("vbrief_create_plan", {"title": "Release 1.0: the parser!", "narratives": proposal}),
+            ("vbrief_create_plan", {"title": "Release 1.0: the parser!", "narratives": proposal}),
         ],
     )
     ids = [_ok(r)["id"] for r in results]
