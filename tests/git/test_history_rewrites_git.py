@@ -333,7 +333,8 @@ def test_hook_refuses_a_git_revert_git_made_without_the_driver_naming_vcontext_r
     refused = pushed(repo)
     assert refused.returncode != 0
     said = refused.stderr
-    assert "was removed" in said and "modified" not in said
+    assert "was removed" in said
+    assert "modified" not in said
     assert f"git vcontext revert {reverted[:7]}" in said, said
 
 
