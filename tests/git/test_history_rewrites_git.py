@@ -425,7 +425,7 @@ def test_git_revert_of_a_playbook_add_deprecates_the_entry_too(repo: Path) -> No
     hook_accepts(repo)
 
 
-def test_vcontext_revert_of_several_commits_makes_one_commit_each_newest_first(
+def test_vcontext_revert_of_several_commits_makes_one_commit_each_in_the_order_given(
     repo: Path,
 ) -> None:
     a = do(repo, Write("t1", {"status": "completed"}, minute=1))
@@ -434,7 +434,7 @@ def test_vcontext_revert_of_several_commits_makes_one_commit_each_newest_first(
     start = read(repo)["todoList"]["sequence"]
     _reverts(repo, a, b)
     subjects = run_git(repo, "log", "-2", "--format=%s").stdout.splitlines()
-    assert subjects == ['Revert "ann: edit t1"', 'Revert "ann: edit t2"']  # b first, as git
+    assert subjects == ['Revert "ann: edit t2"', 'Revert "ann: edit t1"']  # a first, as git
     items = {i["id"]: i for i in read(repo)["todoList"]["items"]}
     assert (items["t1"]["status"], items["t2"]["status"]) == ("pending", "pending")
     assert items["t3"]["title"] == "kept"
