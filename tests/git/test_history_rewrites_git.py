@@ -197,10 +197,10 @@ def test_m6_rebase_i_drop_keeps_nothing_of_the_dropped_playbook_entry(repo: Path
         commit(repo, f"learn {target}")
     good_event = read(repo, BOOK)["playbook"]["items"][-1]
     env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/drop/"}
-    proc = subprocess.run(
+    rebased = subprocess.run(
         ["git", "rebase", "-i", "HEAD~2"], cwd=repo, capture_output=True, text=True, env=env
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert rebased.returncode == 0, rebased.stdout + rebased.stderr
     book = read(repo, BOOK)["playbook"]
     assert book["items"] == [good_event]  # c2's event, as c2 wrote it; nothing of c1
     assert book["version"] == 2  # c2's one step on the playbook it now follows
@@ -416,8 +416,8 @@ def test_git_revert_of_a_playbook_add_deprecates_the_entry_too(repo: Path) -> No
                        "--text", f"{target} text", cwd=repo)  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         shas[target] = commit(repo, f"learn {target}")
-    proc = run_git(repo, "revert", "--no-edit", shas["r1"], check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    reverted = run_git(repo, "revert", "--no-edit", shas["r1"], check=False)
+    assert reverted.returncode == 0, reverted.stdout + reverted.stderr
     view = json.loads(run_cli("view", BOOK, "--format", "json", "--status", "all", cwd=repo).stdout)
     states = {e["targetId"]: e["status"] for e in view["entries"]}
     assert states == {"r1": "deprecated", "r2": "active"}

@@ -36,6 +36,8 @@ def run(
     for ``merge.vcontext.recursive``): every conflict takes the base's value, exit 0.
     """
     raw = [read_bytes(p) for p in (base, ours, theirs)]
+    if not virtual_base and _rerere(raw):
+        return _rerere_merge(raw, ours, marker_size)
     options = MergeOptions(now=now_rfc3339(), path=path)
     if not virtual_base:  # a rebase step, cherry-pick or revert replays (M6, M8)
         options = replace(options, replay=None, replay_probe=_replay_probe(path, raw))
@@ -60,6 +62,31 @@ def run(
         write_atomic(ours, outcome.output, force=True)  # %A is git's file to replace
     describe(outcome, path or ours)
     return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
+
+
+def _rerere(raw: list[bytes]) -> bool:
+    """git's rerere replaying a recorded resolution: it merges the conflicted file it
+    recorded (the "base", markers without labels) with the file holding this merge's
+    markers (ours) and the resolution (theirs) through the file's driver. Only a line
+    merge can do that; it is git's business, not a document merge to report on."""
+    from ..codecs.text import find_conflict_marker
+
+    def marked(data: bytes) -> bool:
+        return find_conflict_marker(data.decode("utf-8", "surrogateescape")) is not None
+
+    return bool(raw[0]) and marked(raw[0]) and marked(raw[1])
+
+
+def _rerere_merge(raw: list[bytes], ours: str, marker_size: int) -> int:
+    """The line merge git's own driver would make for rerere, quietly (git says what it
+    did: "Resolved … using previous resolution")."""
+    from ..merging.files import fallback
+
+    outcome = fallback(raw[0], raw[1], raw[2], Markers(marker_size), None, [])
+    if outcome.output != raw[1]:
+        write_atomic(ours, outcome.output, force=True)
+    blocks = any(r.endswith("conflicting line region(s)") for r in outcome.reasons)
+    return int(ExitCode.FOUND if blocks else ExitCode.OK)
 
 
 def _replay_probe(path: str | None, raw: list[bytes]) -> Callable[[], bool]:

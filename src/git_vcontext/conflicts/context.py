@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top
+from ..gitio.eol import to_index, to_worktree
 from ..gitio.objects import blob_data
 from ..gitio.operation import current, stopped_at
 
@@ -56,6 +57,14 @@ class Context:
         for anc, ours, theirs in conflicts:
             out[(ours or theirs or anc).path] = (anc, ours, theirs)
         return out
+
+    def stored(self, rel: str, data: bytes) -> bytes:
+        """A work-tree file's bytes as git stores them (``core.autocrlf``: CRLF -> LF)."""
+        return to_index(self.repo, rel, data) if self.repo is not None else data
+
+    def checked_out(self, rel: str, data: bytes) -> bytes:
+        """Bytes as git stores them, as git would check them out at ``rel``."""
+        return to_worktree(self.repo, rel, data) if self.repo is not None else data
 
     def blob(self, entry: IndexEntry | None) -> bytes | None:
         if entry is None or self.repo is None:  # (an entry comes from the repository)

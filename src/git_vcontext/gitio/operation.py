@@ -71,15 +71,24 @@ def current(git_dir: str | None, env: Mapping[str, str] | None = None) -> Operat
     return Operation(None, head, "theirs")
 
 
-def stopped_at(git_dir: str | None) -> int | None:
-    """When the operation in progress last stopped (the time git wrote its head file, in ns):
-    choices recorded before that belong to an earlier, aborted attempt."""
-    for name in ("REBASE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "MERGE_HEAD"):
+def stopped_at(git_dir: str | None) -> str | None:
+    """Which stop of an operation this is, so that choices recorded at an earlier one (an
+    aborted attempt met again) are known as such: when git last wrote the operation's head
+    file, when its merge last wrote ``AUTO_MERGE``, and how long HEAD's reflog is — a
+    ``stash pop`` or ``checkout -m`` leaves no head file, but undoing one (``reset
+    --hard``, switching back) adds to the reflog, and nothing does while files stay
+    conflicted (git refuses to commit or switch then). None when none of them exists."""
+    parts = []
+    for name in ("REBASE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "MERGE_HEAD", "AUTO_MERGE"):
         try:
-            return os.stat(os.path.join(git_dir or "", name)).st_mtime_ns
+            parts.append(f"{name}:{os.stat(os.path.join(git_dir or '', name)).st_mtime_ns}")
         except OSError:
             continue
-    return None
+    try:
+        parts.append(f"reflog:{os.stat(os.path.join(git_dir or '', 'logs', 'HEAD')).st_size}")
+    except OSError:
+        pass
+    return " ".join(parts) or None
 
 
 def head_branch(git_dir: str) -> str | None:
