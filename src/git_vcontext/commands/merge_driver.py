@@ -109,9 +109,10 @@ def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tup
     if all(given):
         return given[0], given[1], given[2]  # type: ignore[return-value]
     # lazy: only when git passed no labels
+    from ..gitio.invoker import git_commands
     from ..gitio.operation import current, find_git_dir
 
-    op = current(find_git_dir("."))
+    op = current(find_git_dir("."), commands=git_commands())
     return given[0] or "base", given[1] or op.ours, given[2] or op.theirs
 
 
