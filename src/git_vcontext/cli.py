@@ -256,6 +256,30 @@ def resolve(
 
 
 @cli.command(context_settings=CONTEXT)
+@click.argument("revisions", nargs=-1, required=True, metavar="COMMIT…")
+@click.option("-n", "--no-commit", is_flag=True, help="Leave the revert staged, uncommitted.")
+@click.option("-e", "--edit", is_flag=True, help="Edit the commit message (git's editor).")
+@click.option(
+    "-m", "--mainline", type=click.IntRange(min=1), help="The parent of a merge to revert to."
+)
+def revert(revisions: Sequence[str], no_commit: bool, edit: bool, mainline: int | None) -> int:
+    """Revert commits as new changes: git revert with documents that stay right.
+
+    \b
+    Other files are reverted by git revert itself. Each vContext document the
+    commit changed gets the inverse written as new changes: the sequence goes
+    up, a changeLog entry names the reverted commit, and a playbook event the
+    commit appended is answered by one that undoes it (an append is
+    deprecated), never removed. One commit per reverted commit, with git's
+    message, in the order given (a range newest first); exit 1 when one stops
+    on conflicts (resolve them, git commit, then revert the rest).
+    """
+    from .commands import revert as command
+
+    return command.run(revisions=revisions, no_commit=no_commit, edit=edit, mainline=mainline)
+
+
+@cli.command(context_settings=CONTEXT)
 @click.argument("base", metavar="BASE")
 @click.argument("local", metavar="LOCAL")
 @click.argument("remote", metavar="REMOTE")

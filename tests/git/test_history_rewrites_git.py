@@ -465,3 +465,56 @@ def test_vcontext_revert_refuses_what_is_no_commit_and_changes_nothing(repo: Pat
         assert b"Traceback" not in proc.stderr
     assert run_git(repo, "rev-parse", "HEAD").stdout == head
     assert run_git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_vcontext_revert_of_a_playbook_add_untouched_since_and_of_that_revert(
+    repo: Path,
+) -> None:
+    """Nothing changed the playbook since: git alone would take the old version (the event
+    gone, the version down). Reverting the revert gives the entry its status back."""
+    seed = {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": []}}
+    write_doc(repo, seed, BOOK)
+    commit(repo, "a playbook")
+    proc = run_cli("playbook", "add", BOOK, "--target", "r1", "--kind", "rule",
+                   "--text", "r1 text", cwd=repo)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    learned = commit(repo, "learn r1")
+    before = read(repo, BOOK)["playbook"]
+    _reverts(repo, learned)
+    book = read(repo, BOOK)["playbook"]
+    assert book["items"][:1] == before["items"]
+    assert [e["operation"] for e in book["items"]] == ["append", "deprecate"]
+    assert book["version"] == before["version"] + 1
+    _reverts(repo, "HEAD")
+    book = read(repo, BOOK)["playbook"]
+    assert [e["operation"] for e in book["items"]] == ["append", "deprecate", "update"]
+    view = json.loads(run_cli("view", BOOK, "--format", "json", cwd=repo).stdout)
+    assert [(e["targetId"], e["status"]) for e in view["entries"]] == [("r1", "active")]
+    valid(repo, BOOK)
+    hook_accepts(repo)
+
+
+def test_resolve_of_a_stopped_git_revert_writes_it_as_new_changes_too(repo: Path) -> None:
+    """``git revert`` stops (t1 completed by the commit, blocked since): ``resolve`` merges
+    the stages again as the driver did — the revert's changeLog entry included, no false
+    "changed since" — and ``git revert --continue`` makes a commit the hook accepts."""
+    reverted = do(repo, Write("t1", {"status": "completed"}, minute=1))
+    do(repo, Write("t1", {"status": "blocked"}, minute=2))
+    before = read(repo)["todoList"]
+    stopped = run_git(repo, "revert", "--no-edit", reverted, check=False)
+    assert stopped.returncode != 0
+    proc = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert b"changed since" not in proc.stderr
+    after = read(repo)["todoList"]
+    assert {i["id"]: i["status"] for i in after["items"]}["t1"] == "pending"
+    kept = len(before["changeLog"])
+    assert after["changeLog"][:kept] == before["changeLog"]
+    # the step met a concurrent edit of t1's status: M8's merge entry, then the revert's
+    assert [e["operation"] for e in after["changeLog"][kept:]] == ["merge", "update"]
+    assert reverted[:7] in json.dumps(after["changeLog"][-1])
+    strictly_increasing(repo)
+    done = run_git(repo, "-c", "core.editor=true", "revert", "--continue", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    valid(repo)
+    hook_accepts(repo)

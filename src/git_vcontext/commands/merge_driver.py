@@ -16,6 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..merging.result import Reverting
+
 
 def run(
     *,
@@ -40,7 +42,12 @@ def run(
         return _rerere_merge(raw, ours, marker_size)
     options = MergeOptions(now=now_rfc3339(), path=path)
     if not virtual_base:  # a rebase step, cherry-pick or revert replays (M6, M8)
-        options = replace(options, replay=None, replay_probe=_replay_probe(path, raw))
+        options = replace(
+            options,
+            replay=None,
+            replay_probe=_replay_probe(path, raw),
+            revert_probe=_revert_probe(path, raw, options.now or now_rfc3339()),
+        )
     if virtual_base:  # never a conflict: a valid document for the outer merge (M16)
         outcome = merge_files(
             *raw, path=path, options=options, markers=Markers(marker_size), virtual_base=True
@@ -100,6 +107,23 @@ def _replay_probe(path: str | None, raw: list[bytes]) -> Callable[[], bool]:
         return is_replay(path, raw[0] or None, raw[1], raw[2])
 
     return replay
+
+
+def _revert_probe(path: str | None, raw: list[bytes], now: str) -> Callable[[], Reverting | None]:
+    """Which commit a ``git revert`` undoes, asked only of a replay that looks like one: its
+    changes are then written as new ones (merging.revert)."""
+
+    def reverting() -> Reverting | None:
+        # lazy: only a revert asks
+        from ..gitio.replay import committer_agent, reverted_commit
+        from ..merging.result import Reverting
+
+        found = reverted_commit(path, raw[0] or None, raw[1], raw[2])
+        if found is None:
+            return None
+        return Reverting(found[0], found[1], committer_agent(), now)
+
+    return reverting
 
 
 def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tuple[str, str, str]:

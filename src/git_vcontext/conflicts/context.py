@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import OperationalError
 from ..gitio import open_repo, relative_to_top
 from ..gitio.eol import to_index, to_worktree
+from ..gitio.invoker import describe
 from ..gitio.objects import blob_data
 from ..gitio.operation import current, stopped_at
 
@@ -57,6 +58,16 @@ class Context:
         for anc, ours, theirs in conflicts:
             out[(ours or theirs or anc).path] = (anc, ours, theirs)
         return out
+
+    def reverted(self) -> tuple[str, str] | None:
+        """(full id, subject) of the commit a stopped ``git revert`` undoes."""
+        if self.repo is None:
+            return None
+        try:
+            sha = (Path(self.repo.path) / "REVERT_HEAD").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return describe(str(self.repo.path), sha) if sha else None
 
     def stored(self, rel: str, data: bytes) -> bytes:
         """A work-tree file's bytes as git stores them (``core.autocrlf``: CRLF -> LF)."""

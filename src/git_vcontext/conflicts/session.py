@@ -20,8 +20,9 @@ from ..errors import OperationalError, ParseError, UsageError
 from ..fsio import check_inside, write_atomic
 from ..gitio import git
 from ..gitio.places import common_dir
-from ..gitio.replay import from_history
+from ..gitio.replay import committer_agent, from_history
 from ..gitio.settings import merge_settings
+from ..merging.result import Reverting
 from ..merging.textmerge import Markers
 from ..record import record
 from ..resolution.core import Resolution, from_marked, from_versions, recovered_now
@@ -33,6 +34,7 @@ from .choices import ResolveState, prune, state_key
 from .context import Context
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from .context import Stages
@@ -242,7 +244,10 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
         state.now = _now_of(text, ours, rel)
         state.style = style
     replay = _replay(ctx, rel, (base, ours, theirs))
-    resolution = from_versions(base, ours, theirs, path=rel, now=state.now, replay=replay)
+    probe = _revert_probe(ctx, state.now) if replay and ctx.operation.kind == "revert" else None
+    resolution = from_versions(
+        base, ours, theirs, path=rel, now=state.now, replay=replay, revert_probe=probe
+    )
     known = {c.id for c in resolution.conflicts}
     state.choices = {k: v for k, v in state.choices.items() if k in known}
     labels = _labels(ctx, shown)
@@ -275,6 +280,18 @@ def _labels(ctx: Context, shown: Style | None) -> dict[str, str]:
         if m.ours_label and m.theirs_label:
             return {"ours": m.ours_label, "theirs": m.theirs_label}
     return ctx.operation.labels()
+
+
+def _revert_probe(ctx: Context, now: str | None) -> Callable[[], Reverting | None]:
+    """The commit a stopped ``git revert`` undoes (REVERT_HEAD), as the driver asked it."""
+
+    def reverting() -> Reverting | None:
+        found = ctx.reverted()
+        if found is None:
+            return None
+        return Reverting(found[0], found[1], committer_agent(), now or now_rfc3339())
+
+    return reverting
 
 
 def _replay(ctx: Context, rel: str, sides: tuple[bytes | None, bytes | None, bytes | None]) -> bool:
