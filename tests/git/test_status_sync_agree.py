@@ -131,9 +131,16 @@ def test_sync_all_in_a_fresh_clone_syncs_the_remote_agents(team: Path, tmp_path:
     code, out, err = sync(clone, "--all")
     assert code == 1, out + err  # bob and carol meet
     assert "agents/alice <-> main: merge" in out
-    assert "agents/dave: up to date" in out
+    # dave has nothing new for main; it gets alice's work, as every branch does in sync --all
+    assert "agents/dave <-> main: update 1 document on agents/dave" in out
     data = show(clone, "main", "todo.vcontext.json")
     assert data["todoList"]["items"][0]["status"] == "completed"
+    assert (
+        show(clone, "agents/dave", "todo.vcontext.json")["todoList"]["items"][0]
+        == (data["todoList"]["items"][0])
+    )
+    upstream = run_git(clone, "rev-parse", "--abbrev-ref", "agents/dave@{upstream}").stdout
+    assert upstream.strip() == "origin/agents/dave"
 
 
 def test_a_remote_only_agent_syncs_with_the_base_it_was_forked_from(
@@ -161,3 +168,22 @@ def test_an_agent_on_no_remote_is_still_refused_with_one_line(team: Path) -> Non
     assert code == 3
     assert err.count("\n") == 1
     assert "agents/nobody" in err
+
+
+def test_sync_dry_run_in_a_fresh_clone_says_what_it_would_do_and_creates_nothing(
+    team: Path, tmp_path: Path
+) -> None:
+    clone = _fresh_clone(team, tmp_path)
+    code, out, err = sync(clone, "alice", "--dry-run")
+    assert code == 0, out + err
+    assert out.startswith("agents/alice <-> main: would merge 1 document into main")
+    assert run_git(clone, "branch", "--list", "agents/*").stdout == ""
+    assert run_git(clone, "config", "--get-regexp", "^vcontext", check=False).stdout == ""
+
+
+def test_fork_of_an_agent_a_remote_has_points_to_sync(team: Path, tmp_path: Path) -> None:
+    clone = _fresh_clone(team, tmp_path)
+    proc = run_cli("fork", "alice", cwd=clone, env=EPOCH)
+    assert proc.returncode == 3
+    assert "git vcontext sync alice" in proc.stderr.decode()
+    assert run_git(clone, "branch", "--list", "agents/*").stdout == ""

@@ -24,7 +24,8 @@ COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 
 
 def run(*, fmt: str = "text") -> int:
-    """Print the rows; exit 1 when a sync would stop on a conflict, else 0."""
+    """Print the rows; exit 1 when a sync would stop on a conflict (alone, or after another
+    agent's), else 0."""
     repo = open_repo(".")
     finish(repo, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
     rows = all_status(repo)
@@ -35,7 +36,7 @@ def run(*, fmt: str = "text") -> int:
     else:
         for line in table(rows):
             print(line)
-    conflicted = any(r.conflicts for r in rows)
+    conflicted = any(r.conflicts or r.clashes for r in rows)
     return int(ExitCode.FOUND if conflicted else ExitCode.OK)
 
 
@@ -73,6 +74,12 @@ def table(rows: list[AgentStatus]) -> list[str]:
         details = [f"  {p}" for p in r.documents]
         label = "blocked" if r.state == BLOCKED else "conflict"
         details += [f"  {label}: {c.describe()}" for c in r.conflicts]
+        for clash in r.clashes:
+            details.append(
+                f"  clashes with {clash.other_branch}: each syncs alone, not both "
+                f"(the second to sync conflicts)"
+            )
+            details += [f"    {c.describe()}" for c in clash.conflicts]
         details += [
             f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
             f"base now at {f.base_sequence}"
@@ -81,6 +88,11 @@ def table(rows: list[AgentStatus]) -> list[str]:
         ]
         if r.message:
             details.append(f"  {r.message}")
+        if r.remote:
+            details.append(
+                f"  only on the remote, as {r.remote}: git vcontext sync {r.agent} "
+                f"creates {r.branch} from it"
+            )
         if details:
             lines += [f"{r.branch}:", *details]
     return lines

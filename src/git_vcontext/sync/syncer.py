@@ -134,6 +134,7 @@ class Syncer:
         self.checks = MergeChecks(repo)  # the hook's verdicts on the merges into a base
         # while batch() combines: base -> where it was before the integration's first merge
         self._starts: dict[str, Oid] | None = None
+        self._assumed: dict[str, Oid] = {}  # see assume()
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -307,7 +308,14 @@ class Syncer:
         planned = self._planned.get(name)
         if planned:
             return planned[1]
-        return self._pinned[name] if name in self._pinned else refs.target(self.repo, branch)
+        if name in self._pinned:
+            return self._pinned[name]
+        return refs.target(self.repo, branch) or self._assumed.get(name)
+
+    def assume(self, branch: str, commit: Oid) -> None:
+        """A dry run: take ``branch``, which does not exist here, as being at ``commit`` (an
+        agent only a remote has, whose local branch a real sync would create there)."""
+        self._assumed[refs.branch_ref(branch)] = commit
 
     def move(self, branch: str, new: Oid, why: str, *, expected: Oid | None = None) -> str | None:
         """Plan ``branch`` to point at ``new`` (``commit()`` moves it); or why it must not.
@@ -704,14 +712,14 @@ def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> l
     if all_agents and names:
         raise UsageError("give agent names or --all, not both")
     if all_agents:
-        found = agents.list_agents(repo)
+        found = agents.list_agents(repo, remote=True)
         if not found:
             raise OperationalError(f"no agent branches (none under {agents.agent_prefix(repo)})")
         return found
     if not names:
         raise UsageError("name the agents to sync, or pass --all")
     for name in names:
-        if repo.branches.local.get(agents.agent_branch(repo, name)) is None:
+        if agents.agent_tip(repo, name) is None:  # neither here nor on a remote
             raise OperationalError(
                 f"no branch {agents.agent_branch(repo, name)} for agent {name!r}"
             )
