@@ -44,7 +44,7 @@ def test_doctor_and_install_print_the_gitattributes_line_for_a_document_outside_
     git_repo: Path,
 ) -> None:
     repo = git_repo
-    assert run_cli("install", "--no-hooks", cwd=repo).returncode == 0
+    assert run_cli("install", cwd=repo).returncode == 0  # the hook too: doctor wants it
     write(repo, MOVED, todo())
     commit(repo, "a todo list where no pattern routes it")
     doctor = run_cli("doctor", cwd=repo)
@@ -55,7 +55,7 @@ def test_doctor_and_install_print_the_gitattributes_line_for_a_document_outside_
     lines = [line.strip() for line in out.splitlines() if "merge=vcontext" in line]
     [suggested] = [line for line in lines if "agent" in line]
     attribute_line = suggested[suggested.index('"notes/') :] if '"' in suggested else suggested
-    install = run_cli("install", "--no-hooks", cwd=repo)
+    install = run_cli("install", cwd=repo)
     assert install.returncode == 0
     assert attribute_line in install.stdout.decode() + install.stderr.decode()
     # the line printed works as printed
@@ -113,6 +113,9 @@ def superproject(tmp_path: Path) -> Path:
     commit(top, "add sub")
     for key, value in (("user.name", "Sub"), ("user.email", "sub@example.com")):
         run_git(top / "sub", "config", key, value)
+    write(top / "sub", "todo.vcontext.json", todo(t1="completed"))
+    commit(top / "sub", "sub: t1 done")
+    commit(top, "bump sub")  # HEAD~1 and HEAD record different commits of sub
     return top
 
 
@@ -124,7 +127,7 @@ def test_install_recurse_submodules_sets_up_each_submodule(superproject: Path) -
     assert doctor.returncode == 1
     assert "sub" in out
     assert "--recurse-submodules" in out
-    proc = run_cli("install", "--no-hooks", "--recurse-submodules", cwd=top)
+    proc = run_cli("install", "--recurse-submodules", cwd=top)
     assert proc.returncode == 0, proc.stderr
     assert "sub" in proc.stdout.decode()
     attr = run_git(sub, "check-attr", "merge", "--", "todo.vcontext.json").stdout
@@ -163,8 +166,16 @@ def test_history_of_a_path_in_a_submodule_says_what_to_run_there(
     assert err.count("\n") == 1
     assert "not committed yet" not in err
     assert "submodule sub" in err
-    inner = " ".join("todo.vcontext.json" + a.split("todo.vcontext.json", 1)[1]
-                     if "todo.vcontext.json" in a else a for a in args)  # fmt: skip
+
+    def there(arg: str) -> str:
+        """An argument as it is in the submodule: its path, the commit a revision records."""
+        if "todo.vcontext.json" in arg:
+            return "todo.vcontext.json" + arg.split("todo.vcontext.json", 1)[1]
+        if arg.startswith("HEAD"):
+            return run_git(superproject, "rev-parse", f"{arg}:sub").stdout.strip()[:12]
+        return arg
+
+    inner = " ".join(there(a) for a in args)
     assert f"git -C sub vcontext {inner}" in err
     # and what it says works
     bin_dir = str(Path(cli_path()[0]).parent)
@@ -175,3 +186,58 @@ def test_history_of_a_path_in_a_submodule_says_what_to_run_there(
         env={**os.environ, "PATH": bin_dir + os.pathsep + os.environ["PATH"]},
     )
     assert ran.returncode in (0, 1), ran.stderr
+
+
+def test_diff_from_a_revision_without_the_submodule_says_so_and_what_shows_its_history(
+    superproject: Path,
+) -> None:
+    proc = run_cli("diff", "HEAD~2", "HEAD", "--", "sub/todo.vcontext.json", cwd=superproject)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3
+    assert err.count("\n") == 1
+    assert "submodule sub" in err
+    assert "HEAD~2 does not have" in err
+    assert "git -C sub vcontext log -- todo.vcontext.json" in err
+
+
+def test_history_of_a_submodule_path_from_a_subdirectory_names_the_submodule_from_there(
+    superproject: Path,
+) -> None:
+    (superproject / "docs").mkdir()
+    proc = run_cli("blame", "../sub/todo.vcontext.json", "--rev", "HEAD~1",
+                   cwd=superproject / "docs")  # fmt: skip
+    err = proc.stderr.decode()
+    assert proc.returncode == 3
+    recorded = run_git(superproject, "rev-parse", "HEAD~1:sub").stdout.strip()[:12]
+    assert f"git -C ../sub vcontext blame todo.vcontext.json --rev {recorded}" in err
+
+
+def test_uninstall_recurse_submodules_removes_what_install_added_there(
+    superproject: Path,
+) -> None:
+    top, sub = superproject, superproject / "sub"
+    assert run_cli("install", "--recurse-submodules", cwd=top).returncode == 0
+    proc = run_cli("uninstall", "--recurse-submodules", cwd=top)
+    assert proc.returncode == 0, proc.stderr
+    assert run_git(sub, "config", "--get", "merge.vcontext.driver", check=False).returncode == 1
+    assert not (sub / ".gitattributes").exists()
+    assert run_git(sub, "status", "--porcelain").stdout == ""
+    assert run_git(top, "config", "--get", "merge.vcontext.driver", check=False).returncode == 1
+
+
+def test_install_recurse_submodules_leaves_a_submodule_without_documents_alone(
+    superproject: Path, tmp_path: Path
+) -> None:
+    plain = tmp_path / "plain-origin"
+    plain.mkdir()
+    run_git(plain, "init", "-q", "-b", "main")
+    (plain / "README").write_text("no documents\n")
+    run_git(plain, "add", "-A")
+    run_git(plain, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-qm", "p")
+    run_git(superproject, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+            str(plain), "plain")  # fmt: skip
+    proc = run_cli("install", "--recurse-submodules", cwd=superproject)
+    assert proc.returncode == 0, proc.stderr
+    assert "submodule plain: no vContext files, left alone" in proc.stdout.decode()
+    assert run_git(superproject / "plain", "status", "--porcelain").stdout == ""
+    assert run_cli("doctor", cwd=superproject).returncode == 0
