@@ -241,3 +241,32 @@ def test_install_recurse_submodules_leaves_a_submodule_without_documents_alone(
     assert "submodule plain: no vContext files, left alone" in proc.stdout.decode()
     assert run_git(superproject / "plain", "status", "--porcelain").stdout == ""
     assert run_cli("doctor", cwd=superproject).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "playbook.json",  # at the top: anchored, not every playbook.json below
+        "notes/a*b.json",
+        "notes/[draft] plan.json",
+        'notes/say "hi".json',
+        "notes/back\\slash.json",
+        "#hash.json",
+        "!bang.json",
+        "notes/tab\there.json",
+    ],
+)
+def test_the_printed_attribute_line_routes_exactly_that_file_as_git_reads_it(
+    git_repo: Path, name: str
+) -> None:
+    from git_vcontext.setup.coverage import attribute_line
+
+    (git_repo / ".gitattributes").write_text(attribute_line(name) + "\n")
+    others = ["deep/playbook.json", "notes/aXb.json", "notes/d plan.json"]
+
+    def merge_attr(path: str) -> str:
+        out = run_git(git_repo, "check-attr", "-z", "merge", "--", path).stdout.split("\0")
+        return out[2]
+
+    assert merge_attr(name) == "vcontext"
+    assert [merge_attr(o) for o in others] == ["unspecified"] * 3
