@@ -11,14 +11,12 @@ from ..gitio import open_repo
 from ..pictures.agents import agent_picture
 from ..pictures.render import render
 from ..sync.interrupted import finish
-from ..sync.status import BLOCKED, all_status
-from ..sync.trials import predicted_clashes
+from ..sync.status import BLOCKED, status_and_clashes
 from ..values import json_report
 
 if TYPE_CHECKING:
-    from pygit2 import Repository
-
     from ..sync.status import AgentStatus
+    from ..sync.trials import Clash
 
 COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 
@@ -28,9 +26,9 @@ def run(*, fmt: str = "text") -> int:
     agent's), else 0."""
     repo = open_repo(".")
     finish(repo, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
-    rows = all_status(repo)
+    rows, clashes = status_and_clashes(repo)
     if fmt in ("dot", "mermaid"):
-        _picture(repo, rows, fmt)
+        _picture(rows, clashes, fmt)
     elif fmt == "json":
         sys.stdout.write(json_report({"agents": [r.to_json() for r in rows]}))
     else:
@@ -40,9 +38,9 @@ def run(*, fmt: str = "text") -> int:
     return int(ExitCode.FOUND if conflicted else ExitCode.OK)
 
 
-def _picture(repo: Repository, rows: list[AgentStatus], fmt: str) -> None:
+def _picture(rows: list[AgentStatus], clashes: list[Clash], fmt: str) -> None:
     """The agents around their bases, agents that would conflict linked in red."""
-    picture = agent_picture(rows, predicted_clashes(repo, rows))
+    picture = agent_picture(rows, clashes)
     text, warning = render(picture, fmt, name="agents")
     if warning:
         print(f"git-vcontext: warning: {warning}", file=sys.stderr)

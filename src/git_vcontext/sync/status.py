@@ -164,13 +164,21 @@ def _documents(predicted: PairResult) -> tuple[str, ...]:
 def all_status(repo: Repository) -> list[AgentStatus]:
     """Every agent's row (local branches and those only a remote has), by agent name, each
     with the other agents it clashes with."""
+    return status_and_clashes(repo)[0]
+
+
+def status_and_clashes(repo: Repository) -> tuple[list[AgentStatus], list[Clash]]:
+    """The rows of ``all_status``, and every clash the trial merges found (agent pairs, and
+    agents against their base: what ``status --format dot`` draws)."""
     syncer = Syncer(repo, dry_run=True)
     rows = [_row(repo, syncer, agent) for agent in agents.list_agents(repo, remote=True)]
-    found = [c for c in predicted_clashes(repo, rows) if not c.with_base]
+    clashes = predicted_clashes(repo, rows)
+    found = [c for c in clashes if not c.with_base]
     if not found:
-        return rows
+        return rows, clashes
     branches = {r.agent: r.branch for r in rows}
-    return [replace(r, clashes=tuple(_clashes_of(r.agent, found, branches))) for r in rows]
+    rows = [replace(r, clashes=tuple(_clashes_of(r.agent, found, branches))) for r in rows]
+    return rows, clashes
 
 
 def _clashes_of(agent: str, found: list[Clash], branches: dict[str, str]) -> list[Clash]:
