@@ -128,8 +128,8 @@ def _revert_one(
     reverted = commit_at(repo, sha)
     parent = _parent(reverted, mainline)
     head = repo.head.peel().id  # HEAD before git's revert (it does not move with -n)
-    how = ["--no-commit"] + ([f"--mainline={mainline}"] if mainline else [])
-    started = git(["revert", *how, sha], cwd=top, check=False)
+    flags = ["--no-commit"] + ([f"--mainline={mainline}"] if mainline else [])
+    started = git(["revert", *flags, "--end-of-options", sha], cwd=top, check=False)
     conflicted = _unmerged(top)
     if started.returncode != 0 and not conflicted:
         raise OperationalError(f"git revert: {complaint(started.stderr, started.returncode)}")
@@ -220,12 +220,11 @@ def _entry_id(commit: Commit, rel: str) -> str | None:
 def _commit(top: str, edit: bool) -> None:
     """Commit the revert with the message git prepared (``Revert "…"``, ``This reverts
     commit …``), running the user's hooks as ``git revert`` does."""
-    args = ["commit", "--quiet"] + (["--edit"] if edit else ["--no-edit"])
     if edit:  # the person's editor needs the terminal: git runs it, not us
-        if git_at_terminal(args, cwd=top) != 0:
+        if git_at_terminal(["commit", "--quiet", "--edit"], cwd=top) != 0:
             raise OperationalError("git commit did not commit the revert (left staged)")
         return
-    made = git(args, cwd=top, check=False)
+    made = git(["commit", "--quiet", "--no-edit"], cwd=top, check=False)
     if made.returncode != 0:
         raise OperationalError(
             f"git commit: {complaint(made.stderr, made.returncode)} (the revert is left staged)"
