@@ -187,3 +187,26 @@ def test_fork_of_an_agent_a_remote_has_points_to_sync(team: Path, tmp_path: Path
     assert proc.returncode == 3
     assert "git vcontext sync alice" in proc.stderr.decode()
     assert run_git(clone, "branch", "--list", "agents/*").stdout == ""
+
+
+def test_an_agent_on_two_remotes_is_taken_as_git_switch_takes_it(
+    team: Path, tmp_path: Path
+) -> None:
+    """Several remotes have agents/alice: like ``git switch``, sync takes
+    ``checkout.defaultRemote``'s, and without it names them (status shows it in the row)."""
+    clone = _fresh_clone(team, tmp_path)
+    run_git(clone, "remote", "add", "mirror", str(tmp_path / "remote.git"))
+    run_git(clone, "fetch", "-q", "mirror")
+    code, out, err = sync(clone, "alice")
+    assert code == 3, out + err
+    assert err.count("\n") == 1
+    assert "(mirror/agents/alice, origin/agents/alice)" in err
+    assert "checkout.defaultRemote" in err
+    _code, rows = _status(clone)
+    assert rows["alice"]["state"] == "refused"
+    assert "checkout.defaultRemote" in rows["alice"]["message"]
+    run_git(clone, "config", "checkout.defaultRemote", "mirror")
+    code, out, err = sync(clone, "alice")
+    assert code == 0, out + err
+    upstream = run_git(clone, "rev-parse", "--abbrev-ref", "agents/alice@{upstream}").stdout
+    assert upstream.strip() == "mirror/agents/alice"
