@@ -210,3 +210,26 @@ def test_an_agent_on_two_remotes_is_taken_as_git_switch_takes_it(
     assert code == 0, out + err
     upstream = run_git(clone, "rev-parse", "--abbrev-ref", "agents/alice@{upstream}").stdout
     assert upstream.strip() == "mirror/agents/alice"
+
+
+def test_a_fresh_clone_with_the_hook_syncs_every_remote_agent_and_the_result_is_valid(
+    team: Path, tmp_path: Path
+) -> None:
+    """One truth: what sync pushes from a fresh clone passes the pre-push hook installed
+    there, and validate accepts every branch it wrote."""
+    clone = _fresh_clone(team, tmp_path)
+    assert run_cli("install", cwd=clone).returncode == 0
+    for agent in ("alice", "dave", "bob"):
+        code, out, err = sync(clone, agent, "--push", "origin")
+        assert code == 0, out + err
+    code, out, err = sync(clone, "carol", "--push", "origin")
+    assert code == 1, out + err  # carol meets bob's t2, and says how to go on
+    assert "next: git vcontext sync carol --push origin --checkout" in out
+    remote = tmp_path / "remote.git"
+    for branch in ("main", "agents/alice", "agents/bob"):
+        assert rev(clone, branch) == rev(remote, branch), branch
+    for branch in ("main", "agents/alice", "agents/bob", "agents/dave"):
+        run_git(clone, "switch", "-q", branch)
+        assert run_cli("validate", cwd=clone).returncode == 0, branch
+    items = show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
+    assert [i["status"] for i in items] == ["completed", "blocked", "completed"]
