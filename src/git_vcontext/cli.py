@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from . import __version__
 from .boundary import boundary
+from .version import __version__
 
 if TYPE_CHECKING:
     from .codecs import Format, TronFlavor

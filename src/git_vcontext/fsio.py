@@ -189,7 +189,7 @@ def write_atomic(
     files). A target that is no regular file (``-o /dev/null``, a named pipe) is written
     into, never renamed over.
 
-    Refused (OperationalError, nothing written): a read-only file (no write permission
+    Refuses (an OperationalError, nothing written) a read-only file (no write permission
     bit: as git refuses without ``-f``) unless ``force`` (a file of git's or of ours that
     must be replaced, e.g. the merge driver's %A); with ``inside`` (a file the tool picked
     itself, not one the user named), a file whose real path, through links, lies outside

@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 
 from git_vcontext.codecs import dumps
 from git_vcontext.edits import learnings, plans, todos
-from git_vcontext.edits.stamp import Refused, Stamp
+from git_vcontext.edits.stamp import Stamp
+from git_vcontext.errors import Refused
+from git_vcontext.errors import Refused as EditRefused
 from git_vcontext.merging import MergeOptions
-from git_vcontext.playbook.edit import Edit, EditRefused, append_event
+from git_vcontext.playbook.edit import Edit, append_event
 from git_vcontext.validation.files import check_bytes
 from helpers.merging import merge_files
 

@@ -10,10 +10,11 @@ import os
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
-from ..gitio import config_value
+from ..gitio import config_value, set_config
+from ..gitio.refs import has_branch, local_branches
 
 if TYPE_CHECKING:
-    from pygit2 import Oid, Repository, Signature
+    from pygit2 import Oid, Repository
 
 DEFAULT_PREFIX = "agents/"
 
@@ -77,7 +78,7 @@ def list_agents(repo: Repository, *, remote: bool = False) -> list[str]:
     """Agents that have a local branch under the prefix, sorted; ``remote``: also those that
     exist only as a remote-tracking branch (``origin/agents/AGENT``: a fresh clone)."""
     prefix = agent_prefix(repo)
-    found = {b[len(prefix) :] for b in repo.branches.local if b.startswith(prefix)}
+    found = {b[len(prefix) :] for b in local_branches(repo) if b.startswith(prefix)}
     if remote:
         found |= set(remote_only(repo))
     return sorted(found)
@@ -90,7 +91,7 @@ def remote_only(repo: Repository) -> dict[str, list[tuple[str, Oid]]]:
     from ..gitio.refs import remote_branches
 
     prefix = agent_prefix(repo)
-    local = set(repo.branches.local)
+    local = set(local_branches(repo))
     found: dict[str, list[tuple[str, Oid]]] = {}
     for remote, branch, commit in remote_branches(repo, prefix):
         agent = branch[len(prefix) :]
@@ -191,14 +192,14 @@ def recorded_base(repo: Repository, agent: str) -> str | None:
 
 def record_base(repo: Repository, agent: str, base: str) -> None:
     """Remember ``base`` as the branch ``agent`` was forked from (local git config)."""
-    repo.config[_base_key(agent)] = base
+    set_config(repo, _base_key(agent), base)
 
 
 def default_base(repo: Repository) -> str:
     """The base when nothing is recorded: ``init.defaultBranch``, else main, else master."""
     candidates = [config_value(repo, "init.defaultBranch"), "main", "master"]
     for name in candidates:
-        if name and repo.branches.local.get(name) is not None:
+        if name and has_branch(repo, name):
             return name
     raise OperationalError("no base branch: pass --into BRANCH (no main or master here)")
 
@@ -215,32 +216,8 @@ def base_of(repo: Repository, agent: str, into: str | None = None) -> str:
     else:
         base = recorded_base(repo, agent) or forked_from(repo, agent) or default_base(repo)
         base = operands.branch(base, f"base branch (git config {_base_key(agent)})")
-    if repo.branches.local.get(base) is None:
+    if not has_branch(repo, base):
         there = [r for r, b, _ in remote_branches(repo, base) if b == base]
         hint = f" here (git branch --track {base} {there[0]}/{base} makes it)" if there else ""
         raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist{hint}")
     return base
-
-
-def signatures(repo: Repository) -> tuple[Signature, Signature]:
-    """(author, committer) for commits the workflow makes: the user's git identity.
-
-    As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``
-    override ``user.name``/``user.email``; with neither, an OperationalError with a hint.
-    """
-    # lazy: the pre-push hook imports this module for agent_prefix only
-    from ..gitio.objects import signature, user_identity
-
-    name, email = user_identity(repo)
-
-    def make(role: str) -> Signature:
-        who = os.environ.get(f"GIT_{role}_NAME") or name
-        mail = os.environ.get(f"GIT_{role}_EMAIL") or email
-        if not who or not mail:
-            raise OperationalError(
-                "no git identity to commit with: set it with "
-                "git config user.name 'Your Name' and git config user.email you@example.com"
-            )
-        return signature(who, mail)
-
-    return make("AUTHOR"), make("COMMITTER")

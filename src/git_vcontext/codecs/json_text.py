@@ -8,26 +8,18 @@ import re
 from ..errors import ParseError, parse_error_at
 from ..patterns import lazy
 from ..record import record
-from ..spelling import OutOfRange, float_of, int_of
+from ..spelling import OutOfRange, escape_lone_surrogates, float_of, int_of
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
 from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
-from .text import (
-    SourceText,
-    data_deeper_than,
-    decode,
-    deep_offset,
-    escape_lone_surrogates,
-    marker_error,
-    newline_of,
-)
+from .text import SourceText, data_deeper_than, decode, deep_offset, marker_error, newline_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_WS = re.compile(r"[ \t\n\r]*")
+WHITESPACE = re.compile(r"[ \t\n\r]*")
 _INDENTED_LINE = re.compile(r"\n([ \t]+)[^ \t\r\n]")
 _ESCAPED_NON_ASCII = re.compile(
     r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
@@ -129,7 +121,7 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
     except ConstantError as exc:
         where = _number_offset(text, exc.name)
         raise _located(text, where, f"invalid JSON: {exc.name} is not JSON") from None
-    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    end = WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise _located(text, end, "invalid JSON: extra data after the document")
     many = isinstance(value, (dict, list)) and text.count("[") + text.count("{") > MAX_DEPTH
@@ -141,7 +133,7 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
 def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
     """The value at the start of ``text`` and where it ends: ints by the C scanner, unless
     the text holds a ``-0`` or an integer longer than Python converts (BigInt)."""
-    start = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    start = WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]
     ints = bool(_NEGATIVE_ZERO.search(text))
     try:
         return _decoder(keep_duplicates, ints).raw_decode(text, start)
@@ -281,7 +273,7 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
     return escape_lone_surrogates(_html_escaped(out, st)) + (st.newline if st.final_newline else "")
 
 
-class _Member:
+class Member:
     """Where one member of a container sits in the text."""
 
     __slots__ = ("key", "key_end", "lead_start", "start", "value_end", "value_start")
@@ -303,12 +295,12 @@ class _Member:
         self.value_end = value_end
 
 
-class _Container:
+class ContainerSpan:
     """The members of an object or array and the offset of its closing bracket."""
 
     __slots__ = ("close", "members")
 
-    def __init__(self, close: int, members: list[_Member]) -> None:
+    def __init__(self, close: int, members: list[Member]) -> None:
         self.close = close
         self.members = members
 
@@ -328,7 +320,7 @@ class JsonDocument(SourceText):
         self.data = data
         self._style: JsonStyle | None = None
         self.bom = bom
-        self._containers: dict[int, _Container] = {}
+        self._containers: dict[int, ContainerSpan] = {}
         self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
 
     @property
@@ -344,7 +336,7 @@ class JsonDocument(SourceText):
         """The text of ``new`` written as an edit of this document (BOM included)."""
         if same(new, self.data):
             return self.source()
-        start = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
+        start = WHITESPACE.match(self.text, 0).end()  # type: ignore[union-attr]
         end = value_end(self.text, start)
         inline = self.style.indent is None
         body = self._emit(new, self.data, start, end, inline)
@@ -368,7 +360,7 @@ class JsonDocument(SourceText):
         self, new: list[Any], old: list[Any], start: int, end: int, inline: bool
     ) -> str:
         """Elements added after all old ones (logs): the old text is reused without a scan."""
-        head = _scan_container(self.text, start, limit=2)
+        head = scan_container(self.text, start, limit=2)
         layout = self._layout(head, start, inline)
         last = end - 1
         while self.text[last - 1] in " \t\r\n":
@@ -425,7 +417,7 @@ class JsonDocument(SourceText):
         return "".join(parts)
 
     def _like_sibling(
-        self, value: JsonValue, old: list[Any], c: _Container, t: int, layout: _Layout
+        self, value: JsonValue, old: list[Any], c: ContainerSpan, t: int, layout: _Layout
     ) -> str:
         """A new element laid out like its neighbour (an edit of it), else freshly."""
         if c.members and isinstance(value, (dict, list)) and type(old[t]) is type(value):
@@ -433,7 +425,7 @@ class JsonDocument(SourceText):
             return self._emit(value, old[t], m.value_start, m.value_end, layout.inline)
         return self._fresh(value, layout.child_indent, layout.inline)
 
-    def _lead_of(self, m: _Member, i: int, was_first: bool, layout: _Layout) -> str:
+    def _lead_of(self, m: Member, i: int, was_first: bool, layout: _Layout) -> str:
         """Whitespace before a kept member: its own, unless it changed first/rest position."""
         if (i == 0) == was_first:
             return self.text[m.lead_start : m.start]
@@ -463,7 +455,7 @@ class JsonDocument(SourceText):
         m = re.compile(r"[ \t]*").match(self.text, line_start)
         return m.group() if m else ""
 
-    def _layout(self, c: _Container, start: int, inline: bool) -> _Layout:
+    def _layout(self, c: ContainerSpan, start: int, inline: bool) -> _Layout:
         st = self.style
         if c.members:
             m0 = c.members[0]
@@ -490,10 +482,10 @@ class JsonDocument(SourceText):
         return _Layout(first, rest, closing, key_sep, child_indent, not multiline)
 
     # -- positions ----------------------------------------------------------
-    def _container(self, start: int) -> _Container:
+    def _container(self, start: int) -> ContainerSpan:
         c = self._containers.get(start)
         if c is None:
-            c = _scan_container(self.text, start)
+            c = scan_container(self.text, start)
             self._containers[start] = c
         return c
 
@@ -511,7 +503,7 @@ class _Layout:
         return self.first if i == 0 else self.rest
 
 
-def _members_by_name(members: list[_Member]) -> dict[str | None, _Member]:
+def _members_by_name(members: list[Member]) -> dict[str | None, Member]:
     """Members by key; the n-th pair of a repeated key by its ``duplicate_name``."""
     out = {m.key: m for m in members}
     if len(out) == len(members):
@@ -525,21 +517,21 @@ def _members_by_name(members: list[_Member]) -> dict[str | None, _Member]:
     return out
 
 
-def _scan_container(text: str, start: int, limit: int | None = None) -> _Container:
+def scan_container(text: str, start: int, limit: int | None = None) -> ContainerSpan:
     """Positions of the members of the object or array that opens at ``start``.
 
     With ``limit``, only the first members are scanned (``close`` is then unknown: -1).
     """
     is_object = text[start] == "{"
     close_char = "}" if is_object else "]"
-    members: list[_Member] = []
+    members: list[Member] = []
     pos = start + 1
-    ws = _WS.match
+    ws = WHITESPACE.match
     while True:
         lead_start = pos
         pos = ws(text, pos).end()  # type: ignore[union-attr]
         if text[pos] == close_char and not members:
-            return _Container(pos, members)
+            return ContainerSpan(pos, members)
         item_start = pos
         key: str | None = None
         key_end = pos
@@ -549,14 +541,14 @@ def _scan_container(text: str, start: int, limit: int | None = None) -> _Contain
             pos = ws(text, pos).end()  # type: ignore[union-attr]
         value_start = pos
         end = value_end(text, pos)
-        members.append(_Member(key, lead_start, item_start, key_end, value_start, end))
+        members.append(Member(key, lead_start, item_start, key_end, value_start, end))
         if limit is not None and len(members) >= limit:
-            return _Container(-1, members)
+            return ContainerSpan(-1, members)
         pos = ws(text, end).end()  # type: ignore[union-attr]
         if text[pos] == ",":
             pos += 1
             continue
-        return _Container(pos, members)
+        return ContainerSpan(pos, members)
 
 
 def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> JsonDocument:

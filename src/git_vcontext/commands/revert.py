@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ExitCode
-from ..reverting import revert
+from ..workflow.revert import revert
 
 
 def run(

@@ -8,17 +8,15 @@ from typing import TYPE_CHECKING
 from ..errors import ExitCode
 from ..fsio import write_output
 from ..gitio import open_repo
-from ..pictures.agents import agent_picture
 from ..pictures.render import render
 from ..sync.interrupted import finish
-from ..sync.status import BLOCKED, status_and_clashes
+from ..sync.picture import agent_picture
+from ..sync.status import status_and_clashes, table
 from ..values import json_report
 
 if TYPE_CHECKING:
     from ..sync.status import AgentStatus
     from ..sync.trials import Clash
-
-COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 
 
 def run(*, fmt: str = "text") -> int:
@@ -45,52 +43,3 @@ def _picture(rows: list[AgentStatus], clashes: list[Clash], fmt: str) -> None:
     if warning:
         print(f"git-vcontext: warning: {warning}", file=sys.stderr)
     write_output(None, text)
-
-
-def table(rows: list[AgentStatus]) -> list[str]:
-    """The text report: one row per agent, then the details of each (shared with ``mcp``)."""
-    if not rows:
-        return ["no agent branches"]
-    lines: list[str] = []
-    cells = [COLUMNS] + [
-        (
-            r.agent,
-            r.base,
-            str(r.ahead),
-            str(r.behind),
-            str(len(r.documents)),
-            f"+{r.divergence}" if r.divergence > 0 else str(r.divergence),
-            r.merge_status,
-            r.state,
-        )
-        for r in rows
-    ]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
-    for row in cells:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    for r in rows:
-        details = [f"  {p}" for p in r.documents]
-        label = "blocked" if r.state == BLOCKED else "conflict"
-        details += [f"  {label}: {c.describe()}" for c in r.conflicts]
-        for clash in r.clashes:
-            details.append(
-                f"  clashes with {clash.other_branch}: each syncs alone, not both "
-                f"(the second to sync conflicts)"
-            )
-            details += [f"    {c.describe()}" for c in clash.conflicts]
-        details += [
-            f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
-            f"base now at {f.base_sequence}"
-            for f in r.forks
-            if f.divergence
-        ]
-        if r.message:
-            details.append(f"  {r.message}")
-        if r.remote:
-            details.append(
-                f"  only on the remote, as {r.remote}: git vcontext sync {r.agent} "
-                f"creates {r.branch} from it"
-            )
-        if details:
-            lines += [f"{r.branch}:", *details]
-    return lines

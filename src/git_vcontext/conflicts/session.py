@@ -19,6 +19,8 @@ from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
 from ..fsio import check_inside, write_atomic
 from ..gitio import git
+from ..gitio.index import is_tracked
+from ..gitio.objects import signatures
 from ..gitio.places import common_dir
 from ..gitio.replay import committer_agent, from_history
 from ..gitio.settings import merge_settings
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from .context import Stages
+    from ..gitio.index import Stages
 
 NO_VALUE: Any = object()
 """No ``--value`` given (``None`` is JSON null, a value like any other)."""
@@ -215,8 +217,7 @@ class Session:
         repo = self.ctx.repo
         if repo is None:  # (never: a work tree comes with its repository)
             return False
-        repo.index.read()
-        return self.path in repo.index
+        return is_tracked(repo, self.path)
 
 
 def open_file(path: str, *, cwd: str | os.PathLike[str] = ".") -> Session:
@@ -388,6 +389,6 @@ def resolver(ctx: Context) -> dict[str, Any]:
     if agent:
         return merger_agent(None, agent)
     try:
-        return merger_agent(agents.signatures(ctx.repo)[1])
+        return merger_agent(signatures(ctx.repo)[1])
     except OperationalError:  # no identity configured
         return {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}

@@ -20,8 +20,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..branches.commits import sync_message
 from ..branches.renames import align
-from ..branches.treemerge import SIDES, DocumentSides, _is_doc, document_result, document_wanted
+from ..branches.treemerge import SIDES, DocumentSides, document_result, document_wanted
 from ..branches.virtualbase import base_tree
 from ..errors import OperationalError
 from ..fsio import write_atomic
@@ -35,7 +36,6 @@ from ..merging.files import merge_files
 from ..merging.result import MergeOptions
 from ..merging.textmerge import Markers
 from ..record import record
-from ..sync.syncer import _message
 
 if TYPE_CHECKING:
     from ..sync.syncer import PairResult, Syncer
@@ -55,7 +55,7 @@ class Stopped:
 def leave_stopped(syncer: Syncer, pair: PairResult, path: str, against: str, label: str) -> Stopped:
     """Start the merge of commit ``against`` (named ``label``) into the pair's agent branch
     in the work tree at ``path``, where that branch is checked out, clean and not busy."""
-    message = _message(f"merge {label} into {pair.branch}", [pair.agent], ())
+    message = sync_message(f"merge {label} into {pair.branch}", [pair.agent], ())
     started = git(
         ["merge", "--no-ff", "--no-commit", f"--message={message}", "--", against],
         cwd=path,
@@ -98,7 +98,7 @@ def _documents_our_way(
     here = open_repo(top)  # the work tree's own attributes and config (core.autocrlf)
     for change in tree_changes(aligned.ours, aligned.theirs):
         rel = change.path
-        if not _is_doc(sides, rel):
+        if not sides.holds_document(rel):
             continue
         result, outcome = document_result(sides, rel, now=syncer.now, favor=favor)
         if result is not None:  # the stopped merge's, as git checks files out

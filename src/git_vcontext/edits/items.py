@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .stamp import Refused
+from ..errors import Refused
 
 ITEM_ARRAYS = ("items", "subItems")
 """Where items live: a container's ``items`` and, nested (Extension 4), ``subItems``."""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import Refused
 from ..playbook.edit import like_neighbours
 from . import items as it
-from .stamp import Change, Refused, Stamp, check_expected, stamped
+from .stamp import Change, Stamp, check_expected, stamped
 from .statuses import checked
 from .todos import Outcome
 

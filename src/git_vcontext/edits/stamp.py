@@ -5,24 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ExitCode, VContextError
+from ..errors import Refused
 
 AGENT_TYPE = "aiAgent"
 """Extension 10's Agent ``type`` for what an MCP client writes."""
-
-
-class Refused(VContextError):
-    """A write the server will not make: one line saying what, why and what to do.
-
-    ``kind`` names the reason for programs (``unknown-id``, ``bad-status``,
-    ``stale-sequence``, ``invalid-result``, ``bad-argument``, ...).
-    """
-
-    exit_code = ExitCode.FOUND
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 @dataclass(frozen=True)

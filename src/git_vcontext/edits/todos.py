@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import Refused
 from ..playbook.edit import like_neighbours
 from . import items as it
-from .stamp import Change, Refused, Stamp, check_expected, stamped
+from .stamp import Change, Stamp, check_expected, stamped
 from .statuses import checked
 
 CONTAINER = "todoList"

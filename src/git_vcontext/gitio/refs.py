@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
+from ..errors import OperationalError, RefLocked, RefMoved
 from ..faults import step
 from ..record import record
 from . import locks
@@ -17,13 +17,25 @@ if TYPE_CHECKING:
     from pygit2 import Oid, Reference, Repository
 
 
-class RefMoved(OperationalError):
-    """A branch changed under us (another process moved it): nothing was updated."""
-
-
-class RefLocked(OperationalError):
-    """A ref's lock file stays (left by a killed process): nothing was updated; the
-    message names the file and what to do."""
+__all__ = [  # with the two errors moving refs raises (defined in errors.py)
+    "RefLocked",
+    "RefMoved",
+    "RefUpdate",
+    "branch_ref",
+    "branch_tip",
+    "commit_of",
+    "create_branch",
+    "delete_ref",
+    "has_branch",
+    "local_branches",
+    "move_refs",
+    "oid_of",
+    "ref_names",
+    "ref_target",
+    "set_ref",
+    "target",
+    "valid_branch_name",
+]
 
 
 @record
@@ -88,6 +100,27 @@ def oid_of(ref: Reference) -> Oid:
     if not isinstance(found, pygit2.Oid):
         raise TypeError(f"{ref.name} is a symbolic reference (to {found})")
     return found
+
+
+def local_branches(repo: Repository) -> list[str]:
+    """The short names of the local branches."""
+    return list(repo.branches.local)
+
+
+def has_branch(repo: Repository, branch: str) -> bool:
+    """Whether the local branch ``branch`` (short name) exists."""
+    return repo.branches.local.get(branch) is not None
+
+
+def ref_names(repo: Repository, prefix: str) -> list[str]:
+    """The full names of the refs under ``prefix``, in the repository's order."""
+    return [name for name in repo.references if name.startswith(prefix)]
+
+
+def ref_target(repo: Repository, name: str) -> Oid | None:
+    """The commit a ref points to (a symbolic one followed); None when it does not exist."""
+    ref = repo.references.get(name)
+    return None if ref is None else oid_of(ref)
 
 
 def branch_tip(repo: Repository, branch: str) -> Oid:

@@ -16,7 +16,8 @@ from typing import Any
 from ..diffing.model import Change
 from ..values import same
 from .changes import Differ, Key
-from .versions import Version, Versions
+from .parsed import Version
+from .versions import Versions
 from .walk import History, Link, Walk, first
 
 

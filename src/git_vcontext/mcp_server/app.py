@@ -26,10 +26,9 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from pydantic import Field
 
-from .. import __version__
-from ..codecs.text import escape_lone_surrogates
-from ..edits.stamp import Refused
-from ..spelling import BigInt
+from ..errors import Refused
+from ..spelling import BigInt, escape_lone_surrogates
+from ..version import __version__
 from . import prompts, resources
 from .notify import Notifier, watch
 from .service import Answer, Service

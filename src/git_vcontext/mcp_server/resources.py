@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..edits.stamp import Refused
+from ..errors import Refused
 from ..values import json_report
 from .catalog import NOUN, SEGMENT, Entry
 from .service import Service

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..clock import now_rfc3339
-from ..edits.stamp import Refused, Stamp
+from ..edits.stamp import Stamp
+from ..errors import Refused
 from .catalog import NOUN, SEGMENT, Catalog, Entry
 from .files import inside
 from .gitside import DEFAULT_AGENT, GitSide

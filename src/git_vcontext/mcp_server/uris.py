@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ..edits.stamp import Refused
+from ..errors import Refused
 
 SCHEME = "vbrief://"
 KIND_OF = {"todos": "todoList", "plans": "plan", "playbooks": "playbook"}

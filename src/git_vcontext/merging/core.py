@@ -7,8 +7,16 @@ from ..values import same
 from . import arrays, coherence, logs, rules, sequence_number, vcontext
 from .moves.apply import Moves
 from .moves.find import MAX_ROUNDS, moves_between
-from .pointers import locate_conflicts, pointer_of
-from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
+from .result import (
+    MISSING,
+    NOT_HANDLED,
+    ConflictNode,
+    MergeOptions,
+    MergeResult,
+    Note,
+    locate_conflicts,
+    pointer_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

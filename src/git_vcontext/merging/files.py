@@ -10,7 +10,6 @@ from ..errors import ParseError
 from ..record import record, replace
 from ..values import same
 from . import merge3
-from .duplicates import changed_keys, parse_keeping
 from .result import MISSING, MergeOptions, MergeResult, Note
 from .textmerge import Markers, base_sections, merge_lines
 
@@ -193,14 +192,19 @@ def _written(
     """The merged data settled as the writing says, rendered in ours' style and verified."""
     # lazy: the driver's byte-for-byte shortcuts (M1) return before anything is rendered
     from .render import render
-    from .settle import favored, settled_on
 
     w = files.how.get() if not result.clean else Writing()
     if w.markers.take_base and not result.clean:
+        # lazy: only git's inner merge of a criss-cross history (M16) settles on the base
+        from .settle import settled_on
+
         result = settled_on(result, "base", "virtual-base", "the base's value kept")
         if result.data is MISSING:  # nothing in common (two different documents added)
             return FileMerge(b"", "clean", True, result)
     elif w.favor and not result.clean:
+        # lazy: only merge.vcontext.favor settles conflicts
+        from .settle import favored
+
         result = favored(result, w.favor)
     if not result.clean and not render_conflicts:
         return FileMerge(b"", "conflict", False, result)
@@ -232,6 +236,9 @@ def _parse(raw: bytes, fmt: str) -> Document:
     try:
         return parse(raw, format=fmt)  # type: ignore[arg-type]
     except ParseError as exc:
+        # lazy: only an object that repeats a key (M18) is read again
+        from .duplicates import parse_keeping
+
         return parse_keeping(raw, fmt, exc)
 
 
@@ -239,6 +246,9 @@ def _repeated_keys(*docs: Document | None) -> str | None:
     """Why the line merge must take over: a side changed a repeated key (M18, M16)."""
     if not any(getattr(d, "keeps_duplicates", False) for d in docs):
         return None
+
+    # lazy: only documents that repeat a key (M18) are compared for it
+    from .duplicates import changed_keys
 
     b, o, t = (d.data if d is not None else None for d in docs)
     keys = changed_keys(b, o, t)

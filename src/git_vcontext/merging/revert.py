@@ -181,8 +181,8 @@ def _undone_in(
     added = _added_events(base, theirs)
     if not added or _holds_conflicts(result):
         return result
-    from ..playbook.edit import EditRefused, append_event
-    from ..playbook.log import NoPlaybookError
+    from ..errors import NoPlaybookError, Refused
+    from ..playbook.edit import append_event
     from ..playbook.view import playbook_view
 
     try:
@@ -199,7 +199,7 @@ def _undone_in(
             done = append_event(
                 out, edit, now=reverting.now, entropy=f"{reverting.commit}/{event['eventId']}"
             )
-        except (EditRefused, NoPlaybookError):
+        except (Refused, NoPlaybookError):
             continue
         out = done.data
         said.append(f"{done.event['operation']} of {edit.target} (undoes {event['eventId']})")

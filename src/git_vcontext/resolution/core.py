@@ -6,12 +6,18 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..codecs import ReusedParses, format_from_content, format_from_name, parse
-from ..errors import OperationalError, ParseError
+from ..errors import NotData, ParseError
 from ..merging.conflict_record import attach_resolution, conflict_object
 from ..merging.files import merge_files
-from ..merging.pointers import locate_conflicts
 from ..merging.render import render
-from ..merging.result import MISSING, REVERT_REASON, ConflictNode, MergeOptions, MergeResult
+from ..merging.result import (
+    MISSING,
+    REVERT_REASON,
+    ConflictNode,
+    MergeOptions,
+    MergeResult,
+    locate_conflicts,
+)
 from ..merging.sequence_number import TOOL_AGENT
 from ..values import canonical
 from .markers import split_markers
@@ -25,10 +31,6 @@ if TYPE_CHECKING:
     from ..codecs import Document
     from ..merging.result import Note, Reverting
     from .markers import Marked
-
-
-class NotData(OperationalError):
-    """A file whose versions cannot be merged as data (one does not parse): resolve by hand."""
 
 
 class Resolution:

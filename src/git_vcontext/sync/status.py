@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..branches import agents
+from ..branches.commits import is_sync_commit
 from ..branches.forkstate import forks_of
 from ..branches.treemerge import DocumentSides, is_document
 from ..codecs import parse
@@ -23,7 +24,7 @@ from ..gitio.objects import commit_at, new_commits
 from ..gitio.refs import branch_tip
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
-from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer, is_sync_commit
+from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
 from .trials import predicted_clashes
 
 if TYPE_CHECKING:
@@ -255,3 +256,56 @@ def _parsed(raw: bytes | None, path: str) -> Any:
         return parse(raw, path=path).data
     except ParseError:
         return None
+
+
+COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
+
+
+def table(rows: list[AgentStatus]) -> list[str]:
+    """The text report: one row per agent, then the details of each (``status`` prints it,
+    the MCP server answers with it)."""
+    if not rows:
+        return ["no agent branches"]
+    lines: list[str] = []
+    cells = [COLUMNS] + [
+        (
+            r.agent,
+            r.base,
+            str(r.ahead),
+            str(r.behind),
+            str(len(r.documents)),
+            f"+{r.divergence}" if r.divergence > 0 else str(r.divergence),
+            r.merge_status,
+            r.state,
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
+    for row in cells:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for r in rows:
+        details = [f"  {p}" for p in r.documents]
+        label = "blocked" if r.state == BLOCKED else "conflict"
+        details += [f"  {label}: {c.describe()}" for c in r.conflicts]
+        for clash in r.clashes:
+            details.append(
+                f"  clashes with {clash.other_branch}: each syncs alone, not both "
+                f"(the second to sync conflicts)"
+            )
+            details += [f"    {c.describe()}" for c in clash.conflicts]
+        details += [
+            f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
+            f"base now at {f.base_sequence}"
+            for f in r.forks
+            if f.divergence
+        ]
+        if r.message:
+            details.append(f"  {r.message}")
+        if r.remote:
+            details.append(
+                f"  only on the remote, as {r.remote}: git vcontext sync {r.agent} "
+                f"creates {r.branch} from it"
+            )
+        if details:
+            lines += [f"{r.branch}:", *details]
+    return lines

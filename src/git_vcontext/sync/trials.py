@@ -16,8 +16,9 @@ from ..branches.agents import agent_tip
 from ..branches.treemerge import PathConflict, same_but_fork, trial_conflicts
 from ..branches.virtualbase import base_tree
 from ..codecs import ReusedParses
+from ..gitio import run_dir
 from ..gitio.diffs import tree_changes
-from ..gitio.objects import commit_at, is_blob
+from ..gitio.objects import commit_at, is_blob, object_at
 from ..gitio.refs import branch_tip
 from ..gitio.settings import merge_settings
 from ..record import record
@@ -55,7 +56,7 @@ def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Cla
     """
     live = [r for r in rows if r.state != REFUSED]
     tips = {r.agent: _tip(repo, r) for r in live}
-    favor = merge_settings(cwd=repo.workdir or repo.path).favor
+    favor = merge_settings(cwd=run_dir(repo)).favor
     with ReusedParses({}):
         changed = {r.agent: _changes(repo, tips[r.agent], branch_tip(repo, r.base)) for r in live}
         found = []
@@ -113,7 +114,7 @@ def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
 
 def _blob(repo: Repository, blob_id: str | None) -> bytes | None:
     """A blob's content (None: no id, or a submodule's commit, which this repo need not have)."""
-    found = None if blob_id is None else repo.get(blob_id)
+    found = None if blob_id is None else object_at(repo, blob_id)
     return bytes(found.data) if found is not None and is_blob(found) else None
 
 

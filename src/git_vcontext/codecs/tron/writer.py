@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from ...spelling import Number, int_text, number_text
+from ...spelling import Number, escape_lone_surrogates, int_text, number_text
 from ...spelling import dumps as json_dumps
 from ...values import MAX_DEPTH, JsonValue
-from ..text import escape_lone_surrogates
 from .names import is_property_name
 from .plan import Plan, TronClass, plan_render, plan_standard, plan_vcontext
 

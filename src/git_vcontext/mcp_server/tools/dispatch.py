@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...edits.stamp import Refused
-from ...errors import VContextError
+from ...errors import Refused, VContextError
 from ..service import Answer, Service
 from . import (
     conflicts as conflict_tools,

@@ -9,7 +9,7 @@ from typing import Any
 
 from ...edits import plans
 from ...edits.items import client_id, fresh_id
-from ...edits.stamp import Refused
+from ...errors import Refused
 from ..service import Answer, Service, committed_text, sequenced
 
 KIND = "plan"

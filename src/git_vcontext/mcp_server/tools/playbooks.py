@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...edits import learnings
-from ...edits.stamp import Refused
+from ...errors import Refused
 from ...playbook.model import Entry as ViewEntry
 from ...playbook.model import PlaybookView
 from ...playbook.render import matches, render_text

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...edits import todos
 from ...edits.items import find_item
-from ...edits.stamp import Refused
+from ...errors import Refused
 from ..catalog import Entry
 from ..service import Answer, Service, sequenced
 

@@ -18,18 +18,19 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .branches.treemerge import is_document
-from .clock import now_rfc3339
-from .errors import OperationalError, UsageError
-from .fsio import write_atomic
-from .gitio import complaint, git, git_at_terminal, open_repo, operands
-from .gitio.diffs import tree_changes
-from .gitio.eol import to_worktree
-from .gitio.objects import blob_data, commit_at
-from .gitio.replay import committer_agent
-from .merging.files import merge_files
-from .merging.result import MergeOptions, Reverting
-from .record import record
+from ..branches.treemerge import is_document
+from ..clock import now_rfc3339
+from ..errors import OperationalError, UsageError
+from ..fsio import write_atomic
+from ..gitio import complaint, git, git_at_terminal, git_dir, open_repo, operands, work_tree
+from ..gitio.commits import head_commit
+from ..gitio.diffs import tree_changes
+from ..gitio.eol import to_worktree
+from ..gitio.objects import blob_data, commit_at
+from ..gitio.replay import committer_agent
+from ..merging.files import merge_files
+from ..merging.result import MergeOptions, Reverting
+from ..record import record
 
 if TYPE_CHECKING:
     from pygit2 import Commit, Repository
@@ -66,9 +67,9 @@ def revert(
     ``git revert`` does), one commit each unless ``commit`` is False. Stops at the first
     that conflicts, with the conflicts left for ``conflicts``/``resolve``."""
     repo = open_repo(cwd)
-    if repo.is_bare or not repo.workdir:
+    top = work_tree(repo)
+    if not top:
         raise OperationalError("git vcontext revert needs a work tree (this repository is bare)")
-    top = repo.workdir
     _nothing_in_progress(repo)
     shas = _commits(top, revisions)
     if commit and git(["diff", "--cached", "--quiet"], cwd=top, check=False).returncode != 0:
@@ -90,7 +91,7 @@ def revert(
 
 def _nothing_in_progress(repo: Repository) -> None:
     for name, what in IN_PROGRESS.items():
-        if os.path.exists(os.path.join(repo.path, name)):
+        if os.path.exists(os.path.join(git_dir(repo), name)):
             raise OperationalError(
                 f"{what} is in progress: finish it or abort it first (git status says how)"
             )
@@ -127,7 +128,9 @@ def _revert_one(
 ) -> Reverted:
     reverted = commit_at(repo, sha)
     parent = _parent(reverted, mainline)
-    head = repo.head.peel().id  # HEAD before git's revert (it does not move with -n)
+    head = head_commit(repo)  # HEAD before git's revert (it does not move with -n)
+    if head is None:
+        raise OperationalError("the current branch has no commits yet: nothing to revert onto")
     flags = ["--no-commit"] + ([f"--mainline={mainline}"] if mainline else [])
     started = git(["revert", *flags, "--end-of-options", sha], cwd=top, check=False)
     conflicted = _unmerged(top)

@@ -1,16 +1,17 @@
-"""The agents around their base branches: ahead/behind on the edges, conflicts as red links."""
+"""What ``status --format dot|mermaid`` draws: the agents around their base branches,
+ahead/behind on the edges, conflicts as red links."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .labels import ident, printable, prose, shorten
-from .model import Edge, Node, Picture
+from ..pictures.labels import ident, printable, prose, shorten
+from ..pictures.model import Edge, Node, Picture
 
 if TYPE_CHECKING:
-    from ..sync.status import AgentStatus
-    from ..sync.trials import Clash
+    from .status import AgentStatus
+    from .trials import Clash
 
 STATE_CLASS = {
     "up to date": "up-to-date",
