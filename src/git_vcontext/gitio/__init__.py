@@ -57,6 +57,15 @@ def git(
     return result
 
 
+def git_at_terminal(args: Sequence[str], *, cwd: str | os.PathLike[str] | None = None) -> int:
+    """Run ``git args`` on the person's terminal (an editor git opens); its exit status."""
+    step(" ".join(["git", *args[:2]]))
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, check=False).returncode
+    except FileNotFoundError:
+        raise OperationalError("git is not installed (no 'git' on PATH)") from None
+
+
 def complaint(stderr: str, returncode: int) -> str:
     """git's reason for a failure in one line: its first ``fatal:``/``error:`` line (the
     lines after it are advice, e.g. "Please make sure you have the correct access

@@ -152,7 +152,8 @@ def _merge_files(
         return files.fallback([exc.one_line()])
     if o_doc is None or t_doc is None:
         return files.fallback(["one side is empty"])
-    taken = _one_side_changed(files, o_doc, t_doc)
+    # a revert is written as new changes even onto an unchanged side (merging.revert)
+    taken = None if options and options.revert else _one_side_changed(files, o_doc, t_doc)
     if taken is not None:
         return taken
     repeated = _repeated_keys(b_doc, o_doc, t_doc)

@@ -127,6 +127,33 @@ class MergeOptions:
     # history); a library merge, and sync's merges, are merges
     replay: bool | None = False
     replay_probe: Callable[[], bool] | None = None
+    # a revert (issue 36): which commit, written as new changes (merging.revert). Given,
+    # or asked of ``revert_probe()`` only when a replay's sides look like a revert
+    revert: Reverting | None = None
+    revert_probe: Callable[[], Reverting | None] | None = None
+
+
+REVERT_REASON = "revert of commit"
+"""How the entries and events a revert writes begin their ``reason`` (merging.revert)."""
+
+
+@record
+class Reverting:
+    """The commit a revert undoes, who reverts it and when (what its new entries say)."""
+
+    commit: str  # full id
+    subject: str
+    agent: tuple[tuple[str, str], ...]  # Extension 10 Agent, as pairs (a record is hashable)
+    now: str  # RFC 3339
+
+    @property
+    def by(self) -> dict[str, str]:
+        return dict(self.agent)
+
+    @property
+    def reason(self) -> str:
+        subject = f" ({self.subject})" if self.subject else ""
+        return f"{REVERT_REASON} {self.commit[:7]}{subject}"
 
 
 @record
