@@ -12,7 +12,7 @@ from ..merging.files import merge_files
 from ..merging.result import MergeOptions
 from ..merging.textmerge import Markers
 from ..values import json_report
-from .merge_driver import describe
+from .merge_driver import describe, warn
 
 
 def run(
@@ -32,6 +32,7 @@ def run(
     raw = [b"" if p == "/dev/null" else read_bytes(p) for p in (base, ours, theirs)]
     name = path or ours
     settings = merge_settings(conflict_style)
+    warn(settings.warnings)
     markers = Markers(7, ours, base, theirs, settings.diff3)
     outcome = merge_files(
         raw[0],
