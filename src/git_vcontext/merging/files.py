@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..codecs import Document
 
 
-INTERNAL_ERROR = "internal error"  # how a fallback reason caused by a bug (not the input) starts
+INTERNAL_ERROR = "internal error"  # how the reason of a fallback that covered a bug starts
 
 
 @record
@@ -33,11 +33,8 @@ class FileMerge:
     clean: bool  # exit 0: no conflict left and the output parses
     result: MergeResult | None = None
     reasons: tuple[str, ...] = ()  # why a fallback happened
-
-    @property
-    def internal_error(self) -> bool:
-        """The fallback covered a bug in the engine, not bad input (the tests fail on it)."""
-        return any(r.startswith(INTERNAL_ERROR) for r in self.reasons)
+    # the fallback covered a bug in the engine, not bad input (the tests fail on it)
+    internal_error: bool = False
 
     def report(self) -> dict[str, Any]:
         """The JSON report of PRODUCT.md's command-line contract."""
@@ -124,7 +121,8 @@ def merge_files(
     except RecursionError:
         return files.fallback(["nesting too deep to merge as data"])
     except Exception as exc:  # the driver must never lose a merge to a bug
-        return files.fallback([f"{INTERNAL_ERROR} {type(exc).__name__}: {exc}"])
+        crashed = files.fallback([f"{INTERNAL_ERROR} {type(exc).__name__}: {exc}"])
+        return replace(crashed, internal_error=True)
 
 
 def _merge_files(
