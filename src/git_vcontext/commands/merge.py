@@ -7,7 +7,7 @@ import sys
 from ..clock import now_rfc3339
 from ..errors import ExitCode, UsageError
 from ..fsio import read_bytes, write_output
-from ..gitio.settings import merge_settings
+from ..gitio.settings import checked_favor, merge_settings
 from ..merging.files import merge_files
 from ..merging.result import MergeOptions
 from ..merging.textmerge import Markers
@@ -42,7 +42,7 @@ def run(
         markers=markers,
         options=MergeOptions(now=now_rfc3339(), path=name),
         structured=settings.structured,
-        favor=favor or settings.favor,
+        favor=checked_favor(favor)[0] or settings.favor,
     )
     write_output(output, outcome.output.decode("utf-8", "surrogateescape"))
     if report is not None:

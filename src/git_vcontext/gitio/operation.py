@@ -15,14 +15,18 @@ from ..record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+    from typing import Literal
+
+    OperationKind = Literal["merge", "rebase", "cherry-pick", "revert"]
+    Reader = Callable[[str, str], "tuple[str, str] | None"]
 
 
 @record
 class Operation:
     """The operation in progress and the names of its two sides."""
 
-    kind: str | None  # "merge" | "rebase" | "cherry-pick" | "revert" | None
+    kind: OperationKind | None
     ours: str
     theirs: str
 
@@ -56,12 +60,13 @@ def current(git_dir: str | None, env: Mapping[str, str] | None = None) -> Operat
     if git_dir is None:
         return Operation(None, "ours", "theirs")
     head = head_branch(git_dir) or "HEAD"
-    for kind, read in (
+    readers: tuple[tuple[OperationKind, Reader], ...] = (
         ("rebase", _rebase),
         ("cherry-pick", _cherry_pick),
         ("revert", _revert),
         ("merge", _merge),
-    ):
+    )
+    for kind, read in readers:
         found = read(git_dir, head)
         if found is not None:
             return Operation(kind, *found)

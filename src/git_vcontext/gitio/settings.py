@@ -7,6 +7,10 @@ import os
 from ..record import record
 from . import git
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..merging.result import Side
+
 FAVOR_SIDES = ("ours", "theirs")
 FAVOR_ENV = "GIT_VCONTEXT_FAVOR"
 
@@ -17,7 +21,7 @@ class MergeSettings:
 
     diff3: bool = False  # a base section in each marker block
     structured: bool = False  # conflicts as a ConflictResolution instead of markers
-    favor: str | None = None  # "ours" | "theirs": settle every conflict on that side
+    favor: Side | None = None  # settle every conflict on that side
     warnings: tuple[str, ...] = ()  # for the command to say (a favor ignored)
 
 
@@ -41,14 +45,16 @@ def merge_settings(
     return MergeSettings(diff3, structured, favor, (warning,) if warning else ())
 
 
-def checked_favor(value: str | None) -> tuple[str | None, str | None]:
+def checked_favor(value: str | None) -> tuple[Side | None, str | None]:
     """``ours``/``theirs`` (any case), or None for nothing; anything else is ignored (None),
     with the warning to give: returned, for the command to say (this layer prints nothing)."""
     if not value:
         return None, None
     side = value.strip().lower()
-    if side in FAVOR_SIDES:
-        return side, None
+    if side == "ours":  # FAVOR_SIDES, one by one for the type checker
+        return "ours", None
+    if side == "theirs":
+        return "theirs", None
     return None, (
         f"ignoring favor {value!r} (merge.vcontext.favor or {FAVOR_ENV}): use ours or theirs"
     )

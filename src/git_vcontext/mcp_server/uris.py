@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import unquote
 
 from ..errors import Refused
@@ -28,7 +29,7 @@ VIEW_KINDS = {
 class Address:
     """What a URI designates: a listing, a document (``id`` None = current), or the view."""
 
-    what: str  # "list" | "document" | "view"
+    what: Literal["list", "document", "view"]
     kind: str  # todoList | plan | playbook
     id: str | None = None  # a document id, or the entry kind of a view
     uri: str = ""

@@ -16,9 +16,12 @@ from .textmerge import Markers, base_sections, merge_lines
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Literal
 
     from ..codecs import Document
+    from .result import Side
+
+    MergeStatus = Literal["clean", "conflict", "fallback"]
 
 
 INTERNAL_ERROR = "internal error"  # how the reason of a fallback that covered a bug starts
@@ -29,7 +32,7 @@ class FileMerge:
     """Outcome of merging one file."""
 
     output: bytes
-    status: str  # "clean" | "conflict" | "fallback"
+    status: MergeStatus
     clean: bool  # exit 0: no conflict left and the output parses
     result: MergeResult | None = None
     reasons: tuple[str, ...] = ()  # why a fallback happened
@@ -55,7 +58,7 @@ class Writing:
 
     markers: Markers = Markers()
     structured: bool = False  # a ConflictResolution instead of markers (M15)
-    favor: str | None = None  # "ours" | "theirs": settle every conflict on that side
+    favor: Side | None = None  # settle every conflict on that side
 
 
 class _Writing:
@@ -96,7 +99,7 @@ def merge_files(
     options: MergeOptions | None = None,
     markers: Markers | None = None,
     structured: bool = False,
-    favor: str | None = None,
+    favor: Side | None = None,
     writing: Callable[[], Writing] | None = None,
     render_conflicts: bool = True,
     virtual_base: bool = False,
@@ -329,7 +332,7 @@ def _verified(
 def _checked(
     raw: bytes,
     path: str | None,
-    status: str = "clean",
+    status: MergeStatus = "clean",
     reasons: tuple[str, ...] = (),
     ours: bytes | None = None,
 ) -> FileMerge:
