@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..playbook.edit import Edit, append_event
 from ..playbook.model import Entry, PlaybookView
 from ..playbook.render import matches
 from ..playbook.view import locate, playbook_view
+from ..record import record
 from ..values import instant_key
 from .stamp import Stamp, check_expected
 
@@ -16,7 +16,7 @@ KINDS = ("strategy", "learning", "rule", "warning", "note")
 EVENT_FIELDS = ("kind", "title", "narrative", "tags", "evidence", "confidence")
 
 
-@dataclass(frozen=True)
+@record
 class Learned:
     """The new document data and the event appended (``append`` or ``update``)."""
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Refused
+from ..record import record
 
 AGENT_TYPE = "aiAgent"
 """Extension 10's Agent ``type`` for what an MCP client writes."""
 
 
-@dataclass(frozen=True)
+@record
 class Stamp:
     """Who writes, and when (RFC 3339)."""
 
@@ -23,7 +23,7 @@ class Stamp:
         return {"id": self.agent, "type": AGENT_TYPE}
 
 
-@dataclass(frozen=True)
+@record
 class Change:
     """What one write did to a container, for its ``changeLog`` entry and the tool's answer."""
 
