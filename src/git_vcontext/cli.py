@@ -274,6 +274,12 @@ def diff(**options: Any) -> int:
     "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
 )
 @COLOR
+@click.option(
+    "--full-history",
+    is_flag=True,
+    help="Walk every parent of a merge, as git log --full-history: shows a change a merge "
+    "dropped, and that merge.",
+)
 def log_(**options: Any) -> int:
     """The commits that changed items of a document, newest first, with their changes.
 
@@ -283,7 +289,9 @@ def log_(**options: Any) -> int:
     FILE#"a#b"       an id holding '#' (or a quote) is written as a JSON string
     REV-RANGE        as for git log: REV, ^REV, A..B, A...B (default HEAD)
     A merge is shown once, with what each side brought; a version that does not
-    parse is shown as such. Exit 1 when an id is in no revision.
+    parse is shown as such. As git log, a merge whose item equals one parent's
+    follows that parent only; --full-history walks them all. Exit 1 when an id
+    is in no revision.
     """
     from .commands import log as command
 
@@ -446,8 +454,17 @@ def sync(**options: Any) -> int:
 
 @cli.command(context_settings=CONTEXT)
 @format_option(FORMAT_PICTURE)
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="With --format dot|mermaid: exit 1 when a conflict is predicted (the table and "
+    "JSON always do).",
+)
 def status(**options: Any) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
+
+    Exits 1 when a sync would stop on a conflict; a picture printed exits 0 (a
+    pipeline's first step), 1 only with --exit-code.
 
     \b
     --format dot|mermaid draws the agents around their base: ahead/behind on

@@ -5,15 +5,15 @@ from __future__ import annotations
 import codecs
 import io
 import os
-import re
 import stat
 import sys
-from collections.abc import Mapping
 
 from .errors import OperationalError, OutputError
+from .patterns import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 OUTPUT_ERRORS = "git-vcontext-output"
@@ -239,7 +239,7 @@ def _mode_of(target: str, shown: str, force: bool) -> int:
     return mode
 
 
-TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp$")
+TEMPORARY = lazy(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp$")
 """What ``write_atomic`` names its temporaries (``.NAME.PID.RANDOM.tmp``)."""
 
 
@@ -256,7 +256,7 @@ def remove_stale_temporaries(folder: str) -> list[str]:
     except OSError:
         return removed
     for name in names:
-        found = TEMPORARY.match(name)
+        found = TEMPORARY().match(name)
         if found is None or _running(int(found.group("pid"))):
             continue
         path = os.path.join(folder, name)

@@ -34,6 +34,7 @@ def run(
     fmt: str = "text",
     color: str = "auto",
     max_count: int | None = None,
+    full_history: bool = False,
 ) -> int:
     """Print the commits that changed the named items; exit 1 when an id is in no revision."""
     gc.disable()  # a short-lived process making many objects and no reference cycles
@@ -45,7 +46,9 @@ def run(
     entries: list[LogEntry] = []
     problems: list[str] = []
     for target in targets:
-        found, missing = _trace(repo, revs, target, follow=follow, limit=max_count)
+        found, missing = _trace(
+            repo, revs, target, follow=follow, limit=max_count, full_history=full_history
+        )
         entries += found
         problems += missing
     entries.sort(key=lambda e: (e.order, e.path))
@@ -96,7 +99,13 @@ def _targets(repo: Repository, specs: Sequence[str]) -> list[_Doc]:
 
 
 def _trace(
-    repo: Repository, revs: list[str], doc: _Doc, *, follow: bool, limit: int | None
+    repo: Repository,
+    revs: list[str],
+    doc: _Doc,
+    *,
+    follow: bool,
+    limit: int | None,
+    full_history: bool = False,
 ) -> tuple[list[LogEntry], list[str]]:
     """Walk the range for one document; its entries and the ids found in no version."""
     history = GitHistory(repo, revs)  # an unknown revision stops here
@@ -105,7 +114,9 @@ def _trace(
         check_document(repo, doc.path, read_bytes(doc.shown), shown=doc.shown)
         raise OperationalError(f"{doc.shown}: not committed yet (no revision of the range has it)")
     check_document(repo, doc.path, raw, shown=doc.shown)
-    walk = LogWalk(history, Versions(history.read), follow=follow, limit=limit)
+    walk = LogWalk(
+        history, Versions(history.read), follow=follow, limit=limit, full_history=full_history
+    )
     for tip in history.tips:
         walk.start(tip, doc.path, {key: set() for key in doc.keys})
     walk.run()

@@ -21,8 +21,10 @@ if TYPE_CHECKING:
     from ..sync.status import AgentStatus
 
 
-def run(*, fmt: str = "text") -> int:
-    """Print the rows; exit 1 when a sync would stop on a conflict, else 0."""
+def run(*, fmt: str = "text", exit_code: bool = False) -> int:
+    """Print the rows; exit 1 when a sync would stop on a conflict, else 0. A picture
+    printed is a success (``status --format dot | dot -Tpng`` pipelines): it exits 1 for
+    a predicted conflict only with ``exit_code``."""
     repo = open_repo(".")
     finish(repo, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
     rows = all_status(repo)
@@ -34,6 +36,8 @@ def run(*, fmt: str = "text") -> int:
         for line in table(rows):
             print(line)
     conflicted = any(r.conflicts for r in rows)
+    if fmt in ("dot", "mermaid") and not exit_code:
+        return int(ExitCode.OK)
     return int(ExitCode.FOUND if conflicted else ExitCode.OK)
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch
 from ..errors import OperationalError, Refused
-from ..gitio import is_ignored, read_at, resolve_commit, work_tree
+from ..gitio import config_value, is_ignored, read_at, resolve_commit, work_tree
 from ..gitio.commits import Committed, commit_file, conflicted, current_branch
 from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
@@ -34,6 +34,11 @@ class GitSide:
         self._files: FileSet | None = None
         top = work_tree(repo)
         self.top = os.path.realpath(top) if top else None
+
+    def config(self, key: str) -> str | None:
+        """A git config value of the repository (None when unset)."""
+        with self._lock:
+            return config_value(self.repo, key)
 
     def branch(self) -> str | None:
         with self._lock:

@@ -13,7 +13,17 @@ from ...playbook.view import playbook_view
 from ..service import Answer, Service, committed_text
 
 KIND = "playbook"
-EVENT_ARGS = ("targetId", "kind", "title", "narrative", "tags", "evidence", "confidence")
+EVENT_ARGS = (
+    "targetId",
+    "kind",
+    "category",
+    "title",
+    "content",
+    "narrative",
+    "tags",
+    "evidence",
+    "confidence",
+)
 
 
 def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
