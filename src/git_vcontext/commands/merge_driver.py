@@ -60,6 +60,7 @@ def run(
             from ..gitio.settings import merge_settings
 
             settings = merge_settings(conflict_style)
+            warn(settings.warnings)
             labels = marker_labels(base_label, ours_label, theirs_label)
             markers = Markers(marker_size, labels[1], labels[0], labels[2], settings.diff3)
             return Writing(markers, settings.structured, settings.favor)
@@ -138,6 +139,12 @@ def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tup
 
     op = current(find_git_dir("."), commands=git_commands())
     return given[0] or "base", given[1] or op.ours, given[2] or op.theirs
+
+
+def warn(warnings: tuple[str, ...]) -> None:
+    """The warnings of the layers below (a favor ignored), one line each on stderr."""
+    for warning in warnings:
+        print(f"git-vcontext: warning: {warning}", file=sys.stderr)
 
 
 def describe(outcome: FileMerge, name: str) -> None:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..gitio.index import Stages
+    from .listing import Source
 
 NO_VALUE: Any = object()
 """No ``--value`` given (``None`` is JSON null, a value like any other)."""
@@ -82,13 +83,13 @@ class Session:
         resolution: Resolution | StructuredFile,
         style: Style,
         *,
-        source: str,
+        source: Source,
         labels: dict[str, str],
         state: ResolveState | None = None,
         now: str | None = None,
     ) -> None:
         self.ctx, self.path, self.resolution, self.style = ctx, rel, resolution, style
-        self.source = source  # "stages" | "markers" | "structured"
+        self.source = source
         self.labels = labels
         self.state = state
         self.now = now

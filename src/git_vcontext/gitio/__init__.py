@@ -7,11 +7,11 @@ import re
 import shlex
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OperationalError
 from ..faults import step
+from ..record import record
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pygit2 import Commit, Repository
 
 
-@dataclass(frozen=True)
+@record
 class GitResult:
     """Outcome of one git command."""
 

@@ -15,14 +15,18 @@ from ..record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Literal
+
+    OperationKind = Literal["merge", "rebase", "cherry-pick", "revert", "stash", "checkout"]
+    Reader = Callable[[str, str], "tuple[str, str] | None"]
 
 
 @record
 class Operation:
     """The operation in progress and the names of its two sides."""
 
-    kind: str | None  # "merge" | "rebase" | "cherry-pick" | "revert" | None
+    kind: OperationKind | None
     ours: str
     theirs: str
 
@@ -69,13 +73,14 @@ def current(
         found = _from_command(git_dir, head, commands, env)
         if found is not None:
             return found
-    for kind, read in (
+    readers: tuple[tuple[OperationKind, Reader], ...] = (
         ("rebase", _rebase),
         ("cherry-pick", _cherry_pick),
         ("revert", _revert),
         ("merge", _merge),
         ("merge", _squash),
-    ):
+    )
+    for kind, read in readers:
         found_sides = read(git_dir, head)
         if found_sides is not None:
             return Operation(kind, *found_sides)
@@ -113,7 +118,8 @@ def _from_command(
     if verb in ("cherry-pick", "revert"):
         sha = _sequencer_next(git_dir) or _single(git_dir, _operands(args, _WITH_VALUE))
         if sha:
-            return Operation(verb, head, _picked(git_dir, sha, verb))
+            picked: OperationKind = "cherry-pick" if verb == "cherry-pick" else "revert"
+            return Operation(picked, head, _picked(git_dir, sha, verb))
     return None
 
 

@@ -10,7 +10,11 @@ from ..values import pointer
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Literal
+
+    from ..codecs import Format
+
+    Side = Literal["ours", "theirs"]  # a side of a merge (favor, a rename's side)
 
 
 class _Missing(Sentinel):
@@ -115,7 +119,7 @@ class MergeOptions:
 
     now: str | None = None  # RFC 3339 timestamp for entries the tool writes (SOURCE_DATE_EPOCH)
     path: str | None = None  # file name, for messages
-    format: str | None = None  # "json" | "tron" | "jsonl": JSONL roots are record lists
+    format: Format | None = None  # JSONL roots are record lists
     # ours is an integration under way (sync merging several agents' work into one
     # commit): the M8 ``merge`` Changes its earlier merges logged (values.canonical of
     # each, from their notes' "logged" detail); a further sequence conflict folds into

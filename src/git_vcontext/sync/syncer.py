@@ -573,7 +573,9 @@ class Syncer:
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""
         if self._favor is None:
-            self._favor = (merge_settings(cwd=run_dir(self.repo)).favor,)
+            settings = merge_settings(cwd=run_dir(self.repo))
+            self.warnings.extend(settings.warnings)
+            self._favor = (settings.favor,)
         return self._favor[0]
 
     def _commit(self, tree: Oid, parents: list[Oid], message: str) -> Oid:
