@@ -4,25 +4,40 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from .boundary import boundary
 from .version import __version__
 
-if TYPE_CHECKING:
-    from .codecs import Format, TronFlavor
-
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 FORMAT_TEXT_JSON = click.Choice(["text", "json"])
+FORMAT_REPORT = click.Choice(["text", "json", "markdown"])
 FORMAT_PICTURE = click.Choice(["text", "json", "dot", "mermaid"])
-CONFLICT_STYLE = click.Choice(["markers", "structured"])
+
+# Options more than one command takes, each written once (click makes a fresh Option
+# each time one of these decorates a command).
+COLOR = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+CONFLICT_STYLE = click.option(
+    "--conflict-style",
+    type=click.Choice(["markers", "structured"]),
+    help="markers (default) or structured.",
+)
+
+
+def format_option(choice: click.Choice[str]) -> Callable[[F], F]:
+    """``--format`` among ``choice``, ``text`` by default, handed to the command as ``fmt``."""
+    return click.option("--format", "fmt", type=choice, default="text")
 
 
 # Each command imports its ``commands`` module only when it runs (``--help`` stays quick)
-# and calls its ``run`` with keyword arguments mypy checks against that ``run``.
+# and hands it its options as keyword arguments: each option is written once, in its
+# decorator, under the name of the ``run`` parameter it fills (tests/cli/test_cli_contract.py
+# checks each option against that signature).
 
 
 @click.group(context_settings=CONTEXT)
@@ -49,9 +64,6 @@ def _one_scope(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return value
 
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
 def _scope_options(command: F) -> F:
     """``--local`` (the default) / ``--global``, handed to the command as ``scope``."""
     command = click.option(
@@ -67,13 +79,24 @@ def _scope_options(command: F) -> F:
 @click.option("--force", is_flag=True, help="Replace foreign drivers or hooks instead of refusing.")
 @click.option("--no-hooks", is_flag=True, help="Do not install the pre-push hook.")
 @click.option(
+    "--recurse-submodules",
+    is_flag=True,
+    help="Also in each checked-out submodule holding vContext files (nested ones too).",
+)
+@click.option(
     "--server",
     is_flag=True,
     help="In a bare repository: the guard, and the merging of agents' sync requests.",
 )
 @click.option("--guard", is_flag=True, help="With --server: the guard alone (pre-receive).")
 def install(
-    local: bool, global_: bool, force: bool, no_hooks: bool, server: bool, guard: bool
+    local: bool,
+    global_: bool,
+    force: bool,
+    no_hooks: bool,
+    recurse_submodules: bool,
+    server: bool,
+    guard: bool,
 ) -> int:
     """Set up the merge driver, diff driver, difftool, attributes and pre-push hook.
 
@@ -88,11 +111,28 @@ def install(
             "--guard goes with --server: git vcontext install --server --guard, in the bare "
             "repository agents push to"
         )
-    _server_alone(server, local=local, global_=global_, no_hooks=no_hooks)
+    _server_alone(
+        server,
+        local=local,
+        global_=global_,
+        no_hooks=no_hooks,
+        recurse_submodules=recurse_submodules,
+    )
+    if global_ and recurse_submodules:
+        raise click.UsageError(
+            "--recurse-submodules is for --local (--global covers every repository already)"
+        )
     scope = "global" if global_ else "local"
     from .commands import install as command
 
-    return command.run(scope=scope, force=force, no_hooks=no_hooks, server=server, guard=guard)
+    return command.run(
+        scope=scope,
+        force=force,
+        no_hooks=no_hooks,
+        server=server,
+        guard=guard,
+        recurse=recurse_submodules,
+    )
 
 
 def _server_alone(server: bool, **others: bool) -> None:
@@ -104,12 +144,19 @@ def _server_alone(server: bool, **others: bool) -> None:
 @cli.command(context_settings=CONTEXT)
 @_scope_options
 @click.option("--server", is_flag=True, help="Remove what install --server added (both hooks).")
-def uninstall(local: bool, global_: bool, server: bool) -> int:
+@click.option(
+    "--recurse-submodules",
+    is_flag=True,
+    help="Also in each checked-out submodule (what install --recurse-submodules added).",
+)
+def uninstall(local: bool, global_: bool, server: bool, recurse_submodules: bool) -> int:
     """Remove exactly what install added."""
     from .commands.install import uninstall as remove
 
-    _server_alone(server, local=local, global_=global_)
-    return remove(scope="global" if global_ else "local", server=server)
+    _server_alone(server, local=local, global_=global_, recurse_submodules=recurse_submodules)
+    if global_ and recurse_submodules:
+        raise click.UsageError("--recurse-submodules is for --local")
+    return remove(scope="global" if global_ else "local", server=server, recurse=recurse_submodules)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -138,39 +185,17 @@ def doctor() -> int:
 @click.option("-s", "--base-label", metavar="%S", help="Label of the base section.")
 @click.option("-x", "--ours-label", metavar="%X", help="Label of our side.")
 @click.option("-y", "--theirs-label", metavar="%Y", help="Label of their side.")
-@click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@CONFLICT_STYLE
 @click.option(
     "--virtual-base",
     is_flag=True,
     help="Git's inner merge of a criss-cross history: conflicts take the base's value.",
 )
-def merge_driver(
-    base: str,
-    ours: str,
-    theirs: str,
-    path: str | None,
-    marker_size: int,
-    base_label: str | None,
-    ours_label: str | None,
-    theirs_label: str | None,
-    conflict_style: str | None,
-    virtual_base: bool,
-) -> int:
+def merge_driver(**options: Any) -> int:
     """The git merge driver: merge into %A in place; exit 0 clean, 1 conflicts."""
     from .commands import merge_driver as command
 
-    return command.run(
-        base=base,
-        ours=ours,
-        theirs=theirs,
-        path=path,
-        marker_size=marker_size,
-        base_label=base_label,
-        ours_label=ours_label,
-        theirs_label=theirs_label,
-        conflict_style=conflict_style,
-        virtual_base=virtual_base,
-    )
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -182,35 +207,17 @@ def merge_driver(
     "--path", "path", metavar="NAME", help="Name used to pick the format and in messages."
 )
 @click.option("--report", metavar="FILE", help="Write a JSON report to FILE ('-' = stdout).")
-@click.option("--conflict-style", type=CONFLICT_STYLE, help="markers (default) or structured.")
+@CONFLICT_STYLE
 @click.option(
     "--favor",
     type=click.Choice(["ours", "theirs"]),
     help="Settle every conflict on this side, noted in the report (merge.vcontext.favor).",
 )
-def merge(
-    base: str,
-    ours: str,
-    theirs: str,
-    output: str | None,
-    path: str | None,
-    report: str | None,
-    conflict_style: str | None,
-    favor: str | None,
-) -> int:
+def merge(**options: Any) -> int:
     """Three-way merge of three files outside git."""
     from .commands import merge as command
 
-    return command.run(
-        base=base,
-        ours=ours,
-        theirs=theirs,
-        output=output,
-        path=path,
-        report=report,
-        conflict_style=conflict_style,
-        favor=favor,
-    )
+    return command.run(**options)
 
 
 # -- resolving conflicts ----------------------------------------------------
@@ -218,8 +225,8 @@ def merge(
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("paths", nargs=-1)
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-def conflicts(paths: Sequence[str], fmt: str) -> int:
+@format_option(FORMAT_TEXT_JSON)
+def conflicts(**options: Any) -> int:
     """The vContext conflicts left to resolve; exit 1 when there are any.
 
     \b
@@ -230,7 +237,7 @@ def conflicts(paths: Sequence[str], fmt: str) -> int:
     """
     from .commands import conflicts as command
 
-    return command.run(paths=paths, fmt=fmt)
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -240,16 +247,8 @@ def conflicts(paths: Sequence[str], fmt: str) -> int:
 @click.option("--value", metavar="JSON", help="Put this JSON value there instead.")
 @click.option("--no-add", is_flag=True, help="Do not stage the file when no conflict is left.")
 @click.option("--dry-run", is_flag=True, help="Print the result; change nothing.")
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-def resolve(
-    path: str,
-    conflict: str | None,
-    take: str | None,
-    value: str | None,
-    no_add: bool,
-    dry_run: bool,
-    fmt: str,
-) -> int:
+@format_option(FORMAT_TEXT_JSON)
+def resolve(**options: Any) -> int:
     """Settle conflicts of PATH: exit 0 when none is left (the file is staged), 1 otherwise.
 
     The file is written in ours' style: valid, and without markers once no conflict
@@ -258,15 +257,31 @@ def resolve(
     """
     from .commands import resolve as command
 
-    return command.run(
-        path=path,
-        conflict=conflict,
-        take=take,
-        value=value,
-        no_add=no_add,
-        dry_run=dry_run,
-        fmt=fmt,
-    )
+    return command.run(**options)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("revisions", nargs=-1, required=True, metavar="COMMIT…")
+@click.option("-n", "--no-commit", is_flag=True, help="Leave the revert staged, uncommitted.")
+@click.option("-e", "--edit", is_flag=True, help="Edit the commit message (git's editor).")
+@click.option(
+    "-m", "--mainline", type=click.IntRange(min=1), help="The parent of a merge to revert to."
+)
+def revert(revisions: Sequence[str], no_commit: bool, edit: bool, mainline: int | None) -> int:
+    """Revert commits as new changes: git revert with documents that stay right.
+
+    \b
+    Other files are reverted by git revert itself. Each vContext document the
+    commit changed gets the inverse written as new changes: the sequence goes
+    up, a changeLog entry names the reverted commit, and a playbook event the
+    commit appended is answered by one that undoes it (an append is
+    deprecated), never removed. One commit per reverted commit, with git's
+    message, in the order given (a range newest first); exit 1 when one stops
+    on conflicts (resolve them, git commit, then revert the rest).
+    """
+    from .commands import revert as command
+
+    return command.run(revisions=revisions, no_commit=no_commit, edit=edit, mainline=mainline)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -274,11 +289,11 @@ def resolve(
 @click.argument("local", metavar="LOCAL")
 @click.argument("remote", metavar="REMOTE")
 @click.argument("merged", metavar="MERGED")
-def mergetool(base: str, local: str, remote: str, merged: str) -> int:
+def mergetool(**options: Any) -> int:
     """Walk through the conflicts of MERGED in the terminal (git mergetool -t vcontext)."""
     from .commands import mergetool as command
 
-    return command.run(base=base, local=local, remote=remote, merged=merged)
+    return command.run(**options)
 
 
 # -- reading --------------------------------------------------------------
@@ -297,8 +312,8 @@ class _PathsAfterDashDash(click.Command):
 
 @cli.command(cls=_PathsAfterDashDash, context_settings=CONTEXT)
 @click.argument("args", nargs=-1, metavar="[OLD NEW | REV [REV]] [-- PATHS]")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+@format_option(FORMAT_REPORT)
+@COLOR
 @click.option("--exit-code", is_flag=True, help="Exit 1 when there are differences.")
 @click.option("--cached", "--staged", "cached", is_flag=True, help="Index against HEAD.")
 @click.option("--stat", is_flag=True, help="One summary line per file.")
@@ -308,15 +323,7 @@ class _PathsAfterDashDash(click.Command):
     metavar="NAME",
     help="OLD NEW: the file's real name, shown and used for the format (difftool: $MERGED).",
 )
-def diff(
-    args: tuple[str, ...],
-    fmt: str,
-    color: str,
-    exit_code: bool,
-    cached: bool,
-    stat: bool,
-    name: str | None,
-) -> int:
+def diff(**options: Any) -> int:
     """Structural diff of two files, or of the vContext files changed between revisions.
 
     \b
@@ -329,40 +336,24 @@ def diff(
     from .commands import diff as command
 
     paths: tuple[str, ...] = click.get_current_context().meta.get("paths", ())
-    return command.run(
-        args=args,
-        fmt=fmt,
-        color=color,
-        exit_code=exit_code,
-        cached=cached,
-        stat=stat,
-        paths=paths,
-        name=name,
-    )
+    return command.run(paths=paths, **options)
 
 
 @cli.command("log", cls=_PathsAfterDashDash, context_settings=CONTEXT)
 @click.argument("args", nargs=-1, metavar="[REV-RANGE] [--] FILE[#ID]...")
 @click.option("--follow", is_flag=True, help="Follow renames and JSON <-> TRON conversions.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text")
+@format_option(FORMAT_REPORT)
 @click.option(
     "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
 )
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+@COLOR
 @click.option(
     "--full-history",
     is_flag=True,
     help="Walk every parent of a merge, as git log --full-history: shows a change a merge "
     "dropped, and that merge.",
 )
-def log_(
-    args: tuple[str, ...],
-    follow: bool,
-    fmt: str,
-    max_count: int | None,
-    color: str,
-    full_history: bool,
-) -> int:
+def log_(**options: Any) -> int:
     """The commits that changed items of a document, newest first, with their changes.
 
     \b
@@ -378,24 +369,16 @@ def log_(
     from .commands import log as command
 
     paths: tuple[str, ...] | None = click.get_current_context().meta.get("paths")
-    return command.run(
-        args=args,
-        paths=paths,
-        follow=follow,
-        fmt=fmt,
-        color=color,
-        max_count=max_count,
-        full_history=full_history,
-    )
+    return command.run(paths=paths, **options)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
 @click.option("--rev", metavar="REV", help="Blame the file as it is at REV (default: work tree).")
 @click.option("--fields", is_flag=True, help="One line per field of each item.")
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
-def blame(file: str, rev: str | None, fields: bool, fmt: str, color: str) -> int:
+@format_option(FORMAT_TEXT_JSON)
+@COLOR
+def blame(**options: Any) -> int:
     """For each item (or field), the commit, author and date that last changed it.
 
     Items are the elements with an id of the document's item lists (and the
@@ -405,25 +388,25 @@ def blame(file: str, rev: str | None, fields: bool, fmt: str, color: str) -> int
     """
     from .commands import blame as command
 
-    return command.run(file=file, rev=rev, fields=fields, fmt=fmt, color=color)
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
-def textconv(file: str) -> int:
+def textconv(**options: Any) -> int:
     """Canonical line-per-fact rendering (git's diff.vcontext.textconv)."""
     from .commands import textconv as command
 
-    return command.run(file=file)
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("paths", nargs=-1)
-@click.option("--format", "fmt", type=FORMAT_TEXT_JSON, default="text")
+@format_option(FORMAT_TEXT_JSON)
 @click.option(
     "--untracked", is_flag=True, help="Without paths: check untracked vContext files too."
 )
-def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
+def validate(**options: Any) -> int:
     """Schema and semantic validation of JSON, TRON, JSONL and TOML (VerMAS template) files.
 
     \b
@@ -437,7 +420,7 @@ def validate(paths: Sequence[str], fmt: str, untracked: bool) -> int:
     """
     from .commands import validate as command
 
-    return command.run(paths=paths, fmt=fmt, untracked=untracked)
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -464,7 +447,7 @@ def check(rev_range: str | None, fmt: str) -> int:
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("file")
-@click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
+@format_option(FORMAT_PICTURE)
 @click.option(
     "--status",
     type=click.Choice(["active", "all"]),
@@ -476,17 +459,7 @@ def check(rev_range: str | None, fmt: str) -> int:
 @click.option("--target", multiple=True, metavar="ID", help="Only this targetId (repeatable).")
 @click.option("--all", "every", is_flag=True, help="dot/mermaid: every target of a large playbook.")
 @click.option("--at", "rev", metavar="REV", help="Read the file at a git revision.")
-def view(
-    file: str,
-    fmt: str,
-    status: str | None,
-    kind: tuple[str, ...],
-    tag: tuple[str, ...],
-    search: str | None,
-    target: tuple[str, ...],
-    every: bool,
-    rev: str | None,
-) -> int:
+def view(**options: Any) -> int:
     """A playbook's current view: one entry per targetId, heads resolved.
 
     \b
@@ -498,17 +471,7 @@ def view(
     """
     from .commands import view as command
 
-    return command.run(
-        file=file,
-        fmt=fmt,
-        status=status,
-        kind=kind,
-        tag=tag,
-        search=search,
-        rev=rev,
-        target=target,
-        every=every,
-    )
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -522,11 +485,11 @@ def view(
     help="TRON dialect to write.",
 )
 @click.option("-o", "--output", metavar="OUT", help="Write here instead of stdout.")
-def convert(file: str, to: Format, tron_flavor: TronFlavor, output: str | None) -> int:
+def convert(file: str, **options: Any) -> int:
     """Lossless JSON <-> TRON for any JSON value ('-' reads stdin)."""
     from .commands import convert as command
 
-    return command.run(path=file, to=to, tron_flavor=tron_flavor, output=output)
+    return command.run(path=file, **options)
 
 
 # -- workflow -------------------------------------------------------------
@@ -537,7 +500,7 @@ def convert(file: str, to: Format, tron_flavor: TronFlavor, output: str | None) 
 @click.option("--from", "from_branch", metavar="BRANCH", help="Base branch (default: current).")
 @click.option("--reason", metavar="TEXT", help="Why the agent forks (forkReason).")
 @click.option("--worktree", metavar="PATH", help="Also add a git worktree at PATH.")
-def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str | None) -> int:
+def fork(**options: Any) -> int:
     """Create agents/AGENT with fork metadata in every vContext document.
 
     One commit on the new branch, made without touching the current checkout;
@@ -545,7 +508,7 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
     """
     from .commands import fork as command
 
-    return command.run(agent=agent, from_branch=from_branch, reason=reason, worktree=worktree)
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -559,14 +522,7 @@ def fork(agent: str, from_branch: str | None, reason: str | None, worktree: str 
     is_flag=True,
     help="Leave a pair that conflicts as a stopped merge where the agent branch is checked out.",
 )
-def sync(
-    agents: tuple[str, ...],
-    all_agents: bool,
-    into: str | None,
-    push: str | None,
-    dry_run: bool,
-    checkout: bool,
-) -> int:
+def sync(**options: Any) -> int:
     """Merge agent branches and their base both ways, in process.
 
     For each agent: its work is merged into the base and the base into the
@@ -588,25 +544,18 @@ def sync(
     """
     from .commands import sync as command
 
-    return command.run(
-        agents=agents,
-        all_agents=all_agents,
-        into=into,
-        push=push,
-        dry_run=dry_run,
-        checkout=checkout,
-    )
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
+@format_option(FORMAT_PICTURE)
 @click.option(
     "--exit-code",
     is_flag=True,
     help="With --format dot|mermaid: exit 1 when a conflict is predicted (the table and "
     "JSON always do).",
 )
-def status(fmt: str, exit_code: bool) -> int:
+def status(**options: Any) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
 
     Exits 1 when a sync would stop on a conflict; a picture printed exits 0 (a
@@ -620,7 +569,7 @@ def status(fmt: str, exit_code: bool) -> int:
     """
     from .commands import status as command
 
-    return command.run(fmt=fmt, exit_code=exit_code)
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -650,20 +599,7 @@ def status(fmt: str, exit_code: bool) -> int:
 )
 @click.option("--plan", metavar="PATH", help="The current plan (vcontext.mcp.plan).")
 @click.option("--playbook", metavar="PATH", help="The current playbook (vcontext.mcp.playbook).")
-def mcp(
-    root: str | None,
-    agent: str | None,
-    http: str | None,
-    token_env: str | None,
-    session_timeout: float | None,
-    max_sessions: int | None,
-    read_only: bool,
-    allow: str | None,
-    commit: bool,
-    todo: str | None,
-    plan: str | None,
-    playbook: str | None,
-) -> int:
+def mcp(**options: Any) -> int:
     """The MCP server of seed 003: agents read and write their memory through it.
 
     \b
@@ -676,20 +612,7 @@ def mcp(
     """
     from .commands import mcp as command
 
-    return command.run(
-        root=root,
-        agent=agent,
-        http=http,
-        token_env=token_env,
-        session_timeout=session_timeout,
-        max_sessions=max_sessions,
-        read_only=read_only,
-        allow=allow,
-        commit=commit,
-        todo=todo,
-        plan=plan,
-        playbook=playbook,
-    )
+    return command.run(**options)
 
 
 # -- hooks, playbooks, demo ---------------------------------------------------
@@ -703,7 +626,7 @@ def hook() -> None:
 @hook.command("pre-push", context_settings=CONTEXT)
 @click.argument("remote", required=False)
 @click.argument("url", required=False)
-def pre_push(remote: str | None, url: str | None) -> int:
+def pre_push(**options: Any) -> int:
     """Validate what is pushed (git's ref lines on stdin); exit 1 blocks the push.
 
     Checks the pushed commits (not the working tree): every vContext file they change,
@@ -713,7 +636,7 @@ def pre_push(remote: str | None, url: str | None) -> int:
     """
     from .commands import hook as command
 
-    return command.run(remote=remote, url=url)
+    return command.run(**options)
 
 
 @hook.command("pre-receive", context_settings=CONTEXT)
@@ -750,128 +673,76 @@ def playbook() -> None:
 KINDS = click.Choice(["strategy", "learning", "rule", "warning", "note"])
 FEEDBACK = click.Choice(["humanReview", "executionOutcome", "selfReport", "unknown"])
 
+# Options of more than one playbook command.
+TITLE = click.option("--title", metavar="TEXT")
+TARGET = click.option("--target", required=True, metavar="ID")
+SUPERSEDED_BY = click.option(
+    "--superseded-by", metavar="ID", help="targetId that replaces this entry."
+)
+REASON = click.option("--reason", metavar="TEXT", help="Why the event is added.")
+FEEDBACK_TYPE = click.option("--feedback-type", type=FEEDBACK)
+DUPLICATE_OF = click.option("--duplicate-of", metavar="ID", help="targetId this entry duplicates.")
+CONFIDENCE = click.option("--confidence", type=float, metavar="0..1")
+
 
 @playbook.command("add", context_settings=CONTEXT)
 @click.argument("file")
 @click.option("--target", required=True, metavar="ID", help="targetId of the new entry.")
 @click.option("--kind", required=True, type=KINDS)
-@click.option("--title", metavar="TEXT")
+@TITLE
 @click.option("--text", metavar="TEXT", help="Entry text (seed 001 style).")
 @click.option("--narrative", multiple=True, metavar="KEY=TEXT", help="Narrative section.")
 @click.option("--tag", multiple=True)
 @click.option("--evidence", multiple=True, metavar="REF", help="PR, incident, link (repeatable).")
-@click.option("--confidence", type=float, metavar="0..1")
-@click.option("--feedback-type", type=FEEDBACK)
+@CONFIDENCE
+@FEEDBACK_TYPE
 @click.option("--supersedes", multiple=True, metavar="ID", help="targetId this entry replaces.")
-@click.option("--duplicate-of", metavar="ID", help="targetId this entry duplicates.")
-@click.option("--reason", metavar="TEXT", help="Why the event is added.")
-def playbook_add(
-    file: str,
-    target: str,
-    kind: str,
-    title: str | None,
-    text: str | None,
-    narrative: tuple[str, ...],
-    tag: tuple[str, ...],
-    evidence: tuple[str, ...],
-    confidence: float | None,
-    feedback_type: str | None,
-    supersedes: tuple[str, ...],
-    duplicate_of: str | None,
-    reason: str | None,
-) -> int:
+@DUPLICATE_OF
+@REASON
+def playbook_add(file: str, target: str, reason: str | None, **given: Any) -> int:
     """Append a new entry (operation append)."""
     from .commands import playbook_edit as command
 
-    given = command.EventOptions(
-        kind=kind,
-        title=title,
-        text=text,
-        narrative=narrative,
-        tag=tag,
-        evidence=evidence,
-        confidence=confidence,
-        feedback_type=feedback_type,
-        supersedes=supersedes,
-        duplicate_of=duplicate_of,
-    )
-    return command.run(action="add", file=file, target=target, reason=reason, given=given)
+    options = command.EventOptions(**given)
+    return command.run(action="add", file=file, target=target, reason=reason, given=options)
 
 
 @playbook.command("update", context_settings=CONTEXT)
 @click.argument("file")
-@click.option("--target", required=True, metavar="ID")
+@TARGET
 @click.option("--delta", multiple=True, metavar="COUNTER=+N", help="e.g. helpfulCount=+1")
-@click.option("--title", metavar="TEXT")
+@TITLE
 @click.option("--text", metavar="TEXT")
 @click.option("--narrative", multiple=True, metavar="KEY=TEXT", help="Replaces the narrative.")
 @click.option("--tag", multiple=True, help="Replaces the tags.")
 @click.option("--evidence", multiple=True, metavar="REF", help="Replaces the evidence.")
-@click.option("--confidence", type=float, metavar="0..1")
-@click.option("--feedback-type", type=FEEDBACK)
+@CONFIDENCE
+@FEEDBACK_TYPE
 @click.option("--status", type=click.Choice(["active"]), help="Reactivate a deprecated entry.")
-@click.option("--superseded-by", metavar="ID", help="targetId that replaces this entry.")
+@SUPERSEDED_BY
 @click.option("--reason", metavar="TEXT")
-def playbook_update(
-    file: str,
-    target: str,
-    delta: tuple[str, ...],
-    title: str | None,
-    text: str | None,
-    narrative: tuple[str, ...],
-    tag: tuple[str, ...],
-    evidence: tuple[str, ...],
-    confidence: float | None,
-    feedback_type: str | None,
-    status: str | None,
-    superseded_by: str | None,
-    reason: str | None,
-) -> int:
+def playbook_update(file: str, target: str, reason: str | None, **given: Any) -> int:
     """Append an update event chained to the entry's current head."""
     from .commands import playbook_edit as command
 
-    given = command.EventOptions(
-        delta=delta,
-        title=title,
-        text=text,
-        narrative=narrative,
-        tag=tag,
-        evidence=evidence,
-        confidence=confidence,
-        feedback_type=feedback_type,
-        status=status,
-        superseded_by=superseded_by,
-    )
-    return command.run(action="update", file=file, target=target, reason=reason, given=given)
+    options = command.EventOptions(**given)
+    return command.run(action="update", file=file, target=target, reason=reason, given=options)
 
 
 @playbook.command("deprecate", context_settings=CONTEXT)
 @click.argument("file")
-@click.option("--target", required=True, metavar="ID")
-@click.option("--reason", metavar="TEXT", help="Why the event is added.")
+@TARGET
+@REASON
 @click.option("--deprecated-reason", metavar="TEXT", help="Why the entry should not be used.")
 @click.option("--quarantine", is_flag=True, help="Status quarantined instead of deprecated.")
-@click.option("--superseded-by", metavar="ID", help="targetId that replaces this entry.")
-@click.option("--duplicate-of", metavar="ID", help="targetId this entry duplicates.")
-def playbook_deprecate(
-    file: str,
-    target: str,
-    reason: str | None,
-    deprecated_reason: str | None,
-    quarantine: bool,
-    superseded_by: str | None,
-    duplicate_of: str | None,
-) -> int:
+@SUPERSEDED_BY
+@DUPLICATE_OF
+def playbook_deprecate(file: str, target: str, reason: str | None, **given: Any) -> int:
     """Append a deprecation event."""
     from .commands import playbook_edit as command
 
-    given = command.EventOptions(
-        deprecated_reason=deprecated_reason,
-        quarantine=quarantine,
-        superseded_by=superseded_by,
-        duplicate_of=duplicate_of,
-    )
-    return command.run(action="deprecate", file=file, target=target, reason=reason, given=given)
+    options = command.EventOptions(**given)
+    return command.run(action="deprecate", file=file, target=target, reason=reason, given=options)
 
 
 @cli.group(context_settings=CONTEXT)
@@ -882,11 +753,11 @@ def ace() -> None:
 @ace.command("apply", context_settings=CONTEXT)
 @click.argument("patch")
 @click.argument("doc")
-def ace_apply(patch: str, doc: str) -> int:
+def ace_apply(**options: Any) -> int:
     """Apply an AcePatch, merging 3-way when the document moved on."""
     from .commands import ace as command
 
-    return command.run(patch=patch, doc=doc)
+    return command.run(**options)
 
 
 @cli.group(context_settings=CONTEXT)
@@ -897,7 +768,7 @@ def vermas() -> None:
 @vermas.command("project", context_settings=CONTEXT)
 @click.argument("directory", metavar="[DIR]", required=False)
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 when a rebuild would.")
-def vermas_project(directory: str | None, check: bool) -> int:
+def vermas_project(**options: Any) -> int:
     """Rebuild work_orders.jsonl and messages.jsonl from events.jsonl.
 
     DIR holds events.jsonl (default: .work here, else at the top of the repository).
@@ -907,16 +778,16 @@ def vermas_project(directory: str | None, check: bool) -> int:
     """
     from .commands import vermas as command
 
-    return command.run(directory=directory, check=check)
+    return command.run(**options)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.option("--dir", "directory", metavar="DIR", help="Create the demo repository under DIR.")
-def demo(directory: str | None) -> int:
+def demo(**options: Any) -> int:
     """Two agents edit the same documents in a temporary repo: merge, diff, validate."""
     from .commands import demo as command
 
-    return command.run(directory=directory)
+    return command.run(**options)
 
 
 # -- the error boundary ---------------------------------------------------

@@ -16,14 +16,20 @@ from .values import JsonValue
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
+
+    Family = Literal["vcontext", "vbrief", "vagenda"]
 
 # Roots and containers ------------------------------------------------------
 
 INFO_KEYS = ("vContextInfo", "vBRIEFInfo", "vAgendaInfo")
 """Root keys that make an object a vContext-family document (current name first)."""
 
-FAMILY_OF_INFO = {"vContextInfo": "vcontext", "vBRIEFInfo": "vbrief", "vAgendaInfo": "vagenda"}
+FAMILY_OF_INFO: dict[str, Family] = {
+    "vContextInfo": "vcontext",
+    "vBRIEFInfo": "vbrief",
+    "vAgendaInfo": "vagenda",
+}
 
 CONTAINER_KEYS = ("todoList", "plan", "playbook")
 """Core containers of v0.4 (exactly one per conformant document)."""
@@ -40,7 +46,7 @@ class DocumentInfo:
     """What kind of document a parsed value is."""
 
     info_key: str | None  # "vContextInfo" | "vBRIEFInfo" | "vAgendaInfo" | None
-    family: str | None  # "vcontext" | "vbrief" | "vagenda" | None
+    family: Family | None
     version: str | None
     containers: tuple[str, ...]
 

@@ -87,7 +87,7 @@ def _fast_driver(args: list[str]) -> int | None:
         options[name] = value
     if "marker_size" in options:
         size = str(options["marker_size"])
-        if not size.isdigit():
+        if not size.isdecimal():  # what int() reads ("²" is a digit int() refuses)
             return None
         options["marker_size"] = int(size)
 

@@ -109,14 +109,19 @@ def read_bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as fh:
             return fh.read()
-    except FileNotFoundError:
-        raise OperationalError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise OperationalError(f"{path}: is a directory, not a file") from None
-    except PermissionError:
-        raise OperationalError(f"{path}: permission denied") from None
     except OSError as exc:
-        raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
+        raise unreadable(path, exc) from None
+
+
+def unreadable(path: str, exc: OSError) -> OperationalError:
+    """Why ``path`` could not be opened or read, in one line."""
+    if isinstance(exc, FileNotFoundError):
+        return OperationalError(f"{path}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return OperationalError(f"{path}: is a directory, not a file")
+    if isinstance(exc, PermissionError):
+        return OperationalError(f"{path}: permission denied")
+    return OperationalError(f"{path}: cannot read ({exc.strerror})")  # ENXIO, ELOOP, …
 
 
 def read_regular(path: str) -> bytes:
@@ -129,7 +134,7 @@ def read_regular(path: str) -> bytes:
         try:
             return fh.read()
         except OSError as exc:
-            raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
+            raise unreadable(path, exc) from None
 
 
 def open_regular(path: str) -> int:
@@ -138,14 +143,8 @@ def open_regular(path: str) -> int:
     ``O_NONBLOCK`` (a FIFO without a writer), then ``fstat`` of what was opened."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise OperationalError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise OperationalError(f"{path}: is a directory, not a file") from None
-    except PermissionError:
-        raise OperationalError(f"{path}: permission denied") from None
     except OSError as exc:  # ENXIO: a socket; ELOOP: a link loop; …
-        raise OperationalError(f"{path}: cannot read ({exc.strerror})") from None
+        raise unreadable(path, exc) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -149,16 +152,70 @@ def _leaf_commands(group: click.Group, prefix: str = "") -> list[tuple[str, clic
 LEAVES = _leaf_commands(cli)
 
 
+def _receivers(callback: Callable[..., object]) -> list[Callable[..., object]]:
+    """What a command's callback hands its options to: ``command.run`` (or another function
+    of its ``commands`` module), and ``command.EventOptions`` for the playbook commands."""
+    source = inspect.getsource(callback)
+    imported = re.search(
+        r"from (?:git_vcontext)?\.commands(?:\.(\w+))? import (\w+) as (\w+)", source
+    )
+    assert imported is not None, "each command imports its commands module when it runs"
+    package, name, alias = imported.groups()
+    if package:  # from .commands.install import uninstall as remove
+        module = importlib.import_module(f"git_vcontext.commands.{package}")
+        return [getattr(module, name)]
+    module = importlib.import_module(f"git_vcontext.commands.{name}")
+    called = re.findall(rf"\b{alias}\.(\w+)\(", source)
+    return [getattr(module, c) for c in called]
+
+
 @pytest.mark.parametrize(("name", "command"), LEAVES, ids=[name for name, _ in LEAVES])
-def test_each_click_command_takes_exactly_its_options_as_named_parameters(
+def test_each_click_command_hands_every_option_to_a_parameter_of_its_run(
     name: str, command: click.Command
 ) -> None:
-    """No ``**options``: every option is a named, typed parameter of the callback, which
-    hands it to its ``commands`` module's ``run`` (mypy checks that call)."""
-    assert command.callback is not None
-    parameters = inspect.signature(command.callback).parameters
-    assert all(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters.values()), name
-    assert set(parameters) == {p.name for p in command.params}, name
+    """Each option is written once, in its decorator (cli.py's shared options included),
+    and reaches its ``commands`` module under the name ``run`` gives it: every option is a
+    parameter of the function it is handed to, and every parameter ``run`` requires is
+    given. Named parameters of the callback are those it turns into something else
+    (``--local``/``--global`` into a scope, the file of ``convert``, a playbook event's
+    target and reason)."""
+    callback = command.callback
+    assert callback is not None
+    options = {p.name for p in command.params}
+    own = inspect.signature(callback).parameters
+    named = {n for n, p in own.items() if p.kind is p.POSITIONAL_OR_KEYWORD}
+    assert named <= options, name
+    forwarded = options - named if any(p.kind is p.VAR_KEYWORD for p in own.values()) else set()
+    accepted: set[str] = set()
+    required: set[str] = set()
+    for receiver in _receivers(callback):
+        params = inspect.signature(receiver).parameters
+        accepted |= set(params)
+        required |= {
+            n
+            for n, p in params.items()
+            if p.default is p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        }
+    assert forwarded <= accepted, (name, sorted(forwarded - accepted))
+    assert {n for n in required if n not in named} <= forwarded | _GIVEN_BY_HAND, name
+
+
+# Parameters of a run that a callback gives itself, not from an option of the same name.
+_GIVEN_BY_HAND = {"paths", "path", "action", "file", "target", "reason", "given", "scope"}
+
+
+def test_the_option_check_can_fail() -> None:
+    """An option the run does not take is caught (the check reads the run's signature)."""
+
+    @click.command()
+    @click.option("--colour")
+    def blame(**options: object) -> int:
+        from git_vcontext.commands import blame as command
+
+        return command.run(**options)  # type: ignore[arg-type]
+
+    with pytest.raises(AssertionError, match="colour"):
+        test_each_click_command_hands_every_option_to_a_parameter_of_its_run("blame", blame)
 
 
 def test_help_of_a_command_does_not_import_its_module() -> None:

@@ -39,15 +39,20 @@ def _sides(tmp_path: Path, theirs_adds: str) -> list[str]:
 
 def test_m2_merge_of_tron_files_edits_ours_text(tmp_path: Path) -> None:
     """Ours completes t1 and deletes t2 (its comment line goes too); theirs adds t4 with a
-    long number: t4 is written like its neighbours, the number digit for digit."""
+    long number: t4 is written like its neighbours (a class row), the number digit for digit."""
     added = '{id: "t4", title: "Demo", status: "pending", estimate: 3.14159265358979323846}'
     out = tmp_path / "merged.tron"
     proc = run_cli("merge", *_sides(tmp_path, added), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     expected = BASE.replace('"t1", "Auth", "pending"', '"t1", "Auth", "completed"')
     expected = expected.replace('  # small things\n  TodoItem("t2", "Docs", "pending"),\n', "")
-    new = '{"id": "t4", "title": "Demo", "status": "pending", "estimate": 3.14159265358979323846}'
+    # t4 has a field TodoItem lacks: a class of its own, declared after the others (issue 27)
+    new = 'TodoItem2("t4", "Demo", "pending", 3.14159265358979323846)'
     expected = expected.replace('"pending")  # last\n', f'"pending"),  # last\n  {new}\n')
+    expected = expected.replace(
+        "class TodoItem: id, title, status\n",
+        "class TodoItem: id, title, status\nclass TodoItem2: id, title, status, estimate\n",
+    )
     assert out.read_text() == expected
 
 

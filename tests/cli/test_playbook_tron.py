@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from pathlib import Path
@@ -101,7 +102,8 @@ def _edit(path: Path, *args: str) -> tuple[str, str]:
 
 def test_playbook_add_update_deprecate_append_to_ours_text(tmp_path: Path) -> None:
     """PRODUCT.md Formats: playbook add/update/deprecate write minimal edits: the version and
-    updated values change, the new event goes after the last one; all else stays."""
+    updated values change, the new event goes after the last one as a class row (its class
+    declared with the others); all else stays."""
     path = tmp_path / "team.vbrief.tron"
     path.write_text(COMMENTED_PLAYBOOK)
     steps = [
@@ -111,13 +113,16 @@ def test_playbook_add_update_deprecate_append_to_ours_text(tmp_path: Path) -> No
     ]
     for version, step in enumerate(steps, start=2):
         before, after = _edit(path, *step)
-        closing = "\n    )\n  ]\n)\n" if version == 2 else "\n    }\n  ]\n)\n"  # then {} events
-        head, found, _ = before.rpartition(closing)
-        assert found, before
-        head = head.replace(f"\n  {version - 1},\n", f"\n  {version},\n")
-        head = re.sub(r'"20\d\d-[^"]+",  # bumped', '"2026-01-01T00:00:00Z",  # bumped', head)
-        assert after.startswith(head), step
-        assert after.endswith("\n    }\n  ]\n)\n")
+        before = before.replace(f"\n  {version - 1},\n", f"\n  {version},\n")
+        before = re.sub(r'"20\d\d-[^"]+",  # bumped', '"2026-01-01T00:00:00Z",  # bumped', before)
+        matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines())
+        changes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+        assert all(op[0] == "insert" for op in changes), (step, changes)  # nothing rewritten
+        added = [line for op in changes for line in after.splitlines()[op[3] : op[4]]]
+        # the new event is a row of a class (issue 27: no object among class rows)
+        assert any(line.startswith("class PlaybookItem") for line in added), added
+        assert not any(line.strip() == "{" for line in added), added
+        assert after.endswith("\n    )\n  ]\n)\n")
         assert "# the first rule we learnt" in after
         events = json.loads(run_cli("convert", str(path), "--to", "json").stdout)
         assert len(events["playbook"]["items"]) == version

@@ -508,3 +508,13 @@ def test_favor_from_the_environment_wins_over_git_config(repo: Path) -> None:
                             capture_output=True, text=True)  # fmt: skip
     assert merged.returncode == 0, merged.stderr
     assert read(repo)["todoList"]["items"][0]["status"] == "blocked"
+
+
+def test_a_bad_favor_is_ignored_and_the_driver_says_so_once(repo: Path) -> None:
+    """The git layer returns the warning (gitio/settings); the driver command says it."""
+    run_git(repo, "config", "merge.vcontext.favor", "mine")
+    _status_conflict(repo)
+    merged = run_git(repo, "merge", "--no-edit", "agent-a", check=False)
+    assert merged.returncode == 1  # the conflict stays: nothing settled it
+    warning = "git-vcontext: warning: ignoring favor 'mine' (merge.vcontext.favor"
+    assert merged.stderr.count(warning) == 1, merged.stderr

@@ -73,7 +73,7 @@ def test_status_dot_links_agents_that_would_conflict_in_red(git_repo: Path) -> N
     assert [(n.lines[0], sorted(n.classes)) for n in nodes] == [
         ("main", ["base"]),
         ("alice", ["agent", "needs-sync"]),
-        ("bob", ["agent", "conflict"]),
+        ("bob", ["agent", "needs-sync"]),  # alone, each syncs (issue 36 point 7) ...
         ("carol", ["agent", "needs-sync"]),
     ]
     assert _links(layout, "fork") == [
@@ -82,6 +82,7 @@ def test_status_dot_links_agents_that_would_conflict_in_red(git_repo: Path) -> N
         ("main", "carol", "3 ahead / 0 behind"),
     ]
     # carol changed todo.vcontext.json too, but another item: her trial merges are clean
+    # ... not both: the red link
     assert _links(layout, "conflict") == [("alice", "bob", "conflict: todo.vcontext.json")]
     [red] = [e for e in drawn_edges(layout) if e.get("class") == "conflict"]
     assert red["color"] == "#cf222e"

@@ -211,3 +211,13 @@ def test_favor_ours_keeps_the_base_on_both_branches_and_never_says_up_to_date_wh
     on_main = show(repo, "main", "todo.vcontext.json")["todoList"]["items"]
     on_bob = show(repo, "agents/bob", "todo.vcontext.json")["todoList"]["items"]
     assert on_main[0]["status"] == on_bob[0]["status"] == "cancelled"
+
+
+def test_a_bad_favor_in_sync_is_ignored_with_a_warning(git_repo: Path) -> None:
+    """Said by the command from the syncer's warnings, not printed by the git layer."""
+    repo = git_repo
+    _conflicted(repo)
+    run_git(repo, "config", "merge.vcontext.favor", "mine")
+    code, out, err = sync(repo, "bob")
+    assert code == 1, out + err  # ignored: the conflict stays
+    assert "git-vcontext: warning: ignoring favor 'mine'" in err

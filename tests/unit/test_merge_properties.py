@@ -415,6 +415,15 @@ def test_bad_input_is_not_an_internal_error() -> None:
     assert not out.internal_error
 
 
+def test_an_internal_error_is_what_the_engine_says_not_what_a_reason_reads() -> None:
+    """A fallback's reason that reads like one (a message quoting the input) is no crash:
+    only the merge's own catch of an exception marks it (issue 29)."""
+    from git_vcontext.merging.files import FileMerge
+
+    quoted = FileMerge(b"x", "fallback", False, None, ("internal error in the input's words",))
+    assert not quoted.internal_error
+
+
 # -- M18: two agents that move, edit and delete items, against a model ------------------
 
 PARENTS = ("p0", "p1", "p2")

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
     from pygit2 import Repository, Tree
 
+    from ..merging.result import Side
+
     Wanted = Callable[[str, bytes], bool]
     """Whether a file (path, content) is a document the merge engine merges."""
 
@@ -50,7 +52,7 @@ IDENTITY = ("id", "uid", "eventId", "event_id")
 class Rename:
     """One document one side of a merge renamed (``old`` in the base, ``new`` on that side)."""
 
-    side: str  # "ours" | "theirs"
+    side: Side
     old: str
     new: str
 
@@ -99,7 +101,8 @@ def _planned(
     edits: Edits = {s: {} for s in trees}
     renames: list[Rename] = []
     clashes: list[tuple[str, str, str]] = []
-    for side, other in (("ours", "theirs"), ("theirs", "ours")):
+    pairs: tuple[tuple[Side, Side], ...] = (("ours", "theirs"), ("theirs", "ours"))
+    for side, other in pairs:
         for old, new in found[side].items():
             elsewhere = found[other].get(old)
             if elsewhere is not None and elsewhere != new:

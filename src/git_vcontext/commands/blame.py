@@ -17,6 +17,7 @@ from ..lineage.blame import BlameWalk, Unit, units
 from ..lineage.meta import CommitMeta, uncommitted_meta
 from ..lineage.parsed import Version
 from ..lineage.versions import Versions
+from . import in_submodule
 from .diff import want_color
 from .traced import check_document, repo_path
 
@@ -36,6 +37,9 @@ def run(
     gc.disable()  # a short-lived process making many objects and no reference cycles
     repo = open_repo(os.getcwd())
     path = repo_path(repo, file)
+    extra = (["--fields"] if fields else []) + (["--format", fmt] if fmt != "text" else [])
+    targets = [(path, file, "")]
+    in_submodule.check(repo, "blame", targets, after=extra, dash_dash=False, rev_option=rev)
     raw, start = _tip(repo, file, path, rev)
     check_document(repo, path, raw, shown=file)
     doc = load(raw, path)

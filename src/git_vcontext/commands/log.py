@@ -18,6 +18,7 @@ from ..lineage.changes import Key
 from ..lineage.log import LogEntry, LogWalk
 from ..lineage.spec import show_id, split_target
 from ..lineage.versions import Versions
+from . import in_submodule
 from .diff import want_color
 from .diff_revisions import is_revision
 from .traced import check_document, is_file, missing_message, newest_content, repo_path
@@ -43,6 +44,8 @@ def run(
     if not specs:
         raise UsageError("name a document: git vcontext log [REV-RANGE] -- FILE[#ID]...")
     targets = _targets(repo, specs)
+    extra = (["--follow"] if follow else []) + (["--format", fmt] if fmt != "text" else [])
+    in_submodule.check(repo, "log", [t.named for t in targets], revs=revs, before=extra)
     entries: list[LogEntry] = []
     problems: list[str] = []
     for target in targets:
@@ -83,6 +86,7 @@ class _Doc:
     path: str
     shown: str
     keys: list[Key] = field(default_factory=list)
+    named: tuple[str, str, str] = ("", "", "")  # (path, as named, "#ids" as named)
 
 
 def _targets(repo: Repository, specs: Sequence[str]) -> list[_Doc]:
@@ -91,7 +95,8 @@ def _targets(repo: Repository, specs: Sequence[str]) -> list[_Doc]:
     for spec in specs:
         target = split_target(spec, lambda name: is_file(repo, name))
         path = repo_path(repo, target.file)
-        doc = docs.setdefault(path, _Doc(path, target.file))
+        ids = spec[len(target.file) :] if spec.startswith(target.file) else ""
+        doc = docs.setdefault(path, _Doc(path, target.file, named=(path, target.file, ids)))
         for key in target.ids or (None,):
             if key not in doc.keys:
                 doc.keys.append(key)

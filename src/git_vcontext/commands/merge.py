@@ -7,12 +7,12 @@ import sys
 from ..clock import now_rfc3339
 from ..errors import ExitCode, UsageError
 from ..fsio import read_bytes, write_output
-from ..gitio.settings import merge_settings
+from ..gitio.settings import checked_favor, merge_settings
 from ..merging.files import merge_files
 from ..merging.result import MergeOptions
 from ..merging.textmerge import Markers
 from ..values import json_report
-from .merge_driver import describe
+from .merge_driver import describe, warn
 
 
 def run(
@@ -32,6 +32,7 @@ def run(
     raw = [b"" if p == "/dev/null" else read_bytes(p) for p in (base, ours, theirs)]
     name = path or ours
     settings = merge_settings(conflict_style)
+    warn(settings.warnings)
     markers = Markers(7, ours, base, theirs, settings.diff3)
     outcome = merge_files(
         raw[0],
@@ -41,7 +42,7 @@ def run(
         markers=markers,
         options=MergeOptions(now=now_rfc3339(), path=name),
         structured=settings.structured,
-        favor=favor or settings.favor,
+        favor=checked_favor(favor)[0] or settings.favor,
     )
     write_output(output, outcome.output.decode("utf-8", "surrogateescape"))
     if report is not None:

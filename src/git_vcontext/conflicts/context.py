@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 from ..errors import OperationalError
 from ..gitio import git_dir as gitio_dir
 from ..gitio import open_repo, relative_to_top, work_tree
+from ..gitio.eol import to_index, to_worktree
 from ..gitio.index import conflict_stages
+from ..gitio.invoker import describe
 from ..gitio.objects import blob_data
 from ..gitio.operation import current, stopped_at
 
@@ -50,6 +52,24 @@ class Context:
         if self.repo is None:
             return {}
         return conflict_stages(self.repo)
+
+    def reverted(self) -> tuple[str, str] | None:
+        """(full id, subject) of the commit a stopped ``git revert`` undoes."""
+        if self.repo is None:
+            return None
+        try:
+            sha = (Path(gitio_dir(self.repo)) / "REVERT_HEAD").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return describe(gitio_dir(self.repo), sha) if sha else None
+
+    def stored(self, rel: str, data: bytes) -> bytes:
+        """A work-tree file's bytes as git stores them (``core.autocrlf``: CRLF -> LF)."""
+        return to_index(self.repo, rel, data) if self.repo is not None else data
+
+    def checked_out(self, rel: str, data: bytes) -> bytes:
+        """Bytes as git stores them, as git would check them out at ``rel``."""
+        return to_worktree(self.repo, rel, data) if self.repo is not None else data
 
     def blob(self, entry: IndexEntry | None) -> bytes | None:
         if entry is None or self.repo is None:  # (an entry comes from the repository)

@@ -24,7 +24,9 @@ from .session import Session, open_file
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from typing import Any
+    from typing import Any, Literal
+
+    Source = Literal["stages", "markers", "structured"]  # where a file's conflicts are read
 
     from ..gitio.index import Stages
 
@@ -36,7 +38,7 @@ class FileListing:
     path: str
     labels: dict[str, str]
     operation: str | None
-    source: str  # "stages" | "markers" | "structured"
+    source: Source
     conflicts: tuple[FileConflict, ...] = ()
     resolved: int = 0  # settled by earlier ``resolve`` calls
     error: str | None = None  # why the file cannot be read as data (resolve it by hand)

@@ -26,8 +26,9 @@ from ..branches.treemerge import SIDES, DocumentSides, document_result, document
 from ..branches.virtualbase import base_tree
 from ..errors import OperationalError
 from ..fsio import write_atomic
-from ..gitio import complaint, git
+from ..gitio import complaint, git, open_repo
 from ..gitio.diffs import tree_changes
+from ..gitio.eol import to_worktree
 from ..gitio.objects import commit_at
 from ..gitio.operation import find_git_dir
 from ..gitio.settings import merge_settings
@@ -94,17 +95,18 @@ def _documents_our_way(
     if favor is not None:
         favor = "theirs" if favor == "ours" else "ours"
     staged, stages = [], []
+    here = open_repo(top)  # the work tree's own attributes and config (core.autocrlf)
     for change in tree_changes(aligned.ours, aligned.theirs):
         rel = change.path
         if not sides.holds_document(rel):
             continue
         result, outcome = document_result(sides, rel, now=syncer.now, favor=favor)
-        if result is not None:
-            write_atomic(top / rel, result, force=True)  # the stopped merge's, as git's
+        if result is not None:  # the stopped merge's, as git checks files out
+            write_atomic(top / rel, to_worktree(here, rel, result), force=True)
             staged.append(rel)
         elif outcome is not None:
             rendered = _rendered(sides, rel, (pair.branch, label), syncer.now, top)
-            write_atomic(top / rel, rendered, force=True)
+            write_atomic(top / rel, to_worktree(here, rel, rendered), force=True)
             stages.append(_stage_lines(sides, rel))
     if staged:
         git(["add", "--", *staged], cwd=top)

@@ -9,10 +9,12 @@ from .model import ABSENT, Change
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from ..playbook.model import Entry, PlaybookView
+
+    EventEntry = tuple[tuple[str | int, ...], str, str, Entry, dict[str, Any]]
 
     Compare = Callable[[Any, Any, Here], list[Change]]  # the diff walker, given by ``core``
 
@@ -52,10 +54,21 @@ def entry_facts(data: Any) -> list[tuple[str, dict[str, Any]]]:
     fields a diff compares, plus the heads when there are several."""
     if not may_hold_playbook(data):
         return []
+    return [
+        (anchor + id_label(entry.target_id, "targetId"), facts)
+        for _, anchor, _, entry, facts in event_entries(data)
+    ]
+
+
+def event_entries(
+    data: Any,
+) -> Iterator[tuple[tuple[str | int, ...], str, str, Entry, dict[str, Any]]]:
+    """``(path, anchor, log key, entry, facts)`` of every entry of every event-log playbook
+    in ``data``: the facts are the fields a diff compares, plus the heads when there are
+    several (what textconv prints, and what ``log``/``blame`` trace)."""
     # lazy: a textconv of a document without a playbook never loads the view
     from ..playbook import find_playbooks, playbook_view
 
-    out = []
     for path, book in find_playbooks(data):
         view = playbook_view(book, path=path)
         if view.kind != "events":
@@ -65,8 +78,7 @@ def entry_facts(data: Any) -> list[tuple[str, dict[str, Any]]]:
             facts = visible(entry)
             if entry.multi_head:
                 facts["heads"] = list(entry.open_heads)
-            out.append((anchor + id_label(entry.target_id, "targetId"), facts))
-    return out
+            yield path, anchor, view.log_key, entry, facts
 
 
 def _playbook(

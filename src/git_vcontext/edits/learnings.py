@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Refused
@@ -10,6 +9,7 @@ from ..playbook.edit import Edit, append_event
 from ..playbook.model import Entry, PlaybookView
 from ..playbook.render import matches
 from ..playbook.view import locate, playbook_view
+from ..record import record
 from ..values import instant_key
 from .items import slug_id
 from .stamp import Stamp, check_expected
@@ -29,7 +29,7 @@ OVERVIEW = "Overview"
 """The narrative block seed 003's ``content`` is, in an entry written with narratives."""
 
 
-@dataclass(frozen=True)
+@record
 class Learned:
     """The new document data and the event appended (``append`` or ``update``)."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Refused
+from ..record import record
 
 AGENT_TYPE = "aiAgent"
 """Extension 10's Agent ``type`` for what an MCP client writes."""
@@ -26,7 +26,7 @@ class Unchanged(Exception):
         self.rel: str | None = None  # the document, once the writer knows it
 
 
-@dataclass(frozen=True)
+@record
 class Stamp:
     """Who writes, and when (RFC 3339)."""
 
@@ -38,7 +38,7 @@ class Stamp:
         return {"id": self.agent, "type": AGENT_TYPE}
 
 
-@dataclass(frozen=True)
+@record
 class Change:
     """What one write did to a container, for its ``changeLog`` entry and the tool's answer."""
 

@@ -7,11 +7,11 @@ import re
 import shlex
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OperationalError
 from ..faults import step
+from ..record import record
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pygit2 import Commit, Repository
 
 
-@dataclass(frozen=True)
+@record
 class GitResult:
     """Outcome of one git command."""
 
@@ -55,6 +55,15 @@ def git(
     if check and proc.returncode != 0:
         raise OperationalError(f"git {args[0]}: {complaint(proc.stderr, proc.returncode)}")
     return result
+
+
+def git_at_terminal(args: Sequence[str], *, cwd: str | os.PathLike[str] | None = None) -> int:
+    """Run ``git args`` on the person's terminal (an editor git opens); its exit status."""
+    step(" ".join(["git", *args[:2]]))
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, check=False).returncode
+    except FileNotFoundError:
+        raise OperationalError("git is not installed (no 'git' on PATH)") from None
 
 
 def complaint(stderr: str, returncode: int) -> str:

@@ -8,10 +8,10 @@ version of it, and no other index entry, staged change or file is touched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, RefMoved
+from ..record import record
 from .objects import FILEMODE_BLOB, signatures, stage, tree_index
 from .refs import RefUpdate, move_refs
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pygit2 import Oid, Repository, Tree
 
 
-@dataclass(frozen=True)
+@record
 class Committed:
     """What became of a write's commit: its id, or why there is none (a note for the agent)."""
 

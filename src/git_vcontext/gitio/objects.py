@@ -278,3 +278,12 @@ def tree_blob(tree: Tree, path: str) -> Blob | None:
     except KeyError:
         return None
     return entry if is_blob(entry) else None
+
+
+def first_parent_chain(repo: Repository, tip: Oid) -> Iterator[Commit]:
+    """``tip`` and its first parents back to the root, as ``git log --first-parent``."""
+    import pygit2
+
+    walker = repo.walk(tip, pygit2.enums.SortMode.NONE)
+    walker.simplify_first_parent()
+    return iter(walker)

@@ -223,3 +223,36 @@ def _unlocked(action: Callable[[], None], what: str) -> None:
 
 def _short(name: str) -> str:
     return name.removeprefix("refs/heads/")
+
+
+def remote_branches(repo: Repository, prefix: str) -> list[tuple[str, str, Oid]]:
+    """(remote, branch, commit) of each remote-tracking branch ``refs/remotes/REMOTE/BRANCH``
+    of a configured remote whose BRANCH starts with ``prefix`` (as last fetched)."""
+    import pygit2
+
+    try:
+        remotes = sorted((name for name in repo.remotes.names() if name), key=len, reverse=True)
+    except pygit2.GitError:
+        return []
+    names = [n for n in repo.references if n.startswith("refs/remotes/")]
+    found: list[tuple[str, str, Oid]] = []
+    seen: set[str] = set()
+    for remote in remotes:  # the longest first: a remote "a/b" before a remote "a"
+        start = f"refs/remotes/{remote}/"
+        for name in names:
+            if not name.startswith(start + prefix) or name in seen:
+                continue
+            seen.add(name)
+            oid = commit_of(repo, name)
+            if oid is not None:
+                found.append((remote, name.removeprefix(start), oid))
+    return sorted(found, key=lambda f: (f[1], f[0]))
+
+
+def track(repo: Repository, branch: str, remote: str, commit: Oid, *, message: str) -> None:
+    """Create the local ``branch`` at ``commit`` tracking ``remote``'s branch of that name,
+    as ``git switch BRANCH`` does for a branch only a remote has (``branch.BRANCH.remote``,
+    ``branch.BRANCH.merge``)."""
+    create_branch(repo, branch, commit, message=message)
+    repo.config[f"branch.{branch}.remote"] = remote
+    repo.config[f"branch.{branch}.merge"] = branch_ref(branch)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 
 from ..record import record
 from . import git
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..merging.result import Side
 
 FAVOR_SIDES = ("ours", "theirs")
 FAVOR_ENV = "GIT_VCONTEXT_FAVOR"
@@ -18,7 +21,8 @@ class MergeSettings:
 
     diff3: bool = False  # a base section in each marker block
     structured: bool = False  # conflicts as a ConflictResolution instead of markers
-    favor: str | None = None  # "ours" | "theirs": settle every conflict on that side
+    favor: Side | None = None  # settle every conflict on that side
+    warnings: tuple[str, ...] = ()  # for the command to say (a favor ignored)
 
 
 def merge_settings(
@@ -36,20 +40,21 @@ def merge_settings(
     values = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
     style = values.get("merge.conflictstyle", "merge")
     structured = (explicit_style or values.get("merge.vcontext.conflictstyle")) == "structured"
-    favor = os.environ.get(FAVOR_ENV) or values.get("merge.vcontext.favor")
-    return MergeSettings(style in ("diff3", "zdiff3"), structured, checked_favor(favor))
+    favor, warning = checked_favor(os.environ.get(FAVOR_ENV) or values.get("merge.vcontext.favor"))
+    diff3 = style in ("diff3", "zdiff3")
+    return MergeSettings(diff3, structured, favor, (warning,) if warning else ())
 
 
-def checked_favor(value: str | None) -> str | None:
-    """``ours``/``theirs`` (any case); None for nothing; anything else: ignored, with a warning."""
+def checked_favor(value: str | None) -> tuple[Side | None, str | None]:
+    """``ours``/``theirs`` (any case), or None for nothing; anything else is ignored (None),
+    with the warning to give: returned, for the command to say (this layer prints nothing)."""
     if not value:
-        return None
+        return None, None
     side = value.strip().lower()
-    if side in FAVOR_SIDES:
-        return side
-    print(
-        f"git-vcontext: warning: ignoring favor {value!r} (merge.vcontext.favor or {FAVOR_ENV}):"
-        " use ours or theirs",
-        file=sys.stderr,
+    if side == "ours":  # FAVOR_SIDES, one by one for the type checker
+        return "ours", None
+    if side == "theirs":
+        return "theirs", None
+    return None, (
+        f"ignoring favor {value!r} (merge.vcontext.favor or {FAVOR_ENV}): use ours or theirs"
     )
-    return None

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..errors import UsageError
+from ..record import record
 
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True)
+@record
 class Target:
     """A document and the ids asked about (none: the whole document)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import unquote
 
 from ..edits.learnings import CATEGORIES
@@ -32,7 +33,7 @@ FORMATS = ("json", "tron")
 class Address:
     """What a URI designates: a listing, a document (``id`` None = current), or the view."""
 
-    what: str  # "list" | "document" | "view"
+    what: Literal["list", "document", "view"]
     kind: str  # todoList | plan | playbook
     id: str | None = None  # a document id, or the entry kind of a view
     uri: str = ""

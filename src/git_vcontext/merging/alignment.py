@@ -9,7 +9,9 @@ from .result import MISSING
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
+
+    Origin = Literal["base", "ours", "theirs", "merged", "conflict"]
 
     PairBlock = Callable[[int, int, int, int], list[tuple[int, int]]]
     """Pairs (base index, side index) of the elements of one replaced block."""
@@ -92,13 +94,13 @@ class Slot:
     def __init__(
         self,
         value: Any,
-        origin: str,
+        origin: Origin,
         ours_index: int = -1,
         theirs_index: int = -1,
         base_index: int = -1,
     ) -> None:
         self.value = value
-        self.origin = origin  # "base" | "ours" | "theirs" | "merged" | "conflict"
+        self.origin = origin
         self.ours_index = ours_index
         self.theirs_index = theirs_index
         self.base_index = base_index

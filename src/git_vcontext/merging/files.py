@@ -16,13 +16,16 @@ from .textmerge import Markers, base_sections, merge_lines
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Literal
 
     from ..codecs import Document
     from ..codecs.json_splice import Splice
+    from .result import Side
+
+    MergeStatus = Literal["clean", "conflict", "fallback"]
 
 
-INTERNAL_ERROR = "internal error"  # how a fallback reason caused by a bug (not the input) starts
+INTERNAL_ERROR = "internal error"  # how the reason of a fallback that covered a bug starts
 
 
 @record
@@ -30,15 +33,12 @@ class FileMerge:
     """Outcome of merging one file."""
 
     output: bytes
-    status: str  # "clean" | "conflict" | "fallback"
+    status: MergeStatus
     clean: bool  # exit 0: no conflict left and the output parses
     result: MergeResult | None = None
     reasons: tuple[str, ...] = ()  # why a fallback happened
-
-    @property
-    def internal_error(self) -> bool:
-        """The fallback covered a bug in the engine, not bad input (the tests fail on it)."""
-        return any(r.startswith(INTERNAL_ERROR) for r in self.reasons)
+    # the fallback covered a bug in the engine, not bad input (the tests fail on it)
+    internal_error: bool = False
 
     def report(self) -> dict[str, Any]:
         """The JSON report of PRODUCT.md's command-line contract."""
@@ -59,7 +59,7 @@ class Writing:
 
     markers: Markers = Markers()
     structured: bool = False  # a ConflictResolution instead of markers (M15)
-    favor: str | None = None  # "ours" | "theirs": settle every conflict on that side
+    favor: Side | None = None  # settle every conflict on that side
 
 
 class _Writing:
@@ -101,7 +101,7 @@ def merge_files(
     options: MergeOptions | None = None,
     markers: Markers | None = None,
     structured: bool = False,
-    favor: str | None = None,
+    favor: Side | None = None,
     writing: Callable[[], Writing] | None = None,
     render_conflicts: bool = True,
     virtual_base: bool = False,
@@ -126,7 +126,8 @@ def merge_files(
     except RecursionError:
         return files.fallback(["nesting too deep to merge as data"])
     except Exception as exc:  # the driver must never lose a merge to a bug
-        return files.fallback([f"{INTERNAL_ERROR} {type(exc).__name__}: {exc}"])
+        crashed = files.fallback([f"{INTERNAL_ERROR} {type(exc).__name__}: {exc}"])
+        return replace(crashed, internal_error=True)
 
 
 def _merge_files(
@@ -152,7 +153,8 @@ def _merge_files(
         return files.fallback([exc.one_line()])
     if o_doc is None or t_doc is None:
         return files.fallback(["one side is empty"])
-    taken = _one_side_changed(files, o_doc, t_doc)
+    # a revert is written as new changes even onto an unchanged side (merging.revert)
+    taken = None if options and options.revert else _one_side_changed(files, o_doc, t_doc)
     if taken is not None:
         return taken
     repeated = _repeated_keys(b_doc, o_doc, t_doc)
@@ -362,7 +364,7 @@ def _verified(
 def _checked(
     raw: bytes,
     path: str | None,
-    status: str = "clean",
+    status: MergeStatus = "clean",
     reasons: tuple[str, ...] = (),
     ours: bytes | None = None,
 ) -> FileMerge:

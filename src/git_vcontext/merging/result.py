@@ -10,7 +10,11 @@ from ..values import pointer
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Literal
+
+    from ..codecs import Format
+
+    Side = Literal["ours", "theirs"]  # a side of a merge (favor, a rename's side)
 
 
 class _Missing(Sentinel):
@@ -115,7 +119,7 @@ class MergeOptions:
 
     now: str | None = None  # RFC 3339 timestamp for entries the tool writes (SOURCE_DATE_EPOCH)
     path: str | None = None  # file name, for messages
-    format: str | None = None  # "json" | "tron" | "jsonl": JSONL roots are record lists
+    format: Format | None = None  # JSONL roots are record lists
     # ours is an integration under way (sync merging several agents' work into one
     # commit): the M8 ``merge`` Changes its earlier merges logged (values.canonical of
     # each, from their notes' "logged" detail); a further sequence conflict folds into
@@ -127,6 +131,33 @@ class MergeOptions:
     # history); a library merge, and sync's merges, are merges
     replay: bool | None = False
     replay_probe: Callable[[], bool] | None = None
+    # a revert (issue 36): which commit, written as new changes (merging.revert). Given,
+    # or asked of ``revert_probe()`` only when a replay's sides look like a revert
+    revert: Reverting | None = None
+    revert_probe: Callable[[], Reverting | None] | None = None
+
+
+REVERT_REASON = "revert of commit"
+"""How the entries and events a revert writes begin their ``reason`` (merging.revert)."""
+
+
+@record
+class Reverting:
+    """The commit a revert undoes, who reverts it and when (what its new entries say)."""
+
+    commit: str  # full id
+    subject: str
+    agent: tuple[tuple[str, str], ...]  # Extension 10 Agent, as pairs (a record is hashable)
+    now: str  # RFC 3339
+
+    @property
+    def by(self) -> dict[str, str]:
+        return dict(self.agent)
+
+    @property
+    def reason(self) -> str:
+        subject = f" ({self.subject})" if self.subject else ""
+        return f"{REVERT_REASON} {self.commit[:7]}{subject}"
 
 
 @record

@@ -49,42 +49,38 @@ def advanced_within(base: Any, value: Any, key: Any = None) -> bool:
     """Whether ``value`` holds a ``sequence`` (or ``playbook.version``) above the one at the
     same place in ``base``: objects key by key, array elements by identity; append-only
     logs are not looked into (their entries' sequences are no counters)."""
-    if isinstance(value, dict) and isinstance(base, dict):
-        return any(_advanced_member(base, name, v, key) for name, v in value.items())
-    if isinstance(value, list) and isinstance(base, list):
-        before = {_element_key(e): e for e in base if isinstance(e, dict)}
-        before.pop(None, None)
-        for e in value:
-            b = before.get(_element_key(e)) if isinstance(e, dict) else None
-            if b is not None and b is not e and advanced_within(b, e, key):
-                return True
-    return False
+    return _moved_within(base, value, key, up=True)
 
 
 def decreased_within(base: Any, value: Any, key: Any = None) -> bool:
     """Whether ``value`` holds a ``sequence`` (or ``playbook.version``) below the one at the
     same place in ``base`` (what a revert does), looked for as ``advanced_within`` does."""
+    return _moved_within(base, value, key, up=False)
+
+
+def _moved_within(base: Any, value: Any, key: Any, *, up: bool) -> bool:
+    """A sequence above (``up``) or below the base's, somewhere inside ``value``."""
     if isinstance(value, dict) and isinstance(base, dict):
-        return any(_decreased_member(base, name, v, key) for name, v in value.items())
+        return any(_moved_member(base, name, v, key, up) for name, v in value.items())
     if isinstance(value, list) and isinstance(base, list):
         before = {_element_key(e): e for e in base if isinstance(e, dict)}
         before.pop(None, None)
         for e in value:
             b = before.get(_element_key(e)) if isinstance(e, dict) else None
-            if b is not None and b is not e and decreased_within(b, e, key):
+            if b is not None and b is not e and _moved_within(b, e, key, up=up):
                 return True
     return False
 
 
-def _decreased_member(base: dict[str, Any], name: str, value: Any, key: Any) -> bool:
+def _moved_member(base: dict[str, Any], name: str, value: Any, key: Any, up: bool) -> bool:
     if name == doc.SEQUENCE_FIELD or (name == "version" and key == doc.PLAYBOOK_KEY):
         b = base.get(name, 0)
-        return is_number(value) and is_number(b) and value < b
+        return is_number(value) and is_number(b) and (value > b if up else value < b)
     if not isinstance(value, (dict, list)) or name not in base or same(base[name], value):
         return False
     if name == doc.CHANGELOG_FIELD or doc.is_playbook_log((key, name)):
         return False
-    return decreased_within(base[name], value, name)
+    return _moved_within(base[name], value, name, up=up)
 
 
 def replayed_sequence(
@@ -137,17 +133,6 @@ def _renumbered(out: dict[str, Any], log: list[Any], sides: tuple[Any, Any], o: 
         top = last = new
     out[doc.CHANGELOG_FIELD] = entries
     return last
-
-
-def _advanced_member(base: dict[str, Any], name: str, value: Any, key: Any) -> bool:
-    if name == doc.SEQUENCE_FIELD or (name == "version" and key == doc.PLAYBOOK_KEY):
-        b = base.get(name, 0)
-        return is_number(value) and is_number(b) and value > b
-    if not isinstance(value, (dict, list)) or name not in base or same(base[name], value):
-        return False
-    if name == doc.CHANGELOG_FIELD or doc.is_playbook_log((key, name)):
-        return False
-    return advanced_within(base[name], value, name)
 
 
 def _element_key(element: dict[str, Any]) -> Any:

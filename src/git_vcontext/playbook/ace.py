@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Refused
+from ..record import record
 from ..values import same
 from .edit import bump_host
 from .fold import as_count
@@ -18,7 +18,7 @@ OPS = ("appendEntry", "updateEntry", "incrementCounter", "deprecateEntry")
 COUNTERS = ("helpfulCount", "harmfulCount")
 
 
-@dataclass(frozen=True)
+@record
 class AceOp:
     """One operation of a patch, with its position for messages."""
 
@@ -34,7 +34,7 @@ class AceOp:
         return f"operations[{self.index}] {self.op} {self.entry_id}"
 
 
-@dataclass(frozen=True)
+@record
 class AcePatch:
     """A parsed ``AcePatch``."""
 
@@ -43,7 +43,7 @@ class AcePatch:
     playbook_id: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Applied:
     """The document after a patch, and the operations that did not apply (with why)."""
 

@@ -20,6 +20,7 @@ branch) as the floor. ``check`` judges the commits of a range, with its base's r
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..branches.agents import agent_prefix
@@ -39,8 +40,9 @@ if TYPE_CHECKING:
     from ..gitio.outgoing import PushRange, RefUpdate
     from ..validation.model import Finding
 
-    Verdicts = list[tuple[str, str, str, dict[str, list[Finding]]]]
-    """(heading, commit id, subject, findings by file) per commit judged."""
+    Verdicts = list[tuple[str, str, str, dict[str, list[Finding]], str]]
+    """(heading, commit id, subject, findings by file, the commit a git revert undid: ""
+    when none) per commit judged."""
 
 SERVER = "(server)"
 """The name the guard keeps the deletions it saw under (``remotepast``)."""
@@ -56,11 +58,12 @@ class PushReport:
         self.commits = 0  # commits with problems
         self.checked = 0  # commits judged
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
+        self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self._skipped: set[str] = set()
 
     def add(self, target: str, verdicts: Verdicts) -> None:
         section: list[str] = []
-        for heading, commit, subject, found in verdicts:
+        for heading, commit, subject, found, reverted in verdicts:
             problems = {}
             for path, findings in found.items():
                 self._note_skipped(path, [f for f in findings if f.rule == SKIPPED])
@@ -73,6 +76,9 @@ class PushReport:
                 self.findings += [
                     _entry(commit, subject, path, f) for path, fs in problems.items() for f in fs
                 ]
+                if reverted and _history(problems):
+                    self.reverted.append(reverted)
+                    section.append(f"    {revert_advice(reverted)}")
         if section:
             self.lines += [f"git-vcontext: {target}:", *section]
 
@@ -163,14 +169,15 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
             if undoing := undone_findings(checker.repo, commit):
                 found = {**found, **{p: [*found.get(p, []), *f] for p, f in undoing.items()}}
             subject = _subject(commit)
-            out.append((f"commit {str(commit.id)[:10]} {subject}", str(commit.id), subject, found))
+            heading = f"commit {str(commit.id)[:10]} {subject}"
+            out.append((heading, str(commit.id), subject, found, _reverted(commit)))
     if pushed.rewinds and pushed.previous is not None and pushed.tip is not None:
         heading = (
             f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
             f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
         )
         found = checker.between("history", pushed.previous, pushed.tip)
-        out.append((heading, str(pushed.tip.id), heading, found))
+        out.append((heading, str(pushed.tip.id), heading, found, ""))
     branch = pushed.update.branch
     if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
         for commit in _arriving(checker.repo, pushed):
@@ -179,8 +186,31 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
                     f"merge commit {str(commit.id)[:10]} {_subject(commit)} "
                     f"(brings an agent's fork onto {branch}, outside the agent prefix {prefix})"
                 )
-                out.append((heading, str(commit.id), _subject(commit), found))
+                out.append((heading, str(commit.id), _subject(commit), found, ""))
     return out
+
+
+_REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,64})\.?\s*$", re.MULTILINE)
+
+
+def _reverted(commit: Commit) -> str:
+    """The commit a ``git revert`` commit undid (its short id), from git's message."""
+    found = _REVERTS.search(commit.message or "")
+    return found.group(1)[:7] if found else ""
+
+
+def _history(problems: dict[str, list[Finding]]) -> bool:
+    return any(f.rule.startswith("history-") for found in problems.values() for f in found)
+
+
+def revert_advice(reverted: str) -> str:
+    """What to do about a ``git revert`` that took a document's old version as it was."""
+    return (
+        f"a git revert of {reverted}: git took the document's old version as it was (the "
+        "file had not changed since, so no merge ran), which removes what its log holds; "
+        f"drop this commit (git rebase -i; git reset --keep HEAD~1 when it is the last) and run "
+        f"git vcontext revert {reverted}: it writes the revert as new changes"
+    )
 
 
 def undone_findings(repo: Repository, commit: Commit) -> dict[str, list[Finding]]:

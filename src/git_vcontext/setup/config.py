@@ -8,7 +8,6 @@ import shlex
 import shutil
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..document import FILE_PATTERNS
@@ -17,6 +16,7 @@ from ..fsio import read_bytes, write_atomic
 from ..gitio import git, open_repo, repository_error
 from ..gitio.places import common_dir
 from ..prepush.cache import cache_root
+from ..record import record
 
 PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
@@ -220,7 +220,7 @@ def is_ours(value: str | None) -> bool:
     return value is not None and ("git-vcontext" in value or "git_vcontext" in value)
 
 
-@dataclass(frozen=True)
+@record
 class Scope:
     """Where install writes: this repository (``local``) or the user's configuration."""
 

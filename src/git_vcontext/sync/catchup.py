@@ -14,6 +14,8 @@ from ..gitio.objects import commit_at, make_commit, raw_object
 from ..record import record
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from pygit2 import Commit, Oid, Repository
 
 ZERO = "0" * 40
@@ -200,26 +202,24 @@ def _tree_sides(worktree: str, rev: str, paths: list[str]) -> dict[str, Side]:
     out = git(
         ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, "--", *paths], cwd=worktree
     )
-    found = {}
-    for row in out.stdout.split("\0"):
-        if not row:
-            continue
-        meta, _, path = row.partition("\t")
-        mode, _kind, sha = meta.split(" ")
-        found[path] = Side(mode, sha)
-    return found
+    return {path: Side(mode, sha) for (mode, _kind, sha), path in _listed(out.stdout)}
 
 
 def _index_sides(worktree: str, paths: list[str]) -> dict[str, Side]:
     out = git(["ls-files", "-s", "-z", "--full-name", "--", *paths], cwd=worktree)
-    found = {}
-    for row in out.stdout.split("\0"):
-        if not row:
-            continue
-        meta, _, path = row.partition("\t")
-        mode, sha, stage = meta.split(" ")
-        found[path] = Side(mode, sha) if stage == "0" else Side("unmerged", stage)
-    return found
+    return {
+        path: Side(mode, sha) if stage == "0" else Side("unmerged", stage)
+        for (mode, sha, stage), path in _listed(out.stdout)
+    }
+
+
+def _listed(stdout: str) -> Iterator[tuple[list[str], str]]:
+    """The rows of git's ``-z`` listing (``ls-tree``, ``ls-files -s``): the fields before
+    the tab, and the path."""
+    for row in stdout.split("\0"):
+        if row:
+            meta, _, path = row.partition("\t")
+            yield meta.split(" "), path
 
 
 def _file_shas(worktree: str, paths: list[str]) -> dict[str, str | None]:

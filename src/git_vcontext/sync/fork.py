@@ -140,6 +140,11 @@ def fork_agent(
             f"a branch named '{branch}' already exists "
             f"(update it with 'git vcontext sync {agent}', or pick another agent name)"
         )
+    if (held := agents.remote_agent(repo, agent)) is not None:
+        raise OperationalError(
+            f"agent {agent!r} exists on {held[0]} ({held[0]}/{branch}): "
+            f"'git vcontext sync {agent}' creates {branch} here from it, or pick another name"
+        )
     base_commit = commit_at(repo, branch_tip(repo, base))
     tree, forked, no_uid, unreadable = _forked_tree(
         repo, base_commit.tree, forked_at=now, reason=reason

@@ -34,7 +34,6 @@ from ..errors import OperationalError, UsageError
 from ..gitio import refs, run_dir, worktrees
 from ..gitio.objects import commit_at, descends, make_commit, merge_base, signature, signatures
 from ..gitio.promisor import no_common_history
-from ..gitio.refs import has_branch
 from ..gitio.settings import merge_settings
 from ..prepush.mergecheck import MergeChecks
 from ..record import record
@@ -136,6 +135,7 @@ class Syncer:
         self.checks = MergeChecks(repo)  # the hook's verdicts on the merges into a base
         # while batch() combines: base -> where it was before the integration's first merge
         self._starts: dict[str, Oid] | None = None
+        self._assumed: dict[str, Oid] = {}  # see assume()
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -309,7 +309,14 @@ class Syncer:
         planned = self._planned.get(name)
         if planned:
             return planned[1]
-        return self._pinned[name] if name in self._pinned else refs.target(self.repo, branch)
+        if name in self._pinned:
+            return self._pinned[name]
+        return refs.target(self.repo, branch) or self._assumed.get(name)
+
+    def assume(self, branch: str, commit: Oid) -> None:
+        """A dry run: take ``branch``, which does not exist here, as being at ``commit`` (an
+        agent only a remote has, whose local branch a real sync would create there)."""
+        self._assumed[refs.branch_ref(branch)] = commit
 
     def move(self, branch: str, new: Oid, why: str, *, expected: Oid | None = None) -> str | None:
         """Plan ``branch`` to point at ``new`` (``commit()`` moves it); or why it must not.
@@ -566,7 +573,9 @@ class Syncer:
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""
         if self._favor is None:
-            self._favor = (merge_settings(cwd=run_dir(self.repo)).favor,)
+            settings = merge_settings(cwd=run_dir(self.repo))
+            self.warnings.extend(settings.warnings)
+            self._favor = (settings.favor,)
         return self._favor[0]
 
     def _commit(self, tree: Oid, parents: list[Oid], message: str) -> Oid:
@@ -687,14 +696,14 @@ def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> l
     if all_agents and names:
         raise UsageError("give agent names or --all, not both")
     if all_agents:
-        found = agents.list_agents(repo)
+        found = agents.list_agents(repo, remote=True)
         if not found:
             raise OperationalError(f"no agent branches (none under {agents.agent_prefix(repo)})")
         return found
     if not names:
         raise UsageError("name the agents to sync, or pass --all")
     for name in names:
-        if not has_branch(repo, agents.agent_branch(repo, name)):
+        if agents.agent_tip(repo, name) is None:  # neither here nor on a remote
             raise OperationalError(
                 f"no branch {agents.agent_branch(repo, name)} for agent {name!r}"
             )

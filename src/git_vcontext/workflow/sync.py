@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
 from ..errors import Unfinished
-from ..gitio import operands, work_tree
+from ..gitio import operands, refs, work_tree
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
 from ..prepush.mergecheck import only_check_failures
@@ -96,6 +96,7 @@ def _sync(
     bases = list(dict.fromkeys(base for _, base in pairs))
     remote = push or _one_upstream(repo, bases)
     syncer = Syncer(repo, dry_run=dry_run)
+    _remote_agents(syncer, pairs, into, say)
     late: list[str] = []
     if push is None and not dry_run:
         late = _local_bases(syncer, bases, names, checkout)
@@ -127,6 +128,29 @@ def _sync(
     if checkout:
         done = _leave_conflicts(syncer, done, say, hints, push)
     return done
+
+
+def _remote_agents(
+    syncer: Syncer, pairs: list[tuple[str, str]], into: str | None, say: Callable[[str], None]
+) -> None:
+    """An agent only a remote has (a fresh clone, a CI job) gets its local branch from the
+    remote's, tracking it, as ``git switch agents/AGENT`` makes it (a dry run only assumes
+    it), and the base its fork commit names is recorded as ``fork`` records it."""
+    repo = syncer.repo
+    for name, base in pairs:
+        branch = agent_config.agent_branch(repo, name)
+        held = agent_config.remote_agent(repo, name)
+        if held is not None:
+            remote, commit = held
+            if syncer.dry_run:
+                syncer.assume(branch, commit)
+                continue
+            message = f"vcontext sync: created from {remote}/{branch}"
+            refs.track(repo, branch, remote, commit, message=message)
+            say(f"{branch}: created from {remote}/{branch}, tracking it (as git switch does)")
+        unrecorded = into is None and agent_config.recorded_base(repo, name) is None
+        if unrecorded and not syncer.dry_run and agent_config.forked_from(repo, name) == base:
+            agent_config.record_base(repo, name, base)
 
 
 def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
