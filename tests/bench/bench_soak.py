@@ -129,9 +129,12 @@ class _Transport:
         self.remote.parent.mkdir()
         self.url: str | None = None
         self.clone_config: soak.CloneConfig | None = None
+        self.seeded: Callable[[Path], None] | None = None
         self.server: servers.HttpFront | servers.NginxFront | servers.SshServer | None = None
         self.front = ""
         self.configs: list[Path] = []
+        self.shared: Path | None = None  # a folder the ssh user can enter (removed at the end)
+        self.environ = dict(os.environ)
         if kind == "http":
             self.server = servers.http_front(self.remote.parent, root / "front", front)
             self.front = "nginx + fcgiwrap" if isinstance(self.server, servers.NginxFront) else (
@@ -140,11 +143,18 @@ class _Transport:
             self.server.start()
             self.url = self.server.url(self.remote)
         elif kind.startswith("ssh"):
-            sshd = servers.SshServer(root / "sshd").start()
+            # as on a git server: the repository and the logins are a user's of its own
+            # (root's shell here runs rc files at each session, which no server would)
+            login = servers.other_user()
+            self.shared = servers.shared_tmp("bench-soak-ssh-")
+            self.remote = self.shared / "remote.git"
+            sshd = servers.SshServer(self.shared / "sshd", login=login.name).start()
             self.server = sshd
-            self.front = f"sshd, MaxStartups {sshd.max_startups}"
+            self.front = f"sshd, MaxStartups {sshd.max_startups}, user {login.name}"
             self.url = sshd.url(self.remote)
             self.clone_config = self._ssh_config(sshd, kind == "ssh-mux")
+            self.seeded = lambda remote: servers.own(remote, login)
+            _trust_every_repository(self.shared)  # the checks read the remote here, as root
 
     def _ssh_config(self, sshd: servers.SshServer, mux: bool) -> soak.CloneConfig:
         if not mux:
@@ -176,6 +186,20 @@ class _Transport:
             )  # fmt: skip
         if self.server is not None:
             self.server.stop()
+        if self.shared is not None:
+            subprocess.run(["rm", "-rf", "--", str(self.shared)], check=False)
+        os.environ.clear()
+        os.environ.update(self.environ)
+
+
+def _trust_every_repository(folder: Path) -> None:
+    """safe.directory=* for this process and its children: a global configuration of the
+    run's own (GIT_CONFIG_GLOBAL) that includes the user's and adds it (git's local clones
+    ignore configuration given through the environment otherwise)."""
+    mine = os.environ.get("GIT_CONFIG_GLOBAL") or str(Path.home() / ".gitconfig")
+    config = folder / "gitconfig"
+    config.write_text(f"[include]\n\tpath = {mine}\n[safe]\n\tdirectory = *\n")
+    os.environ["GIT_CONFIG_GLOBAL"] = str(config)
 
 
 def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, Summary]:
@@ -192,12 +216,13 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
         run = soak.soak(
             root, args.agents, args.rounds, not args.no_hooks, args.server, config,
             remote=where.remote, url=where.url, clone_config=where.clone_config, env=env,
-            ready=ready,
+            ready=ready, seeded=where.seeded,
         )  # fmt: skip
         server_cpu.append(where.cpu())
+        docs = soak.documents(soak.fresh_clone(run, root))
+        figures = _figures(run)
     finally:
         where.stop()
-    docs = soak.documents(soak.fresh_clone(run, root))
     missing = soak.lost(run, run.at_end)
     syncs = [s for log in run.logs for s in log.syncs]
     gave_up = [s for s in syncs if s["exit"] != 0]
@@ -217,7 +242,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     print(f"| agents whose last round is not on the base when they stop | {len(undelivered)} |")
     print(f"| fork blocks on the base | {len(soak.forks_on_base(docs))} |")
     print(f"| duplicated ids | {len(soak.duplicates(docs))} |")
-    merges, integrations = soak.merges_into_base(run.remote), soak.integrations(run.remote)
+    merges, integrations = figures
     entries = soak.merge_entries(docs)
     print(f"| M8 merge entries (todo changeLog) / integrations (merge commits on the base) / "
           f"agents' rounds they merged | {entries} / {integrations} / "
@@ -248,6 +273,11 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
         len(gave_up), len(syncs), n_lost, len(undelivered), where.front, ops,
     )  # fmt: skip
     return (1 if n_lost or gave_up or entries > integrations else 0), summary
+
+
+def _figures(run: soak.SoakRun) -> tuple[int, int]:
+    """Read on the remote before it goes: agents' rounds merged into the base, integrations."""
+    return soak.merges_into_base(run.remote), soak.integrations(run.remote)
 
 
 def _operations(syncs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:

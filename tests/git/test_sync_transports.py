@@ -37,17 +37,37 @@ ROUNDS = 2
 
 
 @pytest.fixture(scope="module")
-def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[servers.SshServer]:
-    """One stock sshd for the module (logins by the test's key)."""
+def sshd() -> Iterator[servers.SshServer]:
+    """One stock sshd for the module; agents log in by key as the server's own git user
+    (its files in a folder that user can read: sshd reads the keys as the user)."""
     if why := servers.SshServer.available():
         pytest.skip(why)
-    server = servers.SshServer(tmp_path_factory.mktemp("sshd"))
+    work = servers.shared_tmp("vcontext-sshd-")
     try:
-        server.start()
+        login = servers.other_user()
+        server = servers.SshServer(work, login=login.name).start()
     except servers.Unavailable as exc:
+        subprocess.run(["rm", "-rf", "--", str(work)], check=False)
         pytest.skip(f"sshd cannot run here: {exc}")
     yield server
     server.stop()
+    subprocess.run(["rm", "-rf", "--", str(work)], check=False)
+
+
+@pytest.fixture
+def served(sshd: servers.SshServer) -> Iterator[Path]:
+    """A folder for the repositories sshd serves (its user must reach them; removed after).
+    The tests' checks read them here as root: root's git trusts them (safe.directory)."""
+    folder = servers.shared_tmp("vcontext-ssh-")
+    soak.git(folder, "config", "--global", "--add", "safe.directory", "*")
+    yield folder
+    subprocess.run(["rm", "-rf", "--", str(folder)], check=False)
+
+
+def _give_to_login(sshd: servers.SshServer) -> Any:
+    """``seeded`` for soak.setup: the remote becomes the ssh user's (as on a git server)."""
+    login = servers.other_user(sshd.login)
+    return lambda remote: servers.own(remote, login)
 
 
 def _front(
@@ -106,6 +126,15 @@ def _team(root: Path, url: str | None, agents: int = 1, **kwargs: Any) -> tuple[
     return soak.setup(root, agents, remote=root / "srv" / "remote.git", url=url, **kwargs)
 
 
+def _ssh_team(
+    root: Path, sshd: servers.SshServer, remote: Path, agents: int = 1, **kwargs: Any
+) -> tuple[Path, list[Path]]:
+    """A bare remote the ssh user owns, and ``agents`` clones reaching it over ssh."""
+    return soak.setup(
+        root, agents, remote=remote, url=sshd.url(remote), seeded=_give_to_login(sshd), **kwargs
+    )
+
+
 # -- every transport ---------------------------------------------------------------------------
 
 
@@ -123,13 +152,15 @@ def test_sync_at_scale_over_http_every_round_lands(tmp_path: Path, kind: str) ->
     _assert_nothing_lost(run)
 
 
-def test_sync_at_scale_over_ssh_every_round_lands(tmp_path: Path, sshd: servers.SshServer) -> None:
-    remote = tmp_path / "srv" / "remote.git"
-    remote.parent.mkdir()
+def test_sync_at_scale_over_ssh_every_round_lands(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    remote = served / "remote.git"
     config = _ssh_clone_config(sshd, tmp_path)
     run = soak.soak(
-        tmp_path, AGENTS, ROUNDS, remote=remote, url=sshd.url(remote), clone_config=config
-    )
+        tmp_path, AGENTS, ROUNDS, remote=remote, url=sshd.url(remote), clone_config=config,
+        seeded=_give_to_login(sshd),
+    )  # fmt: skip
     _assert_nothing_lost(run)
 
 
@@ -148,11 +179,14 @@ def test_sync_at_scale_a_network_dropping_every_third_connection_loses_nothing(
     remote.parent.mkdir()
     config: dict[str, str] = {}
     front: servers.HttpFront | None = None
+    seeded = None
     if transport == "http":
         front = servers.HttpFront(remote.parent).start()
         target = front.port
     else:
         sshd = request.getfixturevalue("sshd")
+        remote = request.getfixturevalue("served") / "remote.git"
+        seeded = _give_to_login(sshd)
         target = sshd.port
     proxy = servers.DroppingProxy(target, every=0).start()  # set-up without drops
     try:
@@ -166,8 +200,9 @@ def test_sync_at_scale_a_network_dropping_every_third_connection_loses_nothing(
             proxy.every = 3
 
         run = soak.soak(
-            tmp_path, AGENTS, ROUNDS, remote=remote, url=url, clone_config=config, ready=drop
-        )
+            tmp_path, AGENTS, ROUNDS, remote=remote, url=url, clone_config=config, ready=drop,
+            seeded=seeded,
+        )  # fmt: skip
     finally:
         proxy.stop()
         if front is not None:
@@ -290,11 +325,11 @@ def test_sync_at_scale_a_real_refusal_over_http_stops_at_once(tmp_path: Path, wh
 
 @pytest.mark.parametrize("why", ["authentication", "missing repository"])
 def test_sync_at_scale_a_real_refusal_over_ssh_stops_at_once(
-    tmp_path: Path, sshd: servers.SshServer, why: str
+    tmp_path: Path, sshd: servers.SshServer, served: Path, why: str
 ) -> None:
-    remote = tmp_path / "srv" / "remote.git"
+    remote = served / "remote.git"
     config = _ssh_clone_config(sshd, tmp_path)
-    _, [clone] = _team(tmp_path, sshd.url(remote), clone_config=config)
+    _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
     if why == "authentication":  # a key the server does not know
         subprocess.run(
             ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "stranger")],
@@ -328,16 +363,18 @@ def _assert_stopped_at_once(result: dict[str, Any], words: str) -> None:
 
 @pytest.mark.slow
 def test_sync_at_scale_stock_sshd_max_startups_sixteen_agents_no_sync_fails(
-    tmp_path: Path, sshd: servers.SshServer
+    tmp_path: Path, sshd: servers.SshServer, served: Path
 ) -> None:
     """Debian's sshd as shipped (MaxStartups 10:30:100: past 10 connections not yet logged
     in it drops 30 % of new ones, more as they grow) and 16 agents at once: a dropped
     connection is retried, no sync fails, nothing is lost."""
     assert sshd.max_startups == "10:30:100"
-    remote = tmp_path / "srv" / "remote.git"
-    remote.parent.mkdir()
+    remote = served / "remote.git"
     config = _ssh_clone_config(sshd, tmp_path)
-    run = soak.soak(tmp_path, 16, 2, remote=remote, url=sshd.url(remote), clone_config=config)
+    run = soak.soak(
+        tmp_path, 16, 2, remote=remote, url=sshd.url(remote), clone_config=config,
+        seeded=_give_to_login(sshd),
+    )  # fmt: skip
     _assert_nothing_lost(run)
 
 
@@ -596,16 +633,16 @@ def test_sync_with_install_server_waits_without_polling(
 
 
 def test_sync_over_ssh_opens_one_connection_and_leaves_none_open(
-    tmp_path: Path, sshd: servers.SshServer
+    tmp_path: Path, sshd: servers.SshServer, served: Path
 ) -> None:
     """Each git command over ssh is a new connection and a new key exchange (0.07 s of CPU
     for the post-quantum one alone); a sync shares one connection among its git commands
     (ssh's ControlMaster, for its own commands only), and closes it when it ends."""
     proxy = servers.DroppingProxy(sshd.port, every=0).start()  # counts the connections
     try:
-        remote = tmp_path / "srv" / "remote.git"
+        remote = served / "remote.git"
         config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
-        _, [clone] = _team(tmp_path, sshd.url(remote), clone_config=config)
+        _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
         for r in range(2):
             soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
             before = proxy.connections
@@ -622,7 +659,7 @@ def test_sync_over_ssh_opens_one_connection_and_leaves_none_open(
 
 
 def test_sync_over_ssh_keeps_the_users_own_connection_sharing(
-    tmp_path: Path, sshd: servers.SshServer
+    tmp_path: Path, sshd: servers.SshServer, served: Path
 ) -> None:
     """The user's ssh config says how to share connections (its own ControlMaster and
     ControlPath): sync uses it as it is and leaves the user's master running."""
@@ -630,9 +667,9 @@ def test_sync_over_ssh_keeps_the_users_own_connection_sharing(
     socket_path = tmp_path / "cm.sock"
     extra = f"    ControlMaster auto\n    ControlPath {socket_path}\n    ControlPersist 60\n"
     try:
-        remote = tmp_path / "srv" / "remote.git"
+        remote = served / "remote.git"
         config = _ssh_clone_config(sshd, tmp_path, port=proxy.port, extra=extra)
-        _, [clone] = _team(tmp_path, sshd.url(remote), clone_config=config)
+        _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
         soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
         result = _sync(clone, "agent-0")
         assert result["exit"] == 0, result["output"]

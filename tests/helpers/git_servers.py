@@ -92,10 +92,13 @@ class RunAs:
 
 
 def other_user(name: str = "vcontext-git") -> RunAs:
-    """An unprivileged user for the tests (created with useradd when missing; kept for the
-    next run: tests running in parallel may use it). Unavailable when not root."""
+    """An unprivileged user for the tests, as a git server's account is: a plain shell (no
+    rc files to run at each ssh session), a home of its own, no password, logins by key
+    (created with useradd when missing; kept for the next run: tests running in parallel
+    may use it). Unavailable when not root."""
     import pwd
 
+    home = Path("/var/lib") / name
     if os.geteuid() != 0:
         raise Unavailable("creating a user and acting as another user needs root")
     try:
@@ -103,14 +106,26 @@ def other_user(name: str = "vcontext-git") -> RunAs:
     except KeyError:
         useradd = shutil.which("useradd") or "/usr/sbin/useradd"
         made = subprocess.run(
-            [useradd, "--system", "--shell", "/bin/sh", "--home-dir", "/nonexistent",
-             "--no-create-home", "--user-group", name],
+            [useradd, "--system", "--shell", "/bin/sh", "--home-dir", str(home),
+             "--create-home", "--user-group", "--password", "*", name],
             capture_output=True, text=True,
         )  # fmt: skip
         if made.returncode not in (0, 9):  # 9: made meanwhile by a parallel test
             raise Unavailable(f"useradd {name} failed: {made.stderr.strip()}") from None
         entry = pwd.getpwnam(name)
+    shadow = [ln.split(":") for ln in Path("/etc/shadow").read_text().splitlines()]
+    if any(f[0] == name and f[1].startswith("!") for f in shadow if len(f) > 1):
+        usermod = shutil.which("usermod") or "/usr/sbin/usermod"  # locked: sshd refuses a key
+        subprocess.run([usermod, "--password", "*", name], capture_output=True, check=False)
+    if not Path(entry.pw_dir).is_dir():
+        Path(entry.pw_dir).mkdir(mode=0o755, parents=True, exist_ok=True)
+        os.chown(entry.pw_dir, entry.pw_uid, entry.pw_gid)
     return RunAs(name, entry.pw_uid, entry.pw_gid)
+
+
+def own(path: Path, user: RunAs) -> None:
+    """Give ``path`` and everything under it to ``user`` (a repository a server serves)."""
+    subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(path)], check=True)
 
 
 def shared_tmp(prefix: str) -> Path:
@@ -602,8 +617,12 @@ class SshServer:
         max_startups: str = "10:30:100",
         accept_env: str = "LANG LC_*",
         log_level: str = "ERROR",
+        login: str = "root",
     ) -> None:
+        """``login``: the account clients log in as (``client_config``): a git server's
+        own user (``other_user()``), or root."""
         self.dir = Path(work)
+        self.login = login
         self.max_startups, self.accept_env, self.log_level = max_startups, accept_env, log_level
         self.port = 0
         self._proc: subprocess.Popen[bytes] | None = None
@@ -681,7 +700,7 @@ class SshServer:
         self.stop()
 
     def client_config(
-        self, path: Path, *, port: int | None = None, user: str = "root", extra: str = ""
+        self, path: Path, *, port: int | None = None, user: str | None = None, extra: str = ""
     ) -> Path:
         """An ssh client configuration with the ``Host`` alias ``SSH_ALIAS`` for this server
         (``port``: another port to reach it through, a proxy's). Returns ``path``."""
@@ -690,7 +709,7 @@ class SshServer:
             f"Host {SSH_ALIAS}\n"
             f"    HostName {LOOPBACK}\n"
             f"    Port {port or self.port}\n"
-            f"    User {user}\n"
+            f"    User {user or self.login}\n"
             f"    IdentityFile {self.key}\n"
             "    IdentitiesOnly yes\n"
             f"    UserKnownHostsFile {self.known_hosts}\n"

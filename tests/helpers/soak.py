@@ -130,6 +130,7 @@ def setup(
     remote: Path | None = None,
     url: str | None = None,
     clone_config: CloneConfig | None = None,
+    seeded: Callable[[Path], None] | None = None,
 ) -> tuple[Path, list[Path]]:
     """A bare remote with the seed documents on main, and one clone per forked agent
     (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off;
@@ -138,7 +139,8 @@ def setup(
     ``remote``: where the bare repository goes (default ``root/remote.git``); ``url``: how
     the agents reach it (a git server's URL; default its path); ``clone_config``: git
     config the clones are made with (``git clone -c``: e.g. ``core.sshCommand``), or a
-    function of the agent's name that says it."""
+    function of the agent's name that says it; ``seeded``: called with the remote once the
+    seed is on it, before the clones are made (e.g. to give it to a server's user)."""
     remote = remote or root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
     if server:
@@ -154,6 +156,8 @@ def setup(
     git(seed, "add", "-A")
     git(seed, "commit", "-q", "-m", "seed documents")
     git(seed, "push", "-q", str(remote), BASE)
+    if seeded is not None:
+        seeded(remote)
     source = url or str(remote)
     clones = []
     for i in range(agents):
@@ -407,17 +411,19 @@ def soak(
     clone_config: CloneConfig | None = None,
     env: dict[str, str] | None = None,
     ready: Callable[[list[Path]], None] | None = None,
+    seeded: Callable[[Path], None] | None = None,
 ) -> SoakRun:
     """Set up, run ``agents`` processes concurrently, then let every agent sync once more
     (``config``: git config for every clone; ``remote``, ``url``, ``clone_config``: see
     ``setup``; ``env``: added to the agent processes' environment; ``ready``: called with
-    the clones once they are made, before the agents start)."""
+    the clones once they are made, before the agents start; ``seeded``: see ``setup``)."""
     import os
     import resource
 
     remote, clones = setup(
-        root, agents, hooks, server, config, remote=remote, url=url, clone_config=clone_config
-    )
+        root, agents, hooks, server, config, remote=remote, url=url, clone_config=clone_config,
+        seeded=seeded,
+    )  # fmt: skip
     if ready is not None:
         ready(clones)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
