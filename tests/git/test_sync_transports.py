@@ -207,7 +207,8 @@ def test_sync_at_scale_a_network_dropping_every_third_connection_loses_nothing(
         proxy.stop()
         if front is not None:
             front.stop()
-    assert proxy.dropped >= AGENTS * ROUNDS  # (the drops happened)
+    # (the drops happened: over ssh a sync's git commands share one connection, so fewer)
+    assert proxy.dropped >= (AGENTS * ROUNDS if transport == "http" else 2), proxy.dropped
     _assert_nothing_lost(run)
 
 
@@ -424,9 +425,13 @@ def test_install_server_as_root_in_a_repository_another_user_owns_works_as_the_o
     as the repository's owner (nothing it leaves is root's), says so in one line, and the
     agents' pushes — run by the server as that user — are merged."""
     user, folder = owned_elsewhere
+    try:  # an installation the server's user can run (its hook runs as that user)
+        python = servers.shared_python(user, folder / "python")
+    except servers.Unavailable as exc:
+        pytest.skip(str(exc))
     remote, clones, front = _served_as(tmp_path, user, folder)
     try:
-        installed = soak.vcontext(remote, "install", "--server", check=False)
+        installed = soak.run([str(python), "-m", "git_vcontext", "install", "--server"], remote)
         assert installed.returncode == 0, installed.stderr
         said = installed.stdout + installed.stderr
         assert [ln for ln in said.splitlines() if user.name in ln], said  # one line says so
@@ -442,6 +447,27 @@ def test_install_server_as_root_in_a_repository_another_user_owns_works_as_the_o
     assert _not_owned_by(remote, user.uid) == []  # nor what the hook wrote since
     items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
     assert {"agent-0-t0", "agent-1-t0"} <= {i["id"] for i in items}
+
+
+def test_install_server_as_root_refuses_when_the_owner_cannot_run_it(
+    tmp_path: Path, owned_elsewhere: tuple[servers.RunAs, Path]
+) -> None:
+    """The repository's owner cannot run this installation (the hook would fail at every
+    push, as that user): install --server refuses in one line, and writes nothing."""
+    user, folder = owned_elsewhere
+    if servers.can_run(user, [*soak.cli(), "--version"]):
+        pytest.skip(f"{user.name} can run this installation here (its Python is not private)")
+    remote = folder / "remote.git"
+    soak.setup(tmp_path, 0, remote=remote)
+    subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(remote)], check=True)
+    installed = soak.vcontext(remote, "install", "--server", check=False)
+    assert installed.returncode == 3, installed.stdout + installed.stderr
+    errors = installed.stderr.strip().splitlines()
+    assert len(errors) == 1, installed.stderr
+    assert user.name in errors[0], installed.stderr
+    assert "Traceback" not in installed.stderr
+    assert not (remote / "hooks" / "post-receive").exists()
+    assert _not_owned_by(remote, user.uid) == []
 
 
 def _root_left_refs(remote: Path) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import itertools
 import os
+import random
 import shutil
 import signal
 import socket
@@ -123,6 +124,46 @@ def other_user(name: str = "vcontext-git") -> RunAs:
     return RunAs(name, entry.pw_uid, entry.pw_gid)
 
 
+def can_run(user: RunAs, argv: list[str]) -> bool:
+    """Whether ``user`` can run ``argv`` (exit 0): a server's user must run what its hooks
+    start."""
+    try:
+        out = subprocess.run(
+            argv, user=user.uid, group=user.gid, extra_groups=[], capture_output=True,
+            cwd="/", timeout=60, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0
+
+
+def shared_python(user: RunAs, folder: Path) -> Path:
+    """A Python in ``folder`` that ``user`` can run, with this installation of git-vcontext
+    (its packages read where they are): what an administrator installs system-wide. The
+    tests' own Python may be in a folder only root enters (pyenv under /root). Unavailable
+    when the system has no Python of the same version."""
+    import sys
+    import sysconfig
+
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    system = shutil.which(version, path="/usr/local/bin:/usr/bin:/bin")
+    if system is None:
+        raise Unavailable(f"no system {version} for the server's user")
+    made = subprocess.run(
+        [system, "-m", "venv", "--without-pip", str(folder)], capture_output=True, text=True
+    )
+    if made.returncode != 0:
+        raise Unavailable(f"{system} -m venv: {made.stderr.strip()[-300:]}")
+    ours = sysconfig.get_paths()["purelib"]
+    for site in folder.glob("lib/python*/site-packages"):
+        (site / "vcontext_tests.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    python = folder / "bin" / "python"
+    subprocess.run(["chmod", "-R", "a+rX", "--", str(folder)], check=True)
+    if not can_run(user, [str(python), "-c", "import git_vcontext, pygit2"]):
+        raise Unavailable(f"{user.name} cannot import git_vcontext with {system}")
+    return python
+
+
 def own(path: Path, user: RunAs) -> None:
     """Give ``path`` and everything under it to ``user`` (a repository a server serves)."""
     subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(path)], check=True)
@@ -143,11 +184,25 @@ def shared_tmp(prefix: str) -> Path:
 
 @dataclass
 class Faults:
-    """What an ``HttpFront`` does wrong on purpose: every ``every``-th request (counting
-    all requests) is answered with ``status`` instead of reaching git."""
+    """What an ``HttpFront`` does wrong on purpose: one request in ``every`` (counting all
+    requests, drawn by a seeded generator: the same faults each run) is answered with
+    ``status`` instead of reaching git. Not a fixed cycle: a git fetch is three requests
+    (protocol v2: capabilities, ls-refs, fetch), and "every third request" would fail the
+    same one of each fetch forever, whatever the client did; a busy server is not in step
+    with its clients."""
 
     every: int = 0
     status: int = 503
+    seed: int = 30
+    _draw: random.Random | None = None
+
+    def hit(self) -> bool:
+        """Whether this request is answered with ``status``."""
+        if not self.every:
+            return False
+        if self._draw is None:
+            self._draw = random.Random(self.seed)
+        return self._draw.randrange(self.every) == 0
 
 
 class _HttpServer(ThreadingHTTPServer):
@@ -172,9 +227,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self) -> None:
         front = self.server.front
         body = self._body()
-        number = front.count_request()
+        front.count_request()
         faults = front.faults
-        if faults.every and number % faults.every == 0:
+        if faults.hit():
             self._answer(faults.status, {"Retry-After": "0"}, b"busy, try again\n")
             return
         if front.password is not None and not self._authorized(front.password):
@@ -239,7 +294,10 @@ class HttpFront:
 
     @property
     def port(self) -> int:
-        assert self._server is not None
+        """The port it listens on (stopped: the one it listened on, which a restart reuses)."""
+        if self._server is None:
+            assert self.wanted_port, "never started"
+            return self.wanted_port
         return int(self._server.server_address[1])
 
     def url(self, repo: Path) -> str:
@@ -249,6 +307,7 @@ class HttpFront:
         server = _HttpServer((LOOPBACK, self.wanted_port), _Handler)
         server.front = self
         self._server = server
+        self.wanted_port = int(server.server_address[1])
         self._thread = threading.Thread(target=server.serve_forever, args=(0.1,), daemon=True)
         self._thread.start()
         return self

@@ -40,18 +40,41 @@ class Report:
 def run(*, cwd: str | None = None) -> int:
     """Print one line per check; problems say how to fix them."""
     where = Path(cwd or ".")
-    top = installer.repo_top(where)
     report = Report()
+    if _bare(where):  # the remote agents push to: what its server needs
+        _server_ownership(where, report)
+        return _print(report, "each says its fix")
+    top = installer.repo_top(where)
     for check in (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus):
         check(top, report)
+    return _print(report)
+
+
+def _print(report: Report, fix: str = "'git vcontext install' fixes most of them") -> int:
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
             print(f"{kind}: {line}")
     if report.problems:
-        print(f"{len(report.problems)} problem(s); 'git vcontext install' fixes most of them")
+        print(f"{len(report.problems)} problem(s); {fix}")
         return int(ExitCode.FOUND)
     print("everything is in place")
     return int(ExitCode.OK)
+
+
+def _bare(where: Path) -> bool:
+    out = git(["rev-parse", "--is-bare-repository"], cwd=where, check=False)
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def _server_ownership(where: Path, report: Report) -> None:
+    """A bare repository: its owner (whose pushes write there) can write all of it."""
+    from ..setup.server import Owner, git_dir, not_the_owners
+
+    problems = not_the_owners(where)
+    report.problems += problems
+    if not problems:
+        owner = Owner.of(git_dir(where)).name
+        report.oks.append(f"bare repository: its refs, objects and hooks are {owner}'s (its owner)")
 
 
 def _config(top: Path, key: str) -> str | None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from ..errors import ExitCode, UsageError
 from ..setup import config as installer
 from ..setup import hooks as hookinstall
+from ..setup.server import Owner, install_as, owner_elsewhere, user_name
 from ..setup.server import install as setup
 from ..setup.server import uninstall as remove
 
@@ -65,6 +67,8 @@ def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = N
     """Remove exactly what install added."""
     where = Path(cwd or ".")
     if server:
+        if (owner := owner_elsewhere(where)) is not None:
+            return _server_as(owner, where, ["uninstall", "--server"])
         messages = remove(where)
         summary = "the server integration is uninstalled"
         _report(messages, summary + (" (nothing to remove)" if not messages else ""))
@@ -86,11 +90,29 @@ def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = N
 
 
 def _server(where: Path, force: bool) -> int:
+    if (owner := owner_elsewhere(where)) is not None:
+        return _server_as(owner, where, ["install", "--server", *(["--force"] if force else [])])
     messages = setup(where, installer.script_command(), force)
     summary = "the server integration is installed"
     _report(messages, summary + (" (nothing to change)" if not messages else ""))
     print("Pushes of agents' requests (git vcontext sync --push) are now merged here as they come.")
     return int(ExitCode.OK)
+
+
+def _server_as(owner: Owner, where: Path, argv: list[str]) -> int:
+    """``install --server`` (``argv``) run by another user than the repository's owner: as
+    root, do it as the owner (what root wrote there, the owner's pushes could not change);
+    else refuse before writing anything."""
+    what = " ".join(argv)
+    if os.geteuid() != 0:
+        me = user_name(os.geteuid())
+        raise UsageError(
+            f"{what}: the repository belongs to {owner.name}, and you are {me}: what you "
+            f"write there {owner.name}'s pushes may not change; run it as {owner.name} "
+            f"(sudo -u {owner.name} git vcontext {what})"
+        )
+    print(f"{what}: the repository belongs to {owner.name}: working as {owner.name}")
+    return install_as(owner, where, argv)
 
 
 def _report(messages: list[str], summary: str) -> None:

@@ -29,6 +29,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..gitio import config_flag, config_value
+from ..gitio.transport import Link
 from ..record import record
 from ..sync import syncer as sync_mod
 from .refs import DEFAULT_SECONDS
@@ -105,12 +106,15 @@ def push_with_retries(
     from .integrate import BaseRound, Io
 
     io = Io(report, show, sleep or time.sleep, clock or time.time)
+    cwd = str(syncer.repo.workdir or syncer.repo.path)
+    link = Link(cwd, remote, clock=io.clock, sleep=io.sleep, report=report)  # one per sync
     outcomes = []
     try:
         for base in dict.fromkeys(b for _, b in pairs):
             agents = [a for a, b in pairs if b == base]
-            outcomes.append(BaseRound(syncer, remote, base, agents, io).run())
+            outcomes.append(BaseRound(syncer, remote, base, agents, io, link).run())
     finally:
+        link.close()  # the shared ssh connection, if any
         syncer.finish()
     return PushOutcome(
         tuple(r for o in outcomes for r in o.results),
