@@ -95,6 +95,7 @@ def install_as(owner: Owner, cwd: Path, argv: list[str]) -> int:
     env = {**os.environ, "HOME": owner.home, "USER": owner.name, "LOGNAME": owner.name}
     for key in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
         env.pop(key, None)  # root's own: the owner's git reads its own
+
     def run(args: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [*command, *args], cwd=cwd, env=env, user=owner.uid, group=owner.gid,
