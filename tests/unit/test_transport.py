@@ -62,6 +62,8 @@ def test_an_answer_of_the_remote_is_not_a_network_failure() -> None:
         " ! [rejected]        main -> main (fetch first)",
         "remote: error: cannot lock ref 'refs/vcontext/x': Unable to create '/r/x.lock'",
         "fatal: couldn't find remote ref refs/heads/agents/a",
+        "fatal: the receiving end does not support --atomic push\n"
+        "fatal: the remote end hung up unexpectedly",  # (push falls back to plain pushes)
     ):
         assert not transient(stderr), stderr
 

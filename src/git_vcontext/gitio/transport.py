@@ -63,6 +63,7 @@ TRANSIENT = re.compile(
 ANSWERED = re.compile(
     r"couldn't find remote ref|Unable to create '[^']*\.lock'|cannot lock ref"
     r"|\[rejected\]|\[remote rejected\]|pre-receive hook declined|hook declined"
+    r"|does not support --atomic"
 )
 """The remote answered (a ref it lacks, a lock, a rejection): the caller reads it."""
 
