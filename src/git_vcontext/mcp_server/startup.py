@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..fsio import remove_stale_temporaries
-from ..gitio import config_value, open_repo
+from ..gitio import config_value, open_repo, work_tree
 from ..gitio.places import common_dir
 from .catalog import Catalog
 from .gitside import GitSide
@@ -109,9 +109,10 @@ def find_root(given: str | None) -> tuple[str, Repository | None]:
         repo = open_repo(start)
     except OperationalError:
         return os.path.realpath(start), None
-    if repo.workdir is None:
+    top = work_tree(repo)
+    if top is None:
         raise OperationalError("the repository is bare: run the server in a work tree")
-    return os.path.realpath(given or repo.workdir), repo
+    return os.path.realpath(given or top), repo
 
 
 def pins(root: str, repo: Repository | None, given: dict[str, str | None]) -> dict[str, str]:

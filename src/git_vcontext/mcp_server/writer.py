@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..codecs import Document, dumps, parse
-from ..edits.stamp import Refused
-from ..errors import OperationalError, ParseError
+from ..errors import OperationalError, ParseError, Refused
 from ..fsio import check_inside, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..validation.files import check_document

@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
+from ..errors import OperationalError, PushRefused
 from ..gitio import remote as remotes
 from ..gitio.places import common_dir
 from . import refs as leases
-from .pusher import Refused, RemoteLocks, refusal
+from .pusher import RemoteLocks, refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -92,9 +92,9 @@ class LeaseKeeper:
         lost = remotes.Pushed(tuple(rows), True, pushed.said)
         if not rows[0].retry:
             hint = " (vcontext.syncLease=false integrates without a lease)"
-            raise Refused(refusal(lost, self.pusher.remote, hint))
+            raise PushRefused(refusal(lost, self.pusher.remote, hint))
         if stuck := self.remote_locks.stuck(lost, now):
-            raise Refused(refusal(lost, self.pusher.remote) + f"\n  {stuck}")
+            raise PushRefused(refusal(lost, self.pusher.remote) + f"\n  {stuck}")
         return False, others if publish else None  # someone was quicker
 
     def wait(
