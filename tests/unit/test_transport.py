@@ -9,7 +9,9 @@ import pytest
 
 from git_vcontext.gitio.transport import (
     Backoff,
+    Link,
     SshTarget,
+    TransportError,
     explained,
     ssh_target,
     transient,
@@ -116,3 +118,22 @@ def test_backoff_grows_with_jitter_and_is_capped() -> None:
     assert 0.125 <= pauses[0] <= 0.375
     assert all(p <= 7.5 for p in pauses)  # 5 s × at most 1.5
     assert pauses[6] > pauses[0]
+
+
+def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
+    """Pauses never cut the wait short: the last try is at the deadline, then it stops with
+    the setting to change (vcontext.syncTimeout)."""
+    now = [0.0]
+    link = Link(".", "origin", clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    link.deadline = 4.0
+    backoff = Backoff()
+
+    def until_it_stops() -> None:
+        for _ in range(100):
+            link.wait("git fetch origin: Connection refused", backoff)
+
+    with pytest.raises(TransportError) as stopped:
+        until_it_stops()
+    assert now[0] == pytest.approx(4.0)
+    assert stopped.value.final
+    assert "vcontext.syncTimeout" in stopped.value.message

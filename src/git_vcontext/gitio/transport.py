@@ -185,7 +185,7 @@ class Link:
         deadline, raise a TransportError that says so (exit 3)."""
         pause = backoff.next()
         now = self.clock()
-        if self.deadline is None or now + pause > self.deadline:
+        if self.deadline is None or now >= self.deadline:
             tried = f"tried {backoff.tries} times" if backoff.tries > 1 else "tried once"
             raise TransportError(
                 f"{what} ({tried}, until the sync's deadline: git config {self.timeout_setting})",
@@ -193,6 +193,7 @@ class Link:
                 lines=lines,
                 final=True,
             )
+        pause = min(pause, self.deadline - now)  # a last try at the deadline itself
         self.retried += 1
         if self.report is not None and (backoff.tries == 1 or backoff.tries % SHOWN == 0):
             self.report(f"{what}: trying again in {pause:.1f} s (retry {backoff.tries})")
