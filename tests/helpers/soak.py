@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ PLAN = "memory/plan.vcontext.tron"
 PLAYBOOK = "memory/playbook.vcontext.json"
 DOCUMENTS = (TODO, PLAN, PLAYBOOK)
 BASE = "main"
+CloneConfig = dict[str, str] | Callable[[str], dict[str, str]]  # see setup()
 
 PLAN_TRON = """\
 class vContextInfo: version, created
@@ -127,12 +128,23 @@ def setup(
     server: bool = False,
     config: dict[str, str] | None = None,
     guard: bool = False,
+    *,
+    remote: Path | None = None,
+    url: str | None = None,
+    clone_config: CloneConfig | None = None,
+    seeded: Callable[[Path], None] | None = None,
 ) -> tuple[Path, list[Path]]:
     """A bare remote with the seed documents on main, and one clone per forked agent
     (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off;
     ``server``: the remote merges requests itself, ``git vcontext install --server``, which
-    also installs the guard; ``guard``: the guard alone, ``install --server --guard``)."""
-    remote = root / "remote.git"
+    also installs the guard; ``guard``: the guard alone, ``install --server --guard``).
+
+    ``remote``: where the bare repository goes (default ``root/remote.git``); ``url``: how
+    the agents reach it (a git server's URL; default its path); ``clone_config``: git
+    config the clones are made with (``git clone -c``: e.g. ``core.sshCommand``), or a
+    function of the agent's name that says it; ``seeded``: called with the remote once the
+    seed is on it, before the clones are made (e.g. to give it to a server's user)."""
+    remote = remote or root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
     if server:
         vcontext(remote, "install", "--server")
@@ -149,16 +161,26 @@ def setup(
     git(seed, "add", "-A")
     git(seed, "commit", "-q", "-m", "seed documents")
     git(seed, "push", "-q", str(remote), BASE)
-    clones = [_clone_agent(root, remote, f"agent-{i}", hooks) for i in range(agents)]
+    if seeded is not None:
+        seeded(remote)
+    source = url or str(remote)
+    clones = []
+    for i in range(agents):
+        agent = f"agent-{i}"
+        made = clone_config(agent) if callable(clone_config) else clone_config or {}
+        options = [f"-c{k}={v}" for k, v in made.items()]
+        clones.append(_clone_agent(root, source, agent, hooks, options))
     for clone in clones:
         for key, value in (config or {}).items():
             git(clone, "config", key, value)
     return remote, clones
 
 
-def _clone_agent(root: Path, remote: Path, agent: str, hooks: bool) -> Path:
+def _clone_agent(
+    root: Path, remote: str, agent: str, hooks: bool, options: Sequence[str] = ()
+) -> Path:
     clone = root / agent
-    git(root, "clone", "-q", str(remote), str(clone))
+    git(root, "clone", "-q", *options, remote, str(clone))
     identity(clone, agent)
     vcontext(clone, "install", *([] if hooks else ["--no-hooks"]))
     vcontext(clone, "fork", agent, "--reason", f"soak agent {agent}")
@@ -202,19 +224,28 @@ def work(clone: Path, agent: str, r: int, log: AgentLog, *, playbook: bool = Tru
     git(clone, "commit", "-q", "-am", f"{agent}: round {r}")
 
 
-def sync(clone: Path, agent: str) -> dict[str, Any]:
+def sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """One `git vcontext sync AGENT --push origin`: exit code, time, retries it reported.
 
     sync says "push to REMOTE rejected (…): fetching and merging, retry N" per retry.
     """
+    import os
     import resource
 
+    full = {**os.environ, **(env or {})}
+    traces = _trace_folder(full, agent)
+    if traces is not None:
+        full["GIT_TRACE2_EVENT"] = str(traces)
     start = time.perf_counter()
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = vcontext(clone, "sync", agent, "--push", "origin", check=False)
+    proc = subprocess.run(
+        [*cli(), "sync", agent, "--push", "origin"], cwd=clone, capture_output=True, text=True,
+        env=full,
+    )  # fmt: skip
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     said = proc.stdout + proc.stderr
     return {
+        "ops": {} if traces is None else network_operations(traces, remove=True),
         "exit": proc.returncode,
         "seconds": time.perf_counter() - start,
         # the sync and everything it waited for (git, the pre-push hook, ...)
@@ -225,6 +256,58 @@ def sync(clone: Path, agent: str) -> dict[str, Any]:
         "waited": "waiting" in said,
         "output": said[-2000:],
     }
+
+
+TRACE_ROOT = "SOAK_TRACE_DIR"  # set: each sync's git processes write trace2 events there
+
+
+def _trace_folder(env: dict[str, str], agent: str) -> Path | None:
+    """A fresh folder for one sync's trace2 event files (None: tracing is off)."""
+    import tempfile
+
+    root = env.get(TRACE_ROOT)
+    if not root:
+        return None
+    Path(root).mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{agent}-", dir=root))
+
+
+NETWORK = ("fetch", "push", "ls-remote", "clone", "pull")
+
+
+def network_operations(folder: Path, *, remove: bool = False) -> dict[str, int]:
+    """What git did over the network in one folder of trace2 event files (one file per git
+    process, ``GIT_TRACE2_EVENT=FOLDER``): the git commands started directly (not by another
+    git: its own children, the hook's) that talk to a remote, by name (``fetch``, ``push``,
+    ``ls-remote``); ``ssh``: ssh connections git opened; ``maintenance``: ``git maintenance``
+    or ``gc`` runs (git's auto maintenance after a fetch); ``total``: the network commands."""
+    import shutil
+
+    counts = dict.fromkeys((*NETWORK[:3], "ssh", "maintenance"), 0)
+    for path in sorted(folder.iterdir()):
+        argv: list[str] = []  # (git and the command's name)
+        nested = True
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            kind = event.get("event")
+            if kind == "start":
+                nested = "/" in str(event.get("sid", ""))
+            elif kind == "cmd_name":
+                argv = ["git", str(event.get("name", ""))]
+            elif kind == "child_start" and event.get("child_class") == "transport/ssh":
+                counts["ssh"] += 1
+        verb = argv[1] if len(argv) > 1 else ""
+        if verb in ("maintenance", "gc"):
+            counts["maintenance"] += 1
+        elif verb in NETWORK and not nested:
+            counts[verb] = counts.get(verb, 0) + 1
+    counts["total"] = sum(counts.get(v, 0) for v in NETWORK)
+    if remove:
+        shutil.rmtree(folder, ignore_errors=True)
+    return counts
 
 
 def _load(path: Path) -> Any:
@@ -328,19 +411,38 @@ def soak(
     server: bool = False,
     config: dict[str, str] | None = None,
     guard: bool = False,
+    *,
+    remote: Path | None = None,
+    url: str | None = None,
+    clone_config: CloneConfig | None = None,
+    env: dict[str, str] | None = None,
+    ready: Callable[[list[Path]], None] | None = None,
+    seeded: Callable[[Path], None] | None = None,
 ) -> SoakRun:
     """Set up, run ``agents`` processes concurrently, then let every agent sync once more
-    (``config``: git config for every clone; ``guard``: the remote runs the guard)."""
+    (``config``: git config for every clone; ``guard``: the remote runs the guard;
+    ``remote``, ``url``, ``clone_config``: see ``setup``; ``env``: added to the agent
+    processes' environment; ``ready``: called with the clones once they are made, before
+    the agents start; ``seeded``: see ``setup``)."""
+    import os
     import resource
 
-    remote, clones = setup(root, agents, hooks, server, config, guard)
+    remote, clones = setup(
+        root, agents, hooks, server, config, guard, remote=remote, url=url,
+        clone_config=clone_config, seeded=seeded,
+    )  # fmt: skip
+    if ready is not None:
+        ready(clones)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     procs = []
     for i, clone in enumerate(clones):
         log_file = root / f"agent-{i}.log.json"
         cmd = [sys.executable, __file__, "agent", str(clone), f"agent-{i}", str(rounds)]
-        procs.append((subprocess.Popen([*cmd, str(log_file)], stderr=subprocess.PIPE), log_file))
+        started = subprocess.Popen(
+            [*cmd, str(log_file)], stderr=subprocess.PIPE, env={**os.environ, **(env or {})}
+        )
+        procs.append((started, log_file))
     logs = []
     for proc, log_file in procs:
         _, err = proc.communicate()
@@ -349,7 +451,7 @@ def soak(
         logs.append(AgentLog(**json.loads(log_file.read_text())))
     loop_seconds = time.perf_counter() - start
     at_end = base_documents(remote, root / "at-end")
-    final = [sync(clone, f"agent-{i}") for i, clone in enumerate(clones)]
+    final = [sync(clone, f"agent-{i}", env) for i, clone in enumerate(clones)]
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
     seconds = time.perf_counter() - start

@@ -233,6 +233,8 @@ RUNS_PROGRAMS = {  # subprocess outside gitio, each with its reason
     "git_vcontext.commands.doctor": "starts the configured merge driver and pre-push hook "
     "commands to prove they run (--version, an empty push)",
     "git_vcontext.commands.mergetool": "opens the person's editor (GIT_EDITOR) on a value",
+    "git_vcontext.setup.server": "install --server, run by root in a repository another user "
+    "owns, runs itself as that user (whose pushes start the hook it installs)",
     "git_vcontext.rawpatch": "git's own patch for git diff into a file or pipe (git diff "
     "--no-index of two copies), on the external diff's fast path that loads no gitio",
 }

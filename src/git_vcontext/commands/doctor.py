@@ -33,13 +33,17 @@ class Report:
 def run(*, cwd: str | None = None) -> int:
     """Print one line per check; problems say how to fix them."""
     where = Path(cwd or ".")
-    if _is_bare(where):
+    if _bare(where):  # the remote agents push to: what its server needs
         return _server(where)
-    top = installer.repo_top(where)
     report = Report()
+    top = installer.repo_top(where)
     for check in CHECKS:
         check(top, report)
     _submodules(top, report)
+    return _print(report)
+
+
+def _print(report: Report) -> int:
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
             print(f"{kind}: {line}")
@@ -50,6 +54,23 @@ def run(*, cwd: str | None = None) -> int:
         return int(ExitCode.FOUND)
     print("everything is in place")
     return int(ExitCode.OK)
+
+
+def _bare(where: Path) -> bool:
+    out = git(["rev-parse", "--is-bare-repository"], cwd=where, check=False)
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def _server_ownership(where: Path, report: Report) -> None:
+    """A bare repository: its owner (whose pushes write there) can write all of it."""
+    from ..setup.server import Owner, git_dir, not_the_owners
+
+    problems = not_the_owners(where)
+    report.problems += problems
+    report.manual += len(problems)  # each says its chown
+    if not problems:
+        owner = Owner.of(git_dir(where)).name
+        report.oks.append(f"bare repository: its refs, objects and hooks are {owner}'s (its owner)")
 
 
 def _summary(report: Report) -> str:
@@ -347,24 +368,26 @@ def _hook_runs(command: str | None, top: Path) -> bool:
 # -- a bare repository: the guard and the integration ---------------------------------------
 
 
-def _is_bare(where: Path) -> bool:
-    out = git(["rev-parse", "--is-bare-repository"], cwd=where, check=False)
-    return out.returncode == 0 and out.stdout.strip() == "true"
-
-
 def _server(where: Path) -> int:
-    """doctor in the bare repository agents push to: the guard and the integration hook."""
+    """doctor in the bare repository agents push to: the guard, the integration hook, and
+    that its owner can write all of it."""
     report = Report()
     folder = hookinstall.hooks_dir(where)
     _guard(folder, where, report)
     _integration(folder, where, report, setup.marked(where))
+    _server_ownership(where, report)
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
             print(f"{kind}: {line}")
     if report.problems:
-        print(
-            f"{len(report.problems)} problem(s); 'git vcontext install --server' fixes most of them"
-        )
+        count, fixable = len(report.problems), len(report.problems) - report.manual
+        install = "'git vcontext install --server'"
+        if not report.manual:
+            print(f"{count} problem(s); {install} fixes most of them")
+        elif not fixable:
+            print(f"{count} problem(s); each says what to do")
+        else:
+            print(f"{count} problem(s); {install} fixes {fixable}, the others say what to do")
         return int(ExitCode.FOUND)
     print("everything is in place")
     return int(ExitCode.OK)

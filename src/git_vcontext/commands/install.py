@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from ..document import matches_file_patterns
 from ..errors import ExitCode, UsageError
 from ..setup import config as installer
 from ..setup import hooks as hookinstall
+from ..setup.server import Owner, install_as, owner_elsewhere, user_name
 from ..setup.server import install as setup
 from ..setup.server import uninstall as remove
 
@@ -150,6 +152,8 @@ def uninstall(
             print(f"submodule {sub.relative_to(installer.repo_top(where)).as_posix()}:")
             uninstall(scope="local", cwd=str(sub))
     if server:
+        if (owner := owner_elsewhere(where)) is not None:
+            return _server_as(owner, where, ["uninstall", "--server"])
         messages = remove(where)
         summary = "the server's guard and integration are uninstalled"
         _report(messages, summary + (" (nothing to remove)" if not messages else ""))
@@ -171,6 +175,9 @@ def uninstall(
 
 
 def _server(where: Path, force: bool, guard_only: bool) -> int:
+    if (owner := owner_elsewhere(where)) is not None:
+        argv = ["install", "--server", *(["--guard"] if guard_only else [])]
+        return _server_as(owner, where, [*argv, *(["--force"] if force else [])])
     messages = setup(where, installer.script_command(), force, guard_only=guard_only)
     summary = (
         "the guard is installed" if guard_only else "the guard and the integration are installed"
@@ -186,6 +193,22 @@ def _server(where: Path, force: bool, guard_only: bool) -> int:
             "they come."
         )
     return int(ExitCode.OK)
+
+
+def _server_as(owner: Owner, where: Path, argv: list[str]) -> int:
+    """``install --server`` (``argv``) run by another user than the repository's owner: as
+    root, do it as the owner (what root wrote there, the owner's pushes could not change);
+    else refuse before writing anything."""
+    what = " ".join(argv)
+    if os.geteuid() != 0:
+        me = user_name(os.geteuid())
+        raise UsageError(
+            f"{what}: the repository belongs to {owner.name}, and you are {me}: what you "
+            f"write there {owner.name}'s pushes may not change; run it as {owner.name} "
+            f"(sudo -u {owner.name} git vcontext {what})"
+        )
+    print(f"{what}: the repository belongs to {owner.name}: working as {owner.name}")
+    return install_as(owner, where, argv)
 
 
 def _report(messages: list[str], summary: str) -> None:

@@ -5,11 +5,23 @@ from __future__ import annotations
 
 from ..errors import OperationalError
 from ..record import record
-from . import complaint, git, locks
+from . import GitResult, complaint, git, locks
 from .operands import plain
+from .transport import Link, TransportError, explained, transient
 
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
 _TRANSIENT = ("lock", "failed to update ref", "incorrect old value", "atomic transaction failed")
+_FOR_GOOD = (  # what the remote says when a ref cannot be written by anyone's retry
+    "unable to create directory",
+    "Permission denied",
+    "insufficient permission",
+    "Read-only file system",
+    "No space left on device",
+    "Disk quota exceeded",
+    "unable to write",
+    "unable to migrate objects",
+    "unable to create temporary",
+)
 _ATOMIC_FAILED = "atomic push failed"  # this ref was fine; another one in the push was not
 _NOISE = ("To ", "error: failed to push some refs", "hint: ", "Done")
 
@@ -72,7 +84,13 @@ class Pushed:
 
 
 def push(
-    cwd: str, remote: str, updates: list[Update], *, atomic: bool = True, verify: bool = True
+    cwd: str,
+    remote: str,
+    updates: list[Update],
+    *,
+    atomic: bool = True,
+    verify: bool = True,
+    link: Link | None = None,
 ) -> Pushed:
     """Push ``updates``; one row per ref.
 
@@ -80,22 +98,47 @@ def push(
     remote that cannot do that gets an ordinary push (``Pushed.atomic`` says which
     happened). ``verify`` False skips the pre-push hook (``--no-verify``): only for
     refs that carry no content of the user's. A failure that is not about a ref
-    (unknown remote, no network) raises OperationalError with git's message; a push
-    the pre-push hook refused is a ``Pushed`` without rows and with the hook's words.
+    (unknown remote, no network) raises a TransportError with git's words (``transient``
+    when trying again may work: the caller looks at the remote again first, since a
+    push whose connection dropped may have landed); a push the pre-push hook refused is
+    a ``Pushed`` without rows and with the hook's words. A ref the remote cannot write
+    for good (a permission, a full disk: its own ``remote:`` lines say so) is no retry.
     """
     flags = ["--atomic"] if atomic and len(updates) > 1 else []
     flags += [] if verify else ["--no-verify"]
     flags += [f"--force-with-lease={u.dst}:{u.expect}" for u in updates if u.expect is not None]
     specs = [u.refspec() for u in updates]
-    command = ["push", "--porcelain", *flags]
-    out = git([*command, "--", plain(remote, "remote"), *specs], cwd=cwd, check=False)
+    command = ["--porcelain", *flags, "--", plain(remote, "remote"), *specs]
+    out = _run(link, cwd, remote, "push", command, again=False)
     rows = _porcelain(out.stdout)
     if not rows and "--atomic" in flags and "--atomic" in out.stderr:  # not supported there
-        return push(cwd, remote, updates, atomic=False, verify=verify)
+        return push(cwd, remote, updates, atomic=False, verify=verify, link=link)
     said = tuple(_said(out.stderr))
     if not rows and (out.returncode == 0 or _fatal(out.stderr)):
-        raise OperationalError(f"git push {remote}: {complaint(out.stderr, out.returncode)}")
+        raise _failure("push", remote, out)
+    if any(w in line for line in said for w in _FOR_GOOD):
+        rows = [row if row.ok else PushedRef(row.ref, False, False, row.summary) for row in rows]
     return Pushed(tuple(rows), bool(flags and "--atomic" in flags) or len(specs) == 1, said)
+
+
+def _run(
+    link: Link | None, cwd: str, remote: str, verb: str, args: list[str], *, again: bool = True
+) -> GitResult:
+    """One git command that talks to the remote: through the sync's ``link`` (retries,
+    shared connections), else once."""
+    if link is not None:
+        return link.run(verb, args, again=again)
+    return git([verb, *args], cwd=cwd, check=False)
+
+
+def _failure(verb: str, remote: str, out: GitResult) -> TransportError:
+    """A git command that could not talk to the remote, in git's words (the lines that say
+    why included: ssh's, the remote's)."""
+    return TransportError(
+        f"git {verb} {remote}: {explained(out.stderr, out.returncode)}",
+        transient=transient(out.stderr),
+        lines=out.stderr,
+    )
 
 
 def _fatal(stderr: str) -> bool:
@@ -122,7 +165,9 @@ def _porcelain(text: str) -> list[PushedRef]:
     return rows
 
 
-def fetch(cwd: str, remote: str, refspecs: list[str], *, prune: bool = False) -> list[str]:
+def fetch(
+    cwd: str, remote: str, refspecs: list[str], *, prune: bool = False, link: Link | None = None
+) -> list[str]:
     """Fetch ``refspecs`` (``+SRC:DST``) from ``remote``; the SRCs it does not have are left
     out (an agent branch before its first push) and returned.
 
@@ -133,8 +178,8 @@ def fetch(cwd: str, remote: str, refspecs: list[str], *, prune: bool = False) ->
     unlocked = 0
     while wanted:
         flags = ["--prune"] if prune else []
-        command = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *flags]
-        out = git([*command, "--", plain(remote, "remote"), *wanted], cwd=cwd, check=False)
+        command = ["--quiet", "--no-tags", "--no-write-fetch-head", *flags]
+        out = _run(link, cwd, remote, "fetch", [*command, "--", plain(remote, "remote"), *wanted])
         if out.returncode == 0:
             return missing
         lacking = _missing_refs(out.stderr)
@@ -144,8 +189,10 @@ def fetch(cwd: str, remote: str, refspecs: list[str], *, prune: bool = False) ->
             if lock is not None and unlocked < 3 and locks.settle(lock):
                 unlocked += 1  # a lock of a ref here that went away (or was ours, stale)
                 continue
+            if lock is None:
+                raise _failure("fetch", remote, out)
             why = complaint(out.stderr, out.returncode)
-            if lock is not None and locks.age(lock) is not None:
+            if locks.age(lock) is not None:
                 why += f"; {locks.advice(lock)}"
             raise OperationalError(f"git fetch {remote}: {why}")
         missing += [_source(s) for s in dropped]
@@ -163,12 +210,14 @@ def _missing_refs(stderr: str) -> set[str]:
     return {ln.split(marker, 1)[1].strip() for ln in stderr.splitlines() if marker in ln}
 
 
-def list_refs(cwd: str, remote: str, refs: list[str]) -> dict[str, str]:
+def list_refs(
+    cwd: str, remote: str, refs: list[str], *, link: Link | None = None
+) -> dict[str, str]:
     """``{ref: object id}`` of the exact ``refs`` the remote has (``git ls-remote``; no objects
     are transferred: cheap enough to ask while waiting)."""
-    out = git(["ls-remote", "--", plain(remote, "remote"), *refs], cwd=cwd, check=False)
+    out = _run(link, cwd, remote, "ls-remote", ["--", plain(remote, "remote"), *refs])
     if out.returncode != 0:
-        raise OperationalError(f"git ls-remote {remote}: {complaint(out.stderr, out.returncode)}")
+        raise _failure("ls-remote", remote, out)
     found = {}
     for line in out.stdout.splitlines():
         sha, _, name = line.partition("\t")

@@ -13,6 +13,7 @@ from ..errors import OperationalError, PushRefused, RefLocked, RefMoved
 from ..gitio import locks, refs, run_dir
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
+from ..gitio.transport import Backoff, Link, TransportError
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..sync.syncer import CONFLICT, MERGED, PairResult, Syncer
@@ -48,14 +49,24 @@ class Again(Exception):
 class BaseRound:
     """``sync --push`` of the agents of one base (see ``remote/protocol``)."""
 
-    def __init__(self, syncer: Syncer, remote: str, base: str, agents: list[str], io: Io) -> None:
+    def __init__(
+        self,
+        syncer: Syncer,
+        remote: str,
+        base: str,
+        agents: list[str],
+        io: Io,
+        link: Link | None = None,
+    ) -> None:
         self.syncer, self.repo, self.io = syncer, syncer.repo, io
         self.remote, self.base, self.agents = remote, base, agents
         self.settings: Settings = settings(self.repo)
         self.branches = {a: agent_config.agent_branch(self.repo, a) for a in agents}
         cwd = run_dir(self.repo)
-        self.view = RemoteView(self.repo, cwd, remote, base, list(self.branches.values()))
-        self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed)
+        self.link = link or Link(cwd, remote, clock=io.clock, sleep=io.sleep, report=io.report)
+        branches = list(self.branches.values())
+        self.view = RemoteView(self.repo, cwd, remote, base, branches, self.link)
+        self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed, self.link)
         self.published: dict[str, Oid] = {}  # agent -> the commit its request names
         self.results: dict[str, PairResult] = {}  # agent -> how its pair ended
         self.contributed: dict[str, tuple[str, ...]] = {}  # agent -> documents its work changed
@@ -74,6 +85,8 @@ class BaseRound:
 
     def _loop(self) -> PushOutcome:
         deadline = self.io.clock() + self.settings.timeout
+        self.link.deadline = deadline  # transient failures are tried again until then
+        backoff = Backoff()
         while True:
             try:
                 done = self._step(deadline)
@@ -83,8 +96,15 @@ class BaseRound:
             except PushRefused as exc:
                 self.syncer.forget()
                 return self._give_up(str(exc))
+            except TransportError as exc:
+                if not exc.transient or exc.final:
+                    raise
+                self.syncer.forget()  # a push whose answer was lost: look again, then go on
+                self.link.wait(exc.message, backoff, exc.lines)
+                continue
             if done is not None:
                 return done
+            backoff = Backoff()
 
     def _step(self, deadline: float) -> PushOutcome | None:
         """One look at the remote and what follows from it; None: look again."""
@@ -126,13 +146,31 @@ class BaseRound:
         work: dict[str, Oid],
         deadline: float,
     ) -> PushOutcome | None:
-        """Integrate when the lease is ours; else publish and wait for it (None: look again)."""
-        if self.lease.acquire(snap, self.syncer.signatures()[1], self.io.clock()):
+        """Integrate when the lease is ours; else publish and wait for it (None: look again).
+
+        A free lease is tried in the push that publishes our work (a remote on this machine
+        swaps it in process instead): won, we integrate; lost, our request is out already
+        for whoever won, and we wait."""
+        now = self.io.clock()
+        if self.lease.ours(snap):
             return self._integrate(live)
-        if unpublished:  # so that whoever holds the lease merges our work too
-            self._publish(unpublished, work, snap)
+        lost = False
+        if self.lease.free(snap, now):
+            updates, known = self._publish_updates(unpublished, work, snap)
+            signature = self.syncer.signatures()[1]
+            won, pushed = self.lease.acquire(snap, signature, now, updates, known)
+            if pushed is not None:
+                self._judge(pushed)
+                self._published(unpublished, work, snap)
+            if won:
+                return self._integrate(live)
+            lost = True
+        if [a for a in unpublished if self.published.get(a) != work[a]]:
+            self._publish(unpublished, work, snap)  # so that whoever holds the lease merges it
         waiting = sum(1 for a in todo if a in self.published)
-        self.lease.wait(snap, waiting, deadline, self.io.clock, self.io.sleep, self.io.report)
+        self.lease.wait(
+            snap, waiting, deadline, self.io.clock, self.io.sleep, self.io.report, lost=lost
+        )
         return None
 
     # -- the agents' work ------------------------------------------------------------
@@ -201,6 +239,13 @@ class BaseRound:
 
     def _publish(self, todo: list[str], work: dict[str, Oid], snap: Snapshot) -> None:
         """Push each agent's branch and its request (refs nobody else writes)."""
+        self._push(*self._publish_updates(todo, work, snap))
+        self._published(todo, work, snap)
+
+    def _publish_updates(
+        self, todo: list[str], work: dict[str, Oid], snap: Snapshot
+    ) -> tuple[list[remotes.Update], Known]:
+        """The push that publishes ``todo``'s work: each agent's branch and its request."""
         updates: list[remotes.Update] = []
         known: Known = {}
         for agent in todo:
@@ -212,7 +257,10 @@ class BaseRound:
             request = leases.request_ref(self.base, branch)
             updates.append(remotes.Update(str(commit), request, force=True))
             known[request] = self.published.get(agent)
-        self._push(updates, known)
+        return updates, known
+
+    def _published(self, todo: list[str], work: dict[str, Oid], snap: Snapshot) -> None:
+        """Note that ``todo``'s work is out (its push landed)."""
         for agent in todo:
             self.published[agent] = work[agent]
             self.contributed.pop(agent, None)
@@ -373,11 +421,17 @@ class BaseRound:
 
     def _push(self, updates: list[remotes.Update], known: Known) -> None:
         """Push (atomically, through the pre-push hook, its verdict pre-filled); Again when
-        a retry can fix a rejection, OperationalError-like _Stop otherwise."""
-        pushed = self.pusher.push(updates, known=known)
+        a retry can fix a rejection, PushRefused otherwise."""
+        self._judge(self.pusher.push(updates, known=known))
+
+    def _judge(self, pushed: remotes.Pushed) -> None:
+        """Nothing when the push landed; Again when a retry can fix a rejection (fresh state:
+        look again), PushRefused otherwise (the remote's own lines said)."""
         if pushed.ok:
             return
         failed = [row for row in pushed.rows if not row.ok]
+        ours = {f"refs/heads/{b}": b for b in self.branches.values()}
+        self.view.present.update(ours[row.ref] for row in failed if row.ref in ours)
         if pushed.refused_here or not all(row.retry for row in failed):
             raise PushRefused(refusal(pushed, self.remote))
         if stuck := self.remote_locks.stuck(pushed, self.io.clock()):

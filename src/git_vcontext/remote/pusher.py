@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pygit2 import Oid, Repository, Signature
 
     from ..codecs import ParseMemo
+    from ..gitio.transport import Link
     from .refs import Lease
 
 
@@ -70,10 +71,16 @@ class Pusher:
     """Pushes to one remote from one repository."""
 
     def __init__(
-        self, repo: Repository, cwd: str, remote: str, parsed: ParseMemo | None = None
+        self,
+        repo: Repository,
+        cwd: str,
+        remote: str,
+        parsed: ParseMemo | None = None,
+        link: Link | None = None,
     ) -> None:
         self.repo, self.cwd, self.remote = repo, cwd, remote
         self.parsed = parsed  # documents parsed so far, by content (shared with the merges)
+        self.link = link  # the sync's connection (retries, a shared ssh connection)
         self._our_shim: bool | None = None  # whether the pre-push hook is only ours (once)
 
     def push(
@@ -82,16 +89,47 @@ class Pusher:
         *,
         known: Mapping[str, Oid | str | None] | None = None,
         verify: bool = True,
+        atomic: bool = True,
     ) -> remotes.Pushed:
-        """Push ``updates`` atomically. ``known``: what each ref holds on the remote as far as
-        we know (the pre-push hook's input says the same when nobody moved it since).
+        """Push ``updates`` (atomically unless told). ``known``: what each ref holds on the
+        remote as far as we know (the pre-push hook's input says the same when nobody moved
+        it since).
 
         The push is checked here first, as the hook will check it; when it is clean and
         the hook is only our shim (``setup.hooks.only_our_shim``), git is told not to start
         it: it would look up the verdict just made and say yes."""
-        if verify and self._prefill(updates, known or {}) and self._only_our_shim():
+        if verify and self._skips_hook(updates, known or {}):
             verify = False
-        return remotes.push(self.cwd, self.remote, updates, verify=verify)
+        return remotes.push(
+            self.cwd, self.remote, updates, verify=verify, atomic=atomic, link=self.link
+        )
+
+    def push_with(
+        self,
+        updates: list[remotes.Update],
+        quiet: list[remotes.Update],
+        *,
+        known: Mapping[str, Oid | str | None] | None = None,
+    ) -> remotes.Pushed:
+        """``updates`` and ``quiet`` ones (refs that carry no content: a lease) in one push,
+        not atomic (each ref stands or falls alone), when the pre-push hook need not run
+        for ``updates``; else ``updates`` through the hook, then ``quiet`` without it. One
+        row per ref either way."""
+        if not updates or self._skips_hook(updates, known or {}):
+            return remotes.push(
+                self.cwd, self.remote, [*updates, *quiet], verify=False, atomic=False,
+                link=self.link,
+            )  # fmt: skip
+        first = remotes.push(self.cwd, self.remote, updates, link=self.link)
+        if not first.ok:
+            return first
+        then = remotes.push(self.cwd, self.remote, quiet, verify=False, link=self.link)
+        return remotes.Pushed((*first.rows, *then.rows), False, (*first.said, *then.said))
+
+    def _skips_hook(
+        self, updates: list[remotes.Update], known: Mapping[str, Oid | str | None]
+    ) -> bool:
+        return self._prefill(updates, known) and self._only_our_shim()
 
     def _prefill(
         self, updates: list[remotes.Update], known: Mapping[str, Oid | str | None]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from ..gitio import run_dir
+from ..gitio.transport import Link
 from .integrate import BaseRound, Io
 from .protocol import PushOutcome
 
@@ -27,12 +29,15 @@ def push_with_retries(
 ) -> PushOutcome:
     """Sync ``pairs`` (agent, base) through ``remote``: every base in turn (see the module)."""
     io = Io(report, show, sleep or time.sleep, clock or time.time)
+    cwd = run_dir(syncer.repo)
+    link = Link(cwd, remote, clock=io.clock, sleep=io.sleep, report=report)  # one per sync
     outcomes = []
     try:
         for base in dict.fromkeys(b for _, b in pairs):
             agents = [a for a, b in pairs if b == base]
-            outcomes.append(BaseRound(syncer, remote, base, agents, io).run())
+            outcomes.append(BaseRound(syncer, remote, base, agents, io, link).run())
     finally:
+        link.close()  # the shared ssh connection, if any
         syncer.finish()
     return PushOutcome(
         tuple(r for o in outcomes for r in o.results),

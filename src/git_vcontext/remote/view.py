@@ -21,6 +21,8 @@ from . import refs as leases
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 
+    from ..gitio.transport import Link
+
 
 @record
 class Snapshot:
@@ -38,18 +40,33 @@ class RemoteView:
     """Fetches (and polls) one remote's refs for one base and the given agent branches."""
 
     def __init__(
-        self, repo: Repository, cwd: str, remote: str, base: str, branches: list[str]
+        self,
+        repo: Repository,
+        cwd: str,
+        remote: str,
+        base: str,
+        branches: list[str],
+        link: Link | None = None,
     ) -> None:
         self.repo, self.cwd, self.remote, self.base = repo, cwd, remote, base
         self.branches = branches
+        self.link = link  # the sync's connection (retries, a shared ssh connection)
         self.ns = fetched_namespace(repo, remote)
         self.local = LocalRemote.find(repo, remote)  # read in process (None: with git)
+        self.present: set[str] = set()  # agent branches the remote was found to have
 
     def fetch(self, *, requests: bool = False) -> Snapshot:
         """Fetch the base, the agent branches, the leases, the server mark (and the base's
-        requests); OperationalError when the remote cannot be reached."""
+        requests); OperationalError when the remote cannot be reached.
+
+        Through git, an agent branch is asked for only when the remote is known to have
+        it (fetched or pushed before, or said so by a rejected push: ``present``): git
+        fails a fetch of a ref the remote lacks, and a second fetch without it costs a
+        round trip (a push of a branch the remote has is rejected, and the next look
+        fetches it)."""
         ns, enc = self.ns, leases.encode_base(self.base)
-        specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *self.branches]]
+        branches = self.branches if self.local is not None else self._known_branches()
+        specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *branches]]
         specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{SERVER}*:{ns}server*"]
         if requests:  # every agent's
             specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")
@@ -58,7 +75,7 @@ class RemoteView:
                 specs.append(f"+{leases.request_ref(self.base, b)}*:{ns}sync/{enc}/{b}*")
         missing = None if self.local is None else self.local.fetch(specs, prune=True)
         if missing is None:  # not on this machine, or more than a copy should bring
-            missing = remotes.fetch(self.cwd, self.remote, specs, prune=True)
+            missing = remotes.fetch(self.cwd, self.remote, specs, prune=True, link=self.link)
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
         return self.read(requests=requests)
@@ -90,8 +107,19 @@ class RemoteView:
         if self.local is not None:
             found = self.local.list_refs([lease_ref, *ours])
         else:
-            found = remotes.list_refs(self.cwd, self.remote, [lease_ref, *ours])
+            found = remotes.list_refs(self.cwd, self.remote, [lease_ref, *ours], link=self.link)
         return found.get(lease_ref), sum(1 for r in ours if r in found)
+
+    def _known_branches(self) -> list[str]:
+        """The agent branches the remote is known to have (see ``fetch``)."""
+        tracking = f"refs/remotes/{self.remote}/"
+        return [
+            b
+            for b in self.branches
+            if b in self.present
+            or self._tip(f"{self.ns}heads/{b}") is not None
+            or self._tip(tracking + b) is not None
+        ]
 
     def _tip(self, name: str) -> Oid | None:
         return ref_target(self.repo, name)

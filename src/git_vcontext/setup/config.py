@@ -34,7 +34,9 @@ def script_command() -> str:
     argv0 = Path(sys.argv[0])
     if argv0.name == "git-vcontext" and argv0.is_file():
         return shlex.quote(str(argv0.resolve()))
-    return f"{shlex.quote(str(Path(sys.executable).resolve()))} -m git_vcontext"
+    # (not resolved: a virtual environment's python is a link whose place says which
+    # packages it sees; the interpreter it points to lacks them)
+    return f"{shlex.quote(str(Path(sys.executable).absolute()))} -m git_vcontext"
 
 
 def config_entries(command: str) -> dict[str, str]:

@@ -7,11 +7,15 @@ requests, and the ref that tells ``sync --push`` a server integrates here
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import OperationalError, UsageError
 from ..gitio import git
 from ..shipped import hooks_dir as shipped
 from .hooks import HOOK_MARKER, foreign, hooks_dir, put_hook
@@ -34,6 +38,134 @@ def bare_repository(cwd: Path) -> None:
             "install --server sets up the repository agents push to: run it in a bare "
             "repository (git init --bare), not in a clone"
         )
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who owns a bare repository: the user its server runs git as (the web server's, the
+    ssh login's). What anyone else writes there (a ref, a folder under refs/) that user may
+    not be able to change: every push touching it then fails."""
+
+    uid: int
+    gid: int
+    name: str
+    home: str
+
+    @staticmethod
+    def of(path: Path) -> Owner:
+        info = path.stat()
+        return Owner(info.st_uid, info.st_gid, user_name(info.st_uid), _home(info.st_uid))
+
+
+def user_name(uid: int) -> str:
+    """The login name of ``uid`` (its number when it has none)."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return str(uid)
+
+
+def _home(uid: int) -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_dir
+    except (ImportError, KeyError):
+        return "/"
+
+
+def git_dir(cwd: Path) -> Path:
+    """The bare repository's folder (UsageError unless ``cwd`` is in one)."""
+    bare_repository(cwd)
+    return Path(git(["rev-parse", "--absolute-git-dir"], cwd=cwd).stdout.strip())
+
+
+def owner_elsewhere(cwd: Path) -> Owner | None:
+    """The repository's owner when that is not who runs this (None: the same user, or a
+    system without users)."""
+    if not hasattr(os, "geteuid"):
+        return None
+    owner = Owner.of(git_dir(cwd))
+    return None if owner.uid == os.geteuid() else owner
+
+
+def install_as(owner: Owner, cwd: Path, argv: list[str]) -> int:
+    """Run ``git vcontext ARGV`` in ``cwd`` as ``owner`` (we are root): what it writes is the
+    owner's, and it proves the owner can run this installation (its hook will). Its output
+    is passed through; OperationalError when the owner cannot run it."""
+    from .config import script_command
+
+    command = shlex.split(script_command())
+    env = {**os.environ, "HOME": owner.home, "USER": owner.name, "LOGNAME": owner.name}
+    for key in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        env.pop(key, None)  # root's own: the owner's git reads its own
+
+    def run(args: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*command, *args], cwd=cwd, env=env, user=owner.uid, group=owner.gid,
+            extra_groups=[], capture_output=True, text=True, check=False,
+        )  # fmt: skip
+
+    try:
+        probe = run(["--version"])
+        why = "" if probe.returncode == 0 else (probe.stderr.strip().splitlines() or ["?"])[-1]
+    except (OSError, subprocess.SubprocessError) as exc:
+        why = str(exc)
+    if why:
+        raise OperationalError(
+            f"{' '.join(argv)}: {owner.name}, who owns the repository (and runs its hook), "
+            f"cannot run this git-vcontext ({why}); install it where {owner.name} can run it, "
+            f"then run this as {owner.name}"
+        )
+    out = run(argv)
+    sys.stdout.write(out.stdout)
+    sys.stderr.write(out.stderr)
+    return out.returncode
+
+
+def not_the_owners(cwd: Path) -> list[str]:
+    """What under the repository's refs, objects, hooks and our folder its owner may not
+    write (owned by another user, not root's repository): one line each, with the fix."""
+    root = git_dir(cwd)
+    owner = Owner.of(root)
+    lines = []
+    for top in ("refs", "objects", "hooks", "logs", "vcontext", "packed-refs"):
+        wrong = _others(root / top, owner.uid)
+        if not wrong:
+            continue
+        users = ", ".join(sorted({user_name(uid) for uid in wrong.values()}))
+        shown = sorted(str(p.relative_to(root)) for p in wrong)
+        few = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+        lines.append(
+            f"{few} in {root} belong to {users}, not to {owner.name} who owns the repository "
+            f"(and whose pushes write there: they fail); fix: chown -R "
+            f"{shlex.quote(owner.name)}: {shlex.quote(str(root / top))}"
+        )
+    return lines
+
+
+def _others(path: Path, uid: int) -> dict[Path, int]:
+    """Files and folders under ``path`` (itself included) another user owns."""
+    found: dict[Path, int] = {}
+    try:
+        info = path.lstat()
+    except OSError:
+        return found
+    if info.st_uid != uid:
+        found[path] = info.st_uid
+    if path.is_dir() and not path.is_symlink():
+        for folder, dirs, files in os.walk(path):
+            for name in [*dirs, *files]:
+                child = Path(folder) / name
+                try:
+                    owned = child.lstat().st_uid
+                except OSError:
+                    continue
+                if owned != uid:
+                    found[child] = owned
+    return found
 
 
 def install(cwd: Path, command: str, force: bool, *, guard_only: bool = False) -> list[str]:

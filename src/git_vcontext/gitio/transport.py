@@ -1,0 +1,353 @@
+"""How ``sync --push`` talks to a remote over the network (PRODUCT.md, "Sync at scale").
+
+- A transient failure — a connection refused, closed or reset (ssh's
+  ``kex_exchange_identification``, curl's "Empty reply from server"), a timeout, HTTP
+  429/502/503/504, git's "Could not read from remote repository" without a refusal — is
+  tried again with exponential backoff and jitter until the sync's deadline
+  (``vcontext.syncTimeout``). A real refusal — authentication, permissions, a repository
+  that is not there, an unknown host — stops at once. Anything else is said as git said it
+  and not retried either.
+- Its fetches skip git's auto maintenance (``maintenance.auto=false``, ``gc.auto=0``
+  through the environment: the user's configuration is untouched); a sync fetches a few
+  refs many times a minute, and the user's own commands still run maintenance.
+- Over ssh (OpenSSH, when the user's ssh configuration shares no connections itself) its
+  git commands share one connection: ``ControlMaster=auto`` with a control socket of its
+  own, closed when the sync ends (``ControlPersist`` bounds a master a killed sync left).
+
+``Link`` holds all of it for one remote; ``gitio.remote`` runs its commands through it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..errors import OperationalError
+from . import GitResult, git
+
+REFUSED = re.compile(
+    r"Permission denied|Authentication failed|could not read (Username|Password)"
+    r"|terminal prompts disabled|does not appear to be a git repository"
+    r"|repository '[^']*' not found|Repository not found|The requested URL returned error: "
+    r"(400|401|403|404|405|410|411|413|414|415)|HTTP (401|403|404)|Host key verification failed"
+    r"|REMOTE HOST IDENTIFICATION HAS CHANGED|Could not resolve host|Could not resolve hostname"
+    r"|Name or service not known|unsupported URL protocol|Unsupported protocol"
+    r"|No such file or directory|access denied|Access denied|not allowed|Too many authentication"
+    r"|SSL certificate problem|certificate verify failed|server certificate verification failed",
+    re.IGNORECASE,
+)
+"""A real refusal: trying again cannot help, and hammering a server that said no is rude."""
+
+TRANSIENT = re.compile(
+    r"Connection refused|Connection reset|Connection closed|connection closed|Connection timed"
+    r"|timed out|kex_exchange_identification|ssh_exchange_identification"
+    r"|Connection to [^ ]+ closed by remote host|Empty reply from server|Recv failure"
+    r"|Send failure|Failed to connect|Couldn't connect|Could not connect"
+    r"|The requested URL returned error: (429|502|503|504)|HTTP (429|502|503|504)"
+    r"|RPC failed|the remote end hung up unexpectedly|early EOF|unexpected disconnect"
+    r"|Broken pipe|Network is unreachable|No route to host|Temporary failure in name resolution"
+    r"|transfer closed|GnuTLS recv error|SSL_ERROR_SYSCALL|Could not read from remote repository"
+    r"|protocol error: bad pack header|index-pack failed|unpack-objects abnormal exit",
+    re.IGNORECASE,
+)
+"""The network or a busy server: the same command may well work a moment later."""
+
+ANSWERED = re.compile(
+    r"couldn't find remote ref|Unable to create '[^']*\.lock'|cannot lock ref"
+    r"|\[rejected\]|\[remote rejected\]|pre-receive hook declined|hook declined"
+    r"|does not support --atomic"
+)
+"""The remote answered (a ref it lacks, a lock, a rejection): the caller reads it."""
+
+UNSENT = re.compile(
+    r"unable to access '|Failed to connect|Couldn't connect|Could not connect|Connection refused"
+    r"|kex_exchange_identification|ssh_exchange_identification"
+    r"|Connection (closed|reset) by [^ ]+ port [0-9]+",
+)
+"""A failure before git sent the remote anything (HTTP: the first request, ``unable to access``;
+ssh: the connection itself): even a push may simply be tried again."""
+
+ADVICE = (
+    "Please make sure you have the correct access rights",
+    "and the repository exists.",
+    "hint: ",
+)
+
+FIRST_PAUSE = 0.25  # seconds before the first retry; doubles each time, up to
+LONGEST_PAUSE = 5.0  # (each times a random factor in [0.5, 1.5): agents dropped together
+# by one server do not come back together)
+SHOWN = 5  # of a streak of retries, say the first and every SHOWN-th
+
+NO_MAINTENANCE = (("maintenance.auto", "false"), ("gc.auto", "0"))
+CONTROL_PERSIST = 30  # seconds a master lives on after a killed sync's last command
+
+
+def unsent(stderr: str) -> bool:
+    """Whether a transient failure happened before the remote was sent anything."""
+    return UNSENT.search(stderr) is not None
+
+
+def transient(stderr: str) -> bool:
+    """Whether git's words say the network or a busy server failed (not a refusal)."""
+    if REFUSED.search(stderr) or ANSWERED.search(stderr):
+        return False
+    return TRANSIENT.search(stderr) is not None
+
+
+def explained(stderr: str, returncode: int) -> str:
+    """git's reason in one line: its ``fatal:``/``error:`` line, with the lines before it
+    that say why (ssh's "Permission denied (publickey)", its ``kex_exchange_identification``,
+    the remote's own), never git's advice."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(ADVICE)]
+    main = next((ln for ln in lines if ln.startswith(("fatal: ", "error: "))), None)
+    if main is None:
+        return lines[-1] if lines else f"exit status {returncode}"
+    head = main.split(": ", 1)[1]
+    before = [ln for ln in lines[: lines.index(main)] if not ln.startswith("warning: ")]
+    return head + (f" ({'; '.join(before)})" if before else "")
+
+
+class TransportError(OperationalError):
+    """A git command could not talk to the remote: ``transient`` when trying again may work;
+    ``final`` when it was tried until the deadline; ``lines``: git's own words."""
+
+    def __init__(
+        self, message: str, *, transient: bool, lines: str = "", final: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.transient, self.final, self.lines = transient, final, lines
+
+
+@dataclass
+class Backoff:
+    """Pauses between tries of one streak: exponential, jittered, capped."""
+
+    tries: int = 0
+
+    def next(self) -> float:
+        self.tries += 1
+        pause = min(LONGEST_PAUSE, FIRST_PAUSE * 2.0 ** (self.tries - 1))
+        return pause * random.uniform(0.5, 1.5)
+
+
+class Link:
+    """One sync's connection to one remote: its git commands run through ``run``, which
+    retries transient failures until ``deadline`` (a ``clock()`` value; None: no retry)."""
+
+    def __init__(
+        self,
+        cwd: str,
+        remote: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+        report: Callable[[str], None] | None = None,
+        share: bool = True,
+    ) -> None:
+        self.cwd, self.remote = cwd, remote
+        self.clock, self.sleep, self.report = clock, sleep, report
+        self.deadline: float | None = None
+        self.timeout_setting = "vcontext.syncTimeout"
+        self.retried = 0  # transient failures tried again, in all
+        self._share = share
+        self._ssh: SshShare | bool | None = None  # False: looked, nothing to share
+
+    def run(self, verb: str, args: Sequence[str], *, again: bool = True) -> GitResult:
+        """``git VERB ARGS`` against the remote. A transient failure is tried again until
+        the deadline when ``again`` (fetch, ls-remote: asking twice changes nothing) or when
+        it came before anything was sent (``unsent``: a push too), else raised as a
+        TransportError (a push whose connection dropped: it may have landed, the caller
+        looks at the remote first). Other failures are returned as they are, for the caller
+        to read."""
+        backoff = Backoff()
+        while True:
+            out = git([verb, *args], cwd=self.cwd, check=False, env=self._env(verb))
+            if out.returncode == 0 or not transient(out.stderr):
+                return out
+            why = explained(out.stderr, out.returncode)
+            if not again and not unsent(out.stderr):
+                raise TransportError(
+                    f"git {verb} {self.remote}: {why}", transient=True, lines=out.stderr
+                )
+            self.wait(f"git {verb} {self.remote}: {why}", backoff, out.stderr)
+
+    def wait(self, what: str, backoff: Backoff, lines: str = "") -> None:
+        """Pause before trying again after a transient failure (``what``); past the
+        deadline, raise a TransportError that says so (exit 3)."""
+        pause = backoff.next()
+        now = self.clock()
+        if self.deadline is None or now >= self.deadline:
+            tried = f"tried {backoff.tries} times" if backoff.tries > 1 else "tried once"
+            raise TransportError(
+                f"{what} ({tried}, until the sync's deadline: git config {self.timeout_setting})",
+                transient=True,
+                lines=lines,
+                final=True,
+            )
+        pause = min(pause, self.deadline - now)  # a last try at the deadline itself
+        self.retried += 1
+        if self.report is not None and (backoff.tries == 1 or backoff.tries % SHOWN == 0):
+            self.report(f"{what}: trying again in {pause:.1f} s (retry {backoff.tries})")
+        self.sleep(pause)
+
+    def close(self) -> None:
+        """End the shared ssh connection, if one was opened."""
+        if isinstance(self._ssh, SshShare):
+            self._ssh.close()
+        self._ssh = False
+
+    def _env(self, verb: str) -> dict[str, str] | None:
+        env: dict[str, str] = {}
+        if verb == "fetch":
+            env.update(config_env(NO_MAINTENANCE))
+        if self._ssh is None:
+            self._ssh = (ssh_share(self.cwd, self.remote) if self._share else None) or False
+        if isinstance(self._ssh, SshShare):
+            env["GIT_SSH_COMMAND"] = self._ssh.command
+        return env or None
+
+
+def config_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """git configuration for one command through the environment (``GIT_CONFIG_COUNT``,
+    after any the user set that way): argv and the user's files stay as they are."""
+    count = int(os.environ.get("GIT_CONFIG_COUNT", "0") or 0)
+    env = {}
+    for i, (key, value) in enumerate(pairs, start=count):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+    env["GIT_CONFIG_COUNT"] = str(count + len(pairs))
+    return env
+
+
+# -- one ssh connection per sync -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SshTarget:
+    """Where an ssh URL points: what ssh needs to reach it."""
+
+    host: str
+    user: str | None = None
+    port: str | None = None
+
+    def args(self) -> list[str]:
+        """ssh's arguments for this destination (options before the host)."""
+        out = ["-p", self.port] if self.port else []
+        out += ["-l", self.user] if self.user else []
+        return [*out, "--", self.host]
+
+
+def ssh_target(url: str) -> SshTarget | None:
+    """The destination of an ssh URL (``ssh://[user@]host[:port]/path``, ``git+ssh://``,
+    scp-like ``[user@]host:path``); None for any other URL or a path."""
+    for scheme in ("ssh://", "git+ssh://", "ssh+git://"):
+        if url.startswith(scheme):
+            rest = url[len(scheme) :].split("/", 1)[0]
+            user, _, hostport = rest.rpartition("@")
+            if hostport.startswith("["):  # [v6::address]:port
+                host, _, tail = hostport[1:].partition("]")
+                port = tail[1:] if tail.startswith(":") else None
+            else:
+                host, _, port = hostport.partition(":")
+            return SshTarget(host, user or None, port or None) if host else None
+    if "://" in url or url.startswith(("/", "./", "../", "[")):
+        return None
+    head, colon, _ = url.partition(":")
+    if not colon or "/" in head or not head:
+        return None  # a path (git treats "a/b:c" as a local path)
+    user, _, host = head.rpartition("@")
+    return SshTarget(host, user or None) if host else None
+
+
+class SshShare:
+    """A control socket of this sync's own: ``command`` is the user's ssh command with
+    ``ControlMaster=auto`` on it; ``close()`` ends the master and removes the socket."""
+
+    def __init__(self, base: str, targets: list[SshTarget]) -> None:
+        self.base, self.targets = base, targets
+        root = tempfile.gettempdir()
+        if len(root) > 40:  # a unix socket's path is short (104 bytes): "%C" alone is 40
+            root = "/tmp"
+        self.folder = tempfile.mkdtemp(prefix="vcontext-ssh-", dir=root)
+        self.path = os.path.join(self.folder, "%C")
+        self.options = [
+            "-o", "ControlMaster=auto",
+            "-o", f"ControlPath={self.path}",
+            "-o", f"ControlPersist={CONTROL_PERSIST}",
+        ]  # fmt: skip
+        self.command = f"{base} {shlex.join(self.options)}"
+
+    def close(self) -> None:
+        for target in self.targets:
+            _ssh(self.base, [*self.options, "-O", "exit", *target.args()])
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def ssh_share(cwd: str, remote: str) -> SshShare | None:
+    """A shared connection for the remote's ssh URLs, when git would run OpenSSH and the
+    user's ssh configuration does not share connections itself; None otherwise."""
+    urls = {_url(cwd, ["remote", "get-url", "--", remote]) or remote}  # (a URL itself)
+    urls.add(_url(cwd, ["remote", "get-url", "--push", "--", remote]))
+    targets = [t for t in (ssh_target(u) for u in urls if u) if t is not None]
+    if not targets:
+        return None
+    base = _ssh_command(cwd)
+    if base is None:
+        return None
+    for target in targets:
+        said = _ssh(base, ["-G", *target.args()])
+        if said is None:
+            return None
+        settings = dict(ln.split(" ", 1) for ln in said.splitlines() if " " in ln)
+        if settings.get("controlmaster", "false") != "false":
+            return None  # the user's own sharing: use it as it is
+        if settings.get("controlpath", "none") != "none":
+            return None
+    return SshShare(base, list(dict.fromkeys(targets)))
+
+
+def _url(cwd: str, args: list[str]) -> str:
+    out = git(args, cwd=cwd, check=False)
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def _ssh_command(cwd: str) -> str | None:
+    """The ssh command line git would run (GIT_SSH_COMMAND, core.sshCommand, else ssh), when
+    it is OpenSSH; None for GIT_SSH (a program of its own) or another variant."""
+    command = os.environ.get("GIT_SSH_COMMAND")
+    if not command:
+        if os.environ.get("GIT_SSH"):
+            return None
+        out = git(["config", "--get", "core.sshCommand"], cwd=cwd, check=False)
+        command = out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "ssh"
+    variant = git(["config", "--get", "ssh.variant"], cwd=cwd, check=False).stdout.strip()
+    if variant and variant not in ("ssh", "auto"):
+        return None
+    try:
+        first = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return None
+    if os.path.basename(first) not in ("ssh", "ssh.exe"):
+        return None
+    return command
+
+
+def _ssh(base: str, args: list[str]) -> str | None:
+    """Run the user's ssh command line (through the shell, as git does) with ``args``:
+    its output, or None when it failed."""
+    try:
+        out = subprocess.run(
+            ["sh", "-c", f'{base} "$@"', "ssh", *args],
+            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout if out.returncode == 0 else None

@@ -1,0 +1,717 @@
+"""``sync --push`` over the transports agents really use: HTTP and SSH, against real git
+servers on loopback that the tests start and stop (``helpers.git_servers``).
+
+PRODUCT.md, "Sync at scale": over any transport git speaks (a path, HTTP(S), SSH), a
+transient failure (a connection refused, closed or reset, ``kex_exchange_identification``,
+HTTP 429/502/503) is retried with backoff and jitter inside the sync's deadline
+(``vcontext.syncTimeout``); a real refusal (authentication, permissions, a missing
+repository) stops the sync at once. Many agents lose no event and no sync gives up —
+through a network that drops every third connection and against a stock sshd that sheds
+unauthenticated connections (``MaxStartups 10:30:100``) too. ``install --server`` run by
+the wrong user (root, in a repository the server's user owns) refuses or fixes it in one
+line, ``doctor`` in the bare repository says so, and sync shows the remote's own lines
+without retrying what is not transient (issue 30). And what a sync costs on the network:
+git commands that talk to the remote, ssh connections, git's auto maintenance.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import git_servers as servers
+from helpers import soak
+
+AGENTS = 3
+ROUNDS = 2
+
+
+# -- servers ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sshd() -> Iterator[servers.SshServer]:
+    """One stock sshd for the module; agents log in by key as the server's own git user
+    (its files in a folder that user can read: sshd reads the keys as the user)."""
+    if why := servers.SshServer.available():
+        pytest.skip(why)
+    work = servers.shared_tmp("vcontext-sshd-")
+    try:
+        login = servers.other_user()
+        server = servers.SshServer(work, login=login.name).start()
+    except servers.Unavailable as exc:
+        subprocess.run(["rm", "-rf", "--", str(work)], check=False)
+        pytest.skip(f"sshd cannot run here: {exc}")
+    yield server
+    server.stop()
+    subprocess.run(["rm", "-rf", "--", str(work)], check=False)
+
+
+@pytest.fixture
+def served(sshd: servers.SshServer) -> Iterator[Path]:
+    """A folder for the repositories sshd serves (its user must reach them; removed after).
+    The tests' checks read them here as root: root's git trusts them (safe.directory)."""
+    folder = servers.shared_tmp("vcontext-ssh-")
+    soak.git(folder, "config", "--global", "--add", "safe.directory", "*")
+    yield folder
+    subprocess.run(["rm", "-rf", "--", str(folder)], check=False)
+
+
+def _give_to_login(sshd: servers.SshServer) -> Any:
+    """``seeded`` for soak.setup: the remote becomes the ssh user's (as on a git server)."""
+    login = servers.other_user(sshd.login)
+    return lambda remote: servers.own(remote, login)
+
+
+def _front(
+    root: Path, work: Path, kind: str, **kwargs: Any
+) -> servers.HttpFront | servers.NginxFront:
+    if kind == "nginx" and (why := servers.NginxFront.available()):
+        pytest.skip(why)
+    front = servers.http_front(root, work, kind, **kwargs)
+    try:
+        front.start()
+    except servers.Unavailable as exc:
+        pytest.skip(f"{kind} cannot run here: {exc}")
+    return front
+
+
+@pytest.fixture
+def http(tmp_path: Path) -> Iterator[servers.HttpFront]:
+    """git http-backend behind Python's standard library, serving ``tmp_path/srv``."""
+    (tmp_path / "srv").mkdir()
+    front = servers.HttpFront(tmp_path / "srv").start()
+    yield front
+    front.stop()
+
+
+def _ssh_clone_config(sshd: servers.SshServer, where: Path, **kwargs: Any) -> dict[str, str]:
+    config = sshd.client_config(where / "ssh_config", **kwargs)
+    return {"core.sshCommand": sshd.ssh_command(config)}
+
+
+# -- what a run proves -------------------------------------------------------------------------
+
+
+def _assert_nothing_lost(run: soak.SoakRun) -> None:
+    failed = [s["output"] for log in run.logs for s in log.syncs if s["exit"] != 0]
+    assert failed == [], failed[-1][-1500:]
+    assert soak.last_rounds_missing(run, run.at_end) == []
+    assert soak.lost(run, run.at_end) == {
+        "items": [],
+        "plan_items": [],
+        "events": [],
+        "changes": [],
+    }
+    fsck = soak.git(run.remote, "fsck", "--no-progress", check=False)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+
+
+def _sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One sync --push with its git processes traced (network operations in ``ops``)."""
+    traces = clone.parent / "traces"
+    return soak.sync(clone, agent, {**(env or {}), soak.TRACE_ROOT: str(traces)})
+
+
+def _team(root: Path, url: str | None, agents: int = 1, **kwargs: Any) -> tuple[Path, list[Path]]:
+    """A bare remote under ``root/srv`` and ``agents`` clones reaching it at ``url``."""
+    (root / "srv").mkdir(exist_ok=True)
+    return soak.setup(root, agents, remote=root / "srv" / "remote.git", url=url, **kwargs)
+
+
+def _ssh_team(
+    root: Path, sshd: servers.SshServer, remote: Path, agents: int = 1, **kwargs: Any
+) -> tuple[Path, list[Path]]:
+    """A bare remote the ssh user owns, and ``agents`` clones reaching it over ssh."""
+    return soak.setup(
+        root, agents, remote=remote, url=sshd.url(remote), seeded=_give_to_login(sshd), **kwargs
+    )
+
+
+# -- every transport ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["python", "nginx"])
+def test_sync_at_scale_over_http_every_round_lands(tmp_path: Path, kind: str) -> None:
+    """Agents pushing over HTTP (git http-backend behind a web server): every sync exits 0
+    and its round is on the base."""
+    (tmp_path / "srv").mkdir()
+    front = _front(tmp_path / "srv", tmp_path / "front", kind)
+    try:
+        remote = tmp_path / "srv" / "remote.git"
+        run = soak.soak(tmp_path, AGENTS, ROUNDS, remote=remote, url=front.url(remote))
+    finally:
+        front.stop()
+    _assert_nothing_lost(run)
+
+
+def test_sync_at_scale_over_ssh_every_round_lands(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    remote = served / "remote.git"
+    config = _ssh_clone_config(sshd, tmp_path)
+    run = soak.soak(
+        tmp_path, AGENTS, ROUNDS, remote=remote, url=sshd.url(remote), clone_config=config,
+        seeded=_give_to_login(sshd),
+    )  # fmt: skip
+    _assert_nothing_lost(run)
+
+
+# -- transient failures are retried --------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["http", "ssh"])
+def test_sync_at_scale_a_network_dropping_every_third_connection_loses_nothing(
+    tmp_path: Path, request: pytest.FixtureRequest, transport: str
+) -> None:
+    """A proxy on loopback closes (FIN, then RST, in turn) every third connection before a
+    byte reaches the server: git says "Empty reply from server", "Connection reset by
+    peer", "kex_exchange_identification: … Connection closed", "Could not read from remote
+    repository". Every such failure is transient: no sync fails, nothing is lost."""
+    remote = tmp_path / "srv" / "remote.git"
+    remote.parent.mkdir()
+    config: dict[str, str] = {}
+    front: servers.HttpFront | None = None
+    seeded = None
+    if transport == "http":
+        front = servers.HttpFront(remote.parent).start()
+        target = front.port
+    else:
+        sshd = request.getfixturevalue("sshd")
+        remote = request.getfixturevalue("served") / "remote.git"
+        seeded = _give_to_login(sshd)
+        target = sshd.port
+    proxy = servers.DroppingProxy(target, every=0).start()  # set-up without drops
+    try:
+        if front is not None:
+            url = f"http://{servers.LOOPBACK}:{proxy.port}/remote.git"
+        else:
+            url = sshd.url(remote)
+            config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
+
+        def drop(clones: list[Path]) -> None:
+            proxy.every = 3
+
+        run = soak.soak(
+            tmp_path, AGENTS, ROUNDS, remote=remote, url=url, clone_config=config, ready=drop,
+            seeded=seeded,
+        )  # fmt: skip
+    finally:
+        proxy.stop()
+        if front is not None:
+            front.stop()
+    # (the drops happened: over ssh a sync's git commands share one connection, so fewer)
+    assert proxy.dropped >= (AGENTS * ROUNDS if transport == "http" else 2), proxy.dropped
+    _assert_nothing_lost(run)
+
+
+@pytest.mark.parametrize("status", [429, 502, 503])
+def test_sync_at_scale_http_busy_answers_are_retried(tmp_path: Path, status: int) -> None:
+    """A server (or the proxy in front of it) answering every third request with 429 Too
+    Many Requests, 502 Bad Gateway or 503 Service Unavailable: each sync retries and lands."""
+    (tmp_path / "srv").mkdir()
+    front = servers.HttpFront(tmp_path / "srv").start()
+    try:
+        remote = tmp_path / "srv" / "remote.git"
+        _, clones = _team(tmp_path, front.url(remote), agents=2)
+        front.faults = servers.Faults(every=3, status=status)
+        logs = [soak.AgentLog(f"agent-{i}") for i in range(2)]
+        results = []
+        for r in range(ROUNDS):
+            for i, clone in enumerate(clones):
+                soak.work(clone, f"agent-{i}", r, logs[i])
+                results.append(_sync(clone, f"agent-{i}"))
+    finally:
+        front.stop()
+    assert front.requests > 0
+    assert [s["exit"] for s in results] == [0] * len(results), [
+        s["output"] for s in results if s["exit"]
+    ]
+    on_base = soak.base_documents(remote, tmp_path / "check")
+    assert soak.lost(soak.SoakRun(remote, clones, logs, [], 0.0), on_base)["items"] == []
+
+
+def test_sync_at_scale_connection_refused_is_retried_until_the_server_answers(
+    tmp_path: Path,
+) -> None:
+    """The server is down (nothing listens: connection refused) when the sync starts and
+    comes back 3 s later, well inside vcontext.syncTimeout: the sync waits for it and lands."""
+    (tmp_path / "srv").mkdir()
+    front = servers.HttpFront(tmp_path / "srv").start()
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, front.url(remote))
+    front.stop()
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    later = servers.HttpFront(tmp_path / "srv", port=front.port)
+
+    def come_back() -> None:
+        time.sleep(3)
+        later.start()
+
+    thread = threading.Thread(target=come_back, daemon=True)
+    thread.start()
+    try:
+        result = _sync(clone, "agent-0")
+    finally:
+        thread.join(timeout=10)
+        later.stop()
+    assert result["exit"] == 0, result["output"]
+    assert result["seconds"] >= 3
+    assert "agent-0-t0" in [
+        i["id"]
+        for i in soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    ]
+
+
+def test_sync_at_scale_connection_refused_gives_up_at_the_sync_timeout(tmp_path: Path) -> None:
+    """A server that stays down: the sync retries until vcontext.syncTimeout, then stops
+    with git's own words and the setting to change, exit 3, nothing moved."""
+    (tmp_path / "srv").mkdir()
+    front = servers.HttpFront(tmp_path / "srv").start()
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, front.url(remote))
+    front.stop()
+    soak.git(clone, "config", "vcontext.syncTimeout", "4")
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    before = soak.git(clone, "rev-parse", "agents/agent-0", "main").stdout
+    result = _sync(clone, "agent-0")
+    assert result["exit"] == 3, result["output"]
+    assert 4 <= result["seconds"] < 30, result
+    assert result["ops"]["total"] >= 3, result["ops"]  # it did try again
+    said = result["output"]
+    assert "Failed to connect" in said or "Connection refused" in said, said
+    assert "vcontext.syncTimeout" in said, said
+    assert "Traceback" not in said
+    assert soak.git(clone, "rev-parse", "agents/agent-0", "main").stdout == before
+
+
+# -- a real refusal stops at once ------------------------------------------------------------
+
+
+def _refusing_http(tmp_path: Path, why: str) -> tuple[Path, servers.HttpFront, str]:
+    """A clone whose origin refuses over HTTP: wrong credentials, or no such repository."""
+    (tmp_path / "srv").mkdir()
+    front = servers.HttpFront(tmp_path / "srv").start()
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, front.url(remote))
+    if why == "authentication":
+        front.password = "right"
+        url = front.url(remote).replace("http://", "http://agent:wrong@")
+        words = "Authentication failed"
+    else:
+        url = front.url(remote).replace("remote.git", "elsewhere.git")
+        words = "not found"
+    soak.git(clone, "remote", "set-url", "origin", url)
+    return clone, front, words
+
+
+@pytest.mark.parametrize("why", ["authentication", "missing repository"])
+def test_sync_at_scale_a_real_refusal_over_http_stops_at_once(tmp_path: Path, why: str) -> None:
+    clone, front, words = _refusing_http(tmp_path, why)
+    try:
+        soak.git(clone, "config", "vcontext.syncTimeout", "120")
+        soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+        result = _sync(clone, "agent-0", {"GIT_TERMINAL_PROMPT": "0"})
+    finally:
+        front.stop()
+    _assert_stopped_at_once(result, words)
+
+
+@pytest.mark.parametrize("why", ["authentication", "missing repository"])
+def test_sync_at_scale_a_real_refusal_over_ssh_stops_at_once(
+    tmp_path: Path, sshd: servers.SshServer, served: Path, why: str
+) -> None:
+    remote = served / "remote.git"
+    config = _ssh_clone_config(sshd, tmp_path)
+    _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+    if why == "authentication":  # a key the server does not know
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "stranger")],
+            check=True,
+        )
+        text = (tmp_path / "ssh_config").read_text()
+        (tmp_path / "ssh_config").write_text(
+            text.replace(str(sshd.key), str(tmp_path / "stranger"))
+        )
+        words = "Permission denied"
+    else:
+        soak.git(clone, "remote", "set-url", "origin", sshd.url(remote.with_name("elsewhere.git")))
+        words = "does not appear to be a git repository"
+    soak.git(clone, "config", "vcontext.syncTimeout", "120")
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    result = _sync(clone, "agent-0")
+    _assert_stopped_at_once(result, words)
+
+
+def _assert_stopped_at_once(result: dict[str, Any], words: str) -> None:
+    said = result["output"]
+    assert result["exit"] == 3, said
+    assert words in said, said
+    assert result["ops"]["total"] == 1, result["ops"]  # one try, no retry
+    assert "retry" not in said
+    assert "Traceback" not in said
+
+
+# -- a stock sshd under 16 agents ----------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_sync_at_scale_stock_sshd_max_startups_sixteen_agents_no_sync_fails(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    """Debian's sshd as shipped (MaxStartups 10:30:100: past 10 connections not yet logged
+    in it drops 30 % of new ones, more as they grow) and 16 agents at once: a dropped
+    connection is retried, no sync fails, nothing is lost."""
+    assert sshd.max_startups == "10:30:100"
+    remote = served / "remote.git"
+    config = _ssh_clone_config(sshd, tmp_path)
+    run = soak.soak(
+        tmp_path, 16, 2, remote=remote, url=sshd.url(remote), clone_config=config,
+        seeded=_give_to_login(sshd),
+    )  # fmt: skip
+    _assert_nothing_lost(run)
+
+
+# -- the wrong user ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def owned_elsewhere(tmp_path: Path) -> Iterator[tuple[servers.RunAs, Path]]:
+    """A folder another user may enter, for a bare repository that user owns (root's git
+    told to trust it: ``safe.directory``, as an administrator has it)."""
+    try:
+        user = servers.other_user()
+    except servers.Unavailable as exc:
+        pytest.skip(str(exc))
+    folder = servers.shared_tmp("vcontext-owned-")
+    soak.git(tmp_path, "config", "--global", "--add", "safe.directory", "*")
+    try:
+        yield user, folder
+    finally:
+        subprocess.run(["rm", "-rf", "--", str(folder)], check=False)
+
+
+def _served_as(
+    tmp_path: Path, user: servers.RunAs, folder: Path, agents: int = 2
+) -> tuple[Path, list[Path], servers.HttpFront]:
+    """A bare remote owned by ``user`` and served over HTTP as ``user`` (git http-backend
+    run by the web server's user), with agent clones reaching it."""
+    remote = folder / "remote.git"
+    _, clones = soak.setup(tmp_path, agents, remote=remote)
+    subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(remote)], check=True)
+    front = servers.HttpFront(folder, run_as=user).start()
+    for clone in clones:
+        soak.git(clone, "remote", "set-url", "origin", front.url(remote))
+    return remote, clones, front
+
+
+def _not_owned_by(root: Path, uid: int) -> list[str]:
+    return sorted(
+        str(p.relative_to(root)) for p in [root, *root.rglob("*")] if p.lstat().st_uid != uid
+    )
+
+
+def test_install_server_as_root_in_a_repository_another_user_owns_works_as_the_owner(
+    tmp_path: Path, owned_elsewhere: tuple[servers.RunAs, Path]
+) -> None:
+    """install --server run by root in a repository the web server's user owns: it works
+    as the repository's owner (nothing it leaves is root's), says so in one line, and the
+    agents' pushes — run by the server as that user — are merged."""
+    user, folder = owned_elsewhere
+    try:  # an installation the server's user can run (its hook runs as that user)
+        python = servers.shared_python(user, folder / "python")
+    except servers.Unavailable as exc:
+        pytest.skip(str(exc))
+    remote, clones, front = _served_as(tmp_path, user, folder)
+    try:
+        installed = soak.run([str(python), "-m", "git_vcontext", "install", "--server"], remote)
+        assert installed.returncode == 0, installed.stderr
+        said = installed.stdout + installed.stderr
+        assert [ln for ln in said.splitlines() if user.name in ln], said  # one line says so
+        assert _not_owned_by(remote, user.uid) == []
+        logs = [soak.AgentLog(f"agent-{i}") for i in range(len(clones))]
+        results = []
+        for i, clone in enumerate(clones):
+            soak.work(clone, f"agent-{i}", 0, logs[i])
+            results.append(_sync(clone, f"agent-{i}"))
+    finally:
+        front.stop()
+    assert [s["exit"] for s in results] == [0, 0], [s["output"] for s in results]
+    assert _not_owned_by(remote, user.uid) == []  # nor what the hook wrote since
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert {"agent-0-t0", "agent-1-t0"} <= {i["id"] for i in items}
+
+
+def test_install_server_as_root_refuses_when_the_owner_cannot_run_it(
+    tmp_path: Path, owned_elsewhere: tuple[servers.RunAs, Path]
+) -> None:
+    """The repository's owner cannot run this installation (the hook would fail at every
+    push, as that user): install --server refuses in one line, and writes nothing."""
+    user, folder = owned_elsewhere
+    if servers.can_run(user, [*soak.cli(), "--version"]):
+        pytest.skip(f"{user.name} can run this installation here (its Python is not private)")
+    remote = folder / "remote.git"
+    soak.setup(tmp_path, 0, remote=remote)
+    subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(remote)], check=True)
+    installed = soak.vcontext(remote, "install", "--server", check=False)
+    assert installed.returncode == 3, installed.stdout + installed.stderr
+    errors = installed.stderr.strip().splitlines()
+    assert len(errors) == 1, installed.stderr
+    assert user.name in errors[0], installed.stderr
+    assert "Traceback" not in installed.stderr
+    assert not (remote / "hooks" / "post-receive").exists()
+    assert _not_owned_by(remote, user.uid) == []
+
+
+def _root_left_refs(remote: Path) -> None:
+    """What an install --server by the wrong user left before this was fixed: refs/vcontext/
+    created by root (a folder the owner cannot write in)."""
+    blob = soak.run(["git", "hash-object", "-w", "--stdin"], remote).stdout.strip()
+    soak.git(remote, "update-ref", "refs/vcontext/server", blob)
+
+
+def test_doctor_in_a_bare_repository_names_what_the_owner_cannot_write(
+    tmp_path: Path, owned_elsewhere: tuple[servers.RunAs, Path]
+) -> None:
+    user, folder = owned_elsewhere
+    remote = folder / "remote.git"
+    soak.setup(tmp_path, 0, remote=remote)
+    subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(remote)], check=True)
+    _root_left_refs(remote)
+    out = soak.vcontext(remote, "doctor", check=False)
+    said = out.stdout + out.stderr
+    assert out.returncode == 1, said
+    problems = [ln for ln in said.splitlines() if ln.startswith("problem:")]
+    assert any("refs/vcontext" in ln and user.name in ln and "root" in ln for ln in problems), said
+    assert any("chown" in ln for ln in problems), said  # the fix, with the owner
+    assert "Traceback" not in said
+
+
+def test_sync_shows_the_remotes_own_lines_and_does_not_retry_a_permission_failure(
+    tmp_path: Path, owned_elsewhere: tuple[servers.RunAs, Path]
+) -> None:
+    """The remote cannot create the request's ref (a folder root made, the server's user
+    cannot write in): the push is refused for good, not for a race. sync stops at the first
+    refusal, exit 1, with the remote's own lines (git's "cannot lock ref … unable to create
+    directory"), and retries nothing."""
+    user, folder = owned_elsewhere
+    remote, [clone], front = _served_as(tmp_path, user, folder, agents=1)
+    _root_left_refs(remote)
+    try:
+        soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+        result = _sync(clone, "agent-0")
+    finally:
+        front.stop()
+    said = result["output"]
+    assert result["exit"] == 1, said
+    assert "remote: error: cannot lock ref" in said, said
+    assert "unable to create directory" in said, said
+    assert "retry" not in said, said
+    assert result["ops"]["push"] == 1, result["ops"]
+
+
+# -- what a sync costs on the network ----------------------------------------------------------
+
+
+def test_sync_own_fetches_skip_gits_auto_maintenance(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """git fetch starts ``git maintenance run --auto`` after it fetched; sync's own fetches
+    (a few refs, many times a minute) do not, and the clone's own settings stay as they are."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote))
+    for r in range(2):
+        soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
+        result = _sync(clone, "agent-0")
+        assert result["exit"] == 0, result["output"]
+        assert result["ops"]["fetch"] >= 1
+        assert result["ops"]["maintenance"] == 0, result["ops"]
+    for key in ("maintenance.auto", "gc.auto"):
+        assert soak.git(clone, "config", "--get", key, check=False).stdout == ""
+
+
+def test_sync_alone_takes_at_most_three_network_operations_and_its_push(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """The common case of an agent that integrates (nobody else syncing): at most three git
+    commands that talk to the remote, plus its integration push; its first sync (its branch
+    not on the remote yet) too."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote))
+    for r in range(2):
+        soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
+        result = _sync(clone, "agent-0")
+        assert result["exit"] == 0, result["output"]
+        assert result["ops"]["total"] <= 3 + 1, (r, result["ops"])
+
+
+RACE = """#!/bin/sh
+# Another agent's lease push lands just before this one's: plant its lease (once).
+while read -r old new ref; do
+    if [ "$ref" = refs/vcontext/lease/main ] && [ ! -e planted ]; then
+        touch planted
+        env -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES \
+            git update-ref refs/vcontext/lease/main {lease} ""
+    fi
+done
+exit 0
+"""
+
+
+def _another_agent_takes_the_lease_first(remote: Path) -> None:
+    """The lease is free when the agent looks, but another agent's lease push lands just
+    before its own (a pre-receive hook of the remote plants that agent's lease when the
+    agent's try arrives): the race every waiting agent of a busy base loses."""
+    lease = _lease_commit(remote)
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(RACE.format(lease=lease))
+    hook.chmod(0o755)
+
+
+def _lease_commit(remote: Path, seconds: float = 60.0) -> str:
+    """A lease on main held by a live agent on another machine (what its push leaves)."""
+    message = (
+        "vcontext sync lease: agents/holder\n\nHolder: agents/holder\nHost: elsewhere.invalid\n"
+        f"Pid: 1\nRepository: /elsewhere\nExpires: {time.time() + seconds:.3f}\n"
+    )
+    tree = soak.run(["git", "hash-object", "-w", "-t", "tree", "--stdin"], remote).stdout.strip()
+    made = subprocess.run(
+        ["git", "commit-tree", tree], cwd=remote, input=message, capture_output=True, text=True,
+        check=True,
+    )  # fmt: skip
+    return made.stdout.strip()
+
+
+def _wait_for_ref(remote: Path, ref: str, limit: float = 60.0) -> str:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        out = soak.git(remote, "rev-parse", "-q", "--verify", ref, check=False)
+        if out.returncode == 0:
+            return out.stdout.strip()
+        time.sleep(0.05)
+    raise AssertionError(f"{ref} never appeared on the remote")
+
+
+def test_sync_waiting_for_the_lease_takes_at_most_three_network_operations(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """An agent that loses the race for the lease: it publishes its work (its branch, its
+    request — and its try at the lease, in the same push), waits, and brings the base back:
+    three git commands that talk to the remote, besides the looks while it waits."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote))
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    first = soak.sync(clone, "agent-0")  # its branch is on the remote: the common case
+    assert first["exit"] == 0, first["output"]
+    soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
+    _another_agent_takes_the_lease_first(remote)
+    traces = tmp_path / "waiter-traces"
+    traces.mkdir()
+    waiter = subprocess.Popen(
+        [*soak.cli(), "sync", "agent-0", "--push", "origin"], cwd=clone,
+        env={**os.environ, "GIT_TRACE2_EVENT": str(traces)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        request = "refs/vcontext/sync/main/agents/agent-0"
+        sha = _wait_for_ref(remote, request)
+        assert (remote / "planted").exists()  # it lost the race
+        time.sleep(1.0)  # the holder takes its time
+        merged = subprocess.run(  # the holder merges it (the server's integration, by hand)
+            [*soak.cli(), "hook", "post-receive"], cwd=remote,
+            input=f"{'0' * 40} {sha} {request}\n", capture_output=True, text=True,
+            env={**os.environ, "GIT_DIR": str(remote)},
+        )  # fmt: skip
+        assert merged.returncode == 0, merged.stderr
+        soak.git(remote, "update-ref", "-d", "refs/vcontext/lease/main")
+        out, err = waiter.communicate(timeout=120)
+    finally:
+        if waiter.poll() is None:
+            waiter.kill()
+            waiter.communicate()
+    assert waiter.returncode == 0, out + err
+    ops = soak.network_operations(traces)
+    assert ops["fetch"] + ops["push"] <= 3, ops
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert "agent-0-t1" in {i["id"] for i in items}
+
+
+def test_sync_with_install_server_waits_without_polling(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """With install --server the publishing push returns once the request is merged: the
+    agent publishes and brings the base back, no look in between (no ls-remote)."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), server=True)
+    for r in range(2):
+        soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
+        result = _sync(clone, "agent-0")
+        assert result["exit"] == 0, result["output"]
+        assert result["ops"]["ls-remote"] == 0, result["ops"]
+        assert result["ops"]["total"] <= 3, result["ops"]
+
+
+def test_sync_over_ssh_opens_one_connection_and_leaves_none_open(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    """Each git command over ssh is a new connection and a new key exchange (0.07 s of CPU
+    for the post-quantum one alone); a sync shares one connection among its git commands
+    (ssh's ControlMaster, for its own commands only), and closes it when it ends."""
+    proxy = servers.DroppingProxy(sshd.port, every=0).start()  # counts the connections
+    try:
+        remote = served / "remote.git"
+        config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
+        _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+        for r in range(2):
+            soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
+            before = proxy.connections
+            result = _sync(clone, "agent-0")
+            assert result["exit"] == 0, result["output"]
+            assert result["ops"]["total"] >= 2
+            assert proxy.connections - before == 1, (proxy.connections - before, result["ops"])
+            assert _until(lambda: proxy.open_connections == 0), "the sync left its connection open"
+    finally:
+        proxy.stop()
+    assert (
+        soak.git(clone, "config", "--get", "core.sshCommand").stdout.strip().endswith("ssh_config")
+    )  # the user's own setting, untouched
+
+
+def test_sync_over_ssh_keeps_the_users_own_connection_sharing(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    """The user's ssh config says how to share connections (its own ControlMaster and
+    ControlPath): sync uses it as it is and leaves the user's master running."""
+    proxy = servers.DroppingProxy(sshd.port, every=0).start()
+    socket_path = tmp_path / "cm.sock"
+    extra = f"    ControlMaster auto\n    ControlPath {socket_path}\n    ControlPersist 60\n"
+    try:
+        remote = served / "remote.git"
+        config = _ssh_clone_config(sshd, tmp_path, port=proxy.port, extra=extra)
+        _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+        soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+        result = _sync(clone, "agent-0")
+        assert result["exit"] == 0, result["output"]
+        assert socket_path.exists()  # the user's master still runs
+    finally:
+        subprocess.run(
+            ["ssh", "-F", str(tmp_path / "ssh_config"), "-O", "exit", servers.SSH_ALIAS],
+            capture_output=True, check=False,
+        )  # fmt: skip
+        proxy.stop()
+
+
+def _until(condition: Any, limit: float = 10.0) -> bool:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return bool(condition())

@@ -1,0 +1,139 @@
+"""How ``sync --push`` judges git's words about the network (``gitio.transport``): what is
+transient (retried until ``vcontext.syncTimeout``), what is a real refusal (stops at once),
+what may be sent again as it is; and where an ssh URL points. PRODUCT.md, "Sync at scale".
+The servers themselves are in tests/git/test_sync_transports.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from git_vcontext.gitio.transport import (
+    Backoff,
+    Link,
+    SshTarget,
+    TransportError,
+    explained,
+    ssh_target,
+    transient,
+    unsent,
+)
+
+TRANSIENT = [
+    "fatal: unable to access 'http://h/r.git/': Failed to connect to h port 80: Connection refused",
+    "fatal: unable to access 'http://h/r.git/': The requested URL returned error: 429",
+    "fatal: unable to access 'http://h/r.git/': The requested URL returned error: 502",
+    "fatal: unable to access 'http://h/r.git/': The requested URL returned error: 503",
+    "fatal: unable to access 'http://h/r.git/': Empty reply from server",
+    "error: RPC failed; curl 56 Recv failure: Connection reset by peer\n"
+    "fatal: the remote end hung up unexpectedly",
+    "kex_exchange_identification: Connection closed by remote host\n"
+    "Connection closed by 127.0.0.1 port 22\n"
+    "fatal: Could not read from remote repository.\n\n"
+    "Please make sure you have the correct access rights\nand the repository exists.",
+    "ssh: connect to host h port 22: Connection refused\n"
+    "fatal: Could not read from remote repository.",
+]
+
+REFUSED = [
+    "fatal: Authentication failed for 'http://h/r.git/'",
+    "fatal: repository 'http://h/elsewhere.git/' not found",
+    "fatal: unable to access 'http://h/r.git/': The requested URL returned error: 403",
+    "git@h: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+    "fatal: '/srv/elsewhere.git' does not appear to be a git repository\n"
+    "fatal: Could not read from remote repository.",
+    "ssh: Could not resolve hostname nowhere: Name or service not known\n"
+    "fatal: Could not read from remote repository.",
+    "Host key verification failed.\nfatal: Could not read from remote repository.",
+    "fatal: could not read Username for 'https://h': terminal prompts disabled",
+]
+
+
+@pytest.mark.parametrize("stderr", TRANSIENT)
+def test_sync_at_scale_transient_failures_are_retried(stderr: str) -> None:
+    assert transient(stderr)
+
+
+@pytest.mark.parametrize("stderr", REFUSED)
+def test_sync_at_scale_real_refusals_stop_at_once(stderr: str) -> None:
+    assert not transient(stderr)
+
+
+def test_an_answer_of_the_remote_is_not_a_network_failure() -> None:
+    """A rejection, a lock, a missing ref: the remote answered; the caller reads it."""
+    for stderr in (
+        " ! [rejected]        main -> main (fetch first)",
+        "remote: error: cannot lock ref 'refs/vcontext/x': Unable to create '/r/x.lock'",
+        "fatal: couldn't find remote ref refs/heads/agents/a",
+        "fatal: the receiving end does not support --atomic push\n"
+        "fatal: the remote end hung up unexpectedly",  # (push falls back to plain pushes)
+    ):
+        assert not transient(stderr), stderr
+
+
+def test_a_push_is_sent_again_only_when_nothing_was_sent() -> None:
+    """The first HTTP request or the ssh connection failed: nothing reached the remote. A
+    connection that dropped mid-push may have landed: the sync looks first."""
+    assert unsent(TRANSIENT[1])  # 429 on the first request
+    assert unsent(TRANSIENT[0])  # connection refused
+    assert unsent(TRANSIENT[6])  # kex_exchange_identification
+    assert not unsent(TRANSIENT[5])  # reset while sending the pack
+
+
+def test_explained_keeps_the_lines_that_say_why_and_drops_gits_advice() -> None:
+    said = explained(TRANSIENT[6], 128)
+    assert said.startswith("Could not read from remote repository.")
+    assert "kex_exchange_identification" in said
+    assert "access rights" not in said
+    assert explained("", 128) == "exit status 128"
+
+
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("ssh://git@host:2222/srv/r.git", SshTarget("host", "git", "2222")),
+        ("ssh://host/srv/r.git", SshTarget("host")),
+        ("git+ssh://u@[::1]:22/r.git", SshTarget("::1", "u", "22")),
+        ("git@host:srv/r.git", SshTarget("host", "git")),
+        ("host:r.git", SshTarget("host")),
+        ("http://host/r.git", None),
+        ("/srv/r.git", None),
+        ("./a:b", None),
+        ("dir/a:b", None),
+    ],
+)
+def test_ssh_target_of_a_url(url: str, target: SshTarget | None) -> None:
+    assert ssh_target(url) == target
+
+
+def test_ssh_target_arguments_end_options_before_the_host() -> None:
+    """A host from the remote's URL goes after ``--``: never read as an ssh option."""
+    assert SshTarget("-oProxyCommand=x", "u", "22").args() == [
+        "-p", "22", "-l", "u", "--", "-oProxyCommand=x",
+    ]  # fmt: skip
+
+
+def test_backoff_grows_with_jitter_and_is_capped() -> None:
+    backoff = Backoff()
+    pauses = [backoff.next() for _ in range(12)]
+    assert 0.125 <= pauses[0] <= 0.375
+    assert all(p <= 7.5 for p in pauses)  # 5 s × at most 1.5
+    assert pauses[6] > pauses[0]
+
+
+def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
+    """Pauses never cut the wait short: the last try is at the deadline, then it stops with
+    the setting to change (vcontext.syncTimeout)."""
+    now = [0.0]
+    link = Link(".", "origin", clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    link.deadline = 4.0
+    backoff = Backoff()
+
+    def until_it_stops() -> None:
+        for _ in range(100):
+            link.wait("git fetch origin: Connection refused", backoff)
+
+    with pytest.raises(TransportError) as stopped:
+        until_it_stops()
+    assert now[0] == pytest.approx(4.0)
+    assert stopped.value.final
+    assert "vcontext.syncTimeout" in stopped.value.message
