@@ -140,7 +140,8 @@ class RawServer:
 
     def close(self) -> str:
         """End the server (its stdin closes); what it said on stderr."""
-        assert self.proc.stdin is not None and self.proc.stderr is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stderr is not None
         self.proc.stdin.close()
         try:
             self.proc.wait(10)

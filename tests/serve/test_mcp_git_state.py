@@ -129,7 +129,8 @@ def test_git_state_write_during_a_stopped_merge_is_staged_into_it(
     _stopped_merge(alice, git_repo)
     answer = run(lambda: _agent_sets_t3(alice))
     assert "commit" not in answer
-    assert "merge" in answer["text"] and "staged" in answer["text"]
+    assert "merge" in answer["text"]
+    assert "staged" in answer["text"]
     assert TODO in run_git(alice, "diff", "--cached", "--name-only").stdout.split()
     assert run_git(alice, "diff", "--name-only", "--", TODO).stdout == ""
     assert show(alice, f":{TODO}")["todoList"]["items"][2]["status"] == "inProgress"
@@ -168,7 +169,8 @@ def test_git_state_write_during_a_stopped_rebase_is_refused_with_the_next_step(
             )
             line = tool_error(refused)
             assert "rebase" in line
-            assert "git rebase --continue" in line and "git rebase --abort" in line
+            assert "git rebase --continue" in line
+            assert "git rebase --abort" in line
 
     run(main)
     assert (alice / TODO).read_bytes() == before

@@ -81,7 +81,8 @@ def test_served_root_outside_a_repository_is_the_folder_alone(tmp_path: Path) ->
     ] == ("mine")
     assert {p: p.read_bytes() for p in before} == before  # no repository below was touched
     line = _one_line(said(errors))
-    assert "--root" in line and str(folder) in line
+    assert "--root" in line
+    assert str(folder) in line
 
 
 @pytest.mark.parametrize("where", ["home", "filesystem-root"])
@@ -255,5 +256,6 @@ def test_served_document_a_pin_across_a_boundary_is_refused_at_start(git_repo: P
     done = run_cli("mcp", "--todo", "sub/todo.vcontext.json", cwd=git_repo, input=b"")
     assert done.returncode == 2, done
     line = _one_line(done.stderr.decode())
-    assert "sub" in line and "repository" in line
+    assert "sub" in line
+    assert "repository" in line
     assert not (git_repo / "sub/todo.vcontext.json").exists()
