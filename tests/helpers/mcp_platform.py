@@ -134,7 +134,8 @@ class RawServer:
     def initialize(self) -> dict[str, Any]:
         self.request(INITIALIZE)
         answer = self.answer(30)
-        assert answer is not None and "result" in answer, answer
+        assert answer is not None
+        assert "result" in answer, answer
         self.request({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return answer
 
@@ -197,5 +198,6 @@ def tool_error(result: Any) -> str:
     """The one line of a refused tool call."""
     assert result.is_error, result
     line = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
-    assert "\n" not in line and "Traceback" not in line, line
+    assert "\n" not in line, line
+    assert "Traceback" not in line, line
     return line

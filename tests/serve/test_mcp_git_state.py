@@ -117,7 +117,8 @@ def _stopped_merge(alice: Path, repo: Path) -> None:
     run_git(alice, "add", "notes.txt")
     run_git(alice, "commit", "-q", "-m", "notes on alice")
     merging = run_git(alice, "merge", "main", check=False)
-    assert merging.returncode != 0 and "CONFLICT" in merging.stdout, merging.stdout
+    assert merging.returncode != 0
+    assert "CONFLICT" in merging.stdout, merging.stdout
 
 
 def test_git_state_write_during_a_stopped_merge_is_staged_into_it(
