@@ -112,7 +112,7 @@ def _requests(maker: Path, n: int) -> list[str]:
     import pygit2
 
     from git_vcontext.clock import now_rfc3339
-    from git_vcontext.workflow.fork import fork_agent
+    from git_vcontext.sync.fork import fork_agent
 
     repo = pygit2.Repository(str(maker))
     updates = []

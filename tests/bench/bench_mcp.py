@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 from timing import cli
 
 import git_vcontext as gv
-from git_vcontext.serve import setup
-from git_vcontext.serve.service import Options
-from git_vcontext.serve.tools import call
+from git_vcontext.mcp_server import startup as setup
+from git_vcontext.mcp_server.service import Options
+from git_vcontext.mcp_server.tools.dispatch import call
 
 RUNS = 30
 

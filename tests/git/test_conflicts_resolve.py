@@ -524,8 +524,8 @@ def test_choices_of_an_aborted_merge_do_not_come_back_when_it_is_redone(repo: Pa
 
 def test_the_library_the_mcp_tools_call_lists_and_resolves_in_process(repo: Path) -> None:
     """vcontext_conflicts / vcontext_resolve (issue 14) call these, with JSON values as data."""
-    from git_vcontext.workflow.conflicts import list_conflicts
-    from git_vcontext.workflow.resolve import open_file
+    from git_vcontext.conflicts.listing import list_conflicts
+    from git_vcontext.conflicts.session import open_file
 
     two_conflicts(repo)
     merge_stops(repo)

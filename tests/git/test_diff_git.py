@@ -155,7 +155,7 @@ def test_difftool_runs_the_structural_diff(repo: Path) -> None:
 
 def test_difftool_header_names_the_file_git_knows_not_its_temporary_copies(repo: Path) -> None:
     """The difftool install writes passes $MERGED: the header showed /tmp/XXXX_todo... paths."""
-    from git_vcontext.installer import config_entries
+    from git_vcontext.setup.config import config_entries
 
     cmd = config_entries(_command())["difftool.vcontext.cmd"]
     run_git(repo, "config", "difftool.vcontext.cmd", cmd)

@@ -11,9 +11,8 @@ import pytest
 from git_vcontext.errors import ExitCode, OperationalError
 from git_vcontext.filechange import FileChange
 from git_vcontext.gitio import revision_range
-from git_vcontext.gitio.diffs import tree_changes
+from git_vcontext.gitio.diffs import changes, tree_changes
 from git_vcontext.gitio.objects import commit_at
-from git_vcontext.gitio.push import changes
 from git_vcontext.gitio.revwalk import GitHistory
 from helpers.run import run_cli, run_git
 

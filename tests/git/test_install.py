@@ -456,7 +456,7 @@ def test_installing_never_breaks_git_uninstall_leaves_a_committed_gitattributes_
 def test_installing_never_breaks_git_uninstall_removes_only_the_lines_this_install_added(
     git_repo: Path,
 ) -> None:
-    from git_vcontext.installer import ATTRIBUTE_LINES
+    from git_vcontext.setup.config import ATTRIBUTE_LINES
 
     team = "*.png binary\n" + "\n".join(ATTRIBUTE_LINES[:3]) + "\n"
     (git_repo / ".gitattributes").write_text(team)

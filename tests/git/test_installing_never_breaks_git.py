@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from git_vcontext.installer import ATTRIBUTE_LINES, ATTRIBUTES_HEADER
+from git_vcontext.setup.config import ATTRIBUTE_LINES, ATTRIBUTES_HEADER
 from helpers.run import cli_path
 
 DOC = "todo.vcontext.json"

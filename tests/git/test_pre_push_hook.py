@@ -544,7 +544,7 @@ def test_installing_never_breaks_git_a_hook_whose_program_is_gone_lets_the_push_
 ) -> None:
     """A moved or removed installation: git's own push goes on (as without the tool),
     saying that nothing was checked and the fix; doctor names it too."""
-    from git_vcontext.hookinstall import hook_text
+    from git_vcontext.setup.hooks import hook_text
 
     shim = repo / ".git" / "hooks" / "pre-push"
     shim.write_text(hook_text("'/nonexistent dir/git-vcontext'"))

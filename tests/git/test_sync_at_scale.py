@@ -371,7 +371,7 @@ def test_a_second_sync_with_nothing_new_takes_no_lease_and_pushes_nothing(
 def _plant_lease(remote: Path, seconds: float, pid: int, where: str = "/elsewhere") -> str:
     import socket
 
-    from git_vcontext.workflow.lease import Lease
+    from git_vcontext.remote.refs import Lease
 
     lease = Lease("agents/zoe", socket.gethostname(), pid, where, time.time() + seconds)
     tree = run_git(remote, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
@@ -494,7 +494,7 @@ def test_sync_prefills_the_hooks_verdicts_so_its_pushes_are_not_checked_twice(
 ) -> None:
     """Every push sync makes finds its verdict in the cache: the exact ref lines git gave
     the hook were checked by sync in process (the hook answers without opening the repo)."""
-    from git_vcontext.verdict_cache import VerdictCache, push_key
+    from git_vcontext.prepush.cache import VerdictCache, push_key
 
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
     assert subprocess.run([*cli_path(), "install"], cwd=alice).returncode == 0

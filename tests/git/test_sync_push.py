@@ -365,7 +365,7 @@ def plant_lease(remote: Path, holder: str, seconds: float, **fields: object) -> 
     import socket
     import time
 
-    from git_vcontext.workflow.lease import Lease
+    from git_vcontext.remote.refs import Lease
 
     lease = Lease(
         holder,
@@ -390,8 +390,8 @@ def test_a_commit_made_while_sync_waits_is_kept_and_pushed(
     stays on its branch and reaches the remote with the rest."""
     import pygit2
 
-    from git_vcontext.workflow.push import push_with_retries
-    from git_vcontext.workflow.sync import Syncer
+    from git_vcontext.remote.protocol import push_with_retries
+    from git_vcontext.sync.syncer import Syncer
 
     remote, repo = shared
     _alice_ticks_while_other_pushes(repo, remote, tmp_path)

@@ -19,7 +19,7 @@ class Import:
     """One executed import: the module it loads and where it is written."""
 
     module: str  # absolute: "pygit2", "git_vcontext.fsio", "subprocess"
-    file: str  # relative to the package folder: "workflow/fork.py"
+    file: str  # relative to the package folder: "sync/fork.py"
     line: int
 
     def __str__(self) -> str:

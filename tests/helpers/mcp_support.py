@@ -123,9 +123,9 @@ async def in_process(root: Path, *, mode: str = "auto", **options: Any) -> Async
     """The SDK's client connected to a server running in this process (fast; same code)."""
     from mcp import Client
 
-    from git_vcontext.serve import setup
-    from git_vcontext.serve.app import VContextServer
-    from git_vcontext.serve.service import Options
+    from git_vcontext.mcp_server import startup as setup
+    from git_vcontext.mcp_server.app import VContextServer
+    from git_vcontext.mcp_server.service import Options
 
     where, repo = setup.find_root(str(root))
     svc = setup.service(Options(root=where, **options), repo)

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 import git_vcontext as gv
-from git_vcontext.serve import setup
-from git_vcontext.serve.resources import read
-from git_vcontext.serve.service import Options
-from git_vcontext.serve.store import report_of
-from git_vcontext.serve.tools import call
+from git_vcontext.mcp_server import startup as setup
+from git_vcontext.mcp_server.resources import read
+from git_vcontext.mcp_server.service import Options
+from git_vcontext.mcp_server.store import report_of
+from git_vcontext.mcp_server.tools.dispatch import call
 from git_vcontext.validation import validate
 
 PROBES: dict[str, tuple[str, str, dict[str, Any]]] = {

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from git_vcontext.serve import setup
-from git_vcontext.serve.service import Options, Service
-from git_vcontext.serve.tools import call
+from git_vcontext.mcp_server import startup as setup
+from git_vcontext.mcp_server.service import Options, Service
+from git_vcontext.mcp_server.tools.dispatch import call
 from helpers.mcp_support import TODO, documents_repo, write_documents
 from helpers.run import run_git
 
@@ -157,7 +157,7 @@ def test_mcp_changes_seen_first_by_a_tool_still_reach_the_watcher(git_repo: Path
     """PRODUCT.md MCP: subscribers hear of a change by anyone. A tool that looks at the disk
     first (a write through this server, the walk after a sync or a resolve) must not take
     the change away from the watcher that notifies them."""
-    from git_vcontext.serve.notify import uris_of
+    from git_vcontext.mcp_server.notify import uris_of
 
     repo = documents_repo(git_repo)
     svc = _service(repo)

@@ -431,9 +431,9 @@ def test_mcp_create_makes_the_first_documents(git_repo: Path) -> None:
 def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
     repo: Path,
 ) -> None:
-    from git_vcontext.serve import setup
-    from git_vcontext.serve.service import Options
-    from git_vcontext.serve.tools import call
+    from git_vcontext.mcp_server import startup as setup
+    from git_vcontext.mcp_server.service import Options
+    from git_vcontext.mcp_server.tools.dispatch import call
 
     async def main() -> None:
         async with in_process(repo) as client:

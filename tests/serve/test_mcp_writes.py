@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 import git_vcontext as gv
-from git_vcontext.serve import setup, writer
-from git_vcontext.serve.service import Options, Service
-from git_vcontext.serve.tools import call
+from git_vcontext.mcp_server import startup as setup
+from git_vcontext.mcp_server import writer
+from git_vcontext.mcp_server.service import Options, Service
+from git_vcontext.mcp_server.tools.dispatch import call
 from helpers.mcp_support import TODO, documents_repo, read_any, read_json
 from helpers.run import run_git
 

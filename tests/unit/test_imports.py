@@ -25,7 +25,7 @@ PURE = (  # STYLE.md: "Pure core (codecs, merge, diff, playbook, validate) has n
     "git_vcontext.document",
     "git_vcontext.record",
     "git_vcontext.playbook",
-    "git_vcontext.ace",
+    "git_vcontext.playbook.ace",
     "git_vcontext.pictures",
     "git_vcontext.resolution",
     "git_vcontext.edits",
@@ -37,11 +37,16 @@ IO_OF_THE_PACKAGE = (  # what the pure core must not reach even from inside a fu
     "tempfile",
     "git_vcontext.gitio",
     "git_vcontext.fsio",
-    "git_vcontext.verdict_cache",
+    "git_vcontext.branches",
+    "git_vcontext.prepush",
+    "git_vcontext.setup",
+    "git_vcontext.sync",
+    "git_vcontext.remote",
+    "git_vcontext.conflicts",
     "git_vcontext.workflow",
     "git_vcontext.commands",
     "git_vcontext.cli",
-    "git_vcontext.serve",
+    "git_vcontext.mcp_server",
 )
 GITIO = "git_vcontext.gitio"
 RUNS_PROGRAMS = {  # subprocess outside gitio, each with its reason
@@ -107,10 +112,10 @@ def test_only_gitio_and_the_listed_commands_run_programs() -> None:
 
 def test_the_import_scan_sees_function_level_imports_and_skips_type_checking_blocks() -> None:
     """The scans above can fail: gitio's open_repo imports pygit2 inside the function, and
-    workflow/agents.py names pygit2's Signature only for the type checker."""
+    branches/agents.py names pygit2's Signature only for the type checker."""
     opened = executed_imports("git_vcontext.gitio", SOURCES["git_vcontext.gitio"])
     assert any(i.module == "pygit2" for i in opened)
-    agents = "git_vcontext.workflow.agents"
+    agents = "git_vcontext.branches.agents"
     assert "from pygit2 import" in SOURCES[agents].read_text()
     assert not any(loads(i, ("pygit2",)) for i in executed_imports(agents, SOURCES[agents]))
     assert any(
@@ -179,7 +184,7 @@ def test_the_pre_push_hooks_cache_lookup_loads_no_push_checker() -> None:
     )
     heavy = {"click", "pygit2", "dataclasses", "inspect", "subprocess"}
     assert not loaded & heavy, sorted(loaded & heavy)
-    assert "git_vcontext.workflow.pushcheck" not in loaded
+    assert "git_vcontext.prepush.verdicts" not in loaded
 
 
 def test_metrics_recomputed_by_the_merge_engine_load_no_dataclasses() -> None:
@@ -200,8 +205,8 @@ def test_driver_textconv_hook_and_other_commands_never_import_the_mcp_sdk() -> N
         "import git_vcontext.entry, git_vcontext.commands.merge_driver,"
         " git_vcontext.commands.textconv, git_vcontext.commands.hook, git_vcontext.cli,"
         " git_vcontext.commands.validate, git_vcontext.commands.sync,"
-        " git_vcontext.commands.status, git_vcontext.commands.mcp, git_vcontext.serve.setup,"
-        " git_vcontext.serve.tools"
+        " git_vcontext.commands.status, git_vcontext.commands.mcp,"
+        " git_vcontext.mcp_server.startup, git_vcontext.mcp_server.tools.dispatch"
     )
     assert not loaded & MCP_SDK, sorted(loaded & MCP_SDK)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from git_vcontext import resources
+from git_vcontext import shipped as resources
 from helpers.run import REPO_ROOT
 
 
@@ -72,7 +72,7 @@ def test_an_installed_wheel_not_the_checkout_contains_hooks_and_schemas(tmp_path
         check=True,
     )
     probe = (
-        "import git_vcontext.resources as r, sys; "
+        "import git_vcontext.shipped as r, sys; "
         "print(r.hooks_dir().joinpath('pre-push').is_file(), r.schemas_dir())"
     )
     out = subprocess.run(

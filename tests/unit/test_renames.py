@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import git_vcontext as gv
-from git_vcontext.workflow.renames import pair_documents, restyle, similarity
+from git_vcontext.branches.renames import pair_documents, restyle, similarity
 
 
 def todo(uid: str | None = "u1", ident: str | None = "todo-1", items: int = 4) -> dict[str, Any]:

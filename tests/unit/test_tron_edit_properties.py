@@ -14,7 +14,8 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from git_vcontext.codecs import tron, tron_edit
+from git_vcontext.codecs import tron
+from git_vcontext.codecs.tron import edit as tron_edit
 from git_vcontext.spelling import float_of
 from git_vcontext.values import same
 from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON

@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from git_vcontext.codecs import tron, tron_parser
-from git_vcontext.codecs.tron_header import HeaderError, read_header
+from git_vcontext.codecs import tron
+from git_vcontext.codecs.tron import parser as tron_parser
+from git_vcontext.codecs.tron.header import HeaderError, read_header
 from git_vcontext.errors import ParseError
 from git_vcontext.values import MAX_DEPTH
 from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, ordered

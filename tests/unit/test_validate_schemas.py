@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from git_vcontext.resources import schemas_dir
+from git_vcontext.shipped import schemas_dir
 from git_vcontext.validation import validate
 from git_vcontext.validation.schemas import FILES, PREFIX, validator
 

@@ -64,7 +64,7 @@ def test_the_seed_examples_hold_every_event_type_the_seed_lists() -> None:
 
 
 def test_every_event_type_has_a_payload_schema_and_every_rule_a_description() -> None:
-    from git_vcontext.resources import schemas_dir
+    from git_vcontext.shipped import schemas_dir
     from git_vcontext.vermas.kinds import EVENT_TYPES
 
     schema = json.loads(schemas_dir().joinpath("vermas.schema.json").read_text())

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from git_vcontext.codecs import parse
 from git_vcontext.errors import ParseError
-from git_vcontext.workflow.fork import fork_block, fork_bytes, with_fork
+from git_vcontext.sync.fork import fork_block, fork_bytes, with_fork
 
 AT = "2026-01-01T00:00:00Z"
 

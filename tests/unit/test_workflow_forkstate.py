@@ -5,13 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from git_vcontext.workflow.forkstate import (
-    agent_document,
-    carried_fork,
-    mark_merged,
-    marked_merged,
-)
-from git_vcontext.workflow.treemerge import only_fork_changed, without_fork
+from git_vcontext.branches.forkstate import agent_document, carried_fork, mark_merged, marked_merged
+from git_vcontext.branches.treemerge import only_fork_changed, without_fork
 
 BY = {"id": "sync@example.com", "type": "system", "name": "Sync"}
 WHEN = "2026-01-01T00:00:00Z"

@@ -9,10 +9,10 @@ import subprocess
 
 from git_vcontext.fsio import find_common_dir
 from git_vcontext.gitio.remote import Update
-from git_vcontext.verdict_cache import push_key
-from git_vcontext.workflow import lease as leases
-from git_vcontext.workflow.pushing import hook_lines
-from git_vcontext.workflow.server import bases_requested
+from git_vcontext.prepush.cache import push_key
+from git_vcontext.remote import refs as leases
+from git_vcontext.remote.pusher import hook_lines
+from git_vcontext.remote.server import bases_requested
 
 HOST = socket.gethostname()
 

@@ -7,14 +7,14 @@ from pathlib import Path
 import pygit2
 
 from git_vcontext.gitio.remote import _porcelain
-from git_vcontext.workflow.lease import DEFAULT_SECONDS
-from git_vcontext.workflow.push import (
+from git_vcontext.remote.protocol import (
     DEFAULT_TIMEOUT,
     FIRST_WAIT,
     LONGEST_WAIT,
     settings,
     wait_before,
 )
+from git_vcontext.remote.refs import DEFAULT_SECONDS
 
 PORCELAIN = """To /tmp/remote.git
 =\trefs/heads/main:refs/heads/main\t[up to date]

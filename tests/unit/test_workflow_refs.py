@@ -10,7 +10,7 @@ import pygit2
 import pytest
 
 from git_vcontext.gitio import refs
-from git_vcontext.workflow.sync import MERGED, Syncer
+from git_vcontext.sync.syncer import MERGED, Syncer
 from helpers.run import run_git
 
 

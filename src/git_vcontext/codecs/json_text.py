@@ -188,7 +188,7 @@ def _depth_error(text: str) -> ParseError:
 def _duplicate_error(text: str, key: str) -> ParseError:
     """Locate the key repeated in one object (a token scan: slow path, errors only)."""
     # lazy: errors only
-    from .tron_scan import first_duplicate_key
+    from .tron.scan import first_duplicate_key
 
     found = first_duplicate_key(text, 0)  # JSON's tokens are TRON's
     offset, key = found if found is not None else (0, key)

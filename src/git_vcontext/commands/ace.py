@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..ace import AceError, AcePatch, apply_patch, document_sequence, read_patch
 from ..clock import now_rfc3339
 from ..codecs import Document, parse
 from ..errors import ExitCode, OperationalError, VContextError
@@ -15,6 +14,7 @@ from ..gitio import open_repo, relative_to_top
 from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
+from ..playbook.ace import AceError, AcePatch, apply_patch, document_sequence, read_patch
 from ..values import pointer_parts, same
 
 

@@ -6,18 +6,18 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..conflicts.listing import list_conflicts
 from ..errors import ExitCode
 from ..fsio import write_output
 from ..merging.result import MISSING
 from ..spelling import dumps
 from ..values import json_report
-from ..workflow.conflicts import list_conflicts
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..conflicts.listing import FileListing, Listing
     from ..resolution.model import FileConflict
-    from ..workflow.conflicts import FileListing, Listing
 
 HINT = "resolve with: git vcontext resolve PATH [--conflict ID] --take ours|theirs|base"
 

@@ -8,12 +8,13 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import hookinstall, installer
 from ..codecs import parse
 from ..errors import ExitCode, OperationalError, ParseError
 from ..fsio import open_regular, read_regular
 from ..gitio import git, open_repo
 from ..gitio.fileset import work_tree_files
+from ..setup import config as installer
+from ..setup import hooks as hookinstall
 from ..validation.checks import is_document
 from ..vermas.kinds import document_kind
 
@@ -282,7 +283,7 @@ def _octopus(top: Path, report: Report) -> None:
     """Several agent branches: git's octopus merge (``git merge a b c``) never runs a merge
     driver and stops ('Should not be doing an octopus') where two touch one document."""
     # lazy: only doctor lists the agents
-    from ..workflow.agents import list_agents
+    from ..branches.agents import list_agents
 
     agents = list_agents(open_repo(top))
     if len(agents) > 1:

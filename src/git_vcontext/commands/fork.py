@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..branches import agents
 from ..clock import now_rfc3339
 from ..errors import ExitCode, OperationalError, UsageError
 from ..gitio import git, open_repo
-from ..workflow import agents
-from ..workflow.fork import fork_agent
+from ..sync.fork import fork_agent
 
 
 def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: str | None) -> int:

@@ -22,8 +22,8 @@ from ..fsio import find_common_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..gitio.push import RefUpdate
-    from ..workflow.prepush import PushReport
+    from ..gitio.outgoing import RefUpdate
+    from ..prepush.check import PushReport
 
 PRE_COMMIT_TO = "PRE_COMMIT_TO_REF"
 PRE_COMMIT_LOCAL = "PRE_COMMIT_LOCAL_BRANCH"
@@ -69,9 +69,10 @@ def _check(remote: str | None, text: str) -> int:
     if text.strip() and _checked_before(remote, text):
         return 0
     # lazy: an empty or cached push returns before
-    from ..gitio.push import common_dir, open_pushing_repo, parse_ref_lines
-    from ..verdict_cache import VerdictCache
-    from ..workflow.prepush import check_updates
+    from ..gitio.outgoing import parse_ref_lines
+    from ..gitio.places import common_dir, open_pushing_repo
+    from ..prepush.cache import VerdictCache
+    from ..prepush.check import check_updates
 
     updates = parse_ref_lines(text) or _from_pre_commit()
     if not updates:
@@ -94,7 +95,7 @@ def _checked_before(remote: str, text: str) -> bool:
     """Whether this exact push was found clean before (``sync`` checks its pushes in
     process and says so in the cache): answered without opening the repository."""
     # lazy: an empty push returns before
-    from ..verdict_cache import VerdictCache, push_key
+    from ..prepush.cache import VerdictCache, push_key
 
     found = find_common_dir(os.getcwd(), os.environ)
     if found is None:
@@ -130,7 +131,7 @@ def _from_pre_commit() -> list[RefUpdate]:
     for a push that includes a root commit only the branch names (whole history).
     """
     # lazy: only under the pre-commit framework
-    from ..gitio.push import RefUpdate
+    from ..gitio.outgoing import RefUpdate
 
     env = os.environ
     local = env.get(PRE_COMMIT_LOCAL)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .. import hookinstall, installer
 from ..errors import ExitCode, UsageError
-from ..server_setup import install as setup
-from ..server_setup import uninstall as remove
+from ..setup import config as installer
+from ..setup import hooks as hookinstall
+from ..setup.server import install as setup
+from ..setup.server import uninstall as remove
 
 
 def run(

@@ -6,8 +6,9 @@ import gc
 import sys
 
 from ..errors import ExitCode
-from ..serve import setup, transports
-from ..serve.service import Options
+from ..mcp_server import startup as setup
+from ..mcp_server import transports
+from ..mcp_server.service import Options
 
 
 def run(

@@ -15,19 +15,19 @@ import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..conflicts.session import open_file
 from ..errors import ExitCode, UsageError
 from ..gitio import git
 from ..merging.result import MISSING
 from ..resolution.model import Choice
 from ..spelling import dumps as json_dumps
-from ..workflow.resolve import open_file
 from .resolve import parse_value
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..conflicts.session import Session
     from ..resolution.model import FileConflict
-    from ..workflow.resolve import Session
 
 ASK = "Take [o]urs, [t]heirs, [b]ase, [e]dit the value, [s]kip, [q]uit? "
 SIDES = {"o": "ours", "t": "theirs", "b": "base"}

@@ -50,7 +50,7 @@ def run(
     """Append one event to FILE's playbook and write the file back in its own format."""
     edit = Edit(action, target, _fields(action, given or EventOptions(), reason), reason)
     if file != "-":  # never an event added to the files an interrupted sync left behind
-        from ..workflow.interrupted import finish_near
+        from ..sync.interrupted import finish_near
 
         finish_near(file, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
     doc = parse(read_bytes(file), path=file)

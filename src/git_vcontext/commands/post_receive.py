@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from ..errors import ExitCode
-from ..gitio.push import open_pushing_repo
-from ..workflow.server import bases_requested, integrate
+from ..gitio.places import open_pushing_repo
+from ..remote.server import bases_requested, integrate
 
 
 def run(*, text: str | None = None) -> int:

@@ -6,17 +6,17 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..codecs.json_text import parse_value as parse
+from ..conflicts.session import NO_VALUE, open_file
 from ..errors import ExitCode, ParseError, UsageError
 from ..fsio import write_output
 from ..merging.result import MISSING
 from ..values import json_report
-from ..workflow.resolve import NO_VALUE, open_file
 from .conflicts import short
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..workflow.resolve import Outcome
+    from ..conflicts.session import Outcome
 
 
 def run(

@@ -10,15 +10,15 @@ from ..fsio import write_output
 from ..gitio import open_repo
 from ..pictures.agents import agent_picture
 from ..pictures.render import render
+from ..sync.interrupted import finish
+from ..sync.status import BLOCKED, all_status
+from ..sync.trials import predicted_clashes
 from ..values import json_report
-from ..workflow.clashes import predicted_clashes
-from ..workflow.interrupted import finish
-from ..workflow.status import BLOCKED, all_status
 
 if TYPE_CHECKING:
     from pygit2 import Repository
 
-    from ..workflow.status import AgentStatus
+    from ..sync.status import AgentStatus
 
 COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 

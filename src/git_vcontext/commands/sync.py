@@ -7,24 +7,24 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..branches import agents as agent_config
+from ..conflicts import checkout as checkouts
 from ..errors import ExitCode, UsageError
 from ..gitio import open_repo, operands
-from ..gitio.push import common_dir
+from ..gitio.places import common_dir
 from ..gitio.storage import explained
+from ..prepush.mergecheck import only_check_failures
 from ..record import record
-from ..workflow import agents as agent_config
-from ..workflow import checkout as checkouts
-from ..workflow.interrupted import Unfinished, finish
-from ..workflow.mergecheck import only_check_failures
-from ..workflow.push import push_with_retries
-from ..workflow.sync import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
+from ..remote.protocol import push_with_retries
+from ..sync.interrupted import Unfinished, finish
+from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
 
 if TYPE_CHECKING:
     from pygit2 import Repository
 
-    from ..workflow.checkout import Refusal
-    from ..workflow.stopped import Stopped
-    from ..workflow.sync import PairResult
+    from ..conflicts.checkout import Refusal
+    from ..conflicts.stopped import Stopped
+    from ..sync.syncer import PairResult
 
 
 @record
@@ -260,7 +260,7 @@ def _command(agents: list[str], remote: str | None) -> str:
 def _finish_interrupted(
     repo: Repository, say: Callable[[str], None], warn: Callable[[str], None]
 ) -> None:
-    """First, a work tree an interrupted sync left behind (``workflow/interrupted``)."""
+    """First, a work tree an interrupted sync left behind (``sync/interrupted``)."""
     try:
         finish(repo, say=say)
     except Unfinished as exc:  # its branch is refused (Syncer.blocked), the others sync

@@ -10,7 +10,7 @@ from ..document import (
     is_sequence_field,
     is_set_like,
 )
-from ..merging.moves import relocated
+from ..relocation import relocated
 from ..values import JsonValue, pointer, same
 from .arrays import diff_array
 from .here import Here
@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..merging.moves import Relocation
+    from ..relocation import Relocation
     from .model import Op
 
 MAX_WALK_DEPTH = 200

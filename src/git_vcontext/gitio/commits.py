@@ -57,7 +57,7 @@ def current_branch(repo: Repository) -> str | None:
 def commit_file(repo: Repository, path: str, data: bytes, message: str) -> Committed:
     """Commit ``data`` as ``path`` (repo-relative) on the current branch, on its own."""
     # lazy: workflow is built on gitio, not the other way round
-    from ..workflow.agents import signatures
+    from ..branches.agents import signatures
 
     why = _cannot_commit(repo)
     if why is not None:

@@ -209,3 +209,17 @@ def attribute(repo: Repository, path: str, name: str) -> str | bool | None:
         return repo.get_attr(path, name)
     except Exception:  # pygit2 raises various errors for odd paths; treat as unset
         return None
+
+
+def changes(
+    repo: Repository, parent: Commit | None, commit: Commit, wanted: Callable[[str], bool]
+) -> list[FileChange]:
+    """The ``wanted`` files that differ between ``parent`` (None: empty tree) and ``commit``
+    (blob ids, no contents).
+
+    Renames are found (so a moved document keeps its past), but only when a wanted
+    file was added or deleted: rename detection reads contents.
+    """
+    old = None if parent is None else parent.tree
+    found = tree_changes(old, commit.tree, wanted=wanted, renames=True, files_only=True)
+    return [c for c in found if c.old_id != c.new_id or c.renamed]

@@ -26,7 +26,7 @@ from ..errors import OperationalError
 from ..faults import step
 from . import config_flag, config_value
 from .objectcopy import TooMany, copy_commits, store_empty_tree
-from .push import hooks_folder
+from .places import hooks_folder
 from .refs import RefMoved, RefUpdate, delete_ref, move_refs, oid_of, set_ref
 
 TYPE_CHECKING = False

@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from .push import common_dir
+from .places import common_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..errors import OperationalError
+
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
 if TYPE_CHECKING:
@@ -143,3 +145,20 @@ def commit_named(repo: Repository, name: str) -> Commit | None:
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
         return None
     return found
+
+
+def blob_bytes(repo: Repository, blob_id: str) -> bytes:
+    """The content of a blob; OperationalError when the object cannot be read."""
+    try:
+        return blob_data(repo, blob_id)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise OperationalError(f"cannot read object {blob_id}: {exc}") from None
+
+
+def tree_blob(tree: Tree, path: str) -> Blob | None:
+    """The blob at ``path`` in a tree (``.id``, ``.data``), or None (absent, or not a file)."""
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    return entry if is_blob(entry) else None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import same
-from . import arrays, coherence, logs, moves, rules, sequence_number, vcontext
+from . import arrays, coherence, logs, rules, sequence_number, vcontext
+from .moves.apply import Moves
+from .moves.find import MAX_ROUNDS, moves_between
 from .pointers import locate_conflicts, pointer_of
 from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
 
@@ -24,7 +26,7 @@ class Merger:
         self.conflicts = 0
         # container -> (ours, theirs, base sequence, its field, the index of its note)
         self.sequence_conflicts: dict[Path, tuple[Any, Any, Any, str, int]] = {}
-        self.moves = moves.Moves([], (set(), set()))
+        self.moves = Moves([], (set(), set()))
         # ids one side deleted and the other side named in a new reference (M19)
         self.protected: frozenset[Any] = frozenset()
         # where a rule chose one side's status (ACE, M13): its status fields follow it
@@ -40,13 +42,13 @@ class Merger:
     # -- entry points ---------------------------------------------------------
     def run(self, base: Any, ours: Any, theirs: Any) -> MergeResult:
         """Merge; a move (M18) the merge could not follow through is dropped and the
-        merge run again without it (at most ``moves.MAX_ROUNDS`` runs, the last without moves)."""
-        for round_ in range(moves.MAX_ROUNDS):
+        merge run again without it (at most ``MAX_ROUNDS`` runs, the last without moves)."""
+        for round_ in range(MAX_ROUNDS):
             if round_:
                 self.notes, self.conflicts, self.sequence_conflicts = [], 0, {}
                 self.status_winners, self.replayed, self.concurrent = {}, {}, []
-            self.finding_moves = round_ < moves.MAX_ROUNDS - 1
-            self.moves = moves.Moves([], (set(), set()))
+            self.finding_moves = round_ < MAX_ROUNDS - 1
+            self.moves = Moves([], (set(), set()))
             tree = vcontext.merge_document(self, base, ours, theirs)
             broken = self.moves.broken()
             if not broken:
@@ -71,9 +73,9 @@ class Merger:
     def find_moves(self, base: Any, ours: Any, theirs: Any) -> None:
         """M18: the moves between the three documents (after M11 made them comparable)."""
         if self.finding_moves:
-            self.moves = moves.find(base, ours, theirs, self.dropped_moves)
+            self.moves = moves_between(base, ours, theirs, self.dropped_moves)
         else:
-            self.moves = moves.Moves([], (set(), set()))
+            self.moves = Moves([], (set(), set()))
 
     def finish(self, tree: Any) -> MergeResult:
         notes = tuple(

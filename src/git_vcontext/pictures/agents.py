@@ -9,8 +9,8 @@ from .labels import ident, printable, prose, shorten
 from .model import Edge, Node, Picture
 
 if TYPE_CHECKING:
-    from ..workflow.clashes import Clash
-    from ..workflow.status import AgentStatus
+    from ..sync.status import AgentStatus
+    from ..sync.trials import Clash
 
 STATE_CLASS = {
     "up to date": "up-to-date",

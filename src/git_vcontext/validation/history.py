@@ -147,7 +147,7 @@ class Source:
         if not self.text or self.format not in ("json", "tron"):
             return None, None
         # lazy: positions only for findings (a clean push has none)
-        from ..codecs.tron_header import HeaderError
+        from ..codecs.tron.header import HeaderError
         from . import positions
 
         parts = tuple(positions.existing_prefix(data, path))

@@ -1,7 +1,7 @@
 """Where a JSON Pointer's value sits in the source text: line and column for findings.
 
 JSON: exact, by scanning only the containers on the way down. TRON: exact, by a token
-walk (``codecs.tron_locate``). JSONL: the record's line, then JSON.
+walk (``codecs/tron/locate``). JSONL: the record's line, then JSON.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def locator(
         return _tron_locator(text, lines)
     if fmt == "toml":
         # lazy: positions only for findings, each format its own
-        from .toml_positions import TomlFinder
+        from ..codecs.toml.positions import TomlFinder
 
         toml = TomlFinder(text)
         return lambda parts: lines().position(toml.locate(parts))
@@ -105,8 +105,8 @@ def _tron_locator(
     def tron(parts: Parts) -> tuple[int | None, int | None]:
         if "tron" not in cache:
             # lazy: the TRON tokenizer only for a file with findings
-            from ..codecs.tron_header import read_header
-            from ..codecs.tron_locate import TronLocator
+            from ..codecs.tron.header import read_header
+            from ..codecs.tron.locate import TronLocator
 
             header = read_header(text)
             cache["tron"] = TronLocator(text, header.data_start, header.classes)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
-from ..resources import schemas_dir
+from ..shipped import schemas_dir
 from .fastcheck import Compiler, Unsupported
 
 if TYPE_CHECKING:

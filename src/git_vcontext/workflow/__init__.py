@@ -1,1 +1,2 @@
-"""The branch-per-agent workflow: fork, sync and status (PRODUCT.md, rule M11)."""
+"""Old import paths of the library API the README documents, kept working: the conflicts
+listing and the resolve session now live in ``git_vcontext.conflicts``."""

@@ -1,0 +1,111 @@
+"""TRON documents (standard TRON and the vContext dialect): parse, and write in their own style."""
+
+from __future__ import annotations
+
+import re
+
+from ...errors import ParseError
+from ...values import JsonValue, same
+from ..text import SourceText, decode, escape_lone_surrogates, newline_of
+from .header import Header, HeaderError, read_header
+from .parser import located, parse_data
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .writer import Flavor
+
+_PAIR_START = re.compile(r'(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\x00-\x1f]|\\.)*")[ \t\r\n]*:')
+
+
+class TronDocument(SourceText):
+    """A parsed TRON document that can write new data with its own classes and dialect."""
+
+    format = "tron"
+
+    def __init__(
+        self,
+        text: str,
+        data: JsonValue,
+        header: Header,
+        *,
+        bom: bool,
+        dialect: str,
+        made_by: dict[int, str] | None = None,
+    ) -> None:
+        self.text = text
+        self.data = data
+        self.bom = bom
+        self.dialect = dialect  # "vcontext" (top-level key: value pairs) or "standard"
+        self.classes = header.classes
+        self.header = text[: header.data_start]  # verbatim, comments included
+        self.classes_end = header.classes_end
+        self.newline = newline_of(text)
+        self.final_newline = text.endswith("\n")
+        self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
+        # id(dict in data) -> the class that wrote it, "" for {} syntax (render keeps the choice)
+        self.made_by = made_by if made_by is not None else {}
+        self.memo: dict[str, Any] = {}  # what render works out once per document
+
+    def render(self, new: JsonValue) -> str:
+        """``new`` written as an edit of this document's text (BOM included): unchanged
+        parts byte for byte, comments kept, new parts with its classes and in its layout."""
+        if same(new, self.data):
+            return self.source()
+        # lazy: the TRON editor only when a value changed
+        from .edit import render
+
+        text = render(self, new)
+        again = None if text is None else self._reads_back(text, new)
+        if text is None or again is None:
+            # lazy: the writer only when the minimal edit fails
+            from .writer import rewrite
+
+            text = rewrite(self, new)
+        written = self.with_bom(escape_lone_surrogates(text))
+        # a reading with repeated keys kept (M18) is not what a plain parse gives
+        return self._handing_over(written, text, None if self.keeps_duplicates else again)
+
+    def _reads_back(self, text: str, expected: JsonValue) -> TronDocument | None:
+        """The edited text parsed, if it reads as ``expected`` (else it is written afresh)."""
+        try:
+            again = loads(text, keep_duplicates=self.keeps_duplicates)
+        except ParseError:
+            return None
+        return again if same(again.data, expected) else None
+
+
+def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
+    """Parse standard TRON or the vContext dialect (the dialect is told by the content).
+
+    ``keep_duplicates``: objects may repeat a key (the merge's reading, M18)."""
+    if keep_duplicates:
+        # lazy: only the merge reads repeated keys (M18)
+        from ..duplicate_keys import KeepDuplicates
+
+        with KeepDuplicates():
+            doc = loads(raw)
+        doc.keeps_duplicates = True
+        return doc
+    text, bom = decode(raw)
+    try:
+        header = read_header(text)
+    except HeaderError as exc:
+        raise located(text, exc.offset, exc.message) from None
+    start = header.data_start
+    if start >= len(text):
+        if not header.classes:
+            raise ParseError("empty document", line=1, column=1)
+        return TronDocument(text, {}, header, bom=bom, dialect="vcontext")
+    dialect = "vcontext" if _PAIR_START.match(text, start) else "standard"
+    data, made_by = parse_data(text, header, absent_null=dialect == "vcontext")
+    return TronDocument(text, data, header, bom=bom, dialect=dialect, made_by=made_by)
+
+
+def dumps(value: JsonValue, flavor: Flavor = "vcontext") -> str:
+    """A fresh TRON text for any JSON value (``flavor``: "vcontext" or "standard")."""
+    # lazy: the writer only when TRON is written
+    from .writer import dumps as write
+
+    return write(value, flavor)

@@ -1,0 +1,486 @@
+"""TRON written as a minimal edit of ours' text: what did not change stays byte for byte.
+
+Like json_text's render, the writer walks the new data and ours' text together. A value
+equal to ours' is copied; an object or array that changed is written member by member,
+each kept member with its own comments and separators (``spans`` cuts the text so),
+a removed member with its comments; a new element is written as an edit of its
+neighbour (so it takes the neighbour's class, layout and separators), without the
+neighbour's comments; whatever has no counterpart is written afresh by ``writer``,
+with ours' classes or new ones added to the header.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...values import JsonValue, same
+from ..duplicate_keys import duplicate_name, written_key
+from ..matching import match_elements
+from .names import is_property_name
+from .plan import PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
+from .spans import Container, Member, Spans
+from .writer import TronStyle, check_value, flat_text, header_with, quoted, value_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from . import TronDocument
+
+_ABSENT: Any = object()  # no old value: the new one is written afresh
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|(?<=\n)[ \t]*#[^\r\n]*(?:\r?\n|$)|[ \t]*#[^\r\n]*')
+_INDENTED = re.compile(r"\n([ \t]+)\S")
+
+
+def without_comments(text: str, line_start: bool = False) -> str:
+    """``text`` with its comments removed; a line that held only a comment goes too (also
+    the first one when ``line_start``: the text starts a line)."""
+    if "#" not in text:
+        return text
+    if line_start:
+        return without_comments("\n" + text)[1:]
+    return _COMMENT.sub(lambda m: m.group() if m.group().startswith('"') else "", text)
+
+
+def render(doc: TronDocument, new: JsonValue) -> str | None:
+    """``new`` as an edit of ``doc``'s text, or None when ours' data cannot take it (no data,
+    or the vContext dialect's pairs given something other than an object)."""
+    if len(doc.header) >= len(doc.text):
+        return None
+    pairs = doc.dialect == "vcontext"
+    if pairs and not (isinstance(new, dict) and new and isinstance(doc.data, dict)):
+        return None
+    editor = _Editor(doc)
+    spans = editor.spans
+    if pairs:
+        editor.assemble(*editor.object(new, doc.data, spans.pairs(), PAIRS, "", ""))
+    else:
+        editor.value(new, doc.data, 0, ROOT)
+        editor.copy(spans.ends[spans.value_end(0)], len(doc.text))
+    for fresh in editor.fresh:  # the rest is ours' text, which parsed
+        check_value(fresh.value)
+    roots = [(f.value, f.place) for f in editor.fresh if isinstance(f.value, (dict, list))]
+    plan = plan_places(doc, roots, vcontext=pairs) if roots else Plan()
+    body = editor.resolve(plan)
+    return header_with(doc, plan.new) + body
+
+
+class _Fresh:
+    """A value with no counterpart in ours' text, written once the classes are planned
+    (``flat``: on one line, where ours wrote the enclosing value on one line)."""
+
+    __slots__ = ("flat", "place", "value")
+
+    def __init__(self, value: JsonValue, place: Place, flat: bool) -> None:
+        self.value = value
+        self.place = place
+        self.flat = flat
+
+
+class _Item:
+    """A member of a container being written: ours' ``member`` it continues (None: new),
+    its key text (None: ours'), its value and ours' (``_ABSENT``: written afresh)."""
+
+    __slots__ = ("literal", "member", "old", "place", "prefix", "sibling", "value")
+
+    def __init__(
+        self,
+        member: Member | None,
+        prefix: str | None,
+        value: JsonValue,
+        old: JsonValue,
+        place: Place,
+    ) -> None:
+        self.member = member
+        self.prefix = prefix
+        self.value = value
+        self.old = old
+        self.place = place
+        self.literal: str | None = None  # text to write instead of the value
+        self.sibling: tuple[Member, JsonValue] | None = None  # the neighbour a new one is like
+
+
+_Job = tuple[Container, list[_Item], str, str]  # a container, its members, brackets
+
+
+class _Layout:
+    """How a container lays out members that have no text of their own yet."""
+
+    __slots__ = ("first", "last_trail", "prefix", "rest", "trail")
+
+    def __init__(self, text: str, c: Container, pairs: bool, newline: str) -> None:
+        members = c.members
+        m0, last = members[0], members[-1]
+        self.first = _bare_lead(text, m0)
+        if len(members) > 1:
+            self.rest = _bare_lead(text, members[1])
+            self.trail = _bare_trail(text, m0)
+        elif c.multiline:
+            self.rest = (newline if pairs else "") + self.first
+            self.trail = newline
+        else:
+            self.rest, self.trail = " ", ""
+        self.last_trail = _bare_trail(text, last)
+        # what a member's lead has more than the first one's (a blank line, a space)
+        keep = len(self.rest) - len(self.first)
+        self.prefix = self.rest[:keep] if keep > 0 and self.rest.endswith(self.first) else ""
+
+
+def _bare_lead(text: str, m: Member) -> str:
+    return without_comments(text[m.lead_start : m.start], _starts_line(text, m.lead_start))
+
+
+def _starts_line(text: str, offset: int) -> bool:
+    return offset == 0 or text[offset - 1] == "\n"
+
+
+def _bare_trail(text: str, m: Member) -> str:
+    trail = text[m.value_end : m.trail_end]
+    if m.comma >= 0:
+        cut = m.comma - m.value_end
+        trail = trail[:cut] + trail[cut + 1 :]
+    return without_comments(trail)
+
+
+class _Editor:
+    """One rendering: the parts of the new text, in order, and the values still to write."""
+
+    def __init__(self, doc: TronDocument) -> None:
+        self.doc = doc
+        self.text = doc.text
+        memo = doc.memo
+        if "spans" not in memo:
+            memo["spans"] = Spans(doc.text, len(doc.header))
+            memo["style"] = _style_of(doc.text, memo["spans"], len(doc.header))
+        self.spans: Spans = memo["spans"]
+        self.style: TronStyle = memo["style"]
+        self.parts: list[str | _Fresh] = []
+        self.fresh: list[_Fresh] = []
+        self.plain = 0  # > 0 while a new element is written like its neighbour: no comments
+        self.one_line = 0  # > 0 inside a container ours wrote on one line
+        self.layouts: dict[int, _Layout] = {}
+
+    # -- values --------------------------------------------------------------------------
+    def value(self, new: JsonValue, old: JsonValue, index: int, place: Place) -> None:
+        """``new`` in place of ours' ``old``, whose text starts at token ``index``."""
+        spans = self.spans
+        if same(new, old):
+            self.copy(spans.starts[index], spans.ends[spans.value_end(index)])
+            return
+        job = self._job(new, old, index, place)
+        if job is None:
+            self.add_fresh(new, place)
+        else:  # assembled here, not deeper: three frames a level keep MAX_DEPTH in reach
+            self.assemble(*job)
+
+    def _job(self, new: JsonValue, old: JsonValue, index: int, place: Place) -> _Job | None:
+        """How to write a changed container as an edit of ours' (None: afresh)."""
+        spans = self.spans
+        token = spans.tokens[index]
+        if token in ("{", "[") and not spans.container(index).members:
+            return None  # nothing of ours' layout to follow
+        if isinstance(new, dict) and isinstance(old, dict):
+            if token == "{":
+                return self.object(new, old, spans.container(index), place, "{", "}")
+            if token[0] in _NAME_START:
+                return self.instance(new, old, index, place)
+        elif isinstance(new, list) and isinstance(old, list) and token == "[":
+            return self.array(new, old, spans.container(index), place)
+        return None
+
+    def object(
+        self,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        c: Container,
+        place: Place,
+        opening: str,
+        closing: str,
+    ) -> _Job:
+        by_key = _members_by_name(c.members)
+        separator, bare = self._key_style(c)
+        items = []
+        for key, value in new.items():
+            m = by_key.get(key)
+            child = member_place(place, key, value)
+            if m is None:
+                items.append(_Item(None, self._key(key, bare) + separator, value, _ABSENT, child))
+            else:
+                items.append(_Item(m, None, value, old.get(key, _ABSENT), child))
+        return c, items, opening, closing
+
+    def instance(
+        self, new: dict[str, Any], old: dict[str, Any], index: int, place: Place
+    ) -> _Job | None:
+        """An object ours wrote as ``Name(...)``: kept as such while it fits the class, else
+        ``{}`` around ours' argument texts (ours' classes are never changed)."""
+        spans = self.spans
+        name = spans.tokens[index]
+        c = spans.container(index + 1)
+        props = self.doc.classes[name]
+        keys = [(m.key or "") if m.named else props[j] for j, m in enumerate(c.members)]
+        opening = self.text[spans.starts[index] : c.open_end]
+        if self._fits(new, c.members, keys):
+            return c, self._arguments(c, keys, new, old, place), opening, ")"
+        if self.plain or self._on_one_line(c):  # nothing of ours' layout worth keeping
+            return None
+        return self._as_braces(new, old, c, keys, place)
+
+    def _as_braces(
+        self, new: dict[str, Any], old: dict[str, Any], c: Container, keys: list[str], place: Place
+    ) -> _Job:
+        """An object that no longer fits its class: ``{}`` around ours' argument texts."""
+        by_key = dict(zip(keys, c.members, strict=True))
+        items = []
+        for key, value in new.items():
+            prefix = self._key(key, self.style.bare) + ": "
+            child = member_place(place, key, value)
+            items.append(_Item(by_key.get(key), prefix, value, old.get(key, _ABSENT), child))
+        return c, items, "{", "}"
+
+    def array(self, new: list[Any], old: list[Any], c: Container, place: Place) -> _Job:
+        matches = match_elements(old, new)
+        child = element_place(place)
+        template = next((j for j in matches if j is not None), 0)
+        items = []
+        for value, j in zip(new, matches, strict=True):
+            if j is not None:
+                template = j
+                items.append(_Item(c.members[j], None, value, old[j], child))
+                continue
+            item = _Item(None, "", value, _ABSENT, child)
+            like = old[template] if c.members else None
+            if isinstance(value, (dict, list)) and type(like) is type(value):
+                item.sibling = (c.members[template], like)
+            items.append(item)
+        return c, items, "[", "]"
+
+    def add_fresh(self, value: JsonValue, place: Place) -> None:
+        fresh = _Fresh(value, place, self.one_line > 0)
+        self.parts.append(fresh)
+        self.fresh.append(fresh)
+
+    def copy(self, start: int, end: int) -> None:
+        piece = self.text[start:end]
+        if self.plain and "#" in piece:
+            piece = without_comments(piece, _starts_line(self.text, start))
+        self.parts.append(piece)
+
+    # -- class instances ---------------------------------------------------------------------
+    def _fits(self, new: dict[str, Any], members: list[Member], keys: list[str]) -> bool:
+        """Whether ``new`` can be written with ours' arguments: the dialect takes a missing
+        key as a positional ``null``; standard TRON needs every property. A new element
+        (written like its neighbour) must also have its keys in the class's order."""
+        if self.plain:
+            order = {k: i for i, k in enumerate(keys)}
+            positions = [order.get(k, -1) for k in new]
+            if positions != sorted(positions):
+                return False
+        if self.doc.dialect != "vcontext":
+            return len(new) == len(keys) and all(k in new for k in keys)
+        known = set(keys)
+        if not all(k in known for k in new):
+            return False
+        for m, k in zip(members, keys, strict=True):
+            if (k not in new) if m.named else (k in new and new[k] is None):
+                return False  # a named argument cannot be absent, a positional null is
+        return True
+
+    def _arguments(
+        self, c: Container, keys: list[str], new: dict[str, Any], old: dict[str, Any], place: Place
+    ) -> list[_Item]:
+        """Ours' arguments with the new values (a key now absent: a positional ``null``)."""
+        items = []
+        for m, key in zip(c.members, keys, strict=True):
+            value = new.get(key)
+            item = _Item(m, None, value, old.get(key, _ABSENT), member_place(place, key, value))
+            if key not in new:
+                if key in old:
+                    item.literal = "null"  # the dialect's "absent"
+                else:
+                    item.old = None  # ours' null stays
+            items.append(item)
+        return items
+
+    # -- assembling a container ----------------------------------------------------------
+    def assemble(self, c: Container, items: list[_Item], opening: str, closing: str) -> None:
+        """Ours' pieces of ``c`` around ``items``: kept members with their own leads and
+        trails (and comments), new ones laid out like the others, commas where needed."""
+        self.parts.append(opening)
+        if not items:
+            self.parts.append(closing)
+            return
+        one_line = self._on_one_line(c)
+        self.one_line += one_line
+        self.copy(c.open_end, c.opening_end)
+        last = len(items) - 1
+        k = 0
+        while k <= last:
+            self._lead(c, items[k], k)
+            end = self._content(c, items, k, last)
+            self._trail(c, items[end], end == last)
+            k = end + 1
+        self.copy(c.closing_start, c.close_start)
+        self.parts.append(closing)
+        self.one_line -= one_line
+
+    def _on_one_line(self, c: Container) -> bool:
+        """Whether ours wrote ``c`` on one line (what is added to it stays on that line)."""
+        return not c.multiline and "\n" not in self.text[c.open_end : c.close_start]
+
+    def _lead(self, c: Container, item: _Item, k: int) -> None:
+        m = item.member
+        if m is None:
+            layout = self._layout(c)
+            self.parts.append(layout.first if k == 0 else layout.rest)
+            return
+        if (k == 0) == (m is c.members[0]):
+            self.copy(m.lead_start, m.start)
+            return
+        prefix = self._layout(c).prefix
+        lead = self.text[m.lead_start : m.start]
+        if k == 0:
+            lead = lead[len(prefix) :] if lead.startswith(prefix) else lead
+        else:
+            lead = prefix + lead
+        if self.plain:
+            lead = without_comments(lead, _starts_line(self.text, m.lead_start))
+        self.parts.append(lead)
+
+    def _content(self, c: Container, items: list[_Item], k: int, last: int) -> int:
+        """Write item ``k`` (and the unchanged members of ours that follow it in ours' order,
+        in one piece); returns the index of the last item written."""
+        item = items[k]
+        m = item.member
+        if m is not None and _verbatim(item):
+            end, members, j = k, c.members, m.index + 1
+            while end < last and j < len(members):
+                following = items[end + 1]
+                if following.member is not members[j] or not _verbatim(following):
+                    break
+                end, j = end + 1, j + 1
+            self.copy(m.start, members[j - 1].value_end)
+            return end
+        if item.prefix is not None:
+            self.parts.append(item.prefix)
+        elif m is not None:
+            self.copy(m.start, m.value_start)
+        if item.literal is not None:
+            self.parts.append(item.literal)
+        elif item.old is not _ABSENT:
+            assert m is not None
+            self.value(item.value, item.old, m.value_index, item.place)
+        elif item.sibling is not None:
+            self.plain += 1
+            self.value(item.value, item.sibling[1], item.sibling[0].value_index, item.place)
+            self.plain -= 1
+        else:
+            self.add_fresh(item.value, item.place)
+        return k
+
+    def _trail(self, c: Container, item: _Item, is_last: bool) -> None:
+        comma = c.commas and (not is_last or c.trailing_comma)
+        m = item.member
+        if m is None:
+            layout = self._layout(c)
+            trail = layout.last_trail if is_last else layout.trail
+            trail = ("," if comma else "") + trail
+        else:
+            trail = self.text[m.value_end : m.trail_end]
+            if comma and m.comma < 0:
+                trail = "," + trail
+            elif m.comma >= 0 and not comma:
+                cut = m.comma - m.value_end
+                trail = trail[:cut] + trail[cut + 1 :]
+            if self.plain:
+                trail = without_comments(trail)
+        if not is_last and c.multiline and "\n" not in trail:
+            trail += self.doc.newline
+        self.parts.append(trail)
+
+    def _layout(self, c: Container) -> _Layout:
+        layout = self.layouts.get(id(c))
+        if layout is None:
+            pairs = c is self.spans.pairs() if self.doc.dialect == "vcontext" else False
+            layout = self.layouts[id(c)] = _Layout(self.text, c, pairs, self.doc.newline)
+        return layout
+
+    # -- keys ----------------------------------------------------------------------------
+    def _key_style(self, c: Container) -> tuple[str, bool]:
+        """The separator after a key and whether keys go bare, as ours' first member has it."""
+        if not c.members:
+            return ": ", self.style.bare
+        spans = self.spans
+        key = c.members[0].value_index - 2
+        separator = self.text[spans.ends[key] : c.members[0].value_start]
+        return (separator if "\n" not in separator else ": "), spans.tokens[key][0] != '"'
+
+    def _key(self, key: str, bare: bool) -> str:
+        if getattr(self.doc, "keeps_duplicates", False):
+            key = written_key(key)
+        return key if bare and is_property_name(key) else quoted(key)
+
+    # -- the values written afresh -------------------------------------------------------
+    def resolve(self, plan: Any) -> str:
+        """The text: the parts in order, each fresh value written where it stands (its
+        column and its line's indentation decide its layout)."""
+        out: list[str] = []
+        line: list[str] = []  # the current line so far
+        newline = self.doc.newline
+        for part in self.parts:
+            if not isinstance(part, str):
+                current = "".join(line)
+                line = [current]
+                indent = current[: len(current) - len(current.lstrip(" \t"))]
+                if part.flat:
+                    part = flat_text(part.value, plan, self.style)
+                else:
+                    part = value_text(part.value, plan, indent, len(current), self.style)
+                if "\n" in part and newline != "\n":
+                    part = part.replace("\n", newline)
+            out.append(part)
+            cut = part.rfind("\n")
+            if cut >= 0:
+                line = [part[cut + 1 :]]
+            else:
+                line.append(part)
+        return "".join(out)
+
+
+def _verbatim(item: _Item) -> bool:
+    return (
+        item.prefix is None
+        and item.literal is None
+        and item.old is not _ABSENT
+        and same(item.value, item.old)
+    )
+
+
+def _style_of(text: str, spans: Spans, start: int) -> TronStyle:
+    """Ours' indentation step and whether ours writes the keys of ``{}`` objects bare."""
+    m = _INDENTED.search(text, start)
+    step = m.group(1) if m else "  "
+    tokens = spans.tokens
+    i = -1
+    while True:
+        try:
+            i = tokens.index("{", i + 1)
+        except ValueError:
+            return TronStyle(step, False)
+        if i + 2 < len(tokens) and tokens[i + 2] == ":":
+            return TronStyle(step, tokens[i + 1][0] != '"')
+
+
+def _members_by_name(members: list[Any]) -> dict[Any, Any]:
+    """Members by key; the n-th pair of a repeated key by its ``duplicate_name`` (M18)."""
+    out = {m.key: m for m in members}
+    if len(out) == len(members):
+        return out
+    out = {}
+    count: dict[Any, int] = {}
+    for m in members:
+        n = count.get(m.key, 0) + 1
+        count[m.key] = n
+        out[m.key if n == 1 or m.key is None else duplicate_name(m.key, n)] = m
+    return out

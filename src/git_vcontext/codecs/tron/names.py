@@ -1,0 +1,81 @@
+"""Descriptive class names derived from where objects occur (todoList.items -> TodoItem)."""
+
+from __future__ import annotations
+
+import re
+
+from .header import NAME, RESERVED
+
+# Objects under these keys are maps with free-form keys ("Overview", "proposal", ...):
+# written with {} syntax; objects inside them are named after the map.
+MAP_KEYS = frozenset({"narrative", "narratives", "metadata"})
+
+_SAME_NAME = frozenset({"vContextInfo", "vAgendaInfo", "vBRIEFInfo"})
+_OBJECT_NAMES = {
+    "agent": "Agent",
+    "lastModifiedBy": "Agent",
+    "createdBy": "Agent",
+    "updatedBy": "Agent",
+    "mergedBy": "Agent",
+    "lockedBy": "Lock",
+}
+_ELEMENT_NAMES = {"changeLog": "ChangeLogEntry", "uris": "URI", "urls": "URL", "ids": "ID"}
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def is_property_name(key: str) -> bool:
+    """Whether a key can be written unquoted (class properties, dialect keys, named args)."""
+    return NAME.fullmatch(key) is not None and key not in RESERVED
+
+
+def object_name(key: str, parent: str | None) -> str:
+    """The name for an object held by ``key`` (``parent``: the name of the object holding it)."""
+    if parent is None and (key in _SAME_NAME or re.match(r"v[A-Z]", key)):
+        return key if NAME.fullmatch(key) else capitalised(key)
+    return _OBJECT_NAMES.get(key) or capitalised(key)
+
+
+def element_name(key: str, parent: str | None) -> str:
+    """The name for the objects in the array held by ``key``."""
+    if key == "items":
+        return _item_of(parent)
+    if key == "entries":
+        return (parent or "") + "Entry"
+    return _ELEMENT_NAMES.get(key) or capitalised(singular(key))
+
+
+def member_name(map_key: str) -> str:
+    """The name for objects that are values of a free-form map (narratives -> Narrative)."""
+    return capitalised(singular(map_key))
+
+
+def _item_of(parent: str | None) -> str:
+    if not parent:
+        return "Item"
+    if parent.endswith("List"):
+        return parent[:-4] + "Item"
+    return parent if parent.endswith("Item") else parent + "Item"
+
+
+def singular(word: str) -> str:
+    """English singular of a plural key, good enough for field names."""
+    if word.endswith("ies") and len(word) > 3:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 1:
+        return word[:-1]
+    return word
+
+
+def capitalised(key: str) -> str:
+    """A valid class name from any key: camelCase kept, other characters dropped."""
+    parts = [p for p in _NOT_NAME.split(key) if p]
+    name = "".join(p[0].upper() + p[1:] for p in parts) or "Object"
+    return "C" + name if name[0].isdigit() else name
+
+
+def letter_name(index: int) -> str:
+    """A, B, ... Z, A1, ... Z1, A2, ... (the TRON spec's advice for encoders)."""
+    cycle, position = divmod(index, 26)
+    return chr(ord("A") + position) + (str(cycle) if cycle else "")

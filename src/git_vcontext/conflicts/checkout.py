@@ -1,0 +1,215 @@
+"""Where a conflict ``sync`` reports is resolved, and what to run next.
+
+A pair that stops on a conflict has no index stages: ``sync AGENT --checkout`` leaves the
+merge of the commit it met (the current base: the remote's, when the base has an upstream
+or ``--push`` names a remote) into ``agents/AGENT`` stopped in the work tree where that
+branch is checked out (see ``stopped``). This module picks that work tree (the current
+one, switched to the agent branch, when the branch is checked out nowhere and this one is
+clean), says why it cannot (local changes, an operation in progress: with the commands
+that fix it), brings a base that is only behind its upstream up to it, and warns when a
+local sync merges into a base that is behind its upstream.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+from ..branches.ancestry import contains
+from ..errors import OperationalError
+from ..gitio import complaint, config_value, git, worktrees
+from ..gitio.operation import current, find_git_dir
+from ..gitio.places import fetched_namespace
+from ..gitio.refs import commit_of
+from ..record import record
+from ..remote.view import RemoteView
+from .stopped import Stopped, leave_stopped
+
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository
+
+    from ..sync.syncer import PairResult, Syncer
+
+
+@record
+class Refusal:
+    """A conflict that could not be left stopped: why, and the commands that fix it."""
+
+    agent: str
+    branch: str
+    message: str
+    commands: tuple[str, ...] = ()
+
+
+def busy(path: str, branch: str) -> str | None:
+    """Why ``branch``, checked out at ``path``, must not move: git stopped there in the
+    middle of a merge, rebase, cherry-pick or revert (None when it did not)."""
+    git_dir = find_git_dir(path, env={})
+    if git_dir is None:
+        return None
+    op = current(git_dir, env={})
+    if op.kind is None:
+        return None
+    finish = {
+        "merge": "git vcontext conflicts, git vcontext resolve, git commit --no-edit",
+        "rebase": "git vcontext conflicts, git vcontext resolve, git rebase --continue",
+        "cherry-pick": "git vcontext conflicts, git vcontext resolve, git cherry-pick --continue",
+        "revert": "git vcontext conflicts, git vcontext resolve, git revert --continue",
+    }[op.kind]
+    what = f"{op.kind} of {op.theirs}" if op.kind == "merge" else op.kind
+    return (
+        f"{branch} is checked out in {path}, where a {what} is in progress: finish it there "
+        f"({finish}) or abort it (git {op.kind} --abort), then sync again"
+    )
+
+
+def upstream(repo: Repository, base: str) -> str | None:
+    """The remote the base branch tracks (``branch.BASE.remote``), None for none or '.'."""
+    remote = config_value(repo, f"branch.{base}.remote")
+    if not remote or remote == "." or remote.startswith("-"):
+        return None
+    return remote
+
+
+def known_tip(repo: Repository, remote: str, base: str) -> Oid | None:
+    """The remote's base as last fetched: git's tracking branch or sync's own copy,
+    whichever holds the other (the newer)."""
+    names = [f"refs/remotes/{remote}/{base}", f"{fetched_namespace(repo, remote)}heads/{base}"]
+    tips = [t for t in (_tip(repo, n) for n in names) if t is not None]
+    best: Oid | None = None
+    for tip in tips:
+        if best is None or contains(repo, tip, best):
+            best = tip
+    return best
+
+
+def _tip(repo: Repository, name: str) -> Oid | None:
+    return commit_of(repo, name)
+
+
+def behind(repo: Repository, base: str, remote: str) -> str | None:
+    """A warning when the local base lacks commits its upstream had when last fetched."""
+    local = _tip(repo, f"refs/heads/{base}")
+    there = known_tip(repo, remote, base)
+    if local is None or there is None or contains(repo, local, there):
+        return None
+    return (
+        f"{base} is behind {remote}/{base} (as last fetched: {str(there)[:12]}): this sync "
+        f"merged with {base} as it is here"
+    )
+
+
+def bring_up(syncer: Syncer, base: str, remote: str) -> tuple[Oid | None, bool]:
+    """Fetch ``remote``'s base; when the local base is only behind it, build on it (the
+    local base fast-forwards when the sync's moves are made). Returns (the remote's base,
+    whether the local base has commits the remote's lacks: it is synced as it is)."""
+    repo = syncer.repo
+    cwd = str(repo.workdir or repo.path)
+    snap = RemoteView(repo, cwd, remote, base, []).fetch()
+    local = _tip(repo, f"refs/heads/{base}")
+    if snap.base is None or local is None or snap.base == local:
+        return snap.base, False
+    if contains(repo, snap.base, local):
+        syncer.pin(base, snap.base)
+        return snap.base, False
+    return snap.base, True
+
+
+def worktree_for(repo: Repository, branch: str) -> tuple[str | None, str | None, str]:
+    """(the work tree where ``branch`` is checked out, the branch this work tree was on
+    when it was switched to ``branch`` for the merge, why not): (None, None, why) when it is
+    checked out nowhere and this work tree cannot take it."""
+    found = worktrees.checkouts(repo).get(branch)
+    if found is not None:
+        return found, None, ""
+    here = (repo.workdir or "").rstrip("/")
+    if not here:
+        return None, None, "this repository has no work tree"
+    if worktrees.local_changes(here):
+        return None, None, f"this one ({here}) has local changes"
+    if busy(here, "HEAD") is not None:
+        return None, None, f"this one ({here}) is in the middle of a merge, rebase or the like"
+    git_dir = find_git_dir(here, env={})
+    was = current(git_dir, env={}).ours if git_dir else "HEAD"
+    switched = git(["switch", "-q", "--", branch], cwd=here, check=False)
+    if switched.returncode != 0:
+        why = complaint(switched.stderr, switched.returncode)
+        return None, None, f"this one ({here}) cannot switch to it: {why}"
+    return here, was, ""
+
+
+def leave(
+    syncer: Syncer, pair: PairResult, against: str, label: str, sync_command: str
+) -> tuple[Stopped | None, Refusal | None, str | None]:
+    """Leave ``pair``'s conflict stopped in its agent's work tree, as the merge of commit
+    ``against`` (named ``label``) into the agent branch: (where, or why not, and the branch
+    the current work tree was on when it was switched for it)."""
+    repo = syncer.repo
+    path, was, why_not = worktree_for(repo, pair.branch)
+    if path is None:
+        here = (repo.workdir or repo.path).rstrip("/")
+        where = shlex.quote(f"{here}-{pair.agent}")
+        return (
+            None,
+            Refusal(
+                pair.agent,
+                pair.branch,
+                f"{pair.branch} is checked out in no work tree, and {why_not}: check the "
+                "branch out in a work tree of its own, and run sync --checkout there",
+                (
+                    f"git worktree add {where} {pair.branch}",
+                    f"cd {where}",
+                    f"{sync_command} --checkout",
+                ),
+            ),
+            None,
+        )
+    if why := busy(path, pair.branch):
+        return None, Refusal(pair.agent, pair.branch, why), was
+    changed = worktrees.local_changes(path)
+    if changed:
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if changed[3:] else "")
+        return (
+            None,
+            Refusal(
+                pair.agent,
+                pair.branch,
+                f"{pair.branch} is checked out in {path} with local changes ({shown}): commit "
+                "them (or stash them), then run sync --checkout again",
+                (
+                    f"git -C {shlex.quote(path)} commit -am 'work in progress'",
+                    f"{sync_command} --checkout",
+                ),
+            ),
+            was,
+        )
+    try:
+        return leave_stopped(syncer, pair, path, against, label), None, was
+    except OperationalError as exc:
+        return None, Refusal(pair.agent, pair.branch, exc.one_line()), was
+
+
+def current_base(repo: Repository, pair: PairResult, remote: str | None) -> str:
+    """What ``--checkout`` merges into the agent branch: the commit the pair conflicted
+    with, or — after a ``--push`` run, when that commit is not on the remote (a merge the
+    run planned and did not publish) — the remote's base as just fetched."""
+    assert pair.against is not None  # a conflict
+    if remote is None or pair.base.startswith(f"{remote}/"):
+        return pair.against
+    there = known_tip(repo, remote, pair.base)
+    if there is None or contains(repo, there, repo[pair.against].id):
+        return pair.against
+    return str(there)
+
+
+def label_of(repo: Repository, against: str, base: str, branch: str, remote: str | None) -> str:
+    """A name for the commit a conflict was met with: ``origin/main``, ``main``,
+    ``origin/agents/bo``, else ``main`` (the base as sync was building it)."""
+    if remote is not None:
+        ns = fetched_namespace(repo, remote)
+        for name, shown in ((base, f"{remote}/{base}"), (branch, f"{remote}/{branch}")):
+            for ref in (f"{ns}heads/{name}", f"refs/remotes/{remote}/{name}"):
+                tip = _tip(repo, ref)
+                if tip is not None and str(tip) == against:
+                    return shown
+    return base

@@ -1,0 +1,74 @@
+"""Where things are in a repository: the one a hook runs in, git's common directory, the
+hooks folder, and the namespace ``sync --push`` fetches a remote into."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import OperationalError
+from . import config_value, open_repo, repository_error
+
+# pygit2 is imported inside the functions that use it (lazy): it is slow to import,
+# and commands that never read a repository import this module too.
+if TYPE_CHECKING:
+    from pygit2 import Repository
+
+
+def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
+    """The repository a hook runs in (``$GIT_DIR`` when git set it)."""
+    import pygit2
+
+    git_dir = os.environ.get("GIT_DIR")
+    if git_dir:
+        try:
+            repo = pygit2.Repository(git_dir)
+        except pygit2.GitError as exc:
+            if "owned by" in str(exc):
+                raise repository_error(git_dir) from None
+            raise OperationalError(f"cannot open the repository at {git_dir}: {exc}") from None
+        # lazy: only what a partial clone needs
+        from .promisor import read_as_git
+
+        read_as_git(repo)
+        return repo
+    return open_repo(cwd)
+
+
+def common_dir(repo: Repository) -> Path:
+    """Git's common directory (the main ``.git`` even from a linked worktree)."""
+    here = Path(repo.path or "")
+    pointer = here / "commondir"
+    try:
+        target = pointer.read_text().strip()
+    except OSError:
+        return here
+    return (here / target).resolve()
+
+
+FETCHED = "refs/vcontext/remotes/"
+"""Where ``sync --push`` keeps what it fetched of a remote (its branches, requests, lease)."""
+
+
+def hooks_folder(repo: Repository) -> Path:
+    """Where git runs ``repo``'s hooks from: ``core.hooksPath`` (``~`` expanded; a relative
+    path from the top of the work tree, or from the git directory of a bare repository),
+    else the common git directory's ``hooks``."""
+    configured = config_value(repo, "core.hooksPath")
+    if not configured:
+        return common_dir(repo) / "hooks"
+    path = Path(os.path.expanduser(configured))
+    return path if path.is_absolute() else Path(repo.workdir or repo.path) / path
+
+
+def fetched_namespace(repo: Repository, remote: str) -> str:
+    """``refs/vcontext/remotes/<key>/`` of a remote: its name when it is a configured one,
+    else a name made from its URL or path."""
+    import pygit2
+
+    if remote in repo.remotes.names() and pygit2.reference_is_valid_name(f"{FETCHED}{remote}"):
+        return f"{FETCHED}{remote}/"
+    digest = hashlib.sha1(remote.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"{FETCHED}url-{digest}/"

@@ -1,0 +1,129 @@
+"""Resources: seed 003's URIs over the served documents (listings, files, the playbook view)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..edits.stamp import Refused
+from ..values import json_report
+from .catalog import NOUN, SEGMENT, Entry
+from .service import Service
+from .tools.playbooks import view
+from .uris import parse
+
+MIME = {"json": "application/json", "tron": "text/x-tron"}
+LISTING_KEYS = {"todoList": "todoLists", "plan": "plans", "playbook": "playbooks"}
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One resource as ``resources/list`` shows it."""
+
+    uri: str
+    name: str
+    description: str
+    mime: str
+
+
+@dataclass(frozen=True)
+class Templated:
+    """One resource template (``resources/templates/list``)."""
+
+    template: str
+    name: str
+    description: str
+    mime: str
+
+
+TEMPLATES = (
+    Templated("vbrief://todos/{id}", "todo list", "A TodoList document by id", "application/json"),
+    Templated("vbrief://plans/{id}", "plan", "A Plan document by id", "application/json"),
+    Templated(
+        "vbrief://playbooks/{id}",
+        "playbook document",
+        "A playbook document by id",
+        "application/json",
+    ),
+    Templated(
+        "vbrief://playbook/{kind}",
+        "playbook section",
+        "The current playbook's active entries of one kind (strategy, learning, rule, "
+        "warning, note)",
+        "application/json",
+    ),
+)
+
+
+def listed(svc: Service) -> list[Listed]:
+    """The collections, the current documents, the playbook view, and every document."""
+    out: list[Listed] = []
+    for kind in ("todoList", "plan"):
+        seg = SEGMENT[kind]
+        out.append(
+            Listed(
+                f"vbrief://{seg}",
+                f"All {NOUN[kind]}s",
+                f"Every {NOUN[kind]} served here (id, uri, path, sequence)",
+                "application/json",
+            )
+        )
+        current = svc.catalog.current(kind)
+        if current is not None:
+            out.append(
+                Listed(
+                    f"vbrief://{seg}/current",
+                    f"Current {NOUN[kind]}",
+                    f"{current.rel} ({current.id})",
+                    MIME[current.format],
+                )
+            )
+    out.append(
+        Listed(
+            "vbrief://playbook",
+            "Project Playbook",
+            "The current playbook's view: one entry per targetId, heads resolved",
+            "application/json",
+        )
+    )
+    out.append(
+        Listed(
+            "vbrief://playbooks",
+            "All playbooks",
+            "Every playbook document served here",
+            "application/json",
+        )
+    )
+    out += [_document(e) for e in svc.catalog.entries()]
+    return out
+
+
+def _document(e: Entry) -> Listed:
+    name = e.title or f"{NOUN[e.kind]} {e.id}"
+    return Listed(e.uri, name, f"{NOUN[e.kind]} in {e.rel}", MIME[e.format])
+
+
+def read(svc: Service, uri: str) -> tuple[str, str]:
+    """The text of a resource and its mime type (Refused when there is no such resource)."""
+    address = parse(uri)
+    if address.what == "list":
+        return _listing(svc, address.kind), "application/json"
+    if address.what == "view":
+        return _view(svc, address.id), "application/json"
+    entry = svc.document(address.kind, address.id)
+    loaded = svc.catalog.store.load(entry.rel, entry.real)
+    if loaded is None:
+        raise Refused("gone", f"{entry.rel} no longer exists")
+    return loaded.raw.decode("utf-8", "replace"), MIME[entry.format]
+
+
+def _listing(svc: Service, kind: str) -> str:
+    current = svc.catalog.current(kind)
+    entries = [e.summary() for e in svc.catalog.entries(kind)]
+    out: dict[str, Any] = {LISTING_KEYS[kind]: entries, "current": current.id if current else None}
+    return json_report(out)
+
+
+def _view(svc: Service, kind: str | None) -> str:
+    args: dict[str, Any] = {"kind": kind} if kind else {}
+    return json_report(view(svc, args).data)

@@ -1,0 +1,190 @@
+"""From command-line options to a running service: root, repository, pins, access, HTTP address."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import OperationalError, UsageError
+from ..fsio import remove_stale_temporaries
+from ..gitio import config_value, open_repo
+from ..gitio.places import common_dir
+from .catalog import Catalog
+from .gitside import GitSide
+from .locks import Locks
+from .service import WRITABLE, Options, Service
+from .store import Store
+from .writer import Writer
+
+if TYPE_CHECKING:
+    from pygit2 import Repository
+
+PIN_KEYS = {"todoList": "todo", "plan": "plan", "playbook": "playbook"}
+LOOPBACK_NAMES = {"localhost"}
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where ``--http`` listens."""
+
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        if self.host in LOOPBACK_NAMES:
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+
+def http_address(value: str) -> Address:
+    """``PORT``, ``HOST:PORT`` or ``[IPv6]:PORT``; the host defaults to 127.0.0.1."""
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", value
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise UsageError(f"--http {value!r}: expected [HOST:]PORT, e.g. 8765 or 127.0.0.1:8765")
+    return Address(host, int(port))
+
+
+@dataclass(frozen=True)
+class Sessions:
+    """How many HTTP sessions may be open at once, and how long one may sit idle: a client
+    that never closes its sessions cannot make the server grow without end."""
+
+    idle_timeout: float = 1800.0  # seconds without a request in flight
+    limit: int = 100
+
+
+def sessions(address: Address | None, timeout: float | None, limit: int | None) -> Sessions:
+    """``--session-timeout`` and ``--max-sessions`` (only with ``--http``)."""
+    if address is None and (timeout is not None or limit is not None):
+        given = "--session-timeout" if timeout is not None else "--max-sessions"
+        raise UsageError(f"{given} is for --http: stdio serves one client, one session")
+    default = Sessions()
+    return Sessions(
+        default.idle_timeout if timeout is None else timeout,
+        default.limit if limit is None else limit,
+    )
+
+
+def token(address: Address | None, env: str | None) -> str | None:
+    """The bearer token clients must send: required off loopback, read from ``--token-env``."""
+    if env is None:
+        if address is not None and not address.loopback:
+            raise UsageError(
+                f"--http {address.host}: listening beyond loopback needs a bearer token: "
+                "--token-env VAR (clients send 'Authorization: Bearer <$VAR>')"
+            )
+        return None
+    value = os.environ.get(env, "")
+    if not value.strip():
+        raise UsageError(f"--token-env {env}: the environment variable is not set or empty")
+    return value.strip()
+
+
+def allowed(value: str | None) -> frozenset[str]:
+    """``--allow todos,plans,playbook`` as container kinds."""
+    if value is None:
+        return frozenset(WRITABLE.values())
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in WRITABLE]
+    if unknown or not names:
+        raise UsageError(f"--allow {value!r}: use a comma list of {', '.join(WRITABLE)}")
+    return frozenset(WRITABLE[n] for n in names)
+
+
+def find_root(given: str | None) -> tuple[str, Repository | None]:
+    """The folder served (``--root``, else the repository's top, else here) and its repo."""
+    start = given or os.getcwd()
+    if not os.path.isdir(start):
+        raise OperationalError(f"--root {given}: not a directory")
+    try:
+        repo = open_repo(start)
+    except OperationalError:
+        return os.path.realpath(start), None
+    if repo.workdir is None:
+        raise OperationalError("the repository is bare: run the server in a work tree")
+    return os.path.realpath(given or repo.workdir), repo
+
+
+def pins(root: str, repo: Repository | None, given: dict[str, str | None]) -> dict[str, str]:
+    """``--todo/--plan/--playbook PATH``, else git config ``vcontext.mcp.<kind>``."""
+    out: dict[str, str] = {}
+    for kind, key in PIN_KEYS.items():
+        value = given.get(kind) or _config(repo, f"vcontext.mcp.{key}")
+        if value:
+            out[kind] = _inside(
+                root, value, f"--{key}" if given.get(kind) else f"vcontext.mcp.{key}"
+            )
+    return out
+
+
+def _config(repo: Repository | None, key: str) -> str | None:
+    return None if repo is None else config_value(repo, key)
+
+
+def _inside(root: str, path: str, option: str) -> str:
+    full = os.path.realpath(os.path.join(root, path))
+    rel = os.path.relpath(full, root)
+    if rel.startswith("..") or os.path.isabs(rel):
+        raise UsageError(f"{option} {path}: outside the served folder {root}")
+    if not rel.endswith((".json", ".tron")):
+        raise UsageError(f"{option} {path}: a todo list, plan or playbook is a .json or .tron file")
+    return rel.replace(os.sep, "/")
+
+
+def service(options: Options, repo: Repository | None) -> Service:
+    """Everything the server needs, wired together."""
+    store = Store()
+    git = GitSide(repo, agent=options.agent, commit=options.commit) if repo is not None else None
+    catalog = Catalog(
+        options.root,
+        store,
+        ignored=(lambda rel: git.ignored(os.path.join(options.root, rel))) if git else _never,
+        declared=(lambda rel: git.declared(os.path.join(options.root, rel))) if git else _never,
+        pinned=options.pinned,
+        sniff=git is None,  # in a repository: install's patterns and .gitattributes only
+    )
+    locks = Locks(_lock_folder(repo))
+    scratch = _scratch_folder(repo)
+    writer = Writer(store, locks, git, root=catalog.root, scratch=scratch)
+    _tidy(catalog, scratch)
+    return Service(options, catalog, writer, git)
+
+
+def _scratch_folder(repo: Repository | None) -> str | None:
+    """Where writes make their temporaries: in the git directory, which ``git status``
+    never shows (a write killed half way leaves nothing in the work tree)."""
+    if repo is None:
+        return None
+    folder = common_dir(repo) / "vcontext" / "tmp"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only repository: temporaries go beside the documents
+        return None
+    return str(folder)
+
+
+def _tidy(catalog: Catalog, scratch: str | None) -> None:
+    """Remove what writes killed half way (by an earlier server) left: temporaries named as
+    ours are, whose process is gone, in the scratch folder and the served folders."""
+    for folder in [*([scratch] if scratch else []), *catalog.folders()]:
+        remove_stale_temporaries(folder)
+
+
+def _never(rel: str) -> bool:
+    return False
+
+
+def _lock_folder(repo: Repository | None) -> str | None:
+    if repo is None:
+        return None
+
+    return str(common_dir(repo) / "vcontext" / "mcp-locks")

@@ -1,0 +1,1 @@
+"""The MCP tools: their specs, argument checks, and one module per family of tools."""

@@ -1,0 +1,84 @@
+"""Calling a tool by name: which tools a server lists, argument checks, refusals as answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...edits.stamp import Refused
+from ...errors import VContextError
+from ..service import Answer, Service
+from . import (
+    conflicts as conflict_tools,
+)
+from . import (
+    engine as engine_tools,
+)
+from . import (
+    plans as plan_tools,
+)
+from . import (
+    playbooks as playbook_tools,
+)
+from . import (
+    todos as todo_tools,
+)
+from .arguments import checked
+from .specs import ALL, BY_NAME, ToolSpec
+
+IMPLEMENTATIONS: dict[str, Callable[[Service, dict[str, Any]], Answer]] = {
+    "vbrief_create_todo": todo_tools.create_todo,
+    "vbrief_update_todo": todo_tools.update_todo,
+    "vbrief_delete_todo": todo_tools.delete_todo,
+    "vbrief_create_plan": plan_tools.create_plan,
+    "vbrief_update_plan": plan_tools.update_plan,
+    "vbrief_add_plan_item": plan_tools.add_plan_item,
+    "vbrief_update_plan_item": plan_tools.update_plan_item,
+    "vbrief_add_learning": playbook_tools.add_learning,
+    "vbrief_query_playbook": playbook_tools.query_playbook,
+    "vcontext_view": playbook_tools.view,
+    "vcontext_diff": engine_tools.diff,
+    "vcontext_validate": engine_tools.validate,
+    "vcontext_status": engine_tools.status,
+    "vcontext_sync": engine_tools.sync,
+    "vcontext_conflicts": conflict_tools.conflicts,
+    "vcontext_resolve": conflict_tools.resolve,
+}
+
+
+def offered(svc: Service) -> list[ToolSpec]:
+    """The tools this server lists: no writes when read-only, only the ``--allow``ed kinds."""
+    out = []
+    for spec in ALL:
+        if spec.writes and svc.options.read_only:
+            continue
+        if spec.kind is not None and spec.kind not in svc.options.allow:
+            continue
+        out.append(spec)
+    return out
+
+
+def call(svc: Service, name: str, args: Any) -> Answer:
+    """Run one tool; every expected failure is an answer with ``error`` set and one line."""
+    try:
+        spec = BY_NAME.get(name)
+        if spec is None or spec not in offered(svc):
+            raise Refused("unknown-tool", f"unknown tool {name!r}")
+        return IMPLEMENTATIONS[name](svc, _numbers(spec, checked(spec, args)))
+    except Refused as exc:
+        return refusal(exc.kind, exc.one_line())
+    except VContextError as exc:
+        return refusal("refused", exc.one_line())
+
+
+def refusal(kind: str, line: str) -> Answer:
+    return Answer(line, {"error": {"kind": kind, "message": line}}, error=True)
+
+
+def _numbers(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    """JSON integers may arrive as ``3.0``; the tools get ints."""
+    out = dict(args)
+    for key, value in args.items():
+        if spec.properties.get(key, {}).get("type") == "integer" and isinstance(value, float):
+            out[key] = int(value)
+    return out

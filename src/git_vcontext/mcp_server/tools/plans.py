@@ -1,0 +1,94 @@
+"""``vbrief_create_plan``, ``vbrief_update_plan``, ``vbrief_add_plan_item``,
+``vbrief_update_plan_item``."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from ...edits import plans
+from ...edits.items import client_id, fresh_id
+from ...edits.stamp import Refused
+from ..service import Answer, Service, committed_text, sequenced
+
+KIND = "plan"
+
+
+def create_plan(svc: Service, args: dict[str, Any]) -> Answer:
+    svc.may_write(KIND)
+    if args.get("expectedSequence") not in (None, 0):
+        raise Refused(
+            "stale-sequence",
+            f"a new plan starts at sequence 0, not the expectedSequence {args['expectedSequence']}",
+        )
+    stamp, entropy = svc.stamp(), svc.entropy()
+    plan_id = _new_plan_id(svc, args.get("id"), entropy)
+    target = svc.new_target(KIND, f".vcontext/plan-{plan_id}.json", dict)
+    fields: dict[str, Any] = {
+        k: args[k] for k in ("title", "status", "narratives", "items", "phases") if k in args
+    }
+    uid = str(uuid.uuid4())
+    outcome, out = svc.apply(
+        "vbrief_create_plan",
+        target,
+        lambda _: plans.new_document(fields, stamp, plan_id=plan_id, uid=uid, entropy=entropy),
+    )
+    return Answer(
+        f"Created plan with ID: {plan_id} in {target.rel} ({len(outcome.item['items'])} items)"
+        f"{committed_text(out)}",
+        out,
+    )
+
+
+def _new_plan_id(svc: Service, given: str | None, entropy: str) -> str:
+    taken = {e.id for e in svc.catalog.entries(KIND)}
+    folder = os.path.join(svc.catalog.root, ".vcontext")
+    taken |= {n[5:-5] for n in _names(folder) if n.startswith("plan-") and n.endswith(".json")}
+    if given is not None:
+        return client_id(given, taken, "plan")
+    return fresh_id("", taken, entropy)  # the file is .vcontext/plan-<id>.json
+
+
+def _names(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def update_plan(svc: Service, args: dict[str, Any]) -> Answer:
+    svc.may_write(KIND)
+    entry = svc.document(KIND, args["id"])
+    fields: dict[str, Any] = {k: args[k] for k in ("title", "status", "narratives") if k in args}
+    _, out = svc.edit("vbrief_update_plan", entry, args, plans.update, fields)
+    return sequenced(f"Updated plan {entry.id}: {', '.join(fields)}", out)
+
+
+def add_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
+    svc.may_write(KIND)
+    entropy = svc.entropy()
+    entry = svc.document(KIND, args["planId"])
+    position = args.get("position")
+    at = None if position is None else int(position)
+    outcome, out = svc.edit(
+        "vbrief_add_plan_item",
+        entry,
+        args,
+        plans.add_item,
+        args["item"],
+        entropy=entropy,
+        position=at,
+    )
+    where = f"to plan {entry.id} at position {outcome.change.path[-1]}"
+    return sequenced(f"Added plan item with ID: {outcome.item_id} {where}", out)
+
+
+def update_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
+    svc.may_write(KIND)
+    entry = svc.document(KIND, args["planId"])
+    fields: dict[str, Any] = {k: args[k] for k in ("title", "status") if k in args}
+    tool = "vbrief_update_plan_item"
+    outcome, out = svc.edit(tool, entry, args, plans.update_item, args["itemId"], fields)
+    what = f"{outcome.item_id} of plan {entry.id}: {', '.join(fields)}"
+    return sequenced(f"Updated plan item {what}", out)

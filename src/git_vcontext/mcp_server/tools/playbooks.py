@@ -1,0 +1,113 @@
+"""``vbrief_add_learning``, ``vbrief_query_playbook`` and ``vcontext_view``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...edits import learnings
+from ...edits.stamp import Refused
+from ...playbook.model import Entry as ViewEntry
+from ...playbook.model import PlaybookView
+from ...playbook.render import matches, render_text
+from ...playbook.view import playbook_view
+from ..service import Answer, Service, committed_text
+
+KIND = "playbook"
+EVENT_ARGS = ("targetId", "kind", "title", "narrative", "tags", "evidence", "confidence")
+
+
+def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
+    svc.may_write(KIND)
+    stamp, entropy = svc.stamp(), svc.entropy()
+    target = svc.target_of(KIND, args.get("playbookId"), lambda: learnings.new_document(stamp))
+    fields = {k: args[k] for k in EVENT_ARGS if k in args}
+    agent = svc.agent()
+
+    def message(done: learnings.Learned) -> str:
+        e = done.event
+        return (
+            f"vcontext mcp: {e['operation']} of {e['targetId']} ({e['eventId']})\n\n"
+            f"Tool: vbrief_add_learning\nAgent: {agent}\nDocument: {target.rel}\n"
+        )
+
+    learned, written = svc.writer.write(
+        target,
+        lambda data: learnings.add_learning(
+            data, fields, stamp, entropy=entropy, expected=args.get("expectedSequence")
+        ),
+        message,
+    )
+    event = learned.event
+    out: dict[str, Any] = {"eventId": event["eventId"], "targetId": event["targetId"]}
+    out["operation"] = event["operation"]
+    if "prevEventId" in event:
+        out["prevEventId"] = event["prevEventId"]
+    out["event"] = event
+    out.update(svc.written(target.rel, KIND, written))
+    out["version"] = out["document"].get("sequence")
+    if learned.notes:
+        out["notes"] = [*out.get("notes", []), *learned.notes]
+    chained = f", chained to {event['prevEventId']}" if "prevEventId" in event else ""
+    return Answer(
+        f"Added learning {event['targetId']}: {event['operation']} event {event['eventId']}"
+        f"{chained} in {target.rel}{committed_text(out)}",
+        out,
+    )
+
+
+def _view(svc: Service, playbook_id: str | None) -> tuple[PlaybookView | None, dict[str, Any]]:
+    """The view of the playbook named (or the current one); None when there is none yet."""
+    if playbook_id is None and svc.catalog.current(KIND) is None:
+        return None, {}
+    entry = svc.document(KIND, playbook_id)
+    loaded = svc.catalog.store.load(entry.rel, entry.real)
+    if loaded is None or loaded.doc is None:
+        why = loaded.error if loaded is not None else f"{entry.rel}: gone"
+        raise Refused("unparsable", f"{why}; the playbook does not parse")
+    return playbook_view(loaded.data), entry.summary()
+
+
+def query_playbook(svc: Service, args: dict[str, Any]) -> Answer:
+    view, where = _view(svc, args.get("playbookId"))
+    if view is None:
+        return Answer("There is no playbook here yet.", {"entries": [], "matched": 0})
+    found, matched = learnings.query(
+        view,
+        kind=args.get("kind"),
+        tags=args.get("tags"),
+        search=args.get("searchText"),
+        limit=int(args.get("limit", 10)),
+    )
+    data = {"playbook": where, "entries": [e.to_json() for e in found], "matched": matched}
+    head = f"{matched} matching entr{'y' if matched == 1 else 'ies'}"
+    shown = f", {len(found)} shown" if len(found) < matched else ""
+    lines = [f"{head} in {where['path']}{shown}"] + [_line(e) for e in found]
+    return Answer("\n".join(lines), data)
+
+
+def _line(e: ViewEntry) -> str:
+    text = e.title or e.text or next(iter((e.narrative or {}).values()), "")
+    first = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    counts = (
+        f" (+{e.helpful_count}/-{e.harmful_count})" if e.helpful_count or e.harmful_count else ""
+    )
+    return f"- [{e.kind or 'no kind'}] {e.target_id}: {first}{counts}"
+
+
+def view(svc: Service, args: dict[str, Any]) -> Answer:
+    found, where = _view(svc, args.get("playbookId"))
+    if found is None:
+        return Answer("There is no playbook here yet.", {"entries": [], "anomalies": []})
+    shown = [
+        e
+        for e in found.entries
+        if matches(
+            e,
+            status=args.get("status", "active"),
+            kinds=[args["kind"]] if args.get("kind") else (),
+            tags=args.get("tags") or (),
+            search=args.get("search"),
+        )
+    ]
+    data = {"playbook": where, **found.to_json(entries=shown), "entryCount": len(found.entries)}
+    return Answer(render_text(found, shown), data)

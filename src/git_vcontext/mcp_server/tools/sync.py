@@ -1,0 +1,209 @@
+"""``vcontext_sync`` and the way out of its conflicts with tool calls alone.
+
+The server runs in the agent's work tree, where ``agents/NAME`` is checked out. When the
+agent's own pair conflicts, the merge of the current base into its branch is left stopped
+right here (as ``sync --checkout``) and the conflicts come back as data, each with its id;
+``vcontext_resolve`` settles them and, once none is left, commits the merge (on an agent
+branch every write is a commit); the next ``vcontext_sync`` lands. A merge whose
+conflicts were all settled some other way is committed by ``vcontext_sync`` itself.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from ...branches import agents as agent_config
+from ...commands.conflicts import render_text
+from ...commands.sync import sync as run_sync
+from ...conflicts.checkout import upstream
+from ...conflicts.listing import Listing, list_conflicts
+from ...edits.stamp import Refused
+from ...errors import OperationalError
+from ...gitio import complaint, git
+from ...gitio.operation import current, find_git_dir
+from ..service import Answer, Service
+
+if TYPE_CHECKING:
+    from ...commands.sync import SyncOutcome
+    from ..gitside import GitSide
+
+
+def sync(svc: Service, args: dict[str, Any]) -> Answer:
+    svc.may_write(None)
+    git_side = _git(svc)
+    own = git_side.agent_branch()
+    names = list(args.get("agents") or [])
+    if not names and not args.get("all"):
+        if own is None:
+            raise Refused(
+                "bad-argument",
+                "this work tree is not on an agent branch: name the "
+                "agents to sync (agents: [...]) or all: true",
+            )
+        names = [own]
+    mine = own is not None and names == [own] and not args.get("dryRun")
+    notes: list[str] = []
+    if mine:
+        waiting = _finish_stopped(svc, git_side, args, notes)
+        if waiting is not None:
+            return waiting
+    lines: list[str] = [*notes]
+    warnings: list[str] = []
+    try:
+        outcome: SyncOutcome = git_side.locked(
+            lambda repo: run_sync(
+                repo,
+                agents=names,
+                all_agents=bool(args.get("all")),
+                into=args.get("into"),
+                push=args.get("push"),
+                dry_run=bool(args.get("dryRun")),
+                checkout=mine,
+                say=lines.append,
+                warn=warnings.append,
+                hints=not mine,
+            )
+        )
+    except OperationalError as exc:
+        raise Refused("sync", exc.one_line()) from None
+    svc.catalog.refresh()
+    data: dict[str, Any] = {"ok": outcome.ok, "lines": lines, "warnings": warnings}
+    text = "\n".join([*lines, *(f"warning: {w}" for w in warnings)]) or "nothing to sync"
+    if outcome.ok:
+        return Answer(text, data)
+    here = os.path.realpath(git_side.top or ".")
+    stopped_here = [s for s in outcome.stopped if os.path.realpath(s.worktree) == here]
+    if stopped_here:
+        listing = list_conflicts(cwd=git_side.top or ".")
+        merging = stopped_here[0].merging
+        data["stopped"] = {"worktree": stopped_here[0].worktree, "merging": merging}
+        text += "\n" + _conflict_text(listing, None, _sync_args(svc, args))
+        data.update(_conflict_data(listing, _sync_args(svc, args)))
+    elif outcome.refusals:
+        data["next"] = [{"command": c} for r in outcome.refusals for c in r.commands]
+    return Answer(f"sync stopped: {text}", data, error=True)
+
+
+def _git(svc: Service) -> GitSide:
+    if svc.git is None or svc.git.top is None:
+        raise Refused("no-git", "vcontext_sync needs a git work tree; this folder is not in one")
+    return svc.git
+
+
+def _finish_stopped(
+    svc: Service, git_side: GitSide, args: dict[str, Any], notes: list[str]
+) -> Answer | None:
+    """A merge stopped in this work tree: its conflicts (as data) while any is left, else
+    it is committed and the sync goes on (None)."""
+    top = git_side.top or "."
+    git_dir = find_git_dir(top, env={})
+    op = current(git_dir, env={}) if git_dir else None
+    if op is None or op.kind is None:
+        return None
+    if op.kind != "merge" or not is_sync_merge(top):
+        what = f"a {op.kind} of {op.theirs}" if op.kind == "merge" else f"a {op.kind}"
+        finish = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
+        raise Refused(
+            "busy",
+            f"{what} is in progress in {top}, not one sync left: finish it (vcontext_conflicts, "
+            f"vcontext_resolve, then {finish}) or abort it (git {op.kind} --abort), then sync",
+        )
+    listing = list_conflicts(cwd=top)
+    if listing.found:
+        data = {"ok": False, "lines": [], "warnings": []}
+        data.update(_conflict_data(listing, _sync_args(svc, args)))
+        head = (
+            f"the merge of {op.theirs} into {op.ours} is stopped in this work tree "
+            f"(ours: {op.ours}, theirs: {op.theirs}):"
+        )
+        text = _conflict_text(listing, head, _sync_args(svc, args))
+        return Answer(f"sync stopped: a merge is in progress here; {text}", data, error=True)
+    notes.append(conclude(top))
+    return None
+
+
+def conclude(top: str) -> str:
+    """Commit the merge stopped in ``top`` (none of its conflicts left): one line."""
+    done = git(["commit", "--no-edit", "--quiet"], cwd=top, check=False)
+    if done.returncode != 0:
+        raise Refused(
+            "commit",
+            f"the merge in {top} could not be committed: "
+            f"{complaint(done.stderr or done.stdout, done.returncode)}",
+        )
+    head = git(["rev-parse", "HEAD"], cwd=top).stdout.strip()
+    return f"committed the merge ({head[:12]})"
+
+
+def is_sync_merge(top: str) -> bool:
+    """Whether the merge stopped in ``top`` is one ``sync --checkout`` (or ``vcontext_sync``)
+    left there."""
+    git_dir = find_git_dir(top, env={})
+    if git_dir is None or current(git_dir, env={}).kind != "merge":
+        return False
+    try:
+        with open(os.path.join(git_dir, "MERGE_MSG"), encoding="utf-8", errors="replace") as fh:
+            first = fh.readline()
+    except OSError:
+        return False
+    return first.startswith("vcontext sync: merge ")
+
+
+def _sync_args(svc: Service, args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of the next ``vcontext_sync``: the same remote."""
+    return {"push": args["push"]} if args.get("push") else next_sync_args(svc)
+
+
+def next_sync_args(svc: Service) -> dict[str, Any]:
+    """``vcontext_sync``'s arguments for the agent served here: push to the remote its
+    base tracks, when it has one."""
+    if svc.git is None:
+        return {}
+    own = svc.git.agent_branch()
+    if own is None:
+        return {}
+
+    def remote(repo: Any) -> str | None:
+        try:
+            return upstream(repo, agent_config.base_of(repo, own))
+        except OperationalError:
+            return None
+
+    found = svc.git.locked(remote)
+    return {"push": found} if found else {}
+
+
+def _conflict_data(listing: Listing, sync_args: dict[str, Any]) -> dict[str, Any]:
+    files = listing.to_json()["files"]
+    calls: list[dict[str, Any]] = []
+    for f in files:
+        for c in f["conflicts"]:
+            calls.append(
+                {
+                    "tool": "vcontext_resolve",
+                    "arguments": {"path": f["path"], "conflict": c["id"], "take": "ours"},
+                    "or": [{"take": "theirs"}, {"value": "any JSON value"}],
+                }
+            )
+    calls.append({"tool": "vcontext_sync", "arguments": sync_args})
+    return {"conflicts": files, "others": list(listing.others), "next": calls}
+
+
+def _conflict_text(listing: Listing, head: str | None, sync_args: dict[str, Any]) -> str:
+    steps = [
+        f'vcontext_resolve {{"path": "{f.path}", "conflict": "{c.id}", "take": "ours"}} '
+        '(or "take": "theirs", or "value": …)'
+        for f in listing.files
+        for c in f.conflicts
+    ]
+    steps.append(f"vcontext_sync {_json(sync_args)}")
+    shown = [head] if head else []
+    shown += [render_text(listing).rstrip("\n"), "next:", *(f"  {s}" for s in steps)]
+    return "\n".join(shown)
+
+
+def _json(args: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(args)

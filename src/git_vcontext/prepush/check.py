@@ -1,0 +1,183 @@
+"""The pre-push check of a set of ref updates: run by the hook, and by ``sync`` before its pushes.
+
+For each ref update, the commits the remote does not have yet get the verdicts of
+``verdicts.Checker`` (each changed blob, each change against each parent; which files:
+the stricter of the commit's routing and the remote's); a forced update is also
+compared with the remote's old tip (also a branch deleted and pushed again:
+``remotepast``), and a branch outside the agent prefix must not receive an unmerged
+fork. A push found clean is also remembered by
+its ref lines (``push_key``), so the hook git starts for a push ``sync`` already
+checked answers without even opening the repository.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..branches.agents import agent_prefix
+from ..gitio.objects import new_commits
+from ..gitio.outgoing import parse_ref_lines, pushed_commits
+from ..gitio.places import common_dir
+from ..validation.model import SKIPPED, FileReport
+from . import remotepast
+from .cache import VerdictCache, push_key
+from .verdicts import Checker
+
+if TYPE_CHECKING:
+    from pygit2 import Commit, Repository
+
+    from ..codecs import ParseMemo
+    from ..gitio.outgoing import PushRange, RefUpdate
+    from ..validation.model import Finding
+
+    Verdicts = list[tuple[str, dict[str, list[Finding]]]]
+
+
+class PushReport:
+    """What the check found: a section per ref update with problems, notes, counts."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.notes: list[str] = []
+        self.problems = 0
+        self.commits = 0  # commits with problems
+        self._skipped: set[str] = set()
+
+    def add(self, target: str, verdicts: Verdicts) -> None:
+        section: list[str] = []
+        for heading, found in verdicts:
+            problems = {}
+            for path, findings in found.items():
+                self._note_skipped(path, [f for f in findings if f.rule == SKIPPED])
+                if kept := [f for f in findings if f.rule != SKIPPED]:
+                    problems[path] = kept
+            if problems:
+                self.commits += 1
+                section.append(f"  {heading}")
+                self.problems += _add(section, problems)
+        if section:
+            self.lines += [f"git-vcontext: {target}:", *section]
+
+    def _note_skipped(self, path: str, notes: list[Finding]) -> None:
+        for note in notes:
+            if path not in self._skipped:
+                self._skipped.add(path)
+                self.notes.append(f"{path}: {note.message}")
+
+
+def check_updates(
+    repo: Repository, updates: list[RefUpdate], remote: str, cache: VerdictCache
+) -> tuple[PushReport, Checker]:
+    """Check every ref update of one push (deletions are skipped)."""
+    checker = Checker(repo, cache)
+    prefix = agent_prefix(repo)
+    report = PushReport()
+    done: set[str] = set()
+    deleted = remotepast.remember_deletions(repo, remote, updates)
+    for update in updates:
+        if update.is_deletion:
+            continue
+        pushed = pushed_commits(repo, update, remote)
+        if (before := remotepast.predecessor(repo, pushed, remote, deleted)) is not None:
+            remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
+        checker.floor = remotepast.routing_floor(repo, pushed, remote)
+        report.notes += pushed.notes
+        report.add(
+            f"{update.local_ref} -> {remote} {update.remote_ref}",
+            _verdicts(checker, pushed, prefix, done),
+        )
+    return report, checker
+
+
+def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) -> Verdicts:
+    """(heading, findings by file) for each new commit of one ref update, then the
+    checks between its previous and new tip (forced update, arrival outside agents/)."""
+    out: Verdicts = []
+    for commit in pushed.commits:
+        if str(commit.id) not in done:
+            done.add(str(commit.id))
+            found = checker.commit(commit)
+            if undoing := undone_findings(checker.repo, commit):
+                found = {**found, **{p: [*found.get(p, []), *f] for p, f in undoing.items()}}
+            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", found))
+    if pushed.rewinds and pushed.previous is not None and pushed.tip is not None:
+        heading = (
+            f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
+            f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
+        )
+        out.append((heading, checker.between("history", pushed.previous, pushed.tip)))
+    branch = pushed.update.branch
+    if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
+        for commit in _arriving(checker.repo, pushed):
+            if found := checker.merge_arrival(commit):
+                heading = (
+                    f"merge commit {str(commit.id)[:10]} {_subject(commit)} "
+                    f"(brings an agent's fork onto {branch}, outside the agent prefix {prefix})"
+                )
+                out.append((heading, found))
+    return out
+
+
+def undone_findings(repo: Repository, commit: Commit) -> dict[str, list[Finding]]:
+    """A commit that undoes what the sync merge it was made on brought in (made on files an
+    interrupted sync left behind: ``prepush/undone``), as findings by file."""
+    from ..validation.model import Finding
+    from .undone import SAID, undone
+
+    out: dict[str, list[Finding]] = {}
+    for u in undone(repo, commit):
+        message = (
+            f"removes {', '.join(u.records[:5])}{' …' if len(u.records) > 5 else ''}, which the "
+            f"sync merge {u.merge[:10]} before it brought in (made on files an interrupted "
+            f"sync left behind?); git vcontext sync says how to redo it on them; if meant, "
+            f"say so with a '{SAID} <why>' line in the commit message"
+        )
+        out[u.path] = [Finding("sync-undone", "", message)]
+    return out
+
+
+def _arriving(repo: Repository, pushed: PushRange) -> list[Commit]:
+    """The commits a ref update makes arrive on its branch: those since its previous tip
+    (some may be on the remote already, under an agent branch), else those the remote
+    lacks (a new branch)."""
+    if pushed.previous is None or pushed.tip is None:
+        return list(pushed.commits)
+    return list(new_commits(repo, pushed.tip.id, pushed.previous.id))
+
+
+def prefill(
+    repo: Repository, lines: list[str], remote: str, parsed: ParseMemo | None = None
+) -> PushReport:
+    """Check a push ``sync`` is about to make, as the hook will, and remember it when clean.
+
+    ``parsed``: documents sync parsed already (by content), reused instead of parsed again.
+    """
+    # lazy: a cached pre-push never parses
+    from ..codecs import ReusedParses
+
+    text = "\n".join(lines) + "\n"
+    cache = VerdictCache.open(common_dir(repo))
+    with ReusedParses(parsed):
+        report, _ = check_updates(repo, parse_ref_lines(text), remote, cache)
+    if not report.problems:
+        cache.put(push_key(remote, text), [])
+    cache.save()
+    return report
+
+
+def _add(section: list[str], found: dict[str, list[Finding]]) -> int:
+    """Append the report lines of one commit's findings; return how many there were."""
+    count = 0
+    for path, findings in found.items():
+        count += len(findings)
+        section += [f"    {line}" for line in _lines(path, findings)]
+    return count
+
+
+def _subject(commit: Commit) -> str:
+    message: str = commit.message or ""
+    return message.strip().split("\n", 1)[0][:72]
+
+
+def _lines(path: str, findings: list[Finding]) -> list[str]:
+    return FileReport(path, tuple(findings)).lines()

@@ -1,0 +1,151 @@
+"""Whether a merge commit ``sync`` is about to make passes the checks the pre-push hook (and
+the server's integration) would apply to it (PRODUCT.md, "Branch-per-agent workflow": one
+truth).
+
+A merge that would fail them is not made: ``sync`` stops that pair as it stops one that
+conflicts, and an integration leaves that request out, so no request, however broken (a
+client that skipped the hook, an older version), blocks another agent's round. The
+verdicts are the hook's own (``verdicts.Checker``, its verdict cache), so a push of the
+commits found clean here costs no second check.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..branches.treemerge import PathConflict
+from ..gitio.objects import commit_at, signature, tree_blob
+from ..gitio.outgoing import tracking_tips
+from ..gitio.places import common_dir
+from ..validation.model import SKIPPED
+from .cache import VerdictCache
+from .verdicts import Checker
+
+if TYPE_CHECKING:
+    from pygit2 import Commit, Oid, Repository, Tree
+
+    from ..sync.syncer import PairResult
+    from ..validation.model import Finding
+
+HISTORY_PREFIX = "history-"  # the history rules' ids (validation.history.RULES)
+
+FAILS_CHECKS = "fails the checks"
+"""The ``PathConflict.kind`` of a document whose merge the hook would refuse."""
+
+
+class MergeChecks:
+    """The hook's verdicts on merge commits, with one verdict cache for a whole sync."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+        self._cache: VerdictCache | None = None
+        self._checker: Checker | None = None
+
+    def failures(
+        self, commit: Oid, branch: str, *, first: Oid | None = None
+    ) -> tuple[PathConflict, ...]:
+        """What the hook would refuse in ``commit`` (checked against each of its parents),
+        one ``PathConflict`` per document, saying what to do on ``branch`` (the agent's).
+
+        The first parent is the base: a problem its own version of a document already has
+        is the base's, not the agent's, and stops no agent (the hook still judges the push).
+        ``first``: the base as the push will show it, when it differs from ``commit``'s
+        first parent (a later merge of an integration that combines them into one commit,
+        whose first parent is the base before its first merge).
+        """
+        checker = self._checker_of()
+        merge = commit_at(self.repo, commit)
+        if first is not None and merge.parent_ids and merge.parent_ids[0] != first:
+            merge = commit_at(self.repo, self._as_pushed(merge, first))
+        found = checker.commit(merge)
+        base = merge.parents[0].tree if merge.parents else None
+        out = []
+        for path, findings in sorted(found.items()):
+            had = _known(checker, base, path)
+            problems = [f for f in findings if f.rule != SKIPPED and _key(f) not in had]
+            if problems:
+                published = self._published(merge.parent_ids[1:])
+                advice = _advice(branch, path, problems, published=published)
+                reasons = (*(_reason(f) for f in problems), advice)
+                out.append(PathConflict(path, FAILS_CHECKS, reasons=reasons))
+        return tuple(out)
+
+    def _published(self, commits: list[Oid]) -> bool:
+        """Whether the agent's commits are on a remote already (as far as we fetched): a
+        commit fixing them is then enough, since the hook checks only what the remote lacks."""
+        tips = tracking_tips(self.repo)
+        return bool(commits) and all(
+            any(t == c or self.repo.descendant_of(t, c) for t in tips) for c in commits
+        )
+
+    def _as_pushed(self, merge: Commit, first: Oid) -> Oid:
+        """The same merge with ``first`` as its first parent (an object to judge, never
+        referenced; a fixed identity and time, so the same merge is judged once)."""
+        nobody = signature("git-vcontext", "check@git-vcontext.invalid", time=0)
+        parents = [first, *merge.parent_ids[1:]]
+        return self.repo.create_commit(None, nobody, nobody, "check\n", merge.tree_id, parents)
+
+    def save(self) -> None:
+        """Keep the verdicts for the hook that checks the push (a no-op when none ran)."""
+        if self._cache is not None:
+            self._cache.save()
+
+    def _checker_of(self) -> Checker:
+        if self._checker is None:
+            self._cache = VerdictCache.open(common_dir(self.repo))
+            self._checker = Checker(self.repo, self._cache)
+        return self._checker
+
+
+def _known(checker: Checker, tree: Tree | None, path: str) -> set[tuple[str, str, str]]:
+    """The problems the base's own version of ``path`` has (none when it lacks it)."""
+    blob = None if tree is None else tree_blob(tree, path)
+    if blob is None:
+        return set()
+    return {_key(f) for f in checker.blob_findings(str(blob.id), path)}
+
+
+def _key(finding: Finding) -> tuple[str, str, str]:
+    """A problem, wherever its line is."""
+    return (finding.rule, finding.where, finding.message)
+
+
+def only_check_failures(conflicts: tuple[PathConflict, ...]) -> bool:
+    """Whether a stopped pair stopped only because its merge would fail the checks."""
+    return bool(conflicts) and all(c.kind == FAILS_CHECKS for c in conflicts)
+
+
+def left_out(result: PairResult) -> str:
+    """Why an integration left a request out (its owner's own sync reports the details)."""
+    if only_check_failures(result.conflicts):
+        paths = ", ".join(c.path for c in result.conflicts)
+        return f"merging it into {result.base} fails the checks ({paths}); its own sync reports why"
+    return f"it conflicts with {result.base} (its own sync reports the conflicts)"
+
+
+def _reason(finding: Finding) -> str:
+    where = f"{finding.where}: " if finding.where else ""
+    at = ""
+    if finding.line is not None:
+        at = f"line {finding.line}" + (f":{finding.column}" if finding.column else "") + ": "
+    return f"{at}{where}{finding.message} [{finding.rule}]"
+
+
+def _advice(branch: str, path: str, problems: list[Finding], *, published: bool) -> str:
+    """What the agent does: fix the document on its branch, so that the pre-push hook, which
+    checks every commit the remote lacks, takes it — a new commit when the bad one is on
+    the remote already, else the bad commit itself rewritten."""
+    if all(f.rule.startswith(HISTORY_PREFIX) for f in problems):
+        what = (
+            f"restore what the base's {path} holds: logs are append-only and sequences "
+            "never go down"
+        )
+    else:
+        what = f"git vcontext validate {path} shows it there"
+    if published:
+        return f"fix it on {branch} ({what}), commit, then sync again"
+    return (
+        f"fix it on {branch} ({what}) in the commit that brought it, as the pre-push hook "
+        "checks every commit the remote lacks (git commit --amend when it is the last one, "
+        "else git rebase -i), then sync again"
+    )

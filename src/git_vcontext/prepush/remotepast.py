@@ -1,0 +1,130 @@
+"""What the remote had before a push: the tip a ref update replaces, even when the ref was
+deleted first, and the routing of the files the remote already has.
+
+- A push that creates a ref git reports as new (the remote has no such ref) may be a
+  branch deleted and pushed again, rewritten (``git push origin :b`` then ``git push
+  origin b``): the hook compares it with what the remote had before the deletion, when
+  that is known: a deletion of the same ref in the same push, the remote-tracking ref
+  (someone else deleted it; this clone still has ``origin/b``), or a deletion this
+  clone's hook saw earlier (kept in ``<git dir>/vcontext/deleted-refs.json``).
+- The routing floor: a commit the remote has whose ``.gitattributes`` also decides which
+  files are checked (PRODUCT.md "Validation": the stricter of the commit's routing and
+  the remote's): the ref's old tip, else that predecessor, else the remote's default
+  branch as last fetched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from typing import TYPE_CHECKING
+
+from ..gitio.objects import commit_named
+from ..gitio.outgoing import is_zero
+from ..gitio.places import common_dir
+
+if TYPE_CHECKING:
+    from pygit2 import Commit, Repository
+
+    from ..gitio.outgoing import PushRange, RefUpdate
+
+RECORD = ("vcontext", "deleted-refs.json")
+KEEP = 200  # deletions remembered per remote at most
+
+
+def remember_deletions(repo: Repository, remote: str, updates: list[RefUpdate]) -> dict[str, str]:
+    """Note the tips this push deletes; every deletion known for ``remote`` (this push's
+    and earlier ones), ``{remote ref: sha}``. A ref the remote has again is forgotten."""
+    record = _load(repo)
+    known = record.setdefault(remote, {})
+    now = {u.remote_ref: u.remote_sha for u in updates if u.is_deletion}
+    now = {ref: sha for ref, sha in now.items() if not is_zero(sha)}
+    back = [u.remote_ref for u in updates if not u.is_deletion and not u.is_new]
+    if now or any(ref in known for ref in back):
+        for ref in [*now, *back]:
+            known.pop(ref, None)
+        known.update(now)
+        while len(known) > KEEP:
+            known.pop(next(iter(known)))
+        _save(repo, record)
+    return {**known, **now}
+
+
+def predecessor(
+    repo: Repository, pushed: PushRange, remote: str, deleted: dict[str, str]
+) -> Commit | None:
+    """What the remote had under a ref this push creates (see the module), if known here."""
+    update = pushed.update
+    if not update.is_new:
+        return None
+    candidates = [deleted.get(update.remote_ref)]
+    if update.branch is not None:
+        candidates.insert(0, _tracking(repo, remote, update.branch))
+    for sha in candidates:
+        if sha and (found := _commit(repo, sha)) is not None:
+            return found
+    return None
+
+
+def compare_with(pushed: PushRange, previous: Commit, repo: Repository) -> None:
+    """Judge ``pushed`` as an update from ``previous`` (a forced one when it is not in the
+    pushed history)."""
+    tip = pushed.tip
+    if tip is None or pushed.previous is not None:
+        return
+    pushed.previous = previous
+    pushed.rewinds = previous.id != tip.id and not repo.descendant_of(tip.id, previous.id)
+
+
+def routing_floor(repo: Repository, pushed: PushRange, remote: str) -> str | None:
+    """A commit the remote has whose routing counts as well (None: none known here)."""
+    if pushed.previous is not None:
+        return str(pushed.previous.id)
+    for name in (f"refs/remotes/{remote}/HEAD", f"refs/remotes/{remote}/main"):
+        sha = _resolve(repo, name)
+        if sha is not None:
+            return sha
+    return None
+
+
+def _tracking(repo: Repository, remote: str, branch: str) -> str | None:
+    return _resolve(repo, f"refs/remotes/{remote}/{branch}")
+
+
+def _resolve(repo: Repository, name: str) -> str | None:
+    found = commit_named(repo, name)
+    return None if found is None else str(found.id)
+
+
+def _commit(repo: Repository, sha: str) -> Commit | None:
+    return commit_named(repo, sha)
+
+
+def _path(repo: Repository) -> str:
+    return os.path.join(common_dir(repo), *RECORD)
+
+
+def _load(repo: Repository) -> dict[str, dict[str, str]]:
+    try:
+        with open(_path(repo), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        str(remote): {str(k): str(v) for k, v in refs.items()}
+        for remote, refs in data.items()
+        if isinstance(refs, dict)
+    }
+
+
+def _save(repo: Repository, record: dict[str, dict[str, str]]) -> None:
+    path = _path(repo)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with contextlib.suppress(OSError):  # a record we cannot keep only weakens a later check
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(record, fh)
+        os.replace(tmp, path)

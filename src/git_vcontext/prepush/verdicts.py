@@ -1,0 +1,254 @@
+"""Verdicts on pushed commits for the pre-push hook: each changed blob, each change per parent.
+
+Which files: the vContext file set at the commit being checked (``gitio.fileset``: the
+install patterns plus what that commit's .gitattributes sends to the driver), and what
+the remote's routing (``Checker.floor``, a commit it has) sends there: the stricter of
+the two. A file
+removed by a commit whose events all appear in a file the same commit adds (a move git
+did not pair, a JSON ⇄ TRON conversion) is checked as that file renamed, so it removes
+nothing. Verdicts are cached by object id (``prepush/cache``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..filechange import FileChange
+from ..gitio.diffs import changes
+from ..gitio.objects import blob_bytes, tree_blob
+from ..validation.history import check_change, check_merge_arrival, event_ids
+from ..validation.model import Finding
+from .cache import VerdictCache, blob_key, change_key, commit_key, tips_key
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pygit2 import Commit, Oid, Repository, Tree
+
+    from ..gitio.fileset import FileSet
+
+Found = dict[str, list[Finding]]
+
+Check = Literal["history"]
+"""The rules applied between two tips: the history rules (append-only logs, sequence, ...)."""
+
+_PAIR_CODE = {"history": "h", "drift": "p", "merge": "g"}
+_TIPS_CODE = {"history": "r", "merge": "m"}
+"""Key prefixes of the verdict cache (``prepush/cache``): per pair of blobs (``g``: the
+history rules for a merge commit's change against one parent), per two tips (``m``: the
+fork arrival of one merge commit, against its parents)."""
+
+
+class Checker:
+    """Verdicts on commits: per changed blob, then per change against each parent."""
+
+    def __init__(self, repo: Repository, cache: VerdictCache) -> None:
+        self.repo = repo
+        self.cache = cache
+        self.commits = 0
+        self.files = 0
+        self._file_sets: Callable[[Commit | Oid | str], FileSet] | None = None
+        self._event_ids: dict[str, frozenset[Any]] = {}
+        self.floor: str | None = None  # a commit the remote has whose routing also counts
+        self._floors: dict[tuple[str, str], bool] = {}  # (floor, commit): routings may differ
+
+    def commit(self, commit: Commit) -> Found:
+        """Findings (and ``SKIPPED`` notes) by file for one commit, against every parent."""
+        self.commits += 1
+        key = commit_key(self._routed(commit))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
+        found: Found = {}
+        blobs: set[tuple[str, str]] = set()
+        parents: list[Commit | None] = [*commit.parents] or [None]  # None: the empty tree
+        for parent in parents:
+            for change in self._changes(parent, commit):
+                self.files += 1
+                known = found.setdefault(change.path, [])
+                if change.new_id is not None and (change.new_id, change.path) not in blobs:
+                    blobs.add((change.new_id, change.path))
+                    known.extend(self._blob(change.new_id, change.path))
+                if change.old_id is not None:  # a new file has no past to break
+                    history = self._pair("history", change, merge=len(parents) > 1)
+                    known.extend(f for f in history if f not in known)
+        self._drift(commit.tree, list(found), found)
+        result = {path: findings for path, findings in found.items() if findings}
+        self.cache.put_files(key, result)
+        return result
+
+    def between(self, check: Check, previous: Commit | None, tip: Commit) -> Found:
+        """Findings between a branch's previous tip (None: a new branch) and its new tip:
+        the history rules, for a forced update that leaves the remote's tip behind."""
+        previous_id = None if previous is None else str(previous.id)
+        key = tips_key(_TIPS_CODE[check], previous_id, self._routed(tip))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
+        found: Found = {}
+        for change in self._changes(previous, tip):
+            if change.old_id is None:
+                continue  # a new file has no past to break
+            # between two tips a merge may be among the commits: no per-commit creation rule
+            findings = self._pair(check, change, merge=True)
+            if findings:
+                found[change.path] = findings
+        self.cache.put_files(key, found)
+        return found
+
+    def merge_arrival(self, commit: Commit) -> Found:
+        """``history-unmerged-fork`` for one merge commit on a branch outside the agent
+        prefix: the unmerged fork blocks it brings in from another parent that had them,
+        while its first parent (the branch's own) did not. Other commits: nothing."""
+        parents = list(commit.parents)
+        if len(parents) < 2:
+            return {}
+        key = tips_key(_TIPS_CODE["merge"], None, str(commit.id))
+        cached = self.cache.get_files(key)
+        if cached is not None:
+            return cached
+        found: Found = {}
+        for change in self._changes(parents[0], commit):
+            if change.new_id is None or change.new_path is None:
+                continue  # nothing arrives in a removal
+            old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
+            new = blob_bytes(self.repo, change.new_id)
+            if b"fork" not in new:
+                continue
+            others = [_blob_at(self.repo, p.tree, change.new_path) for p in parents[1:]]
+            findings = check_merge_arrival(
+                old, new, others, change.new_path, old_path=change.old_path
+            )
+            if findings:
+                found[change.path] = findings
+        self.cache.put_files(key, found)
+        return found
+
+    def _changes(self, old: Commit | None, new: Commit) -> list[FileChange]:
+        """The changed vContext files (by ``new``'s attributes), removals paired with moves."""
+        if self._file_sets is None:
+            # lazy: a cached pre-push needs no file sets
+            from ..gitio.fileset import commit_files
+
+            self._file_sets = commit_files(self.repo)
+        wanted: Callable[[str], bool] = self._file_sets(new)
+        if (floor := self._floor_for(new)) is not None:
+            from ..gitio.fileset import stricter
+
+            wanted = stricter(wanted, self._file_sets(floor))
+        found = changes(self.repo, old, new, wanted)
+        added = [c for c in found if c.old_id is None and c.new_id is not None]
+        if not added:
+            return found
+        return [self._moved(c, added) if c.new_id is None else c for c in found]
+
+    def _routed(self, commit: Commit) -> str:
+        """A commit's id in cache keys: with the floor whose routing counts too, if any."""
+        floor = self._floor_for(commit)
+        return str(commit.id) if floor is None else f"{commit.id}+{floor}"
+
+    def _floor_for(self, commit: Commit) -> str | None:
+        """The floor, when its routing may differ from ``commit``'s: some ``.gitattributes``
+        differs between the two trees (else the commit's own routing is the same)."""
+        floor = self.floor
+        if floor is None or floor == str(commit.id):
+            return None
+        key = (floor, str(commit.id))
+        if key not in self._floors:
+            from ..gitio.diffs import tree_changes
+            from ..gitio.objects import commit_named
+
+            def attributes(path: str) -> bool:
+                return path.rsplit("/", 1)[-1] == ".gitattributes"
+
+            theirs = commit_named(self.repo, floor)
+            differs = theirs is None or bool(
+                tree_changes(theirs.tree, commit.tree, wanted=attributes)
+            )
+            self._floors[key] = differs
+        return floor if self._floors[key] else None
+
+    def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
+        """A removal whose events all reappear in an added file, as a rename to it."""
+        assert removal.old_id is not None and removal.old_path is not None
+        events = self._events(removal.old_id, removal.old_path)
+        if not events:
+            return removal  # nothing append-only was removed
+        for addition in added:
+            assert addition.new_id is not None and addition.new_path is not None
+            if events <= self._events(addition.new_id, addition.new_path):
+                return FileChange(
+                    removal.old_path,
+                    addition.new_path,
+                    removal.old_id,
+                    addition.new_id,
+                    renamed=True,
+                )
+        return removal
+
+    def _events(self, blob_id: str, path: str) -> frozenset[Any]:
+        if blob_id not in self._event_ids:
+            self._event_ids[blob_id] = event_ids(blob_bytes(self.repo, blob_id), path)
+        return self._event_ids[blob_id]
+
+    def _drift(self, tree: Tree, changed: list[str], found: Found) -> None:
+        """VerMAS projections beside a changed event log or projection: drift refuses too."""
+        # lazy: a cached pre-push validates nothing
+        from ..validation.files import check_bytes
+        from ..validation.projections import EVENTS, drift_targets
+
+        for path in drift_targets(changed):
+            folder = path.rpartition("/")[0]
+            events = tree_blob(tree, f"{folder}/{EVENTS}" if folder else EVENTS)
+            projection = tree_blob(tree, path)
+            if events is None or projection is None:
+                continue
+            key = change_key(_PAIR_CODE["drift"], str(events.id), str(projection.id), path)
+            drift = self.cache.get(key)
+            if drift is None:
+                report = check_bytes(projection.data, path, sibling=_constant(events.data))
+                drift = [f for f in report.findings if f.rule == "projection-drift"]
+                self.cache.put(key, drift)
+            known = found.setdefault(path, [])
+            known.extend(f for f in drift if f not in known)
+
+    def blob_findings(self, blob_id: str, path: str) -> list[Finding]:
+        """The per-file checks of one blob (cached), as a pushed commit's blob gets them."""
+        return self._blob(blob_id, path)
+
+    def _blob(self, blob_id: str, path: str) -> list[Finding]:
+        # lazy: a cached pre-push validates nothing
+        from ..validation.files import check_bytes
+
+        key = blob_key(blob_id, path)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        report = check_bytes(blob_bytes(self.repo, blob_id), path, covered=True)
+        findings = report.as_findings()
+        self.cache.put(key, findings)
+        return findings
+
+    def _pair(self, check: Check, change: FileChange, *, merge: bool = False) -> list[Finding]:
+        """One pair of blobs; ``merge``: a merge commit's change against one of its parents
+        (concurrent creations it brings together are no finding)."""
+        code = _PAIR_CODE["merge" if merge and check == "history" else check]
+        key = change_key(code, change.old_id, change.new_id, change.path)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
+        new = None if change.new_id is None else blob_bytes(self.repo, change.new_id)
+        findings = check_change(old, new, change.path, old_path=change.old_path, merge=merge)
+        self.cache.put(key, findings)
+        return findings
+
+
+def _blob_at(repo: Repository, tree: Tree, path: str) -> bytes | None:
+    blob = tree_blob(tree, path)
+    return None if blob is None else blob_bytes(repo, str(blob.id))
+
+
+def _constant(data: bytes) -> Any:
+    """A sibling reader that always gives ``data`` (the event log beside a projection)."""
+    return lambda _name: data

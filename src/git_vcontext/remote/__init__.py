@@ -1,0 +1,1 @@
+"""``sync --push``: publish, integrate under a lease, push; and the server's integration."""

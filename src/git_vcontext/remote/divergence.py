@@ -1,0 +1,61 @@
+"""A local base with commits of its own that conflict with the remote's base.
+
+``sync --push`` builds on the remote's base; commits only the local base has are merged in
+and published with the agents' round. When they conflict with it (a person's own commit,
+made while the remote moved on), the round goes on without them and this says how to
+publish them: through the agent branch that holds them, else with ``git pull`` where the
+base is checked out (a work tree of its own when it is checked out nowhere).
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+from ..branches import agents
+from ..branches.ancestry import contains
+from ..gitio import refs, worktrees
+from ..gitio.objects import new_commits
+
+if TYPE_CHECKING:
+    from ..sync.syncer import PairResult, Syncer
+
+
+def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) -> str:
+    """The warning for a local base whose own commits conflict with ``remote``'s base
+    (``merged``: the failed merge of the remote's base into it), ending in the commands
+    that publish them."""
+    repo = syncer.repo
+    local = refs.target(repo, base)
+    theirs = None if merged.against is None else repo[merged.against].id
+    assert local is not None  # the merge was tried because it has commits of its own
+    count = sum(1 for _ in new_commits(repo, local, theirs))
+    paths = list(dict.fromkeys(c.path for c in merged.conflicts))
+    files = ", ".join(paths) or "some files"
+    head = (
+        f"{base} here has {count} commit{'s' if count != 1 else ''} {remote}/{base} lacks, "
+        f"which conflict with it ({files}): left out of this sync, {base} not moved"
+    )
+    q = shlex.quote
+    for agent in agents.list_agents(repo):
+        tip = refs.target(repo, agents.agent_branch(repo, agent))
+        if contains(repo, tip, local):
+            return (
+                f"{head}; they are {agents.agent_branch(repo, agent)}'s work, which its sync "
+                f"publishes (and reports the conflict of):\n  next: git vcontext sync {agent} "
+                f"--push {q(remote)}"
+            )
+    where = worktrees.checkouts(repo).get(base)
+    commands = []
+    if where is None:
+        where = f"{(repo.workdir or repo.path).rstrip('/')}-{base}"
+        commands.append(f"git worktree add {q(where)} {base}")
+    w = q(where)
+    commands += [
+        f"git -C {w} pull --no-rebase {q(remote)} {base}",
+        f"git -C {w} vcontext conflicts",
+        *(f"git -C {w} vcontext resolve {q(p)} --take ours|theirs" for p in paths or ["FILE"]),
+        f"git -C {w} commit --no-edit",
+        f"git -C {w} push {q(remote)} {base}",
+    ]
+    return f"{head}; to publish them:\n  next:" + "".join(f"\n    {c}" for c in commands)

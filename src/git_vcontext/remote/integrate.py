@@ -1,0 +1,439 @@
+"""One base of ``sync --push``: publish the agents' work, integrate it (under the base's lease)
+or wait for whoever does, then bring the agent branches along (see ``remote/protocol``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..branches import agents as agent_config
+from ..branches.ancestry import contains, has_work, start_of
+from ..branches.treemerge import changed_documents
+from ..codecs import ReusedParses
+from ..errors import OperationalError
+from ..gitio import locks, refs
+from ..gitio import remote as remotes
+from ..gitio.objects import commit_at
+from ..prepush.mergecheck import left_out
+from ..record import record
+from ..sync.syncer import CONFLICT, MERGED, PairResult, Syncer
+from . import refs as leases
+from .divergence import diverged_base
+from .lease import LeaseKeeper
+from .protocol import PushOutcome, Settings, settings, wait_before
+from .pusher import Pusher, Refused, RemoteLocks, refusal
+from .view import RemoteView, Snapshot
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pygit2 import Oid
+
+    Known = dict[str, Oid | None]  # what each ref holds on the remote, as far as we know
+
+
+@record
+class Io:
+    """How a round talks and waits (tests give their own clock and sleep)."""
+
+    report: Callable[[str], None]
+    show: Callable[[PairResult], None]
+    sleep: Callable[[float], None]
+    clock: Callable[[], float]
+
+
+class Again(Exception):
+    """A push was rejected for a reason fresh state can fix: look at the remote again."""
+
+
+class BaseRound:
+    """``sync --push`` of the agents of one base (see ``remote/protocol``)."""
+
+    def __init__(self, syncer: Syncer, remote: str, base: str, agents: list[str], io: Io) -> None:
+        self.syncer, self.repo, self.io = syncer, syncer.repo, io
+        self.remote, self.base, self.agents = remote, base, agents
+        self.settings: Settings = settings(self.repo)
+        self.branches = {a: agent_config.agent_branch(self.repo, a) for a in agents}
+        cwd = str(self.repo.workdir or self.repo.path)
+        self.view = RemoteView(self.repo, cwd, remote, base, list(self.branches.values()))
+        self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed)
+        self.published: dict[str, Oid] = {}  # agent -> the commit its request names
+        self.results: dict[str, PairResult] = {}  # agent -> how its pair ended
+        self.contributed: dict[str, tuple[str, ...]] = {}  # agent -> documents its work changed
+        self.stopped: dict[str, PairResult] = {}  # agents that stopped (conflict, refused)
+        holder = ", ".join(self.branches.values())
+        self.lease = LeaseKeeper(self.pusher, self.view, holder, self.settings.lease_seconds)
+        self.retries = 0
+        self.diverged = False  # the local base's own commits conflict with the remote's
+        self.remote_locks = RemoteLocks()
+
+    def run(self) -> PushOutcome:
+        try:
+            return self._loop()
+        finally:
+            self.lease.release()  # interrupted or failed while holding it: give it back
+
+    def _loop(self) -> PushOutcome:
+        deadline = self.io.clock() + self.settings.timeout
+        while True:
+            try:
+                done = self._step(deadline)
+            except Again:
+                self.syncer.forget()
+                continue
+            except Refused as exc:
+                self.syncer.forget()
+                return self._give_up(str(exc))
+            if done is not None:
+                return done
+
+    def _step(self, deadline: float) -> PushOutcome | None:
+        """One look at the remote and what follows from it; None: look again."""
+        self.syncer.forget()
+        snap = self.view.fetch()
+        self._adopt_requests(snap)
+        work = self._work(snap)
+        live = [a for a in self.agents if a in work]
+        if not live:
+            return self._outcome(False)
+        todo = [a for a in live if has_work(self.repo, work[a], snap.base)]
+        if not todo and not self._base_ahead(snap):
+            return self._finish(snap, live, work)
+        if self.io.clock() > deadline:
+            why = f"{self.remote} {self.base}: not integrated after {self.settings.timeout:.0f} s"
+            return self._give_up(why + " (git config vcontext.syncTimeout)")
+        unpublished = [a for a in todo if self.published.get(a) != work[a]]
+        if unpublished and snap.server:  # the server merges requests as they are pushed
+            self._publish(unpublished, work, snap)
+            return None
+        if self.settings.lease:
+            return self._under_lease(snap, live, todo, unpublished, work, deadline)
+        if unpublished:
+            self._publish(unpublished, work, snap)
+        return self._integrate(live)
+
+    def _adopt_requests(self, snap: Snapshot) -> None:
+        """Requests an interrupted run left on the remote count as published."""
+        for agent, branch in self.branches.items():
+            if agent not in self.published and (left := snap.requests.get(branch)) is not None:
+                self.published[agent] = left
+
+    def _under_lease(
+        self,
+        snap: Snapshot,
+        live: list[str],
+        todo: list[str],
+        unpublished: list[str],
+        work: dict[str, Oid],
+        deadline: float,
+    ) -> PushOutcome | None:
+        """Integrate when the lease is ours; else publish and wait for it (None: look again)."""
+        if self.lease.acquire(snap, self.syncer.signatures()[1], self.io.clock()):
+            return self._integrate(live)
+        if unpublished:  # so that whoever holds the lease merges our work too
+            self._publish(unpublished, work, snap)
+        waiting = sum(1 for a in todo if a in self.published)
+        self.lease.wait(snap, waiting, deadline, self.io.clock, self.io.sleep, self.io.report)
+        return None
+
+    # -- the agents' work ------------------------------------------------------------
+
+    def _work(self, snap: Snapshot) -> dict[str, Oid]:
+        """Each live agent's commit to integrate: its branch, with commits the remote's copy
+        of it has and this one lacks merged in (planned)."""
+        work = {}
+        for agent, branch in self.branches.items():
+            if agent in self.stopped:
+                continue
+            mine, theirs = self.syncer.tip(branch), snap.branches.get(branch)
+            if mine is None:
+                raise OperationalError(f"no branch {branch} for agent {agent!r}")
+            problem: PairResult | None = None
+            if why := self.syncer.blocked(branch):
+                problem = self._pair(branch).refused(why)
+            elif theirs is not None and not self._contains(mine, theirs):
+                problem = self._take_remote_branch(branch, mine, theirs)
+            tip = self.syncer.tip(branch)
+            assert tip is not None  # the branch exists (checked above), or moves
+            if problem is None and (why := self.syncer.undoing(branch, tip, snap.base)):
+                problem = self._pair(branch).refused(why)  # never published
+            if problem is not None:
+                self._stop(agent, problem)
+                continue
+            work[agent] = tip
+        return work
+
+    def _take_remote_branch(self, branch: str, mine: Oid, theirs: Oid) -> PairResult | None:
+        if self._contains(theirs, mine):
+            problem = self.syncer.move(branch, theirs, f"{self.remote}/{branch}")
+            return None if problem is None else self._pair(branch).refused(problem)
+        merged = self.syncer.integrate(branch, theirs, f"{self.remote}/{branch}")
+        if merged.ok:
+            return None
+        return PairResult(  # the agent's own pair: its branch here and its copy there
+            self._agent_of(branch),
+            branch,
+            merged.base,
+            merged.state,
+            conflicts=merged.conflicts,
+            message=merged.message,
+            against=merged.against,
+        )
+
+    def _documents(
+        self, agent: str, base: Oid | None, commit: Oid | None = None
+    ) -> tuple[str, ...]:
+        """The documents the agent's work (its published commit, else ``commit``) changed
+        since it last met the base."""
+        if agent not in self.contributed:
+            commit = self.published.get(agent, commit)
+            start = None if base is None or commit is None else start_of(self.repo, commit, base)
+            trees = (
+                None
+                if start is None or commit is None
+                else (commit_at(self.repo, start).tree, commit_at(self.repo, commit).tree)
+            )
+            with ReusedParses(self.syncer.parsed):  # the merges read the same documents
+                found = () if trees is None else changed_documents(self.repo, *trees)
+            self.contributed[agent] = found
+        return self.contributed[agent]
+
+    # -- publishing, leasing, waiting ---------------------------------------------
+
+    def _publish(self, todo: list[str], work: dict[str, Oid], snap: Snapshot) -> None:
+        """Push each agent's branch and its request (refs nobody else writes)."""
+        updates: list[remotes.Update] = []
+        known: Known = {}
+        for agent in todo:
+            branch, commit = self.branches[agent], work[agent]
+            ref = f"refs/heads/{branch}"
+            if snap.branches.get(branch) != commit:
+                updates.append(remotes.Update(str(commit), ref))
+                known[ref] = snap.branches.get(branch)
+            request = leases.request_ref(self.base, branch)
+            updates.append(remotes.Update(str(commit), request, force=True))
+            known[request] = self.published.get(agent)
+        self._push(updates, known)
+        for agent in todo:
+            self.published[agent] = work[agent]
+            self.contributed.pop(agent, None)
+            self._documents(agent, snap.base)
+
+    # -- integrating -------------------------------------------------------------
+
+    def _integrate(self, live: list[str]) -> PushOutcome | None:
+        """Merge every request into the base, then the base into our agents; push it all."""
+        snap = self.view.fetch(requests=True)
+        if self.settings.lease and snap.lease_id != self.lease.held:
+            self.lease.held = None  # it expired and someone took it over: start again
+            return None
+        if (problem := self._start_base(snap)) is not None:
+            return problem
+        own = set(self.branches.values())
+        theirs = {b: c for b, c in snap.requests.items() if b not in own}
+        tip = self.syncer.tip(self.base)
+        done = {b: c for b, c in theirs.items() if self._contains(tip, c)}  # landed before
+        requests = [
+            (self._agent_of(b), b, self.base, c) for b, c in sorted(theirs.items()) if b not in done
+        ]
+        until = self.io.clock() + self.settings.lease_seconds / 3
+        elsewhere = {a: self._documents(a, snap.base) for a in live if a in self.published}
+        results, others = self.syncer.batch(
+            [(a, self.base) for a in live],
+            requests,
+            more=lambda: self.io.clock() < until,
+            elsewhere=elsewhere,
+            combine=True,
+        )
+        for other in others:
+            if other.state == CONFLICT:
+                self.io.report(f"left {other.branch} out: {left_out(other)}")
+        merged = tuple(o.branch for o in others if o.state == MERGED)
+        for (_, branch, _, commit), other in zip(requests, others, strict=False):
+            if other.ok:
+                done[branch] = commit
+        return self._land(snap, dict(zip(live, results, strict=True)), merged, done)
+
+    def _start_base(self, snap: Snapshot) -> PushOutcome | None:
+        """Build on the remote's base; local commits the remote lacks are merged with it.
+
+        Local commits an agent branch of this sync holds (a local sync merged them) come
+        with it: the base is built on the remote's alone, and the local base fast-forwards
+        once the push landed. Local commits that conflict with the remote's base (a
+        person's own) are left out, with the commands that publish them: the agents' round
+        never waits for them."""
+        local = refs.target(self.repo, self.base)
+        carried = local is not None and any(
+            self._contains(self.syncer.tip(b), local) for b in self.branches.values()
+        )
+        if snap.base is None or local is None or carried or self._contains(snap.base, local):
+            if snap.base is not None:
+                self.syncer.pin(self.base, snap.base, carried=carried)
+            return None
+        merged = self.syncer.integrate(self.base, snap.base, f"{self.remote}/{self.base}")
+        if merged.ok:
+            return None
+        self.syncer.pin(self.base, snap.base)
+        if not self.diverged:
+            self.diverged = True
+            self.syncer.warnings.append(diverged_base(self.syncer, self.remote, self.base, merged))
+        return None
+
+    def _land(
+        self,
+        snap: Snapshot,
+        results: dict[str, PairResult],
+        merged: tuple[str, ...],
+        done: dict[str, Oid],
+    ) -> PushOutcome | None:
+        """The integration push: base, our agent branches, the requests it merged removed
+        (each only if it still names what was merged), the lease released."""
+        updates, known = self._branch_updates(snap, results)
+        for branch, commit in sorted(done.items()):
+            request = leases.request_ref(self.base, branch)
+            updates.append(remotes.Update(None, request, expect=str(commit)))
+            known[request] = commit
+        tip = self.syncer.tip(self.base)
+        if tip != snap.base:
+            updates.insert(0, remotes.Update(str(tip), f"refs/heads/{self.base}"))
+            known[f"refs/heads/{self.base}"] = snap.base
+        if (release := self.lease.release_update()) is not None:
+            updates.append(release[0])
+            known[release[0].dst] = release[1]
+        self._push(updates, known)
+        self.lease.held = None
+        for agent, result in results.items():
+            if not result.ok:
+                self._stop(agent, result)
+        return self._landed(results, merged, updates)
+
+    def _finish(self, snap: Snapshot, live: list[str], work: dict[str, Oid]) -> PushOutcome | None:
+        """Every agent's work is on the remote's base (merged by whoever held the lease, who
+        also removed the requests): bring the agent branches along, here only. Their copies
+        on the remote keep the published work until the agents publish again."""
+        assert snap.base is not None  # without a base on the remote every agent has work
+        self.syncer.pin(self.base, snap.base)
+        elsewhere = {  # published in this run, or by an earlier one: its work is in the base
+            a: self._documents(a, snap.base, work[a])
+            for a in live
+            if a in self.published or self._contains(snap.base, work[a])
+        }
+        results, _ = self.syncer.batch([(a, self.base) for a in live], elsewhere=elsewhere)
+        by_agent = dict(zip(live, results, strict=True))
+        for agent, result in by_agent.items():
+            if not result.ok:
+                self._stop(agent, result)
+        return self._landed(by_agent, (), [])
+
+    def _branch_updates(
+        self, snap: Snapshot, results: dict[str, PairResult]
+    ) -> tuple[list[remotes.Update], Known]:
+        """Pushes of our agent branches that moved, and removals of their requests."""
+        updates: list[remotes.Update] = []
+        known: Known = {}
+        for agent, result in results.items():
+            branch = self.branches[agent]
+            tip, ref = self.syncer.tip(branch), f"refs/heads/{branch}"
+            if result.ok and tip != snap.branches.get(branch):
+                updates.append(remotes.Update(str(tip), ref))
+                known[ref] = snap.branches.get(branch)
+            if agent in self.published:
+                request = leases.request_ref(self.base, branch)
+                updates.append(remotes.Update(None, request, expect=str(self.published[agent])))
+                known[request] = self.published[agent]
+        return updates, known
+
+    def _landed(
+        self, results: dict[str, PairResult], merged: tuple[str, ...], updates: list[remotes.Update]
+    ) -> PushOutcome:
+        """After a push that landed (or none was needed): move the local branches, report."""
+        self.published = {a: c for a, c in self.published.items() if a not in results}
+        self.results.update(results)
+        try:
+            self.syncer.commit()
+        except refs.RefMoved as exc:
+            self.syncer.warnings.append(f"{exc.message}: the local branches were not moved")
+        except refs.RefLocked as exc:  # landed on the remote, but this clone stays behind
+            raise OperationalError(
+                f"pushed to {self.remote}, but the local branches were not moved: "
+                f"{exc.message}; then sync again (it brings them along)"
+            ) from None
+        for result in results.values():
+            if result.ok:
+                self.io.show(result)
+        names = [u.dst.removeprefix("refs/heads/") for u in updates if u.src is not None]
+        names = [n for n in names if not n.startswith("refs/")]
+        if names:
+            done = "pushed" if not self.retries else f"pushed after {_retries(self.retries)}"
+            self.io.report(f"{done} to {self.remote}: {', '.join(names)}")
+        if merged:
+            self.io.report(f"merged with it into {self.base}: {', '.join(merged)}")
+        return self._outcome(not self.stopped, merged)
+
+    # -- pushing -----------------------------------------------------------------
+
+    def _push(self, updates: list[remotes.Update], known: Known) -> None:
+        """Push (atomically, through the pre-push hook, its verdict pre-filled); Again when
+        a retry can fix a rejection, OperationalError-like _Stop otherwise."""
+        pushed = self.pusher.push(updates, known=known)
+        if pushed.ok:
+            return
+        failed = [row for row in pushed.rows if not row.ok]
+        if pushed.refused_here or not all(row.retry for row in failed):
+            raise Refused(refusal(pushed, self.remote))
+        if stuck := self.remote_locks.stuck(pushed, self.io.clock()):
+            raise Refused(refusal(pushed, self.remote) + f"\n  {stuck}")  # not transient
+        refused = [row for row in failed if not row.collateral] or failed
+        self.retries += 1
+        if self.retries >= self.settings.attempts:
+            names = ", ".join(row.branch for row in refused if not row.ref.startswith("refs/v"))
+            raise Refused(
+                f"push to {self.remote} still rejected after {self.retries} attempts ({names})"
+                + "".join(f"\n  {line}" for line in pushed.said)
+            )
+        names = ", ".join(f"{row.branch} {row.summary}" for row in refused)
+        self.io.report(
+            f"push to {self.remote} rejected ({names}): fetching and merging, retry {self.retries}"
+        )
+        if not self.settings.lease or locks.named_lock("\n".join(pushed.said)):
+            self.io.sleep(wait_before(self.retries))  # (a lock: give its holder a moment)
+        raise Again()
+
+    # -- outcomes ----------------------------------------------------------------
+
+    def _stop(self, agent: str, result: PairResult) -> None:
+        if agent not in self.stopped:
+            self.stopped[agent] = result
+            self.io.show(result)
+
+    def _give_up(self, why: str) -> PushOutcome:
+        self.io.report(why)
+        return self._outcome(False, message=why)
+
+    def _outcome(
+        self, pushed: bool, merged: tuple[str, ...] = (), message: str = ""
+    ) -> PushOutcome:
+        results = tuple(self.stopped.get(a) or self._result(a, message) for a in self.agents)
+        return PushOutcome(results, pushed, self.retries, message, merged, self.lease.waited)
+
+    def _result(self, agent: str, message: str) -> PairResult:
+        done = self.results.get(agent)
+        if done is not None:
+            return done
+        return self._pair(self.branches[agent]).refused(message or "not pushed")
+
+    def _pair(self, branch: str) -> PairResult:
+        return PairResult(self._agent_of(branch), branch, self.base, MERGED)
+
+    def _agent_of(self, branch: str) -> str:
+        return agent_config.agent_of_branch(self.repo, branch) or branch
+
+    def _contains(self, tip: Oid | None, commit: Oid) -> bool:
+        return contains(self.repo, tip, commit)
+
+    def _base_ahead(self, snap: Snapshot) -> bool:
+        local = refs.target(self.repo, self.base)
+        return local is not None and not self._contains(snap.base, local)
+
+
+def _retries(n: int) -> str:
+    return f"{n} retr" + ("y" if n == 1 else "ies")

@@ -1,0 +1,122 @@
+"""``sync --push``: get every agent's round onto the remote's base, however many agents push.
+
+One base branch takes one integration at a time, so agents do not race for it; they
+combine (flat combining, with a lease):
+
+1. Publish: push the agent branch and a request ref (``refs/vcontext/sync/BASE/BRANCH``)
+   to the same commit. Nobody else writes either, so this push never races.
+2. Integrate, holding the base's lease (a ref taken with a compare-and-swap, with an
+   expiry): fetch every request, merge each one not yet in the base (this agent's
+   first), merge the base back into this agent's branch, and push the base, the agent
+   branch, the request's removal and the lease's release in one atomic push.
+3. Whoever does not get the lease waits (polling the remote's base and lease, without
+   fetching) until the base moves or the lease is released or expires. An agent whose
+   work another agent's integration merged is done: it merges the base into its branch
+   and pushes that branch (and removes its request).
+
+A remote with ``git vcontext install --server`` merges the requests as they arrive
+(step 1's push returns once they are merged). Local branches move only when a push
+landed. Each agent's round is merged once (one M8 ``merge`` entry), however many
+attempts it took, and an integration publishes one real merge commit whose parents are
+the base and each agent's commit; a rejected push is retried with fresh state, not
+merged into. A remote on this machine is read in process (``gitio.localremote``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING
+
+from ..gitio import config_flag, config_value
+from ..record import record
+from ..sync import syncer as sync_mod
+from .refs import DEFAULT_SECONDS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from pygit2 import Repository
+
+DEFAULT_ATTEMPTS = 10
+DEFAULT_TIMEOUT = 600.0  # seconds a sync may wait for the base before it gives up
+FIRST_WAIT = 0.1  # seconds; doubles each attempt, times a random factor in [0.5, 1.5)
+LONGEST_WAIT = 2.0
+
+
+@record
+class PushOutcome:
+    """What ``sync --push`` did: the pairs' results, retries, and whether all was pushed."""
+
+    results: tuple[sync_mod.PairResult, ...]
+    pushed: bool
+    retries: int
+    message: str = ""
+    integrated: tuple[str, ...] = ()  # other agents' branches this sync merged into a base
+    waited: float = 0.0  # seconds spent waiting for another agent's integration
+
+
+@record
+class Settings:
+    """git config of ``sync --push``."""
+
+    attempts: int  # vcontext.pushAttempts: rejected integration pushes before giving up
+    timeout: float  # vcontext.syncTimeout: seconds before giving up
+    lease: bool  # vcontext.syncLease: integrate under the base's lease (else optimistically)
+    lease_seconds: float  # vcontext.leaseSeconds: how long a lease lasts
+
+
+def settings(repo: Repository) -> Settings:
+    return Settings(
+        max(1, int(_number(repo, "vcontext.pushAttempts", DEFAULT_ATTEMPTS))),
+        _number(repo, "vcontext.syncTimeout", DEFAULT_TIMEOUT),
+        config_flag(repo, "vcontext.syncLease", True),
+        _number(repo, "vcontext.leaseSeconds", DEFAULT_SECONDS),
+    )
+
+
+def _number(repo: Repository, key: str, default: float) -> float:
+    raw = config_value(repo, key)
+    try:
+        value = default if raw is None else float(raw)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def wait_before(attempt: int) -> float:
+    """Seconds to wait before retry number ``attempt`` (1-based): exponential, jittered."""
+    wait: float = min(LONGEST_WAIT, FIRST_WAIT * 2.0 ** (attempt - 1))
+    return wait * random.uniform(0.5, 1.5)
+
+
+def push_with_retries(
+    syncer: sync_mod.Syncer,
+    pairs: Sequence[tuple[str, str]],
+    remote: str,
+    *,
+    report: Callable[[str], None],
+    show: Callable[[sync_mod.PairResult], None],
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
+) -> PushOutcome:
+    """Sync ``pairs`` (agent, base) through ``remote``: every base in turn (see the module)."""
+    # lazy: integrate imports this module (an import cycle)
+    from .integrate import BaseRound, Io
+
+    io = Io(report, show, sleep or time.sleep, clock or time.time)
+    outcomes = []
+    try:
+        for base in dict.fromkeys(b for _, b in pairs):
+            agents = [a for a, b in pairs if b == base]
+            outcomes.append(BaseRound(syncer, remote, base, agents, io).run())
+    finally:
+        syncer.finish()
+    return PushOutcome(
+        tuple(r for o in outcomes for r in o.results),
+        all(o.pushed for o in outcomes),
+        sum(o.retries for o in outcomes),
+        "; ".join(o.message for o in outcomes if o.message),
+        tuple(n for o in outcomes for n in o.integrated),
+        sum(o.waited for o in outcomes),
+    )

@@ -1,0 +1,103 @@
+"""What ``sync --push`` knows of a remote: one base, some agent branches, the requests waiting
+to be merged into the base, who holds its lease, whether a server integrates.
+
+Fetched into ``refs/vcontext/remotes/<remote>/`` (``heads/``, ``sync/``, ``lease/``,
+``server``), so the objects stay reachable and the next fetch sends only what is new.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..gitio import remote as remotes
+from ..gitio.localremote import LocalRemote
+from ..gitio.objects import commit_at
+from ..gitio.places import fetched_namespace
+from ..gitio.refs import delete_ref, oid_of
+from ..record import record
+from . import refs as leases
+
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository
+
+
+@record
+class Snapshot:
+    """The remote's refs for one base, as last fetched (commit ids; None: not there)."""
+
+    base: Oid | None
+    branches: dict[str, Oid]  # agent branch -> its tip on the remote
+    lease_id: Oid | None  # the lease commit, None when nobody holds the lease
+    lease: leases.Lease | None  # what it says (None: unreadable, or no lease)
+    server: bool
+    requests: dict[str, Oid]  # agent branch -> the commit it asks to merge (when fetched)
+
+
+class RemoteView:
+    """Fetches (and polls) one remote's refs for one base and the given agent branches."""
+
+    def __init__(
+        self, repo: Repository, cwd: str, remote: str, base: str, branches: list[str]
+    ) -> None:
+        self.repo, self.cwd, self.remote, self.base = repo, cwd, remote, base
+        self.branches = branches
+        self.ns = fetched_namespace(repo, remote)
+        self.local = LocalRemote.find(repo, remote)  # read in process (None: with git)
+
+    def fetch(self, *, requests: bool = False) -> Snapshot:
+        """Fetch the base, the agent branches, the leases, the server mark (and the base's
+        requests); OperationalError when the remote cannot be reached."""
+        ns, enc = self.ns, leases.encode_base(self.base)
+        specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *self.branches]]
+        specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{leases.SERVER}*:{ns}server*"]
+        if requests:  # every agent's
+            specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")
+        else:  # ours, left by an interrupted run (a pattern: missing is no error)
+            for b in self.branches:
+                specs.append(f"+{leases.request_ref(self.base, b)}*:{ns}sync/{enc}/{b}*")
+        missing = None if self.local is None else self.local.fetch(specs, prune=True)
+        if missing is None:  # not on this machine, or more than a copy should bring
+            missing = remotes.fetch(self.cwd, self.remote, specs, prune=True)
+        for source in missing:  # gone from the remote: forget what an earlier fetch saw
+            self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
+        return self.read(requests=requests)
+
+    def read(self, *, requests: bool = False) -> Snapshot:
+        """The refs as last fetched (``requests``: every agent's; else only ours)."""
+        ns = self.ns
+        lease_id = self._tip(ns + "lease/" + leases.encode_base(self.base))
+        lease = None if lease_id is None else leases.parse(commit_at(self.repo, lease_id).message)
+        prefix = f"{ns}sync/{leases.encode_base(self.base)}/"
+        tips = {n[len(prefix) :]: self._tip(n) for n in self._names(prefix)}
+        found = {b: c for b, c in tips.items() if c is not None}  # None: deleted meanwhile
+        if not requests:
+            found = {b: c for b, c in found.items() if b in self.branches}
+        return Snapshot(
+            self._tip(ns + "heads/" + self.base),
+            {b: t for b in self.branches if (t := self._tip(ns + "heads/" + b)) is not None},
+            lease_id,
+            lease,
+            self._tip(ns + "server") is not None,
+            found,
+        )
+
+    def poll(self) -> tuple[str | None, int]:
+        """(the lease commit, how many of our requests) on the remote now, without fetching
+        objects: a request that is gone was merged by whoever held the lease."""
+        lease_ref = leases.lease_ref(self.base)
+        ours = [leases.request_ref(self.base, b) for b in self.branches]
+        if self.local is not None:
+            found = self.local.list_refs([lease_ref, *ours])
+        else:
+            found = remotes.list_refs(self.cwd, self.remote, [lease_ref, *ours])
+        return found.get(lease_ref), sum(1 for r in ours if r in found)
+
+    def _tip(self, name: str) -> Oid | None:
+        ref = self.repo.references.get(name)
+        return None if ref is None else oid_of(ref)
+
+    def _names(self, prefix: str) -> list[str]:
+        return sorted(n for n in self.repo.references if n.startswith(prefix))
+
+    def _drop(self, name: str) -> None:
+        delete_ref(self.repo, name)

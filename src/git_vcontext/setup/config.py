@@ -1,0 +1,520 @@
+"""What `install` writes (declared as data) and how it is added, checked and removed again."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..document import FILE_PATTERNS
+from ..errors import OperationalError, UsageError
+from ..fsio import read_bytes, write_atomic
+from ..gitio import git, open_repo, repository_error
+from ..gitio.places import common_dir
+from ..prepush.cache import cache_root
+
+PATTERNS = FILE_PATTERNS
+ATTRIBUTES = "merge=vcontext diff=vcontext"
+
+ATTRIBUTE_LINES = tuple(f"{p} {ATTRIBUTES}" for p in PATTERNS)
+ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meaning"
+BASE_DRIVER = "vcontext-base"  # the driver git runs for the inner merges of criss-cross histories
+
+
+def script_command() -> str:
+    """The absolute, shell-quoted command that runs this installation of git-vcontext."""
+    here = Path(sys.executable).parent / "git-vcontext"
+    if here.is_file() and os.access(here, os.X_OK):
+        return shlex.quote(str(here.resolve()))
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "git-vcontext" and argv0.is_file():
+        return shlex.quote(str(argv0.resolve()))
+    return f"{shlex.quote(str(Path(sys.executable).resolve()))} -m git_vcontext"
+
+
+def config_entries(command: str) -> dict[str, str]:
+    """The git configuration install writes; %S %X %Y are left alone by gits before 2.44.
+
+    ``$MERGED`` is the path git knows a file by, ``$LOCAL``/``$REMOTE`` temporary copies.
+    ``merge.vcontext.recursive`` names the driver git runs for the inner merges that
+    build a criss-cross history's virtual base (M16): every conflict there takes the
+    base's value, so the outer merge starts from a valid document.
+
+    The driver and the external diff run this installation's program when it is there,
+    and git's own merge or diff when it is not (a moved or removed installation): git
+    goes on working and says why; ``doctor`` names the fix. The diff is an external
+    diff command (``diff.vcontext.command``), which only ``git diff`` (and an explicit
+    ``--ext-diff``) runs: blame, ``log -p``, ``show``, ``format-patch``, ``stash``,
+    ``add -p`` and every plumbing command see the raw file.
+    """
+    return {
+        "merge.vcontext.name": "vContext documents (git-vcontext)",
+        "merge.vcontext.driver": _guarded_driver(command, "merge-driver")
+        + " %O %A %B -p %P -l %L -s %S -x %X -y %Y",
+        "merge.vcontext.recursive": BASE_DRIVER,
+        f"merge.{BASE_DRIVER}.name": "vContext virtual merge bases (git-vcontext)",
+        f"merge.{BASE_DRIVER}.driver": _guarded_driver(command, "merge-driver --virtual-base")
+        + " %O %A %B -p %P -l %L",
+        "diff.vcontext.command": _guarded_diff(command),
+        "difftool.vcontext.cmd": f'{command} diff --path "$MERGED" "$LOCAL" "$REMOTE"',
+        "mergetool.vcontext.cmd": f'{command} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED"',
+        "mergetool.vcontext.trustExitCode": "true",  # exit 0: resolved, git mergetool stages it
+        "man.viewer": "vcontext",
+        "man.vcontext.cmd": _guarded_help(command),
+    }
+
+
+def _guarded_help(command: str) -> str:
+    """The man viewer ``git vcontext --help`` goes through (git turns it into ``git help
+    vcontext``, which needs ``man``): ``man`` itself for every page when it is installed,
+    our own help text for ours when it is not (slim images), git's words otherwise."""
+    exe = shlex.quote(program(command))
+    ours = f'[ "$1" = git-vcontext ] && [ -x {exe} ] && exec {command} --help'
+    missing = 'echo "warning: no man viewer: install man to read $1" >&2; exit 1'
+    return (
+        f'vcontext_help() {{ command -v man >/dev/null 2>&1 && exec man "$@"; {ours}; '
+        f"{missing}; }}; vcontext_help"
+    )
+
+
+OLD_TEXTCONV = ("diff.vcontext.textconv", "diff.vcontext.cachetextconv")
+"""What installs before issue 35 wrote for ``git diff``: a textconv (blame, ``git grep
+--textconv`` and ``git diff > patch`` saw the rendering) whose cache git writes as notes
+commits, which need an identity (no identity: ``git diff`` exits 128). ``install``
+removes them while they hold what an install wrote; ``doctor`` names them."""
+
+
+_GUARDED = re.compile(r"\bexec (?P<cmd>(?:(?!exec ).)+?) (?:merge-driver|diff|--help)\b")
+
+
+def command_words(value: str) -> list[str] | None:
+    """The words that start git-vcontext in a configured value of ours (the guarded form
+    install writes, or an earlier install's plain ``CMD merge-driver …``), else None."""
+    found = _GUARDED.search(value)
+    text = found.group("cmd") if found else value
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return None
+    for stop in ("merge-driver", "diff", "textconv", "mergetool"):
+        if stop in words:
+            words = words[: words.index(stop)]
+    return words or None
+
+
+def program(command: str) -> str:
+    """The file a command of ours runs (the console script, or Python for ``-m``)."""
+    return shlex.split(command)[0]
+
+
+def _guarded_driver(command: str, words: str) -> str:
+    """A merge driver that runs ``command words ARGS`` when the program is there, and git's
+    own line merge (``git merge-file``) with a note when it is gone. The caller appends
+    the arguments ``%O %A %B -p %P -l %L …`` (git substitutes them in the whole line)."""
+    exe = shlex.quote(program(command))
+    name = "vcontext_base" if "--virtual-base" in words else "vcontext_merge"
+    missing = (
+        f'echo "git-vcontext: {program(command)} is missing (moved or uninstalled?): $5 '
+        'merged by lines; fix: git vcontext install" >&2'
+    )
+    merge = 'exec git merge-file --marker-size="$7" -L ours -L base -L theirs "$2" "$1" "$3"'
+    run = f'[ -x {exe} ] && exec {command} {words} "$@"'
+    return f"{name}() {{ {run}; {missing}; {merge}; }}; {name}"
+
+
+_RAW_PATCH_AWK = " ".join(
+    (
+        # git's quoting of a name (core.quotePath): C escapes, other bytes in octal
+        'function q(s,  o, i, c) { if (s !~ /["\\\\]/ && s !~ /[^ -~]/) return s; o = "\\"";',
+        "for (i = 1; i <= length(s); i++) { c = substr(s, i, 1);",
+        'if (c == "\\"" || c == "\\\\") o = o "\\\\" c; else if (c in E) o = o "\\\\" E[c];',
+        'else if (c ~ /[ -~]/) o = o c; else o = o sprintf("\\\\%03o", O[c]) }',
+        'return o "\\"" }',
+        'BEGIN { head = 1; meta = ENVIRON["VC_META"];',
+        'for (i = 1; i < 256; i++) O[sprintf("%c", i)] = i;',
+        'E["\\a"] = "a"; E["\\b"] = "b"; E["\\t"] = "t"; E["\\n"] = "n"; E["\\v"] = "v";',
+        'E["\\f"] = "f"; E["\\r"] = "r"; A = q(ENVIRON["VC_A"]); B = q(ENVIRON["VC_B"]) }',
+        "head && /^@@/ { head = 0 }",
+        # diff.noprefix: git's own --no-index names the sides without a/ and b/
+        "head && /^diff --git / { seen = 1; p = substr($0, 12, 3);",
+        'p = substr(p, 1, 1) == "\\"" ? substr(p, 2, 2) : substr(p, 1, 2);',
+        'if (p != "a/" && p != "b/") { A = q(substr(ENVIRON["VC_A"], 3));',
+        'B = q(substr(ENVIRON["VC_B"], 3)) } print "diff --git " A " " B;',
+        'if (OM == ".") print "new file mode " NM;',
+        'else if (NM == ".") print "deleted file mode " OM;',
+        'else if (OM != NM) { print "old mode " OM; print "new mode " NM }; next }',
+        "head && /^(old|new|new file|deleted file) mode / { next }",
+        'head && /^index / { if (meta != "") { printf "%s", meta; meta = ""; next }',
+        'sub(/ [0-7]+$/, ""); if (OM == NM) $0 = $0 " " OM; print; next }',
+        'head && /^--- / { if (meta != "") { printf "%s", meta; meta = "" }',
+        'print (OM == "." ? "--- /dev/null" : "--- " A TA); next }',
+        'head && /^[+][+][+] / { print (NM == "." ? "+++ /dev/null" : "+++ " B TB); next }',
+        '/^Binary files / { print "Binary files " (OM == "." ? "/dev/null" : A) " and "',
+        '(NM == "." ? "/dev/null" : B) " differ"; next }',
+        "{ print }",
+        'END { if (seen && meta != "") printf "%s", meta }',
+    )
+)
+"""git's patch header for one file, from ``git diff --no-index`` of git's temporary copies:
+the ``diff --git``, ``---`` and ``+++`` names, the modes git handed over, a rename's lines."""
+
+
+def _guarded_diff(command: str) -> str:
+    """git's external diff (git appends its 7 or 9 arguments, or 1 for an unmerged path).
+
+    A person (a terminal, or git's pager on a pipe) gets this installation's structural
+    view. Anything else gets git's own patch, made in the shell (``git diff --no-index``
+    of the two versions, its header lines renamed as git names the file by ``awk``: three
+    processes, no Python), so a ``git diff`` into a file or a pipe costs little more than
+    git's own; a name git quotes goes through git-vcontext. When the program is gone (a
+    moved installation) the patch is the same, with a note.
+    """
+    exe = shlex.quote(program(command))
+    person = '{ [ -t 1 ] || { [ -p /dev/stdout ] && [ "${GIT_PAGER_IN_USE-}" = true ]; }; }'
+    awk = shlex.quote(_RAW_PATCH_AWK)
+    body = [
+        f'if [ -x {exe} ] && {person}; then exec {command} diff "$@"; fi',
+        '[ $# -ge 7 ] || { echo "* Unmerged path $1"; exit 0; }',
+        f'[ -x {exe} ] || [ "${{GIT_DIFF_PATH_COUNTER-1}}" != 1 ] || echo "git-vcontext: '
+        f"{program(command)} is missing (moved or uninstalled?): git diff shows plain "
+        'patches; fix: git vcontext install" >&2',
+        "N=${8:-$1}",
+        "TA=; TB=; case \"$1\" in *' '*) TA='\t';; esac; case \"$N\" in *' '*) TB='\t';; esac",
+        'VC_META=${9-}; VC_A="a/$1"; VC_B="b/$N"; export VC_META VC_A VC_B',
+        "OM=$4; NM=$7; vc_awk() { LC_ALL=C awk "
+        f'-v OM="$OM" -v NM="$NM" -v TA="$TA" -v TB="$TB" {awk}; }}',
+        'OUT=$(git diff --no-index --no-ext-diff --no-color -- "$2" "$5" | vc_awk)',
+        # identical contents: git still names a rename or a change of mode
+        'if [ -z "$OUT" ]; then [ $# -eq 9 ] || [ "$4" != "$7" ] || exit 0; '
+        "OUT=$(echo 'diff --git a/ b/' | vc_awk); fi",
+        "printf '%s\\n' \"$OUT\"; exit 0",
+    ]
+    return "vcontext_diff() { " + "; ".join(body) + "; }; vcontext_diff"
+
+
+SETTINGS = frozenset(
+    {
+        "merge.vcontext.name",
+        "merge.vcontext.recursive",
+        f"merge.{BASE_DRIVER}.name",
+        "mergetool.vcontext.trustExitCode",
+        "man.viewer",  # yours (another viewer) is kept: git help then goes through it
+    }
+)
+"""Entries whose value does not run git-vcontext: set when absent, another value is the
+user's (kept, and said, unless --force); uninstall removes them while they hold ours."""
+
+
+def _ours(key: str, value: str | None) -> bool:
+    """Whether ``value`` of ``key`` is one install writes (this or any installation)."""
+    return is_ours(value) or (key in SETTINGS and value == config_entries("git-vcontext")[key])
+
+
+def is_ours(value: str | None) -> bool:
+    """Whether a configured value was written by git-vcontext (any installation)."""
+    return value is not None and ("git-vcontext" in value or "git_vcontext" in value)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where install writes: this repository (``local``) or the user's configuration."""
+
+    name: str  # "local" | "global"
+    cwd: Path
+
+    @property
+    def flag(self) -> str:
+        return f"--{self.name}"
+
+    def get(self, key: str) -> str | None:
+        """The value (several values of a key set more than once, one per line)."""
+        out = git(["config", self.flag, "--get-all", "--", key], cwd=self.cwd, check=False)
+        return out.stdout.rstrip("\n") if out.returncode == 0 else None
+
+    def set(self, key: str, value: str) -> None:
+        git(["config", self.flag, "--replace-all", "--", key, value], cwd=self.cwd)
+
+    def unset(self, key: str) -> None:
+        git(["config", self.flag, "--unset-all", "--", key], cwd=self.cwd, check=False)
+
+    def attributes_file(self) -> Path:
+        if self.name == "local":
+            return repo_top(self.cwd) / ".gitattributes"
+        configured = Scope("global", self.cwd).get("core.attributesFile")
+        if configured:
+            return Path(os.path.expanduser(configured))
+        return _xdg_git() / "attributes"
+
+
+def repo_top(cwd: Path) -> Path:
+    """The top of the working tree, or an OperationalError outside a repository."""
+    out = git(["rev-parse", "--show-toplevel"], cwd=cwd, check=False)
+    if out.returncode != 0:
+        raise repository_error(cwd, out.stderr)
+    return Path(out.stdout.strip())
+
+
+# -- config ---------------------------------------------------------------------------
+
+
+def config_refusal(scope: Scope, force: bool) -> str | None:
+    """Why install must not write the driver entries (a foreign value), or None."""
+    if force:
+        return None
+    for key in config_entries("git-vcontext"):
+        value = scope.get(key)
+        if value is not None and not _ours(key, value) and key not in SETTINGS:
+            return (
+                f"{key} is already set to {value!r} by another tool; "
+                "re-run with --force to replace it"
+            )
+    return None
+
+
+def install_config(scope: Scope, command: str, force: bool) -> list[str]:
+    """Write the driver entries; refuse to replace foreign values without --force; take
+    out the textconv an earlier install wrote (``OLD_TEXTCONV``)."""
+    if why := config_refusal(scope, force):
+        raise UsageError(why)
+    messages = []
+    for key, value in config_entries(command).items():
+        current = scope.get(key)
+        if current == value:
+            continue
+        if current is not None and key in SETTINGS and not _ours(key, current) and not force:
+            messages.append(f"kept {key} = {current} (yours; --force sets {value})")
+            continue
+        scope.set(key, value)
+        messages.append(f"set {key}")
+    return messages + _remove_old_textconv(scope)
+
+
+def old_textconv(get: Callable[[str], str | None]) -> bool:
+    """Whether the textconv an install before issue 35 wrote is configured (ours, with
+    git's cache that needs an identity); a textconv the user opted into is kept."""
+    textconv, cached = (get(key) for key in OLD_TEXTCONV)
+    return is_ours(textconv) and cached == "true"
+
+
+def _remove_old_textconv(scope: Scope) -> list[str]:
+    if not old_textconv(scope.get):
+        return []
+    for key in OLD_TEXTCONV:
+        scope.unset(key)
+    return [
+        "removed diff.vcontext.textconv and diff.vcontext.cachetextconv (an earlier "
+        "install's: git diff now runs diff.vcontext.command, raw files stay raw)"
+    ]
+
+
+def uninstall_config(scope: Scope) -> list[str]:
+    """Remove the entries install wrote (foreign values are left alone)."""
+    removed = [m.split(" (")[0] for m in _remove_old_textconv(scope)]
+    entries = config_entries("git-vcontext")
+    for key in entries:
+        value = scope.get(key)
+        if value is not None and (_ours(key, value) or key == "merge.vcontext.name"):
+            scope.unset(key)
+            removed.append(f"removed {key}")
+    for section in sorted({key.rsplit(".", 1)[0] for key in entries}):
+        pattern = "^" + section.replace(".", "\\.") + "\\."
+        where = scope.cwd
+        left = git(["config", scope.flag, "--get-regexp", "--", pattern], cwd=where, check=False)
+        if not left.stdout.strip():  # only an empty section header: a foreign value stays
+            git(["config", scope.flag, "--remove-section", "--", section], cwd=where, check=False)
+    return removed
+
+
+# -- attributes -----------------------------------------------------------------------
+
+
+def attributes_refusal(path: Path, force: bool) -> str | None:
+    """Why install must not add its attribute lines (others for our patterns), or None."""
+    _refuse_linked(path)
+    if force or not path.exists():
+        return None
+    clashes = _clashes(_read_lines(path)[0])
+    return (
+        f"{path} already says {clashes[0].strip()!r}; re-run with --force to replace it"
+        if clashes
+        else None
+    )
+
+
+def _refuse_linked(path: Path) -> None:
+    """A repository's ``.gitattributes`` that is a symbolic link: git does not read it (it
+    never follows one), and writing through it would change a file elsewhere."""
+    if _repo_link(path):
+        raise OperationalError(
+            f"{path} is a symbolic link (to {os.readlink(path)}), which git does not read: "
+            "replace it with a file, then install again; nothing changed"
+        )
+
+
+def _repo_link(path: Path) -> bool:
+    return path.name == ".gitattributes" and path.is_symlink() and (path.parent / ".git").exists()
+
+
+def _clashes(lines: list[str]) -> list[str]:
+    return [ln for ln in lines if _pattern(ln) in PATTERNS and ln.strip() not in ATTRIBUTE_LINES]
+
+
+RECORD = "vcontext.installedAttribute"
+"""The attribute lines this install added (multi-valued, in the scope it wrote): uninstall
+removes those and no others, so a ``.gitattributes`` the team committed stays as it was."""
+
+
+def install_attributes(path: Path, force: bool, scope: Scope | None = None) -> list[str]:
+    """Add the attribute lines that are missing; refuse other attributes for our patterns.
+    The lines added are recorded in ``scope`` (``RECORD``) for uninstall."""
+    if why := attributes_refusal(path, force):
+        raise UsageError(why)
+    lines, newline = _read_lines(path) if path.exists() else ([], "\n")
+    clashes = _clashes(lines)
+    kept = [ln for ln in lines if ln not in clashes]
+    missing = [ln for ln in ATTRIBUTE_LINES if ln not in {x.strip() for x in kept}]
+    if not missing and not clashes:
+        return []
+    block = ([ATTRIBUTES_HEADER] if ATTRIBUTES_HEADER not in kept else []) + missing
+    if kept and kept[-1].strip():
+        block.insert(0, "")
+    _write_lines(path, kept + block, newline)
+    if scope is not None:
+        for line in block:
+            if line:
+                git(["config", scope.flag, "--add", "--", RECORD, line], cwd=scope.cwd)
+    return [f"added {len(missing)} pattern(s) to {path}"]
+
+
+def uninstall_attributes(path: Path, scope: Scope | None = None) -> list[str]:
+    """Remove the lines install added (and the header) from an attributes file; delete it
+    if nothing is left. Without a record (an install before issue 35), our lines are
+    removed unless the file is the one committed in the repository, as it was."""
+    recorded = _recorded(scope)
+    if not path.exists() or _repo_link(path):  # a link install never wrote through
+        return []
+    if not recorded and scope is not None and _committed_as_is(path, scope):
+        return []
+    lines, newline = _read_lines(path)
+    ours = set(recorded or ATTRIBUTE_LINES) | {ATTRIBUTES_HEADER}
+    kept = [ln for ln in lines if ln.strip() not in ours]
+    if kept == lines:
+        return []
+    while kept and not kept[-1].strip():
+        kept.pop()
+    if kept:
+        _write_lines(path, kept, newline)
+        return [f"removed our patterns from {path}"]
+    path.unlink()
+    return [f"removed {path} (only our patterns were in it)", *_remove_if_empty(path.parent)]
+
+
+def _recorded(scope: Scope | None) -> list[str]:
+    """The attribute lines install recorded in ``scope`` (the record is then removed)."""
+    if scope is None:
+        return []
+    out = git(["config", scope.flag, "--get-all", RECORD], cwd=scope.cwd, check=False)
+    if out.returncode != 0:
+        return []
+    git(["config", scope.flag, "--unset-all", RECORD], cwd=scope.cwd, check=False)
+    left = git(
+        ["config", scope.flag, "--get-regexp", r"^vcontext\.[^.]+$"], cwd=scope.cwd, check=False
+    )
+    if not left.stdout.strip():  # no empty [vcontext] header left behind
+        git(["config", scope.flag, "--remove-section", "vcontext"], cwd=scope.cwd, check=False)
+    return [line for line in out.stdout.split("\n") if line]
+
+
+def _committed_as_is(path: Path, scope: Scope) -> bool:
+    """Whether ``path`` is a tracked file of the repository, unchanged since HEAD."""
+    if scope.name != "local":
+        return False
+    top = repo_top(scope.cwd)
+    try:
+        name = path.relative_to(top).as_posix()
+    except ValueError:
+        return False
+    tracked = git(["ls-files", "--error-unmatch", "--", name], cwd=top, check=False)
+    if tracked.returncode != 0:
+        return False
+    changed = git(["diff", "--quiet", "HEAD", "--", name], cwd=top, check=False)
+    return changed.returncode == 0
+
+
+def _xdg_git() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    return Path(base) / "git"
+
+
+def _remove_if_empty(folder: Path) -> list[str]:
+    """Remove git's folder under ``~/.config`` when install's files were all it held (only
+    that folder: a custom attributes file may sit in the home folder itself)."""
+    if folder != _xdg_git():
+        return []
+    try:
+        folder.rmdir()  # fails unless empty: never removes anything but the folder
+    except OSError:
+        return []
+    return [f"removed the empty folder {folder}"]
+
+
+def global_config_file() -> Path:
+    """The file ``git config --global`` writes (git's order of choice)."""
+    configured = os.environ.get("GIT_CONFIG_GLOBAL")
+    if configured:
+        return Path(configured)
+    home = Path(os.path.expanduser("~/.gitconfig"))
+    xdg = _xdg_git() / "config"
+    return xdg if not home.exists() and xdg.exists() else home
+
+
+def remove_empty_config(path: Path) -> list[str]:
+    """Delete a configuration file that uninstall left without any setting."""
+    try:
+        if not path.is_file() or path.read_bytes().strip():
+            return []
+        path.unlink()
+    except OSError:
+        return []
+    return [f"removed the empty {path}", *_remove_if_empty(path.parent)]
+
+
+def _pattern(line: str) -> str | None:
+    parts = line.split()
+    return parts[0] if parts and not parts[0].startswith("#") else None
+
+
+def _read_lines(path: Path) -> tuple[list[str], str]:
+    """An attributes file's lines and its line ending (bytes that are not UTF-8 kept as is)."""
+    text = read_bytes(str(path)).decode("utf-8", "surrogateescape")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(newline)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines, newline
+
+
+def _write_lines(path: Path, lines: list[str], newline: str = "\n") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, (newline.join(lines) + newline).encode("utf-8", "surrogateescape"))
+
+
+# -- the pre-push hook's cache ------------------------------------------------------
+
+
+def uninstall_cache(cwd: Path) -> list[str]:
+    """Remove the pre-push hook's verdict cache (and our folder under .git if empty)."""
+    root = cache_root(common_dir(open_repo(cwd)))
+    if not root.exists():
+        return []
+    shutil.rmtree(root, ignore_errors=True)
+    try:
+        root.parent.rmdir()  # .git/vcontext, when nothing else of ours is left there
+    except OSError:
+        pass
+    return [f"removed the verdict cache {root}"]
