@@ -29,10 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 import anyio
 
 import git_vcontext as gv
-from git_vcontext.serve import setup
-from git_vcontext.serve.app import VContextServer
-from git_vcontext.serve.service import Options, Service
-from git_vcontext.serve.tools import call
+from git_vcontext.mcp_server import startup as setup
+from git_vcontext.mcp_server.app import VContextServer
+from git_vcontext.mcp_server.service import Options, Service
+from git_vcontext.mcp_server.tools.dispatch import call
 
 RUNS = 25
 
