@@ -57,7 +57,8 @@ async def stdio(
     from mcp import Client
     from mcp.client.stdio import stdio_client
 
-    transport = stdio_client(params(cwd, *args, env=env), errlog=errlog or sys.stderr)
+    log: Any = errlog or sys.stderr  # the SDK types it TextIO; a text file handle is one
+    transport = stdio_client(params(cwd, *args, env=env), errlog=log)
     async with Client(transport, mode=mode) as client:
         yield client
 

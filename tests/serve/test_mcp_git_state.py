@@ -95,7 +95,9 @@ def test_git_state_agent_commit_holds_only_the_agent_change(edits: str, alice: P
     assert committed["todoList"]["changeLog"][-1] in after["todoList"]["changeLog"]
     if edits != "unstaged":
         assert _titles(after)[0] == "Write the parser (staged by the person)"
-    checked = run_cli("check", f"{parent}..HEAD", cwd=alice)
+    head = run_git(alice, "rev-parse", "HEAD").stdout.strip()
+    pushed = f"refs/heads/agents/alice {head} refs/heads/agents/alice {parent}\n"
+    checked = run_cli("hook", "pre-push", "origin", "url", cwd=alice, input=pushed.encode())
     assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
     if edits != "staged":  # still the person's, still uncommitted
         assert run_git(alice, "diff", "--name-only").stdout.split() == [TODO]

@@ -70,6 +70,7 @@ def repo(git_repo: Path) -> Path:
     return documents_repo(git_repo)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 @pytest.mark.parametrize("broken", ["conflict-markers", "half-saved"])
 def test_truth_a_list_that_does_not_parse_is_named_so_with_the_tools_that_fix_it(
     broken: str, git_repo: Path
@@ -138,6 +139,7 @@ def _concurrent_playbook() -> dict[str, Any]:
     }
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_concurrent_heads_are_shown_with_both_texts_and_found_by_search(
     git_repo: Path,
 ) -> None:
@@ -182,6 +184,7 @@ def test_truth_concurrent_heads_are_shown_with_both_texts_and_found_by_search(
     run(main)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_prompt_argument_errors_are_invalid_params_without_a_traceback(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -212,6 +215,7 @@ def test_truth_prompt_argument_errors_are_invalid_params_without_a_traceback(
     assert said(errors) == ""
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_resource_not_found_is_minus_32002(repo: Path, tmp_path: Path) -> None:
     from mcp import MCPError
 
@@ -239,6 +243,7 @@ def test_truth_resource_not_found_is_minus_32002(repo: Path, tmp_path: Path) -> 
     assert "Traceback" not in said(errors)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 @pytest.mark.parametrize("args", [("--read-only",), ("--allow", "playbook")])
 def test_truth_prompts_offer_only_the_writes_this_server_allows(
     args: tuple[str, ...], repo: Path
@@ -266,6 +271,7 @@ def test_truth_prompts_offer_only_the_writes_this_server_allows(
     run(main)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_allow_takes_singular_and_plural_kind_names(repo: Path) -> None:
     """Issue 37, finding 5: ``--allow todo`` was refused though ``playbook`` had to be
     singular."""
@@ -287,6 +293,7 @@ def test_truth_allow_takes_singular_and_plural_kind_names(repo: Path) -> None:
     assert b"todos" in done.stderr
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_every_bad_line_gets_an_answer(repo: Path) -> None:
     """Issue 37, finding 5: a lone surrogate or a non-JSON line never got a reply (the
     client hung)."""
@@ -322,6 +329,7 @@ def test_truth_every_bad_line_gets_an_answer(repo: Path) -> None:
     assert "odd" not in (repo / "todo.vcontext.json").read_text()
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_a_blank_title_is_refused(repo: Path) -> None:
     """Issue 37, finding 5: a whitespace-only title was accepted."""
     before = {p: p.read_bytes() for p in repo.rglob("*.vcontext.*")}
@@ -352,6 +360,7 @@ def _readme_tour() -> str:
     return match.group(1)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_the_readme_one_minute_tour_works_in_a_fresh_repository(tmp_path: Path) -> None:
     """Issue 37, finding 5: the README's one-minute tour failed on its first line in a
     fresh repository. Run it as written, in ``git init``'s repository, and compare each
@@ -396,6 +405,7 @@ def _in_order(parts: list[str], line: str) -> bool:
     return True
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 6: not built yet")
 def test_truth_prompts_are_capped_with_a_pointer_to_the_resource(git_repo: Path) -> None:
     """Issue 37, finding 6: session_start with 2,000 items was 115 KB, uncapped. Capped now,
     saying how many more and which resource holds them; what is in progress comes first."""

@@ -55,6 +55,7 @@ def _items(node: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_are_listed_with_seed_names_and_typed_schemas(repo: Path) -> None:
     async def main() -> None:
         async with stdio(repo) as client:
@@ -78,6 +79,7 @@ def test_write_tools_are_listed_with_seed_names_and_typed_schemas(repo: Path) ->
     run(main)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_dependencies_are_edited_with_update_todo(repo: Path) -> None:
     """t3 depends on t2: deleting t2 is refused until t3's dependencies change."""
 
@@ -108,6 +110,7 @@ def test_write_tools_dependencies_are_edited_with_update_todo(repo: Path) -> Non
     _valid(repo)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_todo_sub_items_get_the_documented_defaults(repo: Path) -> None:
     async def main() -> None:
         async with stdio(repo) as client:
@@ -141,6 +144,7 @@ def test_write_tools_todo_sub_items_get_the_documented_defaults(repo: Path) -> N
     _valid(repo)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_plan_sub_items_narratives_and_deletes(repo: Path, tmp_path: Path) -> None:
     alice = agent_worktree(repo, tmp_path / "alice")
 
@@ -230,6 +234,7 @@ def test_write_tools_plan_sub_items_narratives_and_deletes(repo: Path, tmp_path:
     assert run_cli("check", "main~1..main", cwd=repo).returncode == 0
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_plan_create_gives_nested_items_the_defaults(repo: Path) -> None:
     async def main() -> None:
         async with stdio(repo) as client:
@@ -250,6 +255,7 @@ def test_write_tools_plan_create_gives_nested_items_the_defaults(repo: Path) -> 
     _valid(repo)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_deprecate_and_rate_learnings_like_the_cli(repo: Path) -> None:
     """As ``playbook update --delta helpfulCount=+1`` and ``playbook deprecate``."""
 
@@ -299,6 +305,7 @@ def test_write_tools_deprecate_and_rate_learnings_like_the_cli(repo: Path) -> No
     _valid(repo)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_deleting_a_plan_the_base_has_reaches_the_base_by_sync(
     repo: Path, tmp_path: Path
 ) -> None:

@@ -32,8 +32,12 @@ def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
 
     learned, written = svc.writer.write(
         target,
-        lambda data: learnings.add_learning(
-            data, fields, stamp, entropy=entropy, expected=args.get("expectedSequence")
+        lambda data, strict: learnings.add_learning(
+            data,
+            fields,
+            stamp,
+            entropy=entropy,
+            expected=args.get("expectedSequence") if strict else None,
         ),
         message,
     )

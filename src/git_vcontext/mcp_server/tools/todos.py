@@ -25,8 +25,12 @@ def create_todo(svc: Service, args: dict[str, Any]) -> Answer:
     outcome, out = svc.apply(
         "vbrief_create_todo",
         target,
-        lambda data: todos.create(
-            data, fields, stamp, entropy=entropy, expected=args.get("expectedSequence")
+        lambda data, strict: todos.create(
+            data,
+            fields,
+            stamp,
+            entropy=entropy,
+            expected=args.get("expectedSequence") if strict else None,
         ),
     )
     return sequenced(f"Created todo item with ID: {outcome.item_id} in {target.rel}", out)
