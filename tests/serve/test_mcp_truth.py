@@ -243,7 +243,6 @@ def test_truth_resource_not_found_is_minus_32002(repo: Path, tmp_path: Path) -> 
     assert "Traceback" not in said(errors)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 @pytest.mark.parametrize("args", [("--read-only",), ("--allow", "playbook")])
 def test_truth_prompts_offer_only_the_writes_this_server_allows(
     args: tuple[str, ...], repo: Path
@@ -271,7 +270,6 @@ def test_truth_prompts_offer_only_the_writes_this_server_allows(
     run(main)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_allow_takes_singular_and_plural_kind_names(repo: Path) -> None:
     """Issue 37, finding 5: ``--allow todo`` was refused though ``playbook`` had to be
     singular."""
@@ -279,7 +277,7 @@ def test_truth_allow_takes_singular_and_plural_kind_names(repo: Path) -> None:
     async def main() -> None:
         for allow, writes in (
             ("todo", {"vbrief_create_todo"}),
-            ("todos,plan", {"vbrief_create_todo", "vbrief_create_plan"}),
+            ("todos,plan", {"vbrief_create_todo", "vbrief_create_plan", "vbrief_add_plan_item"}),
             ("playbooks", {"vbrief_add_learning"}),
         ):
             async with stdio(repo, "--allow", allow) as client:
@@ -329,7 +327,6 @@ def test_truth_every_bad_line_gets_an_answer(repo: Path) -> None:
     assert "odd" not in (repo / "todo.vcontext.json").read_text()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_a_blank_title_is_refused(repo: Path) -> None:
     """Issue 37, finding 5: a whitespace-only title was accepted."""
     before = {p: p.read_bytes() for p in repo.rglob("*.vcontext.*")}

@@ -19,10 +19,38 @@ CATEGORY_KINDS = {
 }
 """Seed 003's learning categories and the playbook kinds they are written as."""
 
-TOOLS_HINT = (
-    "Keep them current with the tools: vbrief_update_todo (status as you go), "
-    "vbrief_create_todo, vbrief_update_plan_item, vbrief_add_learning."
-)
+READ_ONLY = "This server is read-only: it takes no writes, so nothing can be saved here."
+
+
+def _writes(svc: Service) -> frozenset[str]:
+    """The write tools this server offers (none when read-only; ``--allow`` limits them):
+    prompts name no tool the agent cannot call."""
+    from .tools.dispatch import offered  # lazy: the tools import the service as we do
+
+    return frozenset(spec.name for spec in offered(svc) if spec.writes)
+
+
+def _named(svc: Service, phrases: list[tuple[str, str]]) -> list[str]:
+    """The phrases whose tool this server offers."""
+    writes = _writes(svc)
+    return [phrase for tool, phrase in phrases if tool in writes]
+
+
+def _tools_hint(svc: Service) -> str:
+    named = _named(
+        svc,
+        [
+            ("vbrief_update_todo", "vbrief_update_todo (status as you go)"),
+            ("vbrief_create_todo", "vbrief_create_todo"),
+            ("vbrief_update_plan_item", "vbrief_update_plan_item"),
+            ("vbrief_add_learning", "vbrief_add_learning"),
+        ],
+    )
+    if not _writes(svc):
+        return READ_ONLY
+    if not named:
+        return "This server takes writes of other kinds only (--allow)."
+    return f"Keep them current with the tools: {', '.join(named)}."
 
 
 def session_start(svc: Service) -> str:
@@ -33,7 +61,7 @@ def session_start(svc: Service) -> str:
         "## Current Plan\n" + _plan(svc),
         "## Recent Learnings\n" + _learnings(svc, None, 10),
         "The full documents are the resources vbrief://todos/current, vbrief://plans/current "
-        f"and vbrief://playbook. {TOOLS_HINT}",
+        f"and vbrief://playbook. {_tools_hint(svc)}",
         "Based on this context, what would you like to work on?",
     ]
     return "\n\n".join(parts)
@@ -46,12 +74,36 @@ def session_end(svc: Service, summary: str) -> str:
             f"## Summary of the work\n{summary}",
             "## Open tasks\n" + _todos(svc, open_only=True),
             "## Current Plan\n" + _plan(svc),
-            "Now: set the status of every task you worked on (vbrief_update_todo; completed, "
-            "blocked or inProgress), add tasks that are left (vbrief_create_todo), update the "
-            "plan items you advanced (vbrief_update_plan_item), and record what you learned "
-            "that applies to future work (vbrief_add_learning). Use expectedSequence from the "
-            "documents you read so a concurrent change is not overwritten.",
+            _saving(svc),
         ]
+    )
+
+
+def _saving(svc: Service) -> str:
+    steps = _named(
+        svc,
+        [
+            (
+                "vbrief_update_todo",
+                "set the status of every task you worked on (vbrief_update_todo; completed, "
+                "blocked or inProgress)",
+            ),
+            ("vbrief_create_todo", "add tasks that are left (vbrief_create_todo)"),
+            (
+                "vbrief_update_plan_item",
+                "update the plan items you advanced (vbrief_update_plan_item)",
+            ),
+            (
+                "vbrief_add_learning",
+                "record what you learned that applies to future work (vbrief_add_learning)",
+            ),
+        ],
+    )
+    if not steps:
+        return f"{READ_ONLY if not _writes(svc) else 'This server takes none of these writes.'}"
+    return (
+        f"Now: {'; '.join(steps)}. Use expectedSequence from the documents you read so a "
+        "concurrent change is not overwritten."
     )
 
 
@@ -62,10 +114,21 @@ def plan_review(svc: Service) -> str:
             "## Plan\n" + _plan(svc, with_narratives=True),
             "## Current Tasks\n" + _todos(svc, open_only=True),
             "## Relevant Learnings\n" + _learnings(svc, None, 5),
-            "Say which plan items are done, which are blocked and why, and what to do next; "
-            "record changes with vbrief_update_plan_item and vbrief_add_plan_item.",
+            "Say which plan items are done, which are blocked and why, and what to do next"
+            + _record(svc),
         ]
     )
+
+
+def _record(svc: Service) -> str:
+    named = _named(
+        svc,
+        [
+            ("vbrief_update_plan_item", "vbrief_update_plan_item"),
+            ("vbrief_add_plan_item", "vbrief_add_plan_item"),
+        ],
+    )
+    return f"; record changes with {' and '.join(named)}." if named else "."
 
 
 def add_learning(svc: Service, category: str) -> str:
@@ -81,7 +144,10 @@ def add_learning(svc: Service, category: str) -> str:
             f"Call vbrief_add_learning with kind {kind!r}, a short stable targetId (a slug such "
             "as 'tests-run-git-in-tmp'), a title, and a narrative map with Title-Case keys "
             "(e.g. Overview, Problem, Action, Result); add tags and evidence (PRs, incidents) "
-            "when you have them, and a confidence between 0 and 1.",
+            "when you have them, and a confidence between 0 and 1."
+            if "vbrief_add_learning" in _writes(svc)
+            else "This server takes no learnings (read-only or --allow): give the learning "
+            "in your reply instead.",
         ]
     )
 
@@ -90,7 +156,10 @@ def _todos(svc: Service, *, open_only: bool = False) -> str:
     entry = svc.catalog.current("todoList")
     container = _container(svc, entry)
     if entry is None or container is None:
-        return "No todo list yet: add tasks with vbrief_create_todo."
+        return "No todo list yet" + (
+            ": add tasks with vbrief_create_todo." if _named(svc, [("vbrief_create_todo", "")])
+            else "."
+        )
     lines = _item_lines(container, open_only)
     head = f"{entry.id} ({entry.rel}, sequence {entry.sequence})"
     return head + "\n" + ("\n".join(lines) if lines else "(no open tasks)")
@@ -100,7 +169,10 @@ def _plan(svc: Service, *, with_narratives: bool = False) -> str:
     entry = svc.catalog.current("plan")
     plan = _container(svc, entry)
     if entry is None or plan is None:
-        return "No plan yet (vbrief_create_plan makes one)."
+        return "No plan yet" + (
+            " (vbrief_create_plan makes one)." if _named(svc, [("vbrief_create_plan", "")])
+            else "."
+        )
     lines = [
         f"{plan.get('title', entry.id)} [{plan.get('status', '?')}] (id {entry.id}, "
         f"{entry.rel}, sequence {entry.sequence})"
@@ -116,7 +188,10 @@ def _learnings(svc: Service, kind: str | None, limit: int) -> str:
     entry = svc.catalog.current("playbook")
     loaded = _loaded(svc, entry)
     if loaded is None:
-        return "No playbook yet: vbrief_add_learning starts one."
+        return "No playbook yet" + (
+            ": vbrief_add_learning starts one." if _named(svc, [("vbrief_add_learning", "")])
+            else "."
+        )
     found, _ = query(playbook_view(loaded), kind=kind, limit=limit)
     if not found:
         return "(none yet)"
