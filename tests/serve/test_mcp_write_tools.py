@@ -79,7 +79,6 @@ def test_write_tools_are_listed_with_seed_names_and_typed_schemas(repo: Path) ->
     run(main)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_dependencies_are_edited_with_update_todo(repo: Path) -> None:
     """t3 depends on t2: deleting t2 is refused until t3's dependencies change."""
 

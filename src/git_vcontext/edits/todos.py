@@ -61,6 +61,8 @@ def update(
         raise Refused("nothing-to-do", "give at least one field to change (title, status, ...)")
     old = it.get_at(container, path)
     item = {**old, **_item_fields(data, fields, stamp, old)}
+    if "dependencies" in fields:
+        item = _dependencies(container, item_id, item)
     if "status" in fields:
         item = _completion(item, old, stamp)
     container = it.replace_at(container, path, item)
@@ -111,6 +113,41 @@ def _item_fields(
         else:
             out[name] = value
     return out
+
+
+def _dependencies(container: dict[str, Any], item_id: str, item: dict[str, Any]) -> dict[str, Any]:
+    """An item's new ``dependencies``: ids of items of this list, no cycle; [] drops the key."""
+    wanted = item.get("dependencies") or []
+    if not wanted:
+        return {k: v for k, v in item.items() if k != "dependencies"}
+    known = it.item_ids(container)
+    unknown = [d for d in wanted if d not in known or d == item_id]
+    if unknown:
+        why = "itself" if unknown[0] == item_id else "no item of this list"
+        raise Refused(
+            "unknown-id",
+            f"dependency {unknown[0]!r} of {item_id!r} is {why}; give ids of "
+            f"other items of this list",
+        )
+    edges = {
+        i.get("id"): [d for d in i.get("dependencies") or [] if isinstance(d, str)]
+        for _, i in it.walk_items(container)
+    }
+    edges[item_id] = list(wanted)
+    seen: set[str] = set()
+    stack = list(wanted)
+    while stack:  # does anything item_id waits for wait for item_id?
+        current = stack.pop()
+        if current == item_id:
+            raise Refused(
+                "cycle",
+                f"dependencies of {item_id!r} would make a cycle (an item that "
+                f"{item_id!r} waits for already waits for it)",
+            )
+        if current not in seen:
+            seen.add(current)
+            stack.extend(edges.get(current, []))
+    return item
 
 
 def _completion(item: dict[str, Any], old: dict[str, Any], stamp: Stamp) -> dict[str, Any]:

@@ -157,7 +157,8 @@ def _todos(svc: Service, *, open_only: bool = False) -> str:
     container = _container(svc, entry)
     if entry is None or container is None:
         return "No todo list yet" + (
-            ": add tasks with vbrief_create_todo." if _named(svc, [("vbrief_create_todo", "")])
+            ": add tasks with vbrief_create_todo."
+            if _named(svc, [("vbrief_create_todo", "")])
             else "."
         )
     lines = _item_lines(container, open_only)
@@ -170,8 +171,7 @@ def _plan(svc: Service, *, with_narratives: bool = False) -> str:
     plan = _container(svc, entry)
     if entry is None or plan is None:
         return "No plan yet" + (
-            " (vbrief_create_plan makes one)." if _named(svc, [("vbrief_create_plan", "")])
-            else "."
+            " (vbrief_create_plan makes one)." if _named(svc, [("vbrief_create_plan", "")]) else "."
         )
     lines = [
         f"{plan.get('title', entry.id)} [{plan.get('status', '?')}] (id {entry.id}, "
@@ -189,7 +189,8 @@ def _learnings(svc: Service, kind: str | None, limit: int) -> str:
     loaded = _loaded(svc, entry)
     if loaded is None:
         return "No playbook yet" + (
-            ": vbrief_add_learning starts one." if _named(svc, [("vbrief_add_learning", "")])
+            ": vbrief_add_learning starts one."
+            if _named(svc, [("vbrief_add_learning", "")])
             else "."
         )
     found, _ = query(playbook_view(loaded), kind=kind, limit=limit)

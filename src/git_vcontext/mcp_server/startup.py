@@ -106,8 +106,7 @@ def allowed(value: str | None) -> frozenset[str]:
     unknown = [n for n in names if n.lower() not in ALLOW_NAMES]
     if unknown or not names:
         raise UsageError(
-            f"--allow {value!r}: use a comma list of {', '.join(WRITABLE)} "
-            "(singular or plural)"
+            f"--allow {value!r}: use a comma list of {', '.join(WRITABLE)} (singular or plural)"
         )
     return frozenset(ALLOW_NAMES[n.lower()] for n in names)
 

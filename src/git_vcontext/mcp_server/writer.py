@@ -120,9 +120,7 @@ class Writer:
             "busy", f"{target.rel} kept changing while being written; nothing written, try again"
         )
 
-    def remove(
-        self, target: Target, check: Callable[[Any], None], message: str
-    ) -> Written:
+    def remove(self, target: Target, check: Callable[[Any], None], message: str) -> Written:
         """Delete a document: ``check(data)`` refuses what may not go; on an agent branch
         the removal is a commit of its own. Nothing goes that changed since it was read."""
         with self.locks.hold(target.real):

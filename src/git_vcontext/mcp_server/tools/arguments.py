@@ -35,9 +35,7 @@ def checked(spec: ToolSpec, args: Any) -> dict[str, Any]:
         raise Refused("bad-argument", f"{spec.name}: {_said(errors[0])}")
     blank = _blank_title(args)
     if blank is not None:
-        raise Refused(
-            "bad-argument", f"{spec.name}: {blank} is blank; give a title with some text"
-        )
+        raise Refused("bad-argument", f"{spec.name}: {blank} is blank; give a title with some text")
     return args
 
 

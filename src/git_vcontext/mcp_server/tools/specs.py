@@ -93,6 +93,9 @@ SEED = (
             "description": _s("New description (narrative.Overview)"),
             "status": ITEM_STATUS,
             "assignee": _s("New assignee"),
+            "dependencies": _strings(
+                "The IDs of todos this one waits for, replacing the list ([] removes them)"
+            ),
             "todoListId": _s("ID of the TodoList (default: the one holding the item)"),
             **EXPECTED,
         },
