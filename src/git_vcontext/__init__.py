@@ -10,8 +10,6 @@ Heavy parts load on first use, so importing the package stays cheap.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # mypy (and every type checker) sees the real names and signatures
     from typing import Any
@@ -23,6 +21,7 @@ if TYPE_CHECKING:  # mypy (and every type checker) sees the real names and signa
     from .playbook import playbook_view
     from .validation import validate
     from .validation.model import FileReport
+    from .version import __version__
 
 # at run time: public name -> (module, attribute), resolved on first use by __getattr__. The
 # subpackages are named apart from the functions (merging/merge, diffing/diff,
@@ -37,6 +36,7 @@ _LAZY = {
     "playbook_view": ("git_vcontext.playbook", "playbook_view"),
     "ParseError": ("git_vcontext.errors", "ParseError"),
     "Document": ("git_vcontext.codecs", "Document"),  # a Protocol to mypy; ``object`` at run time
+    "__version__": ("git_vcontext.version", "__version__"),
 }
 
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from . import __version__
 from .boundary import boundary
+from .version import __version__
 
 if TYPE_CHECKING:
     from .codecs import Format, TronFlavor
@@ -67,22 +67,41 @@ def _scope_options(command: F) -> F:
 @click.option("--force", is_flag=True, help="Replace foreign drivers or hooks instead of refusing.")
 @click.option("--no-hooks", is_flag=True, help="Do not install the pre-push hook.")
 @click.option(
+    "--recurse-submodules",
+    is_flag=True,
+    help="Also in each checked-out submodule holding vContext files (nested ones too).",
+)
+@click.option(
     "--server",
     is_flag=True,
     help="In a bare repository: merge agents' sync requests as they are pushed.",
 )
-def install(local: bool, global_: bool, force: bool, no_hooks: bool, server: bool) -> int:
+def install(
+    local: bool, global_: bool, force: bool, no_hooks: bool, recurse_submodules: bool, server: bool
+) -> int:
     """Set up the merge driver, diff driver, difftool, attributes and pre-push hook.
 
     --server, in the bare repository agents push to, installs instead a post-receive
     hook that merges the agents' integration requests (git vcontext sync --push) into
     their base branches as they arrive. Optional: sync --push works without it.
     """
-    _server_alone(server, local=local, global_=global_, no_hooks=no_hooks)
+    _server_alone(
+        server,
+        local=local,
+        global_=global_,
+        no_hooks=no_hooks,
+        recurse_submodules=recurse_submodules,
+    )
+    if global_ and recurse_submodules:
+        raise click.UsageError(
+            "--recurse-submodules is for --local (--global covers every repository already)"
+        )
     scope = "global" if global_ else "local"
     from .commands import install as command
 
-    return command.run(scope=scope, force=force, no_hooks=no_hooks, server=server)
+    return command.run(
+        scope=scope, force=force, no_hooks=no_hooks, server=server, recurse=recurse_submodules
+    )
 
 
 def _server_alone(server: bool, **others: bool) -> None:
@@ -94,12 +113,19 @@ def _server_alone(server: bool, **others: bool) -> None:
 @cli.command(context_settings=CONTEXT)
 @_scope_options
 @click.option("--server", is_flag=True, help="Remove what install --server added.")
-def uninstall(local: bool, global_: bool, server: bool) -> int:
+@click.option(
+    "--recurse-submodules",
+    is_flag=True,
+    help="Also in each checked-out submodule (what install --recurse-submodules added).",
+)
+def uninstall(local: bool, global_: bool, server: bool, recurse_submodules: bool) -> int:
     """Remove exactly what install added."""
     from .commands.install import uninstall as remove
 
-    _server_alone(server, local=local, global_=global_)
-    return remove(scope="global" if global_ else "local", server=server)
+    _server_alone(server, local=local, global_=global_, recurse_submodules=recurse_submodules)
+    if global_ and recurse_submodules:
+        raise click.UsageError("--recurse-submodules is for --local")
+    return remove(scope="global" if global_ else "local", server=server, recurse=recurse_submodules)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -256,6 +282,30 @@ def resolve(
 
 
 @cli.command(context_settings=CONTEXT)
+@click.argument("revisions", nargs=-1, required=True, metavar="COMMIT…")
+@click.option("-n", "--no-commit", is_flag=True, help="Leave the revert staged, uncommitted.")
+@click.option("-e", "--edit", is_flag=True, help="Edit the commit message (git's editor).")
+@click.option(
+    "-m", "--mainline", type=click.IntRange(min=1), help="The parent of a merge to revert to."
+)
+def revert(revisions: Sequence[str], no_commit: bool, edit: bool, mainline: int | None) -> int:
+    """Revert commits as new changes: git revert with documents that stay right.
+
+    \b
+    Other files are reverted by git revert itself. Each vContext document the
+    commit changed gets the inverse written as new changes: the sequence goes
+    up, a changeLog entry names the reverted commit, and a playbook event the
+    commit appended is answered by one that undoes it (an append is
+    deprecated), never removed. One commit per reverted commit, with git's
+    message, in the order given (a range newest first); exit 1 when one stops
+    on conflicts (resolve them, git commit, then revert the rest).
+    """
+    from .commands import revert as command
+
+    return command.run(revisions=revisions, no_commit=no_commit, edit=edit, mainline=mainline)
+
+
+@cli.command(context_settings=CONTEXT)
 @click.argument("base", metavar="BASE")
 @click.argument("local", metavar="LOCAL")
 @click.argument("remote", metavar="REMOTE")
@@ -335,7 +385,20 @@ def diff(
     "-n", "--max-count", type=click.IntRange(min=1), metavar="N", help="Newest N commits."
 )
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
-def log_(args: tuple[str, ...], follow: bool, fmt: str, max_count: int | None, color: str) -> int:
+@click.option(
+    "--full-history",
+    is_flag=True,
+    help="Walk every parent of a merge, as git log --full-history: shows a change a merge "
+    "dropped, and that merge.",
+)
+def log_(
+    args: tuple[str, ...],
+    follow: bool,
+    fmt: str,
+    max_count: int | None,
+    color: str,
+    full_history: bool,
+) -> int:
     """The commits that changed items of a document, newest first, with their changes.
 
     \b
@@ -344,13 +407,21 @@ def log_(args: tuple[str, ...], follow: bool, fmt: str, max_count: int | None, c
     FILE#"a#b"       an id holding '#' (or a quote) is written as a JSON string
     REV-RANGE        as for git log: REV, ^REV, A..B, A...B (default HEAD)
     A merge is shown once, with what each side brought; a version that does not
-    parse is shown as such. Exit 1 when an id is in no revision.
+    parse is shown as such. As git log, a merge whose item equals one parent's
+    follows that parent only; --full-history walks them all. Exit 1 when an id
+    is in no revision.
     """
     from .commands import log as command
 
     paths: tuple[str, ...] | None = click.get_current_context().meta.get("paths")
     return command.run(
-        args=args, paths=paths, follow=follow, fmt=fmt, color=color, max_count=max_count
+        args=args,
+        paths=paths,
+        follow=follow,
+        fmt=fmt,
+        color=color,
+        max_count=max_count,
+        full_history=full_history,
     )
 
 
@@ -543,8 +614,17 @@ def sync(
 
 @cli.command(context_settings=CONTEXT)
 @click.option("--format", "fmt", type=FORMAT_PICTURE, default="text")
-def status(fmt: str) -> int:
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="With --format dot|mermaid: exit 1 when a conflict is predicted (the table and "
+    "JSON always do).",
+)
+def status(fmt: str, exit_code: bool) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
+
+    Exits 1 when a sync would stop on a conflict; a picture printed exits 0 (a
+    pipeline's first step), 1 only with --exit-code.
 
     \b
     --format dot|mermaid draws the agents around their base: ahead/behind on
@@ -554,7 +634,7 @@ def status(fmt: str) -> int:
     """
     from .commands import status as command
 
-    return command.run(fmt=fmt)
+    return command.run(fmt=fmt, exit_code=exit_code)
 
 
 @cli.command(context_settings=CONTEXT)

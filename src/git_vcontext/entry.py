@@ -5,9 +5,12 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
 
 from .fsio import check_stdout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 # Options of the merge driver's fixed command line, as `install` writes it.
 _DRIVER_OPTIONS = {

@@ -1,4 +1,9 @@
-"""Error types with structured fields and the exit codes of the command-line contract."""
+"""Error types with structured fields and the exit codes of the command-line contract.
+
+Every expected error is a ``VContextError`` and is defined here, once per meaning; the error
+boundary (``boundary``) turns it into one line on stderr and its exit code. Signals that
+never leave the module that raises them (a parser giving up on its fast path, a push to
+try again) stay in that module."""
 
 from __future__ import annotations
 
@@ -46,6 +51,49 @@ class OperationalError(VContextError):
 class OutputError(OperationalError):
     """Standard output took less than it was given: a full disk, ``ulimit -f``, an I/O
     error. Never exit 0 with output cut short."""
+
+
+class RefMoved(OperationalError):
+    """A branch changed under us (another process moved it): nothing was updated."""
+
+
+class RefLocked(OperationalError):
+    """A ref's lock file stays (left by a killed process): nothing was updated; the
+    message names the file and what to do."""
+
+
+class Unfinished(OperationalError):
+    """A work-tree update that cannot be finished without the user (the message says how)."""
+
+
+class PushRefused(OperationalError):
+    """A push the remote or the pre-push hook refused, or too many rejections: give up."""
+
+
+class NotData(OperationalError):
+    """A file whose versions cannot be merged as data (one does not parse): resolve by hand."""
+
+
+class Refused(VContextError):
+    """A change to a document the tool will not make (it would break the document, or what
+    was asked is malformed): one line saying what, why and what to do (exit 1).
+
+    ``kind`` names the reason for programs (``unknown-id``, ``bad-status``,
+    ``stale-sequence``, ``invalid-result``, ``bad-argument``, ...; ``refused`` for a
+    playbook edit or an ACE patch).
+    """
+
+    exit_code = ExitCode.FOUND
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class NoPlaybookError(VContextError):
+    """The document holds no playbook (``view`` exits 1: nothing found)."""
+
+    exit_code = ExitCode.FOUND
 
 
 class ParseError(VContextError):

@@ -5,15 +5,15 @@ from __future__ import annotations
 import codecs
 import io
 import os
-import re
 import stat
 import sys
-from collections.abc import Callable, Mapping
 
 from .errors import OperationalError, OutputError
+from .patterns import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 OUTPUT_ERRORS = "git-vcontext-output"
@@ -190,7 +190,7 @@ def write_atomic(
     files). A target that is no regular file (``-o /dev/null``, a named pipe) is written
     into, never renamed over.
 
-    Refused (OperationalError, nothing written): a read-only file (no write permission
+    Refuses (an OperationalError, nothing written) a read-only file (no write permission
     bit: as git refuses without ``-f``) unless ``force`` (a file of git's or of ours that
     must be replaced, e.g. the merge driver's %A); with ``inside`` (a file the tool picked
     itself, not one the user named), a file whose real path, through links, lies outside
@@ -252,7 +252,7 @@ def _mode_of(target: str, shown: str, force: bool) -> int:
     return mode
 
 
-TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp$")
+TEMPORARY = lazy(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp$")
 """What ``write_atomic`` names its temporaries (``.NAME.PID.RANDOM.tmp``)."""
 
 
@@ -269,7 +269,7 @@ def remove_stale_temporaries(folder: str) -> list[str]:
     except OSError:
         return removed
     for name in names:
-        found = TEMPORARY.match(name)
+        found = TEMPORARY().match(name)
         if found is None or _running(int(found.group("pid"))):
             continue
         path = os.path.join(folder, name)

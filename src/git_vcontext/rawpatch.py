@@ -16,7 +16,6 @@ Imports stay light: this runs once per file of a ``git diff`` into a pipe.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 
@@ -27,8 +26,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 DEV_NULL = "/dev/null"
-_MODE = re.compile(r"(?:[0-7]{6}|\.)\Z")
-_HEX = re.compile(r"(?:[0-9a-f]{4,64}|\.)\Z")
+_OCTAL = frozenset("01234567")
+_HEXDIGITS = frozenset("0123456789abcdef")
 _NO_INDEX = ("git", "diff", "--no-index", "--no-ext-diff", "--no-color", "--no-prefix")
 _ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r"}
 _ESCAPES |= {0x22: b'\\"', 0x5C: b"\\\\"}
@@ -39,7 +38,18 @@ def is_external(args: Sequence[str]) -> bool:
     (7 arguments) plus ``new-path metainfo`` for renames and copies (9 arguments)."""
     if len(args) not in (7, 9):
         return False
-    return all(_HEX.match(args[i]) for i in (2, 5)) and all(_MODE.match(args[i]) for i in (3, 6))
+    return all(_is_hex(args[i]) for i in (2, 5)) and all(_is_mode(args[i]) for i in (3, 6))
+
+
+def _is_hex(arg: str) -> bool:
+    """An object name as git passes it (4 to 64 lowercase hex digits), or "." (none)."""
+    return arg == "." or (4 <= len(arg) <= 64 and _HEXDIGITS.issuperset(arg))
+
+
+def _is_mode(arg: str) -> bool:
+    """A file mode as git passes it (six octal digits), or "." (none). No regular
+    expression: this is asked once per file of every ``git diff``."""
+    return arg == "." or (len(arg) == 6 and _OCTAL.issuperset(arg))
 
 
 def run(args: Sequence[str]) -> int:

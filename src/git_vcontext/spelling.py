@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from json import encoder
 
+from .patterns import lazy
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -307,3 +309,15 @@ def _encode(
 
 def _not_json(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_LONE_SURROGATE = lazy("[\ud800-\udfff]")
+
+
+def escape_lone_surrogates(text: str) -> str:
+    """A written document with each lone surrogate (from a ``\\ud800`` escape, which JSON
+    syntax allows) put back as its escape: the same string value, and text that encodes
+    as UTF-8. Such a character can only stand inside a string literal."""
+    if text.isascii():
+        return text
+    return _LONE_SURROGATE().sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .patterns import lazy
 from .spelling import canonical as text
-from .spelling import dumps
+from .spelling import dumps, escape_lone_surrogates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,9 +66,6 @@ def json_report(value: Any) -> str:
     Always valid UTF-8: a lone surrogate (a document's ``\\udcff`` escape, or a file name
     that was not UTF-8) is written as its escape.
     """
-    # lazy: values is on the empty pre-push's path; codecs is not
-    from .codecs.text import escape_lone_surrogates
-
     return escape_lone_surrogates(dumps(value, indent="  ", ensure_ascii=False)) + "\n"
 
 

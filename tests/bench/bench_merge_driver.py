@@ -1,21 +1,25 @@
 """Merge driver, whole process, on a 200-item todo list changed on both sides.
 
-Run: python tests/bench/bench_merge_driver.py
+Run: python tests/bench/bench_merge_driver.py [--baseline SRC] [--runs N]
 Prints the median wall time of `git-vcontext merge-driver` next to `python -c pass`
 (the floor of any Python program; the commands run in turn, so a drift of the machine's
 speed weighs on each alike) and `git merge-file` on the same files, for the JSON
 document and its TRON twin (a minimal edit of ours' text, re-read before it is trusted).
+``--baseline SRC``: the same merges by another checkout's code (its ``src`` folder, e.g.
+main's from ``git archive main | tar -x -C /tmp/main``), run in turn with this one's.
+Then what the driver loads beyond ``python -c pass`` (``python -X importtime``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from timing import PYTHON, alternating_medians, cli, row
+from timing import PYTHON, alternating_medians, baseline, cli, loaded_modules, row
 
 from git_vcontext.codecs import dumps
 
@@ -53,15 +57,18 @@ def tron_twins(texts: tuple[str, str, str]) -> tuple[str, str, str]:
     return base_tron.source(), ours, theirs
 
 
-def driver_command(ext: str) -> list[str]:
+def driver_command(ext: str, start: list[str] | None = None) -> list[str]:
     """The driver's command line as git runs it (ours is a fresh copy, ``a.EXT``)."""
-    return cli(
-        "merge-driver", f"base.{ext}", f"a.{ext}", f"theirs.{ext}", "-p", f"todo.vcontext.{ext}",
-        "-l", "7",
-    )  # fmt: skip
+    args = ["merge-driver", f"base.{ext}", f"a.{ext}", f"theirs.{ext}", "-p",
+            f"todo.vcontext.{ext}", "-l", "7"]  # fmt: skip
+    return [*start, *args] if start else cli(*args)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--baseline", help="another checkout's src folder, run in turn")
+    parser.add_argument("--runs", type=int, default=31)
+    opts = parser.parse_args()
     work = Path(tempfile.mkdtemp())
     texts = documents()
     for ext, sides in (("json", texts), ("tron", tron_twins(texts))):
@@ -76,23 +83,42 @@ def main() -> None:
 
     here = str(work)
     merge_file = ["git", "merge-file", "-p", "a.json", "base.json", "theirs.json"]
-    floor, driver, driver_tron, line_merge = alternating_medians(
-        [
-            ([PYTHON, "-c", "pass"], None, None),
-            (driver_command("json"), fresh("json"), here),
-            (driver_command("tron"), fresh("tron"), here),
-            (merge_file, fresh("json"), here),
-        ]
-    )
+    jobs = [
+        ([PYTHON, "-c", "pass"], None, None),
+        (driver_command("json"), fresh("json"), here),
+        (driver_command("tron"), fresh("tron"), here),
+        (merge_file, fresh("json"), here),
+    ]
+    old = baseline(opts.baseline, here) if opts.baseline else None
+    if old:
+        jobs += [(driver_command("json", old), fresh("json"), here),
+                 (driver_command("tron", old), fresh("tron"), here)]  # fmt: skip
+    times = alternating_medians(jobs, opts.runs)
+    floor, driver, driver_tron, line_merge = times[:4]
     print("| what | median | note |\n|---|---|---|")
     row("python -c pass", floor)
     row(
         "git-vcontext merge-driver, 200 items, both sides changed",
         driver,
-        f"{driver / floor:.2f}x python -c pass",
+        f"{driver / floor:.2f}x python -c pass (goal 2.0x)",
     )
-    row("the same merge of the TRON twins", driver_tron, f"{driver_tron / floor:.2f}x")
+    row("the same merge of the TRON twins", driver_tron, f"{driver_tron / floor:.2f}x (goal 2.5x)")
+    if old:
+        row("  the same JSON merge, baseline", times[4], f"{times[4] / floor:.2f}x")
+        row("  the same TRON merge, baseline", times[5], f"{times[5] / floor:.2f}x")
     row("git merge-file on the same files (for scale; it conflicts)", line_merge)
+    fresh("json")()
+    command = driver_command("json")
+    script = command[1:] if command[0] == PYTHON else command
+    loaded = loaded_modules(script, here)
+    ours = [(n, t) for n, t in loaded if n.startswith("git_vcontext")]
+    print(
+        f"\npython -X importtime of the JSON merge: {len(loaded)} modules beyond python -c pass,"
+        f" {sum(t for _, t in loaded) / 1000:.1f} ms of their own import time"
+        f" ({len(ours)} of git_vcontext: {sum(t for _, t in ours) / 1000:.1f} ms); slowest:"
+    )
+    for name, spent in loaded[:12]:
+        print(f"  {spent / 1000:5.2f} ms  {name}")
     shutil.rmtree(work)
 
 

@@ -21,6 +21,55 @@ def cli(*args: str) -> list[str]:
     return [SCRIPT, *args] if SCRIPT else [PYTHON, "-m", "git_vcontext", *args]
 
 
+def baseline(src: str, folder: str) -> list[str]:
+    """The command of another checkout's code (``src``: its ``src`` folder, e.g. main's, from
+    ``git worktree add`` or ``git archive``), started as pip's console-script template starts
+    ``git-vcontext`` (it imports ``re``), so that old and new run side by side, in turn."""
+    script = Path(folder) / "baseline-git-vcontext"
+    script.write_text(
+        f"#!{PYTHON}\n"
+        "import re\nimport sys\n"
+        f"sys.path.insert(0, {str(Path(src).resolve())!r})\n"
+        "from git_vcontext.entry import run\n"
+        "if __name__ == '__main__':\n"
+        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+        "    sys.exit(run())\n"
+    )
+    script.chmod(0o755)
+    return [str(script)]
+
+
+def loaded_modules(
+    cmd: Sequence[str], cwd: str | None = None, runs: int = 5
+) -> list[tuple[str, int]]:
+    """``python -X importtime`` of a command (a Python script and its arguments): each module
+    it loads that ``python -c pass`` does not, with its own import time in µs (the least of
+    ``runs`` runs), slowest first."""
+
+    def once(args: Sequence[str]) -> dict[str, int]:
+        out = subprocess.run(
+            [PYTHON, "-X", "importtime", *args], cwd=cwd, env=env(), capture_output=True, text=True
+        ).stderr
+        found: dict[str, int] = {}
+        for line in out.splitlines():
+            parts = line.split("|")
+            if (
+                line.startswith("import time:")
+                and len(parts) == 3
+                and parts[0][12:].strip().isdigit()
+            ):
+                found[parts[2].strip()] = int(parts[0][12:])
+        return found
+
+    bare = once(["-c", "pass"])
+    best: dict[str, int] = {}
+    for _ in range(runs):
+        for name, spent in once(cmd).items():
+            if name not in bare:
+                best[name] = min(spent, best.get(name, spent))
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
 def env() -> dict[str, str]:
     """Bytecode caching on, as after a normal install (some CI images turn it off)."""
     e = dict(os.environ)

@@ -234,7 +234,10 @@ def test_m8_revert_advances_the_sequence_and_keeps_the_log(repo: Path) -> None:
     assert "completed" not in t1
     assert items(repo)["t2"]["title"] == "Renamed"
     assert after["sequence"] == before["sequence"] + 1  # a revert advances too
-    assert after["changeLog"] == before["changeLog"]  # append-only: nothing removed
+    # append-only: nothing removed; one entry names the revert (issue 36)
+    assert after["changeLog"][:-1] == before["changeLog"]
+    assert after["changeLog"][-1]["sequence"] == after["sequence"]
+    assert first[:7] in after["changeLog"][-1]["reason"]
     valid(repo)
     history_clean(repo, "main")
 

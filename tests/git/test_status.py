@@ -100,9 +100,11 @@ def test_status_without_agents(git_repo: Path) -> None:
     assert proc.stdout.decode().strip() == "no agent branches"
 
 
-def test_status_predicts_conflicts_between_agents_as_sync_all_would_meet_them(
+def test_status_predicts_conflicts_between_agents_that_sync_all_would_meet(
     git_repo: Path,
 ) -> None:
+    """Each row is what ``sync AGENT`` would do now (issue 36 point 7); that the two clash,
+    as ``sync --all`` meets it, is said in both rows, naming the other."""
     repo = git_repo
     conflicting_agents(repo)
     before = (rev(repo, "main"), rev(repo, "agents/alice"), rev(repo, "agents/bob"))
@@ -111,8 +113,11 @@ def test_status_predicts_conflicts_between_agents_as_sync_all_would_meet_them(
 
     assert code == 1
     assert rows["alice"]["state"] == "needs sync"  # alone, each merges cleanly ...
-    assert rows["bob"]["state"] == "conflict"  # ... but bob meets alice's t1 in sync --all
-    assert rows["bob"]["conflicts"][0]["conflicts"][0]["path"] == "/todoList/items/0/status"
+    assert rows["bob"]["state"] == "needs sync"
+    [clash] = rows["bob"]["clashes"]  # ... but not both: bob meets alice's t1 in sync --all
+    assert clash["with"] == "agents/alice"
+    assert clash["conflicts"][0]["conflicts"][0]["path"] == "/todoList/items/0/status"
+    assert [c["with"] for c in rows["alice"]["clashes"]] == ["agents/bob"]
     code, out, _ = sync(repo, "--all", "--dry-run")
     assert code == 1
     assert "agents/bob <-> main: CONFLICT" in out

@@ -390,7 +390,7 @@ def test_a_commit_made_while_sync_waits_is_kept_and_pushed(
     stays on its branch and reaches the remote with the rest."""
     import pygit2
 
-    from git_vcontext.remote.protocol import push_with_retries
+    from git_vcontext.remote.rounds import push_with_retries
     from git_vcontext.sync.syncer import Syncer
 
     remote, repo = shared

@@ -9,7 +9,8 @@ from typing import Any
 
 from git_vcontext.lineage.blame import BlameWalk, units
 from git_vcontext.lineage.log import LogEntry, LogWalk
-from git_vcontext.lineage.versions import Version, Versions
+from git_vcontext.lineage.parsed import Version
+from git_vcontext.lineage.versions import Versions
 
 
 def todo(**statuses: str) -> bytes:

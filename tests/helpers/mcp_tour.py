@@ -56,17 +56,18 @@ def _ok(result: Any) -> dict[str, Any]:
 
 
 async def read_every_resource(client: Any) -> dict[str, str]:
-    """Read each listed resource; its content's mime type is the listed one (the file's
-    format: the todo list is JSON, the release plan TRON)."""
+    """Read each listed resource; its first content's mime type is the listed one, JSON
+    whatever the file's format (the release plan is TRON), and it parses as JSON."""
     listed = {r.uri: r.mime_type for r in (await client.list_resources()).resources}
     for uri in ("vbrief://todos/current", "vbrief://plans/current", "vbrief://playbook"):
         assert uri in listed, sorted(listed)
-    assert listed["vbrief://plans/release"] == "text/x-tron"
+    assert listed["vbrief://plans/release"] == "application/json"
     assert listed["vbrief://todos/current"] == "application/json"
     read: dict[str, str] = {}
     for uri, mime in listed.items():
         contents = (await client.read_resource(uri)).contents[0]
         assert contents.mime_type == mime, uri
+        json.loads(contents.text)
         read[uri] = contents.text
     for kind in ("rule", "rules", "learning", "strategies", "warning", "note"):
         view = json.loads(text(await client.read_resource(f"vbrief://playbook/{kind}")))
@@ -124,6 +125,9 @@ async def refuse_every_bad_input(client: Any, root: Path) -> set[str]:
         # the engine's own refusals
         ("vcontext_diff", {"from": "no-such-rev"}, ("unknown revision: no-such-rev",)),
         ("vcontext_resolve", {"path": TODO, "take": "ours"}, ("no conflict",)),
+        # the served agent's fork is there already: sync it instead
+        ("vbrief_create_fork", {"reason": "again"}, ("already exists", "sync alice")),
+        ("vbrief_create_fork", {"documentId": "nope"}, ("'nope'",)),
     ]
     called = set()
     for name, args, words in cases:
@@ -179,13 +183,15 @@ async def call_every_tool(client: Any, root: Path) -> set[str]:
     assert [a["agent"] for a in status["agents"]] == ["alice"]
     synced = _ok(await client.call_tool("vcontext_sync", {}))
     assert synced["ok"] is True
+    merged = _ok(await client.call_tool("vbrief_merge_fork", {}))  # nothing left to merge
+    assert merged["ok"] is True
     todo = read_any(root / TODO)["todoList"]
     assert made not in {i["id"] for i in todo["items"]}
     assert todo["items"][2]["status"] == "inProgress"
     plan = read_any(root / PLAN)["plan"]
     assert [i["title"] for i in plan["items"]] == ["Parser", "Docs", "Announce"]
     assert not (root / PLAN).read_text().lstrip().startswith("{")  # still TRON
-    return {*done, "vbrief_delete_todo", "vcontext_status", "vcontext_sync"}
+    return {*done, "vbrief_delete_todo", "vcontext_status", "vcontext_sync", "vbrief_merge_fork"}
 
 
 async def tour(client: Any, root: Path) -> None:

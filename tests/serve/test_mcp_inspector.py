@@ -1,47 +1,21 @@
 """The MCP Inspector (the protocol's reference tool, npm) lists and calls our tools (CLI mode).
 
-Skipped with a reason when ``npx`` is missing or the npm registry cannot be reached.
+Skipped with a reason when node is missing or the npm registry cannot be reached (CI
+installs the Inspector: ``MCP_INSPECTOR_DIR``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
+from helpers.inspector import run_inspector
 from helpers.mcp_support import documents_repo
 from helpers.run import cli_path
 
-INSPECTOR = "@modelcontextprotocol/inspector@2"
-NPM_CACHE = os.environ.get("NPM_CONFIG_CACHE") or os.path.expanduser("~/.npm")  # before HOME moves
-
 
 def _inspector(repo: Path, *args: str) -> dict[str, object]:
-    npx = shutil.which("npx")
-    if npx is None:
-        pytest.skip("npx (Node.js) is not installed")
-    command = [npx, "-y", INSPECTOR, "--cli", *cli_path(), "mcp", *args]
-    try:
-        done = subprocess.run(
-            command,
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env={
-                **os.environ,
-                "npm_config_cache": NPM_CACHE,
-                "npm_config_update_notifier": "false",
-            },
-        )
-    except subprocess.TimeoutExpired:
-        pytest.skip("the MCP Inspector did not start within 300 s (npm registry too slow?)")
-    if done.returncode != 0 and ("npm" in done.stderr and "ERR" in done.stderr):
-        pytest.skip(f"npx could not fetch the MCP Inspector: {done.stderr.strip()[-200:]}")
+    done = run_inspector(*cli_path(), "mcp", *args, cwd=repo)
     assert done.returncode == 0, done.stderr
     result: dict[str, object] = json.loads(done.stdout)
     return result

@@ -1,8 +1,9 @@
 """``git vcontext mcp`` over stdio, as an agent tool starts it: resources, prompts, notifications.
 
-PRODUCT.md, "MCP server (seed 003)": resources with seed 003's URIs and a mime type
-after the file's format; subscriptions notified within a second when a document
-changes on disk by anyone; prompts filled from the documents; ids never paths.
+PRODUCT.md, "MCP server (seed 003)": resources with seed 003's URIs, served as JSON
+whatever the file's format (a TRON document's own text as a second content);
+subscriptions notified within a second when a document changes on disk by anyone;
+prompts filled from the documents; ids never paths.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ def test_mcp_stdio_reads_every_resource_with_its_mime_type(repo: Path, tmp_path:
         async with Client(stdio_client(stdio_params(repo), errlog=errors)) as client:
             listed = {r.uri: r.mime_type for r in (await client.list_resources()).resources}
             assert listed["vbrief://todos/current"] == "application/json"
-            assert listed["vbrief://plans/current"] == "text/x-tron"
-            assert listed["vbrief://plans/release"] == "text/x-tron"
+            assert listed["vbrief://plans/current"] == "application/json"  # a TRON file
+            assert listed["vbrief://plans/release"] == "application/json"
             assert {
                 "vbrief://todos",
                 "vbrief://plans",
@@ -48,7 +49,7 @@ def test_mcp_stdio_reads_every_resource_with_its_mime_type(repo: Path, tmp_path:
             templates = {
                 t.uri_template for t in (await client.list_resource_templates()).resource_templates
             }
-            assert "vbrief://playbook/{kind}" in templates
+            assert "vbrief://playbook/{category}" in templates
             assert "vbrief://todos/{id}" in templates
             for uri in listed:
                 read = await client.read_resource(uri)
@@ -58,8 +59,12 @@ def test_mcp_stdio_reads_every_resource_with_its_mime_type(repo: Path, tmp_path:
             assert todos["todoLists"][0]["sequence"] == 3
             current = text(await client.read_resource("vbrief://todos/current"))
             assert current == (repo / "todo.vcontext.json").read_text()
-            plan = text(await client.read_resource("vbrief://plans/current"))
-            assert plan == (repo / "plans/release.vcontext.tron").read_text()
+            plan = (await client.read_resource("vbrief://plans/current")).contents
+            assert json.loads(getattr(plan[0], "text", ""))["plan"]["id"]
+            assert plan[1].mime_type == "text/x-tron"
+            assert (
+                getattr(plan[1], "text", "") == (repo / "plans/release.vcontext.tron").read_text()
+            )
             view = json.loads(text(await client.read_resource("vbrief://playbook")))
             assert {e["targetId"] for e in view["entries"]} == {"tests-in-tmp", "atomic-writes"}
             rules = json.loads(text(await client.read_resource("vbrief://playbook/rules")))
@@ -223,7 +228,7 @@ def test_mcp_stdio_agent_branch_commits_each_write_and_keeps_the_index(repo: Pat
 
     run(main)
     log = run_git(repo, "log", "-1", "--format=%s%n%b", "--name-only").stdout
-    assert log.startswith("vcontext mcp: updated t3: status pending -> inProgress")
+    assert log.startswith("vcontext mcp: updated t3: status pending → inProgress")
     assert "Agent: alice" in log
     assert log.strip().endswith("todo.vcontext.json")
     status = run_git(repo, "status", "--porcelain").stdout.splitlines()

@@ -7,6 +7,7 @@ PRODUCT.md, "MCP server (seed 003)": seed 003's tools with its parameters, optio
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ SEED_TOOLS = {
     "vbrief_update_plan_item",
     "vbrief_add_learning",
     "vbrief_query_playbook",
+    "vbrief_create_fork",
+    "vbrief_merge_fork",
 }
 ENGINE_TOOLS = {
     "vcontext_view",
@@ -37,6 +40,7 @@ ENGINE_TOOLS = {
     "vcontext_resolve",
 }
 WRITE_TOOLS = SEED_TOOLS - {"vbrief_query_playbook"} | {"vcontext_sync", "vcontext_resolve"}
+FORK_TOOLS = {"vbrief_create_fork", "vbrief_merge_fork"}
 
 
 @pytest.fixture
@@ -87,8 +91,17 @@ def test_mcp_lists_seed_tools_with_their_parameters_and_expected_sequence(repo: 
                 "cancelled",
             ]
             learning = tools["vbrief_add_learning"].input_schema
-            assert set(learning["required"]) == {"targetId", "kind", "narrative"}
-            for name in WRITE_TOOLS - {"vcontext_sync", "vcontext_resolve"}:
+            # seed 003's own call (category, title, content) and refining a known entry
+            # need none of targetId, kind, narrative: what a new entry lacks is refused
+            assert "required" not in learning
+            assert learning["properties"]["category"]["enum"][:4] == [
+                "strategies",
+                "decisions",
+                "patterns",
+                "gotchas",
+            ]
+            branch_tools = {"vcontext_sync", "vcontext_resolve", *FORK_TOOLS}
+            for name in WRITE_TOOLS - branch_tools:  # document writes
                 assert "expectedSequence" in tools[name].input_schema["properties"], name
                 assert tools[name].input_schema["additionalProperties"] is False
             assert tools["vbrief_query_playbook"].annotations.read_only_hint is True
@@ -382,7 +395,10 @@ def test_mcp_document_that_no_longer_parses_is_named_with_its_position(repo: Pat
             )
             assert "does not parse" in line
             read = await client.read_resource("vbrief://todos/current")
-            assert text(read) == broken  # the text is still served as it is
+            served = json.loads(text(read))  # still JSON: the error named, the text as it is
+            assert served["path"] == "todo.vcontext.json"
+            assert "todo.vcontext.json:" in served["error"]
+            assert served["text"] == broken
 
     run(main)
     assert (repo / "todo.vcontext.json").read_text() == broken
@@ -428,7 +444,7 @@ def test_mcp_create_makes_the_first_documents(git_repo: Path) -> None:
     assert run_git(git_repo, "status", "--short").stdout.count("??") == 1  # .vcontext/
 
 
-def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
+def test_mcp_create_plan_file_is_named_after_a_readable_id_and_deep_values_refused(
     repo: Path,
 ) -> None:
     from git_vcontext.mcp_server import startup as setup
@@ -438,8 +454,11 @@ def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
     async def main() -> None:
         async with in_process(repo) as client:
             made = _ok(await _call(client, "vbrief_create_plan", title="Fresh"))
-            assert made["document"]["path"] == f".vcontext/plan-{made['id']}.json"
-            assert re.fullmatch(r"[0-9a-f]{8}", made["id"])
+            assert made["id"] == "plan-fresh"  # PRODUCT.md: plan-<slug of the title>
+            assert made["document"]["path"] == ".vcontext/plan-fresh.json"
+            made = _ok(await _call(client, "vbrief_create_plan", title="計画"))  # no slug
+            assert re.fullmatch(r"plan-[0-9a-f]{8}", made["id"])
+            assert made["document"]["path"] == f".vcontext/{made['id']}.json"
 
     run(main)
     deep: list[Any] = []
@@ -457,4 +476,4 @@ def test_mcp_create_plan_file_is_named_after_a_fresh_id_and_deep_values_refused(
     assert "would not read back" in _refused_answer
     assert "nesting" in _refused_answer
     assert "\n" not in _refused_answer
-    assert len(list((repo / ".vcontext").iterdir())) == 1
+    assert len(list((repo / ".vcontext").iterdir())) == 2  # the two plans above, no more

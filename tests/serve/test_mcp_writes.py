@@ -207,9 +207,10 @@ todoList: TodoList("main", 3, [
 
 
 def test_mcp_writes_a_minimal_edit_of_a_hand_written_tron_document(git_repo: Path) -> None:
-    """PRODUCT.md Formats (TRON) and issue 12: the MCP tools edit ours' text; comments,
-    bare keys and untouched lines stay as written, ours' class lines are kept (a class the
-    new parts need is added after them), the changed value is edited in place."""
+    """PRODUCT.md Formats (TRON), issue 12 and "The write path": the MCP tools edit ours'
+    text; comments, bare keys and untouched lines stay as written, ours' class lines are
+    kept (the container's class gains the fields it lacks at the end; a class the new
+    parts need is added after them), the changed value is edited in place."""
     path = git_repo / "todo.vcontext.tron"
     path.write_text(HAND_WRITTEN_TRON)
     svc = _service(git_repo)
@@ -217,9 +218,12 @@ def test_mcp_writes_a_minimal_edit_of_a_hand_written_tron_document(git_repo: Pat
     out = path.read_text()
     kept = HAND_WRITTEN_TRON.replace('"inProgress"', '"blocked"').splitlines()
     lines = out.splitlines()
-    assert lines[:3] == kept[:3]  # ours' classes, in place
+    assert lines[0] == kept[0]  # ours' classes, in place
+    assert lines[2] == kept[2]
+    assert lines[1].startswith(kept[1] + ", ")  # TodoList gains fields at its end
+    assert 'todoList: TodoList("main", 4, [' in lines  # the container stays a class instance
     assert all(line.startswith("class ") for line in lines[3 : lines.index("")])
     for line in kept[4:7] + kept[8:12]:  # comments, instances, bare keys: byte for byte
         assert line in lines, (line, out)
-    # the sequence changes and the changeLog is new: TodoList no longer fits, so {} syntax
+    # the sequence changes and the changeLog is new, after the items
     assert read_any(path)["todoList"]["sequence"] == 4

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from git_vcontext.errors import Refused as AceError
 from git_vcontext.merging import merge3
-from git_vcontext.playbook.ace import AceError, apply_patch, document_sequence, read_patch
+from git_vcontext.playbook.ace import apply_patch, document_sequence, read_patch
 
 NOW = "2025-06-01T12:00:00Z"
 

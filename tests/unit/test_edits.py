@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from git_vcontext.edits import learnings, plans, todos
-from git_vcontext.edits.stamp import Refused, Stamp, json_path
+from git_vcontext.edits.stamp import Stamp, json_path
+from git_vcontext.errors import Refused
 from git_vcontext.playbook.view import playbook_view
 from helpers.playbook import doc, ev
 

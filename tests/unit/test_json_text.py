@@ -404,3 +404,23 @@ def test_a_value_edited_to_equal_its_neighbour_is_edited_in_place() -> None:
     assert doc.render([True, True, {"k": 1}]) == text.replace('"x"', "true")
     doc = json_text.loads('["x", "a",  "a"]')
     assert doc.render(["a", "a"]) == '["a",  "a"]'
+
+
+def test_reading_a_document_compiles_none_of_the_layout_patterns() -> None:
+    """Diffs, views and validation read thousands of versions and write none: the patterns
+    that detect a layout are compiled when a document is first written (issue 32/35: each
+    compile costs a process that git starts per file about 0.05-0.1 ms)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import re\n"
+        "from git_vcontext.codecs import json_text\n"
+        'doc = json_text.loads(b\'{"a": [1, "x"], "b": {"c": -0}}\')\n'
+        "before = {k[1] for k in re._cache}\n"
+        "doc.render({'a': [1, 'x', 2], 'b': {'c': -0}})\n"
+        "after = {k[1] for k in re._cache}\n"
+        "print(len(after - before) > 0, any('\\\\n([ \\\\t]+)' in str(p) for p in before))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]

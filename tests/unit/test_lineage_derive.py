@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_vcontext.lineage.derive import derive
-from git_vcontext.lineage.versions import Version, Versions
+from git_vcontext.lineage.parsed import Version
+from git_vcontext.lineage.versions import Versions
 from git_vcontext.values import same
 
 PATH = "todo.vcontext.json"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from git_vcontext.errors import UsageError
-from git_vcontext.lineage.items import ELEMENT, ENTRY, EVENT, ITEM, RECORD, Index
+from git_vcontext.lineage.items import Index
+from git_vcontext.lineage.slots import ELEMENT, ENTRY, EVENT, ITEM, RECORD
 from git_vcontext.lineage.spec import Target, parse_ids, show_id, split_target
 
 

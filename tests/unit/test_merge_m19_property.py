@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 
 from git_vcontext.codecs import dumps
 from git_vcontext.edits import learnings, plans, todos
-from git_vcontext.edits.stamp import Refused, Stamp
+from git_vcontext.edits.stamp import Stamp, Unchanged
+from git_vcontext.errors import Refused
+from git_vcontext.errors import Refused as EditRefused
 from git_vcontext.merging import MergeOptions
-from git_vcontext.playbook.edit import Edit, EditRefused, append_event
+from git_vcontext.playbook.edit import Edit, append_event
 from git_vcontext.validation.files import check_bytes
 from helpers.merging import merge_files
 
@@ -73,7 +75,7 @@ def _edited(draw: st.DrawFn, kind: str, base: Any, agent: str) -> Any:
         stamp = _stamp(agent, n)
         try:
             data = EDITS[kind](draw, data, stamp, f"{agent}{n}")
-        except (Refused, EditRefused):
+        except (Refused, EditRefused, Unchanged):  # Unchanged: a write that changes nothing
             continue
     return data
 

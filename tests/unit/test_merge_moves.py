@@ -172,6 +172,53 @@ def test_m18_moves_to_different_places_are_one_conflict_at_ours_destination(fmt:
     assert block.count('"t3"') == 2
 
 
+def _ids_in(items: list[Any]) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        out.append(item["id"])
+        out += _ids_in(item.get("subItems", []))
+    return out
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_m18_m19_each_side_nesting_the_others_moved_item_is_a_conflict_never_an_item_twice(
+    fmt: str,
+) -> None:
+    """Ours puts t2 under t1 and t0 under t2; theirs puts t0 under a new item and t2 under
+    t0. Neither move can be followed to one place, and the merge once fell back to keeping
+    both trees, t0 and t2 each twice, reported clean (found by hypothesis). Now: a
+    move/move conflict at the outermost places, and taking either side whole is coherent."""
+    base = todo(task("t0"), task("t1"), task("t2"))
+    ours = todo(task("t1", subItems=[task("t2", subItems=[task("t0", note="ours")])]))
+    theirs = todo(
+        task("new", subItems=[task("t0", note="theirs", subItems=[task("t2")])]), task("t1")
+    )
+    out = merged(base, ours, theirs, fmt)
+    assert out.status == "conflict"
+    assert out.result is not None
+    kinds = sorted(c.kind for c in out.result.conflicts)
+    assert kinds == ["move/move", "move/move"]
+    for side in ("ours", "theirs"):
+        resolved = _take(out.result.tree, side)
+        ids = _ids_in(resolved["todoList"]["items"])
+        assert sorted(ids) == sorted(set(ids))  # each id once
+        assert {"t0", "t1", "t2"} <= set(ids)
+
+
+def _take(tree: Any, side: str) -> Any:
+    """The merged tree with every conflict resolved by taking ``side`` (absent: gone)."""
+    from git_vcontext.merging.result import MISSING, ConflictNode
+
+    if isinstance(tree, ConflictNode):
+        return getattr(tree, side)
+    if isinstance(tree, dict):
+        kept = {k: _take(v, side) for k, v in tree.items()}
+        return {k: v for k, v in kept.items() if v is not MISSING}
+    if isinstance(tree, list):
+        return [v for v in (_take(x, side) for x in tree) if v is not MISSING]
+    return tree
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_m18_move_vs_delete_deletes_an_unedited_element(fmt: str) -> None:
     for a, b in ((nested("t1", "t3"), deleted("t3")), (deleted("t3"), nested("t1", "t3"))):

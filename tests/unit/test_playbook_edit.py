@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from git_vcontext.errors import Refused as EditRefused
 from git_vcontext.playbook import NoPlaybookError, playbook_view
-from git_vcontext.playbook.edit import Edit, EditRefused, append_event
+from git_vcontext.playbook.edit import Edit, append_event
 from helpers.playbook import doc, ev
 
 NOW = "2025-06-01T12:00:00Z"

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from git_vcontext.codecs import dumps, parse
+from git_vcontext.errors import NotData
 from git_vcontext.merging.conflict_record import jsonpath_parts
 from git_vcontext.merging.result import MISSING
 from git_vcontext.merging.textmerge import Markers
-from git_vcontext.resolution.core import NotData, from_marked, from_versions, recovered_now
+from git_vcontext.resolution.core import from_marked, from_versions, recovered_now
 from git_vcontext.resolution.markers import split_markers
 from git_vcontext.resolution.model import Choice, Style
 from git_vcontext.resolution.structured import StructuredFile

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 
 from git_vcontext.codecs import format_from_content, format_from_name, parse
-from git_vcontext.codecs.toml import NAN, TomlDateTime, dumps
+from git_vcontext.codecs.toml import dumps
+from git_vcontext.codecs.toml.scalars import NAN, TomlDateTime
 from git_vcontext.errors import ParseError
 from helpers.toml_tables import TABLES
 

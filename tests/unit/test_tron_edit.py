@@ -136,12 +136,28 @@ def test_a_new_element_copies_a_multiline_neighbour_s_layout() -> None:
 
 
 def test_an_object_that_no_longer_fits_its_class_keeps_its_argument_texts() -> None:
-    _, out = edited(MULTILINE, lambda d: d["plan"]["items"][0].update(owner="jt"))
-    assert out == MULTILINE.replace(
+    """Another instance of the class exists: this one is written with ``{}`` around its
+    argument texts (comments kept); the other and the class stay as they are."""
+    two = MULTILINE.replace(
+        '      "pending"\n    )\n',
+        '      "pending"\n    ),\n'
+        '    PlanItem(\n      "b",\n      "Second",\n      "pending"\n    )\n',
+    )
+    _, out = edited(two, lambda d: d["plan"]["items"][0].update(owner="jt"))
+    assert out == two.replace(
         '    PlanItem(\n      "a",\n      "First",  # the title\n      "pending"\n    )',
         '    {\n      id: "a",\n      title: "First",  # the title\n      status: "pending",\n'
         '      owner: "jt"\n    }',
     )
+
+
+def test_write_path_the_only_instance_of_a_class_gains_the_field_at_its_end() -> None:
+    """PRODUCT.md, "The write path": the class gains a field its only instance now has (at
+    the end of the class), so the instance stays one (its argument texts kept)."""
+    _, out = edited(MULTILINE, lambda d: d["plan"]["items"][0].update(owner="jt"))
+    assert out == MULTILINE.replace(
+        "class PlanItem: id, title, status\n", "class PlanItem: id, title, status, owner\n"
+    ).replace('      "pending"\n    )', '      "pending",\n      "jt"\n    )')
 
 
 def test_a_class_a_new_element_needs_goes_after_ours_last_one() -> None:

@@ -244,13 +244,18 @@ def test_render_gives_new_shapes_a_class_when_they_recur_and_braces_when_once() 
     once = json.loads(json.dumps(doc.data))
     once["todoList"]["owner"] = {"id": "a", "type": "human", "name": "JT"}
     text = doc.render(once)
-    assert text.startswith(doc.header)
+    # the only TodoList gains the field at its end (PRODUCT.md, "The write path")
+    assert text.startswith(
+        doc.header.replace("class TodoList: items\n", "class TodoList: items, owner\n")
+    )
     assert "class Owner" not in text
     assert '"type": "human"' in text
     twice = json.loads(json.dumps(once))
     twice["todoList"]["items"][0]["owner"] = {"id": "b", "type": "bot", "name": "x"}
     text = doc.render(twice)
-    classes = OURS[: OURS.index("\n\n") + 1]
+    classes = OURS[: OURS.index("\n\n") + 1].replace(
+        "TodoList: items\n", "TodoList: items, owner\n"
+    )
     assert text.startswith(classes + "class Owner: id, type, name\n\n")  # after ours' last class
     assert tron.loads(text).data == twice
 
@@ -321,12 +326,15 @@ def test_render_uses_the_best_fitting_class_for_a_new_place() -> None:
     assert out.endswith('reviewer: Agent("r", null, "Rae", null)\n')
 
 
-def test_render_writes_braces_for_an_object_in_another_key_order() -> None:
+def test_render_writes_a_new_row_in_another_key_order_with_a_class_of_its_own() -> None:
+    """A new element among class rows takes a class (the header gains one when none fits:
+    PRODUCT.md, "The write path"), keeping its own key order."""
     doc = tron.loads(OURS)
     new = json.loads(json.dumps(doc.data))
     new["todoList"]["items"].append({"status": "pending", "title": "t3", "id": "t3"})
     out = doc.render(new)
-    assert '{"status": "pending", "title": "t3", "id": "t3"}' in out
+    assert "class TodoItem2: status, title, id\n" in out
+    assert '  TodoItem2("pending", "t3", "t3")\n' in out
     assert ordered(tron.loads(out).data) == ordered(new)
 
 

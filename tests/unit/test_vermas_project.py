@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from git_vcontext.codecs import parse
+from git_vcontext.validation.rebuild import plan_rebuild
 from git_vcontext.vermas.project import derive, rebuild
-from git_vcontext.vermas.rebuild import plan_rebuild
 
 WORK = Path(__file__).resolve().parents[1] / "examples" / "vermas" / ".work"
 

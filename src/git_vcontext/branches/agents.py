@@ -10,10 +10,11 @@ import os
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
-from ..gitio import config_value
+from ..gitio import config_value, set_config
+from ..gitio.refs import has_branch, local_branches
 
 if TYPE_CHECKING:
-    from pygit2 import Repository, Signature
+    from pygit2 import Oid, Repository, Signature
 
 DEFAULT_PREFIX = "agents/"
 
@@ -73,10 +74,95 @@ def agent_of_branch(repo: Repository, branch: str) -> str | None:
     return None
 
 
-def list_agents(repo: Repository) -> list[str]:
-    """Agents that have a local branch under the prefix, sorted."""
+def list_agents(repo: Repository, *, remote: bool = False) -> list[str]:
+    """Agents that have a local branch under the prefix, sorted; ``remote``: also those that
+    exist only as a remote-tracking branch (``origin/agents/AGENT``: a fresh clone)."""
     prefix = agent_prefix(repo)
-    return sorted(b[len(prefix) :] for b in repo.branches.local if b.startswith(prefix))
+    found = {b[len(prefix) :] for b in local_branches(repo) if b.startswith(prefix)}
+    if remote:
+        found |= set(remote_only(repo))
+    return sorted(found)
+
+
+def remote_only(repo: Repository) -> dict[str, list[tuple[str, Oid]]]:
+    """The agents without a local branch that a remote has (as last fetched): for each, the
+    remotes holding its branch, with the commit there."""
+    # lazy: the pre-push hook imports this module for agent_prefix only
+    from ..gitio.refs import remote_branches
+
+    prefix = agent_prefix(repo)
+    local = set(local_branches(repo))
+    found: dict[str, list[tuple[str, Oid]]] = {}
+    for remote, branch, commit in remote_branches(repo, prefix):
+        agent = branch[len(prefix) :]
+        if branch in local or not agent or not _plain_agent(agent):
+            continue
+        found.setdefault(agent, []).append((remote, commit))
+    return found
+
+
+def _plain_agent(agent: str) -> bool:
+    try:
+        check_agent_name(agent)
+    except UsageError:
+        return False
+    return True
+
+
+def remote_agent(repo: Repository, agent: str) -> tuple[str, Oid] | None:
+    """(remote, commit) where ``agent``'s branch is when only a remote has it, chosen as
+    ``git switch`` chooses (the one remote, else ``checkout.defaultRemote``); None when
+    no remote has it or a local branch does. OperationalError when several remotes have it
+    and none is the default."""
+    held = remote_only(repo).get(agent)
+    if not held:
+        return None
+    if len(held) == 1:
+        return held[0]
+    default = config_value(repo, "checkout.defaultRemote")
+    for remote, commit in held:
+        if remote == default:
+            return remote, commit
+    branch = agent_branch(repo, agent)
+    names = ", ".join(f"{r}/{branch}" for r, _ in held)
+    raise OperationalError(
+        f"no branch {branch} here, and several remotes have it ({names}): pick one with "
+        f"git branch --track {branch} {held[0][0]}/{branch}, or set checkout.defaultRemote"
+    )
+
+
+def agent_tip(repo: Repository, agent: str) -> Oid | None:
+    """Where ``agent``'s branch is: the local branch, else the remote's (``remote_agent``)."""
+    # lazy: the pre-push hook imports this module for agent_prefix only
+    from ..gitio.refs import target
+
+    local = target(repo, agent_branch(repo, agent))
+    if local is not None:
+        return local
+    held = remote_agent(repo, agent)
+    return None if held is None else held[1]
+
+
+FORK_SUBJECT = "vcontext fork: agent {agent} from "
+"""The subject of the commit ``fork`` makes: the base branch follows it."""
+
+
+def forked_from(repo: Repository, agent: str) -> str | None:
+    """The base branch named by the fork commit of ``agent``'s branch (local or a remote's):
+    what a clone that never ran ``fork`` knows of the base. None when there is none."""
+    # lazy: the pre-push hook imports this module for agent_prefix only
+    from ..gitio.objects import first_parent_chain
+
+    tip = agent_tip(repo, agent)
+    if tip is None:
+        return None
+    subject = FORK_SUBJECT.format(agent=agent)
+    for commit in first_parent_chain(repo, tip):
+        first = commit.message.split("\n", 1)[0]
+        if first.startswith(subject):
+            base = first[len(subject) :].strip()
+            return base if base and not base.startswith("-") else None
+    return None
 
 
 AGENT_ENV = "GIT_VCONTEXT_AGENT"
@@ -106,55 +192,35 @@ def recorded_base(repo: Repository, agent: str) -> str | None:
 
 def record_base(repo: Repository, agent: str, base: str) -> None:
     """Remember ``base`` as the branch ``agent`` was forked from (local git config)."""
-    repo.config[_base_key(agent)] = base
+    set_config(repo, _base_key(agent), base)
 
 
 def default_base(repo: Repository) -> str:
     """The base when nothing is recorded: ``init.defaultBranch``, else main, else master."""
     candidates = [config_value(repo, "init.defaultBranch"), "main", "master"]
     for name in candidates:
-        if name and repo.branches.local.get(name) is not None:
+        if name and has_branch(repo, name):
             return name
     raise OperationalError("no base branch: pass --into BRANCH (no main or master here)")
 
 
 def base_of(repo: Repository, agent: str, into: str | None = None) -> str:
-    """The branch ``agent`` syncs with: ``into``, else the recorded base, else the default."""
+    """The branch ``agent`` syncs with: ``into``, else the recorded base, else the one its
+    fork commit names (a clone where ``fork`` never ran), else the default."""
     # lazy: the pre-push hook imports this module for agent_prefix only
     from ..gitio import operands
+    from ..gitio.refs import remote_branches
 
     if into:
         base = operands.branch(into, "--into branch")
     else:
-        base = recorded_base(repo, agent) or default_base(repo)
+        base = recorded_base(repo, agent) or forked_from(repo, agent) or default_base(repo)
         base = operands.branch(base, f"base branch (git config {_base_key(agent)})")
-    if repo.branches.local.get(base) is None:
-        raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist")
+    if not has_branch(repo, base):
+        there = [r for r, b, _ in remote_branches(repo, base) if b == base]
+        hint = f" here (git branch --track {base} {there[0]}/{base} makes it)" if there else ""
+        raise OperationalError(f"base branch {base!r} of agent {agent!r} does not exist{hint}")
     return base
-
-
-def signatures(repo: Repository) -> tuple[Signature, Signature]:
-    """(author, committer) for commits the workflow makes: the user's git identity.
-
-    As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``
-    override ``user.name``/``user.email``; with neither, an OperationalError with a hint.
-    """
-    # lazy: the pre-push hook imports this module for agent_prefix only
-    from ..gitio.objects import signature, user_identity
-
-    name, email = user_identity(repo)
-
-    def make(role: str) -> Signature:
-        who = os.environ.get(f"GIT_{role}_NAME") or name
-        mail = os.environ.get(f"GIT_{role}_EMAIL") or email
-        if not who or not mail:
-            raise OperationalError(
-                "no git identity to commit with: set it with "
-                "git config user.name 'Your Name' and git config user.email you@example.com"
-            )
-        return signature(who, mail)
-
-    return make("AUTHOR"), make("COMMITTER")
 
 
 AGENT_EMAIL_DOMAIN = "agents.invalid"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..gitio.objects import commit_at, new_commits
+from ..gitio.objects import commit_at, descends, merge_base, new_commits
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def contains(repo: Repository, tip: Oid | None, commit: Oid) -> bool:
     """Whether ``commit`` is ``tip`` or one of its ancestors (``tip`` None: nothing)."""
-    return tip is not None and (tip == commit or bool(repo.descendant_of(tip, commit)))
+    return tip is not None and (tip == commit or descends(repo, tip, commit))
 
 
 def has_work(repo: Repository, tip: Oid, base: Oid | None) -> bool:
@@ -36,11 +36,11 @@ def start_of(repo: Repository, commit: Oid, base: Oid, *, look_back: int = 200) 
     parent after the first, also of an integration that merged several agents), looked
     for among the base's last ``look_back`` first-parent commits; None when not found."""
     if not contains(repo, base, commit):
-        return repo.merge_base(commit, base)
+        return merge_base(repo, commit, base)
     seen = commit_at(repo, base)
     for _ in range(look_back):
         if commit in seen.parent_ids[1:]:
-            return repo.merge_base(commit, seen.parent_ids[0])
+            return merge_base(repo, commit, seen.parent_ids[0])
         if not seen.parents:
             break
         seen = seen.parents[0]

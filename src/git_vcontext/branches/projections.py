@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..codecs import parse
 from ..errors import ParseError
-from ..gitio.objects import blob_data, stage
+from ..gitio.objects import blob_data, index_entry, stage, write_blob
 from ..values import pointer_parts
 from ..vermas.project import PROJECTIONS, derive, rebuild
 
@@ -60,8 +60,8 @@ def reproject(
             if built is None:
                 continue
             left.pop(path, None)
-            mode = deferred[path][1] if path in deferred else index[path].mode
-            stage(index, path, repo.create_blob(built), mode)
+            mode = deferred[path][1] if path in deferred else _mode(index, path)
+            stage(index, path, write_blob(repo, built), mode)
             if built != sides.data("ours", path):
                 changed.append(path)
     return changed, {p: outcome for p, (outcome, _) in left.items()}
@@ -79,11 +79,14 @@ def _merged_logs(sides: DocumentSides, merged: list[str]) -> list[str]:
 
 
 def _index_data(repo: Repository, index: Index, path: str) -> bytes | None:
-    try:
-        entry = index[path]
-    except KeyError:
-        return None
-    return blob_data(repo, entry.id)
+    entry = index_entry(index, path)
+    return None if entry is None else blob_data(repo, entry.id)
+
+
+def _mode(index: Index, path: str) -> int:
+    entry = index_entry(index, path)
+    assert entry is not None  # a projection the merge kept, rebuilt in place
+    return int(entry.mode)
 
 
 def _rebuilt(

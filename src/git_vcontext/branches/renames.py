@@ -23,7 +23,7 @@ from ..codecs import format_from_name, parse
 from ..document import describe
 from ..errors import ParseError
 from ..gitio.diffs import tree_changes
-from ..gitio.objects import is_blob, stage, tree_index
+from ..gitio.objects import edited_tree, is_blob
 from ..record import record
 from ..spelling import canonical
 
@@ -81,7 +81,7 @@ def align(repo: Repository, base: Tree | None, ours: Tree, theirs: Tree, wanted:
     edits, renames, clashes = _planned(trees, found)
     if not renames:
         return Aligned(base, ours, theirs, (), tuple(clashes))
-    new_trees = {s: _edited(repo, trees[s], edits[s]) for s in trees}
+    new_trees = {s: edited_tree(repo, trees[s], edits[s]) for s in trees}
     return Aligned(
         new_trees["base"], new_trees["ours"], new_trees["theirs"], tuple(renames), tuple(clashes)
     )
@@ -275,18 +275,3 @@ def _blob(tree: Tree, path: str) -> tuple[bytes, int] | None:
     except KeyError:
         return None
     return (entry.data, entry.filemode) if is_blob(entry) else None
-
-
-def _edited(repo: Repository, tree: Tree, edits: Mapping[str, tuple[bytes, int] | None]) -> Tree:
-    """``tree`` with files removed (None) or written."""
-    if not edits:
-        return tree
-    index = tree_index(tree)
-    for path, content in edits.items():
-        if content is None:
-            if path in index:
-                index.remove(path)
-        else:
-            stage(index, path, repo.create_blob(content[0]), content[1])
-    found = repo[index.write_tree(repo)]
-    return found  # type: ignore[return-value]

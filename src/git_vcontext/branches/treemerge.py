@@ -15,7 +15,18 @@ from .. import document as doc
 from ..codecs import format_from_content, format_from_name, parse
 from ..errors import ParseError
 from ..gitio.diffs import attribute, tree_changes
-from ..gitio.objects import empty_tree, is_blob, stage, tree_index
+from ..gitio.objects import (
+    drop_conflict,
+    empty_tree,
+    index_conflicts,
+    index_entry,
+    is_blob,
+    merged_trees,
+    stage,
+    tree_index,
+    write_blob,
+    write_tree,
+)
 from ..merging import merge3
 from ..merging.files import merge_files
 from ..merging.result import MISSING, MergeOptions
@@ -120,6 +131,12 @@ class DocumentSides:
         self._data[key] = raw
         return raw
 
+    def holds_document(self, path: str) -> bool:
+        """Whether our engine merges ``path`` (``is_document``, sniffing ours and theirs)."""
+        return is_document(
+            path, lambda: [self.data(s, path) for s in ("ours", "theirs")], self.repo
+        )
+
 
 def is_document(
     path: str, blobs: Callable[[], list[bytes | None]], repo: Repository | None = None
@@ -161,7 +178,7 @@ def merge_trees(
     """
     aligned = align(repo, base, ours, theirs, document_wanted(repo))  # renamed documents: one file
     base, ours, theirs = aligned.base, aligned.ours, aligned.theirs
-    index = repo.merge_trees(base if base is not None else empty_tree(repo), ours, theirs)
+    index = merged_trees(repo, base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
     merging = _TreeMerging(
         repo, index, sides, now=now, favor=favor, virtual=virtual, integration=integration or {}
@@ -202,16 +219,14 @@ class _TreeMerging:
         """libgit2's conflicts: documents both sides have go to our engine; the rest stay
         conflicts (a virtual base keeps the base's version)."""
         index = self.index
-        if index.conflicts is None:
-            return
-        for anc, our, their in list(index.conflicts):
+        for anc, our, their in index_conflicts(index):
             path = (our or their or anc).path
             self.conflicted.add(path)
-            if our is not None and their is not None and _is_doc(self.sides, path):
-                del index.conflicts[path]
+            if our is not None and their is not None and self.sides.holds_document(path):
+                drop_conflict(index, path)
                 self.decide(path, our.mode)
             elif self.virtual:
-                del index.conflicts[path]
+                drop_conflict(index, path)
                 _keep_base(index, anc, our, their)
             else:
                 self.conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
@@ -220,9 +235,9 @@ class _TreeMerging:
         """Every document that differs between the sides and libgit2 did not conflict on."""
         for change in tree_changes(ours, theirs):
             path = change.path
-            if path in self.conflicted or not _is_doc(self.sides, path):
+            if path in self.conflicted or not self.sides.holds_document(path):
                 continue
-            entry = _index_entry(self.index, path)
+            entry = index_entry(self.index, path)
             if entry is None:  # one side deleted a document the other left alone
                 self._deleted(path)
             else:
@@ -267,7 +282,7 @@ class _TreeMerging:
         if result != self.sides.data("ours", path):
             if path not in self.documents:
                 self.documents.append(path)
-            blob = self.repo.create_blob(result)
+            blob = write_blob(self.repo, result)
         else:
             ours_entry = self.sides.entry("ours", path)
             assert ours_entry is not None  # ours has the document: the result is ours' bytes
@@ -284,7 +299,7 @@ class _TreeMerging:
         conflicts.extend(_conflict_of(p, outcome) for p, outcome in unsettled.items())
         if conflicts:
             return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(self.notes))
-        tree = index.write_tree(repo)
+        tree = write_tree(repo, index)
         return TreeMerge(tree, (), tuple(documents), tuple(self.notes), tuple(self.logged))
 
 
@@ -351,8 +366,8 @@ def trial_conflicts(
     found = [_rename_clash(*clash) for clash in aligned.clashes]
     if len(documents) < len(paths):
         start = base if base is not None else empty_tree(repo)
-        index = repo.merge_trees(start, ours, theirs)
-        for anc, our, their in list(index.conflicts or ()):
+        index = merged_trees(repo, start, ours, theirs)
+        for anc, our, their in index_conflicts(index):
             path = (our or their or anc).path
             if path in paths and path not in documents:
                 found.append(PathConflict(path, _libgit2_kind(anc, our, their)))
@@ -368,7 +383,7 @@ def trial_conflicts(
 def _plain_or_deleted(sides: DocumentSides, path: str) -> bool:
     if sides.entry("ours", path) is None or sides.entry("theirs", path) is None:
         return True
-    return not _is_doc(sides, path)
+    return not sides.holds_document(path)
 
 
 def _document_conflict(
@@ -393,10 +408,6 @@ def _document_conflict(
     return PathConflict(path, "content", tuple(c.to_json() for c in result.conflicts))
 
 
-def _is_doc(sides: DocumentSides, path: str) -> bool:
-    return is_document(path, lambda: [sides.data(s, path) for s in ("ours", "theirs")], sides.repo)
-
-
 def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
     """A conflict when the document one side deleted holds an append-only log."""
     entries = logged_entries(sides.data("base", path), path)
@@ -405,13 +416,6 @@ def _log_deleted(sides: DocumentSides, path: str) -> PathConflict | None:
     kind = "deleted by us" if sides.data("ours", path) is None else "deleted by them"
     why = f"it holds an append-only log ({entries} entries): sync never deletes one"
     return PathConflict(path, kind, reasons=(why,))
-
-
-def _index_entry(index: Index, path: str) -> IndexEntry | None:
-    try:
-        return index[path]
-    except KeyError:
-        return None
 
 
 def _keep_base(
@@ -493,7 +497,7 @@ def changed_documents(repo: Repository, old: Tree, new: Tree) -> tuple[str, ...]
     changed = []
     for change in tree_changes(old, new):
         path = change.path
-        if not _is_doc(sides, path):
+        if not sides.holds_document(path):
             continue
         before, after = sides.data("ours", path), sides.data("theirs", path)
         if before is None or after is None or not same_but_fork(before, after, path):
@@ -549,8 +553,8 @@ def carry_to_agent(
     for change in tree_changes(agent, merged):
         path = change.path
         o, t = sides.data("ours", path), sides.data("theirs", path)
-        if o is None or t is None or b"fork" not in o or not _is_doc(sides, path):
-            if t is not None and t != o and _is_doc(sides, path):
+        if o is None or t is None or b"fork" not in o or not sides.holds_document(path):
+            if t is not None and t != o and sides.holds_document(path):
                 documents.append(path)
             continue
         how = mark(path) if mark is not None else None
@@ -568,6 +572,6 @@ def carry_to_agent(
         if result != t:
             theirs_entry, ours_entry = sides.entry("theirs", path), sides.entry("ours", path)
             assert theirs_entry is not None and ours_entry is not None  # t, o: both have it
-            blob = ours_entry.id if result == o else repo.create_blob(result)
+            blob = ours_entry.id if result == o else write_blob(repo, result)
             stage(index, path, blob, theirs_entry.filemode)
-    return TreeMerge(index.write_tree(repo), (), tuple(documents))
+    return TreeMerge(write_tree(repo, index), (), tuple(documents))

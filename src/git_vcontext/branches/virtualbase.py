@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..gitio.bases import merge_bases
-from ..gitio.objects import commit_at, signature
+from ..gitio.objects import commit_at, make_commit, signature
 from .treemerge import merge_trees
 
 if TYPE_CHECKING:
@@ -43,4 +43,4 @@ def _virtual_commit(repo: Repository, tree: Oid, parents: list[Oid]) -> Oid:
     """An unreferenced commit standing for a merged base (git keeps it in memory), so that
     a third base can be merged with it; fixed identity and time: same inputs, same object."""
     nobody = signature("git-vcontext", "virtual-base@git-vcontext.invalid", time=0)
-    return repo.create_commit(None, nobody, nobody, "virtual merge base\n", tree, parents)
+    return make_commit(repo, tree, parents, "virtual merge base\n", nobody, nobody)

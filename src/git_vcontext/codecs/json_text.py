@@ -8,28 +8,21 @@ import re
 from ..errors import ParseError, parse_error_at
 from ..patterns import lazy
 from ..record import record
-from ..spelling import OutOfRange, float_of, int_of
+from ..spelling import OutOfRange, escape_lone_surrogates, float_of, int_of
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
 from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
-from .text import (
-    SourceText,
-    data_deeper_than,
-    decode,
-    deep_offset,
-    escape_lone_surrogates,
-    marker_error,
-    newline_of,
-)
+from .text import SourceText, data_deeper_than, decode, deep_offset, marker_error, newline_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_WS = re.compile(r"[ \t\n\r]*")
-_INDENTED_LINE = re.compile(r"\n([ \t]+)[^ \t\r\n]")
-_ESCAPED_NON_ASCII = re.compile(
+WHITESPACE = re.compile(r"[ \t\n\r]*")
+# the layout's patterns: compiled when a document is written (diffs and views read only)
+_INDENTED_LINE = lazy(r"\n([ \t]+)[^ \t\r\n]")
+_ESCAPED_NON_ASCII = lazy(
     r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
 )
 _PLAIN = json.JSONDecoder()
@@ -98,7 +91,7 @@ _DECODER_NEGATIVE_ZERO = json.JSONDecoder(
     parse_float=float_of,
     parse_int=int_of,
 )
-_NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
+_NEGATIVE_ZERO = lazy(r"-0(?![0-9.eE])")  # compiled when a text holds "-0"
 _KEEPING = {
     zero: json.JSONDecoder(
         object_pairs_hook=_pairs_keeping_duplicates,
@@ -129,7 +122,7 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
     except ConstantError as exc:
         where = _number_offset(text, exc.name)
         raise _located(text, where, f"invalid JSON: {exc.name} is not JSON") from None
-    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    end = WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise _located(text, end, "invalid JSON: extra data after the document")
     many = isinstance(value, (dict, list)) and text.count("[") + text.count("{") > MAX_DEPTH
@@ -141,8 +134,8 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
 def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
     """The value at the start of ``text`` and where it ends: ints by the C scanner, unless
     the text holds a ``-0`` or an integer longer than Python converts (BigInt)."""
-    start = _WS.match(text, 0).end()  # type: ignore[union-attr]
-    ints = bool(_NEGATIVE_ZERO.search(text))
+    start = WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]
+    ints = "-0" in text and _NEGATIVE_ZERO().search(text) is not None
     try:
         return _decoder(keep_duplicates, ints).raw_decode(text, start)
     except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string …"
@@ -199,12 +192,12 @@ def _duplicate_error(text: str, key: str) -> ParseError:
 def detect_style(text: str, bom: bool = False) -> JsonStyle:
     """Infer indentation, separators, line endings and escaping from a document."""
     newline = newline_of(text)
-    m = _INDENTED_LINE.search(text)
+    m = _INDENTED_LINE().search(text)
     body = text.strip()
     indent = m.group(1) if m and "\n" in body else None
     key_sep, inline_sep = detect_separators(text)
     # raw non-ASCII means "not escaped"; otherwise escapes of non-ASCII say "escaped"
-    ensure_ascii = text.isascii() and bool(_ESCAPED_NON_ASCII.search(text))
+    ensure_ascii = text.isascii() and bool(_ESCAPED_NON_ASCII().search(text))
     return JsonStyle(
         indent=indent,
         key_separator=key_sep,
@@ -236,9 +229,9 @@ def _html_escaped(text: str, style: JsonStyle) -> str:
     return text.translate(_HTML) if style.escape_html else text
 
 
-_STRING_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_KEY_SEPARATOR = re.compile(r":([ \t]*)(\r?\n)?")
-_INLINE_ITEM_SEPARATOR = re.compile(r",([ \t]*)(?![ \t]|\r?\n)")
+_STRING_TOKEN = lazy(r'"(?:[^"\\\n]|\\.)*"')
+_KEY_SEPARATOR = lazy(r":([ \t]*)(\r?\n)?")
+_INLINE_ITEM_SEPARATOR = lazy(r",([ \t]*)(?![ \t]|\r?\n)")
 
 
 def detect_separators(text: str) -> tuple[str, str]:
@@ -247,12 +240,12 @@ def detect_separators(text: str) -> tuple[str, str]:
     Only the head is read (4 KB is enough), with string contents blanked out so
     that their colons and commas do not count.
     """
-    head = _STRING_TOKEN.sub('""', text[:4096])
-    key = _KEY_SEPARATOR.search(head)
+    head = _STRING_TOKEN().sub('""', text[:4096])
+    key = _KEY_SEPARATOR().search(head)
     key_sep = ": "
     if key is not None:
         key_sep = ": " if key.group(2) is None and " " in key.group(1) else ":"
-    item = _INLINE_ITEM_SEPARATOR.search(head)
+    item = _INLINE_ITEM_SEPARATOR().search(head)
     if item is None:
         item_sep = ", " if key_sep == ": " else ","
     else:
@@ -281,7 +274,7 @@ def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
     return escape_lone_surrogates(_html_escaped(out, st)) + (st.newline if st.final_newline else "")
 
 
-class _Member:
+class Member:
     """Where one member of a container sits in the text."""
 
     __slots__ = ("key", "key_end", "lead_start", "start", "value_end", "value_start")
@@ -303,12 +296,12 @@ class _Member:
         self.value_end = value_end
 
 
-class _Container:
+class ContainerSpan:
     """The members of an object or array and the offset of its closing bracket."""
 
     __slots__ = ("close", "members")
 
-    def __init__(self, close: int, members: list[_Member]) -> None:
+    def __init__(self, close: int, members: list[Member]) -> None:
         self.close = close
         self.members = members
 
@@ -328,8 +321,12 @@ class JsonDocument(SourceText):
         self.data = data
         self._style: JsonStyle | None = None
         self.bom = bom
-        self._containers: dict[int, _Container] = {}
+        self._containers: dict[int, ContainerSpan] = {}
+        self._one_line_records: bool | None = None
         self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
+        # json_splice: (the log's list, how many elements the base's text holds, where
+        # they end): the renderer copies that text without scanning it
+        self.spliced_log: tuple[list[Any], int, int] | None = None
 
     @property
     def style(self) -> JsonStyle:
@@ -344,8 +341,8 @@ class JsonDocument(SourceText):
         """The text of ``new`` written as an edit of this document (BOM included)."""
         if same(new, self.data):
             return self.source()
-        start = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
-        end = value_end(self.text, start)
+        start = WHITESPACE.match(self.text, 0).end()  # type: ignore[union-attr]
+        end = len(self.text.rstrip(" \t\r\n"))  # parsed: only whitespace follows the value
         inline = self.style.indent is None
         body = self._emit(new, self.data, start, end, inline)
         tail = self.text[end:]
@@ -368,7 +365,7 @@ class JsonDocument(SourceText):
         self, new: list[Any], old: list[Any], start: int, end: int, inline: bool
     ) -> str:
         """Elements added after all old ones (logs): the old text is reused without a scan."""
-        head = _scan_container(self.text, start, limit=2)
+        head = scan_container(self.text, start, limit=2)
         layout = self._layout(head, start, inline)
         last = end - 1
         while self.text[last - 1] in " \t\r\n":
@@ -387,29 +384,92 @@ class JsonDocument(SourceText):
         by_key = _members_by_name(c.members)
         first = c.members[0] if c.members else None
         parts = ["{"]
+        last_lead: str | None = None  # the lead of the member written before
         for i, (key, value) in enumerate(new.items()):
             if i:
                 parts.append(",")
             m = by_key.get(key)
             if m is None:
                 name = written_key(key) if self.keeps_duplicates else key
-                parts += [layout.lead(i), self._key(name), layout.key_sep]
-                parts.append(self._fresh(value, layout.child_indent, layout.inline))
+                lead = _new_lead(layout, i, last_lead)
+                parts += [lead, self._key(name), layout.key_sep]
+                parts.append(self._new_value(value, key, new, old, by_key, lead, layout))
+                last_lead = lead
                 continue
-            parts.append(self._lead_of(m, i, m is first, layout))
+            lead = self._lead_of(m, i, m is first, layout)
+            parts.append(lead)
+            last_lead = lead
             parts.append(self.text[m.start : m.value_start])
             parts.append(self._emit(value, old[key], m.value_start, m.value_end, layout.inline))
         parts.append(layout.closing if new else "")
         parts.append("}")
         return "".join(parts)
 
+    def _new_value(
+        self,
+        value: JsonValue,
+        key: str,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        by_key: dict[str | None, Member],
+        lead: str,
+        layout: _Layout,
+    ) -> str:
+        """A member new to its object: laid out like a neighbour holding the same kind of
+        value (an array of records like the items next to it), else in the document's way
+        (small records on one line where the document writes them so)."""
+        indent = lead[lead.rfind("\n") + 1 :] if "\n" in lead else layout.child_indent
+        if layout.inline or self.style.indent is None or not isinstance(value, (dict, list)):
+            return self._fresh(value, indent, layout.inline)
+        if isinstance(value, dict) and _flat(value) and self._writes_records_on_one_line():
+            return self._fresh(value, indent, True)
+        template = _template(key, value, new, old, by_key)
+        if template is not None:
+            m, like = template
+            return self._emit(value, like, m.value_start, m.value_end, False)
+        if self._writes_records_on_one_line():
+            return self._compact(value, indent)
+        return self._fresh(value, indent, False)
+
+    def _writes_records_on_one_line(self) -> bool:
+        """Whether the document writes small objects on one line among indented ones (a
+        layout by hand: one item a line)."""
+        found = self._one_line_records
+        if found is None:
+            found = self._one_line_records = bool(_ONE_LINE_RECORD.search(self.text, 0, 1 << 16))
+        return found
+
+    def _compact(self, value: JsonValue, indent: str) -> str:
+        """``value`` with records of scalars on one line, larger containers one member a line."""
+        st = self.style
+        if not isinstance(value, (dict, list)) or _flat(value):
+            return self._fresh(value, indent, True)
+        inner = indent + (st.indent or "")
+        newline = st.newline
+        if isinstance(value, list):
+            items = [newline + inner + self._compact(v, inner) for v in value]
+            return "[" + ",".join(items) + newline + indent + "]" if items else "[]"
+        members = [
+            newline + inner + self._key(k) + st.key_separator + self._compact(v, inner)
+            for k, v in value.items()
+        ]
+        return "{" + ",".join(members) + newline + indent + "}" if members else "{}"
+
     def _emit_array(self, new: list[Any], old: list[Any], start: int, inline: bool) -> str:
-        c = self._container(start)
-        layout = self._layout(c, start, inline)
         matches = match_elements(old, new)
+        kept = self._kept_prefix(new, old, matches, start)
+        c = self._container(start) if kept is None else kept[0]
+        layout = self._layout(c, start, inline)
         template = next((j for j in matches if j is not None), 0)
         parts = ["["]
+        first = 0
+        if kept is not None:  # the same text as the loop below writes for them
+            first = len(kept[1])
+            parts.append(self.text[start + 1 : kept[0].members[first - 1].value_end])
+            template = first - 1
         for i, (value, j) in enumerate(zip(new, matches, strict=True)):
+            if i < first:
+                continue
             if i:
                 parts.append(",")
             if j is None:
@@ -424,8 +484,62 @@ class JsonDocument(SourceText):
         parts.append("]")
         return "".join(parts)
 
+    def _kept_prefix(
+        self, new: list[Any], old: list[Any], matches: list[int | None], start: int
+    ) -> tuple[ContainerSpan, list[Any]] | None:
+        """For a log read by json_splice whose first elements (the base's) are kept as
+        they are: the array's members as far as rendering needs them (the first two,
+        the last kept one, those after it), without scanning the kept ones; else None."""
+        if self.spliced_log is None or old is not self.spliced_log[0]:
+            return None
+        _, n, end = self.spliced_log
+        if len(new) < n or self.text[start] != "[":
+            return None
+        if any(a is not b for a, b in zip(old[:n], new[:n], strict=True)):
+            return None
+        if matches[:n] != list(range(n)):
+            return None
+        if any(j is not None and j < n for j in matches[n:]):
+            return None
+        # the loop writes "," right after each kept element: no space may stand before one
+        if any(self.text.find(c + ",", start, end) >= 0 for c in " \n\t\r"):
+            return None
+        head = scan_container(self.text, start, limit=2).members
+        lead = self.text[head[1].lead_start : head[1].start]
+        if "\n" not in lead:
+            return None
+        last = self._last_kept(lead, start, end, old[n - 1])
+        if last is None:
+            return None
+        tail, close = _scan_after(self.text, end)
+        if close < 0 or len(tail) != len(old) - n:
+            return None
+        between: list[Any] = [None] * (n - 3) if n > 2 else []
+        members = [*head[: min(n, 2)], *between, *([last] if n > 2 else []), *tail]
+        return ContainerSpan(close, members), old[:n]
+
+    def _last_kept(self, lead: str, start: int, end: int, value: Any) -> Member | None:
+        """The member of the last kept element, found back from its end by the lead the
+        elements have (a newline, which no string holds) and checked by decoding it."""
+        text, sep = self.text, "," + lead
+        at = end
+        for _ in range(64):  # the element's own lines may hold the lead, further indented
+            at = text.rfind(sep, start, at)
+            if at < 0:
+                return None
+            value_start = at + len(sep)
+            if text[value_start] in " \t":
+                continue
+            try:
+                found, stop = _PLAIN.raw_decode(text, value_start)
+            except ValueError:
+                continue
+            if stop == end and found == value:
+                return Member(None, at + 1, value_start, value_start, value_start, end)
+        return None
+
     def _like_sibling(
-        self, value: JsonValue, old: list[Any], c: _Container, t: int, layout: _Layout
+        self, value: JsonValue, old: list[Any], c: ContainerSpan, t: int, layout: _Layout
     ) -> str:
         """A new element laid out like its neighbour (an edit of it), else freshly."""
         if c.members and isinstance(value, (dict, list)) and type(old[t]) is type(value):
@@ -433,7 +547,7 @@ class JsonDocument(SourceText):
             return self._emit(value, old[t], m.value_start, m.value_end, layout.inline)
         return self._fresh(value, layout.child_indent, layout.inline)
 
-    def _lead_of(self, m: _Member, i: int, was_first: bool, layout: _Layout) -> str:
+    def _lead_of(self, m: Member, i: int, was_first: bool, layout: _Layout) -> str:
         """Whitespace before a kept member: its own, unless it changed first/rest position."""
         if (i == 0) == was_first:
             return self.text[m.lead_start : m.start]
@@ -463,7 +577,7 @@ class JsonDocument(SourceText):
         m = re.compile(r"[ \t]*").match(self.text, line_start)
         return m.group() if m else ""
 
-    def _layout(self, c: _Container, start: int, inline: bool) -> _Layout:
+    def _layout(self, c: ContainerSpan, start: int, inline: bool) -> _Layout:
         st = self.style
         if c.members:
             m0 = c.members[0]
@@ -473,9 +587,13 @@ class JsonDocument(SourceText):
                 rest = self.text[m1.lead_start : m1.start]
             else:
                 rest = first if "\n" in first else st.inline_item_separator[1:]
-            closing = self.text[c.members[-1].value_end : c.close]
+            closing = self.text[c.members[-1].value_end : c.close] if c.close >= 0 else ""
             key_sep = self.text[m0.key_end : m0.value_start] if m0.key is not None else ""
-            multiline = "\n" in first
+            # a layout by hand may start on the opening line and go on one member a line
+            leads = (self.text[m.lead_start : m.start] for m in c.members[1:])
+            line_lead = first if "\n" in first else next((ld for ld in leads if "\n" in ld), None)
+            multiline = line_lead is not None
+            child_indent = line_lead[line_lead.rfind("\n") + 1 :] if line_lead else ""
         else:
             multiline = not inline and st.indent is not None
             base = self._line_indent(start)
@@ -484,16 +602,28 @@ class JsonDocument(SourceText):
                 rest = st.inline_item_separator[1:]
             closing = st.newline + base if multiline else ""
             key_sep = st.key_separator
+            child_indent = first[first.rfind("\n") + 1 :] if multiline else ""
         if key_sep.strip() != ":":
             key_sep = st.key_separator
-        child_indent = first[first.rfind("\n") + 1 :] if multiline else ""
         return _Layout(first, rest, closing, key_sep, child_indent, not multiline)
 
     # -- positions ----------------------------------------------------------
-    def _container(self, start: int) -> _Container:
+    def know_chain(self, chain: list[Any], closes: list[int]) -> None:
+        """Scan the containers from the root down to a log (json_splice) knowing where
+        each of them closes (``closes``, the root's first): each one's last member is the
+        next, so none of those big values is scanned to find its end."""
+        start = WHITESPACE.match(self.text, 0).end()  # type: ignore[union-attr]
+        for step, close, inner in zip(chain, closes, closes[1:], strict=False):
+            if self.text[start] not in "[{" or start in self._containers:
+                return
+            c = scan_container(self.text, start, last=(step, inner + 1, close))
+            self._containers[start] = c
+            start = c.members[-1].value_start
+
+    def _container(self, start: int) -> ContainerSpan:
         c = self._containers.get(start)
         if c is None:
-            c = _scan_container(self.text, start)
+            c = scan_container(self.text, start)
             self._containers[start] = c
         return c
 
@@ -511,7 +641,64 @@ class _Layout:
         return self.first if i == 0 else self.rest
 
 
-def _members_by_name(members: list[_Member]) -> dict[str | None, _Member]:
+def _new_lead(layout: _Layout, i: int, last_lead: str | None) -> str:
+    """The whitespace before a member new to its object: the previous member's when that
+    one starts a line (blank lines left out) or stands among the others on a line, else
+    the object's usual lead."""
+    if i == 0 or last_lead is None:
+        return layout.lead(i)
+    cut = last_lead.rfind("\n")
+    if cut >= 0:
+        return last_lead[cut - 1 if cut and last_lead[cut - 1] == "\r" else cut :]
+    if i == 1:  # the previous one is the first: its lead is the opening's
+        return layout.rest
+    return last_lead
+
+
+_KEY_TEXT = r'"(?:[^"\\\n]|\\.)*"[ \t]*:'
+_ONE_LINE_RECORD = re.compile(
+    rf"\{{[ \t]*{_KEY_TEXT}[^{{}}\[\]\n]*,[ \t]*{_KEY_TEXT}[^\n]*\}}[ \t]*,?[ \t]*\r?\n"
+)
+"""An object of two members or more on a line of its own (a record laid out by hand)."""
+
+
+def _flat(value: JsonValue) -> bool:
+    """A record to write on one line: scalars, and records or lists of scalars in it."""
+    inner = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for v in inner:
+        nested = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        if any(isinstance(x, (dict, list)) for x in nested):
+            return False
+    return True
+
+
+def _template(
+    key: str,
+    value: JsonValue,
+    new: dict[str, Any],
+    old: dict[str, Any],
+    by_key: dict[str | None, Member],
+) -> tuple[Member, Any] | None:
+    """The member of ours nearest before ``key`` (else after it) holding the same kind of
+    container: an object, or an array whose first element is of the same kind."""
+
+    def like(other: Any) -> bool:
+        if isinstance(value, dict):
+            return isinstance(other, dict) and bool(other)
+        if not isinstance(other, list) or not other or not isinstance(value, list) or not value:
+            return False
+        return type(other[0]) is type(value[0])
+
+    keys = list(new)
+    at = keys.index(key)
+    for k in [*reversed(keys[:at]), *keys[at + 1 :]]:
+        m = by_key.get(k)
+        if m is not None and k in old and like(old[k]):
+            return m, old[k]
+    return None
+
+
+def _members_by_name(members: list[Member]) -> dict[str | None, Member]:
     """Members by key; the n-th pair of a repeated key by its ``duplicate_name``."""
     out = {m.key: m for m in members}
     if len(out) == len(members):
@@ -525,21 +712,25 @@ def _members_by_name(members: list[_Member]) -> dict[str | None, _Member]:
     return out
 
 
-def _scan_container(text: str, start: int, limit: int | None = None) -> _Container:
+def scan_container(
+    text: str, start: int, limit: int | None = None, last: tuple[Any, int, int] | None = None
+) -> ContainerSpan:
     """Positions of the members of the object or array that opens at ``start``.
 
     With ``limit``, only the first members are scanned (``close`` is then unknown: -1).
+    ``last``: (its key or index, where its value ends, where the container closes) of the
+    last member, known already: its value is not scanned (json_splice's chain to a log).
     """
     is_object = text[start] == "{"
     close_char = "}" if is_object else "]"
-    members: list[_Member] = []
+    members: list[Member] = []
     pos = start + 1
-    ws = _WS.match
+    ws = WHITESPACE.match
     while True:
         lead_start = pos
         pos = ws(text, pos).end()  # type: ignore[union-attr]
         if text[pos] == close_char and not members:
-            return _Container(pos, members)
+            return ContainerSpan(pos, members)
         item_start = pos
         key: str | None = None
         key_end = pos
@@ -548,15 +739,33 @@ def _scan_container(text: str, start: int, limit: int | None = None) -> _Contain
             pos = ws(text, key_end).end() + 1  # type: ignore[union-attr]  # past ":"
             pos = ws(text, pos).end()  # type: ignore[union-attr]
         value_start = pos
+        if last is not None and last[0] == (len(members) if key is None else key):
+            members.append(Member(key, lead_start, item_start, key_end, value_start, last[1]))
+            return ContainerSpan(last[2], members)
         end = value_end(text, pos)
-        members.append(_Member(key, lead_start, item_start, key_end, value_start, end))
+        members.append(Member(key, lead_start, item_start, key_end, value_start, end))
         if limit is not None and len(members) >= limit:
-            return _Container(-1, members)
+            return ContainerSpan(-1, members)
         pos = ws(text, end).end()  # type: ignore[union-attr]
         if text[pos] == ",":
             pos += 1
             continue
-        return _Container(pos, members)
+        return ContainerSpan(pos, members)
+
+
+def _scan_after(text: str, pos: int) -> tuple[list[Member], int]:
+    """The members of an array after the element that ends at ``pos``, and the offset of
+    its closing bracket (-1: something else closes there)."""
+    members: list[Member] = []
+    ws = WHITESPACE.match
+    while True:
+        pos = ws(text, pos).end()  # type: ignore[union-attr]
+        if text[pos] != ",":
+            return members, (pos if text[pos] == "]" else -1)
+        lead_start = pos + 1
+        start = ws(text, lead_start).end()  # type: ignore[union-attr]
+        pos = value_end(text, start)
+        members.append(Member(None, lead_start, start, start, start, pos))
 
 
 def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> JsonDocument:

@@ -7,10 +7,11 @@ from ..document import JSONL_KEYS
 from ..errors import ParseError
 from ..keys import fingerprint
 from ..spelling import dumps as json_dumps
+from ..spelling import escape_lone_surrogates
 from ..values import JsonValue, same
 from .json_text import detect_separators, parse_value
 from .json_text import loads as json_loads
-from .text import SourceText, decode, escape_lone_surrogates, marker_error, newline_of
+from .text import SourceText, decode, marker_error, newline_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

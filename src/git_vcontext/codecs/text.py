@@ -45,18 +45,7 @@ class SourceText:
         return written
 
 
-_LONE_SURROGATE = lazy("[\ud800-\udfff]")
-
 _MARKER = lazy(r"^(<{7,}|>{7,}|\|{7,})(?: |$)|^={7,}$", re.MULTILINE)
-
-
-def escape_lone_surrogates(text: str) -> str:
-    """A written document with each lone surrogate (from a ``\\ud800`` escape, which JSON
-    syntax allows) put back as its escape: the same string value, and text that encodes
-    as UTF-8. Such a character can only stand inside a string literal."""
-    if text.isascii():
-        return text
-    return _LONE_SURROGATE().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def decode(raw: bytes | str) -> tuple[str, bool]:

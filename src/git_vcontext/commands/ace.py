@@ -8,13 +8,13 @@ from typing import Any
 
 from ..clock import now_rfc3339
 from ..codecs import Document, parse
-from ..errors import ExitCode, OperationalError, VContextError
+from ..errors import ExitCode, OperationalError, Refused, VContextError
 from ..fsio import read_bytes, write_atomic
 from ..gitio import open_repo, relative_to_top
 from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
-from ..playbook.ace import AceError, AcePatch, apply_patch, document_sequence, read_patch
+from ..playbook.ace import AcePatch, apply_patch, document_sequence, read_patch
 from ..values import pointer_parts, same
 
 
@@ -43,7 +43,7 @@ def _applied(data: Any, patch: AcePatch, now: str) -> Any:
         print(f"git-vcontext: note: {op.label()}: identical entry already there", file=sys.stderr)
     if result.problems:
         lines = [f"{op.label()}: {why}" for op, why in result.problems]
-        raise AceError("patch does not apply, document untouched: " + "; ".join(lines))
+        raise Refused("refused", "patch does not apply, document untouched: " + "; ".join(lines))
     return result.data
 
 
@@ -53,7 +53,7 @@ def _merged(path: str, document: Document, patch: AcePatch, now: str, current: i
     theirs = _applied(base, patch, now)
     result = merge3(base, document.data, theirs, MergeOptions(now=now, path=path))
     if not result.clean:
-        raise AceError(_conflict_message(result.conflicts, result.data, patch))
+        raise Refused("refused", _conflict_message(result.conflicts, result.data, patch))
     return result.data
 
 
@@ -64,13 +64,17 @@ def _base_version(path: str, sequence: int | None, current: int, patch: AcePatch
         repo = open_repo(Path(path).parent)
         versions = list(file_versions(repo, relative_to_top(repo, path)))
     except OperationalError as exc:
-        raise AceError(f"{why} and there is no git history to find it ({exc.one_line()})") from None
+        raise Refused(
+            "refused", f"{why} and there is no git history to find it ({exc.one_line()})"
+        ) from None
     for _, raw in versions:
         data = _parsed(raw, path)
         if data is not None and document_sequence(data) == sequence:
             return data
     ops = ", ".join(op.label() for op in patch.operations)
-    raise AceError(f"{why} and no committed version has sequence {sequence}: {ops} not applied")
+    raise Refused(
+        "refused", f"{why} and no committed version has sequence {sequence}: {ops} not applied"
+    )
 
 
 def _parsed(raw: bytes, path: str) -> Any:

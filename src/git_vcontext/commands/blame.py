@@ -10,11 +10,14 @@ from ..diffing.files import load
 from ..errors import ExitCode, OperationalError
 from ..fsio import read_bytes, write_output
 from ..gitio import open_repo, read_at, resolve_commit
+from ..gitio.commits import head_commit
 from ..gitio.revwalk import GitHistory
 from ..lineage import blame_render
 from ..lineage.blame import BlameWalk, Unit, units
 from ..lineage.meta import CommitMeta, uncommitted_meta
-from ..lineage.versions import Version, Versions
+from ..lineage.parsed import Version
+from ..lineage.versions import Versions
+from . import in_submodule
 from .diff import want_color
 from .traced import check_document, repo_path
 
@@ -34,6 +37,9 @@ def run(
     gc.disable()  # a short-lived process making many objects and no reference cycles
     repo = open_repo(os.getcwd())
     path = repo_path(repo, file)
+    extra = (["--fields"] if fields else []) + (["--format", fmt] if fmt != "text" else [])
+    targets = [(path, file, "")]
+    in_submodule.check(repo, "blame", targets, after=extra, dash_dash=False, rev_option=rev)
     raw, start = _tip(repo, file, path, rev)
     check_document(repo, path, raw, shown=file)
     doc = load(raw, path)
@@ -57,7 +63,7 @@ def _tip(repo: Repository, file: str, path: str, rev: str | None) -> tuple[bytes
     """
     if rev is not None:
         return read_at(repo, rev, path), str(resolve_commit(repo, rev).id)
-    start = None if repo.head_is_unborn else str(repo.head.target)
+    start = head_commit(repo)
     if os.path.isfile(file):
         return read_bytes(file), start
     if start is None:

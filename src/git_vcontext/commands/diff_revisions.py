@@ -28,6 +28,12 @@ def revisions(
     repo = open_repo(os.getcwd())
     revs, paths = _split(repo, revs, paths)
     specs = [relative_to_top(repo, p) for p in paths]
+    # lazy: only a path in a submodule needs it
+    from . import in_submodule
+
+    named = [(spec, shown, "") for spec, shown in zip(specs, paths, strict=True)]
+    before = ["--cached"] if cached else []
+    in_submodule.check(repo, "diff", named, revs=revs, before=before)
     declared = declared_paths(repo)
 
     def wanted(path: str) -> bool:

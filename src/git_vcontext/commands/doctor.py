@@ -8,24 +8,13 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..codecs import parse
-from ..errors import ExitCode, OperationalError, ParseError
-from ..fsio import open_regular, read_regular
+from ..document import matches_file_patterns
+from ..errors import ExitCode
 from ..gitio import git, open_repo
-from ..gitio.fileset import work_tree_files
+from ..gitio.submodules import checked_out
 from ..setup import config as installer
+from ..setup import coverage
 from ..setup import hooks as hookinstall
-from ..validation.checks import is_document
-from ..vermas.kinds import document_kind
-
-VCONTEXT_ROOTS = (
-    b'"vContextInfo"',
-    b'"vBRIEFInfo"',
-    b'"vAgendaInfo"',
-    b"vContextInfo:",
-    b"vBRIEFInfo:",
-    b"vAgendaInfo:",
-)
 
 
 @dataclass
@@ -35,6 +24,9 @@ class Report:
     oks: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    manual: int = 0  # problems install does not fix (each says what does)
+    recurse: bool = False  # install fixes some only with --recurse-submodules
+    details: dict[str, list[str]] = field(default_factory=dict)  # problem -> lines under it
 
 
 def run(*, cwd: str | None = None) -> int:
@@ -42,16 +34,31 @@ def run(*, cwd: str | None = None) -> int:
     where = Path(cwd or ".")
     top = installer.repo_top(where)
     report = Report()
-    for check in (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus):
+    for check in CHECKS:
         check(top, report)
+    _submodules(top, report)
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
             print(f"{kind}: {line}")
+            for detail in report.details.get(line, ()):
+                print(f"  {detail}")
     if report.problems:
-        print(f"{len(report.problems)} problem(s); 'git vcontext install' fixes most of them")
+        print(_summary(report))
         return int(ExitCode.FOUND)
     print("everything is in place")
     return int(ExitCode.OK)
+
+
+def _summary(report: Report) -> str:
+    """The last line: how many problems, and which install fixes them."""
+    count = len(report.problems)
+    install = "git vcontext install" + (" --recurse-submodules" if report.recurse else "")
+    fixable = count - report.manual
+    if not report.manual:
+        return f"{count} problem(s); '{install}' fixes most of them"
+    if not fixable:
+        return f"{count} problem(s); each says what to do"
+    return f"{count} problem(s); '{install}' fixes {fixable}, the others say what to do"
 
 
 def _config(top: Path, key: str) -> str | None:
@@ -174,8 +181,9 @@ def _identity(top: Path) -> bool:
 
 def _attributes(top: Path, report: Report) -> None:
     """The vContext files (the file set, and documents outside it) and whether git sends
-    them to the driver; configs among them are noted (validate and the hook skip them)."""
-    files, configs = _vcontext_files(top)
+    them to the driver; configs among them are noted (validate and the hook skip them).
+    Files the patterns miss (install writes only those) get the line that routes each."""
+    files, configs = coverage.vcontext_files(top)
     if configs:
         report.notes.append(
             f"{len(configs)} file(s) among the vContext files are not vContext documents "
@@ -184,60 +192,58 @@ def _attributes(top: Path, report: Report) -> None:
     if not files:
         report.oks.append("no vContext files tracked yet")
         return
-    out = git(["check-attr", "-z", "merge", "--stdin"], cwd=top, input="\0".join(files) + "\0")
-    fields = out.stdout.split("\0")
-    uncovered = [fields[i] for i in range(0, len(fields) - 2, 3) if fields[i + 2] != "vcontext"]
-    if uncovered:
-        report.problems.append(
-            f"{len(uncovered)} vContext file(s) not covered by .gitattributes "
-            f"(merge=vcontext diff=vcontext): {_few(uncovered)}"
-        )
-    else:
+    missed = coverage.uncovered(top, files)
+    if not missed:
         report.oks.append(f"{len(files)} vContext file(s) covered by the attributes")
+        return
+    patterned = [f for f in missed if matches_file_patterns(f)]  # install writes those
+    outside = [f for f in missed if not matches_file_patterns(f)]
+    if patterned:
+        report.problems.append(
+            f"{len(patterned)} vContext file(s) not covered by .gitattributes "
+            f"(merge=vcontext diff=vcontext): {_few(patterned)}"
+        )
+    if outside:
+        problem = (
+            f"{len(outside)} vContext file(s) outside the attribute patterns, which git "
+            f"merges by lines: {_few(outside)}; add to .gitattributes (and commit it):"
+        )
+        report.problems.append(problem)
+        report.details[problem] = coverage.attribute_lines(outside)
+        report.manual += 1
 
 
-def _vcontext_files(top: Path) -> tuple[list[str], list[str]]:
-    """Tracked vContext files (the file set, and documents outside it by their root key),
-    and the files of the set that are not vContext documents."""
-    in_set = work_tree_files(open_repo(top))
-    out = git(["ls-files", "-z"], cwd=top)
-    files: list[str] = []
-    configs: list[str] = []
-    for name in dict.fromkeys(filter(None, out.stdout.split("\0"))):  # once, even mid-merge
-        if in_set(name) and _not_a_document(top, name):
-            configs.append(name)
-        elif in_set(name) or _looks_vcontext(top / name):
-            files.append(name)
-    return files, configs
+def _submodules(top: Path, report: Report, prefix: str = "") -> None:
+    """Each checked-out submodule holding vContext files is a repository of its own: set up
+    there, or the problem says so (``install --recurse-submodules``); nested ones too."""
+    for path in checked_out(top):
+        where, shown = top / path, prefix + path
+        files = coverage.vcontext_files(where)[0]
+        if files and not installer.is_ours(_config(where, "merge.vcontext.driver") or ""):
+            report.problems.append(
+                f"submodule {shown} holds {len(files)} vContext file(s) ({_few(files)}) and is "
+                f"not set up: git merges them by lines there (git vcontext install "
+                f"--recurse-submodules, or git -C {shlex.quote(shown)} vcontext install)"
+            )
+            report.recurse = True
+        elif files:
+            inner = Report()
+            for check in CHECKS:
+                check(where, inner)
+            for problem in inner.problems:
+                label = f"submodule {shown}: {problem}"
+                report.problems.append(label)
+                if problem in inner.details:
+                    report.details[label] = inner.details[problem]
+            report.manual += inner.manual
+            report.recurse = report.recurse or len(inner.problems) > inner.manual
+            if not inner.problems:
+                report.oks.append(f"submodule {shown} is set up")
+        _submodules(where, report, prefix=shown + "/")
 
 
 def _few(names: list[str]) -> str:
     return ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
-
-
-def _not_a_document(top: Path, name: str) -> bool:
-    """A JSON/TRON file that parses and is neither a vContext document nor a VerMAS one
-    (a process, evidence): a config."""
-    path = top / name
-    if path.suffix not in (".json", ".tron") or _looks_vcontext(path):
-        return False
-
-    try:
-        doc = parse(read_regular(str(path)), path=str(path))  # never a FIFO: it would block
-    except (OperationalError, ParseError, RecursionError):
-        return False
-    return not is_document(doc.data) and document_kind(name, doc.data, doc.format) is None
-
-
-def _looks_vcontext(path: Path) -> bool:
-    if path.suffix not in (".json", ".tron", ".jsonl"):
-        return False
-    try:
-        with os.fdopen(open_regular(str(path)), "rb") as fh:
-            head = fh.read(4096)
-    except (OSError, OperationalError):
-        return False
-    return any(root in head for root in VCONTEXT_ROOTS)
 
 
 def _hook(top: Path, report: Report) -> None:
@@ -333,3 +339,6 @@ def _hook_runs(command: str | None, top: Path) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
+
+
+CHECKS = (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..document import matches_file_patterns
 from ..errors import ExitCode, UsageError
 from ..setup import config as installer
 from ..setup import hooks as hookinstall
@@ -19,18 +20,23 @@ def run(
     no_hooks: bool = False,
     server: bool = False,
     cwd: str | None = None,
+    recurse: bool = False,
 ) -> int:
     """Driver, textconv, difftool, attribute patterns and (locally) the pre-push hook.
 
     With ``core.hooksPath`` set, the hook goes into that folder when it is a plain folder
     of this machine's hooks; for a hook manager (husky, lefthook, pre-commit) or a folder
     of the repository, install says what to add where, and installs the rest (exit 0).
+    Tracked documents the patterns miss get the ``.gitattributes`` line that routes each.
+    ``recurse``: then the same in each checked-out submodule holding vContext files.
     """
     where = Path(cwd or ".")
     if server:
         return _server(where, force)
     if scope == "local":
-        installer.repo_top(where)
+        top = installer.repo_top(where)
+        if recurse:
+            _submodules_first(top, force, no_hooks)
     s = installer.Scope(scope, where)
     command = installer.script_command()
     hooks = scope == "local" and not no_hooks
@@ -58,12 +64,88 @@ def run(
         print(f"  {line}")
     if scope == "local" and attributes:
         print("Commit .gitattributes so your teammates' merges use the driver too.")
+    if scope == "local":
+        _outside_patterns(where)
+        if recurse:
+            _recurse(top, force, no_hooks)
     return int(ExitCode.OK)
 
 
-def uninstall(*, scope: str = "local", server: bool = False, cwd: str | None = None) -> int:
-    """Remove exactly what install added."""
+def _outside_patterns(where: Path) -> None:
+    """The tracked documents no pattern routes (git merges them by lines): the line for each."""
+    # lazy: only a local install reads the work tree's files
+    from ..setup import coverage
+
+    outside = [
+        p
+        for p in coverage.uncovered_documents(installer.repo_top(where))
+        if not matches_file_patterns(p)
+    ]
+    if outside:
+        print(
+            f"{len(outside)} vContext file(s) lie outside the patterns, so git merges them by "
+            "lines; add to .gitattributes (and commit it):"
+        )
+        for line in coverage.attribute_lines(outside):
+            print(f"  {line}")
+
+
+def _submodules_first(top: Path, force: bool, no_hooks: bool) -> None:
+    """Refuse before changing anything when a submodule's install would refuse."""
+    for sub in _with_documents(top):
+        s = installer.Scope("local", sub)
+        refusals = [
+            installer.config_refusal(s, force),
+            installer.attributes_refusal(s.attributes_file(), force),
+            None if no_hooks else hookinstall.refusal(sub, force),
+        ]
+        if why := next((r for r in refusals if r), None):
+            raise UsageError(f"submodule {sub.relative_to(top).as_posix()}: {why}")
+
+
+def _recurse(top: Path, force: bool, no_hooks: bool) -> None:
+    """install in each checked-out submodule holding vContext files, nested ones too."""
+    tops = _submodule_tops(top)
+    have = set(_with_documents(top, tops))
+    for sub in tops:
+        shown = sub.relative_to(top).as_posix()
+        if sub not in have:
+            print(f"submodule {shown}: no vContext files, left alone")
+            continue
+        print(f"submodule {shown}:")
+        run(scope="local", force=force, no_hooks=no_hooks, cwd=str(sub))
+
+
+def _submodule_tops(top: Path) -> list[Path]:
+    """The checked-out submodules under ``top``, nested ones after their parent."""
+    # lazy: only --recurse-submodules lists them
+    from ..gitio.submodules import checked_out
+
+    found: list[Path] = []
+    for path in checked_out(top):
+        found.append(top / path)
+        found += _submodule_tops(top / path)
+    return found
+
+
+def _with_documents(top: Path, tops: list[Path] | None = None) -> list[Path]:
+    """The submodules among ``tops`` (default: all under ``top``) holding vContext files."""
+    from ..setup import coverage
+
+    return [
+        s for s in (_submodule_tops(top) if tops is None else tops) if coverage.vcontext_files(s)[0]
+    ]
+
+
+def uninstall(
+    *, scope: str = "local", server: bool = False, cwd: str | None = None, recurse: bool = False
+) -> int:
+    """Remove exactly what install added (``recurse``: in each checked-out submodule too)."""
     where = Path(cwd or ".")
+    if recurse and scope == "local" and not server:
+        for sub in _submodule_tops(installer.repo_top(where)):
+            print(f"submodule {sub.relative_to(installer.repo_top(where)).as_posix()}:")
+            uninstall(scope="local", cwd=str(sub))
     if server:
         messages = remove(where)
         summary = "the server integration is uninstalled"

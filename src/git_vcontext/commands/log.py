@@ -18,6 +18,7 @@ from ..lineage.changes import Key
 from ..lineage.log import LogEntry, LogWalk
 from ..lineage.spec import show_id, split_target
 from ..lineage.versions import Versions
+from . import in_submodule
 from .diff import want_color
 from .diff_revisions import is_revision
 from .traced import check_document, is_file, missing_message, newest_content, repo_path
@@ -34,6 +35,7 @@ def run(
     fmt: str = "text",
     color: str = "auto",
     max_count: int | None = None,
+    full_history: bool = False,
 ) -> int:
     """Print the commits that changed the named items; exit 1 when an id is in no revision."""
     gc.disable()  # a short-lived process making many objects and no reference cycles
@@ -42,10 +44,14 @@ def run(
     if not specs:
         raise UsageError("name a document: git vcontext log [REV-RANGE] -- FILE[#ID]...")
     targets = _targets(repo, specs)
+    extra = (["--follow"] if follow else []) + (["--format", fmt] if fmt != "text" else [])
+    in_submodule.check(repo, "log", [t.named for t in targets], revs=revs, before=extra)
     entries: list[LogEntry] = []
     problems: list[str] = []
     for target in targets:
-        found, missing = _trace(repo, revs, target, follow=follow, limit=max_count)
+        found, missing = _trace(
+            repo, revs, target, follow=follow, limit=max_count, full_history=full_history
+        )
         entries += found
         problems += missing
     entries.sort(key=lambda e: (e.order, e.path))
@@ -80,6 +86,7 @@ class _Doc:
     path: str
     shown: str
     keys: list[Key] = field(default_factory=list)
+    named: tuple[str, str, str] = ("", "", "")  # (path, as named, "#ids" as named)
 
 
 def _targets(repo: Repository, specs: Sequence[str]) -> list[_Doc]:
@@ -88,7 +95,8 @@ def _targets(repo: Repository, specs: Sequence[str]) -> list[_Doc]:
     for spec in specs:
         target = split_target(spec, lambda name: is_file(repo, name))
         path = repo_path(repo, target.file)
-        doc = docs.setdefault(path, _Doc(path, target.file))
+        ids = spec[len(target.file) :] if spec.startswith(target.file) else ""
+        doc = docs.setdefault(path, _Doc(path, target.file, named=(path, target.file, ids)))
         for key in target.ids or (None,):
             if key not in doc.keys:
                 doc.keys.append(key)
@@ -96,7 +104,13 @@ def _targets(repo: Repository, specs: Sequence[str]) -> list[_Doc]:
 
 
 def _trace(
-    repo: Repository, revs: list[str], doc: _Doc, *, follow: bool, limit: int | None
+    repo: Repository,
+    revs: list[str],
+    doc: _Doc,
+    *,
+    follow: bool,
+    limit: int | None,
+    full_history: bool = False,
 ) -> tuple[list[LogEntry], list[str]]:
     """Walk the range for one document; its entries and the ids found in no version."""
     history = GitHistory(repo, revs)  # an unknown revision stops here
@@ -105,7 +119,9 @@ def _trace(
         check_document(repo, doc.path, read_bytes(doc.shown), shown=doc.shown)
         raise OperationalError(f"{doc.shown}: not committed yet (no revision of the range has it)")
     check_document(repo, doc.path, raw, shown=doc.shown)
-    walk = LogWalk(history, Versions(history.read), follow=follow, limit=limit)
+    walk = LogWalk(
+        history, Versions(history.read), follow=follow, limit=limit, full_history=full_history
+    )
     for tip in history.tips:
         walk.start(tip, doc.path, {key: set() for key in doc.keys})
     walk.run()

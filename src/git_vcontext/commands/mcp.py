@@ -50,7 +50,13 @@ def run(
         transports.stdio(svc)
     else:
         transports.http(
-            svc, address.host, address.port, bearer, sessions=sessions, announce=_announce
+            svc,
+            address.host,
+            address.port,
+            bearer,
+            sessions=sessions,
+            announce=_announce,
+            token_env=token_env,
         )
     return int(ExitCode.OK)
 

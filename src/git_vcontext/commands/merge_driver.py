@@ -16,6 +16,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..merging.result import Reverting
+
 
 def run(
     *,
@@ -36,9 +38,16 @@ def run(
     for ``merge.vcontext.recursive``): every conflict takes the base's value, exit 0.
     """
     raw = [read_bytes(p) for p in (base, ours, theirs)]
+    if not virtual_base and _rerere(raw):
+        return _rerere_merge(raw, ours, marker_size)
     options = MergeOptions(now=now_rfc3339(), path=path)
     if not virtual_base:  # a rebase step, cherry-pick or revert replays (M6, M8)
-        options = replace(options, replay=None, replay_probe=_replay_probe(path, raw))
+        options = replace(
+            options,
+            replay=None,
+            replay_probe=_replay_probe(path, raw),
+            revert_probe=_revert_probe(path, raw, options.now or now_rfc3339()),
+        )
     if virtual_base:  # never a conflict: a valid document for the outer merge (M16)
         outcome = merge_files(
             *raw, path=path, options=options, markers=Markers(marker_size), virtual_base=True
@@ -62,6 +71,31 @@ def run(
     return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
 
 
+def _rerere(raw: list[bytes]) -> bool:
+    """git's rerere replaying a recorded resolution: it merges the conflicted file it
+    recorded (the "base", markers without labels) with the file holding this merge's
+    markers (ours) and the resolution (theirs) through the file's driver. Only a line
+    merge can do that; it is git's business, not a document merge to report on."""
+    from ..codecs.text import find_conflict_marker
+
+    def marked(data: bytes) -> bool:
+        return find_conflict_marker(data.decode("utf-8", "surrogateescape")) is not None
+
+    return bool(raw[0]) and marked(raw[0]) and marked(raw[1])
+
+
+def _rerere_merge(raw: list[bytes], ours: str, marker_size: int) -> int:
+    """The line merge git's own driver would make for rerere, quietly (git says what it
+    did: "Resolved … using previous resolution")."""
+    from ..merging.files import fallback
+
+    outcome = fallback(raw[0], raw[1], raw[2], Markers(marker_size), None, [])
+    if outcome.output != raw[1]:
+        write_atomic(ours, outcome.output, force=True)
+    blocks = any(r.endswith("conflicting line region(s)") for r in outcome.reasons)
+    return int(ExitCode.FOUND if blocks else ExitCode.OK)
+
+
 def _replay_probe(path: str | None, raw: list[bytes]) -> Callable[[], bool]:
     """Whether this merge is a replay, asked only when the merge needs to know (git's
     state, else ours' history: gitio.replay)."""
@@ -75,6 +109,23 @@ def _replay_probe(path: str | None, raw: list[bytes]) -> Callable[[], bool]:
     return replay
 
 
+def _revert_probe(path: str | None, raw: list[bytes], now: str) -> Callable[[], Reverting | None]:
+    """Which commit a ``git revert`` undoes, asked only of a replay that looks like one: its
+    changes are then written as new ones (merging.revert)."""
+
+    def reverting() -> Reverting | None:
+        # lazy: only a revert asks
+        from ..gitio.replay import committer_agent, reverted_commit
+        from ..merging.result import Reverting
+
+        found = reverted_commit(path, raw[0] or None, raw[1], raw[2])
+        if found is None:
+            return None
+        return Reverting(found[0], found[1], committer_agent(), now)
+
+    return reverting
+
+
 def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tuple[str, str, str]:
     """(base, ours, theirs) labels: git's %S %X %Y (git >= 2.44), else the branch names found
     in the repository's state (older gits pass the placeholders themselves)."""
@@ -82,9 +133,10 @@ def marker_labels(base: str | None, ours: str | None, theirs: str | None) -> tup
     if all(given):
         return given[0], given[1], given[2]  # type: ignore[return-value]
     # lazy: only when git passed no labels
+    from ..gitio.invoker import git_commands
     from ..gitio.operation import current, find_git_dir
 
-    op = current(find_git_dir("."))
+    op = current(find_git_dir("."), commands=git_commands())
     return given[0] or "base", given[1] or op.ours, given[2] or op.theirs
 
 

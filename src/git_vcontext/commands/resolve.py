@@ -6,12 +6,12 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..codecs.json_text import parse_value as parse
+from ..conflicts.report import short
 from ..conflicts.session import NO_VALUE, open_file
 from ..errors import ExitCode, ParseError, UsageError
 from ..fsio import write_output
 from ..merging.result import MISSING
 from ..values import json_report
-from .conflicts import short
 
 if TYPE_CHECKING:
     from typing import Any

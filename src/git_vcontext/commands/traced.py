@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..document import looks_like_vcontext
 from ..errors import OperationalError
-from ..gitio import read_at, relative_to_top
+from ..gitio import read_at, relative_to_top, work_tree
 from ..gitio.history import file_versions
 from ..lineage.spec import show_id
 from .diff_revisions import declared_paths
@@ -40,7 +40,8 @@ def check_document(repo: Repository, path: str, raw: bytes | None, *, shown: str
     """Exit 3 unless ``path`` is a vContext file: declared by name or attributes (as
     install's patterns and ``.gitattributes`` route it), or recognised by content."""
     if raw is None:
-        if repo.workdir and os.path.isdir(os.path.join(repo.workdir, path)):
+        top = work_tree(repo)
+        if top and os.path.isdir(os.path.join(top, path)):
             raise OperationalError(f"{shown}: a directory; name a document in it")
         raise OperationalError(f"{shown}: no such file in the work tree or the history")
     if not declared_paths(repo)(path) and not looks_like_vcontext(raw):

@@ -13,8 +13,8 @@ import os
 from ..errors import ExitCode, OperationalError
 from ..fsio import read_regular, write_atomic
 from ..gitio import git
+from ..validation.rebuild import plan_rebuild
 from ..vermas.project import PROJECTIONS
-from ..vermas.rebuild import plan_rebuild
 
 EVENTS = "events.jsonl"
 

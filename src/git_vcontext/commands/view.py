@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import gitio
 from ..codecs import Document, parse
-from ..codecs.text import escape_lone_surrogates
 from ..errors import ExitCode, UsageError, VContextError
 from ..fsio import read_bytes, write_output
 from ..pictures.render import render
@@ -20,6 +19,7 @@ from ..pictures.view import playbook_picture
 from ..playbook.metrics import facts_of, metric_differences, updated_metrics
 from ..playbook.render import LOG_FORMS, matches, render_text
 from ..playbook.view import locate, view_and_states
+from ..spelling import escape_lone_surrogates
 from ..values import pointer
 
 if TYPE_CHECKING:

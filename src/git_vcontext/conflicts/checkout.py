@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING
 
 from ..branches.ancestry import contains
 from ..errors import OperationalError
-from ..gitio import complaint, config_value, git, worktrees
+from ..gitio import complaint, config_value, git, run_dir, work_tree, worktrees
+from ..gitio.objects import commit_at
 from ..gitio.operation import current, find_git_dir
 from ..gitio.places import fetched_namespace
 from ..gitio.refs import commit_of
 from ..record import record
 from ..remote.view import RemoteView
+from ..sync.busy import busy
 from .stopped import Stopped, leave_stopped
 
 if TYPE_CHECKING:
@@ -39,28 +41,6 @@ class Refusal:
     branch: str
     message: str
     commands: tuple[str, ...] = ()
-
-
-def busy(path: str, branch: str) -> str | None:
-    """Why ``branch``, checked out at ``path``, must not move: git stopped there in the
-    middle of a merge, rebase, cherry-pick or revert (None when it did not)."""
-    git_dir = find_git_dir(path, env={})
-    if git_dir is None:
-        return None
-    op = current(git_dir, env={})
-    if op.kind is None:
-        return None
-    finish = {
-        "merge": "git vcontext conflicts, git vcontext resolve, git commit --no-edit",
-        "rebase": "git vcontext conflicts, git vcontext resolve, git rebase --continue",
-        "cherry-pick": "git vcontext conflicts, git vcontext resolve, git cherry-pick --continue",
-        "revert": "git vcontext conflicts, git vcontext resolve, git revert --continue",
-    }[op.kind]
-    what = f"{op.kind} of {op.theirs}" if op.kind == "merge" else op.kind
-    return (
-        f"{branch} is checked out in {path}, where a {what} is in progress: finish it there "
-        f"({finish}) or abort it (git {op.kind} --abort), then sync again"
-    )
 
 
 def upstream(repo: Repository, base: str) -> str | None:
@@ -104,7 +84,7 @@ def bring_up(syncer: Syncer, base: str, remote: str) -> tuple[Oid | None, bool]:
     local base fast-forwards when the sync's moves are made). Returns (the remote's base,
     whether the local base has commits the remote's lacks: it is synced as it is)."""
     repo = syncer.repo
-    cwd = str(repo.workdir or repo.path)
+    cwd = run_dir(repo)
     snap = RemoteView(repo, cwd, remote, base, []).fetch()
     local = _tip(repo, f"refs/heads/{base}")
     if snap.base is None or local is None or snap.base == local:
@@ -122,7 +102,7 @@ def worktree_for(repo: Repository, branch: str) -> tuple[str | None, str | None,
     found = worktrees.checkouts(repo).get(branch)
     if found is not None:
         return found, None, ""
-    here = (repo.workdir or "").rstrip("/")
+    here = (work_tree(repo) or "").rstrip("/")
     if not here:
         return None, None, "this repository has no work tree"
     if worktrees.local_changes(here):
@@ -147,7 +127,7 @@ def leave(
     repo = syncer.repo
     path, was, why_not = worktree_for(repo, pair.branch)
     if path is None:
-        here = (repo.workdir or repo.path).rstrip("/")
+        here = run_dir(repo).rstrip("/")
         where = shlex.quote(f"{here}-{pair.agent}")
         return (
             None,
@@ -197,7 +177,7 @@ def current_base(repo: Repository, pair: PairResult, remote: str | None) -> str:
     if remote is None or pair.base.startswith(f"{remote}/"):
         return pair.against
     there = known_tip(repo, remote, pair.base)
-    if there is None or contains(repo, there, repo[pair.against].id):
+    if there is None or contains(repo, there, commit_at(repo, pair.against).id):
         return pair.against
     return str(there)
 

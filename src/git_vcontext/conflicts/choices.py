@@ -3,6 +3,11 @@
 Each ``resolve`` call merges the index stages again and applies every choice
 recorded for exactly those stages, so the state of a stopped merge is never read
 back from the half-resolved text in the work tree.
+
+The choices belong to one stopped attempt (``gitio.operation.stopped_at``): the same
+conflict met again — ``git merge --abort`` and the merge redone, a failed ``stash pop``
+or ``checkout -m`` undone and done again: the same stages — starts afresh; records of
+files no longer conflicted in that work tree are removed (``prune``).
 """
 
 from __future__ import annotations
@@ -37,13 +42,14 @@ class ResolveState:
         path: str,
         stages: Sequence[str],
         *,
-        since: int | None = None,
+        since: str | None = None,
+        top: str | None = None,
     ) -> None:
         self.path = path
         self.stages = list(stages)
         self.since = since  # when the operation stopped: older choices are an aborted attempt's
-        key = hashlib.sha1("\0".join([path, *self.stages]).encode("utf-8", "surrogateescape"))
-        self.file = state_dir(common_dir) / f"{key.hexdigest()[:20]}.json"
+        self.top = top  # the work tree the conflict is in (several share one common dir)
+        self.file = state_dir(common_dir) / f"{state_key(path, self.stages)}.json"
         self.now: str | None = None
         self.style: Style | None = None
         self.choices: dict[str, Choice] = {}
@@ -71,6 +77,7 @@ class ResolveState:
             "now": self.now,
             "style": _style_json(self.style or Style()),
             "choices": {k: c.to_json() for k, c in self.choices.items()},
+            "top": self.top,
         }
         self.file.parent.mkdir(parents=True, exist_ok=True)
         text = json_dumps(record, indent="  ") + "\n"
@@ -89,6 +96,35 @@ class ResolveState:
         text, so a second hand edit never overwrites the first one's copy."""
         digest = hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:12]
         return self.file.with_name(f"{self.file.stem}-{digest}.edited")
+
+
+def state_key(path: str, stages: Sequence[str]) -> str:
+    key = hashlib.sha1("\0".join([path, *stages]).encode("utf-8", "surrogateescape"))
+    return key.hexdigest()[:20]
+
+
+def prune(common_dir: str | os.PathLike[str], top: str, live: set[str]) -> None:
+    """Remove the records of work tree ``top`` whose conflict is gone (``live``: the keys of
+    the conflicts its index holds now): left behind by an aborted merge or a conflict
+    settled by hand. Other work trees' records and the copies of edited texts stay."""
+    folder = state_dir(common_dir)
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+    except OSError:
+        return
+    for name in names:
+        if name[: -len(".json")] in live:
+            continue
+        path = folder / name
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(raw, dict) and raw.get("top") == top:
+            try:
+                path.unlink()
+            except OSError:
+                pass
 
 
 def _style_json(style: Style) -> dict[str, Any]:

@@ -7,17 +7,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
-from ..gitio import open_repo, relative_to_top
+from ..gitio import git_dir as gitio_dir
+from ..gitio import open_repo, relative_to_top, work_tree
+from ..gitio.eol import to_index, to_worktree
+from ..gitio.index import conflict_stages
+from ..gitio.invoker import describe
 from ..gitio.objects import blob_data
 from ..gitio.operation import current, stopped_at
 
 if TYPE_CHECKING:
     from pygit2 import IndexEntry, Repository
 
+    from ..gitio.index import Stages
     from ..gitio.operation import Operation
-
-    Stages = tuple[IndexEntry | None, IndexEntry | None, IndexEntry | None]
-    """A conflicted path's index entries: base (stage 1), ours (2), theirs (3); None: absent."""
 
 
 class Context:
@@ -29,8 +31,9 @@ class Context:
             self.repo: Repository | None = open_repo(cwd)
         except OperationalError:
             self.repo = None
-        self.top = Path(self.repo.workdir) if self.repo is not None and self.repo.workdir else None
-        git_dir = str(self.repo.path) if self.repo is not None else None
+        tree = work_tree(self.repo) if self.repo is not None else None
+        self.top = Path(tree) if tree else None
+        git_dir = gitio_dir(self.repo) if self.repo is not None else None
         self.operation: Operation = current(git_dir)
         self.stopped_at = stopped_at(git_dir) if git_dir else None
 
@@ -48,14 +51,25 @@ class Context:
         """Conflicted paths of the index: (base, ours, theirs) entries, None where absent."""
         if self.repo is None:
             return {}
-        self.repo.index.read()
-        conflicts = self.repo.index.conflicts
-        if conflicts is None:
-            return {}
-        out: dict[str, Stages] = {}
-        for anc, ours, theirs in conflicts:
-            out[(ours or theirs or anc).path] = (anc, ours, theirs)
-        return out
+        return conflict_stages(self.repo)
+
+    def reverted(self) -> tuple[str, str] | None:
+        """(full id, subject) of the commit a stopped ``git revert`` undoes."""
+        if self.repo is None:
+            return None
+        try:
+            sha = (Path(gitio_dir(self.repo)) / "REVERT_HEAD").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return describe(gitio_dir(self.repo), sha) if sha else None
+
+    def stored(self, rel: str, data: bytes) -> bytes:
+        """A work-tree file's bytes as git stores them (``core.autocrlf``: CRLF -> LF)."""
+        return to_index(self.repo, rel, data) if self.repo is not None else data
+
+    def checked_out(self, rel: str, data: bytes) -> bytes:
+        """Bytes as git stores them, as git would check them out at ``rel``."""
+        return to_worktree(self.repo, rel, data) if self.repo is not None else data
 
     def blob(self, entry: IndexEntry | None) -> bytes | None:
         if entry is None or self.repo is None:  # (an entry comes from the repository)

@@ -16,6 +16,7 @@ from ..errors import OperationalError
 from ..fsio import open_regular, read_regular
 from ..gitio import repository_error
 from ..gitio.fileset import work_tree_files
+from ..gitio.index import tracked_paths
 from ..record import record
 from ..resolution.model import FileConflict
 from .context import Context
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from .context import Stages
+    from ..gitio.index import Stages
 
 
 @record
@@ -165,10 +166,8 @@ def _tracked(ctx: Context) -> list[str]:
         return []
 
     files = work_tree_files(ctx.repo)
-    ctx.repo.index.read()
     out = []
-    for entry in ctx.repo.index:
-        rel = entry.path
+    for rel in tracked_paths(ctx.repo):
         sniffed = rel.endswith((".json", ".tron")) and looks_like_vcontext(_head(ctx, rel))
         if sniffed or files(rel):
             out.append(rel)

@@ -19,9 +19,12 @@ from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
 from ..fsio import check_inside, write_atomic
 from ..gitio import git
+from ..gitio.index import is_tracked
+from ..gitio.objects import signatures
 from ..gitio.places import common_dir
-from ..gitio.replay import from_history
+from ..gitio.replay import committer_agent, from_history
 from ..gitio.settings import merge_settings
+from ..merging.result import Reverting
 from ..merging.textmerge import Markers
 from ..record import record
 from ..resolution.core import Resolution, from_marked, from_versions, recovered_now
@@ -29,13 +32,14 @@ from ..resolution.findings import new_findings
 from ..resolution.markers import split_markers
 from ..resolution.model import Choice, FileConflict, Settled, Style
 from ..resolution.structured import StructuredFile, has_unresolved
-from .choices import ResolveState
+from .choices import ResolveState, prune, state_key
 from .context import Context
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-    from .context import Stages
+    from ..gitio.index import Stages
 
 NO_VALUE: Any = object()
 """No ``--value`` given (``None`` is JSON null, a value like any other)."""
@@ -192,7 +196,10 @@ class Session:
             check_inside(str(self.ctx.full(self.path)), self.inside)
         target = Path(os.path.realpath(self.ctx.full(self.path)))
         if settled.text is not None:
-            write_atomic(target, settled.text.encode("utf-8", "surrogateescape"))
+            data = settled.text.encode("utf-8", "surrogateescape")
+            if self.source == "stages":  # as git checks it out (core.autocrlf: CRLF)
+                data = self.ctx.checked_out(self.path, data)
+            write_atomic(target, data)
         elif settled.done and target.exists():
             target.unlink()
 
@@ -210,8 +217,7 @@ class Session:
         repo = self.ctx.repo
         if repo is None:  # (never: a work tree comes with its repository)
             return False
-        repo.index.read()
-        return self.path in repo.index
+        return is_tracked(repo, self.path)
 
 
 def open_file(path: str, *, cwd: str | os.PathLike[str] = ".") -> Session:
@@ -226,27 +232,67 @@ def open_file(path: str, *, cwd: str | os.PathLike[str] = ".") -> Session:
 
 def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
     ids = [str(e.id) if e is not None else "" for e in stages]
-    state = ResolveState(_common_dir(ctx), rel, ids, since=ctx.stopped_at)
+    top = str(ctx.top) if ctx.top is not None else None
+    state = ResolveState(_common_dir(ctx), rel, ids, since=ctx.stopped_at, top=top)
     base, ours, theirs = (ctx.blob(e) for e in stages)
-    text = _read_text(ctx.full(rel))
-    style = state.style or (_style_of(text) if text is not None else None) or _default_style(ctx)
+    raw = _read_bytes(ctx.full(rel))
+    # the work tree's text as git stores it: a CRLF work tree (core.autocrlf) compares
+    # equal to the LF stages when nothing but git's conversion differs
+    text = _decoded(ctx.stored(rel, raw)) if raw is not None else None
+    shown = _style_of(text) if text is not None else None
+    style = state.style or shown or _default_style(ctx)
     if not state.found:
-        state.now = (recovered_now(text, ours, rel) if text and ours else None) or now_rfc3339()
+        state.now = _now_of(text, ours, rel)
         state.style = style
     replay = _replay(ctx, rel, (base, ours, theirs))
-    resolution = from_versions(base, ours, theirs, path=rel, now=state.now, replay=replay)
+    probe = _revert_probe(ctx, state.now) if replay and ctx.operation.kind == "revert" else None
+    resolution = from_versions(
+        base, ours, theirs, path=rel, now=state.now, replay=replay, revert_probe=probe
+    )
     known = {c.id for c in resolution.conflicts}
     state.choices = {k: v for k, v in state.choices.items() if k in known}
-    session = Session(
-        ctx, rel, resolution, style, source="stages", labels=ctx.operation.labels(), state=state
-    )
+    labels = _labels(ctx, shown)
+    session = Session(ctx, rel, resolution, style, source="stages", labels=labels, state=state)
     expected = resolution.settle(state.choices, style).text
     if expected is not None and text is not None and text != expected:  # edited meanwhile
-        copy = state.edited_copy(text)
+        assert raw is not None  # (text comes from it)
+        copy = state.edited_copy(raw.decode("utf-8", "surrogateescape"))
         copy.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(copy, text.encode("utf-8", "surrogateescape"), force=True)  # ours
+        write_atomic(copy, raw, force=True)  # ours: the work tree's bytes, as they were
         session.edited_copy = copy
+    if top is not None:
+        prune(_common_dir(ctx), top, {state_key(p, _ids(e)) for p, e in ctx.stages().items()})
     return session
+
+
+def _ids(stages: Stages) -> list[str]:
+    return [str(e.id) if e is not None else "" for e in stages]
+
+
+def _now_of(text: str | None, ours: bytes | None, rel: str) -> str:
+    return (recovered_now(text, ours, rel) if text and ours else None) or now_rfc3339()
+
+
+def _labels(ctx: Context, shown: Style | None) -> dict[str, str]:
+    """The sides' names: those of the markers the work tree shows (what the driver wrote
+    there, so ``conflicts`` says what the file says), else the operation's."""
+    if shown is not None and not shown.structured:
+        m = shown.markers
+        if m.ours_label and m.theirs_label:
+            return {"ours": m.ours_label, "theirs": m.theirs_label}
+    return ctx.operation.labels()
+
+
+def _revert_probe(ctx: Context, now: str | None) -> Callable[[], Reverting | None]:
+    """The commit a stopped ``git revert`` undoes (REVERT_HEAD), as the driver asked it."""
+
+    def reverting() -> Reverting | None:
+        found = ctx.reverted()
+        if found is None:
+            return None
+        return Reverting(found[0], found[1], committer_agent(), now or now_rfc3339())
+
+    return reverting
 
 
 def _replay(ctx: Context, rel: str, sides: tuple[bytes | None, bytes | None, bytes | None]) -> bool:
@@ -318,10 +364,19 @@ def _common_dir(ctx: Context) -> Path:
 
 
 def _read_text(path: Path) -> str | None:
+    raw = _read_bytes(path)
+    return _decoded(raw) if raw is not None else None
+
+
+def _read_bytes(path: Path) -> bytes | None:
     try:
-        return path.read_bytes().decode("utf-8", "surrogateescape")
+        return path.read_bytes()
     except OSError:
         return None
+
+
+def _decoded(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def resolver(ctx: Context) -> dict[str, Any]:
@@ -334,6 +389,6 @@ def resolver(ctx: Context) -> dict[str, Any]:
     if agent:
         return merger_agent(None, agent)
     try:
-        return merger_agent(agents.signatures(ctx.repo)[1])
+        return merger_agent(signatures(ctx.repo)[1])
     except OperationalError:  # no identity configured
         return {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}

@@ -20,13 +20,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..branches.commits import sync_message
 from ..branches.renames import align
-from ..branches.treemerge import SIDES, DocumentSides, _is_doc, document_result, document_wanted
+from ..branches.treemerge import SIDES, DocumentSides, document_result, document_wanted
 from ..branches.virtualbase import base_tree
 from ..errors import OperationalError
 from ..fsio import write_atomic
-from ..gitio import complaint, git
+from ..gitio import complaint, git, open_repo
 from ..gitio.diffs import tree_changes
+from ..gitio.eol import to_worktree
 from ..gitio.objects import commit_at
 from ..gitio.operation import find_git_dir
 from ..gitio.settings import merge_settings
@@ -34,7 +36,6 @@ from ..merging.files import merge_files
 from ..merging.result import MergeOptions
 from ..merging.textmerge import Markers
 from ..record import record
-from ..sync.syncer import _message
 
 if TYPE_CHECKING:
     from ..sync.syncer import PairResult, Syncer
@@ -54,7 +55,7 @@ class Stopped:
 def leave_stopped(syncer: Syncer, pair: PairResult, path: str, against: str, label: str) -> Stopped:
     """Start the merge of commit ``against`` (named ``label``) into the pair's agent branch
     in the work tree at ``path``, where that branch is checked out, clean and not busy."""
-    message = _message(f"merge {label} into {pair.branch}", [pair.agent], ())
+    message = sync_message(f"merge {label} into {pair.branch}", [pair.agent], ())
     started = git(
         ["merge", "--no-ff", "--no-commit", f"--message={message}", "--", against],
         cwd=path,
@@ -94,17 +95,18 @@ def _documents_our_way(
     if favor is not None:
         favor = "theirs" if favor == "ours" else "ours"
     staged, stages = [], []
+    here = open_repo(top)  # the work tree's own attributes and config (core.autocrlf)
     for change in tree_changes(aligned.ours, aligned.theirs):
         rel = change.path
-        if not _is_doc(sides, rel):
+        if not sides.holds_document(rel):
             continue
         result, outcome = document_result(sides, rel, now=syncer.now, favor=favor)
-        if result is not None:
-            write_atomic(top / rel, result, force=True)  # the stopped merge's, as git's
+        if result is not None:  # the stopped merge's, as git checks files out
+            write_atomic(top / rel, to_worktree(here, rel, result), force=True)
             staged.append(rel)
         elif outcome is not None:
             rendered = _rendered(sides, rel, (pair.branch, label), syncer.now, top)
-            write_atomic(top / rel, rendered, force=True)
+            write_atomic(top / rel, to_worktree(here, rel, rendered), force=True)
             stages.append(_stage_lines(sides, rel))
     if staged:
         git(["add", "--", *staged], cwd=top)

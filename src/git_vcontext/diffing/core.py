@@ -206,5 +206,12 @@ def diff(old: JsonValue, new: JsonValue) -> DiffResult:
     walker.value(old, new, Here())
     changes = walker.changes
     if may_hold_playbook(new):
-        changes += view_changes(old, new)
+        changes += view_changes(old, new, _changes)
     return DiffResult(tuple(changes))
+
+
+def _changes(old: JsonValue, new: JsonValue, here: Here) -> list[Change]:
+    """The changes between two values found at ``here`` (a playbook entry's views)."""
+    walker = Walker()
+    walker.value(old, new, here)
+    return walker.changes

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 from ..values import pointer, same
 from .here import Here
 from .labels import id_label
@@ -11,10 +9,12 @@ from .model import ABSENT, Change
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-    Entry = Any  # git_vcontext.playbook.Entry
-    PlaybookView = Any  # git_vcontext.playbook.PlaybookView
+    from ..playbook.model import Entry, PlaybookView
+
+    Compare = Callable[[Any, Any, Here], list[Change]]  # the diff walker, given by ``core``
 
 # Left out of the field-by-field comparison: the event list only grows (the events
 # themselves are reported), and heads, winner and time stamps move with every event.
@@ -32,37 +32,32 @@ def may_hold_playbook(data: Any) -> bool:
     return any(isinstance(h, dict) and isinstance(h.get("playbook"), dict) for h in hosts)
 
 
-def view_changes(old: Any, new: Any) -> list[Change]:
-    """Changes of the entries' views of every event-log playbook in ``new``."""
-    views = _views()
-    if views is None:  # a build without the playbook view: the events alone are reported
-        return []
-    before = dict(views.find_playbooks(old))
+def view_changes(old: Any, new: Any, compare: Compare) -> list[Change]:
+    """Changes of the entries' views of every event-log playbook in ``new`` (``compare``:
+    the changes between two values, the diff walker's)."""
+    # lazy: a diff or textconv of a document without a playbook never loads the view
+    from ..playbook import find_playbooks
+
+    before = dict(find_playbooks(old))
     out: list[Change] = []
-    for path, book in views.find_playbooks(new):
+    for path, book in find_playbooks(new):
         was = before.get(path)
         if was is None or not same(was, book):
-            out += _playbook(path, was, book)
+            out += _playbook(path, was, book, compare)
     return out
-
-
-def _views() -> Any:
-    """``git_vcontext.playbook`` (found at run time, so this module builds without it)."""
-    try:
-        return importlib.import_module("git_vcontext.playbook")
-    except ImportError:
-        return None
 
 
 def entry_facts(data: Any) -> list[tuple[str, dict[str, Any]]]:
     """``(anchor, view)`` of every entry of every event-log playbook, for textconv: the
     fields a diff compares, plus the heads when there are several."""
-    views = _views()
-    if views is None or not may_hold_playbook(data):
+    if not may_hold_playbook(data):
         return []
+    # lazy: a textconv of a document without a playbook never loads the view
+    from ..playbook import find_playbooks, playbook_view
+
     out = []
-    for path, book in views.find_playbooks(data):
-        view = views.playbook_view(book, path=path)
+    for path, book in find_playbooks(data):
+        view = playbook_view(book, path=path)
         if view.kind != "events":
             continue
         anchor = ".".join(str(p) for p in path)
@@ -74,8 +69,12 @@ def entry_facts(data: Any) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _playbook(path: tuple[str | int, ...], old: Any, new: dict[str, Any]) -> list[Change]:
-    playbook_view = _views().playbook_view
+def _playbook(
+    path: tuple[str | int, ...], old: Any, new: dict[str, Any], compare: Compare
+) -> list[Change]:
+    # lazy: loaded by view_changes already, which found the playbooks
+    from ..playbook import playbook_view
+
     after = playbook_view(new, path=path)
     if after.kind != "events":  # ACE entries and v0.3 items are diffed as they are stored
         return []
@@ -87,21 +86,16 @@ def _playbook(path: tuple[str | int, ...], old: Any, new: dict[str, Any]) -> lis
         was = before.entry(entry.target_id) if before is not None else None
         name = anchor + id_label(entry.target_id, "targetId")
         here = Here(anchor=name, ident=entry.target_id, item=name, item_title=entry.title)
-        out += _entry(was, entry, here, log)
+        out += _entry(was, entry, here, log, compare)
     out += _anomalies(before, after, anchor, log)
     return out
 
 
-def _entry(old: Entry | None, new: Entry, here: Here, log: str) -> list[Change]:
+def _entry(old: Entry | None, new: Entry, here: Here, log: str, compare: Compare) -> list[Change]:
     if old is None:
         value = visible(new)
         return [_change("add", here, log, new=value, kind="entry")]
-    # lazy: textconv renders playbooks without the diff engine
-    from .core import Walker
-
-    walker = Walker()
-    walker.value(visible(old), visible(new), here)
-    out = [_relocated(c, log) for c in walker.changes]
+    out = [_relocated(c, log) for c in compare(visible(old), visible(new), here)]
     heads = _heads(old, new, here, log)
     return out + ([heads] if heads else [])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from ..patterns import lazy
 from ..spelling import dumps as json_dumps
 from .model import ABSENT
 
@@ -233,7 +234,7 @@ def line_counts(old: str, new: str) -> tuple[int, int]:
     return sum(t == "+" for t, _ in pairs), sum(t == "-" for t, _ in pairs)
 
 
-_WORD = re.compile(r"\s+|\w+|[^\w\s]")
+_WORD = lazy(r"\s+|\w+|[^\w\s]")  # compiled for the first long string only
 
 
 def long_text(old: Any, new: Any) -> bool:
@@ -250,7 +251,7 @@ def word_diff(old: str, new: str) -> list[tuple[str, str]] | None:
     # lazy: difflib only for long strings
     import difflib
 
-    a, b = _WORD.findall(old), _WORD.findall(new)
+    a, b = _WORD().findall(old), _WORD().findall(new)
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     if matcher.ratio() < 0.5:  # mostly rewritten: old and new whole read better
         return None

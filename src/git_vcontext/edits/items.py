@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .stamp import Refused
+from ..errors import Refused
 
 ITEM_ARRAYS = ("items", "subItems")
 """Where items live: a container's ``items`` and, nested (Extension 4), ``subItems``."""
@@ -46,6 +46,41 @@ def find_item(container: Any, item_id: str) -> Path | None:
     return None
 
 
+def find_address(container: Any, address: str, key: str) -> Path | None:
+    """The path of the item an address names: its ``id``, or a JSON Pointer (RFC 6901) to
+    it, from the document (``/todoList/items/2``) or from the container (``/items/2``),
+    for items without ids (the spec's minimal examples). None when it names no item."""
+    if not address.startswith("/"):
+        return find_item(container, address)
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in address[1:].split("/")]
+    if parts and parts[0] == key:
+        parts = parts[1:]
+    if not parts or len(parts) % 2:
+        return None
+    path: list[str | int] = []
+    node = container
+    for array, index in zip(parts[::2], parts[1::2], strict=True):
+        if array not in ITEM_ARRAYS or not index.isdigit() or (len(index) > 1 and index[0] == "0"):
+            return None
+        items = node.get(array) if isinstance(node, dict) else None
+        if not isinstance(items, list) or int(index) >= len(items):
+            return None
+        node = items[int(index)]
+        path += [array, int(index)]
+    return tuple(path) if isinstance(node, dict) else None
+
+
+def address_of(item: dict[str, Any], given: str) -> str:
+    """How answers name an item: its ``id``, else the pointer the client gave."""
+    own = item.get("id")
+    return own if isinstance(own, str) and own and not given.startswith("/") else given
+
+
+def pointer_to(key: str, path: Path) -> str:
+    """The JSON Pointer of an item from the document's root: ``/todoList/items/2``."""
+    return "/" + "/".join([key, *(str(p) for p in path)])
+
+
 def item_ids(container: Any) -> set[str]:
     """Every string ``id`` of the container's items, nested ones included."""
     return {i for _, item in walk_items(container) if isinstance(i := item.get("id"), str)}
@@ -60,6 +95,23 @@ def fresh_id(prefix: str, taken: set[str], entropy: str) -> str:
         if candidate not in taken:
             return candidate
     raise Refused("no-id", "could not find a free id")  # pragma: no cover - 1000 collisions
+
+
+def slug_id(text: str, taken: set[str], *, prefix: str = "", words: int = 8) -> str | None:
+    """A readable id from ``text`` (``Release 1.0: the parser!`` → ``release-1-0-the-parser``),
+    ``prefix-`` before it, ``-2``, ``-3``... after it when taken; None when ``text`` has no
+    letter or digit (ASCII letters and digits only: an id must stay a plain id)."""
+    parts = re.findall(r"[a-z0-9]+", text.lower())[:words]
+    if not parts:
+        return None
+    base = (prefix + "-" if prefix else "") + "-".join(parts)
+    base = base[:60].rstrip("-")
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
 
 
 def client_id(value: Any, taken: set[str], what: str) -> str:

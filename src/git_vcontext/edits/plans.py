@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import Refused
 from ..playbook.edit import like_neighbours
+from ..values import same
 from . import items as it
-from .stamp import Change, Refused, Stamp, check_expected, stamped
+from .stamp import (
+    Change,
+    Stamp,
+    Unchanged,
+    check_expected,
+    current_values,
+    described,
+    stamped,
+    with_item_metadata,
+)
 from .statuses import checked
 from .todos import Outcome
 
@@ -37,7 +48,8 @@ def new_document(
 def update(
     data: Any, fields: dict[str, Any], stamp: Stamp, *, expected: int | None = None
 ) -> Outcome:
-    """Set the plan's title or status; merge narratives (given keys replace, others stay)."""
+    """Set the plan's title or status; merge narratives (given keys replace, others stay).
+    Unchanged when the plan already has every value given."""
     plan = plan_of(data)
     check_expected(plan, expected, "the plan")
     if not fields:
@@ -50,9 +62,13 @@ def update(
     if "narratives" in fields:
         old = plan.get("narratives")
         new["narratives"] = {**(old if isinstance(old, dict) else {}), **fields["narratives"]}
-    key = next(iter(fields)) if len(fields) == 1 else None
-    change = Change("update", (CONTAINER, *((key,) if key else ())), f"updated {', '.join(fields)}")
     plan_id = str(plan.get("id", ""))
+    if same(new, plan):
+        what = f"plan {plan_id or 'plan'} already has {current_values(fields, plan)}"
+        raise Unchanged(what, plan_id, None, plan)
+    key = next(iter(fields)) if len(fields) == 1 else None
+    what = described(fields, plan, new)
+    change = Change("update", (CONTAINER, *((key,) if key else ())), f"updated {what}")
     new = stamped(new, stamp, change)
     return Outcome({**data, CONTAINER: new}, change, plan_id, new)
 
@@ -88,11 +104,18 @@ def add_item(
 def update_item(
     data: Any, item_id: str, fields: dict[str, Any], stamp: Stamp, *, expected: int | None = None
 ) -> Outcome:
-    """Set the title or status of one plan item (nested items too)."""
+    """Set the title or status of one plan item (nested items too; ``item_id`` may be a JSON
+    Pointer). Unchanged when it already has every value given."""
     plan = plan_of(data)
     check_expected(plan, expected, "the plan")
-    path = it.find_item(plan, item_id)
+    path = it.find_address(plan, item_id, CONTAINER)
     if path is None:
+        if item_id.startswith("/"):
+            raise Refused(
+                "unknown-id",
+                f"{item_id} points at no plan item of this plan (a JSON Pointer such as "
+                "/plan/items/0 names an item by its place)",
+            )
         known = sorted(it.item_ids(plan))
         raise Refused(
             "unknown-id",
@@ -102,16 +125,22 @@ def update_item(
     if not fields:
         raise Refused("nothing-to-do", "give title or status to change")
     old = it.get_at(plan, path)
+    name = it.address_of(old, item_id)
     new_item = dict(old)
     if "title" in fields:
         new_item["title"] = fields["title"]
     if "status" in fields:
         new_item["status"] = checked(data, "planItem", fields["status"])
+    if same(new_item, old):
+        what = f"plan item {name} already has {current_values(fields, old)}"
+        raise Unchanged(what, name, old, plan)
+    new_item = with_item_metadata(new_item, stamp, plan)
     plan = it.replace_at(plan, path, new_item)
     key = next(iter(fields)) if len(fields) == 1 else None
     where = (CONTAINER, *path, *((key,) if key else ()))
-    change = Change("update", where, f"updated {item_id}: {', '.join(fields)}")
-    return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, item_id, new_item)
+    what = described(fields, old, new_item)
+    change = Change("update", where, f"updated {name}: {what}")
+    return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, name, new_item)
 
 
 def _new_items(data: Any, given: list[Any], taken: set[str], entropy: str) -> list[dict[str, Any]]:

@@ -5,24 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ExitCode, VContextError
+from ..errors import Refused
 
 AGENT_TYPE = "aiAgent"
 """Extension 10's Agent ``type`` for what an MCP client writes."""
 
 
-class Refused(VContextError):
-    """A write the server will not make: one line saying what, why and what to do.
+class Unchanged(Exception):
+    """A write that would change nothing (a status set to the value it has): nothing is
+    written, logged or committed; the tool says so, as a success."""
 
-    ``kind`` names the reason for programs (``unknown-id``, ``bad-status``,
-    ``stale-sequence``, ``invalid-result``, ``bad-argument``, ...).
-    """
-
-    exit_code = ExitCode.FOUND
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
+    def __init__(
+        self, what: str, item_id: str, item: dict[str, Any] | None, container: Any
+    ) -> None:
+        super().__init__(what)
+        self.what = what
+        self.item_id = item_id
+        self.item = item
+        self.sequence = sequence_of(container)
+        self.rel: str | None = None  # the document, once the writer knows it
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,54 @@ def json_path(parts: tuple[str | int, ...]) -> str:
 
 def _quoted(key: str) -> str:
     return "'" + key.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def said(name: str, before: Any, after: Any) -> str:
+    """What one field's change reads as: ``status inProgress → completed``; a value that is
+    not one short line is named only."""
+    plain = (str, int, float, bool)
+    if not isinstance(after, plain) or (before is not None and not isinstance(before, plain)):
+        return name
+    shown = [_short(v) for v in (before, after)]
+    if any(s is None for s in shown):
+        return name
+    if before is None:
+        return f"{name} set to {shown[1]}"
+    return f"{name} {shown[0]} → {shown[1]}"
+
+
+def described(fields: Any, old: dict[str, Any], new: dict[str, Any]) -> str:
+    """The fields that changed, each as ``said`` writes it."""
+    return ", ".join(said(k, old.get(k), new.get(k)) for k in fields if old.get(k) != new.get(k))
+
+
+def current_values(fields: dict[str, Any], old: dict[str, Any]) -> str:
+    """``status inProgress``: the values a write that changes nothing found there."""
+    shown = []
+    for name in fields:
+        value = _short(old.get(name)) if old.get(name) is not None else None
+        shown.append(f"{name} {value}" if value is not None else name)
+    return ", ".join(shown)
+
+
+def _short(value: Any) -> str | None:
+    text = value if isinstance(value, str) else repr(value).lower()
+    return text if len(text) <= 60 and "\n" not in text else None
+
+
+def with_item_metadata(
+    item: dict[str, Any], stamp: Stamp, container: dict[str, Any]
+) -> dict[str, Any]:
+    """An edited item's own ``updated``, ``lastModifiedBy`` and ``sequence`` (those it
+    carries) refreshed: the time, this agent, the container's sequence after the write."""
+    out = dict(item)
+    if "updated" in out:
+        out["updated"] = stamp.now
+    if "lastModifiedBy" in out:
+        out["lastModifiedBy"] = stamp.agent_object()
+    if "sequence" in out:
+        out["sequence"] = sequence_of(container) + 1
+    return out
 
 
 def stamped(container: dict[str, Any], stamp: Stamp, change: Change) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..document import describe
-from .stamp import Refused
+from ..errors import Refused
 
 ITEM_STATUSES = ("pending", "inProgress", "completed", "blocked", "cancelled")
 PLAN_STATUSES = ("draft", "proposed", "approved", "inProgress", "completed", "cancelled")

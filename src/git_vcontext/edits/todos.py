@@ -5,9 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import Refused
 from ..playbook.edit import like_neighbours
+from ..values import same
 from . import items as it
-from .stamp import Change, Refused, Stamp, check_expected, stamped
+from .stamp import (
+    Change,
+    Stamp,
+    Unchanged,
+    check_expected,
+    current_values,
+    said,
+    stamped,
+    with_item_metadata,
+)
 from .statuses import checked
 
 CONTAINER = "todoList"
@@ -53,38 +64,51 @@ def create(
 def update(
     data: Any, item_id: str, fields: dict[str, Any], stamp: Stamp, *, expected: int | None = None
 ) -> Outcome:
-    """Set the given fields of one item (nested items too)."""
+    """Set the given fields of one item (nested items too; ``item_id`` may be a JSON
+    Pointer). Unchanged when every field already has its value: nothing to write."""
     container = todo_list(data)
     check_expected(container, expected, "the todo list")
     path = _locate(container, item_id)
     if not fields:
         raise Refused("nothing-to-do", "give at least one field to change (title, status, ...)")
     old = it.get_at(container, path)
+    name = it.address_of(old, item_id)
     item = {**old, **_item_fields(data, fields, stamp, old)}
     if "dependencies" in fields:
         item = _dependencies(container, item_id, item)
+    if same(item, old):
+        what = f"todo item {name} already has {current_values(fields, old)}"
+        raise Unchanged(what, name, old, container)
     if "status" in fields:
         item = _completion(item, old, stamp)
+    item = with_item_metadata(item, stamp, container)
     container = it.replace_at(container, path, item)
     where = (CONTAINER, *path, *((next(iter(fields)),) if len(fields) == 1 else ()))
-    change = Change("update", where, f"updated {item_id}: {_describe(fields, old)}")
-    return Outcome(_with(data, stamped(container, stamp, change)), change, item_id, item)
+    change = Change("update", where, f"updated {name}: {_describe(fields, old, item)}")
+    return Outcome(_with(data, stamped(container, stamp, change)), change, name, item)
 
 
 def delete(data: Any, item_id: str, stamp: Stamp, *, expected: int | None = None) -> Outcome:
-    """Remove one item (with its sub-items)."""
+    """Remove one item (with its sub-items; ``item_id`` may be a JSON Pointer)."""
     container = todo_list(data)
     check_expected(container, expected, "the todo list")
     path = _locate(container, item_id)
-    title = it.get_at(container, path).get("title")
+    old = it.get_at(container, path)
+    name = it.address_of(old, item_id)
     container = it.remove_at(container, path)
-    change = Change("delete", (CONTAINER, *path), f"deleted {item_id}: {title}")
-    return Outcome(_with(data, stamped(container, stamp, change)), change, item_id, None)
+    change = Change("delete", (CONTAINER, *path), f"deleted {name}: {old.get('title')}")
+    return Outcome(_with(data, stamped(container, stamp, change)), change, name, None)
 
 
 def _locate(container: dict[str, Any], item_id: str) -> it.Path:
-    path = it.find_item(container, item_id)
+    path = it.find_address(container, item_id, CONTAINER)
     if path is None:
+        if item_id.startswith("/"):
+            raise Refused(
+                "unknown-id",
+                f"{item_id} points at no todo item of this list (a JSON Pointer such as "
+                "/todoList/items/0 names an item by its place)",
+            )
         known = sorted(it.item_ids(container))
         hint = f" (ids: {', '.join(known[:8])}{', ...' if len(known) > 8 else ''})" if known else ""
         raise Refused("unknown-id", f"no todo item with id {item_id!r} in this list{hint}")
@@ -159,14 +183,17 @@ def _completion(item: dict[str, Any], old: dict[str, Any], stamp: Stamp) -> dict
     return item
 
 
-def _describe(fields: dict[str, Any], old: dict[str, Any]) -> str:
+def _describe(fields: dict[str, Any], old: dict[str, Any], new: dict[str, Any]) -> str:
+    """What changed, field by field: ``status inProgress → completed, title A → B``."""
     parts = []
-    for name, value in fields.items():
-        before = old.get(name)
-        if name in ("status", "title", "assignee") and before is not None and before != value:
-            parts.append(f"{name} {before} -> {value}")
+    for name in fields:
+        key = "narrative" if name == "description" else name
+        if same(old.get(key), new.get(key)):
+            continue
+        if name == "description":
+            parts.append("description")
         else:
-            parts.append(name)
+            parts.append(said(name, old.get(name), new.get(name)))
     return ", ".join(parts)
 
 

@@ -57,6 +57,15 @@ def git(
     return result
 
 
+def git_at_terminal(args: Sequence[str], *, cwd: str | os.PathLike[str] | None = None) -> int:
+    """Run ``git args`` on the person's terminal (an editor git opens); its exit status."""
+    step(" ".join(["git", *args[:2]]))
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, check=False).returncode
+    except FileNotFoundError:
+        raise OperationalError("git is not installed (no 'git' on PATH)") from None
+
+
 def complaint(stderr: str, returncode: int) -> str:
     """git's reason for a failure in one line: its first ``fatal:``/``error:`` line (the
     lines after it are advice, e.g. "Please make sure you have the correct access
@@ -118,6 +127,36 @@ def workdir(repo: Repository) -> Path:
     if repo.workdir is None:
         raise OperationalError("this command needs a working tree (the repository is bare)")
     return Path(repo.workdir)
+
+
+def work_tree(repo: Repository) -> str | None:
+    """The top of the working tree as libgit2 names it (ending in ``/``); None when bare."""
+    return repo.workdir
+
+
+def git_dir(repo: Repository) -> str:
+    """The repository's git directory (``.git``, or the bare repository itself)."""
+    return str(repo.path)
+
+
+def run_dir(repo: Repository) -> str:
+    """Where git commands run for ``repo``: the top of its working tree, else its git dir."""
+    return str(repo.workdir or repo.path)
+
+
+def set_config(repo: Repository, key: str, value: str) -> None:
+    """Write ``key = value`` into the repository's own git config."""
+    repo.config[key] = value
+
+
+def config_names(repo: Repository) -> list[str]:
+    """The names of every git config entry ``repo`` sees (all scopes)."""
+    return [entry.name for entry in repo.config]
+
+
+def is_ignored(repo: Repository, path: str) -> bool:
+    """Whether git ignores ``path`` (relative to the top of the working tree)."""
+    return bool(repo.path_is_ignored(path))
 
 
 def config_value(repo: Repository, key: str) -> str | None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
-from .objects import FILEMODE_BLOB, stage, tree_index
-from .refs import RefMoved, RefUpdate, move_refs
+from ..errors import OperationalError, RefMoved
+from .objects import FILEMODE_BLOB, signatures, stage, tree_index
+from .refs import RefUpdate, move_refs
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -47,6 +47,16 @@ def conflicted(repo: Repository, path: str) -> bool:
     return conflicts is not None and path in conflicts
 
 
+def head_commit(repo: Repository) -> str | None:
+    """The id of the commit HEAD points to; None on an unborn branch."""
+    return None if repo.head_is_unborn else str(repo.head.target)
+
+
+def head_is_unborn(repo: Repository) -> bool:
+    """Whether HEAD names a branch with no commit yet (a fresh repository)."""
+    return bool(repo.head_is_unborn)
+
+
 def current_branch(repo: Repository) -> str | None:
     """The short name of the branch checked out, None when HEAD is detached or unborn."""
     if repo.head_is_detached or repo.head_is_unborn:
@@ -56,9 +66,6 @@ def current_branch(repo: Repository) -> str | None:
 
 def commit_file(repo: Repository, path: str, data: bytes, message: str) -> Committed:
     """Commit ``data`` as ``path`` (repo-relative) on the current branch, on its own."""
-    # lazy: workflow is built on gitio, not the other way round
-    from ..branches.agents import signatures
-
     why = cannot_commit(repo)
     if why is not None:
         return Committed(None, why)

@@ -22,12 +22,12 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ..errors import OperationalError
+from ..errors import OperationalError, RefMoved
 from ..faults import step
 from . import config_flag, config_value
 from .objectcopy import TooMany, copy_commits, store_empty_tree
 from .places import hooks_folder
-from .refs import RefMoved, RefUpdate, delete_ref, move_refs, oid_of, set_ref
+from .refs import RefUpdate, delete_ref, move_refs, oid_of, set_ref
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -3,6 +3,7 @@ walks (pygit2; the rest of the package reaches pygit2 only through gitio)."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
@@ -10,11 +11,21 @@ from ..errors import OperationalError
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
     from os import PathLike
-    from typing import TypeGuard
+    from typing import Any, TypeGuard
 
-    from pygit2 import Blob, Commit, Index, Object, Oid, Repository, Signature, Tree
+    from pygit2 import (
+        Blob,
+        Commit,
+        Index,
+        IndexEntry,
+        Object,
+        Oid,
+        Repository,
+        Signature,
+        Tree,
+    )
 
 FILEMODE_TREE = 0o040000
 FILEMODE_BLOB = 0o100644
@@ -38,6 +49,41 @@ def stage(index: Index, path: str | PathLike[str], blob: Oid, mode: int) -> None
     import pygit2
 
     index.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode(mode)))
+
+
+def index_entry(index: Index, path: str) -> IndexEntry | None:
+    """The entry at ``path`` in an index (stage 0), None when there is none."""
+    try:
+        return index[path]
+    except KeyError:
+        return None
+
+
+def index_conflicts(index: Index) -> list[tuple[Any, Any, Any]]:
+    """The conflicts an index holds, each as its (base, ours, theirs) entries (an
+    ``IndexEntry``, None where that side has none)."""
+    return list(index.conflicts or ())
+
+
+def drop_conflict(index: Index, path: str) -> None:
+    """Take ``path``'s conflict stages out of the index (an entry staged after replaces them)."""
+    del index.conflicts[path]
+
+
+def edited_tree(
+    repo: Repository, tree: Tree, edits: Mapping[str, tuple[bytes, int] | None]
+) -> Tree:
+    """``tree`` with files removed (None) or written (content, mode)."""
+    if not edits:
+        return tree
+    index = tree_index(tree)
+    for path, content in edits.items():
+        if content is None:
+            if path in index:
+                index.remove(path)
+        else:
+            stage(index, path, write_blob(repo, content[0]), content[1])
+    return tree_at(repo, write_tree(repo, index))
 
 
 def is_blob(entry: Object | None) -> TypeGuard[Blob]:
@@ -85,6 +131,55 @@ def blob_data(repo: Repository, oid: Oid | str) -> bytes:
     return blob_at(repo, oid).data
 
 
+def write_blob(repo: Repository, data: bytes) -> Oid:
+    """Store ``data`` as a blob; its id."""
+    return repo.create_blob(data)
+
+
+def write_tree(repo: Repository, index: Index) -> Oid:
+    """Store the tree an in-memory index describes; its id."""
+    return index.write_tree(repo)
+
+
+def make_commit(
+    repo: Repository,
+    tree: Oid,
+    parents: list[Oid],
+    message: str,
+    author: Signature,
+    committer: Signature,
+) -> Oid:
+    """Store a commit (no ref moves: see ``refs``); its id."""
+    return repo.create_commit(None, author, committer, message, tree, parents)
+
+
+def merged_trees(repo: Repository, base: Tree, ours: Tree, theirs: Tree) -> Index:
+    """libgit2's three-way merge of trees: an in-memory index, conflicts as stages."""
+    return repo.merge_trees(base, ours, theirs)
+
+
+def descends(repo: Repository, commit: Oid, ancestor: Oid) -> bool:
+    """Whether ``ancestor`` is in ``commit``'s history (not ``commit`` itself)."""
+    return bool(repo.descendant_of(commit, ancestor))
+
+
+def merge_base(repo: Repository, a: Oid, b: Oid) -> Oid | None:
+    """One best common ancestor of two commits (``bases.merge_bases`` has them all)."""
+    found: Oid | None = repo.merge_base(a, b)
+    return found
+
+
+def object_at(repo: Repository, oid: Oid | str) -> Object | None:
+    """The object ``oid`` names, None when the repository does not have it."""
+    found: Object | None = repo.get(oid)
+    return found
+
+
+def raw_object(repo: Repository, oid: Oid | str) -> bytes:
+    """An object's content as stored (a blob's bytes)."""
+    return bytes(repo[oid].read_raw())
+
+
 def signature(name: str, email: str, *, time: int | None = None, offset: int = 0) -> Signature:
     """Who made a commit; ``time`` (seconds since the epoch) None: now."""
     import pygit2
@@ -103,6 +198,27 @@ def user_identity(repo: Repository) -> tuple[str | None, str | None]:
     except (KeyError, pygit2.GitError):
         return None, None
     return default.name, default.email
+
+
+def signatures(repo: Repository) -> tuple[Signature, Signature]:
+    """(author, committer) for commits the workflow makes: the user's git identity.
+
+    As git does, ``GIT_AUTHOR_NAME``/``EMAIL`` and ``GIT_COMMITTER_NAME``/``EMAIL``
+    override ``user.name``/``user.email``; with neither, an OperationalError with a hint.
+    """
+    name, email = user_identity(repo)
+
+    def make(role: str) -> Signature:
+        who = os.environ.get(f"GIT_{role}_NAME") or name
+        mail = os.environ.get(f"GIT_{role}_EMAIL") or email
+        if not who or not mail:
+            raise OperationalError(
+                "no git identity to commit with: set it with "
+                "git config user.name 'Your Name' and git config user.email you@example.com"
+            )
+        return signature(who, mail)
+
+    return make("AUTHOR"), make("COMMITTER")
 
 
 def new_commits(repo: Repository, tip: Oid, hidden: Oid | None = None) -> Iterator[Commit]:
@@ -162,3 +278,12 @@ def tree_blob(tree: Tree, path: str) -> Blob | None:
     except KeyError:
         return None
     return entry if is_blob(entry) else None
+
+
+def first_parent_chain(repo: Repository, tip: Oid) -> Iterator[Commit]:
+    """``tip`` and its first parents back to the root, as ``git log --first-parent``."""
+    import pygit2
+
+    walker = repo.walk(tip, pygit2.enums.SortMode.NONE)
+    walker.simplify_first_parent()
+    return iter(walker)

@@ -15,7 +15,7 @@ from ..record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 
 @record
@@ -50,36 +50,143 @@ def find_git_dir(start: str = ".", env: Mapping[str, str] | None = None) -> str 
         here = parent
 
 
-def current(git_dir: str | None, env: Mapping[str, str] | None = None) -> Operation:
-    """The operation in progress in ``git_dir`` (also while git runs the merge driver)."""
+def current(
+    git_dir: str | None,
+    env: Mapping[str, str] | None = None,
+    commands: Sequence[Sequence[str]] = (),
+) -> Operation:
+    """The operation in progress in ``git_dir`` (also while git runs the merge driver).
+
+    ``commands``: the git command lines running us, nearest first (the driver passes
+    ``invoker.git_commands()``): what git 2.39 shows of a ``stash pop``, a ``checkout
+    -m``, a ``merge --squash`` or a single ``cherry-pick``/``revert`` while it merges.
+    """
     env = os.environ if env is None else env
     if git_dir is None:
         return Operation(None, "ours", "theirs")
     head = head_branch(git_dir) or "HEAD"
+    if commands:
+        found = _from_command(git_dir, head, commands, env)
+        if found is not None:
+            return found
     for kind, read in (
         ("rebase", _rebase),
         ("cherry-pick", _cherry_pick),
         ("revert", _revert),
         ("merge", _merge),
+        ("merge", _squash),
     ):
-        found = read(git_dir, head)
-        if found is not None:
-            return Operation(kind, *found)
+        found_sides = read(git_dir, head)
+        if found_sides is not None:
+            return Operation(kind, *found_sides)
     heads = [v for k, v in env.items() if k.startswith("GITHEAD_") and v]
     if len(heads) == 1:  # `git merge NAME` sets GITHEAD_<sha>=NAME before it runs drivers
         return Operation("merge", head, _named(git_dir, heads[0]))
     return Operation(None, head, "theirs")
 
 
-def stopped_at(git_dir: str | None) -> int | None:
-    """When the operation in progress last stopped (the time git wrote its head file, in ns):
-    choices recorded before that belong to an earlier, aborted attempt."""
-    for name in ("REBASE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "MERGE_HEAD"):
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_WITH_VALUE = frozenset(("-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option"))
+
+
+def _from_command(
+    git_dir: str, head: str, commands: Sequence[Sequence[str]], env: Mapping[str, str]
+) -> Operation | None:
+    """The operation the nearest git command line names, for those git keeps no state of
+    while the driver runs; None for the others (their state files say it)."""
+    verb, args = (commands[0][0], list(commands[0][1:])) if commands[0] else ("", [])
+    outer = {c[0] for c in commands[1:] if c}
+    if verb == "stash" and args and args[0] in ("pop", "apply"):
+        given = _operands(args[1:], frozenset())
+        ref = given[0] if given else "stash@{0}"
+        if _HEX.fullmatch(ref) and outer & {"rebase", "pull", "merge"}:
+            return Operation("stash", _rebased_branch(git_dir, head), AUTOSTASH)
+        return Operation("stash", head, f"{ref} (stashed changes)")
+    if verb in ("checkout", "switch") and {"-m", "--merge"} & set(args) and "--" not in args:
+        given = _operands(args, frozenset(("-b", "-B", "-c", "-C", "--orphan", "--conflict")))
+        if given:
+            return Operation("checkout", given[-1], f"local changes (uncommitted, on {head})")
+    if verb == "merge" and "--squash" in args:
+        heads = [v for k, v in env.items() if k.startswith("GITHEAD_") and v]
+        if len(heads) == 1:
+            return Operation("merge", head, f"{_named(git_dir, heads[0])} (merge --squash)")
+    if verb in ("cherry-pick", "revert"):
+        sha = _sequencer_next(git_dir) or _single(git_dir, _operands(args, _WITH_VALUE))
+        if sha:
+            return Operation(verb, head, _picked(git_dir, sha, verb))
+    return None
+
+
+AUTOSTASH = "autostash: your uncommitted changes (kept in the stash)"
+
+
+def _operands(args: Sequence[str], with_value: frozenset[str]) -> list[str]:
+    """The arguments that are no options (nor the value of one of ``with_value``)."""
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a == "--":
+            break
+        elif a in with_value:
+            skip = True
+        elif not a.startswith("-"):
+            out.append(a)
+    return out
+
+
+def _rebased_branch(git_dir: str, head: str) -> str:
+    """The branch a rebase is finishing (its autostash is applied on it)."""
+    if head != "HEAD":
+        return head
+    for folder in ("rebase-merge", "rebase-apply"):
+        name = _short(_read(os.path.join(git_dir, folder, "head-name")) or "")
+        if name:
+            return name
+    return head
+
+
+def _sequencer_next(git_dir: str) -> str | None:
+    """The commit a cherry-pick or revert of several commits is applying now (the first
+    line of the sequencer's todo)."""
+    todo = (_read(os.path.join(git_dir, "sequencer", "todo")) or "").split("\n", 1)[0].split()
+    if len(todo) >= 2 and todo[0] in ("pick", "p", "revert"):
+        return todo[1]
+    return None
+
+
+def _single(git_dir: str, operands: list[str]) -> str | None:
+    return operands[-1] if len(operands) == 1 else None
+
+
+def _picked(git_dir: str, rev: str, verb: str) -> str:
+    """How the commit being cherry-picked or reverted is named in labels."""
+    from .invoker import describe
+
+    sha, subject = describe(git_dir, rev) or (rev, "")
+    named = f"{sha[:7]} ({subject})" if subject else sha[:7]
+    return f"{named} (cherry-picked)" if verb == "cherry-pick" else f"parent of {named}"
+
+
+def stopped_at(git_dir: str | None) -> str | None:
+    """Which stop of an operation this is, so that choices recorded at an earlier one (an
+    aborted attempt met again) are known as such: when git last wrote the operation's head
+    file, when its merge last wrote ``AUTO_MERGE``, and how long HEAD's reflog is — a
+    ``stash pop`` or ``checkout -m`` leaves no head file, but undoing one (``reset
+    --hard``, switching back) adds to the reflog, and nothing does while files stay
+    conflicted (git refuses to commit or switch then). None when none of them exists."""
+    parts = []
+    for name in ("REBASE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "MERGE_HEAD", "AUTO_MERGE"):
         try:
-            return os.stat(os.path.join(git_dir or "", name)).st_mtime_ns
+            parts.append(f"{name}:{os.stat(os.path.join(git_dir or '', name)).st_mtime_ns}")
         except OSError:
             continue
-    return None
+    try:
+        parts.append(f"reflog:{os.stat(os.path.join(git_dir or '', 'logs', 'HEAD')).st_size}")
+    except OSError:
+        pass
+    return " ".join(parts) or None
 
 
 def head_branch(git_dir: str) -> str | None:
@@ -122,14 +229,25 @@ def _cherry_pick(git_dir: str, head: str) -> tuple[str, str] | None:
     sha = (_read(os.path.join(git_dir, "CHERRY_PICK_HEAD")) or "").strip()
     if not sha:
         return None
-    return head, f"{sha[:7]}{_subject(git_dir)} (cherry-picked)"
+    return head, _picked(git_dir, sha, "cherry-pick")
 
 
 def _revert(git_dir: str, head: str) -> tuple[str, str] | None:
     sha = (_read(os.path.join(git_dir, "REVERT_HEAD")) or "").strip()
     if not sha:
         return None
-    return head, f"parent of {sha[:7]} (reverting it)"
+    return head, _picked(git_dir, sha, "revert")
+
+
+def _squash(git_dir: str, head: str) -> tuple[str, str] | None:
+    """A stopped ``merge --squash`` (SQUASH_MSG, no MERGE_HEAD): the branch at the newest
+    commit it lists."""
+    text = _read(os.path.join(git_dir, "SQUASH_MSG"))
+    if text is None:
+        return None
+    found = re.search(r"^commit ([0-9a-f]{40,64})$", text, re.MULTILINE)
+    name = (_branch_at(git_dir, found.group(1)) or found.group(1)[:7]) if found else "theirs"
+    return head, f"{name} (merge --squash)"
 
 
 def _merge(git_dir: str, head: str) -> tuple[str, str] | None:
@@ -162,11 +280,6 @@ def _merged_name(message: str) -> str | None:
         if found:
             return found.group(1)
     return None
-
-
-def _subject(git_dir: str) -> str:
-    first = (_read(os.path.join(git_dir, "MERGE_MSG")) or "").split("\n", 1)[0].strip()
-    return f" ({first})" if first else ""
 
 
 def _branch_at(git_dir: str, sha: str) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
+from ..errors import OperationalError, RefLocked, RefMoved
 from ..faults import step
 from ..record import record
 from . import locks
@@ -17,13 +17,25 @@ if TYPE_CHECKING:
     from pygit2 import Oid, Reference, Repository
 
 
-class RefMoved(OperationalError):
-    """A branch changed under us (another process moved it): nothing was updated."""
-
-
-class RefLocked(OperationalError):
-    """A ref's lock file stays (left by a killed process): nothing was updated; the
-    message names the file and what to do."""
+__all__ = [  # with the two errors moving refs raises (defined in errors.py)
+    "RefLocked",
+    "RefMoved",
+    "RefUpdate",
+    "branch_ref",
+    "branch_tip",
+    "commit_of",
+    "create_branch",
+    "delete_ref",
+    "has_branch",
+    "local_branches",
+    "move_refs",
+    "oid_of",
+    "ref_names",
+    "ref_target",
+    "set_ref",
+    "target",
+    "valid_branch_name",
+]
 
 
 @record
@@ -88,6 +100,27 @@ def oid_of(ref: Reference) -> Oid:
     if not isinstance(found, pygit2.Oid):
         raise TypeError(f"{ref.name} is a symbolic reference (to {found})")
     return found
+
+
+def local_branches(repo: Repository) -> list[str]:
+    """The short names of the local branches."""
+    return list(repo.branches.local)
+
+
+def has_branch(repo: Repository, branch: str) -> bool:
+    """Whether the local branch ``branch`` (short name) exists."""
+    return repo.branches.local.get(branch) is not None
+
+
+def ref_names(repo: Repository, prefix: str) -> list[str]:
+    """The full names of the refs under ``prefix``, in the repository's order."""
+    return [name for name in repo.references if name.startswith(prefix)]
+
+
+def ref_target(repo: Repository, name: str) -> Oid | None:
+    """The commit a ref points to (a symbolic one followed); None when it does not exist."""
+    ref = repo.references.get(name)
+    return None if ref is None else oid_of(ref)
 
 
 def branch_tip(repo: Repository, branch: str) -> Oid:
@@ -190,3 +223,36 @@ def _unlocked(action: Callable[[], None], what: str) -> None:
 
 def _short(name: str) -> str:
     return name.removeprefix("refs/heads/")
+
+
+def remote_branches(repo: Repository, prefix: str) -> list[tuple[str, str, Oid]]:
+    """(remote, branch, commit) of each remote-tracking branch ``refs/remotes/REMOTE/BRANCH``
+    of a configured remote whose BRANCH starts with ``prefix`` (as last fetched)."""
+    import pygit2
+
+    try:
+        remotes = sorted((name for name in repo.remotes.names() if name), key=len, reverse=True)
+    except pygit2.GitError:
+        return []
+    names = [n for n in repo.references if n.startswith("refs/remotes/")]
+    found: list[tuple[str, str, Oid]] = []
+    seen: set[str] = set()
+    for remote in remotes:  # the longest first: a remote "a/b" before a remote "a"
+        start = f"refs/remotes/{remote}/"
+        for name in names:
+            if not name.startswith(start + prefix) or name in seen:
+                continue
+            seen.add(name)
+            oid = commit_of(repo, name)
+            if oid is not None:
+                found.append((remote, name.removeprefix(start), oid))
+    return sorted(found, key=lambda f: (f[1], f[0]))
+
+
+def track(repo: Repository, branch: str, remote: str, commit: Oid, *, message: str) -> None:
+    """Create the local ``branch`` at ``commit`` tracking ``remote``'s branch of that name,
+    as ``git switch BRANCH`` does for a branch only a remote has (``branch.BRANCH.remote``,
+    ``branch.BRANCH.merge``)."""
+    create_branch(repo, branch, commit, message=message)
+    repo.config[f"branch.{branch}.remote"] = remote
+    repo.config[f"branch.{branch}.merge"] = branch_ref(branch)

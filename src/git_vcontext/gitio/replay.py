@@ -99,3 +99,100 @@ def is_replay(path: str | None, base: bytes | None, ours: bytes, theirs: bytes) 
     if git_dir is None or not path or base is None:
         return False  # outside a repository: no history to read
     return from_history(path, base, ours, theirs)
+
+
+def reverted_commit(
+    path: str | None, base: bytes | None, ours: bytes, theirs: bytes, start: str = "."
+) -> tuple[str, str] | None:
+    """(full id, subject) of the commit a ``git revert`` is undoing while the driver merges
+    for it; None when this merge is no revert. From the git command running the driver (its
+    argument, or the sequencer's next ``revert`` line), else from ours' history: the newest
+    commit that brought the base's version of the file right after theirs'."""
+    from .invoker import describe, git_commands
+    from .operation import current, find_git_dir
+
+    git_dir = find_git_dir(start)
+    if git_dir is None:
+        return None
+    if any(os.path.isdir(os.path.join(git_dir, d)) for d in ("rebase-merge", "rebase-apply")):
+        return None  # every rebase step is a pick
+    op = current(git_dir, commands=git_commands())
+    if op.kind in ("cherry-pick", "merge", "stash", "checkout"):
+        return None
+    sha = _sequencer_revert(git_dir) or (_named_sha(op.theirs) if op.kind == "revert" else None)
+    if sha is None and path and base is not None:
+        sha = _revert_from_history(path, base, ours, theirs, start)
+    return describe(git_dir, sha) if sha else None
+
+
+def _sequencer_revert(git_dir: str) -> str | None:
+    try:
+        with open(os.path.join(git_dir, "sequencer", "todo"), encoding="utf-8") as fh:
+            first = fh.readline().split()
+    except OSError:
+        return None
+    return first[1] if len(first) >= 2 and first[0] == "revert" else None
+
+
+def _named_sha(label: str) -> str | None:
+    """The commit id in a revert's label (``parent of 3f2a1bc (subject)``)."""
+    parts = label.split()
+    if len(parts) >= 3 and parts[:2] == ["parent", "of"]:
+        return parts[2]
+    return None
+
+
+def _revert_from_history(
+    path: str, base: bytes, ours: bytes, theirs: bytes, start: str
+) -> str | None:
+    """The newest commit on HEAD's line whose version of ``path`` is the base's and whose
+    parent's is theirs': the commit being reverted."""
+    import pygit2
+
+    try:
+        found = pygit2.discover_repository(start)
+        if found is None:
+            return None
+        repo = pygit2.Repository(found)
+        head = repo.head.peel(pygit2.Commit)
+        if _blob_id(head, path) != pygit2.hash(ours):
+            return None
+        base_id, theirs_id = pygit2.hash(base), pygit2.hash(theirs)
+        walk = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
+        for count, commit in enumerate(walk):
+            if count >= MAX_COMMITS:
+                return None
+            if _blob_id(commit, path) == base_id and any(
+                _blob_id(p, path) == theirs_id for p in commit.parents
+            ):
+                return str(commit.id)
+    except (pygit2.GitError, KeyError, ValueError, OSError):
+        return None
+    return None
+
+
+def committer_agent(env: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
+    """Who makes the revert, as an Extension 10 Agent (pairs): the agent running it
+    (``GIT_VCONTEXT_AGENT``), else git's committer identity, else git-vcontext itself."""
+    import subprocess
+
+    env = os.environ if env is None else env
+    agent = env.get("GIT_VCONTEXT_AGENT", "").strip()
+    if agent:
+        return (("id", agent), ("type", "aiAgent"))
+    try:
+        ident = subprocess.run(
+            ["git", "var", "GIT_COMMITTER_IDENT"],
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=30,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        ident = ""
+    name, _, rest = ident.partition(" <")
+    email = rest.split(">", 1)[0]
+    if name and email:
+        return (("id", email), ("type", "human"), ("name", name), ("email", email))
+    return (("id", "git-vcontext"), ("type", "system"), ("name", "git-vcontext"))

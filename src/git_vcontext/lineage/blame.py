@@ -15,8 +15,9 @@ from typing import Any
 
 from ..diffing.model import ABSENT
 from ..values import same
-from .items import ENTRY, EVENT, ITEM, RECORD, Slot
-from .versions import Version, Versions
+from .parsed import Version
+from .slots import ENTRY, EVENT, ITEM, RECORD, Slot
+from .versions import Versions
 from .walk import History, Link, Walk, first
 
 State = dict[int, str | None]

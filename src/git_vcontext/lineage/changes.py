@@ -7,8 +7,9 @@ from typing import Any
 from ..diffing.core import diff
 from ..diffing.files import skeleton
 from ..diffing.model import ABSENT, Change
-from .items import ENTRY, key_of
-from .versions import Version
+from .items import key_of
+from .parsed import Version
+from .slots import ENTRY
 
 Key = str | None
 """An id as ``FILE#ID`` names it; None stands for the whole document."""

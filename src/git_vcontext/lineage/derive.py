@@ -22,9 +22,10 @@ from ..codecs.json_text import parse_value
 from ..codecs.text import data_deeper_than, decode
 from ..errors import ParseError
 from ..values import MAX_DEPTH
-from .items import Index, Slot, identity, key_of
+from .items import Index, key_of
 from .layout import Layout, Span, value_text
-from .versions import Unparsed, Version
+from .parsed import Unparsed, Version
+from .slots import Slot, identity
 
 MAX_CHANGED_LINES = 200
 """More changed lines than this: a rewrite, parsed in full."""

@@ -7,7 +7,7 @@ from typing import Any
 from ..diffing.labels import id_label
 from ..diffing.playbook import visible
 from ..playbook import find_playbooks, playbook_view
-from .items import ENTRY, Slot
+from .slots import ENTRY, Slot
 
 
 def entry_slots(data: Any) -> tuple[dict[str, Slot], dict[str, str]]:

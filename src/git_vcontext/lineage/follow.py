@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..codecs import format_from_name
 from ..document import describe
 from ..values import same
-from .versions import Version, Versions
+from .parsed import Version
+from .versions import Versions
 
 MAX_CANDIDATES = 50
 """Removed files parsed at most, per commit (a commit that deletes a thousand files)."""

@@ -13,61 +13,15 @@ from functools import cached_property
 from typing import Any
 
 from ..diffing.identity import EVENT_KEYS
-from ..diffing.labels import id_label, key_label
-from ..document import IDENTITY_KEYS, ITEM_ARRAY_KEYS
-from ..values import pointer
+from ..document import ITEM_ARRAY_KEYS
+from .entries import entry_slots
+from .slots import ELEMENT, EVENT, ITEM, RECORD, Slot, identity
 
-Parts = tuple[str | int, ...]
-
-_EVENT_FIRST = (*EVENT_KEYS, *(k for k in IDENTITY_KEYS if k not in EVENT_KEYS))
 _SKIPPED = frozenset({"changeLog", "fork", "conflictResolution"})
 """Subtrees that copy items (a Change's oldValue, a Conflict's sides): not the items themselves."""
 
-ITEM, EVENT, RECORD, ELEMENT, ENTRY = "item", "event", "record", "element", "entry"
 _ITEM_FIELDS = frozenset({*ITEM_ARRAY_KEYS, "steps"})
 """Arrays of items: a container's, and the steps of a VerMAS template or process."""
-
-
-class Slot:
-    """One identified element: its kind, id, place, value and the id of the one before it."""
-
-    __slots__ = ("_anchor", "ident", "kind", "parts", "prev", "root", "value")
-
-    def __init__(
-        self, kind: str, ident: Any, parts: Parts, value: Any, prev: Any, root: Any = None
-    ) -> None:
-        self.kind = kind
-        self.ident = ident
-        self.parts = parts
-        self.value = value
-        self.prev = prev
-        self.root = root  # the document (to name the place by ids when asked)
-        self._anchor: str | None = None
-
-    @property
-    def anchor(self) -> str:
-        """The place named by ids, as diffs name it: ``todoList.items[t2].subItems[t2.1]``."""
-        if self._anchor is None:
-            self._anchor = anchor_of(self.root, self.parts)
-        return self._anchor
-
-    def named(self, anchor: str) -> Slot:
-        """The slot with its anchor given (entries are not found by a path into data)."""
-        self._anchor = anchor
-        return self
-
-    @property
-    def pointer(self) -> str:
-        return pointer(self.parts)
-
-    @property
-    def title(self) -> str | None:
-        title = self.value.get("title") if isinstance(self.value, dict) else None
-        return title if isinstance(title, str) else None
-
-    def same_place(self, other: Slot) -> bool:
-        """Same kind, same id-anchored place, same predecessor (a move changes one of them)."""
-        return (self.kind, self.anchor, self.prev) == (other.kind, other.anchor, other.prev)
 
 
 class Index:
@@ -104,9 +58,6 @@ class Index:
 
     @cached_property
     def _playbook_entries(self) -> tuple[dict[str, Slot], dict[str, str]]:
-        # lazy: entries imports this module (an import cycle)
-        from .entries import entry_slots
-
         return entry_slots(self.data) if self.has_playbook else ({}, {})
 
     @property
@@ -203,35 +154,9 @@ def _visit_array(
             parts.pop()
 
 
-def identity(element: dict[str, Any]) -> tuple[str | None, Any]:
-    """The key that identifies an element and its id (event ids first in events)."""
-    order = _EVENT_FIRST if "eventId" in element or "event_id" in element else IDENTITY_KEYS
-    for key in order:
-        ident = element.get(key)
-        if ident is not None and (type(ident) is str or type(ident) is int):
-            return key, ident
-    return None, None
-
-
 def _kind(key: str, field: Any, top: bool) -> str:
     if top:
         return RECORD  # a JSONL file: one record per line
     if key in EVENT_KEYS:
         return EVENT
     return ITEM if field in _ITEM_FIELDS else ELEMENT
-
-
-def anchor_of(data: Any, parts: Parts) -> str:
-    """``todoList.items[t2].subItems[t2.1]`` for the parts of a path into ``data``."""
-    out = ""
-    node = data
-    for part in parts:
-        if isinstance(part, int):
-            node = node[part]
-            key, ident = identity(node) if type(node) is dict else (None, None)
-            out += f"[{part}]" if key is None else id_label(ident, key)
-        else:
-            label = key_label(part)
-            out = out + label if out else label[1:]
-            node = node[part]
-    return out

@@ -12,7 +12,7 @@ import bisect
 import json
 import re
 
-from .items import Parts, Slot
+from .slots import Parts, Slot
 
 _DECODER = json.JSONDecoder()
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]

@@ -5,7 +5,9 @@ commit is compared with the next version down each line of history that parses
 (its parent, or the one before a version that does not). At a merge, an id whose
 item equals the item in one parent follows that parent only, as ``git log``
 simplifies history for a path; one that differs from every parent is shown with
-what each side brought, and all parents are followed.
+what each side brought, and all parents are followed. With ``full_history`` (``log
+--full-history``) every parent of a merge is followed, as ``git log --full-history``
+does: a change a merge dropped is shown, and the merge with what it dropped.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Any
 from ..diffing.model import Change
 from ..values import same
 from .changes import Differ, Key
-from .versions import Version, Versions
+from .parsed import Version
+from .versions import Versions
 from .walk import History, Link, Walk, first
 
 
@@ -72,10 +75,17 @@ class LogWalk(Walk[State]):
     """Collects what changed the traced ids, commit by commit."""
 
     def __init__(
-        self, history: History, versions: Versions, *, follow: bool, limit: int | None = None
+        self,
+        history: History,
+        versions: Versions,
+        *,
+        follow: bool,
+        limit: int | None = None,
+        full_history: bool = False,
     ) -> None:
         super().__init__(history, versions, follow=follow)
         self.limit = limit
+        self.full_history = full_history
         self.differ = Differ()
         self.found: dict[tuple[str, str | None, str | None, str], _Found] = {}
         self.unreadable: dict[tuple[str, str], str] = {}
@@ -93,6 +103,8 @@ class LogWalk(Walk[State]):
         blob = self.history.blob(commit, path)
         links = self.links(commit, path, blob)
         twin = first(links, lambda link: link.blob == blob)
+        if twin is not None and self.full_history and len(links) > 1:
+            twin = None  # every parent is walked, the one that holds the same file too
         if twin is not None:
             if twin.path != path and None in state:
                 self.renames[(commit, path)] = twin.path
@@ -186,7 +198,7 @@ class LogWalk(Walk[State]):
         for key in state:
             here = self.sig(version, key)
             chosen = links
-            if len(links) > 1:
+            if len(links) > 1 and not self.full_history:
                 twin = next((lk for lk in links if self._same_in(lk, key, here)), None)
                 chosen = links if twin is None else [twin]
             for link in chosen:

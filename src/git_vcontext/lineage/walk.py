@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from .follow import source
-from .versions import Version, Versions
+from .parsed import Version
+from .versions import Versions
 
 S = TypeVar("S")
 

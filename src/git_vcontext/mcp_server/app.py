@@ -26,10 +26,9 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from pydantic import Field
 
-from .. import __version__
-from ..codecs.text import escape_lone_surrogates
-from ..edits.stamp import Refused
-from ..spelling import BigInt
+from ..errors import Refused
+from ..spelling import BigInt, escape_lone_surrogates
+from ..version import __version__
 from . import prompts, resources
 from .notify import Notifier, watch
 from .service import Answer, Service
@@ -88,14 +87,14 @@ class VContextServer(MCPServer[Any]):
 
     async def read_resource(self, uri: Any, context: Any = None) -> Iterable[ReadResourceContents]:
         try:
-            text, mime = await anyio.to_thread.run_sync(resources.read, self.svc, str(uri))
+            found = await anyio.to_thread.run_sync(resources.contents, self.svc, str(uri))
         except Refused as exc:
             error = ResourceNotFoundError if exc.kind in NOT_FOUND else ResourceError
             raise error(clean(exc.one_line())) from None
         except Exception as exc:
             _internal(f"reading {uri}", exc)
             raise ResourceError(f"internal error reading {uri}: {type(exc).__name__}") from None
-        return [ReadResourceContents(content=clean(text), mime_type=mime)]
+        return [ReadResourceContents(content=clean(text), mime_type=mime) for text, mime in found]
 
     def _legacy_subscriptions(self) -> None:
         """``resources/subscribe`` for clients of the 2025 handshake protocol (the 2026 ones

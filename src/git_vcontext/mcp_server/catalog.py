@@ -11,7 +11,6 @@ from typing import Any
 
 from ..document import describe
 from ..edits.items import is_plain_id
-from ..values import instant_key
 from .files import Found, Rule, Stat, Tree, inside
 from .store import Loaded, Store, format_of
 
@@ -21,6 +20,12 @@ SEGMENT = {"todoList": "todos", "plan": "plans", "playbook": "playbooks"}
 (singular, seed 003) is the current playbook's view, ``vbrief://playbooks/{id}`` its file."""
 
 NOUN = {"todoList": "todo list", "plan": "plan", "playbook": "playbook"}
+
+CONVENTIONAL = {
+    kind: (f".vcontext/{name}.json", f".vcontext/{name}.tron")
+    for kind, name in (("todoList", "todo"), ("plan", "plan"), ("playbook", "playbook"))
+}
+"""Where each kind's current document is when nothing is configured (JSON first)."""
 
 _STEM_SUFFIXES = (
     ".vcontext.json",
@@ -191,17 +196,20 @@ class Catalog:
             return [e for e in self._entries if kind is None or e.kind == kind]
 
     def current(self, kind: str) -> Entry | None:
-        """The document tools write when no id is given: pinned, else the only one, else the
-        most recently ``updated`` (ties: path order)."""
+        """The document tools write when no id is given: pinned, else the one at the
+        conventional path (``.vcontext/todo.*``, ``.vcontext/playbook.*``, ``.vcontext/plan.*``),
+        else the only one, else the first by path. Never "the most recently updated": that
+        would move under agents' feet as soon as one writes to another document."""
         candidates = self.entries(kind)
         pinned = self.pinned.get(kind)
         if pinned is not None:
             found = next((e for e in candidates if e.rel == pinned), None)
             return found or _converted(candidates, pinned)
-        if len(candidates) <= 1:
-            return candidates[0] if candidates else None
-        best = max(_instant(e) for e in candidates)
-        return next(e for e in candidates if _instant(e) == best)
+        conventional = CONVENTIONAL[kind]
+        found = next((e for e in candidates if e.rel in conventional), None)
+        if found is not None:
+            return found
+        return min(candidates, key=lambda e: e.rel) if candidates else None
 
     def find(self, kind: str, doc_id: str) -> Entry | None:
         """The document of ``kind`` whose id is ``doc_id`` (ids are never paths)."""
@@ -249,12 +257,6 @@ def _without_format(rel: str) -> str:
         if rel.endswith(suffix):
             return rel[: -len(suffix)]
     return rel
-
-
-def _instant(entry: Entry) -> tuple[int, int]:
-    """When a document was last ``updated``, as an instant (absent: before everything)."""
-    rank, micros, _ = instant_key(entry.updated)
-    return rank, micros
 
 
 def _kind(data: Any) -> str | None:

@@ -107,7 +107,8 @@ class Rule:
         """Whether a file found by the walk is a served document (read only to sniff)."""
         if matches_file_patterns(rel) or self.declared(rel):
             return True
-        return self.sniff and sniffed_vcontext(real)
+        memory = rel.startswith(MEMORY + "/")  # agents' memory folder: what says vContext
+        return (self.sniff or memory) and sniffed_vcontext(real)
 
     def refuses(self, rel: str) -> str | None:
         """Why a document at ``rel`` (perhaps not there yet) would not be served: the reason
@@ -127,7 +128,8 @@ class Rule:
                 return f"only {MEMORY}/ is served below {self.root} (no --root)"
             if rel_dir != MEMORY and self.ignored(rel_dir):
                 return f"git ignores {rel_dir}/"
-        if not (matches_file_patterns(rel) or self.declared(rel) or self.sniff):
+        in_memory = rel.startswith(MEMORY + "/")  # a document made there says vContext
+        if not (matches_file_patterns(rel) or self.declared(rel) or self.sniff or in_memory):
             return "no install pattern or .gitattributes line routes it to the vcontext driver"
         return None
 

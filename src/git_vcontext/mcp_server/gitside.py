@@ -8,9 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
-from ..edits.stamp import Refused
-from ..errors import OperationalError
-from ..gitio import read_at, resolve_commit
+from ..errors import OperationalError, Refused
+from ..gitio import config_value, is_ignored, read_at, resolve_commit, work_tree
 from ..gitio.commits import (
     Committed,
     blob_data,
@@ -52,7 +51,13 @@ class GitSide:
         self._commit = commit
         self._lock = threading.Lock()
         self._files: FileSet | None = None
-        self.top = os.path.realpath(repo.workdir) if repo.workdir else None
+        top = work_tree(repo)
+        self.top = os.path.realpath(top) if top else None
+
+    def config(self, key: str) -> str | None:
+        """A git config value of the repository (None when unset)."""
+        with self._lock:
+            return config_value(self.repo, key)
 
     def branch(self) -> str | None:
         with self._lock:
@@ -82,7 +87,8 @@ class GitSide:
     def finish_interrupted(self) -> None:
         """Finish a work-tree update an interrupted sync left (``sync/interrupted``) before
         a write reads a document: never an edit of the files it left behind."""
-        from ..sync.interrupted import Unfinished, finish
+        from ..errors import Unfinished
+        from ..sync.interrupted import finish
 
         with self._lock:
             try:
@@ -263,7 +269,7 @@ class GitSide:
 
     def _ignored(self, path: str) -> bool:
         try:
-            return bool(self.repo.path_is_ignored(path))
+            return is_ignored(self.repo, path)
         except Exception:  # pygit2 raises various errors for odd paths
             return False
 
@@ -288,7 +294,7 @@ class GitSide:
             return False
         with self._lock:
             try:
-                return bool(self.repo.path_is_ignored(path))
+                return is_ignored(self.repo, path)
             except Exception:  # pygit2 raises various errors for odd paths
                 return False
 

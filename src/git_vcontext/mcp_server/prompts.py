@@ -5,19 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..edits.items import ITEM_ARRAYS
-from ..edits.learnings import KINDS, query
+from ..edits.learnings import CATEGORIES, KINDS, query
 from ..playbook.view import playbook_view
 from .catalog import Entry
 from .service import Service
 
-CATEGORY_KINDS = {
-    "strategies": "strategy",
-    "decisions": "rule",
-    "patterns": "learning",
-    "gotchas": "warning",
-    "notes": "note",
-}
-"""Seed 003's learning categories and the playbook kinds they are written as."""
+CATEGORY_KINDS = CATEGORIES
 
 READ_ONLY = "This server is read-only: it takes no writes, so nothing can be saved here."
 
@@ -139,7 +132,8 @@ def add_learning(svc: Service, category: str) -> str:
         [
             f"Extract one learning about {category} from the recent work and add it to the "
             "playbook.",
-            f"## Existing {kind} entries (refine one by reusing its targetId; do not duplicate)\n"
+            f"## Existing {kind} entries (refine one by reusing its targetId: the narrative "
+            "blocks you give replace those, the others stay; do not duplicate)\n"
             + _learnings(svc, kind, 20),
             f"Call vbrief_add_learning with kind {kind!r}, a short stable targetId (a slug such "
             "as 'tests-run-git-in-tmp'), a title, and a narrative map with Title-Case keys "

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..clock import now_rfc3339
-from ..edits.stamp import Refused, Stamp
+from ..edits.stamp import Stamp, Unchanged
+from ..errors import Refused
 from .catalog import NOUN, SEGMENT, Catalog, Entry
 from .files import inside
 from .gitside import DEFAULT_AGENT, GitSide
@@ -21,7 +22,9 @@ WRITABLE = {"todos": "todoList", "plans": "plan", "playbook": "playbook"}
 DROP_TRAILER = "Vcontext-Drop:"
 """The trailer that says a commit removes records on purpose (``prepush/undone``'s SAID)."""
 
-NEW_DOCUMENTS = {"todoList": ".vcontext/todo.json", "playbook": ".vcontext/playbook.json"}
+NEW_DOCUMENTS = {"todoList": ".vcontext/todo", "playbook": ".vcontext/playbook"}
+"""Where a kind's first document goes, before its format's extension."""
+NEW_FORMATS = ("json", "tron")
 
 
 @dataclass(frozen=True)
@@ -105,12 +108,28 @@ class Service:
         fmt = "tron" if rel.endswith(".tron") else "json"
         return Target(rel, real, fmt, new)
 
+    def new_format(self) -> str:
+        """The format of new documents: ``VCONTEXT_FORMAT``, else git config
+        ``vcontext.format``, else JSON (anything else is refused, naming where it was set)."""
+        where, value = "VCONTEXT_FORMAT", os.environ.get("VCONTEXT_FORMAT")
+        if not value and self.git is not None:
+            where, value = "git config vcontext.format", self.git.config("vcontext.format")
+        if not value:
+            return "json"
+        if value.strip().lower() not in NEW_FORMATS:
+            raise Refused(
+                "bad-config", f"{where} is {value!r}: use json or tron (or unset it for JSON)"
+            )
+        return value.strip().lower()
+
     def default_target(self, kind: str, new: Callable[[], Any]) -> Target:
         """The current document's target, or the new document's when there is none."""
         found = self.catalog.current(kind)
         if found is not None:
             return self.target(found)
-        rel = self.options.pinned.get(kind) or NEW_DOCUMENTS[kind]
+        rel = self.options.pinned.get(kind)
+        if rel is None:
+            rel = f"{NEW_DOCUMENTS[kind]}.{self.new_format()}"
         return self.new_target(kind, rel, new)
 
     def target_of(self, kind: str, doc_id: str | None, new: Callable[[], Any]) -> Target:
@@ -122,8 +141,13 @@ class Service:
     def apply(
         self, tool: str, target: Target, edit: Callable[[Any, bool], Any]
     ) -> tuple[Any, dict[str, Any]]:
-        """Write one todo or plan edit; the outcome and its structured answer."""
-        outcome, written = self.writer.write(target, edit, self.message(tool, target.rel))
+        """Write one todo or plan edit; the outcome and its structured answer (``Unchanged``,
+        naming the document, when the edit changes nothing)."""
+        try:
+            outcome, written = self.writer.write(target, edit, self.message(tool, target.rel))
+        except Unchanged as exc:
+            exc.rel = target.rel
+            raise
         return outcome, self.outcome(outcome, target.rel, written)
 
     def edit(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..fsio import remove_stale_temporaries
-from ..gitio import config_value, open_repo
+from ..gitio import config_value, git_dir, open_repo, work_tree
 from ..gitio.places import common_dir
 from .catalog import Catalog
 from .files import Moved, is_repository
@@ -129,9 +129,10 @@ def served_root(given: str | None) -> tuple[str, Repository | None, bool]:
         repo = open_repo(start)
     except OperationalError:
         return os.path.realpath(start), None, given is None
-    if repo.workdir is None:
+    top = work_tree(repo)
+    if top is None:
         raise OperationalError("the repository is bare: run the server in a work tree")
-    return os.path.realpath(given or repo.workdir), repo, False
+    return os.path.realpath(given or top), repo, False
 
 
 def root_note(root: str, repo: Repository | None, alone: bool) -> str | None:
@@ -232,7 +233,7 @@ def _tidy(catalog: Catalog, scratch: str | None) -> None:
 def _git_state_files(repo: Repository) -> list[str]:
     """The files a checkout, merge, reset or commit rewrites (this work tree's index and
     HEAD): when they change, every folder is looked at again."""
-    return [os.path.join(repo.path, "index"), os.path.join(repo.path, "HEAD")]
+    return [os.path.join(git_dir(repo), "index"), os.path.join(git_dir(repo), "HEAD")]
 
 
 def _never(rel: str) -> bool:

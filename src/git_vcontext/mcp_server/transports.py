@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import json
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -33,6 +34,7 @@ def http(
     *,
     sessions: Sessions | None = None,
     announce: Callable[[str], None],
+    token_env: str | None = None,
 ) -> None:
     """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted; at most
     ``sessions.limit`` sessions at once (a new one beyond: 503), each ended after
@@ -64,7 +66,7 @@ def http(
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     announce(f"serving {svc.catalog.root} at http://{shown}:{bound}/mcp")
-    guarded = Guard(app, token=token, origins=_origins(host))
+    guarded = Guard(app, token=token, origins=_origins(host), token_env=token_env)
     config = uvicorn.Config(guarded, log_level="warning", lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
 
@@ -89,12 +91,26 @@ def _origins(host: str) -> tuple[str, ...]:
 
 class Guard:
     """ASGI middleware: a browser page from another origin gets 403 (the MCP spec's defence
-    against DNS rebinding), a request without the bearer token 401."""
+    against DNS rebinding), a request without the bearer token 401 with RFC 6750's
+    ``error="invalid_token"`` and a JSON body saying how to send it (a client that would
+    start OAuth on a bare 401, as the MCP Inspector does, shows that reason instead)."""
 
-    def __init__(self, app: Any, *, token: str | None, origins: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        token: str | None,
+        origins: tuple[str, ...],
+        token_env: str | None = None,
+    ) -> None:
         self.app = app
         self.token = token
         self.origins = origins
+        where = f" (the server reads it from ${token_env})" if token_env else ""
+        self.how = (
+            "missing or wrong bearer token: send the server's token as the header "
+            f"'Authorization: Bearer <token>'{where}"
+        )
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -106,12 +122,12 @@ class Guard:
             await _deny(send, 403, "Origin not allowed", {})
             return
         if self.token is not None and not self._token_ok(headers.get("authorization", "")):
-            await _deny(
-                send,
-                401,
-                "Missing or wrong bearer token",
-                {"www-authenticate": 'Bearer realm="git-vcontext"'},
+            body = json.dumps({"error": "invalid_token", "error_description": self.how})
+            challenge = (
+                f'Bearer realm="git-vcontext", error="invalid_token", '
+                f'error_description="{self.how.replace(chr(34), chr(39))}"'
             )
+            await _deny(send, 401, body, {"www-authenticate": challenge}, "application/json")
             return
         await self.app(scope, receive, send)
 
@@ -126,10 +142,12 @@ class Guard:
         return hmac.compare_digest(value.strip().encode(), self.token.encode())
 
 
-async def _deny(send: Any, status: int, text: str, extra: dict[str, str]) -> None:
+async def _deny(
+    send: Any, status: int, text: str, extra: dict[str, str], kind: str = "text/plain"
+) -> None:
     body = (text + "\n").encode()
     headers = [
-        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-type", f"{kind}; charset=utf-8".encode()),
         (b"content-length", str(len(body)).encode()),
     ]
     headers += [(k.encode(), v.encode()) for k, v in extra.items()]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ..edits.stamp import Refused
+from ..edits.learnings import CATEGORIES
+from ..errors import Refused
 
 SCHEME = "vbrief://"
 KIND_OF = {"todos": "todoList", "plans": "plan", "playbooks": "playbook"}
@@ -20,8 +21,11 @@ VIEW_KINDS = {
     "warnings": "warning",
     "note": "note",
     "notes": "note",
+    **CATEGORIES,
 }
-"""``vbrief://playbook/{kind}``: the seed says "category", e.g. ``strategies``; both spellings."""
+"""``vbrief://playbook/{kind}``: the seed says "category" (``strategies``, ``decisions``,
+``patterns``, ``gotchas``); entry kinds and their plurals are read too."""
+FORMATS = ("json", "tron")
 
 
 @dataclass(frozen=True)
@@ -32,13 +36,15 @@ class Address:
     kind: str  # todoList | plan | playbook
     id: str | None = None  # a document id, or the entry kind of a view
     uri: str = ""
+    format: str | None = None  # ?format=json|tron (a document's text in that format)
 
 
 def parse(uri: str) -> Address:
     """The address of a ``vbrief://`` URI; Refused for anything else."""
     if not uri.startswith(SCHEME):
         raise Refused("unknown-uri", f"{uri!r} is not a vbrief:// resource")
-    rest = uri[len(SCHEME) :]
+    rest, _, query = uri[len(SCHEME) :].partition("?")
+    fmt = _format(query, uri)
     head, sep, tail = rest.partition("/")
     if head == "playbook":
         if not sep:
@@ -47,7 +53,8 @@ def parse(uri: str) -> Address:
         if kind is None:
             raise Refused(
                 "unknown-uri",
-                f"no playbook kind {tail!r}: use one of strategy, learning, rule, warning, note",
+                f"no playbook category or kind {tail!r}: use one of strategies, decisions, "
+                "patterns, gotchas (or strategy, learning, rule, warning, note)",
             )
         return Address("view", "playbook", kind, uri)
     if head not in KIND_OF:
@@ -61,4 +68,15 @@ def parse(uri: str) -> Address:
     doc_id = unquote(tail)
     if not doc_id or "/" in doc_id or "\\" in doc_id or ".." in doc_id or "\0" in doc_id:
         raise Refused("unknown-uri", f"{tail!r} is not a document id (ids are names, never paths)")
-    return Address("document", KIND_OF[head], None if doc_id == "current" else doc_id, uri)
+    found = None if doc_id == "current" else doc_id
+    return Address("document", KIND_OF[head], found, uri, fmt)
+
+
+def _format(query: str, uri: str) -> str | None:
+    """``format=json`` or ``format=tron`` (the only query a document's URI takes)."""
+    if not query:
+        return None
+    name, _, value = query.partition("=")
+    if name != "format" or value not in FORMATS:
+        raise Refused("unknown-uri", f"{uri}: the only query is ?format=json or ?format=tron")
+    return value

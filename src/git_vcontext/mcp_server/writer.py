@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
-from ..edits.stamp import Refused
-from ..errors import OperationalError, ParseError, VContextError
+from ..errors import OperationalError, ParseError, Refused, VContextError
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..validation.files import check_document

@@ -2,14 +2,16 @@
 
 Each side alone is coherent; their union may not be: an element one side deleted that
 the other side's new reference names, a dependency cycle closed by one edge from each
-side, one id added by both sides in two places. What cannot be merged validly is a
+side, one id added by both sides in two places (or moved by both to places the move
+rule could not follow). What cannot be merged validly is a
 conflict, so each of these becomes one:
 
 - ``delete/reference`` (found before the merge, ``protected_ids``): the deleted element
   stays a conflict (ours' and theirs' versions of it), resolved like delete/modify;
 - ``dependency-cycle`` (after it, ``settle``): the ``dependencies`` of each item of the
   new cycle that a side changed, each side's value;
-- ``add/add`` (after it): each place of an id both sides added, the side's element there.
+- ``add/add`` (after it): each place of an id both sides added, the side's element there;
+  ``move/move`` the same for an id of the base that the merge left in two places.
 
 Taking one side for all of them gives that side's coherent values back.
 """
@@ -56,13 +58,24 @@ def protected_ids(base: Any, ours: Any, theirs: Any) -> frozenset[Any]:
 
 
 def _ids(data: Any) -> set[Any]:
-    """Every ``id`` of an object that is an element of an array, anywhere."""
+    """Every ``id`` of an object that is an element of an array, anywhere (the objects
+    ``_objects`` walks, in a loop of its own: it runs on every merge's three documents)."""
     out: set[Any] = set()
-    for node, in_array in _objects(data):
-        if in_array:
-            ident = node.get("id")
-            if isinstance(ident, str):
-                out.add(ident)
+    stack: list[Any] = [data]
+    skipped = doc.CHANGELOG_FIELD
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack += [v for k, v in node.items() if isinstance(v, (dict, list)) and k != skipped]
+        elif isinstance(node, list) and not _event_log(node):
+            for v in node:
+                if isinstance(v, dict):
+                    ident = v.get("id")
+                    if isinstance(ident, str):
+                        out.add(ident)
+                    stack.append(v)
+                elif isinstance(v, list):
+                    stack.append(v)
     return out
 
 
@@ -193,27 +206,35 @@ def _parent_of(container: Any, parts: Parts) -> Any:
 
 
 def _twice_added(m: Merger, tree: Any, where: Parts, base: Any, ours: Any, theirs: Any) -> Any:
-    """An id both sides added, in two places: a conflict at each (the side that put it
-    there keeps it, the other has nothing there)."""
+    """An id the merge left in two places though no input holds it twice: both sides added
+    it in two places (``add/add``), or both moved it to different places in a way the move
+    rule (M18) could not follow, e.g. each side nesting the other's moved item (``move/move``).
+    A conflict at each place (the side that put it there keeps it, the other has nothing
+    there), the outermost first: a place inside another's conflict is that conflict's."""
     b, o, t = (_by_id(x) for x in (base, ours, theirs))
-    both = (set(o) - set(b)) & (set(t) - set(b))
-    if not both:
+    suspects = {i for i in set(o) & set(t) if len(o[i]) == 1 and len(t[i]) == 1}
+    if not suspects:
         return tree
     merged = _by_id(_at(tree, where))
-    for ident in sorted(both):
-        places = merged.get(ident, [])
-        if len(places) < 2 or len(o[ident]) != 1 or len(t[ident]) != 1:
-            continue
-        o_parent = _parent_of(ours, o[ident][0][0])
-        t_parent = _parent_of(theirs, t[ident][0][0])
-        for parts, item in places:
-            parent = _parent_of(_at(tree, where), parts)
-            mine = o[ident][0][1] if parent == o_parent else MISSING
-            yours = t[ident][0][1] if parent == t_parent else MISSING
-            if mine is MISSING and yours is MISSING:
-                mine = item
-            node = m.conflict("add/add", MISSING, mine, yours)
-            tree = _set_at(tree, (*where, *parts), node)
+    places = [
+        (parts, ident)
+        for ident in sorted(suspects)
+        if len(b.get(ident, ())) <= 1 and len(merged.get(ident, ())) > 1
+        for parts, _ in merged[ident]
+    ]
+    places.sort(key=lambda place: len(place[0]))  # stable: by id, then by place
+    for parts, ident in places:
+        item = _at(tree, (*where, *parts))
+        if not isinstance(item, dict) or item.get("id") != ident:
+            continue  # inside a conflict made for an outer place
+        b_item = b[ident][0][1] if ident in b else MISSING
+        parent = _parent_of(_at(tree, where), parts)
+        mine = o[ident][0][1] if parent == _parent_of(ours, o[ident][0][0]) else MISSING
+        yours = t[ident][0][1] if parent == _parent_of(theirs, t[ident][0][0]) else MISSING
+        if mine is MISSING and yours is MISSING:
+            mine = item
+        kind = "add/add" if b_item is MISSING else "move/move"
+        tree = _set_at(tree, (*where, *parts), m.conflict(kind, b_item, mine, yours))
     return tree
 
 

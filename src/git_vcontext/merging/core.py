@@ -7,8 +7,16 @@ from ..values import same
 from . import arrays, coherence, logs, rules, sequence_number, vcontext
 from .moves.apply import Moves
 from .moves.find import MAX_ROUNDS, moves_between
-from .pointers import locate_conflicts, pointer_of
-from .result import MISSING, NOT_HANDLED, ConflictNode, MergeOptions, MergeResult, Note
+from .result import (
+    MISSING,
+    NOT_HANDLED,
+    ConflictNode,
+    MergeOptions,
+    MergeResult,
+    Note,
+    locate_conflicts,
+    pointer_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +63,32 @@ class Merger:
                 break
             self.dropped_moves.update(broken)
         tree = coherence.settle(self, base, ours, theirs, tree)  # M19
+        tree = self._as_revert(base, ours, theirs, tree)
         return self.finish(tree)
+
+    def _as_revert(self, base: Any, ours: Any, theirs: Any, tree: Any) -> Any:
+        """A revert's own changes written as new ones (merging.revert): asked only of a
+        replay whose sides look like a revert, unless the caller said it is one."""
+        opts = self.options
+        if opts.revert is None and opts.revert_probe is None:
+            return tree
+        # lazy: only a revert writes anything here
+        from . import revert
+
+        reverting = opts.revert
+        if reverting is None:
+            if not revert.looks_reverted(base, theirs) or not self.replay:
+                return tree
+            assert opts.revert_probe is not None  # (checked above)
+            reverting = opts.revert_probe()
+            if reverting is None:
+                return tree
+        tree, said = revert.written_as_new_changes(base, ours, theirs, tree, reverting)
+        # what the revert took out of the logs is kept by design: no violation to note
+        self.notes = [n for n in self.notes if not _revert_kept(n)]
+        for line in said:
+            self.note("revert", (), f"{reverting.reason}: {line}")
+        return tree
 
     @property
     def replay(self) -> bool:
@@ -121,14 +154,16 @@ class Merger:
         replayed revert lowers a sequence in it (M8) needs it merged structurally."""
         if self.moves and self.moves.must_descend(theirs, "t"):
             return self._descend(path, theirs, base, ours, theirs)
-        if isinstance(theirs, (dict, list)) and self._reverted(base, theirs):
+        if isinstance(theirs, (dict, list)) and self._reverted(path, base, theirs):
             return self._both_alike(path, base, ours, theirs)
         return theirs
 
-    def _reverted(self, base: Any, theirs: Any) -> bool:
+    def _reverted(self, path: Path, base: Any, theirs: Any) -> bool:
         """A replay whose commit lowers a sequence where ours left it (a revert): merged
-        structurally so that the sequence advances instead (M8)."""
-        if not sequence_number.decreased_within(base, theirs):
+        structurally so that the sequence advances instead (M8). (``path``'s last key says
+        whether ``version`` is a playbook's.)"""
+        key = path[-1] if path else None
+        if not sequence_number.decreased_within(base, theirs, key):
             return False
         return self.replay
 
@@ -271,3 +306,7 @@ def _list_or_none(value: Any) -> Any:
 def merge_values(base: Any, ours: Any, theirs: Any, options: MergeOptions) -> MergeResult:
     """Merge three parsed values (``base`` may be MISSING when both sides added the file)."""
     return Merger(options).run(base, ours, theirs)
+
+
+def _revert_kept(note: tuple[str, Any, str, Any]) -> bool:
+    return note[0] == "append-only-violation" and note[2].startswith("theirs removed")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 
 from ..codecs import format_from_content, format_from_name, parse
 from ..errors import ParseError
+from ..patterns import lazy
 from ..record import record, replace
 from ..values import same
 from . import merge3
-from .duplicates import changed_keys, parse_keeping
 from .result import MISSING, MergeOptions, MergeResult, Note
 from .textmerge import Markers, base_sections, merge_lines
 
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..codecs import Document
+    from ..codecs.json_splice import Splice
 
 
 INTERNAL_ERROR = "internal error"  # how a fallback reason caused by a bug (not the input) starts
@@ -77,12 +77,13 @@ class _Writing:
 class _Inputs:
     """One merge's three files, its path and its writing: what a line-merge fallback needs."""
 
-    __slots__ = ("base", "how", "ours", "path", "theirs")
+    __slots__ = ("base", "how", "ours", "path", "splice", "theirs")
 
     def __init__(
         self, base: bytes | None, ours: bytes, theirs: bytes, path: str | None, how: _Writing
     ) -> None:
         self.base, self.ours, self.theirs, self.path, self.how = base, ours, theirs, path, how
+        self.splice: Splice | None = None  # the base's log end, when a side appended to it
 
     def fallback(self, reasons: list[str], markers: Markers | None = None) -> FileMerge:
         """The line merge of the three files (markers: the writing's unless given)."""
@@ -139,13 +140,20 @@ def _merge_files(
     if fmt == "text":
         return merge_plain_text(base, ours, theirs, files.how.get().markers, path)
     try:
-        o_doc, t_doc = (_parse(x, fmt) if x.strip() else None for x in (ours, theirs))
-        b_doc, from_markers = _parse_base(base, fmt)
+        b_doc, o_doc, t_doc = _spliced(files, fmt)
+        if o_doc is None and ours.strip():
+            o_doc = _parse(ours, fmt)
+        if t_doc is None and theirs.strip():
+            t_doc = _parse(theirs, fmt)
+        from_markers = False
+        if b_doc is None:
+            b_doc, from_markers = _parse_base(base, fmt)
     except ParseError as exc:
         return files.fallback([exc.one_line()])
     if o_doc is None or t_doc is None:
         return files.fallback(["one side is empty"])
-    taken = _one_side_changed(files, o_doc, t_doc)
+    # a revert is written as new changes even onto an unchanged side (merging.revert)
+    taken = None if options and options.revert else _one_side_changed(files, o_doc, t_doc)
     if taken is not None:
         return taken
     repeated = _repeated_keys(b_doc, o_doc, t_doc)
@@ -155,6 +163,25 @@ def _merge_files(
     opts = replace(opts, path=path or opts.path, format=fmt)
     result = _merged(b_doc, o_doc, t_doc, from_markers, opts)
     return _written(files, fmt, o_doc, result, render_conflicts)
+
+
+def _spliced(files: _Inputs, fmt: str) -> tuple[Document | None, Document | None, Document | None]:
+    """The base, and each side whose text is the base's with elements appended to the log
+    that ends it, read without parsing the base's text again (codecs.json_splice: a
+    playbook that grows for years); None for what must be parsed in full."""
+    base = files.base
+    if fmt != "json" or not base or not files.ours.strip() or not files.theirs.strip():
+        return None, None, None
+    # lazy: JSON merges only
+    from ..codecs.json_splice import splices
+
+    b_doc, found = splices(base)
+    for log in found:
+        o_doc, t_doc = log.side(files.ours), log.side(files.theirs)
+        if o_doc is not None or t_doc is not None:
+            files.splice = log
+            return b_doc, o_doc, t_doc
+    return b_doc, None, None
 
 
 def _one_side_changed(files: _Inputs, o_doc: Document, t_doc: Document) -> FileMerge | None:
@@ -192,14 +219,19 @@ def _written(
     """The merged data settled as the writing says, rendered in ours' style and verified."""
     # lazy: the driver's byte-for-byte shortcuts (M1) return before anything is rendered
     from .render import render
-    from .settle import favored, settled_on
 
     w = files.how.get() if not result.clean else Writing()
     if w.markers.take_base and not result.clean:
+        # lazy: only git's inner merge of a criss-cross history (M16) settles on the base
+        from .settle import settled_on
+
         result = settled_on(result, "base", "virtual-base", "the base's value kept")
         if result.data is MISSING:  # nothing in common (two different documents added)
             return FileMerge(b"", "clean", True, result)
     elif w.favor and not result.clean:
+        # lazy: only merge.vcontext.favor settles conflicts
+        from .settle import favored
+
         result = favored(result, w.favor)
     if not result.clean and not render_conflicts:
         return FileMerge(b"", "conflict", False, result)
@@ -218,7 +250,7 @@ MARKER_BASE_NOTE = (
 )
 
 
-_MARK_WRITTEN = re.compile(r"\\u0000\d")  # a repeated key's name (M18) written as a key
+_MARK_WRITTEN = lazy(r"\\u0000\d")  # a repeated key's name (M18) written as a key
 
 DUPLICATE_NOTE = (
     "an object repeats a key (the spec forbids it): merged as data, no side changed "
@@ -231,6 +263,9 @@ def _parse(raw: bytes, fmt: str) -> Document:
     try:
         return parse(raw, format=fmt)  # type: ignore[arg-type]
     except ParseError as exc:
+        # lazy: only an object that repeats a key (M18) is read again
+        from .duplicates import parse_keeping
+
         return parse_keeping(raw, fmt, exc)
 
 
@@ -238,6 +273,9 @@ def _repeated_keys(*docs: Document | None) -> str | None:
     """Why the line merge must take over: a side changed a repeated key (M18, M16)."""
     if not any(getattr(d, "keeps_duplicates", False) for d in docs):
         return None
+
+    # lazy: only documents that repeat a key (M18) are compared for it
+    from .duplicates import changed_keys
 
     b, o, t = (d.data if d is not None else None for d in docs)
     keys = changed_keys(b, o, t)
@@ -305,15 +343,19 @@ def _verified(
 
     raw = text.encode("utf-8")
     ours = files.ours
-    if _MARK_WRITTEN.search(text) and not _MARK_WRITTEN.search(ours.decode("utf-8", "replace")):
+    written = "\\u0000" in text and _MARK_WRITTEN().search(text)
+    if written and not _MARK_WRITTEN().search(ours.decode("utf-8", "replace")):
         return files.fallback(["a repeated key's pair could not be written back as it was"])
-    try:
-        again = o_doc.read_back(text) or _parse(raw, fmt)
-    except ParseError as exc:
-        return files.fallback([f"merged output did not parse: {exc}"])
+    # the base's text with elements appended to its log: each added byte parsed (M16)
+    data = files.splice.read_back(text) if files.splice is not None else None
+    if data is None:
+        try:
+            data = (o_doc.read_back(text) or _parse(raw, fmt)).data
+        except ParseError as exc:
+            return files.fallback([f"merged output did not parse: {exc}"])
     expected = result.data if result.clean else None
     # plain ==: a rendering slip changes data; bool-for-number is not one it can make
-    if expected is not None and again.data != expected:
+    if expected is not None and data != expected:
         return files.fallback(["merged output did not read back"])
     return FileMerge(raw, "clean" if result.clean else "conflict", result.clean, result)
 

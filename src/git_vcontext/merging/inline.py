@@ -9,13 +9,13 @@ is chosen.
 
 from __future__ import annotations
 
-from .render import _common_prefix, _common_suffix
+from .textmerge import common_prefix, common_suffix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ..codecs.json_text import _Member
+    from ..codecs.json_text import Member
 
 
 def is_one_line(text: str) -> bool:
@@ -44,12 +44,12 @@ def value_region(text: str, lo: int, hi: int) -> tuple[int, int]:
     an empty window between two members stays empty. The whole document when it cannot
     be scanned."""
     # lazy: this scan only for one-line JSON with conflicts
-    from ..codecs.json_text import _scan_container
+    from ..codecs.json_text import scan_container
 
     start, end = _document_span(text)
     try:
         while text[start] in "{[":
-            members = _scan_container(text, start).members
+            members = scan_container(text, start).members
             if lo == hi and _between_members(members, lo):
                 return lo, lo
             inner = _inner(members, lo, hi)
@@ -65,17 +65,17 @@ def value_region(text: str, lo: int, hi: int) -> tuple[int, int]:
 
 def _document_span(text: str) -> tuple[int, int]:
     # lazy: this scan only for one-line JSON with conflicts
-    from ..codecs.json_text import _WS
+    from ..codecs.json_text import WHITESPACE
 
-    start = _WS.match(text, 1 if text.startswith("\ufeff") else 0).end()  # type: ignore[union-attr]
+    start = WHITESPACE.match(text, 1 if text.startswith("\ufeff") else 0).end()  # type: ignore[union-attr]
     return start, len(text.rstrip("\r\n \t"))
 
 
-def _between_members(members: Sequence[_Member], pos: int) -> bool:
+def _between_members(members: Sequence[Member], pos: int) -> bool:
     return any(pos in (m.start, m.value_end) for m in members)
 
 
-def _inner(members: Sequence[_Member], lo: int, hi: int) -> tuple[int, int] | None:
+def _inner(members: Sequence[Member], lo: int, hi: int) -> tuple[int, int] | None:
     """The value span of the one member whose value holds [lo, hi), if there is one."""
     for m in members:
         if m.value_start <= lo and hi <= m.value_end:
@@ -83,7 +83,7 @@ def _inner(members: Sequence[_Member], lo: int, hi: int) -> tuple[int, int] | No
     return None
 
 
-def _run(members: Sequence[_Member], lo: int, hi: int) -> tuple[int, int] | None:
+def _run(members: Sequence[Member], lo: int, hi: int) -> tuple[int, int] | None:
     """The members overlapping [lo, hi) (keys included), with the separator the window
     reaches into; None when no member overlaps."""
     inside = [i for i, m in enumerate(members) if m.start < hi and lo < m.value_end]
@@ -110,8 +110,8 @@ def differing_window(text: str, others: Sequence[str]) -> tuple[int, int]:
 def _window(text: str, other: str) -> tuple[int, int]:
     """Where ``other`` differs from ``text``; a pure insertion or deletion is slid left to
     the start of a member, so that it is one member and its separator."""
-    lo = _common_prefix(text, other)
-    suffix = _common_suffix(text, other, min(len(text), len(other)) - lo)
+    lo = common_prefix(text, other)
+    suffix = common_suffix(text, other, min(len(text), len(other)) - lo)
     hi, hi_other = len(text) - suffix, len(other) - suffix
     if (lo == hi) == (lo == hi_other):
         return lo, hi  # a change on both texts (or none): nothing to slide
@@ -131,14 +131,14 @@ def _member_starts(text: str, pos: int) -> dict[int, int]:
     """Where the members of the containers holding ``pos`` start (and the last ones end),
     with the depth of their container."""
     # lazy: this scan only for one-line JSON with conflicts
-    from ..codecs.json_text import _scan_container
+    from ..codecs.json_text import scan_container
 
     found: dict[int, int] = {}
     start = _document_span(text)[0]
     depth = 0
     try:
         while start < len(text) and text[start] in "{[":
-            members = _scan_container(text, start).members
+            members = scan_container(text, start).members
             for at in [m.start for m in members] + [m.value_end for m in members[-1:]]:
                 found.setdefault(at, depth)
             depth += 1

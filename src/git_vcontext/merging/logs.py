@@ -257,18 +257,17 @@ def _sort_value(v: Any) -> Any:
 
 def _logged(m: Merger, path: Path, k: Hashable, base: Any, ours: Any, theirs: Any) -> Any:
     """One base element of a log: removals are undone, one-sided edits kept, both conflict."""
-    label = _label(k)
     if ours is MISSING or theirs is MISSING:
         side = "both sides" if ours is theirs else "ours" if ours is MISSING else "theirs"
-        m.note("append-only-violation", path, f"{side} removed {label}; kept (append-only log)")
+        m.note("append-only-violation", path, f"{side} removed {_label(k)}; kept (append-only log)")
         kept = theirs if ours is MISSING else ours
         return base if kept is MISSING else _logged(m, path, k, base, kept, kept)
     if same(ours, theirs) or same(base, theirs):
         if not same(base, ours):
-            m.note("append-only-violation", path, f"ours modified {label}; its version kept")
+            m.note("append-only-violation", path, f"ours modified {_label(k)}; its version kept")
         return ours
     if same(base, ours):
-        m.note("append-only-violation", path, f"theirs modified {label}; its version kept")
+        m.note("append-only-violation", path, f"theirs modified {_label(k)}; its version kept")
         return theirs
     return m.conflict("modify/modify", base, ours, theirs)
 

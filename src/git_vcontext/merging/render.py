@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import document as doc
 from ..record import replace
 from .result import MISSING, ConflictNode, MergeResult
-from .textmerge import Markers
+from .textmerge import Markers, common_prefix, common_suffix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -188,9 +188,9 @@ class _Regions:
 
 def changed_span(a: str, b: str) -> tuple[int, int, int]:
     """Whole-line span where ``b`` differs from ``a``: (start, end in a, end in b)."""
-    p = _common_prefix(a, b)
+    p = common_prefix(a, b)
     p = a.rfind("\n", 0, p) + 1  # back to the start of the line
-    s = _common_suffix(a, b, min(len(a), len(b)) - p)
+    s = common_suffix(a, b, min(len(a), len(b)) - p)
     end_a, end_b = len(a) - s, len(b) - s
     at_line_end = (end_a == p or a[end_a - 1] == "\n") and (end_b == p or b[end_b - 1] == "\n")
     if not at_line_end and end_a < len(a):
@@ -200,28 +200,6 @@ def changed_span(a: str, b: str) -> tuple[int, int, int]:
     elif not at_line_end:
         end_a, end_b = len(a), len(b)
     return p, end_a, end_b
-
-
-def _common_prefix(a: str, b: str) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # binary search with C-speed slice comparisons
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, max(0, limit)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _by_line_diff(ours: Document, result: MergeResult, markers: Markers, text_o: str) -> str:

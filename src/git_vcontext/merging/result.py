@@ -1,8 +1,11 @@
-"""What a merge produces: merged data, conflicts as data, notes on automatic resolutions."""
+"""What a merge produces: merged data, conflicts as data, notes on automatic resolutions;
+and the JSON Pointers of notes and conflicts in the merged tree."""
 
 from __future__ import annotations
 
+from .. import document as doc
 from ..record import Sentinel, record
+from ..values import pointer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -124,6 +127,33 @@ class MergeOptions:
     # history); a library merge, and sync's merges, are merges
     replay: bool | None = False
     replay_probe: Callable[[], bool] | None = None
+    # a revert (issue 36): which commit, written as new changes (merging.revert). Given,
+    # or asked of ``revert_probe()`` only when a replay's sides look like a revert
+    revert: Reverting | None = None
+    revert_probe: Callable[[], Reverting | None] | None = None
+
+
+REVERT_REASON = "revert of commit"
+"""How the entries and events a revert writes begin their ``reason`` (merging.revert)."""
+
+
+@record
+class Reverting:
+    """The commit a revert undoes, who reverts it and when (what its new entries say)."""
+
+    commit: str  # full id
+    subject: str
+    agent: tuple[tuple[str, str], ...]  # Extension 10 Agent, as pairs (a record is hashable)
+    now: str  # RFC 3339
+
+    @property
+    def by(self) -> dict[str, str]:
+        return dict(self.agent)
+
+    @property
+    def reason(self) -> str:
+        subject = f" ({self.subject})" if self.subject else ""
+        return f"{REVERT_REASON} {self.commit[:7]}{subject}"
 
 
 @record
@@ -139,3 +169,63 @@ class MergeResult:
     def clean(self) -> bool:
         """No conflicts left."""
         return not self.conflicts
+
+
+# -- where things are in the merged tree ------------------------------------------------
+
+
+def pointer_of(tree: Any, path: tuple[Any, ...]) -> str:
+    """The pointer of a rule path (keys, ``("#", id)`` elements, base indexes) in the tree."""
+    parts: list[str | int] = []
+    node = tree
+    for part in path:
+        if isinstance(part, tuple):
+            index = _index_of(node, part[1])
+            parts.append(index if index is not None else str(part[1]))
+            node = node[index] if index is not None else None
+        elif isinstance(node, list) and isinstance(part, int):
+            parts.append(part)
+            node = node[part] if 0 <= part < len(node) else None
+        else:
+            parts.append(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return pointer(parts)
+
+
+def _index_of(node: Any, ident: Any) -> int | None:
+    if not isinstance(node, list):
+        return None
+    for i, element in enumerate(node):
+        value = element.ours if isinstance(element, ConflictNode) else element
+        if isinstance(value, dict) and any(value.get(k) == ident for k in doc.IDENTITY_KEYS):
+            return i
+    return None
+
+
+def locate_conflicts(tree: Any) -> tuple[Any, list[Conflict]]:
+    """Ours' data (conflicts replaced by ours' value) and the conflicts with their pointers."""
+    found: list[Conflict] = []
+    data = _strip(tree, [], found)
+    return (None if data is MISSING else data), found
+
+
+def _strip(node: Any, parts: list[str | int], found: list[Conflict]) -> Any:
+    if isinstance(node, ConflictNode):
+        bound = tuple((name, *values) for name, values in node.bound.items())
+        found.append(Conflict(pointer(parts), node.kind, node.base, node.ours, node.theirs, bound))
+        return node.ours
+    if isinstance(node, dict):
+        members: dict[str, Any] = {}
+        for key, value in node.items():
+            v = _strip(value, [*parts, key], found)
+            if v is not MISSING:
+                members[key] = v
+        return members
+    if isinstance(node, list):
+        out: list[Any] = []
+        for v in node:  # an element absent on ours (a conflict) takes no index in ours' data
+            kept = _strip(v, [*parts, len(out)], found)
+            if kept is not MISSING:
+                out.append(kept)
+        return out
+    return node

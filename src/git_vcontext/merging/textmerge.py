@@ -185,3 +185,27 @@ def _base_section(lines: list[str], start: int, size: int) -> tuple[list[str] | 
 
 def _is_marker(line: str, char: str, size: int) -> bool:
     return line.startswith(char * size) and (len(line) == size or line[size] == " ")
+
+
+def common_prefix(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` share at the start."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # binary search with C-speed slice comparisons
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def common_suffix(a: str, b: str, limit: int) -> int:
+    """How many characters (at most ``limit``) ``a`` and ``b`` share at the end."""
+    lo, hi = 0, max(0, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -76,12 +76,18 @@ def _edge(edge: Edge) -> str:
     if edge.classes:
         attrs.append(f"class={quote(' '.join(edge.classes))}")
     if edge.label:
-        # a link that does not rank its ends (a conflict) is often short: label it beside
-        side = "label" if look.get("arrow", True) else "xlabel"
-        attrs.append(f"{side}={quote(edge.label)}")
+        # a link that does not rank its ends is often short: label it beside, unless its
+        # label must stay clear of every line (xlabels are placed after the edges are
+        # routed, over them; a label is routed around)
+        inline = look.get("arrow", True) or look.get("inline-label")
+        attrs.append(f"{'label' if inline else 'xlabel'}={quote(edge.label)}")
         attrs.append(f"fontcolor={quote(str(look['color']))}")
     if look.get("dashed"):
         attrs.append('style="dashed"')
     if not look.get("arrow", True):
         attrs += ["dir=none", "constraint=false"]
-    return f"{edge.tail} -> {edge.head} [{', '.join(attrs)}];"
+    tail, head = edge.tail, edge.head
+    if edge.side:
+        tail, head = f"{tail}:{edge.side}", f"{head}:{edge.side}"
+        attrs.append("arrowsize=0")  # Graphviz draws a tail arrow on such a link, dir=none or not
+    return f"{tail} -> {head} [{', '.join(attrs)}];"

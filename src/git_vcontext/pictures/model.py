@@ -17,12 +17,14 @@ class Node:
 
 @dataclass(frozen=True)
 class Edge:
-    """A line from ``tail`` to ``head`` (node keys), with an optional label."""
+    """A line from ``tail`` to ``head`` (node keys), with an optional label; ``side``
+    (``e``) draws it out of and into that side of both nodes (a link within one rank)."""
 
     tail: str
     head: str
     classes: tuple[str, ...] = ()
     label: str = ""
+    side: str = ""
 
 
 @dataclass(frozen=True)

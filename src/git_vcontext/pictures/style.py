@@ -43,7 +43,7 @@ EDGE_STYLES: dict[str, Style] = {
     "same-id": {"color": RED, "dashed": True, "arrow": False},
     "fork": {"color": GREY, "width": 1, "arrow": True},
     "refused": {"color": ORANGE, "dashed": True},
-    "conflict": {"color": RED, "width": 3, "arrow": False},
+    "conflict": {"color": RED, "width": 3, "arrow": False, "inline-label": True},
 }
 EDGE_ORDER = tuple(EDGE_STYLES)
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import importlib
 
+from ..errors import NoPlaybookError
 from .analyse import ANOMALY_KINDS
-from .log import NoPlaybookError, find_playbooks
+from .log import find_playbooks
 from .metrics import recompute_metrics
 
 TYPE_CHECKING = False

@@ -6,7 +6,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ExitCode, VContextError
+from ..errors import Refused
 from ..values import same
 from .edit import bump_host
 from .fold import as_count
@@ -16,12 +16,6 @@ from .view import locate
 
 OPS = ("appendEntry", "updateEntry", "incrementCounter", "deprecateEntry")
 COUNTERS = ("helpfulCount", "harmfulCount")
-
-
-class AceError(VContextError):
-    """A patch that is malformed or does not apply (exit 1: the input is the problem)."""
-
-    exit_code = ExitCode.FOUND
 
 
 @dataclass(frozen=True)
@@ -61,10 +55,10 @@ class Applied:
 def read_patch(value: Any) -> AcePatch:
     """Check the shape of an AcePatch; every problem in one AceError."""
     if not isinstance(value, dict) or not isinstance(value.get("operations"), list):
-        raise AceError("not an AcePatch: expected an object with an 'operations' array")
+        raise Refused("refused", "not an AcePatch: expected an object with an 'operations' array")
     base = value.get("baseDocumentSequence")
     if base is not None and (not isinstance(base, int) or isinstance(base, bool)):
-        raise AceError(f"baseDocumentSequence must be an integer, not {base!r}")
+        raise Refused("refused", f"baseDocumentSequence must be an integer, not {base!r}")
     ops, problems = [], []
     for i, raw in enumerate(value["operations"]):
         op, problem = _read_op(i, raw)
@@ -73,7 +67,7 @@ def read_patch(value: Any) -> AcePatch:
         elif op is not None:
             ops.append(op)
     if problems:
-        raise AceError("; ".join(problems))
+        raise Refused("refused", "; ".join(problems))
     playbook_id = value.get("playbookId")
     return AcePatch(tuple(ops), base, playbook_id if isinstance(playbook_id, str) else None)
 
@@ -118,7 +112,9 @@ def apply_patch(data: Any, patch: AcePatch, *, now: str) -> Applied:
     where, playbook = locate(data)
     log_key, log = log_of(playbook)
     if log and log_kind(log) != "ace":
-        raise AceError("not an ACE playbook (its log holds events): use 'git vcontext playbook'")
+        raise Refused(
+            "refused", "not an ACE playbook (its log holds events): use 'git vcontext playbook'"
+        )
     entries = copy.deepcopy(log)
     problems: list[tuple[AceOp, str]] = []
     skipped: list[AceOp] = []

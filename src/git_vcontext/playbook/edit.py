@@ -7,7 +7,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ExitCode, VContextError
+from ..errors import Refused
 from ..values import canonical, parse_instant
 from .instants import instant
 from .log import log_kind, log_of
@@ -35,12 +35,6 @@ FIELD_ORDER = (
     "duplicateOf",
 )
 """Where fields go in a new event: the order of the seeds' examples."""
-
-
-class EditRefused(VContextError):
-    """The edit would break the playbook (unknown target, existing target, ACE log): exit 1."""
-
-    exit_code = ExitCode.FOUND
 
 
 @dataclass(frozen=True)
@@ -74,7 +68,7 @@ def append_event(data: Any, edit: Edit, *, now: str, entropy: str | None = None)
     log_key, log = log_of(playbook)
     kind = log_kind(log)
     if kind != "events":
-        raise EditRefused(_not_an_event_log(kind))
+        raise Refused("refused", _not_an_event_log(kind))
     view = playbook_view(playbook, path=where)
     entry = view.entry(edit.target)
     _check_target(edit, entry)
@@ -93,9 +87,9 @@ def _not_an_event_log(kind: str) -> str:
 
 def _check_target(edit: Edit, entry: Entry | None) -> None:
     if edit.action == "add" and entry is not None:
-        raise EditRefused(f"target {edit.target} already exists: use 'playbook update'")
+        raise Refused("refused", f"target {edit.target} already exists: use 'playbook update'")
     if edit.action != "add" and entry is None:
-        raise EditRefused(f"no entry with targetId {edit.target} in this playbook")
+        raise Refused("refused", f"no entry with targetId {edit.target} in this playbook")
 
 
 def _event(edit: Edit, entry: Entry | None, created: str) -> dict[str, Any]:
@@ -165,7 +159,7 @@ def _fresh_id(event: dict[str, Any], log: list[Any], entropy: str | None) -> str
         candidate = f"evt-{moment}-{digest}"
         if candidate not in taken:
             return candidate
-    raise EditRefused("could not find a free eventId")  # pragma: no cover - 1000 collisions
+    raise Refused("refused", "could not find a free eventId")  # pragma: no cover - 1000 collisions
 
 
 def _with_event(playbook: dict[str, Any], log_key: str, event: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..errors import ExitCode, VContextError
 from ..values import canonical
 from .instants import instant
 
@@ -13,12 +12,6 @@ if TYPE_CHECKING:
     Path = tuple[str | int, ...]
     RawAnomaly = tuple[str, tuple[str, ...], "str | None", str]
     Key = tuple[tuple[int, int, str], str]
-
-
-class NoPlaybookError(VContextError):
-    """The document holds no playbook (``view`` exits 1: nothing found)."""
-
-    exit_code = ExitCode.FOUND
 
 
 HOSTS = ("todoList", "plan")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..errors import NoPlaybookError
 from .analyse import NOTE_KINDS, PausedGC, analyse
 from .fold import TargetState, as_count
-from .log import NoPlaybookError, find_playbooks, log_kind, log_of, looks_like_playbook
+from .log import find_playbooks, log_kind, log_of, looks_like_playbook
 from .model import Anomaly, Entry, FieldConflict, PlaybookView
 
 Path = tuple[str | int, ...]

@@ -27,12 +27,12 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import __version__
 from ..errors import OperationalError
 from ..fsio import write_atomic
 from ..shipped import schemas_dir
 from ..validation.history import RULES_VERSION
 from ..validation.model import Finding
+from ..version import __version__
 
 if TYPE_CHECKING:
     from typing import Any

@@ -12,6 +12,7 @@ checked answers without even opening the repository.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..branches.agents import agent_prefix
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
     from ..gitio.outgoing import PushRange, RefUpdate
     from ..validation.model import Finding
 
-    Verdicts = list[tuple[str, dict[str, list[Finding]]]]
+    # (heading, findings by file, the commit a git revert undid: "" when none)
+    Verdicts = list[tuple[str, dict[str, list[Finding]], str]]
 
 
 class PushReport:
@@ -41,11 +43,12 @@ class PushReport:
         self.notes: list[str] = []
         self.problems = 0
         self.commits = 0  # commits with problems
+        self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self._skipped: set[str] = set()
 
     def add(self, target: str, verdicts: Verdicts) -> None:
         section: list[str] = []
-        for heading, found in verdicts:
+        for heading, found, reverted in verdicts:
             problems = {}
             for path, findings in found.items():
                 self._note_skipped(path, [f for f in findings if f.rule == SKIPPED])
@@ -55,6 +58,9 @@ class PushReport:
                 self.commits += 1
                 section.append(f"  {heading}")
                 self.problems += _add(section, problems)
+                if reverted and _history(problems):
+                    self.reverted.append(reverted)
+                    section.append(f"    {revert_advice(reverted)}")
         if section:
             self.lines += [f"git-vcontext: {target}:", *section]
 
@@ -99,13 +105,14 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
             found = checker.commit(commit)
             if undoing := undone_findings(checker.repo, commit):
                 found = {**found, **{p: [*found.get(p, []), *f] for p, f in undoing.items()}}
-            out.append((f"commit {str(commit.id)[:10]} {_subject(commit)}", found))
+            heading = f"commit {str(commit.id)[:10]} {_subject(commit)}"
+            out.append((heading, found, _reverted(commit)))
     if pushed.rewinds and pushed.previous is not None and pushed.tip is not None:
         heading = (
             f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
             f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
         )
-        out.append((heading, checker.between("history", pushed.previous, pushed.tip)))
+        out.append((heading, checker.between("history", pushed.previous, pushed.tip), ""))
     branch = pushed.update.branch
     if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
         for commit in _arriving(checker.repo, pushed):
@@ -114,8 +121,31 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
                     f"merge commit {str(commit.id)[:10]} {_subject(commit)} "
                     f"(brings an agent's fork onto {branch}, outside the agent prefix {prefix})"
                 )
-                out.append((heading, found))
+                out.append((heading, found, ""))
     return out
+
+
+_REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,64})\.?\s*$", re.MULTILINE)
+
+
+def _reverted(commit: Commit) -> str:
+    """The commit a ``git revert`` commit undid (its short id), from git's message."""
+    found = _REVERTS.search(commit.message or "")
+    return found.group(1)[:7] if found else ""
+
+
+def _history(problems: dict[str, list[Finding]]) -> bool:
+    return any(f.rule.startswith("history-") for found in problems.values() for f in found)
+
+
+def revert_advice(reverted: str) -> str:
+    """What to do about a ``git revert`` that took a document's old version as it was."""
+    return (
+        f"a git revert of {reverted}: git took the document's old version as it was (the "
+        "file had not changed since, so no merge ran), which removes what its log holds; "
+        f"drop this commit (git rebase -i; git reset --keep HEAD~1 when it is the last) and run "
+        f"git vcontext revert {reverted}: it writes the revert as new changes"
+    )
 
 
 def undone_findings(repo: Repository, commit: Commit) -> dict[str, list[Finding]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches.treemerge import PathConflict
-from ..gitio.objects import commit_at, signature, tree_blob
+from ..gitio.objects import commit_at, descends, make_commit, signature, tree_blob
 from ..gitio.outgoing import tracking_tips
 from ..gitio.places import common_dir
 from ..validation.model import SKIPPED
@@ -24,7 +24,6 @@ from .verdicts import Checker
 if TYPE_CHECKING:
     from pygit2 import Commit, Oid, Repository, Tree
 
-    from ..sync.syncer import PairResult
     from ..validation.model import Finding
 
 HISTORY_PREFIX = "history-"  # the history rules' ids (validation.history.RULES)
@@ -75,7 +74,7 @@ class MergeChecks:
         commit fixing them is then enough, since the hook checks only what the remote lacks."""
         tips = tracking_tips(self.repo)
         return bool(commits) and all(
-            any(t == c or self.repo.descendant_of(t, c) for t in tips) for c in commits
+            any(t == c or descends(self.repo, t, c) for t in tips) for c in commits
         )
 
     def _as_pushed(self, merge: Commit, first: Oid) -> Oid:
@@ -83,7 +82,7 @@ class MergeChecks:
         referenced; a fixed identity and time, so the same merge is judged once)."""
         nobody = signature("git-vcontext", "check@git-vcontext.invalid", time=0)
         parents = [first, *merge.parent_ids[1:]]
-        return self.repo.create_commit(None, nobody, nobody, "check\n", merge.tree_id, parents)
+        return make_commit(self.repo, merge.tree_id, parents, "check\n", nobody, nobody)
 
     def save(self) -> None:
         """Keep the verdicts for the hook that checks the push (a no-op when none ran)."""
@@ -113,14 +112,6 @@ def _key(finding: Finding) -> tuple[str, str, str]:
 def only_check_failures(conflicts: tuple[PathConflict, ...]) -> bool:
     """Whether a stopped pair stopped only because its merge would fail the checks."""
     return bool(conflicts) and all(c.kind == FAILS_CHECKS for c in conflicts)
-
-
-def left_out(result: PairResult) -> str:
-    """Why an integration left a request out (its owner's own sync reports the details)."""
-    if only_check_failures(result.conflicts):
-        paths = ", ".join(c.path for c in result.conflicts)
-        return f"merging it into {result.base} fails the checks ({paths}); its own sync reports why"
-    return f"it conflicts with {result.base} (its own sync reports the conflicts)"
 
 
 def _reason(finding: Finding) -> str:

@@ -20,7 +20,7 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from ..gitio.objects import commit_named
+from ..gitio.objects import commit_named, descends
 from ..gitio.outgoing import is_zero
 from ..gitio.places import common_dir
 
@@ -74,7 +74,7 @@ def compare_with(pushed: PushRange, previous: Commit, repo: Repository) -> None:
     if tip is None or pushed.previous is not None:
         return
     pushed.previous = previous
-    pushed.rewinds = previous.id != tip.id and not repo.descendant_of(tip.id, previous.id)
+    pushed.rewinds = previous.id != tip.id and not descends(repo, tip.id, previous.id)
 
 
 def routing_floor(repo: Repository, pushed: PushRange, remote: str) -> str | None:

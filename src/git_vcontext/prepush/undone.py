@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..branches.commits import is_sync_commit
 from ..branches.treemerge import is_document
 from ..codecs import parse
 from ..document import CHANGELOG_FIELD, EVENT_ID, JSONL_EVENT_ID
@@ -25,7 +26,6 @@ from ..errors import VContextError
 from ..gitio.diffs import tree_changes
 from ..gitio.objects import newest_commits
 from ..record import record
-from ..sync.syncer import is_sync_commit
 from ..values import canonical
 
 if TYPE_CHECKING:

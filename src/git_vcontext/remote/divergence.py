@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from ..branches import agents
 from ..branches.ancestry import contains
-from ..gitio import refs, worktrees
-from ..gitio.objects import new_commits
+from ..gitio import refs, run_dir, worktrees
+from ..gitio.objects import commit_at, new_commits
 
 if TYPE_CHECKING:
     from ..sync.syncer import PairResult, Syncer
@@ -27,7 +27,7 @@ def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) ->
     that publish them."""
     repo = syncer.repo
     local = refs.target(repo, base)
-    theirs = None if merged.against is None else repo[merged.against].id
+    theirs = None if merged.against is None else commit_at(repo, merged.against).id
     assert local is not None  # the merge was tried because it has commits of its own
     count = sum(1 for _ in new_commits(repo, local, theirs))
     paths = list(dict.fromkeys(c.path for c in merged.conflicts))
@@ -48,7 +48,7 @@ def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) ->
     where = worktrees.checkouts(repo).get(base)
     commands = []
     if where is None:
-        where = f"{(repo.workdir or repo.path).rstrip('/')}-{base}"
+        where = f"{run_dir(repo).rstrip('/')}-{base}"
         commands.append(f"git worktree add {q(where)} {base}")
     w = q(where)
     commands += [

@@ -9,18 +9,18 @@ from ..branches import agents as agent_config
 from ..branches.ancestry import contains, has_work, start_of
 from ..branches.treemerge import changed_documents
 from ..codecs import ReusedParses
-from ..errors import OperationalError
-from ..gitio import locks, refs
+from ..errors import OperationalError, PushRefused, RefLocked, RefMoved
+from ..gitio import locks, refs, run_dir
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
-from ..prepush.mergecheck import left_out
+from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..sync.syncer import CONFLICT, MERGED, PairResult, Syncer
 from . import refs as leases
 from .divergence import diverged_base
 from .lease import LeaseKeeper
 from .protocol import PushOutcome, Settings, settings, wait_before
-from .pusher import Pusher, Refused, RemoteLocks, refusal
+from .pusher import Pusher, RemoteLocks, refusal
 from .view import RemoteView, Snapshot
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class BaseRound:
         self.remote, self.base, self.agents = remote, base, agents
         self.settings: Settings = settings(self.repo)
         self.branches = {a: agent_config.agent_branch(self.repo, a) for a in agents}
-        cwd = str(self.repo.workdir or self.repo.path)
+        cwd = run_dir(self.repo)
         self.view = RemoteView(self.repo, cwd, remote, base, list(self.branches.values()))
         self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed)
         self.published: dict[str, Oid] = {}  # agent -> the commit its request names
@@ -80,7 +80,7 @@ class BaseRound:
             except Again:
                 self.syncer.forget()
                 continue
-            except Refused as exc:
+            except PushRefused as exc:
                 self.syncer.forget()
                 return self._give_up(str(exc))
             if done is not None:
@@ -350,9 +350,9 @@ class BaseRound:
         self.results.update(results)
         try:
             self.syncer.commit()
-        except refs.RefMoved as exc:
+        except RefMoved as exc:
             self.syncer.warnings.append(f"{exc.message}: the local branches were not moved")
-        except refs.RefLocked as exc:  # landed on the remote, but this clone stays behind
+        except RefLocked as exc:  # landed on the remote, but this clone stays behind
             raise OperationalError(
                 f"pushed to {self.remote}, but the local branches were not moved: "
                 f"{exc.message}; then sync again (it brings them along)"
@@ -379,14 +379,14 @@ class BaseRound:
             return
         failed = [row for row in pushed.rows if not row.ok]
         if pushed.refused_here or not all(row.retry for row in failed):
-            raise Refused(refusal(pushed, self.remote))
+            raise PushRefused(refusal(pushed, self.remote))
         if stuck := self.remote_locks.stuck(pushed, self.io.clock()):
-            raise Refused(refusal(pushed, self.remote) + f"\n  {stuck}")  # not transient
+            raise PushRefused(refusal(pushed, self.remote) + f"\n  {stuck}")  # not transient
         refused = [row for row in failed if not row.collateral] or failed
         self.retries += 1
         if self.retries >= self.settings.attempts:
             names = ", ".join(row.branch for row in refused if not row.ref.startswith("refs/v"))
-            raise Refused(
+            raise PushRefused(
                 f"push to {self.remote} still rejected after {self.retries} attempts ({names})"
                 + "".join(f"\n  {line}" for line in pushed.said)
             )
@@ -437,3 +437,11 @@ class BaseRound:
 
 def _retries(n: int) -> str:
     return f"{n} retr" + ("y" if n == 1 else "ies")
+
+
+def left_out(result: PairResult) -> str:
+    """Why an integration left a request out (its owner's own sync reports the details)."""
+    if only_check_failures(result.conflicts):
+        paths = ", ".join(c.path for c in result.conflicts)
+        return f"merging it into {result.base} fails the checks ({paths}); its own sync reports why"
+    return f"it conflicts with {result.base} (its own sync reports the conflicts)"

@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
+from ..errors import OperationalError, PushRefused
 from ..gitio import remote as remotes
 from ..gitio.places import common_dir
 from . import refs as leases
-from .pusher import Refused, RemoteLocks, refusal
+from .pusher import RemoteLocks, refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -61,9 +61,9 @@ class LeaseKeeper:
             return True
         if pushed.refused_here or not all(row.retry for row in pushed.rows):
             hint = " (vcontext.syncLease=false integrates without a lease)"
-            raise Refused(refusal(pushed, self.pusher.remote, hint))
+            raise PushRefused(refusal(pushed, self.pusher.remote, hint))
         if stuck := self.remote_locks.stuck(pushed, now):
-            raise Refused(refusal(pushed, self.pusher.remote) + f"\n  {stuck}")
+            raise PushRefused(refusal(pushed, self.pusher.remote) + f"\n  {stuck}")
         return False  # someone was quicker
 
     def wait(

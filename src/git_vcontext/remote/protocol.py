@@ -25,7 +25,6 @@ merged into. A remote on this machine is read in process (``gitio.localremote``)
 from __future__ import annotations
 
 import random
-import time
 from typing import TYPE_CHECKING
 
 from ..gitio import config_flag, config_value
@@ -34,8 +33,6 @@ from ..sync import syncer as sync_mod
 from .refs import DEFAULT_SECONDS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
     from pygit2 import Repository
 
 DEFAULT_ATTEMPTS = 10
@@ -88,35 +85,3 @@ def wait_before(attempt: int) -> float:
     """Seconds to wait before retry number ``attempt`` (1-based): exponential, jittered."""
     wait: float = min(LONGEST_WAIT, FIRST_WAIT * 2.0 ** (attempt - 1))
     return wait * random.uniform(0.5, 1.5)
-
-
-def push_with_retries(
-    syncer: sync_mod.Syncer,
-    pairs: Sequence[tuple[str, str]],
-    remote: str,
-    *,
-    report: Callable[[str], None],
-    show: Callable[[sync_mod.PairResult], None],
-    sleep: Callable[[float], None] | None = None,
-    clock: Callable[[], float] | None = None,
-) -> PushOutcome:
-    """Sync ``pairs`` (agent, base) through ``remote``: every base in turn (see the module)."""
-    # lazy: integrate imports this module (an import cycle)
-    from .integrate import BaseRound, Io
-
-    io = Io(report, show, sleep or time.sleep, clock or time.time)
-    outcomes = []
-    try:
-        for base in dict.fromkeys(b for _, b in pairs):
-            agents = [a for a, b in pairs if b == base]
-            outcomes.append(BaseRound(syncer, remote, base, agents, io).run())
-    finally:
-        syncer.finish()
-    return PushOutcome(
-        tuple(r for o in outcomes for r in o.results),
-        all(o.pushed for o in outcomes),
-        sum(o.retries for o in outcomes),
-        "; ".join(o.message for o in outcomes if o.message),
-        tuple(n for o in outcomes for n in o.integrated),
-        sum(o.waited for o in outcomes),
-    )

@@ -10,6 +10,7 @@ from ..errors import OperationalError
 from ..gitio import locks
 from ..gitio import remote as remotes
 from ..gitio.objectcopy import store_empty_tree
+from ..gitio.objects import make_commit
 from ..prepush.check import prefill
 from ..setup.hooks import only_our_shim
 
@@ -20,10 +21,6 @@ if TYPE_CHECKING:
 
     from ..codecs import ParseMemo
     from .refs import Lease
-
-
-class Refused(Exception):
-    """A push the remote or the pre-push hook refused, or too many rejections: give up."""
 
 
 def refusal(pushed: remotes.Pushed, remote: str, hint: str = "") -> str:
@@ -115,7 +112,7 @@ class Pusher:
     def lease_commit(self, lease: Lease, signature: Signature) -> Oid:
         """An empty commit whose message is ``lease`` (what a lease ref points to)."""
         tree = store_empty_tree(self.repo)  # stored, so that git fsck finds it
-        return self.repo.create_commit(None, signature, signature, lease.message(), tree, [])
+        return make_commit(self.repo, tree, [], lease.message(), signature, signature)
 
 
 def hook_lines(updates: list[remotes.Update], known: Mapping[str, Oid | str | None]) -> list[str]:

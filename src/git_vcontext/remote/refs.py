@@ -6,8 +6,9 @@
   It points to an empty commit whose message names the holder and the expiry; it is
   taken and released with compare-and-swap pushes (``--force-with-lease``), and an
   expired lease may be broken by anyone, so a crashed agent blocks no one for longer.
-- ``refs/vcontext/server``: present when ``git vcontext install --server`` put the
-  integrating hook in the remote (requests are then merged as they arrive).
+- ``refs/vcontext/server`` (``setup.server.SERVER``): present when ``git vcontext install
+  --server`` put the integrating hook in the remote (requests are then merged as they
+  arrive).
 
 ``<base>`` is the branch name with ``%`` and ``/`` escaped, so no two bases' refs
 collide. Everything here is pure but ``holder_alive`` (it asks the OS about a pid).
@@ -22,7 +23,6 @@ from ..record import record
 
 REQUESTS = "refs/vcontext/sync/"
 LEASES = "refs/vcontext/lease/"
-SERVER = "refs/vcontext/server"
 DEFAULT_SECONDS = 30.0
 
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ..branches.agents import agent_of_branch, signatures
-from ..errors import OperationalError
-from ..gitio import git, refs
-from ..gitio.objects import signature
+from ..branches.agents import agent_of_branch
+from ..errors import OperationalError, RefMoved
+from ..gitio import git, git_dir, refs
+from ..gitio.objects import descends, signature, signatures
 from ..gitio.outgoing import RefUpdate
 from ..gitio.places import common_dir
-from ..gitio.refs import oid_of
+from ..gitio.refs import ref_names, ref_target
 from ..prepush.cache import VerdictCache
 from ..prepush.check import check_updates
 from ..sync.syncer import MERGED, UP_TO_DATE, Syncer
@@ -83,7 +83,7 @@ def _integrate_base(repo: Repository, base: str, tries: int = 5) -> list[str]:
             return [*lines, f"git-vcontext: the merge into {base} was not kept:", *findings]
         try:
             syncer.commit()
-        except refs.RefMoved:
+        except RefMoved:
             continue  # someone pushed the base meanwhile: merge again on top of it
         _remove_landed(repo, base, new)
         shown = ", ".join(merged)
@@ -93,9 +93,11 @@ def _integrate_base(repo: Repository, base: str, tries: int = 5) -> list[str]:
 
 def _requests(repo: Repository, base: str, tip: Oid) -> Iterator[tuple[str, str, str, Oid]]:
     prefix = leases.request_prefix(base)
-    for name in sorted(n for n in repo.references if n.startswith(prefix)):
-        commit = oid_of(repo.references[name])
-        if commit == tip or repo.descendant_of(tip, commit):
+    for name in sorted(ref_names(repo, prefix)):
+        commit = ref_target(repo, name)
+        if commit is None:  # removed since it was listed (another round took it)
+            continue
+        if commit == tip or descends(repo, tip, commit):
             continue
         branch = name[len(prefix) :]
         yield agent_of_branch(repo, branch) or branch, branch, base, commit
@@ -104,10 +106,12 @@ def _requests(repo: Repository, base: str, tip: Oid) -> Iterator[tuple[str, str,
 def _remove_landed(repo: Repository, base: str, tip: Oid) -> None:
     """Remove the requests the base now holds, each only if it still names that commit."""
     prefix = leases.request_prefix(base)
-    for name in [n for n in repo.references if n.startswith(prefix)]:
-        commit = oid_of(repo.references[name])
-        if commit == tip or repo.descendant_of(tip, commit):
-            git(["update-ref", "-d", "--", name, str(commit)], cwd=repo.path, check=False)
+    for name in ref_names(repo, prefix):
+        commit = ref_target(repo, name)
+        if commit is None:  # removed since it was listed (another round took it)
+            continue
+        if commit == tip or descends(repo, tip, commit):
+            git(["update-ref", "-d", "--", name, str(commit)], cwd=git_dir(repo), check=False)
 
 
 def _why(result: PairResult) -> str:

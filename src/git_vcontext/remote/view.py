@@ -13,8 +13,9 @@ from ..gitio import remote as remotes
 from ..gitio.localremote import LocalRemote
 from ..gitio.objects import commit_at
 from ..gitio.places import fetched_namespace
-from ..gitio.refs import delete_ref, oid_of
+from ..gitio.refs import delete_ref, ref_names, ref_target
 from ..record import record
+from ..setup.server import SERVER
 from . import refs as leases
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class RemoteView:
         requests); OperationalError when the remote cannot be reached."""
         ns, enc = self.ns, leases.encode_base(self.base)
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *self.branches]]
-        specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{leases.SERVER}*:{ns}server*"]
+        specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{SERVER}*:{ns}server*"]
         if requests:  # every agent's
             specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")
         else:  # ours, left by an interrupted run (a pattern: missing is no error)
@@ -93,11 +94,10 @@ class RemoteView:
         return found.get(lease_ref), sum(1 for r in ours if r in found)
 
     def _tip(self, name: str) -> Oid | None:
-        ref = self.repo.references.get(name)
-        return None if ref is None else oid_of(ref)
+        return ref_target(self.repo, name)
 
     def _names(self, prefix: str) -> list[str]:
-        return sorted(n for n in self.repo.references if n.startswith(prefix))
+        return sorted(ref_names(self.repo, prefix))
 
     def _drop(self, name: str) -> None:
         delete_ref(self.repo, name)

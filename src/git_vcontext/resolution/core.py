@@ -6,12 +6,18 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..codecs import ReusedParses, format_from_content, format_from_name, parse
-from ..errors import OperationalError, ParseError
+from ..errors import NotData, ParseError
 from ..merging.conflict_record import attach_resolution, conflict_object
 from ..merging.files import merge_files
-from ..merging.pointers import locate_conflicts
 from ..merging.render import render
-from ..merging.result import MISSING, ConflictNode, MergeOptions, MergeResult
+from ..merging.result import (
+    MISSING,
+    REVERT_REASON,
+    ConflictNode,
+    MergeOptions,
+    MergeResult,
+    locate_conflicts,
+)
 from ..merging.sequence_number import TOOL_AGENT
 from ..values import canonical
 from .markers import split_markers
@@ -19,15 +25,12 @@ from .model import Choice, FileConflict, Settled, Style
 from .tree import difference_tree, listed, replaced
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ..codecs import Document
-    from ..merging.result import Note
+    from ..merging.result import Note, Reverting
     from .markers import Marked
-
-
-class NotData(OperationalError):
-    """A file whose versions cannot be merged as data (one does not parse): resolve by hand."""
 
 
 class Resolution:
@@ -125,14 +128,16 @@ def from_versions(
     path: str,
     now: str | None,
     replay: bool = False,
+    revert_probe: Callable[[], Reverting | None] | None = None,
 ) -> Resolution:
     """The file's three versions (None: the side deleted it) merged again by the engine,
-    as the driver merged them (``replay``: a rebase step, cherry-pick or revert, M6, M8)."""
+    as the driver merged them (``replay``: a rebase step, cherry-pick or revert, M6, M8;
+    ``revert_probe``: which commit a revert undoes, as the driver asks it)."""
     with ReusedParses():
         if ours is None or theirs is None:
             return _whole_file(base, ours, theirs, path)
 
-        options = MergeOptions(now=now, path=path, replay=replay)
+        options = MergeOptions(now=now, path=path, replay=replay, revert_probe=revert_probe)
         outcome = merge_files(
             base, ours, theirs, path=path, options=options, render_conflicts=False
         )
@@ -200,8 +205,8 @@ def _parse(raw: bytes, path: str) -> Document:
 
 def recovered_now(text: str, ours: bytes, path: str) -> str | None:
     """The time the merge driver wrote into this file: the timestamp of the M8 ``merge``
-    entry it added to a changeLog (none in ours), so that merging the stages again gives
-    the same entry. None when the file shows no such entry."""
+    entry (or a revert's entry, or event) it added (none in ours), so that merging the
+    stages again gives the same entry. None when the file shows no such entry."""
     marked = split_markers(text)
     body = marked.ours if marked is not None else text
     try:
@@ -212,15 +217,37 @@ def recovered_now(text: str, ours: bytes, path: str) -> str | None:
     for log, old in zip(_changelogs(merged), _changelogs(before), strict=False):
         had = {canonical(e) for e in old}
         for entry in log:
-            agent = entry.get("agent") if isinstance(entry, dict) else None
-            if (
-                isinstance(agent, dict)
-                and agent.get("id") == TOOL_AGENT["id"]
-                and entry.get("operation") == "merge"
-                and canonical(entry) not in had
-                and isinstance(entry.get("timestamp"), str)
-            ):
+            if _written_by_a_merge(entry) and canonical(entry) not in had:
                 return str(entry["timestamp"])
+    return _revert_event_time(merged, before)
+
+
+def _written_by_a_merge(entry: Any) -> bool:
+    """An M8 ``merge`` entry, or the entry a revert writes (merging.revert)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("timestamp"), str):
+        return False
+    agent = entry.get("agent")
+    if isinstance(agent, dict) and agent.get("id") == TOOL_AGENT["id"]:
+        return entry.get("operation") == "merge"
+    return str(entry.get("reason", "")).startswith(REVERT_REASON)
+
+
+def _revert_event_time(merged: Any, before: Any) -> str | None:
+    """The ``createdAt`` of an event a revert wrote into the playbook (none in ours)."""
+    from ..playbook.log import find_playbooks, log_of
+
+    old = {
+        canonical(e) for _, p in find_playbooks(before) for e in log_of(p)[1] if isinstance(e, dict)
+    }
+    for _, playbook in find_playbooks(merged):
+        for event in log_of(playbook)[1]:
+            if (
+                isinstance(event, dict)
+                and str(event.get("reason", "")).startswith(REVERT_REASON)
+                and isinstance(event.get("createdAt"), str)
+                and canonical(event) not in old
+            ):
+                return str(event["createdAt"])
     return None
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..fsio import write_atomic
-from ..gitio import git
+from ..gitio import config_names, git
 from ..gitio.places import hooks_folder
 from ..shipped import hooks_dir as shipped
 
@@ -293,7 +293,7 @@ def only_our_shim(repo: Repository) -> bool:
     if (
         (folder / LEGACY).exists()
         or (folder / CHAINED).exists()
-        or any(entry.name.startswith("hook.") for entry in repo.config)
+        or any(name.startswith("hook.") for name in config_names(repo))
     ):  # a chained hook, or hooks from git config (git 2.46 and later)
         return False
     return _read(folder / "pre-push") == hook_text(script_command())

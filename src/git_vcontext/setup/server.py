@@ -8,10 +8,11 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..gitio import git
-from ..remote.refs import SERVER
 from ..shipped import hooks_dir as shipped
 from .hooks import foreign, hooks_dir, put_hook
 
+SERVER = "refs/vcontext/server"
+"""The mark ``sync --push`` looks for: a server integrates the requests here."""
 HOOK = "post-receive"
 MARK = (
     "git-vcontext integrates here: its post-receive hook merges the requests under "

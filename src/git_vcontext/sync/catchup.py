@@ -7,11 +7,11 @@ import os
 from typing import TYPE_CHECKING
 
 from ..clock import now_rfc3339
+from ..errors import Unfinished
 from ..fsio import write_atomic
 from ..gitio import git
-from ..gitio.objects import commit_at
+from ..gitio.objects import commit_at, make_commit, raw_object
 from ..record import record
-from .interrupted import Unfinished as Conflicting
 
 if TYPE_CHECKING:
     from pygit2 import Commit, Oid, Repository
@@ -75,7 +75,7 @@ def _half_written(repo: Repository, worktree: str, path: str, sha: str) -> bool:
     if data is None:
         return not os.path.lexists(os.path.join(worktree, path))
     try:
-        whole = repo[sha].read_raw()
+        whole = raw_object(repo, sha)
     except (KeyError, ValueError):
         return False
     return len(data) < len(whole) and whole.startswith(data)
@@ -87,7 +87,7 @@ def merge_edits(
     """Merge the files at ``paths`` (changed since the interrupted update) three-way: ``old``
     as the base, ``new`` as ours, the file as theirs. Each result is written to the file and
     the index takes ``new``'s entry, so the change stays a local change on top of ``new``.
-    Conflicting (nothing written) when one cannot be merged."""
+    Unfinished (nothing written) when one cannot be merged."""
     merged: dict[str, bytes | None] = {}
     failed: list[str] = []
     for path in paths:
@@ -100,7 +100,7 @@ def merge_edits(
             merged[path] = result
     if failed:
         names = ", ".join(failed)
-        raise Conflicting(
+        raise Unfinished(
             f"the work tree at {worktree} still holds the files from before an interrupted "
             f"sync moved {branch} to {new[:12]}, and your changes to {names} conflict with "
             f"what it merged; nothing was changed. Save your version of {names} elsewhere, "
@@ -159,7 +159,7 @@ def _merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | _Conflict:
 def replay(repo: Repository, chain: list[Commit], old: str, new: Commit, *, branch: str) -> Oid:
     """Each commit of ``chain`` (oldest first; the first made on ``old``'s files though its
     parent is ``new``) again on top of ``new``: its own change, as made on the files it saw.
-    Conflicting when one cannot be merged (nothing moves)."""
+    Unfinished when one cannot be merged (nothing moves)."""
     from ..branches.treemerge import merge_trees
 
     now = now_rfc3339()
@@ -170,14 +170,14 @@ def replay(repo: Repository, chain: list[Commit], old: str, new: Commit, *, bran
         if not merged.clean or merged.tree is None:
             paths = ", ".join(c.path for c in merged.conflicts)
             short = str(commit.id)[:12]
-            raise Conflicting(
+            raise Unfinished(
                 f"{branch}: commit {short} was made on the files an interrupted sync had left "
                 f"behind and conflicts with what that sync merged ({paths}); nothing moved. "
                 f"Redo it on those files: git reset --soft {old[:12]} && git commit -C {short}, "
                 "then sync again"
             )
-        made = repo.create_commit(
-            None, commit.author, commit.committer, commit.message, merged.tree, [on.id]
+        made = make_commit(
+            repo, merged.tree, [on.id], commit.message, commit.author, commit.committer
         )
         seen, on = commit.tree, commit_at(repo, made)
     return on.id

@@ -16,16 +16,22 @@ from ..branches import agents
 from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
 from ..gitio import operands
+from ..gitio.commits import current_branch, head_is_unborn
 from ..gitio.objects import (
     FILEMODE_BLOB,
     FILEMODE_BLOB_EXECUTABLE,
     FILEMODE_TREE,
     blob_at,
+    commit_at,
+    make_commit,
+    signatures,
     stage,
     tree_at,
     tree_index,
+    write_blob,
+    write_tree,
 )
-from ..gitio.refs import create_branch
+from ..gitio.refs import branch_tip, create_branch, has_branch
 from ..record import record
 from ..values import same
 from ..vermas.kinds import in_work_directory
@@ -126,21 +132,26 @@ def fork_agent(
 ) -> ForkResult:
     """Create the agent's branch with its fork commit and record its base; HEAD stays put."""
     branch = agents.agent_branch(repo, agent)
-    if repo.head_is_unborn:
+    if head_is_unborn(repo):
         raise OperationalError("the repository has no commits yet: commit something to fork from")
     base = _base_branch(repo, from_branch)
-    if repo.branches.local.get(branch) is not None:
+    if has_branch(repo, branch):
         raise OperationalError(
             f"a branch named '{branch}' already exists "
             f"(update it with 'git vcontext sync {agent}', or pick another agent name)"
         )
-    base_commit = repo.branches.local[base].peel()
+    if (held := agents.remote_agent(repo, agent)) is not None:
+        raise OperationalError(
+            f"agent {agent!r} exists on {held[0]} ({held[0]}/{branch}): "
+            f"'git vcontext sync {agent}' creates {branch} here from it, or pick another name"
+        )
+    base_commit = commit_at(repo, branch_tip(repo, base))
     tree, forked, no_uid, unreadable = _forked_tree(
         repo, base_commit.tree, forked_at=now, reason=reason
     )
-    author, committer = agents.signatures(repo)
+    author, committer = signatures(repo)
     message = _message(agent, base, reason, forked, no_uid, unreadable)
-    commit_id = repo.create_commit(None, author, committer, message, tree, [base_commit.id])
+    commit_id = make_commit(repo, tree, [base_commit.id], message, author, committer)
     create_branch(repo, branch, commit_id, message=f"vcontext fork: created from {base}")
     agents.record_base(repo, agent, base)
     return ForkResult(
@@ -152,12 +163,13 @@ def _base_branch(repo: Repository, from_branch: str | None) -> str:
     """``--from`` (a local branch), else the branch checked out here."""
     if from_branch is not None:
         name = operands.branch(from_branch, "--from branch")
-        if repo.branches.local.get(name) is None:
+        if not has_branch(repo, name):
             raise OperationalError(f"no local branch '{from_branch}' to fork from (--from)")
         return name
-    if repo.head_is_detached:
+    here = current_branch(repo)  # None: HEAD is detached (fork_agent refused an unborn one)
+    if here is None:
         raise UsageError("HEAD is detached: name the branch to fork from with --from BRANCH")
-    return str(repo.head.shorthand)
+    return here
 
 
 def _forked_tree(
@@ -178,9 +190,9 @@ def _forked_tree(
             if doc.looks_like_vcontext(blob.data):
                 no_uid.append(path)
             continue
-        stage(index, path, repo.create_blob(new), mode)
+        stage(index, path, write_blob(repo, new), mode)
         forked.append(path)
-    return index.write_tree(repo), tuple(forked), tuple(no_uid), tuple(unreadable)
+    return write_tree(repo, index), tuple(forked), tuple(no_uid), tuple(unreadable)
 
 
 def vcontext_blobs(

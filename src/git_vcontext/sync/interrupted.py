@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
+from ..errors import OperationalError, Unfinished
 from ..record import record
 
 if TYPE_CHECKING:
@@ -45,10 +45,6 @@ if TYPE_CHECKING:
 
 FOLDER = ("vcontext", "follow")
 REPLAY_LIMIT = 50  # commits made on the old files that are replayed at most
-
-
-class Unfinished(OperationalError):
-    """A work-tree update that cannot be finished without the user (the message says how)."""
 
 
 @record
@@ -151,6 +147,7 @@ def finish(repo: Repository, *, say: Callable[[str], None] | None = None) -> lis
 def _finish_one(repo: Repository, entry: Entry) -> str | None:
     from .. import gitio
     from ..gitio import git, refs, worktrees
+    from ..gitio.objects import descends
 
     path = entry.worktree
     if os.path.realpath(worktrees.checkouts(repo).get(entry.branch, "")) != os.path.realpath(path):
@@ -162,7 +159,7 @@ def _finish_one(repo: Repository, entry: Entry) -> str | None:
         _drop(entry)  # the branch never moved
         return None
     if tip != new.id:
-        if not repo.descendant_of(tip, new.id):
+        if not descends(repo, tip, new.id):
             _drop(entry)  # moved elsewhere since (reset, another sync): nothing of ours left
             return None
         return _replay(repo, entry, tip, new)

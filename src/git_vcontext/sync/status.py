@@ -1,7 +1,11 @@
 """``status``: where each agent branch stands against its base, predicted by a dry-run sync.
 
-The prediction is that of ``sync --all``: agents in name order, each merged into the
-base as the earlier ones left it, so agents that conflict with each other show it.
+Each agent's state is what ``sync AGENT`` would do now (``sync AGENT --dry-run`` says the
+same), with the base as it stands: never "needs sync" for an agent its sync finds up to
+date. Agents that each sync cleanly alone but not both (the second would conflict with the
+first) are shown as clashes, naming each other (``sync.trials``). Agents that exist only on
+a remote (a fresh clone: ``origin/agents/AGENT``) are listed with where they are; their
+sync creates the local branch.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..branches import agents
+from ..branches.commits import is_sync_commit
 from ..branches.forkstate import forks_of
 from ..branches.treemerge import DocumentSides, is_document
 from ..codecs import parse
@@ -18,8 +23,9 @@ from ..gitio.diffs import tree_changes
 from ..gitio.objects import commit_at, new_commits
 from ..gitio.refs import branch_tip
 from ..prepush.mergecheck import only_check_failures
-from ..record import record
-from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer, is_sync_commit
+from ..record import record, replace
+from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
+from .trials import predicted_clashes
 
 if TYPE_CHECKING:
     from typing import Any
@@ -28,6 +34,7 @@ if TYPE_CHECKING:
 
     from ..branches.treemerge import PathConflict
     from .syncer import PairResult
+    from .trials import Clash
 
 NEEDS_SYNC = "needs sync"
 BLOCKED = "blocked"
@@ -76,6 +83,8 @@ class AgentStatus:
     forks: tuple[ForkSequence, ...]
     conflicts: tuple[PathConflict, ...]
     message: str = ""
+    remote: str | None = None  # "origin/agents/AGENT": the agent exists only there
+    clashes: tuple[Clash, ...] = ()  # other agents whose sync and this one's would conflict
 
     @property
     def merge_status(self) -> str:
@@ -102,15 +111,29 @@ class AgentStatus:
             "mergeStatus": self.merge_status,
             "conflicts": [c.to_json() for c in self.conflicts],
             "message": self.message,
+            "remote": self.remote,
+            "clashes": [
+                {"with": c.other_branch, "conflicts": [x.to_json() for x in c.conflicts]}
+                for c in self.clashes
+            ],
         }
 
 
 def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
-    """The row of one agent: counts from the history, the rest from a dry-run sync."""
+    """The row of one agent: counts from the history, the rest from what ``sync AGENT``
+    would do now (a dry run that forgets its plan: each agent against the base as it is)."""
     base = agents.base_of(repo, agent)
     branch = agents.agent_branch(repo, agent)
-    a, b = branch_tip(repo, branch), branch_tip(repo, base)
-    predicted = syncer.sync_pair(agent, base)
+    a, b = agents.agent_tip(repo, agent), branch_tip(repo, base)
+    if a is None:
+        raise OperationalError(f"no branch {branch} for agent {agent!r}")
+    remote = agents.remote_agent(repo, agent)
+    if remote is not None:
+        syncer.assume(branch, remote[1])
+    try:
+        predicted = syncer.sync_pair(agent, base)
+    finally:
+        syncer.forget()
     state = {MERGED: NEEDS_SYNC, UP_TO_DATE: UP_TO_DATE, CONFLICT: CONFLICT}.get(
         predicted.state, predicted.state
     )
@@ -127,6 +150,7 @@ def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
         _fork_sequences(repo, a, b),
         predicted.conflicts,
         predicted.message,
+        None if remote is None else f"{remote[0]}/{branch}",
     )
 
 
@@ -139,9 +163,33 @@ def _documents(predicted: PairResult) -> tuple[str, ...]:
 
 
 def all_status(repo: Repository) -> list[AgentStatus]:
-    """Every agent branch's row, by agent name."""
+    """Every agent's row (local branches and those only a remote has), by agent name, each
+    with the other agents it clashes with."""
+    return status_and_clashes(repo)[0]
+
+
+def status_and_clashes(repo: Repository) -> tuple[list[AgentStatus], list[Clash]]:
+    """The rows of ``all_status``, and every clash the trial merges found (agent pairs, and
+    agents against their base: what ``status --format dot`` draws)."""
     syncer = Syncer(repo, dry_run=True)
-    return [_row(repo, syncer, agent) for agent in agents.list_agents(repo)]
+    rows = [_row(repo, syncer, agent) for agent in agents.list_agents(repo, remote=True)]
+    clashes = predicted_clashes(repo, rows)
+    found = [c for c in clashes if not c.with_base]
+    if not found:
+        return rows, clashes
+    branches = {r.agent: r.branch for r in rows}
+    rows = [replace(r, clashes=tuple(_clashes_of(r.agent, found, branches))) for r in rows]
+    return rows, clashes
+
+
+def _clashes_of(agent: str, found: list[Clash], branches: dict[str, str]) -> list[Clash]:
+    """The clashes of ``agent``, each seen from its side (``other`` the other agent's branch)."""
+    mine = []
+    for c in found:
+        if agent in (c.agent, c.other):
+            other = c.other if c.agent == agent else c.agent
+            mine.append(replace(c, agent=agent, other=other, other_branch=branches[other]))
+    return mine
 
 
 def _row(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
@@ -151,8 +199,15 @@ def _row(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
         return agent_status(repo, syncer, agent)
     except OperationalError as exc:
         branch = agents.agent_branch(repo, agent)
-        base = agents.recorded_base(repo, agent) or "-"
+        base = agents.recorded_base(repo, agent) or _forked_from(repo, agent) or "-"
         return AgentStatus(agent, branch, base, 0, 0, REFUSED, (), (), (), exc.message)
+
+
+def _forked_from(repo: Repository, agent: str) -> str | None:
+    try:
+        return agents.forked_from(repo, agent)
+    except OperationalError:  # several remotes have the branch: the row says so
+        return None
 
 
 def _count_new(repo: Repository, tip: Oid, other: Oid) -> int:
@@ -201,3 +256,56 @@ def _parsed(raw: bytes | None, path: str) -> Any:
         return parse(raw, path=path).data
     except ParseError:
         return None
+
+
+COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
+
+
+def table(rows: list[AgentStatus]) -> list[str]:
+    """The text report: one row per agent, then the details of each (``status`` prints it,
+    the MCP server answers with it)."""
+    if not rows:
+        return ["no agent branches"]
+    lines: list[str] = []
+    cells = [COLUMNS] + [
+        (
+            r.agent,
+            r.base,
+            str(r.ahead),
+            str(r.behind),
+            str(len(r.documents)),
+            f"+{r.divergence}" if r.divergence > 0 else str(r.divergence),
+            r.merge_status,
+            r.state,
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
+    for row in cells:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for r in rows:
+        details = [f"  {p}" for p in r.documents]
+        label = "blocked" if r.state == BLOCKED else "conflict"
+        details += [f"  {label}: {c.describe()}" for c in r.conflicts]
+        for clash in r.clashes:
+            details.append(
+                f"  clashes with {clash.other_branch}: each syncs alone, not both "
+                f"(the second to sync conflicts)"
+            )
+            details += [f"    {c.describe()}" for c in clash.conflicts]
+        details += [
+            f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
+            f"base now at {f.base_sequence}"
+            for f in r.forks
+            if f.divergence
+        ]
+        if r.message:
+            details.append(f"  {r.message}")
+        if r.remote:
+            details.append(
+                f"  only on the remote, as {r.remote}: git vcontext sync {r.agent} "
+                f"creates {r.branch} from it"
+            )
+        if details:
+            lines += [f"{r.branch}:", *details]
+    return lines

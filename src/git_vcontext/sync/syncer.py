@@ -24,30 +24,31 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches import agents
+from ..branches.commits import sync_message
 from ..branches.forkstate import merger_agent
 from ..branches.treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
 from ..branches.virtualbase import base_tree
 from ..clock import now_rfc3339
 from ..codecs import ReusedParses
 from ..errors import OperationalError, UsageError
-from ..gitio import refs, worktrees
-from ..gitio.objects import commit_at, signature
+from ..gitio import refs, run_dir, worktrees
+from ..gitio.objects import commit_at, descends, make_commit, merge_base, signature, signatures
 from ..gitio.promisor import no_common_history
 from ..gitio.settings import merge_settings
 from ..prepush.mergecheck import MergeChecks
 from ..record import record
 from . import interrupted
+from .busy import busy
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
     from typing import Any
 
-    from pygit2 import Commit, Oid, Repository, Signature
+    from pygit2 import Oid, Repository, Signature
 
     from ..branches.treemerge import Marker
     from ..codecs import ParseMemo
 
-TRAILER = "Vcontext-Sync"
 
 # What happened to a pair
 MERGED = "merged"  # refs moved (or would move, in a dry run)
@@ -134,6 +135,7 @@ class Syncer:
         self.checks = MergeChecks(repo)  # the hook's verdicts on the merges into a base
         # while batch() combines: base -> where it was before the integration's first merge
         self._starts: dict[str, Oid] | None = None
+        self._assumed: dict[str, Oid] = {}  # see assume()
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -223,7 +225,7 @@ class Syncer:
             parents = [chain[0].b, *(p.a for p in chain)]  # (both set when base_moves)
             documents = dict.fromkeys(d for p in chain for d in p.documents)
             title = f"merge {', '.join(p.branch for p in chain)} into {base}"
-            message = _message(title, [p.agent for p in chain], documents)
+            message = sync_message(title, [p.agent for p in chain], documents)
             combined = self._commit(tree, [p for p in parents if p is not None], message)
             self._planned[name] = (first, combined)
             for pair in chain:
@@ -249,7 +251,7 @@ class Syncer:
             new = self._planned.get(name, (at, at))[1]
             # a fast-forward to where the merges end (the local commits may have reached the
             # remote's base through an agent branch that holds them)
-            behind = local is not None and (local == new or self.repo.descendant_of(new, local))
+            behind = local is not None and (local == new or descends(self.repo, new, local))
             behind = behind or (local is not None and name in carried)
             problem = None if behind else f"{short} has commits here that {str(new)[:12]} lacks"
             problem = problem or self.blocked(short)
@@ -307,7 +309,14 @@ class Syncer:
         planned = self._planned.get(name)
         if planned:
             return planned[1]
-        return self._pinned[name] if name in self._pinned else refs.target(self.repo, branch)
+        if name in self._pinned:
+            return self._pinned[name]
+        return refs.target(self.repo, branch) or self._assumed.get(name)
+
+    def assume(self, branch: str, commit: Oid) -> None:
+        """A dry run: take ``branch``, which does not exist here, as being at ``commit`` (an
+        agent only a remote has, whose local branch a real sync would create there)."""
+        self._assumed[refs.branch_ref(branch)] = commit
 
     def move(self, branch: str, new: Oid, why: str, *, expected: Oid | None = None) -> str | None:
         """Plan ``branch`` to point at ``new`` (``commit()`` moves it); or why it must not.
@@ -342,7 +351,7 @@ class Syncer:
 
     def signatures(self) -> tuple[Signature, Signature]:
         if self._signatures is None:
-            self._signatures = agents.signatures(self.repo)
+            self._signatures = signatures(self.repo)
         return self._signatures
 
     def checkouts(self) -> dict[str, str]:
@@ -381,8 +390,6 @@ class Syncer:
         path = self.checkouts().get(branch)
         if path is None:
             return None
-        from ..conflicts.checkout import busy  # lazy: checkout builds on this module
-
         return busy(path, branch)
 
     def undoing(self, branch: str, tip: Oid, base: Oid | None) -> str | None:
@@ -417,7 +424,7 @@ class Syncer:
         pair = _Pair(agent, branch, base, a)
         if why := self._refused(branch, base, a, b, local=local):
             return pair.stop(REFUSED, message=why)
-        if a == b or repo.descendant_of(b, a):
+        if a == b or descends(repo, b, a):
             return pair  # nothing of the agent's is missing from the base
         logged = None if self._integration is None else self._integration.setdefault(base, {})
         merged_in = self._merge(b, a, integration=logged)
@@ -439,7 +446,7 @@ class Syncer:
         the pair stops as for a conflict, saying why (a request is left out)."""
         assert pair.a is not None and merged_in.tree is not None  # (a merge was made)
         base, branch = pair.base, pair.branch
-        message = _message(f"merge {branch} into {base}", [pair.agent], merged_in.documents)
+        message = sync_message(f"merge {branch} into {base}", [pair.agent], merged_in.documents)
         start = b if self._starts is None else self._starts.setdefault(base, b)
         new_b = self._commit(merged_in.tree, [b, pair.a], message)
         if failing := self.checks.failures(new_b, branch, first=start):
@@ -456,9 +463,9 @@ class Syncer:
         undoes what a sync merge brought."""
         if local and (why := self._busy(branch)):
             return why
-        if self.repo.merge_base(a, b) is None:
+        if merge_base(self.repo, a, b) is None:
             return no_common_history(self.repo, branch, base)
-        if not local or a == b or self.repo.descendant_of(b, a):
+        if not local or a == b or descends(self.repo, b, a):
             return None
         return self.undoing(branch, a, b)
 
@@ -475,8 +482,8 @@ class Syncer:
                 f"base branch {pair.base!r} of agent {pair.agent!r} does not exist"
             )
         merged_back = None
-        if a != b and not repo.descendant_of(a, b):
-            if repo.descendant_of(b, a):  # a is in the base: its data plus a's own forks
+        if a != b and not descends(repo, a, b):
+            if descends(repo, b, a):  # a is in the base: its data plus a's own forks
                 mark = self._marker(pair.documents)  # its work is in the base: merged
                 merged_back = carry_to_agent(
                     repo, commit_at(repo, a).tree, commit_at(repo, b).tree, now=self.now, mark=mark
@@ -499,7 +506,7 @@ class Syncer:
         if not pair.base_moves and (why := self.blocked(pair.branch)):
             return pair.done(REFUSED, message=why)
         pair.agent_documents = merged_back.documents
-        message = _message(
+        message = sync_message(
             f"merge {pair.base} into {pair.branch}", [pair.agent], pair.agent_documents
         )
         new_a = self._commit(merged_back.tree, [a, b], message)
@@ -523,7 +530,7 @@ class Syncer:
         repo = self.repo
         ours = self.tip(branch)
         result = _Pair("", branch, what)
-        if ours is None or theirs == ours or repo.descendant_of(ours, theirs):
+        if ours is None or theirs == ours or descends(repo, ours, theirs):
             return result.done(UP_TO_DATE)
         merged = self._merge(ours, theirs)
         if not merged.clean or merged.tree is None:
@@ -566,7 +573,7 @@ class Syncer:
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""
         if self._favor is None:
-            self._favor = (merge_settings(cwd=self.repo.workdir or self.repo.path).favor,)
+            self._favor = (merge_settings(cwd=run_dir(self.repo)).favor,)
         return self._favor[0]
 
     def _commit(self, tree: Oid, parents: list[Oid], message: str) -> Oid:
@@ -578,9 +585,9 @@ class Syncer:
         """
         if self.dry_run:
             nobody = signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", time=0)
-            return self.repo.create_commit(None, nobody, nobody, message, tree, parents)
+            return make_commit(self.repo, tree, parents, message, nobody, nobody)
         author, committer = self.signatures()
-        return self.repo.create_commit(None, author, committer, message, tree, parents)
+        return make_commit(self.repo, tree, parents, message, author, committer)
 
     def _marker(self, contributed: Sequence[str]) -> Marker | None:
         """How the agent side marks forks merged: documents whose changes reached the base
@@ -682,36 +689,19 @@ def _remember(logged: dict[str, set[str]] | None, merged: TreeMerge) -> None:
         logged.setdefault(document, set()).add(change)
 
 
-def _message(title: str, agents: Sequence[str], documents: Iterable[str]) -> str:
-    lines = [f"vcontext sync: {title}", ""]
-    docs = list(documents)
-    if docs:
-        lines.append("Documents:")
-        lines += [f"- {p}" for p in docs]
-        lines.append("")
-    lines += [f"{TRAILER}: {agent}" for agent in agents]
-    return "\n".join(lines) + "\n"
-
-
-def is_sync_commit(commit: Commit) -> bool:
-    """A merge commit ``sync`` made (it carries the trailer; an integration of several
-    agents has a parent per agent after the base)."""
-    return len(commit.parent_ids) >= 2 and f"\n{TRAILER}: " in commit.message
-
-
 def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> list[str]:
     """The agents to sync: the names given, or every agent branch with --all."""
     if all_agents and names:
         raise UsageError("give agent names or --all, not both")
     if all_agents:
-        found = agents.list_agents(repo)
+        found = agents.list_agents(repo, remote=True)
         if not found:
             raise OperationalError(f"no agent branches (none under {agents.agent_prefix(repo)})")
         return found
     if not names:
         raise UsageError("name the agents to sync, or pass --all")
     for name in names:
-        if repo.branches.local.get(agents.agent_branch(repo, name)) is None:
+        if agents.agent_tip(repo, name) is None:  # neither here nor on a remote
             raise OperationalError(
                 f"no branch {agents.agent_branch(repo, name)} for agent {name!r}"
             )

@@ -12,11 +12,13 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING
 
+from ..branches.agents import agent_tip
 from ..branches.treemerge import PathConflict, same_but_fork, trial_conflicts
 from ..branches.virtualbase import base_tree
 from ..codecs import ReusedParses
+from ..gitio import run_dir
 from ..gitio.diffs import tree_changes
-from ..gitio.objects import commit_at, is_blob
+from ..gitio.objects import commit_at, is_blob, object_at
 from ..gitio.refs import branch_tip
 from ..gitio.settings import merge_settings
 from ..record import record
@@ -43,6 +45,7 @@ class Clash:
     other: str  # another agent, or the base branch
     with_base: bool
     conflicts: tuple[PathConflict, ...]
+    other_branch: str = ""  # the other agent's branch (set by status)
 
 
 def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Clash]:
@@ -52,8 +55,8 @@ def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Cla
     three-way effect of the earlier agents) is shown against its base with its own.
     """
     live = [r for r in rows if r.state != REFUSED]
-    tips = {r.agent: branch_tip(repo, r.branch) for r in live}
-    favor = merge_settings(cwd=repo.workdir or repo.path).favor
+    tips = {r.agent: _tip(repo, r) for r in live}
+    favor = merge_settings(cwd=run_dir(repo)).favor
     with ReusedParses({}):
         changed = {r.agent: _changes(repo, tips[r.agent], branch_tip(repo, r.base)) for r in live}
         found = []
@@ -79,11 +82,18 @@ def _with_base(
 ) -> Clash | None:
     """The agent against its base as it stands; else, when no pair explains the conflicts
     predicted for it, those conflicts against its base."""
-    (changed, favor), agent, base = how, branch_tip(repo, row.branch), branch_tip(repo, row.base)
+    (changed, favor), agent, base = how, _tip(repo, row), branch_tip(repo, row.base)
     conflicts = _trial(repo, (base, _changes(repo, base, agent)), (agent, changed), favor)
     if not conflicts and any(row.agent in (c.agent, c.other) for c in found):
         return None
     return Clash(row.agent, row.base, True, conflicts or row.conflicts)
+
+
+def _tip(repo: Repository, row: AgentStatus) -> Oid:
+    """Where the agent's branch is: the local branch, else the remote's copy (status lists
+    agents only a remote has)."""
+    found = agent_tip(repo, row.agent)
+    return branch_tip(repo, row.branch) if found is None else found
 
 
 def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
@@ -104,7 +114,7 @@ def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
 
 def _blob(repo: Repository, blob_id: str | None) -> bytes | None:
     """A blob's content (None: no id, or a submodule's commit, which this repo need not have)."""
-    found = None if blob_id is None else repo.get(blob_id)
+    found = None if blob_id is None else object_at(repo, blob_id)
     return bytes(found.data) if found is not None and is_blob(found) else None
 
 

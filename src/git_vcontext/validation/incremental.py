@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..document import INFO_KEYS
 from .checks import SCHEMAS, is_document, semantic_issues
 from .rules import check_version
-from .schemas import PREFIX, _contents, quick_check
+from .schemas import PREFIX, quick_check, schema_contents
 
 if TYPE_CHECKING:
     from typing import Any
@@ -50,7 +50,7 @@ def _version(data: dict[str, Any], key: str) -> Any:
 
 
 def _schema_valid(schema: str, old: dict[str, Any], new: dict[str, Any]) -> bool | None:
-    root = _contents(schema)
+    root = schema_contents(schema)
     if set(root) - ROOT_KEYWORDS or set(old) != set(new):
         return None  # the root constrains more than each key's value, or keys came or went
     properties = root.get("properties", {})
@@ -104,7 +104,7 @@ def _ref(schema: str, node: Any) -> str | None:
 def _item_ref(ref: str, key: str) -> str | None:
     """The schema of the elements of the container's ``key`` array, when it is one ``$ref``."""
     name, _, fragment = ref.partition("#")
-    node: Any = _contents(name)
+    node: Any = schema_contents(name)
     for part in fragment.strip("/").split("/"):
         node = node.get(part) if isinstance(node, dict) else None
     array = node.get("properties", {}).get(key) if isinstance(node, dict) else None

@@ -11,7 +11,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..codecs.json_text import _WS, _scan_container
+from ..codecs.json_text import WHITESPACE, scan_container
 from ..errors import position_of
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
     ``scan(start)`` lists the members of the container opening at ``start``; a
     document's own cached scanner makes many findings in one big file cheap.
     """
-    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    pos = WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]
     last = len(parts) - 1
     for i, part in enumerate(parts):
         if pos >= len(text) or text[pos] not in "{[":
@@ -35,13 +35,13 @@ def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
         if text[pos] == "[":
             if not isinstance(part, int):
                 break
-            found = scan(pos) if scan else _scan_container(text, pos, limit=part + 1)
+            found = scan(pos) if scan else scan_container(text, pos, limit=part + 1)
             members = found.members
             if part >= len(members):
                 break
             pos = members[part].value_start
             continue
-        found = scan(pos) if scan else _scan_container(text, pos)
+        found = scan(pos) if scan else scan_container(text, pos)
         member = next((m for m in found.members if m.key == part), None)
         if member is None:
             break
@@ -90,7 +90,7 @@ def _json_scanner(text: str) -> Callable[[int], Any]:
 
     def scan(start: int) -> Any:
         if start not in scans:
-            scans[start] = _scan_container(text, start)
+            scans[start] = scan_container(text, start)
         return scans[start]
 
     return scan

@@ -70,11 +70,11 @@ def validator(ref: str) -> Any:
     from jsonschema import Draft202012Validator
 
     name, _, fragment = ref.partition("#")
-    schema: dict[str, Any] = {"$ref": PREFIX + ref} if fragment else _contents(name)
+    schema: dict[str, Any] = {"$ref": PREFIX + ref} if fragment else schema_contents(name)
     return Draft202012Validator(schema, registry=_registry())
 
 
-def _contents(name: str) -> dict[str, Any]:
+def schema_contents(name: str) -> dict[str, Any]:
     contents: dict[str, Any] = _contents_by_id()[PREFIX + name]
     return contents
 

@@ -1,2 +1,3 @@
-"""Old import paths of the library API the README documents, kept working: the conflicts
-listing and the resolve session now live in ``git_vcontext.conflicts``."""
+"""The use cases every front end runs alike (the command line, the MCP server, a script):
+``sync`` as a whole; and, at the paths the README documents as library API, the conflicts
+listing and the resolve session (re-exported from ``conflicts``)."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import tomlkit
 from tomlkit.items import AoT, Item, String, StringType, Table
 
-from . import NAN, TomlDateTime
+from .scalars import NAN, TomlDateTime
 
 if TYPE_CHECKING:
     from typing import Any

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from ...errors import ParseError
+from ...spelling import escape_lone_surrogates
 from ...values import JsonValue, same
-from ..text import SourceText, decode, escape_lone_surrogates, newline_of
+from ..text import SourceText, decode, newline_of
 from .header import Header, HeaderError, read_header
 from .parser import located, parse_data
 

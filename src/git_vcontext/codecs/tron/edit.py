@@ -17,7 +17,7 @@ from ...values import JsonValue, same
 from ..duplicate_keys import duplicate_name, written_key
 from ..matching import match_elements
 from .names import is_property_name
-from .plan import PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
+from .plan import ELEMENT, PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
 from .spans import Container, Member, Spans
 from .writer import TronStyle, check_value, flat_text, header_with, quoted, value_text
 
@@ -61,28 +61,55 @@ def render(doc: TronDocument, new: JsonValue) -> str | None:
     for fresh in editor.fresh:  # the rest is ours' text, which parsed
         check_value(fresh.value)
     roots = [(f.value, f.place) for f in editor.fresh if isinstance(f.value, (dict, list))]
-    plan = plan_places(doc, roots, vcontext=pairs) if roots else Plan()
+    plan = (
+        plan_places(
+            doc,
+            roots,
+            vcontext=pairs,
+            extended=editor.extended,
+            keyed={id(f.value) for f in editor.fresh if f.keyed},
+            classed={id(f.value) for f in editor.fresh if f.classed},
+            rows=editor.style.rows,
+        )
+        if roots
+        else Plan()
+    )
     body = editor.resolve(plan)
-    return header_with(doc, plan.new) + body
+    return header_with(doc, plan.new, editor.extended) + body
 
 
 class _Fresh:
     """A value with no counterpart in ours' text, written once the classes are planned
-    (``flat``: on one line, where ours wrote the enclosing value on one line)."""
+    (``flat``: on one line, where ours wrote the enclosing value on one line, or as a row
+    among rows; ``keyed``: an instance of ours that no longer fits its class, written as
+    an object, never with another class)."""
 
-    __slots__ = ("flat", "place", "value")
+    __slots__ = ("classed", "flat", "keyed", "place", "value")
 
-    def __init__(self, value: JsonValue, place: Place, flat: bool) -> None:
+    def __init__(self, value: JsonValue, place: Place, flat: bool, keyed: bool = False) -> None:
         self.value = value
         self.place = place
         self.flat = flat
+        self.keyed = keyed
+        self.classed = False  # an element among ours' class instances: it takes a class
 
 
 class _Item:
     """A member of a container being written: ours' ``member`` it continues (None: new),
     its key text (None: ours'), its value and ours' (``_ABSENT``: written afresh)."""
 
-    __slots__ = ("literal", "member", "old", "place", "prefix", "sibling", "value")
+    __slots__ = (
+        "classed",
+        "literal",
+        "loose",
+        "member",
+        "old",
+        "place",
+        "prefix",
+        "row",
+        "sibling",
+        "value",
+    )
 
     def __init__(
         self,
@@ -99,6 +126,9 @@ class _Item:
         self.place = place
         self.literal: str | None = None  # text to write instead of the value
         self.sibling: tuple[Member, JsonValue] | None = None  # the neighbour a new one is like
+        self.row = False  # a new element among ours' rows (one element a line)
+        self.loose = False  # a new argument: not held on ours' line when it is long
+        self.classed = False  # a new element among ours' class instances: one itself
 
 
 _Job = tuple[Container, list[_Item], str, str]  # a container, its members, brackets
@@ -107,12 +137,16 @@ _Job = tuple[Container, list[_Item], str, str]  # a container, its members, brac
 class _Layout:
     """How a container lays out members that have no text of their own yet."""
 
-    __slots__ = ("first", "last_trail", "prefix", "rest", "trail")
+    __slots__ = ("first", "last_trail", "line_lead", "prefix", "rest", "trail")
 
     def __init__(self, text: str, c: Container, pairs: bool, newline: str) -> None:
         members = c.members
         m0, last = members[0], members[-1]
         self.first = _bare_lead(text, m0)
+        # the indentation of the last member that starts a line: where a new member goes
+        # once a line is ended for it (a layout by hand: several members a line, then one)
+        starting = [m for m in members if _starts_line(text, m.lead_start)]
+        self.line_lead = _bare_lead(text, starting[-1]).split("\n")[-1] if starting else None
         if len(members) > 1:
             self.rest = _bare_lead(text, members[1])
             self.trail = _bare_trail(text, m0)
@@ -159,7 +193,14 @@ class _Editor:
         self.fresh: list[_Fresh] = []
         self.plain = 0  # > 0 while a new element is written like its neighbour: no comments
         self.one_line = 0  # > 0 inside a container ours wrote on one line
+        self.row = False  # the next value written afresh is a row among ours' rows
+        self.keyed = False  # the next value written afresh is an instance that left its class
+        self.classed = False  # the next value written afresh is a new element among instances
         self.layouts: dict[int, _Layout] = {}
+        self.extended: dict[str, list[str]] = {}  # ours' classes that gain properties
+        if "instances" not in memo:
+            memo["instances"] = _instance_counts(self.spans.tokens)
+        self.instances: dict[str, int] = memo["instances"]
 
     # -- values --------------------------------------------------------------------------
     def value(self, new: JsonValue, old: JsonValue, index: int, place: Place) -> None:
@@ -213,19 +254,60 @@ class _Editor:
     def instance(
         self, new: dict[str, Any], old: dict[str, Any], index: int, place: Place
     ) -> _Job | None:
-        """An object ours wrote as ``Name(...)``: kept as such while it fits the class, else
-        ``{}`` around ours' argument texts (ours' classes are never changed)."""
+        """An object ours wrote as ``Name(...)``: kept as such while it fits the class; the
+        only instance of its class gains the fields it lacks at the end of the class; any
+        other that no longer fits is written as an object (``{}`` around ours' argument
+        texts, or on one line where ours wrote it on one line): its neighbours and ours'
+        classes stay as they are."""
         spans = self.spans
         name = spans.tokens[index]
         c = spans.container(index + 1)
-        props = self.doc.classes[name]
+        props = [*self.doc.classes[name], *self.extended.get(name, ())]
         keys = [(m.key or "") if m.named else props[j] for j, m in enumerate(c.members)]
         opening = self.text[spans.starts[index] : c.open_end]
         if self._fits(new, c.members, keys):
             return c, self._arguments(c, keys, new, old, place), opening, ")"
-        if self.plain or self._on_one_line(c):  # nothing of ours' layout worth keeping
+        extra = self._extensible(name, new, c.members, keys)
+        if extra is not None:
+            self.extended[name] = [*self.extended.get(name, ()), *extra]
+            items = self._arguments(c, keys, new, old, place)
+            for k in extra:
+                item = _Item(None, "", new[k], _ABSENT, member_place(place, k, new[k]))
+                item.loose = True  # laid out on lines of its own when it is long
+                items.append(item)
+            return c, items, opening, ")"
+        if self.plain:
+            return None  # a new element like its neighbour: another class, or {}
+        if self._on_one_line(c):
+            # a row among rows: this one instance on its line, as an object; elsewhere
+            # written afresh (with {}), laid out as long as it has become
+            self.keyed = place[2] == ELEMENT
             return None
         return self._as_braces(new, old, c, keys, place)
+
+    def _extensible(
+        self, name: str, new: dict[str, Any], members: list[Member], keys: list[str]
+    ) -> list[str] | None:
+        """The keys ``new`` adds to ``name``'s properties, when that class can take them at
+        its end: the dialect's positional arguments, the class used by this instance only
+        (so no other row changes), no class derived from it, and ``new`` otherwise fitting
+        (its other keys the class's, in its order, the new ones last; no real null). None
+        when it cannot."""
+        if self.doc.dialect != "vcontext" or self.plain or self.instances.get(name, 0) != 1:
+            return None
+        if any(m.named for m in members) or len(keys) < len(self.doc.classes[name]):
+            return None
+        if _derived_from(self.doc.header, name):
+            return None
+        known = set(keys)
+        extra = [k for k in new if k not in known]
+        if not extra or not all(is_property_name(k) for k in extra):
+            return None
+        if list(new) != [k for k in keys if k in new] + extra:
+            return None  # the keys' order would not read back
+        if any(new[k] is None for k in new):
+            return None  # a real null: the dialect's positional null means "absent"
+        return extra
 
     def _as_braces(
         self, new: dict[str, Any], old: dict[str, Any], c: Container, keys: list[str], place: Place
@@ -243,6 +325,8 @@ class _Editor:
         matches = match_elements(old, new)
         child = element_place(place)
         template = next((j for j in matches if j is not None), 0)
+        rows = self._rows(c)
+        classed = self._classed(c)
         items = []
         for value, j in zip(new, matches, strict=True):
             if j is not None:
@@ -250,6 +334,8 @@ class _Editor:
                 items.append(_Item(c.members[j], None, value, old[j], child))
                 continue
             item = _Item(None, "", value, _ABSENT, child)
+            item.row = rows
+            item.classed = classed and isinstance(value, dict)
             like = old[template] if c.members else None
             if isinstance(value, (dict, list)) and type(like) is type(value):
                 item.sibling = (c.members[template], like)
@@ -257,7 +343,9 @@ class _Editor:
         return c, items, "[", "]"
 
     def add_fresh(self, value: JsonValue, place: Place) -> None:
-        fresh = _Fresh(value, place, self.one_line > 0)
+        fresh = _Fresh(value, place, self.one_line > 0 or self.row or self.keyed, self.keyed)
+        fresh.classed = self.classed
+        self.row = self.keyed = self.classed = False
         self.parts.append(fresh)
         self.fresh.append(fresh)
 
@@ -319,11 +407,29 @@ class _Editor:
         while k <= last:
             self._lead(c, items[k], k)
             end = self._content(c, items, k, last)
-            self._trail(c, items[end], end == last)
+            self._trail(c, items[end], end == last, items[end + 1] if end < last else None)
             k = end + 1
         self.copy(c.closing_start, c.close_start)
         self.parts.append(closing)
         self.one_line -= one_line
+
+    def _classed(self, c: Container) -> bool:
+        """Whether ours writes every element of ``c`` as a class instance."""
+        tokens = self.spans.tokens
+        return bool(c.members) and all(
+            tokens[m.value_index][0] in _NAME_START
+            and m.value_index + 1 < len(tokens)
+            and tokens[m.value_index + 1] == "("
+            for m in c.members
+        )
+
+    def _rows(self, c: Container) -> bool:
+        """Whether ours writes the elements of ``c`` one a line, each on one line."""
+        text = self.text
+        return bool(c.members) and all(
+            _starts_line(text, m.lead_start) and "\n" not in text[m.value_start : m.value_end]
+            for m in c.members
+        )
 
     def _on_one_line(self, c: Container) -> bool:
         """Whether ours wrote ``c`` on one line (what is added to it stays on that line)."""
@@ -333,7 +439,10 @@ class _Editor:
         m = item.member
         if m is None:
             layout = self._layout(c)
-            self.parts.append(layout.first if k == 0 else layout.rest)
+            lead = layout.first if k == 0 else layout.rest
+            if k and layout.line_lead is not None and "\n" not in lead and self._line_ended():
+                lead = layout.line_lead  # a line was ended for it: indented as those lines
+            self.parts.append(lead)
             return
         if (k == 0) == (m is c.members[0]):
             self.copy(m.lead_start, m.start)
@@ -347,6 +456,10 @@ class _Editor:
         if self.plain:
             lead = without_comments(lead, _starts_line(self.text, m.lead_start))
         self.parts.append(lead)
+
+    def _line_ended(self) -> bool:
+        last = self.parts[-1] if self.parts else ""
+        return isinstance(last, str) and last.endswith("\n")
 
     def _content(self, c: Container, items: list[_Item], k: int, last: int) -> int:
         """Write item ``k`` (and the unchanged members of ours that follow it in ours' order,
@@ -373,13 +486,18 @@ class _Editor:
             self.value(item.value, item.old, m.value_index, item.place)
         elif item.sibling is not None:
             self.plain += 1
+            self.row, self.classed = item.row, item.classed
             self.value(item.value, item.sibling[1], item.sibling[0].value_index, item.place)
+            self.row = self.classed = False
             self.plain -= 1
         else:
+            self.row, self.classed = item.row, item.classed
+            held, self.one_line = self.one_line, 0 if item.loose else self.one_line
             self.add_fresh(item.value, item.place)
+            self.one_line = held
         return k
 
-    def _trail(self, c: Container, item: _Item, is_last: bool) -> None:
+    def _trail(self, c: Container, item: _Item, is_last: bool, following: _Item | None) -> None:
         comma = c.commas and (not is_last or c.trailing_comma)
         m = item.member
         if m is None:
@@ -395,8 +513,8 @@ class _Editor:
                 trail = trail[:cut] + trail[cut + 1 :]
             if self.plain:
                 trail = without_comments(trail)
-        if not is_last and c.multiline and "\n" not in trail:
-            trail += self.doc.newline
+        if not is_last and c.multiline and "\n" not in trail and not _in_order(c, m, following):
+            trail += self.doc.newline  # what follows is not what followed it in ours
         self.parts.append(trail)
 
     def _layout(self, c: Container) -> _Layout:
@@ -448,6 +566,28 @@ class _Editor:
         return "".join(out)
 
 
+def _in_order(c: Container, m: Member | None, following: _Item | None) -> bool:
+    """Whether ``following`` is ours' member right after ``m`` (its separation stays)."""
+    if m is None or following is None or following.member is None:
+        return False
+    return m.index + 1 < len(c.members) and following.member is c.members[m.index + 1]
+
+
+def _instance_counts(tokens: list[str]) -> dict[str, int]:
+    """How many instances of each class ours' text writes (``Name(`` tokens)."""
+    counts: dict[str, int] = {}
+    for i in range(len(tokens) - 1):
+        token = tokens[i]
+        if token[0] in _NAME_START and tokens[i + 1] == "(":
+            counts[token] = counts.get(token, 0) + 1
+    return counts
+
+
+def _derived_from(header: str, name: str) -> bool:
+    """Whether a class of the header inherits ``name``'s properties (``class B(name): …``)."""
+    return re.search(rf"class[ \t]+\w+[ \t]*\([ \t]*{re.escape(name)}[ \t]*\)", header) is not None
+
+
 def _verbatim(item: _Item) -> bool:
     return (
         item.prefix is None
@@ -457,19 +597,27 @@ def _verbatim(item: _Item) -> bool:
     )
 
 
+_ROW = re.compile(
+    r"^[ \t]+[A-Za-z_][A-Za-z0-9_]*\(.*\)[ \t]*,?[ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE
+)
+"""A class instance on a line of its own: a row (``  TodoItem("Write it", "pending"),``)."""
+
+
 def _style_of(text: str, spans: Spans, start: int) -> TronStyle:
-    """Ours' indentation step and whether ours writes the keys of ``{}`` objects bare."""
+    """Ours' indentation step, whether ours writes the keys of ``{}`` objects bare, and
+    whether it writes records as rows (one class instance a line)."""
     m = _INDENTED.search(text, start)
     step = m.group(1) if m else "  "
+    rows = _ROW.search(text, start, start + (1 << 16)) is not None
     tokens = spans.tokens
     i = -1
     while True:
         try:
             i = tokens.index("{", i + 1)
         except ValueError:
-            return TronStyle(step, False)
+            return TronStyle(step, False, rows)
         if i + 2 < len(tokens) and tokens[i + 2] == ":":
-            return TronStyle(step, tokens[i + 1][0] != '"')
+            return TronStyle(step, tokens[i + 1][0] != '"', rows)
 
 
 def _members_by_name(members: list[Any]) -> dict[Any, Any]:

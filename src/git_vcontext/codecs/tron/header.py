@@ -78,6 +78,37 @@ def _definition(text: str, pos: int, classes: dict[str, list[str]]) -> int:
     return end
 
 
+def property_list_end(text: str, name: str) -> int | None:
+    """Where the property list of class ``name`` ends in a header (just after its last
+    property; comments and the line's end come after), or None when it has none there."""
+    classes: dict[str, list[str]] = {}
+    pos = _SKIP.match(text).end()  # type: ignore[union-attr]
+    try:
+        while (m := _CLASS.match(text, pos)) is not None:
+            found = NAME.match(text, m.end())
+            end = _definition(text, m.end(), classes)
+            if found is not None and found.group() == name:
+                return _last_property_end(text, m.end(), end)
+            pos = _SKIP.match(text, end).end()  # type: ignore[union-attr]
+    except HeaderError:
+        return None
+    return None
+
+
+def _last_property_end(text: str, start: int, end: int) -> int:
+    """The end of the last property between ``start`` and ``end`` (a definition)."""
+    pos = text.index(":", start) + 1
+    last = pos
+    while pos < end:
+        pos = _blank(text, pos)
+        m = NAME.match(text, pos) or STRING.match(text, pos)
+        if m is not None and pos < end:
+            last = pos = m.end()
+            continue
+        pos += 1
+    return last
+
+
 def _parent(text: str, pos: int, classes: dict[str, list[str]]) -> tuple[list[str], int]:
     m = NAME.match(text, pos)
     if m is None:

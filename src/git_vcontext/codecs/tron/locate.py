@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .scan import _key_of, _tokens
+from .scan import key_of, tokens
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,7 +29,7 @@ class TronLocator:
     def __init__(self, text: str, data_start: int, classes: dict[str, list[str]]) -> None:
         self.offsets: list[int] = []
         self.tokens: list[str] = []
-        for offset, tok in _tokens(text, data_start):
+        for offset, tok in tokens(text, data_start):
             self.offsets.append(offset)
             self.tokens.append(tok)
         self.classes = classes
@@ -56,9 +56,7 @@ class TronLocator:
 
     def _is_pairs(self) -> bool:
         """The vContext dialect: top-level ``key: value`` pairs, not one root value."""
-        return (
-            len(self.tokens) > 1 and self.tokens[1] == ":" and _key_of(self.tokens[0]) is not None
-        )
+        return len(self.tokens) > 1 and self.tokens[1] == ":" and key_of(self.tokens[0]) is not None
 
     def _top_pairs(self) -> list[Member]:
         return self._pairs(0, len(self.tokens))
@@ -80,7 +78,7 @@ class TronLocator:
         out: list[Member] = []
         i = start
         while i + 2 < end:
-            key = _key_of(self.tokens[i])
+            key = key_of(self.tokens[i])
             if key is None or self.tokens[i + 1] != ":":
                 break
             out.append((key, i, i + 2))
@@ -102,8 +100,8 @@ class TronLocator:
         position = 0
         i = start
         while i < end:
-            if i + 1 < end and self.tokens[i + 1] == "=" and _key_of(self.tokens[i]) is not None:
-                out.append((_key_of(self.tokens[i]) or "", i, i + 2))
+            if i + 1 < end and self.tokens[i + 1] == "=" and key_of(self.tokens[i]) is not None:
+                out.append((key_of(self.tokens[i]) or "", i, i + 2))
                 i = self._skip(i + 2)
             else:
                 if position < len(props):

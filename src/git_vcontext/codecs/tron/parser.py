@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from ...errors import ParseError, parse_error_at
 from ...values import MAX_DEPTH, JsonValue
 from ..text import deep_offset, exceeds_depth, marker_error
-from . import fast as tron_fast
-from . import scan as tron_scan
+from . import fast, scan
 from .fast import (
     NAME,
     NUMBER,
@@ -83,7 +82,7 @@ def _lex(text: str, pos: int) -> Iterator[_Tok]:
             yield _Tok(_PUNCTUATION[m.group(4)], m.group(4), pos - 1)
     end = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
     if end < len(text):
-        raise Fail(*tron_scan.bad_character(text, end))
+        raise Fail(*scan.bad_character(text, end))
 
 
 class _Builder:
@@ -144,7 +143,7 @@ class _Builder:
         if props is None:
             raise Fail(tok.start_pos, f"unknown class '{tok.value}'")
         del children[0]
-        d = tron_fast.instance(tok.value, tok.start_pos, props, children, self.absent_null)
+        d = fast.instance(tok.value, tok.start_pos, props, children, self.absent_null)
         self.made_by[id(d)] = tok.value
         return d
 
@@ -220,7 +219,7 @@ def parse_data(text: str, header: Header, *, absent_null: bool) -> Parsed:
 
 def parse_data_fast(text: str, header: Header, *, absent_null: bool) -> Parsed | None:
     """The fast path alone (no depth check): None where it gives up."""
-    return tron_fast.parse(text, header.data_start, header.classes, absent_null)
+    return fast.parse(text, header.data_start, header.classes, absent_null)
 
 
 def parse_data_lark(text: str, header: Header, *, absent_null: bool) -> Parsed:
@@ -244,12 +243,12 @@ def _translate(text: str, start: int, exc: Exception) -> Exception:
     if isinstance(exc, Fail):
         return located(text, exc.offset, exc.message)
     if isinstance(exc, ArgumentError):
-        args, close = tron_scan.arguments(text, exc.name_offset)
+        args, close = scan.arguments(text, exc.name_offset)
         index = exc.index
         offset = args[index] if index is not None and index < len(args) else close
         return located(text, offset, exc.message)
     if isinstance(exc, DuplicateKey):
-        found = tron_scan.first_duplicate_key(text, start)
+        found = scan.first_duplicate_key(text, start)
         offset, key = found if found else (start, "?")
         return located(text, offset, f"duplicate key {json.dumps(key)}", rule="duplicate-key")
     if isinstance(exc, UnexpectedToken):
@@ -263,12 +262,12 @@ def _token_error(text: str, start: int, exc: Any) -> ParseError:
     tok = exc.token
     at_end = tok.type == "$END"
     offset = len(text.rstrip()) if at_end else tok.start_pos
-    found = tron_scan.describe_token(tok.type, str(tok.value))
+    found = scan.describe_token(tok.type, str(tok.value))
     expected = {str(e) for e in exc.expected}
     if tok.type in ("NUMBER", "NAME") and text[offset - 1 : offset].isdigit():
         return located(text, offset - 1, "invalid number")  # 012, 12abc
-    context = tron_scan.open_bracket(text, start, offset)
-    return located(text, offset, tron_scan.token_message(text, found, expected, context))
+    context = scan.open_bracket(text, start, offset)
+    return located(text, offset, scan.token_message(text, found, expected, context))
 
 
 def located(text: str, offset: int, message: str, *, rule: str = "parse") -> ParseError:

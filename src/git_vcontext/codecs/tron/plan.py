@@ -249,18 +249,32 @@ def plan_render(doc: TronDocument, new: JsonValue, *, vcontext: bool) -> Plan:
 
 
 def plan_places(
-    doc: TronDocument, roots: list[tuple[JsonValue, Place]], *, vcontext: bool = True
+    doc: TronDocument,
+    roots: list[tuple[JsonValue, Place]],
+    *,
+    vcontext: bool = True,
+    extended: dict[str, list[str]] | None = None,
+    keyed: set[int] | None = None,
+    classed: set[int] | None = None,
+    rows: bool = False,
 ) -> Plan:
     """plan_render for the values ``roots`` only (each at its place in the document): the
-    parts of a minimal edit that are written afresh."""
-    chooser = _Chooser(doc, vcontext=vcontext)
+    parts of a minimal edit that are written afresh. ``extended``: ours' classes with the
+    properties the edit adds at their end; ``keyed``: objects to write with ``{}``;
+    ``classed``: new elements among ours' class instances, and with ``rows`` (ours writes
+    records one a line) any new record: each gets a class even when it is the only one of
+    its shape (the header gains one)."""
+    chooser = _Chooser(doc, vcontext=vcontext, extended=extended)
+    keyed = keyed or set()
+    classed = classed or set()
+    forced: set[int] = set()  # the new classes such elements need
     plan, taken = Plan(), set(doc.classes)
     groups = _Groups(taken)
     letters = all(_LETTERS.fullmatch(n) for n in doc.classes)
     shapes = _Shapes(taken, letters=letters)
     for obj, desc, role, pattern in walk_from(roots):
         preferred = chooser.preferred.get(pattern)
-        if preferred == "":  # ours wrote {} here
+        if preferred == "" or id(obj) in keyed:  # ours wrote {} here, or must now
             continue
         cls = chooser.choose(obj, (preferred, desc))
         if cls is not None:
@@ -269,9 +283,12 @@ def plan_places(
             cls = groups.assign(desc, tuple(obj), plan)
             cls.note(role)
             plan.use[id(obj)] = cls
+            if id(obj) in classed or (rows and role == ELEMENT):
+                forced.add(id(cls))
         elif not vcontext:
             shapes.assign(obj, desc, role, plan)
-    plan.keep(lambda c: len(c.props) >= 2 and c.users >= 2)  # PRODUCT: {} for a shape seen once
+    # PRODUCT: {} for a shape seen once, except a record among class instances or rows
+    plan.keep(lambda c: len(c.props) >= 2 and (c.users >= 2 or id(c) in forced))
     if not vcontext:
         shapes.name_letters(plan)
     return plan
@@ -280,8 +297,11 @@ def plan_places(
 class _Chooser:
     """Picks one of a document's classes for an object (preferred name, else best fit)."""
 
-    def __init__(self, doc: TronDocument, *, vcontext: bool) -> None:
-        self.classes = {n: TronClass(n, p) for n, p in doc.classes.items()}
+    def __init__(
+        self, doc: TronDocument, *, vcontext: bool, extended: dict[str, list[str]] | None = None
+    ) -> None:
+        more = extended or {}
+        self.classes = {n: TronClass(n, [*p, *more.get(n, ())]) for n, p in doc.classes.items()}
         self.vcontext = vcontext
         self.best: dict[tuple[str, ...], TronClass | None] = {}
         preferred = doc.memo.get("preferences")

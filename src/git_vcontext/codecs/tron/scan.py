@@ -17,13 +17,13 @@ _CLOSERS = frozenset("}])")
 _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
-def _tokens(text: str, start: int) -> Iterator[tuple[int, str]]:
+def tokens(text: str, start: int) -> Iterator[tuple[int, str]]:
     for m in _TOKEN.finditer(text, start):
         if m.group()[0] != "#":
             yield m.start(), m.group()
 
 
-def _key_of(tok: str) -> str | None:
+def key_of(tok: str) -> str | None:
     if tok[0] == '"':
         try:
             return str(_scanstring(tok, 1, True)[0])
@@ -36,9 +36,9 @@ def first_duplicate_key(text: str, start: int) -> tuple[int, str] | None:
     """Offset and name of the first key repeated in one object (or among top-level pairs)."""
     stack: list[set[str] | None] = [set()]
     prev: tuple[int, str] | None = None
-    for offset, tok in _tokens(text, start):
+    for offset, tok in tokens(text, start):
         if tok == ":" and prev is not None and stack[-1] is not None:
-            key = _key_of(prev[1])
+            key = key_of(prev[1])
             if key is not None:
                 if key in stack[-1]:
                     return prev[0], key
@@ -56,7 +56,7 @@ def arguments(text: str, name_offset: int) -> tuple[list[int], int]:
     starts: list[int] = []
     depth = 0
     expect_arg = False
-    for offset, tok in _tokens(text, name_offset):
+    for offset, tok in tokens(text, name_offset):
         if depth == 1 and expect_arg and tok != ")":
             starts.append(offset)
         expect_arg = False
@@ -76,11 +76,11 @@ def open_bracket(text: str, start: int, offset: int) -> tuple[int, str, str] | N
     """The innermost bracket still open at ``offset``: (its offset, the bracket, class name)."""
     stack: list[tuple[int, str, str]] = []
     prev = ""
-    for pos, tok in _tokens(text, start):
+    for pos, tok in tokens(text, start):
         if pos >= offset:
             break
         if tok in _OPENERS:
-            name = prev if tok == "(" and _key_of(prev) == prev else ""
+            name = prev if tok == "(" and key_of(prev) == prev else ""
             stack.append((pos, tok, name))
         elif tok in _CLOSERS and stack:
             stack.pop()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-from ...spelling import Number, int_text, number_text
+from ...spelling import Number, escape_lone_surrogates, int_text, number_text
 from ...spelling import dumps as json_dumps
 from ...values import MAX_DEPTH, JsonValue
-from ..text import escape_lone_surrogates
+from .header import property_list_end
 from .names import is_property_name
 from .plan import Plan, TronClass, plan_render, plan_standard, plan_vcontext
 
@@ -28,13 +28,16 @@ WIDTH = 100  # a container that fits in this many columns is written on one line
 
 
 class TronStyle:
-    """How a document indents (``step``) and writes the keys of ``{}`` objects (``bare``)."""
+    """How a document indents (``step``), writes the keys of ``{}`` objects (``bare``) and
+    lays out arrays of records (``rows``: one record a line, however long, as the spec's
+    ``TodoItem(…)`` rows)."""
 
-    __slots__ = ("bare", "step")
+    __slots__ = ("bare", "rows", "step")
 
-    def __init__(self, step: str = "  ", bare: bool = False) -> None:
+    def __init__(self, step: str = "  ", bare: bool = False, rows: bool = False) -> None:
         self.step = step
         self.bare = bare
+        self.rows = rows
 
 
 PLAIN = TronStyle()
@@ -80,12 +83,17 @@ def _header_before(doc: TronDocument, classes: list[TronClass], has_body: bool) 
     return header
 
 
-def header_with(doc: TronDocument, classes: list[TronClass]) -> str:
-    """Ours' header text with new class definitions after its last one."""
+def header_with(
+    doc: TronDocument, classes: list[TronClass], extended: dict[str, list[str]] | None = None
+) -> str:
+    """Ours' header text with new class definitions after its last one (and ``extended``
+    classes' new properties at the end of their definitions)."""
     header = doc.header
+    for name, props in (extended or {}).items():
+        header = extend_class(header, name, props)
     if not classes:
         return header
-    classes_end = doc.classes_end
+    classes_end = doc.classes_end + len(header) - len(doc.header)
     lines = "".join(line + doc.newline for line in class_lines(classes))
     if not doc.classes:
         return lines + doc.newline + header
@@ -93,6 +101,14 @@ def header_with(doc: TronDocument, classes: list[TronClass]) -> str:
     if newline < 0:  # header and data share a line ("class A: x; A(1)")
         return header[:classes_end] + doc.newline + lines + doc.newline
     return header[: newline + 1] + lines + header[newline + 1 :]
+
+
+def extend_class(header: str, name: str, props: list[str]) -> str:
+    """``header`` with ``props`` added after the last property of class ``name``."""
+    end = property_list_end(header, name)
+    if end is None or not props:
+        return header
+    return header[:end] + ", " + ", ".join(map(_property, props)) + header[end:]
 
 
 def class_lines(classes: list[TronClass]) -> list[str]:
@@ -161,6 +177,12 @@ def _expand(
 ) -> list[_Item]:
     inner = ind + style.step
     if isinstance(node, list):
+        if style.rows:  # records one a line, each on its line
+            rows: list[_Item] = []
+            for i, v in enumerate(node):
+                rows.append(("," if i else "") + "\n" + inner)
+                rows.append(flat_text(v, plan, style) if isinstance(v, dict) else (v, inner))
+            return ["[", *rows, "\n" + ind + "]"]
         return ["[", *_lines([("", v) for v in node], inner), "\n" + ind + "]"]
     cls = plan.class_of(node)
     if cls is None:

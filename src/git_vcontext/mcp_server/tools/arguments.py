@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ...edits.stamp import Refused
+from ...errors import Refused
 from .specs import BY_NAME, ToolSpec
 
 _TYPES = {

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...commands.conflicts import render_text
 from ...conflicts.listing import list_conflicts
+from ...conflicts.report import render_text
 from ...conflicts.session import NO_VALUE, open_file
-from ...edits.stamp import Refused
-from ...errors import VContextError
+from ...errors import Refused, VContextError
 from ..service import WRITABLE, Answer, Service
 
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...edits.stamp import Refused
-from ...errors import VContextError
+from ...edits.stamp import Unchanged
+from ...errors import Refused, VContextError
 from ..service import Answer, Service
 from . import (
     conflicts as conflict_tools,
 )
 from . import (
     engine as engine_tools,
+)
+from . import (
+    forks as fork_tools,
 )
 from . import (
     plans as plan_tools,
@@ -36,6 +39,8 @@ IMPLEMENTATIONS: dict[str, Callable[[Service, dict[str, Any]], Answer]] = {
     "vbrief_update_plan_item": plan_tools.update_plan_item,
     "vbrief_add_learning": playbook_tools.add_learning,
     "vbrief_query_playbook": playbook_tools.query_playbook,
+    "vbrief_create_fork": fork_tools.create_fork,
+    "vbrief_merge_fork": fork_tools.merge_fork,
     "vcontext_view": playbook_tools.view,
     "vcontext_diff": engine_tools.diff,
     "vcontext_validate": engine_tools.validate,
@@ -65,10 +70,24 @@ def call(svc: Service, name: str, args: Any) -> Answer:
         if spec is None or spec not in offered(svc):
             raise Refused("unknown-tool", f"unknown tool {name!r}")
         return IMPLEMENTATIONS[name](svc, _numbers(spec, checked(spec, args)))
+    except Unchanged as exc:
+        return unchanged(exc)
     except Refused as exc:
         return refusal(exc.kind, exc.one_line())
     except VContextError as exc:
         return refusal("refused", exc.one_line())
+
+
+def unchanged(exc: Unchanged) -> Answer:
+    """A write that would change nothing: said, as a success; nothing written."""
+    where = f" in {exc.rel}" if exc.rel else ""
+    data: dict[str, Any] = {"id": exc.item_id, "changed": False, "sequence": exc.sequence}
+    if exc.item is not None:
+        data["item"] = exc.item
+    if exc.rel:
+        data["document"] = {"path": exc.rel}
+    text = f"No change: {exc.what}{where}; nothing written (sequence {exc.sequence})"
+    return Answer(text, data)
 
 
 def refusal(kind: str, line: str) -> Answer:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ...commands.status import table
 from ...diffing.files import compare
 from ...diffing.report import render_files
-from ...edits.stamp import Refused
+from ...errors import Refused
 from ...filechange import FileChange
-from ...sync.status import all_status
+from ...sync.status import all_status, table
 from ...validation.model import FileReport, Finding
 from ..catalog import Entry
 from ..service import Answer, Service

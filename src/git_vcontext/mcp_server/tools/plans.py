@@ -8,8 +8,8 @@ import uuid
 from typing import Any
 
 from ...edits import plans
-from ...edits.items import client_id, fresh_id
-from ...edits.stamp import Refused
+from ...edits.items import client_id, fresh_id, slug_id
+from ...errors import Refused
 from ..service import Answer, Service, committed_text, sequenced
 
 KIND = "plan"
@@ -23,8 +23,9 @@ def create_plan(svc: Service, args: dict[str, Any]) -> Answer:
             f"a new plan starts at sequence 0, not the expectedSequence {args['expectedSequence']}",
         )
     stamp, entropy = svc.stamp(), svc.entropy()
-    plan_id = _new_plan_id(svc, args.get("id"), entropy)
-    target = svc.new_target(KIND, f".vcontext/plan-{plan_id}.json", dict)
+    plan_id = _new_plan_id(svc, args.get("id"), args.get("title"), entropy)
+    name = plan_id if plan_id.startswith("plan-") else f"plan-{plan_id}"
+    target = svc.new_target(KIND, f".vcontext/{name}.{svc.new_format()}", dict)
     fields: dict[str, Any] = {
         k: args[k] for k in ("title", "status", "narratives", "items", "phases") if k in args
     }
@@ -43,13 +44,20 @@ def create_plan(svc: Service, args: dict[str, Any]) -> Answer:
     )
 
 
-def _new_plan_id(svc: Service, given: str | None, entropy: str) -> str:
+def _new_plan_id(svc: Service, given: str | None, title: Any, entropy: str) -> str:
+    """The id given (a plain id, free), else ``plan-<slug of the title>`` (made unique),
+    else a fresh one; the file is ``.vcontext/plan-<id>`` (``.vcontext/<id>`` when the id
+    starts with ``plan-``): no id may name a file that is there already."""
     taken = {e.id for e in svc.catalog.entries(KIND)}
     folder = os.path.join(svc.catalog.root, ".vcontext")
-    taken |= {n[5:-5] for n in _names(folder) if n.startswith("plan-") and n.endswith(".json")}
+    for name in _names(folder):
+        stem, dot, ext = name.rpartition(".")
+        if dot and ext in ("json", "tron") and stem.startswith("plan-"):
+            taken |= {stem, stem[5:]}
     if given is not None:
         return client_id(given, taken, "plan")
-    return fresh_id("", taken, entropy)  # the file is .vcontext/plan-<id>.json
+    readable = slug_id(title, taken, prefix="plan") if isinstance(title, str) else None
+    return readable or fresh_id("plan", taken, entropy)
 
 
 def _names(folder: str) -> list[str]:
@@ -63,8 +71,9 @@ def update_plan(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
     entry = svc.document(KIND, args["id"])
     fields: dict[str, Any] = {k: args[k] for k in ("title", "status", "narratives") if k in args}
-    _, out = svc.edit("vbrief_update_plan", entry, args, plans.update, fields)
-    return sequenced(f"Updated plan {entry.id}: {', '.join(fields)}", out)
+    outcome, out = svc.edit("vbrief_update_plan", entry, args, plans.update, fields)
+    what = outcome.change.description.removeprefix("updated ")
+    return sequenced(f"Updated plan {entry.id}: {what}", out)
 
 
 def add_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
@@ -92,5 +101,5 @@ def update_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
     fields: dict[str, Any] = {k: args[k] for k in ("title", "status") if k in args}
     tool = "vbrief_update_plan_item"
     outcome, out = svc.edit(tool, entry, args, plans.update_item, args["itemId"], fields)
-    what = f"{outcome.item_id} of plan {entry.id}: {', '.join(fields)}"
-    return sequenced(f"Updated plan item {what}", out)
+    what = outcome.change.description.split(": ", 1)[-1]
+    return sequenced(f"Updated plan item {outcome.item_id} of plan {entry.id}: {what}", out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...edits import learnings
-from ...edits.stamp import Refused
+from ...errors import Refused
 from ...playbook.model import Entry as ViewEntry
 from ...playbook.model import PlaybookView
 from ...playbook.render import matches, render_text
@@ -13,7 +13,17 @@ from ...playbook.view import playbook_view
 from ..service import Answer, Service, committed_text
 
 KIND = "playbook"
-EVENT_ARGS = ("targetId", "kind", "title", "narrative", "tags", "evidence", "confidence")
+EVENT_ARGS = (
+    "targetId",
+    "kind",
+    "category",
+    "title",
+    "content",
+    "narrative",
+    "tags",
+    "evidence",
+    "confidence",
+)
 
 
 def add_learning(svc: Service, args: dict[str, Any]) -> Answer:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...edits.learnings import KINDS
+from ...edits.learnings import CATEGORIES, KINDS
 from ...edits.statuses import ITEM_STATUSES, PLAN_STATUSES
 
 
@@ -51,6 +51,8 @@ EXPECTED = {
         "playbook's version) is still this number",
     }
 }
+JSON_TYPES = ("string", "number", "boolean", "object", "array", "null")
+"""Any JSON value, spelled as typed branches (strict clients refuse a schema without a type)."""
 TEXT_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
 ITEM_STATUS = _s("Status", enum=list(ITEM_STATUSES))
 PLAN_STATUS = _s("Plan status", enum=list(PLAN_STATUSES))
@@ -188,15 +190,31 @@ SEED = (
     ToolSpec(
         "vbrief_add_learning",
         "Add a learning to the playbook (append-only): a new targetId appends an entry, a "
-        "known one appends an update chained to the entry's current head",
+        "known one appends an update chained to the entry's current head, keeping the "
+        "narrative blocks not given. Seed 003's call works too: category, title, content "
+        "(the targetId then a slug of the title)",
         {
-            "targetId": _s("Stable ID for this learning (targetId)", minLength=1),
+            "targetId": _s(
+                "Stable ID for this learning (default: a new one, a slug of the title or content)",
+                minLength=1,
+            ),
             "kind": KIND,
+            "category": _s(
+                "Seed 003's learning category, instead of kind: strategies (strategy), "
+                "decisions (rule), patterns (learning), gotchas (warning), notes (note)",
+                enum=list(CATEGORIES),
+            ),
             "title": _s("Optional title"),
+            "content": _s(
+                "The learning's text (seed 003): the entry's Overview block (its text, "
+                "for an entry written as text)",
+                minLength=1,
+            ),
             "narrative": {
                 **TEXT_MAP,
                 "minProperties": 1,
-                "description": "Named narrative blocks as keyed markdown strings",
+                "description": "Named narrative blocks as keyed markdown strings (on a "
+                "known targetId, these blocks replace or add to the entry's; the others stay)",
             },
             "tags": _strings("Tags"),
             "evidence": _strings("Supporting references (PRs, incidents, links)"),
@@ -204,9 +222,31 @@ SEED = (
             "playbookId": _s("ID of the playbook document (default: the current one)"),
             **EXPECTED,
         },
-        ("targetId", "kind", "narrative"),
+        (),
         writes=True,
         kind="playbook",
+    ),
+    ToolSpec(
+        "vbrief_create_fork",
+        "Fork the branch checked out here for this agent (as 'git vcontext fork'): "
+        "agents/NAME with fork metadata in every document that has a uid and its base "
+        "recorded; this work tree stays where it is",
+        {
+            "documentId": _s("The document the fork is for (reported: has it fork metadata)"),
+            "reason": _s("Why the agent forks (kept in the fork metadata and the commit)"),
+        },
+        writes=True,
+    ),
+    ToolSpec(
+        "vbrief_merge_fork",
+        "Merge this agent's fork and its base, both ways (as 'git vcontext sync'); run in "
+        "the agent's work tree, a conflict leaves the merge stopped there and comes back as "
+        "data, with 'next': the vcontext_resolve calls to make, then vbrief_merge_fork again",
+        {
+            "push": _s("Remote to push the results to, retrying when rejected"),
+            "dryRun": {"type": "boolean", "description": "Report what would happen only"},
+        },
+        writes=True,
     ),
     ToolSpec(
         "vbrief_query_playbook",
@@ -296,7 +336,10 @@ ENGINE = (
             "path": _s("The conflicted file, relative to the repository"),
             "conflict": _s("A conflict's id, pointer or place (default: all that remain)"),
             "take": _s("Take this side's value", enum=["ours", "theirs", "base"]),
-            "value": {"description": "Put this JSON value there instead (any JSON value)"},
+            "value": {
+                "description": "Put this JSON value there instead (any JSON value)",
+                "anyOf": [{"type": t} for t in JSON_TYPES],
+            },
             "add": {"type": "boolean", "description": "Stage the file when none is left"},
             "dryRun": {"type": "boolean", "description": "Report the result; change nothing"},
         },

@@ -14,18 +14,17 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ...branches import agents as agent_config
-from ...commands.conflicts import render_text
-from ...commands.sync import sync as run_sync
 from ...conflicts.checkout import upstream
 from ...conflicts.listing import Listing, list_conflicts
-from ...edits.stamp import Refused
-from ...errors import OperationalError
+from ...conflicts.report import render_text
+from ...errors import OperationalError, Refused
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
+from ...workflow.sync import sync as run_sync
 from ..service import Answer, Service
 
 if TYPE_CHECKING:
-    from ...commands.sync import SyncOutcome
+    from ...workflow.sync import SyncOutcome
     from ..gitside import GitSide
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...edits import todos
 from ...edits.items import find_item
-from ...edits.stamp import Refused
+from ...errors import Refused
 from ..catalog import Entry
 from ..service import Answer, Service, sequenced
 
@@ -58,7 +58,7 @@ def _holding(svc: Service, item_id: str, list_id: str | None) -> Entry:
     if list_id is not None:
         return svc.document(KIND, list_id)
     current = svc.document(KIND, None)
-    if _has(svc, current, item_id):
+    if item_id.startswith("/") or _has(svc, current, item_id):  # a pointer: the current list
         return current
     holders = [e for e in svc.catalog.entries(KIND) if e != current and _has(svc, e, item_id)]
     if len(holders) > 1:

@@ -1,16 +1,17 @@
-"""The agents around their base branches: ahead/behind on the edges, conflicts as red links."""
+"""What ``status --format dot|mermaid`` draws: the agents around their base branches,
+ahead/behind on the edges, conflicts as red links."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .labels import ident, printable, prose, shorten
-from .model import Edge, Node, Picture
+from ..pictures.labels import ident, printable, prose, shorten
+from ..pictures.model import Edge, Node, Picture
 
 if TYPE_CHECKING:
-    from ..sync.status import AgentStatus
-    from ..sync.trials import Clash
+    from .status import AgentStatus
+    from .trials import Clash
 
 STATE_CLASS = {
     "up to date": "up-to-date",
@@ -32,7 +33,10 @@ def agent_picture(rows: Sequence[AgentStatus], clashes: Sequence[Clash]) -> Pict
         edges.append(_fork_edge(bases[r.base], agents[r.agent], r))
     for c in clashes:
         other = bases[c.other] if c.with_base else agents[c.other]
-        edges.append(Edge(agents[c.agent], other, ("conflict",), _conflict_label(c)))
+        # two agents of a base stand in one column: their link bows out to the right, its
+        # label clear of the links from the base (and of every node)
+        side = "" if c.with_base else "e"
+        edges.append(Edge(agents[c.agent], other, ("conflict",), _conflict_label(c), side))
     count = f"{len(rows)} agent" + ("" if len(rows) == 1 else "s")
     notes = (LEGEND,) if rows else ("no agent branches",)
     return Picture(f"agents: {count}", tuple(nodes), tuple(edges), (), notes)

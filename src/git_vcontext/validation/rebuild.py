@@ -1,4 +1,5 @@
-"""Planning a rebuild of a ``.work/`` directory's projections: new texts, what changed, why."""
+"""Planning a rebuild of a ``.work/`` directory's projections, the fix for the drift
+``projections`` finds: new texts, what changed, and the drift findings that say why."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from ..codecs import jsonl, parse
 from ..record import record
-from ..validation.files import check_bytes
-from .project import PROJECTIONS, derive, rebuild
+from ..vermas.project import PROJECTIONS, derive, rebuild
+from .files import check_bytes
 
 if TYPE_CHECKING:
     from typing import Any

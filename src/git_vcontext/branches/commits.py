@@ -1,0 +1,31 @@
+"""The merge commits ``sync`` makes: their message (a title, the documents merged, a trailer
+per agent) and telling them apart from anyone else's commits."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from pygit2 import Commit
+
+TRAILER = "Vcontext-Sync"
+
+
+def sync_message(title: str, agents: Sequence[str], documents: Iterable[str]) -> str:
+    """The message of a merge commit sync makes: its title, the documents it merged, and a
+    trailer per agent whose work it brings."""
+    lines = [f"vcontext sync: {title}", ""]
+    docs = list(documents)
+    if docs:
+        lines.append("Documents:")
+        lines += [f"- {p}" for p in docs]
+        lines.append("")
+    lines += [f"{TRAILER}: {agent}" for agent in agents]
+    return "\n".join(lines) + "\n"
+
+
+def is_sync_commit(commit: Commit) -> bool:
+    """A merge commit ``sync`` made (it carries the trailer; an integration of several
+    agents has a parent per agent after the base)."""
+    return len(commit.parent_ids) >= 2 and f"\n{TRAILER}: " in commit.message

@@ -1,0 +1,68 @@
+"""The conflicts listing as text: each file, each conflict with its three sides on a line
+(``conflicts`` prints it, the MCP server answers with it)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..merging.result import MISSING
+from ..spelling import dumps
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..resolution.model import FileConflict
+    from .listing import FileListing, Listing
+
+
+def render_text(listing: Listing) -> str:
+    """The listing as lines of text, one file after the other."""
+    lines: list[str] = []
+    for f in listing.files:
+        lines += _file_lines(f)
+    lines += [
+        f"{p}: conflicted, not a vContext document (resolve it by hand)" for p in listing.others
+    ]
+    return "".join(line + "\n" for line in lines)
+
+
+def _file_lines(f: FileListing) -> list[str]:
+    if f.error:
+        return [f"{f.path}: {f.error}; resolve it by hand, then git add it"]
+    what = f" ({f.operation})" if f.operation else ""
+    if not f.conflicts and f.source == "stages":
+        return [
+            f"{f.path}: no conflict left as data{what}; "
+            f"'git vcontext resolve {f.path}' writes the merge and stages it"
+        ]
+    done = f", {f.resolved} resolved" if f.resolved else ""
+    lines = [f"{f.path}: {len(f.conflicts)} conflict(s){done}{what}"]
+    lines += [
+        f"  ours:   {f.labels.get('ours', 'ours')}",
+        f"  theirs: {f.labels.get('theirs', 'theirs')}",
+    ]
+    if f.edited:
+        lines.append("  (changed since the merge stopped: resolve works from git's index stages)")
+    for c in f.conflicts:
+        lines += conflict_lines(c, "  ", base_known=f.base_known)
+    return lines
+
+
+UNKNOWN_BASE = "(unknown: the markers have no base section)"
+
+
+def conflict_lines(c: FileConflict, indent: str = "", *, base_known: bool = True) -> list[str]:
+    """A conflict on a few lines: id, where, kind, then each side's value."""
+    lines = [f"{indent}{c.id} {c.where} ({c.kind})"]
+    for side in ("base", "ours", "theirs"):
+        shown = short(c.side(side)) if base_known or side != "base" else UNKNOWN_BASE
+        lines.append(f"{indent}    {side + ':':7} {shown}")
+    return lines
+
+
+def short(value: Any, limit: int = 120) -> str:
+    """One line of JSON for a value (``(absent)`` for none), cut at ``limit`` characters."""
+    if value is MISSING:
+        return "(absent)"
+    text = dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,310 @@
+"""``sync`` as a whole, as every front end runs it (the command line, the MCP server): check
+what was given, finish an interrupted update, sync each pair locally or with ``--push``
+(``remote/protocol``), say what happened, and with ``--checkout`` leave each conflict
+stopped where its agent works (``conflicts/checkout``)."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..branches import agents as agent_config
+from ..conflicts import checkout as checkouts
+from ..errors import Unfinished
+from ..gitio import operands, refs, work_tree
+from ..gitio.places import common_dir
+from ..gitio.storage import explained
+from ..prepush.mergecheck import only_check_failures
+from ..record import record
+from ..remote.rounds import push_with_retries
+from ..sync.interrupted import finish
+from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
+
+if TYPE_CHECKING:
+    from pygit2 import Repository
+
+    from ..conflicts.checkout import Refusal
+    from ..conflicts.stopped import Stopped
+    from ..sync.syncer import PairResult
+
+
+@record
+class SyncOutcome:
+    """What one ``sync`` did: each pair, the merges ``--checkout`` left stopped (or why
+    not), and the remote the next ``sync --push`` goes to."""
+
+    ok: bool
+    results: tuple[PairResult, ...]
+    stopped: tuple[Stopped, ...] = ()
+    refusals: tuple[Refusal, ...] = ()
+    remote: str | None = None
+    switched: tuple[tuple[str, str], ...] = ()  # (agent branch, the branch this work tree was on)
+
+
+def sync(
+    repo: Repository,
+    *,
+    agents: tuple[str, ...] | list[str] = (),
+    all_agents: bool = False,
+    into: str | None = None,
+    push: str | None = None,
+    dry_run: bool = False,
+    checkout: bool = False,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+    hints: bool = True,
+) -> SyncOutcome:
+    """Sync the agents (``say`` tells what happened, line by line). ``checkout``: leave
+    each pair that conflicts stopped in its agent's work tree. ``hints``: end each conflict
+    with the commands to run next (the MCP server says its own). Shared by the command and
+    the MCP server. A full disk or a read-only repository is said as such
+    (``gitio.storage``)."""
+    where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
+    with explained(where, "sync"):
+        return _sync(
+            repo,
+            agents=agents,
+            all_agents=all_agents,
+            into=into,
+            push=push,
+            dry_run=dry_run,
+            checkout=checkout,
+            say=say,
+            warn=warn,
+            hints=hints,
+        )
+
+
+def _sync(
+    repo: Repository,
+    *,
+    agents: tuple[str, ...] | list[str],
+    all_agents: bool,
+    into: str | None,
+    push: str | None,
+    dry_run: bool,
+    checkout: bool,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+    hints: bool,
+) -> SyncOutcome:
+    push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
+    _finish_interrupted(repo, say, warn)
+    names = select_agents(repo, tuple(agents), all_agents)
+    pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
+    bases = list(dict.fromkeys(base for _, base in pairs))
+    remote = push or _one_upstream(repo, bases)
+    syncer = Syncer(repo, dry_run=dry_run)
+    _remote_agents(syncer, pairs, into, say)
+    late: list[str] = []
+    if push is None and not dry_run:
+        late = _local_bases(syncer, bases, names, checkout)
+
+    def show(r: PairResult, dry: bool = False) -> None:
+        for line in describe(r, dry):
+            say(line)
+        command = _command([r.agent], remote if push else None)
+        if hints and (step := _next_step(r, command, checkout)):
+            say(step)
+
+    if push is not None and not dry_run:
+        outcome = push_with_retries(syncer, pairs, push, report=say, show=show)
+        results = list(outcome.results)
+        pushed = outcome.pushed
+    else:
+        try:
+            results = syncer.sync_pairs(pairs)
+        finally:
+            syncer.finish()
+        for r in results:
+            show(r, dry_run)
+        pushed = True
+    for warning in [*late, *syncer.warnings]:
+        warn(warning)
+    if push is not None and dry_run:
+        say(f"--dry-run: nothing pushed to {push}")
+    done = SyncOutcome(pushed and all(r.ok for r in results), tuple(results), remote=remote)
+    if checkout:
+        done = _leave_conflicts(syncer, done, say, hints, push)
+    return done
+
+
+def _remote_agents(
+    syncer: Syncer, pairs: list[tuple[str, str]], into: str | None, say: Callable[[str], None]
+) -> None:
+    """An agent only a remote has (a fresh clone, a CI job) gets its local branch from the
+    remote's, tracking it, as ``git switch agents/AGENT`` makes it (a dry run only assumes
+    it), and the base its fork commit names is recorded as ``fork`` records it."""
+    repo = syncer.repo
+    for name, base in pairs:
+        branch = agent_config.agent_branch(repo, name)
+        held = agent_config.remote_agent(repo, name)
+        if held is not None:
+            remote, commit = held
+            if syncer.dry_run:
+                syncer.assume(branch, commit)
+                continue
+            message = f"vcontext sync: created from {remote}/{branch}"
+            refs.track(repo, branch, remote, commit, message=message)
+            say(f"{branch}: created from {remote}/{branch}, tracking it (as git switch does)")
+        unrecorded = into is None and agent_config.recorded_base(repo, name) is None
+        if unrecorded and not syncer.dry_run and agent_config.forked_from(repo, name) == base:
+            agent_config.record_base(repo, name, base)
+
+
+def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
+    """The remote and the base branch given, each checked as what it is."""
+    remote = None if push is None else operands.remote(repo, push, "--push remote")
+    base = None if into is None else operands.branch(into, "--into branch")
+    return remote, base
+
+
+def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
+    """The last line of a pair that conflicts: the command that goes on. A merge that would
+    fail the checks has nothing to resolve in a stopped merge: the agent fixes its own
+    document (as its lines say), then syncs."""
+    if r.state != CONFLICT:
+        return None
+    if only_check_failures(r.conflicts):
+        return f"  next: fix it as said, then {command}"
+    return None if checkout else f"  next: {command} --checkout"
+
+
+def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
+    """The remote the bases track (the first base's, when they track several)."""
+    for base in bases:
+        if (found := checkouts.upstream(repo, base)) is not None:
+            return found
+    return None
+
+
+def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: bool) -> list[str]:
+    """Before a sync without ``--push``: ``--checkout`` fetches each base's upstream and
+    builds on it when the local base is only behind it; a plain sync says when it merges
+    into a base that is behind its upstream (as last fetched). The warnings to give."""
+    repo, warnings = syncer.repo, []
+    for base in bases:
+        remote = checkouts.upstream(repo, base)
+        if remote is None:
+            continue
+        publish = f"{_command(names, remote)} syncs with {remote}'s {base} and publishes"
+        if checkout:
+            _, diverged = checkouts.bring_up(syncer, base, remote)
+            if diverged:
+                warnings.append(
+                    f"{base} here has commits {remote}/{base} lacks: synced with {base} as it "
+                    f"is here; {publish}"
+                )
+        elif (late := checkouts.behind(repo, base, remote)) is not None:
+            warnings.append(f"{late}; {publish}")
+    return warnings
+
+
+def _leave_conflicts(
+    syncer: Syncer, done: SyncOutcome, say: Callable[[str], None], hints: bool, push: str | None
+) -> SyncOutcome:
+    """--checkout: each pair that conflicts is left as a stopped merge where its agent works."""
+    stopped, refusals, switched = [], [], []
+    for r in done.results:
+        if r.state != CONFLICT or r.against is None:
+            continue
+        against = checkouts.current_base(syncer.repo, r, push)
+        label = checkouts.label_of(syncer.repo, against, r.base, r.branch, done.remote)
+        left, refused, was = checkouts.leave(syncer, r, against, label, _command([r.agent], push))
+        if was is not None:
+            switched.append((r.branch, was))
+            say(f"{r.branch}: checked out here for the merge (this work tree was on {was})")
+        if refused is not None:
+            refusals.append(refused)
+            say(f"{r.branch}: not left stopped: {refused.message}")
+            if hints:
+                for line in _next(list(refused.commands)):
+                    say(line)
+            continue
+        assert left is not None
+        stopped.append(left)
+        files = ", ".join(left.conflicted) or "none (every file merged)"
+        say(
+            f"{r.branch}: the merge of {left.merging} into {r.branch} is left stopped in "
+            f"{left.worktree} (ours: {r.branch}, theirs: {left.merging})"
+        )
+        say(f"  conflicted: {files}")
+        if hints:
+            for line in _next(stopped_commands(left, r.agent, done.remote)):
+                say(line)
+    return SyncOutcome(
+        done.ok, done.results, tuple(stopped), tuple(refusals), done.remote, tuple(switched)
+    )
+
+
+def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]:
+    """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync."""
+    files = left.conflicted or ("FILE",)
+    commands = [f"cd {shlex.quote(left.worktree)}", "git vcontext conflicts"]
+    commands += [f"git vcontext resolve {shlex.quote(f)} --take ours|theirs" for f in files]
+    commands += ["git commit --no-edit", _command([agent], remote)]
+    return commands
+
+
+def _next(commands: list[str]) -> list[str]:
+    """The commands to run next, one per line, after a ``next:`` line."""
+    return ["  next:", *(f"    {c}" for c in commands)]
+
+
+def _command(agents: list[str], remote: str | None) -> str:
+    push = f" --push {shlex.quote(remote)}" if remote else ""
+    return f"git vcontext sync {' '.join(agents)}{push}"
+
+
+def _finish_interrupted(
+    repo: Repository, say: Callable[[str], None], warn: Callable[[str], None]
+) -> None:
+    """First, a work tree an interrupted sync left behind (``sync/interrupted``)."""
+    try:
+        finish(repo, say=say)
+    except Unfinished as exc:  # its branch is refused (Syncer.blocked), the others sync
+        warn(exc.message)
+
+
+def describe(r: PairResult, dry_run: bool = False) -> list[str]:
+    """What happened to one pair, as a few lines."""
+    would = "would " if dry_run else ""
+    lines: list[str] = []
+    if r.state == UP_TO_DATE:
+        lines.append(f"{r.branch}: up to date with {r.base}")
+    elif r.state == MERGED:
+        parts = []
+        if r.elsewhere:
+            parts.append(f"merged into {r.base} on the remote ({_count(r.documents)})")
+        if r.base_moves:
+            parts.append(
+                f"{would}merge {_count(r.documents)} into {r.base}" + _short(r.base_commit, dry_run)
+            )
+        if r.agent_moves:
+            parts.append(
+                f"{would}update {_count(r.agent_documents)} on {r.branch}"
+                + _short(r.agent_commit, dry_run)
+            )
+        lines.append(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
+        lines += [f"  {path}" for path in r.documents]
+    elif r.state == CONFLICT:
+        lines.append(f"{r.branch} <-> {r.base}: CONFLICT, nothing moved")
+        lines += [f"  {c.describe()}" for c in r.conflicts]
+    else:
+        lines.append(f"{r.branch} <-> {r.base}: not synced: {r.message}")
+    if r.notes and r.state == MERGED:
+        n = len(r.notes)
+        lines.append(
+            f"  {n} automatic resolution{'s' if n != 1 else ''} noted (e.g. sequence numbers)"
+        )
+    return lines
+
+
+def _count(documents: tuple[str, ...]) -> str:
+    n = len(documents)
+    return f"{n} document" + ("" if n == 1 else "s")
+
+
+def _short(commit: str | None, dry_run: bool) -> str:
+    return "" if dry_run or not commit else f" ({commit[:12]})"
