@@ -215,7 +215,6 @@ def test_truth_prompt_argument_errors_are_invalid_params_without_a_traceback(
     assert said(errors) == ""
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_resource_not_found_is_minus_32002(repo: Path, tmp_path: Path) -> None:
     from mcp import MCPError
 

@@ -19,11 +19,12 @@ import mcp_types as types
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.exceptions import MCPError
 from pydantic import Field
 
 from ..errors import Refused
@@ -42,6 +43,8 @@ INSTRUCTIONS = (
     "write only if nobody changed the document since you read it."
 )
 NOT_FOUND = {"unknown-uri", "unknown-id", "no-document", "gone"}
+RESOURCE_NOT_FOUND = -32002
+"""MCP's "resource not found" (the specification's code; the SDK's default is -32602)."""
 log = logging.getLogger("git_vcontext.mcp")
 
 
@@ -89,8 +92,10 @@ class VContextServer(MCPServer[Any]):
         try:
             found = await anyio.to_thread.run_sync(resources.contents, self.svc, str(uri))
         except Refused as exc:
-            error = ResourceNotFoundError if exc.kind in NOT_FOUND else ResourceError
-            raise error(clean(exc.one_line())) from None
+            if exc.kind in NOT_FOUND:  # PRODUCT.md: resource not found is MCP's -32002
+                message = clean(exc.one_line())
+                raise MCPError(RESOURCE_NOT_FOUND, message, {"uri": str(uri)}) from None
+            raise ResourceError(clean(exc.one_line())) from None
         except Exception as exc:
             _internal(f"reading {uri}", exc)
             raise ResourceError(f"internal error reading {uri}: {type(exc).__name__}") from None

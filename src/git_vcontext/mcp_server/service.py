@@ -25,6 +25,12 @@ DROP_TRAILER = "Vcontext-Drop:"
 NEW_DOCUMENTS = {"todoList": ".vcontext/todo", "playbook": ".vcontext/playbook"}
 """Where a kind's first document goes, before its format's extension."""
 NEW_FORMATS = ("json", "tron")
+MAKES = {
+    "todoList": "vbrief_create_todo",
+    "plan": "vbrief_create_plan",
+    "playbook": "vbrief_add_learning",
+}
+"""The tool that makes a kind's first document."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,10 @@ class Service:
         if doc_id is None or doc_id == "current":
             found = self.catalog.current(kind)
             if found is None:
-                raise Refused("no-document", f"there is no {NOUN[kind]} here yet")
+                make = MAKES.get(kind)
+                writable = not self.options.read_only and kind in self.options.allow
+                hint = f" ({make} makes one)" if make and writable else ""
+                raise Refused("no-document", f"there is no {NOUN[kind]} here yet{hint}")
             return found
         found = self.catalog.find(kind, doc_id)
         if found is None:
