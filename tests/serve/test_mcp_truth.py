@@ -184,7 +184,6 @@ def test_truth_concurrent_heads_are_shown_with_both_texts_and_found_by_search(
     run(main)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_prompt_argument_errors_are_invalid_params_without_a_traceback(
     repo: Path, tmp_path: Path
 ) -> None:

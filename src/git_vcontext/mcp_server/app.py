@@ -44,6 +44,7 @@ INSTRUCTIONS = (
 )
 NOT_FOUND = {"unknown-uri", "unknown-id", "no-document", "gone"}
 RESOURCE_NOT_FOUND = -32002
+INVALID_PARAMS = -32602
 """MCP's "resource not found" (the specification's code; the SDK's default is -32602)."""
 log = logging.getLogger("git_vcontext.mcp")
 
@@ -87,6 +88,28 @@ class VContextServer(MCPServer[Any]):
             )
             for t in resources.TEMPLATES
         ]
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        """Seed 003's prompts; an unknown prompt, a missing or an unknown argument is
+        invalid params (-32602) in one line, never a traceback."""
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            known = ", ".join(p.name for p in self._prompt_manager.list_prompts())
+            raise MCPError(INVALID_PARAMS, f"no prompt {clean(name)!r}; prompts: {known}")
+        takes = {a.name: a for a in prompt.arguments or []}
+        given = dict(arguments or {})
+        extra = sorted(set(given) - set(takes))
+        if extra:
+            said = ", ".join(takes) or "no arguments"
+            raise MCPError(
+                INVALID_PARAMS, f"unknown argument {clean(extra[0])!r} for {name}; it takes: {said}"
+            )
+        missing = [a for a, spec in takes.items() if spec.required and a not in given]
+        if missing:
+            raise MCPError(INVALID_PARAMS, f"missing argument {missing[0]!r} for {name}")
+        return await super().get_prompt(name, given, context)
 
     async def read_resource(self, uri: Any, context: Any = None) -> Iterable[ReadResourceContents]:
         try:
