@@ -233,7 +233,6 @@ def test_write_tools_plan_sub_items_narratives_and_deletes(repo: Path, tmp_path:
     assert run_cli("check", "main~1..main", cwd=repo).returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_plan_create_gives_nested_items_the_defaults(repo: Path) -> None:
     async def main() -> None:
         async with stdio(repo) as client:
