@@ -109,7 +109,6 @@ def test_write_tools_dependencies_are_edited_with_update_todo(repo: Path) -> Non
     _valid(repo)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_todo_sub_items_get_the_documented_defaults(repo: Path) -> None:
     async def main() -> None:
         async with stdio(repo) as client:

@@ -52,12 +52,16 @@ def create(
     item_id = it.client_id(given, taken, "todo") if given is not None else None
     item_id = item_id or it.fresh_id("todo", taken, entropy)
     item = {"id": item_id, **_item_fields(data, {"status": "pending", **fields}, stamp)}
-    existing = container.get("items")
+    parent_id = fields.get("parentId")  # a sub-item: at the end of its parent's subItems
+    array_path: it.Path = (*_locate(container, parent_id), "subItems") if parent_id else ("items",)
+    existing = it.get_at(container, array_path[:-1]).get(array_path[-1])
     array = existing if isinstance(existing, list) else []
     item = like_neighbours(item, array)
     position = len(array)
-    container = it.insert_at(container, ("items",), position, item)
-    change = Change("create", (CONTAINER, "items", position), f"created {item_id}: {item['title']}")
+    container = it.insert_at(container, array_path, position, item)
+    change = Change(
+        "create", (CONTAINER, *array_path, position), f"created {item_id}: {item['title']}"
+    )
     return Outcome(_with(data, stamped(container, stamp, change)), change, item_id, item)
 
 

@@ -80,6 +80,7 @@ SEED = (
             "dependencies": _strings("IDs of todos that must be completed first"),
             "todoListId": LIST_ID,
             "id": _s("ID for the new item (default: a fresh unique one)"),
+            "parentId": _s("ID of the todo item this one is a sub-item of (default: top level)"),
             **EXPECTED,
         },
         ("title",),
