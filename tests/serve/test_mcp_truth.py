@@ -70,7 +70,6 @@ def repo(git_repo: Path) -> Path:
     return documents_repo(git_repo)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 @pytest.mark.parametrize("broken", ["conflict-markers", "half-saved"])
 def test_truth_a_list_that_does_not_parse_is_named_so_with_the_tools_that_fix_it(
     broken: str, git_repo: Path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..edits.items import ITEM_ARRAYS
@@ -146,9 +147,43 @@ def add_learning(svc: Service, category: str) -> str:
     )
 
 
+def _broken(svc: Service, kind: str, entry: Entry | None) -> str | None:
+    """The line naming the kind's current document when it does not parse (a conflict left
+    in it, a half-saved file), with the tools that fix it; None when it parses or is absent.
+    Never "no list yet": a create would be refused on it."""
+    from .service import NEW_DOCUMENTS, NEW_FORMATS  # the paths a create would write
+
+    if entry is not None:
+        places = [entry.rel]
+    elif kind in NEW_DOCUMENTS:
+        places = [f"{NEW_DOCUMENTS[kind]}.{fmt}" for fmt in NEW_FORMATS]
+    else:
+        return None
+    from .files import inside
+
+    for rel in places:
+        real = inside(svc.catalog.root, os.path.join(svc.catalog.root, *rel.split("/")))
+        if real is None or not os.path.isfile(real):  # never read through a link out
+            continue
+        loaded = svc.catalog.store.load(rel, real)
+        if loaded is None or loaded.doc is not None:
+            continue
+        if b"<<<<<<<" in loaded.raw:
+            fix = "it holds conflict markers: vcontext_conflicts lists them, vcontext_resolve"
+            fix += " settles them"
+        else:
+            fix = "fix it (vcontext_validate shows where; if a merge left it so, "
+            fix += "vcontext_conflicts and vcontext_resolve settle it)"
+        return f"{rel} does not parse ({loaded.error or 'not JSON or TRON'}): {fix}."
+    return None
+
+
 def _todos(svc: Service, *, open_only: bool = False) -> str:
     entry = svc.catalog.current("todoList")
     container = _container(svc, entry)
+    broken = _broken(svc, "todoList", entry) if container is None else None
+    if broken is not None:
+        return broken
     if entry is None or container is None:
         return "No todo list yet" + (
             ": add tasks with vbrief_create_todo."
@@ -181,6 +216,9 @@ def _plan(svc: Service, *, with_narratives: bool = False) -> str:
 def _learnings(svc: Service, kind: str | None, limit: int) -> str:
     entry = svc.catalog.current("playbook")
     loaded = _loaded(svc, entry)
+    broken = _broken(svc, "playbook", entry) if loaded is None else None
+    if broken is not None:
+        return broken
     if loaded is None:
         return "No playbook yet" + (
             ": vbrief_add_learning starts one."
