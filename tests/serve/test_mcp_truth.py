@@ -403,7 +403,6 @@ def _in_order(parts: list[str], line: str) -> bool:
     return True
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 6: not built yet")
 def test_truth_prompts_are_capped_with_a_pointer_to_the_resource(git_repo: Path) -> None:
     """Issue 37, finding 6: session_start with 2,000 items was 115 KB, uncapped. Capped now,
     saying how many more and which resource holds them; what is in progress comes first."""

@@ -190,7 +190,7 @@ def _todos(svc: Service, *, open_only: bool = False) -> str:
             if _named(svc, [("vbrief_create_todo", "")])
             else "."
         )
-    lines = _item_lines(container, open_only)
+    lines = _capped(_item_lines(container, open_only), "vbrief://todos/current")
     head = f"{entry.id} ({entry.rel}, sequence {entry.sequence})"
     return head + "\n" + ("\n".join(lines) if lines else "(no open tasks)")
 
@@ -209,7 +209,7 @@ def _plan(svc: Service, *, with_narratives: bool = False) -> str:
     narratives = plan.get("narratives")
     if with_narratives and isinstance(narratives, dict):
         lines += [f"{key}: {value}" for key, value in narratives.items()]
-    lines += _item_lines(plan, False)
+    lines += _capped(_item_lines(plan, False), "vbrief://plans/current")
     return "\n".join(lines)
 
 
@@ -246,6 +246,23 @@ def _container(svc: Service, entry: Entry | None) -> dict[str, Any] | None:
     data = _loaded(svc, entry)
     container = data.get(entry.kind) if entry is not None and isinstance(data, dict) else None
     return container if isinstance(container, dict) else None
+
+
+PROMPT_ITEMS = 40
+"""Items a prompt lists per document; the rest are counted, with the resource to read."""
+
+
+def _capped(lines: list[str], resource: str) -> list[str]:
+    """At most PROMPT_ITEMS lines, those in progress first chosen (in document order),
+    then "N more" naming the resource that holds them all."""
+    if len(lines) <= PROMPT_ITEMS:
+        return lines
+    busy = [n for n, line in enumerate(lines) if "[inProgress]" in line][:PROMPT_ITEMS]
+    chosen = set(busy)
+    rest = [n for n in range(len(lines)) if n not in chosen]
+    kept = sorted(busy + rest[: PROMPT_ITEMS - len(busy)])
+    more = len(lines) - len(kept)
+    return [lines[n] for n in kept] + [f"... {more:,} more: read {resource} for all of them"]
 
 
 def _item_lines(node: dict[str, Any], open_only: bool, depth: int = 0) -> list[str]:
