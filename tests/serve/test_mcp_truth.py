@@ -358,7 +358,6 @@ def _readme_tour() -> str:
     return match.group(1)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_the_readme_one_minute_tour_works_in_a_fresh_repository(tmp_path: Path) -> None:
     """Issue 37, finding 5: the README's one-minute tour failed on its first line in a
     fresh repository. Run it as written, in ``git init``'s repository, and compare each
