@@ -252,7 +252,6 @@ def test_write_tools_plan_create_gives_nested_items_the_defaults(repo: Path) -> 
     _valid(repo)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 4: not built yet")
 def test_write_tools_deprecate_and_rate_learnings_like_the_cli(repo: Path) -> None:
     """As ``playbook update --delta helpfulCount=+1`` and ``playbook deprecate``."""
 

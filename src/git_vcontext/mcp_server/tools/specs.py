@@ -228,6 +228,35 @@ SEED = (
         kind="playbook",
     ),
     ToolSpec(
+        "vbrief_rate_learning",
+        "Count how often a learning helped or hurt (as 'playbook update --delta "
+        "helpfulCount=+N'): an update event with the delta, chained to the entry's head",
+        {
+            "targetId": _s("The learning's targetId", minLength=1),
+            "helpful": {"type": "integer", "minimum": 0, "description": "Times it helped"},
+            "harmful": {"type": "integer", "minimum": 0, "description": "Times it hurt"},
+            "playbookId": _s("ID of the playbook document (default: the current one)"),
+            **EXPECTED,
+        },
+        ("targetId",),
+        writes=True,
+        kind="playbook",
+    ),
+    ToolSpec(
+        "vbrief_deprecate_learning",
+        "Deprecate a learning (as 'playbook deprecate'): a deprecate event; the entry leaves "
+        "the current view, its history stays",
+        {
+            "targetId": _s("The learning's targetId", minLength=1),
+            "reason": _s("Why it no longer applies (kept as deprecatedReason)"),
+            "playbookId": _s("ID of the playbook document (default: the current one)"),
+            **EXPECTED,
+        },
+        ("targetId",),
+        writes=True,
+        kind="playbook",
+    ),
+    ToolSpec(
         "vbrief_create_fork",
         "Fork the branch checked out here for this agent (as 'git vcontext fork'): "
         "agents/NAME with fork metadata in every document that has a uid and its base "
