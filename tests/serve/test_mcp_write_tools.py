@@ -238,7 +238,11 @@ def test_write_tools_plan_create_gives_nested_items_the_defaults(repo: Path) -> 
             made = _ok(
                 await client.call_tool(
                     "vbrief_create_plan",
-                    {"title": "Nested", "items": [{"title": "A", "subItems": [{"title": "A.1"}]}]},
+                    {
+                        "title": "Nested",
+                        "narratives": {"proposal": "A, then its part A.1"},
+                        "items": [{"title": "A", "subItems": [{"title": "A.1"}]}],
+                    },
                 )
             )
             nested = _items(made["item"])
