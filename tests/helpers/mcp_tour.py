@@ -88,9 +88,21 @@ async def refuse_every_bad_input(client: Any, root: Path) -> set[str]:
         ("vbrief_update_todo", {"id": "t9", "status": "completed"}, ("'t9'", "t1")),
         ("vbrief_delete_todo", {"id": "t9"}, ("'t9'",)),
         ("vbrief_update_plan_item", {"planId": "release", "itemId": "p9"}, ("'p9'", "p1")),
+        ("vbrief_delete_plan_item", {"planId": "release", "itemId": "p9"}, ("'p9'", "p1")),
+        (
+            "vbrief_add_plan_item",
+            {"planId": "release", "parentId": "p9", "item": {"title": "x"}},
+            ("'p9'", "p1"),
+        ),
+        (
+            "vbrief_update_plan_item",
+            {"planId": "release", "itemId": "p2", "dependencies": ["p2"]},
+            ("'p2'", "itself"),
+        ),
         # unknown plan
         ("vbrief_update_plan", {"id": "nope", "status": "draft"}, ("'nope'", "release")),
         ("vbrief_add_plan_item", {"planId": "nope", "item": {"title": "x"}}, ("'nope'",)),
+        ("vbrief_delete_plan", {"id": "nope"}, ("'nope'", "release")),
         # a status the schema does not allow, with the allowed ones
         (
             "vbrief_update_todo",
@@ -182,6 +194,21 @@ async def call_every_tool(client: Any, root: Path) -> set[str]:
     done: dict[str, dict[str, Any]] = {}
     for name, args in steps:
         done[name] = _ok(await client.call_tool(name, args))
+    scratch = _ok(
+        await client.call_tool(
+            "vbrief_add_plan_item",
+            {"planId": "release", "parentId": "p2", "item": {"title": "Scratch"}},
+        )
+    )
+    gone = _ok(
+        await client.call_tool(
+            "vbrief_delete_plan_item", {"planId": "release", "itemId": scratch["id"]}
+        )
+    )
+    assert gone["change"]["operation"] == "delete"
+    spare = {"title": "Spare plan", "narratives": {"proposal": "made to be deleted"}}
+    spare_id = _ok(await client.call_tool("vbrief_create_plan", spare))["id"]
+    assert _ok(await client.call_tool("vbrief_delete_plan", {"id": spare_id}))["commit"]
     made = done["vbrief_create_todo"]["id"]
     assert done["vbrief_create_todo"]["commit"]  # an agent branch: each write is a commit
     deleted = _ok(await client.call_tool("vbrief_delete_todo", {"id": made}))
@@ -202,7 +229,15 @@ async def call_every_tool(client: Any, root: Path) -> set[str]:
     plan = read_any(root / PLAN)["plan"]
     assert [i["title"] for i in plan["items"]] == ["Parser", "Docs", "Announce"]
     assert not (root / PLAN).read_text().lstrip().startswith("{")  # still TRON
-    return {*done, "vbrief_delete_todo", "vcontext_status", "vcontext_sync", "vbrief_merge_fork"}
+    return {
+        *done,
+        "vbrief_delete_todo",
+        "vbrief_delete_plan_item",
+        "vbrief_delete_plan",
+        "vcontext_status",
+        "vcontext_sync",
+        "vbrief_merge_fork",
+    }
 
 
 async def tour(client: Any, root: Path) -> None:

@@ -25,6 +25,8 @@ SEED_TOOLS = {
     "vbrief_update_plan",
     "vbrief_add_plan_item",
     "vbrief_update_plan_item",
+    "vbrief_delete_plan",
+    "vbrief_delete_plan_item",
     "vbrief_add_learning",
     "vbrief_rate_learning",
     "vbrief_deprecate_learning",

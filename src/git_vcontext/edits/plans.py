@@ -20,7 +20,7 @@ from .stamp import (
     with_item_metadata,
 )
 from .statuses import checked
-from .todos import Outcome
+from .todos import Outcome, checked_dependencies
 
 CONTAINER = "plan"
 
@@ -88,34 +88,88 @@ def add_item(
     *,
     entropy: str,
     position: int | None = None,
+    parent_id: str | None = None,
     expected: int | None = None,
 ) -> Outcome:
-    """Insert a PlanItem into the plan's ``items`` (at ``position``, default the end)."""
+    """Insert a PlanItem into the plan's ``items``, or into the ``subItems`` of the item
+    ``parent_id`` names (an id or a JSON Pointer), at ``position`` (default the end)."""
     plan = plan_of(data)
     check_expected(plan, expected, "the plan")
-    existing = plan.get("items")
+    array_path: it.Path = (*_locate(plan, parent_id), "subItems") if parent_id else ("items",)
+    existing = it.get_at(plan, array_path[:-1]).get(array_path[-1])
     array = existing if isinstance(existing, list) else []
     at = len(array) if position is None else position
     if not 0 <= at <= len(array):
+        holder = f"item {parent_id}" if parent_id else "the plan"
         raise Refused(
             "bad-position",
-            f"position {at} is outside 0..{len(array)} (the plan has {len(array)} items)",
+            f"position {at} is outside 0..{len(array)} ({holder} has {len(array)} items)",
         )
     (new_item,) = _new_items(data, [item], it.item_ids(plan), entropy)
     new_item = like_neighbours(new_item, array)
-    plan = it.insert_at(plan, ("items",), at, new_item)
+    plan = it.insert_at(plan, array_path, at, new_item)
     item_id = new_item["id"]
-    change = Change("create", (CONTAINER, "items", at), f"added {item_id}: {new_item['title']}")
+    where = (CONTAINER, *array_path, at)
+    change = Change("create", where, f"added {item_id}: {new_item['title']}")
     return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, item_id, new_item)
 
 
 def update_item(
     data: Any, item_id: str, fields: dict[str, Any], stamp: Stamp, *, expected: int | None = None
 ) -> Outcome:
-    """Set the title or status of one plan item (nested items too; ``item_id`` may be a JSON
-    Pointer). Unchanged when it already has every value given."""
+    """Set the title, status, narrative (given keys replace, others stay) or dependencies
+    (ids of items of this plan, no cycle, [] removes them) of one plan item (nested items
+    too; ``item_id`` may be a JSON Pointer). Unchanged when it already has every value given."""
     plan = plan_of(data)
     check_expected(plan, expected, "the plan")
+    path = _locate(plan, item_id)
+    if not fields:
+        raise Refused("nothing-to-do", "give title, status, narrative or dependencies to change")
+    old = it.get_at(plan, path)
+    name = it.address_of(old, item_id)
+    new_item = dict(old)
+    if "title" in fields:
+        new_item["title"] = fields["title"]
+    if "status" in fields:
+        new_item["status"] = checked(data, "planItem", fields["status"])
+    if "narrative" in fields:
+        narrative = old.get("narrative")
+        new_item["narrative"] = {
+            **(narrative if isinstance(narrative, dict) else {}),
+            **fields["narrative"],
+        }
+    if "dependencies" in fields:
+        new_item["dependencies"] = list(dict.fromkeys(fields["dependencies"]))
+        own = old.get("id") if isinstance(old.get("id"), str) else name
+        new_item = checked_dependencies(plan, own, new_item, of="this plan")
+    if same(new_item, old):
+        what = f"plan item {name} already has {current_values(fields, old)}"
+        raise Unchanged(what, name, old, plan)
+    new_item = with_item_metadata(new_item, stamp, plan)
+    plan = it.replace_at(plan, path, new_item)
+    key = next(iter(fields)) if len(fields) == 1 else None
+    where = (CONTAINER, *path, *((key,) if key else ()))
+    what = described(fields, old, new_item)
+    change = Change("update", where, f"updated {name}: {what}")
+    return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, name, new_item)
+
+
+def delete_item(data: Any, item_id: str, stamp: Stamp, *, expected: int | None = None) -> Outcome:
+    """Remove one plan item with its sub-items (``item_id`` may be a JSON Pointer); what
+    still depends on it is refused by validation, naming the dependency."""
+    plan = plan_of(data)
+    check_expected(plan, expected, "the plan")
+    path = _locate(plan, item_id)
+    old = it.get_at(plan, path)
+    name = it.address_of(old, item_id)
+    plan = it.remove_at(plan, path)
+    change = Change("delete", (CONTAINER, *path), f"deleted {name}: {old.get('title')}")
+    return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, name, None)
+
+
+def _locate(plan: dict[str, Any], item_id: str) -> it.Path:
+    """The path of the plan item an id or JSON Pointer names (Refused, with the ids there
+    are, when none)."""
     path = it.find_address(plan, item_id, CONTAINER)
     if path is None:
         if item_id.startswith("/"):
@@ -128,27 +182,13 @@ def update_item(
         raise Refused(
             "unknown-id",
             f"no plan item with id {item_id!r} in this plan"
-            + (f" (ids: {', '.join(known[:8])})" if known else ""),
+            + (
+                f" (ids: {', '.join(known[:8])}{', ...' if len(known) > 8 else ''})"
+                if known
+                else ""
+            ),
         )
-    if not fields:
-        raise Refused("nothing-to-do", "give title or status to change")
-    old = it.get_at(plan, path)
-    name = it.address_of(old, item_id)
-    new_item = dict(old)
-    if "title" in fields:
-        new_item["title"] = fields["title"]
-    if "status" in fields:
-        new_item["status"] = checked(data, "planItem", fields["status"])
-    if same(new_item, old):
-        what = f"plan item {name} already has {current_values(fields, old)}"
-        raise Unchanged(what, name, old, plan)
-    new_item = with_item_metadata(new_item, stamp, plan)
-    plan = it.replace_at(plan, path, new_item)
-    key = next(iter(fields)) if len(fields) == 1 else None
-    where = (CONTAINER, *path, *((key,) if key else ()))
-    what = described(fields, old, new_item)
-    change = Change("update", where, f"updated {name}: {what}")
-    return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, name, new_item)
+    return path
 
 
 def _new_items(

@@ -79,7 +79,7 @@ def update(
     name = it.address_of(old, item_id)
     item = {**old, **_item_fields(data, fields, stamp, old)}
     if "dependencies" in fields:
-        item = _dependencies(container, item_id, item)
+        item = checked_dependencies(container, item_id, item)
     if same(item, old):
         what = f"todo item {name} already has {current_values(fields, old)}"
         raise Unchanged(what, name, old, container)
@@ -143,19 +143,21 @@ def _item_fields(
     return out
 
 
-def _dependencies(container: dict[str, Any], item_id: str, item: dict[str, Any]) -> dict[str, Any]:
-    """An item's new ``dependencies``: ids of items of this list, no cycle; [] drops the key."""
+def checked_dependencies(
+    container: dict[str, Any], item_id: str, item: dict[str, Any], *, of: str = "this list"
+) -> dict[str, Any]:
+    """An item's new ``dependencies``: ids of items of the container (``of`` names it in
+    refusals), no cycle; [] drops the key."""
     wanted = item.get("dependencies") or []
     if not wanted:
         return {k: v for k, v in item.items() if k != "dependencies"}
     known = it.item_ids(container)
     unknown = [d for d in wanted if d not in known or d == item_id]
     if unknown:
-        why = "itself" if unknown[0] == item_id else "no item of this list"
+        why = "itself" if unknown[0] == item_id else f"no item of {of}"
         raise Refused(
             "unknown-id",
-            f"dependency {unknown[0]!r} of {item_id!r} is {why}; give ids of "
-            f"other items of this list",
+            f"dependency {unknown[0]!r} of {item_id!r} is {why}; give ids of other items of {of}",
         )
     edges = {
         i.get("id"): [d for d in i.get("dependencies") or [] if isinstance(d, str)]

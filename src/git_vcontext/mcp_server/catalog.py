@@ -216,8 +216,8 @@ class Catalog:
         return next((e for e in self.entries(kind) if e.id == doc_id), None)
 
     def fresh_rel(self, kind: str, rel: str) -> Entry | None:
-        """The entry of a file again after a write changed it (a new file: its folder is
-        listed again)."""
+        """The entry of a file again after a write changed it (a new or deleted file: its
+        folder is listed again)."""
         with self._lock:
             index = next((i for i, e in enumerate(self._entries) if e.rel == rel), None)
             if index is None:
@@ -228,7 +228,10 @@ class Catalog:
                 return next((e for e in self.entries(kind) if e.rel == rel), None)
             old = self._entries[index]
             new = self._entry(Found(old.rel, old.real))
-            if new is None:
+            if new is None:  # deleted (vbrief_delete_plan): its folder is listed again
+                self._tree.relist_for(rel)
+                self._walked = self._tree.documents()
+                self.refresh()
                 return None
             new = _with_id(new, old.id)  # a repeated id keeps its ~N
             self._entries = (*self._entries[:index], new, *self._entries[index + 1 :])

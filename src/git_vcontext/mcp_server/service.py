@@ -180,6 +180,29 @@ class Service:
             ),
         )
 
+    def remove(
+        self,
+        tool: str,
+        entry: Entry,
+        check: Callable[[Any], None],
+        description: Callable[[], str],
+    ) -> dict[str, Any]:
+        """Delete a whole document (``check(data)`` refuses what may not go, ``description()``
+        then says what went); its commit carries the ``Vcontext-Drop:`` trailer."""
+        agent = self.agent()
+
+        def message() -> str:
+            what = description()
+            return (
+                f"vcontext mcp: {what}\n\nTool: {tool}\nAgent: {agent}\nDocument: {entry.rel}\n"
+                + dropped(f"{what} ({tool})")
+            )
+
+        written = self.writer.remove(self.target(entry), check, message)
+        out: dict[str, Any] = {"id": entry.id, "deleted": True}
+        out.update(self.written(entry.rel, entry.kind, written))
+        return out
+
     def may_write(self, kind: str | None) -> None:
         if self.options.read_only:
             raise Refused("read-only", "this server is read-only (--read-only)")

@@ -119,9 +119,12 @@ class Writer:
             "busy", f"{target.rel} kept changing while being written; nothing written, try again"
         )
 
-    def remove(self, target: Target, check: Callable[[Any], None], message: str) -> Written:
+    def remove(
+        self, target: Target, check: Callable[[Any], None], message: Callable[[], str]
+    ) -> Written:
         """Delete a document: ``check(data)`` refuses what may not go; on an agent branch
-        the removal is a commit of its own. Nothing goes that changed since it was read."""
+        the removal is a commit of its own (``message()`` after the check). Nothing goes
+        that changed since it was read."""
         with self.locks.hold(target.real):
             self._rescue(target)
             self._before(target)
@@ -145,7 +148,7 @@ class Writer:
             commit = None
             if self._commits():
                 assert self.git is not None
-                commit = self.git.remove(target.real, loaded.raw, message)
+                commit = self.git.remove(target.real, loaded.raw, message())
             return Written(target.rel, False, commit)
 
     def _before(self, target: Target) -> None:

@@ -37,6 +37,8 @@ IMPLEMENTATIONS: dict[str, Callable[[Service, dict[str, Any]], Answer]] = {
     "vbrief_update_plan": plan_tools.update_plan,
     "vbrief_add_plan_item": plan_tools.add_plan_item,
     "vbrief_update_plan_item": plan_tools.update_plan_item,
+    "vbrief_delete_plan": plan_tools.delete_plan,
+    "vbrief_delete_plan_item": plan_tools.delete_plan_item,
     "vbrief_add_learning": playbook_tools.add_learning,
     "vbrief_rate_learning": playbook_tools.rate_learning,
     "vbrief_deprecate_learning": playbook_tools.deprecate_learning,

@@ -1,5 +1,5 @@
-"""``vbrief_create_plan``, ``vbrief_update_plan``, ``vbrief_add_plan_item``,
-``vbrief_update_plan_item``."""
+"""``vbrief_create_plan``, ``vbrief_update_plan``, ``vbrief_delete_plan``,
+``vbrief_add_plan_item``, ``vbrief_update_plan_item``, ``vbrief_delete_plan_item``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from ...edits import plans
 from ...edits.items import client_id, fresh_id, slug_id
+from ...edits.stamp import check_expected
 from ...errors import Refused
 from ..service import Answer, Service, committed_text, sequenced
 
@@ -90,16 +91,50 @@ def add_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
         args["item"],
         entropy=entropy,
         position=at,
+        parent_id=args.get("parentId"),
     )
-    where = f"to plan {entry.id} at position {outcome.change.path[-1]}"
+    under = f" under {args['parentId']}" if args.get("parentId") else ""
+    where = f"to plan {entry.id}{under} at position {outcome.change.path[-1]}"
     return sequenced(f"Added plan item with ID: {outcome.item_id} {where}", out)
 
 
 def update_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
     entry = svc.document(KIND, args["planId"])
-    fields: dict[str, Any] = {k: args[k] for k in ("title", "status") if k in args}
+    keys = ("title", "status", "narrative", "dependencies")
+    fields: dict[str, Any] = {k: args[k] for k in keys if k in args}
     tool = "vbrief_update_plan_item"
     outcome, out = svc.edit(tool, entry, args, plans.update_item, args["itemId"], fields)
     what = outcome.change.description.split(": ", 1)[-1]
     return sequenced(f"Updated plan item {outcome.item_id} of plan {entry.id}: {what}", out)
+
+
+def delete_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
+    svc.may_write(KIND)
+    entry = svc.document(KIND, args["planId"])
+    tool = "vbrief_delete_plan_item"
+    outcome, out = svc.edit(tool, entry, args, plans.delete_item, args["itemId"])
+    return sequenced(f"Deleted plan item {outcome.item_id} from plan {entry.id}", out)
+
+
+def delete_plan(svc: Service, args: dict[str, Any]) -> Answer:
+    """Delete a plan's whole document; on an agent branch the removal is its own commit,
+    with the ``Vcontext-Drop:`` trailer that says it is meant (sync and the checks carry it)."""
+    svc.may_write(KIND)
+    entry = svc.document(KIND, args["id"])
+    expected = args.get("expectedSequence")
+    title: list[str] = []
+
+    def check(data: Any) -> None:
+        plan = plans.plan_of(data)
+        check_expected(plan, expected, "the plan")
+        if isinstance(plan.get("title"), str):
+            title.append(plan["title"])
+
+    out = svc.remove(
+        "vbrief_delete_plan",
+        entry,
+        check,
+        lambda: f"deleted plan {entry.id}" + (f": {title[0]}" if title else ""),
+    )
+    return Answer(f"Deleted plan {entry.id} ({entry.rel}){committed_text(out)}", out)

@@ -159,6 +159,15 @@ SEED = (
         kind="plan",
     ),
     ToolSpec(
+        "vbrief_delete_plan",
+        "Delete a plan's whole document (committed on an agent branch, marked as meant)",
+        {"id": _s("ID of the plan to delete"), **EXPECTED},
+        ("id",),
+        writes=True,
+        kind="plan",
+        destructive=True,
+    ),
+    ToolSpec(
         "vbrief_add_plan_item",
         "Add a PlanItem to a plan",
         {
@@ -169,6 +178,7 @@ SEED = (
                 "minimum": 0,
                 "description": "Insert at this position (default: the end)",
             },
+            "parentId": _s("ID of the plan item this one is a sub-item of (default: top level)"),
             **EXPECTED,
         },
         ("planId", "item"),
@@ -177,17 +187,39 @@ SEED = (
     ),
     ToolSpec(
         "vbrief_update_plan_item",
-        "Update a PlanItem's title or status",
+        "Update a PlanItem (nested items too): title, status, narrative (given keys "
+        "replace, others stay), dependencies",
         {
             "planId": PLAN_ID,
             "itemId": _s("ID of the plan item"),
             "title": _s("New title", minLength=1),
             "status": ITEM_STATUS,
+            "narrative": {
+                **TEXT_MAP,
+                "description": "Narrative blocks to set, keyed markdown strings "
+                "('Approach', 'Risks', ...)",
+            },
+            "dependencies": _strings(
+                "The IDs of plan items this one waits for, replacing the list ([] removes them)"
+            ),
             **EXPECTED,
         },
         ("planId", "itemId"),
         writes=True,
         kind="plan",
+    ),
+    ToolSpec(
+        "vbrief_delete_plan_item",
+        "Delete a PlanItem (and its sub-items)",
+        {
+            "planId": PLAN_ID,
+            "itemId": _s("ID of the plan item to delete"),
+            **EXPECTED,
+        },
+        ("planId", "itemId"),
+        writes=True,
+        kind="plan",
+        destructive=True,
     ),
     ToolSpec(
         "vbrief_add_learning",
