@@ -330,3 +330,57 @@ def test_write_tools_deleting_a_plan_the_base_has_reaches_the_base_by_sync(
     _valid(repo)
     checked = run_cli("check", "main~1..main", cwd=repo)
     assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+
+
+def test_write_tools_plan_deletes_and_dependencies_refuse_what_they_must(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A stale expectedSequence, uncommitted edits, a dependency cycle, an unknown
+    dependency: each refused in one line naming it; nothing on disk changes."""
+    alice = agent_worktree(repo, tmp_path / "alice")
+    head = run_git(alice, "rev-parse", "HEAD").stdout
+
+    async def main() -> None:
+        async with stdio(alice) as client:
+            line = tool_error(
+                await client.call_tool(
+                    "vbrief_delete_plan", {"id": "release", "expectedSequence": 3}
+                )
+            )
+            assert "expectedSequence 3" in line
+            _ok(
+                await client.call_tool(
+                    "vbrief_update_plan_item",
+                    {"planId": "release", "itemId": "p2", "dependencies": ["p1"]},
+                )
+            )
+            line = tool_error(
+                await client.call_tool(
+                    "vbrief_update_plan_item",
+                    {"planId": "release", "itemId": "p1", "dependencies": ["p2"]},
+                )
+            )
+            assert "cycle" in line
+            line = tool_error(
+                await client.call_tool(
+                    "vbrief_update_plan_item",
+                    {"planId": "release", "itemId": "p1", "dependencies": ["p7"]},
+                )
+            )
+            assert "'p7'" in line
+            assert "this plan" in line
+            _ok(
+                await client.call_tool(
+                    "vbrief_update_plan_item",
+                    {"planId": "release", "itemId": "/plan/items/1", "dependencies": []},
+                )
+            )
+            edited = (alice / PLAN).read_text().replace("Docs", "Docs!")
+            (alice / PLAN).write_text(edited)  # a person's edit, not committed
+            line = tool_error(await client.call_tool("vbrief_delete_plan", {"id": "release"}))
+            assert "not committed" in line
+            assert (alice / PLAN).read_text() == edited
+
+    run(main)
+    assert "dependencies" not in json.dumps(read_any(alice / PLAN)["plan"]["items"])
+    assert run_git(alice, "rev-list", "--count", f"{head.strip()}..HEAD").stdout.strip() == "2"
