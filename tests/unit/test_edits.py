@@ -131,6 +131,40 @@ def test_edit_plan_items_fresh_ids_position_and_narratives_merged() -> None:
     assert merged.data["plan"]["sequence"] == 3
 
 
+def test_edit_plan_sub_items_item_narratives_dependencies_and_deletes() -> None:
+    made = plans.new_document(
+        {"title": "P", "narratives": {"Proposal": "x"}, "items": [{"title": "a", "id": "a"}]},
+        STAMP,
+        plan_id="p1",
+        uid="u",
+        entropy="e",
+    )
+    under = plans.add_item(made.data, {"title": "a.1"}, STAMP, entropy="f", parent_id="a")
+    sub = under.data["plan"]["items"][0]["subItems"][0]
+    assert sub["status"] == "pending"
+    assert under.change.path == ("plan", "items", 0, "subItems", 0)
+    with pytest.raises(Refused, match=r"no plan item with id 'zz'.*ids: a"):
+        plans.add_item(made.data, {"title": "x"}, STAMP, entropy="g", parent_id="zz")
+    top = plans.add_item(under.data, {"title": "b", "id": "b"}, STAMP, entropy="h")
+    once = plans.update_item(top.data, "b", {"narrative": {"Approach": "A"}}, STAMP)
+    twice = plans.update_item(once.data, "b", {"narrative": {"Risks": "R"}}, STAMP)
+    b = twice.data["plan"]["items"][1]
+    assert b["narrative"] == {"Approach": "A", "Risks": "R"}
+    waits = plans.update_item(twice.data, "b", {"dependencies": ["a", "a"]}, STAMP)
+    assert waits.data["plan"]["items"][1]["dependencies"] == ["a"]
+    with pytest.raises(Refused, match="cycle"):
+        plans.update_item(waits.data, "a", {"dependencies": ["b"]}, STAMP)
+    with pytest.raises(Refused, match="no item of this plan"):
+        plans.update_item(waits.data, "a", {"dependencies": ["nope"]}, STAMP)
+    # the pure edit deletes; b's dangling link is what the writer's validation refuses
+    gone = plans.delete_item(waits.data, "a", STAMP)
+    assert [i["id"] for i in gone.data["plan"]["items"]] == ["b"]
+    assert gone.change.operation == "delete"
+    assert gone.item is None
+    freed = plans.update_item(waits.data, "/plan/items/1", {"dependencies": []}, STAMP)
+    assert "dependencies" not in freed.data["plan"]["items"][1]
+
+
 def test_edit_learning_on_a_multi_head_entry_chains_to_the_winner() -> None:
     log = [
         ev("e1", "x", "append", at=1),
