@@ -129,7 +129,7 @@ def _git_calls() -> list[tuple[str, ast.List]]:
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
             where = f"{path.relative_to(REPO_ROOT)}:{node.lineno}"
             passing = (module, function) in PASS_THROUGH
-            if name == "run" and isinstance(func, ast.Attribute) and ast.unparse(func) == "link.run":
+            if isinstance(func, ast.Attribute) and ast.unparse(func) == "link.run":
                 assert passing, f"{where}: Link.run outside gitio.remote._run"
             if name in WRAPPERS and not passing and len(node.args) > WRAPPERS[name]:
                 listed = node.args[WRAPPERS[name]]
