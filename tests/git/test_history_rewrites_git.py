@@ -467,6 +467,44 @@ def test_vcontext_revert_refuses_what_is_no_commit_and_changes_nothing(repo: Pat
     assert run_git(repo, "status", "--porcelain").stdout == ""
 
 
+def test_vcontext_revert_of_a_commit_already_undone_writes_nothing_as_git_revert(
+    repo: Path,
+) -> None:
+    """A commit whose changes are already undone (reverted once): ``git revert`` has
+    nothing to commit; ``git vcontext revert`` writes no changeLog entry that reverts
+    nothing, says so in one line (exit 3), and leaves no revert in progress."""
+    reverted = do(repo, Write("t1", {"status": "completed"}, minute=1))
+    _reverts(repo, reverted)
+    head = run_git(repo, "rev-parse", "HEAD").stdout
+    document = read(repo)
+    proc = run_cli("revert", reverted, cwd=repo)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert err.count("\n") == 1, err
+    assert "already undone" in err, err
+    assert run_git(repo, "rev-parse", "HEAD").stdout == head
+    assert read(repo) == document
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+    assert not (repo / ".git" / "REVERT_HEAD").exists()  # the next revert is not refused
+    _reverts(repo, head.strip())
+
+
+def test_vcontext_revert_of_a_plain_file_change_already_undone_says_so(repo: Path) -> None:
+    """Bad input never misleads: not "git commit: exit status 1 (the revert is left
+    staged)" when nothing is staged, and no revert left in progress."""
+    (repo / "notes.txt").write_text("one\nTWO\nthree\n")
+    reverted = commit(repo, "a note")
+    _reverts(repo, reverted)
+    proc = run_cli("revert", reverted, cwd=repo)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert "already undone" in err, err
+    assert "left staged" not in err, err
+    assert err.count("\n") == 1, err
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+    assert not (repo / ".git" / "REVERT_HEAD").exists()
+
+
 def test_vcontext_revert_of_a_playbook_add_untouched_since_and_of_that_revert(
     repo: Path,
 ) -> None:

@@ -142,6 +142,12 @@ def _revert_one(
     )
     if conflicted:
         return Reverted(sha, written, tuple(conflicted))
+    if commit and git(["diff", "--cached", "--quiet"], cwd=top, check=False).returncode == 0:
+        git(["revert", "--quit"], cwd=top, check=False)  # git's stop on an empty revert
+        raise OperationalError(
+            f"{sha[:7]} ({_subject(reverted)}): nothing to revert, its changes are already "
+            "undone here"
+        )
     if commit:
         _commit(top, edit)
     return Reverted(sha, written)
