@@ -489,6 +489,34 @@ def test_vcontext_revert_of_a_commit_already_undone_writes_nothing_as_git_revert
     _reverts(repo, head.strip())
 
 
+def test_vcontext_revert_stopped_in_a_range_names_the_commits_left_to_revert(
+    repo: Path,
+) -> None:
+    """Advice that leads nowhere is a defect: a revert of ``A..B`` that stops on conflicts
+    at its first commit names the range's other commits as what to revert next (by id:
+    HEAD has moved, so the revisions as given would name other commits)."""
+    (repo / "other.txt").write_text("x\n")
+    older = commit(repo, "other file")
+    (repo / "notes.txt").write_text("one\n2\nthree\n")
+    newer = commit(repo, "two as a digit")
+    (repo / "notes.txt").write_text("one\nzwei\nthree\n")
+    commit(repo, "two in German")
+    proc = run_cli("revert", "HEAD~3..HEAD~1", cwd=repo)
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    assert newer[:7] in err, err
+    [advice] = [
+        ln.strip() for ln in err.splitlines() if ln.strip().startswith("git vcontext revert ")
+    ]
+    assert advice.split()[3:] == [older], advice
+    run_git(repo, "revert", "--abort")
+    proc = run_cli("revert", "--no-commit", "HEAD~3..HEAD~1", cwd=repo)  # the same options
+    [advice] = [
+        ln.strip() for ln in proc.stderr.decode().splitlines() if "git vcontext revert " in ln
+    ]
+    assert advice.split()[3:] == ["--no-commit", older], advice
+
+
 def test_vcontext_revert_of_a_plain_file_change_already_undone_says_so(repo: Path) -> None:
     """Bad input never misleads: not "git commit: exit status 1 (the revert is left
     staged)" when nothing is staged, and no revert left in progress."""
