@@ -276,6 +276,8 @@ class SshShare:
         root = tempfile.gettempdir()
         if len(root) > 40:  # a unix socket's path is short (104 bytes): "%C" alone is 40
             root = "/tmp"
+        if not re.fullmatch(r"[A-Za-z0-9/._-]+", root):  # ssh splits an -o value at spaces
+            root = "/tmp"  # and expands its % tokens: TMPDIR is not ours to pass to it
         self.folder = tempfile.mkdtemp(prefix="vcontext-ssh-", dir=root)
         self.path = os.path.join(self.folder, "%C")
         self.options = [
