@@ -46,6 +46,13 @@ REFUSED = [
     "fatal: Could not read from remote repository.",
     "Host key verification failed.\nfatal: Could not read from remote repository.",
     "fatal: could not read Username for 'https://h': terminal prompts disabled",
+    # ssh refusing the URL or its command line (a remote URL from config, TMPDIR): no retry
+    "hostname contains invalid characters\nfatal: Could not read from remote repository.",
+    "Bad port 'x'\nfatal: Could not read from remote repository.",
+    "command-line: line 0: Bad configuration option: bogus\n"
+    "fatal: Could not read from remote repository.",
+    "command-line line 0: keyword controlpath extra arguments at end of line\n"
+    "fatal: Could not read from remote repository.",
 ]
 
 
