@@ -517,6 +517,24 @@ def test_vcontext_revert_stopped_in_a_range_names_the_commits_left_to_revert(
     assert advice.split()[3:] == ["--no-commit", older], advice
 
 
+def test_vcontext_revert_of_a_playbook_add_already_undone_writes_nothing(repo: Path) -> None:
+    """The playbook too: its entry already deprecated by a first revert, a second one bumps
+    no ``version`` and appends nothing."""
+    seed = {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": []}}
+    write_doc(repo, seed, BOOK)
+    commit(repo, "a playbook")
+    proc = run_cli("playbook", "add", BOOK, "--target", "r1", "--kind", "rule",
+                   "--text", "r1 text", cwd=repo)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    reverted = commit(repo, "learn r1")
+    _reverts(repo, reverted)
+    book = read(repo, BOOK)
+    proc = run_cli("revert", reverted, cwd=repo)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert read(repo, BOOK) == book
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+
+
 def test_vcontext_revert_of_a_plain_file_change_already_undone_says_so(repo: Path) -> None:
     """Bad input never misleads: not "git commit: exit status 1 (the revert is left
     staged)" when nothing is staged, and no revert left in progress."""
