@@ -13,7 +13,7 @@ from .patterns import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 OUTPUT_ERRORS = "git-vcontext-output"
@@ -176,6 +176,7 @@ def write_atomic(
     inside: str | None = None,
     force: bool = False,
     scratch: str | None = None,
+    guard: Callable[[], bool] | None = None,
 ) -> None:
     """Replace a file's content all at once: readers see the old or the new bytes, never half.
 
@@ -193,6 +194,10 @@ def write_atomic(
     must be replaced, e.g. the merge driver's %A); with ``inside`` (a file the tool picked
     itself, not one the user named), a file whose real path, through links, lies outside
     that folder, or that is not a regular file.
+
+    ``guard``, when given, is asked right before the rename whether the target is still
+    what the caller read; False: nothing is replaced and ``TargetChanged`` is raised (the
+    caller redoes its edit on what is there now).
     """
     given = os.fspath(path)
     if inside is not None:
@@ -214,6 +219,9 @@ def write_atomic(
                     fh.flush()
                     os.fsync(fh.fileno())
             os.chmod(tmp, mode)
+            if guard is not None and not guard():
+                _remove(tmp)
+                raise TargetChanged(shown)
             os.replace(tmp, target)
             return
         except OSError as exc:
@@ -221,6 +229,10 @@ def write_atomic(
             if folder == scratch and folder != directory:
                 continue  # another file system (EXDEV), or no such folder: beside the file
             raise OperationalError(f"{shown}: cannot write ({exc.strerror})") from None
+
+
+class TargetChanged(Exception):
+    """``write_atomic``'s guard found the target changed since it was read: nothing written."""
 
 
 def _mode_of(target: str, shown: str, force: bool) -> int:

@@ -176,6 +176,8 @@ async def call_every_tool(client: Any, root: Path) -> set[str]:
         ("vcontext_diff", {"from": "main"}),
         ("vcontext_validate", {}),
         ("vcontext_conflicts", {}),
+        ("vbrief_rate_learning", {"targetId": "tour-lesson", "helpful": 1}),
+        ("vbrief_deprecate_learning", {"targetId": "tour-lesson", "reason": "toured"}),
     ]
     done: dict[str, dict[str, Any]] = {}
     for name, args in steps:

@@ -26,6 +26,8 @@ SEED_TOOLS = {
     "vbrief_add_plan_item",
     "vbrief_update_plan_item",
     "vbrief_add_learning",
+    "vbrief_rate_learning",
+    "vbrief_deprecate_learning",
     "vbrief_query_playbook",
     "vbrief_create_fork",
     "vbrief_merge_fork",

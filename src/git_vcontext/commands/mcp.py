@@ -32,9 +32,10 @@ def run(
     address = setup.http_address(http) if http is not None else None
     sessions = setup.sessions(address, session_timeout, max_sessions)
     bearer = setup.token(address, token_env)
-    where, repo = setup.find_root(root)
+    where, repo, alone = setup.served_root(root)
     options = Options(
         root=where,
+        alone=alone,
         agent=agent,
         read_only=read_only,
         allow=setup.allowed(allow),
@@ -42,6 +43,8 @@ def run(
         pinned=setup.pins(where, repo, {"todoList": todo, "plan": plan, "playbook": playbook}),
     )
     svc = setup.service(options, repo)
+    if root is None and (note := setup.root_note(where, repo, alone)) is not None:
+        _announce(note)
 
     if address is None:
         transports.stdio(svc)

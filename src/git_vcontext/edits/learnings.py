@@ -72,6 +72,54 @@ def add_learning(
     return Learned(result.data, result.event, result.notes)
 
 
+def rate(
+    data: Any,
+    target: str,
+    counts: dict[str, int],
+    stamp: Stamp,
+    *,
+    entropy: str,
+    expected: int | None = None,
+) -> Learned:
+    """``playbook update --delta helpfulCount=+N``: an ``update`` event carrying the
+    ``delta`` of the counts given (``helpfulCount``, ``harmfulCount``), chained to the head."""
+    delta = {name: n for name, n in counts.items() if n}
+    if not delta:
+        raise Refused(
+            "nothing-to-do", "give helpful or harmful: how many times the learning helped or hurt"
+        )
+    return _event_on(data, Edit("update", target, {"delta": delta}), stamp, entropy, expected)
+
+
+def deprecate(
+    data: Any,
+    target: str,
+    reason: str | None,
+    stamp: Stamp,
+    *,
+    entropy: str,
+    expected: int | None = None,
+) -> Learned:
+    """``playbook deprecate``: a ``deprecate`` event (status deprecated, the reason kept)."""
+    fields: dict[str, Any] = {"status": "deprecated"}
+    if reason:
+        fields["deprecatedReason"] = reason
+    edit = Edit("deprecate", target, fields, reason)
+    return _event_on(data, edit, stamp, entropy, expected)
+
+
+def _event_on(data: Any, edit: Edit, stamp: Stamp, entropy: str, expected: int | None) -> Learned:
+    where, playbook = locate(data)
+    check_expected(playbook, expected, "the playbook", key="version")
+    view = playbook_view(playbook, path=where)
+    if view.entry(edit.target) is None:
+        known = sorted(e.target_id for e in view.entries)[:10]
+        hint = f" (targetIds: {', '.join(known)})" if known else ""
+        raise Refused("unknown-id", f"no learning with targetId {edit.target!r}{hint}")
+    result = append_event(data, edit, now=stamp.now, entropy=entropy)
+    return Learned(result.data, result.event, result.notes)
+
+
 def _kind(fields: dict[str, Any]) -> str | None:
     """The entry kind a call names: ``kind``, else the kind of seed 003's ``category``."""
     category = fields.get("category")

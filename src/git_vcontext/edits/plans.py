@@ -151,10 +151,14 @@ def update_item(
     return Outcome({**data, CONTAINER: stamped(plan, stamp, change)}, change, name, new_item)
 
 
-def _new_items(data: Any, given: list[Any], taken: set[str], entropy: str) -> list[dict[str, Any]]:
-    """PlanItems from the client: title required, status default pending, fresh unique ids."""
+def _new_items(
+    data: Any, given: list[Any], taken: set[str], entropy: str, *, _shared: set[str] | None = None
+) -> list[dict[str, Any]]:
+    """PlanItems from the client: title required, status default pending, fresh unique ids;
+    nested ``subItems`` alike, at every depth (PRODUCT.md, "Where agents' platforms run
+    it": sub-items get the documented defaults), ids unique across the whole plan."""
     out: list[dict[str, Any]] = []
-    taken = set(taken)
+    taken = _shared if _shared is not None else set(taken)
     for n, raw in enumerate(given):
         if not isinstance(raw, dict) or not isinstance(raw.get("title"), str):
             raise Refused("bad-argument", f"plan item {n + 1} needs a string 'title'")
@@ -164,5 +168,9 @@ def _new_items(data: Any, given: list[Any], taken: set[str], entropy: str) -> li
             item_id = it.fresh_id("item", taken, f"{entropy}/{n}")
         taken.add(item_id)
         status = checked(data, "planItem", raw.get("status", "pending"))
-        out.append({"id": item_id, **raw, "title": raw["title"], "status": status})
+        item = {"id": item_id, **raw, "title": raw["title"], "status": status}
+        subs = raw.get("subItems")
+        if isinstance(subs, list):
+            item["subItems"] = _new_items(data, subs, taken, f"{entropy}/{n}", _shared=taken)
+        out.append(item)
     return out

@@ -52,12 +52,16 @@ def create(
     item_id = it.client_id(given, taken, "todo") if given is not None else None
     item_id = item_id or it.fresh_id("todo", taken, entropy)
     item = {"id": item_id, **_item_fields(data, {"status": "pending", **fields}, stamp)}
-    existing = container.get("items")
+    parent_id = fields.get("parentId")  # a sub-item: at the end of its parent's subItems
+    array_path: it.Path = (*_locate(container, parent_id), "subItems") if parent_id else ("items",)
+    existing = it.get_at(container, array_path[:-1]).get(array_path[-1])
     array = existing if isinstance(existing, list) else []
     item = like_neighbours(item, array)
     position = len(array)
-    container = it.insert_at(container, ("items",), position, item)
-    change = Change("create", (CONTAINER, "items", position), f"created {item_id}: {item['title']}")
+    container = it.insert_at(container, array_path, position, item)
+    change = Change(
+        "create", (CONTAINER, *array_path, position), f"created {item_id}: {item['title']}"
+    )
     return Outcome(_with(data, stamped(container, stamp, change)), change, item_id, item)
 
 
@@ -74,6 +78,8 @@ def update(
     old = it.get_at(container, path)
     name = it.address_of(old, item_id)
     item = {**old, **_item_fields(data, fields, stamp, old)}
+    if "dependencies" in fields:
+        item = _dependencies(container, item_id, item)
     if same(item, old):
         what = f"todo item {name} already has {current_values(fields, old)}"
         raise Unchanged(what, name, old, container)
@@ -135,6 +141,41 @@ def _item_fields(
         else:
             out[name] = value
     return out
+
+
+def _dependencies(container: dict[str, Any], item_id: str, item: dict[str, Any]) -> dict[str, Any]:
+    """An item's new ``dependencies``: ids of items of this list, no cycle; [] drops the key."""
+    wanted = item.get("dependencies") or []
+    if not wanted:
+        return {k: v for k, v in item.items() if k != "dependencies"}
+    known = it.item_ids(container)
+    unknown = [d for d in wanted if d not in known or d == item_id]
+    if unknown:
+        why = "itself" if unknown[0] == item_id else "no item of this list"
+        raise Refused(
+            "unknown-id",
+            f"dependency {unknown[0]!r} of {item_id!r} is {why}; give ids of "
+            f"other items of this list",
+        )
+    edges = {
+        i.get("id"): [d for d in i.get("dependencies") or [] if isinstance(d, str)]
+        for _, i in it.walk_items(container)
+    }
+    edges[item_id] = list(wanted)
+    seen: set[str] = set()
+    stack = list(wanted)
+    while stack:  # does anything item_id waits for wait for item_id?
+        current = stack.pop()
+        if current == item_id:
+            raise Refused(
+                "cycle",
+                f"dependencies of {item_id!r} would make a cycle (an item that "
+                f"{item_id!r} waits for already waits for it)",
+            )
+        if current not in seen:
+            seen.add(current)
+            stack.extend(edges.get(current, []))
+    return item
 
 
 def _completion(item: dict[str, Any], old: dict[str, Any], stamp: Stamp) -> dict[str, Any]:

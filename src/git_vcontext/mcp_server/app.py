@@ -19,11 +19,12 @@ import mcp_types as types
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.exceptions import MCPError
 from pydantic import Field
 
 from ..errors import Refused
@@ -42,6 +43,9 @@ INSTRUCTIONS = (
     "write only if nobody changed the document since you read it."
 )
 NOT_FOUND = {"unknown-uri", "unknown-id", "no-document", "gone"}
+RESOURCE_NOT_FOUND = -32002
+INVALID_PARAMS = -32602
+"""MCP's "resource not found" (the specification's code; the SDK's default is -32602)."""
 log = logging.getLogger("git_vcontext.mcp")
 
 
@@ -85,12 +89,36 @@ class VContextServer(MCPServer[Any]):
             for t in resources.TEMPLATES
         ]
 
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        """Seed 003's prompts; an unknown prompt, a missing or an unknown argument is
+        invalid params (-32602) in one line, never a traceback."""
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            known = ", ".join(p.name for p in self._prompt_manager.list_prompts())
+            raise MCPError(INVALID_PARAMS, f"no prompt {clean(name)!r}; prompts: {known}")
+        takes = {a.name: a for a in prompt.arguments or []}
+        given = dict(arguments or {})
+        extra = sorted(set(given) - set(takes))
+        if extra:
+            said = ", ".join(takes) or "no arguments"
+            raise MCPError(
+                INVALID_PARAMS, f"unknown argument {clean(extra[0])!r} for {name}; it takes: {said}"
+            )
+        missing = [a for a, spec in takes.items() if spec.required and a not in given]
+        if missing:
+            raise MCPError(INVALID_PARAMS, f"missing argument {missing[0]!r} for {name}")
+        return await super().get_prompt(name, given, context)
+
     async def read_resource(self, uri: Any, context: Any = None) -> Iterable[ReadResourceContents]:
         try:
             found = await anyio.to_thread.run_sync(resources.contents, self.svc, str(uri))
         except Refused as exc:
-            error = ResourceNotFoundError if exc.kind in NOT_FOUND else ResourceError
-            raise error(clean(exc.one_line())) from None
+            if exc.kind in NOT_FOUND:  # PRODUCT.md: resource not found is MCP's -32002
+                message = clean(exc.one_line())
+                raise MCPError(RESOURCE_NOT_FOUND, message, {"uri": str(uri)}) from None
+            raise ResourceError(clean(exc.one_line())) from None
         except Exception as exc:
             _internal(f"reading {uri}", exc)
             raise ResourceError(f"internal error reading {uri}: {type(exc).__name__}") from None

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..document import describe
 from ..edits.items import is_plain_id
-from .files import Found, Stat, find_documents, folders_changed
+from .files import Found, Rule, Stat, Tree, inside
 from .store import Loaded, Store, format_of
 
 KINDS = ("todoList", "plan", "playbook")
@@ -96,16 +96,18 @@ class Catalog:
         declared: Callable[[str], bool] = lambda rel: False,
         pinned: dict[str, str] | None = None,
         sniff: bool = True,
+        alone: bool = False,
+        moved: Callable[[], bool] = lambda: False,
     ) -> None:
         self.root = os.path.realpath(root)
         self.store = store
         self.pinned = dict(pinned or {})  # kind -> rel path chosen as "current"
-        self._ignored = ignored
-        self._declared = declared
-        self._sniff = sniff
+        self.rule = Rule(self.root, ignored, declared, sniff, alone)
+        self._tree = Tree(self.rule)
+        self._moved = moved  # git's index or HEAD changed: look at every folder
         self._lock = threading.RLock()
         self._found: list[Found] | None = None
-        self._folders: dict[str, int] = {}
+        self._walked: list[Found] = []
         self._entries: tuple[Entry, ...] = ()
         self._kinds: dict[str, str] = {}  # rel -> kind last seen (for files that stop parsing)
         self._reported: dict[str, Entry] | None = None  # what ``changes`` last told the watcher
@@ -116,20 +118,48 @@ class Catalog:
         with self._lock:
             if self._found is None:
                 self.refresh()
-            return list(self._folders)
+            return list(self._tree.folders)
 
     def refresh(self, *, rescan: bool = False) -> Changes:
-        """Look at the disk again: walk when a folder changed, re-read files whose stat did."""
+        """Look at the disk again: folders that may have changed (``Tree.look``; every one
+        with ``rescan`` or when git moved), files whose stat did."""
         with self._lock:
-            if rescan or self._found is None or folders_changed(self._folders):
-                found, self._folders, outside = find_documents(
-                    self.root, ignored=self._ignored, declared=self._declared, sniff=self._sniff
-                )
-                self._found, self.outside = found, tuple(outside)
+            if self._found is None:
+                self._tree.scan()
+                self._moved()
+                moved = True
+            else:
+                moved = self._tree.look(everything=rescan or self._moved())
+            if moved:
+                self._walked = self._tree.documents()
+                self.outside = tuple(self._tree.outside())
+            self._found = self._with_pins(self._walked)
             entries = _unique_ids([e for f in self._found if (e := self._entry(f)) is not None])
             old = {e.rel: e for e in self._entries}
             self._entries = tuple(entries)
         return _between(old, entries)
+
+    def refuses(self, rel: str) -> str | None:
+        """Why a document created at ``rel`` would not be served (None: it would be): the
+        one rule for reading and for creating, so no write is one the server cannot read
+        back. A pinned path is served whatever its name."""
+        if rel in self.pinned.values():
+            why = self.rule.refuses(rel)
+            return why if why is not None and "a boundary" in why else None
+        return self.rule.refuses(rel)
+
+    def _with_pins(self, found: list[Found]) -> list[Found]:
+        """The pinned documents too (``--todo notes/todo.json``: served whatever its name)."""
+        have = {f.rel for f in found}
+        extra = []
+        for rel in sorted(set(self.pinned.values()) - have):
+            if self.refuses(rel) is not None:
+                continue
+            full = os.path.join(self.root, *rel.split("/"))
+            real = inside(self.root, full)
+            if real is not None and Stat.of(full) is not None:
+                extra.append(Found(rel, real))
+        return sorted([*found, *extra], key=lambda f: f.rel) if extra else found
 
     def changes(self) -> Changes:
         """What changed since the previous call (the watcher's question): a refresh, compared
@@ -186,11 +216,15 @@ class Catalog:
         return next((e for e in self.entries(kind) if e.id == doc_id), None)
 
     def fresh_rel(self, kind: str, rel: str) -> Entry | None:
-        """The entry of a file again after a write changed it (a new file: after a walk)."""
+        """The entry of a file again after a write changed it (a new file: its folder is
+        listed again)."""
         with self._lock:
             index = next((i for i, e in enumerate(self._entries) if e.rel == rel), None)
             if index is None:
-                self.refresh(rescan=True)
+                if self._found is not None:
+                    self._tree.relist_for(rel)
+                    self._walked = self._tree.documents()
+                self.refresh()
                 return next((e for e in self.entries(kind) if e.rel == rel), None)
             old = self._entries[index]
             new = self._entry(Found(old.rel, old.real))

@@ -1,10 +1,25 @@
-"""Which files the server serves: vContext documents under the root, never anything outside it."""
+"""Which files the server serves: vContext documents under the root, never anything outside it.
+
+One rule decides what a served document is, for reading and for creating (PRODUCT.md,
+"Where agents' platforms run it"): a JSON or TRON file under the served root whose real
+path stays inside it, not below a nested repository (a boundary, as for git), not in a
+folder git ignores (the root's own ``.vcontext/`` excepted: agents' memory a person
+keeps out of git is still theirs), that the install patterns or ``.gitattributes``
+route to the driver (outside a repository: whose content says vContext); a path the
+person pinned (``--todo`` ...) is served whatever its name. Served "alone" (a folder
+that is no repository, started without ``--root``), only the folder's own files and
+its ``.vcontext/`` are looked at: never a walk of the disk below.
+
+The tree is looked at again cheaply: folders holding documents (and the root and
+``.vcontext/``) each time, the others a bounded number per look, all of them when the
+caller says something moved (git's index or HEAD changed: a checkout, a merge).
+"""
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..document import matches_file_patterns
@@ -14,7 +29,13 @@ SERVED_SUFFIXES = (".json", ".tron")
 """Todo lists, plans and playbooks are JSON or TRON (JSONL logs and TOML are not served)."""
 
 PRUNED = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"})
-"""Folders never walked (besides the ones git ignores)."""
+"""Folders never walked (besides the ones git ignores and nested repositories)."""
+
+MEMORY = ".vcontext"
+"""The root's folder of agents' memory: served even when git ignores it."""
+
+COLD_LOOKS = 256
+"""Folders without documents looked at per look (the rest on the next looks, in turn)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +70,12 @@ def inside(root_real: str, path: str) -> str | None:
     return None
 
 
+def is_repository(folder: str) -> bool:
+    """Whether ``folder`` is the top of a work tree of its own (``.git``: a folder or a file,
+    as in submodules and linked work trees)."""
+    return os.path.lexists(os.path.join(folder, ".git"))
+
+
 @dataclass(frozen=True)
 class Found:
     """A served document: its path under the root ('/'-separated) and its real path."""
@@ -57,68 +84,207 @@ class Found:
     real: str
 
 
-def find_documents(
-    root: str,
-    *,
-    ignored: Callable[[str], bool],
-    declared: Callable[[str], bool],
-    sniff: bool = True,
-) -> tuple[list[Found], dict[str, int], list[str]]:
-    """The documents under ``root``, the folders walked (with their mtimes, to notice new
-    files), and the files left out because their real path is outside the root.
+@dataclass(frozen=True)
+class Rule:
+    """What is served under ``root``: see the module's docstring."""
 
-    ``ignored(rel_dir)`` prunes folders git ignores; ``declared(rel)`` says whether
-    ``.gitattributes`` routes a file to the vcontext driver; ``sniff`` also takes files
-    whose root key says vContext (outside a repository, as ``validate`` does).
-    """
-    root_real = os.path.realpath(root)
-    found: dict[str, Found] = {}
-    folders: dict[str, int] = {}
-    outside: list[str] = []
-    for folder, names in _walk(root_real, ignored, folders):
-        for name in names:
-            full = os.path.join(folder, name)
-            rel = os.path.relpath(full, root_real).replace(os.sep, "/")
+    root: str  # real path
+    ignored: Callable[[str], bool]  # rel folder or file -> git ignores it
+    declared: Callable[[str], bool]  # rel file -> .gitattributes routes it to the driver
+    sniff: bool  # outside a repository: a file whose content says vContext
+    alone: bool  # the root's own files and .vcontext/ only
+
+    def descends(self, rel_dir: str, full: str) -> bool:
+        """Whether the walk goes into the folder ``rel_dir`` (its path ``full``)."""
+        name = rel_dir.rsplit("/", 1)[-1]
+        if name in PRUNED or is_repository(full):
+            return False
+        if self.alone:
+            return rel_dir == MEMORY
+        return rel_dir == MEMORY or not self.ignored(rel_dir)
+
+    def takes(self, rel: str, real: str) -> bool:
+        """Whether a file found by the walk is a served document (read only to sniff)."""
+        if matches_file_patterns(rel) or self.declared(rel):
+            return True
+        memory = rel.startswith(MEMORY + "/")  # agents' memory folder: what says vContext
+        return (self.sniff or memory) and sniffed_vcontext(real)
+
+    def refuses(self, rel: str) -> str | None:
+        """Why a document at ``rel`` (perhaps not there yet) would not be served: the reason
+        in a few words, None when it would be (the name is checked, not the content)."""
+        if not rel.endswith(SERVED_SUFFIXES):
+            return "only .json and .tron files are served"
+        parts = rel.split("/")
+        full = self.root
+        for n, part in enumerate(parts[:-1]):
+            full = os.path.join(full, part)
+            rel_dir = "/".join(parts[: n + 1])
+            if is_repository(full):
+                return f"{rel_dir}/ is a repository of its own (a boundary)"
+            if part in PRUNED:
+                return f"{rel_dir}/ is never served"
+            if self.alone and rel_dir != MEMORY:
+                return f"only {MEMORY}/ is served below {self.root} (no --root)"
+            if rel_dir != MEMORY and self.ignored(rel_dir):
+                return f"git ignores {rel_dir}/"
+        in_memory = rel.startswith(MEMORY + "/")  # a document made there says vContext
+        if not (matches_file_patterns(rel) or self.declared(rel) or self.sniff or in_memory):
+            return "no install pattern or .gitattributes line routes it to the vcontext driver"
+        return None
+
+
+@dataclass
+class _Folder:
+    """One walked folder: its mtime, the documents right in it, its walked subfolders."""
+
+    mtime: int
+    documents: tuple[Found, ...]
+    subfolders: tuple[str, ...]  # full paths
+    outside: tuple[str, ...]  # documents' names whose real path leads outside the root
+
+
+class Tree:
+    """The served documents of a root, kept current by cheap looks (see the docstring)."""
+
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        self.folders: dict[str, _Folder] = {}
+        self._cursor = 0
+
+    def scan(self) -> None:
+        """Walk everything again."""
+        self.folders = {}
+        self._walk(self.rule.root)
+
+    def documents(self) -> list[Found]:
+        found: dict[str, Found] = {}
+        for folder in self.folders.values():
+            for f in folder.documents:
+                if f.real not in found or not os.path.islink(os.path.join(self.rule.root, f.rel)):
+                    found[f.real] = f
+        return sorted(found.values(), key=lambda f: f.rel)
+
+    def outside(self) -> list[str]:
+        return sorted(rel for folder in self.folders.values() for rel in folder.outside)
+
+    def look(self, *, everything: bool = False) -> bool:
+        """Look at the folders again (those holding documents, the root and ``.vcontext/``
+        always; ``COLD_LOOKS`` others in turn, or all with ``everything``); re-list each that
+        changed. Whether anything did."""
+        root = self.rule.root
+        memory = os.path.join(root, MEMORY)
+        hot = [p for p, f in self.folders.items() if f.documents or p in (root, memory)]
+        cold = [p for p, f in self.folders.items() if not (f.documents or p in (root, memory))]
+        if not everything and len(cold) > COLD_LOOKS:
+            start = self._cursor % len(cold)
+            self._cursor = start + COLD_LOOKS
+            cold = (cold[start:] + cold[:start])[:COLD_LOOKS]
+        if root not in self.folders:
+            hot.append(root)
+        if memory not in self.folders and os.path.isdir(memory):
+            hot.append(memory)
+        moved = False
+        for path in [*hot, *cold]:
+            if path in self.folders and _mtime(path) == self.folders[path].mtime:
+                continue
+            moved = True
+            self.relist(path)
+        return moved
+
+    def relist(self, path: str) -> None:
+        """List one folder again (and walk its new subfolders; forget gone ones)."""
+        old = self.folders.get(path)
+        if old is not None:
+            self._forget(path, keep_self=True)
+        if not os.path.isdir(path):
+            self.folders.pop(path, None)
+            return
+        self._walk(path)
+
+    def relist_for(self, rel: str) -> None:
+        """After a file was written at ``rel``: list its folder (known or new) again."""
+        full = os.path.join(self.rule.root, *rel.split("/")[:-1])
+        while full not in self.folders and len(full) > len(self.rule.root):
+            full = os.path.dirname(full)
+        self.relist(full)
+
+    def _forget(self, path: str, *, keep_self: bool = False) -> None:
+        folder = self.folders.get(path)
+        if folder is None:
+            return
+        for sub in folder.subfolders:
+            self._forget(sub)
+        if not keep_self:
+            del self.folders[path]
+
+    def _walk(self, top: str) -> None:
+        stack = [top]
+        while stack:
+            full = stack.pop()
+            listed = self._list(full)
+            if listed is None:
+                continue
+            self.folders[full] = listed
+            stack.extend(reversed(listed.subfolders))
+
+    def _list(self, full: str) -> _Folder | None:
+        root = self.rule.root
+        try:
+            mtime = os.stat(full).st_mtime_ns
+            entries = sorted(os.scandir(full), key=lambda e: e.name)
+        except OSError:
+            return None
+        rel_folder = os.path.relpath(full, root).replace(os.sep, "/")
+        prefix = "" if rel_folder == "." else rel_folder + "/"
+        documents: list[Found] = []
+        subfolders: list[str] = []
+        outside: list[str] = []
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if self.rule.descends(rel, entry.path):
+                    subfolders.append(entry.path)
+                continue
             if not rel.endswith(SERVED_SUFFIXES):
                 continue
-            real = inside(root_real, full)
+            real = inside(root, entry.path)
             if real is None:  # never read: not even sniffed
-                if matches_file_patterns(rel) or declared(rel):
+                if matches_file_patterns(rel) or self.rule.declared(rel):
                     outside.append(rel)
-            elif _candidate(rel, real, declared, sniff) and (
-                real not in found or not os.path.islink(full)
-            ):
-                found[real] = Found(rel, real)
-    return sorted(found.values(), key=lambda f: f.rel), folders, outside
+            elif self.rule.takes(rel, real):
+                documents.append(Found(rel, real))
+        return _Folder(mtime, tuple(documents), tuple(subfolders), tuple(outside))
 
 
-def _walk(
-    root: str, ignored: Callable[[str], bool], folders: dict[str, int]
-) -> Iterator[tuple[str, list[str]]]:
-    for folder, dirs, files in os.walk(root):
-        try:
-            folders[folder] = os.stat(folder).st_mtime_ns
-        except OSError:
-            continue
-        rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if d not in PRUNED and not ignored(d if rel_folder == "." else f"{rel_folder}/{d}")
-        )
-        yield folder, sorted(files)
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
 
 
-def _candidate(rel: str, full: str, declared: Callable[[str], bool], sniff: bool) -> bool:
-    return matches_file_patterns(rel) or declared(rel) or (sniff and sniffed_vcontext(full))
+class Moved:
+    """Files whose change means "look at everything" (git's index and HEAD: a checkout, a
+    merge, a reset moves documents anywhere in the tree at once)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        self._seen = [_stamp(p) for p in paths]
+
+    def __call__(self) -> bool:
+        now = [_stamp(p) for p in self.paths]
+        moved, self._seen = now != self._seen, now
+        return moved
 
 
-def folders_changed(folders: dict[str, int]) -> bool:
-    """Whether any walked folder gained, lost or renamed an entry since the walk."""
-    for folder, mtime in folders.items():
-        try:
-            if os.stat(folder).st_mtime_ns != mtime:
-                return True
-        except OSError:
-            return True
-    return False
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size

@@ -7,20 +7,39 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from ..branches.agents import agent_of_branch
+from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
 from ..gitio import config_value, is_ignored, read_at, resolve_commit, work_tree
-from ..gitio.commits import Committed, commit_file, conflicted, current_branch
+from ..gitio.commits import (
+    Committed,
+    blob_data,
+    blob_id,
+    cannot_commit,
+    commit_path,
+    conflicted,
+    current_branch,
+    head_entry,
+    set_staged,
+    staged_entry,
+)
 from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
 
 if TYPE_CHECKING:
-    from pygit2 import Repository
+    from pygit2 import Oid, Repository
 
     from ..gitio.fileset import FileSet
 
 DEFAULT_AGENT = "mcp"
 T = TypeVar("T")
+Again = Callable[[bytes], bytes]
+"""The write's edit done again on another version of the document (HEAD's, the index's),
+rendered in that version's style; raises Refused when that version cannot take it."""
+
+STAGED_INTO = ("merge", "cherry pick", "cherrypick", "revert")
+"""Stopped operations a write is staged into (their one commit takes it)."""
+REPLAYS = ("rebase", "apply mailbox")
+"""Stopped operations that refuse writes: they replay commits one by one."""
 
 
 class GitSide:
@@ -78,28 +97,181 @@ class GitSide:
                 raise Refused("stale", exc.message) from None
 
     def refuse_if_conflicted(self, real: str, shown: str) -> None:
-        """Refuse writing a document git left conflicted in a stopped merge."""
+        """Refuse writing a document git left conflicted in a stopped merge, and any write
+        during a stopped rebase (it would land in a commit being replayed)."""
         path = self.path_of(real)
         with self._lock:
             busy = in_progress(self.repo)
             stuck = busy is not None and path is not None and conflicted(self.repo, path)
+        if busy is not None and busy.startswith(REPLAYS):
+            verb = "am" if busy.startswith("apply mailbox") and "rebase" not in busy else "rebase"
+            raise Refused(
+                "busy",
+                f"a {busy} is in progress here: a write now would go into a commit being "
+                f"replayed; finish it (git {verb} --continue) or abort it (git {verb} --abort), "
+                "then write again",
+            )
         if stuck:
             raise Refused(
                 "conflicted",
-                f"{shown} has unresolved conflicts from the stopped {busy}: resolve them "
-                "(git vcontext conflicts / resolve, or git mergetool) before writing",
+                f"{shown} has unresolved conflicts from the stopped {busy}: settle them first "
+                "(vcontext_conflicts lists them, vcontext_resolve settles them)",
             )
 
-    def commit(self, real: str, data: bytes, message: str) -> Committed:
-        """Commit one written document on the current branch."""
+    def record(
+        self,
+        real: str,
+        before: bytes | None,
+        after: bytes,
+        again: Again,
+        message: str,
+    ) -> Committed:
+        """Commit an agent's write of one document (the work tree went from ``before`` to
+        ``after``), as ``git commit --only`` would, with the agent as author: the commit
+        holds the agent's change on HEAD's version (``again`` redoes the edit on another
+        version's bytes when the person has edits of their own); the index entry keeps the
+        person's staged edits and gains the agent's change. During a stopped merge (or
+        cherry-pick, revert) the change is staged into it instead."""
         path = self.path_of(real)
         if path is None:
             return Committed(None, "not committed: the file is outside this work tree")
+        agent = self.agent()  # before the lock: it takes the lock itself
         with self._lock:
             try:
-                return commit_file(self.repo, path, data, message)
+                if self._ignored(path):
+                    return Committed(
+                        None,
+                        f"not committed: {path} is ignored by git, so it stays out of git "
+                        "(as git add leaves it): the person's local memory",
+                    )
+                busy = in_progress(self.repo)
+                if busy is not None and busy.startswith(STAGED_INTO):
+                    return self._stage_into(path, before, after, again, busy)
+                return self._commit_change(path, before, after, again, message, agent)
             except OperationalError as exc:
                 return Committed(None, f"not committed: {exc.message}")
+
+    def remove(self, real: str, before: bytes, message: str) -> Committed:
+        """Commit the removal of one document (its file is already gone from the work tree);
+        the index entry goes too unless the person staged another version."""
+        path = self.path_of(real)
+        if path is None:
+            return Committed(None, "not committed: the file is outside this work tree")
+        agent = self.agent()  # before the lock: it takes the lock itself
+        with self._lock:
+            try:
+                busy = in_progress(self.repo)
+                if busy is not None and busy.startswith(STAGED_INTO):
+                    note = set_staged(self.repo, path, None)
+                    return Committed(None, note or f"removal staged into the {busy} in progress")
+                head, _ = head_entry(self.repo, path)
+                if head is None:
+                    return Committed(None, "not in the last commit: nothing to commit")
+                author, committer = agent_signatures(self.repo, agent)
+                staged = staged_entry(self.repo, path)
+                done = commit_path(self.repo, path, None, message, author, committer)
+                if done.commit is None or staged not in (head, blob_id(before)):
+                    return done
+                return Committed(done.commit, set_staged(self.repo, path, None))
+            except OperationalError as exc:
+                return Committed(None, f"not committed: {exc.message}")
+
+    def refuse_uncommitted(self, real: str, raw: bytes, shown: str) -> None:
+        """Refuse deleting a document that holds edits not committed (they would be lost)."""
+        path = self.path_of(real)
+        if path is None:
+            return
+        with self._lock:
+            head, _ = head_entry(self.repo, path)
+        if head is not None and head != blob_id(raw):
+            raise Refused(
+                "uncommitted",
+                f"{shown} has changes that are not committed (git diff -- {shown}): "
+                "commit or discard them, then delete it",
+            )
+
+    def _stage_into(
+        self, path: str, before: bytes | None, after: bytes, again: Again, busy: str
+    ) -> Committed:
+        staged = staged_entry(self.repo, path)
+        if staged is None or before is None or staged == blob_id(before):
+            content = after
+        else:
+            content = again(blob_data(self.repo, staged))
+        note = set_staged(self.repo, path, content)
+        return Committed(
+            None,
+            note or f"staged into the {busy} in progress: its commit (git commit) takes it",
+        )
+
+    def _commit_change(
+        self,
+        path: str,
+        before: bytes | None,
+        after: bytes,
+        again: Again,
+        message: str,
+        agent: str,
+    ) -> Committed:
+        why = cannot_commit(self.repo)
+        if why is not None:
+            return Committed(None, why)
+        head, _ = head_entry(self.repo, path)
+        worktree = blob_id(before) if before is not None else None
+        if head is None or head == worktree:
+            content = after
+        else:
+            try:
+                content = again(blob_data(self.repo, head))
+            except Refused as exc:
+                return Committed(
+                    None,
+                    f"not committed: the change builds on edits of {path} that are not "
+                    f"committed ({exc.one_line()}); once they are, the next write commits",
+                )
+        author, committer = agent_signatures(self.repo, agent)
+        staged = staged_entry(self.repo, path)
+        done = commit_path(self.repo, path, content, message, author, committer)
+        if done.commit is None:
+            return done
+        kept = self._keep_index(path, staged, head, worktree, after, content, again)
+        return Committed(done.commit, kept)
+
+    def _keep_index(
+        self,
+        path: str,
+        staged: Oid | None,
+        head: Oid | None,
+        worktree: Oid | None,
+        after: bytes,
+        committed: bytes,
+        again: Again,
+    ) -> str | None:
+        """The index entry after the agent's commit, in step as ``git commit --only`` keeps
+        it: the commit's content when nothing else was staged, else the person's staged
+        version with the agent's change (so their next plain ``git commit`` keeps it)."""
+        if staged == head:
+            return set_staged(self.repo, path, committed)
+        if staged is not None and staged == worktree:
+            return set_staged(self.repo, path, after)
+        if staged is None:
+            return f"committed; {path} is staged for removal, so the index was left alone"
+        try:
+            return set_staged(self.repo, path, again(blob_data(self.repo, staged)))
+        except Refused as exc:
+            note = set_staged(self.repo, path, committed)
+            return note or (
+                f"committed; your staged version of {path} (blob {str(staged)[:12]}, "
+                f"git show {str(staged)[:12]}) could not take the agent's change "
+                f"({exc.one_line()}): the index now holds the commit's, your edits are "
+                "still in the work tree"
+            )
+
+    def _ignored(self, path: str) -> bool:
+        try:
+            return is_ignored(self.repo, path)
+        except Exception:  # pygit2 raises various errors for odd paths
+            return False
 
     def locked(self, work: Callable[[Repository], T]) -> T:
         """Run ``work(repo)`` holding the repository lock (status, sync)."""

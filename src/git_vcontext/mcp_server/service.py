@@ -19,9 +19,18 @@ from .writer import Target, Writer, Written
 WRITABLE = {"todos": "todoList", "plans": "plan", "playbook": "playbook"}
 """``--allow`` names and the kinds they let the server write."""
 
+DROP_TRAILER = "Vcontext-Drop:"
+"""The trailer that says a commit removes records on purpose (``prepush/undone``'s SAID)."""
+
 NEW_DOCUMENTS = {"todoList": ".vcontext/todo", "playbook": ".vcontext/playbook"}
 """Where a kind's first document goes, before its format's extension."""
 NEW_FORMATS = ("json", "tron")
+MAKES = {
+    "todoList": "vbrief_create_todo",
+    "plan": "vbrief_create_plan",
+    "playbook": "vbrief_add_learning",
+}
+"""The tool that makes a kind's first document."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,7 @@ class Options:
     allow: frozenset[str] = frozenset(WRITABLE.values())
     commit: bool = False
     pinned: dict[str, str] = field(default_factory=dict)  # kind -> rel path of "current"
+    alone: bool = False  # the folder's own documents and .vcontext/ only (no repository)
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,10 @@ class Service:
         if doc_id is None or doc_id == "current":
             found = self.catalog.current(kind)
             if found is None:
-                raise Refused("no-document", f"there is no {NOUN[kind]} here yet")
+                make = MAKES.get(kind)
+                writable = not self.options.read_only and kind in self.options.allow
+                hint = f" ({make} makes one)" if make and writable else ""
+                raise Refused("no-document", f"there is no {NOUN[kind]} here yet{hint}")
             return found
         found = self.catalog.find(kind, doc_id)
         if found is None:
@@ -95,6 +108,12 @@ class Service:
         if folder is None:
             raise Refused("outside", f"{rel}: its folder leads outside {self.catalog.root}")
         real = os.path.join(folder, os.path.basename(full))
+        why = self.catalog.refuses(rel)
+        if why is not None:  # one rule for reading and creating: nothing written unread
+            raise Refused(
+                "not-served",
+                f"{rel}: {why}, so a document there would not be served; nothing written",
+            )
         fmt = "tron" if rel.endswith(".tron") else "json"
         return Target(rel, real, fmt, new)
 
@@ -129,7 +148,7 @@ class Service:
         return self.default_target(kind, new)
 
     def apply(
-        self, tool: str, target: Target, edit: Callable[[Any], Any]
+        self, tool: str, target: Target, edit: Callable[[Any, bool], Any]
     ) -> tuple[Any, dict[str, Any]]:
         """Write one todo or plan edit; the outcome and its structured answer (``Unchanged``,
         naming the document, when the edit changes nothing)."""
@@ -156,7 +175,9 @@ class Service:
         return self.apply(
             tool,
             self.target(entry),
-            lambda data: change(data, *given, stamp, expected=expected, **options),
+            lambda data, strict: change(
+                data, *given, stamp, expected=expected if strict else None, **options
+            ),
         )
 
     def may_write(self, kind: str | None) -> None:
@@ -174,6 +195,7 @@ class Service:
         return lambda o: (
             f"vcontext mcp: {o.change.description}\n\n"
             f"Tool: {tool}\nAgent: {agent}\nDocument: {rel}\n"
+            + (dropped(f"{o.change.description} ({tool})") if _deletes(o) else "")
         )
 
     def outcome(self, outcome: Any, rel: str, written: Written) -> dict[str, Any]:
@@ -195,10 +217,21 @@ class Service:
         if written.created:
             out["created"] = True
         if written.commit is not None:
-            out["commit"] = written.commit.commit
+            if written.commit.commit is not None:
+                out["commit"] = written.commit.commit
             if written.commit.note:
                 out["notes"] = [written.commit.note]
         return out
+
+
+def _deletes(outcome: Any) -> bool:
+    return bool(outcome.change.operation == "delete")
+
+
+def dropped(why: str) -> str:
+    """The trailer of a commit that deletes records on purpose: sync's check for commits
+    made on files an interrupted sync left behind (``prepush/undone``) lets it through."""
+    return f"{DROP_TRAILER} {' '.join(why.split())}\n"
 
 
 def unknown_document(kind: str, doc_id: str, catalog: Catalog) -> str:

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..fsio import remove_stale_temporaries
-from ..gitio import config_value, open_repo, work_tree
+from ..gitio import config_value, git_dir, open_repo, work_tree
 from ..gitio.places import common_dir
 from .catalog import Catalog
+from .files import Moved, is_repository
 from .gitside import GitSide
 from .locks import Locks
 from .service import WRITABLE, Options, Service
@@ -22,6 +23,14 @@ if TYPE_CHECKING:
     from pygit2 import Repository
 
 PIN_KEYS = {"todoList": "todo", "plan": "plan", "playbook": "playbook"}
+ALLOW_NAMES = {
+    **{name: kind for name, kind in WRITABLE.items()},
+    **{name.rstrip("s"): kind for name, kind in WRITABLE.items()},
+    **{name.rstrip("s") + "s": kind for name, kind in WRITABLE.items()},
+    "todolist": "todoList",
+    "todolists": "todoList",
+}
+"""``--allow`` names: each kind singular or plural (``todo``, ``todos``, ``playbooks`` ...)."""
 LOOPBACK_NAMES = {"localhost"}
 
 
@@ -94,25 +103,56 @@ def allowed(value: str | None) -> frozenset[str]:
     if value is None:
         return frozenset(WRITABLE.values())
     names = [n.strip() for n in value.split(",") if n.strip()]
-    unknown = [n for n in names if n not in WRITABLE]
+    unknown = [n for n in names if n.lower() not in ALLOW_NAMES]
     if unknown or not names:
-        raise UsageError(f"--allow {value!r}: use a comma list of {', '.join(WRITABLE)}")
-    return frozenset(WRITABLE[n] for n in names)
+        raise UsageError(
+            f"--allow {value!r}: use a comma list of {', '.join(WRITABLE)} (singular or plural)"
+        )
+    return frozenset(ALLOW_NAMES[n.lower()] for n in names)
 
 
 def find_root(given: str | None) -> tuple[str, Repository | None]:
     """The folder served (``--root``, else the repository's top, else here) and its repo."""
+    where, repo, _ = served_root(given)
+    return where, repo
+
+
+def served_root(given: str | None) -> tuple[str, Repository | None, bool]:
+    """The folder served, its repository, and whether it is served alone: ``--root DIR``
+    (walked below, nested repositories being boundaries), else the top of the repository
+    here, else the current folder alone (its own documents and ``.vcontext/``: a server
+    started from ``/`` or a home folder never walks the disk)."""
     start = given or os.getcwd()
     if not os.path.isdir(start):
         raise OperationalError(f"--root {given}: not a directory")
     try:
         repo = open_repo(start)
     except OperationalError:
-        return os.path.realpath(start), None
+        return os.path.realpath(start), None, given is None
     top = work_tree(repo)
     if top is None:
         raise OperationalError("the repository is bare: run the server in a work tree")
-    return os.path.realpath(given or top), repo
+    return os.path.realpath(given or top), repo, False
+
+
+def root_note(root: str, repo: Repository | None, alone: bool) -> str | None:
+    """The one line a server started where platforms start them says about what it serves
+    (None: nothing worth a line)."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    where = "the file system's root" if root == os.sep else None
+    where = "your home folder" if root == home else where
+    if alone:
+        shown = f"{root} ({where})" if where else root
+        return (
+            f"{shown} is not in a git repository: serving only its own documents and "
+            ".vcontext/, nothing below it; start the server in a repository or pass --root DIR"
+        )
+    if where is not None and repo is not None:
+        return (
+            f"serving the repository at {root} ({where}): every folder git does not ignore, "
+            "nested repositories left out; pass --root DIR to serve less"
+        )
+    return None
 
 
 def pins(root: str, repo: Repository | None, given: dict[str, str | None]) -> dict[str, str]:
@@ -138,6 +178,14 @@ def _inside(root: str, path: str, option: str) -> str:
         raise UsageError(f"{option} {path}: outside the served folder {root}")
     if not rel.endswith((".json", ".tron")):
         raise UsageError(f"{option} {path}: a todo list, plan or playbook is a .json or .tron file")
+    parts = rel.split(os.sep)
+    for n in range(1, len(parts)):
+        if is_repository(os.path.join(root, *parts[:n])):
+            nested = "/".join(parts[:n])
+            raise UsageError(
+                f"{option} {path}: {nested}/ is a repository of its own (a boundary of the "
+                f"served folder): serve it with its own server (--root {nested})"
+            )
     return rel.replace(os.sep, "/")
 
 
@@ -152,6 +200,8 @@ def service(options: Options, repo: Repository | None) -> Service:
         declared=(lambda rel: git.declared(os.path.join(options.root, rel))) if git else _never,
         pinned=options.pinned,
         sniff=git is None,  # in a repository: install's patterns and .gitattributes only
+        alone=options.alone,
+        moved=Moved(_git_state_files(repo)) if repo is not None else lambda: False,
     )
     locks = Locks(_lock_folder(repo))
     scratch = _scratch_folder(repo)
@@ -178,6 +228,12 @@ def _tidy(catalog: Catalog, scratch: str | None) -> None:
     ours are, whose process is gone, in the scratch folder and the served folders."""
     for folder in [*([scratch] if scratch else []), *catalog.folders()]:
         remove_stale_temporaries(folder)
+
+
+def _git_state_files(repo: Repository) -> list[str]:
+    """The files a checkout, merge, reset or commit rewrites (this work tree's index and
+    HEAD): when they change, every folder is looked at again."""
+    return [os.path.join(git_dir(repo), "index"), os.path.join(git_dir(repo), "HEAD")]
 
 
 def _never(rel: str) -> bool:

@@ -9,14 +9,17 @@ server, a checkout, a merge) is edited again from its new state.
 from __future__ import annotations
 
 import os
+import random
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
-from ..errors import OperationalError, ParseError, Refused
-from ..fsio import check_inside, read_regular, write_atomic
+from ..errors import OperationalError, ParseError, Refused, VContextError
+from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
@@ -28,7 +31,29 @@ from .locks import Locks
 from .store import Loaded, Store, report_of
 
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 ATTEMPTS = 5
+BUSY_SECONDS = 3.0
+"""A write redone because the document changed meanwhile is tried again (at least
+ATTEMPTS times) for this long before it is refused as busy: a person saving every few
+milliseconds never makes an agent's write fail."""
+SETTLE_TRIES = 20
+SETTLE_PAUSE = 0.005
+SETTLED_NS = 250_000_000
+"""A document that does not parse and changed less than this long ago is being saved: the
+write waits for it (SETTLE_TRIES pauses of SETTLE_PAUSE) before refusing."""
+LATE_SAVE_WAIT = 0.2
+RETIRED = 2.0
+WATCH_PAUSE = 0.002
+"""How long a file the server replaced is watched for a save its editor still makes into
+it (checked before the next write of that document, which puts the save back)."""
+
+
+class Edit(Protocol[R_co]):
+    """A write's pure edit: document data -> outcome (with ``.data``); ``strict`` False
+    when it is done again on another version (``expectedSequence`` is not checked there)."""
+
+    def __call__(self, data: Any, strict: bool, /) -> R_co: ...
 
 
 @dataclass(frozen=True)
@@ -67,60 +92,218 @@ class Writer:
         self.git = git
         self.root = root  # nothing is ever written outside it, nor through a link leading out
         self.scratch = scratch  # where temporaries go (the git directory's vcontext/tmp)
+        # files this server replaced, still watched for a late save: real path ->
+        # (fd of the replaced file, its bytes then, the path's stat after the replace, until)
+        self._retired: dict[str, tuple[int, bytes, Stat | None, float]] = {}
+        self._targets: dict[str, Target] = {}
+        self._watch_lock = threading.Lock()
+        self._watcher: threading.Thread | None = None
 
     def write(
-        self, target: Target, edit: Callable[[Any], R], message: Callable[[R], str]
+        self, target: Target, edit: Edit[R], message: Callable[[R], str]
     ) -> tuple[R, Written]:
-        """Apply ``edit`` (document data -> outcome with ``.data``) and write the result."""
+        """Apply ``edit`` (document data, strict -> outcome with ``.data``) and write the
+        result; ``strict`` False: the same edit on another version of the document (HEAD's,
+        the index's), ``expectedSequence`` not checked there."""
         with self.locks.hold(target.real):
-            for _ in range(ATTEMPTS):
+            self._rescue(target)
+            deadline = time.monotonic() + BUSY_SECONDS
+            tries = 0
+            while tries < ATTEMPTS or time.monotonic() < deadline:
                 done = self._attempt(target, edit, message)
                 if done is not None:
                     return done
+                tries += 1  # someone saved meanwhile: redo, out of step with their saves
+                time.sleep(random.uniform(0, SETTLE_PAUSE))
         raise Refused(
             "busy", f"{target.rel} kept changing while being written; nothing written, try again"
         )
 
-    def _attempt(
-        self, target: Target, edit: Callable[[Any], R], message: Callable[[R], str]
-    ) -> tuple[R, Written] | None:
+    def remove(self, target: Target, check: Callable[[Any], None], message: str) -> Written:
+        """Delete a document: ``check(data)`` refuses what may not go; on an agent branch
+        the removal is a commit of its own. Nothing goes that changed since it was read."""
+        with self.locks.hold(target.real):
+            self._rescue(target)
+            self._before(target)
+            loaded = self._load(target)
+            if loaded is None:
+                raise Refused("gone", f"{target.rel} no longer exists")
+            check(loaded.data)
+            if self._commits():
+                assert self.git is not None
+                self.git.refuse_uncommitted(target.real, loaded.raw, target.rel)
+            if not self._unchanged(loaded, target):
+                raise Refused(
+                    "busy", f"{target.rel} changed while being deleted; nothing done, try again"
+                )
+            try:
+                os.unlink(target.real)
+            except OSError as exc:
+                why = f"{target.rel}: cannot delete ({exc.strerror})"
+                raise Refused("not-written", why) from None
+            self.store.forget(target.real)
+            commit = None
+            if self._commits():
+                assert self.git is not None
+                commit = self.git.remove(target.real, loaded.raw, message)
+            return Written(target.rel, False, commit)
+
+    def _before(self, target: Target) -> None:
         try:  # a link out of the served folder, a named pipe: refused before any work
             check_inside(target.real, self.root)
         except OperationalError as exc:
             raise Refused("not-written", exc.one_line()) from None
         if self.git is not None:
             self.git.finish_interrupted()
-        loaded = self.store.load(target.rel, target.real)
+            self.git.refuse_if_conflicted(target.real, target.rel)
+
+    def _load(self, target: Target) -> Loaded | None:
+        """The document now; a file that does not parse but is being saved (changed in the
+        last moments: a person's editor half way through) is waited for a little."""
+        for _ in range(SETTLE_TRIES):
+            loaded = self.store.load(target.rel, target.real)
+            if loaded is None or loaded.doc is not None:
+                return loaded
+            if time.time_ns() - loaded.stat.mtime_ns > SETTLED_NS:
+                break
+            time.sleep(SETTLE_PAUSE)
+        if loaded is not None and loaded.doc is None:
+            raise Refused("unparsable", unparsable(loaded))
+        return loaded
+
+    def _attempt(
+        self, target: Target, edit: Edit[R], message: Callable[[R], str]
+    ) -> tuple[R, Written] | None:
+        self._before(target)
+        loaded = self._load(target)
         if loaded is None and target.new is None:
             raise Refused("gone", f"{target.rel} no longer exists")
-        if loaded is not None and loaded.doc is None:
-            raise Refused(
-                "unparsable",
-                f"{loaded.error}; the document does not parse, so nothing was written: fix it "
-                f"(git vcontext validate {target.rel}) and retry",
-            )
-        if self.git is not None:
-            self.git.refuse_if_conflicted(target.real, target.rel)
         data = loaded.data if loaded is not None else _new(target)
-        outcome = edit(data)
+        outcome = edit(data, True)
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
         doc = _read_back(text, target.rel, loaded.doc if loaded is not None else None)
         if not same(doc.data, outcome.data):  # type: ignore[attr-defined]
             raise Refused("internal", f"{target.rel}: the edited document does not read back")
         report = _validated(loaded, doc, outcome.data, target.rel)  # type: ignore[attr-defined]
-        _refuse_new_findings(loaded, report, target.rel)
+        _refuse_new_findings(report_of(loaded) if loaded else None, report)
         raw = text.encode("utf-8")
-        if not self._still(loaded, target):
+        if not self._replace(target, loaded, raw):
             return None
-        _replace(target, raw, create=loaded is None, root=self.root, scratch=self.scratch)
         self.store.remember(target.rel, target.real, raw, doc, report)
-        commit = self._commit(target, raw, message(outcome))
+        commit = None
+        if self._commits():
+            assert self.git is not None
+            before = loaded.raw if loaded is not None else None
+            again = _again(target.rel, edit)
+            commit = self.git.record(target.real, before, raw, again, message(outcome))
         return outcome, Written(target.rel, loaded is None, commit)
 
-    def _still(self, loaded: Loaded | None, target: Target) -> bool:
-        """Whether the file is still what the edit started from (re-read, not just stat)."""
+    def _commits(self) -> bool:
+        return self.git is not None and self.git.commits()
+
+    def _replace(self, target: Target, loaded: Loaded | None, raw: bytes) -> bool:
+        """Replace the file with ``raw`` if it is still what the edit started from, checked
+        right before the rename (inode, size, mtime, bytes); a save that still lands on the
+        old file after that check (an editor writing in place) is put back, and the write
+        is done again on it. False: the file changed, do the edit again."""
         if loaded is None:
-            return not os.path.lexists(target.real)
+            os.makedirs(os.path.dirname(target.real), exist_ok=True)
+            return self._write(target, raw, lambda: not os.path.lexists(target.real))
+        try:
+            old = open_regular(target.real)
+        except OperationalError:
+            return False
+        keep = False
+        try:
+            if not self._write(target, raw, lambda: _same_file(old, loaded)):
+                self.store.forget(target.real)  # a save within the mtime's granularity
+                return False
+            late = _late_save(old, loaded.raw, loaded.rel)
+            mine = Stat.of(target.real)
+            if late is None:  # watched a while: an editor that opened it before may save
+                self._retire(target, old, loaded.raw, mine)
+                keep = True
+                return True
+            self._put_back(target, late, mine)  # then the edit is redone on the person's save
+            return False
+        finally:
+            if not keep:
+                os.close(old)
+
+    def _put_back(self, target: Target, late: bytes, mine: Stat | None) -> None:
+        """Put a save that landed in the file this server replaced back in its place, if
+        nobody changed the path since the server's own replace."""
+        self._write(target, late, lambda: Stat.of(target.real) == mine)
+        self.store.forget(target.real)
+
+    def _retire(self, target: Target, fd: int, raw: bytes, mine: Stat | None) -> None:
+        """Watch the replaced file ``fd`` for a while (a thread looks at its stat every few
+        milliseconds, cheap; a change is put back at once, under the document's lock)."""
+        old = self._retired.pop(target.real, None)
+        if old is not None:
+            os.close(old[0])
+        self._retired[target.real] = (fd, raw, mine, time.monotonic() + RETIRED)
+        self._targets[target.real] = target
+        with self._watch_lock:
+            if self._watcher is None or not self._watcher.is_alive():
+                self._watcher = threading.Thread(
+                    target=self._watch, name="vcontext-late-saves", daemon=True
+                )
+                self._watcher.start()
+
+    def _watch(self) -> None:
+        sizes: dict[int, tuple[int, int]] = {}
+        while True:
+            time.sleep(WATCH_PAUSE)
+            with self._watch_lock:
+                pending = list(self._retired.items())
+                if not pending:
+                    self._watcher = None
+                    return
+            for real, (fd, _raw, _mine, until) in pending:
+                try:
+                    st = os.fstat(fd)
+                except OSError:
+                    continue
+                seen = sizes.setdefault(fd, (st.st_mtime_ns, st.st_size))
+                if (st.st_mtime_ns, st.st_size) == seen and time.monotonic() < until:
+                    continue
+                sizes.pop(fd, None)
+                target = self._targets.get(real)
+                if target is None:
+                    continue
+                with self.locks.hold(real):
+                    self._rescue(target)
+
+    def _rescue(self, target: Target) -> None:
+        """Before a write: a save that landed late in the file the previous write replaced
+        (its editor had it open) goes back in place, so it is never lost."""
+        retired = self._retired.pop(target.real, None)
+        if retired is None:
+            return
+        fd, raw, mine, until = retired
+        try:
+            late = _late_save(fd, raw, target.rel)
+            if late is not None:
+                self._put_back(target, late, mine)
+            elif time.monotonic() < until and Stat.of(target.real) == mine:
+                self._retired[target.real] = retired
+                return
+        except Refused:
+            pass
+        os.close(fd)
+
+    def _write(self, target: Target, raw: bytes, guard: Callable[[], bool]) -> bool:
+        try:  # checked again right before the rename: a link may have appeared meanwhile
+            write_atomic(target.real, raw, inside=self.root, scratch=self.scratch, guard=guard)
+        except TargetChanged:
+            return False
+        except OperationalError as exc:
+            raise Refused("not-written", exc.one_line()) from None
+        return True
+
+    def _unchanged(self, loaded: Loaded, target: Target) -> bool:
+        """Whether the file is still what was read (re-read, not just stat)."""
         if Stat.of(target.real) != loaded.stat:
             return False
         try:
@@ -128,10 +311,87 @@ class Writer:
         except OperationalError:  # gone, or no longer a regular file
             return False
 
-    def _commit(self, target: Target, raw: bytes, message: str) -> Committed | None:
-        if self.git is None or not self.git.commits():
+
+def unparsable(loaded: Loaded) -> str:
+    """Why a document that does not parse takes no write, and what fixes it: the tools."""
+    error = loaded.error or f"{loaded.rel}: does not parse"
+    if b"<<<<<<<" in loaded.raw or b">>>>>>>" in loaded.raw:
+        fix = (
+            "it holds conflict markers: vcontext_conflicts lists the conflicts, "
+            f"vcontext_resolve settles them (path {loaded.rel})"
+        )
+    else:
+        fix = (
+            "fix the file (vcontext_validate shows where); if a merge left it so, "
+            "vcontext_conflicts and vcontext_resolve settle it"
+        )
+    return f"{error}; the document does not parse, so nothing was written: {fix}"
+
+
+def _same_file(fd: int, loaded: Loaded) -> bool:
+    """Whether the file at the path is still the one read: same inode, size, mtime, bytes."""
+    try:
+        st = os.fstat(fd)
+        if Stat(st.st_mtime_ns, st.st_size, st.st_ino) != loaded.stat:
+            return False
+        now = Stat.of(loaded.real)
+        return now == loaded.stat and os.pread(fd, st.st_size + 1, 0) == loaded.raw
+    except OSError:
+        return False
+
+
+def _late_save(fd: int, raw: bytes, rel: str) -> bytes | None:
+    """What someone saved into the replaced file (its old inode, read as ``raw``) after
+    the check right before the rename, once they are done (None: nothing)."""
+    try:
+        content = os.pread(fd, os.fstat(fd).st_size + 1, 0)
+        if content == raw:
             return None
-        return self.git.commit(target.real, raw, message)
+        if _parses(content, rel):  # a whole save: put it back at once
+            return content
+        deadline = time.monotonic() + LATE_SAVE_WAIT
+        last = os.fstat(fd)
+        while time.monotonic() < deadline:  # an editor half way through its write
+            time.sleep(SETTLE_PAUSE)
+            now = os.fstat(fd)
+            if (now.st_mtime_ns, now.st_size) == (last.st_mtime_ns, last.st_size):
+                break
+            last = now
+        return os.pread(fd, os.fstat(fd).st_size + 1, 0)
+    except OSError:
+        return None
+
+
+def _parses(raw: bytes, rel: str) -> bool:
+    try:
+        parse(raw, path=rel)
+    except (ParseError, RecursionError):
+        return False
+    return True
+
+
+def _again(rel: str, edit: Edit[Any]) -> Callable[[bytes], bytes]:
+    """The write's edit done on another version of the document (HEAD's, the index's),
+    in that version's style, never with more findings than it had."""
+
+    def again(raw: bytes) -> bytes:
+        try:
+            doc = parse(raw, path=rel)
+            outcome = edit(doc.data, False)
+        except ParseError as exc:
+            raise Refused("unparsable", f"that version does not parse ({exc.reason})") from None
+        except Refused:
+            raise
+        except VContextError as exc:
+            raise Refused("refused", exc.one_line()) from None
+        text = doc.render(outcome.data)
+        back = _read_back(text, rel, doc)
+        if not same(back.data, outcome.data):
+            raise Refused("internal", f"{rel}: the edited version does not read back")
+        _refuse_new_findings(check_document(doc, rel), check_document(back, rel))
+        return text.encode("utf-8")
+
+    return again
 
 
 def _read_back(text: str, rel: str, before: Document | None) -> Any:
@@ -158,15 +418,6 @@ def _render(loaded: Loaded | None, target: Target, data: Any) -> str:
     return dumps(data, "tron" if target.fmt == "tron" else "json")
 
 
-def _replace(target: Target, raw: bytes, *, create: bool, root: str, scratch: str | None) -> None:
-    if create:
-        os.makedirs(os.path.dirname(target.real), exist_ok=True)
-    try:  # checked again right before the rename: a link may have appeared meanwhile
-        write_atomic(target.real, raw, inside=root, scratch=scratch)
-    except OperationalError as exc:
-        raise Refused("not-written", exc.one_line()) from None
-
-
 def _validated(loaded: Loaded | None, doc: Any, edited: Any, rel: str) -> FileReport:
     """The new document's validation; from what changed when the old one had no finding
     (``edited`` is the edit's own data: it shares the untouched parts with the old data)."""
@@ -175,9 +426,9 @@ def _validated(loaded: Loaded | None, doc: Any, edited: Any, rel: str) -> FileRe
     return check_document(doc, rel)
 
 
-def _refuse_new_findings(loaded: Loaded | None, after: FileReport, rel: str) -> None:
+def _refuse_new_findings(before_report: FileReport | None, after: FileReport) -> None:
     """Refuse a result with findings the document did not have before the edit."""
-    before = Counter(_key(f) for f in (report_of(loaded).findings if loaded else ()))
+    before = Counter(_key(f) for f in (before_report.findings if before_report else ()))
     new: list[Finding] = []
     for finding in after.findings:
         if before[_key(finding)]:

@@ -33,7 +33,29 @@ def checked(spec: ToolSpec, args: Any) -> dict[str, Any]:
     errors = sorted(_validator(spec.name).iter_errors(args), key=lambda e: list(e.absolute_path))
     if errors:
         raise Refused("bad-argument", f"{spec.name}: {_said(errors[0])}")
+    blank = _blank_title(args)
+    if blank is not None:
+        raise Refused("bad-argument", f"{spec.name}: {blank} is blank; give a title with some text")
     return args
+
+
+def _blank_title(value: Any, where: str = "") -> str | None:
+    """Where a ``title`` (at any depth: items, sub-items) holds only whitespace, if anywhere
+    (the schema's minLength lets "   " through; a blank title is no title)."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            at = f"{where}.{key}" if where else str(key)
+            if key == "title" and isinstance(inner, str) and not inner.strip():
+                return at
+            found = _blank_title(inner, at)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for n, inner in enumerate(value):
+            found = _blank_title(inner, f"{where}[{n}]")
+            if found is not None:
+                return found
+    return None
 
 
 @cache

@@ -38,6 +38,8 @@ IMPLEMENTATIONS: dict[str, Callable[[Service, dict[str, Any]], Answer]] = {
     "vbrief_add_plan_item": plan_tools.add_plan_item,
     "vbrief_update_plan_item": plan_tools.update_plan_item,
     "vbrief_add_learning": playbook_tools.add_learning,
+    "vbrief_rate_learning": playbook_tools.rate_learning,
+    "vbrief_deprecate_learning": playbook_tools.deprecate_learning,
     "vbrief_query_playbook": playbook_tools.query_playbook,
     "vbrief_create_fork": fork_tools.create_fork,
     "vbrief_merge_fork": fork_tools.merge_fork,

@@ -33,7 +33,9 @@ def create_plan(svc: Service, args: dict[str, Any]) -> Answer:
     outcome, out = svc.apply(
         "vbrief_create_plan",
         target,
-        lambda _: plans.new_document(fields, stamp, plan_id=plan_id, uid=uid, entropy=entropy),
+        lambda _data, _strict: plans.new_document(
+            fields, stamp, plan_id=plan_id, uid=uid, entropy=entropy
+        ),
     )
     return Answer(
         f"Created plan with ID: {plan_id} in {target.rel} ({len(outcome.item['items'])} items)"

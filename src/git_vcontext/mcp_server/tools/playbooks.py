@@ -42,8 +42,12 @@ def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
 
     learned, written = svc.writer.write(
         target,
-        lambda data: learnings.add_learning(
-            data, fields, stamp, entropy=entropy, expected=args.get("expectedSequence")
+        lambda data, strict: learnings.add_learning(
+            data,
+            fields,
+            stamp,
+            entropy=entropy,
+            expected=args.get("expectedSequence") if strict else None,
         ),
         message,
     )
@@ -61,6 +65,71 @@ def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
     return Answer(
         f"Added learning {event['targetId']}: {event['operation']} event {event['eventId']}"
         f"{chained} in {target.rel}{committed_text(out)}",
+        out,
+    )
+
+
+def rate_learning(svc: Service, args: dict[str, Any]) -> Answer:
+    """``vbrief_rate_learning``: as ``playbook update --delta helpfulCount=+N``."""
+    counts = {"helpfulCount": args.get("helpful", 0), "harmfulCount": args.get("harmful", 0)}
+    return _event_write(
+        svc,
+        args,
+        "vbrief_rate_learning",
+        lambda data, stamp, entropy, expected: learnings.rate(
+            data, args["targetId"], counts, stamp, entropy=entropy, expected=expected
+        ),
+    )
+
+
+def deprecate_learning(svc: Service, args: dict[str, Any]) -> Answer:
+    """``vbrief_deprecate_learning``: as ``playbook deprecate``."""
+    return _event_write(
+        svc,
+        args,
+        "vbrief_deprecate_learning",
+        lambda data, stamp, entropy, expected: learnings.deprecate(
+            data, args["targetId"], args.get("reason"), stamp, entropy=entropy, expected=expected
+        ),
+    )
+
+
+def _event_write(svc: Service, args: dict[str, Any], tool: str, edit: Any) -> Answer:
+    """One event on an existing entry of the playbook (named or current), written and,
+    on an agent branch, committed."""
+    svc.may_write(KIND)
+    stamp, entropy = svc.stamp(), svc.entropy()
+    entry = svc.document(KIND, args.get("playbookId"))
+    target = svc.target(entry)
+    agent = svc.agent()
+
+    def message(done: learnings.Learned) -> str:
+        e = done.event
+        return (
+            f"vcontext mcp: {e['operation']} of {e['targetId']} ({e['eventId']})\n\n"
+            f"Tool: {tool}\nAgent: {agent}\nDocument: {target.rel}\n"
+        )
+
+    learned, written = svc.writer.write(
+        target,
+        lambda data, strict: edit(
+            data, stamp, entropy, args.get("expectedSequence") if strict else None
+        ),
+        message,
+    )
+    event = learned.event
+    out: dict[str, Any] = {"eventId": event["eventId"], "targetId": event["targetId"]}
+    out["operation"] = event["operation"]
+    if "prevEventId" in event:
+        out["prevEventId"] = event["prevEventId"]
+    out["event"] = event
+    out.update(svc.written(target.rel, KIND, written))
+    out["version"] = out["document"].get("sequence")
+    if learned.notes:
+        out["notes"] = [*out.get("notes", []), *learned.notes]
+    return Answer(
+        f"{event['operation'].capitalize()} of learning {event['targetId']}: event "
+        f"{event['eventId']} in {target.rel}{committed_text(out)}",
         out,
     )
 

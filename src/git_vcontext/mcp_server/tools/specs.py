@@ -80,6 +80,7 @@ SEED = (
             "dependencies": _strings("IDs of todos that must be completed first"),
             "todoListId": LIST_ID,
             "id": _s("ID for the new item (default: a fresh unique one)"),
+            "parentId": _s("ID of the todo item this one is a sub-item of (default: top level)"),
             **EXPECTED,
         },
         ("title",),
@@ -95,6 +96,9 @@ SEED = (
             "description": _s("New description (narrative.Overview)"),
             "status": ITEM_STATUS,
             "assignee": _s("New assignee"),
+            "dependencies": _strings(
+                "The IDs of todos this one waits for, replacing the list ([] removes them)"
+            ),
             "todoListId": _s("ID of the TodoList (default: the one holding the item)"),
             **EXPECTED,
         },
@@ -221,6 +225,35 @@ SEED = (
             **EXPECTED,
         },
         (),
+        writes=True,
+        kind="playbook",
+    ),
+    ToolSpec(
+        "vbrief_rate_learning",
+        "Count how often a learning helped or hurt (as 'playbook update --delta "
+        "helpfulCount=+N'): an update event with the delta, chained to the entry's head",
+        {
+            "targetId": _s("The learning's targetId", minLength=1),
+            "helpful": {"type": "integer", "minimum": 0, "description": "Times it helped"},
+            "harmful": {"type": "integer", "minimum": 0, "description": "Times it hurt"},
+            "playbookId": _s("ID of the playbook document (default: the current one)"),
+            **EXPECTED,
+        },
+        ("targetId",),
+        writes=True,
+        kind="playbook",
+    ),
+    ToolSpec(
+        "vbrief_deprecate_learning",
+        "Deprecate a learning (as 'playbook deprecate'): a deprecate event; the entry leaves "
+        "the current view, its history stays",
+        {
+            "targetId": _s("The learning's targetId", minLength=1),
+            "reason": _s("Why it no longer applies (kept as deprecatedReason)"),
+            "playbookId": _s("ID of the playbook document (default: the current one)"),
+            **EXPECTED,
+        },
+        ("targetId",),
         writes=True,
         kind="playbook",
     ),

@@ -12,7 +12,7 @@ from ..catalog import Entry
 from ..service import Answer, Service, sequenced
 
 KIND = "todoList"
-ITEM_FIELDS = ("title", "description", "status", "assignee", "dependencies", "id")
+ITEM_FIELDS = ("title", "description", "status", "assignee", "dependencies", "id", "parentId")
 
 
 def create_todo(svc: Service, args: dict[str, Any]) -> Answer:
@@ -25,8 +25,12 @@ def create_todo(svc: Service, args: dict[str, Any]) -> Answer:
     outcome, out = svc.apply(
         "vbrief_create_todo",
         target,
-        lambda data: todos.create(
-            data, fields, stamp, entropy=entropy, expected=args.get("expectedSequence")
+        lambda data, strict: todos.create(
+            data,
+            fields,
+            stamp,
+            entropy=entropy,
+            expected=args.get("expectedSequence") if strict else None,
         ),
     )
     return sequenced(f"Created todo item with ID: {outcome.item_id} in {target.rel}", out)
@@ -35,7 +39,7 @@ def create_todo(svc: Service, args: dict[str, Any]) -> Answer:
 def update_todo(svc: Service, args: dict[str, Any]) -> Answer:
     svc.may_write(KIND)
     entry = _holding(svc, args["id"], args.get("todoListId"))
-    fields = {k: args[k] for k in ITEM_FIELDS if k in args and k != "id"}
+    fields = {k: args[k] for k in ITEM_FIELDS if k in args and k not in ("id", "parentId")}
     outcome, out = svc.edit("vbrief_update_todo", entry, args, todos.update, args["id"], fields)
     what = outcome.change.description.split(": ", 1)[-1]
     return sequenced(f"Updated todo item {outcome.item_id}: {what} in {entry.rel}", out)
