@@ -467,6 +467,90 @@ def test_vcontext_revert_refuses_what_is_no_commit_and_changes_nothing(repo: Pat
     assert run_git(repo, "status", "--porcelain").stdout == ""
 
 
+def test_vcontext_revert_of_a_commit_already_undone_writes_nothing_as_git_revert(
+    repo: Path,
+) -> None:
+    """A commit whose changes are already undone (reverted once): ``git revert`` has
+    nothing to commit; ``git vcontext revert`` writes no changeLog entry that reverts
+    nothing, says so in one line (exit 3), and leaves no revert in progress."""
+    reverted = do(repo, Write("t1", {"status": "completed"}, minute=1))
+    _reverts(repo, reverted)
+    head = run_git(repo, "rev-parse", "HEAD").stdout
+    document = read(repo)
+    proc = run_cli("revert", reverted, cwd=repo)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert err.count("\n") == 1, err
+    assert "already undone" in err, err
+    assert run_git(repo, "rev-parse", "HEAD").stdout == head
+    assert read(repo) == document
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+    assert not (repo / ".git" / "REVERT_HEAD").exists()  # the next revert is not refused
+    _reverts(repo, head.strip())
+
+
+def test_vcontext_revert_stopped_in_a_range_names_the_commits_left_to_revert(
+    repo: Path,
+) -> None:
+    """Advice that leads nowhere is a defect: a revert of ``A..B`` that stops on conflicts
+    at its first commit names the range's other commits as what to revert next (by id:
+    HEAD has moved, so the revisions as given would name other commits)."""
+    (repo / "other.txt").write_text("x\n")
+    older = commit(repo, "other file")
+    (repo / "notes.txt").write_text("one\n2\nthree\n")
+    newer = commit(repo, "two as a digit")
+    (repo / "notes.txt").write_text("one\nzwei\nthree\n")
+    commit(repo, "two in German")
+    proc = run_cli("revert", "HEAD~3..HEAD~1", cwd=repo)
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    assert newer[:7] in err, err
+    [advice] = [
+        ln.strip() for ln in err.splitlines() if ln.strip().startswith("git vcontext revert ")
+    ]
+    assert advice.split()[3:] == [older], advice
+    run_git(repo, "revert", "--abort")
+    proc = run_cli("revert", "--no-commit", "HEAD~3..HEAD~1", cwd=repo)  # the same options
+    [advice] = [
+        ln.strip() for ln in proc.stderr.decode().splitlines() if "git vcontext revert " in ln
+    ]
+    assert advice.split()[3:] == ["--no-commit", older], advice
+
+
+def test_vcontext_revert_of_a_playbook_add_already_undone_writes_nothing(repo: Path) -> None:
+    """The playbook too: its entry already deprecated by a first revert, a second one bumps
+    no ``version`` and appends nothing."""
+    seed = {"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": []}}
+    write_doc(repo, seed, BOOK)
+    commit(repo, "a playbook")
+    proc = run_cli("playbook", "add", BOOK, "--target", "r1", "--kind", "rule",
+                   "--text", "r1 text", cwd=repo)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    reverted = commit(repo, "learn r1")
+    _reverts(repo, reverted)
+    book = read(repo, BOOK)
+    proc = run_cli("revert", reverted, cwd=repo)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert read(repo, BOOK) == book
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_vcontext_revert_of_a_plain_file_change_already_undone_says_so(repo: Path) -> None:
+    """Bad input never misleads: not "git commit: exit status 1 (the revert is left
+    staged)" when nothing is staged, and no revert left in progress."""
+    (repo / "notes.txt").write_text("one\nTWO\nthree\n")
+    reverted = commit(repo, "a note")
+    _reverts(repo, reverted)
+    proc = run_cli("revert", reverted, cwd=repo)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert "already undone" in err, err
+    assert "left staged" not in err, err
+    assert err.count("\n") == 1, err
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+    assert not (repo / ".git" / "REVERT_HEAD").exists()
+
+
 def test_vcontext_revert_of_a_playbook_add_untouched_since_and_of_that_revert(
     repo: Path,
 ) -> None:

@@ -41,6 +41,8 @@ FORMS = [
     ["vermas", "project", "--", V],
     ["check", V],
     ["check", "--", V],
+    ["revert", "--", V],
+    ["revert", "--no-commit", "--", V],
 ]
 
 
@@ -105,21 +107,70 @@ def test_sync_push_still_takes_a_remote_name_path_or_url(shared: Path, remote: s
     assert done.returncode == 0, done.stderr
 
 
+WRAPPERS = {"_run": 4, "_url": 1}
+"""Functions that run ``git`` with an argument list they are given (``gitio.remote._run``:
+``git VERB ARGS`` through a sync's ``Link``; ``gitio.transport._url``): each of their calls
+is judged as a ``git()`` call, by the list at this position."""
+PASS_THROUGH = {
+    ("gitio/remote.py", "_run"),
+    ("gitio/transport.py", "run"),  # Link.run: called by remote._run only (checked below)
+    ("gitio/transport.py", "_url"),
+}
+"""Where ``git()`` gets the list a caller built (judged at the callers, ``WRAPPERS``)."""
+
+
 def _git_calls() -> list[tuple[str, ast.List]]:
     calls = []
     for path in sorted((REPO_ROOT / "src").rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call) or not node.args:
-                continue
+        module = path.relative_to(REPO_ROOT / "src" / "git_vcontext").as_posix()
+        for function, node in _calls(tree):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-            if name != "git" or "commands/demo.py" in str(path):  # demo: its own git(*args)
-                continue
             where = f"{path.relative_to(REPO_ROOT)}:{node.lineno}"
+            passing = (module, function) in PASS_THROUGH
+            if isinstance(func, ast.Attribute) and ast.unparse(func) == "link.run":
+                assert passing, f"{where}: Link.run outside gitio.remote._run"
+            if name in WRAPPERS and not passing and len(node.args) > WRAPPERS[name]:
+                listed = node.args[WRAPPERS[name]]
+                if isinstance(listed, ast.Name):  # a list built just before: push's command
+                    listed = _assigned(tree, listed.id, node.lineno)
+                assert isinstance(listed, ast.List), f"{where}: {name}() of a list literal"
+                calls.append((where, listed))
+                continue
+            if name != "git" or not node.args or module == "commands/demo.py" or passing:
+                continue  # demo: its own git(*args)
             assert isinstance(node.args[0], ast.List), f"{where}: git() of a list literal"
             calls.append((where, node.args[0]))
     return calls
+
+
+def _calls(tree: ast.AST) -> list[tuple[str, ast.Call]]:
+    """Every call, with the name of the function it is in ("" at module level)."""
+    found: list[tuple[str, ast.Call]] = []
+
+    def visit(node: ast.AST, function: str) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = node.name
+        if isinstance(node, ast.Call):
+            found.append((function, node))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, "")
+    return found
+
+
+def _assigned(tree: ast.AST, name: str, before: int) -> ast.expr:
+    """The value last assigned to ``name`` before line ``before``."""
+    values = [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign)
+        and n.lineno < before
+        and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+    ]
+    return max(values, key=lambda v: v.lineno) if values else ast.Name(name)
 
 
 def _literal_option(element: ast.expr) -> bool:

@@ -10,6 +10,7 @@ import pytest
 from git_vcontext.gitio.transport import (
     Backoff,
     Link,
+    SshShare,
     SshTarget,
     TransportError,
     explained,
@@ -45,6 +46,13 @@ REFUSED = [
     "fatal: Could not read from remote repository.",
     "Host key verification failed.\nfatal: Could not read from remote repository.",
     "fatal: could not read Username for 'https://h': terminal prompts disabled",
+    # ssh refusing the URL or its command line (a remote URL from config, TMPDIR): no retry
+    "hostname contains invalid characters\nfatal: Could not read from remote repository.",
+    "Bad port 'x'\nfatal: Could not read from remote repository.",
+    "command-line: line 0: Bad configuration option: bogus\n"
+    "fatal: Could not read from remote repository.",
+    "command-line line 0: keyword controlpath extra arguments at end of line\n"
+    "fatal: Could not read from remote repository.",
 ]
 
 
@@ -137,3 +145,38 @@ def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
     assert now[0] == pytest.approx(4.0)
     assert stopped.value.final
     assert "vcontext.syncTimeout" in stopped.value.message
+
+
+@pytest.mark.parametrize(
+    "tmp", ["/tmp/a b", "/tmp/p%d", "/tmp/q'u\"o"], ids=["space", "percent", "quote"]
+)
+def test_sync_at_scale_shared_ssh_socket_path_is_one_word_ssh_reads(
+    tmp: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value from outside (TMPDIR) reaches ssh's ``-o ControlPath=``: ssh splits an
+    option's value at spaces (``extra arguments at end of line``, every ssh command of the
+    sync fails) and expands ``%`` tokens; the socket goes where neither can happen."""
+    import os
+    import shlex
+    import shutil
+    import subprocess
+    import tempfile
+
+    os.makedirs(tmp, exist_ok=True)
+    monkeypatch.setattr(tempfile, "tempdir", tmp)
+    share = SshShare("ssh", [SshTarget("localhost")])
+    try:
+        folder = share.folder
+        assert all(c.isalnum() or c in "/._-" for c in folder), folder
+        ssh = shutil.which("ssh")
+        if ssh is None:
+            pytest.skip("no ssh client here to read the options")
+        words = shlex.split(share.command)[1:]
+        said = subprocess.run(
+            [ssh, "-G", *words, "--", "localhost"], capture_output=True, text=True, check=False
+        )
+        assert said.returncode == 0, said.stderr
+        assert f"controlpath {folder}/" in said.stdout
+    finally:
+        shutil.rmtree(share.folder, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)

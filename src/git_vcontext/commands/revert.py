@@ -22,7 +22,7 @@ def run(
     if not stopped:
         return int(ExitCode.OK)
     last = stopped[0]
-    rest = revisions_after(revisions, done)
+    rest = list(last.rest)  # by id: the revisions as given may name others now HEAD moved
     print(
         f"git-vcontext: the revert of {last.commit[:7]} stopped on conflicts: "
         + ", ".join(last.stopped),
@@ -34,11 +34,7 @@ def run(
         "git commit --no-edit" if not no_commit else "",
     ]
     if rest:
-        steps.append("git vcontext revert " + " ".join(rest))
+        flags = (["--no-commit"] if no_commit else []) + ([f"-m {mainline}"] if mainline else [])
+        steps.append("git vcontext revert " + " ".join([*flags, *rest]))
     print("next:\n" + "\n".join(f"  {s}" for s in steps if s), file=sys.stderr)
     return int(ExitCode.FOUND)
-
-
-def revisions_after(revisions: Sequence[str], done: Sequence[object]) -> list[str]:
-    """The revisions given that were not reached (a stop ends the run)."""
-    return list(revisions[len(done) :]) if len(done) < len(revisions) else []

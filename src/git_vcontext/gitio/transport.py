@@ -41,7 +41,9 @@ REFUSED = re.compile(
     r"|REMOTE HOST IDENTIFICATION HAS CHANGED|Could not resolve host|Could not resolve hostname"
     r"|Name or service not known|unsupported URL protocol|Unsupported protocol"
     r"|No such file or directory|access denied|Access denied|not allowed|Too many authentication"
-    r"|SSL certificate problem|certificate verify failed|server certificate verification failed",
+    r"|SSL certificate problem|certificate verify failed|server certificate verification failed"
+    r"|hostname contains invalid characters|Bad port '|Bad configuration option"
+    r"|extra arguments at end of line|garbage at end of line",  # ssh refusing its command line
     re.IGNORECASE,
 )
 """A real refusal: trying again cannot help, and hammering a server that said no is rude."""
@@ -276,6 +278,8 @@ class SshShare:
         root = tempfile.gettempdir()
         if len(root) > 40:  # a unix socket's path is short (104 bytes): "%C" alone is 40
             root = "/tmp"
+        if not re.fullmatch(r"[A-Za-z0-9/._-]+", root):  # ssh splits an -o value at spaces
+            root = "/tmp"  # and expands its % tokens: TMPDIR is not ours to pass to it
         self.folder = tempfile.mkdtemp(prefix="vcontext-ssh-", dir=root)
         self.path = os.path.join(self.folder, "%C")
         self.options = [

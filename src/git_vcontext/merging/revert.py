@@ -79,10 +79,23 @@ def written_as_new_changes(
             continue  # the reverted commit did not touch this container
         o = ours.get(key) if isinstance(ours, dict) else None
         r = _undo_events(b, t, o, r, reverting, said)
+        if isinstance(o, dict) and same(_content(r, key), _content(o, key)):
+            out[key] = o  # already undone here: nothing reverted, nothing to log (as git)
+            continue
         if _keeps_bookkeeping(r, o):
             r = _logged(r, o, reverting)
         out[key] = r
     return out, said
+
+
+STAMPS = (doc.SEQUENCE_FIELD, "updated", "lastModifiedBy")
+"""What a merge bumps on a container whatever it merged: not what a revert undoes (and a
+playbook's ``version``)."""
+
+
+def _content(container: dict[str, Any], key: str) -> dict[str, Any]:
+    stamps = (*STAMPS, "version") if key == doc.PLAYBOOK_KEY else STAMPS
+    return {k: v for k, v in container.items() if k not in stamps}
 
 
 def _keeps_bookkeeping(container: dict[str, Any], ours: Any) -> bool:

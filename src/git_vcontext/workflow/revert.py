@@ -30,7 +30,7 @@ from ..gitio.objects import blob_data, commit_at
 from ..gitio.replay import committer_agent
 from ..merging.files import merge_files
 from ..merging.result import MergeOptions, Reverting
-from ..record import record
+from ..record import record, replace
 
 if TYPE_CHECKING:
     from pygit2 import Commit, Repository
@@ -52,6 +52,7 @@ class Reverted:
     commit: str
     documents: tuple[tuple[str, tuple[str, ...]], ...]  # (path, what was written)
     stopped: tuple[str, ...] = ()  # files left conflicted
+    rest: tuple[str, ...] = ()  # when stopped: the commits not reached (full ids, in order)
 
 
 def revert(
@@ -78,8 +79,10 @@ def revert(
             "--no-commit to add the revert to them)"
         )
     done: list[Reverted] = []
-    for sha in shas:
+    for n, sha in enumerate(shas):
         outcome = _revert_one(repo, top, sha, commit=commit, edit=edit, mainline=mainline)
+        if outcome.stopped:
+            outcome = replace(outcome, rest=tuple(shas[n + 1 :]))
         done.append(outcome)
         for path, lines in outcome.documents:
             for line in lines:
@@ -142,6 +145,12 @@ def _revert_one(
     )
     if conflicted:
         return Reverted(sha, written, tuple(conflicted))
+    if commit and git(["diff", "--cached", "--quiet"], cwd=top, check=False).returncode == 0:
+        git(["revert", "--quit"], cwd=top, check=False)  # git's stop on an empty revert
+        raise OperationalError(
+            f"{sha[:7]} ({_subject(reverted)}): nothing to revert, its changes are already "
+            "undone here"
+        )
     if commit:
         _commit(top, edit)
     return Reverted(sha, written)
