@@ -160,6 +160,26 @@ def test_write_path_the_only_instance_of_a_class_gains_the_field_at_its_end() ->
     ).replace('      "pending"\n    )', '      "pending",\n      "jt"\n    )')
 
 
+@pytest.mark.parametrize("order", ["extended first", "new one first"])
+def test_write_path_a_class_gains_a_field_only_while_no_new_element_takes_it_as_it_was(
+    order: str,
+) -> None:
+    """The only instance gaining a field and a new element written like it, in one edit:
+    every instance of the class has as many arguments as the class has fields (found by
+    hypothesis: the new element kept the old count, and the result did not parse)."""
+    from git_vcontext.codecs.tron import edit
+
+    text = "class TodoList: title, status\n\nvContextInfo: null\n\n"
+    doc = tron.loads(text + "todoList: [TodoList(false, false)]\n")
+    grown: dict[str, Any] = {"id": False}
+    fresh: dict[str, Any] = {}
+    new = {**doc.data, "todoList": [grown, fresh] if order == "extended first" else [fresh, grown]}
+    out = edit.render(doc, new)  # the minimal edit itself, before the codec's safety net
+    assert out is not None
+    assert tron.loads(out).data == new
+    assert out.startswith("class TodoList: title, status")
+
+
 def test_a_class_a_new_element_needs_goes_after_ours_last_one() -> None:
     def add(d: Any) -> None:
         d["plan"]["reviewer"] = {"id": "r1", "name": "R", "role": "lead"}  # a shape seen once

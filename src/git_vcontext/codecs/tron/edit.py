@@ -198,6 +198,7 @@ class _Editor:
         self.classed = False  # the next value written afresh is a new element among instances
         self.layouts: dict[int, _Layout] = {}
         self.extended: dict[str, list[str]] = {}  # ours' classes that gain properties
+        self.written_like: set[str] = set()  # classes of new elements written like a neighbour
         if "instances" not in memo:
             memo["instances"] = _instance_counts(self.spans.tokens)
         self.instances: dict[str, int] = memo["instances"]
@@ -265,7 +266,11 @@ class _Editor:
         props = [*self.doc.classes[name], *self.extended.get(name, ())]
         keys = [(m.key or "") if m.named else props[j] for j, m in enumerate(c.members)]
         opening = self.text[spans.starts[index] : c.open_end]
+        if self.plain and len(c.members) < len(props):
+            return None  # the class gained fields: a neighbour's arguments are too few now
         if self._fits(new, c.members, keys):
+            if self.plain:
+                self.written_like.add(name)
             return c, self._arguments(c, keys, new, old, place), opening, ")"
         extra = self._extensible(name, new, c.members, keys)
         if extra is not None:
@@ -295,6 +300,8 @@ class _Editor:
         when it cannot."""
         if self.doc.dialect != "vcontext" or self.plain or self.instances.get(name, 0) != 1:
             return None
+        if name in self.written_like:
+            return None  # a new element already took the class as it is
         if any(m.named for m in members) or len(keys) < len(self.doc.classes[name]):
             return None
         if _derived_from(self.doc.header, name):
