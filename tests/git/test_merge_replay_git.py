@@ -125,7 +125,7 @@ def test_m6_cherry_pick_brings_only_what_was_picked(repo: Path) -> None:
     )  # fmt: skip
     log = log_of(repo)
     assert log[: len(before)] == before  # ours' entries kept, in ours' order
-    assert [d for _, d in log[len(before) :]] == ["updated t2: status pending -> completed"]
+    assert [d for _, d in log[len(before) :]] == ["updated t2: status pending → completed"]
     assert not merges(repo)
     assert read(repo)["todoList"]["sequence"] == before[-1][0] + 1
     strictly_increasing(repo)
@@ -146,8 +146,8 @@ def test_m8_rebase_replays_each_commit_on_ours_without_merge_entries(repo: Path)
     log = log_of(repo)
     assert log[: len(upstream)] == upstream
     assert [d for _, d in log[len(upstream) :]] == [
-        "updated t2: status pending -> inProgress",
-        "updated t3: status pending -> completed",
+        "updated t2: status pending → inProgress",
+        "updated t3: status pending → completed",
     ]
     assert not merges(repo)
     strictly_increasing(repo)
@@ -259,7 +259,7 @@ def test_m6_resolving_a_stopped_cherry_pick_merges_as_the_driver_did(repo: Path)
     assert items(repo)["t1"]["status"] == "pending"
     descriptions = [d for _, d in log_of(repo)]
     assert descriptions[: len(before)] == [d for _, d in before]
-    assert "updated t1: status pending -> inProgress" not in descriptions  # not picked
+    assert "updated t1: status pending → inProgress" not in descriptions  # not picked
     strictly_increasing(repo)
     valid(repo)
     done = run_git(repo, "-c", "core.editor=true", "cherry-pick", "--continue", check=False)
