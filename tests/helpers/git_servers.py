@@ -21,6 +21,7 @@ installed or run, ``Unavailable`` says why (tests skip with that reason).
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import os
 import random
@@ -556,6 +557,7 @@ class NginxFront:
             [fcgiwrap, "-c", str(self.workers), "-s", f"unix:{sock}"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(self.dir / "fcgiwrap.log", "wb"),  # noqa: SIM115 (the process keeps it)
+            start_new_session=True,  # its workers outlive it: stop() ends the whole group
         )  # fmt: skip
         deadline = time.monotonic() + START_TIMEOUT
         while not sock.exists():
@@ -622,7 +624,11 @@ class NginxFront:
 
     def stop(self) -> None:
         stop_process(self._nginx, signal.SIGQUIT)  # graceful: finish the requests running
-        stop_process(self._fcgi)
+        fcgi = self._fcgi
+        stop_process(fcgi)
+        if fcgi is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(fcgi.pid, signal.SIGTERM)  # the workers fcgiwrap -c forked
         self._nginx = self._fcgi = None
 
     def __enter__(self) -> NginxFront:
