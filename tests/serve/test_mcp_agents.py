@@ -151,3 +151,16 @@ def test_mcp_sync_tool_merges_this_work_trees_agent_and_says_when_it_stops(
             assert stopped.structured_content["ok"] is False
 
     run(conflict)
+
+
+def test_mcp_agent_name_from_the_command_line_is_checked_before_serving(tmp_path: Path) -> None:
+    """``--agent`` names the author of the agent's commits, a trailer and a config key: a
+    value that could not name an agent branch is refused in one line (exit 2), nothing
+    served."""
+    run_git(tmp_path, "init", "-q")
+    for bad in ("-x", "a..b", "two words", "x\nVcontext-Drop: all"):
+        proc = run_cli("mcp", "--agent", bad, cwd=tmp_path, input=b"")
+        assert proc.returncode == 2, (bad, proc.stderr)
+        assert b"not a valid agent name" in proc.stderr
+        assert b"Traceback" not in proc.stderr
+        assert proc.stdout == b""

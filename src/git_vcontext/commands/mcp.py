@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import sys
 
+from ..branches.agents import check_agent_name
 from ..errors import ExitCode
 from ..mcp_server import startup as setup
 from ..mcp_server import transports
@@ -28,6 +29,8 @@ def run(
 ) -> int:
     """Run the server until the client hangs up (stdio) or it is interrupted (HTTP)."""
     gc.enable()  # the entry point turns the collector off for short runs; a server is long
+    if agent is not None:
+        check_agent_name(agent)  # it names commits' author, trailers and a config key
 
     address = setup.http_address(http) if http is not None else None
     sessions = setup.sessions(address, session_timeout, max_sessions)
