@@ -179,3 +179,23 @@ def test_the_header_names_older_playbook_forms(
     code, out, _ = _view(str(path))
     assert code == 0
     assert says in out.splitlines()[0]
+
+
+def test_search_finds_what_a_concurrent_head_says_that_the_winner_does_not(
+    tmp_path: Path,
+) -> None:
+    """Playbook view: an entry whose heads disagree is found by the words of any open head,
+    as the MCP server's vbrief_query_playbook finds it (one judgement, playbook/render)."""
+    events = [
+        ev("e1", "retries", "append", at=0, text="Retry failed calls."),
+        ev("e2", "retries", "update", prev="e1", at=2, text="Retry with exponential backoff."),
+        ev("e3", "retries", "update", prev="e1", at=1, text="Retry behind a circuit breaker."),
+    ]
+    path = tmp_path / "playbook.vcontext.json"
+    path.write_text(json.dumps(doc(events)))
+    for words in ("circuit", "exponential"):
+        code, out, _ = _view(str(path), "--search", words, "--format", "json")
+        assert code == 0
+        assert [e["targetId"] for e in json.loads(out)["entries"]] == ["retries"], words
+    code, out, _ = _view(str(path), "--search", "nothing like this", "--format", "json")
+    assert json.loads(out)["entries"] == []

@@ -138,7 +138,6 @@ def _concurrent_playbook() -> dict[str, Any]:
     }
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_concurrent_heads_are_shown_with_both_texts_and_found_by_search(
     git_repo: Path,
 ) -> None:

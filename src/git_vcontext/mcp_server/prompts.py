@@ -7,6 +7,7 @@ from typing import Any
 
 from ..edits.items import ITEM_ARRAYS
 from ..edits.learnings import CATEGORIES, KINDS, query
+from ..playbook.render import concurrent_heads
 from ..playbook.view import playbook_view
 from .catalog import Entry
 from .service import Service
@@ -231,7 +232,8 @@ def _learnings(svc: Service, kind: str | None, limit: int) -> str:
     lines = []
     for e in found:
         text = e.title or e.text or next(iter((e.narrative or {}).values()), "")
-        lines.append(f"- [{e.kind}] {e.target_id}: {' '.join(str(text).split())[:200]}")
+        line = f"- [{e.kind}] {e.target_id}: {' '.join(str(text).split())[:200]}"
+        lines.append(line + concurrent_heads(e))
     return "\n".join(lines)
 
 

@@ -115,6 +115,22 @@ class Entry:
             return self.heads
         return tuple(h for h in self.heads if h not in self.settled)
 
+    def head_values(self) -> list[dict[str, Any]]:
+        """For an entry with concurrent heads no update settled: each open head, winner
+        included, with the values it set for the fields the heads disagree on (causal
+        order); empty otherwise."""
+        if not self.multi_head:
+            return []
+        out: list[dict[str, Any]] = []
+        for head in self.open_heads:
+            values = {
+                c.field: c.values[c.event_ids.index(head)]
+                for c in self.conflicts
+                if head in c.event_ids
+            }
+            out.append({"eventId": head, "winner": head == self.winner, **values})
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """PRODUCT.md's view entry; every other folded field follows under its own name."""
         out: dict[str, Any] = {"targetId": self.target_id, "status": self.status, "kind": self.kind}

@@ -41,7 +41,38 @@ def _searchable(entry: Entry) -> str:
     content = entry.fields.get("content")
     if isinstance(content, str):
         parts.append(content)
+    for conflict in entry.conflicts:  # concurrent heads: what the losing ones say counts too
+        parts += [plain_text(v) for v in conflict.values]
     return "\n".join(parts)
+
+
+def concurrent_heads(entry: Entry, width: int = 200) -> str:
+    """`` (concurrent heads: e3 "…"; e2 "…", winning)`` for an entry whose heads no update
+    settled, each head's words for the fields they disagree on; "" otherwise."""
+    heads = entry.head_values()
+    if not heads:
+        return ""
+    said = []
+    for head in heads:
+        words = " ".join(
+            " ".join(plain_text(v).split()) for k, v in head.items() if k not in HEAD_KEYS
+        )
+        mark = ", winning" if head["winner"] else ""
+        said.append(f'{head["eventId"]} "{words[:width]}"{mark}')
+    return f" (concurrent heads: {'; '.join(said)})"
+
+
+HEAD_KEYS = ("eventId", "winner")
+"""The keys of ``Entry.head_values`` that are not field values."""
+
+
+def plain_text(value: Any) -> str:
+    """A field's value as words: strings as they are, a narrative's blocks by title."""
+    if isinstance(value, dict):
+        return "\n".join(f"{k} {plain_text(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "\n".join(plain_text(v) for v in value)
+    return value if isinstance(value, str) else dumps(value)
 
 
 def render_text(

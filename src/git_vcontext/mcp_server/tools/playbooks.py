@@ -8,7 +8,7 @@ from ...edits import learnings
 from ...errors import Refused
 from ...playbook.model import Entry as ViewEntry
 from ...playbook.model import PlaybookView
-from ...playbook.render import matches, render_text
+from ...playbook.render import concurrent_heads, matches, render_text
 from ...playbook.view import playbook_view
 from ..service import Answer, Service, committed_text
 
@@ -157,7 +157,11 @@ def query_playbook(svc: Service, args: dict[str, Any]) -> Answer:
         search=args.get("searchText"),
         limit=int(args.get("limit", 10)),
     )
-    data = {"playbook": where, "entries": [e.to_json() for e in found], "matched": matched}
+    entries = [
+        {**e.to_json(), **({"openHeads": heads} if (heads := e.head_values()) else {})}
+        for e in found
+    ]
+    data = {"playbook": where, "entries": entries, "matched": matched}
     head = f"{matched} matching entr{'y' if matched == 1 else 'ies'}"
     shown = f", {len(found)} shown" if len(found) < matched else ""
     lines = [f"{head} in {where['path']}{shown}"] + [_line(e) for e in found]
@@ -170,7 +174,7 @@ def _line(e: ViewEntry) -> str:
     counts = (
         f" (+{e.helpful_count}/-{e.harmful_count})" if e.helpful_count or e.harmful_count else ""
     )
-    return f"- [{e.kind or 'no kind'}] {e.target_id}: {first}{counts}"
+    return f"- [{e.kind or 'no kind'}] {e.target_id}: {first}{counts}" + concurrent_heads(e)
 
 
 def view(svc: Service, args: dict[str, Any]) -> Answer:
