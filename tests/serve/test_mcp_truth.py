@@ -291,7 +291,6 @@ def test_truth_allow_takes_singular_and_plural_kind_names(repo: Path) -> None:
     assert b"todos" in done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37 finding 5: not built yet")
 def test_truth_every_bad_line_gets_an_answer(repo: Path) -> None:
     """Issue 37, finding 5: a lone surrogate or a non-JSON line never got a reply (the
     client hung)."""

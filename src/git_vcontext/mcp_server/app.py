@@ -6,6 +6,7 @@ when it runs, so no other command pays for the SDK.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
@@ -16,6 +17,7 @@ from typing import Annotated, Any
 
 import anyio
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
@@ -25,12 +27,13 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from pydantic import Field
 
 from ..errors import Refused
 from ..spelling import BigInt, escape_lone_surrogates
 from ..version import __version__
-from . import prompts, resources
+from . import lines, prompts, resources
 from .notify import Notifier, watch
 from .service import Answer, Service
 from .tools.dispatch import call, offered, refusal
@@ -164,8 +167,37 @@ class VContextServer(MCPServer[Any]):
         return self._lowlevel_server.create_initialization_options()
 
     async def serve_stdio(self) -> None:
-        async with stdio_server() as (read, write):
-            await self._lowlevel_server.run(read, write, self.initialization_options())
+        """Serve on stdin/stdout; a line the SDK would drop unanswered is answered here
+        (``lines``). Like the SDK, fd 0 reads the null device while serving, so no child
+        process reads the client's messages."""
+        outbox: list[MemoryObjectSendStream[SessionMessage]] = []
+        opened = anyio.Event()
+
+        async def checked(stdin: Any) -> AsyncIterator[str]:
+            async for line in stdin:
+                answer = lines.verdict(line)
+                if answer is None:
+                    yield line
+                elif answer is not lines.SKIP:
+                    await opened.wait()
+                    error = types.jsonrpc_message_adapter.validate_python(answer)
+                    await outbox[0].send(SessionMessage(error))
+
+        fd = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as raw:
+                text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+                stdin: Any = checked(anyio.wrap_file(text))
+                async with stdio_server(stdin=stdin) as (read, write):
+                    outbox.append(write)
+                    opened.set()
+                    await self._lowlevel_server.run(read, write, self.initialization_options())
+        finally:
+            os.dup2(fd, 0)
+            os.close(fd)
 
 
 @asynccontextmanager
