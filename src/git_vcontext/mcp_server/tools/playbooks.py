@@ -52,15 +52,7 @@ def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
         message,
     )
     event = learned.event
-    out: dict[str, Any] = {"eventId": event["eventId"], "targetId": event["targetId"]}
-    out["operation"] = event["operation"]
-    if "prevEventId" in event:
-        out["prevEventId"] = event["prevEventId"]
-    out["event"] = event
-    out.update(svc.written(target.rel, KIND, written))
-    out["version"] = out["document"].get("sequence")
-    if learned.notes:
-        out["notes"] = [*out.get("notes", []), *learned.notes]
+    out = _event_answer(svc, target.rel, learned, written)
     chained = f", chained to {event['prevEventId']}" if "prevEventId" in event else ""
     return Answer(
         f"Added learning {event['targetId']}: {event['operation']} event {event['eventId']}"
@@ -118,15 +110,7 @@ def _event_write(svc: Service, args: dict[str, Any], tool: str, edit: Any) -> An
         message,
     )
     event = learned.event
-    out: dict[str, Any] = {"eventId": event["eventId"], "targetId": event["targetId"]}
-    out["operation"] = event["operation"]
-    if "prevEventId" in event:
-        out["prevEventId"] = event["prevEventId"]
-    out["event"] = event
-    out.update(svc.written(target.rel, KIND, written))
-    out["version"] = out["document"].get("sequence")
-    if learned.notes:
-        out["notes"] = [*out.get("notes", []), *learned.notes]
+    out = _event_answer(svc, target.rel, learned, written)
     return Answer(
         f"{event['operation'].capitalize()} of learning {event['targetId']}: event "
         f"{event['eventId']} in {target.rel}{committed_text(out)}",
@@ -194,3 +178,19 @@ def view(svc: Service, args: dict[str, Any]) -> Answer:
     ]
     data = {"playbook": where, **found.to_json(entries=shown), "entryCount": len(found.entries)}
     return Answer(render_text(found, shown), data)
+
+
+def _event_answer(svc: Service, rel: str, learned: Any, written: Any) -> dict[str, Any]:
+    """The structured answer of a write that appended one playbook event: the event, the
+    document as written, its version and the edit's notes."""
+    event = learned.event
+    out: dict[str, Any] = {"eventId": event["eventId"], "targetId": event["targetId"]}
+    out["operation"] = event["operation"]
+    if "prevEventId" in event:
+        out["prevEventId"] = event["prevEventId"]
+    out["event"] = event
+    out.update(svc.written(rel, KIND, written))
+    out["version"] = out["document"].get("sequence")
+    if learned.notes:
+        out["notes"] = [*out.get("notes", []), *learned.notes]
+    return out
