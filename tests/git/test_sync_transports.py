@@ -16,6 +16,7 @@ git commands that talk to the remote, ssh connections, git's auto maintenance.
 
 from __future__ import annotations
 
+import datetime
 import os
 import subprocess
 import threading
@@ -541,15 +542,17 @@ def test_sync_alone_takes_at_most_three_network_operations_and_its_push(
     tmp_path: Path, http: servers.HttpFront
 ) -> None:
     """The common case of an agent that integrates (nobody else syncing): at most three git
-    commands that talk to the remote, plus its integration push; its first sync (its branch
-    not on the remote yet) too."""
+    commands that talk to the remote (a look that brings every ref the round needs, the push
+    that publishes its work and takes the lease, the integration push: no second look once
+    the lease is ours); its first sync (its branch not on the remote yet) too."""
     remote = tmp_path / "srv" / "remote.git"
     _, [clone] = _team(tmp_path, http.url(remote))
     for r in range(2):
         soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
         result = _sync(clone, "agent-0")
         assert result["exit"] == 0, result["output"]
-        assert result["ops"]["total"] <= 3 + 1, (r, result["ops"])
+        assert result["ops"]["total"] <= 3, (r, result["ops"])
+        assert result["ops"]["ls-remote"] == 0, (r, result["ops"])
 
 
 RACE = """#!/bin/sh
@@ -599,12 +602,14 @@ def _wait_for_ref(remote: Path, ref: str, limit: float = 60.0) -> str:
     raise AssertionError(f"{ref} never appeared on the remote")
 
 
-def test_sync_waiting_for_the_lease_takes_at_most_three_network_operations(
+def test_sync_waiting_for_the_lease_takes_one_look_and_one_push_besides_its_waiting_looks(
     tmp_path: Path, http: servers.HttpFront
 ) -> None:
-    """An agent that loses the race for the lease: it publishes its work (its branch, its
-    request — and its try at the lease, in the same push), waits, and brings the base back:
-    three git commands that talk to the remote, besides the looks while it waits."""
+    """An agent that loses the race for the lease: it looks, publishes its work (its branch,
+    its request — and its try at the lease, in the same push) and waits; each look while it
+    waits is a fetch of the refs the next step needs, so the look that finds its work merged
+    has brought the base: once the holder is done, one git command talks to the remote (no
+    ``ls-remote`` then a fetch)."""
     remote = tmp_path / "srv" / "remote.git"
     _, [clone] = _team(tmp_path, http.url(remote))
     soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
@@ -629,6 +634,7 @@ def test_sync_waiting_for_the_lease_takes_at_most_three_network_operations(
             input=f"{'0' * 40} {sha} {request}\n", capture_output=True, text=True,
             env={**os.environ, "GIT_DIR": str(remote)},
         )  # fmt: skip
+        done = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         assert merged.returncode == 0, merged.stderr
         soak.git(remote, "update-ref", "-d", "refs/vcontext/lease/main")
         out, err = waiter.communicate(timeout=120)
@@ -637,8 +643,13 @@ def test_sync_waiting_for_the_lease_takes_at_most_three_network_operations(
             waiter.kill()
             waiter.communicate()
     assert waiter.returncode == 0, out + err
+    commands = soak.network_commands(traces)
     ops = soak.network_operations(traces)
-    assert ops["fetch"] + ops["push"] <= 3, ops
+    assert ops["push"] == 1, ops
+    assert ops["ls-remote"] == 0, ops
+    assert commands[0][1] == "fetch", commands
+    after = [name for at, name in commands if at > done]  # (a look during the merge: none)
+    assert after in ([], ["fetch"]), (done, commands)
     items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
     assert "agent-0-t1" in {i["id"] for i in items}
 

@@ -160,6 +160,7 @@ class Link:
         self.deadline: float | None = None
         self.timeout_setting = "vcontext.syncTimeout"
         self.retried = 0  # transient failures tried again, in all
+        self.took: dict[str, float] = {}  # verb -> seconds its last command that worked took
         self._share = share
         self._ssh: SshShare | bool | None = None  # False: looked, nothing to share
 
@@ -172,8 +173,11 @@ class Link:
         to read."""
         backoff = Backoff()
         while True:
+            start = time.monotonic()
             out = git([verb, *args], cwd=self.cwd, check=False, env=self._env(verb))
             if out.returncode == 0 or not transient(out.stderr):
+                if out.returncode == 0:
+                    self.took[verb] = time.monotonic() - start
                 return out
             why = explained(out.stderr, out.returncode)
             if not again and not unsent(out.stderr):
