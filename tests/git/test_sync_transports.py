@@ -695,6 +695,84 @@ def test_sync_over_ssh_opens_one_connection_and_leaves_none_open(
     )  # the user's own setting, untouched
 
 
+def _control_folders(pid: int) -> list[Path]:
+    """The control folders of the sync with this pid (where ``SshShare`` puts them)."""
+    import tempfile
+
+    roots = {Path("/tmp"), Path(tempfile.gettempdir())}
+    return [f for root in roots for f in root.glob(f"vcontext-ssh-{pid}-*")]
+
+
+def test_sync_over_ssh_a_killed_syncs_connection_and_folder_go_at_the_next_sync(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    """A sync killed while it waits leaves its control folder (and its master, which would
+    live on for ControlPersist): the agent's next sync removes the folder and ends that
+    master before it starts its own, and leaves nothing of its own either."""
+    proxy = servers.DroppingProxy(sshd.port, every=0).start()
+    try:
+        remote = served / "remote.git"
+        config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
+        _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+        soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+        assert soak.sync(clone, "agent-0")["exit"] == 0
+        soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
+        soak.git(remote, "update-ref", "refs/vcontext/lease/main", _lease_commit(remote))
+        _give_to_login(sshd)(remote)  # (the objects root wrote)
+        waiter = subprocess.Popen(
+            [*soak.cli(), "sync", "agent-0", "--push", "origin"], cwd=clone,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            assert _until(lambda: _control_folders(waiter.pid) != [], 60), "no control folder"
+            assert _until(lambda: proxy.open_connections == 1), "no master"
+            waiter.kill()  # SIGKILL: no clean-up of its own
+            waiter.wait()
+        finally:
+            if waiter.poll() is None:
+                waiter.kill()
+                waiter.wait()
+        [left] = _control_folders(waiter.pid)
+        assert proxy.open_connections == 1  # its master lives on
+        soak.git(remote, "update-ref", "-d", "refs/vcontext/lease/main")
+        result = soak.sync(clone, "agent-0")
+        assert result["exit"] == 0, result["output"]
+        assert not left.exists()
+        assert _until(lambda: proxy.open_connections == 0), "the killed sync's master still runs"
+    finally:
+        proxy.stop()
+
+
+def test_sync_to_a_path_remote_skips_its_gc_auto_until_it_has_work(tmp_path: Path) -> None:
+    """A push to a remote on this machine runs the remote's receive-pack here, which starts
+    ``git gc --auto`` after every push: sync's pushes skip it while git's own thresholds
+    (the remote's gc.auto, gc.autoPackLimit) say it has nothing to do, and leave it to run
+    once they say it has: the remote is maintained as git maintains it."""
+    _, [clone] = _team(tmp_path, None)
+    remote = tmp_path / "srv" / "remote.git"
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    result = _sync(clone, "agent-0")
+    assert result["exit"] == 0, result["output"]
+    assert result["ops"]["push"] >= 1
+    assert result["ops"]["maintenance"] == 0, result["ops"]
+    for n in range(2):  # two more packs, over a limit of one: gc --auto has work
+        blob = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=remote, input=f"{n} {time.time()}\n",
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        subprocess.run(
+            ["git", "pack-objects", "-q", "objects/pack/pack"], cwd=remote, input=blob,
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    soak.git(remote, "config", "gc.autoPackLimit", "1")
+    soak.git(remote, "config", "gc.autoDetach", "false")
+    soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
+    result = _sync(clone, "agent-0")
+    assert result["exit"] == 0, result["output"]
+    assert result["ops"]["maintenance"] >= 1, result["ops"]
+    assert len(list((remote / "objects" / "pack").glob("*.pack"))) <= 1  # gc ran
+
+
 def test_sync_over_ssh_keeps_the_users_own_connection_sharing(
     tmp_path: Path, sshd: servers.SshServer, served: Path
 ) -> None:

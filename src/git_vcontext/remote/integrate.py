@@ -67,6 +67,9 @@ class BaseRound:
         branches = list(self.branches.values())
         self.view = RemoteView(self.repo, cwd, remote, base, branches, self.link)
         self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed, self.link)
+        local = self.view.local
+        if local is not None and not local.pushes_elsewhere():  # its receive-pack is ours to
+            self.link.quiet_receive = lambda: not local.maintenance_due()  # tell (transport)
         self.published: dict[str, Oid] = {}  # agent -> the commit its request names
         self.results: dict[str, PairResult] = {}  # agent -> how its pair ended
         self.contributed: dict[str, tuple[str, ...]] = {}  # agent -> documents its work changed
