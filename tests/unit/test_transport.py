@@ -195,32 +195,45 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-def test_sync_at_scale_a_killed_syncs_ssh_folder_is_removed_by_the_next_one(
-    tmp_path: Path,
-) -> None:
-    """A killed sync leaves its control folder (``vcontext-ssh-<pid>-…``): the next sync's
-    start removes the folders whose sync is gone, and keeps those of a sync still running,
-    another program's, and an older version's (no pid) that is still young."""
+def test_sync_at_scale_a_killed_syncs_ssh_folder_is_removed_by_the_next_one() -> None:
+    """A killed sync leaves its control folder (``vcontext-ssh-<pid>-…``, its master's
+    socket in it): the next sync's start removes the folders whose sync is gone, and keeps
+    those of a sync still running, an older version's (no pid) that is still young, and
+    any folder of that name holding something else than sockets (not one of ours)."""
     import os
+    import shutil
+    import socket
+    import tempfile
 
-    root = tmp_path
-    dead = root / f"vcontext-ssh-{_dead_pid()}-abc"
-    live = root / f"vcontext-ssh-{os.getpid()}-def"
-    young = root / "vcontext-ssh-x1y2z3"
-    other = root / "something-else"
-    for folder in (dead, live, young, other):
-        folder.mkdir()
-        (folder / "0123abcd").write_text("")  # (a socket file its master left)
-    old = root / "vcontext-ssh-q9w8e7"
-    old.mkdir()
-    os.utime(old, (0, 0))
-    removed = clean_stale(str(root), "true")
-    assert sorted(removed) == sorted([str(dead), str(old)])
-    assert not dead.exists()
-    assert not old.exists()
-    assert live.exists()
-    assert young.exists()
-    assert other.exists()
+    root = Path(tempfile.mkdtemp(prefix="vc-", dir="/tmp"))  # (a socket's path is short)
+    try:
+        gone = _dead_pid()
+        dead = root / f"vcontext-ssh-{gone}-abc"
+        live = root / f"vcontext-ssh-{os.getpid()}-def"
+        young = root / "vcontext-ssh-x1y2z3"
+        other = root / "something-else"
+        files = root / f"vcontext-ssh-{gone}-files"  # someone else's folder of that name
+        listeners = []
+        for folder in (dead, live, young, other, files):
+            folder.mkdir()
+            listener = socket.socket(socket.AF_UNIX)
+            listener.bind(str(folder / "s"))  # (a socket file its master left)
+            listeners.append(listener)
+        (files / "remote.git").mkdir()
+        old = root / "vcontext-ssh-q9w8e7"
+        old.mkdir()
+        os.utime(old, (0, 0))
+        removed = clean_stale(str(root), "true")
+        assert sorted(removed) == sorted([str(dead), str(old)])
+        assert not dead.exists()
+        assert not old.exists()
+        for kept in (live, young, other, files):
+            assert (kept / "s").exists(), kept
+        assert (files / "remote.git").is_dir()
+        for listener in listeners:
+            listener.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_sync_at_scale_a_new_ssh_folder_names_its_sync() -> None:

@@ -19,11 +19,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -369,8 +371,10 @@ SHARE_PREFIX = "vcontext-ssh-"  # then the pid of the sync that made it, "-", ra
 def clean_stale(root: str, base: str = "ssh") -> list[str]:
     """Remove the control folders a killed sync left in ``root``: ours (this user's), whose
     sync is gone (its pid in the name; a folder without one once no master has used it for
-    twice ``ControlPersist``). A master still running there (a killed sync's lives on for
-    ``ControlPersist`` seconds) is told to exit first. Returns the folders removed."""
+    twice ``ControlPersist``), holding nothing but sockets (a folder of that name with
+    anything else in it is not one of ours: left alone). A master still running there (a
+    killed sync's lives on for ``ControlPersist`` seconds) is told to exit first. Returns
+    the folders removed."""
     removed: list[str] = []
     try:
         names = [n for n in os.listdir(root) if n.startswith(SHARE_PREFIX)]
@@ -378,27 +382,37 @@ def clean_stale(root: str, base: str = "ssh") -> list[str]:
         return removed
     for name in names:
         folder = os.path.join(root, name)
-        try:
-            info = os.lstat(folder)
-        except OSError:
-            continue
-        if info.st_uid != os.getuid() or not os.path.isdir(folder) or os.path.islink(folder):
-            continue
-        pid = name[len(SHARE_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit():
-            if _alive(int(pid)):
-                continue
-        elif time.time() - info.st_mtime < 2 * CONTROL_PERSIST:
-            continue  # (an older version's folder: by its age)
-        try:
-            sockets = [os.path.join(folder, n) for n in os.listdir(folder)]
-        except OSError:
+        sockets = _stale_sockets(folder, name[len(SHARE_PREFIX) :])
+        if sockets is None:
             continue
         for path in sockets:  # a master still listening: end it (its sync is gone)
             _ssh(base, ["-o", f"ControlPath={path}", "-O", "exit", "--", "stale"], quiet=True)
-        shutil.rmtree(folder, ignore_errors=True)
-        removed.append(folder)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
+            removed.append(folder)
     return removed
+
+
+def _stale_sockets(folder: str, tail: str) -> list[str] | None:
+    """The sockets in ``folder`` when it is a control folder of ours whose sync is gone
+    (``tail``: its name after the prefix); None when it is not one to remove."""
+    try:
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            return None
+        pid = tail.split("-", 1)[0]
+        if pid.isdigit() and _alive(int(pid)):
+            return None
+        if not pid.isdigit() and time.time() - info.st_mtime < 2 * CONTROL_PERSIST:
+            return None  # (an older version's folder: by its age)
+        sockets = [os.path.join(folder, n) for n in os.listdir(folder)]
+        if not all(stat.S_ISSOCK(os.lstat(path).st_mode) for path in sockets):
+            return None
+    except OSError:
+        return None
+    return sockets
 
 
 def _alive(pid: int) -> bool:
