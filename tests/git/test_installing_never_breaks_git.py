@@ -394,3 +394,68 @@ def test_installing_never_breaks_git_outside_a_repository_is_one_message(tmp_pat
         "git-vcontext: error: not a git repository (or any of the parent directories): "
         f"{outside} (run it in a clone, or git init)\n"
     }
+
+
+ORDINARY_CHANGES = {
+    "top.vcontext.json": "plain",
+    "sub/deep/in.vcontext.json": "in a folder",
+    "with space.vcontext.json": "a name with a space (git adds a tab to --- and +++)",
+    "tool.vcontext.json": "executable on both sides",
+    "end.vcontext.json": "no newline at the end",
+    "blank.vcontext.json": "an empty line as the last context line",
+}
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        [],
+        ["-c", "diff.noprefix=true"],
+        ["-c", "diff.context=1", "-c", "core.abbrev=12", "-c", "diff.algorithm=histogram"],
+        ["-c", "diff.suppressBlankEmpty=true"],
+    ],
+    ids=["", "noprefix", "context abbrev algorithm", "suppressBlankEmpty"],
+)
+def test_installing_never_breaks_git_ordinary_changes_into_a_file_take_one_process(
+    tmp_path: Path, config: list[str]
+) -> None:
+    """An ordinary change (same mode, a name git writes as it is) gets git's exact patch
+    from one process (``git diff --no-index``, headers by the shell's printf): no awk runs
+    (an ``awk`` that fails is first on PATH), and the repository's diff settings apply."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = bare_env(home)
+    who = ["-c", "user.name=x", "-c", "user.email=x@y"]
+    repos = tmp_path / "installed", tmp_path / "plain"
+    for repo in repos:
+        repo.mkdir()
+        git(repo, env, "init", "-q", "-b", "main")
+        lines = [ATTRIBUTES_HEADER, *ATTRIBUTE_LINES]
+        (repo / ".gitattributes").write_text("\n".join(lines) + "\n")
+        for name in ORDINARY_CHANGES:
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            text = _todo(["pending"] * 6)
+            if name.startswith("blank"):
+                text = text.replace('"todoList"', '\n"todoList"') + "\n\n"
+            (repo / name).write_text(text if name.startswith("end") else text + "\n")
+        (repo / "tool.vcontext.json").chmod(0o755)
+        git(repo, env, "add", "-A")
+        git(repo, env, *who, "commit", "-q", "-m", "one")
+        for name in ORDINARY_CHANGES:
+            doc = repo / name
+            doc.write_text(doc.read_text().replace('"pending"', '"completed"', 1))
+        git(repo, env, *who, "commit", "-q", "-am", "two")
+        (repo / "top.vcontext.json").write_text(_todo(["blocked"] * 6) + "\n")
+    done = subprocess.run([*cli_path(), "install"], cwd=repos[0], env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    no_awk = tmp_path / "no-awk"
+    no_awk.mkdir()
+    (no_awk / "awk").write_text("#!/bin/sh\necho awk ran >&2\nexit 7\n")
+    (no_awk / "awk").chmod(0o755)
+    failing_awk = {**env, "PATH": f"{no_awk}{os.pathsep}{env['PATH']}"}
+    for args in (["diff", "HEAD~1", "HEAD"], ["diff"], ["diff", "HEAD~1"]):
+        ours = git(repos[0], failing_awk, *config, *args)
+        theirs = git(repos[1], env, *config, *args)
+        assert (ours.returncode, ours.stderr) == (0, b""), (args, ours.stderr)
+        assert ours.stdout == theirs.stdout, args
+        assert ours.stdout.count(b"\n@@ ") >= 1, args
