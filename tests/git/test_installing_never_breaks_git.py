@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -459,3 +461,104 @@ def test_installing_never_breaks_git_ordinary_changes_into_a_file_take_one_proce
         assert (ours.returncode, ours.stderr) == (0, b""), (args, ours.stderr)
         assert ours.stdout == theirs.stdout, args
         assert ours.stdout.count(b"\n@@ ") >= 1, args
+
+
+NOBODY = 65534
+READ_ONLY_GIT = [
+    ["diff"],
+    ["diff", "--cached"],
+    ["show"],
+    ["log", "-p"],
+    ["log", "-p", "--follow", "--", "plan.vcontext.json"],
+    ["whatchanged", "-p"],
+    ["blame", "plan.vcontext.json"],
+    ["grep", "--textconv", "-n", "completed", "HEAD"],
+    ["format-patch", "--stdout", "-2"],
+    ["stash", "show", "-p"],
+    ["log", "-p", "--ext-diff"],
+]
+READ_ONLY_OURS = [
+    ["diff"],
+    ["diff", "HEAD~2", "HEAD"],
+    ["status"],
+    ["validate"],
+    ["log", "--", "plan.vcontext.json"],
+    ["blame", "plan.vcontext.json", "--rev", "HEAD"],  # (the work tree's lines: dated now)
+    ["doctor"],
+    ["check", "HEAD~2..HEAD"],
+]
+
+
+def _as_nobody(folder: Path) -> list[str]:
+    """``setpriv`` to the user nobody; with the capability to read and search any folder
+    when this machine's Python lies where nobody may not look (e.g. under /root): that
+    capability does not let anyone write, so the repositories stay read-only to it."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as another user needs setpriv (util-linux)")
+    become = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    probe = [*become, "sh", "-c", '"$0" -c pass', sys.executable]
+    if subprocess.run(probe, cwd=folder, capture_output=True).returncode != 0:
+        become += ["--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
+        if subprocess.run([*become, *probe[4:]], cwd=folder, capture_output=True).returncode:
+            pytest.skip("the user nobody cannot run this Python")
+    return become
+
+
+def test_installing_never_breaks_git_a_read_only_repository_of_another_user() -> None:
+    """Another user (nobody), trusting root's repositories through ``safe.directory`` in
+    ``GIT_CONFIG_COUNT``/``KEY``/``VALUE`` (a CI runner's way), with an empty HOME, no
+    system configuration and no identity, and no right to write them: git's commands
+    answer as in the twin without the tool, ours as they answer root (they said 'not a
+    git repository': libgit2 does not read safe.directory from the environment)."""
+    if os.geteuid() != 0:
+        pytest.skip("another user's read-only repository needs root to set up")
+    base = Path(tempfile.mkdtemp(prefix="vcontext-read-only-", dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        become = _as_nobody(base)
+        root_home, nobody_home = base / "root-home", base / "nobody-home"
+        root_home.mkdir()
+        nobody_home.mkdir()
+        os.chown(nobody_home, NOBODY, NOBODY)
+        env = bare_env(root_home)
+        installed, plain = base / "installed", base / "plain"
+        for repo in (installed, plain):
+            repo.mkdir()
+            _history(repo, env)
+            stash = git(repo, env, "-c", "user.name=x", "-c", "user.email=x@y", "stash", "-q")
+            assert stash.returncode == 0, stash.stderr
+            assert git(repo, env, "stash", "apply", "-q").returncode == 0
+        done = subprocess.run([*cli_path(), "install"], cwd=installed, env=env)
+        assert done.returncode == 0
+        theirs = bare_env(nobody_home)
+        theirs.update(GIT_CONFIG_COUNT="2", GIT_CONFIG_KEY_0="safe.directory")
+        theirs.update(GIT_CONFIG_VALUE_0=str(installed), GIT_CONFIG_KEY_1="safe.directory")
+        theirs["GIT_CONFIG_VALUE_1"] = str(plain)
+        touch = subprocess.run([*become, "touch", str(installed / ".git" / "x")], env=theirs)
+        assert touch.returncode != 0  # nobody may not write there
+
+        def nobody(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+            return subprocess.run(
+                [*become, *args], cwd=repo, env=theirs, capture_output=True, timeout=120
+            )
+
+        for args in READ_ONLY_GIT:
+            ours, twin = nobody(installed, "git", *args), nobody(plain, "git", *args)
+            assert (ours.returncode, ours.stdout) == (twin.returncode, twin.stdout), args
+            assert ours.stderr == twin.stderr, args
+            assert ours.stdout, args
+        for round_ in ("no cache yet", "root's cache"):
+            for args in READ_ONLY_OURS:
+                ours = nobody(installed, *cli_path(), *args)
+                roots = subprocess.run(
+                    [*cli_path(), *args], cwd=installed, env=env, capture_output=True
+                )
+                assert (ours.returncode, ours.stdout) == (roots.returncode, roots.stdout), (
+                    round_,
+                    args,
+                    ours.stderr,
+                )
+                assert ours.stderr == roots.stderr, (round_, args)
+                assert b"Traceback" not in ours.stderr
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
