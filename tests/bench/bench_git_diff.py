@@ -7,7 +7,9 @@ Run: python tests/bench/bench_git_diff.py [--documents 1000] [--items 200] [--ve
 - ``--documents`` small todo lists (10 items) and one commit that changes every one:
   ``git vcontext diff HEAD~1 HEAD`` (the structural diff in one process: target 3 s);
   ``git show HEAD`` (raw, git alone); ``git diff HEAD~1 HEAD > file`` (git's patch, one
-  external-diff process per document: the raw patch path);
+  external-diff process per document: the raw patch path), and the same with a no-op
+  external diff (``true``): what git itself spends per file (two temporary copies and a
+  shell), the floor of any external diff;
 - a ``--items``-item todo list with ``--versions`` commits, each changing one item:
   ``git log -p --ext-diff`` read by a person (git's pager: the structural view, one
   process per version, unavoidable) against ``--versions + 1`` starts of ``python -c
@@ -119,6 +121,10 @@ def main() -> None:
         with (root / "patch").open("wb") as fh:
             raw = _timed(["git", "diff", "HEAD~1", "HEAD"], clone, stdout=fh)
         print(f"  git diff HEAD~1 HEAD > file (git's patch, a process each)      {raw:.2f} s")
+        with (root / "patch").open("wb") as fh:
+            noop = ["git", "-c", "diff.vcontext.command=true", "diff", "HEAD~1", "HEAD"]
+            floor = _timed(noop, clone, stdout=fh)
+        print(f"  the same with a no-op external diff (git's own cost per file)  {floor:.2f} s")
 
         history = _long_history(root, args.items, args.versions)
         clone = _installed_clone(history, root / "h1")

@@ -99,6 +99,8 @@ COMMANDS = [
     ["grep", "--textconv", "-n", "completed", "HEAD"],
     ["format-patch", "--stdout", "-2"],
     ["diff", "--stat"],
+    ["log", "-p", "--ext-diff"],  # the external diff into a pipe: git's patch
+    ["show", "--ext-diff", "HEAD~1"],
 ]
 
 
