@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -223,11 +224,11 @@ def test_installing_never_breaks_git_patches_of_added_renamed_and_odd_names_are_
         assert ours.stdout == theirs.stdout, args
 
 
-def _on_a_terminal(repo: Path, env: dict[str, str], *args: str) -> str:
+def _on_a_terminal(repo: Path, env: dict[str, str], *args: str, user: Sequence[str] = ()) -> str:
     """What ``git args`` prints on a terminal (a pseudo-terminal, as a person sees it)."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
-        ["git", *args], cwd=repo, env=env, stdout=follower, stderr=follower, stdin=follower
+        [*user, "git", *args], cwd=repo, env=env, stdout=follower, stderr=follower, stdin=follower
     )
     os.close(follower)
     chunks = []
@@ -562,5 +563,8 @@ def test_installing_never_breaks_git_a_read_only_repository_of_another_user() ->
                 )
                 assert ours.stderr == roots.stderr, (round_, args)
                 assert b"Traceback" not in ours.stderr
+        person = {**theirs, "GIT_PAGER": "cat", "TERM": "dumb"}
+        seen = _on_a_terminal(installed, person, "diff", user=become)
+        assert "todoList.items[t7].status: completed → inProgress" in seen, seen
     finally:
         shutil.rmtree(base, ignore_errors=True)
