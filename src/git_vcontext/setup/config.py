@@ -175,7 +175,9 @@ _FAST_PATCH = " ".join(
     (
         # a change of content, same mode, names as they are: one git, headers by printf
         'if [ $# -eq 7 ] && [ "$4" = "$7" ] && { [ "$4" = 100644 ] || [ "$4" = 100755 ]; };',
-        f'then case "$1$2$5" in *[!{_PLAIN[:-2]}\\ -]*) ;; *) VC_NL="\n";',
+        # a newline without writing one (a configured value is one line in git config -l):
+        # the shell's IFS (space, tab, newline); the first line's exact match checks it
+        f'then case "$1$2$5" in *[!{_PLAIN[:-2]}\\ -]*) ;; *) VC_NL=${{IFS#??}};',
         'VC_OUT=$(git diff --no-index --no-ext-diff --no-textconv --no-color -- "$2" "$5";',
         'echo .); VC_OUT=${VC_OUT%.}; VC_HUNKS=${VC_OUT#*"$VC_NL@@"};',
         'VC_TOP=${VC_OUT%%"$VC_NL"*}; VC_IX=${VC_OUT#*"${VC_NL}index "};',
