@@ -15,10 +15,10 @@ commits of a revision range: the commits the guard (``pre-receive``) and ``check
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
+from ..record import record
 from .outgoing import PushRange, RefUpdate, commit_of, descends, is_zero
 from .promisor import no_common_history
 
@@ -93,7 +93,7 @@ def received_commits(repo: Repository, update: RefUpdate, hidden: list[Oid]) -> 
     return pushed
 
 
-@dataclass(frozen=True)
+@record
 class Range:
     """A revision range resolved: ``tip`` and, unless the whole history is meant, ``base``
     (the commits of ``base``'s history are left out)."""

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..record import record
 from ..values import pointer
 
 if TYPE_CHECKING:
     from .log import LogKey, LogKind
 
 
-@dataclass(frozen=True)
+@record
 class Anomaly:
     """Something wrong in the log, with the events involved (never fatal to a view)."""
 
@@ -34,7 +34,7 @@ class Anomaly:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class FieldConflict:
     """Concurrent events (neither an ancestor of the other) that set a field differently."""
 
@@ -70,7 +70,7 @@ VIEW_KEYS = (
 """Keys the view writes itself; folded fields of the same name are not repeated."""
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One logical playbook entry as it stands now."""
 
@@ -171,7 +171,7 @@ class Entry:
             out["updatedAt"] = self.updated_at
 
 
-@dataclass(frozen=True)
+@record
 class PlaybookView:
     """The current view of one playbook: one entry per target, anomalies of the log."""
 
