@@ -19,6 +19,7 @@ import pytest
 
 from git_vcontext.setup.config import ATTRIBUTE_LINES, ATTRIBUTES_HEADER
 from helpers.run import cli_path
+from helpers.users import NOBODY, as_nobody
 
 DOC = "todo.vcontext.json"
 IDENTITY = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
@@ -466,7 +467,6 @@ def test_installing_never_breaks_git_ordinary_changes_into_a_file_take_one_proce
         assert ours.stdout.count(b"\n@@ ") >= 1, args
 
 
-NOBODY = 65534
 READ_ONLY_GIT = [
     ["diff"],
     ["diff", "--cached"],
@@ -492,21 +492,6 @@ READ_ONLY_OURS = [
 ]
 
 
-def _as_nobody(folder: Path) -> list[str]:
-    """``setpriv`` to the user nobody; with the capability to read and search any folder
-    when this machine's Python lies where nobody may not look (e.g. under /root): that
-    capability does not let anyone write, so the repositories stay read-only to it."""
-    if shutil.which("setpriv") is None:
-        pytest.skip("running as another user needs setpriv (util-linux)")
-    become = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    probe = [*become, "sh", "-c", '"$0" -c pass', sys.executable]
-    if subprocess.run(probe, cwd=folder, capture_output=True).returncode != 0:
-        become += ["--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
-        if subprocess.run([*become, *probe[4:]], cwd=folder, capture_output=True).returncode:
-            pytest.skip("the user nobody cannot run this Python")
-    return become
-
-
 def test_installing_never_breaks_git_a_read_only_repository_of_another_user() -> None:
     """Another user (nobody), trusting root's repositories through ``safe.directory`` in
     ``GIT_CONFIG_COUNT``/``KEY``/``VALUE`` (a CI runner's way), with an empty HOME, no
@@ -518,7 +503,7 @@ def test_installing_never_breaks_git_a_read_only_repository_of_another_user() ->
     base = Path(tempfile.mkdtemp(prefix="vcontext-read-only-", dir="/tmp"))
     try:
         base.chmod(0o755)
-        become = _as_nobody(base)
+        become = as_nobody(base)
         root_home, nobody_home = base / "root-home", base / "nobody-home"
         root_home.mkdir()
         nobody_home.mkdir()

@@ -135,6 +135,17 @@ def served_root(given: str | None) -> tuple[str, Repository | None, bool]:
     return os.path.realpath(given or top), repo, False
 
 
+def unwritable(root: str, repo: Repository | None) -> str | None:
+    """What this user may not write among what a write needs (the served folder, the git
+    directory: commits, locks); None when both are writable. A server started on another
+    user's checkout (a read-only mount, CI's cache) then serves read-only, saying why."""
+    places = [root] + ([str(common_dir(repo))] if repo is not None else [])
+    for place in places:
+        if not os.access(place, os.W_OK | os.X_OK):
+            return str(place)
+    return None
+
+
 def root_note(root: str, repo: Repository | None, alone: bool) -> str | None:
     """The one line a server started where platforms start them says about what it serves
     (None: nothing worth a line)."""
