@@ -492,6 +492,14 @@ READ_ONLY_OURS = [
 ]
 
 
+WRITES_REFUSED = [  # (install: "nothing to change", exit 0, as it should)
+    ["uninstall"],
+    ["convert", "plan.vcontext.json", "--to", "tron", "-o", "plan.vcontext.tron"],
+    ["revert", "HEAD"],
+    ["sync", "--all"],
+]
+
+
 def test_installing_never_breaks_git_a_read_only_repository_of_another_user() -> None:
     """Another user (nobody), trusting root's repositories through ``safe.directory`` in
     ``GIT_CONFIG_COUNT``/``KEY``/``VALUE`` (a CI runner's way), with an empty HOME, no
@@ -548,6 +556,14 @@ def test_installing_never_breaks_git_a_read_only_repository_of_another_user() ->
                 )
                 assert ours.stderr == roots.stderr, (round_, args)
                 assert b"Traceback" not in ours.stderr
+        state = git(installed, env, "status", "--porcelain", "--ignored").stdout
+        for args in WRITES_REFUSED:  # what would write: one line naming why, nothing changed
+            ours = nobody(installed, *cli_path(), *args)
+            assert ours.returncode == 3, (args, ours.stderr)
+            assert ours.stderr.count(b"\n") == 1, (args, ours.stderr)
+            assert b"internal error" not in ours.stderr, (args, ours.stderr)
+            assert b"Traceback" not in ours.stderr
+            assert git(installed, env, "status", "--porcelain", "--ignored").stdout == state
         person = {**theirs, "GIT_PAGER": "cat", "TERM": "dumb"}
         seen = _on_a_terminal(installed, person, "diff", user=become)
         assert "todoList.items[t7].status: completed → inProgress" in seen, seen
