@@ -211,6 +211,9 @@ def test_each_click_command_hands_every_option_to_a_parameter_of_its_run(
     accepted: set[str] = set()
     required: set[str] = set()
     for receiver in _receivers(callback):
+        if hasattr(receiver, "_fields"):  # a @record: its fields are its parameters
+            accepted |= set(receiver._fields)
+            continue
         params = inspect.signature(receiver).parameters
         accepted |= set(params)
         required |= {
