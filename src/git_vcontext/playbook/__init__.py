@@ -10,7 +10,8 @@
     >>> entry.status, entry.helpful_count, entry.heads
     ('active', 1, ('e2',))
 
-The dataclasses load on first use: the merge engine only needs ``recompute_metrics``.
+The modules load on first use: the merge engine only needs ``recompute_metrics`` (and a
+merge of a todo list, whose ``items`` might be a log, ``log.log_of``).
 """
 
 from __future__ import annotations
@@ -18,18 +19,21 @@ from __future__ import annotations
 import importlib
 
 from ..errors import NoPlaybookError
-from .analyse import ANOMALY_KINDS
-from .log import find_playbooks
-from .metrics import recompute_metrics
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .analyse import ANOMALY_KINDS
+    from .log import find_playbooks
+    from .metrics import recompute_metrics
     from .model import Anomaly, Entry, FieldConflict, PlaybookView
     from .view import playbook_view
 
 _LAZY = {
+    "ANOMALY_KINDS": "analyse",
+    "find_playbooks": "log",
+    "recompute_metrics": "metrics",
     "Anomaly": "model",
     "Entry": "model",
     "FieldConflict": "model",
