@@ -35,7 +35,7 @@ def _text(data: object, fmt: str) -> str:
         return json.dumps(data, indent=2) + "\n"
     from git_vcontext.codecs import dumps
 
-    return dumps(data, "tron")  # type: ignore[arg-type]
+    return dumps(data, "tron")
 
 
 def _timed_imports(repo: Path) -> None:
