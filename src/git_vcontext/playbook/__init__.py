@@ -16,8 +16,6 @@ merge of a todo list, whose ``items`` might be a log, ``log.log_of``).
 
 from __future__ import annotations
 
-import importlib
-
 from ..errors import NoPlaybookError
 
 TYPE_CHECKING = False
@@ -46,6 +44,9 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'git_vcontext.playbook' has no attribute {name!r}")
+    # lazy: importlib (with warnings) only when a name is first asked for
+    import importlib
+
     return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 
