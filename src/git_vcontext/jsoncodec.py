@@ -7,9 +7,11 @@ The C module the package is built on needs none of them: ``Scanner`` is
 ``json.dumps`` (the C encoder on one line, the package's own algorithm with an indent),
 byte for byte (tests/unit/test_jsoncodec.py holds both against the ``json`` package).
 
-Errors are ``json.JSONDecodeError`` as the package raises them: the C scanner imports
-``json.decoder`` itself to raise one (an invalid document pays the import, a valid one
-never); ``decode_error`` tells one apart without importing the package.
+Errors are ``json.JSONDecodeError`` as the package raises them. The C module takes that
+class from ``json.decoder`` in ``sys.modules`` without importing it (CPython 3.11 then
+fails with a SystemError): on such a failure the package is imported and the text read
+again, so an invalid document pays the import and a valid one never does;
+``decode_error`` tells one apart without importing the package.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from _json import encode_basestring as _encode_str
 from _json import encode_basestring_ascii as _encode_ascii
 from _json import make_encoder as _c_make_encoder
 from _json import make_scanner as _make_scanner
-from _json import scanstring
+from _json import scanstring as _c_scanstring
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,6 +85,10 @@ class Scanner:
             return self.scan_once(text, idx)
         except StopIteration as err:
             raise _decode_error("Expecting value", text, err.value) from None
+        except SystemError:
+            if not _load_errors():
+                raise
+        return self.raw_decode(text, idx)  # again, for json's error
 
     def loads(self, text: str) -> Any:
         """A whole text (whitespace around the value allowed), as ``json.loads``."""
@@ -92,6 +98,28 @@ class Scanner:
         if end != len(text):
             raise _decode_error("Extra data", text, end)
         return value
+
+
+def scanstring(text: str, end: int, strict: bool = True) -> tuple[str, int]:
+    """The JSON string whose contents start at ``end`` (past its opening quote) and where it
+    ends, as ``json.decoder.scanstring`` (``json.JSONDecodeError`` when it is not one)."""
+    try:
+        return _c_scanstring(text, end, strict)
+    except SystemError:
+        if not _load_errors():
+            raise
+    return _c_scanstring(text, end, strict)
+
+
+def _load_errors() -> bool:
+    """Load ``json.decoder``, where the C module finds the error it raises (the package
+    loads it: a JSON error is rare); False when it was loaded already."""
+    if "json.decoder" in sys.modules:
+        return False
+    # lazy: only an invalid document loads the json package
+    import json.decoder  # noqa: F401
+
+    return True
 
 
 def _decode_error(message: str, text: str, pos: int) -> ValueError:

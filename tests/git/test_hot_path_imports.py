@@ -108,7 +108,6 @@ def test_the_merge_driver_of_a_tron_document_loads_no_re_or_enum(git_repo: Path)
     assert [m for m in HEAVY if m in loaded] == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 35: the diff engine's modules still load them")
 def test_git_log_p_ext_diff_for_a_person_loads_no_json_re_or_enum(git_repo: Path) -> None:
     """Issue 35: ``git log -p --ext-diff`` into git's pager runs the structural diff once
     per version."""

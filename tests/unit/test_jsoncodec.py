@@ -174,3 +174,53 @@ def test_dumps_of_tuples_and_strings_as_json() -> None:
 @pytest.mark.parametrize("text", ["", "x", "  x", "\t\n\r x", "   "])
 def test_skip_whitespace_is_json_s_whitespace(text: str) -> None:
     assert jsoncodec.skip_whitespace(text, 0) == len(text) - len(text.lstrip(" \t\n\r"))
+
+
+INVALID = ["", " ", "[1,", "[1] x", '{"a" 1}', "nul", "[1,]", '"\\ud800', "01", '{"a":1,}',
+           '["\n"]', '{"a": 1,\n<<<<<<< ours\n', '["\\x"]',
+           "[NaN, -Infinity, Infinity]"]  # fmt: skip
+
+
+def test_errors_in_a_process_that_never_loaded_json_are_json_s() -> None:
+    """The C module finds its error class in ``sys.modules`` without importing it (CPython
+    3.11 raises a SystemError when it is not there): jsoncodec loads it on a failure and
+    reads again, so the first error of a process is json's, with json's message."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from git_vcontext import jsoncodec\n"
+        "assert 'json' not in sys.modules\n"
+        "def outcome(f):\n"
+        "    try:\n"
+        "        return ['value', repr(f())]\n"
+        "    except ValueError as exc:\n"
+        "        return [type(exc).__name__, exc.msg, exc.pos]\n"
+        f"texts = {INVALID!r}\n"
+        "for t in texts:\n"
+        "    print(outcome(lambda: jsoncodec.loads(t)))\n"
+        "for t in texts:\n"
+        "    print(outcome(lambda: jsoncodec.scanstring(t + '\"', 1)))\n"
+    )
+    for first in range(len(INVALID)):  # each text the first error of its process
+        mine = INVALID[first:] + INVALID[:first]
+        out = subprocess.run(
+            [sys.executable, "-c", probe.replace(repr(INVALID), repr(mine))],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.splitlines()
+
+        def outcome(f: Any) -> str:
+            try:
+                return str(["value", repr(f())])
+            except ValueError as exc:
+                return str([type(exc).__name__, exc.msg, exc.pos])  # type: ignore[attr-defined]
+
+        expected = [outcome(lambda t=t: json.loads(t)) for t in mine]
+        expected += [
+            outcome(lambda t=t: json.decoder.scanstring(t + '"', 1))  # type: ignore[attr-defined]
+            for t in mine
+        ]
+        assert out == expected

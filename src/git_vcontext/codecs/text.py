@@ -141,14 +141,19 @@ def exceeds_depth(text: str, limit: int) -> bool:
 def data_deeper_than(value: object, limit: int) -> bool:
     """Whether parsed data nests deeper than ``limit`` (iterative; stops at the first hit)."""
     stack: list[tuple[object, int]] = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    containers = (dict, list)
     while stack:
-        node, depth = stack.pop()
+        node, depth = pop()
         children = node.values() if isinstance(node, dict) else node
+        if depth >= limit:  # a container in it is one level too deep
+            if any(isinstance(child, containers) for child in children):  # type: ignore[attr-defined]
+                return True
+            continue
+        depth += 1
         for child in children:  # type: ignore[attr-defined]
-            if isinstance(child, (dict, list)):
-                if depth + 1 > limit:
-                    return True
-                stack.append((child, depth + 1))
+            if isinstance(child, containers):
+                push((child, depth))
     return False
 
 
