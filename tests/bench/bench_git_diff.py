@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from timing import PYTHON, cli, env
+from timing import PYTHON, cli, env, met
 
 WHO = ["-c", "user.name=Bench", "-c", "user.email=bench@example.com"]
 
@@ -131,7 +131,7 @@ def main() -> None:
         runs = f"{args.versions + 1} python -c pass ({starts:.2f} s)"
         print(
             f"{args.items} items, {args.versions} versions: git log -p --ext-diff (a person)"
-            f"  {log:.2f} s = {log / starts:.2f}x {runs}"
+            f"  {log:.2f} s = {log / starts:.2f}x {runs} (goal 2x: {met(log / starts, 2.0)})"
         )
         clone = _installed_clone(history, root / "h2")
         textconv = " ".join(cli("textconv"))
