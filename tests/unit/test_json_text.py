@@ -424,3 +424,16 @@ def test_reading_and_writing_a_document_loads_no_regular_expressions_nor_json() 
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines()[-1] == "[]"
     assert '"a": [1, "x", 2, "\\u00e9"]' in out.stdout
+
+
+@pytest.mark.parametrize("dates", [0, 5, 200])
+def test_negative_zero_is_kept_after_many_dates(dates: int) -> None:
+    """A ``-0`` integer keeps its sign however many ``-0`` stand before it in dates (the
+    first are looked at without a pattern, the rest by one)."""
+    events = [{"createdAt": f"2025-0{1 + i % 9}-0{1 + i % 9}T00:00:00Z"} for i in range(dates)]
+    text = json.dumps({"items": events, "zero": 0}).replace('"zero": 0', '"zero": -0')
+    doc = json_text.loads(text)
+    assert str(doc.data["zero"]) == "-0"
+    assert doc.render(doc.data) == text
+    plain = json_text.loads(text.replace('"zero": -0', '"zero": 0'))
+    assert type(plain.data["zero"]) is int

@@ -138,16 +138,21 @@ def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
 
 
 def _has_negative_zero(text: str) -> bool:
-    """Whether the text holds ``-0`` as a whole number (``-0(?![0-9.eE])``; strings too)."""
+    """Whether the text holds ``-0`` as a whole number (``-0(?![0-9.eE])``; strings too).
+    The first few ``-0`` are looked at here (a todo list's need no ``re``); a text with
+    many (every timestamp of a large log has some) is searched by the pattern."""
     at = text.find("-0")
-    while at >= 0:
+    for _ in range(64):
+        if at < 0:
+            return False
         if text[at + 2 : at + 3] not in _NUMBER_GOES_ON:
             return True
         at = text.find("-0", at + 2)
-    return False
+    return at >= 0 and _NEGATIVE_ZERO().search(text, at) is not None
 
 
 _NUMBER_GOES_ON = frozenset("0123456789.eE")  # ("" is not in it: the text's end)
+_NEGATIVE_ZERO = lazy(r"-0(?![0-9.eE])")
 
 
 def _decoder(keep_duplicates: bool, ints: bool) -> Scanner:
@@ -248,12 +253,19 @@ def _content_end(text: str) -> int:
 def _escapes_non_ascii(text: str) -> bool:
     """Whether a ``\\u`` escape in the text stands for a non-ASCII character."""
     at = text.find("\\u")
-    while at >= 0:
+    for _ in range(64):  # then by the pattern (a text with many escapes)
+        if at < 0:
+            return False
         digits = text[at + 2 : at + 6]
         if len(digits) == 4 and _HEX.issuperset(digits) and int(digits, 16) >= 0x80:
             return True
         at = text.find("\\u", at + 2)
-    return False
+    return at >= 0 and _ESCAPED_NON_ASCII().search(text, at) is not None
+
+
+_ESCAPED_NON_ASCII = lazy(
+    r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
+)
 
 
 _HTML = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
@@ -265,11 +277,16 @@ def escapes_html(text: str) -> bool:
     if any(c in text for c in "<>&"):
         return False
     at = text.find("\\u00")
-    while at >= 0:
+    for _ in range(64):  # then by the pattern (a text with many escapes)
+        if at < 0:
+            return False
         if text[at + 4 : at + 6] in _HTML_ESCAPES:
             return True
         at = text.find("\\u00", at + 4)
-    return False
+    return at >= 0 and _ESCAPED_HTML().search(text, at) is not None
+
+
+_ESCAPED_HTML = lazy(r"\\u00(?:3[cCeE]|26)")
 
 
 def _html_escaped(text: str, style: JsonStyle) -> str:
