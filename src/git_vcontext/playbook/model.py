@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..values import pointer
+
+if TYPE_CHECKING:
+    from .log import LogKey, LogKind
 
 
 @dataclass(frozen=True)
@@ -173,10 +176,10 @@ class PlaybookView:
     """The current view of one playbook: one entry per target, anomalies of the log."""
 
     path: tuple[str | int, ...]  # where the playbook is, e.g. ("plan", "playbook")
-    log_key: str  # "items" | "entries"
+    log_key: LogKey
     entries: tuple[Entry, ...]
     anomalies: tuple[Anomaly, ...]
-    kind: str  # "events" (vContext event log) | "ace" (entries keyed by id) | "items" (v0.3)
+    kind: LogKind
     event_count: int = 0
     notes: tuple[Anomaly, ...] = ()  # concurrency worth knowing, no fault (concurrent creations)
 
