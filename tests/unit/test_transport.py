@@ -276,10 +276,10 @@ def test_remote_config_reads_urls_as_git_rewrites_them_in_one_command(
         ["git", "-C", str(repo), "remote", "get-url", "--push", "my.origin"],
         capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
-    assert got.urls == [want] == ["ssh://git@mirror.example/team/memory.git"]
-    assert got.push_urls == [want_push] == ["ssh://push@github.example/team/memory.git"]
+    assert got.urls == (want,) == ("ssh://git@mirror.example/team/memory.git",)
+    assert got.push_urls == (want_push,) == ("ssh://push@github.example/team/memory.git",)
     assert got.ssh_command == "ssh -F /dev/null"
     config("remote.my.origin.pushurl", "gh:other/memory.git")
     got = remote_config(str(repo), "my.origin")
-    assert got.push_urls == ["ssh://git@github.example/other/memory.git"]
-    assert remote_config(str(repo), "gh:x/y.git").urls == ["ssh://git@github.example/x/y.git"]
+    assert got.push_urls == ("ssh://git@github.example/other/memory.git",)
+    assert remote_config(str(repo), "gh:x/y.git").urls == ("ssh://git@github.example/x/y.git",)

@@ -311,14 +311,14 @@ class SshShare:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-@dataclass
+@record
 class RemoteConfig:
     """What git's configuration says about reaching one remote, read with one ``git config``:
     its URLs (fetch and push, ``insteadOf``/``pushInsteadOf`` applied as git applies them),
     ``core.sshCommand`` and ``ssh.variant``."""
 
-    urls: list[str]
-    push_urls: list[str]
+    urls: tuple[str, ...]
+    push_urls: tuple[str, ...]
     ssh_command: str | None = None
     ssh_variant: str | None = None
 
@@ -333,7 +333,7 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
     urls: list[str] = []
     pushes: list[str] = []
     rewrites: dict[str, list[tuple[str, str]]] = {"insteadof": [], "pushinsteadof": []}
-    found = RemoteConfig(urls, pushes)
+    command = variant = None
     for line in out.stdout.splitlines() if out.returncode == 0 else []:
         key, _, value = line.partition(" ")
         head, _, rest = key.partition(".")
@@ -343,16 +343,16 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
         elif head == "url" and name in rewrites:
             rewrites[name].append((value, sub))
         elif key == "core.sshcommand":
-            found.ssh_command = value
+            command = value
         elif key == "ssh.variant":
-            found.ssh_variant = value
+            variant = value
     if not urls:  # not a configured remote: a URL or a path itself
         urls.append(remote)
-    found.push_urls = [_rewrite(u, rewrites["insteadof"]) for u in pushes] or [
+    push_urls = [_rewrite(u, rewrites["insteadof"]) for u in pushes] or [
         _rewrite(u, rewrites["pushinsteadof"], or_else=rewrites["insteadof"]) for u in urls
     ]
-    found.urls = [_rewrite(u, rewrites["insteadof"]) for u in urls]
-    return found
+    fetch_urls = [_rewrite(u, rewrites["insteadof"]) for u in urls]
+    return RemoteConfig(tuple(fetch_urls), tuple(push_urls), command, variant)
 
 
 def _rewrite(
