@@ -67,11 +67,19 @@ PLAN_ITEM = {
     "required": ["title"],
 }
 
+NEW_FORMAT_NOTE = (
+    "<format>: json, or tron when the environment variable VCONTEXT_FORMAT or git config "
+    "vcontext.format says so"
+)
+"""How a tool that creates a document says which format it takes (issue 37: the
+descriptions named .json under VCONTEXT_FORMAT=tron too)."""
+
 SEED = (
     ToolSpec(
         "vbrief_create_todo",
         "Create a new todo item in the current or specified TodoList (a fresh unique id "
-        "unless 'id' is given). Creates .vcontext/todo.json when there is no todo list.",
+        "unless 'id' is given). Creates .vcontext/todo.<format> when there is no todo list "
+        f"({NEW_FORMAT_NOTE}).",
         {
             "title": _s("Title of the todo item", minLength=1),
             "description": _s("What needs to be done (stored as narrative.Overview)"),
@@ -121,7 +129,8 @@ SEED = (
     ),
     ToolSpec(
         "vbrief_create_plan",
-        "Create a new implementation plan in its own document, .vcontext/plan-<id>.json",
+        "Create a new implementation plan in its own document, .vcontext/plan-<id>.<format> "
+        f"({NEW_FORMAT_NOTE})",
         {
             "title": _s("Title of the plan", minLength=1),
             "status": {**PLAN_STATUS, "default": "draft"},
