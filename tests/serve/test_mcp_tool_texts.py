@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.mcp_platform import new_repo, stdio
-from helpers.mcp_support import run
+from helpers.mcp_support import prompt_text, run
 
 
 def test_new_documents_tool_descriptions_do_not_promise_json_under_tron(tmp_path: Path) -> None:
@@ -35,3 +35,49 @@ def test_new_documents_tool_descriptions_do_not_promise_json_under_tron(tmp_path
         assert "tron" in found[name]
     assert (repo / ".vcontext" / "todo.tron").is_file()
     assert list((repo / ".vcontext").glob("plan-*.tron"))
+
+
+def _prompts(repo: Path, *args: str) -> dict[str, str]:
+    said: dict[str, str] = {}
+
+    async def session() -> None:
+        async with stdio(repo, *args) as client:
+            said["gotchas"] = prompt_text(
+                await client.get_prompt("vbrief_add_learning", {"category": "gotchas"})
+            )
+            said["testing"] = prompt_text(
+                await client.get_prompt("vbrief_add_learning", {"category": "testing"})
+            )
+            said["review"] = prompt_text(await client.get_prompt("vbrief_plan_review", {}))
+            said["start"] = prompt_text(await client.get_prompt("vbrief_session_start", {}))
+
+    run(session)
+    return said
+
+
+def test_add_learning_prompt_offers_category_and_content_as_the_tool_takes_them(
+    tmp_path: Path,
+) -> None:
+    repo = new_repo(tmp_path / "repo")
+    said = _prompts(repo)
+    assert "vbrief_add_learning with category 'gotchas', content (" in said["gotchas"]
+    assert "kind '" not in said["gotchas"]
+    # a category seed 003 does not name: the entry kind it becomes, and content too
+    assert "vbrief_add_learning with kind 'learning', content (" in said["testing"]
+
+
+def test_plan_prompts_name_the_plan_tools_the_server_offers(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    said = _prompts(repo)
+    for tool in (
+        "vbrief_update_plan_item",
+        "vbrief_add_plan_item",
+        "vbrief_delete_plan_item",
+        "vbrief_update_plan",
+    ):
+        assert tool in said["review"], said["review"]
+    assert "parentId" in said["review"]
+    assert "vbrief_add_plan_item" in said["start"]
+    limited = _prompts(repo, "--allow", "todos")  # no plan writes: none named
+    assert "vbrief_delete_plan_item" not in limited["review"]
+    assert "vbrief_add_plan_item" not in limited["start"]
