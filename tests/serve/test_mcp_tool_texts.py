@@ -8,9 +8,10 @@ Driven by the SDK's own client over stdio.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from helpers.mcp_platform import new_repo, stdio
-from helpers.mcp_support import prompt_text, run
+from helpers.mcp_support import prompt_text, run, text
 
 
 def test_new_documents_tool_descriptions_do_not_promise_json_under_tron(tmp_path: Path) -> None:
@@ -81,3 +82,30 @@ def test_plan_prompts_name_the_plan_tools_the_server_offers(tmp_path: Path) -> N
     limited = _prompts(repo, "--allow", "todos")  # no plan writes: none named
     assert "vbrief_delete_plan_item" not in limited["review"]
     assert "vbrief_add_plan_item" not in limited["start"]
+
+
+def test_delete_plan_refuses_current_and_names_the_real_id(tmp_path: Path) -> None:
+    """Deleting a whole document names it: "current" moves under an agent's feet."""
+    repo = new_repo(tmp_path / "repo")
+    answers: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with stdio(repo) as client:
+            made = await client.call_tool(
+                "vbrief_create_plan", {"title": "Ship it", "narratives": {"proposal": "P."}}
+            )
+            assert not made.is_error
+            answers["current"] = await client.call_tool("vbrief_delete_plan", {"id": "current"})
+            answers["files"] = sorted(p.name for p in (repo / ".vcontext").iterdir())
+            answers["real"] = await client.call_tool("vbrief_delete_plan", {"id": "plan-ship-it"})
+
+    run(session)
+    refused = answers["current"]
+    assert refused.is_error
+    said = text(refused)
+    assert "\n" not in said.strip()
+    assert "'plan-ship-it'" in said
+    assert ".vcontext/plan-ship-it.json" in said
+    assert answers["files"] == ["plan-ship-it.json"]  # nothing deleted
+    assert not answers["real"].is_error, text(answers["real"])
+    assert not (repo / ".vcontext" / "plan-ship-it.json").exists()

@@ -170,7 +170,13 @@ SEED = (
     ToolSpec(
         "vbrief_delete_plan",
         "Delete a plan's whole document (committed on an agent branch, marked as meant)",
-        {"id": _s("ID of the plan to delete"), **EXPECTED},
+        {
+            "id": _s(
+                "The plan's own id ('current' is refused: the answer names the current plan's id)",
+                minLength=1,
+            ),
+            **EXPECTED,
+        },
         ("id",),
         writes=True,
         kind="plan",
