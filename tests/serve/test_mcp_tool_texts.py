@@ -10,8 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from git_vcontext.codecs import parse
 from helpers.mcp_platform import new_repo, stdio
 from helpers.mcp_support import prompt_text, run, text
+from helpers.run import run_cli
 
 
 def test_new_documents_tool_descriptions_do_not_promise_json_under_tron(tmp_path: Path) -> None:
@@ -109,3 +113,54 @@ def test_delete_plan_refuses_current_and_names_the_real_id(tmp_path: Path) -> No
     assert answers["files"] == ["plan-ship-it.json"]  # nothing deleted
     assert not answers["real"].is_error, text(answers["real"])
     assert not (repo / ".vcontext" / "plan-ship-it.json").exists()
+
+
+@pytest.mark.parametrize("fmt", ["json", "tron"])
+def test_plan_item_narrative_block_removed_with_null(tmp_path: Path, fmt: str) -> None:
+    """PRODUCT.md: every write the CLI can make has a tool (narratives); a block given as
+    null goes, the others stay; the last one gone takes the narrative with it."""
+    repo = new_repo(tmp_path / "repo")
+    got: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with stdio(repo, env={"VCONTEXT_FORMAT": fmt}) as client:
+            plan = await client.call_tool(
+                "vbrief_create_plan", {"title": "Ship", "narratives": {"proposal": "P."}}
+            )
+            assert not plan.is_error, text(plan)
+            item = {"id": "i1", "title": "Do", "narrative": {"Approach": "a", "Risks": "r"}}
+            added = await client.call_tool(
+                "vbrief_add_plan_item", {"planId": "current", "item": item}
+            )
+            assert not added.is_error, text(added)
+            call = {"planId": "current", "itemId": "i1"}
+            got["one"] = await client.call_tool(
+                "vbrief_update_plan_item", {**call, "narrative": {"Risks": None}}
+            )
+            got["after_one"] = _item(repo, fmt)
+            got["last"] = await client.call_tool(
+                "vbrief_update_plan_item", {**call, "narrative": {"Approach": None}}
+            )
+            got["after_last"] = _item(repo, fmt)
+            got["bad"] = await client.call_tool(
+                "vbrief_update_plan_item", {**call, "narrative": {"Approach": 5}}
+            )
+            got["valid"] = await client.call_tool("vcontext_validate", {})
+
+    run(session)
+    assert not got["one"].is_error, text(got["one"])
+    assert got["after_one"]["narrative"] == {"Approach": "a"}
+    assert not got["last"].is_error, text(got["last"])
+    assert "narrative" not in got["after_last"]
+    assert got["bad"].is_error
+    assert "a string or null" in text(got["bad"])
+    assert not got["valid"].is_error, text(got["valid"])
+    for path in (repo / ".vcontext").glob("plan-*"):
+        checked = run_cli("validate", str(path.relative_to(repo)), cwd=repo)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def _item(repo: Path, fmt: str) -> Any:
+    (path,) = (repo / ".vcontext").glob(f"plan-*.{fmt}")
+    data = parse(path.read_bytes(), path=str(path)).data
+    return data["plan"]["items"][0]

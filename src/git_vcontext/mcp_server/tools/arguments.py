@@ -76,7 +76,9 @@ def _said(err: Any) -> str:
     if kind == "enum":
         return f"{where} {value!r} is not allowed; allowed: {', '.join(map(str, expected))}"
     if kind == "type":
-        return f"{where} must be {_TYPES.get(expected, expected)}, not {_json_type(value)}"
+        kinds = expected if isinstance(expected, list) else [expected]
+        wanted = " or ".join(str(_TYPES.get(k, k)) for k in kinds)
+        return f"{where} must be {wanted}, not {_json_type(value)}"
     if kind == "minLength":
         return f"{where} must not be empty"
     if kind == "minProperties":

@@ -203,16 +203,17 @@ SEED = (
     ToolSpec(
         "vbrief_update_plan_item",
         "Update a PlanItem (nested items too): title, status, narrative (given keys "
-        "replace, others stay), dependencies",
+        "replace, others stay, null removes one), dependencies",
         {
             "planId": PLAN_ID,
             "itemId": _s("ID of the plan item"),
             "title": _s("New title", minLength=1),
             "status": ITEM_STATUS,
             "narrative": {
-                **TEXT_MAP,
+                "type": "object",
+                "additionalProperties": {"type": ["string", "null"]},
                 "description": "Narrative blocks to set, keyed markdown strings "
-                "('Approach', 'Risks', ...)",
+                "('Approach', 'Risks', ...); null removes a block",
             },
             "dependencies": _strings(
                 "The IDs of plan items this one waits for, replacing the list ([] removes them)"
