@@ -75,6 +75,8 @@ def _said(err: Any) -> str:
         return f"missing argument {missing!r}{inner}"
     if kind == "enum":
         return f"{where} {value!r} is not allowed; allowed: {', '.join(map(str, expected))}"
+    if kind == "anyOf" and all(isinstance(o, dict) and set(o) == {"type"} for o in expected):
+        kind, expected = "type", [o["type"] for o in expected]  # one of some types
     if kind == "type":
         kinds = expected if isinstance(expected, list) else [expected]
         wanted = " or ".join(str(_TYPES.get(k, k)) for k in kinds)

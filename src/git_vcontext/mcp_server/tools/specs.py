@@ -211,7 +211,7 @@ SEED = (
             "status": ITEM_STATUS,
             "narrative": {
                 "type": "object",
-                "additionalProperties": {"type": ["string", "null"]},
+                "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "null"}]},
                 "description": "Narrative blocks to set, keyed markdown strings "
                 "('Approach', 'Risks', ...); null removes a block",
             },
