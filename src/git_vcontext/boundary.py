@@ -35,11 +35,18 @@ def boundary(call: Callable[[], Any]) -> int:
         handled = _click_exception(exc)
         if handled is not None:
             return handled
+        if isinstance(exc, OSError) and exc.errno in _DENIED:  # the file system said no
+            where = exc.filename or "a file it needs"
+            say(f"git-vcontext: error: {where}: {exc.strerror} (for this user)")
+            return int(ExitCode.OPERATIONAL)
         if os.environ.get("GIT_VCONTEXT_DEBUG"):
             raise
         name = type(exc).__name__
         say(f"git-vcontext: internal error: {name}: {exc} (set GIT_VCONTEXT_DEBUG=1 for details)")
         return int(ExitCode.OPERATIONAL)
+
+
+_DENIED = (1, 13, 30)  # EPERM, EACCES, EROFS (Linux and macOS alike; no errno import)
 
 
 def _click_exception(exc: Exception) -> int | None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from .keys import IDENTITY_KEYS as IDENTITY_KEYS
 from .keys import JSONL_KEYS as JSONL_KEYS
 from .keys import KeyChoice as KeyChoice
@@ -16,6 +14,7 @@ from .values import JsonValue
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import Any, Literal
 
     Family = Literal["vcontext", "vbrief", "vagenda"]

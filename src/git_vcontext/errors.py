@@ -7,25 +7,33 @@ try again) stay in that module."""
 
 from __future__ import annotations
 
-import enum
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    Code = Literal[0, 1, 2, 3, 130]
+else:  # typing costs import time on the paths git starts once per file
+    Code = int
 
 
-class ExitCode(enum.IntEnum):
-    """Exit statuses every command uses (PRODUCT.md, command-line contract)."""
+class ExitCode:
+    """Exit statuses every command uses (PRODUCT.md, command-line contract): plain ints,
+    not an ``enum`` (which, with what it imports, costs each process git starts once per
+    file about 2 ms)."""
 
-    OK = 0
-    FOUND = 1  # conflicts, invalid documents, differences with --exit-code
-    USAGE = 2
-    OPERATIONAL = 3  # expected operational error: not a repo, missing file, ...
-    INTERRUPTED = 130
+    OK: Final = 0
+    FOUND: Final = 1  # conflicts, invalid documents, differences with --exit-code
+    USAGE: Final = 2
+    OPERATIONAL: Final = 3  # expected operational error: not a repo, missing file, ...
+    INTERRUPTED: Final = 130
 
 
 class VContextError(Exception):
     """Base of every expected error: carries a one-line message and an exit code."""
 
-    exit_code: ExitCode = ExitCode.OPERATIONAL
+    exit_code: Code = ExitCode.OPERATIONAL
 
-    def __init__(self, message: str, *, exit_code: ExitCode | None = None) -> None:
+    def __init__(self, message: str, *, exit_code: Code | None = None) -> None:
         super().__init__(message)
         self.message = message
         if exit_code is not None:

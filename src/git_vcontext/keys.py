@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from .record import record
 from .spelling import canonical
 from .values import JsonValue
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
 IDENTITY_KEYS = ("id", "uid", "eventId", "event_id", "depends_on_id")

@@ -1,12 +1,12 @@
 """Regular expressions compiled on first use: a process compiles only the ones it needs (the
-merge driver of a JSON document needs none of TRON's, TOML's or the error paths')."""
+merge driver of a JSON document needs none of TRON's, TOML's or the error paths'), and one
+that needs none never imports ``re``. Flags go inline (``(?m)``)."""
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
 
@@ -16,6 +16,9 @@ def lazy(source: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
 
     def pattern() -> re.Pattern[str]:
         if not compiled:
+            # lazy: a process that compiles no pattern never loads re (nor the enum it loads)
+            import re
+
             compiled.append(re.compile(source, flags))
         return compiled[0]
 

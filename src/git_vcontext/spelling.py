@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from json import encoder
-
-from .patterns import lazy
+from . import jsoncodec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -244,7 +241,7 @@ def dumps(
     """``json.dumps`` that writes every Number with its spelling (the C encoder until a
     Number exists in the process: it cannot be taught spellings)."""
     if not _made[0]:
-        return json.dumps(
+        return jsoncodec.dumps(
             value,
             indent=indent,
             separators=separators,
@@ -257,7 +254,7 @@ def dumps(
 def canonical(value: Any) -> str:
     """Sorted keys, no spaces, and one text per number value (see Number.canonical)."""
     if not _made[0]:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return jsoncodec.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return _encode(value, None, (",", ":"), False, True, _canonical)
 
 
@@ -269,13 +266,13 @@ def number_text(value: float) -> str:
 def _spelled(value: float) -> str:
     if type(value) is Number:
         return value.spelling
-    return _repr(value) if value - value == 0.0 else json.dumps(value)
+    return _repr(value) if value - value == 0.0 else jsoncodec.dumps(value)
 
 
 def _canonical(value: float) -> str:
     if type(value) is Number:
         return value.canonical()
-    return _repr(value) if value - value == 0.0 else json.dumps(value)
+    return _repr(value) if value - value == 0.0 else jsoncodec.dumps(value)
 
 
 def _encode(
@@ -286,32 +283,17 @@ def _encode(
     sort_keys: bool,
     floatstr: Any,
 ) -> str:
-    """The standard library's own pure-Python encoder (exactly json.dumps' output), with
-    our float writer: the one thing its C twin does not let a caller choose."""
-    if separators is None:
-        separators = (", ", ": ") if indent is None else (",", ": ")
-    strings = encoder.encode_basestring_ascii if ensure_ascii else encoder.encode_basestring
-    iterencode = encoder._make_iterencode(  # type: ignore[attr-defined]
-        None,
-        _not_json,
-        strings,
-        indent,
-        floatstr,
-        separators[1],
-        separators[0],
-        sort_keys,
-        False,
-        True,
-        _intstr=int_text,
+    """Exactly json.dumps' output, with our float writer: the one thing the C encoder
+    does not let a caller choose."""
+    return jsoncodec.dumps(
+        value,
+        indent=indent,
+        separators=separators,
+        ensure_ascii=ensure_ascii,
+        sort_keys=sort_keys,
+        floatstr=floatstr,
+        intstr=int_text,
     )
-    return "".join(iterencode(value, 0))
-
-
-def _not_json(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-_LONE_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def escape_lone_surrogates(text: str) -> str:
@@ -320,4 +302,8 @@ def escape_lone_surrogates(text: str) -> str:
     as UTF-8. Such a character can only stand inside a string literal."""
     if text.isascii():
         return text
-    return _LONE_SURROGATE().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.translate({n: f"\\u{n:04x}" for n in range(0xD800, 0xE000)})
+    return text

@@ -2,12 +2,15 @@
 processes in fresh clones (no cache of any kind).
 
 Run: python tests/bench/bench_git_diff.py [--documents 1000] [--items 200] [--versions 100]
-(PYTHONPATH=src from a checkout). Two repositories, each cloned fresh before it is timed:
+[--rounds 5] [--baseline OTHER_SRC] (PYTHONPATH=src from a checkout). Two repositories, each
+cloned fresh before it is timed:
 
 - ``--documents`` small todo lists (10 items) and one commit that changes every one:
   ``git vcontext diff HEAD~1 HEAD`` (the structural diff in one process: target 3 s);
   ``git show HEAD`` (raw, git alone); ``git diff HEAD~1 HEAD > file`` (git's patch, one
-  external-diff process per document: the raw patch path);
+  external-diff process per document: the raw patch path), and the same with a no-op
+  external diff (``true``): what git itself spends per file (two temporary copies and a
+  shell), the floor of any external diff;
 - a ``--items``-item todo list with ``--versions`` commits, each changing one item:
   ``git log -p --ext-diff`` read by a person (git's pager: the structural view, one
   process per version, unavoidable) against ``--versions + 1`` starts of ``python -c
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from timing import PYTHON, cli, env
+from timing import PYTHON, cli, env, met
 
 WHO = ["-c", "user.name=Bench", "-c", "user.email=bench@example.com"]
 
@@ -103,6 +107,8 @@ def main() -> None:
     parser.add_argument("--documents", type=int, default=1000)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--versions", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=5, help="git log -p rounds, in turn")
+    parser.add_argument("--baseline", help="another checkout's src folder, in the same rounds")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,20 +125,35 @@ def main() -> None:
         with (root / "patch").open("wb") as fh:
             raw = _timed(["git", "diff", "HEAD~1", "HEAD"], clone, stdout=fh)
         print(f"  git diff HEAD~1 HEAD > file (git's patch, a process each)      {raw:.2f} s")
+        with (root / "patch").open("wb") as fh:
+            noop = ["git", "-c", "diff.vcontext.command=true", "diff", "HEAD~1", "HEAD"]
+            floor = _timed(noop, clone, stdout=fh)
+        print(f"  the same with a no-op external diff (git's own cost per file)  {floor:.2f} s")
 
         history = _long_history(root, args.items, args.versions)
         clone = _installed_clone(history, root / "h1")
-        log = _timed(["git", "log", "-p", "--ext-diff"], clone, stdout=subprocess.PIPE,
-                     env=_person())  # fmt: skip
-        starts = _timed(
-            ["sh", "-c", f'for i in $(seq {args.versions + 1}); do "{PYTHON}" -c pass; done'],
-            clone,
-        )
+        # in turn, --rounds times (the machine is shared): the log, the starts, the baseline's
+        # log (the installed script with the other checkout's package first on sys.path)
+        logs, starts_, old_logs = [], [], []
+        loop = f'for i in $(seq {args.versions + 1}); do "{PYTHON}" -c pass; done'
+        for _ in range(args.rounds):
+            logs.append(_timed(["git", "log", "-p", "--ext-diff"], clone,
+                               stdout=subprocess.PIPE, env=_person()))  # fmt: skip
+            starts_.append(_timed(["sh", "-c", loop], clone))
+            if args.baseline:
+                old = {**_person(), "PYTHONPATH": str(Path(args.baseline).resolve())}
+                old_logs.append(_timed(["git", "log", "-p", "--ext-diff"], clone,
+                                       stdout=subprocess.PIPE, env=old))  # fmt: skip
+        log, starts = statistics.median(logs), statistics.median(starts_)
         runs = f"{args.versions + 1} python -c pass ({starts:.2f} s)"
         print(
             f"{args.items} items, {args.versions} versions: git log -p --ext-diff (a person)"
-            f"  {log:.2f} s = {log / starts:.2f}x {runs}"
+            f"  {log:.2f} s = {log / starts:.2f}x {runs} (goal 2x: {met(log / starts, 2.0)};"
+            f" medians of {args.rounds} rounds in turn)"
         )
+        if old_logs:
+            old_log = statistics.median(old_logs)
+            print(f"  the same, baseline: {old_log:.2f} s = {old_log / starts:.2f}x")
         clone = _installed_clone(history, root / "h2")
         textconv = " ".join(cli("textconv"))
         _git(clone, "config", "diff.vcontext.textconv", textconv)

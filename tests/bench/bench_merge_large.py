@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from timing import PYTHON, alternating_medians, baseline, cli
+from timing import PYTHON, alternating_medians, baseline, cli, met
 
 
 def event(i: int, side: str, day: int) -> dict[str, object]:
@@ -118,7 +118,9 @@ def main() -> None:
         runs = opts.runs or (3 if n >= 100_000 else 5)
         times = measure(n, added, runs, opts.baseline)
         floor, driver = times[:2]
-        line = f"| {n:,} | {added:,} | {floor:.2f} s | {driver:.2f} s | {driver / floor:.2f}x |"
+        ratio = driver / floor
+        line = f"| {n:,} | {added:,} | {floor:.2f} s | {driver:.2f} s |"
+        line += f" {ratio:.2f}x, {met(ratio, 1.2)} |"
         if opts.baseline:
             line += f" {times[2]:.2f} s | {times[2] / floor:.2f}x |"
         print(line)

@@ -108,5 +108,10 @@ def alternating_medians(
     return [statistics.median(spent) for spent in times]
 
 
+def met(ratio: float, goal: float) -> str:
+    """``met`` when a measured ratio is within its goal, else ``not met``."""
+    return "met" if ratio <= goal else "not met"
+
+
 def row(label: str, seconds: float, note: str = "") -> None:
     print(f"| {label} | {seconds * 1000:.1f} ms | {note} |")

@@ -92,6 +92,28 @@ def test_the_boundary_maps_errors_to_exit_codes_and_one_line(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (PermissionError(13, "Permission denied", "/r/.gitattributes"), "Permission denied"),
+        (OSError(30, "Read-only file system", "/mnt/r/todo.json"), "Read-only file system"),
+    ],
+)
+def test_the_file_system_saying_no_is_an_error_not_a_bug(
+    error: OSError, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Permissions and read-only mounts are the user's environment: exit 3 with the file
+    and the system's reason, never "internal error"."""
+
+    def fail() -> int:
+        raise error
+
+    assert boundary(fail) == ExitCode.OPERATIONAL
+    assert capsys.readouterr().err == (
+        f"git-vcontext: error: {error.filename}: {said} (for this user)\n"
+    )
+
+
 def test_parse_errors_name_file_line_and_column(capsys: pytest.CaptureFixture[str]) -> None:
     def fail() -> int:
         raise ParseError("invalid JSON: Expecting value", path="a b.json", line=3, column=7)
@@ -189,6 +211,9 @@ def test_each_click_command_hands_every_option_to_a_parameter_of_its_run(
     accepted: set[str] = set()
     required: set[str] = set()
     for receiver in _receivers(callback):
+        if hasattr(receiver, "_fields"):  # a @record: its fields are its parameters
+            accepted |= set(receiver._fields)
+            continue
         params = inspect.signature(receiver).parameters
         accepted |= set(params)
         required |= {

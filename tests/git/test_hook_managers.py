@@ -109,13 +109,14 @@ ORDERS = {
     "pre-commit, us, pre-commit again": ["pre-commit", "ours", "pre-commit"],
     "us, pre-commit, us again": ["ours", "pre-commit", "ours"],
     "each twice": ["ours", "pre-commit", "ours", "pre-commit"],
+    "us, pre-commit --overwrite, us again": ["ours", "pre-commit --overwrite", "ours"],
+    "pre-commit --overwrite before us": ["pre-commit --overwrite", "ours"],
 }
 
 
 CASES = [(order, plain) for order in ORDERS for plain in (False, True)]
-# pre-commit's second install moves our hook onto pre-push.legacy, where it had kept the
-# plain hook (pre-commit replaces that file): the plain hook is pre-commit's to lose there.
-CASES.remove(("pre-commit, us, pre-commit again", True))
+# --overwrite: pre-commit deletes the hook it finds, as asked (without us too)
+CASES.remove(("pre-commit --overwrite before us", True))
 
 
 @pytest.mark.parametrize(
@@ -126,14 +127,10 @@ def test_installing_never_breaks_git_pre_commit_in_every_order_runs_each_hook_on
 ) -> None:
     """Issue 35: pre-commit after us made a push fork ``sh`` for ever (our shim, renamed to
     pre-push.legacy, ran pre-push.legacy: itself); before us every push failed
-    ('installed in migration mode')."""
+    ('installed in migration mode'); pre-commit, us, pre-commit again lost a plain hook
+    (pre-commit moved ours onto pre-push.legacy, where it had kept the plain one)."""
     plain_marks = _plain_hook(pushing) if plain else None
-    for step in ORDERS[order]:
-        if step == "ours":
-            _install(pushing)
-        else:
-            done = _pre_commit(pushing, "install", "--hook-type", "pre-push")
-            assert done.returncode == 0, done.stdout + done.stderr
+    _in_order(pushing, ORDERS[order])
     marks = pushing.parent / "pre-commit-marks.txt"
     doctor = run_cli("doctor", cwd=pushing)
     assert b"problem" not in doctor.stdout, doctor.stdout
@@ -150,6 +147,45 @@ def test_installing_never_breaks_git_pre_commit_in_every_order_runs_each_hook_on
     assert bad.returncode != 0
     assert bad.stderr.count("[schema]") == 1, bad.stderr
     assert _runs(marks) == 2
+    if plain_marks is not None:
+        assert _runs(plain_marks) == 2
+
+
+def _in_order(repo: Path, steps: list[str]) -> None:
+    for step in steps:
+        if step == "ours":
+            _install(repo)
+        else:
+            flags = step.split()[1:]
+            done = _pre_commit(repo, "install", "--hook-type", "pre-push", *flags)
+            assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("gone", ["ours", "pre-commit"])
+@pytest.mark.parametrize(
+    ("order", "plain"), CASES, ids=[o + (", a plain hook" if p else "") for o, p in CASES]
+)
+def test_installing_never_breaks_git_uninstalling_either_leaves_the_others_working(
+    pushing: Path, order: str, plain: bool, gone: str
+) -> None:
+    """After any order, ``git vcontext uninstall`` or ``pre-commit uninstall``: a push ends,
+    the hooks left run once each (our uninstall left the plain hook, kept under our name,
+    run by nobody when pre-commit ran ours as its legacy hook)."""
+    plain_marks = _plain_hook(pushing) if plain else None
+    _in_order(pushing, ORDERS[order])
+    if gone == "ours":
+        assert run_cli("uninstall", cwd=pushing).returncode == 0
+    else:
+        done = _pre_commit(pushing, "uninstall", "--hook-type", "pre-push")
+        assert done.returncode == 0, done.stdout + done.stderr
+    marks = pushing.parent / "pre-commit-marks.txt"
+    pushed, seconds = _push(pushing, "done")  # refused by our check only while it is there
+    assert seconds < 30
+    assert (pushed.returncode == 0) == (gone == "ours"), pushed.stderr
+    assert pushed.stderr.count("[schema]") == (gone != "ours")
+    assert _runs(marks) == (gone != "pre-commit")
+    if plain_marks is not None:
+        assert _runs(plain_marks) == 1
 
 
 def test_installing_never_breaks_git_doctor_names_the_loop_an_earlier_install_made(
@@ -293,3 +329,28 @@ def test_installing_never_breaks_git_husky_after_us_is_named_by_doctor(pushing: 
     bad, _ = _push(pushing, "done again")
     assert bad.returncode != 0
     assert "[schema]" in bad.stderr
+
+
+def test_installing_never_breaks_git_husky_before_us_gets_advice_that_works(
+    pushing: Path,
+) -> None:
+    """husky first (core.hooksPath=.husky/_): install leaves husky's folder alone and says
+    which line goes where; with it, a push is checked once and husky's own hook runs."""
+    subprocess.run(["node", str(_husky())], cwd=pushing, check=True, capture_output=True)
+    (pushing / ".husky" / "pre-commit").unlink(missing_ok=True)  # husky init's `npm test`
+    marks = pushing.parent / "husky-marks.txt"
+    (pushing / ".husky" / "pre-push").write_text(f'echo husky-ran >> "{marks}"\n')
+    out = _install(pushing)
+    assert "Add this line to .husky/pre-push" in out, out
+    assert not (pushing / ".husky" / "_" / "pre-push.before-vcontext").exists()
+    with (pushing / ".husky" / "pre-push").open("a") as fh:
+        fh.write('git vcontext hook pre-push "$@"\n')
+    bad, seconds = _push(pushing, "done")
+    assert seconds < 30
+    assert bad.returncode != 0
+    assert bad.stderr.count("[schema]") == 1, bad.stderr
+    assert _runs(marks) == 1
+    run_git(pushing, "reset", "-q", "--hard", "HEAD~1")
+    good, _ = _push(pushing, "completed")
+    assert good.returncode == 0, good.stderr
+    assert _runs(marks) == 2

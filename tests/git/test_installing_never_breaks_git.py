@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ import pytest
 
 from git_vcontext.setup.config import ATTRIBUTE_LINES, ATTRIBUTES_HEADER
 from helpers.run import cli_path
+from helpers.users import NOBODY, as_nobody
 
 DOC = "todo.vcontext.json"
 IDENTITY = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
@@ -97,6 +101,8 @@ COMMANDS = [
     ["grep", "--textconv", "-n", "completed", "HEAD"],
     ["format-patch", "--stdout", "-2"],
     ["diff", "--stat"],
+    ["log", "-p", "--ext-diff"],  # the external diff into a pipe: git's patch
+    ["show", "--ext-diff", "HEAD~1"],
 ]
 
 
@@ -219,11 +225,11 @@ def test_installing_never_breaks_git_patches_of_added_renamed_and_odd_names_are_
         assert ours.stdout == theirs.stdout, args
 
 
-def _on_a_terminal(repo: Path, env: dict[str, str], *args: str) -> str:
+def _on_a_terminal(repo: Path, env: dict[str, str], *args: str, user: Sequence[str] = ()) -> str:
     """What ``git args`` prints on a terminal (a pseudo-terminal, as a person sees it)."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
-        ["git", *args], cwd=repo, env=env, stdout=follower, stderr=follower, stdin=follower
+        [*user, "git", *args], cwd=repo, env=env, stdout=follower, stderr=follower, stdin=follower
     )
     os.close(follower)
     chunks = []
@@ -394,3 +400,172 @@ def test_installing_never_breaks_git_outside_a_repository_is_one_message(tmp_pat
         "git-vcontext: error: not a git repository (or any of the parent directories): "
         f"{outside} (run it in a clone, or git init)\n"
     }
+
+
+ORDINARY_CHANGES = {
+    "top.vcontext.json": "plain",
+    "sub/deep/in.vcontext.json": "in a folder",
+    "with space.vcontext.json": "a name with a space (git adds a tab to --- and +++)",
+    "tool.vcontext.json": "executable on both sides",
+    "end.vcontext.json": "no newline at the end",
+    "blank.vcontext.json": "an empty line as the last context line",
+}
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        [],
+        ["-c", "diff.noprefix=true"],
+        ["-c", "diff.context=1", "-c", "core.abbrev=12", "-c", "diff.algorithm=histogram"],
+        ["-c", "diff.suppressBlankEmpty=true"],
+    ],
+    ids=["", "noprefix", "context abbrev algorithm", "suppressBlankEmpty"],
+)
+def test_installing_never_breaks_git_ordinary_changes_into_a_file_take_one_process(
+    tmp_path: Path, config: list[str]
+) -> None:
+    """An ordinary change (same mode, a name git writes as it is) gets git's exact patch
+    from one process (``git diff --no-index``, headers by the shell's printf): no awk runs
+    (an ``awk`` that fails is first on PATH), and the repository's diff settings apply."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = bare_env(home)
+    who = ["-c", "user.name=x", "-c", "user.email=x@y"]
+    repos = tmp_path / "installed", tmp_path / "plain"
+    for repo in repos:
+        repo.mkdir()
+        git(repo, env, "init", "-q", "-b", "main")
+        lines = [ATTRIBUTES_HEADER, *ATTRIBUTE_LINES]
+        (repo / ".gitattributes").write_text("\n".join(lines) + "\n")
+        for name in ORDINARY_CHANGES:
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            text = _todo(["pending"] * 6)
+            if name.startswith("blank"):
+                text = text.replace('"todoList"', '\n"todoList"') + "\n\n"
+            (repo / name).write_text(text if name.startswith("end") else text + "\n")
+        (repo / "tool.vcontext.json").chmod(0o755)
+        git(repo, env, "add", "-A")
+        git(repo, env, *who, "commit", "-q", "-m", "one")
+        for name in ORDINARY_CHANGES:
+            doc = repo / name
+            doc.write_text(doc.read_text().replace('"pending"', '"completed"', 1))
+        git(repo, env, *who, "commit", "-q", "-am", "two")
+        (repo / "top.vcontext.json").write_text(_todo(["blocked"] * 6) + "\n")
+    done = subprocess.run([*cli_path(), "install"], cwd=repos[0], env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    no_awk = tmp_path / "no-awk"
+    no_awk.mkdir()
+    (no_awk / "awk").write_text("#!/bin/sh\necho awk ran >&2\nexit 7\n")
+    (no_awk / "awk").chmod(0o755)
+    failing_awk = {**env, "PATH": f"{no_awk}{os.pathsep}{env['PATH']}"}
+    for args in (["diff", "HEAD~1", "HEAD"], ["diff"], ["diff", "HEAD~1"]):
+        ours = git(repos[0], failing_awk, *config, *args)
+        theirs = git(repos[1], env, *config, *args)
+        assert (ours.returncode, ours.stderr) == (0, b""), (args, ours.stderr)
+        assert ours.stdout == theirs.stdout, args
+        assert ours.stdout.count(b"\n@@ ") >= 1, args
+
+
+READ_ONLY_GIT = [
+    ["diff"],
+    ["diff", "--cached"],
+    ["show"],
+    ["log", "-p"],
+    ["log", "-p", "--follow", "--", "plan.vcontext.json"],
+    ["whatchanged", "-p"],
+    ["blame", "plan.vcontext.json"],
+    ["grep", "--textconv", "-n", "completed", "HEAD"],
+    ["format-patch", "--stdout", "-2"],
+    ["stash", "show", "-p"],
+    ["log", "-p", "--ext-diff"],
+]
+READ_ONLY_OURS = [
+    ["diff"],
+    ["diff", "HEAD~2", "HEAD"],
+    ["status"],
+    ["validate"],
+    ["log", "--", "plan.vcontext.json"],
+    ["blame", "plan.vcontext.json", "--rev", "HEAD"],  # (the work tree's lines: dated now)
+    ["doctor"],
+    ["check", "HEAD~2..HEAD"],
+]
+
+
+WRITES_REFUSED = [  # (install: "nothing to change", exit 0, as it should)
+    ["uninstall"],
+    ["convert", "plan.vcontext.json", "--to", "tron", "-o", "plan.vcontext.tron"],
+    ["revert", "HEAD"],
+    ["sync", "--all"],
+]
+
+
+def test_installing_never_breaks_git_a_read_only_repository_of_another_user() -> None:
+    """Another user (nobody), trusting root's repositories through ``safe.directory`` in
+    ``GIT_CONFIG_COUNT``/``KEY``/``VALUE`` (a CI runner's way), with an empty HOME, no
+    system configuration and no identity, and no right to write them: git's commands
+    answer as in the twin without the tool, ours as they answer root (they said 'not a
+    git repository': libgit2 does not read safe.directory from the environment)."""
+    if os.geteuid() != 0:
+        pytest.skip("another user's read-only repository needs root to set up")
+    base = Path(tempfile.mkdtemp(prefix="vcontext-read-only-", dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        become = as_nobody(base)
+        root_home, nobody_home = base / "root-home", base / "nobody-home"
+        root_home.mkdir()
+        nobody_home.mkdir()
+        os.chown(nobody_home, NOBODY, NOBODY)
+        env = bare_env(root_home)
+        installed, plain = base / "installed", base / "plain"
+        for repo in (installed, plain):
+            repo.mkdir()
+            _history(repo, env)
+            stash = git(repo, env, "-c", "user.name=x", "-c", "user.email=x@y", "stash", "-q")
+            assert stash.returncode == 0, stash.stderr
+            assert git(repo, env, "stash", "apply", "-q").returncode == 0
+        done = subprocess.run([*cli_path(), "install"], cwd=installed, env=env)
+        assert done.returncode == 0
+        theirs = bare_env(nobody_home)
+        theirs.update(GIT_CONFIG_COUNT="2", GIT_CONFIG_KEY_0="safe.directory")
+        theirs.update(GIT_CONFIG_VALUE_0=str(installed), GIT_CONFIG_KEY_1="safe.directory")
+        theirs["GIT_CONFIG_VALUE_1"] = str(plain)
+        touch = subprocess.run([*become, "touch", str(installed / ".git" / "x")], env=theirs)
+        assert touch.returncode != 0  # nobody may not write there
+
+        def nobody(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+            return subprocess.run(
+                [*become, *args], cwd=repo, env=theirs, capture_output=True, timeout=120
+            )
+
+        for args in READ_ONLY_GIT:
+            ours, twin = nobody(installed, "git", *args), nobody(plain, "git", *args)
+            assert (ours.returncode, ours.stdout) == (twin.returncode, twin.stdout), args
+            assert ours.stderr == twin.stderr, args
+            assert ours.stdout, args
+        for round_ in ("no cache yet", "root's cache"):
+            for args in READ_ONLY_OURS:
+                ours = nobody(installed, *cli_path(), *args)
+                roots = subprocess.run(
+                    [*cli_path(), *args], cwd=installed, env=env, capture_output=True
+                )
+                assert (ours.returncode, ours.stdout) == (roots.returncode, roots.stdout), (
+                    round_,
+                    args,
+                    ours.stderr,
+                )
+                assert ours.stderr == roots.stderr, (round_, args)
+                assert b"Traceback" not in ours.stderr
+        state = git(installed, env, "status", "--porcelain", "--ignored").stdout
+        for args in WRITES_REFUSED:  # what would write: one line naming why, nothing changed
+            ours = nobody(installed, *cli_path(), *args)
+            assert ours.returncode == 3, (args, ours.stderr)
+            assert ours.stderr.count(b"\n") == 1, (args, ours.stderr)
+            assert b"internal error" not in ours.stderr, (args, ours.stderr)
+            assert b"Traceback" not in ours.stderr
+            assert git(installed, env, "status", "--porcelain", "--ignored").stdout == state
+        person = {**theirs, "GIT_PAGER": "cat", "TERM": "dumb"}
+        seen = _on_a_terminal(installed, person, "diff", user=become)
+        assert "todoList.items[t7].status: completed → inProgress" in seen, seen
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -35,7 +35,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Lowest first. Each name is a module or package right under git_vcontext ("" is the
     # package's __init__, the library API). A module imports its own package and the layers
     # below it; the names sharing a layer do not import each other.
-    ("record", "patterns", "clock", "faults", "version", "errors", "shipped"),  # the kernel
+    # the kernel
+    ("record", "patterns", "clock", "faults", "version", "errors", "shipped", "jsoncodec"),
     ("spelling",),  # JSON text and numbers as written
     ("values",),  # plain JSON values
     ("keys",),  # which field identifies an element (M3)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import re
 from contextvars import ContextVar
 
 from ..errors import ParseError
+from ..jsoncodec import loads as json_loads
 from ..patterns import lazy
 from ..values import JsonValue
 from .text import decode
@@ -69,9 +68,8 @@ _TRON_START = lazy(r"(?:class\s|#|[A-Za-z_]\w*\s*:|\"(?:[^\"\\\n]|\\.)*\"\s*:)")
 _COMMENTS = lazy(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)*")
 _TOML_KEY = r"(?:[A-Za-z0-9_-]+|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*')"
 _TOML_START = lazy(
-    rf"[ \t]*(?:{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*=(?!=)"
+    rf"(?m)[ \t]*(?:{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*=(?!=)"
     rf"|\[\[?[ \t]*{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*\]\]?[ \t]*(?:#[^\n]*)?\r?$)",
-    re.MULTILINE,
 )
 
 
@@ -89,7 +87,10 @@ def format_from_content(text: str) -> Format:
         ):
             return "jsonl" if _each_line_json(lines) else "json"
         return "json"
-    return "tron" if re.match(r"[A-Za-z_]\w*\s*\(", body) else "json"
+    return "tron" if _TRON_CALL().match(body) else "json"
+
+
+_TRON_CALL = lazy(r"[A-Za-z_]\w*\s*\(")
 
 
 def _looks_like_toml(body: str) -> bool:
@@ -99,13 +100,13 @@ def _looks_like_toml(body: str) -> bool:
     found = _TOML_START().match(body, start.end() if start else 0)
     if found is None:
         return False
-    if found.group().lstrip()[:1] != "[" or not re.search(r"[\"']", found.group()):
+    if found.group().lstrip()[:1] != "[" or not any(q in found.group() for q in "\"'"):
         return True
     # lazy: tomllib only when the content may be TOML
     import tomllib
 
     try:
-        json.loads(body)
+        json_loads(body)
         return False  # both JSON and TOML (``["a"]``): JSON, as before TOML was known
     except ValueError:
         pass
@@ -118,8 +119,8 @@ def _looks_like_toml(body: str) -> bool:
 
 def _each_line_json(lines: list[str]) -> bool:
     try:
-        json.loads(lines[0])
-        json.loads(lines[-1])
+        json_loads(lines[0])
+        json_loads(lines[-1])
     except ValueError:
         return False
     return True

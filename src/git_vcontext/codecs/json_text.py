@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import re
-
 from ..errors import ParseError, parse_error_at
+from ..jsoncodec import Scanner, decode_error, scanstring, skip_whitespace, string
 from ..patterns import lazy
 from ..record import record
 from ..spelling import OutOfRange, escape_lone_surrogates, float_of, int_of
@@ -31,17 +29,12 @@ if TYPE_CHECKING:
     from .kept import KeptLog
 
 KEPT_TEXT = 16384
-"""A text shorter than this is read back in full (json_splice.kept_log: nothing to gain)."""
+"""A text shorter than this is read back in full (json_text.kept_log: nothing to gain)."""
 
-WHITESPACE = re.compile(r"[ \t\n\r]*")
-# the layout's patterns: compiled when a document is written (diffs and views read only)
-_INDENTED_LINE = lazy(r"\n([ \t]+)[^ \t\r\n]")
-_ESCAPED_NON_ASCII = lazy(
-    r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
-)
-_PLAIN = json.JSONDecoder()
-_PLAIN_LONG_INTS = json.JSONDecoder(parse_int=str)
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+# No regular expression on the way of a merge or a diff: ``re`` (with the ``enum`` it
+# loads) costs every process git starts once per file a few milliseconds (jsoncodec).
+_PLAIN = Scanner()
+_PLAIN_LONG_INTS = Scanner(parse_int=str)
 
 
 @record
@@ -96,22 +89,19 @@ def _reject_constant(name: str) -> Any:
 
 # A number's spelling is kept (spelling.float_of: a Python call per float literal, ~0.2 µs,
 # which also refuses 1e400); ints are left to the C scanner unless the text holds a -0.
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_reject_constant, parse_float=float_of
-)
-_DECODER_NEGATIVE_ZERO = json.JSONDecoder(
+_DECODER = Scanner(object_pairs_hook=_pairs, parse_constant=_reject_constant, parse_float=float_of)
+_DECODER_NEGATIVE_ZERO = Scanner(
     object_pairs_hook=_pairs,
     parse_constant=_reject_constant,
     parse_float=float_of,
     parse_int=int_of,
 )
-_NEGATIVE_ZERO = lazy(r"-0(?![0-9.eE])")  # compiled when a text holds "-0"
 _KEEPING = {
-    zero: json.JSONDecoder(
+    zero: Scanner(
         object_pairs_hook=_pairs_keeping_duplicates,
         parse_constant=_reject_constant,
         parse_float=float_of,
-        **({"parse_int": int_of} if zero else {}),  # type: ignore[arg-type]
+        **({"parse_int": int_of} if zero else {}),
     )
     for zero in (False, True)
 }
@@ -124,8 +114,6 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
     """
     try:
         value, end = _decode(text, keep_duplicates)
-    except json.JSONDecodeError as exc:
-        raise _located(text, exc.pos, f"invalid JSON: {exc.msg}") from None
     except DuplicateKeyError as exc:
         raise _duplicate_error(text, exc.key) from None
     except RecursionError:
@@ -136,7 +124,12 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
     except ConstantError as exc:
         where = _number_offset(text, exc.name)
         raise _located(text, where, f"invalid JSON: {exc.name} is not JSON") from None
-    end = WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
+    except ValueError as exc:
+        found = decode_error(exc)  # json.JSONDecodeError
+        if found is None:
+            raise
+        raise _located(text, found[1], f"invalid JSON: {found[0]}") from None
+    end = skip_whitespace(text, end)
     if end != len(text):
         raise _located(text, end, "invalid JSON: extra data after the document")
     many = isinstance(value, (dict, list)) and text.count("[") + text.count("{") > MAX_DEPTH
@@ -148,8 +141,8 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
 def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
     """The value at the start of ``text`` and where it ends: ints by the C scanner, unless
     the text holds a ``-0`` or an integer longer than Python converts (BigInt)."""
-    start = WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]
-    ints = "-0" in text and _NEGATIVE_ZERO().search(text) is not None
+    start = skip_whitespace(text, 0)
+    ints = _has_negative_zero(text)
     try:
         return _decoder(keep_duplicates, ints).raw_decode(text, start)
     except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string …"
@@ -158,7 +151,25 @@ def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
     return _decoder(keep_duplicates, True).raw_decode(text, start)
 
 
-def _decoder(keep_duplicates: bool, ints: bool) -> json.JSONDecoder:
+def _has_negative_zero(text: str) -> bool:
+    """Whether the text holds ``-0`` as a whole number (``-0(?![0-9.eE])``; strings too).
+    The first few ``-0`` are looked at here (a todo list's need no ``re``); a text with
+    many (every timestamp of a large log has some) is searched by the pattern."""
+    at = text.find("-0")
+    for _ in range(64):
+        if at < 0:
+            return False
+        if text[at + 2 : at + 3] not in _NUMBER_GOES_ON:
+            return True
+        at = text.find("-0", at + 2)
+    return at >= 0 and _NEGATIVE_ZERO().search(text, at) is not None
+
+
+_NUMBER_GOES_ON = frozenset("0123456789.eE")  # ("" is not in it: the text's end)
+_NEGATIVE_ZERO = lazy(r"-0(?![0-9.eE])")
+
+
+def _decoder(keep_duplicates: bool, ints: bool) -> Scanner:
     if keep_duplicates:
         return _KEEPING[ints]
     return _DECODER_NEGATIVE_ZERO if ints else _DECODER
@@ -180,6 +191,9 @@ def _located(text: str, offset: int, message: str) -> ParseError:
 
 def _number_offset(text: str, spelling: str) -> int:
     """Where the number ``spelling`` stands as a whole token, outside strings (errors only)."""
+    # lazy: errors only
+    import re
+
     number = rf"(?<![0-9.eE+-]){re.escape(spelling)}(?![0-9.eE+-])"
     for found in re.finditer(rf'"(?:[^"\\]|\\.)*"|{number}', text):
         if not found.group().startswith('"'):
@@ -199,19 +213,19 @@ def _duplicate_error(text: str, key: str) -> ParseError:
 
     found = first_duplicate_key(text, 0)  # JSON's tokens are TRON's
     offset, key = found if found is not None else (0, key)
-    message = f"duplicate key {json.dumps(key)} in an object"
+    message = f"duplicate key {string(key)} in an object"
     return parse_error_at(text, offset, message, rule="duplicate-key")
 
 
 def detect_style(text: str, bom: bool = False) -> JsonStyle:
     """Infer indentation, separators, line endings and escaping from a document."""
     newline = newline_of(text)
-    m = _INDENTED_LINE().search(text)
-    body = text.strip()
-    indent = m.group(1) if m and "\n" in body else None
+    indent = _first_indent(text)
+    if indent is not None and text.find("\n", skip_whitespace(text, 0), _content_end(text)) < 0:
+        indent = None  # everything on one line, between blank lines
     key_sep, inline_sep = detect_separators(text)
     # raw non-ASCII means "not escaped"; otherwise escapes of non-ASCII say "escaped"
-    ensure_ascii = text.isascii() and bool(_ESCAPED_NON_ASCII().search(text))
+    ensure_ascii = text.isascii() and _escapes_non_ascii(text)
     return JsonStyle(
         indent=indent,
         key_separator=key_sep,
@@ -224,17 +238,69 @@ def detect_style(text: str, bom: bool = False) -> JsonStyle:
     )
 
 
-_ESCAPED_HTML = lazy(r"\\u00(?:3[cCeE]|26)")
+def _first_indent(text: str) -> str | None:
+    """The spaces and tabs that start the first line holding something after them
+    (``\\n([ \\t]+)[^ \\t\\r\\n]``), if any."""
+    at = text.find("\n")
+    while at >= 0:
+        end = at + 1
+        while text[end : end + 1] in _BLANKS:
+            end += 1
+        if end > at + 1 and end < len(text) and text[end] not in "\r\n":
+            return text[at + 1 : end]
+        at = text.find("\n", at + 1)
+    return None
+
+
+_BLANKS = frozenset(" \t")  # ("" is not in it: the text's end)
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _content_end(text: str) -> int:
+    """Where the text's last character that is not JSON whitespace ends."""
+    end = len(text)
+    while end and text[end - 1] in " \t\r\n":
+        end -= 1
+    return end
+
+
+def _escapes_non_ascii(text: str) -> bool:
+    """Whether a ``\\u`` escape in the text stands for a non-ASCII character."""
+    at = text.find("\\u")
+    for _ in range(64):  # then by the pattern (a text with many escapes)
+        if at < 0:
+            return False
+        digits = text[at + 2 : at + 6]
+        if len(digits) == 4 and _HEX.issuperset(digits) and int(digits, 16) >= 0x80:
+            return True
+        at = text.find("\\u", at + 2)
+    return at >= 0 and _ESCAPED_NON_ASCII().search(text, at) is not None
+
+
+_ESCAPED_NON_ASCII = lazy(
+    r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
+)
+
+
 _HTML = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+_HTML_ESCAPES = frozenset(("3c", "3C", "3e", "3E", "26"))
 
 
 def escapes_html(text: str) -> bool:
     """Whether a document escapes <, > and & (and never writes them raw)."""
-    return (
-        "\\u00" in text
-        and _ESCAPED_HTML().search(text) is not None
-        and not any(c in text for c in "<>&")
-    )
+    if any(c in text for c in "<>&"):
+        return False
+    at = text.find("\\u00")
+    for _ in range(64):  # then by the pattern (a text with many escapes)
+        if at < 0:
+            return False
+        if text[at + 4 : at + 6] in _HTML_ESCAPES:
+            return True
+        at = text.find("\\u00", at + 4)
+    return at >= 0 and _ESCAPED_HTML().search(text, at) is not None
+
+
+_ESCAPED_HTML = lazy(r"\\u00(?:3[cCeE]|26)")
 
 
 def _html_escaped(text: str, style: JsonStyle) -> str:
@@ -243,28 +309,68 @@ def _html_escaped(text: str, style: JsonStyle) -> str:
     return text.translate(_HTML) if style.escape_html else text
 
 
-_STRING_TOKEN = lazy(r'"(?:[^"\\\n]|\\.)*"')
-_KEY_SEPARATOR = lazy(r":([ \t]*)(\r?\n)?")
-_INLINE_ITEM_SEPARATOR = lazy(r",([ \t]*)(?![ \t]|\r?\n)")
-
-
 def detect_separators(text: str) -> tuple[str, str]:
     """Key separator and one-line item separator, read off the first occurrences.
 
     Only the head is read (4 KB is enough), with string contents blanked out so
     that their colons and commas do not count.
     """
-    head = _STRING_TOKEN().sub('""', text[:4096])
-    key = _KEY_SEPARATOR().search(head)
+    head = _blank_strings(text[:4096])
     key_sep = ": "
-    if key is not None:
-        key_sep = ": " if key.group(2) is None and " " in key.group(1) else ":"
-    item = _INLINE_ITEM_SEPARATOR().search(head)
-    if item is None:
-        item_sep = ", " if key_sep == ": " else ","
-    else:
-        item_sep = ", " if " " in item.group(1) else ","
-    return key_sep, item_sep
+    at = head.find(":")
+    if at >= 0:
+        end = _blanks_end(head, at + 1)
+        line_ends = head.startswith("\n", end) or head.startswith("\r\n", end)
+        key_sep = ": " if not line_ends and " " in head[at + 1 : end] else ":"
+    at = head.find(",")
+    while at >= 0:
+        end = _blanks_end(head, at + 1)
+        if not (head.startswith("\n", end) or head.startswith("\r\n", end)):
+            return key_sep, (", " if " " in head[at + 1 : end] else ",")
+        at = head.find(",", at + 1)
+    return key_sep, (", " if key_sep == ": " else ",")
+
+
+def _blanks_end(text: str, at: int) -> int:
+    """Where the spaces and tabs from ``at`` end."""
+    while text[at : at + 1] in _BLANKS:
+        at += 1
+    return at
+
+
+def _blank_strings(text: str) -> str:
+    """The text with each string literal (``"(?:[^"\\\\\\n]|\\\\.)*"``, so one cut
+    short at the end is left as it is) written ``""``."""
+    parts: list[str] = []
+    at = 0
+    while True:
+        quote = text.find('"', at)
+        if quote < 0:
+            parts.append(text[at:])
+            return "".join(parts)
+        parts.append(text[at:quote])
+        end = _string_end(text, quote)
+        parts.append('""' if end >= 0 else '"')
+        at = end if end >= 0 else quote + 1
+
+
+def _string_end(text: str, quote: int) -> int:
+    """Where the string literal that opens at ``quote`` ends (past its closing quote), on
+    its line; -1 when it does not close there."""
+    at = quote + 1
+    while True:
+        close = text.find('"', at)
+        if close < 0:
+            return -1
+        escape = text.find("\\", at, close)
+        stop = close if escape < 0 else escape
+        if text.find("\n", at, stop) >= 0:
+            return -1
+        if escape < 0:
+            return close + 1
+        if text[escape + 1 : escape + 2] in ("", "\n"):
+            return -1
+        at = escape + 2
 
 
 def dumps(value: JsonValue, style: JsonStyle | None = None) -> str:
@@ -375,8 +481,8 @@ class JsonDocument(SourceText):
         if same(new, self.data):
             return self.source()
         _ = self.kept_log  # the containers on the way to a long log, scanned knowing their ends
-        start = WHITESPACE.match(self.text, 0).end()  # type: ignore[union-attr]
-        end = len(self.text.rstrip(" \t\r\n"))  # parsed: only whitespace follows the value
+        start = skip_whitespace(self.text, 0)
+        end = _content_end(self.text)  # parsed: only whitespace follows the value
         inline = self.style.indent is None
         body = self._emit(new, self.data, start, end, inline)
         tail = self.text[end:]
@@ -470,7 +576,8 @@ class JsonDocument(SourceText):
         layout by hand: one item a line)."""
         found = self._one_line_records
         if found is None:
-            found = self._one_line_records = bool(_ONE_LINE_RECORD.search(self.text, 0, 1 << 16))
+            found = bool(_ONE_LINE_RECORD().search(self.text, 0, 1 << 16))
+            self._one_line_records = found
         return found
 
     def _compact(self, value: JsonValue, indent: str) -> str:
@@ -588,7 +695,7 @@ class JsonDocument(SourceText):
         return layout.lead(i)
 
     def _key(self, key: str) -> str:
-        return _html_escaped(json.dumps(key, ensure_ascii=self.style.ensure_ascii), self.style)
+        return _html_escaped(string(key, self.style.ensure_ascii), self.style)
 
     def _fresh(self, value: JsonValue, indent: str, inline: bool) -> str:
         st = self.style
@@ -608,8 +715,7 @@ class JsonDocument(SourceText):
 
     def _line_indent(self, offset: int) -> str:
         line_start = self.text.rfind("\n", 0, offset) + 1
-        m = re.compile(r"[ \t]*").match(self.text, line_start)
-        return m.group() if m else ""
+        return self.text[line_start : _blanks_end(self.text, line_start)]
 
     def _layout(self, c: ContainerSpan, start: int, inline: bool) -> _Layout:
         st = self.style
@@ -647,7 +753,7 @@ class JsonDocument(SourceText):
         each of them closes (``closes``, the root's first): each one's last member is the
         next, so none of those big values is scanned to find its end. Where the value the
         chain leads to starts (None: a container on the way was scanned already)."""
-        start = WHITESPACE.match(self.text, 0).end()  # type: ignore[union-attr]
+        start = skip_whitespace(self.text, 0)
         for step, close, inner in zip(chain, closes, closes[1:], strict=False):
             if self.text[start] not in "[{" or start in self._containers:
                 return None
@@ -692,7 +798,7 @@ def _new_lead(layout: _Layout, i: int, last_lead: str | None) -> str:
 
 
 _KEY_TEXT = r'"(?:[^"\\\n]|\\.)*"[ \t]*:'
-_ONE_LINE_RECORD = re.compile(
+_ONE_LINE_RECORD = lazy(  # compiled when a member new to its object holds a container
     rf"\{{[ \t]*{_KEY_TEXT}[^{{}}\[\]\n]*,[ \t]*{_KEY_TEXT}[^\n]*\}}[ \t]*,?[ \t]*\r?\n"
 )
 """An object of two members or more on a line of its own (a record laid out by hand)."""
@@ -761,19 +867,19 @@ def scan_container(
     close_char = "}" if is_object else "]"
     members: list[Member] = []
     pos = start + 1
-    ws = WHITESPACE.match
+    ws = skip_whitespace
     while True:
         lead_start = pos
-        pos = ws(text, pos).end()  # type: ignore[union-attr]
+        pos = ws(text, pos)
         if text[pos] == close_char and not members:
             return ContainerSpan(pos, members)
         item_start = pos
         key: str | None = None
         key_end = pos
         if is_object:
-            key, key_end = _scanstring(text, pos + 1)
-            pos = ws(text, key_end).end() + 1  # type: ignore[union-attr]  # past ":"
-            pos = ws(text, pos).end()  # type: ignore[union-attr]
+            key, key_end = scanstring(text, pos + 1)
+            pos = ws(text, key_end) + 1  # past ":"
+            pos = ws(text, pos)
         value_start = pos
         if last is not None and last[0] == (len(members) if key is None else key):
             members.append(Member(key, lead_start, item_start, key_end, value_start, last[1]))
@@ -782,7 +888,7 @@ def scan_container(
         members.append(Member(key, lead_start, item_start, key_end, value_start, end))
         if limit is not None and len(members) >= limit:
             return ContainerSpan(-1, members)
-        pos = ws(text, end).end()  # type: ignore[union-attr]
+        pos = ws(text, end)
         if text[pos] == ",":
             pos += 1
             continue
@@ -793,13 +899,13 @@ def _scan_after(text: str, pos: int) -> tuple[list[Member], int]:
     """The members of an array after the element that ends at ``pos``, and the offset of
     its closing bracket (-1: something else closes there)."""
     members: list[Member] = []
-    ws = WHITESPACE.match
+    ws = skip_whitespace
     while True:
-        pos = ws(text, pos).end()  # type: ignore[union-attr]
+        pos = ws(text, pos)
         if text[pos] != ",":
             return members, (pos if text[pos] == "]" else -1)
         lead_start = pos + 1
-        start = ws(text, lead_start).end()  # type: ignore[union-attr]
+        start = ws(text, lead_start)
         pos = value_end(text, start)
         members.append(Member(None, lead_start, start, start, start, pos))
 
@@ -851,7 +957,7 @@ def kept_log(doc: JsonDocument) -> KeptLog | None:
     opening = doc.know_chain(chain, closes[::-1])
     if opening is None or text[opening] != "[":
         return None
-    first = WHITESPACE.match(text, opening + 1).end()  # type: ignore[union-attr]
+    first = skip_whitespace(text, opening + 1)
     if ends - first < kept.SMALLEST:
         return None
     return kept.KeptLog(chain, text[first:ends], log, first)

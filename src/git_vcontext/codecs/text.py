@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from ..errors import ParseError, parse_error_at
 from ..patterns import lazy
 
@@ -45,9 +43,6 @@ class SourceText:
         return written
 
 
-_MARKER = lazy(r"^(<{7,}|>{7,}|\|{7,})(?: |$)|^={7,}$", re.MULTILINE)
-
-
 def decode(raw: bytes | str) -> tuple[str, bool]:
     """The text of a document and whether it started with a UTF-8 BOM.
 
@@ -85,8 +80,26 @@ def find_conflict_marker(text: str) -> int | None:
     Such a line can never be inside a JSON/TRON string (strings hold no raw
     newline), so a document holding one is the leftover of a conflicted merge.
     """
-    m = _MARKER().search(text)
-    return m.start() if m else None
+    found = [_marker_line(text, c) for c in "<>|="]
+    return min((at for at in found if at is not None), default=None)
+
+
+def _marker_line(text: str, char: str) -> int | None:
+    """The first line that starts with seven ``char`` or more, then a space or the line's
+    end (``=``: the line's end only): ``^(<{7,}|>{7,}|\\|{7,})(?: |$)|^={7,}$`` in
+    multi-line mode, without loading ``re`` (every merge asks)."""
+    run = char * 7
+    ends = ("\n", "") if char == "=" else (" ", "\n", "")
+    at = text.find(run)
+    while at >= 0:
+        if at == 0 or text[at - 1] == "\n":
+            end = at + 7
+            while text[end : end + 1] == char:
+                end += 1
+            if text[end : end + 1] in ends:
+                return at
+        at = text.find(run, at + 1)
+    return None
 
 
 def marker_error(text: str) -> ParseError | None:
@@ -128,14 +141,19 @@ def exceeds_depth(text: str, limit: int) -> bool:
 def data_deeper_than(value: object, limit: int) -> bool:
     """Whether parsed data nests deeper than ``limit`` (iterative; stops at the first hit)."""
     stack: list[tuple[object, int]] = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    containers = (dict, list)
     while stack:
-        node, depth = stack.pop()
+        node, depth = pop()
         children = node.values() if isinstance(node, dict) else node
+        if depth >= limit:  # a container in it is one level too deep
+            if any(isinstance(child, containers) for child in children):  # type: ignore[attr-defined]
+                return True
+            continue
+        depth += 1
         for child in children:  # type: ignore[attr-defined]
-            if isinstance(child, (dict, list)):
-                if depth + 1 > limit:
-                    return True
-                stack.append((child, depth + 1))
+            if isinstance(child, containers):
+                push((child, depth))
     return False
 
 
@@ -146,6 +164,9 @@ _STRING_COMMENT_OR_BRACKET = r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[\[{(]|[\]})]'
 def deep_offset(text: str, limit: int, *, start: int = 0, comments: bool = False) -> int | None:
     """Offset of the first bracket from ``start`` nested deeper than ``limit``, outside strings
     (and ``#`` comments: TRON's); None when there is none (slow; for error messages)."""
+    # lazy: errors only
+    import re
+
     scan = re.compile(_STRING_COMMENT_OR_BRACKET if comments else _STRING_OR_BRACKET)
     level = 0
     for m in scan.finditer(text, start):

@@ -36,6 +36,12 @@ def run(
     sessions = setup.sessions(address, session_timeout, max_sessions)
     bearer = setup.token(address, token_env)
     where, repo, alone = setup.served_root(root)
+    if not read_only and (blocked := setup.unwritable(where, repo)) is not None:
+        read_only = True
+        _announce(
+            f"{blocked} is not writable by this user: serving read-only (reads, views, "
+            "validation; no tool writes); run the server as the checkout's owner to write"
+        )
     options = Options(
         root=where,
         alone=alone,

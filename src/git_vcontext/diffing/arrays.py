@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
-from collections import Counter
-
 from ..document import is_changelog, is_playbook_log
 from ..values import canonical, pointer, same
 from .identity import EVENT_KEYS, identify
@@ -124,6 +121,9 @@ def moved_keys(o_index: dict[Any, int], n_index: dict[Any, int]) -> set[Any]:
 
 def longest_increasing(values: Sequence[int]) -> set[int]:
     """Indexes of one longest strictly increasing subsequence (patience sorting, O(n log n))."""
+    # lazy: only arrays whose common elements moved are asked
+    import bisect
+
     tails: list[int] = []  # tails[length-1] = smallest tail value of a run of that length
     tail_at: list[int] = []  # index in ``values`` of that tail
     back: list[int] = [-1] * len(values)
@@ -191,11 +191,14 @@ def changelog(w: Walker, old: list[Any], new: list[Any], here: Here) -> None:
 def _unmatched(these: list[Any], others: list[Any]) -> list[tuple[int, Any]]:
     """The elements of ``these`` (with their index) that no equal element of ``others`` is
     left for, equal elements matched first come, first served."""
-    left = Counter(canonical(e) for e in others)
+    left: dict[str, int] = {}  # (not collections.Counter: the diff runs once per file)
+    for e in others:
+        c = canonical(e)
+        left[c] = left.get(c, 0) + 1
     out = []
     for i, e in enumerate(these):
         c = canonical(e)
-        if left[c]:
+        if left.get(c):
             left[c] -= 1
         else:
             out.append((i, e))

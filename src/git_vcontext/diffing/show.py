@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import re
-
+from ..jsoncodec import string
 from ..patterns import lazy
 from ..spelling import dumps as json_dumps
 from .model import ABSENT
@@ -21,7 +19,14 @@ MAX_INLINE = 120
 WORD_DIFF_FROM = 60
 """Single-line strings at least this long are shown as a word diff when they change."""
 
-_LITERAL = re.compile(r"-?\d|true\Z|false\Z|null\Z")
+_LITERALS = ("true", "false", "null")
+
+
+def _literal(s: str) -> bool:
+    """What would read as a number or a literal: ``-?\\d|true\\Z|false\\Z|null\\Z``, matched at
+    the start (no regular expression: the external diff runs once per file, issue 35)."""
+    digit = s[1:2] if s[:1] == "-" else s[:1]
+    return digit.isdecimal() or s in _LITERALS
 
 
 def value(v: Any, limit: int = MAX_INLINE) -> str:
@@ -39,14 +44,14 @@ def _plain(s: str) -> bool:
         and s == s.strip()
         and "\n" not in s
         and "→" not in s
-        and not _LITERAL.match(s)
+        and not _literal(s)
         and not s.startswith(('"', "[", "{", "+", "−"))
     )
 
 
 def quoted(s: str, limit: int = 80) -> str:
     """A title in quotes, cut to ``limit``."""
-    return json.dumps(s if len(s) <= limit else s[: limit - 1] + "…", ensure_ascii=False)
+    return string(s if len(s) <= limit else s[: limit - 1] + "…", ensure_ascii=False)
 
 
 def summary(change: Change) -> str:

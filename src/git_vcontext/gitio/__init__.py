@@ -84,18 +84,40 @@ def open_repo(path: str | os.PathLike[str] = ".") -> Repository:
 
     try:
         found = pygit2.discover_repository(str(path))
-        if found is None:
-            raise repository_error(path)
-        repo = pygit2.Repository(found)
+        repo = open_trusted(path) if found is None else pygit2.Repository(found)
     except pygit2.GitError as exc:  # e.g. a config file git cannot parse, another owner
         if "owned by" in str(exc) or "ownership" in str(exc):
-            raise repository_error(path) from None
-        raise OperationalError(f"cannot open the repository: {exc}") from None
+            repo = open_trusted(path)
+        else:
+            raise OperationalError(f"cannot open the repository: {exc}") from None
     # lazy: only what a partial clone needs
     from .promisor import read_as_git
 
     read_as_git(repo)
     return repo
+
+
+def open_trusted(path: str | os.PathLike[str]) -> Repository:
+    """The repository at ``path`` that libgit2 refused (another user's, or none found) when
+    git itself opens it: git also reads ``safe.directory`` from ``git -c`` and from
+    ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` (a CI runner's way of
+    trusting a checkout), which libgit2 does not. git is the judge; its refusal is the
+    one message of ``repository_error``. Once git has said yes, libgit2's own check stays
+    off in this process: the command opens this repository more than once (a second
+    handle for reading files, the hook's ``$GIT_DIR``)."""
+    import pygit2
+    from pygit2.enums import Option
+
+    where = Path(path)
+    where = where if where.is_dir() else where.parent
+    asked = git(["rev-parse", "--absolute-git-dir"], cwd=where, check=False)
+    if asked.returncode != 0 or not asked.stdout.strip():
+        raise repository_error(where, asked.stderr)
+    pygit2.option(Option.SET_OWNER_VALIDATION, 0)
+    try:
+        return pygit2.Repository(asked.stdout.strip())
+    except pygit2.GitError as exc:
+        raise OperationalError(f"cannot open the repository: {exc}") from None
 
 
 def repository_error(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
-from . import config_value, open_repo, repository_error
+from . import config_value, open_repo, open_trusted
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -26,9 +26,10 @@ def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
         try:
             repo = pygit2.Repository(git_dir)
         except pygit2.GitError as exc:
-            if "owned by" in str(exc):
-                raise repository_error(git_dir) from None
-            raise OperationalError(f"cannot open the repository at {git_dir}: {exc}") from None
+            if "owned by" not in str(exc):
+                msg = f"cannot open the repository at {git_dir}: {exc}"
+                raise OperationalError(msg) from None
+            repo = open_trusted(git_dir)
         # lazy: only what a partial clone needs
         from .promisor import read_as_git
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..fsio import remove_stale_temporaries
 from ..gitio import config_value, git_dir, open_repo, work_tree
 from ..gitio.places import common_dir
+from ..record import record
 from .catalog import Catalog
 from .files import Moved, is_repository
 from .gitside import GitSide
@@ -34,7 +34,7 @@ ALLOW_NAMES = {
 LOOPBACK_NAMES = {"localhost"}
 
 
-@dataclass(frozen=True)
+@record
 class Address:
     """Where ``--http`` listens."""
 
@@ -62,7 +62,7 @@ def http_address(value: str) -> Address:
     return Address(host, int(port))
 
 
-@dataclass(frozen=True)
+@record
 class Sessions:
     """How many HTTP sessions may be open at once, and how long one may sit idle: a client
     that never closes its sessions cannot make the server grow without end."""
@@ -133,6 +133,17 @@ def served_root(given: str | None) -> tuple[str, Repository | None, bool]:
     if top is None:
         raise OperationalError("the repository is bare: run the server in a work tree")
     return os.path.realpath(given or top), repo, False
+
+
+def unwritable(root: str, repo: Repository | None) -> str | None:
+    """What this user may not write among what a write needs (the served folder, the git
+    directory: commits, locks); None when both are writable. A server started on another
+    user's checkout (a read-only mount, CI's cache) then serves read-only, saying why."""
+    places = [root] + ([str(common_dir(repo))] if repo is not None else [])
+    for place in places:
+        if not os.access(place, os.W_OK | os.X_OK):
+            return str(place)
+    return None
 
 
 def root_note(root: str, repo: Repository | None, alone: bool) -> str | None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-
 from .. import document as doc
 from ..keys import fingerprint
 from ..values import canonical
@@ -12,6 +10,7 @@ from .result import MISSING, NOT_HANDLED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable
     from typing import Any
 
     from .core import Merger, Path

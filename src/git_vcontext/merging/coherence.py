@@ -61,21 +61,26 @@ def _ids(data: Any) -> set[Any]:
     """Every ``id`` of an object that is an element of an array, anywhere (the objects
     ``_objects`` walks, in a loop of its own: it runs on every merge's three documents)."""
     out: set[Any] = set()
+    add = out.add
     stack: list[Any] = [data]
+    pop, push = stack.pop, stack.append
     skipped = doc.CHANGELOG_FIELD
+    containers = (dict, list)
     while stack:
-        node = stack.pop()
+        node = pop()
         if isinstance(node, dict):
-            stack += [v for k, v in node.items() if isinstance(v, (dict, list)) and k != skipped]
+            for k, v in node.items():
+                if isinstance(v, containers) and k != skipped:
+                    push(v)
         elif isinstance(node, list) and not _event_log(node):
             for v in node:
                 if isinstance(v, dict):
                     ident = v.get("id")
                     if isinstance(ident, str):
-                        out.add(ident)
-                    stack.append(v)
+                        add(ident)
+                    push(v)
                 elif isinstance(v, list):
-                    stack.append(v)
+                    push(v)
     return out
 
 
@@ -152,6 +157,8 @@ def _containers(tree: dict[str, Any]) -> list[Parts]:
         container = tree.get(key)
         if isinstance(container, dict):
             out.append((key,))
+            if not any(isinstance(i.get("todoList"), dict) for i in _item_nodes(container)):
+                continue  # (the paths only for a plan item's own todo list)
             for parts, item in _items(container, (key,)):
                 if isinstance(item.get("todoList"), dict):
                     out.append((*parts, "todoList"))
@@ -173,6 +180,22 @@ def _items(container: Any, where: Parts) -> Iterator[tuple[Parts, dict[str, Any]
                     stack.append((items[i], (*parts, key, i)))
         if node is not container:
             yield parts, node
+
+
+def _item_nodes(container: dict[str, Any]) -> list[dict[str, Any]]:
+    """The items ``_items`` yields, in its order, without their paths (which only a
+    conflict to place needs)."""
+    out: list[dict[str, Any]] = []
+    stack: list[dict[str, Any]] = [container]
+    while stack:
+        node = stack.pop()
+        for key in doc.ITEM_ARRAY_KEYS:
+            items = node.get(key)
+            if isinstance(items, list) and not _event_log(items):
+                stack.extend([i for i in reversed(items) if isinstance(i, dict)])
+        if node is not container:
+            out.append(node)
+    return out
 
 
 def _at(data: Any, parts: Parts) -> Any:
@@ -211,6 +234,11 @@ def _twice_added(m: Merger, tree: Any, where: Parts, base: Any, ours: Any, their
     rule (M18) could not follow, e.g. each side nesting the other's moved item (``move/move``).
     A conflict at each place (the side that put it there keeps it, the other has nothing
     there), the outermost first: a place inside another's conflict is that conflict's."""
+    container = _at(tree, where)
+    if isinstance(container, dict):
+        ids = [i for i in (item.get("id") for item in _item_nodes(container)) if isinstance(i, str)]
+        if len(set(ids)) == len(ids):
+            return tree  # the common case: no id in two places
     b, o, t = (_by_id(x) for x in (base, ours, theirs))
     suspects = {i for i in set(o) & set(t) if len(o[i]) == 1 and len(t[i]) == 1}
     if not suspects:
@@ -271,7 +299,7 @@ def _dependencies(container: Any) -> dict[str, list[str]]:
     """What each item waits for: its ``dependencies``, and blocking ``edges`` (vBRIEF), as
     validation reads them."""
     out: dict[str, list[str]] = {}
-    for _, item in _items(container, ()):
+    for item in _item_nodes(container):
         ident, deps = item.get("id"), item.get("dependencies")
         if isinstance(ident, str) and isinstance(deps, list):
             out[ident] = [d for d in deps if isinstance(d, str)]
@@ -289,7 +317,7 @@ BLOCKING_EDGES = (None, "blocks")
 
 
 def _deps_field(container: Any, ident: str) -> Any:
-    for _, item in _items(container, ()):
+    for item in _item_nodes(container):
         if item.get("id") == ident:
             return item.get("dependencies", MISSING)
     return MISSING

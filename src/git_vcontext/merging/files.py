@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from ..codecs import format_from_content, format_from_name, parse
 from ..errors import ParseError
+from ..jsoncodec import string
 from ..patterns import lazy
 from ..record import record, replace
 from ..values import same
@@ -282,7 +281,7 @@ def _repeated_keys(*docs: Document | None) -> str | None:
     keys = changed_keys(b, o, t)
     if not keys:
         return None
-    names = ", ".join(json.dumps(k, ensure_ascii=False) for k in keys)
+    names = ", ".join(string(k, ensure_ascii=False) for k in keys)
     return f"a side changed a repeated key ({names}): merged by lines"
 
 

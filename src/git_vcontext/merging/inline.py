@@ -65,9 +65,9 @@ def value_region(text: str, lo: int, hi: int) -> tuple[int, int]:
 
 def _document_span(text: str) -> tuple[int, int]:
     # lazy: this scan only for one-line JSON with conflicts
-    from ..codecs.json_text import WHITESPACE
+    from ..jsoncodec import skip_whitespace
 
-    start = WHITESPACE.match(text, 1 if text.startswith("\ufeff") else 0).end()  # type: ignore[union-attr]
+    start = skip_whitespace(text, 1 if text.startswith("\ufeff") else 0)
     return start, len(text.rstrip("\r\n \t"))
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-
 from .. import document as doc
 from ..values import canonical, instant_key, same
 from .result import MISSING, NOT_HANDLED, ConflictNode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable
     from typing import Any
 
     from .core import Merger, Path

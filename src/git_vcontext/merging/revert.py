@@ -170,6 +170,14 @@ def _added_events(base: Any, theirs: Any) -> list[dict[str, Any]]:
     """The events of ``base``'s playbook log that ``theirs`` lacks, in log order."""
     if not _is_playbook(base) or not isinstance(theirs, dict):
         return []
+    if not any(
+        isinstance(e, dict) and isinstance(e.get("eventId"), str)
+        for k in ("items", "entries")
+        if isinstance(base.get(k), list)
+        for e in base[k]
+    ):
+        return []  # no event in the base (a todo list's items): the playbook modules stay out
+    # lazy: a merge of a todo list or plan never needs them
     from ..playbook.log import log_of
 
     _key, log = log_of(base)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ..patterns import lazy
 from ..record import record
 from .result import MISSING
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Literal
 
     Granularity = Literal["region", "line"]

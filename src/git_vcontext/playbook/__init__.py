@@ -10,26 +10,28 @@
     >>> entry.status, entry.helpful_count, entry.heads
     ('active', 1, ('e2',))
 
-The dataclasses load on first use: the merge engine only needs ``recompute_metrics``.
+The modules load on first use: the merge engine only needs ``recompute_metrics`` (and a
+merge of a todo list, whose ``items`` might be a log, ``log.log_of``).
 """
 
 from __future__ import annotations
 
-import importlib
-
 from ..errors import NoPlaybookError
-from .analyse import ANOMALY_KINDS
-from .log import find_playbooks
-from .metrics import recompute_metrics
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .analyse import ANOMALY_KINDS
+    from .log import find_playbooks
+    from .metrics import recompute_metrics
     from .model import Anomaly, Entry, FieldConflict, PlaybookView
     from .view import playbook_view
 
 _LAZY = {
+    "ANOMALY_KINDS": "analyse",
+    "find_playbooks": "log",
+    "recompute_metrics": "metrics",
     "Anomaly": "model",
     "Entry": "model",
     "FieldConflict": "model",
@@ -42,6 +44,9 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'git_vcontext.playbook' has no attribute {name!r}")
+    # lazy: importlib (with warnings) only when a name is first asked for
+    import importlib
+
     return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import re
-
+from ..patterns import lazy
 from ..values import instant_key
 
 TYPE_CHECKING = False
@@ -12,9 +10,16 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
-_EPOCH = _dt.datetime(1970, 1, 1)
-_MICRO = _dt.timedelta(microseconds=1)
-_from_iso = _dt.datetime.fromisoformat
+_PARSER: list[Any] = []  # (fromisoformat, the epoch, a microsecond): datetime on first use
+
+
+def _parser() -> list[Any]:
+    # lazy: datetime only where timestamps are compared (a todo list's merge never does)
+    import datetime
+
+    _PARSER[:] = [datetime.datetime.fromisoformat, datetime.datetime(1970, 1, 1),
+                  datetime.timedelta(microseconds=1)]  # fmt: skip
+    return _PARSER
 
 
 def instant(value: Any) -> tuple[int, int, str]:
@@ -33,14 +38,15 @@ def instant(value: Any) -> tuple[int, int, str]:
         and value[4] == "-"
         and value[7] == "-"
     ):
+        from_iso, epoch, micro = _PARSER or _parser()
         try:  # the C parser insists on ASCII digits everywhere else
-            return (1, (_from_iso(value[:19]) - _EPOCH) // _MICRO, value)
+            return (1, (from_iso(value[:19]) - epoch) // micro, value)
         except ValueError:  # e.g. a leap second: the general path knows them
             pass
     return instant_key(value)
 
 
-_UTC_SECONDS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+_UTC_SECONDS = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 
 
 def latest(values: Iterable[Any]) -> str | None:
@@ -50,7 +56,7 @@ def latest(values: Iterable[Any]) -> str | None:
     found without parsing (only the winner is checked to be a real date).
     """
     texts = [v for v in values if type(v) is str]
-    if texts and all(map(_UTC_SECONDS.fullmatch, texts)):
+    if texts and all(map(_UTC_SECONDS().fullmatch, texts)):
         best = max(texts)
         if instant(best)[0] == 1:
             return best

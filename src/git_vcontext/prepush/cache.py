@@ -74,6 +74,16 @@ def fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def _may_write(folder: Path) -> bool:
+    """Whether this user may write ``folder`` (or create it): not so in a repository the
+    user may only read (another user's checkout trusted by ``safe.directory``, a read-only
+    mount), where the cache is skipped without a word, as git skips refreshing its index."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            return os.access(place, os.W_OK)
+    return False
+
+
 class VerdictCache:
     """Verdicts by key for one run: loaded on first use, new ones saved by ``save``."""
 
@@ -178,7 +188,8 @@ class VerdictCache:
             text = json.dumps(content, separators=(",", ":"))
             write_atomic(self.folder / name, text.encode(), force=True)  # our own cache
         except (OSError, OperationalError) as exc:
-            self.warning = f"verdict cache not written ({exc}); the checks ran anyway"
+            if _may_write(self.folder):  # else a repository this user may only read: no cache
+                self.warning = f"verdict cache not written ({exc}); the checks ran anyway"
             return
         if merge:
             for old in self._packs:

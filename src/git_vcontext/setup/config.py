@@ -166,14 +166,48 @@ _RAW_PATCH_AWK = " ".join(
 the ``diff --git``, ``---`` and ``+++`` names, the modes git handed over, a rename's lines."""
 
 
+_PLAIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/+,=@%~:# -"
+"""The bytes of a name that git writes as they are (no C quoting, whatever core.quotePath)
+and that no shell pattern or ``printf`` format reads as anything else: such a change takes
+the one-process branch of the raw patch."""
+
+_FAST_PATCH = " ".join(
+    (
+        # a change of content, same mode, names as they are: one git, headers by printf
+        'if [ $# -eq 7 ] && [ "$4" = "$7" ] && { [ "$4" = 100644 ] || [ "$4" = 100755 ]; };',
+        # a newline without writing one (a configured value is one line in git config -l):
+        # the shell's IFS (space, tab, newline); the first line's exact match checks it
+        f'then case "$1$2$5" in *[!{_PLAIN[:-2]}\\ -]*) ;; *) VC_NL=${{IFS#??}};',
+        'VC_OUT=$(git diff --no-index --no-ext-diff --no-textconv --no-color -- "$2" "$5";',
+        'echo .); VC_OUT=${VC_OUT%.}; VC_HUNKS=${VC_OUT#*"$VC_NL@@"};',
+        'VC_TOP=${VC_OUT%%"$VC_NL"*}; VC_IX=${VC_OUT#*"${VC_NL}index "};',
+        'VC_IX=${VC_IX%%"$VC_NL"*}; VC_IX=${VC_IX%% *};',
+        "VC_T=; case \"$1\" in *' '*) VC_T='\t';; esac; VC_A=; VC_B=;",
+        'case "$VC_TOP" in "diff --git a/${2#/} b/${5#/}") VC_A=a/; VC_B=b/;;',
+        '"diff --git ${2#/} ${5#/}") ;; *) VC_HUNKS=$VC_OUT;; esac;',
+        'if [ -z "$VC_OUT" ]; then exit 0; fi;',
+        'if [ "$VC_HUNKS" != "$VC_OUT" ]; then',
+        "printf 'diff --git %s %s\\nindex %s %s\\n--- %s%s\\n+++ %s%s\\n@@%s'",
+        '"$VC_A$1" "$VC_B$1" "$VC_IX" "$4" "$VC_A$1" "$VC_T" "$VC_B$1" "$VC_T" "$VC_HUNKS";',
+        "exit 0; fi;; esac; fi",
+    )
+)
+"""The raw patch of an ordinary change with one process (``git diff --no-index`` of git's
+two copies, read into the shell): git's header lines written by ``printf`` from what git
+handed over (name, mode) and the ``index`` line's abbreviated names; the hunks as git
+wrote them. Anything else (added, deleted, renamed, a mode change, binary, a name git
+quotes, a prefix other than ``a/``/``b/`` or none) goes on to the general branch."""
+
+
 def _guarded_diff(command: str) -> str:
     """git's external diff (git appends its 7 or 9 arguments, or 1 for an unmerged path).
 
     A person (a terminal, or git's pager on a pipe) gets this installation's structural
-    view. Anything else gets git's own patch, made in the shell (``git diff --no-index``
-    of the two versions, its header lines renamed as git names the file by ``awk``: three
-    processes, no Python), so a ``git diff`` into a file or a pipe costs little more than
-    git's own; a name git quotes goes through git-vcontext. When the program is gone (a
+    view. Anything else gets git's own patch, made in the shell, so a ``git diff`` into a
+    file or a pipe costs little more than git's own (which is bound by git writing its
+    two temporary copies and starting the shell): an ordinary change takes one process
+    (``_FAST_PATCH``); other changes ``git diff --no-index`` of the two versions, its
+    header lines renamed as git names the file by ``awk``. When the program is gone (a
     moved installation) the patch is the same, with a note.
     """
     exe = shlex.quote(program(command))
@@ -185,6 +219,7 @@ def _guarded_diff(command: str) -> str:
         f'[ -x {exe} ] || [ "${{GIT_DIFF_PATH_COUNTER-1}}" != 1 ] || echo "git-vcontext: '
         f"{program(command)} is missing (moved or uninstalled?): git diff shows plain "
         'patches; fix: git vcontext install" >&2',
+        _FAST_PATCH,
         "N=${8:-$1}",
         "TA=; TB=; case \"$1\" in *' '*) TA='\t';; esac; case \"$N\" in *' '*) TB='\t';; esac",
         'VC_META=${9-}; VC_A="a/$1"; VC_B="b/$N"; export VC_META VC_A VC_B',

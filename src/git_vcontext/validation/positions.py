@@ -11,8 +11,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..codecs.json_text import WHITESPACE, scan_container
+from ..codecs.json_text import scan_container
 from ..errors import position_of
+from ..jsoncodec import skip_whitespace
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,7 +28,7 @@ def json_offset(text: str, parts: Parts, scan: Any = None) -> int:
     ``scan(start)`` lists the members of the container opening at ``start``; a
     document's own cached scanner makes many findings in one big file cheap.
     """
-    pos = WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]
+    pos = skip_whitespace(text, 0)
     last = len(parts) - 1
     for i, part in enumerate(parts):
         if pos >= len(text) or text[pos] not in "{[":

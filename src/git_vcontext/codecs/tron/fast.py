@@ -12,10 +12,10 @@ lark's transformer (``parser._Builder``) calls too, so both paths give the same 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 
+from ...jsoncodec import scanstring
 from ...spelling import OutOfRange, float_of, int_of
 from ...values import JsonValue
 from .header import HeaderError
@@ -35,7 +35,7 @@ _SCAN = re.compile(f"{SKIP}({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|[^ \\t\\r\\n#
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NUMBER_START = frozenset("-0123456789")
 _KEYWORDS: dict[str, JsonValue] = {"true": True, "false": False, "null": None}
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+_scanstring = scanstring
 
 
 class Fail(HeaderError):

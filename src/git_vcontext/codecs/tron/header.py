@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
+
+from ...jsoncodec import scanstring, string
 
 RESERVED = frozenset({"class", "true", "false", "null"})
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -13,7 +14,7 @@ _CLASS = re.compile(r"class[ \t]+")
 _SKIP = re.compile(r"(?:[ \t\r\n;]+|#[^\n]*)*")  # between definitions, and before the data
 _BLANK = re.compile(r"[ \t\r]*(?:#[^\n]*)?")  # the rest of a line may be a comment
 _NEXT_LINE = re.compile(r"(?:[ \t\r]*(?:#[^\n]*)?\n)*([ \t]*)")  # skips blank/comment lines
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+_scanstring = scanstring
 
 
 class HeaderError(Exception):
@@ -70,7 +71,7 @@ def _definition(text: str, pos: int, classes: dict[str, list[str]]) -> int:
     seen = set(inherited)
     for prop, offset in props:
         if prop in seen:
-            raise HeaderError(offset, f"property {json.dumps(prop)} appears twice in class {name}")
+            raise HeaderError(offset, f"property {string(prop)} appears twice in class {name}")
         seen.add(prop)
     if not seen:
         raise HeaderError(pos, f"class {name} needs at least one property")

@@ -6,12 +6,12 @@ lexer, transformer and error translation live here (lark is imported only then).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
 
 from ...errors import ParseError, parse_error_at
+from ...jsoncodec import string
 from ...values import MAX_DEPTH, JsonValue
 from ..text import deep_offset, exceeds_depth, marker_error
 from . import fast, scan
@@ -250,7 +250,7 @@ def _translate(text: str, start: int, exc: Exception) -> Exception:
     if isinstance(exc, DuplicateKey):
         found = scan.first_duplicate_key(text, start)
         offset, key = found if found else (start, "?")
-        return located(text, offset, f"duplicate key {json.dumps(key)}", rule="duplicate-key")
+        return located(text, offset, f"duplicate key {string(key)}", rule="duplicate-key")
     if isinstance(exc, UnexpectedToken):
         return _token_error(text, start, exc)
     if isinstance(exc, UnexpectedInput):

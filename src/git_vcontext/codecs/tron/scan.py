@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 
 from ...errors import position_of
+from ...jsoncodec import scanstring
 
 _TOKEN = re.compile(
     r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9A-Za-z.+-]*'
@@ -14,7 +14,7 @@ _TOKEN = re.compile(
 )
 _OPENERS = {"{": "}", "[": "]", "(": ")"}
 _CLOSERS = frozenset("}])")
-_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+_scanstring = scanstring
 
 
 def tokens(text: str, start: int) -> Iterator[tuple[int, str]]:

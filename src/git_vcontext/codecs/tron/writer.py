@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
 
+from ...jsoncodec import encode_basestring, string
 from ...spelling import Number, escape_lone_surrogates, int_text, number_text
 from ...spelling import dumps as json_dumps
 from ...values import MAX_DEPTH, JsonValue
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 else:
     Flavor = str
 
-_encode_string = json.encoder.encode_basestring
+_encode_string = encode_basestring
 WIDTH = 100  # a container that fits in this many columns is written on one line
 
 
@@ -122,7 +122,7 @@ def quoted(key: str) -> str:
 
 
 def _property(name: str) -> str:
-    return name if is_property_name(name) else json.dumps(name, ensure_ascii=False)
+    return name if is_property_name(name) else string(name, ensure_ascii=False)
 
 
 def pairs_text(root: dict[str, JsonValue], plan: Plan, gap: str = "\n\n") -> str:

@@ -80,6 +80,13 @@ def call(svc: Service, name: str, args: Any) -> Answer:
         return refusal(exc.kind, exc.one_line())
     except VContextError as exc:
         return refusal("refused", exc.one_line())
+    except PermissionError as exc:  # a file or folder this user may not write: nothing was
+        where = exc.filename or "a file it needs"  # replaced (writes are atomic)
+        return refusal(
+            "permission",
+            f"{name}: not written: permission denied for {where} (this server's user may not "
+            "write there; nothing was changed)",
+        )
 
 
 def unchanged(exc: Unchanged) -> Answer:

@@ -1,0 +1,133 @@
+"""What the processes git starts once per file load (issue 32, issue 35): a real ``git
+merge`` through the installed driver and ``git log -p --ext-diff`` read by a person, each
+process started with ``python -X importtime``, load neither the ``json`` package nor ``re``
+nor ``enum`` (with what they load, ~8 ms of a ~35 ms process; jsoncodec reads and writes
+JSON on the ``_json`` C module instead)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.run import cli_path, run_cli, run_git
+
+HEAVY = ("json", "re", "enum")
+TODO = "todo.vcontext"
+
+
+def _todo(n: int, done: set[int], extra: str = "") -> dict[str, object]:
+    items = [
+        {"id": f"t{i}", "title": f"Task {i}{extra if i == n - 1 else ''}",
+         "status": "completed" if i in done else "pending", "tags": ["x"]}
+        for i in range(n)
+    ]  # fmt: skip
+    return {"vContextInfo": {"version": "0.4"}, "todoList": {"items": items}}
+
+
+def _text(data: object, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(data, indent=2) + "\n"
+    from git_vcontext.codecs import dumps
+
+    return dumps(data, "tron")
+
+
+def _timed_imports(repo: Path) -> None:
+    """The driver and the external diff install wrote, started by ``python -X importtime
+    -m git_vcontext`` (pip's console-script template imports ``re`` itself)."""
+    script = shlex.quote(str(Path(cli_path()[0]).resolve()))
+    python = f"{shlex.quote(sys.executable)} -X importtime -m git_vcontext"
+    for key in ("merge.vcontext.driver", "diff.vcontext.command"):
+        value = run_git(repo, "config", "--get", key).stdout.strip()
+        if f"exec {script} " in value:
+            value = value.replace(f"exec {script} ", f"exec {python} ")
+        else:  # installed as python -m git_vcontext already
+            value = value.replace("exec ", "exec env PYTHONPROFILEIMPORTTIME=1 ")
+        assert "importtime" in value or "IMPORTTIME" in value
+        run_git(repo, "config", key, value)
+
+
+def _loaded(stderr: str) -> set[str]:
+    """The modules ``-X importtime`` says the processes loaded."""
+    names = set()
+    for line in stderr.splitlines():
+        if line.startswith("import time:") and line.count("|") == 2:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+def _merge_imports(git_repo: Path, fmt: str) -> set[str]:
+    """A merge git hands to the driver (both sides changed the document), then what the
+    driver's process loaded."""
+    name = f"{TODO}.{fmt}"
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    _timed_imports(git_repo)
+    path = git_repo / name
+    path.write_text(_text(_todo(30, set()), fmt))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "base")
+    run_git(git_repo, "checkout", "-q", "-b", "theirs")
+    path.write_text(_text(_todo(30, {1, 5}), fmt))
+    run_git(git_repo, "commit", "-q", "-am", "theirs")
+    run_git(git_repo, "checkout", "-q", "main")
+    path.write_text(_text(_todo(30, {2}, " (renamed)"), fmt))
+    run_git(git_repo, "commit", "-q", "-am", "ours")
+    merge = run_git(git_repo, "merge", "--no-edit", "theirs", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    loaded = _loaded(merge.stderr)
+    assert "git_vcontext.commands.merge_driver" in loaded, merge.stderr  # the driver ran
+    merged = run_cli("validate", name, cwd=git_repo)
+    assert merged.returncode == 0, merged.stderr
+    text = path.read_text()
+    assert "(renamed)" in text
+    assert text.count("completed") == 3
+    return loaded
+
+
+def test_the_merge_driver_of_a_json_document_loads_no_json_re_or_enum(git_repo: Path) -> None:
+    loaded = _merge_imports(git_repo, "json")
+    assert [m for m in HEAVY if m in loaded] == []
+
+
+def test_the_merge_driver_of_a_tron_document_loads_no_json_package(git_repo: Path) -> None:
+    loaded = _merge_imports(git_repo, "tron")
+    assert "json" not in loaded
+
+
+@pytest.mark.xfail(
+    strict=True, reason="issue 32: TRON's tokenizers are regular expressions (re loads enum)"
+)
+def test_the_merge_driver_of_a_tron_document_loads_no_re_or_enum(git_repo: Path) -> None:
+    loaded = _merge_imports(git_repo, "tron")
+    assert [m for m in HEAVY if m in loaded] == []
+
+
+def test_git_log_p_ext_diff_for_a_person_loads_no_json_re_or_enum(git_repo: Path) -> None:
+    """Issue 35: ``git log -p --ext-diff`` into git's pager runs the structural diff once
+    per version."""
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    _timed_imports(git_repo)
+    path = git_repo / f"{TODO}.json"
+    for n in range(3):
+        path.write_text(_text(_todo(20, set(range(n))), "json"))
+        run_git(git_repo, "add", "-A")
+        run_git(git_repo, "commit", "-q", "-m", f"v{n}")
+    env = {**os.environ, "GIT_PAGER_IN_USE": "true", "NO_COLOR": "1"}
+    log = subprocess.run(
+        ["git", "log", "-p", "--ext-diff"],
+        cwd=git_repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "todoList.items[t1].status: pending → completed" in log.stdout, log.stdout
+    loaded = _loaded(log.stderr)
+    assert "git_vcontext.commands.diff" in loaded
+    assert [m for m in HEAVY if m in loaded] == []
