@@ -8,7 +8,9 @@ is read back before it is written (M16: what does not read back is never written
 
 from __future__ import annotations
 
+import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from git_vcontext.codecs.json_text import JsonDocument
 from git_vcontext.codecs.tron import TronDocument
 from git_vcontext.codecs.tron.edit import instance_counts
 from git_vcontext.codecs.tron.spans import Spans
+from git_vcontext.errors import ParseError
 from git_vcontext.values import same
 
 
@@ -192,3 +195,46 @@ def test_a_tron_edit_that_changes_the_classes_is_parsed_in_full() -> None:
     changed = text.replace("class Change: sequence,", "class Change: seq,", 1)
     assert doc._kept_read(changed) is None
     assert doc._kept_read(text) is not None
+
+
+def test_corpus_documents_with_a_log_appended_read_back_as_a_full_parse(shared_dir: Path) -> None:
+    """Real documents (../shared/corpus): a log that ends the text grown by one element;
+    where the kept reading is used, it is exactly the full parse."""
+    used = 0
+    for path in sorted((shared_dir / "corpus").rglob("*")):
+        if path.suffix not in (".json", ".tron"):
+            continue
+        try:
+            doc = parse(path.read_bytes(), path=str(path))
+        except ParseError:
+            continue
+        new = _grown(doc.data)
+        if new is None:
+            continue
+        text = doc.render(new)
+        again = doc.read_back(text)
+        if again is None:
+            continue
+        used += 1
+        assert same(again.data, parse(text, path=str(path)).data), path
+        assert same(again.data, new), path
+    assert used > 10  # the corpus has long logs (playbooks, change logs)
+
+
+def _grown(data: Any) -> Any:
+    """``data`` with the last element of the log that ends it repeated (None: no log)."""
+    chain: list[str] = []
+    node = data
+    while isinstance(node, dict) and node:
+        chain.append(next(reversed(node)))
+        node = node[chain[-1]]
+    if not isinstance(node, list) or len(node) < 2:
+        return None
+    element = copy.deepcopy(node[-1])
+
+    def grow(value: Any, depth: int) -> Any:
+        if depth == len(chain):
+            return [*value, element]
+        return {**value, chain[depth]: grow(value[chain[depth]], depth + 1)}
+
+    return grow(data, 0)
