@@ -139,7 +139,8 @@ def test_mcp_stdio_prompts_are_filled_from_the_documents(repo: Path) -> None:
             assert "p2: Docs" in review
             assert "Ship the parser first." in review
             learn = await client.get_prompt("vbrief_add_learning", {"category": "gotchas"})
-            assert "'warning'" in prompt_text(learn)
+            assert "category 'gotchas'" in prompt_text(learn)  # as vbrief_add_learning takes it
+            assert "Existing warning entries" in prompt_text(learn)  # the entry kind it becomes
 
     run(main)
 

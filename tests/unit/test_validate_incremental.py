@@ -131,3 +131,103 @@ def test_incremental_validation_declines_what_it_cannot_judge() -> None:
     assert _agree(TODO, {**TODO, "extra": {"anything": 1}}) is None  # a key came
     unknown = {**TODO, "extra": 1}
     assert _agree(unknown, {**unknown, "extra": 2}) is True  # a key the schema leaves free
+
+
+def _change(seq: Any, **fields: Any) -> dict[str, Any]:
+    change = {
+        "sequence": seq,
+        "timestamp": "2026-01-01T00:00:00Z",
+        "agent": {"id": "a", "type": "aiAgent"},
+        "operation": "update",
+        "description": f"change {seq}",
+    }
+    return {**change, **fields}
+
+
+HISTORY: dict[str, Any] = {
+    "vContextInfo": {"version": "0.4"},
+    "todoList": {**TODO["todoList"], "sequence": 3, "changeLog": [_change(n) for n in (1, 2, 3)]},
+}
+
+
+def _appended(base: Any, *changes: Any, sequence: Any = 4) -> Any:
+    container = base["todoList"]
+    log = [*container["changeLog"], *changes]
+    return {**base, "todoList": {**container, "sequence": sequence, "changeLog": log}}
+
+
+def test_incremental_validation_judges_only_new_changelog_entries_and_agrees() -> None:
+    """Issue 37 finding 6: a write's validation does not walk the old changeLog again."""
+    base = HISTORY
+    assert _agree(base, todos.update(base, "t1", {"status": "completed"}, STAMP).data) is True
+    assert _agree(base, todos.create(base, {"title": "N"}, STAMP, entropy="e").data) is True
+    assert _agree(base, _appended(base, _change(4))) is True
+    assert _agree(base, _appended(base, _change(3))) is True  # equal sequences may repeat
+    assert _agree(base, _appended(base, _change(2))) is False  # goes down after 3
+    assert _agree(base, _appended(base, _change(5))) is False  # above the container's 4
+    assert _agree(base, _appended(base, _change(4, timestamp="yesterday"))) is False
+    assert _agree(base, _appended(base, _change(4, operation="rename"))) is False  # schema
+    marked = "<<<<<<< ours\nx\n=======\ny\n>>>>>>> b\n"
+    assert _agree(base, _appended(base, _change(4, description=marked))) is False
+    # the container's sequence went down below the old changes: they are judged again
+    assert _agree(base, _appended(base, sequence=2)) is False
+    # an old change replaced (not the same object): judged as new
+    edited = _appended(base, _change(4))
+    edited["todoList"]["changeLog"][0] = _change(1, timestamp="2026-13-01T00:00:00Z")
+    assert _agree(base, edited) is False
+
+
+def test_incremental_changelog_order_goes_on_from_the_last_numeric_sequence() -> None:
+    base = copy.deepcopy(TODO)
+    base["todoList"]["sequence"] = 7
+    base["todoList"]["changeLog"] = [_change(5), _change(7)]
+    assert validate(base).valid
+    assert _agree(base, _appended(base, _change(6), sequence=8)) is False
+    assert _agree(base, _appended(base, _change(7), sequence=8)) is True
+    unnumbered = copy.deepcopy(TODO)
+    del unnumbered["todoList"]["sequence"]
+    unnumbered["todoList"]["changeLog"] = [_change(9), _change(10)]
+    assert validate(unnumbered).valid
+    grown = _appended(unnumbered, _change(3), sequence=None)
+    del grown["todoList"]["sequence"]
+    assert _agree(unnumbered, grown) is False
+    grown["todoList"]["changeLog"][-1] = _change(11)
+    assert _agree(unnumbered, grown) is True
+
+
+class _Watched(dict):  # type: ignore[type-arg]
+    """A change that fails the test when read while ``armed``."""
+
+    armed = False
+
+    def _touched(self) -> None:
+        if _Watched.armed:
+            raise AssertionError("an old changeLog entry was judged again")
+
+    def get(self, *args: Any) -> Any:
+        self._touched()
+        return super().get(*args)
+
+    def items(self) -> Any:
+        self._touched()
+        return super().items()
+
+    def __getitem__(self, key: Any) -> Any:
+        self._touched()
+        return super().__getitem__(key)
+
+
+def test_incremental_validation_does_not_walk_the_old_changelog() -> None:
+    """Issue 37 finding 6: the cost of a write's validation follows the new changes."""
+    old_changes = [_Watched(_change(n)) for n in range(1, 50)]
+    last = _change(50)
+    base = {**HISTORY, "todoList": {**HISTORY["todoList"], "sequence": 50}}
+    base["todoList"]["changeLog"] = [*old_changes, last]
+    assert validate(base).valid
+    new = todos.update(base, "t1", {"status": "completed"}, STAMP).data
+    _Watched.armed = True
+    try:
+        assert still_valid(base, new) is True
+    finally:
+        _Watched.armed = False
+    assert validate(new).valid

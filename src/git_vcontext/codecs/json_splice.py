@@ -20,14 +20,13 @@ from __future__ import annotations
 from ..errors import ParseError
 from ..values import MAX_DEPTH
 from . import parse
-from .json_text import JsonDocument, parse_value
+from .json_text import JsonDocument, parse_value, trailing_logs
 from .text import data_deeper_than, decode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_CLOSING = " \t\r\n]}"
 _SPACE = " \t\r\n"
 
 
@@ -130,27 +129,14 @@ def splices(raw: bytes) -> tuple[JsonDocument | None, list[Splice]]:
         return None, []
     if not isinstance(base, JsonDocument) or base.keeps_duplicates:
         return None, []
+    return base, splices_of(base)
+
+
+def splices_of(base: JsonDocument) -> list[Splice]:
+    """Each array of a parsed document whose last element ends where only closing
+    brackets follow, innermost first (json_text.trailing_logs)."""
     text = base.text
-    cut = len(text)
-    while cut and text[cut - 1] in _CLOSING:
-        cut -= 1
-    closers = [(at, text[at]) for at in range(cut, len(text)) if text[at] in "]}"]
-    # the containers open where the text's last value ends: the chain of last members
-    chain: list[Any] = []
-    found: list[Splice] = []
-    node: Any = base.data
-    for depth, (_at, closer) in enumerate(reversed(closers)):
-        if not isinstance(node, list if closer == "]" else dict) or not node:
-            break
-        if isinstance(node, list) and len(node) >= 2:  # a log of one: the layout needs two
-            ends = cut if depth == len(closers) - 1 else closers[-depth - 2][0] + 1
-            found.append(Splice(base, text[:ends], text[ends:], list(chain), node))
-        if isinstance(node, dict):
-            key = next(reversed(node))
-            chain.append(key)
-            node = node[key]
-        else:
-            chain.append(len(node) - 1)
-            node = node[-1]
-    found.reverse()
-    return base, found
+    return [
+        Splice(base, text[:ends], text[ends:], chain, log)
+        for ends, chain, log in trailing_logs(base)
+    ]

@@ -9,13 +9,27 @@ from ..record import record
 from ..spelling import OutOfRange, escape_lone_surrogates, float_of, int_of
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
+from . import kept
 from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
-from .text import SourceText, data_deeper_than, decode, deep_offset, marker_error, newline_of
+from .text import (
+    BOM,
+    SourceText,
+    data_deeper_than,
+    decode,
+    deep_offset,
+    marker_error,
+    newline_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from .kept import KeptLog
+
+KEPT_TEXT = 16384
+"""A text shorter than this is read back in full (json_text.kept_log: nothing to gain)."""
 
 # No regular expression on the way of a merge or a diff: ``re`` (with the ``enum`` it
 # loads) costs every process git starts once per file a few milliseconds (jsoncodec).
@@ -433,6 +447,7 @@ class JsonDocument(SourceText):
         # json_splice: (the log's list, how many elements the base's text holds, where
         # they end): the renderer copies that text without scanning it
         self.spliced_log: tuple[list[Any], int, int] | None = None
+        self._kept: list[KeptLog | None] = []  # json_splice.kept_log, worked out once
 
     @property
     def style(self) -> JsonStyle:
@@ -442,11 +457,30 @@ class JsonDocument(SourceText):
             self._style = detect_style(self.text, self.bom)
         return self._style
 
+    @property
+    def kept_log(self) -> KeptLog | None:
+        """The log that ends this document's text, when it is long enough that an edit's
+        reading back should not parse its old elements again (json_splice.kept_log)."""
+        if not self._kept:
+            self._kept.append(kept_log(self) if len(self.text) > KEPT_TEXT else None)
+        return self._kept[0]
+
     # -- public -------------------------------------------------------------
+    def read_back(self, text: str) -> JsonDocument | None:
+        """What ``text`` (this document's text edited, BOM included) parses to, when it kept
+        the old elements of the log that ends this document: those are not parsed again
+        (json_splice.read_back_edit); None: parse it in full."""
+        if self.keeps_duplicates or self.kept_log is None:
+            return None
+        body, bom = (text[1:], True) if text.startswith(BOM) else (text, False)
+        found = None if bom != self.bom else kept.read(body, self.kept_log, parse_value)
+        return None if found is None else JsonDocument(body, found[0], bom=bom)
+
     def render(self, new: JsonValue) -> str:
         """The text of ``new`` written as an edit of this document (BOM included)."""
         if same(new, self.data):
             return self.source()
+        _ = self.kept_log  # the containers on the way to a long log, scanned knowing their ends
         start = skip_whitespace(self.text, 0)
         end = _content_end(self.text)  # parsed: only whitespace follows the value
         inline = self.style.indent is None
@@ -714,17 +748,19 @@ class JsonDocument(SourceText):
         return _Layout(first, rest, closing, key_sep, child_indent, not multiline)
 
     # -- positions ----------------------------------------------------------
-    def know_chain(self, chain: list[Any], closes: list[int]) -> None:
+    def know_chain(self, chain: list[Any], closes: list[int]) -> int | None:
         """Scan the containers from the root down to a log (json_splice) knowing where
         each of them closes (``closes``, the root's first): each one's last member is the
-        next, so none of those big values is scanned to find its end."""
+        next, so none of those big values is scanned to find its end. Where the value the
+        chain leads to starts (None: a container on the way was scanned already)."""
         start = skip_whitespace(self.text, 0)
         for step, close, inner in zip(chain, closes, closes[1:], strict=False):
             if self.text[start] not in "[{" or start in self._containers:
-                return
+                return None
             c = scan_container(self.text, start, last=(step, inner + 1, close))
             self._containers[start] = c
             start = c.members[-1].value_start
+        return start
 
     def _container(self, start: int) -> ContainerSpan:
         c = self._containers.get(start)
@@ -872,6 +908,59 @@ def _scan_after(text: str, pos: int) -> tuple[list[Member], int]:
         start = ws(text, lead_start)
         pos = value_end(text, start)
         members.append(Member(None, lead_start, start, start, start, pos))
+
+
+_CLOSING = " \t\r\n]}"
+
+
+def trailing_logs(doc: JsonDocument) -> list[tuple[int, list[Any], list[Any]]]:
+    """Each array of a parsed document whose last element ends where only closing brackets
+    follow, innermost first (a log's last event may end with an array of its own): where
+    its last element ends, the chain of keys and indexes from the root to it, the array."""
+    text = doc.text
+    cut = len(text)
+    while cut and text[cut - 1] in _CLOSING:
+        cut -= 1
+    closers = [(at, text[at]) for at in range(cut, len(text)) if text[at] in "]}"]
+    # the containers open where the text's last value ends: the chain of last members
+    chain: list[Any] = []
+    found: list[tuple[int, list[Any], list[Any]]] = []
+    node: Any = doc.data
+    for depth, (_at, closer) in enumerate(reversed(closers)):
+        if not isinstance(node, list if closer == "]" else dict) or not node:
+            break
+        if isinstance(node, list) and len(node) >= 2:  # a log of one: the layout needs two
+            ends = cut if depth == len(closers) - 1 else closers[-depth - 2][0] + 1
+            found.append((ends, list(chain), node))
+        if isinstance(node, dict):
+            key = next(reversed(node))
+            chain.append(key)
+            node = node[key]
+        else:
+            chain.append(len(node) - 1)
+            node = node[-1]
+    found.reverse()
+    return found
+
+
+def kept_log(doc: JsonDocument) -> KeptLog | None:
+    """The log that ends the document's text (the outermost of ``trailing_logs``) with the
+    text of its elements, for reading an edit back without parsing them again (``kept``);
+    the containers on the way to it are scanned knowing where each closes, so rendering
+    does not scan the log either. None: there is none, or it is too small to matter."""
+    found = trailing_logs(doc) if not doc.keeps_duplicates else []
+    if not found:
+        return None
+    ends, chain, log = found[-1]
+    text = doc.text
+    closes = [at for at in range(ends, len(text)) if text[at] in "]}"]
+    opening = doc.know_chain(chain, closes[::-1])
+    if opening is None or text[opening] != "[":
+        return None
+    first = skip_whitespace(text, opening + 1)
+    if ends - first < kept.SMALLEST:
+        return None
+    return kept.KeptLog(chain, text[first:ends], log, first)
 
 
 def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> JsonDocument:

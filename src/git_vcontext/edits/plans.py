@@ -117,9 +117,10 @@ def add_item(
 def update_item(
     data: Any, item_id: str, fields: dict[str, Any], stamp: Stamp, *, expected: int | None = None
 ) -> Outcome:
-    """Set the title, status, narrative (given keys replace, others stay) or dependencies
-    (ids of items of this plan, no cycle, [] removes them) of one plan item (nested items
-    too; ``item_id`` may be a JSON Pointer). Unchanged when it already has every value given."""
+    """Set the title, status, narrative (given keys replace, others stay, null removes one)
+    or dependencies (ids of items of this plan, no cycle, [] removes them) of one plan item
+    (nested items too; ``item_id`` may be a JSON Pointer). Unchanged when it already has
+    every value given."""
     plan = plan_of(data)
     check_expected(plan, expected, "the plan")
     path = _locate(plan, item_id)
@@ -132,12 +133,15 @@ def update_item(
         new_item["title"] = fields["title"]
     if "status" in fields:
         new_item["status"] = checked(data, "planItem", fields["status"])
-    if "narrative" in fields:
+    if "narrative" in fields:  # a block given as null is removed; no block left: no narrative
         narrative = old.get("narrative")
-        new_item["narrative"] = {
-            **(narrative if isinstance(narrative, dict) else {}),
-            **fields["narrative"],
-        }
+        blocks = {**(narrative if isinstance(narrative, dict) else {}), **fields["narrative"]}
+        removed = {k for k, v in fields["narrative"].items() if v is None}
+        kept = {k: v for k, v in blocks.items() if k not in removed}
+        if kept:
+            new_item["narrative"] = kept
+        else:
+            new_item.pop("narrative", None)
     if "dependencies" in fields:
         new_item["dependencies"] = list(dict.fromkeys(fields["dependencies"]))
         own = old.get("id") if isinstance(old.get("id"), str) else name

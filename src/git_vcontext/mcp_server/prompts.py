@@ -38,6 +38,7 @@ def _tools_hint(svc: Service) -> str:
             ("vbrief_update_todo", "vbrief_update_todo (status as you go)"),
             ("vbrief_create_todo", "vbrief_create_todo"),
             ("vbrief_update_plan_item", "vbrief_update_plan_item"),
+            ("vbrief_add_plan_item", "vbrief_add_plan_item"),
             ("vbrief_add_learning", "vbrief_add_learning"),
         ],
     )
@@ -119,11 +120,19 @@ def _record(svc: Service) -> str:
     named = _named(
         svc,
         [
-            ("vbrief_update_plan_item", "vbrief_update_plan_item"),
-            ("vbrief_add_plan_item", "vbrief_add_plan_item"),
+            (
+                "vbrief_update_plan_item",
+                "vbrief_update_plan_item (status, narrative blocks, dependencies)",
+            ),
+            ("vbrief_add_plan_item", "vbrief_add_plan_item (new items; parentId: sub-items)"),
+            ("vbrief_delete_plan_item", "vbrief_delete_plan_item (items no longer meant)"),
+            ("vbrief_update_plan", "vbrief_update_plan (the plan's status and narratives)"),
         ],
     )
-    return f"; record changes with {' and '.join(named)}." if named else "."
+    if not named:
+        return "."
+    listed = ", ".join(named[:-1]) + (" and " if len(named) > 1 else "") + named[-1]
+    return f"; record changes with {listed}."
 
 
 def add_learning(svc: Service, category: str) -> str:
@@ -137,15 +146,23 @@ def add_learning(svc: Service, category: str) -> str:
             f"## Existing {kind} entries (refine one by reusing its targetId: the narrative "
             "blocks you give replace those, the others stay; do not duplicate)\n"
             + _learnings(svc, kind, 20),
-            f"Call vbrief_add_learning with kind {kind!r}, a short stable targetId (a slug such "
-            "as 'tests-run-git-in-tmp'), a title, and a narrative map with Title-Case keys "
-            "(e.g. Overview, Problem, Action, Result); add tags and evidence (PRs, incidents) "
-            "when you have them, and a confidence between 0 and 1."
+            f"Call vbrief_add_learning with {_which(category, kind)}, content (the learning "
+            "in a few sentences: the entry's Overview), a title, and a short stable targetId "
+            "(a slug such as 'tests-run-git-in-tmp'); more narrative blocks go in a narrative "
+            "map with Title-Case keys (e.g. Problem, Action, Result); add tags and evidence "
+            "(PRs, incidents) when you have them, and a confidence between 0 and 1."
             if "vbrief_add_learning" in _writes(svc)
             else "This server takes no learnings (read-only or --allow): give the learning "
             "in your reply instead.",
         ]
     )
+
+
+def _which(category: str, kind: str) -> str:
+    """How the add_learning call names the learning's kind: seed 003's ``category`` when
+    the prompt was asked for one of its categories, else the entry ``kind``."""
+    name = category.strip().lower()
+    return f"category {name!r}" if name in CATEGORY_KINDS else f"kind {kind!r}"
 
 
 def _broken(svc: Service, kind: str, entry: Entry | None) -> str | None:

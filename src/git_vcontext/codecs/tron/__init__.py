@@ -70,11 +70,58 @@ class TronDocument(SourceText):
 
     def _reads_back(self, text: str, expected: JsonValue) -> TronDocument | None:
         """The edited text parsed, if it reads as ``expected`` (else it is written afresh)."""
-        try:
-            again = loads(text, keep_duplicates=self.keeps_duplicates)
-        except ParseError:
-            return None
+        again = None if self.keeps_duplicates else self._kept_read(text)
+        if again is None:
+            try:
+                again = loads(text, keep_duplicates=self.keeps_duplicates)
+            except ParseError:
+                return None
         return again if same(again.data, expected) else None
+
+    def _kept_read(self, text: str) -> TronDocument | None:
+        """``text`` parsed without parsing the old elements of the log written last again,
+        when it kept their text and this document's header (``codecs.kept``); None: parse
+        it in full."""
+        # lazy: the editor's spans say where the log is (render made them already)
+        from ..kept import read
+        from .edit import kept_log, kept_spans
+
+        log = kept_log(self)
+        if log is None or not text.startswith(self.header):
+            return None
+        read_as: list[TronDocument] = []
+
+        def parse(skeleton: str) -> JsonValue:
+            read_as.append(loads(skeleton))
+            return read_as[-1].data
+
+        found = read(text, log, parse)
+        if found is None:
+            return None
+        again = read_as[-1]
+        if again.header != self.header or again.dialect != self.dialect:
+            return None  # the old elements' text reads the same under the same classes only
+        again.text = text
+        again.newline, again.final_newline = newline_of(text), text.endswith("\n")
+        again.made_by.update(_made_by(log.elements, self.made_by))
+        kept_spans(self, again, log, found[1])
+        return again
+
+
+def _made_by(values: list[Any], made_by: dict[int, str]) -> dict[int, str]:
+    """The classes that wrote the objects in ``values`` (as ``TronDocument.made_by``)."""
+    found: dict[int, str] = {}
+    stack: list[Any] = [values]
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            name = made_by.get(id(value))
+            if name is not None:
+                found[id(value)] = name
+            stack += [v for v in value.values() if type(v) is dict or type(v) is list]
+        else:
+            stack += [v for v in value if type(v) is dict or type(v) is list]
+    return found
 
 
 def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:

@@ -12,9 +12,13 @@ with ours' classes or new ones added to the header.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections import Counter
+from itertools import compress, islice
 
 from ...values import JsonValue, same
 from ..duplicate_keys import duplicate_name, written_key
+from ..kept import SMALLEST, KeptLog
 from ..matching import match_elements
 from .names import is_property_name
 from .plan import ELEMENT, PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
@@ -200,7 +204,7 @@ class _Editor:
         self.extended: dict[str, list[str]] = {}  # ours' classes that gain properties
         self.written_like: set[str] = set()  # classes of new elements written like a neighbour
         if "instances" not in memo:
-            memo["instances"] = _instance_counts(self.spans.tokens)
+            memo["instances"] = instance_counts(self.spans.tokens)
         self.instances: dict[str, int] = memo["instances"]
 
     # -- values --------------------------------------------------------------------------
@@ -580,14 +584,10 @@ def _in_order(c: Container, m: Member | None, following: _Item | None) -> bool:
     return m.index + 1 < len(c.members) and following.member is c.members[m.index + 1]
 
 
-def _instance_counts(tokens: list[str]) -> dict[str, int]:
+def instance_counts(tokens: list[str]) -> dict[str, int]:
     """How many instances of each class ours' text writes (``Name(`` tokens)."""
-    counts: dict[str, int] = {}
-    for i in range(len(tokens) - 1):
-        token = tokens[i]
-        if token[0] in _NAME_START and tokens[i + 1] == "(":
-            counts[token] = counts.get(token, 0) + 1
-    return counts
+    before = compress(tokens, map("(".__eq__, islice(tokens, 1, None)))  # no Python loop
+    return {k: n for k, n in Counter(before).items() if k[0] in _NAME_START}
 
 
 def _derived_from(header: str, name: str) -> bool:
@@ -639,3 +639,90 @@ def _members_by_name(members: list[Any]) -> dict[Any, Any]:
         count[m.key] = n
         out[m.key if n == 1 or m.key is None else duplicate_name(m.key, n)] = m
     return out
+
+
+def kept_log(doc: TronDocument) -> KeptLog | None:
+    """The log written last in the document (the first array of two elements or more on
+    the chain of last members from the root) with the text of its elements, for reading
+    an edit back without parsing them again (``codecs.kept``); None: there is none, it is
+    too small to matter, or ours' text and data do not line up as expected."""
+    if len(doc.header) >= len(doc.text) or not isinstance(doc.data, (dict, list)):
+        return None
+    memo = doc.memo
+    if "spans" not in memo:
+        memo["spans"] = Spans(doc.text, len(doc.header))
+    spans: Spans = memo["spans"]
+    if not spans.tokens:
+        return None
+    node: Any = doc.data
+    c, props = (spans.pairs(), None) if doc.dialect == "vcontext" else _opened(doc, spans, 0)
+    chain: list[Any] = []
+    while c is not None and isinstance(node, (dict, list)) and node:
+        m = c.members[-1] if len(c.members) == len(node) else None
+        step = _last_step(node, m, props)
+        if m is None or step is None:
+            return None
+        chain.append(step)
+        node = node[step]
+        if isinstance(node, list) and len(node) >= 2 and spans.tokens[m.value_index] == "[":
+            log = spans.container(m.value_index)
+            if len(log.members) != len(node):
+                return None
+            first = log.members[0].start
+            body = doc.text[first : log.members[-1].value_end]
+            return KeptLog(chain, body, node, first) if len(body) >= SMALLEST else None
+        c, props = _opened(doc, spans, m.value_index)
+    return None
+
+
+def kept_spans(doc: TronDocument, again: TronDocument, log: KeptLog, at: int) -> None:
+    """Give ``again`` (an edit of ``doc``'s text that kept ``log``'s text at ``at``) the
+    spans and instance counts its next edit needs, taken from ``doc``'s for the kept
+    stretch: only the text around it is cut into tokens again."""
+    memo = doc.memo
+    old: Spans | None = memo.get("spans")
+    if old is None or "instances" not in memo:
+        return
+    spans = Spans.spliced(again.text, len(again.header), old, at, log.start, len(log.body))
+    if spans is None:
+        return
+    first = bisect_left(old.starts, log.start)
+    last = bisect_left(old.ends, log.start + len(log.body))
+    head = bisect_left(spans.starts, at)
+    tail = head + last - first + 1
+    counts = dict(memo["instances"])
+    for tokens, sign in (
+        (old.tokens[:first], -1),
+        (old.tokens[last + 1 :], -1),
+        (spans.tokens[:head], 1),
+        (spans.tokens[tail:], 1),
+    ):
+        for name, n in instance_counts(tokens).items():
+            counts[name] = counts.get(name, 0) + sign * n
+    again.memo["spans"] = spans
+    again.memo["style"] = _style_of(again.text, spans, len(again.header))
+    again.memo["instances"] = counts
+
+
+def _last_step(node: dict[str, Any] | list[Any], m: Member | None, props: list[str] | None) -> Any:
+    """The last key (or index) of ``node``, when ours' last member ``m`` is written for it
+    (an object's key, a named argument, or the class's property at a positional one)."""
+    if m is None or isinstance(node, list):
+        return None if m is None else len(node) - 1
+    step = next(reversed(node))
+    at = m.index  # a positional argument: the class's property there
+    key = m.key if m.key is not None else (props[at] if props and at < len(props) else None)
+    return step if key == step else None
+
+
+def _opened(
+    doc: TronDocument, spans: Spans, index: int
+) -> tuple[Container | None, list[str] | None]:
+    """The container whose value starts at token ``index`` (an object, an array or a class
+    instance's arguments, with the class's properties), or None."""
+    token = spans.tokens[index]
+    if token in ("{", "["):
+        return spans.container(index), None
+    if token[0] in _NAME_START and token in doc.classes and spans.tokens[index + 1] == "(":
+        return spans.container(index + 1), list(doc.classes[token])
+    return None, None

@@ -11,7 +11,9 @@ comment above or after a kept member stays with it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from itertools import accumulate, chain
+from operator import itemgetter
 
 from .fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING, string_value
 
@@ -79,15 +81,47 @@ class Spans:
 
     def __init__(self, text: str, start: int) -> None:
         self.text = text
-        pairs = _PAIR.findall(text, start)
-        while pairs and not pairs[-1][1]:
-            pairs.pop()  # the end of the text
-        offsets = list(accumulate(map(len, chain.from_iterable(pairs)), initial=start))
-        self.tokens = [token for _, token in pairs]
-        self.starts = offsets[1::2]
-        self.ends = offsets[2::2]
+        self.tokens, self.starts, self.ends = _tokens(text, start, len(text))
         self.match = _matching(self.tokens)
         self._containers: dict[int, Container] = {}
+
+    @classmethod
+    def spliced(
+        cls, text: str, start: int, old: Spans, at: int, was: int, size: int
+    ) -> Spans | None:
+        """The spans of ``text``, whose stretch of ``size`` characters at ``at`` is ``old``'s
+        text at ``was`` (a sequence of whole values: a kept log's elements), taken from
+        ``old`` rather than cut into tokens again; None when ``old`` has no tokens that
+        start and end exactly there."""
+        first = bisect_left(old.starts, was)
+        last = bisect_left(old.ends, was + size)
+        if first >= len(old.starts) or old.starts[first] != was:
+            return None
+        if last >= len(old.ends) or old.ends[last] != was + size or last < first:
+            return None
+        if text[at : at + size] != old.text[was : was + size]:
+            return None
+        kept = old.match[first : last + 1]  # whole values: their brackets close among them
+        head, head_starts, head_ends = _tokens(text, start, at)
+        tail, tail_starts, tail_ends = _tokens(text, at + size, len(text))
+        shift, moved = at - was, len(head) - first
+        spans = cls.__new__(cls)
+        spans.text = text
+        spans.tokens = head + old.tokens[first : last + 1] + tail
+        spans.starts = [
+            *head_starts,
+            *map(shift.__add__, old.starts[first : last + 1]),
+            *tail_starts,
+        ]
+        spans.ends = [*head_ends, *map(shift.__add__, old.ends[first : last + 1]), *tail_ends]
+        match = [-1] * len(spans.tokens)
+        stack: list[int] = []
+        _match_into(match, head, 0, stack)
+        match[len(head) : len(head) + len(kept)] = [j + moved if j >= 0 else -1 for j in kept]
+        _match_into(match, tail, len(head) + len(kept), stack)
+        spans.match = match
+        spans._containers = {}
+        return spans
 
     def value_end(self, index: int) -> int:
         """The token index of the last token of the value starting at token ``index``."""
@@ -150,16 +184,30 @@ def _key(token: str) -> str:
     return string_value(token, 0)
 
 
+def _tokens(text: str, start: int, end: int) -> tuple[list[str], list[int], list[int]]:
+    """The tokens of ``text[start:end]`` with their start and end offsets."""
+    pairs = _PAIR.findall(text, start, end)
+    while pairs and not pairs[-1][1]:
+        pairs.pop()  # the end of the text
+    offsets = list(accumulate(map(len, chain.from_iterable(pairs)), initial=start))
+    return list(map(itemgetter(1), pairs)), offsets[1::2], offsets[2::2]
+
+
 def _matching(tokens: list[str]) -> list[int]:
     """For each opening bracket, the index of its closing one (-1 elsewhere)."""
     match = [-1] * len(tokens)
-    stack: list[int] = []
-    for i, token in enumerate(tokens):
+    _match_into(match, tokens, 0, [])
+    return match
+
+
+def _match_into(match: list[int], tokens: list[str], offset: int, stack: list[int]) -> None:
+    """Record in ``match`` the brackets of ``tokens`` (at ``offset`` in it) that close
+    (``stack``: those open before them, left with those still open after them)."""
+    for i, token in enumerate(tokens, offset):
         if token in _OPENERS:
             stack.append(i)
         elif token in _CLOSERS:
             match[stack.pop()] = i
-    return match
 
 
 def _cut(text: str, c: Container, inner: int, close: int, pairs: bool = False) -> None:

@@ -75,8 +75,12 @@ def _said(err: Any) -> str:
         return f"missing argument {missing!r}{inner}"
     if kind == "enum":
         return f"{where} {value!r} is not allowed; allowed: {', '.join(map(str, expected))}"
+    if kind == "anyOf" and all(isinstance(o, dict) and set(o) == {"type"} for o in expected):
+        kind, expected = "type", [o["type"] for o in expected]  # one of some types
     if kind == "type":
-        return f"{where} must be {_TYPES.get(expected, expected)}, not {_json_type(value)}"
+        kinds = expected if isinstance(expected, list) else [expected]
+        wanted = " or ".join(str(_TYPES.get(k, k)) for k in kinds)
+        return f"{where} must be {wanted}, not {_json_type(value)}"
     if kind == "minLength":
         return f"{where} must not be empty"
     if kind == "minProperties":

@@ -11,6 +11,7 @@ from ...edits import plans
 from ...edits.items import client_id, fresh_id, slug_id
 from ...edits.stamp import check_expected
 from ...errors import Refused
+from ..catalog import Entry
 from ..service import Answer, Service, committed_text, sequenced
 
 KIND = "plan"
@@ -117,11 +118,28 @@ def delete_plan_item(svc: Service, args: dict[str, Any]) -> Answer:
     return sequenced(f"Deleted plan item {outcome.item_id} from plan {entry.id}", out)
 
 
+def _named_plan(svc: Service, plan_id: str) -> Entry:
+    """The plan a delete names by its own id: "current" is refused (a whole document goes,
+    and which plan is current can change under an agent's feet), with the current plan's
+    id to call again with; a plan whose id really is "current" is that plan."""
+    if plan_id == "current" and svc.catalog.find(KIND, plan_id) is None:
+        found = svc.catalog.current(KIND)
+        if found is None:
+            raise Refused("no-document", "there is no plan here to delete")
+        raise Refused(
+            "bad-argument",
+            f"vbrief_delete_plan takes the plan's own id, not 'current' (a whole document "
+            f"goes): the current plan is {found.id!r} ({found.rel}); call it again with id "
+            f"{found.id!r}",
+        )
+    return svc.document(KIND, plan_id)
+
+
 def delete_plan(svc: Service, args: dict[str, Any]) -> Answer:
     """Delete a plan's whole document; on an agent branch the removal is its own commit,
     with the ``Vcontext-Drop:`` trailer that says it is meant (sync and the checks carry it)."""
     svc.may_write(KIND)
-    entry = svc.document(KIND, args["id"])
+    entry = _named_plan(svc, args["id"])
     expected = args.get("expectedSequence")
     title: list[str] = []
 

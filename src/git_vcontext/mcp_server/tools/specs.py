@@ -67,11 +67,19 @@ PLAN_ITEM = {
     "required": ["title"],
 }
 
+NEW_FORMAT_NOTE = (
+    "<format>: json, or tron when the environment variable VCONTEXT_FORMAT or git config "
+    "vcontext.format says so"
+)
+"""How a tool that creates a document says which format it takes (issue 37: the
+descriptions named .json under VCONTEXT_FORMAT=tron too)."""
+
 SEED = (
     ToolSpec(
         "vbrief_create_todo",
         "Create a new todo item in the current or specified TodoList (a fresh unique id "
-        "unless 'id' is given). Creates .vcontext/todo.json when there is no todo list.",
+        "unless 'id' is given). Creates .vcontext/todo.<format> when there is no todo list "
+        f"({NEW_FORMAT_NOTE}).",
         {
             "title": _s("Title of the todo item", minLength=1),
             "description": _s("What needs to be done (stored as narrative.Overview)"),
@@ -121,7 +129,8 @@ SEED = (
     ),
     ToolSpec(
         "vbrief_create_plan",
-        "Create a new implementation plan in its own document, .vcontext/plan-<id>.json",
+        "Create a new implementation plan in its own document, .vcontext/plan-<id>.<format> "
+        f"({NEW_FORMAT_NOTE})",
         {
             "title": _s("Title of the plan", minLength=1),
             "status": {**PLAN_STATUS, "default": "draft"},
@@ -161,7 +170,13 @@ SEED = (
     ToolSpec(
         "vbrief_delete_plan",
         "Delete a plan's whole document (committed on an agent branch, marked as meant)",
-        {"id": _s("ID of the plan to delete"), **EXPECTED},
+        {
+            "id": _s(
+                "The plan's own id ('current' is refused: the answer names the current plan's id)",
+                minLength=1,
+            ),
+            **EXPECTED,
+        },
         ("id",),
         writes=True,
         kind="plan",
@@ -188,16 +203,17 @@ SEED = (
     ToolSpec(
         "vbrief_update_plan_item",
         "Update a PlanItem (nested items too): title, status, narrative (given keys "
-        "replace, others stay), dependencies",
+        "replace, others stay, null removes one), dependencies",
         {
             "planId": PLAN_ID,
             "itemId": _s("ID of the plan item"),
             "title": _s("New title", minLength=1),
             "status": ITEM_STATUS,
             "narrative": {
-                **TEXT_MAP,
+                "type": "object",
+                "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "null"}]},
                 "description": "Narrative blocks to set, keyed markdown strings "
-                "('Approach', 'Risks', ...)",
+                "('Approach', 'Risks', ...); null removes a block",
             },
             "dependencies": _strings(
                 "The IDs of plan items this one waits for, replacing the list ([] removes them)"
