@@ -17,7 +17,10 @@ from ..record import record
 # and commands that never read a repository import this module too.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from pygit2 import Commit, Repository
+    from pygit2.enums import RepositoryOpenFlag
 
 
 @record
@@ -102,22 +105,53 @@ def open_trusted(path: str | os.PathLike[str]) -> Repository:
     git itself opens it: git also reads ``safe.directory`` from ``git -c`` and from
     ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` (a CI runner's way of
     trusting a checkout), which libgit2 does not. git is the judge; its refusal is the
-    one message of ``repository_error``. Once git has said yes, libgit2's own check stays
-    off in this process: the command opens this repository more than once (a second
-    handle for reading files, the hook's ``$GIT_DIR``)."""
-    import pygit2
-    from pygit2.enums import Option
-
+    one message of ``repository_error``. libgit2's check is off only while this one
+    repository is opened (and again by ``reopen``): any other repository the command
+    opens (a local remote) is judged as before, so git's refusal of it stands."""
     where = Path(path)
     where = where if where.is_dir() else where.parent
     asked = git(["rev-parse", "--absolute-git-dir"], cwd=where, check=False)
     if asked.returncode != 0 or not asked.stdout.strip():
         raise repository_error(where, asked.stderr)
-    pygit2.option(Option.SET_OWNER_VALIDATION, 0)
-    try:
-        return pygit2.Repository(asked.stdout.strip())
-    except pygit2.GitError as exc:
-        raise OperationalError(f"cannot open the repository: {exc}") from None
+    found = asked.stdout.strip()
+    _TRUSTED.add(os.path.realpath(found))
+    return _unvalidated(found)
+
+
+_TRUSTED: set[str] = set()  # git directories git accepted though libgit2 would not
+_LOCKS: dict[str, Any] = {}
+
+
+def reopen(repo: Repository, *, bare: bool = False) -> Repository:
+    """Another handle on ``repo`` (``bare``: no work tree, e.g. an index of its own), trusted
+    as the first one was."""
+    import pygit2
+
+    open_flag = pygit2.enums.RepositoryOpenFlag
+    flags = open_flag.BARE if bare else open_flag.DEFAULT
+    if os.path.realpath(repo.path) in _TRUSTED:
+        return _unvalidated(repo.path, flags)
+    return pygit2.Repository(repo.path, flags=flags)
+
+
+def _unvalidated(git_dir: str, flags: RepositoryOpenFlag | None = None) -> Repository:
+    """``git_dir`` opened with libgit2's owner check off for this one call."""
+    import threading
+
+    import pygit2
+    from pygit2.enums import Option
+
+    with _LOCKS.setdefault("owner", threading.Lock()):  # the option is the whole process's
+        before = pygit2.option(Option.GET_OWNER_VALIDATION)
+        pygit2.option(Option.SET_OWNER_VALIDATION, 0)
+        try:
+            return pygit2.Repository(
+                git_dir, flags=flags or pygit2.enums.RepositoryOpenFlag.DEFAULT
+            )
+        except pygit2.GitError as exc:
+            raise OperationalError(f"cannot open the repository: {exc}") from None
+        finally:
+            pygit2.option(Option.SET_OWNER_VALIDATION, before)
 
 
 def repository_error(

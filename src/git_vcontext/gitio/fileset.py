@@ -70,13 +70,13 @@ def stricter(*sets: Callable[[str], bool]) -> Callable[[str], bool]:
 def _without_index(repo: Repository) -> Repository:
     """The repository opened again with an empty in-memory index (never written), so that
     attributes come from a commit only, not from what is staged now."""
-    import pygit2
 
     # lazy: only what a partial clone, or a push being received, needs
+    from . import reopen
     from .incoming import see_quarantine
     from .promisor import read_as_git
 
-    reader = pygit2.Repository(repo.path, flags=pygit2.enums.RepositoryOpenFlag.BARE)
+    reader = reopen(repo, bare=True)
     reader.index.clear()
     see_quarantine(reader)  # the server's guard: the pushed commits are still in quarantine
     read_as_git(reader)  # a commit's .gitattributes may not be fetched yet

@@ -46,7 +46,8 @@ REFUSED = re.compile(
     r"|No such file or directory|access denied|Access denied|not allowed|Too many authentication"
     r"|SSL certificate problem|certificate verify failed|server certificate verification failed"
     r"|hostname contains invalid characters|Bad port '|Bad configuration option"
-    r"|extra arguments at end of line|garbage at end of line",  # ssh refusing its command line
+    r"|extra arguments at end of line|garbage at end of line"  # ssh refusing its command line
+    r"|dubious ownership|safe\.directory",  # git refusing another user's repository
     re.IGNORECASE,
 )
 """A real refusal: trying again cannot help, and hammering a server that said no is rude."""
@@ -115,6 +116,10 @@ def explained(stderr: str, returncode: int) -> str:
     """git's reason in one line: its ``fatal:``/``error:`` line, with the lines before it
     that say why (ssh's "Permission denied (publickey)", its ``kex_exchange_identification``,
     the remote's own), never git's advice."""
+    if "dubious ownership in repository at" in stderr:  # the one message, with git's fix
+        from . import repository_error
+
+        return repository_error(".", stderr).one_line()
     lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
     lines = [ln for ln in lines if not ln.startswith(ADVICE)]
     main = next((ln for ln in lines if ln.startswith(("fatal: ", "error: "))), None)

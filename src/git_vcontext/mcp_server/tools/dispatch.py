@@ -80,12 +80,14 @@ def call(svc: Service, name: str, args: Any) -> Answer:
         return refusal(exc.kind, exc.one_line())
     except VContextError as exc:
         return refusal("refused", exc.one_line())
-    except PermissionError as exc:  # a file or folder this user may not write: nothing was
-        where = exc.filename or "a file it needs"  # replaced (writes are atomic)
+    except OSError as exc:
+        if exc.errno not in (1, 13, 30):  # EPERM, EACCES, EROFS: the file system said no
+            raise
+        where = exc.filename or "a file it needs"
         return refusal(
             "permission",
-            f"{name}: not written: permission denied for {where} (this server's user may not "
-            "write there; nothing was changed)",
+            f"{name}: refused: {exc.strerror.lower() if exc.strerror else 'permission denied'}"
+            f" for {where} (this server's user may not change it)",
         )
 
 
