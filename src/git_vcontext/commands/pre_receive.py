@@ -125,7 +125,7 @@ def _check(text: str) -> int:
     from ..gitio.incoming import parse_receive_lines, see_quarantine
     from ..gitio.places import common_dir, open_pushing_repo
     from ..prepush.cache import VerdictCache
-    from ..prepush.check import check_received
+    from ..prepush.check import check_received, let_in
 
     updates = parse_receive_lines(text)
     repo = open_pushing_repo()
@@ -136,7 +136,9 @@ def _check(text: str) -> int:
         return int(ExitCode.FOUND)
     cache = VerdictCache.open(common_dir(repo))
     report, checker = check_received(repo, updates, cache)
-    cache.save()
+    if not report.problems:  # a refused push leaves no trace: no record, no verdict kept
+        cache.save()
+        let_in(repo, updates)
     out = report.lines + [f"git-vcontext: note: {note}" for note in report.notes]
     if cache.warning:
         out.append(f"git-vcontext: note: {cache.warning}")

@@ -127,7 +127,7 @@ def check_received(
     report = PushReport()
     done: set[str] = set()
     hidden = ref_tips(repo)  # what the repository has: not news
-    deleted = remotepast.remember_deletions(repo, SERVER, updates)
+    deleted = remotepast.remember_deletions(repo, SERVER, updates, keep=False)
     default = default_branch(repo)
     fallback = None if default is None else commit_named(repo, default)
     for update in updates:
@@ -142,6 +142,12 @@ def check_received(
         report.checked += len(pushed.commits)
         report.add(update.remote_ref, _verdicts(checker, pushed, prefix, done))
     return report, checker
+
+
+def let_in(repo: Repository, updates: list[RefUpdate]) -> None:
+    """What the guard keeps of a push it lets in: the tips it deletes (a re-created ref is
+    compared with them later). A refused push keeps nothing."""
+    remotepast.remember_deletions(repo, SERVER, updates)
 
 
 def check_range(

@@ -33,9 +33,13 @@ RECORD = ("vcontext", "deleted-refs.json")
 KEEP = 200  # deletions remembered per remote at most
 
 
-def remember_deletions(repo: Repository, remote: str, updates: list[RefUpdate]) -> dict[str, str]:
+def remember_deletions(
+    repo: Repository, remote: str, updates: list[RefUpdate], *, keep: bool = True
+) -> dict[str, str]:
     """Note the tips this push deletes; every deletion known for ``remote`` (this push's
-    and earlier ones), ``{remote ref: sha}``. A ref the remote has again is forgotten."""
+    and earlier ones), ``{remote ref: sha}``. A ref the remote has again is forgotten.
+    ``keep=False``: only say what is known, write nothing (the guard keeps a push's
+    deletions once it lets the push in: a refused push leaves no trace)."""
     record = _load(repo)
     known = record.setdefault(remote, {})
     now = {u.remote_ref: u.remote_sha for u in updates if u.is_deletion}
@@ -47,7 +51,8 @@ def remember_deletions(repo: Repository, remote: str, updates: list[RefUpdate]) 
         known.update(now)
         while len(known) > KEEP:
             known.pop(next(iter(known)))
-        _save(repo, record)
+        if keep:
+            _save(repo, record)
     return {**known, **now}
 
 
