@@ -324,6 +324,34 @@ def test_guard_allows_deleting_a_branch(repo: Path, remote: Path) -> None:
     assert remote_sha(remote, "refs/heads/topic") is None
 
 
+def _kept(remote: Path) -> tuple[str, list[str]]:
+    """What the guard keeps in the bare repository: its record of deleted tips, its verdicts."""
+    record = remote / "vcontext" / "deleted-refs.json"
+    packs = (remote / "vcontext" / "verdicts").glob("*/*.pack.json")
+    return (record.read_text() if record.exists() else "", sorted(p.name for p in packs))
+
+
+def test_guard_a_refused_push_leaves_no_trace(repo: Path, remote: Path) -> None:
+    """A push that deletes a branch and drops an event elsewhere is refused whole: the
+    deletion is not remembered (a later push re-creating the branch is not compared with a
+    tip it never lost) and no verdict of the refused push is kept."""
+    assert sneak(repo, "origin", "main:refs/heads/topic").returncode == 0
+    kept = _kept(remote)
+    before = refs(remote)
+    write(repo, PLAYBOOK, playbook(event("e2", "second")))
+    bad = commit(repo, "lose e1")
+
+    proc = sneak(repo, "origin", ":topic", "main")
+
+    _refused(proc, remote, before, bad, "history-event-removed")
+    assert _kept(remote) == kept
+    assert "refs/heads/topic" not in kept[0]
+
+    allowed = sneak(repo, "origin", ":topic")  # the same deletion alone: let in, remembered
+    assert allowed.returncode == 0, allowed.stderr
+    assert "refs/heads/topic" in _kept(remote)[0]
+
+
 def test_guard_refuses_deleting_the_default_branch_and_names_the_override(
     repo: Path, remote: Path
 ) -> None:
@@ -521,6 +549,44 @@ def test_doctor_in_the_bare_repository_says_what_is_wrong_with_the_guard(
     assert gone in problem[0], said
     assert "git vcontext install --server" in said
     assert "Traceback" not in broken.stderr.decode()
+
+
+def test_doctor_run_by_root_runs_another_users_hook_command_as_that_user(tmp_path: Path) -> None:
+    """doctor checks that the server hooks' commands run by running them: in a bare
+    repository another user owns, root runs the command it reads from that user's hooks as
+    that user (who runs them at every push), never as root."""
+    import os
+    import subprocess
+
+    from helpers import git_servers as servers
+
+    try:
+        user = servers.other_user()
+    except servers.Unavailable as exc:
+        pytest.skip(str(exc))
+    folder = servers.shared_tmp("vcontext-doctor-")
+    try:
+        remote = guarded_remote(folder)  # the guard and the integration
+        spy, ran = folder / "spy", folder / "ran-as"
+        spy.write_text(f"#!/bin/sh\nid -u >> {ran}\nexit 0\n")
+        spy.chmod(0o755)
+        ran.write_text("")
+        for name in ("pre-receive", "post-receive"):
+            hook = remote / "hooks" / name
+            hook.write_text(hook.read_text().replace(program(), str(spy)))
+        subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(remote)], check=True)
+        os.chown(ran, user.uid, user.gid)
+        env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory"}
+        env["GIT_CONFIG_VALUE_0"] = "*"
+
+        done = run_cli("doctor", cwd=remote, env=env)
+
+        said = done.stdout.decode() + done.stderr.decode()
+        assert "Traceback" not in said
+        assert ran.read_text().split() == [str(user.uid)] * 2, said  # both hooks, as the owner
+        assert "guard installed and runs" in said, said
+    finally:
+        subprocess.run(["rm", "-rf", "--", str(folder)], check=False)
 
 
 def test_doctor_in_a_bare_repository_without_the_guard_says_so(tmp_path: Path) -> None:
