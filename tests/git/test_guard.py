@@ -394,6 +394,61 @@ def test_guard_lets_good_pushes_land(repo: Path, remote: Path) -> None:
     assert remote_sha(remote, "refs/tags/v1") == second
 
 
+def _object(repo: Path, *args: str, data: str | None = None) -> str:
+    """An object written in ``repo`` (``hash-object``/``mktree``/``write-tree`` args)."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", *args], cwd=repo, input=data, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_guard_judges_a_tag_of_a_tree_as_the_files_it_holds(repo: Path, remote: Path) -> None:
+    """git allows a tag of a tree; its documents are judged as a root commit's files: a tree
+    holding an invalid document is refused, a good one let in."""
+    good = _object(repo, "write-tree")
+    assert sneak(repo, "origin", f"{good}:refs/tags/good-tree").returncode == 0
+    assert remote_sha(remote, "refs/tags/good-tree") == good
+
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(status="bogus"))
+    run_git(repo, "add", "-A")
+    bad = _object(repo, "write-tree")
+    before = refs(remote)
+
+    proc = sneak(repo, "origin", f"{bad}:refs/tags/bad-tree")
+
+    assert proc.returncode != 0, proc.stderr
+    said = remote_lines(proc.stderr)
+    assert any(line.startswith(f"{TODO}:") and line.endswith("]") for line in said), said
+    assert any(f"tree {bad[:10]}" in line for line in said), said
+    assert refs(remote) == before
+
+
+def test_guard_judges_a_tag_of_a_blob_that_is_a_document(repo: Path, remote: Path) -> None:
+    """A tag of a blob: a document is judged like any other (a broken one refused, named by
+    the tag), a blob that is no document (a key, a text) let in with a note."""
+    key = _object(repo, "hash-object", "-w", "--stdin", data="-----BEGIN PGP PUBLIC KEY-----\n")
+    let_in = sneak(repo, "origin", f"{key}:refs/tags/signing-key")
+    assert let_in.returncode == 0, let_in.stderr
+    assert any("not a vContext document" in line for line in remote_lines(let_in.stderr))
+
+    fine = (repo / PLAYBOOK).read_text()
+    good = _object(repo, "hash-object", "-w", "--stdin", data=fine)
+    assert sneak(repo, "origin", f"{good}:refs/tags/playbook").returncode == 0
+
+    broken = _object(repo, "hash-object", "-w", "--stdin", data=fine[: len(fine) // 2])
+    before = refs(remote)
+    proc = sneak(repo, "origin", f"{broken}:refs/tags/broken-playbook")
+
+    assert proc.returncode != 0, proc.stderr
+    said = remote_lines(proc.stderr)
+    assert any(
+        line.startswith("refs/tags/broken-playbook:") and line.endswith("[parse]") for line in said
+    ), said
+    assert refs(remote) == before
+
+
 def _empty_root_commit(repo: Path, message: str) -> str:
     """A commit of the empty tree without parents, as ``sync --push`` takes its lease with."""
     tree = run_git(repo, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
