@@ -218,6 +218,55 @@ def test_guard_refuses_an_invalid_vermas_assignment(repo: Path, remote: Path) ->
     _refused(sneak(repo, "origin", "main"), remote, before, bad, "assignment")
 
 
+def test_guard_refuses_an_unmerged_fork_a_merge_brings_onto_main(repo: Path, remote: Path) -> None:
+    """history-unmerged-fork on the server: a plain git merge that copies an agent's fork
+    block onto main is refused (the guard's light path runs that rule too, and leaves the
+    push to the full check, which says so); agent branches carry the block freely."""
+    fork = {"parentUid": "u1", "parentSequence": 3, "forkedAt": "2026-01-01T00:00:00Z"}
+    run_git(repo, "switch", "-q", "-c", "agents/alice")
+    edit_json(repo, TODO, lambda d: d["todoList"].update(fork={**fork, "mergeStatus": "unmerged"}))
+    commit(repo, "alice forks the list")
+    assert sneak(repo, "origin", "agents/alice").returncode == 0  # an agent branch: fine
+    run_git(repo, "switch", "-q", "main")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "main moves on")
+    run_git(repo, "merge", "-q", "--no-edit", "agents/alice")
+    bad = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    before = refs(remote)
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-unmerged-fork")
+
+
+def test_guard_refuses_a_commit_that_undoes_a_sync_merge(repo: Path, remote: Path) -> None:
+    """sync-undone on the server: a commit made on a sync merge (its trailer) that takes
+    the documents back to before the merge (files an interrupted sync left behind) is
+    refused, though no history rule breaks (items are not a log)."""
+    run_git(repo, "switch", "-q", "-c", "agents/bob")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "bob learns")
+    run_git(repo, "switch", "-q", "-c", "other", "main")
+    edit_json(
+        repo,
+        TODO,
+        lambda d: d["todoList"]["items"].append({"id": "t2", "title": "Two", "status": "pending"}),
+    )
+    commit(repo, "another agent adds t2")
+    run_git(repo, "switch", "-q", "agents/bob")
+    run_git(repo, "merge", "-q", "-m", "vcontext sync: merge main\n\nVcontext-Sync: test", "other")
+    run_git(repo, "checkout", "HEAD^1", "--", TODO)
+    bad = commit(repo, "commit the files the sync left behind")
+    before = refs(remote)
+
+    proc = sneak(repo, "origin", "agents/bob")
+
+    assert proc.returncode != 0, proc.stderr
+    said = remote_lines(proc.stderr)
+    assert any(line.startswith(TODO) and line.endswith("[sync-undone]") for line in said), said
+    assert any("item t2" in line for line in said), said
+    assert refs(remote) == before
+    assert run_git(remote, "cat-file", "-e", bad, check=False).returncode != 0
+
+
 def test_guard_refuses_a_force_push_that_drops_an_event(repo: Path, remote: Path) -> None:
     """A forced update is compared with the ref's old tip, not only commit by commit."""
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
@@ -470,8 +519,9 @@ def test_guard_lets_sync_lease_in_without_opening_the_repository(
 ) -> None:
     """The guard must not slow ``sync --push`` down: taking the lease (a ref created at an
     empty root commit, also again after its release) changes no file, so the guard answers
-    without importing pygit2. A push that changes a file, in the same environment, is
-    judged in full (and here refused: the guard cannot run without pygit2)."""
+    without importing pygit2; a push of good documents is judged by the light path (git's
+    plumbing, no pygit2) and let in. A push with a finding, in the same environment, goes
+    to the full check (and is refused here: the guard cannot run without pygit2)."""
     env = _without_pygit2(tmp_path)
     lease = "refs/vcontext/lease/main"
     first = _empty_root_commit(repo, "lease 1")
@@ -485,7 +535,13 @@ def test_guard_lets_sync_lease_in_without_opening_the_repository(
     assert remote_sha(remote, lease) == second
 
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
-    commit(repo, "a good commit")
+    good = commit(repo, "a good commit")
+    light = push(repo, "--no-verify", "origin", "main", env=env)
+    assert light.returncode == 0, light.stderr
+    assert remote_sha(remote, "main") == good
+
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e3", "3")))
+    commit(repo, "drop e2")
     judged = push(repo, "--no-verify", "origin", "main", env=env)
     assert judged.returncode != 0
     said = [line for line in remote_lines(judged.stderr) if line]
