@@ -47,6 +47,7 @@ class Objects:
         self.git_dir = git_dir
         self._proc: subprocess.Popen[bytes] | None = None
         self._trees: dict[str, list[tuple[str, str, str]]] = {}
+        self._read: dict[str, tuple[str, bytes]] = {}  # each object is asked for once
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
@@ -58,6 +59,12 @@ class Objects:
 
     def read(self, oid: str) -> tuple[str, bytes]:
         """(type, content) of an object; Unreadable when absent or not readable."""
+        found = self._read.get(oid)
+        if found is None:
+            found = self._read[oid] = self._ask(oid)
+        return found
+
+    def _ask(self, oid: str) -> tuple[str, bytes]:
         if not is_oid(oid):
             raise Unreadable(f"not an object id: {oid!r}")
         if self._proc is None:
