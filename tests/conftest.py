@@ -16,6 +16,9 @@ settings.register_profile("vcontext", deadline=None, suppress_health_check=[Heal
 # CI (.ci/run) draws the same cases on every run, so whether a change lands depends on the
 # change alone; a developer's run draws new ones each time and so keeps searching.
 settings.register_profile("ci", parent=settings.get_profile("vcontext"), derandomize=True)
+# A long search (a nightly job, or before a release): many more cases per property, new ones
+# each run; failures are kept in .hypothesis/ and replayed first by the next run.
+settings.register_profile("search", parent=settings.get_profile("vcontext"), max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "vcontext"))
 
 

@@ -39,7 +39,7 @@ def record(cls: type[T]) -> type[T]:
     return cls
 
 
-def replace(value: T, **changes: Any) -> T:
+def replace(value: T, /, **changes: Any) -> T:
     """A copy of the record ``value`` with some fields changed (like ``dataclasses.replace``)."""
     fields = {name: getattr(value, name) for name in value._fields}  # type: ignore[attr-defined]
     return type(value)(**{**fields, **changes})

@@ -250,13 +250,14 @@ def test_check_an_unknown_revision_exits_3(repo: Path) -> None:
     assert "no-such-branch" in err
 
 
-@pytest.mark.parametrize("value", ["--output=/tmp/x", "-n1", "HEAD..--all"])
-def test_check_a_range_is_never_read_as_an_option(repo: Path, value: str) -> None:
-    done = run_cli("check", "--", value, cwd=repo)
+@pytest.mark.parametrize("value", ["--output={out}", "-n1", "HEAD..--all"])
+def test_check_a_range_is_never_read_as_an_option(repo: Path, tmp_path: Path, value: str) -> None:
+    out = tmp_path / "written-by-an-option"
+    done = run_cli("check", "--", value.format(out=out), cwd=repo)
     err = done.stderr.decode()
     assert done.returncode in (2, 3), err
     assert "Traceback" not in err
-    assert not Path("/tmp/x").exists() or value != "--output=/tmp/x"
+    assert not out.exists()
 
 
 def test_check_outside_a_repository_exits_3(tmp_path: Path) -> None:
@@ -325,3 +326,20 @@ def test_check_json_says_which_range_it_checked(repo: Path) -> None:
     report = _json_report(out)
     assert report["range"] == "origin/main..HEAD" or report["range"].endswith("..HEAD")
     assert report["commits"] == 2
+
+
+def test_check_with_its_upstream_gone_says_gone_not_missing(repo: Path, remote: Path) -> None:
+    """The upstream is configured but its branch was deleted on the remote and pruned: say
+    so as ``git status`` does ("gone"), not that there is none."""
+    run_git(repo, "push", "-q", "--no-verify", "origin", "HEAD:refs/heads/topic")
+    run_git(repo, "branch", "-q", "--set-upstream-to=origin/topic")
+    run_git(remote, "branch", "-q", "-D", "topic")
+    run_git(repo, "fetch", "-q", "--prune", "origin")
+    assert "gone" in run_git(repo, "status", "-sb").stdout
+
+    code, out, err = check(repo)
+
+    assert code == 3, out + err
+    assert err.count("\n") == 1, err
+    assert "work's upstream origin/topic is gone" in err
+    assert "git vcontext check" in err

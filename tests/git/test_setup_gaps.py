@@ -270,3 +270,39 @@ def test_the_printed_attribute_line_routes_exactly_that_file_as_git_reads_it(
 
     assert merge_attr(name) == "vcontext"
     assert [merge_attr(o) for o in others] == ["unspecified"] * 3
+
+
+def test_doctor_names_a_submodule_that_is_not_checked_out(
+    superproject: Path, tmp_path: Path
+) -> None:
+    """A clone without --recurse-submodules: doctor cannot look inside, and says so with the
+    commands that would (a note, not a problem: there may be nothing to set up)."""
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", str(superproject), str(clone))
+    assert run_cli("install", cwd=clone).returncode == 0
+    proc = run_cli("doctor", cwd=clone)
+    out = proc.stdout.decode()
+    assert "note: submodule sub is not checked out" in out, out
+    assert "git submodule update --init sub" in out
+    assert "problem" not in out
+    run_git(clone, "checkout", "-q", "HEAD~1")  # the commit of sub that its origin has
+    run_git(clone, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
+    out = run_cli("doctor", cwd=clone).stdout.decode()
+    assert "not checked out" not in out
+
+
+@pytest.mark.parametrize(
+    ("word", "shown"),
+    [("todo.json#t1", "todo.json#t1"), ("#t1", "'#t1'"), ("~alice", "'~alice'"),
+     ("a~1", "a~1"), ("it's", "'it'\"'\"'s'"), ("two words", "'two words'")],
+)  # fmt: skip
+def test_submodule_advice_quotes_words_a_shell_would_change(word: str, shown: str) -> None:
+    """What the advice prints is what a shell reads back: a leading ``~`` (a home folder)
+    and a leading ``#`` (a comment) are quoted, the same characters inside a word are not."""
+    from git_vcontext.commands.in_submodule import _command
+
+    assert _command("sub", [word]) == f"git -C sub vcontext {shown}"
+    read_back = subprocess.run(
+        ["sh", "-c", 'printf "%s\\n" ' + shown], capture_output=True, text=True, check=True
+    ).stdout
+    assert read_back == word + "\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..document import matches_file_patterns
 from ..errors import ExitCode
 from ..gitio import git, open_repo
-from ..gitio.submodules import checked_out
+from ..gitio.submodules import checked_out, not_checked_out
 from ..setup import config as installer
 from ..setup import coverage
 from ..setup import hooks as hookinstall
@@ -264,6 +264,13 @@ def _submodules(top: Path, report: Report, prefix: str = "") -> None:
             if not inner.problems:
                 report.oks.append(f"submodule {shown} is set up")
         _submodules(where, report, prefix=shown + "/")
+    for path in not_checked_out(top):
+        shown = prefix + path
+        report.notes.append(
+            f"submodule {shown} is not checked out: nothing there to set up (after git "
+            f"submodule update --init {shlex.quote(shown)}, run git vcontext install "
+            f"--recurse-submodules if it holds vContext files)"
+        )
 
 
 def _few(names: list[str]) -> str:

@@ -100,7 +100,8 @@ def _commit(repo: Repository, rev: str, sub: str) -> str:
 
 
 def _quote(word: str) -> str:
-    """A word as a shell reads it back (``#`` inside a word is no comment)."""
-    if _PLAIN.fullmatch(word) and not word.startswith("#"):
+    """A word as a shell reads it back: ``#`` inside a word is no comment, but a leading
+    ``#`` starts one and a leading ``~`` is a home folder, so those are quoted."""
+    if _PLAIN.fullmatch(word) and not word.startswith(("#", "~")):
         return word
     return "'" + word.replace("'", "'\"'\"'") + "'"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..clock import now_rfc3339
@@ -13,12 +12,13 @@ from ..codecs import parse
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, write_atomic
 from ..playbook.edit import Edit, append_event
+from ..record import record
 from ..values import same
 
 COUNTERS = ("helpfulCount", "harmfulCount")
 
 
-@dataclass(frozen=True)
+@record
 class EventOptions:
     """The event's fields as given on the command line (None, empty or False: not given)."""
 

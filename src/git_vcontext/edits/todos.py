@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Refused
 from ..playbook.edit import like_neighbours
+from ..record import record
 from ..values import same
 from . import items as it
 from .stamp import (
@@ -26,7 +26,7 @@ SEED_FIELDS = ("title", "status", "description", "assignee", "dependencies")
 """Fields of a todo item the seed's tools set; ``description`` is kept as ``narrative.Overview``."""
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     """The new document data, the Change recorded, and the item it is about."""
 

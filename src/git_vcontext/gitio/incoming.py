@@ -15,10 +15,10 @@ commits of a revision range: the commits the guard (``pre-receive``) and ``check
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
+from ..record import record
 from .outgoing import PushRange, RefUpdate, commit_of, descends, is_zero
 from .promisor import no_common_history
 
@@ -93,7 +93,7 @@ def received_commits(repo: Repository, update: RefUpdate, hidden: list[Oid]) -> 
     return pushed
 
 
-@dataclass(frozen=True)
+@record
 class Range:
     """A revision range resolved: ``tip`` and, unless the whole history is meant, ``base``
     (the commits of ``base``'s history are left out)."""
@@ -185,6 +185,13 @@ def _upstream_range(repo: Repository) -> Range:
     except (KeyError, ValueError, pygit2.GitError):
         upstream = None
     if upstream is None:
+        gone = _configured_upstream(repo, name)
+        if gone is not None:  # git status: "the upstream is gone"
+            raise OperationalError(
+                f"{name}'s upstream {gone} is gone (deleted on the remote, or pruned): name "
+                f"the commits to check (git vcontext check origin/main..HEAD), or set another "
+                f"(git branch --set-upstream-to=origin/main)"
+            )
         raise OperationalError(
             f"{name} has no upstream: name the commits to check (git vcontext check "
             f"origin/main..HEAD), or set one (git branch --set-upstream-to=origin/main)"
@@ -195,6 +202,19 @@ def _upstream_range(repo: Repository) -> Range:
     base = upstream.resolve().peel(pygit2.Commit).id
     tip = _resolve(repo, "HEAD")
     return Range(f"{shown}..HEAD", str(tip), str(base), into)
+
+
+def _configured_upstream(repo: Repository, branch: str) -> str | None:
+    """The upstream ``branch.<name>.remote``/``merge`` name (``origin/topic``) when they are
+    set though the ref they name is not there; None when none is configured."""
+    from . import config_value
+
+    remote = config_value(repo, f"branch.{branch}.remote")
+    merge = config_value(repo, f"branch.{branch}.merge")
+    if remote is None or merge is None:
+        return None
+    short = merge.removeprefix("refs/heads/")
+    return short if remote == "." else f"{remote}/{short}"
 
 
 def _resolve(repo: Repository, rev: str) -> Oid:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
+from ..record import record
 from .places import FETCHED, fetched_namespace
 from .promisor import shallow_boundary
 
@@ -26,7 +27,7 @@ def is_zero(sha: str) -> bool:
     return bool(sha) and set(sha) == {"0"}
 
 
-@dataclass(frozen=True)
+@record
 class RefUpdate:
     """One line of the pre-push input."""
 

@@ -21,17 +21,27 @@ GITLINK = 0o160000
 def checked_out(top: Path) -> list[str]:
     """The submodules of the work tree at ``top`` that are checked out (their own repository
     is there), as '/'-separated paths from ``top``, in git's order."""
+    return [path for path, there in _gitlinks(top) if there]
+
+
+def not_checked_out(top: Path) -> list[str]:
+    """The submodules the index of ``top`` records whose repository is not there (a clone
+    without ``--recurse-submodules``), in git's order."""
+    return [path for path, there in _gitlinks(top) if not there]
+
+
+def _gitlinks(top: Path) -> list[tuple[str, bool]]:
+    """Each submodule path of the index, and whether its repository is checked out."""
     out = git(["ls-files", "--stage", "-z"], cwd=top, check=False)
     if out.returncode != 0:
         return []
-    found: list[str] = []
+    found: dict[str, bool] = {}
     for record in out.stdout.split("\0"):
         meta, _, path = record.partition("\t")
         if not meta.startswith("160000 ") or not path or path in found:
             continue
-        if os.path.exists(top / path / ".git"):  # a file (absorbed git dir) or a folder
-            found.append(path)
-    return found
+        found[path] = os.path.exists(top / path / ".git")  # a file (absorbed) or a folder
+    return list(found.items())
 
 
 def containing(repo: Repository, path: str) -> str | None:

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import OperationalError
+from ..record import record
 from . import GitResult, git
 
 REFUSED = re.compile(
@@ -232,7 +233,7 @@ def config_env(pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
 # -- one ssh connection per sync -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class SshTarget:
     """Where an ssh URL points: what ssh needs to reach it."""
 

@@ -10,10 +10,10 @@ is blamed on the commit that brought its winning head (the event, as it is now).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
 
 from ..diffing.model import ABSENT
+from ..record import record, replace
 from ..values import same
 from .parsed import Version
 from .slots import ENTRY, EVENT, ITEM, RECORD, Slot
@@ -26,7 +26,7 @@ State = dict[int, str | None]
 BLAMED_KINDS = (ITEM, RECORD)
 
 
-@dataclass(frozen=True)
+@record
 class Unit:
     """One line of ``blame``: an item (or one of its fields) or a playbook entry."""
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diffing.model import Change
+from ..record import record
 from ..values import same
 from .changes import Differ, Key
 from .parsed import Version
@@ -39,7 +40,7 @@ class Pending:
 State = dict[Key, set[Pending]]
 
 
-@dataclass(frozen=True)
+@record
 class LogSide:
     """What a commit changed against one parent: ``base`` is the version compared with
     (the parent's, or an older one when the parent's does not parse; None: no file)."""
@@ -50,7 +51,7 @@ class LogSide:
     changes: tuple[Change, ...]
 
 
-@dataclass(frozen=True)
+@record
 class LogEntry:
     """One commit's changes to one traced file."""
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+
+from ..record import record
 
 UNCOMMITTED = "0" * 40
 """git's id for changes not committed yet (``git blame`` shows them under it)."""
 
 
-@dataclass(frozen=True)
+@record
 class CommitMeta:
     """Who made a commit, when (author date, as ``git log`` shows it) and why."""
 

@@ -11,9 +11,9 @@ rename or a JSON ⇄ TRON conversion (``follow.source``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from ..record import record
 from .follow import source
 from .parsed import Version
 from .versions import Versions
@@ -35,7 +35,7 @@ class History(Protocol):
     def read(self, blob: str) -> bytes: ...
 
 
-@dataclass(frozen=True)
+@record
 class Link:
     """A parent of a commit and the document's name and blob there."""
 

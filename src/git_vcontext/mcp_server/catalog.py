@@ -6,11 +6,11 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
 from ..document import describe
 from ..edits.items import is_plain_id
+from ..record import record, replace
 from .files import Found, Rule, Stat, Tree, inside
 from .store import Loaded, Store, format_of
 
@@ -39,7 +39,7 @@ _SNIFF = re.compile(rb'(?:^|[{,])\s*"?(todoList|plan|playbook)"?\s*:', re.MULTIL
 """A container key opening a line (indented JSON, TRON) or following '{'/',' (minified)."""
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One served document: where it is, what it holds, and how clients name it."""
 
@@ -72,7 +72,7 @@ class Entry:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class Changes:
     """What a refresh found: documents whose bytes changed (or that are gone), and whether
     the set changed."""

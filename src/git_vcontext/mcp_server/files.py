@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..document import matches_file_patterns
 from ..fsio import sniffed_vcontext
+from ..record import record
 
 SERVED_SUFFIXES = (".json", ".tron")
 """Todo lists, plans and playbooks are JSON or TRON (JSONL logs and TOML are not served)."""
@@ -38,7 +39,7 @@ COLD_LOOKS = 256
 """Folders without documents looked at per look (the rest on the next looks, in turn)."""
 
 
-@dataclass(frozen=True)
+@record
 class Stat:
     """What tells a file's content apart cheaply: replaced (inode), resized or touched."""
 
@@ -76,7 +77,7 @@ def is_repository(folder: str) -> bool:
     return os.path.lexists(os.path.join(folder, ".git"))
 
 
-@dataclass(frozen=True)
+@record
 class Found:
     """A served document: its path under the root ('/'-separated) and its real path."""
 
@@ -84,7 +85,7 @@ class Found:
     real: str
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """What is served under ``root``: see the module's docstring."""
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..codecs import dumps
 from ..errors import Refused
+from ..record import record
 from ..values import json_report
 from .catalog import NOUN, SEGMENT, Entry
 from .service import Service
@@ -20,7 +20,7 @@ MIME = {"json": JSON, "tron": TRON}
 LISTING_KEYS = {"todoList": "todoLists", "plan": "plans", "playbook": "playbooks"}
 
 
-@dataclass(frozen=True)
+@record
 class Listed:
     """One resource as ``resources/list`` shows it."""
 
@@ -30,7 +30,7 @@ class Listed:
     mime: str
 
 
-@dataclass(frozen=True)
+@record
 class Templated:
     """One resource template (``resources/templates/list``)."""
 

@@ -11,6 +11,7 @@ from typing import Any
 from ..clock import now_rfc3339
 from ..edits.stamp import Stamp, Unchanged
 from ..errors import Refused
+from ..record import record
 from .catalog import NOUN, SEGMENT, Catalog, Entry
 from .files import inside
 from .gitside import DEFAULT_AGENT, GitSide
@@ -46,7 +47,7 @@ class Options:
     alone: bool = False  # the folder's own documents and .vcontext/ only (no repository)
 
 
-@dataclass(frozen=True)
+@record
 class Answer:
     """A tool's result: text for people and models, the same facts as structured data."""
 

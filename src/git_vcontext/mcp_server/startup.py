@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..fsio import remove_stale_temporaries
 from ..gitio import config_value, git_dir, open_repo, work_tree
 from ..gitio.places import common_dir
+from ..record import record
 from .catalog import Catalog
 from .files import Moved, is_repository
 from .gitside import GitSide
@@ -34,7 +34,7 @@ ALLOW_NAMES = {
 LOOPBACK_NAMES = {"localhost"}
 
 
-@dataclass(frozen=True)
+@record
 class Address:
     """Where ``--http`` listens."""
 
@@ -62,7 +62,7 @@ def http_address(value: str) -> Address:
     return Address(host, int(port))
 
 
-@dataclass(frozen=True)
+@record
 class Sessions:
     """How many HTTP sessions may be open at once, and how long one may sit idle: a client
     that never closes its sessions cannot make the server grow without end."""

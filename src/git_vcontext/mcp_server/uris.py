@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote
 
 from ..edits.learnings import CATEGORIES
 from ..errors import Refused
+from ..record import record
 
 SCHEME = "vbrief://"
 KIND_OF = {"todos": "todoList", "plans": "plan", "playbooks": "playbook"}
@@ -29,7 +29,7 @@ VIEW_KINDS = {
 FORMATS = ("json", "tron")
 
 
-@dataclass(frozen=True)
+@record
 class Address:
     """What a URI designates: a listing, a document (``id`` None = current), or the view."""
 

@@ -14,13 +14,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
 from ..errors import OperationalError, ParseError, Refused, VContextError
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
+from ..record import record
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
 from ..validation.model import FileReport, Finding
@@ -56,7 +56,7 @@ class Edit(Protocol[R_co]):
     def __call__(self, data: Any, strict: bool, /) -> R_co: ...
 
 
-@dataclass(frozen=True)
+@record
 class Target:
     """Where a write goes; ``new`` makes the document when the file does not exist yet."""
 
@@ -66,7 +66,7 @@ class Target:
     new: Callable[[], Any] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Written:
     """What a write did on disk and in git."""
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..playbook.fold import DEPRECATED, TargetState
 from ..playbook.model import Anomaly, Entry
+from ..record import record
 from .labels import ident, printable, prose, shorten
 from .model import Edge, Group, Node
 
@@ -47,7 +48,7 @@ class Drawing:
                     count += 1
 
 
-@dataclass(frozen=True)
+@record
 class Marks:
     """What the view knows about events beyond the graph: anomalies, field conflicts, news."""
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..record import record
 
-@dataclass(frozen=True)
+
+@record
 class Node:
     """A box: generated ``key`` (never a document's id), label lines, style classes."""
 
@@ -15,7 +17,7 @@ class Node:
     tooltip: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Edge:
     """A line from ``tail`` to ``head`` (node keys), with an optional label; ``side``
     (``e``) draws it out of and into that side of both nodes (a link within one rank)."""
@@ -27,7 +29,7 @@ class Edge:
     side: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Group:
     """Nodes drawn together in a frame with a title (one playbook target)."""
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Refused
+from ..record import record
 from ..values import canonical, parse_instant
 from .instants import instant
 from .log import log_kind, log_of
@@ -47,7 +48,7 @@ class Edit:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Appended:
     """The new document data, the event appended, and what a person should know about it."""
 

@@ -7,7 +7,11 @@ from .instants import instant
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
+
+    # "events": a vContext event log; "ace": entries keyed by id; "items": v0.3 items
+    LogKind = Literal["events", "ace", "items"]
+    LogKey = Literal["items", "entries"]
 
     Path = tuple[str | int, ...]
     RawAnomaly = tuple[str, tuple[str, ...], "str | None", str]
@@ -42,7 +46,7 @@ def looks_like_playbook(value: Any) -> bool:
     )
 
 
-def log_of(playbook: dict[str, Any]) -> tuple[str, list[Any]]:
+def log_of(playbook: dict[str, Any]) -> tuple[LogKey, list[Any]]:
     """The log key and list: ``items`` (core) unless only ``entries`` (extension, ACE) has data."""
     items, entries = playbook.get("items"), playbook.get("entries")
     if isinstance(items, list) and (items or not isinstance(entries, list)):
@@ -52,7 +56,7 @@ def log_of(playbook: dict[str, Any]) -> tuple[str, list[Any]]:
     return "items", []
 
 
-def log_kind(log: list[Any]) -> str:
+def log_kind(log: list[Any]) -> LogKind:
     """``events`` (vContext event log), ``ace`` (entries keyed by ``id``) or ``items`` (v0.3).
 
     An element carrying ``eventId`` or ``targetId`` makes the whole log an event

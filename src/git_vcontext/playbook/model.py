@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..record import record
 from ..values import pointer
 
+if TYPE_CHECKING:
+    from .log import LogKey, LogKind
 
-@dataclass(frozen=True)
+
+@record
 class Anomaly:
     """Something wrong in the log, with the events involved (never fatal to a view)."""
 
@@ -31,7 +34,7 @@ class Anomaly:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class FieldConflict:
     """Concurrent events (neither an ancestor of the other) that set a field differently."""
 
@@ -67,7 +70,7 @@ VIEW_KEYS = (
 """Keys the view writes itself; folded fields of the same name are not repeated."""
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     """One logical playbook entry as it stands now."""
 
@@ -168,15 +171,15 @@ class Entry:
             out["updatedAt"] = self.updated_at
 
 
-@dataclass(frozen=True)
+@record
 class PlaybookView:
     """The current view of one playbook: one entry per target, anomalies of the log."""
 
     path: tuple[str | int, ...]  # where the playbook is, e.g. ("plan", "playbook")
-    log_key: str  # "items" | "entries"
+    log_key: LogKey
     entries: tuple[Entry, ...]
     anomalies: tuple[Anomaly, ...]
-    kind: str  # "events" (vContext event log) | "ace" (entries keyed by id) | "items" (v0.3)
+    kind: LogKind
     event_count: int = 0
     notes: tuple[Anomaly, ...] = ()  # concurrency worth knowing, no fault (concurrent creations)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from ..errors import NoPlaybookError
+from ..record import replace
 from .analyse import NOTE_KINDS, PausedGC, analyse
 from .fold import TargetState, as_count
 from .log import find_playbooks, log_kind, log_of, looks_like_playbook
@@ -177,10 +177,6 @@ def _with_links(entries: list[Entry]) -> list[Entry]:
             by = min(superseders[e.target_id])
         dups = tuple(sorted(duplicates.get(e.target_id, ())))
         if by != e.superseded_by or dups:
-            e = _replace(e, superseded_by=by, duplicates=dups)
+            e = replace(e, superseded_by=by, duplicates=dups)
         out.append(e)
     return out
-
-
-def _replace(e: Entry, **changes: Any) -> Entry:
-    return replace(e, **changes)

@@ -22,6 +22,7 @@ from ..errors import UsageError
 from ..fsio import write_atomic
 from ..gitio import config_names, git
 from ..gitio.places import hooks_folder
+from ..record import record
 from ..shipped import hooks_dir as shipped
 
 TYPE_CHECKING = False
@@ -218,7 +219,7 @@ def runs_legacy(text: str) -> bool:
     return HOOK_MARKER in text and '"$HERE/pre-push.legacy"' in text
 
 
-@dataclass(frozen=True)
+@record
 class Chain:
     """The pre-push hooks a push runs, in order, as git and each hook would run them."""
 

@@ -12,11 +12,11 @@ import re
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OperationalError, UsageError
 from ..gitio import git
+from ..record import record
 from ..shipped import hooks_dir as shipped
 from .hooks import HOOK_MARKER, foreign, hooks_dir, put_hook
 
@@ -40,7 +40,7 @@ def bare_repository(cwd: Path) -> None:
         )
 
 
-@dataclass(frozen=True)
+@record
 class Owner:
     """Who owns a bare repository: the user its server runs git as (the web server's, the
     ssh login's). What anyone else writes there (a ref, a folder under refs/) that user may

@@ -24,11 +24,11 @@ from ..gitio.objects import commit_at, new_commits
 from ..gitio.refs import branch_tip
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
-from .syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
+from .syncer import CONFLICT, MERGED, REFUSED, Syncer
 from .trials import predicted_clashes
 
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final, Literal
 
     from pygit2 import Oid, Repository
 
@@ -36,8 +36,10 @@ if TYPE_CHECKING:
     from .syncer import PairResult
     from .trials import Clash
 
-NEEDS_SYNC = "needs sync"
-BLOCKED = "blocked"
+    StatusState = Literal["up to date", "needs sync", "conflict", "blocked", "refused"]
+
+NEEDS_SYNC: Final = "needs sync"
+BLOCKED: Final = "blocked"
 
 
 @record
@@ -78,7 +80,7 @@ class AgentStatus:
     base: str
     ahead: int  # agent commits the base does not have (sync's own merges not counted)
     behind: int  # base commits the agent branch does not have (idem)
-    state: str  # "up to date" | "needs sync" | "conflict" | "blocked" | "refused"
+    state: StatusState
     documents: tuple[str, ...]  # documents the agent's work would change in the base
     forks: tuple[ForkSequence, ...]
     conflicts: tuple[PathConflict, ...]
@@ -134,9 +136,7 @@ def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
         predicted = syncer.sync_pair(agent, base)
     finally:
         syncer.forget()
-    state = {MERGED: NEEDS_SYNC, UP_TO_DATE: UP_TO_DATE, CONFLICT: CONFLICT}.get(
-        predicted.state, predicted.state
-    )
+    state: StatusState = NEEDS_SYNC if predicted.state == MERGED else predicted.state
     if state == CONFLICT and only_check_failures(predicted.conflicts):
         state = BLOCKED  # its merge would fail the checks: no sync lands it as it is
     return AgentStatus(

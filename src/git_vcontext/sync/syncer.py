@@ -42,19 +42,21 @@ from .busy import busy
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
-    from typing import Any
+    from typing import Any, Final, Literal
 
     from pygit2 import Oid, Repository, Signature
 
     from ..branches.treemerge import Marker
     from ..codecs import ParseMemo
 
+    PairState = Literal["merged", "up to date", "conflict", "refused"]
+
 
 # What happened to a pair
-MERGED = "merged"  # refs moved (or would move, in a dry run)
-UP_TO_DATE = "up to date"
-CONFLICT = "conflict"
-REFUSED = "refused"  # a checked-out branch with local changes, a branch moved meanwhile, …
+MERGED: Final = "merged"  # refs moved (or would move, in a dry run)
+UP_TO_DATE: Final = "up to date"
+CONFLICT: Final = "conflict"
+REFUSED: Final = "refused"  # a checked-out branch with local changes, a branch moved meanwhile, …
 
 
 @record
@@ -64,7 +66,7 @@ class PairResult:
     agent: str
     branch: str
     base: str
-    state: str
+    state: PairState
     base_commit: str | None = None  # the new merge commit on the base (None: base unchanged)
     agent_commit: str | None = None  # the new merge commit on the agent branch
     documents: tuple[str, ...] = ()  # documents the agent's work changed in the base
@@ -645,7 +647,7 @@ class _Pair:
 
     def stop(
         self,
-        state: str,
+        state: PairState,
         *,
         conflicts: tuple[PathConflict, ...] = (),
         message: str = "",
@@ -657,7 +659,7 @@ class _Pair:
 
     def done(
         self,
-        state: str,
+        state: PairState,
         *,
         conflicts: tuple[PathConflict, ...] = (),
         message: str = "",

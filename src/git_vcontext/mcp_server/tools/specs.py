@@ -7,14 +7,14 @@ seed's optional ``expectedSequence``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ...edits.learnings import CATEGORIES, KINDS
 from ...edits.statuses import ITEM_STATUSES, PLAN_STATUSES
+from ...record import record
 
 
-@dataclass(frozen=True)
+@record
 class ToolSpec:
     """One tool: ``kind`` is what ``--allow`` governs (None: not a document write)."""
 

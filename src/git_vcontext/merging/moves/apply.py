@@ -8,7 +8,9 @@ from ..result import MISSING, NOT_HANDLED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
+
+    MoveSide = Literal["o", "t"]  # ours, theirs
 
     from ..core import Merger, Path
 
@@ -37,7 +39,7 @@ class Move:
         self.b, self.o, self.t = b, o, t
         self.moved_o = self.moved_t = False
         self.ptr_b = self.ptr_o = self.ptr_t = ""
-        self.arrived: set[str] = set()  # "o"/"t": that side's new place was merged
+        self.arrived: set[MoveSide] = set()  # that side's new place was merged
         self.refused = False  # the old place did not hold what the scan found there
 
     @property
@@ -116,7 +118,7 @@ class Moves:
         if mv is None or not (o_here or t_here):
             return NOT_HANDLED
         if o_here and t_here:
-            mv.arrived.update("ot")
+            mv.arrived.update(("o", "t"))
             _note(m, path, mv, "ours and theirs", "")
             return m.value(path, mv.b, o, t)
         if o_here:
