@@ -536,9 +536,12 @@ def test_guard_lets_sync_lease_in_without_opening_the_repository(
 
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
     good = commit(repo, "a good commit")
-    light = push(repo, "--no-verify", "origin", "main", env=env)
+    assert push(repo, "--no-verify", "origin", f":{lease}", env={}).returncode == 0
+    third = _empty_root_commit(repo, "lease 3")  # with the round, as sync --push takes it
+    light = push(repo, "--no-verify", "origin", "main", f"{third}:{lease}", env=env)
     assert light.returncode == 0, light.stderr
     assert remote_sha(remote, "main") == good
+    assert remote_sha(remote, lease) == third
 
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e3", "3")))
     commit(repo, "drop e2")

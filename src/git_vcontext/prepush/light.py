@@ -84,14 +84,22 @@ class Light:
         old = remembered.get(update.remote_ref) if update.is_new else update.remote_sha
         if self.objects.kind(new) != "commit":
             return False  # a tag, or a tag of a tree or a blob
-        if old is not None and (
-            self.objects.kind(old) != "commit" or not is_ancestor(self.git_dir, old, new)
-        ):
+        if old is not None and not self._follows(old, new):
             return False  # a forced update: the full check compares the two tips
         branch = update.branch
         if branch is None or branch.startswith(self._prefix()):
             return True  # the fork-arrival rule is for branches outside the agent prefix
         return self._arrivals(new, old)
+
+    def _follows(self, old: str, new: str) -> bool:
+        """Whether ``new`` moves on from ``old`` without a forced update the full check would
+        judge: ``old`` is in its history, or the two hold the same tree (nothing between
+        them to compare: a lease taken again is another empty commit)."""
+        if self.objects.kind(old) != "commit":
+            return False
+        if self.objects.commit(old).tree == self.objects.commit(new).tree:
+            return True
+        return is_ancestor(self.git_dir, old, new)
 
     def _prefix(self) -> str:
         """The agent prefix (``branches.agents.agent_prefix``), read with git config."""
