@@ -218,6 +218,55 @@ def test_guard_refuses_an_invalid_vermas_assignment(repo: Path, remote: Path) ->
     _refused(sneak(repo, "origin", "main"), remote, before, bad, "assignment")
 
 
+def test_guard_refuses_an_unmerged_fork_a_merge_brings_onto_main(repo: Path, remote: Path) -> None:
+    """history-unmerged-fork on the server: a plain git merge that copies an agent's fork
+    block onto main is refused (the guard's light path runs that rule too, and leaves the
+    push to the full check, which says so); agent branches carry the block freely."""
+    fork = {"parentUid": "u1", "parentSequence": 3, "forkedAt": "2026-01-01T00:00:00Z"}
+    run_git(repo, "switch", "-q", "-c", "agents/alice")
+    edit_json(repo, TODO, lambda d: d["todoList"].update(fork={**fork, "mergeStatus": "unmerged"}))
+    commit(repo, "alice forks the list")
+    assert sneak(repo, "origin", "agents/alice").returncode == 0  # an agent branch: fine
+    run_git(repo, "switch", "-q", "main")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "main moves on")
+    run_git(repo, "merge", "-q", "--no-edit", "agents/alice")
+    bad = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    before = refs(remote)
+
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-unmerged-fork")
+
+
+def test_guard_refuses_a_commit_that_undoes_a_sync_merge(repo: Path, remote: Path) -> None:
+    """sync-undone on the server: a commit made on a sync merge (its trailer) that takes
+    the documents back to before the merge (files an interrupted sync left behind) is
+    refused, though no history rule breaks (items are not a log)."""
+    run_git(repo, "switch", "-q", "-c", "agents/bob")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "bob learns")
+    run_git(repo, "switch", "-q", "-c", "other", "main")
+    edit_json(
+        repo,
+        TODO,
+        lambda d: d["todoList"]["items"].append({"id": "t2", "title": "Two", "status": "pending"}),
+    )
+    commit(repo, "another agent adds t2")
+    run_git(repo, "switch", "-q", "agents/bob")
+    run_git(repo, "merge", "-q", "-m", "vcontext sync: merge main\n\nVcontext-Sync: test", "other")
+    run_git(repo, "checkout", "HEAD^1", "--", TODO)
+    bad = commit(repo, "commit the files the sync left behind")
+    before = refs(remote)
+
+    proc = sneak(repo, "origin", "agents/bob")
+
+    assert proc.returncode != 0, proc.stderr
+    said = remote_lines(proc.stderr)
+    assert any(line.startswith(TODO) and line.endswith("[sync-undone]") for line in said), said
+    assert any("item t2" in line for line in said), said
+    assert refs(remote) == before
+    assert run_git(remote, "cat-file", "-e", bad, check=False).returncode != 0
+
+
 def test_guard_refuses_a_force_push_that_drops_an_event(repo: Path, remote: Path) -> None:
     """A forced update is compared with the ref's old tip, not only commit by commit."""
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
@@ -324,6 +373,34 @@ def test_guard_allows_deleting_a_branch(repo: Path, remote: Path) -> None:
     assert remote_sha(remote, "refs/heads/topic") is None
 
 
+def _kept(remote: Path) -> tuple[str, list[str]]:
+    """What the guard keeps in the bare repository: its record of deleted tips, its verdicts."""
+    record = remote / "vcontext" / "deleted-refs.json"
+    packs = (remote / "vcontext" / "verdicts").glob("*/*.pack.json")
+    return (record.read_text() if record.exists() else "", sorted(p.name for p in packs))
+
+
+def test_guard_a_refused_push_leaves_no_trace(repo: Path, remote: Path) -> None:
+    """A push that deletes a branch and drops an event elsewhere is refused whole: the
+    deletion is not remembered (a later push re-creating the branch is not compared with a
+    tip it never lost) and no verdict of the refused push is kept."""
+    assert sneak(repo, "origin", "main:refs/heads/topic").returncode == 0
+    kept = _kept(remote)
+    before = refs(remote)
+    write(repo, PLAYBOOK, playbook(event("e2", "second")))
+    bad = commit(repo, "lose e1")
+
+    proc = sneak(repo, "origin", ":topic", "main")
+
+    _refused(proc, remote, before, bad, "history-event-removed")
+    assert _kept(remote) == kept
+    assert "refs/heads/topic" not in kept[0]
+
+    allowed = sneak(repo, "origin", ":topic")  # the same deletion alone: let in, remembered
+    assert allowed.returncode == 0, allowed.stderr
+    assert "refs/heads/topic" in _kept(remote)[0]
+
+
 def test_guard_refuses_deleting_the_default_branch_and_names_the_override(
     repo: Path, remote: Path
 ) -> None:
@@ -366,6 +443,61 @@ def test_guard_lets_good_pushes_land(repo: Path, remote: Path) -> None:
     assert remote_sha(remote, "refs/tags/v1") == second
 
 
+def _object(repo: Path, *args: str, data: str | None = None) -> str:
+    """An object written in ``repo`` (``hash-object``/``mktree``/``write-tree`` args)."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", *args], cwd=repo, input=data, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_guard_judges_a_tag_of_a_tree_as_the_files_it_holds(repo: Path, remote: Path) -> None:
+    """git allows a tag of a tree; its documents are judged as a root commit's files: a tree
+    holding an invalid document is refused, a good one let in."""
+    good = _object(repo, "write-tree")
+    assert sneak(repo, "origin", f"{good}:refs/tags/good-tree").returncode == 0
+    assert remote_sha(remote, "refs/tags/good-tree") == good
+
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(status="bogus"))
+    run_git(repo, "add", "-A")
+    bad = _object(repo, "write-tree")
+    before = refs(remote)
+
+    proc = sneak(repo, "origin", f"{bad}:refs/tags/bad-tree")
+
+    assert proc.returncode != 0, proc.stderr
+    said = remote_lines(proc.stderr)
+    assert any(line.startswith(f"{TODO}:") and line.endswith("]") for line in said), said
+    assert any(f"tree {bad[:10]}" in line for line in said), said
+    assert refs(remote) == before
+
+
+def test_guard_judges_a_tag_of_a_blob_that_is_a_document(repo: Path, remote: Path) -> None:
+    """A tag of a blob: a document is judged like any other (a broken one refused, named by
+    the tag), a blob that is no document (a key, a text) let in with a note."""
+    key = _object(repo, "hash-object", "-w", "--stdin", data="-----BEGIN PGP PUBLIC KEY-----\n")
+    let_in = sneak(repo, "origin", f"{key}:refs/tags/signing-key")
+    assert let_in.returncode == 0, let_in.stderr
+    assert any("not a vContext document" in line for line in remote_lines(let_in.stderr))
+
+    fine = (repo / PLAYBOOK).read_text()
+    good = _object(repo, "hash-object", "-w", "--stdin", data=fine)
+    assert sneak(repo, "origin", f"{good}:refs/tags/playbook").returncode == 0
+
+    broken = _object(repo, "hash-object", "-w", "--stdin", data=fine[: len(fine) // 2])
+    before = refs(remote)
+    proc = sneak(repo, "origin", f"{broken}:refs/tags/broken-playbook")
+
+    assert proc.returncode != 0, proc.stderr
+    said = remote_lines(proc.stderr)
+    assert any(
+        line.startswith("refs/tags/broken-playbook:") and line.endswith("[parse]") for line in said
+    ), said
+    assert refs(remote) == before
+
+
 def _empty_root_commit(repo: Path, message: str) -> str:
     """A commit of the empty tree without parents, as ``sync --push`` takes its lease with."""
     tree = run_git(repo, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
@@ -387,8 +519,9 @@ def test_guard_lets_sync_lease_in_without_opening_the_repository(
 ) -> None:
     """The guard must not slow ``sync --push`` down: taking the lease (a ref created at an
     empty root commit, also again after its release) changes no file, so the guard answers
-    without importing pygit2. A push that changes a file, in the same environment, is
-    judged in full (and here refused: the guard cannot run without pygit2)."""
+    without importing pygit2; a push of good documents is judged by the light path (git's
+    plumbing, no pygit2) and let in. A push with a finding, in the same environment, goes
+    to the full check (and is refused here: the guard cannot run without pygit2)."""
     env = _without_pygit2(tmp_path)
     lease = "refs/vcontext/lease/main"
     first = _empty_root_commit(repo, "lease 1")
@@ -402,7 +535,16 @@ def test_guard_lets_sync_lease_in_without_opening_the_repository(
     assert remote_sha(remote, lease) == second
 
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
-    commit(repo, "a good commit")
+    good = commit(repo, "a good commit")
+    assert push(repo, "--no-verify", "origin", f":{lease}", env={}).returncode == 0
+    third = _empty_root_commit(repo, "lease 3")  # with the round, as sync --push takes it
+    light = push(repo, "--no-verify", "origin", "main", f"{third}:{lease}", env=env)
+    assert light.returncode == 0, light.stderr
+    assert remote_sha(remote, "main") == good
+    assert remote_sha(remote, lease) == third
+
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e3", "3")))
+    commit(repo, "drop e2")
     judged = push(repo, "--no-verify", "origin", "main", env=env)
     assert judged.returncode != 0
     said = [line for line in remote_lines(judged.stderr) if line]
@@ -521,6 +663,44 @@ def test_doctor_in_the_bare_repository_says_what_is_wrong_with_the_guard(
     assert gone in problem[0], said
     assert "git vcontext install --server" in said
     assert "Traceback" not in broken.stderr.decode()
+
+
+def test_doctor_run_by_root_runs_another_users_hook_command_as_that_user(tmp_path: Path) -> None:
+    """doctor checks that the server hooks' commands run by running them: in a bare
+    repository another user owns, root runs the command it reads from that user's hooks as
+    that user (who runs them at every push), never as root."""
+    import os
+    import subprocess
+
+    from helpers import git_servers as servers
+
+    try:
+        user = servers.other_user()
+    except servers.Unavailable as exc:
+        pytest.skip(str(exc))
+    folder = servers.shared_tmp("vcontext-doctor-")
+    try:
+        remote = guarded_remote(folder)  # the guard and the integration
+        spy, ran = folder / "spy", folder / "ran-as"
+        spy.write_text(f"#!/bin/sh\nid -u >> {ran}\nexit 0\n")
+        spy.chmod(0o755)
+        ran.write_text("")
+        for name in ("pre-receive", "post-receive"):
+            hook = remote / "hooks" / name
+            hook.write_text(hook.read_text().replace(program(), str(spy)))
+        subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(remote)], check=True)
+        os.chown(ran, user.uid, user.gid)
+        env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory"}
+        env["GIT_CONFIG_VALUE_0"] = "*"
+
+        done = run_cli("doctor", cwd=remote, env=env)
+
+        said = done.stdout.decode() + done.stderr.decode()
+        assert "Traceback" not in said
+        assert ran.read_text().split() == [str(user.uid)] * 2, said  # both hooks, as the owner
+        assert "guard installed and runs" in said, said
+    finally:
+        subprocess.run(["rm", "-rf", "--", str(folder)], check=False)
 
 
 def test_doctor_in_a_bare_repository_without_the_guard_says_so(tmp_path: Path) -> None:

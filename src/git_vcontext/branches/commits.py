@@ -28,4 +28,9 @@ def sync_message(title: str, agents: Sequence[str], documents: Iterable[str]) ->
 def is_sync_commit(commit: Commit) -> bool:
     """A merge commit ``sync`` made (it carries the trailer; an integration of several
     agents has a parent per agent after the base)."""
-    return len(commit.parent_ids) >= 2 and f"\n{TRAILER}: " in commit.message
+    return len(commit.parent_ids) >= 2 and is_sync_commit_message(commit.message)
+
+
+def is_sync_commit_message(message: str) -> bool:
+    """Whether a (merge) commit's message carries the trailer ``sync`` writes."""
+    return f"\n{TRAILER}: " in message

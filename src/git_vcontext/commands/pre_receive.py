@@ -48,6 +48,8 @@ def run(*, text: str | None = None) -> int:
     if not text.strip():
         return int(ExitCode.OK)
     try:
+        if _light(text):
+            return int(ExitCode.OK)
         return _check(text)
     except OperationalError as exc:
         raise OperationalError(
@@ -120,12 +122,48 @@ def _remembered(path: str) -> dict[str, str] | None:
     return {str(k): str(v) for k, v in refs.items()}
 
 
+def _light(text: str) -> bool:
+    """Whether the light path (``prepush.light``: git's plumbing, no pygit2) finds this
+    push clean for certain; then what it learnt is kept and the push let in. False: the
+    full check judges it (and alone says what is wrong)."""
+    # lazy: an empty input returns before
+    from ..gitio.incoming import parse_receive_lines
+    from ..prepush.cache import VerdictCache
+    from ..prepush.light import Light
+    from ..prepush.remotepast import remember_deletions_in
+
+    git_dir = os.environ.get("GIT_DIR") or "."
+    if not os.path.isfile(os.path.join(git_dir, "HEAD")) or any(
+        os.path.exists(os.path.join(git_dir, name)) for name in ("commondir", "shallow")
+    ):
+        return False  # not the plain bare repository this reading is sure of
+    try:
+        updates = parse_receive_lines(text)
+    except OperationalError:
+        return False  # the full check says what does not read
+    cache = VerdictCache.open(git_dir)
+    light = Light(git_dir, cache)
+    if not light.clean(updates):
+        return False
+    cache.save()
+    remember_deletions_in(git_dir, REMEMBERED_AS, updates)
+    out = [f"git-vcontext: note: {cache.warning}"] if cache.warning else []
+    if os.environ.get(VERBOSE):
+        out.append(
+            f"git-vcontext: guard (light): checked {light.commits} commit(s), {light.files} "
+            f"file change(s); cache hits {cache.hits}, misses {cache.misses}"
+        )
+    if out:
+        sys.stderr.write("\n".join(out) + "\n")
+    return True
+
+
 def _check(text: str) -> int:
     # lazy: an empty input returns before
     from ..gitio.incoming import parse_receive_lines, see_quarantine
     from ..gitio.places import common_dir, open_pushing_repo
     from ..prepush.cache import VerdictCache
-    from ..prepush.check import check_received
+    from ..prepush.check import check_received, let_in
 
     updates = parse_receive_lines(text)
     repo = open_pushing_repo()
@@ -136,7 +174,9 @@ def _check(text: str) -> int:
         return int(ExitCode.FOUND)
     cache = VerdictCache.open(common_dir(repo))
     report, checker = check_received(repo, updates, cache)
-    cache.save()
+    if not report.problems:  # a refused push leaves no trace: no record, no verdict kept
+        cache.save()
+        let_in(repo, updates)
     out = report.lines + [f"git-vcontext: note: {note}" for note in report.notes]
     if cache.warning:
         out.append(f"git-vcontext: note: {cache.warning}")

@@ -263,6 +263,22 @@ def commit_named(repo: Repository, name: str) -> Commit | None:
     return found
 
 
+def peeled(repo: Repository, oid: str) -> Tree | Blob | Commit | None:
+    """What an object id names once its tags are peeled (a tag of a tag of a tree: the
+    tree); None when it is absent here or of no such kind."""
+    import pygit2
+
+    try:
+        found = repo.get(oid)
+        while isinstance(found, pygit2.Tag):
+            found = found.get_object()
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    if isinstance(found, pygit2.Tree | pygit2.Blob | pygit2.Commit):
+        return found
+    return None
+
+
 def blob_bytes(repo: Repository, blob_id: str) -> bytes:
     """The content of a blob; OperationalError when the object cannot be read."""
     try:

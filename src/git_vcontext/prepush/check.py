@@ -102,6 +102,12 @@ def check_updates(
         if update.is_deletion:
             continue
         pushed = pushed_commits(repo, update, remote)
+        if pushed.tip is None:  # a tag of a tree or a blob: judged as what it holds
+            floor = remotepast.routing_floor(repo, pushed, remote)
+            base = None if floor is None else commit_named(repo, floor)
+            target = f"{update.local_ref} -> {remote} {update.remote_ref}"
+            report.add(target, _not_a_commit(checker, update, base, report))
+            continue
         if (before := remotepast.predecessor(repo, pushed, remote, deleted)) is not None:
             remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
         checker.floor = remotepast.routing_floor(repo, pushed, remote)
@@ -127,13 +133,16 @@ def check_received(
     report = PushReport()
     done: set[str] = set()
     hidden = ref_tips(repo)  # what the repository has: not news
-    deleted = remotepast.remember_deletions(repo, SERVER, updates)
+    deleted = remotepast.remember_deletions(repo, SERVER, updates, keep=False)
     default = default_branch(repo)
     fallback = None if default is None else commit_named(repo, default)
     for update in updates:
         if update.is_deletion:
             continue
         pushed = received_commits(repo, update, hidden)
+        if pushed.tip is None:  # a tag of a tree or a blob: judged as what it holds
+            report.add(update.remote_ref, _not_a_commit(checker, update, fallback, report))
+            continue
         if (before := remotepast.predecessor(repo, pushed, SERVER, deleted)) is not None:
             remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
         floor = pushed.previous or fallback
@@ -142,6 +151,12 @@ def check_received(
         report.checked += len(pushed.commits)
         report.add(update.remote_ref, _verdicts(checker, pushed, prefix, done))
     return report, checker
+
+
+def let_in(repo: Repository, updates: list[RefUpdate]) -> None:
+    """What the guard keeps of a push it lets in: the tips it deletes (a re-created ref is
+    compared with them later). A refused push keeps nothing."""
+    remotepast.remember_deletions(repo, SERVER, updates)
 
 
 def check_range(
@@ -155,6 +170,34 @@ def check_range(
     report.checked = len(pushed.commits)
     report.add(spec.shown, _verdicts(checker, pushed, agent_prefix(repo), set()))
     return report
+
+
+def _not_a_commit(
+    checker: Checker, update: RefUpdate, floor: Commit | None, report: PushReport
+) -> Verdicts:
+    """A ref update to a tree or a blob (git allows a tag of either): a tree's vContext
+    files are judged as a root commit's (the routing of ``floor``, the repository's, with
+    install's patterns), a blob that reads like a document as one named after the ref;
+    anything else is let in with a note."""
+    # lazy: only a push of a tag of a tree or a blob
+    from ..gitio.objects import peeled
+
+    sha = update.local_sha
+    found = peeled(checker.repo, sha)
+    kind = "" if found is None else found.type_str
+    checker.floor = None if floor is None else str(floor.id)
+    if kind == "tree":
+        heading = f"tree {sha[:10]} (what {update.remote_ref} points at)"
+        return [(heading, sha, heading, checker.tree(found), "")]  # type: ignore[arg-type]
+    judged = None if kind != "blob" else checker.blob(sha if found is None else str(found.id))
+    if judged is None:
+        report.notes.append(
+            f"{update.remote_ref} points at {kind or 'an object'} {sha[:10]}, not a vContext "
+            "document: nothing to check"
+        )
+        return []
+    heading = f"blob {sha[:10]} (what {update.remote_ref} points at)"
+    return [(heading, sha, heading, {update.remote_ref: judged} if judged else {}, "")]
 
 
 def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) -> Verdicts:

@@ -33,10 +33,23 @@ RECORD = ("vcontext", "deleted-refs.json")
 KEEP = 200  # deletions remembered per remote at most
 
 
-def remember_deletions(repo: Repository, remote: str, updates: list[RefUpdate]) -> dict[str, str]:
+def remember_deletions(
+    repo: Repository, remote: str, updates: list[RefUpdate], *, keep: bool = True
+) -> dict[str, str]:
     """Note the tips this push deletes; every deletion known for ``remote`` (this push's
-    and earlier ones), ``{remote ref: sha}``. A ref the remote has again is forgotten."""
-    record = _load(repo)
+    and earlier ones), ``{remote ref: sha}``. A ref the remote has again is forgotten.
+    ``keep=False``: only say what is known, write nothing (the guard keeps a push's
+    deletions once it lets the push in: a refused push leaves no trace)."""
+    return remember_deletions_in(str(common_dir(repo)), remote, updates, keep=keep)
+
+
+def remember_deletions_in(
+    common: str, remote: str, updates: list[RefUpdate], *, keep: bool = True
+) -> dict[str, str]:
+    """``remember_deletions`` in the repository whose git common dir is ``common`` (the
+    guard's light path opens no repository)."""
+    path = os.path.join(common, *RECORD)
+    record = _load(path)
     known = record.setdefault(remote, {})
     now = {u.remote_ref: u.remote_sha for u in updates if u.is_deletion}
     now = {ref: sha for ref, sha in now.items() if not is_zero(sha)}
@@ -47,7 +60,8 @@ def remember_deletions(repo: Repository, remote: str, updates: list[RefUpdate]) 
         known.update(now)
         while len(known) > KEEP:
             known.pop(next(iter(known)))
-        _save(repo, record)
+        if keep:
+            _save(path, record)
     return {**known, **now}
 
 
@@ -101,13 +115,9 @@ def _commit(repo: Repository, sha: str) -> Commit | None:
     return commit_named(repo, sha)
 
 
-def _path(repo: Repository) -> str:
-    return os.path.join(common_dir(repo), *RECORD)
-
-
-def _load(repo: Repository) -> dict[str, dict[str, str]]:
+def _load(path: str) -> dict[str, dict[str, str]]:
     try:
-        with open(_path(repo), encoding="utf-8") as fh:
+        with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError):
         return {}
@@ -120,8 +130,7 @@ def _load(repo: Repository) -> dict[str, dict[str, str]]:
     }
 
 
-def _save(repo: Repository, record: dict[str, dict[str, str]]) -> None:
-    path = _path(repo)
+def _save(path: str, record: dict[str, dict[str, str]]) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     with contextlib.suppress(OSError):  # a record we cannot keep only weakens a later check
         os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -163,8 +163,11 @@ def _keys(tree: Tree, path: str) -> dict[Key, str]:
     """The records with an identity a document holds, each with how it is named in a
     message (none: absent or unreadable)."""
     raw = _data(tree, path)
-    if raw is None:
-        return {}
+    return {} if raw is None else record_keys(raw, path)
+
+
+def record_keys(raw: bytes, path: str) -> dict[Key, str]:
+    """The records with an identity the document ``raw`` holds (none: unreadable)."""
     try:
         data = parse(raw, path=path).data
     except (VContextError, ValueError, RecursionError):

@@ -97,6 +97,41 @@ class Checker:
         self.cache.put_files(key, found)
         return found
 
+    def tree(self, tree: Tree) -> Found:
+        """Findings by file for a tree a ref points at (a tag of a tree): every vContext file
+        in it, judged as a root commit's files are. A tree has no commit whose attributes
+        git reads: install's patterns and the floor's routing (the repository's) decide."""
+        wanted: Callable[[str], bool] = checked_file
+        if self.floor is not None:
+            if self._file_sets is None:
+                # lazy: a cached pre-push needs no file sets
+                from ..gitio.fileset import commit_files
+
+                self._file_sets = commit_files(self.repo)
+            from ..gitio.fileset import stricter
+
+            wanted = stricter(checked_file, self._file_sets(self.floor))
+        from ..gitio.diffs import tree_changes
+
+        found: Found = {}
+        for change in tree_changes(None, tree, wanted=wanted, files_only=True):
+            if change.new_id is not None and change.new_path is not None:
+                self.files += 1
+                found[change.new_path] = list(self._blob(change.new_id, change.new_path))
+        self._drift(tree, list(found), found)
+        return {path: findings for path, findings in found.items() if findings}
+
+    def blob(self, blob_id: str) -> list[Finding] | None:
+        """Findings for a blob a ref points at (a tag of a blob), judged as a document when
+        it reads like one (an info key near its start, whatever its format); None when it
+        does not (git tags keys and other files that way)."""
+        from ..document import looks_like_vcontext
+
+        if not looks_like_vcontext(blob_bytes(self.repo, blob_id)):
+            return None
+        self.files += 1
+        return self._blob(blob_id, "")
+
     def merge_arrival(self, commit: Commit) -> Found:
         """``history-unmerged-fork`` for one merge commit on a branch outside the agent
         prefix: the unmerged fork blocks it brings in from another parent that had them,

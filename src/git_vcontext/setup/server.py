@@ -98,9 +98,7 @@ def install_as(owner: Owner, cwd: Path, argv: list[str]) -> int:
     from .config import script_command
 
     command = shlex.split(script_command())
-    env = {**os.environ, "HOME": owner.home, "USER": owner.name, "LOGNAME": owner.name}
-    for key in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
-        env.pop(key, None)  # root's own: the owner's git reads its own
+    env = owner_env(owner)
 
     def run(args: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -123,6 +121,15 @@ def install_as(owner: Owner, cwd: Path, argv: list[str]) -> int:
     sys.stdout.write(out.stdout)
     sys.stderr.write(out.stderr)
     return out.returncode
+
+
+def owner_env(owner: Owner) -> dict[str, str]:
+    """The environment a command run as ``owner`` gets: the owner's home and name, none of
+    root's own git configuration (the owner's git reads its own)."""
+    env = {**os.environ, "HOME": owner.home, "USER": owner.name, "LOGNAME": owner.name}
+    for key in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        env.pop(key, None)
+    return env
 
 
 def not_the_owners(cwd: Path) -> list[str]:

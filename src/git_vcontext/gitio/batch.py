@@ -1,0 +1,216 @@
+"""A repository read through git's own plumbing, without pygit2 (whose import is most of what a
+server hook costs): one ``git cat-file --batch`` process for objects, ``git rev-list`` for
+history. For the guard's light path (``prepush.light``), which judges a push this way when
+it is certain to reach the full check's verdict, and leaves everything else to the full
+check.
+
+Run in a pre-receive hook, git's environment (``GIT_DIR``, the quarantine as
+``GIT_OBJECT_DIRECTORY`` with the repository's store as an alternate) makes these commands
+see the pushed objects. Object ids are checked as hexadecimal before they reach a command
+or the batch's input.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+REGULAR = ("100644", "100755")
+TREE = "40000"
+
+
+class Unreadable(Exception):
+    """What the light path cannot read for certain (the full check reads it instead)."""
+
+
+def is_oid(text: str) -> bool:
+    return bool(_OID.fullmatch(text))
+
+
+class Commit:
+    """The parts of a commit the checks read."""
+
+    def __init__(self, oid: str, tree: str, parents: list[str], message: str) -> None:
+        self.id, self.tree, self.parents, self.message = oid, tree, parents, message
+
+
+class Objects:
+    """Objects of the repository (and the push's quarantine) by id, read by one
+    ``git cat-file --batch`` process; ``close`` ends it."""
+
+    def __init__(self, git_dir: str) -> None:
+        self.git_dir = git_dir
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._trees: dict[str, list[tuple[str, str, str]]] = {}
+        self._read: dict[str, tuple[str, bytes]] = {}  # each object is asked for once
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.close()
+            proc.stdout.close()
+            proc.wait()
+
+    def read(self, oid: str) -> tuple[str, bytes]:
+        """(type, content) of an object; Unreadable when absent or not readable."""
+        found = self._read.get(oid)
+        if found is None:
+            found = self._read[oid] = self._ask(oid)
+        return found
+
+    def _ask(self, oid: str) -> tuple[str, bytes]:
+        if not is_oid(oid):
+            raise Unreadable(f"not an object id: {oid!r}")
+        if self._proc is None:
+            try:
+                self._proc = subprocess.Popen(
+                    ["git", "cat-file", "--batch"],
+                    cwd=self.git_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )  # fmt: skip
+            except OSError as exc:
+                raise Unreadable(str(exc)) from None
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(oid.encode() + b"\n")
+            proc.stdin.flush()
+            head = proc.stdout.readline().split()
+            if len(head) != 3 or head[0].decode() != oid:
+                raise Unreadable(f"object {oid} is not here")
+            size = int(head[2])
+            data = proc.stdout.read(size + 1)
+        except (OSError, ValueError) as exc:
+            raise Unreadable(str(exc)) from None
+        if len(data) != size + 1:
+            raise Unreadable(f"object {oid} read short")
+        return head[1].decode(), data[:size]
+
+    def kind(self, oid: str) -> str:
+        return self.read(oid)[0]
+
+    def blob(self, oid: str) -> bytes:
+        kind, data = self.read(oid)
+        if kind != "blob":
+            raise Unreadable(f"{oid} is a {kind}, not a blob")
+        return data
+
+    def commit(self, oid: str) -> Commit:
+        kind, data = self.read(oid)
+        if kind != "commit":
+            raise Unreadable(f"{oid} is a {kind}, not a commit")
+        head, _, body = data.partition(b"\n\n")
+        tree, parents = "", []
+        for line in head.split(b"\n"):
+            if line.startswith(b"tree "):
+                tree = line[5:].decode("ascii", "replace")
+            elif line.startswith(b"parent "):
+                parents.append(line[7:].decode("ascii", "replace"))
+        if not is_oid(tree) or not all(is_oid(p) for p in parents):
+            raise Unreadable(f"commit {oid} does not read")
+        return Commit(oid, tree, parents, body.decode("utf-8", "replace"))
+
+    def tree(self, oid: str) -> list[tuple[str, str, str]]:
+        """(mode, name, id) of each entry of a tree."""
+        if oid in self._trees:
+            return self._trees[oid]
+        kind, data = self.read(oid)
+        if kind != "tree":
+            raise Unreadable(f"{oid} is a {kind}, not a tree")
+        width = len(oid) // 2
+        entries, at = [], 0
+        while at < len(data):
+            space = data.index(b" ", at)
+            nul = data.index(b"\0", space)
+            mode = data[at:space].decode("ascii", "replace")
+            name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
+            entries.append((mode, name, data[nul + 1 : nul + 1 + width].hex()))
+            at = nul + 1 + width
+        self._trees[oid] = entries
+        return entries
+
+    def at(self, tree: str, path: str) -> tuple[str, str] | None:
+        """(mode, id) of the entry at ``path`` in a tree, None when absent."""
+        *folders, name = path.split("/")
+        for folder in folders:
+            found = [e for e in self.tree(tree) if e[1] == folder and e[0] == TREE]
+            if not found:
+                return None
+            tree = found[0][2]
+        for mode, entry, oid in self.tree(tree):
+            if entry == name:
+                return mode, oid
+        return None
+
+    def changes(self, old: str | None, new: str, prefix: str = "") -> Iterator[Change]:
+        """Every entry that differs between two trees (``old`` None: the empty tree), by
+        path, descending only into folders whose ids differ."""
+        before = {} if old is None else {n: (m, o) for m, n, o in self.tree(old)}
+        after = {n: (m, o) for m, n, o in self.tree(new)}
+        for name in sorted(set(before) | set(after)):
+            was, now = before.get(name), after.get(name)
+            if was == now:
+                continue
+            path = prefix + name
+            if was is not None and now is not None and was[0] == now[0] == TREE:
+                yield from self.changes(was[1], now[1], path + "/")
+            elif now is not None and now[0] == TREE and was is None:
+                yield from self.changes(None, now[1], path + "/")
+            else:
+                yield Change(path, was, now)
+
+
+class Change:
+    """One path that differs: (mode, id) before and after (None: absent)."""
+
+    def __init__(self, path: str, old: tuple[str, str] | None, new: tuple[str, str] | None) -> None:
+        self.path, self.old, self.new = path, old, new
+
+    @property
+    def regular(self) -> bool:
+        """Both sides absent or a regular file (no folder, symlink or submodule involved)."""
+        return all(side is None or side[0] in REGULAR for side in (self.old, self.new))
+
+
+def rev_list(git_dir: str, args: list[str]) -> list[list[str]]:
+    """``git rev-list --parents ARGS``: each commit with its parents; ARGS are object ids
+    (checked) and the fixed words ``--not``, ``--all``, ``^``-prefixed ids."""
+    for arg in args:
+        if arg not in ("--not", "--all") and not is_oid(arg.removeprefix("^")):
+            raise Unreadable(f"not an object id: {arg!r}")
+    done = subprocess.run(
+        ["git", "rev-list", "--parents", "--topo-order", "--reverse", *args, "--"],
+        cwd=git_dir, capture_output=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise Unreadable("git rev-list failed")
+    return [line.split() for line in done.stdout.decode("ascii", "replace").splitlines()]
+
+
+def is_ancestor(git_dir: str, old: str, new: str) -> bool:
+    """Whether ``old`` is in ``new``'s history (git merge-base --is-ancestor)."""
+    if not (is_oid(old) and is_oid(new)):
+        raise Unreadable("not an object id")
+    done = subprocess.run(
+        ["git", "merge-base", "--is-ancestor", old, new],
+        cwd=git_dir, capture_output=True, check=False,
+    )  # fmt: skip
+    if done.returncode not in (0, 1):
+        raise Unreadable("git merge-base failed")
+    return done.returncode == 0
+
+
+def config_value(git_dir: str, key: str) -> str | None:
+    """``git config --get KEY`` (a fixed key of ours) in the repository; None when unset."""
+    done = subprocess.run(
+        ["git", "config", "--get", "--", key], cwd=git_dir, capture_output=True, check=False
+    )
+    if done.returncode not in (0, 1):
+        raise Unreadable("git config failed")
+    return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else None

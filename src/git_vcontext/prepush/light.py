@@ -1,0 +1,255 @@
+"""The guard's light path: a push found clean without pygit2, or left to the full check.
+
+pygit2's import is most of what the server's guard costs on an ordinary push (every
+``sync --push`` makes two: its round, then the base it lands on). This path reads the
+push through git's plumbing (``gitio.batch``) and runs the full check's own rules on it —
+each changed document's checks, each change against each parent (the history rules),
+the undone-sync-merge rule, the fork-arrival rule — with the verdict cache's own keys.
+It answers only "clean, for certain": anything it does not read for certain, or any
+finding or note at all, sends the push to the full check, which then judges it alone
+(and says what is wrong). So it is only ever stricter in what it lets through, never in
+what it refuses.
+
+Certain means: every updated ref points at a commit; no forced update (a ref created
+where a deleted one is remembered is an update from the tip it had); the default branch
+not deleted; every file the new
+commits change (against each parent) is a regular file install's patterns name (then the
+file set of the full check, whatever the routing, holds exactly these), none removed (no
+rename to pair); no VerMAS projection beside a changed file; no merge arriving on a branch
+that brings a blob mentioning a fork.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ..document import checked_file
+from ..gitio.batch import Objects, Unreadable, config_value, is_ancestor, rev_list
+from ..validation.model import Finding
+from .cache import VerdictCache, blob_key, change_key, tips_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..gitio.batch import Commit
+    from ..gitio.outgoing import RefUpdate
+
+SERVER = "(server)"
+RECORD = ("vcontext", "deleted-refs.json")
+
+
+class Light:
+    """One push judged through git's plumbing (``clean`` says whether it is, for certain)."""
+
+    def __init__(self, git_dir: str, cache: VerdictCache) -> None:
+        self.git_dir = git_dir
+        self.cache = cache
+        self.objects = Objects(git_dir)
+        self.commits = 0
+        self.files = 0
+        self.prefix: str | None = None
+
+    def clean(self, updates: list[RefUpdate]) -> bool:
+        try:
+            return self._clean(updates)
+        except (Unreadable, OSError, ValueError, KeyError, IndexError, RecursionError):
+            return False  # not read for certain: the full check reads it
+        finally:
+            self.objects.close()
+
+    def _clean(self, updates: list[RefUpdate]) -> bool:
+        default = _default_branch(self.git_dir)
+        remembered = _remembered(self.git_dir)
+        if remembered is None:
+            return False
+        tips = []
+        for update in updates:
+            if update.is_deletion:
+                if default is None or update.remote_ref == default:
+                    return False  # the guard's policy says why, in full
+                continue
+            if not self._update(update, remembered):
+                return False
+            tips.append(update.local_sha)
+        if not tips:
+            return True
+        rows = rev_list(self.git_dir, [*dict.fromkeys(tips), "--not", "--all"])
+        return all(self._commit(self.objects.commit(row[0])) for row in rows)
+
+    def _update(self, update: RefUpdate, remembered: dict[str, str]) -> bool:
+        """One ref update to a commit: no forced update, no ref re-created where a deletion
+        is remembered, no fork arriving."""
+        new = update.local_sha
+        # a ref deleted, then created again, is judged from the tip it had (``remotepast``)
+        old = remembered.get(update.remote_ref) if update.is_new else update.remote_sha
+        if self.objects.kind(new) != "commit":
+            return False  # a tag, or a tag of a tree or a blob
+        if old is not None and not self._follows(old, new):
+            return False  # a forced update: the full check compares the two tips
+        branch = update.branch
+        if branch is None or branch.startswith(self._prefix()):
+            return True  # the fork-arrival rule is for branches outside the agent prefix
+        return self._arrivals(new, old)
+
+    def _follows(self, old: str, new: str) -> bool:
+        """Whether ``new`` moves on from ``old`` without a forced update the full check would
+        judge: ``old`` is in its history, or the two hold the same tree (nothing between
+        them to compare: a lease taken again is another empty commit)."""
+        if self.objects.kind(old) != "commit":
+            return False
+        if self.objects.commit(old).tree == self.objects.commit(new).tree:
+            return True
+        return is_ancestor(self.git_dir, old, new)
+
+    def _prefix(self) -> str:
+        """The agent prefix (``branches.agents.agent_prefix``), read with git config."""
+        if self.prefix is None:
+            # lazy: only a push to a branch
+            from ..branches.agents import DEFAULT_PREFIX
+
+            found = (config_value(self.git_dir, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
+            self.prefix = found if found.endswith("/") else found + "/"
+        return self.prefix
+
+    def _arrivals(self, tip: str, previous: str | None) -> bool:
+        """The fork-arrival rule finds nothing in the merges arriving on a branch outside
+        the agent prefix (``Checker.merge_arrival``, with its cache key)."""
+        # lazy: only a push to a branch outside the agent prefix
+        from ..validation.history import check_merge_arrival
+
+        spec = [tip, "--not", "--all"] if previous is None else [tip, f"^{previous}"]
+        for row in rev_list(self.git_dir, spec):
+            if len(row) < 3:
+                continue  # not a merge: nothing arrives
+            key = tips_key("m", None, row[0])
+            cached = self.cache.get_files(key)
+            if cached is not None:
+                if cached:
+                    return False
+                continue
+            merge = self.objects.commit(row[0])
+            trees = [self.objects.commit(p).tree for p in merge.parents]
+            for change in self.objects.changes(trees[0], merge.tree):
+                if change.new is None or not change.regular or not checked_file(change.path):
+                    return False  # a removal (git may pair it as a move), maybe routed: full
+                new = self.objects.blob(change.new[1])
+                if b"fork" not in new:
+                    continue
+                old = None if change.old is None else self.objects.blob(change.old[1])
+                others = [self._data(tree, change.path) for tree in trees[1:]]
+                was = None if change.old is None else change.path
+                if check_merge_arrival(old, new, others, change.path, old_path=was):
+                    return False
+            self.cache.put_files(key, {})
+        return True
+
+    def _data(self, tree: str, path: str) -> bytes | None:
+        entry = self.objects.at(tree, path)
+        if entry is None or entry[0] not in ("100644", "100755"):
+            return None
+        return self.objects.blob(entry[1])
+
+    def _commit(self, commit: Commit) -> bool:
+        """Whether one new commit is clean for certain, against every parent."""
+        # lazy: only a push with files to judge
+        from ..validation.history import check_change
+        from ..validation.projections import drift_targets
+
+        self.commits += 1
+        merge = len(commit.parents) > 1
+        changed: list[str] = []
+        parents: list[str | None] = [*commit.parents] or [None]
+        for parent in parents:
+            old_tree = None if parent is None else self.objects.commit(parent).tree
+            for change in self.objects.changes(old_tree, commit.tree):
+                if not change.regular or change.new is None or not checked_file(change.path):
+                    return False  # a removal, a folder, another file: the full check
+                self.files += 1
+                changed.append(change.path)
+                if not self._blob(change.new[1], change.path):
+                    return False
+                if change.old is None or change.old[1] == change.new[1]:
+                    continue
+                code = "g" if merge else "h"
+                key = change_key(code, change.old[1], change.new[1], change.path)
+                found = self.cache.get(key)
+                if found is None:
+                    old = self.objects.blob(change.old[1])
+                    new = self.objects.blob(change.new[1])
+                    found = check_change(old, new, change.path, old_path=change.path, merge=merge)
+                    self.cache.put(key, found)
+                if found:
+                    return False
+        if drift_targets(changed):
+            return False  # VerMAS projections: the full check
+        return self._not_undoing(commit)
+
+    def _blob(self, blob_id: str, path: str) -> bool:
+        # lazy: only a push with files to judge
+        from ..validation.files import check_bytes
+
+        key = blob_key(blob_id, path)
+        found: list[Finding] | None = self.cache.get(key)
+        if found is None:
+            report = check_bytes(self.objects.blob(blob_id), path, covered=True)
+            found = report.as_findings()
+            self.cache.put(key, found)
+        return not found  # a finding, or a note (skipped): the full check says it
+
+    def _not_undoing(self, commit: Commit) -> bool:
+        """The undone-sync-merge rule (``prepush.undone``) cannot fire: the commit is not
+        made on a sync merge, says it means it, or keeps part of what the merge brought into
+        every document it changed."""
+        # lazy: only a commit made on a sync merge
+        from ..branches.commits import is_sync_commit_message
+        from .undone import SAID
+
+        if len(commit.parents) != 1 or SAID in commit.message:
+            return True
+        merge = self.objects.commit(commit.parents[0])
+        if len(merge.parents) < 2 or not is_sync_commit_message(merge.message):
+            return True
+        before = self.objects.commit(merge.parents[0])
+        for change in self.objects.changes(before.tree, merge.tree):
+            if change.new is None:
+                continue  # removed by the merge: nothing brought
+            if not change.regular or not checked_file(change.path):
+                return False  # maybe a document by content or routing: the full check
+            merged, had, kept = (
+                self._keys(tree, change.path) for tree in (merge.tree, before.tree, commit.tree)
+            )
+            brought = [key for key in merged if key not in had]
+            if brought and all(key not in kept for key in brought):
+                return False  # the full check looks closer (moves, conversions) and says so
+        return True
+
+    def _keys(self, tree: str, path: str) -> dict[tuple[str, str], str]:
+        from .undone import record_keys
+
+        data = self._data(tree, path)
+        return {} if data is None else record_keys(data, path)
+
+
+def _default_branch(git_dir: str) -> str | None:
+    """The ref the bare repository's HEAD names (None: detached or unreadable)."""
+    try:
+        with open(os.path.join(git_dir, "HEAD"), encoding="utf-8") as fh:
+            head = fh.read().strip()
+    except (OSError, ValueError):
+        return None
+    return head[5:].strip() if head.startswith("ref: ") else None
+
+
+def _remembered(git_dir: str) -> dict[str, str] | None:
+    """The deleted tips the guard keeps (None when the record cannot be read for certain)."""
+    try:
+        with open(os.path.join(git_dir, *RECORD), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return None
+    refs = data.get(SERVER, {}) if isinstance(data, dict) else None
+    if not isinstance(refs, dict):
+        return None
+    return {str(k): str(v) for k, v in refs.items()}
