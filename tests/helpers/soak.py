@@ -310,6 +310,26 @@ def network_operations(folder: Path, *, remove: bool = False) -> dict[str, int]:
     return counts
 
 
+def network_commands(folder: Path) -> list[tuple[str, str]]:
+    """The git commands that talked to the remote in one folder of trace2 event files (as
+    ``network_operations`` counts them), as (start time, ISO 8601 UTC; name), in order."""
+    found = []
+    for path in sorted(folder.iterdir()):
+        start, name, nested = "", "", True
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("event") == "start":
+                start, nested = str(event.get("time", "")), "/" in str(event.get("sid", ""))
+            elif event.get("event") == "cmd_name":
+                name = str(event.get("name", ""))
+        if name in NETWORK and not nested:
+            found.append((start, name))
+    return sorted(found)
+
+
 def _load(path: Path) -> Any:
     from git_vcontext.codecs import parse
 

@@ -5,6 +5,8 @@ The servers themselves are in tests/git/test_sync_transports.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from git_vcontext.gitio.transport import (
@@ -13,7 +15,9 @@ from git_vcontext.gitio.transport import (
     SshShare,
     SshTarget,
     TransportError,
+    clean_stale,
     explained,
+    remote_config,
     ssh_target,
     transient,
     unsent,
@@ -180,3 +184,102 @@ def test_sync_at_scale_shared_ssh_socket_path_is_one_word_ssh_reads(
     finally:
         shutil.rmtree(share.folder, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (reaped: nothing runs under it now)."""
+    import subprocess
+
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_sync_at_scale_a_killed_syncs_ssh_folder_is_removed_by_the_next_one() -> None:
+    """A killed sync leaves its control folder (``vcontext-ssh-<pid>-…``, its master's
+    socket in it): the next sync's start removes the folders whose sync is gone, and keeps
+    those of a sync still running, an older version's (no pid) that is still young, and
+    any folder of that name holding something else than sockets (not one of ours)."""
+    import os
+    import shutil
+    import socket
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="vc-", dir="/tmp"))  # (a socket's path is short)
+    try:
+        gone = _dead_pid()
+        dead = root / f"vcontext-ssh-{gone}-abc"
+        live = root / f"vcontext-ssh-{os.getpid()}-def"
+        young = root / "vcontext-ssh-x1y2z3"
+        other = root / "something-else"
+        files = root / f"vcontext-ssh-{gone}-files"  # someone else's folder of that name
+        listeners = []
+        for folder in (dead, live, young, other, files):
+            folder.mkdir()
+            listener = socket.socket(socket.AF_UNIX)
+            listener.bind(str(folder / "s"))  # (a socket file its master left)
+            listeners.append(listener)
+        (files / "remote.git").mkdir()
+        old = root / "vcontext-ssh-q9w8e7"
+        old.mkdir()
+        os.utime(old, (0, 0))
+        removed = clean_stale(str(root), "true")
+        assert sorted(removed) == sorted([str(dead), str(old)])
+        assert not dead.exists()
+        assert not old.exists()
+        for kept in (live, young, other, files):
+            assert (kept / "s").exists(), kept
+        assert (files / "remote.git").is_dir()
+        for listener in listeners:
+            listener.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_sync_at_scale_a_new_ssh_folder_names_its_sync() -> None:
+    """The folder's name carries the pid of the sync that made it (what the cleaning reads)."""
+    import os
+    import shutil
+
+    share = SshShare("ssh", [SshTarget("localhost")])
+    try:
+        assert os.path.basename(share.folder).startswith(f"vcontext-ssh-{os.getpid()}-")
+    finally:
+        shutil.rmtree(share.folder, ignore_errors=True)
+
+
+def test_remote_config_reads_urls_as_git_rewrites_them_in_one_command(
+    tmp_path: Path,
+) -> None:
+    """One ``git config`` gives what ``git remote get-url`` (and ``--push``) would say:
+    ``insteadOf`` (the longest match) for both, ``pushInsteadOf`` for pushes when the remote
+    has no ``pushurl``; and the ssh command and variant."""
+    import subprocess
+
+    repo = tmp_path
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+
+    def config(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "config", *args], check=True)
+
+    config("remote.my.origin.url", "gh:team/memory.git")
+    config("url.ssh://git@github.example/.insteadOf", "gh:")
+    config("url.ssh://git@mirror.example/team/.insteadOf", "gh:team/")
+    config("url.ssh://push@github.example/.pushInsteadOf", "gh:")
+    config("core.sshCommand", "ssh -F /dev/null")
+    got = remote_config(str(repo), "my.origin")
+    want = subprocess.run(
+        ["git", "-C", str(repo), "remote", "get-url", "my.origin"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    want_push = subprocess.run(
+        ["git", "-C", str(repo), "remote", "get-url", "--push", "my.origin"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert got.urls == (want,) == ("ssh://git@mirror.example/team/memory.git",)
+    assert got.push_urls == (want_push,) == ("ssh://push@github.example/team/memory.git",)
+    assert got.ssh_command == "ssh -F /dev/null"
+    config("remote.my.origin.pushurl", "gh:other/memory.git")
+    got = remote_config(str(repo), "my.origin")
+    assert got.push_urls == ("ssh://git@github.example/other/memory.git",)
+    assert remote_config(str(repo), "gh:x/y.git").urls == ("ssh://git@github.example/x/y.git",)

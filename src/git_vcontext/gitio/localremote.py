@@ -90,7 +90,7 @@ class LocalRemote:
         return self._writable
 
     def _may_write(self) -> bool:
-        if self._pushes_elsewhere():
+        if self.pushes_elsewhere():
             return False
         theirs = self.theirs()
         shared = config_value(theirs, "core.sharedRepository")
@@ -99,7 +99,33 @@ class LocalRemote:
         folder = hooks_folder(theirs)
         return not any(os.access(folder / hook, os.X_OK) for hook in WATCHERS)
 
-    def _pushes_elsewhere(self) -> bool:
+    def maintenance_due(self) -> bool:
+        """Whether git's ``gc --auto`` would find work in the remote now: more loose objects
+        than ``gc.auto`` allows (counted as git counts them, in ``objects/17``) or more packs
+        than ``gc.autoPackLimit`` (git's defaults: 6700, 50). A push that finds none due asks
+        the remote's ``receive-pack`` not to start it (see ``gitio.transport``)."""
+        theirs = self.theirs()
+        limit = _int_setting(theirs, "gc.auto", 6700)
+        if limit <= 0:
+            return False
+        objects = Path(theirs.path) / "objects"
+        try:
+            loose = [n for n in os.listdir(objects / "17") if len(n) == 38]
+        except OSError:
+            loose = []
+        if len(loose) > (limit + 255) // 256:
+            return True
+        packs = _int_setting(theirs, "gc.autoPackLimit", 50)
+        if packs <= 0:
+            return False
+        try:
+            names = set(os.listdir(objects / "pack"))
+        except OSError:
+            return False
+        kept = [n for n in names if n.endswith(".pack") and n[:-5] + ".keep" not in names]
+        return len(kept) > packs
+
+    def pushes_elsewhere(self) -> bool:
         """Whether pushes to this remote may reach another repository or program than the
         one read (``pushurl``, ``pushInsteadOf``, a ``receivepack`` of its own)."""
         if self.name in self.repo.remotes.names() and any(
@@ -238,6 +264,16 @@ class LocalRemote:
         for name in list(self.repo.references):
             if name not in kept and any(_matches(t, name) is not None for t in targets):
                 delete_ref(self.repo, name)
+
+
+def _int_setting(repo: Repository, key: str, default: int) -> int:
+    """An integer git config value as git reads it (a ``k``, ``m`` or ``g`` suffix)."""
+    raw = (config_value(repo, key) or "").strip().lower()
+    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(raw[-1:], 1)
+    try:
+        return default if not raw else int(raw[:-1] if scale > 1 else raw) * scale
+    except ValueError:
+        return default
 
 
 def _local_path(url: str) -> Path | None:

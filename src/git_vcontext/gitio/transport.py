@@ -19,11 +19,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -90,6 +92,10 @@ LONGEST_PAUSE = 5.0  # (each times a random factor in [0.5, 1.5): agents dropped
 SHOWN = 5  # of a streak of retries, say the first and every SHOWN-th
 
 NO_MAINTENANCE = (("maintenance.auto", "false"), ("gc.auto", "0"))
+QUIET_RECEIVE = "git -c receive.autogc=false receive-pack"
+"""The receiving end of a push to a remote on this machine when git's ``gc --auto`` would
+find nothing to do there (``LocalRemote.maintenance_due``): git gives a local receive-pack
+none of the pusher's configuration, so it is said on its command line."""
 CONTROL_PERSIST = 30  # seconds a master lives on after a killed sync's last command
 
 
@@ -161,8 +167,11 @@ class Link:
         self.deadline: float | None = None
         self.timeout_setting = "vcontext.syncTimeout"
         self.retried = 0  # transient failures tried again, in all
+        self.took: dict[str, float] = {}  # verb -> seconds its last command that worked took
         self._share = share
         self._ssh: SshShare | bool | None = None  # False: looked, nothing to share
+        # set for a remote on this machine: whether its receive-pack may skip gc --auto now
+        self.quiet_receive: Callable[[], bool] | None = None
 
     def run(self, verb: str, args: Sequence[str], *, again: bool = True) -> GitResult:
         """``git VERB ARGS`` against the remote. A transient failure is tried again until
@@ -172,9 +181,14 @@ class Link:
         looks at the remote first). Other failures are returned as they are, for the caller
         to read."""
         backoff = Backoff()
+        if verb == "push" and self.quiet_receive is not None and self.quiet_receive():
+            args = [f"--receive-pack={QUIET_RECEIVE}", *args]
         while True:
+            start = time.monotonic()
             out = git([verb, *args], cwd=self.cwd, check=False, env=self._env(verb))
             if out.returncode == 0 or not transient(out.stderr):
+                if out.returncode == 0:
+                    self.took[verb] = time.monotonic() - start
                 return out
             why = explained(out.stderr, out.returncode)
             if not again and not unsent(out.stderr):
@@ -281,7 +295,8 @@ class SshShare:
             root = "/tmp"
         if not re.fullmatch(r"[A-Za-z0-9/._-]+", root):  # ssh splits an -o value at spaces
             root = "/tmp"  # and expands its % tokens: TMPDIR is not ours to pass to it
-        self.folder = tempfile.mkdtemp(prefix="vcontext-ssh-", dir=root)
+        clean_stale(root, base)
+        self.folder = tempfile.mkdtemp(prefix=f"{SHARE_PREFIX}{os.getpid()}-", dir=root)
         self.path = os.path.join(self.folder, "%C")
         self.options = [
             "-o", "ControlMaster=auto",
@@ -296,15 +311,130 @@ class SshShare:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+@record
+class RemoteConfig:
+    """What git's configuration says about reaching one remote, read with one ``git config``:
+    its URLs (fetch and push, ``insteadOf``/``pushInsteadOf`` applied as git applies them),
+    ``core.sshCommand`` and ``ssh.variant``."""
+
+    urls: tuple[str, ...]
+    push_urls: tuple[str, ...]
+    ssh_command: str | None = None
+    ssh_variant: str | None = None
+
+
+def remote_config(cwd: str, remote: str) -> RemoteConfig:
+    """``remote``'s configuration (a remote's name, or a URL or path given as is)."""
+    pattern = (
+        r"^(remote\..+\.(url|pushurl)|url\..+\.(insteadof|pushinsteadof)"
+        r"|core\.sshcommand|ssh\.variant)$"
+    )
+    out = git(["config", "--get-regexp", pattern], cwd=cwd, check=False)
+    urls: list[str] = []
+    pushes: list[str] = []
+    rewrites: dict[str, list[tuple[str, str]]] = {"insteadof": [], "pushinsteadof": []}
+    command = variant = None
+    for line in out.stdout.splitlines() if out.returncode == 0 else []:
+        key, _, value = line.partition(" ")
+        head, _, rest = key.partition(".")
+        sub, _, name = rest.rpartition(".")
+        if head == "remote" and sub == remote:
+            (urls if name == "url" else pushes).append(value)
+        elif head == "url" and name in rewrites:
+            rewrites[name].append((value, sub))
+        elif key == "core.sshcommand":
+            command = value
+        elif key == "ssh.variant":
+            variant = value
+    if not urls:  # not a configured remote: a URL or a path itself
+        urls.append(remote)
+    push_urls = [_rewrite(u, rewrites["insteadof"]) for u in pushes] or [
+        _rewrite(u, rewrites["pushinsteadof"], or_else=rewrites["insteadof"]) for u in urls
+    ]
+    fetch_urls = [_rewrite(u, rewrites["insteadof"]) for u in urls]
+    return RemoteConfig(tuple(fetch_urls), tuple(push_urls), command, variant)
+
+
+def _rewrite(
+    url: str, rules: list[tuple[str, str]], or_else: list[tuple[str, str]] | None = None
+) -> str:
+    """``url`` with the longest matching prefix of ``rules`` (prefix, replacement) replaced,
+    as git's ``url.<base>.insteadOf`` does; no match: by ``or_else`` rules, if given."""
+    match = max((p for p in rules if url.startswith(p[0])), key=lambda p: len(p[0]), default=None)
+    if match is None:
+        return url if or_else is None else _rewrite(url, or_else)
+    return match[1] + url[len(match[0]) :]
+
+
+SHARE_PREFIX = "vcontext-ssh-"  # then the pid of the sync that made it, "-", random letters
+
+
+def clean_stale(root: str, base: str = "ssh") -> list[str]:
+    """Remove the control folders a killed sync left in ``root``: ours (this user's), whose
+    sync is gone (its pid in the name; a folder without one once no master has used it for
+    twice ``ControlPersist``), holding nothing but sockets (a folder of that name with
+    anything else in it is not one of ours: left alone). A master still running there (a
+    killed sync's lives on for ``ControlPersist`` seconds) is told to exit first. Returns
+    the folders removed."""
+    removed: list[str] = []
+    try:
+        names = [n for n in os.listdir(root) if n.startswith(SHARE_PREFIX)]
+    except OSError:
+        return removed
+    for name in names:
+        folder = os.path.join(root, name)
+        sockets = _stale_sockets(folder, name[len(SHARE_PREFIX) :])
+        if sockets is None:
+            continue
+        for path in sockets:  # a master still listening: end it (its sync is gone)
+            _ssh(base, ["-o", f"ControlPath={path}", "-O", "exit", "--", "stale"], quiet=True)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
+            removed.append(folder)
+    return removed
+
+
+def _stale_sockets(folder: str, tail: str) -> list[str] | None:
+    """The sockets in ``folder`` when it is a control folder of ours whose sync is gone
+    (``tail``: its name after the prefix); None when it is not one to remove."""
+    try:
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            return None
+        pid = tail.split("-", 1)[0]
+        if pid.isdigit() and _alive(int(pid)):
+            return None
+        if not pid.isdigit() and time.time() - info.st_mtime < 2 * CONTROL_PERSIST:
+            return None  # (an older version's folder: by its age)
+        sockets = [os.path.join(folder, n) for n in os.listdir(folder)]
+        if not all(stat.S_ISSOCK(os.lstat(path).st_mode) for path in sockets):
+            return None
+    except OSError:
+        return None
+    return sockets
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: alive
+    return True
+
+
 def ssh_share(cwd: str, remote: str) -> SshShare | None:
     """A shared connection for the remote's ssh URLs, when git would run OpenSSH and the
     user's ssh configuration does not share connections itself; None otherwise."""
-    urls = {_url(cwd, ["remote", "get-url", "--", remote]) or remote}  # (a URL itself)
-    urls.add(_url(cwd, ["remote", "get-url", "--push", "--", remote]))
+    config = remote_config(cwd, remote)
+    urls = dict.fromkeys([*config.urls, *config.push_urls])
     targets = [t for t in (ssh_target(u) for u in urls if u) if t is not None]
     if not targets:
         return None
-    base = _ssh_command(cwd)
+    base = _ssh_command(config)
     if base is None:
         return None
     for target in targets:
@@ -319,21 +449,15 @@ def ssh_share(cwd: str, remote: str) -> SshShare | None:
     return SshShare(base, list(dict.fromkeys(targets)))
 
 
-def _url(cwd: str, args: list[str]) -> str:
-    out = git(args, cwd=cwd, check=False)
-    return out.stdout.strip() if out.returncode == 0 else ""
-
-
-def _ssh_command(cwd: str) -> str | None:
+def _ssh_command(config: RemoteConfig) -> str | None:
     """The ssh command line git would run (GIT_SSH_COMMAND, core.sshCommand, else ssh), when
     it is OpenSSH; None for GIT_SSH (a program of its own) or another variant."""
     command = os.environ.get("GIT_SSH_COMMAND")
     if not command:
         if os.environ.get("GIT_SSH"):
             return None
-        out = git(["config", "--get", "core.sshCommand"], cwd=cwd, check=False)
-        command = out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "ssh"
-    variant = git(["config", "--get", "ssh.variant"], cwd=cwd, check=False).stdout.strip()
+        command = (config.ssh_command or "").strip() or "ssh"
+    variant = (os.environ.get("GIT_SSH_VARIANT") or config.ssh_variant or "").strip()
     if variant and variant not in ("ssh", "auto"):
         return None
     try:
@@ -345,13 +469,13 @@ def _ssh_command(cwd: str) -> str | None:
     return command
 
 
-def _ssh(base: str, args: list[str]) -> str | None:
+def _ssh(base: str, args: list[str], *, quiet: bool = False) -> str | None:
     """Run the user's ssh command line (through the shell, as git does) with ``args``:
-    its output, or None when it failed."""
+    its output, or None when it failed (``quiet``: within a second, or not at all)."""
     try:
         out = subprocess.run(
             ["sh", "-c", f'{base} "$@"', "ssh", *args],
-            capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=1 if quiet else 30, stdin=subprocess.DEVNULL,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None

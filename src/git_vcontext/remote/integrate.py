@@ -67,6 +67,9 @@ class BaseRound:
         branches = list(self.branches.values())
         self.view = RemoteView(self.repo, cwd, remote, base, branches, self.link)
         self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed, self.link)
+        local = self.view.local
+        if local is not None and not local.pushes_elsewhere():  # its receive-pack is ours to
+            self.link.quiet_receive = lambda: not local.maintenance_due()  # tell (transport)
         self.published: dict[str, Oid] = {}  # agent -> the commit its request names
         self.results: dict[str, PairResult] = {}  # agent -> how its pair ended
         self.contributed: dict[str, tuple[str, ...]] = {}  # agent -> documents its work changed
@@ -109,7 +112,7 @@ class BaseRound:
     def _step(self, deadline: float) -> PushOutcome | None:
         """One look at the remote and what follows from it; None: look again."""
         self.syncer.forget()
-        snap = self.view.fetch()
+        snap = self.view.latest() or self.view.fetch()  # the last look while waiting fetched
         self._adopt_requests(snap)
         work = self._work(snap)
         live = [a for a in self.agents if a in work]
@@ -152,8 +155,8 @@ class BaseRound:
         swaps it in process instead): won, we integrate; lost, our request is out already
         for whoever won, and we wait."""
         now = self.io.clock()
-        if self.lease.ours(snap):
-            return self._integrate(live)
+        if self.lease.ours(snap):  # (this step's look: every request, the lease ours)
+            return self._integrate(live, snap)
         lost = False
         if self.lease.free(snap, now):
             updates, known = self._publish_updates(unpublished, work, snap)
@@ -162,8 +165,8 @@ class BaseRound:
             if pushed is not None:
                 self._judge(pushed)
                 self._published(unpublished, work, snap)
-            if won:
-                return self._integrate(live)
+            if won:  # over git, the look before the lease push serves (see _integrate)
+                return self._integrate(live, None if self.view.local is not None else snap)
             lost = True
         if [a for a in unpublished if self.published.get(a) != work[a]]:
             self._publish(unpublished, work, snap)  # so that whoever holds the lease merges it
@@ -265,15 +268,25 @@ class BaseRound:
             self.published[agent] = work[agent]
             self.contributed.pop(agent, None)
             self._documents(agent, snap.base)
+            branch = self.branches[agent]  # what the remote holds now, as far as we know
+            snap.branches[branch] = snap.requests[branch] = work[agent]
 
     # -- integrating -------------------------------------------------------------
 
-    def _integrate(self, live: list[str]) -> PushOutcome | None:
-        """Merge every request into the base, then the base into our agents; push it all."""
-        snap = self.view.fetch(requests=True)
-        if self.settings.lease and snap.lease_id != self.lease.held:
-            self.lease.held = None  # it expired and someone took it over: start again
-            return None
+    def _integrate(self, live: list[str], snap: Snapshot | None = None) -> PushOutcome | None:
+        """Merge every request into the base, then the base into our agents; push it all.
+
+        ``snap``: the look this step took (every request of the base), when the lease is
+        ours by it or by the push that took it right after it: no second look. A request
+        published between that look and the lease push waits for the next holder; the base
+        cannot have moved unless someone held the lease and released it in between, and
+        then the integration push (which moves the base only as a fast-forward of the base
+        seen) is rejected and the next step looks again. Else (None) fetch every request."""
+        if snap is None:
+            snap = self.view.fetch()
+            if self.settings.lease and snap.lease_id != self.lease.held:
+                self.lease.held = None  # it expired and someone took it over: start again
+                return None
         if (problem := self._start_base(snap)) is not None:
             return problem
         own = set(self.branches.values())

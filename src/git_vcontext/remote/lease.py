@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 POLL = (0.1, 2.0)  # first and longest pause between two looks at a held lease: the pause
 # grows by half each time, so a long integration costs its waiters a few polls, not hundreds
+PUSHES_PER_INTEGRATION = 2.5  # an integration takes its lease push, merges, pushes the round:
+# over git the first look waits about that many of our own pushes (see LeaseKeeper.first_pause)
 
 
 class LeaseKeeper:
@@ -127,7 +129,7 @@ class LeaseKeeper:
         expires = snap.lease.expires if snap.lease is not None else start
         if lost and lease is None:
             lease, expires = "(not seen yet)", start + self.seconds
-        pause = POLL[0]
+        pause = self.first_pause()
         while clock() < until and lease is not None and clock() < expires:
             sleep(pause * random.uniform(0.7, 1.3))
             now_lease, now_ours = self.view.poll()
@@ -137,6 +139,16 @@ class LeaseKeeper:
                 lease, expires = now_lease, clock() + self.seconds
             pause = min(pause * 1.5, POLL[1])
         self.waited += clock() - start
+
+    def first_pause(self) -> float:
+        """How long to wait before the first look at a held lease. A remote on this machine
+        is read in process (a look costs well under a millisecond): soon. Over git each look
+        is a command and a request to the server, and the holder's integration lasts about
+        ``PUSHES_PER_INTEGRATION`` pushes: looking before that is mostly a wasted look."""
+        push = self.pusher.link.took.get("push") if self.pusher.link is not None else None
+        if self.view.local is not None or push is None:
+            return POLL[0]
+        return min(POLL[1], max(POLL[0], push * PUSHES_PER_INTEGRATION))
 
     def release_update(self) -> tuple[remotes.Update, Oid] | None:
         """The release, for a push that carries it (with what the ref holds now)."""

@@ -54,33 +54,39 @@ class RemoteView:
         self.ns = fetched_namespace(repo, remote)
         self.local = LocalRemote.find(repo, remote)  # read in process (None: with git)
         self.present: set[str] = set()  # agent branches the remote was found to have
+        self._latest: Snapshot | None = None  # what the last poll fetched (see latest())
 
-    def fetch(self, *, requests: bool = False) -> Snapshot:
-        """Fetch the base, the agent branches, the leases, the server mark (and the base's
-        requests); OperationalError when the remote cannot be reached.
+    def fetch(self) -> Snapshot:
+        """Fetch the base, the agent branches, the leases, the server mark and every request
+        to merge into the base (what an integration needs, so that the look that finds the
+        lease free serves the integration too); OperationalError when the remote cannot be
+        reached.
 
         Through git, an agent branch is asked for only when the remote is known to have
         it (fetched or pushed before, or said so by a rejected push: ``present``): git
         fails a fetch of a ref the remote lacks, and a second fetch without it costs a
         round trip (a push of a branch the remote has is rejected, and the next look
         fetches it)."""
+        self._latest = None
         ns, enc = self.ns, leases.encode_base(self.base)
         branches = self.branches if self.local is not None else self._known_branches()
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *branches]]
         specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{SERVER}*:{ns}server*"]
-        if requests:  # every agent's
-            specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")
-        else:  # ours, left by an interrupted run (a pattern: missing is no error)
-            for b in self.branches:
-                specs.append(f"+{leases.request_ref(self.base, b)}*:{ns}sync/{enc}/{b}*")
+        specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")  # every agent's
         missing = None if self.local is None else self.local.fetch(specs, prune=True)
         if missing is None:  # not on this machine, or more than a copy should bring
             missing = remotes.fetch(self.cwd, self.remote, specs, prune=True, link=self.link)
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
-        return self.read(requests=requests)
+        return self.read()
 
-    def read(self, *, requests: bool = False) -> Snapshot:
+    def latest(self) -> Snapshot | None:
+        """What the last look while waiting fetched, once (None: nothing since, or that look
+        read refs without fetching): the next step starts from it instead of fetching again."""
+        latest, self._latest = self._latest, None
+        return latest
+
+    def read(self, *, requests: bool = True) -> Snapshot:
         """The refs as last fetched (``requests``: every agent's; else only ours)."""
         ns = self.ns
         lease_id = self._tip(ns + "lease/" + leases.encode_base(self.base))
@@ -100,15 +106,22 @@ class RemoteView:
         )
 
     def poll(self) -> tuple[str | None, int]:
-        """(the lease commit, how many of our requests) on the remote now, without fetching
-        objects: a request that is gone was merged by whoever held the lease."""
-        lease_ref = leases.lease_ref(self.base)
-        ours = [leases.request_ref(self.base, b) for b in self.branches]
+        """(the lease commit, how many of our requests) on the remote now: a request that is
+        gone was merged by whoever held the lease.
+
+        A remote on this machine has its refs read in process. Any other is fetched (as
+        ``fetch``): a fetch that finds nothing new costs what ``git ls-remote`` costs (one
+        ref listing), and the look that ends the wait has brought what the next step needs
+        (``latest``), so no second command follows it."""
         if self.local is not None:
+            lease_ref = leases.lease_ref(self.base)
+            ours = [leases.request_ref(self.base, b) for b in self.branches]
             found = self.local.list_refs([lease_ref, *ours])
-        else:
-            found = remotes.list_refs(self.cwd, self.remote, [lease_ref, *ours], link=self.link)
-        return found.get(lease_ref), sum(1 for r in ours if r in found)
+            return found.get(lease_ref), sum(1 for r in ours if r in found)
+        snap = self.fetch()
+        self._latest = snap
+        lease = None if snap.lease_id is None else str(snap.lease_id)
+        return lease, sum(1 for b in self.branches if b in snap.requests)
 
     def _known_branches(self) -> list[str]:
         """The agent branches the remote is known to have (see ``fetch``)."""
