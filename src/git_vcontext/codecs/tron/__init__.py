@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 
 from ...errors import ParseError
@@ -83,7 +84,7 @@ class TronDocument(SourceText):
         when it kept their text and this document's header (``codecs.kept``); None: parse
         it in full."""
         # lazy: the editor's spans say where the log is (render made them already)
-        from ..kept import read
+        from ..kept import at_chain, read
         from .edit import kept_log, kept_spans
 
         log = kept_log(self)
@@ -103,9 +104,33 @@ class TronDocument(SourceText):
             return None  # the old elements' text reads the same under the same classes only
         again.text = text
         again.newline, again.final_newline = newline_of(text), text.endswith("\n")
-        again.made_by.update(_made_by(log.elements, self.made_by))
+        again.made_by.update(self._log_made_by(log.elements))
+        grown = at_chain(again.data, log.chain)
+        if isinstance(grown, list):  # always: read found the log there
+            # the next edit's kept log: these elements, their classes worked out now
+            known = dict(self.memo["log_made_by"][1])
+            known.update(_made_by(grown[len(log.elements) :], again.made_by))
+            again.memo["log_made_by"] = (tuple(grown), known)
         kept_spans(self, again, log, found[1])
         return again
+
+    def _log_made_by(self, elements: list[Any]) -> dict[int, str]:
+        """The classes that wrote the objects in the kept log's ``elements``: those of the
+        elements this document's own reading back recorded (the very same objects, so their
+        ids still name them), the others' looked up in ``made_by``."""
+        known: tuple[tuple[Any, ...], dict[int, str]] | None = self.memo.get("log_made_by")
+        if known is not None:
+            before, found = known
+            if len(before) <= len(elements) and all(map(operator.is_, before, elements)):
+                if len(before) == len(elements):
+                    return found
+                found = dict(found)
+                found.update(_made_by(elements[len(before) :], self.made_by))
+                self.memo["log_made_by"] = (tuple(elements), found)
+                return found
+        found = _made_by(elements, self.made_by)
+        self.memo["log_made_by"] = (tuple(elements), found)
+        return found
 
 
 def _made_by(values: list[Any], made_by: dict[int, str]) -> dict[int, str]:

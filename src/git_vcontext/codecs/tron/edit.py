@@ -19,7 +19,7 @@ from itertools import compress, islice
 from ...values import JsonValue, same
 from ..duplicate_keys import duplicate_name, written_key
 from ..kept import SMALLEST, KeptLog
-from ..matching import match_elements
+from ..matching import appended_only, match_elements
 from .names import is_property_name
 from .plan import ELEMENT, PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
 from .spans import Container, Member, Spans
@@ -333,7 +333,9 @@ class _Editor:
         return c, items, "{", "}"
 
     def array(self, new: list[Any], old: list[Any], c: Container, place: Place) -> _Job:
-        matches = match_elements(old, new)
+        matches = _appended(old, new)
+        if matches is None:
+            matches = match_elements(old, new)
         child = element_place(place)
         template = next((j for j in matches if j is not None), 0)
         rows = self._rows(c)
@@ -593,6 +595,20 @@ def instance_counts(tokens: list[str]) -> dict[str, int]:
 def _derived_from(header: str, name: str) -> bool:
     """Whether a class of the header inherits ``name``'s properties (``class B(name): …``)."""
     return re.search(rf"class[ \t]+\w+[ \t]*\([ \t]*{re.escape(name)}[ \t]*\)", header) is not None
+
+
+def _appended(old: list[Any], new: list[Any]) -> list[int | None] | None:
+    """What ``match_elements`` answers when ``new`` is ``old``'s very same containers, each
+    once, followed by new ones (a log grown): each old element in place, the new ones
+    unpaired, worked out without fingerprinting anything; None for any other pair."""
+    if not appended_only(old, new):
+        return None
+    if not all(type(v) is dict or type(v) is list for v in old):
+        return None  # equal scalars pair by content: leave them to match_elements
+    ids = set(map(id, old))
+    if len(ids) != len(old) or any(id(v) in ids for v in new[len(old) :]):
+        return None  # an object twice: match_elements decides which pairs with which
+    return [*range(len(old)), *[None] * (len(new) - len(old))]
 
 
 def _verbatim(item: _Item) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from itertools import accumulate, chain
+from itertools import accumulate, chain, compress
 from operator import itemgetter
 
 from .fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING, string_value
@@ -117,7 +117,10 @@ class Spans:
         match = [-1] * len(spans.tokens)
         stack: list[int] = []
         _match_into(match, head, 0, stack)
-        match[len(head) : len(head) + len(kept)] = [j + moved if j >= 0 else -1 for j in kept]
+        # only the opening brackets' entries move: a loop over those, not over every token
+        base = len(head)
+        for i in compress(range(len(kept)), map((-1).__lt__, kept)):
+            match[base + i] = kept[i] + moved
         _match_into(match, tail, len(head) + len(kept), stack)
         spans.match = match
         spans._containers = {}
