@@ -175,7 +175,9 @@ def test_served_root_idle_cpu_is_near_zero_in_a_large_tree(how: str, tmp_path: P
         raise AssertionError("no notification")
 
     idle, noticed = run(main)
-    assert idle < 0.03, f"idle server used {idle:.1%} of a core"
+    # Polling these 15,000 folders four times a second took most of a core; an idle server
+    # wakes only for its own few files. 10 %: a loaded CI machine (3.2 % seen at load 15).
+    assert idle < 0.10, f"idle server used {idle:.1%} of a core"
     assert noticed < 1.0
 
 
