@@ -425,3 +425,10 @@ def _first_line(path: str) -> str | None:
             return fh.readline().strip()
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def permitted(path: str | os.PathLike[str], mode: int) -> bool:
+    """``os.access`` as this process acts: with its effective user and capabilities, as
+    ``exec``, ``open`` and git's hooks are judged (plain ``access`` asks for the real user
+    and drops capabilities, so it can say no to what this process may do)."""
+    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..document import matches_file_patterns
 from ..errors import ExitCode
+from ..fsio import permitted
 from ..gitio import git, open_repo
 from ..gitio.submodules import checked_out, not_checked_out
 from ..setup import config as installer
@@ -96,7 +97,7 @@ def _runs(value: str) -> bool:
     if argv is None:
         return False
     exe = argv[0]
-    if not os.path.isabs(exe) or not os.access(exe, os.X_OK):
+    if not os.path.isabs(exe) or not permitted(exe, os.X_OK):
         return False
     try:
         proc = subprocess.run([*argv, "--version"], capture_output=True, timeout=30)
@@ -339,7 +340,7 @@ def _read(path: Path) -> str:
 
 
 def _our_hook(top: Path, hook: Path, text: str, report: Report) -> None:
-    if not os.access(hook, os.X_OK):
+    if not permitted(hook, os.X_OK):
         report.problems.append(f"{hook} is not executable")
     elif not _hook_runs(hookinstall.hook_command(text), top):
         report.problems.append(
@@ -414,13 +415,13 @@ def _guard(folder: Path, where: Path, report: Report) -> None:
         )
         return
     program = setup.hook_program(text)
-    if program is None or not os.access(program, os.X_OK):
+    if program is None or not permitted(program, os.X_OK):
         report.problems.append(
             f"the guard's program {program or '(unreadable hook)'} is missing (moved or "
             "uninstalled?): every push is refused; fix: install git-vcontext on the server, "
             f"then {fix}"
         )
-    elif not os.access(hook, os.X_OK):
+    elif not permitted(hook, os.X_OK):
         report.problems.append(f"{hook} is not executable: git does not run it; fix: {fix}")
     elif not (runs := _runs_hook(setup.hook_command(text, "pre-receive"), "pre-receive", where)):
         if runs is None:

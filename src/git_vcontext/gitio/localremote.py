@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import OperationalError, RefMoved
 from ..faults import step
+from ..fsio import permitted
 from . import config_flag, config_value
 from .objectcopy import TooMany, copy_commits, store_empty_tree
 from .places import hooks_folder
@@ -94,10 +95,10 @@ class LocalRemote:
             return False
         theirs = self.theirs()
         shared = config_value(theirs, "core.sharedRepository")
-        if shared not in (None, "false", "umask", "0") or not os.access(theirs.path, os.W_OK):
+        if shared not in (None, "false", "umask", "0") or not permitted(theirs.path, os.W_OK):
             return False
         folder = hooks_folder(theirs)
-        return not any(os.access(folder / hook, os.X_OK) for hook in WATCHERS)
+        return not any(permitted(folder / hook, os.X_OK) for hook in WATCHERS)
 
     def maintenance_due(self) -> bool:
         """Whether git's ``gc --auto`` would find work in the remote now: more loose objects

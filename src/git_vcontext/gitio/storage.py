@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..errors import OperationalError, UsageError
+from ..fsio import permitted
 
 LOW = 1 << 20  # bytes free below which a disk counts as full
 _FULL = ("No space left", "Disk quota exceeded")
@@ -30,7 +31,7 @@ def problem(paths: list[str], said: str = "", code: int | None = None) -> str | 
             continue
         if st.f_flag & os.ST_RDONLY:
             return f"{path} is on a read-only file system"
-        if not os.access(path, os.W_OK):
+        if not permitted(path, os.W_OK):
             return f"{path} is not writable (permissions)"
         if st.f_bavail * st.f_frsize < LOW:
             return f"the disk holding {path} is full"

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
-from ..fsio import remove_stale_temporaries
+from ..fsio import permitted, remove_stale_temporaries
 from ..gitio import config_value, git_dir, open_repo, work_tree
 from ..gitio.places import common_dir
 from ..record import record
@@ -141,7 +141,7 @@ def unwritable(root: str, repo: Repository | None) -> str | None:
     user's checkout (a read-only mount, CI's cache) then serves read-only, saying why."""
     places = [root] + ([str(common_dir(repo))] if repo is not None else [])
     for place in places:
-        if not os.access(place, os.W_OK | os.X_OK):
+        if not permitted(place, os.W_OK | os.X_OK):
             return str(place)
     return None
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
-from ..fsio import write_atomic
+from ..fsio import permitted, write_atomic
 from ..shipped import schemas_dir
 from ..validation.history import RULES_VERSION
 from ..validation.model import Finding
@@ -80,7 +80,7 @@ def _may_write(folder: Path) -> bool:
     mount), where the cache is skipped without a word, as git skips refreshing its index."""
     for place in (folder, *folder.parents):
         if place.exists():
-            return os.access(place, os.W_OK)
+            return permitted(place, os.W_OK)
     return False
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..document import FILE_PATTERNS
 from ..errors import OperationalError, UsageError
-from ..fsio import read_bytes, write_atomic
+from ..fsio import permitted, read_bytes, write_atomic
 from ..gitio import git, open_repo, repository_error
 from ..gitio.places import common_dir
 from ..prepush.cache import cache_root
@@ -29,7 +29,7 @@ BASE_DRIVER = "vcontext-base"  # the driver git runs for the inner merges of cri
 def script_command() -> str:
     """The absolute, shell-quoted command that runs this installation of git-vcontext."""
     here = Path(sys.executable).parent / "git-vcontext"
-    if here.is_file() and os.access(here, os.X_OK):
+    if here.is_file() and permitted(here, os.X_OK):
         return shlex.quote(str(here.resolve()))
     argv0 = Path(sys.argv[0])
     if argv0.name == "git-vcontext" and argv0.is_file():

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
-from ..fsio import write_atomic
+from ..fsio import permitted, write_atomic
 from ..gitio import config_names, git
 from ..gitio.places import hooks_folder
 from ..record import record
@@ -266,7 +266,7 @@ def walk(folder: Path) -> Chain:
     steps: list[tuple[Path, str]] = []
     node: Path | None = folder / "pre-push"
     as_legacy = False  # pre-commit runs its legacy hook with PRE_COMMIT_RUNNING_LEGACY
-    while node is not None and node.is_file() and os.access(node, os.X_OK):
+    while node is not None and node.is_file() and permitted(node, os.X_OK):
         if any(node == seen for seen, _ in steps):
             steps.append((node, "again"))
             return Chain(
