@@ -7,27 +7,16 @@ repositories."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import tempfile
 import time
-from pathlib import Path
-
-import pytest
 
 from helpers.pre_push import TODO, commit, todo, write
 from helpers.run import cli_path, run_git
-from helpers.users import NOBODY, as_nobody
+from helpers.users import nobody_env, roots_folder
 
 
 def test_sync_does_not_read_a_remote_git_refuses_and_says_so_once() -> None:
-    if os.geteuid() != 0:
-        pytest.skip("another user's repositories need root to set up")
-    base = Path(tempfile.mkdtemp(prefix="vcontext-remote-owner-", dir="/tmp"))
-    try:
-        base.chmod(0o755)
-        become = as_nobody(base)
+    with roots_folder("vcontext-remote-owner-") as (base, become):
         seed = base / "seed"
         seed.mkdir()
         run_git(seed, "init", "-q", "-b", "main")
@@ -39,21 +28,9 @@ def test_sync_does_not_read_a_remote_git_refuses_and_says_so_once() -> None:
         run_git(clone, "branch", "agents/x")
         subprocess.run(["chmod", "-R", "a+rwX", str(clone)], check=True)
         subprocess.run(["chmod", "-R", "a+rX", str(remote)], check=True)
-        home = base / "home"
-        home.mkdir()
-        os.chown(home, NOBODY, NOBODY)
-        env = {
-            **os.environ,
-            "HOME": str(home),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_COUNT": "1",
-            "GIT_CONFIG_KEY_0": "safe.directory",
-            "GIT_CONFIG_VALUE_0": str(clone),  # the checkout only, not its remote
-            "GIT_AUTHOR_NAME": "N",
-            "GIT_AUTHOR_EMAIL": "n@example.com",
-            "GIT_COMMITTER_NAME": "N",
-            "GIT_COMMITTER_EMAIL": "n@example.com",
-        }
+        env = nobody_env(base, str(clone))  # the checkout only, not its remote
+        for role in ("AUTHOR", "COMMITTER"):
+            env[f"GIT_{role}_NAME"], env[f"GIT_{role}_EMAIL"] = "N", "n@example.com"
         fetched = subprocess.run([*become, "git", "fetch", "origin"], cwd=clone, env=env,
                                  capture_output=True)  # fmt: skip
         assert fetched.returncode != 0
@@ -74,5 +51,3 @@ def test_sync_does_not_read_a_remote_git_refuses_and_says_so_once() -> None:
         assert took < 120, (took, err)
         assert err.count("\n") == 1, err
         assert run_git(clone, "for-each-ref").stdout == refs_before  # nothing written
-    finally:
-        shutil.rmtree(base, ignore_errors=True)

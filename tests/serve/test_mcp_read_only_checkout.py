@@ -6,9 +6,6 @@ SDK's stdio client against the real server, run as the user nobody."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,35 +14,21 @@ import pytest
 
 from helpers.mcp_support import TODO, run, stdio_params, text
 from helpers.run import run_git
-from helpers.users import NOBODY, as_nobody
+from helpers.users import nobody_env, roots_folder
 
 
 @pytest.fixture
 def roots_checkout() -> Iterator[tuple[Path, list[str], dict[str, str]]]:
     """A repository root owns with a todo list; how to become nobody; nobody's env."""
-    if os.geteuid() != 0:
-        pytest.skip("another user's checkout needs root to set up")
-    base = Path(tempfile.mkdtemp(prefix="vcontext-mcp-ro-", dir="/tmp"))
-    base.chmod(0o755)
-    repo = base / "repo"
-    repo.mkdir()
-    run_git(repo, "init", "-q", "-b", "main")
-    (repo / ".vcontext").mkdir()
-    (repo / ".vcontext" / "todo.json").write_text(json.dumps(TODO, indent=2) + "\n")
-    run_git(repo, "add", "-A")
-    run_git(repo, "-c", "user.name=R", "-c", "user.email=r@example.com", "commit", "-qm", "t")
-    home = base / "home"
-    home.mkdir()
-    os.chown(home, NOBODY, NOBODY)
-    env = {
-        "HOME": str(home),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_COUNT": "1",
-        "GIT_CONFIG_KEY_0": "safe.directory",
-        "GIT_CONFIG_VALUE_0": "*",
-    }
-    yield repo, as_nobody(base), env
-    shutil.rmtree(base, ignore_errors=True)
+    with roots_folder("vcontext-mcp-ro-") as (base, become):
+        repo = base / "repo"
+        repo.mkdir()
+        run_git(repo, "init", "-q", "-b", "main")
+        (repo / ".vcontext").mkdir()
+        (repo / ".vcontext" / "todo.json").write_text(json.dumps(TODO, indent=2) + "\n")
+        run_git(repo, "add", "-A")
+        run_git(repo, "-c", "user.name=R", "-c", "user.email=r@example.com", "commit", "-qm", "t")
+        yield repo, become, nobody_env(base, "*")
 
 
 def _as(become: list[str], params: Any) -> Any:

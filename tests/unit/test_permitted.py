@@ -9,12 +9,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-import pytest
-
-from helpers.users import as_nobody
+from helpers.users import roots_folder
 
 ASK = (
     "import os, sys; from git_vcontext.fsio import permitted; "
@@ -23,12 +20,7 @@ ASK = (
 
 
 def test_permitted_to_run_is_what_running_does() -> None:
-    if os.geteuid() != 0:
-        pytest.skip("another user's view needs root to set up")
-    base = Path(tempfile.mkdtemp(prefix="vcontext-permitted-", dir="/tmp"))
-    try:
-        base.chmod(0o755)
-        become = as_nobody(base)
+    with roots_folder("vcontext-permitted-") as (base, become):
         private = base / "private"
         private.mkdir(mode=0o700)
         program = private / "true"
@@ -40,5 +32,3 @@ def test_permitted_to_run_is_what_running_does() -> None:
         assert said.returncode == 0, said.stderr
         ran = subprocess.run([*become, str(program)], capture_output=True, cwd=base)
         assert said.stdout.strip() == str(ran.returncode == 0)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
