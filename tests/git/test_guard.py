@@ -10,6 +10,7 @@ Real bare repositories, real ``git push``.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -741,3 +742,78 @@ def test_sync_push_lands_through_the_guard_and_check_passes_its_history(
     for fmt in ("text", "json", "github"):
         checked = run_cli("check", "--format", fmt, "main", cwd=fresh)  # the whole history
         assert checked.returncode == 0, (fmt, checked.stdout, checked.stderr)
+
+
+# -- objects made to mislead a reader that is not git --------------------------------------
+
+
+def _fed(repo: Path, data: str | bytes, *args: str) -> str:
+    """git ARGS with ``data`` on stdin: its output, stripped."""
+    raw = data.encode() if isinstance(data, str) else data
+    done = subprocess.run(["git", *args], cwd=repo, input=raw, capture_output=True, check=True)
+    return done.stdout.decode().strip()
+
+
+def _invalid_todo_blob(repo: Path) -> str:
+    bad = '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": "nope"}}\n'
+    return _fed(repo, bad, "hash-object", "-w", "--stdin")
+
+
+def _tree_of(repo: Path, entries: list[tuple[str, str, str]]) -> str:
+    """A tree object written as given (no sorting, no checks: as a crafted push may)."""
+    raw = b"".join(f"{mode} {name}".encode() + b"\0" + bytes.fromhex(oid)
+                   for mode, name, oid in entries)  # fmt: skip
+    return _fed(repo, raw, "hash-object", "-t", "tree", "-w", "--literally", "--stdin")
+
+
+def test_guard_reads_a_commit_with_a_second_tree_line_as_git_does(repo: Path, remote: Path) -> None:
+    """A commit whose header has another ``tree`` line after the committer: git (and the
+    server's checkout of it) uses the first, the invalid document; the guard judges that
+    one, not the valid tree named later."""
+    before = refs(remote)
+    parent = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    good_tree = run_git(repo, "rev-parse", "HEAD^{tree}").stdout.strip()
+    write(repo, TODO, '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": "nope"}}\n')
+    run_git(repo, "add", "-A")
+    bad_tree = run_git(repo, "write-tree").stdout.strip()
+    run_git(repo, "reset", "-q", "--hard", parent)
+    text = (f"tree {bad_tree}\nparent {parent}\nauthor P <p@e> 1700000000 +0000\n"
+            f"committer P <p@e> 1700000000 +0000\ntree {good_tree}\n\nmisleading\n")  # fmt: skip
+    crafted = _fed(repo, text, "hash-object", "-t", "commit", "-w", "--literally", "--stdin")
+    assert run_git(repo, "rev-parse", f"{crafted}^{{tree}}").stdout.strip() == bad_tree
+
+    pushed = sneak(repo, "origin", f"{crafted}:refs/heads/main")
+
+    assert pushed.returncode != 0, pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert refs(remote) == before
+
+
+def test_guard_reads_a_tree_with_two_entries_of_one_name_as_git_does(
+    repo: Path, remote: Path
+) -> None:
+    """A tree holding ``todo.vcontext.json`` twice, the invalid blob first: git reads the
+    first; the guard must not judge the second (a dict keeps the last)."""
+    before = refs(remote)
+    folder, name = TODO.rsplit("/", 1)
+    entries: list[tuple[str, str, str]] = []
+    for row in run_git(repo, "ls-tree", f"HEAD:{folder}").stdout.splitlines():
+        meta, entry = row.split("\t", 1)
+        mode, _, oid = meta.split(" ")
+        if entry == name:  # the invalid one first, where git looks
+            entries.append(("100644", name, _invalid_todo_blob(repo)))
+        entries.append((mode, entry, oid))
+    inner = _tree_of(repo, entries)
+    top = run_git(repo, "rev-parse", "HEAD^{tree}").stdout.strip()
+    listed = run_git(repo, "ls-tree", top).stdout.splitlines()
+    rows = [row if not row.endswith(f"\t{folder}") else f"040000 tree {inner}\t{folder}"
+            for row in listed]  # fmt: skip
+    root = _fed(repo, "\n".join(rows) + "\n", "mktree", "--missing")
+    crafted = run_git(repo, "commit-tree", root, "-p", "HEAD", "-m", "two of one name").stdout
+    assert run_git(repo, "cat-file", "-p", f"{crafted.strip()}:{TODO}").stdout.count("nope") == 1
+
+    pushed = sneak(repo, "origin", f"{crafted.strip()}:refs/heads/main")
+
+    assert pushed.returncode != 0, pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert refs(remote) == before

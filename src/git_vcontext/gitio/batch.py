@@ -106,13 +106,16 @@ class Objects:
         if kind != "commit":
             raise Unreadable(f"{oid} is a {kind}, not a commit")
         head, _, body = data.partition(b"\n\n")
-        tree, parents = "", []
-        for line in head.split(b"\n"):
-            if line.startswith(b"tree "):
-                tree = line[5:].decode("ascii", "replace")
-            elif line.startswith(b"parent "):
-                parents.append(line[7:].decode("ascii", "replace"))
-        if not is_oid(tree) or not all(is_oid(p) for p in parents):
+        first, *rest = head.split(b"\n")
+        tree = first[5:].decode("ascii", "replace") if first.startswith(b"tree ") else ""
+        parents = []
+        while rest and rest[0].startswith(b"parent "):
+            parents.append(rest.pop(0)[7:].decode("ascii", "replace"))
+        # git reads the first tree line and the parent lines right after it; another tree or
+        # parent line further down is a commit made to mislead a reader: the full check
+        # (which reads it as git does) judges it
+        misleading = any(line.startswith((b"tree ", b"parent ")) for line in rest)
+        if misleading or not is_oid(tree) or not all(is_oid(p) for p in parents):
             raise Unreadable(f"commit {oid} does not read")
         return Commit(oid, tree, parents, body.decode("utf-8", "replace"))
 
@@ -132,6 +135,8 @@ class Objects:
             name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
             entries.append((mode, name, data[nul + 1 : nul + 1 + width].hex()))
             at = nul + 1 + width
+        if not _well_formed(entries):
+            raise Unreadable(f"tree {oid} does not read as git writes trees")
         self._trees[oid] = entries
         return entries
 
@@ -164,6 +169,19 @@ class Objects:
                 yield from self.changes(None, now[1], path + "/")
             else:
                 yield Change(path, was, now)
+
+
+def _well_formed(entries: list[tuple[str, str, str]]) -> bool:
+    """Names unique, none empty or holding '/', in git's order (a folder sorts as its name
+    and '/'): a tree that is not (two entries of one name: git reads the first, a dict the
+    last) is left to the full check, which reads it as git does."""
+    keys = []
+    for mode, name, _ in entries:
+        if not name or "/" in name or name in (".", ".."):
+            return False
+        keys.append(name.encode("utf-8", "surrogateescape") + (b"/" if mode == TREE else b""))
+    names = [name for _, name, _ in entries]
+    return len(set(names)) == len(names) and keys == sorted(set(keys))
 
 
 class Change:
