@@ -471,11 +471,15 @@ def test_install_server_as_root_refuses_when_the_owner_cannot_run_it(
     assert _not_owned_by(remote, user.uid) == []
 
 
-def _root_left_refs(remote: Path) -> None:
+def _root_left_refs(remote: Path, owner: servers.RunAs) -> None:
     """What an install --server by the wrong user left before this was fixed: refs/vcontext/
-    created by root (a folder the owner cannot write in)."""
+    created by root (a folder the owner cannot write in). Only that: the object root wrote
+    for it goes back to the owner (a loose-object folder of root's would refuse any pushed
+    object whose name starts alike, "unable to migrate objects", by chance)."""
     blob = soak.run(["git", "hash-object", "-w", "--stdin"], remote).stdout.strip()
     soak.git(remote, "update-ref", "refs/vcontext/server", blob)
+    objects = str(remote / "objects")
+    subprocess.run(["chown", "-R", f"{owner.uid}:{owner.gid}", "--", objects], check=True)
 
 
 def test_doctor_in_a_bare_repository_names_what_the_owner_cannot_write(
@@ -485,7 +489,7 @@ def test_doctor_in_a_bare_repository_names_what_the_owner_cannot_write(
     remote = folder / "remote.git"
     soak.setup(tmp_path, 0, remote=remote)
     subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(remote)], check=True)
-    _root_left_refs(remote)
+    _root_left_refs(remote, user)
     out = soak.vcontext(remote, "doctor", check=False)
     said = out.stdout + out.stderr
     assert out.returncode == 1, said
@@ -504,7 +508,7 @@ def test_sync_shows_the_remotes_own_lines_and_does_not_retry_a_permission_failur
     directory"), and retries nothing."""
     user, folder = owned_elsewhere
     remote, [clone], front = _served_as(tmp_path, user, folder, agents=1)
-    _root_left_refs(remote)
+    _root_left_refs(remote, user)
     try:
         soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
         result = _sync(clone, "agent-0")

@@ -328,13 +328,16 @@ class RemoteConfig:
     ssh_variant: str | None = None
 
 
+REMOTE_KEYS = (
+    r"^(remote\..+\.(url|pushurl)|url\..+\.(insteadof|pushinsteadof)"
+    r"|core\.sshcommand|ssh\.variant)$"
+)
+"""The config keys a sync's remote is read from (one ``git config --get-regexp``)."""
+
+
 def remote_config(cwd: str, remote: str) -> RemoteConfig:
     """``remote``'s configuration (a remote's name, or a URL or path given as is)."""
-    pattern = (
-        r"^(remote\..+\.(url|pushurl)|url\..+\.(insteadof|pushinsteadof)"
-        r"|core\.sshcommand|ssh\.variant)$"
-    )
-    out = git(["config", "--get-regexp", pattern], cwd=cwd, check=False)
+    out = git(["config", "--get-regexp", REMOTE_KEYS], cwd=cwd, check=False)
     urls: list[str] = []
     pushes: list[str] = []
     rewrites: dict[str, list[tuple[str, str]]] = {"insteadof": [], "pushinsteadof": []}
