@@ -437,6 +437,13 @@ def test_a_lease_left_by_a_killed_sync_in_this_repository_is_taken_over_at_once(
     assert "a1" in _ids(remote)
 
 
+def _as_at_a_terminal() -> None:
+    """Ctrl-C reaches a command started at a terminal: SIGINT at its default, whatever the
+    test runner left (a process that ignores SIGINT passes that on: its children then
+    ignore Ctrl-C, as a background job does, and sync waited out the lease)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_waiting_leaves_no_lease_and_a_second_run_lands(
     remote: Path, tmp_path: Path
 ) -> None:
@@ -446,6 +453,7 @@ def test_ctrl_c_while_waiting_leaves_no_lease_and_a_second_run_lands(
     proc = subprocess.Popen(
         [*cli_path(), "sync", "alice", "--push", "origin"],
         cwd=alice, env={**os.environ, **EPOCH}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=_as_at_a_terminal,
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while "refs/vcontext/sync/main/agents/alice" not in _requests(remote):
