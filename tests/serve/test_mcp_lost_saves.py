@@ -172,3 +172,36 @@ def test_lost_saves_none_when_an_older_replaced_file_takes_a_save_during_the_nex
     assert final["todoList"].get("title") == "the person's save"
     # the write under way when the save landed was done again on it
     assert final["todoList"]["items"][0]["status"] == "completed"
+
+
+def test_lost_saves_none_when_a_save_by_rename_lands_right_after_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor that saves by renaming a new file into place, between the server's last
+    check and its rename: that file is never unlinked; the write is done again on it."""
+    from git_vcontext.mcp_server import writer
+
+    repo = new_repo(tmp_path / "repo", {"todo.vcontext.json": todo_document(["a", "b"])})
+    todo = repo / "todo.vcontext.json"
+    svc = _service(repo)
+    _update(svc, "blocked")
+    saved = json.loads(todo.read_bytes())
+    saved["todoList"]["title"] = "saved by rename"
+    check = writer._same_file
+    landed: list[bool] = []
+
+    def check_then_save(fd: int, loaded: Any) -> bool:
+        fine = check(fd, loaded)
+        if fine and not landed:  # right after the check, before the server's rename
+            fresh = tmp_path / "editor-save.json"
+            fresh.write_text(json.dumps(saved, indent=2) + "\n")
+            os.replace(fresh, todo)
+            landed.append(True)
+        return fine
+
+    monkeypatch.setattr(writer, "_same_file", check_then_save)
+    _update(svc, "completed")
+    assert landed
+    final = json.loads(todo.read_bytes())["todoList"]
+    assert final.get("title") == "saved by rename"  # the person's save stays
+    assert final["items"][0]["status"] == "completed"  # the write, redone on it
