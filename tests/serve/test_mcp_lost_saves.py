@@ -205,3 +205,32 @@ def test_lost_saves_none_when_a_save_by_rename_lands_right_after_the_check(
     final = json.loads(todo.read_bytes())["todoList"]
     assert final.get("title") == "saved by rename"  # the person's save stays
     assert final["items"][0]["status"] == "completed"  # the write, redone on it
+
+
+def test_lost_saves_none_when_a_save_lands_in_the_replaced_file_after_the_write(
+    tmp_path: Path,
+) -> None:
+    """An editor opened the document before a write's replace and saves into that file
+    once the write is done, with no write after it: the watcher puts the save back at
+    once (from its stat), well before the file is let go."""
+    from git_vcontext.mcp_server import writer
+
+    repo = new_repo(tmp_path / "repo", {"todo.vcontext.json": todo_document(["a", "b"])})
+    todo = repo / "todo.vcontext.json"
+    svc = _service(repo)
+    _update(svc, "blocked")
+    person = os.open(todo, os.O_WRONLY)
+    try:
+        saved = json.loads(todo.read_bytes())
+        saved["todoList"]["title"] = "saved late"
+        raw = (json.dumps(saved, indent=2) + "\n").encode()
+        _update(svc, "completed")  # replaces the file the person holds open
+        time.sleep(0.05)
+        os.pwrite(person, raw, 0)
+        os.ftruncate(person, len(raw))
+        landed = time.monotonic()
+    finally:
+        os.close(person)
+    final = _eventually(todo, "saved late", writer.RETIRED + 3)
+    assert final["todoList"].get("title") == "saved late"
+    assert time.monotonic() - landed < writer.RETIRED  # seen by its stat, not at the end

@@ -237,12 +237,11 @@ class Writer:
     def _retire(self, target: Target, fd: int, raw: bytes) -> None:
         """Watch the replaced file ``fd`` (its bytes were ``raw``) for a while: a thread looks
         at its stat every few milliseconds, cheap; a change is put back at once, under the
-        document's lock. Its stat is taken before its bytes are compared, so a save after
-        that shows; each write checks every watched file before it lets one go."""
-        seen = _stamp(fd)
+        document's lock. Its bytes are compared by the write that retires it (its stat
+        taken first, so a save after that shows), and once more when it is let go."""
         with self._watch_lock:
             self._retired.setdefault(target.real, []).append(
-                _Retired(fd, raw, time.monotonic() + RETIRED, seen)
+                _Retired(fd, raw, time.monotonic() + RETIRED)
             )
             self._targets[target.real] = target
             if self._watcher is None or not self._watcher.is_alive():
@@ -253,7 +252,8 @@ class Writer:
 
     def _late_saves(self, target: Target) -> bytes | None:
         """The newest save that landed in a file this server replaced (under the document's
-        lock); the files watched long enough without one are let go."""
+        lock): a file's bytes are compared when its stat changed since they last were, or
+        it was never compared, or it is let go (watched long enough)."""
         with self._watch_lock:
             watched = self._retired.pop(target.real, [])
         found: list[tuple[int, bytes]] = []
@@ -261,6 +261,9 @@ class Writer:
         now = time.monotonic()
         for r in watched:
             stamp = _stamp(r.fd)  # before the bytes: a save after it changes it
+            if stamp == r.seen and now < r.until:
+                kept.append(r)
+                continue
             late = _late_save(r.fd, r.raw, target.rel)
             if late is not None:
                 found.append((_stamp(r.fd)[0], late))
@@ -308,13 +311,34 @@ class Writer:
                     return
             now = time.monotonic()
             for real, watched in pending:
-                if all(_stamp(r.fd) == r.seen and now < r.until for r in watched):
-                    continue
                 target = self._targets.get(real)
                 if target is None:
                     continue
-                with self.locks.hold(real):
-                    self._rescue(target)
+                if any(r.seen is not None and _stamp(r.fd) != r.seen for r in watched):
+                    with self.locks.hold(real):
+                        self._rescue(target)
+                elif any(now >= r.until for r in watched):
+                    self._let_go(target)
+
+    def _let_go(self, target: Target) -> None:
+        """The files watched long enough: their bytes compared a last time, then closed
+        (the document's lock is taken only for a save found there, to put it back)."""
+        now = time.monotonic()
+        with self._watch_lock:
+            watched = self._retired.get(target.real, [])
+            done = [r for r in watched if now >= r.until]
+            self._retired[target.real] = [r for r in watched if now < r.until]
+        late = False
+        for r in done:
+            if _late_save(r.fd, r.raw, target.rel) is None:
+                os.close(r.fd)
+                continue
+            late = True
+            with self._watch_lock:
+                self._retired.setdefault(target.real, []).append(r)
+        if late:
+            with self.locks.hold(target.real):
+                self._rescue(target)
 
     def _rescue(self, target: Target) -> None:
         """Before a write (and when the watcher sees a change): a save that landed late in a
@@ -364,15 +388,16 @@ def unparsable(loaded: Loaded) -> str:
 
 class _Retired:
     """A file this server replaced, watched for a late save: its descriptor, its bytes
-    when replaced, until when, and its stat when last looked at (mtime, ctime, size)."""
+    when replaced, until when, and its stat when its bytes were last compared (mtime,
+    ctime, size; None: not yet)."""
 
     __slots__ = ("fd", "raw", "seen", "until")
 
-    def __init__(self, fd: int, raw: bytes, until: float, seen: tuple[int, int, int]) -> None:
+    def __init__(self, fd: int, raw: bytes, until: float) -> None:
         self.fd = fd
         self.raw = raw
         self.until = until
-        self.seen = seen
+        self.seen: tuple[int, int, int] | None = None
 
 
 def _stamp(fd: int) -> tuple[int, int, int]:
