@@ -286,8 +286,7 @@ def test_corpus_tron_documents_written_on_the_stub_are_the_whole_documents_edit(
             m.setattr(grown, "render", lambda doc, new, loads: None)
             text = doc.render(_set(doc.data, chain, [*log, *more]))
         used += _compare(text.lstrip("\ufeff"), 5, monkeypatch)
-    if used == 0:
-        pytest.skip("no TRON document of the corpus has a log long enough for a stub")
+    assert used > 100  # most of the corpus's logs take the stub (64 of 85 documents, 5 writes)
 
 
 def _tricky(changes: int, two_lines: bool) -> str:
