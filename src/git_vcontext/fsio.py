@@ -288,7 +288,7 @@ def _rename2(source: str, target: str, flags: int) -> bool:
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             _RENAMEAT2.append(getattr(libc, "renameat2", None))
-        except OSError:
+        except (OSError, TypeError):  # no C library to look in (Windows)
             _RENAMEAT2.append(None)
     call = _RENAMEAT2[0]
     if call is None:
