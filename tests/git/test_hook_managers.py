@@ -253,7 +253,7 @@ def test_installing_never_breaks_git_a_failed_install_after_pre_commit_keeps_you
     def full_disk(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(hooks, "write_atomic", full_disk)
+    monkeypatch.setattr(os, "replace", full_disk)
     with pytest.raises(OSError, match="No space left"):
         hooks.install(pushing, "git-vcontext", force=False)
     monkeypatch.undo()
@@ -266,6 +266,33 @@ def test_installing_never_breaks_git_a_failed_install_after_pre_commit_keeps_you
     good, _ = _push(pushing, "pending")
     assert good.returncode == 0, good.stderr
     assert _runs(plain_marks) == 2
+
+
+def test_installing_never_breaks_git_a_linked_hook_pre_commit_kept_is_left_as_it_is(
+    pushing: Path,
+) -> None:
+    """Your pre-push is a symbolic link to a script the team tracks; pre-commit keeps the
+    link as pre-push.legacy. Our install moves the link, never writes through it: the
+    tracked script stays yours (review: it became our shim, and your hook never ran)."""
+    marks = pushing.parent / "team-marks.txt"
+    script = pushing / "scripts" / "pre-push"
+    script.parent.mkdir()
+    script.write_text(f'#!/bin/sh\ncat >/dev/null\necho team-ran >> "{marks}"\n')
+    script.chmod(0o755)
+    run_git(pushing, "add", "scripts")
+    run_git(pushing, "commit", "-q", "-m", "the team's hook")
+    (pushing / HOOKS / "pre-push").symlink_to(Path("..", "..", "scripts", "pre-push"))
+    assert _pre_commit(pushing, "install", "-t", "pre-push").returncode == 0
+    assert (pushing / HOOKS / "pre-push.legacy").is_symlink()
+    tracked = script.read_bytes()
+
+    assert "pre-commit kept" in _install(pushing)
+
+    assert script.read_bytes() == tracked
+    assert "scripts/" not in run_git(pushing, "status", "--porcelain").stdout
+    good, _ = _push(pushing, "completed")
+    assert good.returncode == 0, good.stderr
+    assert _runs(marks) == 1
 
 
 def test_installing_never_breaks_git_uninstall_takes_ours_out_of_pre_commits_chain(

@@ -141,14 +141,14 @@ def _adopt_pre_commits_legacy(folder: Path, text: str) -> list[str]:
     hook, legacy, chained = folder / "pre-push", folder / LEGACY, folder / CHAINED
     if not _is_pre_commit(hook) or not foreign(legacy) or _is_pre_commit(legacy):
         return []
-    if chained.exists():
+    if os.path.lexists(chained):
         return []  # refused, or --force: ours goes in front as before
     try:
         os.link(legacy, chained, follow_symlinks=False)  # a symlink stays one
     except OSError:  # a file system without hard links
         shutil.copy2(legacy, chained, follow_symlinks=False)
     try:
-        _write_hook(legacy, text)
+        _replace_name(legacy, text)
     except BaseException:
         chained.unlink()  # yours is still pre-commit's legacy hook, as before
         raise
@@ -156,6 +156,19 @@ def _adopt_pre_commits_legacy(folder: Path, text: str) -> list[str]:
         f"moved {legacy.name} (the hook pre-commit kept) to {chained.name}: "
         "pre-commit runs ours, which runs it first"
     ]
+
+
+def _replace_name(hook: Path, text: str) -> None:
+    """Put our hook at ``hook``'s name, replacing the name itself: when yours is a symbolic
+    link (to a script the team tracks), the link goes, its target stays untouched."""
+    tmp = hook.with_name(f".{hook.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        tmp.chmod(0o755)
+        os.replace(tmp, hook)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _through_pre_commit(folder: Path) -> bool:
