@@ -88,8 +88,15 @@ def check_value(
     data: Any, path: str = "", *, fmt: str | None = None, jsonl: bool = False
 ) -> tuple[list[Issue], list[str]]:
     """Unlocated findings and skipped checks for parsed data of format ``fmt`` (JSONL: the
-    list of records; ``jsonl=True`` says the same); VerMAS files by place, else content."""
-    fmt = fmt or ("jsonl" if jsonl else "json")
+    list of records; ``jsonl=True`` says the same); VerMAS files by place, else content.
+    At most MAX_ERRORS schema errors are explained, whatever the number of records."""
+    from .schemas import error_budget  # lazy: jsonschema's helpers only where they run
+
+    with error_budget():
+        return _check_value(data, path, fmt or ("jsonl" if jsonl else "json"))
+
+
+def _check_value(data: Any, path: str, fmt: str) -> tuple[list[Issue], list[str]]:
     if fmt == "jsonl":
         # lazy: only for JSONL files
         from .records import check_records

@@ -7,6 +7,8 @@ imported before the first document that needs a schema check.
 from __future__ import annotations
 
 import json
+from _contextvars import ContextVar  # (contextvars and threading without their imports)
+from _thread import RLock
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
@@ -57,10 +59,16 @@ def _compiler() -> Any:
 def quick_check(ref: str) -> Any:
     """A yes/no check for ``ref`` without jsonschema, or None when it cannot be compiled."""
     name, _, fragment = ref.partition("#")
-    try:
-        return _compiler().ref(PREFIX + name, "#" + fragment)
-    except Unsupported:
-        return None
+    with _COMPILING:
+        try:
+            return _compiler().ref(PREFIX + name, "#" + fragment)
+        except Unsupported:
+            return None
+
+
+_COMPILING = RLock()
+"""One compilation at a time: a reference being compiled is a placeholder another thread
+(the MCP server's workers) must not call before it is filled."""
 
 
 @cache
@@ -101,8 +109,12 @@ def _explaining() -> Any:
         if quick is None or not isinstance(instance, list):
             yield from plain(validator, each, instance, schema)
             return
+        failing = 0
         for index, item in enumerate(instance):
             if not quick(item):
+                failing += 1
+                if failing > MAX_ERRORS + 1:  # the rest are not explained (an anyOf's branch
+                    return  # explains every element before one error is counted)
                 yield from validator.descend(instance=item, schema=each, path=index)
 
     return extend(Draft202012Validator, validators={"items": items})
@@ -131,13 +143,15 @@ _QUICK_NODES: dict[int, Any] = {}
 def _quick_node(schema: Any) -> Any:
     """The quick check of one bundled schema object, or None (not ours, or a keyword the
     quick check does not know)."""
-    key = id(schema)
+    key = id(schema)  # the bundle's objects live as long as the process (_contents_by_id)
     if key not in _QUICK_NODES:
-        uri = _owners().get(key) if isinstance(schema, dict) else None
-        try:
-            _QUICK_NODES[key] = None if uri is None else _compiler().node(uri, schema)
-        except Unsupported:
-            _QUICK_NODES[key] = None
+        with _COMPILING:
+            uri = _owners().get(key) if isinstance(schema, dict) else None
+            try:
+                check = None if uri is None else _compiler().node(uri, schema)
+            except Unsupported:
+                check = None
+            _QUICK_NODES[key] = check
     return _QUICK_NODES[key]
 
 
@@ -158,16 +172,35 @@ def schema_errors(ref: str, data: Any) -> Iterator[Any]:
     # lazy: only to explain an invalid document
     from itertools import islice
 
-    errors = list(islice(validator(ref).iter_errors(data), MAX_ERRORS + 1))
-    for err in sorted(errors[:MAX_ERRORS], key=lambda e: [str(p) for p in e.absolute_path]):
+    budget = _BUDGET.get() or [MAX_ERRORS, False]
+    left = max(int(budget[0]), 0)
+    errors: list[Any] = list(islice(validator(ref).iter_errors(data), left + 1)) if left else [0]
+    budget[0] = left - min(len(errors), left)
+    for err in sorted(errors[:left], key=lambda e: [str(p) for p in e.absolute_path]):
         yield from _leaves(err)
-    if len(errors) > MAX_ERRORS:
+    if len(errors) > left and not budget[1]:
+        budget[1] = True
         yield TooMany(MAX_ERRORS)
 
 
 MAX_ERRORS = 1000
-"""Schema errors explained per document: a document with more stops there (each costs a
-walk of jsonschema; the finding after them says the list is cut)."""
+"""Schema errors explained per file (a JSONL file's records share it): a file with more
+stops there (each costs a walk of jsonschema; the finding after them says the list is
+cut)."""
+
+_BUDGET: ContextVar[list[Any] | None] = ContextVar("schema_error_budget", default=None)
+"""What is left of the file's MAX_ERRORS, and whether the cut was said (per thread: the
+MCP server validates in worker threads)."""
+
+
+class error_budget:  # (lower case: used as a function, with error_budget(): ...)
+    """One budget of MAX_ERRORS schema errors for everything validated inside (a file)."""
+
+    def __enter__(self) -> None:
+        self.token = _BUDGET.set([MAX_ERRORS, False])
+
+    def __exit__(self, *_: object) -> None:
+        _BUDGET.reset(self.token)
 
 
 class TooMany:
