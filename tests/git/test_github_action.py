@@ -208,6 +208,43 @@ def test_the_action_on_a_push_checks_what_the_push_added(
         assert "force push" in run.stdout
 
 
+def test_the_action_with_a_range_of_your_own_deepens_the_checkout(
+    tmp_path: Path, runner_temp: Path
+) -> None:
+    """``range:`` names its own ends: in actions/checkout's one-commit clone the action
+    fetches the history first (it stopped with exit 3, an unknown revision)."""
+    run = _run(tmp_path, runner_temp, drop=True, range="HEAD^1...HEAD^2")
+
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "title=history-event-removed" in run.stdout
+
+
+def test_the_action_refuses_an_event_whose_commit_names_are_not_commit_names(
+    tmp_path: Path, runner_temp: Path
+) -> None:
+    """Event JSON does not always come from GitHub (act, Gitea, Forgejo): a ``before``
+    such as ``--upload-pack=…`` ran a command through git fetch."""
+    origin, _, _ = _origin(tmp_path, drop=False)
+    workspace = tmp_path / "workspace"
+    _checkout(origin, workspace)
+    mark = tmp_path / "ran"
+    head = run_git(workspace, "rev-parse", "HEAD").stdout.strip()
+    run = run_action(
+        REPO_ROOT,
+        workspace,
+        runner_temp,
+        event_name="push",
+        event={"before": f"--upload-pack=touch {mark}; git-upload-pack", "after": head},
+        sha=head,
+        ref="refs/heads/feature",
+        env={"PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "::error title=git vcontext check::" in run.stdout
+    assert not mark.exists()
+
+
 def test_the_action_leaves_the_jobs_path_and_checks_another_folder(
     tmp_path: Path, runner_temp: Path
 ) -> None:
