@@ -31,7 +31,7 @@ def run(*, rev_range: str | None = None, fmt: str = "text", cwd: str = ".") -> i
         if fmt == "github":
             sys.stdout.write(f"::error title=git vcontext check::{_data(exc.one_line())}\n")
         elif fmt == "json":
-            data = {"range": rev_range, "error": exc.one_line()}
+            data = {"range": rev_range or "@{upstream}..HEAD", "error": exc.one_line()}
             sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         raise
 
