@@ -87,3 +87,21 @@ class FileReport:
             loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
         where = f"{f.where}: " if f.where else ""
         return f"{loc}: {where}{prefix}{f.message} [{f.rule}]"
+
+
+SYMLINK = Finding(
+    "symlink",
+    "",
+    "a symbolic link where a vContext document belongs: git merges the link, not the "
+    "document (no merge driver runs on a link), and a remote cannot follow it; commit "
+    "the document itself here",
+    1,
+    1,
+)
+"""A vContext path that is a symbolic link: one finding for ``validate`` (the work tree),
+the hook, the guard and ``check`` (a pushed link's blob is its target's name)."""
+
+
+def symlink_report(path: str) -> FileReport:
+    """The verdict on a vContext path that is a symbolic link (``SYMLINK``)."""
+    return FileReport(path, (SYMLINK,))
