@@ -118,3 +118,84 @@ def test_symlink_a_routed_link_to_an_invalid_document_is_refused_as_validate_fin
     assert validated.returncode == 1
     assert "[symlink]" in validated.stdout.decode()
     _refused_by_all(repo, remote, "symlink")
+
+
+def test_doctor_runs_the_guard_as_a_push_does_and_says_it_cannot_import_pygit2(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """The guard's program loses pygit2 (``pip uninstall pygit2`` in its environment): every
+    push the full check judges is refused, and doctor in the bare repository says so, with
+    the reason, instead of "installed and runs" (its empty-input run imported nothing)."""
+    fake = tmp_path / "no-pygit2" / "pygit2"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError(\"No module named 'pygit2'\")\n")
+    here = str(Path(git_vcontext.__file__).resolve().parents[1])
+    hook = remote / "hooks" / "pre-receive"
+    real = program_in(hook.read_text())
+    wrapper = tmp_path / "bin" / "git-vcontext"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{fake.parent}:{here}" exec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    hook.write_text(hook.read_text().replace(real, str(wrapper)))
+
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    commit(repo, "drop e2")
+    refused = sneak(repo, "origin", "HEAD:main")
+    assert refused.returncode != 0
+    assert "could not run" in refused.stderr
+
+    done = run_cli("doctor", cwd=remote)
+    said = done.stdout.decode()
+    assert done.returncode == 1, said + done.stderr.decode()
+    problem = [line for line in said.splitlines() if line.startswith("problem:")]
+    assert any("pygit2" in line and "pre-receive" in line for line in problem), said
+    assert "guard installed and runs" not in said
+
+
+def program_in(text: str) -> str:
+    line = next(line for line in text.splitlines() if line.startswith("PROGRAM="))
+    return line.split("=", 1)[1].strip().strip("'\"")
+
+
+def test_uninstall_server_removes_what_the_guard_keeps_in_the_bare_repository(
+    repo: Path, remote: Path
+) -> None:
+    run_git(repo, "switch", "-q", "-c", "feature")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "feature")
+    assert sneak(repo, "origin", "feature").returncode == 0
+    assert sneak(repo, "origin", ":feature").returncode == 0  # remembered by the guard
+    assert (remote / "vcontext").is_dir()
+
+    done = run_cli("uninstall", "--server", cwd=remote)
+
+    assert done.returncode == 0, done.stderr
+    assert not (remote / "vcontext").exists()
+    assert "vcontext/" in done.stdout.decode()
+
+
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_install_in_a_bare_repository_without_server_names_server(
+    remote: Path, command: str
+) -> None:
+    done = run_cli(command, cwd=remote)
+    assert done.returncode == 2
+    said = done.stderr.decode()
+    assert "bare repository" in said
+    assert f"git vcontext {command} --server" in said
+    assert said.count("\n") == 1
+
+
+def test_a_finding_in_a_file_whose_name_holds_a_newline_or_a_tab_is_one_quoted_line(
+    repo: Path, remote: Path
+) -> None:
+    name = "memory/bad\nname\there.vcontext.json"
+    write(repo, name, {"vContextInfo": {"version": "0.4"}, "todoList": {"items": 3}})
+    commit(repo, "an invalid document with an awkward name")
+    done = sneak(repo, "origin", "HEAD:main")
+    assert done.returncode != 0
+    said = [line for line in remote_lines(done.stderr) if line.endswith("[schema]")]
+    assert len(said) == 1, done.stderr
+    assert said[0].startswith('"memory/bad\\nname\\there.vcontext.json":'), said
+    checked = run_cli("check", "origin/main..HEAD", cwd=repo).stdout.decode()
+    assert '"memory/bad\\nname\\there.vcontext.json":' in checked
