@@ -199,3 +199,37 @@ def test_a_finding_in_a_file_whose_name_holds_a_newline_or_a_tab_is_one_quoted_l
     assert said[0].startswith('"memory/bad\\nname\\there.vcontext.json":'), said
     checked = run_cli("check", "origin/main..HEAD", cwd=repo).stdout.decode()
     assert '"memory/bad\\nname\\there.vcontext.json":' in checked
+
+
+def test_a_refused_forced_update_advises_building_on_the_remotes_tip(
+    repo: Path, remote: Path
+) -> None:
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a third lesson")
+    assert sneak(repo, "origin", "main").returncode == 0
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")
+    (repo / "notes.txt").write_text("unrelated\n")
+    commit(repo, "an unrelated commit")
+    done = sneak(repo, "--force", "origin", "main")
+    assert done.returncode != 0
+    said = remote_lines(done.stderr)
+    assert any("forced update" in line for line in said), done.stderr
+    last = said[-1] if said[-1] else said[-2]
+    assert "git pull --rebase" in last, done.stderr
+    assert "rebase -i" not in last, done.stderr
+
+
+def test_an_annotated_tag_of_a_tree_is_named_as_a_tag_of_that_tree(
+    repo: Path, remote: Path
+) -> None:
+    write(repo, TODO, {"vContextInfo": {"version": "0.4"}, "todoList": {"items": 3}})
+    run_git(repo, "add", "-A")
+    tree = run_git(repo, "write-tree").stdout.strip()
+    run_git(repo, "tag", "-a", "snapshot", "-m", "a tree", tree)
+    tag = run_git(repo, "rev-parse", "snapshot").stdout.strip()
+    done = sneak(repo, "origin", "refs/tags/snapshot")
+    assert done.returncode != 0
+    said = remote_lines(done.stderr)
+    assert any(f"tag {tag[:10]} of tree {tree[:10]}" in line for line in said), done.stderr
+    assert not any(f"tree {tag[:10]}" in line for line in said), done.stderr
+    assert "rebase -i" not in done.stderr

@@ -209,9 +209,10 @@ def _check(text: str) -> int:
             f"change(s); cache hits {cache.hits}, misses {cache.misses}"
         )
     if report.problems:
+        fixes = report.fixes()
         out.append(
             f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
-            "commit(s). Fix those commits (git rebase -i), then push again."
+            f"commit(s). {fixes[:1].upper()}{fixes[1:]}, then push again."
         )
     if out:
         sys.stderr.write("\n".join(out) + "\n")
