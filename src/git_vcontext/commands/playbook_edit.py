@@ -53,21 +53,74 @@ def run(
         from ..sync.interrupted import finish_near
 
         finish_near(file, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
-    doc = parse(read_bytes(file), path=file)
+    now = now_rfc3339()
+    new = action == "add" and file != "-" and not os.path.lexists(file)
+    doc = None if new else parse(read_bytes(file), path=file)
     # os.urandom is what secrets.token_hex reads, without importing secrets (hmac, hashlib,
     # random, base64: ~12 ms of every call an agent makes)
     entropy = None if os.environ.get("SOURCE_DATE_EPOCH") else os.urandom(8).hex()
-    result = append_event(doc.data, edit, now=now_rfc3339(), entropy=entropy)
-    text = doc.render(result.data)
+    data = _new_playbook(file, now) if doc is None else doc.data
+    result = append_event(data, edit, now=now, entropy=entropy)
+    text = _new_text(file, result.data) if doc is None else doc.render(result.data)
     if not same(parse(text, path=file).data, result.data):  # never write what we cannot read
         raise OperationalError(f"{file}: the rewritten document does not read back; not written")
+    if new:
+        os.makedirs(os.path.dirname(file) or ".", exist_ok=True)
     write_atomic(file, text.encode("utf-8"))
+    if new:
+        _say_created(file)
     event = result.event
     prev = f", prevEventId {event['prevEventId']}" if "prevEventId" in event else ""
     print(f"{event['eventId']}: {event['operation']} of {target}{prev}")
     for note in result.notes:
         print(f"git-vcontext: note: {note}", file=sys.stderr)
     return int(ExitCode.OK)
+
+
+def _new_playbook(file: str, now: str) -> Any:
+    """An empty playbook for ``playbook add`` on a file that does not exist yet, in the
+    format its name says (the MCP server's new playbook: one shape for both)."""
+    from ..codecs import format_from_name
+    from ..edits.learnings import new_document
+    from ..edits.stamp import Stamp
+
+    if format_from_name(file) not in ("json", "tron"):
+        raise UsageError(
+            f"{file}: no such file; a new playbook's name says its format: *.json or *.tron "
+            "(e.g. .vcontext/playbook.vcontext.json)"
+        )
+    return new_document(Stamp(agent="", now=now))
+
+
+def _new_text(file: str, data: Any) -> str:
+    from ..codecs import dumps, format_from_name
+
+    return dumps(data, "tron" if format_from_name(file) == "tron" else "json")
+
+
+def _say_created(file: str) -> None:
+    """Say the file is new, and when git would not send it to the merge driver (the
+    hook, the guard and validate would not check it either)."""
+    print(f"git-vcontext: created {file} (a new playbook)", file=sys.stderr)
+    try:
+        from ..gitio import open_repo, work_tree
+        from ..gitio.fileset import work_tree_files
+
+        repo = open_repo(os.path.dirname(os.path.abspath(file)))
+        top = work_tree(repo)
+        if top is None:
+            return
+        rel = os.path.relpath(os.path.realpath(file), os.path.realpath(top))
+        if not work_tree_files(repo).routed(rel.replace(os.sep, "/")):
+            print(
+                f"git-vcontext: note: {file} is not a vContext file to git: .gitattributes "
+                "does not send it to the merge driver, and validate, the pre-push hook and "
+                "the guard do not check it (name it *.vcontext.json or *.vcontext.tron, "
+                "or add its pattern: see git vcontext install)",
+                file=sys.stderr,
+            )
+    except OperationalError:
+        return  # not in a repository: nothing to route
 
 
 def _fields(action: str, o: EventOptions, reason: str | None) -> dict[str, Any]:
