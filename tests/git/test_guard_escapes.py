@@ -233,3 +233,29 @@ def test_an_annotated_tag_of_a_tree_is_named_as_a_tag_of_that_tree(
     assert any(f"tag {tag[:10]} of tree {tree[:10]}" in line for line in said), done.stderr
     assert not any(f"tree {tag[:10]}" in line for line in said), done.stderr
     assert "rebase -i" not in done.stderr
+
+
+def test_a_document_that_does_not_parse_after_a_sync_merge_is_one_parse_finding(
+    repo: Path, remote: Path
+) -> None:
+    """A commit on a sync merge that breaks a document's syntax: the parse finding (with
+    its line and column) says it; no spurious sync-undone beside it (an unreadable file
+    holds nothing to compare with what the merge brought)."""
+    run_git(repo, "switch", "-q", "-c", "agents/bob")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "bob learns")
+    run_git(repo, "switch", "-q", "-c", "other", "main")
+    path = repo / TODO
+    data = json.loads(path.read_text())
+    data["todoList"]["items"].append({"id": "t2", "title": "Two", "status": "pending"})
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    commit(repo, "another agent adds t2")
+    run_git(repo, "switch", "-q", "agents/bob")
+    run_git(repo, "merge", "-q", "-m", "vcontext sync: merge main\n\nVcontext-Sync: test", "other")
+    path.write_text(path.read_text()[:-20])
+    commit(repo, "a truncated todo list")
+    done = sneak(repo, "origin", "agents/bob")
+    assert done.returncode != 0
+    said = remote_lines(done.stderr)
+    assert any(line.endswith("[parse]") for line in said), done.stderr
+    assert not any("[sync-undone]" in line for line in said), done.stderr
