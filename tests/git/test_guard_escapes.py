@@ -259,3 +259,18 @@ def test_a_document_that_does_not_parse_after_a_sync_merge_is_one_parse_finding(
     said = remote_lines(done.stderr)
     assert any(line.endswith("[parse]") for line in said), done.stderr
     assert not any("[sync-undone]" in line for line in said), done.stderr
+
+
+def test_symlink_a_tag_of_a_tree_holding_a_routed_link_is_refused(
+    repo: Path, remote: Path
+) -> None:
+    (repo / TODO).unlink()
+    os.symlink("/etc/passwd", repo / TODO)
+    run_git(repo, "add", "-A")
+    tree = run_git(repo, "write-tree").stdout.strip()
+    run_git(repo, "tag", "snapshot", tree)
+    done = sneak(repo, "origin", "refs/tags/snapshot")
+    assert done.returncode != 0
+    assert any(
+        line.startswith(TODO) and line.endswith("[symlink]") for line in remote_lines(done.stderr)
+    ), done.stderr

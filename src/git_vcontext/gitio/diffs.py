@@ -27,9 +27,10 @@ def tree_changes(
     wanted: Callable[[str], bool] | None = None,
     renames: bool = False,
     files_only: bool = False,
+    links: list[str] | None = None,
 ) -> list[FileChange]:
     """The files that differ between two trees (``old`` None: the empty tree), blob ids
-    on each side.
+    on each side (``links``: see ``diff_changes``).
 
     ``wanted(path)`` filters by path before anything is read. ``renames``: git's rename
     detection (it reads contents), run only when a wanted file was added or deleted.
@@ -37,7 +38,7 @@ def tree_changes(
     a document).
     """
     diff = new.diff_to_tree(swap=True) if old is None else old.diff_to_tree(new)
-    return diff_changes(diff, wanted=wanted, renames=renames, files_only=files_only)
+    return diff_changes(diff, wanted=wanted, renames=renames, files_only=files_only, links=links)
 
 
 def diff_changes(

@@ -120,10 +120,13 @@ class Checker:
         from ..gitio.diffs import tree_changes
 
         found: Found = {}
-        for change in tree_changes(None, tree, wanted=wanted, files_only=True):
+        links: list[str] = []
+        for change in tree_changes(None, tree, wanted=wanted, files_only=True, links=links):
             if change.new_id is not None and change.new_path is not None:
                 self.files += 1
                 found[change.new_path] = list(self._blob(change.new_id, change.new_path))
+        for path in links:
+            found[path] = [SYMLINK_FINDING]
         self._drift(tree, list(found), found)
         return {path: findings for path, findings in found.items() if findings}
 
