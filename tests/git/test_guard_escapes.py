@@ -261,9 +261,7 @@ def test_a_document_that_does_not_parse_after_a_sync_merge_is_one_parse_finding(
     assert not any("[sync-undone]" in line for line in said), done.stderr
 
 
-def test_symlink_a_tag_of_a_tree_holding_a_routed_link_is_refused(
-    repo: Path, remote: Path
-) -> None:
+def test_symlink_a_tag_of_a_tree_holding_a_routed_link_is_refused(repo: Path, remote: Path) -> None:
     (repo / TODO).unlink()
     os.symlink("/etc/passwd", repo / TODO)
     run_git(repo, "add", "-A")
