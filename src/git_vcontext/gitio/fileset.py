@@ -38,6 +38,7 @@ class FileSet:
         self._flags = flags
         self._commit = commit
         self._quoted: dict[str, bool] = {}  # attributes file (by place) -> holds a quoted line
+        self._folders: dict[str, bool] = {}  # folder -> a file that applies holds one
         self._said: dict[str, bool] = {}  # path -> what git check-attr said
         self._index: str | None = None  # the commit's tree as an index file, for git
 
@@ -57,9 +58,12 @@ class FileSet:
     def _any_quoted(self, path: str) -> bool:
         """Whether an attributes file that applies to ``path`` holds a quoted pattern: the
         ``.gitattributes`` of each folder above it, ``info/attributes``, the user's file."""
-        folders = path.split("/")[:-1]
-        places = ["/".join([*folders[:n], ATTRIBUTES]) for n in range(len(folders) + 1)]
-        return any(self._holds_quoted(place) for place in [*places, *_OUTSIDE])
+        folder = path.rpartition("/")[0]
+        if folder not in self._folders:
+            parts = folder.split("/") if folder else []
+            places = ["/".join([*parts[:n], ATTRIBUTES]) for n in range(len(parts) + 1)]
+            self._folders[folder] = any(self._holds_quoted(place) for place in [*places, *_OUTSIDE])
+        return self._folders[folder]
 
     def _holds_quoted(self, place: str) -> bool:
         if place not in self._quoted:
@@ -195,7 +199,15 @@ def commit_files(repo: Repository) -> Callable[[Commit | Oid | str], FileSet]:
 
     reader = _without_index(repo)
     flags = AttrCheck.INDEX_ONLY | AttrCheck.INCLUDE_COMMIT
-    return lambda commit: FileSet(reader, flags, str(getattr(commit, "id", commit)))
+    sets: dict[str, FileSet] = {}
+
+    def at(commit: Commit | Oid | str) -> FileSet:
+        key = str(getattr(commit, "id", commit))
+        if key not in sets:  # one per commit: what it read of the attributes is kept
+            sets[key] = FileSet(reader, flags, key)
+        return sets[key]
+
+    return at
 
 
 def stricter(*sets: Callable[[str], bool]) -> Callable[[str], bool]:
