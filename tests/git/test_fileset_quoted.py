@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import git_vcontext
 from git_vcontext.gitio.fileset import commit_files, has_quoted_pattern, work_tree_files
+from git_vcontext.rawpatch import quote as rawpatch_quote
+from git_vcontext.validation.model import quoted_path
 from helpers.guard import clone_with_base, guarded_remote, refs, remote_lines, sneak
 from helpers.pre_push import commit, event, playbook, write
 from helpers.run import run_cli, run_git
@@ -157,3 +161,35 @@ def test_history_events_dropped_from_a_document_a_quoted_pattern_routes_are_refu
     assert done.returncode != 0, done.stderr
     assert any(line.endswith("[history-event-removed]") for line in remote_lines(done.stderr))
     assert refs(remote) == before
+
+
+NAME_CHARS = 'ab z\t"\\ü#=.'
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    name=st.text(alphabet=NAME_CHARS, min_size=1, max_size=8).filter(
+        lambda n: n.strip(" .") == n and n not in (".", "..")
+    ),
+    octal=st.booleans(),
+)
+def test_validation_file_set_agrees_with_git_check_attr_on_quoted_names(
+    git_repo: Path, name: str, octal: bool
+) -> None:
+    """Whatever the name (spaces, tabs, quotes, backslashes, non-ASCII), quoted as git
+    quotes it (C escapes; non-ASCII raw or in octal), the file set says what git says."""
+    quoted = rawpatch_quote(name).decode() if octal else quoted_path(name)
+    if not quoted.startswith('"'):
+        quoted = f'"{quoted}"'
+    (git_repo / ".gitattributes").write_text(f"{quoted} merge=vcontext\n")
+    (git_repo / "d").mkdir(exist_ok=True)
+    (git_repo / name).write_text("{}\n")
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "--allow-empty", "-m", "x")
+    oracle = _git_says(git_repo, (name,))[name]
+    repo = pygit2.Repository(str(git_repo))
+    assert work_tree_files(repo).routed(name) == oracle
+    assert commit_files(repo)(str(repo.head.target)).routed(name) == oracle
+    (git_repo / name).unlink()
