@@ -260,3 +260,44 @@ def test_without_source_date_epoch_ids_differ(tmp_path: Path) -> None:
         assert proc.returncode == 0
         ids.append(_items(path)[-1]["eventId"])
     assert ids[0] != ids[1]
+
+
+@pytest.mark.parametrize("exists", [False, True], ids=["creating it", "an existing file"])
+def test_an_add_racing_another_writer_keeps_both_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exists: bool
+) -> None:
+    """Another writer (an agent, the MCP server) saves the playbook between this add's
+    read and its write: the add is redone on their file, never written over it (two adds
+    creating one new playbook lost the first event)."""
+    from git_vcontext.commands import playbook_edit
+    from git_vcontext.playbook.edit import append_event as real
+
+    path = tmp_path / "new.vcontext.json"
+    if exists:
+        _write(path, doc([ev("e1", "first", "append")]))
+    raced: list[bool] = []
+
+    def racing(*args: Any, **kwargs: Any) -> Any:
+        if not raced:
+            raced.append(True)
+            other = playbook_edit.EventOptions(kind="note", text="theirs")
+            assert (
+                playbook_edit.run(action="add", file=str(path), target="theirs", given=other) == 0
+            )
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(playbook_edit, "append_event", racing)
+    mine = playbook_edit.EventOptions(kind="note", text="mine")
+    assert playbook_edit.run(action="add", file=str(path), target="mine", given=mine) == 0
+    targets = [i["targetId"] for i in _items(path)]
+    assert sorted(targets) == sorted(["mine", "theirs", *(["first"] if exists else [])])
+
+
+def test_add_where_a_file_stands_for_the_folder_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "file.txt").write_text("x")
+    code, _, err = _pb("add", str(tmp_path / "file.txt" / "p.vcontext.json"), "--target", "t",
+                       "--kind", "note", "--text", "x")  # fmt: skip
+    assert code == 3, err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+    assert "internal error" not in err

@@ -10,7 +10,7 @@ from typing import Any
 from ..clock import now_rfc3339
 from ..codecs import parse
 from ..errors import ExitCode, OperationalError, UsageError
-from ..fsio import read_bytes, write_atomic
+from ..fsio import TargetChanged, read_bytes, write_atomic
 from ..playbook.edit import Edit, append_event
 from ..record import record
 from ..values import same
@@ -53,20 +53,20 @@ def run(
         from ..sync.interrupted import finish_near
 
         finish_near(file, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
-    now = now_rfc3339()
-    new = action == "add" and file != "-" and not os.path.lexists(file)
-    doc = None if new else parse(read_bytes(file), path=file)
     # os.urandom is what secrets.token_hex reads, without importing secrets (hmac, hashlib,
     # random, base64: ~12 ms of every call an agent makes)
     entropy = None if os.environ.get("SOURCE_DATE_EPOCH") else os.urandom(8).hex()
-    data = _new_playbook(file, now) if doc is None else doc.data
-    result = append_event(data, edit, now=now, entropy=entropy)
-    text = _new_text(file, result.data) if doc is None else doc.render(result.data)
-    if not same(parse(text, path=file).data, result.data):  # never write what we cannot read
-        raise OperationalError(f"{file}: the rewritten document does not read back; not written")
-    if new:
-        os.makedirs(os.path.dirname(file) or ".", exist_ok=True)
-    write_atomic(file, text.encode("utf-8"))
+    for _ in range(ATTEMPTS):
+        new = action == "add" and file != "-" and not os.path.lexists(file)
+        raw = None if new else read_bytes(file)
+        try:
+            result = _write(file, raw, edit, entropy)
+            break
+        except TargetChanged:
+            continue  # someone wrote the file since it was read: the edit again, on theirs
+    else:
+        raise OperationalError(f"{file}: changed by someone else {ATTEMPTS} times while "
+                               "the event was added; not written, try again")  # fmt: skip
     if new:
         _say_created(file)
     event = result.event
@@ -75,6 +75,44 @@ def run(
     for note in result.notes:
         print(f"git-vcontext: note: {note}", file=sys.stderr)
     return int(ExitCode.OK)
+
+
+ATTEMPTS = 5
+"""How often an edit is redone on a file someone else wrote meanwhile (an agent, the MCP
+server, a person's editor) before giving up."""
+
+
+def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any:
+    """Add the event to ``raw`` (None: a new playbook) and write the file, unless it
+    changed since it was read (``TargetChanged``: nothing written)."""
+    now = now_rfc3339()
+    doc = None if raw is None else parse(raw, path=file)
+    data = _new_playbook(file, now) if doc is None else doc.data
+    result = append_event(data, edit, now=now, entropy=entropy)
+    text = _new_text(file, result.data) if doc is None else doc.render(result.data)
+    if not same(parse(text, path=file).data, result.data):  # never write what we cannot read
+        raise OperationalError(f"{file}: the rewritten document does not read back; not written")
+    if file == "-":
+        write_atomic(file, text.encode("utf-8"))
+        return result
+    if raw is None:
+        try:
+            os.makedirs(os.path.dirname(file) or ".", exist_ok=True)
+        except OSError as exc:
+            raise OperationalError(f"{file}: cannot make its folder ({exc.strerror})") from None
+    write_atomic(file, text.encode("utf-8"), guard=lambda: _still(file, raw))
+    return result
+
+
+def _still(file: str, raw: bytes | None) -> bool:
+    """Whether ``file`` still holds ``raw`` (None: still does not exist)."""
+    if raw is None:
+        return not os.path.lexists(file)
+    try:
+        with open(file, "rb") as fh:
+            return fh.read() == raw
+    except OSError:
+        return False
 
 
 def _new_playbook(file: str, now: str) -> Any:
