@@ -27,7 +27,7 @@ from ..branches.agents import agent_prefix
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
-from ..validation.model import SKIPPED, FileReport
+from ..validation.model import SKIPPED, FileReport, quoted_path
 from . import remotepast
 from .cache import VerdictCache, push_key
 from .verdicts import Checker
@@ -102,7 +102,7 @@ class PushReport:
         for note in notes:
             if path not in self._skipped:
                 self._skipped.add(path)
-                self.notes.append(f"{path}: {note.message}")
+                self.notes.append(f"{quoted_path(path)}: {note.message}")
 
 
 def check_updates(
