@@ -640,7 +640,13 @@ def pre_push(**options: Any) -> int:
 
 
 @hook.command("pre-receive", context_settings=CONTEXT)
-def pre_receive() -> int:
+@click.option(
+    "--probe",
+    is_flag=True,
+    hidden=True,
+    help="Check nothing: load what the guard loads and open the repository (doctor).",
+)
+def pre_receive(probe: bool) -> int:
     """In a bare repository (install --server): the guard; exit 1 refuses the push.
 
     Reads git's `<old> <new> <ref>` lines on stdin and checks every ref update as the
@@ -649,7 +655,7 @@ def pre_receive() -> int:
     """
     from .commands import pre_receive as command
 
-    return command.run()
+    return command.run(probe=probe)
 
 
 @hook.command("post-receive", context_settings=CONTEXT)

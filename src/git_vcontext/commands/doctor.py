@@ -428,8 +428,10 @@ def _guard(folder: Path, where: Path, report: Report) -> None:
             report.notes.append(_not_tried(hook, where))
             report.oks.append("pre-receive guard installed (its program is there)")
             return
+        said = f" ({runs.why})" if runs.why else ""
         report.problems.append(
-            f"the guard's command does not run (see {hook}): every push is refused; fix: {fix}"
+            f"the guard's command does not run{said} (see {hook}): every push is refused; "
+            f"fix: {fix}"
         )
     else:
         legacy = folder / "pre-receive.legacy"
@@ -466,30 +468,58 @@ def _integration(folder: Path, where: Path, report: Report, marked: bool) -> Non
         report.oks.append("integration hook (post-receive) installed and runs")
 
 
-def _runs_hook(command: str | None, name: str, where: Path) -> bool | None:
+class Ran:
+    """How a hook's command answered: ``ok``, else ``why`` (its last line on stderr)."""
+
+    def __init__(self, ok: bool, why: str = "") -> None:
+        self.ok = ok
+        self.why = why
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+PROBE = "--probe"
+"""The guard's dry run (``hook pre-receive --probe``): it loads what a push makes it load
+(pygit2 and the checker) and opens the repository, as at a push, and judges nothing."""
+
+
+def _runs_hook(command: str | None, name: str, where: Path) -> Ran | None:
     """Whether a hook body answers an empty input (nothing pushed) with exit 0, run as the
-    repository's owner (who runs it at every push). A command read from another user's
-    hook is never run as someone else: root runs it as the owner (as ``install`` does);
-    anyone else does not run it (None: not tried)."""
+    repository's owner (who runs it at every push); the guard runs its dry run (``PROBE``),
+    so a dependency it cannot import is found as a push would find it. A command read from
+    another user's hook is never run as someone else: root runs it as the owner (as
+    ``install`` does); anyone else does not run it (None: not tried)."""
     if not command:
-        return False
+        return Ran(False)
     owner = setup.owner_elsewhere(where)
     if owner is not None and os.geteuid() != 0:
         return None
     try:
-        argv = shlex.split(command)
+        argv = [*shlex.split(command), "hook", name]
+    except ValueError:
+        return Ran(False, "the hook's command line does not read")
+    proc = _run_hook([*argv, PROBE] if name == "pre-receive" else argv, where, owner)
+    if proc is not None and proc.returncode == 2 and PROBE.encode() in proc.stderr:
+        proc = _run_hook(argv, where, owner)  # an older guard without the dry run
+    if proc is None:
+        return Ran(False)
+    lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    return Ran(proc.returncode == 0, lines[-1].strip() if lines else "")
+
+
+def _run_hook(
+    argv: list[str], where: Path, owner: setup.Owner | None
+) -> subprocess.CompletedProcess[bytes] | None:
+    try:
         if owner is None:
-            proc = subprocess.run(
-                [*argv, "hook", name], cwd=where, input=b"", capture_output=True, timeout=30
-            )
-        else:
-            proc = subprocess.run(
-                [*argv, "hook", name], cwd=where, input=b"", capture_output=True, timeout=30,
-                user=owner.uid, group=owner.gid, extra_groups=[], env=setup.owner_env(owner),
-            )  # fmt: skip
-    except (ValueError, OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
+            return subprocess.run(argv, cwd=where, input=b"", capture_output=True, timeout=30)
+        return subprocess.run(
+            argv, cwd=where, input=b"", capture_output=True, timeout=30,
+            user=owner.uid, group=owner.gid, extra_groups=[], env=setup.owner_env(owner),
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
 
 
 def _not_tried(hook: Path, where: Path) -> str:

@@ -112,12 +112,12 @@ def _write(report: PushReport) -> int:
     """Print the report on stderr; 1 when the push must be refused."""
     out = report.lines + [f"git-vcontext: note: {note}" for note in report.notes]
     if report.problems:
-        fix = "git rebase -i"
+        fix = report.fixes()
         if report.reverted:
             fix += "; a git revert: git vcontext revert " + " ".join(report.reverted)
         out.append(
             f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
-            f"commit(s). Fix those commits ({fix}, then push again)."
+            f"commit(s). {fix[:1].upper()}{fix[1:]}, then push again."
         )
     if out:
         sys.stderr.write("\n".join(out) + "\n")

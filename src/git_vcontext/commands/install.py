@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..document import matches_file_patterns
 from ..errors import ExitCode, UsageError
+from ..gitio import git
 from ..setup import config as installer
 from ..setup import hooks as hookinstall
 from ..setup.server import Owner, install_as, owner_elsewhere, user_name
@@ -39,6 +40,7 @@ def run(
     if server:
         return _server(where, force, guard)
     if scope == "local":
+        _not_bare(where, "install")
         top = installer.repo_top(where)
         if recurse:
             _submodules_first(top, force, no_hooks)
@@ -74,6 +76,18 @@ def run(
         if recurse:
             _recurse(top, force, no_hooks)
     return int(ExitCode.OK)
+
+
+def _not_bare(where: Path, command: str) -> None:
+    """A usage error naming ``--server`` when ``where`` is a bare repository (the local
+    install is for a clone with a work tree)."""
+    out = git(["rev-parse", "--is-bare-repository"], cwd=where, check=False)
+    if out.returncode == 0 and out.stdout.strip() == "true":
+        raise UsageError(
+            f"{where.resolve()} is a bare repository: 'git vcontext {command} --server' "
+            f"{command}s the guard and the integration here ('git vcontext {command}' "
+            "without --server is for a clone with a work tree)"
+        )
 
 
 def _outside_patterns(where: Path) -> None:
@@ -159,6 +173,7 @@ def uninstall(
         _report(messages, summary + (" (nothing to remove)" if not messages else ""))
         return int(ExitCode.OK)
     if scope == "local":
+        _not_bare(where, "uninstall")
         installer.repo_top(where)
     s = installer.Scope(scope, where)
     messages = installer.uninstall_config(s)

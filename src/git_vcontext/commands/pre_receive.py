@@ -38,8 +38,12 @@ def read_input() -> str:
     return stream.read()
 
 
-def run(*, text: str | None = None) -> int:
-    """Judge a push; report on stderr; 0 = let it in, 1 = refuse it."""
+def run(*, text: str | None = None, probe: bool = False) -> int:
+    """Judge a push; report on stderr; 0 = let it in, 1 = refuse it. ``probe`` (doctor):
+    judge nothing, but load what the full check loads and open the repository, so a guard
+    that could not run at a push says why now."""
+    if probe:
+        return _probe()
     if text is None:
         try:
             text = read_input()
@@ -61,6 +65,25 @@ def run(*, text: str | None = None) -> int:
             "server: install git-vcontext, then git vcontext install --server (git vcontext "
             "doctor there says more)"
         ) from None
+
+
+def _probe() -> int:
+    try:
+        # lazy: what a push the light path leaves to the full check loads
+        from ..gitio.places import open_pushing_repo
+        from ..prepush import check, light
+        from ..validation import files
+
+        del check, light, files
+        open_pushing_repo(os.environ.get("GIT_DIR") or ".")
+    except OperationalError as exc:
+        raise OperationalError(f"the guard could not open this repository: {exc.message}") from None
+    except ImportError as exc:  # a dependency gone from the server (pygit2, ...)
+        raise OperationalError(
+            f"the guard could not run ({exc}): every push is refused; on the server: install "
+            "git-vcontext, then git vcontext install --server"
+        ) from None
+    return int(ExitCode.OK)
 
 
 def nothing_to_check(text: str) -> bool:
@@ -186,9 +209,10 @@ def _check(text: str) -> int:
             f"change(s); cache hits {cache.hits}, misses {cache.misses}"
         )
     if report.problems:
+        fixes = report.fixes()
         out.append(
             f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
-            "commit(s). Fix those commits (git rebase -i), then push again."
+            f"commit(s). {fixes[:1].upper()}{fixes[1:]}, then push again."
         )
     if out:
         sys.stderr.write("\n".join(out) + "\n")

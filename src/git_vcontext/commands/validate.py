@@ -26,7 +26,7 @@ from ..fsio import read_bytes, read_regular, sniffed_vcontext, write_output
 from ..gitio import git, open_repo, repository_error
 from ..gitio.fileset import work_tree_files
 from ..validation.files import check_bytes
-from ..validation.model import FileReport
+from ..validation.model import FileReport, symlink_report
 from ..values import json_report
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
     reports: list[FileReport] = []
     problems: list[str] = []
     for name in listing.files:
+        if name != "-" and os.path.islink(name) and repo.covers(name):
+            reports.append(symlink_report(name))  # as the hook and the guard judge it
+            continue
         try:  # a file found by a scan is read only if regular (a FIFO would block)
             raw = read_bytes(name) if name in paths else read_regular(name)
         except OperationalError as err:

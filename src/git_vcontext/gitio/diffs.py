@@ -16,7 +16,8 @@ from .objects import blob_data, commit_at, empty_tree
 if TYPE_CHECKING:
     from pygit2 import Commit, Diff, DiffDelta, DiffFile, IndexEntry, Repository, Tree
 
-NO_DOCUMENT_MODES = (0o120000, 0o160000)  # symlinks and submodules hold no document
+LINK_MODE = 0o120000
+NO_DOCUMENT_MODES = (LINK_MODE, 0o160000)  # symlinks and submodules hold no document
 
 
 def tree_changes(
@@ -26,9 +27,10 @@ def tree_changes(
     wanted: Callable[[str], bool] | None = None,
     renames: bool = False,
     files_only: bool = False,
+    links: list[str] | None = None,
 ) -> list[FileChange]:
     """The files that differ between two trees (``old`` None: the empty tree), blob ids
-    on each side.
+    on each side (``links``: see ``diff_changes``).
 
     ``wanted(path)`` filters by path before anything is read. ``renames``: git's rename
     detection (it reads contents), run only when a wanted file was added or deleted.
@@ -36,7 +38,7 @@ def tree_changes(
     a document).
     """
     diff = new.diff_to_tree(swap=True) if old is None else old.diff_to_tree(new)
-    return diff_changes(diff, wanted=wanted, renames=renames, files_only=files_only)
+    return diff_changes(diff, wanted=wanted, renames=renames, files_only=files_only, links=links)
 
 
 def diff_changes(
@@ -45,8 +47,10 @@ def diff_changes(
     wanted: Callable[[str], bool] | None = None,
     renames: bool = False,
     files_only: bool = False,
+    links: list[str] | None = None,
 ) -> list[FileChange]:
-    """The changed files of a pygit2 diff (see ``tree_changes``)."""
+    """The changed files of a pygit2 diff (see ``tree_changes``); ``links`` (with
+    ``files_only``) receives the wanted paths that became or stay a symbolic link."""
     deltas = [d for d in diff.deltas if _wanted(d, wanted)]
     if renames and any(_absent(d.old_file) or _absent(d.new_file) for d in deltas):
         diff.find_similar()
@@ -55,6 +59,8 @@ def diff_changes(
     for delta in deltas:
         old, new = delta.old_file, delta.new_file
         if files_only and (old.mode in NO_DOCUMENT_MODES or new.mode in NO_DOCUMENT_MODES):
+            if links is not None and new.mode == LINK_MODE and _wanted_side(new, wanted):
+                links.append(new.path)
             continue
         old_path = None if _absent(old) else old.path
         new_path = None if _absent(new) else new.path
@@ -63,6 +69,10 @@ def diff_changes(
         renamed = old_path is not None and new_path is not None and old_path != new_path
         out.append(FileChange(old_path, new_path, old_id, new_id, renamed=renamed))
     return out
+
+
+def _wanted_side(file: DiffFile, wanted: Callable[[str], bool] | None) -> bool:
+    return not _absent(file) and (wanted is None or wanted(file.path))
 
 
 def _wanted(delta: DiffDelta, wanted: Callable[[str], bool] | None) -> bool:
@@ -212,14 +222,21 @@ def attribute(repo: Repository, path: str, name: str) -> str | bool | None:
 
 
 def changes(
-    repo: Repository, parent: Commit | None, commit: Commit, wanted: Callable[[str], bool]
+    repo: Repository,
+    parent: Commit | None,
+    commit: Commit,
+    wanted: Callable[[str], bool],
+    *,
+    links: list[str] | None = None,
 ) -> list[FileChange]:
     """The ``wanted`` files that differ between ``parent`` (None: empty tree) and ``commit``
-    (blob ids, no contents).
+    (blob ids, no contents); ``links`` receives the wanted paths the change makes (or
+    keeps) a symbolic link.
 
     Renames are found (so a moved document keeps its past), but only when a wanted
     file was added or deleted: rename detection reads contents.
     """
     old = None if parent is None else parent.tree
-    found = tree_changes(old, commit.tree, wanted=wanted, renames=True, files_only=True)
+    diff = commit.tree.diff_to_tree(swap=True) if old is None else old.diff_to_tree(commit.tree)
+    found = diff_changes(diff, wanted=wanted, renames=True, files_only=True, links=links)
     return [c for c in found if c.old_id != c.new_id or c.renamed]

@@ -18,30 +18,172 @@ from ..document import matches_file_patterns
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
 if TYPE_CHECKING:
-    from pygit2 import Commit, Oid, Repository
+    from pygit2 import Commit, Oid, Repository, Tree
     from pygit2.enums import AttrCheck
 
 DRIVER = "vcontext"
 
 
 class FileSet:
-    """``files(path)``: whether a repo path ('/'-separated) is a vContext file."""
+    """``files(path)``: whether a repo path ('/'-separated) is a vContext file.
+
+    libgit2 reads the attributes, except where an attributes file that applies to the path
+    holds a quoted pattern (``"notes/agent playbook.json" merge=vcontext``, C-style escapes:
+    gitattributes(5)), which libgit2 does not read as git does: there git itself answers
+    (``git check-attr``, on the commit's tree through an index of its own), so the set is
+    git's own wherever the two could differ."""
 
     def __init__(self, reader: Repository, flags: AttrCheck, commit: str | None) -> None:
         self._reader = reader
         self._flags = flags
         self._commit = commit
+        self._quoted: dict[str, bool] = {}  # attributes file (by place) -> holds a quoted line
+        self._folders: dict[str, bool] = {}  # folder -> a file that applies holds one
+        self._said: dict[str, bool] = {}  # path -> what git check-attr said
+        self._index: str | None = None  # the commit's tree as an index file, for git
 
     def __call__(self, path: str) -> bool:
         return matches_file_patterns(path) or self.routed(path)
 
     def routed(self, path: str) -> bool:
         """Whether the attributes send ``path`` to the vcontext merge driver."""
+        if self._any_quoted(path):
+            return self._git_says(path)
         try:
             value = self._reader.get_attr(path, "merge", flags=self._flags, commit=self._commit)
         except Exception:  # pygit2 raises various errors for odd paths: not routed
             return False
         return bool(value == DRIVER)
+
+    def _any_quoted(self, path: str) -> bool:
+        """Whether an attributes file that applies to ``path`` holds a quoted pattern: the
+        ``.gitattributes`` of each folder above it, ``info/attributes``, the user's file."""
+        folder = path.rpartition("/")[0]
+        if folder not in self._folders:
+            parts = folder.split("/") if folder else []
+            places = ["/".join([*parts[:n], ATTRIBUTES]) for n in range(len(parts) + 1)]
+            self._folders[folder] = any(self._holds_quoted(place) for place in [*places, *_OUTSIDE])
+        return self._folders[folder]
+
+    def _holds_quoted(self, place: str) -> bool:
+        if place not in self._quoted:
+            self._quoted[place] = has_quoted_pattern(self._read(place))
+        return self._quoted[place]
+
+    def _read(self, place: str) -> bytes:
+        """An attributes file's bytes (b"" when absent): ``place`` is a repo path, or
+        ``_INFO`` / ``_USER`` for the repository's and the user's own."""
+        from pathlib import Path
+
+        from .objects import blob_data, tree_blob
+
+        repo = self._reader
+        if place in _OUTSIDE:
+            where = _user_attributes(repo) if place == _USER else _info_attributes(repo)
+            try:
+                return b"" if where is None else Path(where).read_bytes()
+            except OSError:
+                return b""
+        if self._commit is not None:
+            tree = self._tree()
+            blob = None if tree is None else tree_blob(tree, place)
+            return b"" if blob is None else bytes(blob.data)
+        if repo.workdir is not None:
+            try:
+                return (Path(repo.workdir) / place).read_bytes()
+            except OSError:
+                pass
+        try:
+            return blob_data(repo, repo.index[place].id) if place in repo.index else b""
+        except (KeyError, TypeError, ValueError):
+            return b""
+
+    def _tree(self) -> Tree | None:
+        from .objects import commit_at
+
+        try:
+            return commit_at(self._reader, self._commit or "").tree
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def _git_says(self, path: str) -> bool:
+        """``git check-attr merge`` for ``path`` (the commit's tree, or the work tree)."""
+        if path in self._said:
+            return self._said[path]
+        from . import git
+
+        env = {"GIT_DIR": self._reader.path}
+        args = ["check-attr", "-z", "--stdin", "merge"]
+        cwd = self._reader.workdir or self._reader.path
+        if self._commit is not None:
+            env["GIT_INDEX_FILE"] = self._commit_index()
+            args = ["check-attr", "-z", "--cached", "--stdin", "merge"]
+            cwd = self._reader.path
+        if self._commit is None and self._reader.workdir is not None:
+            env["GIT_WORK_TREE"] = self._reader.workdir
+        out = git(args, cwd=cwd, input=path + "\0", env=env, check=False)
+        fields = out.stdout.split("\0")
+        said = out.returncode == 0 and len(fields) >= 3 and fields[2] == DRIVER
+        self._said[path] = said
+        return said
+
+    def _commit_index(self) -> str:
+        """An index file holding the commit's tree (git 2.39 has no ``check-attr --source``)."""
+        if self._index is None:
+            import atexit
+            import os
+            import tempfile
+
+            import pygit2
+
+            folder = tempfile.mkdtemp(prefix="vcontext-attr-")
+            atexit.register(_remove, folder)
+            name = os.path.join(folder, "index")
+            index = pygit2.Index(name)
+            if (tree := self._tree()) is not None:
+                index.read_tree(tree)
+            index.write()
+            self._index = name
+        return self._index
+
+
+ATTRIBUTES = ".gitattributes"
+_INFO = "\0info"
+_USER = "\0user"
+_OUTSIDE = (_INFO, _USER)
+
+
+def has_quoted_pattern(text: bytes) -> bool:
+    """Whether an attributes file holds a line whose pattern is quoted (gitattributes(5):
+    "Patterns that begin with a double quote are quoted in C style"): git skips leading
+    blanks, then a line starting with ``"`` has a quoted pattern."""
+    return any(line.lstrip(b" \t\r").startswith(b'"') for line in text.split(b"\n"))
+
+
+def _info_attributes(repo: Repository) -> str | None:
+    from .places import common_dir
+
+    return str(common_dir(repo) / "info" / "attributes")
+
+
+def _user_attributes(repo: Repository) -> str | None:
+    """The user's attributes file: ``core.attributesFile``, else git's XDG default."""
+    import os
+
+    try:
+        configured = repo.config["core.attributesFile"]
+    except (KeyError, ValueError):
+        configured = None
+    if configured:
+        return os.path.expanduser(str(configured))
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(xdg, "git", "attributes")
+
+
+def _remove(folder: str) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def work_tree_files(repo: Repository) -> FileSet:
@@ -57,7 +199,15 @@ def commit_files(repo: Repository) -> Callable[[Commit | Oid | str], FileSet]:
 
     reader = _without_index(repo)
     flags = AttrCheck.INDEX_ONLY | AttrCheck.INCLUDE_COMMIT
-    return lambda commit: FileSet(reader, flags, str(getattr(commit, "id", commit)))
+    sets: dict[str, FileSet] = {}
+
+    def at(commit: Commit | Oid | str) -> FileSet:
+        key = str(getattr(commit, "id", commit))
+        if key not in sets:  # one per commit: what it read of the attributes is kept
+            sets[key] = FileSet(reader, flags, key)
+        return sets[key]
+
+    return at
 
 
 def stricter(*sets: Callable[[str], bool]) -> Callable[[str], bool]:

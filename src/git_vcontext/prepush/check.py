@@ -27,7 +27,7 @@ from ..branches.agents import agent_prefix
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
-from ..validation.model import SKIPPED, FileReport
+from ..validation.model import SKIPPED, FileReport, quoted_path
 from . import remotepast
 from .cache import VerdictCache, push_key
 from .verdicts import Checker
@@ -59,7 +59,22 @@ class PushReport:
         self.checked = 0  # commits judged
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
+        self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
         self._skipped: set[str] = set()
+
+    def fixes(self) -> str:
+        """What to do about the problems found, by what held them (semicolon-separated)."""
+        said = []
+        if "commits" in self.kinds:
+            said.append("fix those commits (git rebase -i)")
+        if "forced" in self.kinds:
+            said.append(
+                "a forced update drops what the remote's tip holds: build on that tip "
+                "instead (git pull --rebase, or git merge), not over it"
+            )
+        if "objects" in self.kinds:
+            said.append("point the tag at a tree or a blob whose documents are valid")
+        return "; ".join(said)
 
     def add(self, target: str, verdicts: Verdicts) -> None:
         section: list[str] = []
@@ -71,6 +86,7 @@ class PushReport:
                     problems[path] = kept
             if problems:
                 self.commits += 1
+                self.kinds.add(_kind(heading))
                 section.append(f"  {heading}")
                 self.problems += _add(section, problems)
                 self.findings += [
@@ -86,7 +102,7 @@ class PushReport:
         for note in notes:
             if path not in self._skipped:
                 self._skipped.add(path)
-                self.notes.append(f"{path}: {note.message}")
+                self.notes.append(f"{quoted_path(path)}: {note.message}")
 
 
 def check_updates(
@@ -186,18 +202,21 @@ def _not_a_commit(
     found = peeled(checker.repo, sha)
     kind = "" if found is None else found.type_str
     checker.floor = None if floor is None else str(floor.id)
+    held = sha if found is None else str(found.id)
+    # an annotated tag of a tree or a blob: name what it holds, and the tag
+    through = f"tag {sha[:10]} of {kind} {held[:10]}" if held != sha else f"{kind} {sha[:10]}"
     if kind == "tree":
-        heading = f"tree {sha[:10]} (what {update.remote_ref} points at)"
-        return [(heading, sha, heading, checker.tree(found), "")]  # type: ignore[arg-type]
-    judged = None if kind != "blob" else checker.blob(sha if found is None else str(found.id))
+        heading = f"{through} (what {update.remote_ref} points at)"
+        return [(heading, held, heading, checker.tree(found), "")]  # type: ignore[arg-type]
+    judged = None if kind != "blob" else checker.blob(held)
     if judged is None:
         report.notes.append(
             f"{update.remote_ref} points at {kind or 'an object'} {sha[:10]}, not a vContext "
             "document: nothing to check"
         )
         return []
-    heading = f"blob {sha[:10]} (what {update.remote_ref} points at)"
-    return [(heading, sha, heading, {update.remote_ref: judged} if judged else {}, "")]
+    heading = f"{through} (what {update.remote_ref} points at)"
+    return [(heading, held, heading, {update.remote_ref: judged} if judged else {}, "")]
 
 
 def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) -> Verdicts:
@@ -301,6 +320,15 @@ def prefill(
         cache.put(push_key(remote, text), [])
     cache.save()
     return report
+
+
+def _kind(heading: str) -> str:
+    """What a verdict's heading names: a commit, a forced update, a tagged tree or blob."""
+    if heading.startswith("forced update"):
+        return "forced"
+    if heading.startswith(("tree ", "blob ", "tag ")):
+        return "objects"
+    return "commits"
 
 
 def _add(section: list[str], found: dict[str, list[Finding]]) -> int:

@@ -81,7 +81,7 @@ def undone_since(repo: Repository, commit: Commit, before: Commit, merge: Commit
                     elsewhere.update(_keys(commit.tree, added))
         if elsewhere:
             gone = [merged[key] for key in brought if key not in kept and key not in elsewhere]
-        if gone and len(gone) == len(brought):
+        if gone and len(gone) == len(brought) and not _unreadable(commit.tree, path):
             shown = tuple(sorted(gone))
             own = commit.tree_id != before.tree_id
             found.append(Undone(str(commit.id), path, shown, str(before.id), str(merge.id), own))
@@ -164,6 +164,19 @@ def _keys(tree: Tree, path: str) -> dict[Key, str]:
     message (none: absent or unreadable)."""
     raw = _data(tree, path)
     return {} if raw is None else record_keys(raw, path)
+
+
+def _unreadable(tree: Tree, path: str) -> bool:
+    """Whether the document is there but does not parse: it holds nothing to compare, and
+    the per-file check already refuses it (rule ``parse``, with a line and column)."""
+    raw = _data(tree, path)
+    if raw is None:
+        return False
+    try:
+        parse(raw, path=path)
+    except (VContextError, ValueError, RecursionError):
+        return True
+    return False
 
 
 def record_keys(raw: bytes, path: str) -> dict[Key, str]:

@@ -18,6 +18,7 @@ from ..filechange import FileChange
 from ..gitio.diffs import changes
 from ..gitio.objects import blob_bytes, tree_blob
 from ..validation.history import check_change, check_merge_arrival, event_ids
+from ..validation.model import SYMLINK as SYMLINK_FINDING
 from ..validation.model import Finding
 from .cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 
@@ -64,7 +65,8 @@ class Checker:
         blobs: set[tuple[str, str]] = set()
         parents: list[Commit | None] = [*commit.parents] or [None]  # None: the empty tree
         for parent in parents:
-            for change in self._changes(parent, commit):
+            links: list[str] = []
+            for change in self._changes(parent, commit, links):
                 self.files += 1
                 known = found.setdefault(change.path, [])
                 if change.new_id is not None and (change.new_id, change.path) not in blobs:
@@ -73,6 +75,10 @@ class Checker:
                 if change.old_id is not None:  # a new file has no past to break
                     history = self._pair("history", change, merge=len(parents) > 1)
                     known.extend(f for f in history if f not in known)
+            for path in links:
+                known = found.setdefault(path, [])
+                if SYMLINK_FINDING not in known:
+                    known.append(SYMLINK_FINDING)
         self._drift(commit.tree, list(found), found)
         result = {path: findings for path, findings in found.items() if findings}
         self.cache.put_files(key, result)
@@ -114,10 +120,13 @@ class Checker:
         from ..gitio.diffs import tree_changes
 
         found: Found = {}
-        for change in tree_changes(None, tree, wanted=wanted, files_only=True):
+        links: list[str] = []
+        for change in tree_changes(None, tree, wanted=wanted, files_only=True, links=links):
             if change.new_id is not None and change.new_path is not None:
                 self.files += 1
                 found[change.new_path] = list(self._blob(change.new_id, change.new_path))
+        for path in links:
+            found[path] = [SYMLINK_FINDING]
         self._drift(tree, list(found), found)
         return {path: findings for path, findings in found.items() if findings}
 
@@ -160,8 +169,12 @@ class Checker:
         self.cache.put_files(key, found)
         return found
 
-    def _changes(self, old: Commit | None, new: Commit) -> list[FileChange]:
-        """The changed vContext files (by ``new``'s attributes), removals paired with moves."""
+    def _changes(
+        self, old: Commit | None, new: Commit, links: list[str] | None = None
+    ) -> list[FileChange]:
+        """The changed vContext files (by ``new``'s attributes), removals paired with moves;
+        a file moved out of the set is removed from it. ``links`` receives the vContext
+        paths ``new`` makes (or keeps) a symbolic link."""
         if self._file_sets is None:
             # lazy: a cached pre-push needs no file sets
             from ..gitio.fileset import commit_files
@@ -174,7 +187,7 @@ class Checker:
         wanted: Callable[[str], bool] = stricter(self._file_sets(new), checked_file)
         if (floor := self._floor_for(new)) is not None:
             wanted = stricter(wanted, self._file_sets(floor))
-        found = changes(self.repo, old, new, wanted)
+        found = [_left(c, wanted) for c in changes(self.repo, old, new, wanted, links=links)]
         added = [c for c in found if c.old_id is None and c.new_id is not None]
         if not added:
             return found
@@ -280,6 +293,14 @@ class Checker:
         findings = check_change(old, new, change.path, old_path=change.old_path, merge=merge)
         self.cache.put(key, findings)
         return findings
+
+
+def _left(change: FileChange, wanted: Callable[[str], bool]) -> FileChange:
+    """A file git pairs as moved to a path outside the vContext files: removed from them
+    (its events leave the checked history as a deletion's do: PRODUCT.md "Validation")."""
+    if not change.renamed or change.new_path is None or wanted(change.new_path):
+        return change
+    return FileChange(change.old_path, None, change.old_id, None)
 
 
 def _blob_at(repo: Repository, tree: Tree, path: str) -> bytes | None:

@@ -22,6 +22,8 @@ from .hooks import HOOK_MARKER, foreign, hooks_dir, put_hook
 
 SERVER = "refs/vcontext/server"
 """The mark ``sync --push`` looks for: a server integrates the requests here."""
+STATE = "vcontext"
+"""What the guard and the integration keep in the bare repository (``uninstall`` removes it)."""
 HOOK = "post-receive"
 GUARD = "pre-receive"
 MARK = (
@@ -214,6 +216,15 @@ def uninstall(cwd: Path) -> list[str]:
     if git(["rev-parse", "-q", "--verify", SERVER], cwd=cwd, check=False).returncode == 0:
         git(["update-ref", "-d", "--", SERVER], cwd=cwd)
         messages.append(f"removed {SERVER}")
+    state = git_dir(cwd) / STATE
+    if state.is_dir() and not state.is_symlink():
+        import shutil
+
+        shutil.rmtree(state)
+        messages.append(
+            f"removed {STATE}/ (the verdict cache, the deleted branches the guard remembered, "
+            "the integration's lock)"
+        )
     return messages
 
 

@@ -82,8 +82,56 @@ class FileReport:
         ]
 
     def _line(self, f: Finding, prefix: str) -> str:
-        loc = self.path or "<input>"
+        loc = quoted_path(self.path) if self.path else "<input>"
         if f.line is not None:
             loc += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
         where = f"{f.where}: " if f.where else ""
         return f"{loc}: {where}{prefix}{f.message} [{f.rule}]"
+
+
+SYMLINK = Finding(
+    "symlink",
+    "",
+    "a symbolic link where a vContext document belongs: git merges the link, not the "
+    "document (no merge driver runs on a link), and a remote cannot follow it; commit "
+    "the document itself here",
+    1,
+    1,
+)
+"""A vContext path that is a symbolic link: one finding for ``validate`` (the work tree),
+the hook, the guard and ``check`` (a pushed link's blob is its target's name)."""
+
+
+def symlink_report(path: str) -> FileReport:
+    """The verdict on a vContext path that is a symbolic link (``SYMLINK``)."""
+    return FileReport(path, (SYMLINK,))
+
+
+_C_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\v": "\\v",
+    "\f": "\\f",
+    "\r": "\\r",
+    '"': '\\"',
+    "\\": "\\\\",
+}
+
+
+def quoted_path(path: str) -> str:
+    """A file name as git shows it with ``core.quotePath=false``: as it is, unless it holds
+    a control character, a double quote or a backslash; then C-quoted (a newline or a tab
+    in a name cannot split or misalign a ``file:line:col`` line)."""
+    if not any(ch < " " or ch == "\x7f" or ch in '"\\' for ch in path):
+        return path
+    out = []
+    for ch in path:
+        if ch in _C_ESCAPES:
+            out.append(_C_ESCAPES[ch])
+        elif ch < " " or ch == "\x7f":
+            out.append("".join(f"\\{byte:03o}" for byte in ch.encode("utf-8", "surrogateescape")))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'

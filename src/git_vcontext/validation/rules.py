@@ -57,6 +57,8 @@ RULES = {
     "playbook",
     "playbook-content": "append/initial events carry content: a narrative or text that is not "
     "empty",
+    "symlink": "a vContext path that is a symbolic link (git merges the link, never the "
+    "document, and a remote cannot follow it)",
     "narrative-object": "a plan narrative written as a {title, content} object (a note: the "
     "older form seed 001's own example uses; the string form is preferred)",
 }
