@@ -11,15 +11,16 @@ with ours' classes or new ones added to the header.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections import Counter
 from itertools import compress, islice
 
+from ...patterns import lazy
 from ...values import JsonValue, same
 from ..duplicate_keys import duplicate_name, written_key
 from ..kept import SMALLEST, KeptLog
 from ..matching import appended_only, match_elements
+from .lexer import name_end
 from .names import is_property_name
 from .plan import ELEMENT, PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
 from .spans import Container, Member, Spans
@@ -33,8 +34,7 @@ if TYPE_CHECKING:
 
 _ABSENT: Any = object()  # no old value: the new one is written afresh
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|(?<=\n)[ \t]*#[^\r\n]*(?:\r?\n|$)|[ \t]*#[^\r\n]*')
-_INDENTED = re.compile(r"\n([ \t]+)\S")
+_COMMENT = lazy(r'"(?:[^"\\\n]|\\.)*"|(?<=\n)[ \t]*#[^\r\n]*(?:\r?\n|$)|[ \t]*#[^\r\n]*')
 
 
 def without_comments(text: str, line_start: bool = False) -> str:
@@ -44,7 +44,7 @@ def without_comments(text: str, line_start: bool = False) -> str:
         return text
     if line_start:
         return without_comments("\n" + text)[1:]
-    return _COMMENT.sub(lambda m: m.group() if m.group().startswith('"') else "", text)
+    return _COMMENT().sub(lambda m: m.group() if m.group().startswith('"') else "", text)
 
 
 def render(doc: TronDocument, new: JsonValue) -> str | None:
@@ -594,6 +594,9 @@ def instance_counts(tokens: list[str]) -> dict[str, int]:
 
 def _derived_from(header: str, name: str) -> bool:
     """Whether a class of the header inherits ``name``'s properties (``class B(name): …``)."""
+    # lazy: only a class that grows new properties asks
+    import re
+
     return re.search(rf"class[ \t]+\w+[ \t]*\([ \t]*{re.escape(name)}[ \t]*\)", header) is not None
 
 
@@ -620,18 +623,70 @@ def _verbatim(item: _Item) -> bool:
     )
 
 
-_ROW = re.compile(
-    r"^[ \t]+[A-Za-z_][A-Za-z0-9_]*\(.*\)[ \t]*,?[ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE
-)
-"""A class instance on a line of its own: a row (``  TodoItem("Write it", "pending"),``)."""
+ROW = lazy(r"(?m)^[ \t]+[A-Za-z_][A-Za-z0-9_]*\(.*\)[ \t]*,?[ \t]*(?:#[^\n]*)?\r?$")
+"""A class instance on a line of its own: a row (``  TodoItem("Write it", "pending"),``);
+``has_row`` reads it by hand (tests/unit/test_tron_lexer.py holds the two equal)."""
+INDENTED = lazy(r"\n([ \t]+)\S")
+"""The first indented line; ``indentation`` reads it by hand."""
+
+
+def indentation(text: str, start: int) -> str | None:
+    """The indentation of the first line after ``start`` that starts with spaces or tabs
+    and something else than whitespace: ``INDENTED.search(text, start)``'s group."""
+    newline = text.find("\n", start)
+    end = len(text)
+    while newline >= 0:
+        pos = newline + 1
+        while pos < end and text[pos] in " \t":
+            pos += 1
+        if pos > newline + 1 and pos < end and not text[pos].isspace():
+            return text[newline + 1 : pos]
+        newline = text.find("\n", pos)
+    return None
+
+
+def has_row(text: str, start: int, end: int) -> bool:
+    """Whether a line of ``text`` between ``start`` and ``end`` is a ``ROW``:
+    ``ROW.search(text, start, end) is not None``."""
+    end = min(end, len(text))
+    line = start
+    if start and text[start - 1] != "\n":
+        newline = text.find("\n", start, end)
+        if newline < 0:
+            return False
+        line = newline + 1
+    while True:
+        stop = text.find("\n", line, end)
+        if stop < 0:
+            return _is_row(text[line:end])
+        if _is_row(text[line:stop]):
+            return True
+        line = stop + 1
+
+
+def _is_row(line: str) -> bool:
+    indent = len(line) - len(line.lstrip(" \t"))
+    if not indent:
+        return False
+    name = name_end(line, indent)
+    if name == indent or not line.startswith("(", name):
+        return False
+    close = line.rfind(")", name + 1)
+    while close > name:
+        rest = line[close + 1 :].lstrip(" \t")
+        if rest.startswith(","):
+            rest = rest[1:].lstrip(" \t")
+        if rest in ("", "\r") or rest.startswith("#"):
+            return True
+        close = line.rfind(")", name + 1, close)
+    return False
 
 
 def _style_of(text: str, spans: Spans, start: int) -> TronStyle:
     """Ours' indentation step, whether ours writes the keys of ``{}`` objects bare, and
     whether it writes records as rows (one class instance a line)."""
-    m = _INDENTED.search(text, start)
-    step = m.group(1) if m else "  "
-    rows = _ROW.search(text, start, start + (1 << 16)) is not None
+    step = indentation(text, start) or "  "
+    rows = has_row(text, start, start + (1 << 16))
     tokens = spans.tokens
     i = -1
     while True:
