@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import operator
-
 from ...errors import ParseError
 from ...spelling import escape_lone_surrogates
 from ...values import JsonValue, same
@@ -119,7 +117,10 @@ class TronDocument(SourceText):
         known: tuple[tuple[Any, ...], dict[int, str]] | None = self.memo.get("log_made_by")
         if known is not None:
             before, found = known
-            if len(before) <= len(elements) and all(map(operator.is_, before, elements)):
+            # lazy: only a log kept from one edit to the next (the MCP server's writes)
+            from operator import is_
+
+            if len(before) <= len(elements) and all(map(is_, before, elements)):
                 if len(before) == len(elements):
                     return found
                 found = dict(found)

@@ -10,9 +10,7 @@ comment above or after a kept member stays with it.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from itertools import accumulate, chain, compress
-from operator import itemgetter
 
 from ...patterns import lazy
 from .fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING, string_value
@@ -95,6 +93,9 @@ class Spans:
         text at ``was`` (a sequence of whole values: a kept log's elements), taken from
         ``old`` rather than cut into tokens again; None when ``old`` has no tokens that
         start and end exactly there."""
+        # lazy: only a log kept from one edit to the next (the MCP server's writes)
+        from bisect import bisect_left
+
         first = bisect_left(old.starts, was)
         last = bisect_left(old.ends, was + size)
         if first >= len(old.starts) or old.starts[first] != was:
@@ -201,6 +202,9 @@ def _tokens(text: str, start: int, end: int) -> tuple[list[str], list[int], list
 
 def regex_tokens(text: str, start: int, end: int) -> tuple[list[str], list[int], list[int]]:
     """``_tokens`` by the regular expression ``PAIR``."""
+    # lazy: only texts the lexer does not read
+    from operator import itemgetter
+
     pairs = PAIR().findall(text, start, end)
     while pairs and not pairs[-1][1]:
         pairs.pop()  # the end of the text
