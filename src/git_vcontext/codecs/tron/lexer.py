@@ -216,6 +216,21 @@ def words(text: str, start: int, end: int) -> list[str] | None:
     return [quoted() if p == "\x00" else p for p in pieces]
 
 
+def placed(text: str, start: int, tokens: list[str]) -> tuple[list[int], list[int]]:
+    """Where each of ``tokens`` starts and ends, for tokens ``words`` cut from ``text`` at
+    ``start`` (only whitespace between two of them: each is the first of its text there)."""
+    find = text.find
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = start
+    for token in tokens:
+        pos = find(token, pos)
+        starts.append(pos)
+        pos += len(token)
+        ends.append(pos)
+    return starts, ends
+
+
 def cut(text: str, start: int, end: int, offsets: bool) -> _Cut | None:
     """The tokens of ``text[start:end]`` (skipping whitespace and comments) and, when
     ``offsets``, where each starts (else an empty list); None when the text is not cut

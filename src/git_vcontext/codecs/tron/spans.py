@@ -14,7 +14,7 @@ from itertools import accumulate, chain, compress
 
 from ...patterns import lazy
 from .fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING, string_value
-from .lexer import cut
+from .lexer import cut, placed, words
 
 # Anchored by its last alternative: a trailing comment is skipped, never searched for tokens.
 # The reference for ``lexer.cut``, which cuts most texts without it.
@@ -193,6 +193,9 @@ def _key(token: str) -> str:
 def _tokens(text: str, start: int, end: int) -> tuple[list[str], list[int], list[int]]:
     """The tokens of ``text[start:end]`` with their start and end offsets (``lexer``; the
     regular expression where it does not read the text)."""
+    tokens = words(text, start, end)
+    if tokens is not None:
+        return (tokens, *placed(text, start, tokens))
     found = cut(text, start, end, True)
     if found is not None:
         tokens, starts = found
