@@ -103,6 +103,53 @@ def test_the_merge_driver_of_a_tron_document_loads_no_re_or_enum(git_repo: Path)
     assert [m for m in HEAVY if m in loaded] == []
 
 
+def _event(i: int, side: str) -> dict[str, object]:
+    return {
+        "eventId": f"evt-{side}-{i}",
+        "targetId": f"entry-{i}",
+        "operation": "append",
+        "kind": "learning",
+        "narrative": {"Overview": f"Lesson {i} from {side}."},
+        "createdAt": f"2025-0{1 + i % 9}-0{1 + i % 9}T1{i % 10}:00:00Z",
+    }
+
+
+def _playbook(events: list[dict[str, object]]) -> str:
+    created = "2025-01-01T00:00:00Z"
+    book = {"version": 1, "created": created, "updated": created, "items": events}
+    return json.dumps({"vContextInfo": {"version": "0.4"}, "playbook": book}, indent=2) + "\n"
+
+
+def test_m6_the_merge_driver_of_a_playbook_loads_no_re_enum_or_subprocess(
+    git_repo: Path,
+) -> None:
+    """Issue 32: a log's merge orders events by their timestamps (read by hand, not by a
+    regular expression) and asks git's state whether it replays (os calls, not gitio's
+    subprocess and pathlib). (``datetime`` still loads: the note on targets with several
+    heads sorts events by ``playbook.instants``, datetime's C parser.)"""
+    name = "playbook.vcontext.json"
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    _timed_imports(git_repo)
+    path = git_repo / name
+    base = [_event(i, "base") for i in range(20)]
+    path.write_text(_playbook(base))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "base")
+    run_git(git_repo, "checkout", "-q", "-b", "theirs")
+    path.write_text(_playbook(base + [_event(i, "theirs") for i in range(3)]))
+    run_git(git_repo, "commit", "-q", "-am", "theirs")
+    run_git(git_repo, "checkout", "-q", "main")
+    path.write_text(_playbook(base + [_event(i, "ours") for i in range(2)]))
+    run_git(git_repo, "commit", "-q", "-am", "ours")
+    merge = run_git(git_repo, "merge", "--no-edit", "theirs", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    loaded = _loaded(merge.stderr)
+    assert "git_vcontext.merging.logs" in loaded, merge.stderr  # the driver merged the log
+    items = json.loads(path.read_text())["playbook"]["items"]
+    assert len(items) == 25  # M6: both sides' events
+    assert [m for m in (*HEAVY, "subprocess", "pathlib") if m in loaded] == []
+
+
 def test_git_log_p_ext_diff_for_a_person_loads_no_json_re_or_enum(git_repo: Path) -> None:
     """Issue 35: ``git log -p --ext-diff`` into git's pager runs the structural diff once
     per version."""
