@@ -360,6 +360,15 @@ class _Preferences:
         return None
 
 
+def preferences(doc: TronDocument) -> Any:
+    """The document's ``_Preferences`` (kept in its memo; a stub of a longer document is
+    given the whole document's, ``grown``)."""
+    found = doc.memo.get("preferences")
+    if found is None:
+        found = doc.memo["preferences"] = _Preferences(doc)
+    return found
+
+
 def is_letter_name(name: str) -> bool:
     """``name`` is ``[A-Z][0-9]*`` (a name ``letter_name`` gives)."""
     return name[:1] in _CAPITALS and (len(name) == 1 or (name[1:].isascii() and name[1:].isdigit()))
