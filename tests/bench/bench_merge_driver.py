@@ -114,7 +114,7 @@ def main() -> None:
     fresh("json")()
     command = driver_command("json")
     script = command[1:] if command[0] == PYTHON else command
-    loaded = loaded_modules(script, here)
+    loaded = loaded_modules(script, here, setup=fresh("json"))
     ours = [(n, t) for n, t in loaded if n.startswith("git_vcontext")]
     print(
         f"\npython -X importtime of the JSON merge: {len(loaded)} modules beyond python -c pass,"
@@ -123,6 +123,15 @@ def main() -> None:
     )
     for name, spent in loaded[:12]:
         print(f"  {spent / 1000:5.2f} ms  {name}")
+    command = driver_command("tron")
+    script = command[1:] if command[0] == PYTHON else command
+    loaded = loaded_modules(script, here, setup=fresh("tron"))
+    names = {n for n, _ in loaded}
+    print(
+        f"python -X importtime of the TRON merge: {len(loaded)} modules beyond python -c pass,"
+        f" {sum(t for _, t in loaded) / 1000:.1f} ms of their own import time; "
+        + ", ".join(f"{m} {'loaded' if m in names else 'not loaded'}" for m in ("re", "enum"))
+    )
     shutil.rmtree(work)
 
 

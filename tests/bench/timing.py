@@ -40,13 +40,19 @@ def baseline(src: str, folder: str) -> list[str]:
 
 
 def loaded_modules(
-    cmd: Sequence[str], cwd: str | None = None, runs: int = 5
+    cmd: Sequence[str],
+    cwd: str | None = None,
+    runs: int = 5,
+    setup: Callable[[], None] | None = None,
 ) -> list[tuple[str, int]]:
     """``python -X importtime`` of a command (a Python script and its arguments): each module
     it loads that ``python -c pass`` does not, with its own import time in µs (the least of
-    ``runs`` runs), slowest first."""
+    ``runs`` runs), slowest first. ``setup`` runs before each run (a merge driver's fresh
+    ``%A``: a second merge into its own result takes another path)."""
 
     def once(args: Sequence[str]) -> dict[str, int]:
+        if setup is not None and args is not bare_args:
+            setup()
         out = subprocess.run(
             [PYTHON, "-X", "importtime", *args], cwd=cwd, env=env(), capture_output=True, text=True
         ).stderr
@@ -61,7 +67,8 @@ def loaded_modules(
                 found[parts[2].strip()] = int(parts[0][12:])
         return found
 
-    bare = once(["-c", "pass"])
+    bare_args = ["-c", "pass"]
+    bare = once(bare_args)
     best: dict[str, int] = {}
     for _ in range(runs):
         for name, spent in once(cmd).items():

@@ -120,7 +120,7 @@ def mutants(draw: st.DrawFn) -> str:
         elif edit == "duplicate":
             text = text[:at] + text[at : at + 1] + text[at:]
         else:  # delete or duplicate the token that starts at or after ``at``
-            tokens = list(tron_parser._TOKEN.finditer(text, at))
+            tokens = list(tron_parser._TOKEN().finditer(text, at))
             if tokens:
                 tok = tokens[0]
                 keep = draw(st.booleans())

@@ -15,6 +15,8 @@ answers None: the caller parses in full, which also says where and why.
 
 from __future__ import annotations
 
+import os
+
 from ..errors import ParseError
 
 TYPE_CHECKING = False
@@ -69,9 +71,9 @@ def read(text: str, kept: KeptLog, parse: Callable[[str], Any]) -> tuple[Any, in
     start = find(text, kept)
     if start is None:
         return None
-    import secrets  # lazy: the merge driver's imports stay few (tests/unit/test_imports.py)
-
-    nonce = "vcontext-kept-" + secrets.token_hex(16)
+    # 128 random bits from os.urandom, as secrets.token_hex(16) draws them (importing
+    # secrets costs the merge driver base64, hashlib, hmac and random: issue 32)
+    nonce = "vcontext-kept-" + os.urandom(16).hex()
     if nonce in text:  # never: 128 random bits
         return None
     skeleton = f'{text[:start]}"{nonce}"{text[start + len(kept.body) :]}'

@@ -9,8 +9,8 @@ commit being replayed: the labels say so.
 from __future__ import annotations
 
 import os
-import re
 
+from ..patterns import lazy
 from ..record import record
 
 TYPE_CHECKING = False
@@ -90,7 +90,11 @@ def current(
     return Operation(None, head, "theirs")
 
 
-_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# Compiled on first use (patterns.lazy): the merge driver finds the git directory here
+# and needs none of them (issue 32).
+_HEX = lazy(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_ABBREVIATED = lazy(r"[0-9a-f]{7,64}")
+_SQUASHED = lazy(r"(?m)^commit ([0-9a-f]{40,64})$")
 _WITH_VALUE = frozenset(("-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option"))
 
 
@@ -104,7 +108,7 @@ def _from_command(
     if verb == "stash" and args and args[0] in ("pop", "apply"):
         given = _operands(args[1:], frozenset())
         ref = given[0] if given else "stash@{0}"
-        if _HEX.fullmatch(ref) and outer & {"rebase", "pull", "merge"}:
+        if _HEX().fullmatch(ref) and outer & {"rebase", "pull", "merge"}:
             return Operation("stash", _rebased_branch(git_dir, head), AUTOSTASH)
         return Operation("stash", head, f"{ref} (stashed changes)")
     if verb in ("checkout", "switch") and {"-m", "--merge"} & set(args) and "--" not in args:
@@ -224,7 +228,7 @@ def _replayed(git_dir: str, state: str) -> str:
     """``sha (subject)`` of the commit being replayed."""
     done = (_read(os.path.join(state, "done")) or "").strip().splitlines()
     last = done[-1].split(None, 2) if done else []
-    if len(last) >= 2 and re.fullmatch(r"[0-9a-f]{7,64}", last[1]):
+    if len(last) >= 2 and _ABBREVIATED().fullmatch(last[1]):
         subject = f" ({last[2]})" if len(last) > 2 else ""
         return f"{last[1][:7]}{subject}"
     sha = (_read(os.path.join(git_dir, "REBASE_HEAD")) or "").strip()
@@ -251,7 +255,7 @@ def _squash(git_dir: str, head: str) -> tuple[str, str] | None:
     text = _read(os.path.join(git_dir, "SQUASH_MSG"))
     if text is None:
         return None
-    found = re.search(r"^commit ([0-9a-f]{40,64})$", text, re.MULTILINE)
+    found = _SQUASHED().search(text)
     name = (_branch_at(git_dir, found.group(1)) or found.group(1)[:7]) if found else "theirs"
     return head, f"{name} (merge --squash)"
 
@@ -267,22 +271,22 @@ def _merge(git_dir: str, head: str) -> tuple[str, str] | None:
 def _named(git_dir: str, name: str) -> str:
     """``name`` as git gives it, or the branch at it when it is a bare commit id
     (``git merge 3f2a1bc…``: MERGE_HEAD's branch, when one points there)."""
-    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", name):
+    if _HEX().fullmatch(name):
         return _branch_at(git_dir, name) or name
     return name
 
 
 _MERGED = (
-    re.compile(r"^Merge (?:remote-tracking )?branch '([^']+)'"),
-    re.compile(r"^Merge (?:tag|commit) '([^']+)'"),
-    re.compile(r"^vcontext sync: merge (\S+) into "),
+    lazy(r"^Merge (?:remote-tracking )?branch '([^']+)'"),
+    lazy(r"^Merge (?:tag|commit) '([^']+)'"),
+    lazy(r"^vcontext sync: merge (\S+) into "),
 )
 
 
 def _merged_name(message: str) -> str | None:
     first = message.split("\n", 1)[0]
     for pattern in _MERGED:
-        found = pattern.match(first)
+        found = pattern().match(first)
         if found:
             return found.group(1)
     return None

@@ -59,27 +59,30 @@ def protected_ids(base: Any, ours: Any, theirs: Any) -> frozenset[Any]:
 
 def _ids(data: Any) -> set[Any]:
     """Every ``id`` of an object that is an element of an array, anywhere (the objects
-    ``_objects`` walks, in a loop of its own: it runs on every merge's three documents)."""
+    ``_objects`` walks, in a loop of its own: it runs on every merge's three documents).
+    Parsed data holds plain dicts, lists and strings: ``type() is`` tells them apart at
+    half the cost of ``isinstance`` with a tuple."""
     out: set[Any] = set()
     add = out.add
-    stack: list[Any] = [data]
+    stack: list[Any] = [data] if type(data) is dict or type(data) is list else []
     pop, push = stack.pop, stack.append
     skipped = doc.CHANGELOG_FIELD
-    containers = (dict, list)
     while stack:
         node = pop()
-        if isinstance(node, dict):
+        if type(node) is dict:
             for k, v in node.items():
-                if isinstance(v, containers) and k != skipped:
+                kind = type(v)
+                if (kind is dict or kind is list) and k != skipped:
                     push(v)
-        elif isinstance(node, list) and not _event_log(node):
+        elif not _event_log(node):
             for v in node:
-                if isinstance(v, dict):
+                kind = type(v)
+                if kind is dict:
                     ident = v.get("id")
-                    if isinstance(ident, str):
+                    if type(ident) is str:
                         add(ident)
                     push(v)
-                elif isinstance(v, list):
+                elif kind is list:
                     push(v)
     return out
 
@@ -187,12 +190,13 @@ def _item_nodes(container: dict[str, Any]) -> list[dict[str, Any]]:
     conflict to place needs)."""
     out: list[dict[str, Any]] = []
     stack: list[dict[str, Any]] = [container]
+    keys = doc.ITEM_ARRAY_KEYS
     while stack:
         node = stack.pop()
-        for key in doc.ITEM_ARRAY_KEYS:
+        for key in keys:
             items = node.get(key)
-            if isinstance(items, list) and not _event_log(items):
-                stack.extend([i for i in reversed(items) if isinstance(i, dict)])
+            if type(items) is list and not _event_log(items):  # (plain data: as _ids)
+                stack.extend([i for i in reversed(items) if type(i) is dict])
         if node is not container:
             out.append(node)
     return out
@@ -270,9 +274,12 @@ def _cycles(m: Merger, tree: Any, where: Parts, base: Any, ours: Any, theirs: An
     """A dependency cycle neither side has: each of its items' ``dependencies`` that a side
     changed becomes a conflict (each side's value), and so do the container's ``edges``
     when a side changed them, so either side's choice has no cycle."""
-    graphs = [_dependencies(x) for x in (base, ours, theirs)]
-    if same(graphs[1], graphs[0]) or same(graphs[2], graphs[0]):
+    graphs = [_dependencies(base), _dependencies(ours)]
+    if same(graphs[1], graphs[0]):
         return tree  # one side's edges only: no cycle it did not have
+    graphs.append(_dependencies(theirs))
+    if same(graphs[2], graphs[0]):
+        return tree
     container = _at(tree, where)
     merged = _dependencies(container)
     paths = {ident: parts for parts, item in _items(container, ()) for ident in [item.get("id")]}

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import operator
-import re
-
 from ...errors import ParseError
 from ...spelling import escape_lone_surrogates
 from ...values import JsonValue, same
 from ..text import SourceText, decode, newline_of
 from .header import Header, HeaderError, read_header
+from .lexer import pair_starts
 from .parser import located, parse_data
 
 TYPE_CHECKING = False
@@ -17,8 +15,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .writer import Flavor
-
-_PAIR_START = re.compile(r'(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\x00-\x1f]|\\.)*")[ \t\r\n]*:')
 
 
 class TronDocument(SourceText):
@@ -128,7 +124,10 @@ class TronDocument(SourceText):
         known: tuple[tuple[Any, ...], dict[int, str]] | None = self.memo.get("log_made_by")
         if known is not None:
             before, found = known
-            if len(before) <= len(elements) and all(map(operator.is_, before, elements)):
+            # lazy: only a log kept from one edit to the next (the MCP server's writes)
+            from operator import is_
+
+            if len(before) <= len(elements) and all(map(is_, before, elements)):
                 if len(before) == len(elements):
                     return found
                 found = dict(found)
@@ -178,7 +177,7 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
         if not header.classes:
             raise ParseError("empty document", line=1, column=1)
         return TronDocument(text, {}, header, bom=bom, dialect="vcontext")
-    dialect = "vcontext" if _PAIR_START.match(text, start) else "standard"
+    dialect = "vcontext" if pair_starts(text, start) else "standard"
     data, made_by = parse_data(text, header, absent_null=dialect == "vcontext")
     return TronDocument(text, data, header, bom=bom, dialect=dialect, made_by=made_by)
 

@@ -12,13 +12,16 @@ lark's transformer (``parser._Builder``) calls too, so both paths give the same 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-
 from ...jsoncodec import scanstring
+from ...patterns import lazy
 from ...spelling import OutOfRange, float_of, int_of
-from ...values import JsonValue
+from ...values import MAX_DEPTH, JsonValue
 from .header import HeaderError
+from .lexer import cut, words
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # The terminals of tron.lark, shared with the lark path's lexer (``parser._lex``).
 # Skipped: unrolled (no catastrophic backtracking), a comment runs to the end of its line.
@@ -30,10 +33,13 @@ PUNCTUATION = r"[{}\[\]():,=]"
 
 # Every match starts where the previous one ended: after the skipped text comes a token,
 # a lone character that starts none (a lone '"' is an unterminated or invalid string), or
-# the end of the text, matched as "" (always the last item, and nowhere else).
-_SCAN = re.compile(f"{SKIP}({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|[^ \\t\\r\\n#]|\\Z)")
+# the end of the text, matched as "" (the last item; a second "" follows it when the text
+# ends with skipped text). The reference for ``lexer``, which cuts most texts without it.
+SCAN = lazy(f"{SKIP}({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|[^ \\t\\r\\n#]|\\Z)")
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NUMBER_START = frozenset("-0123456789")
+_BRACKETS = frozenset("[]{}()")
+_ROUND = str.maketrans("[{]}", "(())")
 _KEYWORDS: dict[str, JsonValue] = {"true": True, "false": False, "null": None}
 _scanstring = scanstring
 
@@ -179,14 +185,43 @@ def parse(
     Holds no shared state (no lock needed); any exception, RecursionError included,
     means "give up".
     """
-    tokens = _SCAN.findall(text, start)
+    tokens = scan_tokens(text, start)
     if '"' in tokens:  # a string that does not lex
         return None
+    if deeper_than(tokens, MAX_DEPTH):
+        return None  # parser locates it (the recursion below would also stand it, up to ~490)
     made_by: dict[int, str] = {}
     try:
         return _Descent(tokens, classes, absent_null, made_by).document(), made_by
     except Exception:  # whatever it was, lark says it properly
         return None
+
+
+def deeper_than(tokens: list[str], limit: int) -> bool:
+    """Whether the brackets among ``tokens`` nest deeper than ``limit`` (C-speed steps)."""
+    if tokens.count("[") + tokens.count("{") + tokens.count("(") <= limit:
+        return False
+    shape = "".join(filter(_BRACKETS.__contains__, tokens)).translate(_ROUND)
+    for _ in range(limit):
+        shorter = shape.replace("()", "")
+        if not shorter or shorter == shape:
+            return False
+        shape = shorter
+    return True
+
+
+def scan_tokens(text: str, start: int) -> list[str]:
+    """The tokens of the data section at ``start``, up to the "" that ends them: cut by
+    ``lexer`` (no ``re`` to import), or by ``SCAN`` where it does not read the text."""
+    end = len(text)
+    found = words(text, start, end)
+    if found is None:
+        cuts = cut(text, start, end, False)
+        if cuts is None:
+            return SCAN().findall(text, start)
+        found = cuts[0]
+    found.append("")
+    return found
 
 
 class _Descent:

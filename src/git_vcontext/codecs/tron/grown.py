@@ -84,6 +84,8 @@ def render(
     """``new`` as the editor's edit of ``doc``'s text, worked out on ``doc``'s stub, with
     the document that text parses to (``loads``: the package's, which imports this
     module); None: let the editor work on the whole document."""
+    if "grown" not in doc.memo and not _keeps_old_elements(doc, new):
+        return None  # no stub made for nothing (a merge's data are new objects: issue 32)
     g = _grown(doc)
     if g is None:
         return None
@@ -156,6 +158,28 @@ def _stub_data(doc: TronDocument, g: Grown, new: Any) -> Any:
         return None  # the whole log is not laid out as the stub's elements are
     held = 2 + len(g.middle)
     return _replaced(new, g.chain, [new_log[0], new_log[1], *new_log[held:]])
+
+
+def _keeps_old_elements(doc: TronDocument, new: Any) -> bool:
+    """Whether ``new`` holds the very old elements of ``doc``'s log (what ``_stub_data``
+    asks first), told before a stub is made: False answers None as ``render`` would."""
+    if doc.keeps_duplicates or len(doc.header) >= len(doc.text):
+        return False
+    # lazy: as TronDocument.render's own imports
+    from .edit import log_in, style_of
+    from .spans import Spans
+
+    memo = doc.memo
+    if "spans" not in memo:
+        memo["spans"] = Spans(doc.text, len(doc.header))
+        memo["style"] = style_of(doc.text, memo["spans"].tokens, len(doc.header))
+    found = log_in(doc, memo["spans"])
+    if found is None:
+        return False
+    old_log, new_log = at_chain(doc.data, found[0]), at_chain(new, found[0])
+    if not isinstance(new_log, list) or len(new_log) < len(old_log):
+        return False
+    return all(map(operator.is_, old_log, new_log))
 
 
 def _grown(doc: TronDocument) -> Grown | None:

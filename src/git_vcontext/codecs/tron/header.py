@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from ...jsoncodec import scanstring, string
+from .lexer import blank_end, class_end, name_end, skip_end, string_end
 
 RESERVED = frozenset({"class", "true", "false", "null"})
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
-
-_CLASS = re.compile(r"class[ \t]+")
-_SKIP = re.compile(r"(?:[ \t\r\n;]+|#[^\n]*)*")  # between definitions, and before the data
-_BLANK = re.compile(r"[ \t\r]*(?:#[^\n]*)?")  # the rest of a line may be a comment
-_NEXT_LINE = re.compile(r"(?:[ \t\r]*(?:#[^\n]*)?\n)*([ \t]*)")  # skips blank/comment lines
 _scanstring = scanstring
+
+# The header is read by hand, not by regular expressions (issue 32: the merge driver then
+# loads no ``re``); each reader below names the expression it stands for.
 
 
 class HeaderError(Exception):
@@ -43,28 +38,28 @@ class Header:
 def read_header(text: str) -> Header:
     """Read the class definitions at the start of ``text`` (raises HeaderError)."""
     classes: dict[str, list[str]] = {}
-    pos = _SKIP.match(text).end()  # type: ignore[union-attr]
+    pos = skip_end(text, 0)
     classes_end = 0
-    while (m := _CLASS.match(text, pos)) is not None:
-        pos = classes_end = _definition(text, m.end(), classes)
-        pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
+    while (after := class_end(text, pos)) >= 0:
+        pos = classes_end = _definition(text, after, classes)
+        pos = skip_end(text, pos)
     return Header(classes, pos, classes_end)
 
 
 def _definition(text: str, pos: int, classes: dict[str, list[str]]) -> int:
     """Parse ``Name(Parent): props`` after the keyword; returns the end offset."""
-    m = NAME.match(text, pos)
-    if m is None:
+    end = name_end(text, pos)
+    if end == pos:
         raise HeaderError(pos, "expected a class name after 'class'")
-    name = m.group()
+    name = text[pos:end]
     if name in RESERVED:
         raise HeaderError(pos, f"'{name}' is a reserved word and cannot name a class")
     if name in classes:
         raise HeaderError(pos, f"class {name} is defined twice")
-    pos = _blank(text, m.end())
+    pos = blank_end(text, end)
     inherited: list[str] = []
     if text.startswith("(", pos):
-        inherited, pos = _parent(text, _blank(text, pos + 1), classes)
+        inherited, pos = _parent(text, blank_end(text, pos + 1), classes)
     if not text.startswith(":", pos):
         raise HeaderError(pos, f"expected ':' after the class name {name}")
     props, end = _properties(text, pos + 1, name)
@@ -83,14 +78,14 @@ def property_list_end(text: str, name: str) -> int | None:
     """Where the property list of class ``name`` ends in a header (just after its last
     property; comments and the line's end come after), or None when it has none there."""
     classes: dict[str, list[str]] = {}
-    pos = _SKIP.match(text).end()  # type: ignore[union-attr]
+    pos = skip_end(text, 0)
     try:
-        while (m := _CLASS.match(text, pos)) is not None:
-            found = NAME.match(text, m.end())
-            end = _definition(text, m.end(), classes)
-            if found is not None and found.group() == name:
-                return _last_property_end(text, m.end(), end)
-            pos = _SKIP.match(text, end).end()  # type: ignore[union-attr]
+        while (after := class_end(text, pos)) >= 0:
+            found = text[after : name_end(text, after)]
+            end = _definition(text, after, classes)
+            if found == name:
+                return _last_property_end(text, after, end)
+            pos = skip_end(text, end)
     except HeaderError:
         return None
     return None
@@ -101,25 +96,26 @@ def _last_property_end(text: str, start: int, end: int) -> int:
     pos = text.index(":", start) + 1
     last = pos
     while pos < end:
-        pos = _blank(text, pos)
-        m = NAME.match(text, pos) or STRING.match(text, pos)
-        if m is not None and pos < end:
-            last = pos = m.end()
+        pos = blank_end(text, pos)
+        token_end = _token_end(text, pos)
+        if token_end > pos and pos < end:
+            last = pos = token_end
             continue
         pos += 1
     return last
 
 
 def _parent(text: str, pos: int, classes: dict[str, list[str]]) -> tuple[list[str], int]:
-    m = NAME.match(text, pos)
-    if m is None:
+    end = name_end(text, pos)
+    if end == pos:
         raise HeaderError(pos, "expected the name of the parent class after '('")
-    if m.group() not in classes:
-        raise HeaderError(pos, f"unknown parent class '{m.group()}' (define it first)")
-    end = _blank(text, m.end())
+    parent = text[pos:end]
+    if parent not in classes:
+        raise HeaderError(pos, f"unknown parent class '{parent}' (define it first)")
+    end = blank_end(text, end)
     if not text.startswith(")", end):
         raise HeaderError(end, "expected ')' after the parent class name")
-    return list(classes[m.group()]), _blank(text, end + 1)
+    return list(classes[parent]), blank_end(text, end + 1)
 
 
 def _properties(text: str, pos: int, name: str) -> tuple[list[tuple[str, int]], int]:
@@ -127,7 +123,7 @@ def _properties(text: str, pos: int, name: str) -> tuple[list[tuple[str, int]], 
     props: list[tuple[str, int]] = []
     need_separator = False
     while True:
-        pos = _blank(text, pos)
+        pos = blank_end(text, pos)
         ch = text[pos : pos + 1]
         if ch in ("", ";"):
             return props, pos + len(ch)
@@ -148,14 +144,13 @@ def _properties(text: str, pos: int, name: str) -> tuple[list[tuple[str, int]], 
 
 
 def _property(text: str, pos: int, name: str) -> tuple[str, int]:
-    m = NAME.match(text, pos)
-    if m is not None:
-        if m.group() in RESERVED:
-            word = m.group()
+    end = name_end(text, pos)
+    if end > pos:
+        word = text[pos:end]
+        if word in RESERVED:
             raise HeaderError(pos, f"'{word}' is a reserved word; write the property as \"{word}\"")
-        return m.group(), m.end()
-    m = STRING.match(text, pos)
-    if m is None:
+        return word, end
+    if string_end(text, pos) < 0:
         found = "an unterminated string" if text[pos] == '"' else repr(text[pos])
         raise HeaderError(pos, f"expected a property name in class {name}, found {found}")
     try:
@@ -171,18 +166,25 @@ def _continuation(text: str, newline: int) -> int | None:
     A continuation line is indented and starts with a property name (a name not
     followed by ``(``, ``:`` or ``=``, which would start the data) or a comma.
     """
-    m = _NEXT_LINE.match(text, newline + 1)
-    start = m.end()  # type: ignore[union-attr]
-    if not m.group(1) or start >= len(text) or _CLASS.match(text, start):  # type: ignore[union-attr]
+    # (?:[ \t\r]*(?:#[^\n]*)?\n)*([ \t]*): blank and comment lines, then the indentation
+    line = newline + 1
+    while (after := blank_end(text, line)) < len(text) and text[after] == "\n":
+        line = after + 1
+    start = line
+    while start < len(text) and text[start] in " \t":
+        start += 1
+    if start == line or start >= len(text) or class_end(text, start) >= 0:
         return None
     if text[start] == ",":
         return start
-    tok = NAME.match(text, start) or STRING.match(text, start)
-    if tok is None or tok.group() in RESERVED:
+    end = _token_end(text, start)
+    if end == start or text[start:end] in RESERVED:
         return None
-    after = _blank(text, tok.end())
+    after = blank_end(text, end)
     return None if text[after : after + 1] in ("(", ":", "=") else start
 
 
-def _blank(text: str, pos: int) -> int:
-    return _BLANK.match(text, pos).end()  # type: ignore[union-attr]
+def _token_end(text: str, pos: int) -> int:
+    """After a name or a string at ``pos``; ``pos`` when neither is there."""
+    end = name_end(text, pos)
+    return end if end > pos else max(string_end(text, pos), pos)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
-from .header import NAME, RESERVED
+from .header import RESERVED
+from .lexer import is_name
 
 # Objects under these keys are maps with free-form keys ("Overview", "proposal", ...):
 # written with {} syntax; objects inside them are named after the map.
@@ -20,18 +19,18 @@ _OBJECT_NAMES = {
     "lockedBy": "Lock",
 }
 _ELEMENT_NAMES = {"changeLog": "ChangeLogEntry", "uris": "URI", "urls": "URL", "ids": "ID"}
-_NOT_NAME = re.compile(r"[^A-Za-z0-9_]+")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def is_property_name(key: str) -> bool:
     """Whether a key can be written unquoted (class properties, dialect keys, named args)."""
-    return NAME.fullmatch(key) is not None and key not in RESERVED
+    return is_name(key) and key not in RESERVED
 
 
 def object_name(key: str, parent: str | None) -> str:
     """The name for an object held by ``key`` (``parent``: the name of the object holding it)."""
-    if parent is None and (key in _SAME_NAME or re.match(r"v[A-Z]", key)):
-        return key if NAME.fullmatch(key) else capitalised(key)
+    if parent is None and (key in _SAME_NAME or (key[:1] == "v" and "A" <= key[1:2] <= "Z")):
+        return key if is_name(key) else capitalised(key)
     return _OBJECT_NAMES.get(key) or capitalised(key)
 
 
@@ -70,7 +69,9 @@ def singular(word: str) -> str:
 
 def capitalised(key: str) -> str:
     """A valid class name from any key: camelCase kept, other characters dropped."""
-    parts = [p for p in _NOT_NAME.split(key) if p]
+    # the runs of [A-Za-z0-9_] (what splitting at [^A-Za-z0-9_]+ leaves)
+    parts = "".join(c if c in _NAME_CHARS else " " for c in key).split(" ")
+    parts = [p for p in parts if p]
     name = "".join(p[0].upper() + p[1:] for p in parts) or "Object"
     return "C" + name if name[0].isdigit() else name
 

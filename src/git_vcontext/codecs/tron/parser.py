@@ -7,11 +7,10 @@ lexer, transformer and error translation live here (lark is imported only then).
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterator
 
 from ...errors import ParseError, parse_error_at
 from ...jsoncodec import string
+from ...patterns import lazy
 from ...values import MAX_DEPTH, JsonValue
 from ..text import deep_offset, exceeds_depth, marker_error
 from . import fast, scan
@@ -33,12 +32,13 @@ from .header import Header
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from lark import Lark
 
-_TOKEN = re.compile(f"{SKIP}(?:({NAME})|({STRING})|({NUMBER})|({PUNCTUATION}))")
-_SKIP = re.compile(SKIP)
+_TOKEN = lazy(f"{SKIP}(?:({NAME})|({STRING})|({NUMBER})|({PUNCTUATION}))")  # lark's path only
+_SKIP = lazy(SKIP)
 _KEYWORDS = {"true": "TRUE", "false": "FALSE", "null": "NULL"}
 _PUNCTUATION = {
     "{": "_LBRACE",
@@ -67,7 +67,7 @@ class _Tok:
 
 def _lex(text: str, pos: int) -> Iterator[_Tok]:
     """Tokens of the grammar's terminals, from ``pos`` to the end (faster than lark's lexer)."""
-    match = _TOKEN.match
+    match = _TOKEN().match
     while (m := match(text, pos)) is not None:
         pos = m.end()
         group = m.lastindex
@@ -80,7 +80,7 @@ def _lex(text: str, pos: int) -> Iterator[_Tok]:
             yield _Tok("NUMBER", m.group(3), m.start(3))
         else:
             yield _Tok(_PUNCTUATION[m.group(4)], m.group(4), pos - 1)
-    end = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
+    end = _SKIP().match(text, pos).end()  # type: ignore[union-attr]
     if end < len(text):
         raise Fail(*scan.bad_character(text, end))
 
@@ -206,19 +206,19 @@ Parsed = tuple[JsonValue, dict[int, str]]  # (data, made_by: id(dict) -> class, 
 
 def parse_data(text: str, header: Header, *, absent_null: bool) -> Parsed:
     """The data section: the fast path when it parses the text, else lark (raises ParseError)."""
+    parsed = parse_data_fast(text, header, absent_null=absent_null)  # never deeper: fast.parse
+    if parsed is not None:
+        return parsed
     start = header.data_start
     if exceeds_depth(text[start:], MAX_DEPTH):
         deep = deep_offset(text, MAX_DEPTH, start=start, comments=True)
         if deep is not None:
             raise located(text, deep, f"nesting deeper than {MAX_DEPTH} levels")
-    parsed = parse_data_fast(text, header, absent_null=absent_null)
-    if parsed is not None:
-        return parsed
     return parse_data_lark(text, header, absent_null=absent_null)
 
 
 def parse_data_fast(text: str, header: Header, *, absent_null: bool) -> Parsed | None:
-    """The fast path alone (no depth check): None where it gives up."""
+    """The fast path alone: None where it gives up (also on nesting deeper than MAX_DEPTH)."""
     return fast.parse(text, header.data_start, header.classes, absent_null)
 
 

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
-
 from ...values import JsonValue
 from .names import MAP_KEYS, element_name, is_property_name, letter_name, member_name, object_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from . import TronDocument
 
 TOP, FIELD, ELEMENT = 0, 1, 2  # where an object sits: a top-level pair, a field, an array element
 Pattern = tuple[str, ...]  # keys from the root, "[]" for array elements
-_LETTERS = re.compile(r"[A-Z][0-9]*")
+_CAPITALS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 class TronClass:
@@ -270,7 +268,7 @@ def plan_places(
     forced: set[int] = set()  # the new classes such elements need
     plan, taken = Plan(), set(doc.classes)
     groups = _Groups(taken)
-    letters = all(_LETTERS.fullmatch(n) for n in doc.classes)
+    letters = all(is_letter_name(n) for n in doc.classes)
     shapes = _Shapes(taken, letters=letters)
     for obj, desc, role, pattern in walk_from(roots):
         preferred = chooser.preferred.get(pattern)
@@ -369,3 +367,8 @@ def preferences(doc: TronDocument) -> Any:
     if found is None:
         found = doc.memo["preferences"] = _Preferences(doc)
     return found
+
+
+def is_letter_name(name: str) -> bool:
+    """``name`` is ``[A-Z][0-9]*`` (a name ``letter_name`` gives)."""
+    return name[:1] in _CAPITALS and (len(name) == 1 or (name[1:].isascii() and name[1:].isdigit()))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-
 from ...errors import position_of
 from ...jsoncodec import scanstring
+from ...patterns import lazy
 
-_TOKEN = re.compile(
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+_TOKEN = lazy(
     r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*|-?[0-9][0-9A-Za-z.+-]*'
     r"|[{}\[\]():,=]|[^ \t\r\n]"
 )
@@ -18,7 +20,7 @@ _scanstring = scanstring
 
 
 def tokens(text: str, start: int) -> Iterator[tuple[int, str]]:
-    for m in _TOKEN.finditer(text, start):
+    for m in _TOKEN().finditer(text, start):
         if m.group()[0] != "#":
             yield m.start(), m.group()
 

@@ -10,15 +10,15 @@ comment above or after a kept member stays with it.
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left
 from itertools import accumulate, chain, compress
-from operator import itemgetter
 
+from ...patterns import lazy
 from .fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING, string_value
+from .lexer import cut, placed, words
 
 # Anchored by its last alternative: a trailing comment is skipped, never searched for tokens.
-_PAIR = re.compile(f"({SKIP})({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|\\Z)")
+# The reference for ``lexer.cut``, which cuts most texts without it.
+PAIR = lazy(f"({SKIP})({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|\\Z)")
 _OPENERS = {"[": "]", "{": "}", "(": ")"}
 _CLOSERS = frozenset(_OPENERS.values())
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -93,6 +93,9 @@ class Spans:
         text at ``was`` (a sequence of whole values: a kept log's elements), taken from
         ``old`` rather than cut into tokens again; None when ``old`` has no tokens that
         start and end exactly there."""
+        # lazy: only a log kept from one edit to the next (the MCP server's writes)
+        from bisect import bisect_left
+
         first = bisect_left(old.starts, was)
         last = bisect_left(old.ends, was + size)
         if first >= len(old.starts) or old.starts[first] != was:
@@ -188,8 +191,24 @@ def _key(token: str) -> str:
 
 
 def _tokens(text: str, start: int, end: int) -> tuple[list[str], list[int], list[int]]:
-    """The tokens of ``text[start:end]`` with their start and end offsets."""
-    pairs = _PAIR.findall(text, start, end)
+    """The tokens of ``text[start:end]`` with their start and end offsets (``lexer``; the
+    regular expression where it does not read the text)."""
+    tokens = words(text, start, end)
+    if tokens is not None:
+        return (tokens, *placed(text, start, tokens))
+    found = cut(text, start, end, True)
+    if found is not None:
+        tokens, starts = found
+        return tokens, starts, list(map(int.__add__, starts, map(len, tokens)))
+    return regex_tokens(text, start, end)
+
+
+def regex_tokens(text: str, start: int, end: int) -> tuple[list[str], list[int], list[int]]:
+    """``_tokens`` by the regular expression ``PAIR``."""
+    # lazy: only texts the lexer does not read
+    from operator import itemgetter
+
+    pairs = PAIR().findall(text, start, end)
     while pairs and not pairs[-1][1]:
         pairs.pop()  # the end of the text
     offsets = list(accumulate(map(len, chain.from_iterable(pairs)), initial=start))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from ...jsoncodec import encode_basestring, string
+from ...patterns import lazy
 from ...spelling import Number, escape_lone_surrogates, int_text, number_text
 from ...spelling import dumps as json_dumps
 from ...values import MAX_DEPTH, JsonValue
@@ -135,14 +134,14 @@ def pairs_text(root: dict[str, JsonValue], plan: Plan, gap: str = "\n\n") -> str
     return gap.join(parts)
 
 
-_PAIR_LINE = re.compile(r'^(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\n]|\\.)*")[ \t]*:', re.MULTILINE)
+_PAIR_LINE = lazy(r'(?m)^(?:[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\\n]|\\.)*")[ \t]*:')
 
 
 def pair_gap(doc: TronDocument) -> str:
     """What separates ours' top-level pairs: no blank line when none of them has one before
     it, else a blank line (also when ours has fewer than two pairs)."""
     data = doc.text[len(doc.header) :]
-    starts = [m.start() for m in _PAIR_LINE.finditer(data)][1:]  # each after a "\n"
+    starts = [m.start() for m in _PAIR_LINE().finditer(data)][1:]  # each after a "\n"
     if starts and all(data[data.rfind("\n", 0, s - 1) + 1 : s - 1].strip() for s in starts):
         return "\n"
     return "\n\n"
