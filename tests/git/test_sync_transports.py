@@ -658,6 +658,72 @@ def test_sync_waiting_for_the_lease_takes_one_look_and_one_push_besides_its_wait
     assert "agent-0-t1" in {i["id"] for i in items}
 
 
+SLOW_LEASE = """#!/bin/sh
+# Every integration takes its time: a lease taken waits here before its push returns.
+while read -r old new ref; do
+    if [ "$ref" = refs/vcontext/lease/main ] && [ "$old" = {zero} ]; then
+        sleep {seconds}
+    fi
+done
+exit 0
+"""
+
+
+def test_sync_waiting_while_the_holder_integrates_takes_three_network_operations(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """The common case of a busy base: one agent holds the lease and integrates, another
+    syncs meanwhile. The waiter looks, publishes, and looks once more when the holder's lease
+    says its round lands (``Landing``): by then the holder, looking again before its
+    integration push (the base is busy: another agent integrated a moment ago), has merged
+    the waiter's request too, and that last look brings the base back: three git commands
+    that talk to the remote (PRODUCT.md "Sync at scale"; issue 30). The holder: at most
+    three and its integration push. Each integration here takes 4 s (the remote's hook
+    holds every lease push), which the holder knows from its last one."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [holder, waiter] = _team(tmp_path, http.url(remote), agents=2)
+    hook = remote / "hooks" / "post-receive"
+    hook.write_text(SLOW_LEASE.format(zero="0" * 40, seconds=4))
+    hook.chmod(0o755)
+    for clone, agent in ((holder, "agent-0"), (waiter, "agent-1")):  # on the remote, each
+        soak.work(clone, agent, 0, soak.AgentLog(agent))  # integrating alone (4 s)
+        alone = soak.sync(clone, agent)
+        assert alone["exit"] == 0, alone["output"]
+    for clone, agent in ((holder, "agent-0"), (waiter, "agent-1")):
+        soak.work(clone, agent, 1, soak.AgentLog(agent))
+    traces = {a: tmp_path / f"traces-{a}" for a in ("holder", "waiter")}
+    procs: dict[str, subprocess.Popen[str]] = {}
+    lease = "refs/vcontext/lease/main"
+    try:
+        for name, clone, agent in (("holder", holder, "agent-0"), ("waiter", waiter, "agent-1")):
+            traces[name].mkdir()
+            procs[name] = subprocess.Popen(
+                [*soak.cli(), "sync", agent, "--push", "origin"], cwd=clone,
+                env={**os.environ, "GIT_TRACE2_EVENT": str(traces[name])},
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            if name == "holder":
+                _wait_for_ref(remote, lease)  # the holder integrates: the waiter starts
+        said = {name: proc.communicate(timeout=180) for name, proc in procs.items()}
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    for name, proc in procs.items():
+        assert proc.returncode == 0, (name, said[name])
+    waited = "".join(said["waiter"])
+    assert "merged into main on the remote" in waited, waited  # the holder merged it
+    assert "held by agents/agent-0" in waited, waited
+    ops = {name: soak.network_operations(folder) for name, folder in traces.items()}
+    commands = {name: soak.network_commands(folder) for name, folder in traces.items()}
+    assert ops["waiter"]["total"] <= 3, commands
+    assert ops["waiter"]["push"] == 1, commands
+    assert ops["holder"]["total"] <= 4, commands
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert {"agent-0-t1", "agent-1-t1"} <= {i["id"] for i in items}
+
+
 def test_sync_with_install_server_waits_without_polling(
     tmp_path: Path, http: servers.HttpFront
 ) -> None:
