@@ -582,12 +582,15 @@ def _another_agent_takes_the_lease_first(remote: Path) -> None:
     hook.chmod(0o755)
 
 
-def _lease_commit(remote: Path, seconds: float = 60.0) -> str:
-    """A lease on main held by a live agent on another machine (what its push leaves)."""
+def _lease_commit(remote: Path, seconds: float = 60.0, landing: float | None = None) -> str:
+    """A lease on main held by a live agent on another machine (what its push leaves);
+    ``landing``: in how many seconds it says its round lands."""
     message = (
         "vcontext sync lease: agents/holder\n\nHolder: agents/holder\nHost: elsewhere.invalid\n"
         f"Pid: 1\nRepository: /elsewhere\nExpires: {time.time() + seconds:.3f}\n"
     )
+    if landing is not None:
+        message += f"Landing: {time.time() + landing:.3f}\n"
     tree = soak.run(["git", "hash-object", "-w", "-t", "tree", "--stdin"], remote).stdout.strip()
     made = subprocess.run(
         ["git", "commit-tree", tree], cwd=remote, input=message, capture_output=True, text=True,
@@ -656,6 +659,122 @@ def test_sync_waiting_for_the_lease_takes_one_look_and_one_push_besides_its_wait
     assert after in ([], ["fetch"]), (done, commands)
     items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
     assert "agent-0-t1" in {i["id"] for i in items}
+
+
+SLOW_LEASE = """#!/bin/sh
+# Every integration takes its time: a lease taken waits here before its push returns.
+while read -r old new ref; do
+    if [ "$ref" = refs/vcontext/lease/main ] && [ "$old" = {zero} ]; then
+        sleep {seconds}
+    fi
+done
+exit 0
+"""
+
+
+def test_sync_waiting_while_the_holder_integrates_takes_three_network_operations(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """The common case of a busy base: one agent holds the lease and integrates, another
+    syncs meanwhile. The waiter looks, publishes, and looks once more when the holder's lease
+    says its round lands (``Landing``): by then the holder, looking again before its
+    integration push (the base is busy: another agent integrated a moment ago), has merged
+    the waiter's request too, and that last look brings the base back: three git commands
+    that talk to the remote (PRODUCT.md "Sync at scale"; issue 30). The holder: at most
+    three and its integration push. Each integration here takes 4 s (the remote's hook
+    holds every lease push), which the holder knows from its last one."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [holder, waiter] = _team(tmp_path, http.url(remote), agents=2)
+    hook = remote / "hooks" / "post-receive"
+    hook.write_text(SLOW_LEASE.format(zero="0" * 40, seconds=4))
+    hook.chmod(0o755)
+    for clone, agent in ((holder, "agent-0"), (waiter, "agent-1")):  # on the remote, each
+        soak.work(clone, agent, 0, soak.AgentLog(agent))  # integrating alone (4 s)
+        alone = soak.sync(clone, agent)
+        assert alone["exit"] == 0, alone["output"]
+    for clone, agent in ((holder, "agent-0"), (waiter, "agent-1")):
+        soak.work(clone, agent, 1, soak.AgentLog(agent))
+    traces = {a: tmp_path / f"traces-{a}" for a in ("holder", "waiter")}
+    procs: dict[str, subprocess.Popen[str]] = {}
+    lease = "refs/vcontext/lease/main"
+    try:
+        for name, clone, agent in (("holder", holder, "agent-0"), ("waiter", waiter, "agent-1")):
+            traces[name].mkdir()
+            procs[name] = subprocess.Popen(
+                [*soak.cli(), "sync", agent, "--push", "origin"], cwd=clone,
+                env={**os.environ, "GIT_TRACE2_EVENT": str(traces[name])},
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            if name == "holder":
+                _wait_for_ref(remote, lease)  # the holder integrates: the waiter starts
+        said = {name: proc.communicate(timeout=180) for name, proc in procs.items()}
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    for name, proc in procs.items():
+        assert proc.returncode == 0, (name, said[name])
+    waited = "".join(said["waiter"])
+    assert "merged into main on the remote" in waited, waited  # the holder merged it
+    assert "held by agents/agent-0" in waited, waited
+    ops = {name: soak.network_operations(folder) for name, folder in traces.items()}
+    commands = {name: soak.network_commands(folder) for name, folder in traces.items()}
+    assert ops["waiter"]["total"] <= 3, commands
+    assert ops["waiter"]["push"] == 1, commands
+    assert ops["holder"]["total"] <= 4, commands
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert {"agent-0-t1", "agent-1-t1"} <= {i["id"] for i in items}
+
+
+def test_sync_waiters_of_a_released_lease_let_one_of_them_take_it(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Two agents publish while another machine's agent holds the lease; it goes away
+    without merging them (its lease is removed). Both look when its lease said its round
+    lands and find the lease free with both requests waiting: one of them (first by a hash
+    of the base and its branch, which both compute alike) takes the lease and merges both;
+    the other does not race for it (no lease push of its own) and finds its round merged."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, clones = _team(tmp_path, http.url(remote), agents=2)
+    agents = [f"agent-{i}" for i in range(2)]
+    for clone, agent in zip(clones, agents, strict=True):  # its branch is on the remote
+        soak.work(clone, agent, 0, soak.AgentLog(agent))
+        assert soak.sync(clone, agent)["exit"] == 0
+    for clone, agent in zip(clones, agents, strict=True):
+        soak.work(clone, agent, 1, soak.AgentLog(agent))
+    lease = "refs/vcontext/lease/main"
+    soak.git(remote, "update-ref", lease, _lease_commit(remote, landing=4.0))
+    procs = []
+    traces = [tmp_path / f"traces-{agent}" for agent in agents]
+    try:
+        for clone, agent, folder in zip(clones, agents, traces, strict=True):
+            folder.mkdir()
+            procs.append(subprocess.Popen(
+                [*soak.cli(), "sync", agent, "--push", "origin"], cwd=clone,
+                env={**os.environ, "GIT_TRACE2_EVENT": str(folder)},
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            ))  # fmt: skip
+        for agent in agents:
+            _wait_for_ref(remote, f"refs/vcontext/sync/main/agents/{agent}")
+        soak.git(remote, "update-ref", "-d", lease)  # the holder went away, merging nothing
+        said = [p.communicate(timeout=180) for p in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    outputs = ["".join(out) for out in said]
+    for proc, out in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, out
+    integrated = [i for i, out in enumerate(outputs) if "pushed to origin: main" in out]
+    assert len(integrated) == 1, outputs  # one took the lease and merged both
+    other = 1 - integrated[0]
+    assert "merged into main on the remote" in outputs[other], outputs[other]
+    pushes = soak.network_operations(traces[other])["push"]
+    assert pushes == 1, (soak.network_commands(traces[other]), outputs[other])  # no race
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert {"agent-0-t1", "agent-1-t1"} <= {i["id"] for i in items}
 
 
 def test_sync_with_install_server_waits_without_polling(

@@ -244,7 +244,9 @@ def sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str
     )  # fmt: skip
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     said = proc.stdout + proc.stderr
+    commands = [] if traces is None else network_commands(traces)
     return {
+        "commands": commands,  # (start time, name) of each git command that talked to it
         "ops": {} if traces is None else network_operations(traces, remove=True),
         "exit": proc.returncode,
         "seconds": time.perf_counter() - start,

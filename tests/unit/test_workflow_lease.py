@@ -53,6 +53,23 @@ def test_mine_expires_after_the_configured_seconds() -> None:
     assert (lease.host, lease.pid, lease.expires) == (HOST, os.getpid(), 1030.0)
 
 
+def test_a_lease_says_when_its_round_lands_and_an_older_lease_reads_without_it() -> None:
+    """``Landing``: when the holder expects its integration on the base (waiters look then);
+    an older version's lease has none, a bad one reads as none, and no estimate outlasts
+    the lease itself."""
+    lease = leases.mine("agents/a", "/repo/.git", 30.0, 1000.0, takes=2.5)
+    assert lease.landing == 1002.5
+    assert "\nLanding: 1002.500\n" in lease.message()
+    assert leases.parse(lease.message()) == lease
+    older = leases.Lease("agents/a", HOST, 1, "/repo/.git", 1030.0)
+    assert "Landing" not in older.message()
+    assert leases.parse(older.message()) == older
+    for bad in ("soon", "nan", "inf"):
+        said = older.message() + f"Landing: {bad}\n"
+        assert leases.parse(said) == older
+    assert leases.mine("agents/a", "/repo/.git", 30.0, 1000.0, takes=99.0).landing == 1030.0
+
+
 def test_base_names_become_one_ref_component_and_back() -> None:
     for base in ("main", "release/1.0", "odd%2Fname", "a/b/c"):
         encoded = leases.encode_base(base)

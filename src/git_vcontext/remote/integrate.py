@@ -3,10 +3,12 @@ or wait for whoever does, then bring the agent branches along (see ``remote/prot
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 from ..branches import agents as agent_config
 from ..branches.ancestry import contains, has_work, start_of
+from ..branches.commits import TRAILER
 from ..branches.treemerge import changed_documents
 from ..codecs import ReusedParses
 from ..errors import OperationalError, PushRefused, RefLocked, RefMoved
@@ -30,6 +32,11 @@ if TYPE_CHECKING:
     from pygit2 import Oid
 
     Known = dict[str, Oid | None]  # what each ref holds on the remote, as far as we know
+
+
+RECENT = 60.0  # seconds: a base another agent integrated into this recently is busy
+DEFER = 1.5  # a waiting agent that lets another take the lease looks again after this many
+# integrations' time (its own estimate: LeaseKeeper.integration)
 
 
 @record
@@ -77,6 +84,8 @@ class BaseRound:
         holder = ", ".join(self.branches.values())
         self.lease = LeaseKeeper(self.pusher, self.view, holder, self.settings.lease_seconds)
         self.retries = 0
+        self.deferred: Oid | None = None  # the base we let another waiting agent integrate
+        self.looked_again: Oid | None = None  # the lease we looked again under (_look_again)
         self.diverged = False  # the local base's own commits conflict with the remote's
         self.remote_locks = RemoteLocks()
 
@@ -158,6 +167,9 @@ class BaseRound:
         if self.lease.ours(snap):  # (this step's look: every request, the lease ours)
             return self._integrate(live, snap)
         lost = False
+        if self.lease.free(snap, now) and self._turn_of_another(snap, todo, unpublished):
+            self.lease.pause(DEFER * self.lease.integration(), self.io.sleep)
+            return None  # (the next step's look finds the round merged, or the lease free)
         if self.lease.free(snap, now):
             updates, known = self._publish_updates(unpublished, work, snap)
             signature = self.syncer.signatures()[1]
@@ -175,6 +187,28 @@ class BaseRound:
             snap, waiting, deadline, self.io.clock, self.io.sleep, self.io.report, lost=lost
         )
         return None
+
+    def _turn_of_another(self, snap: Snapshot, todo: list[str], unpublished: list[str]) -> bool:
+        """Whether another waiting agent takes the free lease, not us: over git, when our
+        work is published and waits with other agents' requests, they all look at about the
+        same time once the lease is released (each at the landing its lease said). Were
+        each to push for the lease, all but one push would lose and look again; instead
+        the request first by an order every waiter computes alike (its branch hashed with
+        the base) takes it and merges every request, and the others look once it is done.
+        Once per base: if the lease is still free then (its agent gone), we take it."""
+        if self.view.local is not None or snap.lease_id is not None or unpublished or not todo:
+            return False
+        if self.deferred == snap.base:
+            return False
+        pending = [b for b, c in snap.requests.items() if not self._contains(snap.base, c)]
+        own = set(self.branches.values())
+        if not [b for b in pending if b not in own]:
+            return False
+        first = min(pending, key=lambda b: hashlib.sha1(f"{snap.base} {b}".encode()).digest())
+        if first in own:
+            return False
+        self.deferred = snap.base
+        return True
 
     # -- the agents' work ------------------------------------------------------------
 
@@ -312,7 +346,49 @@ class BaseRound:
         for (_, branch, _, commit), other in zip(requests, others, strict=False):
             if other.ok:
                 done[branch] = commit
+        if self._look_again(snap, requests):
+            return None  # requests came meanwhile: integrate them too, from that look
         return self._land(snap, dict(zip(live, results, strict=True)), merged, done)
+
+    def _look_again(self, snap: Snapshot, requests: list[tuple[str, str, str, Oid]]) -> bool:
+        """Before the integration push, on a busy base (other agents' requests merged, or we
+        waited for the lease or lost it): look once more (over git, once per lease). Agents
+        that published while we merged would otherwise wait for the next integration (and
+        look again for it); their requests are merged now (True: the next step integrates
+        from this look). Also True when the lease or the base changed meanwhile."""
+        if self.view.local is not None or not self.settings.lease or self.lease.held is None:
+            return False
+        if self.looked_again == self.lease.held or not (requests or self._busy(snap)):
+            return False
+        self.looked_again = self.lease.held
+        fresh = self.view.fetch()
+        if fresh.lease_id != self.lease.held:
+            self.lease.held = None  # it expired and someone took it over: start again
+        own = set(self.branches.values())
+        came = {
+            b: c
+            for b, c in fresh.requests.items()
+            if b not in own and snap.requests.get(b) != c and not self._contains(fresh.base, c)
+        }
+        if not came and fresh.base == snap.base and self.lease.held is not None:
+            return False
+        self.syncer.forget()
+        self.view.keep(fresh)
+        return True
+
+    def _busy(self, snap: Snapshot) -> bool:
+        """Whether other agents sync with this base now: we waited for the lease or lost it,
+        or the base's last integration (less than ``RECENT`` seconds ago) was another's."""
+        if self.lease.busy():
+            return True
+        if snap.base is None:
+            return False
+        last = commit_at(self.repo, snap.base)
+        if self.io.clock() - last.commit_time > RECENT:
+            return False
+        said = (line.partition(": ") for line in last.message.splitlines())
+        agents = {value.strip() for key, _, value in said if key == TRAILER}
+        return bool(agents - set(self.agents))
 
     def _start_base(self, snap: Snapshot) -> PushOutcome | None:
         """Build on the remote's base; local commits the remote lacks are merged with it.
@@ -361,6 +437,7 @@ class BaseRound:
             updates.append(release[0])
             known[release[0].dst] = release[1]
         self._push(updates, known)
+        self.lease.landed(self.io.clock())
         self.lease.held = None
         for agent, result in results.items():
             if not result.ok:

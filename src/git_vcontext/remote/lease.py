@@ -14,6 +14,7 @@ from .pusher import RemoteLocks, refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from pathlib import Path
 
     from pygit2 import Oid, Signature
 
@@ -23,7 +24,11 @@ if TYPE_CHECKING:
 POLL = (0.1, 2.0)  # first and longest pause between two looks at a held lease: the pause
 # grows by half each time, so a long integration costs its waiters a few polls, not hundreds
 PUSHES_PER_INTEGRATION = 2.5  # an integration takes its lease push, merges, pushes the round:
-# over git the first look waits about that many of our own pushes (see LeaseKeeper.first_pause)
+# over git, a lease that does not say when it lands is first looked at after about that many
+# of our own pushes (see LeaseKeeper.first_pause)
+MERGE_SHARE = 0.5  # each other agent's request merged costs about this share of our own work
+LANDING_SLACK = 0.25  # a holder says it lands this share later than it expects (a loaded
+# machine makes it late, and a waiter that looks too soon looks twice)
 
 
 class LeaseKeeper:
@@ -35,6 +40,8 @@ class LeaseKeeper:
         self.tried: Oid | None = None  # the lease commit we last pushed
         self.waited = 0.0
         self.said_waiting = False
+        self.lost = 0  # lease pushes another agent's beat (a busy base)
+        self.won: tuple[float, float] | None = None  # when we took the lease, merging how much
         self.remote_locks = RemoteLocks()
 
     @property
@@ -72,7 +79,7 @@ class LeaseKeeper:
             return True, None
         if not self.free(snap, now):
             return False, None
-        lease = leases.mine(self.holder, self.where(), self.seconds, now)
+        lease = leases.mine(self.holder, self.where(), self.seconds, now, self.takes(snap, now))
         expect = "" if snap.lease_id is None else str(snap.lease_id)
         local = self.view.local
         if local is not None and local.may_write_refs():  # a compare-and-swap, no push
@@ -89,7 +96,7 @@ class LeaseKeeper:
         if not rows:  # the publish was refused first: the lease was not tried
             return False, others
         if rows[0].ok:
-            self.held = commit
+            self.held, self.won = commit, (now, self._merging(snap))
             return True, others if publish else None
         lost = remotes.Pushed(tuple(rows), True, pushed.said)
         if not rows[0].retry:
@@ -97,7 +104,73 @@ class LeaseKeeper:
             raise PushRefused(refusal(lost, self.pusher.remote, hint))
         if stuck := self.remote_locks.stuck(lost, now):
             raise PushRefused(refusal(lost, self.pusher.remote) + f"\n  {stuck}")
+        self.lost += 1
         return False, others if publish else None  # someone was quicker
+
+    def takes(self, snap: Snapshot, now: float) -> float | None:
+        """How long an integration taken now should take until its push has landed (what
+        the lease says as ``Landing``, so that waiters look once it is done instead of
+        polling): what this clone's last integrations took (``landed``), per request; else
+        measured on this sync's own commands (two pushes, a look, and the work since the
+        look for each merge). None over no network (a remote read in process)."""
+        link = self.pusher.link
+        fetch = None if link is None else link.took.get("fetch")
+        if fetch is None or link is None or self.view.local is not None:
+            return None
+        merging = self._merging(snap)
+        if (unit := self._last_unit()) is None:
+            push = max(link.took.get("push", fetch), fetch)
+            unit = 2 * push + fetch + max(now - self.view.looked, fetch)
+        return unit * merging * (1 + LANDING_SLACK)  # (later rather than sooner: one look)
+
+    def landed(self, now: float) -> None:
+        """Our integration's push landed: remember what it took (per request merged, with
+        the earlier ones: a loaded machine's integrations take longer), best effort."""
+        if self.won is None or self.view.local is not None:
+            return
+        (since, merging), self.won = self.won, None
+        unit = (now - since) / merging
+        last = self._last_unit()
+        unit = unit if last is None else (unit + last) / 2
+        try:
+            path = self._unit_file()
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(f"{unit:.3f}\n")
+        except OSError:
+            pass  # (a read-only clone: waiters fall back on their own estimate)
+
+    def _last_unit(self) -> float | None:
+        try:
+            unit = float(self._unit_file().read_text())
+        except (OSError, ValueError):
+            return None
+        return unit if 0 < unit < self.seconds else None
+
+    def _unit_file(self) -> Path:
+        return common_dir(self.pusher.repo) / "vcontext" / "integration-seconds"
+
+    def _merging(self, snap: Snapshot) -> float:
+        others = sum(1 for b in snap.requests if b not in self.view.branches)
+        return 1 + MERGE_SHARE * others
+
+    def integration(self) -> float:
+        """How long another agent's integration should take: as long as ours took (``landed``),
+        else by our own commands' times."""
+        if (unit := self._last_unit()) is not None:
+            return unit
+        link = self.pusher.link
+        push = None if link is None else link.took.get("push", link.took.get("fetch"))
+        return POLL[0] if push is None else max(POLL[0], push * PUSHES_PER_INTEGRATION)
+
+    def busy(self) -> bool:
+        """Whether other agents sync with this base now: we waited for a lease, or lost one."""
+        return self.waited > 0 or self.lost > 0
+
+    def pause(self, seconds: float, sleep: Callable[[float], None]) -> None:
+        """Wait ``seconds`` (jittered) for another agent's integration, counted as waiting."""
+        slept = seconds * random.uniform(0.9, 1.1)
+        sleep(slept)
+        self.waited += slept
 
     def wait(
         self,
@@ -127,28 +200,39 @@ class LeaseKeeper:
             self.said_waiting = True
         lease = _hex(snap.lease_id)
         expires = snap.lease.expires if snap.lease is not None else start
-        if lost and lease is None:
+        landing = snap.lease.landing if snap.lease is not None else None
+        if lost and lease is None:  # it was just taken: it lands about when ours would
             lease, expires = "(not seen yet)", start + self.seconds
-        pause = self.first_pause()
+            landing = start + (self.takes(snap, start) or self.integration())
+        pause = self.first_pause(landing, start)
         while clock() < until and lease is not None and clock() < expires:
-            sleep(pause * random.uniform(0.7, 1.3))
-            now_lease, now_ours = self.view.poll()
+            sleep(pause * random.uniform(0.9, 1.1) if landing else pause * random.uniform(0.7, 1.3))
+            now_lease, now_ours, said = self.view.poll()
             if now_ours < ours or now_lease is None:
                 break
+            now = clock()
             if now_lease != lease:  # another holder: give it its own lease time
-                lease, expires = now_lease, clock() + self.seconds
-            pause = min(pause * 1.5, POLL[1])
+                lease, expires = now_lease, now + self.seconds
+                landing = said.landing if said is not None else None
+                pause = self.first_pause(landing, now)
+            elif landing is not None:  # the same holder, later than it said: as long again
+                landing, pause = None, max(self.first_pause(), pause)
+            else:
+                pause = min(pause * 1.5, POLL[1])
         self.waited += clock() - start
 
-    def first_pause(self) -> float:
+    def first_pause(self, landing: float | None = None, now: float = 0.0) -> float:
         """How long to wait before the first look at a held lease. A remote on this machine
         is read in process (a look costs well under a millisecond): soon. Over git each look
-        is a command and a request to the server, and the holder's integration lasts about
-        ``PUSHES_PER_INTEGRATION`` pushes: looking before that is mostly a wasted look."""
-        push = self.pusher.link.took.get("push") if self.pusher.link is not None else None
-        if self.view.local is not None or push is None:
+        is a command and a request to the server: a lease that says when its round lands
+        (``Landing``) is looked at just after that (however long: the lease's expiry still
+        bounds it); else the holder's integration lasts about ``PUSHES_PER_INTEGRATION`` of
+        our pushes: looking before that is mostly a wasted look."""
+        if self.view.local is not None:
             return POLL[0]
-        return min(POLL[1], max(POLL[0], push * PUSHES_PER_INTEGRATION))
+        if landing is not None:
+            return max(POLL[0], min(landing - now, self.seconds))
+        return min(POLL[1], self.integration())
 
     def release_update(self) -> tuple[remotes.Update, Oid] | None:
         """The release, for a push that carries it (with what the ref holds now)."""

@@ -3,7 +3,9 @@
 - ``refs/vcontext/sync/<base>/<agent branch>``: an agent's request to have that commit
   merged into the base (written only by that agent: its push never races).
 - ``refs/vcontext/lease/<base>``: who integrates into the base right now, until when.
-  It points to an empty commit whose message names the holder and the expiry; it is
+  It points to an empty commit whose message names the holder, the expiry and when the
+  holder expects its integration to have landed (``Landing:``, what waiters time their
+  next look by; an older version's lease has none); it is
   taken and released with compare-and-swap pushes (``--force-with-lease``), and an
   expired lease may be broken by anyone, so a crashed agent blocks no one for longer.
 - ``refs/vcontext/server`` (``setup.server.SERVER``): present when ``git vcontext install
@@ -16,10 +18,11 @@ collide. Everything here is pure but ``holder_alive`` (it asks the OS about a pi
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 
-from ..record import record
+from ..record import record, replace
 
 REQUESTS = "refs/vcontext/sync/"
 LEASES = "refs/vcontext/lease/"
@@ -56,12 +59,14 @@ class Lease:
     pid: int
     where: str  # the repository the holder runs in
     expires: float  # seconds since the epoch
+    landing: float | None = None  # when the holder expects its round on the base (None: unsaid)
 
     def message(self) -> str:
+        landing = "" if self.landing is None else f"Landing: {self.landing:.3f}\n"
         return (
             f"vcontext sync lease: {self.holder}\n\n"
             f"Holder: {self.holder}\nHost: {self.host}\nPid: {self.pid}\n"
-            f"Repository: {self.where}\nExpires: {self.expires:.3f}\n"
+            f"Repository: {self.where}\nExpires: {self.expires:.3f}\n{landing}"
         )
 
     def expired(self, now: float) -> bool:
@@ -81,7 +86,7 @@ def parse(message: str) -> Lease | None:
         if sep:
             fields[key] = value.strip()
     try:
-        return Lease(
+        lease = Lease(
             fields["Holder"],
             fields["Host"],
             int(fields["Pid"]),
@@ -90,11 +95,18 @@ def parse(message: str) -> Lease | None:
         )
     except (KeyError, ValueError):
         return None
+    try:  # optional (older versions do not write it); a bad one is as good as none
+        landing = float(fields["Landing"])
+    except (KeyError, ValueError):
+        return lease
+    return replace(lease, landing=landing) if math.isfinite(landing) else lease
 
 
-def mine(holder: str, where: str, seconds: float, now: float) -> Lease:
-    """A lease for this process, expiring ``seconds`` from ``now``."""
-    return Lease(holder, socket.gethostname(), os.getpid(), where, now + seconds)
+def mine(holder: str, where: str, seconds: float, now: float, takes: float | None = None) -> Lease:
+    """A lease for this process, expiring ``seconds`` from ``now``; ``takes``: how long the
+    integration it is taken for should take (then said as ``Landing``)."""
+    landing = None if takes is None else now + min(takes, seconds)
+    return Lease(holder, socket.gethostname(), os.getpid(), where, now + seconds, landing)
 
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:

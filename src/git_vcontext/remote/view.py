@@ -7,6 +7,7 @@ Fetched into ``refs/vcontext/remotes/<remote>/`` (``heads/``, ``sync/``, ``lease
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from ..gitio import remote as remotes
@@ -55,6 +56,7 @@ class RemoteView:
         self.local = LocalRemote.find(repo, remote)  # read in process (None: with git)
         self.present: set[str] = set()  # agent branches the remote was found to have
         self._latest: Snapshot | None = None  # what the last poll fetched (see latest())
+        self.looked = 0.0  # when the last look (fetch) ended
 
     def fetch(self) -> Snapshot:
         """Fetch the base, the agent branches, the leases, the server mark and every request
@@ -76,6 +78,7 @@ class RemoteView:
         missing = None if self.local is None else self.local.fetch(specs, prune=True)
         if missing is None:  # not on this machine, or more than a copy should bring
             missing = remotes.fetch(self.cwd, self.remote, specs, prune=True, link=self.link)
+        self.looked = self.link.clock() if self.link is not None else time.time()
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
         return self.read()
@@ -105,9 +108,10 @@ class RemoteView:
             found,
         )
 
-    def poll(self) -> tuple[str | None, int]:
-        """(the lease commit, how many of our requests) on the remote now: a request that is
-        gone was merged by whoever held the lease.
+    def poll(self) -> tuple[str | None, int, leases.Lease | None]:
+        """(the lease commit, how many of our requests, what the lease says when it was
+        fetched) on the remote now: a request that is gone was merged by whoever held the
+        lease.
 
         A remote on this machine has its refs read in process. Any other is fetched (as
         ``fetch``): a fetch that finds nothing new costs what ``git ls-remote`` costs (one
@@ -117,11 +121,15 @@ class RemoteView:
             lease_ref = leases.lease_ref(self.base)
             ours = [leases.request_ref(self.base, b) for b in self.branches]
             found = self.local.list_refs([lease_ref, *ours])
-            return found.get(lease_ref), sum(1 for r in ours if r in found)
+            return found.get(lease_ref), sum(1 for r in ours if r in found), None
         snap = self.fetch()
-        self._latest = snap
+        self.keep(snap)
         lease = None if snap.lease_id is None else str(snap.lease_id)
-        return lease, sum(1 for b in self.branches if b in snap.requests)
+        return lease, sum(1 for b in self.branches if b in snap.requests), snap.lease
+
+    def keep(self, snap: Snapshot) -> None:
+        """Have the next step start from ``snap`` (a look just taken) instead of looking."""
+        self._latest = snap
 
     def _known_branches(self) -> list[str]:
         """The agent branches the remote is known to have (see ``fetch``)."""
