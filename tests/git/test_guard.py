@@ -817,3 +817,26 @@ def test_guard_reads_a_tree_with_two_entries_of_one_name_as_git_does(
     assert pushed.returncode != 0, pushed.stderr
     assert "pre-receive hook declined" in pushed.stderr
     assert refs(remote) == before
+
+
+def test_guard_reads_objects_as_pushed_whatever_replace_refs_say(repo: Path, remote: Path) -> None:
+    """git's plumbing reads ``refs/replace/<id>`` as "read this other object instead"
+    (``git replace``), and a replace ref is pushed like any other. A pusher who first lands
+    ``refs/replace/<bad commit>`` pointing at a good commit must not get the bad commit in:
+    the guard judges the objects a push holds, not what a replace ref stands in for them."""
+    base = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    write(repo, TODO, '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": "nope"}}\n')
+    bad = commit(repo, "an invalid list")
+    run_git(repo, "reset", "-q", "--hard", base)
+    edit_json(repo, TODO, lambda d: d["todoList"].update(sequence=4))
+    good = commit(repo, "the list moves on")
+    landed = sneak(repo, "origin", f"{good}:refs/heads/good", f"{good}:refs/replace/{bad}")
+    assert landed.returncode == 0, landed.stderr
+    before = refs(remote)
+
+    pushed = sneak(repo, "origin", f"{bad}:refs/heads/main")
+
+    assert pushed.returncode != 0, pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert "todoList.items" in pushed.stderr or "[" in pushed.stderr
+    assert refs(remote) == before

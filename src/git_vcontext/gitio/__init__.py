@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import os
-import re
-import shlex
-import subprocess
-from collections.abc import Sequence
-from pathlib import Path
 
 from ..errors import OperationalError
 from ..faults import step
 from ..record import record
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
-# and commands that never read a repository import this module too.
+# and commands that never read a repository import this module too; so are subprocess,
+# pathlib, re and shlex (the server's guard reads a lease push through gitio.loose
+# without any of them).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
     from typing import Any
 
     from pygit2 import Commit, Repository
@@ -41,6 +40,8 @@ def git(
     env: dict[str, str] | None = None,
 ) -> GitResult:
     """Run ``git args`` and return its output; a failure raises OperationalError (git's words)."""
+    import subprocess
+
     step(" ".join(["git", *args[:2]]))  # a kill point of the fault-injection tests
     try:
         proc = subprocess.run(
@@ -62,6 +63,8 @@ def git(
 
 def git_at_terminal(args: Sequence[str], *, cwd: str | os.PathLike[str] | None = None) -> int:
     """Run ``git args`` on the person's terminal (an editor git opens); its exit status."""
+    import subprocess
+
     step(" ".join(["git", *args[:2]]))
     try:
         return subprocess.run(["git", *args], cwd=cwd, check=False).returncode
@@ -108,6 +111,8 @@ def open_trusted(path: str | os.PathLike[str]) -> Repository:
     one message of ``repository_error``. libgit2's check is off only while this one
     repository is opened (and again by ``reopen``): any other repository the command
     opens (a local remote) is judged as before, so git's refusal of it stands."""
+    from pathlib import Path
+
     where = Path(path)
     where = where if where.is_dir() else where.parent
     asked = git(["rev-parse", "--absolute-git-dir"], cwd=where, check=False)
@@ -160,6 +165,10 @@ def repository_error(
     """The one message every command gives when ``path`` is in no repository it may use,
     with git's own fix: git's diagnosis (``stderr`` of a git command that failed there,
     else asked of ``git rev-parse``) in the same words whatever the command."""
+    import re
+    import shlex
+    from pathlib import Path
+
     where = Path(path).resolve()
     if stderr is None:
         stderr = git(["rev-parse", "--git-dir"], cwd=where, check=False).stderr
@@ -182,6 +191,8 @@ def workdir(repo: Repository) -> Path:
     """The top of the working tree (OperationalError for a bare repository)."""
     if repo.workdir is None:
         raise OperationalError("this command needs a working tree (the repository is bare)")
+    from pathlib import Path
+
     return Path(repo.workdir)
 
 
@@ -294,6 +305,8 @@ def read_at(repo: Repository, rev: str, path: str) -> bytes:
 
 def relative_to_top(repo: Repository, path: str | os.PathLike[str]) -> str:
     """A path given on the command line, as the repo-relative '/'-separated path git uses."""
+    from pathlib import Path
+
     top = workdir(repo).resolve()
     full = Path(path).resolve()
     try:
