@@ -840,3 +840,44 @@ def test_guard_reads_objects_as_pushed_whatever_replace_refs_say(repo: Path, rem
     assert "pre-receive hook declined" in pushed.stderr
     assert "todoList.items" in pushed.stderr or "[" in pushed.stderr
     assert refs(remote) == before
+
+
+HEAVY_FOR_THE_GUARD = {
+    "pygit2", "click", "subprocess", "typing", "dataclasses", "inspect", "pathlib",
+    "json", "hashlib", "_hashlib", "shutil", "tempfile",
+}  # fmt: skip
+
+
+def _guard_imports(stderr: str) -> set[str]:
+    """The modules the guard's process loaded (``-X importtime`` lines, shown as ``remote:``)."""
+    names = set()
+    for line in remote_lines(stderr):
+        if line.startswith("import time:") and line.count("|") == 2:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+def test_guard_light_path_and_lease_load_no_heavy_module(repo: Path, remote: Path) -> None:
+    """The guard must not slow ``sync --push`` down (issue 28): every push a server
+    receives starts it, so the light path that judges an ordinary push, and the lease
+    taken alone, load neither pygit2 nor subprocess (git's plumbing is started with
+    posix_spawn), typing, dataclasses, pathlib, the json package, hashlib or shutil."""
+    env = {"PYTHONPROFILEIMPORTTIME": "1", "GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a good commit")
+    lease = "refs/vcontext/lease/main"
+    light = push(repo, "--no-verify", "origin", "main", f"{_empty_root_commit(repo, 'l')}:{lease}",
+                 env=env)  # fmt: skip
+    assert light.returncode == 0, light.stderr
+    assert "guard (light)" in light.stderr
+    loaded = _guard_imports(light.stderr)
+    assert "git_vcontext.prepush.light" in loaded, light.stderr
+    assert not loaded & HEAVY_FOR_THE_GUARD, sorted(loaded & HEAVY_FOR_THE_GUARD)
+
+    assert push(repo, "--no-verify", "origin", f":{lease}").returncode == 0
+    alone = push(repo, "--no-verify", "origin", f"{_empty_root_commit(repo, 'm')}:{lease}", env=env)
+    assert alone.returncode == 0, alone.stderr
+    loaded = _guard_imports(alone.stderr)
+    assert "git_vcontext.commands.pre_receive" in loaded, alone.stderr
+    assert "git_vcontext.prepush.light" not in loaded  # nothing to check: not even that
+    assert not loaded & (HEAVY_FOR_THE_GUARD | {"re", "enum"}), sorted(loaded)
