@@ -881,3 +881,28 @@ def test_guard_light_path_and_lease_load_no_heavy_module(repo: Path, remote: Pat
     assert "git_vcontext.commands.pre_receive" in loaded, alone.stderr
     assert "git_vcontext.prepush.light" not in loaded  # nothing to check: not even that
     assert not loaded & (HEAVY_FOR_THE_GUARD | {"re", "enum"}), sorted(loaded)
+
+
+def test_guard_refuses_a_force_push_beside_a_branch_built_on_the_old_tip(
+    repo: Path, remote: Path
+) -> None:
+    """The light path finds a ref's old tip in the push's own new commits (no git
+    merge-base): only along that ref's new tip. A forced update pushed together with
+    another branch whose new commit sits on the old tip is still a forced update."""
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a third lesson")
+    assert sneak(repo, "origin", "main").returncode == 0
+    old = remote_sha(remote, "main")
+    run_git(repo, "switch", "-q", "-c", "other")
+    edit_json(repo, TODO, lambda d: d["todoList"].update(sequence=4))
+    commit(repo, "other builds on main's tip")
+    run_git(repo, "switch", "-q", "--orphan", "fresh")
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    bad = commit(repo, "start over with one lesson")
+    before = refs(remote)
+
+    proc = sneak(repo, "--force", "origin", "other:refs/heads/other", "fresh:main")
+
+    assert old is not None
+    assert any(f"forced update from {old[:10]}" in line for line in remote_lines(proc.stderr))
+    _refused(proc, remote, before, bad, "history-event-removed")
