@@ -219,9 +219,9 @@ def write_atomic(
                     fh.flush()
                     os.fsync(fh.fileno())
             os.chmod(tmp, mode)
-            if guard is not None and not guard():
-                _remove(tmp)
-                raise TargetChanged(shown)
+            if guard is not None:
+                _guarded_replace(tmp, target, guard, shown)
+                return
             os.replace(tmp, target)
             return
         except OSError as exc:
@@ -233,6 +233,76 @@ def write_atomic(
 
 class TargetChanged(Exception):
     """``write_atomic``'s guard found the target changed since it was read: nothing written."""
+
+
+RENAME_NOREPLACE = 1
+RENAME_EXCHANGE = 2
+"""renameat2's flags (linux/fs.h)."""
+
+
+def _guarded_replace(tmp: str, target: str, guard: Callable[[], bool], shown: str) -> None:
+    """Rename ``tmp`` over ``target`` if ``guard()`` still says the target is what the caller
+    read. A file someone renames into place after that check (an editor saving by rename)
+    is never unlinked: where the system exchanges two names atomically (Linux renameat2),
+    the file taken out of place must be the one there at the check (same inode), else it
+    is put back and TargetChanged raised; a target that was absent is never clobbered."""
+    try:
+        before: os.stat_result | None = os.lstat(target)
+    except FileNotFoundError:
+        before = None
+    if not guard():
+        _remove(tmp)
+        raise TargetChanged(shown)
+    if before is None:
+        try:
+            done = _rename2(tmp, target, RENAME_NOREPLACE)
+        except FileExistsError:
+            _remove(tmp)
+            raise TargetChanged(shown) from None
+        if not done:
+            os.replace(tmp, target)
+        return
+    ours = os.lstat(tmp)
+    if not _rename2(tmp, target, RENAME_EXCHANGE):
+        os.replace(tmp, target)  # no exchange here: the rename, right after the check
+        return
+    out = os.lstat(tmp)  # what was at the target
+    if (out.st_dev, out.st_ino) == (before.st_dev, before.st_ino):
+        _remove(tmp)
+        return
+    _rename2(tmp, target, RENAME_EXCHANGE)  # theirs back in place, ours out
+    back = os.lstat(tmp)
+    if (back.st_dev, back.st_ino) == (ours.st_dev, ours.st_ino):
+        _remove(tmp)
+    raise TargetChanged(shown)
+
+
+_RENAMEAT2: list[Any] = []
+
+
+def _rename2(source: str, target: str, flags: int) -> bool:
+    """renameat2(2) with ``flags``; False where the system or file system has none."""
+    if not _RENAMEAT2:
+        import ctypes  # lazy: only the MCP server's guarded writes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            _RENAMEAT2.append(getattr(libc, "renameat2", None))
+        except (OSError, TypeError):  # no C library to look in (Windows)
+            _RENAMEAT2.append(None)
+    call = _RENAMEAT2[0]
+    if call is None:
+        return False
+    import ctypes
+    import errno
+
+    here = -100  # AT_FDCWD
+    if call(here, os.fsencode(source), here, os.fsencode(target), flags) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), target)
 
 
 def _mode_of(target: str, shown: str, force: bool) -> int:

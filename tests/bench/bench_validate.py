@@ -92,6 +92,13 @@ def write_files(top: Path, count: int) -> list[Path]:
     return paths
 
 
+def todo_list_bytes(n: int) -> bytes:
+    """A todo list of ``n`` items as a person's editor writes it (what a push may carry)."""
+    items = [{"id": f"t{i}", "title": "x" * 100, "status": "pending"} for i in range(n)]
+    data = {"vBRIEFInfo": {"version": "0.4"}, "todoList": {"items": items}}
+    return json.dumps(data, indent=2).encode()
+
+
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     from git_vcontext.validation.files import check_bytes
@@ -122,6 +129,17 @@ def main() -> None:
         found = len(check_bytes(bad, "big.vcontext.json").findings)
         took = time.perf_counter() - start
         print(f"the same with {found} bad datetimes (located findings): {took:.2f} s")
+        big = todo_list_bytes(150_000)
+        for label, data in (
+            ("valid", big),
+            ("one bad status", big.replace(b'"status": "pending"', b'"status": "bogus"', 1)),
+            ("every status bad", big.replace(b'"status": "pending"', b'"status": "bogus"')),
+        ):
+            start = time.process_time()
+            found = len(check_bytes(data, "big.vcontext.json").findings)
+            took = time.process_time() - start
+            size = len(data) / 1e6
+            print(f"150,000 items ({size:.0f} MB), {label}: {took:.2f} s CPU, {found} findings")
         subprocess.run(["git", "init", "-q"], cwd=top, check=True)
         subprocess.run(["git", "add", "-A"], cwd=top, check=True)
         start = time.perf_counter()

@@ -202,6 +202,55 @@ def test_missing_file_exits_3(tmp_path: Path) -> None:
     assert _pb("update", str(tmp_path / "no.json"), "--target", "t", "--text", "x")[0] == 3
 
 
+@pytest.mark.parametrize("name", ["new/playbook.vcontext.json", "new/playbook.vcontext.tron"])
+def test_add_to_a_file_that_does_not_exist_creates_a_playbook_validate_accepts(
+    tmp_path: Path, name: str
+) -> None:
+    """A new user's first step (it said "no such file", exit 3, and no command made one):
+    ``playbook add`` creates the playbook in the format its name says, folder too, and
+    every other part accepts it (PRODUCT.md: one truth)."""
+    path = tmp_path / name
+    code, out, err = _pb("add", str(path), "--target", "tests-first", "--kind", "rule",
+                         "--text", "Write the test first")  # fmt: skip
+    assert code == 0, err
+    assert out.startswith("evt-"), out
+    assert f"created {path}" in err
+    check = run_cli("validate", str(path))
+    assert check.returncode == 0, check.stdout + check.stderr
+    code, _, err = _pb("add", str(path), "--target", "t2", "--kind", "note", "--text", "more")
+    assert code == 0, err
+    assert "created" not in err
+    again = run_cli("convert", "--to", "json", str(path))
+    assert again.returncode == 0, again.stderr
+    items = (
+        json.loads(again.stdout)["playbook"]["items"] if name.endswith(".tron") else _items(path)
+    )
+    assert [i["targetId"] for i in items] == ["tests-first", "t2"]
+
+
+def test_add_creating_a_playbook_git_would_not_route_says_so(git_repo: Path) -> None:
+    """A new playbook the attributes do not send to the driver would be merged by lines
+    and checked by nothing: the note says so, and how to fix it; a routed one gets none."""
+    assert run_cli("install", cwd=git_repo).returncode == 0
+    notes = {}
+    for name in ("notes/playbook.json", ".vcontext/playbook.vcontext.json"):
+        proc = run_cli("playbook", "add", name, "--target", "t", "--kind", "note",
+                       "--text", "x", cwd=git_repo)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        notes[name] = proc.stderr.decode()
+    assert "is not a vContext file to git" in notes["notes/playbook.json"]
+    assert "is not a vContext file" not in notes[".vcontext/playbook.vcontext.json"]
+
+
+def test_add_to_a_missing_file_of_no_known_format_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "playbook.txt"
+    code, _, err = _pb("add", str(path), "--target", "t", "--kind", "note", "--text", "x")
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "*.json or *.tron" in err
+    assert not path.exists()
+
+
 def test_without_source_date_epoch_ids_differ(tmp_path: Path) -> None:
     ids = []
     for name in ("a", "b"):
@@ -211,3 +260,44 @@ def test_without_source_date_epoch_ids_differ(tmp_path: Path) -> None:
         assert proc.returncode == 0
         ids.append(_items(path)[-1]["eventId"])
     assert ids[0] != ids[1]
+
+
+@pytest.mark.parametrize("exists", [False, True], ids=["creating it", "an existing file"])
+def test_an_add_racing_another_writer_keeps_both_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exists: bool
+) -> None:
+    """Another writer (an agent, the MCP server) saves the playbook between this add's
+    read and its write: the add is redone on their file, never written over it (two adds
+    creating one new playbook lost the first event)."""
+    from git_vcontext.commands import playbook_edit
+    from git_vcontext.playbook.edit import append_event as real
+
+    path = tmp_path / "new.vcontext.json"
+    if exists:
+        _write(path, doc([ev("e1", "first", "append")]))
+    raced: list[bool] = []
+
+    def racing(*args: Any, **kwargs: Any) -> Any:
+        if not raced:
+            raced.append(True)
+            other = playbook_edit.EventOptions(kind="note", text="theirs")
+            assert (
+                playbook_edit.run(action="add", file=str(path), target="theirs", given=other) == 0
+            )
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(playbook_edit, "append_event", racing)
+    mine = playbook_edit.EventOptions(kind="note", text="mine")
+    assert playbook_edit.run(action="add", file=str(path), target="mine", given=mine) == 0
+    targets = [i["targetId"] for i in _items(path)]
+    assert sorted(targets) == sorted(["mine", "theirs", *(["first"] if exists else [])])
+
+
+def test_add_where_a_file_stands_for_the_folder_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "file.txt").write_text("x")
+    code, _, err = _pb("add", str(tmp_path / "file.txt" / "p.vcontext.json"), "--target", "t",
+                       "--kind", "note", "--text", "x")  # fmt: skip
+    assert code == 3, err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+    assert "internal error" not in err

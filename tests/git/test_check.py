@@ -250,6 +250,23 @@ def test_check_an_unknown_revision_exits_3(repo: Path) -> None:
     assert "no-such-branch" in err
 
 
+def test_check_an_error_is_said_in_the_format_asked_for(repo: Path) -> None:
+    """A CI job reading annotations or JSON sees why the check could not run, not only
+    a line on stderr (exit 3 as before)."""
+    code, out, err = check(repo, "no-such-branch..HEAD", "--format", "github")
+    assert code == 3, out + err
+    assert out.startswith("::error title=git vcontext check::"), out
+    assert "no-such-branch" in out
+    assert out.count("\n") == 1
+    assert err.count("\n") == 1, err
+
+    code, out, err = check(repo, "no-such-branch..HEAD", "--format", "json")
+    assert code == 3, out + err
+    report = json.loads(out)
+    assert report["range"] == "no-such-branch..HEAD"
+    assert "no-such-branch" in report["error"]
+
+
 @pytest.mark.parametrize("value", ["--output={out}", "-n1", "HEAD..--all"])
 def test_check_a_range_is_never_read_as_an_option(repo: Path, tmp_path: Path, value: str) -> None:
     out = tmp_path / "written-by-an-option"

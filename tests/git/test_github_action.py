@@ -139,6 +139,102 @@ def test_the_action_passes_a_good_pull_request(tmp_path: Path, runner_temp: Path
     assert "::error" not in run.stdout
 
 
+def _push_event(tmp_path: Path, runner_temp: Path, *, force: bool, new_branch: bool) -> Any:
+    """A push of ``feature`` (checked out as actions/checkout does for a push: one commit
+    of the branch) whose one new commit drops an event. ``force``: the pushed branch's old
+    tip is gone from origin (rewritten away); ``new_branch``: the push created it."""
+    origin, payload, _ = _origin(tmp_path, drop=True)
+    author = tmp_path / "author"
+    base = payload["pull_request"]["base"]["sha"]
+    head = payload["pull_request"]["head"]["sha"]
+    before = "0" * 40 if new_branch else run_git(author, "rev-parse", f"{head}~1").stdout.strip()
+    if force:  # what the branch held before the push: a commit origin no longer has
+        run_git(author, "switch", "-q", "-c", "old", base)
+        write(author, "README.md", "rewritten away\n")
+        commit(author, "old tip")
+        before = run_git(author, "rev-parse", "HEAD").stdout.strip()
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    run_git(workspace, "init", "-q")
+    run_git(workspace, "remote", "add", "origin", f"file://{origin}")
+    run_git(
+        workspace, "fetch", "-q", "--no-tags", "--prune", "--depth=1", "origin",
+        "+refs/heads/feature:refs/remotes/origin/feature",
+    )  # fmt: skip
+    run_git(workspace, "checkout", "-q", "--force", "refs/remotes/origin/feature")
+    event = {
+        "ref": "refs/heads/feature",
+        "before": before,
+        "after": head,
+        "created": new_branch,
+        "deleted": False,
+        "forced": force,
+        "repository": {"default_branch": "main"},
+    }
+    return run_action(
+        REPO_ROOT,
+        workspace,
+        runner_temp,
+        event_name="push",
+        event=event,
+        sha=head,
+        ref="refs/heads/feature",
+        env={"PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("force", "new_branch"),
+    [(False, False), (True, False), (False, True)],
+    ids=["push", "force push, old tip gone", "new branch"],
+)
+def test_the_action_on_a_push_checks_what_the_push_added(
+    tmp_path: Path, runner_temp: Path, force: bool, new_branch: bool
+) -> None:
+    """A push checks ``before..after``; a force push whose old tip origin no longer has
+    (it failed with "not our ref", exit 128, checking nothing) and a new branch (it checked
+    the whole history) check what the branch adds to the default branch."""
+    run = _push_event(tmp_path, runner_temp, force=force, new_branch=new_branch)
+
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "[history-event-removed]" in run.stdout or "title=history-event-removed" in run.stdout
+    shown = re.search(r"^git vcontext check (\S+)$", run.stdout, re.M)
+    assert shown, run.stdout
+    if force or new_branch:
+        assert shown.group(1).startswith("refs/remotes/origin/main..."), shown.group(1)
+        assert "1 commit(s) checked" in run.stdout, run.stdout
+    if force:
+        assert "::notice::" in run.stdout
+        assert "force push" in run.stdout
+
+
+def test_the_action_leaves_the_jobs_path_and_checks_another_folder(
+    tmp_path: Path, runner_temp: Path
+) -> None:
+    """Later steps keep their own python and pip (the action's virtualenv is not put on
+    the job's PATH), and ``working-directory`` names a checkout made with ``path:``."""
+    origin, payload, merge = _origin(tmp_path, drop=True)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    _checkout(origin, workspace / "memory")
+    run = run_action(
+        REPO_ROOT,
+        workspace,
+        runner_temp,
+        event_name="pull_request",
+        event=payload,
+        sha=merge,
+        ref="refs/pull/1/merge",
+        inputs={"working-directory": "memory"},
+        env={"PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "title=history-event-removed" in run.stdout
+    written = runner_temp / "_runner_file_commands"
+    assert all(not f.read_text() for f in written.glob("GITHUB_PATH_*"))
+
+
 def test_the_action_metadata_declares_what_the_runner_needs() -> None:
     action = load(REPO_ROOT)
     assert action["name"]

@@ -237,6 +237,37 @@ def test_installing_never_breaks_git_an_earlier_installs_legacy_name_is_migrated
     assert "plain-ran" in hook.read_text()  # the user's hook is back where it was
 
 
+def test_installing_never_breaks_git_a_failed_install_after_pre_commit_keeps_your_hook_running(
+    pushing: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pre-commit kept your hook as pre-push.legacy; our install moves it aside to put ours
+    there. When writing ours fails (a full disk), your hook must still be what pre-commit
+    runs: it used to sit unrun as pre-push.before-vcontext."""
+    from git_vcontext.setup import hooks
+
+    plain_marks = _plain_hook(pushing)
+    assert _pre_commit(pushing, "install", "-t", "pre-push").returncode == 0
+    legacy = pushing / HOOKS / "pre-push.legacy"
+    assert "plain-ran" in legacy.read_text()
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(hooks, "write_atomic", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        hooks.install(pushing, "git-vcontext", force=False)
+    monkeypatch.undo()
+    assert "plain-ran" in legacy.read_text()
+    assert not (pushing / HOOKS / "pre-push.before-vcontext").exists()
+    good, _ = _push(pushing, "completed")
+    assert good.returncode == 0, good.stderr
+    assert _runs(plain_marks) == 1  # pre-commit ran yours
+    assert "pre-commit kept" in _install(pushing)  # and the next install adopts it
+    good, _ = _push(pushing, "pending")
+    assert good.returncode == 0, good.stderr
+    assert _runs(plain_marks) == 2
+
+
 def test_installing_never_breaks_git_uninstall_takes_ours_out_of_pre_commits_chain(
     pushing: Path,
 ) -> None:

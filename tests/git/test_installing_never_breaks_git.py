@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import shutil
 import subprocess
 import sys
@@ -223,6 +224,44 @@ def test_installing_never_breaks_git_patches_of_added_renamed_and_odd_names_are_
         if "-R" in args:  # git swaps the prefixes too; the patch applies all the same
             continue
         assert ours.stdout == theirs.stdout, args
+
+
+@pytest.mark.parametrize("args", [["diff"], ["diff", "HEAD"], ["diff", "--cached"]])
+def test_installing_never_breaks_git_mnemonic_prefixes_give_a_patch_that_applies(
+    twins: tuple[Path, Path, dict[str, str]], args: list[str]
+) -> None:
+    """``diff.mnemonicPrefix`` (a setting git's developers recommend): git names the sides
+    i/ w/, c/ w/ or c/ i/ by what it compares, which an external diff is not told. The
+    patch had no prefix at all, so ``git apply`` refused it; now a/ and b/: it applies,
+    and is git's own patch but for those letters."""
+    installed, plain, env = twins
+    mnemonic = ["-c", "diff.mnemonicPrefix=true"]
+    for repo in (installed, plain):
+        (repo / "new file.vcontext.json").write_text(_todo(["pending"]))
+        (repo / "caf\u00e9.vcontext.json").write_text(_todo(["completed"]))
+        git(repo, env, "add", "-N", "new file.vcontext.json")
+        if args == ["diff", "--cached"]:
+            git(repo, env, "add", "-A")
+    ours = git(installed, env, *mnemonic, *args).stdout
+    theirs = git(plain, env, *mnemonic, *args).stdout
+    assert ours.count(b"diff --git ") == theirs.count(b"diff --git ") >= 2
+    assert re.search(rb"^diff --git \"?a/", ours, re.MULTILINE)
+    assert _prefixes_as_x(ours) == _prefixes_as_x(theirs)
+    cached = ["--cached"] if "--cached" in args else []
+    applied = subprocess.run(
+        ["git", "apply", "--check", "-R", *cached],  # the change is in place: reversed
+        cwd=installed,
+        env=env,
+        input=ours,
+        capture_output=True,
+    )
+    assert applied.returncode == 0, applied.stderr
+
+
+def _prefixes_as_x(patch: bytes) -> bytes:
+    """A patch with the one-letter prefixes of its names (a/, b/, c/, i/, w/) as x/."""
+    patch = re.sub(rb'^(diff --git "?)[a-z]/(.+ "?)[a-z]/', rb"\1x/\2x/", patch, flags=re.M)
+    return re.sub(rb'^(---|\+\+\+) ("?)[a-z]/', rb"\1 \2x/", patch, flags=re.M)
 
 
 def _on_a_terminal(repo: Path, env: dict[str, str], *args: str, user: Sequence[str] = ()) -> str:

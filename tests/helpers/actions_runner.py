@@ -143,7 +143,7 @@ def run_action(
         full_env["GITHUB_STEP_SUMMARY"] = str(files / f"summary_{number}")
         full_env["PATH"] = os.pathsep.join([*reversed(paths), base_env.get("PATH", "")])
         argv = [a.replace("{0}", str(script)) for a in SHELLS[shell]]
-        cwd = workspace / step.get("working-directory", ".")
+        cwd = workspace / _evaluate(str(step.get("working-directory", ".")), contexts)
         proc = subprocess.run(argv, cwd=cwd, env=full_env, capture_output=True, text=True)
         out.steps.append(
             StepRun(step.get("name", f"step {number}"), proc.returncode, proc.stdout, proc.stderr)

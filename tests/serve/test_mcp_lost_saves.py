@@ -11,9 +11,12 @@ when: a writer process saving every 20 ms during 150 agent writes, 0 saves lost 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,21 +25,41 @@ from helpers.mcp_support import run, text
 
 AGENT_WRITES = 150
 RUNS = 3
+PATIENCE = 10.0
+"""How long the person waits for a save of theirs that is not in the file to come back
+(the server watches a file it replaced for 2 s, and puts a late save back at once; a
+loaded machine can delay that by far more than the person's 20 ms between saves)."""
 
 WRITER = r"""
 import json, os, sys, time
-path, stop = sys.argv[1], sys.argv[2]
-saves = lost = 0
-while not os.path.exists(stop):
+path, stop, patience = sys.argv[1], sys.argv[2], float(sys.argv[3])
+saves = lost = late = 0
+
+
+def read():
     for _ in range(100):  # the server's replace is atomic: a read sees old or new
         try:
             with open(path, "rb") as fh:
-                data = json.loads(fh.read())
-            break
+                return json.loads(fh.read())
         except ValueError:  # our own in-place save of a moment ago, still being written
             time.sleep(0.001)
+    raise SystemExit("the document never read as JSON")
+
+
+while not os.path.exists(stop):
+    data = read()
     if saves and data["todoList"].get("title") != f"save {saves}":
-        lost += 1
+        # not there now: a save that landed in a file the server replaced comes back a
+        # moment later (on a loaded machine, later than this person's next look); lost
+        # is a save that never comes back while this person waits without saving
+        deadline = time.monotonic() + patience
+        while data["todoList"].get("title") != f"save {saves}" and time.monotonic() < deadline:
+            time.sleep(0.005)
+            data = read()
+        if data["todoList"].get("title") == f"save {saves}":
+            late += 1
+        else:
+            lost += 1
     saves += 1
     data["todoList"]["title"] = f"save {saves}"
     raw = (json.dumps(data, indent=2) + "\n").encode()
@@ -47,7 +70,7 @@ while not os.path.exists(stop):
     finally:
         os.close(fd)
     time.sleep(0.02)
-print(json.dumps({"saves": saves, "lost": lost}))
+print(json.dumps({"saves": saves, "lost": lost, "late": late}))
 """
 
 
@@ -57,7 +80,7 @@ def test_lost_saves_none_while_a_person_saves_every_20_ms(attempt: int, tmp_path
     todo = repo / "todo.vcontext.json"
     stop = tmp_path / "stop"
     writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(todo), str(stop)],
+        [sys.executable, "-c", WRITER, str(todo), str(stop), str(PATIENCE)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -80,7 +103,134 @@ def test_lost_saves_none_while_a_person_saves_every_20_ms(attempt: int, tmp_path
     assert writer.returncode == 0, err
     counted = json.loads(out)
     assert counted["saves"] > 50, counted  # the person really saved throughout
-    assert counted["lost"] == 0, counted
-    final = json.loads(todo.read_text())["todoList"]
-    assert final["title"] == f"save {counted['saves']}"
+    assert counted["lost"] == 0, counted  # "late": back after the person first looked
+    final = _eventually(todo, f"save {counted['saves']}", PATIENCE)["todoList"]
+    assert final["title"] == f"save {counted['saves']}", counted
     assert refused == [], refused[:3]
+
+
+def _service(root: Path) -> Any:
+    from git_vcontext.mcp_server import startup as setup
+    from git_vcontext.mcp_server.service import Options
+
+    where, repo = setup.find_root(str(root))
+    return setup.service(Options(root=where), repo)
+
+
+def _update(svc: Any, status: str) -> None:
+    from git_vcontext.mcp_server.tools.dispatch import call
+
+    answer = call(svc, "vbrief_update_todo", {"id": "t1", "status": status})
+    assert not answer.error, answer.text
+
+
+def _eventually(path: Path, title: str, seconds: float) -> dict[str, Any]:
+    """The document once its title is ``title`` (the server puts a late save back a moment
+    after it lands), or as it is after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        data: dict[str, Any] = json.loads(path.read_bytes())
+        if data["todoList"].get("title") == title or time.monotonic() > deadline:
+            return data
+        time.sleep(0.01)
+
+
+def test_lost_saves_none_when_an_older_replaced_file_takes_a_save_during_the_next_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor opened the document before one write's replace and saves into that file
+    only while the next write is under way: the save still comes back (each replaced file
+    is checked before it is let go, not only the last one)."""
+    from git_vcontext.mcp_server import writer
+
+    repo = new_repo(tmp_path / "repo", {"todo.vcontext.json": todo_document(["a", "b"])})
+    todo = repo / "todo.vcontext.json"
+    svc = _service(repo)
+    _update(svc, "blocked")
+    person = os.open(todo, os.O_WRONLY)  # the file the next write replaces
+    try:
+        saved = json.loads(todo.read_bytes())
+        saved["todoList"]["title"] = "the person's save"
+        raw = (json.dumps(saved, indent=2) + "\n").encode()
+        _update(svc, "inProgress")  # replaces the person's open file
+        render = writer._render
+        landed: list[bool] = []
+
+        def render_then_save(*args: Any) -> Any:
+            if not landed:  # the next write is under way: the save lands in the old file
+                os.pwrite(person, raw, 0)
+                os.ftruncate(person, len(raw))
+                landed.append(True)
+            return render(*args)
+
+        monkeypatch.setattr(writer, "_render", render_then_save)
+        _update(svc, "completed")
+    finally:
+        os.close(person)
+    assert landed
+    final = _eventually(todo, "the person's save", writer.RETIRED + 3)
+    assert final["todoList"].get("title") == "the person's save"
+    # the write under way when the save landed was done again on it
+    assert final["todoList"]["items"][0]["status"] == "completed"
+
+
+def test_lost_saves_none_when_a_save_by_rename_lands_right_after_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor that saves by renaming a new file into place, between the server's last
+    check and its rename: that file is never unlinked; the write is done again on it."""
+    from git_vcontext.mcp_server import writer
+
+    repo = new_repo(tmp_path / "repo", {"todo.vcontext.json": todo_document(["a", "b"])})
+    todo = repo / "todo.vcontext.json"
+    svc = _service(repo)
+    _update(svc, "blocked")
+    saved = json.loads(todo.read_bytes())
+    saved["todoList"]["title"] = "saved by rename"
+    check = writer._same_file
+    landed: list[bool] = []
+
+    def check_then_save(fd: int, loaded: Any) -> bool:
+        fine = check(fd, loaded)
+        if fine and not landed:  # right after the check, before the server's rename
+            fresh = tmp_path / "editor-save.json"
+            fresh.write_text(json.dumps(saved, indent=2) + "\n")
+            os.replace(fresh, todo)
+            landed.append(True)
+        return fine
+
+    monkeypatch.setattr(writer, "_same_file", check_then_save)
+    _update(svc, "completed")
+    assert landed
+    final = json.loads(todo.read_bytes())["todoList"]
+    assert final.get("title") == "saved by rename"  # the person's save stays
+    assert final["items"][0]["status"] == "completed"  # the write, redone on it
+
+
+def test_lost_saves_none_when_a_save_lands_in_the_replaced_file_after_the_write(
+    tmp_path: Path,
+) -> None:
+    """An editor opened the document before a write's replace and saves into that file
+    once the write is done, with no write after it: the watcher puts the save back at
+    once (from its stat), well before the file is let go."""
+    from git_vcontext.mcp_server import writer
+
+    repo = new_repo(tmp_path / "repo", {"todo.vcontext.json": todo_document(["a", "b"])})
+    todo = repo / "todo.vcontext.json"
+    svc = _service(repo)
+    _update(svc, "blocked")
+    person = os.open(todo, os.O_WRONLY)
+    try:
+        saved = json.loads(todo.read_bytes())
+        saved["todoList"]["title"] = "saved late"
+        raw = (json.dumps(saved, indent=2) + "\n").encode()
+        _update(svc, "completed")  # replaces the file the person holds open
+        time.sleep(0.05)
+        os.pwrite(person, raw, 0)
+        os.ftruncate(person, len(raw))
+        landed = time.monotonic()
+    finally:
+        os.close(person)
+    final = _eventually(todo, "saved late", writer.RETIRED + 3)
+    assert final["todoList"].get("title") == "saved late"
+    assert time.monotonic() - landed < writer.RETIRED  # seen by its stat, not at the end

@@ -18,6 +18,7 @@ import pytest
 from git_vcontext.codecs import parse
 from git_vcontext.codecs.json_text import JsonDocument
 from git_vcontext.codecs.tron import TronDocument
+from git_vcontext.codecs.tron import grown as tron_grown
 from git_vcontext.codecs.tron.edit import instance_counts
 from git_vcontext.codecs.tron.spans import Spans
 from git_vcontext.errors import ParseError
@@ -159,7 +160,12 @@ def _tron(changes: int) -> TronDocument:
     return doc
 
 
-def test_a_tron_edit_reads_back_without_parsing_the_old_changelog_again() -> None:
+def test_a_tron_edit_reads_back_without_parsing_the_old_changelog_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the editor on the whole document (the stub, codecs/tron/grown.py, left out: when
+    # it declines, this reading back is what a write on a long log takes)
+    monkeypatch.setattr(tron_grown, "render", lambda doc, new, loads: None)
     doc = _tron(200)
     new = _edit(doc.data, 201)
     text = doc.render(new)

@@ -23,6 +23,20 @@ FORMATS = ("text", "json", "github")
 
 
 def run(*, rev_range: str | None = None, fmt: str = "text", cwd: str = ".") -> int:
+    """Check the range; an error that stops it (exit 3) is also said in the format asked
+    for (a workflow command's annotation, a JSON object), not only on stderr."""
+    try:
+        return _run(rev_range, fmt, cwd)
+    except OperationalError as exc:
+        if fmt == "github":
+            sys.stdout.write(f"::error title=git vcontext check::{_data(exc.one_line())}\n")
+        elif fmt == "json":
+            data = {"range": rev_range, "error": exc.one_line()}
+            sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        raise
+
+
+def _run(rev_range: str | None, fmt: str, cwd: str) -> int:
     # lazy: a usage error loads none of it
     from ..gitio import open_repo
     from ..gitio.incoming import range_commits, resolve_range, shallow_edge

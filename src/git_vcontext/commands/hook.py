@@ -117,7 +117,7 @@ def _write(report: PushReport) -> int:
             fix += "; a git revert: git vcontext revert " + " ".join(report.reverted)
         out.append(
             f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
-            f"commit(s). Fix those commits ({fix}, then push again); {BYPASS_HINT}."
+            f"commit(s). Fix those commits ({fix}, then push again)."
         )
     if out:
         sys.stderr.write("\n".join(out) + "\n")

@@ -10,7 +10,7 @@ from typing import Any
 from ..clock import now_rfc3339
 from ..codecs import parse
 from ..errors import ExitCode, OperationalError, UsageError
-from ..fsio import read_bytes, write_atomic
+from ..fsio import TargetChanged, read_bytes, write_atomic
 from ..playbook.edit import Edit, append_event
 from ..record import record
 from ..values import same
@@ -53,21 +53,112 @@ def run(
         from ..sync.interrupted import finish_near
 
         finish_near(file, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
-    doc = parse(read_bytes(file), path=file)
     # os.urandom is what secrets.token_hex reads, without importing secrets (hmac, hashlib,
     # random, base64: ~12 ms of every call an agent makes)
     entropy = None if os.environ.get("SOURCE_DATE_EPOCH") else os.urandom(8).hex()
-    result = append_event(doc.data, edit, now=now_rfc3339(), entropy=entropy)
-    text = doc.render(result.data)
-    if not same(parse(text, path=file).data, result.data):  # never write what we cannot read
-        raise OperationalError(f"{file}: the rewritten document does not read back; not written")
-    write_atomic(file, text.encode("utf-8"))
+    for _ in range(ATTEMPTS):
+        new = action == "add" and file != "-" and not os.path.lexists(file)
+        raw = None if new else read_bytes(file)
+        try:
+            result = _write(file, raw, edit, entropy)
+            break
+        except TargetChanged:
+            continue  # someone wrote the file since it was read: the edit again, on theirs
+    else:
+        raise OperationalError(f"{file}: changed by someone else {ATTEMPTS} times while "
+                               "the event was added; not written, try again")  # fmt: skip
+    if new:
+        _say_created(file)
     event = result.event
     prev = f", prevEventId {event['prevEventId']}" if "prevEventId" in event else ""
     print(f"{event['eventId']}: {event['operation']} of {target}{prev}")
     for note in result.notes:
         print(f"git-vcontext: note: {note}", file=sys.stderr)
     return int(ExitCode.OK)
+
+
+ATTEMPTS = 5
+"""How often an edit is redone on a file someone else wrote meanwhile (an agent, the MCP
+server, a person's editor) before giving up."""
+
+
+def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any:
+    """Add the event to ``raw`` (None: a new playbook) and write the file, unless it
+    changed since it was read (``TargetChanged``: nothing written)."""
+    now = now_rfc3339()
+    doc = None if raw is None else parse(raw, path=file)
+    data = _new_playbook(file, now) if doc is None else doc.data
+    result = append_event(data, edit, now=now, entropy=entropy)
+    text = _new_text(file, result.data) if doc is None else doc.render(result.data)
+    if not same(parse(text, path=file).data, result.data):  # never write what we cannot read
+        raise OperationalError(f"{file}: the rewritten document does not read back; not written")
+    if file == "-":
+        write_atomic(file, text.encode("utf-8"))
+        return result
+    if raw is None:
+        try:
+            os.makedirs(os.path.dirname(file) or ".", exist_ok=True)
+        except OSError as exc:
+            raise OperationalError(f"{file}: cannot make its folder ({exc.strerror})") from None
+    write_atomic(file, text.encode("utf-8"), guard=lambda: _still(file, raw))
+    return result
+
+
+def _still(file: str, raw: bytes | None) -> bool:
+    """Whether ``file`` still holds ``raw`` (None: still does not exist)."""
+    if raw is None:
+        return not os.path.lexists(file)
+    try:
+        with open(file, "rb") as fh:
+            return fh.read() == raw
+    except OSError:
+        return False
+
+
+def _new_playbook(file: str, now: str) -> Any:
+    """An empty playbook for ``playbook add`` on a file that does not exist yet, in the
+    format its name says (the MCP server's new playbook: one shape for both)."""
+    from ..codecs import format_from_name
+    from ..edits.learnings import new_document
+    from ..edits.stamp import Stamp
+
+    if format_from_name(file) not in ("json", "tron"):
+        raise UsageError(
+            f"{file}: no such file; a new playbook's name says its format: *.json or *.tron "
+            "(e.g. .vcontext/playbook.vcontext.json)"
+        )
+    return new_document(Stamp(agent="", now=now))
+
+
+def _new_text(file: str, data: Any) -> str:
+    from ..codecs import dumps, format_from_name
+
+    return dumps(data, "tron" if format_from_name(file) == "tron" else "json")
+
+
+def _say_created(file: str) -> None:
+    """Say the file is new, and when git would not send it to the merge driver (the
+    hook, the guard and validate would not check it either)."""
+    print(f"git-vcontext: created {file} (a new playbook)", file=sys.stderr)
+    try:
+        from ..gitio import open_repo, work_tree
+        from ..gitio.fileset import work_tree_files
+
+        repo = open_repo(os.path.dirname(os.path.abspath(file)))
+        top = work_tree(repo)
+        if top is None:
+            return
+        rel = os.path.relpath(os.path.realpath(file), os.path.realpath(top))
+        if not work_tree_files(repo).routed(rel.replace(os.sep, "/")):
+            print(
+                f"git-vcontext: note: {file} is not a vContext file to git: .gitattributes "
+                "does not send it to the merge driver, and validate, the pre-push hook and "
+                "the guard do not check it (name it *.vcontext.json or *.vcontext.tron, "
+                "or add its pattern: see git vcontext install)",
+                file=sys.stderr,
+            )
+    except OperationalError:
+        return  # not in a repository: nothing to route
 
 
 def _fields(action: str, o: EventOptions, reason: str | None) -> dict[str, Any]:

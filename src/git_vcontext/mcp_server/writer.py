@@ -92,9 +92,10 @@ class Writer:
         self.git = git
         self.root = root  # nothing is ever written outside it, nor through a link leading out
         self.scratch = scratch  # where temporaries go (the git directory's vcontext/tmp)
-        # files this server replaced, still watched for a late save: real path ->
-        # (fd of the replaced file, its bytes then, the path's stat after the replace, until)
-        self._retired: dict[str, tuple[int, bytes, Stat | None, float]] = {}
+        # files this server replaced, still watched for a late save (real path -> oldest
+        # first), and what it last put at each path (its stat then, its bytes)
+        self._retired: dict[str, list[_Retired]] = {}
+        self._placed: dict[str, tuple[Stat | None, bytes]] = {}
         self._targets: dict[str, Target] = {}
         self._watch_lock = threading.Lock()
         self._watcher: threading.Thread | None = None
@@ -145,6 +146,7 @@ class Writer:
                 why = f"{target.rel}: cannot delete ({exc.strerror})"
                 raise Refused("not-written", why) from None
             self.store.forget(target.real)
+            self._placed.pop(target.real, None)
             commit = None
             if self._commits():
                 assert self.git is not None
@@ -206,95 +208,148 @@ class Writer:
 
     def _replace(self, target: Target, loaded: Loaded | None, raw: bytes) -> bool:
         """Replace the file with ``raw`` if it is still what the edit started from, checked
-        right before the rename (inode, size, mtime, bytes); a save that still lands on the
-        old file after that check (an editor writing in place) is put back, and the write
-        is done again on it. False: the file changed, do the edit again."""
+        right before the rename (inode, size, mtime, bytes); a save that still lands on a
+        file this server replaced (an editor that opened it before and writes in place) is
+        put back, and the write is done again on it. False: the file changed, do the edit
+        again."""
         if loaded is None:
             os.makedirs(os.path.dirname(target.real), exist_ok=True)
-            return self._write(target, raw, lambda: not os.path.lexists(target.real))
+            if not self._write(target, raw, lambda: not os.path.lexists(target.real)):
+                return False
+            self._placed[target.real] = (Stat.of(target.real), raw)
+            return True
         try:
             old = open_regular(target.real)
         except OperationalError:
             return False
-        keep = False
-        try:
-            if not self._write(target, raw, lambda: _same_file(old, loaded)):
-                self.store.forget(target.real)  # a save within the mtime's granularity
-                return False
-            late = _late_save(old, loaded.raw, loaded.rel)
-            mine = Stat.of(target.real)
-            if late is None:  # watched a while: an editor that opened it before may save
-                self._retire(target, old, loaded.raw, mine)
-                keep = True
-                return True
-            self._put_back(target, late, mine)  # then the edit is redone on the person's save
+        if not self._write(target, raw, lambda: _same_file(old, loaded)):
+            os.close(old)
+            self.store.forget(target.real)  # a save within the mtime's granularity
             return False
-        finally:
-            if not keep:
-                os.close(old)
+        self._placed[target.real] = (Stat.of(target.real), raw)
+        self._retire(target, old, loaded.raw)
+        late = self._late_saves(target)  # this file, and those replaced before, not let go yet
+        if late is None:
+            return True
+        self._put_back(target, late)  # then the edit is redone on the person's save
+        return False
 
-    def _put_back(self, target: Target, late: bytes, mine: Stat | None) -> None:
-        """Put a save that landed in the file this server replaced back in its place, if
-        nobody changed the path since the server's own replace."""
-        self._write(target, late, lambda: Stat.of(target.real) == mine)
-        self.store.forget(target.real)
-
-    def _retire(self, target: Target, fd: int, raw: bytes, mine: Stat | None) -> None:
-        """Watch the replaced file ``fd`` for a while (a thread looks at its stat every few
-        milliseconds, cheap; a change is put back at once, under the document's lock)."""
-        old = self._retired.pop(target.real, None)
-        if old is not None:
-            os.close(old[0])
-        self._retired[target.real] = (fd, raw, mine, time.monotonic() + RETIRED)
-        self._targets[target.real] = target
+    def _retire(self, target: Target, fd: int, raw: bytes) -> None:
+        """Watch the replaced file ``fd`` (its bytes were ``raw``) for a while: a thread looks
+        at its stat every few milliseconds, cheap; a change is put back at once, under the
+        document's lock. Its bytes are compared by the write that retires it (its stat
+        taken first, so a save after that shows), and once more when it is let go."""
         with self._watch_lock:
+            self._retired.setdefault(target.real, []).append(
+                _Retired(fd, raw, time.monotonic() + RETIRED)
+            )
+            self._targets[target.real] = target
             if self._watcher is None or not self._watcher.is_alive():
                 self._watcher = threading.Thread(
                     target=self._watch, name="vcontext-late-saves", daemon=True
                 )
                 self._watcher.start()
 
+    def _late_saves(self, target: Target) -> bytes | None:
+        """The newest save that landed in a file this server replaced (under the document's
+        lock): a file's bytes are compared when its stat changed since they last were, or
+        it was never compared, or it is let go (watched long enough)."""
+        with self._watch_lock:
+            watched = self._retired.pop(target.real, [])
+        found: list[tuple[int, bytes]] = []
+        kept: list[_Retired] = []
+        now = time.monotonic()
+        for r in watched:
+            stamp = _stamp(r.fd)  # before the bytes: a save after it changes it
+            if stamp == r.seen and now < r.until:
+                kept.append(r)
+                continue
+            late = _late_save(r.fd, r.raw, target.rel)
+            if late is not None:
+                found.append((_stamp(r.fd)[0], late))
+                os.close(r.fd)
+            elif now < r.until:
+                r.seen = stamp
+                kept.append(r)
+            else:
+                os.close(r.fd)
+        if kept:
+            with self._watch_lock:
+                self._retired.setdefault(target.real, [])[:0] = kept
+        return max(found)[1] if found else None
+
+    def _put_back(self, target: Target, late: bytes) -> None:
+        """Put a save that landed in a file this server replaced back in its place, if the
+        path still holds what this server wrote last (else someone saved since: theirs
+        stays); the file it replaces is watched in turn."""
+        placed = self._placed.get(target.real)
+        self.store.forget(target.real)
+        if placed is None:
+            return
+        try:
+            fd = open_regular(target.real)
+        except OperationalError:
+            return
+        try:
+            written = self._write(target, late, lambda: _holds(fd, target.real, *placed))
+        except Refused:
+            os.close(fd)
+            raise
+        if not written:
+            os.close(fd)
+            return
+        self._placed[target.real] = (Stat.of(target.real), late)
+        self._retire(target, fd, placed[1])
+
     def _watch(self) -> None:
-        sizes: dict[int, tuple[int, int]] = {}
         while True:
             time.sleep(WATCH_PAUSE)
             with self._watch_lock:
-                pending = list(self._retired.items())
+                pending = [(real, list(rs)) for real, rs in self._retired.items() if rs]
                 if not pending:
                     self._watcher = None
                     return
-            for real, (fd, _raw, _mine, until) in pending:
-                try:
-                    st = os.fstat(fd)
-                except OSError:
-                    continue
-                seen = sizes.setdefault(fd, (st.st_mtime_ns, st.st_size))
-                if (st.st_mtime_ns, st.st_size) == seen and time.monotonic() < until:
-                    continue
-                sizes.pop(fd, None)
+            now = time.monotonic()
+            for real, watched in pending:
                 target = self._targets.get(real)
                 if target is None:
                     continue
-                with self.locks.hold(real):
-                    self._rescue(target)
+                if any(r.seen is not None and _stamp(r.fd) != r.seen for r in watched):
+                    with self.locks.hold(real):
+                        self._rescue(target)
+                elif any(now >= r.until for r in watched):
+                    self._let_go(target)
+
+    def _let_go(self, target: Target) -> None:
+        """The files watched long enough: their bytes compared a last time, then closed
+        (the document's lock is taken only for a save found there, to put it back)."""
+        now = time.monotonic()
+        with self._watch_lock:
+            watched = self._retired.get(target.real, [])
+            done = [r for r in watched if now >= r.until]
+            self._retired[target.real] = [r for r in watched if now < r.until]
+        late = False
+        for r in done:
+            if _late_save(r.fd, r.raw, target.rel) is None:
+                os.close(r.fd)
+                continue
+            late = True
+            with self._watch_lock:
+                self._retired.setdefault(target.real, []).append(r)
+        if late:
+            with self.locks.hold(target.real):
+                self._rescue(target)
 
     def _rescue(self, target: Target) -> None:
-        """Before a write: a save that landed late in the file the previous write replaced
-        (its editor had it open) goes back in place, so it is never lost."""
-        retired = self._retired.pop(target.real, None)
-        if retired is None:
-            return
-        fd, raw, mine, until = retired
+        """Before a write (and when the watcher sees a change): a save that landed late in a
+        file a previous write replaced (its editor had it open) goes back in place, so it
+        is never lost."""
         try:
-            late = _late_save(fd, raw, target.rel)
+            late = self._late_saves(target)
             if late is not None:
-                self._put_back(target, late, mine)
-            elif time.monotonic() < until and Stat.of(target.real) == mine:
-                self._retired[target.real] = retired
-                return
+                self._put_back(target, late)
         except Refused:
             pass
-        os.close(fd)
 
     def _write(self, target: Target, raw: bytes, guard: Callable[[], bool]) -> bool:
         try:  # checked again right before the rename: a link may have appeared meanwhile
@@ -329,6 +384,39 @@ def unparsable(loaded: Loaded) -> str:
             "vcontext_conflicts and vcontext_resolve settle it"
         )
     return f"{error}; the document does not parse, so nothing was written: {fix}"
+
+
+class _Retired:
+    """A file this server replaced, watched for a late save: its descriptor, its bytes
+    when replaced, until when, and its stat when its bytes were last compared (mtime,
+    ctime, size; None: not yet)."""
+
+    __slots__ = ("fd", "raw", "seen", "until")
+
+    def __init__(self, fd: int, raw: bytes, until: float) -> None:
+        self.fd = fd
+        self.raw = raw
+        self.until = until
+        self.seen: tuple[int, int, int] | None = None
+
+
+def _stamp(fd: int) -> tuple[int, int, int]:
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return (-1, -1, -1)
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+
+
+def _holds(fd: int, path: str, stat: Stat | None, raw: bytes) -> bool:
+    """Whether the path still holds the file ``fd`` with this stat and these bytes."""
+    try:
+        st = os.fstat(fd)
+        if stat is None or Stat(st.st_mtime_ns, st.st_size, st.st_ino) != stat:
+            return False
+        return Stat.of(path) == stat and os.pread(fd, st.st_size + 1, 0) == raw
+    except OSError:
+        return False
 
 
 def _same_file(fd: int, loaded: Loaded) -> bool:

@@ -142,11 +142,14 @@ _RAW_PATCH_AWK = " ".join(
         'E["\\a"] = "a"; E["\\b"] = "b"; E["\\t"] = "t"; E["\\n"] = "n"; E["\\v"] = "v";',
         'E["\\f"] = "f"; E["\\r"] = "r"; A = q(ENVIRON["VC_A"]); B = q(ENVIRON["VC_B"]) }',
         "head && /^@@/ { head = 0 }",
-        # diff.noprefix: git's own --no-index names the sides without a/ and b/
-        "head && /^diff --git / { seen = 1; p = substr($0, 12, 3);",
-        'p = substr(p, 1, 1) == "\\"" ? substr(p, 2, 2) : substr(p, 1, 2);',
-        'if (p != "a/" && p != "b/") { A = q(substr(ENVIRON["VC_A"], 3));',
-        'B = q(substr(ENVIRON["VC_B"], 3)) } print "diff --git " A " " B;',
+        # diff.noprefix: git's own --no-index names the sides without a/ and b/ (the
+        # copy's own name first). Any other prefix is diff.mnemonicPrefix (1/, 2/ from
+        # --no-index; git itself writes c/, i/, w/ or a/ by what it compares, which an
+        # external diff is not told): a/ and b/, so `git apply` (-p1) takes the patch
+        "head && /^diff --git / { seen = 1;",
+        'if (index(substr($0, 12), q(ENVIRON["VC_P"])) == 1) {',
+        'A = q(substr(ENVIRON["VC_A"], 3)); B = q(substr(ENVIRON["VC_B"], 3)) }',
+        'print "diff --git " A " " B;',
         'if (OM == ".") print "new file mode " NM;',
         'else if (NM == ".") print "deleted file mode " OM;',
         'else if (OM != NM) { print "old mode " OM; print "new mode " NM }; next }',
@@ -222,7 +225,8 @@ def _guarded_diff(command: str) -> str:
         _FAST_PATCH,
         "N=${8:-$1}",
         "TA=; TB=; case \"$1\" in *' '*) TA='\t';; esac; case \"$N\" in *' '*) TB='\t';; esac",
-        'VC_META=${9-}; VC_A="a/$1"; VC_B="b/$N"; export VC_META VC_A VC_B',
+        'VC_META=${9-}; VC_A="a/$1"; VC_B="b/$N"; VC_P=$2; [ "$4" != . ] || VC_P=$5',
+        "VC_P=${VC_P#/}; export VC_META VC_A VC_B VC_P",
         "OM=$4; NM=$7; vc_awk() { LC_ALL=C awk "
         f'-v OM="$OM" -v NM="$NM" -v TA="$TA" -v TB="$TB" {awk}; }}',
         'OUT=$(git diff --no-index --no-ext-diff --no-color -- "$2" "$5" | vc_awk)',

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,7 +121,7 @@ def install(cwd: Path, command: str, force: bool) -> tuple[list[str], tuple[str,
         return [], where.advice
     where.folder.mkdir(parents=True, exist_ok=True)
     text = hook_text(command)
-    adopted = _adopt_pre_commits_legacy(where.folder)
+    adopted = _adopt_pre_commits_legacy(where.folder, text)
     if _through_pre_commit(where.folder):  # pre-commit installed after us: it runs ours
         legacy = where.folder / LEGACY
         messages = [] if _read(legacy) == text else [f"updated {legacy}"]
@@ -130,18 +131,27 @@ def install(cwd: Path, command: str, force: bool) -> tuple[list[str], tuple[str,
     return _migrate(where.folder) + put_hook(where.folder / "pre-push", text, CHAINED), ()
 
 
-def _adopt_pre_commits_legacy(folder: Path) -> list[str]:
+def _adopt_pre_commits_legacy(folder: Path, text: str) -> list[str]:
     """pre-commit installed first kept the hook it found (yours) as ``pre-push.legacy``:
-    that hook moves to ``pre-push.before-vcontext`` and ours takes its place, where
-    pre-commit runs it (and ours runs yours first). Putting ours in front of pre-commit's
-    hook instead would not last: pre-commit installed again moves ours onto
-    ``pre-push.legacy``, replacing yours."""
+    that hook moves to ``pre-push.before-vcontext`` and ours (``text``) takes its place,
+    where pre-commit runs it (and ours runs yours first). Putting ours in front of
+    pre-commit's hook instead would not last: pre-commit installed again moves ours onto
+    ``pre-push.legacy``, replacing yours. Yours is linked to its new name before ours
+    replaces the old one, so at every moment one of them runs yours."""
     hook, legacy, chained = folder / "pre-push", folder / LEGACY, folder / CHAINED
     if not _is_pre_commit(hook) or not foreign(legacy) or _is_pre_commit(legacy):
         return []
     if chained.exists():
         return []  # refused, or --force: ours goes in front as before
-    legacy.replace(chained)
+    try:
+        os.link(legacy, chained, follow_symlinks=False)  # a symlink stays one
+    except OSError:  # a file system without hard links
+        shutil.copy2(legacy, chained, follow_symlinks=False)
+    try:
+        _write_hook(legacy, text)
+    except BaseException:
+        chained.unlink()  # yours is still pre-commit's legacy hook, as before
+        raise
     return [
         f"moved {legacy.name} (the hook pre-commit kept) to {chained.name}: "
         "pre-commit runs ours, which runs it first"

@@ -9,7 +9,7 @@ from ..playbook.log import find_playbooks, log_kind, log_of
 from . import container_rules, rules
 from .messages import schema_message
 from .playbooks import check_playbooks
-from .schemas import schema_errors
+from .schemas import TooMany, schema_errors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -164,7 +164,8 @@ def _missing_event_fields(issue: Issue, log: Parts) -> bool:
 def schema_issues(ref: str, data: Any, prefix: Parts = ()) -> Iterator[Issue]:
     """Schema errors of ``data`` as issues (rule ``schema``)."""
     for err in schema_errors(ref, data):
-        yield "schema", (*prefix, *err.absolute_path), schema_message(err)
+        said = err.message if isinstance(err, TooMany) else schema_message(err)
+        yield "schema", (*prefix, *err.absolute_path), said
 
 
 def _not_vcontext(data: Any) -> list[Issue]:

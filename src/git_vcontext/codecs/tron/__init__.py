@@ -56,6 +56,13 @@ class TronDocument(SourceText):
         if same(new, self.data):
             return self.source()
         # lazy: the TRON editor only when a value changed
+        from .grown import render as render_grown
+
+        grown = None if self.keeps_duplicates else render_grown(self, new, loads)
+        if grown is not None:  # a long log grown: the editor worked on a stub (grown.py)
+            grown_text, grown_again = grown
+            written = self.with_bom(escape_lone_surrogates(grown_text))
+            return self._handing_over(written, grown_text, grown_again)
         from .edit import render
 
         text = render(self, new)

@@ -627,12 +627,16 @@ _ROW = re.compile(
 
 
 def _style_of(text: str, spans: Spans, start: int) -> TronStyle:
+    return style_of(text, spans.tokens, start)
+
+
+def style_of(text: str, tokens: list[str], start: int) -> TronStyle:
     """Ours' indentation step, whether ours writes the keys of ``{}`` objects bare, and
-    whether it writes records as rows (one class instance a line)."""
+    whether it writes records as rows (one class instance a line); ``tokens``: those of
+    the data section (from ``start``)."""
     m = _INDENTED.search(text, start)
     step = m.group(1) if m else "  "
     rows = _ROW.search(text, start, start + (1 << 16)) is not None
-    tokens = spans.tokens
     i = -1
     while True:
         try:
@@ -667,8 +671,20 @@ def kept_log(doc: TronDocument) -> KeptLog | None:
     memo = doc.memo
     if "spans" not in memo:
         memo["spans"] = Spans(doc.text, len(doc.header))
-    spans: Spans = memo["spans"]
-    if not spans.tokens:
+    found = log_in(doc, memo["spans"])
+    if found is None:
+        return None
+    chain, log, node = found
+    first = log.members[0].start
+    body = doc.text[first : log.members[-1].value_end]
+    return KeptLog(chain, body, node, first) if len(body) >= SMALLEST else None
+
+
+def log_in(doc: TronDocument, spans: Spans) -> tuple[list[Any], Container, list[Any]] | None:
+    """The log written last in ``doc`` (see ``kept_log``) as the chain of keys and indexes
+    to it, its container in ``spans`` (``doc``'s) and its data; None when there is none or
+    ours' text and data do not line up as expected."""
+    if not spans.tokens or not isinstance(doc.data, (dict, list)):
         return None
     node: Any = doc.data
     c, props = (spans.pairs(), None) if doc.dialect == "vcontext" else _opened(doc, spans, 0)
@@ -682,11 +698,7 @@ def kept_log(doc: TronDocument) -> KeptLog | None:
         node = node[step]
         if isinstance(node, list) and len(node) >= 2 and spans.tokens[m.value_index] == "[":
             log = spans.container(m.value_index)
-            if len(log.members) != len(node):
-                return None
-            first = log.members[0].start
-            body = doc.text[first : log.members[-1].value_end]
-            return KeptLog(chain, body, node, first) if len(body) >= SMALLEST else None
+            return (chain, log, node) if len(log.members) == len(node) else None
         c, props = _opened(doc, spans, m.value_index)
     return None
 

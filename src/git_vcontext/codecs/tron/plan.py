@@ -360,3 +360,12 @@ class _Preferences:
             elif isinstance(node, dict) and part in node:
                 stack.append((node[part], depth + 1))
         return None
+
+
+def preferences(doc: TronDocument) -> Any:
+    """The document's ``_Preferences`` (kept in its memo; a stub of a longer document is
+    given the whole document's, ``grown``)."""
+    found = doc.memo.get("preferences")
+    if found is None:
+        found = doc.memo["preferences"] = _Preferences(doc)
+    return found
