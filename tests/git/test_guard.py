@@ -817,3 +817,92 @@ def test_guard_reads_a_tree_with_two_entries_of_one_name_as_git_does(
     assert pushed.returncode != 0, pushed.stderr
     assert "pre-receive hook declined" in pushed.stderr
     assert refs(remote) == before
+
+
+def test_guard_reads_objects_as_pushed_whatever_replace_refs_say(repo: Path, remote: Path) -> None:
+    """git's plumbing reads ``refs/replace/<id>`` as "read this other object instead"
+    (``git replace``), and a replace ref is pushed like any other. A pusher who first lands
+    ``refs/replace/<bad commit>`` pointing at a good commit must not get the bad commit in:
+    the guard judges the objects a push holds, not what a replace ref stands in for them."""
+    base = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    write(repo, TODO, '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": "nope"}}\n')
+    bad = commit(repo, "an invalid list")
+    run_git(repo, "reset", "-q", "--hard", base)
+    edit_json(repo, TODO, lambda d: d["todoList"].update(sequence=4))
+    good = commit(repo, "the list moves on")
+    landed = sneak(repo, "origin", f"{good}:refs/heads/good", f"{good}:refs/replace/{bad}")
+    assert landed.returncode == 0, landed.stderr
+    before = refs(remote)
+
+    pushed = sneak(repo, "origin", f"{bad}:refs/heads/main")
+
+    assert pushed.returncode != 0, pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert "todoList.items" in pushed.stderr or "[" in pushed.stderr
+    assert refs(remote) == before
+
+
+HEAVY_FOR_THE_GUARD = {
+    "pygit2", "click", "subprocess", "typing", "dataclasses", "inspect", "pathlib",
+    "json", "hashlib", "_hashlib", "shutil", "tempfile",
+}  # fmt: skip
+
+
+def _guard_imports(stderr: str) -> set[str]:
+    """The modules the guard's process loaded (``-X importtime`` lines, shown as ``remote:``)."""
+    names = set()
+    for line in remote_lines(stderr):
+        if line.startswith("import time:") and line.count("|") == 2:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+def test_guard_light_path_and_lease_load_no_heavy_module(repo: Path, remote: Path) -> None:
+    """The guard must not slow ``sync --push`` down (issue 28): every push a server
+    receives starts it, so the light path that judges an ordinary push, and the lease
+    taken alone, load neither pygit2 nor subprocess (git's plumbing is started with
+    posix_spawn), typing, dataclasses, pathlib, the json package, hashlib or shutil."""
+    env = {"PYTHONPROFILEIMPORTTIME": "1", "GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a good commit")
+    lease = "refs/vcontext/lease/main"
+    light = push(repo, "--no-verify", "origin", "main", f"{_empty_root_commit(repo, 'l')}:{lease}",
+                 env=env)  # fmt: skip
+    assert light.returncode == 0, light.stderr
+    assert "guard (light)" in light.stderr
+    loaded = _guard_imports(light.stderr)
+    assert "git_vcontext.prepush.light" in loaded, light.stderr
+    assert not loaded & HEAVY_FOR_THE_GUARD, sorted(loaded & HEAVY_FOR_THE_GUARD)
+
+    assert push(repo, "--no-verify", "origin", f":{lease}").returncode == 0
+    alone = push(repo, "--no-verify", "origin", f"{_empty_root_commit(repo, 'm')}:{lease}", env=env)
+    assert alone.returncode == 0, alone.stderr
+    loaded = _guard_imports(alone.stderr)
+    assert "git_vcontext.commands.pre_receive" in loaded, alone.stderr
+    assert "git_vcontext.prepush.light" not in loaded  # nothing to check: not even that
+    assert not loaded & (HEAVY_FOR_THE_GUARD | {"re", "enum"}), sorted(loaded)
+
+
+def test_guard_refuses_a_force_push_beside_a_branch_built_on_the_old_tip(
+    repo: Path, remote: Path
+) -> None:
+    """The light path finds a ref's old tip in the push's own new commits (no git
+    merge-base): only along that ref's new tip. A forced update pushed together with
+    another branch whose new commit sits on the old tip is still a forced update."""
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a third lesson")
+    assert sneak(repo, "origin", "main").returncode == 0
+    old = remote_sha(remote, "main")
+    run_git(repo, "switch", "-q", "-c", "other")
+    edit_json(repo, TODO, lambda d: d["todoList"].update(sequence=4))
+    commit(repo, "other builds on main's tip")
+    run_git(repo, "switch", "-q", "--orphan", "fresh")
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    bad = commit(repo, "start over with one lesson")
+    before = refs(remote)
+
+    proc = sneak(repo, "--force", "origin", "other:refs/heads/other", "fresh:main")
+
+    assert old is not None
+    assert any(f"forced update from {old[:10]}" in line for line in remote_lines(proc.stderr))
+    _refused(proc, remote, before, bad, "history-event-removed")

@@ -7,12 +7,12 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..gitio import config_value, set_config
 from ..gitio.refs import has_branch, local_branches
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository, Signature
 

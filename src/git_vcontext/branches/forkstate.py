@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..codecs import parse
@@ -12,6 +11,7 @@ from ..merging.vcontext import same_family
 from ..spelling import float_of
 from ..values import same
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

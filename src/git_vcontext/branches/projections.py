@@ -9,14 +9,13 @@ projection conflict confined to fields the events set is settled by that rebuild
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..codecs import parse
 from ..errors import ParseError
 from ..gitio.objects import blob_data, index_entry, stage, write_blob
 from ..values import pointer_parts
 from ..vermas.project import PROJECTIONS, derive, rebuild
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,8 +17,6 @@ not revived. Both sides renaming one document to different names is a conflict.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..codecs import format_from_name, parse
 from ..document import describe
 from ..errors import ParseError
@@ -27,6 +25,7 @@ from ..gitio.objects import edited_tree, is_blob
 from ..record import record
 from ..spelling import canonical
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from typing import Any

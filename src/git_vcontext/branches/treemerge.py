@@ -9,8 +9,6 @@ only theirs has is taken without theirs' ``fork`` block.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import document as doc
 from ..codecs import format_from_content, format_from_name, parse
 from ..errors import ParseError
@@ -37,6 +35,7 @@ from .forkstate import agent_document, mark_merged
 from .projections import is_projection, reproject
 from .renames import align
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping
     from typing import Any, Literal

@@ -95,9 +95,8 @@ def nothing_to_check(text: str) -> bool:
     certain (a packed object, another layout, a line that does not read) is False: the full
     check runs."""
     # lazy: only this fast path reads loose objects itself
-    import json
-
     from ..gitio.loose import is_empty_root_commit, object_dirs
+    from ..prepush.remotepast import remembered
 
     git_dir = os.environ.get("GIT_DIR") or "."
     quarantine = os.environ.get("GIT_QUARANTINE_PATH")
@@ -110,7 +109,7 @@ def nothing_to_check(text: str) -> bool:
         ):
             return False  # not the plain bare repository this reading is sure of
         lines = [line.split() for line in text.splitlines() if line.strip()]
-        record = _remembered(os.path.join(git_dir, "vcontext", "deleted-refs.json"))
+        record = remembered(git_dir, REMEMBERED_AS)
         if not lines or record is None:
             return False
         dirs = object_dirs(git_dir)
@@ -122,27 +121,9 @@ def nothing_to_check(text: str) -> bool:
             before = record.get(parts[2])
             if before is not None and not is_empty_root_commit(dirs, before):
                 return False
-    except (OSError, ValueError, json.JSONDecodeError):
+    except (OSError, ValueError):
         return False
     return True
-
-
-def _remembered(path: str) -> dict[str, str] | None:
-    """The deleted tips the guard keeps (``prepush.remotepast``, under ``(server)``); None
-    when the record cannot be read for certain."""
-    import json
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError):
-        return None
-    refs = data.get(REMEMBERED_AS, {}) if isinstance(data, dict) else None
-    if not isinstance(refs, dict):
-        return None
-    return {str(k): str(v) for k, v in refs.items()}
 
 
 def _light(text: str) -> bool:

@@ -40,8 +40,9 @@ def git(
     env: dict[str, str] | None = None,
 ) -> GitResult:
     """Run ``git args`` and return its output; a failure raises OperationalError (git's words)."""
+    import subprocess
+
     step(" ".join(["git", *args[:2]]))  # a kill point of the fault-injection tests
-    import subprocess  # lazy: see the imports above
 
     try:
         proc = subprocess.run(
@@ -63,8 +64,9 @@ def git(
 
 def git_at_terminal(args: Sequence[str], *, cwd: str | os.PathLike[str] | None = None) -> int:
     """Run ``git args`` on the person's terminal (an editor git opens); its exit status."""
+    import subprocess
+
     step(" ".join(["git", *args[:2]]))
-    import subprocess  # lazy: see the imports above
 
     try:
         return subprocess.run(["git", *args], cwd=cwd, check=False).returncode

@@ -4,7 +4,9 @@ history. For the guard's light path (``prepush.light``), which judges a push thi
 it is certain to reach the full check's verdict, and leaves everything else to the full
 check.
 
-Run in a pre-receive hook, git's environment (``GIT_DIR``, the quarantine as
+Every command reads objects as they are (``--no-replace-objects``): a ``refs/replace/``
+ref, which anyone may push, must not make the guard judge another object than the one a
+ref will point to. Run in a pre-receive hook, git's environment (``GIT_DIR``, the quarantine as
 ``GIT_OBJECT_DIRECTORY`` with the repository's store as an alternate) makes these commands
 see the pushed objects. Object ids are checked as hexadecimal before they reach a command
 or the batch's input.
@@ -12,24 +14,20 @@ or the batch's input.
 
 from __future__ import annotations
 
-import re
-import subprocess
+import os
+
+from .loose import is_oid as is_oid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 REGULAR = ("100644", "100755")
 TREE = "40000"
 
 
 class Unreadable(Exception):
     """What the light path cannot read for certain (the full check reads it instead)."""
-
-
-def is_oid(text: str) -> bool:
-    return bool(_OID.fullmatch(text))
 
 
 class Commit:
@@ -45,17 +43,14 @@ class Objects:
 
     def __init__(self, git_dir: str) -> None:
         self.git_dir = git_dir
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: _Process | None = None
         self._trees: dict[str, list[tuple[str, str, str]]] = {}
         self._read: dict[str, tuple[str, bytes]] = {}  # each object is asked for once
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None:
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.close()
-            proc.stdout.close()
-            proc.wait()
+            proc.finish()
 
     def read(self, oid: str) -> tuple[str, bytes]:
         """(type, content) of an object; Unreadable when absent or not readable."""
@@ -68,16 +63,11 @@ class Objects:
         if not is_oid(oid):
             raise Unreadable(f"not an object id: {oid!r}")
         if self._proc is None:
-            try:
-                self._proc = subprocess.Popen(
-                    ["git", "cat-file", "--batch"],
-                    cwd=self.git_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                )  # fmt: skip
-            except OSError as exc:
-                raise Unreadable(str(exc)) from None
+            self._proc = _Process(
+                self.git_dir, ["git", "--no-replace-objects", "cat-file", "--batch"], feed=True
+            )
         proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None
+        assert proc.stdin is not None
         try:
             proc.stdin.write(oid.encode() + b"\n")
             proc.stdin.flush()
@@ -202,33 +192,88 @@ def rev_list(git_dir: str, args: list[str]) -> list[list[str]]:
     for arg in args:
         if arg not in ("--not", "--all") and not is_oid(arg.removeprefix("^")):
             raise Unreadable(f"not an object id: {arg!r}")
-    done = subprocess.run(
-        ["git", "rev-list", "--parents", "--topo-order", "--reverse", *args, "--"],
-        cwd=git_dir, capture_output=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
+    code, out = _Process(
+        git_dir,
+        ["git", "--no-replace-objects", "rev-list", "--parents", "--topo-order", "--reverse",
+         *args, "--"],
+    ).output()  # fmt: skip
+    if code != 0:
         raise Unreadable("git rev-list failed")
-    return [line.split() for line in done.stdout.decode("ascii", "replace").splitlines()]
+    return [line.split() for line in out.decode("ascii", "replace").splitlines()]
 
 
 def is_ancestor(git_dir: str, old: str, new: str) -> bool:
     """Whether ``old`` is in ``new``'s history (git merge-base --is-ancestor)."""
     if not (is_oid(old) and is_oid(new)):
         raise Unreadable("not an object id")
-    done = subprocess.run(
-        ["git", "merge-base", "--is-ancestor", old, new],
-        cwd=git_dir, capture_output=True, check=False,
-    )  # fmt: skip
-    if done.returncode not in (0, 1):
+    code, _ = _Process(
+        git_dir, ["git", "--no-replace-objects", "merge-base", "--is-ancestor", old, new]
+    ).output()
+    if code not in (0, 1):
         raise Unreadable("git merge-base failed")
-    return done.returncode == 0
+    return code == 0
 
 
 def config_value(git_dir: str, key: str) -> str | None:
     """``git config --get KEY`` (a fixed key of ours) in the repository; None when unset."""
-    done = subprocess.run(
-        ["git", "config", "--get", "--", key], cwd=git_dir, capture_output=True, check=False
-    )
-    if done.returncode not in (0, 1):
+    code, out = _Process(git_dir, ["git", "config", "--get", "--", key]).output()
+    if code not in (0, 1):
         raise Unreadable("git config failed")
-    return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else None
+    return out.decode("utf-8", "replace").strip() if code == 0 else None
+
+
+class _Process:
+    """One git command in the repository ``git_dir`` (``GIT_DIR``, whatever the current
+    folder), its output read from a pipe, stderr dropped; started with ``os.posix_spawnp``
+    rather than ``subprocess``, whose import (signal, threading, selectors, locale) costs a
+    guard run more than the command itself. ``feed``: its stdin is a pipe (``stdin``)."""
+
+    def __init__(self, git_dir: str, args: list[str], *, feed: bool = False) -> None:
+        env = {**os.environ, "GIT_DIR": os.path.abspath(git_dir)}
+        out_read, out_write = os.pipe()  # both close on exec; dup2 gives the child its end
+        actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
+            (os.POSIX_SPAWN_DUP2, out_write, 1),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ]
+        in_read = in_write = -1
+        if feed:
+            in_read, in_write = os.pipe()
+            actions.append((os.POSIX_SPAWN_DUP2, in_read, 0))
+        else:
+            actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+        import signal  # as subprocess does: git starts with SIGPIPE at its default
+
+        try:
+            self.pid = os.posix_spawnp(
+                "git", args, env, file_actions=actions, setsigdef=(signal.SIGPIPE,)
+            )
+        except OSError as exc:
+            for fd in (out_read, in_write):
+                if fd >= 0:
+                    os.close(fd)
+            raise Unreadable(f"git cannot run: {exc}") from None
+        finally:
+            for fd in (out_write, in_read):
+                if fd >= 0:
+                    os.close(fd)
+        self.stdout = open(out_read, "rb")  # noqa: SIM115 (closed by finish)
+        self.stdin = open(in_write, "wb") if feed else None  # noqa: SIM115
+
+    def output(self) -> tuple[int, bytes]:
+        """Everything the command wrote, once it ended, and its exit status."""
+        try:
+            out = self.stdout.read()
+        finally:
+            code = self.finish()
+        return code, out
+
+    def finish(self) -> int:
+        """Close the pipes and wait for the command: its exit status."""
+        for stream in (self.stdin, self.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        _, status = os.waitpid(self.pid, 0)
+        return os.waitstatus_to_exitcode(status)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..filechange import FileChange
@@ -13,6 +12,7 @@ from ..record import replace
 from . import resolve_commit, revision_range, workdir
 from .objects import blob_data, commit_at, empty_tree
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Commit, Diff, DiffDelta, DiffFile, IndexEntry, Repository, Tree
 

@@ -15,13 +15,12 @@ commits of a revision range: the commits the guard (``pre-receive``) and ``check
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
 from ..record import record
 from .outgoing import PushRange, RefUpdate, commit_of, descends, is_zero
-from .promisor import no_common_history
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Commit, Oid, Repository
 
@@ -163,6 +162,8 @@ def resolve_range(repo: Repository, text: str | None) -> Range:
     if symmetric:
         joined = repo.merge_base(base, tip)
         if joined is None:
+            from .promisor import no_common_history  # lazy: only for check's ranges
+
             raise OperationalError(no_common_history(repo, sides[0], sides[1]))
         base = joined
     return Range(text, str(tip), str(base), _branch_of(repo, sides[0]))

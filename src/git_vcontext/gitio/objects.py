@@ -4,12 +4,12 @@ walks (pygit2; the rest of the package reaches pygit2 only through gitio)."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
     from os import PathLike

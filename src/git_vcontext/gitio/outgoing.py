@@ -6,16 +6,13 @@ Commits are read with pygit2 from the object database, never the working tree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
 from ..errors import OperationalError
 from ..record import record
-from .places import FETCHED, fetched_namespace
-from .promisor import shallow_boundary
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
-# and commands that never read a repository import this module too.
+# and commands that never read a repository import this module too (the server's guard
+# reads its ref lines with this module's RefUpdate: no dataclasses, typing or hashlib).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Commit, Object, Oid, Repository
 
@@ -67,16 +64,21 @@ def parse_ref_lines(text: str) -> list[RefUpdate]:
     return updates
 
 
-@dataclass
 class PushRange:
     """The commits one ref update brings to the remote, oldest first."""
 
-    update: RefUpdate
-    commits: list[Commit] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    tip: Commit | None = None  # the commit the remote ref will point to
-    previous: Commit | None = None  # the commit it points to now, when known here
-    rewinds: bool = False  # a forced update: ``previous`` is not in the pushed history
+    __slots__ = ("commits", "notes", "previous", "rewinds", "tip", "update")
+
+    def __init__(self, update: RefUpdate) -> None:
+        self.update = update
+        self.commits: list[Commit] = []
+        self.notes: list[str] = []
+        self.tip: Commit | None = None  # the commit the remote ref will point to
+        self.previous: Commit | None = None  # the commit it points to now, when known here
+        self.rewinds = False  # a forced update: ``previous`` is not in the pushed history
+
+    def __repr__(self) -> str:
+        return f"PushRange({self.update!r}, {len(self.commits)} commit(s))"
 
 
 def pushed_commits(repo: Repository, update: RefUpdate, remote: str) -> PushRange:
@@ -108,6 +110,9 @@ def pushed_commits(repo: Repository, update: RefUpdate, remote: str) -> PushRang
                 "here (fetch to update it): checked the commits since the merge base with "
                 "the remote-tracking refs"
             )
+    # lazy: only a push that reads a repository
+    from .promisor import shallow_boundary
+
     cut = shallow_boundary(repo)
     if update.is_new or not hide:
         if not own:
@@ -190,6 +195,8 @@ def _tracking_tips(repo: Repository, remote: str | None) -> list[Oid]:
     """Commit ids of what ``remote`` had when last fetched (of every remote when None): its
     tracking refs, and what ``sync --push`` fetched of it."""
     import pygit2
+
+    from .places import FETCHED, fetched_namespace
 
     if remote is None:
         prefixes: tuple[str, ...] = ("refs/remotes/", FETCHED)

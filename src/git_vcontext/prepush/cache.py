@@ -20,21 +20,21 @@ between a branch's two tips) — all immutable objects, so a verdict never goes 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import shutil
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..fsio import permitted, write_atomic
-from ..shipped import schemas_dir
+from ..jsoncodec import dumps, loads
+from ..shipped import folder as shipped_folder
 from ..validation.history import RULES_VERSION
 from ..validation.model import Finding
 from ..version import __version__
 
+# The guard's light path opens this cache on every push a server receives: no json
+# package (re, enum), hashlib (OpenSSL), shutil or pathlib at import.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     Rows = list[list[Any]]
@@ -48,66 +48,93 @@ MAX_ENTRIES = 200_000  # past this, merging keeps only the newest run's verdicts
 
 def cache_root(common_dir: str | os.PathLike[str]) -> Path:
     """The folder of all verdict caches of a repository (``uninstall`` removes it)."""
+    from pathlib import Path  # lazy: see the imports
+
     return Path(common_dir).joinpath(*CACHE_DIR)
 
 
 def fingerprint() -> str:
     """What the verdicts depend on: package version, rules, validation code, schemas."""
-    digest = hashlib.sha256(f"{__version__}\0{RULES_VERSION}".encode())
-    package = Path(__file__).parent.parent
-    codecs = package / "codecs"
-    folders = [package / "validation", package, codecs, codecs / "tron", codecs / "toml"]
-    # rules, paths, parsers
-    schemas = schemas_dir()
-    if isinstance(schemas, Path):
+    digest = _sha256(f"{__version__}\0{RULES_VERSION}".encode())
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    codecs = os.path.join(package, "codecs")
+    folders = [
+        os.path.join(package, "validation"),
+        package,
+        codecs,
+        os.path.join(codecs, "tron"),
+        os.path.join(codecs, "toml"),
+    ]  # rules, paths, parsers
+    schemas = shipped_folder("schemas")
+    if schemas is not None:
         folders.append(schemas)
     for folder in folders:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue
+        name = os.path.basename(folder)
         for entry in entries:
             if entry.name.endswith((".py", ".json", ".lark")) and entry.is_file():
                 st = entry.stat()
-                line = f"{folder.name}/{entry.name}\0{st.st_size}\0{st.st_mtime_ns}\0"
+                line = f"{name}/{entry.name}\0{st.st_size}\0{st.st_mtime_ns}\0"
                 digest.update(line.encode())
-    return digest.hexdigest()[:16]
+    return str(digest.hexdigest()[:16])
 
 
-def _may_write(folder: Path) -> bool:
+def _sha256(data: bytes) -> Any:
+    """A SHA-256 hash object: the interpreter's own module when it has one (hashlib loads
+    OpenSSL first, a few milliseconds of every guard run), else hashlib's."""
+    try:  # CPython 3.11 names it _sha256, 3.12 on _sha2
+        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError:
+            from hashlib import sha256  # type: ignore[assignment,unused-ignore]
+    return sha256(data)
+
+
+def _may_write(folder: str) -> bool:
     """Whether this user may write ``folder`` (or create it): not so in a repository the
     user may only read (another user's checkout trusted by ``safe.directory``, a read-only
     mount), where the cache is skipped without a word, as git skips refreshing its index."""
-    for place in (folder, *folder.parents):
-        if place.exists():
+    place = folder
+    while True:
+        if os.path.exists(place):
             return permitted(place, os.W_OK)
-    return False
+        parent = os.path.dirname(place)
+        if parent == place:
+            return False
+        place = parent
 
 
 class VerdictCache:
     """Verdicts by key for one run: loaded on first use, new ones saved by ``save``."""
 
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder
+    def __init__(self, folder: str | os.PathLike[str] | None) -> None:
+        self.folder = None if folder is None else os.fspath(folder)
         self.hits = 0
         self.misses = 0
         self.warning: str | None = None
         self._known: dict[str, Any] | None = None
-        self._packs: list[Path] = []
+        self._packs: list[str] = []
         self._new: dict[str, Any] = {}
 
     @classmethod
     def open(cls, common_dir: str | os.PathLike[str]) -> VerdictCache:
         """The cache of this repository for this version of the rules (old ones removed)."""
-        root = cache_root(common_dir)
+        root = os.path.join(common_dir, *CACHE_DIR)
         current = fingerprint()
         try:
             for old in os.scandir(root):
                 if old.name != current and old.is_dir(follow_symlinks=False):
+                    import shutil  # lazy: only when the rules changed
+
                     shutil.rmtree(old.path, ignore_errors=True)
         except OSError:
             pass
-        return cls(root / current)
+        return cls(os.path.join(root, current))
 
     # -- one file's findings, or findings by file ------------------------------------
 
@@ -159,11 +186,11 @@ class VerdictCache:
         for name in names:
             if name.startswith(".") or not name.endswith(PACK_SUFFIX):
                 continue
-            path = self.folder / name
+            path = os.path.join(self.folder, name)
             try:
                 with open(path, "rb") as fh:
-                    pack = json.loads(fh.read())
-            except (OSError, ValueError):
+                    pack = loads(fh.read().decode("utf-8"))
+            except (OSError, ValueError, RecursionError):
                 continue  # removed by a concurrent merge, or not ours: check again
             if isinstance(pack, dict):
                 self._known.update(pack)
@@ -184,9 +211,9 @@ class VerdictCache:
             content = self._new
         name = f"{os.getpid()}-{os.urandom(6).hex()}{PACK_SUFFIX}"
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(content, separators=(",", ":"))
-            write_atomic(self.folder / name, text.encode(), force=True)  # our own cache
+            os.makedirs(self.folder, exist_ok=True)
+            text = dumps(content, separators=(",", ":"))
+            write_atomic(os.path.join(self.folder, name), text.encode(), force=True)  # ours
         except (OSError, OperationalError) as exc:
             if _may_write(self.folder):  # else a repository this user may only read: no cache
                 self.warning = f"verdict cache not written ({exc}); the checks ran anyway"
@@ -194,7 +221,7 @@ class VerdictCache:
         if merge:
             for old in self._packs:
                 try:
-                    old.unlink()
+                    os.unlink(old)
                 except OSError:
                     pass
 
@@ -234,8 +261,8 @@ def tips_key(kind: str, previous_id: str | None, tip_id: str) -> str:
 def push_key(remote: str, text: str) -> str:
     """The cache key of a whole push: the remote's name and git's ref lines, in any order."""
     lines = sorted(" ".join(line.split()) for line in text.splitlines() if line.strip())
-    digest = hashlib.sha256("\n".join([remote, *lines]).encode("utf-8", "surrogateescape"))
-    return "p-" + digest.hexdigest()
+    digest = _sha256("\n".join([remote, *lines]).encode("utf-8", "surrogateescape"))
+    return "p-" + str(digest.hexdigest())
 
 
 def _suffix(path: str) -> str:

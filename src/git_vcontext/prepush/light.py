@@ -21,21 +21,20 @@ that brings a blob mentioning a fork.
 
 from __future__ import annotations
 
-import json
 import os
 
 from ..document import checked_file
 from ..gitio.batch import Objects, Unreadable, config_value, is_ancestor, rev_list
-from ..validation.model import Finding
 from .cache import VerdictCache, blob_key, change_key, tips_key
+from .remotepast import remembered as deleted_tips
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..gitio.batch import Commit
     from ..gitio.outgoing import RefUpdate
+    from ..validation.model import Finding
 
 SERVER = "(server)"
-RECORD = ("vcontext", "deleted-refs.json")
 
 
 class Light:
@@ -48,6 +47,7 @@ class Light:
         self.commits = 0
         self.files = 0
         self.prefix: str | None = None
+        self.parents: dict[str, list[str]] = {}  # the push's new commits (git rev-list)
 
     def clean(self, updates: list[RefUpdate]) -> bool:
         try:
@@ -59,7 +59,7 @@ class Light:
 
     def _clean(self, updates: list[RefUpdate]) -> bool:
         default = _default_branch(self.git_dir)
-        remembered = _remembered(self.git_dir)
+        remembered = deleted_tips(self.git_dir, SERVER)
         if remembered is None:
             return False
         tips = []
@@ -68,12 +68,16 @@ class Light:
                 if default is None or update.remote_ref == default:
                     return False  # the guard's policy says why, in full
                 continue
-            if not self._update(update, remembered):
-                return False
+            if self.objects.kind(update.local_sha) != "commit":
+                return False  # a tag, or a tag of a tree or a blob
             tips.append(update.local_sha)
         if not tips:
             return True
         rows = rev_list(self.git_dir, [*dict.fromkeys(tips), "--not", "--all"])
+        self.parents = {row[0]: row[1:] for row in rows}
+        for update in updates:
+            if not update.is_deletion and not self._update(update, remembered):
+                return False
         return all(self._commit(self.objects.commit(row[0])) for row in rows)
 
     def _update(self, update: RefUpdate, remembered: dict[str, str]) -> bool:
@@ -82,8 +86,6 @@ class Light:
         new = update.local_sha
         # a ref deleted, then created again, is judged from the tip it had (``remotepast``)
         old = remembered.get(update.remote_ref) if update.is_new else update.remote_sha
-        if self.objects.kind(new) != "commit":
-            return False  # a tag, or a tag of a tree or a blob
         if old is not None and not self._follows(old, new):
             return False  # a forced update: the full check compares the two tips
         branch = update.branch
@@ -99,7 +101,23 @@ class Light:
             return False
         if self.objects.commit(old).tree == self.objects.commit(new).tree:
             return True
-        return is_ancestor(self.git_dir, old, new)
+        return self._reaches(new, old) or is_ancestor(self.git_dir, old, new)
+
+    def _reaches(self, new: str, old: str) -> bool:
+        """Whether ``old`` is, for certain, in ``new``'s history as git's rev-list of this
+        push's new commits shows it: ``new`` itself, or a parent of a new commit reached
+        from ``new`` (a push moving a ref on, the usual case: no ``git merge-base`` to
+        start). False says nothing: git answers then."""
+        todo, seen = [new], {new}
+        while todo:
+            commit = todo.pop()
+            if commit == old:
+                return True
+            for parent in self.parents.get(commit, ()):
+                if parent not in seen:
+                    seen.add(parent)
+                    todo.append(parent)
+        return False
 
     def _prefix(self) -> str:
         """The agent prefix (``branches.agents.agent_prefix``), read with git config."""
@@ -238,18 +256,3 @@ def _default_branch(git_dir: str) -> str | None:
     except (OSError, ValueError):
         return None
     return head[5:].strip() if head.startswith("ref: ") else None
-
-
-def _remembered(git_dir: str) -> dict[str, str] | None:
-    """The deleted tips the guard keeps (None when the record cannot be read for certain)."""
-    try:
-        with open(os.path.join(git_dir, *RECORD), encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError):
-        return None
-    refs = data.get(SERVER, {}) if isinstance(data, dict) else None
-    if not isinstance(refs, dict):
-        return None
-    return {str(k): str(v) for k, v in refs.items()}

@@ -15,15 +15,12 @@ deleted first, and the routing of the files the remote already has.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-from typing import TYPE_CHECKING
 
-from ..gitio.objects import commit_named, descends
 from ..gitio.outgoing import is_zero
-from ..gitio.places import common_dir
+from ..jsoncodec import dumps, loads
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Commit, Repository
 
@@ -40,6 +37,8 @@ def remember_deletions(
     and earlier ones), ``{remote ref: sha}``. A ref the remote has again is forgotten.
     ``keep=False``: only say what is known, write nothing (the guard keeps a push's
     deletions once it lets the push in: a refused push leaves no trace)."""
+    from ..gitio.places import common_dir  # lazy: the guard's light path opens no repository
+
     return remember_deletions_in(str(common_dir(repo)), remote, updates, keep=keep)
 
 
@@ -84,6 +83,8 @@ def predecessor(
 def compare_with(pushed: PushRange, previous: Commit, repo: Repository) -> None:
     """Judge ``pushed`` as an update from ``previous`` (a forced one when it is not in the
     pushed history)."""
+    from ..gitio.objects import descends  # lazy: the guard's light path opens no repository
+
     tip = pushed.tip
     if tip is None or pushed.previous is not None:
         return
@@ -107,19 +108,40 @@ def _tracking(repo: Repository, remote: str, branch: str) -> str | None:
 
 
 def _resolve(repo: Repository, name: str) -> str | None:
+    from ..gitio.objects import commit_named  # lazy: the guard's light path opens no repository
+
     found = commit_named(repo, name)
     return None if found is None else str(found.id)
 
 
 def _commit(repo: Repository, sha: str) -> Commit | None:
+    from ..gitio.objects import commit_named  # lazy: the guard's light path opens no repository
+
     return commit_named(repo, sha)
+
+
+def remembered(common: str, remote: str) -> dict[str, str] | None:
+    """The deleted tips known for ``remote`` in the repository whose git common dir is
+    ``common`` (the guard's, under ``(server)``); None when the record is there but cannot
+    be read for certain (then the guard's light paths leave the push to the full check)."""
+    try:
+        with open(os.path.join(common, *RECORD), encoding="utf-8") as fh:
+            data = loads(fh.read())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, RecursionError):
+        return None
+    refs = data.get(remote, {}) if isinstance(data, dict) else None
+    if not isinstance(refs, dict):
+        return None
+    return {str(k): str(v) for k, v in refs.items()}
 
 
 def _load(path: str) -> dict[str, dict[str, str]]:
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+            data = loads(fh.read())
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
@@ -132,8 +154,10 @@ def _load(path: str) -> dict[str, dict[str, str]]:
 
 def _save(path: str, record: dict[str, dict[str, str]]) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
-    with contextlib.suppress(OSError):  # a record we cannot keep only weakens a later check
+    try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(record, fh)
+            fh.write(dumps(record))
         os.replace(tmp, path)
+    except OSError:  # a record we cannot keep only weakens a later check
+        pass

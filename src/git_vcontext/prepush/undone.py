@@ -16,18 +16,14 @@ is let through.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..branches.commits import is_sync_commit
-from ..branches.treemerge import is_document
 from ..codecs import parse
 from ..document import CHANGELOG_FIELD, EVENT_ID, JSONL_EVENT_ID
 from ..errors import VContextError
-from ..gitio.diffs import tree_changes
-from ..gitio.objects import newest_commits
 from ..record import record
 from ..values import canonical
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pygit2 import Commit, Oid, Repository, Tree
 
@@ -91,6 +87,8 @@ def undone_since(repo: Repository, commit: Commit, before: Commit, merge: Commit
 def first_undoing(repo: Repository, tip: Oid, base: Oid | None) -> list[Undone]:
     """The oldest of the newest ``LOOK_BACK`` commits of ``tip`` not in ``base`` that undoes
     a sync merge (see ``undone``), as its findings; empty when there is none."""
+    from ..gitio.objects import newest_commits  # lazy: the guard's light path reads no repo
+
     commits = newest_commits(repo, tip, base, LOOK_BACK)
     for commit in reversed(commits):
         if found := undone(repo, commit):
@@ -136,6 +134,10 @@ def _few(records: tuple[str, ...]) -> str:
 
 def _changed_documents(repo: Repository, old: Tree, new: Tree) -> list[str]:
     """vContext documents (by name, content or attributes) that ``new`` changed or added."""
+    # lazy: the guard's light path (``record_keys``, ``SAID``) reads no repository
+    from ..branches.treemerge import is_document
+    from ..gitio.diffs import tree_changes
+
     out = []
     for change in tree_changes(old, new, files_only=True):
         path = change.new_path

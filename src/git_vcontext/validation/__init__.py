@@ -11,8 +11,7 @@ The same function is the library's ``git_vcontext.validate``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ..document import CONTAINER_KEYS, EXTRA_CONTAINER_KEYS, INFO_KEYS
 from ..playbook.log import find_playbooks, log_kind, log_of
@@ -12,6 +11,7 @@ from .messages import schema_message
 from .playbooks import check_playbooks
 from .schemas import TooMany, schema_errors
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -4,10 +4,10 @@ narratives in the older object form (a note)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from .rules import walk_items
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

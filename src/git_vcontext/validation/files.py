@@ -9,8 +9,6 @@ Heavy imports (jsonschema) happen only when a schema check runs, once per proces
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..codecs import parse
 from ..document import anchored_path
 from ..errors import ParseError
@@ -23,6 +21,7 @@ from .model import FileReport, Finding
 from .projections import projection_issues
 from .rules import NOTE_RULES
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

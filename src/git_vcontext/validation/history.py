@@ -30,13 +30,12 @@ history rules compare only what both sides say.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import document as doc
 from ..errors import ParseError
 from ..values import canonical, pointer, same
 from .model import Finding
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, TypeGuard

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING
-
+from ..jsoncodec import dumps as plain_dumps
 from ..spelling import dumps as json_dumps
 from ..values import type_name
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -39,7 +38,7 @@ def _required(expected: list[str], value: Any) -> str:
 
 
 def _enum(expected: list[Any], value: Any) -> str:
-    allowed = ", ".join(json.dumps(v) for v in expected)
+    allowed = ", ".join(plain_dumps(v) for v in expected)
     return f"{show_value(value)} is not allowed here; use one of {allowed}"
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ..playbook.analyse import analyse
 from ..playbook.log import find_playbooks, log_kind, log_of
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

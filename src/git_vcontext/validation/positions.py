@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..codecs.json_text import scan_container
 from ..errors import position_of
 from ..jsoncodec import skip_whitespace
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -4,12 +4,12 @@ what ``events.jsonl`` next to it derives (rule ``projection-drift``; only fields
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from ..errors import ParseError
 from ..vermas.project import PROJECTIONS, Derived, agrees, derive
 from .messages import show_value as shown
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

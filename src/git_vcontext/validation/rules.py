@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ..codecs.text import find_conflict_marker
 from ..document import (
@@ -18,6 +17,7 @@ from ..document import (
 )
 from ..spelling import dumps
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

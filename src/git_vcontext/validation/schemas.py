@@ -6,16 +6,17 @@ imported before the first document that needs a schema check.
 
 from __future__ import annotations
 
-import json
+import os
 from _contextvars import ContextVar  # (contextvars and threading without their imports)
 from _thread import RLock
 from collections.abc import Iterator
 from functools import cache
-from typing import TYPE_CHECKING
 
-from ..shipped import schemas_dir
+from ..jsoncodec import loads
+from ..shipped import folder, schemas_dir
 from .fastcheck import Compiler, Unsupported
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -33,9 +34,16 @@ FILES = (
 
 @cache
 def _contents_by_id() -> dict[str, Any]:
-    folder = schemas_dir()
+    plain = folder("schemas")  # read without pathlib where it can be (the guard's light path)
+    if plain is not None:
+        contents = {}
+        for name in FILES:
+            with open(os.path.join(plain, f"{name}.schema.json"), encoding="utf-8") as fh:
+                contents[PREFIX + name] = loads(fh.read())
+        return contents
+    shipped = schemas_dir()
     return {
-        PREFIX + name: json.loads(folder.joinpath(f"{name}.schema.json").read_text("utf-8"))
+        PREFIX + name: loads(shipped.joinpath(f"{name}.schema.json").read_text("utf-8"))
         for name in FILES
     }
 

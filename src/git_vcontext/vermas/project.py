@@ -12,11 +12,10 @@ event set are compared with a projection file or written into it; the others
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..record import record
 from ..values import parse_instant, same
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
