@@ -113,15 +113,19 @@ class FileSet:
         from . import git
 
         env = {"GIT_DIR": self._reader.path}
-        args = ["check-attr", "-z", "--stdin", "merge"]
         cwd = self._reader.workdir or self._reader.path
         if self._commit is not None:
             env["GIT_INDEX_FILE"] = self._commit_index()
-            args = ["check-attr", "-z", "--cached", "--stdin", "merge"]
             cwd = self._reader.path
         if self._commit is None and self._reader.workdir is not None:
             env["GIT_WORK_TREE"] = self._reader.workdir
-        out = git(args, cwd=cwd, input=path + "\0", env=env, check=False)
+        given = path + "\0"
+        if self._commit is not None:  # the commit's attributes: in its index (--cached)
+            out = git(["check-attr", "-z", "--cached", "--stdin", "merge"], cwd=cwd,
+                      input=given, env=env, check=False)  # fmt: skip
+        else:
+            out = git(["check-attr", "-z", "--stdin", "merge"], cwd=cwd,
+                      input=given, env=env, check=False)  # fmt: skip
         fields = out.stdout.split("\0")
         said = out.returncode == 0 and len(fields) >= 3 and fields[2] == DRIVER
         self._said[path] = said
