@@ -8,6 +8,7 @@ from ...values import JsonValue, same
 from ..text import SourceText, decode, newline_of
 from .header import Header, HeaderError, read_header
 from .lexer import pair_starts
+from .names import made_by_in
 from .parser import located, parse_data
 
 TYPE_CHECKING = False
@@ -112,7 +113,7 @@ class TronDocument(SourceText):
         if isinstance(grown, list):  # always: read found the log there
             # the next edit's kept log: these elements, their classes worked out now
             known = dict(self.memo["log_made_by"][1])
-            known.update(_made_by(grown[len(log.elements) :], again.made_by))
+            known.update(made_by_in(grown[len(log.elements) :], again.made_by))
             again.memo["log_made_by"] = (tuple(grown), known)
         kept_spans(self, again, log, found[1])
         return again
@@ -131,28 +132,12 @@ class TronDocument(SourceText):
                 if len(before) == len(elements):
                     return found
                 found = dict(found)
-                found.update(_made_by(elements[len(before) :], self.made_by))
+                found.update(made_by_in(elements[len(before) :], self.made_by))
                 self.memo["log_made_by"] = (tuple(elements), found)
                 return found
-        found = _made_by(elements, self.made_by)
+        found = made_by_in(elements, self.made_by)
         self.memo["log_made_by"] = (tuple(elements), found)
         return found
-
-
-def _made_by(values: list[Any], made_by: dict[int, str]) -> dict[int, str]:
-    """The classes that wrote the objects in ``values`` (as ``TronDocument.made_by``)."""
-    found: dict[int, str] = {}
-    stack: list[Any] = [values]
-    while stack:
-        value = stack.pop()
-        if type(value) is dict:
-            name = made_by.get(id(value))
-            if name is not None:
-                found[id(value)] = name
-            stack += [v for v in value.values() if type(v) is dict or type(v) is list]
-        else:
-            stack += [v for v in value if type(v) is dict or type(v) is list]
-    return found
 
 
 def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:

@@ -31,6 +31,7 @@ from ...errors import ParseError
 from ...values import same
 from ..kept import SMALLEST, at_chain
 from ..text import newline_of
+from .names import made_by_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,9 +115,9 @@ def render(
     # the elements the stub had are their very objects again (their text is kept, and
     # they read the same under the same header): a next write pairs them by identity
     old = at_chain(stub.data, g.chain)
-    for stale in _made_by(parsed[: len(old)], again.made_by):
+    for stale in made_by_in(parsed[: len(old)], again.made_by):
         del again.made_by[stale]
-    again.made_by.update(_made_by(old, stub.made_by))
+    again.made_by.update(made_by_in(old, stub.made_by))
     parsed[: len(old)] = old
     whole_text = text[:cut] + g.body + text[cut:]
     whole_log = [parsed[0], parsed[1], *g.middle, *parsed[2:]]
@@ -166,20 +167,30 @@ def _keeps_old_elements(doc: TronDocument, new: Any) -> bool:
     if doc.keeps_duplicates or len(doc.header) >= len(doc.text):
         return False
     # lazy: as TronDocument.render's own imports
-    from .edit import log_in, style_of
-    from .spans import Spans
+    from .edit import log_in
 
-    memo = doc.memo
-    if "spans" not in memo:
-        memo["spans"] = Spans(doc.text, len(doc.header))
-        memo["style"] = style_of(doc.text, memo["spans"].tokens, len(doc.header))
-    found = log_in(doc, memo["spans"])
+    found = log_in(doc, _spans(doc))
     if found is None:
         return False
     old_log, new_log = at_chain(doc.data, found[0]), at_chain(new, found[0])
     if not isinstance(new_log, list) or len(new_log) < len(old_log):
         return False
     return all(map(operator.is_, old_log, new_log))
+
+
+def _spans(doc: TronDocument) -> Spans:
+    """The document's tokens after its header, and its style (kept in its memo, as the
+    whole-document editor keeps them)."""
+    # lazy: as TronDocument.render's own imports
+    from .edit import style_of
+    from .spans import Spans
+
+    memo = doc.memo
+    if "spans" not in memo:
+        memo["spans"] = Spans(doc.text, len(doc.header))
+        memo["style"] = style_of(doc.text, memo["spans"].tokens, len(doc.header))
+    spans: Spans = memo["spans"]
+    return spans
 
 
 def _grown(doc: TronDocument) -> Grown | None:
@@ -195,14 +206,10 @@ def _made(doc: TronDocument) -> Grown | None:
     if doc.keeps_duplicates or len(doc.header) >= len(doc.text):
         return None
     # lazy: as TronDocument.render's own imports
-    from .edit import instance_counts, log_in, style_of
+    from .edit import instance_counts, log_in
     from .spans import Spans
 
-    memo = doc.memo
-    if "spans" not in memo:
-        memo["spans"] = Spans(doc.text, len(doc.header))
-        memo["style"] = style_of(doc.text, memo["spans"].tokens, len(doc.header))
-    spans: Spans = memo["spans"]
+    spans = _spans(doc)
     found = log_in(doc, spans)
     if found is None:
         return None
@@ -231,7 +238,7 @@ def _made(doc: TronDocument) -> Grown | None:
     g.body = text[cut:resume]
     g.rows = _rows(text, members[2:-1])
     g.classed = _classed(spans.tokens, members[2:-1])
-    g.made_by = _made_by(g.middle, doc.made_by)
+    g.made_by = made_by_in(g.middle, doc.made_by)
     stub_spans = Spans(stub.text, len(stub.header))
     stub_log = _log(stub, stub_spans, chain)
     if stub_log is None:
@@ -275,7 +282,7 @@ def _next(
                 nxt.counts[name] = nxt.counts.get(name, 0) + n
             nxt.rows = g.rows and _rows(text, moved)
             nxt.classed = g.classed and _classed(spans.tokens, moved)
-            nxt.made_by = {**g.made_by, **_made_by(parsed[2:-1], again.made_by)}
+            nxt.made_by = {**g.made_by, **made_by_in(parsed[2:-1], again.made_by)}
             stub = copy.copy(again)
             stub.text = text[:cut] + text[resume:]
             stub.data = stub_data
@@ -376,22 +383,6 @@ def _copy_classes(old: Any, new: Any, chain: list[Any], made_by: dict[int, str])
             old, new = old[step], new[step]
         if isinstance(old, dict) and id(old) in made_by:
             made_by[id(new)] = made_by[id(old)]
-
-
-def _made_by(values: list[Any], made_by: dict[int, str]) -> dict[int, str]:
-    """The classes that wrote the objects in ``values`` (as ``TronDocument.made_by``)."""
-    found: dict[int, str] = {}
-    stack: list[Any] = list(values)
-    while stack:
-        value = stack.pop()
-        if type(value) is dict:
-            name = made_by.get(id(value))
-            if name is not None:
-                found[id(value)] = name
-            stack += [v for v in value.values() if type(v) is dict or type(v) is list]
-        elif type(value) is list:
-            stack += [v for v in value if type(v) is dict or type(v) is list]
-    return found
 
 
 def _rows(text: str, members: list[Member]) -> bool:

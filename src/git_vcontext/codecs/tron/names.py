@@ -5,6 +5,10 @@ from __future__ import annotations
 from .header import RESERVED
 from .lexer import is_name
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # Objects under these keys are maps with free-form keys ("Overview", "proposal", ...):
 # written with {} syntax; objects inside them are named after the map.
 MAP_KEYS = frozenset({"narrative", "narratives", "metadata"})
@@ -80,3 +84,19 @@ def letter_name(index: int) -> str:
     """A, B, ... Z, A1, ... Z1, A2, ... (the TRON spec's advice for encoders)."""
     cycle, position = divmod(index, 26)
     return chr(ord("A") + position) + (str(cycle) if cycle else "")
+
+
+def made_by_in(values: list[Any], made_by: dict[int, str]) -> dict[int, str]:
+    """The classes that wrote the objects in ``values`` (as ``TronDocument.made_by``)."""
+    found: dict[int, str] = {}
+    stack: list[Any] = [values]
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            name = made_by.get(id(value))
+            if name is not None:
+                found[id(value)] = name
+            stack += [v for v in value.values() if type(v) is dict or type(v) is list]
+        else:
+            stack += [v for v in value if type(v) is dict or type(v) is list]
+    return found
