@@ -37,10 +37,11 @@ def _text(data: object, fmt: str) -> str:
 
 
 def _timed_imports(repo: Path) -> None:
-    """The driver and the external diff install wrote, started by ``python -X importtime
-    -m git_vcontext`` (pip's console-script template imports ``re`` itself)."""
+    """The driver and the external diff install wrote, their script started by ``python
+    -X importtime SCRIPT`` (the script is ours, bin/git-vcontext: what git runs; ``-m
+    git_vcontext`` would add what runpy loads, operator among them)."""
     script = shlex.quote(str(Path(cli_path()[0]).resolve()))
-    python = f"{shlex.quote(sys.executable)} -X importtime -m git_vcontext"
+    python = f"{shlex.quote(sys.executable)} -X importtime {script}"
     for key in ("merge.vcontext.driver", "diff.vcontext.command"):
         value = run_git(repo, "config", "--get", key).stdout.strip()
         if f"exec {script} " in value:
@@ -101,6 +102,26 @@ def test_the_merge_driver_of_a_tron_document_loads_no_json_package(git_repo: Pat
 def test_the_merge_driver_of_a_tron_document_loads_no_re_or_enum(git_repo: Path) -> None:
     loaded = _merge_imports(git_repo, "tron")
     assert [m for m in HEAVY if m in loaded] == []
+
+
+# what a TRON merge's render loaded only for a write that keeps a long log's old elements
+# (codecs/tron/grown.py: copy with weakref, types and copyreg; operator; bisect), and the
+# contextvars wrapper of _contextvars (issue 32)
+NOT_FOR_A_MERGE = ("copy", "weakref", "operator", "bisect", "contextvars")
+
+
+def test_the_merge_driver_of_a_tron_document_loads_no_copy_operator_or_bisect(
+    git_repo: Path,
+) -> None:
+    loaded = _merge_imports(git_repo, "tron")
+    assert [m for m in NOT_FOR_A_MERGE if m in loaded] == []
+
+
+def test_the_merge_driver_of_a_json_document_loads_no_contextvars_wrapper(
+    git_repo: Path,
+) -> None:
+    loaded = _merge_imports(git_repo, "json")
+    assert [m for m in NOT_FOR_A_MERGE if m in loaded] == []
 
 
 def _event(i: int, side: str) -> dict[str, object]:
