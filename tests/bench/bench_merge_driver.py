@@ -1,10 +1,11 @@
 """Merge driver, whole process, on a 200-item todo list changed on both sides.
 
 Run: python tests/bench/bench_merge_driver.py [--baseline SRC] [--runs N]
-Prints the median wall time of `git-vcontext merge-driver` next to `python -c pass`
-(the floor of any Python program; the commands run in turn, so a drift of the machine's
-speed weighs on each alike) and `git merge-file` on the same files, for the JSON
-document and its TRON twin (a minimal edit of ours' text, re-read before it is trusted).
+Prints the median CPU time (user + system, each process's own) of `git-vcontext
+merge-driver` next to `python -c pass` (the floor of any Python program; the commands run
+in turn, so a drift of the machine's speed weighs on each alike), with the wall-time
+ratios, and `git merge-file` on the same files, for the JSON document and its TRON twin
+(a minimal edit of ours' text, re-read before it is trusted).
 ``--baseline SRC``: the same merges by another checkout's code (its ``src`` folder, e.g.
 main's from ``git archive main | tar -x -C /tmp/main``), run in turn with this one's.
 Then what the driver loads beyond ``python -c pass`` (``python -X importtime``).
@@ -19,7 +20,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from timing import PYTHON, alternating_medians, baseline, cli, loaded_modules, met, row
+from timing import PYTHON, alternating_times, baseline, cli, load_average, loaded_modules, met, row
 
 from git_vcontext.codecs import dumps
 
@@ -93,23 +94,32 @@ def main() -> None:
     if old:
         jobs += [(driver_command("json", old), fresh("json"), here),
                  (driver_command("tron", old), fresh("tron"), here)]  # fmt: skip
-    times = alternating_medians(jobs, opts.runs)
+    before = load_average()
+    timed = alternating_times(jobs, opts.runs)
+    walls, times = [w for w, _ in timed], [c for _, c in timed]
     floor, driver, driver_tron, line_merge = times[:4]
-    print("| what | median | note |\n|---|---|---|")
-    row("python -c pass", floor)
+    print(f"load average {before} before, {load_average()} after; {opts.runs} rounds in turn")
+    print("| what | CPU median | note (goals on CPU: user + system) |\n|---|---|---|")
+    row("python -c pass", floor, f"wall {walls[0] * 1000:.1f} ms")
     row(
         "git-vcontext merge-driver, 200 items, both sides changed",
         driver,
-        f"{driver / floor:.2f}x python -c pass (goal 2.0x: {met(driver / floor, 2.0)})",
+        f"{driver / floor:.2f}x python -c pass (goal 2.0x: {met(driver / floor, 2.0)});"
+        f" wall {walls[1] / walls[0]:.2f}x",
     )
     row(
         "the same merge of the TRON twins",
         driver_tron,
-        f"{driver_tron / floor:.2f}x (goal 2.5x: {met(driver_tron / floor, 2.5)})",
+        f"{driver_tron / floor:.2f}x (goal 2.5x: {met(driver_tron / floor, 2.5)});"
+        f" wall {walls[2] / walls[0]:.2f}x",
     )
     if old:
-        row("  the same JSON merge, baseline", times[4], f"{times[4] / floor:.2f}x")
-        row("  the same TRON merge, baseline", times[5], f"{times[5] / floor:.2f}x")
+        for at, what in ((4, "JSON"), (5, "TRON")):
+            row(
+                f"  the same {what} merge, baseline",
+                times[at],
+                f"{times[at] / floor:.2f}x; wall {walls[at] / walls[0]:.2f}x",
+            )
     row("git merge-file on the same files (for scale; it conflicts)", line_merge)
     fresh("json")()
     command = driver_command("json")
