@@ -106,8 +106,15 @@ def test_the_merge_driver_of_a_tron_document_loads_no_re_or_enum(git_repo: Path)
 
 # what a TRON merge's render loaded only for a write that keeps a long log's old elements
 # (codecs/tron/grown.py: copy with weakref, types and copyreg; operator; bisect), and the
-# contextvars wrapper of _contextvars (issue 32)
-NOT_FOR_A_MERGE = ("copy", "weakref", "operator", "bisect", "contextvars")
+# contextvars wrapper of _contextvars, and the TRON error scans (issue 32)
+NOT_FOR_A_MERGE = (
+    "copy",
+    "weakref",
+    "operator",
+    "bisect",
+    "contextvars",
+    "git_vcontext.codecs.tron.scan",
+)
 
 
 def test_the_merge_driver_of_a_tron_document_loads_no_copy_operator_or_bisect(

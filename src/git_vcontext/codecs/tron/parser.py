@@ -13,7 +13,7 @@ from ...jsoncodec import string
 from ...patterns import lazy
 from ...values import MAX_DEPTH, JsonValue
 from ..text import deep_offset, exceeds_depth, marker_error
-from . import fast, scan
+from . import fast
 from .fast import (
     NAME,
     NUMBER,
@@ -82,6 +82,9 @@ def _lex(text: str, pos: int) -> Iterator[_Tok]:
             yield _Tok(_PUNCTUATION[m.group(4)], m.group(4), pos - 1)
     end = _SKIP().match(text, pos).end()  # type: ignore[union-attr]
     if end < len(text):
+        # lazy: errors only (issue 32: not on a TRON merge's path)
+        from . import scan
+
         raise Fail(*scan.bad_character(text, end))
 
 
@@ -240,6 +243,8 @@ def _translate(text: str, start: int, exc: Exception) -> Exception:
     # lazy: lark only when TRON needs the grammar (errors, rare syntax)
     from lark.exceptions import UnexpectedInput, UnexpectedToken
 
+    from . import scan  # lazy: errors only (issue 32)
+
     if isinstance(exc, Fail):
         return located(text, exc.offset, exc.message)
     if isinstance(exc, ArgumentError):
@@ -259,6 +264,8 @@ def _translate(text: str, start: int, exc: Exception) -> Exception:
 
 
 def _token_error(text: str, start: int, exc: Any) -> ParseError:
+    from . import scan  # lazy: errors only (issue 32)
+
     tok = exc.token
     at_end = tok.type == "$END"
     offset = len(text.rstrip()) if at_end else tok.start_pos
