@@ -183,7 +183,7 @@ def _spans(doc: TronDocument) -> Spans:
 
     memo = doc.memo
     if "spans" not in memo:
-        memo["spans"] = Spans(doc.text, len(doc.header))
+        memo["spans"] = Spans(doc.text, len(doc.header), memo.pop("words", None))
         memo["style"] = style_of(doc.text, memo["spans"].tokens, len(doc.header))
     spans: Spans = memo["spans"]
     return spans

@@ -207,9 +207,13 @@ def _build_parser() -> _Parser:
 Parsed = tuple[JsonValue, dict[int, str]]  # (data, made_by: id(dict) -> class, "" for {})
 
 
-def parse_data(text: str, header: Header, *, absent_null: bool) -> Parsed:
-    """The data section: the fast path when it parses the text, else lark (raises ParseError)."""
-    parsed = parse_data_fast(text, header, absent_null=absent_null)  # never deeper: fast.parse
+def parse_data(
+    text: str, header: Header, *, absent_null: bool, words_out: list[list[str]] | None = None
+) -> Parsed:
+    """The data section: the fast path when it parses the text, else lark (raises ParseError).
+    ``words_out``: as ``fast.parse``'s."""
+    # never deeper: fast.parse
+    parsed = parse_data_fast(text, header, absent_null=absent_null, words_out=words_out)
     if parsed is not None:
         return parsed
     start = header.data_start
@@ -220,9 +224,11 @@ def parse_data(text: str, header: Header, *, absent_null: bool) -> Parsed:
     return parse_data_lark(text, header, absent_null=absent_null)
 
 
-def parse_data_fast(text: str, header: Header, *, absent_null: bool) -> Parsed | None:
+def parse_data_fast(
+    text: str, header: Header, *, absent_null: bool, words_out: list[list[str]] | None = None
+) -> Parsed | None:
     """The fast path alone: None where it gives up (also on nesting deeper than MAX_DEPTH)."""
-    return fast.parse(text, header.data_start, header.classes, absent_null)
+    return fast.parse(text, header.data_start, header.classes, absent_null, words_out)
 
 
 def parse_data_lark(text: str, header: Header, *, absent_null: bool) -> Parsed:
