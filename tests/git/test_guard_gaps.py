@@ -13,7 +13,7 @@ import pytest
 
 import git_vcontext
 from helpers.guard import clone_with_base, guarded_remote, refs, remote_lines, sneak
-from helpers.pre_push import PLAYBOOK, TODO, commit, write
+from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook, write
 from helpers.run import run_cli, run_git
 
 
@@ -105,3 +105,37 @@ def test_history_a_playbook_without_a_changelog_is_judged_as_before(
     commit(repo, "delete the playbook")
     out = _refused_by_all(repo, remote, "history-event-removed")
     assert "history-changelog-removed" not in out
+
+
+# -- 4. what the refusal counts -------------------------------------------------------------
+
+
+def test_guard_and_hook_count_commits_forced_updates_and_tagged_trees_as_what_they_are(
+    repo: Path, remote: Path
+) -> None:
+    """One push: a forced update whose own commit drops an event (1 commit, 1 forced update)
+    and a tag of a tree holding an invalid document. The refusal says so, not "3 commits"."""
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a third lesson")
+    assert sneak(repo, "origin", "main").returncode == 0
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    commit(repo, "drop e2 (and, over the remote's tip, e3)")
+    data = json.loads((repo / TODO).read_text())
+    data["todoList"]["items"][0]["status"] = "bogus"
+    (repo / TODO).write_text(json.dumps(data))
+    run_git(repo, "add", "-A")
+    tree = run_git(repo, "write-tree").stdout.strip()
+    run_git(repo, "reset", "-q", "--hard")
+    before = refs(remote)
+
+    done = sneak(repo, "origin", "+HEAD:main", f"{tree}:refs/tags/bad-tree")
+
+    assert done.returncode != 0
+    said = remote_lines(done.stderr)
+    assert any(
+        "in 1 commit, 1 forced update and 1 tagged tree or blob." in line for line in said
+    ), said
+    assert refs(remote) == before
+    hooked = run_git(repo, "push", "origin", "+HEAD:main", check=False)
+    assert "in 1 commit and 1 forced update." in hooked.stderr, hooked.stderr

@@ -75,7 +75,7 @@ def _text(report: PushReport, shown: str) -> str:
     checked = f"{report.checked} commit(s) of {shown} checked"
     if report.problems:
         lines.append(
-            f"git-vcontext: {report.problems} problem(s) in {report.commits} commit(s); {checked}"
+            f"git-vcontext: {report.problems} problem(s) in {report.held()}; {checked}"
         )
     else:
         lines.append(f"git-vcontext: no problems; {checked}")
@@ -104,7 +104,7 @@ def _github(report: PushReport, shown: str) -> str:
         message = f"{f['message']} (commit {str(f['commit'])[:10]} {f['subject']})"
         lines.append(f"::error {','.join(where)}::{_data(message)}")
     summary = (
-        f"{report.problems} problem(s) in {report.commits} commit(s)"
+        f"{report.problems} problem(s) in {report.held()}"
         if report.problems
         else "no problems"
     )

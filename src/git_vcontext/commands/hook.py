@@ -116,8 +116,8 @@ def _write(report: PushReport) -> int:
         if report.reverted:
             fix += "; a git revert: git vcontext revert " + " ".join(report.reverted)
         out.append(
-            f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
-            f"commit(s). {fix[:1].upper()}{fix[1:]}, then push again."
+            f"git-vcontext: push refused: {report.problems} problem(s) in {report.held()}. "
+            f"{fix[:1].upper()}{fix[1:]}, then push again."
         )
     if out:
         sys.stderr.write("\n".join(out) + "\n")

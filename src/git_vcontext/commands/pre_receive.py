@@ -192,8 +192,8 @@ def _check(text: str) -> int:
     if report.problems:
         fixes = report.fixes()
         out.append(
-            f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
-            f"commit(s). {fixes[:1].upper()}{fixes[1:]}, then push again."
+            f"git-vcontext: push refused: {report.problems} problem(s) in {report.held()}. "
+            f"{fixes[:1].upper()}{fixes[1:]}, then push again."
         )
     if out:
         sys.stderr.write("\n".join(out) + "\n")

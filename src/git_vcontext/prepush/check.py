@@ -55,12 +55,31 @@ class PushReport:
         self.lines: list[str] = []
         self.notes: list[str] = []
         self.problems = 0
-        self.commits = 0  # commits with problems
+        self.commits = 0  # commits with problems (each once, whatever held its problems)
+        self.forced = 0  # forced updates with problems (compared with the remote's old tip)
+        self.objects = 0  # tagged trees and blobs with problems
+        self._held: set[str] = set()  # the commits counted
         self.checked = 0  # commits judged
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
         self._skipped: set[str] = set()
+
+    def held(self) -> str:
+        """What held the problems, counted as what each is: "2 commits and 1 forced update"
+        (a forced update is no commit of its own, a tagged tree or blob none at all)."""
+        parts = [
+            f"{count} {name}{'' if count == 1 else 's'}"
+            for count, name in (
+                (self.commits, "commit"),
+                (self.forced, "forced update"),
+                (self.objects, "tagged tree or blob"),
+            )
+            if count
+        ]
+        if len(parts) < 2:
+            return parts[0] if parts else "0 commits"
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
 
     def fixes(self) -> str:
         """What to do about the problems found, by what held them (semicolon-separated)."""
@@ -85,8 +104,15 @@ class PushReport:
                 if kept := [f for f in findings if f.rule != SKIPPED]:
                     problems[path] = kept
             if problems:
-                self.commits += 1
-                self.kinds.add(_kind(heading))
+                kind = _kind(heading)
+                self.kinds.add(kind)
+                if kind == "forced":
+                    self.forced += 1
+                elif kind == "objects":
+                    self.objects += 1
+                elif commit not in self._held:
+                    self._held.add(commit)
+                    self.commits += 1
                 section.append(f"  {heading}")
                 self.problems += _add(section, problems)
                 self.findings += [
