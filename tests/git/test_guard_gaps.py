@@ -139,3 +139,48 @@ def test_guard_and_hook_count_commits_forced_updates_and_tagged_trees_as_what_th
     assert refs(remote) == before
     hooked = run_git(repo, "push", "origin", "+HEAD:main", check=False)
     assert "in 1 commit and 1 forced update." in hooked.stderr, hooked.stderr
+
+
+# -- 3. doctor in a clone runs the hook's command as a push does -----------------------------
+
+
+def _without_pygit2(tmp_path: Path, hook: Path) -> None:
+    """Make ``hook`` run its program in an environment where pygit2 cannot be imported (as
+    after ``pip uninstall pygit2``)."""
+    fake = tmp_path / "no-pygit2" / "pygit2"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError(\"No module named 'pygit2'\")\n")
+    here = str(Path(git_vcontext.__file__).resolve().parents[1])
+    text = hook.read_text()
+    line = next(line for line in text.splitlines() if line.startswith("PROGRAM="))
+    real = line.split("=", 1)[1].strip().strip("'\"")
+    wrapper = tmp_path / "bin" / "git-vcontext"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{fake.parent}:{here}" exec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    hook.write_text(text.replace(real, str(wrapper)))
+
+
+def test_doctor_in_a_clone_runs_the_pre_push_check_and_says_it_cannot_import_pygit2(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Its empty-input run imported nothing, so it said "installed and runs" while every
+    push was refused."""
+    _without_pygit2(tmp_path, repo / ".git" / "hooks" / "pre-push")
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a third lesson")
+    pushed = run_git(repo, "push", "origin", "HEAD:main", check=False)
+    assert pushed.returncode != 0
+    assert "pygit2" in pushed.stderr, pushed.stderr
+
+    done = run_cli("doctor", cwd=repo)
+    said = done.stdout.decode()
+    assert done.returncode == 1, said + done.stderr.decode()
+    problem = [line for line in said.splitlines() if line.startswith("problem:")]
+    assert any("pre-push" in line and "pygit2" in line for line in problem), said
+    assert "pre-push hook installed and runs" not in said
+
+
+def test_doctor_in_a_clone_with_a_working_hook_says_it_runs(repo: Path) -> None:
+    done = run_cli("doctor", cwd=repo)
+    assert "ok: pre-push hook installed and runs" in done.stdout.decode(), done.stdout.decode()

@@ -408,4 +408,5 @@ def test_history_a_moved_document_keeps_its_changelog_entries_as_records() -> No
     entry = {"sequence": 1, "timestamp": "2026-01-01T00:00:00Z", "operation": "create"}
     before = history.event_ids(todo(changeLog=[entry]), "a.vcontext.json")
     after = history.event_ids(todo(changeLog=[entry, {**entry, "sequence": 2}]), "b.json")
-    assert before and before <= after
+    assert before
+    assert before <= after
