@@ -184,3 +184,119 @@ def test_doctor_in_a_clone_runs_the_pre_push_check_and_says_it_cannot_import_pyg
 def test_doctor_in_a_clone_with_a_working_hook_says_it_runs(repo: Path) -> None:
     done = run_cli("doctor", cwd=repo)
     assert "ok: pre-push hook installed and runs" in done.stdout.decode(), done.stdout.decode()
+
+
+# -- 2. what the guard relies on under refs/vcontext/ ----------------------------------------
+
+MARK = "refs/vcontext/server"
+
+
+def _empty_root(repo: Path) -> str:
+    """An empty commit without parents (what a lease looks like: the guard's fast path)."""
+    tree = run_git(repo, "hash-object", "-t", "tree", "-w", "--stdin").stdout.strip()
+    return run_git(repo, "commit-tree", tree, "-m", "looks like a lease").stdout.strip()
+
+
+def test_guard_refuses_deleting_or_rewriting_the_server_mark_and_names_the_override(
+    repo: Path, remote: Path
+) -> None:
+    before = refs(remote)
+    assert MARK in before
+    for target in (f":{MARK}", f"+{_empty_root(repo)}:{MARK}", f"+HEAD:{MARK}/x"):
+        done = sneak(repo, "origin", target)
+        assert done.returncode != 0, (target, done.stderr)
+        said = remote_lines(done.stderr)
+        assert any(MARK in line and "vcontext.guard.allowServerRef true" in line for line in said)
+        assert refs(remote) == before
+    assert run_cli("doctor", cwd=remote).returncode == 0
+
+
+def test_guard_only_refuses_a_pushed_server_mark(tmp_path: Path) -> None:
+    """Without the integration, a pushed mark would make every agent's sync --push wait for
+    merges that never come (an empty root commit: what the fast path lets in unopened)."""
+    remote = guarded_remote(tmp_path, "--guard", name="guard.git")
+    repo = clone_with_base(remote, tmp_path / "clone")
+    done = sneak(repo, "origin", f"{_empty_root(repo)}:{MARK}")
+    assert done.returncode != 0, done.stderr
+    assert MARK not in refs(remote)
+
+
+def test_doctor_says_the_server_mark_was_deleted_or_rewritten_and_install_restores_it(
+    repo: Path, remote: Path
+) -> None:
+    run_git(remote, "config", "vcontext.guard.allowServerRef", "true")
+    assert sneak(repo, "origin", f":{MARK}").returncode == 0
+    said = run_cli("doctor", cwd=remote)
+    assert said.returncode == 1
+    assert any(
+        line.startswith(f"problem: {MARK} is missing") for line in said.stdout.decode().splitlines()
+    ), said.stdout.decode()
+    assert sneak(repo, "origin", f"HEAD:{MARK}").returncode == 0
+    said = run_cli("doctor", cwd=remote)
+    assert said.returncode == 1
+    assert f"problem: {MARK} does not name the mark" in said.stdout.decode()
+    assert run_cli("install", "--server", cwd=remote).returncode == 0
+    assert run_cli("doctor", cwd=remote).returncode == 0, run_cli("doctor", cwd=remote).stdout
+
+
+def test_guard_takes_no_remote_tracking_ref_of_a_pusher_for_a_deleted_branchs_old_tip(
+    repo: Path, remote: Path
+) -> None:
+    """A pusher writes ``refs/remotes/(server)/release`` at its own rewritten tip, then
+    re-creates the deleted ``release`` there: it is compared with the tip ``release`` had."""
+    assert sneak(repo, "origin", "HEAD:release").returncode == 0
+    assert sneak(repo, "origin", ":release").returncode == 0
+    run_git(repo, "switch", "-q", "--orphan", "fresh")
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    commit(repo, "start over with one lesson")
+    assert sneak(repo, "origin", "HEAD:refs/remotes/(server)/release").returncode == 0
+    before = refs(remote)
+    done = sneak(repo, "origin", "HEAD:release")
+    assert done.returncode != 0, done.stderr
+    assert any(line.endswith("[history-event-removed]") for line in remote_lines(done.stderr))
+    assert refs(remote) == before
+
+
+# -- 5. the deletions the guard remembers ---------------------------------------------------
+
+
+def _record(remote: Path) -> dict[str, str]:
+    data = json.loads((remote / "vcontext" / "deleted-refs.json").read_text())
+    return dict(data.get("(server)", {}))
+
+
+def test_guard_a_flood_of_deletions_does_not_push_out_a_deleted_branchs_old_tip(
+    repo: Path, remote: Path
+) -> None:
+    """``release`` is deleted; a pusher then deletes 250 refs of its own (more than any fixed
+    record holds) and re-creates ``release`` rewritten: still compared with its old tip."""
+    assert sneak(repo, "origin", "HEAD:release").returncode == 0
+    assert sneak(repo, "origin", ":release").returncode == 0
+    flood = [f"refs/heads/flood/{n}" for n in range(250)]
+    assert sneak(repo, "origin", *(f"HEAD:{ref}" for ref in flood)).returncode == 0
+    assert sneak(repo, "origin", *(f":{ref}" for ref in flood)).returncode == 0
+    run_git(repo, "switch", "-q", "--orphan", "fresh")
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    commit(repo, "start over with one lesson")
+    before = refs(remote)
+    done = sneak(repo, "origin", "HEAD:release")
+    assert done.returncode != 0, done.stderr
+    assert any("forced update from" in line for line in remote_lines(done.stderr)), done.stderr
+    assert refs(remote) == before
+
+
+def test_guard_keeps_no_record_of_a_deletion_git_refused(repo: Path, remote: Path) -> None:
+    """git refuses the deletions after the guard let them in (receive.denyDeletes): what the
+    guard wrote then is gone at its next write, and it never counts for a ref still there."""
+    kept = [f"refs/heads/kept/{n}" for n in range(3)]
+    assert sneak(repo, "origin", *(f"HEAD:{ref}" for ref in kept)).returncode == 0
+    run_git(remote, "config", "receive.denyDeletes", "true")
+    refused = sneak(repo, "origin", *(f":{ref}" for ref in kept))
+    assert refused.returncode != 0
+    assert set(kept) <= set(refs(remote))
+    run_git(remote, "config", "--unset", "receive.denyDeletes")
+    assert sneak(repo, "origin", "HEAD:other").returncode == 0
+    assert sneak(repo, "origin", ":other").returncode == 0  # the next write
+    record = _record(remote)
+    assert "refs/heads/other" in record
+    assert not set(kept) & set(record), record

@@ -468,6 +468,15 @@ def _integration(folder: Path, where: Path, report: Report, marked: bool) -> Non
                 "lease (git vcontext install --server adds the hook)"
             )
         return
+    state = setup.mark_state(where)
+    if state != "ok":
+        said = (
+            "is missing (deleted by a push?): agents' sync --push do not know that requests are "
+            "merged here"
+            if state == "missing"
+            else "does not name the mark install --server writes (rewritten by a push?)"
+        )
+        report.problems.append(f"{setup.SERVER} {said}; fix: git vcontext install --server")
     runs = _runs_hook(setup.hook_command(text, "post-receive"), "post-receive", where)
     if runs is None:
         report.notes.append(_not_tried(hook, where))

@@ -139,7 +139,8 @@ def check_updates(
     prefix = agent_prefix(repo)
     report = PushReport()
     done: set[str] = set()
-    deleted = remotepast.remember_deletions(repo, remote, updates)
+    limit = None if remote == SERVER else remotepast.KEEP  # the integration's: the guard's record
+    deleted = remotepast.remember_deletions(repo, remote, updates, limit=limit)
     for update in updates:
         if update.is_deletion:
             continue
@@ -175,7 +176,7 @@ def check_received(
     report = PushReport()
     done: set[str] = set()
     hidden = ref_tips(repo)  # what the repository has: not news
-    deleted = remotepast.remember_deletions(repo, SERVER, updates, keep=False)
+    deleted = remotepast.remember_deletions(repo, SERVER, updates, keep=False, limit=None)
     default = default_branch(repo)
     fallback = None if default is None else commit_named(repo, default)
     for update in updates:
@@ -185,7 +186,8 @@ def check_received(
         if pushed.tip is None:  # a tag of a tree or a blob: judged as what it holds
             report.add(update.remote_ref, _not_a_commit(checker, update, fallback, report))
             continue
-        if (before := remotepast.predecessor(repo, pushed, SERVER, deleted)) is not None:
+        before = remotepast.predecessor(repo, pushed, SERVER, deleted, tracking=False)
+        if before is not None:
             remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
         floor = pushed.previous or fallback
         checker.floor = None if floor is None else str(floor.id)
@@ -198,7 +200,7 @@ def check_received(
 def let_in(repo: Repository, updates: list[RefUpdate]) -> None:
     """What the guard keeps of a push it lets in: the tips it deletes (a re-created ref is
     compared with them later). A refused push keeps nothing."""
-    remotepast.remember_deletions(repo, SERVER, updates)
+    remotepast.remember_deletions(repo, SERVER, updates, limit=None)
 
 
 def check_range(
