@@ -49,9 +49,10 @@ def remember_deletions(
 
     exists = None
     if limit is None:  # the guard, in the repository the refs are in
+        from ..gitio.refs import ref_exists
 
         def exists(ref: str) -> bool:
-            return ref in repo.references
+            return ref_exists(repo, ref)
 
     common = str(common_dir(repo))
     return remember_deletions_in(common, remote, updates, keep=keep, limit=limit, exists=exists)
