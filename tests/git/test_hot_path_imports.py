@@ -131,6 +131,40 @@ def test_the_merge_driver_of_a_json_document_loads_no_contextvars_wrapper(
     assert [m for m in NOT_FOR_A_MERGE if m in loaded] == []
 
 
+def test_a_conflicted_merge_reads_git_config_without_the_subprocess_module(
+    git_repo: Path,
+) -> None:
+    """A file with conflicts reads git's settings (here ``merge.conflictStyle diff3``: the
+    markers get a base section) by ``git config`` started with ``os`` alone, and (git
+    before 2.44 passes no labels) the git command above it from ``/proc``: no
+    ``subprocess``, nor the ``signal``, ``threading`` and ``selectors`` it loads, ~5 ms of
+    every conflicted file's driver (issue 32). (Those labels, read from git's state files,
+    still take ``re``.)"""
+    name = f"{TODO}.json"
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    run_git(git_repo, "config", "merge.conflictStyle", "diff3")
+    _timed_imports(git_repo)
+    path = git_repo / name
+    path.write_text(_text(_todo(30, set()), "json"))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "base")
+    run_git(git_repo, "checkout", "-q", "-b", "theirs")
+    path.write_text(_text(_todo(30, set(), " (theirs)"), "json"))
+    run_git(git_repo, "commit", "-q", "-am", "theirs")
+    run_git(git_repo, "checkout", "-q", "main")
+    path.write_text(_text(_todo(30, set(), " (ours)"), "json"))
+    run_git(git_repo, "commit", "-q", "-am", "ours")
+    merge = run_git(git_repo, "merge", "--no-edit", "theirs", check=False)
+    assert merge.returncode == 1, merge.stdout + merge.stderr  # the conflict stops it
+    loaded = _loaded(merge.stderr)
+    assert "git_vcontext.gitio.settings" in loaded, merge.stderr  # the settings were read
+    text = path.read_text()
+    assert "(ours)" in text
+    assert "(theirs)" in text
+    assert "|||||||" in text  # diff3 from git's config: read through the new path
+    assert [m for m in ("subprocess", "signal", "threading", "selectors") if m in loaded] == []
+
+
 def _event(i: int, side: str) -> dict[str, object]:
     return {
         "eventId": f"evt-{side}-{i}",
