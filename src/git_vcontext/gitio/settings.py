@@ -31,7 +31,7 @@ def merge_settings(
 ) -> MergeSettings:
     """The settings of the repository at ``cwd`` (``$GIT_VCONTEXT_FAVOR`` overrides config)."""
     try:
-        if cwd is None:  # the merge driver's case: git's own working directory
+        if cwd is None and hasattr(os, "posix_spawnp"):  # the driver: in git's directory
             out = _config_here()
         else:
             out = git(
