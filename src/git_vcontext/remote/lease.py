@@ -1,5 +1,5 @@
 """Holding a base's integration lease from ``sync --push``: take it with a compare-and-swap
-push, wait (polling, no objects fetched) while someone else holds it, give it back."""
+push, wait while someone else holds it (looking when its ``Landing`` says), give it back."""
 
 from __future__ import annotations
 
@@ -184,11 +184,12 @@ class LeaseKeeper:
         lost: bool = False,
     ) -> None:
         """Until one of our ``ours`` requests is gone (merged), or the lease is free, or the
-        lease we watch has expired. Each look reads two refs (in process for a remote on this
-        machine, else one ``git ls-remote``; no objects): waiting agents do not fetch every
-        time the base moves, only when it concerns them. ``lost``: another agent's lease push
-        landed just before ours, so ``snap`` does not show that lease yet: the first look
-        finds it (it lasts a lease's time at most)."""
+        lease we watch has expired. Each look is ``RemoteView.poll``: the lease and our
+        requests read in process for a remote on this machine, else a fetch of the refs
+        the next step needs (nothing new: an ``ls-remote``'s cost), timed by the lease's
+        ``Landing``, so a waiter looks about once per integration. ``lost``: another
+        agent's lease push landed just before ours, so ``snap`` does not show that lease
+        yet: the first look finds it (it lasts a lease's time at most)."""
         start = clock()
         where = f"{self.pusher.remote} {self.view.base}"
         if not self.said_waiting and snap.lease is not None:
