@@ -73,6 +73,21 @@ def test_history_deleting_a_document_with_only_changelog_entries_is_refused_by_a
     commit(repo, "delete the todo list")
     out = _refused_by_all(repo, remote, "history-changelog-removed")
     assert "deleted with its 1 changeLog entry" in out
+    assert "'Vcontext-Drop: <why>'" in out
+
+
+def test_history_a_changelog_document_deleted_on_purpose_lands_through_all(
+    repo: Path, remote: Path
+) -> None:
+    """A commit that says it means it (``Vcontext-Drop:``, as the MCP server's deletion of a
+    plan writes it) may delete a document that holds only changeLog entries (M19: what the
+    tool writes, every check accepts); the refusal above names that line."""
+    (repo / TODO).unlink()
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "drop the todo list\n\nVcontext-Drop: done with it")
+    hooked = run_git(repo, "push", "--dry-run", "origin", "HEAD:main", check=False)
+    assert hooked.returncode == 0, hooked.stderr
+    _landed_by_all(repo, remote)
 
 
 def test_history_moving_a_changelog_document_out_of_the_routed_set_is_refused_by_all(
