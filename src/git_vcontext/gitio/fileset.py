@@ -33,15 +33,21 @@ class FileSet:
     (``git check-attr``, on the commit's tree through an index of its own), so the set is
     git's own wherever the two could differ."""
 
-    def __init__(self, reader: Repository, flags: AttrCheck, commit: str | None) -> None:
+    def __init__(
+        self,
+        reader: Repository,
+        flags: AttrCheck,
+        commit: str | None,
+        shared: dict[str, bool] | None = None,
+    ) -> None:
         self._reader = reader
+        self._shared = {} if shared is None else shared  # what all commits' sets read alike
         self._flags = flags
         self._commit = commit
         self._quoted: dict[str, bool] = {}  # attributes file (by place) -> holds a quoted line
         self._folders: dict[str, bool] = {}  # folder -> a file that applies holds one
         self._said: dict[str, bool] = {}  # path -> what git check-attr said
         self._index: str | None = None  # the commit's tree as an index file, for git
-        self._outside: bool | None = None  # an attributes file outside the commit names merge
 
     def __call__(self, path: str) -> bool:
         return matches_file_patterns(path) or self.routed(path)
@@ -68,15 +74,15 @@ class FileSet:
         """Whether an attributes file outside the commit may un-route a file the commit's
         own attributes route (a line that unsets ``merge``, sets another driver, or uses
         ``binary`` or a macro of its own): then those answer too."""
-        if self._outside is None:
+        if OUTSIDE_UNROUTES not in self._shared:
             texts = [self._read(place) for place in _OUTSIDE]
             try:
                 with open(SYSTEM_ATTRIBUTES, "rb") as fh:
                     texts.append(fh.read())
             except OSError:
                 pass
-            self._outside = any(unroutes(text) for text in texts)
-        return self._outside
+            self._shared[OUTSIDE_UNROUTES] = any(unroutes(text) for text in texts)
+        return self._shared[OUTSIDE_UNROUTES]
 
     def _any_quoted(self, path: str) -> bool:
         """Whether an attributes file that applies to ``path`` holds a quoted pattern: the
@@ -207,6 +213,7 @@ class FileSet:
 
 
 ATTRIBUTES = ".gitattributes"
+OUTSIDE_UNROUTES = "outside-unroutes"
 SYSTEM_ATTRIBUTES = "/etc/gitattributes"
 """git's system attributes file where it is usually built to look (``git config --system``'s
 folder)."""
@@ -280,11 +287,12 @@ def commit_files(repo: Repository) -> Callable[[Commit | Oid | str], FileSet]:
     reader = _without_index(repo)
     flags = AttrCheck.INDEX_ONLY | AttrCheck.INCLUDE_COMMIT
     sets: dict[str, FileSet] = {}
+    shared: dict[str, bool] = {}
 
     def at(commit: Commit | Oid | str) -> FileSet:
         key = str(getattr(commit, "id", commit))
         if key not in sets:  # one per commit: what it read of the attributes is kept
-            sets[key] = FileSet(reader, flags, key)
+            sets[key] = FileSet(reader, flags, key, shared)
         return sets[key]
 
     return at
