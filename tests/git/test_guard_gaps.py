@@ -243,6 +243,7 @@ def test_doctor_says_the_server_mark_was_deleted_or_rewritten_and_install_restor
     assert sneak(repo, "origin", f":{MARK}").returncode == 0
     said = run_cli("doctor", cwd=remote)
     assert said.returncode == 1
+    assert "note: vcontext.guard.allowServerRef is true" in said.stdout.decode()
     assert any(
         line.startswith(f"problem: {MARK} is missing") for line in said.stdout.decode().splitlines()
     ), said.stdout.decode()
@@ -251,6 +252,7 @@ def test_doctor_says_the_server_mark_was_deleted_or_rewritten_and_install_restor
     assert said.returncode == 1
     assert f"problem: {MARK} does not name the mark" in said.stdout.decode()
     assert run_cli("install", "--server", cwd=remote).returncode == 0
+    run_git(remote, "config", "--unset", "vcontext.guard.allowServerRef")
     assert run_cli("doctor", cwd=remote).returncode == 0, run_cli("doctor", cwd=remote).stdout
 
 
