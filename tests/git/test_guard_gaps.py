@@ -317,3 +317,40 @@ def test_guard_keeps_no_record_of_a_deletion_git_refused(repo: Path, remote: Pat
     record = _record(remote)
     assert "refs/heads/other" in record
     assert not set(kept) & set(record), record
+
+
+def test_m19_a_plan_with_a_changelog_deleted_by_the_mcp_server_passes_hook_guard_and_check(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """One truth: the MCP server records its writes in the plan's changeLog, and its
+    deletion of that plan is a commit that says it means it: the pre-push hook, the guard
+    and ``check`` all accept it."""
+    from helpers.mcp_platform import stdio
+    from helpers.mcp_support import documents_repo, run, text
+    from helpers.mcp_tour import agent_worktree
+
+    repo = documents_repo(git_repo)
+    assert run_cli("install", cwd=repo).returncode == 0
+    remote = guarded_remote(tmp_path, name="team.git")
+    run_git(repo, "remote", "add", "origin", str(remote))
+    assert sneak(repo, "origin", "main").returncode == 0
+    alice = agent_worktree(repo, tmp_path / "alice")
+
+    async def main() -> None:
+        async with stdio(alice) as client:
+            updated = await client.call_tool(
+                "vbrief_update_plan", {"id": "release", "status": "approved"}
+            )
+            assert not updated.is_error, text(updated)
+            deleted = await client.call_tool("vbrief_delete_plan", {"id": "release"})
+            assert not deleted.is_error, text(deleted)
+
+    run(main)
+    had = run_git(alice, "show", "HEAD~1:plans/release.vcontext.tron").stdout
+    assert "changeLog" in had
+    hooked = run_git(alice, "push", "origin", "agents/alice", check=False)
+    assert hooked.returncode == 0, hooked.stderr
+    checked = run_cli("check", "main..agents/alice", cwd=alice)
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+    run_git(alice, "commit", "-q", "--allow-empty", "-m", "nothing")
+    assert sneak(alice, "origin", "agents/alice").returncode == 0
