@@ -360,3 +360,24 @@ def test_check_with_its_upstream_gone_says_gone_not_missing(repo: Path, remote: 
     assert err.count("\n") == 1, err
     assert "work's upstream origin/topic is gone" in err
     assert "git vcontext check" in err
+
+
+def test_check_of_a_whole_history_in_a_shallow_clone_advice_leads_to_a_verdict(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Every message ends with a next step that works (DEVELOPERS: advice that leads
+    nowhere is a defect): for a single revision (its whole history) no --deepen=N is
+    enough in general, so the command named is the one that fetches all of it; run once,
+    the next check gives a verdict."""
+    _good(repo, 6)
+    assert push(repo, "origin", "HEAD:main").returncode == 0
+    shallow = _shallow(remote, tmp_path / "shallow", 1)
+
+    code, out, err = check(shallow, "HEAD")
+    assert code == 3, out + err
+    fetch = re.search(r"git fetch [^ ,;)]+", err)
+    assert fetch is not None, err
+    run_git(shallow, *fetch.group(0).split()[1:])
+
+    again = check(shallow, "HEAD")
+    assert again[0] == 0, again
