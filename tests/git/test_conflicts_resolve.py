@@ -572,3 +572,23 @@ def test_numbers_keep_their_spelling_through_conflicts_and_resolve(repo: Path) -
     assert given.returncode == 1, given.stderr  # one conflict left
     assert run_cli("resolve", TODO, "--take", "theirs", cwd=repo).returncode == 0
     assert (repo / TODO).read_text() == doc(LONG, "3.0")
+
+
+def test_conflicts_and_resolve_quote_a_name_holding_a_newline(repo: Path) -> None:
+    """One conflict, one line per fact: a file name with a newline is C-quoted in the text
+    output of conflicts and resolve, as validate and git quote it (json keeps it raw)."""
+    rel = "odd\nname.vcontext.json"
+    diverge(repo, pretty(todo()), pretty(todo(t1="blocked")), pretty(todo(t1="completed")), rel)
+    merge_stops(repo)
+
+    listing = run_cli("conflicts", cwd=repo)
+    code, data = cli_json("conflicts", cwd=repo)
+    assert code == 1
+    resolved = run_cli("resolve", rel, "--take", "theirs", cwd=repo)
+
+    assert listing.returncode == 1
+    assert listing.stdout.decode().splitlines()[0].startswith('"odd\\nname.vcontext.json": 1 ')
+    assert data["files"][0]["path"] == rel
+    assert resolved.returncode == 0, resolved.stderr
+    for line in resolved.stdout.decode().splitlines():
+        assert line.startswith('"odd\\nname.vcontext.json": '), line

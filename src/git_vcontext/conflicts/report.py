@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from ..merging.result import MISSING
 from ..spelling import dumps
+from ..validation.model import quoted_path
 
 if TYPE_CHECKING:
     from typing import Any
@@ -21,22 +23,23 @@ def render_text(listing: Listing) -> str:
     for f in listing.files:
         lines += _file_lines(f)
     lines += [
-        f"{p}: conflicted, not a vContext document (resolve it by hand)" for p in listing.others
+        f"{quoted_path(p)}: conflicted, not a vContext document (resolve it by hand)"
+        for p in listing.others
     ]
     return "".join(line + "\n" for line in lines)
 
 
 def _file_lines(f: FileListing) -> list[str]:
     if f.error:
-        return [f"{f.path}: {f.error}; resolve it by hand, then git add it"]
+        return [f"{quoted_path(f.path)}: {f.error}; resolve it by hand, then git add it"]
     what = f" ({f.operation})" if f.operation else ""
     if not f.conflicts and f.source == "stages":
         return [
-            f"{f.path}: no conflict left as data{what}; "
-            f"'git vcontext resolve {f.path}' writes the merge and stages it"
+            f"{quoted_path(f.path)}: no conflict left as data{what}; "
+            f"git vcontext resolve {shlex.quote(f.path)} writes the merge and stages it"
         ]
     done = f", {f.resolved} resolved" if f.resolved else ""
-    lines = [f"{f.path}: {len(f.conflicts)} conflict(s){done}{what}"]
+    lines = [f"{quoted_path(f.path)}: {len(f.conflicts)} conflict(s){done}{what}"]
     lines += [
         f"  ours:   {f.labels.get('ours', 'ours')}",
         f"  theirs: {f.labels.get('theirs', 'theirs')}",
