@@ -592,3 +592,28 @@ def test_conflicts_and_resolve_quote_a_name_holding_a_newline(repo: Path) -> Non
     assert resolved.returncode == 0, resolved.stderr
     for line in resolved.stdout.decode().splitlines():
         assert line.startswith('"odd\\nname.vcontext.json": '), line
+
+
+def test_the_advised_resolve_command_works_for_a_name_starting_with_a_dash(repo: Path) -> None:
+    """Every conflict message ends with a command that works: for a file whose name starts
+    with '-', the command conflicts names (and sync --checkout's next steps) must not
+    pass it where resolve reads it as an option."""
+    from git_vcontext.conflicts.stopped import Stopped
+    from git_vcontext.workflow.sync import stopped_commands
+
+    rel = "-x.vcontext.json"
+    diverge(repo, pretty(todo()), pretty(todo(t1="blocked")), pretty(todo(t1="completed")), rel)
+    merge_stops(repo)
+
+    listing = run_cli("conflicts", cwd=repo)
+    hint = listing.stderr.decode()
+    assert "git vcontext resolve ./-x.vcontext.json" in hint, hint
+    advised = stopped_commands(Stopped(str(repo), "agents/a", "main", (rel,)), "a", None)
+    command = next(c for c in advised if c.startswith("git vcontext resolve"))
+    argv = command.replace("ours|theirs", "theirs").split()[2:]
+
+    resolved = run_cli(*argv, cwd=repo)
+
+    assert resolved.returncode == 0, resolved.stderr
+    assert status_of(repo, rel) == "M "
+    assert json.loads((repo / rel).read_text())["todoList"]["items"][0]["status"] == "completed"

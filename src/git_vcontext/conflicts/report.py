@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from .listing import FileListing, Listing
 
 
+def command_path(path: str) -> str:
+    """``path`` as a word of a command line to copy: shell-quoted, and a name starting with
+    '-' as ``./-name``, so the command it goes into does not read it as an option."""
+    return shlex.quote(f"./{path}" if path.startswith("-") else path)
+
+
 def render_text(listing: Listing) -> str:
     """The listing as lines of text, one file after the other."""
     lines: list[str] = []
@@ -36,7 +42,7 @@ def _file_lines(f: FileListing) -> list[str]:
     if not f.conflicts and f.source == "stages":
         return [
             f"{quoted_path(f.path)}: no conflict left as data{what}; "
-            f"git vcontext resolve {shlex.quote(f.path)} writes the merge and stages it"
+            f"git vcontext resolve {command_path(f.path)} writes the merge and stages it"
         ]
     done = f", {f.resolved} resolved" if f.resolved else ""
     lines = [f"{quoted_path(f.path)}: {len(f.conflicts)} conflict(s){done}{what}"]
