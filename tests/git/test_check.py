@@ -381,3 +381,28 @@ def test_check_of_a_whole_history_in_a_shallow_clone_advice_leads_to_a_verdict(
 
     again = check(shallow, "HEAD")
     assert again[0] == 0, again
+
+
+@pytest.mark.parametrize("where", ["no remote", "remote with another default"])
+def test_check_without_an_upstream_advises_a_range_that_exists(
+    repo: Path, tmp_path: Path, where: str
+) -> None:
+    """Exit 3 when it cannot run (no upstream): the message names the commits to check; the
+    range it names exists in this repository (it always said origin/main..HEAD, which
+    fails as an unknown revision in a repository without origin/main)."""
+    if where == "no remote":
+        run_git(repo, "remote", "remove", "origin")
+        run_git(repo, "branch", "-q", "-m", "main", "trunk")
+    else:
+        run_git(repo, "remote", "rename", "origin", "upstream")
+        run_git(repo, "branch", "-q", "-m", "main", "trunk")
+    run_git(repo, "switch", "-q", "-c", "topic")
+    _good(repo)
+
+    code, _, err = check(repo)
+
+    assert code == 3, err
+    advised = re.search(r"\(git vcontext check ([^ )]+)\)", err)
+    assert advised is not None, err
+    again = check(repo, advised.group(1))
+    assert again[0] == 0, (advised.group(1), again)
