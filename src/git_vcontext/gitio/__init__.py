@@ -55,7 +55,7 @@ def git(
             env={**os.environ, **env} if env else None,
         )
     except FileNotFoundError:
-        raise OperationalError("git is not installed (no 'git' on PATH)") from None
+        raise OperationalError(_not_found(cwd)) from None
     result = GitResult(proc.returncode, proc.stdout, proc.stderr)
     if check and proc.returncode != 0:
         raise OperationalError(f"git {args[0]}: {complaint(proc.stderr, proc.returncode)}")
@@ -71,7 +71,15 @@ def git_at_terminal(args: Sequence[str], *, cwd: str | os.PathLike[str] | None =
     try:
         return subprocess.run(["git", *args], cwd=cwd, check=False).returncode
     except FileNotFoundError:
-        raise OperationalError("git is not installed (no 'git' on PATH)") from None
+        raise OperationalError(_not_found(cwd)) from None
+
+
+def _not_found(cwd: str | os.PathLike[str] | None) -> str:
+    """What a FileNotFoundError from starting git means: a folder to run in that is gone
+    (a removed work tree) says so, rather than blaming git's installation."""
+    if cwd is not None and not os.path.isdir(cwd):
+        return f"no such folder: {os.fspath(cwd)!r} (git cannot run there)"
+    return "git is not installed (no 'git' on PATH)"
 
 
 def complaint(stderr: str, returncode: int) -> str:
