@@ -17,7 +17,19 @@ from pathlib import Path
 from typing import Any
 
 from helpers.next_steps import follow, follow_output, next_commands
-from helpers.team import TASKS, Team, edit, git, identity, read, remote_show, setup, vcx
+from helpers.team import (
+    TASKS,
+    Team,
+    edit,
+    git,
+    identity,
+    read,
+    remote_show,
+    setup,
+    tasks,
+    vcx,
+    write,
+)
 
 
 def _person_deletes_t1(team: Team) -> None:
@@ -258,4 +270,44 @@ def test_checkout_after_a_push_run_of_several_agents_merges_the_base_that_landed
     done = follow_output(run.stdout, bo, take="ours")
     assert done.last[1] == 0, done.last
     assert _statuses(team.remote) == {"t1": "inProgress", "t2": "completed"}
+    _landed(team, bo)
+
+
+def test_the_diverged_base_advice_resolves_a_name_starting_with_a_dash(tmp_path: Path) -> None:
+    """ "Every conflict message ends with the exact next commands": the warning for a local
+    base whose own commit conflicts names a file '-plan…' as ./-plan… in its resolve
+    command (as conflicts does); `resolve -plan…` was read as an option and failed."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    dash = "-plan.vcontext.json"
+    write(team.person, dash, tasks("p1"))
+    git(team.person, "add", "--", dash)
+    git(team.person, "commit", "-q", "-m", "a plan")
+    git(team.person, "push", "-q", "origin", "main")
+    at_main = tmp_path / "bo-main"
+    git(bo, "worktree", "add", "-q", str(at_main), "main")
+    git(at_main, "pull", "-q", "--no-rebase", "origin", "main")
+
+    def title(text: str) -> Any:
+        def change(data: Any) -> None:
+            data["todoList"]["items"][0]["title"] = text
+            data["todoList"]["sequence"] += 1
+
+        return change
+
+    edit(at_main, dash, title("the plan, here"))
+    git(at_main, "commit", "-q", "-am", "a person's own commit on bo's clone")
+    edit(team.person, dash, title("the plan, there"))
+    git(team.person, "commit", "-q", "-am", "p1 renamed")
+    git(team.person, "push", "-q", "origin", "main")
+    _agent_works_on_t1(bo)
+
+    pushed = vcx(bo, "sync", "bo", "--push", "origin")
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    commands = next_commands(pushed.stderr)
+    assert f"git -C {at_main} vcontext resolve ./{dash} --take ours|theirs" in commands
+    follow(commands, bo, take="ours")
+    assert remote_show(team.remote, "main", dash)["todoList"]["items"][0]["title"] == (
+        "the plan, here"
+    )
     _landed(team, bo)

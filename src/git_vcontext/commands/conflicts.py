@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..conflicts.listing import list_conflicts
-from ..conflicts.report import command_path, render_text
+from ..conflicts.report import render_text
 from ..errors import ExitCode
 from ..fsio import write_output
+from ..validation.model import command_path
 from ..values import json_report
 
 if TYPE_CHECKING:

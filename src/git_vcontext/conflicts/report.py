@@ -3,24 +3,17 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING
 
 from ..merging.result import MISSING
 from ..spelling import dumps
-from ..validation.model import quoted_path
+from ..validation.model import command_path, quoted_path
 
 if TYPE_CHECKING:
     from typing import Any
 
     from ..resolution.model import FileConflict
     from .listing import FileListing, Listing
-
-
-def command_path(path: str) -> str:
-    """``path`` as a word of a command line to copy: shell-quoted, and a name starting with
-    '-' as ``./-name``, so the command it goes into does not read it as an option."""
-    return shlex.quote(f"./{path}" if path.startswith("-") else path)
 
 
 def render_text(listing: Listing) -> str:

@@ -16,6 +16,7 @@ from ..branches import agents
 from ..branches.ancestry import contains
 from ..gitio import refs, run_dir, worktrees
 from ..gitio.objects import commit_at, new_commits
+from ..validation.model import command_path
 
 if TYPE_CHECKING:
     from ..sync.syncer import PairResult, Syncer
@@ -54,7 +55,10 @@ def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) ->
     commands += [
         f"git -C {w} pull --no-rebase {q(remote)} {base}",
         f"git -C {w} vcontext conflicts",
-        *(f"git -C {w} vcontext resolve {q(p)} --take ours|theirs" for p in paths or ["FILE"]),
+        *(
+            f"git -C {w} vcontext resolve {command_path(p)} --take ours|theirs"
+            for p in paths or ["FILE"]
+        ),
         f"git -C {w} commit --no-edit",
         f"git -C {w} push {q(remote)} {base}",
     ]

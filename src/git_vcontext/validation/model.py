@@ -119,6 +119,15 @@ _C_ESCAPES = {
 }
 
 
+def command_path(path: str) -> str:
+    """``path`` as a word of a command line to copy: shell-quoted, and a name starting with
+    '-' as ``./-name``, so the command it goes into does not read it as an option (the
+    advice of ``conflicts``, ``sync --checkout`` and ``sync --push`` alike)."""
+    import shlex  # only for advice: the merge driver and the hook never need it
+
+    return shlex.quote(f"./{path}" if path.startswith("-") else path)
+
+
 def quoted_path(path: str) -> str:
     """A file name as git shows it with ``core.quotePath=false``: as it is, unless it holds
     a control character, a double quote or a backslash; then C-quoted (a newline or a tab

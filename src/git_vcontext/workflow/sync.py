@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
-from ..conflicts.report import command_path
 from ..errors import Unfinished
 from ..gitio import operands, refs, work_tree
 from ..gitio.places import common_dir
@@ -21,6 +20,7 @@ from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
+from ..validation.model import command_path
 
 if TYPE_CHECKING:
     from pygit2 import Repository
