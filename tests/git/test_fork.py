@@ -334,3 +334,31 @@ def test_a_document_whose_file_name_is_not_utf8_is_forked_and_reported(repo: Pat
     assert proc.returncode == 0, proc.stderr
     assert b"fork metadata: notes-\xff.vcontext.json" in proc.stdout
     assert show(repo, "agents/alice", name)["todoList"]["fork"]["mergeStatus"] == "unmerged"
+
+
+def test_worktree_path_with_a_newline_is_shown_on_one_line(repo: Path, tmp_path: Path) -> None:
+    """The worktree fork reports is a name, quoted as git quotes one (core.quotePath=false):
+    a newline in it cannot split the line; a plain path (spaces and all) is shown as is."""
+    target = tmp_path / "agent\ntree"
+    proc = fork(repo, "alice", "--worktree", str(target))
+    assert proc.returncode == 0, proc.stderr
+    assert run_git(target, "symbolic-ref", "--short", "HEAD").stdout.strip() == "agents/alice"
+    last = proc.stdout.decode().splitlines()[-1]
+    assert last == f'worktree: "{str(target).replace(chr(10), chr(92) + "n")}"'
+    plain = tmp_path / "agent trees" / "bob one"
+    shown = fork(repo, "bob", "--worktree", str(plain)).stdout.decode().splitlines()[-1]
+    assert shown == f"worktree: {plain}"
+
+
+def test_worktree_path_refused_with_a_newline_is_named_as_git_quotes_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "busy\nplace"
+    target.mkdir()
+    (target / "file").write_text("x")
+    proc = fork(repo, "alice", "--worktree", str(target))
+    assert proc.returncode == 3
+    assert proc.stderr.decode().count("\n") == 1, proc.stderr
+    assert f'"{str(target).replace(chr(10), chr(92) + "n")}": already exists' in (
+        proc.stderr.decode()
+    )

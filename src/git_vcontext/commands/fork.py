@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from ..branches import agents
@@ -10,6 +11,7 @@ from ..clock import now_rfc3339
 from ..errors import ExitCode, OperationalError, UsageError
 from ..gitio import git, open_repo
 from ..sync.fork import fork_agent
+from ..validation.model import quoted_path
 
 
 def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: str | None) -> int:
@@ -22,16 +24,16 @@ def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: st
     result = fork_agent(repo, agent, from_branch=from_branch, reason=reason, now=now_rfc3339())
     print(f"{result.branch}: forked from {result.base} at {result.base_commit[:7]}")
     for path in result.forked:
-        print(f"  fork metadata: {path}")
+        print(f"  fork metadata: {quoted_path(path)}")
     if not result.forked:
         print("  no document has a container uid: no fork metadata written")
     for path in result.no_uid:
-        print(f"  left alone (no container uid): {path}")
+        print(f"  left alone (no container uid): {quoted_path(path)}")
     for line in result.unreadable:
         print(f"  left alone (does not parse): {line}")
     if target is not None:
         _add_worktree(target, result.branch)
-        print(f"worktree: {target}")
+        print(f"worktree: {quoted_path(str(target))}")
     return int(ExitCode.OK)
 
 
@@ -40,7 +42,7 @@ def _worktree_path(path: str) -> Path:
     target = Path(path).expanduser().resolve()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise OperationalError(
-            f"{path}: already exists (--worktree needs a new or empty directory)"
+            f"{quoted_path(path)}: already exists (--worktree needs a new or empty directory)"
         )
     return target
 
@@ -51,5 +53,5 @@ def _add_worktree(target: Path, branch: str) -> None:
     except OperationalError as exc:
         raise OperationalError(
             f"{branch} was created, but not its worktree: {exc.message} "
-            f"(add it with: git worktree add '{target}' {branch})"
+            f"(add it with: git worktree add {shlex.quote(str(target))} {branch})"
         ) from None
