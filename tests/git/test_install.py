@@ -527,3 +527,51 @@ def test_installing_never_breaks_git_a_man_viewer_set_twice_is_kept(git_repo: Pa
     assert viewers == ["woman", "konqueror"]
     assert run_cli("uninstall", cwd=git_repo).returncode == 0
     assert run_git(git_repo, "config", "--get-all", "man.viewer").stdout.split() == viewers
+
+
+def _conflicted_gitattributes(repo: Path) -> bytes:
+    """A real merge of two edits of .gitattributes left conflicted: its bytes."""
+    attributes = repo / ".gitattributes"
+    attributes.write_text("*.png binary\n")
+    run_git(repo, "add", ".gitattributes")
+    run_git(repo, "commit", "-qm", "attributes")
+    run_git(repo, "switch", "-qc", "other")
+    attributes.write_text("*.png -diff\n")
+    run_git(repo, "commit", "-qam", "theirs")
+    run_git(repo, "switch", "-q", "-")
+    attributes.write_text("*.png binary -text\n")
+    run_git(repo, "commit", "-qam", "ours")
+    assert run_git(repo, "merge", "other", check=False).returncode == 1
+    text = attributes.read_bytes()
+    assert text.startswith(b"<<<<<<< ")
+    return text
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
+def test_install_refuses_a_gitattributes_with_conflict_markers_as_an_operational_error(
+    git_repo: Path, force: bool
+) -> None:
+    """Command-line contract: an expected operational error is exit 3 and one line; install
+    adds nothing to (and sets nothing up around) a .gitattributes left conflicted."""
+    before = _conflicted_gitattributes(git_repo)
+    proc = run_cli("install", *(["--force"] if force else []), cwd=git_repo)
+    assert proc.returncode == 3, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1, err
+    assert "has unresolved conflict markers (line 1): resolve them first" in err
+    assert (git_repo / ".gitattributes").read_bytes() == before
+    assert run_git(git_repo, "config", "merge.vcontext.driver", check=False).stdout == ""
+    assert not (git_repo / ".git" / "hooks" / "pre-push").exists()
+
+
+def test_doctor_reports_a_gitattributes_with_conflict_markers(git_repo: Path) -> None:
+    _conflicted_gitattributes(git_repo)
+    proc = run_cli("doctor", cwd=git_repo)
+    assert proc.returncode == 1
+    out = proc.stdout.decode()
+    assert "problem: " in out
+    assert "has unresolved conflict markers (line 1), which git reads as patterns" in out
+    run_git(git_repo, "checkout", "--theirs", "--", ".gitattributes")
+    run_git(git_repo, "add", ".gitattributes")
+    assert run_cli("install", cwd=git_repo).returncode == 0
+    assert "conflict markers" not in run_cli("doctor", cwd=git_repo).stdout.decode()

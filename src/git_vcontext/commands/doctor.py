@@ -208,6 +208,11 @@ def _attributes(top: Path, report: Report) -> None:
     """The vContext files (the file set, and documents outside it) and whether git sends
     them to the driver; configs among them are noted (validate and the hook skip them).
     Files the patterns miss (install writes only those) get the line that routes each."""
+    if conflicted := installer.conflict_markers(top / ".gitattributes"):
+        report.problems.append(
+            f"{conflicted}, which git reads as patterns: resolve the conflict, then run "
+            "git vcontext install"
+        )
     files, configs = coverage.vcontext_files(top)
     if configs:
         report.notes.append(

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..codecs.text import find_conflict_marker
 from ..document import FILE_PATTERNS
 from ..errors import OperationalError, UsageError
 from ..fsio import permitted, read_bytes, write_atomic
@@ -17,6 +18,7 @@ from ..gitio import git, open_repo, repository_error
 from ..gitio.places import common_dir
 from ..prepush.cache import cache_root
 from ..record import record
+from ..validation.model import quoted_path
 
 PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
@@ -387,6 +389,8 @@ def uninstall_config(scope: Scope) -> list[str]:
 def attributes_refusal(path: Path, force: bool) -> str | None:
     """Why install must not add its attribute lines (others for our patterns), or None."""
     _refuse_linked(path)
+    if conflicted := conflict_markers(path):  # --force too: never write into a conflict
+        raise OperationalError(f"{conflicted}: resolve them first, then install again")
     if force or not path.exists():
         return None
     clashes = _clashes(_read_lines(path)[0])
@@ -395,6 +399,20 @@ def attributes_refusal(path: Path, force: bool) -> str | None:
         if clashes
         else None
     )
+
+
+def conflict_markers(path: Path) -> str | None:
+    """What is wrong with an attributes file holding git conflict markers (a merge of it
+    left unresolved: git reads the marker lines as patterns), or None; shared by
+    ``install``, which refuses to add to it, and ``doctor``, which reports it."""
+    if not path.is_file():
+        return None
+    text = read_bytes(str(path)).decode("utf-8", "surrogateescape")
+    at = find_conflict_marker(text)
+    if at is None:
+        return None
+    line = text.count("\n", 0, at) + 1
+    return f"{quoted_path(str(path))} has unresolved conflict markers (line {line})"
 
 
 def _refuse_linked(path: Path) -> None:
