@@ -423,12 +423,6 @@ def test_a_commit_made_while_sync_waits_is_kept_and_pushed(
         assert kept.returncode == 0, f"tick2 is not on {ref} of {where.name}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="git -c vcontext.syncTimeout=N is not read (pygit2's config has no "
-    "GIT_CONFIG_PARAMETERS): a refused connection is retried for the default 600 s; "
-    "remote/protocol.py reads the setting (lead: route to the sync transport engineer)",
-)
 def test_sync_at_scale_git_dash_c_sync_timeout_bounds_the_retries(git_repo: Path) -> None:
     """ "a transient failure … is retried with backoff and jitter inside the sync's deadline
     (vcontext.syncTimeout)": a setting given as git gives one for a single command

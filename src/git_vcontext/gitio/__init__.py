@@ -237,7 +237,15 @@ def is_ignored(repo: Repository, path: str) -> bool:
 
 
 def config_value(repo: Repository, key: str) -> str | None:
-    """A git config value; None when the key is not set or written without a value."""
+    """A git config value; None when the key is not set or written without a value. A
+    value given to this one command (``git -c KEY=VALUE vcontext …``) comes first, as in
+    git (pygit2 does not see those)."""
+    if _given():
+        from . import overrides
+
+        given = overrides.lookup(key)
+        if not overrides.is_missing(given):
+            return given if isinstance(given, str) else None
     try:
         value = repo.config[key]
     except KeyError:
@@ -248,10 +256,22 @@ def config_value(repo: Repository, key: str) -> str | None:
 def config_flag(repo: Repository, key: str, default: bool) -> bool:
     """A boolean git config value as git reads it (``true``/``yes``/``on``/``1``, …);
     ``default`` when the key is not set or is not a boolean."""
+    if _given():
+        from . import overrides
+
+        given = overrides.lookup(key)
+        if not overrides.is_missing(given):
+            flag = overrides.as_bool(given if isinstance(given, str) else None)
+            return default if flag is None else flag
     try:
         return bool(repo.config.get_bool(key))
     except (KeyError, ValueError):
         return default
+
+
+def _given() -> bool:
+    """Whether git passed settings to this command (``git -c``): cheap, no import."""
+    return "GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ
 
 
 def resolve_commit(repo: Repository, rev: str) -> Commit:
