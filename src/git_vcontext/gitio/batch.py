@@ -241,12 +241,12 @@ class _Process:
             actions.append((os.POSIX_SPAWN_DUP2, in_read, 0))
         else:
             actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
-        import signal  # as subprocess does: git starts with SIGPIPE at its default
+        # as subprocess does: git starts with SIGPIPE at its default; the interpreter's own
+        # _signal (loaded at start), not signal, whose enums load enum, functools, collections
+        from _signal import SIGPIPE  # type: ignore[import-not-found,unused-ignore]
 
         try:
-            self.pid = os.posix_spawnp(
-                "git", args, env, file_actions=actions, setsigdef=(signal.SIGPIPE,)
-            )
+            self.pid = os.posix_spawnp("git", args, env, file_actions=actions, setsigdef=(SIGPIPE,))
         except OSError as exc:
             for fd in (out_read, in_write):
                 if fd >= 0:
