@@ -217,6 +217,9 @@ def test_installing_never_breaks_git_patches_of_added_renamed_and_odd_names_are_
         ["diff", "--cached", "-M", "--stat", "-p"],
         ["diff", "HEAD~1"],
         ["-c", "diff.noprefix=true", "diff", "HEAD~1"],
+        ["-c", "diff.noprefix=true", "diff", "--cached"],  # a pure rename, a mode change
+        ["-c", "core.quotePath=false", "diff", "HEAD~1"],
+        ["-c", "core.quotePath=false", "-c", "diff.noprefix=true", "diff", "--cached"],
         ["diff", "-R", "HEAD"],
     ):
         ours, theirs = git(installed, env, *args), git(plain, env, *args)
@@ -224,6 +227,37 @@ def test_installing_never_breaks_git_patches_of_added_renamed_and_odd_names_are_
         if "-R" in args:  # git swaps the prefixes too; the patch applies all the same
             continue
         assert ours.stdout == theirs.stdout, args
+
+
+@pytest.mark.parametrize("args", [["log", "-p"], ["diff", "HEAD~2"]])
+def test_installing_never_breaks_git_a_reader_that_stops_early_is_no_error(
+    twins: tuple[Path, Path, dict[str, str]], args: list[str]
+) -> None:
+    """``git log -p | head -1``: the external diff wrote into a closed pipe and git said
+    "fatal: external diff died, stopping at …" where git alone ends in silence."""
+    installed, plain, env = twins
+    for repo in (installed, plain):
+        for n in range(3):  # enough changes that the reader stops before the end
+            (repo / f"more {n}.vcontext.json").write_text(_todo(["pending"] * 40, extra=n))
+        git(repo, env, "add", "-A")
+    seen = []
+    for repo in (installed, plain):
+        reader = subprocess.Popen(
+            ["git", *args, "--", "."],
+            cwd=repo,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert reader.stdout is not None
+        assert reader.stderr is not None
+        first = reader.stdout.readline()
+        reader.stdout.close()  # as head does
+        errors = reader.stderr.read()
+        reader.wait(timeout=60)
+        seen.append((first, errors))
+    assert seen[0] == seen[1]
+    assert b"external diff died" not in seen[0][1]
 
 
 @pytest.mark.parametrize("args", [["diff"], ["diff", "HEAD"], ["diff", "--cached"]])

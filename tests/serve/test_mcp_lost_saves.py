@@ -234,3 +234,32 @@ def test_lost_saves_none_when_a_save_lands_in_the_replaced_file_after_the_write(
     final = _eventually(todo, "saved late", writer.RETIRED + 3)
     assert final["todoList"].get("title") == "saved late"
     assert time.monotonic() - landed < writer.RETIRED  # seen by its stat, not at the end
+    # the write that had returned stays in the file: merged into the save put back (the
+    # save was made on the file before it; before, the save replaced the write's change)
+    assert final["todoList"]["items"][0]["status"] == "completed"
+
+
+def test_lost_saves_a_save_that_conflicts_with_the_write_goes_back_as_it_is(
+    tmp_path: Path,
+) -> None:
+    """The person changed the same field the write changed: the save goes back as the
+    person wrote it (a person's save is never lost; the agent's change is in its commit)."""
+    from git_vcontext.mcp_server import writer
+
+    repo = new_repo(tmp_path / "repo", {"todo.vcontext.json": todo_document(["a", "b"])})
+    todo = repo / "todo.vcontext.json"
+    svc = _service(repo)
+    person = os.open(todo, os.O_WRONLY)
+    try:
+        saved = json.loads(todo.read_bytes())
+        saved["todoList"]["title"] = "saved late"
+        saved["todoList"]["items"][0]["status"] = "cancelled"
+        raw = (json.dumps(saved, indent=2) + "\n").encode()
+        _update(svc, "completed")  # replaces the file the person holds open
+        os.pwrite(person, raw, 0)
+        os.ftruncate(person, len(raw))
+    finally:
+        os.close(person)
+    final = _eventually(todo, "saved late", writer.RETIRED + 3)
+    assert final["todoList"].get("title") == "saved late"
+    assert final["todoList"]["items"][0]["status"] == "cancelled"

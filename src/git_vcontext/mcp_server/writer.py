@@ -250,13 +250,14 @@ class Writer:
                 )
                 self._watcher.start()
 
-    def _late_saves(self, target: Target) -> bytes | None:
+    def _late_saves(self, target: Target) -> tuple[bytes, bytes] | None:
         """The newest save that landed in a file this server replaced (under the document's
-        lock): a file's bytes are compared when its stat changed since they last were, or
+        lock), with the bytes that file held when it was replaced (what the person's editor
+        had): a file's bytes are compared when its stat changed since they last were, or
         it was never compared, or it is let go (watched long enough)."""
         with self._watch_lock:
             watched = self._retired.pop(target.real, [])
-        found: list[tuple[int, bytes]] = []
+        found: list[tuple[int, bytes, bytes]] = []
         kept: list[_Retired] = []
         now = time.monotonic()
         for r in watched:
@@ -266,7 +267,7 @@ class Writer:
                 continue
             late = _late_save(r.fd, r.raw, target.rel)
             if late is not None:
-                found.append((_stamp(r.fd)[0], late))
+                found.append((_stamp(r.fd)[0], late, r.raw))
                 os.close(r.fd)
             elif now < r.until:
                 r.seen = stamp
@@ -276,12 +277,19 @@ class Writer:
         if kept:
             with self._watch_lock:
                 self._retired.setdefault(target.real, [])[:0] = kept
-        return max(found)[1] if found else None
+        if not found:
+            return None
+        _, late, before = max(found)
+        return late, before
 
-    def _put_back(self, target: Target, late: bytes) -> None:
+    def _put_back(self, target: Target, late: tuple[bytes, bytes]) -> None:
         """Put a save that landed in a file this server replaced back in its place, if the
         path still holds what this server wrote last (else someone saved since: theirs
-        stays); the file it replaces is watched in turn."""
+        stays); the file it replaces is watched in turn. What this server wrote since that
+        file was replaced is merged into the save (three ways, from what the file held
+        then), so an agent's write that already returned stays in the file; where the two
+        conflict, or the save does not parse, the save goes back as it is (the agent's
+        change is in its commit)."""
         placed = self._placed.get(target.real)
         self.store.forget(target.real)
         if placed is None:
@@ -290,15 +298,16 @@ class Writer:
             fd = open_regular(target.real)
         except OperationalError:
             return
+        saved = _merged(target.rel, late[1], placed[1], late[0])
         try:
-            written = self._write(target, late, lambda: _holds(fd, target.real, *placed))
+            written = self._write(target, saved, lambda: _holds(fd, target.real, *placed))
         except Refused:
             os.close(fd)
             raise
         if not written:
             os.close(fd)
             return
-        self._placed[target.real] = (Stat.of(target.real), late)
+        self._placed[target.real] = (Stat.of(target.real), saved)
         self._retire(target, fd, placed[1])
 
     def _watch(self) -> None:
@@ -429,6 +438,17 @@ def _same_file(fd: int, loaded: Loaded) -> bool:
         return now == loaded.stat and os.pread(fd, st.st_size + 1, 0) == loaded.raw
     except OSError:
         return False
+
+
+def _merged(rel: str, before: bytes, written: bytes, late: bytes) -> bytes:
+    """A late save ``late`` (made on ``before``) with what this server wrote since
+    (``written``) merged in; ``late`` itself where they conflict or a side does not parse."""
+    if written == before:
+        return late
+    from ..merging.files import merge_files
+
+    outcome = merge_files(before, written, late, path=rel)
+    return outcome.output if outcome.clean and outcome.status == "clean" else late
 
 
 def _late_save(fd: int, raw: bytes, rel: str) -> bytes | None:

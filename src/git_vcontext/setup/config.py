@@ -131,13 +131,16 @@ def _guarded_driver(command: str, words: str) -> str:
 
 _RAW_PATCH_AWK = " ".join(
     (
-        # git's quoting of a name (core.quotePath): C escapes, other bytes in octal
-        'function q(s,  o, i, c) { if (s !~ /["\\\\]/ && s !~ /[^ -~]/) return s; o = "\\"";',
+        # git's quoting of a name: C escapes, other bytes in octal (but bytes from 0x80 as
+        # they are with core.quotePath=false, QP=0)
+        'function q(s,  o, i, c) { if (s !~ /["\\\\]/ &&',
+        's !~ (QP ? "[^ -~]" : "[\\001-\\037\\177]")) return s; o = "\\"";',
         "for (i = 1; i <= length(s); i++) { c = substr(s, i, 1);",
         'if (c == "\\"" || c == "\\\\") o = o "\\\\" c; else if (c in E) o = o "\\\\" E[c];',
-        'else if (c ~ /[ -~]/) o = o c; else o = o sprintf("\\\\%03o", O[c]) }',
+        "else if (c ~ /[ -~]/ || (!QP && O[c] > 127)) o = o c;",
+        'else o = o sprintf("\\\\%03o", O[c]) }',
         'return o "\\"" }',
-        'BEGIN { head = 1; meta = ENVIRON["VC_META"];',
+        'BEGIN { head = 1; meta = ENVIRON["VC_META"]; QP = ENVIRON["VC_QP"] != "false";',
         'for (i = 1; i < 256; i++) O[sprintf("%c", i)] = i;',
         'E["\\a"] = "a"; E["\\b"] = "b"; E["\\t"] = "t"; E["\\n"] = "n"; E["\\v"] = "v";',
         'E["\\f"] = "f"; E["\\r"] = "r"; A = q(ENVIRON["VC_A"]); B = q(ENVIRON["VC_B"]) }',
@@ -191,7 +194,8 @@ _FAST_PATCH = " ".join(
         'if [ -z "$VC_OUT" ]; then exit 0; fi;',
         'if [ "$VC_HUNKS" != "$VC_OUT" ]; then',
         "printf 'diff --git %s %s\\nindex %s %s\\n--- %s%s\\n+++ %s%s\\n@@%s'",
-        '"$VC_A$1" "$VC_B$1" "$VC_IX" "$4" "$VC_A$1" "$VC_T" "$VC_B$1" "$VC_T" "$VC_HUNKS";',
+        '"$VC_A$1" "$VC_B$1" "$VC_IX" "$4" "$VC_A$1" "$VC_T" "$VC_B$1" "$VC_T" "$VC_HUNKS"',
+        "2>/dev/null;",
         "exit 0; fi;; esac; fi",
     )
 )
@@ -218,6 +222,8 @@ def _guarded_diff(command: str) -> str:
     awk = shlex.quote(_RAW_PATCH_AWK)
     body = [
         f'if [ -x {exe} ] && {person}; then exec {command} diff "$@"; fi',
+        # a reader that stops (git log -p | head): git's own end, not "external diff died"
+        "trap '' PIPE",
         '[ $# -ge 7 ] || { echo "* Unmerged path $1"; exit 0; }',
         f'[ -x {exe} ] || [ "${{GIT_DIFF_PATH_COUNTER-1}}" != 1 ] || echo "git-vcontext: '
         f"{program(command)} is missing (moved or uninstalled?): git diff shows plain "
@@ -227,13 +233,17 @@ def _guarded_diff(command: str) -> str:
         "TA=; TB=; case \"$1\" in *' '*) TA='\t';; esac; case \"$N\" in *' '*) TB='\t';; esac",
         'VC_META=${9-}; VC_A="a/$1"; VC_B="b/$N"; VC_P=$2; [ "$4" != . ] || VC_P=$5',
         "VC_P=${VC_P#/}; export VC_META VC_A VC_B VC_P",
+        # a name outside ASCII: quoted as git quotes it (core.quotePath=false: not at all)
+        'VC_QP=; case "$1$N" in *[!\\ -~]*) VC_QP=$(git config --type=bool core.quotePath);;'
+        " esac; export VC_QP",
         "OM=$4; NM=$7; vc_awk() { LC_ALL=C awk "
         f'-v OM="$OM" -v NM="$NM" -v TA="$TA" -v TB="$TB" {awk}; }}',
         'OUT=$(git diff --no-index --no-ext-diff --no-color -- "$2" "$5" | vc_awk)',
         # identical contents: git still names a rename or a change of mode
         'if [ -z "$OUT" ]; then [ $# -eq 9 ] || [ "$4" != "$7" ] || exit 0; '
+        '[ "$(git config --type=bool diff.noprefix)" != true ] || { VC_A=$1; VC_B=$N; }; '
         "OUT=$(echo 'diff --git a/ b/' | vc_awk); fi",
-        "printf '%s\\n' \"$OUT\"; exit 0",
+        "printf '%s\\n' \"$OUT\" 2>/dev/null; exit 0",
     ]
     return "vcontext_diff() { " + "; ".join(body) + "; }; vcontext_diff"
 
