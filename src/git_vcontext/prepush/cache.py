@@ -47,8 +47,9 @@ CACHE_DIR = ("vcontext", "verdicts")
 LAYOUT = "2"
 """The cache's layout (2: one file per verdict): part of the fingerprint, so a cache of
 another layout is removed, not misread."""
-MAX_PER_FOLDER = 1024
-"""Verdicts a fan-out folder keeps (256 folders: ~260,000 verdicts at most)."""
+MAX_PER_FOLDER = 256
+"""Verdicts a fan-out folder keeps: 256 folders, ~65,000 verdicts at most (a file each: a
+few hundred MB at worst on a file system that gives each file a 4 KiB block)."""
 PRUNE_EVERY = 64
 """One save in this many looks at a folder to prune (a few ms then, nothing otherwise)."""
 KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-+")
