@@ -626,6 +626,12 @@ def hook() -> None:
 @hook.command("pre-push", context_settings=CONTEXT)
 @click.argument("remote", required=False)
 @click.argument("url", required=False)
+@click.option(
+    "--probe",
+    is_flag=True,
+    hidden=True,
+    help="Check nothing: load what the check loads and open the repository (doctor).",
+)
 def pre_push(**options: Any) -> int:
     """Validate what is pushed (git's ref lines on stdin); exit 1 blocks the push.
 

@@ -393,3 +393,20 @@ def test_history_duplicate_creation_refuses_only_a_non_merge_commit() -> None:
         )
         == []
     )
+
+
+def test_history_changelog_removed_when_a_document_with_only_changelog_entries_is_deleted() -> None:
+    entry = {"sequence": 1, "timestamp": "2026-01-01T00:00:00Z", "operation": "create"}
+    old = todo(changeLog=[entry, {**entry, "sequence": 2}])
+    found = check_change(old, None, "memory/todo.vcontext.json")
+    assert rules(found) == ["history-changelog-removed"]
+    assert "2 changeLog entries" in found[0].message
+    assert check_change(todo(), None, "memory/todo.vcontext.json") == []
+
+
+def test_history_a_moved_document_keeps_its_changelog_entries_as_records() -> None:
+    entry = {"sequence": 1, "timestamp": "2026-01-01T00:00:00Z", "operation": "create"}
+    before = history.event_ids(todo(changeLog=[entry]), "a.vcontext.json")
+    after = history.event_ids(todo(changeLog=[entry, {**entry, "sequence": 2}]), "b.json")
+    assert before
+    assert before <= after

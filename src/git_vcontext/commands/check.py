@@ -74,9 +74,7 @@ def _text(report: PushReport, shown: str) -> str:
     lines = [*report.lines, *(f"git-vcontext: note: {n}" for n in report.notes)]
     checked = f"{report.checked} commit(s) of {shown} checked"
     if report.problems:
-        lines.append(
-            f"git-vcontext: {report.problems} problem(s) in {report.commits} commit(s); {checked}"
-        )
+        lines.append(f"git-vcontext: {report.problems} problem(s) in {report.held()}; {checked}")
     else:
         lines.append(f"git-vcontext: no problems; {checked}")
     return "\n".join(lines) + "\n"
@@ -104,9 +102,7 @@ def _github(report: PushReport, shown: str) -> str:
         message = f"{f['message']} (commit {str(f['commit'])[:10]} {f['subject']})"
         lines.append(f"::error {','.join(where)}::{_data(message)}")
     summary = (
-        f"{report.problems} problem(s) in {report.commits} commit(s)"
-        if report.problems
-        else "no problems"
+        f"{report.problems} problem(s) in {report.held()}" if report.problems else "no problems"
     )
     lines.append(f"git-vcontext check {shown}: {summary}; {report.checked} commit(s) checked")
     return "\n".join(lines) + "\n"

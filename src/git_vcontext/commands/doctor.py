@@ -342,26 +342,40 @@ def _read(path: Path) -> str:
 def _our_hook(top: Path, hook: Path, text: str, report: Report) -> None:
     if not permitted(hook, os.X_OK):
         report.problems.append(f"{hook} is not executable")
-    elif not _hook_runs(hookinstall.hook_command(text), top):
+    elif not (runs := _hook_runs(hookinstall.hook_command(text), top)):
+        said = f" ({runs.why})" if runs.why else ""
         report.problems.append(
-            f"the pre-push hook's command does not run (see {hook}; moved or uninstalled? "
-            "run install again)"
+            f"the pre-push hook's command does not run{said} (see {hook}; moved or "
+            "uninstalled? run install again)"
         )
     else:
         report.oks.append("pre-push hook installed and runs")
 
 
-def _hook_runs(command: str | None, top: Path) -> bool:
-    """Whether the hook's command answers an empty push (nothing to check) with exit 0."""
+def _hook_runs(command: str | None, top: Path) -> Ran:
+    """Whether the hook's command runs its dry run (``PROBE``: it loads what a push's check
+    loads and opens the repository, so a dependency it cannot import, or another Python, is
+    found as a push would find it) with exit 0; an older command without the dry run
+    answers an empty push (nothing to check)."""
     if not command:
-        return False
+        return Ran(False)
     try:
-        argv = shlex.split(command)
+        argv = [*shlex.split(command), "hook", "pre-push"]
     except ValueError:
-        return False
+        return Ran(False, "the hook's command line does not read")
+    proc = _run_pre_push([*argv, PROBE], top)
+    if proc is not None and proc.returncode == 2 and PROBE.encode() in proc.stderr:
+        proc = _run_pre_push([*argv, "doctor", "doctor"], top)  # an older hook's command
+    if proc is None:
+        return Ran(False)
+    lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    return Ran(proc.returncode == 0, lines[-1].strip() if lines else "")
+
+
+def _run_pre_push(argv: list[str], top: Path) -> subprocess.CompletedProcess[bytes] | None:
     try:
-        proc = subprocess.run(
-            [*argv, "hook", "pre-push", "doctor", "doctor"],
+        return subprocess.run(
+            argv,
             cwd=top,
             input=b"",
             capture_output=True,
@@ -369,8 +383,7 @@ def _hook_runs(command: str | None, top: Path) -> bool:
             timeout=30,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
+        return None
 
 
 # -- a bare repository: the guard and the integration ---------------------------------------
@@ -455,6 +468,15 @@ def _integration(folder: Path, where: Path, report: Report, marked: bool) -> Non
                 "lease (git vcontext install --server adds the hook)"
             )
         return
+    state = setup.mark_state(where)
+    if state != "ok":
+        said = (
+            "is missing (deleted by a push?): agents' sync --push do not know that requests are "
+            "merged here"
+            if state == "missing"
+            else "does not name the mark install --server writes (rewritten by a push?)"
+        )
+        report.problems.append(f"{setup.SERVER} {said}; fix: git vcontext install --server")
     runs = _runs_hook(setup.hook_command(text, "post-receive"), "post-receive", where)
     if runs is None:
         report.notes.append(_not_tried(hook, where))

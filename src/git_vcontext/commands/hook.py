@@ -45,8 +45,19 @@ def wanted(text: str) -> bool:
     return bool(text.strip() or env.get(PRE_COMMIT_TO) or env.get(PRE_COMMIT_LOCAL))
 
 
-def run(*, remote: str | None = None, url: str | None = None, text: str | None = None) -> int:
-    """Check what is being pushed; 0 = let it through, 1 = refuse it."""
+def run(
+    *,
+    remote: str | None = None,
+    url: str | None = None,
+    text: str | None = None,
+    probe: bool = False,
+) -> int:
+    """Check what is being pushed; 0 = let it through, 1 = refuse it. ``probe`` (doctor):
+    check nothing, but load what a push's check loads and open the repository, so a hook
+    that could not run at a push (its package or a dependency gone, another Python) says
+    why now."""
+    if probe:
+        return _probe()
     if text is None:
         try:
             text = read_input()
@@ -62,6 +73,27 @@ def run(*, remote: str | None = None, url: str | None = None, text: str | None =
         raise OperationalError(
             f"pre-push check could not run, push refused: {exc.message} ({BYPASS_HINT})"
         ) from None
+
+
+def _probe() -> int:
+    try:
+        # lazy: what a push that is not cached loads
+        from ..gitio.places import open_pushing_repo
+        from ..prepush import check
+        from ..validation import files
+
+        del check, files
+        open_pushing_repo()
+    except OperationalError as exc:
+        raise OperationalError(
+            f"the pre-push check could not open this repository: {exc.message}"
+        ) from None
+    except ImportError as exc:  # a dependency gone (pygit2, ...)
+        raise OperationalError(
+            f"the pre-push check could not run ({exc}): every push is refused until "
+            "git-vcontext is installed again (then git vcontext install)"
+        ) from None
+    return 0
 
 
 def _check(remote: str | None, text: str) -> int:
@@ -116,8 +148,8 @@ def _write(report: PushReport) -> int:
         if report.reverted:
             fix += "; a git revert: git vcontext revert " + " ".join(report.reverted)
         out.append(
-            f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
-            f"commit(s). {fix[:1].upper()}{fix[1:]}, then push again."
+            f"git-vcontext: push refused: {report.problems} problem(s) in {report.held()}. "
+            f"{fix[:1].upper()}{fix[1:]}, then push again."
         )
     if out:
         sys.stderr.write("\n".join(out) + "\n")

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
     from ..gitio.outgoing import RefUpdate
 
 ALLOW_DELETE = "vcontext.guard.allowDelete"
+ALLOW_MARK = "vcontext.guard.allowServerRef"
+MARK = "refs/vcontext/server"
+"""What ``install --server`` writes and ``sync --push`` believes (``setup.server.SERVER``; not
+imported from there: the fast path must stay light): a push never changes it (nor creates a
+ref under it), unless ``vcontext.guard.allowServerRef`` is true."""
 VERBOSE = "GIT_VCONTEXT_HOOK_VERBOSE"
 REMEMBERED_AS = "(server)"
 """The name the guard keeps deletions under (``prepush.check.SERVER``; not imported from
@@ -52,7 +57,7 @@ def run(*, text: str | None = None, probe: bool = False) -> int:
     if not text.strip():
         return int(ExitCode.OK)
     try:
-        if _light(text):
+        if not touches_mark(text) and _light(text):
             return int(ExitCode.OK)
         return _check(text)
     except OperationalError as exc:
@@ -86,6 +91,17 @@ def _probe() -> int:
     return int(ExitCode.OK)
 
 
+def is_mark(ref: str) -> bool:
+    """Whether ``ref`` is the server's mark, or a ref under it (which would keep
+    ``install --server`` from writing the mark)."""
+    return ref == MARK or ref.startswith(MARK + "/")
+
+
+def touches_mark(text: str) -> bool:
+    """Whether a line of git's input updates the mark (then only the full check judges)."""
+    return any(len(p) == 3 and is_mark(p[2]) for p in (line.split() for line in text.splitlines()))
+
+
 def nothing_to_check(text: str) -> bool:
     """Whether this push, for certain, changes no file: every update creates a ref at a
     commit of the empty tree without parents (the lease ``sync --push`` takes), and what the
@@ -110,7 +126,7 @@ def nothing_to_check(text: str) -> bool:
             return False  # not the plain bare repository this reading is sure of
         lines = [line.split() for line in text.splitlines() if line.strip()]
         record = remembered(git_dir, REMEMBERED_AS)
-        if not lines or record is None:
+        if not lines or record is None or touches_mark(text):
             return False
         dirs = object_dirs(git_dir)
         for parts in lines:
@@ -150,7 +166,7 @@ def _light(text: str) -> bool:
     if not light.clean(updates):
         return False
     cache.save()
-    remember_deletions_in(git_dir, REMEMBERED_AS, updates)
+    remember_deletions_in(git_dir, REMEMBERED_AS, updates, limit=None, exists=_Refs(git_dir))
     out = [f"git-vcontext: note: {cache.warning}"] if cache.warning else []
     if os.environ.get(VERBOSE):
         out.append(
@@ -160,6 +176,24 @@ def _light(text: str) -> bool:
     if out:
         sys.stderr.write("\n".join(out) + "\n")
     return True
+
+
+class _Refs:
+    """Whether a ref exists now (git's list of refs, read once, when first asked)."""
+
+    def __init__(self, git_dir: str) -> None:
+        self.git_dir = git_dir
+        self.names: set[str] | None = None
+
+    def __call__(self, ref: str) -> bool:
+        if self.names is None:
+            from ..gitio.batch import Unreadable, ref_names
+
+            try:
+                self.names = ref_names(self.git_dir)
+            except Unreadable:
+                return False  # kept: read only for an absent ref anyway
+        return ref in self.names
 
 
 def _check(text: str) -> int:
@@ -172,7 +206,7 @@ def _check(text: str) -> int:
     updates = parse_receive_lines(text)
     repo = open_pushing_repo()
     see_quarantine(repo)
-    refused = _deletions(repo, updates)
+    refused = _deletions(repo, updates) + _marks(repo, updates)
     if refused:
         sys.stderr.write("\n".join(refused) + "\n")
         return int(ExitCode.FOUND)
@@ -192,8 +226,8 @@ def _check(text: str) -> int:
     if report.problems:
         fixes = report.fixes()
         out.append(
-            f"git-vcontext: push refused: {report.problems} problem(s) in {report.commits} "
-            f"commit(s). {fixes[:1].upper()}{fixes[1:]}, then push again."
+            f"git-vcontext: push refused: {report.problems} problem(s) in {report.held()}. "
+            f"{fixes[:1].upper()}{fixes[1:]}, then push again."
         )
     if out:
         sys.stderr.write("\n".join(out) + "\n")
@@ -220,3 +254,26 @@ def _deletions(repo: Repository, updates: list[RefUpdate]) -> list[str]:
         for u in updates
         if u.is_deletion and u.remote_ref == default
     ]
+
+
+def _marks(repo: Repository, updates: list[RefUpdate]) -> list[str]:
+    """Why an update of the server's mark in this push is refused: agents' ``sync --push``
+    trusts it to say whether requests are merged here, so only ``install --server`` and
+    ``uninstall --server`` in the bare repository change it (unless allowed)."""
+    touched = [u for u in updates if is_mark(u.remote_ref)]
+    if not touched:
+        return []
+    from ..gitio import config_flag  # lazy: only a push touching the mark
+
+    if config_flag(repo, ALLOW_MARK, False):
+        return []
+    out = []
+    for u in touched:
+        did = "deletes" if u.is_deletion else "creates" if u.is_new else "rewrites"
+        out.append(
+            f"git-vcontext: push refused: it {did} {u.remote_ref}, which tells agents' sync "
+            f"--push whether this repository merges their requests (only git vcontext install "
+            f"--server or uninstall --server, run in the bare repository, change it); to let "
+            f"pushes change it, run in the bare repository: git config {ALLOW_MARK} true"
+        )
+    return out

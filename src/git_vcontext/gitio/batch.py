@@ -214,6 +214,14 @@ def is_ancestor(git_dir: str, old: str, new: str) -> bool:
     return code == 0
 
 
+def ref_names(git_dir: str) -> set[str]:
+    """Every ref of the repository (``git for-each-ref``), by full name."""
+    code, out = _Process(git_dir, ["git", "for-each-ref", "--format=%(refname)"]).output()
+    if code != 0:
+        raise Unreadable("git for-each-ref failed")
+    return set(out.decode("utf-8", "surrogateescape").splitlines())
+
+
 def config_value(git_dir: str, key: str) -> str | None:
     """``git config --get KEY`` (a fixed key of ours) in the repository; None when unset.
     A key that no file git would read names (the usual case: ours are rarely set) is

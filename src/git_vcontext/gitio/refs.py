@@ -116,6 +116,11 @@ def ref_names(repo: Repository, prefix: str) -> list[str]:
     return [name for name in repo.references if name.startswith(prefix)]
 
 
+def ref_exists(repo: Repository, name: str) -> bool:
+    """Whether the repository has the ref ``name`` (whatever it points at)."""
+    return name in repo.references
+
+
 def ref_target(repo: Repository, name: str) -> Oid | None:
     """The commit a ref points to (a symbolic one followed); None when it does not exist."""
     ref = repo.references.get(name)

@@ -55,12 +55,31 @@ class PushReport:
         self.lines: list[str] = []
         self.notes: list[str] = []
         self.problems = 0
-        self.commits = 0  # commits with problems
+        self.commits = 0  # commits with problems (each once, whatever held its problems)
+        self.forced = 0  # forced updates with problems (compared with the remote's old tip)
+        self.objects = 0  # tagged trees and blobs with problems
+        self._held: set[str] = set()  # the commits counted
         self.checked = 0  # commits judged
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
         self._skipped: set[str] = set()
+
+    def held(self) -> str:
+        """What held the problems, counted as what each is: "2 commits and 1 forced update"
+        (a forced update is no commit of its own, a tagged tree or blob none at all)."""
+        parts = [
+            f"{count} {name}{'' if count == 1 else 's'}"
+            for count, name in (
+                (self.commits, "commit"),
+                (self.forced, "forced update"),
+                (self.objects, "tagged tree or blob"),
+            )
+            if count
+        ]
+        if len(parts) < 2:
+            return parts[0] if parts else "0 commits"
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
 
     def fixes(self) -> str:
         """What to do about the problems found, by what held them (semicolon-separated)."""
@@ -85,8 +104,15 @@ class PushReport:
                 if kept := [f for f in findings if f.rule != SKIPPED]:
                     problems[path] = kept
             if problems:
-                self.commits += 1
-                self.kinds.add(_kind(heading))
+                kind = _kind(heading)
+                self.kinds.add(kind)
+                if kind == "forced":
+                    self.forced += 1
+                elif kind == "objects":
+                    self.objects += 1
+                elif commit not in self._held:
+                    self._held.add(commit)
+                    self.commits += 1
                 section.append(f"  {heading}")
                 self.problems += _add(section, problems)
                 self.findings += [
@@ -113,7 +139,8 @@ def check_updates(
     prefix = agent_prefix(repo)
     report = PushReport()
     done: set[str] = set()
-    deleted = remotepast.remember_deletions(repo, remote, updates)
+    limit = None if remote == SERVER else remotepast.KEEP  # the integration's: the guard's record
+    deleted = remotepast.remember_deletions(repo, remote, updates, limit=limit)
     for update in updates:
         if update.is_deletion:
             continue
@@ -149,7 +176,7 @@ def check_received(
     report = PushReport()
     done: set[str] = set()
     hidden = ref_tips(repo)  # what the repository has: not news
-    deleted = remotepast.remember_deletions(repo, SERVER, updates, keep=False)
+    deleted = remotepast.remember_deletions(repo, SERVER, updates, keep=False, limit=None)
     default = default_branch(repo)
     fallback = None if default is None else commit_named(repo, default)
     for update in updates:
@@ -159,7 +186,8 @@ def check_received(
         if pushed.tip is None:  # a tag of a tree or a blob: judged as what it holds
             report.add(update.remote_ref, _not_a_commit(checker, update, fallback, report))
             continue
-        if (before := remotepast.predecessor(repo, pushed, SERVER, deleted)) is not None:
+        before = remotepast.predecessor(repo, pushed, SERVER, deleted, tracking=False)
+        if before is not None:
             remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
         floor = pushed.previous or fallback
         checker.floor = None if floor is None else str(floor.id)
@@ -172,7 +200,7 @@ def check_received(
 def let_in(repo: Repository, updates: list[RefUpdate]) -> None:
     """What the guard keeps of a push it lets in: the tips it deletes (a re-created ref is
     compared with them later). A refused push keeps nothing."""
-    remotepast.remember_deletions(repo, SERVER, updates)
+    remotepast.remember_deletions(repo, SERVER, updates, limit=None)
 
 
 def check_range(

@@ -22,42 +22,73 @@ from ..jsoncodec import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pygit2 import Commit, Repository
 
     from ..gitio.outgoing import PushRange, RefUpdate
 
 RECORD = ("vcontext", "deleted-refs.json")
-KEEP = 200  # deletions remembered per remote at most
+KEEP = 200  # deletions a clone remembers per remote at most (the guard: no limit, see below)
 
 
 def remember_deletions(
-    repo: Repository, remote: str, updates: list[RefUpdate], *, keep: bool = True
+    repo: Repository,
+    remote: str,
+    updates: list[RefUpdate],
+    *,
+    keep: bool = True,
+    limit: int | None = KEEP,
 ) -> dict[str, str]:
     """Note the tips this push deletes; every deletion known for ``remote`` (this push's
     and earlier ones), ``{remote ref: sha}``. A ref the remote has again is forgotten.
     ``keep=False``: only say what is known, write nothing (the guard keeps a push's
-    deletions once it lets the push in: a refused push leaves no trace)."""
+    deletions once it lets the push in: a refused push leaves no trace). ``limit``: how
+    many deletions are kept at most (None: all, the guard's, see ``remember_deletions_in``)."""
     from ..gitio.places import common_dir  # lazy: the guard's light path opens no repository
 
-    return remember_deletions_in(str(common_dir(repo)), remote, updates, keep=keep)
+    exists = None
+    if limit is None:  # the guard, in the repository the refs are in
+        from ..gitio.refs import ref_exists
+
+        def exists(ref: str) -> bool:
+            return ref_exists(repo, ref)
+
+    common = str(common_dir(repo))
+    return remember_deletions_in(common, remote, updates, keep=keep, limit=limit, exists=exists)
 
 
 def remember_deletions_in(
-    common: str, remote: str, updates: list[RefUpdate], *, keep: bool = True
+    common: str,
+    remote: str,
+    updates: list[RefUpdate],
+    *,
+    keep: bool = True,
+    limit: int | None = KEEP,
+    exists: Callable[[str], bool] | None = None,
 ) -> dict[str, str]:
     """``remember_deletions`` in the repository whose git common dir is ``common`` (the
-    guard's light path opens no repository)."""
+    guard's light path opens no repository).
+
+    The guard (``limit=None``) evicts nothing: a pusher who deletes many refs of its own
+    must not push out the deletion a re-created branch is compared with (the record grows
+    by one entry per ref name deleted, each a ref the pusher could have kept instead). The
+    guard writes before git moves the refs, so an entry may name a deletion git then did
+    not make (a refused transaction): it is only ever read for a ref that is absent
+    (a ref created), and ``exists`` (the refs there now) drops such entries at the next
+    write, this push's own deletions aside."""
     path = os.path.join(common, *RECORD)
     record = _load(path)
     known = record.setdefault(remote, {})
     now = {u.remote_ref: u.remote_sha for u in updates if u.is_deletion}
     now = {ref: sha for ref, sha in now.items() if not is_zero(sha)}
     back = [u.remote_ref for u in updates if not u.is_deletion and not u.is_new]
-    if now or any(ref in known for ref in back):
-        for ref in [*now, *back]:
+    stale = [] if exists is None else [r for r in known if r not in now and exists(r)]
+    if now or stale or any(ref in known for ref in back):
+        for ref in [*now, *back, *stale]:
             known.pop(ref, None)
         known.update(now)
-        while len(known) > KEEP:
+        while limit is not None and len(known) > limit:
             known.pop(next(iter(known)))
         if keep:
             _save(path, record)
@@ -65,14 +96,21 @@ def remember_deletions_in(
 
 
 def predecessor(
-    repo: Repository, pushed: PushRange, remote: str, deleted: dict[str, str]
+    repo: Repository,
+    pushed: PushRange,
+    remote: str,
+    deleted: dict[str, str],
+    *,
+    tracking: bool = True,
 ) -> Commit | None:
-    """What the remote had under a ref this push creates (see the module), if known here."""
+    """What the remote had under a ref this push creates (see the module), if known here.
+    ``tracking=False`` (the guard): no remote-tracking ref counts (in the bare repository a
+    pusher could write one, to name its own rewritten tip as the old one)."""
     update = pushed.update
     if not update.is_new:
         return None
     candidates = [deleted.get(update.remote_ref)]
-    if update.branch is not None:
+    if update.branch is not None and tracking:
         candidates.insert(0, _tracking(repo, remote, update.branch))
     for sha in candidates:
         if sha and (found := _commit(repo, sha)) is not None:

@@ -193,11 +193,23 @@ def install(cwd: Path, command: str, force: bool, *, guard_only: bool = False) -
         messages += put_hook(folder / name, hook_text(command, name))
     if guard_only:
         return messages
-    if git(["rev-parse", "-q", "--verify", SERVER], cwd=cwd, check=False).returncode != 0:
+    state = mark_state(cwd)
+    if state != "ok":
         blob = git(["hash-object", "-w", "--stdin"], cwd=cwd, input=MARK).stdout.strip()
         git(["update-ref", "--", SERVER, blob], cwd=cwd)
-        messages.append(f"created {SERVER} (tells sync --push that the requests are merged here)")
+        did = "created" if state == "missing" else "restored"
+        messages.append(f"{did} {SERVER} (tells sync --push that the requests are merged here)")
     return messages
+
+
+def mark_state(cwd: Path) -> str:
+    """``ok`` (``refs/vcontext/server`` is the mark install writes), ``missing``, or
+    ``wrong`` (it names something else: rewritten by a push, or by hand)."""
+    found = git(["rev-parse", "-q", "--verify", SERVER], cwd=cwd, check=False)
+    if found.returncode != 0:
+        return "missing"
+    expected = git(["hash-object", "--stdin"], cwd=cwd, input=MARK).stdout.strip()
+    return "ok" if found.stdout.strip() == expected else "wrong"
 
 
 def uninstall(cwd: Path) -> list[str]:

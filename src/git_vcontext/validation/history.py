@@ -11,7 +11,9 @@ Rules (stable ids):
 - ``history-event-modified``: such an event has different content;
 - ``history-target-changed``: an existing ``eventId`` points at another ``targetId``;
 - ``history-changelog-removed`` / ``history-changelog-modified``: a ``changeLog``
-  entry the parent had is gone or was edited (the log is append-only);
+  entry the parent had is gone or was edited (the log is append-only); a deleted file
+  (or one moved out of the routed set) takes its entries with it, unless every entry
+  reappears in a file the same commit adds (a move, a conversion), as for events;
 - ``history-sequence-decreased``: a ``sequence`` went down at any level: the info object,
   a container, an item (by its id, nested ``subItems`` too), ``playbook.version``;
 - ``history-duplicate-creation``: a commit that is not a merge adds a creation event
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     Arrays = list[tuple["Path", list[Any]]]
     Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
 
-RULES_VERSION = "5"
+RULES_VERSION = "6"
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"
@@ -197,29 +199,59 @@ def logged_entries(raw: bytes | None, path: str) -> int:
 
 
 def _deleted(old: JsonValue) -> list[Finding]:
-    """A deleted file takes its events with it: one finding, not one per event."""
-    count = len(_records(old)) if isinstance(old, list) else len(_playbook_events(old))
-    if not count:
-        return []
-    return [
-        Finding(
-            EVENT_REMOVED,
-            "",
-            f"the file was deleted with its {count} event(s); event logs are append-only: "
-            "restore it, or move every event into the file that replaces it in this commit",
+    """A deleted file takes its events and its changeLog entries with it: one finding per
+    kind of log, not one per entry."""
+    if isinstance(old, list):
+        events, entries = len(_records(old)), 0
+    else:
+        events, entries = len(_playbook_events(old)), len(_container_entries(old))
+    out = []
+    if events:
+        out.append(
+            Finding(
+                EVENT_REMOVED,
+                "",
+                f"the file was deleted with its {events} event(s); event logs are append-only: "
+                "restore it, or move every event into the file that replaces it in this commit",
+            )
         )
-    ]
+    if entries:
+        out.append(
+            Finding(
+                CHANGELOG_REMOVED,
+                "",
+                f"the file was deleted with its {entries} changeLog entr"
+                f"{'y' if entries == 1 else 'ies'}; the change log is append-only: restore it, "
+                "or move every entry into the file that replaces it in this commit",
+            )
+        )
+    return out
 
 
 def event_ids(raw: bytes, path: str) -> frozenset[Any]:
-    """The ids of the append-only events a file holds (playbook ``eventId``s, JSONL
-    ``event_id``s); empty when it holds none or does not parse. A removed file whose ids
-    all reappear in a file the same commit adds was moved (or converted), not deleted."""
+    """The identities of the append-only records a file holds (playbook ``eventId``s, JSONL
+    ``event_id``s, its containers' ``changeLog`` entries, by content); empty when it holds
+    none or does not parse. A removed file whose records all reappear in a file the same
+    commit adds was moved (or converted), not deleted."""
     data, _ = _parse(raw, path)
     if data is _UNREADABLE:
         return frozenset()
-    events = _records(data) if isinstance(data, list) else _playbook_events(data)
-    return frozenset(events)
+    if isinstance(data, list):
+        return frozenset(_records(data))
+    found: set[Any] = set(_playbook_events(data))
+    found.update(("changeLog", key) for key in _container_entries(data))
+    return frozenset(found)
+
+
+def _container_entries(data: JsonValue) -> set[str]:
+    """The ``changeLog`` entries of a document's containers (reached through objects only,
+    as ``_changelogs`` compares them), by content."""
+    return {
+        canonical(entry)
+        for path, entries in _walk_arrays(data)
+        if doc.is_changelog(path) and _outside_arrays(path)
+        for entry in entries
+    }
 
 
 # -- playbook events ----------------------------------------------------------------
