@@ -29,7 +29,6 @@ from helpers.guard import (
 )
 from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook, remote_sha, write
 from helpers.run import run_cli, run_git
-from helpers.verdicts import verdict_files
 
 
 @pytest.fixture(autouse=True)
@@ -378,7 +377,8 @@ def test_guard_allows_deleting_a_branch(repo: Path, remote: Path) -> None:
 def _kept(remote: Path) -> tuple[str, list[str]]:
     """What the guard keeps in the bare repository: its record of deleted tips, its verdicts."""
     record = remote / "vcontext" / "deleted-refs.json"
-    return (record.read_text() if record.exists() else "", sorted(verdict_files(remote)))
+    packs = (remote / "vcontext" / "verdicts").glob("*/*.pack.json")
+    return (record.read_text() if record.exists() else "", sorted(p.name for p in packs))
 
 
 def test_guard_a_refused_push_leaves_no_trace(repo: Path, remote: Path) -> None:
@@ -587,7 +587,8 @@ def test_guard_judges_an_empty_root_commit_in_full_where_a_deleted_branch_had_do
 def test_guard_and_integration_share_the_verdict_cache(tmp_path: Path) -> None:
     remote = guarded_remote(tmp_path)
     clone_with_base(remote, tmp_path / "clone", hook=False)
-    assert verdict_files(remote), "the guard kept no verdicts in the bare repository"
+    packs = list((remote / "vcontext" / "verdicts").glob("*/*.pack.json"))
+    assert packs, "the guard kept no verdicts in the bare repository"
 
 
 # -- a guard that cannot run ----------------------------------------------------------------

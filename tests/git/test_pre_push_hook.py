@@ -28,7 +28,6 @@ from helpers.pre_push import (
 )
 from helpers.run import cli_path, run_cli, run_git
 from helpers.seed_examples import seed_example
-from helpers.verdicts import leftovers, verdict_files, verdicts
 
 
 def hook(repo: Path, text: str, *args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
@@ -375,18 +374,26 @@ def test_history_sequence_decreased_at_every_level_is_refused(
     assert "[history-sequence-decreased]" in proc.stderr
 
 
+def _verdict_pack(repo: Path, head: str) -> tuple[Path, dict[str, Any]]:
+    """The verdict cache's pack file that holds commit ``head``, and its entries."""
+    (current,) = (repo / ".git" / "vcontext" / "verdicts").iterdir()
+    (pack,) = [p for p in current.glob("*.pack.json") if head in p.read_text()]
+    return pack, json.loads(pack.read_text())
+
+
 def test_second_push_of_the_same_objects_uses_the_cache(repo: Path) -> None:
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second")))
     head = commit(repo, "Append")
     line = f"refs/heads/main {head} refs/heads/main {sha(repo, 'origin/main')}\n"
     assert hook(repo, line, "origin", "url").returncode == 0
-    kept = verdicts(repo / ".git")
+    pack, verdicts = _verdict_pack(repo, head)
     blob = sha(repo, f"{head}:{PLAYBOOK}")
-    assert kept[f"b-json-{blob}"] == []
-    assert kept[f"c-{head}"] == {}
+    assert verdicts[f"b-json-{blob}"] == []
+    assert verdicts[f"c-{head}"] == {}
     # Prove the second run reads the verdict instead of checking again: plant one.
     planted = ["planted", "", "verdict from the cache", None, None, ""]
-    verdict_files(repo / ".git")[f"c-{head}"].write_text(json.dumps({PLAYBOOK: [planted]}))
+    verdicts[f"c-{head}"] = {PLAYBOOK: [planted]}
+    pack.write_text(json.dumps(verdicts))
     again = hook(repo, line, "origin", "url", GIT_VCONTEXT_HOOK_VERBOSE="1")
     assert again.returncode == 1
     assert b"verdict from the cache [planted]" in again.stderr
@@ -405,10 +412,8 @@ def test_a_damaged_verdict_cache_entry_is_checked_again_not_a_crash(
     head = commit(repo, "Break the playbook")
     line = f"refs/heads/main {head} refs/heads/main {sha(repo, 'origin/main')}\n"
     assert hook(repo, line, "origin", "url").returncode == 1
-    files = verdict_files(repo / ".git")
-    assert f"c-{head}" in files
-    for path in files.values():
-        path.write_text(json.dumps(damage))
+    pack, verdicts = _verdict_pack(repo, head)
+    pack.write_text(json.dumps({key: damage for key in verdicts}))
     again = hook(repo, line, "origin", "url")
     assert again.returncode == 1, again.stderr
     assert b"[parse]" in again.stderr
@@ -436,9 +441,11 @@ def test_concurrent_hooks_share_the_cache_safely(repo: Path) -> None:
         assert proc.wait() == 0
         assert proc.stderr is not None
         assert proc.stderr.read() == b""
-    kept = verdicts(repo / ".git")  # every verdict whole
-    assert kept[f"c-{head}"] == {}
-    assert not leftovers(repo / ".git")  # no temporary file left behind
+    folder = repo / ".git" / "vcontext" / "verdicts"
+    packs = list(folder.glob("*/*.pack.json"))
+    loaded = [json.loads(p.read_text()) for p in packs]  # every pack whole
+    assert any(f"c-{head}" in pack for pack in loaded)
+    assert not list(folder.glob("*/.*"))  # no temporary file left behind
 
 
 def test_a_chained_legacy_hook_still_runs_first(git_repo: Path, remote: Path) -> None:
