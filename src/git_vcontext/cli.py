@@ -657,7 +657,8 @@ def pre_receive(probe: bool) -> int:
 
     Reads git's `<old> <new> <ref>` lines on stdin and checks every ref update as the
     pre-push hook checks it (refs/vcontext/ included); deleting the default branch is
-    refused unless vcontext.guard.allowDelete is true.
+    refused unless vcontext.guard.allowDelete is true, changing refs/vcontext/server
+    unless vcontext.guard.allowServerRef is true.
     """
     from .commands import pre_receive as command
 

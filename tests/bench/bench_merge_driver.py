@@ -1,10 +1,12 @@
 """Merge driver, whole process, on a 200-item todo list changed on both sides.
 
 Run: python tests/bench/bench_merge_driver.py [--baseline SRC] [--runs N]
-Prints the median wall time of `git-vcontext merge-driver` next to `python -c pass`
-(the floor of any Python program; the commands run in turn, so a drift of the machine's
-speed weighs on each alike) and `git merge-file` on the same files, for the JSON
-document and its TRON twin (a minimal edit of ours' text, re-read before it is trusted).
+Prints the median CPU time (user + system, each process's own) of `git-vcontext
+merge-driver` next to `python -c pass` (the floor of any Python program; the commands run
+in turn, so a drift of the machine's speed weighs on each alike), with the wall-time
+ratios, and `git merge-file` on the same files, for the JSON document and its TRON twin
+(a minimal edit of ours' text, re-read before it is trusted), and the JSON merge with a
+conflict (git's settings read, markers written).
 ``--baseline SRC``: the same merges by another checkout's code (its ``src`` folder, e.g.
 main's from ``git archive main | tar -x -C /tmp/main``), run in turn with this one's.
 Then what the driver loads beyond ``python -c pass`` (``python -X importtime``).
@@ -19,7 +21,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from timing import PYTHON, alternating_medians, baseline, cli, loaded_modules, met, row
+from timing import PYTHON, alternating_times, baseline, cli, load_average, loaded_modules, met, row
 
 from git_vcontext.codecs import dumps
 
@@ -64,57 +66,27 @@ def driver_command(ext: str, start: list[str] | None = None) -> list[str]:
     return [*start, *args] if start else cli(*args)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--baseline", help="another checkout's src folder, run in turn")
-    parser.add_argument("--runs", type=int, default=31)
-    opts = parser.parse_args()
-    work = Path(tempfile.mkdtemp())
+def write_sides(work: Path) -> None:
+    """base, ours and theirs in JSON and TRON, and cours/ctheirs: the JSON sides with a
+    conflict (both retitle one item: git's settings are read, markers written)."""
     texts = documents()
     for ext, sides in (("json", texts), ("tron", tron_twins(texts))):
         for name, text in zip(("base", "ours", "theirs"), sides, strict=True):
             (work / f"{name}.{ext}").write_text(text)
+    clash = [json.loads(t) for t in texts[1:]]
+    for data, title in zip(clash, ("Ours 3", "Theirs 3"), strict=True):
+        data["todoList"]["items"][3]["title"] = title
+    for name, data in zip(("cours", "ctheirs"), clash, strict=True):
+        (work / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
 
-    def fresh(ext: str) -> Callable[[], None]:
-        def copy() -> None:
-            shutil.copy(work / f"ours.{ext}", work / f"a.{ext}")
 
-        return copy
-
-    here = str(work)
-    merge_file = ["git", "merge-file", "-p", "a.json", "base.json", "theirs.json"]
-    jobs = [
-        ([PYTHON, "-c", "pass"], None, None),
-        (driver_command("json"), fresh("json"), here),
-        (driver_command("tron"), fresh("tron"), here),
-        (merge_file, fresh("json"), here),
-    ]
-    old = baseline(opts.baseline, here) if opts.baseline else None
-    if old:
-        jobs += [(driver_command("json", old), fresh("json"), here),
-                 (driver_command("tron", old), fresh("tron"), here)]  # fmt: skip
-    times = alternating_medians(jobs, opts.runs)
-    floor, driver, driver_tron, line_merge = times[:4]
-    print("| what | median | note |\n|---|---|---|")
-    row("python -c pass", floor)
-    row(
-        "git-vcontext merge-driver, 200 items, both sides changed",
-        driver,
-        f"{driver / floor:.2f}x python -c pass (goal 2.0x: {met(driver / floor, 2.0)})",
-    )
-    row(
-        "the same merge of the TRON twins",
-        driver_tron,
-        f"{driver_tron / floor:.2f}x (goal 2.5x: {met(driver_tron / floor, 2.5)})",
-    )
-    if old:
-        row("  the same JSON merge, baseline", times[4], f"{times[4] / floor:.2f}x")
-        row("  the same TRON merge, baseline", times[5], f"{times[5] / floor:.2f}x")
-    row("git merge-file on the same files (for scale; it conflicts)", line_merge)
-    fresh("json")()
+def imports(here: str, json_side: Callable[[], None], tron_side: Callable[[], None]) -> None:
+    """What the driver loads beyond ``python -c pass`` (``python -X importtime``), on fresh
+    merges of the JSON document and of its TRON twins."""
+    json_side()
     command = driver_command("json")
     script = command[1:] if command[0] == PYTHON else command
-    loaded = loaded_modules(script, here, setup=fresh("json"))
+    loaded = loaded_modules(script, here, setup=json_side)
     ours = [(n, t) for n, t in loaded if n.startswith("git_vcontext")]
     print(
         f"\npython -X importtime of the JSON merge: {len(loaded)} modules beyond python -c pass,"
@@ -125,13 +97,81 @@ def main() -> None:
         print(f"  {spent / 1000:5.2f} ms  {name}")
     command = driver_command("tron")
     script = command[1:] if command[0] == PYTHON else command
-    loaded = loaded_modules(script, here, setup=fresh("tron"))
+    loaded = loaded_modules(script, here, setup=tron_side)
     names = {n for n, _ in loaded}
     print(
         f"python -X importtime of the TRON merge: {len(loaded)} modules beyond python -c pass,"
         f" {sum(t for _, t in loaded) / 1000:.1f} ms of their own import time; "
         + ", ".join(f"{m} {'loaded' if m in names else 'not loaded'}" for m in ("re", "enum"))
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--baseline", help="another checkout's src folder, run in turn")
+    parser.add_argument("--runs", type=int, default=31)
+    opts = parser.parse_args()
+    work = Path(tempfile.mkdtemp())
+    write_sides(work)
+
+    def fresh(ext: str, ours: str = "ours") -> Callable[[], None]:
+        def copy() -> None:
+            shutil.copy(work / f"{ours}.{ext}", work / f"a.{ext}")
+
+        return copy
+
+    def conflicted(start: list[str] | None = None) -> list[str]:
+        """The JSON merge with a conflict, labels given as git 2.44 and later give them."""
+        args = [*driver_command("json", start), "-s", "base", "-x", "ours", "-y", "theirs"]
+        return [a if a != "theirs.json" else "ctheirs.json" for a in args]
+
+    here = str(work)
+    merge_file = ["git", "merge-file", "-p", "a.json", "base.json", "theirs.json"]
+    jobs = [
+        ([PYTHON, "-c", "pass"], None, None),
+        (driver_command("json"), fresh("json"), here),
+        (driver_command("tron"), fresh("tron"), here),
+        (merge_file, fresh("json"), here),
+        (conflicted(), fresh("json", "cours"), here),
+    ]
+    old = baseline(opts.baseline, here) if opts.baseline else None
+    if old:
+        jobs += [(driver_command("json", old), fresh("json"), here),
+                 (driver_command("tron", old), fresh("tron"), here),
+                 (conflicted(old), fresh("json", "cours"), here)]  # fmt: skip
+    before = load_average()
+    timed = alternating_times(jobs, opts.runs)
+    walls, times = [w for w, _ in timed], [c for _, c in timed]
+    floor, driver, driver_tron, line_merge, clashed = times[:5]
+    print(f"load average {before} before, {load_average()} after; {opts.runs} rounds in turn")
+    print("| what | CPU median | note (goals on CPU: user + system) |\n|---|---|---|")
+    row("python -c pass", floor, f"wall {walls[0] * 1000:.1f} ms")
+    row(
+        "git-vcontext merge-driver, 200 items, both sides changed",
+        driver,
+        f"{driver / floor:.2f}x python -c pass (goal 2.0x: {met(driver / floor, 2.0)});"
+        f" wall {walls[1] / walls[0]:.2f}x",
+    )
+    row(
+        "the same merge of the TRON twins",
+        driver_tron,
+        f"{driver_tron / floor:.2f}x (goal 2.5x: {met(driver_tron / floor, 2.5)});"
+        f" wall {walls[2] / walls[0]:.2f}x",
+    )
+    row(
+        "the JSON merge with a conflict (both sides retitle one item)",
+        clashed,
+        f"{clashed / floor:.2f}x; wall {walls[4] / walls[0]:.2f}x",
+    )
+    if old:
+        for at, what in ((5, "JSON merge"), (6, "TRON merge"), (7, "merge with a conflict")):
+            row(
+                f"  the same {what}, baseline",
+                times[at],
+                f"{times[at] / floor:.2f}x; wall {walls[at] / walls[0]:.2f}x",
+            )
+    row("git merge-file on the same files (for scale; it conflicts)", line_merge)
+    imports(here, fresh("json"), fresh("tron"))
     shutil.rmtree(work)
 
 

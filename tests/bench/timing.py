@@ -23,16 +23,16 @@ def cli(*args: str) -> list[str]:
 
 def baseline(src: str, folder: str) -> list[str]:
     """The command of another checkout's code (``src``: its ``src`` folder, e.g. main's, from
-    ``git worktree add`` or ``git archive``), started as pip's console-script template starts
-    ``git-vcontext`` (it imports ``re``), so that old and new run side by side, in turn."""
+    ``git worktree add`` or ``git archive``), started as the installed ``git-vcontext``
+    starts (``bin/git-vcontext``, ours: no ``re``; the checkout's folder first on
+    ``sys.path``), so that old and new run side by side, in turn, started alike."""
     script = Path(folder) / "baseline-git-vcontext"
     script.write_text(
         f"#!{PYTHON}\n"
-        "import re\nimport sys\n"
+        "import sys\n"
         f"sys.path.insert(0, {str(Path(src).resolve())!r})\n"
         "from git_vcontext.entry import run\n"
         "if __name__ == '__main__':\n"
-        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
         "    sys.exit(run())\n"
     )
     script.chmod(0o755)
@@ -101,18 +101,37 @@ def alternating_medians(
     """Median wall times of whole processes run in turn (one of each, then again), so that
     a machine whose speed drifts during the measurement weighs on every job alike; one
     warm-up round first. Each job: (command, setup or None, working directory or None)."""
-    times: list[list[float]] = [[] for _ in jobs]
+    return [wall for wall, _ in alternating_times(jobs, runs)]
+
+
+def alternating_times(
+    jobs: Sequence[tuple[Sequence[str], Callable[[], None] | None, str | None]],
+    runs: int = 31,
+) -> list[tuple[float, float]]:
+    """(median wall time, median CPU time) of whole processes run in turn, as
+    ``alternating_medians``; the CPU time is the process's user + system time (``wait4``),
+    which other work on a loaded machine changes far less than the wall time."""
+    walls: list[list[float]] = [[] for _ in jobs]
+    cpus: list[list[float]] = [[] for _ in jobs]
     for i in range(runs + 1):
-        for (cmd, setup, cwd), spent in zip(jobs, times, strict=True):
+        for (cmd, setup, cwd), wall, cpu in zip(jobs, walls, cpus, strict=True):
             if setup:
                 setup()
             start = time.perf_counter()
-            subprocess.run(
+            proc = subprocess.Popen(
                 cmd, cwd=cwd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
             if i:
-                spent.append(time.perf_counter() - start)
-    return [statistics.median(spent) for spent in times]
+                wall.append(time.perf_counter() - start)
+                cpu.append(usage.ru_utime + usage.ru_stime)
+    return [(statistics.median(w), statistics.median(c)) for w, c in zip(walls, cpus, strict=True)]
+
+
+def load_average() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes, as ``uptime`` shows them."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def met(ratio: float, goal: float) -> str:

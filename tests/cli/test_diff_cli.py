@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from git_vcontext.errors import ExitCode
-from helpers.run import run_cli
+from helpers.run import cli_path, run_cli
 
 OLD = {"vContextInfo": {"version": "0.4"},
        "todoList": {"items": [{"id": "t1", "title": "A", "status": "pending"},
@@ -287,3 +289,20 @@ def test_path_names_two_temporary_files_as_git_knows_them(pair: tuple[Path, Path
     head = proc.stdout.decode().splitlines()[0]
     assert head == "diff --vcontext a/memory/todo.vcontext.json b/memory/todo.vcontext.json"
     assert run_cli("diff", "--path", "x.json", "HEAD").returncode == ExitCode.USAGE
+
+
+def test_process_substitution_is_a_file_inside_and_outside_a_repository(
+    pair: tuple[Path, Path], git_repo: Path, tmp_path: Path
+) -> None:
+    """Command-line contract: two arguments that both exist are files. An old version
+    read from git, ``git vcontext diff <(git show REV:FILE) FILE``, is a pipe
+    (``/dev/fd/N``), not a regular file: it said "no such file"."""
+    for cwd in (tmp_path, git_repo):
+        proc = subprocess.run(
+            ["bash", "-c", 'exec "$@" diff <(cat "$OLD") "$NEW"', "bash", *cli_path()],
+            cwd=cwd,
+            capture_output=True,
+            env={**os.environ, "OLD": str(pair[0]), "NEW": str(pair[1])},
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "todoList.items[t2].status: inProgress → completed" in proc.stdout.decode()

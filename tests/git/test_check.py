@@ -360,3 +360,49 @@ def test_check_with_its_upstream_gone_says_gone_not_missing(repo: Path, remote: 
     assert err.count("\n") == 1, err
     assert "work's upstream origin/topic is gone" in err
     assert "git vcontext check" in err
+
+
+def test_check_of_a_whole_history_in_a_shallow_clone_advice_leads_to_a_verdict(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Every message ends with a next step that works (DEVELOPERS: advice that leads
+    nowhere is a defect): for a single revision (its whole history) no --deepen=N is
+    enough in general, so the command named is the one that fetches all of it; run once,
+    the next check gives a verdict."""
+    _good(repo, 6)
+    assert push(repo, "origin", "HEAD:main").returncode == 0
+    shallow = _shallow(remote, tmp_path / "shallow", 1)
+
+    code, out, err = check(shallow, "HEAD")
+    assert code == 3, out + err
+    fetch = re.search(r"git fetch [^ ,;)]+", err)
+    assert fetch is not None, err
+    run_git(shallow, *fetch.group(0).split()[1:])
+
+    again = check(shallow, "HEAD")
+    assert again[0] == 0, again
+
+
+@pytest.mark.parametrize("where", ["no remote", "remote with another default"])
+def test_check_without_an_upstream_advises_a_range_that_exists(
+    repo: Path, tmp_path: Path, where: str
+) -> None:
+    """Exit 3 when it cannot run (no upstream): the message names the commits to check; the
+    range it names exists in this repository (it always said origin/main..HEAD, which
+    fails as an unknown revision in a repository without origin/main)."""
+    if where == "no remote":
+        run_git(repo, "remote", "remove", "origin")
+        run_git(repo, "branch", "-q", "-m", "main", "trunk")
+    else:
+        run_git(repo, "remote", "rename", "origin", "upstream")
+        run_git(repo, "branch", "-q", "-m", "main", "trunk")
+    run_git(repo, "switch", "-q", "-c", "topic")
+    _good(repo)
+
+    code, _, err = check(repo)
+
+    assert code == 3, err
+    advised = re.search(r"\(git vcontext check ([^ )]+)\)", err)
+    assert advised is not None, err
+    again = check(repo, advised.group(1))
+    assert again[0] == 0, (advised.group(1), again)

@@ -572,3 +572,48 @@ def test_numbers_keep_their_spelling_through_conflicts_and_resolve(repo: Path) -
     assert given.returncode == 1, given.stderr  # one conflict left
     assert run_cli("resolve", TODO, "--take", "theirs", cwd=repo).returncode == 0
     assert (repo / TODO).read_text() == doc(LONG, "3.0")
+
+
+def test_conflicts_and_resolve_quote_a_name_holding_a_newline(repo: Path) -> None:
+    """One conflict, one line per fact: a file name with a newline is C-quoted in the text
+    output of conflicts and resolve, as validate and git quote it (json keeps it raw)."""
+    rel = "odd\nname.vcontext.json"
+    diverge(repo, pretty(todo()), pretty(todo(t1="blocked")), pretty(todo(t1="completed")), rel)
+    merge_stops(repo)
+
+    listing = run_cli("conflicts", cwd=repo)
+    code, data = cli_json("conflicts", cwd=repo)
+    assert code == 1
+    resolved = run_cli("resolve", rel, "--take", "theirs", cwd=repo)
+
+    assert listing.returncode == 1
+    assert listing.stdout.decode().splitlines()[0].startswith('"odd\\nname.vcontext.json": 1 ')
+    assert data["files"][0]["path"] == rel
+    assert resolved.returncode == 0, resolved.stderr
+    for line in resolved.stdout.decode().splitlines():
+        assert line.startswith('"odd\\nname.vcontext.json": '), line
+
+
+def test_the_advised_resolve_command_works_for_a_name_starting_with_a_dash(repo: Path) -> None:
+    """Every conflict message ends with a command that works: for a file whose name starts
+    with '-', the command conflicts names (and sync --checkout's next steps) must not
+    pass it where resolve reads it as an option."""
+    from git_vcontext.conflicts.stopped import Stopped
+    from git_vcontext.workflow.sync import stopped_commands
+
+    rel = "-x.vcontext.json"
+    diverge(repo, pretty(todo()), pretty(todo(t1="blocked")), pretty(todo(t1="completed")), rel)
+    merge_stops(repo)
+
+    listing = run_cli("conflicts", cwd=repo)
+    hint = listing.stderr.decode()
+    assert "git vcontext resolve ./-x.vcontext.json" in hint, hint
+    advised = stopped_commands(Stopped(str(repo), "agents/a", "main", (rel,)), "a", None)
+    command = next(c for c in advised if c.startswith("git vcontext resolve"))
+    argv = command.replace("ours|theirs", "theirs").split()[2:]
+
+    resolved = run_cli(*argv, cwd=repo)
+
+    assert resolved.returncode == 0, resolved.stderr
+    assert status_of(repo, rel) == "M "
+    assert json.loads((repo / rel).read_text())["todoList"]["items"][0]["status"] == "completed"

@@ -171,3 +171,18 @@ def test_bad_revision_and_too_many(repo: Path) -> None:
     proc = run_cli("diff", "HEAD", "HEAD", "HEAD", cwd=repo)
     assert proc.returncode == ExitCode.USAGE
     assert b"at most two revisions" in proc.stderr
+
+
+def test_a_name_holding_a_newline_is_quoted_as_git_quotes_it(repo: Path) -> None:
+    """Like git diff (command-line contract): a file name with a newline or a quote is
+    C-quoted in the header, so one header stays one line."""
+    name = 'odd\nname "x".vcontext.json'
+    _write(repo, name, _doc("pending"))
+    _commit(repo, "odd name")
+    _write(repo, name, _doc("completed"))
+
+    out = _diff(repo)[1]
+
+    quoted = '"a/odd\\nname \\"x\\".vcontext.json" "b/odd\\nname \\"x\\".vcontext.json"'
+    assert out.splitlines()[0] == f"diff --vcontext {quoted}", out
+    assert "todoList.items[t1].status: pending → completed" in out

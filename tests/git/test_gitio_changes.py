@@ -130,3 +130,18 @@ def test_push_changes_leave_out_links_and_files_whose_blob_did_not_change(git_re
     assert every == {"a.vcontext.json", "b.vcontext.json", "link.vcontext.json"}
     found = changes(repo, parent, commit, lambda _path: True)
     assert [(c.path, c.status) for c in found] == [("a.vcontext.json", "modified")]
+
+
+def test_git_in_a_folder_that_is_gone_names_the_folder_not_the_installation(
+    tmp_path: Path,
+) -> None:
+    """Command-line contract: a one-line message that says what is wrong. A work tree that
+    was removed is not "git is not installed"."""
+    from git_vcontext.gitio import git
+
+    gone = tmp_path / "removed work tree"
+    with pytest.raises(OperationalError) as caught:
+        git(["status"], cwd=gone)
+    message = caught.value.one_line()
+    assert "not installed" not in message
+    assert str(gone) in message

@@ -73,6 +73,21 @@ def test_history_deleting_a_document_with_only_changelog_entries_is_refused_by_a
     commit(repo, "delete the todo list")
     out = _refused_by_all(repo, remote, "history-changelog-removed")
     assert "deleted with its 1 changeLog entry" in out
+    assert "'Vcontext-Drop: <why>'" in out
+
+
+def test_history_a_changelog_document_deleted_on_purpose_lands_through_all(
+    repo: Path, remote: Path
+) -> None:
+    """A commit that says it means it (``Vcontext-Drop:``, as the MCP server's deletion of a
+    plan writes it) may delete a document that holds only changeLog entries (M19: what the
+    tool writes, every check accepts); the refusal above names that line."""
+    (repo / TODO).unlink()
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "drop the todo list\n\nVcontext-Drop: done with it")
+    hooked = run_git(repo, "push", "--dry-run", "origin", "HEAD:main", check=False)
+    assert hooked.returncode == 0, hooked.stderr
+    _landed_by_all(repo, remote)
 
 
 def test_history_moving_a_changelog_document_out_of_the_routed_set_is_refused_by_all(
@@ -228,6 +243,7 @@ def test_doctor_says_the_server_mark_was_deleted_or_rewritten_and_install_restor
     assert sneak(repo, "origin", f":{MARK}").returncode == 0
     said = run_cli("doctor", cwd=remote)
     assert said.returncode == 1
+    assert "note: vcontext.guard.allowServerRef is true" in said.stdout.decode()
     assert any(
         line.startswith(f"problem: {MARK} is missing") for line in said.stdout.decode().splitlines()
     ), said.stdout.decode()
@@ -236,6 +252,7 @@ def test_doctor_says_the_server_mark_was_deleted_or_rewritten_and_install_restor
     assert said.returncode == 1
     assert f"problem: {MARK} does not name the mark" in said.stdout.decode()
     assert run_cli("install", "--server", cwd=remote).returncode == 0
+    run_git(remote, "config", "--unset", "vcontext.guard.allowServerRef")
     assert run_cli("doctor", cwd=remote).returncode == 0, run_cli("doctor", cwd=remote).stdout
 
 
@@ -300,3 +317,40 @@ def test_guard_keeps_no_record_of_a_deletion_git_refused(repo: Path, remote: Pat
     record = _record(remote)
     assert "refs/heads/other" in record
     assert not set(kept) & set(record), record
+
+
+def test_m19_a_plan_with_a_changelog_deleted_by_the_mcp_server_passes_hook_guard_and_check(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """One truth: the MCP server records its writes in the plan's changeLog, and its
+    deletion of that plan is a commit that says it means it: the pre-push hook, the guard
+    and ``check`` all accept it."""
+    from helpers.mcp_platform import stdio
+    from helpers.mcp_support import documents_repo, run, text
+    from helpers.mcp_tour import agent_worktree
+
+    repo = documents_repo(git_repo)
+    assert run_cli("install", cwd=repo).returncode == 0
+    remote = guarded_remote(tmp_path, name="team.git")
+    run_git(repo, "remote", "add", "origin", str(remote))
+    assert sneak(repo, "origin", "main").returncode == 0
+    alice = agent_worktree(repo, tmp_path / "alice")
+
+    async def main() -> None:
+        async with stdio(alice) as client:
+            updated = await client.call_tool(
+                "vbrief_update_plan", {"id": "release", "status": "approved"}
+            )
+            assert not updated.is_error, text(updated)
+            deleted = await client.call_tool("vbrief_delete_plan", {"id": "release"})
+            assert not deleted.is_error, text(deleted)
+
+    run(main)
+    had = run_git(alice, "show", "HEAD~1:plans/release.vcontext.tron").stdout
+    assert "changeLog" in had
+    hooked = run_git(alice, "push", "origin", "agents/alice", check=False)
+    assert hooked.returncode == 0, hooked.stderr
+    checked = run_cli("check", "main..agents/alice", cwd=alice)
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+    run_git(alice, "commit", "-q", "--allow-empty", "-m", "nothing")
+    assert sneak(alice, "origin", "agents/alice").returncode == 0

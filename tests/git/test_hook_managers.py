@@ -412,3 +412,36 @@ def test_installing_never_breaks_git_husky_before_us_gets_advice_that_works(
     good, _ = _push(pushing, "completed")
     assert good.returncode == 0, good.stderr
     assert _runs(marks) == 2
+
+
+@pytest.mark.parametrize("manager", ["husky", "lefthook"])
+def test_install_idempotent_once_the_advised_line_is_in_the_managers_file(
+    pushing: Path, manager: str
+) -> None:
+    """install is idempotent (command-line contract): once the line its advice names is in
+    the hook manager's file (doctor: 'the pre-push check is called from …'), running
+    install again says so instead of repeating 'not installed … Add this line'."""
+    if manager == "husky":
+        subprocess.run(["node", str(_husky())], cwd=pushing, check=True, capture_output=True)
+        (pushing / ".husky" / "pre-commit").unlink(missing_ok=True)
+        assert "Add this line to .husky/pre-push" in _install(pushing)
+        (pushing / ".husky" / "pre-push").write_text('git vcontext hook pre-push "$@"\n')
+        called_from = ".husky/pre-push"
+    else:
+        lefthook = _lefthook()
+        marks = pushing.parent / "lefthook-marks.txt"
+        (pushing / "lefthook.yml").write_text(LEFTHOOK.format(marks=marks))
+        subprocess.run([lefthook, "install"], cwd=pushing, check=True, capture_output=True)
+        assert "except the pre-push hook" in _install(pushing)
+        (pushing / "lefthook.yml").write_text(
+            LEFTHOOK.format(marks=marks)
+            + "    vcontext:\n      run: git vcontext hook pre-push {1} {2}\n"
+            "      use_stdin: true\n"
+        )
+        called_from = "lefthook.yml"
+    assert b"the pre-push check is called from" in run_cli("doctor", cwd=pushing).stdout
+    again = _install(pushing)
+    assert "except the pre-push hook" not in again, again
+    assert "not installed" not in again, again
+    assert f"kept {called_from}: the pre-push check is called from it" in again, again
+    assert "(nothing to change)" in again, again

@@ -37,10 +37,11 @@ def _text(data: object, fmt: str) -> str:
 
 
 def _timed_imports(repo: Path) -> None:
-    """The driver and the external diff install wrote, started by ``python -X importtime
-    -m git_vcontext`` (pip's console-script template imports ``re`` itself)."""
+    """The driver and the external diff install wrote, their script started by ``python
+    -X importtime SCRIPT`` (the script is ours, bin/git-vcontext: what git runs; ``-m
+    git_vcontext`` would add what runpy loads, operator among them)."""
     script = shlex.quote(str(Path(cli_path()[0]).resolve()))
-    python = f"{shlex.quote(sys.executable)} -X importtime -m git_vcontext"
+    python = f"{shlex.quote(sys.executable)} -X importtime {script}"
     for key in ("merge.vcontext.driver", "diff.vcontext.command"):
         value = run_git(repo, "config", "--get", key).stdout.strip()
         if f"exec {script} " in value:
@@ -101,6 +102,68 @@ def test_the_merge_driver_of_a_tron_document_loads_no_json_package(git_repo: Pat
 def test_the_merge_driver_of_a_tron_document_loads_no_re_or_enum(git_repo: Path) -> None:
     loaded = _merge_imports(git_repo, "tron")
     assert [m for m in HEAVY if m in loaded] == []
+
+
+# what a TRON merge's render loaded only for a write that keeps a long log's old elements
+# (codecs/tron/grown.py: copy with weakref, types and copyreg; operator; bisect), and the
+# contextvars wrapper of _contextvars, and the TRON error scans (issue 32)
+NOT_FOR_A_MERGE = (
+    "copy",
+    "weakref",
+    "operator",
+    "bisect",
+    "contextvars",
+    "git_vcontext.codecs.tron.scan",
+)
+
+
+def test_the_merge_driver_of_a_tron_document_loads_no_copy_operator_or_bisect(
+    git_repo: Path,
+) -> None:
+    loaded = _merge_imports(git_repo, "tron")
+    assert [m for m in NOT_FOR_A_MERGE if m in loaded] == []
+
+
+def test_the_merge_driver_of_a_json_document_loads_no_contextvars_wrapper(
+    git_repo: Path,
+) -> None:
+    loaded = _merge_imports(git_repo, "json")
+    assert [m for m in NOT_FOR_A_MERGE if m in loaded] == []
+
+
+def test_a_conflicted_merge_reads_git_config_without_the_subprocess_module(
+    git_repo: Path,
+) -> None:
+    """A file with conflicts reads git's settings (here ``merge.conflictStyle diff3``: the
+    markers get a base section) by ``git config`` started with ``os`` alone, and (git
+    before 2.44 passes no labels) the git command above it from ``/proc``: no
+    ``subprocess``, nor the ``signal``, ``threading`` and ``selectors`` it loads, ~5 ms of
+    every conflicted file's driver (issue 32); those labels, from MERGE_MSG, without ``re``
+    or ``enum``."""
+    name = f"{TODO}.json"
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    run_git(git_repo, "config", "merge.conflictStyle", "diff3")
+    _timed_imports(git_repo)
+    path = git_repo / name
+    path.write_text(_text(_todo(30, set()), "json"))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "base")
+    run_git(git_repo, "checkout", "-q", "-b", "theirs")
+    path.write_text(_text(_todo(30, set(), " (theirs)"), "json"))
+    run_git(git_repo, "commit", "-q", "-am", "theirs")
+    run_git(git_repo, "checkout", "-q", "main")
+    path.write_text(_text(_todo(30, set(), " (ours)"), "json"))
+    run_git(git_repo, "commit", "-q", "-am", "ours")
+    merge = run_git(git_repo, "merge", "--no-edit", "theirs", check=False)
+    assert merge.returncode == 1, merge.stdout + merge.stderr  # the conflict stops it
+    loaded = _loaded(merge.stderr)
+    assert "git_vcontext.gitio.settings" in loaded, merge.stderr  # the settings were read
+    text = path.read_text()
+    assert "(ours)" in text
+    assert "(theirs)" in text
+    assert "|||||||" in text  # diff3 from git's config: read through the new path
+    heavy = ("subprocess", "signal", "threading", "selectors", "re", "enum")
+    assert [m for m in heavy if m in loaded] == []
 
 
 def _event(i: int, side: str) -> dict[str, object]:

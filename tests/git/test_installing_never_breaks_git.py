@@ -426,6 +426,10 @@ REPO_COMMANDS = [
     ["conflicts"],
     ["sync", "--all"],
     ["fork", "x"],
+    ["check", "HEAD"],
+    ["install", "--server"],
+    ["install", "--server", "--guard"],
+    ["uninstall", "--server"],
 ]
 
 

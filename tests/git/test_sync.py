@@ -517,3 +517,24 @@ def _assert_equal_but_for_forks(
             assert without_fork(mine) == base
             key = "todoList" if "todoList" in mine else "plan"
             assert mine[key]["fork"]["parentSequence"] == base[key]["sequence"]
+
+
+def test_sync_follows_a_worktree_whose_path_holds_a_newline_and_spaces(forked: Path) -> None:
+    """Bad input never produces a wrong error: an agent's work tree at a path with a
+    newline (and spaces) is found as git lists it (``worktree list -z``), so sync moves
+    it instead of failing with "git is not installed"."""
+    repo = forked
+    wt = repo.parent / "alice's\nwork tree"
+    run_git(repo, "worktree", "add", "-q", str(wt), "agents/alice")
+    edit(wt, "todo.vcontext.json", status(("t1", "completed")))
+    commit_all(wt, "alice ticks t1")
+    edit(repo, "todo.vcontext.json", _add_item("t4", "Four"))
+    commit_all(repo, "main adds t4")
+
+    code, _, err = sync(wt, "alice")
+
+    assert code == 0, err
+    assert "not installed" not in err
+    assert read(wt, "todo.vcontext.json") == show(repo, "agents/alice", "todo.vcontext.json")
+    assert run_git(wt, "status", "--porcelain").stdout == ""
+    assert [i["id"] for i in read(wt, "todo.vcontext.json")["todoList"]["items"]][-1] == "t4"

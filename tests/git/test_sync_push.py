@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -420,3 +421,31 @@ def test_a_commit_made_while_sync_waits_is_kept_and_pushed(
     for where, ref in ((repo, "agents/alice"), (remote, "main"), (remote, "agents/alice")):
         kept = run_git(where, "merge-base", "--is-ancestor", made[0], ref, check=False)
         assert kept.returncode == 0, f"tick2 is not on {ref} of {where.name}"
+
+
+def test_sync_at_scale_git_dash_c_sync_timeout_bounds_the_retries(git_repo: Path) -> None:
+    """ "a transient failure … is retried with backoff and jitter inside the sync's deadline
+    (vcontext.syncTimeout)": a setting given as git gives one for a single command
+    (``git -c vcontext.syncTimeout=2 vcontext sync …``) bounds the retries as the same
+    setting in .git/config does."""
+    seed(git_repo)
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "remote", "add", "dead", "http://127.0.0.1:1/remote.git")
+    path = f"{Path(cli_path()[0]).parent}{os.pathsep}{os.environ['PATH']}"
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        ["git", "-c", "vcontext.syncTimeout=2", "vcontext", "sync", "alice", "--push", "dead"],
+        cwd=git_repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PATH": path},
+        start_new_session=True,  # git and the git-vcontext it starts: stopped together
+    )
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        pytest.fail("still retrying after 30 s with vcontext.syncTimeout=2")
+    assert code != 0
+    assert time.monotonic() - started < 30

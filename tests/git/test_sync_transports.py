@@ -203,6 +203,8 @@ def test_sync_at_scale_a_network_dropping_every_third_connection_loses_nothing(
         run = soak.soak(
             tmp_path, AGENTS, ROUNDS, remote=remote, url=url, clone_config=config, ready=drop,
             seeded=seeded,
+            # (a connection per sync over ssh, not one per clone: drops to retry)
+            config={"vcontext.sshPersist": "0"} if front is None else None,
         )  # fmt: skip
     finally:
         proxy.stop()
@@ -792,17 +794,43 @@ def test_sync_with_install_server_waits_without_polling(
         assert result["ops"]["total"] <= 3, result["ops"]
 
 
-def test_sync_over_ssh_opens_one_connection_and_leaves_none_open(
+def test_sync_over_ssh_the_clones_next_sync_reuses_its_connection_until_idle(
     tmp_path: Path, sshd: servers.SshServer, served: Path
 ) -> None:
     """Each git command over ssh is a new connection and a new key exchange (0.07 s of CPU
     for the post-quantum one alone); a sync shares one connection among its git commands
-    (ssh's ControlMaster, for its own commands only), and closes it when it ends."""
+    (ssh's ControlMaster), which outlives it for ``vcontext.sshPersist`` idle seconds: the
+    clone's next syncs reuse it (no key exchange), then it ends by itself."""
     proxy = servers.DroppingProxy(sshd.port, every=0).start()  # counts the connections
     try:
         remote = served / "remote.git"
         config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
         _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+        soak.git(clone, "config", "vcontext.sshPersist", "3")
+        before = proxy.connections
+        for r in range(3):
+            soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
+            result = _sync(clone, "agent-0")
+            assert result["exit"] == 0, result["output"]
+            assert result["ops"]["total"] >= 2
+        assert proxy.connections - before == 1  # one key exchange for three syncs
+        assert proxy.open_connections == 1  # (it outlives the syncs)
+        assert _until(lambda: proxy.open_connections == 0, 20), "the idle connection stays"
+    finally:
+        proxy.stop()
+
+
+def test_sync_over_ssh_persist_0_opens_one_connection_and_leaves_none_open(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    """``vcontext.sshPersist 0``: a sync shares one connection among its git commands (for
+    its own commands only) and closes it when it ends."""
+    proxy = servers.DroppingProxy(sshd.port, every=0).start()  # counts the connections
+    try:
+        remote = served / "remote.git"
+        config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
+        _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+        soak.git(clone, "config", "vcontext.sshPersist", "0")
         for r in range(2):
             soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
             before = proxy.connections
@@ -829,14 +857,16 @@ def _control_folders(pid: int) -> list[Path]:
 def test_sync_over_ssh_a_killed_syncs_connection_and_folder_go_at_the_next_sync(
     tmp_path: Path, sshd: servers.SshServer, served: Path
 ) -> None:
-    """A sync killed while it waits leaves its control folder (and its master, which would
-    live on for ControlPersist): the agent's next sync removes the folder and ends that
-    master before it starts its own, and leaves nothing of its own either."""
+    """``vcontext.sshPersist 0``: a sync killed while it waits leaves its control folder
+    (and its master, which would live on for ControlPersist): the agent's next sync removes
+    the folder and ends that master before it starts its own, and leaves nothing of its own
+    either."""
     proxy = servers.DroppingProxy(sshd.port, every=0).start()
     try:
         remote = served / "remote.git"
         config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
         _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+        soak.git(clone, "config", "vcontext.sshPersist", "0")
         soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
         assert soak.sync(clone, "agent-0")["exit"] == 0
         soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))

@@ -437,3 +437,27 @@ def test_negative_zero_is_kept_after_many_dates(dates: int) -> None:
     assert doc.render(doc.data) == text
     plain = json_text.loads(text.replace('"zero": -0', '"zero": 0'))
     assert type(plain.data["zero"]) is int
+
+
+def test_data_deeper_than_is_exact_at_the_limit() -> None:
+    """The level-by-level walk (issue 32) says exactly what the node-by-node one said: a
+    container at level ``limit + 1`` is too deep, one at ``limit`` is not, whichever
+    branch holds it and whether objects or arrays nest."""
+    from git_vcontext.codecs.text import data_deeper_than
+
+    def nest(depth: int, leaf: object = 1) -> object:
+        value: object = leaf
+        for level in range(depth):
+            value = {"k": value, "s": "x"} if level % 2 else [0, value, "y"]
+        return value
+
+    for limit in (1, 2, 3, 7, 256):
+        assert not data_deeper_than(nest(limit), limit)
+        assert data_deeper_than(nest(limit + 1), limit)
+        # the deep branch last among shallow siblings, and empty containers count
+        wide = [[1], {"a": 2}, "s", nest(limit - 1, leaf=[])]
+        assert data_deeper_than(wide, limit)
+        assert not data_deeper_than(wide, limit + 1)
+    assert not data_deeper_than("not a container", 3)
+    assert not data_deeper_than({}, 1)
+    assert data_deeper_than({"a": {}}, 1)

@@ -283,3 +283,61 @@ def test_remote_config_reads_urls_as_git_rewrites_them_in_one_command(
     got = remote_config(str(repo), "my.origin")
     assert got.push_urls == ("ssh://git@github.example/other/memory.git",)
     assert remote_config(str(repo), "gh:x/y.git").urls == ("ssh://git@github.example/x/y.git",)
+
+
+def test_sync_at_scale_the_kept_ssh_folder_is_private_and_ours_or_not_used(
+    tmp_path: Path,
+) -> None:
+    """The folder of the control sockets that outlive a sync (``vcontext-ssh-u<uid>``) is
+    made private (0700) and used only when it is this user's own private folder: a name
+    taken by a symbolic link, a file or a folder others can enter is not used (the sync
+    then shares its connection with its own commands only), and the next sync's cleaning
+    never removes it (its masters end by themselves once idle)."""
+    import os
+    import stat
+
+    from git_vcontext.gitio.transport import SHARE_PREFIX, user_folder
+
+    name = f"{SHARE_PREFIX}u{os.getuid()}"
+    made = user_folder(str(tmp_path))
+    assert made == str(tmp_path / name)
+    assert stat.S_IMODE(os.lstat(made).st_mode) == 0o700
+    assert clean_stale(str(tmp_path), "true") == []
+    assert (tmp_path / name).is_dir()
+    os.chmod(made, 0o755)
+    assert user_folder(str(tmp_path)) is None  # others may enter it: not ours to trust
+    os.rmdir(made)
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    (tmp_path / name).symlink_to(tmp_path / "elsewhere")
+    assert user_folder(str(tmp_path)) is None
+    (tmp_path / name).unlink()
+    (tmp_path / name).write_text("")
+    assert user_folder(str(tmp_path)) is None
+
+
+def test_sync_at_scale_a_kept_ssh_socket_is_the_clones_and_outlives_the_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``vcontext.sshPersist`` > 0 the control socket is in the user's folder, named
+    by the clone and its ssh settings (another clone: another connection), ``ControlPersist``
+    is that many seconds, and ``close()`` leaves the master running; with 0 the sync's own
+    folder is used and removed."""
+    import os
+    import shlex
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    kept = SshShare("ssh", [SshTarget("localhost")], persist=45, key="0123456789abcdef")
+    assert kept.kept
+    assert kept.path == os.path.join(kept.folder, "01234567-%C")
+    assert "ControlPersist=45" in shlex.split(kept.command)
+    kept.close()
+    assert os.path.isdir(kept.folder)  # (its masters end by themselves)
+    other = SshShare("ssh", [SshTarget("localhost")], persist=45, key="fedcba9876543210")
+    assert other.folder == kept.folder
+    assert other.path != kept.path
+    own = SshShare("ssh", [SshTarget("localhost")], persist=0)
+    assert not own.kept
+    assert os.path.basename(own.folder).startswith(f"vcontext-ssh-{os.getpid()}-")
+    own.close()
+    assert not os.path.exists(own.folder)

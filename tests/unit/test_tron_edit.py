@@ -350,3 +350,38 @@ def test_m16_a_tron_merge_is_read_back_once(monkeypatch: pytest.MonkeyPatch) -> 
     assert '"completed"' in text
     assert calls.count(text) == 1  # read back: once
     assert len(calls) == 4  # base, ours, theirs, the result
+
+
+def test_the_editor_takes_the_tokens_the_parse_cut_for_that_very_text() -> None:
+    """A parse keeps the tokens it cut (issue 32: a TRON merge cut ours' text twice); the
+    editor's spans made from them are those cut afresh, and a text that is not that very
+    one (a document whose text was replaced) is cut again."""
+    from git_vcontext.codecs.tron.spans import Spans
+
+    text = (
+        "class Item: id, title, tags\n\n"
+        'todoList: {"items": [Item("a", "A", ["x"]), Item("b", "B \\u00e9", []),],\n'
+        '  "n": -0.5e3, "m": {"k": null}}\n'
+    )
+    doc = tron.loads(text)
+    kept = doc.memo["words"]
+    assert kept[0] is doc.text
+    assert kept[1] == len(doc.header)
+    fresh = Spans(doc.text, len(doc.header))
+    taken = Spans(doc.text, len(doc.header), kept)
+    assert taken.tokens is kept[2]
+    assert (taken.tokens, taken.starts, taken.ends, taken.match) == (
+        fresh.tokens,
+        fresh.starts,
+        fresh.ends,
+        fresh.match,
+    )
+    other = "".join(list(doc.text))  # equal, not the same object
+    assert Spans(other, len(doc.header), kept).tokens is not kept[2]
+    data: Any = copy.deepcopy(doc.data)
+    data["todoList"]["n"] = 2
+    data["todoList"]["items"].append({"id": "c", "title": "C", "tags": []})
+    cut_again = tron.loads(text)
+    del cut_again.memo["words"]  # its editor cuts the text itself, as before issue 32
+    assert doc.render(data) == cut_again.render(data)
+    assert "words" not in doc.memo  # taken by the editor's spans, not held after

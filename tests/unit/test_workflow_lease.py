@@ -131,3 +131,86 @@ def test_the_hook_finds_the_common_directory_without_git(tmp_path: os.PathLike[s
     found = find_common_dir(str(root), {"GIT_DIR": str(linked)})
     assert Path(found or "").samefile(root / "r" / ".git")
     assert find_common_dir(str(root), {}) is None
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+class _View:
+    """A remote whose lease is held until ``done_after`` looks, then released."""
+
+    def __init__(self, lease: str, said: leases.Lease, done_after: int) -> None:
+        self.local = None
+        self.base = "main"
+        self.branches = ["agents/a"]
+        self.looks = 0
+        self.lease, self.said, self.done_after = lease, said, done_after
+
+    def poll(self) -> tuple[str | None, int, leases.Lease | None]:
+        self.looks += 1
+        if self.looks > self.done_after:
+            return None, 0, None
+        return self.lease, 1, self.said
+
+
+def _keeper(repo: os.PathLike[str], view: _View) -> object:
+    from types import SimpleNamespace
+
+    import pygit2
+
+    from git_vcontext.remote.lease import LeaseKeeper
+
+    pusher = SimpleNamespace(repo=pygit2.Repository(str(repo)), remote="origin", link=None)
+    return LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
+
+
+def test_sync_at_scale_a_waiter_whose_look_at_landing_was_too_soon_looks_later_next_time(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """Over git a waiter looks when the lease's ``Landing`` says the holder's round lands.
+    A look that finds the holder still at it costs a look more: the clone's waiters then
+    stretch the integration the next lease announces (by a factor kept in the clone, up
+    30 % per look too soon, down 5 % per look in time, between 1 and 3), so that on a
+    loaded machine a waiter's first look is mostly its last."""
+    from types import SimpleNamespace
+
+    from git_vcontext.remote.lease import LeaseKeeper
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    clock = _Clock()
+
+    def wait(done_after: int) -> tuple[LeaseKeeper, _View]:
+        start = clock.now
+        said = leases.Lease("agents/b", HOST, 1, "/x", start + 30.0, start + 2.0)  # takes 2 s
+        snap = SimpleNamespace(lease_id="c0ffee", lease=said)
+        view = _View("c0ffee", said, done_after)
+        keeper = _keeper(tmp_path, view)
+        assert isinstance(keeper, LeaseKeeper)
+        clock.slept.clear()
+        keeper.wait(snap, 1, start + 60, clock, clock.sleep, lambda _: None)  # type: ignore[arg-type]
+        return keeper, view
+
+    keeper, view = wait(done_after=1)  # the holder was late: two looks
+    assert view.looks == 2
+    assert 2.0 * 0.9 <= clock.slept[0] <= 2.0 * 1.1  # at its Landing
+    assert keeper.lateness() == 1.3
+    keeper, view = wait(done_after=0)  # the next lease: 2 s said, 2.6 s waited, one look
+    assert view.looks == 1
+    assert 2.6 * 0.9 <= clock.slept[0] <= 2.6 * 1.1
+    assert keeper.lateness() == 1.3 * 0.95
+    for _ in range(20):
+        keeper, _ = wait(done_after=0)
+    assert keeper.lateness() == 1.0  # (never sooner than the holder says)
+    for _ in range(10):
+        keeper, _ = wait(done_after=1)
+    assert keeper.lateness() == 3.0  # (bounded)

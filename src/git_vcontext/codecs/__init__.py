@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextvars import ContextVar
+from _contextvars import ContextVar  # (contextvars is this module re-exported: issue 32)
 
 from ..errors import ParseError
 from ..jsoncodec import loads as json_loads

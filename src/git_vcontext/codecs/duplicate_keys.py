@@ -5,7 +5,7 @@ Everything else reads a repeated key as an error."""
 
 from __future__ import annotations
 
-import contextvars
+from _contextvars import ContextVar  # (contextvars is this module re-exported: issue 32)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 DUPLICATE_MARK = "\x00"
 
-_keeping: contextvars.ContextVar[bool] = contextvars.ContextVar("keep_duplicates", default=False)
+_keeping: ContextVar[bool] = ContextVar("keep_duplicates", default=False)
 
 
 def duplicate_name(key: str, n: int) -> str:

@@ -7,6 +7,8 @@ from ..patterns import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from . import Document
 
 BOM = "\ufeff"
@@ -139,22 +141,21 @@ def exceeds_depth(text: str, limit: int) -> bool:
 
 
 def data_deeper_than(value: object, limit: int) -> bool:
-    """Whether parsed data nests deeper than ``limit`` (iterative; stops at the first hit)."""
-    stack: list[tuple[object, int]] = [(value, 1)]
-    pop, push = stack.pop, stack.append
-    containers = (dict, list)
-    while stack:
-        node, depth = pop()
-        children = node.values() if isinstance(node, dict) else node
-        if depth >= limit:  # a container in it is one level too deep
-            if any(isinstance(child, containers) for child in children):  # type: ignore[attr-defined]
-                return True
-            continue
-        depth += 1
-        for child in children:  # type: ignore[attr-defined]
-            if isinstance(child, containers):
-                push((child, depth))
-    return False
+    """Whether parsed data (plain dicts and lists, as every parser here makes) nests deeper
+    than ``limit`` (``value`` is level 1): level by level, each a list comprehension that
+    tells containers by ``type() is`` (half the time of a walk node by node with
+    ``isinstance``, paid on every parse: issue 32); stops at the first empty level."""
+    level: list[Any] = [value]
+    for _ in range(max(limit, 1)):  # from the containers at one level, those at the next
+        level = [
+            child
+            for node in level
+            for child in (node.values() if type(node) is dict else node)
+            if type(child) is dict or type(child) is list
+        ]
+        if not level:
+            return False
+    return True  # a container at level ``limit + 1``
 
 
 _STRING_OR_BRACKET = r'"(?:[^"\\\n]|\\.)*"|[\[{(]|[\]})]'

@@ -49,7 +49,7 @@ def _run(rev_range: str | None, fmt: str, cwd: str) -> int:
     pushed = range_commits(repo, spec)
     edge = shallow_edge(repo, pushed)
     if edge:
-        raise OperationalError(_shallow(edge, len(pushed.commits)))
+        raise OperationalError(_shallow(edge, len(pushed.commits), whole=spec.base is None))
     cache = VerdictCache.open(common_dir(repo))
     report = check_range(repo, spec, pushed, cache)
     cache.save()
@@ -60,13 +60,19 @@ def _run(rev_range: str | None, fmt: str, cwd: str) -> int:
     return int(ExitCode.FOUND if report.problems else ExitCode.OK)
 
 
-def _shallow(edge: list[str], count: int) -> str:
+def _shallow(edge: list[str], count: int, *, whole: bool) -> str:
+    """``whole``: the range is one revision's whole history, which no ``--deepen=N`` is
+    sure to reach: only ``--unshallow`` leads to a verdict."""
     shown = ", ".join(sha[:12] for sha in edge[:5])
     them = "those commits" if len(edge) > 1 else "that commit"
+    fetch = (
+        "git fetch --unshallow"
+        if whole
+        else f"git fetch --deepen={count} (or git fetch --unshallow)"
+    )
     return (
         f"shallow clone: the parents of {shown} were not fetched, so what {them} changed "
-        f"cannot be checked: git fetch --deepen={count} (or git fetch --unshallow), then "
-        "run git vcontext check again"
+        f"cannot be checked: {fetch}, then run git vcontext check again"
     )
 
 

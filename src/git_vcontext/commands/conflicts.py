@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..conflicts.listing import list_conflicts
-from ..conflicts.report import render_text
+from ..conflicts.report import command_path, render_text
 from ..errors import ExitCode
 from ..fsio import write_output
 from ..values import json_report
@@ -33,7 +33,9 @@ def _summary(listing: Listing) -> None:
     count = sum(len(f.conflicts) for f in listing.files)
     files = sum(1 for f in listing.files if f.conflicts)
     if count:
-        print(f"{count} conflict(s) in {files} file(s); {HINT}", file=sys.stderr)
+        named = [f.path for f in listing.files if f.conflicts]
+        hint = HINT.replace("PATH", command_path(named[0])) if files == 1 else HINT
+        print(f"{count} conflict(s) in {files} file(s); {hint}", file=sys.stderr)
     elif listing.found:
         print("no vContext conflict left as data; files still unmerged", file=sys.stderr)
     elif not listing.found:

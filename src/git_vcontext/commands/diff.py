@@ -110,20 +110,26 @@ def _two_files(args: Sequence[str], cached: bool, paths: Sequence[str]) -> bool:
     """``OLD NEW`` (also the difftool form ``LOCAL REMOTE``): two existing files or /dev/null."""
     if len(args) != 2 or cached or paths:
         return False
-    return all(a == DEV_NULL or os.path.isfile(a) for a in args) and list(args) != [DEV_NULL] * 2
+    return all(a == DEV_NULL or _a_file(a) for a in args) and list(args) != [DEV_NULL] * 2
+
+
+def _a_file(arg: str) -> bool:
+    """Whatever exists and is not a folder: a regular file, or a pipe such as the
+    ``/dev/fd/N`` of a shell's ``<(git show REV:FILE)``."""
+    return os.path.exists(arg) and not os.path.isdir(arg)
 
 
 def _missing_file(args: Sequence[str], cached: bool, paths: Sequence[str]) -> None:
     """``diff FILE MISSING`` outside a repository: name the missing file (revisions cannot
     be meant without a repository, so 'not a git repository' would mislead)."""
-    if len(args) != 2 or cached or paths or not any(os.path.isfile(a) for a in args):
+    if len(args) != 2 or cached or paths or not any(_a_file(a) for a in args):
         return
     # lazy: the external diff never runs git
     from ..gitio import git
 
     if git(["rev-parse", "--git-dir"], check=False).returncode == 0:
         return  # inside a repository: REV FILE is a revision and a path
-    missing = next(a for a in args if not (a == DEV_NULL or os.path.isfile(a)))
+    missing = next(a for a in args if not (a == DEV_NULL or _a_file(a)))
     what = "is a directory, not a file" if os.path.isdir(missing) else "no such file"
     raise OperationalError(f"{missing}: {what}")
 

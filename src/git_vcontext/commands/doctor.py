@@ -396,6 +396,7 @@ def _server(where: Path) -> int:
     folder = hookinstall.hooks_dir(where)
     _guard(folder, where, report)
     _integration(folder, where, report, setup.marked(where))
+    _overrides(where, report)
     _server_ownership(where, report)
     for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
         for line in lines:
@@ -450,6 +451,20 @@ def _guard(folder: Path, where: Path, report: Report) -> None:
         legacy = folder / "pre-receive.legacy"
         after = f", after {legacy.name}" if legacy.exists() else ""
         report.oks.append(f"pre-receive guard installed and runs{after}: every push is checked")
+
+
+def _overrides(where: Path, report: Report) -> None:
+    """The guard's overrides left on: each lets pushes do what it otherwise refuses."""
+    said = {
+        "vcontext.guard.allowDelete": "pushes may delete the default branch",
+        "vcontext.guard.allowServerRef": (
+            f"pushes may delete or rewrite {setup.SERVER}, which agents' sync --push trusts"
+        ),
+    }
+    for key, what in said.items():
+        out = git(["config", "--type=bool", "--get", "--", key], cwd=where, check=False)
+        if out.returncode == 0 and out.stdout.strip() == "true":
+            report.notes.append(f"{key} is true: {what} (git config --unset {key} ends that)")
 
 
 def _integration(folder: Path, where: Path, report: Report, marked: bool) -> None:

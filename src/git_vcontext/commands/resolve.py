@@ -11,6 +11,7 @@ from ..conflicts.session import NO_VALUE, open_file
 from ..errors import ExitCode, ParseError, UsageError
 from ..fsio import write_output
 from ..merging.result import MISSING
+from ..validation.model import quoted_path
 from ..values import json_report
 
 if TYPE_CHECKING:
@@ -34,8 +35,8 @@ def run(
     session = open_file(path)
     if session.edited_copy is not None:
         _warn(
-            f"{session.path} changed since the merge stopped; resolving from git's index stages "
-            f"(your text is kept in {session.edited_copy})"
+            f"{quoted_path(session.path)} changed since the merge stopped; resolving from "
+            f"git's index stages (your text is kept in {session.edited_copy})"
         )
     chosen = session.asked(conflict, take, given)
     outcome = session.apply(chosen, add=not no_add, dry_run=dry_run)
@@ -60,22 +61,23 @@ def _report(outcome: Outcome, fmt: str, dry_run: bool, no_add: bool) -> None:
     elif dry_run:
         write_output(None, outcome.text if outcome.text is not None else "")
     lines = []
+    name = quoted_path(outcome.path)
     for c, choice in outcome.chosen:
         shown = short(choice.value_for(c))
         gone = " (removed)" if choice.value_for(c) is MISSING else ""
-        lines.append(f"{outcome.path}: {c.id} {c.where}: {choice.describe()} {shown}{gone}")
+        lines.append(f"{name}: {c.id} {c.where}: {choice.describe()} {shown}{gone}")
     if outcome.remaining:
         left = ", ".join(f"{c.id} ({c.where})" for c in outcome.remaining)
-        lines.append(f"{outcome.path}: {len(outcome.remaining)} conflict(s) left: {left}")
+        lines.append(f"{name}: {len(outcome.remaining)} conflict(s) left: {left}")
     elif dry_run:
-        lines.append(f"{outcome.path}: no conflict left (dry run: nothing written)")
+        lines.append(f"{name}: no conflict left (dry run: nothing written)")
     else:
         state = (
             "staged"
             if outcome.staged
             else "written" + (" (not staged: --no-add)" if no_add else "")
         )
-        lines.append(f"{outcome.path}: resolved, {state}")
+        lines.append(f"{name}: resolved, {state}")
     stream = sys.stderr if dry_run or fmt == "json" else sys.stdout
     for line in lines:
         print(line, file=stream)

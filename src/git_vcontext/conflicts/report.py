@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 from ..merging.result import MISSING
 from ..spelling import dumps
+from ..validation.model import quoted_path
 
 if TYPE_CHECKING:
     from typing import Any
@@ -15,28 +17,35 @@ if TYPE_CHECKING:
     from .listing import FileListing, Listing
 
 
+def command_path(path: str) -> str:
+    """``path`` as a word of a command line to copy: shell-quoted, and a name starting with
+    '-' as ``./-name``, so the command it goes into does not read it as an option."""
+    return shlex.quote(f"./{path}" if path.startswith("-") else path)
+
+
 def render_text(listing: Listing) -> str:
     """The listing as lines of text, one file after the other."""
     lines: list[str] = []
     for f in listing.files:
         lines += _file_lines(f)
     lines += [
-        f"{p}: conflicted, not a vContext document (resolve it by hand)" for p in listing.others
+        f"{quoted_path(p)}: conflicted, not a vContext document (resolve it by hand)"
+        for p in listing.others
     ]
     return "".join(line + "\n" for line in lines)
 
 
 def _file_lines(f: FileListing) -> list[str]:
     if f.error:
-        return [f"{f.path}: {f.error}; resolve it by hand, then git add it"]
+        return [f"{quoted_path(f.path)}: {f.error}; resolve it by hand, then git add it"]
     what = f" ({f.operation})" if f.operation else ""
     if not f.conflicts and f.source == "stages":
         return [
-            f"{f.path}: no conflict left as data{what}; "
-            f"'git vcontext resolve {f.path}' writes the merge and stages it"
+            f"{quoted_path(f.path)}: no conflict left as data{what}; "
+            f"git vcontext resolve {command_path(f.path)} writes the merge and stages it"
         ]
     done = f", {f.resolved} resolved" if f.resolved else ""
-    lines = [f"{f.path}: {len(f.conflicts)} conflict(s){done}{what}"]
+    lines = [f"{quoted_path(f.path)}: {len(f.conflicts)} conflict(s){done}{what}"]
     lines += [
         f"  ours:   {f.labels.get('ours', 'ours')}",
         f"  theirs: {f.labels.get('theirs', 'theirs')}",

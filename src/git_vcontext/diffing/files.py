@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..codecs import format_from_content, format_from_name, parse
 from ..errors import ParseError
 from ..record import record
+from ..validation.model import quoted_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def skeleton(value: Any) -> Any:
 
 def side_name(prefix: str, path: str | None) -> str:
     """``a/todo.vcontext.json`` as git writes it (``/dev/null`` for an absent side)."""
-    return f"{prefix}/{path.lstrip('/')}" if path else "/dev/null"
+    return quoted_path(f"{prefix}/{path.lstrip('/')}") if path else "/dev/null"
 
 
 def unified(file: FileChange) -> str:

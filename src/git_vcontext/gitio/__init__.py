@@ -55,7 +55,7 @@ def git(
             env={**os.environ, **env} if env else None,
         )
     except FileNotFoundError:
-        raise OperationalError("git is not installed (no 'git' on PATH)") from None
+        raise OperationalError(_not_found(cwd)) from None
     result = GitResult(proc.returncode, proc.stdout, proc.stderr)
     if check and proc.returncode != 0:
         raise OperationalError(f"git {args[0]}: {complaint(proc.stderr, proc.returncode)}")
@@ -71,7 +71,15 @@ def git_at_terminal(args: Sequence[str], *, cwd: str | os.PathLike[str] | None =
     try:
         return subprocess.run(["git", *args], cwd=cwd, check=False).returncode
     except FileNotFoundError:
-        raise OperationalError("git is not installed (no 'git' on PATH)") from None
+        raise OperationalError(_not_found(cwd)) from None
+
+
+def _not_found(cwd: str | os.PathLike[str] | None) -> str:
+    """What a FileNotFoundError from starting git means: a folder to run in that is gone
+    (a removed work tree) says so, rather than blaming git's installation."""
+    if cwd is not None and not os.path.isdir(cwd):
+        return f"no such folder: {os.fspath(cwd)!r} (git cannot run there)"
+    return "git is not installed (no 'git' on PATH)"
 
 
 def complaint(stderr: str, returncode: int) -> str:
@@ -229,7 +237,15 @@ def is_ignored(repo: Repository, path: str) -> bool:
 
 
 def config_value(repo: Repository, key: str) -> str | None:
-    """A git config value; None when the key is not set or written without a value."""
+    """A git config value; None when the key is not set or written without a value. A
+    value given to this one command (``git -c KEY=VALUE vcontext …``) comes first, as in
+    git (pygit2 does not see those)."""
+    if _given():
+        from . import overrides
+
+        given = overrides.lookup(key)
+        if not overrides.is_missing(given):
+            return given if isinstance(given, str) else None
     try:
         value = repo.config[key]
     except KeyError:
@@ -240,10 +256,22 @@ def config_value(repo: Repository, key: str) -> str | None:
 def config_flag(repo: Repository, key: str, default: bool) -> bool:
     """A boolean git config value as git reads it (``true``/``yes``/``on``/``1``, …);
     ``default`` when the key is not set or is not a boolean."""
+    if _given():
+        from . import overrides
+
+        given = overrides.lookup(key)
+        if not overrides.is_missing(given):
+            flag = overrides.as_bool(given if isinstance(given, str) else None)
+            return default if flag is None else flag
     try:
         return bool(repo.config.get_bool(key))
     except (KeyError, ValueError):
         return default
+
+
+def _given() -> bool:
+    """Whether git passed settings to this command (``git -c``): cheap, no import."""
+    return "GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ
 
 
 def resolve_commit(repo: Repository, rev: str) -> Commit:

@@ -33,8 +33,15 @@ class FileSet:
     (``git check-attr``, on the commit's tree through an index of its own), so the set is
     git's own wherever the two could differ."""
 
-    def __init__(self, reader: Repository, flags: AttrCheck, commit: str | None) -> None:
+    def __init__(
+        self,
+        reader: Repository,
+        flags: AttrCheck,
+        commit: str | None,
+        shared: dict[str, bool] | None = None,
+    ) -> None:
         self._reader = reader
+        self._shared = {} if shared is None else shared  # what all commits' sets read alike
         self._flags = flags
         self._commit = commit
         self._quoted: dict[str, bool] = {}  # attributes file (by place) -> holds a quoted line
@@ -46,14 +53,36 @@ class FileSet:
         return matches_file_patterns(path) or self.routed(path)
 
     def routed(self, path: str) -> bool:
-        """Whether the attributes send ``path`` to the vcontext merge driver."""
+        """Whether the attributes send ``path`` to the vcontext merge driver: a commit's
+        set also holds what its own ``.gitattributes`` alone route (attributes kept outside
+        the commit, ``info/attributes``, the user's or the system's file, add to the set and
+        never take a file out of it: a server's own file must not un-route a document its
+        guard then lets anyone damage, while ``check`` and clones' hooks check it)."""
         if self._any_quoted(path):
-            return self._git_says(path)
-        try:
-            value = self._reader.get_attr(path, "merge", flags=self._flags, commit=self._commit)
-        except Exception:  # pygit2 raises various errors for odd paths: not routed
-            return False
-        return bool(value == DRIVER)
+            said = self._git_says(path)
+        else:
+            try:
+                value = self._reader.get_attr(path, "merge", flags=self._flags, commit=self._commit)
+            except Exception:  # pygit2 raises various errors for odd paths: not routed
+                value = None
+            said = bool(value == DRIVER)
+        if said or self._commit is None or not self._outside_says_merge():
+            return said
+        return self._git_says(path, own_only=True)
+
+    def _outside_says_merge(self) -> bool:
+        """Whether an attributes file outside the commit may un-route a file the commit's
+        own attributes route (a line that unsets ``merge``, sets another driver, or uses
+        ``binary`` or a macro of its own): then those answer too."""
+        if OUTSIDE_UNROUTES not in self._shared:
+            texts = [self._read(place) for place in _OUTSIDE]
+            try:
+                with open(SYSTEM_ATTRIBUTES, "rb") as fh:
+                    texts.append(fh.read())
+            except OSError:
+                pass
+            self._shared[OUTSIDE_UNROUTES] = any(unroutes(text) for text in texts)
+        return self._shared[OUTSIDE_UNROUTES]
 
     def _any_quoted(self, path: str) -> bool:
         """Whether an attributes file that applies to ``path`` holds a quoted pattern: the
@@ -106,10 +135,13 @@ class FileSet:
         except (KeyError, TypeError, ValueError):
             return None
 
-    def _git_says(self, path: str) -> bool:
-        """``git check-attr merge`` for ``path`` (the commit's tree, or the work tree)."""
-        if path in self._said:
-            return self._said[path]
+    def _git_says(self, path: str, *, own_only: bool = False) -> bool:
+        """``git check-attr merge`` for ``path`` (the commit's tree, or the work tree);
+        ``own_only``: the commit's ``.gitattributes`` alone (git run in a repository of its
+        own that reads this one's objects: no ``info/attributes``, user or system file)."""
+        key = f"\0own\0{path}" if own_only else path
+        if key in self._said:
+            return self._said[key]
         from . import git
 
         env = {"GIT_DIR": self._reader.path}
@@ -117,6 +149,9 @@ class FileSet:
         if self._commit is not None:
             env["GIT_INDEX_FILE"] = self._commit_index()
             cwd = self._reader.path
+        if own_only:
+            env.update(self._own_only_env())
+            cwd = env["GIT_DIR"]
         if self._commit is None and self._reader.workdir is not None:
             env["GIT_WORK_TREE"] = self._reader.workdir
         given = path + "\0"
@@ -128,8 +163,34 @@ class FileSet:
                       input=given, env=env, check=False)  # fmt: skip
         fields = out.stdout.split("\0")
         said = out.returncode == 0 and len(fields) >= 3 and fields[2] == DRIVER
-        self._said[path] = said
+        self._said[key] = said
         return said
+
+    def _own_only_env(self) -> dict[str, str]:
+        """git's environment for reading a commit's own attributes: an empty repository of
+        ours (no ``info/attributes``) reading this one's objects (the quarantine's too),
+        with no user or system configuration or attributes."""
+        import os
+
+        from . import git
+        from .places import common_dir
+
+        folder = os.path.dirname(self._commit_index())
+        own = os.path.join(folder, "own.git")
+        if not os.path.isdir(own):
+            git(["init", "-q", "--bare", "--", own], cwd=folder, check=False)
+        objects = os.path.join(str(common_dir(self._reader)), "objects")
+        alternates = [a for a in (os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES"),) if a]
+        return {
+            "GIT_DIR": own,
+            "GIT_OBJECT_DIRECTORY": os.environ.get("GIT_OBJECT_DIRECTORY") or objects,
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join([*alternates, objects]),
+            "GIT_ATTR_NOSYSTEM": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "HOME": folder,
+            "XDG_CONFIG_HOME": folder,
+        }
 
     def _commit_index(self) -> str:
         """An index file holding the commit's tree (git 2.39 has no ``check-attr --source``)."""
@@ -152,9 +213,31 @@ class FileSet:
 
 
 ATTRIBUTES = ".gitattributes"
+OUTSIDE_UNROUTES = "outside-unroutes"
+SYSTEM_ATTRIBUTES = "/etc/gitattributes"
+"""git's system attributes file where it is usually built to look (``git config --system``'s
+folder)."""
 _INFO = "\0info"
 _USER = "\0user"
 _OUTSIDE = (_INFO, _USER)
+
+
+def unroutes(text: bytes) -> bool:
+    """Whether an attributes file may send a file to another merge than ours: a line that
+    unsets or unspecifies ``merge``, names another driver, or uses ``binary`` (``-merge``)
+    or defines a macro (which may)."""
+    for line in text.split(b"\n"):
+        words = line.split()
+        if not words or words[0].startswith(b"#"):
+            continue
+        if words[0].startswith(b"[attr]"):
+            return True
+        for word in words[1:]:
+            if word in (b"-merge", b"!merge", b"merge", b"binary"):
+                return True
+            if word.startswith(b"merge=") and word != b"merge=" + DRIVER.encode():
+                return True
+    return False
 
 
 def has_quoted_pattern(text: bytes) -> bool:
@@ -204,11 +287,12 @@ def commit_files(repo: Repository) -> Callable[[Commit | Oid | str], FileSet]:
     reader = _without_index(repo)
     flags = AttrCheck.INDEX_ONLY | AttrCheck.INCLUDE_COMMIT
     sets: dict[str, FileSet] = {}
+    shared: dict[str, bool] = {}
 
     def at(commit: Commit | Oid | str) -> FileSet:
         key = str(getattr(commit, "id", commit))
         if key not in sets:  # one per commit: what it read of the attributes is kept
-            sets[key] = FileSet(reader, flags, key)
+            sets[key] = FileSet(reader, flags, key, shared)
         return sets[key]
 
     return at

@@ -177,7 +177,7 @@ def _upstream_range(repo: Repository) -> Range:
     if not isinstance(target, str) or not target.startswith("refs/heads/"):
         raise OperationalError(
             "HEAD is not on a branch, so there is no upstream: name the commits to check "
-            "(git vcontext check origin/main..HEAD)"
+            f"(git vcontext check {_example_base(repo, None)}..HEAD)"
         )
     name = target.removeprefix("refs/heads/")
     try:
@@ -186,16 +186,17 @@ def _upstream_range(repo: Repository) -> Range:
     except (KeyError, ValueError, pygit2.GitError):
         upstream = None
     if upstream is None:
+        example = _example_base(repo, name)
         gone = _configured_upstream(repo, name)
         if gone is not None:  # git status: "the upstream is gone"
             raise OperationalError(
                 f"{name}'s upstream {gone} is gone (deleted on the remote, or pruned): name "
-                f"the commits to check (git vcontext check origin/main..HEAD), or set another "
-                f"(git branch --set-upstream-to=origin/main)"
+                f"the commits to check (git vcontext check {example}..HEAD), or set another "
+                f"(git branch --set-upstream-to={example})"
             )
         raise OperationalError(
             f"{name} has no upstream: name the commits to check (git vcontext check "
-            f"origin/main..HEAD), or set one (git branch --set-upstream-to=origin/main)"
+            f"{example}..HEAD), or set one (git branch --set-upstream-to={example})"
         )
     shown = upstream.shorthand
     remote = upstream.remote_name if upstream.name.startswith("refs/remotes/") else None
@@ -203,6 +204,30 @@ def _upstream_range(repo: Repository) -> Range:
     base = upstream.resolve().peel(pygit2.Commit).id
     tip = _resolve(repo, "HEAD")
     return Range(f"{shown}..HEAD", str(tip), str(base), into)
+
+
+def _example_base(repo: Repository, current: str | None) -> str:
+    """A base this repository has, for advice naming a range (``origin/main`` when it is
+    there): a remote's default branch, a remote's main or master, a local main or master,
+    another local branch; ``origin/main`` when there is nothing at all."""
+    refs = repo.references
+    remote_heads = sorted(n for n in refs if n.startswith("refs/remotes/") and n.endswith("/HEAD"))
+    for name in ["refs/remotes/origin/HEAD", *remote_heads]:
+        ref = refs.get(name)
+        target = None if ref is None else ref.target
+        if isinstance(target, str) and target in refs:
+            return target.removeprefix("refs/remotes/")
+    remotes = sorted(n for n in refs if n.startswith("refs/remotes/") and not n.endswith("/HEAD"))
+    for wanted in ("main", "master"):
+        for name in ["refs/remotes/origin/" + wanted, *remotes]:
+            if name.endswith("/" + wanted) and name in refs:
+                return name.removeprefix("refs/remotes/")
+    local = sorted(n.removeprefix("refs/heads/") for n in refs if n.startswith("refs/heads/"))
+    others = [b for b in local if b != current and not b.startswith("-")]
+    for wanted in ("main", "master"):
+        if wanted in others:
+            return wanted
+    return others[0] if others else "origin/main"
 
 
 def _configured_upstream(repo: Repository, branch: str) -> str | None:

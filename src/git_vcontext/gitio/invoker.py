@@ -11,7 +11,6 @@ be told (the labels then fall back to what git's state files say).
 from __future__ import annotations
 
 import os
-import subprocess
 
 MAX_DEPTH = 4
 """Processes looked at above this one: sh, git, and a git that runs git (pull, rebase)."""
@@ -80,6 +79,8 @@ def _from_proc(proc: str) -> tuple[list[str], int | None]:
 
 def _from_ps(pid: int) -> tuple[list[str], int | None]:
     """Where there is no /proc (macOS, the BSDs): ``ps`` (arguments split at spaces)."""
+    import subprocess  # lazy: /proc is read with os alone (a conflicted merge's driver)
+
     try:
         out = subprocess.run(
             ["ps", "-o", "ppid=", "-o", "command=", "-p", str(pid)],
@@ -100,6 +101,8 @@ def _from_ps(pid: int) -> tuple[list[str], int | None]:
 def describe(git_dir: str, rev: str) -> tuple[str, str] | None:
     """(full id, subject) of commit ``rev`` (as git's command line named it); None when git
     does not know it."""
+    import subprocess  # lazy: see _from_ps
+
     try:
         log = ["log", "-1", "--no-walk", "--format=%H%x00%s", "--end-of-options", rev, "--"]
         proc = subprocess.run(

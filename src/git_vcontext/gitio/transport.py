@@ -11,8 +11,11 @@
   through the environment: the user's configuration is untouched); a sync fetches a few
   refs many times a minute, and the user's own commands still run maintenance.
 - Over ssh (OpenSSH, when the user's ssh configuration shares no connections itself) its
-  git commands share one connection: ``ControlMaster=auto`` with a control socket of its
-  own, closed when the sync ends (``ControlPersist`` bounds a master a killed sync left).
+  git commands share one connection: ``ControlMaster=auto`` with a control socket of the
+  clone's own (in a folder of this user's), which outlives the sync for
+  ``vcontext.sshPersist`` seconds of idleness (default 60, ssh's ``ControlPersist``): an
+  agent's next sync reuses it instead of a new key exchange; 0 ends it with the sync (a
+  control folder of the sync's own, as a killed sync's is cleaned by the next one).
 
 ``Link`` holds all of it for one remote; ``gitio.remote`` runs its commands through it.
 """
@@ -20,6 +23,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import random
 import re
@@ -98,6 +102,8 @@ QUIET_RECEIVE = "git -c receive.autogc=false receive-pack"
 find nothing to do there (``LocalRemote.maintenance_due``): git gives a local receive-pack
 none of the pusher's configuration, so it is said on its command line."""
 CONTROL_PERSIST = 30  # seconds a master lives on after a killed sync's last command
+PERSIST = 60.0  # seconds a clone's shared connection outlives its sync's last command
+# (vcontext.sshPersist; 0: the connection ends with the sync)
 
 
 def unsent(stderr: str) -> bool:
@@ -290,10 +296,18 @@ def ssh_target(url: str) -> SshTarget | None:
 
 
 class SshShare:
-    """A control socket of this sync's own: ``command`` is the user's ssh command with
-    ``ControlMaster=auto`` on it; ``close()`` ends the master and removes the socket."""
+    """A control socket for this sync's git commands: ``command`` is the user's ssh command
+    with ``ControlMaster=auto`` on it.
 
-    def __init__(self, base: str, targets: list[SshTarget]) -> None:
+    ``persist`` > 0: the socket is the clone's own (``key``: the clone and its ssh
+    settings) in this user's folder, and its master outlives the sync for ``persist``
+    idle seconds (``close()`` leaves it: the clone's next sync reuses it). Else the
+    socket is in a folder of this sync's own, which ``close()`` removes after ending the
+    master."""
+
+    def __init__(
+        self, base: str, targets: list[SshTarget], *, persist: float = 0.0, key: str = ""
+    ) -> None:
         self.base, self.targets = base, targets
         root = tempfile.gettempdir()
         if len(root) > 40:  # a unix socket's path is short (104 bytes): "%C" alone is 40
@@ -301,19 +315,46 @@ class SshShare:
         if not re.fullmatch(r"[A-Za-z0-9/._-]+", root):  # ssh splits an -o value at spaces
             root = "/tmp"  # and expands its % tokens: TMPDIR is not ours to pass to it
         clean_stale(root, base)
-        self.folder = tempfile.mkdtemp(prefix=f"{SHARE_PREFIX}{os.getpid()}-", dir=root)
-        self.path = os.path.join(self.folder, "%C")
+        kept = user_folder("/tmp" if len(root) > 16 else root) if persist > 0 else None
+        self.kept = kept is not None
+        if kept is not None:
+            self.folder = kept
+            self.path = os.path.join(kept, f"{key[:8]}-%C")
+            seconds = max(1, round(persist))
+        else:
+            self.folder = tempfile.mkdtemp(prefix=f"{SHARE_PREFIX}{os.getpid()}-", dir=root)
+            self.path = os.path.join(self.folder, "%C")
+            seconds = CONTROL_PERSIST
         self.options = [
             "-o", "ControlMaster=auto",
             "-o", f"ControlPath={self.path}",
-            "-o", f"ControlPersist={CONTROL_PERSIST}",
+            "-o", f"ControlPersist={seconds}",
         ]  # fmt: skip
         self.command = f"{base} {shlex.join(self.options)}"
 
     def close(self) -> None:
+        if self.kept:
+            return  # it ends by itself once idle for its ControlPersist seconds
         for target in self.targets:
             _ssh(self.base, [*self.options, "-O", "exit", *target.args()])
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def user_folder(root: str) -> str | None:
+    """This user's folder for the control sockets that outlive a sync (``SHARE_PREFIX``
+    ``u<uid>`` in ``root``), made private; None when that name is taken by anything else
+    than a private folder of this user's (a sync then shares its connection only with its
+    own commands)."""
+    path = os.path.join(root, f"{SHARE_PREFIX}u{os.getuid()}")
+    with contextlib.suppress(FileExistsError, OSError):
+        os.mkdir(path, 0o700)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return None
+    return path
 
 
 @record
@@ -326,11 +367,12 @@ class RemoteConfig:
     push_urls: tuple[str, ...]
     ssh_command: str | None = None
     ssh_variant: str | None = None
+    ssh_persist: str | None = None  # vcontext.sshPersist, as said
 
 
 REMOTE_KEYS = (
     r"^(remote\..+\.(url|pushurl)|url\..+\.(insteadof|pushinsteadof)"
-    r"|core\.sshcommand|ssh\.variant)$"
+    r"|core\.sshcommand|ssh\.variant|vcontext\.sshpersist)$"
 )
 """The config keys a sync's remote is read from (one ``git config --get-regexp``)."""
 
@@ -341,7 +383,7 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
     urls: list[str] = []
     pushes: list[str] = []
     rewrites: dict[str, list[tuple[str, str]]] = {"insteadof": [], "pushinsteadof": []}
-    command = variant = None
+    command = variant = persist = None
     for line in out.stdout.splitlines() if out.returncode == 0 else []:
         key, _, value = line.partition(" ")
         head, _, rest = key.partition(".")
@@ -354,13 +396,15 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
             command = value
         elif key == "ssh.variant":
             variant = value
+        elif key == "vcontext.sshpersist":
+            persist = value
     if not urls:  # not a configured remote: a URL or a path itself
         urls.append(remote)
     push_urls = [_rewrite(u, rewrites["insteadof"]) for u in pushes] or [
         _rewrite(u, rewrites["pushinsteadof"], or_else=rewrites["insteadof"]) for u in urls
     ]
     fetch_urls = [_rewrite(u, rewrites["insteadof"]) for u in urls]
-    return RemoteConfig(tuple(fetch_urls), tuple(push_urls), command, variant)
+    return RemoteConfig(tuple(fetch_urls), tuple(push_urls), command, variant, persist)
 
 
 def _rewrite(
@@ -390,6 +434,8 @@ def clean_stale(root: str, base: str = "ssh") -> list[str]:
     except OSError:
         return removed
     for name in names:
+        if name == f"{SHARE_PREFIX}u{os.getuid()}":
+            continue  # the clones' connections that outlive their syncs: they end by themselves
         folder = os.path.join(root, name)
         sockets = _stale_sockets(folder, name[len(SHARE_PREFIX) :])
         if sockets is None:
@@ -445,6 +491,7 @@ def ssh_share(cwd: str, remote: str) -> SshShare | None:
     base = _ssh_command(config)
     if base is None:
         return None
+    key = hashlib.sha1(f"{os.path.realpath(cwd)}\0{base}".encode())
     for target in targets:
         said = _ssh(base, ["-G", *target.args()])
         if said is None:
@@ -454,7 +501,20 @@ def ssh_share(cwd: str, remote: str) -> SshShare | None:
             return None  # the user's own sharing: use it as it is
         if settings.get("controlpath", "none") != "none":
             return None
-    return SshShare(base, list(dict.fromkeys(targets)))
+        key.update(said.encode())  # (another identity, host or option: another connection)
+    persist = _seconds(config.ssh_persist, PERSIST)
+    return SshShare(base, list(dict.fromkeys(targets)), persist=persist, key=key.hexdigest())
+
+
+def _seconds(said: str | None, default: float) -> float:
+    """A number of seconds as git config said it (a bad or negative one: ``default``)."""
+    if said is None:
+        return default
+    try:
+        value = float(said)
+    except ValueError:
+        return default
+    return value if 0 <= value < float("inf") else default
 
 
 def _ssh_command(config: RemoteConfig) -> str | None:

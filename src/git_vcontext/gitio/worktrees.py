@@ -18,10 +18,11 @@ if TYPE_CHECKING:
 def checkouts(repo: Repository) -> dict[str, str]:
     """``{short branch name: work tree path}`` for every work tree with a branch checked out."""
     cwd = repo.workdir or repo.path
-    out = git(["worktree", "list", "--porcelain"], cwd=cwd, check=False)
+    # -z: a path holding a newline stays one field (without it git 2.39 writes it raw)
+    out = git(["worktree", "list", "--porcelain", "-z"], cwd=cwd, check=False)
     found: dict[str, str] = {}
     path: str | None = None
-    for line in out.stdout.splitlines():
+    for line in out.stdout.split("\0"):
         if line.startswith("worktree "):
             path = line[len("worktree ") :]
         elif line.startswith("branch refs/heads/") and path is not None:

@@ -78,21 +78,53 @@ def remember_deletions_in(
     (a ref created), and ``exists`` (the refs there now) drops such entries at the next
     write, this push's own deletions aside."""
     path = os.path.join(common, *RECORD)
-    record = _load(path)
-    known = record.setdefault(remote, {})
     now = {u.remote_ref: u.remote_sha for u in updates if u.is_deletion}
     now = {ref: sha for ref, sha in now.items() if not is_zero(sha)}
     back = [u.remote_ref for u in updates if not u.is_deletion and not u.is_new]
-    stale = [] if exists is None else [r for r in known if r not in now and exists(r)]
-    if now or stale or any(ref in known for ref in back):
+
+    def apply(record: dict[str, dict[str, str]]) -> tuple[dict[str, str], bool]:
+        known = record.setdefault(remote, {})
+        stale = [] if exists is None else [r for r in known if r not in now and exists(r)]
+        if not (now or stale or any(ref in known for ref in back)):
+            return known, False
         for ref in [*now, *back, *stale]:
             known.pop(ref, None)
         known.update(now)
         while limit is not None and len(known) > limit:
             known.pop(next(iter(known)))
-        if keep:
+        return known, True
+
+    known, changed = apply(_load(path))
+    if changed and keep:  # again under the lock: two pushes at once lose neither's deletions
+        lock = _Lock(path)
+        try:
+            record = _load(path)
+            known, _ = apply(record)
             _save(path, record)
+        finally:
+            lock.release()
     return {**known, **now}
+
+
+class _Lock:
+    """An exclusive lock on the record while it is read and written (flock on a file beside
+    it; none where there is no flock)."""
+
+    def __init__(self, path: str) -> None:
+        self.fd = -1
+        try:
+            import fcntl
+
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            self.fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except (ImportError, OSError):  # no lock: the write itself stays whole
+            self.release()
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # releases the flock
+            self.fd = -1
 
 
 def predecessor(

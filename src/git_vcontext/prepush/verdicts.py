@@ -17,7 +17,14 @@ from ..document import checked_file
 from ..filechange import FileChange
 from ..gitio.diffs import changes
 from ..gitio.objects import blob_bytes, tree_blob
-from ..validation.history import check_change, check_merge_arrival, event_ids
+from ..validation.history import (
+    CHANGELOG_REMOVED,
+    DELETED,
+    DROP_SAID,
+    check_change,
+    check_merge_arrival,
+    event_ids,
+)
 from ..validation.model import SYMLINK as SYMLINK_FINDING
 from ..validation.model import Finding
 from .cache import VerdictCache, blob_key, change_key, commit_key, tips_key
@@ -80,6 +87,9 @@ class Checker:
                 if SYMLINK_FINDING not in known:
                     known.append(SYMLINK_FINDING)
         self._drift(commit.tree, list(found), found)
+        if DROP_SAID in (commit.message or ""):  # a document deleted on purpose (a plan)
+            for path, findings in found.items():
+                found[path] = [f for f in findings if not _deleted_log(f)]
         result = {path: findings for path, findings in found.items() if findings}
         self.cache.put_files(key, result)
         return result
@@ -293,6 +303,11 @@ class Checker:
         findings = check_change(old, new, change.path, old_path=change.old_path, merge=merge)
         self.cache.put(key, findings)
         return findings
+
+
+def _deleted_log(finding: Finding) -> bool:
+    """A whole document's ``changeLog`` deleted with it (what ``Vcontext-Drop:`` allows)."""
+    return finding.rule == CHANGELOG_REMOVED and finding.pointer == DELETED
 
 
 def _left(change: FileChange, wanted: Callable[[str], bool]) -> FileChange:

@@ -1,5 +1,5 @@
 """Holding a base's integration lease from ``sync --push``: take it with a compare-and-swap
-push, wait (polling, no objects fetched) while someone else holds it, give it back."""
+push, wait while someone else holds it (looking when its ``Landing`` says), give it back."""
 
 from __future__ import annotations
 
@@ -29,6 +29,10 @@ PUSHES_PER_INTEGRATION = 2.5  # an integration takes its lease push, merges, pus
 MERGE_SHARE = 0.5  # each other agent's request merged costs about this share of our own work
 LANDING_SLACK = 0.25  # a holder says it lands this share later than it expects (a loaded
 # machine makes it late, and a waiter that looks too soon looks twice)
+LATE = (1.3, 0.95, 3.0)  # how a waiter's own factor on the holders' integration time moves
+# when its look at their Landing was too soon (times the first), in time (times the second),
+# and its largest value: it settles where about one look in six is too soon (see first_pause)
+NOT_SEEN = "(not seen yet)"  # a lease another agent's push took just before ours
 
 
 class LeaseKeeper:
@@ -43,6 +47,7 @@ class LeaseKeeper:
         self.lost = 0  # lease pushes another agent's beat (a busy base)
         self.won: tuple[float, float] | None = None  # when we took the lease, merging how much
         self.remote_locks = RemoteLocks()
+        self._late: float | None = None  # see lateness()
 
     @property
     def ref(self) -> str:
@@ -184,11 +189,12 @@ class LeaseKeeper:
         lost: bool = False,
     ) -> None:
         """Until one of our ``ours`` requests is gone (merged), or the lease is free, or the
-        lease we watch has expired. Each look reads two refs (in process for a remote on this
-        machine, else one ``git ls-remote``; no objects): waiting agents do not fetch every
-        time the base moves, only when it concerns them. ``lost``: another agent's lease push
-        landed just before ours, so ``snap`` does not show that lease yet: the first look
-        finds it (it lasts a lease's time at most)."""
+        lease we watch has expired. Each look is ``RemoteView.poll``: the lease and our
+        requests read in process for a remote on this machine, else a fetch of the refs
+        the next step needs (nothing new: an ``ls-remote``'s cost), timed by the lease's
+        ``Landing``, so a waiter looks about once per integration. ``lost``: another
+        agent's lease push landed just before ours, so ``snap`` does not show that lease
+        yet: the first look finds it (it lasts a lease's time at most)."""
         start = clock()
         where = f"{self.pusher.remote} {self.view.base}"
         if not self.said_waiting and snap.lease is not None:
@@ -202,35 +208,74 @@ class LeaseKeeper:
         expires = snap.lease.expires if snap.lease is not None else start
         landing = snap.lease.landing if snap.lease is not None else None
         if lost and lease is None:  # it was just taken: it lands about when ours would
-            lease, expires = "(not seen yet)", start + self.seconds
+            lease, expires = NOT_SEEN, start + self.seconds
             landing = start + (self.takes(snap, start) or self.integration())
-        pause = self.first_pause(landing, start)
+        pause = self.first_pause(landing, start, expires)
         while clock() < until and lease is not None and clock() < expires:
             sleep(pause * random.uniform(0.9, 1.1) if landing else pause * random.uniform(0.7, 1.3))
             now_lease, now_ours, said = self.view.poll()
+            if landing is not None and lease != NOT_SEEN:  # the look a Landing timed: too soon?
+                self.judge_landing(too_soon=now_lease == lease and now_ours >= ours)
             if now_ours < ours or now_lease is None:
                 break
             now = clock()
             if now_lease != lease:  # another holder: give it its own lease time
                 lease, expires = now_lease, now + self.seconds
                 landing = said.landing if said is not None else None
-                pause = self.first_pause(landing, now)
+                pause = self.first_pause(landing, now, said.expires if said else None)
             elif landing is not None:  # the same holder, later than it said: as long again
                 landing, pause = None, max(self.first_pause(), pause)
             else:
                 pause = min(pause * 1.5, POLL[1])
         self.waited += clock() - start
 
-    def first_pause(self, landing: float | None = None, now: float = 0.0) -> float:
+    def judge_landing(self, *, too_soon: bool) -> None:
+        """Move this clone's factor on the holders' integration time (``lateness``) after a
+        look timed by a lease's ``Landing``: up when the holder was still at it, slowly down
+        when it was done (best effort: a read-only clone keeps 1)."""
+        more, less, most = LATE
+        late = self.lateness()
+        late = min(most, late * more) if too_soon else max(1.0, late * less)
+        self._late = late
+        try:
+            path = self._late_file()
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(f"{late:.3f}\n")
+        except OSError:
+            pass
+
+    def lateness(self) -> float:
+        """How much longer than their ``Landing`` said the holders' integrations have taken,
+        as this clone's waiters found it (1: as said; at most ``LATE[2]``)."""
+        if self._late is None:
+            try:
+                late = float(self._late_file().read_text())
+            except (OSError, ValueError):
+                late = 1.0
+            self._late = min(LATE[2], late) if late >= 1.0 else 1.0
+        return self._late
+
+    def _late_file(self) -> Path:
+        return common_dir(self.pusher.repo) / "vcontext" / "landing-lateness"
+
+    def first_pause(
+        self, landing: float | None = None, now: float = 0.0, expires: float | None = None
+    ) -> float:
         """How long to wait before the first look at a held lease. A remote on this machine
         is read in process (a look costs well under a millisecond): soon. Over git each look
         is a command and a request to the server: a lease that says when its round lands
         (``Landing``) is looked at just after that (however long: the lease's expiry still
-        bounds it); else the holder's integration lasts about ``PUSHES_PER_INTEGRATION`` of
-        our pushes: looking before that is mostly a wasted look."""
+        bounds it), the integration it announced stretched by this clone's ``lateness``
+        (a loaded machine's holders land later than they say: a look too soon is a look
+        more) when ``expires`` tells when it was taken; else the holder's integration lasts
+        about ``PUSHES_PER_INTEGRATION`` of our pushes: looking before that is mostly a
+        wasted look."""
         if self.view.local is not None:
             return POLL[0]
         if landing is not None:
+            taken = None if expires is None else expires - self.seconds
+            if taken is not None and 0 < landing - taken <= self.seconds:
+                landing += (landing - taken) * (self.lateness() - 1)
             return max(POLL[0], min(landing - now, self.seconds))
         return min(POLL[1], self.integration())
 

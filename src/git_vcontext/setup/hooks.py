@@ -118,6 +118,11 @@ def install(cwd: Path, command: str, force: bool) -> tuple[list[str], tuple[str,
         raise UsageError(why)
     where = plan(cwd, force)
     if where.folder is None:
+        top = _top(cwd) or cwd
+        managed = managed_call(top)
+        if managed is not None:  # the advice was followed already: nothing to add
+            shown = os.path.relpath(managed, top) if _inside(managed, top) else str(managed)
+            return [f"kept {shown}: the pre-push check is called from it"], ()
         return [], where.advice
     where.folder.mkdir(parents=True, exist_ok=True)
     text = hook_text(command)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import OperationalError, UsageError
-from ..gitio import git
+from ..gitio import git, repository_error
 from ..record import record
 from ..shipped import hooks_dir as shipped
 from .hooks import HOOK_MARKER, foreign, hooks_dir, put_hook
@@ -33,9 +33,12 @@ MARK = (
 
 
 def bare_repository(cwd: Path) -> None:
-    """UsageError unless ``cwd`` is (in) a bare repository."""
+    """UsageError unless ``cwd`` is (in) a bare repository; outside any repository it may
+    use (none, another user's), the one message every command gives, with git's fix."""
     out = git(["rev-parse", "--is-bare-repository"], cwd=cwd, check=False)
-    if out.returncode != 0 or out.stdout.strip() != "true":
+    if out.returncode != 0:
+        raise repository_error(cwd, out.stderr)
+    if out.stdout.strip() != "true":
         raise UsageError(
             "install --server sets up the repository agents push to: run it in a bare "
             "repository (git init --bare), not in a clone"

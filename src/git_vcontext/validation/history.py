@@ -68,6 +68,12 @@ RULES = (
     UNMERGED_FORK,
     DUPLICATE_CREATION,
 )
+DELETED = ""
+"""The pointer of a whole-file deletion's finding (``_deleted``)."""
+DROP_SAID = "Vcontext-Drop:"
+"""A commit message line that says the commit removes records on purpose (``prepush.undone``'s
+``SAID``): a whole document that holds only ``changeLog`` entries may go then (a deleted
+plan); events never."""
 TARGET_ID = "targetId"
 UNMERGED = "unmerged"
 
@@ -219,10 +225,12 @@ def _deleted(old: JsonValue) -> list[Finding]:
         out.append(
             Finding(
                 CHANGELOG_REMOVED,
-                "",
+                DELETED,
                 f"the file was deleted with its {entries} changeLog entr"
                 f"{'y' if entries == 1 else 'ies'}; the change log is append-only: restore it, "
-                "or move every entry into the file that replaces it in this commit",
+                "or move every entry into the file that replaces it in this commit; if the "
+                f"document is meant to go, say so with a '{DROP_SAID} <why>' line in the "
+                "commit message (as the MCP server's deletions do)",
             )
         )
     return out

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
+from ..conflicts.report import command_path
 from ..errors import Unfinished
 from ..gitio import operands, refs, work_tree
 from ..gitio.places import common_dir
@@ -242,7 +243,7 @@ def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]
     """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync."""
     files = left.conflicted or ("FILE",)
     commands = [f"cd {shlex.quote(left.worktree)}", "git vcontext conflicts"]
-    commands += [f"git vcontext resolve {shlex.quote(f)} --take ours|theirs" for f in files]
+    commands += [f"git vcontext resolve {command_path(f)} --take ours|theirs" for f in files]
     commands += ["git commit --no-edit", _command([agent], remote)]
     return commands
 

@@ -163,8 +163,19 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
             raise ParseError("empty document", line=1, column=1)
         return TronDocument(text, {}, header, bom=bom, dialect="vcontext")
     dialect = "vcontext" if pair_starts(text, start) else "standard"
-    data, made_by = parse_data(text, header, absent_null=dialect == "vcontext")
-    return TronDocument(text, data, header, bom=bom, dialect=dialect, made_by=made_by)
+    cut_words: list[list[str]] = []
+    data, made_by = parse_data(text, header, absent_null=dialect == "vcontext", words_out=cut_words)
+    doc = TronDocument(text, data, header, bom=bom, dialect=dialect, made_by=made_by)
+    if cut_words and len(text) - start <= KEEP_WORDS:
+        # the tokens the parse cut, for the editor's spans of this very text (issue 32)
+        doc.memo["words"] = (text, start, cut_words[0])
+    return doc
+
+
+KEEP_WORDS = 1 << 18
+"""A data section up to this many characters keeps the tokens its parse cut until the
+editor's first spans take them (a merge's sides, a small document's write); a larger one
+does not hold them for a write that may never come."""
 
 
 def dumps(value: JsonValue, flavor: Flavor = "vcontext") -> str:

@@ -187,7 +187,7 @@ class _Editor:
         self.text = doc.text
         memo = doc.memo
         if "spans" not in memo:
-            memo["spans"] = Spans(doc.text, len(doc.header))
+            memo["spans"] = Spans(doc.text, len(doc.header), memo.pop("words", None))
             memo["style"] = _style_of(doc.text, memo["spans"], len(doc.header))
         self.spans: Spans = memo["spans"]
         self.style: TronStyle = memo["style"]
@@ -724,7 +724,7 @@ def kept_log(doc: TronDocument) -> KeptLog | None:
         return None
     memo = doc.memo
     if "spans" not in memo:
-        memo["spans"] = Spans(doc.text, len(doc.header))
+        memo["spans"] = Spans(doc.text, len(doc.header), memo.pop("words", None))
     found = log_in(doc, memo["spans"])
     if found is None:
         return None

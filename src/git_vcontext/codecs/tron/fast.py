@@ -177,24 +177,32 @@ class _GiveUp(Exception):
 
 
 def parse(
-    text: str, start: int, classes: dict[str, list[str]], absent_null: bool
+    text: str,
+    start: int,
+    classes: dict[str, list[str]],
+    absent_null: bool,
+    words_out: list[list[str]] | None = None,
 ) -> tuple[JsonValue, dict[int, str]] | None:
     """``(data, made_by)`` of the data section at ``start``, or None to leave it to lark.
 
     made_by: id(dict) -> the class that made it, "" for ``{}`` (top-level pairs: none).
     Holds no shared state (no lock needed); any exception, RecursionError included,
-    means "give up".
+    means "give up". ``words_out``: given, it receives the tokens when ``lexer.words``
+    cut them (what ``spans.Spans`` would cut again from the same text: issue 32).
     """
-    tokens = scan_tokens(text, start)
+    tokens, by_words = _scan(text, start)
     if '"' in tokens:  # a string that does not lex
         return None
     if deeper_than(tokens, MAX_DEPTH):
         return None  # parser locates it (the recursion below would also stand it, up to ~490)
     made_by: dict[int, str] = {}
     try:
-        return _Descent(tokens, classes, absent_null, made_by).document(), made_by
+        data = _Descent(tokens, classes, absent_null, made_by).document()
     except Exception:  # whatever it was, lark says it properly
         return None
+    if words_out is not None and by_words:
+        words_out.append(tokens[:-1])  # (without the "" that ends them)
+    return data, made_by
 
 
 def deeper_than(tokens: list[str], limit: int) -> bool:
@@ -213,15 +221,22 @@ def deeper_than(tokens: list[str], limit: int) -> bool:
 def scan_tokens(text: str, start: int) -> list[str]:
     """The tokens of the data section at ``start``, up to the "" that ends them: cut by
     ``lexer`` (no ``re`` to import), or by ``SCAN`` where it does not read the text."""
+    return _scan(text, start)[0]
+
+
+def _scan(text: str, start: int) -> tuple[list[str], bool]:
+    """``scan_tokens``, and whether ``lexer.words`` cut them."""
     end = len(text)
     found = words(text, start, end)
     if found is None:
         cuts = cut(text, start, end, False)
         if cuts is None:
-            return SCAN().findall(text, start)
+            return SCAN().findall(text, start), False
         found = cuts[0]
+        found.append("")
+        return found, False
     found.append("")
-    return found
+    return found, True
 
 
 class _Descent:

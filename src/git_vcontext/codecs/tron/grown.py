@@ -23,10 +23,6 @@ editor runs on the whole document.
 
 from __future__ import annotations
 
-import copy
-import operator
-from bisect import bisect_left
-
 from ...errors import ParseError
 from ...values import same
 from ..kept import SMALLEST, at_chain
@@ -149,7 +145,7 @@ def _stub_data(doc: TronDocument, g: Grown, new: Any) -> Any:
     old_log, new_log = at_chain(doc.data, g.chain), at_chain(new, g.chain)
     if not isinstance(new_log, list) or len(new_log) < len(old_log):
         return None
-    if not all(map(operator.is_, old_log, new_log)):
+    if not _same_objects(old_log, new_log):
         return None  # an old element changed, moved or went: the whole document's edit
     stub = g.stub
     members = stub.memo["log"].members
@@ -175,7 +171,7 @@ def _keeps_old_elements(doc: TronDocument, new: Any) -> bool:
     old_log, new_log = at_chain(doc.data, found[0]), at_chain(new, found[0])
     if not isinstance(new_log, list) or len(new_log) < len(old_log):
         return False
-    return all(map(operator.is_, old_log, new_log))
+    return _same_objects(old_log, new_log)
 
 
 def _spans(doc: TronDocument) -> Spans:
@@ -187,7 +183,7 @@ def _spans(doc: TronDocument) -> Spans:
 
     memo = doc.memo
     if "spans" not in memo:
-        memo["spans"] = Spans(doc.text, len(doc.header))
+        memo["spans"] = Spans(doc.text, len(doc.header), memo.pop("words", None))
         memo["style"] = style_of(doc.text, memo["spans"].tokens, len(doc.header))
     spans: Spans = memo["spans"]
     return spans
@@ -206,6 +202,8 @@ def _made(doc: TronDocument) -> Grown | None:
     if doc.keeps_duplicates or len(doc.header) >= len(doc.text):
         return None
     # lazy: as TronDocument.render's own imports
+    from bisect import bisect_left
+
     from .edit import instance_counts, log_in
     from .spans import Spans
 
@@ -224,7 +222,7 @@ def _made(doc: TronDocument) -> Grown | None:
     stub_data = _replaced(doc.data, chain, [node[0], node[1], node[-1]])
     if stub_data is None:
         return None
-    stub = copy.copy(doc)
+    stub = _copied(doc)
     stub.text = text[:cut] + text[resume:]
     stub.data = stub_data
     stub.made_by = dict(doc.made_by)
@@ -259,6 +257,8 @@ def _next(
     """The next write's stub: what the editor wrote (``again``, whose log ``log`` holds
     ``parsed``), its older elements joining the middle once there are many."""
     # lazy: as TronDocument.render's own imports
+    from bisect import bisect_left
+
     from .edit import instance_counts
     from .spans import Spans
 
@@ -283,7 +283,7 @@ def _next(
             nxt.rows = g.rows and _rows(text, moved)
             nxt.classed = g.classed and _classed(spans.tokens, moved)
             nxt.made_by = {**g.made_by, **made_by_in(parsed[2:-1], again.made_by)}
-            stub = copy.copy(again)
+            stub = _copied(again)
             stub.text = text[:cut] + text[resume:]
             stub.data = stub_data
             stub.made_by = dict(again.made_by)
@@ -303,6 +303,8 @@ def _next(
 def _seed(g: Grown, whole: TronDocument, spans: Spans, log: Container, start: int) -> None:
     """Give the stub's memo what the editor would work out on the whole document."""
     # lazy: as TronDocument.render's own imports
+    from bisect import bisect_left
+
     from .edit import instance_counts, style_of
     from .plan import preferences
 
@@ -343,7 +345,7 @@ def _derived(
     whole_data = _replaced(data, chain, log)
     if whole_data is None:
         return None
-    whole = copy.copy(again)
+    whole = _copied(again)
     whole.text = text
     whole.data = whole_data
     whole.made_by = {**made_by, **again.made_by}
@@ -351,6 +353,28 @@ def _derived(
     whole.newline, whole.final_newline = newline_of(text), text.endswith("\n")
     whole.memo = {}
     return whole
+
+
+def _same_objects(old: list[Any], new: list[Any]) -> bool:
+    """Whether ``new`` starts with the very objects of ``old``, in order."""
+    # a merge's changes are new objects: told in a few steps, without importing operator
+    for before, after in zip(old[:8], new[:8], strict=False):
+        if before is not after:
+            return False
+    # lazy, as copy and bisect here: only a write that keeps a log's old elements gets
+    # this far; every other TRON render would pay their imports (operator; copy with
+    # weakref, types and copyreg: issue 32)
+    from operator import is_
+
+    return all(map(is_, old, new))
+
+
+def _copied(doc: TronDocument) -> TronDocument:
+    """A shallow copy of ``doc`` (its fields then replaced by the caller)."""
+    # lazy: see _same_objects
+    from copy import copy
+
+    return copy(doc)
 
 
 def _replaced(data: Any, chain: list[Any], value: Any) -> Any:

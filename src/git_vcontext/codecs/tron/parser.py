@@ -13,7 +13,7 @@ from ...jsoncodec import string
 from ...patterns import lazy
 from ...values import MAX_DEPTH, JsonValue
 from ..text import deep_offset, exceeds_depth, marker_error
-from . import fast, scan
+from . import fast
 from .fast import (
     NAME,
     NUMBER,
@@ -82,6 +82,9 @@ def _lex(text: str, pos: int) -> Iterator[_Tok]:
             yield _Tok(_PUNCTUATION[m.group(4)], m.group(4), pos - 1)
     end = _SKIP().match(text, pos).end()  # type: ignore[union-attr]
     if end < len(text):
+        # lazy: errors only (issue 32: not on a TRON merge's path)
+        from . import scan
+
         raise Fail(*scan.bad_character(text, end))
 
 
@@ -204,9 +207,13 @@ def _build_parser() -> _Parser:
 Parsed = tuple[JsonValue, dict[int, str]]  # (data, made_by: id(dict) -> class, "" for {})
 
 
-def parse_data(text: str, header: Header, *, absent_null: bool) -> Parsed:
-    """The data section: the fast path when it parses the text, else lark (raises ParseError)."""
-    parsed = parse_data_fast(text, header, absent_null=absent_null)  # never deeper: fast.parse
+def parse_data(
+    text: str, header: Header, *, absent_null: bool, words_out: list[list[str]] | None = None
+) -> Parsed:
+    """The data section: the fast path when it parses the text, else lark (raises ParseError).
+    ``words_out``: as ``fast.parse``'s."""
+    # never deeper: fast.parse
+    parsed = parse_data_fast(text, header, absent_null=absent_null, words_out=words_out)
     if parsed is not None:
         return parsed
     start = header.data_start
@@ -217,9 +224,11 @@ def parse_data(text: str, header: Header, *, absent_null: bool) -> Parsed:
     return parse_data_lark(text, header, absent_null=absent_null)
 
 
-def parse_data_fast(text: str, header: Header, *, absent_null: bool) -> Parsed | None:
+def parse_data_fast(
+    text: str, header: Header, *, absent_null: bool, words_out: list[list[str]] | None = None
+) -> Parsed | None:
     """The fast path alone: None where it gives up (also on nesting deeper than MAX_DEPTH)."""
-    return fast.parse(text, header.data_start, header.classes, absent_null)
+    return fast.parse(text, header.data_start, header.classes, absent_null, words_out)
 
 
 def parse_data_lark(text: str, header: Header, *, absent_null: bool) -> Parsed:
@@ -240,6 +249,8 @@ def _translate(text: str, start: int, exc: Exception) -> Exception:
     # lazy: lark only when TRON needs the grammar (errors, rare syntax)
     from lark.exceptions import UnexpectedInput, UnexpectedToken
 
+    from . import scan  # lazy: errors only (issue 32)
+
     if isinstance(exc, Fail):
         return located(text, exc.offset, exc.message)
     if isinstance(exc, ArgumentError):
@@ -259,6 +270,8 @@ def _translate(text: str, start: int, exc: Exception) -> Exception:
 
 
 def _token_error(text: str, start: int, exc: Any) -> ParseError:
+    from . import scan  # lazy: errors only (issue 32)
+
     tok = exc.token
     at_end = tok.type == "$END"
     offset = len(text.rstrip()) if at_end else tok.start_pos

@@ -79,9 +79,18 @@ class Container:
 class Spans:
     """The tokens of a data section, with the matching bracket of each opening one."""
 
-    def __init__(self, text: str, start: int) -> None:
+    def __init__(
+        self, text: str, start: int, kept: tuple[str, int, list[str]] | None = None
+    ) -> None:
+        """``kept``: (a text, where its data section starts, the tokens ``lexer.words`` cut
+        from it there), which the parse of a document keeps (``memo["words"]``): taken
+        when that text is this very one, rather than cut again (issue 32)."""
         self.text = text
-        self.tokens, self.starts, self.ends = _tokens(text, start, len(text))
+        if kept is not None and kept[0] is text and kept[1] == start:
+            tokens = kept[2]
+            self.tokens, (self.starts, self.ends) = tokens, placed(text, start, tokens)
+        else:
+            self.tokens, self.starts, self.ends = _tokens(text, start, len(text))
         self.match = _matching(self.tokens)
         self._containers: dict[int, Container] = {}
 

@@ -1,0 +1,98 @@
+"""Settings given to one command (``git -c KEY=VALUE vcontext …``) are read as git reads
+them: pygit2 does not see ``GIT_CONFIG_PARAMETERS``, so ``gitio`` asks for them first.
+
+PRODUCT.md, "Sync at scale": a transient failure is retried "inside the sync's deadline
+(``vcontext.syncTimeout``)" — ``git -c vcontext.syncTimeout=2 vcontext sync …`` was
+ignored and a refused connection retried for the default 600 s (new-user trial).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from git_vcontext.gitio import config_flag, config_value, overrides
+
+
+def _git_passes(tmp_path: Path, *settings: str) -> str:
+    """``GIT_CONFIG_PARAMETERS`` as real git hands it to a command it starts."""
+    tool = tmp_path / "bin" / "git-dumpenv"
+    tool.parent.mkdir(exist_ok=True)
+    tool.write_text('#!/bin/sh\nprintf %s "$GIT_CONFIG_PARAMETERS"\n')
+    tool.chmod(0o755)
+    args = [a for s in settings for a in ("-c", s)]
+    env = {**os.environ, "PATH": f"{tool.parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["git", *args, "dumpenv"], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_git_dash_c_entries_read_as_git_writes_them(tmp_path: Path) -> None:
+    text = _git_passes(
+        tmp_path, "vcontext.a=x y", "vcontext.B.c=it's!", "vcontext.flag", "vcontext.e="
+    )
+    assert overrides.parameters(text) == [
+        ("vcontext.a", "x y"),
+        ("vcontext.B.c", "it's!"),
+        ("vcontext.flag", None),
+        ("vcontext.e", ""),
+    ]
+
+
+def test_git_dash_c_older_gits_form_and_a_bare_key() -> None:
+    assert overrides.parameters("'core.foo=bar' 'a.b'") == [("core.foo", "bar"), ("a.b", None)]
+
+
+@given(
+    st.text(
+        alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40
+    )
+)
+def test_git_dash_c_any_value_comes_back(value: str) -> None:
+    quoted = "'" + value.replace("'", "'\\''").replace("!", "'\\!'") + "'"
+    assert overrides.parameters(f"'vcontext.k'={quoted}") == [("vcontext.k", value)]
+
+
+def test_git_dash_c_keys_compare_as_git_compares_them() -> None:
+    assert overrides.canonical("VContext.SyncTimeout") == "vcontext.synctimeout"
+    assert overrides.canonical("Remote.Origin.URL") == "remote.Origin.url"
+
+
+@pytest.mark.parametrize(
+    ("given_value", "flag", "value"),
+    [("false", False, "false"), ("yes", True, "yes"), (None, True, None), ("2", True, "2")],
+)
+def test_git_dash_c_outranks_the_repositorys_config(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    given_value: str | None,
+    flag: bool,
+    value: str | None,
+) -> None:
+    repo = pygit2.init_repository(str(tmp_path / "r"))
+    repo.config["vcontext.syncLease"] = "true"
+    repo.config["vcontext.syncTimeout"] = "600"
+    setting = "vcontext.syncLease" if given_value is None else f"vcontext.syncLease={given_value}"
+    monkeypatch.setenv(
+        "GIT_CONFIG_PARAMETERS", _git_passes(tmp_path, setting, "vcontext.synctimeout=2")
+    )
+    assert config_flag(repo, "vcontext.syncLease", False) is flag
+    assert config_value(repo, "vcontext.syncLease") == value
+    assert config_value(repo, "vcontext.syncTimeout") == "2"
+    monkeypatch.delenv("GIT_CONFIG_PARAMETERS")
+    assert config_value(repo, "vcontext.syncTimeout") == "600"  # the file's, once not given
+
+
+def test_git_dash_c_config_env_pairs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = pygit2.init_repository(str(tmp_path / "r"))
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "vcontext.leaseSeconds")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "7")
+    assert config_value(repo, "vcontext.leaseseconds") == "7"
