@@ -10,7 +10,6 @@ import os
 
 from ..errors import OperationalError, UsageError
 from ..gitio import config_value, set_config
-from ..gitio.refs import has_branch, local_branches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,6 +76,10 @@ def agent_of_branch(repo: Repository, branch: str) -> str | None:
 def list_agents(repo: Repository, *, remote: bool = False) -> list[str]:
     """Agents that have a local branch under the prefix, sorted; ``remote``: also those that
     exist only as a remote-tracking branch (``origin/agents/AGENT``: a fresh clone)."""
+    # lazy: the guard's light path imports this module for DEFAULT_PREFIX only (gitio.refs
+    # loads re)
+    from ..gitio.refs import local_branches
+
     prefix = agent_prefix(repo)
     found = {b[len(prefix) :] for b in local_branches(repo) if b.startswith(prefix)}
     if remote:
@@ -88,7 +91,7 @@ def remote_only(repo: Repository) -> dict[str, list[tuple[str, Oid]]]:
     """The agents without a local branch that a remote has (as last fetched): for each, the
     remotes holding its branch, with the commit there."""
     # lazy: the pre-push hook imports this module for agent_prefix only
-    from ..gitio.refs import remote_branches
+    from ..gitio.refs import local_branches, remote_branches
 
     prefix = agent_prefix(repo)
     local = set(local_branches(repo))
@@ -197,6 +200,8 @@ def record_base(repo: Repository, agent: str, base: str) -> None:
 
 def default_base(repo: Repository) -> str:
     """The base when nothing is recorded: ``init.defaultBranch``, else main, else master."""
+    from ..gitio.refs import has_branch  # lazy: see list_agents
+
     candidates = [config_value(repo, "init.defaultBranch"), "main", "master"]
     for name in candidates:
         if name and has_branch(repo, name):
@@ -209,7 +214,7 @@ def base_of(repo: Repository, agent: str, into: str | None = None) -> str:
     fork commit names (a clone where ``fork`` never ran), else the default."""
     # lazy: the pre-push hook imports this module for agent_prefix only
     from ..gitio import operands
-    from ..gitio.refs import remote_branches
+    from ..gitio.refs import has_branch, remote_branches
 
     if into:
         base = operands.branch(into, "--into branch")

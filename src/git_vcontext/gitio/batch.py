@@ -223,11 +223,85 @@ def ref_names(git_dir: str) -> set[str]:
 
 
 def config_value(git_dir: str, key: str) -> str | None:
-    """``git config --get KEY`` (a fixed key of ours) in the repository; None when unset."""
+    """``git config --get KEY`` (a fixed key of ours) in the repository; None when unset.
+    A key that no file git would read names (the usual case: ours are rarely set) is
+    answered without starting git (``unset_for_certain``)."""
+    if unset_for_certain(git_dir, key):
+        return None
     code, out = _Process(git_dir, ["git", "config", "--get", "--", key]).output()
     if code not in (0, 1):
         raise Unreadable("git config failed")
     return out.decode("utf-8", "replace").strip() if code == 0 else None
+
+
+CONFIG_ENVIRONMENT = (
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+)
+"""Variables by which git reads configuration from elsewhere than its usual files."""
+
+
+def unset_for_certain(git_dir: str, key: str) -> bool:
+    """Whether, for certain, no configuration git reads in ``git_dir`` sets ``key``: none of
+    its usual files (the repository's, the user's two, the system's: ``/etc/gitconfig`` and
+    ``PREFIX/etc/gitconfig`` of the git on ``PATH``) holds the key's name or an include, and
+    no variable of ``CONFIG_ENVIRONMENT`` is set. Anything less certain (a file that cannot
+    be read, a git in no ``PREFIX/bin`` or ``PREFIX/lib*/git-core`` folder) is False: ``git
+    config`` answers then. Saves a git process per guard run (issue 28)."""
+    if any(name in os.environ for name in CONFIG_ENVIRONMENT):
+        return False
+    name = key.rsplit(".", 1)[-1].lower().encode()
+    home = os.environ.get("HOME")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or (home and os.path.join(home, ".config"))
+    prefix = _install_prefix(_program("git"))
+    if prefix is None:
+        return False
+    files = [
+        os.path.join(git_dir, "config"),
+        "/etc/gitconfig",
+        os.path.join(prefix, "etc", "gitconfig"),
+    ]
+    files += [os.path.join(home, ".gitconfig")] if home else []
+    files += [os.path.join(xdg, "git", "config")] if xdg else []
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read().lower()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+        if name in text or b"include" in text or b"worktreeconfig" in text:
+            return False
+    return True
+
+
+def _install_prefix(git: str | None) -> str | None:
+    """The prefix git was installed under, from where its program is: ``PREFIX/bin/git``,
+    or ``PREFIX/lib/git-core/git`` (``libexec``: a hook's ``PATH`` starts with git's exec
+    path); None for any other place."""
+    if git is None:
+        return None
+    folder = os.path.dirname(git)
+    if os.path.basename(folder) == "bin":
+        return os.path.dirname(folder)
+    lib = os.path.dirname(folder)
+    if os.path.basename(folder) == "git-core" and os.path.basename(lib) in ("lib", "libexec"):
+        return os.path.dirname(lib)
+    return None
+
+
+def _program(name: str) -> str | None:
+    """The file ``posix_spawnp`` starts for ``name`` (``PATH`` searched), symbolic links
+    followed; None when not found."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder or ".", name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return os.path.realpath(path)
+    return None
 
 
 class _Process:
@@ -249,12 +323,12 @@ class _Process:
             actions.append((os.POSIX_SPAWN_DUP2, in_read, 0))
         else:
             actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
-        import signal  # as subprocess does: git starts with SIGPIPE at its default
+        # as subprocess does: git starts with SIGPIPE at its default; the interpreter's own
+        # _signal (loaded at start), not signal, whose enums load enum, functools, collections
+        from _signal import SIGPIPE  # type: ignore[import-not-found,unused-ignore]
 
         try:
-            self.pid = os.posix_spawnp(
-                "git", args, env, file_actions=actions, setsigdef=(signal.SIGPIPE,)
-            )
+            self.pid = os.posix_spawnp("git", args, env, file_actions=actions, setsigdef=(SIGPIPE,))
         except OSError as exc:
             for fd in (out_read, in_write):
                 if fd >= 0:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from ..document import CONTAINER_KEYS, EXTRA_CONTAINER_KEYS, INFO_KEYS
 from ..playbook.log import find_playbooks, log_kind, log_of
 from . import container_rules, rules
@@ -13,6 +11,7 @@ from .schemas import TooMany, schema_errors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from .model import Issue, Parts

@@ -3,12 +3,11 @@ narratives in the older object form (a note)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from .rules import walk_items
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from .model import Issue, Parts

@@ -9,11 +9,9 @@ jsonschema stays the reference for everything; tests hold the two to the same ve
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     Check = Callable[[Any], bool]
@@ -142,6 +140,8 @@ class Compiler:
         return lambda v: not isinstance(v, str) or len(v) <= value
 
     def k_pattern(self, base: str, value: str, _: Any) -> Check:
+        import re  # lazy: only a schema with patterns (VerMAS); vContext's have none
+
         search = re.compile(value).search
         return lambda v: not isinstance(v, str) or search(v) is not None
 

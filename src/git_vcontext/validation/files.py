@@ -14,7 +14,6 @@ from ..document import anchored_path
 from ..errors import ParseError
 from ..values import pointer
 from ..vermas.kinds import document_kind
-from . import positions
 from .checks import NOT_A_DOCUMENT, is_document
 from .checks import check_document as check_data
 from .model import FileReport, Finding
@@ -73,7 +72,8 @@ def check_document(doc: Document, path: str = "", *, sibling: Sibling | None = N
         drift, not_checked = projection_issues(path, doc.data, sibling)
         issues.extend(drift)
         skipped.extend(not_checked)
-    return report_of(path, findings_of(issues, doc.data, _locator(doc)), skipped)
+    locate = _locator(doc) if issues else None  # most documents: nothing to locate
+    return report_of(path, findings_of(issues, doc.data, locate), skipped)
 
 
 def report_of(path: str, findings: tuple[Finding, ...], skipped: list[str]) -> FileReport:
@@ -143,4 +143,8 @@ def _locator(doc: Any) -> Any:
     if not isinstance(text, str):
         return None
     scan = getattr(doc, "_container", None)  # cached per document (codecs.json_text)
+    # lazy: only a document with findings is located (positions loads re and bisect, which
+    # the guard's light path, judging clean documents, does without)
+    from . import positions
+
     return positions.locator(text, doc.format, scan=scan)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from ..playbook.analyse import analyse
 from ..playbook.log import find_playbooks, log_kind, log_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from .model import Issue

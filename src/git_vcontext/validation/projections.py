@@ -3,14 +3,13 @@ what ``events.jsonl`` next to it derives (rule ``projection-drift``; only fields
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 from ..errors import ParseError
 from ..vermas.project import PROJECTIONS, Derived, agrees, derive
 from .messages import show_value as shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from .model import Issue

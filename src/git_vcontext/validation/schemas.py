@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 from _contextvars import ContextVar  # (contextvars and threading without their imports)
 from _thread import RLock
-from collections.abc import Iterator
-from functools import cache
 
 from ..jsoncodec import loads
 from ..shipped import folder, schemas_dir
@@ -18,7 +16,26 @@ from .fastcheck import Compiler, Unsupported
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from functools import cache
     from typing import Any
+
+else:
+
+    def cache(function: Any) -> Any:
+        """``functools.cache`` for functions of hashable positional arguments, without
+        functools (which loads collections: a few ms of every guard run)."""
+        memo: dict[Any, Any] = {}
+
+        def cached(*args: Any) -> Any:
+            try:
+                return memo[args]
+            except KeyError:
+                value = memo[args] = function(*args)
+                return value
+
+        return cached
+
 
 PREFIX = "urn:git-vcontext:schema:"
 FILES = (

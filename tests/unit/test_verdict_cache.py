@@ -1,0 +1,53 @@
+"""The verdict cache (``prepush/cache.py``) the pre-push hook, ``sync --push`` and the
+server's guard share stays bounded (issue 28: it grew without bound, and every run reads
+all of it: 50,000 verdicts cost a guard run ~33 ms): past ``MAX_PACKS`` packs, the merge
+keeps the newest packs' verdicts up to ``MAX_ENTRIES``, evicting the oldest."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from git_vcontext.prepush import cache as cache_mod
+from git_vcontext.prepush.cache import VerdictCache, blob_key
+
+
+def _key(i: int) -> str:
+    return blob_key(f"{i:040x}", "a.vcontext.json")
+
+
+def _run(root: Path, keys: range, when: int) -> None:
+    run = VerdictCache.open(root)
+    for i in keys:
+        run.put(_key(i), [])
+    run.save()
+    folder = Path(run.folder or "")
+    newest = max(folder.glob("*.pack.json"), key=lambda p: p.stat().st_mtime_ns)
+    os.utime(newest, ns=(when, when))
+
+
+def test_the_cache_is_bounded_the_oldest_verdicts_evicted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_mod, "MAX_PACKS", 3)
+    monkeypatch.setattr(cache_mod, "MAX_ENTRIES", 25)
+    for n in range(3):  # three runs of 10 verdicts, oldest first
+        _run(tmp_path, range(10 * n, 10 * n + 10), when=(n + 1) * 10**9)
+    _run(tmp_path, range(30, 35), when=10 * 10**9)  # the fourth merges: 5 new + 20 newest
+
+    after = VerdictCache.open(tmp_path)
+    found = [i for i in range(35) if after.get(_key(i)) is not None]
+    assert found == list(range(10, 35))  # the oldest run's verdicts evicted
+    assert len(list(Path(after.folder or "").glob("*.pack.json"))) == 1
+
+
+def test_under_the_bound_a_merge_keeps_every_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_mod, "MAX_PACKS", 2)
+    for n in range(3):
+        _run(tmp_path, range(10 * n, 10 * n + 10), when=(n + 1) * 10**9)
+    after = VerdictCache.open(tmp_path)
+    assert all(after.get(_key(i)) == [] for i in range(30))
