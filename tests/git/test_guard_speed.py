@@ -69,15 +69,7 @@ def _merge_bringing_a_fork(repo: Path, onto: str) -> str:
         "repository",
         "include",
         "home",
-        pytest.param(
-            "GIT_CONFIG_GLOBAL",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 28: the full check reads config through libgit2, which ignores "
-                "GIT_CONFIG_GLOBAL (the light path defers to git config there, then to the "
-                "full check); found measuring the guard, not fixed in this round",
-            ),
-        ),
+        "GIT_CONFIG_GLOBAL",  # libgit2 does not read it: git is asked
     ],
 )
 def test_guard_reads_the_agent_prefix_wherever_git_config_has_it(

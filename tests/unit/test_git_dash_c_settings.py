@@ -96,3 +96,20 @@ def test_git_dash_c_config_env_pairs(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("GIT_CONFIG_KEY_0", "vcontext.leaseSeconds")
     monkeypatch.setenv("GIT_CONFIG_VALUE_0", "7")
     assert config_value(repo, "vcontext.leaseseconds") == "7"
+
+
+def test_git_config_global_elsewhere_is_read_as_git_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GIT_CONFIG_GLOBAL`` naming another file than ``~/.gitconfig``: libgit2 does not
+    read it (the guard missed an agent prefix set there), git is asked."""
+    repo = pygit2.init_repository(str(tmp_path / "r"))
+    repo.config["vcontext.syncLease"] = "true"
+    elsewhere = tmp_path / "team.gitconfig"
+    elsewhere.write_text("[vcontext]\n\tagentPrefix = bots/\n\tsyncLease = off\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(elsewhere))
+    assert config_value(repo, "vcontext.agentPrefix") == "bots/"
+    assert config_flag(repo, "vcontext.syncLease", True) is True  # the repository's wins
+    assert config_value(repo, "vcontext.nothing") is None
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    assert config_value(repo, "vcontext.agentPrefix") is None

@@ -239,7 +239,10 @@ def is_ignored(repo: Repository, path: str) -> bool:
 def config_value(repo: Repository, key: str) -> str | None:
     """A git config value; None when the key is not set or written without a value. A
     value given to this one command (``git -c KEY=VALUE vcontext …``) comes first, as in
-    git (pygit2 does not see those)."""
+    git (pygit2 does not see those), and git answers where libgit2 would read other
+    files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``)."""
+    if _elsewhere():
+        return _git_config(repo, key)
     if _given():
         from . import overrides
 
@@ -256,6 +259,9 @@ def config_value(repo: Repository, key: str) -> str | None:
 def config_flag(repo: Repository, key: str, default: bool) -> bool:
     """A boolean git config value as git reads it (``true``/``yes``/``on``/``1``, …);
     ``default`` when the key is not set or is not a boolean."""
+    if _elsewhere():
+        value = _git_config(repo, key, flag=True)
+        return default if value is None else value == "true"
     if _given():
         from . import overrides
 
@@ -272,6 +278,31 @@ def config_flag(repo: Repository, key: str, default: bool) -> bool:
 def _given() -> bool:
     """Whether git passed settings to this command (``git -c``): cheap, no import."""
     return "GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ
+
+
+def _elsewhere() -> bool:
+    """Whether git reads its user or system settings from files libgit2 does not read:
+    ``GIT_CONFIG_GLOBAL`` naming another file than ``~/.gitconfig`` (or ``/dev/null``),
+    ``GIT_CONFIG_SYSTEM`` (libgit2 knows neither variable)."""
+    env = os.environ
+    if "GIT_CONFIG_SYSTEM" in env:
+        return True
+    named = env.get("GIT_CONFIG_GLOBAL")
+    if named is None:
+        return False
+    usual = os.path.join(os.path.expanduser("~"), ".gitconfig")
+    return not named or os.path.realpath(named) != os.path.realpath(usual)
+
+
+def _git_config(repo: Repository, key: str, *, flag: bool = False) -> str | None:
+    """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``)."""
+    if not flag:
+        done = git(["config", "--get", "--", key], cwd=repo.path, check=False)
+    else:
+        done = git(["config", "--type=bool", "--get", "--", key], cwd=repo.path, check=False)
+    if done.returncode != 0:
+        return None
+    return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout
 
 
 def resolve_commit(repo: Repository, rev: str) -> Commit:
