@@ -564,6 +564,24 @@ def test_install_refuses_a_gitattributes_with_conflict_markers_as_an_operational
     assert not (git_repo / ".git" / "hooks" / "pre-push").exists()
 
 
+def test_uninstall_refuses_a_gitattributes_with_conflict_markers_and_changes_nothing(
+    git_repo: Path,
+) -> None:
+    """Command-line contract (exit 3, one line): uninstall edits .gitattributes, so a file
+    left conflicted is refused before anything (config, hook, attributes) is removed."""
+    assert run_cli("install", cwd=git_repo).returncode == 0
+    before = _conflicted_gitattributes(git_repo)
+    proc = run_cli("uninstall", cwd=git_repo)
+    assert proc.returncode == 3, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1, err
+    assert "has unresolved conflict markers" in err
+    assert "then uninstall again" in err
+    assert (git_repo / ".gitattributes").read_bytes() == before
+    assert run_git(git_repo, "config", "merge.vcontext.driver").stdout.strip()
+    assert (git_repo / ".git" / "hooks" / "pre-push").exists()
+
+
 def test_doctor_reports_a_gitattributes_with_conflict_markers(git_repo: Path) -> None:
     _conflicted_gitattributes(git_repo)
     proc = run_cli("doctor", cwd=git_repo)

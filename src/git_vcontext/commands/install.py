@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..document import matches_file_patterns
-from ..errors import ExitCode, UsageError
+from ..errors import ExitCode, OperationalError, UsageError
 from ..gitio import git
 from ..setup import config as installer
 from ..setup import hooks as hookinstall
@@ -176,6 +176,8 @@ def uninstall(
         _not_bare(where, "uninstall")
         installer.repo_top(where)
     s = installer.Scope(scope, where)
+    if conflicted := installer.conflict_markers(s.attributes_file()):  # before any change
+        raise OperationalError(f"{conflicted}: resolve them first, then uninstall again")
     messages = installer.uninstall_config(s)
     messages += installer.uninstall_attributes(s.attributes_file(), s)
     if scope == "local":
