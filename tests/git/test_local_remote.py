@@ -341,3 +341,20 @@ def test_pushes_that_may_go_elsewhere_take_the_lease_by_push(
     local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
     assert local is not None
     assert not local.may_write_refs()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("remote.origin.pushurl", "/elsewhere.git"), ("url./elsewhere/.pushInsteadOf", "/")],
+)
+def test_pushes_that_may_go_elsewhere_by_git_dash_c_take_the_lease_by_push(
+    pair: tuple[Path, Path, Path], key: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same given to one command (``git -c KEY=VALUE vcontext sync …``): pygit2 does
+    not see ``GIT_CONFIG_PARAMETERS``; git's push would go elsewhere all the same."""
+    _, _, in_process = pair
+    quoted = f"'{key}'='{value}'"  # as git writes it (no quote in these values)
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", quoted)
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    assert not local.may_write_refs()

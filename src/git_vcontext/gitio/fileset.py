@@ -257,10 +257,9 @@ def _user_attributes(repo: Repository) -> str | None:
     """The user's attributes file: ``core.attributesFile``, else git's XDG default."""
     import os
 
-    try:
-        configured = repo.config["core.attributesFile"]
-    except (KeyError, ValueError):
-        configured = None
+    from . import config_value  # git -c and GIT_CONFIG_GLOBAL as git reads them
+
+    configured = config_value(repo, "core.attributesFile")
     if configured:
         return os.path.expanduser(str(configured))
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")

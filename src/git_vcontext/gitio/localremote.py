@@ -134,7 +134,10 @@ class LocalRemote:
             for key in ("pushurl", "receivepack")
         ):
             return True
-        return any(entry.name.endswith(".pushinsteadof") for entry in self.repo.config)
+        from .overrides import names  # git -c url.X.pushInsteadOf=Y: pygit2 does not see it
+
+        given = [*names(), *(entry.name for entry in self.repo.config)]
+        return any(name.lower().endswith(".pushinsteadof") for name in given)
 
     def swap(self, name: str, expect: str | None, message: str, signature: Signature) -> Oid | None:
         """Point the remote's ``name`` at a new empty commit whose message is ``message`` if it

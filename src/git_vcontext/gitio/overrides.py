@@ -24,6 +24,11 @@ def lookup(key: str) -> object:
     return _entries().get(canonical(key), _MISSING)
 
 
+def names() -> list[str]:
+    """The keys given to this command (as ``canonical`` writes them)."""
+    return list(_entries()) if PARAMETERS in os.environ or COUNT in os.environ else []
+
+
 def is_missing(value: object) -> bool:
     return value is _MISSING
 
