@@ -131,7 +131,16 @@ def exceeds_depth(text: str, limit: int) -> bool:
     if sum(text.count(c) for c in "[{(") <= limit:
         return False
     shape = _NOT_BRACKET().sub("", _STRING().sub("", text))
-    shape = shape.translate(str.maketrans("[{]}", "(())"))
+    return nests_deeper(shape.translate(ROUND_BRACKETS), limit)
+
+
+ROUND_BRACKETS = str.maketrans("[{]}", "(())")
+"""Every bracket as a round one: a shape ``nests_deeper`` reads."""
+
+
+def nests_deeper(shape: str, limit: int) -> bool:
+    """Whether a text of round brackets only nests deeper than ``limit``: the innermost
+    pairs taken away level by level (C-speed string steps)."""
     for _ in range(limit):
         shorter = shape.replace("()", "")
         if not shorter or shorter == shape:

@@ -16,6 +16,7 @@ from ...jsoncodec import scanstring
 from ...patterns import lazy
 from ...spelling import OutOfRange, float_of, int_of
 from ...values import MAX_DEPTH, JsonValue
+from ..text import ROUND_BRACKETS, nests_deeper
 from .header import HeaderError
 from .lexer import cut, words
 
@@ -39,7 +40,6 @@ SCAN = lazy(f"{SKIP}({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|[^ \\t\\r\\n#]|\\Z)"
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NUMBER_START = frozenset("-0123456789")
 _BRACKETS = frozenset("[]{}()")
-_ROUND = str.maketrans("[{]}", "(())")
 _KEYWORDS: dict[str, JsonValue] = {"true": True, "false": False, "null": None}
 _scanstring = scanstring
 
@@ -209,13 +209,8 @@ def deeper_than(tokens: list[str], limit: int) -> bool:
     """Whether the brackets among ``tokens`` nest deeper than ``limit`` (C-speed steps)."""
     if tokens.count("[") + tokens.count("{") + tokens.count("(") <= limit:
         return False
-    shape = "".join(filter(_BRACKETS.__contains__, tokens)).translate(_ROUND)
-    for _ in range(limit):
-        shorter = shape.replace("()", "")
-        if not shorter or shorter == shape:
-            return False
-        shape = shorter
-    return True
+    shape = "".join(filter(_BRACKETS.__contains__, tokens)).translate(ROUND_BRACKETS)
+    return nests_deeper(shape, limit)
 
 
 def scan_tokens(text: str, start: int) -> list[str]:
