@@ -193,7 +193,8 @@ def _fast_diff(args: list[str]) -> Callable[[], int] | None:
 
 
 class _OwnLoader(_external.SourceFileLoader):
-    """A module of this package read from its bytecode cache in three system calls, when the
+    """A module of this package read from its bytecode cache by a stat of the source and one
+    read of the cache (no buffered file, no second look at the names), when the
     cache is the one importlib's own loader would take (its header: magic number, timestamp
     flags, the source's mtime and size); anything else (no cache, a stale one, one checked
     by hash, a cache that does not hold code) goes to that loader, which compiles and

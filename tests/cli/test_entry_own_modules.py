@@ -2,7 +2,7 @@
 
 The processes git starts once per file load 40-50 of our modules; ``entry`` puts a
 finder for them first on ``sys.meta_path`` that lists each folder once and reads an
-up-to-date bytecode cache in three system calls. What is imported, from which file, and
+up-to-date bytecode cache after one stat of its source. What is imported, from which file, and
 whether a changed source is compiled again must stay what importlib's path finder
 gives: each test runs a fresh interpreter on a copy of the package (its caches written,
 then a source changed) and compares with a plain import.
