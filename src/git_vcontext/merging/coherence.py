@@ -47,14 +47,74 @@ def protected_ids(base: Any, ours: Any, theirs: Any) -> frozenset[Any]:
     """Ids of elements one side deleted while the other side added a reference to them."""
     if not isinstance(base, dict):
         return frozenset()
-    ids = [_ids(x) for x in (base, ours, theirs)]
-    gone_in_ours, gone_in_theirs = ids[0] - ids[1], ids[0] - ids[2]
+    gone_in_ours, gone_in_theirs = _gone(base, ours), _gone(base, theirs)
     if not gone_in_ours and not gone_in_theirs:
         return frozenset()  # the common case: nobody deleted an element with an id
     refs = [_references(x) for x in (base, ours, theirs)]
     found = {target for _, _, target in refs[2] - refs[0] if target in gone_in_ours}
     found |= {target for _, _, target in refs[1] - refs[0] if target in gone_in_theirs}
     return frozenset(found)
+
+
+def _gone(base: Any, side: Any) -> set[Any]:
+    """``_ids(base) - _ids(side)``, without walking what the side left as the base has it:
+    the ids the base holds where the two differ (``_suspects``) are the only ones that may
+    be gone, and the side's own are collected only when there is one (a deletion)."""
+    suspects: set[Any] = set()
+    _suspects(base, side, suspects)
+    return suspects - _ids(side) if suspects else suspects
+
+
+def _suspects(base: Any, side: Any, out: set[Any]) -> None:
+    """Add to ``out`` the ids of ``_ids(base)`` that ``side`` may lack: ``base`` and
+    ``side`` stand at the same place; a value equal to the base's (``==``, in C) holds the
+    same ids (an id is a string, equal only to the same string), an element with an id
+    is paired with the side's element of that id in the same array, and anything else
+    counts all its ids: a superset of what is gone, within ``_ids(base)`` (the same walk:
+    no log, no ``changeLog``), which ``_gone`` checks against the side. Recursive: one
+    frame a level of the data, as the merge's own walk."""
+    if base == side:
+        return
+    if type(base) is dict:
+        if type(side) is dict:
+            _object_suspects(base, side, out)
+        else:
+            out.update(_ids(base))
+    elif type(base) is list and not _event_log(base):  # (a log has no ids in _ids)
+        if type(side) is list and not _event_log(side):
+            _array_suspects(base, side, out)
+        else:
+            out.update(_ids(base))
+
+
+def _object_suspects(base: dict[str, Any], side: dict[str, Any], out: set[Any]) -> None:
+    skipped = doc.CHANGELOG_FIELD
+    for k, v in base.items():
+        kind = type(v)
+        if (kind is dict or kind is list) and k != skipped:
+            _suspects(v, side.get(k), out)
+
+
+def _array_suspects(base: list[Any], side: list[Any], out: set[Any]) -> None:
+    partners: dict[str, Any] = {}
+    for w in side:
+        if type(w) is dict:
+            ident = w.get("id")
+            if type(ident) is str:
+                partners.setdefault(ident, w)
+    for v in base:
+        kind = type(v)
+        if kind is dict:
+            ident = v.get("id")
+            w = partners.get(ident) if type(ident) is str else None
+            if w is not None:
+                _suspects(v, w, out)
+                continue
+            if type(ident) is str:
+                out.add(ident)
+            out.update(_ids(v))
+        elif kind is list:
+            out.update(_ids(v))
 
 
 def _ids(data: Any) -> set[Any]:
@@ -189,17 +249,30 @@ def _item_nodes(container: dict[str, Any]) -> list[dict[str, Any]]:
     """The items ``_items`` yields, in its order, without their paths (which only a
     conflict to place needs)."""
     out: list[dict[str, Any]] = []
-    stack: list[dict[str, Any]] = [container]
+    stack: list[Any] = [container]
     keys = doc.ITEM_ARRAY_KEYS
+    leaf = _ITEM_ARRAYS.isdisjoint  # an item holding no array of items (one test in C)
     while stack:
         node = stack.pop()
+        if type(node) is tuple:  # a run of items without items of their own: in order
+            out += node
+            continue
+        if node is not container:
+            out.append(node)
+        if leaf(node):
+            continue
         for key in keys:
             items = node.get(key)
             if type(items) is list and not _event_log(items):  # (plain data: as _ids)
-                stack.extend([i for i in reversed(items) if type(i) is dict])
-        if node is not container:
-            out.append(node)
+                found = [i for i in items if type(i) is dict]
+                if all(map(leaf, found)):
+                    stack.append(tuple(found))  # (popped where its first item would be)
+                else:
+                    stack.extend(reversed(found))
     return out
+
+
+_ITEM_ARRAYS = frozenset(doc.ITEM_ARRAY_KEYS)
 
 
 def _at(data: Any, parts: Parts) -> Any:
