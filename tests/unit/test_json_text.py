@@ -461,3 +461,36 @@ def test_data_deeper_than_is_exact_at_the_limit() -> None:
     assert not data_deeper_than("not a container", 3)
     assert not data_deeper_than({}, 1)
     assert data_deeper_than({"a": {}}, 1)
+
+
+def _separators_by_blanking_all(text: str) -> tuple[str, str]:
+    """detect_separators as it read every head before issue 32: all strings blanked."""
+    head = json_text._blank_strings(text[:4096])
+    key_sep = json_text._key_separator(head, head.find(":"))
+    at = head.find(",")
+    while at >= 0:
+        end = json_text._blanks_end(head, at + 1)
+        if not (head.startswith("\n", end) or head.startswith("\r\n", end)):
+            return key_sep, (", " if " " in head[at + 1 : end] else ",")
+        at = head.find(",", at + 1)
+    return key_sep, (", " if key_sep == ": " else ",")
+
+
+PIECES = ['"', ":", ",", "\n", " ", "\t", "\\", "a", "{", "}", "\r", ", ", ",\n", ": ", '"k":']
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=16).map("".join))
+def test_separators_of_an_indented_head_read_without_blanking_every_string(text: str) -> None:
+    assert json_text.detect_separators(text) == _separators_by_blanking_all(text)
+
+
+def test_separators_of_a_long_indented_document() -> None:
+    for words in ("x; y", "x, y"):  # (a comma in a string: every string blanked)
+        value = {"k:1": [{"a": words, "b": "c:d"}] * 300, "z": 1}
+        for indent, seps in (("  ", (",", ": ")), ("\t", (",", ":"))):
+            text = json.dumps(value, indent=indent, separators=seps)
+            assert json_text.detect_separators(text) == _separators_by_blanking_all(text)
+            if "," not in words:
+                inline = ", " if seps[1] == ": " else ","
+                assert json_text.detect_separators(text) == (seps[1], inline)

@@ -315,13 +315,14 @@ def detect_separators(text: str) -> tuple[str, str]:
     Only the head is read (4 KB is enough), with string contents blanked out so
     that their colons and commas do not count.
     """
-    head = _blank_strings(text[:4096])
-    key_sep = ": "
-    at = head.find(":")
-    if at >= 0:
-        end = _blanks_end(head, at + 1)
-        line_ends = head.startswith("\n", end) or head.startswith("\r\n", end)
-        key_sep = ": " if not line_ends and " " in head[at + 1 : end] else ":"
+    raw = text[:4096]
+    if raw.count(",") == raw.count(",\n"):
+        # every comma ends its line (an indented document): no one-line separator to read,
+        # and only the strings before the first key's colon need be passed over
+        key_sep = _key_separator(raw, _first_colon(raw))
+        return key_sep, (", " if key_sep == ": " else ",")
+    head = _blank_strings(raw)
+    key_sep = _key_separator(head, head.find(":"))
     at = head.find(",")
     while at >= 0:
         end = _blanks_end(head, at + 1)
@@ -329,6 +330,28 @@ def detect_separators(text: str) -> tuple[str, str]:
             return key_sep, (", " if " " in head[at + 1 : end] else ",")
         at = head.find(",", at + 1)
     return key_sep, (", " if key_sep == ": " else ",")
+
+
+def _key_separator(text: str, at: int) -> str:
+    """The key separator the colon at ``at`` (outside strings; -1: none) is written with."""
+    if at < 0:
+        return ": "
+    end = _blanks_end(text, at + 1)
+    line_ends = text.startswith("\n", end) or text.startswith("\r\n", end)
+    return ": " if not line_ends and " " in text[at + 1 : end] else ":"
+
+
+def _first_colon(text: str) -> int:
+    """Where the first colon of ``_blank_strings(text)`` stands in ``text`` (-1: none):
+    the strings passed over as that function passes over them."""
+    at = 0
+    while True:
+        quote = text.find('"', at)
+        colon = text.find(":", at, len(text) if quote < 0 else quote)
+        if colon >= 0 or quote < 0:
+            return colon
+        end = _string_end(text, quote)
+        at = end if end >= 0 else quote + 1
 
 
 def _blanks_end(text: str, at: int) -> int:
