@@ -17,6 +17,7 @@ from ..setup import config as installer
 from ..setup import coverage
 from ..setup import hooks as hookinstall
 from ..setup import server as setup
+from ..validation.model import command_path, command_word
 
 
 @dataclass
@@ -253,7 +254,7 @@ def _submodules(top: Path, report: Report, prefix: str = "") -> None:
             report.problems.append(
                 f"submodule {shown} holds {len(files)} vContext file(s) ({_few(files)}) and is "
                 f"not set up: git merges them by lines there (git vcontext install "
-                f"--recurse-submodules, or git -C {shlex.quote(shown)} vcontext install)"
+                f"--recurse-submodules, or git -C {command_word(shown)} vcontext install)"
             )
             report.recurse = True
         elif files:
@@ -274,7 +275,7 @@ def _submodules(top: Path, report: Report, prefix: str = "") -> None:
         shown = prefix + path
         report.notes.append(
             f"submodule {shown} is not checked out: nothing there to set up (after git "
-            f"submodule update --init {shlex.quote(shown)}, run git vcontext install "
+            f"submodule update --init {command_path(shown)}, run git vcontext install "
             f"--recurse-submodules if it holds vContext files)"
         )
 

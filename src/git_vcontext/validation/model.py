@@ -123,9 +123,28 @@ def command_path(path: str) -> str:
     """``path`` as a word of a command line to copy: shell-quoted, and a name starting with
     '-' as ``./-name``, so the command it goes into does not read it as an option (the
     advice of ``conflicts``, ``sync --checkout`` and ``sync --push`` alike)."""
+    return command_word(f"./{path}" if path.startswith("-") else path)
+
+
+def command_word(text: str) -> str:
+    """``text`` as one word of a command line to copy, on one line: shell-quoted, or, when it
+    holds a control character (a newline would split the advice over two lines), in the
+    ``$'…'`` form bash, zsh, ksh and POSIX sh (2024) read, with C-style escapes."""
     import shlex  # only for advice: the merge driver and the hook never need it
 
-    return shlex.quote(f"./{path}" if path.startswith("-") else path)
+    if not any(ch < " " or ch == "\x7f" for ch in text):
+        return shlex.quote(text)
+    out = []
+    for ch in text:
+        if ch in _C_ESCAPES:
+            out.append(_C_ESCAPES[ch])
+        elif ch == "'":
+            out.append("\\'")
+        elif ch < " " or ch == "\x7f":
+            out.append(f"\\{ord(ch):03o}")
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
 
 
 def quoted_path(path: str) -> str:
