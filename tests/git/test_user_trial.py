@@ -52,3 +52,43 @@ def test_advice_for_a_conflicted_path_with_a_newline_stays_on_one_line(git_repo:
     assert listed.returncode == 1
     last = listed.stderr.decode().splitlines()[-1]
     assert "resolve $'a\\nb.vcontext.json' [--conflict ID]" in last
+
+
+def test_case_collision_is_one_note_in_validate_hook_guard_and_check(tmp_path: Path) -> None:
+    """A copy of a document beside it under a name differing only in case (one file on a
+    case-insensitive file system) is accepted with the same note, naming both paths, by
+    validate, the pre-push hook, the server's guard and check in every format."""
+    from helpers.guard import clone_with_base, guarded_remote, push, remote_lines, sneak
+    from helpers.pre_push import TODO as BASE_TODO
+
+    remote = guarded_remote(tmp_path)
+    clone = clone_with_base(remote, tmp_path / "clone")
+    copy = BASE_TODO.replace("todo.", "TODO.")
+    (clone / copy).write_bytes((clone / BASE_TODO).read_bytes())
+    run_git(clone, "add", "-A")
+    run_git(clone, "commit", "-qm", "a copy beside it")
+    said = "differs from this path only in case: on a case-insensitive file system"
+
+    valid = run_cli("validate", cwd=clone)
+    assert valid.returncode == 0
+    notes = [ln for ln in valid.stdout.decode().splitlines() if "[case-collision]" in ln]
+    assert sorted(ln.split(": note: ")[0] for ln in notes) == sorted([BASE_TODO, copy])
+    assert all(said in ln for ln in notes)
+
+    for fmt, marker in (("text", "git-vcontext: note: "), ("github", "::notice::"), ("json", "")):
+        checked = run_cli("check", "--format", fmt, "origin/main..HEAD", cwd=clone)
+        assert checked.returncode == 0, checked.stdout
+        out = checked.stdout.decode()
+        line = f"{copy}: {BASE_TODO} {said}"
+        if fmt == "json":
+            assert any(n.startswith(line) for n in json.loads(out)["notes"])
+        else:
+            assert f"{marker}{line}" in out
+
+    hooked = push(clone, "--dry-run", "origin", "main")  # the pre-push hook runs on a dry run
+    assert hooked.returncode == 0, hooked.stderr
+    assert f"git-vcontext: note: {copy}: {BASE_TODO} {said}" in hooked.stderr
+
+    guarded = sneak(clone, "origin", "main")
+    assert guarded.returncode == 0, guarded.stderr
+    assert any(f"{copy}: {BASE_TODO} {said}" in ln for ln in remote_lines(guarded.stderr))

@@ -27,7 +27,7 @@ from ..branches.agents import agent_prefix
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
-from ..validation.model import SKIPPED, FileReport, quoted_path
+from ..validation.model import NOTE_RULES, SKIPPED, FileReport, quoted_path
 from . import remotepast
 from .cache import VerdictCache, push_key
 from .verdicts import Checker
@@ -63,7 +63,7 @@ class PushReport:
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
-        self._skipped: set[str] = set()
+        self._skipped: set[tuple[str, str]] = set()
 
     def held(self) -> str:
         """What held the problems, counted as what each is: "2 commits and 1 forced update"
@@ -100,8 +100,8 @@ class PushReport:
         for heading, commit, subject, found, reverted in verdicts:
             problems = {}
             for path, findings in found.items():
-                self._note_skipped(path, [f for f in findings if f.rule == SKIPPED])
-                if kept := [f for f in findings if f.rule != SKIPPED]:
+                self._note_skipped(path, [f for f in findings if f.rule in NOTE_RULES])
+                if kept := [f for f in findings if f.rule not in NOTE_RULES]:
                     problems[path] = kept
             if problems:
                 kind = _kind(heading)
@@ -126,9 +126,10 @@ class PushReport:
 
     def _note_skipped(self, path: str, notes: list[Finding]) -> None:
         for note in notes:
-            if path not in self._skipped:
-                self._skipped.add(path)
-                self.notes.append(f"{quoted_path(path)}: {note.message}")
+            if (path, note.rule) not in self._skipped:  # each once (a file in many commits)
+                self._skipped.add((path, note.rule))
+                rule = "" if note.rule == SKIPPED else f" [{note.rule}]"
+                self.notes.append(f"{quoted_path(path)}: {note.message}{rule}")
 
 
 def check_updates(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..document import checked_file
 from ..filechange import FileChange
 from ..gitio.diffs import changes
-from ..gitio.objects import blob_bytes, tree_blob
+from ..gitio.objects import blob_bytes, tree_blob, tree_entries
 from ..validation.history import (
     CHANGELOG_REMOVED,
     DELETED,
@@ -26,7 +26,7 @@ from ..validation.history import (
     event_ids,
 )
 from ..validation.model import SYMLINK as SYMLINK_FINDING
-from ..validation.model import Finding
+from ..validation.model import Finding, case_collision, case_twins
 from .cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 
 if TYPE_CHECKING:
@@ -71,10 +71,12 @@ class Checker:
         found: Found = {}
         blobs: set[tuple[str, str]] = set()
         parents: list[Commit | None] = [*commit.parents] or [None]  # None: the empty tree
+        changed: list[FileChange] = []
         for parent in parents:
             links: list[str] = []
             for change in self._changes(parent, commit, links):
                 self.files += 1
+                changed.append(change)
                 known = found.setdefault(change.path, [])
                 if change.new_id is not None and (change.new_id, change.path) not in blobs:
                     blobs.add((change.new_id, change.path))
@@ -87,6 +89,7 @@ class Checker:
                 if SYMLINK_FINDING not in known:
                     known.append(SYMLINK_FINDING)
         self._drift(commit.tree, list(found), found)
+        _case_notes(commit.tree, changed, found)
         if DROP_SAID in (commit.message or ""):  # a document deleted on purpose (a plan)
             for path, findings in found.items():
                 found[path] = [f for f in findings if not _deleted_log(f)]
@@ -303,6 +306,15 @@ class Checker:
         findings = check_change(old, new, change.path, old_path=change.old_path, merge=merge)
         self.cache.put(key, findings)
         return findings
+
+
+def _case_notes(tree: Tree, changed: list[FileChange], found: Found) -> None:
+    """A note on each path a commit adds that another path of its tree differs from only in
+    case: one file for both on a case-insensitive file system (``case_twins``)."""
+    added = {c.new_path for c in changed if c.new_path is not None and c.new_path != c.old_path}
+    for path in sorted(added):
+        if twins := case_twins(path, tree, tree_entries):
+            found.setdefault(path, []).append(case_collision(twins))
 
 
 def _deleted_log(finding: Finding) -> bool:
