@@ -92,3 +92,28 @@ def test_case_collision_is_one_note_in_validate_hook_guard_and_check(tmp_path: P
     guarded = sneak(clone, "origin", "main")
     assert guarded.returncode == 0, guarded.stderr
     assert any(f"{copy}: {BASE_TODO} {said}" in ln for ln in remote_lines(guarded.stderr))
+
+
+def test_a_document_renamed_and_edited_in_one_commit_names_the_event_it_lost(
+    git_repo: Path,
+) -> None:
+    """git does not pair a document renamed and rewritten in one commit (a delete and an add):
+    the check pairs it by its events and names the one dropped, at the new path, instead of
+    calling the file deleted."""
+    from helpers.pre_push import event, playbook
+
+    old, new = "notes/pläybook one.vcontext.json", "notes/pläybook twö.vcontext.json"
+    (git_repo / "notes").mkdir()
+    (git_repo / old).write_text(json.dumps(playbook(event("e1", "one"), event("e2", "two"))))
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-qm", "base")
+    run_git(git_repo, "mv", old, new)
+    _write(git_repo, new, playbook(event("e1", "one")))
+    run_git(git_repo, "commit", "-qam", "rename and drop e2")
+    checked = run_cli("check", "--format", "json", "HEAD~1..HEAD", cwd=git_repo)
+    assert checked.returncode == 1
+    findings = json.loads(checked.stdout)["findings"]
+    assert [(f["path"], f["rule"], f["pointer"]) for f in findings] == [
+        (new, "history-event-removed", "/playbook/items/1")
+    ]
+    assert "'e2' was removed" in findings[0]["message"]

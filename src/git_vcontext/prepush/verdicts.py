@@ -233,22 +233,27 @@ class Checker:
         return floor if self._floors[key] else None
 
     def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
-        """A removal whose events all reappear in an added file, as a rename to it."""
+        """A removal whose events reappear in an added file, as a rename to it: the file
+        holding them all, else the one holding most (a document renamed and edited in one
+        commit, which git does not pair: the events it lost are named there, one by one)."""
         assert removal.old_id is not None and removal.old_path is not None
         events = self._events(removal.old_id, removal.old_path)
         if not events:
             return removal  # nothing append-only was removed
+        best, most = None, 0
         for addition in added:
             assert addition.new_id is not None and addition.new_path is not None
-            if events <= self._events(addition.new_id, addition.new_path):
-                return FileChange(
-                    removal.old_path,
-                    addition.new_path,
-                    removal.old_id,
-                    addition.new_id,
-                    renamed=True,
-                )
-        return removal
+            held = len(events & self._events(addition.new_id, addition.new_path))
+            if held == len(events):
+                best = addition
+                break
+            if held > most:
+                best, most = addition, held
+        if best is None:
+            return removal
+        return FileChange(
+            removal.old_path, best.new_path, removal.old_id, best.new_id, renamed=True
+        )
 
     def _events(self, blob_id: str, path: str) -> frozenset[Any]:
         if blob_id not in self._event_ids:
