@@ -117,3 +117,53 @@ def test_a_document_renamed_and_edited_in_one_commit_names_the_event_it_lost(
         (new, "history-event-removed", "/playbook/items/1")
     ]
     assert "'e2' was removed" in findings[0]["message"]
+
+
+def _advised_check(stderr: bytes) -> str:
+    import re
+
+    found = re.search(r"\(git vcontext check ([^ :;)]+)", stderr.decode())
+    assert found is not None, stderr
+    return found.group(1)
+
+
+def test_check_with_no_upstream_and_no_other_branch_advises_a_range_that_runs(
+    git_repo: Path,
+) -> None:
+    """A first repository (no remote, one branch): the advice named origin/main..HEAD, an
+    unknown revision here; it names the whole history, which runs. No commit yet: said."""
+    unborn = run_cli("check", cwd=git_repo)
+    assert unborn.returncode == 3
+    assert (
+        unborn.stderr.decode().strip()
+        == "git-vcontext: error: main has no commits yet: nothing to check"
+    )
+    _write(git_repo, "todo.vcontext.json", TODO)
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-qm", "first")
+    alone = run_cli("check", cwd=git_repo)
+    assert alone.returncode == 3
+    assert "origin/main" not in alone.stderr.decode()
+    again = run_cli("check", _advised_check(alone.stderr), cwd=git_repo)
+    assert again.returncode == 0, again.stderr
+
+
+def test_check_in_a_bare_repository_advises_a_revision_not_an_upstream(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A server with no hook installed: check in the bare repository names a revision's
+    history (no 'git branch --set-upstream-to', which a bare repository has no use for)."""
+    _write(git_repo, "todo.vcontext.json", TODO)
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-qm", "first")
+    bare = tmp_path / "server.git"
+    run_git(tmp_path, "clone", "-q", "--bare", str(git_repo), str(bare))
+    run_git(git_repo, "switch", "-qc", "topic")
+    run_git(git_repo, "push", "-q", str(bare), "topic")
+    told = run_cli("check", cwd=bare)
+    assert told.returncode == 3
+    said = told.stderr.decode()
+    assert "a bare repository has no upstream" in said
+    assert "set-upstream" not in said
+    again = run_cli("check", _advised_check(told.stderr), cwd=bare)
+    assert again.returncode == 0, again.stderr

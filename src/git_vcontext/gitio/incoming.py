@@ -177,9 +177,16 @@ def _upstream_range(repo: Repository) -> Range:
     if not isinstance(target, str) or not target.startswith("refs/heads/"):
         raise OperationalError(
             "HEAD is not on a branch, so there is no upstream: name the commits to check "
-            f"(git vcontext check {_example_base(repo, None)}..HEAD)"
+            f"({_example_check(_example_base(repo, None), 'HEAD')})"
         )
     name = target.removeprefix("refs/heads/")
+    if repo.head_is_unborn:
+        raise OperationalError(f"{name} has no commits yet: nothing to check")
+    if repo.is_bare:  # a server's repository: no upstream, every branch is its own
+        raise OperationalError(
+            "a bare repository has no upstream: name the commits to check (git vcontext "
+            f"check {name}: its whole history; A..B: what B adds to A)"
+        )
     try:
         branch = repo.branches.local.get(name)
         upstream = None if branch is None else branch.upstream
@@ -187,6 +194,11 @@ def _upstream_range(repo: Repository) -> Range:
         upstream = None
     if upstream is None:
         example = _example_base(repo, name)
+        if example is None:  # nothing else here: no base to name, no upstream to set
+            raise OperationalError(
+                f"{name} has no upstream, and this repository has no other branch: name the "
+                "commits to check (git vcontext check HEAD: its whole history)"
+            )
         gone = _configured_upstream(repo, name)
         if gone is not None:  # git status: "the upstream is gone"
             raise OperationalError(
@@ -206,10 +218,15 @@ def _upstream_range(repo: Repository) -> Range:
     return Range(f"{shown}..HEAD", str(tip), str(base), into)
 
 
-def _example_base(repo: Repository, current: str | None) -> str:
+def _example_check(base: str | None, tip: str) -> str:
+    """The check command advice names: ``base..tip``, or ``tip``'s whole history."""
+    return f"git vcontext check {tip}" if base is None else f"git vcontext check {base}..{tip}"
+
+
+def _example_base(repo: Repository, current: str | None) -> str | None:
     """A base this repository has, for advice naming a range (``origin/main`` when it is
     there): a remote's default branch, a remote's main or master, a local main or master,
-    another local branch; ``origin/main`` when there is nothing at all."""
+    another local branch; None when there is nothing at all (no range to name)."""
     refs = repo.references
     remote_heads = sorted(n for n in refs if n.startswith("refs/remotes/") and n.endswith("/HEAD"))
     for name in ["refs/remotes/origin/HEAD", *remote_heads]:
@@ -227,7 +244,7 @@ def _example_base(repo: Repository, current: str | None) -> str:
     for wanted in ("main", "master"):
         if wanted in others:
             return wanted
-    return others[0] if others else "origin/main"
+    return others[0] if others else None
 
 
 def _configured_upstream(repo: Repository, branch: str) -> str | None:
