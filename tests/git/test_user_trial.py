@@ -75,7 +75,12 @@ def test_case_collision_is_one_note_in_validate_hook_guard_and_check(tmp_path: P
     assert sorted(ln.split(": note: ")[0] for ln in notes) == sorted([BASE_TODO, copy])
     assert all(said in ln for ln in notes)
 
-    for fmt, marker in (("text", "git-vcontext: note: "), ("github", "::notice::"), ("json", "")):
+    github = run_cli("check", "--format", "github", "origin/main..HEAD", cwd=clone)
+    assert github.returncode == 0, github.stdout
+    assert (
+        f"::warning file={copy},title=case-collision::{BASE_TODO} {said}" in github.stdout.decode()
+    )
+    for fmt, marker in (("text", "git-vcontext: note: "), ("json", "")):
         checked = run_cli("check", "--format", fmt, "origin/main..HEAD", cwd=clone)
         assert checked.returncode == 0, checked.stdout
         out = checked.stdout.decode()

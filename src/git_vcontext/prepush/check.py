@@ -64,6 +64,7 @@ class PushReport:
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
         self._skipped: set[tuple[str, str]] = set()
+        self.located: dict[str, tuple[str, str, str]] = {}  # a note on a file: path, rule, text
 
     def held(self) -> str:
         """What held the problems, counted as what each is: "2 commits and 1 forced update"
@@ -130,6 +131,8 @@ class PushReport:
                 self._skipped.add((path, note.rule))
                 rule = "" if note.rule == SKIPPED else f" [{note.rule}]"
                 self.notes.append(f"{quoted_path(path)}: {note.message}{rule}")
+                if rule:  # a warning on the file (check --format github)
+                    self.located[self.notes[-1]] = (path, note.rule, note.message)
 
 
 def check_updates(
