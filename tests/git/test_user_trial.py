@@ -172,3 +172,36 @@ def test_check_in_a_bare_repository_advises_a_revision_not_an_upstream(
     assert "set-upstream" not in said
     again = run_cli("check", _advised_check(told.stderr), cwd=bare)
     assert again.returncode == 0, again.stderr
+
+
+def test_the_way_out_of_an_interrupted_syncs_conflict_runs_with_spaces_in_paths(
+    tmp_path: Path,
+) -> None:
+    """The command an interrupted sync's conflicting edit is told to run quotes the work tree
+    and the files (a space split them: 'git -C work tree checkout HEAD -- my notes.txt')."""
+    import subprocess
+
+    from git_vcontext.errors import Unfinished
+    from git_vcontext.gitio import open_repo
+    from git_vcontext.sync.catchup import merge_edits
+
+    work = tmp_path / "work tree"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(work))
+    name = "my notes.txt"
+    (work / name).write_text("a\n")
+    run_git(work, "add", "-A")
+    run_git(work, "commit", "-qm", "old")
+    old = run_git(work, "rev-parse", "HEAD").stdout.strip()
+    (work / name).write_text("b\n")
+    run_git(work, "commit", "-qam", "new")
+    new = run_git(work, "rev-parse", "HEAD").stdout.strip()
+    (work / name).write_text("c\n")  # an edit of the file from before the update
+    try:
+        merge_edits(open_repo(work), str(work), old, new, [name], branch="main")
+    except Unfinished as exc:
+        said = exc.one_line()
+    else:
+        raise AssertionError("a conflicting edit must stop the update")
+    command = said.split("run: ", 1)[1].split(";", 1)[0]
+    subprocess.run(["sh", "-c", command], cwd=tmp_path, check=True)
+    assert (work / name).read_text() == "b\n"

@@ -188,7 +188,7 @@ def command_path(path: str) -> str:
 def command_word(text: str) -> str:
     """``text`` as one word of a command line to copy, on one line: shell-quoted, or, when it
     holds a control character (a newline would split the advice over two lines), in the
-    ``$'…'`` form bash, zsh, ksh and POSIX sh (2024) read, with C-style escapes."""
+    ``$'…'`` form of bash, zsh and ksh (POSIX sh since 2024), with C-style escapes."""
     import shlex  # only for advice: the merge driver and the hook never need it
 
     if not any(ch < " " or ch == "\x7f" for ch in text):
