@@ -205,3 +205,27 @@ def test_the_way_out_of_an_interrupted_syncs_conflict_runs_with_spaces_in_paths(
     command = said.split("run: ", 1)[1].split(";", 1)[0]
     subprocess.run(["sh", "-c", command], cwd=tmp_path, check=True)
     assert (work / name).read_text() == "b\n"
+
+
+def test_install_server_guard_after_a_full_install_says_the_integration_stays(
+    tmp_path: Path,
+) -> None:
+    """``install --server --guard`` ("the guard alone") on a remote that has the integration
+    said only "nothing to change": it now says the integration stays, and the commands that
+    leave the guard alone, which do."""
+    from helpers.guard import guarded_remote
+
+    remote = guarded_remote(tmp_path)
+    again = run_cli("install", "--server", "--guard", cwd=remote)
+    assert again.returncode == 0
+    said = again.stdout.decode()
+    assert "The integration installed earlier stays" in said
+    advised = said.split("For the guard alone: ", 1)[1].rstrip().rstrip(".").split(", then ")
+    assert advised == ["git vcontext uninstall --server", "git vcontext install --server --guard"]
+    for command in advised:
+        assert run_cli(*command.split()[2:], cwd=remote).returncode == 0
+    assert not (remote / "hooks" / "post-receive").exists()
+    assert (remote / "hooks" / "pre-receive").exists()
+    assert run_git(remote, "for-each-ref", "refs/vcontext/").stdout == ""
+    alone = run_cli("install", "--server", "--guard", cwd=remote).stdout.decode()
+    assert "stays" not in alone
