@@ -229,3 +229,25 @@ def test_install_server_guard_after_a_full_install_says_the_integration_stays(
     assert run_git(remote, "for-each-ref", "refs/vcontext/").stdout == ""
     alone = run_cli("install", "--server", "--guard", cwd=remote).stdout.decode()
     assert "stays" not in alone
+
+
+def test_file_lists_of_doctor_and_validate_keep_a_newline_in_a_name_on_one_line(
+    git_repo: Path,
+) -> None:
+    """doctor's problem and validate's note list file names: C-quoted as git shows them, so
+    a newline in a name does not split the line."""
+    _installed(git_repo)
+    _write(git_repo, "sub/x\ny.json", TODO)
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-qm", "unrouted")
+    doctor = run_cli("doctor", cwd=git_repo).stdout.decode().splitlines()
+    assert any(
+        ln.startswith("problem: 1 vContext file(s) outside the attribute patterns")
+        and ln.endswith('"sub/x\\ny.json"; add to .gitattributes (and commit it):')
+        for ln in doctor
+    ), doctor
+    noted = run_cli("validate", cwd=git_repo).stderr.decode().splitlines()
+    assert any(
+        ln.startswith("git-vcontext: note: 1 tracked file(s)") and '"sub/x\\ny.json"' in ln
+        for ln in noted
+    ), noted

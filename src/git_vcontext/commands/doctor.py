@@ -17,7 +17,7 @@ from ..setup import config as installer
 from ..setup import coverage
 from ..setup import hooks as hookinstall
 from ..setup import server as setup
-from ..validation.model import command_path, command_word
+from ..validation.model import command_path, command_word, quoted_path
 
 
 @dataclass
@@ -281,7 +281,9 @@ def _submodules(top: Path, report: Report, prefix: str = "") -> None:
 
 
 def _few(names: list[str]) -> str:
-    return ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
+    """Up to five file names, each as git shows it (C-quoted when a newline or another
+    control character is in it: one line per problem)."""
+    return ", ".join(quoted_path(n) for n in names[:5]) + (" …" if len(names) > 5 else "")
 
 
 def _hook(top: Path, report: Report) -> None:

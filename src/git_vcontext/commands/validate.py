@@ -27,7 +27,7 @@ from ..gitio import git, open_repo, repository_error
 from ..gitio.fileset import work_tree_files
 from ..record import replace
 from ..validation.files import check_bytes
-from ..validation.model import FileReport, case_collision, case_key, symlink_report
+from ..validation.model import FileReport, case_collision, case_key, quoted_path, symlink_report
 from ..values import json_report
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ def _present(repo: Repo, rel: str) -> bool:
 
 
 def _few(repo: Repo, rels: list[str]) -> str:
-    shown = ", ".join(repo.shown(r) for r in rels[:SHOWN])
+    shown = ", ".join(quoted_path(repo.shown(r)) for r in rels[:SHOWN])
     return shown + (", …" if len(rels) > SHOWN else "")
 
 
