@@ -498,3 +498,25 @@ def test_doctor_names_the_husky_call_without_huskys_hooks_path(pushing: Path) ->
     assert doctor.returncode == 1, out
     assert "1 problem(s); each says what to do" in out
     assert "fix: npx husky (it sets core.hooksPath to .husky/_)" in out
+
+
+def test_doctor_on_pre_commits_vcontext_history_hook_says_what_it_cannot_run(
+    pushing: Path,
+) -> None:
+    """.pre-commit-config.yaml names the vcontext-history hook: without pre-commit's pre-push
+    hook installed nothing runs it (doctor says the fix); with it, doctor says it does not
+    run pre-commit's own environment, and how to see the hook run."""
+    (pushing / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n  - id: vcontext-history\n    name: vcontext\n"
+        "    entry: git vcontext hook pre-push\n    language: system\n    stages: [pre-push]\n"
+        "    pass_filenames: false\n    always_run: true\n"
+    )
+    assert run_cli("install", "--no-hooks", cwd=pushing).returncode == 0
+    missing = run_cli("doctor", cwd=pushing).stdout.decode()
+    assert "fix: pre-commit install --hook-type pre-push" in missing, missing
+    assert _pre_commit(pushing, "install", "--hook-type", "pre-push").returncode == 0
+    doctor = run_cli("doctor", cwd=pushing)
+    out = doctor.stdout.decode()
+    assert doctor.returncode == 0, out
+    assert ".pre-commit-config.yaml, which pre-commit's pre-push hook runs" in out
+    assert "note: doctor does not run pre-commit's own environment" in out
