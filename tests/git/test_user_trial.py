@@ -251,3 +251,22 @@ def test_file_lists_of_doctor_and_validate_keep_a_newline_in_a_name_on_one_line(
         ln.startswith("git-vcontext: note: 1 tracked file(s)") and '"sub/x\\ny.json"' in ln
         for ln in noted
     ), noted
+
+
+def test_check_of_a_tag_of_a_tree_or_a_blob_says_what_it_names(git_repo: Path) -> None:
+    """``check TAG`` where the tag names a tree or a blob said "unknown revision": it names
+    what the tag holds, and who judges such a tag (the hook and the guard, when pushed)."""
+    _write(git_repo, "todo.vcontext.json", TODO)
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-qm", "first")
+    run_git(git_repo, "tag", "a-tree", "HEAD^{tree}")
+    run_git(git_repo, "tag", "-a", "-m", "annotated", "a-tree-too", "HEAD^{tree}")
+    run_git(git_repo, "tag", "a-blob", "HEAD:todo.vcontext.json")
+    for tag, kind in (("a-tree", "tree"), ("a-tree-too", "tree"), ("a-blob", "blob")):
+        told = run_cli("check", tag, cwd=git_repo)
+        assert told.returncode == 3
+        assert told.stderr.decode().startswith(
+            f"git-vcontext: error: '{tag}' names a {kind}, not a commit: check judges commits"
+        )
+    unknown = run_cli("check", "no-such-tag", cwd=git_repo)
+    assert unknown.stderr.decode().strip() == "git-vcontext: error: unknown revision 'no-such-tag'"

@@ -22,7 +22,7 @@ from .outgoing import PushRange, RefUpdate, commit_of, descends, is_zero
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pygit2 import Commit, Oid, Repository
+    from pygit2 import Commit, Object, Oid, Repository
 
 QUARANTINE = "GIT_QUARANTINE_PATH"
 
@@ -264,14 +264,36 @@ def _resolve(repo: Repository, rev: str) -> Oid:
     import pygit2
 
     try:
-        return repo.revparse_single(rev).peel(pygit2.Commit).id
+        found = repo.revparse_single(rev)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        if repo.is_shallow:
+        found = None
+    if found is not None:
+        try:
+            return found.peel(pygit2.Commit).id
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            kind = "tree" if _tree_in(found) else "blob"
             raise OperationalError(
-                f"unknown revision {rev!r} in this shallow clone (its history was not "
-                "fetched?): git fetch --unshallow (or git fetch --deepen=N), then check again"
+                f"{rev!r} names a {kind}, not a commit: check judges commits (a tag of a "
+                "tree or a blob is judged when it is pushed, by the pre-push hook and the "
+                "guard)"
             ) from None
-        raise OperationalError(f"unknown revision {rev!r}") from None
+    if repo.is_shallow:
+        raise OperationalError(
+            f"unknown revision {rev!r} in this shallow clone (its history was not "
+            "fetched?): git fetch --unshallow (or git fetch --deepen=N), then check again"
+        )
+    raise OperationalError(f"unknown revision {rev!r}")
+
+
+def _tree_in(found: Object) -> bool:
+    """Whether ``found`` (a tag's target, followed) is a tree."""
+    import pygit2
+
+    try:
+        found.peel(pygit2.Tree)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return False
+    return True
 
 
 def _branch_of(repo: Repository, rev: str) -> str | None:
