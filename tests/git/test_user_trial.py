@@ -270,3 +270,33 @@ def test_check_of_a_tag_of_a_tree_or_a_blob_says_what_it_names(git_repo: Path) -
         )
     unknown = run_cli("check", "no-such-tag", cwd=git_repo)
     assert unknown.stderr.decode().strip() == "git-vcontext: error: unknown revision 'no-such-tag'"
+
+
+def test_a_refused_tag_of_a_broken_commit_is_told_to_move_the_tag(tmp_path: Path) -> None:
+    """A tag of a commit with problems: "fix those commits (git rebase -i)" moves no tag; the
+    refusal (hook and guard alike) also says to point the tag at the fixed commit, and doing
+    what it says gets the tag in."""
+    from helpers.guard import clone_with_base, guarded_remote, push, remote_lines, sneak
+    from helpers.pre_push import TODO as BASE_TODO
+
+    remote = guarded_remote(tmp_path)
+    clone = clone_with_base(remote, tmp_path / "clone")
+    broken = json.loads((clone / BASE_TODO).read_text())
+    broken["todoList"]["items"][0]["status"] = "doing"
+    _write(clone, BASE_TODO, broken)
+    run_git(clone, "commit", "-qam", "broken")
+    run_git(clone, "tag", "-a", "-m", "release", "v1")
+    said = "point v1 at the fixed commit (git tag -f v1 COMMIT, with -a for an annotated tag)"
+    hooked = push(clone, "origin", "v1")
+    assert hooked.returncode != 0
+    assert said in hooked.stderr
+    guarded = sneak(clone, "origin", "v1")
+    assert guarded.returncode != 0
+    assert any(said in line for line in remote_lines(guarded.stderr))
+    broken["todoList"]["items"][0]["status"] = "inProgress"
+    _write(clone, BASE_TODO, broken)
+    run_git(clone, "commit", "-q", "--amend", "-am", "fixed")
+    fixed = run_git(clone, "rev-parse", "HEAD").stdout.strip()
+    run_git(clone, "tag", "-f", "-a", "-m", "release", "v1", fixed)
+    again = push(clone, "origin", "v1")
+    assert again.returncode == 0, again.stderr

@@ -63,6 +63,7 @@ class PushReport:
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
+        self.tags: list[str] = []  # tags of commits with problems (a rebase does not move them)
         self._skipped: set[tuple[str, str]] = set()
         self.located: dict[str, tuple[str, str, str]] = {}  # a note on a file: path, rule, text
 
@@ -87,6 +88,12 @@ class PushReport:
         said = []
         if "commits" in self.kinds:
             said.append("fix those commits (git rebase -i)")
+            if self.tags:
+                name = self.tags[0] if len(self.tags) == 1 else "NAME"
+                said.append(
+                    f"point {', '.join(self.tags)} at the fixed commit (git tag -f {name} "
+                    "COMMIT, with -a for an annotated tag)"
+                )
         if "forced" in self.kinds:
             said.append(
                 "a forced update drops what the remote's tip holds: build on that tip "
@@ -115,6 +122,7 @@ class PushReport:
                     self._held.add(commit)
                     self.commits += 1
                 section.append(f"  {heading}")
+                self._tagged(kind, target)
                 self.problems += _add(section, problems)
                 self.findings += [
                     _entry(commit, subject, path, f) for path, fs in problems.items() for f in fs
@@ -125,6 +133,12 @@ class PushReport:
         if section:
             self.lines += [f"git-vcontext: {target}:", *section]
 
+    def _tagged(self, kind: str, target: str) -> None:
+        """Remember a tag whose commits hold problems: fixing them (a rebase) moves no tag."""
+        tag = _tag_of(target)
+        if kind == "commits" and tag is not None and tag not in self.tags:
+            self.tags.append(tag)
+
     def _note_skipped(self, path: str, notes: list[Finding]) -> None:
         for note in notes:
             if (path, note.rule) not in self._skipped:  # each once (a file in many commits)
@@ -133,6 +147,13 @@ class PushReport:
                 self.notes.append(f"{quoted_path(path)}: {note.message}{rule}")
                 if rule:  # a warning on the file (check --format github)
                     self.located[self.notes[-1]] = (path, note.rule, note.message)
+
+
+def _tag_of(target: str) -> str | None:
+    """The tag a ref update pushes (``refs/tags/v1``, or the hook's ``refs/tags/v1 -> origin
+    refs/tags/v1``), None for another ref."""
+    ref = target.rsplit(" ", 1)[-1]
+    return ref.removeprefix("refs/tags/") if ref.startswith("refs/tags/") else None
 
 
 def check_updates(
