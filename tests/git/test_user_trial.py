@@ -300,3 +300,32 @@ def test_a_refused_tag_of_a_broken_commit_is_told_to_move_the_tag(tmp_path: Path
     run_git(clone, "tag", "-f", "-a", "-m", "release", "v1", fixed)
     again = push(clone, "origin", "v1")
     assert again.returncode == 0, again.stderr
+
+
+def test_the_mcp_servers_refusal_of_an_uncommitted_document_quotes_its_path(
+    git_repo: Path,
+) -> None:
+    """Deleting a document with uncommitted edits is refused naming git diff -- PATH: the
+    path is quoted, so the command shows that file's changes (a space split it in two)."""
+    import subprocess
+
+    from git_vcontext.errors import Refused
+    from git_vcontext.gitio import open_repo
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    name = "my plans/release.vcontext.json"
+    _write(git_repo, name, TODO)
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-qm", "plan")
+    _write(git_repo, name, _titled("edited"))
+    side = GitSide(open_repo(git_repo))
+    try:
+        side.refuse_uncommitted(str(git_repo / name), (git_repo / name).read_bytes(), name)
+    except Refused as exc:
+        said = str(exc)
+    else:
+        raise AssertionError("uncommitted edits must be refused")
+    command = said.split("(", 1)[1].split(")", 1)[0]
+    assert command == "git diff -- 'my plans/release.vcontext.json'"
+    shown = subprocess.run(["sh", "-c", command], cwd=git_repo, capture_output=True, text=True)
+    assert '"edited"' in shown.stdout
