@@ -217,6 +217,29 @@ def test_an_emptied_file_reads_like_a_deleted_one(tmp_path: Path) -> None:
     assert run_cli("textconv", str(empty)).stdout == b"\n"
 
 
+def test_an_empty_file_against_an_empty_object_is_a_difference_validate_agrees_with(
+    tmp_path: Path,
+) -> None:
+    """validate calls an empty file unparsable: diff says the empty side is no document, and
+    ``--exit-code`` finds a difference where ``{}`` stands on the other side."""
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    obj = tmp_path / "obj.json"
+    obj.write_text("{}\n")
+    assert run_cli("validate", str(empty)).returncode == ExitCode.FOUND
+    for old, new, side in ((empty, obj, "a"), (obj, empty, "b")):
+        proc = run_cli("diff", "--exit-code", str(old), str(new))
+        assert proc.returncode == ExitCode.FOUND
+        out = proc.stdout.decode().splitlines()
+        assert out[1] == (
+            f"! {side}{empty} is an empty file: no document "
+            "(git vcontext validate: empty document [parse]); diffed as absent"
+        )
+        report = json.loads(run_cli("diff", "--format", "json", str(old), str(new)).stdout)
+        assert "is an empty file: no document" in report["files"][0]["note"]
+    assert run_cli("diff", "--exit-code", str(empty), str(empty)).returncode == ExitCode.OK
+
+
 def test_the_same_data_in_json_and_tron_is_no_difference(tmp_path: Path) -> None:
     pytest.importorskip("git_vcontext.codecs.tron")
     from git_vcontext import dumps

@@ -445,3 +445,78 @@ def test_install_idempotent_once_the_advised_line_is_in_the_managers_file(
     assert "not installed" not in again, again
     assert f"kept {called_from}: the pre-push check is called from it" in again, again
     assert "(nothing to change)" in again, again
+
+
+CALLED = "    vcontext:\n      run: git vcontext hook pre-push {1} {2}\n      use_stdin: true\n"
+
+
+def test_doctor_names_a_managers_call_no_hook_runs(pushing: Path) -> None:
+    """lefthook.yml calls the check but lefthook never installed its hook (a fresh clone):
+    nothing runs on a push, and doctor says so, with the manager's own fix, instead of ok."""
+    (pushing / "lefthook.yml").write_text("pre-push:\n  commands:\n" + CALLED)
+    assert run_cli("install", "--no-hooks", cwd=pushing).returncode == 0
+    doctor = run_cli("doctor", cwd=pushing)
+    out = doctor.stdout.decode()
+    assert doctor.returncode == 1, out
+    assert "lefthook.yml calls the pre-push check, but git's pre-push hook" in out
+    assert "is missing: nothing runs that call on a push; fix: lefthook install" in out
+    assert "1 problem(s); each says what to do" in out
+    good, _ = _push(pushing, "done")  # indeed unchecked: the invalid status goes through
+    assert good.returncode == 0, good.stderr
+
+
+def test_doctor_says_what_it_cannot_verify_of_a_managers_call(pushing: Path) -> None:
+    """With lefthook's hook installed, doctor probes the git vcontext the call names, and says
+    in one line what it does not verify (lefthook running it on a push)."""
+    lefthook = _lefthook()
+    (pushing / "lefthook.yml").write_text("pre-push:\n  commands:\n" + CALLED)
+    subprocess.run([lefthook, "install"], cwd=pushing, check=True, capture_output=True)
+    _install(pushing)
+    doctor = run_cli("doctor", cwd=pushing)
+    out = doctor.stdout.decode()
+    assert doctor.returncode == 0, out
+    assert "lefthook.yml, which lefthook's pre-push hook runs" in out
+    notes = [line for line in out.splitlines() if "is not verified" in line]
+    assert notes == [
+        "note: doctor ran git vcontext's dry run on this PATH, not lefthook: that lefthook "
+        "calls the check on a push, with this PATH, is not verified (git push --dry-run "
+        "shows it)"
+    ]
+    bad, _ = _push(pushing, "done")
+    assert bad.returncode != 0
+    assert "[schema]" in bad.stderr + bad.stdout
+
+
+def test_doctor_names_the_husky_call_without_huskys_hooks_path(pushing: Path) -> None:
+    """.husky/pre-push holds the call, but husky was never set up in this clone (no
+    core.hooksPath): doctor says nothing runs it and how husky puts its hooks in place."""
+    (pushing / ".husky").mkdir()
+    (pushing / ".husky" / "pre-push").write_text('git vcontext hook pre-push "$@"\n')
+    assert run_cli("install", "--no-hooks", cwd=pushing).returncode == 0
+    doctor = run_cli("doctor", cwd=pushing)
+    out = doctor.stdout.decode()
+    assert doctor.returncode == 1, out
+    assert "1 problem(s); each says what to do" in out
+    assert "fix: npx husky (it sets core.hooksPath to .husky/_)" in out
+
+
+def test_doctor_on_pre_commits_vcontext_history_hook_says_what_it_cannot_run(
+    pushing: Path,
+) -> None:
+    """.pre-commit-config.yaml names the vcontext-history hook: without pre-commit's pre-push
+    hook installed nothing runs it (doctor says the fix); with it, doctor says it does not
+    run pre-commit's own environment, and how to see the hook run."""
+    (pushing / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n  - id: vcontext-history\n    name: vcontext\n"
+        "    entry: git vcontext hook pre-push\n    language: system\n    stages: [pre-push]\n"
+        "    pass_filenames: false\n    always_run: true\n"
+    )
+    assert run_cli("install", "--no-hooks", cwd=pushing).returncode == 0
+    missing = run_cli("doctor", cwd=pushing).stdout.decode()
+    assert "fix: pre-commit install --hook-type pre-push" in missing, missing
+    assert _pre_commit(pushing, "install", "--hook-type", "pre-push").returncode == 0
+    doctor = run_cli("doctor", cwd=pushing)
+    out = doctor.stdout.decode()
+    assert doctor.returncode == 0, out
+    assert ".pre-commit-config.yaml, which pre-commit's pre-push hook runs" in out
+    assert "note: doctor does not run pre-commit's own environment" in out

@@ -30,6 +30,7 @@ from ..merging.files import merge_files
 from ..merging.result import MISSING, MergeOptions
 from ..record import record
 from ..validation.history import logged_entries
+from ..validation.model import quoted_path
 from ..values import canonical, same
 from .forkstate import agent_document, mark_merged
 from .projections import is_projection, reproject
@@ -67,10 +68,10 @@ class PathConflict:
             listing = ", ".join(f"{c['path'] or '/'} ({c['kind']})" for c in shown)
             more = len(self.conflicts) - len(shown)
             extra = f" and {more} more" if more > 0 else ""
-            return f"{self.path}: {len(self.conflicts)} conflict(s): {listing}{extra}"
+            return f"{quoted_path(self.path)}: {len(self.conflicts)} conflict(s): {listing}{extra}"
         if self.reasons:
-            return f"{self.path}: {self.kind}: {'; '.join(self.reasons)}"
-        return f"{self.path}: {self.kind}"
+            return f"{quoted_path(self.path)}: {self.kind}: {'; '.join(self.reasons)}"
+        return f"{quoted_path(self.path)}: {self.kind}"
 
     def to_json(self) -> dict[str, Any]:
         return {

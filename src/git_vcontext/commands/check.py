@@ -97,7 +97,15 @@ def _json(report: PushReport, shown: str) -> str:
 
 
 def _github(report: PushReport, shown: str) -> str:
-    lines = [f"::notice::{_data(n)}" for n in report.notes]
+    lines = []
+    for note in report.notes:
+        if note in report.located:  # a warning shown on its file (a case collision)
+            path, rule, message = report.located[note]
+            lines.append(
+                f"::warning file={_property(path)},title={_property(rule)}::{_data(message)}"
+            )
+        else:
+            lines.append(f"::notice::{_data(note)}")
     for f in report.findings:
         where = [f"file={_property(str(f['path']))}"]
         if f["line"] is not None:

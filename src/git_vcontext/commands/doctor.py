@@ -17,6 +17,7 @@ from ..setup import config as installer
 from ..setup import coverage
 from ..setup import hooks as hookinstall
 from ..setup import server as setup
+from ..validation.model import command_path, command_word, quoted_path
 
 
 @dataclass
@@ -253,7 +254,7 @@ def _submodules(top: Path, report: Report, prefix: str = "") -> None:
             report.problems.append(
                 f"submodule {shown} holds {len(files)} vContext file(s) ({_few(files)}) and is "
                 f"not set up: git merges them by lines there (git vcontext install "
-                f"--recurse-submodules, or git -C {shlex.quote(shown)} vcontext install)"
+                f"--recurse-submodules, or git -C {command_word(shown)} vcontext install)"
             )
             report.recurse = True
         elif files:
@@ -274,13 +275,15 @@ def _submodules(top: Path, report: Report, prefix: str = "") -> None:
         shown = prefix + path
         report.notes.append(
             f"submodule {shown} is not checked out: nothing there to set up (after git "
-            f"submodule update --init {shlex.quote(shown)}, run git vcontext install "
+            f"submodule update --init {command_path(shown)}, run git vcontext install "
             f"--recurse-submodules if it holds vContext files)"
         )
 
 
 def _few(names: list[str]) -> str:
-    return ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
+    """Up to five file names, each as git shows it (C-quoted when a newline or another
+    control character is in it: one line per problem)."""
+    return ", ".join(quoted_path(n) for n in names[:5]) + (" …" if len(names) > 5 else "")
 
 
 def _hook(top: Path, report: Report) -> None:
@@ -307,7 +310,7 @@ def _hook(top: Path, report: Report) -> None:
         return
     managed = hookinstall.managed_call(top)
     if managed is not None:
-        report.oks.append(f"the pre-push check is called from {managed}")
+        _managed(top, folder, managed, report)
         return
     left = [p for p in sorted(folder.glob("pre-push*")) if hookinstall.HOOK_MARKER in _read(p)]
     if left:
@@ -320,6 +323,45 @@ def _hook(top: Path, report: Report) -> None:
     hooks_path = hookinstall.hooks_path(top)
     hint = f" (core.hooksPath is {hooks_path}: 'git vcontext install' says what to add)"
     report.problems.append("pre-push hook not installed" + (hint if hooks_path else ""))
+
+
+def _managed(top: Path, folder: Path, call: Path, report: Report) -> None:
+    """The check called from a hook manager's file: that the manager's own pre-push hook is
+    where git runs it, and that ``git vcontext`` runs here; what doctor cannot see (the
+    manager running the call on a push, its PATH) is said in one line."""
+    owner = hookinstall.call_owner(top, call)
+    hook = folder / "pre-push"
+    if owner is not None and hookinstall.hook_manager(folder) != owner:
+        found = hookinstall.hook_manager(folder)
+        what = "missing" if not hook.exists() else f"{found}'s" if found else f"not {owner}'s"
+        report.problems.append(
+            f"{call} calls the pre-push check, but git's pre-push hook ({hook}) is {what}: "
+            f"nothing runs that call on a push; fix: {hookinstall.MANAGER_INSTALLS[owner]}"
+        )
+        report.manual += 1
+        return
+    runner = f", which {owner}'s pre-push hook runs" if owner else ""
+    report.oks.append(f"the pre-push check is called from {call}{runner}")
+    if owner == "pre-commit":
+        report.notes.append(
+            "doctor does not run pre-commit's own environment of the vcontext-history hook: "
+            "git push --dry-run runs the hook and shows what it checks"
+        )
+        return
+    ran = _hook_runs("git vcontext", top)
+    if not ran:
+        said = f" ({ran.why})" if ran.why else ""
+        report.problems.append(
+            f"{call} calls git vcontext, which does not run here{said}: install git-vcontext "
+            "where that hook's PATH finds it"
+        )
+        report.manual += 1
+        return
+    if owner is not None:
+        report.notes.append(
+            f"doctor ran git vcontext's dry run on this PATH, not {owner}: that {owner} calls "
+            "the check on a push, with this PATH, is not verified (git push --dry-run shows it)"
+        )
 
 
 def _octopus(top: Path, report: Report) -> None:

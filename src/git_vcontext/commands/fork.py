@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 
 from ..branches import agents
@@ -11,7 +10,7 @@ from ..clock import now_rfc3339
 from ..errors import ExitCode, OperationalError, UsageError
 from ..gitio import git, open_repo
 from ..sync.fork import fork_agent
-from ..validation.model import quoted_path
+from ..validation.model import command_word, quoted_path
 
 
 def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: str | None) -> int:
@@ -53,5 +52,5 @@ def _add_worktree(target: Path, branch: str) -> None:
     except OperationalError as exc:
         raise OperationalError(
             f"{branch} was created, but not its worktree: {exc.message} "
-            f"(add it with: git worktree add {shlex.quote(str(target))} {branch})"
+            f"(add it with: git worktree add {command_word(str(target))} {branch})"
         ) from None

@@ -11,7 +11,7 @@ from ..errors import ExitCode, OperationalError, UsageError
 from ..gitio import git
 from ..setup import config as installer
 from ..setup import hooks as hookinstall
-from ..setup.server import Owner, install_as, owner_elsewhere, user_name
+from ..setup.server import Owner, install_as, marked, owner_elsewhere, user_name
 from ..setup.server import install as setup
 from ..setup.server import uninstall as remove
 
@@ -208,6 +208,12 @@ def _server(where: Path, force: bool, guard_only: bool) -> int:
         print(
             "Pushes of agents' requests (git vcontext sync --push) are now merged here as "
             "they come."
+        )
+    elif marked(where):  # --guard leaves an earlier install's integration as it is
+        print(
+            "The integration installed earlier stays: agents' requests are still merged here "
+            "(refs/vcontext/server). For the guard alone: git vcontext uninstall --server, "
+            "then git vcontext install --server --guard."
         )
     return int(ExitCode.OK)
 

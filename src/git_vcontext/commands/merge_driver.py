@@ -148,8 +148,11 @@ def warn(warnings: tuple[str, ...]) -> None:
 
 
 def describe(outcome: FileMerge, name: str) -> None:
-    """One line per problem on stderr, as git shows a driver's messages."""
-    prefix = f"git-vcontext: {name}"
+    """One line per problem on stderr, as git shows a driver's messages (the path C-quoted as
+    git quotes it: a newline in it cannot split the line)."""
+    from ..validation.model import quoted_path  # lazy: only a merge with something to say
+
+    prefix = f"git-vcontext: {quoted_path(name)}"
     for reason in outcome.reasons:
         print(f"{prefix}: merged by lines: {reason}", file=sys.stderr)
     if outcome.result is not None and outcome.status == "conflict":

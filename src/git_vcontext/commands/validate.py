@@ -25,8 +25,9 @@ from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, read_regular, sniffed_vcontext, write_output
 from ..gitio import git, open_repo, repository_error
 from ..gitio.fileset import work_tree_files
+from ..record import replace
 from ..validation.files import check_bytes
-from ..validation.model import FileReport, symlink_report
+from ..validation.model import FileReport, case_collision, case_key, quoted_path, symlink_report
 from ..values import json_report
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
         beside = None if name == "-" else _beside(name)
         reports.append(check_bytes(raw, name, covered=repo.covers(name), sibling=beside))
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.exists(p))
+    reports = _case_notes(repo, reports)
     write_output(None, _render(reports, fmt))
     for line in problems:
         print(f"git-vcontext: error: {line}", file=sys.stderr)
@@ -65,6 +67,26 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
     if problems:
         return int(ExitCode.OPERATIONAL)
     return int(ExitCode.OK if all(r.valid for r in reports) else ExitCode.FOUND)
+
+
+def _case_notes(repo: Repo, reports: list[FileReport]) -> list[FileReport]:
+    """A note on each file another tracked path differs from only in case (the hook, the
+    guard and check say it of a commit adding such a path): on a case-insensitive file
+    system the two are one file, read here twice."""
+    if repo.top is None or not reports:
+        return reports
+    by_key: dict[str, list[str]] = {}
+    for tracked in _names(git(["ls-files", "-z"], cwd=repo.top).stdout):
+        by_key.setdefault(case_key(tracked), []).append(tracked)
+    out = []
+    for report in reports:
+        rel = repo.rel(report.path) if report.path != "-" else None
+        same = [] if rel is None else by_key.get(case_key(rel), [])
+        if twins := [repo.shown(t) for t in same if t != rel]:
+            note = case_collision(twins)
+            report = replace(report, notes=(*report.notes, note))
+        out.append(report)
+    return out
 
 
 def _beside(name: str) -> Callable[[str], bytes | None]:
@@ -195,7 +217,7 @@ def _present(repo: Repo, rel: str) -> bool:
 
 
 def _few(repo: Repo, rels: list[str]) -> str:
-    shown = ", ".join(repo.shown(r) for r in rels[:SHOWN])
+    shown = ", ".join(quoted_path(repo.shown(r)) for r in rels[:SHOWN])
     return shown + (", …" if len(rels) > SHOWN else "")
 
 

@@ -12,7 +12,6 @@ local sync merges into a base that is behind its upstream.
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING
 
 from ..branches.ancestry import contains
@@ -25,6 +24,7 @@ from ..gitio.refs import commit_of
 from ..record import record
 from ..remote.view import RemoteView
 from ..sync.busy import busy
+from ..validation.model import command_word
 from .stopped import Stopped, leave_stopped
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def leave(
     path, was, why_not = worktree_for(repo, pair.branch)
     if path is None:
         here = run_dir(repo).rstrip("/")
-        where = shlex.quote(f"{here}-{pair.agent}")
+        where = command_word(f"{here}-{pair.agent}")
         return (
             None,
             Refusal(
@@ -157,7 +157,7 @@ def leave(
                 f"{pair.branch} is checked out in {path} with local changes ({shown}): commit "
                 "them (or stash them), then run sync --checkout again",
                 (
-                    f"git -C {shlex.quote(path)} commit -am 'work in progress'",
+                    f"git -C {command_word(path)} commit -am 'work in progress'",
                     f"{sync_command} --checkout",
                 ),
             ),

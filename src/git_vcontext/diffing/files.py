@@ -25,10 +25,15 @@ class FileDiff:
     error: str | None = None
     line_diff: str = ""
     playbooks: tuple[Any, Any] | None = None  # (old, new) data when new holds a playbook
+    empty: str = ""  # a side that is an empty file: no document (validate: [parse]), said
 
     @property
     def differs(self) -> bool:
-        """Whether there is anything to report (data changes, or bytes for unparsable files)."""
+        """Whether there is anything to report (data changes, or bytes for unparsable files;
+        an empty side against a non-empty one is a difference even when the other holds
+        ``{}``: validate refuses the empty file, not the other)."""
+        if self.empty and self.file.old != self.file.new:
+            return True
         if self.result is not None:
             return bool(self.result) or self.file.status != "modified"
         return self.file.old != self.file.new
@@ -50,7 +55,23 @@ def compare(file: FileChange) -> FileDiff:
 
     result = diff(old_data, new_data)
     books = (old_data, new_data) if may_hold_playbook(new_data) else None
-    return FileDiff(file, result, playbooks=books)
+    return FileDiff(file, result, playbooks=books, empty=_empty_sides(file))
+
+
+def _empty_sides(file: FileChange) -> str:
+    """What to say of the sides that are empty files (present, blank): read as absent, but no
+    document — ``validate`` calls such a file unparsable (``empty document [parse]``)."""
+    names = [
+        side_name(prefix, path)
+        for prefix, raw, path in (("a", file.old, file.old_path), ("b", file.new, file.new_path))
+        if raw is not None and not raw.strip()
+    ]
+    if not names or file.old == file.new:
+        return ""
+    return (
+        f"{' and '.join(names)} {'is an empty file' if len(names) == 1 else 'are empty files'}: "
+        "no document (git vcontext validate: empty document [parse]); diffed as absent"
+    )
 
 
 def load(raw: bytes | None, name: str | None) -> Document | None:

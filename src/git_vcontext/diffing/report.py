@@ -34,6 +34,8 @@ def _text(f: FileDiff, color: bool) -> str:
     a, b = side_name("a", f.file.old_path), side_name("b", f.file.new_path)
     lines = [f"{pal.bold}diff --vcontext {a} {b}{pal.reset}"]
     lines += [f"{pal.bold}{line}{pal.reset}" for line in _status_lines(f)]
+    if f.empty:
+        lines.append(f"{pal.yellow}! {f.empty}{pal.reset}")
     if f.result is None:
         lines.append(f"{pal.yellow}! not a structural diff: {f.error}{pal.reset}")
         return "\n".join(lines) + "\n" + f.line_diff
@@ -74,6 +76,8 @@ def _markdown(f: FileDiff) -> str:
 
     if f.result is not None:
         text = render_markdown(f.result, title=f.file.path)
+        if f.empty:
+            text += f"\n_{f.empty}_\n"
         if f.playbooks is not None and f.result:
             # lazy: only for --format markdown
             from .pictures import head_pictures
@@ -103,6 +107,8 @@ def _json(files: list[FileDiff]) -> str:
         entry: dict[str, Any] = {"path": file.path, "status": file.status}
         if file.status == "renamed":
             entry["oldPath"] = file.old_path
+        if f.empty:
+            entry["note"] = f.empty
         if f.result is None:
             entry["error"] = f.error
         else:

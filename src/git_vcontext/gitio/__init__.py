@@ -176,8 +176,9 @@ def repository_error(
     with git's own fix: git's diagnosis (``stderr`` of a git command that failed there,
     else asked of ``git rev-parse``) in the same words whatever the command."""
     import re  # lazy: see the imports above
-    import shlex
     from pathlib import Path
+
+    from ..validation.model import command_word
 
     where = Path(path).resolve()
     if stderr is None:
@@ -187,7 +188,7 @@ def repository_error(
         top = owned.group(1)
         return OperationalError(
             f"the repository at {top} belongs to another user (git: dubious ownership); "
-            f"if you trust it: git config --global --add safe.directory {shlex.quote(top)}"
+            f"if you trust it: git config --global --add safe.directory {command_word(top)}"
         )
     if "not a git repository" in stderr or not stderr.strip():
         return OperationalError(

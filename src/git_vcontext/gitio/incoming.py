@@ -22,7 +22,7 @@ from .outgoing import PushRange, RefUpdate, commit_of, descends, is_zero
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pygit2 import Commit, Oid, Repository
+    from pygit2 import Commit, Object, Oid, Repository
 
 QUARANTINE = "GIT_QUARANTINE_PATH"
 
@@ -177,9 +177,16 @@ def _upstream_range(repo: Repository) -> Range:
     if not isinstance(target, str) or not target.startswith("refs/heads/"):
         raise OperationalError(
             "HEAD is not on a branch, so there is no upstream: name the commits to check "
-            f"(git vcontext check {_example_base(repo, None)}..HEAD)"
+            f"({_example_check(_example_base(repo, None), 'HEAD')})"
         )
     name = target.removeprefix("refs/heads/")
+    if repo.head_is_unborn:
+        raise OperationalError(f"{name} has no commits yet: nothing to check")
+    if repo.is_bare:  # a server's repository: no upstream, every branch is its own
+        raise OperationalError(
+            "a bare repository has no upstream: name the commits to check (git vcontext "
+            f"check {name}: its whole history; A..B: what B adds to A)"
+        )
     try:
         branch = repo.branches.local.get(name)
         upstream = None if branch is None else branch.upstream
@@ -187,6 +194,11 @@ def _upstream_range(repo: Repository) -> Range:
         upstream = None
     if upstream is None:
         example = _example_base(repo, name)
+        if example is None:  # nothing else here: no base to name, no upstream to set
+            raise OperationalError(
+                f"{name} has no upstream, and this repository has no other branch: name the "
+                "commits to check (git vcontext check HEAD: its whole history)"
+            )
         gone = _configured_upstream(repo, name)
         if gone is not None:  # git status: "the upstream is gone"
             raise OperationalError(
@@ -206,10 +218,15 @@ def _upstream_range(repo: Repository) -> Range:
     return Range(f"{shown}..HEAD", str(tip), str(base), into)
 
 
-def _example_base(repo: Repository, current: str | None) -> str:
+def _example_check(base: str | None, tip: str) -> str:
+    """The check command advice names: ``base..tip``, or ``tip``'s whole history."""
+    return f"git vcontext check {tip}" if base is None else f"git vcontext check {base}..{tip}"
+
+
+def _example_base(repo: Repository, current: str | None) -> str | None:
     """A base this repository has, for advice naming a range (``origin/main`` when it is
     there): a remote's default branch, a remote's main or master, a local main or master,
-    another local branch; ``origin/main`` when there is nothing at all."""
+    another local branch; None when there is nothing at all (no range to name)."""
     refs = repo.references
     remote_heads = sorted(n for n in refs if n.startswith("refs/remotes/") and n.endswith("/HEAD"))
     for name in ["refs/remotes/origin/HEAD", *remote_heads]:
@@ -227,7 +244,7 @@ def _example_base(repo: Repository, current: str | None) -> str:
     for wanted in ("main", "master"):
         if wanted in others:
             return wanted
-    return others[0] if others else "origin/main"
+    return others[0] if others else None
 
 
 def _configured_upstream(repo: Repository, branch: str) -> str | None:
@@ -247,14 +264,36 @@ def _resolve(repo: Repository, rev: str) -> Oid:
     import pygit2
 
     try:
-        return repo.revparse_single(rev).peel(pygit2.Commit).id
+        found = repo.revparse_single(rev)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        if repo.is_shallow:
+        found = None
+    if found is not None:
+        try:
+            return found.peel(pygit2.Commit).id
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            kind = "tree" if _tree_in(found) else "blob"
             raise OperationalError(
-                f"unknown revision {rev!r} in this shallow clone (its history was not "
-                "fetched?): git fetch --unshallow (or git fetch --deepen=N), then check again"
+                f"{rev!r} names a {kind}, not a commit: check judges commits (a tag of a "
+                "tree or a blob is judged when it is pushed, by the pre-push hook and the "
+                "guard)"
             ) from None
-        raise OperationalError(f"unknown revision {rev!r}") from None
+    if repo.is_shallow:
+        raise OperationalError(
+            f"unknown revision {rev!r} in this shallow clone (its history was not "
+            "fetched?): git fetch --unshallow (or git fetch --deepen=N), then check again"
+        )
+    raise OperationalError(f"unknown revision {rev!r}")
+
+
+def _tree_in(found: Object) -> bool:
+    """Whether ``found`` (a tag's target, followed) is a tree."""
+    import pygit2
+
+    try:
+        found.peel(pygit2.Tree)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return False
+    return True
 
 
 def _branch_of(repo: Repository, rev: str) -> str | None:

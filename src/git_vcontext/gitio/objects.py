@@ -296,6 +296,13 @@ def tree_blob(tree: Tree, path: str) -> Blob | None:
     return entry if is_blob(entry) else None
 
 
+def tree_entries(tree: Tree) -> list[tuple[str, Tree | None]]:
+    """Each entry of a tree: its name, and its subtree (None: a file, a link, a submodule)."""
+    import pygit2
+
+    return [(entry.name or "", entry if isinstance(entry, pygit2.Tree) else None) for entry in tree]
+
+
 def first_parent_chain(repo: Repository, tip: Oid) -> Iterator[Commit]:
     """``tip`` and its first parents back to the root, as ``git log --first-parent``."""
     import pygit2

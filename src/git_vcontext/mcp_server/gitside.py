@@ -24,6 +24,7 @@ from ..gitio.commits import (
 )
 from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
+from ..validation.model import command_path
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
@@ -186,7 +187,8 @@ class GitSide:
         if head is not None and head != blob_id(raw):
             raise Refused(
                 "uncommitted",
-                f"{shown} has changes that are not committed (git diff -- {shown}): "
+                f"{shown} has changes that are not committed (git diff -- "
+                f"{command_path(shown)}): "
                 "commit or discard them, then delete it",
             )
 

@@ -27,7 +27,7 @@ from ..branches.agents import agent_prefix
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
-from ..validation.model import SKIPPED, FileReport, quoted_path
+from ..validation.model import NOTE_RULES, SKIPPED, FileReport, quoted_path
 from . import remotepast
 from .cache import VerdictCache, push_key
 from .verdicts import Checker
@@ -63,7 +63,9 @@ class PushReport:
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
-        self._skipped: set[str] = set()
+        self.tags: list[str] = []  # tags of commits with problems (a rebase does not move them)
+        self._skipped: set[tuple[str, str]] = set()
+        self.located: dict[str, tuple[str, str, str]] = {}  # a note on a file: path, rule, text
 
     def held(self) -> str:
         """What held the problems, counted as what each is: "2 commits and 1 forced update"
@@ -86,6 +88,12 @@ class PushReport:
         said = []
         if "commits" in self.kinds:
             said.append("fix those commits (git rebase -i)")
+            if self.tags:
+                name = self.tags[0] if len(self.tags) == 1 else "NAME"
+                said.append(
+                    f"point {', '.join(self.tags)} at the fixed commit (git tag -f {name} "
+                    "COMMIT, with -a for an annotated tag)"
+                )
         if "forced" in self.kinds:
             said.append(
                 "a forced update drops what the remote's tip holds: build on that tip "
@@ -100,8 +108,8 @@ class PushReport:
         for heading, commit, subject, found, reverted in verdicts:
             problems = {}
             for path, findings in found.items():
-                self._note_skipped(path, [f for f in findings if f.rule == SKIPPED])
-                if kept := [f for f in findings if f.rule != SKIPPED]:
+                self._note_skipped(path, [f for f in findings if f.rule in NOTE_RULES])
+                if kept := [f for f in findings if f.rule not in NOTE_RULES]:
                     problems[path] = kept
             if problems:
                 kind = _kind(heading)
@@ -114,6 +122,7 @@ class PushReport:
                     self._held.add(commit)
                     self.commits += 1
                 section.append(f"  {heading}")
+                self._tagged(kind, target)
                 self.problems += _add(section, problems)
                 self.findings += [
                     _entry(commit, subject, path, f) for path, fs in problems.items() for f in fs
@@ -124,11 +133,27 @@ class PushReport:
         if section:
             self.lines += [f"git-vcontext: {target}:", *section]
 
+    def _tagged(self, kind: str, target: str) -> None:
+        """Remember a tag whose commits hold problems: fixing them (a rebase) moves no tag."""
+        tag = _tag_of(target)
+        if kind == "commits" and tag is not None and tag not in self.tags:
+            self.tags.append(tag)
+
     def _note_skipped(self, path: str, notes: list[Finding]) -> None:
         for note in notes:
-            if path not in self._skipped:
-                self._skipped.add(path)
-                self.notes.append(f"{quoted_path(path)}: {note.message}")
+            if (path, note.rule) not in self._skipped:  # each once (a file in many commits)
+                self._skipped.add((path, note.rule))
+                rule = "" if note.rule == SKIPPED else f" [{note.rule}]"
+                self.notes.append(f"{quoted_path(path)}: {note.message}{rule}")
+                if rule:  # a warning on the file (check --format github)
+                    self.located[self.notes[-1]] = (path, note.rule, note.message)
+
+
+def _tag_of(target: str) -> str | None:
+    """The tag a ref update pushes (``refs/tags/v1``, or the hook's ``refs/tags/v1 -> origin
+    refs/tags/v1``), None for another ref."""
+    ref = target.rsplit(" ", 1)[-1]
+    return ref.removeprefix("refs/tags/") if ref.startswith("refs/tags/") else None
 
 
 def check_updates(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 
 from ..document import checked_file
-from ..gitio.batch import Objects, Unreadable, config_value, is_ancestor, rev_list
+from ..gitio.batch import TREE, Objects, Unreadable, config_value, is_ancestor, rev_list
 from .cache import VerdictCache, blob_key, change_key, tips_key
 from .remotepast import remembered as deleted_tips
 
@@ -186,6 +186,8 @@ class Light:
                 changed.append(change.path)
                 if not self._blob(change.new[1], change.path):
                     return False
+                if change.old is None and self._twins(commit.tree, change.path):
+                    return False  # a path one file with another's: the full check notes it
                 if change.old is None or change.old[1] == change.new[1]:
                     continue
                 code = "g" if merge else "h"
@@ -213,6 +215,18 @@ class Light:
             found = report.as_findings()
             self.cache.put(key, found)
         return not found  # a finding, or a note (skipped): the full check says it
+
+    def _twins(self, tree: str, path: str) -> bool:
+        """Whether another path of the tree differs from ``path`` only in case
+        (``validation.model.case_twins``: the full check's note)."""
+        from ..validation.model import case_twins
+
+        def entries(oid: str) -> list[tuple[str, str | None]]:
+            return [
+                (name, sha if mode == TREE else None) for mode, name, sha in self.objects.tree(oid)
+            ]
+
+        return bool(case_twins(path, tree, entries))
 
     def _not_undoing(self, commit: Commit) -> bool:
         """The undone-sync-merge rule (``prepush.undone``) cannot fire: the commit is not

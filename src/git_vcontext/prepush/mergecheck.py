@@ -17,7 +17,7 @@ from ..branches.treemerge import PathConflict
 from ..gitio.objects import commit_at, descends, make_commit, signature, tree_blob
 from ..gitio.outgoing import tracking_tips
 from ..gitio.places import common_dir
-from ..validation.model import SKIPPED
+from ..validation.model import NOTE_RULES
 from .cache import VerdictCache
 from .verdicts import Checker
 
@@ -61,7 +61,7 @@ class MergeChecks:
         out = []
         for path, findings in sorted(found.items()):
             had = _known(checker, base, path)
-            problems = [f for f in findings if f.rule != SKIPPED and _key(f) not in had]
+            problems = [f for f in findings if f.rule not in NOTE_RULES and _key(f) not in had]
             if problems:
                 published = self._published(merge.parent_ids[1:])
                 advice = _advice(branch, path, problems, published=published)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..document import checked_file
 from ..filechange import FileChange
 from ..gitio.diffs import changes
-from ..gitio.objects import blob_bytes, tree_blob
+from ..gitio.objects import blob_bytes, tree_blob, tree_entries
 from ..validation.history import (
     CHANGELOG_REMOVED,
     DELETED,
@@ -26,7 +26,7 @@ from ..validation.history import (
     event_ids,
 )
 from ..validation.model import SYMLINK as SYMLINK_FINDING
-from ..validation.model import Finding
+from ..validation.model import Finding, case_collision, case_twins
 from .cache import VerdictCache, blob_key, change_key, commit_key, tips_key
 
 if TYPE_CHECKING:
@@ -71,10 +71,12 @@ class Checker:
         found: Found = {}
         blobs: set[tuple[str, str]] = set()
         parents: list[Commit | None] = [*commit.parents] or [None]  # None: the empty tree
+        changed: list[FileChange] = []
         for parent in parents:
             links: list[str] = []
             for change in self._changes(parent, commit, links):
                 self.files += 1
+                changed.append(change)
                 known = found.setdefault(change.path, [])
                 if change.new_id is not None and (change.new_id, change.path) not in blobs:
                     blobs.add((change.new_id, change.path))
@@ -87,6 +89,7 @@ class Checker:
                 if SYMLINK_FINDING not in known:
                     known.append(SYMLINK_FINDING)
         self._drift(commit.tree, list(found), found)
+        _case_notes(commit.tree, changed, found)
         if DROP_SAID in (commit.message or ""):  # a document deleted on purpose (a plan)
             for path, findings in found.items():
                 found[path] = [f for f in findings if not _deleted_log(f)]
@@ -230,22 +233,27 @@ class Checker:
         return floor if self._floors[key] else None
 
     def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
-        """A removal whose events all reappear in an added file, as a rename to it."""
+        """A removal whose events reappear in an added file, as a rename to it: the file
+        holding them all, else the one holding most (a document renamed and edited in one
+        commit, which git does not pair: the events it lost are named there, one by one)."""
         assert removal.old_id is not None and removal.old_path is not None
         events = self._events(removal.old_id, removal.old_path)
         if not events:
             return removal  # nothing append-only was removed
+        best, most = None, 0
         for addition in added:
             assert addition.new_id is not None and addition.new_path is not None
-            if events <= self._events(addition.new_id, addition.new_path):
-                return FileChange(
-                    removal.old_path,
-                    addition.new_path,
-                    removal.old_id,
-                    addition.new_id,
-                    renamed=True,
-                )
-        return removal
+            held = len(events & self._events(addition.new_id, addition.new_path))
+            if held == len(events):
+                best = addition
+                break
+            if held > most:
+                best, most = addition, held
+        if best is None:
+            return removal
+        return FileChange(
+            removal.old_path, best.new_path, removal.old_id, best.new_id, renamed=True
+        )
 
     def _events(self, blob_id: str, path: str) -> frozenset[Any]:
         if blob_id not in self._event_ids:
@@ -303,6 +311,15 @@ class Checker:
         findings = check_change(old, new, change.path, old_path=change.old_path, merge=merge)
         self.cache.put(key, findings)
         return findings
+
+
+def _case_notes(tree: Tree, changed: list[FileChange], found: Found) -> None:
+    """A note on each path a commit adds that another path of its tree differs from only in
+    case: one file for both on a case-insensitive file system (``case_twins``)."""
+    added = {c.new_path for c in changed if c.new_path is not None and c.new_path != c.old_path}
+    for path in sorted(added):
+        if twins := case_twins(path, tree, tree_entries):
+            found.setdefault(path, []).append(case_collision(twins))
 
 
 def _deleted_log(finding: Finding) -> bool:

@@ -9,14 +9,13 @@ base is checked out (a work tree of its own when it is checked out nowhere).
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING
 
 from ..branches import agents
 from ..branches.ancestry import contains
 from ..gitio import refs, run_dir, worktrees
 from ..gitio.objects import commit_at, new_commits
-from ..validation.model import command_path
+from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
     from ..sync.syncer import PairResult, Syncer
@@ -37,7 +36,7 @@ def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) ->
         f"{base} here has {count} commit{'s' if count != 1 else ''} {remote}/{base} lacks, "
         f"which conflict with it ({files}): left out of this sync, {base} not moved"
     )
-    q = shlex.quote
+    q = command_word
     for agent in agents.list_agents(repo):
         tip = refs.target(repo, agents.agent_branch(repo, agent))
         if contains(repo, tip, local):

@@ -365,6 +365,36 @@ def managed_call(top: Path) -> Path | None:
     return None
 
 
+MANAGER_INSTALLS = {
+    "husky": "npx husky (it sets core.hooksPath to .husky/_)",
+    "lefthook": "lefthook install",
+    "pre-commit": "pre-commit install --hook-type pre-push",
+}
+"""What puts each manager's own pre-push hook where git runs it."""
+
+
+def call_owner(top: Path, call: Path) -> str | None:
+    """Which manager runs the hook manager's file ``call`` (``managed_call``): None when git
+    runs it itself (a pre-push hook in a hooks folder of the repository)."""
+    if call == top / ".husky" / "pre-push":
+        return "husky"
+    if call.name in LEFTHOOK_FILES:
+        return "lefthook"
+    return "pre-commit" if call.name == PRE_COMMIT_CONFIG else None
+
+
+def hook_manager(folder: Path) -> str | None:
+    """Which manager wrote the ``pre-push`` hook git runs from ``folder``, by its text (and
+    husky's ``h``, which its hooks source); None when it is missing or no manager's."""
+    hook = folder / "pre-push"
+    if not hook.is_file():
+        return None
+    text = _read(hook).lower()
+    if "/h" in text:
+        text += _read(folder / "h").lower()
+    return next((name for name, words in MARKERS if words in text), None)
+
+
 def _manager(top: Path, folder: Path) -> str | None:
     """Which hook manager owns ``folder`` (by its hooks' text, then the repo's files)."""
     text = (_read(folder / "pre-push") + _read(folder / "h") + _read(folder / "pre-commit")).lower()

@@ -18,6 +18,7 @@ from ..errors import OperationalError, UsageError
 from ..gitio import git, repository_error
 from ..record import record
 from ..shipped import hooks_dir as shipped
+from ..validation.model import command_word
 from .hooks import HOOK_MARKER, foreign, hooks_dir, put_hook
 
 SERVER = "refs/vcontext/server"
@@ -153,7 +154,7 @@ def not_the_owners(cwd: Path) -> list[str]:
         lines.append(
             f"{few} in {root} belong to {users}, not to {owner.name} who owns the repository "
             f"(and whose pushes write there: they fail); fix: chown -R "
-            f"{shlex.quote(owner.name)}: {shlex.quote(str(root / top))}"
+            f"{command_word(owner.name)}: {command_word(str(root / top))}"
         )
     return lines
 

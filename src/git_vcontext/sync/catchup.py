@@ -12,6 +12,7 @@ from ..fsio import write_atomic
 from ..gitio import git
 from ..gitio.objects import commit_at, make_commit, raw_object
 from ..record import record
+from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -106,7 +107,8 @@ def merge_edits(
             f"the work tree at {worktree} still holds the files from before an interrupted "
             f"sync moved {branch} to {new[:12]}, and your changes to {names} conflict with "
             f"what it merged; nothing was changed. Save your version of {names} elsewhere, "
-            f"then run: git -C {worktree} checkout HEAD -- {' '.join(failed)}; then any "
+            f"then run: git -C {command_word(worktree)} checkout HEAD -- "
+            f"{' '.join(command_path(p) for p in failed)}; then any "
             "git vcontext command (e.g. git vcontext status) finishes the update; "
             "then make your change again"
         )

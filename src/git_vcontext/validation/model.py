@@ -6,7 +6,10 @@ from ..record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable, Iterable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 Parts = tuple[str | int, ...]
 """A path into a document: object keys and array indexes."""
@@ -16,6 +19,14 @@ Issue = tuple[str, Parts, str]
 SKIPPED = "skipped"
 """The rule of a Finding that is only a note (a file skipped whole): it refuses nothing.
 The pre-push hook caches notes with the findings of a blob (``FileReport.as_findings``)."""
+
+CASE_COLLISION = "case-collision"
+"""The rule of the note on a path another path of the same tree differs from only in case
+(or in Unicode normalization): one file on a case-insensitive file system. A note: git
+allows it, a case-sensitive clone works; validate, the hook, the guard and check say it."""
+
+NOTE_RULES = frozenset({SKIPPED, CASE_COLLISION})
+"""The rules of findings that are notes in a push's report (they refuse nothing)."""
 
 
 @record
@@ -119,13 +130,80 @@ _C_ESCAPES = {
 }
 
 
+def case_key(path: str) -> str:
+    """What a case-insensitive file system (macOS, Windows) keeps of a name: the same key,
+    the same file (case folded, Unicode normalized as macOS compares names)."""
+    if path.isascii():
+        return path.lower()
+    import unicodedata  # only for a name beyond ASCII
+
+    return unicodedata.normalize("NFC", path).casefold()
+
+
+def case_twins(
+    path: str, root: T, entries: Callable[[T], Iterable[tuple[str, T | None]]]
+) -> list[str]:
+    """The other paths of a tree naming the file ``path`` names on a case-insensitive file
+    system. ``entries(tree)`` gives each entry's name, and its subtree (None: not a folder);
+    only the folders on the way are read."""
+    keys = [case_key(part) for part in path.split("/")]
+    found: list[str] = []
+
+    def walk(tree: T, depth: int, prefix: str) -> None:
+        for name, sub in entries(tree):
+            if case_key(name) != keys[depth]:
+                continue
+            if depth == len(keys) - 1:
+                if sub is None and prefix + name != path:
+                    found.append(prefix + name)
+            elif sub is not None:
+                walk(sub, depth + 1, f"{prefix}{name}/")
+
+    walk(root, 0, "")
+    return sorted(found)
+
+
+def case_collision(twins: Iterable[str]) -> Finding:
+    """The note naming the paths that differ from a file's only in case (``CASE_COLLISION``)."""
+    names = sorted(twins)
+    shown = ", ".join(quoted_path(t) for t in names)
+    one = len(names) == 1
+    return Finding(
+        CASE_COLLISION,
+        "",
+        f"{shown} differ{'s' if one else ''} from this path only in case: on a "
+        "case-insensitive file system (macOS, Windows) both are one file, which a checkout, "
+        f"a merge or an edit writes for both; keep one (git rm --cached -- "
+        f"{command_path(names[0]) if one else 'OTHER'})",
+    )
+
+
 def command_path(path: str) -> str:
     """``path`` as a word of a command line to copy: shell-quoted, and a name starting with
     '-' as ``./-name``, so the command it goes into does not read it as an option (the
     advice of ``conflicts``, ``sync --checkout`` and ``sync --push`` alike)."""
+    return command_word(f"./{path}" if path.startswith("-") else path)
+
+
+def command_word(text: str) -> str:
+    """``text`` as one word of a command line to copy, on one line: shell-quoted, or, when it
+    holds a control character (a newline would split the advice over two lines), in the
+    ``$'…'`` form of bash, zsh and ksh (POSIX sh since 2024), with C-style escapes."""
     import shlex  # only for advice: the merge driver and the hook never need it
 
-    return shlex.quote(f"./{path}" if path.startswith("-") else path)
+    if not any(ch < " " or ch == "\x7f" for ch in text):
+        return shlex.quote(text)
+    out = []
+    for ch in text:
+        if ch in _C_ESCAPES:
+            out.append(_C_ESCAPES[ch])
+        elif ch == "'":
+            out.append("\\'")
+        elif ch < " " or ch == "\x7f":
+            out.append(f"\\{ord(ch):03o}")
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
 
 
 def quoted_path(path: str) -> str:

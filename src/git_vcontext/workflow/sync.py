@@ -5,7 +5,6 @@ stopped where its agent works (``conflicts/checkout``)."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -20,7 +19,7 @@ from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
-from ..validation.model import command_path
+from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -242,7 +241,7 @@ def _leave_conflicts(
 def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]:
     """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync."""
     files = left.conflicted or ("FILE",)
-    commands = [f"cd {shlex.quote(left.worktree)}", "git vcontext conflicts"]
+    commands = [f"cd {command_word(left.worktree)}", "git vcontext conflicts"]
     commands += [f"git vcontext resolve {command_path(f)} --take ours|theirs" for f in files]
     commands += ["git commit --no-edit", _command([agent], remote)]
     return commands
@@ -254,7 +253,7 @@ def _next(commands: list[str]) -> list[str]:
 
 
 def _command(agents: list[str], remote: str | None) -> str:
-    push = f" --push {shlex.quote(remote)}" if remote else ""
+    push = f" --push {command_word(remote)}" if remote else ""
     return f"git vcontext sync {' '.join(agents)}{push}"
 
 
