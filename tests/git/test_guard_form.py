@@ -9,6 +9,7 @@ upgrades it (PRODUCT.md "The remote guards itself")."""
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -152,3 +153,25 @@ def test_uninstall_server_removes_an_older_guard_too(remote: Path) -> None:
     done = run_cli("uninstall", "--server", cwd=remote)
     assert done.returncode == 0, done.stderr.decode()
     assert not hook.exists()
+
+
+def test_recorded_folders_with_spaces_and_quotes_reach_the_guard_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder install records is passed to the guard's Python as one argument whatever
+    its name (the shim quotes it): the guard's own line names it whole when it cannot
+    import from it."""
+    odd = tmp_path / 'it\'s a "folder" $HOME'
+    odd.mkdir()
+    monkeypatch.setenv("PYTHONPATH", str(odd))  # recorded, as PYTHONPATH entries are
+    remote = guarded_remote(tmp_path, "--guard")
+    hook = remote / "hooks" / "pre-receive"
+    assert run_cli("doctor", cwd=remote).returncode == 0
+    hook.write_text(hook.read_text().replace(PACKAGE, str(tmp_path / "gone")))
+    monkeypatch.delenv("PYTHONPATH")
+
+    probe = subprocess.run([str(hook), "--probe"], cwd=remote, capture_output=True, text=True)
+
+    assert probe.returncode == 3, probe.stderr
+    assert probe.stderr.count("\n") == 1, probe.stderr
+    assert repr(str(odd)) in probe.stderr  # the folder's name, whole
