@@ -32,6 +32,7 @@ LANDING_SLACK = 0.25  # a holder says it lands this share later than it expects 
 LATE = (1.3, 0.95, 3.0)  # how a waiter's own factor on the holders' integration time moves
 # when its look at their Landing was too soon (times the first), in time (times the second),
 # and its largest value: it settles where about one look in six is too soon (see first_pause)
+JITTER = (0.9, 1.1)  # a look timed by a Landing comes after this share of its pause
 NOT_SEEN = "(not seen yet)"  # a lease another agent's push took just before ours
 
 
@@ -48,6 +49,7 @@ class LeaseKeeper:
         self.won: tuple[float, float] | None = None  # when we took the lease, merging how much
         self.remote_locks = RemoteLocks()
         self._late: float | None = None  # see lateness()
+        self.last_pause = 0.0  # before the look that found the lease we waited for gone
 
     @property
     def ref(self) -> str:
@@ -212,7 +214,8 @@ class LeaseKeeper:
             landing = start + (self.takes(snap, start) or self.integration())
         pause = self.first_pause(landing, start, expires)
         while clock() < until and lease is not None and clock() < expires:
-            sleep(pause * random.uniform(0.9, 1.1) if landing else pause * random.uniform(0.7, 1.3))
+            sleep(pause * random.uniform(*JITTER) if landing else pause * random.uniform(0.7, 1.3))
+            self.last_pause = pause
             now_lease, now_ours, said = self.view.poll()
             if landing is not None and lease != NOT_SEEN:  # the look a Landing timed: too soon?
                 self.judge_landing(too_soon=now_lease == lease and now_ours >= ours)
@@ -228,6 +231,13 @@ class LeaseKeeper:
             else:
                 pause = min(pause * 1.5, POLL[1])
         self.waited += clock() - start
+
+    def others_look(self) -> float:
+        """How much later than ours another agent waiting for the same lease may look, once
+        it is gone: its pause jittered the other way and stretched one step more by its
+        clone's lateness (``LATE``) than ours was."""
+        low, high = JITTER
+        return self.last_pause * (high * LATE[0] / low - 1)
 
     def judge_landing(self, *, too_soon: bool) -> None:
         """Move this clone's factor on the holders' integration time (``lateness``) after a
