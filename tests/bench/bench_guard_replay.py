@@ -5,14 +5,20 @@ then each push is replayed into a copy of the remote as it was, with the guard's
 alone, the code under test and (``--baseline SRC``) another checkout's, in turn.
 
 Run: python tests/bench/bench_guard_replay.py [--agents 4] [--rounds 4] [--runs 3]
-                                              [--baseline <checkout>/src]
+                                              [--baseline <checkout>/src] [--command]
+
+Each code's guard is started as its ``install --server --guard`` installs it: the hook it
+writes (the shim, then the guard's Python as the shim starts it); ``--command``: the
+guard's command alone (``git-vcontext hook pre-receive``), as before the hook's form
+mattered.
 
 Prints, per kind of push (the lease taken alone, an ordinary push the light path judges,
 one the full check judges), how many there were and the median CPU time (user + sys of
-the guard's process and the git processes it starts) per push, and the total for all
-pushes, with ``python -c pass`` measured in turn for scale. The verdict cache of each
-push is the one the guard had then (renamed to each code's own fingerprint). Byte
-code: both checkouts are compiled first (``compileall``), as an installed package is.
+the hook's processes: its shell, the guard's Python and the git processes it starts) per
+push, and the total for all pushes, with ``python -c pass`` measured in turn for scale.
+The verdict cache of each push is the one the guard had then (renamed to each code's own
+fingerprint). Byte code: both checkouts are compiled first (``compileall``), as an
+installed package is.
 """
 
 from __future__ import annotations
@@ -97,12 +103,32 @@ def prepare(remote: Path, push: Path, where: Path, cache: str) -> None:
             folder.rename(verdicts / cache)
 
 
-def once(push: Path, where: Path, src: str) -> tuple[float, str]:
-    """CPU seconds of one guard run (with its children) and which path judged the push."""
+def installed_hook(src: str, folder: Path, label: str) -> Path:
+    """The pre-receive hook ``install --server --guard`` of the code in ``src`` writes (its
+    shim, starting that code's guard as it starts it), in ``folder``."""
+    code = (
+        "from git_vcontext.setup.config import script_command\n"
+        "from git_vcontext.setup.server import hook_text\n"
+        "print(hook_text(script_command(), 'pre-receive'), end='')\n"
+    )
+    done = subprocess.run(
+        [PYTHON, "-c", code],
+        env=_env(src), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    hook = folder / f"pre-receive.{label.replace(' ', '-')}"
+    hook.write_text(done.stdout)
+    hook.chmod(0o755)
+    return hook
+
+
+def once(push: Path, where: Path, src: str, hook: Path | None = None) -> tuple[float, str]:
+    """CPU seconds of one guard run (with its children) and which path judged the push:
+    ``hook``, the shim install writes (as git starts it), or the guard's command alone."""
     hook_env = {**_env(src), "GIT_DIR": str(where)}
+    command = [str(hook)] if hook is not None else cli("hook", "pre-receive")
     with open(push / "stdin", "rb") as stdin:
         proc = subprocess.Popen(
-            cli("hook", "pre-receive"), cwd=where, env=hook_env, stdin=stdin,
+            command, cwd=where, env=hook_env, stdin=stdin,
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
         )  # fmt: skip
         assert proc.stderr is not None
@@ -126,6 +152,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3, help="Replays of each push per code.")
     parser.add_argument("--baseline", default="", help="Another checkout's src folder.")
+    parser.add_argument(
+        "--command", action="store_true",
+        help="Run the guard's command alone (git-vcontext hook pre-receive), not the hook "
+        "install --server writes (its shim, and the Python it starts as it starts it).",
+    )  # fmt: skip
     args = parser.parse_args()
     here = str(Path(__file__).resolve().parents[2] / "src")
     codes = {"this code": here, **({"baseline": args.baseline} if args.baseline else {})}
@@ -134,6 +165,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-guard-replay-") as tmp:
         remote, pushes = capture(Path(tmp), args.agents, args.rounds)
         caches = {label: fingerprint(src) for label, src in codes.items()}
+        hooks = {
+            label: None if args.command else installed_hook(src, Path(tmp), label)
+            for label, src in codes.items()
+        }
         spent: dict[tuple[str, str], list[float]] = {}
         kinds: dict[str, str] = {}
         floors = []
@@ -142,7 +177,7 @@ def main() -> None:
                 floors.append(floor())
                 for label, src in codes.items():
                     prepare(remote, push, Path(tmp) / "replay.git", caches[label])
-                    cpu, kind = once(push, Path(tmp) / "replay.git", src)
+                    cpu, kind = once(push, Path(tmp) / "replay.git", src, hooks[label])
                     spent.setdefault((push.name, label), []).append(cpu)
                     kinds.setdefault(push.name, kind)  # as this code judged it
     print(f"| guard CPU per push (median of {args.runs}) | " + " | ".join(codes) + " |")

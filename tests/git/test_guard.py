@@ -10,7 +10,9 @@ Real bare repositories, real ``git push``.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from helpers import soak
 from helpers.guard import (
     clone_with_base,
     edit_json,
+    guard_program,
     guarded_remote,
     program,
     push,
@@ -77,7 +80,10 @@ def test_install_server_installs_the_guard_beside_the_integration(tmp_path: Path
     for name in ("pre-receive", "post-receive"):
         text = (hooks / name).read_text()
         assert "git-vcontext-hook-marker" in text, name
-        assert program() in text, name
+    assert program() in (hooks / "post-receive").read_text()
+    guard = (hooks / "pre-receive").read_text()  # this Python, from the package's folder
+    assert os.path.samefile(guard_program(guard), sys.executable)
+    assert str(Path(git_vcontext.__file__).resolve().parents[1]) in guard
     assert "refs/vcontext/server" in refs(remote)
     again = run_cli("install", "--server", cwd=remote)
     assert again.returncode == 0
@@ -597,9 +603,10 @@ def test_guard_and_integration_share_the_verdict_cache(tmp_path: Path) -> None:
 def _break(remote: Path) -> str:
     """The guard's program gone (the package uninstalled on the server): its path in the
     hook points nowhere now. Returns that path."""
-    gone = str(remote.parent / "removed" / "bin" / "git-vcontext")
+    gone = str(remote.parent / "removed" / "bin" / "python3")
     hook = remote / "hooks" / "pre-receive"
-    hook.write_text(hook.read_text().replace(program(), gone))
+    text = hook.read_text()
+    hook.write_text(text.replace(guard_program(text), gone))
     return gone
 
 
@@ -619,19 +626,16 @@ def test_a_guard_that_cannot_run_refuses_with_one_line(repo: Path, remote: Path)
     assert refs(remote) == before
 
 
-def test_a_guard_whose_package_is_gone_refuses_with_one_line(repo: Path, remote: Path) -> None:
-    """The program is there but the package it imports is not (a half-removed install):
-    Python's traceback is not shown as the verdict; one line says the guard did not run."""
-    import sys
-
+def test_a_guard_whose_package_is_gone_refuses_with_one_line(
+    repo: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The program is there but the package it imports is not (a half-removed install: the
+    folder install recorded holds it no more): Python's traceback is not shown as the
+    verdict; one line says the guard did not run."""
     hook = remote / "hooks" / "pre-receive"
-    broken = f"{sys.executable} -c 'import git_vcontext_is_gone'"
-    hook.write_text(
-        "".join(
-            line.replace(program(), broken) if "hook pre-receive" in line else line
-            for line in hook.read_text().splitlines(keepends=True)
-        )
-    )
+    package = str(Path(git_vcontext.__file__).resolve().parents[1])
+    hook.write_text(hook.read_text().replace(package, str(remote.parent / "gone")))
+    monkeypatch.delenv("PYTHONPATH")  # (the fixture's: the checkout, found without the hook)
     before = refs(remote)
     write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
     commit(repo, "a good commit")
@@ -670,7 +674,6 @@ def test_doctor_run_by_root_runs_another_users_hook_command_as_that_user(tmp_pat
     """doctor checks that the server hooks' commands run by running them: in a bare
     repository another user owns, root runs the command it reads from that user's hooks as
     that user (who runs them at every push), never as root."""
-    import os
     import subprocess
 
     from helpers import git_servers as servers
@@ -688,7 +691,9 @@ def test_doctor_run_by_root_runs_another_users_hook_command_as_that_user(tmp_pat
         ran.write_text("")
         for name in ("pre-receive", "post-receive"):
             hook = remote / "hooks" / name
-            hook.write_text(hook.read_text().replace(program(), str(spy)))
+            text = hook.read_text()
+            real = guard_program(text) if name == "pre-receive" else program()
+            hook.write_text(text.replace(real, str(spy)))
         subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", "--", str(remote)], check=True)
         os.chown(ran, user.uid, user.gid)
         env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory"}

@@ -35,6 +35,15 @@ def program() -> str:
     return str(Path(cli_path()[0]).resolve())
 
 
+def guard_program(text: str) -> str:
+    """The program a server hook's shim checks for (its ``PROGRAM=`` line): the guard's
+    Python (the current form), or the git-vcontext program (an older one)."""
+    import shlex
+
+    line = next(line for line in text.splitlines() if line.startswith("PROGRAM="))
+    return shlex.split(line.split("=", 1)[1])[0]
+
+
 def guarded_remote(tmp_path: Path, *options: str, name: str = "remote.git") -> Path:
     """A bare repository (default branch main) with ``install --server`` and ``options``."""
     remote = tmp_path / name

@@ -484,7 +484,7 @@ def _guard(folder: Path, where: Path, report: Report) -> None:
         )
     elif not permitted(hook, os.X_OK):
         report.problems.append(f"{hook} is not executable: git does not run it; fix: {fix}")
-    elif not (runs := _runs_hook(setup.hook_command(text, "pre-receive"), "pre-receive", where)):
+    elif not (runs := _runs_guard(hook, text, where)):
         if runs is None:
             report.notes.append(_not_tried(hook, where))
             report.oks.append("pre-receive guard installed (its program is there)")
@@ -498,6 +498,27 @@ def _guard(folder: Path, where: Path, report: Report) -> None:
         legacy = folder / "pre-receive.legacy"
         after = f", after {legacy.name}" if legacy.exists() else ""
         report.oks.append(f"pre-receive guard installed and runs{after}: every push is checked")
+    if setup.GUARD_FORM not in text:
+        report.notes.append(
+            f"{hook} is an older form of the guard (its Python loads site at every push, "
+            f"some 4 ms of CPU each); {fix} writes the current one"
+        )
+
+
+def _runs_guard(hook: Path, text: str, where: Path) -> Ran | None:
+    """The guard's dry run as a push starts it: the hook itself (``--probe``: its Python
+    started as at a push, from the folders install recorded) for the current form; for
+    an older one, the command it runs (``hook pre-receive --probe``)."""
+    if setup.GUARD_FORM not in text:
+        return _runs_hook(setup.hook_command(text, "pre-receive"), "pre-receive", where)
+    owner = setup.owner_elsewhere(where)
+    if owner is not None and os.geteuid() != 0:
+        return None
+    proc = _run_hook([str(hook.absolute()), PROBE], where, owner)
+    if proc is None:
+        return Ran(False)
+    lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    return Ran(proc.returncode == 0, lines[-1].strip() if lines else "")
 
 
 def _overrides(where: Path, report: Report) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from .loose import is_oid as is_oid
+from .loose import loose_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,12 +38,20 @@ class Commit:
         self.id, self.tree, self.parents, self.message = oid, tree, parents, message
 
 
+LOOSE_LIMIT = 1 << 22
+"""The biggest loose object ``Objects`` inflates itself (4 MiB); a bigger one git reads."""
+
+
 class Objects:
-    """Objects of the repository (and the push's quarantine) by id, read by one
-    ``git cat-file --batch`` process; ``close`` ends it."""
+    """Objects of the repository (and the push's quarantine) by id: a loose one read from
+    its file where git's environment is the plain one of a hook in this repository
+    (``loose_dirs``), anything else by one ``git cat-file --batch`` process, started when
+    first needed; ``close`` ends it. A push of fewer objects than ``receive.unpackLimit``
+    (100) arrives loose, so most guard runs start no ``cat-file`` at all."""
 
     def __init__(self, git_dir: str) -> None:
         self.git_dir = git_dir
+        self._dirs = loose_dirs(git_dir)
         self._proc: _Process | None = None
         self._trees: dict[str, list[tuple[str, str, str]]] = {}
         self._read: dict[str, tuple[str, bytes]] = {}  # each object is asked for once
@@ -62,6 +71,10 @@ class Objects:
     def _ask(self, oid: str) -> tuple[str, bytes]:
         if not is_oid(oid):
             raise Unreadable(f"not an object id: {oid!r}")
+        if self._dirs:
+            found = loose_object(self._dirs, oid, LOOSE_LIMIT)
+            if found is not None and found[0] in KINDS:
+                return found
         if self._proc is None:
             self._proc = _Process(
                 self.git_dir, ["git", "--no-replace-objects", "cat-file", "--batch"], feed=True
@@ -159,6 +172,31 @@ class Objects:
                 yield from self.changes(None, now[1], path + "/")
             else:
                 yield Change(path, was, now)
+
+
+KINDS = ("commit", "tree", "blob", "tag")
+
+
+def loose_dirs(git_dir: str) -> list[str]:
+    """Where ``Objects`` reads loose objects itself: the push's quarantine (git's
+    ``GIT_QUARANTINE_PATH``), then the repository's ``objects``, when git's environment
+    says exactly that (a pre-receive hook's: ``GIT_OBJECT_DIRECTORY`` the quarantine or
+    unset, ``GIT_ALTERNATE_OBJECT_DIRECTORIES`` the repository's store or unset), so an
+    object found there is the one git would read; an empty list otherwise (git reads all)."""
+    env = os.environ
+    own = os.path.realpath(os.path.join(git_dir, "objects"))
+    quarantine = env.get("GIT_QUARANTINE_PATH")
+    where = env.get("GIT_OBJECT_DIRECTORY")
+    others = env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+    if quarantine:
+        quarantine = os.path.realpath(quarantine)
+        if os.path.dirname(quarantine) != own:
+            return []
+    if where is not None and os.path.realpath(where) not in (quarantine, own):
+        return []
+    if others is not None and others and os.path.realpath(others) != own:
+        return []
+    return [d for d in (quarantine, own) if d]
 
 
 def _well_formed(entries: list[tuple[str, str, str]]) -> bool:

@@ -10,7 +10,6 @@ does the full work with pygit2.
 from __future__ import annotations
 
 import os
-import zlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,22 +38,27 @@ def object_dirs(git_dir: str) -> list[str]:
     return [d for d in dirs if d]
 
 
-def loose_object(dirs: Sequence[str], oid: str) -> tuple[str, bytes] | None:
-    """(type, content) of the loose object ``oid`` in the first of ``dirs`` holding it."""
+def loose_object(
+    dirs: Sequence[str], oid: str, limit: int = MAX_OBJECT
+) -> tuple[str, bytes] | None:
+    """(type, content) of the loose object ``oid`` in the first of ``dirs`` holding it;
+    None when none does, or it is bigger than ``limit`` (compressed or not)."""
     if not is_oid(oid):
         return None
     for folder in dirs:
         try:
             with open(os.path.join(folder, oid[:2], oid[2:]), "rb") as fh:
-                raw = fh.read(MAX_OBJECT + 1)
+                raw = fh.read(limit + 1)
         except OSError:
             continue
+        import zlib  # lazy: the guard's light path asks only when it reads objects
+
         inflate = zlib.decompressobj()
         try:
-            data = inflate.decompress(raw, MAX_OBJECT + 64)
+            data = inflate.decompress(raw, limit + 64)
         except zlib.error:
             return None
-        if not inflate.eof or len(raw) > MAX_OBJECT:
+        if not inflate.eof or len(raw) > limit:
             return None  # truncated, or bigger than anything this reader is for
         head, sep, body = data.partition(b"\0")
         kind, _, size = head.partition(b" ")

@@ -35,6 +35,13 @@ if TYPE_CHECKING:
     from ..validation.model import Finding
 
 SERVER = "(server)"
+DEFAULT_PREFIX = "agents/"
+"""``branches.agents.DEFAULT_PREFIX`` (not imported from there: the light path loads no more
+than it needs; tests/unit/test_guard_light_constants.py holds the two equal)."""
+PROJECTION_SUFFIX = ".jsonl"
+"""What the name of every VerMAS file a projection's drift depends on ends with (the event
+log, ``validation.projections.EVENTS``, and each of ``vermas.project.PROJECTIONS``; held by
+the same test): a commit changing none has no drift to judge, without loading those rules."""
 
 
 class Light:
@@ -122,9 +129,6 @@ class Light:
     def _prefix(self) -> str:
         """The agent prefix (``branches.agents.agent_prefix``), read with git config."""
         if self.prefix is None:
-            # lazy: only a push to a branch
-            from ..branches.agents import DEFAULT_PREFIX
-
             found = (config_value(self.git_dir, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
             self.prefix = found if found.endswith("/") else found + "/"
         return self.prefix
@@ -171,7 +175,6 @@ class Light:
         """Whether one new commit is clean for certain, against every parent."""
         # lazy: only a push with files to judge
         from ..validation.history import check_change
-        from ..validation.projections import drift_targets
 
         self.commits += 1
         merge = len(commit.parents) > 1
@@ -200,8 +203,12 @@ class Light:
                     self.cache.put(key, found)
                 if found:
                     return False
-        if drift_targets(changed):
-            return False  # VerMAS projections: the full check
+        if any(path.endswith(PROJECTION_SUFFIX) for path in changed):
+            # lazy: only a commit changing a JSONL file
+            from ..validation.projections import drift_targets
+
+            if drift_targets(changed):
+                return False  # VerMAS projections: the full check
         return self._not_undoing(commit)
 
     def _blob(self, blob_id: str, path: str) -> bool:
@@ -232,14 +239,16 @@ class Light:
         """The undone-sync-merge rule (``prepush.undone``) cannot fire: the commit is not
         made on a sync merge, says it means it, or keeps part of what the merge brought into
         every document it changed."""
-        # lazy: only a commit made on a sync merge
+        if len(commit.parents) != 1:
+            return True
+        merge = self.objects.commit(commit.parents[0])
+        if len(merge.parents) < 2:
+            return True
+        # lazy: only a commit made on a merge
         from ..branches.commits import is_sync_commit_message
         from .undone import SAID
 
-        if len(commit.parents) != 1 or SAID in commit.message:
-            return True
-        merge = self.objects.commit(commit.parents[0])
-        if len(merge.parents) < 2 or not is_sync_commit_message(merge.message):
+        if SAID in commit.message or not is_sync_commit_message(merge.message):
             return True
         before = self.objects.commit(merge.parents[0])
         for change in self.objects.changes(before.tree, merge.tree):

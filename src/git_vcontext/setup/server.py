@@ -244,12 +244,84 @@ def uninstall(cwd: Path) -> list[str]:
     return messages
 
 
+GUARD_FORM = "git-vcontext-guard-form: 2"
+"""The line of a guard that starts its Python without ``site`` (``-S``), from the folders
+install recorded; a guard of ours without it is an older form (``doctor`` says so, and
+``install --server`` writes the new one)."""
+
+BOOT = """import gc
+import sys
+gc.disable()
+n = int(sys.argv[1]) + 2
+sys.path += sys.argv[2:n]
+del sys.argv[1:n]
+try:
+    from git_vcontext.entry import run
+except ImportError as exc:
+    sys.stderr.write(
+        f"git-vcontext: the guard could not run ({exc}; its Python {sys.executable} imports "
+        f"from {sys.path[-(n - 2):] if n > 2 else []}): push refused, nothing was checked; "
+        "on the server: install git-vcontext, then git vcontext install --server "
+        "(git vcontext doctor there says more)\\n"
+    )
+    sys.exit(3)
+run()
+"""
+"""What the guard's Python runs (``python -S -P -c BOOT N PATH... hook pre-receive``): the N
+recorded folders go on ``sys.path`` after the standard library and any ``PYTHONPATH`` (where
+``site`` would have put them), then the console script's entry point, with the cyclic
+garbage collector off from the start (``entry`` turns it off too, once loaded: its
+collections while some 60 modules load cost ~1 ms); a package it cannot import refuses
+the push in one line (exit 3, which the shim passes on)."""
+
+
 def hook_text(command: str, name: str) -> str:
-    """One of our server hooks, running ``command`` (its program checked by the guard)."""
+    """One of our server hooks, running ``command`` (its program checked by the guard). The
+    guard runs this Python (``sys.executable``) without ``site``, from ``import_paths``."""
     template = shipped().joinpath(name).read_text()
+    if GUARD_FORM in template:
+        paths = import_paths()
+        text = template.replace("@GIT_VCONTEXT_BOOT@", BOOT)
+        text = text.replace(
+            "@GIT_VCONTEXT_PATHS@", " ".join([str(len(paths)), *map(shlex.quote, paths)])
+        )
+        return text.replace('"@GIT_VCONTEXT_PROGRAM@"', shlex.quote(interpreter()))
     exe = shlex.split(command)[0]  # the file that must be there (Python for ``-m``)
     text = template.replace('"@GIT_VCONTEXT@"', command)
     return text.replace('"@GIT_VCONTEXT_PROGRAM@"', shlex.quote(exe))
+
+
+def interpreter() -> str:
+    """The Python the guard runs: this one, by the path it was started with (a virtual
+    environment's link: not resolved, as ``script_command``)."""
+    return os.path.abspath(sys.executable)
+
+
+def import_paths() -> list[str]:
+    """The folders this Python imports from that the same Python started with ``-S -P -E``
+    does not have: those ``site`` (site-packages, ``.pth`` files: an editable install's
+    source folder) and ``PYTHONPATH`` added, in their order. With them after its own, the
+    guard imports this installation of git-vcontext and its dependencies as this process
+    does. The folder this package is in is always among them."""
+    base = subprocess.run(
+        [interpreter(), "-S", "-P", "-E", "-c", "import sys; print(repr(sys.path))"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    try:
+        import ast
+
+        own = set(ast.literal_eval(base.stdout.strip()))
+    except (ValueError, SyntaxError, TypeError):
+        own = set()
+    first = 0 if sys.flags.safe_path else 1  # the script's folder (or cwd): not ours to keep
+    found: list[str] = []
+    for entry in sys.path[first:]:
+        if entry and entry not in own and entry not in found:
+            found.append(os.path.abspath(entry))
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if package not in found and package not in own:
+        found.append(package)
+    return found
 
 
 def marked(cwd: Path) -> bool:
