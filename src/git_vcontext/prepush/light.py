@@ -173,9 +173,6 @@ class Light:
 
     def _commit(self, commit: Commit) -> bool:
         """Whether one new commit is clean for certain, against every parent."""
-        # lazy: only a push with files to judge
-        from ..validation.history import check_change
-
         self.commits += 1
         merge = len(commit.parents) > 1
         changed: list[str] = []
@@ -187,21 +184,7 @@ class Light:
                     return False  # a removal, a folder, another file: the full check
                 self.files += 1
                 changed.append(change.path)
-                if not self._blob(change.new[1], change.path):
-                    return False
-                if change.old is None and self._twins(commit.tree, change.path):
-                    return False  # a path one file with another's: the full check notes it
-                if change.old is None or change.old[1] == change.new[1]:
-                    continue
-                code = "g" if merge else "h"
-                key = change_key(code, change.old[1], change.new[1], change.path)
-                found = self.cache.get(key)
-                if found is None:
-                    old = self.objects.blob(change.old[1])
-                    new = self.objects.blob(change.new[1])
-                    found = check_change(old, new, change.path, old_path=change.path, merge=merge)
-                    self.cache.put(key, found)
-                if found:
+                if not self._change(commit.tree, change.old, change.new, change.path, merge):
                     return False
         if any(path.endswith(PROJECTION_SUFFIX) for path in changed):
             # lazy: only a commit changing a JSONL file
@@ -210,6 +193,33 @@ class Light:
             if drift_targets(changed):
                 return False  # VerMAS projections: the full check
         return self._not_undoing(commit)
+
+    def _change(
+        self,
+        tree: str,
+        before: tuple[str, str] | None,
+        after: tuple[str, str],
+        path: str,
+        merge: bool,
+    ) -> bool:
+        """Whether one file's change (``(mode, blob)`` before and after) is clean for
+        certain: the new blob valid, no case twin, its history kept."""
+        # lazy: only a push with files to judge
+        from ..validation.history import check_change
+
+        if not self._blob(after[1], path):
+            return False
+        if before is None and self._twins(tree, path):
+            return False  # a path one file with another's: the full check notes it
+        if before is None or before[1] == after[1]:
+            return True
+        key = change_key("g" if merge else "h", before[1], after[1], path)
+        found = self.cache.get(key)
+        if found is None:
+            old, new = self.objects.blob(before[1]), self.objects.blob(after[1])
+            found = check_change(old, new, path, old_path=path, merge=merge)
+            self.cache.put(key, found)
+        return not found
 
     def _blob(self, blob_id: str, path: str) -> bool:
         # lazy: only a push with files to judge
