@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import _frozen_importlib as _bootstrap  # importlib's core: loaded at every start, unlike importlib
+import _frozen_importlib_external as _external
 import gc
+import marshal
 import os
 import sys
+from _io import FileIO
 
 from .fsio import check_stdout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from importlib.machinery import ModuleSpec
+    from types import CodeType
 
 # Options of the merge driver's fixed command line, as `install` writes it.
 _DRIVER_OPTIONS = {
@@ -32,6 +38,7 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
     # Each run is a short process over acyclic JSON data: the cyclic garbage collector
     # only costs time here (it nearly doubles the time to load a 40 MB playbook).
     gc.disable()
+    own_modules_first()
     # File names that are not UTF-8 arrive decoded with surrogateescape: print them as
     # their bytes whatever the locale (a strict stdout would raise on them); and a write
     # to stdout that fails or falls short is an error, never output cut short (exit 3).
@@ -183,6 +190,105 @@ def _fast_diff(args: list[str]) -> Callable[[], int] | None:
 
         return lambda: diff.external(args[1:], fmt="text", color=diff.want_color("auto"))
     return None
+
+
+class _OwnLoader(_external.SourceFileLoader):
+    """A module of this package read from its bytecode cache by a stat of the source and one
+    read of the cache (no buffered file, no second look at the names), when the
+    cache is the one importlib's own loader would take (its header: magic number, timestamp
+    flags, the source's mtime and size); anything else (no cache, a stale one, one checked
+    by hash, a cache that does not hold code) goes to that loader, which compiles and
+    writes it as usual."""
+
+    def __init__(self, fullname: str, path: str, cached: str) -> None:
+        super().__init__(fullname, path)
+        self.cached = cached
+
+    def get_code(self, fullname: str) -> CodeType | None:
+        try:
+            source = os.stat(self.path)
+            with FileIO(self.cached) as f:
+                data = f.readall()
+        except OSError:
+            return super().get_code(fullname)
+        mtime, size = int(source.st_mtime) & 0xFFFFFFFF, source.st_size & 0xFFFFFFFF
+        header = _MAGIC + bytes(4) + mtime.to_bytes(4, "little") + size.to_bytes(4, "little")
+        if data[:16] == header:
+            code = marshal.loads(memoryview(data)[16:])
+            if type(code) is _CODE:
+                return code
+        return super().get_code(fullname)
+
+
+class _OwnModules:
+    """``sys.meta_path``'s first finder, for this package's modules only (issue 32): the
+    processes git starts once per file load 40-50 of them, and importlib's path finder
+    looks each up through its generic machinery (a fresh spec from the file's location,
+    the cache's name worked out twice, the cache read through a buffered file). Here a
+    module's folder is listed once, a module is ``NAME.py`` or ``NAME/__init__.py`` in it,
+    read by ``_OwnLoader``. A folder holding anything the path finder would weigh otherwise
+    (an extension module, a bytecode file without its source) and any name that is not a
+    plain module or package of sources (a namespace package, a data folder) are left to
+    the path finder: what is imported, from which file, is what it would find."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, frozenset[str] | None] = {}
+
+    def _listing(self, folder: str) -> frozenset[str] | None:
+        """The names in ``folder``; None when it is not a folder of plain sources."""
+        if folder in self.folders:
+            return self.folders[folder]
+        try:
+            names: frozenset[str] | None = frozenset(os.listdir(folder))
+        except OSError:
+            names = None
+        if names is not None and any(n.endswith(_OTHER_SUFFIXES) for n in names):
+            names = None
+        self.folders[folder] = names
+        return names
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: object = None
+    ) -> ModuleSpec | None:
+        if path is None or len(path) != 1 or not fullname.startswith(_PREFIX):
+            return None
+        folder = path[0]
+        names = self._listing(folder)
+        if names is None:
+            return None
+        tail = fullname.rpartition(".")[2]
+        where = folder + os.sep + tail
+        if tail in names:  # a folder (or a file without a suffix: importlib tries it too)
+            inside = self._listing(where)
+            if inside is None or "__init__.py" not in inside:
+                return None  # a namespace package, a data folder: the path finder's call
+            return self._spec(fullname, where + os.sep + "__init__.py", where)
+        if tail + ".py" in names:
+            return self._spec(fullname, where + ".py", None)
+        return None
+
+    @staticmethod
+    def _spec(fullname: str, origin: str, package: str | None) -> ModuleSpec:
+        cached = _external.cache_from_source(origin)
+        loader = _OwnLoader(fullname, origin, cached)
+        spec = _bootstrap.ModuleSpec(fullname, loader, origin=origin)
+        spec.has_location = True
+        spec.cached = cached
+        if package is not None:
+            spec.submodule_search_locations = [package]
+        return spec
+
+
+_PREFIX = __name__.rpartition(".")[0] + "."
+_MAGIC = _external.MAGIC_NUMBER
+_CODE = type(_main.__code__)
+_OTHER_SUFFIXES = (*_external.EXTENSION_SUFFIXES, ".pyc")
+
+
+def own_modules_first() -> None:
+    """This package's modules found by ``_OwnModules`` before any other finder (once)."""
+    if not any(type(f) is _OwnModules for f in sys.meta_path):
+        sys.meta_path.insert(0, _OwnModules())
 
 
 def run() -> None:

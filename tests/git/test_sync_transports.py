@@ -17,6 +17,7 @@ git commands that talk to the remote, ssh connections, git's auto maintenance.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import os
 import subprocess
 import threading
@@ -27,6 +28,8 @@ from typing import Any
 
 import pytest
 
+from git_vcontext.remote.lease import LATE
+from git_vcontext.remote.refs import DEFAULT_SECONDS
 from helpers import git_servers as servers
 from helpers import soak
 
@@ -803,14 +806,19 @@ def test_sync_waiting_while_the_holder_integrates_takes_three_network_operations
     assert {"agent-0-t1", "agent-1-t1"} <= {i["id"] for i in items}
 
 
+@pytest.mark.parametrize("designated", ["as-late", "one-step-later"])
 def test_sync_waiters_of_a_released_lease_let_one_of_them_take_it(
-    tmp_path: Path, http: servers.HttpFront
+    tmp_path: Path, http: servers.HttpFront, designated: str
 ) -> None:
     """Two agents publish while another machine's agent holds the lease; it goes away
     without merging them (its lease is removed). Both look when its lease said its round
     lands and find the lease free with both requests waiting: one of them (first by a hash
     of the base and its branch, which both compute alike) takes the lease and merges both;
-    the other does not race for it (no lease push of its own) and finds its round merged."""
+    the other does not race for it (no lease push of its own) and finds its round merged.
+    ``one-step-later``: the designated agent's clone has found holders late before (its
+    lateness factor one step up), so it looks a good while after the other: the other
+    still lets it take the lease (it used to take it itself after a fixed 1.5 integrations'
+    time, and under load or the landing's jitter alone that raced)."""
     remote = tmp_path / "srv" / "remote.git"
     _, clones = _team(tmp_path, http.url(remote), agents=2)
     agents = [f"agent-{i}" for i in range(2)]
@@ -819,8 +827,17 @@ def test_sync_waiters_of_a_released_lease_let_one_of_them_take_it(
         assert soak.sync(clone, agent)["exit"] == 0
     for clone, agent in zip(clones, agents, strict=True):
         soak.work(clone, agent, 1, soak.AgentLog(agent))
-    lease = "refs/vcontext/lease/main"
-    soak.git(remote, "update-ref", lease, _lease_commit(remote, landing=4.0))
+    base = soak.git(remote, "rev-parse", "main").stdout.strip()
+    first = min(
+        range(2), key=lambda i: hashlib.sha1(f"{base} agents/{agents[i]}".encode()).digest()
+    )
+    lease, seconds = "refs/vcontext/lease/main", 60.0
+    if designated == "one-step-later":
+        late = clones[first] / ".git" / "vcontext" / "landing-lateness"
+        late.parent.mkdir(exist_ok=True)
+        late.write_text(f"{LATE[0]}\n")
+        seconds = DEFAULT_SECONDS  # so that its Expires tells when it was taken
+    soak.git(remote, "update-ref", lease, _lease_commit(remote, seconds, landing=4.0))
     procs = []
     traces = [tmp_path / f"traces-{agent}" for agent in agents]
     try:
@@ -844,8 +861,8 @@ def test_sync_waiters_of_a_released_lease_let_one_of_them_take_it(
     for proc, out in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, out
     integrated = [i for i, out in enumerate(outputs) if "pushed to origin: main" in out]
-    assert len(integrated) == 1, outputs  # one took the lease and merged both
-    other = 1 - integrated[0]
+    assert integrated == [first], outputs  # the one first by the hash merged both
+    other = 1 - first
     assert "merged into main on the remote" in outputs[other], outputs[other]
     pushes = soak.network_operations(traces[other])["push"]
     assert pushes == 1, (soak.network_commands(traces[other]), outputs[other])  # no race

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pygit2
@@ -113,3 +114,45 @@ def test_git_config_global_elsewhere_is_read_as_git_reads_it(
     assert config_value(repo, "vcontext.nothing") is None
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     assert config_value(repo, "vcontext.agentPrefix") is None
+
+
+@pytest.mark.parametrize("given", ["git -c", "GIT_CONFIG_GLOBAL"])
+def test_git_dash_c_attributes_file_routes_documents_for_every_check(
+    git_repo: Path, tmp_path: Path, given: str
+) -> None:
+    """A user attributes file named by ``git -c core.attributesFile=…`` or in a
+    ``GIT_CONFIG_GLOBAL`` file routes documents for git (its merge driver runs), so
+    ``validate`` (the work tree) and ``check`` (commits) check them too: libgit2's own
+    attribute lookup reads neither, and they said "no vContext files" (M19, one truth)."""
+    from helpers.run import run_git
+
+    (git_repo / "notes").mkdir()
+    item = '{"id":"a","title":"x","status":"bogus"}'
+    bad = '{"vContextInfo":{"version":"0.4"},"todoList":{"items":[' + item + "]}}\n"
+    (git_repo / "notes" / "plan.json").write_text(bad)
+    run_git(git_repo, "add", ".")
+    run_git(git_repo, "commit", "-qm", "plan")
+    attributes = tmp_path / "attributes"
+    attributes.write_text("notes/*.json merge=vcontext\n")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    if given == "git -c":
+        first = ["git", "-c", f"core.attributesFile={attributes}", "vcontext"]
+    else:
+        team = tmp_path / "team.gitconfig"
+        team.write_text(f"[core]\n\tattributesFile = {attributes}\n")
+        env["GIT_CONFIG_GLOBAL"] = str(team)
+        first = ["git", "vcontext"]
+    routed = subprocess.run(
+        ["git", *first[1:-1], "check-attr", "merge", "--", "notes/plan.json"],
+        cwd=git_repo, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert routed.stdout.strip().endswith("merge: vcontext")  # git's own answer
+    for args in (["validate"], ["check", "HEAD"]):
+        done = subprocess.run(
+            [*first, *args], cwd=git_repo, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        assert "notes/plan.json:1:" in done.stdout + done.stderr, (args, done.stdout)
+    plain = subprocess.run(["git", "vcontext", "validate"], cwd=git_repo, env={
+        **env, "GIT_CONFIG_GLOBAL": os.devnull}, capture_output=True, text=True)  # fmt: skip
+    assert plain.returncode == 0, plain.stderr  # without it, the file is not a document

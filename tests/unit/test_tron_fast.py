@@ -189,6 +189,28 @@ def test_fast_path_serves_nesting_up_to_the_depth_limit() -> None:
     assert tron.loads(text).data == expected
 
 
+def test_the_depth_limit_counts_instances_objects_and_arrays_alike() -> None:
+    """The descent counts its levels as it goes (issue 32: no pass over the tokens first):
+    ``Name(``, ``{`` and ``[`` each one level, up to the limit served, one more given up
+    and located by the grammar."""
+
+    def nested(levels: int) -> str:
+        opening = ("W(", "{k: ", "[")
+        closing = (")", "}", "]")
+        heads = "".join(opening[i % 3] for i in range(levels))
+        tails = "".join(closing[i % 3] for i in reversed(range(levels)))
+        return f"class W: v\nroot: {heads}1{tails}\n"
+
+    served = nested(MAX_DEPTH)
+    assert tron_parser.parse_data_fast(served, read_header(served), absent_null=True)
+    assert tron_parser.parse_data(served, read_header(served), absent_null=True)
+    deep = nested(MAX_DEPTH + 1)
+    assert tron_parser.parse_data_fast(deep, read_header(deep), absent_null=True) is None
+    with pytest.raises(ParseError, match=f"nesting deeper than {MAX_DEPTH} levels") as err:
+        tron.loads(deep)
+    assert err.value.line == 2
+
+
 def test_fast_path_parses_in_threads_without_a_lock() -> None:
     texts = [tron.dumps({"items": [{"id": f"t{i}", "n": j} for j in range(50)]}) for i in range(8)]
     expected = [tron.loads(t).data for t in texts]

@@ -58,7 +58,7 @@ class FileSet:
         the commit, ``info/attributes``, the user's or the system's file, add to the set and
         never take a file out of it: a server's own file must not un-route a document its
         guard then lets anyone damage, while ``check`` and clones' hooks check it)."""
-        if self._any_quoted(path):
+        if self._any_quoted(path) or self._user_file_moved():
             said = self._git_says(path)
         else:
             try:
@@ -83,6 +83,21 @@ class FileSet:
                 pass
             self._shared[OUTSIDE_UNROUTES] = any(unroutes(text) for text in texts)
         return self._shared[OUTSIDE_UNROUTES]
+
+    def _user_file_moved(self) -> bool:
+        """Whether git reads another user attributes file than libgit2 does: one named by
+        ``git -c core.attributesFile=…`` or in a ``GIT_CONFIG_GLOBAL`` file (libgit2 sees
+        neither): then git answers for every path."""
+        if USER_MOVED not in self._shared:
+            from . import config_value
+
+            repo = self._reader
+            try:
+                libgit2 = repo.config["core.attributesFile"]
+            except KeyError:
+                libgit2 = None
+            self._shared[USER_MOVED] = config_value(repo, "core.attributesFile") != libgit2
+        return self._shared[USER_MOVED]
 
     def _any_quoted(self, path: str) -> bool:
         """Whether an attributes file that applies to ``path`` holds a quoted pattern: the
@@ -214,6 +229,7 @@ class FileSet:
 
 ATTRIBUTES = ".gitattributes"
 OUTSIDE_UNROUTES = "outside-unroutes"
+USER_MOVED = "user-attributes-moved"
 SYSTEM_ATTRIBUTES = "/etc/gitattributes"
 """git's system attributes file where it is usually built to look (``git config --system``'s
 folder)."""

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 RECENT = 60.0  # seconds: a base another agent integrated into this recently is busy
 DEFER = 1.5  # a waiting agent that lets another take the lease looks again after this many
-# integrations' time (its own estimate: LeaseKeeper.integration)
+# integrations' time (its own estimate: LeaseKeeper.integration), until that agent's lease
+# shows or it has had as long as it may take to look (LeaseKeeper.others_look)
 
 
 @record
@@ -85,6 +86,7 @@ class BaseRound:
         self.lease = LeaseKeeper(self.pusher, self.view, holder, self.settings.lease_seconds)
         self.retries = 0
         self.deferred: Oid | None = None  # the base we let another waiting agent integrate
+        self.defer_until = 0.0  # (clock) when we stop letting it and take the lease ourselves
         self.looked_again: Oid | None = None  # the lease we looked again under (_look_again)
         self.diverged = False  # the local base's own commits conflict with the remote's
         self.remote_locks = RemoteLocks()
@@ -152,9 +154,10 @@ class BaseRound:
         """The first step's work when it may be published without a look first (over git,
         under the lease): every agent's branch holds work the base had not when this clone
         last looked, moves forward from the remote's copy of it as last seen, and is not
-        what a request of it seen then named (an interrupted run's). The push that publishes it also tries the lease (it must not be
-        held): won, the integration's look comes after it (nothing is integrated from what
-        an earlier sync saw); lost, the request waits for its holder. Either way one round
+        what a request of it seen then named (an interrupted run's). The push that
+        publishes it also tries the lease (it must not be held): won, the integration's
+        look comes after it (nothing is integrated from what an earlier sync saw); lost,
+        the request waits for its holder. Either way one round
         trip less than looking first: a look a sync's start would add to every sync. Where
         the last look is wrong (the remote's copy of the branch moved, a request already
         merged), the push is rejected or the request found merged, and the next step looks.
@@ -221,9 +224,10 @@ class BaseRound:
         if self.lease.ours(snap):  # (this step's look: every request, the lease ours)
             return self._integrate(live, snap)
         lost = False
-        if self.lease.free(snap, now) and self._turn_of_another(snap, todo, unpublished):
-            self.lease.pause(DEFER * self.lease.integration(), self.io.sleep)
-            return None  # (the next step's look finds the round merged, or the lease free)
+        if self.lease.free(snap, now) and self._turn_of_another(snap, todo, unpublished, now):
+            step = min(DEFER * self.lease.integration(), self.defer_until - now)
+            self.lease.pause(step, self.io.sleep)
+            return None  # (the next step's look finds the lease taken, the round merged or free)
         if self.lease.free(snap, now):
             updates, known = self._publish_updates(unpublished, work, snap)
             signature = self.syncer.signatures()[1]
@@ -242,17 +246,20 @@ class BaseRound:
         )
         return None
 
-    def _turn_of_another(self, snap: Snapshot, todo: list[str], unpublished: list[str]) -> bool:
+    def _turn_of_another(
+        self, snap: Snapshot, todo: list[str], unpublished: list[str], now: float
+    ) -> bool:
         """Whether another waiting agent takes the free lease, not us: over git, when our
         work is published and waits with other agents' requests, they all look at about the
         same time once the lease is released (each at the landing its lease said). Were
         each to push for the lease, all but one push would lose and look again; instead
         the request first by an order every waiter computes alike (its branch hashed with
         the base) takes it and merges every request, and the others look once it is done.
-        Once per base: if the lease is still free then (its agent gone), we take it."""
+        That agent looks when its own schedule says (the landing jittered and stretched by
+        its clone's lateness: ``LeaseKeeper.others_look``), then pushes: we look again
+        every ``DEFER`` integrations until its lease shows, and once it has had that long
+        and the lease is still free (its agent gone), we take it. Once per base."""
         if self.view.local is not None or snap.lease_id is not None or unpublished or not todo:
-            return False
-        if self.deferred == snap.base:
             return False
         pending = [b for b, c in snap.requests.items() if not self._contains(snap.base, c)]
         own = set(self.branches.values())
@@ -261,7 +268,10 @@ class BaseRound:
         first = min(pending, key=lambda b: hashlib.sha1(f"{snap.base} {b}".encode()).digest())
         if first in own:
             return False
+        if self.deferred == snap.base:  # looked again: still free
+            return now < self.defer_until
         self.deferred = snap.base
+        self.defer_until = now + DEFER * self.lease.integration() + self.lease.others_look()
         return True
 
     # -- the agents' work ------------------------------------------------------------

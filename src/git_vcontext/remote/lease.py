@@ -35,6 +35,7 @@ LATE = (1.3, 0.95, 3.0)  # how a waiter's own factor on the holders' integration
 UNSEEN = 0.5  # share of an integration after which a waiter that pushed for the lease
 # without looking first (and lost) looks: it knows neither when the lease was taken nor
 # when its holder lands (see LeaseKeeper.wait)
+JITTER = (0.9, 1.1)  # a look timed by a Landing comes after this share of its pause
 NOT_SEEN = "(not seen yet)"  # a lease another agent's push took just before ours
 
 
@@ -51,6 +52,7 @@ class LeaseKeeper:
         self.won: tuple[float, float] | None = None  # when we took the lease, merging how much
         self.remote_locks = RemoteLocks()
         self._late: float | None = None  # see lateness()
+        self.last_pause = 0.0  # before the look that found the lease we waited for gone
 
     @property
     def ref(self) -> str:
@@ -213,7 +215,8 @@ class LeaseKeeper:
         lease, expires, landing = self._watched(snap, start, lost=lost, unseen=unseen)
         pause = self.first_pause(landing, start, expires)
         while clock() < until and lease is not None and clock() < expires:
-            sleep(pause * random.uniform(0.9, 1.1) if landing else pause * random.uniform(0.7, 1.3))
+            sleep(pause * random.uniform(*JITTER) if landing else pause * random.uniform(0.7, 1.3))
+            self.last_pause = pause
             now_lease, now_ours, said = self.view.poll()
             if landing is not None and lease != NOT_SEEN:  # the look a Landing timed: too soon?
                 self.judge_landing(too_soon=now_lease == lease and now_ours >= ours)
@@ -259,6 +262,13 @@ class LeaseKeeper:
         else:
             report(f"{where}: the integration lease is {held}: waiting")
         self.said_waiting = True
+
+    def others_look(self) -> float:
+        """How much later than ours another agent waiting for the same lease may look, once
+        it is gone: its pause jittered the other way and stretched one step more by its
+        clone's lateness (``LATE``) than ours was."""
+        low, high = JITTER
+        return self.last_pause * (high * LATE[0] / low - 1)
 
     def judge_landing(self, *, too_soon: bool) -> None:
         """Move this clone's factor on the holders' integration time (``lateness``) after a

@@ -16,7 +16,6 @@ from ...jsoncodec import scanstring
 from ...patterns import lazy
 from ...spelling import OutOfRange, float_of, int_of
 from ...values import MAX_DEPTH, JsonValue
-from ..text import ROUND_BRACKETS, nests_deeper
 from .header import HeaderError
 from .lexer import cut, words
 
@@ -39,7 +38,6 @@ PUNCTUATION = r"[{}\[\]():,=]"
 SCAN = lazy(f"{SKIP}({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|[^ \\t\\r\\n#]|\\Z)")
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NUMBER_START = frozenset("-0123456789")
-_BRACKETS = frozenset("[]{}()")
 _KEYWORDS: dict[str, JsonValue] = {"true": True, "false": False, "null": None}
 _scanstring = scanstring
 
@@ -187,14 +185,14 @@ def parse(
 
     made_by: id(dict) -> the class that made it, "" for ``{}`` (top-level pairs: none).
     Holds no shared state (no lock needed); any exception, RecursionError included,
-    means "give up". ``words_out``: given, it receives the tokens when ``lexer.words``
-    cut them (what ``spans.Spans`` would cut again from the same text: issue 32).
+    means "give up", and so does nesting deeper than MAX_DEPTH (the descent counts its
+    levels as it goes, rather than a pass over the tokens first; parser locates it).
+    ``words_out``: given, it receives the tokens when ``lexer.words`` cut them (what
+    ``spans.Spans`` would cut again from the same text: issue 32).
     """
     tokens, by_words = _scan(text, start)
     if '"' in tokens:  # a string that does not lex
         return None
-    if deeper_than(tokens, MAX_DEPTH):
-        return None  # parser locates it (the recursion below would also stand it, up to ~490)
     made_by: dict[int, str] = {}
     try:
         data = _Descent(tokens, classes, absent_null, made_by).document()
@@ -203,14 +201,6 @@ def parse(
     if words_out is not None and by_words:
         words_out.append(tokens[:-1])  # (without the "" that ends them)
     return data, made_by
-
-
-def deeper_than(tokens: list[str], limit: int) -> bool:
-    """Whether the brackets among ``tokens`` nest deeper than ``limit`` (C-speed steps)."""
-    if tokens.count("[") + tokens.count("{") + tokens.count("(") <= limit:
-        return False
-    shape = "".join(filter(_BRACKETS.__contains__, tokens)).translate(ROUND_BRACKETS)
-    return nests_deeper(shape, limit)
 
 
 def scan_tokens(text: str, start: int) -> list[str]:
@@ -249,6 +239,7 @@ class _Descent:
         self.classes = classes
         self.absent_null = absent_null
         self.made_by = made_by
+        self.room = MAX_DEPTH  # levels of brackets left: below 0, too deep (give up)
 
     def document(self) -> JsonValue:
         """start: value | (key ':' value ','?)+  -- the "" token is the end of the text."""
@@ -306,6 +297,9 @@ class _Descent:
     def sequence(self, close: str) -> list[JsonValue]:
         """After '[' or '{': values, or ``key: value`` flattened, up to ``close`` (a trailing
         ',' allowed). value -> sequence -> value: two frames a level, MAX_DEPTH fits."""
+        self.room -= 1
+        if self.room < 0:
+            raise _GiveUp
         nxt, value = self.next, self.value
         out: list[JsonValue] = []
         t = nxt()
@@ -321,11 +315,15 @@ class _Descent:
                 t = nxt()
             elif t != close:
                 raise _GiveUp
+        self.room += 1
         return out
 
     def instance(self, name: str) -> dict[str, JsonValue]:
         """After ``Name(``: arguments, positional then ``key=value``, to the ')'."""
         props = self.classes[name]  # KeyError: unknown class, lark says so
+        self.room -= 1
+        if self.room < 0:
+            raise _GiveUp
         nxt, value = self.next, self.value
         args: list[JsonValue | Named] = []
         t = nxt()
@@ -354,4 +352,5 @@ class _Descent:
                 break
         d = instance(name, 0, props, args, self.absent_null)
         self.made_by[id(d)] = name
+        self.room += 1
         return d
