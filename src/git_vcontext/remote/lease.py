@@ -32,9 +32,9 @@ LANDING_SLACK = 0.25  # a holder says it lands this share later than it expects 
 LATE = (1.3, 0.95, 3.0)  # how a waiter's own factor on the holders' integration time moves
 # when its look at their Landing was too soon (times the first), in time (times the second),
 # and its largest value: it settles where about one look in six is too soon (see first_pause)
-UNSEEN = 0.5  # share of an integration after which a waiter that pushed for the lease
-# without looking first (and lost) looks: it knows neither when the lease was taken nor
-# when its holder lands (see LeaseKeeper.wait)
+UNSEEN = 0.5  # share of an integration (as ours would take, with the requests we last saw)
+# after which a waiter that pushed for the lease without looking first (and lost) looks: it
+# knows neither when the lease was taken nor when its holder lands (see LeaseKeeper.wait)
 JITTER = (0.9, 1.1)  # a look timed by a Landing comes after this share of its pause
 NOT_SEEN = "(not seen yet)"  # a lease another agent's push took just before ours
 
@@ -204,7 +204,8 @@ class LeaseKeeper:
         agent's lease push landed just before ours, so ``snap`` does not show that lease
         yet: the first look finds it (it lasts a lease's time at most). ``unseen``: nor did
         we look before that push: the lease may have been taken any time during its
-        integration, so the first look comes after ``UNSEEN`` of one (then the lease's own
+        integration, so the first look comes after ``UNSEEN`` of one (ours, ``takes``: as
+        long as the rest of it on average; then the lease's own
         ``Landing`` times the next). A lease found expired or left by a sync that is gone
         ends the wait (the next step takes it)."""
         start = clock()
@@ -243,10 +244,9 @@ class LeaseKeeper:
         """The lease a wait starts watching: (its commit, or ``NOT_SEEN``; when it expires;
         when it says it lands), see ``wait``."""
         if lost and snap.lease_id is None:  # it was just taken: it lands about when ours would
-            if unseen:
-                landing = start + UNSEEN * self.integration()
-            else:
-                landing = start + (self.takes(snap, start) or self.integration())
+            landing = start + (self.takes(snap, start) or self.integration()) * (
+                UNSEEN if unseen else 1.0
+            )
             return NOT_SEEN, start + self.seconds, landing
         if snap.lease is None:
             return _hex(snap.lease_id), start, None
