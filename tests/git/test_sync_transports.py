@@ -564,6 +564,79 @@ def test_sync_alone_takes_at_most_three_network_operations_and_its_push(
         assert result["ops"]["ls-remote"] == 0, (r, result["ops"])
 
 
+def test_sync_at_scale_publishes_and_tries_the_lease_before_it_looks(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Sync at scale, in fewer round trips: an agent whose last sync saw its branch on the
+    remote (its new commits move forward from it) publishes its round and tries the lease in
+    its first git command, without a look first; the lease won, it looks (every request,
+    the base, after the lease is its own) and pushes its integration: three commands, the
+    first a push. Its first sync (nothing seen yet) looks first."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote))
+    names = []
+    for r in range(3):
+        soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
+        result = _sync(clone, "agent-0")
+        assert result["exit"] == 0, result["output"]
+        names.append([name for _, name in result["commands"]])
+    assert names[0][0] == "fetch", names
+    assert names[1:] == [["push", "fetch", "push"]] * 2, names
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert {"agent-0-t0", "agent-0-t1", "agent-0-t2"} <= {i["id"] for i in items}
+
+
+def test_sync_at_scale_an_expired_lease_found_while_waiting_is_taken_at_once(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Sync at scale, a lease left by a killed sync elsewhere (expired): the push that tries
+    the lease without a look first loses to it; the first look finds it expired and the sync
+    takes it over then, instead of watching it for a lease's time (here 300 s, beyond the
+    sync's 100 s deadline: waiting it out would give up)."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote))
+    soak.git(clone, "config", "vcontext.leaseSeconds", "300")
+    soak.git(clone, "config", "vcontext.syncTimeout", "100")
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    assert _sync(clone, "agent-0")["exit"] == 0
+    soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
+    lease = "refs/vcontext/lease/main"
+    left = _lease_commit(remote, seconds=-5.0)  # its holder is gone: expired 5 s ago
+    soak.git(remote, "update-ref", lease, left)
+    result = _sync(clone, "agent-0")
+    assert result["exit"] == 0, result["output"]
+    assert result["commands"][0][1] == "push", result["commands"]  # lost to the stale lease
+    assert result["seconds"] < 60, result["output"]
+    assert soak.git(remote, "rev-parse", "-q", "--verify", lease, check=False).returncode != 0
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert "agent-0-t1" in {i["id"] for i in items}
+
+
+def test_sync_at_scale_a_push_without_a_look_whose_branch_moved_on_the_remote_loses_nothing(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Sync at scale, the agent's branch moved on the remote since its last look (another
+    clone of the same agent pushed to it): the push without a look first is rejected for
+    that branch; the sync looks, merges the remote's copy of its branch, and lands both
+    clones' work (nothing lost, exit 0)."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone, other] = _team(tmp_path, http.url(remote), agents=2)
+    for c, agent in ((clone, "agent-0"), (other, "agent-1")):
+        soak.work(c, agent, 0, soak.AgentLog(agent))
+        assert _sync(c, agent)["exit"] == 0
+    branch = "agents/agent-0"
+    soak.git(other, "fetch", "-q", "origin", f"{branch}:refs/heads/{branch}")
+    soak.git(other, "checkout", "-q", branch)
+    soak.work(other, "agent-0", 5, soak.AgentLog("agent-0"), playbook=False)
+    soak.git(other, "push", "-q", "--no-verify", "origin", f"{branch}:{branch}")
+    soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
+    result = _sync(clone, "agent-0")
+    assert result["exit"] == 0, result["output"]
+    assert result["commands"][0][1] == "push", result["commands"]
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert {"agent-0-t1", "agent-0-t5"} <= {i["id"] for i in items}
+
+
 RACE = """#!/bin/sh
 # Another agent's lease push lands just before this one's: plant its lease (once).
 while read -r old new ref; do
@@ -614,13 +687,14 @@ def _wait_for_ref(remote: Path, ref: str, limit: float = 60.0) -> str:
     raise AssertionError(f"{ref} never appeared on the remote")
 
 
-def test_sync_waiting_for_the_lease_takes_one_look_and_one_push_besides_its_waiting_looks(
+def test_sync_waiting_for_the_lease_takes_one_push_besides_its_waiting_looks(
     tmp_path: Path, http: servers.HttpFront
 ) -> None:
-    """An agent that loses the race for the lease: it looks, publishes its work (its branch,
-    its request — and its try at the lease, in the same push) and waits; each look while it
-    waits is a fetch of the refs the next step needs, so the look that finds its work merged
-    has brought the base: once the holder is done, one git command talks to the remote (no
+    """An agent that loses the race for the lease: it publishes its work (its branch, its
+    request — and its try at the lease, in the same push) without looking first (its last
+    sync's look says its branch moves forward), and waits; each look while it waits is a
+    fetch of the refs the next step needs, so the look that finds its work merged has
+    brought the base: once the holder is done, one git command talks to the remote (no
     ``ls-remote`` then a fetch)."""
     remote = tmp_path / "srv" / "remote.git"
     _, [clone] = _team(tmp_path, http.url(remote))
@@ -659,7 +733,7 @@ def test_sync_waiting_for_the_lease_takes_one_look_and_one_push_besides_its_wait
     ops = soak.network_operations(traces)
     assert ops["push"] == 1, ops
     assert ops["ls-remote"] == 0, ops
-    assert commands[0][1] == "fetch", commands
+    assert commands[0][1] == "push", commands  # no look first
     after = [name for at, name in commands if at > done]  # (a look during the merge: none)
     assert after in ([], ["fetch"]), (done, commands)
     items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]

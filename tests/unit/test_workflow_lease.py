@@ -214,3 +214,48 @@ def test_sync_at_scale_a_waiter_whose_look_at_landing_was_too_soon_looks_later_n
     for _ in range(10):
         keeper, _ = wait(done_after=1)
     assert keeper.lateness() == 3.0  # (bounded)
+
+
+def test_sync_at_scale_a_waiter_that_pushed_without_a_look_looks_after_half_an_integration(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """A waiter whose push tried the lease without a look first (and lost) knows neither
+    when that lease was taken nor when its holder lands: it looks after half the integration
+    it would take itself (its clone's last, per request, times the requests it last saw, as
+    a lease says its ``Landing``), then by what that lease says; it says it waits once it
+    has seen who holds the lease (nothing when its first look finds its round merged)."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import pygit2
+
+    from git_vcontext.remote.lease import LANDING_SLACK, UNSEEN, LeaseKeeper
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (Path(tmp_path) / ".git" / "vcontext").mkdir()
+    (Path(tmp_path) / ".git" / "vcontext" / "integration-seconds").write_text("1.000\n")
+    clock = _Clock()
+    said = leases.Lease("agents/b", HOST, 1, "/x", clock.now + 30.0, clock.now + 2.0)
+    snap = SimpleNamespace(
+        lease_id=None, lease=None, requests={"agents/b": "b0", "agents/c": "c0"}
+    )  # two other agents' requests waited when this clone last looked
+    for done_after, looks in ((0, 1), (1, 2)):
+        view = _View("c0ffee", said, done_after)
+        view.looked = clock.now  # type: ignore[attr-defined]
+        link = SimpleNamespace(took={"fetch": 0.2})
+        pusher = SimpleNamespace(repo=pygit2.Repository(str(tmp_path)), remote="o", link=link)
+        keeper = LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
+        lines: list[str] = []
+        clock.slept.clear()
+        keeper.wait(
+            snap, 1, clock.now + 60, clock, clock.sleep, lines.append,  # type: ignore[arg-type]
+            lost=True, unseen=True,
+        )  # fmt: skip
+        assert view.looks == looks
+        first = UNSEEN * 1.0 * (1 + 0.5 * 2) * (1 + LANDING_SLACK)
+        assert first * 0.9 <= clock.slept[0] <= first * 1.1, clock.slept
+        if done_after:
+            assert len(lines) == 1, lines
+            assert "held by agents/b" in lines[0], lines
+        else:
+            assert lines == []

@@ -90,6 +90,7 @@ class BaseRound:
         self.looked_again: Oid | None = None  # the lease we looked again under (_look_again)
         self.diverged = False  # the local base's own commits conflict with the remote's
         self.remote_locks = RemoteLocks()
+        self.first = True  # no step taken yet (see _unlooked_work)
 
     def run(self) -> PushOutcome:
         try:
@@ -123,7 +124,11 @@ class BaseRound:
     def _step(self, deadline: float) -> PushOutcome | None:
         """One look at the remote and what follows from it; None: look again."""
         self.syncer.forget()
-        snap = self.view.latest() or self.view.fetch()  # the last look while waiting fetched
+        first, self.first = self.first, False
+        snap = self.view.latest()  # the last look while waiting fetched
+        if snap is None and first and (work := self._unlooked_work()) is not None:
+            return self._publish_unlooked(work, deadline)
+        snap = snap or self.view.fetch()
         self._adopt_requests(snap)
         work = self._work(snap)
         live = [a for a in self.agents if a in work]
@@ -144,6 +149,56 @@ class BaseRound:
         if unpublished:
             self._publish(unpublished, work, snap)
         return self._integrate(live)
+
+    def _unlooked_work(self) -> dict[str, Oid] | None:
+        """The first step's work when it may be published without a look first (over git,
+        under the lease): every agent's branch holds work the base had not when this clone
+        last looked, moves forward from the remote's copy of it as last seen, and is not
+        what a request of it seen then named (an interrupted run's). The push that
+        publishes it also tries the lease (it must not be held): won, the integration's
+        look comes after it (nothing is integrated from what an earlier sync saw); lost,
+        the request waits for its holder. Either way one round
+        trip less than looking first: a look a sync's start would add to every sync. Where
+        the last look is wrong (the remote's copy of the branch moved, a request already
+        merged), the push is rejected or the request found merged, and the next step looks.
+        None: look first."""
+        if self.view.local is not None or not self.settings.lease:
+            return None
+        seen = self.view.read()
+        if seen.base is None or seen.server:  # never looked, or the server merges requests
+            return None
+        work: dict[str, Oid] = {}
+        for agent, branch in self.branches.items():
+            tip, theirs = self.syncer.tip(branch), seen.branches.get(branch)
+            if tip is None or seen.requests.get(branch) == tip:  # out already: look first
+                return None
+            if theirs is not None and not self._contains(tip, theirs):
+                return None  # the remote's copy has commits of its own: merged after a look
+            if not has_work(self.repo, tip, seen.base) or self.syncer.blocked(branch):
+                return None
+            if self.syncer.undoing(branch, tip, seen.base):
+                return None
+            work[agent] = tip
+        return work
+
+    def _publish_unlooked(self, work: dict[str, Oid], deadline: float) -> PushOutcome | None:
+        """Publish ``work`` and try the lease in one push (see ``_unlooked_work``)."""
+        seen = self.view.read()
+        blank = Snapshot(seen.base, seen.branches, None, None, False, seen.requests)
+        todo = list(work)
+        updates, known = self._publish_updates(todo, work, blank)
+        signature = self.syncer.signatures()[1]
+        won, pushed = self.lease.acquire(blank, signature, self.io.clock(), updates, known)
+        if pushed is not None:
+            self._judge(pushed)
+            self._published(todo, work, blank)
+        if won:  # the integration looks now, after the lease is ours
+            return self._integrate(todo)
+        self.lease.wait(
+            blank, len(todo), deadline, self.io.clock, self.io.sleep, self.io.report,
+            lost=True, unseen=True,
+        )  # fmt: skip
+        return None
 
     def _adopt_requests(self, snap: Snapshot) -> None:
         """Requests an interrupted run left on the remote count as published."""

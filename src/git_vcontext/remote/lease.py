@@ -32,6 +32,9 @@ LANDING_SLACK = 0.25  # a holder says it lands this share later than it expects 
 LATE = (1.3, 0.95, 3.0)  # how a waiter's own factor on the holders' integration time moves
 # when its look at their Landing was too soon (times the first), in time (times the second),
 # and its largest value: it settles where about one look in six is too soon (see first_pause)
+UNSEEN = 0.5  # share of an integration (as ours would take, with the requests we last saw)
+# after which a waiter that pushed for the lease without looking first (and lost) looks: it
+# knows neither when the lease was taken nor when its holder lands (see LeaseKeeper.wait)
 JITTER = (0.9, 1.1)  # a look timed by a Landing comes after this share of its pause
 NOT_SEEN = "(not seen yet)"  # a lease another agent's push took just before ours
 
@@ -122,10 +125,12 @@ class LeaseKeeper:
         look for each merge). None over no network (a remote read in process)."""
         link = self.pusher.link
         fetch = None if link is None else link.took.get("fetch")
-        if fetch is None or link is None or self.view.local is not None:
+        if link is None or self.view.local is not None:
             return None
         merging = self._merging(snap)
         if (unit := self._last_unit()) is None:
+            if fetch is None:
+                return None
             push = max(link.took.get("push", fetch), fetch)
             unit = 2 * push + fetch + max(now - self.view.looked, fetch)
         return unit * merging * (1 + LANDING_SLACK)  # (later rather than sooner: one look)
@@ -189,6 +194,7 @@ class LeaseKeeper:
         report: Callable[[str], None],
         *,
         lost: bool = False,
+        unseen: bool = False,
     ) -> None:
         """Until one of our ``ours`` requests is gone (merged), or the lease is free, or the
         lease we watch has expired. Each look is ``RemoteView.poll``: the lease and our
@@ -196,22 +202,18 @@ class LeaseKeeper:
         the next step needs (nothing new: an ``ls-remote``'s cost), timed by the lease's
         ``Landing``, so a waiter looks about once per integration. ``lost``: another
         agent's lease push landed just before ours, so ``snap`` does not show that lease
-        yet: the first look finds it (it lasts a lease's time at most)."""
+        yet: the first look finds it (it lasts a lease's time at most). ``unseen``: nor did
+        we look before that push: the lease may have been taken any time during its
+        integration, so the first look comes after ``UNSEEN`` of one (ours, ``takes``: as
+        long as the rest of it on average; then the lease's own
+        ``Landing`` times the next). A lease found expired or left by a sync that is gone
+        ends the wait (the next step takes it)."""
         start = clock()
-        where = f"{self.pusher.remote} {self.view.base}"
-        if not self.said_waiting and snap.lease is not None:
-            held = snap.lease.describe(start)
-            report(f"{where}: the integration lease is {held}: waiting")
-            self.said_waiting = True
-        elif not self.said_waiting and lost:
-            report(f"{where}: another agent took the integration lease first: waiting")
-            self.said_waiting = True
-        lease = _hex(snap.lease_id)
-        expires = snap.lease.expires if snap.lease is not None else start
-        landing = snap.lease.landing if snap.lease is not None else None
-        if lost and lease is None:  # it was just taken: it lands about when ours would
-            lease, expires = NOT_SEEN, start + self.seconds
-            landing = start + (self.takes(snap, start) or self.integration())
+        if snap.lease is not None:
+            self._say_waiting(report, snap.lease.describe(start))
+        elif lost and not unseen:  # (unseen: said once seen)
+            self._say_waiting(report)
+        lease, expires, landing = self._watched(snap, start, lost=lost, unseen=unseen)
         pause = self.first_pause(landing, start, expires)
         while clock() < until and lease is not None and clock() < expires:
             sleep(pause * random.uniform(*JITTER) if landing else pause * random.uniform(0.7, 1.3))
@@ -222,6 +224,10 @@ class LeaseKeeper:
             if now_ours < ours or now_lease is None:
                 break
             now = clock()
+            if said is not None and leases.breakable(said, self.where(), now):
+                break  # expired, or its sync is gone: the next step takes it
+            if said is not None:
+                self._say_waiting(report, said.describe(now))
             if now_lease != lease:  # another holder: give it its own lease time
                 lease, expires = now_lease, now + self.seconds
                 landing = said.landing if said is not None else None
@@ -231,6 +237,31 @@ class LeaseKeeper:
             else:
                 pause = min(pause * 1.5, POLL[1])
         self.waited += clock() - start
+
+    def _watched(
+        self, snap: Snapshot, start: float, *, lost: bool, unseen: bool
+    ) -> tuple[str | None, float, float | None]:
+        """The lease a wait starts watching: (its commit, or ``NOT_SEEN``; when it expires;
+        when it says it lands), see ``wait``."""
+        if lost and snap.lease_id is None:  # it was just taken: it lands about when ours would
+            landing = start + (self.takes(snap, start) or self.integration()) * (
+                UNSEEN if unseen else 1.0
+            )
+            return NOT_SEEN, start + self.seconds, landing
+        if snap.lease is None:
+            return _hex(snap.lease_id), start, None
+        return _hex(snap.lease_id), snap.lease.expires, snap.lease.landing
+
+    def _say_waiting(self, report: Callable[[str], None], held: str | None = None) -> None:
+        """Say once that this sync waits for the lease (``held``: how it is held)."""
+        if self.said_waiting:
+            return
+        where = f"{self.pusher.remote} {self.view.base}"
+        if held is None:
+            report(f"{where}: another agent took the integration lease first: waiting")
+        else:
+            report(f"{where}: the integration lease is {held}: waiting")
+        self.said_waiting = True
 
     def others_look(self) -> float:
         """How much later than ours another agent waiting for the same lease may look, once
