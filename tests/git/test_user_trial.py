@@ -367,3 +367,37 @@ def test_m19_case_twin_outside_the_vcontext_files_is_noted_by_validate_hook_guar
     guarded = sneak(clone, "origin", "main")
     assert guarded.returncode == 0, guarded.stderr
     assert any(line in ln for ln in remote_lines(guarded.stderr))
+
+
+def test_submodule_advice_of_log_and_doctor_keeps_a_newline_in_its_name_on_one_line(
+    git_repo: Path,
+) -> None:
+    """``log`` of a path in a submodule names the command to run there, and ``doctor`` the
+    submodule not set up: a newline in the submodule's name is C-quoted in the name and
+    ``$'…'`` in the command (``command_word``), never a second line."""
+    sub = "a\nb"
+    inner = git_repo / sub
+    run_git(git_repo, "init", "-q", "-b", "main", sub)
+    for key, value in (("user.name", "In"), ("user.email", "in@example.com")):
+        run_git(inner, "config", key, value)
+    _write(inner, "todo.vcontext.json", TODO)
+    run_git(inner, "add", "-A")
+    run_git(inner, "commit", "-qm", "inner")
+    head = run_git(inner, "rev-parse", "HEAD").stdout.strip()
+    run_git(git_repo, "update-index", "--add", "--cacheinfo", f"160000,{head},{sub}")
+    run_git(git_repo, "commit", "-qm", "a submodule")
+    _installed(git_repo)
+
+    logged = run_cli("log", "--", f"{sub}/todo.vcontext.json", cwd=git_repo)
+    assert logged.returncode == 3
+    said = logged.stderr.decode().splitlines()
+    assert len(said) == 1, said
+    assert said[0].startswith('git-vcontext: error: "a\\nb/todo.vcontext.json": in submodule')
+    assert "run git -C $'a\\nb' vcontext log" in said[0]
+
+    doctor = run_cli("doctor", cwd=git_repo)
+    out = (doctor.stdout + doctor.stderr).decode()
+    mine = [line for line in out.splitlines() if "submodule" in line]
+    assert any('submodule "a\\nb" holds 1 vContext file(s)' in line for line in mine), out
+    assert any("git -C $'a\\nb' vcontext install)" in line for line in mine), out
+    assert not any(line.startswith("b ") for line in out.splitlines()), out
