@@ -329,3 +329,75 @@ def test_the_mcp_servers_refusal_of_an_uncommitted_document_quotes_its_path(
     assert command == "git diff -- 'my plans/release.vcontext.json'"
     shown = subprocess.run(["sh", "-c", command], cwd=git_repo, capture_output=True, text=True)
     assert '"edited"' in shown.stdout
+
+
+def test_m19_case_twin_outside_the_vcontext_files_is_noted_by_validate_hook_guard_check(
+    tmp_path: Path,
+) -> None:
+    """A copy added under a name no pattern matches (``TODO.VCONTEXT.JSON`` beside the todo
+    list) is one file with the document on a case-insensitive clone: validate notes it on
+    the document (its tracked twins, whatever they are), and the hook, the guard and check
+    say the same note on the commit that adds the copy (they looked at vContext paths only)."""
+    from helpers.guard import clone_with_base, guarded_remote, push, remote_lines, sneak
+    from helpers.pre_push import TODO as BASE_TODO
+
+    remote = guarded_remote(tmp_path)
+    clone = clone_with_base(remote, tmp_path / "clone")
+    copy = BASE_TODO.upper()
+    (clone / copy).parent.mkdir(parents=True, exist_ok=True)
+    (clone / copy).write_bytes((clone / BASE_TODO).read_bytes())
+    run_git(clone, "add", "-A")
+    run_git(clone, "commit", "-qm", "a copy beside it, outside the patterns")
+    line = f"{BASE_TODO}: {copy} differs from this path only in case"
+
+    valid = run_cli("validate", cwd=clone)
+    assert valid.returncode == 0
+    notes = [ln for ln in valid.stdout.decode().splitlines() if "[case-collision]" in ln]
+    assert len(notes) == 1
+    assert notes[0].startswith(f"{BASE_TODO}: note: {copy} differs from this path only in case")
+
+    checked = run_cli("check", "origin/main..HEAD", cwd=clone)
+    assert checked.returncode == 0, checked.stdout
+    assert f"git-vcontext: note: {line}" in checked.stdout.decode()
+
+    hooked = push(clone, "--dry-run", "origin", "main")  # the pre-push hook runs on a dry run
+    assert hooked.returncode == 0, hooked.stderr
+    assert f"git-vcontext: note: {line}" in hooked.stderr
+
+    guarded = sneak(clone, "origin", "main")
+    assert guarded.returncode == 0, guarded.stderr
+    assert any(line in ln for ln in remote_lines(guarded.stderr))
+
+
+def test_submodule_advice_of_log_and_doctor_keeps_a_newline_in_its_name_on_one_line(
+    git_repo: Path,
+) -> None:
+    """``log`` of a path in a submodule names the command to run there, and ``doctor`` the
+    submodule not set up: a newline in the submodule's name is C-quoted in the name and
+    ``$'…'`` in the command (``command_word``), never a second line."""
+    sub = "a\nb"
+    inner = git_repo / sub
+    run_git(git_repo, "init", "-q", "-b", "main", sub)
+    for key, value in (("user.name", "In"), ("user.email", "in@example.com")):
+        run_git(inner, "config", key, value)
+    _write(inner, "todo.vcontext.json", TODO)
+    run_git(inner, "add", "-A")
+    run_git(inner, "commit", "-qm", "inner")
+    head = run_git(inner, "rev-parse", "HEAD").stdout.strip()
+    run_git(git_repo, "update-index", "--add", "--cacheinfo", f"160000,{head},{sub}")
+    run_git(git_repo, "commit", "-qm", "a submodule")
+    _installed(git_repo)
+
+    logged = run_cli("log", "--", f"{sub}/todo.vcontext.json", cwd=git_repo)
+    assert logged.returncode == 3
+    said = logged.stderr.decode().splitlines()
+    assert len(said) == 1, said
+    assert said[0].startswith('git-vcontext: error: "a\\nb/todo.vcontext.json": in submodule')
+    assert "run git -C $'a\\nb' vcontext log" in said[0]
+
+    doctor = run_cli("doctor", cwd=git_repo)
+    out = (doctor.stdout + doctor.stderr).decode()
+    mine = [line for line in out.splitlines() if "submodule" in line]
+    assert any('submodule "a\\nb" holds 1 vContext file(s)' in line for line in mine), out
+    assert any("git -C $'a\\nb' vcontext install)" in line for line in mine), out
+    assert not any(line.startswith("b ") for line in out.splitlines()), out

@@ -249,10 +249,11 @@ def _submodules(top: Path, report: Report, prefix: str = "") -> None:
     there, or the problem says so (``install --recurse-submodules``); nested ones too."""
     for path in checked_out(top):
         where, shown = top / path, prefix + path
+        named = quoted_path(shown)  # on one line, as git shows a name
         files = coverage.vcontext_files(where)[0]
         if files and not installer.is_ours(_config(where, "merge.vcontext.driver") or ""):
             report.problems.append(
-                f"submodule {shown} holds {len(files)} vContext file(s) ({_few(files)}) and is "
+                f"submodule {named} holds {len(files)} vContext file(s) ({_few(files)}) and is "
                 f"not set up: git merges them by lines there (git vcontext install "
                 f"--recurse-submodules, or git -C {command_word(shown)} vcontext install)"
             )
@@ -262,20 +263,20 @@ def _submodules(top: Path, report: Report, prefix: str = "") -> None:
             for check in CHECKS:
                 check(where, inner)
             for problem in inner.problems:
-                label = f"submodule {shown}: {problem}"
+                label = f"submodule {named}: {problem}"
                 report.problems.append(label)
                 if problem in inner.details:
                     report.details[label] = inner.details[problem]
             report.manual += inner.manual
             report.recurse = report.recurse or len(inner.problems) > inner.manual
             if not inner.problems:
-                report.oks.append(f"submodule {shown} is set up")
+                report.oks.append(f"submodule {named} is set up")
         _submodules(where, report, prefix=shown + "/")
     for path in not_checked_out(top):
         shown = prefix + path
         report.notes.append(
-            f"submodule {shown} is not checked out: nothing there to set up (after git "
-            f"submodule update --init {command_path(shown)}, run git vcontext install "
+            f"submodule {quoted_path(shown)} is not checked out: nothing there to set up (after "
+            f"git submodule update --init {command_path(shown)}, run git vcontext install "
             f"--recurse-submodules if it holds vContext files)"
         )
 

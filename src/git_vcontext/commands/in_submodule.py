@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import OperationalError
 from ..gitio import revision_range, workdir
 from ..gitio.submodules import containing, recorded
+from ..validation.model import command_word, quoted_path
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -46,8 +47,8 @@ def check(
             continue
         inside = [_inner(p, sub) + s for p, _, s in targets if p == sub or p.startswith(sub + "/")]
         where = os.path.relpath(workdir(repo) / sub, os.getcwd())
-        what = f"submodule {sub}" if path == sub else f"in submodule {sub}"
-        head = f"{shown}: {what}, a repository of its own"
+        what = ("submodule " if path == sub else "in submodule ") + quoted_path(sub)
+        head = f"{quoted_path(shown)}: {what}, a repository of its own"
         try:
             translated = [_translate(repo, rev, sub) for rev in revs]
             if rev_option is not None:
@@ -101,7 +102,8 @@ def _commit(repo: Repository, rev: str, sub: str) -> str:
 
 def _quote(word: str) -> str:
     """A word as a shell reads it back: ``#`` inside a word is no comment, but a leading
-    ``#`` starts one and a leading ``~`` is a home folder, so those are quoted."""
+    ``#`` starts one and a leading ``~`` is a home folder, so those are quoted; on one line
+    (``command_word``: a newline in a name is ``$'…\\n…'``)."""
     if _PLAIN.fullmatch(word) and not word.startswith(("#", "~")):
         return word
-    return "'" + word.replace("'", "'\"'\"'") + "'"
+    return command_word(word)

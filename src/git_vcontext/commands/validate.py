@@ -25,9 +25,8 @@ from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, read_regular, sniffed_vcontext, write_output
 from ..gitio import git, open_repo, repository_error
 from ..gitio.fileset import work_tree_files
-from ..record import replace
 from ..validation.files import check_bytes
-from ..validation.model import FileReport, case_collision, case_key, quoted_path, symlink_report
+from ..validation.model import FileReport, quoted_path, symlink_report, with_case_notes
 from ..values import json_report
 
 if TYPE_CHECKING:
@@ -75,18 +74,10 @@ def _case_notes(repo: Repo, reports: list[FileReport]) -> list[FileReport]:
     system the two are one file, read here twice."""
     if repo.top is None or not reports:
         return reports
-    by_key: dict[str, list[str]] = {}
-    for tracked in _names(git(["ls-files", "-z"], cwd=repo.top).stdout):
-        by_key.setdefault(case_key(tracked), []).append(tracked)
-    out = []
-    for report in reports:
-        rel = repo.rel(report.path) if report.path != "-" else None
-        same = [] if rel is None else by_key.get(case_key(rel), [])
-        if twins := [repo.shown(t) for t in same if t != rel]:
-            note = case_collision(twins)
-            report = replace(report, notes=(*report.notes, note))
-        out.append(report)
-    return out
+    tracked = _names(git(["ls-files", "-z"], cwd=repo.top).stdout)
+    return with_case_notes(
+        reports, tracked, lambda p: None if p == "-" else repo.rel(p), repo.shown
+    )
 
 
 def _beside(name: str) -> Callable[[str], bytes | None]:

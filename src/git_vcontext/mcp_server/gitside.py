@@ -24,6 +24,7 @@ from ..gitio.commits import (
 )
 from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
+from ..gitio.index import tracked_paths
 from ..validation.model import command_path
 
 if TYPE_CHECKING:
@@ -279,6 +280,11 @@ class GitSide:
         """Run ``work(repo)`` holding the repository lock (status, sync)."""
         with self._lock:
             return work(self.repo)
+
+    def tracked(self) -> list[str]:
+        """Every path the index holds (repo-relative), as ``git ls-files`` lists them."""
+        with self._lock:
+            return tracked_paths(self.repo)
 
     def read_at(self, rev: str, path: str) -> bytes | None:
         """The content of ``path`` at ``rev`` (None when the revision does not have it)."""

@@ -90,6 +90,7 @@ class Checker:
                     known.append(SYMLINK_FINDING)
         self._drift(commit.tree, list(found), found)
         _case_notes(commit.tree, changed, found)
+        self._outside_twins(commit, parents, found)
         if DROP_SAID in (commit.message or ""):  # a document deleted on purpose (a plan)
             for path, findings in found.items():
                 found[path] = [f for f in findings if not _deleted_log(f)]
@@ -188,6 +189,17 @@ class Checker:
         """The changed vContext files (by ``new``'s attributes), removals paired with moves;
         a file moved out of the set is removed from it. ``links`` receives the vContext
         paths ``new`` makes (or keeps) a symbolic link."""
+        wanted = self._wanted(new)
+        found = [_left(c, wanted) for c in changes(self.repo, old, new, wanted, links=links)]
+        added = [c for c in found if c.old_id is None and c.new_id is not None]
+        if not added:
+            return found
+        return [self._moved(c, added) if c.new_id is None else c for c in found]
+
+    def _wanted(self, new: Commit) -> Callable[[str], bool]:
+        """The vContext files of a commit: its routing, the files validation checks anyway
+        (VerMAS assignments), and the routing of what the remote has (a push that un-routes
+        a file is still checked)."""
         if self._file_sets is None:
             # lazy: a cached pre-push needs no file sets
             from ..gitio.fileset import commit_files
@@ -195,16 +207,32 @@ class Checker:
             self._file_sets = commit_files(self.repo)
         from ..gitio.fileset import stricter
 
-        # the commit's routing, the files validation checks anyway (VerMAS assignments), and
-        # the routing of what the remote has (a push that un-routes a file is still checked)
         wanted: Callable[[str], bool] = stricter(self._file_sets(new), checked_file)
         if (floor := self._floor_for(new)) is not None:
             wanted = stricter(wanted, self._file_sets(floor))
-        found = [_left(c, wanted) for c in changes(self.repo, old, new, wanted, links=links)]
-        added = [c for c in found if c.old_id is None and c.new_id is not None]
-        if not added:
-            return found
-        return [self._moved(c, added) if c.new_id is None else c for c in found]
+        return wanted
+
+    def _outside_twins(self, commit: Commit, parents: list[Commit | None], found: Found) -> None:
+        """A path the commit adds outside the vContext files (``TODO.VCONTEXT.JSON``, a
+        link, a folder's other file) that a vContext file of its tree differs from only in
+        case: the note on that file, as ``validate`` gives it (a file's tracked twins,
+        whatever they are): on a case-insensitive clone the two are one file."""
+        from ..gitio.diffs import tree_changes
+
+        wanted = self._wanted(commit)
+        for parent in parents:
+            old = None if parent is None else parent.tree
+            for change in tree_changes(old, commit.tree):
+                path = change.new_path
+                if path is None or change.old_path is not None or wanted(path):
+                    continue  # not added, or a vContext file (``_case_notes`` says it)
+                for twin in case_twins(path, commit.tree, tree_entries):
+                    if not wanted(twin):
+                        continue
+                    note = case_collision(case_twins(twin, commit.tree, tree_entries))
+                    known = found.setdefault(twin, [])
+                    if note not in known:
+                        known.append(note)
 
     def _routed(self, commit: Commit) -> str:
         """A commit's id in cache keys: with the floor whose routing counts too, if any."""

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     Arrays = list[tuple["Path", list[Any]]]
     Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
 
-RULES_VERSION = "7"
+RULES_VERSION = "8"
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..record import record
+from ..record import record, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -176,6 +176,31 @@ def case_collision(twins: Iterable[str]) -> Finding:
         f"a merge or an edit writes for both; keep one (git rm --cached -- "
         f"{command_path(names[0]) if one else 'OTHER'})",
     )
+
+
+def with_case_notes(
+    reports: list[FileReport],
+    tracked: Iterable[str],
+    rel: Callable[[str], str | None],
+    shown: Callable[[str], str],
+) -> list[FileReport]:
+    """``reports`` with a ``case_collision`` note on each file a ``tracked`` path (repo
+    paths) differs from only in case: what ``validate`` and the MCP server's
+    ``vcontext_validate`` say alike. ``rel``: a report's repo path (None: outside the
+    repository); ``shown``: a tracked path as the report names paths."""
+    by_key: dict[str, list[str]] = {}
+    for path in tracked:
+        same = by_key.setdefault(case_key(path), [])
+        if path not in same:
+            same.append(path)
+    out = []
+    for report in reports:
+        where = rel(report.path)
+        same = [] if where is None else by_key.get(case_key(where), [])
+        if twins := [shown(t) for t in same if t != where]:
+            report = replace(report, notes=(*report.notes, case_collision(twins)))
+        out.append(report)
+    return out
 
 
 def command_path(path: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING, Any
 
 from ...diffing.files import compare
@@ -10,7 +11,7 @@ from ...diffing.report import render_files
 from ...errors import Refused
 from ...filechange import FileChange
 from ...sync.status import all_status, table
-from ...validation.model import FileReport, Finding
+from ...validation.model import FileReport, Finding, with_case_notes
 from ..catalog import Entry
 from ..service import Answer, Service
 from ..store import report_of
@@ -70,6 +71,7 @@ def validate(svc: Service, args: dict[str, Any]) -> Answer:
             reports.append(FileReport(entry.rel, (Finding("parse", "", reason),)))
         else:
             reports.append(report_of(loaded))
+    reports = _case_notes(svc, reports)
     invalid = [r for r in reports if not r.valid]
     lines = [line for r in reports for line in r.lines()]
     summary = (
@@ -79,6 +81,21 @@ def validate(svc: Service, args: dict[str, Any]) -> Answer:
     )
     data = {"valid": not invalid, "files": [r.to_json() for r in reports]}
     return Answer("\n".join([*lines, summary]), data)
+
+
+def _case_notes(svc: Service, reports: list[FileReport]) -> list[FileReport]:
+    """The note ``git vcontext validate`` gives a file another tracked path differs from
+    only in case (one file on a case-insensitive file system): the same note here."""
+    git = svc.git
+    if git is None or git.top is None or not reports:
+        return reports
+    top, root = git.top, svc.catalog.root
+    return with_case_notes(
+        reports,
+        git.tracked(),
+        lambda rel: git.path_of(os.path.join(root, *rel.split("/"))),
+        lambda path: os.path.relpath(os.path.join(top, path), root).replace(os.sep, "/"),
+    )
 
 
 def status(svc: Service, args: dict[str, Any]) -> Answer:
