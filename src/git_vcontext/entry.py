@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _frozen_importlib as _bootstrap  # importlib's core: loaded at every start, unlike importlib
 import _frozen_importlib_external as _external
+import _imp
 import gc
 import marshal
 import os
@@ -216,6 +217,7 @@ class _OwnLoader(_external.SourceFileLoader):
         if data[:16] == header:
             code = marshal.loads(memoryview(data)[16:])
             if type(code) is _CODE:
+                _imp._fix_co_filename(code, self.path)  # a moved tree: its own path, as importlib
                 return code
         return super().get_code(fullname)
 

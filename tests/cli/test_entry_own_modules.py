@@ -100,3 +100,23 @@ def test_issue32_folders_with_compiled_modules_and_data_folders_go_to_the_path_f
     (compiled / "plain.py").write_text("")
     (compiled / f"fast{EXTENSION_SUFFIXES[0]}").write_text("")
     assert entry._OwnModules().find_spec(prefix + "plain", [str(compiled)]) is None
+
+
+def test_issue32_a_moved_tree_names_its_own_files_in_code_objects(tmp_path: Path) -> None:
+    """Caches written in one place and the tree moved with its times kept (``cp -a``): a
+    traceback names the file where it is now, as importlib's loader makes it."""
+    first = _copy(tmp_path / "a")
+    _probe(first, "plain")  # writes the caches
+    moved = tmp_path / "b" / "src"
+    shutil.copytree(first, moved)  # copy2: mtimes kept, so the caches are up to date
+    probe = (
+        "import sys\nfrom git_vcontext import entry\nentry.own_modules_first()\n"
+        "import git_vcontext.clock as m\n"
+        "print(type(m.__spec__.loader).__name__, m.__spec__.loader.get_code(m.__name__)"
+        ".co_filename)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(moved)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["_OwnLoader", str(moved / "git_vcontext" / "clock.py")]
