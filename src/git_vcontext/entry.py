@@ -217,7 +217,7 @@ class _OwnLoader(_external.SourceFileLoader):
         if data[:16] == header:
             code = marshal.loads(memoryview(data)[16:])
             if type(code) is _CODE:
-                _imp._fix_co_filename(code, self.path)  # a moved tree: its own path, as importlib
+                _imp._fix_co_filename(code, self.path)  # type: ignore[attr-defined]  # as importlib
                 return code
         return super().get_code(fullname)
 
