@@ -401,3 +401,77 @@ def test_submodule_advice_of_log_and_doctor_keeps_a_newline_in_its_name_on_one_l
     assert any('submodule "a\\nb" holds 1 vContext file(s)' in line for line in mine), out
     assert any("git -C $'a\\nb' vcontext install)" in line for line in mine), out
     assert not any(line.startswith("b ") for line in out.splitlines()), out
+
+
+def _plan(ident: str, sequence: int, *entries: dict[str, object]) -> dict[str, object]:
+    return {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {
+            "id": ident,
+            "title": f"Plan {ident}",
+            "status": "draft",
+            "sequence": sequence,
+            "narratives": {"proposal": f"Why {ident}."},
+            "items": [{"id": "i1", "title": "First", "status": "pending"}],
+            "changeLog": list(entries),
+        },
+    }
+
+
+def _compact(repo: Path, name: str, value: object) -> None:
+    """One line of JSON: neither git nor libgit2 pairs two such plans by similarity."""
+    (repo / name).write_text(json.dumps(value) + "\n", encoding="utf-8")
+
+
+def _entry(sequence: int) -> dict[str, object]:
+    return {
+        "sequence": sequence,
+        "timestamp": f"2026-01-0{sequence}T00:00:00Z",
+        "agent": {"id": "alice", "type": "aiAgent"},
+        "operation": "create" if sequence == 1 else "update",
+    }
+
+
+def test_history_a_plan_dropped_while_another_sharing_a_changelog_entry_starts_lands(
+    tmp_path: Path,
+) -> None:
+    """``Vcontext-Drop:`` (the MCP server's plan deletion) lets a commit delete a plan that
+    holds only changeLog entries, even when it adds another plan holding one identical entry:
+    entries are matched by content, so sharing one is no rename (it was judged a rename to
+    the new plan that lost entries). check, the pre-push hook and the guard accept it; a
+    deleted playbook's events are still never excused by the line."""
+    from helpers.guard import clone_with_base, guarded_remote, push, remote_lines, sneak
+    from helpers.pre_push import PLAYBOOK
+
+    remote = guarded_remote(tmp_path)
+    clone = clone_with_base(remote, tmp_path / "clone")
+    _compact(clone, "a.vcontext.json", _plan("p1", 2, _entry(1), _entry(2)))
+    run_git(clone, "add", "-A")
+    run_git(clone, "commit", "-qm", "plan A")
+    assert push(clone, "origin", "main").returncode == 0
+    run_git(clone, "rm", "-q", "a.vcontext.json")
+    _compact(clone, "b.vcontext.json", _plan("p2", 1, _entry(1)))
+    run_git(clone, "add", "-A")
+    run_git(clone, "commit", "-qm", "drop plan A, start plan B", "-m", "Vcontext-Drop: abandoned")
+
+    checked = run_cli("check", "--format", "json", "origin/main..HEAD", cwd=clone)
+    assert checked.returncode == 0, checked.stdout
+    assert json.loads(checked.stdout)["findings"] == []
+    hooked = push(clone, "--dry-run", "origin", "main")  # the pre-push hook runs on a dry run
+    assert hooked.returncode == 0, hooked.stderr
+    guarded = sneak(clone, "origin", "main")
+    assert guarded.returncode == 0, guarded.stderr
+
+    # the same commit shape deleting the playbook (events e1, e2) is still refused
+    run_git(clone, "rm", "-q", PLAYBOOK)
+    _compact(clone, "c.vcontext.json", _plan("p3", 1, _entry(1)))
+    run_git(clone, "add", "-A")
+    run_git(clone, "commit", "-qm", "drop the playbook", "-m", "Vcontext-Drop: abandoned")
+    refused = run_cli("check", "--format", "json", "origin/main..HEAD", cwd=clone)
+    assert refused.returncode == 1
+    rules = {(f["path"], f["rule"]) for f in json.loads(refused.stdout)["findings"]}
+    assert (PLAYBOOK, "history-event-removed") in rules
+    assert push(clone, "--dry-run", "origin", "main").returncode != 0
+    sneaked = sneak(clone, "origin", "main")
+    assert sneaked.returncode != 0
+    assert any("history-event-removed" in ln for ln in remote_lines(sneaked.stderr))

@@ -332,6 +332,15 @@ def _managed(top: Path, folder: Path, call: Path, report: Report) -> None:
     manager running the call on a push, its PATH) is said in one line."""
     owner = hookinstall.call_owner(top, call)
     hook = folder / "pre-push"
+    if _same_file(call, hook):  # the hook git runs itself (core.hooksPath set by hand)
+        owner = None
+        if not os.access(hook, os.X_OK):
+            report.problems.append(
+                f"{call} calls the pre-push check, but it is not executable: git skips it on "
+                f"a push; fix: chmod +x {command_path(str(hook))}"
+            )
+            report.manual += 1
+            return
     if owner is not None and hookinstall.hook_manager(folder) != owner:
         found = hookinstall.hook_manager(folder)
         what = "missing" if not hook.exists() else f"{found}'s" if found else f"not {owner}'s"
@@ -378,6 +387,14 @@ def _octopus(top: Path, report: Report) -> None:
             "then agents/B) or with git vcontext sync --all; git merge of several at once "
             "(an octopus) never runs the driver and stops on a shared document"
         )
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two paths name one existing file (a hooks folder reached through a link)."""
+    try:
+        return one.samefile(other)
+    except OSError:
+        return False
 
 
 def _read(path: Path) -> str:

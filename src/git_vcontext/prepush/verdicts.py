@@ -21,6 +21,7 @@ from ..validation.history import (
     CHANGELOG_REMOVED,
     DELETED,
     DROP_SAID,
+    by_content,
     check_change,
     check_merge_arrival,
     event_ids,
@@ -261,22 +262,25 @@ class Checker:
         return floor if self._floors[key] else None
 
     def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
-        """A removal whose events reappear in an added file, as a rename to it: the file
-        holding them all, else the one holding most (a document renamed and edited in one
-        commit, which git does not pair: the events it lost are named there, one by one)."""
+        """A removal whose records reappear in an added file, as a rename to it: the file
+        holding them all, else the one holding most of its event ids (a document renamed
+        and edited in one commit, which git does not pair: the events it lost are named
+        there, one by one). ``changeLog`` entries, matched by content, pair a removal only
+        with a file holding every one: an identical entry in another document is no move."""
         assert removal.old_id is not None and removal.old_path is not None
-        events = self._events(removal.old_id, removal.old_path)
-        if not events:
+        records = self._events(removal.old_id, removal.old_path)
+        if not records:
             return removal  # nothing append-only was removed
+        events = frozenset(r for r in records if not by_content(r))
         best, most = None, 0
         for addition in added:
             assert addition.new_id is not None and addition.new_path is not None
-            held = len(events & self._events(addition.new_id, addition.new_path))
-            if held == len(events):
+            held = self._events(addition.new_id, addition.new_path)
+            if records <= held:
                 best = addition
                 break
-            if held > most:
-                best, most = addition, held
+            if (shared := len(events & held)) > most:
+                best, most = addition, shared
         if best is None:
             return removal
         return FileChange(

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     Arrays = list[tuple["Path", list[Any]]]
     Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
 
-RULES_VERSION = "8"
+RULES_VERSION = "9"  # 9: a removal pairs partially on event ids only
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"
@@ -249,6 +249,12 @@ def event_ids(raw: bytes, path: str) -> frozenset[Any]:
     found: set[Any] = set(_playbook_events(data))
     found.update(("changeLog", key) for key in _container_entries(data))
     return frozenset(found)
+
+
+def by_content(record: Any) -> bool:
+    """An identity from ``event_ids`` that is a ``changeLog`` entry matched by content (two
+    documents may hold an identical one by chance), not an event id (playbook, JSONL)."""
+    return isinstance(record, tuple) and len(record) == 2 and record[0] == "changeLog"
 
 
 def _container_entries(data: JsonValue) -> set[str]:
