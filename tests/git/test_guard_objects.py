@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from git_vcontext.gitio.batch import Objects, Unreadable, loose_dirs
+from git_vcontext.gitio.batch import Objects, Unreadable
+from git_vcontext.gitio.loose import loose_dirs
 from helpers.run import run_git
 
 

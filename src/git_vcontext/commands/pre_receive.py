@@ -111,24 +111,22 @@ def nothing_to_check(text: str) -> bool:
     certain (a packed object, another layout, a line that does not read) is False: the full
     check runs."""
     # lazy: only this fast path reads loose objects itself
-    from ..gitio.loose import is_empty_root_commit, object_dirs
+    from ..gitio.loose import is_empty_root_commit, loose_dirs
     from ..prepush.remotepast import remembered
 
     git_dir = os.environ.get("GIT_DIR") or "."
-    quarantine = os.environ.get("GIT_QUARANTINE_PATH")
     try:
-        own = os.path.realpath(os.path.join(git_dir, "objects"))
+        dirs = loose_dirs(git_dir)
         if (
-            not os.path.isfile(os.path.join(git_dir, "HEAD"))
+            not dirs
+            or not os.path.isfile(os.path.join(git_dir, "HEAD"))
             or os.path.exists(os.path.join(git_dir, "commondir"))
-            or (quarantine and os.path.dirname(os.path.realpath(quarantine)) != own)
         ):
             return False  # not the plain bare repository this reading is sure of
         lines = [line.split() for line in text.splitlines() if line.strip()]
         record = remembered(git_dir, REMEMBERED_AS)
         if not lines or record is None or touches_mark(text):
             return False
-        dirs = object_dirs(git_dir)
         for parts in lines:
             if len(parts) != 3 or set(parts[0]) != {"0"} or set(parts[1]) == {"0"}:
                 return False  # not the creation of a ref

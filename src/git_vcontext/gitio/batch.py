@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from .loose import is_oid as is_oid
-from .loose import loose_object
+from .loose import loose_dirs, loose_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -175,28 +175,6 @@ class Objects:
 
 
 KINDS = ("commit", "tree", "blob", "tag")
-
-
-def loose_dirs(git_dir: str) -> list[str]:
-    """Where ``Objects`` reads loose objects itself: the push's quarantine (git's
-    ``GIT_QUARANTINE_PATH``), then the repository's ``objects``, when git's environment
-    says exactly that (a pre-receive hook's: ``GIT_OBJECT_DIRECTORY`` the quarantine or
-    unset, ``GIT_ALTERNATE_OBJECT_DIRECTORIES`` the repository's store or unset), so an
-    object found there is the one git would read; an empty list otherwise (git reads all)."""
-    env = os.environ
-    own = os.path.realpath(os.path.join(git_dir, "objects"))
-    quarantine = env.get("GIT_QUARANTINE_PATH")
-    where = env.get("GIT_OBJECT_DIRECTORY")
-    others = env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
-    if quarantine:
-        quarantine = os.path.realpath(quarantine)
-        if os.path.dirname(quarantine) != own:
-            return []
-    if where is not None and os.path.realpath(where) not in (quarantine, own):
-        return []
-    if others is not None and others and os.path.realpath(others) != own:
-        return []
-    return [d for d in (quarantine, own) if d]
 
 
 def _well_formed(entries: list[tuple[str, str, str]]) -> bool:

@@ -31,11 +31,27 @@ def is_oid(text: str) -> bool:
     return len(text) in (40, 64) and not text.strip(HEX)
 
 
-def object_dirs(git_dir: str) -> list[str]:
-    """Where a hook finds objects: git's quarantine of the push being received (git sets
-    ``GIT_QUARANTINE_PATH`` for pre-receive), then the repository's own store."""
-    dirs = [os.environ.get("GIT_QUARANTINE_PATH"), os.path.join(git_dir, "objects")]
-    return [d for d in dirs if d]
+def loose_dirs(git_dir: str) -> list[str]:
+    """Where a hook reads loose objects itself: the push's quarantine (git's
+    ``GIT_QUARANTINE_PATH`` for pre-receive), then the repository's ``objects``, when git's
+    environment says exactly that (``GIT_OBJECT_DIRECTORY`` the quarantine or unset,
+    ``GIT_ALTERNATE_OBJECT_DIRECTORIES`` the repository's store or unset, the quarantine
+    inside that store), so an object found there is the one git would read; an empty list
+    otherwise (git reads them all)."""
+    env = os.environ
+    own = os.path.realpath(os.path.join(git_dir, "objects"))
+    quarantine = env.get("GIT_QUARANTINE_PATH")
+    where = env.get("GIT_OBJECT_DIRECTORY")
+    others = env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+    if quarantine:
+        quarantine = os.path.realpath(quarantine)
+        if os.path.dirname(quarantine) != own:
+            return []
+    if where is not None and os.path.realpath(where) not in (quarantine, own):
+        return []
+    if others is not None and others and os.path.realpath(others) != own:
+        return []
+    return [d for d in (quarantine, own) if d]
 
 
 def loose_object(
