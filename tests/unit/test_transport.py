@@ -37,6 +37,8 @@ TRANSIENT = [
     "Please make sure you have the correct access rights\nand the repository exists.",
     "ssh: connect to host h port 22: Connection refused\n"
     "fatal: Could not read from remote repository.",
+    # a fetch racing a push that deletes a request ref (the ref listed as the null id)
+    "fatal: git upload-pack: not our ref 0000000000000000000000000000000000000000",
 ]
 
 REFUSED = [
@@ -57,6 +59,8 @@ REFUSED = [
     "fatal: Could not read from remote repository.",
     "command-line line 0: keyword controlpath extra arguments at end of line\n"
     "fatal: Could not read from remote repository.",
+    # an object the remote truly lacks is no race: asking again cannot help
+    "fatal: git upload-pack: not our ref 1234567890123456789012345678901234567890",
 ]
 
 

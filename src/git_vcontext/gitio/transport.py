@@ -65,7 +65,9 @@ TRANSIENT = re.compile(
     r"|RPC failed|the remote end hung up unexpectedly|early EOF|unexpected disconnect"
     r"|Broken pipe|Network is unreachable|No route to host|Temporary failure in name resolution"
     r"|transfer closed|GnuTLS recv error|SSL_ERROR_SYSCALL|Could not read from remote repository"
-    r"|protocol error: bad pack header|index-pack failed|unpack-objects abnormal exit",
+    r"|protocol error: bad pack header|index-pack failed|unpack-objects abnormal exit"
+    r"|not our ref 0{40}\b|not our ref 0{64}\b",  # a ref read as the null id while another
+    # push deleted it (seen in a 16-agent soak over ssh): the next listing no longer has it
     re.IGNORECASE,
 )
 """The network or a busy server: the same command may well work a moment later."""
