@@ -10,6 +10,7 @@ from .fast import parse as parse_fast
 from .header import Header, HeaderError, read_header
 from .lexer import pair_starts
 from .names import made_by_in
+from .quick import parse as parse_quick
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -195,7 +196,10 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
     dialect = "vcontext" if pair_starts(text, start) else "standard"
     cut_words: list[list[str]] = []
     absent_null = dialect == "vcontext"
-    parsed = parse_fast(text, start, header.classes, absent_null, cut_words)
+    # most texts: read by the C scanner (quick); else cut into tokens and descended (fast)
+    parsed = parse_quick(text, start, header.classes, absent_null)
+    if parsed is None:
+        parsed = parse_fast(text, start, header.classes, absent_null, cut_words)
     if parsed is None:  # what the fast path does not read: the grammar reads it, or says why
         # lazy: the parser module (and lark in it) only where the fast path gives up (issue 32)
         from .parser import parse_data_slow
