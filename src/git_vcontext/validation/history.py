@@ -699,6 +699,28 @@ def _unmerged_forks(
     return out
 
 
+def unmerged_fork_marks(raw: bytes | None, path: str) -> set[tuple[str, str, str]]:
+    """(container, ``parentUid``, ``forkedAt``) of each unmerged fork block of a document
+    (empty when it does not parse): what names one fork, whatever its ``mergeStatus`` later."""
+    data, _ = _parse(raw, path)
+    if data is _UNREADABLE:
+        return set()
+    return {(key, str(f.get("parentUid")), str(f.get("forkedAt"))) for key, f in _forks(data)}
+
+
+def fork_marks(raw: bytes | None, path: str) -> set[tuple[str, str, str]]:
+    """The same marks for every fork block of a document, whatever its ``mergeStatus``."""
+    data, _ = _parse(raw, path)
+    out: set[tuple[str, str, str]] = set()
+    if isinstance(data, dict):
+        for key in doc.CONTAINER_KEYS:
+            container = data.get(key)
+            fork = container.get(doc.FORK_FIELD) if isinstance(container, dict) else None
+            if isinstance(fork, dict):
+                out.add((key, str(fork.get("parentUid")), str(fork.get("forkedAt"))))
+    return out
+
+
 def _forks(data: JsonValue) -> list[tuple[str, dict[str, Any]]]:
     """Containers' unmerged fork blocks (what is already there is not 'arriving')."""
     out = []
