@@ -192,6 +192,7 @@ class Checker:
         paths ``new`` makes (or keeps) a symbolic link."""
         wanted = self._wanted(new)
         found = [_left(c, wanted) for c in changes(self.repo, old, new, wanted, links=links)]
+        found = [part for c in found for part in self._unpaired(c)]
         added = [c for c in found if c.old_id is None and c.new_id is not None]
         if not added:
             return found
@@ -260,6 +261,27 @@ class Checker:
             )
             self._floors[key] = differs
         return floor if self._floors[key] else None
+
+    def _unpaired(self, change: FileChange) -> list[FileChange]:
+        """A rename git found by similar bytes that is two documents by PRODUCT.md's rule
+        (``branches.renames.continues``: another container ``uid``, or ``id``, or kind): a
+        removal and an addition, judged as such (a plan deleted with a ``Vcontext-Drop:``
+        line and another added in its layout is no edit of the first)."""
+        if not change.renamed or change.old_path == change.new_path:
+            return [change]
+        assert change.old_id is not None and change.new_id is not None  # (a rename)
+        assert change.old_path is not None and change.new_path is not None
+        # lazy: only a commit that renames a document
+        from ..branches.renames import continues
+
+        old = blob_bytes(self.repo, change.old_id)
+        new = blob_bytes(self.repo, change.new_id)
+        if continues(old, new, change.old_path, change.new_path) is not False:
+            return [change]
+        return [
+            FileChange(change.old_path, None, change.old_id, None),
+            FileChange(None, change.new_path, None, change.new_id),
+        ]
 
     def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
         """A removal whose records reappear in an added file, as a rename to it: the file

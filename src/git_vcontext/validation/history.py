@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     Arrays = list[tuple["Path", list[Any]]]
     Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
 
-RULES_VERSION = "9"  # 9: a removal pairs partially on event ids only
+RULES_VERSION = "10"  # 10: a rename git finds is two documents when their containers differ
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"
