@@ -250,6 +250,19 @@ def check_range(
     return report
 
 
+def check_object(repo: Repository, sha: str, name: str, cache: VerdictCache) -> PushReport:
+    """``check TAG`` of a tag of a tree or a blob: judged as the hook judges it pushed (the
+    routing of HEAD's commit, when there is one, as the floor)."""
+    from ..gitio.outgoing import RefUpdate
+
+    checker = Checker(repo, cache)
+    report = PushReport()
+    update = RefUpdate(name, sha, name, "0" * 40)
+    head = commit_named(repo, "HEAD")
+    report.add(name, _not_a_commit(checker, update, head, report))
+    return report
+
+
 def _not_a_commit(
     checker: Checker, update: RefUpdate, floor: Commit | None, report: PushReport
 ) -> Verdicts:

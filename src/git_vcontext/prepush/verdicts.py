@@ -136,13 +136,15 @@ class Checker:
 
         found: Found = {}
         links: list[str] = []
-        for change in tree_changes(None, tree, wanted=wanted, files_only=True, links=links):
+        held = tree_changes(None, tree, wanted=wanted, files_only=True, links=links)
+        for change in held:
             if change.new_id is not None and change.new_path is not None:
                 self.files += 1
                 found[change.new_path] = list(self._blob(change.new_id, change.new_path))
         for path in links:
             found[path] = [SYMLINK_FINDING]
         self._drift(tree, list(found), found)
+        _case_notes(tree, held, found)  # as a root commit's files get them, and validate
         return {path: findings for path, findings in found.items() if findings}
 
     def blob(self, blob_id: str) -> list[Finding] | None:
