@@ -13,32 +13,32 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from helpers.guard import guarded_remote
 from helpers.run import run_cli, run_git
+from helpers.team import TASKS, edit, identity, tasks, write
 
-TASKS = "tasks.vcontext.json"
 SAID = "agent bo's fork block (branch-local fork metadata, M11) is on main"
 
 
 def _person(remote: Path, tmp_path: Path) -> Path:
     clone = tmp_path / "person"
     run_git(tmp_path, "clone", "-q", str(remote), str(clone))
-    run_git(clone, "config", "user.name", "person")
-    run_git(clone, "config", "user.email", "person@example.com")
+    identity(clone, "person")
     assert run_cli("install", cwd=clone).returncode == 0
-    data = {
-        "vContextInfo": {"version": "0.4"},
-        "todoList": {
-            "id": "tasks",
-            "uid": "u-tasks",
-            "sequence": 1,
-            "items": [{"id": "t1", "title": "Task one", "status": "pending"}],
-        },
-    }
-    (clone / TASKS).write_text(json.dumps(data, indent=2) + "\n")
+    write(clone, TASKS, tasks("t1"))
     run_git(clone, "add", "-A")
     run_git(clone, "commit", "-qm", "seed")
     run_git(clone, "push", "-q", "origin", "main")
+    return clone
+
+
+@pytest.fixture
+def forwarded(tmp_path: Path) -> Path:
+    """A guarded remote; the person's clone whose main took agents/bo by a fast-forward."""
+    clone = _person(guarded_remote(tmp_path, "--guard"), tmp_path)
+    _fast_forward(clone)
     return clone
 
 
@@ -61,11 +61,9 @@ def _text(done: subprocess.CompletedProcess[bytes]) -> str:
 
 
 def test_history_unmerged_fork_by_fast_forward_is_a_note_with_the_fix_everywhere(
-    tmp_path: Path,
+    forwarded: Path,
 ) -> None:
-    remote = guarded_remote(tmp_path, "--guard")
-    clone = _person(remote, tmp_path)
-    _fast_forward(clone)
+    clone = forwarded
 
     validated = run_cli("validate", cwd=clone)
     assert validated.returncode == 0, _text(validated)
@@ -84,9 +82,7 @@ def test_history_unmerged_fork_by_fast_forward_is_a_note_with_the_fix_everywhere
     assert all("git reset --keep" not in line for line in hook_and_guard)  # it goes on
 
     # the fix, once pushed: the fork block out of main in a commit; then nothing to say
-    data = json.loads((clone / TASKS).read_text())
-    del data["todoList"]["fork"]
-    (clone / TASKS).write_text(json.dumps(data, indent=2) + "\n")
+    edit(clone, TASKS, lambda data: data["todoList"].pop("fork"))
     run_git(clone, "commit", "-qam", "main: bo's fork block is branch-local")
     fixed = run_git(clone, "push", "origin", "main", check=False)
     assert fixed.returncode == 0, fixed.stderr
@@ -97,11 +93,9 @@ def test_history_unmerged_fork_by_fast_forward_is_a_note_with_the_fix_everywhere
 
 
 def test_history_unmerged_fork_by_fast_forward_undone_as_said_before_the_push(
-    tmp_path: Path,
+    forwarded: Path,
 ) -> None:
-    remote = guarded_remote(tmp_path, "--guard")
-    clone = _person(remote, tmp_path)
-    _fast_forward(clone)
+    clone = forwarded
     run_git(clone, "reset", "-q", "--keep", "origin/main")
     synced = run_cli("sync", "bo", cwd=clone)
     assert synced.returncode == 0, _text(synced)
@@ -117,14 +111,13 @@ def test_a_forked_document_committed_directly_gets_no_note(tmp_path: Path) -> No
     branch holds its fork, so nothing is said."""
     remote = guarded_remote(tmp_path, "--guard")
     clone = _person(remote, tmp_path)
-    data = json.loads((clone / TASKS).read_text())
-    data["todoList"]["fork"] = {
+    fork = {
         "parentUid": "u-elsewhere",
         "parentSequence": 1,
         "forkedAt": "2026-01-01T00:00:00Z",
         "mergeStatus": "unmerged",
     }
-    (clone / TASKS).write_text(json.dumps(data, indent=2) + "\n")
+    edit(clone, TASKS, lambda data: data["todoList"].update(fork=fork))
     run_git(clone, "commit", "-qam", "import a forked list")
     pushed = run_git(clone, "push", "origin", "main", check=False)
     assert pushed.returncode == 0, pushed.stderr

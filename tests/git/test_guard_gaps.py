@@ -119,12 +119,16 @@ def _plan(plan_id: str, title: str, sequence: int) -> dict[str, object]:
     }
 
 
-def _replace_plan(repo: Path, message: str) -> None:
-    """plan-alpha (three changeLog entries) on the remote; then one commit deletes it and
-    adds plan-beta in the same layout, which git's similarity pairs as a rename."""
+def _alpha_pushed(repo: Path) -> None:
     write(repo, ".vcontext/plan-alpha.json", _plan("plan-alpha", "Alpha rollout", 3))
     commit(repo, "plan alpha")
     run_git(repo, "push", "-q", "origin", "HEAD:main")
+
+
+def _replace_plan(repo: Path, message: str) -> None:
+    """plan-alpha (three changeLog entries) on the remote; then one commit deletes it and
+    adds plan-beta in the same layout, which git's similarity pairs as a rename."""
+    _alpha_pushed(repo)
     run_git(repo, "rm", "-q", ".vcontext/plan-alpha.json")
     write(repo, ".vcontext/plan-beta.json", _plan("plan-beta", "Alpha rollout v2", 1))
     run_git(repo, "add", "-A")
@@ -157,9 +161,7 @@ def test_history_drop_a_plan_and_add_another_without_saying_so_names_the_deleted
 
 def test_history_a_plan_renamed_and_edited_is_still_one_document(repo: Path, remote: Path) -> None:
     """The same plan id under a new name is a rename: its changeLog still may not shrink."""
-    write(repo, ".vcontext/plan-alpha.json", _plan("plan-alpha", "Alpha rollout", 3))
-    commit(repo, "plan alpha")
-    run_git(repo, "push", "-q", "origin", "HEAD:main")
+    _alpha_pushed(repo)
     run_git(repo, "mv", ".vcontext/plan-alpha.json", ".vcontext/plan-renamed.json")
     write(repo, ".vcontext/plan-renamed.json", _plan("plan-alpha", "Alpha rollout", 2))
     run_git(repo, "add", "-A")
