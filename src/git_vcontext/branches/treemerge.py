@@ -608,15 +608,17 @@ def carry_to_agent(
     The same as ``merge_trees(agent, agent, merged)``, without a three-way merge (a
     document renamed or converted in ``merged`` is the agent's under its new name).
     """
-    agent = align(repo, agent, agent, merged, document_wanted(repo)).ours
+    aligned = align(repo, agent, agent, merged, document_wanted(repo))
+    agent = aligned.ours
     index = tree_index(merged)
     sides = DocumentSides(repo, agent, agent, merged)
-    documents: list[str] = []
+    # a document renamed or converted in ``merged`` changes its name on the agent branch
+    documents: list[str] = [r.new for r in aligned.renames if r.side == "theirs"]
     for change in tree_changes(agent, merged):
         path = change.path
         o, t = sides.data("ours", path), sides.data("theirs", path)
         if o is None or t is None or b"fork" not in o or not sides.holds_document(path):
-            if t is not None and t != o and sides.holds_document(path):
+            if t is not None and t != o and sides.holds_document(path) and path not in documents:
                 documents.append(path)
             continue
         how = mark(path) if mark is not None else None
@@ -629,7 +631,7 @@ def carry_to_agent(
             if how is not None:
                 when, by, refresh = how
                 result = mark_merged(result, path, when=when, by=by, refresh=refresh)
-        if result != o:
+        if result != o and path not in documents:
             documents.append(path)
         if result != t:
             theirs_entry, ours_entry = sides.entry("theirs", path), sides.entry("ours", path)
