@@ -31,24 +31,51 @@ def same(a: JsonValue, b: JsonValue) -> bool:
         return True
     if a != b:
         return False
-    return _bools_match(a, b)
-
-
-def _bools_match(a: JsonValue, b: JsonValue) -> bool:
-    """For values already ``==``: no boolean stands where the other has a number."""
+    # a walk that tells booleans from numbers in the values ``==`` found equal: strings and
+    # nulls passed over where they stand (``==`` holds: the other's is one too), numbers
+    # told apart in the loop, a call only for each container (issue 32: a third less than
+    # a call a value, on a merge's 800 comparisons)
     ta = type(a)
     if ta is dict:
-        for key, v in a.items():
-            w = b[key]
-            if v is not w and type(v) is not str and not _bools_match(v, w):
-                return False
-        return True
+        return _object_bools(a, b)
     if ta is list:
-        for v, w in zip(a, b, strict=True):
-            if v is not w and type(v) is not str and not _bools_match(v, w):
+        return _array_bools(a, b)
+    return (ta is bool) is (type(b) is bool)
+
+
+def _object_bools(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """For objects already ``==``: no boolean stands where the other has a number."""
+    for key, v in a.items():
+        tv = type(v)
+        if tv is str or v is None:
+            continue
+        w = b[key]
+        if tv is dict:
+            if v is not w and not _object_bools(v, w):
                 return False
-        return True
-    return (ta is bool) == (type(b) is bool)
+        elif tv is list:
+            if v is not w and not _array_bools(v, w):
+                return False
+        elif (tv is bool) is not (type(w) is bool):
+            return False
+    return True
+
+
+def _array_bools(a: list[Any], b: list[Any]) -> bool:
+    """For arrays already ``==`` (so as long as each other)."""
+    for v, w in zip(a, b, strict=False):
+        tv = type(v)
+        if tv is str or v is None:
+            continue
+        if tv is dict:
+            if v is not w and not _object_bools(v, w):
+                return False
+        elif tv is list:
+            if v is not w and not _array_bools(v, w):
+                return False
+        elif (tv is bool) is not (type(w) is bool):
+            return False
+    return True
 
 
 def canonical(value: JsonValue) -> str:

@@ -43,3 +43,56 @@ def test_same_agrees_with_canonical_text(value: object) -> None:
 
     assert v.same(value, copy.deepcopy(value))
     assert v.depth(value) >= 0
+
+
+def _strictly_equal(a: object, b: object) -> bool:
+    """JSON equality spelled out: a boolean equals only a boolean, numbers by value (``1``
+    is ``1.0``), objects key by key whatever their order, arrays element by element."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_strictly_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_strictly_equal, a, b))
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+        return False
+    return a == b
+
+
+# leaves that == confuses (True == 1 == 1.0, False == 0 == 0.0 == -0.0) and others
+_CONFUSED = st.sampled_from([True, False, 0, 1, 0.0, 1.0, -0.0, None, "", "1", 2, 2.5])
+_VALUES = st.recursive(
+    _CONFUSED | st.text(max_size=2),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.sampled_from("abc"), c, max_size=3),
+    max_leaves=12,
+)
+
+
+def _twin(draw: st.DrawFn, value: object) -> object:
+    """A copy of ``value`` with some leaves swapped for ones == confuses them with and some
+    objects' keys in another order: mostly still ==, so the walk is what decides."""
+    if isinstance(value, dict):
+        keys = draw(st.permutations(list(value)))
+        return {k: _twin(draw, value[k]) for k in keys}
+    if isinstance(value, list):
+        return [_twin(draw, x) for x in value]
+    if type(value) in (bool, int, float) and value in (0, 1) and draw(st.booleans()):
+        return draw(st.sampled_from([True, 1, 1.0] if value else [False, 0, 0.0, -0.0]))
+    return value
+
+
+@st.composite
+def _pairs(draw: st.DrawFn) -> tuple[object, object]:
+    value = draw(_VALUES)
+    return value, _twin(draw, value)
+
+
+@given(_pairs())
+def test_same_tells_booleans_from_numbers_as_json_equality_spelled_out(
+    pair: tuple[object, object],
+) -> None:
+    """issue 32: the walk that tells booleans from numbers (only containers cost a call)
+    answers as equality spelled out, on values == confuses, nested, in any key order."""
+    a, b = pair
+    assert v.same(a, b) == _strictly_equal(a, b)
+    assert v.same(b, a) == _strictly_equal(b, a)
