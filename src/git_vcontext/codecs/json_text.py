@@ -28,6 +28,12 @@ if TYPE_CHECKING:
 
 KEPT_TEXT = 16384
 """A text shorter than this is read back in full (json_text.kept_log: nothing to gain)."""
+KEPT_RUN = 256
+"""A run of elements copied whose text is shorter than this is parsed again (no gain)."""
+KEPT_RUNS_TEXT = 4096
+"""A text shorter than this is read back in full, runs or not (a parse costs no more)."""
+_BEFORE_RUN = frozenset("[, \t\r\n")  # what may stand right before a run's text
+_AFTER_RUN = frozenset(",] \t\r\n")  # and right after it
 
 # No regular expression on the way of a merge or a diff: ``re`` (with the ``enum`` it
 # loads) costs every process git starts once per file a few milliseconds (jsoncodec).
@@ -473,6 +479,11 @@ class JsonDocument(SourceText):
         # they end): the renderer copies that text without scanning it
         self.spliced_log: tuple[list[Any], int, int] | None = None
         self._kept: list[KeptLog | None] = []  # json_splice.kept_log, worked out once
+        # runs of array elements the last render copied from this text: (where the run's
+        # text starts and ends here, its elements: this document's very data), in the
+        # order the written text holds them; and that text (read_back's proof: read_runs)
+        self._runs: list[tuple[int, int, list[Any]]] = []
+        self._ran: tuple[str, list[tuple[int, int, list[Any]]]] | None = None
 
     @property
     def style(self) -> JsonStyle:
@@ -495,26 +506,41 @@ class JsonDocument(SourceText):
         """What ``text`` (this document's text edited, BOM included) parses to, when it kept
         the old elements of the log that ends this document: those are not parsed again
         (json_splice.read_back_edit); None: parse it in full."""
-        if self.keeps_duplicates or self.kept_log is None:
+        ran, self._ran = self._ran, None  # handed over: a second call parses
+        if self.keeps_duplicates:
             return None
         body, bom = (text[1:], True) if text.startswith(BOM) else (text, False)
-        from . import kept  # lazy: only a long log kept from one write to the next
+        if bom != self.bom:
+            return None
+        if self.kept_log is not None:
+            from . import kept  # lazy: only a long log kept from one write to the next
 
-        found = None if bom != self.bom else kept.read(body, self.kept_log, parse_value)
-        return None if found is None else JsonDocument(body, found[0], bom=bom)
+            found = kept.read(body, self.kept_log, parse_value)
+            if found is not None:
+                return JsonDocument(body, found[0], bom=bom)
+        if ran is None or ran[0] != text:
+            return None
+        data = read_runs(self.text, body, ran[1])
+        return None if data is None else JsonDocument(body, data, bom=bom)
 
     def render(self, new: JsonValue) -> str:
         """The text of ``new`` written as an edit of this document (BOM included)."""
+        self._ran = None
         if same(new, self.data):
             return self.source()
         _ = self.kept_log  # the containers on the way to a long log, scanned knowing their ends
         start = skip_whitespace(self.text, 0)
         end = _content_end(self.text)  # parsed: only whitespace follows the value
         inline = self.style.indent is None
+        self._runs = []
         body = self._emit(new, self.data, start, end, inline)
         tail = self.text[end:]
         body = escape_lone_surrogates(body)
-        return self.with_bom(self.text[:start] + body + tail)
+        written = self.with_bom(self.text[:start] + body + tail)
+        if self._runs and not self.keeps_duplicates and len(written) >= KEPT_RUNS_TEXT:
+            self._ran = (written, self._runs)
+        self._runs = []
+        return written
 
     # -- emitting -----------------------------------------------------------
     def _emit(self, new: JsonValue, old: JsonValue, start: int, end: int, inline: bool) -> str:
@@ -538,6 +564,9 @@ class JsonDocument(SourceText):
         while self.text[last - 1] in " \t\r\n":
             last -= 1
         parts = ["[", self.text[start + 1 : last]]
+        first = head.members[0].value_start if head.members else last
+        if old and last - first >= KEPT_RUN:
+            self._runs.append((first, last, old))
         for value in new[len(old) :]:
             parts += [",", layout.rest, self._like_sibling(value, old, head, 0, layout)]
         parts += [self.text[last : end - 1], "]"]
@@ -635,11 +664,15 @@ class JsonDocument(SourceText):
             first = len(kept[1])
             parts.append(self.text[start + 1 : kept[0].members[first - 1].value_end])
             template = first - 1
+        run: list[int] = []  # the indexes in ours of the elements copied one after another
         for i, (value, j) in enumerate(zip(new, matches, strict=True)):
             if i < first:
                 continue
             if i:
                 parts.append(",")
+            verbatim = j is not None and same(value, old[j])
+            if run and not (verbatim and j == run[-1] + 1 and self._comma_after(c, run[-1])):
+                self._run(c, old, run)  # before what follows is written (text order)
             if j is None:
                 parts.append(layout.lead(i))
                 parts.append(self._like_sibling(value, old, c, template, layout))
@@ -647,10 +680,29 @@ class JsonDocument(SourceText):
             template = j
             m = c.members[j]
             parts.append(self._lead_of(m, i, j == 0, layout))
-            parts.append(self._emit(value, old[j], m.value_start, m.value_end, layout.inline))
+            if verbatim:  # what _emit writes for it, without asking same() again
+                parts.append(self.text[m.value_start : m.value_end])
+                if (i == 0) == (j == 0):  # its own lead (_lead_of): ours' text
+                    run.append(j)
+            else:
+                parts.append(self._emit(value, old[j], m.value_start, m.value_end, layout.inline))
+        if run:
+            self._run(c, old, run)
         parts.append(layout.closing if new else "")
         parts.append("]")
         return "".join(parts)
+
+    def _run(self, c: ContainerSpan, old: list[Any], run: list[int]) -> None:
+        """Record elements copied one after another (``run``, indexes in ours; emptied)
+        when their text is long enough for ``read_runs`` to gain by not parsing it."""
+        start, end = c.members[run[0]].value_start, c.members[run[-1]].value_end
+        if end - start >= KEPT_RUN:
+            self._runs.append((start, end, old[run[0] : run[-1] + 1]))
+        run.clear()
+
+    def _comma_after(self, c: ContainerSpan, j: int) -> bool:
+        """Whether ours' comma stands right after element ``j`` (as the writer puts it)."""
+        return self.text[c.members[j].value_end] == ","
 
     def _kept_prefix(
         self, new: list[Any], old: list[Any], matches: list[int | None], start: int
@@ -998,6 +1050,51 @@ def kept_log(doc: JsonDocument) -> KeptLog | None:
     if ends - first < kept.SMALLEST:
         return None
     return kept.KeptLog(chain, text[first:ends], log, first)
+
+
+def read_runs(source: str, text: str, runs: list[tuple[int, int, list[Any]]]) -> Any:
+    """What ``text`` (a render of ``source``'s document, BOM off) parses to, the runs of
+    elements it copied from ``source`` (in the order ``text`` holds them) not parsed again;
+    None when that cannot be shown (the caller parses in full, and says why).
+
+    The proof, as ``codecs.kept``'s for a log: each run's text (found in ``text``, in
+    order, byte for byte ``source``'s: whole elements of an array with the commas and
+    blanks between them, which parse as those elements wherever they stand in an array)
+    stands between what an array element can stand between; ``text`` with each replaced by
+    one string no text holds (a random nonce) parses, each nonce is found once as an
+    array element, and is replaced there by the run's elements (the very objects
+    ``source``'s parse made of that text). The nesting limit is checked as a parse does."""
+    from . import kept  # lazy: only a render that copied runs
+
+    # 128 random bits from os.urandom, as codecs.kept draws them (issue 32)
+    nonce = "vcontext-kept-" + kept.random_hex() + "-"
+    if nonce in text:  # never: 128 random bits
+        return None
+    pieces, elements, at = [], {}, 0
+    for k, (start, end, run) in enumerate(runs):
+        body = source[start:end]
+        found = text.find(body, at)
+        after = found + len(body)
+        if found <= 0 or text[found - 1] not in _BEFORE_RUN:
+            return None
+        if after < len(text) and text[after] not in _AFTER_RUN:
+            return None
+        name = f"{nonce}{k}"
+        pieces += [text[at:found], f'"{name}"']
+        elements[name] = run
+        at = after
+    pieces.append(text[at:])
+    try:
+        data = parse_value("".join(pieces))
+    except ParseError:
+        return None
+    if type(data) is not dict and type(data) is not list:
+        return None
+    if not kept.put_back(data, nonce, elements):
+        return None
+    if text.count("[") + text.count("{") > MAX_DEPTH and data_deeper_than(data, MAX_DEPTH):
+        return None  # the parse says where
+    return data
 
 
 def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> JsonDocument:

@@ -73,7 +73,7 @@ def read(text: str, kept: KeptLog, parse: Callable[[str], Any]) -> tuple[Any, in
         return None
     # 128 random bits from os.urandom, as secrets.token_hex(16) draws them (importing
     # secrets costs the merge driver base64, hashlib, hmac and random: issue 32)
-    nonce = "vcontext-kept-" + os.urandom(16).hex()
+    nonce = "vcontext-kept-" + random_hex()
     if nonce in text:  # never: 128 random bits
         return None
     skeleton = f'{text[:start]}"{nonce}"{text[start + len(kept.body) :]}'
@@ -88,6 +88,11 @@ def read(text: str, kept: KeptLog, parse: Callable[[str], Any]) -> tuple[Any, in
     return data, start
 
 
+def random_hex() -> str:
+    """128 random bits as hex: a nonce no text holds."""
+    return os.urandom(16).hex()
+
+
 def at_chain(data: Any, chain: list[Any]) -> Any:
     """The value the chain of keys and indexes leads to in ``data`` (None: it leads nowhere)."""
     node = data
@@ -98,3 +103,34 @@ def at_chain(data: Any, chain: list[Any]) -> Any:
             return None
         node = node[step]
     return node
+
+
+def put_back(data: Any, nonce: str, elements: dict[str, list[Any]]) -> bool:
+    """Each nonce of ``elements`` found once, as an element of an array in ``data``, and
+    replaced there by its elements; False when one is not (or is found twice)."""
+    found = nonces(data, nonce)
+    if found is None or len(found) != len(elements):
+        return False
+    if {name for _, _, name in found} != elements.keys():
+        return False
+    for array, j, name in sorted(found, key=lambda f: (id(f[0]), -f[1])):
+        array[j : j + 1] = elements[name]
+    return True
+
+
+def nonces(data: Any, nonce: str) -> list[tuple[list[Any], int, str]] | None:
+    """Where ``data``'s arrays hold a string that starts with ``nonce``: (array, index,
+    string); None when an object holds one (a run is never an object's value)."""
+    found: list[tuple[list[Any], int, str]] = []
+    stack: list[Any] = [data]
+    while stack:
+        value = stack.pop()
+        is_dict = type(value) is dict
+        for j, v in enumerate(value.values() if is_dict else value):
+            if type(v) is dict or type(v) is list:
+                stack.append(v)
+            elif type(v) is str and v.startswith(nonce):
+                if is_dict:
+                    return None
+                found.append((value, j, v))
+    return found

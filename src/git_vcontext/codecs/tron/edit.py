@@ -18,7 +18,7 @@ from ...errors import ParseError
 from ...patterns import lazy
 from ...values import JsonValue, same
 from ..duplicate_keys import duplicate_name, written_key
-from ..kept import SMALLEST, KeptLog
+from ..kept import SMALLEST, KeptLog, put_back
 from ..matching import appended_only, match_elements
 from ..text import newline_of
 from .lexer import name_end
@@ -156,7 +156,7 @@ def read_kept(
         return None
     if again.header != doc.header or again.dialect != doc.dialect:
         return None
-    if not _put_back(again.data, nonce, elements):
+    if not put_back(again.data, nonce, elements):
         return None
     again.text = text
     again.newline, again.final_newline = newline_of(text), text.endswith("\n")
@@ -165,37 +165,6 @@ def read_kept(
     made_by = doc.made_by
     again.made_by_later.extend((run, made_by) for run in elements.values())
     return again
-
-
-def _put_back(data: Any, nonce: str, elements: dict[str, list[Any]]) -> bool:
-    """Each nonce of ``elements`` found once, as an element of an array in ``data``, and
-    replaced there by its elements; False when one is not (or is found twice)."""
-    found = _nonces(data, nonce)
-    if found is None or len(found) != len(elements):
-        return False
-    if {name for _, _, name in found} != elements.keys():
-        return False
-    for array, j, name in sorted(found, key=lambda f: (id(f[0]), -f[1])):
-        array[j : j + 1] = elements[name]
-    return True
-
-
-def _nonces(data: Any, nonce: str) -> list[tuple[list[Any], int, str]] | None:
-    """Where ``data``'s arrays hold a string that starts with ``nonce``: (array, index,
-    string); None when an object holds one (a run is never an object's value)."""
-    found: list[tuple[list[Any], int, str]] = []
-    stack: list[Any] = [data]
-    while stack:
-        value = stack.pop()
-        is_dict = type(value) is dict
-        for j, v in enumerate(value.values() if is_dict else value):
-            if type(v) is dict or type(v) is list:
-                stack.append(v)
-            elif type(v) is str and v.startswith(nonce):
-                if is_dict:
-                    return None
-                found.append((value, j, v))
-    return found
 
 
 class _Fresh:
