@@ -224,6 +224,10 @@ def test_m16_a_json_read_back_beyond_the_nesting_limit_is_parsed_in_full() -> No
     assert json_text.read_runs(source, wrapped, runs) is None
     with pytest.raises(ParseError):
         json_text.loads(wrapped)
+    within = "[" * 4 + source[:-1] + "]" + "]" * 4  # 256 levels: the limit itself
+    proved = json_text.read_runs(source, within, runs)
+    assert proved is not None
+    assert proved == json_text.loads(within).data
 
 
 def _corpus_json(shared: Path) -> list[JsonDocument]:

@@ -1063,7 +1063,8 @@ def read_runs(source: str, text: str, runs: list[tuple[int, int, list[Any]]]) ->
     stands between what an array element can stand between; ``text`` with each replaced by
     one string no text holds (a random nonce) parses, each nonce is found once as an
     array element, and is replaced there by the run's elements (the very objects
-    ``source``'s parse made of that text). The nesting limit is checked as a parse does."""
+    ``source``'s parse made of that text). The nesting limit is checked as a parse does
+    (the skeleton's by its parse, each run's where it stands)."""
     from . import kept  # lazy: only a render that copied runs
 
     # 128 random bits from os.urandom, as codecs.kept draws them (issue 32)
@@ -1090,10 +1091,16 @@ def read_runs(source: str, text: str, runs: list[tuple[int, int, list[Any]]]) ->
         return None
     if type(data) is not dict and type(data) is not list:
         return None
-    if not kept.put_back(data, nonce, elements):
+    levels = kept.put_back(data, nonce, elements)
+    if levels is None:
         return None
-    if text.count("[") + text.count("{") > MAX_DEPTH and data_deeper_than(data, MAX_DEPTH):
-        return None  # the parse says where
+    for k, (start, end, run) in enumerate(runs):
+        # the limit as a parse checks it, for ours' elements where they stand now: no deeper
+        # than their array's level and the brackets in their text (most often, in C)
+        level = levels[f"{nonce}{k}"]
+        brackets = source.count("[", start, end) + source.count("{", start, end)
+        if level + brackets > MAX_DEPTH and data_deeper_than(run, MAX_DEPTH - level + 1):
+            return None  # the parse says where
     return data
 
 

@@ -105,32 +105,34 @@ def at_chain(data: Any, chain: list[Any]) -> Any:
     return node
 
 
-def put_back(data: Any, nonce: str, elements: dict[str, list[Any]]) -> bool:
+def put_back(data: Any, nonce: str, elements: dict[str, list[Any]]) -> dict[str, int] | None:
     """Each nonce of ``elements`` found once, as an element of an array in ``data``, and
-    replaced there by its elements; False when one is not (or is found twice)."""
+    replaced there by its elements: the level of each one's array (the root is 1); None
+    when one is not (or is found twice)."""
     found = nonces(data, nonce)
     if found is None or len(found) != len(elements):
-        return False
-    if {name for _, _, name in found} != elements.keys():
-        return False
-    for array, j, name in sorted(found, key=lambda f: (id(f[0]), -f[1])):
+        return None
+    if {name for _, _, name, _ in found} != elements.keys():
+        return None
+    for array, j, name, _ in sorted(found, key=lambda f: (id(f[0]), -f[1])):
         array[j : j + 1] = elements[name]
-    return True
+    return {name: level for _, _, name, level in found}
 
 
-def nonces(data: Any, nonce: str) -> list[tuple[list[Any], int, str]] | None:
+def nonces(data: Any, nonce: str) -> list[tuple[list[Any], int, str, int]] | None:
     """Where ``data``'s arrays hold a string that starts with ``nonce``: (array, index,
-    string); None when an object holds one (a run is never an object's value)."""
-    found: list[tuple[list[Any], int, str]] = []
-    stack: list[Any] = [data]
+    string, the array's level); None when an object holds one (a run is never an object's
+    value)."""
+    found: list[tuple[list[Any], int, str, int]] = []
+    stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
-        value = stack.pop()
+        value, level = stack.pop()
         is_dict = type(value) is dict
         for j, v in enumerate(value.values() if is_dict else value):
             if type(v) is dict or type(v) is list:
-                stack.append(v)
+                stack.append((v, level + 1))
             elif type(v) is str and v.startswith(nonce):
                 if is_dict:
                     return None
-                found.append((value, j, v))
+                found.append((value, j, v, level))
     return found

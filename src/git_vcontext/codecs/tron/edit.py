@@ -156,7 +156,7 @@ def read_kept(
         return None
     if again.header != doc.header or again.dialect != doc.dialect:
         return None
-    if not put_back(again.data, nonce, elements):
+    if put_back(again.data, nonce, elements) is None:
         return None
     again.text = text
     again.newline, again.final_newline = newline_of(text), text.endswith("\n")
