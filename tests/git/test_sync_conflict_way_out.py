@@ -389,7 +389,11 @@ def test_an_event_log_the_agent_deleted_is_restored_there_no_checkout_that_leads
     assert next_commands(first.stdout) == [
         "fix it as said, then git vcontext sync bo --push origin"
     ]
-    # as said: the deleting commit rewritten (here: dropped), then sync lands
+    # as said: the commit it names rewritten (here: dropped), then sync lands
+    named = f"git log --diff-filter=D agents/bo -- {PLAYBOOK} names it"
+    assert named in first.stdout
+    deleting = git(bo, "log", "--format=%H", "--diff-filter=D", "agents/bo", "--", PLAYBOOK)
+    assert deleting.stdout.split() == [git(bo, "rev-parse", "HEAD").stdout.strip()]
     git(bo, "reset", "-q", "--hard", "HEAD~1")
     again = vcx(bo, "sync", "bo", "--push", "origin")
     assert again.returncode == 0, again.stdout + again.stderr

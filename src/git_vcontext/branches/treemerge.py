@@ -30,7 +30,7 @@ from ..merging.files import merge_files
 from ..merging.result import MISSING, MergeOptions
 from ..record import record, replace
 from ..validation.history import logged_entries
-from ..validation.model import quoted_path
+from ..validation.model import command_path, quoted_path
 from ..values import canonical, same
 from .forkstate import agent_document, mark_merged
 from .projections import is_projection, reproject
@@ -108,7 +108,9 @@ class PathConflict:
             if said is not None and "kept" in said:  # an event log deleted by one branch
                 how += (
                     f"restore it on {said['deleted']}: the pre-push hook refuses the commit "
-                    "that deleted it until it is rewritten (git rebase -i)",
+                    f"that deleted it (git log --diff-filter=D {said['deleted']} -- "
+                    f"{command_path(self.path)} names it) until it is rewritten (git rebase "
+                    "-i COMMIT~1: drop or edit it)",
                 )
             return f"{quoted_path(self.path)}: {self._what()}: {'; '.join(how)}"
         return f"{quoted_path(self.path)}: {self._what()}"

@@ -222,7 +222,7 @@ def _check(text: str) -> int:
             f"change(s); cache hits {cache.hits}, misses {cache.misses}"
         )
     if report.problems:
-        fixes = report.fixes()
+        fixes = report.fixes(repo)
         out.append(
             f"git-vcontext: push refused: {report.problems} problem(s) in {report.held()}. "
             f"{fixes[:1].upper()}{fixes[1:]}, then push again."

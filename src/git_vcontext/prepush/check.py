@@ -59,6 +59,7 @@ class PushReport:
         self.forced = 0  # forced updates with problems (compared with the remote's old tip)
         self.objects = 0  # tagged trees and blobs with problems
         self._held: set[str] = set()  # the commits counted
+        self.first: str | None = None  # the first commit with problems (the oldest checked)
         self.checked = 0  # commits judged
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
@@ -83,11 +84,13 @@ class PushReport:
             return parts[0] if parts else "0 commits"
         return ", ".join(parts[:-1]) + " and " + parts[-1]
 
-    def fixes(self) -> str:
-        """What to do about the problems found, by what held them (semicolon-separated)."""
+    def fixes(self, repo: Repository | None = None) -> str:
+        """What to do about the problems found, by what held them (semicolon-separated).
+        ``repo``: where the commits are, to name the rebase that reaches the first of them
+        (a bare ``git rebase -i`` needs an upstream, and never reaches a root commit)."""
         said = []
         if "commits" in self.kinds:
-            said.append("fix those commits (git rebase -i)")
+            said.append(f"fix those commits ({self._rewrite(repo)})")
             if self.tags:
                 name = self.tags[0] if len(self.tags) == 1 else "NAME"
                 said.append(
@@ -102,6 +105,19 @@ class PushReport:
         if "objects" in self.kinds:
             said.append("point the tag at a tree or a blob whose documents are valid")
         return "; ".join(said)
+
+    def _rewrite(self, repo: Repository | None) -> str:
+        """The commands that rewrite the commits from the first with problems on."""
+        first = None if repo is None or self.first is None else commit_named(repo, self.first)
+        if first is None:
+            return "git rebase -i"
+        if not first.parents:
+            start = "git rebase -i --root"
+        else:
+            start = f"git rebase -i {str(first.id)[:12]}~1"
+        if self.commits == 1:
+            return f"git commit --amend when it is your last commit, else {start}"
+        return start
 
     def add(self, target: str, verdicts: Verdicts) -> None:
         section: list[str] = []
@@ -121,6 +137,7 @@ class PushReport:
                 elif commit not in self._held:
                     self._held.add(commit)
                     self.commits += 1
+                    self.first = self.first or commit
                 section.append(f"  {heading}")
                 self._tagged(kind, target)
                 self.problems += _add(section, problems)

@@ -524,11 +524,41 @@ def uninstall_attributes(path: Path, scope: Scope | None = None) -> list[str]:
         return []
     while kept and not kept[-1].strip():
         kept.pop()
+    tracked = scope is not None and _tracked(path, scope)
     if kept:
         _write_lines(path, kept, newline)
-        return [f"removed our patterns from {path}"]
+        return [f"removed our patterns from {path}", *_commit_advice(path, tracked)]
     path.unlink()
-    return [f"removed {path} (only our patterns were in it)", *_remove_if_empty(path.parent)]
+    return [
+        f"removed {path} (only our patterns were in it)",
+        *_remove_if_empty(path.parent),
+        *_commit_advice(path, tracked),
+    ]
+
+
+def _commit_advice(path: Path, tracked: bool) -> list[str]:
+    """A committed attributes file changed: git reads the index's copy of a deleted one, and
+    teammates keep the committed one, until the change is committed."""
+    if not tracked:
+        return []
+    where, name = shlex.quote(str(path.parent)), shlex.quote(path.name)
+    return [
+        f"{path} is committed: git reads the committed patterns until the change is: git -C "
+        f"{where} commit -m 'Stop merging vContext files with git-vcontext' -- {name} (or keep "
+        f"them: git -C {where} restore -- {name})"
+    ]
+
+
+def _tracked(path: Path, scope: Scope) -> bool:
+    """Whether ``path`` is a file the repository of a local ``scope`` tracks."""
+    if scope.name != "local":
+        return False
+    top = repo_top(scope.cwd)
+    try:
+        name = path.relative_to(top).as_posix()
+    except ValueError:
+        return False
+    return git(["ls-files", "--error-unmatch", "--", name], cwd=top, check=False).returncode == 0
 
 
 def _recorded(scope: Scope | None) -> list[str]:
@@ -549,17 +579,10 @@ def _recorded(scope: Scope | None) -> list[str]:
 
 def _committed_as_is(path: Path, scope: Scope) -> bool:
     """Whether ``path`` is a tracked file of the repository, unchanged since HEAD."""
-    if scope.name != "local":
+    if not _tracked(path, scope):
         return False
-    top = repo_top(scope.cwd)
-    try:
-        name = path.relative_to(top).as_posix()
-    except ValueError:
-        return False
-    tracked = git(["ls-files", "--error-unmatch", "--", name], cwd=top, check=False)
-    if tracked.returncode != 0:
-        return False
-    changed = git(["diff", "--quiet", "HEAD", "--", name], cwd=top, check=False)
+    name = path.relative_to(repo_top(scope.cwd)).as_posix()
+    changed = git(["diff", "--quiet", "HEAD", "--", name], cwd=repo_top(scope.cwd), check=False)
     return changed.returncode == 0
 
 

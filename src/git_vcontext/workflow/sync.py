@@ -282,10 +282,12 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
                 f"{would}merge {_count(r.documents)} into {r.base}" + _short(r.base_commit, dry_run)
             )
         if r.agent_moves:
-            parts.append(
-                f"{would}update {_count(r.agent_documents)} on {r.branch}"
-                + _short(r.agent_commit, dry_run)
+            what = (
+                f"update {_count(r.agent_documents)} on {r.branch}"
+                if r.agent_documents  # else only the merge commit, for the two histories
+                else f"merge {r.base} into {r.branch} (its documents hold the base's already)"
             )
+            parts.append(would + what + _short(r.agent_commit, dry_run))
         lines.append(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
         lines += [f"  {path}" for path in r.documents]
     elif r.state == CONFLICT:
