@@ -96,3 +96,13 @@ def test_same_tells_booleans_from_numbers_as_json_equality_spelled_out(
     a, b = pair
     assert v.same(a, b) == _strictly_equal(a, b)
     assert v.same(b, a) == _strictly_equal(b, a)
+
+
+@given(_VALUES, st.integers(1, 6))
+def test_data_deeper_than_is_depth_above_the_limit(value: object, limit: int) -> None:
+    """issue 32: the nesting check every parse makes (one set look-up a child) says what
+    the depth says, for containers at the root and scalars alike."""
+    from git_vcontext.codecs.text import data_deeper_than
+
+    if isinstance(value, (dict, list)):
+        assert data_deeper_than(value, limit) == (v.depth(value) > limit)
