@@ -16,6 +16,7 @@ from helpers.guard import (
     clone_with_base,
     edit_json,
     guarded_remote,
+    program,
     push,
     refs,
     remote_lines,
@@ -141,3 +142,62 @@ def test_guard_light_path_reads_an_unset_agent_prefix_without_git_config(
     started = _started(trace)
     assert any(argv[1:3] == ["--no-replace-objects", "rev-list"] for argv in started), started
     assert not [argv for argv in started if "config" in argv[1:3]], started
+
+
+def _hook_with_teardown_probe(remote: Path, tmp_path: Path) -> Path:
+    """The remote's pre-receive hook replaced by the guard's command started with ``site``
+    and a ``sitecustomize`` whose ``atexit`` handler says whether the interpreter's teardown
+    ran (the installed shim starts Python with ``-S``); what the guard said, in a log."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import atexit, sys\natexit.register(lambda: print('teardown', file=sys.stderr))\n"
+    )
+    log = tmp_path / "guard.log"
+    hook = remote / "hooks" / "pre-receive"
+    checkout = Path(git_vcontext.__file__).resolve().parents[1]
+    hook.write_text(
+        "#!/bin/sh\n"
+        f"PYTHONPATH='{site}:{checkout}' GIT_VCONTEXT_HOOK_VERBOSE=1 "
+        f"'{program()}' hook pre-receive 2>>'{log}'\n"
+        "STATUS=$?\n"
+        f"echo \"exit $STATUS\" >>'{log}'\n"
+        "exit $STATUS\n"
+    )
+    return log
+
+
+def test_guard_light_verdicts_end_without_the_teardown_the_full_check_with_it(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Issue 28: a push the light path lets in ends the guard's process at once (no
+    teardown: ~2 ms of every guard run), its verdict whole (exit 0, the ref moved, the
+    verdicts kept); a push the full check judges (here one it refuses) ends as usual."""
+    log = _hook_with_teardown_probe(remote, tmp_path)
+    run_git(repo, "switch", "-q", "-c", "agents/dave")
+    events = playbook(event("e1", "first"), event("e2", "second"), event("e3", "3"))
+    (repo / PLAYBOOK).write_text(json.dumps(events, indent=2) + "\n")
+    commit(repo, "dave learns")
+
+    good = sneak(repo, "origin", "agents/dave")
+
+    assert good.returncode == 0, good.stderr
+    said = log.read_text()
+    assert "guard (light)" in said
+    assert "exit 0" in said
+    assert "teardown" not in said
+    tip = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert refs(remote)["refs/heads/agents/dave"] == tip
+    assert list((remote / "vcontext" / "verdicts").rglob("*")), "the verdicts were kept"
+
+    log.write_text("")
+    (repo / PLAYBOOK).write_text(json.dumps(playbook(event("e1", "first")), indent=2) + "\n")
+    commit(repo, "dave drops events")
+
+    bad = sneak(repo, "origin", "agents/dave")
+
+    assert bad.returncode != 0
+    said = log.read_text()
+    assert "history-event-removed" in said or "[history" in said, said
+    assert "exit 1" in said
+    assert "teardown" in said

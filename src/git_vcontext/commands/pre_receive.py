@@ -49,17 +49,23 @@ def run(*, text: str | None = None, probe: bool = False) -> int:
     that could not run at a push says why now."""
     if probe:
         return _probe()
+    return judge(text)[0]
+
+
+def judge(text: str | None) -> tuple[int, bool]:
+    """``run``'s verdict on a push, and whether the light path gave it (no repository
+    opened, no full check: ``entry`` may then end the process without the teardown)."""
     if text is None:
         try:
             text = read_input()
         except (OSError, ValueError) as exc:
             raise OperationalError(f"cannot read git's ref lines ({exc}): push refused") from None
     if not text.strip():
-        return int(ExitCode.OK)
+        return int(ExitCode.OK), True
     try:
         if not touches_mark(text) and _light(text):
-            return int(ExitCode.OK)
-        return _check(text)
+            return int(ExitCode.OK), True
+        return _check(text), False
     except OperationalError as exc:
         raise OperationalError(
             f"the guard could not check this push, so it is refused: {exc.message}"
