@@ -201,3 +201,77 @@ def test_guard_light_verdicts_end_without_the_teardown_the_full_check_with_it(
     assert "history-event-removed" in said or "[history" in said, said
     assert "exit 1" in said
     assert "teardown" in said
+
+
+def _remembered(remote: Path) -> dict[str, str]:
+    record = remote / "vcontext" / "deleted-refs.json"
+    return json.loads(record.read_text()).get("(server)", {}) if record.exists() else {}
+
+
+def test_guard_light_path_reads_the_refs_from_git_files_not_for_each_ref(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Issue 28 point 2: the guard forgets a remembered deletion once its ref is back (a
+    branch deleted, then pushed again: ``sync --push`` does that with every request ref);
+    which refs exist it read with ``git for-each-ref`` on every push, now from the files
+    git keeps them in (loose and packed), with the same outcome."""
+    run_git(repo, "switch", "-q", "-c", "agents/erin")
+    assert sneak(repo, "origin", "agents/erin").returncode == 0
+    old = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert sneak(repo, "origin", ":agents/erin").returncode == 0
+    assert _remembered(remote) == {"refs/heads/agents/erin": old}
+    events = playbook(event("e1", "first"), event("e2", "second"), event("e3", "3"))
+    (repo / PLAYBOOK).write_text(json.dumps(events, indent=2) + "\n")
+    commit(repo, "erin learns")
+    assert sneak(repo, "origin", "agents/erin").returncode == 0  # back, from its old tip on
+    run_git(remote, "pack-refs", "--all")  # the refs packed, as git gc leaves them
+    run_git(repo, "switch", "-q", "-c", "agents/frank")
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(title="Task 1"))
+    commit(repo, "frank edits")
+    trace = tmp_path / "trace.json"
+    env = {"GIT_TRACE2_EVENT": str(trace), "GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+
+    proc = push(repo, "--no-verify", "origin", "agents/frank", env=env)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "guard (light)" in proc.stderr
+    assert _remembered(remote) == {}  # agents/erin is back: forgotten
+    started = _started(trace)
+    ours = [argv for argv in started if "--format=%(refname)" in argv]  # (git's own: objectname)
+    assert not ours, started
+
+
+def test_guard_light_path_finds_a_re_created_refs_old_tip_without_merge_base(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Issue 28 point 2: a request ref ``sync --push`` deleted is pushed again at a commit
+    made on the merge its branch received meanwhile (already on the remote, so not among
+    the push's new commits). The deleted tip is found in the new tip's history by reading
+    the commits themselves, not by starting ``git merge-base``; the push is judged by the
+    light path and let in."""
+    request = "refs/vcontext/sync/main/agents/gina"
+    run_git(repo, "switch", "-q", "-c", "agents/gina")
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(title="Task 1"))
+    commit(repo, "gina edits")
+    assert sneak(repo, "origin", "agents/gina", f"HEAD:{request}").returncode == 0
+    assert sneak(repo, "origin", f":{request}").returncode == 0
+    run_git(repo, "switch", "-q", "main")
+    events = playbook(event("e1", "first"), event("e2", "second"), event("e3", "3"))
+    (repo / PLAYBOOK).write_text(json.dumps(events, indent=2) + "\n")
+    commit(repo, "main learns")
+    assert sneak(repo, "origin", "main").returncode == 0
+    run_git(repo, "switch", "-q", "agents/gina")
+    run_git(repo, "merge", "-q", "--no-edit", "main")
+    assert sneak(repo, "origin", "agents/gina").returncode == 0  # the merge is on the remote
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(title="Task 2"))
+    commit(repo, "gina edits again")
+    trace = tmp_path / "trace.json"
+    env = {"GIT_TRACE2_EVENT": str(trace), "GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+
+    proc = push(repo, "--no-verify", "origin", "agents/gina", f"HEAD:{request}", env=env)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "guard (light)" in proc.stderr
+    started = _started(trace)
+    assert not [argv for argv in started if "merge-base" in argv], started
+    assert refs(remote)[request] == run_git(repo, "rev-parse", "HEAD").stdout.strip()
