@@ -60,8 +60,12 @@ class Light:
         self.parents: dict[str, list[str]] = {}  # the push's new commits (git rev-list)
 
     def clean(self, updates: list[RefUpdate]) -> bool:
+        # lazy: an empty push returns before
+        from ..codecs import ReusedParses
+
         try:
-            return self._clean(updates)
+            with ReusedParses():  # a blob read again (its history, a merge's) is parsed once
+                return self._clean(updates)
         except (Unreadable, OSError, ValueError, KeyError, IndexError, RecursionError):
             return False  # not read for certain: the full check reads it
         finally:
