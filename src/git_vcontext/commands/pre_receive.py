@@ -151,7 +151,7 @@ def _light(text: str) -> bool:
     push clean for certain; then what it learnt is kept and the push let in. False: the
     full check judges it (and alone says what is wrong)."""
     # lazy: an empty input returns before
-    from ..gitio.incoming import parse_receive_lines
+    from ..gitio.outgoing import parse_receive_lines
     from ..prepush.cache import VerdictCache
     from ..prepush.light import Light
     from ..prepush.remotepast import remember_deletions_in
@@ -202,7 +202,8 @@ class _Refs:
 
 def _check(text: str) -> int:
     # lazy: an empty input returns before
-    from ..gitio.incoming import parse_receive_lines, see_quarantine
+    from ..gitio.incoming import see_quarantine
+    from ..gitio.outgoing import parse_receive_lines
     from ..gitio.places import common_dir, open_pushing_repo
     from ..prepush.cache import VerdictCache
     from ..prepush.check import check_received, let_in

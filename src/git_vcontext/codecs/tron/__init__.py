@@ -8,7 +8,6 @@ from ...values import JsonValue, same
 from ..text import SourceText, decode, newline_of
 from .header import Header, HeaderError, read_header
 from .lexer import pair_starts
-from .names import made_by_in
 from .parser import located, parse_data
 
 TYPE_CHECKING = False
@@ -110,6 +109,9 @@ class TronDocument(SourceText):
         again.newline, again.final_newline = newline_of(text), text.endswith("\n")
         again.made_by.update(self._log_made_by(log.elements))
         grown = at_chain(again.data, log.chain)
+        # lazy: only a log kept from one edit to the next (the MCP server's writes)
+        from .names import made_by_in
+
         if isinstance(grown, list):  # always: read found the log there
             # the next edit's kept log: these elements, their classes worked out now
             known = dict(self.memo["log_made_by"][1])
@@ -122,6 +124,9 @@ class TronDocument(SourceText):
         """The classes that wrote the objects in the kept log's ``elements``: those of the
         elements this document's own reading back recorded (the very same objects, so their
         ids still name them), the others' looked up in ``made_by``."""
+        # lazy: only a log kept from one edit to the next (the MCP server's writes)
+        from .names import made_by_in
+
         known: tuple[tuple[Any, ...], dict[int, str]] | None = self.memo.get("log_made_by")
         if known is not None:
             before, found = known
