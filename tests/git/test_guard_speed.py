@@ -275,3 +275,31 @@ def test_guard_light_path_finds_a_re_created_refs_old_tip_without_merge_base(
     started = _started(trace)
     assert not [argv for argv in started if "merge-base" in argv], started
     assert refs(remote)[request] == run_git(repo, "rev-parse", "HEAD").stdout.strip()
+
+
+def test_guard_light_path_asks_merge_base_past_the_commits_it_reads(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Issue 28 point 2: the light path reads at most ``REACH_LIMIT`` commits the repository
+    had to find a re-created ref's old tip; further back, ``git merge-base`` answers, as
+    before, and the push is still judged by the light path and let in."""
+    from git_vcontext.prepush.light import REACH_LIMIT
+
+    request = "refs/vcontext/sync/main/agents/hal"
+    run_git(repo, "switch", "-q", "-c", "agents/hal")
+    assert sneak(repo, "origin", f"HEAD:{request}").returncode == 0
+    assert sneak(repo, "origin", f":{request}").returncode == 0
+    for n in range(REACH_LIMIT + 2):
+        run_git(repo, "commit", "-q", "--allow-empty", "-m", f"hal thinks {n}")
+    assert sneak(repo, "origin", "agents/hal").returncode == 0  # all on the remote now
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(title="Task 1"))
+    commit(repo, "hal edits")
+    trace = tmp_path / "trace.json"
+    env = {"GIT_TRACE2_EVENT": str(trace), "GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+
+    proc = push(repo, "--no-verify", "origin", f"HEAD:{request}", env=env)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "guard (light)" in proc.stderr
+    started = _started(trace)
+    assert [argv for argv in started if "merge-base" in argv], started
