@@ -253,23 +253,23 @@ def test_file_lists_of_doctor_and_validate_keep_a_newline_in_a_name_on_one_line(
     ), noted
 
 
-def test_check_of_a_tag_of_a_tree_or_a_blob_says_what_it_names(git_repo: Path) -> None:
-    """``check TAG`` where the tag names a tree or a blob said "unknown revision": it names
-    what the tag holds, and who judges such a tag (the hook and the guard, when pushed)."""
+def test_check_of_a_tag_of_a_tree_or_a_blob_judges_what_it_names(git_repo: Path) -> None:
+    """``check TAG`` where the tag names a tree or a blob said "unknown revision", then
+    "not a commit" (exit 3); it now judges what the tag holds as the hook and the guard
+    judge such a tag when it is pushed (README "Tags of trees and blobs")."""
     _write(git_repo, "todo.vcontext.json", TODO)
     run_git(git_repo, "add", "-A")
     run_git(git_repo, "commit", "-qm", "first")
     run_git(git_repo, "tag", "a-tree", "HEAD^{tree}")
     run_git(git_repo, "tag", "-a", "-m", "annotated", "a-tree-too", "HEAD^{tree}")
     run_git(git_repo, "tag", "a-blob", "HEAD:todo.vcontext.json")
-    for tag, kind in (("a-tree", "tree"), ("a-tree-too", "tree"), ("a-blob", "blob")):
+    for tag in ("a-tree", "a-tree-too", "a-blob"):
         told = run_cli("check", tag, cwd=git_repo)
-        assert told.returncode == 3
-        assert told.stderr.decode().startswith(
-            f"git-vcontext: error: '{tag}' names a {kind}, not a commit: check judges commits"
-        )
+        assert told.returncode == 0, told.stdout + told.stderr
+        assert f"no problems; what {tag} points at" in told.stdout.decode()
     unknown = run_cli("check", "no-such-tag", cwd=git_repo)
-    assert unknown.stderr.decode().strip() == "git-vcontext: error: unknown revision 'no-such-tag'"
+    assert unknown.returncode == 3
+    assert unknown.stderr.decode().startswith("git-vcontext: error: unknown revision 'no-such-tag'")
 
 
 def test_a_refused_tag_of_a_broken_commit_is_told_to_move_the_tag(tmp_path: Path) -> None:

@@ -180,9 +180,10 @@ def check_updates(
             remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
         checker.floor = remotepast.routing_floor(repo, pushed, remote)
         report.notes += pushed.notes
-        report.add(
-            f"{update.local_ref} -> {remote} {update.remote_ref}",
-            _verdicts(checker, pushed, prefix, done),
+        verdicts = _verdicts(checker, pushed, prefix, done)
+        report.add(f"{update.local_ref} -> {remote} {update.remote_ref}", verdicts)
+        report.notes += fork_notes(
+            checker.repo, pushed, pushed.previous, prefix, verdicts, undo=False
         )
     return report, checker
 
@@ -218,7 +219,11 @@ def check_received(
         checker.floor = None if floor is None else str(floor.id)
         report.notes += pushed.notes
         report.checked += len(pushed.commits)
-        report.add(update.remote_ref, _verdicts(checker, pushed, prefix, done))
+        verdicts = _verdicts(checker, pushed, prefix, done)
+        report.add(update.remote_ref, verdicts)
+        report.notes += fork_notes(
+            checker.repo, pushed, pushed.previous, prefix, verdicts, undo=False
+        )
     return report, checker
 
 
@@ -237,7 +242,24 @@ def check_range(
     checker.floor = spec.base
     report = PushReport()
     report.checked = len(pushed.commits)
-    report.add(spec.shown, _verdicts(checker, pushed, agent_prefix(repo), set()))
+    prefix = agent_prefix(repo)
+    verdicts = _verdicts(checker, pushed, prefix, set())
+    report.add(spec.shown, verdicts)
+    base = None if spec.base is None else commit_named(repo, spec.base)
+    report.notes += fork_notes(repo, pushed, base, prefix, verdicts)
+    return report
+
+
+def check_object(repo: Repository, sha: str, name: str, cache: VerdictCache) -> PushReport:
+    """``check TAG`` of a tag of a tree or a blob: judged as the hook judges it pushed (the
+    routing of HEAD's commit, when there is one, as the floor)."""
+    from ..gitio.outgoing import RefUpdate
+
+    checker = Checker(repo, cache)
+    report = PushReport()
+    update = RefUpdate(name, sha, name, "0" * 40)
+    head = commit_named(repo, "HEAD")
+    report.add(name, _not_a_commit(checker, update, head, report))
     return report
 
 
@@ -303,6 +325,45 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
                 )
                 out.append((heading, str(commit.id), _subject(commit), found, ""))
     return out
+
+
+def fork_notes(
+    repo: Repository,
+    pushed: PushRange,
+    previous: Commit | None,
+    prefix: str,
+    verdicts: Verdicts,
+    *,
+    undo: bool = True,
+) -> list[str]:
+    """The note on each agent fork block a branch outside the agent prefix receives without
+    a merge commit (a fast-forward: ``branches.arrived``), with the fix; a block a merge
+    commit brings is a finding already (``history-unmerged-fork``). ``undo``: the fix may
+    undo the fast-forward (``check``: nothing is pushed yet; not the hook or the guard,
+    whose push goes on)."""
+    branch = pushed.update.branch
+    if pushed.tip is None or branch is None or branch.startswith(prefix):
+        return []
+    # lazy: only a branch outside the agent prefix
+    from ..branches.arrived import arrived_forks
+    from ..document import checked_file
+    from ..gitio.diffs import tree_changes
+    from ..gitio.objects import blob_bytes
+
+    old = None if previous is None else previous.tree
+    changed = [
+        (c.new_path, blob_bytes(repo, c.new_id))
+        for c in tree_changes(old, pushed.tip.tree, wanted=checked_file, files_only=True)
+        if c.new_id is not None and c.new_path is not None
+    ]
+    merged = {
+        p for heading, _, _, found, _ in verdicts if heading.startswith("merge ") for p in found
+    }
+    back = None if previous is None or not undo else str(previous.id)[:12]
+    return [
+        a.note(branch, back)
+        for a in arrived_forks(repo, [(p, raw) for p, raw in changed if p not in merged])
+    ]
 
 
 _REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,64})\.?\s*$", re.MULTILINE)

@@ -105,7 +105,22 @@ class Light:
         branch = update.branch
         if branch is None or branch.startswith(self._prefix()):
             return True  # the fork-arrival rule is for branches outside the agent prefix
-        return self._arrivals(new, old)
+        return self._arrivals(new, old) and not self._fork_moved_in(new, old)
+
+    def _fork_moved_in(self, new: str, old: str | None) -> bool:
+        """Whether the documents that differ between the two tips may hold an unmerged fork
+        block (an agent branch fast-forwarded onto this one): the full check says whether it
+        is an agent's, in a note (``branches.arrived``)."""
+        if old is None:
+            return False  # (the full check notes arrivals on a known tip only)
+        before, after = self.objects.commit(old).tree, self.objects.commit(new).tree
+        for change in self.objects.changes(before, after):
+            if change.new is None or not change.regular or not checked_file(change.path):
+                continue
+            raw = self.objects.blob(change.new[1])
+            if b"fork" in raw and b"unmerged" in raw:
+                return True
+        return False
 
     def _follows(self, old: str, new: str) -> bool:
         """Whether ``new`` moves on from ``old`` without a forced update the full check would
