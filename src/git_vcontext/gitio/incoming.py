@@ -1,7 +1,8 @@
 """What a push brings to the repository it reaches (the server side of a push), and the
 commits of a revision range: the commits the guard (``pre-receive``) and ``check`` judge.
 
-- pre-receive input: ``<old> SP <new> SP <ref>`` per line (githooks(5)); the pushed
+- pre-receive input: ``<old> SP <new> SP <ref>`` per line (githooks(5); read by
+  ``outgoing.parse_receive_lines``, beside ``RefUpdate``); the pushed
   objects wait in git's quarantine (``$GIT_QUARANTINE_PATH``), read as an alternate
   object directory, until every hook has let the push in.
 - The commits one ref update brings: those reachable from its new tip and from no ref the
@@ -25,23 +26,6 @@ if TYPE_CHECKING:
     from pygit2 import Commit, Object, Oid, Repository
 
 QUARANTINE = "GIT_QUARANTINE_PATH"
-
-
-def parse_receive_lines(text: str) -> list[RefUpdate]:
-    """The ref updates of a pre-receive input, as ``RefUpdate`` s (the pushed ref is both
-    the local and the remote name); a malformed line is an OperationalError."""
-    updates = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 3:
-            raise OperationalError(
-                f"pre-receive input line {number} is not '<old> <new> <ref>': {line.strip()!r}"
-            )
-        old, new, ref = parts
-        updates.append(RefUpdate(ref, new, ref, old))
-    return updates
 
 
 def see_quarantine(repo: Repository) -> None:

@@ -9,7 +9,6 @@ from ..text import SourceText, decode, newline_of
 from .fast import parse as parse_fast
 from .header import Header, HeaderError, read_header
 from .lexer import pair_starts
-from .names import made_by_in
 from .quick import parse as parse_quick
 
 TYPE_CHECKING = False
@@ -56,6 +55,8 @@ class TronDocument(SourceText):
     def made_by(self) -> dict[int, str]:
         """id(dict in data) -> the class that wrote it, "" for ``{}`` syntax."""
         if self.made_by_later:
+            from .names import made_by_in  # lazy: only elements a read kept from another
+
             later, self.made_by_later = self.made_by_later, []
             for values, made_by in later:
                 self._made_by.update(made_by_in(values, made_by))
@@ -139,6 +140,9 @@ class TronDocument(SourceText):
         again.newline, again.final_newline = newline_of(text), text.endswith("\n")
         again.made_by.update(self._log_made_by(log.elements))
         grown = at_chain(again.data, log.chain)
+        # lazy: only a log kept from one edit to the next (the MCP server's writes)
+        from .names import made_by_in
+
         if isinstance(grown, list):  # always: read found the log there
             # the next edit's kept log: these elements, their classes worked out now
             known = dict(self.memo["log_made_by"][1])
@@ -151,6 +155,9 @@ class TronDocument(SourceText):
         """The classes that wrote the objects in the kept log's ``elements``: those of the
         elements this document's own reading back recorded (the very same objects, so their
         ids still name them), the others' looked up in ``made_by``."""
+        # lazy: only a log kept from one edit to the next (the MCP server's writes)
+        from .names import made_by_in
+
         known: tuple[tuple[Any, ...], dict[int, str]] | None = self.memo.get("log_made_by")
         if known is not None:
             before, found = known
