@@ -58,3 +58,18 @@ def ordered(value: object) -> str:
     """Equal as JSON text: sees key order, and int/float/bool differences (and integers of
     any length: spelling.dumps writes them as they were spelled)."""
     return spelling.dumps(value)
+
+
+def object_pairs(a: Any, b: Any) -> list[tuple[Any, Any]]:
+    """The objects (dicts) of two equal trees, side by side: to compare what a reading
+    records per object (e.g. the class that wrote it) between two readers."""
+    out = []
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict):
+            out.append((x, y))
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list):
+            stack.extend(zip(x, y, strict=True))
+    return out

@@ -22,7 +22,7 @@ from git_vcontext.codecs import parse, tron
 from git_vcontext.codecs.tron import TronDocument, edit
 from git_vcontext.errors import ParseError
 from git_vcontext.values import same
-from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, ordered
+from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, object_pairs, ordered
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -35,20 +35,6 @@ def _commented(text: str, every: int) -> str:
         if n % every == 1 and line.endswith(","):
             lines[n] = f'{line}  # note {n}: "quoted" [bracket'
     return text[:header] + "\n".join(lines)
-
-
-def _walk_pairs(a: Any, b: Any) -> list[tuple[Any, Any]]:
-    """The objects of two equal trees, side by side."""
-    out = []
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if isinstance(x, dict):
-            out.append((x, y))
-            stack.extend((x[k], y[k]) for k in x)
-        elif isinstance(x, list):
-            stack.extend(zip(x, y, strict=True))
-    return out
 
 
 def _full(text: str) -> TronDocument | None:
@@ -69,7 +55,7 @@ def _assert_reads_as_full(doc: TronDocument, new: Any, text: str, kept: edit.Kep
         assert (proved.text, proved.header, proved.dialect) == (text, full.header, full.dialect)
         assert (proved.newline, proved.final_newline) == (full.newline, full.final_newline)
         classes = [(proved.made_by.get(id(x)), full.made_by.get(id(y))) for x, y in
-                   _walk_pairs(proved.data, full.data)]  # fmt: skip
+                   object_pairs(proved.data, full.data)]  # fmt: skip
         assert all(p == f for p, f in classes), classes
     trusted = doc._reads_back(text, new, kept) is not None
     assert trusted == (full is not None and same(full.data, new))
@@ -159,7 +145,7 @@ def test_m16_a_merge_s_write_reads_back_without_parsing_ours_runs_again(
     assert again.made_by_later  # the classes of ours' runs: looked up when asked, below
     full = tron.loads(text)
     assert ordered(again.data) == ordered(full.data)
-    pairs = _walk_pairs(again.data, full.data)
+    pairs = object_pairs(again.data, full.data)
     classes = [(again.made_by.get(id(x)), full.made_by.get(id(y))) for x, y in pairs]
     assert all(a == f for a, f in classes), classes
     # its next edit writes the classes the full parse's would

@@ -21,22 +21,10 @@ from git_vcontext.codecs.tron import fast, quick
 from git_vcontext.codecs.tron.header import HeaderError, read_header
 from git_vcontext.errors import ParseError
 from git_vcontext.values import MAX_DEPTH
-from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, ordered
+from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, object_pairs, ordered
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NOISE = st.sampled_from([*'()[]{},:="#\\ \n1-.eaNxI', "()", "A(", "true", "null", ",]"])
-
-
-def _objects(a: Any, b: Any) -> list[tuple[Any, Any]]:
-    out, stack = [], [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if isinstance(x, dict):
-            out.append((x, y))
-            stack.extend((x[k], y[k]) for k in x)
-        elif isinstance(x, list):
-            stack.extend(zip(x, y, strict=True))
-    return out
 
 
 def _check(text: str) -> bool:
@@ -55,7 +43,7 @@ def _check(text: str) -> bool:
         want = fast.parse(text, start, header.classes, absent_null)
         assert want is not None, text
         assert ordered(got[0]) == ordered(want[0]), text
-        pairs = _objects(got[0], want[0])
+        pairs = object_pairs(got[0], want[0])
         assert [got[1].get(id(x)) for x, _ in pairs] == [want[1].get(id(y)) for _, y in pairs]
         assert len(got[1]) == len(want[1])
         return True
