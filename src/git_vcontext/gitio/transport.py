@@ -200,8 +200,9 @@ class Link:
             start = time.monotonic()
             out = git([verb, *args], cwd=self.cwd, check=False, env=self._env(verb))
             if out.returncode == 0 or not transient(out.stderr):
-                if out.returncode == 0:
-                    self.took[verb] = time.monotonic() - start
+                if out.returncode == 0 or (verb == "push" and out.stdout):
+                    self.took[verb] = time.monotonic() - start  # (a push the remote answered,
+                    # whatever it took: a round trip all the same)
                 return out
             why = explained(out.stderr, out.returncode)
             if not again and not unsent(out.stderr):
