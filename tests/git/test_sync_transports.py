@@ -911,17 +911,21 @@ def test_sync_over_ssh_the_clones_next_sync_reuses_its_connection_until_idle(
         proxy.stop()
 
 
-def test_sync_over_ssh_persist_0_opens_one_connection_and_leaves_none_open(
-    tmp_path: Path, sshd: servers.SshServer, served: Path
+@pytest.mark.parametrize("persist", [None, "0"])
+def test_sync_over_ssh_opens_one_connection_and_leaves_none_open_when_it_ends(
+    tmp_path: Path, sshd: servers.SshServer, served: Path, persist: str | None
 ) -> None:
-    """``vcontext.sshPersist 0``: a sync shares one connection among its git commands (for
-    its own commands only) and closes it when it ends."""
+    """By default (and with ``vcontext.sshPersist 0``) a sync shares one connection among
+    its git commands (for its own commands only) and closes it when it ends (``ssh -O
+    exit`` on its own control socket): no ssh master and no open session outlive it, as
+    with git itself."""
     proxy = servers.DroppingProxy(sshd.port, every=0).start()  # counts the connections
     try:
         remote = served / "remote.git"
         config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
         _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
-        soak.git(clone, "config", "vcontext.sshPersist", "0")
+        if persist is not None:
+            soak.git(clone, "config", "vcontext.sshPersist", persist)
         for r in range(2):
             soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
             before = proxy.connections
@@ -929,7 +933,7 @@ def test_sync_over_ssh_persist_0_opens_one_connection_and_leaves_none_open(
             assert result["exit"] == 0, result["output"]
             assert result["ops"]["total"] >= 2
             assert proxy.connections - before == 1, (proxy.connections - before, result["ops"])
-            assert _until(lambda: proxy.open_connections == 0), "the sync left its connection open"
+            assert _until(lambda: proxy.open_connections == 0, 3), "the sync left it open"
     finally:
         proxy.stop()
     assert (
