@@ -6,7 +6,9 @@ merge-driver` next to `python -c pass` (the floor of any Python program; the com
 in turn, so a drift of the machine's speed weighs on each alike), with the wall-time
 ratios, and `git merge-file` on the same files, for the JSON document and its TRON twin
 (a minimal edit of ours' text, re-read before it is trusted), and the JSON merge with a
-conflict (git's settings read, markers written).
+conflict (git's settings read, markers written); the same merges by the command install
+writes into git's configuration, started through ``sh -c`` as git starts it (its Python
+without ``site``), and by install's older form (the console script, through ``sh -c``).
 ``--baseline SRC``: the same merges by another checkout's code (its ``src`` folder, e.g.
 main's from ``git archive main | tar -x -C /tmp/main``), run in turn with this one's.
 Then what the driver loads beyond ``python -c pass`` (``python -X importtime``).
@@ -64,6 +66,23 @@ def driver_command(ext: str, start: list[str] | None = None) -> list[str]:
     args = ["merge-driver", f"base.{ext}", f"a.{ext}", f"theirs.{ext}", "-p",
             f"todo.vcontext.{ext}", "-l", "7"]  # fmt: skip
     return [*start, *args] if start else cli(*args)
+
+
+def installed(ext: str, current: bool = True) -> list[str]:
+    """The driver's command as install writes it into git's configuration, started as git
+    starts it (``sh -c``, the placeholders replaced): the current form (Python without
+    ``site``, ``config.DRIVER_FORM``), or the console script's older one."""
+    from git_vcontext.setup.config import config_entries, script_command
+    from git_vcontext.setup.server import driver_boot
+
+    boot = driver_boot() if current else None
+    value = config_entries(script_command(), boot)["merge.vcontext.driver"]
+    given = {"%O": f"base.{ext}", "%A": f"a.{ext}", "%B": f"theirs.{ext}",
+             "%P": f"todo.vcontext.{ext}", "%L": "7",
+             "%S": "base", "%X": "ours", "%Y": "theirs"}  # fmt: skip
+    for placeholder, arg in given.items():
+        value = value.replace(placeholder, arg)
+    return ["sh", "-c", value]
 
 
 def write_sides(work: Path) -> None:
@@ -134,6 +153,10 @@ def main() -> None:
         (merge_file, fresh("json"), here),
         (conflicted(), fresh("json", "cours"), here),
     ]
+    jobs += [(installed("json"), fresh("json"), here),
+             (installed("tron"), fresh("tron"), here),
+             (installed("json", current=False), fresh("json"), here),
+             (installed("tron", current=False), fresh("tron"), here)]  # fmt: skip
     old = baseline(opts.baseline, here) if opts.baseline else None
     if old:
         jobs += [(driver_command("json", old), fresh("json"), here),
@@ -163,8 +186,19 @@ def main() -> None:
         clashed,
         f"{clashed / floor:.2f}x; wall {walls[4] / walls[0]:.2f}x",
     )
+    for at, what in (
+        (5, "JSON merge, the command install writes (sh -c, Python without site)"),
+        (6, "TRON merge, the command install writes"),
+        (7, "JSON merge, install's older form (sh -c, the console script)"),
+        (8, "TRON merge, install's older form"),
+    ):
+        row(
+            f"  the same {what}",
+            times[at],
+            f"{times[at] / floor:.2f}x; wall {walls[at] / walls[0]:.2f}x",
+        )
     if old:
-        for at, what in ((5, "JSON merge"), (6, "TRON merge"), (7, "merge with a conflict")):
+        for at, what in ((9, "JSON merge"), (10, "TRON merge"), (11, "merge with a conflict")):
             row(
                 f"  the same {what}, baseline",
                 times[at],

@@ -406,3 +406,62 @@ def test_check_without_an_upstream_advises_a_range_that_exists(
     assert advised is not None, err
     again = check(repo, advised.group(1))
     assert again[0] == 0, (advised.group(1), again)
+
+
+# -- advice that runs: a tag of a tree, a typo in a shallow clone, a detached HEAD -----------
+
+
+def test_check_of_a_tag_of_a_tree_judges_it_with_the_case_collision_note_validate_gives(
+    repo: Path,
+) -> None:
+    """README "Tags of trees and blobs": the hook and the guard judge what such a tag holds;
+    ``check TAG`` judged nothing (it exited 3), so the note ``validate`` gives a tree whose
+    files differ only in case was never said. Now it judges the tree as the hook does."""
+    twin = TODO.replace("todo.", "TODO.")
+    (repo / twin).write_bytes((repo / TODO).read_bytes())
+    commit(repo, "a twin in case")
+    run_git(repo, "tag", "cased", "HEAD^{tree}")
+    code, out, err = check(repo, "cased")
+    assert code == 0, out + err
+    assert "[case-collision]" in out
+    noted = run_cli("validate", cwd=repo).stdout.decode()
+    assert "[case-collision]" in noted
+
+
+def test_check_a_mistyped_revision_in_a_shallow_clone_names_the_close_name_not_a_fetch(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """In a shallow clone an unknown name was blamed on the shallow history, with a fetch
+    that cannot make a typo resolve (and a literal ``--deepen=N``). A name close to one
+    here is named; a remote's branch not fetched gets the fetch that brings it; each
+    advice, followed, gives a verdict."""
+    shallow = _shallow(remote, tmp_path / "shallow", 1)
+    code, _, err = check(shallow, "origin/mian..HEAD")
+    assert code == 3
+    assert "did you mean origin/main?" in err
+    assert "fetch" not in err
+    assert check(shallow, "origin/main..HEAD")[0] == 0
+    run_git(remote, "branch", "feature", "main")
+    code, _, err = check(shallow, "origin/feature..HEAD")
+    assert code == 3
+    fetch = re.search(r"git fetch [^,;]+?(?=, then)", err)
+    assert fetch is not None, err
+    run_git(shallow, *fetch.group(0).split()[1:])
+    assert check(shallow, "origin/feature..HEAD")[0] == 0
+
+
+def test_check_on_a_detached_head_never_advises_an_empty_range(repo: Path) -> None:
+    """Detached at origin/main itself (as CI checks a branch out), the advice named
+    ``origin/main..HEAD``: no commit to check. It names a range that holds HEAD's work."""
+    run_git(repo, "switch", "-q", "--detach", "origin/main")
+    code, _, err = check(repo)
+    assert code == 3
+    advised = re.search(r"\(git vcontext check ([^ )]+)\)", err)
+    assert advised is not None, err
+    assert advised.group(1) != "origin/main..HEAD"
+    again = check(repo, advised.group(1))
+    assert again[0] == 0, (advised.group(1), again)
+    assert "0 commit(s)" not in again[1]
+    _good(repo)  # a commit on top: the remote's branch is the base again
+    code, _, err = check(repo)
+    assert "(git vcontext check origin/main..HEAD)" in err

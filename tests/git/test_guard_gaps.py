@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pygit2
 import pytest
 
 import git_vcontext
@@ -88,6 +89,84 @@ def test_history_a_changelog_document_deleted_on_purpose_lands_through_all(
     hooked = run_git(repo, "push", "--dry-run", "origin", "HEAD:main", check=False)
     assert hooked.returncode == 0, hooked.stderr
     _landed_by_all(repo, remote)
+
+
+def _plan(plan_id: str, title: str, sequence: int) -> dict[str, object]:
+    """A plan as the MCP server writes one: items, a proposal, a changeLog entry per write."""
+    return {
+        "vContextInfo": {"version": "0.4"},
+        "plan": {
+            "id": plan_id,
+            "title": title,
+            "status": "draft",
+            "sequence": sequence,
+            "narratives": {"proposal": f"Roll out {title} in small steps"},
+            "items": [
+                {"id": f"i{n}", "title": f"Step {n} of {title}", "status": "pending"}
+                for n in range(4)
+            ],
+            "changeLog": [
+                {
+                    "sequence": n,
+                    "timestamp": f"2026-01-0{n}T00:00:00Z",
+                    "agent": {"id": "mcp", "type": "aiAgent"},
+                    "operation": "create" if n == 1 else "update",
+                    "description": f"write {n}",
+                }
+                for n in range(1, sequence + 1)
+            ],
+        },
+    }
+
+
+def _alpha_pushed(repo: Path) -> None:
+    write(repo, ".vcontext/plan-alpha.json", _plan("plan-alpha", "Alpha rollout", 3))
+    commit(repo, "plan alpha")
+    run_git(repo, "push", "-q", "origin", "HEAD:main")
+
+
+def _replace_plan(repo: Path, message: str) -> None:
+    """plan-alpha (three changeLog entries) on the remote; then one commit deletes it and
+    adds plan-beta in the same layout, which git's similarity pairs as a rename."""
+    _alpha_pushed(repo)
+    run_git(repo, "rm", "-q", ".vcontext/plan-alpha.json")
+    write(repo, ".vcontext/plan-beta.json", _plan("plan-beta", "Alpha rollout v2", 1))
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", message)
+    # libgit2's rename detection (what the checks read a commit with) pairs the two
+    found = pygit2.Repository(str(repo)).diff("HEAD~1", "HEAD")
+    found.find_similar()
+    assert [d.status_char() for d in found.deltas] == ["R"]
+
+
+def test_history_drop_a_plan_and_add_another_in_its_layout_is_no_rename_lands_through_all(
+    repo: Path, remote: Path
+) -> None:
+    """PRODUCT.md: a document renamed is one document when its container is the same (the
+    same ``uid``, else the same ``id`` and kind with most data equal); two plans of one
+    layout are two documents, however alike their bytes: the deleted one goes as the
+    ``Vcontext-Drop:`` line says, and the new one has no past to break."""
+    _replace_plan(repo, "replace plan alpha\n\nVcontext-Drop: superseded by plan beta")
+    _landed_by_all(repo, remote)
+
+
+def test_history_drop_a_plan_and_add_another_without_saying_so_names_the_deleted_one(
+    repo: Path, remote: Path
+) -> None:
+    _replace_plan(repo, "replace plan alpha")
+    out = _refused_by_all(repo, remote, "history-changelog-removed")
+    assert "plan-alpha.json" in out
+    assert "plan-beta.json" not in out  # no finding on the new plan: it is no edit of alpha
+
+
+def test_history_a_plan_renamed_and_edited_is_still_one_document(repo: Path, remote: Path) -> None:
+    """The same plan id under a new name is a rename: its changeLog still may not shrink."""
+    _alpha_pushed(repo)
+    run_git(repo, "mv", ".vcontext/plan-alpha.json", ".vcontext/plan-renamed.json")
+    write(repo, ".vcontext/plan-renamed.json", _plan("plan-alpha", "Alpha rollout", 2))
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "rename\n\nVcontext-Drop: it says so, not for this")
+    _refused_by_all(repo, remote, "history-changelog-removed")
 
 
 def test_history_moving_a_changelog_document_out_of_the_routed_set_is_refused_by_all(

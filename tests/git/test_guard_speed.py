@@ -16,6 +16,7 @@ from helpers.guard import (
     clone_with_base,
     edit_json,
     guarded_remote,
+    program,
     push,
     refs,
     remote_lines,
@@ -141,3 +142,164 @@ def test_guard_light_path_reads_an_unset_agent_prefix_without_git_config(
     started = _started(trace)
     assert any(argv[1:3] == ["--no-replace-objects", "rev-list"] for argv in started), started
     assert not [argv for argv in started if "config" in argv[1:3]], started
+
+
+def _hook_with_teardown_probe(remote: Path, tmp_path: Path) -> Path:
+    """The remote's pre-receive hook replaced by the guard's command started with ``site``
+    and a ``sitecustomize`` whose ``atexit`` handler says whether the interpreter's teardown
+    ran (the installed shim starts Python with ``-S``); what the guard said, in a log."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import atexit, sys\natexit.register(lambda: print('teardown', file=sys.stderr))\n"
+    )
+    log = tmp_path / "guard.log"
+    hook = remote / "hooks" / "pre-receive"
+    checkout = Path(git_vcontext.__file__).resolve().parents[1]
+    hook.write_text(
+        "#!/bin/sh\n"
+        f"PYTHONPATH='{site}:{checkout}' GIT_VCONTEXT_HOOK_VERBOSE=1 "
+        f"'{program()}' hook pre-receive 2>>'{log}'\n"
+        "STATUS=$?\n"
+        f"echo \"exit $STATUS\" >>'{log}'\n"
+        "exit $STATUS\n"
+    )
+    return log
+
+
+def test_guard_light_verdicts_end_without_the_teardown_the_full_check_with_it(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Issue 28: a push the light path lets in ends the guard's process at once (no
+    teardown: ~2 ms of every guard run), its verdict whole (exit 0, the ref moved, the
+    verdicts kept); a push the full check judges (here one it refuses) ends as usual."""
+    log = _hook_with_teardown_probe(remote, tmp_path)
+    run_git(repo, "switch", "-q", "-c", "agents/dave")
+    events = playbook(event("e1", "first"), event("e2", "second"), event("e3", "3"))
+    (repo / PLAYBOOK).write_text(json.dumps(events, indent=2) + "\n")
+    commit(repo, "dave learns")
+
+    good = sneak(repo, "origin", "agents/dave")
+
+    assert good.returncode == 0, good.stderr
+    said = log.read_text()
+    assert "guard (light)" in said
+    assert "exit 0" in said
+    assert "teardown" not in said
+    tip = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert refs(remote)["refs/heads/agents/dave"] == tip
+    assert list((remote / "vcontext" / "verdicts").rglob("*")), "the verdicts were kept"
+
+    log.write_text("")
+    (repo / PLAYBOOK).write_text(json.dumps(playbook(event("e1", "first")), indent=2) + "\n")
+    commit(repo, "dave drops events")
+
+    bad = sneak(repo, "origin", "agents/dave")
+
+    assert bad.returncode != 0
+    said = log.read_text()
+    assert "history-event-removed" in said or "[history" in said, said
+    assert "exit 1" in said
+    assert "teardown" in said
+
+
+def _remembered(remote: Path) -> dict[str, str]:
+    record = remote / "vcontext" / "deleted-refs.json"
+    return json.loads(record.read_text()).get("(server)", {}) if record.exists() else {}
+
+
+def test_guard_light_path_reads_the_refs_from_git_files_not_for_each_ref(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Issue 28 point 2: the guard forgets a remembered deletion once its ref is back (a
+    branch deleted, then pushed again: ``sync --push`` does that with every request ref);
+    which refs exist it read with ``git for-each-ref`` on every push, now from the files
+    git keeps them in (loose and packed), with the same outcome."""
+    run_git(repo, "switch", "-q", "-c", "agents/erin")
+    assert sneak(repo, "origin", "agents/erin").returncode == 0
+    old = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    assert sneak(repo, "origin", ":agents/erin").returncode == 0
+    assert _remembered(remote) == {"refs/heads/agents/erin": old}
+    events = playbook(event("e1", "first"), event("e2", "second"), event("e3", "3"))
+    (repo / PLAYBOOK).write_text(json.dumps(events, indent=2) + "\n")
+    commit(repo, "erin learns")
+    assert sneak(repo, "origin", "agents/erin").returncode == 0  # back, from its old tip on
+    run_git(remote, "pack-refs", "--all")  # the refs packed, as git gc leaves them
+    run_git(repo, "switch", "-q", "-c", "agents/frank")
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(title="Task 1"))
+    commit(repo, "frank edits")
+    trace = tmp_path / "trace.json"
+    env = {"GIT_TRACE2_EVENT": str(trace), "GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+
+    proc = push(repo, "--no-verify", "origin", "agents/frank", env=env)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "guard (light)" in proc.stderr
+    assert _remembered(remote) == {}  # agents/erin is back: forgotten
+    started = _started(trace)
+    ours = [argv for argv in started if "--format=%(refname)" in argv]  # (git's own: objectname)
+    assert not ours, started
+
+
+def test_guard_light_path_finds_a_re_created_refs_old_tip_without_merge_base(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Issue 28 point 2: a request ref ``sync --push`` deleted is pushed again at a commit
+    made on the merge its branch received meanwhile (already on the remote, so not among
+    the push's new commits). The deleted tip is found in the new tip's history by reading
+    the commits themselves, not by starting ``git merge-base``; the push is judged by the
+    light path and let in."""
+    request = "refs/vcontext/sync/main/agents/gina"
+    run_git(repo, "switch", "-q", "-c", "agents/gina")
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(title="Task 1"))
+    commit(repo, "gina edits")
+    assert sneak(repo, "origin", "agents/gina", f"HEAD:{request}").returncode == 0
+    assert sneak(repo, "origin", f":{request}").returncode == 0
+    run_git(repo, "switch", "-q", "main")
+    events = playbook(event("e1", "first"), event("e2", "second"), event("e3", "3"))
+    (repo / PLAYBOOK).write_text(json.dumps(events, indent=2) + "\n")
+    commit(repo, "main learns")
+    assert sneak(repo, "origin", "main").returncode == 0
+    run_git(repo, "switch", "-q", "agents/gina")
+    run_git(repo, "merge", "-q", "--no-edit", "main")
+    assert sneak(repo, "origin", "agents/gina").returncode == 0  # the merge is on the remote
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(title="Task 2"))
+    commit(repo, "gina edits again")
+    trace = tmp_path / "trace.json"
+    env = {"GIT_TRACE2_EVENT": str(trace), "GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+
+    proc = push(repo, "--no-verify", "origin", "agents/gina", f"HEAD:{request}", env=env)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "guard (light)" in proc.stderr
+    started = _started(trace)
+    assert not [argv for argv in started if "merge-base" in argv], started
+    assert refs(remote)[request] == run_git(repo, "rev-parse", "HEAD").stdout.strip()
+
+
+def test_guard_light_path_asks_merge_base_past_the_commits_it_reads(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """Issue 28 point 2: the light path reads at most ``REACH_LIMIT`` commits the repository
+    had to find a re-created ref's old tip; further back, ``git merge-base`` answers, as
+    before, and the push is still judged by the light path and let in."""
+    from git_vcontext.prepush.light import REACH_LIMIT
+
+    request = "refs/vcontext/sync/main/agents/hal"
+    run_git(repo, "switch", "-q", "-c", "agents/hal")
+    assert sneak(repo, "origin", f"HEAD:{request}").returncode == 0
+    assert sneak(repo, "origin", f":{request}").returncode == 0
+    for n in range(REACH_LIMIT + 2):
+        run_git(repo, "commit", "-q", "--allow-empty", "-m", f"hal thinks {n}")
+    assert sneak(repo, "origin", "agents/hal").returncode == 0  # all on the remote now
+    edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(title="Task 1"))
+    commit(repo, "hal edits")
+    trace = tmp_path / "trace.json"
+    env = {"GIT_TRACE2_EVENT": str(trace), "GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+
+    proc = push(repo, "--no-verify", "origin", f"HEAD:{request}", env=env)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "guard (light)" in proc.stderr
+    started = _started(trace)
+    assert [argv for argv in started if "merge-base" in argv], started

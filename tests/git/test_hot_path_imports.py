@@ -131,6 +131,34 @@ def test_the_merge_driver_of_a_json_document_loads_no_contextvars_wrapper(
     assert [m for m in NOT_FOR_A_MERGE if m in loaded] == []
 
 
+# what a clean merge loaded before issue 32's last pass: the site module (the driver's
+# Python starts without it, from the folders install recorded: setup.config.DRIVER_FORM),
+# the path quoting of messages (validation: a clean merge says nothing), and TRON's
+# grammar module (the C scanner and the descent read the sides: codecs/tron/quick.py)
+NOT_FOR_A_CLEAN_MERGE = (
+    "site",
+    "git_vcontext.validation",
+    "git_vcontext.validation.model",
+    "git_vcontext.codecs.tron.parser",
+    "lark",
+)
+
+
+def test_the_merge_driver_of_a_json_document_starts_without_site_or_validation(
+    git_repo: Path,
+) -> None:
+    loaded = _merge_imports(git_repo, "json")
+    assert [m for m in NOT_FOR_A_CLEAN_MERGE if m in loaded] == []
+
+
+def test_the_merge_driver_of_a_tron_document_starts_without_site_or_the_tron_grammar(
+    git_repo: Path,
+) -> None:
+    loaded = _merge_imports(git_repo, "tron")
+    assert [m for m in NOT_FOR_A_CLEAN_MERGE if m in loaded] == []
+    assert "git_vcontext.codecs.tron.quick" in loaded
+
+
 def test_a_conflicted_merge_reads_git_config_without_the_subprocess_module(
     git_repo: Path,
 ) -> None:

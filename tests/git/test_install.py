@@ -453,6 +453,30 @@ def test_installing_never_breaks_git_uninstall_leaves_a_committed_gitattributes_
     assert run_git(clone, "config", "--local", "--get-regexp", "vcontext", check=False).stdout == ""
 
 
+def test_uninstall_of_lines_this_install_added_and_the_user_committed_says_to_commit_it(
+    git_repo: Path,
+) -> None:
+    """``uninstall`` removes what this install added, also from a ``.gitattributes`` the user
+    committed since; git then reads the committed copy (a deleted file's from the index),
+    so the drivers' patterns stay until the change is committed: it says so with the
+    command, and that command leaves nothing routed and nothing to commit."""
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    run_git(git_repo, "add", ".gitattributes")
+    run_git(git_repo, "commit", "-q", "-m", "attributes")
+    done = run_cli("uninstall", cwd=git_repo)
+    assert done.returncode == 0
+    said = [line for line in done.stdout.decode().splitlines() if "is committed" in line]
+    assert len(said) == 1, done.stdout
+    command = said[0].split(": git reads the committed patterns until the change is: ")[1]
+    command = command.split(" (or keep them: ")[0]
+    routed = run_git(git_repo, "check-attr", "merge", "--", "todo.vcontext.json").stdout
+    assert routed.strip().endswith("vcontext")  # the index's copy, until committed
+    subprocess.run(command, shell=True, cwd=git_repo, check=True, capture_output=True)
+    assert run_git(git_repo, "status", "--porcelain").stdout == ""
+    routed = run_git(git_repo, "check-attr", "merge", "--", "todo.vcontext.json").stdout
+    assert routed.strip().endswith("unspecified")
+
+
 def test_installing_never_breaks_git_uninstall_removes_only_the_lines_this_install_added(
     git_repo: Path,
 ) -> None:

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from git_vcontext.gitio.loose import MAX_OBJECT, is_empty_root_commit, loose_object
+from git_vcontext.gitio.batch import ref_names
+from git_vcontext.gitio.loose import (
+    MAX_OBJECT,
+    is_empty_root_commit,
+    loose_object,
+    ref_names_in_files,
+)
 from helpers.run import run_git
 
 
@@ -111,3 +117,61 @@ def test_a_bad_loose_object_is_not_certain(bare: Path, raw: bytes) -> None:
 
     assert loose_object(_dirs(bare), oid) is None
     assert not is_empty_root_commit(_dirs(bare), oid)
+
+
+def _for_each_ref(bare: Path) -> set[str]:
+    return set(run_git(bare, "for-each-ref", "--format=%(refname)").stdout.split())
+
+
+def _refs_of_every_kind(bare: Path) -> str:
+    """Branches, a tag, nested names; some packed (one packed, then deleted), some loose."""
+    tip = _commit(bare, _tree(bare))
+    for ref in ("refs/heads/main", "refs/heads/agents/a-1", "refs/vcontext/sync/main/agents/a-1",
+                "refs/vcontext/lease/main", "refs/tags/v1", "refs/heads/gone"):  # fmt: skip
+        run_git(bare, "update-ref", ref, tip)
+    run_git(bare, "pack-refs", "--all")
+    run_git(bare, "update-ref", "-d", "refs/heads/gone")  # out of packed-refs
+    run_git(bare, "update-ref", "refs/heads/agents/b.2", tip)  # loose beside packed ones
+    run_git(bare, "update-ref", "refs/heads/main", _commit(bare, _tree(bare), tip))
+    return tip
+
+
+def test_ref_names_in_files_are_what_for_each_ref_lists(bare: Path) -> None:
+    """Issue 28 point 2: the guard reads its refs from git's files instead of starting ``git
+    for-each-ref``, and finds the same names: loose and packed, nested, a packed ref deleted,
+    a loose ref over a packed one."""
+    _refs_of_every_kind(bare)
+    (bare / "refs" / "heads" / "agents" / "c.lock").write_text("in progress\n")  # git skips
+
+    found = ref_names_in_files(str(bare))
+
+    assert found == _for_each_ref(bare)
+    assert "refs/heads/gone" not in found
+    assert {"refs/heads/agents/b.2", "refs/vcontext/lease/main"} <= found
+    assert ref_names(str(bare)) == found
+
+
+@pytest.mark.parametrize(
+    "oddity", ["symbolic ref", "not an object id", "odd name", "another ref storage", "common dir"]
+)
+def test_ref_names_in_files_leave_what_is_not_plain_to_git(
+    bare: Path, oddity: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the files do not say for certain is git's to answer (None), and
+    ``batch.ref_names`` then asks ``git for-each-ref``."""
+    _refs_of_every_kind(bare)
+    if oddity == "symbolic ref":
+        run_git(bare, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/heads/main")
+    elif oddity == "not an object id":
+        (bare / "refs" / "heads" / "broken").write_text("ref: nowhere\n")
+    elif oddity == "odd name":
+        (bare / "refs" / "heads" / "a b").write_text((bare / "refs" / "heads" / "main").read_text())
+    elif oddity == "another ref storage":
+        with (bare / "config").open("a") as fh:
+            fh.write("[extensions]\n\trefStorage = reftable\n")
+    else:
+        monkeypatch.setenv("GIT_COMMON_DIR", str(bare))
+
+    assert ref_names_in_files(str(bare)) is None
+    if oddity in ("symbolic ref", "common dir"):
+        assert ref_names(str(bare)) == _for_each_ref(bare)

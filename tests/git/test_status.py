@@ -158,3 +158,35 @@ def test_a_config_file_git_cannot_parse_is_an_operational_error_not_a_crash(
     assert err.count("\n") == 1
     assert "config" in err
     assert "internal error" not in err
+
+
+def test_status_names_the_branch_that_deleted_a_document_in_a_clash(tmp_path: Path) -> None:
+    """Resolving conflicts: a file one branch deleted and another changed is said by
+    branch in ``status`` too (two agents that clash: "deleted on agents/ann, modified on
+    agents/bo"), never "deleted by us", whose side depends on the direction of a merge."""
+    from helpers.team import TASKS, git, identity, tasks, vcx, write
+
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    identity(repo, "person")
+    write(repo, TASKS, tasks("t1", "t2"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "seed")
+    for agent in ("ann", "bo"):
+        assert vcx(repo, "fork", agent).returncode == 0
+    git(repo, "switch", "-q", "agents/ann")
+    git(repo, "rm", "-q", TASKS)
+    git(repo, "commit", "-qm", "ann: no task list")
+    git(repo, "switch", "-q", "agents/bo")
+    data = tasks("t1", "t2")
+    data["todoList"]["items"][0]["status"] = "inProgress"
+    write(repo, TASKS, data)
+    git(repo, "commit", "-qam", "bo: t1 in progress")
+    git(repo, "switch", "-q", "main")
+
+    shown = vcx(repo, "status")
+
+    assert shown.returncode == 1, shown.stdout + shown.stderr
+    assert f"{TASKS}: deleted on agents/ann, modified on agents/bo" in shown.stdout
+    assert "by us" not in shown.stdout
+    assert "by them" not in shown.stdout

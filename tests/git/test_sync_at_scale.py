@@ -107,7 +107,10 @@ def test_sync_never_deletes_an_event_log_the_pair_stops_as_a_conflict_naming_it(
 
     assert code == 1, out + err
     assert "CONFLICT" in out
-    assert f"{PLAYBOOK}: deleted by them: it holds an append-only log (2 entries)" in out
+    assert (
+        f"{PLAYBOOK}: deleted on agents/alice, kept on main: it holds an append-only log "
+        "(2 entries)" in out
+    )
     assert (rev(alice, "main"), rev(alice, "agents/alice"), rev(remote, "main")) == before
     assert [e["eventId"] for e in show(remote, "main", PLAYBOOK)["playbook"]["items"]] == [
         "e1",
@@ -117,7 +120,7 @@ def test_sync_never_deletes_an_event_log_the_pair_stops_as_a_conflict_naming_it(
     # the same without a remote: the pair stops
     code, out, _ = sync(alice, "alice")
     assert code == 1
-    assert "deleted by them" in out
+    assert "deleted on agents/alice, kept on main" in out
 
 
 def test_a_merge_the_pre_push_hook_would_refuse_is_not_made_its_findings_are_shown(

@@ -18,6 +18,7 @@ from typing import Any
 
 from helpers.next_steps import follow, follow_output, next_commands
 from helpers.team import (
+    PLAYBOOK,
     TASKS,
     Team,
     edit,
@@ -311,3 +312,88 @@ def test_the_diverged_base_advice_resolves_a_name_starting_with_a_dash(tmp_path:
         "the plan, here"
     )
     _landed(team, bo)
+
+
+# -- a document deleted on one branch and changed on the other: named by branch ----------
+
+
+def _person_deletes_the_tasks(team: Team) -> None:
+    git(team.person, "pull", "-q", "--no-rebase", "origin", "main")
+    git(team.person, "rm", "-q", TASKS)
+    git(team.person, "commit", "-q", "-m", "person: the task list is not needed")
+    git(team.person, "push", "-q", "origin", "main")
+
+
+def test_resolving_delete_modify_sync_names_the_branch_that_deleted_not_us_or_them(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": every conflict message of ``sync`` ends with the
+    exact next commands, and after ``--checkout`` the merge is the agent's (ours: the agent
+    branch). sync's own merge into the base has the base as ours, so "deleted by us" there
+    meant the base: said by branch instead, both in sync's report and in ``conflicts``, so
+    following the commands with the side the user reads keeps what the user meant."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    _person_deletes_the_tasks(team)
+    _agent_works_on_t1(bo)
+
+    first = vcx(bo, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert f"  {TASKS}: deleted on main, modified on agents/bo" in first.stdout
+    assert "by us" not in first.stdout
+    assert "by them" not in first.stdout
+    stop = follow(next_commands(first.stdout), bo)
+    assert "by us" not in stop.last[2]
+    assert "by them" not in stop.last[2]
+    assert "(ours: agents/bo, theirs: origin/main)" in stop.last[2]
+    listed = vcx(bo, "conflicts")
+    assert listed.returncode == 1
+    assert "theirs: (absent: deleted on origin/main)" in listed.stdout
+    # the agent's work on the list is what bo means to keep: ours, as the labels say
+    done = follow_output(stop.last[2], bo, take="ours")
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote) == {"t1": "inProgress", "t2": "pending"}
+    _landed(team, bo)
+
+
+def test_resolving_delete_modify_taking_the_deleting_branch_deletes_it(tmp_path: Path) -> None:
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    _person_deletes_the_tasks(team)
+    _agent_works_on_t1(bo)
+    first = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "deleted on main, modified on agents/bo" in first.stdout
+    done = follow_output(first.stdout, bo, take="theirs")  # origin/main: the deletion
+    assert done.last[1] == 0, done.last
+    listing = git(team.remote, "ls-tree", "--name-only", "main").stdout.split()
+    assert TASKS not in listing
+    _landed(team, bo)
+
+
+def test_an_event_log_the_agent_deleted_is_restored_there_no_checkout_that_leads_nowhere(
+    tmp_path: Path,
+) -> None:
+    """Branch-per-agent workflow: sync never deletes a document holding an event log. The
+    agent's branch deleted it: there is no merge to resolve (``--checkout`` would merge
+    nothing), so the message says where to restore it and the next step says so too."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    git(bo, "rm", "-q", PLAYBOOK)
+    git(bo, "commit", "-q", "-m", "agent drops the playbook")
+    first = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert f"{PLAYBOOK}: deleted on agents/bo, kept on main" in first.stdout
+    assert "restore it on agents/bo" in first.stdout
+    assert "not left stopped" not in first.stdout
+    assert next_commands(first.stdout) == [
+        "fix it as said, then git vcontext sync bo --push origin"
+    ]
+    # as said: the commit it names rewritten (here: dropped), then sync lands
+    named = f"git log --diff-filter=D agents/bo -- {PLAYBOOK} names it"
+    assert named in first.stdout
+    deleting = git(bo, "log", "--format=%H", "--diff-filter=D", "agents/bo", "--", PLAYBOOK)
+    assert deleting.stdout.split() == [git(bo, "rev-parse", "HEAD").stdout.strip()]
+    git(bo, "reset", "-q", "--hard", "HEAD~1")
+    again = vcx(bo, "sync", "bo", "--push", "origin")
+    assert again.returncode == 0, again.stdout + again.stderr

@@ -441,3 +441,35 @@ def test_a_real_conflict_in_a_converted_document_is_resolved_as_the_messages_say
     assert _show(remote, "main", "todo.vcontext.tron")["todoList"]["items"][0]["status"] == (
         "completed"
     )
+
+
+def test_sync_says_the_agent_branch_took_the_bases_conversion_as_a_document_it_updated(
+    tmp_path: Path,
+) -> None:
+    """Branch-per-agent workflow: a document converted on the base is one document; when
+    sync brings the conversion to the agent branch, that branch's document changed (its
+    name and format): sync said "update 0 documents on agents/ann" and its merge commit
+    listed none (a list without a ``uid``, as the corpus's are: no fork block; the remote
+    integrates: install --server)."""
+    remote = _remote(tmp_path, "todo.vcontext.json")
+    assert run_cli("install", "--server", cwd=remote).returncode == 0
+    person = _clone(remote, tmp_path / "person", "person")
+    plain = _read(person, "todo.vcontext.json")
+    del plain["todoList"]["uid"]
+    _write(person, "todo.vcontext.json", plain)
+    run_git(person, "commit", "-qam", "no uid")
+    assert run_git(person, "push", "-q", "origin", "main", check=False).returncode == 0
+    ann, ann_wt = _agent(remote, tmp_path, "ann")
+    _convert_on_main(person, "todo.vcontext.json", "todo.vcontext.tron")
+    data = _read(ann_wt, "todo.vcontext.json")
+    data["todoList"]["items"][1]["status"] = "blocked"
+    _write(ann_wt, "todo.vcontext.json", data)
+    run_git(ann_wt, "commit", "-qam", "t2 blocked")
+
+    code, out, err = sync(ann, "ann", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "update 1 document on agents/ann" in out, out
+    message = run_git(ann, "log", "-1", "--format=%B", "agents/ann").stdout
+    assert "- todo.vcontext.tron" in message
+    assert _files(ann, "agents/ann") == ["todo.vcontext.tron"]

@@ -4,6 +4,8 @@ command that showed it, run against real git."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 from helpers.run import run_cli, run_git
@@ -253,23 +255,23 @@ def test_file_lists_of_doctor_and_validate_keep_a_newline_in_a_name_on_one_line(
     ), noted
 
 
-def test_check_of_a_tag_of_a_tree_or_a_blob_says_what_it_names(git_repo: Path) -> None:
-    """``check TAG`` where the tag names a tree or a blob said "unknown revision": it names
-    what the tag holds, and who judges such a tag (the hook and the guard, when pushed)."""
+def test_check_of_a_tag_of_a_tree_or_a_blob_judges_what_it_names(git_repo: Path) -> None:
+    """``check TAG`` where the tag names a tree or a blob said "unknown revision", then
+    "not a commit" (exit 3); it now judges what the tag holds as the hook and the guard
+    judge such a tag when it is pushed (README "Tags of trees and blobs")."""
     _write(git_repo, "todo.vcontext.json", TODO)
     run_git(git_repo, "add", "-A")
     run_git(git_repo, "commit", "-qm", "first")
     run_git(git_repo, "tag", "a-tree", "HEAD^{tree}")
     run_git(git_repo, "tag", "-a", "-m", "annotated", "a-tree-too", "HEAD^{tree}")
     run_git(git_repo, "tag", "a-blob", "HEAD:todo.vcontext.json")
-    for tag, kind in (("a-tree", "tree"), ("a-tree-too", "tree"), ("a-blob", "blob")):
+    for tag in ("a-tree", "a-tree-too", "a-blob"):
         told = run_cli("check", tag, cwd=git_repo)
-        assert told.returncode == 3
-        assert told.stderr.decode().startswith(
-            f"git-vcontext: error: '{tag}' names a {kind}, not a commit: check judges commits"
-        )
+        assert told.returncode == 0, told.stdout + told.stderr
+        assert f"no problems; what {tag} points at" in told.stdout.decode()
     unknown = run_cli("check", "no-such-tag", cwd=git_repo)
-    assert unknown.stderr.decode().strip() == "git-vcontext: error: unknown revision 'no-such-tag'"
+    assert unknown.returncode == 3
+    assert unknown.stderr.decode().startswith("git-vcontext: error: unknown revision 'no-such-tag'")
 
 
 def test_a_refused_tag_of_a_broken_commit_is_told_to_move_the_tag(tmp_path: Path) -> None:
@@ -475,3 +477,51 @@ def test_history_a_plan_dropped_while_another_sharing_a_changelog_entry_starts_l
     sneaked = sneak(clone, "origin", "main")
     assert sneaked.returncode != 0
     assert any("history-event-removed" in ln for ln in remote_lines(sneaked.stderr))
+
+
+def test_a_refused_push_names_the_rebase_that_reaches_its_first_bad_commit(
+    tmp_path: Path,
+) -> None:
+    """ "Fix those commits (git rebase -i)" does not run in a branch without an upstream (the
+    first push of a new repository: "There is no tracking information") and never reaches
+    a root commit. The refusal names the commands that do, and doing what it says (here:
+    editing the commit it names) lets the push in."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    repo = tmp_path / "repo"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    for key, value in (("user.name", "Pat"), ("user.email", "pat@example.com")):
+        run_git(repo, "config", key, value)
+    _installed(repo)
+    run_git(repo, "remote", "add", "origin", str(remote))
+    broken = {**TODO, "todoList": {"items": [{"id": "t1", "title": "x", "status": "doing"}]}}
+    _write(repo, "todo.vcontext.json", broken)
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "first, broken")
+    refused = run_git(repo, "push", "-u", "origin", "main", check=False)
+    assert refused.returncode != 0
+    assert "git commit --amend when it is your last commit, else git rebase -i --root" in (
+        refused.stderr
+    )
+    _write(repo, "todo.vcontext.json", TODO)
+    run_git(repo, "commit", "-qa", "--amend", "--no-edit")  # as said: the last commit
+    run_git(repo, "push", "-q", "-u", "origin", "main")
+
+    _write(repo, "todo.vcontext.json", broken)
+    run_git(repo, "commit", "-qam", "broken again")
+    bad = run_git(repo, "rev-parse", "--short=12", "HEAD").stdout.strip()
+    _write(repo, "notes.txt", "later work\n")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "later work")
+    refused = run_git(repo, "push", "origin", "main", check=False)
+    assert refused.returncode != 0
+    said = f"git commit --amend when it is your last commit, else git rebase -i {bad}~1)"
+    assert said in refused.stderr
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}  # stop at the commit it names
+    subprocess.run(
+        ["git", "rebase", "-q", "-i", f"{bad}~1"], cwd=repo, env={**os.environ, **env}, check=True
+    )
+    _write(repo, "todo.vcontext.json", _titled("fixed"))
+    run_git(repo, "commit", "-qa", "--amend", "--no-edit")
+    run_git(repo, "rebase", "--continue")
+    assert run_git(repo, "push", "-q", "origin", "main", check=False).returncode == 0

@@ -199,6 +199,20 @@ def pair_documents(removed: Mapping[str, Any], added: Mapping[str, Any]) -> dict
     return pairs
 
 
+def continues(old: bytes, new: bytes, old_path: str, new_path: str) -> bool | None:
+    """Whether document ``new`` continues ``old`` by the rule ``pair_documents`` applies
+    (git pairs files by similar bytes: two plans of one layout are a rename to it); None
+    when the rule says nothing (a side that does not parse, or holds no single container:
+    an event log, a template), so git's pairing stands."""
+    try:
+        was, now = parse(old, path=old_path).data, parse(new, path=new_path).data
+    except ParseError:
+        return None
+    if _identity(was) is None or _identity(now) is None:
+        return None
+    return _pair_score(was, now) is not None
+
+
 def _pair_score(old: Any, new: Any) -> float | None:
     """How surely ``new`` continues ``old`` (the higher the surer), or None: it does not."""
     was, now = _identity(old), _identity(new)

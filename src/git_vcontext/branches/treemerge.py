@@ -28,9 +28,9 @@ from ..gitio.objects import (
 from ..merging import merge3
 from ..merging.files import merge_files
 from ..merging.result import MISSING, MergeOptions
-from ..record import record
+from ..record import record, replace
 from ..validation.history import logged_entries
-from ..validation.model import quoted_path
+from ..validation.model import command_path, quoted_path
 from ..values import canonical, same
 from .forkstate import agent_document, mark_merged
 from .projections import is_projection, reproject
@@ -38,7 +38,7 @@ from .renames import align
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Mapping
+    from collections.abc import Callable, Collection, Iterable, Mapping
     from typing import Any, Literal
 
     from pygit2 import Blob, Index, IndexEntry, Oid, Repository, Tree
@@ -60,6 +60,39 @@ class PathConflict:
     kind: str  # "content" (our engine), "fallback" (merged by lines), or libgit2's kind
     conflicts: tuple[dict[str, Any], ...] = ()  # merge report conflicts: path (pointer), kind, …
     reasons: tuple[str, ...] = ()
+    # (ours, theirs): the branches of the merge, once its caller names them (``named``)
+    names: tuple[str, str] | None = None
+
+    def named(self, ours: str, theirs: str) -> PathConflict:
+        """The same conflict with the merge's branches named: a file one side deleted is
+        then said by branch ("deleted on main, modified on agents/bo"), never "by us" or
+        "by them", whose meaning flips with the direction of the merge (sync merges both
+        ways; ``sync --checkout`` leaves the agent's side as ours)."""
+        return replace(self, names=(ours, theirs))
+
+    def sides(self) -> dict[str, str] | None:
+        """For a file one side deleted or added, once named: the branch that did it
+        (``deleted``, ``added``) and the other one (``modified``, or ``kept`` for a log
+        the other side left alone)."""
+        side = _ONE_SIDED.get(self.kind)
+        if side is None or self.names is None:
+            return None
+        did, other = self.names if side[1] == "ours" else self.names[::-1]
+        if side[0] == "added":
+            return {"added": did}
+        return {"deleted": did, "kept" if self.log_deleted else "modified": other}
+
+    @property
+    def log_deleted(self) -> bool:
+        """A document holding an append-only log that one side deleted and the other left
+        alone (``_log_deleted``): nothing to resolve in a merge, the deletion is undone."""
+        return self.kind in _DELETED_KINDS and bool(self.reasons)
+
+    def _what(self) -> str:
+        said = self.sides()
+        if said is None:
+            return self.kind
+        return ", ".join(f"{verb} on {branch}" for verb, branch in said.items())
 
     def describe(self) -> str:
         """One line: the path and what conflicts in it."""
@@ -70,16 +103,47 @@ class PathConflict:
             extra = f" and {more} more" if more > 0 else ""
             return f"{quoted_path(self.path)}: {len(self.conflicts)} conflict(s): {listing}{extra}"
         if self.reasons:
-            return f"{quoted_path(self.path)}: {self.kind}: {'; '.join(self.reasons)}"
-        return f"{quoted_path(self.path)}: {self.kind}"
+            said = self.sides()
+            how = self.reasons
+            if said is not None and "kept" in said:  # an event log deleted by one branch
+                how += (
+                    f"restore it on {said['deleted']}: the pre-push hook refuses the commit "
+                    f"that deleted it (git log --diff-filter=D {said['deleted']} -- "
+                    f"{command_path(self.path)} names it) until it is rewritten (git rebase "
+                    "-i COMMIT~1: drop or edit it)",
+                )
+            return f"{quoted_path(self.path)}: {self._what()}: {'; '.join(how)}"
+        return f"{quoted_path(self.path)}: {self._what()}"
 
     def to_json(self) -> dict[str, Any]:
+        said = self.sides()
+        kind = self.kind if said is None else _JSON_KINDS[tuple(said)]
         return {
             "path": self.path,
-            "kind": self.kind,
+            "kind": kind,
+            **(said or {}),
             "conflicts": list(self.conflicts),
             "reasons": list(self.reasons),
         }
+
+
+def named(conflicts: Iterable[PathConflict], ours: str, theirs: str) -> tuple[PathConflict, ...]:
+    """``conflicts`` of a merge of ``theirs`` into ``ours``, with those branches named."""
+    return tuple(c.named(ours, theirs) for c in conflicts)
+
+
+_DELETED_KINDS = ("deleted by us", "deleted by them")
+_JSON_KINDS = {
+    ("deleted", "modified"): "delete/modify",
+    ("deleted", "kept"): "delete",
+    ("added",): "add",
+}
+_ONE_SIDED = {
+    "deleted by us": ("deleted", "ours"),
+    "deleted by them": ("deleted", "theirs"),
+    "added by us": ("added", "ours"),
+    "added by them": ("added", "theirs"),
+}
 
 
 @record
@@ -546,15 +610,17 @@ def carry_to_agent(
     The same as ``merge_trees(agent, agent, merged)``, without a three-way merge (a
     document renamed or converted in ``merged`` is the agent's under its new name).
     """
-    agent = align(repo, agent, agent, merged, document_wanted(repo)).ours
+    aligned = align(repo, agent, agent, merged, document_wanted(repo))
+    agent = aligned.ours
     index = tree_index(merged)
     sides = DocumentSides(repo, agent, agent, merged)
-    documents: list[str] = []
+    # a document renamed or converted in ``merged`` changes its name on the agent branch
+    documents: list[str] = [r.new for r in aligned.renames if r.side == "theirs"]
     for change in tree_changes(agent, merged):
         path = change.path
         o, t = sides.data("ours", path), sides.data("theirs", path)
         if o is None or t is None or b"fork" not in o or not sides.holds_document(path):
-            if t is not None and t != o and sides.holds_document(path):
+            if t is not None and t != o and sides.holds_document(path) and path not in documents:
                 documents.append(path)
             continue
         how = mark(path) if mark is not None else None
@@ -567,7 +633,7 @@ def carry_to_agent(
             if how is not None:
                 when, by, refresh = how
                 result = mark_merged(result, path, when=when, by=by, refresh=refresh)
-        if result != o:
+        if result != o and path not in documents:
             documents.append(path)
         if result != t:
             theirs_entry, ours_entry = sides.entry("theirs", path), sides.entry("ours", path)

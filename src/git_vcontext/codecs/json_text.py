@@ -9,8 +9,6 @@ from ..record import record
 from ..spelling import OutOfRange, escape_lone_surrogates, float_of, int_of
 from ..spelling import dumps as json_dumps
 from ..values import MAX_DEPTH, JsonValue, same
-from . import kept
-from .duplicate_keys import duplicate_name, named_pairs, written_key
 from .matching import appended_only, match_elements
 from .text import (
     BOM,
@@ -72,7 +70,11 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _pairs_keeping_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     d = dict(pairs)
-    return d if len(d) == len(pairs) else named_pairs(pairs)
+    if len(d) == len(pairs):
+        return d
+    from .duplicate_keys import named_pairs  # lazy: only an object that repeats a key (M18)
+
+    return named_pairs(pairs)
 
 
 class ConstantError(ValueError):
@@ -496,6 +498,8 @@ class JsonDocument(SourceText):
         if self.keeps_duplicates or self.kept_log is None:
             return None
         body, bom = (text[1:], True) if text.startswith(BOM) else (text, False)
+        from . import kept  # lazy: only a long log kept from one write to the next
+
         found = None if bom != self.bom else kept.read(body, self.kept_log, parse_value)
         return None if found is None else JsonDocument(body, found[0], bom=bom)
 
@@ -553,7 +557,7 @@ class JsonDocument(SourceText):
                 parts.append(",")
             m = by_key.get(key)
             if m is None:
-                name = written_key(key) if self.keeps_duplicates else key
+                name = _written_key(key) if self.keeps_duplicates else key
                 lead = _new_lead(layout, i, last_lead)
                 parts += [lead, self._key(name), layout.key_sep]
                 parts.append(self._new_value(value, key, new, old, by_key, lead, layout))
@@ -863,11 +867,19 @@ def _template(
     return None
 
 
+def _written_key(key: str) -> str:
+    from .duplicate_keys import written_key  # lazy: only a reading that kept repeated keys
+
+    return written_key(key)
+
+
 def _members_by_name(members: list[Member]) -> dict[str | None, Member]:
     """Members by key; the n-th pair of a repeated key by its ``duplicate_name``."""
     out = {m.key: m for m in members}
     if len(out) == len(members):
         return out
+    from .duplicate_keys import duplicate_name  # lazy: only an object that repeats a key
+
     out = {}
     count: dict[str | None, int] = {}
     for m in members:
@@ -981,6 +993,8 @@ def kept_log(doc: JsonDocument) -> KeptLog | None:
     if opening is None or text[opening] != "[":
         return None
     first = skip_whitespace(text, opening + 1)
+    from . import kept  # lazy: only a text long enough to keep a log (KEPT_TEXT)
+
     if ends - first < kept.SMALLEST:
         return None
     return kept.KeptLog(chain, text[first:ends], log, first)

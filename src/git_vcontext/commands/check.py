@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from ..errors import ExitCode, OperationalError
 
 if TYPE_CHECKING:
+    from pygit2 import Repository
+
     from ..prepush.check import PushReport
 
 FORMATS = ("text", "json", "github")
@@ -39,12 +41,15 @@ def run(*, rev_range: str | None = None, fmt: str = "text", cwd: str = ".") -> i
 def _run(rev_range: str | None, fmt: str, cwd: str) -> int:
     # lazy: a usage error loads none of it
     from ..gitio import open_repo
-    from ..gitio.incoming import range_commits, resolve_range, shallow_edge
+    from ..gitio.incoming import not_a_commit, range_commits, resolve_range, shallow_edge
     from ..gitio.places import common_dir
     from ..prepush.cache import VerdictCache
     from ..prepush.check import check_range
 
     repo = open_repo(cwd)
+    held = None if rev_range is None else not_a_commit(repo, rev_range)
+    if held is not None:  # a tag of a tree or a blob: judged as the hook judges it pushed
+        return _object(repo, *held, fmt=fmt, shown=rev_range or "")
     spec = resolve_range(repo, rev_range)
     pushed = range_commits(repo, spec)
     edge = shallow_edge(repo, pushed)
@@ -56,6 +61,23 @@ def _run(rev_range: str | None, fmt: str, cwd: str) -> int:
     if cache.warning:
         report.notes.append(cache.warning)
     out = {"text": _text, "json": _json, "github": _github}[fmt](report, spec.shown)
+    sys.stdout.write(out)
+    return int(ExitCode.FOUND if report.problems else ExitCode.OK)
+
+
+def _object(repo: Repository, sha: str, name: str, *, fmt: str, shown: str) -> int:
+    # lazy: only a check of a tag of a tree or a blob
+    from ..gitio.places import common_dir
+    from ..prepush.cache import VerdictCache
+    from ..prepush.check import check_object
+
+    cache = VerdictCache.open(common_dir(repo))
+    report = check_object(repo, sha, name, cache)
+    cache.save()
+    if fmt == "text":
+        out = _text(report, shown, f"what {shown} points at ({sha[:10]}) checked")
+    else:
+        out = {"json": _json, "github": _github}[fmt](report, shown)
     sys.stdout.write(out)
     return int(ExitCode.FOUND if report.problems else ExitCode.OK)
 
@@ -76,9 +98,9 @@ def _shallow(edge: list[str], count: int, *, whole: bool) -> str:
     )
 
 
-def _text(report: PushReport, shown: str) -> str:
+def _text(report: PushReport, shown: str, what: str | None = None) -> str:
     lines = [*report.lines, *(f"git-vcontext: note: {n}" for n in report.notes)]
-    checked = f"{report.checked} commit(s) of {shown} checked"
+    checked = what or f"{report.checked} commit(s) of {shown} checked"
     if report.problems:
         lines.append(f"git-vcontext: {report.problems} problem(s) in {report.held()}; {checked}")
     else:

@@ -134,8 +134,34 @@ def _driver(top: Path, report: Report) -> None:
             f"the merge driver's program does not run: {_stale(value)} (moved or "
             "uninstalled? git merges these files by lines meanwhile; fix: git vcontext install)"
         )
+    elif not _starts(value):
+        report.problems.append(
+            "the merge driver's Python does not start git-vcontext from the folders install "
+            f"recorded ({_stale(value)} runs; git merges these files by lines meanwhile; "
+            "fix: git vcontext install)"
+        )
     else:
         report.oks.append("merge driver configured and runs")
+    if installer.DRIVER_FORM not in value:
+        report.notes.append(
+            "merge.vcontext.driver is an older form (the console script: its Python loads "
+            "site for every file git merges, some 1.5 ms of CPU each); git vcontext install "
+            "writes the current one"
+        )
+
+
+def _starts(value: str) -> bool:
+    """Whether a driver started without ``site`` (``installer.DRIVER_FORM``) imports this
+    installation from the folders install recorded (``--version`` exits 0); an older
+    form: True (``_runs`` tried it)."""
+    argv = installer.driver_start(value)
+    if argv is None:
+        return installer.DRIVER_FORM not in value
+    try:
+        proc = subprocess.run([*argv, "--version"], capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
 
 
 def _mergetool(top: Path, report: Report) -> None:
@@ -158,7 +184,7 @@ def _virtual_base(top: Path, report: Report) -> None:
     elif driver is None or not installer.is_ours(driver):
         shown = "not configured" if driver is None else driver
         report.problems.append(f"merge.{name}.driver is {shown}")
-    elif not _runs(driver):
+    elif not _runs(driver) or not _starts(driver):
         report.problems.append(
             f"the virtual-base merge driver's program does not run: {_stale(driver)} "
             "(fix: git vcontext install)"

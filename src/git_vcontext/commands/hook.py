@@ -22,6 +22,8 @@ from ..fsio import find_common_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pygit2 import Repository
+
     from ..gitio.outgoing import RefUpdate
     from ..prepush.check import PushReport
 
@@ -120,7 +122,7 @@ def _check(remote: str | None, text: str) -> int:
             f"checked {checker.commits} commit(s), {checker.files} file "
             f"change(s); cache hits {cache.hits}, misses {cache.misses}"
         )
-    return _write(report)
+    return _write(report, repo)
 
 
 def _checked_before(remote: str, text: str) -> bool:
@@ -140,11 +142,11 @@ def _checked_before(remote: str, text: str) -> bool:
     return True
 
 
-def _write(report: PushReport) -> int:
+def _write(report: PushReport, repo: Repository | None = None) -> int:
     """Print the report on stderr; 1 when the push must be refused."""
     out = report.lines + [f"git-vcontext: note: {note}" for note in report.notes]
     if report.problems:
-        fix = report.fixes()
+        fix = report.fixes(repo)
         if report.reverted:
             fix += "; a git revert: git vcontext revert " + " ".join(report.reverted)
         out.append(

@@ -11,7 +11,7 @@ from ..errors import ExitCode, OperationalError, UsageError
 from ..gitio import git
 from ..setup import config as installer
 from ..setup import hooks as hookinstall
-from ..setup.server import Owner, install_as, marked, owner_elsewhere, user_name
+from ..setup.server import Owner, driver_boot, install_as, marked, owner_elsewhere, user_name
 from ..setup.server import install as setup
 from ..setup.server import uninstall as remove
 
@@ -54,7 +54,7 @@ def run(
     ]
     if why := next((r for r in refusals if r), None):  # refuse before changing anything
         raise UsageError(why)
-    messages = installer.install_config(s, command, force)
+    messages = installer.install_config(s, command, force, driver_boot())
     attributes = installer.install_attributes(s.attributes_file(), force, s)
     messages += attributes
     done, advice = hookinstall.install(where, command, force) if hooks else ([], ())

@@ -150,6 +150,10 @@ def warn(warnings: tuple[str, ...]) -> None:
 def describe(outcome: FileMerge, name: str) -> None:
     """One line per problem on stderr, as git shows a driver's messages (the path C-quoted as
     git quotes it: a newline in it cannot split the line)."""
+    favored = [n for n in outcome.result.notes if n.kind == "favored"] if outcome.result else []
+    conflicts = outcome.result is not None and outcome.status == "conflict"
+    if not outcome.reasons and not conflicts and not favored:
+        return  # a clean merge says nothing (nor loads what saying takes: issue 32)
     from ..validation.model import quoted_path  # lazy: only a merge with something to say
 
     prefix = f"git-vcontext: {quoted_path(name)}"
@@ -164,7 +168,6 @@ def describe(outcome: FileMerge, name: str) -> None:
             f"{prefix}: {len(outcome.result.conflicts)} conflict(s): {listing}{extra}",
             file=sys.stderr,
         )
-    favored = [n for n in outcome.result.notes if n.kind == "favored"] if outcome.result else []
     if favored:
         side = dict(favored[0].details).get("favored")
         print(f"{prefix}: {len(favored)} conflict(s) resolved to {side} (favor)", file=sys.stderr)

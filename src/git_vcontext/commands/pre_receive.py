@@ -49,17 +49,23 @@ def run(*, text: str | None = None, probe: bool = False) -> int:
     that could not run at a push says why now."""
     if probe:
         return _probe()
+    return judge(text)[0]
+
+
+def judge(text: str | None) -> tuple[int, bool]:
+    """``run``'s verdict on a push, and whether the light path gave it (no repository
+    opened, no full check: ``entry`` may then end the process without the teardown)."""
     if text is None:
         try:
             text = read_input()
         except (OSError, ValueError) as exc:
             raise OperationalError(f"cannot read git's ref lines ({exc}): push refused") from None
     if not text.strip():
-        return int(ExitCode.OK)
+        return int(ExitCode.OK), True
     try:
         if not touches_mark(text) and _light(text):
-            return int(ExitCode.OK)
-        return _check(text)
+            return int(ExitCode.OK), True
+        return _check(text), False
     except OperationalError as exc:
         raise OperationalError(
             f"the guard could not check this push, so it is refused: {exc.message}"
@@ -145,7 +151,7 @@ def _light(text: str) -> bool:
     push clean for certain; then what it learnt is kept and the push let in. False: the
     full check judges it (and alone says what is wrong)."""
     # lazy: an empty input returns before
-    from ..gitio.incoming import parse_receive_lines
+    from ..gitio.outgoing import parse_receive_lines
     from ..prepush.cache import VerdictCache
     from ..prepush.light import Light
     from ..prepush.remotepast import remember_deletions_in
@@ -196,7 +202,8 @@ class _Refs:
 
 def _check(text: str) -> int:
     # lazy: an empty input returns before
-    from ..gitio.incoming import parse_receive_lines, see_quarantine
+    from ..gitio.incoming import see_quarantine
+    from ..gitio.outgoing import parse_receive_lines
     from ..gitio.places import common_dir, open_pushing_repo
     from ..prepush.cache import VerdictCache
     from ..prepush.check import check_received, let_in
@@ -222,7 +229,7 @@ def _check(text: str) -> int:
             f"change(s); cache hits {cache.hits}, misses {cache.misses}"
         )
     if report.problems:
-        fixes = report.fixes()
+        fixes = report.fixes(repo)
         out.append(
             f"git-vcontext: push refused: {report.problems} problem(s) in {report.held()}. "
             f"{fixes[:1].upper()}{fixes[1:]}, then push again."

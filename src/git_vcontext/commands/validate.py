@@ -45,6 +45,7 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
     listing = _listing(repo, untracked) if not paths else Listing(list(_expand(paths, repo)))
     reports: list[FileReport] = []
     problems: list[str] = []
+    forked: list[tuple[str, bytes]] = []  # (repository path, content) holding a fork block
     for name in listing.files:
         if name != "-" and os.path.islink(name) and repo.covers(name):
             reports.append(symlink_report(name))  # as the hook and the guard judge it
@@ -56,8 +57,15 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
             continue
         beside = None if name == "-" else _beside(name)
         reports.append(check_bytes(raw, name, covered=repo.covers(name), sibling=beside))
+        if b"fork" in raw and (rel := repo.rel(name)) is not None:
+            forked.append((rel, raw))
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.exists(p))
     reports = _case_notes(repo, reports)
+    if forked and repo.top is not None:
+        # lazy: only a document holding a fork block
+        from ..branches.arrived import work_tree_notes
+
+        listing.notes += work_tree_notes(open_repo(repo.top), forked)
     write_output(None, _render(reports, fmt))
     for line in problems:
         print(f"git-vcontext: error: {line}", file=sys.stderr)

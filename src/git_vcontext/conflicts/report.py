@@ -10,6 +10,7 @@ from ..spelling import dumps
 from ..validation.model import command_path, quoted_path
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from ..resolution.model import FileConflict
@@ -46,18 +47,29 @@ def _file_lines(f: FileListing) -> list[str]:
     if f.edited:
         lines.append("  (changed since the merge stopped: resolve works from git's index stages)")
     for c in f.conflicts:
-        lines += conflict_lines(c, "  ", base_known=f.base_known)
+        lines += conflict_lines(c, "  ", base_known=f.base_known, labels=f.labels)
     return lines
 
 
 UNKNOWN_BASE = "(unknown: the markers have no base section)"
 
 
-def conflict_lines(c: FileConflict, indent: str = "", *, base_known: bool = True) -> list[str]:
-    """A conflict on a few lines: id, where, kind, then each side's value."""
+def conflict_lines(
+    c: FileConflict,
+    indent: str = "",
+    *,
+    base_known: bool = True,
+    labels: Mapping[str, str] | None = None,
+) -> list[str]:
+    """A conflict on a few lines: id, where, kind, then each side's value; a side that
+    deleted what the base had says so with its branch (``labels``), since which branch is
+    "ours" depends on the direction of the merge."""
     lines = [f"{indent}{c.id} {c.where} ({c.kind})"]
     for side in ("base", "ours", "theirs"):
         shown = short(c.side(side)) if base_known or side != "base" else UNKNOWN_BASE
+        deleted = side != "base" and c.side(side) is MISSING and c.base is not MISSING
+        if deleted and base_known and labels and labels.get(side):
+            shown = f"(absent: deleted on {labels[side]})"
         lines.append(f"{indent}    {side + ':':7} {shown}")
     return lines
 

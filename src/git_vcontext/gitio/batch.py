@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from .loose import is_oid as is_oid
-from .loose import loose_dirs, loose_object
+from .loose import loose_dirs, loose_object, ref_names_in_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -231,7 +231,11 @@ def is_ancestor(git_dir: str, old: str, new: str) -> bool:
 
 
 def ref_names(git_dir: str) -> set[str]:
-    """Every ref of the repository (``git for-each-ref``), by full name."""
+    """Every ref of the repository, by full name: read from git's files where that is
+    certain (``loose.ref_names_in_files``), else ``git for-each-ref``."""
+    found = ref_names_in_files(git_dir)
+    if found is not None:
+        return found
     code, out = _Process(git_dir, ["git", "for-each-ref", "--format=%(refname)"]).output()
     if code != 0:
         raise Unreadable("git for-each-ref failed")

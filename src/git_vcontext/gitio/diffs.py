@@ -48,9 +48,18 @@ def diff_changes(
     renames: bool = False,
     files_only: bool = False,
     links: list[str] | None = None,
+    others: list[str] | None = None,
 ) -> list[FileChange]:
     """The changed files of a pygit2 diff (see ``tree_changes``); ``links`` (with
-    ``files_only``) receives the wanted paths that became or stay a symbolic link."""
+    ``files_only``) receives the wanted paths that became or stay a symbolic link;
+    ``others`` the paths the diff adds that ``wanted`` leaves out (whatever they are: a
+    file, a link), from the same diff."""
+    if others is not None and wanted is not None:
+        others.extend(
+            d.new_file.path
+            for d in diff.deltas
+            if _absent(d.old_file) and not _absent(d.new_file) and not wanted(d.new_file.path)
+        )
     deltas = [d for d in diff.deltas if _wanted(d, wanted)]
     if renames and any(_absent(d.old_file) or _absent(d.new_file) for d in deltas):
         diff.find_similar()
@@ -228,15 +237,18 @@ def changes(
     wanted: Callable[[str], bool],
     *,
     links: list[str] | None = None,
+    others: list[str] | None = None,
 ) -> list[FileChange]:
     """The ``wanted`` files that differ between ``parent`` (None: empty tree) and ``commit``
     (blob ids, no contents); ``links`` receives the wanted paths the change makes (or
-    keeps) a symbolic link.
+    keeps) a symbolic link, ``others`` the paths it adds that are not wanted.
 
     Renames are found (so a moved document keeps its past), but only when a wanted
     file was added or deleted: rename detection reads contents.
     """
     old = None if parent is None else parent.tree
     diff = commit.tree.diff_to_tree(swap=True) if old is None else old.diff_to_tree(commit.tree)
-    found = diff_changes(diff, wanted=wanted, renames=True, files_only=True, links=links)
+    found = diff_changes(
+        diff, wanted=wanted, renames=True, files_only=True, links=links, others=others
+    )
     return [c for c in found if c.old_id != c.new_id or c.renamed]

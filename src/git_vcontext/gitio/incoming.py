@@ -1,7 +1,8 @@
 """What a push brings to the repository it reaches (the server side of a push), and the
 commits of a revision range: the commits the guard (``pre-receive``) and ``check`` judge.
 
-- pre-receive input: ``<old> SP <new> SP <ref>`` per line (githooks(5)); the pushed
+- pre-receive input: ``<old> SP <new> SP <ref>`` per line (githooks(5); read by
+  ``outgoing.parse_receive_lines``, beside ``RefUpdate``); the pushed
   objects wait in git's quarantine (``$GIT_QUARANTINE_PATH``), read as an alternate
   object directory, until every hook has let the push in.
 - The commits one ref update brings: those reachable from its new tip and from no ref the
@@ -25,23 +26,6 @@ if TYPE_CHECKING:
     from pygit2 import Commit, Object, Oid, Repository
 
 QUARANTINE = "GIT_QUARANTINE_PATH"
-
-
-def parse_receive_lines(text: str) -> list[RefUpdate]:
-    """The ref updates of a pre-receive input, as ``RefUpdate`` s (the pushed ref is both
-    the local and the remote name); a malformed line is an OperationalError."""
-    updates = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 3:
-            raise OperationalError(
-                f"pre-receive input line {number} is not '<old> <new> <ref>': {line.strip()!r}"
-            )
-        old, new, ref = parts
-        updates.append(RefUpdate(ref, new, ref, old))
-    return updates
 
 
 def see_quarantine(repo: Repository) -> None:
@@ -177,7 +161,7 @@ def _upstream_range(repo: Repository) -> Range:
     if not isinstance(target, str) or not target.startswith("refs/heads/"):
         raise OperationalError(
             "HEAD is not on a branch, so there is no upstream: name the commits to check "
-            f"({_example_check(_example_base(repo, None), 'HEAD')})"
+            f"({_detached_example(repo)})"
         )
     name = target.removeprefix("refs/heads/")
     if repo.head_is_unborn:
@@ -223,28 +207,61 @@ def _example_check(base: str | None, tip: str) -> str:
     return f"git vcontext check {tip}" if base is None else f"git vcontext check {base}..{tip}"
 
 
+def _detached_example(repo: Repository) -> str:
+    """The check a detached HEAD's advice names: from the first base of ``_example_bases``
+    that lacks commits of HEAD (a checkout of ``origin/main`` itself, as CI makes, would
+    name an empty range), else HEAD's own last commit, else its whole history."""
+    import pygit2
+
+    head = repo.head.peel(pygit2.Commit).id
+    for base in _example_bases(repo, None):
+        found = _commit_id(repo, base)
+        if found is not None and found != head and not descends(repo, found, head):
+            return _example_check(base, "HEAD")
+    try:
+        has_parent = bool(repo[head].peel(pygit2.Commit).parents)
+    except (KeyError, ValueError, pygit2.GitError):
+        has_parent = False
+    return _example_check("HEAD~1" if has_parent else None, "HEAD")
+
+
+def _commit_id(repo: Repository, rev: str) -> Oid | None:
+    import pygit2
+
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit).id
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+
+
 def _example_base(repo: Repository, current: str | None) -> str | None:
     """A base this repository has, for advice naming a range (``origin/main`` when it is
     there): a remote's default branch, a remote's main or master, a local main or master,
     another local branch; None when there is nothing at all (no range to name)."""
+    found = _example_bases(repo, current)
+    return found[0] if found else None
+
+
+def _example_bases(repo: Repository, current: str | None) -> list[str]:
+    """The bases ``_example_base`` picks from, best first."""
+    out: list[str] = []
     refs = repo.references
     remote_heads = sorted(n for n in refs if n.startswith("refs/remotes/") and n.endswith("/HEAD"))
     for name in ["refs/remotes/origin/HEAD", *remote_heads]:
         ref = refs.get(name)
         target = None if ref is None else ref.target
         if isinstance(target, str) and target in refs:
-            return target.removeprefix("refs/remotes/")
+            out.append(target.removeprefix("refs/remotes/"))
     remotes = sorted(n for n in refs if n.startswith("refs/remotes/") and not n.endswith("/HEAD"))
     for wanted in ("main", "master"):
         for name in ["refs/remotes/origin/" + wanted, *remotes]:
             if name.endswith("/" + wanted) and name in refs:
-                return name.removeprefix("refs/remotes/")
+                out.append(name.removeprefix("refs/remotes/"))
     local = sorted(n.removeprefix("refs/heads/") for n in refs if n.startswith("refs/heads/"))
     others = [b for b in local if b != current and not b.startswith("-")]
-    for wanted in ("main", "master"):
-        if wanted in others:
-            return wanted
-    return others[0] if others else None
+    out += [w for w in ("main", "master") if w in others]
+    out += others
+    return list(dict.fromkeys(out))
 
 
 def _configured_upstream(repo: Repository, branch: str) -> str | None:
@@ -277,12 +294,65 @@ def _resolve(repo: Repository, rev: str) -> Oid:
                 "tree or a blob is judged when it is pushed, by the pre-push hook and the "
                 "guard)"
             ) from None
-    if repo.is_shallow:
-        raise OperationalError(
-            f"unknown revision {rev!r} in this shallow clone (its history was not "
-            "fetched?): git fetch --unshallow (or git fetch --deepen=N), then check again"
+    raise OperationalError(_unknown(repo, rev))
+
+
+def _unknown(repo: Repository, rev: str) -> str:
+    """Why ``rev`` names nothing here, and what leads on: a commit id a shallow clone may
+    not have fetched (``git fetch --unshallow``), a remote's branch not fetched (``git
+    fetch REMOTE BRANCH``), else the names here closest to it (a typo: no fetch finds it)."""
+    import difflib
+
+    hexdigits = set("0123456789abcdef")
+    if repo.is_shallow and 4 <= len(rev) <= 64 and set(rev.lower()) <= hexdigits:
+        return (
+            f"unknown revision {rev!r} in this shallow clone (a commit its history did not "
+            "fetch?): git fetch --unshallow, then check again"
         )
-    raise OperationalError(f"unknown revision {rev!r}")
+    names = [
+        n.split("/", 2)[2]
+        for n in repo.references
+        if n.startswith(("refs/heads/", "refs/remotes/", "refs/tags/")) and not n.endswith("/HEAD")
+    ]
+    remote, _, branch = rev.partition("/")
+    remote_branch = bool(branch) and remote in list(repo.remotes.names())
+    if remote_branch:  # a typo in the branch part, among that remote's branches
+        theirs = [n.split("/", 1)[1] for n in names if n.startswith(f"{remote}/")]
+        close = [f"{remote}/{n}" for n in difflib.get_close_matches(branch, theirs, 3, 0.6)]
+    else:
+        close = difflib.get_close_matches(rev, names, n=3, cutoff=0.6)
+    if close:
+        return f"unknown revision {rev!r}; did you mean {' or '.join(close)}?"
+    if remote_branch and not branch.startswith("-"):
+        return (
+            f"unknown revision {rev!r}: {remote}'s branch {branch} is not fetched here: "
+            f"git fetch {remote} {branch}:refs/remotes/{remote}/{branch}, then check again"
+        )
+    return f"unknown revision {rev!r} (git branch -a and git tag list the names there are)"
+
+
+def not_a_commit(repo: Repository, rev: str) -> tuple[str, str] | None:
+    """(object id as named, full ref name or ``rev``) when one revision names a tree or a
+    blob (a tag of either: ``check TAG`` judges it as the hook judges a pushed one); None
+    for anything else (a commit, a range, an unknown name: ``resolve_range`` says)."""
+    import pygit2
+
+    if ".." in rev or rev.startswith("-") or any(c in rev for c in "\0\n\r"):
+        return None
+    try:
+        found = repo.revparse_single(rev)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    try:
+        found.peel(pygit2.Commit)
+        return None
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        pass
+    try:
+        name = repo.lookup_reference_dwim(rev).name
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        name = rev
+    return str(found.id), name
 
 
 def _tree_in(found: Object) -> bool:

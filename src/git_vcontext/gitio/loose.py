@@ -1,10 +1,13 @@
 """One loose object of a repository read without pygit2, whose import is most of what a hook
 with almost nothing to do costs: the server's guard reads the commit of a push that only
-takes ``sync --push``'s lease this way (``commands.pre_receive.nothing_to_check``).
+takes ``sync --push``'s lease this way (``commands.pre_receive.nothing_to_check``); and the
+names of its refs read from the files git keeps them in, without starting ``git
+for-each-ref`` (``ref_names_in_files``).
 
 Only what is certain is answered: an object that is not loose in the directories given
 (packed, behind an alternate, absent), too big, or not well-formed is None, and the caller
-does the full work with pygit2.
+does the full work with pygit2 (or git); refs that are not plainly in git's files backend
+likewise.
 """
 
 from __future__ import annotations
@@ -95,3 +98,87 @@ def is_empty_root_commit(dirs: Sequence[str], oid: str) -> bool:
         return False
     tree = header[0][len(b"tree ") :].decode("ascii", "replace")
     return tree in EMPTY_TREES and not any(line.startswith(b"parent ") for line in header)
+
+
+REF_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./")
+"""What a ref name read from a file name here may hold: a name with anything else (which
+git may refuse as a ref name, and ``for-each-ref`` skip) is left to git."""
+
+
+def ref_names_in_files(git_dir: str) -> set[str] | None:
+    """Every ref of the plain repository ``git_dir`` (refs/..., by full name), read where
+    git's files backend keeps them: each loose ref file under ``refs/`` and the lines of
+    ``packed-refs``, as ``git for-each-ref`` lists them. None when that is not certain: the
+    refs may be elsewhere (``GIT_COMMON_DIR``, a ``commondir`` file, another ref storage such
+    as reftable), or a file does not read as a plain ref (a symbolic ref, a name git may
+    refuse, content that is not one object id) — then git is asked. Files git skips itself
+    are skipped (a name starting with ``.``, a ``.lock`` being written). Saves the guard a
+    ``git for-each-ref`` per push (issue 28). A ref whose object is missing is listed (git
+    would fail): the guard asks only after ``git rev-list --all`` read every ref."""
+    if os.environ.get("GIT_COMMON_DIR") or os.path.exists(os.path.join(git_dir, "commondir")):
+        return None
+    try:
+        with open(os.path.join(git_dir, "config"), "rb") as fh:
+            config = fh.read().lower()
+    except OSError:
+        return None
+    if b"refstorage" in config or os.path.exists(os.path.join(git_dir, "reftable")):
+        return None  # another ref storage than files
+    names: set[str] = set()
+    try:
+        if not _loose_refs(os.path.join(git_dir, "refs"), "refs", names):
+            return None
+        packed = _packed_refs(os.path.join(git_dir, "packed-refs"))
+    except OSError:
+        return None
+    return None if packed is None else names | packed
+
+
+def _loose_refs(folder: str, prefix: str, names: set[str]) -> bool:
+    """Add the loose refs under ``folder`` (named ``prefix/...``); False when one is not
+    certain."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name.endswith(".lock"):
+                continue  # git skips these itself
+            if not REF_CHARACTERS.issuperset(name):
+                return False
+            full = prefix + "/" + name
+            if entry.is_symlink():
+                return False  # a symbolic ref of old
+            if entry.is_dir():
+                if not _loose_refs(entry.path, full, names):
+                    return False
+                continue
+            if not entry.is_file():
+                return False
+            with open(entry.path, "rb") as fh:
+                content = fh.read(80)
+            if not is_oid(content.rstrip(b"\n").decode("ascii", "replace")):
+                return False  # a symbolic ref, or not a ref git reads
+            names.add(full)
+    return True
+
+
+def _packed_refs(path: str) -> set[str] | None:
+    """The names in ``packed-refs`` (an empty set when there is none); None when a line
+    does not read as git writes them."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        return set()
+    names = set()
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("^"):
+            if not is_oid(line[1:]):
+                return None
+            continue
+        oid, _, name = line.partition(" ")
+        if not is_oid(oid) or not name.startswith("refs/") or not REF_CHARACTERS.issuperset(name):
+            return None
+        names.add(name)
+    return names

@@ -1,4 +1,6 @@
-"""What a push sends: git's pre-push ref lines and the commits each ref update brings.
+"""What a push sends: git's pre-push ref lines and the commits each ref update brings; and
+the ref updates as the receiving end's pre-receive hook reads them (``parse_receive_lines``,
+here rather than in ``incoming``: the guard's light path loads no more than it needs).
 
 ``<local ref> SP <local sha> SP <remote ref> SP <remote sha>`` per line (githooks(5)).
 Commits are read with pygit2 from the object database, never the working tree.
@@ -218,3 +220,20 @@ commit_of = _commit
 """The commit an object id (or a ref name) names, peeled; None for a tag of a tree or blob."""
 descends = _descends
 """Whether a commit is in another's history, as git sees it (shallow clones too)."""
+
+
+def parse_receive_lines(text: str) -> list[RefUpdate]:
+    """The ref updates of a pre-receive input, as ``RefUpdate`` s (the pushed ref is both
+    the local and the remote name); a malformed line is an OperationalError."""
+    updates = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 3:
+            raise OperationalError(
+                f"pre-receive input line {number} is not '<old> <new> <ref>': {line.strip()!r}"
+            )
+        old, new, ref = parts
+        updates.append(RefUpdate(ref, new, ref, old))
+    return updates

@@ -72,17 +72,17 @@ class Merger:
         opts = self.options
         if opts.revert is None and opts.revert_probe is None:
             return tree
-        # lazy: only a revert writes anything here
-        from . import revert
-
         reverting = opts.revert
         if reverting is None:
-            if not revert.looks_reverted(base, theirs) or not self.replay:
+            if not logs.looks_reverted(base, theirs) or not self.replay:
                 return tree
             assert opts.revert_probe is not None  # (checked above)
             reverting = opts.revert_probe()
             if reverting is None:
                 return tree
+        # lazy: only a revert writes anything here
+        from . import revert
+
         tree, said = revert.written_as_new_changes(base, ours, theirs, tree, reverting)
         # what the revert took out of the logs is kept by design: no violation to note
         self.notes = [n for n in self.notes if not _revert_kept(n)]

@@ -275,3 +275,62 @@ def _label(k: Hashable) -> str:
     if isinstance(k, tuple) and k and k[0] == "id":
         return f"event {k[1]}"
     return "an entry"
+
+
+# -- a revert (merging.revert): what its sides look like, asked of every merge ----------
+
+
+def looks_reverted(base: Any, theirs: Any) -> bool:
+    """What a revert's sides look like (cheap, asked before anything else): theirs (the
+    parent) lacks changeLog entries or playbook events the base (the commit) has, or holds
+    a lower sequence."""
+    from .sequence_number import decreased_within
+
+    if not isinstance(base, dict) or not isinstance(theirs, dict):
+        return False
+    if decreased_within(base, theirs):
+        return True
+    for key in doc.CONTAINER_KEYS:
+        b, t = base.get(key), theirs.get(key)
+        if isinstance(b, dict) and isinstance(t, dict) and lost_entries(b, t):
+            return True
+    return False
+
+
+def lost_entries(base: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    b, t = base.get(doc.CHANGELOG_FIELD), theirs.get(doc.CHANGELOG_FIELD)
+    if isinstance(b, list) and len(b) > (len(t) if isinstance(t, list) else 0):
+        return True
+    return bool(added_events(base, theirs)) or bool(
+        added_events(base.get(doc.PLAYBOOK_KEY), theirs.get(doc.PLAYBOOK_KEY))
+    )
+
+
+def is_playbook(value: Any) -> bool:
+    return isinstance(value, dict) and any(
+        isinstance(value.get(k), list) for k in ("items", "entries")
+    )
+
+
+def added_events(base: Any, theirs: Any) -> list[dict[str, Any]]:
+    """The events of ``base``'s playbook log that ``theirs`` lacks, in log order."""
+    if not is_playbook(base) or not isinstance(theirs, dict):
+        return []
+    if not any(
+        isinstance(e, dict) and isinstance(e.get("eventId"), str)
+        for k in ("items", "entries")
+        if isinstance(base.get(k), list)
+        for e in base[k]
+    ):
+        return []  # no event in the base (a todo list's items): the playbook modules stay out
+    # lazy: a merge of a todo list or plan never needs them
+    from ..playbook.log import log_of
+
+    _key, log = log_of(base)
+    _tkey, before = log_of(theirs) if is_playbook(theirs) else ("items", [])
+    had = {e.get("eventId") for e in before if isinstance(e, dict)}
+    return [
+        e
+        for e in log
+        if isinstance(e, dict) and isinstance(e.get("eventId"), str) and e["eventId"] not in had
+    ]

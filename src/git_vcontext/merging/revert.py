@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .. import document as doc
 from ..values import same
+from .logs import added_events, is_playbook
 from .result import MISSING, ConflictNode
 
 TYPE_CHECKING = False
@@ -35,32 +36,6 @@ META = frozenset(
     ("eventId", "targetId", "operation", "prevEventId", "createdAt", "reason", "delta", "status")
 )
 """Event fields that are bookkeeping, not the entry's content (status is handled apart)."""
-
-
-def looks_reverted(base: Any, theirs: Any) -> bool:
-    """What a revert's sides look like (cheap, asked before anything else): theirs (the
-    parent) lacks changeLog entries or playbook events the base (the commit) has, or holds
-    a lower sequence."""
-    from .sequence_number import decreased_within
-
-    if not isinstance(base, dict) or not isinstance(theirs, dict):
-        return False
-    if decreased_within(base, theirs):
-        return True
-    for key in doc.CONTAINER_KEYS:
-        b, t = base.get(key), theirs.get(key)
-        if isinstance(b, dict) and isinstance(t, dict) and _lost_entries(b, t):
-            return True
-    return False
-
-
-def _lost_entries(base: dict[str, Any], theirs: dict[str, Any]) -> bool:
-    b, t = base.get(doc.CHANGELOG_FIELD), theirs.get(doc.CHANGELOG_FIELD)
-    if isinstance(b, list) and len(b) > (len(t) if isinstance(t, list) else 0):
-        return True
-    return bool(_added_events(base, theirs)) or bool(
-        _added_events(base.get(doc.PLAYBOOK_KEY), theirs.get(doc.PLAYBOOK_KEY))
-    )
 
 
 def written_as_new_changes(
@@ -145,7 +120,7 @@ def _undo_events(
 ) -> dict[str, Any]:
     """``result`` (a container, or a host of an embedded playbook) with an event undoing
     each event the reverted commit added to its playbook."""
-    if _is_playbook(base):
+    if is_playbook(base):
         return _undone_in(base, theirs, ours, result, reverting, said)
     b, t, r = (x.get(doc.PLAYBOOK_KEY) if isinstance(x, dict) else None
                for x in (base, theirs, result))  # fmt: skip
@@ -160,36 +135,6 @@ def _undo_events(
     return out
 
 
-def _is_playbook(value: Any) -> bool:
-    return isinstance(value, dict) and any(
-        isinstance(value.get(k), list) for k in ("items", "entries")
-    )
-
-
-def _added_events(base: Any, theirs: Any) -> list[dict[str, Any]]:
-    """The events of ``base``'s playbook log that ``theirs`` lacks, in log order."""
-    if not _is_playbook(base) or not isinstance(theirs, dict):
-        return []
-    if not any(
-        isinstance(e, dict) and isinstance(e.get("eventId"), str)
-        for k in ("items", "entries")
-        if isinstance(base.get(k), list)
-        for e in base[k]
-    ):
-        return []  # no event in the base (a todo list's items): the playbook modules stay out
-    # lazy: a merge of a todo list or plan never needs them
-    from ..playbook.log import log_of
-
-    _key, log = log_of(base)
-    _tkey, before = log_of(theirs) if _is_playbook(theirs) else ("items", [])
-    had = {e.get("eventId") for e in before if isinstance(e, dict)}
-    return [
-        e
-        for e in log
-        if isinstance(e, dict) and isinstance(e.get("eventId"), str) and e["eventId"] not in had
-    ]
-
-
 def _undone_in(
     base: dict[str, Any],
     theirs: dict[str, Any],
@@ -199,7 +144,7 @@ def _undone_in(
     said: list[str],
 ) -> dict[str, Any]:
     """One playbook with the reverted commit's events undone by new events."""
-    added = _added_events(base, theirs)
+    added = added_events(base, theirs)
     if not added or _holds_conflicts(result):
         return result
     from ..errors import NoPlaybookError, Refused

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..values import canonical
-from .instants import instant
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,6 +80,9 @@ class Keys(dict[str, "Key"]):
         self.by_id = by_id
 
     def __missing__(self, eid: str) -> Key:
+        # lazy: most targets are single chains, whose order needs no key (nor instants)
+        from .instants import instant
+
         flag, micros, text = instant(self.by_id[eid].get("createdAt"))
         # equal instants tie by eventId, whatever their spelling; unparsable ones by text
         key = ((flag, micros, "" if flag else text), eid)
@@ -129,6 +131,8 @@ class EventIndex:
 
         So the choice does not depend on where they sit in the file.
         """
+        from .instants import instant  # lazy: only events sharing an id
+
         kept = min(group, key=lambda e: (instant(e.get("createdAt")), canonical(e)))
         self.by_id[eid] = kept
         self.shadowed[eid] = [e for e in group if e is not kept]

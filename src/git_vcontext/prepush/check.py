@@ -59,6 +59,7 @@ class PushReport:
         self.forced = 0  # forced updates with problems (compared with the remote's old tip)
         self.objects = 0  # tagged trees and blobs with problems
         self._held: set[str] = set()  # the commits counted
+        self.first: str | None = None  # the first commit with problems (the oldest checked)
         self.checked = 0  # commits judged
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
@@ -83,11 +84,13 @@ class PushReport:
             return parts[0] if parts else "0 commits"
         return ", ".join(parts[:-1]) + " and " + parts[-1]
 
-    def fixes(self) -> str:
-        """What to do about the problems found, by what held them (semicolon-separated)."""
+    def fixes(self, repo: Repository | None = None) -> str:
+        """What to do about the problems found, by what held them (semicolon-separated).
+        ``repo``: where the commits are, to name the rebase that reaches the first of them
+        (a bare ``git rebase -i`` needs an upstream, and never reaches a root commit)."""
         said = []
         if "commits" in self.kinds:
-            said.append("fix those commits (git rebase -i)")
+            said.append(f"fix those commits ({self._rewrite(repo)})")
             if self.tags:
                 name = self.tags[0] if len(self.tags) == 1 else "NAME"
                 said.append(
@@ -102,6 +105,19 @@ class PushReport:
         if "objects" in self.kinds:
             said.append("point the tag at a tree or a blob whose documents are valid")
         return "; ".join(said)
+
+    def _rewrite(self, repo: Repository | None) -> str:
+        """The commands that rewrite the commits from the first with problems on."""
+        first = None if repo is None or self.first is None else commit_named(repo, self.first)
+        if first is None:
+            return "git rebase -i"
+        if not first.parents:
+            start = "git rebase -i --root"
+        else:
+            start = f"git rebase -i {str(first.id)[:12]}~1"
+        if self.commits == 1:
+            return f"git commit --amend when it is your last commit, else {start}"
+        return start
 
     def add(self, target: str, verdicts: Verdicts) -> None:
         section: list[str] = []
@@ -121,6 +137,7 @@ class PushReport:
                 elif commit not in self._held:
                     self._held.add(commit)
                     self.commits += 1
+                    self.first = self.first or commit
                 section.append(f"  {heading}")
                 self._tagged(kind, target)
                 self.problems += _add(section, problems)
@@ -180,9 +197,10 @@ def check_updates(
             remotepast.compare_with(pushed, before, repo)  # deleted, then pushed again
         checker.floor = remotepast.routing_floor(repo, pushed, remote)
         report.notes += pushed.notes
-        report.add(
-            f"{update.local_ref} -> {remote} {update.remote_ref}",
-            _verdicts(checker, pushed, prefix, done),
+        verdicts = _verdicts(checker, pushed, prefix, done)
+        report.add(f"{update.local_ref} -> {remote} {update.remote_ref}", verdicts)
+        report.notes += fork_notes(
+            checker.repo, pushed, pushed.previous, prefix, verdicts, undo=False
         )
     return report, checker
 
@@ -218,7 +236,11 @@ def check_received(
         checker.floor = None if floor is None else str(floor.id)
         report.notes += pushed.notes
         report.checked += len(pushed.commits)
-        report.add(update.remote_ref, _verdicts(checker, pushed, prefix, done))
+        verdicts = _verdicts(checker, pushed, prefix, done)
+        report.add(update.remote_ref, verdicts)
+        report.notes += fork_notes(
+            checker.repo, pushed, pushed.previous, prefix, verdicts, undo=False
+        )
     return report, checker
 
 
@@ -237,7 +259,24 @@ def check_range(
     checker.floor = spec.base
     report = PushReport()
     report.checked = len(pushed.commits)
-    report.add(spec.shown, _verdicts(checker, pushed, agent_prefix(repo), set()))
+    prefix = agent_prefix(repo)
+    verdicts = _verdicts(checker, pushed, prefix, set())
+    report.add(spec.shown, verdicts)
+    base = None if spec.base is None else commit_named(repo, spec.base)
+    report.notes += fork_notes(repo, pushed, base, prefix, verdicts)
+    return report
+
+
+def check_object(repo: Repository, sha: str, name: str, cache: VerdictCache) -> PushReport:
+    """``check TAG`` of a tag of a tree or a blob: judged as the hook judges it pushed (the
+    routing of HEAD's commit, when there is one, as the floor)."""
+    from ..gitio.outgoing import RefUpdate
+
+    checker = Checker(repo, cache)
+    report = PushReport()
+    update = RefUpdate(name, sha, name, "0" * 40)
+    head = commit_named(repo, "HEAD")
+    report.add(name, _not_a_commit(checker, update, head, report))
     return report
 
 
@@ -303,6 +342,45 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
                 )
                 out.append((heading, str(commit.id), _subject(commit), found, ""))
     return out
+
+
+def fork_notes(
+    repo: Repository,
+    pushed: PushRange,
+    previous: Commit | None,
+    prefix: str,
+    verdicts: Verdicts,
+    *,
+    undo: bool = True,
+) -> list[str]:
+    """The note on each agent fork block a branch outside the agent prefix receives without
+    a merge commit (a fast-forward: ``branches.arrived``), with the fix; a block a merge
+    commit brings is a finding already (``history-unmerged-fork``). ``undo``: the fix may
+    undo the fast-forward (``check``: nothing is pushed yet; not the hook or the guard,
+    whose push goes on)."""
+    branch = pushed.update.branch
+    if pushed.tip is None or branch is None or branch.startswith(prefix):
+        return []
+    # lazy: only a branch outside the agent prefix
+    from ..branches.arrived import arrived_forks
+    from ..document import checked_file
+    from ..gitio.diffs import tree_changes
+    from ..gitio.objects import blob_bytes
+
+    old = None if previous is None else previous.tree
+    changed = [
+        (c.new_path, blob_bytes(repo, c.new_id))
+        for c in tree_changes(old, pushed.tip.tree, wanted=checked_file, files_only=True)
+        if c.new_id is not None and c.new_path is not None
+    ]
+    merged = {
+        p for heading, _, _, found, _ in verdicts if heading.startswith("merge ") for p in found
+    }
+    back = None if previous is None or not undo else str(previous.id)[:12]
+    return [
+        a.note(branch, back)
+        for a in arrived_forks(repo, [(p, raw) for p, raw in changed if p not in merged])
+    ]
 
 
 _REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,64})\.?\s*$", re.MULTILINE)

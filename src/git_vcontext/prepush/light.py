@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from ..validation.model import Finding
 
 SERVER = "(server)"
+REACH_LIMIT = 64
+"""How many commits the repository had before a push ``Light._reaches`` reads to find a
+ref's old tip in its new history before leaving the question to ``git merge-base``."""
 DEFAULT_PREFIX = "agents/"
 """``branches.agents.DEFAULT_PREFIX`` (not imported from there: the light path loads no more
 than it needs; tests/unit/test_guard_light_constants.py holds the two equal)."""
@@ -57,8 +60,12 @@ class Light:
         self.parents: dict[str, list[str]] = {}  # the push's new commits (git rev-list)
 
     def clean(self, updates: list[RefUpdate]) -> bool:
+        # lazy: an empty push returns before
+        from ..codecs import ReusedParses
+
         try:
-            return self._clean(updates)
+            with ReusedParses():  # a blob read again (its history, a merge's) is parsed once
+                return self._clean(updates)
         except (Unreadable, OSError, ValueError, KeyError, IndexError, RecursionError):
             return False  # not read for certain: the full check reads it
         finally:
@@ -98,7 +105,22 @@ class Light:
         branch = update.branch
         if branch is None or branch.startswith(self._prefix()):
             return True  # the fork-arrival rule is for branches outside the agent prefix
-        return self._arrivals(new, old)
+        return self._arrivals(new, old) and not self._fork_moved_in(new, old)
+
+    def _fork_moved_in(self, new: str, old: str | None) -> bool:
+        """Whether the documents that differ between the two tips may hold an unmerged fork
+        block (an agent branch fast-forwarded onto this one): the full check says whether it
+        is an agent's, in a note (``branches.arrived``)."""
+        if old is None:
+            return False  # (the full check notes arrivals on a known tip only)
+        before, after = self.objects.commit(old).tree, self.objects.commit(new).tree
+        for change in self.objects.changes(before, after):
+            if change.new is None or not change.regular or not checked_file(change.path):
+                continue
+            raw = self.objects.blob(change.new[1])
+            if b"fork" in raw and b"unmerged" in raw:
+                return True
+        return False
 
     def _follows(self, old: str, new: str) -> bool:
         """Whether ``new`` moves on from ``old`` without a forced update the full check would
@@ -111,16 +133,27 @@ class Light:
         return self._reaches(new, old) or is_ancestor(self.git_dir, old, new)
 
     def _reaches(self, new: str, old: str) -> bool:
-        """Whether ``old`` is, for certain, in ``new``'s history as git's rev-list of this
-        push's new commits shows it: ``new`` itself, or a parent of a new commit reached
-        from ``new`` (a push moving a ref on, the usual case: no ``git merge-base`` to
-        start). False says nothing: git answers then."""
-        todo, seen = [new], {new}
+        """Whether ``old`` is, for certain, in ``new``'s history: ``new`` itself, or a parent
+        of a commit reached from ``new``, as git's rev-list of this push's new commits shows
+        them, then as the commits the repository has read themselves (a request ref
+        re-created past the merges its branch received meanwhile: issue 28 point 2), at
+        most ``REACH_LIMIT`` of them, newest first (a push moving a ref on, the usual case:
+        no ``git merge-base`` to start). False says nothing: git answers then. Where git
+        would read other parents than the commits hold (``info/grafts``), only the
+        rev-list's are followed."""
+        grafted = os.path.exists(os.path.join(self.git_dir, "info", "grafts"))
+        todo, seen, read = [new], {new}, 0
         while todo:
-            commit = todo.pop()
+            commit = todo.pop(0)
             if commit == old:
                 return True
-            for parent in self.parents.get(commit, ()):
+            parents = self.parents.get(commit)
+            if parents is None:
+                if grafted or read >= REACH_LIMIT:
+                    continue
+                read += 1
+                parents = self.objects.commit(commit).parents
+            for parent in parents:
                 if parent not in seen:
                     seen.add(parent)
                     todo.append(parent)

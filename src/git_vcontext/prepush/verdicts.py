@@ -73,9 +73,10 @@ class Checker:
         blobs: set[tuple[str, str]] = set()
         parents: list[Commit | None] = [*commit.parents] or [None]  # None: the empty tree
         changed: list[FileChange] = []
+        outside: list[str] = []  # paths added outside the vContext files (case twins)
         for parent in parents:
             links: list[str] = []
-            for change in self._changes(parent, commit, links):
+            for change in self._changes(parent, commit, links, outside):
                 self.files += 1
                 changed.append(change)
                 known = found.setdefault(change.path, [])
@@ -91,7 +92,7 @@ class Checker:
                     known.append(SYMLINK_FINDING)
         self._drift(commit.tree, list(found), found)
         _case_notes(commit.tree, changed, found)
-        self._outside_twins(commit, parents, found)
+        self._outside_twins(commit, outside, found)
         if DROP_SAID in (commit.message or ""):  # a document deleted on purpose (a plan)
             for path, findings in found.items():
                 found[path] = [f for f in findings if not _deleted_log(f)]
@@ -136,13 +137,15 @@ class Checker:
 
         found: Found = {}
         links: list[str] = []
-        for change in tree_changes(None, tree, wanted=wanted, files_only=True, links=links):
+        held = tree_changes(None, tree, wanted=wanted, files_only=True, links=links)
+        for change in held:
             if change.new_id is not None and change.new_path is not None:
                 self.files += 1
                 found[change.new_path] = list(self._blob(change.new_id, change.new_path))
         for path in links:
             found[path] = [SYMLINK_FINDING]
         self._drift(tree, list(found), found)
+        _case_notes(tree, held, found)  # as a root commit's files get them, and validate
         return {path: findings for path, findings in found.items() if findings}
 
     def blob(self, blob_id: str) -> list[Finding] | None:
@@ -185,13 +188,19 @@ class Checker:
         return found
 
     def _changes(
-        self, old: Commit | None, new: Commit, links: list[str] | None = None
+        self,
+        old: Commit | None,
+        new: Commit,
+        links: list[str] | None = None,
+        others: list[str] | None = None,
     ) -> list[FileChange]:
         """The changed vContext files (by ``new``'s attributes), removals paired with moves;
         a file moved out of the set is removed from it. ``links`` receives the vContext
-        paths ``new`` makes (or keeps) a symbolic link."""
+        paths ``new`` makes (or keeps) a symbolic link, ``others`` the other paths it adds."""
         wanted = self._wanted(new)
-        found = [_left(c, wanted) for c in changes(self.repo, old, new, wanted, links=links)]
+        listed = changes(self.repo, old, new, wanted, links=links, others=others)
+        found = [_left(c, wanted) for c in listed]
+        found = [part for c in found for part in self._unpaired(c)]
         added = [c for c in found if c.old_id is None and c.new_id is not None]
         if not added:
             return found
@@ -213,27 +222,21 @@ class Checker:
             wanted = stricter(wanted, self._file_sets(floor))
         return wanted
 
-    def _outside_twins(self, commit: Commit, parents: list[Commit | None], found: Found) -> None:
+    def _outside_twins(self, commit: Commit, added: list[str], found: Found) -> None:
         """A path the commit adds outside the vContext files (``TODO.VCONTEXT.JSON``, a
-        link, a folder's other file) that a vContext file of its tree differs from only in
-        case: the note on that file, as ``validate`` gives it (a file's tracked twins,
-        whatever they are): on a case-insensitive clone the two are one file."""
-        from ..gitio.diffs import tree_changes
-
+        link, a folder's other file: ``added``, from the diffs ``_changes`` made against
+        each parent) that a vContext file of its tree differs from only in case: the note
+        on that file, as ``validate`` gives it (a file's tracked twins, whatever they are):
+        on a case-insensitive clone the two are one file."""
         wanted = self._wanted(commit)
-        for parent in parents:
-            old = None if parent is None else parent.tree
-            for change in tree_changes(old, commit.tree):
-                path = change.new_path
-                if path is None or change.old_path is not None or wanted(path):
-                    continue  # not added, or a vContext file (``_case_notes`` says it)
-                for twin in case_twins(path, commit.tree, tree_entries):
-                    if not wanted(twin):
-                        continue
-                    note = case_collision(case_twins(twin, commit.tree, tree_entries))
-                    known = found.setdefault(twin, [])
-                    if note not in known:
-                        known.append(note)
+        for path in dict.fromkeys(added):
+            for twin in case_twins(path, commit.tree, tree_entries):
+                if not wanted(twin):
+                    continue
+                note = case_collision(case_twins(twin, commit.tree, tree_entries))
+                known = found.setdefault(twin, [])
+                if note not in known:
+                    known.append(note)
 
     def _routed(self, commit: Commit) -> str:
         """A commit's id in cache keys: with the floor whose routing counts too, if any."""
@@ -260,6 +263,27 @@ class Checker:
             )
             self._floors[key] = differs
         return floor if self._floors[key] else None
+
+    def _unpaired(self, change: FileChange) -> list[FileChange]:
+        """A rename git found by similar bytes that is two documents by PRODUCT.md's rule
+        (``branches.renames.continues``: another container ``uid``, or ``id``, or kind): a
+        removal and an addition, judged as such (a plan deleted with a ``Vcontext-Drop:``
+        line and another added in its layout is no edit of the first)."""
+        if not change.renamed or change.old_path == change.new_path:
+            return [change]
+        assert change.old_id is not None and change.new_id is not None  # (a rename)
+        assert change.old_path is not None and change.new_path is not None
+        # lazy: only a commit that renames a document
+        from ..branches.renames import continues
+
+        old = blob_bytes(self.repo, change.old_id)
+        new = blob_bytes(self.repo, change.new_id)
+        if continues(old, new, change.old_path, change.new_path) is not False:
+            return [change]
+        return [
+            FileChange(change.old_path, None, change.old_id, None),
+            FileChange(None, change.new_path, None, change.new_id),
+        ]
 
     def _moved(self, removal: FileChange, added: list[FileChange]) -> FileChange:
         """A removal whose records reappear in an added file, as a rename to it: the file

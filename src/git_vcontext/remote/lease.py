@@ -39,6 +39,7 @@ UNSEEN = 0.5  # share of an integration (as ours would take, with the requests w
 # after which a waiter that pushed for the lease without looking first (and lost) looks: it
 # knows neither when the lease was taken nor when its holder lands (see LeaseKeeper.wait)
 JITTER = (0.9, 1.1)  # a look timed by a Landing comes after this share of its pause
+UNTIMED_JITTER = (0.7, 1.3)  # a look no Landing times: spread wider, so waiters part
 NOT_SEEN = "(not seen yet)"  # a lease another agent's push took just before ours
 
 
@@ -222,7 +223,7 @@ class LeaseKeeper:
         lease, expires, landing = self._watched(snap, start, lost=lost, unseen=unseen)
         pause = self.first_pause(landing, start, expires)
         while clock() < until and lease is not None and clock() < expires:
-            sleep(pause * random.uniform(*JITTER) if landing else pause * random.uniform(0.7, 1.3))
+            sleep(pause * random.uniform(*(JITTER if landing else UNTIMED_JITTER)))
             self.last_pause = pause
             now_lease, now_ours, said = self.view.poll()
             if landing is not None and lease != NOT_SEEN:  # the look a Landing timed: too soon?

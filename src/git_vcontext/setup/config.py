@@ -41,7 +41,12 @@ def script_command() -> str:
     return f"{shlex.quote(str(Path(sys.executable).absolute()))} -m git_vcontext"
 
 
-def config_entries(command: str) -> dict[str, str]:
+Boot = tuple[str, list[str]]
+"""How the merge driver starts its Python without ``site``: the interpreter and the folders
+it imports this installation from (``server.driver_boot``)."""
+
+
+def config_entries(command: str, boot: Boot | None = None) -> dict[str, str]:
     """The git configuration install writes; %S %X %Y are left alone by gits before 2.44.
 
     ``$MERGED`` is the path git knows a file by, ``$LOCAL``/``$REMOTE`` temporary copies.
@@ -55,14 +60,16 @@ def config_entries(command: str) -> dict[str, str]:
     diff command (``diff.vcontext.command``), which only ``git diff`` (and an explicit
     ``--ext-diff``) runs: blame, ``log -p``, ``show``, ``format-patch``, ``stash``,
     ``add -p`` and every plumbing command see the raw file.
+
+    ``boot``: the merge drivers start that Python without ``site`` (``DRIVER_FORM``).
     """
     return {
         "merge.vcontext.name": "vContext documents (git-vcontext)",
-        "merge.vcontext.driver": _guarded_driver(command, "merge-driver")
+        "merge.vcontext.driver": _guarded_driver(command, "merge-driver", boot)
         + " %O %A %B -p %P -l %L -s %S -x %X -y %Y",
         "merge.vcontext.recursive": BASE_DRIVER,
         f"merge.{BASE_DRIVER}.name": "vContext virtual merge bases (git-vcontext)",
-        f"merge.{BASE_DRIVER}.driver": _guarded_driver(command, "merge-driver --virtual-base")
+        f"merge.{BASE_DRIVER}.driver": _guarded_driver(command, "merge-driver --virtual-base", boot)
         + " %O %A %B -p %P -l %L",
         "diff.vcontext.command": _guarded_diff(command),
         "difftool.vcontext.cmd": f'{command} diff --path "$MERGED" "$LOCAL" "$REMOTE"',
@@ -93,12 +100,18 @@ commits, which need an identity (no identity: ``git diff`` exits 128). ``install
 removes them while they hold what an install wrote; ``doctor`` names them."""
 
 
+_CHECKED = re.compile(r"\[ -x (?P<exe>'[^']*'|\S+) \]")
 _GUARDED = re.compile(r"\bexec (?P<cmd>(?:(?!exec ).)+?) (?:merge-driver|diff|--help)\b")
 
 
 def command_words(value: str) -> list[str] | None:
     """The words that start git-vcontext in a configured value of ours (the guarded form
-    install writes, or an earlier install's plain ``CMD merge-driver …``), else None."""
+    install writes, or an earlier install's plain ``CMD merge-driver …``), else None; for
+    a driver started without ``site`` (``DRIVER_FORM``), its program (the installation's
+    console script, or Python for ``-m``)."""
+    if DRIVER_FORM in value:
+        checked = _CHECKED.search(value)
+        return shlex.split(checked.group("exe")) if checked else None
     found = _GUARDED.search(value)
     text = found.group("cmd") if found else value
     try:
@@ -111,15 +124,40 @@ def command_words(value: str) -> list[str] | None:
     return words or None
 
 
+def driver_start(value: str) -> list[str] | None:
+    """The command line that starts a driver's Python without ``site`` (``DRIVER_FORM``):
+    Python, ``-S -P -c BOOT``, the recorded folders; None for another form."""
+    if DRIVER_FORM not in value:
+        return None
+    try:
+        words = shlex.split(value)
+        at = words.index("-S")
+        count = int(words[at + 4])
+    except (ValueError, IndexError):
+        return None
+    return words[at - 1 : at + 5 + count]
+
+
 def program(command: str) -> str:
     """The file a command of ours runs (the console script, or Python for ``-m``)."""
     return shlex.split(command)[0]
 
 
-def _guarded_driver(command: str, words: str) -> str:
+DRIVER_FORM = " -S -P -c "
+"""What the current form of the merge driver's command holds: its Python started without
+``site`` (``server.BOOT``, from the folders install recorded), not through the console
+script (``site`` and its ``.pth`` files cost every file git merges ~1.5 ms of CPU, a
+sixth of what a clean merge of a 200-item list takes beyond Python's own start: issue
+32). An older form (the console script) still works; ``doctor`` notes it."""
+
+
+def _guarded_driver(command: str, words: str, boot: Boot | None = None) -> str:
     """A merge driver that runs ``command words ARGS`` when the program is there, and git's
     own line merge (``git merge-file``) with a note when it is gone. The caller appends
-    the arguments ``%O %A %B -p %P -l %L …`` (git substitutes them in the whole line)."""
+    the arguments ``%O %A %B -p %P -l %L …`` (git substitutes them in the whole line).
+    ``boot``: the program's Python runs ``boot.BOOT`` without ``site`` instead (the
+    program still tells whether the installation is there; BOOT itself hands the file to
+    ``git merge-file`` when the package does not import)."""
     exe = shlex.quote(program(command))
     name = "vcontext_base" if "--virtual-base" in words else "vcontext_merge"
     missing = (
@@ -128,6 +166,15 @@ def _guarded_driver(command: str, words: str) -> str:
     )
     merge = 'exec git merge-file --marker-size="$7" -L ours -L base -L theirs "$2" "$1" "$3"'
     run = f'[ -x {exe} ] && exec {command} {words} "$@"'
+    if boot is not None:
+        # lazy: install alone writes the driver's command
+        from .boot import BOOT
+
+        python, paths = boot
+        py = shlex.quote(python)
+        start = f"{py}{DRIVER_FORM}{shlex.quote(BOOT)} {len(paths)}"
+        start += "".join(f" {shlex.quote(p)}" for p in paths)
+        run = f'[ -x {exe} ] && [ -x {py} ] && exec {start} {words} "$@"'
     return f"{name}() {{ {run}; {missing}; {merge}; }}; {name}"
 
 
@@ -329,13 +376,14 @@ def config_refusal(scope: Scope, force: bool) -> str | None:
     return None
 
 
-def install_config(scope: Scope, command: str, force: bool) -> list[str]:
-    """Write the driver entries; refuse to replace foreign values without --force; take
-    out the textconv an earlier install wrote (``OLD_TEXTCONV``)."""
+def install_config(scope: Scope, command: str, force: bool, boot: Boot | None = None) -> list[str]:
+    """Write the driver entries (``boot``: the drivers' Python started without ``site``);
+    refuse to replace foreign values without --force; take out the textconv an earlier
+    install wrote (``OLD_TEXTCONV``)."""
     if why := config_refusal(scope, force):
         raise UsageError(why)
     messages = []
-    for key, value in config_entries(command).items():
+    for key, value in config_entries(command, boot).items():
         current = scope.get(key)
         if current == value:
             continue
@@ -476,11 +524,41 @@ def uninstall_attributes(path: Path, scope: Scope | None = None) -> list[str]:
         return []
     while kept and not kept[-1].strip():
         kept.pop()
+    tracked = scope is not None and _tracked(path, scope)
     if kept:
         _write_lines(path, kept, newline)
-        return [f"removed our patterns from {path}"]
+        return [f"removed our patterns from {path}", *_commit_advice(path, tracked)]
     path.unlink()
-    return [f"removed {path} (only our patterns were in it)", *_remove_if_empty(path.parent)]
+    return [
+        f"removed {path} (only our patterns were in it)",
+        *_remove_if_empty(path.parent),
+        *_commit_advice(path, tracked),
+    ]
+
+
+def _commit_advice(path: Path, tracked: bool) -> list[str]:
+    """A committed attributes file changed: git reads the index's copy of a deleted one, and
+    teammates keep the committed one, until the change is committed."""
+    if not tracked:
+        return []
+    where, name = shlex.quote(str(path.parent)), shlex.quote(path.name)
+    return [
+        f"{path} is committed: git reads the committed patterns until the change is: git -C "
+        f"{where} commit -m 'Stop merging vContext files with git-vcontext' -- {name} (or keep "
+        f"them: git -C {where} restore -- {name})"
+    ]
+
+
+def _tracked(path: Path, scope: Scope) -> bool:
+    """Whether ``path`` is a file the repository of a local ``scope`` tracks."""
+    if scope.name != "local":
+        return False
+    top = repo_top(scope.cwd)
+    try:
+        name = path.relative_to(top).as_posix()
+    except ValueError:
+        return False
+    return git(["ls-files", "--error-unmatch", "--", name], cwd=top, check=False).returncode == 0
 
 
 def _recorded(scope: Scope | None) -> list[str]:
@@ -501,17 +579,10 @@ def _recorded(scope: Scope | None) -> list[str]:
 
 def _committed_as_is(path: Path, scope: Scope) -> bool:
     """Whether ``path`` is a tracked file of the repository, unchanged since HEAD."""
-    if scope.name != "local":
+    if not _tracked(path, scope):
         return False
-    top = repo_top(scope.cwd)
-    try:
-        name = path.relative_to(top).as_posix()
-    except ValueError:
-        return False
-    tracked = git(["ls-files", "--error-unmatch", "--", name], cwd=top, check=False)
-    if tracked.returncode != 0:
-        return False
-    changed = git(["diff", "--quiet", "HEAD", "--", name], cwd=top, check=False)
+    name = path.relative_to(repo_top(scope.cwd)).as_posix()
+    changed = git(["diff", "--quiet", "HEAD", "--", name], cwd=repo_top(scope.cwd), check=False)
     return changed.returncode == 0
 
 

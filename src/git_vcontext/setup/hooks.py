@@ -393,15 +393,19 @@ def hook_manager(folder: Path) -> str | None:
     text = _read(hook).lower()
     if "/h" in text:
         text += _read(folder / "h").lower()
+    return _marked(text)
+
+
+def _marked(text: str) -> str | None:
+    """The manager whose marker words hooks' ``text`` (lower case) holds, if any."""
     return next((name for name, words in MARKERS if words in text), None)
 
 
 def _manager(top: Path, folder: Path) -> str | None:
     """Which hook manager owns ``folder`` (by its hooks' text, then the repo's files)."""
     text = (_read(folder / "pre-push") + _read(folder / "h") + _read(folder / "pre-commit")).lower()
-    for name, words in MARKERS:
-        if words in text:
-            return name
+    if (marked := _marked(text)) is not None:
+        return marked
     if ".husky" in folder.parts or (top / ".husky").is_dir():
         return "husky"
     if any((top / n).is_file() for n in LEFTHOOK_FILES):

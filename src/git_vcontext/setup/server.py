@@ -19,6 +19,8 @@ from ..gitio import git, repository_error
 from ..record import record
 from ..shipped import hooks_dir as shipped
 from ..validation.model import command_word
+from .boot import BOOT as BOOT  # (re-exported: the guard's form is told here)
+from .boot import interpreter as interpreter
 from .hooks import HOOK_MARKER, foreign, hooks_dir, put_hook
 
 SERVER = "refs/vcontext/server"
@@ -249,31 +251,6 @@ GUARD_FORM = "git-vcontext-guard-form: 2"
 install recorded; a guard of ours without it is an older form (``doctor`` says so, and
 ``install --server`` writes the new one)."""
 
-BOOT = """import gc
-import sys
-gc.disable()
-n = int(sys.argv[1]) + 2
-sys.path += sys.argv[2:n]
-del sys.argv[1:n]
-try:
-    from git_vcontext.entry import run
-except ImportError as exc:
-    sys.stderr.write(
-        f"git-vcontext: the guard could not run ({exc}; its Python {sys.executable} imports "
-        f"from {sys.path[-(n - 2):] if n > 2 else []}): push refused, nothing was checked; "
-        "on the server: install git-vcontext, then git vcontext install --server "
-        "(git vcontext doctor there says more)\\n"
-    )
-    sys.exit(3)
-run()
-"""
-"""What the guard's Python runs (``python -S -P -c BOOT N PATH... hook pre-receive``): the N
-recorded folders go on ``sys.path`` after the standard library and any ``PYTHONPATH`` (where
-``site`` would have put them), then the console script's entry point, with the cyclic
-garbage collector off from the start (``entry`` turns it off too, once loaded: its
-collections while some 60 modules load cost ~1 ms); a package it cannot import refuses
-the push in one line (exit 3, which the shim passes on)."""
-
 
 def hook_text(command: str, name: str) -> str:
     """One of our server hooks, running ``command`` (its program checked by the guard). The
@@ -289,12 +266,6 @@ def hook_text(command: str, name: str) -> str:
     exe = shlex.split(command)[0]  # the file that must be there (Python for ``-m``)
     text = template.replace('"@GIT_VCONTEXT@"', command)
     return text.replace('"@GIT_VCONTEXT_PROGRAM@"', shlex.quote(exe))
-
-
-def interpreter() -> str:
-    """The Python the guard runs: this one, by the path it was started with (a virtual
-    environment's link: not resolved, as ``script_command``)."""
-    return os.path.abspath(sys.executable)
 
 
 def import_paths() -> list[str]:
@@ -322,6 +293,12 @@ def import_paths() -> list[str]:
     if package not in found and package not in own:
         found.append(package)
     return found
+
+
+def driver_boot() -> tuple[str, list[str]]:
+    """How install's merge driver starts this installation: this Python, without ``site``,
+    from ``import_paths`` (``config.DRIVER_FORM``)."""
+    return interpreter(), import_paths()
 
 
 def marked(cwd: Path) -> bool:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ..branches import agents
 from ..branches.commits import sync_message
 from ..branches.forkstate import merger_agent
-from ..branches.treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees
+from ..branches.treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees, named
 from ..branches.virtualbase import base_tree
 from ..clock import now_rfc3339
 from ..codecs import ReusedParses
@@ -431,7 +431,8 @@ class Syncer:
         logged = None if self._integration is None else self._integration.setdefault(base, {})
         merged_in = self._merge(b, a, integration=logged)
         if not merged_in.clean or merged_in.tree is None:
-            return pair.stop(CONFLICT, conflicts=merged_in.conflicts, against=b)
+            conflicts = named(merged_in.conflicts, base, branch)  # ours: the base
+            return pair.stop(CONFLICT, conflicts=conflicts, against=b)
         pair.notes += merged_in.notes
         if merged_in.tree == commit_at(repo, b).tree_id:
             return pair  # nothing new from the agent: the base stays
@@ -495,7 +496,8 @@ class Syncer:
         # only the three-way route can conflict or be refused here, and it runs only when
         # step 1 planned nothing for this pair
         if merged_back is not None and not merged_back.clean:
-            return pair.done(CONFLICT, conflicts=merged_back.conflicts, against=b)
+            conflicts = named(merged_back.conflicts, pair.branch, pair.base)
+            return pair.done(CONFLICT, conflicts=conflicts, against=b)
         landed = pair.base_moves or pair.elsewhere
         if (
             merged_back is not None
@@ -536,7 +538,8 @@ class Syncer:
             return result.done(UP_TO_DATE)
         merged = self._merge(ours, theirs)
         if not merged.clean or merged.tree is None:
-            return result.done(CONFLICT, conflicts=merged.conflicts, against=theirs)
+            conflicts = named(merged.conflicts, branch, what)
+            return result.done(CONFLICT, conflicts=conflicts, against=theirs)
         message = f"vcontext sync: merge {what} into {branch}\n"
         if merged.documents:
             message += "\nDocuments:\n" + "".join(f"- {p}\n" for p in merged.documents)

@@ -13,7 +13,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from ..branches.agents import agent_tip
-from ..branches.treemerge import PathConflict, same_but_fork, trial_conflicts
+from ..branches.treemerge import PathConflict, named, same_but_fork, trial_conflicts
 from ..branches.virtualbase import base_tree
 from ..codecs import ReusedParses
 from ..gitio import run_dir
@@ -65,7 +65,7 @@ def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Cla
                 continue
             mine, yours = changed[a.agent], changed[b.agent]
             if conflicts := _trial(repo, (tips[a.agent], mine), (tips[b.agent], yours), favor):
-                found.append(Clash(a.agent, b.agent, False, conflicts))
+                found.append(Clash(a.agent, b.agent, False, named(conflicts, a.branch, b.branch)))
         for r in live:
             if r.state != CONFLICT:
                 continue
@@ -86,7 +86,7 @@ def _with_base(
     conflicts = _trial(repo, (base, _changes(repo, base, agent)), (agent, changed), favor)
     if not conflicts and any(row.agent in (c.agent, c.other) for c in found):
         return None
-    return Clash(row.agent, row.base, True, conflicts or row.conflicts)
+    return Clash(row.agent, row.base, True, named(conflicts, row.base, row.branch) or row.conflicts)
 
 
 def _tip(repo: Repository, row: AgentStatus) -> Oid:

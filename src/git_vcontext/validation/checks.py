@@ -5,7 +5,6 @@ from __future__ import annotations
 from ..document import CONTAINER_KEYS, EXTRA_CONTAINER_KEYS, INFO_KEYS
 from ..playbook.log import find_playbooks, log_kind, log_of
 from . import container_rules, rules
-from .messages import schema_message
 from .playbooks import check_playbooks
 from .schemas import TooMany, schema_errors
 
@@ -163,6 +162,9 @@ def _missing_event_fields(issue: Issue, log: Parts) -> bool:
 def schema_issues(ref: str, data: Any, prefix: Parts = ()) -> Iterator[Issue]:
     """Schema errors of ``data`` as issues (rule ``schema``)."""
     for err in schema_errors(ref, data):
+        # lazy: only a document with schema errors needs their wording
+        from .messages import schema_message
+
         said = err.message if isinstance(err, TooMany) else schema_message(err)
         yield "schema", (*prefix, *err.absolute_path), said
 

@@ -17,7 +17,6 @@ from ..vermas.kinds import document_kind
 from .checks import NOT_A_DOCUMENT, is_document
 from .checks import check_document as check_data
 from .model import FileReport, Finding
-from .projections import projection_issues
 from .rules import NOTE_RULES
 
 TYPE_CHECKING = False
@@ -69,6 +68,9 @@ def check_document(doc: Document, path: str = "", *, sibling: Sibling | None = N
     """Validate a parsed document; findings are located in its source text."""
     issues, skipped = check_value(doc.data, path, fmt=doc.format)
     if sibling is not None and doc.format == "jsonl":
+        # lazy: only a VerMAS log read beside its projections (the guard checks none)
+        from .projections import projection_issues
+
         drift, not_checked = projection_issues(path, doc.data, sibling)
         issues.extend(drift)
         skipped.extend(not_checked)

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     Arrays = list[tuple["Path", list[Any]]]
     Walked = tuple[Arrays, Arrays]  # the arrays of the old and the new document
 
-RULES_VERSION = "9"  # 9: a removal pairs partially on event ids only
+RULES_VERSION = "10"  # 10: a rename git finds is two documents when their containers differ
 """Bumped whenever a history rule changes what it reports (part of the verdict cache key)."""
 
 EVENT_REMOVED = "history-event-removed"
@@ -696,6 +696,28 @@ def _unmerged_forks(
                 src,
             )
         )
+    return out
+
+
+def unmerged_fork_marks(raw: bytes | None, path: str) -> set[tuple[str, str, str]]:
+    """(container, ``parentUid``, ``forkedAt``) of each unmerged fork block of a document
+    (empty when it does not parse): what names one fork, whatever its ``mergeStatus`` later."""
+    data, _ = _parse(raw, path)
+    if data is _UNREADABLE:
+        return set()
+    return {(key, str(f.get("parentUid")), str(f.get("forkedAt"))) for key, f in _forks(data)}
+
+
+def fork_marks(raw: bytes | None, path: str) -> set[tuple[str, str, str]]:
+    """The same marks for every fork block of a document, whatever its ``mergeStatus``."""
+    data, _ = _parse(raw, path)
+    out: set[tuple[str, str, str]] = set()
+    if isinstance(data, dict):
+        for key in doc.CONTAINER_KEYS:
+            container = data.get(key)
+            fork = container.get(doc.FORK_FIELD) if isinstance(container, dict) else None
+            if isinstance(fork, dict):
+                out.add((key, str(fork.get("parentUid")), str(fork.get("forkedAt"))))
     return out
 
 

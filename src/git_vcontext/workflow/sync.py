@@ -166,7 +166,7 @@ def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
     document (as its lines say), then syncs."""
     if r.state != CONFLICT:
         return None
-    if only_check_failures(r.conflicts):
+    if only_check_failures(r.conflicts) or all(c.log_deleted for c in r.conflicts):
         return f"  next: fix it as said, then {command}"
     return None if checkout else f"  next: {command} --checkout"
 
@@ -207,8 +207,8 @@ def _leave_conflicts(
     """--checkout: each pair that conflicts is left as a stopped merge where its agent works."""
     stopped, refusals, switched = [], [], []
     for r in done.results:
-        if r.state != CONFLICT or r.against is None:
-            continue
+        if r.state != CONFLICT or r.against is None or all(c.log_deleted for c in r.conflicts):
+            continue  # (a deleted event log: no merge to resolve, the deletion is undone)
         against = checkouts.current_base(syncer.repo, r, push)
         label = checkouts.label_of(syncer.repo, against, r.base, r.branch, done.remote)
         left, refused, was = checkouts.leave(syncer, r, against, label, _command([r.agent], push))
@@ -282,10 +282,12 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
                 f"{would}merge {_count(r.documents)} into {r.base}" + _short(r.base_commit, dry_run)
             )
         if r.agent_moves:
-            parts.append(
-                f"{would}update {_count(r.agent_documents)} on {r.branch}"
-                + _short(r.agent_commit, dry_run)
+            what = (
+                f"update {_count(r.agent_documents)} on {r.branch}"
+                if r.agent_documents  # else only the merge commit, for the two histories
+                else f"merge {r.base} into {r.branch} (its documents hold the base's already)"
             )
+            parts.append(would + what + _short(r.agent_commit, dry_run))
         lines.append(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
         lines += [f"  {path}" for path in r.documents]
     elif r.state == CONFLICT:

@@ -6,15 +6,16 @@ from ...errors import ParseError
 from ...spelling import escape_lone_surrogates
 from ...values import JsonValue, same
 from ..text import SourceText, decode, newline_of
+from .fast import parse as parse_fast
 from .header import Header, HeaderError, read_header
 from .lexer import pair_starts
-from .names import made_by_in
-from .parser import located, parse_data
+from .quick import parse as parse_quick
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .edit import Kept
     from .writer import Flavor
 
 
@@ -44,8 +45,27 @@ class TronDocument(SourceText):
         self.final_newline = text.endswith("\n")
         self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
         # id(dict in data) -> the class that wrote it, "" for {} syntax (render keeps the choice)
-        self.made_by = made_by if made_by is not None else {}
+        self._made_by = made_by if made_by is not None else {}
+        # (values of data, the made_by they are looked up in) still to join _made_by: the
+        # elements a read kept from another document (edit.read_kept), looked up when asked
+        self.made_by_later: list[tuple[list[Any], dict[int, str]]] = []
         self.memo: dict[str, Any] = {}  # what render works out once per document
+
+    @property
+    def made_by(self) -> dict[int, str]:
+        """id(dict in data) -> the class that wrote it, "" for ``{}`` syntax."""
+        if self.made_by_later:
+            from .names import made_by_in  # lazy: only elements a read kept from another
+
+            later, self.made_by_later = self.made_by_later, []
+            for values, made_by in later:
+                self._made_by.update(made_by_in(values, made_by))
+        return self._made_by
+
+    @made_by.setter
+    def made_by(self, made_by: dict[int, str]) -> None:
+        self._made_by = made_by
+        self.made_by_later = []
 
     def render(self, new: JsonValue) -> str:
         """``new`` written as an edit of this document's text (BOM included): unchanged
@@ -60,10 +80,10 @@ class TronDocument(SourceText):
             grown_text, grown_again = grown
             written = self.with_bom(escape_lone_surrogates(grown_text))
             return self._handing_over(written, grown_text, grown_again)
-        from .edit import render
+        from .edit import render_kept
 
-        text = render(self, new)
-        again = None if text is None else self._reads_back(text, new)
+        text, kept = render_kept(self, new)
+        again = None if text is None else self._reads_back(text, new, kept)
         if text is None or again is None:
             # lazy: the writer only when the minimal edit fails
             from .writer import rewrite
@@ -73,9 +93,19 @@ class TronDocument(SourceText):
         # a reading with repeated keys kept (M18) is not what a plain parse gives
         return self._handing_over(written, text, None if self.keeps_duplicates else again)
 
-    def _reads_back(self, text: str, expected: JsonValue) -> TronDocument | None:
-        """The edited text parsed, if it reads as ``expected`` (else it is written afresh)."""
+    def _reads_back(
+        self, text: str, expected: JsonValue, kept: Kept | None = None
+    ) -> TronDocument | None:
+        """The edited text parsed, if it reads as ``expected`` (else it is written afresh);
+        a long log's old elements (``_kept_read``), else the runs of ours' elements the
+        edit copied (``kept``, ``edit.read_kept``), not parsed again where that can be
+        shown: the proof fails, the text is parsed in full."""
         again = None if self.keeps_duplicates else self._kept_read(text)
+        if again is None and kept is not None and not self.keeps_duplicates:
+            # lazy: as render's own import of the editor
+            from .edit import read_kept
+
+            again = read_kept(self, kept, text, loads)
         if again is None:
             try:
                 again = loads(text, keep_duplicates=self.keeps_duplicates)
@@ -110,6 +140,9 @@ class TronDocument(SourceText):
         again.newline, again.final_newline = newline_of(text), text.endswith("\n")
         again.made_by.update(self._log_made_by(log.elements))
         grown = at_chain(again.data, log.chain)
+        # lazy: only a log kept from one edit to the next (the MCP server's writes)
+        from .names import made_by_in
+
         if isinstance(grown, list):  # always: read found the log there
             # the next edit's kept log: these elements, their classes worked out now
             known = dict(self.memo["log_made_by"][1])
@@ -122,6 +155,9 @@ class TronDocument(SourceText):
         """The classes that wrote the objects in the kept log's ``elements``: those of the
         elements this document's own reading back recorded (the very same objects, so their
         ids still name them), the others' looked up in ``made_by``."""
+        # lazy: only a log kept from one edit to the next (the MCP server's writes)
+        from .names import made_by_in
+
         known: tuple[tuple[Any, ...], dict[int, str]] | None = self.memo.get("log_made_by")
         if known is not None:
             before, found = known
@@ -156,6 +192,8 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
     try:
         header = read_header(text)
     except HeaderError as exc:
+        from .parser import located  # lazy: errors only
+
         raise located(text, exc.offset, exc.message) from None
     start = header.data_start
     if start >= len(text):
@@ -164,7 +202,17 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
         return TronDocument(text, {}, header, bom=bom, dialect="vcontext")
     dialect = "vcontext" if pair_starts(text, start) else "standard"
     cut_words: list[list[str]] = []
-    data, made_by = parse_data(text, header, absent_null=dialect == "vcontext", words_out=cut_words)
+    absent_null = dialect == "vcontext"
+    # most texts: read by the C scanner (quick); else cut into tokens and descended (fast)
+    parsed = parse_quick(text, start, header.classes, absent_null)
+    if parsed is None:
+        parsed = parse_fast(text, start, header.classes, absent_null, cut_words)
+    if parsed is None:  # what the fast path does not read: the grammar reads it, or says why
+        # lazy: the parser module (and lark in it) only where the fast path gives up (issue 32)
+        from .parser import parse_data_slow
+
+        parsed = parse_data_slow(text, header, absent_null=absent_null)
+    data, made_by = parsed
     doc = TronDocument(text, data, header, bom=bom, dialect=dialect, made_by=made_by)
     if cut_words and len(text) - start <= KEEP_WORDS:
         # the tokens the parse cut, for the editor's spans of this very text (issue 32)

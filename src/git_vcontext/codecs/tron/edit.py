@@ -11,13 +11,16 @@ with ours' classes or new ones added to the header.
 
 from __future__ import annotations
 
+import os
 from itertools import compress, islice
 
+from ...errors import ParseError
 from ...patterns import lazy
 from ...values import JsonValue, same
 from ..duplicate_keys import duplicate_name, written_key
 from ..kept import SMALLEST, KeptLog
 from ..matching import appended_only, match_elements
+from ..text import newline_of
 from .lexer import name_end
 from .names import is_property_name
 from .plan import ELEMENT, PAIRS, ROOT, Place, Plan, element_place, member_place, plan_places
@@ -26,6 +29,7 @@ from .writer import TronStyle, check_value, flat_text, header_with, quoted, valu
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from . import TronDocument
@@ -48,11 +52,17 @@ def without_comments(text: str, line_start: bool = False) -> str:
 def render(doc: TronDocument, new: JsonValue) -> str | None:
     """``new`` as an edit of ``doc``'s text, or None when ours' data cannot take it (no data,
     or the vContext dialect's pairs given something other than an object)."""
+    return render_kept(doc, new)[0]
+
+
+def render_kept(doc: TronDocument, new: JsonValue) -> tuple[str | None, Kept | None]:
+    """``render``'s text, and the runs of array elements it copied from ours' text
+    (``Kept``, for ``read_kept``; None when there are none worth it, or the header changed)."""
     if len(doc.header) >= len(doc.text):
-        return None
+        return None, None
     pairs = doc.dialect == "vcontext"
     if pairs and not (isinstance(new, dict) and new and isinstance(doc.data, dict)):
-        return None
+        return None, None
     editor = _Editor(doc)
     spans = editor.spans
     if pairs:
@@ -77,7 +87,115 @@ def render(doc: TronDocument, new: JsonValue) -> str | None:
         else Plan()
     )
     body = editor.resolve(plan)
-    return header_with(doc, plan.new, editor.extended) + body
+    text = header_with(doc, plan.new, editor.extended) + body
+    runs = editor.runs
+    if not runs or plan.new or editor.extended or doc.keeps_duplicates:
+        return text, None  # a new header reads ours' elements otherwise: parse it all
+    return text, Kept(text, editor.out, runs)
+
+
+class Kept:
+    """What ``render_kept`` wrote: its text, the pieces it joined (after the header), and
+    the runs it copied: (index of the piece, where it was in ours' text, its end there,
+    the elements ours' text held there: ours' very objects)."""
+
+    __slots__ = ("out", "runs", "text")
+
+    def __init__(self, text: str, out: list[str], runs: list[tuple[int, int, int, list[Any]]]):
+        self.text = text
+        self.out = out
+        self.runs = runs
+
+
+KEPT_RUN = 256
+"""A run of elements copied whose text is shorter than this is parsed again (no gain)."""
+_BEFORE_RUN = frozenset("[, \t\r\n")  # what may stand right before a run: no token runs on
+_AFTER_RUN = frozenset(",] \t\r\n#")
+
+
+def read_kept(
+    doc: TronDocument, kept: Kept, text: str, loads: Callable[[str], TronDocument]
+) -> TronDocument | None:
+    """``text`` (what ``render_kept`` wrote as ``kept``) parsed without parsing the runs of
+    ours' elements it copied again; None when that cannot be shown (parse it in full).
+
+    The proof, as ``codecs.kept``'s for a log: each run is ours' text of whole elements
+    of an array, byte for byte, with the commas between them, under ours' very header and
+    dialect, and neither the character before nor the one after it can continue one of
+    its tokens. Such a run reads as the same elements wherever it stands in an array, so
+    the text reads as the text with each run replaced by one string no text holds (a
+    random nonce, parsed in full), each nonce, found as an element of an array, replaced
+    by the run's elements (ours' data, which ours' parse made from that very text)."""
+    if kept.text is not text or not text.startswith(doc.header):
+        return None
+    out, source = kept.out, doc.text
+    # 128 random bits from os.urandom, as codecs.kept draws them (no secrets: issue 32)
+    nonce = "vcontext-kept-" + os.urandom(16).hex() + "-"
+    if nonce in text:  # never: 128 random bits
+        return None
+    where = {}
+    pos = len(doc.header)
+    for i, piece in enumerate(out):
+        where[i] = pos
+        pos += len(piece)
+    skeleton = list(out)
+    elements: dict[str, list[Any]] = {}
+    for k, (i, start, end, run) in enumerate(kept.runs):
+        at, piece = where[i], out[i]
+        if piece != source[start:end] or not piece:
+            return None  # not ours' text: a run is what ours' text holds
+        after = at + len(piece)
+        if text[at - 1] not in _BEFORE_RUN or (after < len(text) and text[after] not in _AFTER_RUN):
+            return None
+        name = f"{nonce}{k}"
+        skeleton[i] = f'"{name}"'
+        elements[name] = run
+    try:
+        again = loads(doc.header + "".join(skeleton))
+    except ParseError:
+        return None
+    if again.header != doc.header or again.dialect != doc.dialect:
+        return None
+    if not _put_back(again.data, nonce, elements):
+        return None
+    again.text = text
+    again.newline, again.final_newline = newline_of(text), text.endswith("\n")
+    again.memo.pop("words", None)  # the skeleton's tokens
+    # the classes of the runs' objects: looked up when asked (a merge's reading never asks)
+    made_by = doc.made_by
+    again.made_by_later.extend((run, made_by) for run in elements.values())
+    return again
+
+
+def _put_back(data: Any, nonce: str, elements: dict[str, list[Any]]) -> bool:
+    """Each nonce of ``elements`` found once, as an element of an array in ``data``, and
+    replaced there by its elements; False when one is not (or is found twice)."""
+    found = _nonces(data, nonce)
+    if found is None or len(found) != len(elements):
+        return False
+    if {name for _, _, name in found} != elements.keys():
+        return False
+    for array, j, name in sorted(found, key=lambda f: (id(f[0]), -f[1])):
+        array[j : j + 1] = elements[name]
+    return True
+
+
+def _nonces(data: Any, nonce: str) -> list[tuple[list[Any], int, str]] | None:
+    """Where ``data``'s arrays hold a string that starts with ``nonce``: (array, index,
+    string); None when an object holds one (a run is never an object's value)."""
+    found: list[tuple[list[Any], int, str]] = []
+    stack: list[Any] = [data]
+    while stack:
+        value = stack.pop()
+        is_dict = type(value) is dict
+        for j, v in enumerate(value.values() if is_dict else value):
+            if type(v) is dict or type(v) is list:
+                stack.append(v)
+            elif type(v) is str and v.startswith(nonce):
+                if is_dict:
+                    return None
+                found.append((value, j, v))
+    return found
 
 
 class _Fresh:
@@ -201,6 +319,9 @@ class _Editor:
         self.layouts: dict[int, _Layout] = {}
         self.extended: dict[str, list[str]] = {}  # ours' classes that gain properties
         self.written_like: set[str] = set()  # classes of new elements written like a neighbour
+        # runs of array elements copied from ours' text: (index in parts, start, end, data)
+        self.runs: list[tuple[int, int, int, list[Any]]] = []
+        self.out: list[str] = []  # the parts as written (resolve)
         if "instances" not in memo:
             memo["instances"] = instance_counts(self.spans.tokens)
         self.instances: dict[str, int] = memo["instances"]
@@ -412,12 +533,13 @@ class _Editor:
             return
         one_line = self._on_one_line(c)
         self.one_line += one_line
+        array = opening == "["
         self.copy(c.open_end, c.opening_end)
         last = len(items) - 1
         k = 0
         while k <= last:
             self._lead(c, items[k], k)
-            end = self._content(c, items, k, last)
+            end = self._content(c, items, k, last, array)
             self._trail(c, items[end], end == last, items[end + 1] if end < last else None)
             k = end + 1
         self.copy(c.closing_start, c.close_start)
@@ -472,7 +594,7 @@ class _Editor:
         last = self.parts[-1] if self.parts else ""
         return isinstance(last, str) and last.endswith("\n")
 
-    def _content(self, c: Container, items: list[_Item], k: int, last: int) -> int:
+    def _content(self, c: Container, items: list[_Item], k: int, last: int, array: bool) -> int:
         """Write item ``k`` (and the unchanged members of ours that follow it in ours' order,
         in one piece); returns the index of the last item written."""
         item = items[k]
@@ -485,6 +607,9 @@ class _Editor:
                     break
                 end, j = end + 1, j + 1
             self.copy(m.start, members[j - 1].value_end)
+            if array and not self.plain and members[j - 1].value_end - m.start >= KEPT_RUN:
+                run = [items[i].old for i in range(k, end + 1)]
+                self.runs.append((len(self.parts) - 1, m.start, members[j - 1].value_end, run))
             return end
         if item.prefix is not None:
             self.parts.append(item.prefix)
@@ -554,7 +679,7 @@ class _Editor:
     def resolve(self, plan: Any) -> str:
         """The text: the parts in order, each fresh value written where it stands (its
         column and its line's indentation decide its layout)."""
-        out: list[str] = []
+        out = self.out
         line: list[str] = []  # the current line so far
         newline = self.doc.newline
         for part in self.parts:

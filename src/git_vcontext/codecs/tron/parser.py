@@ -216,6 +216,12 @@ def parse_data(
     parsed = parse_data_fast(text, header, absent_null=absent_null, words_out=words_out)
     if parsed is not None:
         return parsed
+    return parse_data_slow(text, header, absent_null=absent_null)
+
+
+def parse_data_slow(text: str, header: Header, *, absent_null: bool) -> Parsed:
+    """What the fast path gave up on: lark reads it, or says why (raises ParseError);
+    nesting too deep is told where it is first."""
     start = header.data_start
     if exceeds_depth(text[start:], MAX_DEPTH):
         deep = deep_offset(text, MAX_DEPTH, start=start, comments=True)

@@ -1,0 +1,186 @@
+"""The data section of most TRON texts read by ``_json``'s C scanner (issue 32).
+
+A TRON text is JSON plus class instances (``Name(arg, ...)``), bare keys, comments, named
+arguments and trailing commas. Where the data section has no comment, no named argument
+and no escaped quote, its text outside strings is rewritten so that JSON reads it: each
+``Name(`` becomes ``{"<nonce>Name":[``, each ``)`` becomes ``,"<nonce>"]}`` (``()``:
+``"<nonce>"]}``), the nonce a random string the text does not hold; the C scanner reads
+the result (strings untouched), and its object hook turns each one-key object whose key
+starts with the nonce back into the instance its class makes. Every ``)`` must have
+closed exactly its own instance (each instance's list ends with the one end marker, and
+every marker is taken so), so the JSON's nesting is the TRON's, token for token. The
+vContext dialect's top-level pairs are read one by one (a few), each value by the scanner.
+
+Anything else — a scanner error, an unknown class, a count of arguments that does not fit
+its class, a repeated key, ``NaN`` and the like, nesting deeper than ``MAX_DEPTH`` —
+answers None: ``fast`` (and lark behind it) reads the text and says what is wrong. Both
+give the same data and the same classes (tests/unit/test_tron_quick.py, on random
+documents and on the corpus); this one skips the tokens and the descent in Python,
+which only the document that is written again needs (``spans`` cuts them then).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...jsoncodec import Scanner, skip_whitespace
+from ...spelling import float_of, int_of
+from ...values import MAX_DEPTH, JsonValue
+from ..text import data_deeper_than
+
+_ID = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789"
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_WHITESPACE = " \t\r\n"
+_EMPTY = "\x05"  # stands for an empty argument list's ")" while the rest is rewritten
+
+
+class _NotHere(Exception):
+    """Raised by the object hook: the text is not read here (fast and lark read it)."""
+
+
+def _no_constant(name: str) -> JsonValue:
+    raise _NotHere  # NaN, Infinity, -Infinity: JSON's scanner takes them, TRON does not
+
+
+def parse(
+    text: str, start: int, classes: dict[str, list[str]], absent_null: bool
+) -> tuple[JsonValue, dict[int, str]] | None:
+    """``(data, made_by)`` of the data section at ``start`` as ``fast.parse`` gives them,
+    or None where this reading does not apply or the text is not valid."""
+    rewritten = _as_json(text[start:], classes)
+    if rewritten is None:
+        return None
+    js, nonce, instances = rewritten
+    made_by: dict[int, str] = {}
+    reader = _Reader(nonce, classes, absent_null, made_by)
+    try:
+        data = _pairs(js, reader.scan) if absent_null else _value(js, reader.scan)
+    except Exception:  # whatever it was, fast and lark say it properly
+        return None
+    if data is None or reader.closed != instances:
+        return None  # a ")" that closed something else than its own instance
+    if js.count("[") + js.count("{") > MAX_DEPTH and data_deeper_than(
+        data[0], MAX_DEPTH + absent_null
+    ):
+        return None  # fast gives up, lark says where
+    return data[0], made_by
+
+
+def _as_json(seg: str, classes: dict[str, list[str]]) -> tuple[str, str, int] | None:
+    """The JSON text of a data section, the nonce it uses, and how many instances it has;
+    None when it has what this reading leaves to ``fast``."""
+    if '\\"' in seg or _EMPTY in seg or "\x00" in seg:
+        return None
+    parts = seg.split('"')
+    if not len(parts) % 2:
+        return None  # a quote that closes no string
+    outside = "\x00".join(parts[::2])
+    if "#" in outside or "=" in outside:
+        return None  # a comment or a named argument
+    nonce = "vcontext-tron-" + os.urandom(8).hex() + "-"
+    if nonce in seg:  # never: 64 random bits
+        return None
+    chunks = outside.split("(")
+    last = len(chunks) - 1
+    for i in range(last):
+        chunk = chunks[i]
+        head = chunk.rstrip(_ID)
+        name = chunk[len(head) :]
+        if not name or name[0] not in _NAME_START or name not in classes:
+            return None  # not a class instantiation (or an unknown class)
+        after = chunks[i + 1]
+        rest = after.lstrip(_WHITESPACE)
+        if rest[:1] == ")":  # no arguments
+            chunks[i + 1] = after[: len(after) - len(rest)] + _EMPTY + rest[1:]
+        chunks[i] = f'{head}{{"{nonce}{name}":['
+    end = f'"{nonce}"]}}'
+    outside = "".join(chunks).replace(")", "," + end).replace(_EMPTY, end)
+    parts[::2] = outside.split("\x00")
+    return '"'.join(parts), nonce, last
+
+
+class _Reader:
+    """The scanner with the hooks of one reading (instances, objects, their classes)."""
+
+    def __init__(
+        self, nonce: str, classes: dict[str, list[str]], absent_null: bool, made_by: dict[int, str]
+    ) -> None:
+        self.nonce = nonce
+        self.end = nonce  # the last argument of every instance (what ")" became)
+        self.classes = classes
+        self.absent_null = absent_null
+        self.made_by = made_by
+        self.closed = 0  # instances read, each with its end marker
+        self.scan = Scanner(
+            object_pairs_hook=self.object,
+            parse_float=float_of,
+            parse_int=int_of,
+            parse_constant=_no_constant,
+        ).scan_once
+
+    def object(self, pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+        if len(pairs) == 1 and pairs[0][0].startswith(self.nonce):
+            return self.instance(pairs[0][0][len(self.nonce) :], pairs[0][1])
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            raise _NotHere  # a repeated key: fast and lark decide (M18 keeps them)
+        self.made_by[id(d)] = ""
+        return d
+
+    def instance(self, name: str, args: JsonValue) -> dict[str, JsonValue]:
+        """The object ``Name(args)`` makes (as ``fast.instance`` with positional arguments)."""
+        if type(args) is not list or not args or args.pop() != self.end:
+            raise _NotHere
+        if self.end in args:
+            raise _NotHere  # a ")" that closed this instance's list early
+        props = self.classes.get(name)
+        if props is None or len(args) != len(props):
+            raise _NotHere  # fast and lark say which argument is wrong
+        if self.absent_null:  # the dialect's positional null: the key is absent
+            d = {k: v for k, v in zip(props, args, strict=True) if v is not None}
+        else:
+            d = dict(zip(props, args, strict=True))
+        self.closed += 1
+        self.made_by[id(d)] = name
+        return d
+
+
+def _value(js: str, scan: object) -> tuple[JsonValue] | None:
+    """Standard TRON: one value, whitespace around it."""
+    pos = skip_whitespace(js, 0)
+    value, end = scan(js, pos)  # type: ignore[operator]
+    if skip_whitespace(js, end) != len(js):
+        return None
+    return (value,)
+
+
+def _pairs(js: str, scan: object) -> tuple[JsonValue] | None:
+    """The vContext dialect: ``key: value`` pairs (bare or quoted keys; commas optional)."""
+    out: dict[str, JsonValue] = {}
+    size = len(js)
+    pos = skip_whitespace(js, 0)
+    while pos < size:
+        if js[pos] == '"':
+            key, end = scan(js, pos)  # type: ignore[operator]
+            if type(key) is not str:
+                return None
+        else:
+            end = pos
+            while end < size and js[end] in _ID:
+                end += 1
+            key = js[pos:end]
+            if not key or key[0] not in _NAME_START or key in ("true", "false", "null"):
+                return None
+        pos = skip_whitespace(js, end)
+        if js[pos : pos + 1] != ":":
+            return None
+        value, end = scan(js, skip_whitespace(js, pos + 1))  # type: ignore[operator]
+        if key in out:
+            return None  # a repeated key: fast and lark decide
+        out[key] = value
+        pos = skip_whitespace(js, end)
+        if js[pos : pos + 1] == ",":
+            pos = skip_whitespace(js, pos + 1)
+    if not out:
+        return None
+    return (out,)

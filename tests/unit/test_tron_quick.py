@@ -1,0 +1,190 @@
+"""codecs/tron/quick.py: the C scanner's reading of a TRON data section is fast.parse's.
+
+Whatever ``quick.parse`` reads, ``fast.parse`` reads too, to the same data (types, key
+order) and the same classes for each object (``made_by``); fast.parse is held to lark's
+grammar by tests/unit/test_tron_fast.py. Random documents in both flavours, the same
+texts with a character inserted or removed (so most are invalid, or valid otherwise),
+hand-made traps, and every TRON document of the corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from git_vcontext.codecs import tron
+from git_vcontext.codecs.tron import fast, quick
+from git_vcontext.codecs.tron.header import HeaderError, read_header
+from git_vcontext.errors import ParseError
+from git_vcontext.values import MAX_DEPTH
+from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, ordered
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+NOISE = st.sampled_from([*'()[]{},:="#\\ \n1-.eaNxI', "()", "A(", "true", "null", ",]"])
+
+
+def _objects(a: Any, b: Any) -> list[tuple[Any, Any]]:
+    out, stack = [], [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict):
+            out.append((x, y))
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list):
+            stack.extend(zip(x, y, strict=True))
+    return out
+
+
+def _check(text: str) -> bool:
+    """quick's reading, where it reads ``text``, is fast's; True when quick read it."""
+    try:
+        header = read_header(text)
+    except HeaderError:
+        return False
+    start = header.data_start
+    if start >= len(text):
+        return False
+    for absent_null in (True, False):
+        got = quick.parse(text, start, header.classes, absent_null)
+        if got is None:
+            continue
+        want = fast.parse(text, start, header.classes, absent_null)
+        assert want is not None, text
+        assert ordered(got[0]) == ordered(want[0]), text
+        pairs = _objects(got[0], want[0])
+        assert [got[1].get(id(x)) for x, _ in pairs] == [want[1].get(id(y)) for _, y in pairs]
+        assert len(got[1]) == len(want[1])
+        return True
+    return False
+
+
+@SETTINGS
+@given(value=DOCUMENTS | JSON, flavor=FLAVORS)
+def test_quick_reads_what_tron_dumps_wrote_as_fast_does(value: Any, flavor: Any) -> None:
+    text = tron.dumps(value, flavor)
+    read = _check(text)
+    doc = tron.loads(text)
+    assert ordered(doc.data) == ordered(tron.loads(text).data)
+    if '\\"' not in text and "#" not in text and "=" not in text:
+        assert read, text  # written by us, plain: read by the scanner
+
+
+@SETTINGS
+@given(value=DOCUMENTS, flavor=FLAVORS, data=st.data())
+def test_quick_never_reads_a_changed_text_otherwise_than_fast(
+    value: Any, flavor: Any, data: st.DataObject
+) -> None:
+    text = tron.dumps(value, flavor)
+    header = len(tron.loads(text).header)
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(header, len(text)))
+        if data.draw(st.booleans()) and at < len(text):
+            text = text[:at] + text[at + 1 :]
+        else:
+            text = text[:at] + data.draw(NOISE) + text[at:]
+    _check(text)
+
+
+CLASSES = "class A: x\nclass B: x, y\n\n"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "v: A(1]}",  # a ")" missing, "]}" closing the instance: not JSON's nesting
+        "v: [A(1]}, 2)]",
+        "v: A(1, 2)",  # too many arguments
+        "v: B(1)",  # too few
+        "v: C(1)",  # unknown class
+        "v: A (1)",  # a space before "(": fast decides
+        "v: A(x=1)",  # a named argument
+        "v: A(1,)",
+        "v: [1, 2,]",
+        "v: {a: 1}",  # a bare key in an object
+        'v: {"a": 1, "a": 2}',  # a repeated key
+        "v: 1\nv: 2",
+        "v: NaN",
+        "v: -Infinity",
+        "v: [1 2]",
+        "v: A()",  # every class has a property: no instance without arguments
+        "v: [A( ), 1]",
+        'v: "a\\"b"',  # an escaped quote: fast cuts it
+        "v: 1 # a comment",
+        "true: 1",
+    ],
+)
+def test_quick_leaves_what_is_not_plainly_json_to_fast(data: str) -> None:
+    text = CLASSES + data + "\n"
+    header = read_header(text)
+    assert quick.parse(text, header.data_start, header.classes, True) is None
+    _check(text)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ("v: A(1)", {"v": {"x": 1}}),
+        ("v: A(null)", {"v": {}}),  # the dialect's positional null: absent
+        ("v: [A(1), B(A(2), null)]", {"v": [{"x": 1}, {"x": {"x": 2}}]}),
+        ("v: B(A([]), {})", {"v": {"x": {"x": []}, "y": {}}}),
+        ('v: B("(", ")")', {"v": {"x": "(", "y": ")"}}),  # brackets in strings stay
+        ("a: 1, b: 2\nc: 3", {"a": 1, "b": 2, "c": 3}),
+        ('"quoted key": -2.5', {"quoted key": -2.5}),
+    ],
+)
+def test_quick_reads_instances_and_pairs(data: str, expected: Any) -> None:
+    text = CLASSES + data + "\n"
+    header = read_header(text)
+    got = quick.parse(text, header.data_start, header.classes, True)
+    assert got is not None
+    assert ordered(got[0]) == ordered(expected)
+    assert _check(text)
+
+
+def test_quick_gives_nesting_deeper_than_the_limit_to_fast() -> None:
+    for depth in (MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1):
+        for opening, closing in (("[", "]"), ("A(", ")")):
+            text = CLASSES + "v: " + opening * depth + "1" + closing * depth + "\n"
+            header = read_header(text)
+            got = quick.parse(text, header.data_start, header.classes, True)
+            want = fast.parse(text, header.data_start, header.classes, True)
+            assert (got is None) == (want is None), (depth, opening)
+
+
+def test_the_merge_reads_a_todo_list_s_sides_by_the_scanner(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The benchmark's documents (a 200-item list with classes): never cut into tokens."""
+    items = [
+        {"id": f"t{i}", "title": f"Task {i}", "status": "pending", "tags": ["backend"],
+         "narrative": {"Background": f"Context for task {i}."}}
+        for i in range(200)
+    ]  # fmt: skip
+    text = tron.dumps({"vContextInfo": {"version": "0.4"}, "todoList": {"items": items}})
+
+    def no_tokens(*args: Any, **kw: Any) -> None:
+        raise AssertionError("cut into tokens")
+
+    monkeypatch.setattr(tron, "parse_fast", no_tokens)
+    doc = tron.loads(text)
+    assert doc.data["todoList"]["items"] == items
+    assert doc.made_by[id(doc.data["todoList"]["items"][0])] != ""
+
+
+@pytest.mark.corpus
+def test_quick_reads_every_corpus_tron_document_as_fast_does(shared_dir: Path) -> None:
+    read = total = 0
+    for path in sorted((shared_dir / "corpus").rglob("*.tron")):
+        text = path.read_bytes().decode("utf-8", "replace")
+        try:
+            tron.loads(text)
+        except ParseError:
+            continue
+        total += 1
+        read += _check(text)
+    assert total >= 100, total
+    assert read >= total // 3, (read, total)
