@@ -759,7 +759,8 @@ def test_sync_waiting_while_the_holder_integrates_takes_three_network_operations
     says its round lands (``Landing``): by then the holder, looking again before its
     integration push (the base is busy: another agent integrated a moment ago), has merged
     the waiter's request too, and that last look brings the base back: three git commands
-    that talk to the remote (PRODUCT.md "Sync at scale"; issue 30). The holder: at most
+    that talk to the remote, two when its first look comes after the holder landed
+    (PRODUCT.md "Sync at scale"; issue 30). The holder: at most
     three and its integration push. Each integration here takes 4 s (the remote's hook
     holds every lease push), which the holder knows from its last one."""
     remote = tmp_path / "srv" / "remote.git"
@@ -796,9 +797,10 @@ def test_sync_waiting_while_the_holder_integrates_takes_three_network_operations
         assert proc.returncode == 0, (name, said[name])
     waited = "".join(said["waiter"])
     assert "merged into main on the remote" in waited, waited  # the holder merged it
-    assert "held by agents/agent-0" in waited, waited
     ops = {name: soak.network_operations(folder) for name, folder in traces.items()}
     commands = {name: soak.network_commands(folder) for name, folder in traces.items()}
+    if ops["waiter"]["total"] > 2:  # (a first look after the holder landed says nothing)
+        assert "held by agents/agent-0" in waited, waited
     assert ops["waiter"]["total"] <= 3, commands
     assert ops["waiter"]["push"] == 1, commands
     assert ops["holder"]["total"] <= 4, commands
@@ -897,7 +899,7 @@ def test_sync_over_ssh_the_clones_next_sync_reuses_its_connection_until_idle(
         remote = served / "remote.git"
         config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
         _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
-        soak.git(clone, "config", "vcontext.sshPersist", "3")
+        soak.git(clone, "config", "vcontext.sshPersist", "10")  # (a loaded machine's syncs)
         before = proxy.connections
         for r in range(3):
             soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
@@ -906,22 +908,26 @@ def test_sync_over_ssh_the_clones_next_sync_reuses_its_connection_until_idle(
             assert result["ops"]["total"] >= 2
         assert proxy.connections - before == 1  # one key exchange for three syncs
         assert proxy.open_connections == 1  # (it outlives the syncs)
-        assert _until(lambda: proxy.open_connections == 0, 20), "the idle connection stays"
+        assert _until(lambda: proxy.open_connections == 0, 40), "the idle connection stays"
     finally:
         proxy.stop()
 
 
-def test_sync_over_ssh_persist_0_opens_one_connection_and_leaves_none_open(
-    tmp_path: Path, sshd: servers.SshServer, served: Path
+@pytest.mark.parametrize("persist", [None, "0"])
+def test_sync_over_ssh_opens_one_connection_and_leaves_none_open_when_it_ends(
+    tmp_path: Path, sshd: servers.SshServer, served: Path, persist: str | None
 ) -> None:
-    """``vcontext.sshPersist 0``: a sync shares one connection among its git commands (for
-    its own commands only) and closes it when it ends."""
+    """By default (and with ``vcontext.sshPersist 0``) a sync shares one connection among
+    its git commands (for its own commands only) and closes it when it ends (``ssh -O
+    exit`` on its own control socket): no ssh master and no open session outlive it, as
+    with git itself."""
     proxy = servers.DroppingProxy(sshd.port, every=0).start()  # counts the connections
     try:
         remote = served / "remote.git"
         config = _ssh_clone_config(sshd, tmp_path, port=proxy.port)
         _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
-        soak.git(clone, "config", "vcontext.sshPersist", "0")
+        if persist is not None:
+            soak.git(clone, "config", "vcontext.sshPersist", persist)
         for r in range(2):
             soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
             before = proxy.connections
@@ -929,7 +935,7 @@ def test_sync_over_ssh_persist_0_opens_one_connection_and_leaves_none_open(
             assert result["exit"] == 0, result["output"]
             assert result["ops"]["total"] >= 2
             assert proxy.connections - before == 1, (proxy.connections - before, result["ops"])
-            assert _until(lambda: proxy.open_connections == 0), "the sync left its connection open"
+            assert _until(lambda: proxy.open_connections == 0, 3), "the sync left it open"
     finally:
         proxy.stop()
     assert (

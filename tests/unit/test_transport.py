@@ -345,3 +345,28 @@ def test_sync_at_scale_a_kept_ssh_socket_is_the_clones_and_outlives_the_sync(
     assert os.path.basename(own.folder).startswith(f"vcontext-ssh-{os.getpid()}-")
     own.close()
     assert not os.path.exists(own.folder)
+
+
+def test_sync_at_scale_a_rejected_push_counts_as_a_round_trip(tmp_path: Path) -> None:
+    """``Link.took`` keeps what a push the remote answered took, rejected or not: a waiter
+    whose lease push lost (its only command yet) times its first look by it."""
+    import subprocess
+
+    def run(*args: str, cwd: Path = tmp_path) -> None:
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+    run("init", "-q", "--bare", "remote.git")
+    run("init", "-q", "here")
+    here = tmp_path / "here"
+    run("-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x",
+        cwd=here)  # fmt: skip
+    run("push", "-q", str(tmp_path / "remote.git"), "HEAD:refs/vcontext/lease/main", cwd=here)
+    run("-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "y",
+        cwd=here)  # fmt: skip
+    link = Link(str(here), str(tmp_path / "remote.git"))
+    stale = "--force-with-lease=refs/vcontext/lease/main:" + "1" * 40
+    lease = "HEAD:refs/vcontext/lease/main"
+    out = link.run("push", ["--porcelain", stale, "--", link.remote, lease])
+    assert out.returncode != 0
+    assert "stale info" in out.stdout
+    assert link.took.get("push", 0) > 0

@@ -229,7 +229,7 @@ def test_sync_at_scale_a_waiter_that_pushed_without_a_look_looks_after_half_an_i
 
     import pygit2
 
-    from git_vcontext.remote.lease import LANDING_SLACK, UNSEEN, LeaseKeeper
+    from git_vcontext.remote.lease import LANDING_SLACK, MERGE_SHARE, UNSEEN, LeaseKeeper
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (Path(tmp_path) / ".git" / "vcontext").mkdir()
@@ -252,10 +252,69 @@ def test_sync_at_scale_a_waiter_that_pushed_without_a_look_looks_after_half_an_i
             lost=True, unseen=True,
         )  # fmt: skip
         assert view.looks == looks
-        first = UNSEEN * 1.0 * (1 + 0.5 * 2) * (1 + LANDING_SLACK)
+        first = UNSEEN * 1.0 * (1 + MERGE_SHARE * 2) * (1 + LANDING_SLACK)
         assert first * 0.9 <= clock.slept[0] <= first * 1.1, clock.slept
         if done_after:
             assert len(lines) == 1, lines
             assert "held by agents/b" in lines[0], lines
         else:
             assert lines == []
+
+
+def test_sync_at_scale_a_waiter_that_never_integrated_looks_after_half_an_integration_of_pushes(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """A clone that never integrated (no time kept) whose push tried the lease without a
+    look first and lost knows only what that push took (rejected, a round trip all the
+    same): it looks after half an integration of such pushes, not at once (it looked 0.1 s
+    later, and again, before the holder was anywhere near done)."""
+    from types import SimpleNamespace
+
+    import pygit2
+
+    from git_vcontext.remote.lease import PUSHES_PER_INTEGRATION, UNSEEN, LeaseKeeper
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    clock = _Clock()
+    said = leases.Lease("agents/b", HOST, 1, "/x", clock.now + 30.0, clock.now + 2.0)
+    snap = SimpleNamespace(lease_id=None, lease=None, requests={})
+    view = _View("c0ffee", said, 0)
+    view.looked = clock.now - 100  # type: ignore[attr-defined]
+    link = SimpleNamespace(took={"push": 0.4})  # the lost lease push: no fetch yet
+    pusher = SimpleNamespace(repo=pygit2.Repository(str(tmp_path)), remote="o", link=link)
+    keeper = LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
+    keeper.wait(
+        snap, 1, clock.now + 60, clock, clock.sleep, lambda _: None,  # type: ignore[arg-type]
+        lost=True, unseen=True,
+    )  # fmt: skip
+    first = UNSEEN * PUSHES_PER_INTEGRATION * 0.4
+    assert view.looks == 1
+    assert first * 0.9 <= clock.slept[0] <= first * 1.1, clock.slept
+
+
+def test_sync_at_scale_an_integration_keeps_its_time_per_request_it_merged(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """What an integration took is kept per request it merged (the next lease's
+    ``Landing`` is that times the requests then waiting), counted by the requests its push
+    carried, not by those the look before its lease push saw: a push that took the lease
+    without a look saw none (or an earlier sync's), and its time was kept as if it merged
+    those, far off what it merged."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import pygit2
+
+    from git_vcontext.remote.lease import MERGE_SHARE, LeaseKeeper
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    clock = _Clock()
+    view = _View("c0ffee", leases.Lease("a", HOST, 1, "/x", 0.0), 0)
+    link = SimpleNamespace(took={"fetch": 0.2, "push": 0.3})
+    pusher = SimpleNamespace(repo=pygit2.Repository(str(tmp_path)), remote="o", link=link)
+    keeper = LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
+    keeper.won = clock.now  # the lease push landed (seen: 6 requests waiting, long ago)
+    clock.now += 1.2
+    keeper.landed(clock.now, 2)  # merged 2 other agents' requests in 1.2 s
+    kept = Path(tmp_path) / ".git" / "vcontext" / "integration-seconds"
+    assert float(kept.read_text()) == round(1.2 / (1 + MERGE_SHARE * 2), 3)

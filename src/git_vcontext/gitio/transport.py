@@ -11,11 +11,12 @@
   through the environment: the user's configuration is untouched); a sync fetches a few
   refs many times a minute, and the user's own commands still run maintenance.
 - Over ssh (OpenSSH, when the user's ssh configuration shares no connections itself) its
-  git commands share one connection: ``ControlMaster=auto`` with a control socket of the
-  clone's own (in a folder of this user's), which outlives the sync for
-  ``vcontext.sshPersist`` seconds of idleness (default 60, ssh's ``ControlPersist``): an
-  agent's next sync reuses it instead of a new key exchange; 0 ends it with the sync (a
-  control folder of the sync's own, as a killed sync's is cleaned by the next one).
+  git commands share one connection: ``ControlMaster=auto`` with a control socket in a
+  folder of the sync's own, ended (``ssh -O exit`` on that socket alone) when the sync
+  ends, as a killed sync's is by the next one: no process and no authenticated session
+  outlives the command, as with git itself. ``vcontext.sshPersist`` N > 0 keeps it
+  instead, the clone's own (in a folder of this user's), for N idle seconds (ssh's
+  ``ControlPersist``): an agent's next sync reuses it instead of a new key exchange.
 
 ``Link`` holds all of it for one remote; ``gitio.remote`` runs its commands through it.
 """
@@ -104,8 +105,11 @@ QUIET_RECEIVE = "git -c receive.autogc=false receive-pack"
 find nothing to do there (``LocalRemote.maintenance_due``): git gives a local receive-pack
 none of the pusher's configuration, so it is said on its command line."""
 CONTROL_PERSIST = 30  # seconds a master lives on after a killed sync's last command
-PERSIST = 60.0  # seconds a clone's shared connection outlives its sync's last command
-# (vcontext.sshPersist; 0: the connection ends with the sync)
+PERSIST = 0.0  # seconds a clone's shared connection outlives its sync's last command
+# (vcontext.sshPersist; 0: the connection ends with the sync. Kept 60 s, an agent syncing
+# often spared a key exchange per sync, about 10 % of its CPU over ssh, but left a master
+# process and an open session behind every sync: a session a revoked key or a hardware
+# key's touch no longer guards)
 
 
 def unsent(stderr: str) -> bool:
@@ -200,8 +204,9 @@ class Link:
             start = time.monotonic()
             out = git([verb, *args], cwd=self.cwd, check=False, env=self._env(verb))
             if out.returncode == 0 or not transient(out.stderr):
-                if out.returncode == 0:
-                    self.took[verb] = time.monotonic() - start
+                if out.returncode == 0 or (verb == "push" and out.stdout):
+                    self.took[verb] = time.monotonic() - start  # (a push the remote answered,
+                    # whatever it took: a round trip all the same)
                 return out
             why = explained(out.stderr, out.returncode)
             if not again and not unsent(out.stderr):
@@ -335,10 +340,17 @@ class SshShare:
         self.command = f"{base} {shlex.join(self.options)}"
 
     def close(self) -> None:
+        """End this sync's master (``ssh -O exit`` on its own control socket: nobody
+        else's) and remove its folder; a kept one ends by itself once idle."""
         if self.kept:
             return  # it ends by itself once idle for its ControlPersist seconds
-        for target in self.targets:
-            _ssh(self.base, [*self.options, "-O", "exit", *target.args()])
+        try:
+            opened = os.listdir(self.folder)
+        except OSError:
+            opened = []
+        if opened:  # (no socket: no command used the connection, no master to end)
+            for target in self.targets:
+                _ssh(self.base, [*self.options, "-O", "exit", *target.args()])
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -501,7 +501,7 @@ class BaseRound:
             updates.append(release[0])
             known[release[0].dst] = release[1]
         self._push(updates, known)
-        self.lease.landed(self.io.clock())
+        self.lease.landed(self.io.clock(), len(merged))
         self.lease.held = None
         for agent, result in results.items():
             if not result.ok:
