@@ -9,7 +9,11 @@ request is published as a client that skips the hook would (``git push --no-veri
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -224,3 +228,37 @@ def test_install_server_guard_refuses_a_bad_request_at_the_door(
     code, out, err = sync(bob, "bob", "--push", "origin")
     assert code == 0, out + err
     assert "b1" in _ids(remote)
+
+
+def test_an_unpublished_bad_commit_is_told_a_rebase_that_runs_and_reaches_it(
+    remote: Path, tmp_path: Path
+) -> None:
+    """Advice that runs: the agent's bad commit is not on the remote, so the hook wants it
+    rewritten; a forked agent branch has no upstream, so a bare ``git rebase -i`` fails
+    ("no tracking information"): the advice names the rebase from the merge base."""
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {TODO: _add("a1")}, "a1")
+    commit_on(alice, "agents/alice", {TODO: _duplicate_t1}, "t1 twice")
+    bad = rev(alice, "agents/alice")
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 1, out + err
+    assert "fails the checks" in out
+    assert "[unique-id]" in out
+    said = re.search(r"else (git rebase -i [0-9a-f]{12})\)", out)
+    assert said is not None, out
+    wt = tmp_path / "alice-wt"
+    run_git(alice, "worktree", "add", "-q", str(wt), "agents/alice")
+    todo = tmp_path / "todo.txt"
+    copy = f"import shutil, sys; shutil.copy(sys.argv[1], {str(todo)!r})"
+    editor = f"{shlex.quote(sys.executable)} -c {shlex.quote(copy)}"
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": editor}
+    bare = subprocess.run(["git", "rebase", "-i"], cwd=wt, env=env, capture_output=True, text=True)
+    assert bare.returncode != 0  # what the advice said before: no upstream to rebase onto
+    ran = subprocess.run(
+        shlex.split(said.group(1)), cwd=wt, env=env, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert bad[:7] in todo.read_text()  # the rebase reaches the bad commit
+    assert "Traceback" not in out + err

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches.treemerge import PathConflict
-from ..gitio.objects import commit_at, descends, make_commit, signature, tree_blob
+from ..gitio.objects import commit_at, descends, make_commit, merge_base, signature, tree_blob
 from ..gitio.outgoing import tracking_tips
 from ..gitio.places import common_dir
 from ..validation.model import NOTE_RULES
@@ -64,10 +64,20 @@ class MergeChecks:
             problems = [f for f in findings if f.rule not in NOTE_RULES and _key(f) not in had]
             if problems:
                 published = self._published(merge.parent_ids[1:])
-                advice = _advice(branch, path, problems, published=published)
+                rewrite = None if published else self._rewrite(merge)
+                advice = _advice(branch, path, problems, rewrite=rewrite)
                 reasons = (*(_reason(f) for f in problems), advice)
                 out.append(PathConflict(path, FAILS_CHECKS, reasons=reasons))
         return tuple(out)
+
+    def _rewrite(self, merge: Commit) -> str:
+        """The interactive rebase that reaches every commit of the agent's the base lacks:
+        from their merge base, ``--root`` when they share none. (A bare ``git rebase -i``
+        needs an upstream, which a forked agent branch has not, and stops at no root.)"""
+        parents = merge.parent_ids
+        agent = parents[1] if len(parents) > 1 else merge.id
+        since = merge_base(self.repo, parents[0], agent) if parents else None
+        return "git rebase -i --root" if since is None else f"git rebase -i {str(since)[:12]}"
 
     def _published(self, commits: list[Oid]) -> bool:
         """Whether the agent's commits are on a remote already (as far as we fetched): a
@@ -122,10 +132,11 @@ def _reason(finding: Finding) -> str:
     return f"{at}{where}{finding.message} [{finding.rule}]"
 
 
-def _advice(branch: str, path: str, problems: list[Finding], *, published: bool) -> str:
+def _advice(branch: str, path: str, problems: list[Finding], *, rewrite: str | None) -> str:
     """What the agent does: fix the document on its branch, so that the pre-push hook, which
     checks every commit the remote lacks, takes it — a new commit when the bad one is on
-    the remote already, else the bad commit itself rewritten."""
+    the remote already (``rewrite`` None), else the bad commit itself rewritten (``rewrite``:
+    the rebase that reaches it)."""
     if all(f.rule.startswith(HISTORY_PREFIX) for f in problems):
         what = (
             f"restore what the base's {path} holds: logs are append-only and sequences "
@@ -133,10 +144,10 @@ def _advice(branch: str, path: str, problems: list[Finding], *, published: bool)
         )
     else:
         what = f"git vcontext validate {path} shows it there"
-    if published:
+    if rewrite is None:
         return f"fix it on {branch} ({what}), commit, then sync again"
     return (
         f"fix it on {branch} ({what}) in the commit that brought it, as the pre-push hook "
-        "checks every commit the remote lacks (git commit --amend when it is the last one, "
-        "else git rebase -i), then sync again"
+        f"checks every commit the remote lacks (git commit --amend when it is the last one, "
+        f"else {rewrite}), then sync again"
     )
