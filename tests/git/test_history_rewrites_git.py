@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 from dataclasses import dataclass, field
@@ -602,3 +603,35 @@ def test_resolve_of_a_stopped_git_revert_writes_it_as_new_changes_too(repo: Path
     assert done.returncode == 0, done.stdout + done.stderr
     valid(repo)
     hook_accepts(repo)
+
+
+def test_refused_git_revert_on_a_forked_agent_branch_names_the_rebase_that_reaches_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A forked agent branch has no upstream, so a bare ``git rebase -i`` fails there ("There
+    is no tracking information"). The refusal of a git revert names the rebase that reaches
+    the revert; doing exactly what it says (that rebase, its line dropped, then ``git
+    vcontext revert``) lets the push in."""
+    proc = run_cli("fork", "alice", cwd=repo)
+    assert proc.returncode == 0, proc.stderr.decode()
+    run_git(repo, "switch", "-q", "agents/alice")
+    reverted = do(repo, Write("t1", {"status": "completed"}, minute=1))
+    run_git(repo, "revert", "--no-edit", reverted)
+    revert = run_git(repo, "rev-parse", "--short=12", "HEAD").stdout.strip()
+    (repo / "notes.txt").write_text("later work\n")
+    commit(repo, "later work")  # the revert is not the last commit: the rebase is the way
+    refused = run_git(repo, "push", "origin", "agents/alice", check=False)
+    assert refused.returncode != 0
+    said = re.search(r"else (git rebase -i \S+) and drop its line", refused.stderr)
+    assert said is not None, refused.stderr
+    assert said.group(1) == f"git rebase -i {revert}~1", refused.stderr
+    assert "git rebase -i;" not in refused.stderr
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/drop/"}  # its line: the first
+    done = subprocess.run(
+        said.group(1).split(), cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    _reverts(repo, reverted[:7])
+    assert read(repo)["todoList"]["items"][0]["status"] != "completed"
+    proc2 = run_git(repo, "push", "origin", "agents/alice", check=False)
+    assert proc2.returncode == 0, proc2.stdout + proc2.stderr
