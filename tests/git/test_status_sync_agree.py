@@ -256,7 +256,9 @@ def _with_item(item: str) -> Any:
 def _row_of(clone: Path, agent: str) -> dict[str, Any]:
     proc = run_cli("status", "--format", "json", cwd=clone)
     assert proc.returncode == 0, proc.stderr.decode()
-    rows = [r for r in json.loads(proc.stdout)["agents"] if r["agent"] == agent]
+    rows: list[dict[str, Any]] = [
+        r for r in json.loads(proc.stdout)["agents"] if r["agent"] == agent
+    ]
     assert len(rows) == 1, proc.stdout.decode()
     return rows[0]
 
