@@ -28,6 +28,13 @@ ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meanin
 BASE_DRIVER = "vcontext-base"  # the driver git runs for the inner merges of criss-cross histories
 
 
+MERGETOOL = "git -c mergetool.keepBackup=false mergetool -t vcontext"
+"""The command messages advise for a person's walk through conflicts: plain ``git mergetool
+-t vcontext`` works too, but git then keeps each file as it was before as ``FILE.orig``
+(``mergetool.keepBackup``, true unless set: a setting of every tool, none of ours to
+change); the choices made are kept under ``.git/vcontext/resolve/`` anyway."""
+
+
 def script_command() -> str:
     """The absolute, shell-quoted command that runs this installation of git-vcontext."""
     here = Path(sys.executable).parent / "git-vcontext"
