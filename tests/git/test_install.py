@@ -477,6 +477,32 @@ def test_uninstall_of_lines_this_install_added_and_the_user_committed_says_to_co
     assert routed.strip().endswith("unspecified")
 
 
+def test_uninstall_commit_advice_for_a_repository_whose_path_holds_a_newline_is_one_line(
+    tmp_path: Path,
+) -> None:
+    """The advice quotes the repository's path as every other piece of advice does
+    (``command_word``: ``$'…'`` for a control character), so a path holding a newline keeps
+    the advice on one line, and the command it names, run in bash, commits the change."""
+    repo = tmp_path / "team\nmemory x"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    for key, value in (("user.name", "Pat"), ("user.email", "pat@example.com")):
+        run_git(repo, "config", key, value)
+    assert run_cli("install", "--no-hooks", cwd=repo).returncode == 0
+    run_git(repo, "add", ".gitattributes")
+    run_git(repo, "commit", "-q", "-m", "attributes")
+    done = run_cli("uninstall", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.decode().splitlines() if "is committed" in line]
+    assert len(said) == 1, done.stdout
+    command = said[0].split(": git reads the committed patterns until the change is: ")[1]
+    command = command.split(" (or keep them: ")[0]
+    assert "$'" in command, command
+    subprocess.run(
+        ["bash", "-c", command], cwd=tmp_path, check=True, capture_output=True
+    )  # from elsewhere: -C names the repository
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+
+
 def test_installing_never_breaks_git_uninstall_removes_only_the_lines_this_install_added(
     git_repo: Path,
 ) -> None:

@@ -18,7 +18,7 @@ from ..gitio import git, open_repo, repository_error
 from ..gitio.places import common_dir
 from ..prepush.cache import cache_root
 from ..record import record
-from ..validation.model import quoted_path
+from ..validation.model import command_path, command_word, quoted_path
 
 PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
@@ -548,11 +548,11 @@ def _commit_advice(path: Path, tracked: bool) -> list[str]:
     teammates keep the committed one, until the change is committed."""
     if not tracked:
         return []
-    where, name = shlex.quote(str(path.parent)), shlex.quote(path.name)
+    where, name = command_word(str(path.parent)), command_path(path.name)
     return [
-        f"{path} is committed: git reads the committed patterns until the change is: git -C "
-        f"{where} commit -m 'Stop merging vContext files with git-vcontext' -- {name} (or keep "
-        f"them: git -C {where} restore -- {name})"
+        f"{quoted_path(str(path))} is committed: git reads the committed patterns until the "
+        f"change is: git -C {where} commit -m 'Stop merging vContext files with git-vcontext' "
+        f"-- {name} (or keep them: git -C {where} restore -- {name})"
     ]
 
 
