@@ -19,7 +19,18 @@ from typing import Any
 import pytest
 
 from helpers.run import run_cli, run_git
-from helpers.sync_repos import EPOCH, commit_on, fork_by_hand, rev, seed, show, status, sync
+from helpers.sync_repos import (
+    EPOCH,
+    commit_all,
+    commit_on,
+    edit,
+    fork_by_hand,
+    rev,
+    seed,
+    show,
+    status,
+    sync,
+)
 
 
 def _status(repo: Path) -> tuple[int, dict[str, Any]]:
@@ -310,3 +321,36 @@ def test_branch_per_agent_a_fork_with_its_own_commits_not_in_the_base_stays_unme
     seed(git_repo)
     fork_by_hand(git_repo, "carol")
     assert _row_of(git_repo, "carol")["mergeStatus"] == "unmerged"
+
+
+def test_branch_per_agent_a_published_commit_that_merges_nothing_is_not_merged_elsewhere(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """alice's published request holds the same change main already has: merging it changes
+    nothing, so no one merged it. Her sync said "merged into main on the remote" while her
+    commit stayed off main and her fork ``unmerged``; it says what a local sync says (no
+    merge), and status agrees (her fork unmerged, her commits ahead)."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", str(remote), "main")
+    alice = _clone_as(remote, tmp_path / "alice", "alice")
+    fork_by_hand(alice, "alice")
+    done = status(("t1", "completed"), sequence_bump=0)
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": done}, "alice: same")
+    edit(git_repo, "todo.vcontext.json", done)
+    commit_all(git_repo, "main: same")
+    run_git(git_repo, "push", "-q", str(remote), "main")
+    tip = rev(alice, "agents/alice")  # what an interrupted sync --push leaves: branch, request
+    run_git(alice, "push", "-q", "origin", "agents/alice")
+    run_git(alice, "push", "-q", "origin", f"{tip}:refs/vcontext/sync/main/agents/alice")
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "merged into main on the remote" not in out, out
+    main = run_git(alice, "rev-parse", "origin/main").stdout.strip()
+    assert run_git(alice, "merge-base", "--is-ancestor", tip, main, check=False).returncode == 1
+    row = _row_of(alice, "alice")
+    assert row["mergeStatus"] == "unmerged", row
+    assert row["ahead"] > 0, row
