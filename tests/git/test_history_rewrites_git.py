@@ -635,3 +635,30 @@ def test_refused_git_revert_on_a_forked_agent_branch_names_the_rebase_that_reach
     assert read(repo)["todoList"]["items"][0]["status"] != "completed"
     proc2 = run_git(repo, "push", "origin", "agents/alice", check=False)
     assert proc2.returncode == 0, proc2.stdout + proc2.stderr
+
+
+def test_a_refused_forced_push_of_a_forked_agent_branch_names_the_pull_that_works(
+    repo: Path,
+) -> None:
+    """A forked agent branch has no upstream, so a bare ``git pull --rebase`` fails there
+    ("There is no tracking information"). The refusal of a forced update that drops the
+    remote's changeLog entries names the pull from the remote and branch pushed to; doing
+    that, then pushing, lands."""
+    proc = run_cli("fork", "alice", cwd=repo)
+    assert proc.returncode == 0, proc.stderr.decode()
+    run_git(repo, "switch", "-q", "agents/alice")
+    do(repo, Write("t1", {"status": "completed"}, minute=1))
+    run_git(repo, "push", "-q", "origin", "agents/alice")
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")  # drops the pushed commit's entry
+    do(repo, Write("t2", {"status": "completed"}, minute=2))
+    refused = run_git(repo, "push", "--force", "origin", "agents/alice", check=False)
+    assert refused.returncode != 0
+    said = re.search(r"instead \((git pull --rebase [^,]+), or git merge\)", refused.stderr)
+    assert said is not None, refused.stderr
+    assert said.group(1) == "git pull --rebase origin agents/alice", refused.stderr
+    pulled = subprocess.run(
+        said.group(1).split(), cwd=repo, capture_output=True, text=True, check=False
+    )
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    pushed_ = run_git(repo, "push", "origin", "agents/alice", check=False)
+    assert pushed_.returncode == 0, pushed_.stdout + pushed_.stderr

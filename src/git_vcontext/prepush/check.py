@@ -27,7 +27,7 @@ from ..branches.agents import agent_prefix
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
-from ..validation.model import NOTE_RULES, SKIPPED, FileReport, quoted_path
+from ..validation.model import NOTE_RULES, SKIPPED, FileReport, command_word, quoted_path
 from . import remotepast
 from .cache import VerdictCache, push_key
 from .rebase import rebase_reaching
@@ -66,6 +66,8 @@ class PushReport:
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
         self.tags: list[str] = []  # tags of commits with problems (a rebase does not move them)
+        self.remote: str | None = None  # where the push goes (the hook's; None: the guard's)
+        self.rewound: list[str] = []  # the branches of forced updates with problems
         self._skipped: set[tuple[str, str]] = set()
         self.located: dict[str, tuple[str, str, str]] = {}  # a note on a file: path, rule, text
 
@@ -101,11 +103,20 @@ class PushReport:
         if "forced" in self.kinds:
             said.append(
                 "a forced update drops what the remote's tip holds: build on that tip "
-                "instead (git pull --rebase, or git merge), not over it"
+                f"instead ({self._pull()}, or git merge), not over it"
             )
         if "objects" in self.kinds:
             said.append("point the tag at a tree or a blob whose documents are valid")
         return "; ".join(said)
+
+    def _pull(self) -> str:
+        """The pull that builds on the remote's tip: named in full (a branch without an
+        upstream, such as a forked agent branch, has no default to pull from), the remote
+        as REMOTE where the guard cannot know the pusher's name for it."""
+        if len(self.rewound) != 1:
+            return "git pull --rebase"
+        remote = "REMOTE" if self.remote is None else command_word(self.remote)
+        return f"git pull --rebase {remote} {command_word(self.rewound[0])}"
 
     def _rewrite(self, repo: Repository | None) -> str:
         """The commands that rewrite the commits from the first with problems on."""
@@ -127,15 +138,7 @@ class PushReport:
                     problems[path] = kept
             if problems:
                 kind = _kind(heading)
-                self.kinds.add(kind)
-                if kind == "forced":
-                    self.forced += 1
-                elif kind == "objects":
-                    self.objects += 1
-                elif commit not in self._held:
-                    self._held.add(commit)
-                    self.commits += 1
-                    self.first = self.first or commit
+                self._count(kind, commit, target)
                 section.append(f"  {heading}")
                 self._tagged(kind, target)
                 self.problems += _add(section, problems)
@@ -147,6 +150,21 @@ class PushReport:
                     section.append(f"    {revert_advice(*reverted)}")
         if section:
             self.lines += [f"git-vcontext: {target}:", *section]
+
+    def _count(self, kind: str, commit: str, target: str) -> None:
+        """Count what held problems (each commit once), and remember what the advice names."""
+        self.kinds.add(kind)
+        if kind == "forced":
+            self.forced += 1
+            ref = target.rsplit(" ", 1)[-1]
+            if ref.startswith("refs/heads/") and ref[11:] not in self.rewound:
+                self.rewound.append(ref[11:])
+        elif kind == "objects":
+            self.objects += 1
+        elif commit not in self._held:
+            self._held.add(commit)
+            self.commits += 1
+            self.first = self.first or commit
 
     def _tagged(self, kind: str, target: str) -> None:
         """Remember a tag whose commits hold problems: fixing them (a rebase) moves no tag."""
@@ -178,6 +196,7 @@ def check_updates(
     checker = Checker(repo, cache)
     prefix = agent_prefix(repo)
     report = PushReport()
+    report.remote = None if remote == SERVER else remote
     done: set[str] = set()
     limit = None if remote == SERVER else remotepast.KEEP  # the integration's: the guard's record
     deleted = remotepast.remember_deletions(repo, remote, updates, limit=limit)
