@@ -468,6 +468,35 @@ def test_vcontext_revert_refuses_what_is_no_commit_and_changes_nothing(repo: Pat
     assert run_git(repo, "status", "--porcelain").stdout == ""
 
 
+def test_vcontext_revert_of_a_commit_that_only_logged_says_what_a_revert_keeps(
+    repo: Path,
+) -> None:
+    """A commit that only added a changeLog entry (and moved the sequence): a revert keeps
+    both (append-only, never down), so there is nothing to revert, and the one line says
+    why instead of only "already undone" (nothing undid it)."""
+    data = read(repo)
+    todo = data["todoList"]
+    todo["sequence"] += 1
+    todo["changeLog"].append(
+        {
+            "sequence": todo["sequence"],
+            "timestamp": "2026-01-02T10:00:00Z",
+            "agent": {"id": "ann", "type": "aiAgent"},
+            "operation": "update",
+            "path": "$.todoList.items[0].status",
+            "description": "noted",
+        }
+    )
+    write_doc(repo, data)
+    logged = commit(repo, "ann: a note in the log")
+    proc = run_cli("revert", logged, cwd=repo)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert err.count("\n") == 1, err
+    assert "only what a revert keeps" in err, err
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+
+
 def test_vcontext_revert_of_a_commit_already_undone_writes_nothing_as_git_revert(
     repo: Path,
 ) -> None:
