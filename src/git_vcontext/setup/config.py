@@ -38,14 +38,30 @@ change); the choices made are kept under ``.git/vcontext/resolve/`` anyway."""
 def script_command() -> str:
     """The absolute, shell-quoted command that runs this installation of git-vcontext."""
     here = Path(sys.executable).parent / "git-vcontext"
-    if here.is_file() and permitted(here, os.X_OK):
+    if here.is_file() and permitted(here, os.X_OK) and starts(here):
         return shlex.quote(str(here.resolve()))
     argv0 = Path(sys.argv[0])
-    if argv0.name == "git-vcontext" and argv0.is_file():
+    if argv0.name == "git-vcontext" and argv0.is_file() and starts(argv0):
         return shlex.quote(str(argv0.resolve()))
     # (not resolved: a virtual environment's python is a link whose place says which
     # packages it sees; the interpreter it points to lacks them)
     return f"{shlex.quote(str(Path(sys.executable).absolute()))} -m git_vcontext"
+
+
+def starts(script: Path) -> bool:
+    """Whether the system can start ``script`` by its first line: pip writes the installing
+    Python's path there as it is, and a path holding a space (a virtual environment in
+    ``/home/me/my projects/``) is cut at the space, so the script cannot start at all; the
+    hooks and drivers then run ``python -m git_vcontext`` instead."""
+    try:
+        with script.open("rb") as f:
+            first = f.readline(4096)
+    except OSError:
+        return False
+    if not first.startswith(b"#!"):
+        return True  # not ours to judge (a binary launcher)
+    line = first[2:].strip()
+    return not (b" " in line or b"\t" in line) or not Path(os.fsdecode(line)).exists()
 
 
 Boot = tuple[str, list[str]]
