@@ -160,7 +160,8 @@ def _merge_files(
     if repeated:
         return files.fallback([repeated])
     opts = options or MergeOptions()
-    opts = replace(opts, path=path or opts.path, format=fmt)
+    booleans = any(b"true" in raw or b"false" in raw for raw in (base or b"", ours, theirs))
+    opts = replace(opts, path=path or opts.path, format=fmt, booleans=opts.booleans and booleans)
     result = _merged(b_doc, o_doc, t_doc, from_markers, opts)
     return _written(files, fmt, o_doc, result, render_conflicts)
 
