@@ -1067,7 +1067,6 @@ def read_runs(source: str, text: str, runs: list[tuple[int, int, list[Any]]]) ->
     (the skeleton's by its parse, each run's where it stands)."""
     from . import kept  # lazy: only a render that copied runs
 
-    # 128 random bits from os.urandom, as codecs.kept draws them (issue 32)
     nonce = "vcontext-kept-" + kept.random_hex() + "-"
     if nonce in text:  # never: 128 random bits
         return None

@@ -11,14 +11,13 @@ with ours' classes or new ones added to the header.
 
 from __future__ import annotations
 
-import os
 from itertools import compress, islice
 
 from ...errors import ParseError
 from ...patterns import lazy
 from ...values import JsonValue, same
 from ..duplicate_keys import duplicate_name, written_key
-from ..kept import SMALLEST, KeptLog, put_back
+from ..kept import SMALLEST, KeptLog, put_back, random_hex
 from ..matching import appended_only, match_elements
 from ..text import newline_of
 from .lexer import name_end
@@ -129,8 +128,7 @@ def read_kept(
     if kept.text is not text or not text.startswith(doc.header):
         return None
     out, source = kept.out, doc.text
-    # 128 random bits from os.urandom, as codecs.kept draws them (no secrets: issue 32)
-    nonce = "vcontext-kept-" + os.urandom(16).hex() + "-"
+    nonce = "vcontext-kept-" + random_hex() + "-"
     if nonce in text:  # never: 128 random bits
         return None
     where = {}

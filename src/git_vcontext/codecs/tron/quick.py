@@ -21,11 +21,10 @@ which only the document that is written again needs (``spans`` cuts them then).
 
 from __future__ import annotations
 
-import os
-
 from ...jsoncodec import Scanner, skip_whitespace
 from ...spelling import float_of, int_of
 from ...values import MAX_DEPTH, JsonValue
+from ..kept import random_hex
 from ..text import data_deeper_than
 
 _ID = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789"
@@ -77,7 +76,7 @@ def _as_json(seg: str, classes: dict[str, list[str]]) -> tuple[str, str, int] | 
     outside = "\x00".join(parts[::2])
     if "#" in outside or "=" in outside:
         return None  # a comment or a named argument
-    nonce = "vcontext-tron-" + os.urandom(8).hex() + "-"
+    nonce = "vcontext-tron-" + random_hex(8) + "-"  # (64 bits: it is written twice an instance)
     if nonce in seg:  # never: 64 random bits
         return None
     chunks = outside.split("(")
