@@ -9,6 +9,9 @@ hand-made traps, and every TRON document of the corpus.
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +179,58 @@ def test_quick_reads_every_corpus_tron_document_as_fast_does(shared_dir: Path) -
         read += _check(text)
     assert total >= 100, total
     assert read >= total // 3, (read, total)
+
+
+_SCANNER_ERRORS = [
+    "v: [1, 2,]",  # a trailing comma: TRON's, not JSON's
+    'v: {"a": 1,}',
+    "v: [A(1,), 2]",
+    "v: [1,, 2]",
+    "v: [tru]",
+    'v: {"a" 1}',
+    "v: [1, 2",
+]
+
+_READ_IN_A_FRESH_PROCESS = """
+import sys
+if sys.argv[1] == "loaded":
+    import json.decoder  # what CPython 3.12+'s C scanner imports itself on an error
+from git_vcontext.codecs import tron
+from git_vcontext.codecs.tron import quick
+from git_vcontext.codecs.tron.header import read_header
+from git_vcontext.errors import ParseError
+assert ("json.decoder" in sys.modules) == (sys.argv[1] == "loaded")
+out = []
+for text in sys.argv[2].split("\\x1e"):
+    header = read_header(text)
+    declined = quick.parse(text, header.data_start, header.classes, True) is None
+    try:
+        out.append([declined, tron.loads(text).data])
+    except ParseError as exc:
+        out.append([declined, exc.one_line()])
+print(repr(out))
+"""
+
+
+def test_a_scanner_error_leaves_the_text_to_fast_whatever_the_scanner_imports() -> None:
+    """The C scanner raises its error class from ``json.decoder``: CPython 3.11 without it
+    loaded raises a SystemError, 3.12+ imports it (and ``re``) first. Either way quick
+    declines the text, and the reading (data or error) is fast's, in a fresh process
+    with or without ``json.decoder`` loaded (issue 32 point 4)."""
+    texts = [CLASSES + data + "\n" for data in _SCANNER_ERRORS]
+    expected = []
+    for text in texts:
+        try:
+            expected.append([True, tron.loads(text).data])
+        except ParseError as exc:
+            expected.append([True, exc.one_line()])
+    for state in ("fresh", "loaded"):
+        done = subprocess.run(
+            [sys.executable, "-c", _READ_IN_A_FRESH_PROCESS, state, "\x1e".join(texts)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert ast.literal_eval(done.stdout) == expected, (state, done.stderr)
+    assert any(isinstance(e[1], dict) for e in expected)  # some read (trailing commas)
+    assert any(isinstance(e[1], str) for e in expected)  # some refused, with the place
