@@ -344,7 +344,8 @@ def _verified(
 
     raw = text.encode("utf-8")
     ours = files.ours
-    written = "\\u0000" in text and _MARK_WRITTEN().search(text)
+    # (a backslash looked for first, by memchr: the longer search costs ~2 ns a character)
+    written = "\\" in text and "\\u0000" in text and _MARK_WRITTEN().search(text)
     if written and not _MARK_WRITTEN().search(ours.decode("utf-8", "replace")):
         return files.fallback(["a repeated key's pair could not be written back as it was"])
     # the base's text with elements appended to its log: each added byte parsed (M16)

@@ -25,7 +25,7 @@ from ...jsoncodec import Scanner, skip_whitespace
 from ...spelling import float_of, int_of
 from ...values import MAX_DEPTH, JsonValue
 from ..kept import random_hex
-from ..text import data_deeper_than
+from ..text import brackets_within, data_deeper_than
 
 _ID = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789"
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -58,9 +58,9 @@ def parse(
         return None
     if data is None or reader.closed != instances:
         return None  # a ")" that closed something else than its own instance
-    if js.count("[") + js.count("{") > MAX_DEPTH and data_deeper_than(
-        data[0], MAX_DEPTH + absent_null
-    ):
+    # (the brackets bound the data's nesting: an instance is two levels of them, and the
+    # dialect's pairs stand one level below their object)
+    if not brackets_within(js, MAX_DEPTH) and data_deeper_than(data[0], MAX_DEPTH + absent_null):
         return None  # fast gives up, lark says where
     return data[0], made_by
 
@@ -68,7 +68,8 @@ def parse(
 def _as_json(seg: str, classes: dict[str, list[str]]) -> tuple[str, str, int] | None:
     """The JSON text of a data section, the nonce it uses, and how many instances it has;
     None when it has what this reading leaves to ``fast``."""
-    if '\\"' in seg or _EMPTY in seg or "\x00" in seg:
+    # (a backslash looked for first, by memchr: the pair's search costs ~1.5 ns a character)
+    if ("\\" in seg and '\\"' in seg) or _EMPTY in seg or "\x00" in seg:
         return None
     parts = seg.split('"')
     if not len(parts) % 2:
