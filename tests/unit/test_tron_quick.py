@@ -160,10 +160,42 @@ def test_the_merge_reads_a_todo_list_s_sides_by_the_scanner(
     def no_tokens(*args: Any, **kw: Any) -> None:
         raise AssertionError("cut into tokens")
 
-    monkeypatch.setattr(tron, "parse_fast", no_tokens)
+    monkeypatch.setattr(fast, "parse", no_tokens)
     doc = tron.loads(text)
     assert doc.data["todoList"]["items"] == items
     assert doc.made_by[id(doc.data["todoList"]["items"][0])] != ""
+
+
+_TRON_MERGE = """
+import sys
+from git_vcontext.codecs import tron
+from git_vcontext.merging.files import merge_files
+items = [{"id": f"t{i}", "title": f"Task {i}", "status": "pending", "tags": ["backend"],
+          "narrative": {"Background": f"Context for task {i}."}} for i in range(200)]
+base = tron.loads(tron.dumps({"vContextInfo": {"version": "0.4"}, "todoList": {"items": items}}))
+sides = []
+for side, field, value in (("o", "status", "completed"), ("t", "title", "Renamed")):
+    data = tron.loads(base.source()).data
+    for item in data["todoList"]["items"][::10]:
+        item[field] = value
+    data["todoList"]["items"].append({"id": side, "title": side, "status": "pending"})
+    sides.append(base.render(data).encode())
+out = merge_files(base.source().encode(), *sides, path="todo.vcontext.tron")
+assert out.clean, out.reasons
+print(" ".join(sorted(m for m in sys.modules if m.startswith("git_vcontext.codecs.tron"))))
+"""
+
+
+def test_a_merge_of_tron_twins_loads_no_token_cutter_for_the_parse() -> None:
+    """The sides, the base and the merged result are read by the scanner, and the editor
+    cuts ours' tokens itself: ``fast`` (the parse that cuts tokens) is never loaded."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TRON_MERGE], capture_output=True, text=True, check=True
+    )
+    loaded = done.stdout.split()
+    assert "git_vcontext.codecs.tron.quick" in loaded, loaded
+    assert "git_vcontext.codecs.tron.edit" in loaded, loaded  # a minimal edit was written
+    assert "git_vcontext.codecs.tron.fast" not in loaded, loaded
 
 
 @pytest.mark.corpus

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from _operator import eq
-
 from .. import document as doc
 from ..values import same
 from . import arrays, coherence, logs, rules, sequence_number, vcontext
@@ -28,6 +26,12 @@ if TYPE_CHECKING:
     Path = tuple[Any, ...]
 
 
+def _equal(a: Any, b: Any) -> bool:
+    """``a == b`` (a function of ours: importing ``_operator`` for its ``eq`` costs a
+    process more than the calls save)."""
+    return a == b  # type: ignore[no-any-return]
+
+
 class Merger:
     """One merge: walks the three trees, collects notes; conflicts become ConflictNodes."""
 
@@ -35,7 +39,7 @@ class Merger:
         self.options = options
         # the strict equality of the sides' values (M2: ``true`` is not ``1``): ``==`` where
         # they hold no boolean (MergeOptions.booleans), the same answer without a walk
-        self.same: Callable[[Any, Any], bool] = same if options.booleans else eq
+        self.same: Callable[[Any, Any], bool] = same if options.booleans else _equal
         self.notes: list[tuple[str, Path, str, tuple[tuple[str, Any], ...]]] = []
         self.conflicts = 0
         # container -> (ours, theirs, base sequence, its field, the index of its note)

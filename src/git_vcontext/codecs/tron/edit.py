@@ -16,7 +16,6 @@ from itertools import compress, islice
 from ...errors import ParseError
 from ...patterns import lazy
 from ...values import JsonValue, same
-from ..duplicate_keys import duplicate_name, written_key
 from ..kept import SMALLEST, KeptLog, put_back, random_hex
 from ..matching import appended_only, match_elements
 from ..text import newline_of
@@ -639,6 +638,9 @@ class _Editor:
 
     def _key(self, key: str, bare: bool) -> str:
         if getattr(self.doc, "keeps_duplicates", False):
+            # lazy: only a reading that kept repeated keys (M18)
+            from ..duplicate_keys import written_key
+
             key = written_key(key)
         return key if bare and is_property_name(key) else quoted(key)
 
@@ -798,6 +800,9 @@ def _members_by_name(members: list[Any]) -> dict[Any, Any]:
     out = {m.key: m for m in members}
     if len(out) == len(members):
         return out
+    # lazy: only an object that repeats a key (M18)
+    from ..duplicate_keys import duplicate_name
+
     out = {}
     count: dict[Any, int] = {}
     for m in members:
