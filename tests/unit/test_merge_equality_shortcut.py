@@ -77,6 +77,7 @@ def test_m2_a_boolean_where_the_other_side_has_a_number_still_conflicts() -> Non
     theirs = b'{"todoList": {"items": [{"id": "a", "done": 1}]}}\n'
     out = merge_files(base, ours, theirs, path="todo.vcontext.json")
     assert not out.clean
+    assert out.result is not None
     assert [c.kind for c in out.result.conflicts] == ["modify/modify"]
 
 
@@ -84,11 +85,10 @@ def test_m2_the_shortcut_is_taken_only_without_true_or_false_in_any_text(
     monkeypatch: Any,
 ) -> None:
     seen: list[bool] = []
-    real = files.merge3
 
     def spy(b: Any, o: Any, t: Any, opts: MergeOptions) -> Any:
         seen.append(opts.booleans)
-        return real(b, o, t, opts)
+        return merge3(b, o, t, opts)
 
     monkeypatch.setattr(files, "merge3", spy)
     plain = b'{"todoList": {"items": [{"id": "a", "n": 1}]}}\n'
