@@ -83,31 +83,31 @@ def test_quick_never_reads_a_changed_text_otherwise_than_fast(
 CLASSES = "class A: x\nclass B: x, y\n\n"
 
 
-@pytest.mark.parametrize(
-    "data",
-    [
-        "v: A(1]}",  # a ")" missing, "]}" closing the instance: not JSON's nesting
-        "v: [A(1]}, 2)]",
-        "v: A(1, 2)",  # too many arguments
-        "v: B(1)",  # too few
-        "v: C(1)",  # unknown class
-        "v: A (1)",  # a space before "(": fast decides
-        "v: A(x=1)",  # a named argument
-        "v: A(1,)",
-        "v: [1, 2,]",
-        "v: {a: 1}",  # a bare key in an object
-        'v: {"a": 1, "a": 2}',  # a repeated key
-        "v: 1\nv: 2",
-        "v: NaN",
-        "v: -Infinity",
-        "v: [1 2]",
-        "v: A()",  # every class has a property: no instance without arguments
-        "v: [A( ), 1]",
-        'v: "a\\"b"',  # an escaped quote: fast cuts it
-        "v: 1 # a comment",
-        "true: 1",
-    ],
-)
+_LEFT = [
+    "v: A(1]}",  # a ")" missing, "]}" closing the instance: not JSON's nesting
+    "v: [A(1]}, 2)]",
+    "v: A(1, 2)",  # too many arguments
+    "v: B(1)",  # too few
+    "v: C(1)",  # unknown class
+    "v: A (1)",  # a space before "(": fast decides
+    "v: A(x=1)",  # a named argument
+    "v: A(1,)",
+    "v: [1, 2,]",
+    "v: {a: 1}",  # a bare key in an object
+    'v: {"a": 1, "a": 2}',  # a repeated key
+    "v: 1\nv: 2",
+    "v: NaN",
+    "v: -Infinity",
+    "v: [1 2]",
+    "v: A()",  # every class has a property: no instance without arguments
+    "v: [A( ), 1]",
+    'v: "a\\"b"',  # an escaped quote: fast cuts it
+    "v: 1 # a comment",
+    "true: 1",
+]
+
+
+@pytest.mark.parametrize("data", _LEFT)
 def test_quick_leaves_what_is_not_plainly_json_to_fast(data: str) -> None:
     text = CLASSES + data + "\n"
     header = read_header(text)
@@ -115,18 +115,18 @@ def test_quick_leaves_what_is_not_plainly_json_to_fast(data: str) -> None:
     _check(text)
 
 
-@pytest.mark.parametrize(
-    ("data", "expected"),
-    [
-        ("v: A(1)", {"v": {"x": 1}}),
-        ("v: A(null)", {"v": {}}),  # the dialect's positional null: absent
-        ("v: [A(1), B(A(2), null)]", {"v": [{"x": 1}, {"x": {"x": 2}}]}),
-        ("v: B(A([]), {})", {"v": {"x": {"x": []}, "y": {}}}),
-        ('v: B("(", ")")', {"v": {"x": "(", "y": ")"}}),  # brackets in strings stay
-        ("a: 1, b: 2\nc: 3", {"a": 1, "b": 2, "c": 3}),
-        ('"quoted key": -2.5', {"quoted key": -2.5}),
-    ],
-)
+_READ = [
+    ("v: A(1)", {"v": {"x": 1}}),
+    ("v: A(null)", {"v": {}}),  # the dialect's positional null: absent
+    ("v: [A(1), B(A(2), null)]", {"v": [{"x": 1}, {"x": {"x": 2}}]}),
+    ("v: B(A([]), {})", {"v": {"x": {"x": []}, "y": {}}}),
+    ('v: B("(", ")")', {"v": {"x": "(", "y": ")"}}),  # brackets in strings stay
+    ("a: 1, b: 2\nc: 3", {"a": 1, "b": 2, "c": 3}),
+    ('"quoted key": -2.5', {"quoted key": -2.5}),
+]
+
+
+@pytest.mark.parametrize(("data", "expected"), _READ)
 def test_quick_reads_instances_and_pairs(data: str, expected: Any) -> None:
     text = CLASSES + data + "\n"
     header = read_header(text)
@@ -266,3 +266,52 @@ def test_a_scanner_error_leaves_the_text_to_fast_whatever_the_scanner_imports() 
         assert ast.literal_eval(done.stdout) == expected, (state, done.stderr)
     assert any(isinstance(e[1], dict) for e in expected)  # some read (trailing commas)
     assert any(isinstance(e[1], str) for e in expected)  # some refused, with the place
+
+
+def test_quick_rewrites_class_by_class_as_instance_by_instance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rewriting class by class (``_as_json_by_class``: a text with many instances of
+    few classes, as the benchmark's) reads what fast reads, or leaves the text to fast:
+    every test above again with it taken for any text (issue 32)."""
+    monkeypatch.setattr(quick, "BY_CLASS", -1)
+    test_quick_reads_what_tron_dumps_wrote_as_fast_does()
+    test_quick_never_reads_a_changed_text_otherwise_than_fast()
+    for data, expected in _READ:
+        test_quick_reads_instances_and_pairs(data, expected)
+    for data in _LEFT:
+        text = CLASSES + data + "\n"
+        header = read_header(text)
+        assert quick.parse(text, header.data_start, header.classes, True) is None, data
+        _check(text)
+    test_quick_gives_nesting_deeper_than_the_limit_to_fast()
+
+
+@pytest.mark.corpus
+def test_quick_by_class_reads_every_corpus_tron_document_as_fast_does(
+    monkeypatch: pytest.MonkeyPatch, shared_dir: Path
+) -> None:
+    monkeypatch.setattr(quick, "BY_CLASS", -1)
+    test_quick_reads_every_corpus_tron_document_as_fast_does(shared_dir)
+
+
+def test_a_name_glued_to_a_longer_word_or_a_blank_before_the_list_goes_to_fast(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``XA(`` (A a class, XA not), ``BA(`` (both classes), ``A (``, ``A( )``, and a class
+    whose name ends another's: the rewriting class by class leaves the first ones to fast
+    and reads the last as the loop does."""
+    monkeypatch.setattr(quick, "BY_CLASS", -1)
+    classes = "class A: x\nclass BA: x\n\n"
+    for data in ("v: XA(1)", "v: [1, xA(1)]", "v: A (1)", "v: A( )", "k: 1, zA(2)"):
+        text = classes + data + "\n"
+        header = read_header(text)
+        assert quick.parse(text, header.data_start, header.classes, True) is None, data
+        _check(text)
+    text = classes + "v: [BA(A(1)), A(BA(2))]\n"
+    header = read_header(text)
+    got = quick.parse(text, header.data_start, header.classes, True)
+    assert got is not None
+    assert got[0] == {"v": [{"x": {"x": 1}}, {"x": {"x": 2}}]}
+    assert _check(text)
+    assert sorted(got[1].values()) == ["A", "A", "BA", "BA"]
