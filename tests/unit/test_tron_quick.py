@@ -182,7 +182,7 @@ for side, field, value in (("o", "status", "completed"), ("t", "title", "Renamed
     sides.append(base.render(data).encode())
 out = merge_files(base.source().encode(), *sides, path="todo.vcontext.tron")
 assert out.clean, out.reasons
-print(" ".join(sorted(m for m in sys.modules if m.startswith("git_vcontext.codecs.tron"))))
+print(" ".join(sorted(m for m in sys.modules if m.startswith(("git_vcontext.codecs", "_cont")))))
 """
 
 
@@ -196,6 +196,8 @@ def test_a_merge_of_tron_twins_loads_no_token_cutter_for_the_parse() -> None:
     assert "git_vcontext.codecs.tron.quick" in loaded, loaded
     assert "git_vcontext.codecs.tron.edit" in loaded, loaded  # a minimal edit was written
     assert "git_vcontext.codecs.tron.fast" not in loaded, loaded
+    # nor the parse memo's context variable (codecs.reuse: only a ReusedParses block)
+    assert "_contextvars" not in loaded, loaded
 
 
 @pytest.mark.corpus
