@@ -42,11 +42,13 @@ LIGHT_PATH = frozenset(
         # reading JSON and TRON
         "codecs", "codecs.text", "codecs.json_text", "codecs.kept", "codecs.duplicate_keys",
         "codecs.matching", "codecs.tron", "codecs.tron.lexer", "codecs.tron.header",
-        "codecs.tron.fast", "codecs.tron.parser", "codecs.tron.quick",
+        "codecs.tron.fast", "codecs.tron.parser", "codecs.tron.quick", "codecs.reuse",
     )
 )  # fmt: skip
 """What the light path of a push changing a JSON todo list, a TRON plan and a playbook may load
-(at most 57 modules, ``codecs.tron.quick`` among them: TRON's reader without spans, issue 32;
+(at most 58 modules, ``codecs.tron.quick`` among them: TRON's reader without spans, issue 32;
+``codecs.reuse``: the parses a push reads twice, moved out of ``codecs`` so the merge driver
+does without ``contextvars``;
 62 before issue 28 point 1: no ``gitio.incoming``, ``validation.projections``,
 ``vermas.project``, ``validation.messages``, ``playbook.instants`` or ``codecs.tron.names``)."""
 
