@@ -162,8 +162,25 @@ def check_datetimes(value: Any, fields: frozenset[str] = DATETIME_FIELDS) -> Ite
             yield "datetime", parts, f"{key} {problem}"
 
 
+_JUDGED: dict[str, str | None] = {}
+"""``datetime_problem``'s answers by text: a playbook's events repeat their timestamps (244
+of them, 78 different, in a soak's playbook) and a push's documents share most of theirs."""
+JUDGED_LIMIT = 8192
+
+
 def datetime_problem(text: str) -> str | None:
     """Why a string is not an RFC 3339 datetime with an offset (None when it is one)."""
+    try:
+        return _JUDGED[text]
+    except KeyError:
+        pass
+    problem = _datetime_problem(text)
+    if len(_JUDGED) < JUDGED_LIMIT:
+        _JUDGED[text] = problem
+    return problem
+
+
+def _datetime_problem(text: str) -> str | None:
     m = _stamp(text)
     if m is None:
         if _compiled(DATE_TIME_START).match(text) and not _compiled(
