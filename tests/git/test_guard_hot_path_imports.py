@@ -57,8 +57,10 @@ HEAVY = (
     "collections", "contextlib", "importlib", "inspect", "threading", "signal", "selectors",
     "tempfile", "shutil", "hashlib", "locale", "warnings", "weakref", "copy", "pygit2",
     "click", "lark", "jsonschema", "tomllib", "tomlkit", "gitio.incoming", "prepush.check",
+    "heapq", "bisect",
 )  # fmt: skip
-"""Modules the light path does without (with pygit2, most of what a full check costs)."""
+"""Modules the light path does without (with pygit2, most of what a full check costs);
+``heapq`` and ``bisect`` only for a playbook's branched history or differing setters."""
 
 
 @pytest.fixture(autouse=True)
