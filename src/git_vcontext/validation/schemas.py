@@ -63,8 +63,7 @@ class _Bundle(dict):  # type: ignore[type-arg]
                 contents = loads(fh.read())
         else:
             contents = loads(schemas_dir().joinpath(f"{name}.schema.json").read_text("utf-8"))
-        self[uri] = contents
-        return contents
+        return self.setdefault(uri, contents)  # (two threads reading it: one object kept)
 
     def __contains__(self, uri: object) -> bool:
         return isinstance(uri, str) and uri.startswith(PREFIX) and uri[len(PREFIX) :] in FILES
