@@ -317,3 +317,65 @@ def test_a_name_glued_to_a_longer_word_or_a_blank_before_the_list_goes_to_fast(
     assert got[0] == {"v": [{"x": {"x": 1}}, {"x": {"x": 2}}]}
     assert _check(text)
     assert sorted(got[1].values()) == ["A", "A", "BA", "BA"]
+
+
+_TRAILING_COMMAS = [
+    "v: [1, 2,]",
+    'v: {"a": 1,}',
+    "v: [A(1,), 2]",
+    "v: [1, 2,\n  ]",
+    "v: B(A(1), 2,\n\t\r\n)",
+    'v: {"a": [1],\n}',
+]
+
+
+@pytest.mark.parametrize("data", _TRAILING_COMMAS)
+def test_a_trailing_comma_is_left_to_fast_before_the_scanner_runs(
+    data: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trailing comma (TRON's, not JSON's) is seen in the text outside strings before
+    the rewriting where the C scanner imports json.decoder and re for the error it
+    raises there (CPython 3.12+): it is not run; fast reads the text."""
+    text = CLASSES + data + "\n"
+    header = read_header(text)
+
+    def no_scan(*args: object) -> None:
+        raise AssertionError("the scanner ran on a text with a trailing comma")
+
+    monkeypatch.setattr(quick, "SCANNER_IMPORTS_ON_ERROR", True)  # as on CPython 3.12+
+    monkeypatch.delitem(sys.modules, "json.decoder", raising=False)  # (pytest loaded it)
+    monkeypatch.setattr(quick, "_value", no_scan)
+    monkeypatch.setattr(quick, "_pairs", no_scan)
+    assert quick._as_json(text[header.data_start :], header.classes) is None
+    assert quick.parse(text, header.data_start, header.classes, True) is None
+    _check(text)
+
+
+def test_a_comma_before_a_bracket_inside_a_string_is_no_trailing_comma() -> None:
+    for data in ['v: ",]"', 'v: [",}", ",)", 1]', 'v: A(", ]")']:
+        text = CLASSES + data + "\n"
+        header = read_header(text)
+        assert quick.parse(text, header.data_start, header.classes, True) is not None, data
+        _check(text)
+
+
+def test_a_tron_text_with_trailing_commas_loads_no_json_decoder() -> None:
+    """What the merge driver reading a hand-written TRON text pays: no ``json.decoder``
+    (nor ``re``) on any CPython, the trailing comma seen before the scanner runs."""
+    texts = [CLASSES + data + "\n" for data in _TRAILING_COMMAS]
+    script = (
+        "import sys\n"
+        "before = set(sys.modules)\n"  # (site may have loaded re)
+        "from git_vcontext.codecs import tron\n"
+        "for text in sys.argv[1].split('\\x1e'):\n"
+        "    tron.loads(text)\n"
+        "new = set(sys.modules) - before\n"
+        "print('json.decoder' in new, 're' in new)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "\x1e".join(texts)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "False"], done.stderr

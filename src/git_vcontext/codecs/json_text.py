@@ -189,7 +189,10 @@ def _decoder(keep_duplicates: bool, ints: bool) -> Scanner:
 def value_end(text: str, start: int) -> int:
     """Where the JSON value that starts at ``start`` ends (any integer's length)."""
     try:
-        return int(_PLAIN.raw_decode(text, start)[1])
+        return int(_PLAIN.scan_once(text, start)[1])  # (raw_decode's call saved: valid text)
+    except (StopIteration, SystemError):  # not a value: raw_decode's error
+        _PLAIN.raw_decode(text, start)
+        raise
     except ValueError as exc:  # an integer longer than Python converts: its text will do
         if type(exc) is not ValueError:
             raise

@@ -1,15 +1,16 @@
 """The data section of most TRON texts read by ``_json``'s C scanner (issue 32).
 
 A TRON text is JSON plus class instances (``Name(arg, ...)``), bare keys, comments, named
-arguments and trailing commas. Where the data section has no comment, no named argument
-and no escaped quote, its text outside strings is rewritten so that JSON reads it: each
-``Name(`` becomes ``{"<nonce>Name":[``, each ``)`` becomes ``,"<nonce>"]}`` (``()``:
-``"<nonce>"]}``), the nonce a random string the text does not hold; the C scanner reads
-the result (strings untouched), and its object hook turns each one-key object whose key
-starts with the nonce back into the instance its class makes. Every ``)`` must have
-closed exactly its own instance (each instance's list ends with the one end marker, and
-every marker is taken so), so the JSON's nesting is the TRON's, token for token. The
-vContext dialect's top-level pairs are read one by one (a few), each value by the scanner.
+arguments and trailing commas. Where the data section has no comment, no named argument,
+no trailing comma and no escaped quote, its text outside strings is rewritten so that JSON
+reads it: each ``Name(`` becomes ``{"<nonce>Name":[``, each ``)`` becomes
+``,"<nonce>"]}`` (``()``: ``"<nonce>"]}``), the nonce a random string the text does not
+hold; the C scanner reads the result (strings untouched), and its object hook turns each
+one-key object whose key starts with the nonce back into the instance its class makes.
+Every ``)`` must have closed exactly its own instance (each instance's list ends with the
+one end marker, and every marker is taken so), so the JSON's nesting is the TRON's, token
+for token. The vContext dialect's top-level pairs are read one by one (a few), each value
+by the scanner.
 
 Anything else — a scanner error, an unknown class, a count of arguments that does not fit
 its class, a repeated key, ``NaN`` and the like, nesting deeper than ``MAX_DEPTH`` —
@@ -21,6 +22,8 @@ which only the document that is written again needs (``spans`` cuts them then).
 
 from __future__ import annotations
 
+import sys
+
 from ...jsoncodec import Scanner, skip_whitespace
 from ...spelling import float_of, int_of
 from ...values import MAX_DEPTH, JsonValue
@@ -30,6 +33,10 @@ from ..text import brackets_within, data_deeper_than
 _ID = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789"
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _WHITESPACE = " \t\r\n"
+_NO_WHITESPACE = str.maketrans("", "", _WHITESPACE)
+SCANNER_IMPORTS_ON_ERROR = sys.version_info >= (3, 12)
+"""Whether the C scanner imports ``json.decoder`` for its error class (CPython 3.12+):
+then a trailing comma, which it would fail on, is looked for first."""
 _EMPTY = "\x05"  # stands for an empty argument list's ")" while the rest is rewritten
 BY_CLASS = 4
 """Above this many instances a class of the header, ``_as_json`` rewrites them class by
@@ -80,6 +87,8 @@ def _as_json(seg: str, classes: dict[str, list[str]]) -> tuple[str, str, int] | 
     outside = "\x00".join(parts[::2])
     if "#" in outside or "=" in outside:
         return None  # a comment or a named argument
+    if SCANNER_IMPORTS_ON_ERROR and "json.decoder" not in sys.modules and _trailing(outside):
+        return None  # the scanner would import json.decoder (and re, ~5 ms) for its error
     nonce = "vcontext-tron-" + random_hex(8) + "-"  # (64 bits: it is written twice an instance)
     if nonce in seg:  # never: 64 random bits
         return None
@@ -103,6 +112,12 @@ def _as_json(seg: str, classes: dict[str, list[str]]) -> tuple[str, str, int] | 
     outside = "".join(chunks).replace(")", "," + end).replace(_EMPTY, end)
     parts[::2] = outside.split("\x00")
     return '"'.join(parts), nonce, last
+
+
+def _trailing(outside: str) -> bool:
+    """Whether the text outside strings has a trailing comma (TRON's, not JSON's)."""
+    tight = outside.translate(_NO_WHITESPACE)  # (~20 instructions a character)
+    return ",]" in tight or ",}" in tight or ",)" in tight
 
 
 def _as_json_by_class(
