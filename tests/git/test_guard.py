@@ -199,6 +199,31 @@ def test_guard_refuses_a_removed_changelog_entry(repo: Path, remote: Path) -> No
     _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-changelog-removed")
 
 
+def test_guard_summary_for_a_git_revert_names_the_revert_fix(repo: Path, remote: Path) -> None:
+    """One truth with the hook: the guard's last line for a git revert that took a
+    document's old version says what the revert's own line says (drop it, then git vcontext
+    revert), not --amend."""
+
+    def step(data: dict[str, object]) -> None:
+        todo = data["todoList"]
+        assert isinstance(todo, dict)
+        todo["items"][0]["status"] = "completed"
+        todo["sequence"] = 4
+        entry = {"sequence": 4, "timestamp": "2026-01-02T00:00:00Z", "operation": "update"}
+        todo["changeLog"].append({**entry, "agent": {"id": "alice", "type": "aiAgent"}})
+
+    edit_json(repo, TODO, step)
+    done = commit(repo, "t1 done")
+    assert push(repo, "origin", "main").returncode == 0
+    run_git(repo, "revert", "--no-edit", done)
+    proc = sneak(repo, "origin", "main")
+    assert proc.returncode != 0, proc.stderr
+    [summary] = [line for line in remote_lines(proc.stderr) if "push refused" in line]
+    assert "--amend" not in summary, summary
+    assert "Drop the git revert (git reset --keep HEAD~1 when it is the last commit" in summary
+    assert summary.endswith(f"and run git vcontext revert {done[:7]}, then push again."), summary
+
+
 def test_guard_refuses_an_invalid_document(repo: Path, remote: Path) -> None:
     before = refs(remote)
     edit_json(repo, TODO, lambda d: d["todoList"]["items"][0].update(status="done"))

@@ -339,6 +339,40 @@ def test_hook_refuses_a_git_revert_git_made_without_the_driver_naming_vcontext_r
     assert f"git vcontext revert {reverted[:7]}" in said, said
 
 
+def test_hook_summary_for_a_refused_git_revert_agrees_with_its_line_and_leads_somewhere(
+    repo: Path,
+) -> None:
+    """One truth: the last line of a refused push says what the revert's own line says
+    (drop it, then ``git vcontext revert``), not the ``--amend`` meant for other commits;
+    doing what it says, as it says, gets the push through."""
+    reverted = do(repo, Write("t1", {"status": "completed"}, minute=1))
+    run_git(repo, "revert", "--no-edit", reverted)
+    refused = pushed(repo)
+    assert refused.returncode != 0
+    [summary] = [ln for ln in refused.stderr.splitlines() if "push refused" in ln]
+    assert "--amend" not in summary, summary
+    assert "Drop the git revert (git reset --keep HEAD~1 when it is the last commit" in summary
+    assert summary.endswith(f"and run git vcontext revert {reverted[:7]}, then push again.")
+    run_git(repo, "reset", "--keep", "HEAD~1")
+    _reverts(repo, reverted[:7])
+    hook_accepts(repo)
+    assert read(repo)["todoList"]["items"][0]["status"] == "pending"
+
+
+def test_hook_summary_names_both_fixes_for_a_revert_and_another_commit(repo: Path) -> None:
+    """A refused git revert and another commit with problems: the summary names the rewrite
+    for the other commit (--amend: it is the last one) and the revert's own fix."""
+    reverted = do(repo, Write("t1", {"status": "completed"}, minute=1))
+    run_git(repo, "revert", "--no-edit", reverted)
+    (repo / "broken.vcontext.json").write_text("{not json")
+    commit(repo, "a broken document")
+    [summary] = [ln for ln in pushed(repo).stderr.splitlines() if "push refused" in ln]
+    assert "in 2 commits" in summary, summary
+    assert "Fix those commits (git commit --amend when it is your last commit" in summary
+    assert "drop the git revert (git reset --keep HEAD~1 when it is the last commit" in summary
+    assert f"run git vcontext revert {reverted[:7]}, then push again." in summary
+
+
 def _reverts(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     proc = run_cli("revert", *args, cwd=repo)
     assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()

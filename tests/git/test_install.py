@@ -645,21 +645,15 @@ def test_doctor_reports_a_gitattributes_with_conflict_markers(git_repo: Path) ->
     assert "conflict markers" not in run_cli("doctor", cwd=git_repo).stdout.decode()
 
 
-def test_installing_never_breaks_git_in_a_virtual_environment_whose_path_holds_a_space(
-    tmp_path: Path,
-) -> None:
-    """pip writes the installing Python's path as the console script's first line as it is;
-    the system cuts that line at a space, so in ``my projects/.venv`` the script cannot
-    start. ``install`` (run as ``python -m git_vcontext``) then registers ``python -m
-    git_vcontext`` for the drivers and the hook: doctor finds everything running, a merge
-    goes through the driver, and a push through the hook."""
-    import os
+def _environment(folder: Path) -> tuple[Path, Path]:
+    """A virtual environment in ``folder`` that imports this checkout, with the console
+    script as pip installs it (its Python's path on the first line, as it is): its python
+    and its script."""
     import sys
     import sysconfig
 
-    venv = tmp_path / "my projects" / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    python = folder / "bin" / "python"
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True,
@@ -668,10 +662,26 @@ def test_installing_never_breaks_git_in_a_virtual_environment_whose_path_holds_a
     ).stdout.strip()
     here = Path(git_vcontext.__file__).resolve().parents[1]  # this checkout, its dependencies
     Path(site, "this-checkout.pth").write_text(f"{here}\n{sysconfig.get_paths()['purelib']}\n")
-    script = venv / "bin" / "git-vcontext"  # as pip installs it: its Python's path, as it is
+    script = folder / "bin" / "git-vcontext"
     body = (here.parent / "bin" / "git-vcontext").read_text().split("\n", 1)[1]
     script.write_text(f"#!{python}\n{body}")
-    script.chmod(0o755)
+    script.chmod(0o751)
+    return python, script
+
+
+def test_installing_never_breaks_git_in_a_virtual_environment_whose_path_holds_a_space(
+    tmp_path: Path,
+) -> None:
+    """pip writes the installing Python's path as the console script's first line as it is;
+    the system cuts that line at a space, so in ``my projects/.venv`` the script cannot
+    start. ``doctor`` (run as ``python -m git_vcontext``) names that and its fix; the fix,
+    ``python -m git_vcontext install``, rewrites the script to start through ``/bin/sh``
+    (same mode), and then ``git vcontext`` as typed runs: doctor finds everything in place,
+    and a push goes through the hook."""
+    import os
+    import stat
+
+    python, script = _environment(tmp_path / "my projects" / ".venv")
     with pytest.raises(FileNotFoundError):  # the system cannot start it: its interpreter ".../my"
         subprocess.run([str(script), "--version"], capture_output=True, check=False)
 
@@ -680,14 +690,27 @@ def test_installing_never_breaks_git_in_a_virtual_environment_whose_path_holds_a
     for key, value in (("user.name", "Pat"), ("user.email", "pat@example.com")):
         run_git(repo, "config", key, value)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = f"{script.parent}{os.pathsep}{env['PATH']}"
+    doctor = subprocess.run(
+        [str(python), "-m", "git_vcontext", "doctor"], cwd=repo, env=env, capture_output=True
+    )
+    said = doctor.stdout.decode()
+    assert doctor.returncode == 1, said
+    assert f"problem: {script} cannot start" in said
+    assert "fix: python -m git_vcontext install" in said
+    assert "'python -m git_vcontext install' fixes" in said  # the summary too: it runs
     installed = subprocess.run(
         [str(python), "-m", "git_vcontext", "install"], cwd=repo, env=env, capture_output=True
     )
     assert installed.returncode == 0, installed.stderr
-    doctor = subprocess.run(
-        [str(python), "-m", "git_vcontext", "doctor"], cwd=repo, env=env, capture_output=True
-    )
+    assert f"rewrote {script} to start its Python through /bin/sh" in installed.stdout.decode()
+    assert script.read_text().startswith("#!/bin/sh\n")
+    assert stat.S_IMODE(script.stat().st_mode) == 0o751
+
+    assert subprocess.run(["git", "vcontext", "--version"], env=env).returncode == 0
+    doctor = subprocess.run(["git", "vcontext", "doctor"], cwd=repo, env=env, capture_output=True)
     assert doctor.returncode == 0, doctor.stdout.decode() + doctor.stderr.decode()
+    assert "cannot start" not in doctor.stdout.decode()
     todo = {"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}
     (repo / "todo.vcontext.json").write_text(json.dumps(todo))
     run_git(repo, "add", "-A")
@@ -699,3 +722,24 @@ def test_installing_never_breaks_git_in_a_virtual_environment_whose_path_holds_a
     )
     assert pushed.returncode == 0, pushed.stderr
     assert "no remote-tracking refs" in pushed.stderr  # the hook ran, and said so
+    again = subprocess.run(["git", "vcontext", "install"], cwd=repo, env=env, capture_output=True)
+    assert again.returncode == 0
+    assert b"rewrote" not in again.stdout  # once is enough
+
+
+def test_install_never_touches_a_console_script_that_starts(tmp_path: Path) -> None:
+    """Only a script whose first line cannot start is rewritten: in a path without spaces
+    the console script stays byte for byte as pip wrote it."""
+    import os
+
+    python, script = _environment(tmp_path / "projects" / ".venv")
+    before = script.read_bytes()
+    repo = tmp_path / "repo"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    installed = subprocess.run(
+        [str(python), "-m", "git_vcontext", "install"], cwd=repo, env=env, capture_output=True
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert b"rewrote" not in installed.stdout
+    assert script.read_bytes() == before

@@ -354,3 +354,32 @@ def test_branch_per_agent_a_published_commit_that_merges_nothing_is_not_merged_e
     row = _row_of(alice, "alice")
     assert row["mergeStatus"] == "unmerged", row
     assert row["ahead"] > 0, row
+
+
+def test_status_of_an_agent_whose_own_commit_changes_nothing_on_the_base_says_so(
+    team: Path,
+) -> None:
+    """The agent's only own commit is undone by its resolution of a sync conflict (it took
+    the base's side): it changes nothing on the base, so there is nothing to sync. status
+    says so in the agent's row, as sync does, not a bare "up to date" next to AHEAD 1."""
+    (team / "notes.txt").write_text("line 1\nmain's line 2\nline 3\n")
+    commit_all(team, "main's notes")
+    commit_on(team, "agents/dave", {"notes.txt": "line 1\ndave's line 2\nline 3\n"}, "dave's")
+    code, out, err = sync(team, "dave", "--checkout")
+    assert code == 1, out + err
+    assert "CONFLICT" in out
+    run_git(team, "checkout", "--theirs", "--", "notes.txt")  # the base's side
+    run_git(team, "add", "notes.txt")
+    run_git(team, "commit", "-q", "--no-edit")
+    run_git(team, "switch", "-q", "main")
+    _code, rows = _status(team)
+    dave = rows["dave"]
+    assert (dave["ahead"], dave["behind"], dave["state"]) == (1, 0, "up to date")
+    said = "its 1 commit main lacks changes nothing on main"
+    assert said in dave["message"], dave
+    text = run_cli("status", cwd=team, env=EPOCH).stdout.decode()
+    assert f"agents/dave:\n  {said}" in text, text
+    code, out, err = sync(team, "dave")
+    assert code == 0, out + err
+    assert out.startswith(f"agents/dave: up to date with main ({said}"), out
+    assert sync(team, "dave", "--dry-run")[1] == out

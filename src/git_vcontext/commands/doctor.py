@@ -78,7 +78,9 @@ def _server_ownership(where: Path, report: Report) -> None:
 def _summary(report: Report) -> str:
     """The last line: how many problems, and which install fixes them."""
     count = len(report.problems)
-    install = "git vcontext install" + (" --recurse-submodules" if report.recurse else "")
+    # (where 'git vcontext' cannot start, its own install is the way that runs)
+    name = "python -m git_vcontext" if installer.unstartable_script() else "git vcontext"
+    install = f"{name} install" + (" --recurse-submodules" if report.recurse else "")
     fixable = count - report.manual
     if not report.manual:
         return f"{count} problem(s); '{install}' fixes most of them"
@@ -681,4 +683,18 @@ def _not_tried(hook: Path, where: Path) -> str:
     )
 
 
-CHECKS = (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus)
+def _console_script(top: Path, report: Report) -> None:
+    """The console script, when the system cannot start it by its first line (a virtual
+    environment whose path holds a space): ``git vcontext`` typed fails."""
+    del top
+    script = installer.unstartable_script()
+    if script is not None:
+        report.problems.append(
+            f"{script} cannot start: its first line, its Python's path, holds a space the "
+            "system cuts it at, so 'git vcontext' fails (git: \"Maybe git-vcontext is "
+            'broken?"); fix: python -m git_vcontext install (rewrites it to start through '
+            "/bin/sh)"
+        )
+
+
+CHECKS = (_console_script, _driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus)

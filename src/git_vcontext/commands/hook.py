@@ -147,8 +147,6 @@ def _write(report: PushReport, repo: Repository | None = None) -> int:
     out = report.lines + [f"git-vcontext: note: {note}" for note in report.notes]
     if report.problems:
         fix = report.fixes(repo)
-        if report.reverted:
-            fix += "; a git revert: git vcontext revert " + " ".join(report.reverted)
         out.append(
             f"git-vcontext: push refused: {report.problems} problem(s) in {report.held()}. "
             f"{fix[:1].upper()}{fix[1:]}, then push again."

@@ -45,7 +45,6 @@ def run(
         if recurse:
             _submodules_first(top, force, no_hooks)
     s = installer.Scope(scope, where)
-    command = installer.script_command()
     hooks = scope == "local" and not no_hooks
     refusals = [
         installer.config_refusal(s, force),
@@ -54,11 +53,13 @@ def run(
     ]
     if why := next((r for r in refusals if r), None):  # refuse before changing anything
         raise UsageError(why)
+    relaunched = _relaunch()  # before the command: a script rewritten is the one to run
+    command = installer.script_command()
     messages = installer.install_config(s, command, force, driver_boot())
     attributes = installer.install_attributes(s.attributes_file(), force, s)
     messages += attributes
     done, advice = hookinstall.install(where, command, force) if hooks else ([], ())
-    messages += done
+    messages += done + relaunched
     if scope == "global" and not no_hooks:
         messages.append(
             "hooks are per repository: run 'git vcontext install' in a repository "
@@ -76,6 +77,19 @@ def run(
         if recurse:
             _recurse(top, force, no_hooks)
     return int(ExitCode.OK)
+
+
+def _relaunch() -> list[str]:
+    """The console script rewritten to start through ``sh`` when its first line cannot
+    start (a virtual environment whose path holds a space); one line said either way,
+    nothing when it starts (the normal case: never touched)."""
+    script = installer.unstartable_script()
+    if script is None:
+        return []
+    try:
+        return [installer.relaunch_script(script)]
+    except OperationalError as exc:
+        return [f"{script} cannot start ('git vcontext' fails): {exc}"]
 
 
 def _not_bare(where: Path, command: str) -> None:

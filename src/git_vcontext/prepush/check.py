@@ -60,10 +60,11 @@ class PushReport:
         self.forced = 0  # forced updates with problems (compared with the remote's old tip)
         self.objects = 0  # tagged trees and blobs with problems
         self._held: set[str] = set()  # the commits counted
-        self.first: str | None = None  # the first commit with problems (the oldest checked)
         self.checked = 0  # commits judged
         self.findings: list[dict[str, object]] = []  # each problem, for a JSON report
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
+        self._reverts: dict[str, str] = {}  # refused git revert -> the rebase reaching it
+        self._order: list[str] = []  # the commits with problems, the oldest first
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
         self.tags: list[str] = []  # tags of commits with problems (a rebase does not move them)
         self.remote: str | None = None  # where the push goes (the hook's; None: the guard's)
@@ -93,7 +94,11 @@ class PushReport:
         (a bare ``git rebase -i`` needs an upstream, and never reaches a root commit)."""
         said = []
         if "commits" in self.kinds:
-            said.append(f"fix those commits ({self._rewrite(repo)})")
+            others = [c for c in self._order if c not in self._reverts]
+            if others:
+                said.append(f"fix those commits ({self._rewrite(repo, others)})")
+            if self._reverts:  # as each one's own line says: drop it, then revert right
+                said.append(self._revert_fix())
             if self.tags:
                 name = self.tags[0] if len(self.tags) == 1 else "NAME"
                 said.append(
@@ -118,13 +123,27 @@ class PushReport:
         remote = "REMOTE" if self.remote is None else command_word(self.remote)
         return f"git pull --rebase {remote} {command_word(self.rewound[0])}"
 
-    def _rewrite(self, repo: Repository | None) -> str:
-        """The commands that rewrite the commits from the first with problems on."""
-        first = None if repo is None or self.first is None else commit_named(repo, self.first)
+    def _revert_fix(self) -> str:
+        """What to do about the refused git reverts (``revert_advice``, for all of them)."""
+        rebase = next(iter(self._reverts.values()))  # the one reaching the oldest
+        ids = " ".join(self.reverted)
+        if len(self._reverts) == 1:
+            return (
+                "drop the git revert (git reset --keep HEAD~1 when it is the last commit, "
+                f"else {rebase} and drop its line) and run git vcontext revert {ids}"
+            )
+        return (
+            f"drop the git reverts ({rebase} and drop their lines) and run git vcontext "
+            f"revert {ids}"
+        )
+
+    def _rewrite(self, repo: Repository | None, commits: list[str]) -> str:
+        """The commands that rewrite ``commits`` (with problems, the oldest first) on."""
+        first = None if repo is None else commit_named(repo, commits[0])
         if first is None:
             return "git rebase -i"
         start = rebase_reaching(first)
-        if self.commits == 1:
+        if len(commits) == 1:
             return f"git commit --amend when it is your last commit, else {start}"
         return start
 
@@ -145,7 +164,8 @@ class PushReport:
                 self.findings += [
                     _entry(commit, subject, path, f) for path, fs in problems.items() for f in fs
                 ]
-                if reverted and _history(problems):
+                if reverted and _history(problems) and commit not in self._reverts:
+                    self._reverts[commit] = reverted[1]
                     self.reverted.append(reverted[0])
                     section.append(f"    {revert_advice(*reverted)}")
         if section:
@@ -164,7 +184,7 @@ class PushReport:
         elif commit not in self._held:
             self._held.add(commit)
             self.commits += 1
-            self.first = self.first or commit
+            self._order.append(commit)
 
     def _tagged(self, kind: str, target: str) -> None:
         """Remember a tag whose commits hold problems: fixing them (a rebase) moves no tag."""

@@ -37,7 +37,7 @@ change); the choices made are kept under ``.git/vcontext/resolve/`` anyway."""
 
 def script_command() -> str:
     """The absolute, shell-quoted command that runs this installation of git-vcontext."""
-    here = Path(sys.executable).parent / "git-vcontext"
+    here = console_script()
     if here.is_file() and permitted(here, os.X_OK) and starts(here):
         return shlex.quote(str(here.resolve()))
     argv0 = Path(sys.argv[0])
@@ -62,6 +62,50 @@ def starts(script: Path) -> bool:
         return True  # not ours to judge (a binary launcher)
     line = first[2:].strip()
     return not (b" " in line or b"\t" in line) or not Path(os.fsdecode(line)).exists()
+
+
+def console_script() -> Path:
+    """Where this installation's console script is: beside its Python (``bin/``)."""
+    return Path(sys.executable).parent / "git-vcontext"
+
+
+def unstartable_script() -> Path | None:
+    """This installation's console script when the system cannot start it by its first
+    line (``starts``), else None (none there, or it starts)."""
+    script = console_script()
+    return script if script.is_file() and not starts(script) else None
+
+
+UNQUOTABLE = re.compile(r"[\"$`\\\n\r']")
+"""What a path may not hold to be written between double quotes on the launcher's exec
+line: the shell would expand it, or it would end the quotes, the line or Python's string."""
+
+LAUNCHER = "#!/bin/sh\n'''exec' \"{python}\" \"$0\" \"$@\"\n' '''\n"
+"""The first lines distlib writes for an interpreter whose path holds a space: the shell
+runs ``exec "PYTHON" "$0" "$@"`` (``''`` then ``'exec'``), Python reads a string it ignores."""
+
+
+def relaunch_script(script: Path) -> str:
+    """Rewrite a console script that cannot start (``starts``) to start through ``sh``:
+    its first line becomes ``LAUNCHER``, an ``exec`` of the quoted interpreter on this same
+    file; the rest stays as it is. Atomic, same mode. Returns the line install says;
+    OperationalError when the file cannot be rewritten (the commands still run as
+    ``python -m git_vcontext``)."""
+    data = read_bytes(str(script))
+    first, _, rest = data.partition(b"\n")
+    python = os.fsdecode(first[2:].strip())
+    if not first.startswith(b"#!") or not Path(python).is_file():
+        raise OperationalError(f"{script}: its first line names no Python to start")
+    if UNQUOTABLE.search(python):
+        raise OperationalError(
+            f"{script}: its Python's path holds a quote, '$', a backslash or a line break: "
+            "not rewritten (run the commands as 'python -m git_vcontext')"
+        )
+    write_atomic(script, os.fsencode(LAUNCHER.format(python=python)) + rest)
+    return (
+        f"rewrote {script} to start its Python through /bin/sh (its first line, a path "
+        "holding a space, could not start): 'git vcontext' runs"
+    )
 
 
 Boot = tuple[str, list[str]]

@@ -151,7 +151,7 @@ def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
         _documents(predicted),
         _landed(_fork_sequences(repo, a, b), ahead),
         predicted.conflicts,
-        predicted.message,
+        predicted.message or predicted.changes_nothing,
         None if remote is None else f"{remote[0]}/{branch}",
     )
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches import agents
-from ..branches.commits import sync_message
+from ..branches.commits import is_sync_commit, sync_message
 from ..branches.forkstate import merger_agent
 from ..branches.treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees, named
 from ..branches.virtualbase import base_tree
@@ -32,11 +32,19 @@ from ..clock import now_rfc3339
 from ..codecs import ReusedParses
 from ..errors import OperationalError, UsageError
 from ..gitio import refs, run_dir, worktrees
-from ..gitio.objects import commit_at, descends, make_commit, merge_base, signature, signatures
+from ..gitio.objects import (
+    commit_at,
+    descends,
+    make_commit,
+    merge_base,
+    new_commits,
+    signature,
+    signatures,
+)
 from ..gitio.promisor import no_common_history
 from ..gitio.settings import merge_settings
 from ..prepush.mergecheck import MergeChecks
-from ..record import record
+from ..record import record, replace
 from . import interrupted
 from .busy import busy
 
@@ -80,10 +88,25 @@ class PairResult:
     # a conflict: the commit the agent branch could not be merged with (its base as sync
     # saw it, or the remote's copy of the branch): what ``sync --checkout`` merges into it
     against: str | None = None
+    idle: int = 0  # up to date: the agent's own commits the base lacks (they change nothing)
 
     @property
     def ok(self) -> bool:
         return self.state in (MERGED, UP_TO_DATE)
+
+    @property
+    def changes_nothing(self) -> str:
+        """Why an agent with commits its base lacks is up to date (``sync`` and ``status``
+        say it alike): they change nothing there (a resolution that took the base's side
+        undid them, or the base made the same change); "" for any other pair."""
+        n = self.idle
+        if self.state != UP_TO_DATE or not n:
+            return ""
+        commits = f"{n} commit{'' if n == 1 else 's'}"
+        return (
+            f"its {commits} {self.base} lacks change{'s' if n == 1 else ''} nothing on "
+            f"{self.base}: nothing to sync"
+        )
 
     def refused(self, message: str) -> PairResult:
         """The same pair, stopped: nothing moves."""
@@ -508,8 +531,8 @@ class Syncer:
             and not landed
         ):
             merged_back = None  # the agent branch already holds the base's data
-        if merged_back is None or merged_back.tree is None:
-            return pair.done(MERGED if landed else UP_TO_DATE)
+        if merged_back is None or merged_back.tree is None:  # nothing to write on the agent
+            return pair.done(MERGED) if landed else self._up_to_date(pair, a, b)
         if not pair.base_moves and (why := self.blocked(pair.branch)):
             return pair.done(REFUSED, message=why)
         pair.agent_documents = merged_back.documents
@@ -520,6 +543,12 @@ class Syncer:
         pair.agent_moves, pair.agent_commit = True, None if self.dry_run else str(new_a)
         self._plan(pair.branch, a, new_a, pair.agent)
         return pair.done(MERGED)
+
+    def _up_to_date(self, pair: _Pair, a: Oid, b: Oid) -> PairResult:
+        """A pair where nothing moves, with the agent's own commits the base lacks (their
+        merge is the base as it is: ``PairResult.changes_nothing``)."""
+        idle = 0 if a == b or descends(self.repo, b, a) else _own_commits(self.repo, a, b)
+        return replace(pair.done(UP_TO_DATE), idle=idle)
 
     def forget(self) -> None:
         """Drop every planned move and pin (a push that did not land): nothing local moves."""
@@ -690,6 +719,11 @@ class _Pair:
             self.elsewhere and moved,
             None if against is None else str(against),
         )
+
+
+def _own_commits(repo: Repository, a: Oid, b: Oid) -> int:
+    """The agent's own commits (not sync's merges) on ``a`` that the base ``b`` lacks."""
+    return sum(1 for commit in new_commits(repo, a, b) if not is_sync_commit(commit))
 
 
 def _remember(logged: dict[str, set[str]] | None, merged: TreeMerge) -> None:

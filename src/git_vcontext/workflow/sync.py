@@ -272,7 +272,8 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
     would = "would " if dry_run else ""
     lines: list[str] = []
     if r.state == UP_TO_DATE:
-        lines.append(f"{r.branch}: up to date with {r.base}")
+        idle = r.changes_nothing
+        lines.append(f"{r.branch}: up to date with {r.base}" + (f" ({idle})" if idle else ""))
     elif r.state == MERGED:
         parts = []
         if r.elsewhere:
