@@ -256,7 +256,7 @@ class BaseRound:
         the request first by an order every waiter computes alike (its branch hashed with
         the base) takes it and merges every request, and the others look once it is done.
         That agent looks when its own schedule says (the landing jittered and stretched by
-        its clone's lateness: ``LeaseKeeper.others_look``), then pushes: we look again
+        its clone's lateness), then pushes (``LeaseKeeper.others_look``): we look again
         every ``DEFER`` integrations until its lease shows, and once it has had that long
         and the lease is still free (its agent gone), we take it. Once per base."""
         if self.view.local is not None or snap.lease_id is not None or unpublished or not todo:
