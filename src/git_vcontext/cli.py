@@ -538,9 +538,9 @@ def sync(**options: Any) -> int:
     fetches and leaves the merge of the current base into agents/AGENT stopped
     in the work tree where that branch is checked out (this one, switched to it,
     when it is checked out nowhere and this one is clean): resolve it (git
-    vcontext conflicts / resolve, or git mergetool -t vcontext), git commit
-    --no-edit, then sync --push again. Every conflict ends with the commands to
-    run next.
+    vcontext conflicts / resolve, or git -c mergetool.keepBackup=false mergetool
+    -t vcontext), git commit --no-edit, then sync --push again. Every conflict
+    ends with the commands to run next.
     """
     from .commands import sync as command
 

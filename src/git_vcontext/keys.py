@@ -84,7 +84,7 @@ def _values_of(lists: list[tuple[int, Sequence[Any]]], key: str) -> list[set[Any
         for e in elements:
             if key in e:
                 ident = e[key]
-                if not _hashable_id(ident):
+                if type(ident) is not str and not _hashable_id(ident):  # (most are strings)
                     return None
                 values.add((type(ident), ident))
                 carried = True
@@ -147,6 +147,6 @@ def element_id(element: JsonValue, key: str) -> Any:
     """The identity of one element under ``key`` (None when it has none)."""
     if isinstance(element, dict):
         ident = element.get(key)
-        if _hashable_id(ident):
+        if type(ident) is str or _hashable_id(ident):  # (most are strings: one test)
             return ident
     return None

@@ -242,6 +242,32 @@ def test_check_without_an_upstream_exits_3_and_says_what_to_give(repo: Path) -> 
     assert "git vcontext check" in err  # how to name a range instead
 
 
+def test_check_on_a_fresh_agent_fork_names_the_range_it_adds_exit_3_kept(repo: Path) -> None:
+    """PRODUCT.md fixes the default (``@{upstream}..HEAD``) and exit 3 without an upstream. A
+    freshly forked agent branch has none, so the message names what the branch adds, from
+    the fork base it recorded (``BASE..HEAD``), not an upstream to set (an agent branch's
+    upstream is not its base); the advised check finds the agent's bad commit."""
+    run_git(repo, "switch", "-q", "main")
+    forked = run_cli("fork", "alice", cwd=repo)
+    assert forked.returncode == 0, forked.stderr.decode()
+    run_git(repo, "switch", "-q", "agents/alice")
+    bad, rule = _drop(repo)
+
+    code, out, err = check(repo)
+
+    assert code == 3, out + err
+    assert err.count("\n") == 1, err
+    assert "agents/alice has no upstream" in err
+    assert "--set-upstream-to" not in err
+    advised = re.search(r"\(git vcontext check ([^ )]+)\)", err)
+    assert advised is not None, err
+    assert advised.group(1) == "main..HEAD", err
+    code, out, err = check(repo, advised.group(1))
+    assert code == 1, out + err
+    assert bad[:10] in out, out
+    assert rule in out, out
+
+
 def test_check_an_unknown_revision_exits_3(repo: Path) -> None:
     code, out, err = check(repo, "no-such-branch..HEAD")
 

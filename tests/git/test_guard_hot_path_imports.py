@@ -42,11 +42,13 @@ LIGHT_PATH = frozenset(
         # reading JSON and TRON
         "codecs", "codecs.text", "codecs.json_text", "codecs.kept", "codecs.duplicate_keys",
         "codecs.matching", "codecs.tron", "codecs.tron.lexer", "codecs.tron.header",
-        "codecs.tron.fast", "codecs.tron.parser", "codecs.tron.quick",
+        "codecs.tron.fast", "codecs.tron.parser", "codecs.tron.quick", "codecs.reuse",
     )
 )  # fmt: skip
 """What the light path of a push changing a JSON todo list, a TRON plan and a playbook may load
-(at most 57 modules, ``codecs.tron.quick`` among them: TRON's reader without spans, issue 32;
+(at most 58 modules, ``codecs.tron.quick`` among them: TRON's reader without spans, issue 32;
+``codecs.reuse``: the parses a push reads twice, moved out of ``codecs`` so the merge driver
+does without ``contextvars``;
 62 before issue 28 point 1: no ``gitio.incoming``, ``validation.projections``,
 ``vermas.project``, ``validation.messages``, ``playbook.instants`` or ``codecs.tron.names``)."""
 
@@ -55,8 +57,10 @@ HEAVY = (
     "collections", "contextlib", "importlib", "inspect", "threading", "signal", "selectors",
     "tempfile", "shutil", "hashlib", "locale", "warnings", "weakref", "copy", "pygit2",
     "click", "lark", "jsonschema", "tomllib", "tomlkit", "gitio.incoming", "prepush.check",
+    "heapq", "bisect",
 )  # fmt: skip
-"""Modules the light path does without (with pygit2, most of what a full check costs)."""
+"""Modules the light path does without (with pygit2, most of what a full check costs);
+``heapq`` and ``bisect`` only for a playbook's branched history or differing setters."""
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 from dataclasses import dataclass, field
@@ -467,6 +468,35 @@ def test_vcontext_revert_refuses_what_is_no_commit_and_changes_nothing(repo: Pat
     assert run_git(repo, "status", "--porcelain").stdout == ""
 
 
+def test_vcontext_revert_of_a_commit_that_only_logged_says_what_a_revert_keeps(
+    repo: Path,
+) -> None:
+    """A commit that only added a changeLog entry (and moved the sequence): a revert keeps
+    both (append-only, never down), so there is nothing to revert, and the one line says
+    why instead of only "already undone" (nothing undid it)."""
+    data = read(repo)
+    todo = data["todoList"]
+    todo["sequence"] += 1
+    todo["changeLog"].append(
+        {
+            "sequence": todo["sequence"],
+            "timestamp": "2026-01-02T10:00:00Z",
+            "agent": {"id": "ann", "type": "aiAgent"},
+            "operation": "update",
+            "path": "$.todoList.items[0].status",
+            "description": "noted",
+        }
+    )
+    write_doc(repo, data)
+    logged = commit(repo, "ann: a note in the log")
+    proc = run_cli("revert", logged, cwd=repo)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert err.count("\n") == 1, err
+    assert "only what a revert keeps" in err, err
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+
+
 def test_vcontext_revert_of_a_commit_already_undone_writes_nothing_as_git_revert(
     repo: Path,
 ) -> None:
@@ -602,3 +632,62 @@ def test_resolve_of_a_stopped_git_revert_writes_it_as_new_changes_too(repo: Path
     assert done.returncode == 0, done.stdout + done.stderr
     valid(repo)
     hook_accepts(repo)
+
+
+def test_refused_git_revert_on_a_forked_agent_branch_names_the_rebase_that_reaches_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A forked agent branch has no upstream, so a bare ``git rebase -i`` fails there ("There
+    is no tracking information"). The refusal of a git revert names the rebase that reaches
+    the revert; doing exactly what it says (that rebase, its line dropped, then ``git
+    vcontext revert``) lets the push in."""
+    proc = run_cli("fork", "alice", cwd=repo)
+    assert proc.returncode == 0, proc.stderr.decode()
+    run_git(repo, "switch", "-q", "agents/alice")
+    reverted = do(repo, Write("t1", {"status": "completed"}, minute=1))
+    run_git(repo, "revert", "--no-edit", reverted)
+    revert = run_git(repo, "rev-parse", "--short=12", "HEAD").stdout.strip()
+    (repo / "notes.txt").write_text("later work\n")
+    commit(repo, "later work")  # the revert is not the last commit: the rebase is the way
+    refused = run_git(repo, "push", "origin", "agents/alice", check=False)
+    assert refused.returncode != 0
+    said = re.search(r"else (git rebase -i \S+) and drop its line", refused.stderr)
+    assert said is not None, refused.stderr
+    assert said.group(1) == f"git rebase -i {revert}~1", refused.stderr
+    assert "git rebase -i;" not in refused.stderr
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/drop/"}  # its line: the first
+    done = subprocess.run(
+        said.group(1).split(), cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    _reverts(repo, reverted[:7])
+    assert read(repo)["todoList"]["items"][0]["status"] != "completed"
+    proc2 = run_git(repo, "push", "origin", "agents/alice", check=False)
+    assert proc2.returncode == 0, proc2.stdout + proc2.stderr
+
+
+def test_a_refused_forced_push_of_a_forked_agent_branch_names_the_pull_that_works(
+    repo: Path,
+) -> None:
+    """A forked agent branch has no upstream, so a bare ``git pull --rebase`` fails there
+    ("There is no tracking information"). The refusal of a forced update that drops the
+    remote's changeLog entries names the pull from the remote and branch pushed to; doing
+    that, then pushing, lands."""
+    proc = run_cli("fork", "alice", cwd=repo)
+    assert proc.returncode == 0, proc.stderr.decode()
+    run_git(repo, "switch", "-q", "agents/alice")
+    do(repo, Write("t1", {"status": "completed"}, minute=1))
+    run_git(repo, "push", "-q", "origin", "agents/alice")
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")  # drops the pushed commit's entry
+    do(repo, Write("t2", {"status": "completed"}, minute=2))
+    refused = run_git(repo, "push", "--force", "origin", "agents/alice", check=False)
+    assert refused.returncode != 0
+    said = re.search(r"instead \((git pull --rebase [^,]+), or git merge\)", refused.stderr)
+    assert said is not None, refused.stderr
+    assert said.group(1) == "git pull --rebase origin agents/alice", refused.stderr
+    pulled = subprocess.run(
+        said.group(1).split(), cwd=repo, capture_output=True, text=True, check=False
+    )
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    pushed_ = run_git(repo, "push", "origin", "agents/alice", check=False)
+    assert pushed_.returncode == 0, pushed_.stdout + pushed_.stderr

@@ -477,6 +477,32 @@ def test_uninstall_of_lines_this_install_added_and_the_user_committed_says_to_co
     assert routed.strip().endswith("unspecified")
 
 
+def test_uninstall_commit_advice_for_a_repository_whose_path_holds_a_newline_is_one_line(
+    tmp_path: Path,
+) -> None:
+    """The advice quotes the repository's path as every other piece of advice does
+    (``command_word``: ``$'…'`` for a control character), so a path holding a newline keeps
+    the advice on one line, and the command it names, run in bash, commits the change."""
+    repo = tmp_path / "team\nmemory x"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    for key, value in (("user.name", "Pat"), ("user.email", "pat@example.com")):
+        run_git(repo, "config", key, value)
+    assert run_cli("install", "--no-hooks", cwd=repo).returncode == 0
+    run_git(repo, "add", ".gitattributes")
+    run_git(repo, "commit", "-q", "-m", "attributes")
+    done = run_cli("uninstall", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.decode().splitlines() if "is committed" in line]
+    assert len(said) == 1, done.stdout
+    command = said[0].split(": git reads the committed patterns until the change is: ")[1]
+    command = command.split(" (or keep them: ")[0]
+    assert "$'" in command, command
+    subprocess.run(
+        ["bash", "-c", command], cwd=tmp_path, check=True, capture_output=True
+    )  # from elsewhere: -C names the repository
+    assert run_git(repo, "status", "--porcelain").stdout == ""
+
+
 def test_installing_never_breaks_git_uninstall_removes_only_the_lines_this_install_added(
     git_repo: Path,
 ) -> None:
@@ -617,3 +643,59 @@ def test_doctor_reports_a_gitattributes_with_conflict_markers(git_repo: Path) ->
     run_git(git_repo, "add", ".gitattributes")
     assert run_cli("install", cwd=git_repo).returncode == 0
     assert "conflict markers" not in run_cli("doctor", cwd=git_repo).stdout.decode()
+
+
+def test_installing_never_breaks_git_in_a_virtual_environment_whose_path_holds_a_space(
+    tmp_path: Path,
+) -> None:
+    """pip writes the installing Python's path as the console script's first line as it is;
+    the system cuts that line at a space, so in ``my projects/.venv`` the script cannot
+    start. ``install`` (run as ``python -m git_vcontext``) then registers ``python -m
+    git_vcontext`` for the drivers and the hook: doctor finds everything running, a merge
+    goes through the driver, and a push through the hook."""
+    import os
+    import sys
+    import sysconfig
+
+    venv = tmp_path / "my projects" / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    here = Path(git_vcontext.__file__).resolve().parents[1]  # this checkout, its dependencies
+    Path(site, "this-checkout.pth").write_text(f"{here}\n{sysconfig.get_paths()['purelib']}\n")
+    script = venv / "bin" / "git-vcontext"  # as pip installs it: its Python's path, as it is
+    body = (here.parent / "bin" / "git-vcontext").read_text().split("\n", 1)[1]
+    script.write_text(f"#!{python}\n{body}")
+    script.chmod(0o755)
+    with pytest.raises(FileNotFoundError):  # the system cannot start it: its interpreter ".../my"
+        subprocess.run([str(script), "--version"], capture_output=True, check=False)
+
+    repo = tmp_path / "repo"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    for key, value in (("user.name", "Pat"), ("user.email", "pat@example.com")):
+        run_git(repo, "config", key, value)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    installed = subprocess.run(
+        [str(python), "-m", "git_vcontext", "install"], cwd=repo, env=env, capture_output=True
+    )
+    assert installed.returncode == 0, installed.stderr
+    doctor = subprocess.run(
+        [str(python), "-m", "git_vcontext", "doctor"], cwd=repo, env=env, capture_output=True
+    )
+    assert doctor.returncode == 0, doctor.stdout.decode() + doctor.stderr.decode()
+    todo = {"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}
+    (repo / "todo.vcontext.json").write_text(json.dumps(todo))
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "base")
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    pushed = subprocess.run(
+        ["git", "push", str(remote), "main"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert pushed.returncode == 0, pushed.stderr
+    assert "no remote-tracking refs" in pushed.stderr  # the hook ran, and said so

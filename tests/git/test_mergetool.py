@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import stat
 from pathlib import Path
 
@@ -110,3 +112,29 @@ def test_install_sets_the_mergetool_doctor_checks_it_uninstall_removes_it(git_re
     assert run_cli("uninstall", cwd=git_repo).returncode == 0
     left = run_git(git_repo, "config", "--get-regexp", "^mergetool\\.", check=False).stdout
     assert left == ""
+
+
+def test_the_mergetool_command_the_messages_advise_leaves_no_orig_file(
+    stopped: Path, tmp_path: Path
+) -> None:
+    """git keeps each file as it was as ``FILE.orig`` after any merge tool unless
+    ``mergetool.keepBackup`` is false (a setting of every tool: none of ours to change, and
+    git has no per-tool one). The command doctor (and the README) advise turns it off for
+    the run: a person doing exactly that finds the file resolved and staged, and nothing
+    else in the work tree."""
+    said = run_cli("doctor", cwd=stopped).stdout.decode()
+    found = re.search(r"mergetool configured \((git [^)]*)\)", said)
+    assert found is not None, said
+    argv = shlex.split(found.group(1))
+    assert argv[:3] == ["git", "-c", "mergetool.keepBackup=false"], argv
+    env = {**os.environ, "GIT_EDITOR": editor(tmp_path, '"x"'), "TERM": "dumb"}
+    term = Terminal(argv, stopped, env)
+    for answer in ("t\n", "o\n"):
+        term.expect(r"\[q\]uit\? $")
+        term.type(answer)
+    assert term.wait() == 0, term.screen
+    assert "resolved, staged" in term.screen
+    assert not (stopped / f"{TODO}.orig").exists()
+    left = run_git(stopped, "status", "--porcelain", "--untracked-files=all").stdout
+    assert left.splitlines() == [f"M  {TODO}"], left
+    assert run_git(stopped, "commit", "-q", "--no-edit", check=False).returncode == 0

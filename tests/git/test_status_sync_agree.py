@@ -19,7 +19,18 @@ from typing import Any
 import pytest
 
 from helpers.run import run_cli, run_git
-from helpers.sync_repos import EPOCH, commit_on, rev, seed, show, status, sync
+from helpers.sync_repos import (
+    EPOCH,
+    commit_all,
+    commit_on,
+    edit,
+    fork_by_hand,
+    rev,
+    seed,
+    show,
+    status,
+    sync,
+)
 
 
 def _status(repo: Path) -> tuple[int, dict[str, Any]]:
@@ -233,3 +244,113 @@ def test_a_fresh_clone_with_the_hook_syncs_every_remote_agent_and_the_result_is_
         assert run_cli("validate", cwd=clone).returncode == 0, branch
     items = show(remote, "main", "todo.vcontext.json")["todoList"]["items"]
     assert [i["status"] for i in items] == ["completed", "blocked", "completed"]
+
+
+# -- the fork merge status: what sync says of it, every status shows (trial point 3) ---------
+
+
+def _clone_as(remote: Path, where: Path, name: str) -> Path:
+    run_git(where.parent, "clone", "-q", str(remote), str(where))
+    run_git(where, "config", "user.name", name)
+    run_git(where, "config", "user.email", f"{name}@example.com")
+    return where
+
+
+def _with_item(item: str) -> Any:
+    def change(data: dict[str, Any]) -> None:
+        data["todoList"]["items"].append({"id": item, "title": item, "status": "pending"})
+        data["todoList"]["sequence"] += 1
+
+    return change
+
+
+def _row_of(clone: Path, agent: str) -> dict[str, Any]:
+    proc = run_cli("status", "--format", "json", cwd=clone)
+    assert proc.returncode == 0, proc.stderr.decode()
+    rows: list[dict[str, Any]] = [
+        r for r in json.loads(proc.stdout)["agents"] if r["agent"] == agent
+    ]
+    assert len(rows) == 1, proc.stdout.decode()
+    return rows[0]
+
+
+def test_branch_per_agent_a_fork_sync_says_merged_elsewhere_is_merged_in_every_status(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """bob's ``sync --push`` integrates alice's published request; alice's sync then says
+    "merged into main on the remote" and marks her fork merged in her clone only (the
+    remote's copy of her branch keeps her published commit until she publishes again). Her
+    row in any other clone's ``status`` says merged too, not ``unmerged``."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", str(remote), "main")
+    alice, bob = (_clone_as(remote, tmp_path / n, n) for n in ("alice", "bob"))
+    for clone, name in ((alice, "alice"), (bob, "bob")):
+        fork_by_hand(clone, name)
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _with_item("a1")}, "a1")
+    tip = rev(alice, "agents/alice")  # what an interrupted sync --push leaves: branch, request
+    run_git(alice, "push", "-q", "origin", "agents/alice")
+    run_git(alice, "push", "-q", "origin", f"{tip}:refs/vcontext/sync/main/agents/alice")
+    commit_on(bob, "agents/bob", {"todo.vcontext.json": _with_item("b1")}, "b1")
+    code, out, err = sync(bob, "bob", "--push", "origin")
+    assert code == 0, out + err
+    assert "merged with it into main: agents/alice" in out
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "agents/alice <-> main: merged into main on the remote" in out
+    assert _row_of(alice, "alice")["mergeStatus"] == "merged"
+    run_git(bob, "fetch", "-q", "origin")
+    elsewhere = _row_of(bob, "alice")
+    assert elsewhere["remote"] == "origin/agents/alice"  # read from the remote's copy
+    assert elsewhere["ahead"] == 0
+    assert elsewhere["mergeStatus"] == "merged", elsewhere
+    assert {s["mergeStatus"] for s in elsewhere["sequences"]} == {"merged"}, elsewhere
+    table = run_cli("status", cwd=bob).stdout.decode()
+    alice_line = next(line for line in table.splitlines() if line.startswith("alice "))
+    assert "unmerged" not in alice_line, table
+
+
+def test_branch_per_agent_a_fork_with_its_own_commits_not_in_the_base_stays_unmerged(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The other side of the same judgement: a fork whose commits the base lacks is
+    ``unmerged``, whatever clone looks."""
+    seed(git_repo)
+    fork_by_hand(git_repo, "carol")
+    assert _row_of(git_repo, "carol")["mergeStatus"] == "unmerged"
+
+
+def test_branch_per_agent_a_published_commit_that_merges_nothing_is_not_merged_elsewhere(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """alice's published request holds the same change main already has: merging it changes
+    nothing, so no one merged it. Her sync said "merged into main on the remote" while her
+    commit stayed off main and her fork ``unmerged``; it says what a local sync says (no
+    merge), and status agrees (her fork unmerged, her commits ahead)."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", str(remote), "main")
+    alice = _clone_as(remote, tmp_path / "alice", "alice")
+    fork_by_hand(alice, "alice")
+    done = status(("t1", "completed"), sequence_bump=0)
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": done}, "alice: same")
+    edit(git_repo, "todo.vcontext.json", done)
+    commit_all(git_repo, "main: same")
+    run_git(git_repo, "push", "-q", str(remote), "main")
+    tip = rev(alice, "agents/alice")  # what an interrupted sync --push leaves: branch, request
+    run_git(alice, "push", "-q", "origin", "agents/alice")
+    run_git(alice, "push", "-q", "origin", f"{tip}:refs/vcontext/sync/main/agents/alice")
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "merged into main on the remote" not in out, out
+    main = run_git(alice, "rev-parse", "origin/main").stdout.strip()
+    assert run_git(alice, "merge-base", "--is-ancestor", tip, main, check=False).returncode == 1
+    row = _row_of(alice, "alice")
+    assert row["mergeStatus"] == "unmerged", row
+    assert row["ahead"] > 0, row

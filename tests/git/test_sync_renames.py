@@ -255,9 +255,14 @@ def test_an_integration_follows_a_conversion_made_after_a_request_was_published(
     assert "b1" in ids
     titles = [i["title"] for i in _show(remote, "main", "todo.vcontext.tron")["todoList"]["items"]]
     assert "alice's task" in titles
-    # bob's own sync then finds his round on the base and follows the conversion
+    # bob's own sync then finds his round on the base and follows the conversion; the
+    # document it lists is named as the base has it now (the new file), not as he wrote it
     code, out, err = sync(bob, "bob", "--push", "origin")
     assert code == 0, out + err
+    assert "agents/bob <-> main: merged into main on the remote (1 document)" in out, out
+    assert [line.strip() for line in out.splitlines() if line.startswith("  ")] == [
+        "todo.vcontext.tron"
+    ], out
     assert not (bob_wt / "todo.vcontext.json").exists()
     assert _files(bob, "agents/bob") == ["todo.vcontext.tron"]
     assert "b1" in [i["id"] for i in _read(bob_wt, "todo.vcontext.tron")["todoList"]["items"]]

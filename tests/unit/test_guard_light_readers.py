@@ -61,3 +61,19 @@ def test_file_patterns_match_without_fnmatch_exactly_as_fnmatch(text: str, patte
     """install's patterns (one ``*``) are matched by hand on the guard's light path; any
     other pattern shape goes to fnmatch: the answers are fnmatch's."""
     assert _glob(text, pattern) == fnmatchcase(text, pattern)
+
+
+def test_datetime_answers_are_remembered_by_text_and_bounded() -> None:
+    """Issue 28: a playbook's events repeat their timestamps, so each text is judged once
+    per process (the same answer, findings included), and the memory stays bounded."""
+    from git_vcontext.validation import rules
+
+    for text in ("2025-01-31T09:00:00Z", "2025-02-30T09:00:00Z", "2025-01-31T09:00:00"):
+        first = datetime_problem(text)
+        assert rules._JUDGED[text] == first
+        assert datetime_problem(text) == first == rules._datetime_problem(text)
+    for second in range(60):
+        for minute in range(60):
+            for hour in range(3):
+                datetime_problem(f"2025-01-31T{hour:02}:{minute:02}:{second:02}Z")
+    assert len(rules._JUDGED) <= rules.JUDGED_LIMIT

@@ -9,7 +9,6 @@ text is parsed in full. A wrong byte anywhere is still caught.
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from git_vcontext.codecs import json_text
 from git_vcontext.codecs.json_text import JsonDocument
 from git_vcontext.errors import ParseError
 from git_vcontext.values import same
+from helpers.array_edits import corpus_edits, edited_arrays, merged_like, todo
 from helpers.tron_documents import DOCUMENTS, JSON, ordered
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -64,61 +64,17 @@ def _assert_reads_as_full(doc: JsonDocument, new: Any) -> bool:
     return proved is not None and ran is not None
 
 
-def _edited(old: Any, data: st.DataObject) -> Any:
-    """``old`` with some arrays edited: an element changed, removed, added or moved."""
-    new = copy.deepcopy(old)
-    stack = [new]
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, (dict, list)):
-            continue
-        children = list(node.values()) if isinstance(node, dict) else node
-        stack.extend(c for c in children if isinstance(c, (dict, list)))
-        if not isinstance(node, list) or not node:
-            continue
-        action = data.draw(st.sampled_from(["keep", "keep", "change", "drop", "add", "move"]))
-        i = data.draw(st.integers(0, len(node) - 1))
-        if action == "change":
-            node[i] = data.draw(JSON)
-        elif action == "drop":
-            del node[i]
-        elif action == "add":
-            node.insert(data.draw(st.integers(0, len(node))), data.draw(JSON))
-        elif action == "move":
-            node.append(node.pop(i))
-    return new
-
-
 @SETTINGS
 @given(old=DOCUMENTS | JSON, style=STYLES, data=st.data())
 def test_m16_a_json_read_that_keeps_ours_runs_is_the_full_re_parse(
     old: Any, style: dict[str, Any], data: st.DataObject
 ) -> None:
     doc = json_text.loads(json.dumps(old, **style))
-    new = _edited(doc.data, data) if data.draw(st.booleans()) else data.draw(DOCUMENTS | JSON)
+    new = edited_arrays(doc.data, data) if data.draw(st.booleans()) else data.draw(DOCUMENTS | JSON)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(json_text, "KEPT_RUN", 1)  # every run, however short
         mp.setattr(json_text, "KEPT_RUNS_TEXT", 0)  # in every text
         _assert_reads_as_full(doc, new)
-
-
-def _todo(n: int) -> dict[str, Any]:
-    items = [
-        {"id": f"t{i}", "title": f"Task {i}", "status": "pending", "tags": ["backend"],
-         "narrative": {"Background": f"Context for task {i}."}}
-        for i in range(n)
-    ]  # fmt: skip
-    return {"vContextInfo": {"version": "0.4"}, "todoList": {"sequence": 1, "items": items}}
-
-
-def _merged_like(data: dict[str, Any]) -> dict[str, Any]:
-    new = copy.deepcopy(data)
-    items = new["todoList"]["items"]
-    for i in range(0, len(items) - 1, 10):
-        items[i]["status"] = "completed"
-        items[i + 1]["title"] += " (renamed)"
-    items.append({"id": "b1", "title": "Theirs", "status": "pending"})
-    return new
 
 
 def test_m16_a_json_merge_s_write_reads_back_without_parsing_ours_runs_again(
@@ -126,8 +82,8 @@ def test_m16_a_json_merge_s_write_reads_back_without_parsing_ours_runs_again(
 ) -> None:
     """The benchmark's merge (a 200-item list, 41 items changed or added): the text read
     back is the changed items' text and one nonce a run, not the whole document."""
-    doc = json_text.loads(json.dumps(_todo(200), indent=2) + "\n")
-    new = _merged_like(doc.data)
+    doc = json_text.loads(json.dumps(todo(200), indent=2) + "\n")
+    new = merged_like(doc.data)
     parsed: list[int] = []
     parse_value = json_text.parse_value
 
@@ -174,8 +130,8 @@ def _runs_of(doc: JsonDocument, new: Any) -> tuple[str, list[tuple[int, int, lis
 def test_m16_a_json_write_with_a_wrong_byte_is_caught(where: str) -> None:
     """A wrong byte in a run's text: no proof (the full parse judges); elsewhere: the
     skeleton reads it as the full parse does, and the data is not the merge's."""
-    doc = json_text.loads(json.dumps(_todo(60), indent=2))
-    new = _merged_like(doc.data)
+    doc = json_text.loads(json.dumps(todo(60), indent=2))
+    new = merged_like(doc.data)
     text, runs = _runs_of(doc, new)
     start, end, _ = runs[0]
     at = text.find(doc.text[start:end])
@@ -241,36 +197,6 @@ def _corpus_json(shared: Path) -> list[JsonDocument]:
     return found
 
 
-def _corpus_edits(data: Any) -> list[Any]:
-    """Edits of every array of ``data`` (one at a time, the first 20): its middle element
-    changed, its first removed, its last duplicated at the end."""
-    out = []
-    paths: list[tuple[Any, ...]] = []
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, dict):
-            stack.extend((v, (*path, k)) for k, v in node.items())
-        elif isinstance(node, list):
-            if node:
-                paths.append(path)
-            stack.extend((v, (*path, i)) for i, v in enumerate(node))
-    for path in paths[:20]:
-        for how in ("change", "drop", "add"):
-            new = json.loads(json.dumps(data))
-            node = new
-            for part in path:
-                node = node[part]
-            if how == "change":
-                node[len(node) // 2] = {"changed": True}
-            elif how == "drop":
-                del node[0]
-            else:
-                node.append(copy.deepcopy(node[-1]))
-            out.append(new)
-    return out
-
-
 @pytest.mark.corpus
 def test_m16_every_corpus_json_edit_reads_back_as_its_full_re_parse(shared_dir: Path) -> None:
     proved = checked = 0
@@ -278,7 +204,7 @@ def test_m16_every_corpus_json_edit_reads_back_as_its_full_re_parse(shared_dir: 
         mp.setattr(json_text, "KEPT_RUN", 1)
         mp.setattr(json_text, "KEPT_RUNS_TEXT", 0)
         for doc in _corpus_json(shared_dir):
-            for new in _corpus_edits(doc.data):
+            for new in corpus_edits(doc.data):
                 checked += 1
                 proved += _assert_reads_as_full(doc, new)
     assert checked >= 1000, checked

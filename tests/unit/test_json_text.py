@@ -494,3 +494,47 @@ def test_separators_of_a_long_indented_document() -> None:
             if "," not in words:
                 inline = ", " if seps[1] == ": " else ","
                 assert json_text.detect_separators(text) == (seps[1], inline)
+
+
+_VALUE_TEXTS = [
+    '{"a": [1, 2.5e3, "x\\"]"]} ',
+    '"s\\u00e9"',
+    "-0.5e-3,",
+    "true]",
+    "null",
+    "1" * 5000,
+]
+_NOT_VALUES = ["", "x", '"abc', "[1,", "{", "-", "tru"]
+
+
+@pytest.mark.parametrize("text", _VALUE_TEXTS)
+def test_value_end_is_where_json_s_reading_ends(text: str) -> None:
+    want = json.JSONDecoder(parse_int=str).raw_decode(text)[1]  # (any integer's length)
+    assert json_text.value_end(" " + text, 1) == 1 + want
+
+
+@pytest.mark.parametrize("text", _NOT_VALUES)
+def test_value_end_of_no_value_raises_json_s_error(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as got:
+        json_text.value_end(text + " ", 0)
+    with pytest.raises(json.JSONDecodeError) as want:
+        json.JSONDecoder().raw_decode(text + " ", 0)
+    assert (got.value.msg, got.value.pos) == (want.value.msg, want.value.pos)
+
+
+def test_value_end_of_no_value_raises_json_s_error_before_json_is_loaded() -> None:
+    """CPython 3.11's C scanner fails with a SystemError while ``json.decoder`` is not
+    loaded (jsoncodec): value_end still raises the package's error, as raw_decode does."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from git_vcontext.codecs.json_text import value_end\n"
+        "try:\n"
+        "    value_end('[1, x]', 0)\n"
+        "except ValueError as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "JSONDecodeError Expecting value: line 1 column 5 (char 4)"

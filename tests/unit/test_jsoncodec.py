@@ -176,6 +176,25 @@ def test_skip_whitespace_is_json_s_whitespace(text: str) -> None:
     assert jsoncodec.skip_whitespace(text, 0) == len(text) - len(text.lstrip(" \t\n\r"))
 
 
+@given(
+    st.text(alphabet=" \t\n\rx\u00a0\f\v", max_size=300),  # (\xa0, \f, \v: not JSON's)
+    st.integers(min_value=0, max_value=320),
+)
+def test_skip_whitespace_from_anywhere_over_any_run(text: str, pos: int) -> None:
+    """Runs longer than the window skip_whitespace strips at a time, from any offset."""
+    want = (
+        len(text) if pos >= len(text) else pos + len(text[pos:]) - len(text[pos:].lstrip(" \t\n\r"))
+    )
+    assert jsoncodec.skip_whitespace(text, pos) == want
+
+
+@pytest.mark.parametrize("pos", [0, 1, 2, 63, 64, 65, 128, 129, 199, 200, 201, 260])
+@pytest.mark.parametrize("tail", ["x", "", "\u00a0"])
+def test_skip_whitespace_over_runs_longer_than_its_window(pos: int, tail: str) -> None:
+    text = "\r\n" + " \t" * 99 + tail
+    assert jsoncodec.skip_whitespace(text, pos) == max(min(pos, len(text)), 200)
+
+
 INVALID = ["", " ", "[1,", "[1] x", '{"a" 1}', "nul", "[1,]", '"\\ud800', "01", '{"a":1,}',
            '["\n"]', '{"a": 1,\n<<<<<<< ours\n', '["\\x"]',
            "[NaN, -Infinity, Infinity]"]  # fmt: skip

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from git_vcontext import document
 from git_vcontext.merging import coherence, sequence_number
-from git_vcontext.values import same
 
 IDS = st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h"])
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), IDS)
@@ -93,7 +92,8 @@ def test_m19_gone_ids_when_an_array_became_a_log_or_changed_kind() -> None:
 
 
 def _moved_by_members(base: Any, value: Any, key: Any, up: bool) -> bool:
-    """sequence_number._moved_within as it walked every object member by member."""
+    """sequence_number._moved_within as it walked every object member by member (a member
+    equal to the base's by ``==`` passed over: its numbers stand where the base's do)."""
     if isinstance(value, dict) and isinstance(base, dict):
         return any(_member_moved(base, name, v, key, up) for name, v in value.items())
     if isinstance(value, list) and isinstance(base, list):
@@ -112,7 +112,7 @@ def _member_moved(base: dict[str, Any], name: str, v: Any, key: Any, up: bool) -
         b = base.get(name, 0)
         numbers = sequence_number.is_number(v) and sequence_number.is_number(b)
         return numbers and (v > b if up else v < b)
-    if not isinstance(v, (dict, list)) or name not in base or same(base[name], v):
+    if not isinstance(v, (dict, list)) or name not in base or base[name] == v:
         return False
     if name == "changeLog" or document.is_playbook_log((key, name)):
         return False

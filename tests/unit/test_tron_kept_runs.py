@@ -9,8 +9,6 @@ parsed in full. An editor that writes a wrong byte anywhere is still caught.
 
 from __future__ import annotations
 
-import copy
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,8 @@ from git_vcontext.codecs import parse, tron
 from git_vcontext.codecs.tron import TronDocument, edit
 from git_vcontext.errors import ParseError
 from git_vcontext.values import same
-from helpers.tron_documents import DOCUMENTS, FLAVORS, JSON, object_pairs, ordered
+from helpers.array_edits import corpus_edits, edited_arrays, merged_like, todo
+from helpers.tron_documents import DOCUMENTS, FLAVORS, object_pairs, ordered
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -62,36 +61,13 @@ def _assert_reads_as_full(doc: TronDocument, new: Any, text: str, kept: edit.Kep
     return proved is not None
 
 
-def _edited(old: Any, data: st.DataObject) -> Any:
-    """``old`` with some arrays edited: an element changed, removed, added or moved."""
-    new = copy.deepcopy(old)
-    stack = [new]
-    while stack:
-        node = stack.pop()
-        children = list(node.values()) if isinstance(node, dict) else node
-        stack.extend(c for c in children if isinstance(c, (dict, list)))
-        if not isinstance(node, list) or not node:
-            continue
-        action = data.draw(st.sampled_from(["keep", "keep", "change", "drop", "add", "move"]))
-        i = data.draw(st.integers(0, len(node) - 1))
-        if action == "change":
-            node[i] = data.draw(JSON)
-        elif action == "drop":
-            del node[i]
-        elif action == "add":
-            node.insert(data.draw(st.integers(0, len(node))), data.draw(JSON))
-        elif action == "move":
-            node.append(node.pop(i))
-    return new
-
-
 @SETTINGS
 @given(old=DOCUMENTS, flavor=FLAVORS, every=st.integers(2, 4), data=st.data())
 def test_m16_a_read_that_keeps_ours_runs_is_the_full_re_parse(
     old: Any, flavor: Any, every: int, data: st.DataObject
 ) -> None:
     doc = tron.loads(_commented(tron.dumps(old, flavor), every))
-    new = _edited(doc.data, data) if data.draw(st.booleans()) else data.draw(DOCUMENTS)
+    new = edited_arrays(doc.data, data) if data.draw(st.booleans()) else data.draw(DOCUMENTS)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(edit, "KEPT_RUN", 1)  # every run, however short
         text, kept = edit.render_kept(doc, new)
@@ -99,32 +75,13 @@ def test_m16_a_read_that_keeps_ours_runs_is_the_full_re_parse(
             _assert_reads_as_full(doc, new, text, kept)
 
 
-def _todo(n: int) -> dict[str, Any]:
-    items = [
-        {"id": f"t{i}", "title": f"Task {i}", "status": "pending", "tags": ["backend"],
-         "narrative": {"Background": f"Context for task {i}."}}
-        for i in range(n)
-    ]  # fmt: skip
-    return {"vContextInfo": {"version": "0.4"}, "todoList": {"sequence": 1, "items": items}}
-
-
-def _merged_like(data: dict[str, Any]) -> dict[str, Any]:
-    new = copy.deepcopy(data)
-    items = new["todoList"]["items"]
-    for i in range(0, len(items) - 1, 10):
-        items[i]["status"] = "completed"
-        items[i + 1]["title"] += " (renamed)"
-    items.append({"id": "b1", "title": "Theirs", "status": "pending"})
-    return new
-
-
 def test_m16_a_merge_s_write_reads_back_without_parsing_ours_runs_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The benchmark's merge (a 200-item list, 21 items changed or added): the text read
     back is the changed items' text and one nonce a run, not the whole document."""
-    doc = tron.loads(tron.dumps(_todo(200)))
-    new = _merged_like(doc.data)
+    doc = tron.loads(tron.dumps(todo(200)))
+    new = merged_like(doc.data)
     parsed: list[int] = []
     loads = tron.loads
 
@@ -149,7 +106,7 @@ def test_m16_a_merge_s_write_reads_back_without_parsing_ours_runs_again(
     classes = [(again.made_by.get(id(x)), full.made_by.get(id(y))) for x, y in pairs]
     assert all(a == f for a, f in classes), classes
     # its next edit writes the classes the full parse's would
-    newer = _merged_like(again.data)
+    newer = merged_like(again.data)
     assert again.render(newer) == full.render(newer)
 
 
@@ -176,8 +133,8 @@ def _corrupting(monkeypatch: pytest.MonkeyPatch, where: str) -> None:
 def test_m16_an_edit_that_writes_a_wrong_byte_is_caught(
     monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    doc = tron.loads(tron.dumps(_todo(60)))
-    new = _merged_like(doc.data)
+    doc = tron.loads(tron.dumps(todo(60)))
+    new = merged_like(doc.data)
     _corrupting(monkeypatch, where)
     text, kept = edit.render_kept(doc, new)
     assert text is not None
@@ -225,43 +182,13 @@ def _corpus_tron(shared: Path) -> list[tuple[Path, TronDocument]]:
     return found
 
 
-def _corpus_edits(data: Any) -> list[Any]:
-    """Edits of every array of ``data`` (one at a time): its middle element changed, its
-    first removed, its last duplicated at the end."""
-    out = []
-    paths: list[tuple[Any, ...]] = []
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, dict):
-            stack.extend((v, (*path, k)) for k, v in node.items())
-        elif isinstance(node, list):
-            if node:
-                paths.append(path)
-            stack.extend((v, (*path, i)) for i, v in enumerate(node))
-    for path in paths[:20]:
-        for how in ("change", "drop", "add"):
-            new = json.loads(json.dumps(data))
-            node = new
-            for part in path:
-                node = node[part]
-            if how == "change":
-                node[len(node) // 2] = {"changed": True}
-            elif how == "drop":
-                del node[0]
-            else:
-                node.append(copy.deepcopy(node[-1]))
-            out.append(new)
-    return out
-
-
 @pytest.mark.corpus
 def test_m16_every_corpus_tron_edit_reads_back_as_its_full_re_parse(shared_dir: Path) -> None:
     proved = checked = 0
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(edit, "KEPT_RUN", 1)
         for _, doc in _corpus_tron(shared_dir):
-            for new in _corpus_edits(doc.data):
+            for new in corpus_edits(doc.data):
                 text, kept = edit.render_kept(doc, new)
                 if text is None or kept is None:
                     continue

@@ -199,3 +199,26 @@ def test_unknown_jsonl_files_say_the_schema_was_skipped() -> None:
     assert report.valid
     assert report.skipped
     assert "VerMAS" in report.skipped[0]
+
+
+def test_a_todo_list_check_reads_only_the_schemas_it_refers_to() -> None:
+    """Issue 28 (the guard must not slow sync --push down): the quick check reads a schema
+    file when a reference first needs it, so judging a todo list never reads the VerMAS,
+    ACE or vBRIEF schemas; the full set is still there for jsonschema's registry."""
+    import subprocess
+    import sys
+
+    code = (
+        "from git_vcontext.validation import schemas, validate\n"
+        "doc = {'vContextInfo': {'version': '0.4'}, 'todoList': {'items': ["
+        "{'id': 't1', 'title': 'T', 'status': 'pending'}]}}\n"
+        "assert not validate(doc).findings\n"
+        "print(sorted(schemas._bundle()))\n"
+        "print(len(schemas._contents_by_id()))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    read = {name.removeprefix(PREFIX) for name in eval(out[0])}
+    assert read == {"vcontext-core", "vcontext-extensions", "vcontext-playbooks"}
+    assert out[1] == str(len(FILES))

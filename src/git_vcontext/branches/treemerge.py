@@ -34,7 +34,7 @@ from ..validation.model import command_path, quoted_path
 from ..values import canonical, same
 from .forkstate import agent_document, mark_merged
 from .projections import is_projection, reproject
-from .renames import align
+from .renames import align, document_renames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -554,9 +554,13 @@ def same_but_fork(old: bytes, new: bytes, path: str) -> bool:
     return same(_data_without_fork(o_data), _data_without_fork(n_data))
 
 
-def changed_documents(repo: Repository, old: Tree, new: Tree) -> tuple[str, ...]:
+def changed_documents(
+    repo: Repository, old: Tree, new: Tree, *, named_in: Tree | None = None
+) -> tuple[str, ...]:
     """The documents whose data differs between two trees, ``fork`` blocks aside (what an
-    agent's work changed since the base it last merged)."""
+    agent's work changed since the base it last merged). ``named_in``: a tree the changes
+    reached (the base now), each document named as it is there: one renamed or converted
+    (JSON ⇄ TRON) there since ``old`` goes by its new name."""
     sides = DocumentSides(repo, old, old, new)
     changed = []
     for change in tree_changes(old, new):
@@ -566,6 +570,9 @@ def changed_documents(repo: Repository, old: Tree, new: Tree) -> tuple[str, ...]
         before, after = sides.data("ours", path), sides.data("theirs", path)
         if before is None or after is None or not same_but_fork(before, after, path):
             changed.append(path)
+    if named_in is not None and changed:
+        renamed = document_renames(repo, old, named_in, document_wanted(repo))
+        changed = list(dict.fromkeys(renamed.get(path, path) for path in changed))
     return tuple(sorted(changed))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _contextvars import ContextVar  # (contextvars is this module re-exported: issue 32)
+import sys
 
 from ..errors import ParseError
 from ..jsoncodec import loads as json_loads
@@ -12,8 +12,9 @@ from .text import decode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from contextvars import Token
     from typing import Literal, Protocol
+
+    from .reuse import ReusedParses as ReusedParses
 
     Format = Literal["json", "tron", "jsonl", "toml", "text"]
     TronFlavor = Literal["vcontext", "standard"]
@@ -153,14 +154,16 @@ def parse(raw: bytes | str, *, path: str | None = None, format: Format | None = 
 
 _MEMO_LIMIT = 1024
 
-_memo_var: ContextVar[ParseMemo | None] = ContextVar("git_vcontext_parse_memo", default=None)
-"""The memo of the innermost ``ReusedParses`` block of this thread or task (None outside
-one). One variable, made at import: a variable made by the first block would race when
-two threads enter their first blocks at once."""
-
 
 def _shared_memo() -> ParseMemo | None:
-    return _memo_var.get()
+    """The memo of the innermost ``ReusedParses`` block of this thread or task (None
+    outside one): none while ``codecs.reuse`` was never imported (a process that never
+    enters a block, as the merge driver, loads no ``_contextvars``: issue 32)."""
+    reuse = sys.modules.get(_REUSE)
+    return None if reuse is None else reuse.shared_memo()
+
+
+_REUSE = __name__ + ".reuse"
 
 
 def reusing_parses() -> bool:
@@ -169,28 +172,13 @@ def reusing_parses() -> bool:
     return _shared_memo() is not None
 
 
-class ReusedParses:
-    """Within the block, ``parse`` remembers documents by content (for bulk merges, e.g. sync).
+def __getattr__(name: str) -> object:
+    """``ReusedParses``, from ``codecs.reuse`` on first use."""
+    if name == "ReusedParses":
+        from .reuse import ReusedParses
 
-    The documents are shared: callers must treat ``.data`` as read-only (the merge
-    engine does: it never changes its inputs). ``memo`` lets a caller keep the
-    remembered documents from one block to the next. Inside another block, the outer
-    block's memo stays in use. The memo is per thread (and asyncio task): a parse in
-    another thread is not shared.
-    """
-
-    def __init__(self, memo: ParseMemo | None = None) -> None:
-        self._mine: ParseMemo = {} if memo is None else memo
-        self._token: Token[ParseMemo | None] | None = None
-
-    def __enter__(self) -> None:
-        if _memo_var.get() is None:
-            self._token = _memo_var.set(self._mine)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _memo_var.reset(self._token)
-            self._token = None
+        return ReusedParses
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _loads(fmt: Format, raw: bytes | str) -> Document:

@@ -71,8 +71,6 @@ def read(text: str, kept: KeptLog, parse: Callable[[str], Any]) -> tuple[Any, in
     start = find(text, kept)
     if start is None:
         return None
-    # 128 random bits from os.urandom, as secrets.token_hex(16) draws them (importing
-    # secrets costs the merge driver base64, hashlib, hmac and random: issue 32)
     nonce = "vcontext-kept-" + random_hex()
     if nonce in text:  # never: 128 random bits
         return None
@@ -88,9 +86,11 @@ def read(text: str, kept: KeptLog, parse: Callable[[str], Any]) -> tuple[Any, in
     return data, start
 
 
-def random_hex() -> str:
-    """128 random bits as hex: a nonce no text holds."""
-    return os.urandom(16).hex()
+def random_hex(size: int = 16) -> str:
+    """``size`` random bytes (128 bits unless told) as hex: a nonce no text holds. From
+    ``os.urandom``, as ``secrets.token_hex`` draws them (importing ``secrets`` costs a
+    process base64, hashlib, hmac and random: issue 32)."""
+    return os.urandom(size).hex()
 
 
 def at_chain(data: Any, chain: list[Any]) -> Any:

@@ -119,7 +119,8 @@ def marker_error(text: str) -> ParseError | None:
 
 def newline_of(text: str) -> str:
     """The line ending a document uses ("\\r\\n" when it has any, else "\\n")."""
-    return "\r\n" if "\r\n" in text else "\n"
+    # (a "\r" looked for first, by memchr: the pair's search costs ~2 ns a character)
+    return "\r\n" if "\r" in text and "\r\n" in text else "\n"
 
 
 _STRING = lazy(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
@@ -147,6 +148,34 @@ def nests_deeper(shape: str, limit: int) -> bool:
             return False
         shape = shorter
     return True
+
+
+_ROUND = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKET_OR_QUOTE = bytes(c for c in range(256) if c not in b'[]{}"')
+
+
+def brackets_within(text: str, limit: int) -> bool:
+    """Whether the JSON text ``text`` is shown, by its brackets alone, to nest no deeper
+    than ``limit`` (a document's root container is level 1); False when that cannot be
+    shown (then ask the data: ``data_deeper_than``). Cheaper than the walk of the data
+    (C-speed steps over the text: issue 32), and a proof: no more opening brackets than
+    ``limit`` cannot nest deeper; else, with no escaped quote in the text every ``"``
+    opens or closes a string, so once the brackets and quotes are kept alone and each
+    ``""`` taken out left to right, a quote left means some string holds a bracket (each
+    string's own quotes pair up only when nothing stands between them, by induction from
+    the first quote); with none left, what remains is the nesting of the containers,
+    bracket for bracket."""
+    if len(text) <= 2 * limit:
+        return True  # fewer than limit + 1 opening brackets
+    shape = text.encode("utf-8", "surrogatepass").translate(_ROUND, _NOT_BRACKET_OR_QUOTE)
+    if shape.count(b"(") <= limit:
+        return True
+    if "\\" in text and '\\"' in text:  # (memchr first: the pair's search is ~30x slower)
+        return False
+    shape = shape.replace(b'""', b"")
+    if b'"' in shape:
+        return False  # a string holds a bracket
+    return not nests_deeper(shape.decode("ascii"), limit)
 
 
 _CONTAINERS = frozenset((dict, list))  # exactly these (as type() is): no subclass

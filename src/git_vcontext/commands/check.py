@@ -50,6 +50,8 @@ def _run(rev_range: str | None, fmt: str, cwd: str) -> int:
     held = None if rev_range is None else not_a_commit(repo, rev_range)
     if held is not None:  # a tag of a tree or a blob: judged as the hook judges it pushed
         return _object(repo, *held, fmt=fmt, shown=rev_range or "")
+    if rev_range is None and (forked := _forked_without_upstream(repo)) is not None:
+        raise OperationalError(forked)
     spec = resolve_range(repo, rev_range)
     pushed = range_commits(repo, spec)
     edge = shallow_edge(repo, pushed)
@@ -63,6 +65,32 @@ def _run(rev_range: str | None, fmt: str, cwd: str) -> int:
     out = {"text": _text, "json": _json, "github": _github}[fmt](report, spec.shown)
     sys.stdout.write(out)
     return int(ExitCode.FOUND if report.problems else ExitCode.OK)
+
+
+def _forked_without_upstream(repo: Repository) -> str | None:
+    """What to say when HEAD is an agent branch with no upstream whose fork base is known (a
+    fresh ``git vcontext fork``): the range of what it adds, ``BASE..HEAD``. The default
+    stays ``@{upstream}..HEAD`` (PRODUCT.md: exit 3 without an upstream); None elsewhere
+    (a configured upstream that is gone, any other branch: ``resolve_range`` says it)."""
+    # lazy: only a check without a range
+    from ..branches.agents import agent_of_branch, forked_from, recorded_base
+    from ..gitio import config_value
+    from ..gitio.commits import current_branch
+    from ..gitio.refs import has_branch, valid_branch_name
+
+    branch = current_branch(repo)
+    if branch is None or config_value(repo, f"branch.{branch}.merge") is not None:
+        return None
+    agent = agent_of_branch(repo, branch)
+    if agent is None:
+        return None
+    base = recorded_base(repo, agent) or forked_from(repo, agent)
+    if base is None or not valid_branch_name(base) or not has_branch(repo, base):
+        return None
+    return (
+        f"{branch} has no upstream: it is agent {agent}'s branch, forked from {base}; name "
+        f"the commits it adds (git vcontext check {base}..HEAD)"
+    )
 
 
 def _object(repo: Repository, sha: str, name: str, *, fmt: str, shown: str) -> int:

@@ -165,7 +165,7 @@ def _starts(value: str) -> bool:
 
 
 def _mergetool(top: Path, report: Report) -> None:
-    hint = " (git mergetool -t vcontext)"
+    hint = f" ({installer.MERGETOOL})"
     if _ours(top, "mergetool.vcontext.cmd", report, hint) is not None:
         report.oks.append(f"mergetool configured{hint}")
 

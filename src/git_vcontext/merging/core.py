@@ -20,9 +20,16 @@ from .result import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     Path = tuple[Any, ...]
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """``a == b`` (a function of ours: importing ``_operator`` for its ``eq`` costs a
+    process more than the calls save)."""
+    return a == b  # type: ignore[no-any-return]
 
 
 class Merger:
@@ -30,6 +37,9 @@ class Merger:
 
     def __init__(self, options: MergeOptions) -> None:
         self.options = options
+        # the strict equality of the sides' values (M2: ``true`` is not ``1``): ``==`` where
+        # they hold no boolean (MergeOptions.booleans), the same answer without a walk
+        self.same: Callable[[Any, Any], bool] = same if options.booleans else _equal
         self.notes: list[tuple[str, Path, str, tuple[tuple[str, Any], ...]]] = []
         self.conflicts = 0
         # container -> (ours, theirs, base sequence, its field, the index of its note)
@@ -134,16 +144,16 @@ class Merger:
             return MISSING
         if doc.is_sequence_field(path):  # M8 applies even when both reached the same number
             return sequence_number.merge_sequence(self, path, base, ours, theirs)
-        if same(ours, theirs):
+        if self.same(ours, theirs):
             if base is not MISSING and sequence_number.advanced_within(base, ours):
                 return self._both_alike(path, base, ours, theirs)
             return ours
         result = self._always_rules(path, base, ours, theirs)
         if result is not NOT_HANDLED:
             return result
-        if same(base, ours):
+        if self.same(base, ours):
             return self._theirs_change(path, base, ours, theirs)
-        if same(base, theirs):
+        if self.same(base, theirs):
             if self.moves and self.moves.must_descend(ours, "o"):
                 return self._descend(path, ours, base, ours, theirs)
             return ours

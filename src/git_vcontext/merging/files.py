@@ -160,7 +160,8 @@ def _merge_files(
     if repeated:
         return files.fallback([repeated])
     opts = options or MergeOptions()
-    opts = replace(opts, path=path or opts.path, format=fmt)
+    booleans = any(b"true" in raw or b"false" in raw for raw in (base or b"", ours, theirs))
+    opts = replace(opts, path=path or opts.path, format=fmt, booleans=opts.booleans and booleans)
     result = _merged(b_doc, o_doc, t_doc, from_markers, opts)
     return _written(files, fmt, o_doc, result, render_conflicts)
 
@@ -343,7 +344,8 @@ def _verified(
 
     raw = text.encode("utf-8")
     ours = files.ours
-    written = "\\u0000" in text and _MARK_WRITTEN().search(text)
+    # (a backslash looked for first, by memchr: the longer search costs ~2 ns a character)
+    written = "\\" in text and "\\u0000" in text and _MARK_WRITTEN().search(text)
     if written and not _MARK_WRITTEN().search(ours.decode("utf-8", "replace")):
         return files.fallback(["a repeated key's pair could not be written back as it was"])
     # the base's text with elements appended to its log: each added byte parsed (M16)

@@ -135,6 +135,10 @@ class MergeOptions:
     # or asked of ``revert_probe()`` only when a replay's sides look like a revert
     revert: Reverting | None = None
     revert_probe: Callable[[], Reverting | None] | None = None
+    # False: no side holds a boolean (none of their texts spells ``true`` or ``false``),
+    # so Python's ``==`` is the strict equality of JSON data (``values.same``, which walks
+    # equal values for a boolean where a number stands: issue 32)
+    booleans: bool = True
 
 
 REVERT_REASON = "revert of commit"

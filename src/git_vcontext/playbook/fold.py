@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from ..values import canonical
 from .graph import TargetGraph
 
@@ -177,6 +175,9 @@ def _concurrent_and_different(
     ancestors (a stack of enclosing Euler intervals) and its descendants
     (a range of entry times), leaves the concurrent ones.
     """
+    # lazy: only setters with different values get here (the guard judges every playbook)
+    from bisect import bisect_right
+
     items = sorted(eids, key=lambda e: graph.interval(e)[0])
     tins = [graph.interval(e)[0] for e in items]
     by_value: dict[str, list[int]] = {}

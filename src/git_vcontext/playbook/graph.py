@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
-
 from .log import CHAINED_OPS, CREATION_OPS
 
 TYPE_CHECKING = False
@@ -119,9 +117,12 @@ class TargetGraph:
 
     def _causal_order(self) -> list[str]:
         """Kahn's algorithm with a heap (one parent each: a child is ready with its parent)."""
+        # lazy: only a branched history gets here (the guard judges every pushed playbook)
+        from heapq import heapify, heappop, heappush
+
         key, children = self.key, self.children
         heap = [key[eid] for eid in self.ids if eid not in self.parent]
-        heapq.heapify(heap)
+        heapify(heap)
         order: list[str] = []
         placed: set[str] = set()
         pending: list[Key] = []  # every key in tie order, built at the first cycle
@@ -132,11 +133,11 @@ class TargetGraph:
                 while pending[at][1] in placed:
                     at += 1
                 heap.append(self._break_cycle(pending[at][1]))
-            eid = heapq.heappop(heap)[1]
+            eid = heappop(heap)[1]
             order.append(eid)
             placed.add(eid)
             for child in children.get(eid, ()):
-                heapq.heappush(heap, key[child])
+                heappush(heap, key[child])
         return order
 
     def _break_cycle(self, start: str) -> Key:

@@ -27,9 +27,10 @@ from ..branches.agents import agent_prefix
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
-from ..validation.model import NOTE_RULES, SKIPPED, FileReport, quoted_path
+from ..validation.model import NOTE_RULES, SKIPPED, FileReport, command_word, quoted_path
 from . import remotepast
 from .cache import VerdictCache, push_key
+from .rebase import rebase_reaching
 from .verdicts import Checker
 
 if TYPE_CHECKING:
@@ -40,9 +41,9 @@ if TYPE_CHECKING:
     from ..gitio.outgoing import PushRange, RefUpdate
     from ..validation.model import Finding
 
-    Verdicts = list[tuple[str, str, str, dict[str, list[Finding]], str]]
-    """(heading, commit id, subject, findings by file, the commit a git revert undid: ""
-    when none) per commit judged."""
+    Verdicts = list[tuple[str, str, str, dict[str, list[Finding]], tuple[str, str] | None]]
+    """(heading, commit id, subject, findings by file, for a git revert the commit it undid
+    and the rebase that reaches the revert: None for any other) per commit judged."""
 
 SERVER = "(server)"
 """The name the guard keeps the deletions it saw under (``remotepast``)."""
@@ -65,6 +66,8 @@ class PushReport:
         self.reverted: list[str] = []  # what refused git reverts undid (short ids)
         self.kinds: set[str] = set()  # what held the problems: commits, forced, objects
         self.tags: list[str] = []  # tags of commits with problems (a rebase does not move them)
+        self.remote: str | None = None  # where the push goes (the hook's; None: the guard's)
+        self.rewound: list[str] = []  # the branches of forced updates with problems
         self._skipped: set[tuple[str, str]] = set()
         self.located: dict[str, tuple[str, str, str]] = {}  # a note on a file: path, rule, text
 
@@ -100,21 +103,27 @@ class PushReport:
         if "forced" in self.kinds:
             said.append(
                 "a forced update drops what the remote's tip holds: build on that tip "
-                "instead (git pull --rebase, or git merge), not over it"
+                f"instead ({self._pull()}, or git merge), not over it"
             )
         if "objects" in self.kinds:
             said.append("point the tag at a tree or a blob whose documents are valid")
         return "; ".join(said)
+
+    def _pull(self) -> str:
+        """The pull that builds on the remote's tip: named in full (a branch without an
+        upstream, such as a forked agent branch, has no default to pull from), the remote
+        as REMOTE where the guard cannot know the pusher's name for it."""
+        if len(self.rewound) != 1:
+            return "git pull --rebase"
+        remote = "REMOTE" if self.remote is None else command_word(self.remote)
+        return f"git pull --rebase {remote} {command_word(self.rewound[0])}"
 
     def _rewrite(self, repo: Repository | None) -> str:
         """The commands that rewrite the commits from the first with problems on."""
         first = None if repo is None or self.first is None else commit_named(repo, self.first)
         if first is None:
             return "git rebase -i"
-        if not first.parents:
-            start = "git rebase -i --root"
-        else:
-            start = f"git rebase -i {str(first.id)[:12]}~1"
+        start = rebase_reaching(first)
         if self.commits == 1:
             return f"git commit --amend when it is your last commit, else {start}"
         return start
@@ -129,15 +138,7 @@ class PushReport:
                     problems[path] = kept
             if problems:
                 kind = _kind(heading)
-                self.kinds.add(kind)
-                if kind == "forced":
-                    self.forced += 1
-                elif kind == "objects":
-                    self.objects += 1
-                elif commit not in self._held:
-                    self._held.add(commit)
-                    self.commits += 1
-                    self.first = self.first or commit
+                self._count(kind, commit, target)
                 section.append(f"  {heading}")
                 self._tagged(kind, target)
                 self.problems += _add(section, problems)
@@ -145,10 +146,25 @@ class PushReport:
                     _entry(commit, subject, path, f) for path, fs in problems.items() for f in fs
                 ]
                 if reverted and _history(problems):
-                    self.reverted.append(reverted)
-                    section.append(f"    {revert_advice(reverted)}")
+                    self.reverted.append(reverted[0])
+                    section.append(f"    {revert_advice(*reverted)}")
         if section:
             self.lines += [f"git-vcontext: {target}:", *section]
+
+    def _count(self, kind: str, commit: str, target: str) -> None:
+        """Count what held problems (each commit once), and remember what the advice names."""
+        self.kinds.add(kind)
+        if kind == "forced":
+            self.forced += 1
+            ref = target.rsplit(" ", 1)[-1]
+            if ref.startswith("refs/heads/") and ref[11:] not in self.rewound:
+                self.rewound.append(ref[11:])
+        elif kind == "objects":
+            self.objects += 1
+        elif commit not in self._held:
+            self._held.add(commit)
+            self.commits += 1
+            self.first = self.first or commit
 
     def _tagged(self, kind: str, target: str) -> None:
         """Remember a tag whose commits hold problems: fixing them (a rebase) moves no tag."""
@@ -180,6 +196,7 @@ def check_updates(
     checker = Checker(repo, cache)
     prefix = agent_prefix(repo)
     report = PushReport()
+    report.remote = None if remote == SERVER else remote
     done: set[str] = set()
     limit = None if remote == SERVER else remotepast.KEEP  # the integration's: the guard's record
     deleted = remotepast.remember_deletions(repo, remote, updates, limit=limit)
@@ -299,7 +316,7 @@ def _not_a_commit(
     through = f"tag {sha[:10]} of {kind} {held[:10]}" if held != sha else f"{kind} {sha[:10]}"
     if kind == "tree":
         heading = f"{through} (what {update.remote_ref} points at)"
-        return [(heading, held, heading, checker.tree(found), "")]  # type: ignore[arg-type]
+        return [(heading, held, heading, checker.tree(found), None)]  # type: ignore[arg-type]
     judged = None if kind != "blob" else checker.blob(held)
     if judged is None:
         report.notes.append(
@@ -308,7 +325,7 @@ def _not_a_commit(
         )
         return []
     heading = f"{through} (what {update.remote_ref} points at)"
-    return [(heading, held, heading, {update.remote_ref: judged} if judged else {}, "")]
+    return [(heading, held, heading, {update.remote_ref: judged} if judged else {}, None)]
 
 
 def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) -> Verdicts:
@@ -331,7 +348,7 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
             f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
         )
         found = checker.between("history", pushed.previous, pushed.tip)
-        out.append((heading, str(pushed.tip.id), heading, found, ""))
+        out.append((heading, str(pushed.tip.id), heading, found, None))
     branch = pushed.update.branch
     if pushed.tip is not None and branch is not None and not branch.startswith(prefix):
         for commit in _arriving(checker.repo, pushed):
@@ -340,7 +357,7 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
                     f"merge commit {str(commit.id)[:10]} {_subject(commit)} "
                     f"(brings an agent's fork onto {branch}, outside the agent prefix {prefix})"
                 )
-                out.append((heading, str(commit.id), _subject(commit), found, ""))
+                out.append((heading, str(commit.id), _subject(commit), found, None))
     return out
 
 
@@ -386,23 +403,26 @@ def fork_notes(
 _REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,64})\.?\s*$", re.MULTILINE)
 
 
-def _reverted(commit: Commit) -> str:
-    """The commit a ``git revert`` commit undid (its short id), from git's message."""
+def _reverted(commit: Commit) -> tuple[str, str] | None:
+    """The commit a ``git revert`` commit undid (its short id, from git's message) and the
+    rebase that reaches the revert, None for another commit."""
     found = _REVERTS.search(commit.message or "")
-    return found.group(1)[:7] if found else ""
+    return (found.group(1)[:7], rebase_reaching(commit)) if found else None
 
 
 def _history(problems: dict[str, list[Finding]]) -> bool:
     return any(f.rule.startswith("history-") for found in problems.values() for f in found)
 
 
-def revert_advice(reverted: str) -> str:
-    """What to do about a ``git revert`` that took a document's old version as it was."""
+def revert_advice(reverted: str, rebase: str) -> str:
+    """What to do about a ``git revert`` that took a document's old version as it was;
+    ``rebase``: the one that reaches the revert (``rebase.rebase_reaching``)."""
     return (
         f"a git revert of {reverted}: git took the document's old version as it was (the "
         "file had not changed since, so no merge ran), which removes what its log holds; "
-        f"drop this commit (git rebase -i; git reset --keep HEAD~1 when it is the last) and run "
-        f"git vcontext revert {reverted}: it writes the revert as new changes"
+        f"drop this commit (git reset --keep HEAD~1 when it is the last, else {rebase} and "
+        f"drop its line) and run git vcontext revert {reverted}: it writes the revert as new "
+        "changes"
     )
 
 

@@ -19,6 +19,7 @@ from ..gitio.outgoing import tracking_tips
 from ..gitio.places import common_dir
 from ..validation.model import NOTE_RULES
 from .cache import VerdictCache
+from .rebase import SHORT, rebase_after
 from .verdicts import Checker
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class MergeChecks:
         parents = merge.parent_ids
         agent = parents[1] if len(parents) > 1 else merge.id
         since = merge_base(self.repo, parents[0], agent) if parents else None
-        return "git rebase -i --root" if since is None else f"git rebase -i {str(since)[:12]}"
+        return rebase_after(None if since is None else str(since)[:SHORT])
 
     def _published(self, commits: list[Oid]) -> bool:
         """Whether the agent's commits are on a remote already (as far as we fetched): a

@@ -331,8 +331,9 @@ class BaseRound:
                 if start is None or commit is None
                 else (commit_at(self.repo, start).tree, commit_at(self.repo, commit).tree)
             )
+            into = None if base is None else commit_at(self.repo, base).tree  # names there
             with ReusedParses(self.syncer.parsed):  # the merges read the same documents
-                found = () if trees is None else changed_documents(self.repo, *trees)
+                found = () if trees is None else changed_documents(self.repo, *trees, named_in=into)
             self.contributed[agent] = found
         return self.contributed[agent]
 

@@ -18,7 +18,7 @@ from ..gitio import git, open_repo, repository_error
 from ..gitio.places import common_dir
 from ..prepush.cache import cache_root
 from ..record import record
-from ..validation.model import quoted_path
+from ..validation.model import command_path, command_word, quoted_path
 
 PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
@@ -28,17 +28,40 @@ ATTRIBUTES_HEADER = "# git-vcontext: merge and diff vContext documents by meanin
 BASE_DRIVER = "vcontext-base"  # the driver git runs for the inner merges of criss-cross histories
 
 
+MERGETOOL = "git -c mergetool.keepBackup=false mergetool -t vcontext"
+"""The command messages advise for a person's walk through conflicts: plain ``git mergetool
+-t vcontext`` works too, but git then keeps each file as it was before as ``FILE.orig``
+(``mergetool.keepBackup``, true unless set: a setting of every tool, none of ours to
+change); the choices made are kept under ``.git/vcontext/resolve/`` anyway."""
+
+
 def script_command() -> str:
     """The absolute, shell-quoted command that runs this installation of git-vcontext."""
     here = Path(sys.executable).parent / "git-vcontext"
-    if here.is_file() and permitted(here, os.X_OK):
+    if here.is_file() and permitted(here, os.X_OK) and starts(here):
         return shlex.quote(str(here.resolve()))
     argv0 = Path(sys.argv[0])
-    if argv0.name == "git-vcontext" and argv0.is_file():
+    if argv0.name == "git-vcontext" and argv0.is_file() and starts(argv0):
         return shlex.quote(str(argv0.resolve()))
     # (not resolved: a virtual environment's python is a link whose place says which
     # packages it sees; the interpreter it points to lacks them)
     return f"{shlex.quote(str(Path(sys.executable).absolute()))} -m git_vcontext"
+
+
+def starts(script: Path) -> bool:
+    """Whether the system can start ``script`` by its first line: pip writes the installing
+    Python's path there as it is, and a path holding a space (a virtual environment in
+    ``/home/me/my projects/``) is cut at the space, so the script cannot start at all; the
+    hooks and drivers then run ``python -m git_vcontext`` instead."""
+    try:
+        with script.open("rb") as f:
+            first = f.readline(4096)
+    except OSError:
+        return False
+    if not first.startswith(b"#!"):
+        return True  # not ours to judge (a binary launcher)
+    line = first[2:].strip()
+    return not (b" " in line or b"\t" in line) or not Path(os.fsdecode(line)).exists()
 
 
 Boot = tuple[str, list[str]]
@@ -541,11 +564,11 @@ def _commit_advice(path: Path, tracked: bool) -> list[str]:
     teammates keep the committed one, until the change is committed."""
     if not tracked:
         return []
-    where, name = shlex.quote(str(path.parent)), shlex.quote(path.name)
+    where, name = command_word(str(path.parent)), command_path(path.name)
     return [
-        f"{path} is committed: git reads the committed patterns until the change is: git -C "
-        f"{where} commit -m 'Stop merging vContext files with git-vcontext' -- {name} (or keep "
-        f"them: git -C {where} restore -- {name})"
+        f"{quoted_path(str(path))} is committed: git reads the committed patterns until the "
+        f"change is: git -C {where} commit -m 'Stop merging vContext files with git-vcontext' "
+        f"-- {name} (or keep them: git -C {where} restore -- {name})"
     ]
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .. import document as doc
 from ..branches import agents
 from ..branches.commits import is_sync_commit
+from ..branches.forkstate import MERGED as MERGED_FORK
 from ..branches.forkstate import forks_of
 from ..branches.treemerge import DocumentSides, is_document
 from ..codecs import parse
@@ -139,15 +140,16 @@ def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
     state: StatusState = NEEDS_SYNC if predicted.state == MERGED else predicted.state
     if state == CONFLICT and only_check_failures(predicted.conflicts):
         state = BLOCKED  # its merge would fail the checks: no sync lands it as it is
+    ahead = _count_new(repo, a, b)
     return AgentStatus(
         agent,
         branch,
         base,
-        _count_new(repo, a, b),
+        ahead,
         _count_new(repo, b, a),
         state,
         _documents(predicted),
-        _fork_sequences(repo, a, b),
+        _landed(_fork_sequences(repo, a, b), ahead),
         predicted.conflicts,
         predicted.message,
         None if remote is None else f"{remote[0]}/{branch}",
@@ -247,6 +249,19 @@ def _fork_sequences(repo: Repository, a: Oid, b: Oid) -> tuple[ForkSequence, ...
                 ForkSequence(path, key, fork.get("parentSequence"), seq, fork.get("mergeStatus"))
             )
     return tuple(found)
+
+
+def _landed(forks: tuple[ForkSequence, ...], ahead: int) -> tuple[ForkSequence, ...]:
+    """The forks as sync judges them: an agent none of whose commits the base lacks has had
+    its work merged (``sync`` says "merged into BASE on the remote"), even where its branch
+    still reads ``unmerged``: the remote's copy of a branch whose work another agent's
+    ``sync --push`` integrated keeps its published commit until the agent publishes again,
+    and only the agent's own clone marks the fork."""
+    if ahead:
+        return forks
+    return tuple(
+        replace(f, merge_status=MERGED_FORK) if f.merge_status == "unmerged" else f for f in forks
+    )
 
 
 def _parsed(raw: bytes | None, path: str) -> Any:

@@ -209,7 +209,9 @@ class Syncer:
                 self._combine([*started, *merged])
             others = [p.final or p.done(MERGED if p.base_moves else UP_TO_DATE) for p in merged]
             for pair in started:
-                if pair.agent in (elsewhere or {}) and not pair.base_moves:
+                # its work reached the base elsewhere only if the base holds its commit: a
+                # published commit whose merge changes nothing was merged by no one
+                if pair.agent in (elsewhere or {}) and not pair.base_moves and pair.contained:
                     pair.elsewhere, pair.documents = True, (elsewhere or {})[pair.agent]
             return [self._into_agent(pair) for pair in started], others
 
@@ -427,6 +429,7 @@ class Syncer:
         if why := self._refused(branch, base, a, b, local=local):
             return pair.stop(REFUSED, message=why)
         if a == b or descends(repo, b, a):
+            pair.contained = True
             return pair  # nothing of the agent's is missing from the base
         logged = None if self._integration is None else self._integration.setdefault(base, {})
         merged_in = self._merge(b, a, integration=logged)
@@ -646,6 +649,7 @@ class _Pair:
         self.base_moves = False
         self.agent_moves = False
         self.elsewhere = False  # step 1 happened in another agent's sync (sync --push)
+        self.contained = False  # step 1 found the agent's commit in the base already
         self.final: PairResult | None = None  # set when the pair stopped in step 1
 
     def stop(

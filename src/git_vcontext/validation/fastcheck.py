@@ -50,11 +50,14 @@ class Compiler:
         uri, _, fragment = ref.partition("#")
         uri = uri or base
         key = (uri, fragment)
-        if key not in self.done:
+        found = self.done.get(key)
+        if found is None:
             cell: list[Check] = []
-            self.done[key] = lambda v: cell[0](v)  # recursion: resolved once compiled
+            found = self.done[key] = lambda v: cell[0](v)  # recursion: resolved once compiled
             cell.append(self.node(uri, self._resolve(uri, fragment)))
-        return self.done[key]
+            self.done[key] = cell[0]  # later references call it directly
+            return cell[0]
+        return found
 
     def _resolve(self, uri: str, fragment: str) -> Any:
         if uri not in self.resources:
@@ -74,9 +77,7 @@ class Compiler:
         checks = [c for c in made if c is not None]
         if not checks:
             return lambda v: True
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v: all(c(v) for c in checks)
+        return _every(checks)
 
     def _keyword(self, base: str, key: str, value: Any, schema: dict[str, Any]) -> Check | None:
         if key in ANNOTATIONS or key in ("then", "else"):
@@ -93,7 +94,7 @@ class Compiler:
 
     def k_type(self, base: str, value: str | list[str], _: Any) -> Check:
         tests = [TYPES[t] for t in ([value] if isinstance(value, str) else value)]
-        return lambda v: any(t(v) for t in tests)
+        return tests[0] if len(tests) == 1 else _some(tests)
 
     def k_enum(self, base: str, value: list[Any], _: Any) -> Check:
         if not all(isinstance(x, str) for x in value):
@@ -102,15 +103,28 @@ class Compiler:
         return lambda v: isinstance(v, str) and v in allowed
 
     def k_required(self, base: str, value: list[str], _: Any) -> Check:
-        return lambda v: not isinstance(v, dict) or all(k in v for k in value)
+        names = tuple(value)
+
+        def check(v: Any) -> bool:
+            if isinstance(v, dict):
+                for k in names:
+                    if k not in v:
+                        return False
+            return True
+
+        return check
 
     def k_properties(self, base: str, value: dict[str, Any], _: Any) -> Check:
         props = {k: self.node(base, s) for k, s in value.items()}
+        get = props.get
 
         def check(v: Any) -> bool:
-            if not isinstance(v, dict):
-                return True
-            return all(props[k](x) for k, x in v.items() if k in props)
+            if isinstance(v, dict):
+                for k, x in v.items():
+                    each = get(k)
+                    if each is not None and not each(x):
+                        return False
+            return True
 
         return check
 
@@ -118,14 +132,30 @@ class Compiler:
         known = frozenset(schema.get("properties", ()))
         if "patternProperties" in schema:
             raise Unsupported("patternProperties")
+        if value is False:  # no other key at all
+            return lambda v: not isinstance(v, dict) or known.issuperset(v)
         each = self.node(base, value)
-        return lambda v: (
-            not isinstance(v, dict) or all(each(x) for k, x in v.items() if k not in known)
-        )
+
+        def check(v: Any) -> bool:
+            if isinstance(v, dict):
+                for k, x in v.items():
+                    if k not in known and not each(x):
+                        return False
+            return True
+
+        return check
 
     def k_items(self, base: str, value: Any, _: Any) -> Check:
         each = self.node(base, value)
-        return lambda v: not isinstance(v, list) or all(each(x) for x in v)
+
+        def check(v: Any) -> bool:
+            if isinstance(v, list):
+                for x in v:
+                    if not each(x):
+                        return False
+            return True
+
+        return check
 
     def k_minimum(self, base: str, value: float, _: Any) -> Check:
         return lambda v: not _is_number(v) or v >= value
@@ -146,16 +176,14 @@ class Compiler:
         return lambda v: not isinstance(v, str) or search(v) is not None
 
     def k_anyOf(self, base: str, value: list[Any], _: Any) -> Check:
-        branches = [self.node(base, s) for s in value]
-        return lambda v: any(b(v) for b in branches)
+        return _some([self.node(base, s) for s in value])
 
     def k_oneOf(self, base: str, value: list[Any], _: Any) -> Check:
         branches = [self.node(base, s) for s in value]
         return lambda v: sum(1 for b in branches if b(v)) == 1
 
     def k_allOf(self, base: str, value: list[Any], _: Any) -> Check:
-        branches = [self.node(base, s) for s in value]
-        return lambda v: all(b(v) for b in branches)
+        return _every([self.node(base, s) for s in value])
 
     def k_not(self, base: str, value: Any, _: Any) -> Check:
         inner = self.node(base, value)
@@ -166,3 +194,39 @@ class Compiler:
         then = self.node(base, schema.get("then", True))
         other = self.node(base, schema.get("else", True))
         return lambda v: then(v) if cond(v) else other(v)
+
+
+def _every(checks: list[Check]) -> Check:
+    """All of ``checks`` hold (in order, stopping at the first that does not): plain calls,
+    no generator per value (the guard checks every pushed document: issue 28)."""
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
+    if len(checks) == 3:
+        first, second, third = checks
+        return lambda v: first(v) and second(v) and third(v)
+
+    def check(v: Any) -> bool:
+        for each in checks:  # noqa: SIM110 (a loop: no generator per value)
+            if not each(v):
+                return False
+        return True
+
+    return check
+
+
+def _some(checks: list[Check]) -> Check:
+    """One of ``checks`` holds (in order, stopping at the first that does)."""
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: bool(first(v) or second(v))
+
+    def check(v: Any) -> bool:
+        for each in checks:  # noqa: SIM110 (a loop: no generator per value)
+            if each(v):
+                return True
+        return False
+
+    return check

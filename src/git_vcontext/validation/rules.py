@@ -162,8 +162,25 @@ def check_datetimes(value: Any, fields: frozenset[str] = DATETIME_FIELDS) -> Ite
             yield "datetime", parts, f"{key} {problem}"
 
 
+_JUDGED: dict[str, str | None] = {}
+"""``datetime_problem``'s answers by text: a playbook's events repeat their timestamps (244
+of them, 78 different, in a soak's playbook) and a push's documents share most of theirs."""
+JUDGED_LIMIT = 8192
+
+
 def datetime_problem(text: str) -> str | None:
     """Why a string is not an RFC 3339 datetime with an offset (None when it is one)."""
+    try:
+        return _JUDGED[text]
+    except KeyError:
+        pass
+    problem = _datetime_problem(text)
+    if len(_JUDGED) < JUDGED_LIMIT:
+        _JUDGED[text] = problem
+    return problem
+
+
+def _datetime_problem(text: str) -> str | None:
     m = _stamp(text)
     if m is None:
         if _compiled(DATE_TIME_START).match(text) and not _compiled(
@@ -265,6 +282,8 @@ def _strings_under(value: Any, fields: frozenset[str]) -> Iterator[tuple[Parts, 
 
 def check_markers(value: Any) -> Iterator[Issue]:
     """Conflict markers inside string values (a text merge left them in a narrative)."""
+    if not _any_string_with_marker(value):
+        return  # (the common case: one walk that builds no paths)
     stack: list[tuple[Any, Parts]] = [(value, ())]
     while stack:
         node, parts = stack.pop()
@@ -281,6 +300,8 @@ def check_markers(value: Any) -> Iterator[Issue]:
 def check_conflicts(value: Any) -> Iterator[Issue]:
     """No structured conflict left unresolved (a ``ConflictResolution`` anywhere: in the info's
     ``metadata`` or a ``fork``): it would be committed and pushed as if merged."""
+    if not _any_key(value, "conflictResolution"):
+        return  # (the common case: one walk that builds no paths)
     stack: list[tuple[Any, Parts]] = [(value, ())]
     while stack:
         node, parts = stack.pop()
@@ -294,6 +315,37 @@ def check_conflicts(value: Any) -> Iterator[Issue]:
                 yield from _unresolved(child, (*parts, key))
             elif isinstance(child, (dict, list)):
                 stack.append((child, (*parts, key)))
+
+
+def _any_string_with_marker(value: Any) -> bool:
+    """Whether a string value anywhere in ``value`` holds ``<<<<<<<`` or ``>>>>>>>`` (what
+    ``check_markers`` looks closer at), found without building each node's path: the
+    guard judges every document a push changes (issue 28)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "<<<<<<<" in node or ">>>>>>>" in node:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _any_key(value: Any, key: str) -> bool:
+    """Whether an object anywhere in ``value`` has ``key`` (``check_conflicts``' pre-test)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if key in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _unresolved(resolution: dict[str, Any], where: Parts) -> Iterator[Issue]:

@@ -49,20 +49,36 @@ FILES = (
 """Schema files in ``schemas/`` (``<name>.schema.json``, ``$id`` = PREFIX + name)."""
 
 
+class _Bundle(dict):  # type: ignore[type-arg]
+    """The bundled schemas by ``$id``, each file read when first asked for: a check of a
+    todo list reads neither the VerMAS nor the ACE schema (the guard: issue 28)."""
+
+    def __missing__(self, uri: str) -> Any:
+        name = uri.removeprefix(PREFIX)
+        if not uri.startswith(PREFIX) or name not in FILES:
+            raise KeyError(uri)
+        plain = folder("schemas")  # read without pathlib where it can be (the guard's light path)
+        if plain is not None:
+            with open(os.path.join(plain, f"{name}.schema.json"), encoding="utf-8") as fh:
+                contents = loads(fh.read())
+        else:
+            contents = loads(schemas_dir().joinpath(f"{name}.schema.json").read_text("utf-8"))
+        return self.setdefault(uri, contents)  # (two threads reading it: one object kept)
+
+    def __contains__(self, uri: object) -> bool:
+        return isinstance(uri, str) and uri.startswith(PREFIX) and uri[len(PREFIX) :] in FILES
+
+
+@cache
+def _bundle() -> _Bundle:
+    return _Bundle()
+
+
 @cache
 def _contents_by_id() -> dict[str, Any]:
-    plain = folder("schemas")  # read without pathlib where it can be (the guard's light path)
-    if plain is not None:
-        contents = {}
-        for name in FILES:
-            with open(os.path.join(plain, f"{name}.schema.json"), encoding="utf-8") as fh:
-                contents[PREFIX + name] = loads(fh.read())
-        return contents
-    shipped = schemas_dir()
-    return {
-        PREFIX + name: loads(shipped.joinpath(f"{name}.schema.json").read_text("utf-8"))
-        for name in FILES
-    }
+    """Every bundled schema (the same objects as the compiler's)."""
+    bundle = _bundle()
+    return {PREFIX + name: bundle[PREFIX + name] for name in FILES}
 
 
 @cache
@@ -77,7 +93,7 @@ def _registry() -> Any:
 
 @cache
 def _compiler() -> Any:
-    return Compiler(_contents_by_id())
+    return Compiler(_bundle())
 
 
 @cache
@@ -181,7 +197,7 @@ def _quick_node(schema: Any) -> Any:
 
 
 def schema_contents(name: str) -> dict[str, Any]:
-    contents: dict[str, Any] = _contents_by_id()[PREFIX + name]
+    contents: dict[str, Any] = _bundle()[PREFIX + name]
     return contents
 
 

@@ -148,8 +148,9 @@ def _revert_one(
     if commit and git(["diff", "--cached", "--quiet"], cwd=top, check=False).returncode == 0:
         git(["revert", "--quit"], cwd=top, check=False)  # git's stop on an empty revert
         raise OperationalError(
-            f"{sha[:7]} ({_subject(reverted)}): nothing to revert, its changes are already "
-            "undone here"
+            f"{sha[:7]} ({_subject(reverted)}): nothing to revert: its changes are already "
+            "undone here, or are only what a revert keeps (changeLog entries and playbook "
+            "events are append-only, a sequence never goes down)"
         )
     if commit:
         _commit(top, edit)

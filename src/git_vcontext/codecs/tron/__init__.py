@@ -6,7 +6,6 @@ from ...errors import ParseError
 from ...spelling import escape_lone_surrogates
 from ...values import JsonValue, same
 from ..text import SourceText, decode, newline_of
-from .fast import parse as parse_fast
 from .header import Header, HeaderError, read_header
 from .lexer import pair_starts
 from .quick import parse as parse_quick
@@ -206,6 +205,9 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> TronDocument:
     # most texts: read by the C scanner (quick); else cut into tokens and descended (fast)
     parsed = parse_quick(text, start, header.classes, absent_null)
     if parsed is None:
+        # lazy: most texts are read by quick (issue 32: a merge of TRON twins never cuts tokens)
+        from .fast import parse as parse_fast
+
         parsed = parse_fast(text, start, header.classes, absent_null, cut_words)
     if parsed is None:  # what the fast path does not read: the grammar reads it, or says why
         # lazy: the parser module (and lark in it) only where the fast path gives up (issue 32)

@@ -11,14 +11,12 @@ with ours' classes or new ones added to the header.
 
 from __future__ import annotations
 
-import os
 from itertools import compress, islice
 
 from ...errors import ParseError
 from ...patterns import lazy
 from ...values import JsonValue, same
-from ..duplicate_keys import duplicate_name, written_key
-from ..kept import SMALLEST, KeptLog, put_back
+from ..kept import SMALLEST, KeptLog, put_back, random_hex
 from ..matching import appended_only, match_elements
 from ..text import newline_of
 from .lexer import name_end
@@ -129,8 +127,7 @@ def read_kept(
     if kept.text is not text or not text.startswith(doc.header):
         return None
     out, source = kept.out, doc.text
-    # 128 random bits from os.urandom, as codecs.kept draws them (no secrets: issue 32)
-    nonce = "vcontext-kept-" + os.urandom(16).hex() + "-"
+    nonce = "vcontext-kept-" + random_hex() + "-"
     if nonce in text:  # never: 128 random bits
         return None
     where = {}
@@ -641,6 +638,9 @@ class _Editor:
 
     def _key(self, key: str, bare: bool) -> str:
         if getattr(self.doc, "keeps_duplicates", False):
+            # lazy: only a reading that kept repeated keys (M18)
+            from ..duplicate_keys import written_key
+
             key = written_key(key)
         return key if bare and is_property_name(key) else quoted(key)
 
@@ -800,6 +800,9 @@ def _members_by_name(members: list[Any]) -> dict[Any, Any]:
     out = {m.key: m for m in members}
     if len(out) == len(members):
         return out
+    # lazy: only an object that repeats a key (M18)
+    from ..duplicate_keys import duplicate_name
+
     out = {}
     count: dict[Any, int] = {}
     for m in members:

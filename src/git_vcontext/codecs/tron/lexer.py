@@ -188,7 +188,7 @@ def words(text: str, start: int, end: int) -> list[str] | None:
     texts), cut by a few calls over the whole text: ``str.split`` at the quotes, the
     strings replaced by a placeholder while the rest is cut; else None (``cut`` reads it)."""
     seg = text[start:end]
-    if '\\"' in seg:
+    if "\\" in seg and '\\"' in seg:  # (memchr first: the pair's search costs ~1.5 ns a character)
         return None  # an escaped quote (or a backslash ending a string): not a split's cut
     parts = seg.split('"')
     if not len(parts) % 2:

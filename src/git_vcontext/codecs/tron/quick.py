@@ -1,15 +1,16 @@
 """The data section of most TRON texts read by ``_json``'s C scanner (issue 32).
 
 A TRON text is JSON plus class instances (``Name(arg, ...)``), bare keys, comments, named
-arguments and trailing commas. Where the data section has no comment, no named argument
-and no escaped quote, its text outside strings is rewritten so that JSON reads it: each
-``Name(`` becomes ``{"<nonce>Name":[``, each ``)`` becomes ``,"<nonce>"]}`` (``()``:
-``"<nonce>"]}``), the nonce a random string the text does not hold; the C scanner reads
-the result (strings untouched), and its object hook turns each one-key object whose key
-starts with the nonce back into the instance its class makes. Every ``)`` must have
-closed exactly its own instance (each instance's list ends with the one end marker, and
-every marker is taken so), so the JSON's nesting is the TRON's, token for token. The
-vContext dialect's top-level pairs are read one by one (a few), each value by the scanner.
+arguments and trailing commas. Where the data section has no comment, no named argument,
+no trailing comma and no escaped quote, its text outside strings is rewritten so that JSON
+reads it: each ``Name(`` becomes ``{"<nonce>Name":[``, each ``)`` becomes
+``,"<nonce>"]}`` (``()``: ``"<nonce>"]}``), the nonce a random string the text does not
+hold; the C scanner reads the result (strings untouched), and its object hook turns each
+one-key object whose key starts with the nonce back into the instance its class makes.
+Every ``)`` must have closed exactly its own instance (each instance's list ends with the
+one end marker, and every marker is taken so), so the JSON's nesting is the TRON's, token
+for token. The vContext dialect's top-level pairs are read one by one (a few), each value
+by the scanner.
 
 Anything else — a scanner error, an unknown class, a count of arguments that does not fit
 its class, a repeated key, ``NaN`` and the like, nesting deeper than ``MAX_DEPTH`` —
@@ -21,17 +22,25 @@ which only the document that is written again needs (``spans`` cuts them then).
 
 from __future__ import annotations
 
-import os
+import sys
 
 from ...jsoncodec import Scanner, skip_whitespace
 from ...spelling import float_of, int_of
 from ...values import MAX_DEPTH, JsonValue
-from ..text import data_deeper_than
+from ..kept import random_hex
+from ..text import brackets_within, data_deeper_than
 
 _ID = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789"
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _WHITESPACE = " \t\r\n"
+_NO_WHITESPACE = str.maketrans("", "", _WHITESPACE)
+SCANNER_IMPORTS_ON_ERROR = sys.version_info >= (3, 12)
+"""Whether the C scanner imports ``json.decoder`` for its error class (CPython 3.12+):
+then a trailing comma, which it would fail on, is looked for first."""
 _EMPTY = "\x05"  # stands for an empty argument list's ")" while the rest is rewritten
+BY_CLASS = 4
+"""Above this many instances a class of the header, ``_as_json`` rewrites them class by
+class (a few passes over the text) rather than one by one (a loop over every instance)."""
 
 
 class _NotHere(Exception):
@@ -59,9 +68,9 @@ def parse(
         return None
     if data is None or reader.closed != instances:
         return None  # a ")" that closed something else than its own instance
-    if js.count("[") + js.count("{") > MAX_DEPTH and data_deeper_than(
-        data[0], MAX_DEPTH + absent_null
-    ):
+    # (the brackets bound the data's nesting: an instance is two levels of them, and the
+    # dialect's pairs stand one level below their object)
+    if not brackets_within(js, MAX_DEPTH) and data_deeper_than(data[0], MAX_DEPTH + absent_null):
         return None  # fast gives up, lark says where
     return data[0], made_by
 
@@ -69,7 +78,8 @@ def parse(
 def _as_json(seg: str, classes: dict[str, list[str]]) -> tuple[str, str, int] | None:
     """The JSON text of a data section, the nonce it uses, and how many instances it has;
     None when it has what this reading leaves to ``fast``."""
-    if '\\"' in seg or _EMPTY in seg or "\x00" in seg:
+    # (a backslash looked for first, by memchr: the pair's search costs ~1.5 ns a character)
+    if ("\\" in seg and '\\"' in seg) or _EMPTY in seg or "\x00" in seg:
         return None
     parts = seg.split('"')
     if not len(parts) % 2:
@@ -77,9 +87,14 @@ def _as_json(seg: str, classes: dict[str, list[str]]) -> tuple[str, str, int] | 
     outside = "\x00".join(parts[::2])
     if "#" in outside or "=" in outside:
         return None  # a comment or a named argument
-    nonce = "vcontext-tron-" + os.urandom(8).hex() + "-"
+    if SCANNER_IMPORTS_ON_ERROR and "json.decoder" not in sys.modules and _trailing(outside):
+        return None  # the scanner would import json.decoder (and re, ~5 ms) for its error
+    nonce = "vcontext-tron-" + random_hex(8) + "-"  # (64 bits: it is written twice an instance)
     if nonce in seg:  # never: 64 random bits
         return None
+    opens = outside.count("(")
+    if opens > BY_CLASS * len(classes):
+        return _as_json_by_class(parts, outside, classes, nonce, opens)
     chunks = outside.split("(")
     last = len(chunks) - 1
     for i in range(last):
@@ -97,6 +112,38 @@ def _as_json(seg: str, classes: dict[str, list[str]]) -> tuple[str, str, int] | 
     outside = "".join(chunks).replace(")", "," + end).replace(_EMPTY, end)
     parts[::2] = outside.split("\x00")
     return '"'.join(parts), nonce, last
+
+
+def _trailing(outside: str) -> bool:
+    """Whether the text outside strings has a trailing comma (TRON's, not JSON's)."""
+    tight = outside.translate(_NO_WHITESPACE)  # (~20 instructions a character)
+    return ",]" in tight or ",}" in tight or ",)" in tight
+
+
+def _as_json_by_class(
+    parts: list[str], outside: str, classes: dict[str, list[str]], nonce: str, opens: int
+) -> tuple[str, str, int] | None:
+    """``_as_json``'s rewriting class by class, by C-speed string steps rather than a loop
+    over every instance (issue 32: a text with many instances of few classes): each
+    ``Name(`` (the longest names first: one that ends another is replaced after it) and
+    ``Name()``, then every ``(`` must have been one of them. A name glued to the end of a
+    longer word (``XName(``) leaves that word before the ``{``: JSON that the scanner (or
+    the dialect's pairs) refuses, so the text goes to ``fast`` as the loop would send it;
+    so does an argument list that opens or closes after a blank (``Name (``, ``Name( )``)."""
+    instances = 0
+    for name in sorted(classes, key=len, reverse=True):
+        call = name + "("
+        found = outside.count(call)
+        if found:
+            instances += found
+            opening = f'{{"{nonce}{name}":['
+            outside = outside.replace(name + "()", opening + _EMPTY).replace(call, opening)
+    if instances != opens:
+        return None  # a "(" that opens no instance of a known class
+    end = f'"{nonce}"]}}'
+    outside = outside.replace(")", "," + end).replace(_EMPTY, end)
+    parts[::2] = outside.split("\x00")
+    return '"'.join(parts), nonce, instances
 
 
 class _Reader:

@@ -13,12 +13,26 @@ from __future__ import annotations
 from itertools import accumulate, chain, compress
 
 from ...patterns import lazy
-from .fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING, string_value
 from .lexer import cut, placed, words
 
-# Anchored by its last alternative: a trailing comment is skipped, never searched for tokens.
-# The reference for ``lexer.cut``, which cuts most texts without it.
-PAIR = lazy(f"({SKIP})({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|\\Z)")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+
+
+def _pair() -> re.Pattern[str]:
+    """Anchored by its last alternative: a trailing comment is skipped, never searched for
+    tokens. The reference for ``lexer.cut``, which cuts most texts without it."""
+    if not _PAIR:
+        # lazy: fast's terminals only for a text the lexer does not cut (issue 32)
+        from .fast import NAME, NUMBER, PUNCTUATION, SKIP, STRING
+
+        _PAIR.append(lazy(f"({SKIP})({STRING}|{PUNCTUATION}|{NAME}|{NUMBER}|\\Z)"))
+    return _PAIR[0]()
+
+
+_PAIR: list[Callable[[], re.Pattern[str]]] = []
 _OPENERS = {"[": "]", "{": "}", "(": ")"}
 _CLOSERS = frozenset(_OPENERS.values())
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -195,6 +209,8 @@ class Spans:
 def _key(token: str) -> str:
     if token[0] != '"':
         return token
+    # lazy: fast is loaded for its strings' reading only where a key is quoted
+    from .fast import string_value
 
     return string_value(token, 0)
 
@@ -217,7 +233,7 @@ def regex_tokens(text: str, start: int, end: int) -> tuple[list[str], list[int],
     # lazy: only texts the lexer does not read
     from operator import itemgetter
 
-    pairs = PAIR().findall(text, start, end)
+    pairs = _pair().findall(text, start, end)
     while pairs and not pairs[-1][1]:
         pairs.pop()  # the end of the text
     offsets = list(accumulate(map(len, chain.from_iterable(pairs)), initial=start))
