@@ -7,6 +7,8 @@ import os
 import socket
 import subprocess
 
+import pytest
+
 from git_vcontext.fsio import find_common_dir
 from git_vcontext.gitio.remote import Update
 from git_vcontext.prepush.cache import push_key
@@ -318,3 +320,31 @@ def test_sync_at_scale_an_integration_keeps_its_time_per_request_it_merged(
     keeper.landed(clock.now, 2)  # merged 2 other agents' requests in 1.2 s
     kept = Path(tmp_path) / ".git" / "vcontext" / "integration-seconds"
     assert float(kept.read_text()) == round(1.2 / (1 + MERGE_SHARE * 2), 3)
+
+
+def test_sync_at_scale_a_waiter_lets_the_designated_agent_look_and_push_as_long_as_its_own_took(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """A waiter that leaves a free lease to the agent first by the hash gives it, besides
+    its later look (the pause jittered the other way, one lateness step more), the time of
+    a look and a lease push as this sync's own took: on a loaded machine both agents' git
+    commands are slow alike, and the waiter took the lease itself while the designated
+    agent's push was still on its way (a race the test of the two waiters saw at load 15-23)."""
+    from types import SimpleNamespace
+
+    import pygit2
+
+    from git_vcontext.remote.lease import JITTER, LATE, LeaseKeeper
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    view = _View("c0ffee", leases.Lease("agents/b", HOST, 1, "/x", 0.0), 0)
+    repo = pygit2.Repository(str(tmp_path))
+    shares = {}
+    for took in ({}, {"fetch": 0.8, "push": 1.5}):
+        link = SimpleNamespace(took=took)
+        pusher = SimpleNamespace(repo=repo, remote="o", link=link)
+        keeper = LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
+        keeper.last_pause = 2.0
+        shares[len(took)] = keeper.others_look()
+    assert shares[0] == pytest.approx(2.0 * (JITTER[1] * LATE[0] / JITTER[0] - 1))
+    assert shares[2] == pytest.approx(shares[0] + 0.8 + 1.5)

@@ -256,7 +256,7 @@ class BaseRound:
         the request first by an order every waiter computes alike (its branch hashed with
         the base) takes it and merges every request, and the others look once it is done.
         That agent looks when its own schedule says (the landing jittered and stretched by
-        its clone's lateness: ``LeaseKeeper.others_look``), then pushes: we look again
+        its clone's lateness), then pushes (``LeaseKeeper.others_look``): we look again
         every ``DEFER`` integrations until its lease shows, and once it has had that long
         and the lease is still free (its agent gone), we take it. Once per base."""
         if self.view.local is not None or snap.lease_id is not None or unpublished or not todo:
@@ -386,6 +386,7 @@ class BaseRound:
             if self.settings.lease and snap.lease_id != self.lease.held:
                 self.lease.held = None  # it expired and someone took it over: start again
                 return None
+            self.looked_again = self.lease.held  # this look is under the lease: no second one
         if (problem := self._start_base(snap)) is not None:
             return problem
         own = set(self.branches.values())
@@ -417,10 +418,15 @@ class BaseRound:
 
     def _look_again(self, snap: Snapshot, requests: list[tuple[str, str, str, Oid]]) -> bool:
         """Before the integration push, on a busy base (other agents' requests merged, or we
-        waited for the lease or lost it): look once more (over git, once per lease). Agents
-        that published while we merged would otherwise wait for the next integration (and
-        look again for it); their requests are merged now (True: the next step integrates
-        from this look). Also True when the lease or the base changed meanwhile."""
+        waited for the lease or lost it), when the look we merged from came before the lease
+        was ours (the lease push followed it): look once more (over git, once per lease).
+        Agents that published between that look and the push would otherwise wait for the
+        next integration (and look again for it); their requests are merged now (True: the
+        next step integrates from this look). Also True when the lease or the base changed
+        meanwhile. A look taken under the lease (``_integrate``'s own) is not repeated: the
+        second look and the merge it restarts cost every integration on a busy base more
+        (a round trip, and a second merge in about half of them, measured at 16 agents over
+        HTTP) than what those requests gain by not waiting for the next one."""
         if self.view.local is not None or not self.settings.lease or self.lease.held is None:
             return False
         if self.looked_again == self.lease.held or not (requests or self._busy(snap)):

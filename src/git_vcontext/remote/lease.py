@@ -272,10 +272,17 @@ class LeaseKeeper:
 
     def others_look(self) -> float:
         """How much later than ours another agent waiting for the same lease may look, once
-        it is gone: its pause jittered the other way and stretched one step more by its
-        clone's lateness (``LATE``) than ours was."""
+        it is gone, and have the lease taken: its pause jittered the other way and
+        stretched one step more by its clone's lateness (``LATE``) than ours was, then its
+        look and its lease push, each as long as ours took in this sync (a loaded machine
+        slows both agents alike: at load 15-23 one look and one push took seconds, longer
+        than the pause's share alone allowed)."""
         low, high = JITTER
-        return self.last_pause * (high * LATE[0] / low - 1)
+        link = self.pusher.link
+        took = {} if link is None else link.took
+        return self.last_pause * (high * LATE[0] / low - 1) + sum(
+            took.get(verb, 0.0) for verb in ("fetch", "push")
+        )
 
     def judge_landing(self, *, too_soon: bool) -> None:
         """Move this clone's factor on the holders' integration time (``lateness``) after a

@@ -12,9 +12,10 @@ combine (flat combining, with a lease):
 3. Whoever does not get the lease waits until the lease is released or expires or its
    request is gone (merged): over a network it looks (a fetch of the same refs) when the
    holder's lease says its round lands (``Landing``, ``remote/lease``), and a holder on a
-   busy base looks once more before its integration push, so that requests published
-   while it merged are in it. An agent whose work another agent's integration merged is
-   done: it merges the base into its branch, here only.
+   busy base whose look came before its lease push looks once more before its
+   integration push, so that requests published in between are in it. An agent whose
+   work another agent's integration merged is done: it merges the base into its branch,
+   here only.
 
 A remote with ``git vcontext install --server`` merges the requests as they arrive
 (step 1's push returns once they are merged). Local branches move only when a push
