@@ -663,7 +663,9 @@ def _environment(folder: Path) -> tuple[Path, Path]:
     here = Path(git_vcontext.__file__).resolve().parents[1]  # this checkout, its dependencies
     Path(site, "this-checkout.pth").write_text(f"{here}\n{sysconfig.get_paths()['purelib']}\n")
     script = folder / "bin" / "git-vcontext"
-    body = (here.parent / "bin" / "git-vcontext").read_text().split("\n", 1)[1]
+    shipped = Path(__file__).resolve().parents[2] / "bin" / "git-vcontext"  # (an installed
+    # package, as in CI, has no bin/ beside it: the checkout these tests belong to has)
+    body = shipped.read_text().split("\n", 1)[1]
     script.write_text(f"#!{python}\n{body}")
     script.chmod(0o751)
     return python, script
