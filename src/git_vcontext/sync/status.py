@@ -14,18 +14,17 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..branches import agents
-from ..branches.commits import is_sync_commit
 from ..branches.forkstate import MERGED as MERGED_FORK
 from ..branches.forkstate import forks_of
 from ..branches.treemerge import DocumentSides, is_document
 from ..codecs import parse
 from ..errors import OperationalError, ParseError
 from ..gitio.diffs import tree_changes
-from ..gitio.objects import commit_at, new_commits
+from ..gitio.objects import commit_at
 from ..gitio.refs import branch_tip
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
-from .syncer import CONFLICT, MERGED, REFUSED, Syncer
+from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
 if TYPE_CHECKING:
@@ -140,13 +139,13 @@ def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
     state: StatusState = NEEDS_SYNC if predicted.state == MERGED else predicted.state
     if state == CONFLICT and only_check_failures(predicted.conflicts):
         state = BLOCKED  # its merge would fail the checks: no sync lands it as it is
-    ahead = _count_new(repo, a, b)
+    ahead = count_new(repo, a, b)
     return AgentStatus(
         agent,
         branch,
         base,
         ahead,
-        _count_new(repo, b, a),
+        count_new(repo, b, a),
         state,
         _documents(predicted),
         _landed(_fork_sequences(repo, a, b), ahead),
@@ -210,11 +209,6 @@ def _forked_from(repo: Repository, agent: str) -> str | None:
         return agents.forked_from(repo, agent)
     except OperationalError:  # several remotes have the branch: the row says so
         return None
-
-
-def _count_new(repo: Repository, tip: Oid, other: Oid) -> int:
-    """Commits reachable from ``tip`` but not ``other``, not counting sync's merge commits."""
-    return sum(1 for commit in new_commits(repo, tip, other) if not is_sync_commit(commit))
 
 
 def _fork_sequences(repo: Repository, a: Oid, b: Oid) -> tuple[ForkSequence, ...]:

@@ -547,7 +547,7 @@ class Syncer:
     def _up_to_date(self, pair: _Pair, a: Oid, b: Oid) -> PairResult:
         """A pair where nothing moves, with the agent's own commits the base lacks (their
         merge is the base as it is: ``PairResult.changes_nothing``)."""
-        idle = 0 if a == b or descends(self.repo, b, a) else _own_commits(self.repo, a, b)
+        idle = 0 if a == b or descends(self.repo, b, a) else count_new(self.repo, a, b)
         return replace(pair.done(UP_TO_DATE), idle=idle)
 
     def forget(self) -> None:
@@ -721,9 +721,10 @@ class _Pair:
         )
 
 
-def _own_commits(repo: Repository, a: Oid, b: Oid) -> int:
-    """The agent's own commits (not sync's merges) on ``a`` that the base ``b`` lacks."""
-    return sum(1 for commit in new_commits(repo, a, b) if not is_sync_commit(commit))
+def count_new(repo: Repository, tip: Oid, other: Oid) -> int:
+    """Commits reachable from ``tip`` but not ``other``, not counting sync's merge commits
+    (an agent's own commits its base lacks; ``status`` counts AHEAD and BEHIND with it)."""
+    return sum(1 for commit in new_commits(repo, tip, other) if not is_sync_commit(commit))
 
 
 def _remember(logged: dict[str, set[str]] | None, merged: TreeMerge) -> None:
