@@ -791,22 +791,27 @@ def test_install_server_makes_a_console_script_that_cannot_start_start_as_instal
     assert pushed.returncode == 0, pushed.stderr
 
 
-def test_the_readmes_first_command_runs_the_demo_in_a_folder_whose_path_holds_a_space(
+def test_the_readmes_way_out_runs_the_demo_in_a_folder_whose_path_holds_a_space(
     tmp_path: Path,
 ) -> None:
     """A new user's clone in ``~/my projects/``: the README's first line (after ``pip install
-    .``) ran ``git vcontext demo``, which git could not start ("Maybe git-vcontext is
-    broken?": the script's first line is cut at the space) and which said nothing of the
-    way out. The line's own command runs the demo there, and after it ``git vcontext`` runs
-    (PRODUCT.md, "Installing never breaks git"; the README's first screen)."""
+    .``) runs ``git vcontext demo``, which git cannot start there ("Maybe git-vcontext is
+    broken?": the script's first line is cut at the space). The README's first screen names
+    the way out, ``python -m git_vcontext demo``: it runs the demo there, and after it ``git
+    vcontext`` runs (PRODUCT.md, "Installing never breaks git")."""
     import os
     import shlex
 
     readme = Path(__file__).resolve().parents[2] / "README.md"
     if not readme.exists():
         pytest.skip("needs the source checkout (README.md)")
-    first = next(line for line in readme.read_text("utf-8").splitlines() if "pip install ." in line)
-    demo = shlex.split(first.rsplit("&&", 1)[1])
+    text = readme.read_text("utf-8")
+    first = next(line for line in text.splitlines() if "pip install ." in line)
+    assert first.rsplit("&&", 1)[1].split() == ["git", "vcontext", "demo"]
+    screen = text.split("\n## ", 1)[0]
+    assert "holds a\nspace" in screen or "holds a space" in screen
+    demo = shlex.split("python -m git_vcontext demo")
+    assert "`python -m git_vcontext demo`" in screen
     _python, script = _environment(tmp_path / "my projects" / ".venv")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PATH"] = f"{script.parent}{os.pathsep}{env['PATH']}"  # . .venv/bin/activate
