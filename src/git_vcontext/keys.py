@@ -64,7 +64,7 @@ def key_choice(
     lists = [(i, a) for i, a in enumerate(arrays) if a is not None]
     if not lists or not all(isinstance(a, list) for _, a in lists):
         return NOT_KEYED
-    if any(not isinstance(e, dict) for _, a in lists for e in a):
+    if not all(_dicts(a) or all(isinstance(e, dict) for e in a) for _, a in lists):
         return NOT_KEYED
     for key in candidates:
         found = _values_of(lists, key)
@@ -80,7 +80,18 @@ def _values_of(lists: list[tuple[int, Sequence[Any]]], key: str) -> list[set[Any
     out: list[set[Any]] = []
     carried = False
     for _, elements in lists:
-        values: set[Any] = set()
+        if _dicts(elements):  # the values looked up in C, their kinds told at once
+            n = len(elements)
+            ids = list(map(dict.get, elements, [key] * n, [_ABSENT] * n))
+            kinds = set(map(type, ids))
+            if object in kinds:  # elements without the key
+                ids = [i for i in ids if i is not _ABSENT]
+                kinds = set(map(type, ids))
+            if kinds <= _STRING:
+                carried = carried or bool(ids)
+                out.append(set(zip([str] * len(ids), ids, strict=True)))
+                continue
+        values = set()
         for e in elements:
             if key in e:
                 ident = e[key]
@@ -100,7 +111,8 @@ def _repeat(
     others = [k for k in IDENTITY_KEYS if k != key]
     every = set().union(*found)
     for (side, elements), values in zip(lists, found, strict=True):
-        if sum(1 for e in elements if key in e) != len(values):
+        carrying = _carrying(elements, key)
+        if carrying != len(values):
             seen: set[Any] = set()
             for e in elements:
                 if key in e:
@@ -108,14 +120,45 @@ def _repeat(
                     if typed in seen:
                         return Repeat(key, e[key], side)
                     seen.add(typed)
-        for e in elements:
-            if key in e:
-                continue
-            for other in others:
-                ident = e.get(other)
-                if _hashable_id(ident) and (type(ident), ident) in every:
-                    return Repeat(other, ident, side, across=key)
+        if carrying == len(elements):
+            continue  # no element lacks the key: none carries another one instead
+        shared = _shared(elements, key, others, every)
+        if shared is not None:
+            return Repeat(shared[0], shared[1], side, across=key)
     return None
+
+
+def _shared(
+    elements: Sequence[Any], key: str, others: list[str], every: set[Any]
+) -> tuple[str, Any] | None:
+    """The first other key field and its value, of an element without ``key``, that is
+    among ``key``'s values (``every``)."""
+    for e in elements:
+        if key in e:
+            continue
+        for other in others:
+            ident = e.get(other)
+            if _hashable_id(ident) and (type(ident), ident) in every:
+                return other, ident
+    return None
+
+
+_ABSENT = object()  # dict.get's answer for a missing key (_values_of)
+_STRING = frozenset((str,))
+_DICT = frozenset((dict,))
+
+
+def _dicts(elements: Sequence[Any]) -> bool:
+    """Whether every element is a plain dict, told in C (then its look-ups can be made in C
+    too: most arrays a merge keys, issue 32); False: ask each one."""
+    return set(map(type, elements)) <= _DICT
+
+
+def _carrying(elements: Sequence[Any], key: str) -> int:
+    """How many of the elements (objects) carry ``key`` (counted in C for plain dicts)."""
+    if _dicts(elements):
+        return sum(map(dict.__contains__, elements, [key] * len(elements)))
+    return sum(1 for e in elements if key in e)
 
 
 def identity_key(

@@ -13,11 +13,13 @@ from .matching import appended_only, match_elements
 from .text import (
     BOM,
     SourceText,
-    brackets_within,
+    brackets_structural,
+    cuts_outside_containers,
     data_deeper_than,
     decode,
     deep_offset,
     marker_error,
+    nesting_proof,
     newline_of,
 )
 
@@ -121,6 +123,12 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
 
     ``keep_duplicates``: a repeated key is no error; its pairs are kept (``duplicate_name``).
     """
+    return _parse_value(text, keep_duplicates)[0]
+
+
+def _parse_value(text: str, keep_duplicates: bool) -> tuple[JsonValue, bool | None]:
+    """``parse_value``'s value, and whether its nesting check showed that no string of the
+    text holds a bracket (``text.nesting_proof``; None: not worked out)."""
     try:
         value, end = _decode(text, keep_duplicates)
     except DuplicateKeyError as exc:
@@ -141,10 +149,12 @@ def parse_value(text: str, *, keep_duplicates: bool = False) -> JsonValue:
     end = skip_whitespace(text, end)
     if end != len(text):
         raise _located(text, end, "invalid JSON: extra data after the document")
-    many = isinstance(value, (dict, list)) and not brackets_within(text, MAX_DEPTH)
-    if many and data_deeper_than(value, MAX_DEPTH):
+    if not isinstance(value, (dict, list)):
+        return value, None
+    within, structural = nesting_proof(text, MAX_DEPTH)
+    if not within and data_deeper_than(value, MAX_DEPTH):
         raise _depth_error(text)
-    return value
+    return value, structural
 
 
 def _decode(text: str, keep_duplicates: bool) -> tuple[JsonValue, int]:
@@ -479,6 +489,9 @@ class JsonDocument(SourceText):
         self._style: JsonStyle | None = None
         self.bom = bom
         self._containers: dict[int, ContainerSpan] = {}
+        # whether no string of the text holds a bracket (text.brackets_structural), when
+        # the parse worked it out; else worked out by the first scan that asks
+        self.structural: bool | None = None
         self._one_line_records: bool | None = None
         self.keeps_duplicates = False  # read with repeated keys kept (the merge, M18)
         # json_splice: (the log's list, how many elements the base's text holds, where
@@ -553,11 +566,11 @@ class JsonDocument(SourceText):
         if same(new, old):
             return self.text[start:end]
         if isinstance(new, dict) and isinstance(old, dict):
-            return self._emit_object(new, old, start, inline)
+            return self._emit_object(new, old, start, end, inline)
         if isinstance(new, list) and isinstance(old, list):
             if appended_only(old, new):
                 return self._emit_appended(new, old, start, end, inline)
-            return self._emit_array(new, old, start, inline)
+            return self._emit_array(new, old, start, end, inline)
         return self._fresh(new, self._line_indent(start), inline)
 
     def _emit_appended(
@@ -579,9 +592,9 @@ class JsonDocument(SourceText):
         return "".join(parts)
 
     def _emit_object(
-        self, new: dict[str, Any], old: dict[str, Any], start: int, inline: bool
+        self, new: dict[str, Any], old: dict[str, Any], start: int, end: int, inline: bool
     ) -> str:
-        c = self._container(start)
+        c = self._container(start, end, len(old))
         layout = self._layout(c, start, inline)
         by_key = _members_by_name(c.members)
         first = c.members[0] if c.members else None
@@ -658,10 +671,12 @@ class JsonDocument(SourceText):
         ]
         return "{" + ",".join(members) + newline + indent + "}" if members else "{}"
 
-    def _emit_array(self, new: list[Any], old: list[Any], start: int, inline: bool) -> str:
+    def _emit_array(
+        self, new: list[Any], old: list[Any], start: int, end: int, inline: bool
+    ) -> str:
         matches = match_elements(old, new)
         kept = self._kept_prefix(new, old, matches, start)
-        c = self._container(start) if kept is None else kept[0]
+        c = self._container(start, end, len(old)) if kept is None else kept[0]
         layout = self._layout(c, start, inline)
         template = next((j for j in matches if j is not None), 0)
         parts = ["["]
@@ -847,10 +862,21 @@ class JsonDocument(SourceText):
             start = c.members[-1].value_start
         return start
 
-    def _container(self, start: int) -> ContainerSpan:
+    def _container(self, start: int, end: int = -1, count: int = -1) -> ContainerSpan:
+        """The members of the container that opens at ``start``; when known, where it ends
+        and how many members it holds (its data's: what the parse made of this very text):
+        the last one's end is not scanned for, nor a long array's elements read."""
         c = self._containers.get(start)
         if c is None:
-            c = scan_container(self.text, start)
+            if end < 0 or (self.keeps_duplicates and self.text[start] == "{"):
+                c = scan_container(self.text, start)  # (a repeated key's names: no count)
+                self._containers[start] = c
+                return c
+            many = count >= _SPLIT_FROM and self.text[start] == "["
+            if many and self.structural is None:
+                self.structural = brackets_structural(self.text)
+            split = many and self.structural and _elements_by_lines(self.text, start, end, count)
+            c = split or scan_container(self.text, start, known=(end - 1, count))
             self._containers[start] = c
         return c
 
@@ -948,13 +974,20 @@ def _members_by_name(members: list[Member]) -> dict[str | None, Member]:
 
 
 def scan_container(
-    text: str, start: int, limit: int | None = None, last: tuple[Any, int, int] | None = None
+    text: str,
+    start: int,
+    limit: int | None = None,
+    last: tuple[Any, int, int] | None = None,
+    known: tuple[int, int] | None = None,
 ) -> ContainerSpan:
     """Positions of the members of the object or array that opens at ``start``.
 
     With ``limit``, only the first members are scanned (``close`` is then unknown: -1).
     ``last``: (its key or index, where its value ends, where the container closes) of the
     last member, known already: its value is not scanned (json_splice's chain to a log).
+    ``known``: where the container closes and how many members it holds (a parsed text
+    and its data): the last member's value ends where the blanks before the closing
+    bracket start, and is not scanned (a long list most often ends a document).
     """
     is_object = text[start] == "{"
     close_char = "}" if is_object else "]"
@@ -977,6 +1010,12 @@ def scan_container(
         if last is not None and last[0] == (len(members) if key is None else key):
             members.append(Member(key, lead_start, item_start, key_end, value_start, last[1]))
             return ContainerSpan(last[2], members)
+        if known is not None and len(members) == known[1] - 1:
+            end = known[0]
+            while text[end - 1] in _WHITESPACE:
+                end -= 1
+            members.append(Member(key, lead_start, item_start, key_end, value_start, end))
+            return ContainerSpan(known[0], members)
         end = value_end(text, pos)
         members.append(Member(key, lead_start, item_start, key_end, value_start, end))
         if limit is not None and len(members) >= limit:
@@ -986,6 +1025,45 @@ def scan_container(
             pos += 1
             continue
         return ContainerSpan(pos, members)
+
+
+_WHITESPACE = frozenset(" \t\r\n")
+_SPLIT_FROM = 8
+"""An array of this many elements or more is cut by lines when it can be (_elements_by_lines)."""
+
+
+def _elements_by_lines(text: str, start: int, end: int, count: int) -> ContainerSpan | None:
+    """The members of the array that opens at ``start``, ends at ``end`` and holds ``count``
+    elements, in a parsed text whose brackets are all containers' (``brackets_structural``),
+    when its elements stand one a line as the first one does: the text between its brackets
+    cut at each comma followed by the first element's lead (a line break and an indent)
+    and first character, without reading an element. None when that does not give them all.
+
+    The proof: JSON strings hold no line break, so each cut is a comma outside strings;
+    where every container opened since the last cut is closed (``cuts_outside_containers``)
+    it stands between two elements of this array, and ``count`` pieces (each at least one
+    element) are one element each."""
+    first = skip_whitespace(text, start + 1)
+    lead = text[start + 1 : first]
+    close = end - 1
+    if "\n" not in lead or first >= close:
+        return None
+    head = text[first]
+    cut = "," + lead + head
+    pieces = text[first + 1 : close].split(cut)  # each without its first character (head)
+    if len(pieces) != count or not cuts_outside_containers(head + (_CUT + head).join(pieces)):
+        return None
+    members: list[Member] = []
+    lead_start, at, step = start + 1, first, len(cut)
+    for piece in pieces:
+        size = len(piece.rstrip(" \t\r\n")) if piece[-1:] in _WHITESPACE else len(piece)
+        members.append(Member(None, lead_start, at, at, at, at + 1 + size))
+        lead_start = at + 1 + len(piece) + 1
+        at += len(piece) + step
+    return ContainerSpan(close, members)
+
+
+_CUT = "\x00"  # (no JSON text holds a NUL: a string's must be escaped)
 
 
 def _scan_after(text: str, pos: int) -> tuple[list[Member], int]:
@@ -1127,7 +1205,8 @@ def loads(raw: bytes | str, *, keep_duplicates: bool = False) -> JsonDocument:
     text, bom = decode(raw)
     if not text or text.isspace():  # not strip(): that copies a big document
         raise ParseError("empty document", line=1, column=1)
-    data = parse_value(text, keep_duplicates=keep_duplicates)
+    data, structural = _parse_value(text, keep_duplicates)
     doc = JsonDocument(text, data, bom=bom)
     doc.keeps_duplicates = keep_duplicates
+    doc.structural = structural
     return doc

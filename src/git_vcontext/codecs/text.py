@@ -152,6 +152,7 @@ def nests_deeper(shape: str, limit: int) -> bool:
 
 _ROUND = bytes.maketrans(b"[{]}", b"(())")
 _NOT_BRACKET_OR_QUOTE = bytes(c for c in range(256) if c not in b'[]{}"')
+_NOT_BRACKET_OR_NUL = bytes(range(256)).translate(None, b"[]{}\x00")
 
 
 def brackets_within(text: str, limit: int) -> bool:
@@ -165,17 +166,57 @@ def brackets_within(text: str, limit: int) -> bool:
     string's own quotes pair up only when nothing stands between them, by induction from
     the first quote); with none left, what remains is the nesting of the containers,
     bracket for bracket."""
+    return nesting_proof(text, limit)[0]
+
+
+def nesting_proof(text: str, limit: int) -> tuple[bool, bool | None]:
+    """``brackets_within``'s answer, and whether the proof showed that no string holds a
+    bracket (``brackets_structural``; None: not worked out, the text being short or
+    holding few brackets)."""
     if len(text) <= 2 * limit:
-        return True  # fewer than limit + 1 opening brackets
+        return True, None  # fewer than limit + 1 opening brackets
     shape = text.encode("utf-8", "surrogatepass").translate(_ROUND, _NOT_BRACKET_OR_QUOTE)
     if shape.count(b"(") <= limit:
-        return True
+        return True, None
+    bare = _bare_brackets(text, shape)
+    if bare is None:
+        return False, False
+    return not nests_deeper(bare.decode("ascii"), limit), True
+
+
+def brackets_structural(text: str) -> bool:
+    """Whether every bracket of the JSON text ``text`` opens or closes a container (no
+    string holds one), shown as ``brackets_within`` shows it: no escaped quote, and the
+    brackets and quotes kept alone, each ``""`` taken out left to right, no quote left
+    (False: that cannot be shown). Then a part of the text holds as many opening brackets
+    as closing ones exactly when it closes every container it opens (``json_text``'s
+    scan of a long array, issue 32)."""
+    return _bare_brackets(text) is not None
+
+
+def _bare_brackets(text: str, shape: bytes | None = None) -> bytes | None:
+    """The text's brackets alone (``[{`` as ``(``, ``]}`` as ``)``) when no string holds
+    one (``brackets_structural``), else None; ``shape``: the brackets and quotes alone,
+    worked out already."""
     if "\\" in text and '\\"' in text:  # (memchr first: the pair's search is ~30x slower)
-        return False
+        return None
+    if shape is None:
+        shape = text.encode("utf-8", "surrogatepass").translate(_ROUND, _NOT_BRACKET_OR_QUOTE)
     shape = shape.replace(b'""', b"")
-    if b'"' in shape:
-        return False  # a string holds a bracket
-    return not nests_deeper(shape.decode("ascii"), limit)
+    return None if b'"' in shape else shape  # a quote left: a string holds a bracket
+
+
+def cuts_outside_containers(text: str) -> bool:
+    """Whether each NUL of ``text`` (a character no JSON text holds, put in by the caller
+    in a part of a parsed JSON text whose brackets are all containers',
+    ``brackets_structural``) stands where every container opened since the last one (or
+    the start) is closed: the text's brackets and NULs alone, the innermost pairs of
+    brackets taken away until none is left, leave nothing but the NULs (C-speed steps,
+    one a level of nesting)."""
+    shape = text.encode("utf-8", "surrogatepass").translate(_ROUND, _NOT_BRACKET_OR_NUL)
+    while b"()" in shape:
+        shape = shape.replace(b"()", b"")
+    return shape.count(0) == len(shape)
 
 
 _CONTAINERS = frozenset((dict, list))  # exactly these (as type() is): no subclass

@@ -108,7 +108,8 @@ def _array_suspects(base: list[Any], side: list[Any], out: set[Any]) -> None:
             ident = v.get("id")
             w = partners.get(ident) if type(ident) is str else None
             if w is not None:
-                _suspects(v, w, out)
+                if v != w:  # (equal: no id gone, told in C without the call, issue 32)
+                    _suspects(v, w, out)
                 continue
             if type(ident) is str:
                 out.add(ident)

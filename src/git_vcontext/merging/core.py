@@ -145,7 +145,7 @@ class Merger:
         if doc.is_sequence_field(path):  # M8 applies even when both reached the same number
             return sequence_number.merge_sequence(self, path, base, ours, theirs)
         if self.same(ours, theirs):
-            if base is not MISSING and sequence_number.advanced_within(base, ours):
+            if _may_advance(base, ours) and sequence_number.advanced_within(base, ours):
                 return self._both_alike(path, base, ours, theirs)
             return ours
         result = self._always_rules(path, base, ours, theirs)
@@ -307,6 +307,15 @@ def _ace_both_changed(path: Path, b: Any, o: Any, t: Any) -> bool:
     if o is MISSING or t is MISSING or same(o, t) or same(b, o) or same(b, t):
         return False
     return rules.is_ace_entry(path)
+
+
+def _may_advance(base: Any, value: Any) -> bool:
+    """False where ``advanced_within(base, value)`` is sure to be: no base, a value that
+    holds nothing (no object, no array), or an object equal to the base's (told in C, without
+    the calls: most values of a merge are unchanged objects or plain values, issue 32)."""
+    if base is MISSING or not isinstance(value, (dict, list)):
+        return False
+    return type(value) is not dict or base != value
 
 
 def _list_or_none(value: Any) -> Any:
