@@ -78,7 +78,7 @@ def _forked_without_upstream(repo: Repository) -> str | None:
     from ..branches.agents import agent_of_branch, forked_from, recorded_base
     from ..gitio import config_value
     from ..gitio.commits import current_branch
-    from ..gitio.refs import has_branch, valid_branch_name
+    from ..gitio.refs import has_branch, remote_copy, valid_branch_name
 
     branch = current_branch(repo)
     if branch is None or config_value(repo, f"branch.{branch}.merge") is not None:
@@ -89,34 +89,13 @@ def _forked_without_upstream(repo: Repository) -> str | None:
     base = recorded_base(repo, agent) or forked_from(repo, agent)
     if base is None or not valid_branch_name(base):
         return None
-    compared = _remote_base(repo, base) or (base if has_branch(repo, base) else None)
+    compared = remote_copy(repo, base) or (base if has_branch(repo, base) else None)
     if compared is None:
         return None
     return (
         f"{branch} has no upstream: it is agent {agent}'s branch, forked from {base}; name "
         f"the commits it adds to {compared} (git vcontext check {compared}..HEAD)"
     )
-
-
-def _remote_base(repo: Repository, base: str) -> str | None:
-    """The remote's copy of ``base`` as last fetched (``origin/main``): the base's upstream,
-    else the one remote-tracking branch of that name (``origin``'s among several); None
-    when no remote has it (a repository with no remote: the local base is the base)."""
-    import pygit2
-
-    from ..gitio.refs import remote_branches
-
-    try:
-        local = repo.branches.local.get(base)
-        upstream = None if local is None else local.upstream
-    except (KeyError, ValueError, pygit2.GitError):
-        upstream = None
-    if upstream is not None and upstream.name.startswith("refs/remotes/"):
-        return str(upstream.shorthand)
-    remotes = [remote for remote, name, _ in remote_branches(repo, base) if name == base]
-    if len(remotes) == 1 or "origin" in remotes:
-        return f"{remotes[0] if len(remotes) == 1 else 'origin'}/{base}"
-    return None
 
 
 def _object(repo: Repository, sha: str, name: str, *, fmt: str, shown: str) -> int:

@@ -253,6 +253,25 @@ def remote_branches(repo: Repository, prefix: str) -> list[tuple[str, str, Oid]]
     return sorted(found, key=lambda f: (f[1], f[0]))
 
 
+def remote_copy(repo: Repository, base: str) -> str | None:
+    """The remote's copy of ``base`` as last fetched (``origin/main``): the base's upstream,
+    else the one remote-tracking branch of that name (``origin``'s among several); None
+    when no remote has it (a repository with no remote: the local base is the base)."""
+    import pygit2
+
+    try:
+        local = repo.branches.local.get(base)
+        upstream = None if local is None else local.upstream
+    except (KeyError, ValueError, pygit2.GitError):
+        upstream = None
+    if upstream is not None and upstream.name.startswith("refs/remotes/"):
+        return str(upstream.shorthand)
+    remotes = [remote for remote, name, _ in remote_branches(repo, base) if name == base]
+    if len(remotes) == 1 or "origin" in remotes:
+        return f"{remotes[0] if len(remotes) == 1 else 'origin'}/{base}"
+    return None
+
+
 def track(repo: Repository, branch: str, remote: str, commit: Oid, *, message: str) -> None:
     """Create the local ``branch`` at ``commit`` tracking ``remote``'s branch of that name,
     as ``git switch BRANCH`` does for a branch only a remote has (``branch.BRANCH.remote``,
