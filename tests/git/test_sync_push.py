@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.run import cli_path, run_git
+from helpers.run import cli_path, run_cli, run_git
 from helpers.sync_repos import (
     EPOCH,
     commit_all,
@@ -449,3 +449,47 @@ def test_sync_at_scale_git_dash_c_sync_timeout_bounds_the_retries(git_repo: Path
         pytest.fail("still retrying after 30 s with vcontext.syncTimeout=2")
     assert code != 0
     assert time.monotonic() - started < 30
+
+
+def test_sync_push_sets_the_agent_branchs_upstream_as_git_push_u_so_check_needs_no_range(
+    shared: tuple[Path, Path],
+) -> None:
+    """``sync --push`` publishes ``agents/alice`` as ``git push -u`` would: with no upstream
+    of its own, the branch then tracks ``origin/agents/alice`` (said as git says it), so a
+    plain ``git vcontext check`` (``@{upstream}..HEAD``, PRODUCT.md) runs on the agent
+    branch and checks exactly the commits not pushed yet."""
+    _, repo = shared
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "branch 'agents/alice' set up to track 'origin/agents/alice'." in out
+    assert run_git(repo, "config", "branch.agents/alice.remote").stdout.strip() == "origin"
+    merge = run_git(repo, "config", "branch.agents/alice.merge").stdout.strip()
+    assert merge == "refs/heads/agents/alice"
+    run_git(repo, "switch", "-q", "agents/alice")
+    edit(repo, "todo.vcontext.json", status(("t2", "completed")))
+    commit_all(repo, "next")  # not pushed yet
+    checked = run_cli("check", cwd=repo)
+    assert checked.returncode == 0, checked.stderr.decode()
+    assert "1 commit(s) of origin/agents/alice..HEAD checked" in checked.stdout.decode()
+
+    code, out, err = sync(repo, "alice", "--push", "origin")  # set once: said once
+    assert code == 0, out + err
+    assert "set up to track" not in out
+
+
+def test_sync_push_never_changes_an_upstream_the_agent_branch_has(
+    shared: tuple[Path, Path],
+) -> None:
+    _, repo = shared
+    run_git(repo, "branch", "-q", "--set-upstream-to", "main", "agents/alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "set up to track" not in out
+    assert run_git(repo, "config", "branch.agents/alice.remote").stdout.strip() == "."
+    assert run_git(repo, "config", "branch.agents/alice.merge").stdout.strip() == "refs/heads/main"
