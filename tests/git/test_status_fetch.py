@@ -9,21 +9,13 @@ transport and with every value checked before git sees it."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from helpers.run import run_cli, run_git
-from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, rev, seed, status, sync
-
-
-def _clone(remote: Path, where: Path) -> Path:
-    subprocess.run(["git", "clone", "-q", str(remote), str(where)], check=True)
-    run_git(where, "config", "user.name", "Other")
-    run_git(where, "config", "user.email", "other@example.com")
-    return where
+from helpers.sync_repos import EPOCH, clone, commit_all, edit, fork_by_hand, rev, seed, status, sync
 
 
 @pytest.fixture
@@ -40,7 +32,7 @@ def team(git_repo: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
     edit(git_repo, "todo.vcontext.json", status(("t1", "completed")))
     commit_all(git_repo, "alice ticks t1")
     run_git(git_repo, "switch", "-q", "main")
-    return remote, git_repo, _clone(remote, tmp_path / "other")
+    return remote, git_repo, clone(remote, tmp_path / "other")
 
 
 def _status(repo: Path, *args: str) -> tuple[int, str, str]:

@@ -13,6 +13,7 @@ import pytest
 from helpers.run import cli_path, run_cli, run_git
 from helpers.sync_repos import (
     EPOCH,
+    clone,
     commit_all,
     commit_on,
     edit,
@@ -24,13 +25,6 @@ from helpers.sync_repos import (
     sync,
     without_fork,
 )
-
-
-def _clone(remote: Path, where: Path) -> Path:
-    subprocess.run(["git", "clone", "-q", str(remote), str(where)], check=True)
-    run_git(where, "config", "user.name", "Other")
-    run_git(where, "config", "user.email", "other@example.com")
-    return where
 
 
 @pytest.fixture
@@ -47,7 +41,7 @@ def shared(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
 
 def _other_commits_to_main(remote: Path, tmp_path: Path) -> Path:
     """Another clone with a commit on main (t3 blocked), not pushed yet."""
-    other = _clone(remote, tmp_path / "other")
+    other = clone(remote, tmp_path / "other")
     edit(other, "todo.vcontext.json", status(("t3", "blocked")))
     commit_all(other, "someone else blocks t3")
     return other
@@ -165,7 +159,7 @@ def test_an_unknown_remote_stops_sync_push_before_any_branch_moves(
 def test_two_agents_pushing_at_once_both_land(shared: tuple[Path, Path], tmp_path: Path) -> None:
     remote, repo = shared
     run_git(repo, "push", "-q", "origin", "agents/alice")
-    bob_repo = _clone(remote, tmp_path / "bob")
+    bob_repo = clone(remote, tmp_path / "bob")
     fork_by_hand(bob_repo, "bob")
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
     commit_on(bob_repo, "agents/bob", {"todo.vcontext.json": status(("t2", "completed"))}, "b")
@@ -212,7 +206,7 @@ def test_an_agent_branch_pushed_from_elsewhere_is_merged_not_overwritten(
 ) -> None:
     remote, repo = shared
     run_git(repo, "push", "-q", "origin", "agents/alice")
-    elsewhere = _clone(remote, tmp_path / "elsewhere")  # the same agent on another machine
+    elsewhere = clone(remote, tmp_path / "elsewhere")  # the same agent on another machine
     run_git(elsewhere, "branch", "agents/alice", "origin/agents/alice")
     commit_on(elsewhere, "agents/alice", {"todo.vcontext.json": status(("t2", "completed"))}, "x")
     run_git(elsewhere, "push", "-q", "origin", "agents/alice")
