@@ -555,8 +555,17 @@ def sync(**options: Any) -> int:
     help="With --format dot|mermaid: exit 1 when a conflict is predicted (the table and "
     "JSON always do).",
 )
+@click.option(
+    "--fetch",
+    is_flag=True,
+    help="Fetch each base's upstream and the agent branches first (as sync --push does).",
+)
 def status(**options: Any) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
+
+    Counts are against each base branch here, as a plain sync merges; a base that
+    tracks a remote is compared with it as of the last fetch, as git status does
+    (--fetch fetches first).
 
     Exits 1 when a sync would stop on a conflict; a picture printed exits 0 (a
     pipeline's first step), 1 only with --exit-code.

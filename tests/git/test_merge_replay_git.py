@@ -302,3 +302,32 @@ def test_pull_rebase_over_the_same_new_target_chains_the_replayed_creation(
     assert view.get("notes", []) == []
     done = run_git(repo, "push", "-q", "origin", "main", check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_m8_info_sequence_in_a_rebase_step_advances_by_the_commits_own_change(
+    repo: Path,
+) -> None:
+    """M8 on the info object (``vContextInfo.sequence``, seed 003's optimistic lock) in a
+    replay: the replayed commit's change is an advance on ours' (A + |B − O| = 5 + 2),
+    not a merge's max(A, B) + 1 (6), through a real ``git rebase``."""
+
+    def info(seq: int) -> None:
+        data = read(repo)
+        data["vContextInfo"]["sequence"] = seq
+        write(repo, data)
+
+    info(1)
+    commit(repo, "info at 1")
+    run_git(repo, "checkout", "-q", "-b", "feature")
+    info(3)
+    tool(repo, "ann", "t2", status="completed")  # O 1 -> B 3 (and a todo change)
+    run_git(repo, "checkout", "-q", "main")
+    info(5)
+    commit(repo, "main moves the lock to 5")
+    run_git(repo, "checkout", "-q", "feature")
+    rebase = run_git(repo, "rebase", "main", check=False)
+    assert rebase.returncode == 0, rebase.stdout + rebase.stderr
+    assert read(repo)["vContextInfo"]["sequence"] == 5 + (3 - 1)
+    assert not merges(repo)
+    valid(repo)
+    history_clean(repo, "feature")

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers.run import cli_path, run_git
+from helpers.run import cli_path, run_cli, run_git
 from helpers.sync_repos import (
     EPOCH,
+    clone,
     commit_all,
     commit_on,
     edit,
@@ -24,13 +25,6 @@ from helpers.sync_repos import (
     sync,
     without_fork,
 )
-
-
-def _clone(remote: Path, where: Path) -> Path:
-    subprocess.run(["git", "clone", "-q", str(remote), str(where)], check=True)
-    run_git(where, "config", "user.name", "Other")
-    run_git(where, "config", "user.email", "other@example.com")
-    return where
 
 
 @pytest.fixture
@@ -47,7 +41,7 @@ def shared(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
 
 def _other_commits_to_main(remote: Path, tmp_path: Path) -> Path:
     """Another clone with a commit on main (t3 blocked), not pushed yet."""
-    other = _clone(remote, tmp_path / "other")
+    other = clone(remote, tmp_path / "other")
     edit(other, "todo.vcontext.json", status(("t3", "blocked")))
     commit_all(other, "someone else blocks t3")
     return other
@@ -165,7 +159,7 @@ def test_an_unknown_remote_stops_sync_push_before_any_branch_moves(
 def test_two_agents_pushing_at_once_both_land(shared: tuple[Path, Path], tmp_path: Path) -> None:
     remote, repo = shared
     run_git(repo, "push", "-q", "origin", "agents/alice")
-    bob_repo = _clone(remote, tmp_path / "bob")
+    bob_repo = clone(remote, tmp_path / "bob")
     fork_by_hand(bob_repo, "bob")
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
     commit_on(bob_repo, "agents/bob", {"todo.vcontext.json": status(("t2", "completed"))}, "b")
@@ -212,7 +206,7 @@ def test_an_agent_branch_pushed_from_elsewhere_is_merged_not_overwritten(
 ) -> None:
     remote, repo = shared
     run_git(repo, "push", "-q", "origin", "agents/alice")
-    elsewhere = _clone(remote, tmp_path / "elsewhere")  # the same agent on another machine
+    elsewhere = clone(remote, tmp_path / "elsewhere")  # the same agent on another machine
     run_git(elsewhere, "branch", "agents/alice", "origin/agents/alice")
     commit_on(elsewhere, "agents/alice", {"todo.vcontext.json": status(("t2", "completed"))}, "x")
     run_git(elsewhere, "push", "-q", "origin", "agents/alice")
@@ -449,3 +443,47 @@ def test_sync_at_scale_git_dash_c_sync_timeout_bounds_the_retries(git_repo: Path
         pytest.fail("still retrying after 30 s with vcontext.syncTimeout=2")
     assert code != 0
     assert time.monotonic() - started < 30
+
+
+def test_sync_push_sets_the_agent_branchs_upstream_as_git_push_u_so_check_needs_no_range(
+    shared: tuple[Path, Path],
+) -> None:
+    """``sync --push`` publishes ``agents/alice`` as ``git push -u`` would: with no upstream
+    of its own, the branch then tracks ``origin/agents/alice`` (said as git says it), so a
+    plain ``git vcontext check`` (``@{upstream}..HEAD``, PRODUCT.md) runs on the agent
+    branch and checks exactly the commits not pushed yet."""
+    _, repo = shared
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "branch 'agents/alice' set up to track 'origin/agents/alice'." in out
+    assert run_git(repo, "config", "branch.agents/alice.remote").stdout.strip() == "origin"
+    merge = run_git(repo, "config", "branch.agents/alice.merge").stdout.strip()
+    assert merge == "refs/heads/agents/alice"
+    run_git(repo, "switch", "-q", "agents/alice")
+    edit(repo, "todo.vcontext.json", status(("t2", "completed")))
+    commit_all(repo, "next")  # not pushed yet
+    checked = run_cli("check", cwd=repo)
+    assert checked.returncode == 0, checked.stderr.decode()
+    assert "1 commit(s) of origin/agents/alice..HEAD checked" in checked.stdout.decode()
+
+    code, out, err = sync(repo, "alice", "--push", "origin")  # set once: said once
+    assert code == 0, out + err
+    assert "set up to track" not in out
+
+
+def test_sync_push_never_changes_an_upstream_the_agent_branch_has(
+    shared: tuple[Path, Path],
+) -> None:
+    _, repo = shared
+    run_git(repo, "branch", "-q", "--set-upstream-to", "main", "agents/alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+
+    code, out, err = sync(repo, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "set up to track" not in out
+    assert run_git(repo, "config", "branch.agents/alice.remote").stdout.strip() == "."
+    assert run_git(repo, "config", "branch.agents/alice.merge").stdout.strip() == "refs/heads/main"

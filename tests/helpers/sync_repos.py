@@ -8,6 +8,7 @@ tests depend only on sync itself.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,14 @@ def edit(repo: Path, name: str, change: Any) -> None:
     data = read(repo, name)
     change(data)
     write(repo, name, data)
+
+
+def clone(remote: Path, where: Path) -> Path:
+    """A clone of ``remote`` at ``where`` with an identity of its own (another person)."""
+    subprocess.run(["git", "clone", "-q", str(remote), str(where)], check=True)
+    run_git(where, "config", "user.name", "Other")
+    run_git(where, "config", "user.email", "other@example.com")
+    return where
 
 
 def seed(repo: Path) -> None:

@@ -11,7 +11,7 @@ from ..gitio import open_repo
 from ..pictures.render import render
 from ..sync.interrupted import finish
 from ..sync.picture import agent_picture
-from ..sync.status import status_and_clashes, table
+from ..sync.status import base_tracking, fetch_bases, status_and_clashes, table
 from ..values import json_report
 
 if TYPE_CHECKING:
@@ -19,19 +19,31 @@ if TYPE_CHECKING:
     from ..sync.trials import Clash
 
 
-def run(*, fmt: str = "text", exit_code: bool = False) -> int:
+def run(*, fmt: str = "text", exit_code: bool = False, fetch: bool = False) -> int:
     """Print the rows; exit 1 when a sync would stop on a conflict (alone, or after another
     agent's), else 0. A picture printed is a success (``status --format dot | dot -Tpng``
-    pipelines): it exits 1 for a predicted conflict only with ``exit_code``."""
+    pipelines): it exits 1 for a predicted conflict only with ``exit_code``. ``fetch``:
+    fetch the bases' upstreams and the agent branches first (else as last fetched)."""
     repo = open_repo(".")
-    finish(repo, say=lambda line: print(f"git-vcontext: {line}", file=sys.stderr))
+
+    def say(line: str) -> None:
+        print(f"git-vcontext: {line}", file=sys.stderr)
+
+    finish(repo, say=say)
+    if fetch:
+        fetch_bases(repo, say)
     rows, clashes = status_and_clashes(repo)
+    tracking = base_tracking(repo, rows)
     if fmt in ("dot", "mermaid"):
         _picture(rows, clashes, fmt)
     elif fmt == "json":
-        sys.stdout.write(json_report({"agents": [r.to_json() for r in rows]}))
+        sys.stdout.write(
+            json_report(
+                {"agents": [r.to_json() for r in rows], "bases": [t.to_json() for t in tracking]}
+            )
+        )
     else:
-        for line in table(rows):
+        for line in table(rows, tracking):
             print(line)
     conflicted = any(r.conflicts or r.clashes for r in rows)
     if fmt in ("dot", "mermaid") and not exit_code:

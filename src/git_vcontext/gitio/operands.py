@@ -101,7 +101,7 @@ def remote(repo: Repository | None, value: object, what: str = "remote") -> str:
     """A remote to fetch from or push to: a remote configured in ``repo`` (``git remote``), a
     URL of one of git's own transports, or the path of a repository on this machine."""
     name = plain(value, what)
-    if repo is not None and name in _configured(repo):
+    if repo is not None and name in configured(repo):
         return name
     hint = "a configured remote (git remote -v), a URL or the path of a repository"
     scheme = _URL.match(name)
@@ -125,7 +125,8 @@ def remote(repo: Repository | None, value: object, what: str = "remote") -> str:
     raise OperationalError(f"{what} {name!r} is not {hint}")
 
 
-def _configured(repo: Repository) -> list[str]:
+def configured(repo: Repository) -> list[str]:
+    """The names of the remotes configured in ``repo`` (``git remote``)."""
     try:
         return [name for name in repo.remotes.names() if name]
     except Exception:  # a config git cannot read: no named remote

@@ -8,13 +8,8 @@ from __future__ import annotations
 import os
 import sys
 
-DRIVER_ARGUMENTS = ("%O", "%A", "%B", "-p", "%P", "-l", "%L")
-"""git's placeholders as the merge drivers take them, in this order (``config.config_entries``
-writes them after the command, the criss-cross base driver these alone): the one place that
-says where each is, for the shell form's fallback (``config._guarded_driver``) and BOOT's."""
-
-LABEL_ARGUMENTS = ("-s", "%S", "-x", "%X", "-y", "%Y")
-"""The conflict labels, after ``DRIVER_ARGUMENTS`` (the outer merge driver only)."""
+from ..entry import DRIVER_ARGUMENTS as DRIVER_ARGUMENTS  # the one table (see there)
+from ..entry import LABEL_ARGUMENTS as LABEL_ARGUMENTS
 
 
 def position(placeholder: str) -> int:

@@ -21,13 +21,15 @@ from ..codecs import parse
 from ..errors import OperationalError, ParseError
 from ..gitio.diffs import tree_changes
 from ..gitio.objects import commit_at
-from ..gitio.refs import branch_tip
+from ..gitio.refs import branch_tip, commit_of
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
+from ..validation.model import command_word
 from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Final, Literal
 
     from pygit2 import Oid, Repository
@@ -119,6 +121,109 @@ class AgentStatus:
                 for c in self.clashes
             ],
         }
+
+
+@record
+class BaseTracking:
+    """Where a base branch stands against its upstream as last fetched, as ``git status``
+    tells a branch's (it does not fetch either): the rows count against the base here,
+    the branch a plain ``sync`` merges into (``sync --push`` works on the remote's)."""
+
+    base: str
+    remote: str
+    fetched: bool  # the remote's base was fetched before (its tracking branch exists)
+    ahead: int  # commits of the base here the remote's lacks
+    behind: int  # commits of the remote's base the base here lacks
+
+    def describe(self, agents: list[str]) -> str:
+        up, here = f"{self.remote}/{self.base}", f"counts against {self.base} here"
+        if not self.fetched:
+            return f"{self.base}: {here}; {up} was never fetched (git vcontext status --fetch)"
+        if not (self.ahead or self.behind):
+            return f"{self.base}: {here}, up to date with {up} as of the last fetch"
+        parts = [f"{n} commit{'s' if n != 1 else ''} {w}" for n, w in
+                 ((self.ahead, "ahead of"), (self.behind, "behind")) if n]  # fmt: skip
+        line = f"{self.base}: {here}, {' and '.join(parts)} {up} as of the last fetch"
+        if self.behind:
+            names = " ".join(command_word(a) for a in agents) if agents else "--all"
+            line += (
+                f": git vcontext sync {names} --push {command_word(self.remote)} syncs with {up}"
+            )
+        return line
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "base": self.base,
+            "upstream": f"{self.remote}/{self.base}",
+            "fetched": self.fetched,
+            "ahead": self.ahead,
+            "behind": self.behind,
+        }
+
+
+def base_tracking(repo: Repository, rows: list[AgentStatus]) -> list[BaseTracking]:
+    """Each base of ``rows`` that tracks a remote (``branch.BASE.remote``), against the
+    remote's base as last fetched (git's tracking branch or sync's own copy, the newer)."""
+    # lazy: the remote view behind it is needed only when a base tracks a remote
+    from ..conflicts.checkout import known_tip, upstream
+    from ..gitio.objects import new_commits
+
+    found = []
+    for base in dict.fromkeys(r.base for r in rows):
+        remote = upstream(repo, base)
+        local = commit_of(repo, f"refs/heads/{base}")  # None: deleted (the row says so)
+        if remote is None or local is None:
+            continue
+        there = known_tip(repo, remote, base)
+        if there is None:
+            found.append(BaseTracking(base, remote, False, 0, 0))
+            continue
+        ahead = sum(1 for _ in new_commits(repo, local, there))
+        behind = sum(1 for _ in new_commits(repo, there, local))
+        found.append(BaseTracking(base, remote, True, ahead, behind))
+    return found
+
+
+def fetch_bases(repo: Repository, say: Callable[[str], None]) -> None:
+    """``status --fetch``: fetch each agent base's upstream (``branch.BASE.remote``) and the
+    agent branches it holds, as ``sync --push`` fetches them (its transport: transient
+    failures tried again until ``vcontext.syncTimeout``; every value checked before git
+    sees it). Git's tracking branches move too, as for any fetch of a named remote. A
+    base that tracks no remote is said (``say``), and left as it is."""
+    # lazy: only --fetch talks to a remote
+    from ..conflicts.checkout import upstream
+    from ..gitio import operands, run_dir
+    from ..gitio import remote as remotes
+    from ..gitio.places import fetched_namespace
+    from ..gitio.transport import Link
+    from ..remote.protocol import settings
+
+    bases = {agents.default_base(repo): None}
+    for agent in agents.list_agents(repo, remote=True):
+        try:
+            bases[agents.base_of(repo, agent)] = None
+        except OperationalError:  # its row says why
+            continue
+    prefix = operands.branch(f"{agents.agent_prefix(repo)}x", "vcontext.agentPrefix")[:-1]
+    cwd = run_dir(repo)
+    by_remote: dict[str, list[str]] = {}
+    for base in bases:
+        remote = upstream(repo, base)
+        if remote is None:
+            say(f"status --fetch: {base} tracks no remote: nothing fetched for it")
+            continue
+        checked = operands.remote(repo, remote, f"branch.{base}.remote")
+        by_remote.setdefault(checked, []).append(operands.branch(base, "base branch"))
+    for remote, names in by_remote.items():
+        ns = fetched_namespace(repo, remote)
+        specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in names]
+        specs.append(f"+refs/heads/{prefix}*:{ns}heads/{prefix}*")
+        link = Link(cwd, remote, report=say)
+        link.deadline = link.clock() + settings(repo).timeout
+        try:
+            remotes.fetch(cwd, remote, specs, prune=True, link=link)
+        finally:
+            link.close()
 
 
 def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
@@ -270,11 +375,19 @@ def _parsed(raw: bytes | None, path: str) -> Any:
 COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 
 
-def table(rows: list[AgentStatus]) -> list[str]:
-    """The text report: one row per agent, then the details of each (``status`` prints it,
-    the MCP server answers with it)."""
+def table(rows: list[AgentStatus], tracking: list[BaseTracking] | None = None) -> list[str]:
+    """The text report: one row per agent, then the details of each, then where each base
+    stands against its upstream as last fetched (``status`` prints it, the MCP server
+    answers with it)."""
     if not rows:
         return ["no agent branches"]
+    lines = _rows(rows)
+    for t in tracking or ():
+        lines.append(t.describe([r.agent for r in rows if r.base == t.base]))
+    return lines
+
+
+def _rows(rows: list[AgentStatus]) -> list[str]:
     lines: list[str] = []
     cells = [COLUMNS] + [
         (

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
 from ..errors import Unfinished
-from ..gitio import operands, refs, work_tree
+from ..gitio import config_value, operands, refs, work_tree
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
 from ..prepush.mergecheck import only_check_failures
@@ -112,6 +112,7 @@ def _sync(
         outcome = push_with_retries(syncer, pairs, push, report=say, show=show)
         results = list(outcome.results)
         pushed = outcome.pushed
+        _track_pushed(repo, push, [r.agent for r in results if r.ok], say)
     else:
         try:
             results = syncer.sync_pairs(pairs)
@@ -169,6 +170,27 @@ def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
     if only_check_failures(r.conflicts) or all(c.log_deleted for c in r.conflicts):
         return f"  next: fix it as said, then {command}"
     return None if checkout else f"  next: {command} --checkout"
+
+
+def _track_pushed(
+    repo: Repository, remote: str, agents: list[str], say: Callable[[str], None]
+) -> None:
+    """An agent branch without an upstream that the remote now holds (its remote-tracking
+    branch, as the push left it, is the local tip) tracks it, as ``git push -u`` sets it
+    and says so; an upstream the branch has is never changed. Only for a configured remote:
+    ``git push -u URL`` would write a URL no ``@{upstream}`` resolves."""
+    if remote not in operands.configured(repo):
+        return
+    for agent in agents:
+        branch = agent_config.agent_branch(repo, agent)
+        if any(config_value(repo, f"branch.{branch}.{k}") for k in ("remote", "merge")):
+            continue
+        tip = refs.commit_of(repo, f"refs/heads/{branch}")
+        if tip is None or tip != refs.commit_of(repo, f"refs/remotes/{remote}/{branch}"):
+            continue
+        repo.config[f"branch.{branch}.remote"] = remote
+        repo.config[f"branch.{branch}.merge"] = f"refs/heads/{branch}"
+        say(f"branch '{branch}' set up to track '{remote}/{branch}'.")
 
 
 def _one_upstream(repo: Repository, bases: list[str]) -> str | None:

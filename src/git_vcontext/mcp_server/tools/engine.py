@@ -10,7 +10,7 @@ from ...diffing.files import compare
 from ...diffing.report import render_files
 from ...errors import Refused
 from ...filechange import FileChange
-from ...sync.status import all_status, table
+from ...sync.status import all_status, base_tracking, table
 from ...validation.model import FileReport, Finding, with_case_notes
 from ..catalog import Entry
 from ..service import Answer, Service
@@ -18,6 +18,9 @@ from ..store import report_of
 from ..uris import parse
 
 if TYPE_CHECKING:
+    from pygit2 import Repository
+
+    from ...sync.status import AgentStatus, BaseTracking
     from ..gitside import GitSide
 
 
@@ -100,9 +103,17 @@ def _case_notes(svc: Service, reports: list[FileReport]) -> list[FileReport]:
 
 def status(svc: Service, args: dict[str, Any]) -> Answer:
     git = _git(svc, "vcontext_status")
-    rows = git.locked(all_status)
-    data = {"agents": [r.to_json() for r in rows]}
-    return Answer("\n".join(table(rows)), data)
+    rows, tracking = git.locked(lambda repo: _with_tracking(repo, all_status(repo)))
+    data = {"agents": [r.to_json() for r in rows], "bases": [t.to_json() for t in tracking]}
+    return Answer("\n".join(table(rows, tracking)), data)
+
+
+def _with_tracking(
+    repo: Repository, rows: list[AgentStatus]
+) -> tuple[list[AgentStatus], list[BaseTracking]]:
+    """The rows, and where their bases stand against their upstreams as last fetched
+    (what ``git vcontext status`` says under its table)."""
+    return rows, base_tracking(repo, rows)
 
 
 def sync(svc: Service, args: dict[str, Any]) -> Answer:

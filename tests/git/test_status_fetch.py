@@ -1,0 +1,144 @@
+"""``status`` says what its counts are relative to, and ``status --fetch`` looks at the
+remote first (PRODUCT.md, command-line contract for ``status``; "Branch-per-agent
+workflow"). Like ``git status``, ``status`` does not fetch: its rows count against the
+base branch here (what a plain ``sync`` merges into, so status and sync agree) and a base
+that tracks a remote is compared with it *as of the last fetch*, said in its own line.
+``--fetch`` fetches each base's upstream and the agent branches first, through sync's
+transport and with every value checked before git sees it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import EPOCH, clone, commit_all, edit, fork_by_hand, rev, seed, status, sync
+
+
+@pytest.fixture
+def team(git_repo: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(the bare remote, this clone: main tracking origin/main and agents/alice with work,
+    another clone of the remote)."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "remote", "add", "origin", str(remote))
+    run_git(git_repo, "push", "-q", "-u", "origin", "main")
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, "todo.vcontext.json", status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1")
+    run_git(git_repo, "switch", "-q", "main")
+    return remote, git_repo, clone(remote, tmp_path / "other")
+
+
+def _status(repo: Path, *args: str) -> tuple[int, str, str]:
+    proc = run_cli("status", *args, cwd=repo, env=EPOCH)
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+def _json(repo: Path, *args: str) -> dict[str, Any]:
+    code, out, err = _status(repo, "--format", "json", *args)
+    assert code == 0, out + err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def _other_pushes_main(other: Path) -> None:
+    edit(other, "todo.vcontext.json", status(("t3", "blocked")))
+    commit_all(other, "someone else blocks t3")
+    run_git(other, "push", "-q", "origin", "main")
+
+
+def test_status_says_its_counts_are_against_the_base_here_and_the_remote_as_last_fetched(
+    team: tuple[Path, Path, Path],
+) -> None:
+    _, repo, other = team
+    _other_pushes_main(other)  # the remote's main moved; this clone has not fetched
+
+    code, out, err = _status(repo)
+
+    assert code == 0, out + err
+    assert "main: counts against main here, up to date with origin/main as of the last fetch" in (
+        out.splitlines()
+    )
+    assert _json(repo)["bases"] == [
+        {"base": "main", "upstream": "origin/main", "fetched": True, "ahead": 0, "behind": 0}
+    ]
+
+
+def test_status_fetch_fetches_first_and_says_how_far_behind_the_base_is(
+    team: tuple[Path, Path, Path],
+) -> None:
+    remote, repo, other = team
+    _other_pushes_main(other)
+    main_before = rev(repo, "main")
+
+    code, out, err = _status(repo, "--fetch")
+
+    assert code == 0, out + err
+    [line] = [ln for ln in out.splitlines() if ln.startswith("main: ")]
+    assert line == (
+        "main: counts against main here, 1 commit behind origin/main as of the last fetch: "
+        "git vcontext sync alice --push origin syncs with origin/main"
+    )
+    assert rev(repo, "refs/remotes/origin/main") == rev(remote, "main")  # as git fetch does
+    assert rev(repo, "main") == main_before  # status moves no branch
+    bases = _json(repo)["bases"]  # the next status, without --fetch, says the same
+    assert bases == [
+        {"base": "main", "upstream": "origin/main", "fetched": True, "ahead": 0, "behind": 1}
+    ]
+    # status and sync agree: the row is what a plain sync does, into main as it is here
+    agents = {r["agent"]: r for r in _json(repo)["agents"]}
+    assert agents["alice"]["state"] == "needs sync"
+    code, out, err = sync(repo, "alice", "--dry-run")
+    assert code == 0, out + err
+    assert "up to date" not in out
+
+
+def test_status_fetch_finds_an_agent_only_the_remote_has(
+    team: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, repo, other = team
+    run_git(other, "switch", "-q", "-c", "agents/bob")
+    edit(other, "todo.vcontext.json", status(("t2", "completed")))
+    commit_all(other, "bob ticks t2")
+    run_git(other, "push", "-q", "origin", "agents/bob")
+    assert "bob" not in {r["agent"] for r in _json(repo)["agents"]}  # not fetched yet
+
+    rows = {r["agent"]: r for r in _json(repo, "--fetch")["agents"]}
+
+    assert rows["bob"]["remote"] == "origin/agents/bob"
+
+
+def test_status_fetch_checks_the_remote_it_reads_from_config_before_git_sees_it(
+    team: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, repo, _ = team
+    mark = tmp_path / "ran"
+    run_git(repo, "config", "branch.main.remote", f"ext::sh -c touch% {mark}")
+
+    code, _, err = _status(repo, "--fetch")
+
+    assert code != 0
+    assert "Traceback" not in err
+    assert err.count("\n") == 1, err
+    assert "branch.main.remote" in err
+    assert not mark.exists()
+
+
+def test_status_fetch_of_a_base_that_tracks_no_remote_says_so_and_shows_the_rows(
+    git_repo: Path,
+) -> None:
+    seed(git_repo)
+    fork_by_hand(git_repo, "alice")
+
+    code, out, err = _status(git_repo, "--fetch")
+
+    assert code == 0, out + err
+    assert "main tracks no remote: nothing fetched for it" in err
+    assert out.startswith("AGENT")
+    assert "as of the last fetch" not in out
