@@ -1,4 +1,4 @@
-"""The history rules' shortcuts give exactly the findings of the whole comparison.
+"""The checks' shortcuts (history rules, semantic rules' pre-tests) give exactly the full findings.
 
 PRODUCT.md "The remote guards itself": the guard refuses what the hook refuses, with the
 same ``file:line:col: … [rule]`` lines; "Validation": the history rules (append-only
@@ -126,3 +126,57 @@ def test_merge_arrival_of_an_escaped_unmerged_fork_is_still_found() -> None:
     first = b'{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}'
     found = check_merge_arrival(first, merged, [merged], PATH)
     assert [f.rule for f in found] == [history.UNMERGED_FORK]
+
+
+# -- the semantic rules' text pre-test (validation.rules._may_hold) --------------------
+
+TITLES = [
+    '"a"',
+    '"<<<<<<< ours"',
+    '"\\u003c<<<<<< ours"',
+    '"x\\n>>>>>>> theirs"',
+    '">>>>>>\\u003e theirs"',
+    '"b\\\\c"',
+]
+KEYS = ['"conflictResolution"', '"\\u0063onflictResolution"', '"conflictresolution"']
+
+
+@st.composite
+def marked_doc(draw: Any) -> str:
+    titles = draw(st.lists(st.sampled_from(TITLES), max_size=3))
+    items = ", ".join(
+        f'{{"id": "t{i}", "title": {title}, "status": "pending"}}' for i, title in enumerate(titles)
+    )
+    meta = ""
+    if draw(st.booleans()):
+        key = draw(st.sampled_from(KEYS))
+        status = draw(st.sampled_from(['"unresolved"', '"resolved"']))
+        meta = f', "metadata": {{{key}: {{"conflicts": [{{"path": "$.a", "status": {status}}}]}}}}'
+    return f'{{"vContextInfo": {{"version": "0.4"{meta}}}, "todoList": {{"items": [{items}]}}}}'
+
+
+@settings(max_examples=200, deadline=None)
+@given(marked_doc(), st.booleans())
+def test_markers_and_conflicts_pre_tested_on_the_text_find_what_the_walks_find(
+    text: str, tron: bool
+) -> None:
+    from git_vcontext.codecs.tron import dumps
+    from git_vcontext.jsoncodec import loads
+    from git_vcontext.validation import rules
+    from git_vcontext.validation.files import check_bytes
+
+    path = "memory/todo.vcontext.tron" if tron else PATH
+    raw = (dumps(loads(text)) if tron else text).encode()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rules, "_may_hold", lambda _text, *_words: True)
+        slow = check_bytes(raw, path, covered=True)
+    fast = check_bytes(raw, path, covered=True)
+    assert _shown(list(fast.as_findings())) == _shown(list(slow.as_findings()))
+
+
+def test_an_escaped_conflict_marker_is_still_found() -> None:
+    from git_vcontext.validation.files import check_bytes
+
+    raw = b'{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [{"id": "t", '
+    raw += b'"title": "\\u003c<<<<<< ours", "status": "pending"}]}}'
+    assert [f.rule for f in check_bytes(raw, PATH, covered=True).findings] == ["conflict-markers"]
