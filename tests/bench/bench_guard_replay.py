@@ -6,6 +6,7 @@ alone, the code under test and (``--baseline SRC``) another checkout's, in turn.
 
 Run: python tests/bench/bench_guard_replay.py [--agents 4] [--rounds 4] [--runs 3]
                                               [--baseline <checkout>/src] [--command]
+                                              [--last N]
 
 Each code's guard is started as its ``install --server --guard`` installs it: the hook it
 writes (the shim, then the guard's Python as the shim starts it); ``--command``: the
@@ -15,7 +16,9 @@ mattered.
 Prints, per kind of push (the lease taken alone, an ordinary push the light path judges,
 one the full check judges), how many there were and the median CPU time (user + sys of
 the hook's processes: its shell, the guard's Python and the git processes it starts) per
-push, and the total for all pushes, with ``python -c pass`` measured in turn for scale.
+push, and the total for all pushes (``--last N``: only the soak's last N pushes are
+replayed, where its documents are largest: a 16 x 10 soak's last 60 in a few
+minutes), with ``python -c pass`` measured in turn for scale.
 The verdict cache of each push is the one the guard had then (renamed to each code's own
 fingerprint). Byte code: both checkouts are compiled first (``compileall``), as an
 installed package is.
@@ -152,6 +155,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3, help="Replays of each push per code.")
     parser.add_argument("--baseline", default="", help="Another checkout's src folder.")
+    parser.add_argument("--last", type=int, default=0, help="Replay only the last N pushes.")
     parser.add_argument(
         "--command", action="store_true",
         help="Run the guard's command alone (git-vcontext hook pre-receive), not the hook "
@@ -164,6 +168,7 @@ def main() -> None:
         compileall.compile_dir(src, quiet=1)
     with tempfile.TemporaryDirectory(prefix="bench-guard-replay-") as tmp:
         remote, pushes = capture(Path(tmp), args.agents, args.rounds)
+        pushes = pushes[-args.last :] if args.last else pushes
         caches = {label: fingerprint(src) for label, src in codes.items()}
         hooks = {
             label: None if args.command else installed_hook(src, Path(tmp), label)

@@ -299,9 +299,10 @@ class Light:
                 continue  # removed by the merge: nothing brought
             if not change.regular or not checked_file(change.path):
                 return False  # maybe a document by content or routing: the full check
-            merged, had, kept = (
-                self._keys(tree, change.path) for tree in (merge.tree, before.tree, commit.tree)
-            )
+            merged, kept = self._keys(merge.tree, change.path), self._keys(commit.tree, change.path)
+            if merged.keys() <= kept.keys():
+                continue  # all it holds kept (the usual round on a sync): whatever was brought
+            had = self._keys(before.tree, change.path)
             brought = [key for key in merged if key not in had]
             if brought and all(key not in kept for key in brought):
                 return False  # the full check looks closer (moves, conversions) and says so

@@ -47,8 +47,9 @@ def is_document(data: Any) -> bool:
     return any(isinstance(data.get(k), dict) for k in CONTAINER_KEYS + EXTRA_CONTAINER_KEYS)
 
 
-def check_document(data: Any) -> tuple[list[Issue], list[str]]:
-    """Findings (unlocated) and the checks that were skipped, for one parsed document."""
+def check_document(data: Any, *, text: str | None = None) -> tuple[list[Issue], list[str]]:
+    """Findings (unlocated) and the checks that were skipped, for one parsed document
+    (``text``: what it was parsed from, if known: see ``semantic_issues``)."""
     if not is_document(data):
         return _not_vcontext(data), []
     key = next((k for k in INFO_KEYS if k in data), None)
@@ -70,7 +71,7 @@ def check_document(data: Any) -> tuple[list[Issue], list[str]]:
         skipped.append(f"schema: no bundled schema for {shown}; only the semantic rules ran")
     if key == "vAgendaInfo" and schema is not None:
         skipped.append("core v0.4 item schema: vAgenda predates it (ACE playbook checked)")
-    issues.extend(semantic_issues(data, with_malformed=schema is None))
+    issues.extend(semantic_issues(data, with_malformed=schema is None, text=text))
     return issues, skipped
 
 
@@ -84,8 +85,11 @@ def _beside_version(issues: list[Issue]) -> list[Issue]:
     return [i for i in issues if i[1] not in said]
 
 
-def semantic_issues(data: dict[str, Any], *, with_malformed: bool) -> Iterator[Issue]:
-    """Every semantic rule over a vContext-family document."""
+def semantic_issues(
+    data: dict[str, Any], *, with_malformed: bool, text: str | None = None
+) -> Iterator[Issue]:
+    """Every semantic rule over a vContext-family document; ``text``, the text it was
+    parsed from (if known), spares the walks of rules whose words it does not hold."""
     yield from rules.check_container(data)
     for name in rules.containers(data):
         container = data[name]
@@ -96,8 +100,8 @@ def semantic_issues(data: dict[str, Any], *, with_malformed: bool) -> Iterator[I
         yield from container_rules.check_proposal(plan, ("plan",))
     yield from check_playbooks(data, with_malformed=with_malformed)
     yield from rules.check_datetimes(data)
-    yield from rules.check_markers(data)
-    yield from rules.check_conflicts(data)
+    yield from rules.check_markers(data, text=text)
+    yield from rules.check_conflicts(data, text=text)
 
 
 def _core_spec(data: dict[str, Any]) -> bool:

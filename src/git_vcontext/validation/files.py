@@ -66,7 +66,10 @@ def _vermas(path: str, doc: Document) -> bool:
 
 def check_document(doc: Document, path: str = "", *, sibling: Sibling | None = None) -> FileReport:
     """Validate a parsed document; findings are located in its source text."""
-    issues, skipped = check_value(doc.data, path, fmt=doc.format)
+    text = getattr(doc, "text", None)
+    issues, skipped = check_value(
+        doc.data, path, fmt=doc.format, text=text if isinstance(text, str) else None
+    )
     if sibling is not None and doc.format == "jsonl":
         # lazy: only a VerMAS log read beside its projections (the guard checks none)
         from .projections import projection_issues
@@ -86,18 +89,26 @@ def report_of(path: str, findings: tuple[Finding, ...], skipped: list[str]) -> F
 
 
 def check_value(
-    data: Any, path: str = "", *, fmt: str | None = None, jsonl: bool = False
+    data: Any,
+    path: str = "",
+    *,
+    fmt: str | None = None,
+    jsonl: bool = False,
+    text: str | None = None,
 ) -> tuple[list[Issue], list[str]]:
     """Unlocated findings and skipped checks for parsed data of format ``fmt`` (JSONL: the
     list of records; ``jsonl=True`` says the same); VerMAS files by place, else content.
-    At most MAX_ERRORS schema errors are explained, whatever the number of records."""
+    At most MAX_ERRORS schema errors are explained, whatever the number of records.
+    ``text``: the text ``data`` was parsed from, if known (rules skip what it cannot hold)."""
     from .schemas import error_budget  # lazy: jsonschema's helpers only where they run
 
     with error_budget():
-        return _check_value(data, path, fmt or ("jsonl" if jsonl else "json"))
+        return _check_value(data, path, fmt or ("jsonl" if jsonl else "json"), text)
 
 
-def _check_value(data: Any, path: str, fmt: str) -> tuple[list[Issue], list[str]]:
+def _check_value(
+    data: Any, path: str, fmt: str, text: str | None = None
+) -> tuple[list[Issue], list[str]]:
     if fmt == "jsonl":
         # lazy: only for JSONL files
         from .records import check_records
@@ -114,7 +125,7 @@ def _check_value(data: Any, path: str, fmt: str) -> tuple[list[Issue], list[str]
         msg = "a TOML file that is not a VerMAS template (no [[steps]]); nothing to validate"
         return [("not-vcontext", (), msg)], []
 
-    return check_data(data)
+    return check_data(data, text=text)
 
 
 def findings_of(issues: list[Issue], data: Any, locate: Any) -> tuple[Finding, ...]:

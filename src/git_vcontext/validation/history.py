@@ -76,6 +76,7 @@ DROP_SAID = "Vcontext-Drop:"
 plan); events never."""
 TARGET_ID = "targetId"
 UNMERGED = "unmerged"
+_UNMERGED_BYTES = UNMERGED.encode()
 
 Path = tuple[str | int, ...]
 
@@ -113,17 +114,27 @@ def check_merge_arrival(
     blocks ``merged`` holds that ``first`` (the first parent's version: the branch's own)
     lacks and one of ``others`` (the other parents' versions, at ``path``) has — what the
     merge brought in from an agent branch. ``old_path``: the first parent's name of it."""
-    if merged is None:
+    if merged is None or not _may_say_unmerged(merged):
         return []
     pair = _parse_pair(first, merged, path, old_path)
     if pair is None:
         return []
+    if not _unmerged_forks(*pair):
+        return []  # no unmerged fork block that ``first`` lacks: none arrived, from anywhere
     had: set[str] = set()
     for raw in others:
         data, _ = _parse(raw, path)
         if data is not _UNREADABLE:
             had.update(key for key, _ in _forks(data))
     return _unmerged_forks(*pair, brought=had) if had else []
+
+
+def _may_say_unmerged(raw: bytes) -> bool:
+    """Whether a string of the document may read ``unmerged`` (a fork block's
+    ``mergeStatus``): its text holds the word, or an escape (a backslash) that may spell
+    it. Every format is read as UTF-8 (``codecs.text.decode``), where the word's bytes are
+    its letters: without either, no value is ``unmerged`` and nothing needs parsing."""
+    return _UNMERGED_BYTES in raw or b"\\" in raw
 
 
 def _parse_pair(
@@ -140,12 +151,23 @@ def _parse_pair(
 class Source:
     """The new side's text and format, to give findings a line and column."""
 
-    def __init__(self, text: str = "", format: str = "json") -> None:
-        self.text = text
+    def __init__(self, text: str = "", format: str = "json", raw: bytes | None = None) -> None:
+        self._text = text
+        self._raw = raw  # the text's bytes, decoded when first needed (findings, JSONL)
         self.format = format
         self.keys: dict[int, str | None] = {}  # identity keys of arrays, for anchored paths
         self._found: dict[tuple[str | int, ...], tuple[int | None, int | None]] = {}
         self._locate: Callable[[Sequence[str | int]], tuple[int | None, int | None]] | None = None
+
+    @property
+    def text(self) -> str:
+        if self._raw is not None:
+            # lazy: only a side that parsed, so its bytes decode (no ParseError)
+            from ..codecs.text import decode
+
+            self._text, _ = decode(self._raw)
+            self._raw = None
+        return self._text
 
     def at(self, data: JsonValue, path: Path) -> tuple[int | None, int | None]:
         """Where ``path`` is in the text of ``data`` (the new side), or the nearest enclosing
@@ -372,8 +394,18 @@ def _playbook_events(
 ) -> dict[Any, tuple[Path, Any]]:
     """Every playbook event by ``eventId``, with its path (root or embedded playbooks);
     ``arrays``: the document's arrays when walked already."""
+    walked = _walks(data)
+    if walked is not None:
+        if walked[2] is None:
+            walked[2] = _events_of(walked[1])
+        events: dict[Any, tuple[Path, Any]] = walked[2]
+        return events
+    return _events_of(_walk_arrays(data) if arrays is None else arrays)
+
+
+def _events_of(arrays: Arrays) -> dict[Any, tuple[Path, Any]]:
     found: dict[Any, tuple[Path, Any]] = {}
-    for path, array in _walk_arrays(data) if arrays is None else arrays:
+    for path, array in arrays:
         if not doc.is_playbook_log(path):
             continue
         for index, element in enumerate(array):
@@ -383,9 +415,39 @@ def _playbook_events(
     return found
 
 
-def _walk_arrays(data: JsonValue, path: Path = ()) -> list[tuple[Path, list[Any]]]:
+def _walk_arrays(data: JsonValue) -> Arrays:
     """Arrays reachable through objects (and through array elements), with their paths."""
-    out: list[tuple[Path, list[Any]]] = []
+    walked = _walks(data)
+    return _arrays_of(data) if walked is None else walked[1]
+
+
+_WALKS: dict[int, list[Any]] = {}
+"""Inside ``ReusedParses`` (a document parsed once is one shared, read-only object: a
+blob of a push is compared with each parent, a parent with each child): by the id of
+each document's data, ``[data, its arrays, its playbook events or None]``, the data
+held so its id stays its own. Emptied when full; unused outside a block."""
+_WALKS_LIMIT = 64
+
+
+def _walks(data: JsonValue) -> list[Any] | None:
+    """The remembered walk of ``data`` (None: outside ``ReusedParses``, or a scalar)."""
+    if not isinstance(data, (dict, list)):
+        return None
+    # lazy: codecs is loaded by whatever parsed the data
+    from ..codecs import reusing_parses
+
+    if not reusing_parses():
+        return None
+    found = _WALKS.get(id(data))
+    if found is None or found[0] is not data:
+        if len(_WALKS) >= _WALKS_LIMIT:
+            _WALKS.clear()
+        found = _WALKS[id(data)] = [data, _arrays_of(data), None]
+    return found
+
+
+def _arrays_of(data: JsonValue, path: Path = ()) -> Arrays:
+    out: Arrays = []
     stack: list[tuple[Path, Any]] = [(path, data)]
     while stack:
         here, node = stack.pop()
@@ -465,12 +527,13 @@ def _changelogs(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> 
         if not doc.is_changelog(path) or not _outside_arrays(path):
             continue
         after = new_logs.get(path, [])
+        start = _same_start(entries, after)
         remaining: dict[str, int] = {}
-        for entry in after:
+        for entry in after[start:]:
             key = canonical(entry)
             remaining[key] = remaining.get(key, 0) + 1
         twins: dict[Any, int] | None = None
-        for index, entry in enumerate(entries):
+        for index, entry in enumerate(entries[start:], start):
             key = canonical(entry)
             if remaining.get(key, 0) > 0:
                 remaining[key] -= 1
@@ -479,6 +542,22 @@ def _changelogs(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> 
             twin = _same_sequence(entry, twins)
             out.append(_changelog_finding(path, index, entry, after, twin, old, new, src))
     return out
+
+
+def _same_start(entries: list[Any], after: list[Any]) -> int:
+    """How many entries the old log and the new one start with alike (their canonical
+    texts equal, one by one): each matches its counterpart, as the multiset of the new
+    log's texts would match it (it holds them), leaving the rest of the new log's to the
+    rest of the old one's (an append, or a merge's entries placed by sequence, without a
+    text per entry of the history)."""
+    start = 0
+    for before, now in zip(entries, after, strict=False):
+        if before != now:  # Python's equality, in C: looser than canonical texts
+            break
+        start += 1
+    if start and canonical(entries[:start]) != canonical(after[:start]):
+        return 0  # (``true`` where ``1`` stood, a number spelled otherwise): one by one
+    return start
 
 
 def _changelog_finding(
@@ -752,8 +831,11 @@ def _parse(raw: bytes | None, path: str) -> tuple[Any, Source]:
     from ..codecs.text import decode
 
     try:
+        if reusing_parses():  # the document parsed before, maybe: its text when needed
+            document = parse(raw, path=path)
+            return document.data, Source(format=document.format, raw=raw)
         text, _ = decode(raw)
-        if format_from_name(path) == "json" and text.strip() and not reusing_parses():
+        if format_from_name(path) == "json" and text.strip():
             # lazy: a cached pre-push never parses
             from ..codecs.json_text import parse_value
 

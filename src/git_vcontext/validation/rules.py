@@ -280,9 +280,10 @@ def _strings_under(value: Any, fields: frozenset[str]) -> Iterator[tuple[Parts, 
             stack.extend((child, (*parts, i)) for i, child in enumerate(node))
 
 
-def check_markers(value: Any) -> Iterator[Issue]:
-    """Conflict markers inside string values (a text merge left them in a narrative)."""
-    if not _any_string_with_marker(value):
+def check_markers(value: Any, *, text: str | None = None) -> Iterator[Issue]:
+    """Conflict markers inside string values (a text merge left them in a narrative);
+    ``text``: what ``value`` was parsed from, if known."""
+    if not _may_hold(text, "<<<<<<<", ">>>>>>>") or not _any_string_with_marker(value):
         return  # (the common case: one walk that builds no paths)
     stack: list[tuple[Any, Parts]] = [(value, ())]
     while stack:
@@ -297,10 +298,11 @@ def check_markers(value: Any) -> Iterator[Issue]:
             stack.extend((child, (*parts, i)) for i, child in enumerate(node))
 
 
-def check_conflicts(value: Any) -> Iterator[Issue]:
+def check_conflicts(value: Any, *, text: str | None = None) -> Iterator[Issue]:
     """No structured conflict left unresolved (a ``ConflictResolution`` anywhere: in the info's
-    ``metadata`` or a ``fork``): it would be committed and pushed as if merged."""
-    if not _any_key(value, "conflictResolution"):
+    ``metadata`` or a ``fork``): it would be committed and pushed as if merged. ``text``:
+    what ``value`` was parsed from, if known."""
+    if not _may_hold(text, "conflictResolution") or not _any_key(value, "conflictResolution"):
         return  # (the common case: one walk that builds no paths)
     stack: list[tuple[Any, Parts]] = [(value, ())]
     while stack:
@@ -315,6 +317,15 @@ def check_conflicts(value: Any) -> Iterator[Issue]:
                 yield from _unresolved(child, (*parts, key))
             elif isinstance(child, (dict, list)):
                 stack.append((child, (*parts, key)))
+
+
+def _may_hold(text: str | None, *words: str) -> bool:
+    """Whether a value parsed from ``text`` (None: not known) may hold one of ``words`` in
+    a key or a string: the text holds the word, or an escape (a backslash) that may spell
+    it. Every format writes a key or a string's characters as themselves or escaped with
+    a backslash (JSON, TRON, JSONL; TRON's class fields are names as written), so a text
+    without either holds none: one search in C instead of a walk of the value."""
+    return text is None or "\\" in text or any(word in text for word in words)
 
 
 def _any_string_with_marker(value: Any) -> bool:
