@@ -66,7 +66,14 @@ def test_status_says_its_counts_are_against_the_base_here_and_the_remote_as_last
         out.splitlines()
     )
     assert _json(repo)["bases"] == [
-        {"base": "main", "upstream": "origin/main", "fetched": True, "ahead": 0, "behind": 0}
+        {
+            "base": "main",
+            "upstream": "origin/main",
+            "fetched": True,
+            "ahead": 0,
+            "behind": 0,
+            "usable": True,
+        }
     ]
 
 
@@ -89,7 +96,14 @@ def test_status_fetch_fetches_first_and_says_how_far_behind_the_base_is(
     assert rev(repo, "main") == main_before  # status moves no branch
     bases = _json(repo)["bases"]  # the next status, without --fetch, says the same
     assert bases == [
-        {"base": "main", "upstream": "origin/main", "fetched": True, "ahead": 0, "behind": 1}
+        {
+            "base": "main",
+            "upstream": "origin/main",
+            "fetched": True,
+            "ahead": 0,
+            "behind": 1,
+            "usable": True,
+        }
     ]
     # status and sync agree: the row is what a plain sync does, into main as it is here
     agents = {r["agent"]: r for r in _json(repo)["agents"]}
@@ -142,3 +156,30 @@ def test_status_fetch_of_a_base_that_tracks_no_remote_says_so_and_shows_the_rows
     assert "main tracks no remote: nothing fetched for it" in err
     assert out.startswith("AGENT")
     assert "as of the last fetch" not in out
+
+
+@pytest.mark.parametrize("remote", ["gone", "ext::sh -c touch% ran"])
+def test_status_of_a_base_whose_remote_is_not_usable_advises_no_fetch_that_fails(
+    team: tuple[Path, Path, Path], remote: str
+) -> None:
+    # branch.main.remote names a remote that was removed (or is no remote at all): the line
+    # under the table named `status --fetch` as the way forward, which stops on that very
+    # value (exit 3); it says what is wrong instead, with git's own ways out
+    _, repo, _ = team
+    run_git(repo, "config", "branch.main.remote", remote)
+
+    code, out, err = _status(repo)
+
+    assert code == 0, out + err
+    line = out.splitlines()[-1]
+    assert line.startswith("main: counts against main here; its upstream's remote "), line
+    assert "is not a configured remote" in line
+    assert "--fetch" not in out
+    assert "git branch --unset-upstream main" in line
+    assert _json(repo)["bases"] == [
+        {"base": "main", "upstream": f"{remote}/main", "fetched": False, "ahead": 0,
+         "behind": 0, "usable": False}
+    ]  # fmt: skip
+    code, _, err = _status(repo, "--fetch")
+    assert code in (2, 3), err  # what the line spares the user
+    assert "branch.main.remote" in err

@@ -18,7 +18,7 @@ from ..branches.forkstate import MERGED as MERGED_FORK
 from ..branches.forkstate import forks_of
 from ..branches.treemerge import DocumentSides, is_document
 from ..codecs import parse
-from ..errors import OperationalError, ParseError
+from ..errors import OperationalError, ParseError, UsageError
 from ..gitio.diffs import tree_changes
 from ..gitio.objects import commit_at
 from ..gitio.refs import branch_tip, commit_of
@@ -134,9 +134,18 @@ class BaseTracking:
     fetched: bool  # the remote's base was fetched before (its tracking branch exists)
     ahead: int  # commits of the base here the remote's lacks
     behind: int  # commits of the remote's base the base here lacks
+    # the remote is one status --fetch and sync --push take (a configured remote, a URL, a
+    # repository's path: ``operands.remote``); False: nothing fetched or counted
+    usable: bool = True
 
     def describe(self, agents: list[str]) -> str:
         up, here = f"{self.remote}/{self.base}", f"counts against {self.base} here"
+        if not self.usable:
+            return (
+                f"{self.base}: {here}; its upstream's remote {command_word(self.remote)} is not"
+                " a configured remote, a URL or a repository's path (git remote -v; to stop"
+                f" tracking it: git branch --unset-upstream {command_word(self.base)})"
+            )
         if not self.fetched:
             return f"{self.base}: {here}; {up} was never fetched (git vcontext status --fetch)"
         if not (self.ahead or self.behind):
@@ -158,6 +167,7 @@ class BaseTracking:
             "fetched": self.fetched,
             "ahead": self.ahead,
             "behind": self.behind,
+            "usable": self.usable,
         }
 
 
@@ -166,6 +176,7 @@ def base_tracking(repo: Repository, rows: list[AgentStatus]) -> list[BaseTrackin
     remote's base as last fetched (git's tracking branch or sync's own copy, the newer)."""
     # lazy: the remote view behind it is needed only when a base tracks a remote
     from ..conflicts.checkout import known_tip, upstream
+    from ..gitio import operands
     from ..gitio.objects import new_commits
 
     found = []
@@ -173,6 +184,11 @@ def base_tracking(repo: Repository, rows: list[AgentStatus]) -> list[BaseTrackin
         remote = upstream(repo, base)
         local = commit_of(repo, f"refs/heads/{base}")  # None: deleted (the row says so)
         if remote is None or local is None:
+            continue
+        try:
+            operands.remote(repo, remote, f"branch.{base}.remote")
+        except (OperationalError, UsageError):  # what status --fetch and sync --push stop on
+            found.append(BaseTracking(base, remote, False, 0, 0, usable=False))
             continue
         there = known_tip(repo, remote, base)
         if there is None:
