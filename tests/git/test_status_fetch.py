@@ -73,6 +73,7 @@ def test_status_says_its_counts_are_against_the_base_here_and_the_remote_as_last
             "ahead": 0,
             "behind": 0,
             "usable": True,
+            "gone": False,
         }
     ]
 
@@ -103,6 +104,7 @@ def test_status_fetch_fetches_first_and_says_how_far_behind_the_base_is(
             "ahead": 0,
             "behind": 1,
             "usable": True,
+            "gone": False,
         }
     ]
     # status and sync agree: the row is what a plain sync does, into main as it is here
@@ -178,8 +180,30 @@ def test_status_of_a_base_whose_remote_is_not_usable_advises_no_fetch_that_fails
     assert "git branch --unset-upstream main" in line
     assert _json(repo)["bases"] == [
         {"base": "main", "upstream": f"{remote}/main", "fetched": False, "ahead": 0,
-         "behind": 0, "usable": False}
+         "behind": 0, "usable": False, "gone": False}
     ]  # fmt: skip
     code, _, err = _status(repo, "--fetch")
     assert code in (2, 3), err  # what the line spares the user
     assert "branch.main.remote" in err
+
+
+def test_status_fetch_of_a_base_the_remote_no_longer_has_says_so(
+    team: tuple[Path, Path, Path],
+) -> None:
+    # the remote's main was deleted (renamed there): --fetch found no main, yet the line
+    # said 'up to date with origin/main as of the last fetch' from the copy fetched before
+    remote, repo, _ = team
+    run_git(remote, "branch", "-q", "trunk", "main")
+    run_git(remote, "symbolic-ref", "HEAD", "refs/heads/trunk")
+    run_git(remote, "branch", "-q", "-D", "main")
+
+    code, out, err = _status(repo, "--fetch")
+
+    assert code == 0, out + err
+    line = out.splitlines()[-1]
+    assert "as of the last fetch" not in line, line
+    assert line == (
+        "main: counts against main here; origin has no main as fetched now"
+        " (to stop tracking it: git branch --unset-upstream main)"
+    )
+    assert _json(repo)["bases"][0]["fetched"] is True  # without --fetch: the last fetch's

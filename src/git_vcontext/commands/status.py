@@ -30,10 +30,9 @@ def run(*, fmt: str = "text", exit_code: bool = False, fetch: bool = False) -> i
         print(f"git-vcontext: {line}", file=sys.stderr)
 
     finish(repo, say=say)
-    if fetch:
-        fetch_bases(repo, say)
+    gone = fetch_bases(repo, say) if fetch else frozenset()
     rows, clashes = status_and_clashes(repo)
-    tracking = base_tracking(repo, rows)
+    tracking = base_tracking(repo, rows, gone)
     if fmt in ("dot", "mermaid"):
         _picture(rows, clashes, fmt)
     elif fmt == "json":

@@ -137,6 +137,7 @@ class BaseTracking:
     # the remote is one status --fetch and sync --push take (a configured remote, a URL, a
     # repository's path: ``operands.remote``); False: nothing fetched or counted
     usable: bool = True
+    gone: bool = False  # status --fetch found no such branch there (nothing counted)
 
     def describe(self, agents: list[str]) -> str:
         up, here = f"{self.remote}/{self.base}", f"counts against {self.base} here"
@@ -144,6 +145,11 @@ class BaseTracking:
             return (
                 f"{self.base}: {here}; its upstream's remote {command_word(self.remote)} is not"
                 " a configured remote, a URL or a repository's path (git remote -v; to stop"
+                f" tracking it: git branch --unset-upstream {command_word(self.base)})"
+            )
+        if self.gone:
+            return (
+                f"{self.base}: {here}; {self.remote} has no {self.base} as fetched now (to stop"
                 f" tracking it: git branch --unset-upstream {command_word(self.base)})"
             )
         if not self.fetched:
@@ -168,12 +174,16 @@ class BaseTracking:
             "ahead": self.ahead,
             "behind": self.behind,
             "usable": self.usable,
+            "gone": self.gone,
         }
 
 
-def base_tracking(repo: Repository, rows: list[AgentStatus]) -> list[BaseTracking]:
+def base_tracking(
+    repo: Repository, rows: list[AgentStatus], gone: frozenset[str] = frozenset()
+) -> list[BaseTracking]:
     """Each base of ``rows`` that tracks a remote (``branch.BASE.remote``), against the
-    remote's base as last fetched (git's tracking branch or sync's own copy, the newer)."""
+    remote's base as last fetched (git's tracking branch or sync's own copy, the newer);
+    ``gone``: the bases ``fetch_bases`` found their remote without."""
     # lazy: the remote view behind it is needed only when a base tracks a remote
     from ..conflicts.checkout import known_tip, upstream
     from ..gitio import operands
@@ -190,6 +200,9 @@ def base_tracking(repo: Repository, rows: list[AgentStatus]) -> list[BaseTrackin
         except (OperationalError, UsageError):  # what status --fetch and sync --push stop on
             found.append(BaseTracking(base, remote, False, 0, 0, usable=False))
             continue
+        if base in gone:
+            found.append(BaseTracking(base, remote, True, 0, 0, gone=True))
+            continue
         there = known_tip(repo, remote, base)
         if there is None:
             found.append(BaseTracking(base, remote, False, 0, 0))
@@ -200,12 +213,13 @@ def base_tracking(repo: Repository, rows: list[AgentStatus]) -> list[BaseTrackin
     return found
 
 
-def fetch_bases(repo: Repository, say: Callable[[str], None]) -> None:
+def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
     """``status --fetch``: fetch each agent base's upstream (``branch.BASE.remote``) and the
     agent branches it holds, as ``sync --push`` fetches them (its transport: transient
     failures tried again until ``vcontext.syncTimeout``; every value checked before git
     sees it). Git's tracking branches move too, as for any fetch of a named remote. A
-    base that tracks no remote is said (``say``), and left as it is."""
+    base that tracks no remote is said (``say``), and left as it is. Returns the bases
+    their remote did not have (its copies fetched before are left as they are)."""
     # lazy: only --fetch talks to a remote
     from ..conflicts.checkout import upstream
     from ..gitio import operands, run_dir
@@ -223,6 +237,7 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> None:
     prefix = operands.branch(f"{agents.agent_prefix(repo)}x", "vcontext.agentPrefix")[:-1]
     cwd = run_dir(repo)
     by_remote: dict[str, list[str]] = {}
+    gone: set[str] = set()
     for base in bases:
         remote = upstream(repo, base)
         if remote is None:
@@ -237,9 +252,11 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> None:
         link = Link(cwd, remote, report=say)
         link.deadline = link.clock() + settings(repo).timeout
         try:
-            remotes.fetch(cwd, remote, specs, prune=True, link=link)
+            missing = remotes.fetch(cwd, remote, specs, prune=True, link=link)
         finally:
             link.close()
+        gone.update(b for b in names if f"refs/heads/{b}" in missing)
+    return frozenset(gone)
 
 
 def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
