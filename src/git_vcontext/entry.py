@@ -19,27 +19,16 @@ if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from types import CodeType
 
-DRIVER_ARGUMENTS = ("%O", "%A", "%B", "-p", "%P", "-l", "%L")
-"""git's placeholders as the merge drivers take them, in this order (``setup.config``
-writes them after the command, the criss-cross base driver these alone): the one place that
-says where each is, for the fast path below, the shell form's fallback and BOOT's
-(``setup.boot``). Here, not in ``setup``: the merge driver's start loads no module more."""
-
-LABEL_ARGUMENTS = ("-s", "%S", "-x", "%X", "-y", "%Y")
-"""The conflict labels, after ``DRIVER_ARGUMENTS`` (the outer merge driver only)."""
-
-_PARAMETERS = {
-    "%P": "path",
-    "%L": "marker_size",
-    "%S": "base_label",
-    "%X": "ours_label",
-    "%Y": "theirs_label",
+# The options of the merge driver's fixed command line, as `install` writes it
+# (``setup.boot.DRIVER_ARGUMENTS``/``LABEL_ARGUMENTS``, which tests/unit/test_driver_arguments
+# holds this to: setup is a layer below this module, whose start loads no module more).
+_DRIVER_OPTIONS = {
+    "-p": "path",
+    "-l": "marker_size",
+    "-s": "base_label",
+    "-x": "ours_label",
+    "-y": "theirs_label",
 }
-"""The ``merge_driver.run`` parameter each placeholder given with an option fills."""
-
-# The options of the merge driver's fixed command line, as `install` writes it.
-_ALL = DRIVER_ARGUMENTS + LABEL_ARGUMENTS
-_DRIVER_OPTIONS = {_ALL[i - 1]: _PARAMETERS[a] for i, a in enumerate(_ALL) if a in _PARAMETERS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

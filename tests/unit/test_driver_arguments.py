@@ -51,12 +51,11 @@ def test_boot_falls_back_to_merge_file_with_the_tables_positions() -> None:
 def test_the_fast_path_and_click_take_the_options_of_the_one_table() -> None:
     """The driver's start (``entry``'s fast path, no click) and ``merge-driver`` through
     click read the options install writes from the same table: each option of it names
-    the placeholder after it, filling the same parameter both ways."""
+    the placeholder after it, filling the same parameter both ways (``entry`` keeps its own
+    dict: it may not import ``setup``, a layer below it, and its start loads no module more)."""
     from git_vcontext import cli, entry
 
-    assert boot.DRIVER_ARGUMENTS is entry.DRIVER_ARGUMENTS
-    assert boot.LABEL_ARGUMENTS is entry.LABEL_ARGUMENTS
-    table = [*entry.DRIVER_ARGUMENTS, *entry.LABEL_ARGUMENTS]
+    table = [*boot.DRIVER_ARGUMENTS, *boot.LABEL_ARGUMENTS]
     given = {table[i - 1]: a for i, a in enumerate(table) if table[i - 1].startswith("-")}
     assert set(entry._DRIVER_OPTIONS) == set(given)
     command = cli.cli.commands["merge-driver"]

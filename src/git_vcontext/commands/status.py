@@ -11,8 +11,9 @@ from ..gitio import open_repo
 from ..pictures.render import render
 from ..sync.interrupted import finish
 from ..sync.picture import agent_picture
-from ..sync.status import base_tracking, fetch_bases, status_and_clashes, table
+from ..sync.status import base_tracking, status_and_clashes, table
 from ..values import json_report
+from ..workflow.status import fetch_bases
 
 if TYPE_CHECKING:
     from ..sync.status import AgentStatus

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..branches.ancestry import contains
 from ..errors import OperationalError
-from ..gitio import complaint, config_value, git, run_dir, work_tree, worktrees
+from ..gitio import complaint, git, run_dir, work_tree, worktrees
 from ..gitio.objects import commit_at
 from ..gitio.operation import current, find_git_dir
 from ..gitio.places import fetched_namespace
@@ -24,6 +24,8 @@ from ..gitio.refs import commit_of
 from ..record import record
 from ..remote.view import RemoteView
 from ..sync.busy import busy
+from ..sync.tracking import known_tip as known_tip
+from ..sync.tracking import upstream as upstream
 from ..validation.model import command_word
 from .stopped import Stopped, leave_stopped
 
@@ -41,26 +43,6 @@ class Refusal:
     branch: str
     message: str
     commands: tuple[str, ...] = ()
-
-
-def upstream(repo: Repository, base: str) -> str | None:
-    """The remote the base branch tracks (``branch.BASE.remote``), None for none or '.'."""
-    remote = config_value(repo, f"branch.{base}.remote")
-    if not remote or remote == "." or remote.startswith("-"):
-        return None
-    return remote
-
-
-def known_tip(repo: Repository, remote: str, base: str) -> Oid | None:
-    """The remote's base as last fetched: git's tracking branch or sync's own copy,
-    whichever holds the other (the newer)."""
-    names = [f"refs/remotes/{remote}/{base}", f"{fetched_namespace(repo, remote)}heads/{base}"]
-    tips = [t for t in (_tip(repo, n) for n in names) if t is not None]
-    best: Oid | None = None
-    for tip in tips:
-        if best is None or contains(repo, tip, best):
-            best = tip
-    return best
 
 
 def _tip(repo: Repository, name: str) -> Oid | None:

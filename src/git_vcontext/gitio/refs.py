@@ -277,5 +277,11 @@ def track(repo: Repository, branch: str, remote: str, commit: Oid, *, message: s
     as ``git switch BRANCH`` does for a branch only a remote has (``branch.BRANCH.remote``,
     ``branch.BRANCH.merge``)."""
     create_branch(repo, branch, commit, message=message)
+    set_upstream(repo, branch, remote)
+
+
+def set_upstream(repo: Repository, branch: str, remote: str) -> None:
+    """Make ``remote``'s branch of the same name ``branch``'s upstream, as ``git push -u``
+    and ``git branch --set-upstream-to`` write it (``branch.BRANCH.remote``, ``.merge``)."""
     repo.config[f"branch.{branch}.remote"] = remote
     repo.config[f"branch.{branch}.merge"] = branch_ref(branch)

@@ -8,8 +8,15 @@ from __future__ import annotations
 import os
 import sys
 
-from ..entry import DRIVER_ARGUMENTS as DRIVER_ARGUMENTS  # the one table (see there)
-from ..entry import LABEL_ARGUMENTS as LABEL_ARGUMENTS
+DRIVER_ARGUMENTS = ("%O", "%A", "%B", "-p", "%P", "-l", "%L")
+"""git's placeholders as the merge drivers take them, in this order (``config.config_entries``
+writes them after the command, the criss-cross base driver these alone): the one place that
+says where each is, for the shell form's fallback (``config._guarded_driver``), BOOT's, and
+the driver's fast path (``entry._DRIVER_OPTIONS``, held to it by a test: ``entry`` is a layer
+above this one and its start loads nothing more)."""
+
+LABEL_ARGUMENTS = ("-s", "%S", "-x", "%X", "-y", "%Y")
+"""The conflict labels, after ``DRIVER_ARGUMENTS`` (the outer merge driver only)."""
 
 
 def position(placeholder: str) -> int:

@@ -188,8 +188,7 @@ def _track_pushed(
         tip = refs.commit_of(repo, f"refs/heads/{branch}")
         if tip is None or tip != refs.commit_of(repo, f"refs/remotes/{remote}/{branch}"):
             continue
-        repo.config[f"branch.{branch}.remote"] = remote
-        repo.config[f"branch.{branch}.merge"] = f"refs/heads/{branch}"
+        refs.set_upstream(repo, branch, remote)
         say(f"branch '{branch}' set up to track '{remote}/{branch}'.")
 
 
