@@ -12,6 +12,7 @@ and ``1``, ``1`` and ``1.0``, ``1.5`` and ``1.50``, escapes).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from git_vcontext.branches.treemerge import without_fork
 from git_vcontext.codecs import ReusedParses, dumps
 from git_vcontext.document import may_hold_fork
 from git_vcontext.validation import history
@@ -257,3 +259,16 @@ def test_an_escaped_fork_key_is_a_fork_block_to_every_pre_test(
     assert history.may_hold_unmerged_fork(raw)
     found = check_merge_arrival(None, raw, [raw], FORMATS[kind])
     assert [f.rule for f in found] == [history.UNMERGED_FORK]
+
+
+def test_sync_leaves_no_escaped_fork_block_on_the_base() -> None:
+    """M11: a base never holds fork blocks; ``without_fork`` takes one out however its key
+    is spelled."""
+    fork = {"parentUid": "u", "forkedAt": "t", "mergeStatus": "unmerged"}
+    data = {"vContextInfo": {"version": "0.4"}, "todoList": {"items": [], "fork": fork}}
+    raw = _escaped(dumps(data, "json"), [True]).encode()
+    assert b"fork" not in raw
+    assert json.loads(without_fork(raw, PATH)) == {
+        "vContextInfo": {"version": "0.4"},
+        "todoList": {"items": []},
+    }
