@@ -108,6 +108,18 @@ COUNTER_FIELDS = frozenset({"helpfulCount", "harmfulCount"})
 STATUS_FIELD = "status"
 LOCK_FIELD = "lockedBy"
 FORK_FIELD = "fork"
+_FORK_BYTES = FORK_FIELD.encode()
+
+
+def may_hold_fork(raw: bytes) -> bool:
+    """Whether a document may hold a fork block (``FORK_FIELD``): its text holds the key's
+    letters, or an escape (a backslash: JSON's and TRON's ``\\u0066ork``, TOML's in a
+    quoted key) that may spell it. Every format is read as UTF-8 (``codecs.text.decode``),
+    where the key's bytes are its letters: without either, no key is ``fork`` and nothing
+    needs parsing. The one pre-test before every fork rule (guard, check, validate)."""
+    return _FORK_BYTES in raw or b"\\" in raw
+
+
 SEQUENCE_FIELD = "sequence"
 CHANGELOG_FIELD = "changeLog"
 METRICS_FIELD = "metrics"

@@ -617,3 +617,20 @@ def test_the_advised_resolve_command_works_for_a_name_starting_with_a_dash(repo:
     assert resolved.returncode == 0, resolved.stderr
     assert status_of(repo, rel) == "M "
     assert json.loads((repo / rel).read_text())["todoList"]["items"][0]["status"] == "completed"
+
+
+def test_a_structured_record_with_an_escaped_status_is_still_listed(tmp_path: Path) -> None:
+    """``"\\u0075nresolved"`` reads ``unresolved`` (as ``validate``'s conflict-unresolved
+    rule reads it): the listing's byte pre-test must not skip the file."""
+    for name, status in (("base", "pending"), ("ours", "blocked"), ("theirs", "completed")):
+        (tmp_path / f"{name}.json").write_text(pretty(todo(t1=status)))
+    out = tmp_path / "structured.vcontext.json"
+    run_cli("merge", "base.json", "ours.json", "theirs.json", "-o", str(out),
+            "--conflict-style", "structured", cwd=tmp_path)  # fmt: skip
+    out.write_text(out.read_text().replace('"unresolved"', '"\\u0075nresolved"'))
+    assert b"unresolved" not in out.read_bytes()
+    assert run_cli("validate", out.name, cwd=tmp_path).returncode == 1
+    code, listing = cli_json("conflicts", out.name, cwd=tmp_path)
+    assert code == 1
+    [c] = listing["files"][0]["conflicts"]
+    assert c["where"] == "todoList.items[t1].status"

@@ -12,13 +12,17 @@ and ``1``, ``1`` and ``1.0``, ``1.5`` and ``1.50``, escapes).
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import re
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_vcontext.codecs import ReusedParses
+from git_vcontext.branches.treemerge import without_fork
+from git_vcontext.codecs import ReusedParses, dumps
+from git_vcontext.document import may_hold_fork
 from git_vcontext.validation import history
 from git_vcontext.validation.history import check_change, check_merge_arrival
 
@@ -180,3 +184,91 @@ def test_an_escaped_conflict_marker_is_still_found() -> None:
     raw = b'{"vContextInfo": {"version": "0.4"}, "todoList": {"items": [{"id": "t", '
     raw += b'"title": "\\u003c<<<<<< ours", "status": "pending"}]}}'
     assert [f.rule for f in check_bytes(raw, PATH, covered=True).findings] == ["conflict-markers"]
+
+
+# -- the fork rules' byte pre-test (document.may_hold_fork) ---------------------------
+
+FORMATS = {"json": "t.vcontext.json", "tron": "t.vcontext.tron", "toml": "t.vcontext.toml"}
+_WORD = re.compile(r'"?\b(fork|forkedAt|unmerged)\b"?')
+
+
+def _escaped(text: str, escape: list[bool]) -> str:
+    """``text`` with each of its words fork, forkedAt, unmerged (keys, bare or quoted, and
+    values) written as a quoted string whose first letter is a ``\\u`` escape, when drawn."""
+    turns = iter(escape * 20)
+
+    def one(match: re.Match[str]) -> str:
+        word = match.group(1)
+        if not next(turns, False):
+            return match.group(0)
+        return f'"\\u{ord(word[0]):04x}{word[1:]}"'
+
+    return _WORD.sub(one, text)
+
+
+@st.composite
+def escaped_fork_doc(draw: Any) -> tuple[bytes, str]:
+    fork: dict[str, Any] = {"parentUid": "u", "forkedAt": "2026-01-01T00:00:00Z"}
+    fork["mergeStatus"] = draw(st.sampled_from(["unmerged", "merged", "abandoned"]))
+    container: dict[str, Any] = {"uid": "u", "items": []}
+    if draw(st.booleans()):
+        container["fork"] = fork
+    data = {"vContextInfo": {"version": "0.4"}, "todoList": container}
+    kind = draw(st.sampled_from(sorted(FORMATS)))
+    text = _escaped(dumps(data, kind), draw(st.lists(st.booleans(), min_size=1, max_size=4)))
+    assert history._parse(text.encode(), FORMATS[kind])[0] == data  # the same document
+    return text.encode(), FORMATS[kind]
+
+
+@settings(max_examples=300, deadline=None)
+@given(escaped_fork_doc(), escaped_fork_doc())
+def test_fork_pre_tests_skip_no_document_whose_parse_holds_a_fork_block(
+    merged: tuple[bytes, str], first: tuple[bytes, str]
+) -> None:
+    """The guard's light path (``may_hold_unmerged_fork`` before a fast-forward's note,
+    ``may_hold_fork`` before history-unmerged-fork) and the full check (``may_hold_fork``
+    before both) skip only documents the parse finds no fork block in, whatever the words
+    are spelled with escapes in JSON, TRON or TOML."""
+    raw, path = merged
+    marks = history.unmerged_fork_marks(raw, path)
+    if history.fork_marks(raw, path):
+        assert may_hold_fork(raw)
+    if marks:
+        assert history.may_hold_unmerged_fork(raw)
+    old = first[0] if first[1] == path else None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(history, "_may_say_unmerged", lambda _raw: True)
+        slow = _shown(check_merge_arrival(old, raw, [raw], path))
+    assert _shown(check_merge_arrival(old, raw, [raw], path)) == slow
+    assert not slow or may_hold_fork(raw)
+
+
+@pytest.mark.parametrize("kind", sorted(FORMATS))
+def test_an_escaped_fork_key_is_a_fork_block_to_every_pre_test(
+    kind: Literal["json", "tron", "toml"],
+) -> None:
+    """No byte of the document says ``fork``: the pre-tests look (a backslash) and the
+    parse finds the unmerged block."""
+    fork = {"parentUid": "u", "forkedAt": "t", "mergeStatus": "unmerged"}
+    data = {"vContextInfo": {"version": "0.4"}, "todoList": {"items": [], "fork": fork}}
+    raw = _escaped(dumps(data, kind), [True]).encode()
+    assert b"fork" not in raw
+    assert b"unmerged" not in raw
+    assert history.unmerged_fork_marks(raw, FORMATS[kind]) == {("todoList", "u", "t")}
+    assert may_hold_fork(raw)
+    assert history.may_hold_unmerged_fork(raw)
+    found = check_merge_arrival(None, raw, [raw], FORMATS[kind])
+    assert [f.rule for f in found] == [history.UNMERGED_FORK]
+
+
+def test_sync_leaves_no_escaped_fork_block_on_the_base() -> None:
+    """M11: a base never holds fork blocks; ``without_fork`` takes one out however its key
+    is spelled."""
+    fork = {"parentUid": "u", "forkedAt": "t", "mergeStatus": "unmerged"}
+    data = {"vContextInfo": {"version": "0.4"}, "todoList": {"items": [], "fork": fork}}
+    raw = _escaped(dumps(data, "json"), [True]).encode()
+    assert b"fork" not in raw
+    assert json.loads(without_fork(raw, PATH)) == {
+        "vContextInfo": {"version": "0.4"},
+        "todoList": {"items": []},
+    }

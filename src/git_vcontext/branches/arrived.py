@@ -16,6 +16,7 @@ imported with a fork block of its own matches none and gets no note.
 
 from __future__ import annotations
 
+from ..document import may_hold_fork
 from ..record import record
 from ..validation.history import fork_marks, unmerged_fork_marks
 from ..validation.model import command_path, quoted_path
@@ -63,7 +64,7 @@ def arrived_forks(repo: Repository, paths: Iterable[tuple[str, bytes]]) -> list[
     candidates = [
         (path, marks)
         for path, raw in paths
-        if b"fork" in raw and (marks := unmerged_fork_marks(raw, path))
+        if may_hold_fork(raw) and (marks := unmerged_fork_marks(raw, path))
     ]
     if not candidates:
         return []

@@ -589,7 +589,7 @@ def _data_without_fork(data: Any) -> Any:
 
 def without_fork(raw: bytes, path: str) -> bytes:
     """``raw`` without container ``fork`` blocks, in its own style (as is if none or unreadable)."""
-    if b"fork" not in raw:
+    if not doc.may_hold_fork(raw):
         return raw
     try:
         parsed = parse(raw, path=path)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..document import checked_file
+from ..document import checked_file, may_hold_fork
 from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import read_bytes, read_regular, sniffed_vcontext, write_output
 from ..gitio import git, open_repo, repository_error
@@ -57,7 +57,7 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
             continue
         beside = None if name == "-" else _beside(name)
         reports.append(check_bytes(raw, name, covered=repo.covers(name), sibling=beside))
-        if b"fork" in raw and (rel := repo.rel(name)) is not None:
+        if may_hold_fork(raw) and (rel := repo.rel(name)) is not None:
             forked.append((rel, raw))
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.exists(p))
     reports = _case_notes(repo, reports)

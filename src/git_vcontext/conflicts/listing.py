@@ -185,9 +185,10 @@ def _head(ctx: Context, rel: str) -> bytes:
 
 
 def _may_hold_conflicts(ctx: Context, rel: str) -> bool:
-    """A cheap look before parsing: a marker line, or an unresolved Conflict."""
+    """A cheap look before parsing: a marker line, or an unresolved Conflict (its word, or
+    an escape that may spell it: validation.rules reads ``\\u0075nresolved`` alike)."""
     try:
         raw = read_regular(str(ctx.full(rel)))
     except OperationalError:
         return False
-    return b"<<<<<<<" in raw or b"unresolved" in raw
+    return b"<<<<<<<" in raw or b"unresolved" in raw or b"\\" in raw

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from ..document import checked_file
+from ..document import checked_file, may_hold_fork
 from ..gitio.batch import TREE, Objects, Unreadable, config_value, is_ancestor, rev_list
 from .cache import VerdictCache, blob_key, change_key, tips_key
 from .remotepast import remembered as deleted_tips
@@ -113,12 +113,15 @@ class Light:
         is an agent's, in a note (``branches.arrived``)."""
         if old is None:
             return False  # (the full check notes arrivals on a known tip only)
+        # lazy: only a push to a branch outside the agent prefix (``_arrivals`` read it)
+        from ..validation.history import may_hold_unmerged_fork
+
         before, after = self.objects.commit(old).tree, self.objects.commit(new).tree
         for change in self.objects.changes(before, after):
             if change.new is None or not change.regular or not checked_file(change.path):
                 continue
             raw = self.objects.blob(change.new[1])
-            if b"fork" in raw and b"unmerged" in raw:
+            if may_hold_unmerged_fork(raw):
                 return True
         return False
 
@@ -188,7 +191,7 @@ class Light:
                 if change.new is None or not change.regular or not checked_file(change.path):
                     return False  # a removal (git may pair it as a move), maybe routed: full
                 new = self.objects.blob(change.new[1])
-                if b"fork" not in new:
+                if not may_hold_fork(new):
                     continue
                 old = None if change.old is None else self.objects.blob(change.old[1])
                 others = [self._data(tree, change.path) for tree in trees[1:]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..document import checked_file
+from ..document import checked_file, may_hold_fork
 from ..filechange import FileChange
 from ..gitio.diffs import changes
 from ..gitio.objects import blob_bytes, tree_blob, tree_entries
@@ -176,7 +176,7 @@ class Checker:
                 continue  # nothing arrives in a removal
             old = None if change.old_id is None else blob_bytes(self.repo, change.old_id)
             new = blob_bytes(self.repo, change.new_id)
-            if b"fork" not in new:
+            if not may_hold_fork(new):
                 continue
             others = [_blob_at(self.repo, p.tree, change.new_path) for p in parents[1:]]
             findings = check_merge_arrival(

@@ -129,6 +129,11 @@ def check_merge_arrival(
     return _unmerged_forks(*pair, brought=had) if had else []
 
 
+def may_hold_unmerged_fork(raw: bytes) -> bool:
+    """Whether a document may hold an unmerged fork block (both words, or an escape)."""
+    return doc.may_hold_fork(raw) and _may_say_unmerged(raw)
+
+
 def _may_say_unmerged(raw: bytes) -> bool:
     """Whether a string of the document may read ``unmerged`` (a fork block's
     ``mergeStatus``): its text holds the word, or an escape (a backslash) that may spell
