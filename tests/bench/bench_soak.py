@@ -363,6 +363,10 @@ def _how(syncs: list[dict[str, object]]) -> None:
     print(f"| syncs that integrated / found their round merged by another / waited for a "
           f"lease | {here} / {elsewhere} / {waited} |")  # fmt: skip
     print(f"| pushes retried (as reported by sync) | {retried} |")
+    again = [s for s in syncs if "trying again in" in str(s.get("output", ""))]
+    streaks = sum(str(s.get("output", "")).count("(retry 1)") for s in again)
+    print(f"| syncs that met a transient transport failure (tried again) / streaks of "
+          f"retries | {len(again)} / {streaks} |")  # fmt: skip
 
 
 def _detail(missing: dict[str, list[str]]) -> str:
