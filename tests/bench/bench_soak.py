@@ -104,11 +104,16 @@ def main() -> int:
     print(f"(uptime before: {_uptime()})")
     for transport in args.transport:
         with _folder(args.keep, transport) as root:
-            code, summary = _bench(root, args, transport)
+            try:
+                code, summary = _bench(root, args, transport)
+            except RuntimeError as exc:  # a setup the server refused (install --server)
+                print(f"{TITLES[transport]}: not run: {str(exc).strip().splitlines()[-1]}\n")
+                failed = True
+                continue
         failed = failed or code != 0
         summaries.append(summary)
         print()
-    if len(summaries) > 1 or args.transport != ["path"]:
+    if summaries and (len(summaries) > 1 or args.transport != ["path"]):
         _compare(summaries, args)
     return 1 if failed else 0
 

@@ -143,13 +143,13 @@ def setup(
     the agents reach it (a git server's URL; default its path); ``clone_config``: git
     config the clones are made with (``git clone -c``: e.g. ``core.sshCommand``), or a
     function of the agent's name that says it; ``seeded``: called with the remote once the
-    seed is on it, before the clones are made (e.g. to give it to a server's user)."""
+    seed is on it, before the clones are made (e.g. to give it to a server's user; then
+    ``install --server`` comes after it, as on a server whose repository is that user's)."""
     remote = remote or root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
-    if server:
-        vcontext(remote, "install", "--server")
-    elif guard:
-        vcontext(remote, "install", "--server", "--guard")
+    installed = ["install", "--server"] if server else ["install", "--server", "--guard"]
+    if (server or guard) and seeded is None:
+        vcontext(remote, *installed)
     seed = root / "seed"
     git(root, "init", "-q", "-b", BASE, str(seed))
     identity(seed, "seed")
@@ -163,6 +163,8 @@ def setup(
     git(seed, "push", "-q", str(remote), BASE)
     if seeded is not None:
         seeded(remote)
+        if server or guard:  # as its owner would (install --server refuses in one line when
+            vcontext(remote, *installed)  # that user cannot run this installation)
     source = url or str(remote)
     clones = []
     for i in range(agents):
