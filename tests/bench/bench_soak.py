@@ -226,7 +226,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
         run = soak.soak(
             root, args.agents, args.rounds, not args.no_hooks, args.server, config, args.guard,
             remote=where.remote, url=where.url, clone_config=where.clone_config, env=env,
-            ready=ready, seeded=where.seeded,
+            ready=ready, seeded=where.seeded, install_late=where.seeded is not None,
         )  # fmt: skip
         server_cpu.append(where.cpu())
         docs = soak.documents(soak.fresh_clone(run, root))
