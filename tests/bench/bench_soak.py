@@ -104,11 +104,16 @@ def main() -> int:
     print(f"(uptime before: {_uptime()})")
     for transport in args.transport:
         with _folder(args.keep, transport) as root:
-            code, summary = _bench(root, args, transport)
+            try:
+                code, summary = _bench(root, args, transport)
+            except RuntimeError as exc:  # a setup the server refused (install --server)
+                print(f"{TITLES[transport]}: not run: {str(exc).strip().splitlines()[-1]}\n")
+                failed = True
+                continue
         failed = failed or code != 0
         summaries.append(summary)
         print()
-    if len(summaries) > 1 or args.transport != ["path"]:
+    if summaries and (len(summaries) > 1 or args.transport != ["path"]):
         _compare(summaries, args)
     return 1 if failed else 0
 
@@ -221,7 +226,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
         run = soak.soak(
             root, args.agents, args.rounds, not args.no_hooks, args.server, config, args.guard,
             remote=where.remote, url=where.url, clone_config=where.clone_config, env=env,
-            ready=ready, seeded=where.seeded,
+            ready=ready, seeded=where.seeded, install_late=where.seeded is not None,
         )  # fmt: skip
         server_cpu.append(where.cpu())
         docs = soak.documents(soak.fresh_clone(run, root))
@@ -363,6 +368,10 @@ def _how(syncs: list[dict[str, object]]) -> None:
     print(f"| syncs that integrated / found their round merged by another / waited for a "
           f"lease | {here} / {elsewhere} / {waited} |")  # fmt: skip
     print(f"| pushes retried (as reported by sync) | {retried} |")
+    again = [s for s in syncs if "trying again in" in str(s.get("output", ""))]
+    streaks = sum(str(s.get("output", "")).count("(retry 1)") for s in again)
+    print(f"| syncs that met a transient transport failure (tried again) / streaks of "
+          f"retries | {len(again)} / {streaks} |")  # fmt: skip
 
 
 def _detail(missing: dict[str, list[str]]) -> str:

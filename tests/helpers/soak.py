@@ -133,6 +133,7 @@ def setup(
     url: str | None = None,
     clone_config: CloneConfig | None = None,
     seeded: Callable[[Path], None] | None = None,
+    install_late: bool = False,
 ) -> tuple[Path, list[Path]]:
     """A bare remote with the seed documents on main, and one clone per forked agent
     (with the pre-push hook installed, as a user's clone has it, unless ``hooks`` is off;
@@ -143,13 +144,13 @@ def setup(
     the agents reach it (a git server's URL; default its path); ``clone_config``: git
     config the clones are made with (``git clone -c``: e.g. ``core.sshCommand``), or a
     function of the agent's name that says it; ``seeded``: called with the remote once the
-    seed is on it, before the clones are made (e.g. to give it to a server's user)."""
+    seed is on it, before the clones are made (e.g. to give it to a server's user);
+    ``install_late``: ``install --server`` after that, in the repository as that user's."""
     remote = remote or root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", BASE, str(remote))
-    if server:
-        vcontext(remote, "install", "--server")
-    elif guard:
-        vcontext(remote, "install", "--server", "--guard")
+    installed = ["install", "--server"] if server else ["install", "--server", "--guard"]
+    if (server or guard) and not install_late:
+        vcontext(remote, *installed)
     seed = root / "seed"
     git(root, "init", "-q", "-b", BASE, str(seed))
     identity(seed, "seed")
@@ -163,6 +164,8 @@ def setup(
     git(seed, "push", "-q", str(remote), BASE)
     if seeded is not None:
         seeded(remote)
+    if (server or guard) and install_late:  # as the owner would: install --server refuses in
+        vcontext(remote, *installed)  # one line when that user cannot run this installation
     source = url or str(remote)
     clones = []
     for i in range(agents):
@@ -440,18 +443,19 @@ def soak(
     env: dict[str, str] | None = None,
     ready: Callable[[list[Path]], None] | None = None,
     seeded: Callable[[Path], None] | None = None,
+    install_late: bool = False,
 ) -> SoakRun:
     """Set up, run ``agents`` processes concurrently, then let every agent sync once more
     (``config``: git config for every clone; ``guard``: the remote runs the guard;
     ``remote``, ``url``, ``clone_config``: see ``setup``; ``env``: added to the agent
     processes' environment; ``ready``: called with the clones once they are made, before
-    the agents start; ``seeded``: see ``setup``)."""
+    the agents start; ``seeded``, ``install_late``: see ``setup``)."""
     import os
     import resource
 
     remote, clones = setup(
         root, agents, hooks, server, config, guard, remote=remote, url=url,
-        clone_config=clone_config, seeded=seeded,
+        clone_config=clone_config, seeded=seeded, install_late=install_late,
     )  # fmt: skip
     if ready is not None:
         ready(clones)
