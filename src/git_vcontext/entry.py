@@ -81,14 +81,20 @@ def _dispatch(args: list[str]) -> tuple[int, bool]:
 
 
 def _fast_driver(args: list[str]) -> int | None:
-    """Run ``merge-driver`` without importing click when the arguments are git's exact form.
+    """Run ``merge-driver`` without importing click when the arguments are git's exact form
+    (with ``--virtual-base`` first: the driver of a criss-cross history's inner merges).
 
     Anything unusual (help, unknown options) returns None and click handles it,
     so usage errors and --help stay in one place.
     """
+    virtual = args[1:2] == ["--virtual-base"]  # install's criss-cross base driver
+    if virtual:
+        args = [args[0], *args[2:]]
     if len(args) < 4 or args[0] != "merge-driver" or any(a.startswith("-") for a in args[1:4]):
         return None
     options: dict[str, object] = {"base": args[1], "ours": args[2], "theirs": args[3]}
+    if virtual:
+        options["virtual_base"] = True
     rest = args[4:]
     if len(rest) % 2:
         return None

@@ -102,6 +102,9 @@ EXTERNAL_9 = [*EXTERNAL_7, "u.vcontext.json", "similarity index 90%\nrename from
 FAST = {
     "driver, install's form": ["merge-driver", "o", "a", "b", "-p", "my file.json", "-l", "7"],
     "driver, bare": ["merge-driver", "o", "a", "b"],
+    "driver, install's virtual base form": [
+        *("merge-driver", "--virtual-base", "o", "a", "b", "-p", "my file.json", "-l", "7"),
+    ],
     "driver, every option": [
         *("merge-driver", "o", "a", "b", "-p", "p", "-l", "12"),
         *("-s", "base", "-x", "ours", "-y", "theirs"),
@@ -148,6 +151,15 @@ TO_CLICK = {
     "driver, marker size a superscript digit": ["merge-driver", "o", "a", "b", "-l", "²"],
     "driver, conflict style": ["merge-driver", "o", "a", "b", "--conflict-style", "structured"],
     "driver, virtual base": ["merge-driver", "o", "a", "b", "--virtual-base"],
+    "driver, virtual base twice": [
+        "merge-driver",
+        "--virtual-base",
+        "--virtual-base",
+        "o",
+        "a",
+        "b",
+    ],
+    "driver, virtual base, too few files": ["merge-driver", "--virtual-base", "o", "a"],
     "driver, too few files": ["merge-driver", "o", "a"],
     "driver, end of options": ["merge-driver", "o", "a", "b", "--"],
     "hook, help": ["hook", "pre-push", "--help"],

@@ -245,8 +245,9 @@ def test_check_without_an_upstream_exits_3_and_says_what_to_give(repo: Path) -> 
 def test_check_on_a_fresh_agent_fork_names_the_range_it_adds_exit_3_kept(repo: Path) -> None:
     """PRODUCT.md fixes the default (``@{upstream}..HEAD``) and exit 3 without an upstream. A
     freshly forked agent branch has none, so the message names what the branch adds, from
-    the fork base it recorded (``BASE..HEAD``), not an upstream to set (an agent branch's
-    upstream is not its base); the advised check finds the agent's bad commit."""
+    the fork base it recorded, as the remote has it (``origin/main..HEAD``), not an upstream
+    to set (an agent branch's upstream is not its base); the advised check finds the agent's
+    bad commit."""
     run_git(repo, "switch", "-q", "main")
     forked = run_cli("fork", "alice", cwd=repo)
     assert forked.returncode == 0, forked.stderr.decode()
@@ -261,11 +262,40 @@ def test_check_on_a_fresh_agent_fork_names_the_range_it_adds_exit_3_kept(repo: P
     assert "--set-upstream-to" not in err
     advised = re.search(r"\(git vcontext check ([^ )]+)\)", err)
     assert advised is not None, err
-    assert advised.group(1) == "main..HEAD", err
+    assert advised.group(1) == "origin/main..HEAD", err
     code, out, err = check(repo, advised.group(1))
     assert code == 1, out + err
     assert bad[:10] in out, out
     assert rule in out, out
+
+
+def test_check_on_a_fork_of_a_local_base_ahead_of_the_remote_names_what_the_push_sends(
+    repo: Path,
+) -> None:
+    """The local main holds a bad commit not yet pushed, and alice forked from it. Her push
+    sends that commit too (the guard refuses it), and her ``sync --push`` merges into the
+    remote's main: the advised range is ``origin/main..HEAD``. ``main..HEAD``, the local
+    base, left the bad commit out and the advised check passed (PRODUCT.md, "The remote
+    guards itself": check runs the pre-push checks; exit 3 without an upstream kept)."""
+    run_git(repo, "switch", "-q", "main")
+    bad, rule = _drop(repo)  # on the local main only
+    assert run_cli("fork", "alice", cwd=repo).returncode == 0
+    run_git(repo, "switch", "-q", "agents/alice")
+    edit_json(repo, TODO, lambda d: d["todoList"].update(sequence=4))
+    commit(repo, "alice's own work")
+
+    code, out, err = check(repo)
+
+    assert code == 3, out + err
+    advised = re.search(r"\(git vcontext check ([^ )]+)\)", err)
+    assert advised is not None, err
+    code, out, err = check(repo, advised.group(1))
+    assert code == 1, out + err
+    assert bad[:10] in out, out
+    assert rule in out, out
+    pushed = run_git(repo, "push", "--no-verify", "origin", "agents/alice", check=False)
+    assert pushed.returncode != 0, pushed.stderr  # the guard refuses what check found
+    assert rule in pushed.stderr, pushed.stderr
 
 
 def test_check_an_unknown_revision_exits_3(repo: Path) -> None:

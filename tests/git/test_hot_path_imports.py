@@ -264,3 +264,23 @@ def test_git_log_p_ext_diff_for_a_person_loads_no_json_re_or_enum(git_repo: Path
     loaded = _loaded(log.stderr)
     assert "git_vcontext.commands.diff" in loaded
     assert [m for m in HEAVY if m in loaded] == []
+
+
+def test_the_virtual_base_driver_of_a_criss_cross_merge_loads_no_click_or_re(
+    git_repo: Path,
+) -> None:
+    """git runs ``merge-driver --virtual-base`` for the inner merges that build a criss-cross
+    history's base (M16); it went through click (click, re, typing, enum: the whole
+    command line) where the outer driver did not. Both take the fast path."""
+    from helpers.criss_cross import crossed
+
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    _timed_imports(git_repo)
+    key = "merge.vcontext-base.driver"
+    value = run_git(git_repo, "config", "--get", key).stdout.strip()
+    run_git(git_repo, "config", key, value.replace("exec ", "exec env PYTHONPROFILEIMPORTTIME=1 "))
+    crossed(git_repo)
+    merge = run_git(git_repo, "merge", "--no-edit", "agents/x", check=False)
+    loaded = _loaded(merge.stderr)
+    assert merge.stderr.count("git_vcontext.commands.merge_driver\n") == 2, merge.stderr
+    assert [m for m in ("click", *HEAVY) if m in loaded] == []

@@ -745,3 +745,79 @@ def test_install_never_touches_a_console_script_that_starts(tmp_path: Path) -> N
     assert installed.returncode == 0, installed.stderr
     assert b"rewrote" not in installed.stdout
     assert script.read_bytes() == before
+
+
+def test_install_server_makes_a_console_script_that_cannot_start_start_as_install_does(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Installing never breaks git" and the command-line contract (doctor
+    reports what is missing and its fix): in the bare repository agents push to, doctor
+    names a console script that cannot start (a virtual environment in ``my projects/``)
+    and the fix that runs there, ``python -m git_vcontext install --server``; that install
+    rewrites the script as a local install does (it did not: 'git vcontext' kept failing on
+    the server), and then ``git vcontext doctor`` as typed runs and finds everything in
+    place, and a push goes through the guard."""
+    import os
+
+    python, script = _environment(tmp_path / "my projects" / ".venv")
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = f"{script.parent}{os.pathsep}{env['PATH']}"
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(argv, cwd=remote, env=env, capture_output=True, text=True)
+
+    doctor = run(str(python), "-m", "git_vcontext", "doctor")
+    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
+    fix = "python -m git_vcontext install --server"
+    assert f"problem: {script} cannot start" in doctor.stdout, doctor.stdout
+    assert f"fix: {fix} (rewrites it" in doctor.stdout, doctor.stdout
+    assert doctor.stdout.rstrip().endswith(f"'{fix}' fixes most of them"), doctor.stdout
+    installed = run(str(python), "-m", "git_vcontext", "install", "--server")
+    assert installed.returncode == 0, installed.stderr
+    assert f"rewrote {script} to start its Python through /bin/sh" in installed.stdout
+    doctor = run("git", "vcontext", "doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "cannot start" not in doctor.stdout
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", str(remote), str(clone))
+    todo = {"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}
+    (clone / "todo.vcontext.json").write_text(json.dumps(todo))
+    run_git(clone, "add", "-A")
+    run_git(clone, "-c", "user.name=Pat", "-c", "user.email=p@e", "commit", "-qm", "base")
+    pushed = subprocess.run(["git", "push", "origin", "main"], cwd=clone, env=env, text=True,
+                            capture_output=True)  # fmt: skip
+    assert pushed.returncode == 0, pushed.stderr
+
+
+def test_the_readmes_way_out_runs_the_demo_in_a_folder_whose_path_holds_a_space(
+    tmp_path: Path,
+) -> None:
+    """A new user's clone in ``~/my projects/``: the README's first line (after ``pip install
+    .``) runs ``git vcontext demo``, which git cannot start there ("Maybe git-vcontext is
+    broken?": the script's first line is cut at the space). The README's first screen names
+    the way out, ``python -m git_vcontext demo``: it runs the demo there, and after it ``git
+    vcontext`` runs (PRODUCT.md, "Installing never breaks git")."""
+    import os
+    import shlex
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    if not readme.exists():
+        pytest.skip("needs the source checkout (README.md)")
+    text = readme.read_text("utf-8")
+    first = next(line for line in text.splitlines() if "pip install ." in line)
+    assert first.rsplit("&&", 1)[1].split() == ["git", "vcontext", "demo"]
+    screen = text.split("\n## ", 1)[0]
+    assert "holds a\nspace" in screen or "holds a space" in screen
+    demo = shlex.split("python -m git_vcontext demo")
+    assert "`python -m git_vcontext demo`" in screen
+    _python, script = _environment(tmp_path / "my projects" / ".venv")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = f"{script.parent}{os.pathsep}{env['PATH']}"  # . .venv/bin/activate
+    env["VIRTUAL_ENV"] = str(script.parent.parent)
+    ran = subprocess.run(demo, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr
+    assert f"rewrote {script}" in ran.stdout
+    after = subprocess.run(["git", "vcontext", "--version"], env=env, capture_output=True)
+    assert after.returncode == 0, after.stderr

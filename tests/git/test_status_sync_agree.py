@@ -383,3 +383,28 @@ def test_status_of_an_agent_whose_own_commit_changes_nothing_on_the_base_says_so
     assert code == 0, out + err
     assert out.startswith(f"agents/dave: up to date with main ({said}"), out
     assert sync(team, "dave", "--dry-run")[1] == out
+
+
+def test_status_of_an_agent_its_base_moved_past_with_no_change_agrees_with_sync(
+    team: Path,
+) -> None:
+    """A person's edit on main and its revert: main has two commits dave lacks, which change
+    nothing on agents/dave. status showed "up to date" next to BEHIND 2, and sync left them
+    out for ever. The row's words agree with its counts and with sync (PRODUCT.md, "Branch-per-
+    agent workflow": sync merges the base into the agent branch, as a real merge commit)."""
+    (team / "notes.txt").write_text("a person's line\n")
+    commit_all(team, "main: notes")
+    run_git(team, "revert", "--no-edit", "HEAD")
+    _code, rows = _status(team)
+    dave = rows["dave"]
+    assert (dave["ahead"], dave["behind"]) == (0, 2), dave
+    assert dave["state"] == "needs sync" == _sync_says(team, "dave")
+    code, out, err = sync(team, "dave")
+    assert code == 0, out + err
+    assert "merge main into agents/dave (its documents hold the base's already)" in out, out
+    main = rev(team, "main")
+    assert run_git(team, "merge-base", "--is-ancestor", main, "agents/dave").returncode == 0
+    _code, rows = _status(team)
+    dave = rows["dave"]
+    assert (dave["ahead"], dave["behind"], dave["state"]) == (0, 0, "up to date"), dave
+    assert _sync_says(team, "dave") == "up to date"

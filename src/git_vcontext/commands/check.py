@@ -69,9 +69,11 @@ def _run(rev_range: str | None, fmt: str, cwd: str) -> int:
 
 def _forked_without_upstream(repo: Repository) -> str | None:
     """What to say when HEAD is an agent branch with no upstream whose fork base is known (a
-    fresh ``git vcontext fork``): the range of what it adds, ``BASE..HEAD``. The default
-    stays ``@{upstream}..HEAD`` (PRODUCT.md: exit 3 without an upstream); None elsewhere
-    (a configured upstream that is gone, any other branch: ``resolve_range`` says it)."""
+    fresh ``git vcontext fork``): the range of what it adds to the base as the remote has it
+    (``origin/main..HEAD``: what its push sends and ``sync --push`` merges into, not a local
+    base that may be stale or hold commits not yet pushed). The default stays
+    ``@{upstream}..HEAD`` (PRODUCT.md: exit 3 without an upstream); None elsewhere (a
+    configured upstream that is gone, any other branch: ``resolve_range`` says it)."""
     # lazy: only a check without a range
     from ..branches.agents import agent_of_branch, forked_from, recorded_base
     from ..gitio import config_value
@@ -85,12 +87,36 @@ def _forked_without_upstream(repo: Repository) -> str | None:
     if agent is None:
         return None
     base = recorded_base(repo, agent) or forked_from(repo, agent)
-    if base is None or not valid_branch_name(base) or not has_branch(repo, base):
+    if base is None or not valid_branch_name(base):
+        return None
+    compared = _remote_base(repo, base) or (base if has_branch(repo, base) else None)
+    if compared is None:
         return None
     return (
         f"{branch} has no upstream: it is agent {agent}'s branch, forked from {base}; name "
-        f"the commits it adds (git vcontext check {base}..HEAD)"
+        f"the commits it adds to {compared} (git vcontext check {compared}..HEAD)"
     )
+
+
+def _remote_base(repo: Repository, base: str) -> str | None:
+    """The remote's copy of ``base`` as last fetched (``origin/main``): the base's upstream,
+    else the one remote-tracking branch of that name (``origin``'s among several); None
+    when no remote has it (a repository with no remote: the local base is the base)."""
+    import pygit2
+
+    from ..gitio.refs import remote_branches
+
+    try:
+        local = repo.branches.local.get(base)
+        upstream = None if local is None else local.upstream
+    except (KeyError, ValueError, pygit2.GitError):
+        upstream = None
+    if upstream is not None and upstream.name.startswith("refs/remotes/"):
+        return str(upstream.shorthand)
+    remotes = [remote for remote, name, _ in remote_branches(repo, base) if name == base]
+    if len(remotes) == 1 or "origin" in remotes:
+        return f"{remotes[0] if len(remotes) == 1 else 'origin'}/{base}"
+    return None
 
 
 def _object(repo: Repository, sha: str, name: str, *, fmt: str, shown: str) -> int:

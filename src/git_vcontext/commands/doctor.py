@@ -29,15 +29,18 @@ class Report:
     problems: list[str] = field(default_factory=list)
     manual: int = 0  # problems install does not fix (each says what does)
     recurse: bool = False  # install fixes some only with --recurse-submodules
+    server: bool = False  # a bare repository: ``install --server`` fixes what install does
+    unstartable: Path | None = None  # the console script, when 'git vcontext' cannot start
     details: dict[str, list[str]] = field(default_factory=dict)  # problem -> lines under it
 
 
 def run(*, cwd: str | None = None) -> int:
     """Print one line per check; problems say how to fix them."""
     where = Path(cwd or ".")
-    if _bare(where):  # the remote agents push to: what its server needs
-        return _server(where)
-    report = Report()
+    report = Report(server=_bare(where))
+    _console_script(report)  # (one installation, whatever repository: read once)
+    if report.server:  # the remote agents push to: what its server needs
+        return _server(where, report)
     top = installer.repo_top(where)
     for check in CHECKS:
         check(top, report)
@@ -75,12 +78,17 @@ def _server_ownership(where: Path, report: Report) -> None:
         report.oks.append(f"bare repository: its refs, objects and hooks are {owner}'s (its owner)")
 
 
+def _install(report: Report) -> str:
+    """The install that fixes what doctor finds here: ``--server`` in a bare repository, and
+    where 'git vcontext' cannot start, as ``python -m git_vcontext`` (the way that runs)."""
+    name = "python -m git_vcontext" if report.unstartable else "git vcontext"
+    return f"{name} install" + (" --server" if report.server else "")
+
+
 def _summary(report: Report) -> str:
     """The last line: how many problems, and which install fixes them."""
     count = len(report.problems)
-    # (where 'git vcontext' cannot start, its own install is the way that runs)
-    name = "python -m git_vcontext" if installer.unstartable_script() else "git vcontext"
-    install = f"{name} install" + (" --recurse-submodules" if report.recurse else "")
+    install = _install(report) + (" --recurse-submodules" if report.recurse else "")
     fixable = count - report.manual
     if not report.manual:
         return f"{count} problem(s); '{install}' fixes most of them"
@@ -482,30 +490,15 @@ def _run_pre_push(argv: list[str], top: Path) -> subprocess.CompletedProcess[byt
 # -- a bare repository: the guard and the integration ---------------------------------------
 
 
-def _server(where: Path) -> int:
+def _server(where: Path, report: Report) -> int:
     """doctor in the bare repository agents push to: the guard, the integration hook, and
     that its owner can write all of it."""
-    report = Report()
     folder = hookinstall.hooks_dir(where)
     _guard(folder, where, report)
     _integration(folder, where, report, setup.marked(where))
     _overrides(where, report)
     _server_ownership(where, report)
-    for kind, lines in (("ok", report.oks), ("note", report.notes), ("problem", report.problems)):
-        for line in lines:
-            print(f"{kind}: {line}")
-    if report.problems:
-        count, fixable = len(report.problems), len(report.problems) - report.manual
-        install = "'git vcontext install --server'"
-        if not report.manual:
-            print(f"{count} problem(s); {install} fixes most of them")
-        elif not fixable:
-            print(f"{count} problem(s); each says what to do")
-        else:
-            print(f"{count} problem(s); {install} fixes {fixable}, the others say what to do")
-        return int(ExitCode.FOUND)
-    print("everything is in place")
-    return int(ExitCode.OK)
+    return _print(report)
 
 
 def _guard(folder: Path, where: Path, report: Report) -> None:
@@ -683,18 +676,16 @@ def _not_tried(hook: Path, where: Path) -> str:
     )
 
 
-def _console_script(top: Path, report: Report) -> None:
+def _console_script(report: Report) -> None:
     """The console script, when the system cannot start it by its first line (a virtual
     environment whose path holds a space): ``git vcontext`` typed fails."""
-    del top
-    script = installer.unstartable_script()
+    report.unstartable = script = installer.unstartable_script()
     if script is not None:
         report.problems.append(
             f"{script} cannot start: its first line, its Python's path, holds a space the "
             "system cuts it at, so 'git vcontext' fails (git: \"Maybe git-vcontext is "
-            'broken?"); fix: python -m git_vcontext install (rewrites it to start through '
-            "/bin/sh)"
+            f'broken?"); fix: {_install(report)} (rewrites it to start through /bin/sh)'
         )
 
 
-CHECKS = (_console_script, _driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus)
+CHECKS = (_driver, _virtual_base, _diff, _mergetool, _attributes, _hook, _octopus)

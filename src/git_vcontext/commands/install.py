@@ -209,7 +209,9 @@ def _server(where: Path, force: bool, guard_only: bool) -> int:
     if (owner := owner_elsewhere(where)) is not None:
         argv = ["install", "--server", *(["--guard"] if guard_only else [])]
         return _server_as(owner, where, [*argv, *(["--force"] if force else [])])
+    relaunched = _relaunch()  # before the command, as a local install: the hooks run it
     messages = setup(where, installer.script_command(), force, guard_only=guard_only)
+    messages += relaunched
     summary = (
         "the guard is installed" if guard_only else "the guard and the integration are installed"
     )

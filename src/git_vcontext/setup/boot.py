@@ -8,7 +8,26 @@ from __future__ import annotations
 import os
 import sys
 
-BOOT = """import gc
+DRIVER_ARGUMENTS = ("%O", "%A", "%B", "-p", "%P", "-l", "%L")
+"""git's placeholders as the merge drivers take them, in this order (``config.config_entries``
+writes them after the command, the criss-cross base driver these alone): the one place that
+says where each is, for the shell form's fallback (``config._guarded_driver``) and BOOT's."""
+
+LABEL_ARGUMENTS = ("-s", "%S", "-x", "%X", "-y", "%Y")
+"""The conflict labels, after ``DRIVER_ARGUMENTS`` (the outer merge driver only)."""
+
+
+def position(placeholder: str) -> int:
+    """Where ``placeholder`` stands among the merge driver's arguments (0: the first)."""
+    return DRIVER_ARGUMENTS.index(placeholder)
+
+
+def flag(placeholder: str) -> str:
+    """The option that names ``placeholder`` (``-p`` for ``%P``)."""
+    return DRIVER_ARGUMENTS[position(placeholder) - 1]
+
+
+_BOOT = """import gc
 import sys
 gc.disable()
 n = int(sys.argv[1]) + 2
@@ -22,8 +41,8 @@ except ImportError as exc:
         import os
 
         a = a[2:] if a[1:2] == ["--virtual-base"] else a[1:]
-        name = a[a.index("-p") + 1] if "-p" in a else a[1]
-        size = a[a.index("-l") + 1] if "-l" in a else "7"
+        name = a[a.index("@-p@") + 1] if "@-p@" in a else a[@A@]
+        size = a[a.index("@-l@") + 1] if "@-l@" in a else "7"
         sys.stderr.write(
             f"git-vcontext: the merge driver could not start ({exc}; its Python "
             f"{sys.executable} imports from {sys.path[-(n - 2):] if n > 2 else []}): "
@@ -32,7 +51,7 @@ except ImportError as exc:
         sys.stderr.flush()
         m = "--marker-size=" + size
         os.execvp("git", ["git", "merge-file", m, "-L", "ours", "-L", "base", "-L", "theirs",
-                          a[1], a[0], a[2]])
+                          a[@A@], a[@O@], a[@B@]])
     sys.stderr.write(
         f"git-vcontext: the guard could not run ({exc}; its Python {sys.executable} imports "
         f"from {sys.path[-(n - 2):] if n > 2 else []}): push refused, nothing was checked; "
@@ -42,6 +61,13 @@ except ImportError as exc:
     sys.exit(3)
 run()
 """
+BOOT = (
+    _BOOT.replace("@-p@", flag("%P"))
+    .replace("@-l@", flag("%L"))
+    .replace("@A@", str(position("%A")))
+    .replace("@O@", str(position("%O")))
+    .replace("@B@", str(position("%B")))
+)
 """What the guard's Python runs (``python -S -P -c BOOT N PATH... hook pre-receive``), and
 the merge driver's (``... merge-driver ARGS``, ``config.DRIVER_FORM``): the N recorded
 folders go on ``sys.path`` after the standard library and any ``PYTHONPATH`` (where

@@ -19,6 +19,7 @@ from ..gitio.places import common_dir
 from ..prepush.cache import cache_root
 from ..record import record
 from ..validation.model import command_path, command_word, quoted_path
+from .boot import BOOT, DRIVER_ARGUMENTS, LABEL_ARGUMENTS, position
 
 PATTERNS = FILE_PATTERNS
 ATTRIBUTES = "merge=vcontext diff=vcontext"
@@ -133,11 +134,11 @@ def config_entries(command: str, boot: Boot | None = None) -> dict[str, str]:
     return {
         "merge.vcontext.name": "vContext documents (git-vcontext)",
         "merge.vcontext.driver": _guarded_driver(command, "merge-driver", boot)
-        + " %O %A %B -p %P -l %L -s %S -x %X -y %Y",
+        + "".join(f" {a}" for a in (*DRIVER_ARGUMENTS, *LABEL_ARGUMENTS)),
         "merge.vcontext.recursive": BASE_DRIVER,
         f"merge.{BASE_DRIVER}.name": "vContext virtual merge bases (git-vcontext)",
         f"merge.{BASE_DRIVER}.driver": _guarded_driver(command, "merge-driver --virtual-base", boot)
-        + " %O %A %B -p %P -l %L",
+        + "".join(f" {a}" for a in DRIVER_ARGUMENTS),
         "diff.vcontext.command": _guarded_diff(command),
         "difftool.vcontext.cmd": f'{command} diff --path "$MERGED" "$LOCAL" "$REMOTE"',
         "mergetool.vcontext.cmd": f'{command} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED"',
@@ -221,22 +222,22 @@ sixth of what a clean merge of a 200-item list takes beyond Python's own start: 
 def _guarded_driver(command: str, words: str, boot: Boot | None = None) -> str:
     """A merge driver that runs ``command words ARGS`` when the program is there, and git's
     own line merge (``git merge-file``) with a note when it is gone. The caller appends
-    the arguments ``%O %A %B -p %P -l %L …`` (git substitutes them in the whole line).
+    the arguments (``boot.DRIVER_ARGUMENTS``: git substitutes them in the whole line).
     ``boot``: the program's Python runs ``boot.BOOT`` without ``site`` instead (the
     program still tells whether the installation is there; BOOT itself hands the file to
     ``git merge-file`` when the package does not import)."""
     exe = shlex.quote(program(command))
     name = "vcontext_base" if "--virtual-base" in words else "vcontext_merge"
+    o, a, b, named, size = (f"${position(x) + 1}" for x in ("%O", "%A", "%B", "%P", "%L"))
     missing = (
-        f'echo "git-vcontext: {program(command)} is missing (moved or uninstalled?): $5 '
+        f'echo "git-vcontext: {program(command)} is missing (moved or uninstalled?): {named} '
         'merged by lines; fix: git vcontext install" >&2'
     )
-    merge = 'exec git merge-file --marker-size="$7" -L ours -L base -L theirs "$2" "$1" "$3"'
+    merge = (
+        f'exec git merge-file --marker-size="{size}" -L ours -L base -L theirs "{a}" "{o}" "{b}"'
+    )
     run = f'[ -x {exe} ] && exec {command} {words} "$@"'
     if boot is not None:
-        # lazy: install alone writes the driver's command
-        from .boot import BOOT
-
         python, paths = boot
         py = shlex.quote(python)
         start = f"{py}{DRIVER_FORM}{shlex.quote(BOOT)} {len(paths)}"

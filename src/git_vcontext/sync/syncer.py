@@ -524,14 +524,11 @@ class Syncer:
         if merged_back is not None and not merged_back.clean:
             conflicts = named(merged_back.conflicts, pair.branch, pair.base)
             return pair.done(CONFLICT, conflicts=conflicts, against=b)
-        landed = pair.base_moves or pair.elsewhere
-        if (
-            merged_back is not None
-            and merged_back.tree == commit_at(repo, a).tree_id
-            and not landed
-        ):
-            merged_back = None  # the agent branch already holds the base's data
-        if merged_back is None or merged_back.tree is None:  # nothing to write on the agent
+        # a base with commits the agent branch lacks is merged in even when they change
+        # nothing there (the same edit on both sides, an empty commit): "up to date" means
+        # the agent branch holds its base, so status never shows it with BEHIND > 0
+        if merged_back is None or merged_back.tree is None:  # the agent holds the base
+            landed = pair.base_moves or pair.elsewhere
             return pair.done(MERGED) if landed else self._up_to_date(pair, a, b)
         if not pair.base_moves and (why := self.blocked(pair.branch)):
             return pair.done(REFUSED, message=why)
