@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 from .errors import ExitCode, OutputError, VContextError
+from .oscalls import getenv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def boundary(call: Callable[[], Any]) -> int:
             where = exc.filename or "a file it needs"
             say(f"git-vcontext: error: {where}: {exc.strerror} (for this user)")
             return int(ExitCode.OPERATIONAL)
-        if os.environ.get("GIT_VCONTEXT_DEBUG"):
+        if getenv("GIT_VCONTEXT_DEBUG"):
             raise
         name = type(exc).__name__
         say(f"git-vcontext: internal error: {name}: {exc} (set GIT_VCONTEXT_DEBUG=1 for details)")
@@ -75,6 +75,8 @@ def say(line: str) -> None:
 def _silence_stdout() -> None:
     """After a closed pipe or a failed write, stop Python from complaining (or failing
     again) while flushing at exit: what stdout still holds goes nowhere."""
+    import os  # lazy: only then (the driver does without os)
+
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import time
+
+from .oscalls import getenv
 
 
 def now_rfc3339() -> str:
     """Current UTC time (or SOURCE_DATE_EPOCH) as ``YYYY-MM-DDTHH:MM:SSZ``."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    epoch = (getenv("SOURCE_DATE_EPOCH") or "").strip()
     try:
         seconds = int(epoch) if epoch else int(time.time())
     except ValueError:

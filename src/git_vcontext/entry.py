@@ -7,11 +7,11 @@ import _frozen_importlib_external as _external
 import _imp
 import gc
 import marshal
-import os
 import sys
 from _io import FileIO
 
 from .fsio import check_stdout
+from .oscalls import SEP, system
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -230,7 +230,7 @@ class _OwnLoader(_external.SourceFileLoader):
 
     def get_code(self, fullname: str) -> CodeType | None:
         try:
-            source = os.stat(self.path)
+            source = system.stat(self.path)
             with FileIO(self.cached) as f:
                 data = f.readall()
         except OSError:
@@ -264,7 +264,7 @@ class _OwnModules:
         if folder in self.folders:
             return self.folders[folder]
         try:
-            names: frozenset[str] | None = frozenset(os.listdir(folder))
+            names: frozenset[str] | None = frozenset(system.listdir(folder))
         except OSError:
             names = None
         if names is not None and any(n.endswith(_OTHER_SUFFIXES) for n in names):
@@ -282,12 +282,12 @@ class _OwnModules:
         if names is None:
             return None
         tail = fullname.rpartition(".")[2]
-        where = folder + os.sep + tail
+        where = folder + SEP + tail
         if tail in names:  # a folder (or a file without a suffix: importlib tries it too)
             inside = self._listing(where)
             if inside is None or "__init__.py" not in inside:
                 return None  # a namespace package, a data folder: the path finder's call
-            return self._spec(fullname, where + os.sep + "__init__.py", where)
+            return self._spec(fullname, where + SEP + "__init__.py", where)
         if tail + ".py" in names:
             return self._spec(fullname, where + ".py", None)
         return None
@@ -339,4 +339,4 @@ def _exit_now(code: int) -> None:
             pass  # reading): as the boundary does for a closed pipe, nothing more to say
         except OSError:  # (the boundary flushed stdout already: unlikely to come here)
             code = code or 3
-    os._exit(code)
+    system._exit(code)

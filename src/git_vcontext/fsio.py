@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import codecs
 import io
-import os
-import stat
 import sys
 
 from .errors import OperationalError, OutputError
+from .oscalls import basename, dirname, join, stat, system
 from .patterns import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable, Mapping
     from typing import Any
 
@@ -53,14 +53,14 @@ class _CheckedOutput(io.RawIOBase):
         return self._fd
 
     def isatty(self) -> bool:
-        return os.isatty(self._fd)
+        return system.isatty(self._fd)
 
     def write(self, data: Any) -> int:
         view = memoryview(data).cast("B")
         done = 0
         while done < len(view):
             try:
-                written = os.write(self._fd, view[done:])
+                written = system.write(self._fd, view[done:])
             except BlockingIOError:  # a non-blocking pipe that is full: wait for room
                 # lazy: only then (the driver's start-up does without it)
                 import select
@@ -130,7 +130,7 @@ def read_regular(path: str) -> bytes:
     opened for reading (a FIFO would block forever); the check is made on the opened
     file, so a swap between a look and the read changes nothing."""
     fd = open_regular(path)
-    with os.fdopen(fd, "rb") as fh:
+    with open(fd, "rb") as fh:
         try:
             return fh.read()
         except OSError as exc:
@@ -142,16 +142,16 @@ def open_regular(path: str) -> int:
     symbolic links), else an OperationalError saying what it is. The open never blocks:
     ``O_NONBLOCK`` (a FIFO without a writer), then ``fstat`` of what was opened."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        fd = system.open(path, system.O_RDONLY | system.O_NONBLOCK | getattr(system, "O_NOCTTY", 0))
     except OSError as exc:  # ENXIO: a socket; ELOOP: a link loop; …
         raise unreadable(path, exc) from None
     try:
-        mode = os.fstat(fd).st_mode
+        mode = system.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise OperationalError(f"{path}: not a regular file ({_kind(mode)}): not read")
-        os.set_blocking(fd, True)
+        system.set_blocking(fd, True)
     except BaseException:
-        os.close(fd)
+        system.close(fd)
         raise
     return fd
 
@@ -199,7 +199,7 @@ def write_atomic(
     what the caller read; False: nothing is replaced and ``TargetChanged`` is raised (the
     caller redoes its edit on what is there now).
     """
-    given = os.fspath(path)
+    given = system.fspath(path)
     if inside is not None:
         check_inside(given, inside)
     elif _special(given):
@@ -207,22 +207,22 @@ def write_atomic(
         return
     target = link_target(given)
     shown = given if target == given else f"{given} (a link to {target})"
-    directory = os.path.dirname(target) or "."
+    directory = dirname(target) or "."
     mode = _mode_of(target, shown, force)
     for folder in ([scratch] if scratch else []) + [directory]:
-        tmp = temporary_name(folder, os.path.basename(target))
+        tmp = temporary_name(folder, basename(target))
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as fh:
+            fd = system.open(tmp, system.O_WRONLY | system.O_CREAT | system.O_EXCL, 0o600)
+            with open(fd, "wb") as fh:
                 fh.write(data)
                 if durable:
                     fh.flush()
-                    os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
+                    system.fsync(fh.fileno())
+            system.chmod(tmp, mode)
             if guard is not None:
                 _guarded_replace(tmp, target, guard, shown)
                 return
-            os.replace(tmp, target)
+            system.replace(tmp, target)
             return
         except OSError as exc:
             _remove(tmp)
@@ -247,7 +247,7 @@ def _guarded_replace(tmp: str, target: str, guard: Callable[[], bool], shown: st
     the file taken out of place must be the one there at the check (same inode), else it
     is put back and TargetChanged raised; a target that was absent is never clobbered."""
     try:
-        before: os.stat_result | None = os.lstat(target)
+        before: os.stat_result | None = system.lstat(target)
     except FileNotFoundError:
         before = None
     if not guard():
@@ -260,18 +260,18 @@ def _guarded_replace(tmp: str, target: str, guard: Callable[[], bool], shown: st
             _remove(tmp)
             raise TargetChanged(shown) from None
         if not done:
-            os.replace(tmp, target)
+            system.replace(tmp, target)
         return
-    ours = os.lstat(tmp)
+    ours = system.lstat(tmp)
     if not _rename2(tmp, target, RENAME_EXCHANGE):
-        os.replace(tmp, target)  # no exchange here: the rename, right after the check
+        system.replace(tmp, target)  # no exchange here: the rename, right after the check
         return
-    out = os.lstat(tmp)  # what was at the target
+    out = system.lstat(tmp)  # what was at the target
     if (out.st_dev, out.st_ino) == (before.st_dev, before.st_ino):
         _remove(tmp)
         return
     _rename2(tmp, target, RENAME_EXCHANGE)  # theirs back in place, ours out
-    back = os.lstat(tmp)
+    back = system.lstat(tmp)
     if (back.st_dev, back.st_ino) == (ours.st_dev, ours.st_ino):
         _remove(tmp)
     raise TargetChanged(shown)
@@ -295,6 +295,7 @@ def _rename2(source: str, target: str, flags: int) -> bool:
         return False
     import ctypes
     import errno
+    import os
 
     here = -100  # AT_FDCWD
     if call(here, os.fsencode(source), here, os.fsencode(target), flags) == 0:
@@ -302,13 +303,13 @@ def _rename2(source: str, target: str, flags: int) -> bool:
     err = ctypes.get_errno()
     if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
         return False
-    raise OSError(err, os.strerror(err), target)
+    raise OSError(err, system.strerror(err), target)
 
 
 def _mode_of(target: str, shown: str, force: bool) -> int:
     """The permission bits the new file gets (the old file's; new: by the umask)."""
     try:
-        mode = os.stat(target).st_mode & 0o7777
+        mode = system.stat(target).st_mode & 0o7777
     except FileNotFoundError:
         return 0o666 & ~_umask()
     except OSError as exc:
@@ -326,7 +327,7 @@ TEMPORARY = lazy(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp$")
 
 
 def temporary_name(folder: str, name: str) -> str:
-    return os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    return join(folder, f".{name}.{system.getpid()}.{system.urandom(4).hex()}.tmp")
 
 
 def remove_stale_temporaries(folder: str) -> list[str]:
@@ -334,17 +335,17 @@ def remove_stale_temporaries(folder: str) -> list[str]:
     only files named as it names them whose process is gone. Returns their paths."""
     removed: list[str] = []
     try:
-        names = os.listdir(folder)
+        names = system.listdir(folder)
     except OSError:
         return removed
     for name in names:
         found = TEMPORARY().match(name)
         if found is None or _running(int(found.group("pid"))):
             continue
-        path = os.path.join(folder, name)
+        path = join(folder, name)
         try:
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                os.unlink(path)
+            if stat.S_ISREG(system.lstat(path).st_mode):
+                system.unlink(path)
                 removed.append(path)
         except OSError:
             continue
@@ -352,10 +353,10 @@ def remove_stale_temporaries(folder: str) -> list[str]:
 
 
 def _running(pid: int) -> bool:
-    if pid == os.getpid():
+    if pid == system.getpid():
         return True
     try:
-        os.kill(pid, 0)
+        system.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:  # someone else's process: alive
@@ -367,6 +368,8 @@ def check_inside(path: str, folder: str) -> None:
     """Refuse to write ``path``, a file the tool picked itself, when it is a symbolic link
     (or lies in a linked folder) leading outside ``folder``, or when it is no regular file
     (a named pipe would block the writer; a device is not a document)."""
+    import os  # lazy: a file the tool picked itself (the MCP server's), not the driver's
+
     real = os.path.realpath(path)
     top = os.path.realpath(folder)
     if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
@@ -374,7 +377,7 @@ def check_inside(path: str, folder: str) -> None:
             f"{path}: a symbolic link leading outside {top} (to {real}): not written"
         )
     try:
-        mode = os.stat(path).st_mode
+        mode = system.stat(path).st_mode
     except OSError:
         return  # absent (or a dangling link inside): created
     if not stat.S_ISREG(mode):
@@ -384,7 +387,7 @@ def check_inside(path: str, folder: str) -> None:
 def _remove(path: str) -> None:
     """Remove a file if it is there (contextlib.suppress would add an import to the driver)."""
     try:
-        os.unlink(path)
+        system.unlink(path)
     except OSError:
         pass
 
@@ -394,7 +397,7 @@ def _special(path: str) -> bool:
     too) is a device, pipe or socket: renaming a file over it would replace ``/dev/null``
     itself for every program on the machine."""
     try:
-        mode = os.stat(path).st_mode
+        mode = system.stat(path).st_mode
     except OSError:
         return False  # missing, a link loop, …: write_atomic reports it
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
@@ -403,7 +406,7 @@ def _special(path: str) -> bool:
 def _write_into(path: str, data: bytes) -> None:
     """Write into a device or pipe (``-o /dev/stdout``): every byte, or an error."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+        fd = system.open(path, system.O_WRONLY | system.O_TRUNC)
     except OSError as exc:
         raise OperationalError(f"{path}: cannot write ({exc.strerror})") from None
     try:
@@ -411,7 +414,7 @@ def _write_into(path: str, data: bytes) -> None:
     except OutputError as exc:
         raise OperationalError(f"{path}: {exc.message}") from None
     finally:
-        os.close(fd)
+        system.close(fd)
 
 
 MAX_LINKS = 40
@@ -425,10 +428,10 @@ def link_target(path: str) -> str:
     current = path
     for _ in range(MAX_LINKS):
         try:
-            link = os.readlink(current)
+            link = system.readlink(current)
         except OSError:  # not a link (or not there): this is the file
             return current
-        current = os.path.join(os.path.dirname(current), link)
+        current = join(dirname(current), link)
     raise OperationalError(f"{path}: cannot write (too many levels of symbolic links)")
 
 
@@ -441,15 +444,15 @@ def sniffed_vcontext(path: str, suffixes: tuple[str, ...] = (".json", ".tron")) 
     if not path.endswith(suffixes):
         return False
     try:
-        with os.fdopen(open_regular(path), "rb") as fh:
+        with open(open_regular(path), "rb") as fh:
             return looks_like_vcontext(fh.read(4096))
     except (OSError, OperationalError):  # not a regular file: never read
         return False
 
 
 def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
+    mask = system.umask(0)
+    system.umask(mask)
     return mask
 
 
@@ -470,6 +473,8 @@ def find_common_dir(cwd: str, env: Mapping[str, str]) -> str | None:
     """Git's common directory for a hook git started in ``cwd``, found by reading files only
     (no git, no pygit2: the pre-push hook's fast path): ``$GIT_DIR``, else ``.git`` here
     (a folder, or a file naming one), else a bare repository here; None when unsure."""
+    import os  # lazy: the hook's start-up, which loads os anyway (site)
+
     join = os.path.join
     git_dir: str | None = None
     if env.get("GIT_DIR"):
@@ -501,4 +506,6 @@ def permitted(path: str | os.PathLike[str], mode: int) -> bool:
     """``os.access`` as this process acts: with its effective user and capabilities, as
     ``exec``, ``open`` and git's hooks are judged (plain ``access`` asks for the real user
     and drops capabilities, so it can say no to what this process may do)."""
-    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)
+    import os
+
+    return system.access(path, mode, effective_ids=system.access in os.supports_effective_ids)

@@ -8,6 +8,8 @@ on stderr and git's own line merge; ``doctor`` says so, and notes an older form.
 from __future__ import annotations
 
 import json
+import os
+import resource
 import shlex
 import subprocess
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 
 from git_vcontext.setup.config import DRIVER_FORM, command_words, config_entries, driver_start
 from helpers.run import cli_path, run_cli, run_git
+from helpers.users import roots_folder
 
 DOC = "todo.vcontext.json"
 
@@ -122,3 +125,91 @@ def test_doctor_notes_the_older_form_of_the_merge_driver(git_repo: Path) -> None
     assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0  # upgraded
     assert DRIVER_FORM in _driver(git_repo)
     assert "older form" not in _doctor(git_repo).stdout
+
+
+def _sides(folder: Path) -> list[str]:
+    """base, ours (%A, mode 0644) and theirs of a document in ``folder``; the driver's
+    arguments after ``merge-driver``."""
+    (folder / "base.json").write_text(_todo(["a", "b", "c"]) + "\n")
+    (folder / "the ours.json").write_text(_todo(["a", "b!", "c"]) + "\n")
+    (folder / "theirs.json").write_text(_todo(["a", "b", "c!"]) + "\n")
+    for name in ("base.json", "the ours.json", "theirs.json"):
+        (folder / name).chmod(0o644)
+    return ["base.json", "the ours.json", "theirs.json", "-p", "my " + DOC, "-l", "7"]
+
+
+def _started(git_repo: Path) -> list[str]:
+    """The installed driver's Python, ``-X importtime``, ``-S -P -c BOOT`` and its folders."""
+    assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
+    start = driver_start(_driver(git_repo))
+    assert start is not None
+    return [start[0], "-X", "importtime", *start[1:], "merge-driver"]
+
+
+def _no_temporaries(folder: Path) -> None:
+    assert sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_the_driver_without_os_replaces_percent_a_whole_keeping_its_mode(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The installed form's process (no site) never loads os: %A is written by posix's own
+    calls (git_vcontext.oscalls) in a folder whose path holds a space, replaced whole with
+    its permission bits (PRODUCT.md: files written whole, atomic replace); a full disk
+    (here a file size limit: EFBIG) leaves %A as it was, no temporary behind, one line
+    and exit 3, as the os calls said."""
+    start = _started(git_repo)
+    folder = tmp_path / "my documents"
+    folder.mkdir()
+    arguments = _sides(folder)
+    ours = folder / "the ours.json"
+    ours.chmod(0o640)
+    done = subprocess.run([*start, *arguments], cwd=folder, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "git_vcontext.commands.merge_driver" in loaded
+    assert [m for m in ("os", "posixpath", "stat") if m in loaded] == []
+    titles = [i["title"] for i in json.loads(ours.read_text())["todoList"]["items"]]
+    assert titles == ["a", "b!", "c!"]
+    assert ours.stat().st_mode & 0o7777 == 0o640
+    _no_temporaries(folder)
+
+    _sides(folder)  # ours as it was before the merge
+    before = ours.read_bytes()
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) // 2, len(before) // 2))
+
+    full = subprocess.run(
+        [*start, *arguments], cwd=folder, capture_output=True, text=True, preexec_fn=small_files
+    )
+    assert full.returncode == 3
+    errors = [line for line in full.stderr.splitlines() if not line.startswith("import time:")]
+    assert errors == ["git-vcontext: error: the ours.json: cannot write (File too large)"]
+    assert ours.read_bytes() == before
+    _no_temporaries(folder)
+
+
+def test_the_driver_without_os_in_a_read_only_folder_says_so_and_writes_nothing(
+    git_repo: Path,
+) -> None:
+    """A folder the user may not write (run as nobody in a folder root owns): the write of
+    the temporary fails; %A is left as it was, one line, exit 3 (PRODUCT.md: bad input,
+    files untouched)."""
+    start = _started(git_repo)
+    with roots_folder("vcontext-ro ") as (base, become):
+        folder = base / "read only"
+        folder.mkdir()
+        arguments = _sides(folder)
+        (folder / "the ours.json").chmod(0o666)  # the file may be written, the folder not
+        folder.chmod(0o555)
+        before = (folder / "the ours.json").read_bytes()
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        done = subprocess.run(
+            [*become, *start, *arguments], cwd=folder, capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 3, done.stderr
+        errors = [line for line in done.stderr.splitlines() if not line.startswith("import")]
+        assert errors == ["git-vcontext: error: the ours.json: cannot write (Permission denied)"]
+        assert (folder / "the ours.json").read_bytes() == before
+        _no_temporaries(folder)

@@ -26,7 +26,7 @@ LIGHT_PATH = frozenset(
     f"git_vcontext{'.' if name else ''}{name}"
     for name in (
         # the console entry, the guard's command and its policy
-        "", "entry", "fsio", "errors", "patterns", "boundary", "commands",
+        "", "entry", "fsio", "oscalls", "errors", "patterns", "boundary", "commands",
         "commands.pre_receive",
         # git's plumbing without pygit2, and the objects read themselves
         "faults", "record", "gitio", "gitio.loose", "gitio.batch", "gitio.outgoing",

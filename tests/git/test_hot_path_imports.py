@@ -159,6 +159,23 @@ def test_the_merge_driver_of_a_tron_document_starts_without_site_or_the_tron_gra
     assert "git_vcontext.codecs.tron.quick" in loaded
 
 
+# os and what it loads (issue 32): the driver's Python starts without site, so nothing had
+# loaded them; its own calls (open, write, fsync, chmod, replace, stat, urandom) are posix's
+# (git_vcontext.oscalls), ~5 M of a JSON merge's ~99 M instructions
+NOT_WITHOUT_SITE = ("os", "posixpath", "stat", "_collections_abc")
+
+
+def test_the_merge_driver_of_a_json_document_loads_no_os(git_repo: Path) -> None:
+    loaded = _merge_imports(git_repo, "json")
+    assert [m for m in NOT_WITHOUT_SITE if m in loaded] == []
+    assert "git_vcontext.oscalls" in loaded
+
+
+def test_the_merge_driver_of_a_tron_document_loads_no_os(git_repo: Path) -> None:
+    loaded = _merge_imports(git_repo, "tron")
+    assert [m for m in NOT_WITHOUT_SITE if m in loaded] == []
+
+
 def test_a_conflicted_merge_reads_git_config_without_the_subprocess_module(
     git_repo: Path,
 ) -> None:

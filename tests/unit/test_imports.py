@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Lowest first. Each name is a module or package right under git_vcontext ("" is the
     # package's __init__, the library API). A module imports its own package and the layers
     # below it; the names sharing a layer do not import each other.
+    ("oscalls",),  # the system's calls: posix, without os where there is posix
     # the kernel
     ("record", "patterns", "clock", "faults", "version", "errors", "shipped", "jsoncodec"),
     ("spelling",),  # JSON text and numbers as written

@@ -15,9 +15,8 @@ answers None: the caller parses in full, which also says where and why.
 
 from __future__ import annotations
 
-import os
-
 from ..errors import ParseError
+from ..oscalls import system
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,7 +89,7 @@ def random_hex(size: int = 16) -> str:
     """``size`` random bytes (128 bits unless told) as hex: a nonce no text holds. From
     ``os.urandom``, as ``secrets.token_hex`` draws them (importing ``secrets`` costs a
     process base64, hashlib, hmac and random: issue 32)."""
-    return os.urandom(size).hex()
+    return system.urandom(size).hex()
 
 
 def at_chain(data: Any, chain: list[Any]) -> Any:
