@@ -19,38 +19,22 @@ import pytest
 
 import git_vcontext
 from helpers import soak
-from helpers.guard import (
+from helpers.guard import (  # noqa: F401 (fixtures)
     clone_with_base,
     edit_json,
     guard_program,
+    guarded,
+    guarded_clone,
     guarded_remote,
     program,
     push,
     refs,
     remote_lines,
     sneak,
+    this_checkout,
 )
 from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook, remote_sha, write
 from helpers.run import run_cli, run_git
-
-
-@pytest.fixture(autouse=True)
-def _this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hooks git starts must import the code under test (absolute path: git changes cwd)."""
-    monkeypatch.setenv("PYTHONPATH", str(Path(git_vcontext.__file__).resolve().parents[1]))
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    """A bare remote with the guard alone (``install --server --guard``)."""
-    return guarded_remote(tmp_path, "--guard")
-
-
-@pytest.fixture
-def repo(tmp_path: Path, remote: Path) -> Path:
-    """A clone with git-vcontext installed (so ``--no-verify`` has a hook to skip), whose
-    main (playbook e1, e2; todo list at sequence 3) is on the remote."""
-    return clone_with_base(remote, tmp_path / "clone")
 
 
 def _refused(proc: object, remote: Path, before: dict[str, str], bad: str, rule: str) -> None:

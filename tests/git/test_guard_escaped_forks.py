@@ -15,30 +15,23 @@ from pathlib import Path
 
 import pytest
 
-import git_vcontext
-from helpers.guard import clone_with_base, guarded_remote, push, refs, remote_lines, sneak
+from helpers.guard import (  # noqa: F401 (fixtures)
+    clone_with_base,
+    guarded,
+    guarded_clone,
+    guarded_remote,
+    push,
+    refs,
+    remote_lines,
+    sneak,
+    this_checkout,
+)
 from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook
 from helpers.run import run_cli, run_git
 
 FORK = {"parentUid": "u1", "parentSequence": 3, "forkedAt": "2026-01-01T00:00:00Z"}
 ESCAPED_KEY = ('"fork', '"\\u0066ork')  # the keys fork and forkedAt: no byte says fork
 ESCAPED_STATUS = ('"unmerged"', '"\\u0075nmerged"')
-
-
-@pytest.fixture(autouse=True)
-def _this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hooks git starts must import the code under test (absolute path: git changes cwd)."""
-    monkeypatch.setenv("PYTHONPATH", str(Path(git_vcontext.__file__).resolve().parents[1]))
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    return guarded_remote(tmp_path, "--guard")
-
-
-@pytest.fixture
-def repo(tmp_path: Path, remote: Path) -> Path:
-    return clone_with_base(remote, tmp_path / "clone")
 
 
 def _forked_todo(repo: Path, escape: tuple[str, str]) -> None:

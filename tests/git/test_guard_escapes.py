@@ -19,25 +19,18 @@ from pathlib import Path
 import pytest
 
 import git_vcontext
-from helpers.guard import clone_with_base, guarded_remote, refs, remote_lines, sneak
+from helpers.guard import (  # noqa: F401 (fixtures)
+    clone_with_base,
+    guarded,
+    guarded_clone,
+    guarded_remote,
+    refs,
+    remote_lines,
+    sneak,
+    this_checkout,
+)
 from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook, write
 from helpers.run import run_cli, run_git
-
-
-@pytest.fixture(autouse=True)
-def _this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hooks git starts must import the code under test (absolute path: git changes cwd)."""
-    monkeypatch.setenv("PYTHONPATH", str(Path(git_vcontext.__file__).resolve().parents[1]))
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    return guarded_remote(tmp_path, "--guard")
-
-
-@pytest.fixture
-def repo(tmp_path: Path, remote: Path) -> Path:
-    return clone_with_base(remote, tmp_path / "clone")
 
 
 def _refused_by_all(repo: Path, remote: Path, rule: str) -> None:

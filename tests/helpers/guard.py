@@ -8,6 +8,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import git_vcontext
 from helpers.pre_push import PLAYBOOK, TODO, commit, event, playbook, write
 from helpers.run import cli_path, run_cli, run_git
 
@@ -112,3 +115,26 @@ def edit_json(repo: Path, rel: str, change: Any) -> None:
     data = json.loads(path.read_text())
     change(data)
     path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+# The fixtures of the guard's git tests (import them into a test module by name:
+# ``from helpers.guard import guarded, guarded_clone, this_checkout``).
+
+
+@pytest.fixture(autouse=True)
+def this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hooks git starts must import the code under test (absolute path: git changes cwd)."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(git_vcontext.__file__).resolve().parents[1]))
+
+
+@pytest.fixture(name="remote")
+def guarded(tmp_path: Path) -> Path:
+    """A bare remote with the guard alone (``install --server --guard``)."""
+    return guarded_remote(tmp_path, "--guard")
+
+
+@pytest.fixture(name="repo")
+def guarded_clone(tmp_path: Path, remote: Path) -> Path:
+    """A clone with git-vcontext installed (so ``--no-verify`` has a hook to skip), whose
+    main (playbook e1, e2; todo list at sequence 3) is on the remote."""
+    return clone_with_base(remote, tmp_path / "clone")
