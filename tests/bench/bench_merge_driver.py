@@ -11,7 +11,9 @@ writes into git's configuration, started through ``sh -c`` as git starts it (its
 without ``site``), and by install's older form (the console script, through ``sh -c``).
 ``--baseline SRC``: the same merges by another checkout's code (its ``src`` folder, e.g.
 main's from ``git archive main | tar -x -C /tmp/main``), run in turn with this one's.
-Then what the driver loads beyond ``python -c pass`` (``python -X importtime``).
+Then what the driver loads beyond ``python -c pass`` (``python -X importtime``). The goals
+(issue 32: JSON 2.0x, TRON 2.5x) are judged on the command install writes: what git runs
+once per file of a merge.
 """
 
 from __future__ import annotations
@@ -170,33 +172,30 @@ def main() -> None:
     print("| what | CPU median | note (goals on CPU: user + system) |\n|---|---|---|")
     row("python -c pass", floor, f"wall {walls[0] * 1000:.1f} ms")
     row(
-        "git-vcontext merge-driver, 200 items, both sides changed",
+        "git-vcontext merge-driver, 200 items, both sides changed (the console script)",
         driver,
-        f"{driver / floor:.2f}x python -c pass (goal 2.0x: {met(driver / floor, 2.0)});"
-        f" wall {walls[1] / walls[0]:.2f}x",
+        f"{driver / floor:.2f}x python -c pass; wall {walls[1] / walls[0]:.2f}x",
     )
     row(
         "the same merge of the TRON twins",
         driver_tron,
-        f"{driver_tron / floor:.2f}x (goal 2.5x: {met(driver_tron / floor, 2.5)});"
-        f" wall {walls[2] / walls[0]:.2f}x",
+        f"{driver_tron / floor:.2f}x; wall {walls[2] / walls[0]:.2f}x",
     )
     row(
         "the JSON merge with a conflict (both sides retitle one item)",
         clashed,
         f"{clashed / floor:.2f}x; wall {walls[4] / walls[0]:.2f}x",
     )
-    for at, what in (
-        (5, "JSON merge, the command install writes (sh -c, Python without site)"),
-        (6, "TRON merge, the command install writes"),
-        (7, "JSON merge, install's older form (sh -c, the console script)"),
-        (8, "TRON merge, install's older form"),
+    # the goals (issue 32) are on what git runs per file: the command install writes
+    for at, what, goal in (
+        (5, "JSON merge, the command install writes (sh -c, Python without site)", 2.0),
+        (6, "TRON merge, the command install writes", 2.5),
+        (7, "JSON merge, install's older form (sh -c, the console script)", None),
+        (8, "TRON merge, install's older form", None),
     ):
-        row(
-            f"  the same {what}",
-            times[at],
-            f"{times[at] / floor:.2f}x; wall {walls[at] / walls[0]:.2f}x",
-        )
+        ratio = times[at] / floor
+        aim = "" if goal is None else f" (goal {goal}x: {met(ratio, goal)})"
+        row(f"  the same {what}", times[at], f"{ratio:.2f}x{aim}; wall {walls[at] / walls[0]:.2f}x")
     if old:
         for at, what in ((9, "JSON merge"), (10, "TRON merge"), (11, "merge with a conflict")):
             row(
