@@ -111,13 +111,19 @@ FORK_FIELD = "fork"
 _FORK_BYTES = FORK_FIELD.encode()
 
 
-def may_hold_fork(raw: bytes) -> bool:
-    """Whether a document may hold a fork block (``FORK_FIELD``): its text holds the key's
+def may_spell(raw: bytes, word: bytes) -> bool:
+    """Whether a key or a string of a document may read ``word``: its text holds the word's
     letters, or an escape (a backslash: JSON's and TRON's ``\\u0066ork``, TOML's in a
     quoted key) that may spell it. Every format is read as UTF-8 (``codecs.text.decode``),
-    where the key's bytes are its letters: without either, no key is ``fork`` and nothing
-    needs parsing. The one pre-test before every fork rule (guard, check, validate)."""
-    return _FORK_BYTES in raw or b"\\" in raw
+    where a word's bytes are its letters: without either, no key or string is ``word`` and
+    nothing needs parsing. The one byte pre-test before a rule that looks for a word."""
+    return word in raw or b"\\" in raw
+
+
+def may_hold_fork(raw: bytes) -> bool:
+    """Whether a document may hold a fork block (``FORK_FIELD``: ``may_spell``), the
+    pre-test before every fork rule (guard, check, validate, sync, status)."""
+    return may_spell(raw, _FORK_BYTES)
 
 
 SEQUENCE_FIELD = "sequence"

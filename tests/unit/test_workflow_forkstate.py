@@ -111,3 +111,17 @@ def test_without_fork_leaves_documents_without_one_byte_for_byte() -> None:
     assert without_fork(raw, "a.vcontext.json") is raw
     forked = _raw(_doc(3, FORK))
     assert json.loads(without_fork(forked, "a.vcontext.json")) == _doc(3)
+
+
+def test_m11_only_fork_changed_reads_an_escaped_fork_key_as_a_fork() -> None:
+    """M11 (a fork block never comes from theirs): sync's shortcut for an agent that only
+    forked a document reads ``"\\u0066ork"`` as the key ``fork`` on either side, as the
+    parse does (document.may_hold_fork), not only the bytes ``fork``."""
+    from git_vcontext.branches.treemerge import only_fork_changed
+
+    base = b'{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}'
+    block = b', "\\u0066ork": {"parentUid": "u1", "parentSequence": 1}'
+    forked = base[:-2] + block + b"}}"
+    assert b"fork" not in forked
+    assert only_fork_changed(base, base, forked, "todo.vcontext.json")
+    assert not only_fork_changed(base, forked, forked, "todo.vcontext.json")  # ours has one

@@ -539,7 +539,7 @@ def only_fork_changed(base: bytes, ours: bytes, theirs: bytes, path: str) -> boo
     The merge's result is then ours as it is (M11: a fork block never comes from
     theirs): sync of an agent that only forked a document costs no merge.
     """
-    if b"fork" in ours or b"fork" not in theirs:
+    if doc.may_hold_fork(ours) or not doc.may_hold_fork(theirs):  # escaped keys too
         return False
     return same_but_fork(base, theirs, path)
 

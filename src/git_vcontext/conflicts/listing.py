@@ -11,7 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..branches.treemerge import is_document
-from ..document import looks_like_vcontext
+from ..document import looks_like_vcontext, may_spell
 from ..errors import OperationalError
 from ..fsio import open_regular, read_regular
 from ..gitio import repository_error
@@ -191,4 +191,4 @@ def _may_hold_conflicts(ctx: Context, rel: str) -> bool:
         raw = read_regular(str(ctx.full(rel)))
     except OperationalError:
         return False
-    return b"<<<<<<<" in raw or b"unresolved" in raw or b"\\" in raw
+    return b"<<<<<<<" in raw or may_spell(raw, b"unresolved")

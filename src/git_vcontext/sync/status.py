@@ -314,7 +314,7 @@ def _fork_sequences(repo: Repository, a: Oid, b: Oid) -> tuple[ForkSequence, ...
     for change in tree_changes(b_tree, a_tree):
         path = change.path
         raw = sides.data("theirs", path)
-        if raw is None or b"fork" not in raw:
+        if raw is None or not doc.may_hold_fork(raw):  # an escaped key spells it too
             continue
         blobs: list[bytes | None] = [raw]
         if not is_document(path, blobs.copy):

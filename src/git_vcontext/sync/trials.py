@@ -16,6 +16,7 @@ from ..branches.agents import agent_tip
 from ..branches.treemerge import PathConflict, named, same_but_fork, trial_conflicts
 from ..branches.virtualbase import base_tree
 from ..codecs import ReusedParses
+from ..document import may_hold_fork
 from ..gitio import run_dir
 from ..gitio.diffs import tree_changes
 from ..gitio.objects import commit_at, is_blob, object_at
@@ -107,7 +108,7 @@ def _changes(repo: Repository, tip: Oid, other: Oid) -> dict[str, bool]:
         if change.status == "modified":
             old, new = _blob(repo, change.old_id), _blob(repo, change.new_id)
             if old is not None and new is not None:
-                real = b"fork" not in new or not same_but_fork(old, new, change.path)
+                real = not may_hold_fork(new) or not same_but_fork(old, new, change.path)
         out[change.path] = real
     return out
 

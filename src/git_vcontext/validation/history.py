@@ -136,10 +136,8 @@ def may_hold_unmerged_fork(raw: bytes) -> bool:
 
 def _may_say_unmerged(raw: bytes) -> bool:
     """Whether a string of the document may read ``unmerged`` (a fork block's
-    ``mergeStatus``): its text holds the word, or an escape (a backslash) that may spell
-    it. Every format is read as UTF-8 (``codecs.text.decode``), where the word's bytes are
-    its letters: without either, no value is ``unmerged`` and nothing needs parsing."""
-    return _UNMERGED_BYTES in raw or b"\\" in raw
+    ``mergeStatus``: ``document.may_spell``)."""
+    return doc.may_spell(raw, _UNMERGED_BYTES)
 
 
 def _parse_pair(
