@@ -49,14 +49,15 @@ def _tip(repo: Repository, name: str) -> Oid | None:
     return commit_of(repo, name)
 
 
-def behind(repo: Repository, base: str, remote: str) -> str | None:
-    """A warning when the local base lacks commits its upstream had when last fetched."""
+def behind(repo: Repository, base: str, remote: str, name: str | None = None) -> str | None:
+    """A warning when the local base lacks commits its upstream (``remote``'s ``name``,
+    default the base's own) had when last fetched."""
     local = _tip(repo, f"refs/heads/{base}")
-    there = known_tip(repo, remote, base)
+    there = known_tip(repo, remote, name or base)
     if local is None or there is None or contains(repo, local, there):
         return None
     return (
-        f"{base} is behind {remote}/{base} (as last fetched: {str(there)[:12]}): this sync "
+        f"{base} is behind {remote}/{name or base} (as last fetched: {str(there)[:12]}): this sync "
         f"merged with {base} as it is here"
     )
 

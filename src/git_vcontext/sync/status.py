@@ -137,9 +137,24 @@ class BaseTracking:
     # repository's path: ``operands.remote``); False: nothing fetched or counted
     usable: bool = True
     gone: bool = False  # status --fetch found no such branch there (nothing counted)
+    # the upstream's name on the remote (``branch.BASE.merge``, as ``@{upstream}`` reads
+    # it) when it is not the base's own: sync --push and --checkout refuse such a base
+    renamed: str | None = None
+
+    @property
+    def upstream(self) -> str:
+        return f"{self.remote}/{self.renamed or self.base}"
 
     def describe(self, agents: list[str]) -> str:
-        up, here = f"{self.remote}/{self.base}", f"counts against {self.base} here"
+        from .tracking import renamed_way_out
+
+        line = self._describe(agents)
+        if self.renamed is None or not self.usable:
+            return line
+        return f"{line}; {renamed_way_out(self.remote, self.base, self.renamed, agents)}"
+
+    def _describe(self, agents: list[str]) -> str:
+        up, here = self.upstream, f"counts against {self.base} here"
         if not self.usable:
             return (
                 f"{self.base}: {here}; its upstream's remote {command_word(self.remote)} is not"
@@ -148,7 +163,8 @@ class BaseTracking:
             )
         if self.gone:
             return (
-                f"{self.base}: {here}; {self.remote} has no {self.base} as fetched now (to stop"
+                f"{self.base}: {here}; {self.remote} has no {self.renamed or self.base} as"
+                " fetched now (to stop"
                 f" tracking it: git branch --unset-upstream {command_word(self.base)})"
             )
         if not self.fetched:
@@ -158,7 +174,7 @@ class BaseTracking:
         parts = [f"{n} commit{'s' if n != 1 else ''} {w}" for n, w in
                  ((self.ahead, "ahead of"), (self.behind, "behind")) if n]  # fmt: skip
         line = f"{self.base}: {here}, {' and '.join(parts)} {up} as of the last fetch"
-        if self.behind:
+        if self.behind and self.renamed is None:
             names = " ".join(command_word(a) for a in agents) if agents else "--all"
             line += (
                 f": git vcontext sync {names} --push {command_word(self.remote)} syncs with {up}"
@@ -168,7 +184,7 @@ class BaseTracking:
     def to_json(self) -> dict[str, Any]:
         return {
             "base": self.base,
-            "upstream": f"{self.remote}/{self.base}",
+            "upstream": self.upstream,
             "fetched": self.fetched,
             "ahead": self.ahead,
             "behind": self.behind,
@@ -186,7 +202,7 @@ def base_tracking(
     # lazy: the remote view behind it is needed only when a base tracks a remote
     from ..gitio import operands
     from ..gitio.objects import new_commits
-    from .tracking import known_tip, upstream
+    from .tracking import known_tip, renamed_upstream, upstream
 
     found = []
     for base in dict.fromkeys(r.base for r in rows):
@@ -199,16 +215,17 @@ def base_tracking(
         except (OperationalError, UsageError):  # what status --fetch and sync --push stop on
             found.append(BaseTracking(base, remote, False, 0, 0, usable=False))
             continue
+        renamed = renamed_upstream(repo, base)  # git status counts against @{upstream}
         if base in gone:
-            found.append(BaseTracking(base, remote, True, 0, 0, gone=True))
+            found.append(BaseTracking(base, remote, True, 0, 0, gone=True, renamed=renamed))
             continue
-        there = known_tip(repo, remote, base)
+        there = known_tip(repo, remote, renamed or base)
         if there is None:
-            found.append(BaseTracking(base, remote, False, 0, 0))
+            found.append(BaseTracking(base, remote, False, 0, 0, renamed=renamed))
             continue
         ahead = sum(1 for _ in new_commits(repo, local, there))
         behind = sum(1 for _ in new_commits(repo, there, local))
-        found.append(BaseTracking(base, remote, True, ahead, behind))
+        found.append(BaseTracking(base, remote, True, ahead, behind, renamed=renamed))
     return found
 
 

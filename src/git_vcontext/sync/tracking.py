@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches.ancestry import contains
+from ..errors import OperationalError, UsageError
 from ..gitio import config_value
 from ..gitio.places import fetched_namespace
 from ..gitio.refs import commit_of
@@ -20,6 +21,62 @@ def upstream(repo: Repository, base: str) -> str | None:
     if not remote or remote == "." or remote.startswith("-"):
         return None
     return remote
+
+
+def upstream_branch(repo: Repository, base: str) -> str:
+    """The name of the base's upstream branch on its remote, as ``@{upstream}`` reads it
+    (``branch.BASE.merge``: ``refs/heads/trunk`` -> ``trunk``); the base's own name when
+    none is set (or it is no branch name git accepts)."""
+    from ..gitio import operands
+
+    merge = config_value(repo, f"branch.{base}.merge")
+    if not merge or not merge.startswith("refs/heads/"):
+        return base
+    try:
+        return operands.branch(merge, f"branch.{base}.merge")
+    except UsageError:
+        return base
+
+
+def renamed_upstream(repo: Repository, base: str, remote: str | None = None) -> str | None:
+    """The upstream branch's name when ``base`` tracks a branch of another name on
+    ``remote`` (None: on the remote it tracks); None when the names agree or the base
+    tracks another remote or none."""
+    tracked = upstream(repo, base)
+    if tracked is None or (remote is not None and remote != tracked):
+        return None
+    name = upstream_branch(repo, base)
+    return None if name == base else name
+
+
+def renamed_way_out(remote: str, base: str, name: str, agents: list[str]) -> str:
+    """What to do about a base that tracks ``remote``/``name``: ``sync --push`` and
+    ``--checkout`` work on the remote's branch named as the base (as ``git push`` does by
+    default, ``push.default=simple``, which refuses such a branch too)."""
+    from ..validation.model import command_word
+
+    new = command_word(name)
+    configs = "; ".join(
+        f"git config vcontext.agent.{command_word(a)}.base {new}" for a in agents or ["AGENT"]
+    )
+    return (
+        f"{base} tracks {remote}/{name}, but sync --push and --checkout work on {remote}'s"
+        f" branch named as the base ({base}), as git push does by default: to sync with"
+        f" {remote}/{name}, base the agents on a branch of that name (git branch --track"
+        f" {new} {command_word(f'{remote}/{name}')}; {configs})"
+    )
+
+
+def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str | None) -> None:
+    """OperationalError when the base of a pair (agent, base) tracks a branch of another
+    name on ``remote`` (None: on the remote it tracks), before ``sync --push`` or
+    ``--checkout`` touches anything."""
+    for base in dict.fromkeys(b for _, b in pairs):
+        name = renamed_upstream(repo, base, remote)
+        tracked = upstream(repo, base)
+        if name is not None and tracked is not None:
+            agents = [a for a, b in pairs if b == base]
+            raise OperationalError(renamed_way_out(tracked, base, name, agents))
 
 
 def known_tip(repo: Repository, remote: str, base: str) -> Oid | None:

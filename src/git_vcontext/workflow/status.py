@@ -27,7 +27,7 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
     from ..gitio.places import fetched_namespace
     from ..gitio.transport import Link
     from ..remote.protocol import settings
-    from ..sync.tracking import upstream
+    from ..sync.tracking import upstream, upstream_branch
 
     bases = {agents.default_base(repo): None}
     for agent in agents.list_agents(repo, remote=True):
@@ -37,7 +37,7 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
             continue
     prefix = operands.branch(f"{agents.agent_prefix(repo)}x", "vcontext.agentPrefix")[:-1]
     cwd = run_dir(repo)
-    by_remote: dict[str, list[str]] = {}
+    by_remote: dict[str, dict[str, str]] = {}  # remote: {its branch: the base here}
     gone: set[str] = set()
     for base in bases:
         remote = upstream(repo, base)
@@ -45,7 +45,8 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
             say(f"status --fetch: {base} tracks no remote: nothing fetched for it")
             continue
         checked = operands.remote(repo, remote, f"branch.{base}.remote")
-        by_remote.setdefault(checked, []).append(operands.branch(base, "base branch"))
+        there = operands.branch(upstream_branch(repo, base), "base branch")  # @{upstream}
+        by_remote.setdefault(checked, {})[there] = base
     for remote, names in by_remote.items():
         ns = fetched_namespace(repo, remote)
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in names]
@@ -56,5 +57,5 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
             missing = remotes.fetch(cwd, remote, specs, prune=True, link=link)
         finally:
             link.close()
-        gone.update(b for b in names if f"refs/heads/{b}" in missing)
+        gone.update(base for b, base in names.items() if f"refs/heads/{b}" in missing)
     return frozenset(gone)

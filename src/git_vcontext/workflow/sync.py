@@ -19,6 +19,7 @@ from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
+from ..sync.tracking import refuse_renamed, renamed_upstream, renamed_way_out
 from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ def _sync(
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
+    _named_as_on_the_remote(repo, pairs, push, checkout)
     remote = push or _one_upstream(repo, bases)
     syncer = Syncer(repo, dry_run=dry_run)
     _remote_agents(syncer, pairs, into, say)
@@ -154,6 +156,16 @@ def _remote_agents(
             agent_config.record_base(repo, name, base)
 
 
+def _named_as_on_the_remote(
+    repo: Repository, pairs: list[tuple[str, str]], push: str | None, checkout: bool
+) -> None:
+    """--push and --checkout work on the remote's branch named as the base: a base whose
+    upstream there has another name is refused before anything moves (as ``git push``
+    refuses it by default), where ``status`` and ``check`` read ``@{upstream}``."""
+    if push is not None or checkout:
+        refuse_renamed(repo, pairs, push)
+
+
 def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
     """The remote and the base branch given, each checked as what it is."""
     remote = None if push is None else operands.remote(repo, push, "--push remote")
@@ -210,7 +222,11 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         if remote is None:
             continue
         publish = f"{_command(names, remote)} syncs with {remote}'s {base} and publishes"
-        if checkout:
+        if (name := renamed_upstream(repo, base)) is not None:  # no sync --push for it
+            publish = renamed_way_out(remote, base, name, names)
+            if (late := checkouts.behind(repo, base, remote, name)) is not None:
+                warnings.append(f"{late}; {publish}")
+        elif checkout:
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:
                 warnings.append(

@@ -1,0 +1,92 @@
+"""A base whose upstream has another name (``branch.main.merge=refs/heads/trunk``): one
+truth for "the base on the remote" (PRODUCT.md, "The remote guards itself": ``check``'s
+default range is ``@{upstream}..HEAD``; "Sync at scale": ``sync --push`` exiting 0 means
+the round is on the remote's base; command-line contract: exit 3 with one line).
+
+``@{upstream}`` is ``origin/trunk``: ``check`` checks from it and ``status`` counts against
+it, as ``git status`` does. ``sync --push`` works on the remote's branch named as the base,
+as ``git push`` does by default (``push.default=simple`` refuses such a branch): it refuses
+the base in one line before anything moves (it used to publish a new ``main`` on the
+remote, beside the ``trunk`` everyone reads, and exit 0), and its way out works.
+Real git with a bare remote.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, seed, show, status
+
+TODO = "todo.vcontext.json"
+
+
+def _heads(remote: Path) -> str:
+    return run_git(remote, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+
+
+def _trunk_team(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """(the bare remote whose base is trunk, this clone: main tracking origin/trunk, agent
+    alice forked from main with t1 ticked)."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "remote", "add", "origin", str(remote))
+    run_git(git_repo, "push", "-q", "origin", "main:trunk")
+    run_git(git_repo, "fetch", "-q", "origin")
+    run_git(git_repo, "branch", "-q", "--set-upstream-to=origin/trunk", "main")
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, TODO, status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1")
+    run_git(git_repo, "switch", "-q", "main")
+    edit(git_repo, TODO, status(("t3", "blocked")))
+    commit_all(git_repo, "a person blocks t3 on main")
+    return remote, git_repo
+
+
+def test_check_status_and_sync_agree_on_a_base_whose_upstream_has_another_name(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    remote, repo = _trunk_team(git_repo, tmp_path)
+    before = _heads(remote)
+
+    checked = run_cli("check", cwd=repo)
+    shown = run_cli("status", "--format", "json", cwd=repo, env=EPOCH)
+    text = run_cli("status", cwd=repo, env=EPOCH)
+    pushed = run_cli("sync", "alice", "--push", "origin", cwd=repo, env=EPOCH)
+
+    assert checked.returncode == 0, checked.stderr
+    assert b"origin/trunk..HEAD" in checked.stdout + checked.stderr
+    assert shown.returncode == 0, shown.stderr
+    (base,) = json.loads(shown.stdout)["bases"]
+    assert (base["base"], base["upstream"], base["ahead"], base["behind"]) == (
+        "main",
+        "origin/trunk",
+        1,
+        0,
+    )
+    assert b"1 commit ahead of origin/trunk" in text.stdout
+    assert b"origin/main" not in text.stdout
+    assert b"git branch --track trunk origin/trunk" in text.stdout
+    # sync --push refuses the base in one line, exit 3, the remote untouched
+    assert pushed.returncode == 3, pushed.stdout + pushed.stderr
+    assert len(pushed.stderr.splitlines()) == 1, pushed.stderr
+    assert b"main tracks origin/trunk" in pushed.stderr
+    assert _heads(remote) == before
+    assert "refs/heads/main " not in _heads(remote)
+
+    # its way out, as the message gives it, then sync --push lands alice on trunk
+    line = pushed.stderr.decode()
+    way_out = line[line.index("(git branch") + 1 : line.rindex(")")]
+    for command in way_out.split("; "):
+        run_git(repo, *command.split()[1:])
+    synced = run_cli("sync", "alice", "--push", "origin", cwd=repo, env=EPOCH)
+
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    items = {i["id"]: i["status"] for i in show(remote, "trunk", TODO)["todoList"]["items"]}
+    assert items["t1"] == "completed"
+    assert "refs/heads/main " not in _heads(remote)
+    after = json.loads(run_cli("status", "--format", "json", cwd=repo, env=EPOCH).stdout)
+    assert [(b["base"], b["upstream"]) for b in after["bases"]] == [("trunk", "origin/trunk")]
