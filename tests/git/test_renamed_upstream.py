@@ -90,3 +90,32 @@ def test_check_status_and_sync_agree_on_a_base_whose_upstream_has_another_name(
     assert "refs/heads/main " not in _heads(remote)
     after = json.loads(run_cli("status", "--format", "json", cwd=repo, env=EPOCH).stdout)
     assert [(b["base"], b["upstream"]) for b in after["bases"]] == [("trunk", "origin/trunk")]
+
+
+def test_a_base_tracking_a_path_shows_the_branch_and_the_path_apart(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A base whose ``branch.main.remote`` is a repository's path (no remote name, no
+    tracking branch): status names ``main of PATH`` (git shows the two apart), never the
+    ``PATH/main`` that names nothing, and json gives ``remote`` and ``branch`` as such."""
+    remote = tmp_path / "x.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", str(remote), "main")
+    run_git(git_repo, "config", "branch.main.remote", str(remote))
+    run_git(git_repo, "config", "branch.main.merge", "refs/heads/main")
+    fork_by_hand(git_repo, "alice")
+
+    fetched = run_cli("status", "--fetch", cwd=git_repo, env=EPOCH)
+    shown = run_cli("status", "--format", "json", cwd=git_repo, env=EPOCH)
+
+    assert fetched.returncode == 0, fetched.stderr
+    assert f"up to date with main of {remote} as of the last fetch".encode() in fetched.stdout
+    assert f"{remote}/main".encode() not in fetched.stdout
+    (base,) = json.loads(shown.stdout)["bases"]
+    assert (base["upstream"], base["remote"], base["branch"]) == (
+        f"main of {remote}",
+        str(remote),
+        "main",
+    )
+    assert base["fetched"]

@@ -69,6 +69,8 @@ def test_status_says_its_counts_are_against_the_base_here_and_the_remote_as_last
         {
             "base": "main",
             "upstream": "origin/main",
+            "remote": "origin",
+            "branch": "main",
             "fetched": True,
             "ahead": 0,
             "behind": 0,
@@ -100,6 +102,8 @@ def test_status_fetch_fetches_first_and_says_how_far_behind_the_base_is(
         {
             "base": "main",
             "upstream": "origin/main",
+            "remote": "origin",
+            "branch": "main",
             "fetched": True,
             "ahead": 0,
             "behind": 1,
@@ -179,7 +183,8 @@ def test_status_of_a_base_whose_remote_is_not_usable_advises_no_fetch_that_fails
     assert "--fetch" not in out
     assert "git branch --unset-upstream main" in line
     assert _json(repo)["bases"] == [
-        {"base": "main", "upstream": f"{remote}/main", "fetched": False, "ahead": 0,
+        {"base": "main", "upstream": f"{remote}/main", "remote": remote, "branch": "main",
+         "fetched": False, "ahead": 0,
          "behind": 0, "usable": False, "gone": False}
     ]  # fmt: skip
     code, _, err = _status(repo, "--fetch")

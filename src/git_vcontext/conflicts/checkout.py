@@ -25,6 +25,7 @@ from ..record import record
 from ..remote.view import RemoteView
 from ..sync.busy import busy
 from ..sync.tracking import known_tip as known_tip
+from ..sync.tracking import shown as shown_remote
 from ..sync.tracking import upstream as upstream
 from ..validation.model import command_word
 from .stopped import Stopped, leave_stopped
@@ -57,7 +58,8 @@ def behind(repo: Repository, base: str, remote: str, name: str | None = None) ->
     if local is None or there is None or contains(repo, local, there):
         return None
     return (
-        f"{base} is behind {remote}/{name or base} (as last fetched: {str(there)[:12]}): this sync "
+        f"{base} is behind {shown_remote(repo, remote, name or base)} (as last fetched:"
+        f" {str(there)[:12]}): this sync "
         f"merged with {base} as it is here"
     )
 
@@ -170,7 +172,8 @@ def label_of(repo: Repository, against: str, base: str, branch: str, remote: str
     ``origin/agents/bo``, else ``main`` (the base as sync was building it)."""
     if remote is not None:
         ns = fetched_namespace(repo, remote)
-        for name, shown in ((base, f"{remote}/{base}"), (branch, f"{remote}/{branch}")):
+        for name in (base, branch):
+            shown = shown_remote(repo, remote, name)
             for ref in (f"{ns}heads/{name}", f"refs/remotes/{remote}/{name}"):
                 tip = _tip(repo, ref)
                 if tip is not None and str(tip) == against:

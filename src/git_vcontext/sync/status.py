@@ -140,10 +140,22 @@ class BaseTracking:
     # the upstream's name on the remote (``branch.BASE.merge``, as ``@{upstream}`` reads
     # it) when it is not the base's own: sync --push and --checkout refuse such a base
     renamed: str | None = None
+    # the remote is a configured remote's name; False: a URL or a path, which has no
+    # ``REMOTE/BRANCH`` tracking branch to name (git shows the two apart)
+    named: bool = True
+
+    @property
+    def branch(self) -> str:
+        """The upstream's branch on the remote."""
+        return self.renamed or self.base
 
     @property
     def upstream(self) -> str:
-        return f"{self.remote}/{self.renamed or self.base}"
+        """The upstream as a person reads it: ``origin/main``, or ``main of /srv/x.git``
+        for a URL or a path (``/srv/x.git/main`` names nothing)."""
+        if self.named:
+            return f"{self.remote}/{self.branch}"
+        return f"{self.branch} of {self.remote}"
 
     def describe(self, agents: list[str]) -> str:
         from .tracking import renamed_way_out
@@ -163,7 +175,7 @@ class BaseTracking:
             )
         if self.gone:
             return (
-                f"{self.base}: {here}; {self.remote} has no {self.renamed or self.base} as"
+                f"{self.base}: {here}; {self.remote} has no {self.branch} as"
                 " fetched now (to stop"
                 f" tracking it: git branch --unset-upstream {command_word(self.base)})"
             )
@@ -185,6 +197,8 @@ class BaseTracking:
         return {
             "base": self.base,
             "upstream": self.upstream,
+            "remote": self.remote,
+            "branch": self.branch,
             "fetched": self.fetched,
             "ahead": self.ahead,
             "behind": self.behind,
@@ -216,16 +230,17 @@ def base_tracking(
             found.append(BaseTracking(base, remote, False, 0, 0, usable=False))
             continue
         renamed = renamed_upstream(repo, base)  # git status counts against @{upstream}
+        named = remote in operands.configured(repo)
         if base in gone:
-            found.append(BaseTracking(base, remote, True, 0, 0, gone=True, renamed=renamed))
+            found.append(BaseTracking(base, remote, True, 0, 0, True, True, renamed, named))
             continue
         there = known_tip(repo, remote, renamed or base)
         if there is None:
-            found.append(BaseTracking(base, remote, False, 0, 0, renamed=renamed))
+            found.append(BaseTracking(base, remote, False, 0, 0, renamed=renamed, named=named))
             continue
         ahead = sum(1 for _ in new_commits(repo, local, there))
         behind = sum(1 for _ in new_commits(repo, there, local))
-        found.append(BaseTracking(base, remote, True, ahead, behind, renamed=renamed))
+        found.append(BaseTracking(base, remote, True, ahead, behind, renamed=renamed, named=named))
     return found
 
 

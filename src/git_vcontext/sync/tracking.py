@@ -23,6 +23,17 @@ def upstream(repo: Repository, base: str) -> str | None:
     return remote
 
 
+def shown(repo: Repository, remote: str, branch: str) -> str:
+    """A remote's branch as a person reads it: ``origin/main`` for a configured remote,
+    ``main of /srv/x.git`` for a URL or a path (``/srv/x.git/main`` names nothing; git
+    shows the two apart)."""
+    from ..gitio import operands
+
+    if remote in operands.configured(repo):
+        return f"{remote}/{branch}"
+    return f"{branch} of {remote}"
+
+
 def upstream_branch(repo: Repository, base: str) -> str:
     """The name of the base's upstream branch on its remote, as ``@{upstream}`` reads it
     (``branch.BASE.merge``: ``refs/heads/trunk`` -> ``trunk``); the base's own name when

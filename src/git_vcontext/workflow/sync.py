@@ -19,7 +19,7 @@ from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
-from ..sync.tracking import refuse_renamed, renamed_upstream, renamed_way_out
+from ..sync.tracking import refuse_renamed, renamed_upstream, renamed_way_out, shown
 from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
@@ -230,7 +230,8 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:
                 warnings.append(
-                    f"{base} here has commits {remote}/{base} lacks: synced with {base} as it "
+                    f"{base} here has commits {shown(repo, remote, base)} lacks: synced with"
+                    f" {base} as it "
                     f"is here; {publish}"
                 )
         elif (late := checkouts.behind(repo, base, remote)) is not None:
