@@ -223,7 +223,7 @@ class Link:
         if self.deadline is None or now >= self.deadline:
             tried = f"tried {backoff.tries} times" if backoff.tries > 1 else "tried once"
             raise TransportError(
-                f"{what} ({tried}, until the sync's deadline: git config {self.timeout_setting})",
+                f"{what} ({tried}, until the deadline: git config {self.timeout_setting})",
                 transient=True,
                 lines=lines,
                 final=True,

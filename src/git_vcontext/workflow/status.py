@@ -17,16 +17,17 @@ if TYPE_CHECKING:
 def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
     """``status --fetch``: fetch each agent base's upstream (``branch.BASE.remote``) and the
     agent branches it holds, as ``sync --push`` fetches them (its transport: transient
-    failures tried again until ``vcontext.syncTimeout``; every value checked before git
-    sees it). Git's tracking branches move too, as for any fetch of a named remote. A
-    base that tracks no remote is said (``say``), and left as it is. Returns the bases
-    their remote did not have (its copies fetched before are left as they are)."""
+    failures tried again until ``vcontext.statusTimeout``, 15 s by default, not sync's
+    600; every value checked before git sees it). Git's tracking branches move too, as
+    for any fetch of a named remote. A base that tracks no remote is said (``say``), and
+    left as it is. Returns the bases their remote did not have (its copies fetched before
+    are left as they are)."""
     # lazy: only --fetch talks to a remote
     from ..gitio import operands, run_dir
     from ..gitio import remote as remotes
     from ..gitio.places import fetched_namespace
     from ..gitio.transport import Link
-    from ..remote.protocol import settings
+    from ..remote.protocol import status_timeout
     from ..sync.tracking import upstream, upstream_branch
 
     bases = {agents.default_base(repo): None}
@@ -52,7 +53,8 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in names]
         specs.append(f"+refs/heads/{prefix}*:{ns}heads/{prefix}*")
         link = Link(cwd, remote, report=say)
-        link.deadline = link.clock() + settings(repo).timeout
+        link.deadline = link.clock() + status_timeout(repo)  # its own, not sync's 600 s
+        link.timeout_setting = "vcontext.statusTimeout"
         try:
             missing = remotes.fetch(cwd, remote, specs, prune=True, link=link)
         finally:
