@@ -92,6 +92,30 @@ def test_check_status_and_sync_agree_on_a_base_whose_upstream_has_another_name(
     assert [(b["base"], b["upstream"]) for b in after["bases"]] == [("trunk", "origin/trunk")]
 
 
+def test_sync_checkout_builds_on_the_upstream_of_another_name(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """``sync --checkout`` (no ``--push``) fetches the base's ``@{upstream}``, trunk, and
+    builds on it when main here is only behind it, as for an upstream of the same name."""
+    remote, repo = _trunk_team(git_repo, tmp_path)
+    run_git(repo, "push", "-q", "origin", "main:trunk")
+    other = tmp_path / "other"
+    run_git(tmp_path, "clone", "-q", "-b", "trunk", str(remote), str(other))
+    (other / "notes.txt").write_text("someone else\n")
+    run_git(other, "add", "-A")
+    run_git(other, "-c", "user.name=O", "-c", "user.email=o@x", "commit", "-qm", "other")
+    run_git(other, "push", "-q", "origin", "trunk")
+    theirs = run_git(other, "rev-parse", "HEAD").stdout.strip()
+
+    proc = run_cli("sync", "alice", "--checkout", cwd=repo, env=EPOCH)
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert b"sync --push" not in proc.stderr  # main was only behind trunk: no warning
+    ancestor = run_git(repo, "merge-base", "--is-ancestor", theirs, "main", check=False)
+    assert ancestor.returncode == 0
+    assert show(repo, "main", TODO)["todoList"]["items"][0]["status"] == "completed"
+
+
 def test_a_base_tracking_a_path_shows_the_branch_and_the_path_apart(
     git_repo: Path, tmp_path: Path
 ) -> None:

@@ -25,6 +25,7 @@ from ..record import record
 from ..remote.view import RemoteView
 from ..sync.busy import busy
 from ..sync.tracking import known_tip as known_tip
+from ..sync.tracking import remote_branch
 from ..sync.tracking import shown as shown_remote
 from ..sync.tracking import upstream as upstream
 from ..validation.model import command_word
@@ -70,7 +71,7 @@ def bring_up(syncer: Syncer, base: str, remote: str) -> tuple[Oid | None, bool]:
     whether the local base has commits the remote's lacks: it is synced as it is)."""
     repo = syncer.repo
     cwd = run_dir(repo)
-    snap = RemoteView(repo, cwd, remote, base, []).fetch()
+    snap = RemoteView(repo, cwd, remote, remote_branch(repo, base, remote), []).fetch()
     local = _tip(repo, f"refs/heads/{base}")
     if snap.base is None or local is None or snap.base == local:
         return snap.base, False
@@ -172,7 +173,7 @@ def label_of(repo: Repository, against: str, base: str, branch: str, remote: str
     ``origin/agents/bo``, else ``main`` (the base as sync was building it)."""
     if remote is not None:
         ns = fetched_namespace(repo, remote)
-        for name in (base, branch):
+        for name in (remote_branch(repo, base, remote), branch):
             shown = shown_remote(repo, remote, name)
             for ref in (f"{ns}heads/{name}", f"refs/remotes/{remote}/{name}"):
                 tip = _tip(repo, ref)

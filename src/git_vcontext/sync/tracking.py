@@ -49,6 +49,12 @@ def upstream_branch(repo: Repository, base: str) -> str:
         return base
 
 
+def remote_branch(repo: Repository, base: str, remote: str) -> str:
+    """The base's branch on ``remote``: its upstream's name when it tracks that remote
+    (``@{upstream}``), else its own name."""
+    return upstream_branch(repo, base) if upstream(repo, base) == remote else base
+
+
 def renamed_upstream(repo: Repository, base: str, remote: str | None = None) -> str | None:
     """The upstream branch's name when ``base`` tracks a branch of another name on
     ``remote`` (None: on the remote it tracks); None when the names agree or the base
@@ -61,9 +67,9 @@ def renamed_upstream(repo: Repository, base: str, remote: str | None = None) -> 
 
 
 def renamed_way_out(remote: str, base: str, name: str, agents: list[str]) -> str:
-    """What to do about a base that tracks ``remote``/``name``: ``sync --push`` and
-    ``--checkout`` work on the remote's branch named as the base (as ``git push`` does by
-    default, ``push.default=simple``, which refuses such a branch too)."""
+    """What to do about a base that tracks ``remote``/``name``: ``sync --push`` works on
+    the remote's branch named as the base (as ``git push`` does by default,
+    ``push.default=simple``, which refuses such a branch too)."""
     from ..validation.model import command_word
 
     new = command_word(name)
@@ -71,7 +77,7 @@ def renamed_way_out(remote: str, base: str, name: str, agents: list[str]) -> str
         f"git config vcontext.agent.{command_word(a)}.base {new}" for a in agents or ["AGENT"]
     )
     return (
-        f"{base} tracks {remote}/{name}, but sync --push and --checkout work on {remote}'s"
+        f"{base} tracks {remote}/{name}, but sync --push works on {remote}'s"
         f" branch named as the base ({base}), as git push does by default: to sync with"
         f" {remote}/{name}, base the agents on a branch of that name (git branch --track"
         f" {new} {command_word(f'{remote}/{name}')}; {configs})"
@@ -80,8 +86,8 @@ def renamed_way_out(remote: str, base: str, name: str, agents: list[str]) -> str
 
 def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str | None) -> None:
     """OperationalError when the base of a pair (agent, base) tracks a branch of another
-    name on ``remote`` (None: on the remote it tracks), before ``sync --push`` or
-    ``--checkout`` touches anything."""
+    name on ``remote`` (None: on the remote it tracks), before ``sync --push`` touches
+    anything."""
     for base in dict.fromkeys(b for _, b in pairs):
         name = renamed_upstream(repo, base, remote)
         tracked = upstream(repo, base)

@@ -95,7 +95,7 @@ def _sync(
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
-    _named_as_on_the_remote(repo, pairs, push, checkout)
+    _named_as_on_the_remote(repo, pairs, push)
     remote = push or _one_upstream(repo, bases)
     syncer = Syncer(repo, dry_run=dry_run)
     _remote_agents(syncer, pairs, into, say)
@@ -157,12 +157,12 @@ def _remote_agents(
 
 
 def _named_as_on_the_remote(
-    repo: Repository, pairs: list[tuple[str, str]], push: str | None, checkout: bool
+    repo: Repository, pairs: list[tuple[str, str]], push: str | None
 ) -> None:
-    """--push and --checkout work on the remote's branch named as the base: a base whose
-    upstream there has another name is refused before anything moves (as ``git push``
-    refuses it by default), where ``status`` and ``check`` read ``@{upstream}``."""
-    if push is not None or checkout:
+    """--push works on the remote's branch named as the base: a base whose upstream there
+    has another name is refused before anything moves (as ``git push`` refuses it by
+    default), where ``status``, ``check`` and ``--checkout`` read ``@{upstream}``."""
+    if push is not None:
         refuse_renamed(repo, pairs, push)
 
 
@@ -222,19 +222,17 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         if remote is None:
             continue
         publish = f"{_command(names, remote)} syncs with {remote}'s {base} and publishes"
-        if (name := renamed_upstream(repo, base)) is not None:  # no sync --push for it
+        name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
+        if name is not None:
             publish = renamed_way_out(remote, base, name, names)
-            if (late := checkouts.behind(repo, base, remote, name)) is not None:
-                warnings.append(f"{late}; {publish}")
-        elif checkout:
+        if checkout:
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:
                 warnings.append(
-                    f"{base} here has commits {shown(repo, remote, base)} lacks: synced with"
-                    f" {base} as it "
-                    f"is here; {publish}"
+                    f"{base} here has commits {shown(repo, remote, name or base)} lacks:"
+                    f" synced with {base} as it is here; {publish}"
                 )
-        elif (late := checkouts.behind(repo, base, remote)) is not None:
+        elif (late := checkouts.behind(repo, base, remote, name)) is not None:
             warnings.append(f"{late}; {publish}")
     return warnings
 
