@@ -14,6 +14,7 @@ Real git with a bare remote.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from helpers.run import run_cli, run_git
@@ -143,3 +144,39 @@ def test_a_base_tracking_a_path_shows_the_branch_and_the_path_apart(
         "main",
     )
     assert base["fetched"]
+
+
+def test_a_path_upstream_of_another_name_is_refused_with_a_way_out_that_works(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """``branch.main.remote`` a repository's path, ``merge`` its trunk: no ``PATH/trunk``
+    tracking branch exists to ``git branch --track`` from, so the way out fetches trunk
+    itself; followed word for word (through a shell, as a person pastes it), sync --push
+    lands alice on the path's trunk."""
+    remote = tmp_path / "x y.git"  # a space: the commands quote it
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", str(remote), "main:trunk")
+    run_git(git_repo, "config", "branch.main.remote", str(remote))
+    run_git(git_repo, "config", "branch.main.merge", "refs/heads/trunk")
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, TODO, status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1")
+    run_git(git_repo, "switch", "-q", "main")
+
+    text = run_cli("status", cwd=git_repo, env=EPOCH).stdout.decode()
+    pushed = run_cli("sync", "alice", "--push", str(remote), cwd=git_repo, env=EPOCH)
+
+    assert f"trunk of {remote}" in text
+    assert pushed.returncode == 3, pushed.stdout + pushed.stderr
+    line = pushed.stderr.decode()
+    assert f"main tracks trunk of {remote}" in line
+    assert "refs/heads/main " not in _heads(remote)
+    way_out = line[line.index("(git fetch") + 1 : line.rindex(")")]
+    assert way_out in text  # status gives the same way out
+    shell = subprocess.run(["sh", "-c", way_out], cwd=git_repo, capture_output=True, text=True)
+    assert shell.returncode == 0, shell.stderr
+    synced = run_cli("sync", "alice", "--push", str(remote), cwd=git_repo, env=EPOCH)
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert show(remote, "trunk", TODO)["todoList"]["items"][0]["status"] == "completed"

@@ -163,7 +163,8 @@ class BaseTracking:
         line = self._describe(agents)
         if self.renamed is None or not self.usable:
             return line
-        return f"{line}; {renamed_way_out(self.remote, self.base, self.renamed, agents)}"
+        way_out = renamed_way_out(self.remote, self.base, self.renamed, agents, named=self.named)
+        return f"{line}; {way_out}"
 
     def _describe(self, agents: list[str]) -> str:
         up, here = self.upstream, f"counts against {self.base} here"

@@ -66,21 +66,35 @@ def renamed_upstream(repo: Repository, base: str, remote: str | None = None) -> 
     return None if name == base else name
 
 
-def renamed_way_out(remote: str, base: str, name: str, agents: list[str]) -> str:
-    """What to do about a base that tracks ``remote``/``name``: ``sync --push`` works on
+def renamed_way_out(
+    remote: str, base: str, name: str, agents: list[str], *, named: bool = True
+) -> str:
+    """What to do about a base that tracks ``remote``'s ``name``: ``sync --push`` works on
     the remote's branch named as the base (as ``git push`` does by default,
-    ``push.default=simple``, which refuses such a branch too)."""
+    ``push.default=simple``, which refuses such a branch too). ``named``: ``remote`` is a
+    configured remote (else a URL or a path, which has no tracking branch to start from)."""
     from ..validation.model import command_word
 
     new = command_word(name)
     configs = "; ".join(
         f"git config vcontext.agent.{command_word(a)}.base {new}" for a in agents or ["AGENT"]
     )
+    if named:
+        up, make = (
+            f"{remote}/{name}",
+            f"git branch --track {new} {command_word(f'{remote}/{name}')}",
+        )
+    else:
+        where = command_word(remote)
+        up = f"{name} of {remote}"
+        make = (
+            f"git fetch {where} {command_word(f'{name}:{name}')}; git config branch.{new}.remote"
+            f" {where}; git config branch.{new}.merge {command_word(f'refs/heads/{name}')}"
+        )
     return (
-        f"{base} tracks {remote}/{name}, but sync --push works on {remote}'s"
-        f" branch named as the base ({base}), as git push does by default: to sync with"
-        f" {remote}/{name}, base the agents on a branch of that name (git branch --track"
-        f" {new} {command_word(f'{remote}/{name}')}; {configs})"
+        f"{base} tracks {up}, but sync --push works on {remote}'s branch named as the base"
+        f" ({base}), as git push does by default: to sync with {up}, base the agents on a"
+        f" branch of that name ({make}; {configs})"
     )
 
 
@@ -92,8 +106,11 @@ def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str |
         name = renamed_upstream(repo, base, remote)
         tracked = upstream(repo, base)
         if name is not None and tracked is not None:
+            from ..gitio import operands
+
             agents = [a for a, b in pairs if b == base]
-            raise OperationalError(renamed_way_out(tracked, base, name, agents))
+            named = tracked in operands.configured(repo)
+            raise OperationalError(renamed_way_out(tracked, base, name, agents, named=named))
 
 
 def known_tip(repo: Repository, remote: str, base: str) -> Oid | None:

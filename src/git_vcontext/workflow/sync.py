@@ -224,7 +224,8 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         publish = f"{_command(names, remote)} syncs with {remote}'s {base} and publishes"
         name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
         if name is not None:
-            publish = renamed_way_out(remote, base, name, names)
+            named = remote in operands.configured(repo)
+            publish = renamed_way_out(remote, base, name, names, named=named)
         if checkout:
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:
