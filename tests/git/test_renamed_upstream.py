@@ -14,10 +14,12 @@ Real git with a bare remote.
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
 from pathlib import Path
 
-from helpers.run import run_cli, run_git
+from helpers.run import cli_path, run_cli, run_git
 from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, seed, show, status
 
 TODO = "todo.vcontext.json"
@@ -180,3 +182,34 @@ def test_a_path_upstream_of_another_name_is_refused_with_a_way_out_that_works(
     synced = run_cli("sync", "alice", "--push", str(remote), cwd=git_repo, env=EPOCH)
     assert synced.returncode == 0, synced.stdout + synced.stderr
     assert show(remote, "trunk", TODO)["todoList"]["items"][0]["status"] == "completed"
+
+
+def test_the_way_out_of_a_conflict_names_no_push_a_renamed_upstream_refuses(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A conflict ``sync --checkout`` leaves stopped, on a base tracking origin/trunk: the
+    merge is labelled ``origin/trunk`` and the commands it gives end in a sync that runs
+    (``git vcontext sync alice``), not the ``--push origin`` that base is refused
+    (command-line contract: advice that leads somewhere)."""
+    _, repo = _trunk_team(git_repo, tmp_path)
+    run_git(repo, "push", "-q", "origin", "main:trunk")
+    edit(repo, TODO, status(("t1", "blocked")))
+    commit_all(repo, "a person blocks t1")
+    run_git(repo, "push", "-q", "origin", "main:trunk")
+
+    left = run_cli("sync", "alice", "--checkout", cwd=repo, env=EPOCH)
+
+    assert left.returncode == 1, left.stdout + left.stderr
+    out = left.stdout.decode()
+    assert "(ours: agents/alice, theirs: origin/trunk)" in out
+    steps = [s.strip() for s in out[out.index("next:") :].splitlines()[1:]]
+    assert steps[0].startswith("cd ")
+    assert steps[-1] == "git vcontext sync alice"
+    for step in steps[1:]:
+        words = shlex.split(step.replace("--take ours|theirs", "--take ours"))
+        if words[:2] == ["git", "vcontext"]:  # the command under test, as installed
+            words = [*cli_path(), *words[2:]]
+        done = subprocess.run(words, cwd=repo, capture_output=True, env={**os.environ, **EPOCH})
+        if step != "git vcontext conflicts":  # (exit 1: it lists the conflict)
+            assert done.returncode == 0, (step, done.stdout, done.stderr)
+    assert show(repo, "main", TODO)["todoList"]["items"][0]["status"] == "completed"

@@ -205,9 +205,11 @@ def _track_pushed(
 
 
 def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
-    """The remote the bases track (the first base's, when they track several)."""
+    """The remote the bases track (the first base's, when they track several) that a
+    ``sync --push`` takes: not one whose branch there has another name (refused)."""
     for base in bases:
-        if (found := checkouts.upstream(repo, base)) is not None:
+        found = checkouts.upstream(repo, base)
+        if found is not None and renamed_upstream(repo, base) is None:
             return found
     return None
 
@@ -247,7 +249,8 @@ def _leave_conflicts(
         if r.state != CONFLICT or r.against is None or all(c.log_deleted for c in r.conflicts):
             continue  # (a deleted event log: no merge to resolve, the deletion is undone)
         against = checkouts.current_base(syncer.repo, r, push)
-        label = checkouts.label_of(syncer.repo, against, r.base, r.branch, done.remote)
+        tracked = done.remote or checkouts.upstream(syncer.repo, r.base)  # @{upstream}
+        label = checkouts.label_of(syncer.repo, against, r.base, r.branch, tracked)
         left, refused, was = checkouts.leave(syncer, r, against, label, _command([r.agent], push))
         if was is not None:
             switched.append((r.branch, was))
