@@ -558,7 +558,8 @@ def sync(**options: Any) -> int:
 @click.option(
     "--fetch",
     is_flag=True,
-    help="Fetch each base's upstream and the agent branches first (as sync --push does).",
+    help="Fetch each base's upstream and the agent branches first (as sync --push does; "
+    "a failing remote is retried until vcontext.statusTimeout, default 15 s).",
 )
 def status(**options: Any) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.

@@ -326,6 +326,24 @@ TEMPORARY = lazy(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp$")
 """What ``write_atomic`` names its temporaries (``.NAME.PID.RANDOM.tmp``)."""
 
 
+def private_folder(path: str) -> bool:
+    """Make ``path`` a folder of this user's alone (mode 0700) when nothing has that name;
+    whether it now is one: a folder, not a link to one, owned by this user, closed to
+    others. A name in a shared folder (``/tmp``) that anyone else made first is not ours
+    to put sockets or lock files in."""
+    try:
+        system.mkdir(path, 0o700)
+    except OSError:
+        pass  # there already, or not ours to make: lstat says which
+    try:
+        info = system.lstat(path)
+    except OSError:
+        return False
+    getuid = getattr(system, "getuid", None)
+    mine = getuid is None or info.st_uid == getuid()
+    return stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & 0o077
+
+
 def temporary_name(folder: str, name: str) -> str:
     return join(folder, f".{name}.{system.getpid()}.{system.urandom(4).hex()}.tmp")
 

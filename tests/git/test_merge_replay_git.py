@@ -133,6 +133,29 @@ def test_m6_cherry_pick_brings_only_what_was_picked(repo: Path) -> None:
     history_clean(repo, "bob")
 
 
+def test_m8_cherry_pick_whose_parent_is_an_ancestor_of_ours_is_a_replay(repo: Path) -> None:
+    """M8 "In a replay — … a cherry-pick": picking alice's first commit (its parent, the
+    base, is an ancestor of bob: the file's history alone cannot tell it from a merge)
+    applies its own change on top of bob's: its changeLog entry after bob's with the
+    sequence continuing, the sequence advanced by one, no ``merge`` entry, no sequence
+    conflict. It was merged as a merge: a ``merge`` entry and max + 1."""
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    first = tool(repo, "alice", "t1", status="inProgress")
+    run_git(repo, "checkout", "-q", "-b", "bob", "main")
+    tool(repo, "bob", "t3", status="blocked")
+    before = log_of(repo)
+    pick = run_git(repo, "cherry-pick", first, check=False)
+    assert pick.returncode == 0, pick.stdout + pick.stderr
+    log = log_of(repo)
+    assert log[: len(before)] == before
+    assert [d for _, d in log[len(before) :]] == ["updated t1: status pending → inProgress"]
+    assert not merges(repo)
+    assert read(repo)["todoList"]["sequence"] == before[-1][0] + 1
+    strictly_increasing(repo)
+    assert (items(repo)["t1"]["status"], items(repo)["t3"]["status"]) == ("inProgress", "blocked")
+    valid(repo)
+
+
 def test_m8_rebase_replays_each_commit_on_ours_without_merge_entries(repo: Path) -> None:
     run_git(repo, "checkout", "-q", "-b", "feature")
     tool(repo, "ann", "t2", status="inProgress")

@@ -9,6 +9,7 @@ transport and with every value checked before git sees it."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,8 @@ def test_status_says_its_counts_are_against_the_base_here_and_the_remote_as_last
         {
             "base": "main",
             "upstream": "origin/main",
+            "remote": "origin",
+            "branch": "main",
             "fetched": True,
             "ahead": 0,
             "behind": 0,
@@ -100,6 +103,8 @@ def test_status_fetch_fetches_first_and_says_how_far_behind_the_base_is(
         {
             "base": "main",
             "upstream": "origin/main",
+            "remote": "origin",
+            "branch": "main",
             "fetched": True,
             "ahead": 0,
             "behind": 1,
@@ -179,7 +184,8 @@ def test_status_of_a_base_whose_remote_is_not_usable_advises_no_fetch_that_fails
     assert "--fetch" not in out
     assert "git branch --unset-upstream main" in line
     assert _json(repo)["bases"] == [
-        {"base": "main", "upstream": f"{remote}/main", "fetched": False, "ahead": 0,
+        {"base": "main", "upstream": f"{remote}/main", "remote": remote, "branch": "main",
+         "fetched": False, "ahead": 0,
          "behind": 0, "usable": False, "gone": False}
     ]  # fmt: skip
     code, _, err = _status(repo, "--fetch")
@@ -207,3 +213,25 @@ def test_status_fetch_of_a_base_the_remote_no_longer_has_says_so(
         " (to stop tracking it: git branch --unset-upstream main)"
     )
     assert _json(repo)["bases"][0]["fetched"] is True  # without --fetch: the last fetch's
+
+
+def test_status_fetch_from_a_dead_remote_answers_within_its_own_deadline(
+    team: tuple[Path, Path, Path],
+) -> None:
+    """A status answers promptly: ``status --fetch`` retries a remote that refuses
+    connections (transient, as for sync) only until ``vcontext.statusTimeout`` (15 s by
+    default), not sync's ``vcontext.syncTimeout`` (600 s), then stops in one line naming
+    its setting (exit 3, the command-line contract)."""
+    _, repo, _ = team
+    run_git(repo, "remote", "set-url", "origin", "http://127.0.0.1:1/remote.git")
+    run_git(repo, "config", "vcontext.syncTimeout", "600")
+    started = time.monotonic()
+
+    proc = run_cli("status", "--fetch", cwd=repo, env=EPOCH, timeout=90)
+
+    took = time.monotonic() - started
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    last = proc.stderr.decode().splitlines()[-1]
+    assert "git config vcontext.statusTimeout" in last
+    assert "trying again" in proc.stderr.decode()  # transient: it was retried
+    assert 10 < took < 60, took

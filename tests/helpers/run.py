@@ -26,9 +26,16 @@ def run_cli(
     cwd: Path | None = None,
     input: bytes | None = None,
     env: dict[str, str] | None = None,
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git-vcontext args`` as a separate process, as a user or git would."""
+    """Run ``git-vcontext args`` as a separate process, as a user or git would
+    (``timeout``: seconds before it is killed and the test fails)."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
-        [*cli_path(), *args], cwd=cwd, input=input, capture_output=True, env=full_env
+        [*cli_path(), *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        env=full_env,
+        timeout=timeout,
     )

@@ -626,7 +626,7 @@ def carry_to_agent(
     for change in tree_changes(agent, merged):
         path = change.path
         o, t = sides.data("ours", path), sides.data("theirs", path)
-        if o is None or t is None or b"fork" not in o or not sides.holds_document(path):
+        if o is None or t is None or not doc.may_hold_fork(o) or not sides.holds_document(path):
             if t is not None and t != o and sides.holds_document(path) and path not in documents:
                 documents.append(path)
             continue

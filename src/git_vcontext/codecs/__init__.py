@@ -12,7 +12,7 @@ from .text import decode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal, Protocol
+    from typing import Any, Literal, Protocol
 
     from .reuse import ReusedParses as ReusedParses
 
@@ -164,6 +164,13 @@ def _shared_memo() -> ParseMemo | None:
 
 
 _REUSE = __name__ + ".reuse"
+
+
+def block_cache(name: str) -> dict[Any, Any] | None:
+    """A cache of the current ``ReusedParses`` block, named ``name`` (None outside one):
+    what a module remembers for the block's shared documents, released when it ends."""
+    reuse = sys.modules.get(_REUSE)
+    return None if reuse is None else reuse.block_cache(name)
 
 
 def reusing_parses() -> bool:

@@ -9,6 +9,7 @@ from _contextvars import ContextVar  # (contextvars is this module re-exported: 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextvars import Token
+    from typing import Any
 
     from . import ParseMemo
 
@@ -18,8 +19,27 @@ one). One variable, made when this module is imported (under the import lock): a
 made by the first block would race when two threads enter their first blocks at once."""
 
 
+_caches_var: ContextVar[dict[str, dict[Any, Any]] | None] = ContextVar(
+    "git_vcontext_block_caches", default=None
+)
+"""The caches other modules keep for the innermost block (``block_cache``): made with the
+block, dropped when it ends, so nothing they hold outlives it (the MCP server lives long)."""
+
+
 def shared_memo() -> ParseMemo | None:
     return _memo_var.get()
+
+
+def block_cache(name: str) -> dict[Any, Any] | None:
+    """The cache named ``name`` of this thread's (or task's) outermost block, made empty on
+    first use; None outside a block. What it holds is released when the block ends."""
+    caches = _caches_var.get()
+    if caches is None:
+        return None
+    found = caches.get(name)
+    if found is None:
+        found = caches[name] = {}
+    return found
 
 
 class ReusedParses:
@@ -35,12 +55,17 @@ class ReusedParses:
     def __init__(self, memo: ParseMemo | None = None) -> None:
         self._mine: ParseMemo = {} if memo is None else memo
         self._token: Token[ParseMemo | None] | None = None
+        self._caches: Token[dict[str, dict[Any, Any]] | None] | None = None
 
     def __enter__(self) -> None:
         if _memo_var.get() is None:
             self._token = _memo_var.set(self._mine)
+            self._caches = _caches_var.set({})
 
     def __exit__(self, *exc: object) -> None:
         if self._token is not None:
             _memo_var.reset(self._token)
             self._token = None
+        if self._caches is not None:  # the block's caches go with it
+            _caches_var.reset(self._caches)
+            self._caches = None

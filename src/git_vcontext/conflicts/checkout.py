@@ -25,6 +25,8 @@ from ..record import record
 from ..remote.view import RemoteView
 from ..sync.busy import busy
 from ..sync.tracking import known_tip as known_tip
+from ..sync.tracking import remote_branch
+from ..sync.tracking import shown as shown_remote
 from ..sync.tracking import upstream as upstream
 from ..validation.model import command_word
 from .stopped import Stopped, leave_stopped
@@ -49,14 +51,16 @@ def _tip(repo: Repository, name: str) -> Oid | None:
     return commit_of(repo, name)
 
 
-def behind(repo: Repository, base: str, remote: str) -> str | None:
-    """A warning when the local base lacks commits its upstream had when last fetched."""
+def behind(repo: Repository, base: str, remote: str, name: str | None = None) -> str | None:
+    """A warning when the local base lacks commits its upstream (``remote``'s ``name``,
+    default the base's own) had when last fetched."""
     local = _tip(repo, f"refs/heads/{base}")
-    there = known_tip(repo, remote, base)
+    there = known_tip(repo, remote, name or base)
     if local is None or there is None or contains(repo, local, there):
         return None
     return (
-        f"{base} is behind {remote}/{base} (as last fetched: {str(there)[:12]}): this sync "
+        f"{base} is behind {shown_remote(repo, remote, name or base)} (as last fetched:"
+        f" {str(there)[:12]}): this sync "
         f"merged with {base} as it is here"
     )
 
@@ -67,7 +71,7 @@ def bring_up(syncer: Syncer, base: str, remote: str) -> tuple[Oid | None, bool]:
     whether the local base has commits the remote's lacks: it is synced as it is)."""
     repo = syncer.repo
     cwd = run_dir(repo)
-    snap = RemoteView(repo, cwd, remote, base, []).fetch()
+    snap = RemoteView(repo, cwd, remote, remote_branch(repo, base, remote), []).fetch()
     local = _tip(repo, f"refs/heads/{base}")
     if snap.base is None or local is None or snap.base == local:
         return snap.base, False
@@ -169,7 +173,8 @@ def label_of(repo: Repository, against: str, base: str, branch: str, remote: str
     ``origin/agents/bo``, else ``main`` (the base as sync was building it)."""
     if remote is not None:
         ns = fetched_namespace(repo, remote)
-        for name, shown in ((base, f"{remote}/{base}"), (branch, f"{remote}/{branch}")):
+        for name in (remote_branch(repo, base, remote), branch):
+            shown = shown_remote(repo, remote, name)
             for ref in (f"{ns}heads/{name}", f"refs/remotes/{remote}/{name}"):
                 tip = _tip(repo, ref)
                 if tip is not None and str(tip) == against:

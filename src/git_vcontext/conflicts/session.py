@@ -22,7 +22,7 @@ from ..gitio import git
 from ..gitio.index import is_tracked
 from ..gitio.objects import signatures
 from ..gitio.places import common_dir
-from ..gitio.replay import committer_agent, from_history
+from ..gitio.replay import committer_agent
 from ..gitio.settings import merge_settings
 from ..merging.result import Reverting
 from ..merging.textmerge import Markers
@@ -245,7 +245,7 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
     if not state.found:
         state.now = _now_of(text, ours, rel)
         state.style = style
-    replay = _replay(ctx, rel, (base, ours, theirs))
+    replay = _replay(ctx)
     probe = _revert_probe(ctx, state.now) if replay and ctx.operation.kind == "revert" else None
     resolution = from_versions(
         base, ours, theirs, path=rel, now=state.now, replay=replay, revert_probe=probe
@@ -296,16 +296,11 @@ def _revert_probe(ctx: Context, now: str | None) -> Callable[[], Reverting | Non
     return reverting
 
 
-def _replay(ctx: Context, rel: str, sides: tuple[bytes | None, bytes | None, bytes | None]) -> bool:
+def _replay(ctx: Context) -> bool:
     """Whether the stopped operation merged this file as a replay, as the driver judged it
-    (M6, M8): every rebase step; a cherry-pick or revert when ours' history says so."""
-    kind = ctx.operation.kind
-    if kind == "rebase":
-        return True
-    base, ours, theirs = sides
-    if kind not in ("cherry-pick", "revert") or base is None or ours is None or theirs is None:
-        return False
-    return from_history(rel, base, ours, theirs, start=str(ctx.top or ctx.cwd))
+    (M6, M8): every rebase step, cherry-pick and revert (``replay.invoked_as_replay``: the
+    driver reads the git command running it, so a pick whose base is ours' ancestor too)."""
+    return ctx.operation.kind in ("rebase", "cherry-pick", "revert")
 
 
 def _from_file(ctx: Context, rel: str) -> Session:

@@ -9,7 +9,9 @@ ours' history: the base is ours' ancestor when ours' history held that very vers
 the file, and a revert applies a version ours' history held before it. Shortcuts: a
 rebase in progress (``rebase-merge/``, ``rebase-apply/``: every step is a replay, the
 first one too), a cherry-pick or revert of several commits (``sequencer/``), and ``git
-merge``/``git pull`` (a merge: ``GIT_REFLOG_ACTION``, ``GITHEAD_*``).
+merge``/``git pull`` (a merge: ``GIT_REFLOG_ACTION``, ``GITHEAD_*``); then the command
+line of the git process running the driver (``invoker``: ``git cherry-pick``, ``git
+revert``), which tells a pick whose base is ours' ancestor from a merge; history last.
 """
 
 from __future__ import annotations
@@ -35,6 +37,24 @@ def signal(git_dir: str | None, env: Mapping[str, str] | None = None) -> bool | 
                 return True
     action = env.get("GIT_REFLOG_ACTION", "")
     if action.startswith(("merge", "pull")) or any(k.startswith("GITHEAD_") for k in env):
+        return False
+    return None
+
+
+def invoked_as_replay(commands: list[list[str]] | None = None) -> bool | None:
+    """What the git command running the driver says (``invoker``: its command line, read
+    from ``/proc`` or ``ps``): ``git cherry-pick``/``git revert`` replay a commit (True)
+    even when the commit's parent is ours' ancestor, which ours' history cannot tell from a
+    merge; ``git merge``/``git pull`` merge (False); None: anything else, or unknown."""
+    if commands is None:
+        # lazy: only a merge git's state says nothing of reads the process table
+        from .invoker import git_commands
+
+        commands = git_commands()
+    first = commands[0][0] if commands and commands[0] else None
+    if first in ("cherry-pick", "revert"):
+        return True
+    if first in ("merge", "pull"):
         return False
     return None
 
@@ -94,6 +114,8 @@ def is_replay(path: str | None, base: bytes | None, ours: bytes, theirs: bytes) 
 
     git_dir = find_git_dir(".")
     said = signal(git_dir)
+    if said is None:
+        said = invoked_as_replay()
     if said is not None:
         return said
     if git_dir is None or not path or base is None:

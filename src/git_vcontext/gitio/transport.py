@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import OperationalError
+from ..fsio import private_folder
 from ..record import record
 from . import GitResult, git
 
@@ -223,7 +224,7 @@ class Link:
         if self.deadline is None or now >= self.deadline:
             tried = f"tried {backoff.tries} times" if backoff.tries > 1 else "tried once"
             raise TransportError(
-                f"{what} ({tried}, until the sync's deadline: git config {self.timeout_setting})",
+                f"{what} ({tried}, until the deadline: git config {self.timeout_setting})",
                 transient=True,
                 lines=lines,
                 final=True,
@@ -360,15 +361,7 @@ def user_folder(root: str) -> str | None:
     than a private folder of this user's (a sync then shares its connection only with its
     own commands)."""
     path = os.path.join(root, f"{SHARE_PREFIX}u{os.getuid()}")
-    with contextlib.suppress(FileExistsError, OSError):
-        os.mkdir(path, 0o700)
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        return None
-    return path
+    return path if private_folder(path) else None
 
 
 @record

@@ -12,9 +12,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
+
+from ..errors import OperationalError
+from ..fsio import private_folder
 
 try:
     import fcntl
@@ -26,8 +30,16 @@ class Locks:
     """Locks by document real path; ``folder`` holds the lock files."""
 
     def __init__(self, folder: str | None) -> None:
-        user = getattr(os, "getuid", lambda: "user")()
-        self.folder = folder or os.path.join(tempfile.gettempdir(), f"git-vcontext-{user}")
+        if folder is None:  # a plain directory: this user's folder in the shared /tmp
+            user = getattr(os, "getuid", lambda: "user")()
+            folder = os.path.join(tempfile.gettempdir(), f"git-vcontext-{user}")
+            _tighten(folder)
+            if not private_folder(folder):
+                raise OperationalError(
+                    f"{folder} is not a folder of this user's alone (another owner, a link, "
+                    "or open to others): remove it, or set TMPDIR to a folder of yours"
+                )
+        self.folder = folder
         self._threads: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
@@ -53,3 +65,15 @@ class Locks:
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
+
+
+def _tighten(folder: str) -> None:
+    """Close the folder older versions made with the default mode (0755) to others, when it
+    is this user's own folder that nobody else could write into."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022:
+        with contextlib.suppress(OSError):
+            os.chmod(folder, 0o700)

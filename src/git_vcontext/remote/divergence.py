@@ -15,6 +15,7 @@ from ..branches import agents
 from ..branches.ancestry import contains
 from ..gitio import refs, run_dir, worktrees
 from ..gitio.objects import commit_at, new_commits
+from ..sync.tracking import shown
 from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
@@ -33,7 +34,8 @@ def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) ->
     paths = list(dict.fromkeys(c.path for c in merged.conflicts))
     files = ", ".join(paths) or "some files"
     head = (
-        f"{base} here has {count} commit{'s' if count != 1 else ''} {remote}/{base} lacks, "
+        f"{base} here has {count} commit{'s' if count != 1 else ''} {shown(repo, remote, base)}"
+        " lacks, "
         f"which conflict with it ({files}): left out of this sync, {base} not moved"
     )
     q = command_word

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 DEFAULT_ATTEMPTS = 10
 DEFAULT_TIMEOUT = 600.0  # seconds a sync may wait for the base before it gives up
+DEFAULT_STATUS_TIMEOUT = 15.0  # seconds: status --fetch (vcontext.statusTimeout)
 FIRST_WAIT = 0.1  # seconds; doubles each attempt, times a random factor in [0.5, 1.5)
 LONGEST_WAIT = 2.0
 
@@ -73,6 +74,13 @@ def settings(repo: Repository) -> Settings:
         config_flag(repo, "vcontext.syncLease", True),
         _number(repo, "vcontext.leaseSeconds", DEFAULT_SECONDS),
     )
+
+
+def status_timeout(repo: Repository) -> float:
+    """``vcontext.statusTimeout``: how long ``status --fetch`` tries a remote that fails
+    in passing (a status answers promptly; sync's own ``vcontext.syncTimeout`` is for a
+    round that must land)."""
+    return _number(repo, "vcontext.statusTimeout", DEFAULT_STATUS_TIMEOUT)
 
 
 def _number(repo: Repository, key: str, default: float) -> float:

@@ -137,9 +137,37 @@ class BaseTracking:
     # repository's path: ``operands.remote``); False: nothing fetched or counted
     usable: bool = True
     gone: bool = False  # status --fetch found no such branch there (nothing counted)
+    # the upstream's name on the remote (``branch.BASE.merge``, as ``@{upstream}`` reads
+    # it) when it is not the base's own: sync --push and --checkout refuse such a base
+    renamed: str | None = None
+    # the remote is a configured remote's name; False: a URL or a path, which has no
+    # ``REMOTE/BRANCH`` tracking branch to name (git shows the two apart)
+    named: bool = True
+
+    @property
+    def branch(self) -> str:
+        """The upstream's branch on the remote."""
+        return self.renamed or self.base
+
+    @property
+    def upstream(self) -> str:
+        """The upstream as a person reads it: ``origin/main``, or ``main of /srv/x.git``
+        for a URL or a path (``/srv/x.git/main`` names nothing)."""
+        if self.named:
+            return f"{self.remote}/{self.branch}"
+        return f"{self.branch} of {self.remote}"
 
     def describe(self, agents: list[str]) -> str:
-        up, here = f"{self.remote}/{self.base}", f"counts against {self.base} here"
+        from .tracking import renamed_way_out
+
+        line = self._describe(agents)
+        if self.renamed is None or not self.usable:
+            return line
+        way_out = renamed_way_out(self.remote, self.base, self.renamed, agents, named=self.named)
+        return f"{line}; {way_out}"
+
+    def _describe(self, agents: list[str]) -> str:
+        up, here = self.upstream, f"counts against {self.base} here"
         if not self.usable:
             return (
                 f"{self.base}: {here}; its upstream's remote {command_word(self.remote)} is not"
@@ -148,7 +176,8 @@ class BaseTracking:
             )
         if self.gone:
             return (
-                f"{self.base}: {here}; {self.remote} has no {self.base} as fetched now (to stop"
+                f"{self.base}: {here}; {self.remote} has no {self.branch} as"
+                " fetched now (to stop"
                 f" tracking it: git branch --unset-upstream {command_word(self.base)})"
             )
         if not self.fetched:
@@ -158,7 +187,7 @@ class BaseTracking:
         parts = [f"{n} commit{'s' if n != 1 else ''} {w}" for n, w in
                  ((self.ahead, "ahead of"), (self.behind, "behind")) if n]  # fmt: skip
         line = f"{self.base}: {here}, {' and '.join(parts)} {up} as of the last fetch"
-        if self.behind:
+        if self.behind and self.renamed is None:
             names = " ".join(command_word(a) for a in agents) if agents else "--all"
             line += (
                 f": git vcontext sync {names} --push {command_word(self.remote)} syncs with {up}"
@@ -168,7 +197,9 @@ class BaseTracking:
     def to_json(self) -> dict[str, Any]:
         return {
             "base": self.base,
-            "upstream": f"{self.remote}/{self.base}",
+            "upstream": self.upstream,
+            "remote": self.remote,
+            "branch": self.branch,
             "fetched": self.fetched,
             "ahead": self.ahead,
             "behind": self.behind,
@@ -186,7 +217,7 @@ def base_tracking(
     # lazy: the remote view behind it is needed only when a base tracks a remote
     from ..gitio import operands
     from ..gitio.objects import new_commits
-    from .tracking import known_tip, upstream
+    from .tracking import known_tip, renamed_upstream, upstream
 
     found = []
     for base in dict.fromkeys(r.base for r in rows):
@@ -199,16 +230,18 @@ def base_tracking(
         except (OperationalError, UsageError):  # what status --fetch and sync --push stop on
             found.append(BaseTracking(base, remote, False, 0, 0, usable=False))
             continue
+        renamed = renamed_upstream(repo, base)  # git status counts against @{upstream}
+        named = remote in operands.configured(repo)
         if base in gone:
-            found.append(BaseTracking(base, remote, True, 0, 0, gone=True))
+            found.append(BaseTracking(base, remote, True, 0, 0, True, True, renamed, named))
             continue
-        there = known_tip(repo, remote, base)
+        there = known_tip(repo, remote, renamed or base)
         if there is None:
-            found.append(BaseTracking(base, remote, False, 0, 0))
+            found.append(BaseTracking(base, remote, False, 0, 0, renamed=renamed, named=named))
             continue
         ahead = sum(1 for _ in new_commits(repo, local, there))
         behind = sum(1 for _ in new_commits(repo, there, local))
-        found.append(BaseTracking(base, remote, True, ahead, behind))
+        found.append(BaseTracking(base, remote, True, ahead, behind, renamed=renamed, named=named))
     return found
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches.ancestry import contains
+from ..errors import OperationalError, UsageError
 from ..gitio import config_value
 from ..gitio.places import fetched_namespace
 from ..gitio.refs import commit_of
@@ -20,6 +21,96 @@ def upstream(repo: Repository, base: str) -> str | None:
     if not remote or remote == "." or remote.startswith("-"):
         return None
     return remote
+
+
+def shown(repo: Repository, remote: str, branch: str) -> str:
+    """A remote's branch as a person reads it: ``origin/main`` for a configured remote,
+    ``main of /srv/x.git`` for a URL or a path (``/srv/x.git/main`` names nothing; git
+    shows the two apart)."""
+    from ..gitio import operands
+
+    if remote in operands.configured(repo):
+        return f"{remote}/{branch}"
+    return f"{branch} of {remote}"
+
+
+def upstream_branch(repo: Repository, base: str) -> str:
+    """The name of the base's upstream branch on its remote, as ``@{upstream}`` reads it
+    (``branch.BASE.merge``: ``refs/heads/trunk`` -> ``trunk``); the base's own name when
+    none is set (or it is no branch name git accepts)."""
+    from ..gitio import operands
+
+    merge = config_value(repo, f"branch.{base}.merge")
+    if not merge or not merge.startswith("refs/heads/"):
+        return base
+    try:
+        return operands.branch(merge, f"branch.{base}.merge")
+    except UsageError:
+        return base
+
+
+def remote_branch(repo: Repository, base: str, remote: str) -> str:
+    """The base's branch on ``remote``: its upstream's name when it tracks that remote
+    (``@{upstream}``), else its own name."""
+    return upstream_branch(repo, base) if upstream(repo, base) == remote else base
+
+
+def renamed_upstream(repo: Repository, base: str, remote: str | None = None) -> str | None:
+    """The upstream branch's name when ``base`` tracks a branch of another name on
+    ``remote`` (None: on the remote it tracks); None when the names agree or the base
+    tracks another remote or none."""
+    tracked = upstream(repo, base)
+    if tracked is None or (remote is not None and remote != tracked):
+        return None
+    name = upstream_branch(repo, base)
+    return None if name == base else name
+
+
+def renamed_way_out(
+    remote: str, base: str, name: str, agents: list[str], *, named: bool = True
+) -> str:
+    """What to do about a base that tracks ``remote``'s ``name``: ``sync --push`` works on
+    the remote's branch named as the base (as ``git push`` does by default,
+    ``push.default=simple``, which refuses such a branch too). ``named``: ``remote`` is a
+    configured remote (else a URL or a path, which has no tracking branch to start from)."""
+    from ..validation.model import command_word
+
+    new = command_word(name)
+    configs = "; ".join(
+        f"git config vcontext.agent.{command_word(a)}.base {new}" for a in agents or ["AGENT"]
+    )
+    if named:
+        up, make = (
+            f"{remote}/{name}",
+            f"git branch --track {new} {command_word(f'{remote}/{name}')}",
+        )
+    else:
+        where = command_word(remote)
+        up = f"{name} of {remote}"
+        make = (
+            f"git fetch {where} {command_word(f'{name}:{name}')}; git config branch.{new}.remote"
+            f" {where}; git config branch.{new}.merge {command_word(f'refs/heads/{name}')}"
+        )
+    return (
+        f"{base} tracks {up}, but sync --push works on {remote}'s branch named as the base"
+        f" ({base}), as git push does by default: to sync with {up}, base the agents on a"
+        f" branch of that name ({make}; {configs})"
+    )
+
+
+def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str | None) -> None:
+    """OperationalError when the base of a pair (agent, base) tracks a branch of another
+    name on ``remote`` (None: on the remote it tracks), before ``sync --push`` touches
+    anything."""
+    for base in dict.fromkeys(b for _, b in pairs):
+        name = renamed_upstream(repo, base, remote)
+        tracked = upstream(repo, base)
+        if name is not None and tracked is not None:
+            from ..gitio import operands
+
+            agents = [a for a, b in pairs if b == base]
+            named = tracked in operands.configured(repo)
+            raise OperationalError(renamed_way_out(tracked, base, name, agents, named=named))
 
 
 def known_tip(repo: Repository, remote: str, base: str) -> Oid | None:

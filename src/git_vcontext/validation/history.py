@@ -424,12 +424,12 @@ def _walk_arrays(data: JsonValue) -> Arrays:
     return _arrays_of(data) if walked is None else walked[1]
 
 
-_WALKS: dict[int, list[Any]] = {}
-"""Inside ``ReusedParses`` (a document parsed once is one shared, read-only object: a
-blob of a push is compared with each parent, a parent with each child): by the id of
-each document's data, ``[data, its arrays, its playbook events or None]``, the data
-held so its id stays its own. Emptied when full; unused outside a block."""
 _WALKS_LIMIT = 64
+"""Inside ``ReusedParses`` (a document parsed once is one shared, read-only object: a
+blob of a push is compared with each parent, a parent with each child) the walks are
+remembered in the block's own cache (``codecs.block_cache``): by the id of each
+document's data, ``[data, its arrays, its playbook events or None]``, the data held so
+its id stays its own; emptied when full, released when the block ends."""
 
 
 def _walks(data: JsonValue) -> list[Any] | None:
@@ -437,15 +437,16 @@ def _walks(data: JsonValue) -> list[Any] | None:
     if not isinstance(data, (dict, list)):
         return None
     # lazy: codecs is loaded by whatever parsed the data
-    from ..codecs import reusing_parses
+    from ..codecs import block_cache
 
-    if not reusing_parses():
+    walks = block_cache(__name__)
+    if walks is None:
         return None
-    found = _WALKS.get(id(data))
+    found = walks.get(id(data))
     if found is None or found[0] is not data:
-        if len(_WALKS) >= _WALKS_LIMIT:
-            _WALKS.clear()
-        found = _WALKS[id(data)] = [data, _arrays_of(data), None]
+        if len(walks) >= _WALKS_LIMIT:
+            walks.clear()
+        found = walks[id(data)] = [data, _arrays_of(data), None]
     return found
 
 

@@ -19,6 +19,7 @@ from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
+from ..sync.tracking import refuse_renamed, renamed_upstream, renamed_way_out, shown
 from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ def _sync(
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
+    _named_as_on_the_remote(repo, pairs, push)
     remote = push or _one_upstream(repo, bases)
     syncer = Syncer(repo, dry_run=dry_run)
     _remote_agents(syncer, pairs, into, say)
@@ -154,6 +156,16 @@ def _remote_agents(
             agent_config.record_base(repo, name, base)
 
 
+def _named_as_on_the_remote(
+    repo: Repository, pairs: list[tuple[str, str]], push: str | None
+) -> None:
+    """--push works on the remote's branch named as the base: a base whose upstream there
+    has another name is refused before anything moves (as ``git push`` refuses it by
+    default), where ``status``, ``check`` and ``--checkout`` read ``@{upstream}``."""
+    if push is not None:
+        refuse_renamed(repo, pairs, push)
+
+
 def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
     """The remote and the base branch given, each checked as what it is."""
     remote = None if push is None else operands.remote(repo, push, "--push remote")
@@ -193,9 +205,11 @@ def _track_pushed(
 
 
 def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
-    """The remote the bases track (the first base's, when they track several)."""
+    """The remote the bases track (the first base's, when they track several) that a
+    ``sync --push`` takes: not one whose branch there has another name (refused)."""
     for base in bases:
-        if (found := checkouts.upstream(repo, base)) is not None:
+        found = checkouts.upstream(repo, base)
+        if found is not None and renamed_upstream(repo, base) is None:
             return found
     return None
 
@@ -210,14 +224,18 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         if remote is None:
             continue
         publish = f"{_command(names, remote)} syncs with {remote}'s {base} and publishes"
+        name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
+        if name is not None:
+            named = remote in operands.configured(repo)
+            publish = renamed_way_out(remote, base, name, names, named=named)
         if checkout:
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:
                 warnings.append(
-                    f"{base} here has commits {remote}/{base} lacks: synced with {base} as it "
-                    f"is here; {publish}"
+                    f"{base} here has commits {shown(repo, remote, name or base)} lacks:"
+                    f" synced with {base} as it is here; {publish}"
                 )
-        elif (late := checkouts.behind(repo, base, remote)) is not None:
+        elif (late := checkouts.behind(repo, base, remote, name)) is not None:
             warnings.append(f"{late}; {publish}")
     return warnings
 
@@ -231,7 +249,8 @@ def _leave_conflicts(
         if r.state != CONFLICT or r.against is None or all(c.log_deleted for c in r.conflicts):
             continue  # (a deleted event log: no merge to resolve, the deletion is undone)
         against = checkouts.current_base(syncer.repo, r, push)
-        label = checkouts.label_of(syncer.repo, against, r.base, r.branch, done.remote)
+        tracked = done.remote or checkouts.upstream(syncer.repo, r.base)  # @{upstream}
+        label = checkouts.label_of(syncer.repo, against, r.base, r.branch, tracked)
         left, refused, was = checkouts.leave(syncer, r, against, label, _command([r.agent], push))
         if was is not None:
             switched.append((r.branch, was))
