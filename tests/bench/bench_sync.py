@@ -200,6 +200,25 @@ def run_git_merges(repo: Path, agents: int) -> tuple[float, float]:
     return time.perf_counter() - start, _children_cpu() - cpu
 
 
+def run_git_back(repo: Path, agents: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of the other direction with git, after ``run_git_merges``: each
+    agent branch checked out and main merged into it (``--no-ff``; no driver runs: the
+    agent's tip is the merge base, so git takes main's files, and the fork blocks sync
+    keeps are lost: git has no way to give sync's result there)."""
+    e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
+    cpu = _children_cpu()
+    start = time.perf_counter()
+    for k in range(agents):
+        for args in (["checkout", "-q", f"agents/a{k:02d}"], ["merge", "--no-ff", "--no-edit",
+                     "-q", "main"]):  # fmt: skip
+            out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=e)
+            if out.returncode != 0:
+                raise SystemExit(f"git {' '.join(args)} failed: {out.stdout} {out.stderr}")
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    _git(repo, "checkout", "-q", "main")
+    return seconds, cpu
+
+
 def trees(repo: Path) -> dict[str, str]:
     """Every branch's tree id."""
     out = _git(repo, "for-each-ref", "--format=%(refname) %(objectname)^{tree}", "refs/heads")
@@ -244,6 +263,7 @@ def main() -> None:
         ours_runs: list[tuple[float, float]] = []
         base_runs: list[tuple[float, float]] = []
         git_runs: list[tuple[float, float]] = []
+        back_runs: list[tuple[float, float]] = []
         runs = 1 if args.profile else args.runs
         for i in range(runs):  # in turn, each on a fresh copy
             in_process = copy(seed, f"sync-{i}")
@@ -254,9 +274,12 @@ def main() -> None:
                 _same_trees(before, in_process)
             merged = copy(seed, f"git-merge-{i}")
             git_runs.append(run_git_merges(merged, args.agents))
+            ours_main = main_data(merged)  # (before the other direction moves nothing on main)
+            back = copy(merged, f"git-back-{i}")
+            back_runs.append(run_git_back(back, args.agents))
         print(f"load after: {load_average()}")
         (t_sync, c_sync), (t_git, c_git) = _median(ours_runs), _median(git_runs)
-        ours, theirs = main_data(in_process), main_data(merged)
+        ours, theirs = main_data(in_process), ours_main
         same = trees(in_process)["refs/heads/main"] == trees(merged)["refs/heads/main"]
         leaked = [n for n, d in ours.items() if "fork" in d.get("todoList", {})]
         print(f"agents: {args.agents}, documents: {args.docs} ({args.items} items), 5 per agent")
@@ -275,7 +298,15 @@ def main() -> None:
             f"| git merge + driver, one by one (into main only) | {t_git * 1000:.0f} ms "
             f"| {c_git * 1000:.0f} ms | {_shown(git_runs)} |"
         )
+        t_back, c_back = _median(back_runs)
+        print(
+            f"| git, then main into each agent branch (checkout + merge --no-ff; no driver, "
+            f"fork blocks lost) | {t_back * 1000:.0f} ms | {c_back * 1000:.0f} ms "
+            f"| {_shown(back_runs)} |"
+        )
         print(f"ratio: {t_git / t_sync:.1f}x faster (wall), {c_git / c_sync:.1f}x (CPU)")
+        both, both_cpu = (t_git + t_back) / t_sync, (c_git + c_back) / c_sync
+        print(f"both directions with git too: {both:.1f}x (wall), {both_cpu:.1f}x (CPU)")
         if base_runs:
             print(
                 f"baseline's ratio: {t_git / t_base:.1f}x (wall), {c_git / c_base:.1f}x (CPU); "
