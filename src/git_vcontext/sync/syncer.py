@@ -431,9 +431,37 @@ class Syncer:
         if key not in self._undoing:
             from ..prepush.undone import refusal  # (it imports this module)
 
-            with ReusedParses(self._parsed):
-                self._undoing[key] = refusal(self.repo, branch, tip, base)
+            if base is not None and self._none_may_undo(tip, base):
+                self._undoing[key] = None
+            else:
+                with ReusedParses(self._parsed):
+                    self._undoing[key] = refusal(self.repo, branch, tip, base)
         return self._undoing[key]
+
+    def _none_may_undo(self, tip: Oid, base: Oid) -> bool:
+        """Whether no commit of ``tip`` that ``base`` lacks is one ``undone`` looks into
+        (``may_undo``), known without libgit2's walk of the base's history, which reads
+        every commit it passes from disk: those commits are reached from ``tip`` without
+        passing a merge base of the two (an ancestor of one is in the base), so a walk
+        that stops at the merge bases sees them all (and maybe more). False when that walk
+        finds a commit ``undone`` looks into, or goes on for long: then ask ``refusal``."""
+        from ..prepush.undone import may_undo  # (it imports this module)
+
+        stops = set(self.merge_bases(base, tip))
+        seen: set[Oid] = set()
+        todo = [tip]
+        while todo:
+            oid = todo.pop()
+            if oid in stops or oid in seen:
+                continue
+            seen.add(oid)
+            if len(seen) > _UNDO_WALK:
+                return False
+            commit = commit_at(self.repo, oid)
+            if may_undo(commit):
+                return False
+            todo.extend(commit.parent_ids)
+        return True
 
     # -- one pair --------------------------------------------------------------
 
@@ -695,6 +723,10 @@ class Syncer:
                 f"its branch is at {str(new)[:12]}: do not commit them; once that is dealt "
                 "with, run git vcontext status there to finish the update"
             )
+
+
+_UNDO_WALK = 64
+"""Commits ``Syncer._none_may_undo`` looks at before it leaves the question to ``refusal``."""
 
 
 class _Pair:
