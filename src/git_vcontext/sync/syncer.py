@@ -38,6 +38,7 @@ from ..gitio.objects import (
     descends,
     make_commit,
     new_commits,
+    object_at,
     signature,
     signatures,
 )
@@ -444,7 +445,8 @@ class Syncer:
         every commit it passes from disk: those commits are reached from ``tip`` without
         passing a merge base of the two (an ancestor of one is in the base), so a walk
         that stops at the merge bases sees them all (and maybe more). False when that walk
-        finds a commit ``undone`` looks into, or goes on for long: then ask ``refusal``."""
+        finds a commit ``undone`` looks into, goes on for long, or meets a commit this
+        clone lacks: then ask ``refusal``."""
         from ..prepush.undone import may_undo  # (it imports this module)
 
         stops = set(self.merge_bases(base, tip))
@@ -457,7 +459,9 @@ class Syncer:
             seen.add(oid)
             if len(seen) > _UNDO_WALK:
                 return False
-            commit = commit_at(self.repo, oid)
+            commit = commit_at(self.repo, oid)  # (the tip, or a parent found here)
+            if any(object_at(self.repo, p) is None for p in commit.parent_ids):
+                return False  # a parent this clone lacks (shallow)
             if may_undo(commit):
                 return False
             todo.extend(commit.parent_ids)
