@@ -15,7 +15,9 @@ agents: 1,000 agents looking every 2 s are 500 looks a second.
 ``--agents N``: instead of request refs alone, a remote as ``sync --push`` leaves it with N
 agents (N agent branches, N requests waiting, a lease), and the operations as sync runs them:
 its look (a fetch of the base, its own branch, the leases, the server mark and every request
-of the base) when nothing moved and when a request moved, ``ls-remote`` of two refs, and the
+of the base) when nothing moved, when a request moved and when the lease moved (a new lease
+commit: a root commit, which git's negotiation cannot end early on: over HTTP one request
+more), ``ls-remote`` of two refs, and the
 push of one request ref, under each git wire protocol of ``--protocol`` (``-c
 protocol.version``: v2, git's default, lists refs by prefix in a request of its own; v0 has
 every ref advertised in the first answer). Over HTTP (nginx) the column ``requests`` counts
@@ -295,6 +297,12 @@ def _sync_ops(
         for i in range(runs + 2)
     ]  # fmt: skip
     request = "refs/vcontext/sync/main/agents/agent-1"
+    empty = _git(remote, "hash-object", "-t", "tree", "-w", "/dev/null").strip()
+    leases = [  # lease commits as sync makes them: the empty tree, no parent
+        _git(remote, "commit-tree", empty, "-m", f"lease v{protocol} {i}", env={**env, **ident})
+        .strip()
+        for i in range(runs + 2)
+    ]  # fmt: skip
     counter = [0]
 
     def look() -> None:
@@ -304,6 +312,11 @@ def _sync_ops(
         counter[0] += 1
         commit = fresh[counter[0] % len(fresh)]
         subprocess.run(["git", "update-ref", request, commit], cwd=remote, check=True)
+
+    def lease() -> None:  # (not counted either)
+        counter[0] += 1
+        commit = leases[counter[0] % len(leases)]
+        subprocess.run(["git", "update-ref", LEASE, commit], cwd=remote, check=True)
 
     def ls_remote() -> None:
         _git(work, *version, "ls-remote", url, LEASE, REQUEST, env=env)
@@ -321,6 +334,7 @@ def _sync_ops(
     for name, action, prepare in (
         ("sync's look, nothing new", look, nothing),
         ("sync's look, a request moved", look, move),
+        ("sync's look, the lease moved", look, lease),
         ("ls-remote, 2 refs", ls_remote, nothing),
         ("push of one request ref", push, nothing),
     ):

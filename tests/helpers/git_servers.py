@@ -517,7 +517,8 @@ int main(int argc, char **argv) {
         + used.ru_stime.tv_sec * 1000000L + used.ru_stime.tv_usec;
     const char *method = getenv("REQUEST_METHOD"), *path = getenv("PATH_INFO");
     const char *query = getenv("QUERY_STRING");
-    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
+    const char *slash = path != NULL ? strstr(path, "/info/refs") : NULL;
+    if (slash == NULL && path != NULL) slash = strrchr(path, '/');
     FILE *log = fopen("@LOG@", "a");
     if (log != NULL) {  /* the CPU, then what was asked: GET info/refs?service=… / POST git-… */
         fprintf(log, "vcontext-cpu-us %ld %s %s%s%s\n", us, method ? method : "-",
