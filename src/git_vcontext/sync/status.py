@@ -155,7 +155,14 @@ class BaseTracking:
         for a URL or a path (``/srv/x.git/main`` names nothing)."""
         if self.named:
             return f"{self.remote}/{self.branch}"
-        return f"{self.branch} of {self.remote}"
+        return f"{self.branch} of {self.shown_remote}"
+
+    @property
+    def shown_remote(self) -> str:
+        """The remote as it may be printed: a URL's credentials masked."""
+        from ..gitio.operands import shown_url
+
+        return shown_url(self.remote)
 
     def describe(self, agents: list[str]) -> str:
         from .tracking import renamed_way_out
@@ -167,16 +174,19 @@ class BaseTracking:
         return f"{line}; {way_out}"
 
     def _describe(self, agents: list[str]) -> str:
+        from .tracking import pasted_remote
+
         up, here = self.upstream, f"counts against {self.base} here"
         if not self.usable:
             return (
-                f"{self.base}: {here}; its upstream's remote {command_word(self.remote)} is not"
-                " a configured remote, a URL or a repository's path (git remote -v; to stop"
+                f"{self.base}: {here}; its upstream's remote"
+                f" {command_word(self.shown_remote)} is not a configured remote, a URL or a"
+                " repository's path (git remote -v; to stop"
                 f" tracking it: git branch --unset-upstream {command_word(self.base)})"
             )
         if self.gone:
             return (
-                f"{self.base}: {here}; {self.remote} has no {self.branch} as"
+                f"{self.base}: {here}; {self.shown_remote} has no {self.branch} as"
                 " fetched now (to stop"
                 f" tracking it: git branch --unset-upstream {command_word(self.base)})"
             )
@@ -190,7 +200,8 @@ class BaseTracking:
         if self.behind and self.renamed is None:
             names = " ".join(command_word(a) for a in agents) if agents else "--all"
             line += (
-                f": git vcontext sync {names} --push {command_word(self.remote)} syncs with {up}"
+                f": git vcontext sync {names} --push {pasted_remote(self.base, self.remote)} syncs"
+                f" with {up}"
             )
         return line
 
@@ -198,7 +209,7 @@ class BaseTracking:
         return {
             "base": self.base,
             "upstream": self.upstream,
-            "remote": self.remote,
+            "remote": self.shown_remote,
             "branch": self.branch,
             "fetched": self.fetched,
             "ahead": self.ahead,

@@ -19,7 +19,13 @@ from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
-from ..sync.tracking import refuse_renamed, renamed_upstream, renamed_way_out, shown
+from ..sync.tracking import (
+    pasted_remote,
+    refuse_renamed,
+    renamed_upstream,
+    renamed_way_out,
+    shown,
+)
 from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
@@ -223,7 +229,8 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         remote = checkouts.upstream(repo, base)
         if remote is None:
             continue
-        publish = f"{_command(names, remote)} syncs with {remote}'s {base} and publishes"
+        push = f"git vcontext sync {' '.join(names)} --push {pasted_remote(base, remote)}"
+        publish = f"{push} syncs with {operands.shown_url(remote)}'s {base} and publishes"
         name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
         if name is not None:
             named = remote in operands.configured(repo)
