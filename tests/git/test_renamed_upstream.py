@@ -19,6 +19,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from helpers.run import cli_path, run_cli, run_git
 from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, seed, show, status
 
@@ -213,3 +215,50 @@ def test_the_way_out_of_a_conflict_names_no_push_a_renamed_upstream_refuses(
         if step != "git vcontext conflicts":  # (exit 1: it lists the conflict)
             assert done.returncode == 0, (step, done.stdout, done.stderr)
     assert show(repo, "main", TODO)["todoList"]["items"][0]["status"] == "completed"
+
+
+@pytest.mark.parametrize("merge", ["refs/heads/-x", "refs/heads/a b"])
+def test_an_upstream_no_command_line_can_name_is_refused_not_taken_for_the_base(
+    git_repo: Path, tmp_path: Path, merge: str
+) -> None:
+    """``branch.main.merge`` naming a branch no command line can take (``-x`` reads as an
+    option, ``a b`` is no branch name): sync --push used to take the base's own name
+    instead and publish a ``main`` beside the upstream git names (exit 0); it refuses in
+    one line, exit 3, the remote untouched, and its way out (pasted through a shell)
+    lets the next sync --push land."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "remote", "add", "origin", str(remote))
+    run_git(git_repo, "push", "-q", "origin", "main:trunk")
+    run_git(git_repo, "config", "branch.main.remote", "origin")
+    run_git(git_repo, "config", "branch.main.merge", merge)
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, TODO, status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1")
+    run_git(git_repo, "switch", "-q", "main")
+    before = _heads(remote)
+
+    text = run_cli("status", cwd=git_repo, env=EPOCH)
+    fetched = run_cli("status", "--fetch", cwd=git_repo, env=EPOCH)
+    pushed = run_cli("sync", "alice", "--push", "origin", cwd=git_repo, env=EPOCH)
+
+    named = f"branch.main.merge {merge!r} names no branch".encode()
+    # status says so too (it used to count against origin/main, which git does not)
+    assert text.returncode == 0, text.stderr
+    assert named in text.stdout
+    assert b"origin/main as of the last fetch" not in text.stdout
+    assert fetched.returncode == 0, fetched.stderr
+    assert b"status --fetch: nothing fetched for main: " + named in fetched.stderr
+    assert pushed.returncode == 3, pushed.stdout + pushed.stderr
+    assert len(pushed.stderr.splitlines()) == 1, pushed.stderr
+    assert named in pushed.stderr
+    assert _heads(remote) == before
+    line = pushed.stderr.decode()
+    way_out = line[line.index("git config branch.main.merge") :]
+    shell = subprocess.run(["sh", "-c", way_out], cwd=git_repo, capture_output=True, text=True)
+    assert shell.returncode == 0, shell.stderr
+    synced = run_cli("sync", "alice", "--push", "origin", cwd=git_repo, env=EPOCH)
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert show(remote, "main", TODO)["todoList"]["items"][0]["status"] == "completed"

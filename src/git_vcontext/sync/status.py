@@ -143,6 +143,9 @@ class BaseTracking:
     # the remote is a configured remote's name; False: a URL or a path, which has no
     # ``REMOTE/BRANCH`` tracking branch to name (git shows the two apart)
     named: bool = True
+    # ``branch.BASE.merge`` when it names no branch a command line can take (``-x``):
+    # nothing fetched or counted, sync --push refuses the base
+    unusable: str | None = None
 
     @property
     def branch(self) -> str:
@@ -167,6 +170,8 @@ class BaseTracking:
     def describe(self, agents: list[str]) -> str:
         from .tracking import renamed_way_out
 
+        if self.unusable is not None:
+            return f"{self.base}: counts against {self.base} here; {self.unusable}"
         line = self._describe(agents)
         if self.renamed is None or not self.usable:
             return line
@@ -214,7 +219,7 @@ class BaseTracking:
             "fetched": self.fetched,
             "ahead": self.ahead,
             "behind": self.behind,
-            "usable": self.usable,
+            "usable": self.usable and self.unusable is None,
             "gone": self.gone,
         }
 
@@ -228,7 +233,13 @@ def base_tracking(
     # lazy: the remote view behind it is needed only when a base tracks a remote
     from ..gitio import operands
     from ..gitio.objects import new_commits
-    from .tracking import known_tip, renamed_upstream, upstream
+    from .tracking import (
+        known_tip,
+        renamed_upstream,
+        unusable_upstream,
+        unusable_way_out,
+        upstream,
+    )
 
     found = []
     for base in dict.fromkeys(r.base for r in rows):
@@ -241,8 +252,13 @@ def base_tracking(
         except (OperationalError, UsageError):  # what status --fetch and sync --push stop on
             found.append(BaseTracking(base, remote, False, 0, 0, usable=False))
             continue
-        renamed = renamed_upstream(repo, base)  # git status counts against @{upstream}
         named = remote in operands.configured(repo)
+        bad = unusable_upstream(repo, base)
+        if bad is not None:
+            why = unusable_way_out(repo, base, remote, bad)
+            found.append(BaseTracking(base, remote, False, 0, 0, named=named, unusable=why))
+            continue
+        renamed = renamed_upstream(repo, base)  # git status counts against @{upstream}
         if base in gone:
             found.append(BaseTracking(base, remote, True, 0, 0, True, True, renamed, named))
             continue

@@ -49,6 +49,36 @@ def upstream_branch(repo: Repository, base: str) -> str:
         return base
 
 
+def unusable_upstream(repo: Repository, base: str) -> str | None:
+    """``branch.BASE.merge`` when it names a branch on the remote (``refs/heads/NAME``)
+    that no command line can take (``-x``: an option; a space or a character git refuses
+    in a branch name): ``@{upstream}`` is then no branch sync can fetch or push by name.
+    None when it is unset, names a branch git accepts, or is no ``refs/heads/`` name."""
+    from ..gitio import operands
+
+    merge = config_value(repo, f"branch.{base}.merge")
+    if not merge or not merge.startswith("refs/heads/"):
+        return None
+    try:
+        operands.branch(merge, f"branch.{base}.merge")
+    except UsageError:
+        return merge
+    return None
+
+
+def unusable_way_out(repo: Repository, base: str, remote: str, merge: str) -> str:
+    """Why a base whose ``branch.BASE.merge`` is ``merge`` (``unusable_upstream``) is not
+    synced, and the command that makes its upstream the remote's branch of its name."""
+    from ..validation.model import command_word
+
+    return (
+        f"branch.{base}.merge {merge!r} names no branch sync --push can fetch or push"
+        f" (not a branch name git accepts on a command line): to sync {base} with"
+        f" {shown(repo, remote, base)}, git config branch.{command_word(base)}.merge"
+        f" {command_word(f'refs/heads/{base}')}"
+    )
+
+
 def remote_branch(repo: Repository, base: str, remote: str) -> str:
     """The base's branch on ``remote``: its upstream's name when it tracks that remote
     (``@{upstream}``), else its own name."""
@@ -119,6 +149,9 @@ def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str |
     for base in dict.fromkeys(b for _, b in pairs):
         name = renamed_upstream(repo, base, remote)
         tracked = upstream(repo, base)
+        bad = unusable_upstream(repo, base)
+        if bad is not None and tracked is not None and remote in (None, tracked):
+            raise OperationalError(unusable_way_out(repo, base, tracked, bad))
         if name is not None and tracked is not None:
             from ..gitio import operands
 
