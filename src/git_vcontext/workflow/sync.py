@@ -25,6 +25,8 @@ from ..sync.tracking import (
     renamed_upstream,
     renamed_way_out,
     shown,
+    unusable_upstream,
+    unusable_way_out,
 )
 from ..validation.model import command_path, command_word
 
@@ -235,6 +237,8 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         if name is not None:
             named = remote in operands.configured(repo)
             publish = renamed_way_out(remote, base, name, names, named=named)
+        elif (bad := unusable_upstream(repo, base)) is not None:  # sync --push refuses it
+            publish = unusable_way_out(repo, base, remote, bad)
         if checkout:
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:
