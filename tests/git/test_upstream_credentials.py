@@ -82,3 +82,18 @@ def test_a_plain_sync_behind_a_url_gives_a_push_that_names_no_token(git_repo: Pa
     assert b"main is behind main of https://user:***@127.0.0.1:9/x.git" in synced.stderr
     assert b'--push "$(git config branch.main.remote)" syncs with' in synced.stderr
     assert TOKEN.encode() not in synced.stdout + synced.stderr
+
+
+def test_check_names_a_url_upstream_without_its_token_and_not_as_gone(git_repo: Path) -> None:
+    """``check`` with no range on a base tracking a URL (no remote-tracking branch here):
+    one line, exit 3, ``trunk of URL`` with the token masked (it printed
+    ``https://user:TOKEN@…/trunk`` and said it was deleted on the remote)."""
+    _tracking_url(git_repo, "refs/heads/trunk")
+
+    checked = run_cli("check", cwd=git_repo, env=EPOCH)
+
+    assert checked.returncode == 3, checked.stdout + checked.stderr
+    assert len(checked.stderr.splitlines()) == 1, checked.stderr
+    assert TOKEN.encode() not in checked.stdout + checked.stderr
+    assert b"main's upstream is trunk of https://user:***@127.0.0.1:9/x.git" in checked.stderr
+    assert b"is gone" not in checked.stderr
