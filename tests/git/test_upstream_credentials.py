@@ -97,3 +97,42 @@ def test_check_names_a_url_upstream_without_its_token_and_not_as_gone(git_repo: 
     assert TOKEN.encode() not in checked.stdout + checked.stderr
     assert b"main's upstream is trunk of https://user:***@127.0.0.1:9/x.git" in checked.stderr
     assert b"is gone" not in checked.stderr
+
+
+def test_sync_push_to_a_url_with_credentials_writes_them_nowhere(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """``sync --push`` to a URL holding credentials (``file://user:TOKEN@localhost/…``,
+    which git reads as the path): the round lands, and neither its output nor the merge
+    commits it pushes (their messages, the reflog) hold the token; they used to name the
+    base ``file://user:TOKEN@…/main`` in every merge message, published on the remote."""
+    bare = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    url = f"file://user:{TOKEN}@localhost{bare}"
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", url, "main")
+    run_git(git_repo, "config", "branch.main.remote", url)
+    run_git(git_repo, "config", "branch.main.merge", "refs/heads/main")
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, TODO, status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1")
+    run_git(git_repo, "switch", "-q", "main")
+    edit(git_repo, TODO, status(("t3", "blocked")))
+    commit_all(git_repo, "main moves here")
+    other = tmp_path / "other"
+    run_git(tmp_path, "clone", "-q", str(bare), str(other))
+    (other / "notes.txt").write_text("someone else\n")
+    run_git(other, "add", "-A")
+    run_git(other, "-c", "user.name=O", "-c", "user.email=o@x", "commit", "-qm", "other")
+    run_git(other, "push", "-q", "origin", "main")  # the base moved there: a merge
+
+    pushed = run_cli("sync", "alice", "--push", url, cwd=git_repo, env=EPOCH)
+
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    assert TOKEN.encode() not in pushed.stdout + pushed.stderr
+    assert f"pushed to file://user:***@localhost{bare}".encode() in pushed.stdout
+    messages = run_git(bare, "log", "--all", "--format=%B").stdout
+    assert "vcontext sync: merge" in messages
+    assert TOKEN not in messages
+    assert TOKEN not in run_git(git_repo, "reflog", "--all").stdout

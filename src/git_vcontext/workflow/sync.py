@@ -134,7 +134,7 @@ def _sync(
     for warning in [*late, *syncer.warnings]:
         warn(warning)
     if push is not None and dry_run:
-        say(f"--dry-run: nothing pushed to {push}")
+        say(f"--dry-run: nothing pushed to {operands.shown_url(push)}")
     done = SyncOutcome(pushed and all(r.ok for r in results), tuple(results), remote=remote)
     if checkout:
         done = _leave_conflicts(syncer, done, say, hints, push)
