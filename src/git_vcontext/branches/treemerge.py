@@ -21,6 +21,7 @@ from ..gitio.objects import (
     index_entry,
     is_blob,
     merged_trees,
+    replaced_blobs,
     stage,
     tree_index,
     write_blob,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
     from pygit2 import Blob, Index, IndexEntry, Oid, Repository, Tree
 
+    from ..filechange import FileChange
     from ..merging.files import FileMerge
 
     Side = Literal["base", "ours", "theirs"]
@@ -153,7 +155,7 @@ class TreeMerge:
 
     tree: Oid | None  # the merged tree; None when there are conflicts
     conflicts: tuple[PathConflict, ...]
-    documents: tuple[str, ...]  # vContext paths whose merged content differs from ours
+    documents: tuple[str, ...]  # vContext paths whose merged content differs from ours, sorted
     notes: tuple[str, ...] = ()  # "path: note" for what was resolved automatically
     # (document, values.canonical of a Change): the M8 merge Changes the merge logged
     logged: tuple[tuple[str, str], ...] = ()
@@ -243,16 +245,38 @@ def merge_trees(
     """
     aligned = align(repo, base, ours, theirs, document_wanted(repo))  # renamed documents: one file
     base, ours, theirs = aligned.base, aligned.ours, aligned.theirs
-    index = merged_trees(repo, base if base is not None else empty_tree(repo), ours, theirs)
     sides = DocumentSides(repo, base, ours, theirs)
+    changes = tree_changes(ours, theirs)
+    start = base if base is not None else empty_tree(repo)
+    index = merged_trees(repo, start, ours, _engine_only(repo, sides, changes))
     merging = _TreeMerging(
         repo, index, sides, now=now, favor=favor, virtual=virtual, integration=integration or {}
     )
     merging.conflicts += [_rename_clash(*clash) for clash in aligned.clashes]
     merging.documents += [r.new for r in aligned.renames if r.side == "theirs"]
     merging.take_conflicts()
-    merging.merge_changed_documents(ours, theirs)
+    merging.merge_changed_documents(changes)
     return merging.finish()
+
+
+def _engine_only(repo: Repository, sides: DocumentSides, changes: Iterable[FileChange]) -> Tree:
+    """Theirs' tree for libgit2, with ours' blob in place of every document both sides
+    changed (the same mode on both, the base's content on neither): libgit2 then takes it
+    as it is instead of merging its lines, a merge our engine makes anyway
+    (``merge_changed_documents``: its conflicts and result are the engine's, the mode the
+    one both sides have). Every other file is libgit2's to merge, as it was."""
+    theirs = sides.trees["theirs"]
+    assert theirs is not None  # a merge always has theirs
+    edits: dict[str, tuple[Oid, int]] = {}
+    for change in changes:
+        path = change.path
+        b, o, t = (sides.entry(side, path) for side in SIDES)
+        if not (is_blob(b) and is_blob(o) and is_blob(t)) or o.filemode != t.filemode:
+            continue  # added, deleted, a folder, a mode change: libgit2's as before
+        if b.id in (o.id, t.id) or o.id == t.id or not sides.holds_document(path):
+            continue  # libgit2 merges no lines of it, or a file that is not a document
+        edits[path] = (o.id, int(o.filemode))
+    return replaced_blobs(repo, theirs, edits)
 
 
 class _TreeMerging:
@@ -296,9 +320,10 @@ class _TreeMerging:
             else:
                 self.conflicts.append(PathConflict(path, _libgit2_kind(anc, our, their)))
 
-    def merge_changed_documents(self, ours: Tree, theirs: Tree) -> None:
-        """Every document that differs between the sides and libgit2 did not conflict on."""
-        for change in tree_changes(ours, theirs):
+    def merge_changed_documents(self, changes: Iterable[FileChange]) -> None:
+        """Every document that differs between the sides (``changes``: ours to theirs) and
+        libgit2 did not conflict on."""
+        for change in changes:
             path = change.path
             if path in self.conflicted or not self.sides.holds_document(path):
                 continue
@@ -362,6 +387,7 @@ class _TreeMerging:
         documents, conflicts = self.documents, self.conflicts
         documents.extend(p for p in rebuilt if p not in documents)
         conflicts.extend(_conflict_of(p, outcome) for p, outcome in unsettled.items())
+        documents.sort()  # by path: the order of sync's "Documents:" list
         if conflicts:
             return TreeMerge(None, tuple(conflicts), tuple(documents), tuple(self.notes))
         tree = write_tree(repo, index)

@@ -86,6 +86,33 @@ def edited_tree(
     return tree_at(repo, write_tree(repo, index))
 
 
+def replaced_blobs(repo: Repository, tree: Tree, blobs: Mapping[str, tuple[Oid, int]]) -> Tree:
+    """``tree`` with the files at ``blobs``' paths holding those (blob id, mode) instead:
+    only the folders on their paths are written anew."""
+    if not blobs:
+        return tree
+    nested: dict[str, Any] = {}
+    for path, entry in blobs.items():
+        *folders, name = path.split("/")
+        level = nested
+        for folder in folders:
+            level = level.setdefault(folder, {})
+        level[name] = entry
+    return tree_at(repo, _replaced(repo, tree, nested))
+
+
+def _replaced(repo: Repository, tree: Tree, nested: Mapping[str, Any]) -> Oid:
+    builder = repo.TreeBuilder(tree)
+    for name, entry in nested.items():
+        if isinstance(entry, dict):
+            sub = tree[name]
+            builder.insert(name, _replaced(repo, tree_at(repo, sub.id), entry), FILEMODE_TREE)
+        else:
+            builder.insert(name, entry[0], entry[1])
+    oid: Oid = builder.write()
+    return oid
+
+
 def is_blob(entry: Object | None) -> TypeGuard[Blob]:
     """Whether a tree entry is a file's content (a blob: not a folder, not a submodule)."""
     return entry is not None and entry.type_str == "blob"
