@@ -116,3 +116,26 @@ def test_an_agent_branch_that_moved_on_there_is_never_overwritten(tmp_path: Path
     assert git(team.remote, "merge-base", "--is-ancestor", newer, there).returncode == 0
     assert git(team.remote, "merge-base", "--is-ancestor", newer, "main").returncode == 0
     assert git(team.remote, "merge-base", "--is-ancestor", "main", there).returncode == 0
+
+
+def test_a_sync_after_bringing_a_branch_along_twice_takes_no_lease_and_pushes_nothing(
+    tmp_path: Path,
+) -> None:
+    """An agent branch ending in two merges of the base into it (brought along once by its
+    own integration, once more after the base moved) holds no work: the next sync says up
+    to date without taking the base's lease, publishing a request or pushing (as
+    test_a_second_sync_with_nothing_new_takes_no_lease_and_pushes_nothing for one merge)."""
+    team = _team(tmp_path)
+    ann = team.agents["ann"]
+    brought = vcx(ann, "sync", "ann", "--push", "origin")
+    assert brought.returncode == 0, brought.stdout + brought.stderr
+    assert "pushed to origin: agents/ann" in brought.stdout
+    refs_before = git(team.remote, "for-each-ref").stdout
+    git(team.remote, "config", "core.logAllRefUpdates", "always")
+
+    again = vcx(ann, "sync", "ann", "--push", "origin")
+
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout == "agents/ann: up to date with main\n"
+    assert git(team.remote, "for-each-ref").stdout == refs_before
+    assert not (team.remote / "logs" / "refs" / "vcontext").exists()  # no lease, no request
