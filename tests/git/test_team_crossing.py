@@ -110,11 +110,19 @@ def test_a_team_doing_only_what_the_tool_says_ends_on_one_truth(tmp_path: Path) 
     assert picked.returncode == 0, picked.stdout + picked.stderr
     git(person, "push", "-q")  # the hook, then the guard, accept the replay
 
-    # every agent brings its branch along (twice: the first pass's pushes move main)
-    for _ in range(2):
-        for name, clone in team.agents.items():
-            _sync(clone, name)
+    # every agent brings its branch along to the cherry-pick (nothing of its own to publish)
+    for name, clone in team.agents.items():
+        _sync(clone, name)
+    # the person moves main once more, then brings every agent along as the README shows
+    # (sync --all --push origin): the agent branches on the remote hold that main too
     git(person, "pull", "-q", "--no-rebase")
+    _commit(person, lambda t: _item(t, "t2").update(status="inProgress"), "person: t2 begun")
+    git(person, "push", "-q")
+    along = vcx(person, "sync", "--all", "--push", "origin")
+    assert along.returncode == 0, along.stdout + along.stderr
+    assert "pushed to origin: agents/ann, agents/bob, agents/cat" in along.stdout
+    for name, clone in team.agents.items():  # each agent's next sync finds nothing to do
+        assert "pushed" not in _sync(clone, name)
     for clone in team.agents.values():
         _accepted_everywhere(team, clone, agents=True)
     _accepted_everywhere(team, person, agents=False)
