@@ -340,7 +340,9 @@ def private_folder(path: str) -> bool:
     except OSError:
         return False
     getuid = getattr(system, "getuid", None)
-    mine = getuid is None or info.st_uid == getuid()
+    if getuid is None:  # no user ids (Windows): no owner to compare, no mode bits (0777)
+        return stat.S_ISDIR(info.st_mode)
+    mine = info.st_uid == getuid()
     return stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & 0o077
 
 

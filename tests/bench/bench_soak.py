@@ -188,6 +188,13 @@ class _Transport:
         """CPU seconds the server's processes used so far."""
         return 0.0 if self.server is None else self.server.cpu_seconds()
 
+    def requests(self) -> dict[str, tuple[int, float]]:
+        """The HTTP requests git answered so far, by kind: (how many, CPU seconds); {} when
+        not measured (not nginx, or no C compiler for the measuring wrapper)."""
+        if isinstance(self.server, servers.NginxFront):
+            return self.server.by_request()
+        return {}
+
     def stop(self) -> None:
         for config in self.configs:  # masters of ssh-mux
             subprocess.run(
@@ -218,9 +225,11 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     where = _Transport(root, transport, args.front)
     env = {soak.TRACE_ROOT: str(root / "traces")} if args.trace else {}
     server_cpu: list[float] = []
+    asked: list[dict[str, tuple[int, float]]] = []
 
     def ready(clones: list[Path]) -> None:
         server_cpu.append(where.cpu())
+        asked.append(where.requests())
 
     try:
         run = soak.soak(
@@ -229,6 +238,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
             ready=ready, seeded=where.seeded, install_late=where.seeded is not None,
         )  # fmt: skip
         server_cpu.append(where.cpu())
+        asked.append(where.requests())
         docs = soak.documents(soak.fresh_clone(run, root))
         figures = _figures(run)
     finally:
@@ -268,6 +278,8 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     served = server_cpu[-1] - server_cpu[0] if len(server_cpu) == 2 else 0.0
     print(f"| CPU of all syncs / of the whole soak / of the server | {sum(cpu):.0f} s / "
           f"{run.cpu_seconds:.0f} s / {served:.0f} s |")  # fmt: skip
+    if len(asked) == 2 and asked[1]:
+        _requests(asked[0], asked[1], args.agents * args.rounds)
     ops = _operations(syncs) if args.trace else {}
     for kind, means in ops.items():
         shown = ", ".join(f"{k} {means[k]:.1f}" for k in OPS)
@@ -284,6 +296,19 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
         len(gave_up), len(syncs), n_lost, len(undelivered), where.front, ops,
     )  # fmt: skip
     return (1 if n_lost or gave_up or entries > integrations else 0), summary
+
+
+def _requests(
+    before: dict[str, tuple[int, float]], after: dict[str, tuple[int, float]], rounds: int
+) -> None:
+    """The server's HTTP requests during the soak, per round, by kind, with their CPU."""
+    cells = []
+    for kind in sorted(after, key=lambda k: -after[k][1]):
+        n = after[kind][0] - before.get(kind, (0, 0.0))[0]
+        cpu = after[kind][1] - before.get(kind, (0, 0.0))[1]
+        if n:
+            cells.append(f"{kind} {n / rounds:.2f} × {cpu / n * 1000:.1f} ms")
+    print(f"| server requests per round × CPU each | {'; '.join(cells)} |")
 
 
 def _figures(run: soak.SoakRun) -> tuple[int, int]:

@@ -1,6 +1,7 @@
 """``sync --all`` of 32 agent branches, each changing 5 documents, against ``git merge`` + driver.
 
-Run: python tests/bench/bench_sync.py [--agents 32] [--docs 10] [--items 40] [--profile]
+Run: python tests/bench/bench_sync.py [--agents 32] [--docs 10] [--items 40] [--runs 3]
+[--baseline OTHER/src] [--profile]
 
 Both sides start from copies of one repository: main with DOCS todo lists (each
 with a container uid), AGENTS branches forked from it (a fork block in every
@@ -12,9 +13,19 @@ them). Then:
 - baseline: ``git merge --no-ff agents/X`` for each agent in the same order, with
   the driver installed (one driver process per document both sides changed).
 
-Prints both wall times (sync: the median of three runs on fresh copies) and the
-ratio, and checks that main holds the same data (every document, compared as
-data) in both repositories.
+Prints the wall and the CPU time (user + system of the process and every process it
+waited for: git's driver processes count on git's side) of both, each the median of
+``--runs`` runs on fresh copies, and the ratios; the wall ratio is the figure the README
+shows, the CPU ratio the one a loaded machine changes least. The two are not the same
+work: sync merges both ways (each agent branch receives main, keeping its fork blocks,
+which ``git merge`` cannot do: main into an agent branch is a fast-forward there), git
+merges into main only, so the comparison is at sync's expense.
+
+Checks that main's tree is the same in both repositories, byte for byte (its data
+printed by document when it is not). ``--baseline OTHER/src``: another checkout's
+``sync --all`` runs in turn with ours on fresh copies, and every branch's tree must be
+byte-identical between the two (fork metadata included: ``SOURCE_DATE_EPOCH`` fixes
+the time written).
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -30,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from timing import PYTHON, cli, env
+from timing import PYTHON, baseline, cli, env, load_average
 
 EPOCH = "1767225600"
 
@@ -143,27 +155,37 @@ def main_data(repo: Path) -> dict[str, Any]:
     return {n: json.loads(_git(repo, "show", f"main:{n}")) for n in names if n.endswith(".json")}
 
 
-def run_sync(repo: Path, profile: bool) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_sync(repo: Path, profile: bool, command: list[str] | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one ``sync --all`` (``command``: another checkout's)."""
     e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
-    cmd = cli("sync", "--all")
+    cmd = [*(command or cli()), "sync", "--all"]
     if profile:
         cmd = [PYTHON, "-m", "cProfile", "-s", "tottime", "-m", "git_vcontext", "sync", "--all"]
+    cpu = _children_cpu()
     start = time.perf_counter()
     out = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, env=e)
     seconds = time.perf_counter() - start
+    cpu = _children_cpu() - cpu
     if out.returncode != 0:
         raise SystemExit(f"sync failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr}")
     if profile:
         lines = out.stdout.splitlines()
         at = next(i for i, ln in enumerate(lines) if "function calls" in ln)
         print("\n".join(lines[at : at + 60]))
-    return seconds
+    return seconds, cpu
 
 
-def run_git_merges(repo: Path, agents: int) -> float:
+def run_git_merges(repo: Path, agents: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``git merge --no-ff`` of each agent into main, one by one."""
     e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
     subprocess.run(cli("install", "--local", "--no-hooks"), cwd=repo, check=True, env=e,
                    capture_output=True)  # fmt: skip
+    cpu = _children_cpu()
     start = time.perf_counter()
     for k in range(agents):
         out = subprocess.run(
@@ -175,7 +197,53 @@ def run_git_merges(repo: Path, agents: int) -> float:
         )
         if out.returncode != 0:
             raise SystemExit(f"git merge agents/a{k:02d} failed: {out.stdout} {out.stderr}")
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - cpu
+
+
+def run_git_back(repo: Path, agents: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of the other direction with git, after ``run_git_merges``: each
+    agent branch checked out and main merged into it (``--no-ff``; no driver runs: the
+    agent's tip is the merge base, so git takes main's files, and the fork blocks sync
+    keeps are lost: git has no way to give sync's result there)."""
+    e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
+    cpu = _children_cpu()
+    start = time.perf_counter()
+    for k in range(agents):
+        for args in (["checkout", "-q", f"agents/a{k:02d}"], ["merge", "--no-ff", "--no-edit",
+                     "-q", "main"]):  # fmt: skip
+            out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=e)
+            if out.returncode != 0:
+                raise SystemExit(f"git {' '.join(args)} failed: {out.stdout} {out.stderr}")
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    _git(repo, "checkout", "-q", "main")
+    return seconds, cpu
+
+
+def trees(repo: Path) -> dict[str, str]:
+    """Every branch's tree id."""
+    out = _git(repo, "for-each-ref", "--format=%(refname) %(objectname)^{tree}", "refs/heads")
+    names = [line.split()[0] for line in out.splitlines()]
+    ids = _git(repo, "rev-parse", *(f"{n}^{{tree}}" for n in names)).split()
+    return dict(zip(names, ids, strict=True))
+
+
+def _same_trees(before: Path, after: Path) -> None:
+    """Stop unless every branch has the same tree in both repositories."""
+    theirs, ours = trees(before), trees(after)
+    if theirs != ours:
+        print("baseline and ours differ:")
+        for name in sorted(set(ours) | set(theirs)):
+            if ours.get(name) != theirs.get(name):
+                print(f"  {name}")
+        raise SystemExit(1)
+
+
+def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+
+
+def _shown(runs: list[tuple[float, float]]) -> str:
+    return ", ".join(f"{w * 1000:.0f}/{c * 1000:.0f}" for w, c in runs)
 
 
 def main() -> None:
@@ -183,27 +251,68 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=32)
     parser.add_argument("--docs", type=int, default=10)
     parser.add_argument("--items", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=3, help="runs of each, on fresh copies")
+    parser.add_argument("--baseline", help="another checkout's src folder, run in turn")
     parser.add_argument("--profile", action="store_true", help="cProfile the sync process")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-sync-"))
     try:
         seed = build(work, args.agents, args.docs, args.items)
-        baseline = copy(seed, "git-merge")
-        runs = []
-        for i in range(1 if args.profile else 3):  # the median of three fresh copies
+        other = baseline(args.baseline, str(work)) if args.baseline else None
+        print(f"load before: {load_average()}")
+        ours_runs: list[tuple[float, float]] = []
+        base_runs: list[tuple[float, float]] = []
+        git_runs: list[tuple[float, float]] = []
+        back_runs: list[tuple[float, float]] = []
+        runs = 1 if args.profile else args.runs
+        for i in range(runs):  # in turn, each on a fresh copy
             in_process = copy(seed, f"sync-{i}")
-            runs.append(run_sync(in_process, args.profile))
-        t_sync = statistics.median(runs)
-        t_git = run_git_merges(baseline, args.agents)
-        ours, theirs = main_data(in_process), main_data(baseline)
-        same = ours == theirs
+            ours_runs.append(run_sync(in_process, args.profile))
+            if other is not None:
+                before = copy(seed, f"baseline-{i}")
+                base_runs.append(run_sync(before, False, other))
+                _same_trees(before, in_process)
+            merged = copy(seed, f"git-merge-{i}")
+            git_runs.append(run_git_merges(merged, args.agents))
+            ours_main = main_data(merged)  # (before the other direction moves nothing on main)
+            back = copy(merged, f"git-back-{i}")
+            back_runs.append(run_git_back(back, args.agents))
+        print(f"load after: {load_average()}")
+        (t_sync, c_sync), (t_git, c_git) = _median(ours_runs), _median(git_runs)
+        ours, theirs = main_data(in_process), ours_main
+        same = trees(in_process)["refs/heads/main"] == trees(merged)["refs/heads/main"]
         leaked = [n for n, d in ours.items() if "fork" in d.get("todoList", {})]
         print(f"agents: {args.agents}, documents: {args.docs} ({args.items} items), 5 per agent")
-        shown = ", ".join(f"{t * 1000:.0f}" for t in runs)
-        print(f"| sync --all (both directions, one process) | {t_sync * 1000:.0f} ms | {shown} |")
-        print(f"| git merge + driver, one by one (into main only) | {t_git * 1000:.0f} ms | |")
-        print(f"ratio: {t_git / t_sync:.1f}x faster")
-        print(f"same data on main: {same}; fork blocks on main after sync: {len(leaked)}")
+        print("| | wall (median) | CPU (median) | runs, wall/CPU ms |")
+        print(
+            f"| sync --all (both directions, one process) | {t_sync * 1000:.0f} ms "
+            f"| {c_sync * 1000:.0f} ms | {_shown(ours_runs)} |"
+        )
+        if base_runs:
+            t_base, c_base = _median(base_runs)
+            print(
+                f"| baseline sync --all ({args.baseline}) | {t_base * 1000:.0f} ms "
+                f"| {c_base * 1000:.0f} ms | {_shown(base_runs)} |"
+            )
+        print(
+            f"| git merge + driver, one by one (into main only) | {t_git * 1000:.0f} ms "
+            f"| {c_git * 1000:.0f} ms | {_shown(git_runs)} |"
+        )
+        t_back, c_back = _median(back_runs)
+        print(
+            f"| git, then main into each agent branch (checkout + merge --no-ff; no driver, "
+            f"fork blocks lost) | {t_back * 1000:.0f} ms | {c_back * 1000:.0f} ms "
+            f"| {_shown(back_runs)} |"
+        )
+        print(f"ratio: {t_git / t_sync:.1f}x faster (wall), {c_git / c_sync:.1f}x (CPU)")
+        both, both_cpu = (t_git + t_back) / t_sync, (c_git + c_back) / c_sync
+        print(f"both directions with git too: {both:.1f}x (wall), {both_cpu:.1f}x (CPU)")
+        if base_runs:
+            print(
+                f"baseline's ratio: {t_git / t_base:.1f}x (wall), {c_git / c_base:.1f}x (CPU); "
+                "every branch's tree the same as the baseline's: True"
+            )
+        print(f"main's tree byte-identical: {same}; fork blocks on main after sync: {len(leaked)}")
         if not same:
             for name in sorted(ours):
                 if ours[name] != theirs.get(name):

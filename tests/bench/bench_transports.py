@@ -2,7 +2,7 @@
 nothing new, a push of one request ref — against real servers on loopback.
 
 Run: python tests/bench/bench_transports.py [--refs 0 200 1000] [--runs 30]
-     [--front auto|nginx|python]
+     [--front auto|nginx|python] [--protocol 2 0] [--agents 16 1000]
 
 For each transport (a path through git, HTTP: git http-backend behind nginx + fcgiwrap
 where installed, SSH: a stock sshd, SSH over one ControlMaster connection) and each number
@@ -11,6 +11,17 @@ time and the CPU per operation of the client (git and its helpers: ssh, git-remo
 and of the server (the web server's or sshd's processes and the git processes they start),
 and how many such looks one core could serve a second. That is the polling cost of waiting
 agents: 1,000 agents looking every 2 s are 500 looks a second.
+
+``--agents N``: instead of request refs alone, a remote as ``sync --push`` leaves it with N
+agents (N agent branches, N requests waiting, a lease), and the operations as sync runs them:
+its look (a fetch of the base, its own branch, the leases, the server mark and every request
+of the base) when nothing moved, when a request moved and when the lease moved (a new lease
+commit: a root commit, which git's negotiation cannot end early on: over HTTP one request
+more), ``ls-remote`` of two refs, and the
+push of one request ref, under each git wire protocol of ``--protocol`` (``-c
+protocol.version``: v2, git's default, lists refs by prefix in a request of its own; v0 has
+every ref advertised in the first answer). Over HTTP (nginx) the column ``requests`` counts
+the CGI runs per operation (each one ``git http-backend`` and the git command it starts).
 """
 
 from __future__ import annotations
@@ -147,6 +158,190 @@ def _bench(root: Path, transport: str, refs: int, runs: int, front: str) -> list
             server.stop()
 
 
+def _measure_each(
+    action: Callable[[], None],
+    prepare: Callable[[], None],
+    server_cpu: Callable[[], float],
+    requests: Callable[[], int],
+    runs: int,
+) -> tuple[float, float, float, float]:
+    """As ``_measure``, with ``prepare`` run (not counted) before each call: (median wall,
+    client CPU, server CPU, server requests) per call."""
+    prepare()
+    action()
+    walls: list[float] = []
+    client = served = 0.0
+    asked = 0
+    for _ in range(runs):
+        prepare()
+        client0, server0, asked0 = _children(), server_cpu(), requests()
+        start = time.perf_counter()
+        action()
+        walls.append(time.perf_counter() - start)
+        client += _children() - client0
+        _settled(requests)  # (the CGI wrapper logs a request after git has answered it)
+        served += server_cpu() - server0
+        asked += requests() - asked0
+    return statistics.median(walls), client / runs, served / runs, asked / runs
+
+
+def _settled(requests: Callable[[], int]) -> None:
+    """Until the server's request count stops moving (30 ms; at most 1 s)."""
+    last, deadline = requests(), time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        time.sleep(0.03)
+        now = requests()
+        if now == last:
+            return
+        last = now
+
+
+def _seed_agents(root: Path, agents: int) -> tuple[Path, Path, str]:
+    """A bare remote as ``sync --push`` leaves it with ``agents`` agents: main, an agent
+    branch and a waiting request for each, a lease; a clone that has fetched it all."""
+    remote, work = _seed(root, 0)
+    head = _git(work, "rev-parse", "HEAD").strip()
+    lines = []
+    for i in range(agents):
+        lines.append(f"create refs/heads/agents/agent-{i} {head}\n")
+        lines.append(f"create refs/vcontext/sync/main/agents/agent-{i} {head}\n")
+    subprocess.run(
+        ["git", "update-ref", "--stdin"], cwd=remote, input="".join(lines), text=True,
+        check=True,
+    )  # fmt: skip
+    return remote, work, head
+
+
+SYNC_SPECS = [
+    "+refs/heads/main:refs/vcontext/remotes/o/heads/main",
+    "+refs/heads/agents/agent-0:refs/vcontext/remotes/o/heads/agents/agent-0",
+    "+refs/vcontext/lease/*:refs/vcontext/remotes/o/lease/*",
+    "+refs/vcontext/server*:refs/vcontext/remotes/o/server*",
+    "+refs/vcontext/sync/main/*:refs/vcontext/remotes/o/sync/main/*",
+]
+"""What one look of ``sync --push`` fetches (remote/view.py's RemoteView.fetch)."""
+
+
+Server = servers.HttpFront | servers.NginxFront | servers.SshServer
+
+
+def _serve(
+    root: Path, remote: Path, transport: str, front: str, env: dict[str, str]
+) -> tuple[str, Server | None, Path | None]:
+    """Start ``transport``'s server for ``remote``: (its URL, the server, an ssh config)."""
+    if transport == "path (git)":
+        return str(remote), None, None
+    if transport == "HTTP":
+        server = servers.http_front(remote.parent, root / "front", front).start()
+        return server.url(remote), server, None
+    sshd = servers.SshServer(root / "sshd").start()
+    extra = ""
+    if transport.endswith("ControlMaster"):
+        extra = f"    ControlMaster auto\n    ControlPath {root}/cm-%C\n    ControlPersist 120\n"
+    config = sshd.client_config(root / "ssh_config", extra=extra)
+    env["GIT_SSH_COMMAND"] = sshd.ssh_command(config)
+    return sshd.url(remote), sshd, config
+
+
+def _bench_sync(
+    root: Path, transport: str, agents: int, runs: int, front: str, protocols: list[int]
+) -> list[str]:
+    remote, work, head = _seed_agents(root, agents)
+    env = dict(os.environ)
+    url, server, config = _serve(root, remote, transport, front, env)
+    try:
+        rows = []
+        for protocol in protocols:
+            for name, wall, client, served, n in _sync_ops(
+                remote, work, head, url, server, env, protocol, runs
+            ):
+                rows.append(
+                    f"| {transport} | v{protocol} | {agents} | {name} | {wall * 1000:.1f} ms | "
+                    f"{client * 1000:.1f} ms | {served * 1000:.1f} ms | {n:.1f} |"
+                )
+        return rows
+    finally:
+        if config is not None:
+            subprocess.run(
+                ["ssh", "-F", str(config), "-O", "exit", servers.SSH_ALIAS],
+                capture_output=True, check=False, timeout=30,
+            )  # fmt: skip
+        if server is not None:
+            server.stop()
+
+
+def _sync_ops(
+    remote: Path,
+    work: Path,
+    head: str,
+    url: str,
+    server: Server | None,
+    env: dict[str, str],
+    protocol: int,
+    runs: int,
+) -> list[tuple[str, float, float, float, float]]:
+    """Sync's operations under one wire protocol: (name, wall, client CPU, server CPU,
+    requests) each."""
+    cpu = server.cpu_seconds if server is not None else (lambda: 0.0)
+    asked = getattr(server, "requests", lambda: 0)
+    version = ["-c", f"protocol.version={protocol}"]
+    quiet = ["-c", "maintenance.auto=false", "-c", "gc.auto=0"]
+    fetch_args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune"]
+    # commits made on the remote beforehand, one per run: "a request moved"
+    tree = _git(remote, "rev-parse", f"{head}^{{tree}}").strip()
+    ident = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",
+             "GIT_COMMITTER_EMAIL": "b@x"}  # fmt: skip
+    fresh = [
+        _git(remote, "commit-tree", tree, "-p", head, "-m", f"v{protocol} {i}",
+             env={**env, **ident}).strip()
+        for i in range(runs + 2)
+    ]  # fmt: skip
+    request = "refs/vcontext/sync/main/agents/agent-1"
+    empty = _git(remote, "hash-object", "-t", "tree", "-w", "/dev/null").strip()
+    leases = [  # lease commits as sync makes them: the empty tree, no parent
+        _git(remote, "commit-tree", empty, "-m", f"lease v{protocol} {i}", env={**env, **ident})
+        .strip()
+        for i in range(runs + 2)
+    ]  # fmt: skip
+    counter = [0]
+
+    def look() -> None:
+        _git(work, *version, *quiet, *fetch_args, url, *SYNC_SPECS, env=env)
+
+    def move() -> None:  # (not counted: _measure_each leaves out what prepare used)
+        counter[0] += 1
+        commit = fresh[counter[0] % len(fresh)]
+        subprocess.run(["git", "update-ref", request, commit], cwd=remote, check=True)
+
+    def lease() -> None:  # (not counted either)
+        counter[0] += 1
+        commit = leases[counter[0] % len(leases)]
+        subprocess.run(["git", "update-ref", LEASE, commit], cwd=remote, check=True)
+
+    def ls_remote() -> None:
+        _git(work, *version, "ls-remote", url, LEASE, REQUEST, env=env)
+
+    def push() -> None:
+        counter[0] += 1
+        ref = f"refs/vcontext/sync/main/agents/bench-v{protocol}-{counter[0]}"
+        _git(work, *version, "push", "-q", "--no-verify", url, f"{head}:{ref}", env=env)
+
+    def nothing() -> None:
+        pass
+
+    look()
+    out = []
+    for name, action, prepare in (
+        ("sync's look, nothing new", look, nothing),
+        ("sync's look, a request moved", look, move),
+        ("sync's look, the lease moved", look, lease),
+        ("ls-remote, 2 refs", ls_remote, nothing),
+        ("push of one request ref", push, nothing),
+    ):
+        out.append((name, *_measure_each(action, prepare, cpu, asked, runs)))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--refs", type=int, nargs="+", default=[0, 200, 1000])
@@ -157,8 +352,31 @@ def main() -> int:
         default=["path (git)", "HTTP", "SSH", "SSH, one ControlMaster"],
         choices=["path (git)", "HTTP", "SSH", "SSH, one ControlMaster"],
     )  # fmt: skip
+    parser.add_argument("--agents", type=int, nargs="+", help="Sync's operations (see above).")
+    parser.add_argument("--protocol", type=int, nargs="+", default=[2, 0], choices=[0, 1, 2])
     args = parser.parse_args()
     load = os.getloadavg()
+    if args.agents:
+        print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} "
+              f"{load[2]:.1f}")  # fmt: skip
+        print("| transport | protocol | agents | operation | wall (median) | client CPU | "
+              "server CPU | requests |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|---|")
+        for transport in args.transport:
+            for agents in args.agents:
+                with tempfile.TemporaryDirectory(prefix="bench-transports-") as tmp:
+                    try:
+                        rows = _bench_sync(
+                            Path(tmp), transport, agents, args.runs, args.front, args.protocol
+                        )
+                    except servers.Unavailable as exc:
+                        print(f"| {transport} | | {agents} | skipped: {exc} |||||")
+                        break
+                    for row in rows:
+                        print(row, flush=True)
+        load = os.getloadavg()
+        print(f"load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+        return 0
     print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print("| transport | requests waiting | operation | wall (median) | client CPU | "
           "server CPU | per core |")  # fmt: skip

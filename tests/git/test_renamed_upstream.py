@@ -19,6 +19,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from helpers.run import cli_path, run_cli, run_git
 from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, seed, show, status
 
@@ -213,3 +215,78 @@ def test_the_way_out_of_a_conflict_names_no_push_a_renamed_upstream_refuses(
         if step != "git vcontext conflicts":  # (exit 1: it lists the conflict)
             assert done.returncode == 0, (step, done.stdout, done.stderr)
     assert show(repo, "main", TODO)["todoList"]["items"][0]["status"] == "completed"
+
+
+def _unusable_team(git_repo: Path, tmp_path: Path, merge: str) -> Path:
+    """The bare remote; this clone's main tracks origin with ``branch.main.merge`` set to
+    ``merge``; agent alice ticked t1."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "remote", "add", "origin", str(remote))
+    run_git(git_repo, "push", "-q", "origin", "main:trunk")
+    run_git(git_repo, "config", "branch.main.remote", "origin")
+    run_git(git_repo, "config", "branch.main.merge", merge)
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, TODO, status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1")
+    run_git(git_repo, "switch", "-q", "main")
+    return remote
+
+
+def test_a_plain_sync_behind_gives_no_push_an_unusable_upstream_refuses(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A plain sync into a main behind origin/main (as last fetched) whose
+    ``branch.main.merge`` is ``refs/heads/-x``: its warning gives the way out, not the
+    ``sync --push origin`` that refuses this base (advice that leads somewhere)."""
+    _unusable_team(git_repo, tmp_path, "refs/heads/-x")
+    run_git(git_repo, "switch", "-q", "-c", "later")
+    edit(git_repo, TODO, status(("t3", "blocked")))
+    later = commit_all(git_repo, "someone blocks t3 on the remote")
+    run_git(git_repo, "switch", "-q", "main")
+    run_git(git_repo, "update-ref", "refs/remotes/origin/main", later)  # as fetched
+
+    synced = run_cli("sync", "alice", cwd=git_repo, env=EPOCH)
+
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert b"main is behind origin/main" in synced.stderr
+    assert b"branch.main.merge 'refs/heads/-x' names no branch" in synced.stderr
+    assert b"--push origin syncs" not in synced.stderr
+
+
+@pytest.mark.parametrize("merge", ["refs/heads/-x", "refs/heads/a b"])
+def test_an_upstream_no_command_line_can_name_is_refused_not_taken_for_the_base(
+    git_repo: Path, tmp_path: Path, merge: str
+) -> None:
+    """``branch.main.merge`` naming a branch no command line can take (``-x`` reads as an
+    option, ``a b`` is no branch name): sync --push used to take the base's own name
+    instead and publish a ``main`` beside the upstream git names (exit 0); it refuses in
+    one line, exit 3, the remote untouched, and its way out (pasted through a shell)
+    lets the next sync --push land."""
+    remote = _unusable_team(git_repo, tmp_path, merge)
+    before = _heads(remote)
+
+    text = run_cli("status", cwd=git_repo, env=EPOCH)
+    fetched = run_cli("status", "--fetch", cwd=git_repo, env=EPOCH)
+    pushed = run_cli("sync", "alice", "--push", "origin", cwd=git_repo, env=EPOCH)
+
+    named = f"branch.main.merge {merge!r} names no branch".encode()
+    # status says so too (it used to count against origin/main, which git does not)
+    assert text.returncode == 0, text.stderr
+    assert named in text.stdout
+    assert b"origin/main as of the last fetch" not in text.stdout
+    assert fetched.returncode == 0, fetched.stderr
+    assert b"status --fetch: nothing fetched for main: " + named in fetched.stderr
+    assert pushed.returncode == 3, pushed.stdout + pushed.stderr
+    assert len(pushed.stderr.splitlines()) == 1, pushed.stderr
+    assert named in pushed.stderr
+    assert _heads(remote) == before
+    line = pushed.stderr.decode()
+    way_out = line[line.index("git config branch.main.merge") :]
+    shell = subprocess.run(["sh", "-c", way_out], cwd=git_repo, capture_output=True, text=True)
+    assert shell.returncode == 0, shell.stderr
+    synced = run_cli("sync", "alice", "--push", "origin", cwd=git_repo, env=EPOCH)
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert show(remote, "main", TODO)["todoList"]["items"][0]["status"] == "completed"

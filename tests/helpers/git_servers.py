@@ -494,6 +494,8 @@ http {{
 MEASURED_C = r"""
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -513,9 +515,14 @@ int main(int argc, char **argv) {
     if (wait4(pid, &status, 0, &used) < 0) return 127;
     long us = used.ru_utime.tv_sec * 1000000L + used.ru_utime.tv_usec
         + used.ru_stime.tv_sec * 1000000L + used.ru_stime.tv_usec;
+    const char *method = getenv("REQUEST_METHOD"), *path = getenv("PATH_INFO");
+    const char *query = getenv("QUERY_STRING");
+    const char *slash = path != NULL ? strstr(path, "/info/refs") : NULL;
+    if (slash == NULL && path != NULL) slash = strrchr(path, '/');
     FILE *log = fopen("@LOG@", "a");
-    if (log != NULL) {
-        fprintf(log, "vcontext-cpu-us %ld\n", us);
+    if (log != NULL) {  /* the CPU, then what was asked: GET info/refs?service=… / POST git-… */
+        fprintf(log, "vcontext-cpu-us %ld %s %s%s%s\n", us, method ? method : "-",
+                slash ? slash + 1 : "-", query && *query ? "?" : "", query ? query : "");
         fclose(log);
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
@@ -615,9 +622,29 @@ class NginxFront:
         if log.exists():
             for line in log.read_text(errors="replace").splitlines():
                 words = line.split()
-                if len(words) == 2 and words[0] == "vcontext-cpu-us":
+                if len(words) >= 2 and words[0] == "vcontext-cpu-us":
                     total += int(words[1]) / 1e6
         return total
+
+    def requests(self) -> int:
+        """The requests that reached git so far (CGI runs the measuring wrapper logged)."""
+        return sum(n for n, _ in self.by_request().values())
+
+    def by_request(self) -> dict[str, tuple[int, float]]:
+        """What the requests so far asked (``GET info/refs?service=git-upload-pack``, ``POST
+        git-receive-pack``, …): how many, and the CPU seconds they used (measured: see
+        ``_script``)."""
+        log = self.dir / "cpu.log"
+        out: dict[str, tuple[int, float]] = {}
+        if not log.exists():
+            return out
+        for line in log.read_text(errors="replace").splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] == "vcontext-cpu-us":
+                kind = " ".join(words[2:]) or "?"
+                n, cpu = out.get(kind, (0, 0.0))
+                out[kind] = (n + 1, cpu + int(words[1]) / 1e6)
+        return out
 
     def pids(self) -> list[int]:
         return [p.pid for p in (self._nginx, self._fcgi) if p is not None]

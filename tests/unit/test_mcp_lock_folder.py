@@ -52,3 +52,27 @@ def test_mcp_lock_folder_not_ours_alone_is_refused(tmp_root: Path, kind: str) ->
         Locks(None)
     if kind == "open to others":
         assert list(tmp_root.iterdir()) == []  # nothing created in it
+
+
+def test_mcp_lock_folder_without_posix_owners_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the system has no user ids (Windows: no ``os.getuid``, and ``stat`` reports
+    every writable folder as mode 0777) the folder cannot be checked for an owner or
+    mode: the server still starts and locks (it raised AttributeError from ``_tighten``,
+    and ``private_folder`` refused every folder as open to others)."""
+    import posix
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.delattr(os, "getuid")
+    monkeypatch.delattr(posix, "getuid")
+    folder = tmp_path / "git-vcontext-user"
+    folder.mkdir()
+    os.chmod(folder, 0o777)  # what Windows' stat says of any folder one may write in
+
+    locks = Locks(None)
+
+    assert locks.folder == str(folder)
+    with locks.hold("/some/doc.json"):
+        assert len(list(folder.iterdir())) == 1

@@ -218,14 +218,15 @@ def test_sync_at_scale_a_waiter_whose_look_at_landing_was_too_soon_looks_later_n
     assert keeper.lateness() == 3.0  # (bounded)
 
 
-def test_sync_at_scale_a_waiter_that_pushed_without_a_look_looks_after_half_an_integration(
+def test_sync_at_scale_a_waiter_that_pushed_without_a_look_looks_after_its_holder_landed(
     tmp_path: os.PathLike[str],
 ) -> None:
     """A waiter whose push tried the lease without a look first (and lost) knows neither
-    when that lease was taken nor when its holder lands: it looks after half the integration
-    it would take itself (its clone's last, per request, times the requests it last saw, as
-    a lease says its ``Landing``), then by what that lease says; it says it waits once it
-    has seen who holds the lease (nothing when its first look finds its round merged)."""
+    when that lease's holder lands nor whether its look saw the waiter's request: it looks
+    after ``UNSEEN`` (1.5) of the integration it would take itself (its clone's last, per
+    request, times the requests it last saw, as a lease says its ``Landing``), then by what
+    that lease says; it says it waits once it has seen who holds the lease (nothing when
+    its first look finds its round merged)."""
     from pathlib import Path
     from types import SimpleNamespace
 
@@ -263,13 +264,13 @@ def test_sync_at_scale_a_waiter_that_pushed_without_a_look_looks_after_half_an_i
             assert lines == []
 
 
-def test_sync_at_scale_a_waiter_that_never_integrated_looks_after_half_an_integration_of_pushes(
+def test_sync_at_scale_a_waiter_that_never_integrated_times_its_look_by_its_pushes(
     tmp_path: os.PathLike[str],
 ) -> None:
     """A clone that never integrated (no time kept) whose push tried the lease without a
     look first and lost knows only what that push took (rejected, a round trip all the
-    same): it looks after half an integration of such pushes, not at once (it looked 0.1 s
-    later, and again, before the holder was anywhere near done)."""
+    same): it looks after ``UNSEEN`` integrations of such pushes, not at once (it looked
+    0.1 s later, and again, before the holder was anywhere near done)."""
     from types import SimpleNamespace
 
     import pygit2

@@ -16,6 +16,7 @@ from ..gitio.diffs import attribute, tree_changes
 from ..gitio.objects import (
     drop_conflict,
     empty_tree,
+    entry_data,
     index_conflicts,
     index_entry,
     is_blob,
@@ -191,7 +192,7 @@ class DocumentSides:
         entry = self.entry(side, path)
         raw: bytes | None = None
         if is_blob(entry):
-            raw = entry.data  # tree entries are Blob objects: no second lookup
+            raw = entry_data(entry)  # tree entries are Blob objects: no second lookup
         self._data[key] = raw
         return raw
 

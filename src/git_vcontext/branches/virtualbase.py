@@ -22,9 +22,19 @@ MAX_DEPTH = 8
 """Nested criss-crosses deeper than this start from the oldest base (git has no limit)."""
 
 
-def base_tree(repo: Repository, ours: Oid, theirs: Oid, *, now: str, depth: int = 0) -> Tree | None:
-    """The tree to merge ``ours`` and ``theirs`` (commit ids) from; None without history."""
-    bases = merge_bases(repo, ours, theirs)
+def base_tree(
+    repo: Repository,
+    ours: Oid,
+    theirs: Oid,
+    *,
+    now: str,
+    depth: int = 0,
+    bases: list[Oid] | None = None,
+) -> Tree | None:
+    """The tree to merge ``ours`` and ``theirs`` (commit ids) from; None without history.
+    ``bases``: their merge bases (``merge_bases``), when the caller has them."""
+    if bases is None:
+        bases = merge_bases(repo, ours, theirs)
     if not bases:
         return None
     if len(bases) == 1 or depth >= MAX_DEPTH:

@@ -183,7 +183,14 @@ def _upstream_range(repo: Repository) -> Range:
                 f"{name} has no upstream, and this repository has no other branch: name the "
                 "commits to check (git vcontext check HEAD: its whole history)"
             )
-        gone = _configured_upstream(repo, name)
+        gone, named = _configured_upstream(repo, name)
+        if gone is not None and not named:  # a URL or a path: no tracking branch
+            raise OperationalError(
+                f"{name}'s upstream is {gone}, a URL or a path with no remote-tracking branch"
+                f" here: name the commits to check (git vcontext check {example}..HEAD), or"
+                f" track a configured remote's branch (git remote add NAME URL; git fetch"
+                f" NAME; git branch --set-upstream-to=NAME/BRANCH)"
+            )
         if gone is not None:  # git status: "the upstream is gone"
             raise OperationalError(
                 f"{name}'s upstream {gone} is gone (deleted on the remote, or pruned): name "
@@ -264,17 +271,25 @@ def _example_bases(repo: Repository, current: str | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _configured_upstream(repo: Repository, branch: str) -> str | None:
-    """The upstream ``branch.<name>.remote``/``merge`` name (``origin/topic``) when they are
-    set though the ref they name is not there; None when none is configured."""
+def _configured_upstream(repo: Repository, branch: str) -> tuple[str | None, bool]:
+    """The upstream ``branch.<name>.remote``/``merge`` name (``origin/topic``; ``topic of
+    URL`` for a URL or a path, its credentials masked) when they are set though the ref
+    they name is not there, and whether its remote is a configured one (or ``.``); None
+    when none is configured."""
     from . import config_value
 
     remote = config_value(repo, f"branch.{branch}.remote")
     merge = config_value(repo, f"branch.{branch}.merge")
     if remote is None or merge is None:
-        return None
+        return None, True
     short = merge.removeprefix("refs/heads/")
-    return short if remote == "." else f"{remote}/{short}"
+    if remote == ".":
+        return short, True
+    from . import operands
+
+    if remote not in operands.configured(repo):  # "main of /srv/x.git" (status says it so)
+        return f"{short} of {operands.shown_url(remote)}", False
+    return f"{remote}/{short}", True
 
 
 def _resolve(repo: Repository, rev: str) -> Oid:

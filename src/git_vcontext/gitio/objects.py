@@ -126,14 +126,47 @@ def commit_at(repo: Repository, oid: Oid | str) -> Commit:
     return found
 
 
+_CONTENTS: dict[str, bytes] = {}
+"""Blob contents read or written lately, by id (an id names one content, in every
+repository): a sync reads each base document once for all its agents, and a merged
+document it wrote where the next merge and the checks read it. Emptied when full."""
+_CONTENTS_LIMIT = 32 << 20
+_contents_size = [0]
+
+
 def blob_data(repo: Repository, oid: Oid | str) -> bytes:
     """The content of the blob with id ``oid`` (TypeError for another kind of object)."""
-    return blob_at(repo, oid).data
+    key = str(oid)
+    found = _CONTENTS.get(key)
+    if found is None:
+        found = _kept(key, blob_at(repo, oid).data)
+    return found
+
+
+def entry_data(entry: Blob) -> bytes:
+    """The content of a blob a tree holds (its entry), as ``blob_data`` reads it."""
+    key = str(entry.id)
+    found = _CONTENTS.get(key)
+    if found is None:
+        found = _kept(key, entry.data)
+    return found
 
 
 def write_blob(repo: Repository, data: bytes) -> Oid:
     """Store ``data`` as a blob; its id."""
-    return repo.create_blob(data)
+    oid = repo.create_blob(data)
+    _kept(str(oid), data)
+    return oid
+
+
+def _kept(key: str, data: bytes) -> bytes:
+    if len(data) <= _CONTENTS_LIMIT // 8:  # (a large playbook would empty it at once)
+        if _contents_size[0] + len(data) > _CONTENTS_LIMIT:
+            _CONTENTS.clear()
+            _contents_size[0] = 0
+        _CONTENTS[key] = data
+        _contents_size[0] += len(data)
+    return data
 
 
 def write_tree(repo: Repository, index: Index) -> Oid:

@@ -37,6 +37,25 @@ _HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")  # <transport>::<address>
 _SCP = re.compile(r"^(?:[^@/:]+@)?(\[[^\]/]+\]|[^:/\[\]]+):")  # [user@]host:path
 
 
+def shown_url(value: str) -> str:
+    """``value`` as it may be printed: a URL's credentials (``https://user:token@host``,
+    ``https://token@host``) masked as ``***``, as git masks them in its own messages; an
+    ssh user name (``ssh://git@host``) and anything that is no URL kept as it is."""
+    scheme = _URL.match(value)
+    if scheme is None:
+        return value
+    rest = value[scheme.end() :]
+    where, slash, path = rest.partition("/")
+    user, at, host = where.rpartition("@")
+    if not at:
+        return value
+    if ":" in user:
+        user = f"{user.split(':', 1)[0]}:***"
+    elif scheme.group(1).lower() not in ("ssh", "git+ssh", "ssh+git"):
+        user = "***"  # a token given as the user name (https://TOKEN@host)
+    return f"{value[: scheme.end()]}{user}@{host}{slash}{path}"
+
+
 def plain(value: object, what: str) -> str:
     """``value`` when it is non-empty text of one line that does not start with ``-``."""
     if not isinstance(value, str) or not value:

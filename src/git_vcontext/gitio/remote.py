@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..errors import OperationalError
 from ..record import record
 from . import GitResult, complaint, git, locks
-from .operands import plain
+from .operands import plain, shown_url
 from .transport import Link, TransportError, explained, transient
 
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")
@@ -135,7 +135,7 @@ def _failure(verb: str, remote: str, out: GitResult) -> TransportError:
     """A git command that could not talk to the remote, in git's words (the lines that say
     why included: ssh's, the remote's)."""
     return TransportError(
-        f"git {verb} {remote}: {explained(out.stderr, out.returncode)}",
+        f"git {verb} {shown_url(remote)}: {explained(out.stderr, out.returncode)}",
         transient=transient(out.stderr),
         lines=out.stderr,
     )
@@ -194,7 +194,7 @@ def fetch(
             why = complaint(out.stderr, out.returncode)
             if locks.age(lock) is not None:
                 why += f"; {locks.advice(lock)}"
-            raise OperationalError(f"git fetch {remote}: {why}")
+            raise OperationalError(f"git fetch {shown_url(remote)}: {why}")
         missing += [_source(s) for s in dropped]
         wanted = [s for s in wanted if s not in dropped]
     return missing

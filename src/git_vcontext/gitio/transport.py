@@ -41,6 +41,7 @@ from ..errors import OperationalError
 from ..fsio import private_folder
 from ..record import record
 from . import GitResult, git
+from .operands import shown_url
 
 REFUSED = re.compile(
     r"Permission denied|Authentication failed|could not read (Username|Password)"
@@ -212,9 +213,9 @@ class Link:
             why = explained(out.stderr, out.returncode)
             if not again and not unsent(out.stderr):
                 raise TransportError(
-                    f"git {verb} {self.remote}: {why}", transient=True, lines=out.stderr
+                    f"git {verb} {shown_url(self.remote)}: {why}", transient=True, lines=out.stderr
                 )
-            self.wait(f"git {verb} {self.remote}: {why}", backoff, out.stderr)
+            self.wait(f"git {verb} {shown_url(self.remote)}: {why}", backoff, out.stderr)
 
     def wait(self, what: str, backoff: Backoff, lines: str = "") -> None:
         """Pause before trying again after a transient failure (``what``); past the

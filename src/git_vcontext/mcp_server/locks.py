@@ -70,10 +70,13 @@ class Locks:
 def _tighten(folder: str) -> None:
     """Close the folder older versions made with the default mode (0755) to others, when it
     is this user's own folder that nobody else could write into."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # no user ids (Windows), no modes to close
+        return
     try:
         info = os.lstat(folder)
     except OSError:
         return
-    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022:
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == getuid() and not info.st_mode & 0o022:
         with contextlib.suppress(OSError):
             os.chmod(folder, 0o700)

@@ -49,12 +49,18 @@ class Undone:
 def undone(repo: Repository, commit: Commit) -> list[Undone]:
     """What ``commit`` removes of what the sync merge it was made on brought in (empty: it
     was not made on a sync merge, removes nothing of it, or says it means it)."""
-    if len(commit.parent_ids) != 1 or SAID in (commit.message or ""):
+    if not may_undo(commit):
         return []
     merge = commit.parents[0]
-    if not is_sync_commit(merge):
-        return []
     return undone_since(repo, commit, merge.parents[0], merge)
+
+
+def may_undo(commit: Commit) -> bool:
+    """Whether ``undone`` looks into ``commit`` at all: one parent, a sync merge, and no
+    line saying the removal is meant."""
+    if len(commit.parent_ids) != 1 or SAID in (commit.message or ""):
+        return False
+    return is_sync_commit(commit.parents[0])
 
 
 def undone_since(repo: Repository, commit: Commit, before: Commit, merge: Commit) -> list[Undone]:

@@ -15,6 +15,7 @@ from ..errors import OperationalError, PushRefused, RefLocked, RefMoved
 from ..gitio import locks, refs, run_dir
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
+from ..gitio.operands import shown_url
 from ..gitio.transport import Backoff, Link, TransportError
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
@@ -68,6 +69,7 @@ class BaseRound:
     ) -> None:
         self.syncer, self.repo, self.io = syncer, syncer.repo, io
         self.remote, self.base, self.agents = remote, base, agents
+        self.shown = shown_url(remote)  # in messages and merge labels: no URL's credentials
         self.settings: Settings = settings(self.repo)
         self.branches = {a: agent_config.agent_branch(self.repo, a) for a in agents}
         cwd = run_dir(self.repo)
@@ -138,7 +140,7 @@ class BaseRound:
         if not todo and not self._base_ahead(snap):
             return self._finish(snap, live, work)
         if self.io.clock() > deadline:
-            why = f"{self.remote} {self.base}: not integrated after {self.settings.timeout:.0f} s"
+            why = f"{self.shown} {self.base}: not integrated after {self.settings.timeout:.0f} s"
             return self._give_up(why + " (git config vcontext.syncTimeout)")
         unpublished = [a for a in todo if self.published.get(a) != work[a]]
         if unpublished and snap.server:  # the server merges requests as they are pushed
@@ -303,9 +305,9 @@ class BaseRound:
 
     def _take_remote_branch(self, branch: str, mine: Oid, theirs: Oid) -> PairResult | None:
         if self._contains(theirs, mine):
-            problem = self.syncer.move(branch, theirs, f"{self.remote}/{branch}")
+            problem = self.syncer.move(branch, theirs, f"{self.shown}/{branch}")
             return None if problem is None else self._pair(branch).refused(problem)
-        merged = self.syncer.integrate(branch, theirs, f"{self.remote}/{branch}")
+        merged = self.syncer.integrate(branch, theirs, f"{self.shown}/{branch}")
         if merged.ok:
             return None
         return PairResult(  # the agent's own pair: its branch here and its copy there
@@ -477,7 +479,7 @@ class BaseRound:
             if snap.base is not None:
                 self.syncer.pin(self.base, snap.base, carried=carried)
             return None
-        merged = self.syncer.integrate(self.base, snap.base, f"{self.remote}/{self.base}")
+        merged = self.syncer.integrate(self.base, snap.base, f"{self.shown}/{self.base}")
         if merged.ok:
             return None
         self.syncer.pin(self.base, snap.base)
@@ -598,7 +600,7 @@ class BaseRound:
             self.syncer.warnings.append(f"{exc.message}: the local branches were not moved")
         except RefLocked as exc:  # landed on the remote, but this clone stays behind
             raise OperationalError(
-                f"pushed to {self.remote}, but the local branches were not moved: "
+                f"pushed to {self.shown}, but the local branches were not moved: "
                 f"{exc.message}; then sync again (it brings them along)"
             ) from None
         for result in results.values():
@@ -608,7 +610,7 @@ class BaseRound:
         names = [n for n in names if not n.startswith("refs/")]
         if names:
             done = "pushed" if not self.retries else f"pushed after {_retries(self.retries)}"
-            self.io.report(f"{done} to {self.remote}: {', '.join(names)}")
+            self.io.report(f"{done} to {self.shown}: {', '.join(names)}")
         if merged:
             self.io.report(f"merged with it into {self.base}: {', '.join(merged)}")
         return self._outcome(not self.stopped, merged)
@@ -637,12 +639,12 @@ class BaseRound:
         if self.retries >= self.settings.attempts:
             names = ", ".join(row.branch for row in refused if not row.ref.startswith("refs/v"))
             raise PushRefused(
-                f"push to {self.remote} still rejected after {self.retries} attempts ({names})"
+                f"push to {self.shown} still rejected after {self.retries} attempts ({names})"
                 + "".join(f"\n  {line}" for line in pushed.said)
             )
         names = ", ".join(f"{row.branch} {row.summary}" for row in refused)
         self.io.report(
-            f"push to {self.remote} rejected ({names}): fetching and merging, retry {self.retries}"
+            f"push to {self.shown} rejected ({names}): fetching and merging, retry {self.retries}"
         )
         if not self.settings.lease or locks.named_lock("\n".join(pushed.said)):
             self.io.sleep(wait_before(self.retries))  # (a lock: give its holder a moment)

@@ -11,6 +11,7 @@ from ..gitio import locks
 from ..gitio import remote as remotes
 from ..gitio.objectcopy import store_empty_tree
 from ..gitio.objects import make_commit
+from ..gitio.operands import shown_url
 from ..prepush.check import prefill
 from ..setup.hooks import only_our_shim
 
@@ -30,7 +31,7 @@ def refusal(pushed: remotes.Pushed, remote: str, hint: str = "") -> str:
     failed = [row for row in pushed.rows if not row.ok]
     shown = [row for row in failed if not row.collateral] or failed
     names = ", ".join(f"{row.branch} {row.summary}" for row in shown)
-    head = f"push to {remote} refused" + (f": {names}" if names else "") + hint
+    head = f"push to {shown_url(remote)} refused" + (f": {names}" if names else "") + hint
     if pushed.refused_here:
         head += " by the pre-push hook"
     return head + "".join(f"\n  {line}" for line in pushed.said)

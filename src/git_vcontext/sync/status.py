@@ -143,6 +143,9 @@ class BaseTracking:
     # the remote is a configured remote's name; False: a URL or a path, which has no
     # ``REMOTE/BRANCH`` tracking branch to name (git shows the two apart)
     named: bool = True
+    # ``branch.BASE.merge`` when it names no branch a command line can take (``-x``):
+    # nothing fetched or counted, sync --push refuses the base
+    unusable: str | None = None
 
     @property
     def branch(self) -> str:
@@ -155,11 +158,20 @@ class BaseTracking:
         for a URL or a path (``/srv/x.git/main`` names nothing)."""
         if self.named:
             return f"{self.remote}/{self.branch}"
-        return f"{self.branch} of {self.remote}"
+        return f"{self.branch} of {self.shown_remote}"
+
+    @property
+    def shown_remote(self) -> str:
+        """The remote as it may be printed: a URL's credentials masked."""
+        from ..gitio.operands import shown_url
+
+        return shown_url(self.remote)
 
     def describe(self, agents: list[str]) -> str:
         from .tracking import renamed_way_out
 
+        if self.unusable is not None:
+            return f"{self.base}: counts against {self.base} here; {self.unusable}"
         line = self._describe(agents)
         if self.renamed is None or not self.usable:
             return line
@@ -167,16 +179,19 @@ class BaseTracking:
         return f"{line}; {way_out}"
 
     def _describe(self, agents: list[str]) -> str:
+        from .tracking import pasted_remote
+
         up, here = self.upstream, f"counts against {self.base} here"
         if not self.usable:
             return (
-                f"{self.base}: {here}; its upstream's remote {command_word(self.remote)} is not"
-                " a configured remote, a URL or a repository's path (git remote -v; to stop"
+                f"{self.base}: {here}; its upstream's remote"
+                f" {command_word(self.shown_remote)} is not a configured remote, a URL or a"
+                " repository's path (git remote -v; to stop"
                 f" tracking it: git branch --unset-upstream {command_word(self.base)})"
             )
         if self.gone:
             return (
-                f"{self.base}: {here}; {self.remote} has no {self.branch} as"
+                f"{self.base}: {here}; {self.shown_remote} has no {self.branch} as"
                 " fetched now (to stop"
                 f" tracking it: git branch --unset-upstream {command_word(self.base)})"
             )
@@ -190,7 +205,8 @@ class BaseTracking:
         if self.behind and self.renamed is None:
             names = " ".join(command_word(a) for a in agents) if agents else "--all"
             line += (
-                f": git vcontext sync {names} --push {command_word(self.remote)} syncs with {up}"
+                f": git vcontext sync {names} --push {pasted_remote(self.base, self.remote)} syncs"
+                f" with {up}"
             )
         return line
 
@@ -198,12 +214,12 @@ class BaseTracking:
         return {
             "base": self.base,
             "upstream": self.upstream,
-            "remote": self.remote,
+            "remote": self.shown_remote,
             "branch": self.branch,
             "fetched": self.fetched,
             "ahead": self.ahead,
             "behind": self.behind,
-            "usable": self.usable,
+            "usable": self.usable and self.unusable is None,
             "gone": self.gone,
         }
 
@@ -217,7 +233,13 @@ def base_tracking(
     # lazy: the remote view behind it is needed only when a base tracks a remote
     from ..gitio import operands
     from ..gitio.objects import new_commits
-    from .tracking import known_tip, renamed_upstream, upstream
+    from .tracking import (
+        known_tip,
+        renamed_upstream,
+        unusable_upstream,
+        unusable_way_out,
+        upstream,
+    )
 
     found = []
     for base in dict.fromkeys(r.base for r in rows):
@@ -230,8 +252,13 @@ def base_tracking(
         except (OperationalError, UsageError):  # what status --fetch and sync --push stop on
             found.append(BaseTracking(base, remote, False, 0, 0, usable=False))
             continue
-        renamed = renamed_upstream(repo, base)  # git status counts against @{upstream}
         named = remote in operands.configured(repo)
+        bad = unusable_upstream(repo, base)
+        if bad is not None:
+            why = unusable_way_out(repo, base, remote, bad)
+            found.append(BaseTracking(base, remote, False, 0, 0, named=named, unusable=why))
+            continue
+        renamed = renamed_upstream(repo, base)  # git status counts against @{upstream}
         if base in gone:
             found.append(BaseTracking(base, remote, True, 0, 0, True, True, renamed, named))
             continue

@@ -32,12 +32,13 @@ from ..clock import now_rfc3339
 from ..codecs import ReusedParses
 from ..errors import OperationalError, UsageError
 from ..gitio import refs, run_dir, worktrees
+from ..gitio.bases import merge_bases
 from ..gitio.objects import (
     commit_at,
     descends,
     make_commit,
-    merge_base,
     new_commits,
+    object_at,
     signature,
     signatures,
 )
@@ -161,6 +162,10 @@ class Syncer:
         # while batch() combines: base -> where it was before the integration's first merge
         self._starts: dict[str, Oid] | None = None
         self._assumed: dict[str, Oid] = {}  # see assume()
+        # what this run learnt of the history (it never changes): see descends()
+        self._made: dict[Oid, frozenset[Oid]] = {}  # a commit made here -> what it reaches
+        self._descent: dict[tuple[Oid, Oid], bool] = {}
+        self._bases: dict[tuple[Oid, Oid], list[Oid]] = {}
 
     # -- many pairs ----------------------------------------------------------------
 
@@ -427,9 +432,40 @@ class Syncer:
         if key not in self._undoing:
             from ..prepush.undone import refusal  # (it imports this module)
 
-            with ReusedParses(self._parsed):
-                self._undoing[key] = refusal(self.repo, branch, tip, base)
+            if base is not None and self._none_may_undo(tip, base):
+                self._undoing[key] = None
+            else:
+                with ReusedParses(self._parsed):
+                    self._undoing[key] = refusal(self.repo, branch, tip, base)
         return self._undoing[key]
+
+    def _none_may_undo(self, tip: Oid, base: Oid) -> bool:
+        """Whether no commit of ``tip`` that ``base`` lacks is one ``undone`` looks into
+        (``may_undo``), known without libgit2's walk of the base's history, which reads
+        every commit it passes from disk: those commits are reached from ``tip`` without
+        passing a merge base of the two (an ancestor of one is in the base), so a walk
+        that stops at the merge bases sees them all (and maybe more). False when that walk
+        finds a commit ``undone`` looks into, goes on for long, or meets a commit this
+        clone lacks: then ask ``refusal``."""
+        from ..prepush.undone import may_undo  # (it imports this module)
+
+        stops = set(self.merge_bases(base, tip))
+        seen: set[Oid] = set()
+        todo = [tip]
+        while todo:
+            oid = todo.pop()
+            if oid in stops or oid in seen:
+                continue
+            seen.add(oid)
+            if len(seen) > _UNDO_WALK:
+                return False
+            commit = commit_at(self.repo, oid)  # (the tip, or a parent found here)
+            if any(object_at(self.repo, p) is None for p in commit.parent_ids):
+                return False  # a parent this clone lacks (shallow)
+            if may_undo(commit):
+                return False
+            todo.extend(commit.parent_ids)
+        return True
 
     # -- one pair --------------------------------------------------------------
 
@@ -451,7 +487,7 @@ class Syncer:
         pair = _Pair(agent, branch, base, a)
         if why := self._refused(branch, base, a, b, local=local):
             return pair.stop(REFUSED, message=why)
-        if a == b or descends(repo, b, a):
+        if a == b or self.descends(b, a):
             pair.contained = True
             return pair  # nothing of the agent's is missing from the base
         logged = None if self._integration is None else self._integration.setdefault(base, {})
@@ -492,9 +528,9 @@ class Syncer:
         undoes what a sync merge brought."""
         if local and (why := self._busy(branch)):
             return why
-        if merge_base(self.repo, a, b) is None:
+        if not self.merge_bases(b, a):
             return no_common_history(self.repo, branch, base)
-        if not local or a == b or descends(self.repo, b, a):
+        if not local or a == b or self.descends(b, a):
             return None
         return self.undoing(branch, a, b)
 
@@ -511,14 +547,15 @@ class Syncer:
                 f"base branch {pair.base!r} of agent {pair.agent!r} does not exist"
             )
         merged_back = None
-        if a != b and not descends(repo, a, b):
-            if descends(repo, b, a):  # a is in the base: its data plus a's own forks
-                mark = self._marker(pair.documents)  # its work is in the base: merged
-                merged_back = carry_to_agent(
-                    repo, commit_at(repo, a).tree, commit_at(repo, b).tree, now=self.now, mark=mark
-                )
-            else:  # favor names the base's side (ours) or the agent's (theirs) both ways
-                merged_back = self._merge(a, b, swap_favor=True)
+        if a != b and self.descends(b, a):  # a is in the base: its data plus a's own forks
+            # (so b is not in a's history: the history has no cycles)
+            mark = self._marker(pair.documents)  # its work is in the base: merged
+            merged_back = carry_to_agent(
+                repo, commit_at(repo, a).tree, commit_at(repo, b).tree, now=self.now, mark=mark
+            )
+        elif a != b and not self.descends(a, b):
+            # favor names the base's side (ours) or the agent's (theirs) both ways
+            merged_back = self._merge(a, b, swap_favor=True)
         # only the three-way route can conflict or be refused here, and it runs only when
         # step 1 planned nothing for this pair
         if merged_back is not None and not merged_back.clean:
@@ -544,7 +581,7 @@ class Syncer:
     def _up_to_date(self, pair: _Pair, a: Oid, b: Oid) -> PairResult:
         """A pair where nothing moves, with the agent's own commits the base lacks (their
         merge is the base as it is: ``PairResult.changes_nothing``)."""
-        idle = 0 if a == b or descends(self.repo, b, a) else count_new(self.repo, a, b)
+        idle = 0 if a == b or self.descends(b, a) else count_new(self.repo, a, b)
         return replace(pair.done(UP_TO_DATE), idle=idle)
 
     def forget(self) -> None:
@@ -595,7 +632,7 @@ class Syncer:
         ``swap_favor``: ours is the agent branch, so favor's sides trade places;
         ``integration``: see ``merge_trees``."""
         repo = self.repo
-        base = base_tree(repo, ours, theirs, now=self.now)
+        base = base_tree(repo, ours, theirs, now=self.now, bases=self.merge_bases(ours, theirs))
         ours_tree, theirs_tree = commit_at(repo, ours).tree, commit_at(repo, theirs).tree
         favor = self.favor()
         if swap_favor and favor is not None:
@@ -603,6 +640,33 @@ class Syncer:
         return merge_trees(
             repo, base, ours_tree, theirs_tree, now=self.now, favor=favor, integration=integration
         )
+
+    def merge_bases(self, ours: Oid, theirs: Oid) -> list[Oid]:
+        """``gitio.bases.merge_bases``, remembered for the run (step 1 asks whether the two
+        share history, then merges from them)."""
+        key = (ours, theirs)
+        if key not in self._bases:
+            self._bases[key] = merge_bases(self.repo, ours, theirs)
+        return self._bases[key]
+
+    def descends(self, commit: Oid, ancestor: Oid) -> bool:
+        """``gitio.objects.descends``, remembered for the run, and known without a walk of
+        the history (libgit2's, which reads every commit it passes from disk) when
+        ``commit`` is one this run made, whose parents it chose, or when the merge bases of
+        the two are known: ``ancestor`` is in ``commit``'s history exactly when it is their
+        only best common ancestor."""
+        if ancestor in self._made.get(commit, ()):
+            return True
+        key = (commit, ancestor)
+        found = self._descent.get(key)
+        if found is None:
+            bases = self._bases.get(key)
+            if bases is not None:
+                found = commit != ancestor and bases == [ancestor]
+            else:
+                found = descends(self.repo, commit, ancestor)
+            self._descent[key] = found
+        return found
 
     def favor(self) -> str | None:
         """The side every document conflict is settled on (merge.vcontext.favor), if any."""
@@ -621,9 +685,13 @@ class Syncer:
         """
         if self.dry_run:
             nobody = signature("git-vcontext dry run", "dry-run@git-vcontext.invalid", time=0)
-            return make_commit(self.repo, tree, parents, message, nobody, nobody)
-        author, committer = self.signatures()
-        return make_commit(self.repo, tree, parents, message, author, committer)
+            made = make_commit(self.repo, tree, parents, message, nobody, nobody)
+        else:
+            author, committer = self.signatures()
+            made = make_commit(self.repo, tree, parents, message, author, committer)
+        reached = self._made.get(made, frozenset()).union(parents)
+        self._made[made] = reached.union(*(self._made.get(p, ()) for p in parents))
+        return made
 
     def _marker(self, contributed: Sequence[str]) -> Marker | None:
         """How the agent side marks forks merged: documents whose changes reached the base
@@ -659,6 +727,10 @@ class Syncer:
                 f"its branch is at {str(new)[:12]}: do not commit them; once that is dealt "
                 "with, run git vcontext status there to finish the update"
             )
+
+
+_UNDO_WALK = 64
+"""Commits ``Syncer._none_may_undo`` looks at before it leaves the question to ``refusal``."""
 
 
 class _Pair:

@@ -31,7 +31,7 @@ def shown(repo: Repository, remote: str, branch: str) -> str:
 
     if remote in operands.configured(repo):
         return f"{remote}/{branch}"
-    return f"{branch} of {remote}"
+    return f"{branch} of {operands.shown_url(remote)}"
 
 
 def upstream_branch(repo: Repository, base: str) -> str:
@@ -47,6 +47,36 @@ def upstream_branch(repo: Repository, base: str) -> str:
         return operands.branch(merge, f"branch.{base}.merge")
     except UsageError:
         return base
+
+
+def unusable_upstream(repo: Repository, base: str) -> str | None:
+    """``branch.BASE.merge`` when it names a branch on the remote (``refs/heads/NAME``)
+    that no command line can take (``-x``: an option; a space or a character git refuses
+    in a branch name): ``@{upstream}`` is then no branch sync can fetch or push by name.
+    None when it is unset, names a branch git accepts, or is no ``refs/heads/`` name."""
+    from ..gitio import operands
+
+    merge = config_value(repo, f"branch.{base}.merge")
+    if not merge or not merge.startswith("refs/heads/"):
+        return None
+    try:
+        operands.branch(merge, f"branch.{base}.merge")
+    except UsageError:
+        return merge
+    return None
+
+
+def unusable_way_out(repo: Repository, base: str, remote: str, merge: str) -> str:
+    """Why a base whose ``branch.BASE.merge`` is ``merge`` (``unusable_upstream``) is not
+    synced, and the command that makes its upstream the remote's branch of its name."""
+    from ..validation.model import command_word
+
+    return (
+        f"branch.{base}.merge {merge!r} names no branch sync --push can fetch or push"
+        f" (not a branch name git accepts on a command line): to sync {base} with"
+        f" {shown(repo, remote, base)}, git config branch.{command_word(base)}.merge"
+        f" {command_word(f'refs/heads/{base}')}"
+    )
 
 
 def remote_branch(repo: Repository, base: str, remote: str) -> str:
@@ -66,6 +96,18 @@ def renamed_upstream(repo: Repository, base: str, remote: str | None = None) -> 
     return None if name == base else name
 
 
+def pasted_remote(base: str, remote: str) -> str:
+    """``remote`` as a command to paste names it: quoted for the shell, or, a URL holding
+    credentials, read from the base's configuration (``"$(git config branch.BASE.remote)"``)
+    where it is, never printed."""
+    from ..gitio.operands import shown_url
+    from ..validation.model import command_word
+
+    if shown_url(remote) == remote:
+        return command_word(remote)
+    return f'"$(git config {command_word(f"branch.{base}.remote")})"'
+
+
 def renamed_way_out(
     remote: str, base: str, name: str, agents: list[str], *, named: bool = True
 ) -> str:
@@ -73,9 +115,11 @@ def renamed_way_out(
     the remote's branch named as the base (as ``git push`` does by default,
     ``push.default=simple``, which refuses such a branch too). ``named``: ``remote`` is a
     configured remote (else a URL or a path, which has no tracking branch to start from)."""
+    from ..gitio.operands import shown_url
     from ..validation.model import command_word
 
     new = command_word(name)
+    seen = shown_url(remote)  # never a URL's credentials (a way out is pasted, logged)
     configs = "; ".join(
         f"git config vcontext.agent.{command_word(a)}.base {new}" for a in agents or ["AGENT"]
     )
@@ -85,14 +129,14 @@ def renamed_way_out(
             f"git branch --track {new} {command_word(f'{remote}/{name}')}",
         )
     else:
-        where = command_word(remote)
-        up = f"{name} of {remote}"
+        where = pasted_remote(base, remote)
+        up = f"{name} of {seen}"
         make = (
             f"git fetch {where} {command_word(f'{name}:{name}')}; git config branch.{new}.remote"
             f" {where}; git config branch.{new}.merge {command_word(f'refs/heads/{name}')}"
         )
     return (
-        f"{base} tracks {up}, but sync --push works on {remote}'s branch named as the base"
+        f"{base} tracks {up}, but sync --push works on {seen}'s branch named as the base"
         f" ({base}), as git push does by default: to sync with {up}, base the agents on a"
         f" branch of that name ({make}; {configs})"
     )
@@ -105,6 +149,9 @@ def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str |
     for base in dict.fromkeys(b for _, b in pairs):
         name = renamed_upstream(repo, base, remote)
         tracked = upstream(repo, base)
+        bad = unusable_upstream(repo, base)
+        if bad is not None and tracked is not None and remote in (None, tracked):
+            raise OperationalError(unusable_way_out(repo, base, tracked, bad))
         if name is not None and tracked is not None:
             from ..gitio import operands
 

@@ -722,8 +722,10 @@ def _item_sequences(here: Path, array: list[Any]) -> list[tuple[Address, Path, i
         if not isinstance(element, dict):
             continue
         value = element.get(doc.SEQUENCE_FIELD)
+        if not _number(value):
+            continue  # (most items have none: no identity to look up)
         ident = _item_identity(element)
-        if ident is not None and _number(value):
+        if ident is not None:
             found.append(
                 ((*scope, ident, doc.SEQUENCE_FIELD), (*here, index, doc.SEQUENCE_FIELD), value)
             )

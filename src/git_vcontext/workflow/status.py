@@ -28,7 +28,7 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
     from ..gitio.places import fetched_namespace
     from ..gitio.transport import Link
     from ..remote.protocol import status_timeout
-    from ..sync.tracking import upstream, upstream_branch
+    from ..sync.tracking import unusable_upstream, unusable_way_out, upstream, upstream_branch
 
     bases = {agents.default_base(repo): None}
     for agent in agents.list_agents(repo, remote=True):
@@ -46,6 +46,11 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
             say(f"status --fetch: {base} tracks no remote: nothing fetched for it")
             continue
         checked = operands.remote(repo, remote, f"branch.{base}.remote")
+        bad = unusable_upstream(repo, base)
+        if bad is not None:
+            why = unusable_way_out(repo, base, remote, bad)
+            say(f"status --fetch: nothing fetched for {base}: {why}")
+            continue
         there = operands.branch(upstream_branch(repo, base), "base branch")  # @{upstream}
         by_remote.setdefault(checked, {})[there] = base
     for remote, names in by_remote.items():

@@ -19,7 +19,15 @@ from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
-from ..sync.tracking import refuse_renamed, renamed_upstream, renamed_way_out, shown
+from ..sync.tracking import (
+    pasted_remote,
+    refuse_renamed,
+    renamed_upstream,
+    renamed_way_out,
+    shown,
+    unusable_upstream,
+    unusable_way_out,
+)
 from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
@@ -126,7 +134,7 @@ def _sync(
     for warning in [*late, *syncer.warnings]:
         warn(warning)
     if push is not None and dry_run:
-        say(f"--dry-run: nothing pushed to {push}")
+        say(f"--dry-run: nothing pushed to {operands.shown_url(push)}")
     done = SyncOutcome(pushed and all(r.ok for r in results), tuple(results), remote=remote)
     if checkout:
         done = _leave_conflicts(syncer, done, say, hints, push)
@@ -223,11 +231,14 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         remote = checkouts.upstream(repo, base)
         if remote is None:
             continue
-        publish = f"{_command(names, remote)} syncs with {remote}'s {base} and publishes"
+        push = f"git vcontext sync {' '.join(names)} --push {pasted_remote(base, remote)}"
+        publish = f"{push} syncs with {operands.shown_url(remote)}'s {base} and publishes"
         name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
         if name is not None:
             named = remote in operands.configured(repo)
             publish = renamed_way_out(remote, base, name, names, named=named)
+        elif (bad := unusable_upstream(repo, base)) is not None:  # sync --push refuses it
+            publish = unusable_way_out(repo, base, remote, bad)
         if checkout:
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:

@@ -1,0 +1,138 @@
+"""A base whose upstream is a URL holding credentials (``branch.main.remote`` set to
+``https://user:TOKEN@host/x.git``, as some set a token up): what status, status --fetch
+and sync --push print names the URL with the token masked, never the token (command-line
+contract: nothing from outside printed unchecked; "Sync at scale": a failing remote
+reported in one line), and the commands given to paste read the URL from the
+configuration where it is (``"$(git config branch.main.remote)"``) instead of printing
+it. Real git; the URL points at a closed local port (refused: tried until
+``vcontext.statusTimeout``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pygit2
+
+from git_vcontext.gitio.operands import shown_url
+from git_vcontext.gitio.places import fetched_namespace
+from helpers.run import run_cli, run_git
+from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, seed, status
+
+TODO = "todo.vcontext.json"
+TOKEN = "s3cr3tTOKEN"
+URL = f"https://user:{TOKEN}@127.0.0.1:9/x.git"
+
+
+def test_a_urls_credentials_are_masked_as_git_masks_them() -> None:
+    assert shown_url(URL) == "https://user:***@127.0.0.1:9/x.git"
+    assert shown_url(f"https://{TOKEN}@github.com/o/x.git") == "https://***@github.com/o/x.git"
+    # an ssh user is no secret; a path or an scp-like address has no credentials
+    for kept in ("ssh://git@host/x.git", "git@host:x.git", "/srv/x@y.git", "https://h/a@b"):
+        assert shown_url(kept) == kept
+
+
+def _tracking_url(git_repo: Path, merge: str) -> None:
+    seed(git_repo)
+    run_git(git_repo, "config", "branch.main.remote", URL)
+    run_git(git_repo, "config", "branch.main.merge", merge)
+    run_git(git_repo, "config", "vcontext.statusTimeout", "1")
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, TODO, status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1")
+    run_git(git_repo, "switch", "-q", "main")
+
+
+def test_status_and_sync_never_print_the_token_of_the_bases_url(git_repo: Path) -> None:
+    _tracking_url(git_repo, "refs/heads/trunk")
+
+    text = run_cli("status", cwd=git_repo, env=EPOCH)
+    shown = run_cli("status", "--format", "json", cwd=git_repo, env=EPOCH)
+    fetched = run_cli("status", "--fetch", cwd=git_repo, env=EPOCH)
+    pushed = run_cli("sync", "alice", "--push", URL, cwd=git_repo, env=EPOCH)
+
+    for proc in (text, shown, fetched, pushed):
+        assert TOKEN.encode() not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert b"trunk of https://user:***@127.0.0.1:9/x.git" in text.stdout
+    (base,) = json.loads(shown.stdout)["bases"]
+    assert base["remote"] == "https://user:***@127.0.0.1:9/x.git"
+    assert fetched.returncode == 3
+    assert b"git fetch https://user:***@127.0.0.1:9/x.git" in fetched.stderr
+    assert pushed.returncode == 3
+    assert b'git fetch "$(git config branch.main.remote)" trunk:trunk' in pushed.stderr
+    assert b'git config branch.trunk.remote "$(git config branch.main.remote)"' in pushed.stderr
+
+
+def test_a_plain_sync_behind_a_url_gives_a_push_that_names_no_token(git_repo: Path) -> None:
+    """The warning of a plain sync into a base behind its URL upstream (as last fetched)
+    gives the sync --push to run, its remote read from the configuration."""
+    _tracking_url(git_repo, "refs/heads/main")
+    run_git(git_repo, "switch", "-q", "-c", "later")
+    edit(git_repo, TODO, status(("t3", "blocked")))
+    later = commit_all(git_repo, "someone blocks t3 on the remote")
+    run_git(git_repo, "switch", "-q", "main")
+    namespace = fetched_namespace(pygit2.Repository(str(git_repo)), URL)
+    run_git(git_repo, "update-ref", f"{namespace}heads/main", later)  # as fetched before
+
+    synced = run_cli("sync", "alice", cwd=git_repo, env=EPOCH)
+
+    assert synced.returncode == 0, synced.stderr
+    assert b"main is behind main of https://user:***@127.0.0.1:9/x.git" in synced.stderr
+    assert b'--push "$(git config branch.main.remote)" syncs with' in synced.stderr
+    assert TOKEN.encode() not in synced.stdout + synced.stderr
+
+
+def test_check_names_a_url_upstream_without_its_token_and_not_as_gone(git_repo: Path) -> None:
+    """``check`` with no range on a base tracking a URL (no remote-tracking branch here):
+    one line, exit 3, ``trunk of URL`` with the token masked (it printed
+    ``https://user:TOKEN@…/trunk`` and said it was deleted on the remote)."""
+    _tracking_url(git_repo, "refs/heads/trunk")
+
+    checked = run_cli("check", cwd=git_repo, env=EPOCH)
+
+    assert checked.returncode == 3, checked.stdout + checked.stderr
+    assert len(checked.stderr.splitlines()) == 1, checked.stderr
+    assert TOKEN.encode() not in checked.stdout + checked.stderr
+    assert b"main's upstream is trunk of https://user:***@127.0.0.1:9/x.git" in checked.stderr
+    assert b"is gone" not in checked.stderr
+
+
+def test_sync_push_to_a_url_with_credentials_writes_them_nowhere(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """``sync --push`` to a URL holding credentials (``file://user:TOKEN@localhost/…``,
+    which git reads as the path): the round lands, and neither its output nor the merge
+    commits it pushes (their messages, the reflog) hold the token; they used to name the
+    base ``file://user:TOKEN@…/main`` in every merge message, published on the remote."""
+    bare = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    url = f"file://user:{TOKEN}@localhost{bare}"
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", url, "main")
+    run_git(git_repo, "config", "branch.main.remote", url)
+    run_git(git_repo, "config", "branch.main.merge", "refs/heads/main")
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, TODO, status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1")
+    run_git(git_repo, "switch", "-q", "main")
+    edit(git_repo, TODO, status(("t3", "blocked")))
+    commit_all(git_repo, "main moves here")
+    other = tmp_path / "other"
+    run_git(tmp_path, "clone", "-q", str(bare), str(other))
+    (other / "notes.txt").write_text("someone else\n")
+    run_git(other, "add", "-A")
+    run_git(other, "-c", "user.name=O", "-c", "user.email=o@x", "commit", "-qm", "other")
+    run_git(other, "push", "-q", "origin", "main")  # the base moved there: a merge
+
+    pushed = run_cli("sync", "alice", "--push", url, cwd=git_repo, env=EPOCH)
+
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    assert TOKEN.encode() not in pushed.stdout + pushed.stderr
+    assert f"pushed to file://user:***@localhost{bare}".encode() in pushed.stdout
+    messages = run_git(bare, "log", "--all", "--format=%B").stdout
+    assert "vcontext sync: merge" in messages
+    assert TOKEN not in messages
+    assert TOKEN not in run_git(git_repo, "reflog", "--all").stdout
