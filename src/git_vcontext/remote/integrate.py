@@ -558,16 +558,17 @@ class BaseRound:
             return []
         pushed = self.pusher.push(updates, known=known, atomic=False)
         if pushed.refused_here:
-            self.io.report(refusal(pushed, self.remote, hint=": agent branches left unpushed"))
+            self.io.report(refusal(pushed, self.shown, hint=": agent branches left unpushed"))
             return []
         landed = {row.ref for row in pushed.rows if row.ok}
+        why = (
+            ": its copy there has commits this clone lacks (never overwritten; its next sync"
+            " merges them)"
+        )
         for row in pushed.rows:
-            if not row.ok:
-                self.io.report(
-                    f"{row.branch} not pushed to {self.remote} {row.summary}: its copy there"
-                    " has commits this clone lacks (never overwritten; its next sync merges"
-                    " them)"
-                )
+            if not row.ok:  # (a refusal for another reason: the remote's words, as git said)
+                said = why if row.retry else "".join(f"; {line}" for line in pushed.said)
+                self.io.report(f"{row.branch} not pushed to {self.shown} {row.summary}{said}")
         return [u for u in updates if u.dst in landed]
 
     def _branch_updates(
