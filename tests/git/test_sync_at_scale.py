@@ -184,8 +184,8 @@ def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
 ) -> None:
     """Flat combining: bob's sync merges alice's published request too, in one merge
     commit of the integration (its parents: the base, then each agent's commit); alice's
-    sync then finds her round on the remote and only
-    updates her branch. The same with the remote read in process and with git
+    sync then finds her round on the remote, updates her branch and pushes it (a
+    fast-forward of her published work). The same with the remote read in process and with git
     (vcontext.inProcessFetch)."""
     alice, bob = _agent(remote, tmp_path, "alice"), _agent(remote, tmp_path, "bob")
     for clone in (alice, bob):
@@ -216,9 +216,14 @@ def test_a_sync_merges_every_published_request_and_their_owners_find_it_done(
 
     assert code == 0, out + err
     assert "merged into main on the remote" in out
-    assert "pushed" not in out  # her work is there: she only brings her branch along
+    # her work (published by an earlier, interrupted run) is there: this run brings her
+    # branch along and pushes it, a fast-forward of her published work, so that no other
+    # clone finds her behind main (a run's own request merged by another keeps the
+    # published commit there: test_install_server_merges_requests_as_they_are_pushed)
+    assert "pushed to origin: agents/alice\n" in out
     assert rev(remote, "main") == main_before  # alice integrated nothing herself
-    assert rev(remote, "agents/alice") == a_tip  # her published work, until she publishes
+    assert rev(remote, "agents/alice") == rev(alice, "agents/alice")
+    assert run_git(remote, "merge-base", "--is-ancestor", a_tip, "agents/alice").returncode == 0
     assert rev(alice, "main") == main_before
     fork = show(alice, "agents/alice", "todo.vcontext.json")["todoList"]["fork"]
     assert fork["mergeStatus"] == "merged"  # M11: her work reached the parent

@@ -18,16 +18,16 @@ def contains(repo: Repository, tip: Oid | None, commit: Oid) -> bool:
 
 def has_work(repo: Repository, tip: Oid, base: Oid | None) -> bool:
     """Whether ``tip`` holds commits the base lacks, other than merges of what the base has
-    (an agent branch after a sync ends in such a merge of the base into it)."""
+    (an agent branch after a sync ends in such a merge of the base into it) or of such
+    merges (brought along again after the base moved: a chain of them is no work either).
+
+    Every parent of a commit the base lacks is in the base or is itself such a commit, so
+    the work is exactly the non-merge commits among them."""
     if contains(repo, base, tip):
         return False
     if base is None:
         return True
-    for commit in new_commits(repo, tip, base):
-        parents = commit.parent_ids
-        if len(parents) < 2 or not all(contains(repo, base, p) for p in parents):
-            return True
-    return False
+    return any(len(commit.parent_ids) < 2 for commit in new_commits(repo, tip, base))
 
 
 def start_of(repo: Repository, commit: Oid, base: Oid, *, look_back: int = 200) -> Oid | None:

@@ -519,8 +519,15 @@ class BaseRound:
 
     def _finish(self, snap: Snapshot, live: list[str], work: dict[str, Oid]) -> PushOutcome | None:
         """Every agent's work is on the remote's base (merged by whoever held the lease, who
-        also removed the requests): bring the agent branches along, here only. Their copies
-        on the remote keep the published work until the agents publish again."""
+        also removed the requests, or the base moved without it): bring the agent branches
+        along. One this run published (its request merged by another agent or the server)
+        keeps its published work on the remote until the agent publishes again (a second
+        push each round would buy nothing but the merge of the base back). Any other that
+        moved is pushed as a fast-forward of the remote's copy (``--push``: what this sync
+        did is on the remote, so no other clone finds the agent behind its base). An agent
+        branch is its agent's own: a copy that moved on there (the agent's newer work) is
+        never overwritten; that branch stays unpushed, said in one line, and the round is
+        not failed for it (its next sync brings both together)."""
         assert snap.base is not None  # without a base on the remote every agent has work
         self.syncer.pin(self.base, snap.base)
         elsewhere = {  # published in this run, or by an earlier one: its work is in the base
@@ -533,7 +540,36 @@ class BaseRound:
         for agent, result in by_agent.items():
             if not result.ok:
                 self._stop(agent, result)
-        return self._landed(by_agent, (), [])
+        moved = {a: r for a, r in by_agent.items() if a not in self.published}
+        return self._landed(by_agent, (), self._bring_along(snap, moved))
+
+    def _bring_along(self, snap: Snapshot, results: dict[str, PairResult]) -> list[remotes.Update]:
+        """Push the agent branches ``_finish`` moved, each a plain (fast-forward only) update
+        standing alone; the ones that landed (a rejected one is said, not failed)."""
+        updates: list[remotes.Update] = []
+        known: Known = {}
+        for agent, result in results.items():
+            branch = self.branches[agent]
+            tip, ref = self.syncer.tip(branch), f"refs/heads/{branch}"
+            if result.ok and tip is not None and tip != snap.branches.get(branch):
+                updates.append(remotes.Update(str(tip), ref))
+                known[ref] = snap.branches.get(branch)
+        if not updates:
+            return []
+        pushed = self.pusher.push(updates, known=known, atomic=False)
+        if pushed.refused_here:
+            self.io.report(refusal(pushed, self.shown, hint=": agent branches left unpushed"))
+            return []
+        landed = {row.ref for row in pushed.rows if row.ok}
+        why = (
+            ": its copy there has commits this clone lacks (never overwritten; its next sync"
+            " merges them)"
+        )
+        for row in pushed.rows:
+            if not row.ok:  # (a refusal for another reason: the remote's words, as git said)
+                said = why if row.retry else "".join(f"; {line}" for line in pushed.said)
+                self.io.report(f"{row.branch} not pushed to {self.shown} {row.summary}{said}")
+        return [u for u in updates if u.dst in landed]
 
     def _branch_updates(
         self, snap: Snapshot, results: dict[str, PairResult]
