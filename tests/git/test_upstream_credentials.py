@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pygit2
+import pytest
 
 from git_vcontext.gitio.operands import shown_url
 from git_vcontext.gitio.places import fetched_namespace
@@ -136,3 +137,45 @@ def test_sync_push_to_a_url_with_credentials_writes_them_nowhere(
     assert "vcontext sync: merge" in messages
     assert TOKEN not in messages
     assert TOKEN not in run_git(git_repo, "reflog", "--all").stdout
+
+
+def test_a_remote_refused_by_its_checks_is_named_without_its_token() -> None:
+    """``operands.remote``'s own refusals (a transport not allowed, a host starting with
+    '-', a remote helper's address, no remote at all) name the value with its
+    credentials masked: they used to print it whole (command-line contract: bad input, one
+    clear line; nothing from outside printed unchecked)."""
+    from git_vcontext.errors import VContextError
+    from git_vcontext.gitio.operands import remote
+
+    for value in (
+        f"gopher://user:{TOKEN}@127.0.0.1:9/x.git",
+        f"https://user:{TOKEN}@-oProxyCommand=x/x.git",
+        f"ext::https://user:{TOKEN}@127.0.0.1:9/x.git",
+        f"nowhere/https://user:{TOKEN}@127.0.0.1:9/x.git",
+    ):
+        with pytest.raises(VContextError) as refused:
+            remote(None, value)
+        assert TOKEN not in refused.value.one_line(), refused.value.one_line()
+        assert "user:***@" in refused.value.one_line(), refused.value.one_line()
+
+
+def test_gits_own_lines_relayed_hold_no_token() -> None:
+    """git masks the credentials of some of its lines, not all: whatever sync relays from
+    git's stderr (its reason, the lines before it) has them masked, and so has any error's
+    message (the MCP server's tool errors and the JSON outputs carry the same text)."""
+    from git_vcontext.errors import OperationalError
+    from git_vcontext.gitio import complaint
+    from git_vcontext.gitio.transport import explained
+
+    stderr = (
+        f"remote: see https://{TOKEN}@127.0.0.1:9/help\n"
+        f"fatal: unable to access 'https://user:{TOKEN}@127.0.0.1:9/x.git/': refused\n"
+    )
+    for said in (explained(stderr, 128), complaint(stderr, 128)):
+        assert TOKEN not in said, said
+        assert "https://user:***@127.0.0.1:9/x.git/" in said
+    assert TOKEN not in explained(stderr, 128).split("(", 1)[1]  # the line before, too
+    # a password holding '@' is masked whole
+    error = OperationalError(f"git push https://u:p@{TOKEN}@127.0.0.1:9/x.git: refused")
+    assert TOKEN not in error.one_line()
+    assert "https://u:***@127.0.0.1:9/x.git" in error.one_line()
