@@ -16,6 +16,44 @@ else:  # typing costs import time on the paths git starts once per file
     Code = int
 
 
+_URL = r"^([A-Za-z][A-Za-z0-9+.-]*)://"
+_IN_TEXT = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"/]*@"  # a URL's scheme://user[:password]@
+
+
+def shown_url(value: str) -> str:
+    """``value`` as it may be printed: a URL's credentials (``https://user:token@host``,
+    ``https://token@host``) masked as ``***``, as git masks them in its own messages; an
+    ssh user name (``ssh://git@host``) and anything that is no URL kept as it is."""
+    if "://" not in value or "@" not in value:
+        return value
+    import re  # lazy: the paths git starts once per file never print a URL
+
+    scheme = re.match(_URL, value)
+    if scheme is None:
+        return value
+    rest = value[scheme.end() :]
+    where, slash, path = rest.partition("/")
+    user, at, host = where.rpartition("@")
+    if not at:
+        return value
+    if ":" in user:
+        user = f"{user.split(':', 1)[0]}:***"
+    elif scheme.group(1).lower() not in ("ssh", "git+ssh", "ssh+git"):
+        user = "***"  # a token given as the user name (https://TOKEN@host)
+    return f"{value[: scheme.end()]}{user}@{host}{slash}{path}"
+
+
+def shown_text(text: str) -> str:
+    """``text`` (a message, git's stderr relayed) with every URL's credentials masked as
+    ``shown_url`` masks them, wherever in the text the URL is (``fatal: unable to access
+    'https://user:TOKEN@host/x.git/'``: git masks some of its lines, not all)."""
+    if "://" not in text or "@" not in text:
+        return text
+    import re
+
+    return re.sub(_IN_TEXT, lambda m: shown_url(m.group(0)), text)
+
+
 class ExitCode:
     """Exit statuses every command uses (PRODUCT.md, command-line contract): plain ints,
     not an ``enum`` (which, with what it imports, costs each process git starts once per
@@ -34,6 +72,7 @@ class VContextError(Exception):
     exit_code: Code = ExitCode.OPERATIONAL
 
     def __init__(self, message: str, *, exit_code: Code | None = None) -> None:
+        message = shown_text(message)  # never a URL's credentials, wherever it is shown
         super().__init__(message)
         self.message = message
         if exit_code is not None:

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pygit2
+import pytest
 
 from git_vcontext.gitio.operands import shown_url
 from git_vcontext.gitio.places import fetched_namespace
@@ -136,3 +137,99 @@ def test_sync_push_to_a_url_with_credentials_writes_them_nowhere(
     assert "vcontext sync: merge" in messages
     assert TOKEN not in messages
     assert TOKEN not in run_git(git_repo, "reflog", "--all").stdout
+
+
+def test_a_remote_refused_by_its_checks_is_named_without_its_token() -> None:
+    """``operands.remote``'s own refusals (a transport not allowed, a host starting with
+    '-', a remote helper's address, no remote at all) name the value with its
+    credentials masked: they used to print it whole (command-line contract: bad input, one
+    clear line; nothing from outside printed unchecked)."""
+    from git_vcontext.errors import VContextError
+    from git_vcontext.gitio.operands import remote
+
+    for value in (
+        f"gopher://user:{TOKEN}@127.0.0.1:9/x.git",
+        f"https://user:{TOKEN}@-oProxyCommand=x/x.git",
+        f"ext::https://user:{TOKEN}@127.0.0.1:9/x.git",
+        f"nowhere/https://user:{TOKEN}@127.0.0.1:9/x.git",
+    ):
+        with pytest.raises(VContextError) as refused:
+            remote(None, value)
+        assert TOKEN not in refused.value.one_line(), refused.value.one_line()
+        assert "user:***@" in refused.value.one_line(), refused.value.one_line()
+
+
+def test_gits_own_lines_relayed_hold_no_token() -> None:
+    """git masks the credentials of some of its lines, not all: whatever sync relays from
+    git's stderr (its reason, the lines before it) has them masked, and so has any error's
+    message (the MCP server's tool errors and the JSON outputs carry the same text)."""
+    from git_vcontext.errors import OperationalError
+    from git_vcontext.gitio import complaint
+    from git_vcontext.gitio.transport import explained
+
+    stderr = (
+        f"remote: see https://{TOKEN}@127.0.0.1:9/help\n"
+        f"fatal: unable to access 'https://user:{TOKEN}@127.0.0.1:9/x.git/': refused\n"
+    )
+    for said in (explained(stderr, 128), complaint(stderr, 128)):
+        assert TOKEN not in said, said
+        assert "https://user:***@127.0.0.1:9/x.git/" in said
+    assert TOKEN not in explained(stderr, 128).split("(", 1)[1]  # the line before, too
+    # a password holding '@' is masked whole
+    error = OperationalError(f"git push https://u:p@{TOKEN}@127.0.0.1:9/x.git: refused")
+    assert TOKEN not in error.one_line()
+    assert "https://u:***@127.0.0.1:9/x.git" in error.one_line()
+
+
+def test_the_pre_push_hook_names_a_url_remote_without_its_token(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A push straight to a URL holding credentials: git gives the hook the URL as the
+    remote's name; the hook's refusal (its ``REF -> REMOTE REF`` lines, the ``git pull
+    --rebase`` it advises) names it masked, or as REMOTE where a command is to be pasted
+    (a masked URL would not work there). It printed the token whole."""
+    from helpers.pre_push import PLAYBOOK, commit, event, installed_and_pushed, playbook, push
+    from helpers.pre_push import write as write_doc
+
+    bare = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    repo = installed_and_pushed(git_repo, bare)
+    url = f"file://user:{TOKEN}@localhost{bare}"
+    write_doc(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second")))
+    commit(repo, "a second lesson")
+    assert push(repo, url, "main").returncode == 0
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")
+    (repo / "notes.txt").write_text("unrelated\n")
+    commit(repo, "an unrelated commit")
+
+    refused = push(repo, "--force", url, "main")
+
+    assert refused.returncode != 0
+    assert "forced update" in refused.stderr, refused.stderr
+    assert TOKEN not in refused.stderr, refused.stderr
+    assert f"refs/heads/main -> file://user:***@localhost{bare}" in refused.stderr
+    assert "git pull --rebase REMOTE main" in refused.stderr
+
+
+def test_the_integration_lease_wait_names_a_url_remote_without_its_token() -> None:
+    """``sync --push URL --lease`` waiting for another agent's integration lease says so
+    on stderr, naming the remote: masked (it printed the URL whole)."""
+    from types import SimpleNamespace
+
+    from git_vcontext.remote.lease import LeaseKeeper
+
+    said: list[str] = []
+    keeper = SimpleNamespace(
+        said_waiting=False,
+        pusher=SimpleNamespace(remote=URL),
+        view=SimpleNamespace(base="main"),
+    )
+    LeaseKeeper._say_waiting(keeper, said.append)  # type: ignore[arg-type]
+    keeper.said_waiting = False
+    LeaseKeeper._say_waiting(keeper, said.append, "held by bob")  # type: ignore[arg-type]
+
+    assert said == [
+        "https://user:***@127.0.0.1:9/x.git main: another agent took the integration lease "
+        "first: waiting",
+        "https://user:***@127.0.0.1:9/x.git main: the integration lease is held by bob: waiting",
+    ]

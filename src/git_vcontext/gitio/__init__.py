@@ -85,8 +85,10 @@ def _not_found(cwd: str | os.PathLike[str] | None) -> str:
 def complaint(stderr: str, returncode: int) -> str:
     """git's reason for a failure in one line: its first ``fatal:``/``error:`` line (the
     lines after it are advice, e.g. "Please make sure you have the correct access
-    rights"), else its last line."""
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    rights"), else its last line; a URL's credentials in it masked."""
+    from .operands import shown_text
+
+    lines = [ln.strip() for ln in shown_text(stderr).splitlines() if ln.strip()]
     for line in lines:
         for prefix in ("fatal: ", "error: "):
             if line.startswith(prefix):

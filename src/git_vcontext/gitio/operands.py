@@ -23,7 +23,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError, UsageError
+from ..errors import OperationalError, UsageError, shown_text, shown_url
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -34,26 +34,8 @@ schemes such as ``ext`` run programs of the URL's choosing)."""
 
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")  # <transport>::<address>
+__all__ = ["shown_text", "shown_url"]  # masking lives in errors (every error's message)
 _SCP = re.compile(r"^(?:[^@/:]+@)?(\[[^\]/]+\]|[^:/\[\]]+):")  # [user@]host:path
-
-
-def shown_url(value: str) -> str:
-    """``value`` as it may be printed: a URL's credentials (``https://user:token@host``,
-    ``https://token@host``) masked as ``***``, as git masks them in its own messages; an
-    ssh user name (``ssh://git@host``) and anything that is no URL kept as it is."""
-    scheme = _URL.match(value)
-    if scheme is None:
-        return value
-    rest = value[scheme.end() :]
-    where, slash, path = rest.partition("/")
-    user, at, host = where.rpartition("@")
-    if not at:
-        return value
-    if ":" in user:
-        user = f"{user.split(':', 1)[0]}:***"
-    elif scheme.group(1).lower() not in ("ssh", "git+ssh", "ssh+git"):
-        user = "***"  # a token given as the user name (https://TOKEN@host)
-    return f"{value[: scheme.end()]}{user}@{host}{slash}{path}"
 
 
 def plain(value: object, what: str) -> str:
@@ -127,21 +109,23 @@ def remote(repo: Repository | None, value: object, what: str = "remote") -> str:
     if scheme is not None:
         if scheme.group(1).lower() not in URL_SCHEMES:
             raise UsageError(
-                f"{what} {name!r}: transport {scheme.group(1)!r} is not allowed "
+                f"{what} {shown_url(name)!r}: transport {scheme.group(1)!r} is not allowed "
                 f"(only {', '.join(URL_SCHEMES)})"
             )
         where = name[scheme.end() :].split("/", 1)[0]
         if any(part.startswith("-") for part in where.split("@")):  # ssh would read an option
-            raise UsageError(f"{what} {name!r}: a user or host name starts with '-'")
+            raise UsageError(f"{what} {shown_url(name)!r}: a user or host name starts with '-'")
         return name
     if _HELPER.match(name):
-        raise UsageError(f"{what} {name!r}: a remote helper's address is not allowed; use {hint}")
+        raise UsageError(
+            f"{what} {shown_text(name)!r}: a remote helper's address is not allowed; use {hint}"
+        )
     if os.path.exists(name) or (repo is not None and _in_top(repo, name)):
         return name
     scp = _SCP.match(name)
     if scp is not None and not scp.group(1).startswith("-"):
         return name
-    raise OperationalError(f"{what} {name!r} is not {hint}")
+    raise OperationalError(f"{what} {shown_text(name)!r} is not {hint}")
 
 
 def configured(repo: Repository) -> list[str]:

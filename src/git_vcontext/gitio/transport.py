@@ -41,7 +41,7 @@ from ..errors import OperationalError
 from ..fsio import private_folder
 from ..record import record
 from . import GitResult, git
-from .operands import shown_url
+from .operands import shown_text, shown_url
 
 REFUSED = re.compile(
     r"Permission denied|Authentication failed|could not read (Username|Password)"
@@ -134,7 +134,7 @@ def explained(stderr: str, returncode: int) -> str:
         from . import repository_error
 
         return repository_error(".", stderr).one_line()
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in shown_text(stderr).splitlines() if ln.strip()]
     lines = [ln for ln in lines if not ln.startswith(ADVICE)]
     main = next((ln for ln in lines if ln.startswith(("fatal: ", "error: "))), None)
     if main is None:

@@ -24,6 +24,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..branches.agents import agent_prefix
+from ..errors import shown_url
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
@@ -120,7 +121,10 @@ class PushReport:
         as REMOTE where the guard cannot know the pusher's name for it."""
         if len(self.rewound) != 1:
             return "git pull --rebase"
-        remote = "REMOTE" if self.remote is None else command_word(self.remote)
+        # a URL holding credentials (git gives the hook the URL pushed to) is never printed:
+        # masked it would not work pasted
+        hidden = self.remote is None or shown_url(self.remote) != self.remote
+        remote = "REMOTE" if hidden else command_word(self.remote or "")
         return f"git pull --rebase {remote} {command_word(self.rewound[0])}"
 
     def _revert_fix(self) -> str:
@@ -227,7 +231,7 @@ def check_updates(
         if pushed.tip is None:  # a tag of a tree or a blob: judged as what it holds
             floor = remotepast.routing_floor(repo, pushed, remote)
             base = None if floor is None else commit_named(repo, floor)
-            target = f"{update.local_ref} -> {remote} {update.remote_ref}"
+            target = f"{update.local_ref} -> {shown_url(remote)} {update.remote_ref}"
             report.add(target, _not_a_commit(checker, update, base, report))
             continue
         if (before := remotepast.predecessor(repo, pushed, remote, deleted)) is not None:
@@ -235,7 +239,7 @@ def check_updates(
         checker.floor = remotepast.routing_floor(repo, pushed, remote)
         report.notes += pushed.notes
         verdicts = _verdicts(checker, pushed, prefix, done)
-        report.add(f"{update.local_ref} -> {remote} {update.remote_ref}", verdicts)
+        report.add(f"{update.local_ref} -> {shown_url(remote)} {update.remote_ref}", verdicts)
         report.notes += fork_notes(
             checker.repo, pushed, pushed.previous, prefix, verdicts, undo=False
         )

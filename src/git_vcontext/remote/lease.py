@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError, PushRefused
+from ..errors import OperationalError, PushRefused, shown_url
 from ..gitio import remote as remotes
 from ..gitio.places import common_dir
 from . import refs as leases
@@ -268,7 +268,7 @@ class LeaseKeeper:
         """Say once that this sync waits for the lease (``held``: how it is held)."""
         if self.said_waiting:
             return
-        where = f"{self.pusher.remote} {self.view.base}"
+        where = f"{shown_url(self.pusher.remote)} {self.view.base}"  # no credentials
         if held is None:
             report(f"{where}: another agent took the integration lease first: waiting")
         else:
