@@ -129,3 +129,46 @@ def test_vcontext_sync_gives_back_the_conflicts_left_and_commits_a_merge_settled
     items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
     assert [i["id"] for i in items] == ["t2"]
     assert team.local_only(bo) == []
+
+
+def test_the_next_vcontext_sync_names_a_url_upstream_without_its_credentials(
+    tmp_path: Path,
+) -> None:
+    """An agent whose base tracks a URL holding a token (``branch.main.remote``): the
+    ``next`` calls the server suggests name that URL with the token masked (the client, a
+    model's context, never sees it), and the suggested call still lands (command-line
+    contract: credentials never printed; "Resolving conflicts": the way out works)."""
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    token = "s3cr3tTOKEN"
+    url = f"file://user:{token}@localhost{team.remote}"
+    git(bo, "config", "branch.main.remote", url)
+    git(bo, "config", "branch.main.merge", "refs/heads/main")
+    _person_deletes_t1(team)
+
+    async def main() -> None:
+        async with Client(stdio_params(bo)) as client:
+            r = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": "inProgress"})
+            assert not r.is_error, text(r)
+            stopped = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert stopped.is_error
+            resolve = stopped.structured_content["next"][0]
+            assert resolve["tool"] == "vcontext_resolve"
+            resolved = await client.call_tool("vcontext_resolve", resolve["arguments"])
+            assert not resolved.is_error, text(resolved)
+            assert token not in text(resolved) + repr(resolved.structured_content)
+            assert resolved.structured_content["next"] == [
+                {
+                    "tool": "vcontext_sync",
+                    "arguments": {"push": f"file://user:***@localhost{team.remote}"},
+                }
+            ]
+            landed = await _follow_next(client, resolved, take="ours")
+            assert not landed.is_error, text(landed)
+            assert token not in text(landed) + repr(landed.structured_content)
+
+    run(main)
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]

@@ -17,7 +17,7 @@ from ...branches import agents as agent_config
 from ...conflicts.checkout import upstream
 from ...conflicts.listing import Listing, list_conflicts
 from ...conflicts.report import render_text
-from ...errors import OperationalError, Refused
+from ...errors import OperationalError, Refused, shown_url
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
 from ...workflow.sync import sync as run_sync
@@ -49,6 +49,7 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
             return waiting
     lines: list[str] = [*notes]
     warnings: list[str] = []
+    push = _unmasked(svc, args.get("push"))  # before the lock: it reads the configuration
     try:
         outcome: SyncOutcome = git_side.locked(
             lambda repo: run_sync(
@@ -56,7 +57,7 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
                 agents=names,
                 all_agents=bool(args.get("all")),
                 into=args.get("into"),
-                push=args.get("push"),
+                push=push,
                 dry_run=bool(args.get("dryRun")),
                 checkout=mine,
                 say=lines.append,
@@ -156,12 +157,19 @@ def _sync_args(svc: Service, args: dict[str, Any]) -> dict[str, Any]:
 
 def next_sync_args(svc: Service) -> dict[str, Any]:
     """``vcontext_sync``'s arguments for the agent served here: push to the remote its
-    base tracks, when it has one."""
+    base tracks, when it has one; a URL's credentials masked (the client never sees them:
+    ``_unmasked`` takes that masked URL back to the configured one)."""
+    found = _base_upstream(svc)
+    return {"push": shown_url(found)} if found else {}
+
+
+def _base_upstream(svc: Service) -> str | None:
+    """The remote (a name or a URL, as configured) the served agent's base tracks."""
     if svc.git is None:
-        return {}
+        return None
     own = svc.git.agent_branch()
     if own is None:
-        return {}
+        return None
 
     def remote(repo: Any) -> str | None:
         try:
@@ -169,8 +177,17 @@ def next_sync_args(svc: Service) -> dict[str, Any]:
         except OperationalError:
             return None
 
-    found = svc.git.locked(remote)
-    return {"push": found} if found else {}
+    found: str | None = svc.git.locked(remote)
+    return found
+
+
+def _unmasked(svc: Service, push: Any) -> Any:
+    """``push`` as given, or the configured upstream when it is that upstream with its
+    credentials masked (as ``next_sync_args`` suggested it)."""
+    if not isinstance(push, str) or "***@" not in push:
+        return push
+    found = _base_upstream(svc)
+    return found if found is not None and found != push and shown_url(found) == push else push
 
 
 def _conflict_data(listing: Listing, sync_args: dict[str, Any]) -> dict[str, Any]:
