@@ -16,7 +16,7 @@ else:  # typing costs import time on the paths git starts once per file
     Code = int
 
 
-_URL = r"^([A-Za-z][A-Za-z0-9+.-]*)://"
+URL_SCHEME = r"^([A-Za-z][A-Za-z0-9+.-]*)://"  # a URL's scheme (operands compiles it too)
 _IN_TEXT = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"/]*@"  # a URL's scheme://user[:password]@
 
 
@@ -28,7 +28,7 @@ def shown_url(value: str) -> str:
         return value
     import re  # lazy: the paths git starts once per file never print a URL
 
-    scheme = re.match(_URL, value)
+    scheme = re.match(URL_SCHEME, value)
     if scheme is None:
         return value
     rest = value[scheme.end() :]

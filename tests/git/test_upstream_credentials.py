@@ -16,7 +16,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from git_vcontext.gitio.operands import shown_url
+from git_vcontext.errors import shown_url
 from git_vcontext.gitio.places import fetched_namespace
 from helpers.run import run_cli, run_git
 from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, seed, status

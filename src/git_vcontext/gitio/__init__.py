@@ -86,7 +86,7 @@ def complaint(stderr: str, returncode: int) -> str:
     """git's reason for a failure in one line: its first ``fatal:``/``error:`` line (the
     lines after it are advice, e.g. "Please make sure you have the correct access
     rights"), else its last line; a URL's credentials in it masked."""
-    from .operands import shown_text
+    from ..errors import shown_text
 
     lines = [ln.strip() for ln in shown_text(stderr).splitlines() if ln.strip()]
     for line in lines:

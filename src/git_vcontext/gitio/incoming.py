@@ -287,9 +287,8 @@ def _configured_upstream(repo: Repository, branch: str) -> tuple[str | None, boo
         return short, True
     from . import operands
 
-    if remote not in operands.configured(repo):  # "main of /srv/x.git" (status says it so)
-        return f"{short} of {operands.shown_url(remote)}", False
-    return f"{remote}/{short}", True
+    named = remote in operands.configured(repo)  # else "main of /srv/x.git", as status says
+    return operands.shown_branch(remote, short, named=named), named
 
 
 def _resolve(repo: Repository, rev: str) -> Oid:

@@ -23,7 +23,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError, UsageError, shown_text, shown_url
+from ..errors import URL_SCHEME, OperationalError, UsageError, shown_text, shown_url
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -32,9 +32,8 @@ URL_SCHEMES = ("ssh", "git", "http", "https", "file", "git+ssh", "ssh+git")
 """The transports a remote URL may name: git's own (the remote helpers of ``X::`` and
 schemes such as ``ext`` run programs of the URL's choosing)."""
 
-_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_URL = re.compile(URL_SCHEME)
 _HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")  # <transport>::<address>
-__all__ = ["shown_text", "shown_url"]  # masking lives in errors (every error's message)
 _SCP = re.compile(r"^(?:[^@/:]+@)?(\[[^\]/]+\]|[^:/\[\]]+):")  # [user@]host:path
 
 
@@ -134,6 +133,13 @@ def configured(repo: Repository) -> list[str]:
         return [name for name in repo.remotes.names() if name]
     except Exception:  # a config git cannot read: no named remote
         return []
+
+
+def shown_branch(remote: str, branch: str, *, named: bool) -> str:
+    """A remote's branch as a person reads it: ``origin/main`` for a configured remote
+    (``named``), ``main of /srv/x.git`` for a URL or a path, its credentials masked
+    (``/srv/x.git/main`` names nothing: git shows the two apart)."""
+    return f"{remote}/{branch}" if named else f"{branch} of {shown_url(remote)}"
 
 
 def _in_top(repo: Repository, name: str) -> bool:

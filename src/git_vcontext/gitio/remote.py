@@ -3,10 +3,10 @@ transports: git's)."""
 
 from __future__ import annotations
 
-from ..errors import OperationalError
+from ..errors import OperationalError, shown_url
 from ..record import record
 from . import GitResult, complaint, git, locks
-from .operands import plain, shown_url
+from .operands import plain
 from .transport import Link, TransportError, explained, transient
 
 _NEEDS_MERGE = ("fetch first", "non-fast-forward", "stale info")

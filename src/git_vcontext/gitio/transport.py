@@ -37,11 +37,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..errors import OperationalError
+from ..errors import OperationalError, shown_text, shown_url
 from ..fsio import private_folder
 from ..record import record
 from . import GitResult, git
-from .operands import shown_text, shown_url
 
 REFUSED = re.compile(
     r"Permission denied|Authentication failed|could not read (Username|Password)"

@@ -11,11 +11,10 @@ from ..branches.ancestry import contains, has_work, start_of
 from ..branches.commits import TRAILER
 from ..branches.treemerge import changed_documents
 from ..codecs import ReusedParses
-from ..errors import OperationalError, PushRefused, RefLocked, RefMoved
+from ..errors import OperationalError, PushRefused, RefLocked, RefMoved, shown_url
 from ..gitio import locks, refs, run_dir
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
-from ..gitio.operands import shown_url
 from ..gitio.transport import Backoff, Link, TransportError
 from ..prepush.mergecheck import only_check_failures
 from ..record import record

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import OperationalError
+from ..errors import OperationalError, shown_url
 from ..gitio import locks
 from ..gitio import remote as remotes
 from ..gitio.objectcopy import store_empty_tree
 from ..gitio.objects import make_commit
-from ..gitio.operands import shown_url
 from ..prepush.check import prefill
 from ..setup.hooks import only_our_shim
 

@@ -143,8 +143,9 @@ class BaseTracking:
     # the remote is a configured remote's name; False: a URL or a path, which has no
     # ``REMOTE/BRANCH`` tracking branch to name (git shows the two apart)
     named: bool = True
-    # ``branch.BASE.merge`` when it names no branch a command line can take (``-x``):
-    # nothing fetched or counted, sync --push refuses the base
+    # why and the way out when ``branch.BASE.merge`` names no branch a command line can
+    # take (``-x``: ``tracking.unusable_way_out``): nothing fetched or counted, sync --push
+    # refuses the base
     unusable: str | None = None
 
     @property
@@ -156,14 +157,14 @@ class BaseTracking:
     def upstream(self) -> str:
         """The upstream as a person reads it: ``origin/main``, or ``main of /srv/x.git``
         for a URL or a path (``/srv/x.git/main`` names nothing)."""
-        if self.named:
-            return f"{self.remote}/{self.branch}"
-        return f"{self.branch} of {self.shown_remote}"
+        from ..gitio.operands import shown_branch
+
+        return shown_branch(self.remote, self.branch, named=self.named)
 
     @property
     def shown_remote(self) -> str:
         """The remote as it may be printed: a URL's credentials masked."""
-        from ..gitio.operands import shown_url
+        from ..errors import shown_url
 
         return shown_url(self.remote)
 

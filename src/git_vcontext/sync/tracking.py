@@ -29,24 +29,14 @@ def shown(repo: Repository, remote: str, branch: str) -> str:
     shows the two apart)."""
     from ..gitio import operands
 
-    if remote in operands.configured(repo):
-        return f"{remote}/{branch}"
-    return f"{branch} of {operands.shown_url(remote)}"
+    return operands.shown_branch(remote, branch, named=remote in operands.configured(repo))
 
 
 def upstream_branch(repo: Repository, base: str) -> str:
     """The name of the base's upstream branch on its remote, as ``@{upstream}`` reads it
     (``branch.BASE.merge``: ``refs/heads/trunk`` -> ``trunk``); the base's own name when
     none is set (or it is no branch name git accepts)."""
-    from ..gitio import operands
-
-    merge = config_value(repo, f"branch.{base}.merge")
-    if not merge or not merge.startswith("refs/heads/"):
-        return base
-    try:
-        return operands.branch(merge, f"branch.{base}.merge")
-    except UsageError:
-        return base
+    return _merge_branch(repo, base)[0] or base
 
 
 def unusable_upstream(repo: Repository, base: str) -> str | None:
@@ -54,16 +44,22 @@ def unusable_upstream(repo: Repository, base: str) -> str | None:
     that no command line can take (``-x``: an option; a space or a character git refuses
     in a branch name): ``@{upstream}`` is then no branch sync can fetch or push by name.
     None when it is unset, names a branch git accepts, or is no ``refs/heads/`` name."""
+    return _merge_branch(repo, base)[1]
+
+
+def _merge_branch(repo: Repository, base: str) -> tuple[str | None, str | None]:
+    """What ``branch.BASE.merge`` says of a branch on the remote (``refs/heads/NAME``): its
+    name when git accepts it on a command line, else the setting itself (unusable); both
+    None when it is unset or names no branch."""
     from ..gitio import operands
 
     merge = config_value(repo, f"branch.{base}.merge")
     if not merge or not merge.startswith("refs/heads/"):
-        return None
+        return None, None
     try:
-        operands.branch(merge, f"branch.{base}.merge")
+        return operands.branch(merge, f"branch.{base}.merge"), None
     except UsageError:
-        return merge
-    return None
+        return None, merge
 
 
 def unusable_way_out(repo: Repository, base: str, remote: str, merge: str) -> str:
@@ -100,7 +96,7 @@ def pasted_remote(base: str, remote: str) -> str:
     """``remote`` as a command to paste names it: quoted for the shell, or, a URL holding
     credentials, read from the base's configuration (``"$(git config branch.BASE.remote)"``)
     where it is, never printed."""
-    from ..gitio.operands import shown_url
+    from ..errors import shown_url
     from ..validation.model import command_word
 
     if shown_url(remote) == remote:
@@ -115,7 +111,8 @@ def renamed_way_out(
     the remote's branch named as the base (as ``git push`` does by default,
     ``push.default=simple``, which refuses such a branch too). ``named``: ``remote`` is a
     configured remote (else a URL or a path, which has no tracking branch to start from)."""
-    from ..gitio.operands import shown_url
+    from ..errors import shown_url
+    from ..gitio.operands import shown_branch
     from ..validation.model import command_word
 
     new = command_word(name)
@@ -123,14 +120,11 @@ def renamed_way_out(
     configs = "; ".join(
         f"git config vcontext.agent.{command_word(a)}.base {new}" for a in agents or ["AGENT"]
     )
+    up = shown_branch(remote, name, named=named)
     if named:
-        up, make = (
-            f"{remote}/{name}",
-            f"git branch --track {new} {command_word(f'{remote}/{name}')}",
-        )
+        make = f"git branch --track {new} {command_word(f'{remote}/{name}')}"
     else:
         where = pasted_remote(base, remote)
-        up = f"{name} of {seen}"
         make = (
             f"git fetch {where} {command_word(f'{name}:{name}')}; git config branch.{new}.remote"
             f" {where}; git config branch.{new}.merge {command_word(f'refs/heads/{name}')}"
@@ -142,22 +136,33 @@ def renamed_way_out(
     )
 
 
-def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str | None) -> None:
-    """OperationalError when the base of a pair (agent, base) tracks a branch of another
-    name on ``remote`` (None: on the remote it tracks), before ``sync --push`` touches
-    anything."""
-    for base in dict.fromkeys(b for _, b in pairs):
-        name = renamed_upstream(repo, base, remote)
-        tracked = upstream(repo, base)
-        bad = unusable_upstream(repo, base)
-        if bad is not None and tracked is not None and remote in (None, tracked):
-            raise OperationalError(unusable_way_out(repo, base, tracked, bad))
-        if name is not None and tracked is not None:
-            from ..gitio import operands
+def push_refusal(
+    repo: Repository, base: str, agents: list[str], remote: str | None = None
+) -> str | None:
+    """Why ``sync --push`` to ``remote`` (None: the remote ``base`` tracks) refuses
+    ``base``, with its way out: an upstream there of another name, or one no command line
+    can name; None when it does not."""
+    from ..gitio import operands
 
-            agents = [a for a, b in pairs if b == base]
-            named = tracked in operands.configured(repo)
-            raise OperationalError(renamed_way_out(tracked, base, name, agents, named=named))
+    tracked = upstream(repo, base)
+    if tracked is None or (remote is not None and remote != tracked):
+        return None
+    name, bad = _merge_branch(repo, base)
+    if bad is not None:
+        return unusable_way_out(repo, base, tracked, bad)
+    if name is None or name == base:
+        return None
+    named = tracked in operands.configured(repo)
+    return renamed_way_out(tracked, base, name, agents, named=named)
+
+
+def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str | None) -> None:
+    """OperationalError (``push_refusal``) for the first base of the pairs (agent, base)
+    that ``sync --push`` to ``remote`` refuses, before it touches anything."""
+    for base in dict.fromkeys(b for _, b in pairs):
+        why = push_refusal(repo, base, [a for a, b in pairs if b == base], remote)
+        if why is not None:
+            raise OperationalError(why)
 
 
 def known_tip(repo: Repository, remote: str, base: str) -> Oid | None:

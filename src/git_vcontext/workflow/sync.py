@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
-from ..errors import Unfinished
+from ..errors import Unfinished, shown_url
 from ..gitio import config_value, operands, refs, work_tree
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
@@ -21,12 +21,10 @@ from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
 from ..sync.tracking import (
     pasted_remote,
+    push_refusal,
     refuse_renamed,
     renamed_upstream,
-    renamed_way_out,
     shown,
-    unusable_upstream,
-    unusable_way_out,
 )
 from ..validation.model import command_path, command_word
 
@@ -134,7 +132,7 @@ def _sync(
     for warning in [*late, *syncer.warnings]:
         warn(warning)
     if push is not None and dry_run:
-        say(f"--dry-run: nothing pushed to {operands.shown_url(push)}")
+        say(f"--dry-run: nothing pushed to {shown_url(push)}")
     done = SyncOutcome(pushed and all(r.ok for r in results), tuple(results), remote=remote)
     if checkout:
         done = _leave_conflicts(syncer, done, say, hints, push)
@@ -232,13 +230,9 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         if remote is None:
             continue
         push = f"git vcontext sync {' '.join(names)} --push {pasted_remote(base, remote)}"
-        publish = f"{push} syncs with {operands.shown_url(remote)}'s {base} and publishes"
+        publish = f"{push} syncs with {shown_url(remote)}'s {base} and publishes"
         name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
-        if name is not None:
-            named = remote in operands.configured(repo)
-            publish = renamed_way_out(remote, base, name, names, named=named)
-        elif (bad := unusable_upstream(repo, base)) is not None:  # sync --push refuses it
-            publish = unusable_way_out(repo, base, remote, bad)
+        publish = push_refusal(repo, base, names) or publish  # what sync --push refuses
         if checkout:
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:
