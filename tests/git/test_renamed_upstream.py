@@ -22,7 +22,16 @@ from pathlib import Path
 import pytest
 
 from helpers.run import cli_path, run_cli, run_git
-from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, seed, show, status
+from helpers.sync_repos import (
+    EPOCH,
+    alice_ticks_t1,
+    commit_all,
+    edit,
+    fork_by_hand,
+    seed,
+    show,
+    status,
+)
 
 TODO = "todo.vcontext.json"
 
@@ -41,11 +50,7 @@ def _trunk_team(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
     run_git(git_repo, "push", "-q", "origin", "main:trunk")
     run_git(git_repo, "fetch", "-q", "origin")
     run_git(git_repo, "branch", "-q", "--set-upstream-to=origin/trunk", "main")
-    fork_by_hand(git_repo, "alice")
-    run_git(git_repo, "switch", "-q", "agents/alice")
-    edit(git_repo, TODO, status(("t1", "completed")))
-    commit_all(git_repo, "alice ticks t1")
-    run_git(git_repo, "switch", "-q", "main")
+    alice_ticks_t1(git_repo)
     edit(git_repo, TODO, status(("t3", "blocked")))
     commit_all(git_repo, "a person blocks t3 on main")
     return remote, git_repo
@@ -163,11 +168,7 @@ def test_a_path_upstream_of_another_name_is_refused_with_a_way_out_that_works(
     run_git(git_repo, "push", "-q", str(remote), "main:trunk")
     run_git(git_repo, "config", "branch.main.remote", str(remote))
     run_git(git_repo, "config", "branch.main.merge", "refs/heads/trunk")
-    fork_by_hand(git_repo, "alice")
-    run_git(git_repo, "switch", "-q", "agents/alice")
-    edit(git_repo, TODO, status(("t1", "completed")))
-    commit_all(git_repo, "alice ticks t1")
-    run_git(git_repo, "switch", "-q", "main")
+    alice_ticks_t1(git_repo)
 
     text = run_cli("status", cwd=git_repo, env=EPOCH).stdout.decode()
     pushed = run_cli("sync", "alice", "--push", str(remote), cwd=git_repo, env=EPOCH)
@@ -227,11 +228,7 @@ def _unusable_team(git_repo: Path, tmp_path: Path, merge: str) -> Path:
     run_git(git_repo, "push", "-q", "origin", "main:trunk")
     run_git(git_repo, "config", "branch.main.remote", "origin")
     run_git(git_repo, "config", "branch.main.merge", merge)
-    fork_by_hand(git_repo, "alice")
-    run_git(git_repo, "switch", "-q", "agents/alice")
-    edit(git_repo, TODO, status(("t1", "completed")))
-    commit_all(git_repo, "alice ticks t1")
-    run_git(git_repo, "switch", "-q", "main")
+    alice_ticks_t1(git_repo)
     return remote
 
 

@@ -19,7 +19,7 @@ import pytest
 from git_vcontext.errors import shown_url
 from git_vcontext.gitio.places import fetched_namespace
 from helpers.run import run_cli, run_git
-from helpers.sync_repos import EPOCH, commit_all, edit, fork_by_hand, seed, status
+from helpers.sync_repos import EPOCH, alice_ticks_t1, commit_all, edit, seed, status
 
 TODO = "todo.vcontext.json"
 TOKEN = "s3cr3tTOKEN"
@@ -39,11 +39,7 @@ def _tracking_url(git_repo: Path, merge: str) -> None:
     run_git(git_repo, "config", "branch.main.remote", URL)
     run_git(git_repo, "config", "branch.main.merge", merge)
     run_git(git_repo, "config", "vcontext.statusTimeout", "1")
-    fork_by_hand(git_repo, "alice")
-    run_git(git_repo, "switch", "-q", "agents/alice")
-    edit(git_repo, TODO, status(("t1", "completed")))
-    commit_all(git_repo, "alice ticks t1")
-    run_git(git_repo, "switch", "-q", "main")
+    alice_ticks_t1(git_repo)
 
 
 def test_status_and_sync_never_print_the_token_of_the_bases_url(git_repo: Path) -> None:
@@ -114,11 +110,7 @@ def test_sync_push_to_a_url_with_credentials_writes_them_nowhere(
     run_git(git_repo, "push", "-q", url, "main")
     run_git(git_repo, "config", "branch.main.remote", url)
     run_git(git_repo, "config", "branch.main.merge", "refs/heads/main")
-    fork_by_hand(git_repo, "alice")
-    run_git(git_repo, "switch", "-q", "agents/alice")
-    edit(git_repo, TODO, status(("t1", "completed")))
-    commit_all(git_repo, "alice ticks t1")
-    run_git(git_repo, "switch", "-q", "main")
+    alice_ticks_t1(git_repo)
     edit(git_repo, TODO, status(("t3", "blocked")))
     commit_all(git_repo, "main moves here")
     other = tmp_path / "other"

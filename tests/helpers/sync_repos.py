@@ -183,3 +183,13 @@ def agent_against_main(repo: Path) -> None:
     commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
     edit(repo, "todo.vcontext.json", status(("t1", "cancelled")))
     commit_all(repo, "main cancels t1")
+
+
+def alice_ticks_t1(repo: Path) -> None:
+    """Agent alice forked by hand from main, which completes t1 in the todo list on her
+    branch; main is checked out again."""
+    fork_by_hand(repo, "alice")
+    run_git(repo, "switch", "-q", "agents/alice")
+    edit(repo, "todo.vcontext.json", status(("t1", "completed")))
+    commit_all(repo, "alice ticks t1")
+    run_git(repo, "switch", "-q", "main")
