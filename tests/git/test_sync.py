@@ -448,6 +448,31 @@ def test_a_checked_out_branch_whose_files_cannot_follow_is_not_moved(forked: Pat
     assert run_git(repo, "status", "--porcelain").stdout == "?? new.txt\n"
 
 
+def test_a_work_tree_a_killed_git_left_locked_is_named_with_the_command_that_frees_it(
+    forked: Path,
+) -> None:
+    """A sync (or git) killed while updating a work tree leaves its ``index.lock``: the
+    branch checked out there cannot follow, and sync says which file is in the way and
+    the command that removes it, as it does for a ref's lock ("Sync at scale": a killed
+    sync is safe to run again; advice that leads somewhere), never only git's words."""
+    repo = forked
+    commit_on(repo, "agents/alice", {"new.txt": "from alice\n"}, "alice adds a file")
+    lock = repo / ".git" / "index.lock"
+    lock.write_text("")
+    before = _refs(repo, "main", "agents/alice")
+
+    code, out, _ = sync(repo, "alice")
+
+    assert code == 1
+    assert "cannot follow" in out
+    assert f"rm -f '{lock}'" in out
+    assert _refs(repo, "main", "agents/alice") == before
+    lock.unlink()  # what the message says: then sync again
+    code, out, err = sync(repo, "alice")
+    assert code == 0, out + err
+    assert (repo / "new.txt").read_text() == "from alice\n"
+
+
 def test_rounds_of_edits_and_syncs_keep_both_branches_equal_but_for_forks(git_repo: Path) -> None:
     import random
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import complaint, git
+from . import GitResult, complaint, git, locks
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -46,7 +46,7 @@ def can_follow(path: str, old_commit: str, new_commit: str) -> str | None:
     out = git(["read-tree", "-n", "-m", "-u", "--", old_commit, new_commit], cwd=path, check=False)
     if out.returncode == 0:
         return None
-    return complaint(out.stderr, out.returncode)
+    return _complaint(out)
 
 
 def follow(path: str, old_commit: str, new_commit: str) -> str | None:
@@ -58,4 +58,15 @@ def follow(path: str, old_commit: str, new_commit: str) -> str | None:
     out = git(["read-tree", "-m", "-u", "--", old_commit, new_commit], cwd=path, check=False)
     if out.returncode == 0:
         return None
-    return complaint(out.stderr, out.returncode)
+    return _complaint(out)
+
+
+def _complaint(out: GitResult) -> str:
+    """git's complaint about a work tree it could not update, and, when a lock file (its
+    ``index.lock``, left by a killed git or sync) is in the way, that file with the command
+    that removes it (``locks.advice``), as for a ref's lock."""
+    why = complaint(out.stderr, out.returncode)
+    lock = locks.named_lock(out.stderr)
+    if lock is not None and locks.age(lock) is not None:
+        why += f"; {locks.advice(lock)}"
+    return why
