@@ -153,47 +153,49 @@ def commit_at(repo: Repository, oid: Oid | str) -> Commit:
     return found
 
 
-_CONTENTS: dict[str, bytes] = {}
-"""Blob contents read or written lately, by id (an id names one content, in every
-repository): a sync reads each base document once for all its agents, and a merged
-document it wrote where the next merge and the checks read it. Emptied when full."""
-_CONTENTS_LIMIT = 32 << 20
-_contents_size = [0]
+class _Contents:
+    """Blob contents read or written lately, by id (an id names one content, in every
+    repository): a sync reads each base document once for all its agents, and a merged
+    document it wrote where the next merge and the checks read it. Up to ``limit`` bytes,
+    emptied when full; a blob larger than an eighth of it is not kept (a large playbook
+    would empty it at once)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.size = limit, 0
+        self.found: dict[str, bytes] = {}
+
+    def keep(self, key: str, data: bytes) -> bytes:
+        if len(data) <= self.limit // 8:
+            if self.size + len(data) > self.limit:
+                self.found.clear()
+                self.size = 0
+            self.found[key] = data
+            self.size += len(data)
+        return data
+
+
+_CONTENTS = _Contents(32 << 20)
 
 
 def blob_data(repo: Repository, oid: Oid | str) -> bytes:
     """The content of the blob with id ``oid`` (TypeError for another kind of object)."""
     key = str(oid)
-    found = _CONTENTS.get(key)
-    if found is None:
-        found = _kept(key, blob_at(repo, oid).data)
-    return found
+    found = _CONTENTS.found.get(key)
+    return found if found is not None else _CONTENTS.keep(key, blob_at(repo, oid).data)
 
 
 def entry_data(entry: Blob) -> bytes:
     """The content of a blob a tree holds (its entry), as ``blob_data`` reads it."""
     key = str(entry.id)
-    found = _CONTENTS.get(key)
-    if found is None:
-        found = _kept(key, entry.data)
-    return found
+    found = _CONTENTS.found.get(key)
+    return found if found is not None else _CONTENTS.keep(key, entry.data)
 
 
 def write_blob(repo: Repository, data: bytes) -> Oid:
     """Store ``data`` as a blob; its id."""
     oid = repo.create_blob(data)
-    _kept(str(oid), data)
+    _CONTENTS.keep(str(oid), data)
     return oid
-
-
-def _kept(key: str, data: bytes) -> bytes:
-    if len(data) <= _CONTENTS_LIMIT // 8:  # (a large playbook would empty it at once)
-        if _contents_size[0] + len(data) > _CONTENTS_LIMIT:
-            _CONTENTS.clear()
-            _contents_size[0] = 0
-        _CONTENTS[key] = data
-        _contents_size[0] += len(data)
-    return data
 
 
 def write_tree(repo: Repository, index: Index) -> Oid:
