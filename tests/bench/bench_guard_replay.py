@@ -6,7 +6,7 @@ alone, the code under test and (``--baseline SRC``) another checkout's, in turn.
 
 Run: python tests/bench/bench_guard_replay.py [--agents 4] [--rounds 4] [--runs 3]
                                               [--baseline <checkout>/src] [--command]
-                                              [--last N]
+                                              [--last N] [--split]
 
 Each code's guard is started as its ``install --server --guard`` installs it: the hook it
 writes (the shim, then the guard's Python as the shim starts it); ``--command``: the
@@ -19,6 +19,14 @@ the hook's processes: its shell, the guard's Python and the git processes it sta
 push, and the total for all pushes (``--last N``: only the soak's last N pushes are
 replayed, where its documents are largest: a 16 x 10 soak's last 60 in a few
 minutes), with ``python -c pass`` measured in turn for scale.
+
+Then, per kind of push as ``sync --push`` makes it (read from git's ref lines: the lease
+taken alone; an agent's request published, with or without the lease taken in the same
+push; an integration: the base moved, with the agent branches it merged, the lease
+released and the requests landed; an agent branch moved alone; anything else), the path
+that judged it, the median and the total CPU of each code. ``--split`` runs each push once
+more per code under a launcher that reports the guard's Python apart from the git
+processes it starts (their CPU and how many ``posix_spawnp`` started): where the time goes.
 The verdict cache of each push is the one the guard had then (renamed to each code's own
 fingerprint). Byte code: both checkouts are compiled first (``compileall``), as an
 installed package is.
@@ -143,6 +151,75 @@ def once(push: Path, where: Path, src: str, hook: Path | None = None) -> tuple[f
     return used.ru_utime + used.ru_stime, kind
 
 
+SPLIT = """import os, sys, resource, gc
+gc.disable()
+n = int(sys.argv[1]) + 2
+sys.path += sys.argv[2:n]
+del sys.argv[1:n]
+spawns = [0]
+spawn = os.posix_spawnp
+def counted(*a, **k):
+    spawns[0] += 1
+    return spawn(*a, **k)
+os.posix_spawnp = counted
+import posix
+end = posix._exit
+def said():
+    s, c = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    with open(os.environ["SPLIT_OUT"], "w") as fh:
+        fh.write(f"{s.ru_utime + s.ru_stime} {c.ru_utime + c.ru_stime} {spawns[0]}")
+def ended(code):
+    said()
+    end(code)
+os._exit = posix._exit = ended
+import atexit
+atexit.register(said)
+sys.argv = ["git-vcontext", "hook", "pre-receive"]
+from git_vcontext.entry import run
+run()
+"""
+
+
+def split(push: Path, where: Path, src: str, out: Path) -> tuple[float, float, int]:
+    """The guard's Python alone, started as the hook starts it (``-S``, its import paths)
+    but under a launcher counting ``posix_spawnp``: its own CPU, its git processes' CPU,
+    and how many it started."""
+    code = "from git_vcontext.setup.server import import_paths; print(chr(0).join(import_paths()))"
+    found = subprocess.run([PYTHON, "-c", code], env=_env(src), capture_output=True, text=True)
+    paths = [p for p in found.stdout.strip().split(chr(0)) if p]
+    if src:
+        paths.insert(0, src)
+    hook_env = {**_env(src), "GIT_DIR": str(where), "SPLIT_OUT": str(out)}
+    hook_env.pop("PYTHONPATH", None)
+    command = [PYTHON, "-S", "-P", "-c", SPLIT, str(len(paths)), *paths]
+    with open(push / "stdin", "rb") as stdin:
+        subprocess.run(
+            command, cwd=where, env=hook_env, stdin=stdin,
+            stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True,
+        )  # fmt: skip
+    own, children, spawns = out.read_text().split()
+    return float(own), float(children), int(spawns)
+
+
+def what(push: Path) -> str:
+    """What ``sync --push`` made this push for, from git's ref lines."""
+    lines = [line.split() for line in (push / "stdin").read_text().splitlines() if line]
+    zero = "0" * 40
+    heads = [ref for _, _, ref in lines if ref.startswith("refs/heads/")]
+    agents = [ref for ref in heads if ref.startswith("refs/heads/agents/")]
+    leases = [(old, new) for old, new, ref in lines if ref.startswith("refs/vcontext/lease/")]
+    requests = [(old, new) for old, new, ref in lines if ref.startswith("refs/vcontext/sync/")]
+    if len(leases) == len(lines) and all(old == zero for old, _ in leases):
+        return "lease taken alone"
+    if len(heads) > len(agents):
+        return "integration (base moved)"
+    if requests and all(new != zero for _, new in requests):
+        return "request published" + (" + lease taken" if leases else "")
+    if agents and len(agents) == len(lines):
+        return "agent branch(es) alone"
+    return "other"
+
+
 def floor() -> float:
     proc = subprocess.Popen([PYTHON, "-c", "pass"])
     _, _, used = os.wait4(proc.pid, 0)
@@ -157,6 +234,10 @@ def main() -> None:
     parser.add_argument("--baseline", default="", help="Another checkout's src folder.")
     parser.add_argument("--last", type=int, default=0, help="Replay only the last N pushes.")
     parser.add_argument(
+        "--split", action="store_true",
+        help="Also the guard's Python apart from its git processes, per kind of push.",
+    )  # fmt: skip
+    parser.add_argument(
         "--command", action="store_true",
         help="Run the guard's command alone (git-vcontext hook pre-receive), not the hook "
         "install --server writes (its shim, and the Python it starts as it starts it).",
@@ -169,6 +250,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-guard-replay-") as tmp:
         remote, pushes = capture(Path(tmp), args.agents, args.rounds)
         pushes = pushes[-args.last :] if args.last else pushes
+        whats = {push.name: what(push) for push in pushes}
         caches = {label: fingerprint(src) for label, src in codes.items()}
         hooks = {
             label: None if args.command else installed_hook(src, Path(tmp), label)
@@ -176,6 +258,8 @@ def main() -> None:
         }
         spent: dict[tuple[str, str], list[float]] = {}
         kinds: dict[str, str] = {}
+        paths: dict[tuple[str, str], str] = {}
+        parts: dict[tuple[str, str], tuple[float, float, int]] = {}
         floors = []
         for push in pushes:
             for _ in range(args.runs):
@@ -185,6 +269,11 @@ def main() -> None:
                     cpu, kind = once(push, Path(tmp) / "replay.git", src, hooks[label])
                     spent.setdefault((push.name, label), []).append(cpu)
                     kinds.setdefault(push.name, kind)  # as this code judged it
+                    paths.setdefault((push.name, label), kind)
+            for label, src in codes.items() if args.split else ():
+                prepare(remote, push, Path(tmp) / "replay.git", caches[label])
+                out = Path(tmp) / "split.out"
+                parts[(push.name, label)] = split(push, Path(tmp) / "replay.git", src, out)
     print(f"| guard CPU per push (median of {args.runs}) | " + " | ".join(codes) + " |")
     print("|---|" + "---|" * len(codes))
     for kind in ("lease", "light", "full"):
@@ -201,10 +290,48 @@ def main() -> None:
         total = sum(statistics.median(spent[(p.name, label)]) for p in pushes)
         totals.append(f"{total:.2f} s")
     print(f"| all {len(pushes)} pushes | " + " | ".join(totals) + " |")
+    by_what(pushes, whats, codes, spent, paths, parts)
     print(
         f"python -c pass: {statistics.median(floors) * 1000:.0f} ms; "
         f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
+
+
+def by_what(
+    pushes: list[Path],
+    whats: dict[str, str],
+    codes: dict[str, str],
+    spent: dict[tuple[str, str], list[float]],
+    paths: dict[tuple[str, str], str],
+    parts: dict[tuple[str, str], tuple[float, float, int]],
+) -> None:
+    """The table per kind of push: how many, the path each code judged them by, the median
+    and total CPU (and with ``--split``, the medians of the guard's Python, its git
+    processes, and how many it started)."""
+    groups: dict[str, list[str]] = {}
+    for push in pushes:
+        groups.setdefault(whats[push.name], []).append(push.name)
+    print()
+    print("| push (what sync made it for) | code | paths | median CPU | total CPU | split |")
+    print("|---|---|---|---|---|---|")
+    for kind, names in sorted(groups.items(), key=lambda item: item[0]):
+        for label in codes:
+            each = [statistics.median(spent[(n, label)]) for n in names]
+            ways = ", ".join(
+                f"{way} {sum(paths[(n, label)] == way for n in names)}"
+                for way in ("lease", "light", "full")
+                if any(paths[(n, label)] == way for n in names)
+            )
+            cell = ""
+            if parts:
+                own = statistics.median(parts[(n, label)][0] for n in names) * 1000
+                git = statistics.median(parts[(n, label)][1] for n in names) * 1000
+                spawns = statistics.median(parts[(n, label)][2] for n in names)
+                cell = f"Python {own:.0f} ms, git {git:.0f} ms ({spawns:.0f} started)"
+            print(
+                f"| {kind} ({len(names)}) | {label} | {ways} | "
+                f"{statistics.median(each) * 1000:.0f} ms | {sum(each):.2f} s | {cell} |"
+            )
 
 
 if __name__ == "__main__":
