@@ -18,6 +18,7 @@ from git_vcontext.gitio.loose import (
     is_empty_root_commit,
     loose_object,
     ref_names_in_files,
+    ref_tips_in_files,
 )
 from helpers.run import run_git
 
@@ -175,3 +176,36 @@ def test_ref_names_in_files_leave_what_is_not_plain_to_git(
     assert ref_names_in_files(str(bare)) is None
     if oddity in ("symbolic ref", "common dir"):
         assert ref_names(str(bare)) == _for_each_ref(bare)
+
+
+def _objects_of_refs(bare: Path) -> set[str]:
+    return set(run_git(bare, "for-each-ref", "--format=%(objectname)").stdout.split())
+
+
+def test_ref_tips_in_files_are_what_the_refs_point_at(bare: Path) -> None:
+    """Issue 28 ("the guard must not slow sync --push down"): the light path stops its walk
+    of a push's new commits at what the refs hold now, read from git's files; a packed
+    value a loose ref overrides is not among them (its commit may be unreachable now)."""
+    _refs_of_every_kind(bare)
+    old = _commit(bare, _tree(bare, empty=False))
+    run_git(bare, "update-ref", "refs/heads/solo", old)
+    run_git(bare, "pack-refs", "--all")
+    new = _commit(bare, _tree(bare), old)
+    run_git(bare, "update-ref", "refs/heads/solo", new)  # loose, over the packed line
+
+    found = ref_tips_in_files(str(bare))
+
+    assert found == _objects_of_refs(bare)
+    assert new in found
+    assert old not in found
+
+
+@pytest.mark.parametrize("name", ["refs/heads/a..b", "refs/heads/x.", "refs/heads/.hidden/x"])
+def test_ref_tips_in_files_leave_a_name_git_refuses_to_git(bare: Path, name: str) -> None:
+    """A packed line git would not read as a ref may not stop the walk (its commit counted
+    as known would let new commits past unjudged): not certain (None), git answers."""
+    tip = _refs_of_every_kind(bare)
+    with (bare / "packed-refs").open("a") as fh:
+        fh.write(f"{tip} {name}\n")
+
+    assert ref_tips_in_files(str(bare)) is None

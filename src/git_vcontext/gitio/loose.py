@@ -115,6 +115,38 @@ def ref_names_in_files(git_dir: str) -> set[str] | None:
     are skipped (a name starting with ``.``, a ``.lock`` being written). Saves the guard a
     ``git for-each-ref`` per push (issue 28). A ref whose object is missing is listed (git
     would fail): the guard asks only after ``git rev-list --all`` read every ref."""
+    found = _refs_in_files(git_dir)
+    return None if found is None else set(found[0]) | set(found[1])
+
+
+def ref_tips_in_files(git_dir: str) -> set[str] | None:
+    """The objects the refs of the plain repository ``git_dir`` point at, read as
+    ``ref_names_in_files`` reads their names (a packed ref's line only when no loose file
+    of that name overrides it), for certain: None when a name is one git refuses as a ref
+    (``_refused``) besides what ``ref_names_in_files`` leaves to git. Every one is
+    what a ref of ``--all`` holds now (tags unpeeled: a tag's object is not a commit, so a
+    walk that stops at these reads on past it); ``HEAD`` is not among them."""
+    found = _refs_in_files(git_dir)
+    if found is None:
+        return None
+    loose, packed = found
+    if any(_refused(name) for name in (*loose, *packed)):
+        return None
+    return set(loose.values()) | {oid for name, oid in packed.items() if name not in loose}
+
+
+def _refused(name: str) -> bool:
+    """Whether git refuses ``name`` as a ref (``git check-ref-format``) for a reason
+    ``REF_CHARACTERS`` does not already say: ``..``, an empty component, one starting with
+    ``.`` or ending with ``.lock``, a ``.`` at the end."""
+    if ".." in name or name.endswith("."):
+        return True
+    parts = name.split("/")
+    return any(not part or part.startswith(".") or part.endswith(".lock") for part in parts)
+
+
+def _refs_in_files(git_dir: str) -> tuple[dict[str, str], dict[str, str]] | None:
+    """The loose refs and the packed refs (name: object id) of ``ref_names_in_files``."""
     if os.environ.get("GIT_COMMON_DIR") or os.path.exists(os.path.join(git_dir, "commondir")):
         return None
     try:
@@ -124,17 +156,17 @@ def ref_names_in_files(git_dir: str) -> set[str] | None:
         return None
     if b"refstorage" in config or os.path.exists(os.path.join(git_dir, "reftable")):
         return None  # another ref storage than files
-    names: set[str] = set()
+    loose: dict[str, str] = {}
     try:
-        if not _loose_refs(os.path.join(git_dir, "refs"), "refs", names):
+        if not _loose_refs(os.path.join(git_dir, "refs"), "refs", loose):
             return None
         packed = _packed_refs(os.path.join(git_dir, "packed-refs"))
     except OSError:
         return None
-    return None if packed is None else names | packed
+    return None if packed is None else (loose, packed)
 
 
-def _loose_refs(folder: str, prefix: str, names: set[str]) -> bool:
+def _loose_refs(folder: str, prefix: str, names: dict[str, str]) -> bool:
     """Add the loose refs under ``folder`` (named ``prefix/...``); False when one is not
     certain."""
     with os.scandir(folder) as entries:
@@ -155,21 +187,22 @@ def _loose_refs(folder: str, prefix: str, names: set[str]) -> bool:
                 return False
             with open(entry.path, "rb") as fh:
                 content = fh.read(80)
-            if not is_oid(content.rstrip(b"\n").decode("ascii", "replace")):
+            oid = content.rstrip(b"\n").decode("ascii", "replace")
+            if not is_oid(oid):
                 return False  # a symbolic ref, or not a ref git reads
-            names.add(full)
+            names[full] = oid
     return True
 
 
-def _packed_refs(path: str) -> set[str] | None:
-    """The names in ``packed-refs`` (an empty set when there is none); None when a line
-    does not read as git writes them."""
+def _packed_refs(path: str) -> dict[str, str] | None:
+    """The names in ``packed-refs``, each with its object (none when there is no such file);
+    None when a line does not read as git writes them."""
     try:
         with open(path, "rb") as fh:
             text = fh.read().decode("utf-8", "surrogateescape")
     except FileNotFoundError:
-        return set()
-    names = set()
+        return {}
+    names = {}
     for line in text.splitlines():
         if not line or line.startswith("#"):
             continue
@@ -180,5 +213,5 @@ def _packed_refs(path: str) -> set[str] | None:
         oid, _, name = line.partition(" ")
         if not is_oid(oid) or not name.startswith("refs/") or not REF_CHARACTERS.issuperset(name):
             return None
-        names.add(name)
+        names[name] = oid
     return names

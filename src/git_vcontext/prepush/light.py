@@ -25,6 +25,7 @@ import os
 
 from ..document import checked_file, may_hold_fork
 from ..gitio.batch import TREE, Objects, Unreadable, config_value, is_ancestor, rev_list
+from ..gitio.loose import ref_tips_in_files
 from .cache import VerdictCache, blob_key, change_key, tips_key
 from .remotepast import remembered as deleted_tips
 
@@ -57,7 +58,7 @@ class Light:
         self.commits = 0
         self.files = 0
         self.prefix: str | None = None
-        self.parents: dict[str, list[str]] = {}  # the push's new commits (git rev-list)
+        self.parents: dict[str, list[str]] = {}  # the push's new commits (``_new_commits``)
 
     def clean(self, updates: list[RefUpdate]) -> bool:
         # lazy: an empty push returns before
@@ -87,12 +88,42 @@ class Light:
             tips.append(update.local_sha)
         if not tips:
             return True
-        rows = rev_list(self.git_dir, [*dict.fromkeys(tips), "--not", "--all"])
+        rows = self._new_commits([*dict.fromkeys(tips)])
         self.parents = {row[0]: row[1:] for row in rows}
         for update in updates:
             if not update.is_deletion and not self._update(update, remembered):
                 return False
         return all(self._commit(self.objects.commit(row[0])) for row in rows)
+
+    def _new_commits(self, tips: list[str]) -> list[list[str]]:
+        """The push's new commits, each with its parents (``git rev-list --parents TIPS
+        --not --all``'s rows), read from the commits themselves where that is certain:
+        walking back from the tips, every commit is new until one a ref points at now
+        (``loose.ref_tips_in_files``: its history is all in ``--all``). Every commit git
+        would list is found (a path to it through no ref's tip is walked); one it would not
+        (reached through another ref's history only, or ``HEAD``'s) is judged too: only ever
+        stricter. Saves a ``git rev-list`` process per push (issue 28). Where git would read
+        other parents than the commits hold (``info/grafts``), the refs are not certain, or
+        more than ``REACH_LIMIT`` commits are new, git answers. The order differs from
+        git's (the verdict does not depend on it)."""
+        grafted = os.path.exists(os.path.join(self.git_dir, "info", "grafts"))
+        known = None if grafted else ref_tips_in_files(self.git_dir)
+        if known is not None:
+            rows: list[list[str]] = []
+            todo, seen = [*tips], set(tips)
+            while todo and len(rows) <= REACH_LIMIT:
+                oid = todo.pop()
+                if oid in known:
+                    continue
+                parents = self.objects.commit(oid).parents
+                rows.append([oid, *parents])
+                for parent in parents:
+                    if parent not in seen:
+                        seen.add(parent)
+                        todo.append(parent)
+            if not todo:
+                return rows
+        return rev_list(self.git_dir, [*tips, "--not", "--all"])
 
     def _update(self, update: RefUpdate, remembered: dict[str, str]) -> bool:
         """One ref update to a commit: no forced update, no ref re-created where a deletion
@@ -137,13 +168,13 @@ class Light:
 
     def _reaches(self, new: str, old: str) -> bool:
         """Whether ``old`` is, for certain, in ``new``'s history: ``new`` itself, or a parent
-        of a commit reached from ``new``, as git's rev-list of this push's new commits shows
-        them, then as the commits the repository has read themselves (a request ref
+        of a commit reached from ``new``, as this push's new commits show them
+        (``_new_commits``), then as the commits the repository has read themselves (a request ref
         re-created past the merges its branch received meanwhile: issue 28 point 2), at
         most ``REACH_LIMIT`` of them, newest first (a push moving a ref on, the usual case:
         no ``git merge-base`` to start). False says nothing: git answers then. Where git
-        would read other parents than the commits hold (``info/grafts``), only the
-        rev-list's are followed."""
+        would read other parents than the commits hold (``info/grafts``), only git's
+        rev-list's are followed (``_new_commits`` asks git then)."""
         grafted = os.path.exists(os.path.join(self.git_dir, "info", "grafts"))
         todo, seen, read = [new], {new}, 0
         while todo:
