@@ -333,6 +333,8 @@ class Light:
                 continue  # removed by the merge: nothing brought
             if not change.regular or not checked_file(change.path):
                 return False  # maybe a document by content or routing: the full check
+            if self.objects.at(commit.tree, change.path) == change.new:
+                continue  # left as the merge made it: all it holds kept (nothing to parse)
             merged, kept = self._keys(merge.tree, change.path), self._keys(commit.tree, change.path)
             if merged.keys() <= kept.keys():
                 continue  # all it holds kept (the usual round on a sync): whatever was brought
