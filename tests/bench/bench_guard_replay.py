@@ -1,7 +1,8 @@
 """The server guard on the pushes ``sync --push`` really makes: a small soak is run against a
 bare remote with the guard (``install --server --guard``), every push the remote receives is
-captured (git's ref lines, the refs and the guard's ``vcontext/`` folder just before it),
-then each push is replayed into a copy of the remote as it was, with the guard's process
+captured (git's ref lines, the refs, the guard's ``vcontext/`` folder and git's quarantine of
+the objects it brought, just before it), then each push is replayed into a copy of the remote
+as it was (the quarantine and git's environment for it too), with the guard's process
 alone, the code under test and (``--baseline SRC``) another checkout's, in turn.
 
 Run: python tests/bench/bench_guard_replay.py [--agents 4] [--rounds 4] [--runs 3]
@@ -56,6 +57,7 @@ cat > "$D/stdin"
 git for-each-ref --format='%(objectname) %(refname)' > "$D/refs"
 cat HEAD > "$D/HEAD"
 if [ -d vcontext ]; then cp -a vcontext "$D/vcontext"; fi
+if [ -n "$GIT_QUARANTINE_PATH" ]; then cp -a "$GIT_QUARANTINE_PATH" "$D/quarantine"; fi
 date +%s.%N > "$D/time"
 exec "$(dirname "$0")/pre-receive.real" < "$D/stdin"
 """
@@ -79,6 +81,22 @@ def capture(root: Path, agents: int, rounds: int) -> tuple[Path, list[Path]]:
     print(f"soak {agents} x {rounds}: {len(syncs)} syncs, {gave_up} gave up, {lost} lost")
     pushes = sorted(caps.iterdir(), key=lambda d: float((d / "time").read_text()))
     return root / "remote.git", pushes
+
+
+QUARANTINE = "tmp_objdir-incoming-replay"
+
+
+def quarantined(where: Path) -> dict[str, str]:
+    """git's environment for a pre-receive hook reading the push from its quarantine (as
+    it was captured): the objects the push brought there, the repository's as alternates."""
+    quarantine = where / "objects" / QUARANTINE
+    if not quarantine.exists():
+        return {}
+    return {
+        "GIT_QUARANTINE_PATH": str(quarantine),
+        "GIT_OBJECT_DIRECTORY": str(quarantine),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(where / "objects"),
+    }
 
 
 def fingerprint(src: str) -> str:
@@ -107,6 +125,8 @@ def prepare(remote: Path, push: Path, where: Path, cache: str) -> None:
     feed = "".join(f"create {ref} {oid}\n" for oid, ref in lines)
     subprocess.run(["git", "update-ref", "--stdin"], cwd=where, input=feed, text=True, check=True)
     shutil.copy(push / "HEAD", where / "HEAD")
+    if (push / "quarantine").exists():  # what the push brought, where git's hook reads it
+        shutil.copytree(push / "quarantine", where / "objects" / QUARANTINE)
     if (push / "vcontext").exists():
         shutil.copytree(push / "vcontext", where / "vcontext")
         verdicts = where / "vcontext" / "verdicts"
@@ -135,7 +155,7 @@ def installed_hook(src: str, folder: Path, label: str) -> Path:
 def once(push: Path, where: Path, src: str, hook: Path | None = None) -> tuple[float, str]:
     """CPU seconds of one guard run (with its children) and which path judged the push:
     ``hook``, the shim install writes (as git starts it), or the guard's command alone."""
-    hook_env = {**_env(src), "GIT_DIR": str(where)}
+    hook_env = {**_env(src), "GIT_DIR": str(where), **quarantined(where)}
     command = [str(hook)] if hook is not None else cli("hook", "pre-receive")
     with open(push / "stdin", "rb") as stdin:
         proc = subprocess.Popen(
@@ -189,7 +209,7 @@ def split(push: Path, where: Path, src: str, out: Path) -> tuple[float, float, i
     paths = [p for p in found.stdout.strip().split(chr(0)) if p]
     if src:
         paths.insert(0, src)
-    hook_env = {**_env(src), "GIT_DIR": str(where), "SPLIT_OUT": str(out)}
+    hook_env = {**_env(src), "GIT_DIR": str(where), "SPLIT_OUT": str(out), **quarantined(where)}
     hook_env.pop("PYTHONPATH", None)
     command = [PYTHON, "-S", "-P", "-c", SPLIT, str(len(paths)), *paths]
     with open(push / "stdin", "rb") as stdin:

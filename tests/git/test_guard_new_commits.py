@@ -1,8 +1,10 @@
 """The guard's light path reads a push's new commits from the commits themselves (issue 28,
 "the guard must not slow sync --push down": no ``git rev-list`` process per push), and must
 find every commit git would list (``rev-list TIPS --not --all``): a commit it missed would
-be let in unjudged. It may list more (only stricter); where it is not certain (grafts,
-refs it cannot read, a long history), git answers. Objects and refs written by real git."""
+be let in unjudged. It walks only through commits the push brought (git's quarantine) to
+what the refs point at; anything else (a commit already here that no ref's tip is, grafts,
+refs it cannot read, a long history, no quarantine) is git's to answer. Objects and refs
+written by real git, the push's objects into a quarantine as receive-pack makes it."""
 
 from __future__ import annotations
 
@@ -35,9 +37,10 @@ def _commit(bare: Path, *parents: str, text: str = "") -> str:
     done = subprocess.run(
         ["git", "mktree"], cwd=bare, input=listing, capture_output=True, text=True, check=True
     )
-    tree = done.stdout.strip()
     args = [a for p in parents for a in ("-p", p)]
-    return run_git(bare, "commit-tree", tree, *args, "-m", text or "c").stdout.strip()
+    return run_git(
+        bare, "commit-tree", done.stdout.strip(), *args, "-m", text or "c"
+    ).stdout.strip()
 
 
 def _chain(bare: Path, start: str, n: int, label: str) -> str:
@@ -47,16 +50,35 @@ def _chain(bare: Path, start: str, n: int, label: str) -> str:
     return tip
 
 
+def _incoming(bare: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From here on, objects are written into a quarantine, and read, as in git's
+    pre-receive hook."""
+    quarantine = bare / "objects" / "tmp_objdir-incoming-test"
+    quarantine.mkdir()
+    monkeypatch.setenv("GIT_QUARANTINE_PATH", str(quarantine))
+    monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(quarantine))
+    monkeypatch.setenv("GIT_ALTERNATE_OBJECT_DIRECTORIES", str(bare / "objects"))
+
+
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The light path's calls of ``git rev-list``."""
+    calls: list[list[str]] = []
+
+    def spy(git_dir: str, args: list[str]) -> list[list[str]]:
+        calls.append(args)
+        return rev_list(git_dir, args)
+
+    monkeypatch.setattr(light, "rev_list", spy)
+    return calls
+
+
 def _walked(bare: Path, tips: list[str]) -> list[list[str]]:
     return Light(str(bare), VerdictCache.open(str(bare)))._new_commits(tips)
 
 
-def _git(bare: Path, tips: list[str]) -> list[list[str]]:
-    return rev_list(str(bare), [*tips, "--not", "--all"])
-
-
-def _as_set(rows: list[list[str]]) -> set[tuple[str, ...]]:
-    return {tuple(row) for row in rows}
+def _git(bare: Path, tips: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(row) for row in rev_list(str(bare), [*tips, "--not", "--all"])}
 
 
 @pytest.fixture
@@ -73,11 +95,13 @@ def history(bare: Path) -> dict[str, str]:
     return {"root": root, "main": merged, "agent": agent, "old main": main}
 
 
-def test_a_sync_push_finds_exactly_the_commits_git_lists(
-    bare: Path, history: dict[str, str]
+def test_a_sync_push_finds_exactly_the_commits_git_lists_without_git(
+    bare: Path, history: dict[str, str], asked: list[list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An agent's round and its merge of the base (a request published), and the base's
-    merge of it (an integration): the same commits, with the same parents, as git's."""
+    merge of it (an integration): the same commits, with the same parents, as git's, and
+    no ``git rev-list`` started."""
+    _incoming(bare, monkeypatch)
     round_ = _chain(bare, history["agent"], 2, "r")
     merge = _commit(bare, round_, history["main"], text="merge main into agent")
     published = _commit(bare, merge, text="round")
@@ -85,57 +109,57 @@ def test_a_sync_push_finds_exactly_the_commits_git_lists(
 
     for tips in ([published], [published, published], [integrated, published]):
         walked = _walked(bare, tips)
-        assert _as_set(walked) == _as_set(_git(bare, tips))
+        assert {tuple(row) for row in walked} == _git(bare, tips)
         assert walked  # (a push with new commits)
+    assert asked == []
 
 
-def test_a_branch_from_an_old_commit_finds_at_least_what_git_lists(
-    bare: Path, history: dict[str, str]
+@pytest.mark.parametrize("where", ["a commit no ref points at", "an unreferenced history"])
+def test_a_commit_already_here_that_no_ref_points_at_is_left_to_git(
+    bare: Path,
+    history: dict[str, str],
+    asked: list[list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
 ) -> None:
-    """A branch started on a commit no ref points at (reachable through main's history
-    only): the walk reads on past it, to a ref's tip or the root; every commit git lists is
-    among those it judges (more is only stricter)."""
-    tip = _chain(bare, history["old main"], 2, "b")
+    """A branch started on an old commit of main (reachable through main's history only),
+    or on a deleted branch's commits (reachable from no ref: git lists them as new, and
+    they must be judged): whether a ref reaches it is git's to say, and git's list is
+    the answer."""
+    if where == "a commit no ref points at":
+        start = history["old main"]
+    else:
+        start = _chain(bare, history["main"], 2, "gone")  # in the store, no ref to it
+    _incoming(bare, monkeypatch)
+    tip = _chain(bare, start, 2, "b")
 
-    walked, listed = _as_set(_walked(bare, [tip])), _as_set(_git(bare, [tip]))
+    rows = _walked(bare, [tip])
 
-    assert listed <= walked
-    assert len(listed) == 2
-    assert len(walked) > len(listed)
-
-
-def test_a_commit_only_an_unreferenced_history_holds_is_found(
-    bare: Path, history: dict[str, str]
-) -> None:
-    """A commit no ref reaches (a deleted branch's) under the pushed one: git lists it as
-    new, and so does the walk (it stops at refs' tips only)."""
-    orphan = _chain(bare, history["main"], 2, "gone")
-    tip = _commit(bare, orphan, text="on the deleted branch")
-
-    assert _as_set(_walked(bare, [tip])) == _as_set(_git(bare, [tip]))
-    assert len(_git(bare, [tip])) == 3
+    assert asked == [[tip, "--not", "--all"]]
+    assert {tuple(row) for row in rows} == _git(bare, [tip])
+    assert len(rows) == (2 if where == "a commit no ref points at" else 4)
 
 
-@pytest.mark.parametrize("why", ["grafts", "too many", "refs not certain"])
+@pytest.mark.parametrize("why", ["grafts", "too many", "refs not certain", "no quarantine"])
 def test_where_the_walk_is_not_certain_git_answers(
-    bare: Path, history: dict[str, str], why: str, monkeypatch: pytest.MonkeyPatch
+    bare: Path,
+    history: dict[str, str],
+    why: str,
+    asked: list[list[str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Grafts (git reads other parents than the commits hold), more new commits than
-    ``REACH_LIMIT``, a ref the files do not say for certain (a symbolic one): git's list."""
-    asked: list[list[str]] = []
-
-    def spy(git_dir: str, args: list[str]) -> list[list[str]]:
-        asked.append(args)
-        return rev_list(git_dir, args)
-
-    monkeypatch.setattr(light, "rev_list", spy)
+    ``REACH_LIMIT``, a ref the files do not say for certain (a symbolic one), objects not
+    read from a quarantine: git's list."""
+    if why != "no quarantine":
+        _incoming(bare, monkeypatch)
     tip = _chain(bare, history["main"], 3, "n")
     if why == "grafts":
         (bare / "info").mkdir(exist_ok=True)
         (bare / "info" / "grafts").write_text(f"{tip}\n")  # git would read no parent
     elif why == "too many":
         tip = _chain(bare, tip, REACH_LIMIT, "long")
-    else:
+    elif why == "refs not certain":
         run_git(bare, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/heads/main")
 
     rows = _walked(bare, [tip])

@@ -25,7 +25,7 @@ import os
 
 from ..document import checked_file, may_hold_fork
 from ..gitio.batch import TREE, Objects, Unreadable, config_value, is_ancestor, rev_list
-from ..gitio.loose import ref_tips_in_files
+from ..gitio.loose import loose_dirs, ref_tips_in_files
 from .cache import VerdictCache, blob_key, change_key, tips_key
 from .remotepast import remembered as deleted_tips
 
@@ -98,31 +98,40 @@ class Light:
     def _new_commits(self, tips: list[str]) -> list[list[str]]:
         """The push's new commits, each with its parents (``git rev-list --parents TIPS
         --not --all``'s rows), read from the commits themselves where that is certain:
-        walking back from the tips, every commit is new until one a ref points at now
-        (``loose.ref_tips_in_files``: its history is all in ``--all``). Every commit git
-        would list is found (a path to it through no ref's tip is walked); one it would not
-        (reached through another ref's history only, or ``HEAD``'s) is judged too: only ever
-        stricter. Saves a ``git rev-list`` process per push (issue 28). Where git would read
-        other parents than the commits hold (``info/grafts``), the refs are not certain, or
-        more than ``REACH_LIMIT`` commits are new, git answers. The order differs from
-        git's (the verdict does not depend on it)."""
+        walking back from the tips through commits the push brought (loose in git's
+        quarantine), to commits a ref points at now (``loose.ref_tips_in_files``: their
+        history is all in ``--all``). Every commit git would list is on a path from a tip
+        that meets no ref's tip, and the walk follows every such path: none is missed; a
+        commit the push brought again that a ref's history holds is judged too: only
+        ever stricter. Saves a ``git rev-list`` process per push (issue 28). A commit
+        reached that is neither (one already here: reachable or not, only git knows), no
+        quarantine read for certain (``loose.loose_dirs``: a push of more objects than
+        ``receive.unpackLimit`` arrives packed), grafts (git reads other parents than the
+        commits hold), refs the files do not say for certain, more than ``REACH_LIMIT``
+        new commits: git answers. The order differs from git's (the verdict does not
+        depend on it)."""
+        dirs = loose_dirs(self.git_dir)
         grafted = os.path.exists(os.path.join(self.git_dir, "info", "grafts"))
-        known = None if grafted else ref_tips_in_files(self.git_dir)
+        known = None if grafted or len(dirs) != 2 else ref_tips_in_files(self.git_dir)
         if known is not None:
+            quarantine = dirs[0]
             rows: list[list[str]] = []
             todo, seen = [*tips], set(tips)
             while todo and len(rows) <= REACH_LIMIT:
                 oid = todo.pop()
                 if oid in known:
                     continue
+                if not os.path.isfile(os.path.join(quarantine, oid[:2], oid[2:])):
+                    break  # already here: whether a ref reaches it is git's to say
                 parents = self.objects.commit(oid).parents
                 rows.append([oid, *parents])
                 for parent in parents:
                     if parent not in seen:
                         seen.add(parent)
                         todo.append(parent)
-            if not todo:
-                return rows
+            else:
+                if not todo:
+                    return rows
         return rev_list(self.git_dir, [*tips, "--not", "--all"])
 
     def _update(self, update: RefUpdate, remembered: dict[str, str]) -> bool:
