@@ -114,6 +114,27 @@ def test_a_sync_push_finds_exactly_the_commits_git_lists_without_git(
     assert asked == []
 
 
+def test_the_base_an_agent_merged_before_it_moved_on_is_known_without_git(
+    bare: Path, history: dict[str, str], asked: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent merged the base, which has moved on since (another agent's work landed):
+    the base it merged is no ref's tip, but one of the default branch's first parents, so
+    in ``--all``: the walk stops there, with git's list and no git."""
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    merged = history["main"]
+    moved = _commit(bare, merged, _chain(bare, history["agent"], 1, "x"), text="next merge")
+    run_git(bare, "update-ref", "refs/heads/main", moved)
+    _incoming(bare, monkeypatch)
+    merge = _commit(bare, history["agent"], merged, text="merge main into agent")
+    tip = _commit(bare, merge, text="round")
+
+    rows = _walked(bare, [tip])
+
+    assert asked == []
+    assert {tuple(row) for row in rows} == _git(bare, [tip])
+    assert len(rows) == 2
+
+
 @pytest.mark.parametrize("where", ["a commit no ref points at", "an unreferenced history"])
 def test_a_commit_already_here_that_no_ref_points_at_is_left_to_git(
     bare: Path,
@@ -122,12 +143,12 @@ def test_a_commit_already_here_that_no_ref_points_at_is_left_to_git(
     monkeypatch: pytest.MonkeyPatch,
     where: str,
 ) -> None:
-    """A branch started on an old commit of main (reachable through main's history only),
-    or on a deleted branch's commits (reachable from no ref: git lists them as new, and
-    they must be judged): whether a ref reaches it is git's to say, and git's list is
-    the answer."""
+    """A branch started on an old commit of the agent's (reachable through its history
+    only, not on the default branch's first parents), or on a deleted branch's commits
+    (reachable from no ref: git lists them as new, and they must be judged): whether a ref
+    reaches it is git's to say, and git's list is the answer."""
     if where == "a commit no ref points at":
-        start = history["old main"]
+        start = run_git(bare, "rev-parse", history["agent"] + "^").stdout.strip()
     else:
         start = _chain(bare, history["main"], 2, "gone")  # in the store, no ref to it
     _incoming(bare, monkeypatch)

@@ -195,9 +195,11 @@ def test_ref_tips_in_files_are_what_the_refs_point_at(bare: Path) -> None:
 
     found = ref_tips_in_files(str(bare))
 
-    assert found == _objects_of_refs(bare)
-    assert new in found
-    assert old not in found
+    assert found is not None
+    assert set(found) == _for_each_ref(bare)
+    assert set(found.values()) == _objects_of_refs(bare)
+    assert found["refs/heads/solo"] == new
+    assert old not in found.values()
 
 
 @pytest.mark.parametrize("name", ["refs/heads/a..b", "refs/heads/x.", "refs/heads/.hidden/x"])

@@ -119,8 +119,8 @@ def ref_names_in_files(git_dir: str) -> set[str] | None:
     return None if found is None else set(found[0]) | set(found[1])
 
 
-def ref_tips_in_files(git_dir: str) -> set[str] | None:
-    """The objects the refs of the plain repository ``git_dir`` point at, read as
+def ref_tips_in_files(git_dir: str) -> dict[str, str] | None:
+    """The objects the refs of the plain repository ``git_dir`` point at, by ref, read as
     ``ref_names_in_files`` reads their names (a packed ref's line only when no loose file
     of that name overrides it), for certain: None when a name is one git refuses as a ref
     (``_refused``) besides what ``ref_names_in_files`` leaves to git. Every one is
@@ -132,7 +132,7 @@ def ref_tips_in_files(git_dir: str) -> set[str] | None:
     loose, packed = found
     if any(_refused(name) for name in (*loose, *packed)):
         return None
-    return set(loose.values()) | {oid for name, oid in packed.items() if name not in loose}
+    return {**packed, **loose}
 
 
 def _refused(name: str) -> bool:

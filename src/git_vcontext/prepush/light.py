@@ -104,35 +104,56 @@ class Light:
         that meets no ref's tip, and the walk follows every such path: none is missed; a
         commit the push brought again that a ref's history holds is judged too: only
         ever stricter. Saves a ``git rev-list`` process per push (issue 28). A commit
-        reached that is neither (one already here: reachable or not, only git knows), no
-        quarantine read for certain (``loose.loose_dirs``: a push of more objects than
-        ``receive.unpackLimit`` arrives packed), grafts (git reads other parents than the
-        commits hold), refs the files do not say for certain, more than ``REACH_LIMIT``
-        new commits: git answers. The order differs from git's (the verdict does not
+        reached that is neither (one already here) is not new when the default branch's
+        first parents, read back from its tip, hold it (``_referenced``: the base an agent
+        merged, which has moved on since). Else, and with no quarantine read for certain
+        (``loose.loose_dirs``: a push of more objects than ``receive.unpackLimit`` arrives
+        packed), grafts (git reads other parents than the commits hold), refs the files
+        do not say for certain, more than ``REACH_LIMIT`` new commits: git answers. The
+        order differs from git's (the verdict does not
         depend on it)."""
         dirs = loose_dirs(self.git_dir)
         grafted = os.path.exists(os.path.join(self.git_dir, "info", "grafts"))
-        known = None if grafted or len(dirs) != 2 else ref_tips_in_files(self.git_dir)
-        if known is not None:
-            quarantine = dirs[0]
+        refs = None if grafted or len(dirs) != 2 else ref_tips_in_files(self.git_dir)
+        if refs is not None:
+            known, quarantine = set(refs.values()), dirs[0]
             rows: list[list[str]] = []
+            here: list[str] = []  # commits already here: not new if a ref's history holds them
             todo, seen = [*tips], set(tips)
             while todo and len(rows) <= REACH_LIMIT:
                 oid = todo.pop()
                 if oid in known:
                     continue
                 if not os.path.isfile(os.path.join(quarantine, oid[:2], oid[2:])):
-                    break  # already here: whether a ref reaches it is git's to say
+                    here.append(oid)
+                    continue
                 parents = self.objects.commit(oid).parents
                 rows.append([oid, *parents])
                 for parent in parents:
                     if parent not in seen:
                         seen.add(parent)
                         todo.append(parent)
-            else:
-                if not todo:
-                    return rows
+            if not todo and self._referenced(here, refs):
+                return rows
         return rev_list(self.git_dir, [*tips, "--not", "--all"])
+
+    def _referenced(self, commits: list[str], refs: dict[str, str]) -> bool:
+        """Whether each of ``commits`` is, for certain, in the history of a ref: among the
+        default branch's tip and its first parents, at most ``REACH_LIMIT`` of them (the
+        base an agent merged is one of the base's own commits)."""
+        wanted = set(commits)
+        default = _default_branch(self.git_dir)
+        commit = refs.get(default) if wanted and default is not None else None
+        read = 0
+        while wanted and commit is not None and read < REACH_LIMIT:
+            wanted.discard(commit)
+            read += 1
+            try:
+                parents = self.objects.commit(commit).parents if wanted else []
+            except Unreadable:
+                return False  # (a tag, say): git answers
+            commit = parents[0] if parents else None
+        return not wanted
 
     def _update(self, update: RefUpdate, remembered: dict[str, str]) -> bool:
         """One ref update to a commit: no forced update, no ref re-created where a deletion
