@@ -354,3 +354,73 @@ def test_m8_info_sequence_in_a_rebase_step_advances_by_the_commits_own_change(
     assert not merges(repo)
     valid(repo)
     history_clean(repo, "feature")
+
+
+def _conflicting_pick(repo: Path) -> tuple[str, list[tuple[Any, str]]]:
+    """alice's first commit (its parent, main, is an ancestor of bob: ours' history alone
+    calls picking it a merge) and bob's edit of the same value: (alice's commit, bob's
+    log). Conflicts are written structured, so the driver's file is a document to read."""
+    run_git(repo, "config", "merge.vcontext.conflictStyle", "structured")
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    first = tool(repo, "alice", "t1", status="inProgress")
+    run_git(repo, "checkout", "-q", "-b", "bob", "main")
+    tool(repo, "bob", "t1", status="blocked")
+    return first, log_of(repo)
+
+
+def _driver_then_resolve(repo: Path, *pick: str) -> tuple[list[Any], list[Any]]:
+    """The changeLog the driver wrote when the pick (a command line) stopped, and the one
+    ``resolve --take theirs`` wrote from the index stages."""
+    stopped = subprocess.run(pick, cwd=repo, capture_output=True, text=True, check=False)
+    assert stopped.returncode != 0, stopped.stdout + stopped.stderr  # t1: inProgress/blocked
+    assert (repo / ".git" / "CHERRY_PICK_HEAD").is_file()
+    driver = read(repo)["todoList"]["changeLog"]
+    proc = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert items(repo)["t1"]["status"] == "inProgress"
+    valid(repo)
+    return driver, read(repo)["todoList"]["changeLog"]
+
+
+def test_m8_an_alias_cherry_pick_is_a_replay_for_the_driver_and_for_resolve(repo: Path) -> None:
+    """M8 "In a replay — … a cherry-pick", M6 (a pick's entries after ours', sequences
+    continuing) and "Resolving conflicts" (resolve merges the stages again, as the driver
+    did): ``git cp X`` with ``alias.cp = cherry-pick -x`` is a cherry-pick for both. git
+    runs the command an alias names as a child ``git cherry-pick -x X``, which the driver
+    reads; had it read only ``cp`` it would judge from ours' history: a merge (alice's
+    entry kept at sequence 5, before bob's), where resolve replays (alice's at 6)."""
+    first, before = _conflicting_pick(repo)
+    run_git(repo, "config", "alias.cp", "cherry-pick -x")
+    driver, resolved = _driver_then_resolve(repo, "git", "cp", first)
+    for log in (driver, resolved):
+        picked = [(e["sequence"], e.get("description", e["operation"])) for e in log]
+        assert picked[: len(before)] == before  # ours' entries first, unchanged
+        assert picked[len(before) :] == [
+            (before[-1][0] + 1, "updated t1: status pending → inProgress"),
+            (before[-1][0] + 2, "merge"),  # the step met a concurrent edit of t1's status
+        ]
+    assert resolved == driver
+    strictly_increasing(repo)
+
+
+def test_m8_a_driver_that_cannot_tell_its_invoker_and_resolve_judge_alike(
+    repo: Path, tmp_path: Path
+) -> None:
+    """ "Resolving conflicts" (resolve merges the stages again, as the driver did) and M6/M8:
+    a driver that cannot read the git command running it (no ``/proc`` nor ``ps``; here a
+    git whose name is not ``git``) judges this pick from ours' history: a merge. resolve
+    said "replay" for every stopped cherry-pick and wrote another changeLog; it now merges
+    as the driver recorded it did."""
+    first, before = _conflicting_pick(repo)
+    unnamed = tmp_path / "bin" / "vcs"
+    unnamed.parent.mkdir()
+    git = subprocess.run(["git", "--exec-path"], capture_output=True, text=True, check=True)
+    unnamed.symlink_to(Path(git.stdout.strip()) / "git")
+    driver, resolved = _driver_then_resolve(repo, str(unnamed), "cherry-pick", first)
+    merged = [(e["sequence"], e.get("description", e["operation"])) for e in driver]
+    assert merged[len(before) - 1 :] == [  # alice's entry by its key, before bob's: a merge
+        (before[-1][0], "updated t1: status pending → inProgress"),
+        before[-1],
+        (before[-1][0] + 1, "merge"),
+    ]
+    assert resolved == driver

@@ -22,7 +22,7 @@ from ..gitio import git
 from ..gitio.index import is_tracked
 from ..gitio.objects import signatures
 from ..gitio.places import common_dir
-from ..gitio.replay import committer_agent
+from ..gitio.replay import committer_agent, forget_others, recorded
 from ..gitio.settings import merge_settings
 from ..merging.result import Reverting
 from ..merging.textmerge import Markers
@@ -245,7 +245,7 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
     if not state.found:
         state.now = _now_of(text, ours, rel)
         state.style = style
-    replay = _replay(ctx)
+    replay = _replay(ctx, rel, base, ours, theirs)
     probe = _revert_probe(ctx, state.now) if replay and ctx.operation.kind == "revert" else None
     resolution = from_versions(
         base, ours, theirs, path=rel, now=state.now, replay=replay, revert_probe=probe
@@ -262,7 +262,10 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
         write_atomic(copy, raw, force=True)  # ours: the work tree's bytes, as they were
         session.edited_copy = copy
     if top is not None:
-        prune(_common_dir(ctx), top, {state_key(p, _ids(e)) for p, e in ctx.stages().items()})
+        live = ctx.stages()
+        prune(_common_dir(ctx), top, {state_key(p, _ids(e)) for p, e in live.items()})
+        if ctx.git_dir is not None:
+            forget_others(ctx.git_dir, set(live))
     return session
 
 
@@ -296,10 +299,15 @@ def _revert_probe(ctx: Context, now: str | None) -> Callable[[], Reverting | Non
     return reverting
 
 
-def _replay(ctx: Context) -> bool:
+def _replay(
+    ctx: Context, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None
+) -> bool:
     """Whether the stopped operation merged this file as a replay, as the driver judged it
-    (M6, M8): every rebase step, cherry-pick and revert (``replay.invoked_as_replay``: the
-    driver reads the git command running it, so a pick whose base is ours' ancestor too)."""
+    (M6, M8): what the driver recorded of these very stages (``replay.recorded``), else
+    (no record: an older driver, or none ran) every rebase step, cherry-pick and revert."""
+    said = recorded(ctx.git_dir, rel, base, ours, theirs) if ctx.git_dir else None
+    if said is not None:
+        return said
     return ctx.operation.kind in ("rebase", "cherry-pick", "revert")
 
 
