@@ -23,6 +23,7 @@ from ..sync.tracking import (
     pasted_remote,
     push_refusal,
     refuse_renamed,
+    refuse_unusable,
     renamed_upstream,
     shown,
 )
@@ -101,7 +102,7 @@ def _sync(
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
-    _named_as_on_the_remote(repo, pairs, push)
+    _named_as_on_the_remote(repo, pairs, push, checkout)
     remote = push or _one_upstream(repo, bases)
     syncer = Syncer(repo, dry_run=dry_run)
     _remote_agents(syncer, pairs, into, say)
@@ -163,13 +164,17 @@ def _remote_agents(
 
 
 def _named_as_on_the_remote(
-    repo: Repository, pairs: list[tuple[str, str]], push: str | None
+    repo: Repository, pairs: list[tuple[str, str]], push: str | None, checkout: bool
 ) -> None:
     """--push works on the remote's branch named as the base: a base whose upstream there
     has another name is refused before anything moves (as ``git push`` refuses it by
-    default), where ``status``, ``check`` and ``--checkout`` read ``@{upstream}``."""
+    default), where ``status``, ``check`` and ``--checkout`` read ``@{upstream}``; a base
+    whose ``@{upstream}`` git cannot name (``branch.BASE.merge = trunk``) is refused by
+    --push and --checkout (each fetches it), as status and check say it."""
     if push is not None:
         refuse_renamed(repo, pairs, push)
+    elif checkout:
+        refuse_unusable(repo, list(dict.fromkeys(base for _, base in pairs)))
 
 
 def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
