@@ -48,6 +48,18 @@ def tool(repo: Path, agent: str, item_id: str, **fields: Any) -> str:
     return commit(repo, f"{agent}: {item_id} {fields}")
 
 
+def alice_then_bob(
+    repo: Path, alice: list[tuple[str, str]], bob: tuple[str, str]
+) -> tuple[list[str], list[tuple[Any, str]]]:
+    """alice's tool edits (item, status), one commit each, on a branch from main, then
+    bob's on a branch from main (checked out): (alice's commits, bob's log)."""
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    commits = [tool(repo, "alice", item, status=status) for item, status in alice]
+    run_git(repo, "checkout", "-q", "-b", "bob", "main")
+    tool(repo, "bob", bob[0], status=bob[1])
+    return commits, log_of(repo)
+
+
 def add(repo: Path, agent: str, item_id: str) -> str:
     stamp = Stamp(agent, f"2026-01-01T11:{next(_CLOCK) % 60:02d}:00Z")
     out = create(read(repo), {"id": item_id, "title": item_id.upper()}, stamp, entropy=item_id)
@@ -111,12 +123,9 @@ def repo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
 def test_m6_cherry_pick_brings_only_what_was_picked(repo: Path) -> None:
     """The issue: picking alice's second commit onto bob added the changeLog entry of her
     first commit (not picked) and a merge entry."""
-    run_git(repo, "checkout", "-q", "-b", "alice")
-    tool(repo, "alice", "t1", status="inProgress")
-    second = tool(repo, "alice", "t2", status="completed")
-    run_git(repo, "checkout", "-q", "-b", "bob", "main")
-    tool(repo, "bob", "t3", status="blocked")
-    before = log_of(repo)
+    (_, second), before = alice_then_bob(
+        repo, [("t1", "inProgress"), ("t2", "completed")], ("t3", "blocked")
+    )
     pick = run_git(repo, "cherry-pick", second, check=False)
     assert pick.returncode == 0, pick.stdout + pick.stderr
     now = items(repo)
@@ -139,11 +148,7 @@ def test_m8_cherry_pick_whose_parent_is_an_ancestor_of_ours_is_a_replay(repo: Pa
     applies its own change on top of bob's: its changeLog entry after bob's with the
     sequence continuing, the sequence advanced by one, no ``merge`` entry, no sequence
     conflict. It was merged as a merge: a ``merge`` entry and max + 1."""
-    run_git(repo, "checkout", "-q", "-b", "alice")
-    first = tool(repo, "alice", "t1", status="inProgress")
-    run_git(repo, "checkout", "-q", "-b", "bob", "main")
-    tool(repo, "bob", "t3", status="blocked")
-    before = log_of(repo)
+    (first,), before = alice_then_bob(repo, [("t1", "inProgress")], ("t3", "blocked"))
     pick = run_git(repo, "cherry-pick", first, check=False)
     assert pick.returncode == 0, pick.stdout + pick.stderr
     log = log_of(repo)
@@ -268,12 +273,9 @@ def test_m8_revert_advances_the_sequence_and_keeps_the_log(repo: Path) -> None:
 def test_m6_resolving_a_stopped_cherry_pick_merges_as_the_driver_did(repo: Path) -> None:
     """``resolve`` merges the index stages again: during a cherry-pick it replays as the
     driver did, so the entry of the commit not picked stays out there too."""
-    run_git(repo, "checkout", "-q", "-b", "alice")
-    tool(repo, "alice", "t1", status="inProgress")
-    second = tool(repo, "alice", "t2", status="completed")
-    run_git(repo, "checkout", "-q", "-b", "bob", "main")
-    tool(repo, "bob", "t2", status="blocked")
-    before = log_of(repo)
+    (_, second), before = alice_then_bob(
+        repo, [("t1", "inProgress"), ("t2", "completed")], ("t2", "blocked")
+    )
     pick = run_git(repo, "cherry-pick", second, check=False)
     assert pick.returncode != 0, pick.stdout + pick.stderr  # t2: blocked vs completed
     proc = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
@@ -361,11 +363,8 @@ def _conflicting_pick(repo: Path) -> tuple[str, list[tuple[Any, str]]]:
     calls picking it a merge) and bob's edit of the same value: (alice's commit, bob's
     log). Conflicts are written structured, so the driver's file is a document to read."""
     run_git(repo, "config", "merge.vcontext.conflictStyle", "structured")
-    run_git(repo, "checkout", "-q", "-b", "alice")
-    first = tool(repo, "alice", "t1", status="inProgress")
-    run_git(repo, "checkout", "-q", "-b", "bob", "main")
-    tool(repo, "bob", "t1", status="blocked")
-    return first, log_of(repo)
+    (first,), before = alice_then_bob(repo, [("t1", "inProgress")], ("t1", "blocked"))
+    return first, before
 
 
 def _driver_then_resolve(repo: Path, *pick: str) -> tuple[list[Any], list[Any]]:

@@ -40,14 +40,21 @@ def _heads(remote: Path) -> str:
     return run_git(remote, "for-each-ref", "--format=%(refname) %(objectname)").stdout
 
 
-def _trunk_team(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
-    """(the bare remote whose base is trunk, this clone: main tracking origin/trunk, agent
-    alice forked from main with t1 ticked)."""
+def _trunk_remote(git_repo: Path, tmp_path: Path) -> Path:
+    """A bare remote whose only branch is trunk, this clone's seeded main pushed there as
+    ``origin``'s trunk (no upstream set)."""
     remote = tmp_path / "remote.git"
     run_git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(remote))
     seed(git_repo)
     run_git(git_repo, "remote", "add", "origin", str(remote))
     run_git(git_repo, "push", "-q", "origin", "main:trunk")
+    return remote
+
+
+def _trunk_team(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """(the bare remote whose base is trunk, this clone: main tracking origin/trunk, agent
+    alice forked from main with t1 ticked)."""
+    remote = _trunk_remote(git_repo, tmp_path)
     run_git(git_repo, "fetch", "-q", "origin")
     run_git(git_repo, "branch", "-q", "--set-upstream-to=origin/trunk", "main")
     alice_ticks_t1(git_repo)
@@ -221,11 +228,7 @@ def test_the_way_out_of_a_conflict_names_no_push_a_renamed_upstream_refuses(
 def _unusable_team(git_repo: Path, tmp_path: Path, merge: str) -> Path:
     """The bare remote; this clone's main tracks origin with ``branch.main.merge`` set to
     ``merge``; agent alice ticked t1."""
-    remote = tmp_path / "remote.git"
-    run_git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(remote))
-    seed(git_repo)
-    run_git(git_repo, "remote", "add", "origin", str(remote))
-    run_git(git_repo, "push", "-q", "origin", "main:trunk")
+    remote = _trunk_remote(git_repo, tmp_path)
     run_git(git_repo, "config", "branch.main.remote", "origin")
     run_git(git_repo, "config", "branch.main.merge", merge)
     alice_ticks_t1(git_repo)
