@@ -282,7 +282,7 @@ def _unusable_upstream(repo: Repository, branch: str, example: str) -> str | Non
 
     remote = config_value(repo, f"branch.{branch}.remote")
     _, why = operands.upstream_branch(config_value(repo, f"branch.{branch}.merge"), branch)
-    if not remote or why is None:
+    if not remote or remote == "." or why is None:  # ("." : a branch here, read by name)
         return None
     from ..validation.model import command_word  # lazy: only this refusal quotes
 
