@@ -63,10 +63,13 @@ def git(
         )
     except FileNotFoundError:
         raise OperationalError(_not_found(cwd)) from None
+    code = None
     try:
         stdout, stderr = proc.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:
         stdout, stderr = _killed(proc)
+        code = proc.returncode or -9  # a failure, even if git itself had ended (a process
+        # it left behind held its output): what it wrote may be cut short
         stderr += (
             f"\nfatal: no answer within {timeout:.1f} s: git {args[0]} {TIMED_OUT} (killed,"
             " with the processes it started)\n"
@@ -74,9 +77,10 @@ def git(
     except BaseException:  # Ctrl-C, a signal: git and its children go with us
         _killed(proc)
         raise
-    result = GitResult(proc.returncode, stdout, stderr)
-    if check and proc.returncode != 0:
-        raise OperationalError(f"git {args[0]}: {complaint(stderr, proc.returncode)}")
+    code = proc.returncode if code is None else code
+    result = GitResult(code, stdout, stderr)
+    if check and code != 0:
+        raise OperationalError(f"git {args[0]}: {complaint(stderr, code)}")
     return result
 
 
