@@ -16,6 +16,7 @@ from ..branches import agents
 from ..branches.forkstate import merger_agent
 from ..clock import now_rfc3339
 from ..codecs import parse
+from ..codecs.text import find_conflict_marker
 from ..errors import OperationalError, ParseError, UsageError
 from ..fsio import check_inside, write_atomic
 from ..gitio import git
@@ -34,6 +35,7 @@ from ..resolution.model import Choice, FileConflict, Settled, Style
 from ..resolution.structured import StructuredFile, has_unresolved
 from .choices import ResolveState, prune, state_key
 from .context import Context
+from .report import by_hand
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -303,6 +305,18 @@ def _replay(ctx: Context) -> bool:
     return ctx.operation.kind in ("rebase", "cherry-pick", "revert")
 
 
+class StrayMarkers(OperationalError):
+    """A file holding conflict marker lines (what ``validate`` calls ``conflict-markers``)
+    that form no complete block: nothing to take a side of, the file is edited by hand."""
+
+    def __init__(self, rel: str, line: int) -> None:
+        self.reason = (
+            f"line {line} is a conflict marker outside a complete <<<<<<< / ======= / >>>>>>> "
+            "block: no sides to take"
+        )
+        super().__init__(f"{rel}: {self.reason}; {by_hand(rel)}")
+
+
 def _from_file(ctx: Context, rel: str) -> Session:
     full = ctx.full(rel)
     if full.is_dir():
@@ -318,6 +332,9 @@ def _from_file(ctx: Context, rel: str) -> Session:
             ctx, rel, resolution, Style(False, marked.markers), source="markers", labels=labels
         )
 
+    stray = find_conflict_marker(text)
+    if stray is not None:  # validate says "holds git conflict markers": no dead end here
+        raise StrayMarkers(rel, text.count("\n", 0, stray) + 1)
     try:
         document = parse(text.encode("utf-8", "surrogateescape"), path=rel)
     except ParseError:
