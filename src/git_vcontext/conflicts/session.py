@@ -16,7 +16,8 @@ from ..branches import agents
 from ..branches.forkstate import merger_agent
 from ..clock import now_rfc3339
 from ..codecs import parse
-from ..errors import OperationalError, ParseError, UsageError
+from ..codecs.text import find_conflict_marker
+from ..errors import NotData, OperationalError, ParseError, UsageError
 from ..fsio import check_inside, write_atomic
 from ..gitio import git
 from ..gitio.index import is_tracked
@@ -34,6 +35,7 @@ from ..resolution.model import Choice, FileConflict, Settled, Style
 from ..resolution.structured import StructuredFile, has_unresolved
 from .choices import ResolveState, prune, state_key
 from .context import Context
+from .report import by_hand
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -311,6 +313,15 @@ def _replay(
     return ctx.operation.kind in ("rebase", "cherry-pick", "revert")
 
 
+class StrayMarkers(OperationalError):
+    """A file holding conflict marker lines (what ``validate`` calls ``conflict-markers``)
+    that form no complete block: nothing to take a side of, the file is edited by hand."""
+
+    def __init__(self, rel: str, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"{rel}: {reason}; {by_hand(rel)}")
+
+
 def _from_file(ctx: Context, rel: str) -> Session:
     full = ctx.full(rel)
     if full.is_dir():
@@ -320,12 +331,23 @@ def _from_file(ctx: Context, rel: str) -> Session:
         raise OperationalError(f"{rel}: no such file")
     marked = split_markers(text)
     if marked is not None:
-        resolution = from_marked(marked, rel)
+        try:
+            resolution = from_marked(marked, rel)
+        except NotData as exc:  # a side a hand edit broke: no side to take as data either
+            raise StrayMarkers(rel, f"a side of its conflict markers {exc.one_line()}") from None
         labels = {"ours": marked.markers.ours_label, "theirs": marked.markers.theirs_label}
         return Session(
             ctx, rel, resolution, Style(False, marked.markers), source="markers", labels=labels
         )
 
+    stray = find_conflict_marker(text)
+    if stray is not None:  # validate says "holds git conflict markers": no dead end here
+        line = text.count("\n", 0, stray) + 1
+        raise StrayMarkers(
+            rel,
+            f"line {line} is a conflict marker outside a complete <<<<<<< / ======= / >>>>>>> "
+            "block: no sides to take",
+        )
     try:
         document = parse(text.encode("utf-8", "surrogateescape"), path=rel)
     except ParseError:

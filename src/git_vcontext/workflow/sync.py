@@ -12,6 +12,7 @@ from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
 from ..errors import Unfinished, shown_url
 from ..gitio import config_value, operands, refs, work_tree
+from ..gitio.objects import descends
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
 from ..prepush.mergecheck import only_check_failures
@@ -199,9 +200,11 @@ def _track_pushed(
     repo: Repository, remote: str, agents: list[str], say: Callable[[str], None]
 ) -> None:
     """An agent branch without an upstream that the remote now holds (its remote-tracking
-    branch, as the push left it, is the local tip) tracks it, as ``git push -u`` sets it
-    and says so; an upstream the branch has is never changed. Only for a configured remote:
-    ``git push -u URL`` would write a URL no ``@{upstream}`` resolves."""
+    branch, as the push left it, is the local tip, or its ancestor: a round someone else
+    merged leaves the published commit there, and the branch gained only the merge of the
+    base) tracks it, as ``git push -u`` sets it and says so; an upstream the branch has is
+    never changed. Only for a configured remote: ``git push -u URL`` would write a URL no
+    ``@{upstream}`` resolves."""
     if remote not in operands.configured(repo):
         return
     for agent in agents:
@@ -209,7 +212,8 @@ def _track_pushed(
         if any(config_value(repo, f"branch.{branch}.{k}") for k in ("remote", "merge")):
             continue
         tip = refs.commit_of(repo, f"refs/heads/{branch}")
-        if tip is None or tip != refs.commit_of(repo, f"refs/remotes/{remote}/{branch}"):
+        there = refs.commit_of(repo, f"refs/remotes/{remote}/{branch}")
+        if tip is None or there is None or (tip != there and not descends(repo, tip, there)):
             continue
         refs.set_upstream(repo, branch, remote)
         say(f"branch '{branch}' set up to track '{remote}/{branch}'.")
