@@ -19,7 +19,10 @@ waited for: git's driver processes count on git's side) of both, each the median
 shows, the CPU ratio the one a loaded machine changes least. The two are not the same
 work: sync merges both ways (each agent branch receives main, keeping its fork blocks,
 which ``git merge`` cannot do: main into an agent branch is a fast-forward there), git
-merges into main only, so the comparison is at sync's expense.
+merges into main only, so the comparison is at sync's expense. The system part of
+each side's CPU is printed apart: on a disk file system most of sync's is the loose
+objects it creates, one file each (a few hundred), which a tmpfs copy of the repository
+nearly removes.
 
 Checks that main's tree is the same in both repositories, byte for byte (its data
 printed by document when it is not). ``--baseline OTHER/src``: another checkout's
@@ -160,17 +163,27 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _children_sys() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime
+
+
+SYSTEM: dict[str, list[float]] = {"sync": [], "git": []}
+"""The system part of each run's CPU (the kernel's: files created, read, renamed), by side."""
+
+
 def run_sync(repo: Path, profile: bool, command: list[str] | None = None) -> tuple[float, float]:
     """(wall, CPU) seconds of one ``sync --all`` (``command``: another checkout's)."""
     e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
     cmd = [*(command or cli()), "sync", "--all"]
     if profile:
         cmd = [PYTHON, "-m", "cProfile", "-s", "tottime", "-m", "git_vcontext", "sync", "--all"]
-    cpu = _children_cpu()
+    cpu, system = _children_cpu(), _children_sys()
     start = time.perf_counter()
     out = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, env=e)
     seconds = time.perf_counter() - start
     cpu = _children_cpu() - cpu
+    if command is None:
+        SYSTEM["sync"].append(_children_sys() - system)
     if out.returncode != 0:
         raise SystemExit(f"sync failed ({out.returncode}): {out.stdout[-2000:]} {out.stderr}")
     if profile:
@@ -185,7 +198,7 @@ def run_git_merges(repo: Path, agents: int) -> tuple[float, float]:
     e = {**env(), "SOURCE_DATE_EPOCH": EPOCH}
     subprocess.run(cli("install", "--local", "--no-hooks"), cwd=repo, check=True, env=e,
                    capture_output=True)  # fmt: skip
-    cpu = _children_cpu()
+    cpu, system = _children_cpu(), _children_sys()
     start = time.perf_counter()
     for k in range(agents):
         out = subprocess.run(
@@ -197,6 +210,7 @@ def run_git_merges(repo: Path, agents: int) -> tuple[float, float]:
         )
         if out.returncode != 0:
             raise SystemExit(f"git merge agents/a{k:02d} failed: {out.stdout} {out.stderr}")
+    SYSTEM["git"].append(_children_sys() - system)
     return time.perf_counter() - start, _children_cpu() - cpu
 
 
@@ -305,6 +319,12 @@ def main() -> None:
             f"| {_shown(back_runs)} |"
         )
         print(f"ratio: {t_git / t_sync:.1f}x faster (wall), {c_git / c_sync:.1f}x (CPU)")
+        s_sync, s_git = (statistics.median(SYSTEM[k]) for k in ("sync", "git"))
+        print(
+            f"system part of the CPU (median; files written, read, renamed): sync "
+            f"{s_sync * 1000:.0f} ms of {c_sync * 1000:.0f} ms, git {s_git * 1000:.0f} ms "
+            f"of {c_git * 1000:.0f} ms"
+        )
         both, both_cpu = (t_git + t_back) / t_sync, (c_git + c_back) / c_sync
         print(f"both directions with git too: {both:.1f}x (wall), {both_cpu:.1f}x (CPU)")
         if base_runs:

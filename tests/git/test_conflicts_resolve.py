@@ -228,6 +228,58 @@ def test_resolve_on_a_file_without_conflicts_is_an_operational_error_that_touche
     assert (repo / TODO).read_bytes() == before
 
 
+@pytest.mark.parametrize("keep", ["mid-line opener", "no opener", "a broken side"])
+def test_stray_markers_validate_refuses_are_named_by_conflicts_and_resolve_with_the_way_out(
+    repo: Path, keep: str
+) -> None:
+    """A document whose markers form no complete block (a hand edit that dropped or glued
+    the ``<<<<<<<`` line), or a complete block one of whose sides a hand edit broke:
+    ``validate`` refuses it (``conflict-markers``, "resolve the conflict first"), so
+    ``conflicts`` may not answer "no vContext conflicts" with exit 0, nor ``resolve`` "no
+    markers" or only "cannot be merged as data" (PRODUCT.md, command-line contract:
+    ``conflicts`` exits 1 when there are any; one truth: what validate calls markers,
+    conflicts calls markers). Both say why and the way out, and touch nothing (trial9)."""
+    text = pretty(todo())
+    if keep == "a broken side":
+        item = '      {\n        "id": "t1",'
+        broken = f"<<<<<<< ours\n{item}\n=======\n      {{{{\n>>>>>>> theirs\n"
+        stray = text.replace(item, broken, 1)
+        reason = "a side of its conflict markers cannot be merged as data"
+    else:
+        opener = "<<<<<<< ours\n" if keep == "mid-line opener" else ""
+        glued = '{"id": "t1", ' if keep == "mid-line opener" else ""
+        stray = text.replace(
+            '      {\n        "id": "t1",',
+            f"      {{{glued}{opener}=======\n>>>>>>> theirs\n" + '        "id": "t1",',
+            1,
+        )
+        reason = "is a conflict marker outside a complete"
+    assert stray != text
+    (repo / TODO).write_text(text)
+    run_git(repo, "add", TODO)
+    run_git(repo, "commit", "-qm", "todo")
+    (repo / TODO).write_text(stray)
+    before = (repo / TODO).read_bytes()
+    assert b"conflict-markers" in run_cli("validate", TODO, cwd=repo).stdout
+
+    listed = run_cli("conflicts", cwd=repo)
+    resolved = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
+
+    assert listed.returncode == 1, listed.stderr
+    out = listed.stdout.decode()
+    assert reason in out
+    assert f"edit it by hand (git vcontext validate {TODO} says when it is whole)" in out
+    assert b"no vContext conflicts" not in listed.stderr
+    data = json.loads(run_cli("conflicts", "--format", "json", cwd=repo).stdout)
+    assert [f["path"] for f in data["files"]] == [TODO]
+    assert reason in data["files"][0]["error"]
+    assert resolved.returncode == 3
+    assert resolved.stderr.count(b"\n") == 1
+    assert b"no markers" not in resolved.stderr
+    assert b"edit it by hand" in resolved.stderr
+    assert (repo / TODO).read_bytes() == before
+
+
 def test_resolve_refusals_list_the_ids_or_the_finding_and_leave_the_file_alone(repo: Path) -> None:
     two_conflicts(repo)
     merge_stops(repo)

@@ -679,7 +679,9 @@ def test_installing_never_breaks_git_in_a_virtual_environment_whose_path_holds_a
     start. ``doctor`` (run as ``python -m git_vcontext``) names that and its fix; the fix,
     ``python -m git_vcontext install``, rewrites the script to start through ``/bin/sh``
     (same mode), and then ``git vcontext`` as typed runs: doctor finds everything in place,
-    and a push goes through the hook."""
+    and a push goes through the hook. PRODUCT.md, "Installing never breaks git": after an
+    upgrade (pip writes the first line again) the pre-push hook refuses with the fix that
+    works, never the shell's bare "not found"."""
     import os
     import stat
 
@@ -727,6 +729,30 @@ def test_installing_never_breaks_git_in_a_virtual_environment_whose_path_holds_a
     again = subprocess.run(["git", "vcontext", "install"], cwd=repo, env=env, capture_output=True)
     assert again.returncode == 0
     assert b"rewrote" not in again.stdout  # once is enough
+
+    # pip installs again (an upgrade): the script's first line is the Python's path again,
+    # which the system cannot start. The hook said only the shell's "…git-vcontext: not
+    # found" and git "failed to push" (found in trial9): it refuses with the fix instead,
+    # and that fix leads to a push that goes through the hook.
+    script.write_text(f"#!{python}\n" + script.read_text().split("\n", 3)[3])
+    (repo / "todo.vcontext.json").write_text(json.dumps({**todo, "todoList": {"items": [
+        {"id": "t1", "title": "One", "status": "pending"}]}}))  # fmt: skip
+    run_git(repo, "commit", "-qam", "one")
+    refused = subprocess.run(
+        ["git", "push", str(remote), "main"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert refused.returncode != 0
+    assert f"{script} cannot start (its first line?): push refused" in refused.stderr
+    assert f'fix: "{python}" -m git_vcontext install' in refused.stderr, refused.stderr
+    fixed = subprocess.run(
+        [str(python), "-m", "git_vcontext", "install"], cwd=repo, env=env, capture_output=True
+    )
+    assert b"rewrote" in fixed.stdout
+    pushed = subprocess.run(
+        ["git", "push", str(remote), "main"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert pushed.returncode == 0, pushed.stderr
+    assert "cannot start" not in pushed.stderr
 
 
 def test_install_never_touches_a_console_script_that_starts(tmp_path: Path) -> None:

@@ -48,6 +48,18 @@ def tool(repo: Path, agent: str, item_id: str, **fields: Any) -> str:
     return commit(repo, f"{agent}: {item_id} {fields}")
 
 
+def alice_then_bob(
+    repo: Path, alice: list[tuple[str, str]], bob: tuple[str, str]
+) -> tuple[list[str], list[tuple[Any, str]]]:
+    """alice's tool edits (item, status), one commit each, on a branch from main, then
+    bob's on a branch from main (checked out): (alice's commits, bob's log)."""
+    run_git(repo, "checkout", "-q", "-b", "alice")
+    commits = [tool(repo, "alice", item, status=status) for item, status in alice]
+    run_git(repo, "checkout", "-q", "-b", "bob", "main")
+    tool(repo, "bob", bob[0], status=bob[1])
+    return commits, log_of(repo)
+
+
 def add(repo: Path, agent: str, item_id: str) -> str:
     stamp = Stamp(agent, f"2026-01-01T11:{next(_CLOCK) % 60:02d}:00Z")
     out = create(read(repo), {"id": item_id, "title": item_id.upper()}, stamp, entropy=item_id)
@@ -111,12 +123,9 @@ def repo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
 def test_m6_cherry_pick_brings_only_what_was_picked(repo: Path) -> None:
     """The issue: picking alice's second commit onto bob added the changeLog entry of her
     first commit (not picked) and a merge entry."""
-    run_git(repo, "checkout", "-q", "-b", "alice")
-    tool(repo, "alice", "t1", status="inProgress")
-    second = tool(repo, "alice", "t2", status="completed")
-    run_git(repo, "checkout", "-q", "-b", "bob", "main")
-    tool(repo, "bob", "t3", status="blocked")
-    before = log_of(repo)
+    (_, second), before = alice_then_bob(
+        repo, [("t1", "inProgress"), ("t2", "completed")], ("t3", "blocked")
+    )
     pick = run_git(repo, "cherry-pick", second, check=False)
     assert pick.returncode == 0, pick.stdout + pick.stderr
     now = items(repo)
@@ -139,11 +148,7 @@ def test_m8_cherry_pick_whose_parent_is_an_ancestor_of_ours_is_a_replay(repo: Pa
     applies its own change on top of bob's: its changeLog entry after bob's with the
     sequence continuing, the sequence advanced by one, no ``merge`` entry, no sequence
     conflict. It was merged as a merge: a ``merge`` entry and max + 1."""
-    run_git(repo, "checkout", "-q", "-b", "alice")
-    first = tool(repo, "alice", "t1", status="inProgress")
-    run_git(repo, "checkout", "-q", "-b", "bob", "main")
-    tool(repo, "bob", "t3", status="blocked")
-    before = log_of(repo)
+    (first,), before = alice_then_bob(repo, [("t1", "inProgress")], ("t3", "blocked"))
     pick = run_git(repo, "cherry-pick", first, check=False)
     assert pick.returncode == 0, pick.stdout + pick.stderr
     log = log_of(repo)
@@ -268,12 +273,9 @@ def test_m8_revert_advances_the_sequence_and_keeps_the_log(repo: Path) -> None:
 def test_m6_resolving_a_stopped_cherry_pick_merges_as_the_driver_did(repo: Path) -> None:
     """``resolve`` merges the index stages again: during a cherry-pick it replays as the
     driver did, so the entry of the commit not picked stays out there too."""
-    run_git(repo, "checkout", "-q", "-b", "alice")
-    tool(repo, "alice", "t1", status="inProgress")
-    second = tool(repo, "alice", "t2", status="completed")
-    run_git(repo, "checkout", "-q", "-b", "bob", "main")
-    tool(repo, "bob", "t2", status="blocked")
-    before = log_of(repo)
+    (_, second), before = alice_then_bob(
+        repo, [("t1", "inProgress"), ("t2", "completed")], ("t2", "blocked")
+    )
     pick = run_git(repo, "cherry-pick", second, check=False)
     assert pick.returncode != 0, pick.stdout + pick.stderr  # t2: blocked vs completed
     proc = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
@@ -354,3 +356,70 @@ def test_m8_info_sequence_in_a_rebase_step_advances_by_the_commits_own_change(
     assert not merges(repo)
     valid(repo)
     history_clean(repo, "feature")
+
+
+def _conflicting_pick(repo: Path) -> tuple[str, list[tuple[Any, str]]]:
+    """alice's first commit (its parent, main, is an ancestor of bob: ours' history alone
+    calls picking it a merge) and bob's edit of the same value: (alice's commit, bob's
+    log). Conflicts are written structured, so the driver's file is a document to read."""
+    run_git(repo, "config", "merge.vcontext.conflictStyle", "structured")
+    (first,), before = alice_then_bob(repo, [("t1", "inProgress")], ("t1", "blocked"))
+    return first, before
+
+
+def _driver_then_resolve(repo: Path, *pick: str) -> tuple[list[Any], list[Any]]:
+    """The changeLog the driver wrote when the pick (a command line) stopped, and the one
+    ``resolve --take theirs`` wrote from the index stages."""
+    stopped = subprocess.run(pick, cwd=repo, capture_output=True, text=True, check=False)
+    assert stopped.returncode != 0, stopped.stdout + stopped.stderr  # t1: inProgress/blocked
+    assert (repo / ".git" / "CHERRY_PICK_HEAD").is_file()
+    driver = read(repo)["todoList"]["changeLog"]
+    proc = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert items(repo)["t1"]["status"] == "inProgress"
+    valid(repo)
+    return driver, read(repo)["todoList"]["changeLog"]
+
+
+def test_m8_an_alias_cherry_pick_is_a_replay_for_the_driver_and_for_resolve(repo: Path) -> None:
+    """M8 "In a replay — … a cherry-pick", M6 (a pick's entries after ours', sequences
+    continuing) and "Resolving conflicts" (resolve merges the stages again, as the driver
+    did): ``git cp X`` with ``alias.cp = cherry-pick -x`` is a cherry-pick for both. git
+    runs the command an alias names as a child ``git cherry-pick -x X``, which the driver
+    reads; had it read only ``cp`` it would judge from ours' history: a merge (alice's
+    entry kept at sequence 5, before bob's), where resolve replays (alice's at 6)."""
+    first, before = _conflicting_pick(repo)
+    run_git(repo, "config", "alias.cp", "cherry-pick -x")
+    driver, resolved = _driver_then_resolve(repo, "git", "cp", first)
+    for log in (driver, resolved):
+        picked = [(e["sequence"], e.get("description", e["operation"])) for e in log]
+        assert picked[: len(before)] == before  # ours' entries first, unchanged
+        assert picked[len(before) :] == [
+            (before[-1][0] + 1, "updated t1: status pending → inProgress"),
+            (before[-1][0] + 2, "merge"),  # the step met a concurrent edit of t1's status
+        ]
+    assert resolved == driver
+    strictly_increasing(repo)
+
+
+def test_m8_a_driver_that_cannot_tell_its_invoker_and_resolve_judge_alike(
+    repo: Path, tmp_path: Path
+) -> None:
+    """ "Resolving conflicts" (resolve merges the stages again, as the driver did) and M6/M8:
+    a driver that cannot read the git command running it (no ``/proc`` nor ``ps``; here a
+    git whose name is not ``git``) judges this pick from ours' history: a merge. resolve
+    said "replay" for every stopped cherry-pick and wrote another changeLog; it now merges
+    as the driver recorded it did."""
+    first, before = _conflicting_pick(repo)
+    unnamed = tmp_path / "bin" / "vcs"
+    unnamed.parent.mkdir()
+    git = subprocess.run(["git", "--exec-path"], capture_output=True, text=True, check=True)
+    unnamed.symlink_to(Path(git.stdout.strip()) / "git")
+    driver, resolved = _driver_then_resolve(repo, str(unnamed), "cherry-pick", first)
+    merged = [(e["sequence"], e.get("description", e["operation"])) for e in driver]
+    assert merged[len(before) - 1 :] == [  # alice's entry by its key, before bob's: a merge
+        (before[-1][0], "updated t1: status pending → inProgress"),
+        before[-1],
+        (before[-1][0] + 1, "merge"),
+    ]
+    assert resolved == driver

@@ -40,14 +40,21 @@ def _heads(remote: Path) -> str:
     return run_git(remote, "for-each-ref", "--format=%(refname) %(objectname)").stdout
 
 
-def _trunk_team(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
-    """(the bare remote whose base is trunk, this clone: main tracking origin/trunk, agent
-    alice forked from main with t1 ticked)."""
+def _trunk_remote(git_repo: Path, tmp_path: Path) -> Path:
+    """A bare remote whose only branch is trunk, this clone's seeded main pushed there as
+    ``origin``'s trunk (no upstream set)."""
     remote = tmp_path / "remote.git"
     run_git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(remote))
     seed(git_repo)
     run_git(git_repo, "remote", "add", "origin", str(remote))
     run_git(git_repo, "push", "-q", "origin", "main:trunk")
+    return remote
+
+
+def _trunk_team(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """(the bare remote whose base is trunk, this clone: main tracking origin/trunk, agent
+    alice forked from main with t1 ticked)."""
+    remote = _trunk_remote(git_repo, tmp_path)
     run_git(git_repo, "fetch", "-q", "origin")
     run_git(git_repo, "branch", "-q", "--set-upstream-to=origin/trunk", "main")
     alice_ticks_t1(git_repo)
@@ -221,11 +228,7 @@ def test_the_way_out_of_a_conflict_names_no_push_a_renamed_upstream_refuses(
 def _unusable_team(git_repo: Path, tmp_path: Path, merge: str) -> Path:
     """The bare remote; this clone's main tracks origin with ``branch.main.merge`` set to
     ``merge``; agent alice ticked t1."""
-    remote = tmp_path / "remote.git"
-    run_git(tmp_path, "init", "-q", "--bare", "-b", "trunk", str(remote))
-    seed(git_repo)
-    run_git(git_repo, "remote", "add", "origin", str(remote))
-    run_git(git_repo, "push", "-q", "origin", "main:trunk")
+    remote = _trunk_remote(git_repo, tmp_path)
     run_git(git_repo, "config", "branch.main.remote", "origin")
     run_git(git_repo, "config", "branch.main.merge", merge)
     alice_ticks_t1(git_repo)
@@ -253,12 +256,17 @@ def test_a_plain_sync_behind_gives_no_push_an_unusable_upstream_refuses(
     assert b"--push origin syncs" not in synced.stderr
 
 
-@pytest.mark.parametrize("merge", ["refs/heads/-x", "refs/heads/a b"])
+UNUSABLE = ["refs/heads/-x", "refs/heads/a b", "trunk", "refs/tags/v1"]
+
+
+@pytest.mark.parametrize("merge", UNUSABLE)
 def test_an_upstream_no_command_line_can_name_is_refused_not_taken_for_the_base(
     git_repo: Path, tmp_path: Path, merge: str
 ) -> None:
     """``branch.main.merge`` naming a branch no command line can take (``-x`` reads as an
-    option, ``a b`` is no branch name): sync --push used to take the base's own name
+    option, ``a b`` is no branch name) or none at all (``trunk``, ``refs/tags/v1``: no
+    ``refs/heads/`` name; git's ``@{upstream}`` is none, "not stored as a remote-tracking
+    branch", and ``git push`` refuses it): sync --push used to take the base's own name
     instead and publish a ``main`` beside the upstream git names (exit 0); it refuses in
     one line, exit 3, the remote untouched, and its way out (pasted through a shell)
     lets the next sync --push land."""
@@ -287,3 +295,48 @@ def test_an_upstream_no_command_line_can_name_is_refused_not_taken_for_the_base(
     synced = run_cli("sync", "alice", "--push", "origin", cwd=git_repo, env=EPOCH)
     assert synced.returncode == 0, synced.stdout + synced.stderr
     assert show(remote, "main", TODO)["todoList"]["items"][0]["status"] == "completed"
+
+
+@pytest.mark.parametrize("merge", UNUSABLE)
+def test_check_and_sync_checkout_read_an_upstream_git_cannot_name_as_status_does(
+    git_repo: Path, tmp_path: Path, merge: str
+) -> None:
+    """One truth for "the base on the remote" (``@{upstream}``; PRODUCT.md "The remote
+    guards itself": check's default range is ``@{upstream}..HEAD``, exit 3 without one;
+    command-line contract: exit 3 with one line). ``branch.main.merge`` naming no usable
+    branch: check said "origin/trunk is gone" (it is there) and ``sync --checkout``
+    fetched and built on the remote's main, which git never reads as main's upstream.
+    Both now refuse in one line naming the setting, as status does, nothing moved, and
+    each way out works when pasted."""
+    remote = _unusable_team(git_repo, tmp_path, merge)
+    before = (_heads(remote), _heads(git_repo))
+    named = f"branch.main.merge {merge!r} names no branch".encode()
+
+    checked = run_cli("check", cwd=git_repo)
+    synced = run_cli("sync", "alice", "--checkout", cwd=git_repo, env=EPOCH)
+
+    for refused in (checked, synced):
+        assert refused.returncode == 3, refused.stdout + refused.stderr
+        assert len(refused.stderr.splitlines()) == 1, refused.stderr
+        assert named in refused.stderr
+    assert b"is gone" not in checked.stderr
+    assert (_heads(remote), _heads(git_repo)) == before
+    assert run_git(git_repo, "status", "--porcelain").stdout == ""
+
+    line = checked.stderr.decode()
+    way_out = line[line.rindex("(git vcontext check") + 1 : line.rindex(")")]
+    pasted = subprocess.run(
+        [*cli_path(), *shlex.split(way_out)[2:]], cwd=git_repo, capture_output=True
+    )
+    assert pasted.returncode == 0, pasted.stdout + pasted.stderr
+    line = synced.stderr.decode()
+    shell = subprocess.run(
+        ["sh", "-c", line[line.index("git config branch.main.merge") :]],
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+    )
+    assert shell.returncode == 0, shell.stderr
+    synced = run_cli("sync", "alice", "--checkout", cwd=git_repo, env=EPOCH)
+    assert synced.returncode == 0, synced.stdout + synced.stderr
+    assert show(git_repo, "main", TODO)["todoList"]["items"][0]["status"] == "completed"

@@ -235,3 +235,111 @@ def test_status_fetch_from_a_dead_remote_answers_within_its_own_deadline(
     assert "git config vcontext.statusTimeout" in last
     assert "trying again" in proc.stderr.decode()  # transient: it was retried
     assert 10 < took < 60, took
+
+
+class _Silent:
+    """A server on loopback that accepts connections and never answers (a hung proxy, a
+    stopped server process): git's fetch waits on it for ever. Records when each
+    connection it accepted was closed by the other end."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        self.closed: list[float] = []
+        self._stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import threading
+
+        self.sock.settimeout(0.2)
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.accepted += 1
+            threading.Thread(target=self._hold, args=(conn,), daemon=True).start()
+
+    def _hold(self, conn: Any) -> None:
+        conn.settimeout(0.2)
+        while not self._stop.is_set():
+            try:
+                if conn.recv(65536) == b"":  # the other end went away
+                    self.closed.append(time.monotonic())
+                    break
+            except TimeoutError:
+                continue
+            except OSError:
+                self.closed.append(time.monotonic())
+                break
+        conn.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.sock.close()
+
+
+def test_status_fetch_kills_a_fetch_that_hangs_at_its_deadline(
+    team: tuple[Path, Path, Path],
+) -> None:
+    """Command-line contract (``status --fetch`` answers within ``vcontext.statusTimeout``,
+    exit 3 with one line naming it) and "Sync at scale" (transient failures are retried
+    until the deadline): a server that accepts the connection and never answers held
+    ``status --fetch`` for ever — the deadline bounded retries, not one hanging fetch. The
+    fetch is now killed at the deadline with the processes it started (git-remote-http
+    held the connection): the server sees it closed, and status stops in one line."""
+    _, repo, _ = team
+    server = _Silent()
+    try:
+        run_git(repo, "remote", "set-url", "origin", f"http://127.0.0.1:{server.port}/r.git")
+        run_git(repo, "config", "vcontext.statusTimeout", "2")
+        started = time.monotonic()
+
+        proc = run_cli("status", "--fetch", cwd=repo, env=EPOCH, timeout=60)
+
+        took = time.monotonic() - started
+        ended = time.monotonic()
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        last = proc.stderr.decode().splitlines()[-1]
+        assert "timed out" in last, last
+        assert "git config vcontext.statusTimeout" in last, last
+        assert took < 20, took  # the deadline (2 s), at least LAST_TRY (5 s) for the try
+        assert server.accepted >= 1
+        for _ in range(50):  # every connection it opened was closed by now (or at once)
+            if len(server.closed) == server.accepted:
+                break
+            time.sleep(0.1)
+        assert len(server.closed) == server.accepted, (server.accepted, server.closed)
+        assert all(at <= ended + 1 for at in server.closed)
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e400", "-inf", "86401"])
+def test_a_status_timeout_no_deadline_can_hold_is_refused_naming_the_key(
+    team: tuple[Path, Path, Path], value: str
+) -> None:
+    """Command-line contract (exit 3, one line): ``vcontext.statusTimeout=inf`` made
+    ``status --fetch`` retry a failing remote for ever. A value that is no finite number,
+    or more than a day, is refused before anything is fetched, in one line naming the
+    key and the command that sets its default; git refuses a numeric setting it cannot
+    hold too ("bad numeric config value"), rather than clamp it without a word."""
+    _, repo, _ = team
+    run_git(repo, "remote", "set-url", "origin", "http://127.0.0.1:1/remote.git")
+    run_git(repo, "config", "vcontext.statusTimeout", value)
+
+    proc = run_cli("status", "--fetch", cwd=repo, env=EPOCH, timeout=60)
+
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert f"vcontext.statusTimeout {value!r} is out of range" in lines[0]
+    assert lines[0].endswith("git config vcontext.statusTimeout 15 (the default)")
+    assert "trying again" not in proc.stderr.decode()

@@ -563,3 +563,37 @@ def test_sync_follows_a_worktree_whose_path_holds_a_newline_and_spaces(forked: P
     assert read(wt, "todo.vcontext.json") == show(repo, "agents/alice", "todo.vcontext.json")
     assert run_git(wt, "status", "--porcelain").stdout == ""
     assert [i["id"] for i in read(wt, "todo.vcontext.json")["todoList"]["items"]][-1] == "t4"
+
+
+def test_the_command_that_frees_a_branchs_lock_is_one_word_whatever_the_agents_name(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A branch's name may hold a quote and ``$(…)`` (``git check-ref-format`` allows
+    both). The ``rm -f`` that sync prints for its stale lock was written as ``'PATH'``:
+    pasted, the quote in the name ended the word and ``$(…)`` ran. PRODUCT.md's
+    command-line contract (no value from outside read as anything but what it is), for
+    the commands given to paste: the advice, run by a shell, removes that lock and
+    nothing else runs; then sync lands (found in trial9)."""
+    agent = "x'$(touch${IFS}pwned)'"
+    seed(git_repo)
+    fork_by_hand(git_repo, agent)
+    commit_on(git_repo, f"agents/{agent}", {"todo.vcontext.json": status(("t1", "completed"))}, "t")
+    lock = git_repo / ".git" / "refs" / "heads" / "agents" / f"{agent}.lock"
+    lock.write_text("")
+    before = _refs(git_repo, "main", f"agents/{agent}")
+
+    code, out, err = sync(git_repo, agent)
+
+    assert code == 3, out + err
+    said = out + err
+    command = said[said.index("remove it: ") + len("remove it: ") :].splitlines()[0]
+    assert command.startswith("rm -f '"), command
+    assert _refs(git_repo, "main", f"agents/{agent}") == before
+    import subprocess
+
+    subprocess.run(["sh", "-c", command], cwd=tmp_path, check=True)
+    assert not lock.exists()
+    assert not (tmp_path / "pwned").exists()
+    assert not list(tmp_path.glob("*pwned*"))
+    code, out, err = sync(git_repo, agent)
+    assert code == 0, out + err

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from helpers.playbook import doc, ev
-from helpers.run import cli_path, run_git
+from helpers.run import cli_path, run_cli, run_git
 from helpers.sync_repos import (
     EPOCH,
     commit_all,
@@ -699,3 +699,30 @@ def test_criss_cross_history_merges_against_a_virtual_base(git_repo: Path) -> No
 def _commit_here(where: Path, change: object, message: str) -> str:
     edit(where, "todo.vcontext.json", change)
     return commit_all(where, message)
+
+
+def test_a_round_another_merged_still_sets_the_agent_branchs_upstream(
+    remote: Path, tmp_path: Path
+) -> None:
+    """The agent branch a ``sync --push`` published tracks the remote's copy (README: "An
+    agent branch with no upstream of its own tracks the remote's copy once sync pushed
+    it", as ``git push -u``) also when someone else merged the round (here the server's
+    hook; the lease holder alike): the copy there keeps the published commit, an ancestor
+    of the local branch, which only gained the merge of the base. Before, such an agent's
+    plain ``git vcontext check`` (``@{upstream}..HEAD``, PRODUCT.md's command-line
+    contract) exited 3, "has no upstream" (found over HTTP, trial9)."""
+    done = subprocess.run([*cli_path(), "install", "--server"], cwd=remote, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+
+    assert code == 0, out + err
+    assert "merged into main on the remote" in out
+    assert "branch 'agents/alice' set up to track 'origin/agents/alice'." in out, out
+    assert run_git(alice, "config", "branch.agents/alice.remote").stdout.strip() == "origin"
+    run_git(alice, "switch", "-q", "agents/alice")
+    checked = run_cli("check", cwd=alice)
+    assert checked.returncode == 0, checked.stderr.decode()
+    assert "of origin/agents/alice..HEAD checked" in checked.stdout.decode()

@@ -24,6 +24,7 @@ from helpers.team import (
     edit,
     git,
     identity,
+    person_deletes_t1,
     read,
     remote_show,
     setup,
@@ -31,17 +32,6 @@ from helpers.team import (
     vcx,
     write,
 )
-
-
-def _person_deletes_t1(team: Team) -> None:
-    def drop(data: Any) -> None:
-        data["todoList"]["items"] = [i for i in data["todoList"]["items"] if i["id"] != "t1"]
-        data["todoList"]["sequence"] += 1
-
-    git(team.person, "pull", "-q", "--no-rebase", "origin", "main")
-    edit(team.person, TASKS, drop)
-    git(team.person, "commit", "-q", "-am", "person: t1 is not needed")
-    git(team.person, "push", "-q", "origin", "main")  # through the pre-push hook
 
 
 def _agent_works_on_t1(clone: Path, status: str = "inProgress") -> None:
@@ -73,7 +63,7 @@ def _landed(team: Team, clone: Path) -> None:
 def test_issue_34_steps_1_to_3_the_way_out_as_printed_lands(tmp_path: Path) -> None:
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
-    _person_deletes_t1(team)
+    person_deletes_t1(team)
     _agent_works_on_t1(bo)
     base_before = team.base()
 
@@ -120,7 +110,7 @@ def test_issue_34_step_2_as_tried_checkout_from_main_still_resolves_on_the_agent
     _agent_works_on_t1(bo)
     assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 0
     _agent_works_on_t1(bo, "blocked")
-    _person_deletes_t1(team)
+    person_deletes_t1(team)
     assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 1
     git(bo, "switch", "-q", "main")
     tried = vcx(bo, "sync", "bo", "--checkout")
@@ -139,7 +129,7 @@ def test_issue_34_a_local_sync_into_a_base_behind_its_upstream_says_so_and_traps
 ) -> None:
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
-    _person_deletes_t1(team)
+    person_deletes_t1(team)
     _agent_works_on_t1(bo)
     git(bo, "fetch", "-q", "origin")
     local = vcx(bo, "sync", "bo")
@@ -260,7 +250,7 @@ def test_checkout_after_a_push_run_of_several_agents_merges_the_base_that_landed
     (tmp_path / "cy" / "notes.txt").write_text("cy's notes\n")
     git(tmp_path / "cy", "add", "notes.txt")
     git(tmp_path / "cy", "commit", "-q", "-m", "cy's notes")
-    _person_deletes_t1(team)
+    person_deletes_t1(team)
     _agent_works_on_t1(bo)
 
     run = vcx(bo, "sync", "al", "cy", "bo", "--push", "origin", "--checkout")

@@ -144,3 +144,17 @@ class Team:
         git(clone, "fetch", "-q", str(self.remote), "main")  # (FETCH_HEAD only)
         out = git(clone, "rev-list", "main", "--not", remote_main).stdout
         return out.split()
+
+
+def person_deletes_t1(team: Team) -> None:
+    """The person pulls, deletes task t1 (sequence + 1) and pushes main (through the
+    pre-push hook): an agent working on t1 then conflicts with it."""
+
+    def drop(data: Any) -> None:
+        data["todoList"]["items"] = [i for i in data["todoList"]["items"] if i["id"] != "t1"]
+        data["todoList"]["sequence"] += 1
+
+    git(team.person, "pull", "-q", "--no-rebase", "origin", "main")
+    edit(team.person, TASKS, drop)
+    git(team.person, "commit", "-q", "-am", "person: t1 is not needed")
+    git(team.person, "push", "-q", "origin", "main")

@@ -15,18 +15,25 @@ from pathlib import Path
 from typing import Any
 
 from helpers.mcp_support import run, stdio_params, text
-from helpers.team import TASKS, Team, edit, git, remote_show, setup, vcx
+from helpers.team import TASKS, Team, git, person_deletes_t1, remote_show, setup, vcx
 
 
-def _person_deletes_t1(team: Team) -> None:
-    def drop(data: Any) -> None:
-        data["todoList"]["items"] = [i for i in data["todoList"]["items"] if i["id"] != "t1"]
-        data["todoList"]["sequence"] += 1
+def _t1_deleted(tmp_path: Path) -> tuple[Team, Path]:
+    """A team with agent bo, whose person has deleted task t1 on the remote's main: (the
+    team, bo's work tree)."""
+    team = setup(tmp_path, ["bo"])
+    person_deletes_t1(team)
+    return team, team.agents["bo"]
 
-    git(team.person, "pull", "-q", "--no-rebase", "origin", "main")
-    edit(team.person, TASKS, drop)
-    git(team.person, "commit", "-q", "-am", "person: t1 is not needed")
-    git(team.person, "push", "-q", "origin", "main")
+
+async def _sync_stops_on_t1(client: Any, status: str) -> Any:
+    """The agent sets t1's ``status`` (which the person deleted meanwhile) and syncs: the
+    sync stops on that conflict; its answer."""
+    r = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": status})
+    assert not r.is_error, text(r)
+    stopped = await client.call_tool("vcontext_sync", {"push": "origin"})
+    assert stopped.is_error, text(stopped)
+    return stopped
 
 
 async def _follow_next(client: Any, answer: Any, take: str) -> Any:
@@ -46,16 +53,11 @@ def test_issue_34_step_4_an_mcp_agent_gets_out_of_a_sync_conflict_with_tool_call
 ) -> None:
     from mcp import Client
 
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
-    _person_deletes_t1(team)
+    team, bo = _t1_deleted(tmp_path)
 
     async def main() -> None:
         async with Client(stdio_params(bo)) as client:
-            r = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": "inProgress"})
-            assert not r.is_error, text(r)
-            stopped = await client.call_tool("vcontext_sync", {"push": "origin"})
-            assert stopped.is_error
+            stopped = await _sync_stops_on_t1(client, "inProgress")
             data = stopped.structured_content
             assert data["ok"] is False
             assert data["stopped"] == {"worktree": str(bo), "merging": "origin/main"}
@@ -106,16 +108,11 @@ def test_vcontext_sync_gives_back_the_conflicts_left_and_commits_a_merge_settled
     commits sync's merge and lands."""
     from mcp import Client
 
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
-    _person_deletes_t1(team)
+    team, bo = _t1_deleted(tmp_path)
 
     async def main() -> None:
         async with Client(stdio_params(bo)) as client:
-            r = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": "blocked"})
-            assert not r.is_error, text(r)
-            first = await client.call_tool("vcontext_sync", {"push": "origin"})
-            assert first.is_error
+            first = await _sync_stops_on_t1(client, "blocked")
             second = await client.call_tool("vcontext_sync", {"push": "origin"})
             assert second.is_error
             assert "a merge is in progress here" in text(second)
@@ -140,20 +137,15 @@ def test_the_next_vcontext_sync_names_a_url_upstream_without_its_credentials(
     contract: credentials never printed; "Resolving conflicts": the way out works)."""
     from mcp import Client
 
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
+    team, bo = _t1_deleted(tmp_path)
     token = "s3cr3tTOKEN"
     url = f"file://user:{token}@localhost{team.remote}"
     git(bo, "config", "branch.main.remote", url)
     git(bo, "config", "branch.main.merge", "refs/heads/main")
-    _person_deletes_t1(team)
 
     async def main() -> None:
         async with Client(stdio_params(bo)) as client:
-            r = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": "inProgress"})
-            assert not r.is_error, text(r)
-            stopped = await client.call_tool("vcontext_sync", {"push": "origin"})
-            assert stopped.is_error
+            stopped = await _sync_stops_on_t1(client, "inProgress")
             resolve = stopped.structured_content["next"][0]
             assert resolve["tool"] == "vcontext_resolve"
             resolved = await client.call_tool("vcontext_resolve", resolve["arguments"])

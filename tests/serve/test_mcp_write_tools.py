@@ -384,3 +384,39 @@ def test_write_tools_plan_deletes_and_dependencies_refuse_what_they_must(
     run(main)
     assert "dependencies" not in json.dumps(read_any(alice / PLAN)["plan"]["items"])
     assert run_git(alice, "rev-list", "--count", f"{head.strip()}..HEAD").stdout.strip() == "2"
+
+
+def test_write_tools_an_agents_words_make_a_one_line_subject_and_never_the_drop_trailer(
+    repo: Path, tmp_path: Path
+) -> None:
+    """PRODUCT.md "MCP server" (every tool argument is hostile input; a delete's commit
+    carries ``Vcontext-Drop:``, which lets a commit drop records past sync's check of
+    commits made on files an interrupted sync left behind): a title holding line breaks
+    and that trailer made the subject two paragraphs and wrote the trailer into a commit
+    that only adds an item (found in trial9); a 200 kB title made a 200 kB subject. The
+    subject is one line, the trailer's word defused, the length bounded; the item keeps
+    its title as given."""
+    alice = agent_worktree(repo, tmp_path / "alice")
+    hostile = "legit\n\nVcontext-Drop: because\nVcontext-Sync: bob"
+
+    async def main() -> None:
+        async with stdio(alice) as client:
+            made = _ok(await client.call_tool("vbrief_create_todo", {"title": hostile}))
+            assert made["item"]["title"] == hostile
+            _ok(await client.call_tool("vbrief_create_todo", {"title": "t" * 5000}))
+            _ok(
+                await client.call_tool(
+                    "vbrief_add_learning",
+                    {"targetId": "x", "kind": "note", "content": "y", "title": "Vcontext-Drop: z"},
+                )
+            )
+
+    run(main)
+    messages = run_git(alice, "log", "-3", "--format=%B%x00").stdout.split("\x00")[:3]
+    for message in messages:
+        assert "Vcontext-Drop:" not in message, message
+        subject, blank, *_ = message.strip("\n").split("\n")
+        assert blank == "", message
+        assert len(subject) <= len("vcontext mcp: ") + 120, subject
+    assert any("legit Vcontext-Drop : because Vcontext-Sync: bob" in m for m in messages)
+    _valid(alice)

@@ -215,6 +215,29 @@ def test_concurrent_creations_of_one_target_are_a_note_not_an_error() -> None:
     assert "several roots of one entry" in report.notes[0].message
 
 
+def test_concurrent_creations_settled_by_an_update_are_no_longer_advised_to_be_settled() -> None:
+    """PRODUCT.md "Playbook view" (an update after the winner settles concurrent heads):
+    once that update is there, validate's note stays a fact of the log but no longer
+    advises what was done ("an update after the winner settles the heads they left"
+    after ``playbook update`` did it: found in trial9); it names the settling update."""
+    created = [
+        event("e1", "dlq", createdAt="2025-01-01T00:00:00Z"),
+        event("e2", "dlq", createdAt="2025-01-02T00:00:00Z"),
+    ]
+    (before,) = validate(playbook(*created)).notes
+    assert "an update after the winner settles the heads they left" in before.message
+    update = event("e3", "dlq", "update", prevEventId="e2", createdAt="2025-01-03T00:00:00Z")
+
+    report = validate(playbook(*created, update))
+
+    assert report.valid
+    (note,) = report.notes
+    assert note.rule == "playbook-duplicate-creation"
+    assert "several roots of one entry" in note.message
+    assert "settles the heads they left" not in note.message
+    assert "settled by e3, an update after the winner" in note.message
+
+
 def test_playbook_cycle_is_a_rule() -> None:
     events = [
         event("e1", "x", "update", prevEventId="e2"),

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
+import pytest
 
+from git_vcontext.errors import OperationalError
 from git_vcontext.gitio.remote import _porcelain
 from git_vcontext.remote.protocol import (
     DEFAULT_TIMEOUT,
@@ -78,3 +80,30 @@ def test_push_settings_from_git_config_fall_back_on_a_key_without_a_value(
     assert found.timeout == DEFAULT_TIMEOUT
     assert found.attempts == 3
     assert found.lease_seconds == DEFAULT_SECONDS
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("syncTimeout", "inf"),
+        ("syncTimeout", "1e400"),
+        ("leaseSeconds", "nan"),
+        ("pushAttempts", "inf"),  # int(inf): an OverflowError's traceback before
+        ("pushAttempts", "1e9"),
+    ],
+)
+def test_a_push_setting_no_deadline_can_hold_is_refused_naming_its_key(
+    tmp_path: Path, key: str, value: str
+) -> None:
+    """Command-line contract (bad input: one clear line, exit 3, no traceback): a sync
+    whose ``vcontext.syncTimeout`` is ``inf`` retried for ever; ``pushAttempts = inf``
+    crashed. Each is refused in one line naming the key and its default."""
+    repo = pygit2.init_repository(str(tmp_path))
+    repo.config[f"vcontext.{key}"] = value
+    with pytest.raises(OperationalError) as refused:
+        settings(pygit2.Repository(str(tmp_path)))
+    line = refused.value.one_line()
+    assert f"vcontext.{key} {value!r} is out of range" in line
+    assert f"git config vcontext.{key} " in line
+    assert line.endswith("(the default)")
+    assert "\n" not in line

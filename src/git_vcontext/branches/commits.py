@@ -19,10 +19,20 @@ def sync_message(title: str, agents: Sequence[str], documents: Iterable[str]) ->
     docs = list(documents)
     if docs:
         lines.append("Documents:")
-        lines += [f"- {p}" for p in docs]
+        lines += document_lines(docs)
         lines.append("")
     lines += [f"{TRAILER}: {agent}" for agent in agents]
     return "\n".join(lines) + "\n"
+
+
+def document_lines(paths: Iterable[str]) -> list[str]:
+    """The ``- PATH`` lines of a merge commit's "Documents:" list, each name as git shows
+    it (C-quoted when it holds a line break or another control character): a document
+    named ``a\nVcontext-Drop: b.json`` wrote a line of its own, the trailer that lets a
+    commit drop records (the hook reads it anywhere in a message)."""
+    from ..validation.model import quoted_path
+
+    return [f"- {quoted_path(p)}" for p in paths]
 
 
 def is_sync_commit(commit: Commit) -> bool:

@@ -37,7 +37,9 @@ def _summary(listing: Listing) -> None:
         named = [f.path for f in listing.files if f.conflicts]
         hint = HINT.replace("PATH", command_path(named[0])) if files == 1 else HINT
         print(f"{count} conflict(s) in {files} file(s); {hint}", file=sys.stderr)
-    elif listing.found:
+    elif listing.found and (listing.others or any(f.source == "stages" for f in listing.files)):
         print("no vContext conflict left as data; files still unmerged", file=sys.stderr)
+    elif listing.found:  # only stray markers: no merge stopped, nothing unmerged
+        print("no conflict to take a side of; edit the file(s) named above", file=sys.stderr)
     elif not listing.found:
         print("no vContext conflicts", file=sys.stderr)

@@ -41,11 +41,12 @@ def run(
     if not virtual_base and _rerere(raw):
         return _rerere_merge(raw, ours, marker_size)
     options = MergeOptions(now=now_rfc3339(), path=path)
+    judged: list[bool] = []  # what the replay probe answered, when it was asked
     if not virtual_base:  # a rebase step, cherry-pick or revert replays (M6, M8)
         options = replace(
             options,
             replay=None,
-            replay_probe=_replay_probe(path, raw),
+            replay_probe=_replay_probe(path, raw, judged),
             revert_probe=_revert_probe(path, raw, options.now or now_rfc3339()),
         )
     if virtual_base:  # never a conflict: a valid document for the outer merge (M16)
@@ -68,6 +69,8 @@ def run(
         outcome = merge_files(*raw, path=path, options=options, writing=writing)
     if outcome.output != raw[1]:
         write_atomic(ours, outcome.output, force=True)  # %A is git's file to replace
+    if judged and path and not outcome.clean and not virtual_base:
+        _record(path, raw, judged[0])
     describe(outcome, path or ours)
     return int(ExitCode.OK if outcome.clean or virtual_base else ExitCode.FOUND)
 
@@ -97,17 +100,29 @@ def _rerere_merge(raw: list[bytes], ours: str, marker_size: int) -> int:
     return int(ExitCode.FOUND if blocks else ExitCode.OK)
 
 
-def _replay_probe(path: str | None, raw: list[bytes]) -> Callable[[], bool]:
+def _replay_probe(path: str | None, raw: list[bytes], judged: list[bool]) -> Callable[[], bool]:
     """Whether this merge is a replay, asked only when the merge needs to know (git's
-    state, else ours' history: gitio.replay)."""
+    state, else ours' history: gitio.replay); the answer also goes into ``judged``."""
 
     def replay() -> bool:
         # lazy: most merges never ask, and gitio is not on the driver's light path
         from ..gitio.replay import is_replay
 
-        return is_replay(path, raw[0] or None, raw[1], raw[2])
+        judged[:] = [is_replay(path, raw[0] or None, raw[1], raw[2])]
+        return judged[0]
 
     return replay
+
+
+def _record(path: str, raw: list[bytes], replay: bool) -> None:
+    """A conflicted merge that asked: its judgement kept for ``resolve`` (M6, M8: the index
+    stages merged again as the driver merged them)."""
+    from ..gitio.operation import find_git_dir
+    from ..gitio.replay import record
+
+    git_dir = find_git_dir(".")
+    if git_dir is not None:
+        record(git_dir, path, raw[0] or None, raw[1], raw[2], replay)
 
 
 def _revert_probe(path: str | None, raw: list[bytes], now: str) -> Callable[[], Reverting | None]:

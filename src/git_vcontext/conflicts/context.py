@@ -34,6 +34,7 @@ class Context:
         tree = work_tree(self.repo) if self.repo is not None else None
         self.top = Path(tree) if tree else None
         git_dir = gitio_dir(self.repo) if self.repo is not None else None
+        self.git_dir = git_dir
         self.operation: Operation = current(git_dir)
         self.stopped_at = stopped_at(git_dir) if git_dir else None
 

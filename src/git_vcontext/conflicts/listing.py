@@ -20,7 +20,7 @@ from ..gitio.index import tracked_paths
 from ..record import record
 from ..resolution.model import FileConflict
 from .context import Context
-from .session import Session, open_file
+from .session import Session, StrayMarkers, open_file
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -110,6 +110,8 @@ def _listing(ctx: Context, rel: str, *, quiet: bool = False) -> FileListing | No
     op = ctx.operation
     try:
         session = open_file(rel, cwd=ctx.top or ctx.cwd) if ctx.top else open_file(rel, cwd=ctx.cwd)
+    except StrayMarkers as exc:  # markers validate refuses, which no side can settle
+        return FileListing(rel, {}, None, "markers", error=exc.reason)
     except OperationalError as exc:
         if quiet:
             return None
@@ -185,10 +187,12 @@ def _head(ctx: Context, rel: str) -> bytes:
 
 
 def _may_hold_conflicts(ctx: Context, rel: str) -> bool:
-    """A cheap look before parsing: a marker line, or an unresolved Conflict (its word, or
+    """A cheap look before parsing: a marker line (any of the four: one left alone when
+    the others were edited away is what validate refuses), or an unresolved Conflict (its word, or
     an escape that may spell it: validation.rules reads ``\\u0075nresolved`` alike)."""
     try:
         raw = read_regular(str(ctx.full(rel)))
     except OperationalError:
         return False
-    return b"<<<<<<<" in raw or may_spell(raw, b"unresolved")
+    markers = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+    return any(m in raw for m in markers) or may_spell(raw, b"unresolved")

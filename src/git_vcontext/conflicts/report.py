@@ -29,7 +29,14 @@ def render_text(listing: Listing) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+def by_hand(rel: str) -> str:
+    """The way out of conflict markers no side can settle (``session.StrayMarkers``)."""
+    return f"edit it by hand (git vcontext validate {command_path(rel)} says when it is whole)"
+
+
 def _file_lines(f: FileListing) -> list[str]:
+    if f.error and f.source == "markers":  # stray markers outside a stopped merge
+        return [f"{quoted_path(f.path)}: {f.error}; {by_hand(f.path)}"]
     if f.error:
         return [f"{quoted_path(f.path)}: {f.error}; resolve it by hand, then git add it"]
     what = f" ({f.operation})" if f.operation else ""

@@ -16,13 +16,14 @@ from ..branches import agents
 from ..branches.forkstate import merger_agent
 from ..clock import now_rfc3339
 from ..codecs import parse
-from ..errors import OperationalError, ParseError, UsageError
+from ..codecs.text import find_conflict_marker
+from ..errors import NotData, OperationalError, ParseError, UsageError
 from ..fsio import check_inside, write_atomic
 from ..gitio import git
 from ..gitio.index import is_tracked
 from ..gitio.objects import signatures
 from ..gitio.places import common_dir
-from ..gitio.replay import committer_agent
+from ..gitio.replay import committer_agent, forget_others, recorded
 from ..gitio.settings import merge_settings
 from ..merging.result import Reverting
 from ..merging.textmerge import Markers
@@ -34,6 +35,7 @@ from ..resolution.model import Choice, FileConflict, Settled, Style
 from ..resolution.structured import StructuredFile, has_unresolved
 from .choices import ResolveState, prune, state_key
 from .context import Context
+from .report import by_hand
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -245,7 +247,7 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
     if not state.found:
         state.now = _now_of(text, ours, rel)
         state.style = style
-    replay = _replay(ctx)
+    replay = _replay(ctx, rel, base, ours, theirs)
     probe = _revert_probe(ctx, state.now) if replay and ctx.operation.kind == "revert" else None
     resolution = from_versions(
         base, ours, theirs, path=rel, now=state.now, replay=replay, revert_probe=probe
@@ -262,7 +264,10 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
         write_atomic(copy, raw, force=True)  # ours: the work tree's bytes, as they were
         session.edited_copy = copy
     if top is not None:
-        prune(_common_dir(ctx), top, {state_key(p, _ids(e)) for p, e in ctx.stages().items()})
+        live = ctx.stages()
+        prune(_common_dir(ctx), top, {state_key(p, _ids(e)) for p, e in live.items()})
+        if ctx.git_dir is not None:
+            forget_others(ctx.git_dir, set(live))
     return session
 
 
@@ -296,11 +301,25 @@ def _revert_probe(ctx: Context, now: str | None) -> Callable[[], Reverting | Non
     return reverting
 
 
-def _replay(ctx: Context) -> bool:
+def _replay(
+    ctx: Context, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None
+) -> bool:
     """Whether the stopped operation merged this file as a replay, as the driver judged it
-    (M6, M8): every rebase step, cherry-pick and revert (``replay.invoked_as_replay``: the
-    driver reads the git command running it, so a pick whose base is ours' ancestor too)."""
+    (M6, M8): what the driver recorded of these very stages (``replay.recorded``), else
+    (no record: an older driver, or none ran) every rebase step, cherry-pick and revert."""
+    said = recorded(ctx.git_dir, rel, base, ours, theirs) if ctx.git_dir else None
+    if said is not None:
+        return said
     return ctx.operation.kind in ("rebase", "cherry-pick", "revert")
+
+
+class StrayMarkers(OperationalError):
+    """A file holding conflict marker lines (what ``validate`` calls ``conflict-markers``)
+    that form no complete block: nothing to take a side of, the file is edited by hand."""
+
+    def __init__(self, rel: str, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"{rel}: {reason}; {by_hand(rel)}")
 
 
 def _from_file(ctx: Context, rel: str) -> Session:
@@ -312,12 +331,23 @@ def _from_file(ctx: Context, rel: str) -> Session:
         raise OperationalError(f"{rel}: no such file")
     marked = split_markers(text)
     if marked is not None:
-        resolution = from_marked(marked, rel)
+        try:
+            resolution = from_marked(marked, rel)
+        except NotData as exc:  # a side a hand edit broke: no side to take as data either
+            raise StrayMarkers(rel, f"a side of its conflict markers {exc.one_line()}") from None
         labels = {"ours": marked.markers.ours_label, "theirs": marked.markers.theirs_label}
         return Session(
             ctx, rel, resolution, Style(False, marked.markers), source="markers", labels=labels
         )
 
+    stray = find_conflict_marker(text)
+    if stray is not None:  # validate says "holds git conflict markers": no dead end here
+        line = text.count("\n", 0, stray) + 1
+        raise StrayMarkers(
+            rel,
+            f"line {line} is a conflict marker outside a complete <<<<<<< / ======= / >>>>>>> "
+            "block: no sides to take",
+        )
     try:
         document = parse(text.encode("utf-8", "surrogateescape"), path=rel)
     except ParseError:

@@ -14,6 +14,7 @@ from ..record import record
 # gitio.replay (os calls only), and those imports cost it more than its merge (issue 32).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Sequence
     from pathlib import Path
     from typing import Any
@@ -38,28 +39,75 @@ def git(
     input: str | None = None,
     check: bool = True,
     env: dict[str, str] | None = None,
+    timeout: float | None = None,
 ) -> GitResult:
-    """Run ``git args`` and return its output; a failure raises OperationalError (git's words)."""
+    """Run ``git args`` and return its output; a failure raises OperationalError (git's words).
+
+    ``timeout``: seconds after which git and every process it started (an ssh, a
+    ``git-remote-https``, a local ``upload-pack``) are killed; the result then fails, its
+    stderr ending in a ``fatal: … timed out`` line of ours (``TIMED_OUT``)."""
     import subprocess
 
     step(" ".join(["git", *args[:2]]))  # a kill point of the fault-injection tests
 
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             ["git", *args],
             cwd=cwd,
-            input=input,
-            capture_output=True,
+            stdin=subprocess.PIPE if input is not None else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             encoding="utf-8",
             errors="surrogateescape",  # file names that are not UTF-8 survive the round trip
             env={**os.environ, **env} if env else None,
         )
     except FileNotFoundError:
         raise OperationalError(_not_found(cwd)) from None
-    result = GitResult(proc.returncode, proc.stdout, proc.stderr)
-    if check and proc.returncode != 0:
-        raise OperationalError(f"git {args[0]}: {complaint(proc.stderr, proc.returncode)}")
+    code = None
+    try:
+        stdout, stderr = proc.communicate(input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stdout, stderr = _killed(proc)
+        code = proc.returncode or -9  # a failure, even if git itself had ended (a process
+        # it left behind held its output): what it wrote may be cut short
+        stderr += (
+            f"\nfatal: no answer within {timeout:.1f} s: git {args[0]} {TIMED_OUT} (killed,"
+            " with the processes it started)\n"
+        )
+    except BaseException:  # Ctrl-C, a signal: git and its children go with us
+        _killed(proc)
+        raise
+    code = proc.returncode if code is None else code
+    result = GitResult(code, stdout, stderr)
+    if check and code != 0:
+        raise OperationalError(f"git {args[0]}: {complaint(stderr, code)}")
     return result
+
+
+TIMED_OUT = "timed out"
+"""What the line of a git command killed at its ``timeout`` says (transport.TRANSIENT)."""
+
+
+def _killed(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """Kill ``proc`` and the processes it started (a hanging ``git-remote-https`` or ssh
+    holds the connection, and git's stderr, after git itself is gone), then collect what
+    was written (at most a few seconds more: a process that left the tree may hold the
+    pipes)."""
+    import subprocess
+
+    from .proctree import kill_tree
+
+    kill_tree(proc.pid)
+    try:
+        out, err = proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        proc.wait()
+        out, err = "", ""
+    return out or "", err or ""
 
 
 def git_at_terminal(args: Sequence[str], *, cwd: str | os.PathLike[str] | None = None) -> int:

@@ -183,6 +183,9 @@ def _upstream_range(repo: Repository) -> Range:
                 f"{name} has no upstream, and this repository has no other branch: name the "
                 "commits to check (git vcontext check HEAD: its whole history)"
             )
+        unusable = _unusable_upstream(repo, name, example)
+        if unusable is not None:
+            raise OperationalError(unusable)
         gone, named = _configured_upstream(repo, name)
         if gone is not None and not named:  # a URL or a path: no tracking branch
             raise OperationalError(
@@ -269,6 +272,27 @@ def _example_bases(repo: Repository, current: str | None) -> list[str]:
     out += [w for w in ("main", "master") if w in others]
     out += others
     return list(dict.fromkeys(out))
+
+
+def _unusable_upstream(repo: Repository, branch: str, example: str) -> str | None:
+    """What check says of a branch whose ``branch.<name>.merge`` names no usable branch
+    (``operands.upstream_branch``: ``trunk``, ``refs/tags/v1``, ``refs/heads/-x``), as
+    status and sync say it, with its way out; None for any other branch."""
+    from . import config_value, operands
+
+    remote = config_value(repo, f"branch.{branch}.remote")
+    _, why = operands.upstream_branch(config_value(repo, f"branch.{branch}.merge"), branch)
+    if not remote or remote == "." or why is None:  # ("." : a branch here, read by name)
+        return None
+    from ..validation.model import command_word  # lazy: only this refusal quotes
+
+    way_out = f"name the commits to check (git vcontext check {example}..HEAD)"
+    if remote in operands.configured(repo) and f"refs/remotes/{remote}/{branch}" in repo.references:
+        way_out += (
+            f", or check against {remote}/{branch} (git config"
+            f" branch.{command_word(branch)}.merge {command_word(f'refs/heads/{branch}')})"
+        )
+    return f"{branch} has no upstream git can name: {why}; {way_out}"
 
 
 def _configured_upstream(repo: Repository, branch: str) -> tuple[str | None, bool]:

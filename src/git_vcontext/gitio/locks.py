@@ -21,8 +21,19 @@ _QUOTED = re.compile(r"'([^']+\.lock)'")
 
 
 def named_lock(text: str) -> str | None:
-    """The lock file a git or libgit2 message names (``'…/main.lock'``), if any."""
+    """The lock file a git or libgit2 message names (``'…/main.lock'``), if any. A ref's
+    name may hold a quote (``agents/x'y``), which ends ``'…'`` early: then the quoted span
+    ending in ``.lock'`` that names a file here is the one (else such a lock was never
+    named, and "sync again" was all sync could say, for ever)."""
     found = _QUOTED.search(text)
+    if found and os.path.lexists(found.group(1)):
+        return found.group(1)
+    for end in (m.start() + len(".lock") for m in re.finditer(r"\.lock'", text)):
+        line = text.rfind("\n", 0, end) + 1
+        for start in (i for i in range(line, end) if text[i] == "'"):  # the longest first
+            path = text[start + 1 : end]
+            if "'" in path and os.path.lexists(path):
+                return path
     return found.group(1) if found else None
 
 
@@ -66,10 +77,24 @@ def _remove(path: str) -> bool:
 
 
 def advice(path: str) -> str:
-    """What to do about a lock file that stays: one clause, with the command."""
+    """What to do about a lock file that stays: one clause, with the command (the path
+    shell-quoted: a ref's name may hold a quote or ``$(…)``, which a pasted ``'PATH'``
+    would end or run)."""
     held = age(path)
     when = "" if held is None else f", made {held:.0f} s ago"
     return (
         f"{path} is in the way (a lock file{when}, most likely left by a git process that "
-        f"was killed): if no git command is running there, remove it: rm -f '{path}'"
+        f"was killed): if no git command is running there, remove it: {removal(path)}"
     )
+
+
+def removal(path: str) -> str:
+    """The command that removes a lock file, its path one single-quoted word of a command
+    line (a quote in it as ``'\\''``; a control character: ``command_word``'s ``$'…'``)."""
+    if path.startswith("-"):
+        path = f"./{path}"
+    if any(ch < " " or ch == "\x7f" for ch in path):
+        from ..validation.model import command_word
+
+        return f"rm -f {command_word(path)}"
+    return "rm -f '" + path.replace("'", "'\\''") + "'"

@@ -135,6 +135,30 @@ def configured(repo: Repository) -> list[str]:
         return []
 
 
+def upstream_branch(merge: str | None, base: str) -> tuple[str | None, str | None]:
+    """What ``branch.BASE.merge`` (``merge``) says of the branch on the remote, as git's
+    ``@{upstream}`` reads it: (its name, None) for ``refs/heads/NAME`` with a NAME a command
+    line can take; (None, why) when it is set but names no such branch — no
+    ``refs/heads/`` name (``trunk``, ``refs/tags/v1``: git's ``@{upstream}`` is none, "not
+    stored as a remote-tracking branch", and ``git push`` refuses it), or a name git or a
+    command line cannot take (``refs/heads/-x``); (None, None) when it is unset."""
+    if not merge:
+        return None, None
+    setting = f"branch.{base}.merge {shown_text(merge)!r}"
+    if not merge.startswith("refs/heads/"):
+        return None, (
+            f"{setting} names no branch on the remote (git reads one only as"
+            " refs/heads/NAME: its @{upstream} is none)"
+        )
+    try:
+        return branch(merge, f"branch.{base}.merge"), None
+    except UsageError:
+        return None, (
+            f"{setting} names no branch a command line can take (not a branch name git"
+            " accepts there)"
+        )
+
+
 def shown_branch(remote: str, branch: str, *, named: bool) -> str:
     """A remote's branch as a person reads it: ``origin/main`` for a configured remote
     (``named``), ``main of /srv/x.git`` for a URL or a path, its credentials masked

@@ -157,7 +157,7 @@ def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -
             if attempt < 2 and locks.settle(lock):
                 continue  # gone, or stale and ours (removed): again
             left = _other_locks(lock, updates)
-            also = "".join(f"; and rm -f '{p}'" for p in left)
+            also = "".join(f"; and {locks.removal(p)}" for p in left)
             raise RefLocked(f"could not update {names}: {locks.advice(lock)}{also}") from None
 
 

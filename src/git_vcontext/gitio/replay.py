@@ -11,7 +11,14 @@ rebase in progress (``rebase-merge/``, ``rebase-apply/``: every step is a replay
 first one too), a cherry-pick or revert of several commits (``sequencer/``), and ``git
 merge``/``git pull`` (a merge: ``GIT_REFLOG_ACTION``, ``GITHEAD_*``); then the command
 line of the git process running the driver (``invoker``: ``git cherry-pick``, ``git
-revert``), which tells a pick whose base is ours' ancestor from a merge; history last.
+revert``; an alias of either too: git runs the command it names as a child ``git
+cherry-pick …``), which tells a pick whose base is ours' ancestor from a merge; history
+last.
+
+A driver that leaves conflicts records what it judged (``record``, under
+``.git/vcontext/replay/``, by path and the three sides' contents), and ``resolve`` merges
+the index stages again with that judgement (``recorded``): the two never judge the same
+merge differently, whatever the driver could read of its invoker.
 """
 
 from __future__ import annotations
@@ -218,3 +225,65 @@ def committer_agent(env: Mapping[str, str] | None = None) -> tuple[tuple[str, st
     if name and email:
         return (("id", email), ("type", "human"), ("name", name), ("email", email))
     return (("id", "git-vcontext"), ("type", "system"), ("name", "git-vcontext"))
+
+
+def _record_file(git_dir: str, path: str) -> str:
+    import hashlib  # lazy: only a conflicted replay's driver, and resolve, read records
+
+    key = hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    return os.path.join(git_dir, "vcontext", "replay", key)
+
+
+def _sides(path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None) -> str:
+    """What a record is of: the path and each side's content (``-``: absent or empty)."""
+    import hashlib
+
+    ids = (hashlib.sha1(side).hexdigest() if side else "-" for side in (base, ours, theirs))
+    return " ".join([*ids, path.encode("utf-8", "surrogateescape").hex()])
+
+
+def record(
+    git_dir: str, path: str, base: bytes | None, ours: bytes, theirs: bytes, replay: bool
+) -> None:
+    """Keep the driver's judgement of this merge for ``resolve`` (best effort: a record
+    that cannot be written leaves resolve to the operation's kind)."""
+    from ..fsio import write_atomic
+
+    target = _record_file(git_dir, path)
+    said = "replay" if replay else "merge"
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        write_atomic(target, f"{said} {_sides(path, base, ours, theirs)}\n".encode(), force=True)
+    except OSError:
+        pass
+
+
+def recorded(
+    git_dir: str, path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None
+) -> bool | None:
+    """What the driver judged of the merge of exactly these sides at ``path``: True (a
+    replay), False (a merge), None (no record of it)."""
+    try:
+        with open(_record_file(git_dir, path), encoding="ascii") as fh:
+            said, _, sides = fh.read().rstrip("\n").partition(" ")
+    except (OSError, ValueError):
+        return None
+    if sides != _sides(path, base, ours, theirs) or said not in ("replay", "merge"):
+        return None
+    return said == "replay"
+
+
+def forget_others(git_dir: str, live: set[str]) -> None:
+    """Remove the records of paths no longer conflicted (``live``: those that are)."""
+    folder = os.path.join(git_dir, "vcontext", "replay")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    keep = {os.path.basename(_record_file(git_dir, p)) for p in live}
+    for name in names:
+        if name not in keep and len(name) == 20:  # (not a record being written)
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass

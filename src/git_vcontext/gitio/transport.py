@@ -4,9 +4,11 @@
   ``kex_exchange_identification``, curl's "Empty reply from server"), a timeout, HTTP
   429/502/503/504, git's "Could not read from remote repository" without a refusal — is
   tried again with exponential backoff and jitter until the sync's deadline
-  (``vcontext.syncTimeout``). A real refusal — authentication, permissions, a repository
-  that is not there, an unknown host — stops at once. Anything else is said as git said it
-  and not retried either.
+  (``vcontext.syncTimeout``); a command still running at the deadline (a server that
+  accepted the connection and says nothing) is killed with the processes it started, and
+  counts as a timeout (a push: one that may have landed). A real refusal —
+  authentication, permissions, a repository that is not there, an unknown host — stops at
+  once. Anything else is said as git said it and not retried either.
 - Its fetches skip git's auto maintenance (``maintenance.auto=false``, ``gc.auto=0``
   through the environment: the user's configuration is untouched); a sync fetches a few
   refs many times a minute, and the user's own commands still run maintenance.
@@ -99,6 +101,7 @@ FIRST_PAUSE = 0.25  # seconds before the first retry; doubles each time, up to
 LONGEST_PAUSE = 5.0  # (each times a random factor in [0.5, 1.5): agents dropped together
 # by one server do not come back together)
 SHOWN = 5  # of a streak of retries, say the first and every SHOWN-th
+LAST_TRY = 5.0  # seconds a command started at (or just before) the deadline may take
 
 NO_MAINTENANCE = (("maintenance.auto", "false"), ("gc.auto", "0"))
 QUIET_RECEIVE = "git -c receive.autogc=false receive-pack"
@@ -203,7 +206,9 @@ class Link:
             args = [f"--receive-pack={QUIET_RECEIVE}", *args]
         while True:
             start = time.monotonic()
-            out = git([verb, *args], cwd=self.cwd, check=False, env=self._env(verb))
+            out = git(
+                [verb, *args], cwd=self.cwd, check=False, env=self._env(verb), timeout=self._left()
+            )
             if out.returncode == 0 or not transient(out.stderr):
                 if out.returncode == 0 or (verb == "push" and out.stdout):
                     self.took[verb] = time.monotonic() - start  # (a push the remote answered,
@@ -234,6 +239,15 @@ class Link:
         if self.report is not None and (backoff.tries == 1 or backoff.tries % SHOWN == 0):
             self.report(f"{what}: trying again in {pause:.1f} s (retry {backoff.tries})")
         self.sleep(pause)
+
+    def _left(self) -> float | None:
+        """How long one command may take: until the deadline (a command that hangs, on a
+        server that accepted the connection and says nothing, is killed then), at least
+        ``LAST_TRY`` (the last try at the deadline itself gets its chance); None: no
+        deadline, no limit."""
+        if self.deadline is None:
+            return None
+        return max(self.deadline - self.clock(), LAST_TRY)
 
     def close(self) -> None:
         """End the shared ssh connection, if one was opened."""

@@ -5,6 +5,13 @@ temporary folder when serving a plain directory), named after the document's rea
 path, so two servers in two work trees of one repository, or two servers started in
 one folder, take turns. ``flock`` locks vanish with their process: a killed server
 never leaves a stale lock behind.
+
+A lock file is removed when its lock is let go (while still held), so the folder holds
+only the locks held now, not one file per document ever served. A server that opened
+the file before it went, and then gets its lock, finds the name gone or naming another
+file and opens it again (``_locked``): two servers never each hold a lock of their own
+for one document. A folder left full by older versions is emptied of the files nobody
+holds when a server starts (``_sweep``).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ class Locks:
                     "or open to others): remove it, or set TMPDIR to a folder of yours"
                 )
         self.folder = folder
+        _sweep(folder)
         self._threads: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
@@ -58,13 +66,64 @@ class Locks:
             return
         os.makedirs(self.folder, exist_ok=True)
         name = hashlib.sha1(real.encode("utf-8", "surrogateescape")).hexdigest() + ".lock"
-        fd = os.open(os.path.join(self.folder, name), os.O_RDWR | os.O_CREAT, 0o600)
+        path = os.path.join(self.folder, name)
+        fd = _locked(path)
+        assert fd is not None  # (blocking: it waits for the lock)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)  # still held: whoever waits on this file opens the name anew
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
+
+
+def _locked(path: str, blocking: bool = True) -> int | None:
+    """An open descriptor of the lock file ``path``, its ``flock`` held, and ``path`` still
+    naming that very file (it was not removed, nor made anew, while we waited); None when
+    ``blocking`` is False and someone holds it."""
+    assert fcntl is not None
+    mode = fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, mode)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except BaseException:
+            os.close(fd)
+            raise
+        held = os.fstat(fd)
+        try:
+            named = os.stat(path)
+        except OSError:
+            named = None
+        if named is not None and (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino):
+            return fd
+        os.close(fd)  # (its lock goes with it) the file we waited on is gone: again
+
+
+def _sweep(folder: str) -> None:
+    """Remove the lock files nobody holds (an older version left one per document)."""
+    if fcntl is None:  # pragma: no cover
+        return
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".lock")]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            fd = _locked(path, blocking=False)
+        except OSError:
+            continue
+        if fd is None:
+            continue  # held now: its holder removes it
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 def _tighten(folder: str) -> None:

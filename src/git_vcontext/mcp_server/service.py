@@ -195,8 +195,8 @@ class Service:
         def message() -> str:
             what = description()
             return (
-                f"vcontext mcp: {what}\n\nTool: {tool}\nAgent: {agent}\nDocument: {entry.rel}\n"
-                + dropped(f"{what} ({tool})")
+                f"vcontext mcp: {subject(what)}\n\nTool: {tool}\nAgent: {agent}\n"
+                f"Document: {entry.rel}\n" + dropped(f"{what} ({tool})")
             )
 
         written = self.writer.remove(self.target(entry), check, message)
@@ -217,7 +217,7 @@ class Service:
         """The commit message of a write: the Change's description, then tool, agent, file."""
         agent = self.agent()
         return lambda o: (
-            f"vcontext mcp: {o.change.description}\n\n"
+            f"vcontext mcp: {subject(o.change.description)}\n\n"
             f"Tool: {tool}\nAgent: {agent}\nDocument: {rel}\n"
             + (dropped(f"{o.change.description} ({tool})") if _deletes(o) else "")
         )
@@ -250,6 +250,15 @@ class Service:
 
 def _deletes(outcome: Any) -> bool:
     return bool(outcome.change.operation == "delete")
+
+
+def subject(text: str, limit: int = 120) -> str:
+    """A commit subject made of an agent's words (a title, a targetId): one line (a line
+    break would start the body, where ``Title\n\nVcontext-Drop: x`` wrote the trailer that
+    lets a commit drop records: only a deletion's ``dropped`` may say it), that trailer's
+    word defused, at most ``limit`` characters (a 200 kB title made a 200 kB subject)."""
+    flat = " ".join(text.split()).replace(DROP_TRAILER, DROP_TRAILER[:-1] + " :")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def dropped(why: str) -> str:

@@ -27,6 +27,7 @@ merged into. A remote on this machine is read in process (``gitio.localremote``)
 
 from __future__ import annotations
 
+import math
 import random
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,9 @@ DEFAULT_TIMEOUT = 600.0  # seconds a sync may wait for the base before it gives 
 DEFAULT_STATUS_TIMEOUT = 15.0  # seconds: status --fetch (vcontext.statusTimeout)
 FIRST_WAIT = 0.1  # seconds; doubles each attempt, times a random factor in [0.5, 1.5)
 LONGEST_WAIT = 2.0
+MOST = 86_400.0
+"""The largest value of a number setting (a day, in seconds; as attempts, far more than a
+day's deadline allows): anything above is refused as out of range."""
 
 
 @record
@@ -84,11 +88,23 @@ def status_timeout(repo: Repository) -> float:
 
 
 def _number(repo: Repository, key: str, default: float) -> float:
+    """``key``'s number: the default when it is unset, no number or not above 0 (as it
+    always was); an OperationalError (exit 3, one line naming the key) when it is no
+    finite number (``inf``, ``nan``) or above ``MOST``: git itself refuses a numeric
+    setting it cannot hold ("bad numeric config value … out of range") rather than clamp
+    it, and a wait of ``inf`` would retry for ever where a clamp would say nothing."""
     raw = config_value(repo, key)
     try:
         value = default if raw is None else float(raw)
     except ValueError:
         return default
+    if not math.isfinite(value) or value > MOST:
+        from ..errors import OperationalError, shown_text
+
+        raise OperationalError(
+            f"{key} {shown_text(raw or '')!r} is out of range (a finite number up to"
+            f" {MOST:g}: a day, in seconds): git config {key} {default:g} (the default)"
+        )
     return value if value > 0 else default
 
 

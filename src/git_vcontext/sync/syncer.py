@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches import agents
-from ..branches.commits import is_sync_commit, sync_message
+from ..branches.commits import document_lines, is_sync_commit, sync_message
 from ..branches.forkstate import merger_agent
 from ..branches.treemerge import PathConflict, TreeMerge, carry_to_agent, merge_trees, named
 from ..branches.virtualbase import base_tree
@@ -608,7 +608,9 @@ class Syncer:
             return result.done(CONFLICT, conflicts=conflicts, against=theirs)
         message = f"vcontext sync: merge {what} into {branch}\n"
         if merged.documents:
-            message += "\nDocuments:\n" + "".join(f"- {p}\n" for p in merged.documents)
+            message += "\nDocuments:\n" + "".join(
+                f"{line}\n" for line in document_lines(merged.documents)
+            )
         new = self._commit(merged.tree, [ours, theirs], message)
         result.documents = merged.documents
         if why := self.blocked(branch):

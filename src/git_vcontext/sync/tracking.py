@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..branches.ancestry import contains
-from ..errors import OperationalError, UsageError
+from ..errors import OperationalError
 from ..gitio import config_value
 from ..gitio.places import fetched_namespace
 from ..gitio.refs import commit_of
@@ -40,36 +40,28 @@ def upstream_branch(repo: Repository, base: str) -> str:
 
 
 def unusable_upstream(repo: Repository, base: str) -> str | None:
-    """``branch.BASE.merge`` when it names a branch on the remote (``refs/heads/NAME``)
-    that no command line can take (``-x``: an option; a space or a character git refuses
-    in a branch name): ``@{upstream}`` is then no branch sync can fetch or push by name.
-    None when it is unset, names a branch git accepts, or is no ``refs/heads/`` name."""
+    """Why ``branch.BASE.merge`` names no branch sync can fetch or push by name (git's
+    ``@{upstream}`` is none, or no command line can take it: ``operands.upstream_branch``);
+    None when it is unset or names a usable branch."""
     return _merge_branch(repo, base)[1]
 
 
 def _merge_branch(repo: Repository, base: str) -> tuple[str | None, str | None]:
-    """What ``branch.BASE.merge`` says of a branch on the remote (``refs/heads/NAME``): its
-    name when git accepts it on a command line, else the setting itself (unusable); both
-    None when it is unset or names no branch."""
+    """(the upstream's name on the remote, None) or (None, why it names none usable), as
+    ``operands.upstream_branch`` reads ``branch.BASE.merge``; (None, None) when unset."""
     from ..gitio import operands
 
-    merge = config_value(repo, f"branch.{base}.merge")
-    if not merge or not merge.startswith("refs/heads/"):
-        return None, None
-    try:
-        return operands.branch(merge, f"branch.{base}.merge"), None
-    except UsageError:
-        return None, merge
+    return operands.upstream_branch(config_value(repo, f"branch.{base}.merge"), base)
 
 
-def unusable_way_out(repo: Repository, base: str, remote: str, merge: str) -> str:
-    """Why a base whose ``branch.BASE.merge`` is ``merge`` (``unusable_upstream``) is not
-    synced, and the command that makes its upstream the remote's branch of its name."""
+def unusable_way_out(repo: Repository, base: str, remote: str, why: str) -> str:
+    """Why a base whose ``branch.BASE.merge`` names no usable branch (``why``:
+    ``unusable_upstream``) is not synced with its remote, and the command that makes its
+    upstream the remote's branch of its name."""
     from ..validation.model import command_word
 
     return (
-        f"branch.{base}.merge {merge!r} names no branch sync --push can fetch or push"
-        f" (not a branch name git accepts on a command line): to sync {base} with"
+        f"{why}: sync cannot fetch or push it; to sync {base} with"
         f" {shown(repo, remote, base)}, git config branch.{command_word(base)}.merge"
         f" {command_word(f'refs/heads/{base}')}"
     )
@@ -154,6 +146,17 @@ def push_refusal(
         return None
     named = tracked in operands.configured(repo)
     return renamed_way_out(tracked, base, name, agents, named=named)
+
+
+def refuse_unusable(repo: Repository, bases: list[str]) -> None:
+    """OperationalError for the first of ``bases`` whose ``branch.BASE.merge`` names no
+    usable branch on the remote it tracks (``sync --checkout`` fetches and builds on
+    ``@{upstream}``: there is none), before anything moves."""
+    for base in bases:
+        remote = upstream(repo, base)
+        why = None if remote is None else unusable_upstream(repo, base)
+        if remote is not None and why is not None:
+            raise OperationalError(unusable_way_out(repo, base, remote, why))
 
 
 def refuse_renamed(repo: Repository, pairs: list[tuple[str, str]], remote: str | None) -> None:

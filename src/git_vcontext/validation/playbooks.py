@@ -42,16 +42,23 @@ def check_playbooks(data: Any, *, with_malformed: bool) -> Iterator[Issue]:
             continue
         yield from _links(log, (*where, key))
         yield from _content(log, (*where, key))
-        _, anomalies, _ = analyse(log)
+        states, anomalies, _ = analyse(log)
         if not anomalies:
             continue
         index = {e.get("eventId"): i for i, e in enumerate(log) if isinstance(e, dict)}
-        for kind, ids, _target, message in anomalies:
+        # the entries whose heads an update after the winner settled: their concurrent
+        # creations stay a fact of the log, but the advice was followed (view says so)
+        settled = {
+            s.target: s.winner for s in states if s.settled and len(s.heads) - len(s.settled) <= 1
+        }
+        for kind, ids, target, message in anomalies:
             if kind == "malformed-event" and not with_malformed:
                 continue  # the schema already says what is missing
             at = index.get(ids[0]) if ids else None
             parts = (*where, key) if at is None else (*where, key, at)
             advice = _ADVICE.get(kind)
+            if kind == "duplicate-creation" and target in settled:
+                advice = f"settled by {settled[target]}, an update after the winner"
             yield rule_of(kind), parts, f"{message}; {advice}" if advice else message
 
 

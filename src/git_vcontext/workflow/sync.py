@@ -12,6 +12,7 @@ from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
 from ..errors import Unfinished, shown_url
 from ..gitio import config_value, operands, refs, work_tree
+from ..gitio.objects import descends
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
 from ..prepush.mergecheck import only_check_failures
@@ -23,6 +24,7 @@ from ..sync.tracking import (
     pasted_remote,
     push_refusal,
     refuse_renamed,
+    refuse_unusable,
     renamed_upstream,
     shown,
 )
@@ -101,7 +103,7 @@ def _sync(
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
-    _named_as_on_the_remote(repo, pairs, push)
+    _named_as_on_the_remote(repo, pairs, push, checkout)
     remote = push or _one_upstream(repo, bases)
     syncer = Syncer(repo, dry_run=dry_run)
     _remote_agents(syncer, pairs, into, say)
@@ -163,13 +165,17 @@ def _remote_agents(
 
 
 def _named_as_on_the_remote(
-    repo: Repository, pairs: list[tuple[str, str]], push: str | None
+    repo: Repository, pairs: list[tuple[str, str]], push: str | None, checkout: bool
 ) -> None:
     """--push works on the remote's branch named as the base: a base whose upstream there
     has another name is refused before anything moves (as ``git push`` refuses it by
-    default), where ``status``, ``check`` and ``--checkout`` read ``@{upstream}``."""
+    default), where ``status``, ``check`` and ``--checkout`` read ``@{upstream}``; a base
+    whose ``@{upstream}`` git cannot name (``branch.BASE.merge = trunk``) is refused by
+    --push and --checkout (each fetches it), as status and check say it."""
     if push is not None:
         refuse_renamed(repo, pairs, push)
+    elif checkout:
+        refuse_unusable(repo, list(dict.fromkeys(base for _, base in pairs)))
 
 
 def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
@@ -194,9 +200,11 @@ def _track_pushed(
     repo: Repository, remote: str, agents: list[str], say: Callable[[str], None]
 ) -> None:
     """An agent branch without an upstream that the remote now holds (its remote-tracking
-    branch, as the push left it, is the local tip) tracks it, as ``git push -u`` sets it
-    and says so; an upstream the branch has is never changed. Only for a configured remote:
-    ``git push -u URL`` would write a URL no ``@{upstream}`` resolves."""
+    branch, as the push left it, is the local tip, or its ancestor: a round someone else
+    merged leaves the published commit there, and the branch gained only the merge of the
+    base) tracks it, as ``git push -u`` sets it and says so; an upstream the branch has is
+    never changed. Only for a configured remote: ``git push -u URL`` would write a URL no
+    ``@{upstream}`` resolves."""
     if remote not in operands.configured(repo):
         return
     for agent in agents:
@@ -204,7 +212,8 @@ def _track_pushed(
         if any(config_value(repo, f"branch.{branch}.{k}") for k in ("remote", "merge")):
             continue
         tip = refs.commit_of(repo, f"refs/heads/{branch}")
-        if tip is None or tip != refs.commit_of(repo, f"refs/remotes/{remote}/{branch}"):
+        there = refs.commit_of(repo, f"refs/remotes/{remote}/{branch}")
+        if tip is None or there is None or (tip != there and not descends(repo, tip, there)):
             continue
         refs.set_upstream(repo, branch, remote)
         say(f"branch '{branch}' set up to track '{remote}/{branch}'.")

@@ -10,7 +10,7 @@ from ...playbook.model import Entry as ViewEntry
 from ...playbook.model import PlaybookView
 from ...playbook.render import concurrent_heads, matches, render_text
 from ...playbook.view import playbook_view
-from ..service import Answer, Service, committed_text
+from ..service import Answer, Service, committed_text, subject
 
 KIND = "playbook"
 EVENT_ARGS = (
@@ -36,7 +36,7 @@ def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
     def message(done: learnings.Learned) -> str:
         e = done.event
         return (
-            f"vcontext mcp: {e['operation']} of {e['targetId']} ({e['eventId']})\n\n"
+            f"vcontext mcp: {subject(_what(e))}\n\n"
             f"Tool: vbrief_add_learning\nAgent: {agent}\nDocument: {target.rel}\n"
         )
 
@@ -98,7 +98,7 @@ def _event_write(svc: Service, args: dict[str, Any], tool: str, edit: Any) -> An
     def message(done: learnings.Learned) -> str:
         e = done.event
         return (
-            f"vcontext mcp: {e['operation']} of {e['targetId']} ({e['eventId']})\n\n"
+            f"vcontext mcp: {subject(_what(e))}\n\n"
             f"Tool: {tool}\nAgent: {agent}\nDocument: {target.rel}\n"
         )
 
@@ -194,3 +194,8 @@ def _event_answer(svc: Service, rel: str, learned: Any, written: Any) -> dict[st
     if learned.notes:
         out["notes"] = [*out.get("notes", []), *learned.notes]
     return out
+
+
+def _what(event: dict[str, Any]) -> str:
+    """What an event's commit says: its operation, target and id."""
+    return f"{event['operation']} of {event['targetId']} ({event['eventId']})"
