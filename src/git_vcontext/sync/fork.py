@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..branches import agents
+from ..branches.commits import document_lines
 from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
 from ..gitio import operands
@@ -229,13 +230,13 @@ def _message(
         lines += [f"Reason: {reason}", ""]
     if forked:
         lines.append('Fork metadata (mergeStatus "unmerged") written to:')
-        lines += [f"- {p}" for p in forked]
+        lines += document_lines(forked)
     else:
         lines.append("No document has a container uid: no fork metadata written.")
     if no_uid:
-        lines += ["", "Left alone (no container uid):", *[f"- {p}" for p in no_uid]]
+        lines += ["", "Left alone (no container uid):", *document_lines(no_uid)]
     if unreadable:
-        lines += ["", "Left alone (does not parse):", *[f"- {p}" for p in unreadable]]
+        lines += ["", "Left alone (does not parse):", *document_lines(unreadable)]
     text = "\n".join(lines) + "\n"
     # file names that are not UTF-8 (surrogateescape): U+FFFD in the message, which is text
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
