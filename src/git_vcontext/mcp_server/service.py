@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..branches.commits import listed_name
 from ..clock import now_rfc3339
 from ..edits.stamp import Stamp, Unchanged
 from ..errors import Refused
@@ -196,7 +197,7 @@ class Service:
             what = description()
             return (
                 f"vcontext mcp: {subject(what)}\n\nTool: {tool}\nAgent: {agent}\n"
-                f"Document: {entry.rel}\n" + dropped(f"{what} ({tool})")
+                f"Document: {listed_name(entry.rel)}\n" + dropped(f"{what} ({tool})")
             )
 
         written = self.writer.remove(self.target(entry), check, message)
@@ -218,7 +219,7 @@ class Service:
         agent = self.agent()
         return lambda o: (
             f"vcontext mcp: {subject(o.change.description)}\n\n"
-            f"Tool: {tool}\nAgent: {agent}\nDocument: {rel}\n"
+            f"Tool: {tool}\nAgent: {agent}\nDocument: {listed_name(rel)}\n"
             + (dropped(f"{o.change.description} ({tool})") if _deletes(o) else "")
         )
 
