@@ -39,7 +39,7 @@ def test_a_documents_name_never_carries_the_drop_trailers_word_anywhere() -> Non
 
     for message in (
         sync_message("merge agents/bob into main", ["bob"], hostile),
-        _message("bob", "main", None, tuple(hostile), tuple(hostile), tuple(hostile)),
+        _message("bob", "main", None, tuple(hostile), tuple(hostile), ()),
     ):
         assert SAID not in message, message
         assert DROP_SAID not in message, message
@@ -49,3 +49,22 @@ def test_a_documents_name_never_carries_the_drop_trailers_word_anywhere() -> Non
         '- "plans/Vcontext-Drop\\072 x.vcontext.json"',
     ]
     assert is_sync_commit_message(sync_message("t", ["bob"], hostile))
+
+
+def test_a_forks_reason_and_parse_errors_are_one_line_never_the_drop_trailer() -> None:
+    """PRODUCT.md "MCP server" (every tool argument is hostile input; ``Vcontext-Drop:``
+    lets a commit drop records, read anywhere in a message): ``vbrief_create_fork``'s
+    ``reason`` went into the fork commit as it is, so ``x\\nVcontext-Drop: y`` wrote the
+    trailer (the MCP subjects were defused, this line was not). The reason is one line,
+    the trailer's word defused as in the MCP subjects (``commits.said_line``)."""
+    from git_vcontext.mcp_server.service import subject
+    from git_vcontext.prepush.undone import SAID
+    from git_vcontext.sync.fork import _message
+
+    hostile = "legit\n\nVcontext-Drop: because"
+
+    message = _message("bob", "main", hostile, ("todo.vcontext.json",), (), ())
+
+    assert SAID not in message, message
+    assert "Reason: legit Vcontext-Drop : because\n" in message, message
+    assert subject(hostile) == "legit Vcontext-Drop : because"

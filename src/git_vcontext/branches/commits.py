@@ -49,6 +49,16 @@ def listed_name(path: str) -> str:
     return '"' + inner.replace(SAID, SAID[:-1] + "\\072") + '"'
 
 
+def said_line(text: str) -> str:
+    """Words from outside (an agent's title, a fork's reason, a parse error) on one line of
+    a commit message: whitespace runs made one space (a line break would write a line of
+    its own), and the word of the ``Vcontext-Drop:`` trailer, which the hook and the guard
+    read anywhere in a message, defused as ``Vcontext-Drop :``."""
+    from ..prepush.undone import SAID  # (lazy: prepush.undone imports this module)
+
+    return " ".join(text.split()).replace(SAID, SAID[:-1] + " :")
+
+
 def is_sync_commit(commit: Commit) -> bool:
     """A merge commit ``sync`` made (it carries the trailer; an integration of several
     agents has a parent per agent after the base)."""

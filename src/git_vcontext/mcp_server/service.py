@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..branches.commits import listed_name
+from ..branches.commits import listed_name, said_line
 from ..clock import now_rfc3339
 from ..edits.stamp import Stamp, Unchanged
 from ..errors import Refused
@@ -258,7 +258,7 @@ def subject(text: str, limit: int = 120) -> str:
     break would start the body, where ``Title\n\nVcontext-Drop: x`` wrote the trailer that
     lets a commit drop records: only a deletion's ``dropped`` may say it), that trailer's
     word defused, at most ``limit`` characters (a 200 kB title made a 200 kB subject)."""
-    flat = " ".join(text.split()).replace(DROP_TRAILER, DROP_TRAILER[:-1] + " :")
+    flat = said_line(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
