@@ -521,3 +521,32 @@ def test_check_on_a_detached_head_never_advises_an_empty_range(repo: Path) -> No
     _good(repo)  # a commit on top: the remote's branch is the base again
     code, _, err = check(repo)
     assert "(git vcontext check origin/main..HEAD)" in err
+
+
+@pytest.mark.parametrize("setting", [None, "trunk"], ids=["no-upstream", "unusable-upstream"])
+def test_check_advice_quotes_the_branch_it_names(
+    git_repo: Path, tmp_path: Path, setting: str | None
+) -> None:
+    """PRODUCT.md exit 3 without an upstream, with what to give; nothing from outside
+    reaches a command line unchecked: the range and the ``--set-upstream-to`` the advice
+    names are made of another branch's name, which check-ref-format lets hold ``$(…)``;
+    written as it is, the pasted check ran it. Each is one shell-quoted word."""
+    import shlex
+
+    hostile = "x$(touch${IFS}pwned)"
+    (git_repo / "a.txt").write_text("a\n")
+    run_git(git_repo, "add", "a.txt")
+    run_git(git_repo, "commit", "-qm", "a")
+    run_git(git_repo, "branch", hostile)
+    if setting is not None:  # branch.main.merge names no branch (operands.upstream_branch)
+        run_git(git_repo, "remote", "add", "origin", str(tmp_path / "nowhere.git"))
+        run_git(git_repo, "config", "branch.main.remote", "origin")
+        run_git(git_repo, "config", "branch.main.merge", setting)
+
+    code, out, err = check(git_repo)
+
+    assert code == 3, out + err
+    assert f"git vcontext check {shlex.quote(f'{hostile}..HEAD')}" in err, err
+    assert f"{hostile}..HEAD" not in err.replace(shlex.quote(f"{hostile}..HEAD"), ""), err
+    if setting is None:
+        assert f"git branch {shlex.quote(f'--set-upstream-to={hostile}')}" in err, err

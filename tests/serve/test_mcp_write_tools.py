@@ -420,3 +420,32 @@ def test_write_tools_an_agents_words_make_a_one_line_subject_and_never_the_drop_
         assert len(subject) <= len("vcontext mcp: ") + 120, subject
     assert any("legit Vcontext-Drop : because Vcontext-Sync: bob" in m for m in messages)
     _valid(alice)
+
+
+def test_write_tools_a_documents_name_never_writes_the_drop_trailers_word(
+    repo: Path, tmp_path: Path
+) -> None:
+    """PRODUCT.md "MCP server" (a delete's commit carries ``Vcontext-Drop:``, which the hook
+    and the guard read anywhere in a message: ``prepush.undone.may_undo`` lets a commit
+    made on files an interrupted sync left behind through): an edit of a plan named
+    ``plans/Vcontext-Drop: release.vcontext.tron`` wrote the name as it is on its
+    ``Document:`` line, and the edit said it dropped records on purpose. The name is
+    written as sync's lists write it (``commits.listed_name``: the colon as ``\\072``)."""
+    hostile = "plans/Vcontext-Drop: release.vcontext.tron"
+    run_git(repo, "mv", PLAN, hostile)
+    run_git(repo, "commit", "-q", "-m", "a plan under another name")
+    alice = agent_worktree(repo, tmp_path / "alice")
+
+    async def main() -> None:
+        async with stdio(alice) as client:
+            _ok(
+                await client.call_tool(
+                    "vbrief_update_plan_item",
+                    {"planId": "release", "itemId": "/plan/items/1", "title": "Docs again"},
+                )
+            )
+
+    run(main)
+    message = run_git(alice, "log", "-1", "--format=%B").stdout
+    assert "Vcontext-Drop:" not in message, message
+    assert 'Document: "plans/Vcontext-Drop\\072 release.vcontext.tron"' in message, message

@@ -17,7 +17,54 @@ def test_a_documents_name_with_a_line_break_is_c_quoted_never_a_line_of_its_own(
 
     lines = message.split("\n")
     assert not any(line.startswith("Vcontext-Drop:") for line in lines), message
-    assert '- "notes/a\\nVcontext-Drop: b.vcontext.json"' in lines
+    assert '- "notes/a\\nVcontext-Drop\\072 b.vcontext.json"' in lines
     assert "- todo.vcontext.json" in lines
     assert is_sync_commit_message(message)
     assert document_lines(["docs/plan notes.vcontext.tron"]) == ["- docs/plan notes.vcontext.tron"]
+
+
+def test_a_documents_name_never_carries_the_drop_trailers_word_anywhere() -> None:
+    """PRODUCT.md "The remote guards itself": the hook and the guard read ``Vcontext-Drop:``
+    anywhere in a message (``prepush.undone.may_undo``, ``prepush.verdicts``: a substring,
+    not a line), so C-quoting a name with a line break kept the word, and a document named
+    ``plans/Vcontext-Drop: x`` (no control character at all) listed it as it is: sync's
+    merge commit, and fork's, said they drop records on purpose. The word's colon is
+    written as git's octal escape (``\\072``) in a C-quoted name, which reads back as the
+    same name; names without the word stay as they were."""
+    from git_vcontext.prepush.undone import SAID
+    from git_vcontext.sync.fork import _message
+    from git_vcontext.validation.history import DROP_SAID
+
+    hostile = ["notes/a\nVcontext-Drop: b.vcontext.json", "plans/Vcontext-Drop: x.vcontext.json"]
+
+    for message in (
+        sync_message("merge agents/bob into main", ["bob"], hostile),
+        _message("bob", "main", None, tuple(hostile), tuple(hostile), ()),
+    ):
+        assert SAID not in message, message
+        assert DROP_SAID not in message, message
+        assert "\nVcontext-Drop" not in message, message
+    assert document_lines(hostile) == [
+        '- "notes/a\\nVcontext-Drop\\072 b.vcontext.json"',
+        '- "plans/Vcontext-Drop\\072 x.vcontext.json"',
+    ]
+    assert is_sync_commit_message(sync_message("t", ["bob"], hostile))
+
+
+def test_a_forks_reason_and_parse_errors_are_one_line_never_the_drop_trailer() -> None:
+    """PRODUCT.md "MCP server" (every tool argument is hostile input; ``Vcontext-Drop:``
+    lets a commit drop records, read anywhere in a message): ``vbrief_create_fork``'s
+    ``reason`` went into the fork commit as it is, so ``x\\nVcontext-Drop: y`` wrote the
+    trailer (the MCP subjects were defused, this line was not). The reason is one line,
+    the trailer's word defused as in the MCP subjects (``commits.said_line``)."""
+    from git_vcontext.mcp_server.service import subject
+    from git_vcontext.prepush.undone import SAID
+    from git_vcontext.sync.fork import _message
+
+    hostile = "legit\n\nVcontext-Drop: because"
+
+    message = _message("bob", "main", hostile, ("todo.vcontext.json",), (), ())
+
+    assert SAID not in message, message
+    assert "Reason: legit Vcontext-Drop : because\n" in message, message
+    assert subject(hostile) == "legit Vcontext-Drop : because"

@@ -30,9 +30,33 @@ def document_lines(paths: Iterable[str]) -> list[str]:
     it (C-quoted when it holds a line break or another control character): a document
     named ``a\nVcontext-Drop: b.json`` wrote a line of its own, the trailer that lets a
     commit drop records (the hook reads it anywhere in a message)."""
+    return [f"- {listed_name(p)}" for p in paths]
+
+
+def listed_name(path: str) -> str:
+    """A name in a commit message's list of files: as git shows it (``quoted_path``), and
+    C-quoted with the colon of ``Vcontext-Drop:`` as git's octal escape (``\\072``: the
+    same name read back) when it holds that word, which the hook and the guard read
+    anywhere in a message (``prepush.undone.SAID``, a substring: no line of its own needed,
+    ``plans/Vcontext-Drop: x.vcontext.json`` said it as it is)."""
+    from ..prepush.undone import SAID  # (lazy: prepush.undone imports this module)
     from ..validation.model import quoted_path
 
-    return [f"- {quoted_path(p)}" for p in paths]
+    shown = quoted_path(path)
+    if SAID not in shown:
+        return shown
+    inner = shown[1:-1] if shown.startswith('"') else shown  # (unquoted: no " nor \\)
+    return '"' + inner.replace(SAID, SAID[:-1] + "\\072") + '"'
+
+
+def said_line(text: str) -> str:
+    """Words from outside (an agent's title, a fork's reason, a parse error) on one line of
+    a commit message: whitespace runs made one space (a line break would write a line of
+    its own), and the word of the ``Vcontext-Drop:`` trailer, which the hook and the guard
+    read anywhere in a message, defused as ``Vcontext-Drop :``."""
+    from ..prepush.undone import SAID  # (lazy: prepush.undone imports this module)
+
+    return " ".join(text.split()).replace(SAID, SAID[:-1] + " :")
 
 
 def is_sync_commit(commit: Commit) -> bool:

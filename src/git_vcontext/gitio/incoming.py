@@ -183,26 +183,28 @@ def _upstream_range(repo: Repository) -> Range:
                 f"{name} has no upstream, and this repository has no other branch: name the "
                 "commits to check (git vcontext check HEAD: its whole history)"
             )
-        unusable = _unusable_upstream(repo, name, example)
+        # (advice: the names made one word of a command line each; a branch may hold $(…))
+        rng, set_to = _words(f"{example}..HEAD", f"--set-upstream-to={example}")
+        unusable = _unusable_upstream(repo, name, rng)
         if unusable is not None:
             raise OperationalError(unusable)
         gone, named = _configured_upstream(repo, name)
         if gone is not None and not named:  # a URL or a path: no tracking branch
             raise OperationalError(
                 f"{name}'s upstream is {gone}, a URL or a path with no remote-tracking branch"
-                f" here: name the commits to check (git vcontext check {example}..HEAD), or"
+                f" here: name the commits to check (git vcontext check {rng}), or"
                 f" track a configured remote's branch (git remote add NAME URL; git fetch"
                 f" NAME; git branch --set-upstream-to=NAME/BRANCH)"
             )
         if gone is not None:  # git status: "the upstream is gone"
             raise OperationalError(
                 f"{name}'s upstream {gone} is gone (deleted on the remote, or pruned): name "
-                f"the commits to check (git vcontext check {example}..HEAD), or set another "
-                f"(git branch --set-upstream-to={example})"
+                f"the commits to check (git vcontext check {rng}), or set another "
+                f"(git branch {set_to})"
             )
         raise OperationalError(
             f"{name} has no upstream: name the commits to check (git vcontext check "
-            f"{example}..HEAD), or set one (git branch --set-upstream-to={example})"
+            f"{rng}), or set one (git branch {set_to})"
         )
     shown = upstream.shorthand
     remote = upstream.remote_name if upstream.name.startswith("refs/remotes/") else None
@@ -214,7 +216,14 @@ def _upstream_range(repo: Repository) -> Range:
 
 def _example_check(base: str | None, tip: str) -> str:
     """The check command advice names: ``base..tip``, or ``tip``'s whole history."""
-    return f"git vcontext check {tip}" if base is None else f"git vcontext check {base}..{tip}"
+    return f"git vcontext check {_words(tip if base is None else f'{base}..{tip}')[0]}"
+
+
+def _words(*texts: str) -> tuple[str, ...]:
+    """Each text as one word of a command line to paste (``command_word``)."""
+    from ..validation.model import command_word  # lazy: only advice quotes
+
+    return tuple(command_word(t) for t in texts)
 
 
 def _detached_example(repo: Repository) -> str:
@@ -274,7 +283,7 @@ def _example_bases(repo: Repository, current: str | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _unusable_upstream(repo: Repository, branch: str, example: str) -> str | None:
+def _unusable_upstream(repo: Repository, branch: str, rng: str) -> str | None:
     """What check says of a branch whose ``branch.<name>.merge`` names no usable branch
     (``operands.upstream_branch``: ``trunk``, ``refs/tags/v1``, ``refs/heads/-x``), as
     status and sync say it, with its way out; None for any other branch."""
@@ -286,7 +295,7 @@ def _unusable_upstream(repo: Repository, branch: str, example: str) -> str | Non
         return None
     from ..validation.model import command_word  # lazy: only this refusal quotes
 
-    way_out = f"name the commits to check (git vcontext check {example}..HEAD)"
+    way_out = f"name the commits to check (git vcontext check {rng})"
     if remote in operands.configured(repo) and f"refs/remotes/{remote}/{branch}" in repo.references:
         way_out += (
             f", or check against {remote}/{branch} (git config"

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..branches.commits import listed_name, said_line
 from ..clock import now_rfc3339
 from ..edits.stamp import Stamp, Unchanged
 from ..errors import Refused
@@ -196,7 +197,7 @@ class Service:
             what = description()
             return (
                 f"vcontext mcp: {subject(what)}\n\nTool: {tool}\nAgent: {agent}\n"
-                f"Document: {entry.rel}\n" + dropped(f"{what} ({tool})")
+                f"Document: {listed_name(entry.rel)}\n" + dropped(f"{what} ({tool})")
             )
 
         written = self.writer.remove(self.target(entry), check, message)
@@ -218,7 +219,7 @@ class Service:
         agent = self.agent()
         return lambda o: (
             f"vcontext mcp: {subject(o.change.description)}\n\n"
-            f"Tool: {tool}\nAgent: {agent}\nDocument: {rel}\n"
+            f"Tool: {tool}\nAgent: {agent}\nDocument: {listed_name(rel)}\n"
             + (dropped(f"{o.change.description} ({tool})") if _deletes(o) else "")
         )
 
@@ -257,7 +258,7 @@ def subject(text: str, limit: int = 120) -> str:
     break would start the body, where ``Title\n\nVcontext-Drop: x`` wrote the trailer that
     lets a commit drop records: only a deletion's ``dropped`` may say it), that trailer's
     word defused, at most ``limit`` characters (a 200 kB title made a 200 kB subject)."""
-    flat = " ".join(text.split()).replace(DROP_TRAILER, DROP_TRAILER[:-1] + " :")
+    flat = said_line(text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from .. import document as doc
 from ..branches import agents
+from ..branches.commits import document_lines, listed_name, said_line
 from ..codecs import parse
 from ..errors import OperationalError, ParseError, UsageError
 from ..gitio import operands
@@ -59,7 +60,7 @@ class ForkResult:
     commit: str
     forked: tuple[str, ...]  # paths that received a fork block
     no_uid: tuple[str, ...]  # vContext documents without a container uid, left alone
-    unreadable: tuple[str, ...]  # "path: reason" for documents that do not parse, left alone
+    unreadable: tuple[str, ...]  # "path: reason" (a line each) of documents that do not parse
 
 
 # -- one document (pure) ----------------------------------------------------------------
@@ -184,7 +185,7 @@ def _forked_tree(
         try:
             new = fork_bytes(blob.data, path, forked_at=forked_at, reason=reason)
         except ParseError as exc:
-            unreadable.append(f"{path}: {exc.reason}")
+            unreadable.append(f"{listed_name(path)}: {said_line(exc.reason)}")
             continue
         if new is None:
             if doc.looks_like_vcontext(blob.data):
@@ -226,16 +227,16 @@ def _message(
 ) -> str:
     lines = [f"vcontext fork: agent {agent} from {base}", ""]
     if reason:
-        lines += [f"Reason: {reason}", ""]
+        lines += [f"Reason: {said_line(reason)}", ""]
     if forked:
         lines.append('Fork metadata (mergeStatus "unmerged") written to:')
-        lines += [f"- {p}" for p in forked]
+        lines += document_lines(forked)
     else:
         lines.append("No document has a container uid: no fork metadata written.")
     if no_uid:
-        lines += ["", "Left alone (no container uid):", *[f"- {p}" for p in no_uid]]
+        lines += ["", "Left alone (no container uid):", *document_lines(no_uid)]
     if unreadable:
-        lines += ["", "Left alone (does not parse):", *[f"- {p}" for p in unreadable]]
+        lines += ["", "Left alone (does not parse):", *[f"- {u}" for u in unreadable]]
     text = "\n".join(lines) + "\n"
     # file names that are not UTF-8 (surrogateescape): U+FFFD in the message, which is text
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...branches.commits import listed_name
 from ...edits import learnings
 from ...errors import Refused
 from ...playbook.model import Entry as ViewEntry
@@ -37,7 +38,7 @@ def add_learning(svc: Service, args: dict[str, Any]) -> Answer:
         e = done.event
         return (
             f"vcontext mcp: {subject(_what(e))}\n\n"
-            f"Tool: vbrief_add_learning\nAgent: {agent}\nDocument: {target.rel}\n"
+            f"Tool: vbrief_add_learning\nAgent: {agent}\nDocument: {listed_name(target.rel)}\n"
         )
 
     learned, written = svc.writer.write(
@@ -99,7 +100,7 @@ def _event_write(svc: Service, args: dict[str, Any], tool: str, edit: Any) -> An
         e = done.event
         return (
             f"vcontext mcp: {subject(_what(e))}\n\n"
-            f"Tool: {tool}\nAgent: {agent}\nDocument: {target.rel}\n"
+            f"Tool: {tool}\nAgent: {agent}\nDocument: {listed_name(target.rel)}\n"
         )
 
     learned, written = svc.writer.write(
