@@ -39,7 +39,7 @@ def listed_name(path: str) -> str:
     same name read back) when it holds that word, which the hook and the guard read
     anywhere in a message (``prepush.undone.SAID``, a substring: no line of its own needed,
     ``plans/Vcontext-Drop: x.vcontext.json`` said it as it is)."""
-    from ..prepush.undone import SAID  # (lazy: prepush.undone imports this module)
+    from ..validation.history import DROP_SAID as SAID  # lazy; = prepush.undone.SAID
     from ..validation.model import quoted_path
 
     shown = quoted_path(path)
@@ -54,7 +54,7 @@ def said_line(text: str) -> str:
     a commit message: whitespace runs made one space (a line break would write a line of
     its own), and the word of the ``Vcontext-Drop:`` trailer, which the hook and the guard
     read anywhere in a message, defused as ``Vcontext-Drop :``."""
-    from ..prepush.undone import SAID  # (lazy: prepush.undone imports this module)
+    from ..validation.history import DROP_SAID as SAID  # lazy; = prepush.undone.SAID
 
     return " ".join(text.split()).replace(SAID, SAID[:-1] + " :")
 
