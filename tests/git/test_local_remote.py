@@ -209,6 +209,29 @@ def test_swap_is_a_compare_and_swap_of_the_remote_ref(pair: tuple[Path, Path, Pa
     assert message.strip() == "lease two"
 
 
+def test_swap_writes_the_lease_on_the_base_it_was_taken_on(pair: tuple[Path, Path, Path]) -> None:
+    """remote/refs.py's lease commit, written in process as over git: its parent the base's
+    tip, its tree that tip's (it changes no file: an empty tree would read as every
+    document deleted); without a base, a root commit of the empty tree. git fsck clean."""
+    remote, _, in_process = pair
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    base = run_git(remote, "rev-parse", "main").stdout.strip()
+
+    lease = local.swap(
+        "refs/vcontext/lease/main", None, "lease\n", _signature(), pygit2.Oid(hex=base)
+    )
+    alone = local.swap("refs/vcontext/lease/other", None, "lease\n", _signature())
+
+    assert lease is not None
+    assert alone is not None
+    shown = run_git(remote, "log", "-1", "--format=%P %T", str(lease)).stdout.split()
+    assert shown == [base, run_git(remote, "rev-parse", "main^{tree}").stdout.strip()]
+    root = run_git(remote, "log", "-1", "--format=%P|%T", str(alone)).stdout.strip()
+    assert root == "|4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    assert run_git(remote, "fsck", "--no-dangling", check=False).returncode == 0
+
+
 @pytest.mark.parametrize(
     "setup",
     ["hooks/pre-receive", "hooks/update", "hooks/reference-transaction", "shared"],
