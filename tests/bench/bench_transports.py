@@ -18,7 +18,7 @@ agents: 1,000 agents looking every 2 s are 500 looks a second.
 
 ``--agents N``: instead of request refs alone, a remote as ``sync --push`` leaves it with N
 agents (N agent branches, N requests waiting, a lease), and the operations as sync runs them:
-its look (a fetch of the base, its own branch, the leases, the server mark and every request
+its look (a fetch of the base, its own branch, its lease, the server mark and every request
 of the base) when nothing moved, when a request moved, when the lease moved (a new lease
 commit on the base's tip, as sync takes it) and when an older version's lease moved (a root
 commit, which git's negotiation cannot end early on: over HTTP one request more),
@@ -219,7 +219,7 @@ def _seed_agents(root: Path, agents: int) -> tuple[Path, Path, str]:
 SYNC_SPECS = [
     "+refs/heads/main:refs/vcontext/remotes/o/heads/main",
     "+refs/heads/agents/agent-0:refs/vcontext/remotes/o/heads/agents/agent-0",
-    "+refs/vcontext/lease/*:refs/vcontext/remotes/o/lease/*",
+    "+refs/vcontext/lease/main*:refs/vcontext/remotes/o/lease/main*",
     "+refs/vcontext/server*:refs/vcontext/remotes/o/server*",
     "+refs/vcontext/sync/main/*:refs/vcontext/remotes/o/sync/main/*",
 ]
