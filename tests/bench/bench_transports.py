@@ -3,7 +3,7 @@ nothing new, a push of one request ref — against real servers on loopback.
 
 Run: python tests/bench/bench_transports.py [--refs 0 200 1000] [--runs 30]
      [--front auto|nginx|python] [--protocol 2 0] [--agents 16 1000]
-     [--ssh-login git-shell|root]
+     [--ssh-login git-shell|root] [--kex default curve25519-sha256]
 
 For each transport (a path through git, HTTP: git http-backend behind nginx + fcgiwrap
 where installed, SSH: a stock sshd, SSH over one ControlMaster connection; sshd's clients
@@ -27,6 +27,10 @@ push of one request ref, under each git wire protocol of ``--protocol`` (``-c
 protocol.version``: v2, git's default, lists refs by prefix in a request of its own; v0 has
 every ref advertised in the first answer). Over HTTP (nginx) the column ``requests`` counts
 the CGI runs per operation (each one ``git http-backend`` and the git command it starts).
+
+``--kex ALGORITHM ...``: instead, what one ssh connection costs (``git-upload-pack`` asked
+for nothing: what each sync pays once over ssh) under each key exchange (``default``: what
+this ssh chooses; OpenSSH 9.x: the post-quantum ``sntrup761x25519-sha512``).
 """
 
 from __future__ import annotations
@@ -379,6 +383,76 @@ def _sync_ops(
     return out
 
 
+def _print_sync(args: argparse.Namespace) -> int:
+    """``--agents``: sync's operations (see the module)."""
+    load = os.getloadavg()
+    print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} "
+          f"{load[2]:.1f}")  # fmt: skip
+    print("| transport | protocol | agents | operation | wall (median) | client CPU | "
+          "server CPU | requests |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    for transport in args.transport:
+        for agents in args.agents:
+            with _workdir(transport, args.ssh_login) as tmp:
+                try:
+                    rows = _bench_sync(
+                        tmp, transport, agents, args.runs, args.front, args.protocol,
+                        args.ssh_login,
+                    )  # fmt: skip
+                except servers.Unavailable as exc:
+                    print(f"| {transport} | | {agents} | skipped: {exc} |||||")
+                    break
+                for row in rows:
+                    print(row, flush=True)
+    load = os.getloadavg()
+    print(f"load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    return 0
+
+
+def _print_kex(args: argparse.Namespace) -> int:
+    """``--kex``: one ssh connection under each key exchange."""
+    load = os.getloadavg()
+    print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} "
+          f"{load[2]:.1f}")  # fmt: skip
+    print("| transport | requests waiting | operation | wall (median) | client CPU | "
+          "server CPU | per core |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    with _workdir("SSH", args.ssh_login) as tmp:
+        for row in _bench_kex(tmp, args.kex, args.runs, args.ssh_login):
+            print(row, flush=True)
+    load = os.getloadavg()
+    print(f"load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    return 0
+
+
+def _bench_kex(root: Path, kexes: list[str], runs: int, login: str) -> list[str]:
+    """One ssh connection per run that asks ``git-upload-pack`` for nothing (what each sync
+    pays once over ssh), under each key exchange of ``kexes`` (``default``: what this ssh
+    chooses): its median wall, client and server CPU."""
+    remote, _ = _seed(root, 0)
+    env = dict(os.environ)
+    _, sshd, config = _sshd(root, remote, "SSH", env, login)
+    rows = []
+    try:
+        for kex in kexes:
+            chosen = [] if kex == "default" else ["-o", f"KexAlgorithms={kex}"]
+            argv = ["ssh", "-F", str(config), *chosen, servers.SSH_ALIAS,
+                    f"git-upload-pack '{remote}'"]  # fmt: skip
+
+            def connect(argv: list[str] = argv) -> None:
+                subprocess.run(argv, input=b"0000", capture_output=True, check=True)
+
+            wall, client, served = _measure(connect, sshd.cpu_seconds, runs)
+            rows.append(
+                f"| SSH, KexAlgorithms {kex} | 0 | one connection, nothing fetched | "
+                f"{wall * 1000:.1f} ms | {client * 1000:.1f} ms | {served * 1000:.1f} ms | "
+                f"{1.0 / (client + served):.0f} /s |"
+            )
+    finally:
+        sshd.stop()
+    return rows
+
+
 @contextlib.contextmanager
 def _workdir(transport: str, login: str) -> Iterator[Path]:
     """A folder for one run, removed after: one the server's own user may enter when sshd
@@ -413,30 +487,17 @@ def main() -> int:
         "forge), or root (whose shell runs its rc files at each session: the figures of "
         "earlier runs).",
     )  # fmt: skip
+    parser.add_argument(
+        "--kex", nargs="+", metavar="ALGORITHM",
+        help="Instead: what one ssh connection costs under each key exchange (default: "
+        "what ssh chooses), e.g. --kex default curve25519-sha256.",
+    )  # fmt: skip
     args = parser.parse_args()
     load = os.getloadavg()
+    if args.kex:
+        return _print_kex(args)
     if args.agents:
-        print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} "
-              f"{load[2]:.1f}")  # fmt: skip
-        print("| transport | protocol | agents | operation | wall (median) | client CPU | "
-              "server CPU | requests |")  # fmt: skip
-        print("|---|---|---|---|---|---|---|---|")
-        for transport in args.transport:
-            for agents in args.agents:
-                with _workdir(transport, args.ssh_login) as tmp:
-                    try:
-                        rows = _bench_sync(
-                            tmp, transport, agents, args.runs, args.front, args.protocol,
-                            args.ssh_login,
-                        )  # fmt: skip
-                    except servers.Unavailable as exc:
-                        print(f"| {transport} | | {agents} | skipped: {exc} |||||")
-                        break
-                    for row in rows:
-                        print(row, flush=True)
-        load = os.getloadavg()
-        print(f"load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-        return 0
+        return _print_sync(args)
     print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print("| transport | requests waiting | operation | wall (median) | client CPU | "
           "server CPU | per core |")  # fmt: skip
