@@ -569,6 +569,86 @@ def test_guard_lets_sync_lease_in_without_opening_the_repository(
     assert "refused" in said[0]
 
 
+def _lease_on(repo: Path, base: str, message: str) -> str:
+    """A lease commit as ``sync --push`` takes it now: on the base's tip, with its tree."""
+    tree = run_git(repo, "rev-parse", f"{base}^{{tree}}").stdout.strip()
+    return run_git(repo, "commit-tree", tree, "-p", base, "-m", message).stdout.strip()
+
+
+def test_guard_lets_lease_commits_of_both_shapes_in_without_opening_the_repository(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """One truth for lease commits (remote/refs.py): a lease on the base's tip with its tree
+    (this version) and a root commit of the empty tree (older versions, on the same remote)
+    change no file; taken, released and taken again in any order, even after the base
+    moved, the guard lets each in without importing pygit2 (nothing_to_check), and a lease
+    ref is never judged as a forced update from the lease it had."""
+    env = _without_pygit2(tmp_path)
+    lease = "refs/vcontext/lease/main"
+    taken = []
+    for n, old_version in enumerate([False, True, False, False]):
+        if n == 3:  # the base moves between two leases: their trees differ
+            write(
+                repo,
+                PLAYBOOK,
+                playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")),
+            )
+            commit(repo, "a third lesson")
+            assert push(repo, "--no-verify", "origin", "main").returncode == 0
+        if old_version:
+            commit_id = _empty_root_commit(repo, f"lease {n}")
+        else:
+            commit_id = _lease_on(repo, "main", f"lease {n}")
+        proc = push(repo, "--no-verify", "origin", f"{commit_id}:{lease}", env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert remote_sha(remote, lease) == commit_id
+        taken.append(commit_id)
+        assert push(repo, "--no-verify", "origin", f":{lease}", env={}).returncode == 0
+    assert len(set(taken)) == 4
+    fsck = run_git(remote, "fsck", "--no-dangling", check=False)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+
+
+def test_guard_never_judges_a_lease_ref_as_a_forced_update(
+    repo: Path, remote: Path, tmp_path: Path
+) -> None:
+    """A lease taken on a base that was rewritten meanwhile (its tree drops an event the
+    released lease's tree had): the lease ref's old commit is no history of documents, so
+    the full check (a push the light path leaves to it: a tag of a blob beside the lease)
+    and the light path let it in; a lease ref set to a commit that changes files is still
+    judged as any commit (a lease ref is no way around the guard)."""
+    write(repo, PLAYBOOK, playbook(event("e1", "first"), event("e2", "second"), event("e3", "3")))
+    commit(repo, "a third lesson")
+    assert push(repo, "--no-verify", "origin", "main").returncode == 0
+    lease = "refs/vcontext/lease/main"
+    first = _lease_on(repo, "main", "lease 1")
+    assert push(repo, "--no-verify", "origin", f"{first}:{lease}").returncode == 0
+    assert push(repo, "--no-verify", "origin", f":{lease}").returncode == 0
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")  # the base rewritten on the server
+    run_git(
+        remote, "update-ref", "refs/heads/main", run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    )
+    key = _object(repo, "hash-object", "-w", "--stdin", data="-----BEGIN PGP PUBLIC KEY-----\n")
+    second = _lease_on(repo, "main", "lease 2")
+    full = push(repo, "--no-verify", "origin", f"{second}:{lease}", f"{key}:refs/tags/k")
+    assert full.returncode == 0, full.stderr
+    assert remote_sha(remote, lease) == second
+    third = _empty_root_commit(repo, "an older version's lease")  # breaking it, as expired
+    env = {"GIT_VCONTEXT_HOOK_VERBOSE": "1"}
+    light = push(repo, "--no-verify", "--force", "origin", f"{third}:{lease}", "main", env=env)
+    assert light.returncode == 0, light.stderr
+    assert "guard (light)" in light.stderr
+    assert remote_sha(remote, lease) == third
+
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    dropped = commit(repo, "drop e2")
+    before = refs(remote)
+    proc = push(repo, "--no-verify", "--force", "origin", f"{dropped}:{lease}")
+    assert proc.returncode != 0, proc.stderr
+    assert any(line.endswith("[history-event-removed]") for line in remote_lines(proc.stderr))
+    assert refs(remote) == before
+
+
 def test_guard_judges_an_empty_root_commit_in_full_where_a_deleted_branch_had_documents(
     repo: Path, remote: Path, tmp_path: Path
 ) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from git_vcontext.gitio import remote as remotes
 from git_vcontext.gitio.localremote import LocalRemote
+from git_vcontext.remote.view import RemoteView
 from helpers.run import run_git
 
 NS = "refs/vcontext/remotes/origin/"
@@ -207,6 +208,65 @@ def test_swap_is_a_compare_and_swap_of_the_remote_ref(pair: tuple[Path, Path, Pa
     assert _refs(remote, name) == {name: str(second)}
     message = run_git(remote, "log", "-1", "--format=%B", name).stdout
     assert message.strip() == "lease two"
+
+
+def test_swap_writes_the_lease_on_the_base_it_was_taken_on(pair: tuple[Path, Path, Path]) -> None:
+    """remote/refs.py's lease commit, written in process as over git: its parent the base's
+    tip, its tree that tip's (it changes no file: an empty tree would read as every
+    document deleted); without a base, a root commit of the empty tree. git fsck clean."""
+    remote, _, in_process = pair
+    local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
+    assert local is not None
+    base = run_git(remote, "rev-parse", "main").stdout.strip()
+
+    lease = local.swap(
+        "refs/vcontext/lease/main", None, "lease\n", _signature(), pygit2.Oid(hex=base)
+    )
+    alone = local.swap("refs/vcontext/lease/other", None, "lease\n", _signature())
+
+    assert lease is not None
+    assert alone is not None
+    shown = run_git(remote, "log", "-1", "--format=%P %T", str(lease)).stdout.split()
+    assert shown == [base, run_git(remote, "rev-parse", "main^{tree}").stdout.strip()]
+    root = run_git(remote, "log", "-1", "--format=%P|%T", str(alone)).stdout.strip()
+    assert root == "|4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    assert run_git(remote, "fsck", "--no-dangling", check=False).returncode == 0
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in process", "through git"])
+def test_a_look_fetches_its_own_base_s_lease_not_another_base_s_history(
+    pair: tuple[Path, Path, Path], in_process: bool
+) -> None:
+    """remote/view.py: sync's look fetches its base's lease, not every base's: a lease
+    commit sits on its base's tip (remote/refs.py), so another base's lease would bring that
+    base's history into every clone that syncs this one."""
+    remote, by_git, here = pair
+    clone = here if in_process else by_git
+    if not in_process:
+        run_git(clone, "config", "vcontext.inProcessFetch", "false")
+    work = remote.parent / "work"
+    (work / "r.txt").write_text("release only\n")
+    run_git(work, "add", "-A")
+    run_git(work, "commit", "-q", "-m", "release only")
+    release = run_git(work, "rev-parse", "HEAD").stdout.strip()
+    run_git(work, "push", "-q", str(remote), f"{release}:refs/heads/release")
+    for base, tip in (("main", "main"), ("release", release)):
+        tree = run_git(remote, "rev-parse", f"{tip}^{{tree}}").stdout.strip()
+        lease = run_git(remote, "commit-tree", tree, "-p", tip, "-m", "lease").stdout.strip()
+        run_git(remote, "update-ref", f"refs/vcontext/lease/{base}", lease)
+    repo = pygit2.Repository(str(clone))
+    view = RemoteView(repo, str(clone), "origin", "main", ["agents/x"])
+    assert (view.local is not None) == in_process
+
+    snap = view.fetch()
+
+    assert snap.lease_id is not None
+    assert (
+        str(snap.lease_id)
+        == run_git(remote, "rev-parse", "refs/vcontext/lease/main").stdout.strip()
+    )
+    assert list(_refs(clone, f"{NS}lease/")) == [f"{NS}lease/main"]
+    assert run_git(clone, "cat-file", "-e", release, check=False).returncode != 0
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """``gitio.loose``: the guard's light reading of a lease commit (issue 28, "the guard must not
 slow sync --push down"). It answers only what is certain: a commit of the empty tree
-without parents, read from a loose object git wrote; anything else (a parent, files,
+without parents, or a lease commit on a commit the repository had, with its tree, read
+from loose objects git wrote; anything else (a parent, files,
 packed, truncated, oversized, not an object id) is "not certain", and the full check runs.
 Objects are written by real git."""
 
@@ -16,6 +17,7 @@ from git_vcontext.gitio.batch import ref_names
 from git_vcontext.gitio.loose import (
     MAX_OBJECT,
     is_empty_root_commit,
+    is_lease_commit,
     loose_object,
     ref_names_in_files,
     ref_tips_in_files,
@@ -85,6 +87,29 @@ def test_a_packed_object_is_not_certain_here(bare: Path) -> None:
 
     assert loose_object(_dirs(bare), lease) is None
     assert not is_empty_root_commit(_dirs(bare), lease)
+
+
+def test_a_lease_on_a_commit_the_repository_had_with_its_tree_is_certain(
+    bare: Path, tmp_path: Path
+) -> None:
+    """remote/refs.py's lease commit: one parent, the parent's tree (no file changed), the
+    parent there before the push (in the repository's own store, not the push's
+    quarantine: else the push brings a commit the guard must judge); an older version's
+    root commit of the empty tree too. A lease that changes a file, has two parents or a
+    parent elsewhere is not certain."""
+    files = _tree(bare, empty=False)
+    base = _commit(bare, files)
+    lease = _commit(bare, files, base)
+    other = _commit(bare, _tree(bare), base)  # the empty tree on a base with a file
+    merge = _commit(bare, files, base, _commit(bare, _tree(bare)))
+    own = _dirs(bare)
+
+    assert is_lease_commit(own, lease, own)
+    assert is_lease_commit(own, _commit(bare, _tree(bare)), own)  # an older version's
+    assert not is_lease_commit(own, other, own)
+    assert not is_lease_commit(own, merge, own)
+    assert not is_lease_commit(own, base, own)  # a root commit with files
+    assert not is_lease_commit(own, lease, [str(tmp_path / "elsewhere")])  # parent not before
 
 
 @pytest.mark.parametrize(

@@ -93,11 +93,25 @@ class RunAs:
     gid: int
 
 
-def other_user(name: str = "vcontext-git") -> RunAs:
+GIT_SHELL_USER = "vcontext-gitshell"
+"""A git server's account whose login shell is ``git-shell`` (``other_user(GIT_SHELL_USER,
+shell=git_shell())``): each ssh session runs the git command it asks for, nothing else,
+as a forge's does."""
+
+
+def git_shell() -> str:
+    """Where git's restricted login shell is (Unavailable when git has none here)."""
+    found = shutil.which("git-shell") or str(git_exec_path() / "git-shell")
+    if not Path(found).exists():
+        raise Unavailable("git-shell is not installed")
+    return found
+
+
+def other_user(name: str = "vcontext-git", shell: str = "/bin/sh") -> RunAs:
     """An unprivileged user for the tests, as a git server's account is: a plain shell (no
-    rc files to run at each ssh session), a home of its own, no password, logins by key
-    (created with useradd when missing; kept for the next run: tests running in parallel
-    may use it). Unavailable when not root."""
+    rc files to run at each ssh session; ``shell``: another, such as ``git_shell()``), a
+    home of its own, no password, logins by key (created with useradd when missing; kept
+    for the next run: tests running in parallel may use it). Unavailable when not root."""
     import pwd
 
     home = Path("/var/lib") / name
@@ -108,7 +122,7 @@ def other_user(name: str = "vcontext-git") -> RunAs:
     except KeyError:
         useradd = shutil.which("useradd") or "/usr/sbin/useradd"
         made = subprocess.run(
-            [useradd, "--system", "--shell", "/bin/sh", "--home-dir", str(home),
+            [useradd, "--system", "--shell", shell, "--home-dir", str(home),
              "--create-home", "--user-group", "--password", "*", name],
             capture_output=True, text=True,
         )  # fmt: skip

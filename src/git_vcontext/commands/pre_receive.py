@@ -110,14 +110,16 @@ def touches_mark(text: str) -> bool:
 
 def nothing_to_check(text: str) -> bool:
     """Whether this push, for certain, changes no file: every update creates a ref at a
-    commit of the empty tree without parents (the lease ``sync --push`` takes), and what the
-    guard remembers under that ref (a deleted tip it compares a re-created ref with) is such
-    a commit too. Then the push is let in without opening the repository (pygit2's import is
-    most of what a guard costs, and every ``sync --push`` takes a lease). Anything less
-    certain (a packed object, another layout, a line that does not read) is False: the full
-    check runs."""
+    commit of the empty tree without parents, and what the guard remembers under that ref
+    (a deleted tip it compares a re-created ref with) is such a commit too; or creates a
+    lease ref (``remote.refs``) at a lease commit (that, or one on a commit the repository
+    had, with its tree), what it remembers there being one too (a lease ref is not
+    compared with its old tip: ``prepush.check.lease_moved``). Then the push is let in
+    without opening the repository (pygit2's import is most of what a guard costs, and
+    every ``sync --push`` takes a lease). Anything less certain (a packed object, another
+    layout, a line that does not read) is False: the full check runs."""
     # lazy: only this fast path reads loose objects itself
-    from ..gitio.loose import is_empty_root_commit, loose_dirs
+    from ..gitio.loose import is_empty_root_commit, is_lease_commit, loose_dirs
     from ..prepush.remotepast import remembered
 
     git_dir = os.environ.get("GIT_DIR") or "."
@@ -133,13 +135,24 @@ def nothing_to_check(text: str) -> bool:
         record = remembered(git_dir, REMEMBERED_AS)
         if not lines or record is None or touches_mark(text):
             return False
+        # what the repository had before the push: its store, when the push is held apart
+        # in a quarantine (else the push's objects are in the store already)
+        own = dirs[1:]
         for parts in lines:
             if len(parts) != 3 or set(parts[0]) != {"0"} or set(parts[1]) == {"0"}:
                 return False  # not the creation of a ref
-            if not is_empty_root_commit(dirs, parts[1]):
-                return False
             before = record.get(parts[2])
-            if before is not None and not is_empty_root_commit(dirs, before):
+            if is_empty_root_commit(dirs, parts[1]) and (
+                before is None or is_empty_root_commit(dirs, before)
+            ):
+                continue
+            if not is_lease_commit(dirs, parts[1], own):
+                return False
+            from ..remote.refs import is_lease_ref  # lazy: only for a push of a lease commit
+
+            if not is_lease_ref(parts[2]) or (
+                before is not None and not is_lease_commit(dirs, before, dirs)
+            ):
                 return False
     except (OSError, ValueError):
         return False

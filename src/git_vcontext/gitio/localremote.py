@@ -26,7 +26,7 @@ from ..errors import OperationalError, RefMoved
 from ..faults import step
 from ..fsio import permitted
 from . import config_flag, config_value
-from .objectcopy import TooMany, copy_commits, store_empty_tree
+from .objectcopy import TooMany, copy_commits, no_change_commit
 from .places import hooks_folder
 from .refs import RefUpdate, delete_ref, move_refs, oid_of, set_ref
 
@@ -139,9 +139,17 @@ class LocalRemote:
         given = [*names(), *(entry.name for entry in self.repo.config)]
         return any(name.lower().endswith(".pushinsteadof") for name in given)
 
-    def swap(self, name: str, expect: str | None, message: str, signature: Signature) -> Oid | None:
-        """Point the remote's ``name`` at a new empty commit whose message is ``message`` if it
-        still holds ``expect`` (None: it must not exist), all under the ref's lock; the
+    def swap(
+        self,
+        name: str,
+        expect: str | None,
+        message: str,
+        signature: Signature,
+        base: Oid | None = None,
+    ) -> Oid | None:
+        """Point the remote's ``name`` at a new lease commit whose message is ``message`` (on
+        ``base`` with its tree, else a root commit of the empty tree: ``remote.refs``) if
+        it still holds ``expect`` (None: it must not exist), all under the ref's lock; the
         commit, or None when the ref held something else (someone was quicker)."""
         import pygit2
 
@@ -151,8 +159,7 @@ class LocalRemote:
             return None  # taken already: no commit written for a swap that cannot win
         where = f"{name} in {self.name} ({self.path})"
         try:
-            tree = store_empty_tree(theirs)  # stored, so that git fsck finds it
-            commit = theirs.create_commit(None, signature, signature, message, tree, [])
+            commit = no_change_commit(theirs, message, signature, base)
         except (pygit2.GitError, OSError) as exc:
             raise OperationalError(f"writing {where}: {exc}") from None
         for pause in LOCKED:

@@ -1,8 +1,8 @@
 """One loose object of a repository read without pygit2, whose import is most of what a hook
 with almost nothing to do costs: the server's guard reads the commit of a push that only
-takes ``sync --push``'s lease this way (``commands.pre_receive.nothing_to_check``); and the
-names of its refs read from the files git keeps them in, without starting ``git
-for-each-ref`` (``ref_names_in_files``).
+takes ``sync --push``'s lease (and its parent) this way
+(``commands.pre_receive.nothing_to_check``); and the names of its refs read from the files
+git keeps them in, without starting ``git for-each-ref`` (``ref_names_in_files``).
 
 Only what is certain is answered: an object that is not loose in the directories given
 (packed, behind an alternate, absent), too big, or not well-formed is None, and the caller
@@ -98,6 +98,44 @@ def is_empty_root_commit(dirs: Sequence[str], oid: str) -> bool:
         return False
     tree = header[0][len(b"tree ") :].decode("ascii", "replace")
     return tree in EMPTY_TREES and not any(line.startswith(b"parent ") for line in header)
+
+
+def is_lease_commit(dirs: Sequence[str], oid: str, before: Sequence[str]) -> bool:
+    """Whether ``oid`` is, for certain, a commit that changes no file as a ``sync --push``
+    lease commit is (``remote.refs``): a root commit of the empty tree, or a commit with one
+    parent and that parent's tree, the parent loose in ``before`` (the repository's own
+    store: there before the push, so the push brings no commit but ``oid``)."""
+    header = _commit_header(dirs, oid)
+    if header is None:
+        return False
+    tree, parents = header
+    if not parents:
+        return tree in EMPTY_TREES
+    if len(parents) != 1:
+        return False
+    parent = _commit_header(before, parents[0])
+    return parent is not None and parent[0] == tree
+
+
+def _commit_header(dirs: Sequence[str], oid: str) -> tuple[str, list[str]] | None:
+    """(tree, parents) of the loose commit ``oid``, as git reads them (the first tree line
+    and the parent lines right after it); None when not read for certain."""
+    found = loose_object(dirs, oid)
+    if found is None or found[0] != "commit":
+        return None
+    lines = found[1].split(b"\n\n", 1)[0].split(b"\n")
+    if not lines[0].startswith(b"tree "):
+        return None
+    tree = lines[0][len(b"tree ") :].decode("ascii", "replace")
+    parents = []
+    rest = lines[1:]
+    while rest and rest[0].startswith(b"parent "):
+        parents.append(rest.pop(0)[len(b"parent ") :].decode("ascii", "replace"))
+    if any(line.startswith((b"tree ", b"parent ")) for line in rest):
+        return None  # not as git writes commits: git would read something else
+    if not is_oid(tree) or not all(is_oid(p) for p in parents):
+        return None
+    return tree, parents
 
 
 REF_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./")

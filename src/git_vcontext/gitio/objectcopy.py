@@ -19,7 +19,7 @@ from .places import common_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pygit2 import Oid, Repository, Tree
+    from pygit2 import Oid, Repository, Signature, Tree
 
 LIMIT = 500
 """More new commits than this (a first fetch of a long history): leave it to git's packs."""
@@ -35,6 +35,19 @@ def store_empty_tree(repo: Repository) -> Oid:
     from pygit2.enums import ObjectType
 
     return repo.odb.write(ObjectType.TREE, b"")
+
+
+def no_change_commit(repo: Repository, message: str, signature: Signature, base: Oid | None) -> Oid:
+    """A commit that changes no file (what a lease ref points to, ``remote.refs``): on
+    ``base`` with its tree; a root commit of the empty tree when ``base`` is None or not
+    a commit here."""
+    from .objects import commit_named
+
+    found = None if base is None else commit_named(repo, str(base))
+    if found is None:
+        tree = store_empty_tree(repo)  # stored, so that git fsck finds it
+        return repo.create_commit(None, signature, signature, message, tree, [])
+    return repo.create_commit(None, signature, signature, message, found.tree_id, [found.id])
 
 
 class TooMany(Exception):

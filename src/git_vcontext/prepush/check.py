@@ -6,7 +6,8 @@ For each ref update, the commits the remote does not have yet get the verdicts o
 ``verdicts.Checker`` (each changed blob, each change against each parent; which files:
 the stricter of the commit's routing and the remote's); a forced update is also
 compared with the remote's old tip (also a branch deleted and pushed again:
-``remotepast``), and a branch outside the agent prefix must not receive an unmerged
+``remotepast``; not a lease ref moving from one lease commit to another: ``lease_moved``),
+and a branch outside the agent prefix must not receive an unmerged
 fork. A push found clean is also remembered by
 its ref lines (``push_key``), so the hook git starts for a push ``sync`` already
 checked answers without even opening the repository.
@@ -25,9 +26,11 @@ from typing import TYPE_CHECKING
 
 from ..branches.agents import agent_prefix
 from ..errors import shown_url
+from ..gitio.loose import EMPTY_TREES
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
+from ..remote.refs import is_lease_ref
 from ..validation.model import NOTE_RULES, SKIPPED, FileReport, command_word, quoted_path
 from . import remotepast
 from .cache import VerdictCache, push_key
@@ -366,7 +369,12 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
             subject = _subject(commit)
             heading = f"commit {str(commit.id)[:10]} {subject}"
             out.append((heading, str(commit.id), subject, found, _reverted(commit)))
-    if pushed.rewinds and pushed.previous is not None and pushed.tip is not None:
+    if (
+        pushed.rewinds
+        and pushed.previous is not None
+        and pushed.tip is not None
+        and not lease_moved(pushed.update.remote_ref, pushed.previous, pushed.tip)
+    ):
         heading = (
             f"forced update from {str(pushed.previous.id)[:10]} (the remote's tip, "
             f"not in the pushed history) to {str(pushed.tip.id)[:10]}"
@@ -383,6 +391,28 @@ def _verdicts(checker: Checker, pushed: PushRange, prefix: str, done: set[str]) 
                 )
                 out.append((heading, str(commit.id), _subject(commit), found, None))
     return out
+
+
+def lease_moved(ref: str, previous: Commit, tip: Commit) -> bool:
+    """Whether ``ref`` is a lease ref moving from one lease commit to another: each changes
+    no file (``remote.refs``), and what a lease ref pointed to before is no history of
+    documents, so there is no forced update to compare (the light path and the guard's
+    fast path judge alike). The new commits are judged as any (a lease ref is no way
+    around the rules)."""
+    return is_lease_ref(ref) and changes_nothing(previous) and changes_nothing(tip)
+
+
+def changes_nothing(commit: Commit) -> bool:
+    """A lease commit: a root commit of the empty tree, or one parent and its tree."""
+    import pygit2
+
+    parents = commit.parent_ids
+    if not parents:
+        return str(commit.tree_id) in EMPTY_TREES
+    try:
+        return len(parents) == 1 and commit.parents[0].tree_id == commit.tree_id
+    except (KeyError, pygit2.GitError):
+        return False  # its parent is not here (a shallow clone): not certain
 
 
 def fork_notes(

@@ -11,7 +11,8 @@ finding or note at all, sends the push to the full check, which then judges it a
 what it refuses.
 
 Certain means: every updated ref points at a commit; no forced update (a ref created
-where a deleted one is remembered is an update from the tip it had); the default branch
+where a deleted one is remembered is an update from the tip it had; a lease ref moving
+from one lease commit to another is none, as in the full check); the default branch
 not deleted; every file the new
 commits change (against each parent) is a regular file install's patterns name (then the
 file set of the full check, whatever the routing, holds exactly these), none removed (no
@@ -25,7 +26,7 @@ import os
 
 from ..document import checked_file, may_hold_fork
 from ..gitio.batch import TREE, Objects, Unreadable, config_value, is_ancestor, rev_list
-from ..gitio.loose import loose_dirs, ref_tips_in_files
+from ..gitio.loose import EMPTY_TREES, loose_dirs, ref_tips_in_files
 from .cache import VerdictCache, blob_key, change_key, tips_key
 from .remotepast import remembered as deleted_tips
 
@@ -161,7 +162,11 @@ class Light:
         new = update.local_sha
         # a ref deleted, then created again, is judged from the tip it had (``remotepast``)
         old = remembered.get(update.remote_ref) if update.is_new else update.remote_sha
-        if old is not None and not self._follows(old, new):
+        if (
+            old is not None
+            and not self._follows(old, new)
+            and not self._lease_moved(update.remote_ref, old, new)
+        ):
             return False  # a forced update: the full check compares the two tips
         branch = update.branch
         if branch is None or branch.startswith(self._prefix()):
@@ -195,6 +200,27 @@ class Light:
         if self.objects.commit(old).tree == self.objects.commit(new).tree:
             return True
         return self._reaches(new, old) or is_ancestor(self.git_dir, old, new)
+
+    def _lease_moved(self, ref: str, old: str, new: str) -> bool:
+        """Whether ``ref`` is a lease ref moving from one lease commit to another (each
+        changes no file: ``remote.refs``), which the full check does not compare either
+        (``check.lease_moved``)."""
+        from ..remote.refs import is_lease_ref  # lazy: only a push the light path finds forced
+
+        return is_lease_ref(ref) and self._changes_nothing(old) and self._changes_nothing(new)
+
+    def _changes_nothing(self, sha: str) -> bool:
+        """Whether ``sha`` is a lease commit: a root commit of the empty tree, or a commit
+        with one parent and its tree."""
+        if self.objects.kind(sha) != "commit":
+            return False
+        commit = self.objects.commit(sha)
+        if not commit.parents:
+            return commit.tree in EMPTY_TREES
+        parent = commit.parents[0]
+        if len(commit.parents) != 1 or self.objects.kind(parent) != "commit":
+            return False
+        return self.objects.commit(parent).tree == commit.tree
 
     def _reaches(self, new: str, old: str) -> bool:
         """Whether ``old`` is, for certain, in ``new``'s history: ``new`` itself, or a parent

@@ -101,9 +101,9 @@ class LeaseKeeper:
         expect = "" if snap.lease_id is None else str(snap.lease_id)
         local = self.view.local
         if local is not None and local.may_write_refs():  # a compare-and-swap, no push
-            self.held = local.swap(self.ref, expect or None, lease.message(), signature)
+            self.held = local.swap(self.ref, expect or None, lease.message(), signature, snap.base)
             return self.held is not None, None
-        commit = self.pusher.lease_commit(lease, signature)
+        commit = self.pusher.lease_commit(lease, signature, snap.base)
         self.tried = commit
         update = remotes.Update(str(commit), self.ref, expect=expect)
         pushed = self.pusher.push_with(list(publish or []), [update], known=known)

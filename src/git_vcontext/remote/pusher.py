@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import OperationalError, shown_url
 from ..gitio import locks
 from ..gitio import remote as remotes
-from ..gitio.objectcopy import store_empty_tree
-from ..gitio.objects import make_commit
+from ..gitio.objectcopy import no_change_commit
 from ..prepush.check import prefill
 from ..setup.hooks import only_our_shim
 
@@ -147,10 +146,11 @@ class Pusher:
             self._our_shim = only_our_shim(self.repo)
         return self._our_shim
 
-    def lease_commit(self, lease: Lease, signature: Signature) -> Oid:
-        """An empty commit whose message is ``lease`` (what a lease ref points to)."""
-        tree = store_empty_tree(self.repo)  # stored, so that git fsck finds it
-        return make_commit(self.repo, tree, [], lease.message(), signature, signature)
+    def lease_commit(self, lease: Lease, signature: Signature, base: Oid | None) -> Oid:
+        """A commit whose message is ``lease`` (what a lease ref points to): on ``base``
+        (the base's tip on the remote as last fetched), with its tree, so that it changes no
+        file; a root commit of the empty tree when there is no base (see ``remote.refs``)."""
+        return no_change_commit(self.repo, lease.message(), signature, base)
 
 
 def hook_lines(updates: list[remotes.Update], known: Mapping[str, Oid | str | None]) -> list[str]:

@@ -3,9 +3,16 @@
 - ``refs/vcontext/sync/<base>/<agent branch>``: an agent's request to have that commit
   merged into the base (written only by that agent: its push never races).
 - ``refs/vcontext/lease/<base>``: who integrates into the base right now, until when.
-  It points to an empty commit whose message names the holder, the expiry and when the
+  It points to a lease commit, one that changes no file: its parent is the base's tip the
+  lease was taken on and its tree that tip's tree (an older version's lease, still read
+  and accepted, is a root commit of the empty tree; so is a lease taken on a base the
+  remote does not have yet). Its message names the holder, the expiry and when the
   holder expects its integration to have landed (``Landing:``, what waiters time their
-  next look by; an older version's lease has none); it is
+  next look by; an older version's lease has none). The parent is there for git's fetch
+  negotiation: a waiter's look that fetches a new lease ends its negotiation on the base
+  tip it has (a root commit never lets it end early: over HTTP one request more per look).
+  The guard, the pre-push check and sync judge a lease ref moving from one lease commit to
+  another by its new commits alone, never as a forced update (``is_lease_ref``). It is
   taken and released with compare-and-swap pushes (``--force-with-lease``), and an
   expired lease may be broken by anyone, so a crashed agent blocks no one for longer.
 - ``refs/vcontext/server`` (``setup.server.SERVER``): present when ``git vcontext install
@@ -20,7 +27,6 @@ from __future__ import annotations
 
 import math
 import os
-import socket
 
 from ..record import record, replace
 
@@ -48,6 +54,11 @@ def request_prefix(base: str) -> str:
 
 def lease_ref(base: str) -> str:
     return f"{LEASES}{encode_base(base)}"
+
+
+def is_lease_ref(ref: str) -> bool:
+    """Whether ``ref`` is a base's lease ref (see the module)."""
+    return ref.startswith(LEASES) and len(ref) > len(LEASES)
 
 
 @record
@@ -105,6 +116,8 @@ def parse(message: str) -> Lease | None:
 def mine(holder: str, where: str, seconds: float, now: float, takes: float | None = None) -> Lease:
     """A lease for this process, expiring ``seconds`` from ``now``; ``takes``: how long the
     integration it is taken for should take (then said as ``Landing``)."""
+    import socket  # lazy: the guard's fast path reads this module for ``is_lease_ref``
+
     landing = None if takes is None else now + min(takes, seconds)
     return Lease(holder, socket.gethostname(), os.getpid(), where, now + seconds, landing)
 
@@ -114,6 +127,8 @@ def breakable(lease: Lease | None, where: str, now: float) -> bool:
     an interrupted sync in this same repository (its process is gone)."""
     if lease is None or lease.expired(now):
         return True
+    import socket  # lazy: see ``mine``
+
     left_here = lease.host == socket.gethostname() and lease.where == where
     return left_here and not holder_alive(lease.pid)
 

@@ -59,7 +59,7 @@ class RemoteView:
         self.looked = 0.0  # when the last look (fetch) ended
 
     def fetch(self) -> Snapshot:
-        """Fetch the base, the agent branches, the leases, the server mark and every request
+        """Fetch the base, the agent branches, its lease, the server mark and every request
         to merge into the base (what an integration needs, so that the look that finds the
         lease free serves the integration too); OperationalError when the remote cannot be
         reached.
@@ -73,7 +73,9 @@ class RemoteView:
         ns, enc = self.ns, leases.encode_base(self.base)
         branches = self.branches if self.local is not None else self._known_branches()
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *branches]]
-        specs += [f"+{leases.LEASES}*:{ns}lease/*", f"+{SERVER}*:{ns}server*"]
+        # this base's lease (a glob: git fails a fetch of a ref the remote lacks), not every
+        # base's: a lease commit sits on its base's tip, and would bring that base's history
+        specs += [f"+{leases.LEASES}{enc}*:{ns}lease/{enc}*", f"+{SERVER}*:{ns}server*"]
         specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")  # every agent's
         missing = None if self.local is None else self.local.fetch(specs, prune=True)
         if missing is None:  # not on this machine, or more than a copy should bring
