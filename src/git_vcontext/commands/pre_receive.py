@@ -119,7 +119,7 @@ def nothing_to_check(text: str) -> bool:
     every ``sync --push`` takes a lease). Anything less certain (a packed object, another
     layout, a line that does not read) is False: the full check runs."""
     # lazy: only this fast path reads loose objects itself
-    from ..gitio.loose import is_empty_root_commit, is_lease_commit, loose_dirs
+    from ..gitio.loose import is_empty_root_commit, is_lease_commit, is_lease_ref, loose_dirs
     from ..prepush.remotepast import remembered
 
     git_dir = os.environ.get("GIT_DIR") or "."
@@ -148,8 +148,6 @@ def nothing_to_check(text: str) -> bool:
                 continue
             if not is_lease_commit(dirs, parts[1], own):
                 return False
-            from ..remote.refs import is_lease_ref  # lazy: only for a push of a lease commit
-
             if not is_lease_ref(parts[2]) or (
                 before is not None and not is_lease_commit(dirs, before, dirs)
             ):

@@ -100,6 +100,15 @@ def is_empty_root_commit(dirs: Sequence[str], oid: str) -> bool:
     return tree in EMPTY_TREES and not any(line.startswith(b"parent ") for line in header)
 
 
+LEASES = "refs/vcontext/lease/"
+"""Where ``sync --push`` keeps each base's lease (``remote.refs``)."""
+
+
+def is_lease_ref(ref: str) -> bool:
+    """Whether ``ref`` is a base's lease ref (``remote.refs``)."""
+    return ref.startswith(LEASES) and len(ref) > len(LEASES)
+
+
 def is_lease_commit(dirs: Sequence[str], oid: str, before: Sequence[str]) -> bool:
     """Whether ``oid`` is, for certain, a commit that changes no file as a ``sync --push``
     lease commit is (``remote.refs``): a root commit of the empty tree, or a commit with one

@@ -19,7 +19,7 @@ from .places import common_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pygit2 import Oid, Repository, Signature, Tree
+    from pygit2 import Commit, Oid, Repository, Signature, Tree
 
 LIMIT = 500
 """More new commits than this (a first fetch of a long history): leave it to git's packs."""
@@ -48,6 +48,23 @@ def no_change_commit(repo: Repository, message: str, signature: Signature, base:
         tree = store_empty_tree(repo)  # stored, so that git fsck finds it
         return repo.create_commit(None, signature, signature, message, tree, [])
     return repo.create_commit(None, signature, signature, message, found.tree_id, [found.id])
+
+
+def changes_nothing(commit: Commit) -> bool:
+    """Whether ``commit`` changes no file as a lease commit (``remote.refs``): a root commit
+    of the empty tree, or one parent and its tree (False when its parent is not here, a
+    shallow clone: not certain)."""
+    import pygit2
+
+    from .loose import EMPTY_TREES
+
+    parents = commit.parent_ids
+    if not parents:
+        return str(commit.tree_id) in EMPTY_TREES
+    try:
+        return len(parents) == 1 and commit.parents[0].tree_id == commit.tree_id
+    except (KeyError, pygit2.GitError):
+        return False
 
 
 class TooMany(Exception):

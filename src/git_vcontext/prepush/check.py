@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 
 from ..branches.agents import agent_prefix
 from ..errors import shown_url
-from ..gitio.loose import EMPTY_TREES
+from ..gitio.loose import is_lease_ref
+from ..gitio.objectcopy import changes_nothing
 from ..gitio.objects import commit_named, new_commits
 from ..gitio.outgoing import parse_ref_lines, pushed_commits
 from ..gitio.places import common_dir
-from ..remote.refs import is_lease_ref
 from ..validation.model import NOTE_RULES, SKIPPED, FileReport, command_word, quoted_path
 from . import remotepast
 from .cache import VerdictCache, push_key
@@ -400,19 +400,6 @@ def lease_moved(ref: str, previous: Commit, tip: Commit) -> bool:
     fast path judge alike). The new commits are judged as any (a lease ref is no way
     around the rules)."""
     return is_lease_ref(ref) and changes_nothing(previous) and changes_nothing(tip)
-
-
-def changes_nothing(commit: Commit) -> bool:
-    """A lease commit: a root commit of the empty tree, or one parent and its tree."""
-    import pygit2
-
-    parents = commit.parent_ids
-    if not parents:
-        return str(commit.tree_id) in EMPTY_TREES
-    try:
-        return len(parents) == 1 and commit.parents[0].tree_id == commit.tree_id
-    except (KeyError, pygit2.GitError):
-        return False  # its parent is not here (a shallow clone): not certain
 
 
 def fork_notes(

@@ -26,7 +26,7 @@ import os
 
 from ..document import checked_file, may_hold_fork
 from ..gitio.batch import TREE, Objects, Unreadable, config_value, is_ancestor, rev_list
-from ..gitio.loose import EMPTY_TREES, loose_dirs, ref_tips_in_files
+from ..gitio.loose import EMPTY_TREES, is_lease_ref, loose_dirs, ref_tips_in_files
 from .cache import VerdictCache, blob_key, change_key, tips_key
 from .remotepast import remembered as deleted_tips
 
@@ -205,8 +205,6 @@ class Light:
         """Whether ``ref`` is a lease ref moving from one lease commit to another (each
         changes no file: ``remote.refs``), which the full check does not compare either
         (``check.lease_moved``)."""
-        from ..remote.refs import is_lease_ref  # lazy: only a push the light path finds forced
-
         return is_lease_ref(ref) and self._changes_nothing(old) and self._changes_nothing(new)
 
     def _changes_nothing(self, sha: str) -> bool:

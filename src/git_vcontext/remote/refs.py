@@ -28,10 +28,11 @@ from __future__ import annotations
 import math
 import os
 
+from ..gitio.loose import LEASES as LEASES
+from ..gitio.loose import is_lease_ref as is_lease_ref
 from ..record import record, replace
 
 REQUESTS = "refs/vcontext/sync/"
-LEASES = "refs/vcontext/lease/"
 DEFAULT_SECONDS = 30.0
 
 
@@ -54,11 +55,6 @@ def request_prefix(base: str) -> str:
 
 def lease_ref(base: str) -> str:
     return f"{LEASES}{encode_base(base)}"
-
-
-def is_lease_ref(ref: str) -> bool:
-    """Whether ``ref`` is a base's lease ref (see the module)."""
-    return ref.startswith(LEASES) and len(ref) > len(LEASES)
 
 
 @record
