@@ -71,7 +71,7 @@ def git(
         code = proc.returncode or -9  # a failure, even if git itself had ended (a process
         # it left behind held its output): what it wrote may be cut short
         stderr += (
-            f"\nfatal: no answer within {timeout:.1f} s: git {args[0]} {TIMED_OUT} (killed,"
+            f"\nfatal: git {_command(args)} not done within {timeout:.1f} s: {TIMED_OUT} (killed,"
             " with the processes it started)\n"
         )
     except BaseException:  # Ctrl-C, a signal: git and its children go with us
@@ -82,6 +82,18 @@ def git(
     if check and code != 0:
         raise OperationalError(f"git {args[0]}: {complaint(stderr, code)}")
     return result
+
+
+def _command(args: Sequence[str]) -> str:
+    """The git command ``args`` run (``fetch`` of ``-c k=v fetch …``): git's own options, and
+    the values of those that take one, skipped."""
+    rest = iter(args)
+    for arg in rest:
+        if arg in ("-c", "-C"):
+            next(rest, None)
+        elif not arg.startswith("-"):
+            return arg
+    return "command"
 
 
 TIMED_OUT = "timed out"
