@@ -10,6 +10,23 @@ if TYPE_CHECKING:
     from pygit2 import Commit
 
 TRAILER = "Vcontext-Sync"
+DROP = "Vcontext-Drop"
+"""The trailer key of a commit that removes records on purpose (a deleted plan's MCP commit
+writes it; a person adds it with ``git commit --amend --trailer 'Vcontext-Drop: <why>'``)."""
+SAID = f"{DROP}:"
+
+
+def says_drop(message: str | None) -> bool:
+    """Whether a commit message says it removes records on purpose: a line of it starts with
+    ``Vcontext-Drop:``, as git reads a trailer key (at a line's start, the colon right after
+    it). The one reading of the hook, the guard's light and full paths, ``check`` and
+    ``validate``: a message quoting the word in prose ("the Vcontext-Drop: trailer") says
+    nothing, where a match anywhere let it turn those checks off. Any line counts, not only
+    the last paragraph's: README asks for "a line in its message", and a person's
+    ``Signed-off-by:`` paragraph after it must not undo it."""
+    if not message:
+        return False
+    return message.startswith(SAID) or f"\n{SAID}" in message
 
 
 def sync_message(title: str, agents: Sequence[str], documents: Iterable[str]) -> str:
