@@ -360,7 +360,7 @@ def remove_stale_temporaries(folder: str) -> list[str]:
         return removed
     for name in names:
         found = TEMPORARY().match(name)
-        if found is None or _running(int(found.group("pid"))):
+        if found is None or running(int(found.group("pid"))):
             continue
         path = join(folder, name)
         try:
@@ -372,7 +372,7 @@ def remove_stale_temporaries(folder: str) -> list[str]:
     return removed
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
     if pid == system.getpid():
         return True
     try:

@@ -91,6 +91,24 @@ def test_history_a_changelog_document_deleted_on_purpose_lands_through_all(
     _landed_by_all(repo, remote)
 
 
+def test_history_a_drop_quoted_in_prose_says_nothing_to_any_check(repo: Path, remote: Path) -> None:
+    """A message quoting ``Vcontext-Drop:`` in prose does not say the deletion is meant: the
+    hook, the guard (``push --no-verify`` into the guarded bare repository) and ``check``
+    refuse the dropped changeLog entry (found in trial9: a match anywhere in the message
+    turned the rule off). The same deletion with the line written as git writes a trailer
+    (``git commit --amend --trailer``, what the refusals advise) lands through all."""
+    (repo / TODO).unlink()
+    run_git(repo, "add", "-A")
+    prose = "drop the todo list\n\nNo Vcontext-Drop: line needed, I think.\n"
+    run_git(repo, "commit", "-q", "-m", prose)
+    _refused_by_all(repo, remote, "history-changelog-removed")
+    run_git(repo, "commit", "-q", "--amend", "--no-edit", "--trailer", "Vcontext-Drop: done")
+    assert run_git(repo, "log", "-1", "--format=%(trailers:key=Vcontext-Drop)").stdout.strip()
+    hooked = run_git(repo, "push", "--dry-run", "origin", "HEAD:main", check=False)
+    assert hooked.returncode == 0, hooked.stderr
+    _landed_by_all(repo, remote)
+
+
 def _plan(plan_id: str, title: str, sequence: int) -> dict[str, object]:
     """A plan as the MCP server writes one: items, a proposal, a changeLog entry per write."""
     return {

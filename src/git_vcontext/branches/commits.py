@@ -10,6 +10,23 @@ if TYPE_CHECKING:
     from pygit2 import Commit
 
 TRAILER = "Vcontext-Sync"
+DROP = "Vcontext-Drop"
+"""The trailer key of a commit that removes records on purpose (a deleted plan's MCP commit
+writes it; a person adds it with ``git commit --amend --trailer 'Vcontext-Drop: <why>'``)."""
+SAID = f"{DROP}:"
+
+
+def says_drop(message: str | None) -> bool:
+    """Whether a commit message says it removes records on purpose: a line of it starts with
+    ``Vcontext-Drop:``, as git reads a trailer key (at a line's start, the colon right after
+    it). The one reading of the hook, the guard's light and full paths, ``check`` and
+    ``validate``: a message quoting the word in prose ("the Vcontext-Drop: trailer") says
+    nothing, where a match anywhere let it turn those checks off. Any line counts, not only
+    the last paragraph's: README asks for "a line in its message", and a person's
+    ``Signed-off-by:`` paragraph after it must not undo it."""
+    if not message:
+        return False
+    return message.startswith(SAID) or f"\n{SAID}" in message
 
 
 def sync_message(title: str, agents: Sequence[str], documents: Iterable[str]) -> str:
@@ -36,10 +53,9 @@ def document_lines(paths: Iterable[str]) -> list[str]:
 def listed_name(path: str) -> str:
     """A name in a commit message's list of files: as git shows it (``quoted_path``), and
     C-quoted with the colon of ``Vcontext-Drop:`` as git's octal escape (``\\072``: the
-    same name read back) when it holds that word, which the hook and the guard read
-    anywhere in a message (``prepush.undone.SAID``, a substring: no line of its own needed,
-    ``plans/Vcontext-Drop: x.vcontext.json`` said it as it is)."""
-    from ..validation.history import DROP_SAID as SAID  # lazy; = prepush.undone.SAID
+    same name read back) when it holds that word: ``says_drop`` reads it only at a line's
+    start, which a listed name never is, but an older hook or guard read it anywhere in a
+    message (``plans/Vcontext-Drop: x.vcontext.json`` said it as it is)."""
     from ..validation.model import quoted_path
 
     shown = quoted_path(path)
@@ -52,10 +68,8 @@ def listed_name(path: str) -> str:
 def said_line(text: str) -> str:
     """Words from outside (an agent's title, a fork's reason, a parse error) on one line of
     a commit message: whitespace runs made one space (a line break would write a line of
-    its own), and the word of the ``Vcontext-Drop:`` trailer, which the hook and the guard
-    read anywhere in a message, defused as ``Vcontext-Drop :``."""
-    from ..validation.history import DROP_SAID as SAID  # lazy; = prepush.undone.SAID
-
+    its own), and the word of the ``Vcontext-Drop:`` trailer defused as ``Vcontext-Drop :``
+    (an older hook or guard read it anywhere in a message)."""
     return " ".join(text.split()).replace(SAID, SAID[:-1] + " :")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -9,7 +10,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
-from ..gitio import config_value, is_ignored, read_at, resolve_commit, work_tree
+from ..fsio import running
+from ..gitio import config_value, git_dir, is_ignored, read_at, resolve_commit, work_tree
 from ..gitio.commits import (
     Committed,
     blob_data,
@@ -18,6 +20,7 @@ from ..gitio.commits import (
     commit_path,
     conflicted,
     current_branch,
+    head_commit,
     head_entry,
     set_staged,
     staged_entry,
@@ -38,6 +41,11 @@ Again = Callable[[bytes], bytes]
 """The write's edit done again on another version of the document (HEAD's, the index's),
 rendered in that version's style; raises Refused when that version cannot take it."""
 
+PENDING = "mcp-pending"
+"""The journal of writes between the file's replace and their commit, under the work tree's
+git directory's ``vcontext/`` (one JSON file per document, as git's ``index.lock``: made
+before the replace, removed once the commit is made): a server killed in that window leaves
+its write described, and the next tool call or server start finishes it."""
 STAGED_INTO = ("merge", "cherry pick", "cherrypick", "revert")
 """Stopped operations a write is staged into (their one commit takes it)."""
 REPLAYS = ("rebase", "apply mailbox")
@@ -53,6 +61,7 @@ class GitSide:
         self._commit = commit
         self._lock = threading.Lock()
         self._files: FileSet | None = None
+        self.held: list[str] = []  # lines of writes finished at start, for the first answer
         top = work_tree(repo)
         self.top = os.path.realpath(top) if top else None
 
@@ -97,6 +106,116 @@ class GitSide:
                 finish(self.repo)
             except Unfinished as exc:
                 raise Refused("stale", exc.message) from None
+
+    def intend(self, real: str, before: bytes | None, after: bytes, message: str) -> str | None:
+        """Journal the commit a write is about to make (before its file is replaced): the
+        document, HEAD, the blob ids of the file before and after, the agent and message,
+        this process. The journal's path (None: no commit is meant here, nothing kept)."""
+        path = self.path_of(real)
+        if path is None:
+            return None
+        agent = self.agent()  # before the lock: it takes the lock itself
+        with self._lock:
+            if in_progress(self.repo) is not None or self._ignored(path):
+                return None  # staged into a stopped merge, or no commit at all
+            head = head_commit(self.repo)
+            entry = {
+                "path": path,
+                "head": head,
+                "before": str(blob_id(before)) if before is not None else None,
+                "after": str(blob_id(after)),
+                "agent": agent,
+                "message": message,
+                "pid": os.getpid(),
+            }
+        folder = self._pending_folder()
+        name = os.path.join(folder, str(blob_id(path.encode())) + ".json")
+        try:
+            os.makedirs(folder, exist_ok=True)
+            temporary = f"{name}.{os.getpid()}.tmp"
+            with open(temporary, "w", encoding="utf-8") as fh:
+                json.dump(entry, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temporary, name)
+        except OSError:  # a read-only git directory: the write goes on unjournaled
+            return None
+        return name
+
+    def done(self, journal: str) -> None:
+        """The journaled write was committed (or not made): its entry goes."""
+        try:
+            os.unlink(journal)
+        except OSError:
+            pass
+
+    def finish_pending(self) -> list[str]:
+        """Finish the writes a killed server left between replacing a file and committing
+        it (``PENDING``): one whose file still holds exactly what it wrote, on the commit it
+        was made on, is committed as it meant to be; one already committed is dropped; a
+        file changed since is left as it is. A line for each one not silently dropped."""
+        notes, self.held = self.held, []
+        folder = self._pending_folder()
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+        except OSError:
+            return notes
+        for name in names:
+            journal = os.path.join(folder, name)
+            try:
+                with open(journal, encoding="utf-8") as fh:
+                    entry = json.load(fh)
+                pid = int(entry["pid"])
+            except (OSError, ValueError, KeyError, TypeError):
+                self.done(journal)  # half written: its write never replaced the file
+                continue
+            if running(pid):
+                continue  # a live server is still making that commit
+            with self._lock:
+                if in_progress(self.repo) is not None:
+                    return notes  # a stopped merge or rebase: finished once it is over
+                try:
+                    note = self._finish(entry)
+                except (OperationalError, KeyError, TypeError, ValueError) as exc:
+                    note = f"{entry.get('path')}: an interrupted MCP write not finished ({exc})"
+            if note:
+                notes.append(note)
+            self.done(journal)
+        return notes
+
+    def _finish(self, entry: dict[str, object]) -> str | None:
+        path = str(entry["path"])
+        after = str(entry["after"])
+        now, _ = head_entry(self.repo, path)
+        if now is not None and str(now) == after:
+            return None  # committed before the kill
+        shown = command_path(path)
+        cut = f"{path}: an MCP write cut off before its commit (its server was killed)"
+        way_out = f"git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
+        try:
+            with open(os.path.join(str(self.top), path), "rb") as fh:
+                data: bytes | None = fh.read()
+        except OSError:
+            data = None
+        if data is None or str(blob_id(data)) != after:
+            return f"{cut} was changed since: left as it is ({way_out})"
+        tip = head_commit(self.repo)
+        if tip != entry["head"] or (str(now) if now is not None else None) != entry["before"]:
+            return f"{cut} sits on other changes not committed: left as it is ({way_out})"
+        why = cannot_commit(self.repo)
+        if why is not None:
+            return f"{cut}: {why}"
+        author, committer = agent_signatures(self.repo, str(entry["agent"]))
+        staged = staged_entry(self.repo, path)
+        done = commit_path(self.repo, path, data, str(entry["message"]), author, committer)
+        if done.commit is None:
+            return f"{cut}: {done.note}"
+        if staged == now:  # nothing else staged: the index follows the commit
+            set_staged(self.repo, path, data)
+        return f"{cut} is committed now, as it meant to be ({done.commit[:12]})"
+
+    def _pending_folder(self) -> str:
+        return os.path.join(git_dir(self.repo), "vcontext", PENDING)
 
     def refuse_if_conflicted(self, real: str, shown: str) -> None:
         """Refuse writing a document git left conflicted in a stopped merge, and any write

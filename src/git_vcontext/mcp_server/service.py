@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..branches.commits import SAID as DROP_TRAILER  # the trailer says_drop reads
 from ..branches.commits import listed_name, said_line
 from ..clock import now_rfc3339
 from ..edits.stamp import Stamp, Unchanged
@@ -20,9 +21,6 @@ from .writer import Target, Writer, Written
 
 WRITABLE = {"todos": "todoList", "plans": "plan", "playbook": "playbook"}
 """``--allow`` names and the kinds they let the server write."""
-
-DROP_TRAILER = "Vcontext-Drop:"
-"""The trailer that says a commit removes records on purpose (``prepush/undone``'s SAID)."""
 
 NEW_DOCUMENTS = {"todoList": ".vcontext/todo", "playbook": ".vcontext/playbook"}
 """Where a kind's first document goes, before its format's extension."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import sys
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, UsageError
@@ -218,6 +219,10 @@ def service(options: Options, repo: Repository | None) -> Service:
     scratch = _scratch_folder(repo)
     writer = Writer(store, locks, git, root=catalog.root, scratch=scratch)
     _tidy(catalog, scratch)
+    if git is not None and not options.read_only:  # writes a killed server left uncommitted
+        git.held = git.finish_pending()  # the first tool call's answer says them too
+        for line in git.held:
+            print(f"git-vcontext mcp: {line}", file=sys.stderr)
     return Service(options, catalog, writer, git)
 
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
 from ..errors import OperationalError, ParseError, Refused, VContextError
+from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..record import record
@@ -192,15 +193,25 @@ class Writer:
         report = _validated(loaded, doc, outcome.data, target.rel)  # type: ignore[attr-defined]
         _refuse_new_findings(report_of(loaded) if loaded else None, report)
         raw = text.encode("utf-8")
-        if not self._replace(target, loaded, raw):
-            return None
-        self.store.remember(target.rel, target.real, raw, doc, report)
-        commit = None
-        if self._commits():
+        before = loaded.raw if loaded is not None else None
+        said = message(outcome)
+        journal = None
+        if self._commits():  # journaled first: a kill before the commit leaves it described
             assert self.git is not None
-            before = loaded.raw if loaded is not None else None
-            again = _again(target.rel, edit)
-            commit = self.git.record(target.real, before, raw, again, message(outcome))
+            journal = self.git.intend(target.real, before, raw, said)
+        try:
+            if not self._replace(target, loaded, raw):
+                return None
+            self.store.remember(target.rel, target.real, raw, doc, report)
+            commit = None
+            if self._commits():
+                assert self.git is not None
+                step("mcp replaced")  # fault tests: the window the journal covers
+                commit = self.git.record(target.real, before, raw, _again(target.rel, edit), said)
+        finally:
+            if journal is not None:
+                assert self.git is not None
+                self.git.done(journal)
         return outcome, Written(target.rel, loaded is None, commit)
 
     def _commits(self) -> bool:

@@ -470,8 +470,9 @@ def revert_advice(reverted: str, rebase: str) -> str:
 def undone_findings(repo: Repository, commit: Commit) -> dict[str, list[Finding]]:
     """A commit that undoes what the sync merge it was made on brought in (made on files an
     interrupted sync left behind: ``prepush/undone``), as findings by file."""
+    from ..branches.commits import SAID
     from ..validation.model import Finding
-    from .undone import SAID, undone
+    from .undone import undone
 
     out: dict[str, list[Finding]] = {}
     for u in undone(repo, commit):

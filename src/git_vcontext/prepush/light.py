@@ -376,10 +376,9 @@ class Light:
         if len(merge.parents) < 2:
             return True
         # lazy: only a commit made on a merge
-        from ..branches.commits import is_sync_commit_message
-        from .undone import SAID
+        from ..branches.commits import is_sync_commit_message, says_drop
 
-        if SAID in commit.message or not is_sync_commit_message(merge.message):
+        if says_drop(commit.message) or not is_sync_commit_message(merge.message):
             return True
         before = self.objects.commit(merge.parents[0])
         for change in self.objects.changes(before.tree, merge.tree):

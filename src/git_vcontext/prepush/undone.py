@@ -16,7 +16,7 @@ is let through.
 
 from __future__ import annotations
 
-from ..branches.commits import is_sync_commit
+from ..branches.commits import SAID, is_sync_commit, says_drop
 from ..codecs import parse
 from ..document import CHANGELOG_FIELD, EVENT_ID, JSONL_EVENT_ID
 from ..errors import VContextError
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 
     Key = tuple[str, str]  # (what, identity): ("item", "t1"), ("changeLog entry", …)
 
-SAID = "Vcontext-Drop:"
-"""A commit message line that says the commit removes records on purpose."""
 LOOK_BACK = 50  # commits of a branch checked at most (the newest ones since the base)
 
 
@@ -58,7 +56,7 @@ def undone(repo: Repository, commit: Commit) -> list[Undone]:
 def may_undo(commit: Commit) -> bool:
     """Whether ``undone`` looks into ``commit`` at all: one parent, a sync merge, and no
     line saying the removal is meant."""
-    if len(commit.parent_ids) != 1 or SAID in (commit.message or ""):
+    if len(commit.parent_ids) != 1 or says_drop(commit.message):
         return False
     return is_sync_commit(commit.parents[0])
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..branches.commits import says_drop
 from ..document import checked_file, may_hold_fork
 from ..filechange import FileChange
 from ..gitio.diffs import changes
@@ -20,7 +21,6 @@ from ..gitio.objects import blob_bytes, tree_blob, tree_entries
 from ..validation.history import (
     CHANGELOG_REMOVED,
     DELETED,
-    DROP_SAID,
     by_content,
     check_change,
     check_merge_arrival,
@@ -93,7 +93,7 @@ class Checker:
         self._drift(commit.tree, list(found), found)
         _case_notes(commit.tree, changed, found)
         self._outside_twins(commit, outside, found)
-        if DROP_SAID in (commit.message or ""):  # a document deleted on purpose (a plan)
+        if says_drop(commit.message):  # a document deleted on purpose (a plan)
             for path, findings in found.items():
                 found[path] = [f for f in findings if not _deleted_log(f)]
         result = {path: findings for path, findings in found.items() if findings}

@@ -71,9 +71,10 @@ RULES = (
 DELETED = ""
 """The pointer of a whole-file deletion's finding (``_deleted``)."""
 DROP_SAID = "Vcontext-Drop:"
-"""A commit message line that says the commit removes records on purpose (``prepush.undone``'s
-``SAID``): a whole document that holds only ``changeLog`` entries may go then (a deleted
-plan); events never."""
+"""``branches.commits.SAID`` (read by ``branches.commits.says_drop``, the one reading): a
+commit saying it removes records on purpose may delete a whole document that holds only
+``changeLog`` entries (a deleted plan); events never. Spelled here, not imported: the merge
+driver loads this module."""
 TARGET_ID = "targetId"
 UNMERGED = "unmerged"
 _UNMERGED_BYTES = UNMERGED.encode()

@@ -73,7 +73,9 @@ def call(svc: Service, name: str, args: Any) -> Answer:
         spec = BY_NAME.get(name)
         if spec is None or spec not in offered(svc):
             raise Refused("unknown-tool", f"unknown tool {name!r}")
-        return IMPLEMENTATIONS[name](svc, _numbers(spec, checked(spec, args)))
+        finished = _finish_pending(svc)
+        answer = IMPLEMENTATIONS[name](svc, _numbers(spec, checked(spec, args)))
+        return _noted(answer, finished)
     except Unchanged as exc:
         return unchanged(exc)
     except Refused as exc:
@@ -89,6 +91,22 @@ def call(svc: Service, name: str, args: Any) -> Answer:
             f"{name}: refused: {exc.strerror.lower() if exc.strerror else 'permission denied'}"
             f" for {where} (this server's user may not change it)",
         )
+
+
+def _finish_pending(svc: Service) -> list[str]:
+    """Writes a killed server left between a file's replace and its commit, finished (or
+    named) before any tool runs: ``vcontext_sync`` then finds no local change of its own."""
+    if svc.git is None or svc.options.read_only:
+        return []
+    return svc.git.finish_pending()
+
+
+def _noted(answer: Answer, notes: list[str]) -> Answer:
+    if not notes:
+        return answer
+    data = dict(answer.data)
+    data["recovered"] = notes
+    return Answer("\n".join([answer.text, *notes]), data, error=answer.error)
 
 
 def unchanged(exc: Unchanged) -> Answer:
