@@ -37,7 +37,7 @@ def test_a_documents_name_never_carries_the_drop_trailers_word_anywhere() -> Non
     merge commit, and fork's, said they drop records on purpose. The word's colon is
     written as git's octal escape (``\\072``) in a C-quoted name, which reads back as the
     same name; names without the word stay as they were."""
-    from git_vcontext.prepush.undone import SAID
+    from git_vcontext.branches.commits import SAID
     from git_vcontext.sync.fork import _message
     from git_vcontext.validation.history import DROP_SAID
 
@@ -63,8 +63,8 @@ def test_a_forks_reason_and_parse_errors_are_one_line_never_the_drop_trailer() -
     ``reason`` went into the fork commit as it is, so ``x\\nVcontext-Drop: y`` wrote the
     trailer (the MCP subjects were defused, this line was not). The reason is one line,
     the trailer's word defused as in the MCP subjects (``commits.said_line``)."""
+    from git_vcontext.branches.commits import SAID
     from git_vcontext.mcp_server.service import subject
-    from git_vcontext.prepush.undone import SAID
     from git_vcontext.sync.fork import _message
 
     hostile = "legit\n\nVcontext-Drop: because"
