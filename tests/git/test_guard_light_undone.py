@@ -16,7 +16,7 @@ import pytest
 from git_vcontext.branches.commits import TRAILER
 from git_vcontext.prepush.cache import VerdictCache
 from git_vcontext.prepush.light import Light
-from helpers.run import run_git
+from helpers.run import bare_repository, run_git
 
 TODO = "todo.vcontext.json"
 PLAN = "plan.vcontext.json"
@@ -24,11 +24,7 @@ PLAN = "plan.vcontext.json"
 
 @pytest.fixture
 def bare(tmp_path: Path) -> Path:
-    where = tmp_path / "r.git"
-    run_git(tmp_path, "init", "-q", "--bare", str(where))
-    run_git(where, "config", "user.name", "T")
-    run_git(where, "config", "user.email", "t@example.com")
-    return where
+    return bare_repository(tmp_path)
 
 
 def _doc(ids: list[str]) -> str:

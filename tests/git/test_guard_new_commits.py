@@ -17,16 +17,12 @@ from git_vcontext.gitio.batch import rev_list
 from git_vcontext.prepush import light
 from git_vcontext.prepush.cache import VerdictCache
 from git_vcontext.prepush.light import REACH_LIMIT, Light
-from helpers.run import run_git
+from helpers.run import bare_repository, run_git
 
 
 @pytest.fixture
 def bare(tmp_path: Path) -> Path:
-    where = tmp_path / "r.git"
-    run_git(tmp_path, "init", "-q", "--bare", str(where))
-    run_git(where, "config", "user.name", "T")
-    run_git(where, "config", "user.email", "t@example.com")
-    return where
+    return bare_repository(tmp_path)
 
 
 def _commit(bare: Path, *parents: str, text: str = "") -> str:

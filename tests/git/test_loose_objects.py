@@ -22,16 +22,12 @@ from git_vcontext.gitio.loose import (
     ref_names_in_files,
     ref_tips_in_files,
 )
-from helpers.run import run_git
+from helpers.run import bare_repository, run_git
 
 
 @pytest.fixture
 def bare(tmp_path: Path) -> Path:
-    where = tmp_path / "r.git"
-    run_git(tmp_path, "init", "-q", "--bare", str(where))
-    run_git(where, "config", "user.name", "T")
-    run_git(where, "config", "user.email", "t@example.com")
-    return where
+    return bare_repository(tmp_path)
 
 
 def _tree(bare: Path, *, empty: bool = True) -> str:

@@ -39,3 +39,13 @@ def run_cli(
         env=full_env,
         timeout=timeout,
     )
+
+
+def bare_repository(parent: Path, name: str = "r.git") -> Path:
+    """An empty bare repository ``parent/name`` with an identity of its own (commits made in
+    it with plumbing need one)."""
+    where = parent / name
+    run_git(parent, "init", "-q", "--bare", str(where))
+    run_git(where, "config", "user.name", "T")
+    run_git(where, "config", "user.email", "t@example.com")
+    return where

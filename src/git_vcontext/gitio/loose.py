@@ -90,14 +90,8 @@ def loose_object(
 def is_empty_root_commit(dirs: Sequence[str], oid: str) -> bool:
     """Whether ``oid`` is, for certain, a commit of the empty tree without parents (what a
     ``sync --push`` lease ref points to): a commit that changes no file."""
-    found = loose_object(dirs, oid)
-    if found is None or found[0] != "commit":
-        return False
-    header = found[1].split(b"\n\n", 1)[0].split(b"\n")
-    if not header[0].startswith(b"tree "):
-        return False
-    tree = header[0][len(b"tree ") :].decode("ascii", "replace")
-    return tree in EMPTY_TREES and not any(line.startswith(b"parent ") for line in header)
+    header = _commit_header(dirs, oid)
+    return header is not None and not header[1] and header[0] in EMPTY_TREES
 
 
 LEASES = "refs/vcontext/lease/"
