@@ -162,3 +162,34 @@ def test_a_journal_entry_naming_no_file_of_the_work_tree_is_dropped_never_commit
     assert run_git(repo, "rev-parse", "HEAD").stdout.strip() == head
     assert outside.read_bytes() == secret
     assert side.finish_pending() == []
+
+
+def test_a_write_killed_before_its_replace_is_said_never_made_not_to_be_committed_or_dropped(
+    repo: Path,
+) -> None:
+    """PRODUCT.md "MCP server" ("nothing lost"): a server killed after journaling a write
+    but before replacing the file leaves the file as it was, here with the person's own
+    edit. The next server says the write was never made; it does not call the file "an
+    MCP write ... changed since" with the advice to commit it or drop it (which would drop
+    the person's edit, the only change there is)."""
+    import json
+
+    import pygit2
+
+    from git_vcontext.gitio.commits import blob_id
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    edited = (repo / TODO).read_bytes().replace(b"{", b"{ ", 1)
+    (repo / TODO).write_bytes(edited)
+    journal = _planted(repo, "cut", TODO, b'{"the agent": "write"}\n')
+    entry = json.loads(journal.read_text())
+    entry["before"] = str(blob_id(edited))  # what the write started from
+    journal.write_text(json.dumps(entry))
+
+    notes = GitSide(pygit2.Repository(str(repo)), commit=True).finish_pending()
+
+    assert len(notes) == 1, notes
+    assert "never made" in notes[0], notes
+    assert "drop it" not in notes[0], notes
+    assert (repo / TODO).read_bytes() == edited
+    assert not journal.exists()

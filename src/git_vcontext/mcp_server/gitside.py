@@ -205,7 +205,15 @@ class GitSide:
                 data: bytes | None = fh.read()
         except OSError:
             data = None
-        if data is None or str(blob_id(data)) != after:
+        found = None if data is None else str(blob_id(data))
+        if found == entry["before"]:  # (None: a new document's file never made)
+            # killed before its replace: the file holds what it held, nothing of the write
+            # to commit (``git diff`` shows only the person's own edits, if any)
+            return (
+                f"{path}: an MCP write was never made (its server was killed before it): "
+                "the file is as it was"
+            )
+        if found != after:
             return f"{cut} was changed since: left as it is ({way_out})"
         tip = head_commit(self.repo)
         if tip != entry["head"] or (str(now) if now is not None else None) != entry["before"]:
