@@ -193,3 +193,30 @@ def test_a_write_killed_before_its_replace_is_said_never_made_not_to_be_committe
     assert "drop it" not in notes[0], notes
     assert (repo / TODO).read_bytes() == edited
     assert not journal.exists()
+
+
+def test_a_journal_entry_with_a_pid_no_process_can_have_is_dropped(repo: Path) -> None:
+    """Bad input, no traceback (PRODUCT.md "MCP server"): an entry whose pid is out of
+    range made os.kill raise OverflowError out of finish_pending (every tool call and the
+    server's start failed); one of 0 or -1 (a process group: "running") stayed forever.
+    Each is dropped, the file untouched."""
+    import json
+
+    import pygit2
+
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    kept = (repo / TODO).read_bytes()
+    journals = []
+    for n, pid in enumerate([10**30, 2**31, 0, -1]):
+        journal = _planted(repo, f"pid{n}", TODO, b"{}\n")
+        entry = json.loads(journal.read_text())
+        entry["pid"] = pid
+        journal.write_text(json.dumps(entry))
+        journals.append(journal)
+
+    side = GitSide(pygit2.Repository(str(repo)), commit=True)
+
+    assert side.finish_pending() == []
+    assert not any(journal.exists() for journal in journals)
+    assert (repo / TODO).read_bytes() == kept

@@ -166,8 +166,10 @@ class GitSide:
                 with open(journal, encoding="utf-8") as fh:
                     entry = json.load(fh)
                 pid = int(entry["pid"])
+                if not 0 < pid < 2**31:  # no process's (os.kill: OverflowError, or a group)
+                    raise ValueError(pid)
             except (OSError, ValueError, KeyError, TypeError):
-                self.done(journal)  # half written: its write never replaced the file
+                self.done(journal)  # not as intend writes it: its write never replaced the file
                 continue
             if running(pid):
                 continue  # a live server is still making that commit
