@@ -609,6 +609,29 @@ def test_guard_lets_lease_commits_of_both_shapes_in_without_opening_the_reposito
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
 
 
+def test_guard_judges_a_lease_on_a_commit_no_ref_holds(repo: Path, remote: Path) -> None:
+    """The guard judges the commits reachable from no ref the repository had (module
+    docstring of prepush.check): a lease commit whose parent is only loose in the
+    repository's store (on no ref: there before the guard was installed, never judged)
+    brings that parent onto a ref. The fast path (nothing_to_check) let it in unjudged;
+    the full check refuses it (found in the review of 2d89178)."""
+    write(repo, PLAYBOOK, playbook(event("e1", "first")))
+    bad = commit(repo, "drop the second lesson")
+    run_git(repo, "reset", "-q", "--hard", "HEAD~1")
+    run_git(remote, "fetch", "-q", str(repo), bad)  # loose in its store, on no ref
+    (remote / "FETCH_HEAD").unlink()
+    assert run_git(remote, "cat-file", "-t", bad).stdout.strip() == "commit"
+    lease = _lease_on(repo, bad, "a lease on it")
+    before = refs(remote)
+
+    proc = push(repo, "--no-verify", "origin", f"{lease}:refs/vcontext/lease/main")
+
+    assert proc.returncode != 0, proc.stderr
+    assert any(line.endswith("[history-event-removed]") for line in remote_lines(proc.stderr))
+    assert "pre-receive hook declined" in proc.stderr
+    assert refs(remote) == before
+
+
 def test_guard_never_judges_a_lease_ref_as_a_forced_update(
     repo: Path, remote: Path, tmp_path: Path
 ) -> None:

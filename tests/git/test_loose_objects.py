@@ -106,6 +106,8 @@ def test_a_lease_on_a_commit_the_repository_had_with_its_tree_is_certain(
     assert not is_lease_commit(own, merge, own)
     assert not is_lease_commit(own, base, own)  # a root commit with files
     assert not is_lease_commit(own, lease, [str(tmp_path / "elsewhere")])  # parent not before
+    assert is_lease_commit(own, lease, own, on={base})  # its parent a ref's tip
+    assert not is_lease_commit(own, lease, own, on={lease})  # its parent on no ref: unjudged
 
 
 @pytest.mark.parametrize(

@@ -102,3 +102,121 @@ def test_a_killed_write_whose_file_a_person_changed_since_is_left_and_named(
     assert f"git diff -- {TODO}" in said, said
     assert (alice / TODO).read_text() == edited
     assert run(status).count("MCP write") == 0  # said once
+
+
+def _planted(repo: Path, name: str, path: str, data: bytes) -> Path:
+    """A journal entry as ``GitSide.intend`` writes one, of a process that is gone, naming
+    ``path`` and a write of ``data`` on HEAD."""
+    import json
+
+    from git_vcontext.gitio.commits import blob_id
+
+    folder = repo / ".git" / "vcontext" / "mcp-pending"
+    folder.mkdir(parents=True, exist_ok=True)
+    head = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    entry = {
+        "path": path,
+        "head": head,
+        "before": None,
+        "after": str(blob_id(data)),
+        "agent": "mcp",
+        "message": "planted",
+        "pid": 2**22 + 1,  # above any pid_max: no process has it
+    }
+    journal = folder / f"{name}.json"
+    journal.write_text(json.dumps(entry))
+    return journal
+
+
+def test_a_journal_entry_naming_no_file_of_the_work_tree_is_dropped_never_committed(
+    repo: Path, tmp_path: Path
+) -> None:
+    """PRODUCT.md "MCP server" (bad input: one clear line, no traceback; the server writes
+    only inside its work tree): an entry naming ``../x``, an absolute path, or a document
+    reached through a symbolic link to a file outside neither stops every tool call (and
+    the server's start) with pygit2's "invalid path", nor commits the outside file's
+    bytes: it is named and dropped, HEAD and the files as they were."""
+    import pygit2
+
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    outside = tmp_path / "outside.vcontext.json"
+    secret = b'{"secret": 1}\n'
+    outside.write_bytes(secret)
+    (repo / "linked.vcontext.json").symlink_to(outside)
+    (tmp_path / "x").write_bytes(secret)
+    head = run_git(repo, "rev-parse", "HEAD").stdout.strip()
+    side = GitSide(pygit2.Repository(str(repo)), commit=True)
+
+    journals = [_planted(repo, "up", "../x", secret)]
+    notes = side.finish_pending()  # (pygit2.GitError: invalid path '../x', every call)
+    journals += [
+        _planted(repo, "absolute", str(outside), secret),
+        _planted(repo, "linked", "linked.vcontext.json", secret),
+    ]
+    notes += side.finish_pending()  # (the outside file's bytes committed on HEAD)
+
+    assert len(notes) == 3, notes
+    assert all("dropped" in note for note in notes), notes
+    assert not any(journal.exists() for journal in journals)
+    assert run_git(repo, "rev-parse", "HEAD").stdout.strip() == head
+    assert outside.read_bytes() == secret
+    assert side.finish_pending() == []
+
+
+def test_a_write_killed_before_its_replace_is_said_never_made_not_to_be_committed_or_dropped(
+    repo: Path,
+) -> None:
+    """PRODUCT.md "MCP server" ("nothing lost"): a server killed after journaling a write
+    but before replacing the file leaves the file as it was, here with the person's own
+    edit. The next server says the write was never made; it does not call the file "an
+    MCP write ... changed since" with the advice to commit it or drop it (which would drop
+    the person's edit, the only change there is)."""
+    import json
+
+    import pygit2
+
+    from git_vcontext.gitio.commits import blob_id
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    edited = (repo / TODO).read_bytes().replace(b"{", b"{ ", 1)
+    (repo / TODO).write_bytes(edited)
+    journal = _planted(repo, "cut", TODO, b'{"the agent": "write"}\n')
+    entry = json.loads(journal.read_text())
+    entry["before"] = str(blob_id(edited))  # what the write started from
+    journal.write_text(json.dumps(entry))
+
+    notes = GitSide(pygit2.Repository(str(repo)), commit=True).finish_pending()
+
+    assert len(notes) == 1, notes
+    assert "never made" in notes[0], notes
+    assert "drop it" not in notes[0], notes
+    assert (repo / TODO).read_bytes() == edited
+    assert not journal.exists()
+
+
+def test_a_journal_entry_with_a_pid_no_process_can_have_is_dropped(repo: Path) -> None:
+    """Bad input, no traceback (PRODUCT.md "MCP server"): an entry whose pid is out of
+    range made os.kill raise OverflowError out of finish_pending (every tool call and the
+    server's start failed); one of 0 or -1 (a process group: "running") stayed forever.
+    Each is dropped, the file untouched."""
+    import json
+
+    import pygit2
+
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    kept = (repo / TODO).read_bytes()
+    journals = []
+    for n, pid in enumerate([10**30, 2**31, 0, -1]):
+        journal = _planted(repo, f"pid{n}", TODO, b"{}\n")
+        entry = json.loads(journal.read_text())
+        entry["pid"] = pid
+        journal.write_text(json.dumps(entry))
+        journals.append(journal)
+
+    side = GitSide(pygit2.Repository(str(repo)), commit=True)
+
+    assert side.finish_pending() == []
+    assert not any(journal.exists() for journal in journals)
+    assert (repo / TODO).read_bytes() == kept

@@ -112,14 +112,14 @@ def nothing_to_check(text: str) -> bool:
     """Whether this push, for certain, changes no file: every update creates a ref at a
     commit of the empty tree without parents, and what the guard remembers under that ref
     (a deleted tip it compares a re-created ref with) is such a commit too; or creates a
-    lease ref (``remote.refs``) at a lease commit (that, or one on a commit the repository
-    had, with its tree), what it remembers there being one too (a lease ref is not
+    lease ref (``remote.refs``) at a lease commit (that, or one on the tip of one of the
+    repository's refs, with its tree), what it remembers there being one too (a lease ref is not
     compared with its old tip: ``prepush.check.lease_moved``). Then the push is let in
     without opening the repository (pygit2's import is most of what a guard costs, and
     every ``sync --push`` takes a lease). Anything less certain (a packed object, another
     layout, a line that does not read) is False: the full check runs."""
     # lazy: only this fast path reads loose objects itself
-    from ..gitio.loose import is_empty_root_commit, is_lease_commit, is_lease_ref, loose_dirs
+    from ..gitio.loose import is_empty_root_commit, loose_dirs
     from ..prepush.remotepast import remembered
 
     git_dir = os.environ.get("GIT_DIR") or "."
@@ -135,9 +135,7 @@ def nothing_to_check(text: str) -> bool:
         record = remembered(git_dir, REMEMBERED_AS)
         if not lines or record is None or touches_mark(text):
             return False
-        # what the repository had before the push: its store, when the push is held apart
-        # in a quarantine (else the push's objects are in the store already)
-        own = dirs[1:]
+        tips: list[set[str]] = []  # what the refs point at, read once a lease needs it
         for parts in lines:
             if len(parts) != 3 or set(parts[0]) != {"0"} or set(parts[1]) == {"0"}:
                 return False  # not the creation of a ref
@@ -146,15 +144,38 @@ def nothing_to_check(text: str) -> bool:
                 before is None or is_empty_root_commit(dirs, before)
             ):
                 continue
-            if not is_lease_commit(dirs, parts[1], own):
-                return False
-            if not is_lease_ref(parts[2]) or (
-                before is not None and not is_lease_commit(dirs, before, dirs)
-            ):
+            if not _lease_taken(git_dir, dirs, parts[2], parts[1], before, tips):
                 return False
     except (OSError, ValueError):
         return False
     return True
+
+
+def _lease_taken(
+    git_dir: str, dirs: list[str], ref: str, new: str, before: str | None, tips: list[set[str]]
+) -> bool:
+    """Whether ``ref`` is a lease ref created at a lease commit, for certain, what the guard
+    remembers there (``before``) one too. A lease commit's parent must be a ref's tip
+    (``tips``: read once, kept there): a commit merely in the store may be on no ref, never
+    judged, and the full check judges it (``rev-list --not --all`` lists it)."""
+    # lazy: only a push creating a ref
+    from ..gitio.loose import is_empty_root_commit, is_lease_commit, is_lease_ref, ref_tips_in_files
+
+    # what the repository had before the push: its store, when the push is held apart in a
+    # quarantine (else the push's objects are in the store already)
+    own = dirs[1:]
+    if not is_lease_ref(ref) or not is_lease_commit(dirs, new, own):
+        return False
+    if before is not None and not is_lease_commit(dirs, before, dirs):
+        return False
+    if is_empty_root_commit(dirs, new):
+        return True
+    if not tips:
+        found = ref_tips_in_files(git_dir)
+        if found is None:
+            return False
+        tips.append(set(found.values()))
+    return is_lease_commit(dirs, new, own, on=tips[0])
 
 
 def _light(text: str) -> bool:

@@ -16,7 +16,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
 MAX_OBJECT = 1 << 16  # a lease commit is a few hundred bytes
 EMPTY_TREES = frozenset(
@@ -103,11 +103,16 @@ def is_lease_ref(ref: str) -> bool:
     return ref.startswith(LEASES) and len(ref) > len(LEASES)
 
 
-def is_lease_commit(dirs: Sequence[str], oid: str, before: Sequence[str]) -> bool:
+def is_lease_commit(
+    dirs: Sequence[str], oid: str, before: Sequence[str], on: Collection[str] | None = None
+) -> bool:
     """Whether ``oid`` is, for certain, a commit that changes no file as a ``sync --push``
     lease commit is (``remote.refs``): a root commit of the empty tree, or a commit with one
     parent and that parent's tree, the parent loose in ``before`` (the repository's own
-    store: there before the push, so the push brings no commit but ``oid``)."""
+    store: there before the push, so the push brings no commit but ``oid``) and, with
+    ``on``, one of those (the tips of the repository's refs: a commit git's ``rev-list
+    --not --all`` never lists, so one the guard judged; a commit merely in the store may be
+    on no ref, never judged)."""
     header = _commit_header(dirs, oid)
     if header is None:
         return False
@@ -115,6 +120,8 @@ def is_lease_commit(dirs: Sequence[str], oid: str, before: Sequence[str]) -> boo
     if not parents:
         return tree in EMPTY_TREES
     if len(parents) != 1:
+        return False
+    if on is not None and parents[0] not in on:
         return False
     parent = _commit_header(before, parents[0])
     return parent is not None and parent[0] == tree

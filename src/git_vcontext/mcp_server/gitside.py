@@ -166,17 +166,23 @@ class GitSide:
                 with open(journal, encoding="utf-8") as fh:
                     entry = json.load(fh)
                 pid = int(entry["pid"])
+                if not 0 < pid < 2**31:  # no process's (os.kill: OverflowError, or a group)
+                    raise ValueError(pid)
             except (OSError, ValueError, KeyError, TypeError):
-                self.done(journal)  # half written: its write never replaced the file
+                self.done(journal)  # not as intend writes it: its write never replaced the file
                 continue
             if running(pid):
                 continue  # a live server is still making that commit
+            import pygit2  # lazy: only with an entry to finish
+
             with self._lock:
                 if in_progress(self.repo) is not None:
                     return notes  # a stopped merge or rebase: finished once it is over
                 try:
                     note = self._finish(entry)
-                except (OperationalError, KeyError, TypeError, ValueError) as exc:
+                except (OperationalError, OSError, pygit2.GitError) as exc:
+                    note = f"{entry.get('path')}: an interrupted MCP write not finished ({exc})"
+                except (KeyError, TypeError, ValueError) as exc:  # an entry not as written
                     note = f"{entry.get('path')}: an interrupted MCP write not finished ({exc})"
             if note:
                 notes.append(note)
@@ -184,7 +190,11 @@ class GitSide:
         return notes
 
     def _finish(self, entry: dict[str, object]) -> str | None:
-        path = str(entry["path"])
+        path = entry["path"]
+        if not isinstance(path, str) or self._file_of(path) is None:
+            # not what ``intend`` writes (``path_of``): a file outside the work tree, or
+            # reached through a symbolic link, is never committed from here
+            return f"an MCP write journal entry naming no file of this work tree dropped ({path!r})"
         after = str(entry["after"])
         now, _ = head_entry(self.repo, path)
         if now is not None and str(now) == after:
@@ -193,11 +203,19 @@ class GitSide:
         cut = f"{path}: an MCP write cut off before its commit (its server was killed)"
         way_out = f"git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
         try:
-            with open(os.path.join(str(self.top), path), "rb") as fh:
+            with open(str(self._file_of(path)), "rb") as fh:
                 data: bytes | None = fh.read()
         except OSError:
             data = None
-        if data is None or str(blob_id(data)) != after:
+        found = None if data is None else str(blob_id(data))
+        if found == entry["before"]:  # (None: a new document's file never made)
+            # killed before its replace: the file holds what it held, nothing of the write
+            # to commit (``git diff`` shows only the person's own edits, if any)
+            return (
+                f"{path}: an MCP write was never made (its server was killed before it): "
+                "the file is as it was"
+            )
+        if found != after:
             return f"{cut} was changed since: left as it is ({way_out})"
         tip = head_commit(self.repo)
         if tip != entry["head"] or (str(now) if now is not None else None) != entry["before"]:
@@ -213,6 +231,18 @@ class GitSide:
         if staged == now:  # nothing else staged: the index follows the commit
             set_staged(self.repo, path, data)
         return f"{cut} is committed now, as it meant to be ({done.commit[:12]})"
+
+    def _file_of(self, path: str) -> str | None:
+        """The file of the work tree that ``path`` (a journal entry's) names, as ``path_of``
+        gives it back: relative, no ``.``, ``..`` or empty part, not in ``.git``, no symbolic
+        link on the way; None otherwise."""
+        if self.top is None or not path or "\0" in path or os.path.isabs(path):
+            return None
+        parts = path.split("/")
+        if any(part in ("", ".", "..") or part.lower() == ".git" for part in parts):
+            return None
+        full = os.path.join(self.top, *parts)
+        return full if os.path.realpath(full) == full else None
 
     def _pending_folder(self) -> str:
         return os.path.join(git_dir(self.repo), "vcontext", PENDING)
