@@ -231,6 +231,14 @@ def _unvalidated(git_dir: str, flags: RepositoryOpenFlag | None = None) -> Repos
             pygit2.option(Option.SET_OWNER_VALIDATION, before)
 
 
+def library_errors() -> tuple[type[Exception], ...]:
+    """What pygit2 raises when it cannot read or write a repository, for a caller outside
+    this package that must catch it (only gitio imports pygit2)."""
+    import pygit2
+
+    return (pygit2.GitError,)
+
+
 def repository_error(
     path: str | os.PathLike[str] = ".", stderr: str | None = None
 ) -> OperationalError:

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, TypeVar
 from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
 from ..fsio import running
-from ..gitio import config_value, git_dir, is_ignored, read_at, resolve_commit, work_tree
+from ..gitio import (
+    config_value,
+    git_dir,
+    is_ignored,
+    library_errors,
+    read_at,
+    resolve_commit,
+    work_tree,
+)
 from ..gitio.commits import (
     Committed,
     blob_data,
@@ -173,14 +181,13 @@ class GitSide:
                 continue
             if running(pid):
                 continue  # a live server is still making that commit
-            import pygit2  # lazy: only with an entry to finish
-
+            unfinished: tuple[type[Exception], ...] = (OperationalError, OSError, *library_errors())
             with self._lock:
                 if in_progress(self.repo) is not None:
                     return notes  # a stopped merge or rebase: finished once it is over
                 try:
                     note = self._finish(entry)
-                except (OperationalError, OSError, pygit2.GitError) as exc:
+                except unfinished as exc:
                     note = f"{entry.get('path')}: an interrupted MCP write not finished ({exc})"
                 except (KeyError, TypeError, ValueError) as exc:  # an entry not as written
                     note = f"{entry.get('path')}: an interrupted MCP write not finished ({exc})"
