@@ -220,3 +220,63 @@ def test_a_journal_entry_with_a_pid_no_process_can_have_is_dropped(repo: Path) -
     assert side.finish_pending() == []
     assert not any(journal.exists() for journal in journals)
     assert (repo / TODO).read_bytes() == kept
+
+
+def test_two_servers_journal_one_document_apart_and_a_live_ones_entry_is_never_finished(
+    repo: Path,
+) -> None:
+    """PRODUCT.md "The write path" (nothing lost): the journal held one entry per document,
+    so a live server's entry for a document replaced a killed server's (or a server
+    finishing the killed one's read the live one's and removed it: a later kill of the
+    live server then left its write as a local change no tool could get past). Each
+    server's entry is its own file, and finishing leaves a live server's alone."""
+    import os
+
+    import pygit2
+
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    side = GitSide(pygit2.Repository(str(repo)), commit=True)
+    before = (repo / TODO).read_bytes()
+    live = side.intend(str((repo / TODO).resolve()), before, b'{"live": 1}\n', "live write")
+    dead = _planted(repo, "killed", TODO, before)  # a killed server's, already committed
+
+    assert live is not None
+    assert Path(live).name.endswith(f".{os.getpid()}.json"), live
+    assert Path(live) != dead
+    assert side.finish_pending() == []
+    assert Path(live).exists()  # this process is alive: its write is its own to commit
+    assert not dead.exists()
+
+
+def test_finishing_a_killed_write_holds_the_documents_lock_and_drops_one_a_later_commit_took(
+    repo: Path,
+) -> None:
+    """PRODUCT.md "The write path": finishing a killed server's write takes the lock the
+    writer holds from a file's replace to its commit (no live server is between the two
+    meanwhile), and a write whose file a later write's commit took (the file as HEAD has
+    it) is dropped without a note: "changed since ... commit it or drop it" led nowhere,
+    there was nothing to commit."""
+    import contextlib
+    from collections.abc import Iterator
+
+    import pygit2
+
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    (repo / TODO).write_bytes((repo / TODO).read_bytes().replace(b"{", b"{ ", 1))
+    run_git(repo, "commit", "-qam", "a later write, committed")
+    journal = _planted(repo, "superseded", TODO, b'{"the killed": "write"}\n')
+    held: list[str] = []
+
+    @contextlib.contextmanager
+    def hold(real: str) -> Iterator[None]:
+        held.append(real)
+        yield
+
+    side = GitSide(pygit2.Repository(str(repo)), commit=True)
+    side.hold = hold
+
+    assert side.finish_pending() == []
+    assert held == [str((repo / TODO).resolve())]
+    assert not journal.exists()

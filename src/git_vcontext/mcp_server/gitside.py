@@ -6,6 +6,7 @@ import json
 import os
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
@@ -70,6 +71,10 @@ class GitSide:
         self._lock = threading.Lock()
         self._files: FileSet | None = None
         self.held: list[str] = []  # lines of writes finished at start, for the first answer
+        self.hold: Callable[[str], AbstractContextManager[None]] | None = None
+        """A document's lock, as the writer holds it (``Locks.hold``): finishing a killed
+        server's write holds it too, so no live server's write is between its replace and
+        its commit meanwhile."""
         top = work_tree(repo)
         self.top = os.path.realpath(top) if top else None
 
@@ -137,7 +142,9 @@ class GitSide:
                 "pid": os.getpid(),
             }
         folder = self._pending_folder()
-        name = os.path.join(folder, str(blob_id(path.encode())) + ".json")
+        # one entry per document and server: a server finishing a killed one's entry never
+        # reads, or removes, a live server's entry for the same document
+        name = os.path.join(folder, f"{blob_id(path.encode())}.{os.getpid()}.json")
         try:
             os.makedirs(folder, exist_ok=True)
             temporary = f"{name}.{os.getpid()}.tmp"
@@ -170,31 +177,44 @@ class GitSide:
             return notes
         for name in names:
             journal = os.path.join(folder, name)
-            try:
-                with open(journal, encoding="utf-8") as fh:
-                    entry = json.load(fh)
-                pid = int(entry["pid"])
-                if not 0 < pid < 2**31:  # no process's (os.kill: OverflowError, or a group)
-                    raise ValueError(pid)
-            except (OSError, ValueError, KeyError, TypeError):
-                self.done(journal)  # not as intend writes it: its write never replaced the file
-                continue
-            if running(pid):
-                continue  # a live server is still making that commit
+            entry = self._entry(journal)
+            if entry is None:
+                continue  # a live server is still making that commit, or no entry at all
             unfinished: tuple[type[Exception], ...] = (OperationalError, OSError, *library_errors())
-            with self._lock:
+            path = entry.get("path")
+            real = self._file_of(path) if isinstance(path, str) else None
+            with self._held(real), self._lock:
+                if not os.path.exists(journal):
+                    continue  # another server finished it meanwhile
                 if in_progress(self.repo) is not None:
                     return notes  # a stopped merge or rebase: finished once it is over
                 try:
                     note = self._finish(entry)
                 except unfinished as exc:
-                    note = f"{entry.get('path')}: an interrupted MCP write not finished ({exc})"
+                    note = f"{path}: an interrupted MCP write not finished ({exc})"
                 except (KeyError, TypeError, ValueError) as exc:  # an entry not as written
-                    note = f"{entry.get('path')}: an interrupted MCP write not finished ({exc})"
+                    note = f"{path}: an interrupted MCP write not finished ({exc})"
+                self.done(journal)
             if note:
                 notes.append(note)
-            self.done(journal)
         return notes
+
+    def _entry(self, journal: str) -> dict[str, object] | None:
+        """The entry of a killed server (None: its server is alive; an entry not as
+        ``intend`` writes it, whose write never replaced the file, removed)."""
+        try:
+            with open(journal, encoding="utf-8") as fh:
+                entry = json.load(fh)
+            pid = int(entry["pid"])
+            if not 0 < pid < 2**31:  # no process's (os.kill: OverflowError, or a group)
+                raise ValueError(pid)
+        except (OSError, ValueError, KeyError, TypeError):
+            self.done(journal)
+            return None
+        return None if running(pid) else dict(entry)
+
+    def _held(self, real: str | None) -> AbstractContextManager[None]:
+        return nullcontext() if real is None or self.hold is None else self.hold(real)
 
     def _finish(self, entry: dict[str, object]) -> str | None:
         path = entry["path"]
@@ -209,11 +229,7 @@ class GitSide:
         shown = command_path(path)
         cut = f"{path}: an MCP write cut off before its commit (its server was killed)"
         way_out = f"git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
-        try:
-            with open(str(self._file_of(path)), "rb") as fh:
-                data: bytes | None = fh.read()
-        except OSError:
-            data = None
+        data = _contents(str(self._file_of(path)))
         found = None if data is None else str(blob_id(data))
         if found == entry["before"]:  # (None: a new document's file never made)
             # killed before its replace: the file holds what it held, nothing of the write
@@ -223,6 +239,8 @@ class GitSide:
                 "the file is as it was"
             )
         if found != after:
+            if now is not None and found == str(now):
+                return None  # the file is as committed (a later write's commit took it)
             return f"{cut} was changed since: left as it is ({way_out})"
         tip = head_commit(self.repo)
         if tip != entry["head"] or (str(now) if now is not None else None) != entry["before"]:
@@ -472,3 +490,12 @@ class GitSide:
             if self._files is None:
                 self._files = work_tree_files(self.repo)
             return bool(self._files.routed(path))
+
+
+def _contents(name: str) -> bytes | None:
+    """A file's bytes (None when it cannot be read: gone, or no file)."""
+    try:
+        with open(name, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None

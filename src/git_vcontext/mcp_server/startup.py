@@ -219,6 +219,8 @@ def service(options: Options, repo: Repository | None) -> Service:
     scratch = _scratch_folder(repo)
     writer = Writer(store, locks, git, root=catalog.root, scratch=scratch)
     _tidy(catalog, scratch)
+    if git is not None:
+        git.hold = locks.hold  # finishing a killed server's write holds the writer's lock
     if git is not None and not options.read_only:  # writes a killed server left uncommitted
         git.held = git.finish_pending()  # the first tool call's answer says them too
         for line in git.held:
