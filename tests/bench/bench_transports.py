@@ -49,6 +49,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers
 
+from timing import load_average
+
 from helpers import git_servers as servers
 
 LEASE = "refs/vcontext/lease/main"
@@ -385,9 +387,7 @@ def _sync_ops(
 
 def _print_sync(args: argparse.Namespace) -> int:
     """``--agents``: sync's operations (see the module)."""
-    load = os.getloadavg()
-    print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} "
-          f"{load[2]:.1f}")  # fmt: skip
+    print(f"cpus: {os.cpu_count()}, load average before: {load_average()}")
     print("| transport | protocol | agents | operation | wall (median) | client CPU | "
           "server CPU | requests |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")
@@ -404,24 +404,20 @@ def _print_sync(args: argparse.Namespace) -> int:
                     break
                 for row in rows:
                     print(row, flush=True)
-    load = os.getloadavg()
-    print(f"load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"load average after: {load_average()}")
     return 0
 
 
 def _print_kex(args: argparse.Namespace) -> int:
     """``--kex``: one ssh connection under each key exchange."""
-    load = os.getloadavg()
-    print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} "
-          f"{load[2]:.1f}")  # fmt: skip
+    print(f"cpus: {os.cpu_count()}, load average before: {load_average()}")
     print("| transport | requests waiting | operation | wall (median) | client CPU | "
           "server CPU | per core |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")
     with _workdir("SSH", args.ssh_login) as tmp:
         for row in _bench_kex(tmp, args.kex, args.runs, args.ssh_login):
             print(row, flush=True)
-    load = os.getloadavg()
-    print(f"load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"load average after: {load_average()}")
     return 0
 
 
@@ -493,12 +489,12 @@ def main() -> int:
         "what ssh chooses), e.g. --kex default curve25519-sha256.",
     )  # fmt: skip
     args = parser.parse_args()
-    load = os.getloadavg()
+    before = load_average()
     if args.kex:
         return _print_kex(args)
     if args.agents:
         return _print_sync(args)
-    print(f"cpus: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"cpus: {os.cpu_count()}, load average before: {before}")
     print("| transport | requests waiting | operation | wall (median) | client CPU | "
           "server CPU | per core |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")
@@ -511,8 +507,7 @@ def main() -> int:
                 except servers.Unavailable as exc:
                     print(f"| {transport} | {refs} | skipped: {exc} |||||")
                     break
-    load = os.getloadavg()
-    print(f"load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"load average after: {load_average()}")
     return 0
 
 
