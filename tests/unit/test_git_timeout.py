@@ -8,6 +8,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from git_vcontext.gitio import TIMED_OUT, git
 from git_vcontext.gitio.transport import transient
 
@@ -47,3 +49,19 @@ def test_a_command_within_its_timeout_is_left_alone(tmp_path: Path) -> None:
     out = git(["--version"], cwd=tmp_path, timeout=30.0)
     assert out.returncode == 0
     assert out.stdout.startswith("git version")
+
+
+def test_a_failing_git_command_is_named_by_its_command_not_its_first_option(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md command-line contract (a clear one-line error): a failure of ``git -c k=v
+    fetch …`` is said as ``git fetch: …`` (as its deadline's line names it), not ``git -c``."""
+    from git_vcontext.errors import OperationalError
+
+    with pytest.raises(OperationalError) as failed:
+        git(
+            ["-c", "core.quotePath=false", "rev-parse", "--verify", "nothing^{commit}"],
+            cwd=tmp_path,
+        )
+
+    assert str(failed.value).startswith("git rev-parse: "), str(failed.value)

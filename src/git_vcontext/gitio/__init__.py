@@ -80,7 +80,7 @@ def git(
     code = proc.returncode if code is None else code
     result = GitResult(code, stdout, stderr)
     if check and code != 0:
-        raise OperationalError(f"git {args[0]}: {complaint(stderr, code)}")
+        raise OperationalError(f"git {_command(args)}: {complaint(stderr, code)}")
     return result
 
 
