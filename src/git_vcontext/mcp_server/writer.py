@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
+from ..codecs.text import holds_markers
 from ..errors import OperationalError, ParseError, Refused, VContextError
 from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
@@ -393,7 +394,7 @@ class Writer:
 def unparsable(loaded: Loaded) -> str:
     """Why a document that does not parse takes no write, and what fixes it: the tools."""
     error = loaded.error or f"{loaded.rel}: does not parse"
-    if b"<<<<<<<" in loaded.raw or b">>>>>>>" in loaded.raw:
+    if holds_markers(loaded.raw):
         fix = (
             "it holds conflict markers: vcontext_conflicts lists the conflicts, "
             f"vcontext_resolve settles them (path {loaded.rel})"
