@@ -27,6 +27,8 @@ from ..sync.tracking import (
     refuse_unusable,
     renamed_upstream,
     shown,
+    unusable_upstream,
+    unusable_way_out,
 )
 from ..validation.model import command_path, command_word
 
@@ -221,10 +223,11 @@ def _track_pushed(
 
 def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
     """The remote the bases track (the first base's, when they track several) that a
-    ``sync --push`` takes: not one whose branch there has another name (refused)."""
+    ``sync --push`` takes: not one whose branch there has another name, or that git's
+    ``@{upstream}`` cannot name (both refused: ``push_refusal``)."""
     for base in bases:
         found = checkouts.upstream(repo, base)
-        if found is not None and renamed_upstream(repo, base) is None:
+        if found is not None and push_refusal(repo, base, []) is None:
             return found
     return None
 
@@ -232,11 +235,19 @@ def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
 def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: bool) -> list[str]:
     """Before a sync without ``--push``: ``--checkout`` fetches each base's upstream and
     builds on it when the local base is only behind it; a plain sync says when it merges
-    into a base that is behind its upstream (as last fetched). The warnings to give."""
+    into a base that is behind its upstream (as last fetched), or whose ``@{upstream}``
+    git cannot name (``branch.BASE.merge = trunk``: nothing to count against, as status and
+    check say; ``--checkout`` refused it already). The warnings to give."""
     repo, warnings = syncer.repo, []
     for base in bases:
         remote = checkouts.upstream(repo, base)
         if remote is None:
+            continue
+        if (why := unusable_upstream(repo, base)) is not None:
+            warnings.append(
+                f"{base} has no upstream git can name, so this sync merged with {base} as it"
+                f" is here; {unusable_way_out(repo, base, remote, why)}"
+            )
             continue
         push = f"git vcontext sync {' '.join(names)} --push {pasted_remote(base, remote)}"
         publish = f"{push} syncs with {shown_url(remote)}'s {base} and publishes"
