@@ -142,17 +142,28 @@ class Writer:
                 raise Refused(
                     "busy", f"{target.rel} changed while being deleted; nothing done, try again"
                 )
+            said = message()
+            journal = None
+            if self._commits():  # journaled first, as a write is: a kill before the commit
+                assert self.git is not None  # leaves the removal described, not a mystery
+                journal = self.git.intend(target.real, loaded.raw, None, said)
             try:
-                os.unlink(target.real)
-            except OSError as exc:
-                why = f"{target.rel}: cannot delete ({exc.strerror})"
-                raise Refused("not-written", why) from None
-            self.store.forget(target.real)
-            self._placed.pop(target.real, None)
-            commit = None
-            if self._commits():
-                assert self.git is not None
-                commit = self.git.remove(target.real, loaded.raw, message())
+                try:
+                    os.unlink(target.real)
+                except OSError as exc:
+                    why = f"{target.rel}: cannot delete ({exc.strerror})"
+                    raise Refused("not-written", why) from None
+                self.store.forget(target.real)
+                self._placed.pop(target.real, None)
+                commit = None
+                if self._commits():
+                    assert self.git is not None
+                    step("mcp removed")  # fault tests: the window the journal covers
+                    commit = self.git.remove(target.real, loaded.raw, said)
+            finally:
+                if journal is not None:
+                    assert self.git is not None
+                    self.git.done(journal)
             return Written(target.rel, False, commit)
 
     def _before(self, target: Target) -> None:
