@@ -30,7 +30,7 @@ from ..sync.tracking import (
     unusable_upstream,
     unusable_way_out,
 )
-from ..validation.model import command_path, command_word
+from ..validation.model import command_path, command_word, quoted_path
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -355,7 +355,7 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
             )
             parts.append(would + what + _short(r.agent_commit, dry_run))
         lines.append(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
-        lines += [f"  {path}" for path in r.documents]
+        lines += [f"  {quoted_path(path)}" for path in r.documents]  # as conflicts quote it
     elif r.state == CONFLICT:
         lines.append(f"{r.branch} <-> {r.base}: CONFLICT, nothing moved")
         lines += [f"  {c.describe()}" for c in r.conflicts]
