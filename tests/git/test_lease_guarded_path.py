@@ -99,6 +99,14 @@ def test_a_lease_written_in_process_is_one_the_guard_lets_in(
 
     assert pushed.returncode == 0, pushed.stderr
     assert run_git(remote, "rev-parse", LEASE).stdout.strip() == str(lease)
+    # an expired lease taken over: the ref moving from one lease commit to the next
+    again = local.swap(LEASE, str(lease), "again\n", _signature(), _base(remote), guard_accepts)
+    assert again is not None
+    run_git(clone, "fetch", "-q", "origin", f"{LEASE}:refs/lease-again")
+    run_git(remote, "update-ref", LEASE, str(lease))  # as before the swap
+    moved = run_git(clone, "push", "--no-verify", "origin", f"+{again}:{LEASE}", check=False)
+    assert moved.returncode == 0, moved.stderr
+    assert run_git(remote, "rev-parse", LEASE).stdout.strip() == str(again)
 
 
 def test_a_lease_the_guard_might_judge_otherwise_is_pushed(
