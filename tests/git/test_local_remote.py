@@ -271,7 +271,13 @@ def test_a_look_fetches_its_own_base_s_lease_not_another_base_s_history(
 
 @pytest.mark.parametrize(
     "setup",
-    ["hooks/pre-receive", "hooks/update", "hooks/reference-transaction", "shared"],
+    [
+        "hooks/pre-receive",
+        "hooks/update",
+        "hooks/reference-transaction",
+        "hooks/proc-receive",
+        "shared",
+    ],
 )
 def test_a_remote_that_watches_or_shares_its_refs_is_written_by_git_only(
     pair: tuple[Path, Path, Path], setup: str

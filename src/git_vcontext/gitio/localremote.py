@@ -37,7 +37,14 @@ if TYPE_CHECKING:
     from pygit2 import Commit, Oid, Repository, Signature
 
 SETTING = "vcontext.inProcessFetch"
-WATCHERS = ("pre-receive", "update", "post-receive", "post-update", "reference-transaction")
+WATCHERS = (
+    "pre-receive",
+    "update",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "proc-receive",  # (git 2.29: takes over the refs receive.procReceiveRefs names)
+)
 """Hooks of a remote that see ref updates: with any of them, every write goes through git."""
 LOCKED = (0.01, 0.02, 0.05, 0.1, 0.0)
 """Pauses while the lease ref is locked with its value unchanged (another swap in progress);
