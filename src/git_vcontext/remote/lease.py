@@ -379,15 +379,14 @@ def guard_accepts(theirs: Repository, ref: str, tip: Commit, old: Oid | None) ->
     cannot read, a tip it remembers that is no lease): False, and the lease is pushed for
     the guard to judge."""
     # lazy: only a lease written in process into a remote the guard watches
-    from ..commands.pre_receive import REMEMBERED_AS
     from ..gitio.objectcopy import changes_nothing
     from ..gitio.objects import commit_named
-    from ..prepush.check import lease_moved
+    from ..prepush.check import SERVER, lease_moved
     from ..prepush.remotepast import remembered
 
     if not leases.is_lease_ref(ref) or not changes_nothing(tip):
         return False
-    record = remembered(str(common_dir(theirs)), REMEMBERED_AS)
+    record = remembered(str(common_dir(theirs)), SERVER)
     if record is None:
         return False
     for before in (None if old is None else str(old), record.get(ref)):
