@@ -372,10 +372,13 @@ def _unresolved(resolution: dict[str, Any], where: Parts) -> Iterator[Issue]:
             yield "conflict-unresolved", (*where, "conflicts", i, "status"), msg
 
 
-def check_unique_ids(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
-    """``id`` values unique within one container, nested items included (Ext 2)."""
+def check_unique_ids(
+    container: dict[str, Any], where: Parts, items: list[tuple[Parts, dict[str, Any]]] | None = None
+) -> Iterator[Issue]:
+    """``id`` values unique within one container, nested items included (Ext 2); ``items``:
+    ``walk_items``'s, when walked already."""
     seen: dict[str, Parts] = {}
-    for parts, item in walk_items(container, where):
+    for parts, item in walk_items(container, where) if items is None else items:
         ident = item.get("id")
         if not isinstance(ident, str):
             continue
