@@ -5,7 +5,9 @@ the same findings. Two shortcuts compare values by their ``marshal`` bytes befor
 canonical texts: the history rules' common start of a change log
 (``history._same_texts``: the same answer as the canonical texts, always) and the light
 path's undone-sync-merge keys (``undone.strict_key``: equal keys only where the canonical
-texts are equal, so "all it holds kept" by them is kept by the rule's keys too). Values
+texts are equal, so "all it holds kept" by them is kept by the rule's keys too). The
+datetime rule first walks a document without making paths, and makes them only when it
+finds something (``rules._any_date_issue``). Values
 are generated as JSON text and parsed by the package's own parser, so numbers keeping
 their spelling (``1.50``, ``1e2``), ``true`` where ``1`` stood, ``-0.0`` and reordered keys
 all occur.
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 
 from git_vcontext.codecs.json_text import parse_value
 from git_vcontext.prepush.undone import record_keys, strict_key
+from git_vcontext.validation import rules
 from git_vcontext.validation.history import _same_texts
 from git_vcontext.values import canonical
 
@@ -119,3 +122,37 @@ def test_all_kept_by_strict_keys_is_all_kept_by_the_rules_keys(logs: tuple[bytes
     strict = record_keys(merged, path, strict=True), record_keys(commit, path, strict=True)
     if strict[0].keys() <= strict[1].keys():
         assert record_keys(merged, path).keys() <= record_keys(commit, path).keys()
+
+
+STAMPS = (
+    "2026-01-05T10:00:00Z",
+    "2026-02-30T10:00:00Z",
+    "2026-01-05",
+    "yesterday",
+    "2026-01-05T10:00:00",
+)
+
+
+def _reference_datetimes(value: Any) -> list[Any]:
+    """``check_datetimes`` as it was: every field's string judged, with its path."""
+    out = []
+    for parts, key, text in rules._strings_under(value, rules.DATETIME_FIELDS):
+        said = rules._date_issue(key, text)
+        if said is not None:
+            out.append(("datetime", parts, said))
+    return out
+
+
+@settings(max_examples=200)
+@given(
+    st.recursive(
+        st.sampled_from([*STAMPS, 1, None]),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(st.sampled_from(["createdAt", "startDate", "title", "items"]), inner),
+        ),
+        max_leaves=10,
+    )
+)
+def test_the_datetime_rule_finds_what_its_walk_with_paths_finds(value: Any) -> None:
+    assert list(rules.check_datetimes(value)) == _reference_datetimes(value)
