@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_vcontext.codecs.json_text import parse_value
+from git_vcontext.document import DATETIME_FIELDS
 from git_vcontext.prepush.undone import record_keys, strict_key
 from git_vcontext.validation import rules
 from git_vcontext.validation.history import _same_texts
@@ -136,7 +137,7 @@ STAMPS = (
 def _reference_datetimes(value: Any) -> list[Any]:
     """``check_datetimes`` as it was: every field's string judged, with its path."""
     out = []
-    for parts, key, text in rules._strings_under(value, rules.DATETIME_FIELDS):
+    for parts, key, text in rules._strings_under(value, DATETIME_FIELDS):
         said = rules._date_issue(key, text)
         if said is not None:
             out.append(("datetime", parts, said))
