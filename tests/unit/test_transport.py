@@ -140,7 +140,10 @@ def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
     """Pauses never cut the wait short: the last try is at the deadline, then it stops with
     the setting to change (vcontext.syncTimeout)."""
     now = [0.0]
-    link = Link(".", "origin", clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    link = Link(
+        ".", "origin", clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s),
+        timer=lambda: now[0],
+    )  # fmt: skip
     link.deadline = 4.0
     backoff = Backoff()
 
@@ -153,6 +156,43 @@ def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
     assert now[0] == pytest.approx(4.0)
     assert stopped.value.final
     assert "vcontext.syncTimeout" in stopped.value.message
+
+
+@pytest.mark.parametrize("step", [-3600.0, 3600.0], ids=["set-back", "set-forward"])
+def test_sync_at_scale_a_wall_clock_step_neither_ends_nor_extends_the_retries(
+    step: float,
+) -> None:
+    """The retries last ``vcontext.syncTimeout`` whatever the wall clock does meanwhile
+    (PRODUCT.md, "Sync at scale": a transient failure is retried inside the sync's
+    deadline): the deadline is kept on a monotonic timer, so an hour's step of the wall
+    clock in the middle (NTP, a laptop waking up) neither stops the sync at once nor
+    keeps it trying for an hour more."""
+    wall, mono = [1_000_000.0], [50.0]
+
+    def sleep(seconds: float) -> None:
+        wall[0] += seconds
+        mono[0] += seconds
+        if len(pauses) == 2:
+            wall[0] += step  # the clock is set, between two tries
+        pauses.append(seconds)
+
+    pauses: list[float] = []
+    link = Link(".", "origin", clock=lambda: wall[0], sleep=sleep, timer=lambda: mono[0])
+    link.deadline = link.clock() + 20.0
+    assert link.deadline == pytest.approx(wall[0] + 20.0)
+    assert link._left() == pytest.approx(20.0)
+    backoff = Backoff()
+
+    def until_it_stops() -> None:
+        for _ in range(100):
+            link.wait("git fetch origin: Connection refused", backoff)
+
+    with pytest.raises(TransportError) as stopped:
+        until_it_stops()
+    assert stopped.value.final
+    assert mono[0] == pytest.approx(70.0)  # 20 s of pauses: no more, no less
+    assert len(pauses) > 3
+    assert link.deadline == pytest.approx(wall[0])  # said in the wall clock's new terms
 
 
 @pytest.mark.parametrize(

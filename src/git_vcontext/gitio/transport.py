@@ -171,7 +171,11 @@ class Backoff:
 
 class Link:
     """One sync's connection to one remote: its git commands run through ``run``, which
-    retries transient failures until ``deadline`` (a ``clock()`` value; None: no retry)."""
+    retries transient failures until ``deadline`` (a ``clock()`` value; None: no retry).
+
+    ``clock`` is the wall clock the sync compares leases with; the deadline is kept on
+    ``timer`` (monotonic): a step of the wall clock (NTP, a suspended laptop's clock set
+    right) neither kills a sync before its ``vcontext.syncTimeout`` nor extends it."""
 
     def __init__(
         self,
@@ -182,10 +186,11 @@ class Link:
         sleep: Callable[[float], None] = time.sleep,
         report: Callable[[str], None] | None = None,
         share: bool = True,
+        timer: Callable[[], float] = time.monotonic,
     ) -> None:
         self.cwd, self.remote = cwd, remote
-        self.clock, self.sleep, self.report = clock, sleep, report
-        self.deadline: float | None = None
+        self.clock, self.sleep, self.report, self.timer = clock, sleep, report, timer
+        self._until: float | None = None  # the deadline as a timer() value
         self.timeout_setting = "vcontext.syncTimeout"
         self.retried = 0  # transient failures tried again, in all
         self.took: dict[str, float] = {}  # verb -> seconds its last command that worked took
@@ -193,6 +198,16 @@ class Link:
         self._ssh: SshShare | bool | None = None  # False: looked, nothing to share
         # set for a remote on this machine: whether its receive-pack may skip gc --auto now
         self.quiet_receive: Callable[[], bool] | None = None
+
+    @property
+    def deadline(self) -> float | None:
+        """Until when transient failures are tried again, as a ``clock()`` value (None: no
+        retry); set as one (``clock() + timeout``), kept as a ``timer()`` one."""
+        return None if self._until is None else self.clock() + (self._until - self.timer())
+
+    @deadline.setter
+    def deadline(self, value: float | None) -> None:
+        self._until = None if value is None else self.timer() + (value - self.clock())
 
     def run(self, verb: str, args: Sequence[str], *, again: bool = True) -> GitResult:
         """``git VERB ARGS`` against the remote. A transient failure is tried again until
@@ -225,8 +240,8 @@ class Link:
         """Pause before trying again after a transient failure (``what``); past the
         deadline, raise a TransportError that says so (exit 3)."""
         pause = backoff.next()
-        now = self.clock()
-        if self.deadline is None or now >= self.deadline:
+        left = None if self._until is None else self._until - self.timer()
+        if left is None or left <= 0:
             tried = f"tried {backoff.tries} times" if backoff.tries > 1 else "tried once"
             raise TransportError(
                 f"{what} ({tried}, until the deadline: git config {self.timeout_setting})",
@@ -234,7 +249,7 @@ class Link:
                 lines=lines,
                 final=True,
             )
-        pause = min(pause, self.deadline - now)  # a last try at the deadline itself
+        pause = min(pause, left)  # a last try at the deadline itself
         self.retried += 1
         if self.report is not None and (backoff.tries == 1 or backoff.tries % SHOWN == 0):
             self.report(f"{what}: trying again in {pause:.1f} s (retry {backoff.tries})")
@@ -245,9 +260,17 @@ class Link:
         server that accepted the connection and says nothing, is killed then), at least
         ``LAST_TRY`` (the last try at the deadline itself gets its chance); None: no
         deadline, no limit."""
-        if self.deadline is None:
+        if self._until is None:
             return None
-        return max(self.deadline - self.clock(), LAST_TRY)
+        return max(self._until - self.timer(), LAST_TRY)
+
+    def connect(self) -> None:
+        """Over ssh, start the shared connection now, in the background: its key exchange
+        and login (a quarter of a second and more, most of what the first git command over
+        ssh took) overlap the sync's local work instead of holding up its first command,
+        which waits for it (``SshShare.open``). Anything else: nothing to do."""
+        if isinstance(share := self._share_of(), SshShare):
+            share.open()
 
     def close(self) -> None:
         """End the shared ssh connection, if one was opened."""
@@ -255,14 +278,18 @@ class Link:
             self._ssh.close()
         self._ssh = False
 
+    def _share_of(self) -> SshShare | bool:
+        if self._ssh is None:
+            self._ssh = (ssh_share(self.cwd, self.remote) if self._share else None) or False
+        return self._ssh
+
     def _env(self, verb: str) -> dict[str, str] | None:
         env: dict[str, str] = {}
         if verb == "fetch":
             env.update(config_env(NO_MAINTENANCE))
-        if self._ssh is None:
-            self._ssh = (ssh_share(self.cwd, self.remote) if self._share else None) or False
-        if isinstance(self._ssh, SshShare):
-            env["GIT_SSH_COMMAND"] = self._ssh.command
+        if isinstance(share := self._share_of(), SshShare):
+            share.ready(self._left())
+            env["GIT_SSH_COMMAND"] = share.command
         return env or None
 
 
@@ -353,10 +380,56 @@ class SshShare:
             "-o", f"ControlPersist={seconds}",
         ]  # fmt: skip
         self.command = f"{base} {shlex.join(self.options)}"
+        self._opening: list[subprocess.Popen[bytes]] = []
+        self._prefix = f"{key[:8]}-" if self.kept else ""
+
+    def open(self) -> None:
+        """Start the master now, in the background (``ssh -f -N``: it logs in, listens on
+        the control socket, then leaves the foreground, which ``ready`` waits for), so the
+        key exchange overlaps what the sync does before its first git command. Never a
+        prompt (``BatchMode``): a login that needs one fails here, and git's first command
+        logs in itself as it would have, asking as usual; so does one that failed for any
+        other reason (git's own command then says why, and a transient failure is tried
+        again as any). Not when a kept connection of the clone's may be listening
+        already."""
+        if self._opening or self.closed:
+            return
+        if self.kept and any(n.startswith(self._prefix) for n in _listing(self.folder)):
+            return  # (its own master, still there or gone: git's ssh finds out itself)
+        for target in self.targets:
+            line = [*self.options, "-o", "BatchMode=yes", "-f", "-N", *target.args()]
+            quiet = subprocess.DEVNULL
+            try:
+                proc = subprocess.Popen(
+                    ["sh", "-c", f'{self.base} "$@"', "ssh", *line],
+                    stdin=quiet, stdout=quiet, stderr=quiet,
+                )  # fmt: skip
+            except OSError:
+                return
+            self._opening.append(proc)
+
+    def ready(self, timeout: float | None) -> None:
+        """Wait for a master ``open`` started (at most ``timeout`` seconds: then it is
+        killed with its processes, and git's command connects by itself)."""
+        opening, self._opening = self._opening, []
+        for proc in opening:
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                from .proctree import kill_tree
+
+                kill_tree(proc.pid)
+                proc.wait()
+
+    closed = False
 
     def close(self) -> None:
         """End this sync's master (``ssh -O exit`` on its own control socket: nobody
-        else's) and remove its folder; a kept one ends by itself once idle."""
+        else's) and remove its folder; a kept one ends by itself once idle. A master
+        ``open`` started that is still logging in (the sync ended before its first git
+        command) is killed first: once it listens, it has left the foreground."""
+        self.closed = True
+        self.ready(0.0)
         if self.kept:
             return  # it ends by itself once idle for its ControlPersist seconds
         try:
@@ -367,6 +440,13 @@ class SshShare:
             for target in self.targets:
                 _ssh(self.base, [*self.options, "-O", "exit", *target.args()])
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _listing(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def user_folder(root: str) -> str | None:
