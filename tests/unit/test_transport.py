@@ -158,6 +158,49 @@ def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
     assert "vcontext.syncTimeout" in stopped.value.message
 
 
+@pytest.mark.parametrize(
+    ("terminal", "agent", "opened"),
+    [(True, None, False), (True, "/run/agent.sock", True), (False, None, True)],
+    ids=["terminal-no-agent", "terminal-agent", "no-terminal"],
+)
+def test_sync_over_ssh_logs_in_early_only_where_no_prompt_is_needed(
+    terminal: bool, agent: str | None, opened: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sync's early login (``ssh -f -N``, BatchMode) is skipped for someone at a
+    terminal without an ssh agent: a passphrase to type cannot work there, and a login
+    tried for nothing is one a server may count as failed; git's own ssh asks as always."""
+    import os
+    import shutil
+    import subprocess
+
+    started: list[list[str]] = []
+
+    class Started:
+        pid = 0
+
+        def __init__(self, argv: list[str], **_: object) -> None:
+            started.append(argv)
+
+        def wait(self, timeout: float | None = None) -> int:
+            return 0
+
+    monkeypatch.setattr(os, "isatty", lambda fd: terminal)
+    if agent is None:
+        monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    else:
+        monkeypatch.setenv("SSH_AUTH_SOCK", agent)
+    monkeypatch.setattr(subprocess, "Popen", Started)
+    share = SshShare("ssh", [SshTarget("localhost")])
+    try:
+        share.open()
+        assert bool(started) == opened, started
+        if opened:
+            assert started[0][-4:] == ["-f", "-N", "--", "localhost"]
+            assert "BatchMode=yes" in started[0]
+    finally:
+        shutil.rmtree(share.folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize("step", [-3600.0, 3600.0], ids=["set-back", "set-forward"])
 def test_sync_at_scale_a_wall_clock_step_neither_ends_nor_extends_the_retries(
     step: float,

@@ -391,8 +391,10 @@ class SshShare:
         logs in itself as it would have, asking as usual; so does one that failed for any
         other reason (git's own command then says why, and a transient failure is tried
         again as any). Not when a kept connection of the clone's may be listening
-        already."""
-        if self._opening or self.closed:
+        already, nor for someone at a terminal without an ssh agent (a key's passphrase
+        to type: a login that cannot work without a prompt is not tried for nothing,
+        which a server may count as a failed login)."""
+        if self._opening or self.closed or _may_prompt():
             return
         if self.kept and any(n.startswith(self._prefix) for n in _listing(self.folder)):
             return  # (its own master, still there or gone: git's ssh finds out itself)
@@ -440,6 +442,15 @@ class SshShare:
             for target in self.targets:
                 _ssh(self.base, [*self.options, "-O", "exit", *target.args()])
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _may_prompt() -> bool:
+    """Whether ssh's login may need to ask (a terminal, no ssh agent to sign with)."""
+    try:
+        terminal = os.isatty(0)
+    except OSError:
+        terminal = False
+    return terminal and not os.environ.get("SSH_AUTH_SOCK")
 
 
 def _listing(folder: str) -> list[str]:
