@@ -55,5 +55,5 @@ def _connected(repo: Repository, push: str) -> Link:
     from ..gitio.transport import Link
 
     link = Link(run_dir(repo), operands.remote(repo, push, "--push remote"), report=print)
-    link.connect()
+    link.begin()
     return link

@@ -264,7 +264,7 @@ class Link:
             return None
         return max(self._until - self.timer(), LAST_TRY)
 
-    def connect(self) -> None:
+    def begin(self) -> None:
         """Over ssh, start the shared connection now, in the background: its key exchange
         and login (a quarter of a second and more, most of what the first git command over
         ssh took) overlap the sync's local work instead of holding up its first command,

@@ -108,7 +108,7 @@ def _sync(
     mine = link is None and push is not None and not dry_run
     if mine:  # one per sync; over ssh its connection starts now, the key exchange
         link = Link(run_dir(repo), str(push), report=say)  # overlapping the local work up to
-        link.connect()  # the first git command that talks to the remote
+        link.begin()  # the first git command that talks to the remote
     try:
         return _sync_with(repo, agents, all_agents, into, push, dry_run, checkout, say, warn,
                           hints, link)  # fmt: skip
