@@ -398,7 +398,8 @@ class SshShare:
             return
         if self.kept and any(n.startswith(self._prefix) for n in _listing(self.folder)):
             return  # (its own master, still there or gone: git's ssh finds out itself)
-        for target in self.targets:
+        for target in self.targets[:1]:  # the fetch URL's host (a push URL on another host,
+            # rare, logs in with its own first command, as before)
             line = [*self.options, "-o", "BatchMode=yes", "-f", "-N", *target.args()]
             quiet = subprocess.DEVNULL
             try:
