@@ -995,6 +995,7 @@ def test_sync_over_ssh_logs_in_before_its_first_git_command_needs_the_connection
             git_runs = [line for line in runs if line.startswith("git")]
             assert len(git_runs) == result["ops"]["total"] >= 2, (runs, result["ops"])
             assert set(git_runs) == {"git listening"}, runs
+            assert not [line for line in runs if line.startswith("control")]  # (said in process)
             assert proxy.connections - before == 1
             assert _until(lambda: proxy.open_connections == 0, 3), "the sync left it open"
     finally:

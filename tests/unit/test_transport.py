@@ -17,6 +17,7 @@ from git_vcontext.gitio.transport import (
     TransportError,
     clean_stale,
     explained,
+    mux_exit,
     remote_config,
     ssh_target,
     transient,
@@ -199,6 +200,51 @@ def test_sync_over_ssh_logs_in_early_only_where_no_prompt_is_needed(
             assert "BatchMode=yes" in started[0]
     finally:
         shutil.rmtree(share.folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("answer", "ended"),
+    [("ok", True), ("closed", True), ("denied", False), ("nobody", False)],
+)
+def test_sync_over_ssh_ends_its_master_in_process(answer: str, ended: bool, tmp_path: Path) -> None:
+    """A sync ends its ssh master as ``ssh -O exit`` does, without starting ssh for it
+    (PRODUCT.md, "Sync at scale": no ssh process outlives the command): OpenSSH's mux
+    protocol, a hello then a terminate request; the master's yes — or its socket closing,
+    as a master exiting at once does — ends it; a no, or nobody listening, leaves it to
+    ``ssh -O exit``."""
+    import socket
+    import struct
+    import threading
+
+    path = str(tmp_path / "control")
+    heard: list[bytes] = []
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if answer != "nobody":
+        listener.bind(path)
+        listener.listen(1)
+
+    def master() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(struct.pack(">III", 8, 1, 4))  # its hello, version 4
+            for _ in range(2):
+                size = struct.unpack(">I", conn.recv(4))[0]
+                heard.append(conn.recv(size))
+            if answer == "ok":
+                conn.sendall(struct.pack(">III", 8, 0x80000001, 1))
+            elif answer == "denied":
+                conn.sendall(struct.pack(">III", 8, 0x80000002, 1))
+
+    thread = threading.Thread(target=master, daemon=True)
+    if answer != "nobody":
+        thread.start()
+    try:
+        assert mux_exit(path) is ended
+    finally:
+        listener.close()
+    if answer != "nobody":
+        thread.join(5)
+        assert heard == [struct.pack(">II", 1, 4), struct.pack(">II", 0x10000005, 1)]
 
 
 @pytest.mark.parametrize("step", [-3600.0, 3600.0], ids=["set-back", "set-forward"])

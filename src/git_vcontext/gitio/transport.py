@@ -38,11 +38,15 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, shown_text, shown_url
 from ..fsio import private_folder
 from ..record import record
 from . import GitResult, git
+
+if TYPE_CHECKING:
+    import socket
 
 REFUSED = re.compile(
     r"Permission denied|Authentication failed|could not read (Username|Password)"
@@ -428,21 +432,72 @@ class SshShare:
 
     def close(self) -> None:
         """End this sync's master (``ssh -O exit`` on its own control socket: nobody
-        else's) and remove its folder; a kept one ends by itself once idle. A master
-        ``open`` started that is still logging in (the sync ended before its first git
-        command) is killed first: once it listens, it has left the foreground."""
+        else's; said in process, ``mux_exit``, else by ssh itself) and remove its folder;
+        a kept one ends by itself once idle. A master ``open`` started that is still
+        logging in (the sync ended before its first git command) is killed first: once it
+        listens, it has left the foreground."""
         self.closed = True
         self.ready(0.0)
         if self.kept:
             return  # it ends by itself once idle for its ControlPersist seconds
-        try:
-            opened = os.listdir(self.folder)
-        except OSError:
-            opened = []
-        if opened:  # (no socket: no command used the connection, no master to end)
+        opened = _listing(self.folder)  # (no socket: no command used it, no master to end)
+        if not all(mux_exit(os.path.join(self.folder, name)) for name in opened):
             for target in self.targets:
                 _ssh(self.base, [*self.options, "-O", "exit", *target.args()])
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+MUX_HELLO, MUX_TERMINATE, MUX_OK = 0x00000001, 0x10000005, 0x80000001
+"""OpenSSH's connection multiplexing protocol (its PROTOCOL.mux, version 4): the messages
+``ssh -O exit`` sends and the master's answer."""
+
+
+def mux_exit(path: str) -> bool:
+    """Tell the ssh master listening on the control socket ``path`` to exit, as ``ssh -O
+    exit`` does (hello, then a terminate request), without starting ssh for it (a process
+    less at the end of every sync over ssh). False when it could not be said or was not
+    accepted: the caller asks ssh itself."""
+    import socket
+    import struct
+
+    def send(*words: int) -> None:
+        body = struct.pack(f">{len(words)}I", *words)
+        sock.sendall(struct.pack(">I", len(body)) + body)
+
+    def first_word() -> int:
+        (size,) = struct.unpack(">I", _read(sock, 4))
+        body = _read(sock, size)
+        return int(struct.unpack(">I", body[:4])[0])
+
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(2.0)
+            sock.connect(path)
+            send(MUX_HELLO, 4)
+            if first_word() != MUX_HELLO:
+                return False
+            send(MUX_TERMINATE, 1)
+            try:
+                return first_word() == MUX_OK
+            except TimeoutError:
+                return False
+            except OSError:  # it may exit before its answer goes out (as ssh -O exit
+                return True  # knows: the socket closed after the request is a yes)
+    except (OSError, struct.error):
+        return False
+
+
+def _read(sock: socket.socket, size: int) -> bytes:
+    """Exactly ``size`` bytes from ``sock`` (an OSError when it ends before)."""
+    if size > 1 << 16:
+        raise OSError("an ssh mux message too long")
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            raise OSError("the ssh master closed the socket")
+        data += chunk
+    return data
 
 
 def _may_prompt() -> bool:
@@ -554,7 +609,8 @@ def clean_stale(root: str, base: str = "ssh") -> list[str]:
         if sockets is None:
             continue
         for path in sockets:  # a master still listening: end it (its sync is gone)
-            _ssh(base, ["-o", f"ControlPath={path}", "-O", "exit", "--", "stale"], quiet=True)
+            if not mux_exit(path):
+                _ssh(base, ["-o", f"ControlPath={path}", "-O", "exit", "--", "stale"], quiet=True)
             with contextlib.suppress(OSError):
                 os.unlink(path)
         with contextlib.suppress(OSError):
