@@ -14,7 +14,9 @@ remote started (seconds after the sync did) and how long it took, and the git co
 that talked to the remote. Over ssh the first command used to open the connection (key
 exchange, login) itself; a sync now opens it when it starts, in the background. With
 ``--baseline``, the baseline's run and ours alternate, so the machine's load weighs on both
-alike; the load average is printed with the figures.
+alike; the load average is printed with the figures. ``--delay MS``: ssh goes through a
+proxy on loopback that holds each chunk MS ms either way, as a server across a network
+would (its key exchange and login then mostly wait, which the early login overlaps).
 """
 
 from __future__ import annotations
@@ -66,8 +68,9 @@ class Team:
     """One agent's clone and its remote behind a server of ``transport`` (stopped by
     ``stop``)."""
 
-    def __init__(self, transport: str, root: Path) -> None:
+    def __init__(self, transport: str, root: Path, delay: float = 0.0) -> None:
         self.server: Any = None
+        self.proxy: servers.DroppingProxy | None = None
         self.folders: list[Path] = []
         if transport == "ssh":
             if why := servers.SshServer.available():
@@ -78,7 +81,11 @@ class Team:
             served = servers.shared_tmp("vcontext-ssh-")
             self.folders += [work, served]
             remote = served / "remote.git"
-            config = self.server.client_config(root / "ssh_config")
+            port = None
+            if delay:
+                self.proxy = servers.DroppingProxy(self.server.port, every=0, delay=delay)
+                port = self.proxy.start().port
+            config = self.server.client_config(root / "ssh_config", port=port)
             _, [self.clone] = soak.setup(
                 root, 1, remote=remote, url=self.server.url(remote),
                 clone_config={"core.sshCommand": self.server.ssh_command(config)},
@@ -124,6 +131,8 @@ class Team:
         }
 
     def stop(self) -> None:
+        if self.proxy is not None:
+            self.proxy.stop()
         if self.server is not None:
             self.server.stop()
         for folder in self.folders:
@@ -136,8 +145,15 @@ def main() -> int:
                         choices=["path", "http", "ssh"])  # fmt: skip
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--baseline", help="another checkout's src folder, run in turn")
+    parser.add_argument(
+        "--delay", type=float, default=0.0, metavar="MS",
+        help="ssh through a proxy on loopback that holds each chunk MS ms either way "
+        "(a round trip of 2 x MS, as to a remote server)",
+    )  # fmt: skip
     args = parser.parse_args()
     print(f"load average before: {load_average()}")
+    if args.delay:
+        print(f"ssh through a proxy holding each chunk {args.delay:.0f} ms either way")
     print("| transport | code | sync wall | its CPU | server CPU | 1st network command: "
           "starts at / takes | commands |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")
@@ -149,7 +165,7 @@ def main() -> int:
             root = Path(tmp) / transport
             root.mkdir()
             try:
-                team = Team(transport, root)
+                team = Team(transport, root, args.delay / 1000)
             except servers.Unavailable as exc:
                 print(f"| {transport} | skipped: {exc} |")
                 continue
