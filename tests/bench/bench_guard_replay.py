@@ -31,6 +31,12 @@ processes it starts (their CPU and how many ``posix_spawnp`` started): where the
 The verdict cache of each push is the one the guard had then (renamed to each code's own
 fingerprint). Byte code: both checkouts are compiled first (``compileall``), as an
 installed package is.
+
+The capturing hook is a hook of the remote besides the guard, so the soak's agents push
+their leases (as with any other hook): the pushes are those of a remote where the guard is
+not alone. With the guard alone, agents on the same machine write their leases in process
+(``remote.lease.guard_accepts``), and the "lease taken alone" pushes are not made at all;
+``bench_soak.py --guard --trace`` counts the pushes per sync then.
 """
 
 from __future__ import annotations

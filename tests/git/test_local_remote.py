@@ -271,7 +271,13 @@ def test_a_look_fetches_its_own_base_s_lease_not_another_base_s_history(
 
 @pytest.mark.parametrize(
     "setup",
-    ["hooks/pre-receive", "hooks/update", "hooks/reference-transaction", "shared"],
+    [
+        "hooks/pre-receive",
+        "hooks/update",
+        "hooks/reference-transaction",
+        "hooks/proc-receive",
+        "shared",
+    ],
 )
 def test_a_remote_that_watches_or_shares_its_refs_is_written_by_git_only(
     pair: tuple[Path, Path, Path], setup: str
@@ -418,3 +424,47 @@ def test_pushes_that_may_go_elsewhere_by_git_dash_c_take_the_lease_by_push(
     local = LocalRemote.find(pygit2.Repository(str(in_process)), "origin")
     assert local is not None
     assert not local.may_write_refs()
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in process", "through git"])
+def test_a_base_never_reads_the_lease_of_a_base_whose_name_starts_with_its_own(
+    pair: tuple[Path, Path, Path], in_process: bool
+) -> None:
+    """remote/view.py: bases ``main`` and ``mainline`` on one remote. A look for ``main``
+    fetches neither ``mainline``'s lease nor the history it sits on, whether ``main``'s
+    lease is there or not (the lease glob ``lease/main*`` matched ``mainline`` too)."""
+    remote, by_git, here = pair
+    clone = here if in_process else by_git
+    if not in_process:
+        run_git(clone, "config", "vcontext.inProcessFetch", "false")
+    work = remote.parent / "work"
+    (work / "m.txt").write_text("mainline only\n")
+    run_git(work, "add", "-A")
+    run_git(work, "commit", "-q", "-m", "mainline only")
+    mainline = run_git(work, "rev-parse", "HEAD").stdout.strip()
+    run_git(work, "push", "-q", str(remote), f"{mainline}:refs/heads/mainline")
+    tree = run_git(remote, "rev-parse", f"{mainline}^{{tree}}").stdout.strip()
+    other = run_git(remote, "commit-tree", tree, "-p", mainline, "-m", "lease").stdout.strip()
+    run_git(remote, "update-ref", "refs/vcontext/lease/mainline", other)
+    run_git(remote, "update-ref", "refs/vcontext/lease/main.x", other)
+    repo = pygit2.Repository(str(clone))
+    view = RemoteView(repo, str(clone), "origin", "main", ["agents/x"])
+    assert (view.local is not None) == in_process
+
+    free = view.fetch()
+
+    assert free.lease_id is None
+    assert list(_refs(clone, f"{NS}lease/")) == []
+    assert run_git(clone, "cat-file", "-e", mainline, check=False).returncode != 0
+    main = run_git(remote, "rev-parse", "main").stdout.strip()
+    tree = run_git(remote, "rev-parse", "main^{tree}").stdout.strip()
+    own = run_git(remote, "commit-tree", tree, "-p", main, "-m", "lease").stdout.strip()
+    run_git(remote, "update-ref", "refs/vcontext/lease/main", own)
+
+    held = view.fetch()
+
+    assert str(held.lease_id) == own
+    assert list(_refs(clone, f"{NS}lease/")) == [f"{NS}lease/main"]
+    assert run_git(clone, "cat-file", "-e", mainline, check=False).returncode != 0
+    run_git(remote, "update-ref", "-d", "refs/vcontext/lease/main")
+    assert view.fetch().lease_id is None  # released: gone here too

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, PushRefused, shown_url
 from ..gitio import remote as remotes
+from ..gitio.localremote import NotAccepted
 from ..gitio.places import common_dir
+from ..setup.server import only_our_guard
 from . import refs as leases
 from .pusher import RemoteLocks, refusal
 
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from pathlib import Path
 
-    from pygit2 import Oid, Signature
+    from pygit2 import Commit, Oid, Repository, Signature
 
     from .pusher import Pusher
     from .view import RemoteView, Snapshot
@@ -89,10 +91,11 @@ class LeaseKeeper:
         """Take the lease unless someone holds it (and may keep it): (whether it is ours, the
         rows of ``publish`` when they went in the same push).
 
-        A remote on this machine that allows it (``LocalRemote.may_write_refs``) has its
-        lease ref swapped in process (``publish`` is left to the caller); any other gets a
-        compare-and-swap push, with ``publish`` in it (one round trip: the request is out
-        whether the lease is won or not)."""
+        A remote on this machine that allows it (``LocalRemote.may_write_leases``: no hook
+        sees its ref updates, or only our own guard, ``guard_accepts`` judging the lease
+        first as it would) has its lease ref swapped in process (``publish`` is left to the
+        caller); any other gets a compare-and-swap push, with ``publish`` in it (one round
+        trip: the request is out whether the lease is won or not)."""
         if self.ours(snap):
             return True, None
         if not self.free(snap, now):
@@ -100,9 +103,15 @@ class LeaseKeeper:
         lease = leases.mine(self.holder, self.where(), self.seconds, now, self.takes(snap, now))
         expect = "" if snap.lease_id is None else str(snap.lease_id)
         local = self.view.local
-        if local is not None and local.may_write_refs():  # a compare-and-swap, no push
-            self.held = local.swap(self.ref, expect or None, lease.message(), signature, snap.base)
-            return self.held is not None, None
+        if local is not None and local.may_write_leases(only_our_guard):  # no push
+            judge = None if local.may_write_refs() else guard_accepts
+            try:
+                self.held = local.swap(
+                    self.ref, expect or None, lease.message(), signature, snap.base, judge
+                )
+                return self.held is not None, None
+            except NotAccepted:
+                pass  # the guard judges it: pushed
         commit = self.pusher.lease_commit(lease, signature, snap.base)
         self.tried = commit
         update = remotes.Update(str(commit), self.ref, expect=expect)
@@ -357,6 +366,36 @@ class LeaseKeeper:
 
     def where(self) -> str:
         return str(common_dir(self.pusher.repo))
+
+
+def guard_accepts(theirs: Repository, ref: str, tip: Commit, old: Oid | None) -> bool:
+    """Whether our guard (``install --server --guard``) lets in ``ref`` moving from ``old``
+    (None: created) to ``tip``, for certain, by its own judgement of a lease ref: a lease
+    ref (``is_lease_ref``), a commit that changes no file (``changes_nothing``: its only
+    parent, a commit the remote has and its guard judged, or none), and what the ref held
+    before, or the tip the guard remembers for it once deleted, a lease commit as well, so
+    no forced update to compare (``prepush.check.lease_moved``, the light path's
+    ``_lease_moved``, the fast path's ``is_lease_commit``). Anything else (a record it
+    cannot read, a tip it remembers that is no lease): False, and the lease is pushed for
+    the guard to judge."""
+    # lazy: only a lease written in process into a remote the guard watches
+    from ..gitio.objectcopy import changes_nothing
+    from ..gitio.objects import commit_named
+    from ..prepush.check import SERVER, lease_moved
+    from ..prepush.remotepast import remembered
+
+    if not leases.is_lease_ref(ref) or not changes_nothing(tip):
+        return False
+    record = remembered(str(common_dir(theirs)), SERVER)
+    if record is None:
+        return False
+    for before in (None if old is None else str(old), record.get(ref)):
+        if before is None:
+            continue
+        previous = commit_named(theirs, before)
+        if previous is None or not lease_moved(ref, previous, tip):
+            return False
+    return True
 
 
 def _hex(oid: Oid | None) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from ..errors import OperationalError
 from ..gitio import remote as remotes
 from ..gitio.localremote import LocalRemote
 from ..gitio.objects import commit_at
@@ -35,6 +36,28 @@ class Snapshot:
     lease: leases.Lease | None  # what it says (None: unreadable, or no lease)
     server: bool
     requests: dict[str, Oid]  # agent branch -> the commit it asks to merge (when fetched)
+
+
+FOLLOWS = [chr(c) for c in range(0x21, 0x7F) if chr(c) not in "~^:?*[\\"] + [
+    chr(0xDC00 + b)
+    for b in range(0x80, 0x100)  # (a name's bytes past ASCII, as os.fsencode)
+]
+"""Every byte that may follow a base's encoded name in a longer lease ref's name (another
+base's whose name starts with it: ``main`` and ``mainline``; ``/`` too): what git's ref
+names allow (``git check-ref-format``)."""
+
+
+def lease_specs(base: str, ns: str) -> list[str]:
+    """The refspecs of a look through git that fetch ``base``'s lease and no other base's.
+
+    A glob, because git fails a fetch of a ref the remote lacks (and the lease is mostly
+    absent: a second fetch without it would cost a round trip), and negative refspecs for
+    every longer name the glob would match: a lease commit sits on its base's tip, so
+    another base's lease (``mainline``'s for ``main``) would bring that base's history into
+    every clone that syncs this one. (Negative refspecs: git 2.29 and later.)"""
+    enc = leases.encode_base(base)
+    lease = leases.lease_ref(base)
+    return [f"+{lease}*:{ns}lease/{enc}*", *(f"^{lease}{c}*" for c in FOLLOWS)]
 
 
 class RemoteView:
@@ -73,17 +96,29 @@ class RemoteView:
         ns, enc = self.ns, leases.encode_base(self.base)
         branches = self.branches if self.local is not None else self._known_branches()
         specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *branches]]
-        # this base's lease (a glob: git fails a fetch of a ref the remote lacks), not every
-        # base's: a lease commit sits on its base's tip, and would bring that base's history
-        specs += [f"+{leases.LEASES}{enc}*:{ns}lease/{enc}*", f"+{SERVER}*:{ns}server*"]
+        specs += [f"+{SERVER}*:{ns}server*"]
         specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")  # every agent's
-        missing = None if self.local is None else self.local.fetch(specs, prune=True)
+        lease = f"+{leases.lease_ref(self.base)}:{ns}lease/{enc}"  # (absent: simply missing)
+        missing = None if self.local is None else self.local.fetch([*specs, lease], prune=True)
         if missing is None:  # not on this machine, or more than a copy should bring
-            missing = remotes.fetch(self.cwd, self.remote, specs, prune=True, link=self.link)
+            missing = self._fetch(specs, lease_specs(self.base, ns))
         self.looked = self.link.clock() if self.link is not None else time.time()
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
-            self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
+            if source.startswith("refs/heads/"):
+                self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
         return self.read()
+
+    def _fetch(self, specs: list[str], lease: list[str]) -> list[str]:
+        """Fetch ``specs`` and the lease's (``lease_specs``) through git; a git older than
+        2.29 refuses the negative refspecs (``invalid refspec``): then the glob alone."""
+        try:
+            return remotes.fetch(
+                self.cwd, self.remote, [*specs, *lease], prune=True, link=self.link
+            )
+        except OperationalError as exc:
+            if "invalid refspec" not in exc.message:
+                raise
+        return remotes.fetch(self.cwd, self.remote, [*specs, lease[0]], prune=True, link=self.link)
 
     def latest(self) -> Snapshot | None:
         """What the last look while waiting fetched, once (None: nothing since, or that look

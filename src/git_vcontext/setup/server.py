@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import OperationalError, UsageError
+from ..fsio import permitted
 from ..gitio import git, repository_error
 from ..record import record
 from ..shipped import hooks_dir as shipped
@@ -22,6 +23,10 @@ from ..validation.model import command_word
 from .boot import BOOT as BOOT  # (re-exported: the guard's form is told here)
 from .boot import interpreter as interpreter
 from .hooks import HOOK_MARKER, foreign, hooks_dir, put_hook
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pygit2 import Repository
 
 SERVER = "refs/vcontext/server"
 """The mark ``sync --push`` looks for: a server integrates the requests here."""
@@ -266,6 +271,76 @@ def hook_text(command: str, name: str) -> str:
     exe = shlex.split(command)[0]  # the file that must be there (Python for ``-m``)
     text = template.replace('"@GIT_VCONTEXT@"', command)
     return text.replace('"@GIT_VCONTEXT_PROGRAM@"', shlex.quote(exe))
+
+
+def only_our_guard(repo: Repository) -> bool:
+    """Whether the only hook of the bare repository ``repo`` that sees ref updates
+    (``gitio.localremote.WATCHERS``) is our guard as ``install --server --guard`` writes it
+    (``hook_text``), running this installation: this Python, its recorded folders holding
+    this package first (so it imports this code), no hook chained before it
+    (``pre-receive.legacy``) and no hooks from git config (git 2.46 and later). Then the
+    guard judges a push as this process's own code would (``remote.lease``: a lease taken
+    in process passes the guard's own judgement first). Cheap: no process started (the
+    folders are read from the hook, not asked of a second Python as ``import_paths`` does)."""
+    # lazy: only sync's lease on a remote on this machine asks
+    from ..gitio import config_names
+    from ..gitio.localremote import WATCHERS
+    from ..gitio.places import hooks_folder
+
+    folder = hooks_folder(repo)
+    if any(permitted(folder / name, os.X_OK) for name in WATCHERS if name != GUARD):
+        return False
+    if (folder / f"{GUARD}.legacy").exists() or any(
+        name.startswith("hook.") for name in config_names(repo)
+    ):
+        return False
+    guard = folder / GUARD
+    try:
+        text = guard.read_text()
+    except (OSError, UnicodeDecodeError):
+        return False
+    paths = _guard_paths(text)
+    if paths is None or not permitted(guard, os.X_OK):
+        return False
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for path in paths:  # the first folder holding the package git_vcontext: this one's
+        if os.path.exists(os.path.join(path, "git_vcontext", "__init__.py")):
+            return os.path.abspath(path) == package
+    return False
+
+
+def _guard_paths(text: str) -> list[str] | None:
+    """The folders a guard ``text`` imports from when it is exactly what ``hook_text`` writes
+    with this Python and those folders (None: it is not)."""
+    program = hook_program(text)
+    if program is None or not _same_python(program, interpreter()):
+        return None
+    template = shipped().joinpath(GUARD).read_text()
+    template = template.replace("@GIT_VCONTEXT_BOOT@", BOOT)
+    template = template.replace('"@GIT_VCONTEXT_PROGRAM@"', shlex.quote(program))
+    head, sep, tail = template.partition("@GIT_VCONTEXT_PATHS@")
+    if GUARD_FORM not in template or not sep or "@GIT_VCONTEXT_PATHS@" in tail:
+        return None
+    if not text.startswith(head) or not text.endswith(tail) or len(text) < len(head + tail):
+        return None
+    try:
+        words = shlex.split(text[len(head) : len(text) - len(tail)])
+        count = int(words[0])
+    except (ValueError, IndexError):
+        return None
+    paths = words[1:]
+    written = " ".join([str(count), *map(shlex.quote, paths)])
+    if count != len(paths) or text != template.replace("@GIT_VCONTEXT_PATHS@", written):
+        return None
+    return paths
+
+
+def _same_python(one: str, other: str) -> bool:
+    """Whether two paths start the same Python with the same packages: the same file,
+    from the same folder (a virtual environment's ``python`` and ``python3``)."""
+    return os.path.dirname(one) == os.path.dirname(other) and os.path.realpath(
+        one
+    ) == os.path.realpath(other)
 
 
 def import_paths() -> list[str]:

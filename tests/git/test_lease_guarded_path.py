@@ -1,0 +1,159 @@
+"""``sync --push`` to a remote on this machine whose only hook is our guard (``install --server
+--guard``): the lease is written in process, as where no hook watches, once it passes the
+guard's own judgement of a lease (PRODUCT.md "Sync at scale": nothing lost, exit 0 = the
+round is on the remote base; "The remote guards itself": every push, ``sync --push``'s
+included, goes through the guard, which takes a lease as a lease). Any other hook, or a
+lease the guard might judge otherwise, is pushed as before."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from git_vcontext.gitio.localremote import LocalRemote, NotAccepted
+from git_vcontext.remote.lease import guard_accepts
+from git_vcontext.setup.server import only_our_guard
+from helpers import soak
+from helpers.run import run_git
+
+LEASE = "refs/vcontext/lease/main"
+
+
+@pytest.fixture
+def guarded(tmp_path: Path) -> tuple[Path, list[Path]]:
+    """A bare remote with the guard alone and two agents' clones (pre-push hook on)."""
+    return soak.setup(tmp_path, 2, guard=True)
+
+
+def _signature() -> pygit2.Signature:
+    return pygit2.Signature("T", "t@example.com", 0, 0)
+
+
+def _local(clone: Path) -> LocalRemote:
+    local = LocalRemote.find(pygit2.Repository(str(clone)), "origin")
+    assert local is not None
+    return local
+
+
+def _base(remote: Path) -> pygit2.Oid:
+    return pygit2.Oid(hex=run_git(remote, "rev-parse", "main").stdout.strip())
+
+
+def test_the_guard_as_install_writes_it_is_the_only_watcher(
+    guarded: tuple[Path, list[Path]],
+) -> None:
+    remote, clones = guarded
+    assert only_our_guard(pygit2.Repository(str(remote)))
+    local = _local(clones[0])
+    assert not local.may_write_refs()  # a hook watches
+    assert local.may_write_leases(only_our_guard)
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["install --server", "chained", "reference-transaction", "hook from config", "edited"],
+)
+def test_any_other_hook_keeps_the_lease_pushed(
+    guarded: tuple[Path, list[Path]], change: str
+) -> None:
+    """The integration of ``install --server``, a hook chained before the guard, another
+    hook that sees ref updates, hooks from git config, a guard not as install wrote it: the
+    lease goes through git, for every hook to see."""
+    remote, clones = guarded
+    hooks = remote / "hooks"
+    if change == "install --server":
+        soak.vcontext(remote, "install", "--server")
+    elif change == "chained":
+        (hooks / "pre-receive.legacy").write_text("#!/bin/sh\nexit 0\n")
+        (hooks / "pre-receive.legacy").chmod(0o755)
+    elif change == "reference-transaction":
+        (hooks / change).write_text("#!/bin/sh\nexit 0\n")
+        (hooks / change).chmod(0o755)
+    elif change == "hook from config":
+        run_git(remote, "config", "hook.audit.command", "true")
+        run_git(remote, "config", "hook.audit.event", "pre-receive")
+    else:
+        guard = hooks / "pre-receive"
+        guard.write_text(guard.read_text() + "# mine\n")
+    assert not only_our_guard(pygit2.Repository(str(remote)))
+    assert not _local(clones[0]).may_write_leases(only_our_guard)
+
+
+def test_a_lease_written_in_process_is_one_the_guard_lets_in(
+    guarded: tuple[Path, list[Path]],
+) -> None:
+    """The lease swapped in process (after ``guard_accepts``) is then pushed through the
+    guard itself, the same update: let in."""
+    remote, clones = guarded
+    local = _local(clones[0])
+    lease = local.swap(LEASE, None, "lease\n", _signature(), _base(remote), guard_accepts)
+    assert lease is not None
+    clone = clones[1]
+    run_git(clone, "fetch", "-q", "origin", f"{LEASE}:refs/lease-copy")
+    run_git(remote, "update-ref", "-d", LEASE)  # as before the swap (no hook runs)
+
+    pushed = run_git(clone, "push", "--no-verify", "origin", f"{lease}:{LEASE}", check=False)
+
+    assert pushed.returncode == 0, pushed.stderr
+    assert run_git(remote, "rev-parse", LEASE).stdout.strip() == str(lease)
+    # an expired lease taken over: the ref moving from one lease commit to the next
+    again = local.swap(LEASE, str(lease), "again\n", _signature(), _base(remote), guard_accepts)
+    assert again is not None
+    run_git(clone, "fetch", "-q", "origin", f"{LEASE}:refs/lease-again")
+    run_git(remote, "update-ref", LEASE, str(lease))  # as before the swap
+    moved = run_git(clone, "push", "--no-verify", "origin", f"+{again}:{LEASE}", check=False)
+    assert moved.returncode == 0, moved.stderr
+    assert run_git(remote, "rev-parse", LEASE).stdout.strip() == str(again)
+
+
+def test_a_lease_the_guard_might_judge_otherwise_is_pushed(
+    guarded: tuple[Path, list[Path]],
+) -> None:
+    """The guard remembers the tip a push deleted and compares a ref pushed again with it:
+    once the lease ref held a commit with documents (pushed and deleted through the guard),
+    a lease is not its to write in process (NotAccepted: sync pushes it)."""
+    remote, clones = guarded
+    clone = clones[0]
+    run_git(clone, "push", "-q", "origin", f"origin/main:{LEASE}")
+    run_git(clone, "push", "-q", "origin", f":{LEASE}")
+
+    with pytest.raises(NotAccepted):
+        _local(clone).swap(LEASE, None, "lease\n", _signature(), _base(remote), guard_accepts)
+
+    assert run_git(remote, "rev-parse", "--verify", "-q", LEASE, check=False).returncode != 0
+
+
+def _pushes(clone: Path, agent: str, traces: Path) -> tuple[int, dict[str, object]]:
+    done = soak.sync(clone, agent, env={soak.TRACE_ROOT: str(traces)})
+    assert done["exit"] == 0, done["output"]
+    ops = done["ops"]
+    assert isinstance(ops, dict)
+    return int(ops["push"]), done
+
+
+@pytest.mark.parametrize("only_guard", [True, False], ids=["guard alone", "another hook"])
+def test_sync_takes_the_lease_without_a_push_when_the_guard_alone_watches(
+    guarded: tuple[Path, list[Path]], tmp_path: Path, only_guard: bool
+) -> None:
+    """An agent alone: its round lands in one push (the integration) where the guard alone
+    watches, two (the lease with its request, then the integration) with another hook; its
+    round is on the base either way, and the lease was released."""
+    remote, clones = guarded
+    if not only_guard:
+        hook = remote / "hooks" / "reference-transaction"
+        hook.write_text("#!/bin/sh\nexit 0\n")
+        hook.chmod(0o755)
+    for i, clone in enumerate(clones):
+        agent = f"agent-{i}"
+        soak.work(clone, agent, 0, soak.AgentLog(agent))
+        work = run_git(clone, "rev-parse", "HEAD").stdout.strip()
+        pushes, _ = _pushes(clone, agent, tmp_path / "traces")
+        assert pushes == (1 if only_guard else 2)
+        landed = run_git(remote, "merge-base", "--is-ancestor", work, "main", check=False)
+        assert landed.returncode == 0
+    assert run_git(remote, "rev-parse", "--verify", "-q", LEASE, check=False).returncode != 0
+    assert run_git(remote, "fsck", "--no-dangling", check=False).returncode == 0
+    assert not os.path.exists(remote / "hooks" / "pre-receive.legacy")
