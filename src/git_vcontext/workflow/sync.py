@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
 from ..errors import Unfinished, shown_url
-from ..gitio import config_value, operands, refs, work_tree
+from ..gitio import config_value, operands, refs, run_dir, work_tree
 from ..gitio.objects import descends
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
+from ..gitio.transport import Link
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..remote.rounds import push_with_retries
@@ -65,10 +66,13 @@ def sync(
     say: Callable[[str], None],
     warn: Callable[[str], None],
     hints: bool = True,
+    link: Link | None = None,
 ) -> SyncOutcome:
     """Sync the agents (``say`` tells what happened, line by line). ``checkout``: leave
     each pair that conflicts stopped in its agent's work tree. ``hints``: end each conflict
-    with the commands to run next (the MCP server says its own). Shared by the command and
+    with the commands to run next (the MCP server says its own). ``link``: the sync's own
+    to the ``push`` remote, made (and connected) by the caller, who closes it; else one is
+    made here. Shared by the command and
     the MCP server. A full disk or a read-only repository is said as such
     (``gitio.storage``)."""
     where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
@@ -84,6 +88,7 @@ def sync(
             say=say,
             warn=warn,
             hints=hints,
+            link=link,
         )
 
 
@@ -99,8 +104,34 @@ def _sync(
     say: Callable[[str], None],
     warn: Callable[[str], None],
     hints: bool,
+    link: Link | None,
 ) -> SyncOutcome:
     push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
+    mine = link is None and push is not None and not dry_run
+    if mine:  # one per sync; over ssh its connection starts now, the key exchange
+        link = Link(run_dir(repo), str(push), report=say)  # overlapping the local work up to
+        link.begin()  # the first git command that talks to the remote
+    try:
+        return _sync_with(repo, agents, all_agents, into, push, dry_run, checkout, say, warn,
+                          hints, link)  # fmt: skip
+    finally:
+        if mine and link is not None:
+            link.close()
+
+
+def _sync_with(
+    repo: Repository,
+    agents: tuple[str, ...] | list[str],
+    all_agents: bool,
+    into: str | None,
+    push: str | None,
+    dry_run: bool,
+    checkout: bool,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+    hints: bool,
+    link: Link | None,
+) -> SyncOutcome:
     _finish_interrupted(repo, say, warn)
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
@@ -121,7 +152,7 @@ def _sync(
             say(step)
 
     if push is not None and not dry_run:
-        outcome = push_with_retries(syncer, pairs, push, report=say, show=show)
+        outcome = push_with_retries(syncer, pairs, push, report=say, show=show, link=link)
         results = list(outcome.results)
         pushed = outcome.pushed
         _track_pushed(repo, push, [r.agent for r in results if r.ok], say)
