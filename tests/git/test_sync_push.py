@@ -487,3 +487,75 @@ def test_sync_push_never_changes_an_upstream_the_agent_branch_has(
     assert "set up to track" not in out
     assert run_git(repo, "config", "branch.agents/alice.remote").stdout.strip() == "."
     assert run_git(repo, "config", "branch.agents/alice.merge").stdout.strip() == "refs/heads/main"
+
+
+def _sync_with_the_clock_stepped(repo: Path, step: float) -> tuple[object, list[str], float]:
+    """``sync --push`` of alice, whose wall clock steps by ``step`` seconds (NTP, a resumed
+    VM) at its first wait for the lease: (its outcome, what it said, the seconds it took).
+    A wait past 30 s fails the test (the step extended the sync)."""
+    import pygit2
+
+    from git_vcontext.remote.rounds import push_with_retries
+    from git_vcontext.sync.syncer import Syncer
+
+    offset = [0.0]
+    began = time.monotonic()
+
+    def sleep(seconds: float) -> None:
+        offset[0] = step
+        assert time.monotonic() - began < 30, "the clock's step extended the sync's wait"
+        time.sleep(min(seconds, 0.1))
+
+    lines: list[str] = []
+    outcome = push_with_retries(
+        Syncer(pygit2.Repository(str(repo))),
+        [("alice", "main")],
+        "origin",
+        report=lines.append,
+        show=lambda _result: None,
+        sleep=sleep,
+        clock=lambda: time.time() + offset[0],
+    )
+    return outcome, lines, time.monotonic() - began
+
+
+def test_sync_at_scale_a_wall_clock_step_back_neither_extends_the_sync_past_its_timeout(
+    shared: tuple[Path, Path],
+) -> None:
+    """ "retried ... inside the sync's deadline (vcontext.syncTimeout)": the deadline is
+    kept on a monotonic clock, so a wall clock set back an hour while the sync waits for
+    another machine's lease still ends the sync after its 2 s (it waited an hour more when
+    the deadline was a wall-clock time)."""
+    remote, repo = shared
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick")
+    run_git(repo, "config", "vcontext.syncTimeout", "2")
+    plant_lease(remote, "agents/bob", 600.0, host="elsewhere.invalid")
+
+    outcome, lines, took = _sync_with_the_clock_stepped(repo, -3600.0)
+
+    assert not outcome.pushed, lines  # type: ignore[attr-defined]
+    assert "not integrated after 2 s" in outcome.message, lines  # type: ignore[attr-defined]
+    assert took < 20, took
+
+
+def test_sync_at_scale_a_wall_clock_step_forward_neither_ends_the_sync_early(
+    shared: tuple[Path, Path],
+) -> None:
+    """A wall clock set forward an hour while the sync waits for another machine's lease
+    does not make the sync give up (its deadline, 60 s, is on a monotonic clock: it gave up
+    at once when the deadline was a wall-clock time); the lease's expiry, written in the
+    lease for other machines to read, stays a wall-clock time: passed now, the lease is
+    taken over and the round integrated ("no sync give up", PRODUCT.md, sync at scale)."""
+    remote, repo = shared
+    tick = commit_on(
+        repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "tick"
+    )
+    run_git(repo, "config", "vcontext.syncTimeout", "60")
+    plant_lease(remote, "agents/bob", 600.0, host="elsewhere.invalid")
+
+    outcome, lines, _ = _sync_with_the_clock_stepped(repo, 3600.0)
+
+    assert outcome.pushed, lines  # type: ignore[attr-defined]
+    assert any("lease is held by agents/bob" in line for line in lines), lines
+    kept = run_git(remote, "merge-base", "--is-ancestor", tick, "main", check=False)
+    assert kept.returncode == 0, lines

@@ -198,6 +198,7 @@ def test_sync_at_scale_a_waiter_whose_look_at_landing_was_too_soon_looks_later_n
         view = _View("c0ffee", said, done_after)
         keeper = _keeper(tmp_path, view)
         assert isinstance(keeper, LeaseKeeper)
+        keeper.timer = clock  # (the sync's durations: here the same test clock)
         clock.slept.clear()
         keeper.wait(snap, 1, start + 60, clock, clock.sleep, lambda _: None)  # type: ignore[arg-type]
         return keeper, view
@@ -248,6 +249,7 @@ def test_sync_at_scale_a_waiter_that_pushed_without_a_look_looks_after_its_holde
         link = SimpleNamespace(took={"fetch": 0.2})
         pusher = SimpleNamespace(repo=pygit2.Repository(str(tmp_path)), remote="o", link=link)
         keeper = LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
+        keeper.timer = clock
         lines: list[str] = []
         clock.slept.clear()
         keeper.wait(
@@ -286,6 +288,7 @@ def test_sync_at_scale_a_waiter_that_never_integrated_times_its_look_by_its_push
     link = SimpleNamespace(took={"push": 0.4})  # the lost lease push: no fetch yet
     pusher = SimpleNamespace(repo=pygit2.Repository(str(tmp_path)), remote="o", link=link)
     keeper = LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
+    keeper.timer = clock
     keeper.wait(
         snap, 1, clock.now + 60, clock, clock.sleep, lambda _: None,  # type: ignore[arg-type]
         lost=True, unseen=True,

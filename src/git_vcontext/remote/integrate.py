@@ -4,6 +4,7 @@ or wait for whoever does, then bring the agent branches along (see ``remote/prot
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import TYPE_CHECKING
 
 from ..branches import agents as agent_config
@@ -42,12 +43,16 @@ DEFER = 1.5  # a waiting agent that lets another take the lease looks again afte
 
 @record
 class Io:
-    """How a round talks and waits (tests give their own clock and sleep)."""
+    """How a round talks and waits (tests give their own clocks and sleep). ``clock``: the
+    wall clock, for what other machines read or wrote (a lease's expiry and landing, a
+    commit's time); ``timer``: a monotonic one, for the sync's own durations and deadline,
+    which a step of the wall clock (NTP, a resumed VM) must neither cut short nor extend."""
 
     report: Callable[[str], None]
     show: Callable[[PairResult], None]
     sleep: Callable[[float], None]
     clock: Callable[[], float]
+    timer: Callable[[], float] = time.monotonic
 
 
 class Again(Exception):
@@ -72,7 +77,9 @@ class BaseRound:
         self.settings: Settings = settings(self.repo)
         self.branches = {a: agent_config.agent_branch(self.repo, a) for a in agents}
         cwd = run_dir(self.repo)
-        self.link = link or Link(cwd, remote, clock=io.clock, sleep=io.sleep, report=io.report)
+        self.link = link or Link(
+            cwd, remote, clock=io.clock, sleep=io.sleep, report=io.report, timer=io.timer
+        )
         branches = list(self.branches.values())
         self.view = RemoteView(self.repo, cwd, remote, base, branches, self.link)
         self.pusher = Pusher(self.repo, cwd, remote, syncer.parsed, self.link)
@@ -85,9 +92,10 @@ class BaseRound:
         self.stopped: dict[str, PairResult] = {}  # agents that stopped (conflict, refused)
         holder = ", ".join(self.branches.values())
         self.lease = LeaseKeeper(self.pusher, self.view, holder, self.settings.lease_seconds)
+        self.lease.timer = io.timer
         self.retries = 0
         self.deferred: Oid | None = None  # the base we let another waiting agent integrate
-        self.defer_until = 0.0  # (clock) when we stop letting it and take the lease ourselves
+        self.defer_until = 0.0  # (timer) when we stop letting it and take the lease ourselves
         self.looked_again: Oid | None = None  # the lease we looked again under (_look_again)
         self.diverged = False  # the local base's own commits conflict with the remote's
         self.remote_locks = RemoteLocks()
@@ -100,8 +108,9 @@ class BaseRound:
             self.lease.release()  # interrupted or failed while holding it: give it back
 
     def _loop(self) -> PushOutcome:
-        deadline = self.io.clock() + self.settings.timeout
-        self.link.deadline = deadline  # transient failures are tried again until then
+        deadline = self.io.timer() + self.settings.timeout  # (timer: see Io)
+        self.link.deadline = self.io.clock() + self.settings.timeout  # transient failures are
+        # tried again until then (the Link keeps it on its own timer)
         backoff = Backoff()
         while True:
             try:
@@ -138,7 +147,7 @@ class BaseRound:
         todo = [a for a in live if has_work(self.repo, work[a], snap.base)]
         if not todo and not self._base_ahead(snap):
             return self._finish(snap, live, work)
-        if self.io.clock() > deadline:
+        if self.io.timer() > deadline:
             why = f"{self.shown} {self.base}: not integrated after {self.settings.timeout:.0f} s"
             return self._give_up(why + " (git config vcontext.syncTimeout)")
         unpublished = [a for a in todo if self.published.get(a) != work[a]]
@@ -225,8 +234,8 @@ class BaseRound:
         if self.lease.ours(snap):  # (this step's look: every request, the lease ours)
             return self._integrate(live, snap)
         lost = False
-        if self.lease.free(snap, now) and self._turn_of_another(snap, todo, unpublished, now):
-            step = min(DEFER * self.lease.integration(), self.defer_until - now)
+        if self.lease.free(snap, now) and self._turn_of_another(snap, todo, unpublished):
+            step = min(DEFER * self.lease.integration(), self.defer_until - self.io.timer())
             self.lease.pause(step, self.io.sleep)
             return None  # (the next step's look finds the lease taken, the round merged or free)
         if self.lease.free(snap, now):
@@ -247,9 +256,7 @@ class BaseRound:
         )
         return None
 
-    def _turn_of_another(
-        self, snap: Snapshot, todo: list[str], unpublished: list[str], now: float
-    ) -> bool:
+    def _turn_of_another(self, snap: Snapshot, todo: list[str], unpublished: list[str]) -> bool:
         """Whether another waiting agent takes the free lease, not us: over git, when our
         work is published and waits with other agents' requests, they all look at about the
         same time once the lease is released (each at the landing its lease said). Were
@@ -269,6 +276,7 @@ class BaseRound:
         first = min(pending, key=lambda b: hashlib.sha1(f"{snap.base} {b}".encode()).digest())
         if first in own:
             return False
+        now = self.io.timer()
         if self.deferred == snap.base:  # looked again: still free
             return now < self.defer_until
         self.deferred = snap.base
@@ -397,12 +405,12 @@ class BaseRound:
         requests = [
             (self._agent_of(b), b, self.base, c) for b, c in sorted(theirs.items()) if b not in done
         ]
-        until = self.io.clock() + self.settings.lease_seconds / 3
+        until = self.io.timer() + self.settings.lease_seconds / 3
         elsewhere = {a: self._documents(a, snap.base) for a in live if a in self.published}
         results, others = self.syncer.batch(
             [(a, self.base) for a in live],
             requests,
-            more=lambda: self.io.clock() < until,
+            more=lambda: self.io.timer() < until,
             elsewhere=elsewhere,
             combine=True,
         )
@@ -509,7 +517,7 @@ class BaseRound:
             updates.append(release[0])
             known[release[0].dst] = release[1]
         self._push(updates, known)
-        self.lease.landed(self.io.clock(), len(merged))
+        self.lease.landed(self.io.timer(), len(merged))
         self.lease.held = None
         for agent, result in results.items():
             if not result.ok:
@@ -632,7 +640,7 @@ class BaseRound:
         self.view.present.update(ours[row.ref] for row in failed if row.ref in ours)
         if pushed.refused_here or not all(row.retry for row in failed):
             raise PushRefused(refusal(pushed, self.remote))
-        if stuck := self.remote_locks.stuck(pushed, self.io.clock()):
+        if stuck := self.remote_locks.stuck(pushed, self.io.timer()):
             raise PushRefused(refusal(pushed, self.remote) + f"\n  {stuck}")  # not transient
         refused = [row for row in failed if not row.collateral] or failed
         self.retries += 1

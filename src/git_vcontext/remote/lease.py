@@ -4,6 +4,7 @@ push, wait while someone else holds it (looking when its ``Landing`` says), give
 from __future__ import annotations
 
 import random
+import time
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, PushRefused, shown_url
@@ -59,7 +60,8 @@ class LeaseKeeper:
         self.waited = 0.0
         self.said_waiting = False
         self.lost = 0  # lease pushes another agent's beat (a busy base)
-        self.won: float | None = None  # when we took the lease
+        self.won: float | None = None  # when we took the lease (``timer``)
+        self.timer: Callable[[], float] = time.monotonic  # durations (integrate.Io.timer)
         self.remote_locks = RemoteLocks()
         self._late: float | None = None  # see lateness()
         self.last_pause = 0.0  # before the look that found the lease we waited for gone
@@ -100,7 +102,7 @@ class LeaseKeeper:
             return True, None
         if not self.free(snap, now):
             return False, None
-        lease = leases.mine(self.holder, self.where(), self.seconds, now, self.takes(snap, now))
+        lease = leases.mine(self.holder, self.where(), self.seconds, now, self.takes(snap))
         expect = "" if snap.lease_id is None else str(snap.lease_id)
         local = self.view.local
         if local is not None and local.may_write_leases(only_our_guard):  # no push
@@ -123,18 +125,18 @@ class LeaseKeeper:
         if not rows:  # the publish was refused first: the lease was not tried
             return False, others
         if rows[0].ok:
-            self.held, self.won = commit, now
+            self.held, self.won = commit, self.timer()
             return True, others if publish else None
         lost = remotes.Pushed(tuple(rows), True, pushed.said)
         if not rows[0].retry:
             hint = " (vcontext.syncLease=false integrates without a lease)"
             raise PushRefused(refusal(lost, self.pusher.remote, hint))
-        if stuck := self.remote_locks.stuck(lost, now):
+        if stuck := self.remote_locks.stuck(lost, self.timer()):
             raise PushRefused(refusal(lost, self.pusher.remote) + f"\n  {stuck}")
         self.lost += 1
         return False, others if publish else None  # someone was quicker
 
-    def takes(self, snap: Snapshot, now: float) -> float | None:
+    def takes(self, snap: Snapshot) -> float | None:
         """How long an integration taken now should take until its push has landed (what
         the lease says as ``Landing``, so that waiters look once it is done instead of
         polling): what this clone's last integrations took (``landed``), per request; else
@@ -149,15 +151,16 @@ class LeaseKeeper:
             if fetch is None:
                 return None
             push = max(link.took.get("push", fetch), fetch)
-            unit = 2 * push + fetch + max(now - self.view.looked, fetch)
+            unit = 2 * push + fetch + max(self.timer() - self.view.looked, fetch)
         return unit * merging * (1 + LANDING_SLACK)  # (later rather than sooner: one look)
 
     def landed(self, now: float, merged: int) -> None:
-        """Our integration's push landed, with ``merged`` other agents' requests in it:
-        remember what it took (per request merged, counted as ``_merging`` counts them, with
-        the earlier ones: a loaded machine's integrations take longer), best effort. (The
-        requests it merged, not those the look before the lease push saw: a push that took
-        the lease without a look saw none, or an earlier sync's.)"""
+        """Our integration's push landed (``now``: a ``timer`` value), with ``merged``
+        other agents' requests in it: remember what it took (per request merged, counted as
+        ``_merging`` counts them, with the earlier ones: a loaded machine's integrations
+        take longer), best effort. (The requests it merged, not those the look before the
+        lease push saw: a push that took the lease without a look saw none, or an earlier
+        sync's.)"""
         if self.won is None or self.view.local is not None:
             return
         since, self.won = self.won, None
@@ -228,15 +231,17 @@ class LeaseKeeper:
         ``takes``), when its holder has landed and, had our request come after its look,
         the next one mostly too; then the lease's own ``Landing`` times the next. A lease
         found expired or left by a sync that is gone ends the wait (the next step takes
-        it)."""
-        start = clock()
+        it). ``until``: the sync's deadline, a ``timer`` value (monotonic: a step of the wall
+        ``clock``, which leases' expiry and landing are said in, neither ends the wait early
+        nor extends it past the deadline)."""
+        start, began = clock(), self.timer()
         if snap.lease is not None:
             self._say_waiting(report, snap.lease.describe(start))
         elif lost and not unseen:  # (unseen: said once seen)
             self._say_waiting(report)
         lease, expires, landing = self._watched(snap, start, lost=lost, unseen=unseen)
         pause = self.first_pause(landing, start, expires)
-        while clock() < until and lease is not None and clock() < expires:
+        while self.timer() < until and lease is not None and clock() < expires:
             sleep(pause * random.uniform(*(JITTER if landing else UNTIMED_JITTER)))
             self.last_pause = pause
             now_lease, now_ours, said = self.view.poll()
@@ -257,7 +262,7 @@ class LeaseKeeper:
                 landing, pause = None, max(self.first_pause(), pause)
             else:
                 pause = min(pause * 1.5, POLL[1])
-        self.waited += clock() - start
+        self.waited += self.timer() - began
 
     def _watched(
         self, snap: Snapshot, start: float, *, lost: bool, unseen: bool
@@ -265,9 +270,7 @@ class LeaseKeeper:
         """The lease a wait starts watching: (its commit, or ``NOT_SEEN``; when it expires;
         when it says it lands), see ``wait``."""
         if lost and snap.lease_id is None:  # it was just taken: it lands about when ours would
-            landing = start + (self.takes(snap, start) or self.integration()) * (
-                UNSEEN if unseen else 1.0
-            )
+            landing = start + (self.takes(snap) or self.integration()) * (UNSEEN if unseen else 1.0)
             return NOT_SEEN, start + self.seconds, landing
         if snap.lease is None:
             return _hex(snap.lease_id), start, None

@@ -27,13 +27,15 @@ def push_with_retries(
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
     link: Link | None = None,
+    timer: Callable[[], float] | None = None,
 ) -> PushOutcome:
     """Sync ``pairs`` (agent, base) through ``remote``: every base in turn (see the module).
-    ``link``: the sync's own, made (and connected) earlier; else one is made here."""
-    io = Io(report, show, sleep or time.sleep, clock or time.time)
+    ``link``: the sync's own, made (and connected) earlier; else one is made here.
+    ``clock``, ``timer``: the wall and the monotonic clock (``Io``; tests step them)."""
+    io = Io(report, show, sleep or time.sleep, clock or time.time, timer or time.monotonic)
     cwd = run_dir(syncer.repo)
     if link is None:  # one per sync
-        link = Link(cwd, remote, clock=io.clock, sleep=io.sleep, report=report)
+        link = Link(cwd, remote, clock=io.clock, sleep=io.sleep, report=report, timer=io.timer)
     outcomes = []
     try:
         for base in dict.fromkeys(b for _, b in pairs):

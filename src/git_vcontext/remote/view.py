@@ -79,7 +79,7 @@ class RemoteView:
         self.local = LocalRemote.find(repo, remote)  # read in process (None: with git)
         self.present: set[str] = set()  # agent branches the remote was found to have
         self._latest: Snapshot | None = None  # what the last poll fetched (see latest())
-        self.looked = 0.0  # when the last look (fetch) ended
+        self.looked = 0.0  # when the last look (fetch) ended (the Link's timer: monotonic)
 
     def fetch(self) -> Snapshot:
         """Fetch the base, the agent branches, its lease, the server mark and every request
@@ -102,7 +102,7 @@ class RemoteView:
         missing = None if self.local is None else self.local.fetch([*specs, lease], prune=True)
         if missing is None:  # not on this machine, or more than a copy should bring
             missing = self._fetch(specs, lease_specs(self.base, ns))
-        self.looked = self.link.clock() if self.link is not None else time.time()
+        self.looked = self.link.timer() if self.link is not None else time.monotonic()
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             if source.startswith("refs/heads/"):
                 self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
