@@ -376,12 +376,17 @@ def test_a_second_sync_with_nothing_new_takes_no_lease_and_pushes_nothing(
 # -- the lease -------------------------------------------------------------------------
 
 
-def _plant_lease(remote: Path, seconds: float, pid: int, where: str = "/elsewhere") -> str:
+def _plant_lease(
+    remote: Path, seconds: float, pid: int, where: str = "/elsewhere", started: int | None = None
+) -> str:
+    """A lease on main held by agents/zoe's sync, process ``pid`` of this machine (which
+    ``started`` then: none, an older version's lease, which says no start time)."""
     import socket
 
     from git_vcontext.remote.refs import Lease
 
-    lease = Lease("agents/zoe", socket.gethostname(), pid, where, time.time() + seconds)
+    host = socket.gethostname()
+    lease = Lease("agents/zoe", host, pid, where, time.time() + seconds, None, started)
     tree = run_git(remote, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
     made = subprocess.run(
         ["git", "commit-tree", tree], cwd=remote, input=lease.message(), capture_output=True,
@@ -443,6 +448,38 @@ def test_a_lease_left_by_a_killed_sync_in_this_repository_is_taken_over_at_once(
     assert time.monotonic() - start < 60
     assert "waiting" not in out
     assert "a1" in _ids(remote)
+
+
+@pytest.mark.parametrize("same_start", [False, True])
+def test_a_lease_whose_pid_another_process_was_given_since_is_taken_over_at_once(
+    remote: Path, tmp_path: Path, same_start: bool
+) -> None:
+    """An interrupted sync's lease "blocks no one for longer than its expiry", and in this
+    same repository not at all: the lease says its holder's process start time besides
+    its pid (``/proc``), so a pid given since to another process (here this test's own,
+    alive, with a start time one tick off) is not taken for the holder: the lease is
+    taken over at once. The same pid with its own start time is the holder: waited for
+    (until the 2 s timeout)."""
+    from git_vcontext.fsio import started
+
+    start_time = started(os.getpid())
+    if start_time is None:
+        pytest.skip("no /proc: a lease is judged by its pid alone")
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    run_git(alice, "config", "vcontext.syncTimeout", "2")
+    said = start_time if same_start else start_time + 1
+    _plant_lease(remote, 600, os.getpid(), where=str(alice / ".git"), started=said)
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+    if same_start:
+        assert code != 0, out + err
+        assert "lease is held by agents/zoe" in out + err
+        assert "a1" not in _ids(remote)
+    else:
+        assert code == 0, out + err
+        assert "waiting" not in out
+        assert "a1" in _ids(remote)
 
 
 def _as_at_a_terminal() -> None:

@@ -72,6 +72,32 @@ def test_a_lease_says_when_its_round_lands_and_an_older_lease_reads_without_it()
     assert leases.mine("agents/a", "/repo/.git", 30.0, 1000.0, takes=99.0).landing == 1030.0
 
 
+def test_a_lease_says_its_holders_start_time_and_an_older_lease_reads_without_it() -> None:
+    """``Started``: the holder's process start time (``fsio.started``), so that a pid given
+    since to another process is not taken for the holder; an older version's lease has
+    none (its pid alone judges it, as before), a bad one reads as none, and an older
+    version reads a newer lease by the fields it knows (unknown lines are skipped)."""
+    from git_vcontext.fsio import started
+    from git_vcontext.record import replace
+
+    lease = leases.mine("agents/a", "/repo/.git", 30.0, 1000.0)
+    assert lease.started == started(os.getpid())
+    assert leases.parse(lease.message()) == lease
+    older = leases.Lease("agents/a", HOST, os.getpid(), "/repo/.git", 1e12)
+    assert "Started" not in older.message()
+    assert leases.parse(older.message()) == older
+    for bad in ("soon", "-1", "1.5", "\u0661"):  # (an Arabic-Indic one: no ASCII digit)
+        assert leases.parse(older.message() + f"Started: {bad}\n") == older
+    assert not leases.breakable(older, "/repo/.git", 0.0)  # alive by its pid alone
+    if lease.started is None:
+        pytest.skip("no /proc: no start time to compare")
+    assert leases.holder_alive(os.getpid(), lease.started)
+    assert not leases.holder_alive(os.getpid(), lease.started + 1)  # the pid given since
+    reused = replace(older, started=lease.started + 1)
+    assert leases.breakable(reused, "/repo/.git", 0.0)
+    assert not leases.breakable(reused, "/other/.git", 0.0)  # not this repository's
+
+
 def test_base_names_become_one_ref_component_and_back() -> None:
     for base in ("main", "release/1.0", "odd%2Fname", "a/b/c"):
         encoded = leases.encode_base(base)

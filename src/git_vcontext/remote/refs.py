@@ -8,7 +8,10 @@
   and accepted, is a root commit of the empty tree; so is a lease taken on a base the
   remote does not have yet). Its message names the holder, the expiry and when the
   holder expects its integration to have landed (``Landing:``, what waiters time their
-  next look by; an older version's lease has none). The parent is there for git's fetch
+  next look by; an older version's lease has none), and the holder's process by its pid
+  and, where the system tells it, its start time (``Started:``, ``fsio.started``: a pid
+  given since to another process is not the holder; an older version's lease has none,
+  and reads a newer one by its pid alone). The parent is there for git's fetch
   negotiation: a waiter's look that fetches a new lease ends its negotiation on the base
   tip it has (a root commit never lets it end early: over HTTP one request more per look).
   The guard, the pre-push check and sync judge a lease ref moving from one lease commit to
@@ -67,13 +70,15 @@ class Lease:
     where: str  # the repository the holder runs in
     expires: float  # seconds since the epoch
     landing: float | None = None  # when the holder expects its round on the base (None: unsaid)
+    started: int | None = None  # when the holder's process started (fsio.started; None: unsaid)
 
     def message(self) -> str:
         landing = "" if self.landing is None else f"Landing: {self.landing:.3f}\n"
+        started = "" if self.started is None else f"Started: {self.started}\n"
         return (
             f"vcontext sync lease: {self.holder}\n\n"
             f"Holder: {self.holder}\nHost: {self.host}\nPid: {self.pid}\n"
-            f"Repository: {self.where}\nExpires: {self.expires:.3f}\n{landing}"
+            f"Repository: {self.where}\nExpires: {self.expires:.3f}\n{landing}{started}"
         )
 
     def expired(self, now: float) -> bool:
@@ -102,11 +107,16 @@ def parse(message: str) -> Lease | None:
         )
     except (KeyError, ValueError):
         return None
-    try:  # optional (older versions do not write it); a bad one is as good as none
+    try:  # optional (older versions do not write them); a bad one is as good as none
         landing = float(fields["Landing"])
+        if math.isfinite(landing):
+            lease = replace(lease, landing=landing)
     except (KeyError, ValueError):
-        return lease
-    return replace(lease, landing=landing) if math.isfinite(landing) else lease
+        pass
+    started = fields.get("Started", "")
+    if started.isascii() and started.isdigit():
+        lease = replace(lease, started=int(started))
+    return lease
 
 
 def mine(holder: str, where: str, seconds: float, now: float, takes: float | None = None) -> Lease:
@@ -114,8 +124,12 @@ def mine(holder: str, where: str, seconds: float, now: float, takes: float | Non
     integration it is taken for should take (then said as ``Landing``)."""
     import socket  # lazy: the guard's fast path reads this module for ``is_lease_ref``
 
+    from ..fsio import started
+
     landing = None if takes is None else now + min(takes, seconds)
-    return Lease(holder, socket.gethostname(), os.getpid(), where, now + seconds, landing)
+    pid = os.getpid()
+    host = socket.gethostname()
+    return Lease(holder, host, pid, where, now + seconds, landing, started(pid))
 
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:
@@ -126,17 +140,16 @@ def breakable(lease: Lease | None, where: str, now: float) -> bool:
     import socket  # lazy: see ``mine``
 
     left_here = lease.host == socket.gethostname() and lease.where == where
-    return left_here and not holder_alive(lease.pid)
+    return left_here and not holder_alive(lease.pid, lease.started)
 
 
-def holder_alive(pid: int) -> bool:
-    """Whether a process with this id runs on this machine."""
+def holder_alive(pid: int, started: int | None = None) -> bool:
+    """Whether the process with this id that started at ``started`` (``fsio.started``)
+    runs on this machine: a pid given since to another process is not it. ``started``
+    None (an older version's lease), or no start time to read (no ``/proc``): the pid
+    alone. Someone else's process, or one we cannot ask about: alive."""
     if pid <= 0:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # it exists (someone else's), or we cannot tell: assume alive
-    return True
+    from ..fsio import alive  # lazy: see ``mine``
+
+    return alive(pid, started)
