@@ -180,7 +180,8 @@ def write_atomic(
 ) -> None:
     """Replace a file's content all at once: readers see the old or the new bytes, never half.
 
-    The new content goes to a temporary file (``.NAME.PID.RANDOM.tmp``) in the same
+    The new content goes to a temporary file (``.NAME.PID-START.RANDOM.tmp``: see
+    ``temporary_name``) in the same
     directory, or in ``scratch`` (a folder of the git directory, which git never shows)
     when that is on the same file system; it gets the old file's permission bits and is
     renamed over the target. A symbolic link is written through, as an editor does: its
@@ -322,8 +323,10 @@ def _mode_of(target: str, shown: str, force: bool) -> int:
     return mode
 
 
-TEMPORARY = lazy(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{8}\.tmp$")
-"""What ``write_atomic`` names its temporaries (``.NAME.PID.RANDOM.tmp``)."""
+TEMPORARY = lazy(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)(?:-(?P<start>[0-9]+))?\.[0-9a-f]{8}\.tmp$")
+"""What ``write_atomic`` names its temporaries (``temporary_name``): ``.NAME.PID-START.
+RANDOM.tmp``, or ``.NAME.PID.RANDOM.tmp`` (no start time to read; an older version's). One
+reading each: an older name never has a ``-`` in its last part before RANDOM."""
 
 
 def private_folder(path: str) -> bool:
@@ -347,12 +350,25 @@ def private_folder(path: str) -> bool:
 
 
 def temporary_name(folder: str, name: str) -> str:
-    return join(folder, f".{name}.{system.getpid()}.{system.urandom(4).hex()}.tmp")
+    """A temporary's name: the writing process by its pid and, where the system tells it,
+    its start time (``started``), so that ``remove_stale_temporaries`` does not take a pid
+    given since to another process for the writer (older versions, which know the name
+    without ``-START`` alone, leave such a temporary be)."""
+    pid = system.getpid()
+    if pid not in _OWN_START:  # (once per process: a fork has another pid)
+        _OWN_START[pid] = started(pid)
+    start = _OWN_START[pid]
+    who = str(pid) if start is None else f"{pid}-{start}"
+    return join(folder, f".{name}.{who}.{system.urandom(4).hex()}.tmp")
+
+
+_OWN_START: dict[int, int | None] = {}
 
 
 def remove_stale_temporaries(folder: str) -> list[str]:
     """Remove the temporaries ``write_atomic`` left in ``folder`` when its process was killed:
-    only files named as it names them whose process is gone. Returns their paths."""
+    only files named as it names them whose process is gone (``alive``: by its pid and,
+    when the name says it, its start time). Returns their paths."""
     removed: list[str] = []
     try:
         names = system.listdir(folder)
@@ -360,7 +376,10 @@ def remove_stale_temporaries(folder: str) -> list[str]:
         return removed
     for name in names:
         found = TEMPORARY().match(name)
-        if found is None or running(int(found.group("pid"))):
+        if found is None:
+            continue
+        start = found.group("start")
+        if alive(int(found.group("pid")), None if start is None else int(start)):
             continue
         path = join(folder, name)
         try:

@@ -252,6 +252,37 @@ def test_a_new_server_removes_only_its_kind_of_temporaries_of_dead_processes(
     assert other.exists()
 
 
+def test_a_temporary_whose_pid_another_process_was_given_since_is_removed(
+    git_repo: Path,
+) -> None:
+    """A temporary's name says its writer's start time besides its pid (``/proc``): one
+    whose pid another process was given since (here this test's own, alive, with a start
+    time one tick off) is a dead writer's, removed; with the live process's own start
+    time it is kept (still being written), as is an older version's name (pid alone)."""
+    from git_vcontext.fsio import started, temporary_name
+
+    start = started(os.getpid())
+    if start is None:
+        pytest.skip("no /proc: temporaries are judged by their pid alone")
+    (git_repo / "todo.vcontext.json").write_text(json.dumps(TODO, indent=2) + "\n")
+    name = ".todo.vcontext.json"
+    reused = git_repo / f"{name}.{os.getpid()}-{start + 1}.0123abcd.tmp"
+    live = Path(temporary_name(str(git_repo), "todo.vcontext.json"))
+    assert live.name.startswith(f"{name}.{os.getpid()}-{start}.")  # what write_atomic names
+    older = git_repo / f"{name}.{os.getpid()}.4567abcd.tmp"
+    for path in (reused, live, older):
+        path.write_text("half\n")
+
+    async def main() -> None:
+        async with in_process(git_repo) as client:
+            assert (await client.list_tools()).tools
+
+    run(main)
+    assert not reused.exists()
+    assert live.exists()
+    assert older.exists()
+
+
 def _dead_pid() -> int:
     proc = subprocess.Popen(["true"])
     proc.wait()
