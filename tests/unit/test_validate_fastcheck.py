@@ -274,3 +274,17 @@ def test_an_any_of_over_a_long_bad_array_is_cut_too(monkeypatch: pytest.MonkeyPa
     assert report.findings
     assert len(report.findings) <= schemas.MAX_ERRORS + 1
     assert 0 < len(into_elements) < 10 * (schemas.MAX_ERRORS + 2), len(into_elements)
+
+
+def test_a_reference_whose_compilation_failed_fails_again_not_later_when_called() -> None:
+    """Validation: a schema the quick check cannot compile is left to jsonschema; a second
+    reference to the same (or an inner) schema must say so too, not hand back the
+    placeholder of the failed compilation (an IndexError when a document is checked)."""
+    uri = "https://example.invalid/s.json"
+    inner = {"type": "object", "patternProperties": {"^x": {"type": "string"}}}
+    resources = {uri: {"$defs": {"outer": {"$ref": "#/$defs/inner"}, "inner": inner}}}
+    compiler = Compiler(resources)
+    for fragment in ("#/$defs/outer", "#/$defs/outer", "#/$defs/inner"):
+        with pytest.raises(Unsupported):
+            compiler.ref(uri, fragment)
+    assert compiler.done == {}

@@ -53,8 +53,16 @@ class Compiler:
         found = self.done.get(key)
         if found is None:
             cell: list[Check] = []
+            kept = len(self.done)
             found = self.done[key] = lambda v: cell[0](v)  # recursion: resolved once compiled
-            cell.append(self.node(uri, self._resolve(uri, fragment)))
+            try:
+                cell.append(self.node(uri, self._resolve(uri, fragment)))
+            except Unsupported:
+                # no placeholder outlives a compilation that failed: a later reference to
+                # one of them must fail as this one did, not call an empty cell
+                for stale in list(self.done)[kept:]:
+                    del self.done[stale]
+                raise
             self.done[key] = cell[0]  # later references call it directly
             return cell[0]
         return found
