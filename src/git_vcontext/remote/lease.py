@@ -98,6 +98,7 @@ class LeaseKeeper:
         first as it would) has its lease ref swapped in process (``publish`` is left to the
         caller); any other gets a compare-and-swap push, with ``publish`` in it (one round
         trip: the request is out whether the lease is won or not)."""
+        began = self.timer()  # (the integration's time counts its lease push: ``landed``)
         if self.ours(snap):
             return True, None
         if not self.free(snap, now):
@@ -125,7 +126,7 @@ class LeaseKeeper:
         if not rows:  # the publish was refused first: the lease was not tried
             return False, others
         if rows[0].ok:
-            self.held, self.won = commit, self.timer()
+            self.held, self.won = commit, began
             return True, others if publish else None
         lost = remotes.Pushed(tuple(rows), True, pushed.said)
         if not rows[0].retry:
