@@ -82,6 +82,31 @@ def test_any_other_hook_keeps_the_lease_pushed(
     assert not _local(clones[0]).may_write_leases(only_our_guard)
 
 
+def test_a_hooks_folder_given_with_git_c_does_not_hide_the_remotes_guard(
+    guarded: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git -c core.hooksPath=EMPTY vcontext sync --push`` (a way to skip the client's own
+    hooks): git clears this command's ``-c`` settings for the ``receive-pack`` of a push to
+    a path, so the remote's guard still runs there; the lease is then no ref to write as
+    where no hook watches (it is judged as the guard would, ``guard_accepts``), and a
+    chained hook beside the guard still keeps it pushed (PRODUCT.md "The remote guards
+    itself": every push goes through the guard)."""
+    remote, clones = guarded
+    empty = tmp_path / "no-hooks"
+    empty.mkdir()
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.hookspath'='{empty}'")
+    local = _local(clones[0])
+    assert not local.may_write_refs()
+    assert local.may_write_leases(only_our_guard)
+    (remote / "hooks" / "pre-receive.legacy").write_text("#!/bin/sh\nexit 1\n")
+    (remote / "hooks" / "pre-receive.legacy").chmod(0o755)
+    blocked = run_git(clones[1], "push", "--no-verify", "origin", f"main:{LEASE}", check=False)
+    assert blocked.returncode != 0  # git ran the remote's hooks, not the empty folder's
+    again = _local(clones[1])
+    assert not again.may_write_refs()
+    assert not again.may_write_leases(only_our_guard)
+
+
 def test_a_lease_written_in_process_is_one_the_guard_lets_in(
     guarded: tuple[Path, list[Path]],
 ) -> None:

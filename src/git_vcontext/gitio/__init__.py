@@ -307,19 +307,21 @@ def is_ignored(repo: Repository, path: str) -> bool:
     return bool(repo.path_is_ignored(path))
 
 
-def config_value(repo: Repository, key: str) -> str | None:
+def config_value(repo: Repository, key: str, *, given: bool = True) -> str | None:
     """A git config value; None when the key is not set or written without a value. A
     value given to this one command (``git -c KEY=VALUE vcontext …``) comes first, as in
     git (pygit2 does not see those), and git answers where libgit2 would read other
-    files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``)."""
+    files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``). ``given`` False: as a
+    ``git receive-pack`` that git starts for a push to a path reads it, without those
+    (git clears ``GIT_CONFIG_PARAMETERS`` for it: ``gitio.places.hooks_folder``)."""
     if _elsewhere():
-        return _git_config(repo, key)
-    if _given():
+        return _git_config(repo, key, given=given)
+    if given and _given():
         from . import overrides
 
-        given = overrides.lookup(key)
-        if not overrides.is_missing(given):
-            return given if isinstance(given, str) else None
+        told = overrides.lookup(key)
+        if not overrides.is_missing(told):
+            return told if isinstance(told, str) else None
     try:
         value = repo.config[key]
     except KeyError:
@@ -365,12 +367,17 @@ def _elsewhere() -> bool:
     return not named or os.path.realpath(named) != os.path.realpath(usual)
 
 
-def _git_config(repo: Repository, key: str, *, flag: bool = False) -> str | None:
-    """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``)."""
+def _git_config(
+    repo: Repository, key: str, *, flag: bool = False, given: bool = True
+) -> str | None:
+    """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``);
+    ``given`` False: without this command's ``git -c`` settings."""
+    env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
     if not flag:
-        done = git(["config", "--get", "--", key], cwd=repo.path, check=False)
+        done = git(["config", "--get", "--", key], cwd=repo.path, check=False, env=env)
     else:
-        done = git(["config", "--type=bool", "--get", "--", key], cwd=repo.path, check=False)
+        args = ["config", "--type=bool", "--get", "--", key]
+        done = git(args, cwd=repo.path, check=False, env=env)
     if done.returncode != 0:
         return None
     return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout
