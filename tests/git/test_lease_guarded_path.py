@@ -151,6 +151,43 @@ def test_a_lease_the_guard_might_judge_otherwise_is_pushed(
     assert run_git(remote, "rev-parse", "--verify", "-q", LEASE, check=False).returncode != 0
 
 
+def test_a_lease_on_a_commit_no_ref_reaches_is_pushed_for_the_guard_to_judge(
+    guarded: tuple[Path, list[Path]],
+) -> None:
+    """A commit in the remote's store that no ref reaches (a branch deleted or rewound, an
+    object put there by hand) may never have been judged: the guard judges it as a new
+    commit of a lease pushed on it, and refuses it when a document in it is broken. Such a
+    lease is not written in process (NotAccepted: sync pushes it, for the guard to judge).
+    PRODUCT.md "The remote guards itself": a lease ref is no way around the rules."""
+    remote, clones = guarded
+    theirs = pygit2.Repository(str(remote))
+    main = theirs.references["refs/heads/main"].peel(pygit2.Commit)
+    memory = theirs.TreeBuilder(main.tree["memory"].id)
+    memory.insert("todo.vcontext.json", theirs.create_blob(b"{ not json"), pygit2.GIT_FILEMODE_BLOB)
+    top = theirs.TreeBuilder(main.tree)
+    top.insert("memory", memory.write(), pygit2.GIT_FILEMODE_TREE)
+    sig = _signature()
+    stray = theirs.create_commit(None, sig, sig, "broken\n", top.write(), [main.id])
+    local = _local(clones[0])
+
+    with pytest.raises(NotAccepted):
+        local.swap(LEASE, None, "lease\n", sig, stray, guard_accepts)
+
+    assert run_git(remote, "rev-parse", "--verify", "-q", LEASE, check=False).returncode != 0
+    # the same lease through git: the guard refuses it
+    lease = local.swap(LEASE, None, "lease\n", sig, stray)  # (no judge: as no hook watched)
+    assert lease is not None
+    run_git(remote, "update-ref", "-d", LEASE)
+    run_git(clones[1], "fetch", "-q", str(remote), str(lease))
+    pushed = run_git(clones[1], "push", "--no-verify", "origin", f"{lease}:{LEASE}", check=False)
+    assert pushed.returncode != 0
+    assert "invalid JSON" in pushed.stderr
+    # on the base's history (it moved on since the sync looked): written in process
+    moved = theirs.create_commit(None, sig, sig, "on\n", main.tree_id, [main.id])
+    theirs.references["refs/heads/main"].set_target(moved)
+    assert local.swap(LEASE, None, "lease\n", sig, main.id, guard_accepts) is not None
+
+
 def _pushes(clone: Path, agent: str, traces: Path) -> tuple[int, dict[str, object]]:
     done = soak.sync(clone, agent, env={soak.TRACE_ROOT: str(traces)})
     assert done["exit"] == 0, done["output"]
