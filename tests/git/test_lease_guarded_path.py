@@ -219,3 +219,31 @@ def test_sync_takes_the_lease_without_a_push_when_the_guard_alone_watches(
     assert run_git(remote, "rev-parse", "--verify", "-q", LEASE, check=False).returncode != 0
     assert run_git(remote, "fsck", "--no-dangling", check=False).returncode == 0
     assert not os.path.exists(remote / "hooks" / "pre-receive.legacy")
+
+
+def test_a_team_with_a_fixed_clock_agrees_with_the_guard_and_validate(tmp_path: Path) -> None:
+    """Three agents, two rounds each, at once, every commit at one fixed time
+    (``SOURCE_DATE_EPOCH``, ``GIT_COMMITTER_DATE``: ``clock.commit_time``), leases written
+    in process under the guard: every sync exits 0 and nothing is lost (PRODUCT.md "Sync at
+    scale"), and what landed is what every other part accepts ("One truth"): git fsck,
+    validate, check of the whole base, and a plain push of an agent branch (pre-push hook,
+    then the guard)."""
+    epoch = "1924992000"  # (2031: later than now, so every commit looks newest)
+    env = {"SOURCE_DATE_EPOCH": epoch, "GIT_COMMITTER_DATE": f"@{epoch} +0000"}
+    run = soak.soak(tmp_path, 3, 2, guard=True, env=env)
+
+    assert all(s["exit"] == 0 for log in run.logs for s in log.syncs)
+    assert all(s["exit"] == 0 for s in run.final_syncs)
+    docs = soak.base_documents(run.remote, tmp_path / "end")
+    assert soak.lost(run, docs) == {"items": [], "plan_items": [], "events": [], "changes": []}
+    assert soak.duplicates(docs) == []
+    times = set(run_git(run.remote, "log", "--format=%ct", "--merges", "main").stdout.split())
+    assert times == {epoch}  # (the integrations took the fixed time)
+    assert run_git(run.remote, "fsck", "--no-dangling", check=False).returncode == 0
+    clone = run.clones[0]
+    assert soak.vcontext(clone, "validate", check=False).returncode == 0
+    root = run_git(run.remote, "rev-list", "--max-parents=0", "main").stdout.split()[0]
+    assert soak.vcontext(clone, "check", f"{root}..origin/main", check=False).returncode == 0
+    soak.work(clone, "agent-0", 2, soak.AgentLog("agent-0"))
+    pushed = run_git(clone, "push", "origin", "HEAD:refs/heads/agents/agent-0", check=False)
+    assert pushed.returncode == 0, pushed.stderr
