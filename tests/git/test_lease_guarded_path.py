@@ -107,6 +107,30 @@ def test_a_hooks_folder_given_with_git_c_does_not_hide_the_remotes_guard(
     assert not again.may_write_leases(only_our_guard)
 
 
+def test_a_system_hooks_folder_git_does_not_read_does_not_hide_the_remotes_guard(
+    guarded: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GIT_CONFIG_NOSYSTEM`` (set for every test here): git reads no system settings,
+    libgit2 reads them all the same; a ``core.hooksPath`` there (an empty folder) is not
+    where the remote's ``receive-pack`` runs its hooks from, so the guard still watches and
+    the lease is no ref to write unjudged (PRODUCT.md "The remote guards itself")."""
+    from pygit2.enums import ConfigLevel
+
+    _, clones = guarded
+    system = tmp_path / "system"
+    system.mkdir()
+    (system / "gitconfig").write_text(f"[core]\n\thooksPath = {tmp_path / 'none'}\n")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    before = pygit2.settings.search_path[ConfigLevel.SYSTEM]
+    pygit2.settings.search_path[ConfigLevel.SYSTEM] = str(system)
+    try:
+        local = _local(clones[0])
+        assert not local.may_write_refs()
+        assert local.may_write_leases(only_our_guard)
+    finally:
+        pygit2.settings.search_path[ConfigLevel.SYSTEM] = before
+
+
 def test_a_lease_written_in_process_is_one_the_guard_lets_in(
     guarded: tuple[Path, list[Path]],
 ) -> None:

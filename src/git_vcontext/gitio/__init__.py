@@ -313,7 +313,8 @@ def config_value(repo: Repository, key: str, *, given: bool = True) -> str | Non
     git (pygit2 does not see those), and git answers where libgit2 would read other
     files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``). ``given`` False: as a
     ``git receive-pack`` that git starts for a push to a path reads it, without those
-    (git clears ``GIT_CONFIG_PARAMETERS`` for it: ``gitio.places.hooks_folder``)."""
+    (git clears ``GIT_CONFIG_PARAMETERS`` for it: ``gitio.places.hooks_folder``), and
+    without the system's under ``GIT_CONFIG_NOSYSTEM`` (libgit2 reads them all the same)."""
     if _elsewhere():
         return _git_config(repo, key, given=given)
     if given and _given():
@@ -322,6 +323,8 @@ def config_value(repo: Repository, key: str, *, given: bool = True) -> str | Non
         told = overrides.lookup(key)
         if not overrides.is_missing(told):
             return told if isinstance(told, str) else None
+    if not given and _no_system():
+        return _beyond_system(repo, key)
     try:
         value = repo.config[key]
     except KeyError:
@@ -351,6 +354,30 @@ def config_flag(repo: Repository, key: str, default: bool) -> bool:
 def _given() -> bool:
     """Whether git passed settings to this command (``git -c``): cheap, no import."""
     return "GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ
+
+
+def _no_system() -> bool:
+    """Whether git reads no system settings (``GIT_CONFIG_NOSYSTEM`` true), which libgit2
+    reads all the same."""
+    flag = os.environ.get("GIT_CONFIG_NOSYSTEM")
+    return flag is not None and flag.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _beyond_system(repo: Repository, key: str) -> str | None:
+    """``key`` as git reads it without the system settings: the last value of the most
+    local scope that sets it, the system's left out (libgit2 keeps scopes apart)."""
+    from pygit2.enums import ConfigLevel
+
+    section, _, rest = key.partition(".")
+    subsection, _, name = rest.rpartition(".")
+    wanted = ".".join(p for p in (section.lower(), subsection, name.lower()) if p)
+    found: tuple[int, str | None] | None = None
+    for entry in repo.config:
+        if entry.name != wanted or entry.level == ConfigLevel.SYSTEM:
+            continue
+        if found is None or int(entry.level) >= found[0]:
+            found = int(entry.level), entry.value
+    return None if found is None else found[1]
 
 
 def _elsewhere() -> bool:
