@@ -372,7 +372,7 @@ def guard_accepts(theirs: Repository, ref: str, tip: Commit, old: Oid | None) ->
     """Whether our guard (``install --server --guard``) lets in ``ref`` moving from ``old``
     (None: created) to ``tip``, for certain, by its own judgement of a lease ref: a lease
     ref (``is_lease_ref``), a commit that changes no file (``changes_nothing``: its only
-    parent, a commit the remote has and its guard judged, or none), and what the ref held
+    parent, on the lease's base there, a commit its guard judged, or none), and what the ref held
     before, or the tip the guard remembers for it once deleted, a lease commit as well, so
     no forced update to compare (``prepush.check.lease_moved``, the light path's
     ``_lease_moved``, the fast path's ``is_lease_commit``). Anything else (a record it
@@ -386,6 +386,8 @@ def guard_accepts(theirs: Repository, ref: str, tip: Commit, old: Oid | None) ->
 
     if not leases.is_lease_ref(ref) or not changes_nothing(tip):
         return False
+    if tip.parent_ids and not _on_base(theirs, ref, tip.parent_ids[0]):
+        return False  # a commit merely in the store: maybe never judged, the guard judges it
     record = remembered(str(common_dir(theirs)), SERVER)
     if record is None:
         return False
@@ -396,6 +398,24 @@ def guard_accepts(theirs: Repository, ref: str, tip: Commit, old: Oid | None) ->
         if previous is None or not lease_moved(ref, previous, tip):
             return False
     return True
+
+
+def _on_base(theirs: Repository, ref: str, parent: Oid) -> bool:
+    """Whether ``parent`` is on the branch whose lease ``ref`` is: a commit the guard
+    let in (a ref reaches it, so its ``rev-list --not --all`` of new commits leaves it out;
+    the fast path's ``_lease_taken`` asks a ref's tip). Merely in the store (a branch
+    deleted or rewound since, objects put there by hand): maybe never judged."""
+    import pygit2
+
+    branch = "refs/heads/" + leases.decode_base(ref.removeprefix(leases.LEASES))
+    try:
+        target = theirs.references[branch].target
+        if not isinstance(target, pygit2.Oid):
+            return False
+        # the tip, or (the base moved on since this sync looked) in its history
+        return target == parent or bool(theirs.descendant_of(target, parent))
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
 
 
 def _hex(oid: Oid | None) -> str | None:
