@@ -405,16 +405,17 @@ def _on_base(theirs: Repository, ref: str, parent: Oid) -> bool:
     let in (a ref reaches it, so its ``rev-list --not --all`` of new commits leaves it out;
     the fast path's ``_lease_taken`` asks a ref's tip). Merely in the store (a branch
     deleted or rewound since, objects put there by hand): maybe never judged."""
-    import pygit2
+    from ..gitio import library_errors
+    from ..gitio.objects import descends
+    from ..gitio.refs import commit_of
 
     branch = "refs/heads/" + leases.decode_base(ref.removeprefix(leases.LEASES))
+    failures: tuple[type[Exception], ...] = (KeyError, ValueError, *library_errors())
     try:
-        target = theirs.references[branch].target
-        if not isinstance(target, pygit2.Oid):
-            return False
+        target = commit_of(theirs, branch)
         # the tip, or (the base moved on since this sync looked) in its history
-        return target == parent or bool(theirs.descendant_of(target, parent))
-    except (KeyError, ValueError, pygit2.GitError):
+        return target is not None and (target == parent or descends(theirs, target, parent))
+    except failures:
         return False
 
 
