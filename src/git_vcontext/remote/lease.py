@@ -37,6 +37,11 @@ LANDING_SLACK = 0.5  # a holder says it lands this share later than it expects (
 LATE = (1.3, 0.95, 3.0)  # how a waiter's own factor on the holders' integration time moves
 # when its look at their Landing was too soon (times the first), in time (times the second),
 # and its largest value: it settles where about one look in six is too soon (see first_pause)
+EARLIEST = 1 / (1 + LANDING_SLACK)  # its smallest value: the holder's own expectation, its
+# slack taken off (a clone starts at 1, the slack kept, until its looks find the holders in
+# time). At 1 it could not settle where the holders are quicker than their slack: 8 x 5 over
+# HTTP, every clone's factor sat at 1 and waiters looked a median 1.1 s after their round
+# landed (0.16 s over a path); see bench_timeline
 UNSEEN = 1.5  # integrations (as ours would take, with the requests we last saw) after which
 # a waiter that pushed for the lease without looking first (and lost) looks (see
 # LeaseKeeper.wait): it lost a race, so the lease was taken just before its push, and its
@@ -304,7 +309,7 @@ class LeaseKeeper:
         when it was done (best effort: a read-only clone keeps 1)."""
         more, less, most = LATE
         late = self.lateness()
-        late = min(most, late * more) if too_soon else max(1.0, late * less)
+        late = min(most, late * more) if too_soon else max(EARLIEST, late * less)
         self._late = late
         try:
             path = self._late_file()
@@ -315,13 +320,14 @@ class LeaseKeeper:
 
     def lateness(self) -> float:
         """How much longer than their ``Landing`` said the holders' integrations have taken,
-        as this clone's waiters found it (1: as said; at most ``LATE[2]``)."""
+        as this clone's waiters found it (1: as said, the holder's slack in it; at least
+        ``EARLIEST``, the holder's expectation without its slack; at most ``LATE[2]``)."""
         if self._late is None:
             try:
                 late = float(self._late_file().read_text())
             except (OSError, ValueError):
                 late = 1.0
-            self._late = min(LATE[2], late) if late >= 1.0 else 1.0
+            self._late = min(LATE[2], max(EARLIEST, late))
         return self._late
 
     def _late_file(self) -> Path:
