@@ -775,6 +775,40 @@ def _finished(waiter: subprocess.Popen[str]) -> str:
     return out + err
 
 
+def test_sync_at_scale_a_waiter_that_lost_the_lease_unseen_looks_when_it_expects_its_round(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Sync at scale, waiting without looking more than needed, nor later: an agent whose
+    push tried the lease without a look first and lost to another's looks first after
+    ``UNSEEN`` (1.5) integrations as its clone expects them (here 2 s each: 3 s after its
+    push), not stretched by the slack a holder adds to the Landing it announces (x 1.5)
+    nor by the lateness its clone keeps for others' Landings (here 3: x 3): both made it
+    13.5 s (8 x 8 over HTTP such looks came a median 1.75 s after the round had landed).
+    Its round merged meanwhile: that one look ends the wait (push, fetch)."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote))
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    assert soak.sync(clone, "agent-0")["exit"] == 0  # its branch is on the remote
+    soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
+    kept = clone / ".git" / "vcontext"
+    (kept / "integration-seconds").write_text("2.000\n")
+    (kept / "landing-lateness").write_text("3.000\n")
+    _another_agent_takes_the_lease_first(remote)
+    traces = tmp_path / "waiter-traces"
+    waiter = _waiter(clone, "agent-0", traces)
+    try:
+        _merged_by_hand(remote, "agent-0")
+    finally:
+        _finished(waiter)
+    assert (remote / "planted").exists()  # it lost the race
+    spans = [s for s in soak.timeline(traces) if s[0] in soak.NETWORK]
+    assert [name for name, _, _ in spans] == ["push", "fetch"], spans
+    looked = spans[1][1] - spans[0][2]
+    assert 3.0 * 0.9 <= looked < 8.0, spans  # (3 s, jittered; before: 13.5 s)
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert "agent-0-t1" in {i["id"] for i in items}
+
+
 def test_sync_at_scale_a_clone_whose_holders_land_in_time_looks_before_their_slack(
     tmp_path: Path, http: servers.HttpFront
 ) -> None:
