@@ -384,6 +384,31 @@ def running(pid: int) -> bool:
     return True
 
 
+def started(pid: int) -> int | None:
+    """When process ``pid`` started: field 22 of ``/proc/PID/stat`` (clock ticks after the
+    machine's boot), which a later process given the same pid does not share; None where
+    it cannot be read (no ``/proc``: macOS, the BSDs; the process gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat_line = fh.read()
+        # "pid (comm) state ...": comm may hold spaces and ")"; field 22 is the 20th after it
+        return int(stat_line[stat_line.rfind(b")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def alive(pid: int, start: int | None) -> bool:
+    """Whether the process ``pid`` that started at ``start`` (``started``) still runs: a
+    pid given since to another process is not it. ``start`` None, or no start time to
+    read: judged by the pid alone (``running``)."""
+    if not running(pid):
+        return False
+    if start is None:
+        return True
+    now = started(pid)
+    return now is None or now == start
+
+
 def check_inside(path: str, folder: str) -> None:
     """Refuse to write ``path``, a file the tool picked itself, when it is a symbolic link
     (or lies in a linked folder) leading outside ``folder``, or when it is no regular file

@@ -7,7 +7,7 @@ alone, the code under test and (``--baseline SRC``) another checkout's, in turn.
 
 Run: python tests/bench/bench_guard_replay.py [--agents 4] [--rounds 4] [--runs 3]
                                               [--baseline <checkout>/src] [--command]
-                                              [--last N] [--split]
+                                              [--last N] [--split] [--keep DIR]
 
 Each code's guard is started as its ``install --server --guard`` installs it: the hook it
 writes (the shim, then the guard's Python as the shim starts it); ``--command``: the
@@ -86,6 +86,18 @@ def capture(root: Path, agents: int, rounds: int) -> tuple[Path, list[Path]]:
     gave_up = sum(1 for s in syncs if s["exit"])
     print(f"soak {agents} x {rounds}: {len(syncs)} syncs, {gave_up} gave up, {lost} lost")
     pushes = sorted(caps.iterdir(), key=lambda d: float((d / "time").read_text()))
+    return root / "remote.git", pushes
+
+
+def captured(root: Path, agents: int, rounds: int) -> tuple[Path, list[Path]]:
+    """``capture`` into ``root``, or the soak captured there before (``--keep``: the same
+    pushes replayed again, to compare or profile codes on them)."""
+    caps = root / "pushes"
+    if not (root / "remote.git").is_dir() or not caps.is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        return capture(root, agents, rounds)
+    pushes = sorted(caps.iterdir(), key=lambda d: float((d / "time").read_text()))
+    print(f"replaying the {len(pushes)} pushes kept in {root}")
     return root / "remote.git", pushes
 
 
@@ -264,6 +276,11 @@ def main() -> None:
         help="Also the guard's Python apart from its git processes, per kind of push.",
     )  # fmt: skip
     parser.add_argument(
+        "--keep", default="",
+        help="Keep the captured soak in this folder (made if missing); when it holds one "
+        "already, replay that one instead of running a soak (to profile the same pushes).",
+    )  # fmt: skip
+    parser.add_argument(
         "--command", action="store_true",
         help="Run the guard's command alone (git-vcontext hook pre-receive), not the hook "
         "install --server writes (its shim, and the Python it starts as it starts it).",
@@ -274,7 +291,7 @@ def main() -> None:
     for src in codes.values():
         compileall.compile_dir(src, quiet=1)
     with tempfile.TemporaryDirectory(prefix="bench-guard-replay-") as tmp:
-        remote, pushes = capture(Path(tmp), args.agents, args.rounds)
+        remote, pushes = captured(Path(args.keep or tmp), args.agents, args.rounds)
         pushes = pushes[-args.last :] if args.last else pushes
         whats = {push.name: what(push) for push in pushes}
         caches = {label: fingerprint(src) for label, src in codes.items()}

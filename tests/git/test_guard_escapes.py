@@ -113,6 +113,26 @@ def test_symlink_a_routed_link_to_an_invalid_document_is_refused_as_validate_fin
     _refused_by_all(repo, remote, "symlink")
 
 
+def test_symlink_a_dangling_routed_link_is_a_finding_of_validate_as_of_the_guard(
+    repo: Path, remote: Path
+) -> None:
+    """One truth (PRODUCT.md, Validation: the same file set for validate, doctor and the
+    hook): a committed link at a vContext path whose target is missing was left out of
+    ``validate`` (exit 0, "no such file" when named) while doctor counted it and the hook,
+    check and the guard refused it (``symlink``). validate judges it as a link: with no
+    paths, named, and in a folder given."""
+    os.symlink("missing.vcontext.json", repo / "gone.vcontext.json")
+    commit(repo, "a dangling link at a vContext path")
+    for args in ((), ("gone.vcontext.json",), (".",)):
+        validated = run_cli("validate", *args, cwd=repo)
+        out = validated.stdout.decode()
+        assert validated.returncode == 1, (args, out, validated.stderr)
+        assert "gone.vcontext.json:1:1: a symbolic link where" in out, (args, out)
+        assert out.rstrip().endswith("[symlink]"), (args, out)
+        assert b"no such file" not in validated.stderr
+    _refused_by_all(repo, remote, "symlink")
+
+
 def test_doctor_runs_the_guard_as_a_push_does_and_says_it_cannot_import_pygit2(
     repo: Path, remote: Path, tmp_path: Path
 ) -> None:

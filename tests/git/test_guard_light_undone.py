@@ -63,9 +63,11 @@ def _read(bare: Path, commit: str, monkeypatch: pytest.MonkeyPatch) -> tuple[boo
     read: list[str] = []
     keys = Light._keys
 
-    def spy(self: Light, tree: str, path: str) -> dict[tuple[str, str], str]:
+    def spy(
+        self: Light, tree: str, path: str, *, strict: bool = False
+    ) -> dict[tuple[str, str | bytes], str]:
         read.append(path)
-        return keys(self, tree, path)
+        return keys(self, tree, path, strict=strict)
 
     monkeypatch.setattr(Light, "_keys", spy)
     return light._not_undoing(light.objects.commit(commit)), read

@@ -235,13 +235,20 @@ def _unusable_team(git_repo: Path, tmp_path: Path, merge: str) -> Path:
     return remote
 
 
-def test_a_plain_sync_behind_gives_no_push_an_unusable_upstream_refuses(
-    git_repo: Path, tmp_path: Path
+UNUSABLE = ["refs/heads/-x", "refs/heads/a b", "trunk", "refs/tags/v1"]
+
+
+@pytest.mark.parametrize("merge", UNUSABLE)
+def test_a_plain_sync_with_an_unusable_upstream_says_none_not_behind_origin_main(
+    git_repo: Path, tmp_path: Path, merge: str
 ) -> None:
-    """A plain sync into a main behind origin/main (as last fetched) whose
-    ``branch.main.merge`` is ``refs/heads/-x``: its warning gives the way out, not the
+    """A plain sync into a main whose ``branch.main.merge`` names no usable branch (git's
+    ``@{upstream}`` is none), while origin/main (as last fetched) has a commit main lacks:
+    one truth with status, check and sync --push (``tracking.unusable_upstream``), it says
+    main has no upstream git can name, with the way out, never that main is "behind
+    origin/main" (origin/main is not its upstream; it used to count against it) nor the
     ``sync --push origin`` that refuses this base (advice that leads somewhere)."""
-    _unusable_team(git_repo, tmp_path, "refs/heads/-x")
+    _unusable_team(git_repo, tmp_path, merge)
     run_git(git_repo, "switch", "-q", "-c", "later")
     edit(git_repo, TODO, status(("t3", "blocked")))
     later = commit_all(git_repo, "someone blocks t3 on the remote")
@@ -249,14 +256,17 @@ def test_a_plain_sync_behind_gives_no_push_an_unusable_upstream_refuses(
     run_git(git_repo, "update-ref", "refs/remotes/origin/main", later)  # as fetched
 
     synced = run_cli("sync", "alice", cwd=git_repo, env=EPOCH)
+    text = run_cli("status", cwd=git_repo, env=EPOCH)
 
     assert synced.returncode == 0, synced.stdout + synced.stderr
-    assert b"main is behind origin/main" in synced.stderr
-    assert b"branch.main.merge 'refs/heads/-x' names no branch" in synced.stderr
+    named = f"branch.main.merge {merge!r} names no branch".encode()
+    said = b"main has no upstream git can name, so this sync merged with main as it is here; "
+    assert said + named in synced.stderr
+    assert named in text.stdout  # the same judgement
+    assert b"behind origin/main" not in synced.stderr
     assert b"--push origin syncs" not in synced.stderr
-
-
-UNUSABLE = ["refs/heads/-x", "refs/heads/a b", "trunk", "refs/tags/v1"]
+    assert len(synced.stderr.splitlines()) == 1, synced.stderr
+    assert show(git_repo, "main", TODO)["todoList"]["items"][0]["status"] == "completed"
 
 
 @pytest.mark.parametrize("merge", UNUSABLE)

@@ -597,3 +597,32 @@ def test_the_command_that_frees_a_branchs_lock_is_one_word_whatever_the_agents_n
     assert not list(tmp_path.glob("*pwned*"))
     code, out, err = sync(git_repo, agent)
     assert code == 0, out + err
+
+
+def test_a_document_whose_name_holds_a_newline_is_one_quoted_line_in_sync_and_status(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md command-line contract (one line per fact; conflicts and resolve quote such
+    a name as git does): status and sync listed a changed document's name as it is, so a
+    newline in it split the line in two (the second looking like a path of its own)."""
+    from helpers.run import run_cli
+    from helpers.sync_repos import commit_all, edit, fork_by_hand, seed
+    from helpers.sync_repos import status as set_status
+
+    seed(git_repo)
+    odd = "odd\nname.vcontext.json"
+    (git_repo / odd).write_bytes((git_repo / "todo.vcontext.json").read_bytes())
+    commit_all(git_repo, "a document with a newline in its name")
+    fork_by_hand(git_repo, "alice")
+    run_git(git_repo, "switch", "-q", "agents/alice")
+    edit(git_repo, odd, set_status(("t1", "completed")))
+    commit_all(git_repo, "alice ticks t1 in the odd one")
+    run_git(git_repo, "switch", "-q", "main")
+
+    shown = run_cli("status", cwd=git_repo).stdout.decode()
+    code, out, err = sync(git_repo, "alice")
+
+    assert code == 0, out + err
+    for text in (shown, out):
+        assert '  "odd\\nname.vcontext.json"\n' in text, text
+        assert "\nname.vcontext.json" not in text, text

@@ -1049,6 +1049,88 @@ def test_sync_over_ssh_opens_one_connection_and_leaves_none_open_when_it_ends(
     )  # the user's own setting, untouched
 
 
+SSH_SPY = """#!/bin/sh
+# git's ssh, logging what each run is and whether the sync's master was listening then
+path=
+for word in "$@"; do case $word in ControlPath=*) path=${word#ControlPath=};; esac; done
+state=none
+if [ -n "$path" ] && [ -n "$(ls -A "$(dirname "$path")" 2>/dev/null)" ]; then state=listening; fi
+case " $* " in
+*" -N "*) kind=open;; *" -O "*) kind=control;; *" -G "*) kind=probe;; *) kind=git;;
+esac
+echo "$kind $state" >> "$SSH_SPY_LOG"
+exec ssh "$@"
+"""
+
+
+def _spied_ssh(sshd: servers.SshServer, where: Path, **kwargs: Any) -> tuple[dict[str, str], Path]:
+    """A clone config whose ssh command (still OpenSSH's, as git and sync see it) logs each
+    run: its kind (``open``: the sync's own early login, ``git``: a git command's) and
+    whether the sync's control socket was there when it started."""
+    spy = where / "bin" / "ssh"
+    spy.parent.mkdir(parents=True)
+    spy.write_text(SSH_SPY)
+    spy.chmod(0o755)
+    config = sshd.client_config(where / "ssh_config", **kwargs)
+    return {"core.sshCommand": f"{spy} -F {config}"}, where / "ssh.log"
+
+
+def test_sync_over_ssh_logs_in_before_its_first_git_command_needs_the_connection(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    """PRODUCT.md, "Sync at scale" (issue 30: SSH near the local path's speed): a sync
+    starts its shared ssh connection when it starts (``ssh -f -N``, in the background), so
+    the key exchange and login overlap its local work; its git commands then all find the
+    master listening — the first one too, which used to log in itself — and it is still
+    one connection per sync, none left open after it."""
+    proxy = servers.DroppingProxy(sshd.port, every=0).start()
+    try:
+        remote = served / "remote.git"
+        config, log = _spied_ssh(sshd, tmp_path, port=proxy.port)
+        _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+        for r in range(2):
+            soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
+            log.unlink(missing_ok=True)
+            before = proxy.connections
+            result = _sync(clone, "agent-0", {"SSH_SPY_LOG": str(log)})
+            assert result["exit"] == 0, result["output"]
+            runs = [line for line in log.read_text().splitlines() if not line.startswith("probe")]
+            assert runs[0] == "open none", runs  # the login, before any git command
+            git_runs = [line for line in runs if line.startswith("git")]
+            assert len(git_runs) == result["ops"]["total"] >= 2, (runs, result["ops"])
+            assert set(git_runs) == {"git listening"}, runs
+            assert not [line for line in runs if line.startswith("control")]  # (said in process)
+            assert proxy.connections - before == 1
+            assert _until(lambda: proxy.open_connections == 0, 3), "the sync left it open"
+    finally:
+        proxy.stop()
+
+
+def test_sync_over_ssh_an_early_login_dropped_costs_nothing(
+    tmp_path: Path, sshd: servers.SshServer, served: Path
+) -> None:
+    """The early login is a head start, never a new way to fail: dropped by the network
+    (sshd shedding connections), git's first command logs in itself as it always did, the
+    sync goes on without a retry to say, and nothing is left open."""
+    proxy = servers.DroppingProxy(sshd.port, every=2, how="close").start()
+    try:
+        remote = served / "remote.git"
+        config, log = _spied_ssh(sshd, tmp_path, port=proxy.port)
+        _, [clone] = _ssh_team(tmp_path, sshd, remote, clone_config=config)
+        soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+        proxy.connections = 1  # the next one (the early login) is dropped, not the one after
+        dropped = proxy.dropped
+        result = _sync(clone, "agent-0", {"SSH_SPY_LOG": str(log)})
+        assert result["exit"] == 0, result["output"]
+        assert proxy.dropped - dropped == 1
+        assert "retry" not in result["output"], result["output"]
+        runs = [line for line in log.read_text().splitlines() if not line.startswith("probe")]
+        assert runs[:2] == ["open none", "git none"], runs  # git's first command logs in
+        assert _until(lambda: proxy.open_connections == 0, 3), "the sync left it open"
+    finally:
+        proxy.stop()
+
+
 def _control_folders(pid: int) -> list[Path]:
     """The control folders of the sync with this pid (where ``SshShare`` puts them)."""
     import tempfile

@@ -873,8 +873,12 @@ class DroppingProxy:
     a byte reaches the server. ``connections``: how many it accepted, ``dropped``: how many
     of them it closed."""
 
-    def __init__(self, target: int, every: int = 3, how: str = "cycle") -> None:
-        self.target, self.every, self.how = target, every, how
+    def __init__(
+        self, target: int, every: int = 3, how: str = "cycle", *, delay: float = 0.0
+    ) -> None:
+        """``delay``: seconds each chunk waits before it is passed on, either way (a network
+        whose round trip is twice that, as a remote server's)."""
+        self.target, self.every, self.how, self.delay = target, every, how, delay
         self.connections = 0
         self.dropped = 0
         self._lock = threading.Lock()
@@ -965,6 +969,8 @@ class DroppingProxy:
                 data = source.recv(65536)
                 if not data:
                     break
+                if self.delay:
+                    time.sleep(self.delay)
                 sink.sendall(data)
         except OSError:
             pass

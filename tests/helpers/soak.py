@@ -244,7 +244,7 @@ def sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [*cli(), "sync", agent, "--push", "origin"], cwd=clone, capture_output=True, text=True,
-        env=full,
+        env=full, stdin=subprocess.DEVNULL,  # an agent's: no terminal (whoever runs the tests)
     )  # fmt: skip
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     said = proc.stdout + proc.stderr

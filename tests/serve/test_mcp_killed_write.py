@@ -280,3 +280,120 @@ def test_finishing_a_killed_write_holds_the_documents_lock_and_drops_one_a_later
     assert side.finish_pending() == []
     assert held == [str((repo / TODO).resolve())]
     assert not journal.exists()
+
+
+def test_a_killed_write_is_never_committed_onto_a_branch_switched_to_since(
+    repo: Path, tmp_path: Path
+) -> None:
+    """PRODUCT.md "MCP server" (an agent's commit holds exactly the agent's change, on the
+    agent's branch): the write was journaled on agents/alice; the person then made a
+    branch at the same commit and switched to it (git carries the uncommitted file). The
+    entry was judged by HEAD's commit alone, so the next server committed alice's write
+    onto ``other``; it is judged by branch too: left as it is, one line saying so."""
+    alice = agent_worktree(repo, tmp_path / "alice")
+    head = run_git(alice, "rev-parse", "HEAD").stdout.strip()
+    _killed_in_the_window(alice)
+    run_git(alice, "switch", "-q", "-c", "other")
+
+    async def status() -> str:
+        async with stdio(alice) as client:
+            return _ok(await client.call_tool("vcontext_status", {}))
+
+    said = run(status)
+    assert "was made on branch agents/alice, and branch other is checked out now" in said
+    assert "not committed here, left as it is" in said
+    assert run_git(alice, "rev-parse", "other", "agents/alice").stdout.split() == [head, head]
+    assert "cut off" in (alice / TODO).read_text()  # the write is still there, to decide on
+    assert run(status).count("MCP write") == 0  # said once
+
+
+PLAN_FILE = "plans/release.vcontext.tron"
+
+
+def test_a_plan_deletion_killed_before_its_commit_is_committed_by_the_next_server(
+    repo: Path, tmp_path: Path
+) -> None:
+    """PRODUCT.md "MCP server" (deleting plans has a tool; on an agent branch each write
+    is a commit; nothing lost): vbrief_delete_plan removes the file, then commits the
+    removal. A server killed between the two left a deleted file no commit explained (a
+    person's ``git commit -a`` would make it theirs, without the Vcontext-Drop trailer).
+    The removal is journaled as a write is, and the next server commits it."""
+    alice = agent_worktree(repo, tmp_path / "alice")
+    head = run_git(alice, "rev-parse", "HEAD").stdout.strip()
+    answered: list[Any] = []
+
+    async def killed() -> None:
+        try:
+            with anyio.fail_after(60):
+                async with stdio(alice, env={"GIT_VCONTEXT_KILL_AT": "mcp removed"}) as client:
+                    answered.append(await client.call_tool("vbrief_delete_plan", {"id": "release"}))
+        except Exception:
+            pass
+
+    run(killed)
+    assert answered == []
+    assert not (alice / PLAN_FILE).exists()
+    assert run_git(alice, "rev-parse", "HEAD").stdout.strip() == head  # never committed
+
+    async def status() -> str:
+        async with stdio(alice) as client:
+            return _ok(await client.call_tool("vcontext_status", {}))
+
+    said = run(status)
+    assert f"{PLAN_FILE}: an MCP removal cut off before its commit" in said, said
+    assert "is committed now, as it meant to be" in said, said
+    assert run_git(alice, "status", "--porcelain").stdout == ""
+    assert run_git(alice, "rev-parse", "HEAD~1").stdout.strip() == head
+    removed = run_git(alice, "show", "--name-status", "--format=%B", "HEAD").stdout
+    assert f"D\t{PLAN_FILE}" in removed, removed
+    assert "Vcontext-Drop:" in removed, removed  # the message the killed server meant
+    checked = run_cli("check", f"{head}..agents/alice", cwd=alice)
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+
+
+def _start_time(pid: int) -> int:
+    """Field 22 of ``/proc/PID/stat`` (``proc(5)``: starttime), after the ``(comm)`` field."""
+    stat = Path(f"/proc/{pid}/stat").read_bytes()
+    return int(stat[stat.rindex(b")") + 2 :].split()[19])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="no /proc: pid alone judged")
+@pytest.mark.parametrize("reused", [True, False])
+def test_an_entry_whose_pid_another_process_has_now_is_finished(
+    repo: Path, tmp_path: Path, reused: bool
+) -> None:
+    """The killed server's pid, given since to another process (here a ``sleep``): the
+    entry was taken as its live server's for ever, the write never committed. The entry
+    holds the server's start time (``/proc/PID/stat`` field 22): a process of that pid
+    that started at another time is not it. The same pid with its own start time is the
+    server, alive: its entry is left alone."""
+    import json
+    import subprocess
+
+    alice = agent_worktree(repo, tmp_path / "alice")
+    _killed_in_the_window(alice)
+    folder = Path(run_git(alice, "rev-parse", "--git-path", "vcontext/mcp-pending").stdout.strip())
+    (journal,) = (alice / folder if not folder.is_absolute() else folder).glob("*.json")
+    entry = json.loads(journal.read_text())
+    assert isinstance(entry["started"], int)  # what intend wrote
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        start = _start_time(other.pid)
+        entry.update(pid=other.pid, started=start - 1 if reused else start)
+        journal.write_text(json.dumps(entry))
+
+        async def status() -> str:
+            async with stdio(alice) as client:
+                return _ok(await client.call_tool("vcontext_status", {}))
+
+        said = run(status)
+    finally:
+        other.kill()
+        other.wait()
+    if reused:
+        assert "is committed now, as it meant to be" in said, said
+        assert run_git(alice, "status", "--porcelain").stdout == ""
+        assert not journal.exists()
+    else:
+        assert "MCP write" not in said, said
+        assert journal.exists()  # a live server's, its own to commit

@@ -17,6 +17,7 @@ from git_vcontext.gitio.transport import (
     TransportError,
     clean_stale,
     explained,
+    mux_exit,
     remote_config,
     ssh_target,
     transient,
@@ -140,7 +141,10 @@ def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
     """Pauses never cut the wait short: the last try is at the deadline, then it stops with
     the setting to change (vcontext.syncTimeout)."""
     now = [0.0]
-    link = Link(".", "origin", clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s))
+    link = Link(
+        ".", "origin", clock=lambda: now[0], sleep=lambda s: now.__setitem__(0, now[0] + s),
+        timer=lambda: now[0],
+    )  # fmt: skip
     link.deadline = 4.0
     backoff = Backoff()
 
@@ -153,6 +157,131 @@ def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
     assert now[0] == pytest.approx(4.0)
     assert stopped.value.final
     assert "vcontext.syncTimeout" in stopped.value.message
+
+
+@pytest.mark.parametrize(
+    ("terminal", "agent", "opened"),
+    [(True, None, False), (True, "/run/agent.sock", True), (False, None, True)],
+    ids=["terminal-no-agent", "terminal-agent", "no-terminal"],
+)
+def test_sync_over_ssh_logs_in_early_only_where_no_prompt_is_needed(
+    terminal: bool, agent: str | None, opened: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sync's early login (``ssh -f -N``, BatchMode) is skipped for someone at a
+    terminal without an ssh agent: a passphrase to type cannot work there, and a login
+    tried for nothing is one a server may count as failed; git's own ssh asks as always."""
+    import os
+    import shutil
+    import subprocess
+
+    started: list[list[str]] = []
+
+    class Started:
+        pid = 0
+
+        def __init__(self, argv: list[str], **_: object) -> None:
+            started.append(argv)
+
+        def wait(self, timeout: float | None = None) -> int:
+            return 0
+
+    monkeypatch.setattr(os, "isatty", lambda fd: terminal)
+    if agent is None:
+        monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    else:
+        monkeypatch.setenv("SSH_AUTH_SOCK", agent)
+    monkeypatch.setattr(subprocess, "Popen", Started)
+    share = SshShare("ssh", [SshTarget("localhost")])
+    try:
+        share.open()
+        assert bool(started) == opened, started
+        if opened:
+            assert started[0][-4:] == ["-f", "-N", "--", "localhost"]
+            assert "BatchMode=yes" in started[0]
+    finally:
+        shutil.rmtree(share.folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("answer", "ended"),
+    [("ok", True), ("closed", True), ("denied", False), ("nobody", False)],
+)
+def test_sync_over_ssh_ends_its_master_in_process(answer: str, ended: bool, tmp_path: Path) -> None:
+    """A sync ends its ssh master as ``ssh -O exit`` does, without starting ssh for it
+    (PRODUCT.md, "Sync at scale": no ssh process outlives the command): OpenSSH's mux
+    protocol, a hello then a terminate request; the master's yes — or its socket closing,
+    as a master exiting at once does — ends it; a no, or nobody listening, leaves it to
+    ``ssh -O exit``."""
+    import socket
+    import struct
+    import threading
+
+    path = str(tmp_path / "control")
+    heard: list[bytes] = []
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if answer != "nobody":
+        listener.bind(path)
+        listener.listen(1)
+
+    def master() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(struct.pack(">III", 8, 1, 4))  # its hello, version 4
+            for _ in range(2):
+                size = struct.unpack(">I", conn.recv(4))[0]
+                heard.append(conn.recv(size))
+            if answer == "ok":
+                conn.sendall(struct.pack(">III", 8, 0x80000001, 1))
+            elif answer == "denied":
+                conn.sendall(struct.pack(">III", 8, 0x80000002, 1))
+
+    thread = threading.Thread(target=master, daemon=True)
+    if answer != "nobody":
+        thread.start()
+    try:
+        assert mux_exit(path) is ended
+    finally:
+        listener.close()
+    if answer != "nobody":
+        thread.join(5)
+        assert heard == [struct.pack(">II", 1, 4), struct.pack(">II", 0x10000005, 1)]
+
+
+@pytest.mark.parametrize("step", [-3600.0, 3600.0], ids=["set-back", "set-forward"])
+def test_sync_at_scale_a_wall_clock_step_neither_ends_nor_extends_the_retries(
+    step: float,
+) -> None:
+    """The retries last ``vcontext.syncTimeout`` whatever the wall clock does meanwhile
+    (PRODUCT.md, "Sync at scale": a transient failure is retried inside the sync's
+    deadline): the deadline is kept on a monotonic timer, so an hour's step of the wall
+    clock in the middle (NTP, a laptop waking up) neither stops the sync at once nor
+    keeps it trying for an hour more."""
+    wall, mono = [1_000_000.0], [50.0]
+
+    def sleep(seconds: float) -> None:
+        wall[0] += seconds
+        mono[0] += seconds
+        if len(pauses) == 2:
+            wall[0] += step  # the clock is set, between two tries
+        pauses.append(seconds)
+
+    pauses: list[float] = []
+    link = Link(".", "origin", clock=lambda: wall[0], sleep=sleep, timer=lambda: mono[0])
+    link.deadline = link.clock() + 20.0
+    assert link.deadline == pytest.approx(wall[0] + 20.0)
+    assert link._left() == pytest.approx(20.0)
+    backoff = Backoff()
+
+    def until_it_stops() -> None:
+        for _ in range(100):
+            link.wait("git fetch origin: Connection refused", backoff)
+
+    with pytest.raises(TransportError) as stopped:
+        until_it_stops()
+    assert stopped.value.final
+    assert mono[0] == pytest.approx(70.0)  # 20 s of pauses: no more, no less
+    assert len(pauses) > 3
+    assert link.deadline == pytest.approx(wall[0])  # said in the wall clock's new terms
 
 
 @pytest.mark.parametrize(

@@ -237,7 +237,8 @@ def agent_signatures(repo: Repository, agent: str) -> tuple[Signature, Signature
     """(author, committer) of a commit made for ``agent`` (PRODUCT.md, "The write path"):
     the agent as author, as ``git commit --author`` would set it (``NAME
     <NAME@agents.invalid>`` unless git config ``vcontext.agent.NAME.email``; the time from
-    ``GIT_AUTHOR_DATE`` when set, as git takes it); the person running the server as
+    ``clock.commit_time``: ``GIT_AUTHOR_DATE`` as git takes it); the person running the
+    server as
     committer, found as git finds one: ``GIT_COMMITTER_NAME``/``GIT_COMMITTER_EMAIL``
     (and ``GIT_COMMITTER_DATE``), else ``committer.name``/``committer.email``, else
     ``user.name``/``user.email`` (the e-mail also from ``EMAIL``). With no committer
@@ -247,7 +248,7 @@ def agent_signatures(repo: Repository, agent: str) -> tuple[Signature, Signature
     from ..gitio.objects import signature
 
     email = config_value(repo, f"vcontext.agent.{agent}.email") or _agent_email(agent)
-    author = signature(agent, email, **_git_date(os.environ.get("GIT_AUTHOR_DATE")))
+    author = signature(agent, email, role="AUTHOR")
     name = (
         os.environ.get("GIT_COMMITTER_NAME")
         or config_value(repo, "committer.name")
@@ -264,49 +265,10 @@ def agent_signatures(repo: Repository, agent: str) -> tuple[Signature, Signature
             "no git identity to commit with: set it with "
             "git config user.name 'Your Name' and git config user.email you@example.com"
         )
-    committer = signature(name, mail, **_git_date(os.environ.get("GIT_COMMITTER_DATE")))
+    committer = signature(name, mail, role="COMMITTER")
     return author, committer
 
 
 def _agent_email(agent: str) -> str:
     local = "".join(c if c.isalnum() or c in "._-+" else "-" for c in agent).strip(".-")
     return f"{local or 'agent'}@{AGENT_EMAIL_DOMAIN}"
-
-
-def _git_date(value: str | None) -> dict[str, int]:
-    """``GIT_AUTHOR_DATE``/``GIT_COMMITTER_DATE`` in the forms git documents (``@EPOCH
-    +ZZZZ``, ``EPOCH +ZZZZ``, ISO 8601, RFC 2822) as signature time and offset (minutes);
-    empty (now) when unset or unreadable."""
-    if not value or not value.strip():
-        return {}
-    text = value.strip()
-    head, _, zone = text.lstrip("@").partition(" ")
-    if head.isdigit():
-        offset = _offset(zone.strip()) if zone.strip() else 0
-        return {} if offset is None else {"time": int(head), "offset": offset}
-    import datetime as dt
-    from email.utils import parsedate_to_datetime
-
-    when: dt.datetime | None
-    try:
-        when = dt.datetime.fromisoformat(text.replace(" ", "T", 1) if "T" not in text else text)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(text)
-        except (TypeError, ValueError):
-            when = None
-    if when is None:
-        return {}
-    if when.tzinfo is None:
-        when = when.astimezone()
-    delta = when.utcoffset()
-    minutes = int(delta.total_seconds() // 60) if delta is not None else 0
-    return {"time": int(when.timestamp()), "offset": minutes}
-
-
-def _offset(zone: str) -> int | None:
-    sign = -1 if zone.startswith("-") else 1
-    digits = zone.lstrip("+-").replace(":", "")
-    if len(digits) != 4 or not digits.isdigit():
-        return None
-    return sign * (int(digits[:2]) * 60 + int(digits[2:]))

@@ -76,29 +76,62 @@ def _raise_at(raw: bytes, offset: int, err: ParseError) -> tuple[str, bool]:
     raise ParseError(err.reason, line=line, column=column)
 
 
+MARKER_CHARS = "<|=>"
+"""The characters of git's conflict marker lines: ours, base (diff3), separator, theirs."""
+
+
+def marker_line(line: str, size: int | None = None) -> tuple[str, str] | None:
+    """Which git conflict marker ``line`` is: (its character, its label), or None.
+
+    The one judgement of a marker line (the codecs' ``conflict-markers``, ``conflicts``,
+    ``resolve``, the merge driver's virtual base and rerere): a run of ``<``, ``|`` or
+    ``>`` then a space and a label or the line's end; a run of ``=`` then the line's end.
+    ``size``: the run's exact length (a block's markers, ``%L``); None: seven or more.
+    ``line`` may keep its ending, ``\n`` or ``\r\n``: git writes the markers of a file
+    with CRLF line endings with CRLF, so ``=======\r`` is a marker as ``=======`` is.
+    """
+    if line.endswith("\n"):
+        line = line[:-1]
+    if line.endswith("\r"):
+        line = line[:-1]
+    char = line[:1]
+    if not char or char not in MARKER_CHARS:
+        return None
+    run = len(line) - len(line.lstrip(char))
+    if (run < 7) if size is None else (run != size):
+        return None
+    rest = line[run:]
+    if rest == "":
+        return char, ""
+    if char != "=" and rest[0] == " ":
+        return char, rest[1:]
+    return None
+
+
 def find_conflict_marker(text: str) -> int | None:
-    """Offset of the first line that is a git conflict marker, or None.
+    """Offset of the first line that is a git conflict marker (``marker_line``), or None.
 
     Such a line can never be inside a JSON/TRON string (strings hold no raw
     newline), so a document holding one is the leftover of a conflicted merge.
     """
-    found = [_marker_line(text, c) for c in "<>|="]
+    found = [_marker_line(text, c) for c in MARKER_CHARS]
     return min((at for at in found if at is not None), default=None)
 
 
+def holds_markers(raw: bytes) -> bool:
+    """Whether a file's bytes hold a conflict marker line (``find_conflict_marker``)."""
+    return find_conflict_marker(raw.decode("utf-8", "surrogateescape")) is not None
+
+
 def _marker_line(text: str, char: str) -> int | None:
-    """The first line that starts with seven ``char`` or more, then a space or the line's
-    end (``=``: the line's end only): ``^(<{7,}|>{7,}|\\|{7,})(?: |$)|^={7,}$`` in
-    multi-line mode, without loading ``re`` (every merge asks)."""
+    """The offset of the first line that starts with seven ``char`` and is a marker line,
+    found by C-speed searches for the run (every merge asks), judged by ``marker_line``."""
     run = char * 7
-    ends = ("\n", "") if char == "=" else (" ", "\n", "")
     at = text.find(run)
     while at >= 0:
         if at == 0 or text[at - 1] == "\n":
-            end = at + 7
-            while text[end : end + 1] == char:
-                end += 1
-            if text[end : end + 1] in ends:
+            end = text.find("\n", at)
+            if marker_line(text[at : len(text) if end < 0 else end]) is not None:
                 return at
         at = text.find(run, at + 1)
     return None

@@ -80,12 +80,9 @@ def _rerere(raw: list[bytes]) -> bool:
     recorded (the "base", markers without labels) with the file holding this merge's
     markers (ours) and the resolution (theirs) through the file's driver. Only a line
     merge can do that; it is git's business, not a document merge to report on."""
-    from ..codecs.text import find_conflict_marker
+    from ..codecs.text import holds_markers
 
-    def marked(data: bytes) -> bool:
-        return find_conflict_marker(data.decode("utf-8", "surrogateescape")) is not None
-
-    return bool(raw[0]) and marked(raw[0]) and marked(raw[1])
+    return bool(raw[0]) and holds_markers(raw[0]) and holds_markers(raw[1])
 
 
 def _rerere_merge(raw: list[bytes], ours: str, marker_size: int) -> int:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
-from ..gitio import open_repo
-from ..workflow.sync import sync
+from ..gitio import open_repo, operands, run_dir
+
+if TYPE_CHECKING:
+    from pygit2 import Repository
+
+    from ..gitio.transport import Link
 
 
 def run(
@@ -21,15 +26,34 @@ def run(
     """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped."""
     if checkout and dry_run:
         raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
-    outcome = sync(
-        open_repo("."),
-        agents=agents,
-        all_agents=all_agents,
-        into=into,
-        push=push,
-        dry_run=dry_run,
-        checkout=checkout,
-        say=print,
-        warn=lambda line: print(f"git-vcontext: warning: {line}", file=sys.stderr),
-    )
+    repo = open_repo(".")
+    link = None if push is None or dry_run else _connected(repo, push)
+    try:
+        from ..workflow.sync import sync  # (a tenth of a second and more: ssh logs in meanwhile)
+
+        outcome = sync(
+            repo,
+            agents=agents,
+            all_agents=all_agents,
+            into=into,
+            push=push,
+            dry_run=dry_run,
+            checkout=checkout,
+            say=print,
+            warn=lambda line: print(f"git-vcontext: warning: {line}", file=sys.stderr),
+            link=link,
+        )
+    finally:
+        if link is not None:
+            link.close()
     return int(ExitCode.OK if outcome.ok else ExitCode.FOUND)
+
+
+def _connected(repo: Repository, push: str) -> Link:
+    """The sync's link to ``push`` (checked first, as ``sync`` checks it), its ssh
+    connection (if any) started now, before the rest of sync is even imported."""
+    from ..gitio.transport import Link
+
+    link = Link(run_dir(repo), operands.remote(repo, push, "--push remote"), report=print)
+    link.begin()
+    return link

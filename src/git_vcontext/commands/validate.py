@@ -59,7 +59,7 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
         reports.append(check_bytes(raw, name, covered=repo.covers(name), sibling=beside))
         if may_hold_fork(raw) and (rel := repo.rel(name)) is not None:
             forked.append((rel, raw))
-    problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.exists(p))
+    problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.lexists(p))
     reports = _case_notes(repo, reports)
     if forked and repo.top is not None:
         # lazy: only a document holding a fork block
@@ -212,7 +212,8 @@ def _names(listing: str) -> list[str]:
 
 def _present(repo: Repo, rel: str) -> bool:
     assert repo.top is not None
-    return (repo.top / rel).is_file()  # deleted in the work tree: nothing to read
+    full = repo.top / rel  # deleted in the work tree: nothing to read; a symbolic link,
+    return full.is_file() or full.is_symlink()  # dangling too: the hook's symlink finding
 
 
 def _few(repo: Repo, rels: list[str]) -> str:
@@ -225,7 +226,7 @@ def _expand(paths: Sequence[str], repo: Repo) -> Iterator[str]:
     for path in paths:
         if os.path.isdir(path):
             yield from _walk(path, repo)
-        elif os.path.exists(path) or path == "-":
+        elif os.path.lexists(path) or path == "-":  # (a dangling link: judged as a link)
             yield path
 
 
@@ -234,6 +235,9 @@ def _walk(top: str, repo: Repo) -> Iterator[str]:
         dirs[:] = sorted(d for d in dirs if d != ".git")
         for name in sorted(files):
             full = os.path.join(folder, name)
+            if os.path.islink(full) and repo.covers(full):
+                yield full  # judged as a link (dangling too), never read
+                continue
             if not os.path.isfile(full):
                 continue  # a FIFO, a device, a dangling link: reading it could block forever
             if _wanted(full, repo):

@@ -242,12 +242,21 @@ def raw_object(repo: Repository, oid: Oid | str) -> bytes:
     return bytes(repo[oid].read_raw())
 
 
-def signature(name: str, email: str, *, time: int | None = None, offset: int = 0) -> Signature:
-    """Who made a commit; ``time`` (seconds since the epoch) None: now."""
+def signature(
+    name: str, email: str, *, time: int | None = None, offset: int = 0, role: str = "COMMITTER"
+) -> Signature:
+    """Who made a commit, and when: ``time`` (seconds since the epoch), else the time
+    every commit the tool writes takes (``clock.commit_time`` for ``role``, "AUTHOR" or
+    "COMMITTER": git's ``GIT_<ROLE>_DATE``, else ``SOURCE_DATE_EPOCH``), else now."""
     import pygit2
 
     if time is None:
-        return pygit2.Signature(name, email)
+        from ..clock import commit_time
+
+        when = commit_time(role)
+        if not when:
+            return pygit2.Signature(name, email)
+        time, offset = when["time"], when["offset"]
     return pygit2.Signature(name, email, time, offset)
 
 
@@ -278,7 +287,7 @@ def signatures(repo: Repository) -> tuple[Signature, Signature]:
                 "no git identity to commit with: set it with "
                 "git config user.name 'Your Name' and git config user.email you@example.com"
             )
-        return signature(who, mail)
+        return signature(who, mail, role=role)
 
     return make("AUTHOR"), make("COMMITTER")
 

@@ -38,11 +38,15 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, shown_text, shown_url
 from ..fsio import private_folder
 from ..record import record
 from . import GitResult, git
+
+if TYPE_CHECKING:
+    import socket
 
 REFUSED = re.compile(
     r"Permission denied|Authentication failed|could not read (Username|Password)"
@@ -171,7 +175,11 @@ class Backoff:
 
 class Link:
     """One sync's connection to one remote: its git commands run through ``run``, which
-    retries transient failures until ``deadline`` (a ``clock()`` value; None: no retry)."""
+    retries transient failures until ``deadline`` (a ``clock()`` value; None: no retry).
+
+    ``clock`` is the wall clock the sync compares leases with; the deadline is kept on
+    ``timer`` (monotonic): a step of the wall clock (NTP, a suspended laptop's clock set
+    right) neither kills a sync before its ``vcontext.syncTimeout`` nor extends it."""
 
     def __init__(
         self,
@@ -182,10 +190,11 @@ class Link:
         sleep: Callable[[float], None] = time.sleep,
         report: Callable[[str], None] | None = None,
         share: bool = True,
+        timer: Callable[[], float] = time.monotonic,
     ) -> None:
         self.cwd, self.remote = cwd, remote
-        self.clock, self.sleep, self.report = clock, sleep, report
-        self.deadline: float | None = None
+        self.clock, self.sleep, self.report, self.timer = clock, sleep, report, timer
+        self._until: float | None = None  # the deadline as a timer() value
         self.timeout_setting = "vcontext.syncTimeout"
         self.retried = 0  # transient failures tried again, in all
         self.took: dict[str, float] = {}  # verb -> seconds its last command that worked took
@@ -193,6 +202,16 @@ class Link:
         self._ssh: SshShare | bool | None = None  # False: looked, nothing to share
         # set for a remote on this machine: whether its receive-pack may skip gc --auto now
         self.quiet_receive: Callable[[], bool] | None = None
+
+    @property
+    def deadline(self) -> float | None:
+        """Until when transient failures are tried again, as a ``clock()`` value (None: no
+        retry); set as one (``clock() + timeout``), kept as a ``timer()`` one."""
+        return None if self._until is None else self.clock() + (self._until - self.timer())
+
+    @deadline.setter
+    def deadline(self, value: float | None) -> None:
+        self._until = None if value is None else self.timer() + (value - self.clock())
 
     def run(self, verb: str, args: Sequence[str], *, again: bool = True) -> GitResult:
         """``git VERB ARGS`` against the remote. A transient failure is tried again until
@@ -225,8 +244,8 @@ class Link:
         """Pause before trying again after a transient failure (``what``); past the
         deadline, raise a TransportError that says so (exit 3)."""
         pause = backoff.next()
-        now = self.clock()
-        if self.deadline is None or now >= self.deadline:
+        left = None if self._until is None else self._until - self.timer()
+        if left is None or left <= 0:
             tried = f"tried {backoff.tries} times" if backoff.tries > 1 else "tried once"
             raise TransportError(
                 f"{what} ({tried}, until the deadline: git config {self.timeout_setting})",
@@ -234,7 +253,7 @@ class Link:
                 lines=lines,
                 final=True,
             )
-        pause = min(pause, self.deadline - now)  # a last try at the deadline itself
+        pause = min(pause, left)  # a last try at the deadline itself
         self.retried += 1
         if self.report is not None and (backoff.tries == 1 or backoff.tries % SHOWN == 0):
             self.report(f"{what}: trying again in {pause:.1f} s (retry {backoff.tries})")
@@ -245,9 +264,17 @@ class Link:
         server that accepted the connection and says nothing, is killed then), at least
         ``LAST_TRY`` (the last try at the deadline itself gets its chance); None: no
         deadline, no limit."""
-        if self.deadline is None:
+        if self._until is None:
             return None
-        return max(self.deadline - self.clock(), LAST_TRY)
+        return max(self._until - self.timer(), LAST_TRY)
+
+    def begin(self) -> None:
+        """Over ssh, start the shared connection now, in the background: its key exchange
+        and login (a quarter of a second and more, most of what the first git command over
+        ssh took) overlap the sync's local work instead of holding up its first command,
+        which waits for it (``SshShare.open``). Anything else: nothing to do."""
+        if isinstance(share := self._share_of(), SshShare):
+            share.open()
 
     def close(self) -> None:
         """End the shared ssh connection, if one was opened."""
@@ -255,14 +282,18 @@ class Link:
             self._ssh.close()
         self._ssh = False
 
+    def _share_of(self) -> SshShare | bool:
+        if self._ssh is None:
+            self._ssh = (ssh_share(self.cwd, self.remote) if self._share else None) or False
+        return self._ssh
+
     def _env(self, verb: str) -> dict[str, str] | None:
         env: dict[str, str] = {}
         if verb == "fetch":
             env.update(config_env(NO_MAINTENANCE))
-        if self._ssh is None:
-            self._ssh = (ssh_share(self.cwd, self.remote) if self._share else None) or False
-        if isinstance(self._ssh, SshShare):
-            env["GIT_SSH_COMMAND"] = self._ssh.command
+        if isinstance(share := self._share_of(), SshShare):
+            share.ready(self._left())
+            env["GIT_SSH_COMMAND"] = share.command
         return env or None
 
 
@@ -353,20 +384,136 @@ class SshShare:
             "-o", f"ControlPersist={seconds}",
         ]  # fmt: skip
         self.command = f"{base} {shlex.join(self.options)}"
+        self._opening: list[subprocess.Popen[bytes]] = []
+        self._prefix = f"{key[:8]}-" if self.kept else ""
+
+    def open(self) -> None:
+        """Start the master now, in the background (``ssh -f -N``: it logs in, listens on
+        the control socket, then leaves the foreground, which ``ready`` waits for), so the
+        key exchange overlaps what the sync does before its first git command. Never a
+        prompt (``BatchMode``): a login that needs one fails here, and git's first command
+        logs in itself as it would have, asking as usual; so does one that failed for any
+        other reason (git's own command then says why, and a transient failure is tried
+        again as any). Not when a kept connection of the clone's may be listening
+        already, nor for someone at a terminal without an ssh agent (a key's passphrase
+        to type: a login that cannot work without a prompt is not tried for nothing,
+        which a server may count as a failed login)."""
+        if self._opening or self.closed or _may_prompt():
+            return
+        if self.kept and any(n.startswith(self._prefix) for n in _listing(self.folder)):
+            return  # (its own master, still there or gone: git's ssh finds out itself)
+        for target in self.targets[:1]:  # the fetch URL's host (a push URL on another host,
+            # rare, logs in with its own first command, as before)
+            line = [*self.options, "-o", "BatchMode=yes", "-f", "-N", *target.args()]
+            quiet = subprocess.DEVNULL
+            try:
+                proc = subprocess.Popen(
+                    ["sh", "-c", f'{self.base} "$@"', "ssh", *line],
+                    stdin=quiet, stdout=quiet, stderr=quiet,
+                )  # fmt: skip
+            except OSError:
+                return
+            self._opening.append(proc)
+
+    def ready(self, timeout: float | None) -> None:
+        """Wait for a master ``open`` started (at most ``timeout`` seconds: then it is
+        killed with its processes, and git's command connects by itself)."""
+        opening, self._opening = self._opening, []
+        for proc in opening:
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                from .proctree import kill_tree
+
+                kill_tree(proc.pid)
+                proc.wait()
+
+    closed = False
 
     def close(self) -> None:
         """End this sync's master (``ssh -O exit`` on its own control socket: nobody
-        else's) and remove its folder; a kept one ends by itself once idle."""
+        else's; said in process, ``mux_exit``, else by ssh itself) and remove its folder;
+        a kept one ends by itself once idle. A master ``open`` started that is still
+        logging in (the sync ended before its first git command) is killed first: once it
+        listens, it has left the foreground."""
+        self.closed = True
+        self.ready(0.0)
         if self.kept:
             return  # it ends by itself once idle for its ControlPersist seconds
-        try:
-            opened = os.listdir(self.folder)
-        except OSError:
-            opened = []
-        if opened:  # (no socket: no command used the connection, no master to end)
+        opened = _listing(self.folder)  # (no socket: no command used it, no master to end)
+        if not all(mux_exit(os.path.join(self.folder, name)) for name in opened):
             for target in self.targets:
                 _ssh(self.base, [*self.options, "-O", "exit", *target.args()])
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+MUX_HELLO, MUX_TERMINATE, MUX_OK = 0x00000001, 0x10000005, 0x80000001
+"""OpenSSH's connection multiplexing protocol (its PROTOCOL.mux, version 4): the messages
+``ssh -O exit`` sends and the master's answer."""
+
+
+def mux_exit(path: str) -> bool:
+    """Tell the ssh master listening on the control socket ``path`` to exit, as ``ssh -O
+    exit`` does (hello, then a terminate request), without starting ssh for it (a process
+    less at the end of every sync over ssh). False when it could not be said or was not
+    accepted: the caller asks ssh itself."""
+    import socket
+    import struct
+
+    def send(*words: int) -> None:
+        body = struct.pack(f">{len(words)}I", *words)
+        sock.sendall(struct.pack(">I", len(body)) + body)
+
+    def first_word() -> int:
+        (size,) = struct.unpack(">I", _read(sock, 4))
+        body = _read(sock, size)
+        return int(struct.unpack(">I", body[:4])[0])
+
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(2.0)
+            sock.connect(path)
+            send(MUX_HELLO, 4)
+            if first_word() != MUX_HELLO:
+                return False
+            send(MUX_TERMINATE, 1)
+            try:
+                return first_word() == MUX_OK
+            except TimeoutError:
+                return False
+            except OSError:  # it may exit before its answer goes out (as ssh -O exit
+                return True  # knows: the socket closed after the request is a yes)
+    except (OSError, struct.error):
+        return False
+
+
+def _read(sock: socket.socket, size: int) -> bytes:
+    """Exactly ``size`` bytes from ``sock`` (an OSError when it ends before)."""
+    if size > 1 << 16:
+        raise OSError("an ssh mux message too long")
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            raise OSError("the ssh master closed the socket")
+        data += chunk
+    return data
+
+
+def _may_prompt() -> bool:
+    """Whether ssh's login may need to ask (a terminal, no ssh agent to sign with)."""
+    try:
+        terminal = os.isatty(0)
+    except OSError:
+        terminal = False
+    return terminal and not os.environ.get("SSH_AUTH_SOCK")
+
+
+def _listing(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def user_folder(root: str) -> str | None:
@@ -462,7 +609,8 @@ def clean_stale(root: str, base: str = "ssh") -> list[str]:
         if sockets is None:
             continue
         for path in sockets:  # a master still listening: end it (its sync is gone)
-            _ssh(base, ["-o", f"ControlPath={path}", "-O", "exit", "--", "stale"], quiet=True)
+            if not mux_exit(path):
+                _ssh(base, ["-o", f"ControlPath={path}", "-O", "exit", "--", "stale"], quiet=True)
             with contextlib.suppress(OSError):
                 os.unlink(path)
         with contextlib.suppress(OSError):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
-from ..fsio import running
+from ..fsio import alive, started
 from ..gitio import (
     config_value,
     git_dir,
@@ -120,10 +120,14 @@ class GitSide:
             except Unfinished as exc:
                 raise Refused("stale", exc.message) from None
 
-    def intend(self, real: str, before: bytes | None, after: bytes, message: str) -> str | None:
-        """Journal the commit a write is about to make (before its file is replaced): the
-        document, HEAD, the blob ids of the file before and after, the agent and message,
-        this process. The journal's path (None: no commit is meant here, nothing kept)."""
+    def intend(
+        self, real: str, before: bytes | None, after: bytes | None, message: str
+    ) -> str | None:
+        """Journal the commit a write is about to make (before its file is replaced, or
+        removed: ``after`` None): the document, the branch and HEAD, the blob ids of the
+        file before and after, the agent and message, this process (its pid and start
+        time: a pid reused since is not this server). The journal's path (None: no commit
+        is meant here, nothing kept)."""
         path = self.path_of(real)
         if path is None:
             return None
@@ -131,15 +135,16 @@ class GitSide:
         with self._lock:
             if in_progress(self.repo) is not None or self._ignored(path):
                 return None  # staged into a stopped merge, or no commit at all
-            head = head_commit(self.repo)
             entry = {
                 "path": path,
-                "head": head,
+                "branch": current_branch(self.repo),  # None: a detached HEAD
+                "head": head_commit(self.repo),
                 "before": str(blob_id(before)) if before is not None else None,
-                "after": str(blob_id(after)),
+                "after": str(blob_id(after)) if after is not None else None,  # None: removed
                 "agent": agent,
                 "message": message,
                 "pid": os.getpid(),
+                "started": started(os.getpid()),
             }
         folder = self._pending_folder()
         # one entry per document and server: a server finishing a killed one's entry never
@@ -201,17 +206,22 @@ class GitSide:
 
     def _entry(self, journal: str) -> dict[str, object] | None:
         """The entry of a killed server (None: its server is alive; an entry not as
-        ``intend`` writes it, whose write never replaced the file, removed)."""
+        ``intend`` writes it, whose write never replaced the file, removed). Its server is
+        judged by pid and start time: a pid the system gave to another process since (the
+        server killed long ago) is not that server, whose entry would stay for ever."""
         try:
             with open(journal, encoding="utf-8") as fh:
                 entry = json.load(fh)
             pid = int(entry["pid"])
             if not 0 < pid < 2**31:  # no process's (os.kill: OverflowError, or a group)
                 raise ValueError(pid)
-        except (OSError, ValueError, KeyError, TypeError):
+            start = entry.get("started")  # (absent from an older server's entries)
+            if start is not None and (isinstance(start, bool) or not isinstance(start, int)):
+                raise ValueError(start)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.done(journal)
             return None
-        return None if running(pid) else dict(entry)
+        return None if alive(pid, start) else dict(entry)
 
     def _held(self, real: str | None) -> AbstractContextManager[None]:
         return nullcontext() if real is None or self.hold is None else self.hold(real)
@@ -222,26 +232,52 @@ class GitSide:
             # not what ``intend`` writes (``path_of``): a file outside the work tree, or
             # reached through a symbolic link, is never committed from here
             return f"an MCP write journal entry naming no file of this work tree dropped ({path!r})"
-        after = str(entry["after"])
+        after = entry["after"]
+        if after is not None and not isinstance(after, str):
+            raise TypeError(f"after: {after!r}")
+        removal = after is None  # a document's deletion (``Writer.remove``)
         now, _ = head_entry(self.repo, path)
-        if now is not None and str(now) == after:
+        if (str(now) if now is not None else None) == after:
             return None  # committed before the kill
         shown = command_path(path)
-        cut = f"{path}: an MCP write cut off before its commit (its server was killed)"
+        what = "MCP removal" if removal else "MCP write"
+        cut = f"{path}: an {what} cut off before its commit (its server was killed)"
         way_out = f"git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
+        if removal:
+            way_out = f"git status -- {shown}, then commit it (git rm -- {shown}) or restore it"
         data = _contents(str(self._file_of(path)))
         found = None if data is None else str(blob_id(data))
         if found == entry["before"]:  # (None: a new document's file never made)
             # killed before its replace: the file holds what it held, nothing of the write
             # to commit (``git diff`` shows only the person's own edits, if any)
             return (
-                f"{path}: an MCP write was never made (its server was killed before it): "
+                f"{path}: an {what} was never made (its server was killed before it): "
                 "the file is as it was"
             )
         if found != after:
             if now is not None and found == str(now):
                 return None  # the file is as committed (a later write's commit took it)
             return f"{cut} was changed since: left as it is ({way_out})"
+        return self._commit_pending(entry, path, data, now, cut, way_out)
+
+    def _commit_pending(
+        self,
+        entry: dict[str, object],
+        path: str,
+        data: bytes | None,
+        now: Oid | None,
+        cut: str,
+        way_out: str,
+    ) -> str:
+        """Commit a killed server's write (``data``; None: a removal) the file holds, when
+        it is on the branch and commit it was made on."""
+        made_on = entry.get("branch", "")  # ("": an older server's entry names none)
+        branch = current_branch(self.repo)
+        if made_on != branch:  # never onto a branch switched to since (HEAD's commit alike)
+            return (
+                f"{cut} was made on {_on(made_on)}, and {_on(branch)} is checked out now: "
+                f"not committed here, left as it is ({way_out})"
+            )
         tip = head_commit(self.repo)
         if tip != entry["head"] or (str(now) if now is not None else None) != entry["before"]:
             return f"{cut} sits on other changes not committed: left as it is ({way_out})"
@@ -490,6 +526,13 @@ class GitSide:
             if self._files is None:
                 self._files = work_tree_files(self.repo)
             return bool(self._files.routed(path))
+
+
+def _on(branch: object) -> str:
+    """A journal entry's branch (``current_branch``) as a sentence names it."""
+    if branch == "":
+        return "a branch its entry does not name"
+    return "a detached HEAD" if branch is None else f"branch {branch}"
 
 
 def _contents(name: str) -> bytes | None:

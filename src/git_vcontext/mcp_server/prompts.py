@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..codecs.text import holds_markers
 from ..edits.items import ITEM_ARRAYS
 from ..edits.learnings import CATEGORIES, KINDS, query
 from ..playbook.render import concurrent_heads
@@ -186,7 +187,7 @@ def _broken(svc: Service, kind: str, entry: Entry | None) -> str | None:
         loaded = svc.catalog.store.load(rel, real)
         if loaded is None or loaded.doc is not None:
             continue
-        if b"<<<<<<<" in loaded.raw:
+        if holds_markers(loaded.raw):
             fix = "it holds conflict markers: vcontext_conflicts lists them, vcontext_resolve"
             fix += " settles them"
         else:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
+from ..codecs.text import holds_markers
 from ..errors import OperationalError, ParseError, Refused, VContextError
 from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
@@ -141,17 +142,28 @@ class Writer:
                 raise Refused(
                     "busy", f"{target.rel} changed while being deleted; nothing done, try again"
                 )
+            said = message()
+            journal = None
+            if self._commits():  # journaled first, as a write is: a kill before the commit
+                assert self.git is not None  # leaves the removal described, not a mystery
+                journal = self.git.intend(target.real, loaded.raw, None, said)
             try:
-                os.unlink(target.real)
-            except OSError as exc:
-                why = f"{target.rel}: cannot delete ({exc.strerror})"
-                raise Refused("not-written", why) from None
-            self.store.forget(target.real)
-            self._placed.pop(target.real, None)
-            commit = None
-            if self._commits():
-                assert self.git is not None
-                commit = self.git.remove(target.real, loaded.raw, message())
+                try:
+                    os.unlink(target.real)
+                except OSError as exc:
+                    why = f"{target.rel}: cannot delete ({exc.strerror})"
+                    raise Refused("not-written", why) from None
+                self.store.forget(target.real)
+                self._placed.pop(target.real, None)
+                commit = None
+                if self._commits():
+                    assert self.git is not None
+                    step("mcp removed")  # fault tests: the window the journal covers
+                    commit = self.git.remove(target.real, loaded.raw, said)
+            finally:
+                if journal is not None:
+                    assert self.git is not None
+                    self.git.done(journal)
             return Written(target.rel, False, commit)
 
     def _before(self, target: Target) -> None:
@@ -393,7 +405,7 @@ class Writer:
 def unparsable(loaded: Loaded) -> str:
     """Why a document that does not parse takes no write, and what fixes it: the tools."""
     error = loaded.error or f"{loaded.rel}: does not parse"
-    if b"<<<<<<<" in loaded.raw or b">>>>>>>" in loaded.raw:
+    if holds_markers(loaded.raw):
         fix = (
             "it holds conflict markers: vcontext_conflicts lists the conflicts, "
             f"vcontext_resolve settles them (path {loaded.rel})"

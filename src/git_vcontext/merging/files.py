@@ -334,7 +334,9 @@ def _fork_sensitive(ours: Any, theirs: Any) -> bool:
 
 
 def _is_structured(result: MergeResult, text: str) -> bool:
-    return not result.clean and "<<<<<<<" not in text
+    from ..codecs.text import find_conflict_marker
+
+    return not result.clean and find_conflict_marker(text) is None
 
 
 def _verified(

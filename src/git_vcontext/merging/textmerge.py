@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..patterns import lazy
+from ..codecs.text import marker_line
 from ..record import record
 from .result import MISSING
 
@@ -135,9 +135,6 @@ def _chunk(
     return 0
 
 
-_OPENER = lazy(r"(<{7,})(?: .*)?\r?\n?")
-
-
 def base_sections(text: str) -> str | None:
     """``text`` with each conflict block replaced by its base section (diff3 style), or
     None when it holds no block, or a block has no base section or does not close.
@@ -150,12 +147,12 @@ def base_sections(text: str) -> str | None:
     blocks = 0
     i = 0
     while i < len(lines):
-        opener = _OPENER().fullmatch(lines[i])
-        if opener is None:
+        opener = marker_line(lines[i])
+        if opener is None or opener[0] != "<":
             out.append(lines[i])
             i += 1
             continue
-        section, i = _base_section(lines, i + 1, len(opener.group(1)))
+        section, i = _base_section(lines, i + 1, len(lines[i]) - len(lines[i].lstrip("<")))
         if section is None:
             return None
         out.extend(section)
@@ -167,23 +164,20 @@ def _base_section(lines: list[str], start: int, size: int) -> tuple[list[str] | 
     """The base lines of the block whose body starts at ``start``, and where it ends."""
     base: list[str] | None = None
     for i in range(start, len(lines)):
-        bare = lines[i].rstrip("\r\n")
-        if _is_marker(bare, "|", size):
+        marker = marker_line(lines[i], size)
+        if marker is not None and marker[0] == "|":
             base = []
-        elif bare == "=" * size:
+        elif marker is not None and marker[0] == "=":
             if base is None:
                 return None, i
             for k in range(i + 1, len(lines)):
-                if _is_marker(lines[k].rstrip("\r\n"), ">", size):
+                closer = marker_line(lines[k], size)
+                if closer is not None and closer[0] == ">":
                     return base, k + 1
             return None, len(lines)
         elif base is not None:
             base.append(lines[i])
     return None, len(lines)
-
-
-def _is_marker(line: str, char: str, size: int) -> bool:
-    return line.startswith(char * size) and (len(line) == size or line[size] == " ")
 
 
 def common_prefix(a: str, b: str) -> int:

@@ -388,20 +388,32 @@ class Light:
                 return False  # maybe a document by content or routing: the full check
             if self.objects.at(commit.tree, change.path) == change.new:
                 continue  # left as the merge made it: all it holds kept (nothing to parse)
-            merged, kept = self._keys(merge.tree, change.path), self._keys(commit.tree, change.path)
-            if merged.keys() <= kept.keys():
-                continue  # all it holds kept (the usual round on a sync): whatever was brought
-            had = self._keys(before.tree, change.path)
-            brought = [key for key in merged if key not in had]
-            if brought and all(key not in kept for key in brought):
+            if not self._keeps(before.tree, merge.tree, commit.tree, change.path):
                 return False  # the full check looks closer (moves, conversions) and says so
         return True
 
-    def _keys(self, tree: str, path: str) -> dict[tuple[str, str], str]:
+    def _keeps(self, before: str, merge: str, commit: str, path: str) -> bool:
+        """Whether the commit's document at ``path`` keeps part of what the merge brought
+        into it (or all it holds, the usual round on a sync: first asked with keys stricter
+        than the rule's, ``undone.strict_key``, whose "all kept" the rule's keys then say
+        too; issue 28)."""
+        merged = self._keys(merge, path, strict=True)
+        if merged.keys() <= self._keys(commit, path, strict=True).keys():
+            return True
+        merged, kept = self._keys(merge, path), self._keys(commit, path)
+        if merged.keys() <= kept.keys():
+            return True  # all it holds kept: whatever was brought
+        had = self._keys(before, path)
+        brought = [key for key in merged if key not in had]
+        return not (brought and all(key not in kept for key in brought))
+
+    def _keys(
+        self, tree: str, path: str, *, strict: bool = False
+    ) -> dict[tuple[str, str | bytes], str]:
         from .undone import record_keys
 
         data = self._data(tree, path)
-        return {} if data is None else record_keys(data, path)
+        return {} if data is None else record_keys(data, path, strict=strict)
 
 
 def _default_branch(git_dir: str) -> str | None:

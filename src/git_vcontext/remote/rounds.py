@@ -26,11 +26,14 @@ def push_with_retries(
     show: Callable[[PairResult], None],
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
+    link: Link | None = None,
 ) -> PushOutcome:
-    """Sync ``pairs`` (agent, base) through ``remote``: every base in turn (see the module)."""
+    """Sync ``pairs`` (agent, base) through ``remote``: every base in turn (see the module).
+    ``link``: the sync's own, made (and connected) earlier; else one is made here."""
     io = Io(report, show, sleep or time.sleep, clock or time.time)
     cwd = run_dir(syncer.repo)
-    link = Link(cwd, remote, clock=io.clock, sleep=io.sleep, report=report)  # one per sync
+    if link is None:  # one per sync
+        link = Link(cwd, remote, clock=io.clock, sleep=io.sleep, report=report)
     outcomes = []
     try:
         for base in dict.fromkeys(b for _, b in pairs):

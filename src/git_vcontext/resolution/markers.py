@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
+from ..codecs.text import marker_line
 from ..merging.textmerge import Markers
 from ..record import record
-
-_OPEN = re.compile(r"^(<{7,})(?: (.*))?$")
 
 
 @record
@@ -26,11 +23,15 @@ class Marked:
 
 def split_markers(text: str) -> Marked | None:
     """The three sides of ``text``; None when it holds no complete, well-formed block."""
-    first = next((m for m in map(_OPEN.match, text.splitlines()) if m), None)
+    if "<<<<<<<" not in text:
+        return None  # (the common case, in C)
+    lines = text.splitlines(keepends=True)
+    openers = ((ln, m) for ln in lines if (m := marker_line(ln)) is not None and m[0] == "<")
+    first = next(openers, None)
     if first is None:
         return None
-    reader = _Reader(len(first.group(1)), first.group(2) or "")
-    for line in text.splitlines(keepends=True):
+    reader = _Reader(len(first[0]) - len(first[0].lstrip("<")), first[1][1])
+    for line in lines:
         reader.line(line)
     return reader.marked("\r\n" if "\r\n" in text else "\n")
 
@@ -88,13 +89,4 @@ class _Reader:
 
 def _marker(line: str, size: int) -> tuple[str | None, str]:
     """Which marker a line is (``<``, ``|``, ``=``, ``>``; None for content) and its label."""
-    body = line.rstrip("\r\n")
-    char = body[:1]
-    if char not in ("<", "|", "=", ">") or body[:size] != char * size:
-        return None, ""
-    rest = body[size:]
-    if char == "=":
-        return ("=", "") if rest == "" else (None, "")
-    if rest == "" or rest.startswith(" "):
-        return char, rest[1:]
-    return None, ""
+    return marker_line(line, size) or (None, "")

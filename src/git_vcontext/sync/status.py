@@ -24,7 +24,7 @@ from ..gitio.objects import commit_at
 from ..gitio.refs import branch_tip, commit_of
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
-from ..validation.model import command_word
+from ..validation.model import command_word, quoted_path
 from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
@@ -453,7 +453,7 @@ def _rows(rows: list[AgentStatus]) -> list[str]:
     for row in cells:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     for r in rows:
-        details = [f"  {p}" for p in r.documents]
+        details = [f"  {quoted_path(p)}" for p in r.documents]  # a newline splits no line
         label = "blocked" if r.state == BLOCKED else "conflict"
         details += [f"  {label}: {c.describe()}" for c in r.conflicts]
         for clash in r.clashes:

@@ -114,12 +114,13 @@ def _core_spec(data: dict[str, Any]) -> bool:
 
 
 def _container_issues(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
-    yield from rules.check_unique_ids(container, where)
-    yield from container_rules.check_dependencies(container, where)
+    items = list(rules.walk_items(container, where))  # walked once for the three (issue 28)
+    yield from rules.check_unique_ids(container, where, items)
+    yield from container_rules.check_dependencies(container, where, items)
     yield from container_rules.check_changelog(container, where)
     yield from container_rules.check_fork(container, where)
     yield from container_rules.check_narratives(container, where)
-    for parts, item in rules.walk_items(container, where):
+    for parts, item in items:
         nested = item.get("todoList")  # a PlanItem's own todo list is a container of its own
         if isinstance(nested, dict):
             yield from _container_issues(nested, (*parts, "todoList"))

@@ -76,9 +76,13 @@ def _merge_status(fork: dict[str, Any], here: Parts) -> Iterator[Issue]:
         yield "fork-merge-status", at if status is not None else here, msg
 
 
-def check_dependencies(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
-    """``dependencies`` and ``edges`` name ids of this container and form no cycle."""
-    items = list(walk_items(container, where))
+def check_dependencies(
+    container: dict[str, Any], where: Parts, items: list[tuple[Parts, dict[str, Any]]] | None = None
+) -> Iterator[Issue]:
+    """``dependencies`` and ``edges`` name ids of this container and form no cycle; ``items``:
+    ``walk_items``'s, when walked already."""
+    if items is None:
+        items = list(walk_items(container, where))
     ids = {item["id"] for _, item in items if isinstance(item.get("id"), str)}
     deps = Dependencies()
     for parts, item in items:

@@ -429,7 +429,8 @@ _WALKS_LIMIT = 64
 """Inside ``ReusedParses`` (a document parsed once is one shared, read-only object: a
 blob of a push is compared with each parent, a parent with each child) the walks are
 remembered in the block's own cache (``codecs.block_cache``): by the id of each
-document's data, ``[data, its arrays, its playbook events or None]``, the data held so
+document's data, ``[data, its arrays, its playbook events or None, its sequence fields
+or None]``, the data held so
 its id stays its own; emptied when full, released when the block ends."""
 
 
@@ -447,7 +448,7 @@ def _walks(data: JsonValue) -> list[Any] | None:
     if found is None or found[0] is not data:
         if len(walks) >= _WALKS_LIMIT:
             walks.clear()
-        found = walks[id(data)] = [data, _arrays_of(data), None]
+        found = walks[id(data)] = [data, _arrays_of(data), None, None]
     return found
 
 
@@ -560,9 +561,33 @@ def _same_start(entries: list[Any], after: list[Any]) -> int:
         if before != now:  # Python's equality, in C: looser than canonical texts
             break
         start += 1
-    if start and canonical(entries[:start]) != canonical(after[:start]):
+    if start and not _same_texts(entries[:start], after[:start]):
         return 0  # (``true`` where ``1`` stood, a number spelled otherwise): one by one
     return start
+
+
+def _same_texts(a: list[Any], b: list[Any]) -> bool:
+    """``canonical(a) == canonical(b)``, answered first by ``marshal`` (C, ~10x quicker
+    than the canonical texts of a guard's change logs: issue 28): equal bytes of values
+    made of plain ``dict``/``list``/``str``/``int``/``float``/``bool``/``None`` only (marshal
+    refuses any subclass, such as a number keeping its spelling) say the two hold the same
+    types, values and key orders, so their canonical texts are equal too. Other bytes (a
+    key order, a boolean for a number, a string shared otherwise) say nothing: the texts
+    answer."""
+    # lazy: marshal is built in (no file to load), and only a change log needs it
+    import marshal
+
+    try:
+        if marshal.dumps(a, _MARSHAL_VERSION) == marshal.dumps(b, _MARSHAL_VERSION):
+            return True
+    except ValueError:  # a subclass (spelling.Number), or anything marshal cannot write
+        pass
+    return canonical(a) == canonical(b)
+
+
+_MARSHAL_VERSION = 2
+"""No references between objects (version 3 on): the bytes depend on the values only,
+not on which of them the parser shared."""
 
 
 def _changelog_finding(
@@ -640,11 +665,11 @@ def _outside_arrays(path: Path) -> bool:
 
 
 def _sequences(old: JsonValue, new: JsonValue, src: Source, walked: Walked) -> list[Finding]:
-    before = _sequence_fields(old, walked[0])
+    before = _remembered_sequences(old, walked[0])
     if not before:
         return []
     out = []
-    for address, (path, value) in _sequence_fields(new, walked[1]).items():
+    for address, (path, value) in _remembered_sequences(new, walked[1]).items():
         was = before.get(address)
         if was is None or not value < was[1]:
             continue
@@ -672,6 +697,20 @@ still the same item)."""
 _ITEM_KEYS = ("id", "uid")
 """What identifies an item in its container for the sequence rule (ids are unique per
 container; playbook events and changeLog entries are immutable and judged elsewhere)."""
+
+
+def _remembered_sequences(
+    data: JsonValue, arrays: Arrays
+) -> dict[Address, tuple[Path, int | float]]:
+    """``_sequence_fields``, remembered with the document's walk (``_walks``: a blob of a
+    push is compared with each parent, a parent with each child; issue 28)."""
+    walked = _walks(data)
+    if walked is None or walked[1] is not arrays:
+        return _sequence_fields(data, arrays)
+    if walked[3] is None:
+        walked[3] = _sequence_fields(data, arrays)
+    fields: dict[Address, tuple[Path, int | float]] = walked[3]
+    return fields
 
 
 def _sequence_fields(data: JsonValue, arrays: Arrays) -> dict[Address, tuple[Path, int | float]]:

@@ -152,14 +152,41 @@ def _kind(value: Any) -> str:
 
 def check_datetimes(value: Any, fields: frozenset[str] = DATETIME_FIELDS) -> Iterator[Issue]:
     """Datetime fields hold RFC 3339 timestamps with ``Z`` or ``±hh:mm``."""
+    if not _any_date_issue(value, fields):
+        return  # (the common case: one walk that builds no paths; issue 28)
     for parts, key, text in _strings_under(value, fields):
-        if key in DATE_FIELDS and _compiled(FULL_DATE).match(text):
-            if int(text[8:10]) > _days_in(int(text[:4]), int(text[5:7])):
-                yield "datetime", parts, f'{key} "{text}" is not a real calendar date; fix it'
-            continue
-        problem = datetime_problem(text)
-        if problem:
-            yield "datetime", parts, f"{key} {problem}"
+        said = _date_issue(key, text)
+        if said is not None:
+            yield "datetime", parts, said
+
+
+def _date_issue(key: str, text: str) -> str | None:
+    """What is wrong with the datetime (or date) field ``key`` holding ``text`` (None:
+    nothing)."""
+    if key in DATE_FIELDS and _compiled(FULL_DATE).match(text):
+        if int(text[8:10]) > _days_in(int(text[:4]), int(text[5:7])):
+            return f'{key} "{text}" is not a real calendar date; fix it'
+        return None
+    problem = datetime_problem(text)
+    return f"{key} {problem}" if problem else None
+
+
+def _any_date_issue(value: Any, fields: frozenset[str]) -> bool:
+    """Whether ``check_datetimes`` finds anything: the strings ``_strings_under`` gives,
+    each judged by ``_date_issue``, in a walk that makes no path."""
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if key in fields and isinstance(child, str):
+                    if _date_issue(key, child) is not None:
+                        return True
+                elif isinstance(child, (dict, list)):
+                    stack.append(child)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 _JUDGED: dict[str, str | None] = {}
@@ -372,10 +399,13 @@ def _unresolved(resolution: dict[str, Any], where: Parts) -> Iterator[Issue]:
             yield "conflict-unresolved", (*where, "conflicts", i, "status"), msg
 
 
-def check_unique_ids(container: dict[str, Any], where: Parts) -> Iterator[Issue]:
-    """``id`` values unique within one container, nested items included (Ext 2)."""
+def check_unique_ids(
+    container: dict[str, Any], where: Parts, items: list[tuple[Parts, dict[str, Any]]] | None = None
+) -> Iterator[Issue]:
+    """``id`` values unique within one container, nested items included (Ext 2); ``items``:
+    ``walk_items``'s, when walked already."""
     seen: dict[str, Parts] = {}
-    for parts, item in walk_items(container, where):
+    for parts, item in walk_items(container, where) if items is None else items:
         ident = item.get("id")
         if not isinstance(ident, str):
             continue

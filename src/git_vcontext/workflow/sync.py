@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
 from ..errors import Unfinished, shown_url
-from ..gitio import config_value, operands, refs, work_tree
+from ..gitio import config_value, operands, refs, run_dir, work_tree
 from ..gitio.objects import descends
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
+from ..gitio.transport import Link
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..remote.rounds import push_with_retries
@@ -27,8 +28,10 @@ from ..sync.tracking import (
     refuse_unusable,
     renamed_upstream,
     shown,
+    unusable_upstream,
+    unusable_way_out,
 )
-from ..validation.model import command_path, command_word
+from ..validation.model import command_path, command_word, quoted_path
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -63,10 +66,13 @@ def sync(
     say: Callable[[str], None],
     warn: Callable[[str], None],
     hints: bool = True,
+    link: Link | None = None,
 ) -> SyncOutcome:
     """Sync the agents (``say`` tells what happened, line by line). ``checkout``: leave
     each pair that conflicts stopped in its agent's work tree. ``hints``: end each conflict
-    with the commands to run next (the MCP server says its own). Shared by the command and
+    with the commands to run next (the MCP server says its own). ``link``: the sync's own
+    to the ``push`` remote, made (and connected) by the caller, who closes it; else one is
+    made here. Shared by the command and
     the MCP server. A full disk or a read-only repository is said as such
     (``gitio.storage``)."""
     where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
@@ -82,6 +88,7 @@ def sync(
             say=say,
             warn=warn,
             hints=hints,
+            link=link,
         )
 
 
@@ -97,8 +104,34 @@ def _sync(
     say: Callable[[str], None],
     warn: Callable[[str], None],
     hints: bool,
+    link: Link | None,
 ) -> SyncOutcome:
     push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
+    mine = link is None and push is not None and not dry_run
+    if mine:  # one per sync; over ssh its connection starts now, the key exchange
+        link = Link(run_dir(repo), str(push), report=say)  # overlapping the local work up to
+        link.begin()  # the first git command that talks to the remote
+    try:
+        return _sync_with(repo, agents, all_agents, into, push, dry_run, checkout, say, warn,
+                          hints, link)  # fmt: skip
+    finally:
+        if mine and link is not None:
+            link.close()
+
+
+def _sync_with(
+    repo: Repository,
+    agents: tuple[str, ...] | list[str],
+    all_agents: bool,
+    into: str | None,
+    push: str | None,
+    dry_run: bool,
+    checkout: bool,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+    hints: bool,
+    link: Link | None,
+) -> SyncOutcome:
     _finish_interrupted(repo, say, warn)
     names = select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
@@ -119,7 +152,7 @@ def _sync(
             say(step)
 
     if push is not None and not dry_run:
-        outcome = push_with_retries(syncer, pairs, push, report=say, show=show)
+        outcome = push_with_retries(syncer, pairs, push, report=say, show=show, link=link)
         results = list(outcome.results)
         pushed = outcome.pushed
         _track_pushed(repo, push, [r.agent for r in results if r.ok], say)
@@ -221,10 +254,11 @@ def _track_pushed(
 
 def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
     """The remote the bases track (the first base's, when they track several) that a
-    ``sync --push`` takes: not one whose branch there has another name (refused)."""
+    ``sync --push`` takes: not one whose branch there has another name, or that git's
+    ``@{upstream}`` cannot name (both refused: ``push_refusal``)."""
     for base in bases:
         found = checkouts.upstream(repo, base)
-        if found is not None and renamed_upstream(repo, base) is None:
+        if found is not None and push_refusal(repo, base, []) is None:
             return found
     return None
 
@@ -232,11 +266,19 @@ def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
 def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: bool) -> list[str]:
     """Before a sync without ``--push``: ``--checkout`` fetches each base's upstream and
     builds on it when the local base is only behind it; a plain sync says when it merges
-    into a base that is behind its upstream (as last fetched). The warnings to give."""
+    into a base that is behind its upstream (as last fetched), or whose ``@{upstream}``
+    git cannot name (``branch.BASE.merge = trunk``: nothing to count against, as status and
+    check say; ``--checkout`` refused it already). The warnings to give."""
     repo, warnings = syncer.repo, []
     for base in bases:
         remote = checkouts.upstream(repo, base)
         if remote is None:
+            continue
+        if (why := unusable_upstream(repo, base)) is not None:
+            warnings.append(
+                f"{base} has no upstream git can name, so this sync merged with {base} as it"
+                f" is here; {unusable_way_out(repo, base, remote, why)}"
+            )
             continue
         push = f"git vcontext sync {' '.join(names)} --push {pasted_remote(base, remote)}"
         publish = f"{push} syncs with {shown_url(remote)}'s {base} and publishes"
@@ -344,7 +386,7 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
             )
             parts.append(would + what + _short(r.agent_commit, dry_run))
         lines.append(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
-        lines += [f"  {path}" for path in r.documents]
+        lines += [f"  {quoted_path(path)}" for path in r.documents]  # as conflicts quote it
     elif r.state == CONFLICT:
         lines.append(f"{r.branch} <-> {r.base}: CONFLICT, nothing moved")
         lines += [f"  {c.describe()}" for c in r.conflicts]
