@@ -82,6 +82,55 @@ def test_any_other_hook_keeps_the_lease_pushed(
     assert not _local(clones[0]).may_write_leases(only_our_guard)
 
 
+def test_a_hooks_folder_given_with_git_c_does_not_hide_the_remotes_guard(
+    guarded: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git -c core.hooksPath=EMPTY vcontext sync --push`` (a way to skip the client's own
+    hooks): git clears this command's ``-c`` settings for the ``receive-pack`` of a push to
+    a path, so the remote's guard still runs there; the lease is then no ref to write as
+    where no hook watches (it is judged as the guard would, ``guard_accepts``), and a
+    chained hook beside the guard still keeps it pushed (PRODUCT.md "The remote guards
+    itself": every push goes through the guard)."""
+    remote, clones = guarded
+    empty = tmp_path / "no-hooks"
+    empty.mkdir()
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.hookspath'='{empty}'")
+    local = _local(clones[0])
+    assert not local.may_write_refs()
+    assert local.may_write_leases(only_our_guard)
+    (remote / "hooks" / "pre-receive.legacy").write_text("#!/bin/sh\nexit 1\n")
+    (remote / "hooks" / "pre-receive.legacy").chmod(0o755)
+    blocked = run_git(clones[1], "push", "--no-verify", "origin", f"main:{LEASE}", check=False)
+    assert blocked.returncode != 0  # git ran the remote's hooks, not the empty folder's
+    again = _local(clones[1])
+    assert not again.may_write_refs()
+    assert not again.may_write_leases(only_our_guard)
+
+
+def test_a_system_hooks_folder_git_does_not_read_does_not_hide_the_remotes_guard(
+    guarded: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GIT_CONFIG_NOSYSTEM`` (set for every test here): git reads no system settings,
+    libgit2 reads them all the same; a ``core.hooksPath`` there (an empty folder) is not
+    where the remote's ``receive-pack`` runs its hooks from, so the guard still watches and
+    the lease is no ref to write unjudged (PRODUCT.md "The remote guards itself")."""
+    from pygit2.enums import ConfigLevel
+
+    _, clones = guarded
+    system = tmp_path / "system"
+    system.mkdir()
+    (system / "gitconfig").write_text(f"[core]\n\thooksPath = {tmp_path / 'none'}\n")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    before = pygit2.settings.search_path[ConfigLevel.SYSTEM]
+    pygit2.settings.search_path[ConfigLevel.SYSTEM] = str(system)
+    try:
+        local = _local(clones[0])
+        assert not local.may_write_refs()
+        assert local.may_write_leases(only_our_guard)
+    finally:
+        pygit2.settings.search_path[ConfigLevel.SYSTEM] = before
+
+
 def test_a_lease_written_in_process_is_one_the_guard_lets_in(
     guarded: tuple[Path, list[Path]],
 ) -> None:
@@ -126,6 +175,43 @@ def test_a_lease_the_guard_might_judge_otherwise_is_pushed(
     assert run_git(remote, "rev-parse", "--verify", "-q", LEASE, check=False).returncode != 0
 
 
+def test_a_lease_on_a_commit_no_ref_reaches_is_pushed_for_the_guard_to_judge(
+    guarded: tuple[Path, list[Path]],
+) -> None:
+    """A commit in the remote's store that no ref reaches (a branch deleted or rewound, an
+    object put there by hand) may never have been judged: the guard judges it as a new
+    commit of a lease pushed on it, and refuses it when a document in it is broken. Such a
+    lease is not written in process (NotAccepted: sync pushes it, for the guard to judge).
+    PRODUCT.md "The remote guards itself": a lease ref is no way around the rules."""
+    remote, clones = guarded
+    theirs = pygit2.Repository(str(remote))
+    main = theirs.references["refs/heads/main"].peel(pygit2.Commit)
+    memory = theirs.TreeBuilder(main.tree["memory"].id)
+    memory.insert("todo.vcontext.json", theirs.create_blob(b"{ not json"), pygit2.GIT_FILEMODE_BLOB)
+    top = theirs.TreeBuilder(main.tree)
+    top.insert("memory", memory.write(), pygit2.GIT_FILEMODE_TREE)
+    sig = _signature()
+    stray = theirs.create_commit(None, sig, sig, "broken\n", top.write(), [main.id])
+    local = _local(clones[0])
+
+    with pytest.raises(NotAccepted):
+        local.swap(LEASE, None, "lease\n", sig, stray, guard_accepts)
+
+    assert run_git(remote, "rev-parse", "--verify", "-q", LEASE, check=False).returncode != 0
+    # the same lease through git: the guard refuses it
+    lease = local.swap(LEASE, None, "lease\n", sig, stray)  # (no judge: as no hook watched)
+    assert lease is not None
+    run_git(remote, "update-ref", "-d", LEASE)
+    run_git(clones[1], "fetch", "-q", str(remote), str(lease))
+    pushed = run_git(clones[1], "push", "--no-verify", "origin", f"{lease}:{LEASE}", check=False)
+    assert pushed.returncode != 0
+    assert "invalid JSON" in pushed.stderr
+    # on the base's history (it moved on since the sync looked): written in process
+    moved = theirs.create_commit(None, sig, sig, "on\n", main.tree_id, [main.id])
+    theirs.references["refs/heads/main"].set_target(moved)
+    assert local.swap(LEASE, None, "lease\n", sig, main.id, guard_accepts) is not None
+
+
 def _pushes(clone: Path, agent: str, traces: Path) -> tuple[int, dict[str, object]]:
     done = soak.sync(clone, agent, env={soak.TRACE_ROOT: str(traces)})
     assert done["exit"] == 0, done["output"]
@@ -157,3 +243,31 @@ def test_sync_takes_the_lease_without_a_push_when_the_guard_alone_watches(
     assert run_git(remote, "rev-parse", "--verify", "-q", LEASE, check=False).returncode != 0
     assert run_git(remote, "fsck", "--no-dangling", check=False).returncode == 0
     assert not os.path.exists(remote / "hooks" / "pre-receive.legacy")
+
+
+def test_a_team_with_a_fixed_clock_agrees_with_the_guard_and_validate(tmp_path: Path) -> None:
+    """Three agents, two rounds each, at once, every commit at one fixed time
+    (``SOURCE_DATE_EPOCH``, ``GIT_COMMITTER_DATE``: ``clock.commit_time``), leases written
+    in process under the guard: every sync exits 0 and nothing is lost (PRODUCT.md "Sync at
+    scale"), and what landed is what every other part accepts ("One truth"): git fsck,
+    validate, check of the whole base, and a plain push of an agent branch (pre-push hook,
+    then the guard)."""
+    epoch = "1924992000"  # (2031: later than now, so every commit looks newest)
+    env = {"SOURCE_DATE_EPOCH": epoch, "GIT_COMMITTER_DATE": f"@{epoch} +0000"}
+    run = soak.soak(tmp_path, 3, 2, guard=True, env=env)
+
+    assert all(s["exit"] == 0 for log in run.logs for s in log.syncs)
+    assert all(s["exit"] == 0 for s in run.final_syncs)
+    docs = soak.base_documents(run.remote, tmp_path / "end")
+    assert soak.lost(run, docs) == {"items": [], "plan_items": [], "events": [], "changes": []}
+    assert soak.duplicates(docs) == []
+    times = set(run_git(run.remote, "log", "--format=%ct", "--merges", "main").stdout.split())
+    assert times == {epoch}  # (the integrations took the fixed time)
+    assert run_git(run.remote, "fsck", "--no-dangling", check=False).returncode == 0
+    clone = run.clones[0]
+    assert soak.vcontext(clone, "validate", check=False).returncode == 0
+    root = run_git(run.remote, "rev-list", "--max-parents=0", "main").stdout.split()[0]
+    assert soak.vcontext(clone, "check", f"{root}..origin/main", check=False).returncode == 0
+    soak.work(clone, "agent-0", 2, soak.AgentLog("agent-0"))
+    pushed = run_git(clone, "push", "origin", "HEAD:refs/heads/agents/agent-0", check=False)
+    assert pushed.returncode == 0, pushed.stderr

@@ -468,3 +468,30 @@ def test_a_base_never_reads_the_lease_of_a_base_whose_name_starts_with_its_own(
     assert run_git(clone, "cat-file", "-e", mainline, check=False).returncode != 0
     run_git(remote, "update-ref", "-d", "refs/vcontext/lease/main")
     assert view.fetch().lease_id is None  # released: gone here too
+
+
+@pytest.mark.parametrize("base", ["main@", "main", "ü", "-x", "a.b", "x{"])
+def test_a_looks_lease_refspecs_are_ones_git_takes_for_any_branch_name(
+    tmp_path: Path, base: str
+) -> None:
+    """remote/view.py ``lease_specs``: for any name git allows a branch (``main@``: a
+    negative refspec ``^…/lease/main@{*`` is one git refuses, and the look fetched twice,
+    the second time every lease whose base's name starts with this one's), one fetch
+    through git brings this base's lease and no other's (PRODUCT.md "Sync at scale": a
+    look costs one fetch)."""
+    from git_vcontext.remote import refs as leases
+    from git_vcontext.remote.view import lease_specs
+
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(remote))
+    tree = run_git(remote, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
+    commit = run_git(remote, "commit-tree", tree, "-m", "lease").stdout.strip()
+    for name in (base, f"{base}x", f"{base}@x", f"{base}.x", f"{base}/x"):
+        run_git(remote, "update-ref", leases.lease_ref(name), commit)
+    here = tmp_path / "here"
+    run_git(tmp_path, "init", "-q", str(here))
+
+    fetched = run_git(here, "fetch", "-q", str(remote), *lease_specs(base, NS), check=False)
+
+    assert fetched.returncode == 0, fetched.stderr
+    assert list(_refs(here, f"{NS}lease/")) == [f"{NS}lease/{leases.encode_base(base)}"]

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from git_vcontext.remote.lease import LATE
+from git_vcontext.remote.lease import EARLIEST, LATE
 from git_vcontext.remote.refs import DEFAULT_SECONDS
 from helpers import git_servers as servers
 from helpers import soak
@@ -738,6 +738,110 @@ def test_sync_waiting_for_the_lease_takes_one_push_besides_its_waiting_looks(
     assert after in ([], ["fetch"]), (done, commands)
     items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
     assert "agent-0-t1" in {i["id"] for i in items}
+
+
+def _waiter(clone: Path, agent: str, traces: Path) -> subprocess.Popen[str]:
+    """``sync AGENT --push origin`` started, its git processes traced into ``traces``."""
+    traces.mkdir()
+    return subprocess.Popen(
+        [*soak.cli(), "sync", agent, "--push", "origin"], cwd=clone,
+        env={**os.environ, "GIT_TRACE2_EVENT": str(traces)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _merged_by_hand(remote: Path, agent: str) -> None:
+    """Another agent's integration merges ``agent``'s request as soon as it is published
+    (the server's integration, run by hand) and releases the lease."""
+    request = f"refs/vcontext/sync/main/agents/{agent}"
+    sha = _wait_for_ref(remote, request)
+    merged = subprocess.run(
+        [*soak.cli(), "hook", "post-receive"], cwd=remote,
+        input=f"{'0' * 40} {sha} {request}\n", capture_output=True, text=True,
+        env={**os.environ, "GIT_DIR": str(remote)},
+    )  # fmt: skip
+    assert merged.returncode == 0, merged.stderr
+    soak.git(remote, "update-ref", "-d", "refs/vcontext/lease/main")
+
+
+def _finished(waiter: subprocess.Popen[str]) -> str:
+    try:
+        out, err = waiter.communicate(timeout=120)
+    finally:
+        if waiter.poll() is None:
+            waiter.kill()
+            waiter.communicate()
+    assert waiter.returncode == 0, out + err
+    return out + err
+
+
+def test_sync_at_scale_a_waiter_that_lost_the_lease_unseen_looks_when_it_expects_its_round(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Sync at scale, waiting without looking more than needed, nor later: an agent whose
+    push tried the lease without a look first and lost to another's looks first after
+    ``UNSEEN`` (1.5) integrations as its clone expects them (here 2 s each: 3 s after its
+    push), not stretched by the slack a holder adds to the Landing it announces (x 1.5)
+    nor by the lateness its clone keeps for others' Landings (here 3: x 3): both made it
+    13.5 s (8 x 8 over HTTP such looks came a median 1.75 s after the round had landed).
+    Its round merged meanwhile: that one look ends the wait (push, fetch)."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote))
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    assert soak.sync(clone, "agent-0")["exit"] == 0  # its branch is on the remote
+    soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
+    kept = clone / ".git" / "vcontext"
+    (kept / "integration-seconds").write_text("2.000\n")
+    (kept / "landing-lateness").write_text("3.000\n")
+    _another_agent_takes_the_lease_first(remote)
+    traces = tmp_path / "waiter-traces"
+    waiter = _waiter(clone, "agent-0", traces)
+    try:
+        _merged_by_hand(remote, "agent-0")
+    finally:
+        _finished(waiter)
+    assert (remote / "planted").exists()  # it lost the race
+    spans = [s for s in soak.timeline(traces) if s[0] in soak.NETWORK]
+    assert [name for name, _, _ in spans] == ["push", "fetch"], spans
+    looked = spans[1][1] - spans[0][2]
+    assert 3.0 * 0.9 <= looked < 8.0, spans  # (3 s, jittered; before: 13.5 s)
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert "agent-0-t1" in {i["id"] for i in items}
+
+
+def test_sync_at_scale_a_clone_whose_holders_land_in_time_looks_before_their_slack(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Sync at scale, a waiter's look no later than needed: a holder's lease says its round
+    lands later than it expects (``LANDING_SLACK``), for waiters that know nothing yet; a
+    clone whose looks have found the holders in time (its lateness factor down to
+    ``EARLIEST``: the holder's own expectation) looks that slack sooner. Here a lease taken
+    just now says it lands in 9 s: this clone looks 6 s after it was taken, not 9 s (its
+    factor could not go below 1 before, so the slack always stood: 8 x 5 over HTTP every
+    clone's factor sat at 1). The look finds the round merged: it ends the wait, in time,
+    and the factor stays at its floor."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote))
+    late = clone / ".git" / "vcontext" / "landing-lateness"
+    late.parent.mkdir(exist_ok=True)
+    late.write_text(f"{EARLIEST:.3f}\n")
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    taken = time.time()
+    lease = _lease_commit(remote, DEFAULT_SECONDS, landing=9.0)  # (Expires: when it was taken)
+    soak.git(remote, "update-ref", "refs/vcontext/lease/main", lease)
+    traces = tmp_path / "waiter-traces"
+    waiter = _waiter(clone, "agent-0", traces)  # its first sync: it looks first
+    try:
+        _merged_by_hand(remote, "agent-0")
+    finally:
+        said = _finished(waiter)
+    assert "held by agents/holder" in said, said
+    spans = [s for s in soak.timeline(traces) if s[0] in soak.NETWORK]
+    assert [name for name, _, _ in spans] == ["fetch", "push", "fetch"], spans
+    assert spans[2][1] - taken < 7.3, (taken, spans)  # (6 s, jittered; before: 9 s)
+    assert float(late.read_text()) == pytest.approx(EARLIEST, abs=1e-3)
+    items = soak.base_documents(remote, tmp_path / "check")[soak.TODO]["todoList"]["items"]
+    assert "agent-0-t0" in {i["id"] for i in items}
 
 
 SLOW_LEASE = """#!/bin/sh

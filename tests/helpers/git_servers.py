@@ -511,11 +511,14 @@ MEASURED_C = r"""
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 int main(int argc, char **argv) {
     (void)argc;
+    struct timeval began, ended;
+    gettimeofday(&began, NULL);
     signal(SIGCHLD, SIG_DFL);
     pid_t pid = fork();
     if (pid < 0) return 127;
@@ -527,6 +530,7 @@ int main(int argc, char **argv) {
     int status = 0;
     struct rusage used;
     if (wait4(pid, &status, 0, &used) < 0) return 127;
+    gettimeofday(&ended, NULL);
     long us = used.ru_utime.tv_sec * 1000000L + used.ru_utime.tv_usec
         + used.ru_stime.tv_sec * 1000000L + used.ru_stime.tv_usec;
     const char *method = getenv("REQUEST_METHOD"), *path = getenv("PATH_INFO");
@@ -537,6 +541,9 @@ int main(int argc, char **argv) {
     if (log != NULL) {  /* the CPU, then what was asked: GET info/refs?service=… / POST git-… */
         fprintf(log, "vcontext-cpu-us %ld %s %s%s%s\n", us, method ? method : "-",
                 slash ? slash + 1 : "-", query && *query ? "?" : "", query ? query : "");
+        fprintf(log, "vcontext-wall %ld.%06ld %ld.%06ld %s\n", (long)began.tv_sec,
+                (long)began.tv_usec, (long)ended.tv_sec, (long)ended.tv_usec,
+                method ? method : "-");  /* when the backend ran (seconds since the epoch) */
         fclose(log);
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
@@ -658,6 +665,22 @@ class NginxFront:
                 kind = " ".join(words[2:]) or "?"
                 n, cpu = out.get(kind, (0, 0.0))
                 out[kind] = (n + 1, cpu + int(words[1]) / 1e6)
+        return out
+
+    def ran(self) -> list[tuple[float, float, float, str]]:
+        """Each request git answered so far: (start, end: seconds since the epoch; CPU
+        seconds; what was asked, as ``by_request``), in the order they ended."""
+        log = self.dir / "cpu.log"
+        out: list[tuple[float, float, float, str]] = []
+        if not log.exists():
+            return out
+        cpu, kind = 0.0, "?"
+        for line in log.read_text(errors="replace").splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] == "vcontext-cpu-us":
+                cpu, kind = int(words[1]) / 1e6, " ".join(words[2:]) or "?"
+            elif len(words) >= 3 and words[0] == "vcontext-wall":
+                out.append((float(words[1]), float(words[2]), cpu, kind))
         return out
 
     def pids(self) -> list[int]:

@@ -239,7 +239,8 @@ def sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str
     traces = _trace_folder(full, agent)
     if traces is not None:
         full["GIT_TRACE2_EVENT"] = str(traces)
-    start = time.perf_counter()
+        full["SOAK_SLEEP_PARENT"] = str(os.getpid())  # (timeline_site logs this sync's sleeps)
+    start, started = time.perf_counter(), time.time()
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [*cli(), "sync", agent, "--push", "origin"], cwd=clone, capture_output=True, text=True,
@@ -248,8 +249,11 @@ def sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     said = proc.stdout + proc.stderr
     commands = [] if traces is None else network_commands(traces)
+    spans = [] if traces is None else timeline(traces)
     return {
         "commands": commands,  # (start time, name) of each git command that talked to it
+        "started": started,  # (seconds since the epoch)
+        "spans": spans,  # (what, start, end): see timeline()
         "ops": {} if traces is None else network_operations(traces, remove=True),
         "exit": proc.returncode,
         "seconds": time.perf_counter() - start,
@@ -333,6 +337,41 @@ def network_commands(folder: Path) -> list[tuple[str, str]]:
         if name in NETWORK and not nested:
             found.append((start, name))
     return sorted(found)
+
+
+SLEEPS = "sleeps.jsonl"  # in a sync's trace folder: its sleeps (tests/bench/timeline_site)
+
+
+def timeline(folder: Path) -> list[tuple[str, float, float]]:
+    """What one sync did when, from its trace folder: (what, start, end) in seconds since the
+    epoch, sorted by start, for each git command the sync started itself (network commands
+    by name, any other ``git``: local) and each of its sleeps (``sleep``, logged where
+    ``tests/bench/timeline_site`` is on the sync's ``PYTHONPATH``)."""
+    from datetime import datetime
+
+    def at(stamp: str) -> float:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+    spans: list[tuple[str, float, float]] = []
+    for path in sorted(folder.iterdir()):
+        start, end, name, nested = 0.0, 0.0, "", True
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            kind = event.get("event")
+            if kind == "sleep":
+                spans.append(("sleep", float(event["start"]), float(event["end"])))
+            elif kind == "start":
+                start, nested = at(str(event["time"])), "/" in str(event.get("sid", ""))
+            elif kind == "cmd_name":
+                name = str(event.get("name", ""))
+            elif kind in ("exit", "atexit"):
+                end = max(end, at(str(event["time"])))
+        if start and not nested:
+            spans.append((name if name in NETWORK else "git", start, end or start))
+    return sorted(spans, key=lambda s: s[1])
 
 
 def _load(path: Path) -> Any:

@@ -307,19 +307,24 @@ def is_ignored(repo: Repository, path: str) -> bool:
     return bool(repo.path_is_ignored(path))
 
 
-def config_value(repo: Repository, key: str) -> str | None:
+def config_value(repo: Repository, key: str, *, given: bool = True) -> str | None:
     """A git config value; None when the key is not set or written without a value. A
     value given to this one command (``git -c KEY=VALUE vcontext …``) comes first, as in
     git (pygit2 does not see those), and git answers where libgit2 would read other
-    files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``)."""
+    files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``). ``given`` False: as a
+    ``git receive-pack`` that git starts for a push to a path reads it, without those
+    (git clears ``GIT_CONFIG_PARAMETERS`` for it: ``gitio.places.hooks_folder``), and
+    without the system's under ``GIT_CONFIG_NOSYSTEM`` (libgit2 reads them all the same)."""
     if _elsewhere():
-        return _git_config(repo, key)
-    if _given():
+        return _git_config(repo, key, given=given)
+    if given and _given():
         from . import overrides
 
-        given = overrides.lookup(key)
-        if not overrides.is_missing(given):
-            return given if isinstance(given, str) else None
+        told = overrides.lookup(key)
+        if not overrides.is_missing(told):
+            return told if isinstance(told, str) else None
+    if not given and _no_system():
+        return _beyond_system(repo, key)
     try:
         value = repo.config[key]
     except KeyError:
@@ -351,6 +356,30 @@ def _given() -> bool:
     return "GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ
 
 
+def _no_system() -> bool:
+    """Whether git reads no system settings (``GIT_CONFIG_NOSYSTEM`` true), which libgit2
+    reads all the same."""
+    flag = os.environ.get("GIT_CONFIG_NOSYSTEM")
+    return flag is not None and flag.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _beyond_system(repo: Repository, key: str) -> str | None:
+    """``key`` as git reads it without the system settings: the last value of the most
+    local scope that sets it, the system's left out (libgit2 keeps scopes apart)."""
+    from pygit2.enums import ConfigLevel
+
+    section, _, rest = key.partition(".")
+    subsection, _, name = rest.rpartition(".")
+    wanted = ".".join(p for p in (section.lower(), subsection, name.lower()) if p)
+    found: tuple[int, str | None] | None = None
+    for entry in repo.config:
+        if entry.name != wanted or entry.level == ConfigLevel.SYSTEM:
+            continue
+        if found is None or int(entry.level) >= found[0]:
+            found = int(entry.level), entry.value
+    return None if found is None else found[1]
+
+
 def _elsewhere() -> bool:
     """Whether git reads its user or system settings from files libgit2 does not read:
     ``GIT_CONFIG_GLOBAL`` naming another file than ``~/.gitconfig`` (or ``/dev/null``),
@@ -365,12 +394,17 @@ def _elsewhere() -> bool:
     return not named or os.path.realpath(named) != os.path.realpath(usual)
 
 
-def _git_config(repo: Repository, key: str, *, flag: bool = False) -> str | None:
-    """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``)."""
+def _git_config(
+    repo: Repository, key: str, *, flag: bool = False, given: bool = True
+) -> str | None:
+    """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``);
+    ``given`` False: without this command's ``git -c`` settings."""
+    env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
     if not flag:
-        done = git(["config", "--get", "--", key], cwd=repo.path, check=False)
+        done = git(["config", "--get", "--", key], cwd=repo.path, check=False, env=env)
     else:
-        done = git(["config", "--type=bool", "--get", "--", key], cwd=repo.path, check=False)
+        args = ["config", "--type=bool", "--get", "--", key]
+        done = git(args, cwd=repo.path, check=False, env=env)
     if done.returncode != 0:
         return None
     return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout

@@ -118,7 +118,7 @@ class LocalRemote:
     def _may_write(self) -> bool:
         if not self._plain():
             return False
-        folder = hooks_folder(self.theirs())
+        folder = hooks_folder(self.theirs(), receiving=True)
         return not any(permitted(folder / hook, os.X_OK) for hook in WATCHERS)
 
     def _plain(self) -> bool:
@@ -126,7 +126,7 @@ class LocalRemote:
         if self.pushes_elsewhere():
             return False
         theirs = self.theirs()
-        shared = config_value(theirs, "core.sharedRepository")
+        shared = config_value(theirs, "core.sharedRepository", given=False)  # as git's
         return shared in (None, "false", "umask", "0") and permitted(theirs.path, os.W_OK)
 
     def maintenance_due(self) -> bool:

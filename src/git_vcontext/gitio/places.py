@@ -53,11 +53,13 @@ FETCHED = "refs/vcontext/remotes/"
 """Where ``sync --push`` keeps what it fetched of a remote (its branches, requests, lease)."""
 
 
-def hooks_folder(repo: Repository) -> Path:
+def hooks_folder(repo: Repository, *, receiving: bool = False) -> Path:
     """Where git runs ``repo``'s hooks from: ``core.hooksPath`` (``~`` expanded; a relative
     path from the top of the work tree, or from the git directory of a bare repository),
-    else the common git directory's ``hooks``."""
-    configured = config_value(repo, "core.hooksPath")
+    else the common git directory's ``hooks``. ``receiving``: where the ``git
+    receive-pack`` of a push to ``repo`` as a path runs them from, which does not see
+    this command's ``git -c`` settings (git clears them for it): a remote's."""
+    configured = config_value(repo, "core.hooksPath", given=not receiving)
     if not configured:
         return common_dir(repo) / "hooks"
     path = Path(os.path.expanduser(configured))

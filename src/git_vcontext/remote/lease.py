@@ -38,13 +38,22 @@ LANDING_SLACK = 0.5  # a holder says it lands this share later than it expects (
 LATE = (1.3, 0.95, 3.0)  # how a waiter's own factor on the holders' integration time moves
 # when its look at their Landing was too soon (times the first), in time (times the second),
 # and its largest value: it settles where about one look in six is too soon (see first_pause)
+EARLIEST = 1 / (1 + LANDING_SLACK)  # its smallest value: the holder's own expectation, its
+# slack taken off (a clone starts at 1, the slack kept, until its looks find the holders in
+# time). At 1 it could not settle where the holders are quicker than their slack: 8 x 5 over
+# HTTP, every clone's factor sat at 1 and waiters looked a median 1.1 s after their round
+# landed (0.16 s over a path); see bench_timeline
 UNSEEN = 1.5  # integrations (as ours would take, with the requests we last saw) after which
 # a waiter that pushed for the lease without looking first (and lost) looks (see
 # LeaseKeeper.wait): it lost a race, so the lease was taken just before its push, and its
 # round is in that holder's batch only when its push landed before the holder's look (which
 # follows the lease push at once): one that missed it waits for the next holder as well.
 # First looks that found a holder still at it, 16 x 10 over HTTP: at 0.5 (a lease taken any
-# time during its integration) 72 of 126, at 1.0 54 of 128, at 1.5 37 of 117
+# time during its integration) 72 of 126, at 1.0 54 of 128, at 1.5 37 of 117. Our own
+# expectation, without the slack a holder adds to the Landing it announces and without our
+# lateness on others' Landings (neither is one): with both, 8 x 8 over HTTP, these waiters
+# looked 3.9-6.4 s after their push, their round (in the next holder's integration in 28
+# of 39) landed 1.5-3.7 s after it (median 1.9 s): a median 1.75 s later (bench_timeline)
 JITTER = (0.9, 1.1)  # a look timed by a Landing comes after this share of its pause
 UNTIMED_JITTER = (0.7, 1.3)  # a look no Landing times: spread wider, so waiters part
 NOT_SEEN = "(not seen yet)"  # a lease another agent's push took just before ours
@@ -228,9 +237,10 @@ class LeaseKeeper:
         agent's lease push landed just before ours, so ``snap`` does not show that lease
         yet: the first look finds it (it lasts a lease's time at most). ``unseen``: nor did
         we look before that push (we know neither the holder's ``Landing`` nor whether its
-        look saw our request), so the first look comes after ``UNSEEN`` integrations (ours,
-        ``takes``), when its holder has landed and, had our request come after its look,
-        the next one mostly too; then the lease's own ``Landing`` times the next. A lease
+        look saw our request), so the first look comes after ``UNSEEN`` integrations (ours
+        as we expect it: ``takes`` without the slack a holder announces, nor our lateness),
+        when its holder has landed and, had our request come after its look, the next one
+        mostly too; then the lease's own ``Landing`` times the next. A lease
         found expired or left by a sync that is gone ends the wait (the next step takes
         it). ``until``: the sync's deadline, a ``timer`` value (monotonic: a step of the wall
         ``clock``, which leases' expiry and landing are said in, neither ends the wait early
@@ -241,7 +251,7 @@ class LeaseKeeper:
         elif lost and not unseen:  # (unseen: said once seen)
             self._say_waiting(report)
         lease, expires, landing = self._watched(snap, start, lost=lost, unseen=unseen)
-        pause = self.first_pause(landing, start, expires)
+        pause = self.first_pause(landing, start, None if unseen else expires)  # (see UNSEEN)
         while self.timer() < until and lease is not None and clock() < expires:
             sleep(pause * random.uniform(*(JITTER if landing else UNTIMED_JITTER)))
             self.last_pause = pause
@@ -271,7 +281,11 @@ class LeaseKeeper:
         """The lease a wait starts watching: (its commit, or ``NOT_SEEN``; when it expires;
         when it says it lands), see ``wait``."""
         if lost and snap.lease_id is None:  # it was just taken: it lands about when ours would
-            landing = start + (self.takes(snap) or self.integration()) * (UNSEEN if unseen else 1.0)
+            if unseen:  # (UNSEEN integrations as we expect them: no slack, no lateness)
+                took = self.takes(snap)
+                took = self.integration() if took is None else took / (1 + LANDING_SLACK)
+                return NOT_SEEN, start + self.seconds, start + took * UNSEEN
+            landing = start + (self.takes(snap) or self.integration())
             return NOT_SEEN, start + self.seconds, landing
         if snap.lease is None:
             return _hex(snap.lease_id), start, None
@@ -308,7 +322,7 @@ class LeaseKeeper:
         when it was done (best effort: a read-only clone keeps 1)."""
         more, less, most = LATE
         late = self.lateness()
-        late = min(most, late * more) if too_soon else max(1.0, late * less)
+        late = min(most, late * more) if too_soon else max(EARLIEST, late * less)
         self._late = late
         try:
             path = self._late_file()
@@ -319,13 +333,14 @@ class LeaseKeeper:
 
     def lateness(self) -> float:
         """How much longer than their ``Landing`` said the holders' integrations have taken,
-        as this clone's waiters found it (1: as said; at most ``LATE[2]``)."""
+        as this clone's waiters found it (1: as said, the holder's slack in it; at least
+        ``EARLIEST``, the holder's expectation without its slack; at most ``LATE[2]``)."""
         if self._late is None:
             try:
                 late = float(self._late_file().read_text())
             except (OSError, ValueError):
                 late = 1.0
-            self._late = min(LATE[2], late) if late >= 1.0 else 1.0
+            self._late = min(LATE[2], max(EARLIEST, late))
         return self._late
 
     def _late_file(self) -> Path:
@@ -376,7 +391,7 @@ def guard_accepts(theirs: Repository, ref: str, tip: Commit, old: Oid | None) ->
     """Whether our guard (``install --server --guard``) lets in ``ref`` moving from ``old``
     (None: created) to ``tip``, for certain, by its own judgement of a lease ref: a lease
     ref (``is_lease_ref``), a commit that changes no file (``changes_nothing``: its only
-    parent, a commit the remote has and its guard judged, or none), and what the ref held
+    parent, on the lease's base there, a commit its guard judged, or none), and what the ref held
     before, or the tip the guard remembers for it once deleted, a lease commit as well, so
     no forced update to compare (``prepush.check.lease_moved``, the light path's
     ``_lease_moved``, the fast path's ``is_lease_commit``). Anything else (a record it
@@ -390,6 +405,8 @@ def guard_accepts(theirs: Repository, ref: str, tip: Commit, old: Oid | None) ->
 
     if not leases.is_lease_ref(ref) or not changes_nothing(tip):
         return False
+    if tip.parent_ids and not _on_base(theirs, ref, tip.parent_ids[0]):
+        return False  # a commit merely in the store: maybe never judged, the guard judges it
     record = remembered(str(common_dir(theirs)), SERVER)
     if record is None:
         return False
@@ -400,6 +417,25 @@ def guard_accepts(theirs: Repository, ref: str, tip: Commit, old: Oid | None) ->
         if previous is None or not lease_moved(ref, previous, tip):
             return False
     return True
+
+
+def _on_base(theirs: Repository, ref: str, parent: Oid) -> bool:
+    """Whether ``parent`` is on the branch whose lease ``ref`` is: a commit the guard
+    let in (a ref reaches it, so its ``rev-list --not --all`` of new commits leaves it out;
+    the fast path's ``_lease_taken`` asks a ref's tip). Merely in the store (a branch
+    deleted or rewound since, objects put there by hand): maybe never judged."""
+    from ..gitio import library_errors
+    from ..gitio.objects import descends
+    from ..gitio.refs import commit_of
+
+    branch = "refs/heads/" + leases.decode_base(ref.removeprefix(leases.LEASES))
+    failures: tuple[type[Exception], ...] = (KeyError, ValueError, *library_errors())
+    try:
+        target = commit_of(theirs, branch)
+        # the tip, or (the base moved on since this sync looked) in its history
+        return target is not None and (target == parent or descends(theirs, target, parent))
+    except failures:
+        return False
 
 
 def _hex(oid: Oid | None) -> str | None:

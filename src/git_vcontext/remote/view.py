@@ -57,7 +57,10 @@ def lease_specs(base: str, ns: str) -> list[str]:
     every clone that syncs this one. (Negative refspecs: git 2.29 and later.)"""
     enc = leases.encode_base(base)
     lease = leases.lease_ref(base)
-    return [f"+{lease}*:{ns}lease/{enc}*", *(f"^{lease}{c}*" for c in FOLLOWS)]
+    # (after a name ending in "@", "{" makes "@{", which no ref name holds and git refuses in
+    # a refspec: "invalid refspec", then every look would fetch twice)
+    follows = [c for c in FOLLOWS if not (c == "{" and enc.endswith("@"))]
+    return [f"+{lease}*:{ns}lease/{enc}*", *(f"^{lease}{c}*" for c in follows)]
 
 
 class RemoteView:

@@ -287,7 +287,7 @@ def only_our_guard(repo: Repository) -> bool:
     from ..gitio.localremote import WATCHERS
     from ..gitio.places import hooks_folder
 
-    folder = hooks_folder(repo)
+    folder = hooks_folder(repo, receiving=True)  # (not this command's git -c: git's)
     if any(permitted(folder / name, os.X_OK) for name in WATCHERS if name != GUARD):
         return False
     if (folder / f"{GUARD}.legacy").exists() or any(
