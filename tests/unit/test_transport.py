@@ -137,6 +137,20 @@ def test_backoff_grows_with_jitter_and_is_capped() -> None:
     assert pauses[6] > pauses[0]
 
 
+def _retried_until_it_stops(link: Link) -> TransportError:
+    """A fetch refused again and again, retried on ``link`` with one backoff (100 tries at
+    most) until the link gives up: the error it gives up with."""
+    backoff = Backoff()
+
+    def until_it_stops() -> None:
+        for _ in range(100):
+            link.wait("git fetch origin: Connection refused", backoff)
+
+    with pytest.raises(TransportError) as stopped:
+        until_it_stops()
+    return stopped.value
+
+
 def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
     """Pauses never cut the wait short: the last try is at the deadline, then it stops with
     the setting to change (vcontext.syncTimeout)."""
@@ -146,17 +160,12 @@ def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
         timer=lambda: now[0],
     )  # fmt: skip
     link.deadline = 4.0
-    backoff = Backoff()
 
-    def until_it_stops() -> None:
-        for _ in range(100):
-            link.wait("git fetch origin: Connection refused", backoff)
+    stopped = _retried_until_it_stops(link)
 
-    with pytest.raises(TransportError) as stopped:
-        until_it_stops()
     assert now[0] == pytest.approx(4.0)
-    assert stopped.value.final
-    assert "vcontext.syncTimeout" in stopped.value.message
+    assert stopped.final
+    assert "vcontext.syncTimeout" in stopped.message
 
 
 @pytest.mark.parametrize(
@@ -270,15 +279,10 @@ def test_sync_at_scale_a_wall_clock_step_neither_ends_nor_extends_the_retries(
     link.deadline = link.clock() + 20.0
     assert link.deadline == pytest.approx(wall[0] + 20.0)
     assert link._left() == pytest.approx(20.0)
-    backoff = Backoff()
 
-    def until_it_stops() -> None:
-        for _ in range(100):
-            link.wait("git fetch origin: Connection refused", backoff)
+    stopped = _retried_until_it_stops(link)
 
-    with pytest.raises(TransportError) as stopped:
-        until_it_stops()
-    assert stopped.value.final
+    assert stopped.final
     assert mono[0] == pytest.approx(70.0)  # 20 s of pauses: no more, no less
     assert len(pauses) > 3
     assert link.deadline == pytest.approx(wall[0])  # said in the wall clock's new terms
