@@ -1138,3 +1138,34 @@ def _until(condition: Any, limit: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return bool(condition())
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ext::ssh -p 22 host %S r.git",  # a remote helper's address (git: no ssh, ext refused)
+        "ssh://-oProxyCommand=touch$IFS/tmp/x/r.git",  # git: "strange hostname blocked"
+        "-host:r.git",
+    ],
+)
+def test_sync_runs_no_ssh_for_a_remote_git_would_not_reach_over_ssh(
+    tmp_path: Path, url: str
+) -> None:
+    """Nothing from outside reaches a command line unchecked: a configured remote's URL
+    that git reads as a remote helper's address, or refuses (a host or port ssh would read
+    as an option), gets no early login either; the sync runs no ssh at all (fails before:
+    ``ssh -G -- ext``, ``ssh -G -- -oProxyCommand=…`` were run)."""
+    _, [clone] = _team(tmp_path, None)
+    spy = tmp_path / "bin" / "ssh"
+    spy.parent.mkdir()
+    spy.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "ssh.log"}\nexit 255\n')
+    spy.chmod(0o755)
+    subprocess.run(["git", "config", "remote.evil.url", url], cwd=clone, check=True)
+    subprocess.run(["git", "config", "core.sshCommand", str(spy)], cwd=clone, check=True)
+    out = subprocess.run(
+        ["git", "vcontext", "sync", "agent-0", "--push", "evil"],
+        cwd=clone, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+    )  # fmt: skip
+    assert out.returncode != 0  # (git refuses the remote: the sync says so)
+    assert "Traceback" not in out.stderr, out.stderr
+    assert not (tmp_path / "ssh.log").exists(), (tmp_path / "ssh.log").read_text()

@@ -122,6 +122,29 @@ def test_ssh_target_of_a_url(url: str, target: SshTarget | None) -> None:
     assert ssh_target(url) == target
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ext::ssh -p 22 host %S r.git",  # a remote helper's address: git runs no ssh for it
+        "fd::7",
+        "codecommit::us-east-1://r",
+        "host::r.git",
+        "ssh://-oProxyCommand=touch$IFS/tmp/x/r.git",  # git: "strange hostname blocked"
+        "ssh://-u@host/r.git",
+        "-host:r.git",
+        "-u@host:r.git",
+        "ssh://%2Dox@host/r.git",  # git decodes it: not the user ssh would be given
+        "ssh://host:-1/r.git",  # git: "strange port blocked"
+        "ssh://host:22x/r.git",
+        "h o:r.git",
+    ],
+)
+def test_ssh_target_none_where_git_would_run_no_ssh_or_refuse(url: str) -> None:
+    """Nothing from outside reaches a command line unchecked: the early login is only
+    for a destination git itself would hand to ssh as it is."""
+    assert ssh_target(url) is None
+
+
 def test_ssh_target_arguments_end_options_before_the_host() -> None:
     """A host from the remote's URL goes after ``--``: never read as an ssh option."""
     assert SshTarget("-oProxyCommand=x", "u", "22").args() == [
@@ -416,6 +439,8 @@ def test_remote_config_reads_urls_as_git_rewrites_them_in_one_command(
     got = remote_config(str(repo), "my.origin")
     assert got.push_urls == ("ssh://git@github.example/other/memory.git",)
     assert remote_config(str(repo), "gh:x/y.git").urls == ("ssh://git@github.example/x/y.git",)
+    config("remote.my.origin.vcs", "hg")  # git runs git-remote-hg for it: no ssh URL
+    assert remote_config(str(repo), "my.origin").urls == ()
 
 
 def test_sync_at_scale_the_kept_ssh_folder_is_private_and_ours_or_not_used(

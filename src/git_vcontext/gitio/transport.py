@@ -328,7 +328,13 @@ class SshTarget:
 
 def ssh_target(url: str) -> SshTarget | None:
     """The destination of an ssh URL (``ssh://[user@]host[:port]/path``, ``git+ssh://``,
-    scp-like ``[user@]host:path``); None for any other URL or a path."""
+    scp-like ``[user@]host:path``); None for any other URL or a path, for a remote
+    helper's address (``ext::…``, ``fd::…``: git runs no ssh for it), and for a
+    destination git would refuse or read otherwise (a user or host that starts with '-',
+    "strange hostname blocked"; a port that is not a number; ``%`` escapes, which git
+    decodes): the early login then runs nothing git would not."""
+    if _HELPER.match(url):
+        return None
     for scheme in ("ssh://", "git+ssh://", "ssh+git://"):
         if url.startswith(scheme):
             rest = url[len(scheme) :].split("/", 1)[0]
@@ -338,14 +344,28 @@ def ssh_target(url: str) -> SshTarget | None:
                 port = tail[1:] if tail.startswith(":") else None
             else:
                 host, _, port = hostport.partition(":")
-            return SshTarget(host, user or None, port or None) if host else None
+            return _target(host, user, port, rest)
     if "://" in url or url.startswith(("/", "./", "../", "[")):
         return None
     head, colon, _ = url.partition(":")
     if not colon or "/" in head or not head:
         return None  # a path (git treats "a/b:c" as a local path)
     user, _, host = head.rpartition("@")
-    return SshTarget(host, user or None) if host else None
+    return _target(host, user, None, head)
+
+
+_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
+"""A remote helper's address, ``<transport>::<address>``, as git's transport_get reads it."""
+
+
+def _target(host: str, user: str, port: str | None, said: str) -> SshTarget | None:
+    if not host or said.startswith("-") or host.startswith("-") or "%" in said:
+        return None
+    if port and not re.fullmatch(r"[0-9]+", port):
+        return None
+    if any(c.isspace() or not c.isprintable() for c in said):
+        return None  # (ssh would not find such a host; an -o value of ssh -G's answer)
+    return SshTarget(host, user or None, port or None)
 
 
 class SshShare:
@@ -539,7 +559,7 @@ class RemoteConfig:
 
 
 REMOTE_KEYS = (
-    r"^(remote\..+\.(url|pushurl)|url\..+\.(insteadof|pushinsteadof)"
+    r"^(remote\..+\.(url|pushurl|vcs)|url\..+\.(insteadof|pushinsteadof)"
     r"|core\.sshcommand|ssh\.variant|vcontext\.sshpersist)$"
 )
 """The config keys a sync's remote is read from (one ``git config --get-regexp``)."""
@@ -552,11 +572,14 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
     pushes: list[str] = []
     rewrites: dict[str, list[tuple[str, str]]] = {"insteadof": [], "pushinsteadof": []}
     command = variant = persist = None
+    helper = False  # remote.<name>.vcs: git reaches it through git-remote-<vcs>, not ssh
     for line in out.stdout.splitlines() if out.returncode == 0 else []:
         key, _, value = line.partition(" ")
         head, _, rest = key.partition(".")
         sub, _, name = rest.rpartition(".")
-        if head == "remote" and sub == remote:
+        if head == "remote" and sub == remote and name == "vcs":
+            helper = True
+        elif head == "remote" and sub == remote:
             (urls if name == "url" else pushes).append(value)
         elif head == "url" and name in rewrites:
             rewrites[name].append((value, sub))
@@ -572,6 +595,8 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
         _rewrite(u, rewrites["pushinsteadof"], or_else=rewrites["insteadof"]) for u in urls
     ]
     fetch_urls = [_rewrite(u, rewrites["insteadof"]) for u in urls]
+    if helper:
+        fetch_urls = push_urls = []
     return RemoteConfig(tuple(fetch_urls), tuple(push_urls), command, variant, persist)
 
 
