@@ -270,6 +270,46 @@ def test_sync_over_ssh_ends_its_master_in_process(answer: str, ended: bool, tmp_
         assert heard == [struct.pack(">II", 1, 4), struct.pack(">II", 0x10000005, 1)]
 
 
+def test_sync_over_ssh_a_master_answering_a_byte_at_a_time_holds_up_its_end_two_seconds(
+    tmp_path: Path,
+) -> None:
+    """The mux exit never hangs the sync (PRODUCT.md, "Sync at scale": a sync's end is not
+    held up): a socket that answers its hello with a long message a byte at a time (each
+    byte within the per-read timeout) gets two seconds in all, then ``ssh -O exit`` is
+    left to end it (fails before: a read timeout per byte, up to 64 KiB of them)."""
+    import socket
+    import struct
+    import threading
+    import time
+
+    path = str(tmp_path / "control")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)
+    stop = threading.Event()
+
+    def master() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(struct.pack(">I", 60000))
+            while not stop.wait(0.2):
+                try:
+                    conn.sendall(b"x")
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=master, daemon=True)
+    thread.start()
+    start = time.monotonic()
+    try:
+        assert mux_exit(path) is False
+        assert time.monotonic() - start < 3.0
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+
+
 @pytest.mark.parametrize("step", [-3600.0, 3600.0], ids=["set-back", "set-forward"])
 def test_sync_at_scale_a_wall_clock_step_neither_ends_nor_extends_the_retries(
     step: float,

@@ -467,6 +467,7 @@ class SshShare:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+MUX_PATIENCE = 2.0  # seconds mux_exit waits for a master's answers, in all
 MUX_HELLO, MUX_TERMINATE, MUX_OK = 0x00000001, 0x10000005, 0x80000001
 """OpenSSH's connection multiplexing protocol (its PROTOCOL.mux, version 4): the messages
 ``ssh -O exit`` sends and the master's answer."""
@@ -485,13 +486,15 @@ def mux_exit(path: str) -> bool:
         sock.sendall(struct.pack(">I", len(body)) + body)
 
     def first_word() -> int:
-        (size,) = struct.unpack(">I", _read(sock, 4))
-        body = _read(sock, size)
+        (size,) = struct.unpack(">I", _read(sock, 4, end))
+        body = _read(sock, size, end)
         return int(struct.unpack(">I", body[:4])[0])
 
+    end = time.monotonic() + MUX_PATIENCE  # all of it (a master that answers a byte at a
+    # time, or garbage, never holds up the sync's end for more)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(2.0)
+            sock.settimeout(MUX_PATIENCE)
             sock.connect(path)
             send(MUX_HELLO, 4)
             if first_word() != MUX_HELLO:
@@ -507,12 +510,17 @@ def mux_exit(path: str) -> bool:
         return False
 
 
-def _read(sock: socket.socket, size: int) -> bytes:
-    """Exactly ``size`` bytes from ``sock`` (an OSError when it ends before)."""
+def _read(sock: socket.socket, size: int, end: float) -> bytes:
+    """Exactly ``size`` bytes from ``sock`` before ``end`` (a ``time.monotonic`` value): an
+    OSError when it ends before, a TimeoutError when the time is up."""
     if size > 1 << 16:
         raise OSError("an ssh mux message too long")
     data = b""
     while len(data) < size:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the ssh master took too long to answer")
+        sock.settimeout(left)
         chunk = sock.recv(size - len(data))
         if not chunk:
             raise OSError("the ssh master closed the socket")
