@@ -19,6 +19,7 @@ from git_vcontext.gitio.transport import (
     explained,
     mux_exit,
     remote_config,
+    ssh_share,
     ssh_target,
     transient,
     unsent,
@@ -308,6 +309,36 @@ def test_sync_over_ssh_a_master_answering_a_byte_at_a_time_holds_up_its_end_two_
         stop.set()
         listener.close()
         thread.join(5)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ssh -o ControlMaster=no",
+        "ssh -oControlPath=/tmp/mine/%C",
+        "ssh -o controlpersist=yes",
+        "ssh -M",
+        "ssh -vS /tmp/sock",
+    ],
+)
+def test_sync_over_ssh_leaves_a_command_line_that_shares_by_itself_alone(
+    tmp_path: Path, command: str
+) -> None:
+    """The user's own connection sharing is used as it is (PRODUCT.md, "Sync at scale"),
+    said on the ssh command line too: ssh takes the first value it is given, so with
+    ``-o ControlMaster=no`` ours was ignored and the early ``ssh -f -N`` stayed behind as a
+    background session no control socket could end (``ssh -G`` says "false" for both)."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.sshCommand", command], check=True)
+    import shutil
+
+    assert ssh_share(str(tmp_path), "localhost:r.git") is None
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.sshCommand", "ssh -v"], check=True)
+    share = ssh_share(str(tmp_path), "localhost:r.git")
+    assert share is not None
+    shutil.rmtree(share.folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("step", [-3600.0, 3600.0], ids=["set-back", "set-forward"])

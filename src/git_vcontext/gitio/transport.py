@@ -736,7 +736,23 @@ def _ssh_command(config: RemoteConfig) -> str | None:
         return None
     if os.path.basename(first) not in ("ssh", "ssh.exe"):
         return None
-    return command
+    if any(_shares_itself(word) for word in shlex.split(command)[1:]):
+        return None  # (its own -o ControlMaster=no wins over ours: ssh -f -N would be a
+    return command  # lone background session no control socket can end)
+
+
+def _shares_itself(word: str) -> bool:
+    """Whether a word of the user's ssh command line says how it shares connections
+    (``-o ControlMaster=…``/``ControlPath``/``ControlPersist``, ``-M``, ``-S path``):
+    ssh takes the first value it is given, so ours would not apply."""
+    lowered = word.lower()
+    if any(key in lowered for key in ("controlmaster", "controlpath", "controlpersist")):
+        return True
+    return (
+        word.startswith("-")
+        and not word.startswith(("--", "-o"))
+        and bool(set(word[1:]) & {"M", "S"})
+    )
 
 
 def _ssh(base: str, args: list[str], *, quiet: bool = False) -> str | None:
