@@ -1227,3 +1227,68 @@ def _until(condition: Any, limit: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return bool(condition())
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ext::ssh -p 22 host %S r.git",  # a remote helper's address (git: no ssh, ext refused)
+        "ssh://-oProxyCommand=touch$IFS/tmp/x/r.git",  # git: "strange hostname blocked"
+        "-host:r.git",
+    ],
+)
+def test_sync_runs_no_ssh_for_a_remote_git_would_not_reach_over_ssh(
+    tmp_path: Path, url: str
+) -> None:
+    """Nothing from outside reaches a command line unchecked: a configured remote's URL
+    that git reads as a remote helper's address, or refuses (a host or port ssh would read
+    as an option), gets no early login either; the sync runs no ssh at all (fails before:
+    ``ssh -G -- ext``, ``ssh -G -- -oProxyCommand=…`` were run)."""
+    _, [clone] = _team(tmp_path, None)
+    spy = tmp_path / "bin" / "ssh"
+    spy.parent.mkdir()
+    spy.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "ssh.log"}\nexit 255\n')
+    spy.chmod(0o755)
+    subprocess.run(["git", "config", "remote.evil.url", url], cwd=clone, check=True)
+    subprocess.run(["git", "config", "core.sshCommand", str(spy)], cwd=clone, check=True)
+    out = subprocess.run(
+        ["git", "vcontext", "sync", "agent-0", "--push", "evil"],
+        cwd=clone, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+    )  # fmt: skip
+    assert out.returncode != 0  # (git refuses the remote: the sync says so)
+    assert "Traceback" not in out.stderr, out.stderr
+    assert not (tmp_path / "ssh.log").exists(), (tmp_path / "ssh.log").read_text()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["nobody"],  # no branch for that agent
+        ["agent-0", "--into", "bad..name"],
+        ["agent-0", "--all"],
+        [],
+    ],
+)
+def test_sync_that_stops_before_the_network_opens_no_ssh_connection(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """A sync --push refused before it reaches the network (an agent with no branch, a
+    bad --into, agents and --all, neither) starts no early login: the server sees no
+    connection for it (fails before: ssh -f -N was started, then killed)."""
+    _, [clone] = _team(tmp_path, None)
+    spy = tmp_path / "bin" / "ssh"
+    spy.parent.mkdir()
+    spy.write_text(
+        f'#!/bin/sh\ncase " $* " in *" -G "*) exit 0;; esac\necho "$*" >> {tmp_path / "ssh.log"}\n'
+        "exit 255\n"
+    )  # (ssh -G answers: nothing of the user's shares connections)
+    spy.chmod(0o755)
+    subprocess.run(["git", "config", "remote.far.url", "host:r.git"], cwd=clone, check=True)
+    subprocess.run(["git", "config", "core.sshCommand", str(spy)], cwd=clone, check=True)
+    out = subprocess.run(
+        ["git", "vcontext", "sync", *args, "--push", "far"],
+        cwd=clone, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+    )  # fmt: skip
+    assert out.returncode in (2, 3), (out.returncode, out.stderr)
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert not (tmp_path / "ssh.log").exists(), (tmp_path / "ssh.log").read_text()

@@ -19,6 +19,7 @@ from git_vcontext.gitio.transport import (
     explained,
     mux_exit,
     remote_config,
+    ssh_share,
     ssh_target,
     transient,
     unsent,
@@ -120,6 +121,29 @@ def test_explained_keeps_the_lines_that_say_why_and_drops_gits_advice() -> None:
 )
 def test_ssh_target_of_a_url(url: str, target: SshTarget | None) -> None:
     assert ssh_target(url) == target
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ext::ssh -p 22 host %S r.git",  # a remote helper's address: git runs no ssh for it
+        "fd::7",
+        "codecommit::us-east-1://r",
+        "host::r.git",
+        "ssh://-oProxyCommand=touch$IFS/tmp/x/r.git",  # git: "strange hostname blocked"
+        "ssh://-u@host/r.git",
+        "-host:r.git",
+        "-u@host:r.git",
+        "ssh://%2Dox@host/r.git",  # git decodes it: not the user ssh would be given
+        "ssh://host:-1/r.git",  # git: "strange port blocked"
+        "ssh://host:22x/r.git",
+        "h o:r.git",
+    ],
+)
+def test_ssh_target_none_where_git_would_run_no_ssh_or_refuse(url: str) -> None:
+    """Nothing from outside reaches a command line unchecked: the early login is only
+    for a destination git itself would hand to ssh as it is."""
+    assert ssh_target(url) is None
 
 
 def test_ssh_target_arguments_end_options_before_the_host() -> None:
@@ -254,6 +278,76 @@ def test_sync_over_ssh_ends_its_master_in_process(answer: str, ended: bool, tmp_
     if answer != "nobody":
         thread.join(5)
         assert heard == [struct.pack(">II", 1, 4), struct.pack(">II", 0x10000005, 1)]
+
+
+def test_sync_over_ssh_a_master_answering_a_byte_at_a_time_holds_up_its_end_two_seconds(
+    tmp_path: Path,
+) -> None:
+    """The mux exit never hangs the sync (PRODUCT.md, "Sync at scale": a sync's end is not
+    held up): a socket that answers its hello with a long message a byte at a time (each
+    byte within the per-read timeout) gets two seconds in all, then ``ssh -O exit`` is
+    left to end it (fails before: a read timeout per byte, up to 64 KiB of them)."""
+    import socket
+    import struct
+    import threading
+    import time
+
+    path = str(tmp_path / "control")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)
+    stop = threading.Event()
+
+    def master() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(struct.pack(">I", 60000))
+            while not stop.wait(0.2):
+                try:
+                    conn.sendall(b"x")
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=master, daemon=True)
+    thread.start()
+    start = time.monotonic()
+    try:
+        assert mux_exit(path) is False
+        assert time.monotonic() - start < 3.0
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ssh -o ControlMaster=no",
+        "ssh -oControlPath=/tmp/mine/%C",
+        "ssh -o controlpersist=yes",
+        "ssh -M",
+        "ssh -vS /tmp/sock",
+    ],
+)
+def test_sync_over_ssh_leaves_a_command_line_that_shares_by_itself_alone(
+    tmp_path: Path, command: str
+) -> None:
+    """The user's own connection sharing is used as it is (PRODUCT.md, "Sync at scale"),
+    said on the ssh command line too: ssh takes the first value it is given, so with
+    ``-o ControlMaster=no`` ours was ignored and the early ``ssh -f -N`` stayed behind as a
+    background session no control socket could end (``ssh -G`` says "false" for both)."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.sshCommand", command], check=True)
+    import shutil
+
+    assert ssh_share(str(tmp_path), "localhost:r.git") is None
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.sshCommand", "ssh -v"], check=True)
+    share = ssh_share(str(tmp_path), "localhost:r.git")
+    assert share is not None
+    shutil.rmtree(share.folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("step", [-3600.0, 3600.0], ids=["set-back", "set-forward"])
@@ -420,6 +514,8 @@ def test_remote_config_reads_urls_as_git_rewrites_them_in_one_command(
     got = remote_config(str(repo), "my.origin")
     assert got.push_urls == ("ssh://git@github.example/other/memory.git",)
     assert remote_config(str(repo), "gh:x/y.git").urls == ("ssh://git@github.example/x/y.git",)
+    config("remote.my.origin.vcs", "hg")  # git runs git-remote-hg for it: no ssh URL
+    assert remote_config(str(repo), "my.origin").urls == ()
 
 
 def test_sync_at_scale_the_kept_ssh_folder_is_private_and_ours_or_not_used(

@@ -20,7 +20,7 @@ from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
-from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
+from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer
 from ..sync.tracking import (
     pasted_remote,
     push_refusal,
@@ -109,6 +109,7 @@ def _sync(
     push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
     mine = link is None and push is not None and not dry_run
     if mine:  # one per sync; over ssh its connection starts now, the key exchange
+        agent_config.select_agents(repo, tuple(agents), all_agents)  # (none: no login)
         link = Link(run_dir(repo), str(push), report=say)  # overlapping the local work up to
         link.begin()  # the first git command that talks to the remote
     try:
@@ -133,7 +134,7 @@ def _sync_with(
     link: Link | None,
 ) -> SyncOutcome:
     _finish_interrupted(repo, say, warn)
-    names = select_agents(repo, tuple(agents), all_agents)
+    names = agent_config.select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
     _named_as_on_the_remote(repo, pairs, push, checkout)
