@@ -396,7 +396,7 @@ def running(pid: int) -> bool:
         return True
     try:
         system.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or a pid no process can have
         return False
     except OSError:  # someone else's process: alive
         return True

@@ -377,10 +377,16 @@ def test_a_second_sync_with_nothing_new_takes_no_lease_and_pushes_nothing(
 
 
 def _plant_lease(
-    remote: Path, seconds: float, pid: int, where: str = "/elsewhere", started: int | None = None
+    remote: Path,
+    seconds: float,
+    pid: int,
+    where: str = "/elsewhere",
+    started: int | None = None,
+    more: str = "",
 ) -> str:
     """A lease on main held by agents/zoe's sync, process ``pid`` of this machine (which
-    ``started`` then: none, an older version's lease, which says no start time)."""
+    ``started`` then: none, an older version's lease, which says no start time); ``more``:
+    lines added to its message (anyone who may push a lease may write them)."""
     import socket
 
     from git_vcontext.remote.refs import Lease
@@ -389,7 +395,7 @@ def _plant_lease(
     lease = Lease("agents/zoe", host, pid, where, time.time() + seconds, None, started)
     tree = run_git(remote, "hash-object", "-t", "tree", "-w", "/dev/null").stdout.strip()
     made = subprocess.run(
-        ["git", "commit-tree", tree], cwd=remote, input=lease.message(), capture_output=True,
+        ["git", "commit-tree", tree], cwd=remote, input=lease.message() + more, capture_output=True,
         text=True, check=True,
     )  # fmt: skip
     run_git(remote, "update-ref", "refs/vcontext/lease/main", made.stdout.strip())
@@ -480,6 +486,33 @@ def test_a_lease_whose_pid_another_process_was_given_since_is_taken_over_at_once
         assert code == 0, out + err
         assert "waiting" not in out
         assert "a1" in _ids(remote)
+
+
+@pytest.mark.parametrize(
+    ("pid", "more"),
+    [(0, "Started: " + "9" * 5000 + "\n"), (10**20, "")],
+    ids=["started-of-5000-digits", "pid-beyond-any-pid"],
+)
+def test_a_malformed_lease_left_in_this_repository_is_read_without_a_traceback(
+    remote: Path, tmp_path: Path, pid: int, more: str
+) -> None:
+    """Bad input (a lease anyone who may push one may write: the guard judges a lease
+    commit's tree and parents, never its message) gives no traceback: a ``Started`` too
+    long for an int (Python refuses more than 4300 digits) reads as none, a pid no process
+    can have is no process (its lease, left in this repository, is taken over). Both
+    raised before (ValueError from refs.parse, OverflowError from os.kill)."""
+    alice = _agent(remote, tmp_path, "alice")
+    commit_on(alice, "agents/alice", {"todo.vcontext.json": _add_item("a1")}, "a1")
+    if not pid:  # a sync killed since
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        pid = dead.pid
+    _plant_lease(remote, 600, pid, str(alice / ".git"), more=more)
+
+    code, out, err = sync(alice, "alice", "--push", "origin")
+    assert code == 0, out + err
+    assert "Traceback" not in err
+    assert "a1" in _ids(remote)
 
 
 def _as_at_a_terminal() -> None:

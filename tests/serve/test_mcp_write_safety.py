@@ -258,7 +258,9 @@ def test_a_temporary_whose_pid_another_process_was_given_since_is_removed(
     """A temporary's name says its writer's start time besides its pid (``/proc``): one
     whose pid another process was given since (here this test's own, alive, with a start
     time one tick off) is a dead writer's, removed; with the live process's own start
-    time it is kept (still being written), as is an older version's name (pid alone)."""
+    time it is kept (still being written), as is an older version's name (pid alone). A
+    name whose pid no process can have (beyond a C long) is a dead writer's too, removed
+    without a traceback (os.kill raised OverflowError before: the server did not start)."""
     from git_vcontext.fsio import started, temporary_name
 
     start = started(os.getpid())
@@ -270,7 +272,8 @@ def test_a_temporary_whose_pid_another_process_was_given_since_is_removed(
     live = Path(temporary_name(str(git_repo), "todo.vcontext.json"))
     assert live.name.startswith(f"{name}.{os.getpid()}-{start}.")  # what write_atomic names
     older = git_repo / f"{name}.{os.getpid()}.4567abcd.tmp"
-    for path in (reused, live, older):
+    beyond = git_repo / f"{name}.{10**20}-{start}.89abcdef.tmp"
+    for path in (reused, live, older, beyond):
         path.write_text("half\n")
 
     async def main() -> None:
@@ -279,6 +282,7 @@ def test_a_temporary_whose_pid_another_process_was_given_since_is_removed(
 
     run(main)
     assert not reused.exists()
+    assert not beyond.exists()
     assert live.exists()
     assert older.exists()
 

@@ -86,9 +86,10 @@ def test_a_lease_says_its_holders_start_time_and_an_older_lease_reads_without_it
     older = leases.Lease("agents/a", HOST, os.getpid(), "/repo/.git", 1e12)
     assert "Started" not in older.message()
     assert leases.parse(older.message()) == older
-    for bad in ("soon", "-1", "1.5", "\u0661"):  # (an Arabic-Indic one: no ASCII digit)
+    for bad in ("soon", "-1", "1.5", "\u0661", "9" * 5000):  # (Arabic-Indic; int() refuses 5000)
         assert leases.parse(older.message() + f"Started: {bad}\n") == older
     assert not leases.breakable(older, "/repo/.git", 0.0)  # alive by its pid alone
+    assert not leases.holder_alive(10**20)  # no process has it (os.kill: OverflowError)
     if lease.started is None:
         pytest.skip("no /proc: no start time to compare")
     assert leases.holder_alive(os.getpid(), lease.started)

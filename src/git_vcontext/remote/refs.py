@@ -113,8 +113,8 @@ def parse(message: str) -> Lease | None:
             lease = replace(lease, landing=landing)
     except (KeyError, ValueError):
         pass
-    started = fields.get("Started", "")
-    if started.isascii() and started.isdigit():
+    started = fields.get("Started", "")  # (20 digits: any 64-bit value; int() refuses 4301)
+    if started.isascii() and started.isdigit() and len(started) <= 20:
         lease = replace(lease, started=int(started))
     return lease
 
