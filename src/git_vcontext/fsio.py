@@ -416,6 +416,16 @@ def started(pid: int) -> int | None:
         return None
 
 
+def pid_namespace() -> int | None:
+    """This process's pid namespace (the inode of ``/proc/self/ns/pid``): pids and start
+    times read in one namespace mean nothing in another (a container sharing the host's
+    name and a repository). None where it cannot be read (no ``/proc``)."""
+    try:
+        return system.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return None
+
+
 def alive(pid: int, start: int | None) -> bool:
     """Whether the process ``pid`` that started at ``start`` (``started``) still runs: a
     pid given since to another process is not it. ``start`` None, or no start time to

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 
 import pytest
 
@@ -97,6 +98,69 @@ def test_a_lease_says_its_holders_start_time_and_an_older_lease_reads_without_it
     reused = replace(older, started=lease.started + 1)
     assert leases.breakable(reused, "/repo/.git", 0.0)
     assert not leases.breakable(reused, "/other/.git", 0.0)  # not this repository's
+
+
+def test_a_lease_from_another_pid_namespace_is_waited_for_not_judged_by_its_pid() -> None:
+    """A lease "blocks no one for longer than its expiry" and is taken over at once only
+    when left here by a sync that is gone: a holder in another pid namespace (a container
+    sharing this host name and the repository) is not judged by a pid and start time that
+    mean nothing here (another process of ours may have that pid: judged a pid given since,
+    its live holder's lease was taken over at once; or none: gone). Its lease says its
+    namespace (``Namespace``), an older one none (judged by its pid, as before). Real: a
+    holder started under ``unshare --pid`` (pid 1 there) writes its lease; read here, it
+    is not breakable while the holder lives (it was before this change)."""
+    holder = (
+        "import sys, time\n"
+        "from git_vcontext.remote import refs\n"
+        "lease = refs.mine('agents/z', '/repo/.git', 600, time.time())\n"
+        "print(lease.message() + 'end', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    try:
+        proc = subprocess.Popen(
+            ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc",
+             sys.executable, "-c", holder],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    except OSError:
+        pytest.skip("no unshare")
+    try:
+        assert proc.stdout is not None
+        message = "".join(iter(proc.stdout.readline, "end\n"))
+        if not message:
+            pytest.skip("unshare --pid refused here")
+        theirs = leases.parse(message)
+        assert theirs is not None
+        assert theirs.pid == 1  # (here: this machine's init)
+        assert not leases.breakable(theirs, "/repo/.git", 0.0)
+    finally:
+        proc.communicate("")
+
+
+def test_a_lease_says_its_holders_pid_namespace_and_an_older_lease_reads_without_it() -> None:
+    """(See the test above.) Another namespace: waited for; ours, or unsaid: by the pid."""
+    from git_vcontext.fsio import pid_namespace
+    from git_vcontext.record import replace
+
+    ours = pid_namespace()
+    if ours is None:
+        pytest.skip("no /proc: no pid namespace to read")
+    lease = leases.mine("agents/a", "/repo/.git", 30.0, 1000.0)
+    assert lease.namespace == ours
+    assert leases.parse(lease.message()) == lease
+    gone = replace(lease, pid=_dead_pid())
+    assert leases.breakable(gone, "/repo/.git", 0.0)  # ours, gone: taken over at once
+    assert not leases.breakable(replace(gone, namespace=ours + 1), "/repo/.git", 0.0)
+    assert leases.breakable(replace(gone, namespace=None), "/repo/.git", 0.0)  # older
+    assert leases.parse(lease.message().replace(f"Namespace: {ours}", "Namespace: x")) == (
+        replace(lease, namespace=None)
+    )
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
 
 
 def test_base_names_become_one_ref_component_and_back() -> None:

@@ -11,9 +11,12 @@
   next look by; an older version's lease has none), and the holder's process by its pid
   and, where the system tells it, its start time (``Started:``, ``fsio.started``: a pid
   given since to another process is not the holder; an older version's lease has none,
-  and reads a newer one by its pid alone). The parent is there for git's fetch
-  negotiation: a waiter's look that fetches a new lease ends its negotiation on the base
-  tip it has (a root commit never lets it end early: over HTTP one request more per look).
+  and reads a newer one by its pid alone) and its pid namespace (``Namespace:``,
+  ``fsio.pid_namespace``: a pid recorded in a container means nothing outside it, so a
+  lease from another pid namespace is judged like another machine's, by its expiry). The
+  parent is there for git's fetch negotiation: a waiter's look that fetches a new lease
+  ends its negotiation on the base tip it has (a root commit never lets it end early: over
+  HTTP one request more per look).
   The guard, the pre-push check and sync judge a lease ref moving from one lease commit to
   another by its new commits alone, never as a forced update (``is_lease_ref``). It is
   taken and released with compare-and-swap pushes (``--force-with-lease``), and an
@@ -71,10 +74,13 @@ class Lease:
     expires: float  # seconds since the epoch
     landing: float | None = None  # when the holder expects its round on the base (None: unsaid)
     started: int | None = None  # when the holder's process started (fsio.started; None: unsaid)
+    namespace: int | None = None  # the holder's pid namespace (fsio.pid_namespace; None: unsaid)
 
     def message(self) -> str:
         landing = "" if self.landing is None else f"Landing: {self.landing:.3f}\n"
         started = "" if self.started is None else f"Started: {self.started}\n"
+        if self.namespace is not None:
+            started += f"Namespace: {self.namespace}\n"
         return (
             f"vcontext sync lease: {self.holder}\n\n"
             f"Holder: {self.holder}\nHost: {self.host}\nPid: {self.pid}\n"
@@ -116,6 +122,9 @@ def parse(message: str) -> Lease | None:
     started = fields.get("Started", "")  # (20 digits: any 64-bit value; int() refuses 4301)
     if started.isascii() and started.isdigit() and len(started) <= 20:
         lease = replace(lease, started=int(started))
+    namespace = fields.get("Namespace", "")
+    if namespace.isascii() and namespace.isdigit() and len(namespace) <= 20:
+        lease = replace(lease, namespace=int(namespace))
     return lease
 
 
@@ -124,12 +133,12 @@ def mine(holder: str, where: str, seconds: float, now: float, takes: float | Non
     integration it is taken for should take (then said as ``Landing``)."""
     import socket  # lazy: the guard's fast path reads this module for ``is_lease_ref``
 
-    from ..fsio import started
+    from ..fsio import pid_namespace, started
 
     landing = None if takes is None else now + min(takes, seconds)
     pid = os.getpid()
     host = socket.gethostname()
-    return Lease(holder, host, pid, where, now + seconds, landing, started(pid))
+    return Lease(holder, host, pid, where, now + seconds, landing, started(pid), pid_namespace())
 
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:
@@ -139,8 +148,14 @@ def breakable(lease: Lease | None, where: str, now: float) -> bool:
         return True
     import socket  # lazy: see ``mine``
 
+    from ..fsio import pid_namespace  # lazy: see ``mine``
+
     left_here = lease.host == socket.gethostname() and lease.where == where
-    return left_here and not holder_alive(lease.pid, lease.started)
+    # a holder in another pid namespace (a container sharing the host name and the
+    # repository): its pid means nothing here, another process may have it (unsaid: an
+    # older version's lease, or no /proc: as before, by the pid)
+    elsewhere = lease.namespace is not None and lease.namespace != pid_namespace()
+    return left_here and not elsewhere and not holder_alive(lease.pid, lease.started)
 
 
 def holder_alive(pid: int, started: int | None = None) -> bool:
