@@ -323,10 +323,15 @@ def _mode_of(target: str, shown: str, force: bool) -> int:
     return mode
 
 
-TEMPORARY = lazy(r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)(?:-(?P<start>[0-9]+))?\.[0-9a-f]{8}\.tmp$")
-"""What ``write_atomic`` names its temporaries (``temporary_name``): ``.NAME.PID-START.
-RANDOM.tmp``, or ``.NAME.PID.RANDOM.tmp`` (no start time to read; an older version's). One
-reading each: an older name never has a ``-`` in its last part before RANDOM."""
+TEMPORARY = lazy(
+    r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)(?:-(?P<start>[0-9]+)(?:-(?P<ns>[0-9]+))?)?"
+    r"\.[0-9a-f]{8}\.tmp$"
+)
+"""What ``write_atomic`` names its temporaries (``temporary_name``): ``.NAME.PID-START-NS.
+RANDOM.tmp`` (NS: the writer's pid namespace, ``pid_namespace``), ``.NAME.PID-START.RANDOM.
+tmp`` (an earlier version's), or ``.NAME.PID.RANDOM.tmp`` (no start time to read; an older
+version's). One reading each: an older name never has a ``-`` in its last part before
+RANDOM."""
 
 
 def private_folder(path: str) -> bool:
@@ -356,19 +361,21 @@ def temporary_name(folder: str, name: str) -> str:
     without ``-START`` alone, leave such a temporary be)."""
     pid = system.getpid()
     if pid not in _OWN_START:  # (once per process: a fork has another pid)
-        _OWN_START[pid] = started(pid)
-    start = _OWN_START[pid]
-    who = str(pid) if start is None else f"{pid}-{start}"
+        start, ns = started(pid), pid_namespace()
+        _OWN_START[pid] = None if start is None else f"{start}" if ns is None else f"{start}-{ns}"
+    start_ns = _OWN_START[pid]
+    who = str(pid) if start_ns is None else f"{pid}-{start_ns}"
     return join(folder, f".{name}.{who}.{system.urandom(4).hex()}.tmp")
 
 
-_OWN_START: dict[int, int | None] = {}
+_OWN_START: dict[int, str | None] = {}
 
 
 def remove_stale_temporaries(folder: str) -> list[str]:
     """Remove the temporaries ``write_atomic`` left in ``folder`` when its process was killed:
     only files named as it names them whose process is gone (``alive``: by its pid and,
-    when the name says it, its start time). Returns their paths."""
+    when the name says it, its start time; a writer in another pid namespace is left be).
+    Returns their paths."""
     removed: list[str] = []
     try:
         names = system.listdir(folder)
@@ -378,7 +385,9 @@ def remove_stale_temporaries(folder: str) -> list[str]:
         found = TEMPORARY().match(name)
         if found is None:
             continue
-        start = found.group("start")
+        start, ns = found.group("start"), found.group("ns")
+        if ns is not None and int(ns) != pid_namespace():  # a writer in another pid
+            continue  # namespace (a container sharing this folder): its pid means nothing here
         if alive(int(found.group("pid")), None if start is None else int(start)):
             continue
         path = join(folder, name)

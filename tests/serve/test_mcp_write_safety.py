@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -270,7 +271,7 @@ def test_a_temporary_whose_pid_another_process_was_given_since_is_removed(
     name = ".todo.vcontext.json"
     reused = git_repo / f"{name}.{os.getpid()}-{start + 1}.0123abcd.tmp"
     live = Path(temporary_name(str(git_repo), "todo.vcontext.json"))
-    assert live.name.startswith(f"{name}.{os.getpid()}-{start}.")  # what write_atomic names
+    assert live.name.startswith(f"{name}.{os.getpid()}-{start}-")  # what write_atomic names
     older = git_repo / f"{name}.{os.getpid()}.4567abcd.tmp"
     beyond = git_repo / f"{name}.{10**20}-{start}.89abcdef.tmp"
     for path in (reused, live, older, beyond):
@@ -285,6 +286,42 @@ def test_a_temporary_whose_pid_another_process_was_given_since_is_removed(
     assert not beyond.exists()
     assert live.exists()
     assert older.exists()
+
+
+def test_a_temporary_of_a_writer_in_another_pid_namespace_is_left_be(tmp_path: Path) -> None:
+    """A live writer's temporary is never removed: one writing in a container that shares
+    the folder (a writer under ``unshare --pid``, pid 1 there, this machine's init here)
+    names its pid namespace too, and is left be while it writes (before: judged by a pid
+    and start time that mean nothing here, a pid given since, removed under the writer).
+    A name without the namespace (an earlier version's) is judged as before."""
+    from git_vcontext.fsio import remove_stale_temporaries
+
+    writer = (
+        "import sys\n"
+        "from git_vcontext.fsio import temporary_name\n"
+        f"path = temporary_name({str(tmp_path)!r}, 'todo.vcontext.json')\n"
+        "open(path, 'w').write('half')\n"
+        "print(path, flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    try:
+        proc = subprocess.Popen(
+            ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc",
+             sys.executable, "-c", writer],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    except OSError:
+        pytest.skip("no unshare")
+    try:
+        assert proc.stdout is not None
+        path = Path(proc.stdout.readline().strip())
+        if not path.name:
+            pytest.skip("unshare --pid refused here")
+        assert path.name.startswith(".todo.vcontext.json.1-")  # pid 1 in its namespace
+        assert remove_stale_temporaries(str(tmp_path)) == []
+        assert path.exists()
+    finally:
+        proc.communicate("")
 
 
 def _dead_pid() -> int:
