@@ -358,15 +358,18 @@ def _start_time(pid: int) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="no /proc: pid alone judged")
-@pytest.mark.parametrize("reused", [True, False])
+@pytest.mark.parametrize("case", ["reused", "own", "elsewhere"])
 def test_an_entry_whose_pid_another_process_has_now_is_finished(
-    repo: Path, tmp_path: Path, reused: bool
+    repo: Path, tmp_path: Path, case: str
 ) -> None:
     """The killed server's pid, given since to another process (here a ``sleep``): the
     entry was taken as its live server's for ever, the write never committed. The entry
     holds the server's start time (``/proc/PID/stat`` field 22): a process of that pid
     that started at another time is not it. The same pid with its own start time is the
-    server, alive: its entry is left alone."""
+    server, alive: its entry is left alone. An entry of a server in another pid namespace
+    (a container sharing the repository: its pid and start time mean nothing here; the
+    entry says its namespace) is left alone too (before: judged reused, finished under
+    its live server)."""
     import json
     import subprocess
 
@@ -376,10 +379,13 @@ def test_an_entry_whose_pid_another_process_has_now_is_finished(
     (journal,) = (alice / folder if not folder.is_absolute() else folder).glob("*.json")
     entry = json.loads(journal.read_text())
     assert isinstance(entry["started"], int)  # what intend wrote
+    assert isinstance(entry["namespace"], int)
     other = subprocess.Popen(["sleep", "60"])
     try:
         start = _start_time(other.pid)
-        entry.update(pid=other.pid, started=start - 1 if reused else start)
+        entry.update(pid=other.pid, started=start if case == "own" else start - 1)
+        if case == "elsewhere":
+            entry.update(namespace=entry["namespace"] + 1)
         journal.write_text(json.dumps(entry))
 
         async def status() -> str:
@@ -390,7 +396,7 @@ def test_an_entry_whose_pid_another_process_has_now_is_finished(
     finally:
         other.kill()
         other.wait()
-    if reused:
+    if case == "reused":
         assert "is committed now, as it meant to be" in said, said
         assert run_git(alice, "status", "--porcelain").stdout == ""
         assert not journal.exists()

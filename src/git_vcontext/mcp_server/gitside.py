@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
-from ..fsio import alive, started
+from ..fsio import alive, pid_namespace, started
 from ..gitio import (
     config_value,
     git_dir,
@@ -145,6 +145,7 @@ class GitSide:
                 "message": message,
                 "pid": os.getpid(),
                 "started": started(os.getpid()),
+                "namespace": pid_namespace(),  # (a pid of another namespace means nothing)
             }
         folder = self._pending_folder()
         # one entry per document and server: a server finishing a killed one's entry never
@@ -208,7 +209,8 @@ class GitSide:
         """The entry of a killed server (None: its server is alive; an entry not as
         ``intend`` writes it, whose write never replaced the file, removed). Its server is
         judged by pid and start time: a pid the system gave to another process since (the
-        server killed long ago) is not that server, whose entry would stay for ever."""
+        server killed long ago) is not that server, whose entry would stay for ever. A
+        server in another pid namespace (the entry says which) is left alone: alive."""
         try:
             with open(journal, encoding="utf-8") as fh:
                 entry = json.load(fh)
@@ -218,9 +220,14 @@ class GitSide:
             start = entry.get("started")  # (absent from an older server's entries)
             if start is not None and (isinstance(start, bool) or not isinstance(start, int)):
                 raise ValueError(start)
+            ns = entry.get("namespace")  # (absent from an older server's entries)
+            if ns is not None and (isinstance(ns, bool) or not isinstance(ns, int)):
+                raise ValueError(ns)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.done(journal)
             return None
+        if ns is not None and ns != pid_namespace():  # a server in another pid namespace (a
+            return None  # container sharing the repository): its pid means nothing here
         return None if alive(pid, start) else dict(entry)
 
     def _held(self, real: str | None) -> AbstractContextManager[None]:
