@@ -16,17 +16,18 @@ import pytest
 from git_vcontext.codecs.text import find_conflict_marker, marker_line
 from git_vcontext.merging.textmerge import base_sections
 from git_vcontext.resolution.markers import split_markers
+from helpers.conflict_repos import diverge
 from helpers.pre_push import bare_remote, push
 from helpers.run import run_cli, run_git
 
 TODO = "todo.vcontext.json"
 
 
-def _crlf(title: str) -> bytes:
+def _crlf(title: str) -> str:
     items = [{"id": "t1", "title": title, "status": "pending"}]
     items.append({"id": "t2", "title": "b", "status": "pending"})
     data = {"vContextInfo": {"version": "0.4"}, "todoList": {"id": "l", "items": items}}
-    return (json.dumps(data, indent=2) + "\n").replace("\n", "\r\n").encode()
+    return (json.dumps(data, indent=2) + "\n").replace("\n", "\r\n")
 
 
 @pytest.fixture(params=["driver", "git"])
@@ -37,16 +38,8 @@ def stopped(git_repo: Path, request: pytest.FixtureRequest) -> Path:
     run_git(git_repo, "config", "merge.conflictStyle", "diff3")
     if request.param == "driver":
         assert run_cli("install", "--no-hooks", cwd=git_repo).returncode == 0
-    (git_repo / TODO).write_bytes(_crlf("a"))
-    run_git(git_repo, "add", "-A")
-    run_git(git_repo, "commit", "-q", "-m", "base")
-    run_git(git_repo, "checkout", "-q", "-b", "other")
-    (git_repo / TODO).write_bytes(_crlf("theirs"))
-    run_git(git_repo, "commit", "-q", "-am", "other")
-    run_git(git_repo, "checkout", "-q", "main")
-    (git_repo / TODO).write_bytes(_crlf("ours"))
-    run_git(git_repo, "commit", "-q", "-am", "main")
-    assert run_git(git_repo, "merge", "--no-edit", "other", check=False).returncode == 1
+    diverge(git_repo, _crlf("a"), _crlf("ours"), _crlf("theirs"), TODO)  # (CRLF kept: POSIX)
+    assert run_git(git_repo, "merge", "--no-edit", "feat", check=False).returncode == 1
     raw = (git_repo / TODO).read_bytes()
     assert b"\n=======\r\n" in raw
     assert b"\n||||||| " in raw
@@ -72,7 +65,7 @@ def test_crlf_markers_are_listed_resolved_and_validated(stopped: Path) -> None:
 
     done = run_cli("resolve", TODO, "--take", "theirs", cwd=stopped)
     assert done.returncode == 0, done.stderr
-    assert (stopped / TODO).read_bytes() == _crlf("theirs")  # ours' line endings kept
+    assert (stopped / TODO).read_bytes() == _crlf("theirs").encode()  # ours' line endings kept
     assert run_git(stopped, "ls-files", "-u").stdout == ""  # staged
     assert run_cli("validate", TODO, cwd=stopped).returncode == 0
 

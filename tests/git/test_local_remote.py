@@ -233,6 +233,33 @@ def test_swap_writes_the_lease_on_the_base_it_was_taken_on(pair: tuple[Path, Pat
     assert run_git(remote, "fsck", "--no-dangling", check=False).returncode == 0
 
 
+def _looking_clone(pair: tuple[Path, Path, Path], in_process: bool) -> tuple[Path, Path]:
+    """The remote and the clone a look reads it from: in process, or through git
+    (``vcontext.inProcessFetch=false``)."""
+    remote, by_git, here = pair
+    clone = here if in_process else by_git
+    if not in_process:
+        run_git(clone, "config", "vcontext.inProcessFetch", "false")
+    return remote, clone
+
+
+def _branch_of_its_own(remote: Path, branch: str) -> str:
+    """A commit only ``branch`` has (a file of its own on main's tip), pushed there; its id."""
+    work = remote.parent / "work"
+    (work / f"{branch}.txt").write_text(f"{branch} only\n")
+    run_git(work, "add", "-A")
+    run_git(work, "commit", "-q", "-m", f"{branch} only")
+    tip = run_git(work, "rev-parse", "HEAD").stdout.strip()
+    run_git(work, "push", "-q", str(remote), f"{tip}:refs/heads/{branch}")
+    return tip
+
+
+def _lease_on(remote: Path, tip: str) -> str:
+    """A lease commit on ``tip`` (its tree, ``tip`` its parent), as remote/refs.py writes one."""
+    tree = run_git(remote, "rev-parse", f"{tip}^{{tree}}").stdout.strip()
+    return run_git(remote, "commit-tree", tree, "-p", tip, "-m", "lease").stdout.strip()
+
+
 @pytest.mark.parametrize("in_process", [True, False], ids=["in process", "through git"])
 def test_a_look_fetches_its_own_base_s_lease_not_another_base_s_history(
     pair: tuple[Path, Path, Path], in_process: bool
@@ -240,20 +267,10 @@ def test_a_look_fetches_its_own_base_s_lease_not_another_base_s_history(
     """remote/view.py: sync's look fetches its base's lease, not every base's: a lease
     commit sits on its base's tip (remote/refs.py), so another base's lease would bring that
     base's history into every clone that syncs this one."""
-    remote, by_git, here = pair
-    clone = here if in_process else by_git
-    if not in_process:
-        run_git(clone, "config", "vcontext.inProcessFetch", "false")
-    work = remote.parent / "work"
-    (work / "r.txt").write_text("release only\n")
-    run_git(work, "add", "-A")
-    run_git(work, "commit", "-q", "-m", "release only")
-    release = run_git(work, "rev-parse", "HEAD").stdout.strip()
-    run_git(work, "push", "-q", str(remote), f"{release}:refs/heads/release")
+    remote, clone = _looking_clone(pair, in_process)
+    release = _branch_of_its_own(remote, "release")
     for base, tip in (("main", "main"), ("release", release)):
-        tree = run_git(remote, "rev-parse", f"{tip}^{{tree}}").stdout.strip()
-        lease = run_git(remote, "commit-tree", tree, "-p", tip, "-m", "lease").stdout.strip()
-        run_git(remote, "update-ref", f"refs/vcontext/lease/{base}", lease)
+        run_git(remote, "update-ref", f"refs/vcontext/lease/{base}", _lease_on(remote, tip))
     repo = pygit2.Repository(str(clone))
     view = RemoteView(repo, str(clone), "origin", "main", ["agents/x"])
     assert (view.local is not None) == in_process
@@ -433,18 +450,9 @@ def test_a_base_never_reads_the_lease_of_a_base_whose_name_starts_with_its_own(
     """remote/view.py: bases ``main`` and ``mainline`` on one remote. A look for ``main``
     fetches neither ``mainline``'s lease nor the history it sits on, whether ``main``'s
     lease is there or not (the lease glob ``lease/main*`` matched ``mainline`` too)."""
-    remote, by_git, here = pair
-    clone = here if in_process else by_git
-    if not in_process:
-        run_git(clone, "config", "vcontext.inProcessFetch", "false")
-    work = remote.parent / "work"
-    (work / "m.txt").write_text("mainline only\n")
-    run_git(work, "add", "-A")
-    run_git(work, "commit", "-q", "-m", "mainline only")
-    mainline = run_git(work, "rev-parse", "HEAD").stdout.strip()
-    run_git(work, "push", "-q", str(remote), f"{mainline}:refs/heads/mainline")
-    tree = run_git(remote, "rev-parse", f"{mainline}^{{tree}}").stdout.strip()
-    other = run_git(remote, "commit-tree", tree, "-p", mainline, "-m", "lease").stdout.strip()
+    remote, clone = _looking_clone(pair, in_process)
+    mainline = _branch_of_its_own(remote, "mainline")
+    other = _lease_on(remote, mainline)
     run_git(remote, "update-ref", "refs/vcontext/lease/mainline", other)
     run_git(remote, "update-ref", "refs/vcontext/lease/main.x", other)
     repo = pygit2.Repository(str(clone))
@@ -456,9 +464,7 @@ def test_a_base_never_reads_the_lease_of_a_base_whose_name_starts_with_its_own(
     assert free.lease_id is None
     assert list(_refs(clone, f"{NS}lease/")) == []
     assert run_git(clone, "cat-file", "-e", mainline, check=False).returncode != 0
-    main = run_git(remote, "rev-parse", "main").stdout.strip()
-    tree = run_git(remote, "rev-parse", "main^{tree}").stdout.strip()
-    own = run_git(remote, "commit-tree", tree, "-p", main, "-m", "lease").stdout.strip()
+    own = _lease_on(remote, run_git(remote, "rev-parse", "main").stdout.strip())
     run_git(remote, "update-ref", "refs/vcontext/lease/main", own)
 
     held = view.fetch()

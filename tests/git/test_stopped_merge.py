@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from helpers.conflict_repos import diverge
 from helpers.run import run_cli, run_git
 
 TODO = "memory/todo.vcontext.json"
@@ -22,20 +23,13 @@ def _doc(status: str) -> str:
 
 @pytest.fixture
 def stopped(git_repo: Path) -> Path:
-    """main blocks t1, branch b completes it: git's line merge stops with markers."""
-    (git_repo / "memory").mkdir()
-    (git_repo / TODO).write_text(_doc("pending"))
+    """main blocks t1 (and changes notes), branch feat completes it: git's line merge stops
+    with markers."""
     (git_repo / "notes.vcontext.json").write_text(_doc("pending"))
-    run_git(git_repo, "add", "-A")
-    run_git(git_repo, "commit", "-q", "-m", "base")
-    run_git(git_repo, "checkout", "-q", "-b", "b")
-    (git_repo / TODO).write_text(_doc("completed"))
-    run_git(git_repo, "commit", "-q", "-am", "b completes t1")
-    run_git(git_repo, "checkout", "-q", "main")
-    (git_repo / TODO).write_text(_doc("blocked"))
+    diverge(git_repo, _doc("pending"), _doc("blocked"), _doc("completed"), TODO)
     (git_repo / "notes.vcontext.json").write_text(_doc("inProgress"))
-    run_git(git_repo, "commit", "-q", "-am", "main blocks t1")
-    merge = run_git(git_repo, "merge", "--no-edit", "b", check=False)
+    run_git(git_repo, "commit", "-q", "-am", "main changes notes")
+    merge = run_git(git_repo, "merge", "--no-edit", "feat", check=False)
     assert merge.returncode == 1
     assert "CONFLICT" in merge.stdout
     return git_repo

@@ -16,6 +16,7 @@ git commands that talk to the remote, ssh connections, git's auto maintenance.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import os
@@ -704,31 +705,12 @@ def test_sync_waiting_for_the_lease_takes_one_push_besides_its_waiting_looks(
     soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
     _another_agent_takes_the_lease_first(remote)
     traces = tmp_path / "waiter-traces"
-    traces.mkdir()
-    waiter = subprocess.Popen(
-        [*soak.cli(), "sync", "agent-0", "--push", "origin"], cwd=clone,
-        env={**os.environ, "GIT_TRACE2_EVENT": str(traces)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        request = "refs/vcontext/sync/main/agents/agent-0"
-        sha = _wait_for_ref(remote, request)
+    with _waiter(clone, "agent-0", traces) as waiter:
+        _wait_for_ref(remote, "refs/vcontext/sync/main/agents/agent-0")
         assert (remote / "planted").exists()  # it lost the race
         time.sleep(1.0)  # the holder takes its time
-        merged = subprocess.run(  # the holder merges it (the server's integration, by hand)
-            [*soak.cli(), "hook", "post-receive"], cwd=remote,
-            input=f"{'0' * 40} {sha} {request}\n", capture_output=True, text=True,
-            env={**os.environ, "GIT_DIR": str(remote)},
-        )  # fmt: skip
-        done = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        assert merged.returncode == 0, merged.stderr
-        soak.git(remote, "update-ref", "-d", "refs/vcontext/lease/main")
-        out, err = waiter.communicate(timeout=120)
-    finally:
-        if waiter.poll() is None:
-            waiter.kill()
-            waiter.communicate()
-    assert waiter.returncode == 0, out + err
+        done = _merged_by_hand(remote, "agent-0")
+        _finished(waiter)
     commands = soak.network_commands(traces)
     ops = soak.network_operations(traces)
     assert ops["push"] == 1, ops
@@ -740,19 +722,28 @@ def test_sync_waiting_for_the_lease_takes_one_push_besides_its_waiting_looks(
     assert "agent-0-t1" in {i["id"] for i in items}
 
 
-def _waiter(clone: Path, agent: str, traces: Path) -> subprocess.Popen[str]:
-    """``sync AGENT --push origin`` started, its git processes traced into ``traces``."""
+@contextlib.contextmanager
+def _waiter(clone: Path, agent: str, traces: Path) -> Iterator[subprocess.Popen[str]]:
+    """``sync AGENT --push origin`` started, its git processes traced into ``traces``;
+    killed on the way out if it is still running (a test that failed meanwhile)."""
     traces.mkdir()
-    return subprocess.Popen(
+    waiter = subprocess.Popen(
         [*soak.cli(), "sync", agent, "--push", "origin"], cwd=clone,
         env={**os.environ, "GIT_TRACE2_EVENT": str(traces)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    try:
+        yield waiter
+    finally:
+        if waiter.poll() is None:
+            waiter.kill()
+            waiter.communicate()
 
 
-def _merged_by_hand(remote: Path, agent: str) -> None:
+def _merged_by_hand(remote: Path, agent: str) -> str:
     """Another agent's integration merges ``agent``'s request as soon as it is published
-    (the server's integration, run by hand) and releases the lease."""
+    (the server's integration, run by hand) and releases the lease; when the merge was
+    done (ISO 8601 UTC, as trace2 writes times), before the lease was released."""
     request = f"refs/vcontext/sync/main/agents/{agent}"
     sha = _wait_for_ref(remote, request)
     merged = subprocess.run(
@@ -760,17 +751,15 @@ def _merged_by_hand(remote: Path, agent: str) -> None:
         input=f"{'0' * 40} {sha} {request}\n", capture_output=True, text=True,
         env={**os.environ, "GIT_DIR": str(remote)},
     )  # fmt: skip
+    done = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     assert merged.returncode == 0, merged.stderr
     soak.git(remote, "update-ref", "-d", "refs/vcontext/lease/main")
+    return done
 
 
 def _finished(waiter: subprocess.Popen[str]) -> str:
-    try:
-        out, err = waiter.communicate(timeout=120)
-    finally:
-        if waiter.poll() is None:
-            waiter.kill()
-            waiter.communicate()
+    """The waiter's output, once it has ended well (in two minutes at most)."""
+    out, err = waiter.communicate(timeout=120)
     assert waiter.returncode == 0, out + err
     return out + err
 
@@ -795,10 +784,8 @@ def test_sync_at_scale_a_waiter_that_lost_the_lease_unseen_looks_when_it_expects
     (kept / "landing-lateness").write_text("3.000\n")
     _another_agent_takes_the_lease_first(remote)
     traces = tmp_path / "waiter-traces"
-    waiter = _waiter(clone, "agent-0", traces)
-    try:
+    with _waiter(clone, "agent-0", traces) as waiter:
         _merged_by_hand(remote, "agent-0")
-    finally:
         _finished(waiter)
     assert (remote / "planted").exists()  # it lost the race
     spans = [s for s in soak.timeline(traces) if s[0] in soak.NETWORK]
@@ -830,10 +817,8 @@ def test_sync_at_scale_a_clone_whose_holders_land_in_time_looks_before_their_sla
     lease = _lease_commit(remote, DEFAULT_SECONDS, landing=9.0)  # (Expires: when it was taken)
     soak.git(remote, "update-ref", "refs/vcontext/lease/main", lease)
     traces = tmp_path / "waiter-traces"
-    waiter = _waiter(clone, "agent-0", traces)  # its first sync: it looks first
-    try:
+    with _waiter(clone, "agent-0", traces) as waiter:  # its first sync: it looks first
         _merged_by_hand(remote, "agent-0")
-    finally:
         said = _finished(waiter)
     assert "held by agents/holder" in said, said
     spans = [s for s in soak.timeline(traces) if s[0] in soak.NETWORK]
@@ -1242,3 +1227,68 @@ def _until(condition: Any, limit: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return bool(condition())
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ext::ssh -p 22 host %S r.git",  # a remote helper's address (git: no ssh, ext refused)
+        "ssh://-oProxyCommand=touch$IFS/tmp/x/r.git",  # git: "strange hostname blocked"
+        "-host:r.git",
+    ],
+)
+def test_sync_runs_no_ssh_for_a_remote_git_would_not_reach_over_ssh(
+    tmp_path: Path, url: str
+) -> None:
+    """Nothing from outside reaches a command line unchecked: a configured remote's URL
+    that git reads as a remote helper's address, or refuses (a host or port ssh would read
+    as an option), gets no early login either; the sync runs no ssh at all (fails before:
+    ``ssh -G -- ext``, ``ssh -G -- -oProxyCommand=…`` were run)."""
+    _, [clone] = _team(tmp_path, None)
+    spy = tmp_path / "bin" / "ssh"
+    spy.parent.mkdir()
+    spy.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "ssh.log"}\nexit 255\n')
+    spy.chmod(0o755)
+    subprocess.run(["git", "config", "remote.evil.url", url], cwd=clone, check=True)
+    subprocess.run(["git", "config", "core.sshCommand", str(spy)], cwd=clone, check=True)
+    out = subprocess.run(
+        ["git", "vcontext", "sync", "agent-0", "--push", "evil"],
+        cwd=clone, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+    )  # fmt: skip
+    assert out.returncode != 0  # (git refuses the remote: the sync says so)
+    assert "Traceback" not in out.stderr, out.stderr
+    assert not (tmp_path / "ssh.log").exists(), (tmp_path / "ssh.log").read_text()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["nobody"],  # no branch for that agent
+        ["agent-0", "--into", "bad..name"],
+        ["agent-0", "--all"],
+        [],
+    ],
+)
+def test_sync_that_stops_before_the_network_opens_no_ssh_connection(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """A sync --push refused before it reaches the network (an agent with no branch, a
+    bad --into, agents and --all, neither) starts no early login: the server sees no
+    connection for it (fails before: ssh -f -N was started, then killed)."""
+    _, [clone] = _team(tmp_path, None)
+    spy = tmp_path / "bin" / "ssh"
+    spy.parent.mkdir()
+    spy.write_text(
+        f'#!/bin/sh\ncase " $* " in *" -G "*) exit 0;; esac\necho "$*" >> {tmp_path / "ssh.log"}\n'
+        "exit 255\n"
+    )  # (ssh -G answers: nothing of the user's shares connections)
+    spy.chmod(0o755)
+    subprocess.run(["git", "config", "remote.far.url", "host:r.git"], cwd=clone, check=True)
+    subprocess.run(["git", "config", "core.sshCommand", str(spy)], cwd=clone, check=True)
+    out = subprocess.run(
+        ["git", "vcontext", "sync", *args, "--push", "far"],
+        cwd=clone, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+    )  # fmt: skip
+    assert out.returncode in (2, 3), (out.returncode, out.stderr)
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert not (tmp_path / "ssh.log").exists(), (tmp_path / "ssh.log").read_text()

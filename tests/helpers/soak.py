@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -284,6 +284,16 @@ def _trace_folder(env: dict[str, str], agent: str) -> Path | None:
 NETWORK = ("fetch", "push", "ls-remote", "clone", "pull")
 
 
+def _events(path: Path) -> Iterator[Any]:
+    """The events of one trace2 event file (a JSON object a line), its torn lines skipped."""
+    for line in path.read_text(errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        yield event
+
+
 def network_operations(folder: Path, *, remove: bool = False) -> dict[str, int]:
     """What git did over the network in one folder of trace2 event files (one file per git
     process, ``GIT_TRACE2_EVENT=FOLDER``): the git commands started directly (not by another
@@ -296,11 +306,7 @@ def network_operations(folder: Path, *, remove: bool = False) -> dict[str, int]:
     for path in sorted(folder.iterdir()):
         argv: list[str] = []  # (git and the command's name)
         nested = True
-        for line in path.read_text(errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
+        for event in _events(path):
             kind = event.get("event")
             if kind == "start":
                 nested = "/" in str(event.get("sid", ""))
@@ -325,11 +331,7 @@ def network_commands(folder: Path) -> list[tuple[str, str]]:
     found = []
     for path in sorted(folder.iterdir()):
         start, name, nested = "", "", True
-        for line in path.read_text(errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
+        for event in _events(path):
             if event.get("event") == "start":
                 start, nested = str(event.get("time", "")), "/" in str(event.get("sid", ""))
             elif event.get("event") == "cmd_name":
@@ -355,11 +357,7 @@ def timeline(folder: Path) -> list[tuple[str, float, float]]:
     spans: list[tuple[str, float, float]] = []
     for path in sorted(folder.iterdir()):
         start, end, name, nested = 0.0, 0.0, "", True
-        for line in path.read_text(errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
+        for event in _events(path):
             kind = event.get("event")
             if kind == "sleep":
                 spans.append(("sleep", float(event["start"]), float(event["end"])))

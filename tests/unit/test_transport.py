@@ -19,6 +19,7 @@ from git_vcontext.gitio.transport import (
     explained,
     mux_exit,
     remote_config,
+    ssh_share,
     ssh_target,
     transient,
     unsent,
@@ -122,6 +123,29 @@ def test_ssh_target_of_a_url(url: str, target: SshTarget | None) -> None:
     assert ssh_target(url) == target
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ext::ssh -p 22 host %S r.git",  # a remote helper's address: git runs no ssh for it
+        "fd::7",
+        "codecommit::us-east-1://r",
+        "host::r.git",
+        "ssh://-oProxyCommand=touch$IFS/tmp/x/r.git",  # git: "strange hostname blocked"
+        "ssh://-u@host/r.git",
+        "-host:r.git",
+        "-u@host:r.git",
+        "ssh://%2Dox@host/r.git",  # git decodes it: not the user ssh would be given
+        "ssh://host:-1/r.git",  # git: "strange port blocked"
+        "ssh://host:22x/r.git",
+        "h o:r.git",
+    ],
+)
+def test_ssh_target_none_where_git_would_run_no_ssh_or_refuse(url: str) -> None:
+    """Nothing from outside reaches a command line unchecked: the early login is only
+    for a destination git itself would hand to ssh as it is."""
+    assert ssh_target(url) is None
+
+
 def test_ssh_target_arguments_end_options_before_the_host() -> None:
     """A host from the remote's URL goes after ``--``: never read as an ssh option."""
     assert SshTarget("-oProxyCommand=x", "u", "22").args() == [
@@ -137,6 +161,20 @@ def test_backoff_grows_with_jitter_and_is_capped() -> None:
     assert pauses[6] > pauses[0]
 
 
+def _retried_until_it_stops(link: Link) -> TransportError:
+    """A fetch refused again and again, retried on ``link`` with one backoff (100 tries at
+    most) until the link gives up: the error it gives up with."""
+    backoff = Backoff()
+
+    def until_it_stops() -> None:
+        for _ in range(100):
+            link.wait("git fetch origin: Connection refused", backoff)
+
+    with pytest.raises(TransportError) as stopped:
+        until_it_stops()
+    return stopped.value
+
+
 def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
     """Pauses never cut the wait short: the last try is at the deadline, then it stops with
     the setting to change (vcontext.syncTimeout)."""
@@ -146,17 +184,12 @@ def test_sync_at_scale_retries_last_until_the_sync_timeout_itself() -> None:
         timer=lambda: now[0],
     )  # fmt: skip
     link.deadline = 4.0
-    backoff = Backoff()
 
-    def until_it_stops() -> None:
-        for _ in range(100):
-            link.wait("git fetch origin: Connection refused", backoff)
+    stopped = _retried_until_it_stops(link)
 
-    with pytest.raises(TransportError) as stopped:
-        until_it_stops()
     assert now[0] == pytest.approx(4.0)
-    assert stopped.value.final
-    assert "vcontext.syncTimeout" in stopped.value.message
+    assert stopped.final
+    assert "vcontext.syncTimeout" in stopped.message
 
 
 @pytest.mark.parametrize(
@@ -247,6 +280,76 @@ def test_sync_over_ssh_ends_its_master_in_process(answer: str, ended: bool, tmp_
         assert heard == [struct.pack(">II", 1, 4), struct.pack(">II", 0x10000005, 1)]
 
 
+def test_sync_over_ssh_a_master_answering_a_byte_at_a_time_holds_up_its_end_two_seconds(
+    tmp_path: Path,
+) -> None:
+    """The mux exit never hangs the sync (PRODUCT.md, "Sync at scale": a sync's end is not
+    held up): a socket that answers its hello with a long message a byte at a time (each
+    byte within the per-read timeout) gets two seconds in all, then ``ssh -O exit`` is
+    left to end it (fails before: a read timeout per byte, up to 64 KiB of them)."""
+    import socket
+    import struct
+    import threading
+    import time
+
+    path = str(tmp_path / "control")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)
+    stop = threading.Event()
+
+    def master() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(struct.pack(">I", 60000))
+            while not stop.wait(0.2):
+                try:
+                    conn.sendall(b"x")
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=master, daemon=True)
+    thread.start()
+    start = time.monotonic()
+    try:
+        assert mux_exit(path) is False
+        assert time.monotonic() - start < 3.0
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ssh -o ControlMaster=no",
+        "ssh -oControlPath=/tmp/mine/%C",
+        "ssh -o controlpersist=yes",
+        "ssh -M",
+        "ssh -vS /tmp/sock",
+    ],
+)
+def test_sync_over_ssh_leaves_a_command_line_that_shares_by_itself_alone(
+    tmp_path: Path, command: str
+) -> None:
+    """The user's own connection sharing is used as it is (PRODUCT.md, "Sync at scale"),
+    said on the ssh command line too: ssh takes the first value it is given, so with
+    ``-o ControlMaster=no`` ours was ignored and the early ``ssh -f -N`` stayed behind as a
+    background session no control socket could end (``ssh -G`` says "false" for both)."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.sshCommand", command], check=True)
+    import shutil
+
+    assert ssh_share(str(tmp_path), "localhost:r.git") is None
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.sshCommand", "ssh -v"], check=True)
+    share = ssh_share(str(tmp_path), "localhost:r.git")
+    assert share is not None
+    shutil.rmtree(share.folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize("step", [-3600.0, 3600.0], ids=["set-back", "set-forward"])
 def test_sync_at_scale_a_wall_clock_step_neither_ends_nor_extends_the_retries(
     step: float,
@@ -270,15 +373,10 @@ def test_sync_at_scale_a_wall_clock_step_neither_ends_nor_extends_the_retries(
     link.deadline = link.clock() + 20.0
     assert link.deadline == pytest.approx(wall[0] + 20.0)
     assert link._left() == pytest.approx(20.0)
-    backoff = Backoff()
 
-    def until_it_stops() -> None:
-        for _ in range(100):
-            link.wait("git fetch origin: Connection refused", backoff)
+    stopped = _retried_until_it_stops(link)
 
-    with pytest.raises(TransportError) as stopped:
-        until_it_stops()
-    assert stopped.value.final
+    assert stopped.final
     assert mono[0] == pytest.approx(70.0)  # 20 s of pauses: no more, no less
     assert len(pauses) > 3
     assert link.deadline == pytest.approx(wall[0])  # said in the wall clock's new terms
@@ -416,6 +514,8 @@ def test_remote_config_reads_urls_as_git_rewrites_them_in_one_command(
     got = remote_config(str(repo), "my.origin")
     assert got.push_urls == ("ssh://git@github.example/other/memory.git",)
     assert remote_config(str(repo), "gh:x/y.git").urls == ("ssh://git@github.example/x/y.git",)
+    config("remote.my.origin.vcs", "hg")  # git runs git-remote-hg for it: no ssh URL
+    assert remote_config(str(repo), "my.origin").urls == ()
 
 
 def test_sync_at_scale_the_kept_ssh_folder_is_private_and_ours_or_not_used(

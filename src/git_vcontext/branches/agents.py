@@ -13,6 +13,8 @@ from ..gitio import config_value, set_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pygit2 import Oid, Repository, Signature
 
 DEFAULT_PREFIX = "agents/"
@@ -272,3 +274,21 @@ def agent_signatures(repo: Repository, agent: str) -> tuple[Signature, Signature
 def _agent_email(agent: str) -> str:
     local = "".join(c if c.isalnum() or c in "._-+" else "-" for c in agent).strip(".-")
     return f"{local or 'agent'}@{AGENT_EMAIL_DOMAIN}"
+
+
+def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> list[str]:
+    """The agents to sync: the names given, or every agent branch with --all (a UsageError
+    or OperationalError when there are none: ``sync`` checks it before any network)."""
+    if all_agents and names:
+        raise UsageError("give agent names or --all, not both")
+    if all_agents:
+        found = list_agents(repo, remote=True)
+        if not found:
+            raise OperationalError(f"no agent branches (none under {agent_prefix(repo)})")
+        return found
+    if not names:
+        raise UsageError("name the agents to sync, or pass --all")
+    for name in names:
+        if agent_tip(repo, name) is None:  # neither here nor on a remote
+            raise OperationalError(f"no branch {agent_branch(repo, name)} for agent {name!r}")
+    return list(dict.fromkeys(names))

@@ -328,7 +328,13 @@ class SshTarget:
 
 def ssh_target(url: str) -> SshTarget | None:
     """The destination of an ssh URL (``ssh://[user@]host[:port]/path``, ``git+ssh://``,
-    scp-like ``[user@]host:path``); None for any other URL or a path."""
+    scp-like ``[user@]host:path``); None for any other URL or a path, for a remote
+    helper's address (``ext::…``, ``fd::…``: git runs no ssh for it), and for a
+    destination git would refuse or read otherwise (a user or host that starts with '-',
+    "strange hostname blocked"; a port that is not a number; ``%`` escapes, which git
+    decodes): the early login then runs nothing git would not."""
+    if _HELPER.match(url):
+        return None
     for scheme in ("ssh://", "git+ssh://", "ssh+git://"):
         if url.startswith(scheme):
             rest = url[len(scheme) :].split("/", 1)[0]
@@ -338,14 +344,28 @@ def ssh_target(url: str) -> SshTarget | None:
                 port = tail[1:] if tail.startswith(":") else None
             else:
                 host, _, port = hostport.partition(":")
-            return SshTarget(host, user or None, port or None) if host else None
+            return _target(host, user, port, rest)
     if "://" in url or url.startswith(("/", "./", "../", "[")):
         return None
     head, colon, _ = url.partition(":")
     if not colon or "/" in head or not head:
         return None  # a path (git treats "a/b:c" as a local path)
     user, _, host = head.rpartition("@")
-    return SshTarget(host, user or None) if host else None
+    return _target(host, user, None, head)
+
+
+_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
+"""A remote helper's address, ``<transport>::<address>``, as git's transport_get reads it."""
+
+
+def _target(host: str, user: str, port: str | None, said: str) -> SshTarget | None:
+    if not host or said.startswith("-") or host.startswith("-") or "%" in said:
+        return None
+    if port and not re.fullmatch(r"[0-9]+", port):
+        return None
+    if any(c.isspace() or not c.isprintable() for c in said):
+        return None  # (ssh would not find such a host; an -o value of ssh -G's answer)
+    return SshTarget(host, user or None, port or None)
 
 
 class SshShare:
@@ -447,6 +467,7 @@ class SshShare:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+MUX_PATIENCE = 2.0  # seconds mux_exit waits for a master's answers, in all
 MUX_HELLO, MUX_TERMINATE, MUX_OK = 0x00000001, 0x10000005, 0x80000001
 """OpenSSH's connection multiplexing protocol (its PROTOCOL.mux, version 4): the messages
 ``ssh -O exit`` sends and the master's answer."""
@@ -465,13 +486,15 @@ def mux_exit(path: str) -> bool:
         sock.sendall(struct.pack(">I", len(body)) + body)
 
     def first_word() -> int:
-        (size,) = struct.unpack(">I", _read(sock, 4))
-        body = _read(sock, size)
+        (size,) = struct.unpack(">I", _read(sock, 4, end))
+        body = _read(sock, size, end)
         return int(struct.unpack(">I", body[:4])[0])
 
+    end = time.monotonic() + MUX_PATIENCE  # all of it (a master that answers a byte at a
+    # time, or garbage, never holds up the sync's end for more)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(2.0)
+            sock.settimeout(MUX_PATIENCE)
             sock.connect(path)
             send(MUX_HELLO, 4)
             if first_word() != MUX_HELLO:
@@ -487,12 +510,17 @@ def mux_exit(path: str) -> bool:
         return False
 
 
-def _read(sock: socket.socket, size: int) -> bytes:
-    """Exactly ``size`` bytes from ``sock`` (an OSError when it ends before)."""
+def _read(sock: socket.socket, size: int, end: float) -> bytes:
+    """Exactly ``size`` bytes from ``sock`` before ``end`` (a ``time.monotonic`` value): an
+    OSError when it ends before, a TimeoutError when the time is up."""
     if size > 1 << 16:
         raise OSError("an ssh mux message too long")
     data = b""
     while len(data) < size:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the ssh master took too long to answer")
+        sock.settimeout(left)
         chunk = sock.recv(size - len(data))
         if not chunk:
             raise OSError("the ssh master closed the socket")
@@ -539,7 +567,7 @@ class RemoteConfig:
 
 
 REMOTE_KEYS = (
-    r"^(remote\..+\.(url|pushurl)|url\..+\.(insteadof|pushinsteadof)"
+    r"^(remote\..+\.(url|pushurl|vcs)|url\..+\.(insteadof|pushinsteadof)"
     r"|core\.sshcommand|ssh\.variant|vcontext\.sshpersist)$"
 )
 """The config keys a sync's remote is read from (one ``git config --get-regexp``)."""
@@ -552,11 +580,14 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
     pushes: list[str] = []
     rewrites: dict[str, list[tuple[str, str]]] = {"insteadof": [], "pushinsteadof": []}
     command = variant = persist = None
+    helper = False  # remote.<name>.vcs: git reaches it through git-remote-<vcs>, not ssh
     for line in out.stdout.splitlines() if out.returncode == 0 else []:
         key, _, value = line.partition(" ")
         head, _, rest = key.partition(".")
         sub, _, name = rest.rpartition(".")
-        if head == "remote" and sub == remote:
+        if head == "remote" and sub == remote and name == "vcs":
+            helper = True
+        elif head == "remote" and sub == remote:
             (urls if name == "url" else pushes).append(value)
         elif head == "url" and name in rewrites:
             rewrites[name].append((value, sub))
@@ -572,6 +603,8 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
         _rewrite(u, rewrites["pushinsteadof"], or_else=rewrites["insteadof"]) for u in urls
     ]
     fetch_urls = [_rewrite(u, rewrites["insteadof"]) for u in urls]
+    if helper:
+        fetch_urls = push_urls = []
     return RemoteConfig(tuple(fetch_urls), tuple(push_urls), command, variant, persist)
 
 
@@ -703,7 +736,23 @@ def _ssh_command(config: RemoteConfig) -> str | None:
         return None
     if os.path.basename(first) not in ("ssh", "ssh.exe"):
         return None
-    return command
+    if any(_shares_itself(word) for word in shlex.split(command)[1:]):
+        return None  # (its own -o ControlMaster=no wins over ours: ssh -f -N would be a
+    return command  # lone background session no control socket can end)
+
+
+def _shares_itself(word: str) -> bool:
+    """Whether a word of the user's ssh command line says how it shares connections
+    (``-o ControlMaster=…``/``ControlPath``/``ControlPersist``, ``-M``, ``-S path``):
+    ssh takes the first value it is given, so ours would not apply."""
+    lowered = word.lower()
+    if any(key in lowered for key in ("controlmaster", "controlpath", "controlpersist")):
+        return True
+    return (
+        word.startswith("-")
+        and not word.startswith(("--", "-o"))
+        and bool(set(word[1:]) & {"M", "S"})
+    )
 
 
 def _ssh(base: str, args: list[str], *, quiet: bool = False) -> str | None:

@@ -30,7 +30,7 @@ from ..branches.treemerge import PathConflict, TreeMerge, carry_to_agent, merge_
 from ..branches.virtualbase import base_tree
 from ..clock import now_rfc3339
 from ..codecs import ReusedParses
-from ..errors import OperationalError, UsageError
+from ..errors import OperationalError
 from ..gitio import refs, run_dir, worktrees
 from ..gitio.bases import merge_bases
 from ..gitio.objects import (
@@ -804,22 +804,3 @@ def _remember(logged: dict[str, set[str]] | None, merged: TreeMerge) -> None:
         return
     for document, change in merged.logged:
         logged.setdefault(document, set()).add(change)
-
-
-def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> list[str]:
-    """The agents to sync: the names given, or every agent branch with --all."""
-    if all_agents and names:
-        raise UsageError("give agent names or --all, not both")
-    if all_agents:
-        found = agents.list_agents(repo, remote=True)
-        if not found:
-            raise OperationalError(f"no agent branches (none under {agents.agent_prefix(repo)})")
-        return found
-    if not names:
-        raise UsageError("name the agents to sync, or pass --all")
-    for name in names:
-        if agents.agent_tip(repo, name) is None:  # neither here nor on a remote
-            raise OperationalError(
-                f"no branch {agents.agent_branch(repo, name)} for agent {name!r}"
-            )
-    return list(dict.fromkeys(names))

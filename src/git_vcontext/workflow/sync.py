@@ -20,7 +20,7 @@ from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..remote.rounds import push_with_retries
 from ..sync.interrupted import finish
-from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer, select_agents
+from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer
 from ..sync.tracking import (
     pasted_remote,
     push_refusal,
@@ -77,46 +77,18 @@ def sync(
     (``gitio.storage``)."""
     where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
     with explained(where, "sync"):
-        return _sync(
-            repo,
-            agents=agents,
-            all_agents=all_agents,
-            into=into,
-            push=push,
-            dry_run=dry_run,
-            checkout=checkout,
-            say=say,
-            warn=warn,
-            hints=hints,
-            link=link,
-        )
-
-
-def _sync(
-    repo: Repository,
-    *,
-    agents: tuple[str, ...] | list[str],
-    all_agents: bool,
-    into: str | None,
-    push: str | None,
-    dry_run: bool,
-    checkout: bool,
-    say: Callable[[str], None],
-    warn: Callable[[str], None],
-    hints: bool,
-    link: Link | None,
-) -> SyncOutcome:
-    push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
-    mine = link is None and push is not None and not dry_run
-    if mine:  # one per sync; over ssh its connection starts now, the key exchange
-        link = Link(run_dir(repo), str(push), report=say)  # overlapping the local work up to
-        link.begin()  # the first git command that talks to the remote
-    try:
-        return _sync_with(repo, agents, all_agents, into, push, dry_run, checkout, say, warn,
-                          hints, link)  # fmt: skip
-    finally:
-        if mine and link is not None:
-            link.close()
+        push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
+        mine = link is None and push is not None and not dry_run
+        if mine:  # one per sync; over ssh its connection starts now, the key exchange
+            agent_config.select_agents(repo, tuple(agents), all_agents)  # (none: no login)
+            link = Link(run_dir(repo), str(push), report=say)  # overlapping the local work
+            link.begin()  # up to the first git command that talks to the remote
+        try:
+            return _sync_with(repo, agents, all_agents, into, push, dry_run, checkout, say,
+                              warn, hints, link)  # fmt: skip
+        finally:
+            if mine and link is not None:
+                link.close()
 
 
 def _sync_with(
@@ -133,7 +105,7 @@ def _sync_with(
     link: Link | None,
 ) -> SyncOutcome:
     _finish_interrupted(repo, say, warn)
-    names = select_agents(repo, tuple(agents), all_agents)
+    names = agent_config.select_agents(repo, tuple(agents), all_agents)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
     _named_as_on_the_remote(repo, pairs, push, checkout)
