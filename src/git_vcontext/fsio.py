@@ -180,7 +180,7 @@ def write_atomic(
 ) -> None:
     """Replace a file's content all at once: readers see the old or the new bytes, never half.
 
-    The new content goes to a temporary file (``.NAME.PID-START.RANDOM.tmp``: see
+    The new content goes to a temporary file (``.NAME.PID-START-NS.RANDOM.tmp``: see
     ``temporary_name``) in the same
     directory, or in ``scratch`` (a folder of the git directory, which git never shows)
     when that is on the same file system; it gets the old file's permission bits and is
@@ -358,14 +358,34 @@ def temporary_name(folder: str, name: str) -> str:
     """A temporary's name: the writing process by its pid and, where the system tells it,
     its start time (``started``), so that ``remove_stale_temporaries`` does not take a pid
     given since to another process for the writer (older versions, which know the name
-    without ``-START`` alone, leave such a temporary be)."""
+    without ``-START`` alone, leave such a temporary be). The NAME part is the file's name,
+    cut (``_fit``) so that the whole stays within ``NAME_MAX`` bytes."""
     pid = system.getpid()
     if pid not in _OWN_START:  # (once per process: a fork has another pid)
         start, ns = started(pid), pid_namespace()
         _OWN_START[pid] = None if start is None else f"{start}" if ns is None else f"{start}-{ns}"
     start_ns = _OWN_START[pid]
     who = str(pid) if start_ns is None else f"{pid}-{start_ns}"
-    return join(folder, f".{name}.{who}.{system.urandom(4).hex()}.tmp")
+    tail = f".{who}.{system.urandom(4).hex()}.tmp"
+    return join(folder, "." + _fit(name, NAME_MAX - 1 - len(tail)) + tail)
+
+
+NAME_MAX = 255
+"""The longest file name, in bytes, that every file system we write on takes (ext4, XFS,
+APFS, btrfs: 255 bytes; NTFS: 255 UTF-16 units, never more than the UTF-8 bytes)."""
+
+
+def _fit(name: str, room: int) -> str:
+    """``name`` cut to its first ``room`` bytes of UTF-8, at a character's boundary: a
+    document whose own name is near the limit still gets a temporary that the file system
+    takes (the pid, start time, namespace and random part, which keep writers apart, are
+    never cut)."""
+    raw = name.encode("utf-8", "surrogatepass")  # a surrogateescape'd byte counts 3: safe
+    if len(raw) <= room:
+        return name
+    while room > 0 and raw[room] & 0xC0 == 0x80:  # not in the middle of a character
+        room -= 1
+    return raw[:room].decode("utf-8", "surrogatepass")
 
 
 _OWN_START: dict[int, str | None] = {}

@@ -51,3 +51,30 @@ def test_under_the_bound_a_merge_keeps_every_verdict(
         _run(tmp_path, range(10 * n, 10 * n + 10), when=(n + 1) * 10**9)
     after = VerdictCache.open(tmp_path)
     assert all(after.get(_key(i)) == [] for i in range(30))
+
+
+def test_a_merge_removes_a_killed_runs_temporary_and_keeps_a_live_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run killed while writing its pack (``write_atomic``) leaves ``.NAME.PID-START.
+    RANDOM.tmp`` in the cache folder: the next merge removes it when its writer is gone
+    (``remove_stale_temporaries``), never a live writer's."""
+    import subprocess
+
+    from git_vcontext.fsio import temporary_name
+
+    monkeypatch.setattr(cache_mod, "MAX_PACKS", 2)
+    _run(tmp_path, range(0, 5), when=10**9)
+    folder = Path(VerdictCache.open(tmp_path).folder or "")
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    dead = folder / f".1-00.pack.json.{proc.pid}-1.0123abcd.tmp"
+    live = Path(temporary_name(str(folder), "2-00.pack.json"))
+    for path in (dead, live):
+        path.write_text("{half")
+    _run(tmp_path, range(5, 10), when=2 * 10**9)  # a second pack: no merge yet
+    assert dead.exists()
+    _run(tmp_path, range(10, 15), when=3 * 10**9)  # past MAX_PACKS: the merge
+    assert not dead.exists()
+    assert live.exists()
+    assert len(VerdictCache.open(tmp_path)._load()) == 15

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
-from ..fsio import alive, pid_namespace, started
+from ..fsio import alive, pid_namespace, remove_stale_temporaries, started, write_atomic
 from ..gitio import (
     config_value,
     git_dir,
@@ -153,13 +153,9 @@ class GitSide:
         name = os.path.join(folder, f"{blob_id(path.encode())}.{os.getpid()}.json")
         try:
             os.makedirs(folder, exist_ok=True)
-            temporary = f"{name}.{os.getpid()}.tmp"
-            with open(temporary, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(temporary, name)
-        except OSError:  # a read-only git directory: the write goes on unjournaled
+            # its temporary named by pid and start time: finish_pending removes a killed one's
+            write_atomic(name, json.dumps(entry).encode(), durable=True, force=True)
+        except (OSError, OperationalError):  # a read-only git directory: unjournaled
             return None
         return name
 
@@ -177,6 +173,7 @@ class GitSide:
         file changed since is left as it is. A line for each one not silently dropped."""
         notes, self.held = self.held, []
         folder = self._pending_folder()
+        remove_stale_temporaries(folder)  # an entry a killed server was writing
         try:
             names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
         except OSError:

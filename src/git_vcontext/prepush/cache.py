@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 
 from ..errors import OperationalError
-from ..fsio import permitted, write_atomic
+from ..fsio import permitted, remove_stale_temporaries, write_atomic
 from ..jsoncodec import dumps, loads
 from ..shipped import folder as shipped_folder
 from ..validation.history import RULES_VERSION
@@ -230,6 +230,8 @@ class VerdictCache:
                     os.unlink(old)
                 except OSError:
                     pass
+            # and what a killed run's write left (its temporary): at a merge, not every run
+            remove_stale_temporaries(self.folder)
 
 
 def _newest(

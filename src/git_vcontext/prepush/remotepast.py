@@ -223,11 +223,15 @@ def _load(path: str) -> dict[str, dict[str, str]]:
 
 
 def _save(path: str, record: dict[str, dict[str, str]]) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
+    """Replace the record whole (``fsio.write_atomic``: its temporary named by pid and start
+    time), and remove what a killed writer left beside it (``remove_stale_temporaries``)."""
+    from ..errors import OperationalError  # lazy: only a push that deletes refs writes
+    from ..fsio import remove_stale_temporaries, write_atomic
+
+    folder = os.path.dirname(path)
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(dumps(record))
-        os.replace(tmp, path)
-    except OSError:  # a record we cannot keep only weakens a later check
-        pass
+        os.makedirs(folder, exist_ok=True)
+        write_atomic(path, dumps(record).encode("utf-8"), force=True)
+    except (OSError, OperationalError):  # a record we cannot keep only weakens a later check
+        return
+    remove_stale_temporaries(folder)

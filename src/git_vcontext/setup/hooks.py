@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
-from ..fsio import permitted, write_atomic
+from ..fsio import permitted, remove_stale_temporaries, temporary_name, write_atomic
 from ..gitio import config_names, git
 from ..gitio.places import hooks_folder
 from ..record import record
@@ -126,6 +126,7 @@ def install(cwd: Path, command: str, force: bool) -> tuple[list[str], tuple[str,
             return [f"kept {shown}: the pre-push check is called from it"], ()
         return [], where.advice
     where.folder.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(str(where.folder))  # what a killed install left (its writes')
     text = hook_text(command)
     adopted = _adopt_pre_commits_legacy(where.folder, text)
     if _through_pre_commit(where.folder):  # pre-commit installed after us: it runs ours
@@ -166,8 +167,10 @@ def _adopt_pre_commits_legacy(folder: Path, text: str) -> list[str]:
 
 def _replace_name(hook: Path, text: str) -> None:
     """Put our hook at ``hook``'s name, replacing the name itself: when yours is a symbolic
-    link (to a script the team tracks), the link goes, its target stays untouched."""
-    tmp = hook.with_name(f".{hook.name}.{os.getpid()}.tmp")
+    link (to a script the team tracks), the link goes, its target stays untouched (so not
+    ``write_atomic``, which writes through a link; its temporary's name, though, so that
+    ``remove_stale_temporaries`` knows a killed install's)."""
+    tmp = Path(temporary_name(str(hook.parent), hook.name))
     try:
         tmp.write_text(text)
         tmp.chmod(0o755)

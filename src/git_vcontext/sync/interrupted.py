@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError, Unfinished
+from ..fsio import remove_stale_temporaries, write_atomic
 from ..record import record
 
 if TYPE_CHECKING:
@@ -78,14 +79,18 @@ def note(repo: Repository, worktree: str, branch: str, old: str, new: str) -> No
     data = (json.dumps(body, indent=1) + "\n").encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        write_atomic(path, data, force=True)  # its temporary named by pid and start time
     except OSError as exc:
-        raise OperationalError(
-            f"cannot write {path} ({exc.strerror}): nothing moved; "
-            "free some space or make the repository writable, then sync again"
-        ) from None
+        raise _unwritten(f"{path}: cannot write ({exc.strerror})") from None
+    except OperationalError as exc:
+        raise _unwritten(str(exc)) from None
+    remove_stale_temporaries(str(path.parent))  # what a killed sync left beside it
+
+
+def _unwritten(why: str) -> OperationalError:
+    return OperationalError(
+        f"{why}: nothing moved; free some space or make the repository writable, then sync again"
+    )
 
 
 def forget(repo: Repository, worktree: str) -> None:

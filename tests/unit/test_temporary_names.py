@@ -1,0 +1,94 @@
+"""Temporary names that every file system takes (``fsio.temporary_name``).
+
+PRODUCT.md "Bad input": files untouched or written whole (atomic replace). A document
+whose own name is near the file-name limit (255 bytes) must still be written: the
+temporary's NAME part is cut so that ``.NAME.PID-START-NS.RANDOM.tmp`` fits, at a
+character's boundary, and stays one ``remove_stale_temporaries`` recognises.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from git_vcontext.fsio import (
+    NAME_MAX,
+    TEMPORARY,
+    pid_namespace,
+    remove_stale_temporaries,
+    started,
+    temporary_name,
+    write_atomic,
+)
+
+SUFFIX = ".vcontext.json"
+NAMES = {
+    "ascii-250": "a" * 236 + SUFFIX,
+    "ascii-255": "a" * 241 + SUFFIX,
+    "two-byte-255": "é" * 120 + "a" + SUFFIX,
+    "three-byte-250": "日" * 78 + "aa" + SUFFIX,
+    "four-byte-255": "😀" * 60 + "a" + SUFFIX,
+}
+
+
+def test_the_names_are_the_lengths_they_claim() -> None:
+    for label, name in NAMES.items():
+        assert len(name.encode()) == int(label.rsplit("-", 1)[1]), label
+
+
+@pytest.mark.parametrize("label", sorted(NAMES))
+def test_a_temporary_of_a_long_name_fits_and_is_recognised(label: str, tmp_path: Path) -> None:
+    name = NAMES[label]
+    tmp = Path(temporary_name(str(tmp_path), name))
+    raw = os.fsencode(tmp.name)
+    assert len(raw) <= NAME_MAX
+    part = tmp.name
+    found = TEMPORARY().match(part)
+    assert found is not None
+    assert found.group("pid") == str(os.getpid())
+    start = started(os.getpid())
+    assert found.group("start") == (None if start is None else str(start))
+    ns = pid_namespace()  # the namespace, like pid and start, is never cut
+    assert found.group("ns") == (None if start is None or ns is None else str(ns))
+    kept = found.group("name")
+    assert name.startswith(kept)  # a prefix, cut between characters (no broken one)
+    assert len(kept.encode()) >= NAME_MAX - 50  # still recognisable: only the tail is cut
+    raw.decode("utf-8")  # strict: whole characters only
+    tmp.write_bytes(b"x")  # the file system takes it
+
+
+def test_a_short_name_is_kept_whole_and_two_temporaries_differ(tmp_path: Path) -> None:
+    one = Path(temporary_name(str(tmp_path), "todo.vcontext.json"))
+    two = Path(temporary_name(str(tmp_path), "todo.vcontext.json"))
+    assert one.name.startswith(".todo.vcontext.json.")
+    assert one != two  # the random part keeps writers (and writes) apart
+
+
+def test_two_long_names_sharing_their_start_never_share_a_temporary(tmp_path: Path) -> None:
+    a, b = "x" * 250 + "a.json", "x" * 250 + "b.json"
+    assert Path(temporary_name(str(tmp_path), a)) != Path(temporary_name(str(tmp_path), b))
+
+
+@pytest.mark.parametrize("label", sorted(NAMES))
+def test_write_atomic_writes_a_long_named_file_whole(label: str, tmp_path: Path) -> None:
+    target = tmp_path / NAMES[label]
+    target.write_bytes(b"old\n")
+    write_atomic(target, b"new\n")
+    assert target.read_bytes() == b"new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]  # nothing left
+
+
+def test_a_dead_writers_cut_temporary_is_removed(tmp_path: Path) -> None:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    name = NAMES["two-byte-255"]
+    live = Path(temporary_name(str(tmp_path), name))
+    dead = live.with_name(live.name.replace(f".{os.getpid()}", f".{proc.pid}", 1))
+    assert dead != live
+    for path in (live, dead):
+        path.write_text("half\n")
+    assert remove_stale_temporaries(str(tmp_path)) == [str(dead)]
+    assert live.exists()
