@@ -228,7 +228,10 @@ class Link:
             out = git(
                 [verb, *args], cwd=self.cwd, check=False, env=self._env(verb), timeout=self._left()
             )
-            if out.returncode == 0 or not transient(out.stderr):
+            answered = verb == "push" and ANSWERED.search(out.stdout) is not None
+            # (git's rows of a push refused before sending: an atomic push with a stale
+            # lease ends with "the remote end hung up unexpectedly" all the same)
+            if out.returncode == 0 or answered or not transient(out.stderr):
                 if out.returncode == 0 or (verb == "push" and out.stdout):
                     self.took[verb] = time.monotonic() - start  # (a push the remote answered,
                     # whatever it took: a round trip all the same)
