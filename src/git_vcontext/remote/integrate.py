@@ -590,10 +590,12 @@ class BaseRound:
             if result.ok and tip != snap.branches.get(branch):
                 updates.append(remotes.Update(str(tip), ref))
                 known[ref] = snap.branches.get(branch)
-            if agent in self.published:
-                request = leases.request_ref(self.base, branch)
+            request = leases.request_ref(self.base, branch)
+            if agent in self.published and snap.requests.get(branch) == self.published[agent]:
                 updates.append(remotes.Update(None, request, expect=str(self.published[agent])))
                 known[request] = self.published[agent]
+            # (else another holder merged it and removed it already: a removal that expects
+            # it would be rejected as stale, at every retry, the look finding it gone again)
         return updates, known
 
     def _landed(
@@ -645,7 +647,9 @@ class BaseRound:
         refused = [row for row in failed if not row.collateral] or failed
         self.retries += 1
         if self.retries >= self.settings.attempts:
-            names = ", ".join(row.branch for row in refused if not row.ref.startswith("refs/v"))
+            names = ", ".join(
+                row.branch for row in refused if not row.ref.startswith("refs/v")
+            ) or ", ".join(f"{row.branch} {row.summary}" for row in refused)
             raise PushRefused(
                 f"push to {self.shown} still rejected after {self.retries} attempts ({names})"
                 + "".join(f"\n  {line}" for line in pushed.said)
