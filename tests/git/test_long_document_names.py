@@ -15,16 +15,11 @@ from typing import Any
 import pytest
 
 from helpers.conflict_repos import cli_json, diverge, installed, pretty, todo, two_conflicts
+from helpers.long_names import NAMES as ALL_NAMES
 from helpers.mcp_support import in_process, run, text
 from helpers.run import run_cli, run_git
 
-SUFFIX = ".vcontext.json"
-NAMES = {
-    "ascii-250": "a" * 236 + SUFFIX,
-    "ascii-255": "a" * 241 + SUFFIX,
-    "two-byte-255": "é" * 120 + "a" + SUFFIX,
-    "three-byte-250": "日" * 78 + "aa" + SUFFIX,
-}
+NAMES = {k: v for k, v in ALL_NAMES.items() if not k.startswith("four-byte")}
 
 
 def _debris(repo: Path) -> list[str]:

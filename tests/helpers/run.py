@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -49,3 +51,33 @@ def bare_repository(parent: Path, name: str = "r.git") -> Path:
     run_git(where, "config", "user.name", "T")
     run_git(where, "config", "user.email", "t@example.com")
     return where
+
+
+@contextmanager
+def in_another_pid_namespace(code: str) -> Iterator[str]:
+    """Python ``code`` run under ``unshare --pid`` (pid 1 there, as in a container sharing
+    this machine's files), alive while the block runs: what it printed before a line
+    ``end`` (it then waits for its stdin to close). Skips where ``unshare --pid`` cannot
+    run (no util-linux, user namespaces refused)."""
+    import pytest
+
+    try:
+        proc = subprocess.Popen(
+            ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc",
+             sys.executable, "-c", code],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+    except OSError:
+        pytest.skip("no unshare")
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        for line in iter(proc.stdout.readline, ""):  # (EOF: unshare refused)
+            if line == "end\n":
+                break
+            lines.append(line)
+        else:
+            pytest.skip("unshare --pid refused here")
+        yield "".join(lines)
+    finally:
+        proc.communicate("")

@@ -16,14 +16,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from helpers.mcp_support import PLAYBOOK, TODO, in_process, run, stdio_params, text
-from helpers.run import cli_path, run_git
+from helpers.run import cli_path, in_another_pid_namespace, run_git
 
 WRITE_TODO = ("vbrief_create_todo", {"title": "through the link"})
 WRITE_LEARNING = (
@@ -302,26 +301,14 @@ def test_a_temporary_of_a_writer_in_another_pid_namespace_is_left_be(tmp_path: P
         f"path = temporary_name({str(tmp_path)!r}, 'todo.vcontext.json')\n"
         "open(path, 'w').write('half')\n"
         "print(path, flush=True)\n"
+        "print('end', flush=True)\n"
         "sys.stdin.read()\n"
     )
-    try:
-        proc = subprocess.Popen(
-            ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc",
-             sys.executable, "-c", writer],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
-    except OSError:
-        pytest.skip("no unshare")
-    try:
-        assert proc.stdout is not None
-        path = Path(proc.stdout.readline().strip())
-        if not path.name:
-            pytest.skip("unshare --pid refused here")
+    with in_another_pid_namespace(writer) as said:
+        path = Path(said.strip())
         assert path.name.startswith(".todo.vcontext.json.1-")  # pid 1 in its namespace
         assert remove_stale_temporaries(str(tmp_path)) == []
         assert path.exists()
-    finally:
-        proc.communicate("")
 
 
 def _dead_pid() -> int:

@@ -23,15 +23,7 @@ from git_vcontext.fsio import (
     temporary_name,
     write_atomic,
 )
-
-SUFFIX = ".vcontext.json"
-NAMES = {
-    "ascii-250": "a" * 236 + SUFFIX,
-    "ascii-255": "a" * 241 + SUFFIX,
-    "two-byte-255": "é" * 120 + "a" + SUFFIX,
-    "three-byte-250": "日" * 78 + "aa" + SUFFIX,
-    "four-byte-255": "😀" * 60 + "a" + SUFFIX,
-}
+from helpers.long_names import NAMES
 
 
 def test_the_names_are_the_lengths_they_claim() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +15,7 @@ from git_vcontext.prepush.cache import push_key
 from git_vcontext.remote import refs as leases
 from git_vcontext.remote.pusher import hook_lines
 from git_vcontext.remote.server import bases_requested
+from helpers.run import in_another_pid_namespace
 
 HOST = socket.gethostname()
 
@@ -116,25 +116,11 @@ def test_a_lease_from_another_pid_namespace_is_waited_for_not_judged_by_its_pid(
         "print(lease.message() + 'end', flush=True)\n"
         "sys.stdin.read()\n"
     )
-    try:
-        proc = subprocess.Popen(
-            ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc",
-             sys.executable, "-c", holder],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
-    except OSError:
-        pytest.skip("no unshare")
-    try:
-        assert proc.stdout is not None
-        message = "".join(iter(proc.stdout.readline, "end\n"))
-        if not message:
-            pytest.skip("unshare --pid refused here")
+    with in_another_pid_namespace(holder) as message:
         theirs = leases.parse(message)
         assert theirs is not None
         assert theirs.pid == 1  # (here: this machine's init)
         assert not leases.breakable(theirs, "/repo/.git", 0.0)
-    finally:
-        proc.communicate("")
 
 
 def test_a_lease_says_its_holders_pid_namespace_and_an_older_lease_reads_without_it() -> None:
