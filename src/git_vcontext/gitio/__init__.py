@@ -403,8 +403,9 @@ def _git_config(
     if not flag:
         done = git(["config", "--get", "--", key], cwd=repo.path, check=False, env=env)
     else:
-        args = ["config", "--type=bool", "--get", "--", key]
-        done = git(args, cwd=repo.path, check=False, env=env)
+        done = git(
+            ["config", "--type=bool", "--get", "--", key], cwd=repo.path, check=False, env=env
+        )
     if done.returncode != 0:
         return None
     return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout
