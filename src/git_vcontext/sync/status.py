@@ -463,7 +463,7 @@ def _rows(rows: list[AgentStatus]) -> list[str]:
             )
             details += [f"    {c.describe()}" for c in clash.conflicts]
         details += [
-            f"  sequence: {f.path} ({f.container}): forked at {f.parent_sequence}, "
+            f"  sequence: {quoted_path(f.path)} ({f.container}): forked at {f.parent_sequence}, "
             f"base now at {f.base_sequence}"
             for f in r.forks
             if f.divergence
