@@ -4,7 +4,7 @@ PRODUCT.md "The remote guards itself": every rule the hook applies, the guard ap
 the same findings. Two shortcuts compare values by their ``marshal`` bytes before their
 canonical texts: the history rules' common start of a change log
 (``history._same_texts``: the same answer as the canonical texts, always) and the light
-path's undone-sync-merge keys (``undone.strict_key``: equal keys only where the canonical
+path's undone-sync-merge keys (``values.strict_key``: equal keys only where the canonical
 texts are equal, so "all it holds kept" by them is kept by the rule's keys too). The
 datetime rule first walks a document without making paths, and makes them only when it
 finds something (``rules._any_date_issue``). Values
@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from git_vcontext.codecs.json_text import parse_value
 from git_vcontext.document import DATETIME_FIELDS
-from git_vcontext.prepush.undone import record_keys, strict_key
+from git_vcontext.prepush.undone import record_keys
 from git_vcontext.validation import rules
 from git_vcontext.validation.history import _same_texts
-from git_vcontext.values import canonical
+from git_vcontext.values import canonical, strict_key
 
 # JSON literals, each with others Python's == finds equal to it (the canonical texts differ
 # for some: a boolean for a number, a spelling, a sign of zero)

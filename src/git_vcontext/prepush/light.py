@@ -395,7 +395,7 @@ class Light:
     def _keeps(self, before: str, merge: str, commit: str, path: str) -> bool:
         """Whether the commit's document at ``path`` keeps part of what the merge brought
         into it (or all it holds, the usual round on a sync: first asked with keys stricter
-        than the rule's, ``undone.strict_key``, whose "all kept" the rule's keys then say
+        than the rule's, ``values.strict_key``, whose "all kept" the rule's keys then say
         too; issue 28)."""
         merged = self._keys(merge, path, strict=True)
         if merged.keys() <= self._keys(commit, path, strict=True).keys():

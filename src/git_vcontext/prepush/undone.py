@@ -21,7 +21,7 @@ from ..codecs import parse
 from ..document import CHANGELOG_FIELD, EVENT_ID, JSONL_EVENT_ID
 from ..errors import VContextError
 from ..record import record
-from ..values import canonical
+from ..values import canonical, strict_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -200,21 +200,6 @@ def record_keys(raw: bytes, path: str, *, strict: bool = False) -> dict[Key, str
     found: dict[Key, str] = {}
     _walk(data, found, strict_key if strict else canonical)
     return found
-
-
-def strict_key(entry: Any) -> str | bytes:
-    """A changeLog entry's key, stricter than ``canonical`` and ~6x quicker to make: its
-    ``marshal`` bytes (C), which equal another entry's only when the two hold the same
-    plain types, values and key order (marshal refuses any subclass, such as a number
-    keeping its spelling), so their canonical texts are equal too; else its canonical text
-    (a ``str``: never equal to bytes)."""
-    # lazy: marshal is built in (no file to load), and only the light path asks
-    import marshal
-
-    try:
-        return marshal.dumps(entry, 2)  # 2: no references, the bytes depend on values only
-    except ValueError:
-        return canonical(entry)
 
 
 def _walk(value: object, found: dict[Key, str], key_of: Callable[[Any], str | bytes]) -> None:
