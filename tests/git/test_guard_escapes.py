@@ -133,6 +133,26 @@ def test_symlink_a_dangling_routed_link_is_a_finding_of_validate_as_of_the_guard
     _refused_by_all(repo, remote, "symlink")
 
 
+def test_symlink_a_routed_link_to_a_folder_is_a_finding_of_validate_named_or_walked(
+    repo: Path, remote: Path
+) -> None:
+    """One truth (PRODUCT.md, Validation: the same file set for validate and the hook): a
+    committed link at a vContext path that leads to a folder is the hook's, check's and the
+    guard's ``symlink`` finding; validate judged it so with no paths only: named, it walked
+    the folder behind the link, and in a folder given it was skipped (a link to a folder
+    is among ``os.walk``'s folders, not its files)."""
+    (repo / "elsewhere").mkdir()
+    write(repo, "elsewhere/x.json", {"vContextInfo": {"version": "0.4"}})
+    os.symlink("elsewhere", repo / "linked.vcontext.json")
+    commit(repo, "a link to a folder at a vContext path")
+    for args in ((), ("linked.vcontext.json",), (".",)):
+        validated = run_cli("validate", *args, cwd=repo)
+        out = validated.stdout.decode()
+        assert validated.returncode == 1, (args, out, validated.stderr)
+        assert "linked.vcontext.json:1:1: a symbolic link where" in out, (args, out)
+    _refused_by_all(repo, remote, "symlink")
+
+
 def test_doctor_runs_the_guard_as_a_push_does_and_says_it_cannot_import_pygit2(
     repo: Path, remote: Path, tmp_path: Path
 ) -> None:

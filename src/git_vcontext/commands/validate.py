@@ -224,16 +224,19 @@ def _few(repo: Repo, rels: list[str]) -> str:
 def _expand(paths: Sequence[str], repo: Repo) -> Iterator[str]:
     """Files as given; directories walked for vContext files (``.git`` skipped)."""
     for path in paths:
-        if os.path.isdir(path):
+        if os.path.islink(path) and repo.covers(path):
+            yield path  # judged as a link (to a folder, dangling too), never walked or read
+        elif os.path.isdir(path):
             yield from _walk(path, repo)
-        elif os.path.lexists(path) or path == "-":  # (a dangling link: judged as a link)
+        elif os.path.lexists(path) or path == "-":
             yield path
 
 
 def _walk(top: str, repo: Repo) -> Iterator[str]:
     for folder, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if d != ".git")
-        for name in sorted(files):
+        linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # (not walked)
+        for name in sorted(files + linked):
             full = os.path.join(folder, name)
             if os.path.islink(full) and repo.covers(full):
                 yield full  # judged as a link (dangling too), never read
