@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
-from ..fsio import alive, pid_namespace, remove_stale_temporaries, started, write_atomic
+from ..fsio import (
+    pid_namespace,
+    remove_stale_temporaries,
+    started,
+    write_atomic,
+    writer_alive,
+)
 from ..gitio import (
     config_value,
     git_dir,
@@ -223,9 +229,7 @@ class GitSide:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.done(journal)
             return None
-        if ns is not None and ns != pid_namespace():  # a server in another pid namespace (a
-            return None  # container sharing the repository): its pid means nothing here
-        return None if alive(pid, start) else dict(entry)
+        return None if writer_alive(pid, start, ns) else dict(entry)
 
     def _held(self, real: str | None) -> AbstractContextManager[None]:
         return nullcontext() if real is None or self.hold is None else self.hold(real)
