@@ -16,12 +16,19 @@ def now_rfc3339() -> str:
 
 
 def _epoch() -> int | None:
-    """SOURCE_DATE_EPOCH as seconds, None when unset or not a number."""
+    """SOURCE_DATE_EPOCH as seconds, None when unset, not a number, or out of range: before
+    1970 (git refuses ``@-5`` as a commit's date, libgit2 wraps it) or after 9999 (no
+    four-digit year: validate would refuse the timestamp, or none is made at all)."""
     epoch = (getenv("SOURCE_DATE_EPOCH") or "").strip()
     try:
-        return int(epoch) if epoch else None
+        seconds = int(epoch) if epoch else None
     except ValueError:
         return None
+    return seconds if seconds is not None and 0 <= seconds <= _EPOCH_MAX else None
+
+
+_EPOCH_MAX = 253402300799
+"""9999-12-31T23:59:59Z: the last second a four-digit year holds."""
 
 
 def commit_time(role: str) -> dict[str, int]:
@@ -46,8 +53,9 @@ def _git_date(value: str | None) -> dict[str, int]:
     text = value.strip()
     head, _, zone = text.lstrip("@").partition(" ")
     if head.isdigit():
-        offset = _offset(zone.strip()) if zone.strip() else 0
-        return {} if offset is None else {"time": int(head), "offset": offset}
+        if int(head) > _TIME_MAX:  # git refuses it; a commit cannot hold it (OverflowError)
+            return {}
+        return {"time": int(head), "offset": _offset(zone.strip())}
     import datetime as dt
     from email.utils import parsedate_to_datetime
 
@@ -68,9 +76,25 @@ def _git_date(value: str | None) -> dict[str, int]:
     return {"time": int(when.timestamp()), "offset": minutes}
 
 
-def _offset(zone: str) -> int | None:
-    sign = -1 if zone.startswith("-") else 1
-    digits = zone.lstrip("+-").replace(":", "")
-    if len(digits) != 4 or not digits.isdigit():
-        return None
-    return sign * (int(digits[:2]) * 60 + int(digits[2:]))
+def _offset(zone: str) -> int:
+    """A ``+hhmm``, ``+hh:mm`` or ``+hh`` zone as minutes east, read as git reads it
+    (``date.c``, ``match_tz``): four digits, or two with ``:mm`` or alone; hours below 24,
+    minutes below 60. Anything else is no zone: UTC, the time kept (as git keeps it)."""
+    sign, digits = zone[:1], zone[1:]
+    if sign not in ("+", "-"):
+        return 0
+    if len(digits) == 4 and digits.isdigit():
+        hours, minutes = int(digits[:2]), int(digits[2:])
+    elif len(digits) == 2 and digits.isdigit():
+        hours, minutes = int(digits), 0
+    elif len(digits) == 5 and digits[2] == ":" and (digits[:2] + digits[3:]).isdigit():
+        hours, minutes = int(digits[:2]), int(digits[3:])
+    else:
+        return 0
+    if hours >= 24 or minutes >= 60:
+        return 0
+    return -(hours * 60 + minutes) if sign == "-" else hours * 60 + minutes
+
+
+_TIME_MAX = 2**63 - 1
+"""The latest time a commit's signature holds (libgit2's ``git_time_t``: 64 bits)."""

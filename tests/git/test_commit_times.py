@@ -93,3 +93,54 @@ def test_one_place_makes_signatures() -> None:
         if re.search(r"\bSignature\(", path.read_text())
     ]
     assert made == ["gitio/objects.py"], made
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "1700000000 +0100",
+        "@1700000000 -0130",
+        "1700000000 +05:30",
+        "1700000000 +12",  # two digits: hours (was: unreadable, the commit took now)
+        "1700000000 junk",  # no zone: UTC, the time kept (was: now)
+        "1700000000 +2400",  # hours past 23: no zone (was: a day's offset)
+        "1700000000 +9999",  # (was: 6039 minutes)
+        "1700000000 -0060",  # minutes past 59: no zone (was: -60)
+    ],
+)
+def test_git_s_date_variable_is_read_as_git_reads_it(
+    value: str, git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One truth: a commit the tool writes and one git writes under the same
+    ``GIT_COMMITTER_DATE`` say the same time and zone (git's ``date.c``, asked here through
+    ``git var GIT_COMMITTER_IDENT``)."""
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", value)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    ident = run_git(git_repo, "var", "GIT_COMMITTER_IDENT").stdout.split()
+    from git_vcontext.gitio.objects import signature
+
+    made = signature("a", "b@example.com")
+    zone = (
+        f"{'-' if made.offset < 0 else '+'}{abs(made.offset) // 60:02d}{abs(made.offset) % 60:02d}"
+    )
+    assert [str(made.time), zone] == ident[-2:], value
+
+
+def test_a_date_no_commit_can_hold_falls_back_never_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PRODUCT.md "Bad input": no traceback, no internal error. A ``GIT_COMMITTER_DATE``
+    past 64 bits (git: "invalid date format") made every commit of the tool an
+    ``internal error: OverflowError``; a ``SOURCE_DATE_EPOCH`` past 9999 did so for every
+    timestamp, and one past 2^33 wrote a five-digit year that validate refuses (M8)."""
+    from git_vcontext.clock import now_rfc3339
+    from git_vcontext.gitio.objects import signature
+
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "99999999999999999999 +0000")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    assert signature("a", "b@example.com").time == int(EPOCH)
+    for huge in ("300000000000", "100000000000000000000", "-5"):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", huge)
+        stamp = now_rfc3339()
+        assert re.fullmatch(r"(19[7-9]\d|2\d{3})-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp), (huge, stamp)
