@@ -324,14 +324,14 @@ def _mode_of(target: str, shown: str, force: bool) -> int:
 
 
 TEMPORARY = lazy(
-    r"^\.(?P<name>.+)\.(?P<pid>[0-9]+)(?:-(?P<start>[0-9]+)(?:-(?P<ns>[0-9]+))?)?"
-    r"\.[0-9a-f]{8}\.tmp$"
+    r"(?s)\.(?P<name>.+)\.(?P<pid>[0-9]+)(?:-(?P<start>[0-9]+)(?:-(?P<ns>[0-9]+))?)?"
+    r"\.[0-9a-f]{8}\.tmp\Z"
 )
 """What ``write_atomic`` names its temporaries (``temporary_name``): ``.NAME.PID-START-NS.
 RANDOM.tmp`` (NS: the writer's pid namespace, ``pid_namespace``), ``.NAME.PID-START.RANDOM.
 tmp`` (an earlier version's), or ``.NAME.PID.RANDOM.tmp`` (no start time to read; an older
 version's). One reading each: an older name never has a ``-`` in its last part before
-RANDOM."""
+RANDOM. NAME may hold a newline (``(?s)``); nothing follows ``.tmp`` (``\\Z``, not ``$``)."""
 
 
 def private_folder(path: str) -> bool:

@@ -84,3 +84,30 @@ def test_a_dead_writers_cut_temporary_is_removed(tmp_path: Path) -> None:
         path.write_text("half\n")
     assert remove_stale_temporaries(str(tmp_path)) == [str(dead)]
     assert live.exists()
+
+
+@pytest.mark.parametrize("name", ["line one\nline two.vcontext.json", "ends with a newline\n"])
+def test_a_dead_writers_temporary_of_a_name_holding_a_newline_is_removed(
+    name: str, tmp_path: Path
+) -> None:
+    """A document's name may hold a newline (git allows it, validate and status quote it):
+    its temporary is one ``remove_stale_temporaries`` knows too (before: the pattern's
+    ``.+`` stopped at the newline, and a killed writer's temporary stayed for ever)."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    live = Path(temporary_name(str(tmp_path), name))
+    dead = live.with_name(live.name.replace(f".{os.getpid()}", f".{proc.pid}", 1))
+    assert dead != live
+    for path in (live, dead):
+        path.write_text("half\n")
+    assert remove_stale_temporaries(str(tmp_path)) == [str(dead)]
+    assert live.exists()
+
+
+def test_a_name_that_only_ends_as_a_temporary_before_a_newline_is_not_one(tmp_path: Path) -> None:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    other = tmp_path / f".notes.{proc.pid}.0123abcd.tmp\n"  # not a name write_atomic makes
+    other.write_text("someone's\n")
+    assert remove_stale_temporaries(str(tmp_path)) == []
+    assert other.exists()
