@@ -108,6 +108,15 @@ def marker_line(line: str, size: int | None = None) -> tuple[str, str] | None:
     return None
 
 
+def git_lines(text: str) -> list[str]:
+    """``text``'s lines as git reads them, each with its ending: split after ``\n`` only
+    (``str.splitlines`` also ends a line at U+2028, U+0085, a form feed…, which a JSON
+    string may hold raw: a marker there is no marker for git nor ``find_conflict_marker``)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def find_conflict_marker(text: str) -> int | None:
     """Offset of the first line that is a git conflict marker (``marker_line``), or None.
 

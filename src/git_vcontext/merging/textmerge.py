@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..codecs.text import marker_line
+from ..codecs.text import git_lines, marker_line
 from ..record import record
 from .result import MISSING
 
@@ -142,7 +142,7 @@ def base_sections(text: str) -> str | None:
     How a virtual merge base that still holds markers is read (M16): git's inner merge
     of a criss-cross history left them where the merge bases disagree.
     """
-    lines = text.splitlines(keepends=True)
+    lines = git_lines(text)
     out: list[str] = []
     blocks = 0
     i = 0

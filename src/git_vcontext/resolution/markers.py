@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..codecs.text import marker_line
+from ..codecs.text import git_lines, marker_line
 from ..merging.textmerge import Markers
 from ..record import record
 
@@ -25,7 +25,7 @@ def split_markers(text: str) -> Marked | None:
     """The three sides of ``text``; None when it holds no complete, well-formed block."""
     if "<<<<<<<" not in text:
         return None  # (the common case, in C)
-    lines = text.splitlines(keepends=True)
+    lines = git_lines(text)
     openers = ((ln, m) for ln in lines if (m := marker_line(ln)) is not None and m[0] == "<")
     first = next(openers, None)
     if first is None:
