@@ -2,10 +2,11 @@
 and "Validation": no leftover conflict markers; one judgement of a marker line for
 validate, ``conflicts``, ``resolve`` and the virtual base, ``codecs.text.marker_line``).
 
-A JSON string may hold a raw U+2028 (or U+0085, a form feed): Python's ``splitlines`` ends
-a line there, git does not. A string ending in ``\\u2028<<<<<<< x`` is no marker for
-validate (``find_conflict_marker``) nor for git; ``resolve`` (``split_markers``) and the
-virtual base (``base_sections``) took it for a block's opener. Pure logic."""
+A JSON string may hold a raw U+2028 (or U+2029, U+0085), another text a form feed:
+Python's ``splitlines`` ends a line there, git does not. A string ending in
+``\\u2028<<<<<<< x`` is no marker for validate (``find_conflict_marker``) nor for git;
+``resolve`` (``split_markers``) and the virtual base (``base_sections``) took it for a
+block's opener. Pure logic."""
 
 from __future__ import annotations
 

@@ -109,9 +109,10 @@ def marker_line(line: str, size: int | None = None) -> tuple[str, str] | None:
 
 
 def git_lines(text: str) -> list[str]:
-    """``text``'s lines as git reads them, each with its ending: split after ``\n`` only
-    (``str.splitlines`` also ends a line at U+2028, U+0085, a form feed…, which a JSON
-    string may hold raw: a marker there is no marker for git nor ``find_conflict_marker``)."""
+    """``text``'s lines as git reads them, each with its ending: split after ``\\n`` only
+    (``str.splitlines`` also ends a line at U+2028, U+0085, a form feed…, the first two
+    of which a JSON string may hold raw: a marker there is none for git, nor for
+    ``find_conflict_marker``)."""
     lines = [line + "\n" for line in text.split("\n")]
     lines[-1] = lines[-1][:-1]
     return lines if lines[-1] else lines[:-1]
