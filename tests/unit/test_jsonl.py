@@ -47,3 +47,18 @@ def test_conflict_markers_are_reported_as_such() -> None:
     with pytest.raises(ParseError) as info:
         jsonl.loads(text)
     assert info.value.rule == "conflict-markers"
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85"])
+def test_a_record_whose_string_holds_a_line_break_python_knows_is_one_line(brk: str) -> None:
+    """JSONL's records end at ``\\n`` only (as git's lines, ``codecs.text.git_lines``): a
+    string may hold U+2028 and the like raw (``json.dumps(..., ensure_ascii=False)`` writes
+    them so), and ``str.splitlines`` cut such a record in two: "line 1 is not JSON" for a
+    valid log, which validate refused and the driver could not merge (M16). The history
+    rules' line numbers (``history._record_lines``) count lines the same way."""
+    from git_vcontext.validation.history import _record_lines
+
+    text = f'{{"event_id": "evt-1", "text": "a{brk}b"}}\n\n{{"event_id": "evt-2"}}\n'
+    doc = jsonl.loads(text)
+    assert [r.get("text") for r in doc.data] == [f"a{brk}b", None]
+    assert _record_lines(text) == [1, 3]

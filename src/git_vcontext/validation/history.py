@@ -520,7 +520,7 @@ def _records(data: JsonValue) -> dict[Any, tuple[int, Any]]:
 
 def _record_lines(text: str) -> list[int]:
     """1-based line number of each record (blank lines hold none, as in the codec)."""
-    return [n for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    return [n for n, line in enumerate(text.split("\n"), 1) if line.strip()]
 
 
 # -- changeLog -----------------------------------------------------------------------
