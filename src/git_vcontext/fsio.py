@@ -406,10 +406,9 @@ def remove_stale_temporaries(folder: str) -> list[str]:
         if found is None:
             continue
         start, ns = found.group("start"), found.group("ns")
-        pid = int(found.group("pid"))
-        if writer_alive(
-            pid, None if start is None else int(start), None if ns is None else int(ns)
-        ):
+        if ns is not None and int(ns) != pid_namespace():  # a writer in another pid
+            continue  # namespace (a container sharing this folder): its pid means nothing here
+        if alive(int(found.group("pid")), None if start is None else int(start)):
             continue
         path = join(folder, name)
         try:
@@ -466,19 +465,6 @@ def alive(pid: int, start: int | None) -> bool:
         return True
     now = started(pid)
     return now is None or now == start
-
-
-def writer_alive(pid: int, start: int | None, namespace: int | None) -> bool:
-    """Whether the process that recorded itself as ``pid``, started at ``start``
-    (``started``), in pid namespace ``namespace`` (``pid_namespace``) may still run: the
-    one judgement of a temporary's writer, an MCP journal entry's server and a sync lease's
-    holder. A process of another pid namespace (a container sharing the folder) is taken
-    as alive: its pid means nothing here. ``start`` or ``namespace`` None (an older
-    version's record, or no ``/proc``): judged without it. A pid no process has (0 or
-    less: ``os.kill`` would ask about a group) is gone."""
-    if namespace is not None and namespace != pid_namespace():
-        return True
-    return pid > 0 and alive(pid, start)
 
 
 def check_inside(path: str, folder: str) -> None:

@@ -11,13 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
-from ..fsio import (
-    pid_namespace,
-    remove_stale_temporaries,
-    started,
-    write_atomic,
-    writer_alive,
-)
+from ..fsio import alive, pid_namespace, remove_stale_temporaries, started, write_atomic
 from ..gitio import (
     config_value,
     git_dir,
@@ -229,7 +223,9 @@ class GitSide:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.done(journal)
             return None
-        return None if writer_alive(pid, start, ns) else dict(entry)
+        if ns is not None and ns != pid_namespace():  # a server in another pid namespace (a
+            return None  # container sharing the repository): its pid means nothing here
+        return None if alive(pid, start) else dict(entry)
 
     def _held(self, real: str | None) -> AbstractContextManager[None]:
         return nullcontext() if real is None or self.hold is None else self.hold(real)

@@ -148,21 +148,23 @@ def breakable(lease: Lease | None, where: str, now: float) -> bool:
         return True
     import socket  # lazy: see ``mine``
 
-    from ..fsio import writer_alive  # lazy: see ``mine``
+    from ..fsio import pid_namespace  # lazy: see ``mine``
 
     left_here = lease.host == socket.gethostname() and lease.where == where
     # a holder in another pid namespace (a container sharing the host name and the
-    # repository) is taken as alive: its pid means nothing here, another process may have
-    # it (unsaid: an older version's lease, or no /proc: as before, by the pid)
-    return left_here and not writer_alive(lease.pid, lease.started, lease.namespace)
+    # repository): its pid means nothing here, another process may have it (unsaid: an
+    # older version's lease, or no /proc: as before, by the pid)
+    elsewhere = lease.namespace is not None and lease.namespace != pid_namespace()
+    return left_here and not elsewhere and not holder_alive(lease.pid, lease.started)
 
 
 def holder_alive(pid: int, started: int | None = None) -> bool:
     """Whether the process with this id that started at ``started`` (``fsio.started``)
     runs on this machine: a pid given since to another process is not it. ``started``
     None (an older version's lease), or no start time to read (no ``/proc``): the pid
-    alone. Someone else's process, or one we cannot ask about: alive (``fsio.writer_alive``,
-    as a temporary's writer and an MCP journal's server are judged)."""
-    from ..fsio import writer_alive  # lazy: see ``mine``
+    alone. Someone else's process, or one we cannot ask about: alive."""
+    if pid <= 0:
+        return False
+    from ..fsio import alive  # lazy: see ``mine``
 
-    return writer_alive(pid, started, None)
+    return alive(pid, started)
