@@ -406,9 +406,11 @@ def remove_stale_temporaries(folder: str) -> list[str]:
         if found is None:
             continue
         start, ns = found.group("start"), found.group("ns")
-        if ns is not None and int(ns) != pid_namespace():  # a writer in another pid
-            continue  # namespace (a container sharing this folder): its pid means nothing here
-        if alive(int(found.group("pid")), None if start is None else int(start)):
+        if alive(
+            int(found.group("pid")),
+            None if start is None else int(start),
+            None if ns is None else int(ns),
+        ):
             continue
         path = join(folder, name)
         try:
@@ -455,11 +457,15 @@ def pid_namespace() -> int | None:
         return None
 
 
-def alive(pid: int, start: int | None) -> bool:
+def alive(pid: int, start: int | None, namespace: int | None = None) -> bool:
     """Whether the process ``pid`` that started at ``start`` (``started``) still runs: a
     pid given since to another process is not it. ``start`` None, or no start time to
-    read: judged by the pid alone (``running``)."""
-    if not running(pid):
+    read: judged by the pid alone (``running``). ``namespace``: the pid namespace the pid
+    and start were read in (``pid_namespace``; None: unsaid); another than ours (a
+    container sharing the folder or the repository): alive, its pid means nothing here."""
+    if namespace is not None and namespace != pid_namespace():
+        return True
+    if pid <= 0 or not running(pid):  # (0, -N: no process's, kill would signal a group)
         return False
     if start is None:
         return True

@@ -223,9 +223,8 @@ class GitSide:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.done(journal)
             return None
-        if ns is not None and ns != pid_namespace():  # a server in another pid namespace (a
-            return None  # container sharing the repository): its pid means nothing here
-        return None if alive(pid, start) else dict(entry)
+        return None if alive(pid, start, ns) else dict(entry)  # (another pid namespace:
+        # a container sharing the repository, its pid means nothing here: alive)
 
     def _held(self, real: str | None) -> AbstractContextManager[None]:
         return nullcontext() if real is None or self.hold is None else self.hold(real)
