@@ -32,7 +32,6 @@ collide. Everything here is pure but ``holder_alive`` (it asks the OS about a pi
 from __future__ import annotations
 
 import math
-import os
 
 from ..gitio.loose import LEASES as LEASES
 from ..gitio.loose import is_lease_ref as is_lease_ref
@@ -133,12 +132,11 @@ def mine(holder: str, where: str, seconds: float, now: float, takes: float | Non
     integration it is taken for should take (then said as ``Landing``)."""
     import socket  # lazy: the guard's fast path reads this module for ``is_lease_ref``
 
-    from ..fsio import pid_namespace, started
+    from ..fsio import this_process
 
     landing = None if takes is None else now + min(takes, seconds)
-    pid = os.getpid()
-    host = socket.gethostname()
-    return Lease(holder, host, pid, where, now + seconds, landing, started(pid), pid_namespace())
+    pid, start, ns = this_process()
+    return Lease(holder, socket.gethostname(), pid, where, now + seconds, landing, start, ns)
 
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:
