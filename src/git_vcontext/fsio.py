@@ -360,12 +360,8 @@ def temporary_name(folder: str, name: str) -> str:
     given since to another process for the writer (older versions, which know the name
     without ``-START`` alone, leave such a temporary be). The NAME part is the file's name,
     cut (``_fit``) so that the whole stays within ``NAME_MAX`` bytes."""
-    pid = system.getpid()
-    if pid not in _OWN_START:  # (once per process: a fork has another pid)
-        start, ns = started(pid), pid_namespace()
-        _OWN_START[pid] = None if start is None else f"{start}" if ns is None else f"{start}-{ns}"
-    start_ns = _OWN_START[pid]
-    who = str(pid) if start_ns is None else f"{pid}-{start_ns}"
+    pid, start, ns = this_process()
+    who = str(pid) if start is None else f"{pid}-{start}" if ns is None else f"{pid}-{start}-{ns}"
     tail = f".{who}.{system.urandom(4).hex()}.tmp"
     return join(folder, "." + _fit(name, NAME_MAX - 1 - len(tail)) + tail)
 
@@ -388,7 +384,17 @@ def _fit(name: str, room: int) -> str:
     return raw[:room].decode("utf-8", "surrogatepass")
 
 
-_OWN_START: dict[int, str | None] = {}
+def this_process() -> tuple[int, int | None, int | None]:
+    """This process as others judge whether it still runs (``alive``): its pid, start time
+    (``started``) and pid namespace (``pid_namespace``), read once per process (a fork has
+    another pid: read again). What a temporary's name, a lease and the MCP journal say."""
+    pid = system.getpid()
+    if _OWN.get("pid") != pid:
+        _OWN.update(pid=pid, start=started(pid), ns=pid_namespace())
+    return pid, _OWN["start"], _OWN["ns"]
+
+
+_OWN: dict[str, int | None] = {}
 
 
 def remove_stale_temporaries(folder: str) -> list[str]:
@@ -406,9 +412,11 @@ def remove_stale_temporaries(folder: str) -> list[str]:
         if found is None:
             continue
         start, ns = found.group("start"), found.group("ns")
-        if ns is not None and int(ns) != pid_namespace():  # a writer in another pid
-            continue  # namespace (a container sharing this folder): its pid means nothing here
-        if alive(int(found.group("pid")), None if start is None else int(start)):
+        if alive(
+            int(found.group("pid")),
+            None if start is None else int(start),
+            None if ns is None else int(ns),
+        ):
             continue
         path = join(folder, name)
         try:
@@ -455,11 +463,15 @@ def pid_namespace() -> int | None:
         return None
 
 
-def alive(pid: int, start: int | None) -> bool:
+def alive(pid: int, start: int | None, namespace: int | None = None) -> bool:
     """Whether the process ``pid`` that started at ``start`` (``started``) still runs: a
     pid given since to another process is not it. ``start`` None, or no start time to
-    read: judged by the pid alone (``running``)."""
-    if not running(pid):
+    read: judged by the pid alone (``running``). ``namespace``: the pid namespace the pid
+    and start were read in (``pid_namespace``; None: unsaid); another than ours (a
+    container sharing the folder or the repository): alive, its pid means nothing here."""
+    if namespace is not None and namespace != pid_namespace():
+        return True
+    if pid <= 0 or not running(pid):  # (0, -N: no process's, kill would signal a group)
         return False
     if start is None:
         return True

@@ -82,6 +82,40 @@ def test_any_other_hook_keeps_the_lease_pushed(
     assert not _local(clones[0]).may_write_leases(only_our_guard)
 
 
+def test_hooks_from_a_global_config_libgit2_does_not_read_keep_the_lease_pushed(
+    guarded: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GIT_CONFIG_GLOBAL`` naming another file (libgit2 does not read it, the remote's
+    ``receive-pack`` does) whose ``hook.*`` runs a hook at a push (git 2.46 and later): the
+    lease goes through git for it to see (PRODUCT.md "The remote guards itself"), as with
+    hooks in the remote's own config; a ``git -c hook.…`` of this command, which git clears
+    for that ``receive-pack``, does not."""
+    remote, _ = guarded
+    elsewhere = tmp_path / "global.gitconfig"
+    elsewhere.write_text('[hook "audit"]\n\tcommand = true\n\tevent = pre-receive\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(elsewhere))
+    assert not only_our_guard(pygit2.Repository(str(remote)))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "none"))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'hook.audit.event'='pre-receive'")
+    assert only_our_guard(pygit2.Repository(str(remote)))
+
+
+def test_hooks_given_with_git_c_keep_the_pre_push_hook_run(
+    guarded: tuple[Path, list[Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git -c hook.audit.event=pre-push vcontext sync --push``: the ``git push`` sync runs
+    sees that setting (git passes it on), so the pre-push hook is no longer only our shim
+    and is run (PRODUCT.md "Sync at scale": sync pre-fills the hook's verdict cache so its
+    own pushes do not pay for a second check; the hook is skipped only when it is that
+    check alone)."""
+    from git_vcontext.setup.hooks import only_our_shim
+
+    _, clones = guarded
+    assert only_our_shim(pygit2.Repository(str(clones[0])))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'hook.audit.event'='pre-push'")
+    assert not only_our_shim(pygit2.Repository(str(clones[0])))
+
+
 def test_a_hooks_folder_given_with_git_c_does_not_hide_the_remotes_guard(
     guarded: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

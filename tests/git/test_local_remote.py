@@ -163,13 +163,19 @@ def test_a_path_given_instead_of_a_remote_name_is_read_in_process(
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("vcontext.inProcessFetch", "false"), ("remote.origin.uploadpack", "git-upload-pack")],
+    [
+        ("vcontext.inProcessFetch", "false"),
+        ("remote.origin.uploadpack", "git-upload-pack"),
+        ("remote.origin.vcs", "mirror"),
+    ],
 )
 def test_configuration_sends_sync_back_to_git(
     pair: tuple[Path, Path, Path], key: str, value: str
 ) -> None:
-    """``vcontext.inProcessFetch=false`` (or an upload-pack of the remote's own) keeps every
-    fetch and look in git's hands."""
+    """``vcontext.inProcessFetch=false`` (or an upload-pack of the remote's own, or a
+    remote helper, ``remote.<name>.vcs``: git talks to ``git-remote-mirror``, not to the
+    path, as ``transport.remote_config`` reads it) keeps every fetch and look in git's
+    hands: no lease written past what git would reach."""
     _, _, in_process = pair
     run_git(in_process, "config", key, value)
     assert LocalRemote.find(pygit2.Repository(str(in_process)), "origin") is None

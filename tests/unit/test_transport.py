@@ -130,6 +130,7 @@ def test_ssh_target_of_a_url(url: str, target: SshTarget | None) -> None:
         "fd::7",
         "codecommit::us-east-1://r",
         "host::r.git",
+        "9p::r.git",  # a digit first: git runs git-remote-9p all the same (is_urlschemechar)
         "ssh://-oProxyCommand=touch$IFS/tmp/x/r.git",  # git: "strange hostname blocked"
         "ssh://-u@host/r.git",
         "-host:r.git",

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
-from ..gitio import open_repo, operands, run_dir
-
-if TYPE_CHECKING:
-    from pygit2 import Repository
-
-    from ..gitio.transport import Link
+from ..gitio import open_repo
+from ..workflow.link import connected
 
 
 def run(
@@ -27,7 +22,9 @@ def run(
     if checkout and dry_run:
         raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
     repo = open_repo(".")
-    link = None if push is None or dry_run else _connected(repo, push, agents, all_agents, into)
+    link = (
+        None if push is None or dry_run else connected(repo, push, into, agents, all_agents, print)
+    )
     try:
         from ..workflow.sync import sync  # (a tenth of a second and more: ssh logs in meanwhile)
 
@@ -47,22 +44,3 @@ def run(
         if link is not None:
             link.close()
     return int(ExitCode.OK if outcome.ok else ExitCode.FOUND)
-
-
-def _connected(
-    repo: Repository, push: str, agents: tuple[str, ...], all_agents: bool, into: str | None
-) -> Link:
-    """The sync's link to ``push`` (checked first, as ``sync`` checks it), its ssh
-    connection (if any) started now, before the rest of sync is even imported. Not for a
-    sync that stops before any network: the agents and ``--into`` are checked first, as
-    ``sync`` checks them (no agent branch, a bad name: no login to the server for it)."""
-    from ..branches.agents import select_agents
-    from ..gitio.transport import Link
-
-    remote = operands.remote(repo, push, "--push remote")
-    if into is not None:
-        operands.branch(into, "--into branch")
-    select_agents(repo, agents, all_agents)
-    link = Link(run_dir(repo), remote, report=print)
-    link.begin()
-    return link

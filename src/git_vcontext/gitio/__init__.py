@@ -297,9 +297,26 @@ def set_config(repo: Repository, key: str, value: str) -> None:
     repo.config[key] = value
 
 
-def config_names(repo: Repository) -> list[str]:
-    """The names of every git config entry ``repo`` sees (all scopes)."""
-    return [entry.name for entry in repo.config]
+def config_hooks(repo: Repository, *, given: bool = True) -> bool:
+    """Whether git config names hooks for ``repo`` (``hook.*``: git 2.46 and later), as git
+    reads its settings: this command's ``git -c`` ones too, unless ``given`` is False (a
+    ``git receive-pack`` for a push to a path, see ``config_value``); git answers where
+    libgit2 would read other files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``)
+    or not see them (``git -c``); the system's left out under ``GIT_CONFIG_NOSYSTEM``, as
+    ``config_value`` leaves them."""
+    if _elsewhere() or (given and _given()):
+        env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
+        done = git(
+            ["config", "--name-only", "--get-regexp", "--", r"^hook\."],
+            cwd=repo.path,
+            check=False,
+            env=env,
+        )
+        return done.returncode == 0 and bool(done.stdout.strip())
+    from pygit2.enums import ConfigLevel
+
+    skipped = ConfigLevel.SYSTEM if _no_system() else None
+    return any(e.name.startswith("hook.") and e.level != skipped for e in repo.config)
 
 
 def is_ignored(repo: Repository, path: str) -> bool:

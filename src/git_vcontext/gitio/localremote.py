@@ -71,7 +71,10 @@ class LocalRemote:
         if not config_flag(repo, SETTING, True) or repo.is_shallow:
             return None
         configured = remote in repo.remotes.names()
-        if configured and config_value(repo, f"remote.{remote}.uploadpack") is not None:
+        if configured and any(  # an upload-pack of its own; a remote helper (git-remote-VCS)
+            config_value(repo, f"remote.{remote}.{key}") is not None
+            for key in ("uploadpack", "vcs")
+        ):
             return None
         url = repo.remotes[remote].url if configured else remote
         path = None if url is None else _local_path(url)

@@ -34,6 +34,8 @@ schemes such as ``ext`` run programs of the URL's choosing)."""
 
 _URL = re.compile(URL_SCHEME)
 _HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")  # <transport>::<address>
+"""A remote helper's address as git's ``transport_get`` reads it (``is_urlschemechar``: a
+letter or a digit, then letters, digits, ``+.-``; then ``::``)."""
 _SCP = re.compile(r"^(?:[^@/:]+@)?(\[[^\]/]+\]|[^:/\[\]]+):")  # [user@]host:path
 
 
@@ -115,7 +117,7 @@ def remote(repo: Repository | None, value: object, what: str = "remote") -> str:
         if any(part.startswith("-") for part in where.split("@")):  # ssh would read an option
             raise UsageError(f"{what} {shown_url(name)!r}: a user or host name starts with '-'")
         return name
-    if _HELPER.match(name):
+    if remote_helper(name):
         raise UsageError(
             f"{what} {shown_text(name)!r}: a remote helper's address is not allowed; use {hint}"
         )
@@ -125,6 +127,12 @@ def remote(repo: Repository | None, value: object, what: str = "remote") -> str:
     if scp is not None and not scp.group(1).startswith("-"):
         return name
     raise OperationalError(f"{what} {shown_text(name)!r} is not {hint}")
+
+
+def remote_helper(address: str) -> bool:
+    """Whether git reaches ``address`` through a remote helper (``git-remote-X`` for
+    ``X::…``), not through one of its own transports: git runs no ssh for it."""
+    return _HELPER.match(address) is not None
 
 
 def configured(repo: Repository) -> list[str]:

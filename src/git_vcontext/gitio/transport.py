@@ -44,6 +44,7 @@ from ..errors import OperationalError, shown_text, shown_url
 from ..fsio import private_folder
 from ..record import record
 from . import GitResult, git
+from .operands import remote_helper
 
 if TYPE_CHECKING:
     import socket
@@ -336,7 +337,7 @@ def ssh_target(url: str) -> SshTarget | None:
     destination git would refuse or read otherwise (a user or host that starts with '-',
     "strange hostname blocked"; a port that is not a number; ``%`` escapes, which git
     decodes): the early login then runs nothing git would not."""
-    if _HELPER.match(url):
+    if remote_helper(url):
         return None
     for scheme in ("ssh://", "git+ssh://", "ssh+git://"):
         if url.startswith(scheme):
@@ -355,10 +356,6 @@ def ssh_target(url: str) -> SshTarget | None:
         return None  # a path (git treats "a/b:c" as a local path)
     user, _, host = head.rpartition("@")
     return _target(host, user, None, head)
-
-
-_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
-"""A remote helper's address, ``<transport>::<address>``, as git's transport_get reads it."""
 
 
 def _target(host: str, user: str, port: str | None, said: str) -> SshTarget | None:

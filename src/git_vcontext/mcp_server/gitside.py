@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..branches.agents import agent_of_branch, agent_signatures
 from ..errors import OperationalError, Refused
-from ..fsio import alive, pid_namespace, remove_stale_temporaries, started, write_atomic
+from ..fsio import alive, remove_stale_temporaries, this_process, write_atomic
 from ..gitio import (
     config_value,
     git_dir,
@@ -135,6 +135,7 @@ class GitSide:
         with self._lock:
             if in_progress(self.repo) is not None or self._ignored(path):
                 return None  # staged into a stopped merge, or no commit at all
+            pid, start, ns = this_process()
             entry = {
                 "path": path,
                 "branch": current_branch(self.repo),  # None: a detached HEAD
@@ -143,9 +144,9 @@ class GitSide:
                 "after": str(blob_id(after)) if after is not None else None,  # None: removed
                 "agent": agent,
                 "message": message,
-                "pid": os.getpid(),
-                "started": started(os.getpid()),
-                "namespace": pid_namespace(),  # (a pid of another namespace means nothing)
+                "pid": pid,
+                "started": start,
+                "namespace": ns,  # (a pid of another namespace means nothing)
             }
         folder = self._pending_folder()
         # one entry per document and server: a server finishing a killed one's entry never
@@ -223,9 +224,8 @@ class GitSide:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.done(journal)
             return None
-        if ns is not None and ns != pid_namespace():  # a server in another pid namespace (a
-            return None  # container sharing the repository): its pid means nothing here
-        return None if alive(pid, start) else dict(entry)
+        return None if alive(pid, start, ns) else dict(entry)  # (another pid namespace:
+        # a container sharing the repository, its pid means nothing here: alive)
 
     def _held(self, real: str | None) -> AbstractContextManager[None]:
         return nullcontext() if real is None or self.hold is None else self.hold(real)

@@ -32,7 +32,6 @@ collide. Everything here is pure but ``holder_alive`` (it asks the OS about a pi
 from __future__ import annotations
 
 import math
-import os
 
 from ..gitio.loose import LEASES as LEASES
 from ..gitio.loose import is_lease_ref as is_lease_ref
@@ -133,12 +132,11 @@ def mine(holder: str, where: str, seconds: float, now: float, takes: float | Non
     integration it is taken for should take (then said as ``Landing``)."""
     import socket  # lazy: the guard's fast path reads this module for ``is_lease_ref``
 
-    from ..fsio import pid_namespace, started
+    from ..fsio import this_process
 
     landing = None if takes is None else now + min(takes, seconds)
-    pid = os.getpid()
-    host = socket.gethostname()
-    return Lease(holder, host, pid, where, now + seconds, landing, started(pid), pid_namespace())
+    pid, start, ns = this_process()
+    return Lease(holder, socket.gethostname(), pid, where, now + seconds, landing, start, ns)
 
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:
@@ -148,23 +146,16 @@ def breakable(lease: Lease | None, where: str, now: float) -> bool:
         return True
     import socket  # lazy: see ``mine``
 
-    from ..fsio import pid_namespace  # lazy: see ``mine``
-
     left_here = lease.host == socket.gethostname() and lease.where == where
-    # a holder in another pid namespace (a container sharing the host name and the
-    # repository): its pid means nothing here, another process may have it (unsaid: an
-    # older version's lease, or no /proc: as before, by the pid)
-    elsewhere = lease.namespace is not None and lease.namespace != pid_namespace()
-    return left_here and not elsewhere and not holder_alive(lease.pid, lease.started)
+    return left_here and not holder_alive(lease.pid, lease.started, lease.namespace)
 
 
-def holder_alive(pid: int, started: int | None = None) -> bool:
-    """Whether the process with this id that started at ``started`` (``fsio.started``)
-    runs on this machine: a pid given since to another process is not it. ``started``
-    None (an older version's lease), or no start time to read (no ``/proc``): the pid
-    alone. Someone else's process, or one we cannot ask about: alive."""
-    if pid <= 0:
-        return False
+def holder_alive(pid: int, started: int | None = None, namespace: int | None = None) -> bool:
+    """Whether the lease's holder runs (``fsio.alive``: by its pid and start time, a pid
+    given since to another process is not it; a holder in another pid ``namespace``, a
+    container sharing the host name and the repository, alive for all we can tell; unsaid,
+    an older version's lease: by its pid, as before). Someone else's process, or one we
+    cannot ask about: alive."""
     from ..fsio import alive  # lazy: see ``mine``
 
-    return alive(pid, started)
+    return alive(pid, started, namespace)

@@ -63,6 +63,11 @@ def lease_specs(base: str, ns: str) -> list[str]:
     return [f"+{lease}*:{ns}lease/{enc}*", *(f"^{lease}{c}*" for c in follows)]
 
 
+_NO_NEGATIVE: list[bool] = []
+"""Not empty once git refused negative refspecs (older than 2.29): the git this process
+runs does not change."""
+
+
 class RemoteView:
     """Fetches (and polls) one remote's refs for one base and the given agent branches."""
 
@@ -113,14 +118,18 @@ class RemoteView:
 
     def _fetch(self, specs: list[str], lease: list[str]) -> list[str]:
         """Fetch ``specs`` and the lease's (``lease_specs``) through git; a git older than
-        2.29 refuses the negative refspecs (``invalid refspec``): then the glob alone."""
-        try:
-            return remotes.fetch(
-                self.cwd, self.remote, [*specs, *lease], prune=True, link=self.link
-            )
-        except OperationalError as exc:
-            if "invalid refspec" not in exc.message:
-                raise
+        2.29 refuses the negative refspecs (``invalid refspec``): then the glob alone, in
+        this look and every later one of this process (``_NO_NEGATIVE``: not a failed git
+        fetch before each)."""
+        if not _NO_NEGATIVE:
+            try:
+                return remotes.fetch(
+                    self.cwd, self.remote, [*specs, *lease], prune=True, link=self.link
+                )
+            except OperationalError as exc:
+                if "invalid refspec" not in exc.message:
+                    raise
+            _NO_NEGATIVE.append(True)
         return remotes.fetch(self.cwd, self.remote, [*specs, lease[0]], prune=True, link=self.link)
 
     def latest(self) -> Snapshot | None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..fsio import permitted, remove_stale_temporaries, temporary_name, write_atomic
-from ..gitio import config_names, git
+from ..gitio import config_hooks, git
 from ..gitio.places import hooks_folder
 from ..record import record
 from ..shipped import hooks_dir as shipped
@@ -347,9 +347,7 @@ def only_our_shim(repo: Repository) -> bool:
 
     folder = hooks_folder(repo)
     if (
-        (folder / LEGACY).exists()
-        or (folder / CHAINED).exists()
-        or any(name.startswith("hook.") for name in config_names(repo))
+        (folder / LEGACY).exists() or (folder / CHAINED).exists() or config_hooks(repo)
     ):  # a chained hook, or hooks from git config (git 2.46 and later)
         return False
     return _read(folder / "pre-push") == hook_text(script_command())

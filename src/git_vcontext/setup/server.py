@@ -281,18 +281,17 @@ def only_our_guard(repo: Repository) -> bool:
     (``pre-receive.legacy``) and no hooks from git config (git 2.46 and later). Then the
     guard judges a push as this process's own code would (``remote.lease``: a lease taken
     in process passes the guard's own judgement first). Cheap: no process started (the
-    folders are read from the hook, not asked of a second Python as ``import_paths`` does)."""
+    folders are read from the hook, not asked of a second Python as ``import_paths`` does;
+    git is asked for ``hook.*`` only where it reads settings libgit2 does not, ``config_hooks``)."""
     # lazy: only sync's lease on a remote on this machine asks
-    from ..gitio import config_names
+    from ..gitio import config_hooks
     from ..gitio.localremote import WATCHERS
     from ..gitio.places import hooks_folder
 
     folder = hooks_folder(repo, receiving=True)  # (not this command's git -c: git's)
     if any(permitted(folder / name, os.X_OK) for name in WATCHERS if name != GUARD):
         return False
-    if (folder / f"{GUARD}.legacy").exists() or any(
-        name.startswith("hook.") for name in config_names(repo)
-    ):
+    if (folder / f"{GUARD}.legacy").exists() or config_hooks(repo, given=False):
         return False
     guard = folder / GUARD
     try:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
 from ..errors import Unfinished, shown_url
-from ..gitio import config_value, operands, refs, run_dir, work_tree
+from ..gitio import config_value, operands, refs, work_tree
 from ..gitio.objects import descends
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
@@ -32,6 +32,7 @@ from ..sync.tracking import (
     unusable_way_out,
 )
 from ..validation.model import command_path, command_word, quoted_path
+from .link import connected
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -79,10 +80,8 @@ def sync(
     with explained(where, "sync"):
         push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
         mine = link is None and push is not None and not dry_run
-        if mine:  # one per sync; over ssh its connection starts now, the key exchange
-            agent_config.select_agents(repo, tuple(agents), all_agents)  # (none: no login)
-            link = Link(run_dir(repo), str(push), report=say)  # overlapping the local work
-            link.begin()  # up to the first git command that talks to the remote
+        if mine:  # one per sync (over ssh its connection starts now: see connected)
+            link = connected(repo, str(push), into, agents, all_agents, say)
         try:
             return _sync_with(repo, agents, all_agents, into, push, dry_run, checkout, say,
                               warn, hints, link)  # fmt: skip
