@@ -8,6 +8,7 @@ machine does not allow mounting one).
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -157,6 +158,47 @@ def test_sync_at_scale_a_stale_lock_on_a_local_branch_is_an_error_naming_it(
     assert local == soak.git(remote, "rev-parse", "agents/agent-0").stdout
     assert soak.git(a0, "status", "--porcelain").stdout == ""
     _on_base(remote, tmp_path / "check", log0.items + log1.items)
+
+
+def test_sync_at_scale_a_stale_lock_when_a_conflict_pushed_nothing_never_says_pushed(
+    team: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Sync at scale: the agent "recovers by doing what it says", and what it says is true.
+    Its pair conflicts (nothing of it pushed) while the local base, which follows the
+    remote's, is left locked by a killed git: exit 3 naming the lock, never "pushed to
+    origin" (its work did not land); doing what it says, the next sync shows the conflict."""
+    remote, a0, _ = team
+    log0 = soak.AgentLog("agent-0")
+    _round(a0, "agent-0", 0, log0)
+    assert sync_push(a0, "agent-0").returncode == 0
+    item = log0.items[-1]
+    todo = json.loads((a0 / soak.TODO).read_text())
+    for it in todo["todoList"]["items"]:
+        if it["id"] == item:
+            it["title"] = "renamed by the agent"
+    (a0 / soak.TODO).write_text(json.dumps(todo, indent=2) + "\n")
+    soak.git(a0, "commit", "-qam", "agent-0: renames its task")
+    person = tmp_path / "person"  # deletes it on the base, a plain git push
+    soak.git(tmp_path, "clone", "-q", str(remote), str(person))
+    soak.identity(person, "person")
+    todo = json.loads((person / soak.TODO).read_text())
+    todo["todoList"]["items"] = [i for i in todo["todoList"]["items"] if i["id"] != item]
+    (person / soak.TODO).write_text(json.dumps(todo, indent=2) + "\n")
+    soak.git(person, "commit", "-qam", "person: deletes the task")
+    soak.git(person, "push", "-q", "origin", "main")
+    lock = _stale_lock(a0 / ".git/refs/heads/main.lock")
+
+    out = sync_push(a0, "agent-0")
+    said = out.stdout + out.stderr
+    assert out.returncode == 3, said
+    assert "CONFLICT" in said
+    assert "pushed to origin" not in said
+    assert f"rm -f '{lock}'" in said
+    obey(a0, said)
+    again = sync_push(a0, "agent-0")
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "CONFLICT" in again.stdout
+    assert "--checkout" in again.stdout
 
 
 def test_sync_at_scale_killed_holding_a_ref_lock_the_agent_recovers_by_doing_what_it_says(

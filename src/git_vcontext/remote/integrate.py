@@ -604,20 +604,21 @@ class BaseRound:
         """After a push that landed (or none was needed): move the local branches, report."""
         self.published = {a: c for a, c in self.published.items() if a not in results}
         self.results.update(results)
+        names = [u.dst.removeprefix("refs/heads/") for u in updates if u.src is not None]
+        names = [n for n in names if not n.startswith("refs/")]
         try:
             self.syncer.commit()
         except RefMoved as exc:
             self.syncer.warnings.append(f"{exc.message}: the local branches were not moved")
-        except RefLocked as exc:  # landed on the remote, but this clone stays behind
-            raise OperationalError(
-                f"pushed to {self.shown}, but the local branches were not moved: "
+        except RefLocked as exc:  # (landed on the remote, if any pushed) this clone stays behind
+            done = f"pushed to {self.shown}: {', '.join(names)}, but " if names else ""
+            raise OperationalError(  # (nothing pushed, a conflict: never "pushed")
+                f"{done}the local branches were not moved: "
                 f"{exc.message}; then sync again (it brings them along)"
             ) from None
         for result in results.values():
             if result.ok:
                 self.io.show(result)
-        names = [u.dst.removeprefix("refs/heads/") for u in updates if u.src is not None]
-        names = [n for n in names if not n.startswith("refs/")]
         if names:
             done = "pushed" if not self.retries else f"pushed after {_retries(self.retries)}"
             self.io.report(f"{done} to {self.shown}: {', '.join(names)}")
