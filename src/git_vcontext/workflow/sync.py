@@ -306,10 +306,13 @@ def _leave_conflicts(
 
 
 def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]:
-    """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync."""
+    """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync. The
+    choice is the agent's: ``--take <ours|theirs>``, which a shell refuses whole when the
+    block is pasted as printed (``--take ours|theirs`` ran ``--take ours`` piped into
+    ``theirs``: a side taken, committed and pushed that nobody chose)."""
     files = left.conflicted or ("FILE",)
     commands = [f"cd {command_word(left.worktree)}", "git vcontext conflicts"]
-    commands += [f"git vcontext resolve {command_path(f)} --take ours|theirs" for f in files]
+    commands += [f"git vcontext resolve {command_path(f)} --take <ours|theirs>" for f in files]
     commands += ["git commit --no-edit", _command([agent], remote)]
     return commands
 
