@@ -422,3 +422,35 @@ def test_an_event_log_the_agent_deleted_is_restored_there_no_checkout_that_leads
     git(bo, "reset", "-q", "--hard", "HEAD~1")
     again = vcx(bo, "sync", "bo", "--push", "origin")
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_a_conflicted_row_of_status_names_the_way_out_sync_names(tmp_path: Path) -> None:
+    """PRODUCT.md, "Resolving conflicts (agents and people)": every conflict message ends
+    with the exact next commands. ``status`` said "conflict" and the files, and stopped
+    there; ``sync`` said ``next: git vcontext sync AGENT --checkout`` (trial11). Now the
+    row ends with the line sync prints (one code: ``sync.advice``), and followed as printed
+    it leaves the merge stopped where the agent works, then lands."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    person_deletes_t1(team)
+    _agent_works_on_t1(bo)
+    git(bo, "fetch", "-q", "origin", "main:main")  # status counts against main here
+    base_before = team.base()
+
+    shown = vcx(bo, "status")
+    assert shown.returncode == 1, shown.stdout + shown.stderr
+    assert "conflict: " in shown.stdout
+    synced = vcx(bo, "sync", "bo", "--dry-run")
+    assert next_commands(shown.stdout) == next_commands(synced.stdout)
+    assert next_commands(shown.stdout) == ["git vcontext sync bo --checkout"]
+    assert team.base() == base_before
+
+    stop = follow(next_commands(shown.stdout), bo)
+    _, code, out = stop.last
+    assert code == 1, out
+    assert f"the merge of origin/main into agents/bo is left stopped in {bo}" in out
+    assert git(bo, "rev-parse", "MERGE_HEAD").stdout.strip() == team.base()
+    done = follow_output(out, bo, take="ours")
+    _, code, out = done.last
+    assert code == 0, out
+    assert _statuses(team.remote) == {"t1": "inProgress", "t2": "pending"}

@@ -25,6 +25,7 @@ from ..gitio.refs import branch_tip, commit_of
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
 from ..validation.model import command_word, quoted_path
+from .advice import conflict_step, sync_command
 from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
@@ -475,6 +476,8 @@ def _rows(rows: list[AgentStatus]) -> list[str]:
                 f"  only on the remote, as {r.remote}: git vcontext sync {r.agent} "
                 f"creates {r.branch} from it"
             )
+        if r.conflicts and (step := conflict_step(r.conflicts, sync_command([r.agent]), False)):
+            details.append(step)  # the way out, last, as sync names it
         if details:
             lines += [f"{r.branch}:", *details]
     return lines

@@ -16,9 +16,9 @@ from ..gitio.objects import descends
 from ..gitio.places import common_dir
 from ..gitio.storage import explained
 from ..gitio.transport import Link
-from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..remote.rounds import push_with_retries
+from ..sync.advice import conflict_step, sync_command
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer
 from ..sync.tracking import (
@@ -190,14 +190,9 @@ def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str 
 
 
 def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
-    """The last line of a pair that conflicts: the command that goes on. A merge that would
-    fail the checks has nothing to resolve in a stopped merge: the agent fixes its own
-    document (as its lines say), then syncs."""
-    if r.state != CONFLICT:
-        return None
-    if only_check_failures(r.conflicts) or all(c.log_deleted for c in r.conflicts):
-        return f"  next: fix it as said, then {command}"
-    return None if checkout else f"  next: {command} --checkout"
+    """The last line of a pair that conflicts: the command that goes on (as ``status``
+    names it: ``sync.advice``)."""
+    return conflict_step(r.conflicts, command, checkout) if r.state == CONFLICT else None
 
 
 def _track_pushed(
@@ -323,8 +318,7 @@ def _next(commands: list[str]) -> list[str]:
 
 
 def _command(agents: list[str], remote: str | None) -> str:
-    push = f" --push {command_word(remote)}" if remote else ""
-    return f"git vcontext sync {' '.join(agents)}{push}"
+    return sync_command(agents, remote)
 
 
 def _finish_interrupted(
