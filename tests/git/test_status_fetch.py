@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from helpers.next_steps import setting_advice
 from helpers.run import run_cli, run_git
 from helpers.sync_repos import EPOCH, clone, commit_all, edit, fork_by_hand, rev, seed, status, sync
 
@@ -310,6 +311,7 @@ def test_status_fetch_kills_a_fetch_that_hangs_at_its_deadline(
         last = proc.stderr.decode().splitlines()[-1]
         assert "timed out" in last, last
         assert "git config vcontext.statusTimeout" in last, last
+        setting_advice(last, "vcontext.statusTimeout", "30", repo)  # pasted: does as it says
         assert took < 20, took  # the deadline (2 s), at least LAST_TRY (5 s) for the try
         assert server.accepted >= 1
         for _ in range(50):  # every connection it opened was closed by now (or at once)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.next_steps import setting_advice
 from helpers.run import cli_path, run_cli, run_git
 from helpers.sync_repos import (
     EPOCH,
@@ -536,6 +537,8 @@ def test_sync_at_scale_a_wall_clock_step_back_neither_extends_the_sync_past_its_
     assert not outcome.pushed, lines  # type: ignore[attr-defined]
     assert "not integrated after 2 s" in outcome.message, lines  # type: ignore[attr-defined]
     assert took < 20, took
+    # the setting it names, pasted, sets it (as printed, a shell refuses it)
+    setting_advice(outcome.message, "vcontext.syncTimeout", "1200", repo)  # type: ignore[attr-defined]
 
 
 def test_sync_at_scale_a_wall_clock_step_forward_neither_ends_the_sync_early(

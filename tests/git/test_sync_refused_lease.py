@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from helpers import soak
+from helpers.next_steps import setting_advice
 
 BRANCHES_ONLY = """#!/bin/sh
 while read old new ref; do
@@ -81,8 +82,9 @@ def test_a_remote_refusing_the_lease_alone_is_told_to_drop_the_lease_which_lands
     done = soak.vcontext(clone, "sync", "agent-0", "--push", "origin", check=False)
 
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "(vcontext.syncLease=false integrates without a lease)" in done.stdout + done.stderr
-    soak.git(clone, "config", "vcontext.syncLease", "false")
+    said = done.stdout + done.stderr
+    assert "to integrate without a lease: git config vcontext.syncLease false" in said
+    setting_advice(said, "vcontext.syncLease", "false", clone)  # the line, pasted, sets it
     again = soak.vcontext(clone, "sync", "agent-0", "--push", "origin", check=False)
     assert again.returncode == 0, again.stdout + again.stderr
     assert _on_remote_base(remote, "t-mine")

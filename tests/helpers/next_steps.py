@@ -86,3 +86,27 @@ def follow(
 def follow_output(out: str, cwd: Path, **how: object) -> Followed:
     """Follow the last ``next:`` block of ``out``."""
     return follow(next_commands(out), cwd, **how)  # type: ignore[arg-type]
+
+
+def setting_advice(out: str, key: str, value: str, cwd: Path) -> None:
+    """The ``git config KEY …`` a message names for ``key``, checked as a person would paste
+    it: as printed (its number a ``<SECONDS>`` placeholder) a shell refuses it and the
+    setting is unchanged; with ``value`` for the placeholder it sets ``key`` to it. Once
+    ``(… git config vcontext.statusTimeout)``, which pasted printed the value or exited 1."""
+    start = out.rfind(f"git config {key}")
+    assert start >= 0, f"no git config {key} in:\n{out}"
+    line = out[start:].splitlines()[0]
+    line = line[: line.index(")")] if ")" in line else line  # as printed, in parentheses
+    before = subprocess.run(["git", "config", key], cwd=cwd, capture_output=True, text=True)
+    if "<SECONDS>" in line:
+        pasted = subprocess.run(["sh", "-c", line], cwd=cwd, capture_output=True, text=True)
+        assert pasted.returncode != 0, (line, pasted.stdout)
+        after = subprocess.run(["git", "config", key], cwd=cwd, capture_output=True, text=True)
+        assert after.stdout == before.stdout, line  # refused whole: nothing changed
+        line = line.replace("<SECONDS>", value)
+    words = shlex.split(line)
+    assert words[:3] == ["git", "config", key], line
+    assert len(words) == 4, line  # sets, not reads
+    subprocess.run(words, cwd=cwd, check=True, capture_output=True)
+    now = subprocess.run(["git", "config", key], cwd=cwd, capture_output=True, text=True)
+    assert now.stdout.strip() == value, line

@@ -174,6 +174,14 @@ class Backoff:
         return pause * random.uniform(0.5, 1.5)
 
 
+def wait_longer(key: str) -> str:
+    """The advice that sets ``key``, a deadline in seconds: ``to wait longer: git config KEY
+    <SECONDS>``. The number is the reader's; a shell refuses the line as printed (``<`` …
+    ``>`` then nothing to write to), where ``git config KEY`` alone, pasted, printed the
+    value or exited 1: a line that did not do what it said."""
+    return f"to wait longer: git config {key} <SECONDS>"
+
+
 class Link:
     """One sync's connection to one remote: its git commands run through ``run``, which
     retries transient failures until ``deadline`` (a ``clock()`` value; None: no retry).
@@ -252,7 +260,7 @@ class Link:
         if left is None or left <= 0:
             tried = f"tried {backoff.tries} times" if backoff.tries > 1 else "tried once"
             raise TransportError(
-                f"{what} ({tried}, until the deadline: git config {self.timeout_setting})",
+                f"{what} ({tried}, until the deadline; {wait_longer(self.timeout_setting)})",
                 transient=True,
                 lines=lines,
                 final=True,

@@ -16,7 +16,7 @@ from ..errors import OperationalError, PushRefused, RefLocked, RefMoved, shown_u
 from ..gitio import locks, refs, run_dir
 from ..gitio import remote as remotes
 from ..gitio.objects import commit_at
-from ..gitio.transport import Backoff, Link, TransportError
+from ..gitio.transport import Backoff, Link, TransportError, wait_longer
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..sync.syncer import CONFLICT, MERGED, PairResult, Syncer
@@ -149,7 +149,7 @@ class BaseRound:
             return self._finish(snap, live, work)
         if self.io.timer() > deadline:
             why = f"{self.shown} {self.base}: not integrated after {self.settings.timeout:.0f} s"
-            return self._give_up(why + " (git config vcontext.syncTimeout)")
+            return self._give_up(f"{why} ({wait_longer('vcontext.syncTimeout')})")
         unpublished = [a for a in todo if self.published.get(a) != work[a]]
         if unpublished and snap.server:  # the server merges requests as they are pushed
             self._publish(unpublished, work, snap)

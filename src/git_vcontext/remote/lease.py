@@ -64,15 +64,15 @@ def _lease_hint(others: remotes.Pushed) -> str:
     lease alone (a hook for that ref: the rest of an atomic push refused with it only as
     collateral); when it refused the agent's branch or request
     of the same push on their own too (a hook that takes only branches and tags), the lease
-    is not the problem and ``syncLease=false`` publishes the same request: say what the
+    is not the problem and ``vcontext.syncLease false`` publishes the same request: say what the
     remote must take instead, and the way that needs none of it."""
     also = [row.branch for row in others.rows if not row.ok and not row.collateral]
     if not also:
-        return " (vcontext.syncLease=false integrates without a lease)"
+        return " (to integrate without a lease: git config vcontext.syncLease false)"
     return (
-        f"; it refused {', '.join(also)} too, so not the lease alone (vcontext.syncLease=false"
-        " publishes the same request): sync --push needs a remote that takes refs under"
-        " refs/vcontext/ (the remote's lines say why it did not); without --push, git"
+        f"; it refused {', '.join(also)} too, so not the lease alone (without a lease,"
+        " sync --push publishes the same request): sync --push needs a remote that takes"
+        " refs under refs/vcontext/ (the remote's lines say why it did not); without --push, git"
         " vcontext sync merges here and git push publishes the base and the agent branch"
     )
 
