@@ -1069,3 +1069,34 @@ def test_guard_refuses_a_force_push_beside_a_branch_built_on_the_old_tip(
     assert old is not None
     assert any(f"forced update from {old[:10]}" in line for line in remote_lines(proc.stderr))
     _refused(proc, remote, before, bad, "history-event-removed")
+
+
+def test_doctor_checks_who_owns_the_hooks_folder_git_runs_in_a_bare_repository(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "The remote guards itself" (doctor says what is wrong, with the fix): in a
+    bare repository with ``core.hooksPath``, install puts the guard in that folder (git runs
+    hooks only from there), but doctor's ownership check looked at ``hooks/`` only: a guard
+    in the team's folder owned by another user passed as "its refs, objects and hooks are
+    root's" (trial11). Now the folder checked is the one git runs (``setup.hooks.hooks_dir``),
+    with its chown; ``hooks/``, which git does not run there, is not judged."""
+    if os.geteuid() != 0:
+        pytest.skip("another user's file needs root (chown)")
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    folder = tmp_path / "team-hooks"
+    folder.mkdir()
+    run_git(remote, "config", "core.hooksPath", str(folder))
+    assert run_cli("install", "--server", "--guard", cwd=remote).returncode == 0
+    before = run_cli("doctor", cwd=remote)
+    assert b"its refs, objects and hooks are root's" in before.stdout, before.stdout
+    os.lchown(remote / "hooks", 65534, 65534)  # not run by git here: not judged
+
+    os.lchown(folder / "pre-receive", 65534, 65534)
+    doctor = run_cli("doctor", cwd=remote)
+
+    assert doctor.returncode != 0, doctor.stdout
+    said = doctor.stdout.decode()
+    assert f"team-hooks/pre-receive in {tmp_path} belong to nobody, not to root" in said, said
+    assert f"fix: chown -R root: {folder}" in said, said
+    assert "hooks in" not in said  # hooks/ itself, unused here, is not named

@@ -147,23 +147,31 @@ def owner_env(owner: Owner) -> dict[str, str]:
 
 def not_the_owners(cwd: Path) -> list[str]:
     """What under the repository's refs, objects, hooks and our folder its owner may not
-    write (owned by another user, not root's repository): one line each, with the fix."""
+    write (owned by another user, not root's repository): one line each, with the fix.
+    The hooks are those of the folder git runs them from (``hooks_dir``: a bare
+    repository's ``core.hooksPath``, where install puts the guard), not ``hooks/``."""
     root = git_dir(cwd)
     owner = Owner.of(root)
+    hooks = Path(os.path.normpath(hooks_dir(cwd)))  # (a relative ../team-hooks: outside)
     lines = []
-    for top in ("refs", "objects", "hooks", "logs", "vcontext", "packed-refs"):
-        wrong = _others(root / top, owner.uid)
+    for path in [root / "refs", root / "objects", hooks, *(root / t for t in _STATE)]:
+        wrong = _others(path, owner.uid)
         if not wrong:
             continue
         users = ", ".join(sorted({user_name(uid) for uid in wrong.values()}))
-        shown = sorted(str(p.relative_to(root)) for p in wrong)
+        inside = path.is_relative_to(root)
+        shown = sorted(str(p.relative_to(root if inside else path.parent)) for p in wrong)
         few = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
         lines.append(
-            f"{few} in {root} belong to {users}, not to {owner.name} who owns the repository "
-            f"(and whose pushes write there: they fail); fix: chown -R "
-            f"{command_word(owner.name)}: {command_word(str(root / top))}"
+            f"{few} in {root if inside else path.parent} belong to {users}, not to "
+            f"{owner.name} who owns the repository (and whose pushes write there: they fail); "
+            f"fix: chown -R {command_word(owner.name)}: {command_word(str(path))}"
         )
     return lines
+
+
+_STATE = ("logs", "vcontext", "packed-refs")
+"""The rest of the git directory its owner's pushes write (after refs, objects, hooks)."""
 
 
 def _others(path: Path, uid: int) -> dict[Path, int]:
