@@ -284,6 +284,35 @@ def test_the_time_of_the_merge_is_read_back_from_its_m8_changelog_entry() -> Non
     assert recovered_now(text(seq(2, "blocked")).decode(), ours, PATH) is None
 
 
+def test_the_time_of_the_merge_is_not_read_from_a_merge_entry_theirs_brought() -> None:
+    """M16/M17 (what resolve merges again is what the driver wrote): theirs holds a merge
+    entry of its own (the remote's base, merged by another agent a second earlier), which is
+    not in ours either. Read back as this merge's time, the stages merged again differed
+    from the file in one timestamp, and ``conflicts``/``resolve`` said "changed since the
+    merge stopped" of a file nobody had touched (trial12, after sync --checkout)."""
+
+    def seq(n: int, status: str, log: list[Any]) -> Any:
+        data = todo(t1=status)
+        data["todoList"] = {"sequence": n, "changeLog": log, **data["todoList"]}
+        return data
+
+    earlier = {
+        "sequence": 2,
+        "timestamp": "2026-03-04T05:06:06Z",
+        "agent": {"id": "git-vcontext", "type": "system", "name": "git-vcontext"},
+        "operation": "merge",
+        "reason": "git-vcontext merged concurrent edits at sequence 1 (ours) and 1 (theirs)",
+    }
+    base = text(seq(1, "pending", []))
+    ours = text(seq(2, "blocked", []))
+    theirs = text(seq(2, "completed", [earlier]))
+    out = merge_files(base, ours, theirs, path=PATH, options=_at("2026-03-04T05:06:07Z"))
+
+    assert recovered_now(out.output.decode(), ours, PATH, theirs) == "2026-03-04T05:06:07Z"
+    again = from_versions(base, ours, theirs, path=PATH, now="2026-03-04T05:06:07Z")
+    assert again.settle({}, Style(False, Markers())).text == out.output.decode()
+
+
 def _at(now: str) -> Any:
     from git_vcontext.merging.result import MergeOptions
 

@@ -245,7 +245,7 @@ def _from_stages(ctx: Context, rel: str, stages: Stages) -> Session:
     shown = _style_of(text) if text is not None else None
     style = state.style or shown or _default_style(ctx)
     if not state.found:
-        state.now = _now_of(text, ours, rel)
+        state.now = _now_of(text, ours, theirs, rel)
         state.style = style
     replay = _replay(ctx, rel, base, ours, theirs)
     probe = _revert_probe(ctx, state.now) if replay and ctx.operation.kind == "revert" else None
@@ -275,8 +275,8 @@ def _ids(stages: Stages) -> list[str]:
     return [str(e.id) if e is not None else "" for e in stages]
 
 
-def _now_of(text: str | None, ours: bytes | None, rel: str) -> str:
-    return (recovered_now(text, ours, rel) if text and ours else None) or now_rfc3339()
+def _now_of(text: str | None, ours: bytes | None, theirs: bytes | None, rel: str) -> str:
+    return (recovered_now(text, ours, rel, theirs) if text and ours else None) or now_rfc3339()
 
 
 def _labels(ctx: Context, shown: Style | None) -> dict[str, str]:

@@ -203,19 +203,24 @@ def _parse(raw: bytes, path: str) -> Document:
         raise NotData(f"cannot be merged as data: {exc.one_line()}") from None
 
 
-def recovered_now(text: str, ours: bytes, path: str) -> str | None:
+def recovered_now(text: str, ours: bytes, path: str, theirs: bytes | None = None) -> str | None:
     """The time the merge driver wrote into this file: the timestamp of the M8 ``merge``
-    entry (or a revert's entry, or event) it added (none in ours), so that merging the
+    entry (or a revert's entry, or event) it added (in neither side: a merge entry theirs
+    brought, another merge's a second earlier, is not this one's), so that merging the
     stages again gives the same entry. None when the file shows no such entry."""
     marked = split_markers(text)
     body = marked.ours if marked is not None else text
     try:
         merged = parse(body.encode("utf-8", "surrogateescape"), path=path).data
         before = parse(ours, path=path).data
+        brought = None if theirs is None else parse(theirs, path=path).data
     except (ParseError, RecursionError):
         return None
-    for log, old in zip(_changelogs(merged), _changelogs(before), strict=False):
+    theirs_logs = [] if brought is None else _changelogs(brought)
+    for n, (log, old) in enumerate(zip(_changelogs(merged), _changelogs(before), strict=False)):
         had = {canonical(e) for e in old}
+        if n < len(theirs_logs):  # (the same document's logs, in the same order)
+            had |= {canonical(e) for e in theirs_logs[n]}
         for entry in log:
             if _written_by_a_merge(entry) and canonical(entry) not in had:
                 return str(entry["timestamp"])
