@@ -91,6 +91,8 @@ def test_status_predicts_a_conflict_and_moves_nothing(git_repo: Path) -> None:
     text = run_cli("status", cwd=repo).stdout.decode()
     assert "conflict: todo.vcontext.json" in text
     assert "alice" in text
+    # the way out, as sync names it (a base tracking no remote: a plain sync's)
+    assert text.splitlines()[-1] == "  next: git vcontext sync alice --checkout"
 
 
 def test_status_without_agents(git_repo: Path) -> None:

@@ -428,8 +428,9 @@ def test_a_conflicted_row_of_status_names_the_way_out_sync_names(tmp_path: Path)
     """PRODUCT.md, "Resolving conflicts (agents and people)": every conflict message ends
     with the exact next commands. ``status`` said "conflict" and the files, and stopped
     there; ``sync`` said ``next: git vcontext sync AGENT --checkout`` (trial11). Now the
-    row ends with the line sync prints (one code: ``sync.advice``), and followed as printed
-    it leaves the merge stopped where the agent works, then lands."""
+    row ends with the line sync prints (one code: ``sync.advice``): with ``--push REMOTE``
+    when the base tracks one, as the base's own line under the table names it (trial12);
+    followed as printed it leaves the merge stopped where the agent works, then lands."""
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     person_deletes_t1(team)
@@ -440,9 +441,9 @@ def test_a_conflicted_row_of_status_names_the_way_out_sync_names(tmp_path: Path)
     shown = vcx(bo, "status")
     assert shown.returncode == 1, shown.stdout + shown.stderr
     assert "conflict: " in shown.stdout
-    synced = vcx(bo, "sync", "bo", "--dry-run")
+    synced = vcx(bo, "sync", "bo", "--push", "origin", "--dry-run")  # main tracks origin
     assert next_commands(shown.stdout) == next_commands(synced.stdout)
-    assert next_commands(shown.stdout) == ["git vcontext sync bo --checkout"]
+    assert next_commands(shown.stdout) == ["git vcontext sync bo --push origin --checkout"]
     assert team.base() == base_before
 
     stop = follow(next_commands(shown.stdout), bo)

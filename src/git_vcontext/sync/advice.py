@@ -12,9 +12,11 @@ if TYPE_CHECKING:
     from ..branches.treemerge import PathConflict
 
 
-def sync_command(agents: list[str], remote: str | None = None) -> str:
-    """``git vcontext sync AGENT… [--push REMOTE]``, each word as a shell reads it back."""
-    push = f" --push {command_word(remote)}" if remote else ""
+def sync_command(agents: list[str], remote: str | None = None, *, pasted: str = "") -> str:
+    """``git vcontext sync AGENT… [--push REMOTE]``, each word as a shell reads it back
+    (``pasted``: the remote as a word already, ``tracking.pasted_remote``'s)."""
+    word = pasted or (command_word(remote) if remote else "")
+    push = f" --push {word}" if word else ""
     return f"git vcontext sync {' '.join(command_word(a) for a in agents)}{push}"
 
 

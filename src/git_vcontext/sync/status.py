@@ -169,6 +169,16 @@ class BaseTracking:
 
         return shown_url(self.remote)
 
+    @property
+    def pushed(self) -> str:
+        """The remote as a word to paste after ``sync --push`` (as this base's line names
+        it), or "" when sync --push would refuse it (not usable, renamed, gone)."""
+        from .tracking import pasted_remote
+
+        if not self.usable or self.unusable is not None or self.renamed or self.gone:
+            return ""
+        return pasted_remote(self.base, self.remote)
+
     def describe(self, agents: list[str]) -> str:
         from .tracking import renamed_way_out
 
@@ -429,13 +439,15 @@ def table(rows: list[AgentStatus], tracking: list[BaseTracking] | None = None) -
     answers with it)."""
     if not rows:
         return ["no agent branches"]
-    lines = _rows(rows)
+    lines = _rows(rows, {t.base: t.pushed for t in tracking or () if t.pushed})
     for t in tracking or ():
         lines.append(t.describe([r.agent for r in rows if r.base == t.base]))
     return lines
 
 
-def _rows(rows: list[AgentStatus]) -> list[str]:
+def _rows(rows: list[AgentStatus], pushes: dict[str, str]) -> list[str]:
+    """The table, then each agent's details; ``pushes``: the remote (as a word to paste) a
+    base's agents sync with, as its tracking line names it (``BaseTracking.pushed``)."""
     lines: list[str] = []
     cells = [COLUMNS] + [
         (
@@ -476,7 +488,8 @@ def _rows(rows: list[AgentStatus]) -> list[str]:
                 f"  only on the remote, as {r.remote}: git vcontext sync {r.agent} "
                 f"creates {r.branch} from it"
             )
-        if r.conflicts and (step := conflict_step(r.conflicts, sync_command([r.agent]), False)):
+        command = sync_command([r.agent], pasted=pushes.get(r.base, ""))
+        if r.conflicts and (step := conflict_step(r.conflicts, command, False)):
             details.append(step)  # the way out, last, as sync names it
         if details:
             lines += [f"{r.branch}:", *details]
