@@ -24,6 +24,7 @@ from ...workflow.sync import sync as run_sync
 from ..service import Answer, Service
 
 if TYPE_CHECKING:
+    from ...sync.syncer import PairResult
     from ...workflow.sync import SyncOutcome
     from ..gitside import GitSide
 
@@ -49,6 +50,7 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
             return waiting
     lines: list[str] = [*notes]
     warnings: list[str] = []
+    seen: list[PairResult] = []
     push = _unmasked(svc, args.get("push"))  # before the lock: it reads the configuration
     try:
         outcome: SyncOutcome = git_side.locked(
@@ -63,12 +65,16 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
                 say=lines.append,
                 warn=warnings.append,
                 hints=not mine,
+                shown=seen.append,
             )
         )
     except OperationalError as exc:
-        raise Refused("sync", exc.one_line()) from None
+        svc.catalog.refresh()
+        return _failed(svc, args, exc, lines, warnings, seen)
     svc.catalog.refresh()
     data: dict[str, Any] = {"ok": outcome.ok, "lines": lines, "warnings": warnings}
+    if conflicted := _conflicted(seen):
+        data["conflicted"] = conflicted
     text = "\n".join([*lines, *(f"warning: {w}" for w in warnings)]) or "nothing to sync"
     if outcome.ok:
         return Answer(text, data)
@@ -83,6 +89,89 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
     elif outcome.refusals:
         data["next"] = [{"command": c} for r in outcome.refusals for c in r.commands]
     return Answer(f"sync stopped: {text}", data, error=True)
+
+
+def _failed(
+    svc: Service,
+    args: dict[str, Any],
+    exc: OperationalError,
+    lines: list[str],
+    warnings: list[str],
+    seen: list[PairResult],
+) -> Answer:
+    """A sync that failed part way: the error (one line, as any refusal, when that is all
+    there is to say), with what the sync had said until then (a pair that conflicts, with
+    its paths: the agent must see them) and the way on: the same ``vcontext_sync`` again.
+    A lock file the tool could not prove stale is a person's to remove: said as such
+    (``person``: the exact steps); no tool of this server removes it."""
+    message = exc.one_line()
+    conflicted = _conflicted(seen)
+    if not (lines or warnings or conflicted or exc.lock_files):
+        raise Refused("sync", message)
+    data: dict[str, Any] = {"ok": False, "lines": lines, "warnings": warnings}
+    data["error"] = {"kind": "locked" if exc.lock_files else "sync", "message": message}
+    shown = [*lines, *(f"warning: {w}" for w in warnings), f"error: {message}"]
+    if conflicted:
+        data["conflicted"] = conflicted
+    again_args = _again(args)
+    again = {"tool": "vcontext_sync", "arguments": again_args}
+    if exc.lock_files:
+        steps, said = _person(exc.lock_files, svc.git.top if svc.git else None)
+        data["person"] = steps
+        data["next"] = [{**again, "after": "person"}]
+        shown += [*said, f"next, once the person has done it: vcontext_sync {_json(again_args)}"]
+    elif conflicted:
+        data["next"] = [again]
+        shown.append(f"next, once the error above is dealt with: vcontext_sync {_json(again_args)}")
+    return Answer("sync stopped: " + "\n".join(shown), data, error=True)
+
+
+def _again(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of the same ``vcontext_sync`` (for after its way out)."""
+    return {k: args[k] for k in ("agents", "all", "into", "push") if args.get(k)}
+
+
+def _person(lock_files: tuple[str, ...], top: str | None) -> tuple[dict[str, Any], list[str]]:
+    """What a person must do about lock files the tool could not prove stale: the exact
+    steps, as data and as text marked as a person's (an agent with MCP tools alone has no
+    shell, and no tool removes them)."""
+    from ...gitio import locks
+
+    here = [p for p in lock_files if locks.age(p) is not None]
+    there = [p for p in lock_files if p not in here]
+    steps = []
+    if here:
+        where = top or "this repository"
+        steps.append(f"make sure no git command (and no other sync) is running in {where}")
+        steps += [locks.removal(p) for p in here]
+    if there:
+        steps.append(
+            "on the remote's machine, if no git command is running there, remove "
+            + ", ".join(there)
+        )
+    why = (
+        "lock files are in the way that this server cannot prove were left by a process "
+        "that died (a git command, or a sync killed before it claimed them), so it never "
+        "removes them, and an agent with MCP tools alone cannot"
+    )
+    said = [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
+    return {"why": why, "steps": steps, "lockFiles": list(lock_files)}, said
+
+
+def _conflicted(seen: list[PairResult]) -> list[dict[str, Any]]:
+    """The pairs that conflicted, each with its conflicting paths (as ``sync`` said them)."""
+    from ...sync.syncer import CONFLICT
+
+    return [
+        {
+            "agent": r.agent,
+            "branch": r.branch,
+            "base": r.base,
+            "paths": list(dict.fromkeys(c.path for c in r.conflicts)),
+        }
+        for r in seen
+        if r.state == CONFLICT
+    ]
 
 
 def _git(svc: Service) -> GitSide:
