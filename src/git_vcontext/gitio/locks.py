@@ -205,13 +205,23 @@ def _dead_claims(folder: str) -> list[tuple[str, dict[str, list[int]]]]:
 
 def _sweep(path: str) -> None:
     """Drop the claims of gone processes none of whose lock files is left (a lock met at
-    ``path`` was just removed)."""
+    ``path`` was just removed), and the locks such a process had set aside."""
+    from ..fsio import running
+
     folder = _claims_of(path)
     if folder is None:
         return
     for where, held in _dead_claims(folder):
         if not any(_still(lock, ident) for lock, ident in held.items()):
             _remove(where)
+    try:
+        aside = [n for n in os.listdir(folder) if n.endswith(".stale")]
+    except OSError:
+        return
+    for name in aside:  # a lock set aside by a process killed before it removed it
+        pid = name.split(".", 1)[0]
+        if pid.isdigit() and not running(int(pid)):
+            _remove(os.path.join(folder, name))
 
 
 def _still(path: str, ident: list[int]) -> bool:
