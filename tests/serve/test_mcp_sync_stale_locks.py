@@ -9,7 +9,9 @@ is safe to run again). Through the SDK's own stdio client and real git:
   killed sync's (``gitio.locks``), removes them and lands; nobody runs ``rm -f``;
 - a lock no sync claimed (a git process's) is never removed by the server: the answer
   says what a person must do, marked as such, and still carries the conflict the sync
-  found (its paths, the next tool); once the person did it, the named tools land.
+  found (its paths, the next tool); once the person did it, the named tools land;
+- git's own ``index.lock`` in the way of the work tree (the work landed, the branches
+  stayed behind: a warning) is a person's step too, said the same way.
 """
 
 from __future__ import annotations
@@ -130,3 +132,48 @@ def test_an_unclaimed_lock_is_a_persons_to_remove_and_the_conflict_stays_in_view
     items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
     assert [(i["id"], i["status"]) for i in items] == [("t1", "blocked"), ("t2", "pending")]
     assert team.local_only(bo) == []
+
+
+def test_gits_own_index_lock_is_a_persons_step_and_the_next_sync_brings_the_branches_along(
+    tmp_path: Path,
+) -> None:
+    """An ``index.lock`` (git's own: nothing proves it stale) in the served work tree: the
+    work lands, the local branches stay behind with a warning; the answer marks removing
+    it as a person's step, and after it ``vcontext_sync`` brings the branches along."""
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo", "al"])
+    bo, al = team.agents["bo"], team.agents["al"]
+    _work(al, "from-al")
+    assert vcx(al, "sync", "al", "--push", "origin").returncode == 0
+    _work(bo, "from-bo")
+    lock = bo / ".git/index.lock"
+    lock.write_text("")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+
+    async def main() -> None:
+        async with Client(stdio_params(bo)) as client:
+            landed = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert not landed.is_error, text(landed)  # the work is on the remote
+            data = landed.structured_content
+            assert "A PERSON MUST DO THIS (no MCP tool can)" in text(landed)
+            assert data["person"]["steps"][1:] == [f"rm -f '{lock}'"]
+            assert lock.exists()
+            assert (
+                git(bo, "rev-parse", "main").stdout != git(team.remote, "rev-parse", "main").stdout
+            )
+            lock.unlink()  # the person does it
+            step = data["next"][0]
+            assert step == {
+                "tool": "vcontext_sync",
+                "arguments": {"push": "origin"},
+                "after": "person",
+            }
+            again = await client.call_tool(step["tool"], step["arguments"])
+            assert not again.is_error, text(again)
+            assert "person" not in again.structured_content
+
+    run(main)
+    assert git(bo, "rev-parse", "main").stdout == git(team.remote, "rev-parse", "main").stdout
+    assert git(bo, "status", "--porcelain").stdout == ""

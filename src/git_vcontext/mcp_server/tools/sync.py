@@ -76,6 +76,7 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
     if conflicted := _conflicted(seen):
         data["conflicted"] = conflicted
     text = "\n".join([*lines, *(f"warning: {w}" for w in warnings)]) or "nothing to sync"
+    text = _warned_locks(text, data, args, git_side.top)
     if outcome.ok:
         return Answer(text, data)
     here = os.path.realpath(git_side.top or ".")
@@ -106,17 +107,18 @@ def _failed(
     (``person``: the exact steps); no tool of this server removes it."""
     message = exc.one_line()
     conflicted = _conflicted(seen)
-    if not (lines or warnings or conflicted or exc.lock_files):
+    files = exc.lock_files or _named_locks([*warnings, message])
+    if not (lines or warnings or conflicted or files):
         raise Refused("sync", message)
     data: dict[str, Any] = {"ok": False, "lines": lines, "warnings": warnings}
-    data["error"] = {"kind": "locked" if exc.lock_files else "sync", "message": message}
+    data["error"] = {"kind": "locked" if files else "sync", "message": message}
     shown = [*lines, *(f"warning: {w}" for w in warnings), f"error: {message}"]
     if conflicted:
         data["conflicted"] = conflicted
     again_args = _again(args)
     again = {"tool": "vcontext_sync", "arguments": again_args}
-    if exc.lock_files:
-        steps, said = _person(exc.lock_files, svc.git.top if svc.git else None)
+    if files:
+        steps, said = _person(files, svc.git.top if svc.git else None)
         data["person"] = steps
         data["next"] = [{**again, "after": "person"}]
         shown += [*said, f"next, once the person has done it: vcontext_sync {_json(again_args)}"]
@@ -124,6 +126,29 @@ def _failed(
         data["next"] = [again]
         shown.append(f"next, once the error above is dealt with: vcontext_sync {_json(again_args)}")
     return Answer("sync stopped: " + "\n".join(shown), data, error=True)
+
+
+def _warned_locks(text: str, data: dict[str, Any], args: dict[str, Any], top: str | None) -> str:
+    """A sync that went on with a lock file named in a warning (an ``index.lock``: its work
+    landed, the local branches stayed behind): the person's step in ``data``; the text."""
+    files = _named_locks(data["warnings"])
+    if not files:
+        return text
+    steps, said = _person(files, top)
+    again = _again(args)
+    data["person"] = steps
+    data["next"] = [{"tool": "vcontext_sync", "arguments": again, "after": "person"}]
+    then = f"next, once the person has done it: vcontext_sync {_json(again)}"
+    return "\n".join([text, *said, f"{then} (it brings the local branches along)"])
+
+
+def _named_locks(said: list[str]) -> tuple[str, ...]:
+    """Lock files on this machine that ``said`` (warnings, an error) names as in the way:
+    git's own (``index.lock``), which only a person may remove (``gitio.locks``)."""
+    from ...gitio import locks
+
+    found = (locks.named_lock(line) for line in said if ".lock'" in line)
+    return tuple(dict.fromkeys(p for p in found if p and locks.age(p) is not None))
 
 
 def _again(args: dict[str, Any]) -> dict[str, Any]:
