@@ -177,3 +177,37 @@ def test_gits_own_index_lock_is_a_persons_step_and_the_next_sync_brings_the_bran
     run(main)
     assert git(bo, "rev-parse", "main").stdout == git(team.remote, "rev-parse", "main").stdout
     assert git(bo, "status", "--porcelain").stdout == ""
+
+
+def test_a_lock_on_the_remote_on_this_machine_names_the_remote_to_the_person(
+    tmp_path: Path,
+) -> None:
+    """A push the remote refuses for a lock file left there (a path remote: on this
+    machine, no claim): the person's steps name that repository, not the served one."""
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    _work(bo, "from-bo")
+    lock = team.remote / "refs/heads/main.lock"
+    lock.write_text("")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+
+    async def main() -> Any:
+        async with Client(stdio_params(bo)) as client:
+            return await client.call_tool("vcontext_sync", {"push": "origin"})
+
+    stopped = run(main)
+    assert stopped.is_error
+    data = stopped.structured_content
+    assert "cannot lock ref 'refs/heads/main'" in text(stopped)  # git's own lines
+    [step, removal] = data["person"]["steps"]
+    assert step == f"make sure no git command (and no other sync) is running in {team.remote}"
+    assert removal.startswith("rm -f '")
+    assert Path(removal[7:-1]).samefile(lock)
+    assert data["next"] == [
+        {"tool": "vcontext_sync", "arguments": {"push": "origin"}, "after": "person"}
+    ]
+    assert "A PERSON MUST DO THIS (no MCP tool can)" in text(stopped)
+    assert lock.exists()

@@ -645,9 +645,7 @@ class BaseRound:
         if pushed.refused_here or not all(row.retry for row in failed):
             raise PushRefused(refusal(pushed, self.remote))
         if stuck := self.remote_locks.stuck(pushed, self.io.timer()):
-            raise PushRefused(  # not transient
-                refusal(pushed, self.remote) + f"\n  {stuck}", lock_files=self.remote_locks.left
-            )
+            raise PushRefused(refusal(pushed, self.remote) + f"\n  {stuck}")  # not transient
         refused = [row for row in failed if not row.collateral] or failed
         self.retries += 1
         if self.retries >= self.settings.attempts:

@@ -142,8 +142,7 @@ class LeaseKeeper:
             hint = " (vcontext.syncLease=false integrates without a lease)"
             raise PushRefused(refusal(lost, self.pusher.remote, hint))
         if stuck := self.remote_locks.stuck(lost, self.timer()):
-            said = refusal(lost, self.pusher.remote) + f"\n  {stuck}"
-            raise PushRefused(said, lock_files=self.remote_locks.left)
+            raise PushRefused(refusal(lost, self.pusher.remote) + f"\n  {stuck}")
         self.lost += 1
         return False, others if publish else None  # someone was quicker
 

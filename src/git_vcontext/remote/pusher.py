@@ -42,7 +42,6 @@ class RemoteLocks:
 
     def __init__(self) -> None:
         self.first_seen: dict[str, float] = {}
-        self.left: tuple[str, ...] = ()  # the lock ``stuck`` last named (a person's to remove)
 
     def stuck(self, pushed: remotes.Pushed, now: float) -> str | None:
         """What to do about a lock that stays, or None (none named, or worth a retry). A lock
@@ -56,12 +55,10 @@ class RemoteLocks:
         if held is not None:  # on this machine
             if locks.settle(lock):
                 return None
-            self.left = (lock,)
             return locks.advice(lock)
         first = self.first_seen.setdefault(lock, now)
         if now - first < locks.STALE_AFTER:
             return None
-        self.left = (lock,)
         return (
             f"{lock} on the remote has stayed locked for {now - first:.0f} s (most likely "
             "left by a git process that was killed there): if no git command is running on "

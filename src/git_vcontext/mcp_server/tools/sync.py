@@ -129,9 +129,10 @@ def _failed(
 
 
 def _warned_locks(text: str, data: dict[str, Any], args: dict[str, Any], top: str | None) -> str:
-    """A sync that went on with a lock file named in a warning (an ``index.lock``: its work
-    landed, the local branches stayed behind): the person's step in ``data``; the text."""
-    files = _named_locks(data["warnings"])
+    """A sync that named a lock file in its way without failing (an ``index.lock`` in a
+    warning: its work landed, the local branches stayed behind; a lock on a remote here
+    that refused the push, in its lines): the person's step in ``data``; the text."""
+    files = _named_locks([*data["lines"], *data["warnings"]])
     if not files:
         return text
     steps, said = _person(files, top)
@@ -159,16 +160,16 @@ def _again(args: dict[str, Any]) -> dict[str, Any]:
 def _person(lock_files: tuple[str, ...], top: str | None) -> tuple[dict[str, Any], list[str]]:
     """What a person must do about lock files the tool could not prove stale: the exact
     steps, as data and as text marked as a person's (an agent with MCP tools alone has no
-    shell, and no tool removes them)."""
+    shell, and no tool removes them). Each lock's own repository is named (the served
+    work tree's, or a remote's on this machine)."""
     from ...gitio import locks
 
     here = [p for p in lock_files if locks.age(p) is not None]
     there = [p for p in lock_files if p not in here]
     steps = []
-    if here:
-        where = top or "this repository"
+    for where in dict.fromkeys(_repository_of(p, top) for p in here):
         steps.append(f"make sure no git command (and no other sync) is running in {where}")
-        steps += [locks.removal(p) for p in here]
+    steps += [locks.removal(p) for p in here]
     if there:
         steps.append(
             "on the remote's machine, if no git command is running there, remove "
@@ -181,6 +182,22 @@ def _person(lock_files: tuple[str, ...], top: str | None) -> tuple[dict[str, Any
     )
     said = [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
     return {"why": why, "steps": steps, "lockFiles": list(lock_files)}, said
+
+
+def _repository_of(lock: str, top: str | None) -> str:
+    """The repository a lock file is in: the served work tree when it is that one's (its
+    git folder's ``refs/…`` or ``index.lock``), else the git folder holding it."""
+    parts = lock.split(os.sep)
+    cut = len(parts) - 1 - parts[::-1].index("refs") if "refs" in parts[:-1] else len(parts) - 1
+    git_dir = os.path.normpath(os.sep.join(parts[:cut]) or os.sep)
+    if top is not None:
+        mine = find_git_dir(top, env={})
+        from ...fsio import find_common_dir
+
+        common = find_common_dir(top, {})
+        if any(d and os.path.realpath(d) == os.path.realpath(git_dir) for d in (mine, common)):
+            return top
+    return git_dir
 
 
 def _conflicted(seen: list[PairResult]) -> list[dict[str, Any]]:
