@@ -155,3 +155,19 @@ def test_moving_refs_claims_nothing_once_done(repo: Path) -> None:
     for _ in range(3):
         move_refs(git_repo, [RefUpdate("refs/heads/main", tip, tip)], message="x")
     assert _claims(repo) == []
+
+
+def test_a_lock_a_live_claimant_names_too_is_kept(repo: Path) -> None:
+    """The dead claimant's file and a live claimant's are one (a file made anew on a reused
+    inode within the clock's tick would look so): any live claim of it keeps it."""
+    proc = _holding(repo)
+    lock = repo / ".git/refs/heads/main.lock"
+    _killed(proc)
+    live = locks.claim(str(repo / ".git"), [str(lock)])  # this process: alive
+    assert live is not None
+    try:
+        assert locks.settle(str(lock)) is False
+        assert lock.exists()
+    finally:
+        locks.release(live)
+    assert locks.settle(str(lock)) is True

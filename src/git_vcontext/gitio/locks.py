@@ -160,8 +160,9 @@ def release(claimed: str | None) -> None:
 def proven_stale(path: str) -> list[int] | None:
     """The identity of lock file ``path`` when it is proven left by a killed sync: a claim
     in its repository names this very file, and the claimant (pid, start time, pid
-    namespace, on this host) is gone. None otherwise (no claim, another file, a claimant
-    that may still run)."""
+    namespace, on this host) is gone — and no live claimant names it (a file made anew
+    on a reused inode within the clock's tick). None otherwise (no claim, another file,
+    a claimant that may still run)."""
     try:
         now = _identity(os.lstat(path))
     except OSError:
@@ -169,22 +170,25 @@ def proven_stale(path: str) -> list[int] | None:
     folder = _claims_of(path)
     if folder is None:
         return None
-    for _, held in _dead_claims(folder):
-        if now in held.values():  # this very file (by identity: whatever path named it)
-            return now
+    claims = _claims(folder)
+    if any(now in held.values() for _, held, dead in claims if not dead):
+        return None
+    if any(now in held.values() for _, held, dead in claims if dead):
+        return now  # this very file (by identity: whatever path named it)
     return None
 
 
-def _dead_claims(folder: str) -> list[tuple[str, dict[str, list[int]]]]:
-    """The claims in ``folder`` whose claimant is gone (on this host, in this pid
-    namespace): each claim's path and its lock files' paths and identities."""
+def _claims(folder: str) -> list[tuple[str, dict[str, list[int]], bool]]:
+    """The claims in ``folder`` that parse: each claim's path, its lock files' paths and
+    identities, and whether its claimant is known gone (on this host, in this pid
+    namespace; any doubt: not gone)."""
     from ..fsio import alive
 
     try:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
     except OSError:
         return []
-    dead = []
+    found = []
     for name in names:
         where = os.path.join(folder, name)
         try:
@@ -195,12 +199,10 @@ def _dead_claims(folder: str) -> list[tuple[str, dict[str, list[int]]]]:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # cut short by a kill, or not ours: proves nothing
         numbers = [pid, start, ns]
-        if host != _host() or not all(n is None or type(n) is int for n in numbers):
-            continue
-        if type(pid) is not int or alive(pid, start, ns):
-            continue
-        dead.append((where, held))
-    return dead
+        sound = host == _host() and all(n is None or type(n) is int for n in numbers)
+        dead = sound and type(pid) is int and not alive(pid, start, ns)
+        found.append((where, held, dead))
+    return found
 
 
 def _sweep(path: str) -> None:
@@ -211,8 +213,8 @@ def _sweep(path: str) -> None:
     folder = _claims_of(path)
     if folder is None:
         return
-    for where, held in _dead_claims(folder):
-        if not any(_still(lock, ident) for lock, ident in held.items()):
+    for where, held, dead in _claims(folder):
+        if dead and not any(_still(lock, ident) for lock, ident in held.items()):
             _remove(where)
     try:
         aside = [n for n in os.listdir(folder) if n.endswith(".stale")]
