@@ -70,13 +70,20 @@ class VContextError(Exception):
     """Base of every expected error: carries a one-line message and an exit code."""
 
     exit_code: Code = ExitCode.OPERATIONAL
+    lock_files: tuple[str, ...] = ()
+    """Lock files in the way that the tool could not prove stale (``gitio.locks``): only a
+    person may remove them (the message says how); the MCP server says so as such."""
 
-    def __init__(self, message: str, *, exit_code: Code | None = None) -> None:
+    def __init__(
+        self, message: str, *, exit_code: Code | None = None, lock_files: tuple[str, ...] = ()
+    ) -> None:
         message = shown_text(message)  # never a URL's credentials, wherever it is shown
         super().__init__(message)
         self.message = message
         if exit_code is not None:
             self.exit_code = exit_code
+        if lock_files:
+            self.lock_files = lock_files
 
     def one_line(self) -> str:
         """The message as printed on stderr: never more than one line."""

@@ -662,7 +662,7 @@ def test_the_advised_resolve_command_works_for_a_name_starting_with_a_dash(repo:
     assert "git vcontext resolve ./-x.vcontext.json" in hint, hint
     advised = stopped_commands(Stopped(str(repo), "agents/a", "main", (rel,)), "a", None)
     command = next(c for c in advised if c.startswith("git vcontext resolve"))
-    argv = command.replace("ours|theirs", "theirs").split()[2:]
+    argv = command.replace("<ours|theirs>", "theirs").split()[2:]
 
     resolved = run_cli(*argv, cwd=repo)
 

@@ -145,6 +145,48 @@ def test_a_chained_pre_receive_hook_that_refuses_refuses_the_push(tmp_path: Path
     assert refs(remote) == {}
 
 
+@pytest.mark.parametrize("where", ["absolute", "relative"])
+def test_install_server_in_a_bare_repository_with_core_hookspath_guards_where_git_runs_hooks(
+    tmp_path: Path, where: str
+) -> None:
+    """PRODUCT.md, "The remote guards itself": the shared remote must not depend on the
+    client's hook. A bare repository whose ``core.hooksPath`` names a folder of its team's
+    hooks (absolute, or relative: from the git directory, as git reads it) runs its hooks
+    from there, never from ``hooks/``: install put the guard in ``hooks/``, said "every push
+    here is checked", doctor said "runs: every push is checked", and a dropped changeLog
+    pushed with --no-verify went in. Now the guard goes into that folder, chained after the
+    team's hook; doctor and uninstall look there too."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    folder = tmp_path / "team-hooks" if where == "absolute" else remote / "team-hooks"
+    folder.mkdir()
+    seen = tmp_path / "seen.txt"
+    mine = f"#!/bin/sh\ncat >> '{seen}'\nexit 0\n"
+    (folder / "pre-receive").write_text(mine)
+    (folder / "pre-receive").chmod(0o755)
+    value = str(folder) if where == "absolute" else "team-hooks"
+    run_git(remote, "config", "core.hooksPath", value)
+
+    done = run_cli("install", "--server", "--guard", cwd=remote)
+
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"core.hooksPath is {folder}" in done.stdout.decode()
+    assert (folder / "pre-receive.legacy").read_text() == mine
+    assert not (remote / "hooks" / "pre-receive").exists()
+    doctor = run_cli("doctor", cwd=remote)
+    assert b"pre-receive guard installed and runs, after pre-receive.legacy" in doctor.stdout
+    repo = clone_with_base(remote, tmp_path / "clone", hook=False)
+    assert "refs/heads/main" in seen.read_text()  # the team's hook still runs first
+    before = refs(remote)
+    edit_json(repo, TODO, lambda d: d["todoList"].update(changeLog=[]))
+    bad = commit(repo, "forget the log")
+    _refused(sneak(repo, "origin", "main"), remote, before, bad, "history-changelog-removed")
+
+    assert run_cli("uninstall", "--server", cwd=remote).returncode == 0
+    assert (folder / "pre-receive").read_text() == mine
+    assert not (folder / "pre-receive.legacy").exists()
+
+
 # -- what the guard refuses -----------------------------------------------------------------
 
 

@@ -216,7 +216,7 @@ def test_the_way_out_of_a_conflict_names_no_push_a_renamed_upstream_refuses(
     assert steps[0].startswith("cd ")
     assert steps[-1] == "git vcontext sync alice"
     for step in steps[1:]:
-        words = shlex.split(step.replace("--take ours|theirs", "--take ours"))
+        words = shlex.split(step.replace("--take <ours|theirs>", "--take ours"))
         if words[:2] == ["git", "vcontext"]:  # the command under test, as installed
             words = [*cli_path(), *words[2:]]
         done = subprocess.run(words, cwd=repo, capture_output=True, env={**os.environ, **EPOCH})

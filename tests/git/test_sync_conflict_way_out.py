@@ -100,6 +100,41 @@ def test_issue_34_steps_1_to_3_the_way_out_as_printed_lands(tmp_path: Path) -> N
     _landed(team, bo)
 
 
+def test_the_next_block_pasted_as_printed_into_a_shell_takes_no_side(tmp_path: Path) -> None:
+    """PRODUCT.md, "Resolving conflicts (agents and people)": the conflict is the agent's to
+    settle. The block after --checkout, pasted into a shell as printed, once read
+    ``resolve … --take ours|theirs``: the shell ran ``--take ours`` piped into a command
+    ``theirs`` (not found), and the commit and sync after it published the agent's side
+    that nobody chose (found in trial11). Now ``--take <ours|theirs>``, which no shell runs:
+    the pasted block stops there, the merge stays stopped, nothing reaches the remote."""
+    import os
+    import subprocess
+
+    from helpers.run import cli_path
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    person_deletes_t1(team)
+    _agent_works_on_t1(bo)
+    base_before = team.base()
+    first = vcx(bo, "sync", "bo", "--push", "origin")
+    stop = follow(next_commands(first.stdout), bo)
+    block = next_commands(stop.last[2])
+    assert any("--take <ours|theirs>" in line for line in block), block
+
+    bin_dir = os.path.dirname(cli_path()[0])
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    pasted = subprocess.run(
+        ["sh", "-c", "\n".join(block)], cwd=bo, capture_output=True, text=True, env=env
+    )
+
+    assert pasted.returncode != 0, pasted.stdout + pasted.stderr
+    assert git(bo, "rev-parse", "-q", "--verify", "MERGE_HEAD").returncode == 0
+    unmerged = git(bo, "diff", "--name-only", "--diff-filter=U").stdout.split()
+    assert unmerged == [TASKS], pasted.stdout + pasted.stderr
+    assert team.base() == base_before
+
+
 def test_issue_34_step_2_as_tried_checkout_from_main_still_resolves_on_the_agent_branch(
     tmp_path: Path,
 ) -> None:
@@ -296,7 +331,7 @@ def test_the_diverged_base_advice_resolves_a_name_starting_with_a_dash(tmp_path:
     pushed = vcx(bo, "sync", "bo", "--push", "origin")
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
     commands = next_commands(pushed.stderr)
-    assert f"git -C {at_main} vcontext resolve ./{dash} --take ours|theirs" in commands
+    assert f"git -C {at_main} vcontext resolve ./{dash} --take <ours|theirs>" in commands
     follow(commands, bo, take="ours")
     assert remote_show(team.remote, "main", dash)["todoList"]["items"][0]["title"] == (
         "the plan, here"

@@ -6,7 +6,9 @@ under ``git fsck``. A step is each git command the sync starts and each in-proce
 move (the product's kill points, ``git_vcontext.faults``). Round K kills the victim's
 sync at step K, lets another agent land a round while it lies dead (its lease, its lock
 files and its half-done work tree left as they are), then the victim does only what the
-tool's messages say (sync again; a command it prints, literally) until a sync exits 0.
+tool's messages say (sync again; a command it prints, literally) until a sync exits 0 —
+which is only syncing again: the lock files a killed sync held are its own, claimed, and
+the next sync removes them (an agent with MCP tools alone has no shell to run ``rm -f``).
 After every round: every round any sync acknowledged is on the remote base, nothing any
 agent wrote is lost, the base validates, and ``git fsck`` is clean in the clones and the
 remote. The rounds end when a sync takes fewer steps than K (it was not killed).
@@ -68,6 +70,7 @@ def test_sync_at_scale_killed_at_every_step_loses_nothing_and_stays_fsck_clean(
     )
     assert len(killed_at) >= 8, killed_at
     assert any("refs locked" in s for s in killed_at)  # killed holding ref locks
+    assert followed == []  # its own locks proven stale by the next sync: no rm -f for anyone
     assert any("read-tree -m" in s for s in killed_at)  # between a ref move and its files
     assert any("git push" in s for s in killed_at)
 

@@ -4,7 +4,8 @@
 "Resolving conflicts"): ``  next: CMD`` on one line, or ``  next:`` followed by one
 indented command per line. A test follows them as a person would type them: ``cd``
 changes the folder, ``git vcontext …`` runs the installed command line, ``git …`` runs
-git; the one choice they leave (``--take ours|theirs``) is the caller's.
+git; the one choice they leave (``--take <ours|theirs>``, which no shell runs as
+printed) is the caller's.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def follow(
     done = Followed(cwd)
     full_env = {**os.environ, **EPOCH, **(env or {})}
     for command in commands:
-        words = shlex.split(command.replace("ours|theirs", take))
+        words = shlex.split(command.replace("<ours|theirs>", take))
         if words[0] == "cd":
             done.cwd = Path(words[1])
             continue

@@ -16,7 +16,7 @@ from ..values import json_report
 if TYPE_CHECKING:
     from ..conflicts.listing import Listing
 
-HINT = "resolve with: git vcontext resolve PATH [--conflict ID] --take ours|theirs|base"
+HINT = "resolve with: git vcontext resolve PATH [--conflict ID] --take <ours|theirs|base>"
 
 
 def run(*, paths: Sequence[str] = (), fmt: str = "text") -> int:

@@ -30,7 +30,7 @@ def run(
     )
     steps = [
         "git vcontext conflicts",
-        "git vcontext resolve PATH --take ours|theirs   (or edit and git add other files)",
+        "git vcontext resolve PATH --take <ours|theirs>   (or edit and git add other files)",
         "git commit --no-edit" if not no_commit else "",
     ]
     if rest:

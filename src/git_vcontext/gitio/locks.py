@@ -3,20 +3,34 @@
 git holds a ref's lock for milliseconds (it gives up on one after 100 ms:
 ``core.filesRefLockTimeout``); a lock file that stays for seconds belongs to a process
 that died. Such a lock on a ref only ``sync`` writes (``refs/vcontext/…``: leases,
-requests, what it fetched) is removed once it is ``STALE_AFTER`` seconds old; any other
-(a branch, a remote-tracking ref, the index) is named with what to do, as git does, and
-never removed by us.
+requests, what it fetched) is removed once it is ``STALE_AFTER`` seconds old.
+
+Any other (a branch, a remote-tracking ref, the index) is removed only when it is proven
+stale: sync claims the ref locks it takes (``claim``: right after taking them, a record in
+``<git common dir>/vcontext/reflocks/`` of this process — pid, start time, pid namespace,
+host — and of each lock file — device, inode, change time), and drops the claim once the
+refs moved. A lock file that is still the very file a claim names (same inode and change
+time: no other process made it since), whose claimant is gone (``fsio.alive``, on this
+host), was left by a killed sync: no live process holds it, and it is removed
+(``settle``). Anything short of that proof (no claim: a git process, or a sync killed
+before it wrote its claim; a claimant that may still run, in another pid namespace or on
+another host) is named with what to do, as git does, and never removed by us: what a
+person must do (``advice``; ``removal``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
+from collections.abc import Sequence
 
 STALE_AFTER = 5.0
 """Seconds after which a lock file is taken as left by a dead process."""
 OURS = "refs/vcontext/"
+CLAIMS = ("vcontext", "reflocks")
+"""Where, in a git common directory, sync claims the ref locks it holds."""
 _QUOTED = re.compile(r"'([^']+\.lock)'")
 
 
@@ -52,16 +66,23 @@ def is_ours(path: str) -> bool:
 
 def settle(path: str, *, ours: bool | None = None, sleep: object = time.sleep) -> bool:
     """Wait for a lock file to go away (at most until it is ``STALE_AFTER`` seconds old):
-    True when it went, or when it was left stale on a ref of ours (``is_ours``) and has
-    been removed; False when it stays (see ``advice``)."""
+    True when it went, or when it was left stale and has been removed — proven a killed
+    sync's (``proven_stale``: at once), or on a ref of ours (``is_ours``); False when it
+    stays (see ``advice``)."""
     ours = is_ours(path) if ours is None else ours
     deadline = time.monotonic() + STALE_AFTER + 1.0
+    proof = proven_stale(path)  # a killed sync's: at once, whatever its age
+    if proof is not None:
+        return _remove_proven(path, proof)
     while True:
         held = age(path)
         if held is None:
             return True
         if held >= STALE_AFTER or time.monotonic() > deadline:
-            return ours and _remove(path)
+            if ours:
+                return _remove(path)
+            proof = proven_stale(path)  # (a claim written meanwhile, its writer dead since)
+            return proof is not None and _remove_proven(path, proof)
         assert callable(sleep)
         sleep(0.05)
 
@@ -73,6 +94,187 @@ def _remove(path: str) -> bool:
         pass
     except OSError:
         return False
+    return True
+
+
+def _identity(info: os.stat_result) -> list[int]:
+    """A lock file as a claim names it: device, inode and change time (which only the
+    kernel sets: a file made since, even on a reused inode, has another)."""
+    return [info.st_dev, info.st_ino, info.st_ctime_ns]
+
+
+def _host() -> str:
+    uname = getattr(os, "uname", None)
+    return "" if uname is None else str(uname().nodename)
+
+
+def claim(common: str, paths: Sequence[str]) -> str | None:
+    """Record that this process holds the lock files ``paths`` (of the repository whose git
+    common directory is ``common``), right after taking them; the claim's path, for
+    ``release`` (None: not written, e.g. a read-only folder; the locks then stay unproven,
+    never wrongly removed). Written with ``O_EXCL`` under a name of its own: a claim cut
+    short by a kill does not parse, and proves nothing."""
+    from ..fsio import this_process
+
+    files = {}
+    for path in paths:
+        try:
+            files[path] = _identity(os.lstat(path))
+        except OSError:
+            continue  # (no such file: nothing to claim)
+    if not files:
+        return None
+    pid, start, ns = this_process()
+    body = {"pid": pid, "start": start, "ns": ns, "host": _host(), "locks": files}
+    folder = os.path.join(common, *CLAIMS)
+    name = os.path.join(folder, f"{pid}-{start}-{ns}.{os.urandom(4).hex()}.json")
+    for attempt in (0, 1):
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            break
+        except FileNotFoundError:
+            if attempt:
+                return None
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError:
+                return None
+        except OSError:
+            return None
+    try:
+        os.write(fd, json.dumps(body).encode())
+    except OSError:
+        os.close(fd)
+        release(name)
+        return None
+    os.close(fd)
+    return name
+
+
+def release(claimed: str | None) -> None:
+    """Drop a claim (its locks were committed or let go)."""
+    if claimed is not None:
+        _remove(claimed)
+
+
+def proven_stale(path: str) -> list[int] | None:
+    """The identity of lock file ``path`` when it is proven left by a killed sync: a claim
+    in its repository names this very file, and the claimant (pid, start time, pid
+    namespace, on this host) is gone — and no live claimant names it (a file made anew
+    on a reused inode within the clock's tick). None otherwise (no claim, another file,
+    a claimant that may still run)."""
+    try:
+        now = _identity(os.lstat(path))
+    except OSError:
+        return None
+    folder = _claims_of(path)
+    if folder is None:
+        return None
+    claims = _claims(folder)
+    if any(now in held.values() for _, held, dead in claims if not dead):
+        return None
+    if any(now in held.values() for _, held, dead in claims if dead):
+        return now  # this very file (by identity: whatever path named it)
+    return None
+
+
+def _claims(folder: str) -> list[tuple[str, dict[str, list[int]], bool]]:
+    """The claims in ``folder`` that parse: each claim's path, its lock files' paths and
+    identities, and whether its claimant is known gone (on this host, in this pid
+    namespace; any doubt: not gone)."""
+    from ..fsio import alive
+
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        where = os.path.join(folder, name)
+        try:
+            with open(where, "rb") as fh:
+                body = json.loads(fh.read())
+            pid, start, ns, host = body["pid"], body["start"], body["ns"], body["host"]
+            held = {str(k): [int(n) for n in v] for k, v in body["locks"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # cut short by a kill, or not ours: proves nothing
+        numbers = [pid, start, ns]
+        sound = host == _host() and all(n is None or type(n) is int for n in numbers)
+        dead = sound and type(pid) is int and not alive(pid, start, ns)
+        found.append((where, held, dead))
+    return found
+
+
+def _sweep(path: str) -> None:
+    """Drop the claims of gone processes none of whose lock files is left (a lock met at
+    ``path`` was just removed), and the locks such a process had set aside."""
+    from ..fsio import running
+
+    folder = _claims_of(path)
+    if folder is None:
+        return
+    for where, held, dead in _claims(folder):
+        if dead and not any(_still(lock, ident) for lock, ident in held.items()):
+            _remove(where)
+    try:
+        aside = [n for n in os.listdir(folder) if n.endswith(".stale")]
+    except OSError:
+        return
+    for name in aside:  # a lock set aside by a process killed before it removed it
+        pid = name.split(".", 1)[0]
+        if pid.isdigit() and not running(int(pid)):
+            _remove(os.path.join(folder, name))
+
+
+def _still(path: str, ident: list[int]) -> bool:
+    try:
+        return _identity(os.lstat(path)) == ident
+    except OSError:
+        return False
+
+
+def _claims_of(path: str) -> str | None:
+    """The claims folder of the repository a ref's lock file is in (``…/refs/…`` under its
+    git common directory), if it has one."""
+    here = os.path.dirname(path)
+    while True:
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        if os.path.basename(here) == "refs":
+            folder = os.path.join(parent, *CLAIMS)
+            if os.path.isdir(folder):
+                return folder
+        here = parent
+
+
+def _remove_proven(path: str, ident: list[int]) -> bool:
+    """Remove a lock file proven stale, and only that file: it is moved aside first (into
+    the claims folder: git never reads it as a ref) and checked there (a person or process
+    that removed it and made a new one in between gets theirs back)."""
+    folder = _claims_of(path)
+    if folder is None:
+        return False
+    aside = os.path.join(folder, f"{os.getpid()}.{os.urandom(4).hex()}.stale")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        moved = os.lstat(aside)
+    except OSError:
+        return True
+    if [moved.st_dev, moved.st_ino] != ident[:2]:
+        try:
+            os.link(aside, path)  # (never over a lock made meanwhile)
+        except OSError:
+            pass
+        _remove(aside)
+        return False
+    _remove(aside)
+    _sweep(path)
     return True
 
 

@@ -158,7 +158,10 @@ def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -
                 continue  # gone, or stale and ours (removed): again
             left = _other_locks(lock, updates)
             also = "".join(f"; and {locks.removal(p)}" for p in left)
-            raise RefLocked(f"could not update {names}: {locks.advice(lock)}{also}") from None
+            raise RefLocked(
+                f"could not update {names}: {locks.advice(lock)}{also}",
+                lock_files=(lock, *left),
+            ) from None
 
 
 def _other_locks(lock: str, updates: Sequence[RefUpdate]) -> list[str]:
@@ -175,15 +178,28 @@ def _other_locks(lock: str, updates: Sequence[RefUpdate]) -> list[str]:
 
 
 def _transaction(repo: Repository, updates: Sequence[RefUpdate], message: str) -> None:
-    with repo.transaction() as txn:
-        for u in updates:
-            txn.lock_ref(u.name)
-        step("refs locked")  # a kill point: killed here, the locks stay behind
-        for u in updates:
-            now = target(repo, u.name)
-            if now != u.old:
-                raise RefMoved(f"{_short(u.name)} moved while syncing (now {str(now)[:12]})")
-            txn.set_target(u.name, u.new, message=message)  # reflog: the repo's identity
+    """Lock, check and move the refs; the locks claimed as this process's while held
+    (``locks.claim``: killed with them held, the next sync proves them stale)."""
+    import os
+
+    from .places import common_dir
+
+    claimed = None
+    try:
+        with repo.transaction() as txn:
+            for u in updates:
+                txn.lock_ref(u.name)
+            common = str(common_dir(repo))
+            held = [os.path.join(common, *u.name.split("/")) + ".lock" for u in updates]
+            claimed = locks.claim(common, held)
+            step("refs locked")  # a kill point: killed here, the locks stay behind
+            for u in updates:
+                now = target(repo, u.name)
+                if now != u.old:
+                    raise RefMoved(f"{_short(u.name)} moved while syncing (now {str(now)[:12]})")
+                txn.set_target(u.name, u.new, message=message)  # reflog: the repo's identity
+    finally:
+        locks.release(claimed)  # (committed or let go: the lock files are gone)
 
 
 def set_ref(repo: Repository, name: str, oid: Oid) -> None:
@@ -222,7 +238,7 @@ def _unlocked(action: Callable[[], None], what: str) -> None:
             if lock is None:
                 raise
             if attempt == 2 or not locks.settle(lock):
-                raise RefLocked(f"{what}: {locks.advice(lock)}") from None
+                raise RefLocked(f"{what}: {locks.advice(lock)}", lock_files=(lock,)) from None
 
 
 def _short(name: str) -> str:

@@ -192,9 +192,12 @@ def fetch(
             if lock is None:
                 raise _failure("fetch", remote, out)
             why = complaint(out.stderr, out.returncode)
-            if locks.age(lock) is not None:
+            here = locks.age(lock) is not None
+            if here:
                 why += f"; {locks.advice(lock)}"
-            raise OperationalError(f"git fetch {shown_url(remote)}: {why}")
+            raise OperationalError(
+                f"git fetch {shown_url(remote)}: {why}", lock_files=(lock,) if here else ()
+            )
         missing += [_source(s) for s in dropped]
         wanted = [s for s in wanted if s not in dropped]
     return missing

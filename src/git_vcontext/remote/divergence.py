@@ -57,7 +57,7 @@ def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) ->
         f"git -C {w} pull --no-rebase {q(remote)} {base}",
         f"git -C {w} vcontext conflicts",
         *(
-            f"git -C {w} vcontext resolve {command_path(p)} --take ours|theirs"
+            f"git -C {w} vcontext resolve {command_path(p)} --take <ours|theirs>"
             for p in paths or ["FILE"]
         ),
         f"git -C {w} commit --no-edit",

@@ -612,9 +612,10 @@ class BaseRound:
             self.syncer.warnings.append(f"{exc.message}: the local branches were not moved")
         except RefLocked as exc:  # (landed on the remote, if any pushed) this clone stays behind
             done = f"pushed to {self.shown}: {', '.join(names)}, but " if names else ""
-            raise OperationalError(  # (nothing pushed, a conflict: never "pushed")
+            raise RefLocked(  # (nothing pushed, a conflict: never "pushed")
                 f"{done}the local branches were not moved: "
-                f"{exc.message}; then sync again (it brings them along)"
+                f"{exc.message}; then sync again (it brings them along)",
+                lock_files=exc.lock_files,
             ) from None
         for result in results.values():
             if result.ok:

@@ -59,6 +59,24 @@ UNTIMED_JITTER = (0.7, 1.3)  # a look no Landing times: spread wider, so waiters
 NOT_SEEN = "(not seen yet)"  # a lease another agent's push took just before ours
 
 
+def _lease_hint(others: remotes.Pushed) -> str:
+    """What to do about a lease the remote refused: without a lease when it refused the
+    lease alone (a hook for that ref: the rest of an atomic push refused with it only as
+    collateral); when it refused the agent's branch or request
+    of the same push on their own too (a hook that takes only branches and tags), the lease
+    is not the problem and ``syncLease=false`` publishes the same request: say what the
+    remote must take instead, and the way that needs none of it."""
+    also = [row.branch for row in others.rows if not row.ok and not row.collateral]
+    if not also:
+        return " (vcontext.syncLease=false integrates without a lease)"
+    return (
+        f"; it refused {', '.join(also)} too, so not the lease alone (vcontext.syncLease=false"
+        " publishes the same request): sync --push needs a remote that takes refs under"
+        " refs/vcontext/ (the remote's lines say why it did not); without --push, git"
+        " vcontext sync merges here and git push publishes the base and the agent branch"
+    )
+
+
 class LeaseKeeper:
     """Our hold on one base's lease (``held``: the lease commit while we have it)."""
 
@@ -139,8 +157,7 @@ class LeaseKeeper:
             return True, others if publish else None
         lost = remotes.Pushed(tuple(rows), True, pushed.said)
         if not rows[0].retry:
-            hint = " (vcontext.syncLease=false integrates without a lease)"
-            raise PushRefused(refusal(lost, self.pusher.remote, hint))
+            raise PushRefused(refusal(lost, self.pusher.remote, _lease_hint(others)))
         if stuck := self.remote_locks.stuck(lost, self.timer()):
             raise PushRefused(refusal(lost, self.pusher.remote) + f"\n  {stuck}")
         self.lost += 1

@@ -63,9 +63,16 @@ def hooks_path(top: Path) -> Path | None:
 
 
 def hooks_dir(cwd: Path) -> Path:
-    """Where git runs hooks from in this repository (``core.hooksPath`` honoured)."""
+    """Where git runs hooks from in this repository (``core.hooksPath`` honoured). In a bare
+    repository (no work tree) as a push's ``receive-pack`` reads it: a relative path from
+    the git directory, not this command's ``git -c`` (``gitio.places.hooks_folder``, which
+    sync's lease reads too): the guard goes where git runs it."""
     top = _top(cwd)
-    configured = hooks_path(top) if top else None
+    if top is None:
+        from ..gitio import open_repo
+
+        return hooks_folder(open_repo(cwd), receiving=True)
+    configured = hooks_path(top)
     return configured if configured is not None else _git_dir(cwd) / "hooks"
 
 

@@ -200,6 +200,11 @@ def install(cwd: Path, command: str, force: bool, *, guard_only: bool = False) -
             raise UsageError(f"{hook} and {legacy} both exist; re-run with --force")
     folder.mkdir(parents=True, exist_ok=True)
     messages = []
+    if folder.absolute() != (git_dir(cwd) / "hooks").absolute():
+        messages.append(
+            f"core.hooksPath is {folder}: git runs this repository's hooks from there, so "
+            "ours go there (every repository whose core.hooksPath names it runs them too)"
+        )
     for name in names:
         messages += put_hook(folder / name, hook_text(command, name))
     if guard_only:

@@ -68,13 +68,15 @@ def sync(
     warn: Callable[[str], None],
     hints: bool = True,
     link: Link | None = None,
+    shown: Callable[[PairResult], None] | None = None,
 ) -> SyncOutcome:
     """Sync the agents (``say`` tells what happened, line by line). ``checkout``: leave
     each pair that conflicts stopped in its agent's work tree. ``hints``: end each conflict
     with the commands to run next (the MCP server says its own). ``link``: the sync's own
     to the ``push`` remote, made (and connected) by the caller, who closes it; else one is
-    made here. Shared by the command and
-    the MCP server. A full disk or a read-only repository is said as such
+    made here. ``shown``: given each pair as it is said (also when the sync fails later,
+    e.g. a lock in the way: the MCP server still returns the conflicts). Shared by the
+    command and the MCP server. A full disk or a read-only repository is said as such
     (``gitio.storage``)."""
     where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
     with explained(where, "sync"):
@@ -84,7 +86,7 @@ def sync(
             link = connected(repo, str(push), into, agents, all_agents, say)
         try:
             return _sync_with(repo, agents, all_agents, into, push, dry_run, checkout, say,
-                              warn, hints, link)  # fmt: skip
+                              warn, hints, link, shown or _unseen)  # fmt: skip
         finally:
             if mine and link is not None:
                 link.close()
@@ -102,6 +104,7 @@ def _sync_with(
     warn: Callable[[str], None],
     hints: bool,
     link: Link | None,
+    shown: Callable[[PairResult], None],
 ) -> SyncOutcome:
     _finish_interrupted(repo, say, warn)
     names = agent_config.select_agents(repo, tuple(agents), all_agents)
@@ -116,6 +119,7 @@ def _sync_with(
         late = _local_bases(syncer, bases, names, checkout)
 
     def show(r: PairResult, dry: bool = False) -> None:
+        shown(r)
         for line in describe(r, dry):
             say(line)
         command = _command([r.agent], remote if push else None)
@@ -143,6 +147,10 @@ def _sync_with(
     if checkout:
         done = _leave_conflicts(syncer, done, say, hints, push)
     return done
+
+
+def _unseen(_r: PairResult) -> None:
+    """No one to give the pairs to (the command line: it prints their lines)."""
 
 
 def _remote_agents(
@@ -306,10 +314,13 @@ def _leave_conflicts(
 
 
 def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]:
-    """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync."""
+    """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync. The
+    choice is the agent's: ``--take <ours|theirs>``, which a shell refuses whole when the
+    block is pasted as printed (``--take ours|theirs`` ran ``--take ours`` piped into
+    ``theirs``: a side taken, committed and pushed that nobody chose)."""
     files = left.conflicted or ("FILE",)
     commands = [f"cd {command_word(left.worktree)}", "git vcontext conflicts"]
-    commands += [f"git vcontext resolve {command_path(f)} --take ours|theirs" for f in files]
+    commands += [f"git vcontext resolve {command_path(f)} --take <ours|theirs>" for f in files]
     commands += ["git commit --no-edit", _command([agent], remote)]
     return commands
 

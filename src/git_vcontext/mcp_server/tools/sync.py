@@ -24,6 +24,7 @@ from ...workflow.sync import sync as run_sync
 from ..service import Answer, Service
 
 if TYPE_CHECKING:
+    from ...sync.syncer import PairResult
     from ...workflow.sync import SyncOutcome
     from ..gitside import GitSide
 
@@ -49,6 +50,7 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
             return waiting
     lines: list[str] = [*notes]
     warnings: list[str] = []
+    seen: list[PairResult] = []
     push = _unmasked(svc, args.get("push"))  # before the lock: it reads the configuration
     try:
         outcome: SyncOutcome = git_side.locked(
@@ -63,13 +65,18 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
                 say=lines.append,
                 warn=warnings.append,
                 hints=not mine,
+                shown=seen.append,
             )
         )
     except OperationalError as exc:
-        raise Refused("sync", exc.one_line()) from None
+        svc.catalog.refresh()
+        return _failed(svc, args, exc, lines, warnings, seen)
     svc.catalog.refresh()
     data: dict[str, Any] = {"ok": outcome.ok, "lines": lines, "warnings": warnings}
+    if conflicted := _conflicted(seen):
+        data["conflicted"] = conflicted
     text = "\n".join([*lines, *(f"warning: {w}" for w in warnings)]) or "nothing to sync"
+    text = _warned_locks(text, data, args, git_side.top)
     if outcome.ok:
         return Answer(text, data)
     here = os.path.realpath(git_side.top or ".")
@@ -83,6 +90,130 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
     elif outcome.refusals:
         data["next"] = [{"command": c} for r in outcome.refusals for c in r.commands]
     return Answer(f"sync stopped: {text}", data, error=True)
+
+
+def _failed(
+    svc: Service,
+    args: dict[str, Any],
+    exc: OperationalError,
+    lines: list[str],
+    warnings: list[str],
+    seen: list[PairResult],
+) -> Answer:
+    """A sync that failed part way: the error (one line, as any refusal, when that is all
+    there is to say), with what the sync had said until then (a pair that conflicts, with
+    its paths: the agent must see them) and the way on: the same ``vcontext_sync`` again.
+    A lock file the tool could not prove stale is a person's to remove: said as such
+    (``person``: the exact steps); no tool of this server removes it."""
+    message = exc.one_line()
+    conflicted = _conflicted(seen)
+    files = exc.lock_files or _named_locks([*warnings, message])
+    if not (lines or warnings or conflicted or files):
+        raise Refused("sync", message)
+    data: dict[str, Any] = {"ok": False, "lines": lines, "warnings": warnings}
+    data["error"] = {"kind": "locked" if files else "sync", "message": message}
+    shown = [*lines, *(f"warning: {w}" for w in warnings), f"error: {message}"]
+    if conflicted:
+        data["conflicted"] = conflicted
+    again_args = _again(args)
+    again = {"tool": "vcontext_sync", "arguments": again_args}
+    if files:
+        steps, said = _person(files, svc.git.top if svc.git else None)
+        data["person"] = steps
+        data["next"] = [{**again, "after": "person"}]
+        shown += [*said, f"next, once the person has done it: vcontext_sync {_json(again_args)}"]
+    elif conflicted:
+        data["next"] = [again]
+        shown.append(f"next, once the error above is dealt with: vcontext_sync {_json(again_args)}")
+    return Answer("sync stopped: " + "\n".join(shown), data, error=True)
+
+
+def _warned_locks(text: str, data: dict[str, Any], args: dict[str, Any], top: str | None) -> str:
+    """A sync that named a lock file in its way without failing (an ``index.lock`` in a
+    warning: its work landed, the local branches stayed behind; a lock on a remote here
+    that refused the push, in its lines): the person's step in ``data``; the text."""
+    files = _named_locks([*data["lines"], *data["warnings"]])
+    if not files:
+        return text
+    steps, said = _person(files, top)
+    again = _again(args)
+    data["person"] = steps
+    data["next"] = [{"tool": "vcontext_sync", "arguments": again, "after": "person"}]
+    then = f"next, once the person has done it: vcontext_sync {_json(again)}"
+    return "\n".join([text, *said, f"{then} (it brings the local branches along)"])
+
+
+def _named_locks(said: list[str]) -> tuple[str, ...]:
+    """Lock files on this machine that ``said`` (warnings, an error) names as in the way:
+    git's own (``index.lock``), which only a person may remove (``gitio.locks``)."""
+    from ...gitio import locks
+
+    found = (locks.named_lock(line) for line in said if ".lock'" in line)
+    return tuple(dict.fromkeys(p for p in found if p and locks.age(p) is not None))
+
+
+def _again(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of the same ``vcontext_sync`` (for after its way out)."""
+    return {k: args[k] for k in ("agents", "all", "into", "push") if args.get(k)}
+
+
+def _person(lock_files: tuple[str, ...], top: str | None) -> tuple[dict[str, Any], list[str]]:
+    """What a person must do about lock files the tool could not prove stale: the exact
+    steps, as data and as text marked as a person's (an agent with MCP tools alone has no
+    shell, and no tool removes them). Each lock's own repository is named (the served
+    work tree's, or a remote's on this machine)."""
+    from ...gitio import locks
+
+    here = [p for p in lock_files if locks.age(p) is not None]
+    there = [p for p in lock_files if p not in here]
+    steps = []
+    for where in dict.fromkeys(_repository_of(p, top) for p in here):
+        steps.append(f"make sure no git command (and no other sync) is running in {where}")
+    steps += [locks.removal(p) for p in here]
+    if there:
+        steps.append(
+            "on the remote's machine, if no git command is running there, remove "
+            + ", ".join(there)
+        )
+    why = (
+        "lock files are in the way that this server cannot prove were left by a process "
+        "that died (a git command, or a sync killed before it claimed them), so it never "
+        "removes them, and an agent with MCP tools alone cannot"
+    )
+    said = [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
+    return {"why": why, "steps": steps, "lockFiles": list(lock_files)}, said
+
+
+def _repository_of(lock: str, top: str | None) -> str:
+    """The repository a lock file is in: the served work tree when it is that one's (its
+    git folder's ``refs/…`` or ``index.lock``), else the git folder holding it."""
+    parts = lock.split(os.sep)
+    cut = len(parts) - 1 - parts[::-1].index("refs") if "refs" in parts[:-1] else len(parts) - 1
+    git_dir = os.path.normpath(os.sep.join(parts[:cut]) or os.sep)
+    if top is not None:
+        mine = find_git_dir(top, env={})
+        from ...fsio import find_common_dir
+
+        common = find_common_dir(top, {})
+        if any(d and os.path.realpath(d) == os.path.realpath(git_dir) for d in (mine, common)):
+            return top
+    return git_dir
+
+
+def _conflicted(seen: list[PairResult]) -> list[dict[str, Any]]:
+    """The pairs that conflicted, each with its conflicting paths (as ``sync`` said them)."""
+    from ...sync.syncer import CONFLICT
+
+    return [
+        {
+            "agent": r.agent,
+            "branch": r.branch,
+            "base": r.base,
+            "paths": list(dict.fromkeys(c.path for c in r.conflicts)),
+        }
+        for r in seen
+        if r.state == CONFLICT
+    ]
 
 
 def _git(svc: Service) -> GitSide:

@@ -1,0 +1,173 @@
+"""Ref locks a killed sync leaves: removed only when proven stale (``gitio.locks``).
+
+PRODUCT.md, "Sync at scale" (an interrupted sync is safe to run again) and "MCP server",
+"Where agents' platforms run it" (an agent with MCP tools alone has a way out): a lock
+file left on a branch by a killed sync is removed by the next sync without anyone running
+``rm -f``; and never a lock a live process holds. The proof: the sync that took the locks
+claimed them (pid, start time, pid namespace, host; each file's device, inode and change
+time), and that process is gone while the lock file is still that very file. Each test
+takes real locks with libgit2 in a real process and kills it with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from git_vcontext.gitio import locks
+from git_vcontext.gitio.refs import RefUpdate, move_refs
+from helpers import soak
+
+HOLDER = """
+import sys, time
+import pygit2
+from git_vcontext.gitio import refs
+repo = pygit2.Repository(sys.argv[1])
+tip = repo.head.target
+def hold(name):
+    if name == "refs locked":
+        print("held", flush=True)
+        time.sleep(600)
+refs.step = hold
+refs.move_refs(repo, [refs.RefUpdate("refs/heads/main", tip, tip)], message="hold")
+"""
+"""A process that takes main's lock as sync does (``refs.move_refs``) and holds it."""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    where = tmp_path / "repo"
+    soak.git(tmp_path, "init", "-q", "-b", "main", str(where))
+    soak.identity(where, "someone")
+    soak.git(where, "commit", "-q", "--allow-empty", "-m", "one")
+    return where
+
+
+def _holding(repo: Path) -> subprocess.Popen[str]:
+    """A process holding ``refs/heads/main.lock``, claimed as sync claims it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(repo)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "held\n"
+    return proc
+
+
+def _killed(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+@pytest.fixture(autouse=True)
+def quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lock held this long is old enough to judge (age alone proves nothing). Aging the
+    file instead (``os.utime``) would change its change time: no longer the claimed file."""
+    monkeypatch.setattr(locks, "STALE_AFTER", 0.2)
+
+
+def _claims(repo: Path) -> list[Path]:
+    return sorted((repo / ".git/vcontext/reflocks").glob("*.json"))
+
+
+def test_a_killed_holders_lock_is_removed_at_once_and_its_claim_swept(repo: Path) -> None:
+    proc = _holding(repo)
+    lock = repo / ".git/refs/heads/main.lock"
+    [claim] = _claims(repo)
+    assert str(lock) in json.loads(claim.read_text())["locks"]
+    _killed(proc)
+    assert lock.exists()  # fresh: age alone would wait, then name it to a person
+    aside = claim.parent / f"{proc.pid}.0badf00d.stale"  # (as a remover killed midway sets it)
+    aside.write_text("")
+    started = time.monotonic()
+    assert locks.settle(str(lock)) is True
+    assert time.monotonic() - started < 1.0
+    assert not lock.exists()
+    assert _claims(repo) == []
+    assert list((repo / ".git/vcontext/reflocks").iterdir()) == []  # nothing set aside left
+    tip = pygit2.Repository(str(repo)).head.target
+    move_refs(pygit2.Repository(str(repo)), [RefUpdate("refs/heads/main", tip, tip)], message="x")
+
+
+def test_a_live_holders_lock_is_never_removed_however_old(repo: Path) -> None:
+    proc = _holding(repo)
+    lock = repo / ".git/refs/heads/main.lock"
+    try:
+        assert locks.settle(str(lock)) is False
+        assert lock.exists()
+        assert "rm -f" in locks.advice(str(lock))  # a person's to judge, as before
+    finally:
+        _killed(proc)
+    assert locks.settle(str(lock)) is True  # its holder gone: proven now
+
+
+def test_a_lock_made_anew_after_the_holder_died_is_not_its_and_stays(repo: Path) -> None:
+    """The dead holder's lock was removed and someone (a live git) took the ref since: the
+    file at that path is another file (inode, change time), which the claim does not prove."""
+    proc = _holding(repo)
+    lock = repo / ".git/refs/heads/main.lock"
+    _killed(proc)
+    lock.unlink()
+    time.sleep(0.01)
+    lock.write_text("")  # a live git's
+    assert locks.settle(str(lock)) is False
+    assert lock.exists()
+
+
+@pytest.mark.parametrize("field", ["ns", "host"])
+def test_a_claim_made_in_another_pid_namespace_or_host_proves_nothing(
+    repo: Path, field: str
+) -> None:
+    """A pid read in another namespace (a container sharing the repository) or on another
+    machine (a repository on a network disk) says nothing about the process here."""
+    proc = _holding(repo)
+    lock = repo / ".git/refs/heads/main.lock"
+    [claim] = _claims(repo)
+    _killed(proc)
+    body = json.loads(claim.read_text())
+    body[field] = 1 if field == "ns" else "another-machine"
+    claim.write_text(json.dumps(body))
+    assert locks.settle(str(lock)) is False
+    assert lock.exists()
+
+
+def test_a_claim_cut_short_by_a_kill_proves_nothing(repo: Path) -> None:
+    proc = _holding(repo)
+    lock = repo / ".git/refs/heads/main.lock"
+    [claim] = _claims(repo)
+    _killed(proc)
+    claim.write_text(claim.read_text()[:20])
+    assert locks.settle(str(lock)) is False
+    assert lock.exists()
+
+
+def test_moving_refs_claims_nothing_once_done(repo: Path) -> None:
+    """A sync that finished leaves no claim behind (one file written and removed per ref
+    move: nothing piles up)."""
+    git_repo = pygit2.Repository(str(repo))
+    tip = git_repo.head.target
+    for _ in range(3):
+        move_refs(git_repo, [RefUpdate("refs/heads/main", tip, tip)], message="x")
+    assert _claims(repo) == []
+
+
+def test_a_lock_a_live_claimant_names_too_is_kept(repo: Path) -> None:
+    """The dead claimant's file and a live claimant's are one (a file made anew on a reused
+    inode within the clock's tick would look so): any live claim of it keeps it."""
+    proc = _holding(repo)
+    lock = repo / ".git/refs/heads/main.lock"
+    _killed(proc)
+    live = locks.claim(str(repo / ".git"), [str(lock)])  # this process: alive
+    assert live is not None
+    try:
+        assert locks.settle(str(lock)) is False
+        assert lock.exists()
+    finally:
+        locks.release(live)
+    assert locks.settle(str(lock)) is True
