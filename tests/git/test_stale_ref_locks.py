@@ -149,13 +149,24 @@ def test_a_claim_cut_short_by_a_kill_proves_nothing(repo: Path) -> None:
     assert lock.exists()
 
 
-def test_moving_refs_claims_nothing_once_done(repo: Path) -> None:
+def test_moving_refs_claims_nothing_once_done(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A sync that finished leaves no claim behind (one file written and removed per ref
-    move: nothing piles up)."""
+    move: nothing piles up); while it held the locks, its claim named them (without the
+    look at the kill point, no claim ever written would pass this too)."""
+    from git_vcontext.gitio import refs
+
+    held: list[list[str]] = []
+
+    def look(name: str) -> None:
+        if name == "refs locked":
+            held.extend(list(json.loads(c.read_text())["locks"]) for c in _claims(repo))
+
+    monkeypatch.setattr(refs, "step", look)
     git_repo = pygit2.Repository(str(repo))
     tip = git_repo.head.target
     for _ in range(3):
         move_refs(git_repo, [RefUpdate("refs/heads/main", tip, tip)], message="x")
+    assert held == [[str(repo / ".git/refs/heads/main.lock")]] * 3
     assert _claims(repo) == []
 
 
@@ -315,3 +326,32 @@ def test_set_aside_locks_are_swept_only_once_no_remover_is_at_work(repo: Path) -
     assert said == [True]
     assert not lock.exists()
     assert not aside.exists()
+
+
+def test_moving_a_worktrees_own_ref_never_claims_the_main_worktrees_lock(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A linked work tree's own refs (``refs/bisect/…``, ``refs/worktree/…``) are locked in
+    its own git folder, not the common one: a claim naming the common folder's file of that
+    name would claim a live git's lock there (the main work tree's) as this process's —
+    proven stale, and removed, once this process is gone."""
+    from git_vcontext.gitio import refs
+
+    linked = tmp_path / "linked"
+    soak.git(repo, "worktree", "add", "-q", "--detach", str(linked))
+    theirs = repo / ".git/refs/worktree/x.lock"  # a live git's, in the main work tree
+    theirs.parent.mkdir(parents=True, exist_ok=True)
+    theirs.write_text("")
+    git_repo = pygit2.Repository(str(linked))
+    tip = git_repo.head.target
+    git_repo.references.create("refs/worktree/x", tip)
+    named: list[list[list[int]]] = []
+
+    def look(name: str) -> None:
+        if name == "refs locked":
+            named.extend(list(json.loads(c.read_text())["locks"].values()) for c in _claims(repo))
+
+    monkeypatch.setattr(refs, "step", look)
+    move_refs(git_repo, [RefUpdate("refs/worktree/x", tip, tip)], message="x")
+    info = theirs.lstat()
+    assert [info.st_dev, info.st_ino, info.st_ctime_ns] not in [i for c in named for i in c]
