@@ -2,7 +2,7 @@
 
 Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--guard] [--no-lease]
      [--no-hooks] [--transport path|http|ssh|ssh-mux ...] [--front auto|nginx|python]
-     [--trace] [--keep DIR]
+     [--trace] [--processes] [--keep DIR]
 
 Each transport given runs one soak, back to back, against a real git server on loopback
 that the script starts and stops: ``path`` (the remote as a local path: sync reads it in
@@ -19,8 +19,10 @@ the server's: a figure the machine's other load does not inflate) and the load a
 then, for several transports, the comparison table. ``--trace`` counts what each sync did
 on the network (git's trace2 events: fetches, pushes, ``ls-remote``, ssh connections, git's
 auto maintenance), for the integrating syncs and the waiting ones apart; it costs a little
-time, so compare walls without it. Exit 1 when anything was lost, a sync gave up or an
-integration logged more than one M8 entry.
+time, so compare walls without it. ``--processes`` gives the CPU per round by process (git
+fetch, git-remote-http, pack-objects under upload-pack, the syncs' Python, …; client and
+server alike: ``helpers.cpulog``, where a C compiler is installed). Exit 1 when anything
+was lost, a sync gave up or an integration logged more than one M8 entry.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the soak harness
 
+from helpers import cpulog, soak
 from helpers import git_servers as servers
-from helpers import soak
 
 TRANSPORTS = ("path", "http", "ssh", "ssh-mux")
 TITLES = {
@@ -95,6 +97,10 @@ def main() -> int:
     parser.add_argument(
         "--trace", action="store_true", help="Count each sync's network operations (trace2)."
     )
+    parser.add_argument(
+        "--processes", action="store_true",
+        help="CPU per round by process, client and server (an LD_PRELOAD logger).",
+    )  # fmt: skip
     parser.add_argument("--keep", metavar="DIR", help="Run under DIR and keep the repositories.")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caching on, as after an install
@@ -222,7 +228,9 @@ def _trust_every_repository(folder: Path) -> None:
 def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, Summary]:
     start, load = time.perf_counter(), os.getloadavg()
     config = {"vcontext.syncLease": "false"} if args.no_lease else {}
-    where = _Transport(root, transport, args.front)
+    logged = _log_processes(root) if args.processes else None  # (before the server starts:
+    where = _Transport(root, transport, args.front)  # its processes inherit it)
+    marks: list[int] = []  # the process log's size when the agents start and when they end
     env = {soak.TRACE_ROOT: str(root / "traces")} if args.trace else {}
     server_cpu: list[float] = []
     asked: list[dict[str, tuple[int, float]]] = []
@@ -230,6 +238,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     def ready(clones: list[Path]) -> None:
         server_cpu.append(where.cpu())
         asked.append(where.requests())
+        marks.append(_size(logged))
 
     try:
         run = soak.soak(
@@ -239,10 +248,13 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
         )  # fmt: skip
         server_cpu.append(where.cpu())
         asked.append(where.requests())
+        marks.append(_size(logged))
         docs = soak.documents(soak.fresh_clone(run, root))
         figures = _figures(run)
     finally:
         where.stop()
+        for name in ("LD_PRELOAD", cpulog.VARIABLE):
+            os.environ.pop(name, None)
     missing = soak.lost(run, run.at_end)
     syncs = [s for log in run.logs for s in log.syncs]
     gave_up = [s for s in syncs if s["exit"] != 0]
@@ -276,10 +288,12 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     print(f"| CPU per sync, median / p95 (with its git and hook processes) | "
           f"{_ms(statistics.median(cpu))} / {_ms(cpu[int(0.95 * (len(cpu) - 1))])} |")  # fmt: skip
     served = server_cpu[-1] - server_cpu[0] if len(server_cpu) == 2 else 0.0
-    print(f"| CPU of all syncs / of the whole soak / of the server | {sum(cpu):.0f} s / "
-          f"{run.cpu_seconds:.0f} s / {served:.0f} s |")  # fmt: skip
+    print(f"| CPU of all syncs / of the whole soak / of the server | {sum(cpu):.1f} s / "
+          f"{run.cpu_seconds:.1f} s / {served:.1f} s |")  # fmt: skip
     if len(asked) == 2 and asked[1]:
         _requests(asked[0], asked[1], args.agents * args.rounds)
+    if logged is not None and len(marks) == 2:
+        _processes(logged, marks, args.agents * args.rounds)
     ops = _operations(syncs) if args.trace else {}
     for kind, means in ops.items():
         shown = ", ".join(f"{k} {means[k]:.1f}" for k in OPS)
@@ -309,6 +323,37 @@ def _requests(
         if n:
             cells.append(f"{kind} {n / rounds:.2f} × {cpu / n * 1000:.1f} ms")
     print(f"| server requests per round × CPU each | {'; '.join(cells)} |")
+
+
+def _log_processes(root: Path) -> Path | None:
+    """Have every process started from now on log its CPU (``helpers.cpulog``); the log,
+    or None (said) where the logger cannot be built."""
+    library = cpulog.build(root)
+    if library is None:
+        print("(--processes: no C compiler to build the logger with: not measured)")
+        return None
+    log = root / "processes.log"
+    os.environ.update(cpulog.environment(library, log))
+    return log
+
+
+def _size(log: Path | None) -> int:
+    return log.stat().st_size if log is not None and log.exists() else 0
+
+
+def _processes(log: Path, marks: list[int], rounds: int, shown: int = 16) -> None:
+    """The CPU per round of the processes that ran while the agents did, by kind, the most
+    first: how many per round × CPU each."""
+    with open(log, "rb") as f:
+        f.seek(marks[0])
+        part = f.read(marks[1] - marks[0])
+    window = log.with_name("processes-soak.log")
+    window.write_bytes(part)
+    kinds = sorted(cpulog.by_process(window).items(), key=lambda kv: -kv[1][1])
+    total = sum(cpu for _, (_, cpu) in kinds)
+    cells = [f"{k} {n / rounds:.2f} × {cpu / n * 1000:.1f} ms" for k, (n, cpu) in kinds[:shown]]
+    print(f"| CPU per round by process ({total / rounds * 1000:.0f} ms in all; the "
+          f"{min(shown, len(kinds))} most) | {'; '.join(cells)} |")  # fmt: skip
 
 
 def _figures(run: soak.SoakRun) -> tuple[int, int]:

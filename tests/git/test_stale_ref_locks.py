@@ -90,7 +90,9 @@ def test_a_killed_holders_lock_is_removed_at_once_and_its_claim_swept(repo: Path
     assert time.monotonic() - started < 1.0
     assert not lock.exists()
     assert _claims(repo) == []
-    assert list((repo / ".git/vcontext/reflocks").iterdir()) == []  # nothing set aside left
+    folder = repo / ".git/vcontext/reflocks"
+    assert list(folder.iterdir()) == [folder / "remover.lock"]  # nothing set aside left
+    # (the removers' turn: a flock the kernel drops with its holder, never stale)
     tip = pygit2.Repository(str(repo)).head.target
     move_refs(pygit2.Repository(str(repo)), [RefUpdate("refs/heads/main", tip, tip)], message="x")
 
@@ -147,13 +149,24 @@ def test_a_claim_cut_short_by_a_kill_proves_nothing(repo: Path) -> None:
     assert lock.exists()
 
 
-def test_moving_refs_claims_nothing_once_done(repo: Path) -> None:
+def test_moving_refs_claims_nothing_once_done(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A sync that finished leaves no claim behind (one file written and removed per ref
-    move: nothing piles up)."""
+    move: nothing piles up); while it held the locks, its claim named them (without the
+    look at the kill point, no claim ever written would pass this too)."""
+    from git_vcontext.gitio import refs
+
+    held: list[list[str]] = []
+
+    def look(name: str) -> None:
+        if name == "refs locked":
+            held.extend(list(json.loads(c.read_text())["locks"]) for c in _claims(repo))
+
+    monkeypatch.setattr(refs, "step", look)
     git_repo = pygit2.Repository(str(repo))
     tip = git_repo.head.target
     for _ in range(3):
         move_refs(git_repo, [RefUpdate("refs/heads/main", tip, tip)], message="x")
+    assert held == [[str(repo / ".git/refs/heads/main.lock")]] * 3
     assert _claims(repo) == []
 
 
@@ -171,3 +184,174 @@ def test_a_lock_a_live_claimant_names_too_is_kept(repo: Path) -> None:
     finally:
         locks.release(live)
     assert locks.settle(str(lock)) is True
+
+
+# -- review (speed): what still removed or touched a lock a live process holds -----------
+
+
+def _dead_lock(repo: Path) -> tuple[Path, Path]:
+    """main's lock, left by a killed holder, and its claim."""
+    proc = _holding(repo)
+    lock = repo / ".git/refs/heads/main.lock"
+    [claim] = _claims(repo)
+    _killed(proc)
+    return lock, claim
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    info = path.lstat()
+    return info.st_dev, info.st_ino, info.st_ctime_ns
+
+
+def test_a_remover_late_with_its_proof_never_touches_the_lock_taken_since(repo: Path) -> None:
+    """Two syncs prove the same dead lock at once: one removes it, a live git takes the ref
+    (its new lock file often on the very inode just freed), then the other goes on with its
+    proof. It must leave the live lock alone: not removed (an inode alone says nothing),
+    not moved aside and back (its change time, and so its own claim, would change; the ref
+    free meanwhile for a third taker)."""
+    lock, _ = _dead_lock(repo)
+    late = locks.proven_stale(str(lock))  # the late remover's proof
+    assert late is not None
+    assert locks.settle(str(lock)) is True  # the other remover
+    lock.write_text("")  # a live git's lock
+    before = _stamp(lock)
+    assert locks._remove_proven(str(lock), late) is False
+    assert lock.exists()
+    assert _stamp(lock) == before
+
+
+@pytest.mark.parametrize("boot", ["another-boot", None])
+def test_a_claim_from_another_boot_of_a_kernel_proves_nothing(repo: Path, boot: str | None) -> None:
+    """Two machines sharing a repository (a network disk) may share a host name, and in
+    their first pid namespace the namespace's inode is the same number on every Linux
+    machine: only the kernel's boot id tells a pid read there from one read here."""
+    lock, claim = _dead_lock(repo)
+    body = json.loads(claim.read_text())
+    if boot is None:
+        body.pop("boot", None)
+    else:
+        body["boot"] = boot
+    claim.write_text(json.dumps(body))
+    assert locks.settle(str(lock)) is False
+    assert lock.exists()
+
+
+def test_a_claim_without_a_pid_namespace_proves_nothing_where_there_is_one(repo: Path) -> None:
+    """A claim written where ``/proc`` could not be read (``ns`` null) was written in
+    another world than this one, which reads its namespace: its pid means nothing here."""
+    lock, claim = _dead_lock(repo)
+    body = json.loads(claim.read_text())
+    body["ns"] = None
+    claim.write_text(json.dumps(body))
+    assert locks.settle(str(lock)) is False
+    assert lock.exists()
+
+
+@pytest.mark.parametrize("pid", [0, -1])
+def test_a_claim_whose_pid_is_no_process_proves_nothing(repo: Path, pid: int) -> None:
+    """A lock no sync claimed (a git process's), named by a claim whose pid no process has:
+    hostile or broken, it proves nothing."""
+    lock = repo / ".git/refs/heads/main.lock"
+    lock.write_text("")
+    here = locks.claim(str(repo / ".git"), [str(lock)])
+    assert here is not None
+    body = json.loads(Path(here).read_text())
+    Path(here).unlink()
+    body["pid"] = pid
+    (Path(here).parent / "forged.json").write_text(json.dumps(body))
+    assert locks.settle(str(lock)) is False
+    assert lock.exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep", "huge", "symlink"])
+def test_hostile_files_in_the_claims_folder_neither_hang_nor_crash_nor_prove(
+    repo: Path, kind: str
+) -> None:
+    """The claims folder is in the repository: its files are untrusted. A named pipe (an
+    open would block for ever), JSON nested past the parser's depth, a huge file, a link to
+    a claim elsewhere: each proves nothing, and the dead holder's own claim still does."""
+    import os
+    import threading
+
+    lock, claim = _dead_lock(repo)
+    folder = claim.parent
+    bad = folder / "bad.json"
+    if kind == "fifo":
+        os.mkfifo(bad)
+    elif kind == "deep":
+        bad.write_text("[" * 200_000)
+    elif kind == "huge":
+        with bad.open("wb") as fh:
+            fh.truncate(1 << 30)  # sparse: 1 GiB read whole would be the memory
+    else:
+        elsewhere = repo.parent / "elsewhere.json"
+        elsewhere.write_text(claim.read_text())
+        claim.unlink()
+        bad.symlink_to(elsewhere)
+    said: list[bool] = []
+    worker = threading.Thread(target=lambda: said.append(locks.settle(str(lock))), daemon=True)
+    worker.start()
+    worker.join(10)
+    if kind == "fifo" and worker.is_alive():
+        with open(bad, "wb"):  # (let the stuck reader go)
+            pass
+    assert not worker.is_alive()
+    assert said == [kind != "symlink"]
+    assert lock.exists() is (kind == "symlink")
+
+
+def test_set_aside_locks_are_swept_only_once_no_remover_is_at_work(repo: Path) -> None:
+    """A lock set aside (``.stale``) by a remover still at work, in another pid namespace
+    (its pid means nothing here), is that remover's to put back: removers take turns
+    (one at a time, on a lock the kernel drops with its process), and what is set aside
+    is swept only between turns."""
+    import fcntl
+    import os
+    import threading
+
+    lock, claim = _dead_lock(repo)
+    aside = claim.parent / "999999999.0badf00d.stale"
+    aside.write_text("")  # (as a remover elsewhere sets it aside, mid-turn)
+    fd = os.open(claim.parent / "remover.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # that remover's turn
+    said: list[bool] = []
+    worker = threading.Thread(target=lambda: said.append(locks.settle(str(lock))), daemon=True)
+    try:
+        worker.start()
+        time.sleep(0.3)
+        assert aside.exists()
+    finally:
+        os.close(fd)  # its turn ends (it put the file back, or was killed)
+    worker.join(10)
+    assert said == [True]
+    assert not lock.exists()
+    assert not aside.exists()
+
+
+def test_moving_a_worktrees_own_ref_never_claims_the_main_worktrees_lock(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A linked work tree's own refs (``refs/bisect/…``, ``refs/worktree/…``) are locked in
+    its own git folder, not the common one: a claim naming the common folder's file of that
+    name would claim a live git's lock there (the main work tree's) as this process's —
+    proven stale, and removed, once this process is gone."""
+    from git_vcontext.gitio import refs
+
+    linked = tmp_path / "linked"
+    soak.git(repo, "worktree", "add", "-q", "--detach", str(linked))
+    theirs = repo / ".git/refs/worktree/x.lock"  # a live git's, in the main work tree
+    theirs.parent.mkdir(parents=True, exist_ok=True)
+    theirs.write_text("")
+    git_repo = pygit2.Repository(str(linked))
+    tip = git_repo.head.target
+    git_repo.references.create("refs/worktree/x", tip)
+    named: list[list[list[int]]] = []
+
+    def look(name: str) -> None:
+        if name == "refs locked":
+            named.extend(list(json.loads(c.read_text())["locks"].values()) for c in _claims(repo))
+
+    monkeypatch.setattr(refs, "step", look)
+    move_refs(git_repo, [RefUpdate("refs/worktree/x", tip, tip)], message="x")
+    info = theirs.lstat()
+    assert [info.st_dev, info.st_ino, info.st_ctime_ns] not in [i for c in named for i in c]

@@ -70,7 +70,8 @@ def test_a_server_killed_holding_branch_locks_the_next_vcontext_sync_lands(
     assert landed.structured_content["ok"] is True
     assert "rm -f" not in text(landed)
     assert _branch_locks(bo) == []
-    assert list((bo / ".git/vcontext/reflocks").iterdir()) == []
+    left = [p.name for p in (bo / ".git/vcontext/reflocks").iterdir()]
+    assert left == ["remover.lock"]  # no claim, nothing set aside (the removers' turn stays)
     ids = [i["id"] for i in remote_show(team.remote, "main", TASKS)["todoList"]["items"]]
     assert {"from-al", "from-bo"} <= set(ids)
     assert git(bo, "rev-parse", "main").stdout == git(team.remote, "rev-parse", "main").stdout

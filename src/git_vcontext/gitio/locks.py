@@ -8,14 +8,16 @@ requests, what it fetched) is removed once it is ``STALE_AFTER`` seconds old.
 Any other (a branch, a remote-tracking ref, the index) is removed only when it is proven
 stale: sync claims the ref locks it takes (``claim``: right after taking them, a record in
 ``<git common dir>/vcontext/reflocks/`` of this process — pid, start time, pid namespace,
-host — and of each lock file — device, inode, change time), and drops the claim once the
-refs moved. A lock file that is still the very file a claim names (same inode and change
-time: no other process made it since), whose claimant is gone (``fsio.alive``, on this
-host), was left by a killed sync: no live process holds it, and it is removed
-(``settle``). Anything short of that proof (no claim: a git process, or a sync killed
-before it wrote its claim; a claimant that may still run, in another pid namespace or on
-another host) is named with what to do, as git does, and never removed by us: what a
-person must do (``advice``; ``removal``).
+host, the kernel's boot id — and of each lock file — device, inode, change time), and
+drops the claim once the refs moved. A lock file that is still the very file a claim names
+(same inode and change time: no other process made it since), whose claimant is gone
+(``fsio.alive``, on this boot of this machine's kernel, in this pid namespace), was left
+by a killed sync: no live process holds it, and it is removed (``settle``), by one remover
+at a time, which proves it again in its turn (``_Turn``). Anything short of that proof
+(no claim: a git process, or a sync killed before it wrote its claim; a claimant that may
+still run, in another pid namespace or on another machine; a claim that is no regular,
+small, well-formed file) is named with what to do, as git does, and never removed by us:
+what a person must do (``advice``; ``removal``).
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def settle(path: str, *, ours: bool | None = None, sleep: object = time.sleep) -
             return True
         if held >= STALE_AFTER or time.monotonic() > deadline:
             if ours:
-                return _remove(path)
+                return _remove_aged(path)
             proof = proven_stale(path)  # (a claim written meanwhile, its writer dead since)
             return proof is not None and _remove_proven(path, proof)
         assert callable(sleep)
@@ -97,6 +99,20 @@ def _remove(path: str) -> bool:
     return True
 
 
+def _remove_aged(path: str) -> bool:
+    """Remove a lock file of ours left ``STALE_AFTER`` seconds: in a remover's turn
+    (``_Turn``, where the repository has a claims folder), and only while it is still that
+    old (a remover before it may have removed it, and a live process taken the ref since)."""
+    folder = _claims_of(path)
+    if folder is None:
+        return _remove(path)
+    with _Turn(folder) as turn:
+        held = age(path)
+        if held is None:
+            return True
+        return turn.ok and held >= STALE_AFTER and _remove(path)
+
+
 def _identity(info: os.stat_result) -> list[int]:
     """A lock file as a claim names it: device, inode and change time (which only the
     kernel sets: a file made since, even on a reused inode, has another)."""
@@ -106,6 +122,24 @@ def _identity(info: os.stat_result) -> list[int]:
 def _host() -> str:
     uname = getattr(os, "uname", None)
     return "" if uname is None else str(uname().nodename)
+
+
+_BOOT: list[str | None] = []
+
+
+def _boot() -> str | None:
+    """This kernel's boot id (``/proc/sys/kernel/random/boot_id``): pids, start times and
+    pid namespaces are this boot's of this machine's kernel. Two machines sharing a
+    repository may share a host name, and their first pid namespace has the same inode
+    number on every Linux machine: the host name alone does not tell them apart. None
+    where there is none (no ``/proc``)."""
+    if not _BOOT:
+        try:
+            with open("/proc/sys/kernel/random/boot_id", "rb") as fh:
+                _BOOT.append(fh.read(64).decode("ascii").strip() or None)
+        except (OSError, UnicodeDecodeError):
+            _BOOT.append(None)
+    return _BOOT[0]
 
 
 def claim(common: str, paths: Sequence[str]) -> str | None:
@@ -125,7 +159,7 @@ def claim(common: str, paths: Sequence[str]) -> str | None:
     if not files:
         return None
     pid, start, ns = this_process()
-    body = {"pid": pid, "start": start, "ns": ns, "host": _host(), "locks": files}
+    body = {"pid": pid, "start": start, "ns": ns, "host": _host(), "boot": _boot(), "locks": files}
     folder = os.path.join(common, *CLAIMS)
     name = os.path.join(folder, f"{pid}-{start}-{ns}.{os.urandom(4).hex()}.json")
     for attempt in (0, 1):
@@ -160,9 +194,9 @@ def release(claimed: str | None) -> None:
 def proven_stale(path: str) -> list[int] | None:
     """The identity of lock file ``path`` when it is proven left by a killed sync: a claim
     in its repository names this very file, and the claimant (pid, start time, pid
-    namespace, on this host) is gone — and no live claimant names it (a file made anew
-    on a reused inode within the clock's tick). None otherwise (no claim, another file,
-    a claimant that may still run)."""
+    namespace, on this boot of this machine's kernel) is gone — and no live claimant
+    names it (a file made anew on a reused inode within the clock's tick). None otherwise
+    (no claim, another file, a claimant that may still run)."""
     try:
         now = _identity(os.lstat(path))
     except OSError:
@@ -178,11 +212,36 @@ def proven_stale(path: str) -> list[int] | None:
     return None
 
 
+_CLAIM_MAX = 1 << 20
+"""The largest claim read (one holds a transaction's few lock paths): a bigger file is not
+one, and is not read whole."""
+
+
+def _read_claim(where: str) -> object:
+    """A claim's body; ValueError when it is none (the folder is in the repository: its
+    files are untrusted — a link, a named pipe, a huge file, JSON nested past the parser)."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(where, flags)  # (a link: ELOOP; a named pipe: no wait for a writer)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _CLAIM_MAX:
+            raise ValueError(where)
+        data = os.read(fd, _CLAIM_MAX + 1)
+    finally:
+        os.close(fd)
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError(where) from None
+
+
 def _claims(folder: str) -> list[tuple[str, dict[str, list[int]], bool]]:
     """The claims in ``folder`` that parse: each claim's path, its lock files' paths and
-    identities, and whether its claimant is known gone (on this host, in this pid
-    namespace; any doubt: not gone)."""
-    from ..fsio import alive
+    identities, and whether its claimant is known gone (on this boot of this machine's
+    kernel, in this pid namespace; any doubt: not gone)."""
+    from ..fsio import alive, pid_namespace
 
     try:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
@@ -192,38 +251,36 @@ def _claims(folder: str) -> list[tuple[str, dict[str, list[int]], bool]]:
     for name in names:
         where = os.path.join(folder, name)
         try:
-            with open(where, "rb") as fh:
-                body = json.loads(fh.read())
+            body = _read_claim(where)
+            if not isinstance(body, dict):
+                continue
             pid, start, ns, host = body["pid"], body["start"], body["ns"], body["host"]
-            held = {str(k): [int(n) for n in v] for k, v in body["locks"].items()}
+            boot = body.get("boot")
+            held = {str(k): _ident(v) for k, v in body["locks"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # cut short by a kill, or not ours: proves nothing
-        numbers = [pid, start, ns]
-        sound = host == _host() and all(n is None or type(n) is int for n in numbers)
-        dead = sound and type(pid) is int and not alive(pid, start, ns)
+        here = pid_namespace()
+        sound = (
+            host == _host()
+            and boot == _boot()
+            and (boot is not None or here is None)  # (/proc, but no boot id: no proof)
+            and ns == here  # (null where this process reads one: another world's pid)
+            and type(pid) is int
+            and pid > 0
+            and (start is None or type(start) is int)
+        )
+        dead = sound and not alive(pid, start, ns)
         found.append((where, held, dead))
     return found
 
 
-def _sweep(path: str) -> None:
-    """Drop the claims of gone processes none of whose lock files is left (a lock met at
-    ``path`` was just removed), and the locks such a process had set aside."""
-    from ..fsio import running
-
-    folder = _claims_of(path)
-    if folder is None:
-        return
-    for where, held, dead in _claims(folder):
-        if dead and not any(_still(lock, ident) for lock, ident in held.items()):
-            _remove(where)
-    try:
-        aside = [n for n in os.listdir(folder) if n.endswith(".stale")]
-    except OSError:
-        return
-    for name in aside:  # a lock set aside by a process killed before it removed it
-        pid = name.split(".", 1)[0]
-        if pid.isdigit() and not running(int(pid)):
-            _remove(os.path.join(folder, name))
+def _ident(value: object) -> list[int]:
+    """A claimed lock file's identity: three integers, else the claim is none."""
+    if not (isinstance(value, list) and len(value) == 3):
+        raise ValueError(value)
+    if not all(type(n) is int for n in value):
+        raise ValueError(value)
+    return value
 
 
 def _still(path: str, ident: list[int]) -> bool:
@@ -235,7 +292,7 @@ def _still(path: str, ident: list[int]) -> bool:
 
 def _claims_of(path: str) -> str | None:
     """The claims folder of the repository a ref's lock file is in (``…/refs/…`` under its
-    git common directory), if it has one."""
+    git common directory), if it has one (a real folder: never through a link)."""
     here = os.path.dirname(path)
     while True:
         parent = os.path.dirname(here)
@@ -243,39 +300,118 @@ def _claims_of(path: str) -> str | None:
             return None
         if os.path.basename(here) == "refs":
             folder = os.path.join(parent, *CLAIMS)
-            if os.path.isdir(folder):
+            if os.path.isdir(folder) and not os.path.islink(folder):
                 return folder
         here = parent
 
 
+TURN_WAIT = 1.0
+"""Seconds a remover waits for its turn (another remover's takes microseconds; one
+stopped in its turn leaves the lock a person's)."""
+
+
+class _Turn:
+    """One remover at a time in a repository (``flock`` on ``remover.lock`` in its claims
+    folder, which the kernel drops with its holder, whatever killed it: nothing stale):
+    each re-proves a lock in its turn, so two syncs proving the same lock at once never
+    both act (the late one would move a live git's new lock, made since, often on the
+    inode just freed). ``ok``: the turn is had; ``alone``: no other remover can be at work
+    (what is set aside in the folder is a killed remover's)."""
+
+    def __init__(self, folder: str) -> None:
+        self.fd = -1
+        self.ok = self.alone = False
+        try:
+            import fcntl
+        except ImportError:  # (no flock: turns by identity alone, as best it can)
+            self.ok = True
+            return
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            self.fd = os.open(os.path.join(folder, "remover.lock"), flags, 0o644)
+        except OSError:
+            return
+        deadline = time.monotonic() + TURN_WAIT
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self.ok = self.alone = True
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
+            except OSError:
+                return
+
+    def __enter__(self) -> _Turn:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # (ends the turn)
+            self.fd = -1
+
+
 def _remove_proven(path: str, ident: list[int]) -> bool:
-    """Remove a lock file proven stale, and only that file: it is moved aside first (into
-    the claims folder: git never reads it as a ref) and checked there (a person or process
-    that removed it and made a new one in between gets theirs back)."""
+    """Remove a lock file proven stale, and only that file: in this remover's turn
+    (``_Turn``) the proof is made again (a remover before it may have removed it, and a
+    live git taken the ref since); then it is moved aside (into the claims folder: git
+    never reads it as a ref) and checked there (a person who removed it and a process that
+    made a new one in between get theirs back)."""
     folder = _claims_of(path)
     if folder is None:
         return False
-    aside = os.path.join(folder, f"{os.getpid()}.{os.urandom(4).hex()}.stale")
-    try:
-        os.rename(path, aside)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    try:
-        moved = os.lstat(aside)
-    except OSError:
-        return True
-    if [moved.st_dev, moved.st_ino] != ident[:2]:
+    with _Turn(folder) as turn:
+        if not turn.ok:
+            return False
+        _sweep_aside(folder, turn.alone)
+        if proven_stale(path) != ident:
+            return not os.path.lexists(path)  # (gone: True; another file now: not ours)
+        aside = os.path.join(folder, f"{os.getpid()}.{os.urandom(4).hex()}.stale")
         try:
-            os.link(aside, path)  # (never over a lock made meanwhile)
+            os.rename(path, aside)
+        except FileNotFoundError:
+            return True
         except OSError:
-            pass
+            return False
+        try:
+            moved = os.lstat(aside)
+        except OSError:
+            return True
+        if [moved.st_dev, moved.st_ino] != ident[:2]:
+            try:
+                os.link(aside, path)  # (never over a lock made meanwhile)
+            except OSError:
+                pass
+            _remove(aside)
+            return False
         _remove(aside)
-        return False
-    _remove(aside)
-    _sweep(path)
+        _sweep(folder)
     return True
+
+
+def _sweep(folder: str) -> None:
+    """Drop the claims of gone processes none of whose lock files is left (one was just
+    removed)."""
+    for where, held, dead in _claims(folder):
+        if dead and not any(_still(lock, ident) for lock, ident in held.items()):
+            _remove(where)
+
+
+def _sweep_aside(folder: str, alone: bool) -> None:
+    """Remove the locks a remover killed in its turn had set aside: in a turn of one's own
+    (``alone``) every one is; else (no turns here) those whose remover's pid is gone."""
+    from ..fsio import running
+
+    try:
+        aside = [n for n in os.listdir(folder) if n.endswith(".stale")]
+    except OSError:
+        return
+    for name in aside:
+        pid = name.split(".", 1)[0]
+        if alone or (pid.isdigit() and not running(int(pid))):
+            _remove(os.path.join(folder, name))
 
 
 def advice(path: str) -> str:

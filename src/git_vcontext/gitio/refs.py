@@ -190,7 +190,11 @@ def _transaction(repo: Repository, updates: Sequence[RefUpdate], message: str) -
             for u in updates:
                 txn.lock_ref(u.name)
             common = str(common_dir(repo))
-            held = [os.path.join(common, *u.name.split("/")) + ".lock" for u in updates]
+            held = [
+                os.path.join(common, *u.name.split("/")) + ".lock"
+                for u in updates
+                if _shared(u.name)  # (a work tree's own ref: its lock is elsewhere)
+            ]
             claimed = locks.claim(common, held)
             step("refs locked")  # a kill point: killed here, the locks stay behind
             for u in updates:
@@ -200,6 +204,17 @@ def _transaction(repo: Repository, updates: Sequence[RefUpdate], message: str) -
                 txn.set_target(u.name, u.new, message=message)  # reflog: the repo's identity
     finally:
         locks.release(claimed)  # (committed or let go: the lock files are gone)
+
+
+_OWN_REFS = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
+"""Refs each work tree has of its own (git's and libgit2's ``is_per_worktree_ref``)."""
+
+
+def _shared(name: str) -> bool:
+    """Whether ref ``name`` is the repository's, its lock in the git common directory (not
+    a work tree's own, nor a pseudo-ref such as ``HEAD``, locked in the work tree's git
+    folder: the common folder's file of that name is another work tree's)."""
+    return name.startswith("refs/") and not name.startswith(_OWN_REFS)
 
 
 def set_ref(repo: Repository, name: str, oid: Oid) -> None:

@@ -11,6 +11,7 @@ conflicts were all settled some other way is committed by ``vcontext_sync`` itse
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...branches import agents as agent_config
@@ -107,7 +108,7 @@ def _failed(
     (``person``: the exact steps); no tool of this server removes it."""
     message = exc.one_line()
     conflicted = _conflicted(seen)
-    files = exc.lock_files or _named_locks([*warnings, message])
+    files = _git_locks(exc.lock_files) or _named_locks([*warnings, message])
     if not (lines or warnings or conflicted or files):
         raise Refused("sync", message)
     data: dict[str, Any] = {"ok": False, "lines": lines, "warnings": warnings}
@@ -122,7 +123,7 @@ def _failed(
         data["person"] = steps
         data["next"] = [{**again, "after": "person"}]
         shown += [*said, f"next, once the person has done it: vcontext_sync {_json(again_args)}"]
-    elif conflicted:
+    else:  # (a lock named but gone since included: the same sync is the way on)
         data["next"] = [again]
         shown.append(f"next, once the error above is dealt with: vcontext_sync {_json(again_args)}")
     return Answer("sync stopped: " + "\n".join(shown), data, error=True)
@@ -149,7 +150,39 @@ def _named_locks(said: list[str]) -> tuple[str, ...]:
     from ...gitio import locks
 
     found = (locks.named_lock(line) for line in said if ".lock'" in line)
-    return tuple(dict.fromkeys(p for p in found if p and locks.age(p) is not None))
+    return _git_locks(p for p in found if p)
+
+
+def _git_locks(paths: Iterable[str]) -> tuple[str, ...]:
+    """The lock files of ``paths`` that are there and are git's: in a git folder (its
+    ``refs/``, or one of its own files: ``index.lock``, ``packed-refs.lock``, a linked
+    work tree's). A line may come from a remote (a refused push's ``remote: …``, a hook's
+    output): any other file it names is no person's step to remove."""
+    from ...gitio import locks
+
+    def in_git_folder(path: str) -> bool:
+        parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+        for cut in range(len(parts) - 1, 0, -1):
+            folder = os.sep.join(parts[:cut]) or os.sep
+            if _is_git_folder(folder):
+                rest = parts[cut:]
+                return (
+                    rest[0] == "refs"
+                    or len(rest) == 1
+                    or (rest[0] == "worktrees" and len(rest) == 3)
+                )
+        return False
+
+    here = (p for p in paths if p.endswith(".lock") and locks.age(p) is not None)
+    return tuple(dict.fromkeys(p for p in here if in_git_folder(p)))
+
+
+def _is_git_folder(folder: str) -> bool:
+    return (
+        os.path.isfile(os.path.join(folder, "HEAD"))
+        and os.path.isdir(os.path.join(folder, "objects"))
+        and os.path.isdir(os.path.join(folder, "refs"))
+    )
 
 
 def _again(args: dict[str, Any]) -> dict[str, Any]:
@@ -164,17 +197,10 @@ def _person(lock_files: tuple[str, ...], top: str | None) -> tuple[dict[str, Any
     work tree's, or a remote's on this machine)."""
     from ...gitio import locks
 
-    here = [p for p in lock_files if locks.age(p) is not None]
-    there = [p for p in lock_files if p not in here]
     steps = []
-    for where in dict.fromkeys(_repository_of(p, top) for p in here):
+    for where in dict.fromkeys(_repository_of(p, top) for p in lock_files):
         steps.append(f"make sure no git command (and no other sync) is running in {where}")
-    steps += [locks.removal(p) for p in here]
-    if there:
-        steps.append(
-            "on the remote's machine, if no git command is running there, remove "
-            + ", ".join(there)
-        )
+    steps += [locks.removal(p) for p in lock_files]
     why = (
         "lock files are in the way that this server cannot prove were left by a process "
         "that died (a git command, or a sync killed before it claimed them), so it never "
