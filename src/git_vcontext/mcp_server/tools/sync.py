@@ -64,7 +64,7 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
                 checkout=mine,
                 say=lines.append,
                 warn=warnings.append,
-                hints=not mine,
+                hints=False,  # the CLI's shell commands: this answer names tool calls
                 shown=seen.append,
             )
         )
@@ -87,9 +87,108 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
         data["stopped"] = {"worktree": stopped_here[0].worktree, "merging": merging}
         text += "\n" + _conflict_text(listing, None, _sync_args(svc, args))
         data.update(_conflict_data(listing, _sync_args(svc, args)))
-    elif outcome.refusals:
-        data["next"] = [{"command": c} for r in outcome.refusals for c in r.commands]
+    else:
+        text += "".join(f"\n{line}" for line in _ways_out(git_side, args, outcome, seen, data))
     return Answer(f"sync stopped: {text}", data, error=True)
+
+
+def _ways_out(
+    git_side: GitSide,
+    args: dict[str, Any],
+    outcome: SyncOutcome,
+    seen: list[PairResult],
+    data: dict[str, Any],
+) -> list[str]:
+    """The way out of each conflict not left stopped here, as MCP tool calls or a
+    person's steps (never a shell command for the agent: an agent with MCP tools alone has
+    no shell). A conflict whose stopped merge was refused (local changes in the work tree,
+    say), or a pair sync refused (a branch it must not move): the person's steps, then
+    the same ``vcontext_sync``. Another agent's conflict: the ``vcontext_sync`` that agent
+    makes through the MCP server of its own work tree (which leaves the merge stopped there
+    and gives back its ``vcontext_resolve`` calls); when its branch is checked out in no
+    work tree, a person checks it out and serves it first. The text: ``data``'s
+    ``person`` and ``next``, as lines."""
+    whys, steps = _refused_steps(outcome, seen)
+    calls: list[dict[str, Any]] = []
+    if steps:
+        calls.append({"tool": "vcontext_sync", "arguments": _again(args), "after": "person"})
+    calls += _their_calls(git_side, args, outcome, seen, whys, steps)
+    if not calls:
+        return []
+    said: list[str] = []
+    if whys:
+        why = "; ".join(dict.fromkeys(whys))
+        person = data.setdefault("person", {"why": "", "steps": []})
+        person["why"] = "; ".join(w for w in (person["why"], why) if w)
+        person["steps"] = [*person["steps"], *steps]
+        said = [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
+    data["next"] = [*data.get("next", []), *calls]
+    return said + [_said_call(call) for call in calls]
+
+
+def _said_call(call: dict[str, Any]) -> str:
+    """A ``next`` call as a line of the answer's text."""
+    then = ", once the person has done it" if call.get("after") else ""
+    if "agent" in call:
+        where = call.get("workTree", "its work tree")
+        then += f", by agent {call['agent']} through the MCP server of {where}"
+    return f"next{then}: vcontext_sync {_json(call['arguments'])}"
+
+
+def _refused_steps(outcome: SyncOutcome, seen: list[PairResult]) -> tuple[list[str], list[str]]:
+    """(why, the person's steps) for each conflict that could not be left stopped and
+    each pair sync refused; the CLI's own ``git vcontext sync`` left out (the agent's
+    ``vcontext_sync`` follows)."""
+    from ...sync.syncer import REFUSED
+
+    whys: list[str] = []
+    steps: list[str] = []
+    for refusal in outcome.refusals:
+        whys.append(refusal.message)
+        steps += [c for c in refusal.commands if not c.startswith("git vcontext sync")]
+    for r in seen:
+        if r.state == REFUSED:
+            whys.append(f"sync could not move {r.branch}")
+            steps.append(r.message)
+    return whys, steps
+
+
+def _their_calls(
+    git_side: GitSide,
+    args: dict[str, Any],
+    outcome: SyncOutcome,
+    seen: list[PairResult],
+    whys: list[str],
+    steps: list[str],
+) -> list[dict[str, Any]]:
+    """The ``vcontext_sync`` each agent whose conflict this sync did not leave stopped
+    makes in its own work tree (a person's steps first, added to ``whys``/``steps``, when
+    its branch is checked out in none)."""
+    from ...gitio import worktrees
+    from ...sync.syncer import CONFLICT
+
+    refused = {r.agent for r in outcome.refusals}
+    conflicted = [r for r in seen if r.state == CONFLICT and r.agent not in refused]
+    if not conflicted:
+        return []
+    checked_out: dict[str, str] = git_side.locked(worktrees.checkouts)
+    own_args = {k: args[k] for k in ("into", "push") if args.get(k)}
+    calls: list[dict[str, Any]] = []
+    for r in conflicted:
+        call: dict[str, Any] = {"tool": "vcontext_sync", "arguments": own_args, "agent": r.agent}
+        where = checked_out.get(r.branch)
+        if where is not None:
+            call["workTree"] = where
+        else:
+            whys.append(f"{r.branch} is checked out in no work tree")
+            steps += [
+                f"check {r.branch} out in a work tree of its own "
+                f"(git worktree add PATH {r.branch})",
+                f"start agent {r.agent}'s MCP server in that work tree (git vcontext mcp)",
+            ]
+            call["after"] = "person"
+        calls.append(call)
+    return calls
 
 
 def _failed(
@@ -237,8 +336,9 @@ def _finish_stopped(
         finish = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
         raise Refused(
             "busy",
-            f"{what} is in progress in {top}, not one sync left: finish it (vcontext_conflicts, "
-            f"vcontext_resolve, then {finish}) or abort it (git {op.kind} --abort), then sync",
+            f"{what} is in progress in {top}, not one sync left: vcontext_conflicts and "
+            f"vcontext_resolve settle its conflicts; A PERSON MUST DO THIS (no MCP tool can): "
+            f"finish it ({finish}) or abort it (git {op.kind} --abort); then vcontext_sync",
         )
     listing = list_conflicts(cwd=top)
     if listing.found:
