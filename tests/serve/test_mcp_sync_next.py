@@ -127,3 +127,40 @@ def test_a_refused_pair_is_a_persons_step_then_the_same_vcontext_sync(
     items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
     assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]
     assert git(bo, "status", "--porcelain").stdout == ""
+
+
+def test_a_persons_merge_in_progress_is_the_persons_to_finish_then_vcontext_sync(
+    tmp_path: Path,
+) -> None:
+    """A merge the person started in the agent's work tree (not one sync left): the
+    refusal says finishing or aborting it is the person's step, said as such (no MCP tool
+    commits or aborts it), then ``vcontext_sync``, which lands once the person has."""
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    (bo / "notes.txt").write_text("draft\n")
+    git(bo, "add", "notes.txt")
+    git(bo, "commit", "-q", "-m", "notes")
+    git(bo, "switch", "-q", "-c", "side")
+    (bo / "notes.txt").write_text("side\n")
+    git(bo, "commit", "-q", "-am", "side")
+    git(bo, "switch", "-q", "agents/bo")
+    (bo / "notes.txt").write_text("bo\n")
+    git(bo, "commit", "-q", "-am", "bo")
+    assert git(bo, "merge", "-q", "side", check=False).returncode != 0  # stopped
+
+    async def main() -> None:
+        async with Client(stdio_params(bo)) as client:
+            refused = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert refused.is_error
+            assert (
+                "A PERSON MUST DO THIS (no MCP tool can): finish it (git commit --no-edit) "
+                "or abort it (git merge --abort); then vcontext_sync"
+            ) in text(refused), text(refused)
+            git(bo, "merge", "--abort")  # the person's step
+            landed = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert not landed.is_error, text(landed)
+
+    run(main)
+    assert team.local_only(bo) == []

@@ -246,9 +246,13 @@ class GitSide:
         shown = command_path(path)
         what = "MCP removal" if removal else "MCP write"
         cut = f"{path}: an {what} cut off before its commit (its server was killed)"
-        way_out = f"git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
+        # said in a tool's answer: the agent has no shell, so the step is a person's
+        person = "A PERSON MUST DO THIS (no MCP tool can): "
+        way_out = f"{person}git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
         if removal:
-            way_out = f"git status -- {shown}, then commit it (git rm -- {shown}) or restore it"
+            way_out = (
+                f"{person}git status -- {shown}, then commit it (git rm -- {shown}) or restore it"
+            )
         data = _contents(str(self._file_of(path)))
         found = None if data is None else str(blob_id(data))
         if found == entry["before"]:  # (None: a new document's file never made)
