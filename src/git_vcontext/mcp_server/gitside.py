@@ -328,8 +328,8 @@ class GitSide:
             raise Refused(
                 "busy",
                 f"a {busy} is in progress here: a write now would go into a commit being "
-                f"replayed; finish it (git {verb} --continue) or abort it (git {verb} --abort), "
-                "then write again",
+                "replayed; A PERSON MUST DO THIS (no MCP tool can): finish it "
+                f"(git {verb} --continue) or abort it (git {verb} --abort); then write again",
             )
         if stuck:
             raise Refused(
@@ -406,9 +406,9 @@ class GitSide:
         if head is not None and head != blob_id(raw):
             raise Refused(
                 "uncommitted",
-                f"{shown} has changes that are not committed (git diff -- "
-                f"{command_path(shown)}): "
-                "commit or discard them, then delete it",
+                f"{shown} has changes that are not committed: A PERSON MUST DO THIS (no MCP "
+                f"tool can): git diff -- {command_path(shown)}, then commit or discard them; "
+                "then delete it",
             )
 
     def _stage_into(
