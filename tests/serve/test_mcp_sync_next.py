@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.mcp_support import run, stdio_params, text
+from helpers.next_steps import follow
 from helpers.team import TASKS, edit, git, person_deletes_t1, remote_show, setup, vcx
 
 
@@ -164,3 +165,106 @@ def test_a_persons_merge_in_progress_is_the_persons_to_finish_then_vcontext_sync
 
     run(main)
     assert team.local_only(bo) == []
+
+
+def test_a_local_base_diverged_by_a_persons_commit_is_the_persons_to_publish(
+    tmp_path: Path,
+) -> None:
+    """The agent's round lands over a local base whose own commit (a person's) conflicts
+    with the remote's: the warning over MCP drops the command line's ``next:`` block and
+    gives the publishing as a person's steps (``person.steps``, said as such); run as
+    given, they publish it, and the next ``vcontext_sync`` warns no more."""
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    at_main = tmp_path / "bo-main"
+    git(bo, "worktree", "add", "-q", str(at_main), "main")
+
+    def title(words: str) -> Any:
+        def change(data: Any) -> None:
+            data["todoList"]["items"][1]["title"] = words
+            data["todoList"]["sequence"] += 1
+
+        return change
+
+    edit(at_main, TASKS, title("the person's title, here"))
+    git(at_main, "commit", "-q", "-am", "a person's own commit on bo's clone")
+    edit(team.person, TASKS, title("the person's title, there"))
+    git(team.person, "commit", "-q", "-am", "t2 renamed")
+    git(team.person, "push", "-q", "origin", "main")
+
+    async def main() -> None:
+        async with Client(stdio_params(bo)) as client:
+            r = await client.call_tool("vbrief_update_todo", {"id": "t1", "status": "inProgress"})
+            assert not r.is_error, text(r)
+            synced = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert not synced.is_error, text(synced)  # the agent's round landed
+            said = text(synced)
+            assert "next:" not in said, said
+            assert "A PERSON MUST DO THIS (no MCP tool can): main here has 1 commit" in said
+            data = synced.structured_content
+            warning = data["warnings"][0]  # (then: main was not moved)
+            assert warning.startswith("main here has 1 commit origin/main lacks"), warning
+            assert warning.endswith("left out of this sync, main not moved"), warning
+            steps = data["person"]["steps"]
+            assert steps[0] == f"git -C {at_main} pull --no-rebase origin main"
+            assert "next" not in data  # the agent has nothing more to do
+            follow(steps, bo, take="ours")  # the person's steps, as given
+            quiet = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert not quiet.is_error, text(quiet)
+            assert quiet.structured_content["warnings"] == [], text(quiet)
+
+    run(main)
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert items[1]["title"] == "the person's title, here"
+    assert items[0]["status"] == "inProgress"
+
+
+def test_a_local_base_diverged_by_an_agents_work_names_that_agents_vcontext_sync(
+    tmp_path: Path,
+) -> None:
+    """The local base holds agent cy's work (a local sync), which conflicts with the
+    remote's: bo's round lands, and ``next`` is the ``vcontext_sync`` of cy that publishes
+    it (not ``git vcontext sync cy --push origin``); following it, and the calls its
+    conflict gives back in cy's own work tree, lands cy's work."""
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    at_main = tmp_path / "bo-main"
+    cy = tmp_path / "bo-cy"
+    git(bo, "worktree", "add", "-q", str(at_main), "main")
+    assert vcx(at_main, "fork", "cy", "--reason", "agent cy").returncode == 0
+    git(bo, "worktree", "add", "-q", str(cy), "agents/cy")
+    edit(cy, TASKS, _status("t1"))
+    git(cy, "commit", "-q", "-am", "cy: t1 in progress")
+    local = vcx(bo, "sync", "cy")  # cy's work reaches main here, not the remote
+    assert local.returncode == 0, local.stdout + local.stderr
+    person_deletes_t1(team)
+
+    async def main() -> None:
+        async with Client(stdio_params(bo)) as client:
+            synced = await client.call_tool("vcontext_sync", {"push": "origin"})
+            assert not synced.is_error, text(synced)
+            assert "next:" not in text(synced), text(synced)
+            data = synced.structured_content
+            assert data["next"] == [
+                {"tool": "vcontext_sync", "arguments": {"agents": ["cy"], "push": "origin"}}
+            ]
+            assert text(synced).endswith(
+                'next, to publish them: vcontext_sync {"agents": ["cy"], "push": "origin"}'
+            )
+            step = data["next"][0]
+            theirs = await client.call_tool(step["tool"], step["arguments"])
+            assert theirs.is_error, text(theirs)
+            [call] = theirs.structured_content["next"]
+            assert call["agent"] == "cy"
+            assert call["workTree"] == str(cy)
+        async with Client(stdio_params(cy)) as client:
+            landed = await _follow(client, theirs)
+            assert landed.structured_content["ok"] is True, text(landed)
+
+    run(main)
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]

@@ -75,8 +75,10 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
     data: dict[str, Any] = {"ok": outcome.ok, "lines": lines, "warnings": warnings}
     if conflicted := _conflicted(seen):
         data["conflicted"] = conflicted
-    text = "\n".join([*lines, *(f"warning: {w}" for w in warnings)]) or "nothing to sync"
+    published = _diverged(git_side, args, outcome, data)  # (its warnings without commands)
+    text = "\n".join([*lines, *(f"warning: {w}" for w in data["warnings"])]) or "nothing to sync"
     text = _warned_locks(text, data, args, git_side.top)
+    text += "".join(f"\n{line}" for line in published)
     if outcome.ok:
         return Answer(text, data)
     here = os.path.realpath(git_side.top or ".")
@@ -115,15 +117,41 @@ def _ways_out(
     calls += _their_calls(git_side, args, outcome, seen, whys, steps)
     if not calls:
         return []
-    said: list[str] = []
-    if whys:
-        why = "; ".join(dict.fromkeys(whys))
-        person = data.setdefault("person", {"why": "", "steps": []})
-        person["why"] = "; ".join(w for w in (person["why"], why) if w)
-        person["steps"] = [*person["steps"], *steps]
-        said = [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
+    said = _add_person(data, whys, steps) if whys else []
     data["next"] = [*data.get("next", []), *calls]
     return said + [_said_call(call) for call in calls]
+
+
+def _add_person(data: dict[str, Any], whys: list[str], steps: list[str]) -> list[str]:
+    """Add a person's steps to ``data``'s ``person`` (why, steps); the lines saying them."""
+    why = "; ".join(dict.fromkeys(whys))
+    person = data.setdefault("person", {"why": "", "steps": []})
+    person["why"] = "; ".join(w for w in (person["why"], why) if w)
+    person["steps"] = [*person["steps"], *steps]
+    return [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
+
+
+def _diverged(
+    git_side: GitSide, args: dict[str, Any], outcome: SyncOutcome, data: dict[str, Any]
+) -> list[str]:
+    """A local base whose own commits conflict with the remote's (``sync --push``; the
+    agents' round landed without them): its warning without the command line's commands,
+    and the way to publish them: the ``vcontext_sync`` of the agent branch that holds
+    them, else the person's steps (a pull where the base is checked out, its conflicts
+    resolved, a push). The text: those, as lines."""
+    said: list[str] = []
+    own = git_side.agent_branch()
+    for d in {d.base: d for d in outcome.diverged}.values():
+        data["warnings"] = [d.head if w == d.warning else w for w in data["warnings"]]
+        if d.agent is None:
+            said += _add_person(data, [f"{d.head}; to publish them"], list(d.commands))
+            continue
+        again = {k: args[k] for k in ("into", "push") if args.get(k)}
+        if d.agent != own:
+            again = {"agents": [d.agent], **again}
+        data["next"] = [*data.get("next", []), {"tool": "vcontext_sync", "arguments": again}]
+        said.append(f"next, to publish them: vcontext_sync {_json(again)}")
+    return said
 
 
 def _said_call(call: dict[str, Any]) -> str:
