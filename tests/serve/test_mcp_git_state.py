@@ -172,8 +172,12 @@ def test_git_state_write_during_a_stopped_rebase_is_refused_with_the_next_step(
             )
             line = tool_error(refused)
             assert "rebase" in line
-            assert "git rebase --continue" in line
-            assert "git rebase --abort" in line
+            # the agent has no shell: the step is said as a person's (PRODUCT.md, "MCP
+            # server": an answer names tool calls, or a person's step as such)
+            assert (
+                "A PERSON MUST DO THIS (no MCP tool can): finish it (git rebase --continue) "
+                "or abort it (git rebase --abort); then write again"
+            ) in line
 
     run(main)
     assert (alice / TODO).read_bytes() == before
@@ -260,3 +264,31 @@ def test_git_state_mcp_delete_of_what_the_last_sync_brought_is_not_refused_by_sy
     done = run_cli("sync", "alice", cwd=repo)
     assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
     assert "t4" not in {i["id"] for i in read_json(repo / TODO)["todoList"]["items"]}
+
+
+def test_git_state_delete_of_a_document_with_uncommitted_edits_is_the_persons_step(
+    alice: Path,
+) -> None:
+    """Deleting a document that holds a person's uncommitted edits would lose them: refused
+    in one line, the way on said as a person's step (no MCP tool commits or discards a
+    person's edits), nothing deleted; once the person committed, the delete goes."""
+    plan = alice / "plans/release.vcontext.tron"
+    plan.write_text(plan.read_text().replace("Release 1.0", "Release 1.0, edited"))
+
+    async def main() -> None:
+        async with stdio(alice) as client:
+            refused = await client.call_tool("vbrief_delete_plan", {"id": "release"})
+            line = tool_error(refused)
+            assert (
+                "plans/release.vcontext.tron has changes that are not committed: A PERSON "
+                "MUST DO THIS (no MCP tool can): git diff -- plans/release.vcontext.tron, "
+                "then commit or discard them; then delete it"
+            ) in line, line
+            assert plan.exists()
+            run_git(alice, "commit", "-q", "-am", "the person's edit")  # the person's step
+            deleted = await client.call_tool("vbrief_delete_plan", {"id": "release"})
+            assert not deleted.is_error, text(deleted)
+
+    run(main)
+    assert not plan.exists()
+    assert run_git(alice, "status", "--porcelain").stdout == ""

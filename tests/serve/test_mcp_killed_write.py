@@ -99,7 +99,9 @@ def test_a_killed_write_whose_file_a_person_changed_since_is_left_and_named(
 
     said = run(status)
     assert "was changed since: left as it is" in said, said
-    assert f"git diff -- {TODO}" in said, said
+    # the agent has no shell: the way out is said as a person's step (PRODUCT.md, "MCP
+    # server": a tool's answer names tool calls, or a person's step as such)
+    assert f"(A PERSON MUST DO THIS (no MCP tool can): git diff -- {TODO}," in said, said
     assert (alice / TODO).read_text() == edited
     assert run(status).count("MCP write") == 0  # said once
 

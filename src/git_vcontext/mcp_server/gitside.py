@@ -246,9 +246,13 @@ class GitSide:
         shown = command_path(path)
         what = "MCP removal" if removal else "MCP write"
         cut = f"{path}: an {what} cut off before its commit (its server was killed)"
-        way_out = f"git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
+        # said in a tool's answer: the agent has no shell, so the step is a person's
+        person = "A PERSON MUST DO THIS (no MCP tool can): "
+        way_out = f"{person}git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
         if removal:
-            way_out = f"git status -- {shown}, then commit it (git rm -- {shown}) or restore it"
+            way_out = (
+                f"{person}git status -- {shown}, then commit it (git rm -- {shown}) or restore it"
+            )
         data = _contents(str(self._file_of(path)))
         found = None if data is None else str(blob_id(data))
         if found == entry["before"]:  # (None: a new document's file never made)
@@ -324,8 +328,8 @@ class GitSide:
             raise Refused(
                 "busy",
                 f"a {busy} is in progress here: a write now would go into a commit being "
-                f"replayed; finish it (git {verb} --continue) or abort it (git {verb} --abort), "
-                "then write again",
+                "replayed; A PERSON MUST DO THIS (no MCP tool can): finish it "
+                f"(git {verb} --continue) or abort it (git {verb} --abort); then write again",
             )
         if stuck:
             raise Refused(
@@ -402,9 +406,9 @@ class GitSide:
         if head is not None and head != blob_id(raw):
             raise Refused(
                 "uncommitted",
-                f"{shown} has changes that are not committed (git diff -- "
-                f"{command_path(shown)}): "
-                "commit or discard them, then delete it",
+                f"{shown} has changes that are not committed: A PERSON MUST DO THIS (no MCP "
+                f"tool can): git diff -- {command_path(shown)}, then commit or discard them; "
+                "then delete it",
             )
 
     def _stage_into(

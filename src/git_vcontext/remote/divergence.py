@@ -15,6 +15,7 @@ from ..branches import agents
 from ..branches.ancestry import contains
 from ..gitio import refs, run_dir, worktrees
 from ..gitio.objects import commit_at, new_commits
+from ..sync.syncer import Diverged
 from ..sync.tracking import shown
 from ..validation.model import command_path, command_word
 
@@ -25,7 +26,13 @@ if TYPE_CHECKING:
 def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) -> str:
     """The warning for a local base whose own commits conflict with ``remote``'s base
     (``merged``: the failed merge of the remote's base into it), ending in the commands
-    that publish them."""
+    that publish them (kept in ``syncer.diverged``, for a caller without a shell)."""
+    found = _diverged(syncer, remote, base, merged)
+    syncer.diverged.append(found)
+    return found.warning
+
+
+def _diverged(syncer: Syncer, remote: str, base: str, merged: PairResult) -> Diverged:
     repo = syncer.repo
     local = refs.target(repo, base)
     theirs = None if merged.against is None else commit_at(repo, merged.against).id
@@ -42,11 +49,12 @@ def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) ->
     for agent in agents.list_agents(repo):
         tip = refs.target(repo, agents.agent_branch(repo, agent))
         if contains(repo, tip, local):
-            return (
+            said = (
                 f"{head}; they are {agents.agent_branch(repo, agent)}'s work, which its sync "
-                f"publishes (and reports the conflict of):\n  next: git vcontext sync {agent} "
-                f"--push {q(remote)}"
+                "publishes (and reports the conflict of)"
             )
+            command = f"git vcontext sync {agent} --push {q(remote)}"
+            return Diverged(base, f"{said}:\n  next: {command}", said, agent, (command,))
     where = worktrees.checkouts(repo).get(base)
     commands = []
     if where is None:
@@ -63,4 +71,5 @@ def diverged_base(syncer: Syncer, remote: str, base: str, merged: PairResult) ->
         f"git -C {w} commit --no-edit",
         f"git -C {w} push {q(remote)} {base}",
     ]
-    return f"{head}; to publish them:\n  next:" + "".join(f"\n    {c}" for c in commands)
+    said = f"{head}; to publish them:\n  next:" + "".join(f"\n    {c}" for c in commands)
+    return Diverged(base, said, head, None, tuple(commands))

@@ -69,6 +69,19 @@ REFUSED: Final = "refused"  # a checked-out branch with local changes, a branch 
 
 
 @record
+class Diverged:
+    """A local base whose own commits conflict with the remote's: the warning as the
+    command line prints it, its first part (without the commands), and the way to publish
+    them: the agent whose sync does (None: the person's ``commands``)."""
+
+    base: str
+    warning: str
+    head: str
+    agent: str | None
+    commands: tuple[str, ...]
+
+
+@record
 class PairResult:
     """The outcome of syncing one agent branch with its base."""
 
@@ -147,6 +160,7 @@ class Syncer:
         self._pending: dict[str, list[Oid | None]] = {}  # work tree -> [first old, last new]
         self._signatures: tuple[Signature, Signature] | None = None
         self.warnings: list[str] = []
+        self.diverged: list[Diverged] = []  # local bases whose own commits conflict (--push)
         self._parsed: ParseMemo = {}  # documents parsed so far, by content (all pairs)
         self._planned: dict[str, tuple[Oid | None, Oid]] = {}  # full ref name -> (old, new)
         # (old None: a new branch): moved by commit()

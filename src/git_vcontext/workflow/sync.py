@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from ..conflicts.checkout import Refusal
     from ..conflicts.stopped import Stopped
-    from ..sync.syncer import PairResult
+    from ..sync.syncer import Diverged, PairResult
 
 
 @record
@@ -53,6 +53,7 @@ class SyncOutcome:
     refusals: tuple[Refusal, ...] = ()
     remote: str | None = None
     switched: tuple[tuple[str, str], ...] = ()  # (agent branch, the branch this work tree was on)
+    diverged: tuple[Diverged, ...] = ()  # local bases whose own commits conflict (warned)
 
 
 def sync(
@@ -143,7 +144,12 @@ def _sync_with(
         warn(warning)
     if push is not None and dry_run:
         say(f"--dry-run: nothing pushed to {shown_url(push)}")
-    done = SyncOutcome(pushed and all(r.ok for r in results), tuple(results), remote=remote)
+    done = SyncOutcome(
+        pushed and all(r.ok for r in results),
+        tuple(results),
+        remote=remote,
+        diverged=tuple(syncer.diverged),
+    )
     if checkout:
         done = _leave_conflicts(syncer, done, say, hints, push)
     return done
@@ -304,7 +310,13 @@ def _leave_conflicts(
             for line in _next(stopped_commands(left, r.agent, done.remote)):
                 say(line)
     return SyncOutcome(
-        done.ok, done.results, tuple(stopped), tuple(refusals), done.remote, tuple(switched)
+        done.ok,
+        done.results,
+        tuple(stopped),
+        tuple(refusals),
+        done.remote,
+        tuple(switched),
+        done.diverged,
     )
 
 

@@ -62,7 +62,17 @@ def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
     sync_args = next_sync_args(svc)
     data["next"] = [{"tool": "vcontext_sync", "arguments": sync_args}]
     if svc.git is None or not svc.git.commits():
-        return "; every conflict is settled: git commit --no-edit, then vcontext_sync"
+        # writes are not committed on this branch: the merge's commit is a person's
+        data["next"][0]["after"] = "person"
+        data["person"] = {
+            "why": "this server commits nothing on this branch",
+            "steps": [f"commit the merge in {root} (git commit --no-edit)"],
+        }
+        return (
+            "; every conflict is settled: A PERSON MUST DO THIS (no MCP tool can): commit "
+            f"the merge in {root} (git commit --no-edit); next, once the person has done "
+            f"it: vcontext_sync {json.dumps(sync_args)}"
+        )
     committed = svc.git.locked(lambda _repo: conclude(root))
     data["mergeCommitted"] = True
     return f"; {committed}; next: vcontext_sync {json.dumps(sync_args)}"

@@ -65,7 +65,7 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
                 checkout=mine,
                 say=lines.append,
                 warn=warnings.append,
-                hints=not mine,
+                hints=False,  # the CLI's shell commands: this answer names tool calls
                 shown=seen.append,
             )
         )
@@ -76,8 +76,10 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
     data: dict[str, Any] = {"ok": outcome.ok, "lines": lines, "warnings": warnings}
     if conflicted := _conflicted(seen):
         data["conflicted"] = conflicted
-    text = "\n".join([*lines, *(f"warning: {w}" for w in warnings)]) or "nothing to sync"
+    published = _diverged(git_side, args, outcome, data)  # (its warnings without commands)
+    text = "\n".join([*lines, *(f"warning: {w}" for w in data["warnings"])]) or "nothing to sync"
     text = _warned_locks(text, data, args, git_side.top)
+    text += "".join(f"\n{line}" for line in published)
     if outcome.ok:
         return Answer(text, data)
     here = os.path.realpath(git_side.top or ".")
@@ -88,9 +90,134 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
         data["stopped"] = {"worktree": stopped_here[0].worktree, "merging": merging}
         text += "\n" + _conflict_text(listing, None, _sync_args(svc, args))
         data.update(_conflict_data(listing, _sync_args(svc, args)))
-    elif outcome.refusals:
-        data["next"] = [{"command": c} for r in outcome.refusals for c in r.commands]
+    else:
+        text += "".join(f"\n{line}" for line in _ways_out(git_side, args, outcome, seen, data))
     return Answer(f"sync stopped: {text}", data, error=True)
+
+
+def _ways_out(
+    git_side: GitSide,
+    args: dict[str, Any],
+    outcome: SyncOutcome,
+    seen: list[PairResult],
+    data: dict[str, Any],
+) -> list[str]:
+    """The way out of each conflict not left stopped here, as MCP tool calls or a
+    person's steps (never a shell command for the agent: an agent with MCP tools alone has
+    no shell). A conflict whose stopped merge was refused (local changes in the work tree,
+    say), or a pair sync refused (a branch it must not move): the person's steps, then
+    the same ``vcontext_sync``. Another agent's conflict: the ``vcontext_sync`` that agent
+    makes through the MCP server of its own work tree (which leaves the merge stopped there
+    and gives back its ``vcontext_resolve`` calls); when its branch is checked out in no
+    work tree, a person checks it out and serves it first. The text: ``data``'s
+    ``person`` and ``next``, as lines."""
+    whys, steps = _refused_steps(outcome, seen)
+    calls: list[dict[str, Any]] = []
+    if steps:
+        calls.append({"tool": "vcontext_sync", "arguments": _again(args), "after": "person"})
+    calls += _their_calls(git_side, args, outcome, seen, whys, steps)
+    if not calls:
+        return []
+    said = _add_person(data, whys, steps) if whys else []
+    data["next"] = [*data.get("next", []), *calls]
+    return said + [_said_call(call) for call in calls]
+
+
+def _add_person(data: dict[str, Any], whys: list[str], steps: list[str]) -> list[str]:
+    """Add a person's steps to ``data``'s ``person`` (why, steps); the lines saying them."""
+    why = "; ".join(dict.fromkeys(whys))
+    person = data.setdefault("person", {"why": "", "steps": []})
+    person["why"] = "; ".join(w for w in (person["why"], why) if w)
+    person["steps"] = [*person["steps"], *steps]
+    return [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
+
+
+def _diverged(
+    git_side: GitSide, args: dict[str, Any], outcome: SyncOutcome, data: dict[str, Any]
+) -> list[str]:
+    """A local base whose own commits conflict with the remote's (``sync --push``; the
+    agents' round landed without them): its warning without the command line's commands,
+    and the way to publish them: the ``vcontext_sync`` of the agent branch that holds
+    them, else the person's steps (a pull where the base is checked out, its conflicts
+    resolved, a push). The text: those, as lines."""
+    said: list[str] = []
+    own = git_side.agent_branch()
+    for d in {d.base: d for d in outcome.diverged}.values():
+        data["warnings"] = [d.head if w == d.warning else w for w in data["warnings"]]
+        if d.agent is None:
+            said += _add_person(data, [f"{d.head}; to publish them"], list(d.commands))
+            continue
+        again = {k: args[k] for k in ("into", "push") if args.get(k)}
+        if d.agent != own:
+            again = {"agents": [d.agent], **again}
+        data["next"] = [*data.get("next", []), {"tool": "vcontext_sync", "arguments": again}]
+        said.append(f"next, to publish them: vcontext_sync {_json(again)}")
+    return said
+
+
+def _said_call(call: dict[str, Any]) -> str:
+    """A ``next`` call as a line of the answer's text."""
+    then = ", once the person has done it" if call.get("after") else ""
+    if "agent" in call:
+        where = call.get("workTree", "its work tree")
+        then += f", by agent {call['agent']} through the MCP server of {where}"
+    return f"next{then}: vcontext_sync {_json(call['arguments'])}"
+
+
+def _refused_steps(outcome: SyncOutcome, seen: list[PairResult]) -> tuple[list[str], list[str]]:
+    """(why, the person's steps) for each conflict that could not be left stopped and
+    each pair sync refused; the CLI's own ``git vcontext sync`` left out (the agent's
+    ``vcontext_sync`` follows)."""
+    from ...sync.syncer import REFUSED
+
+    whys: list[str] = []
+    steps: list[str] = []
+    for refusal in outcome.refusals:
+        whys.append(refusal.message)
+        steps += [c for c in refusal.commands if not c.startswith("git vcontext sync")]
+    for r in seen:
+        if r.state == REFUSED:
+            whys.append(f"sync could not move {r.branch}")
+            steps.append(r.message)
+    return whys, steps
+
+
+def _their_calls(
+    git_side: GitSide,
+    args: dict[str, Any],
+    outcome: SyncOutcome,
+    seen: list[PairResult],
+    whys: list[str],
+    steps: list[str],
+) -> list[dict[str, Any]]:
+    """The ``vcontext_sync`` each agent whose conflict this sync did not leave stopped
+    makes in its own work tree (a person's steps first, added to ``whys``/``steps``, when
+    its branch is checked out in none)."""
+    from ...gitio import worktrees
+    from ...sync.syncer import CONFLICT
+
+    refused = {r.agent for r in outcome.refusals}
+    conflicted = [r for r in seen if r.state == CONFLICT and r.agent not in refused]
+    if not conflicted:
+        return []
+    checked_out: dict[str, str] = git_side.locked(worktrees.checkouts)
+    own_args = {k: args[k] for k in ("into", "push") if args.get(k)}
+    calls: list[dict[str, Any]] = []
+    for r in conflicted:
+        call: dict[str, Any] = {"tool": "vcontext_sync", "arguments": own_args, "agent": r.agent}
+        where = checked_out.get(r.branch)
+        if where is not None:
+            call["workTree"] = where
+        else:
+            whys.append(f"{r.branch} is checked out in no work tree")
+            steps += [
+                f"check {r.branch} out in a work tree of its own "
+                f"(git worktree add PATH {r.branch})",
+                f"start agent {r.agent}'s MCP server in that work tree (git vcontext mcp)",
+            ]
+            call["after"] = "person"
+        calls.append(call)
+    return calls
 
 
 def _failed(
@@ -263,8 +390,9 @@ def _finish_stopped(
         finish = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
         raise Refused(
             "busy",
-            f"{what} is in progress in {top}, not one sync left: finish it (vcontext_conflicts, "
-            f"vcontext_resolve, then {finish}) or abort it (git {op.kind} --abort), then sync",
+            f"{what} is in progress in {top}, not one sync left: vcontext_conflicts and "
+            f"vcontext_resolve settle its conflicts; A PERSON MUST DO THIS (no MCP tool can): "
+            f"finish it ({finish}) or abort it (git {op.kind} --abort); then vcontext_sync",
         )
     listing = list_conflicts(cwd=top)
     if listing.found:
