@@ -117,12 +117,22 @@ class Catalog:
         """The folders the scan walked (scanning first if it has not yet)."""
         with self._lock:
             if self._found is None:
-                self.refresh()
+                self._look()
             return list(self._tree.folders)
 
     def refresh(self, *, rescan: bool = False) -> Changes:
         """Look at the disk again: folders that may have changed (``Tree.look``; every one
         with ``rescan`` or when git moved), files whose stat did."""
+        with self._lock:
+            old = {e.rel: e for e in self._entries}
+            self._look(rescan=rescan)
+            return _between(old, list(self._entries))
+
+    def _look(self, *, rescan: bool = False) -> None:
+        """``refresh`` without telling what changed: every call's look (PRODUCT.md, "MCP
+        server": what anyone else wrote — a pull, a merge, the CLI, another agent — is what
+        the next call sees, never what the watcher last took in). A stat per served file
+        and per folder holding documents, two for git's index and HEAD."""
         with self._lock:
             if self._found is None:
                 self._tree.scan()
@@ -135,9 +145,7 @@ class Catalog:
                 self.outside = tuple(self._tree.outside())
             self._found = self._with_pins(self._walked)
             entries = _unique_ids([e for f in self._found if (e := self._entry(f)) is not None])
-            old = {e.rel: e for e in self._entries}
             self._entries = tuple(entries)
-        return _between(old, entries)
 
     def refuses(self, rel: str) -> str | None:
         """Why a document created at ``rel`` would not be served (None: it would be): the
@@ -189,10 +197,9 @@ class Catalog:
         return _entry(loaded, kind, loaded.data[kind])
 
     def entries(self, kind: str | None = None) -> list[Entry]:
-        """The served documents (of one kind), in path order."""
+        """The served documents (of one kind), in path order, as they are on disk now."""
         with self._lock:
-            if self._found is None:
-                self.refresh()
+            self._look()
             return [e for e in self._entries if kind is None or e.kind == kind]
 
     def current(self, kind: str) -> Entry | None:
