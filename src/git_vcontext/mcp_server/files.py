@@ -22,6 +22,7 @@ import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..document import matches_file_patterns
 from ..fsio import sniffed_vcontext
@@ -48,11 +49,11 @@ surely passed. Two seconds: the coarsest timestamps of common filesystems (FAT; 
 HFS+ have one second, ext4 and tmpfs the kernel's tick)."""
 
 
-@record
-class Stat:
+class Stat(NamedTuple):
     """What tells a file's content apart cheaply, as git's index does: replaced (inode,
     ctime), resized or touched (mtime). Equal stats still may hide a rewrite made within
-    the timestamps' tick: see ``racy``."""
+    the timestamps' tick: see ``racy``. (A tuple: made and compared on every call for every
+    served file.)"""
 
     mtime_ns: int
     size: int
@@ -194,24 +195,27 @@ class Tree:
     def outside(self) -> list[str]:
         return sorted(rel for folder in self.folders.values() for rel in folder.outside)
 
-    def look(self, *, everything: bool = False) -> bool:
+    def look(self, *, everything: bool = False, cold: int = COLD_LOOKS) -> bool:
         """Look at the folders again (those holding documents, the root and ``.vcontext/``
-        always; ``COLD_LOOKS`` others in turn, or all with ``everything``); re-list each that
+        always; ``cold`` others in turn, or all with ``everything``); re-list each that
         changed. Whether anything did."""
         root = self.rule.root
         memory = os.path.join(root, MEMORY)
         hot = [p for p, f in self.folders.items() if f.documents or p in (root, memory)]
-        cold = [p for p, f in self.folders.items() if not (f.documents or p in (root, memory))]
-        if not everything and len(cold) > COLD_LOOKS:
-            start = self._cursor % len(cold)
-            self._cursor = start + COLD_LOOKS
-            cold = (cold[start:] + cold[:start])[:COLD_LOOKS]
+        others = [p for p, f in self.folders.items() if not (f.documents or p in (root, memory))]
+        if not everything and len(others) > cold:
+            start = self._cursor % len(others)
+            self._cursor = start + cold
+            others = (others[start:] + others[:start])[:cold]
         if root not in self.folders:
             hot.append(root)
         if memory not in self.folders and os.path.isdir(memory):
             hot.append(memory)
+        return self._looked([*hot, *others])
+
+    def _looked(self, paths: list[str]) -> bool:
         moved = False
-        for path in [*hot, *cold]:
+        for path in paths:
             known = self.folders.get(path)
             settled = known.mtime if known and known.mtime + RACY_NS <= known.seen else None
             if settled is not None and _mtime(path) == settled:  # racy: listed again (_Folder)
