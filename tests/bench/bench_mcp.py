@@ -1,11 +1,17 @@
 """Benchmark: ``git vcontext mcp`` — a write tool on a 1,000-item todo list, and start-up.
 
-Run: ``python tests/bench/bench_mcp.py [ITEMS]``. Prints, for ``vbrief_update_todo`` and
+Run: ``python tests/bench/bench_mcp.py [ITEMS] [--baseline OTHER/src] [--no-start]``.
+Prints, for ``vbrief_update_todo`` and
 ``vbrief_create_todo`` on a JSON and a TRON todo list of ITEMS items (default 1,000), the
 median time of one tool call inside the server (wall clock and this process's CPU time:
 the machine's other jobs inflate the first), and the time from starting the server
 process to its answer to ``initialize`` (the SDK's stdio client, legacy handshake).
-Targets: a write at most 50 ms; ``initialize`` at most 1.5 s.
+Targets: a write at most 50 ms; ``initialize`` at most 1.5 s. Also the look every call
+makes at the disk (``Catalog.entries``: a stat per served file and per folder holding
+documents, and git's index and HEAD) on a tree of
+400 folders and 40 documents, settled (made more than two seconds before), and a
+``vbrief://todos`` read there. ``--baseline`` runs the
+same with another checkout's code (``--no-start``: without the ``initialize`` timing).
 """
 
 from __future__ import annotations
@@ -21,7 +27,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+sys.path.insert(  # --baseline: another checkout's code (e.g. main's), run by this same script
+    0,
+    sys.argv[sys.argv.index("--baseline") + 1]
+    if "--baseline" in sys.argv
+    else str(Path(__file__).resolve().parents[2] / "src"),
+)
 
 from timing import cli
 
@@ -97,6 +108,42 @@ def writes(folder: Path, items: int) -> None:
             )
 
 
+def looks(folder: Path, folders: int = 400, documents: int = 40, runs: int = 200) -> None:
+    """The look at the disk each call makes, on a tree of ``folders`` folders (a file each,
+    ``documents`` of them holding a small todo list), nothing changing."""
+    from git_vcontext.mcp_server.resources import read
+
+    root = folder / "tree"
+    for n in range(folders):
+        sub = root / f"area{n % 20}" / f"part{n}"
+        sub.mkdir(parents=True)
+        (sub / "README.md").write_text("x\n")
+        if n % (folders // documents) == 0:
+            (sub / "todo.vcontext.json").write_text(json.dumps(_todo(10), indent=2))
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    where, repo = setup.find_root(str(root))
+    svc = setup.service(Options(root=where), repo)
+    assert len(svc.catalog.entries()) == documents
+    time.sleep(2.1)  # past the timestamps' tick (files.RACY_NS): folders just made are
+    # listed again on each look until then (a file made in that tick keeps their mtime)
+    svc.catalog.entries()
+    for label, step in (
+        ("the look (`Catalog.entries`)", svc.catalog.entries),
+        ("a `vbrief://todos` read", lambda: read(svc, "vbrief://todos")),
+    ):
+        step()
+        cpus = []
+        for _ in range(runs):
+            cpu = time.process_time()
+            step()
+            cpus.append(time.process_time() - cpu)
+        print(
+            f"| {label}, {folders} folders, {documents} documents | "
+            f"{statistics.median(cpus) * 1e6:.0f} µs CPU (mean {statistics.mean(cpus) * 1e6:.0f}) "
+            f"| {runs} calls, nothing changed |"
+        )
+
+
 def initialize(folder: Path, runs: int = 7) -> None:
     import anyio
     from mcp import Client, StdioServerParameters
@@ -128,11 +175,17 @@ def _seconds(cmd: list[str]) -> float:
 
 
 def main() -> None:
-    items = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    args = [a for a in sys.argv[1:] if a != "--no-start"]
+    if "--baseline" in args:
+        del args[args.index("--baseline") : args.index("--baseline") + 2]
+    items = int(args[0]) if args else 1000
+    print(f"code: {gv.__file__}")
     print(f"load average before: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory() as tmp:
         writes(Path(tmp), items)
-        initialize(Path(tmp) / "json")
+        looks(Path(tmp))
+        if "--no-start" not in sys.argv:
+            initialize(Path(tmp) / "json")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

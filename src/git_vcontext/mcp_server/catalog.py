@@ -11,7 +11,7 @@ from typing import Any
 from ..document import describe
 from ..edits.items import is_plain_id
 from ..record import record, replace
-from .files import Found, Rule, Stat, Tree, inside
+from .files import COLD_LOOKS, Found, Rule, Stat, Tree, inside
 from .store import Loaded, Store, format_of
 
 KINDS = ("todoList", "plan", "playbook")
@@ -109,6 +109,8 @@ class Catalog:
         self._found: list[Found] | None = None
         self._walked: list[Found] = []
         self._entries: tuple[Entry, ...] = ()
+        self._made: list[Entry] = []  # the entries before ``_unique_ids``
+        self._from: dict[str, tuple[Loaded, Entry | None]] = {}  # rel -> file's state, its entry
         self._kinds: dict[str, str] = {}  # rel -> kind last seen (for files that stop parsing)
         self._reported: dict[str, Entry] | None = None  # what ``changes`` last told the watcher
         self.outside: tuple[str, ...] = ()
@@ -117,27 +119,42 @@ class Catalog:
         """The folders the scan walked (scanning first if it has not yet)."""
         with self._lock:
             if self._found is None:
-                self.refresh()
+                self._look()
             return list(self._tree.folders)
 
     def refresh(self, *, rescan: bool = False) -> Changes:
         """Look at the disk again: folders that may have changed (``Tree.look``; every one
         with ``rescan`` or when git moved), files whose stat did."""
         with self._lock:
+            old = {e.rel: e for e in self._entries}
+            self._look(rescan=rescan)
+            return _between(old, list(self._entries))
+
+    def _look(self, *, rescan: bool = False, cold: int = COLD_LOOKS) -> None:
+        """``refresh`` without telling what changed. Each call's look (``cold`` 0: PRODUCT.md,
+        "MCP server": what anyone else wrote — a pull, a merge, the CLI, another agent — is
+        what the next call sees, never what the watcher last took in) stats each served
+        file, each folder holding documents (and the root, ``.vcontext/``) and git's index
+        and HEAD (when they moved: every folder); folders without documents are the
+        watcher's, ``COLD_LOOKS`` a look in turn."""
+        with self._lock:
             if self._found is None:
                 self._tree.scan()
                 self._moved()
                 moved = True
             else:
-                moved = self._tree.look(everything=rescan or self._moved())
+                moved = self._tree.look(everything=rescan or self._moved(), cold=cold)
             if moved:
                 self._walked = self._tree.documents()
                 self.outside = tuple(self._tree.outside())
+                walked = {f.rel for f in self._walked}
+                self._from = {rel: e for rel, e in self._from.items() if rel in walked}
             self._found = self._with_pins(self._walked)
-            entries = _unique_ids([e for f in self._found if (e := self._entry(f)) is not None])
-            old = {e.rel: e for e in self._entries}
-            self._entries = tuple(entries)
-        return _between(old, entries)
+            made = [e for f in self._found if (e := self._entry(f)) is not None]
+            same = len(made) == len(self._made)
+            if not same or any(a is not b for a, b in zip(made, self._made, strict=True)):
+                self._made = made  # (nothing changed, the usual case: nothing rebuilt)
+                self._entries = tuple(_unique_ids(made))
 
     def refuses(self, rel: str) -> str | None:
         """Why a document created at ``rel`` would not be served (None: it would be): the
@@ -177,6 +194,14 @@ class Catalog:
         loaded = self.store.load(found.rel, found.real)
         if loaded is None:
             return None
+        known = self._from.get(found.rel)
+        if known is not None and known[0].raw is loaded.raw and known[0].stat == loaded.stat:
+            return known[1]  # the same state of the file (its bytes compared again, kept)
+        entry = self._entry_of(found, loaded)
+        self._from[found.rel] = (loaded, entry)
+        return entry
+
+    def _entry_of(self, found: Found, loaded: Loaded) -> Entry | None:
         if loaded.doc is None:
             kind = self._kinds.get(found.rel) or _sniffed_kind(loaded.raw)
             if kind is None:
@@ -189,10 +214,9 @@ class Catalog:
         return _entry(loaded, kind, loaded.data[kind])
 
     def entries(self, kind: str | None = None) -> list[Entry]:
-        """The served documents (of one kind), in path order."""
+        """The served documents (of one kind), in path order, as they are on disk now."""
         with self._lock:
-            if self._found is None:
-                self.refresh()
+            self._look(cold=0)
             return [e for e in self._entries if kind is None or e.kind == kind]
 
     def current(self, kind: str) -> Entry | None:

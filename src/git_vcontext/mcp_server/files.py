@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..document import matches_file_patterns
 from ..fsio import sniffed_vcontext
@@ -39,13 +41,24 @@ COLD_LOOKS = 256
 """Folders without documents looked at per look (the rest on the next looks, in turn)."""
 
 
-@record
-class Stat:
-    """What tells a file's content apart cheaply: replaced (inode), resized or touched."""
+RACY_NS = 2_000_000_000
+"""A file whose mtime is this close to the moment it was read may have been written again
+in the same timestamp tick (with the same size, on the same inode: the same stat), as
+git's "racily clean" index entries: its bytes are compared again until the tick has
+surely passed. Two seconds: the coarsest timestamps of common filesystems (FAT; ext3 and
+HFS+ have one second, ext4 and tmpfs the kernel's tick)."""
+
+
+class Stat(NamedTuple):
+    """What tells a file's content apart cheaply, as git's index does: replaced (inode,
+    ctime), resized or touched (mtime). Equal stats still may hide a rewrite made within
+    the timestamps' tick: see ``racy``. (A tuple: made and compared on every call for every
+    served file.)"""
 
     mtime_ns: int
     size: int
     ino: int
+    ctime_ns: int = 0
 
     @classmethod
     def of(cls, path: str) -> Stat | None:
@@ -56,7 +69,17 @@ class Stat:
             return None
         if not _is_regular(st.st_mode):
             return None
-        return cls(st.st_mtime_ns, st.st_size, st.st_ino)
+        return cls.of_result(st)
+
+    @classmethod
+    def of_result(cls, st: os.stat_result) -> Stat:
+        return cls(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+    def racy(self, seen_ns: int) -> bool:
+        """Whether a write after ``seen_ns`` (the clock when the bytes were last read or
+        compared, taken before this stat) could have left this same stat: its mtime or
+        ctime within ``RACY_NS`` of that moment (or after it)."""
+        return max(self.mtime_ns, self.ctime_ns) + RACY_NS > seen_ns
 
 
 def _is_regular(mode: int) -> bool:
@@ -137,9 +160,12 @@ class Rule:
 
 @dataclass
 class _Folder:
-    """One walked folder: its mtime, the documents right in it, its walked subfolders."""
+    """One walked folder: its mtime, the documents right in it, its walked subfolders. A
+    folder listed within the timestamps' tick of its mtime is listed again on each look
+    until the tick has surely passed (a file made in that tick leaves the mtime as it was)."""
 
     mtime: int
+    seen: int  # the clock before its mtime was read: racy (see ``Stat.racy``) until RACY_NS on
     documents: tuple[Found, ...]
     subfolders: tuple[str, ...]  # full paths
     outside: tuple[str, ...]  # documents' names whose real path leads outside the root
@@ -169,25 +195,30 @@ class Tree:
     def outside(self) -> list[str]:
         return sorted(rel for folder in self.folders.values() for rel in folder.outside)
 
-    def look(self, *, everything: bool = False) -> bool:
+    def look(self, *, everything: bool = False, cold: int = COLD_LOOKS) -> bool:
         """Look at the folders again (those holding documents, the root and ``.vcontext/``
-        always; ``COLD_LOOKS`` others in turn, or all with ``everything``); re-list each that
+        always; ``cold`` others in turn, or all with ``everything``); re-list each that
         changed. Whether anything did."""
         root = self.rule.root
         memory = os.path.join(root, MEMORY)
         hot = [p for p, f in self.folders.items() if f.documents or p in (root, memory)]
-        cold = [p for p, f in self.folders.items() if not (f.documents or p in (root, memory))]
-        if not everything and len(cold) > COLD_LOOKS:
-            start = self._cursor % len(cold)
-            self._cursor = start + COLD_LOOKS
-            cold = (cold[start:] + cold[:start])[:COLD_LOOKS]
+        others = [p for p, f in self.folders.items() if not (f.documents or p in (root, memory))]
+        if not everything and len(others) > cold:
+            start = self._cursor % len(others)
+            self._cursor = start + cold
+            others = (others[start:] + others[:start])[:cold]
         if root not in self.folders:
             hot.append(root)
         if memory not in self.folders and os.path.isdir(memory):
             hot.append(memory)
+        return self._looked([*hot, *others])
+
+    def _looked(self, paths: list[str]) -> bool:
         moved = False
-        for path in [*hot, *cold]:
-            if path in self.folders and _mtime(path) == self.folders[path].mtime:
+        for path in paths:
+            known = self.folders.get(path)
+            settled = known.mtime if known and known.mtime + RACY_NS <= known.seen else None
+            if settled is not None and _mtime(path) == settled:  # racy: listed again (_Folder)
                 continue
             moved = True
             self.relist(path)
@@ -196,12 +227,17 @@ class Tree:
     def relist(self, path: str) -> None:
         """List one folder again (and walk its new subfolders; forget gone ones)."""
         old = self.folders.get(path)
-        if old is not None:
-            self._forget(path, keep_self=True)
-        if not os.path.isdir(path):
-            self.folders.pop(path, None)
+        listed = self._list(path) if os.path.isdir(path) else None
+        if listed is None:
+            self._forget(path)
             return
-        self._walk(path)
+        for sub in old.subfolders if old is not None else ():
+            if sub not in listed.subfolders:
+                self._forget(sub)
+        self.folders[path] = listed
+        for sub in listed.subfolders:  # the known ones are looked at on their own
+            if sub not in self.folders:
+                self._walk(sub)
 
     def relist_for(self, rel: str) -> None:
         """After a file was written at ``rel``: list its folder (known or new) again."""
@@ -232,6 +268,7 @@ class Tree:
     def _list(self, full: str) -> _Folder | None:
         root = self.rule.root
         try:
+            seen = time.time_ns()
             mtime = os.stat(full).st_mtime_ns
             entries = sorted(os.scandir(full), key=lambda e: e.name)
         except OSError:
@@ -259,7 +296,7 @@ class Tree:
                     outside.append(rel)
             elif self.rule.takes(rel, real):
                 documents.append(Found(rel, real))
-        return _Folder(mtime, tuple(documents), tuple(subfolders), tuple(outside))
+        return _Folder(mtime, seen, tuple(documents), tuple(subfolders), tuple(outside))
 
 
 def _mtime(path: str) -> int | None:
@@ -283,9 +320,9 @@ class Moved:
         return moved
 
 
-def _stamp(path: str) -> tuple[int, int] | None:
+def _stamp(path: str) -> tuple[int, int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_mtime_ns, st.st_size
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino

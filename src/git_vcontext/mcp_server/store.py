@@ -1,9 +1,12 @@
-"""Parsed documents cached by path, mtime, size and inode: a read or write parses a file once."""
+"""Parsed documents cached by path and stat (mtime, ctime, size, inode): a read or write parses
+a file once, and every call sees the file as it is now (a stat each; a file written within
+the timestamps' tick has its bytes compared again, as git does with racily clean entries)."""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..codecs import Document, format_from_name, parse
@@ -25,6 +28,7 @@ class Loaded:
     doc: Document | None
     error: str | None  # "file:line:col: reason" when it does not parse or cannot be read
     report: list[FileReport] = field(default_factory=list, compare=False)  # validation, once
+    seen_ns: int = field(default=0, compare=False)  # the clock before ``stat`` was taken
 
     @property
     def data(self) -> Any:
@@ -39,7 +43,9 @@ class Store:
         self._lock = threading.Lock()
 
     def load(self, rel: str, real: str) -> Loaded | None:
-        """The file now (parsed again only when its stat changed); None when it is gone."""
+        """The file now (parsed again only when its stat or, within the timestamps' tick,
+        its bytes changed); None when it is gone."""
+        seen = time.time_ns()
         stat = Stat.of(real)
         if stat is None:
             with self._lock:
@@ -48,14 +54,22 @@ class Store:
         with self._lock:
             cached = self._cache.get(real)
         if cached is not None and cached.stat == stat and cached.rel == rel:
-            return cached
-        loaded = _read(rel, real, stat)
+            if not stat.racy(cached.seen_ns):
+                return cached
+            if _bytes(real) == cached.raw:  # racily clean: the same bytes, seen later
+                again = replace(cached, seen_ns=seen)
+                with self._lock:
+                    if self._cache.get(real) is cached:
+                        self._cache[real] = again
+                return again
+        loaded = _read(rel, real, stat, seen)
         with self._lock:
             self._cache[real] = loaded
         return loaded
 
     def remember(self, rel: str, real: str, raw: bytes, doc: Document, report: FileReport) -> None:
-        """What was just written, so the next read does not parse it again."""
+        """What was just written, so the next read does not parse it again (its bytes are
+        compared once: a save right after the rename, before this stat, has the stat)."""
         stat = Stat.of(real)
         if stat is None:
             return
@@ -67,18 +81,27 @@ class Store:
             self._cache.pop(real, None)
 
 
-def _read(rel: str, real: str, stat: Stat) -> Loaded:
+def _bytes(real: str) -> bytes | None:
+    try:
+        return read_regular(real)
+    except OperationalError:
+        return None
+
+
+def _read(rel: str, real: str, stat: Stat, seen: int) -> Loaded:
     try:
         raw = read_regular(real)  # never a FIFO swapped in: it would block the server
     except OperationalError as exc:
-        return Loaded(rel, real, stat, b"", None, f"{rel}: {exc.message.split(': ', 1)[-1]}")
+        why = f"{rel}: {exc.message.split(': ', 1)[-1]}"
+        return Loaded(rel, real, stat, b"", None, why, seen_ns=seen)
     try:
         doc = parse(raw, path=rel)
     except ParseError as exc:
-        return Loaded(rel, real, stat, raw, None, exc.one_line())
+        return Loaded(rel, real, stat, raw, None, exc.one_line(), seen_ns=seen)
     except RecursionError:  # belt and braces: the codecs limit nesting themselves
-        return Loaded(rel, real, stat, raw, None, f"{rel}: nesting too deep to read")
-    return Loaded(rel, real, stat, raw, doc, None)
+        why = f"{rel}: nesting too deep to read"
+        return Loaded(rel, real, stat, raw, None, why, seen_ns=seen)
+    return Loaded(rel, real, stat, raw, doc, None, seen_ns=seen)
 
 
 def report_of(loaded: Loaded) -> FileReport:

@@ -444,7 +444,7 @@ def _holds(fd: int, path: str, stat: Stat | None, raw: bytes) -> bool:
     """Whether the path still holds the file ``fd`` with this stat and these bytes."""
     try:
         st = os.fstat(fd)
-        if stat is None or Stat(st.st_mtime_ns, st.st_size, st.st_ino) != stat:
+        if stat is None or Stat.of_result(st) != stat:
             return False
         return Stat.of(path) == stat and os.pread(fd, st.st_size + 1, 0) == raw
     except OSError:
@@ -455,7 +455,7 @@ def _same_file(fd: int, loaded: Loaded) -> bool:
     """Whether the file at the path is still the one read: same inode, size, mtime, bytes."""
     try:
         st = os.fstat(fd)
-        if Stat(st.st_mtime_ns, st.st_size, st.st_ino) != loaded.stat:
+        if Stat.of_result(st) != loaded.stat:
             return False
         now = Stat.of(loaded.real)
         return now == loaded.stat and os.pread(fd, st.st_size + 1, 0) == loaded.raw
