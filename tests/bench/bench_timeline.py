@@ -199,6 +199,10 @@ def _phases(
     for s in syncs:
         spans = [(str(k), float(b), float(e)) for k, b, e in s["spans"]]
         start, end = float(s["started"]), float(s["started"]) + float(s["seconds"])
+        for _, b, e in (span for span in spans if span[0] == "ssh-login"):
+            add("ssh login: started, after the sync's start", b - start)
+            add("ssh login: from its start to the end of the wait for it", e - b)
+        spans = [span for span in spans if span[0] != "ssh-login"]
         add("wall", end - start)
         add("start to first git command", (spans[0][1] - start) if spans else end - start)
         busy = 0.0

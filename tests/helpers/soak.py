@@ -362,7 +362,8 @@ def timeline(folder: Path) -> list[tuple[str, float, float]]:
     epoch, sorted by start, for each git command the sync started itself (network commands
     by name, any other ``git``: local), each of its sleeps (``sleep``) and its wait for its
     early ssh login (``ssh-ready``; ``ssh-ready failed`` when that login failed and git's
-    first command logged in itself), these logged where ``tests/bench/timeline_site`` is on
+    first command logged in itself; ``ssh-login``: from that login's start to the end of
+    that wait), these logged where ``tests/bench/timeline_site`` is on
     the sync's ``PYTHONPATH``."""
     from datetime import datetime
 
@@ -375,9 +376,7 @@ def timeline(folder: Path) -> list[tuple[str, float, float]]:
         for event in _events(path):
             kind = event.get("event")
             if kind in ("sleep", "ssh-ready"):
-                if event.get("rc"):  # the early ssh login failed (git's ssh logs in itself)
-                    kind = "ssh-ready failed"
-                spans.append((kind, float(event["start"]), float(event["end"])))
+                spans += _logged(event)
             elif kind == "start":
                 start, nested = at(str(event["time"])), "/" in str(event.get("sid", ""))
             elif kind == "cmd_name":
@@ -387,6 +386,18 @@ def timeline(folder: Path) -> list[tuple[str, float, float]]:
         if start and not nested:
             spans.append((name if name in NETWORK else "git", start, end or start))
     return sorted(spans, key=lambda s: s[1])
+
+
+def _logged(event: dict[str, Any]) -> list[tuple[str, float, float]]:
+    """The spans of one event ``timeline_site`` logged: a sleep, or the wait for the early
+    ssh login (and that login, from its start)."""
+    kind, start, end = str(event["event"]), float(event["start"]), float(event["end"])
+    if event.get("rc"):  # the early ssh login failed (git's ssh logs in itself)
+        kind = "ssh-ready failed"
+    spans = [(kind, start, end)]
+    if event.get("born"):  # from the login's start until the sync had waited for it
+        spans.append(("ssh-login", float(event["born"]), end))
+    return spans
 
 
 def _load(path: Path) -> Any:

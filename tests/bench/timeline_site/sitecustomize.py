@@ -3,7 +3,8 @@ sync's own process (its parent the agent process named by ``SOAK_SLEEP_PARENT``)
 ``time.sleep`` to ``sleeps.jsonl`` in its trace2 folder (``GIT_TRACE2_EVENT``), one JSON
 line each (``{"event": "sleep", "start": ..., "end": ...}``, seconds since the epoch), and
 its wait for its early ssh login (``SshShare.ready``: ``{"event": "ssh-ready", ..., "rc":
-ssh's exit status}``; the polls of that wait are not logged as sleeps), for
+ssh's exit status, "born": when that login started}``; the polls of that wait are not
+logged as sleeps), for
 ``helpers.soak.timeline``. Any other process is left alone."""
 
 import json
@@ -45,9 +46,25 @@ if os.environ.get("SOAK_SLEEP_PARENT") == str(os.getppid()) and os.path.isdir(_f
             return _wait(self, timeout)
         finally:
             _quiet.pop()
-            said = {"event": "ssh-ready", "start": start, "end": time.time(), "rc": self.returncode}
+            said = {
+                "event": "ssh-ready",
+                "start": start,
+                "end": time.time(),
+                "rc": self.returncode,
+                "born": getattr(self, "_soak_born", None),
+            }
             line = json.dumps(said)
             with open(os.path.join(_folder, "sleeps.jsonl"), "a") as out:
                 out.write(line + "\n")
 
     subprocess.Popen.wait = _logged_wait  # type: ignore[method-assign]
+
+    _init = subprocess.Popen.__init__
+
+    def _noted_init(self, args, *rest, **kwargs):  # type: ignore[no-untyped-def]
+        # when the early ssh login started ("born" in its "ssh-ready" event)
+        _init(self, args, *rest, **kwargs)
+        if isinstance(args, list) and "-N" in args and "-f" in args:
+            self._soak_born = time.time()
+
+    subprocess.Popen.__init__ = _noted_init  # type: ignore[method-assign]
