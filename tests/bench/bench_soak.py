@@ -296,11 +296,14 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     print(f"| CPU per sync, median / p95 (with its git and hook processes) | "
           f"{_ms(statistics.median(cpu))} / {_ms(cpu[int(0.95 * (len(cpu) - 1))])} |")  # fmt: skip
     served = server_cpu[-1] - server_cpu[0] if len(server_cpu) == 2 else 0.0
+    sshd = run.orphan_seconds.get("sshd", 0.0)  # (the server's, reaped with the clients')
+    served, clients = served + sshd, run.cpu_seconds - sshd
     print(f"| CPU of all syncs / of the whole soak / of the server | {sum(cpu):.0f} s / "
-          f"{run.cpu_seconds:.0f} s / {served:.0f} s |")  # fmt: skip
+          f"{clients:.0f} s / {served:.0f} s |")  # fmt: skip
     if run.orphan_seconds:
-        print(f"| of the whole soak: processes the syncs left behind (their ssh masters) | "
-              f"{run.orphan_seconds:.1f} s |")  # fmt: skip
+        print(f"| of which processes left behind (the syncs' ssh masters / sshd's side of "
+              f"their connections) | {run.orphan_seconds.get('ssh', 0.0):.1f} s / "
+              f"{sshd:.1f} s |")  # fmt: skip
     if len(asked) == 2 and asked[1]:
         _requests(asked[0], asked[1], args.agents * args.rounds)
     ops = _operations(syncs) if args.trace else {}
@@ -315,7 +318,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     if gave_up:
         print("last failure:", gave_up[-1]["output"].strip().splitlines()[-3:])
     summary = Summary(
-        transport, run.loop_seconds, run.cpu_seconds, served, args.agents * args.rounds,
+        transport, run.loop_seconds, clients, served, args.agents * args.rounds,
         len(gave_up), len(syncs), n_lost, len(undelivered), where.front, ops,
     )  # fmt: skip
     return (1 if n_lost or gave_up or entries > integrations else 0), summary

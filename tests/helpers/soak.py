@@ -491,7 +491,9 @@ class SoakRun:
     loop_seconds: float = 0.0
     at_end: dict[str, Any] = field(default_factory=dict)
     cpu_seconds: float = 0.0  # user + system time of every process the soak started
-    orphan_seconds: float = 0.0  # of which the orphans reaped at the end (adopt_orphans)
+    # of which the orphans reaped at the end, by name (adopt_orphans): the syncs' ssh masters
+    # ("ssh") and the server's side of their connections ("sshd": the server's CPU)
+    orphan_seconds: dict[str, float] = field(default_factory=dict)
 
 
 def soak(
@@ -544,12 +546,9 @@ def soak(
     loop_seconds = time.perf_counter() - start
     at_end = base_documents(remote, root / "at-end")
     final = [sync(clone, f"agent-{i}", env) for i, clone in enumerate(clones)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if _ADOPTED:
-        reap_orphans()
+    orphans = reap_orphans() if _ADOPTED else {}
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
-    orphans = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     seconds = time.perf_counter() - start
     return SoakRun(remote, clones, logs, final, seconds, loop_seconds, at_end, cpu, orphans)
 
@@ -563,9 +562,10 @@ def adopt_orphans() -> bool:
     which leaves the foreground once logged in and ends with the sync — become its own
     children; ``soak`` reaps them before it reads its children's CPU time, which then
     counts theirs (their parent gone, nobody else would: uncounted, each sync's ssh master
-    made SSH look cheaper than it is, about 40 ms of the client's CPU a sync). For the
-    benchmarks only: the orphans of everything else this process runs are its zombies
-    until reaped. False where it cannot be done."""
+    made SSH look cheaper than it is) — and sshd's process for each connection, which its
+    monitor leaves behind as it ends: outside the server's tree, its CPU was in no count
+    either. For the benchmarks only: the orphans of everything else this process runs are
+    its zombies until reaped. False where it cannot be done."""
     import ctypes
 
     try:
@@ -578,15 +578,20 @@ def adopt_orphans() -> bool:
     return bool(done)
 
 
-def reap_orphans(patience: float = 3.0) -> int:
-    """Wait for the orphans this process adopted (children it did not start: no ``Popen``
-    waits for them), up to ``patience`` seconds for those still running (an ssh master told
-    to exit a moment ago); how many were reaped. Only children that are ssh processes are
-    waited for while they run; any other adopted child is reaped only once it has ended."""
+ORPHANS = ("ssh", "sshd")  # the processes reap_orphans waits for: a sync's ssh master, and
+# the server's side of its connection (sshd's process for it, left by its monitor)
+
+
+def reap_orphans(patience: float = 3.0) -> dict[str, float]:
+    """Reap the orphans this process adopted (``adopt_orphans``) that are ssh's or sshd's
+    (``ORPHANS``; no ``Popen`` waits for them), waiting up to ``patience`` seconds for ssh
+    masters still running (told to exit a moment ago), then a moment for the server's side
+    of their connections: the CPU each kind used (``os.wait4``), by process name."""
     import os
 
-    reaped = 0
+    used: dict[str, float] = {}
     end = time.monotonic() + patience
+    settled = False
     while True:
         running = 0
         for entry in Path("/proc").iterdir():
@@ -598,19 +603,20 @@ def reap_orphans(patience: float = 3.0) -> int:
                 continue
             name = text[text.index("(") + 1 : text.rindex(")")]
             fields = text[text.rindex(")") + 2 :].split()
-            if int(fields[1]) != os.getpid() or name != "ssh":
+            if int(fields[1]) != os.getpid() or name not in ORPHANS:
                 continue
             if fields[0] != "Z":
-                running += 1
+                running += name == "ssh"  # (sshd: the server itself is one of these)
                 continue
             try:
-                os.waitpid(int(entry.name), 0)
-                reaped += 1
+                _, _, usage = os.wait4(int(entry.name), 0)
             except ChildProcessError:
-                pass
-        if not running or time.monotonic() > end:
-            return reaped
-        time.sleep(0.05)
+                continue
+            used[name] = used.get(name, 0.0) + usage.ru_utime + usage.ru_stime
+        if (not running and settled) or time.monotonic() > end:
+            return used
+        settled = not running  # (once more after a moment: their sshd sides end after them)
+        time.sleep(0.2 if settled else 0.05)
 
 
 def base_documents(remote: Path, where: Path) -> dict[str, Any]:
