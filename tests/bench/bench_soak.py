@@ -2,7 +2,11 @@
 
 Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--guard] [--no-lease]
      [--no-hooks] [--transport path|http|ssh|ssh-mux ...] [--front auto|nginx|python]
+<<<<<<< HEAD
      [--trace] [--processes] [--keep DIR]
+=======
+     [--trace] [--ssh-persist SECONDS] [--keep DIR]
+>>>>>>> transports
 
 Each transport given runs one soak, back to back, against a real git server on loopback
 that the script starts and stops: ``path`` (the remote as a local path: sync reads it in
@@ -101,12 +105,17 @@ def main() -> int:
         "--processes", action="store_true",
         help="CPU per round by process, client and server (an LD_PRELOAD logger).",
     )  # fmt: skip
+    parser.add_argument(
+        "--ssh-persist", type=float, default=0.0, metavar="SECONDS",
+        help="Over ssh: git config vcontext.sshPersist SECONDS in the clones (0: not set).",
+    )  # fmt: skip
     parser.add_argument("--keep", metavar="DIR", help="Run under DIR and keep the repositories.")
     args = parser.parse_args()
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode caching on, as after an install
     os.environ.pop("SOURCE_DATE_EPOCH", None)  # event ids need their entropy
     summaries = []
     failed = False
+    soak.adopt_orphans()  # (each sync's ssh master: its CPU counted too)
     print(f"(uptime before: {_uptime()})")
     for transport in args.transport:
         with _folder(args.keep, transport) as root:
@@ -139,8 +148,8 @@ class _Transport:
     """The server of one soak (none for a path): where the remote is, how to reach it, and
     what its processes used."""
 
-    def __init__(self, root: Path, kind: str, front: str) -> None:
-        self.root, self.kind = root, kind
+    def __init__(self, root: Path, kind: str, front: str, persist: float = 0.0) -> None:
+        self.root, self.kind, self.persist = root, kind, persist
         self.remote = root / "srv" / "remote.git"
         self.remote.parent.mkdir()
         self.url: str | None = None
@@ -176,7 +185,10 @@ class _Transport:
         if not mux:
             config = sshd.client_config(self.root / "ssh_config")
             self.configs.append(config)
-            return {"core.sshCommand": sshd.ssh_command(config)}
+            said = {"core.sshCommand": sshd.ssh_command(config)}
+            if self.persist:  # sync's own connection kept that long (vcontext.sshPersist)
+                said["vcontext.sshPersist"] = f"{self.persist:g}"
+            return said
 
         def per_agent(agent: str) -> dict[str, str]:
             extra = (
@@ -189,6 +201,16 @@ class _Transport:
             return {"core.sshCommand": sshd.ssh_command(config)}
 
         return per_agent
+
+    def agent_env(self) -> dict[str, str | None]:
+        """What the agents' environment differs in from this process's: over ssh, not the
+        trust of every repository the checks need (``_trust_every_repository``) but the
+        user's own global configuration, as on a user's machine (with a
+        ``GIT_CONFIG_GLOBAL`` of its own, each of a sync's config reads is a ``git config``
+        process: 25 more a sync, about 30 ms of CPU, that HTTP and the path did not pay)."""
+        if self.shared is None:
+            return {}
+        return {"GIT_CONFIG_GLOBAL": self.environ.get("GIT_CONFIG_GLOBAL")}
 
     def cpu(self) -> float:
         """CPU seconds the server's processes used so far."""
@@ -229,9 +251,11 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     start, load = time.perf_counter(), os.getloadavg()
     config = {"vcontext.syncLease": "false"} if args.no_lease else {}
     logged = _log_processes(root) if args.processes else None  # (before the server starts:
-    where = _Transport(root, transport, args.front)  # its processes inherit it)
+    where = _Transport(root, transport, args.front, args.ssh_persist)  # its processes inherit it)
     marks: list[int] = []  # the process log's size when the agents start and when they end
-    env = {soak.TRACE_ROOT: str(root / "traces")} if args.trace else {}
+    env: dict[str, str | None] = {**where.agent_env()}
+    if args.trace:
+        env[soak.TRACE_ROOT] = str(root / "traces")
     server_cpu: list[float] = []
     asked: list[dict[str, tuple[int, float]]] = []
 
@@ -288,8 +312,14 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     print(f"| CPU per sync, median / p95 (with its git and hook processes) | "
           f"{_ms(statistics.median(cpu))} / {_ms(cpu[int(0.95 * (len(cpu) - 1))])} |")  # fmt: skip
     served = server_cpu[-1] - server_cpu[0] if len(server_cpu) == 2 else 0.0
+    sshd = run.orphan_seconds.get("sshd", 0.0)  # (the server's, reaped with the clients')
+    served, clients = served + sshd, run.cpu_seconds - sshd
     print(f"| CPU of all syncs / of the whole soak / of the server | {sum(cpu):.1f} s / "
-          f"{run.cpu_seconds:.1f} s / {served:.1f} s |")  # fmt: skip
+          f"{clients:.1f} s / {served:.1f} s |")  # fmt: skip
+    if run.orphan_seconds:
+        print(f"| of which processes left behind (the syncs' ssh masters / sshd's side of "
+              f"their connections) | {run.orphan_seconds.get('ssh', 0.0):.1f} s / "
+              f"{sshd:.1f} s |")  # fmt: skip
     if len(asked) == 2 and asked[1]:
         _requests(asked[0], asked[1], args.agents * args.rounds)
     if logged is not None and len(marks) == 2:
@@ -306,7 +336,7 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
     if gave_up:
         print("last failure:", gave_up[-1]["output"].strip().splitlines()[-3:])
     summary = Summary(
-        transport, run.loop_seconds, run.cpu_seconds, served, args.agents * args.rounds,
+        transport, run.loop_seconds, clients, served, args.agents * args.rounds,
         len(gave_up), len(syncs), n_lost, len(undelivered), where.front, ops,
     )  # fmt: skip
     return (1 if n_lost or gave_up or entries > integrations else 0), summary

@@ -1,7 +1,8 @@
 """Where a sync's wall time goes, phase by phase, over each transport (a small soak).
 
 Run: python tests/bench/bench_timeline.py [--agents 8] [--rounds 5]
-     [--transport path http ...] [--baseline OTHER_SRC] [--keep DIR]
+     [--transport path http ssh ...] [--baseline OTHER_SRC] [--ssh-persist SECONDS]
+     [--keep DIR] [--again DIR/TRANSPORT/timeline.json ...]
 
 Runs ``bench_soak``'s soak (same server set-up) with git's trace2 events per sync and each
 sync's sleeps logged (``timeline_site`` on the syncs' ``PYTHONPATH``), then prints per
@@ -21,6 +22,8 @@ not the walls of other benchmarks.
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
 import statistics
 import sys
@@ -45,13 +48,27 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument(
-        "--transport", nargs="+", choices=("path", "http"), default=["path", "http"]
+        "--transport", nargs="+", choices=("path", "http", "ssh"), default=["path", "http"]
     )
     parser.add_argument("--baseline", help="another checkout's src folder, run after ours")
+    parser.add_argument(
+        "--ssh-persist", type=float, default=0.0, metavar="SECONDS",
+        help="Over ssh: git config vcontext.sshPersist SECONDS in the clones (0: not set).",
+    )  # fmt: skip
     parser.add_argument("--keep", metavar="DIR", help="Run under DIR and keep everything.")
+    parser.add_argument(
+        "--again", metavar="JSON", nargs="+",
+        help="Print the tables of kept runs again (DIR/TRANSPORT/timeline.json), run nothing.",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.again:
+        for kept in args.again:
+            print(f"\n## {kept}")
+            _report(json.loads(Path(kept).read_text()))
+        return 0
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ.pop("SOURCE_DATE_EPOCH", None)
+    soak.adopt_orphans()  # (each sync's ssh master: its CPU counted too)
     print(f"(uptime before: {bench_soak._uptime()})")
     codes: list[tuple[str, str | None]] = [("this checkout", None)]
     if args.baseline:
@@ -67,15 +84,21 @@ def main() -> int:
 
 def _run(root: Path, args: argparse.Namespace, transport: str, label: str, src: str | None) -> None:
     load = os.getloadavg()
-    where = bench_soak._Transport(root, transport, "auto")
+    where = bench_soak._Transport(root, transport, "auto", args.ssh_persist)
     paths = [str(SITE)] + ([src] if src else [])
-    env = {soak.TRACE_ROOT: str(root / "traces"), "PYTHONPATH": os.pathsep.join(paths)}
+    env = {
+        **where.agent_env(),
+        soak.TRACE_ROOT: str(root / "traces"),
+        "PYTHONPATH": os.pathsep.join(paths),
+    }
+    server_cpu: list[float] = []
     try:
         run = soak.soak(
             root, args.agents, args.rounds, True, False, {}, False, remote=where.remote,
             url=where.url, clone_config=where.clone_config, env=env, seeded=where.seeded,
-            install_late=where.seeded is not None,
+            install_late=where.seeded is not None, ready=lambda _: server_cpu.append(where.cpu()),
         )  # fmt: skip
+        server_cpu.append(where.cpu())
         served = where.server.ran() if isinstance(where.server, servers.NginxFront) else []
         merged = _merged(where.remote)
     finally:
@@ -86,9 +109,27 @@ def _run(root: Path, args: argparse.Namespace, transport: str, label: str, src: 
         f"\n## {bench_soak.TITLES[transport]}{f' ({where.front})' if where.front else ''}, "
         f"{label}: {args.agents} agents × {args.rounds} rounds, {len(syncs)} syncs, "
         f"{failed} failed, lost {sum(len(v) for v in soak.lost(run, run.at_end).values())}, "
-        f"wall {run.loop_seconds:.1f} s (load before {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})"
+        f"wall {run.loop_seconds:.1f} s (load before {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, "
+        f"after {' '.join(f'{x:.1f}' for x in os.getloadavg())})"
+    )
+    cpu = run.cpu_seconds + (server_cpu[-1] - server_cpu[0] if len(server_cpu) == 2 else 0.0)
+    cores = os.cpu_count() or 1
+    print(
+        f"CPU of the soak (agents + server): {cpu:.1f} s, {cpu / len(syncs):.2f} s a round; "
+        f"idle fraction 1 - CPU / (wall × {cores} cores): "
+        f"{1 - cpu / (run.loop_seconds * cores):.0%} (the machine's other load not counted)"
     )
     finals = [{**s, "agent": f"agent-{i}"} for i, s in enumerate(run.final_syncs)]
+    kept = {"syncs": syncs, "finals": finals, "merged": [sorted(m) for m in merged],
+            "served": served, "wall": run.loop_seconds, "agents": args.agents}  # fmt: skip
+    (root / "timeline.json").write_text(json.dumps(kept, default=str))
+    _report(kept)
+
+
+def _report(kept: dict[str, Any]) -> None:
+    """The tables of one soak (``_run``'s figures, or a kept run's ``timeline.json``)."""
+    syncs, finals, wall = kept["syncs"], kept["finals"], float(kept["wall"])
+    merged, served = [set(m) for m in kept["merged"]], kept["served"]
     landings = _landings([*syncs, *finals], merged)
     kinds = {
         "integrating": [s for s in syncs if s.get("integrated")],
@@ -107,6 +148,8 @@ def _run(root: Path, args: argparse.Namespace, transport: str, label: str, src: 
         print(f"| {name} | " + " | ".join(r.get(name, "—") for r in rows.values()) + " |")
     if served:
         _server(served, len(syncs))
+    _chain(syncs, wall)
+    _asleep(syncs, int(kept["agents"]))
     _sample(syncs)
 
 
@@ -152,15 +195,20 @@ def _phases(
         out.setdefault(name, []).append(value)
 
     waits = []
+    present = {str(k) for s in syncs for k, _, _ in s["spans"]}  # (a mean over every sync)
     for s in syncs:
         spans = [(str(k), float(b), float(e)) for k, b, e in s["spans"]]
         start, end = float(s["started"]), float(s["started"]) + float(s["seconds"])
+        for _, b, e in (span for span in spans if span[0] == "ssh-login"):
+            add("ssh login: started, after the sync's start", b - start)
+            add("ssh login: from its start to the end of the wait for it", e - b)
+        spans = [span for span in spans if span[0] != "ssh-login"]
         add("wall", end - start)
         add("start to first git command", (spans[0][1] - start) if spans else end - start)
         busy = 0.0
-        for verb in (*soak.NETWORK[:3], "git", "sleep"):
+        for verb in (*soak.NETWORK[:3], "git", "sleep", "ssh-ready", "ssh-ready failed"):
             took = [e - b for k, b, e in spans if k == verb]
-            if verb in ("git", "sleep") or took:
+            if verb in ("git", "sleep") or verb in present:
                 add(f"{verb}: count", float(len(took)))
                 add(f"{verb}: seconds", sum(took))
             busy += sum(took)
@@ -217,6 +265,108 @@ def _waited(
     sleeps = [b for k, b, _ in spans if k == "sleep"]
     early = sum(1 for b in looks if sleeps and sleeps[0] <= b < at)
     return at - pushes[0][1], after[0] - at, early
+
+
+def _chain(syncs: list[dict[str, Any]], wall: float) -> None:
+    """The lease's chain, the soak's critical path: each integration from the start of the
+    push that took the lease (the integrating sync's push before its last) to the end of its
+    integration push (its last), what it spent in each, and the gaps between one
+    integration's end and the next one's start (nobody holds the lease: the team waits),
+    by what the next holder did meanwhile: not started yet, asleep, its early ssh login, a
+    look, anything else (Python, local git)."""
+    held: list[tuple[float, float, dict[str, float], dict[str, Any]]] = []
+    for s in syncs:
+        spans = [(str(k), float(b), float(e)) for k, b, e in s["spans"]]
+        pushes = [(b, e) for k, b, e in spans if k == "push"]
+        if not s.get("integrated") or len(pushes) < 2:
+            continue
+        start, end = pushes[-2][0], pushes[-1][1]
+        inside = [(k, b, e) for k, b, e in spans if b >= start and e <= end]
+        parts = {"lease push": pushes[-2][1] - start, "integration push": end - pushes[-1][0]}
+        parts["looks"] = sum(e - b for k, b, e in inside if k == "fetch")
+        parts["local git"] = sum(e - b for k, b, e in inside if k == "git")
+        parts["sleep"] = sum(e - b for k, b, e in inside if k == "sleep")
+        parts["Python"] = (end - start) - sum(parts.values())
+        held.append((start, end, parts, s))
+    if len(held) < 2:
+        return
+    held.sort(key=lambda h: h[0])
+    gaps = [max(0.0, b[0] - a[1]) for a, b in itertools.pairwise(held)]
+    overlap = sum(1 for a, b in itertools.pairwise(held) if b[0] < a[1])
+    mean = {k: statistics.mean(p[k] for _, _, p, _ in held) for k in held[0][2]}
+    each = statistics.mean(e - b for b, e, _, _ in held)
+    print(
+        f"lease chain: {len(held)} integrations, each {each * 1000:.0f} ms ("
+        + ", ".join(f"{k} {v * 1000:.0f}" for k, v in mean.items())
+        + f"); gaps between them: median {statistics.median(gaps) * 1000:.0f} ms, mean "
+        f"{statistics.mean(gaps) * 1000:.0f} ms, sum {sum(gaps):.1f} s of {wall:.1f} s "
+        f"({overlap} overlapping); held {sum(e - b for b, e, _, _ in held):.1f} s"
+    )
+    why: dict[str, float] = {}
+    kinds = {"first push (no look before)": 0, "after a look": 0}
+    for before, after in itertools.pairwise(held):
+        gap_start, gap_end, s = before[1], after[0], after[3]
+        if gap_end <= gap_start:
+            continue
+        spans = [(str(k), float(b), float(e)) for k, b, e in s["spans"]]
+        first_net = min((b for k, b, _ in spans if k in soak.NETWORK), default=gap_end)
+        kinds["first push (no look before)" if first_net >= gap_end else "after a look"] += 1
+
+        def within(b: float, e: float, lo: float = gap_start, hi: float = gap_end) -> float:
+            return max(0.0, min(e, hi) - max(b, lo))
+
+        started = float(s["started"])
+        parts = {"not started": within(gap_start, started)}
+        for name, verbs in (("asleep", ("sleep",)), ("ssh login", ("ssh-ready",
+                            "ssh-ready failed")), ("looks", ("fetch", "ls-remote")),
+                            ("pushes", ("push",)), ("local git", ("git",))):  # fmt: skip
+            parts[name] = sum(within(b, e) for k, b, e in spans if k in verbs)
+        parts["Python"] = (gap_end - gap_start) - sum(parts.values())
+        for k, v in parts.items():
+            why[k] = why.get(k, 0.0) + v
+    print(
+        "the gaps, by what the next holder did (s, summed): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in why.items())
+        + "; next holder's lease push: "
+        + ", ".join(f"{k} {v}" for k, v in kinds.items())
+    )
+
+
+def _asleep(syncs: list[dict[str, Any]], agents: int) -> None:
+    """How long every agent slept at once (a sync's sleeps and its wait for its early ssh
+    login; between syncs an agent works), and every agent but one: the cores wait for the
+    network or a timer, from the last agent's first sync to the first agent's last."""
+    by_agent: dict[str, list[dict[str, Any]]] = {}
+    for s in syncs:
+        by_agent.setdefault(str(s["agent"]), []).append(s)
+    if len(by_agent) < agents:
+        return
+    begin = max(min(float(s["started"]) for s in mine) for mine in by_agent.values())
+    end = min(max(float(s["started"]) + float(s["seconds"]) for s in mine)
+              for mine in by_agent.values())  # fmt: skip
+    edges: list[tuple[float, int]] = []
+    for s in syncs:
+        for k, b, e in s["spans"]:
+            if (
+                k in ("sleep", "ssh-ready", "ssh-ready failed")
+                and float(e) > begin
+                and float(b) < end
+            ):
+                edges += [(max(float(b), begin), 1), (min(float(e), end), -1)]
+    edges.sort()
+    every = but_one = 0.0
+    n, last = 0, begin
+    for t, step in edges:
+        if n >= agents:
+            every += t - last
+        if n >= agents - 1:
+            but_one += t - last
+        n, last = n + step, t
+    span = max(end - begin, 1e-9)
+    print(
+        f"all {agents} agents asleep at once: {every:.1f} s of {span:.1f} s "
+        f"({every / span:.0%}); all but one: {but_one:.1f} s ({but_one / span:.0%})"
+    )
 
 
 def _server(served: list[tuple[float, float, float, str]], syncs: int) -> None:

@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,7 +227,7 @@ def work(clone: Path, agent: str, r: int, log: AgentLog, *, playbook: bool = Tru
     git(clone, "commit", "-q", "-am", f"{agent}: round {r}")
 
 
-def sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+def sync(clone: Path, agent: str, env: Mapping[str, str | None] | None = None) -> dict[str, Any]:
     """One `git vcontext sync AGENT --push origin`: exit code, time, retries it reported.
 
     sync says "push to REMOTE rejected (…): fetching and merging, retry N" per retry.
@@ -235,7 +235,7 @@ def sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str
     import os
     import resource
 
-    full = {**os.environ, **(env or {})}
+    full = environment(env)
     traces = _trace_folder(full, agent)
     if traces is not None:
         full["GIT_TRACE2_EVENT"] = str(traces)
@@ -265,6 +265,19 @@ def sync(clone: Path, agent: str, env: dict[str, str] | None = None) -> dict[str
         "waited": "waiting" in said,
         "output": said[-2000:],
     }
+
+
+def environment(env: Mapping[str, str | None] | None) -> dict[str, str]:
+    """This process's environment with ``env`` on top (a value None: that variable removed)."""
+    import os
+
+    full = dict(os.environ)
+    for key, value in (env or {}).items():
+        if value is None:
+            full.pop(key, None)
+        else:
+            full[key] = value
+    return full
 
 
 TRACE_ROOT = "SOAK_TRACE_DIR"  # set: each sync's git processes write trace2 events there
@@ -347,8 +360,11 @@ SLEEPS = "sleeps.jsonl"  # in a sync's trace folder: its sleeps (tests/bench/tim
 def timeline(folder: Path) -> list[tuple[str, float, float]]:
     """What one sync did when, from its trace folder: (what, start, end) in seconds since the
     epoch, sorted by start, for each git command the sync started itself (network commands
-    by name, any other ``git``: local) and each of its sleeps (``sleep``, logged where
-    ``tests/bench/timeline_site`` is on the sync's ``PYTHONPATH``)."""
+    by name, any other ``git``: local), each of its sleeps (``sleep``) and its wait for its
+    early ssh login (``ssh-ready``; ``ssh-ready failed`` when that login failed and git's
+    first command logged in itself; ``ssh-login``: from that login's start to the end of
+    that wait), these logged where ``tests/bench/timeline_site`` is on
+    the sync's ``PYTHONPATH``."""
     from datetime import datetime
 
     def at(stamp: str) -> float:
@@ -359,8 +375,8 @@ def timeline(folder: Path) -> list[tuple[str, float, float]]:
         start, end, name, nested = 0.0, 0.0, "", True
         for event in _events(path):
             kind = event.get("event")
-            if kind == "sleep":
-                spans.append(("sleep", float(event["start"]), float(event["end"])))
+            if kind in ("sleep", "ssh-ready"):
+                spans += _logged(event)
             elif kind == "start":
                 start, nested = at(str(event["time"])), "/" in str(event.get("sid", ""))
             elif kind == "cmd_name":
@@ -370,6 +386,18 @@ def timeline(folder: Path) -> list[tuple[str, float, float]]:
         if start and not nested:
             spans.append((name if name in NETWORK else "git", start, end or start))
     return sorted(spans, key=lambda s: s[1])
+
+
+def _logged(event: dict[str, Any]) -> list[tuple[str, float, float]]:
+    """The spans of one event ``timeline_site`` logged: a sleep, or the wait for the early
+    ssh login (and that login, from its start)."""
+    kind, start, end = str(event["event"]), float(event["start"]), float(event["end"])
+    if event.get("rc"):  # the early ssh login failed (git's ssh logs in itself)
+        kind = "ssh-ready failed"
+    spans = [(kind, start, end)]
+    if event.get("born"):  # from the login's start until the sync had waited for it
+        spans.append(("ssh-login", float(event["born"]), end))
+    return spans
 
 
 def _load(path: Path) -> Any:
@@ -463,6 +491,9 @@ class SoakRun:
     loop_seconds: float = 0.0
     at_end: dict[str, Any] = field(default_factory=dict)
     cpu_seconds: float = 0.0  # user + system time of every process the soak started
+    # of which the orphans reaped at the end, by name (adopt_orphans): the syncs' ssh masters
+    # ("ssh") and the server's side of their connections ("sshd": the server's CPU)
+    orphan_seconds: dict[str, float] = field(default_factory=dict)
 
 
 def soak(
@@ -477,7 +508,7 @@ def soak(
     remote: Path | None = None,
     url: str | None = None,
     clone_config: CloneConfig | None = None,
-    env: dict[str, str] | None = None,
+    env: Mapping[str, str | None] | None = None,
     ready: Callable[[list[Path]], None] | None = None,
     seeded: Callable[[Path], None] | None = None,
     install_late: bool = False,
@@ -485,9 +516,9 @@ def soak(
     """Set up, run ``agents`` processes concurrently, then let every agent sync once more
     (``config``: git config for every clone; ``guard``: the remote runs the guard;
     ``remote``, ``url``, ``clone_config``: see ``setup``; ``env``: added to the agent
-    processes' environment; ``ready``: called with the clones once they are made, before
-    the agents start; ``seeded``, ``install_late``: see ``setup``)."""
-    import os
+    processes' environment (None: a variable removed from it); ``ready``: called with the
+    clones once they are made, before the agents start; ``seeded``, ``install_late``: see
+    ``setup``)."""
     import resource
 
     remote, clones = setup(
@@ -503,7 +534,7 @@ def soak(
         log_file = root / f"agent-{i}.log.json"
         cmd = [sys.executable, __file__, "agent", str(clone), f"agent-{i}", str(rounds)]
         started = subprocess.Popen(
-            [*cmd, str(log_file)], stderr=subprocess.PIPE, env={**os.environ, **(env or {})}
+            [*cmd, str(log_file)], stderr=subprocess.PIPE, env=environment(env)
         )
         procs.append((started, log_file))
     logs = []
@@ -515,10 +546,77 @@ def soak(
     loop_seconds = time.perf_counter() - start
     at_end = base_documents(remote, root / "at-end")
     final = [sync(clone, f"agent-{i}", env) for i, clone in enumerate(clones)]
+    orphans = reap_orphans() if _ADOPTED else {}
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
     seconds = time.perf_counter() - start
-    return SoakRun(remote, clones, logs, final, seconds, loop_seconds, at_end, cpu)
+    return SoakRun(remote, clones, logs, final, seconds, loop_seconds, at_end, cpu, orphans)
+
+
+_ADOPTED: list[bool] = []  # adopt_orphans() was called: soak() reaps them before its CPU count
+
+
+def adopt_orphans() -> bool:
+    """Make this process the child subreaper of everything it starts (Linux), so that the
+    processes its descendants leave behind when they exit — a sync's ``ssh -f -N`` master,
+    which leaves the foreground once logged in and ends with the sync — become its own
+    children; ``soak`` reaps them before it reads its children's CPU time, which then
+    counts theirs (their parent gone, nobody else would: uncounted, each sync's ssh master
+    made SSH look cheaper than it is) — and sshd's process for each connection, which its
+    monitor leaves behind as it ends: outside the server's tree, its CPU was in no count
+    either. For the benchmarks only: the orphans of everything else this process runs are
+    its zombies until reaped. False where it cannot be done."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        done = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+    if done:
+        _ADOPTED.append(True)
+    return bool(done)
+
+
+ORPHANS = ("ssh", "sshd")  # the processes reap_orphans waits for: a sync's ssh master, and
+# the server's side of its connection (sshd's process for it, left by its monitor)
+
+
+def reap_orphans(patience: float = 3.0) -> dict[str, float]:
+    """Reap the orphans this process adopted (``adopt_orphans``) that are ssh's or sshd's
+    (``ORPHANS``; no ``Popen`` waits for them), waiting up to ``patience`` seconds for ssh
+    masters still running (told to exit a moment ago), then a moment for the server's side
+    of their connections: the CPU each kind used (``os.wait4``), by process name."""
+    import os
+
+    used: dict[str, float] = {}
+    end = time.monotonic() + patience
+    settled = False
+    while True:
+        running = 0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1 : text.rindex(")")]
+            fields = text[text.rindex(")") + 2 :].split()
+            if int(fields[1]) != os.getpid() or name not in ORPHANS:
+                continue
+            if fields[0] != "Z":
+                running += name == "ssh"  # (sshd: the server itself is one of these)
+                continue
+            try:
+                _, _, usage = os.wait4(int(entry.name), 0)
+            except ChildProcessError:
+                continue
+            used[name] = used.get(name, 0.0) + usage.ru_utime + usage.ru_stime
+        if (not running and settled) or time.monotonic() > end:
+            return used
+        settled = not running  # (once more after a moment: their sshd sides end after them)
+        time.sleep(0.2 if settled else 0.05)
 
 
 def base_documents(remote: Path, where: Path) -> dict[str, Any]:

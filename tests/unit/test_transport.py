@@ -600,3 +600,37 @@ def test_sync_at_scale_a_rejected_push_counts_as_a_round_trip(tmp_path: Path) ->
     assert out.returncode != 0
     assert "stale info" in out.stdout
     assert link.took.get("push", 0) > 0
+
+
+def test_sync_over_ssh_a_commands_time_leaves_out_the_login_it_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Link.took`` (what waiters and the lease's ``Landing`` are timed by) keeps what the
+    command took, not the wait before it for the shared connection's login the sync
+    started early (``SshShare.ready``): a first push that waited 0.5 s for it was kept as
+    a 0.5 s push, and every estimate made from it with it. ``Link.ready`` waits for that
+    login alone (PRODUCT.md, "Sync at scale")."""
+    import subprocess
+    import time
+
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
+    share = SshShare("ssh", [SshTarget("localhost")])
+    waited: list[float] = []
+
+    def login(timeout: float | None) -> None:  # the early login, still under way
+        time.sleep(0.5)
+        waited.append(0.5)
+
+    monkeypatch.setattr(share, "ready", login)
+    link = Link(str(tmp_path), str(tmp_path / "remote.git"))
+    link._ssh = share  # (a path: git runs no ssh, whatever GIT_SSH_COMMAND says)
+    try:
+        start = time.monotonic()
+        out = link.run("ls-remote", ["--", link.remote])
+        assert out.returncode == 0
+        assert time.monotonic() - start >= 0.5
+        assert link.took["ls-remote"] < 0.5
+        link.ready()
+        assert waited == [0.5, 0.5]
+    finally:
+        share.close()

@@ -440,3 +440,57 @@ def test_sync_at_scale_a_waiter_lets_the_designated_agent_look_and_push_as_long_
         shares[len(took)] = keeper.others_look()
     assert shares[0] == pytest.approx(2.0 * (JITTER[1] * LATE[0] / JITTER[0] - 1))
     assert shares[2] == pytest.approx(shares[0] + 0.8 + 1.5)
+
+
+def test_sync_at_scale_an_integrations_time_leaves_out_the_ssh_login_it_waited_for(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """The lease push that starts an integration first waits for the sync's ssh login still
+    under way (``Link.ready``), then starts the integration's clock and the lease's own
+    (its expiry, its ``Landing``): that login is no part of the integration, whose time
+    (per request merged) is the next lease's ``Landing``
+    (PRODUCT.md, "Sync at scale"). Counted in, each waiter of the next round looked that much
+    after its round had landed (8 x 10 over ssh at load 12: logins of 0.5-1.5 s)."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import pygit2
+
+    from git_vcontext.gitio.remote import Pushed, PushedRef
+    from git_vcontext.remote.lease import LeaseKeeper
+    from git_vcontext.remote.view import Snapshot
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    clock = _Clock()
+    link = SimpleNamespace(took={}, ready=lambda: clock.sleep(0.8))  # the login: 0.8 s more
+    ref = leases.lease_ref("main")
+
+    def push_with(publish: object, updates: list[Update], known: object = None) -> Pushed:
+        clock.now += 0.3  # the lease push itself
+        return Pushed((PushedRef(ref, True, False, ""),), True)
+
+    said: list[leases.Lease] = []
+
+    def lease_commit(lease: leases.Lease, *_: object) -> str:
+        said.append(lease)
+        return "1" * 40
+
+    pusher = SimpleNamespace(
+        repo=pygit2.Repository(str(tmp_path)), remote="o", link=link,
+        lease_commit=lease_commit, push_with=push_with,
+    )  # fmt: skip
+    view = _View("c0ffee", leases.Lease("a", HOST, 1, "/x", 0.0), 0)
+    keeper = LeaseKeeper(pusher, view, "agents/a", 30.0)  # type: ignore[arg-type]
+    keeper.timer = clock
+    snap = Snapshot("c0ffee", {}, None, None, False, {})  # type: ignore[arg-type]
+    start = clock.now
+
+    won, _ = keeper.acquire(snap, None, clock.now)  # type: ignore[arg-type]
+
+    assert won
+    assert keeper.won == start + 0.8  # after the login, before the lease push
+    assert said[0].expires == start + 0.8 + 30.0  # the lease counts from then too
+    clock.now += 1.0  # merging, the integration push
+    keeper.landed(clock.now, 0)
+    kept = Path(tmp_path) / ".git" / "vcontext" / "integration-seconds"
+    assert float(kept.read_text()) == pytest.approx(1.3)

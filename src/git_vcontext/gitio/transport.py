@@ -233,10 +233,9 @@ class Link:
         if verb == "push" and self.quiet_receive is not None and self.quiet_receive():
             args = [f"--receive-pack={QUIET_RECEIVE}", *args]
         while True:
-            start = time.monotonic()
-            out = git(
-                [verb, *args], cwd=self.cwd, check=False, env=self._env(verb), timeout=self._left()
-            )
+            env = self._env(verb)  # (over ssh, after the shared connection's login: not this
+            start = time.monotonic()  # command's time, which ``took`` keeps for estimates)
+            out = git([verb, *args], cwd=self.cwd, check=False, env=env, timeout=self._left())
             answered = verb == "push" and ANSWERED.search(out.stdout) is not None
             # (git's rows of a push refused before sending: an atomic push with a stale
             # lease ends with "the remote end hung up unexpectedly" all the same)
@@ -287,6 +286,13 @@ class Link:
         which waits for it (``SshShare.open``). Anything else: nothing to do."""
         if isinstance(share := self._share_of(), SshShare):
             share.open()
+
+    def ready(self) -> None:
+        """Over ssh, wait for the shared connection's login ``begin`` started (what the next
+        command would wait for first): for a caller that times what follows (an integration
+        from its lease push on), which that login is no part of. Anything else: nothing."""
+        if isinstance(share := self._share_of(), SshShare):
+            share.ready(self._left())
 
     def close(self) -> None:
         """End the shared ssh connection, if one was opened."""

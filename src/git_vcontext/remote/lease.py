@@ -125,11 +125,15 @@ class LeaseKeeper:
         first as it would) has its lease ref swapped in process (``publish`` is left to the
         caller); any other gets a compare-and-swap push, with ``publish`` in it (one round
         trip: the request is out whether the lease is won or not)."""
-        began = self.timer()  # (the integration's time counts its lease push: ``landed``)
         if self.ours(snap):
             return True, None
         if not self.free(snap, now):
             return False, None
+        if self.pusher.link is not None and self.view.local is None:
+            waited = self.timer()  # an ssh login still under way is no part of the
+            self.pusher.link.ready()  # integration: its time, and the lease's expiry and
+            now += self.timer() - waited  # Landing, count from after it
+        began = self.timer()  # (the integration's time counts its lease push: ``landed``)
         lease = leases.mine(self.holder, self.where(), self.seconds, now, self.takes(snap))
         expect = "" if snap.lease_id is None else str(snap.lease_id)
         local = self.view.local
