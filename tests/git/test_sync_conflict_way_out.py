@@ -25,6 +25,7 @@ from helpers.team import (
     git,
     identity,
     person_deletes_t1,
+    person_diverges_local_base,
     read,
     remote_show,
     setup,
@@ -194,21 +195,7 @@ def test_a_persons_own_commit_on_the_local_base_that_conflicts_never_blocks_the_
     the base stays, and the warning's commands publish it (through the pre-push hook)."""
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
-    at_main = tmp_path / "bo-main"
-    git(bo, "worktree", "add", "-q", str(at_main), "main")
-
-    def title(text: str) -> Any:
-        def change(data: Any) -> None:
-            data["todoList"]["items"][1]["title"] = text
-            data["todoList"]["sequence"] += 1
-
-        return change
-
-    edit(at_main, TASKS, title("the person's title, here"))
-    git(at_main, "commit", "-q", "-am", "a person's own commit on bo's clone")
-    edit(team.person, TASKS, title("the person's title, there"))
-    git(team.person, "commit", "-q", "-am", "t2 renamed")
-    git(team.person, "push", "-q", "origin", "main")
+    at_main = person_diverges_local_base(team, "bo", tmp_path)
     _agent_works_on_t1(bo)
 
     pushed = vcx(bo, "sync", "bo", "--push", "origin")

@@ -32,6 +32,7 @@ import struct
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -433,12 +434,9 @@ def _run_measured(
     return proc.returncode, chunks["out"], chunks["err"], used.ru_utime + used.ru_stime
 
 
-def tree_cpu(pids: list[int]) -> float:
-    """CPU seconds used so far by the processes ``pids`` and all their descendants (their own,
-    and what their children that ended used), read from /proc: a server's share of a run."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    parent: dict[int, int] = {}
-    used: dict[int, int] = {}
+def proc_stats() -> Iterator[tuple[int, str, list[str]]]:
+    """Each process running now, from /proc: its pid, its name and the fields of its
+    ``stat`` after the name (state first, then the parent's pid, …)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -446,8 +444,17 @@ def tree_cpu(pids: list[int]) -> float:
             text = (entry / "stat").read_text()
         except OSError:
             continue  # ended meanwhile
-        fields = text[text.rindex(")") + 2 :].split()
-        pid = int(entry.name)
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        yield int(entry.name), name, text[text.rindex(")") + 2 :].split()
+
+
+def tree_cpu(pids: list[int]) -> float:
+    """CPU seconds used so far by the processes ``pids`` and all their descendants (their own,
+    and what their children that ended used), read from /proc: a server's share of a run."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    used: dict[int, int] = {}
+    for pid, _, fields in proc_stats():
         parent[pid] = int(fields[1])
         used[pid] = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
     wanted = {p for p in pids if p in used}

@@ -589,27 +589,21 @@ def reap_orphans(patience: float = 3.0) -> dict[str, float]:
     of their connections: the CPU each kind used (``os.wait4``), by process name."""
     import os
 
+    from helpers.git_servers import proc_stats
+
     used: dict[str, float] = {}
     end = time.monotonic() + patience
     settled = False
     while True:
         running = 0
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                text = (entry / "stat").read_text()
-            except OSError:
-                continue
-            name = text[text.index("(") + 1 : text.rindex(")")]
-            fields = text[text.rindex(")") + 2 :].split()
+        for pid, name, fields in proc_stats():
             if int(fields[1]) != os.getpid() or name not in ORPHANS:
                 continue
             if fields[0] != "Z":
                 running += name == "ssh"  # (sshd: the server itself is one of these)
                 continue
             try:
-                _, _, usage = os.wait4(int(entry.name), 0)
+                _, _, usage = os.wait4(pid, 0)
             except ChildProcessError:
                 continue
             used[name] = used.get(name, 0.0) + usage.ru_utime + usage.ru_stime

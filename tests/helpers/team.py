@@ -158,3 +158,25 @@ def person_deletes_t1(team: Team) -> None:
     edit(team.person, TASKS, drop)
     git(team.person, "commit", "-q", "-am", "person: t1 is not needed")
     git(team.person, "push", "-q", "origin", "main")
+
+
+def person_diverges_local_base(team: Team, agent: str, root: Path) -> Path:
+    """A person's own commit on ``agent``'s clone's local main (in a work tree of its own,
+    returned) renames task t2, while the remote's main renames it otherwise: the local base
+    has diverged from the remote's with a commit of the person's that conflicts."""
+    at_main = root / f"{agent}-main"
+    git(team.agents[agent], "worktree", "add", "-q", str(at_main), "main")
+
+    def title(words: str) -> Callable[[Any], None]:
+        def change(data: Any) -> None:
+            data["todoList"]["items"][1]["title"] = words
+            data["todoList"]["sequence"] += 1
+
+        return change
+
+    edit(at_main, TASKS, title("the person's title, here"))
+    git(at_main, "commit", "-q", "-am", f"a person's own commit on {agent}'s clone")
+    edit(team.person, TASKS, title("the person's title, there"))
+    git(team.person, "commit", "-q", "-am", "t2 renamed")
+    git(team.person, "push", "-q", "origin", "main")
+    return at_main

@@ -14,7 +14,16 @@ from typing import Any
 
 from helpers.mcp_support import run, stdio_params, text
 from helpers.next_steps import follow
-from helpers.team import TASKS, edit, git, person_deletes_t1, remote_show, setup, vcx
+from helpers.team import (
+    TASKS,
+    edit,
+    git,
+    person_deletes_t1,
+    person_diverges_local_base,
+    remote_show,
+    setup,
+    vcx,
+)
 
 
 async def _follow(client: Any, answer: Any) -> Any:
@@ -178,21 +187,7 @@ def test_a_local_base_diverged_by_a_persons_commit_is_the_persons_to_publish(
 
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
-    at_main = tmp_path / "bo-main"
-    git(bo, "worktree", "add", "-q", str(at_main), "main")
-
-    def title(words: str) -> Any:
-        def change(data: Any) -> None:
-            data["todoList"]["items"][1]["title"] = words
-            data["todoList"]["sequence"] += 1
-
-        return change
-
-    edit(at_main, TASKS, title("the person's title, here"))
-    git(at_main, "commit", "-q", "-am", "a person's own commit on bo's clone")
-    edit(team.person, TASKS, title("the person's title, there"))
-    git(team.person, "commit", "-q", "-am", "t2 renamed")
-    git(team.person, "push", "-q", "origin", "main")
+    at_main = person_diverges_local_base(team, "bo", tmp_path)
 
     async def main() -> None:
         async with Client(stdio_params(bo)) as client:
