@@ -327,7 +327,7 @@ def test_the_mcp_servers_refusal_of_an_uncommitted_document_quotes_its_path(
         said = str(exc)
     else:
         raise AssertionError("uncommitted edits must be refused")
-    command = said.split("(", 1)[1].split(")", 1)[0]
+    command = said.split("(no MCP tool can): ", 1)[1].split(", then", 1)[0]
     assert command == "git diff -- 'my plans/release.vcontext.json'"
     shown = subprocess.run(["sh", "-c", command], cwd=git_repo, capture_output=True, text=True)
     assert '"edited"' in shown.stdout
