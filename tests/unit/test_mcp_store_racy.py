@@ -14,7 +14,7 @@ import pytest
 
 from git_vcontext.mcp_server import files
 from git_vcontext.mcp_server.files import RACY_NS, Stat
-from git_vcontext.mcp_server.store import Store
+from git_vcontext.mcp_server.store import Loaded, Store
 
 
 def _todo(title: str) -> bytes:
@@ -29,16 +29,24 @@ def _frozen(monkeypatch: pytest.MonkeyPatch, path: Path, at: int) -> None:
     monkeypatch.setattr(files.Stat, "of", classmethod(lambda cls, p: cls(at, size, 7, at)))
 
 
-def test_a_rewrite_within_the_tick_of_the_read_is_read_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: int
+) -> tuple[Path, Store, Loaded]:
+    """A document written ``aaaa``, its stat frozen at ``at``, and a store's first load of it."""
     doc = tmp_path / "todo.vcontext.json"
     doc.write_bytes(_todo("aaaa"))
-    _frozen(monkeypatch, doc, time.time_ns())
+    _frozen(monkeypatch, doc, at)
     store = Store()
     first = store.load(doc.name, str(doc))
     assert first is not None
     assert first.data["todoList"]["items"][0]["title"] == "aaaa"
+    return doc, store, first
+
+
+def test_a_rewrite_within_the_tick_of_the_read_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc, store, _ = _read_once(tmp_path, monkeypatch, time.time_ns())
     doc.write_bytes(_todo("bbbb"))  # same size, same (frozen) stat
     again = store.load(doc.name, str(doc))
     assert again is not None
@@ -48,13 +56,8 @@ def test_a_rewrite_within_the_tick_of_the_read_is_read_again(
 def test_the_same_bytes_within_the_tick_keep_the_parsed_document(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    doc = tmp_path / "todo.vcontext.json"
-    doc.write_bytes(_todo("aaaa"))
-    _frozen(monkeypatch, doc, time.time_ns())
-    store = Store()
-    first = store.load(doc.name, str(doc))
+    doc, store, first = _read_once(tmp_path, monkeypatch, time.time_ns())
     again = store.load(doc.name, str(doc))
-    assert first is not None
     assert again is not None
     assert again.doc is first.doc  # compared, not parsed again
 
@@ -64,11 +67,7 @@ def test_a_file_settled_before_its_read_is_served_from_the_cache(
 ) -> None:
     """Past the tick a stat tells every change (a later write has a later mtime or ctime):
     the cache is trusted, no read."""
-    doc = tmp_path / "todo.vcontext.json"
-    doc.write_bytes(_todo("aaaa"))
-    _frozen(monkeypatch, doc, time.time_ns() - RACY_NS - 1_000_000)
-    store = Store()
-    first = store.load(doc.name, str(doc))
+    doc, store, first = _read_once(tmp_path, monkeypatch, time.time_ns() - RACY_NS - 1_000_000)
     reads: list[str] = []
     monkeypatch.setattr("git_vcontext.mcp_server.store.read_regular", reads.append)
     assert store.load(doc.name, str(doc)) is first
