@@ -74,16 +74,7 @@ def test_write_atomic_writes_a_long_named_file_whole(label: str, tmp_path: Path)
 
 
 def test_a_dead_writers_cut_temporary_is_removed(tmp_path: Path) -> None:
-    proc = subprocess.Popen(["true"])
-    proc.wait()
-    name = NAMES["two-byte-255"]
-    live = Path(temporary_name(str(tmp_path), name))
-    dead = live.with_name(live.name.replace(f".{os.getpid()}", f".{proc.pid}", 1))
-    assert dead != live
-    for path in (live, dead):
-        path.write_text("half\n")
-    assert remove_stale_temporaries(str(tmp_path)) == [str(dead)]
-    assert live.exists()
+    _only_the_dead_writers_temporary_is_removed(tmp_path, NAMES["two-byte-255"])
 
 
 @pytest.mark.parametrize("name", ["line one\nline two.vcontext.json", "ends with a newline\n"])
@@ -93,15 +84,7 @@ def test_a_dead_writers_temporary_of_a_name_holding_a_newline_is_removed(
     """A document's name may hold a newline (git allows it, validate and status quote it):
     its temporary is one ``remove_stale_temporaries`` knows too (before: the pattern's
     ``.+`` stopped at the newline, and a killed writer's temporary stayed for ever)."""
-    proc = subprocess.Popen(["true"])
-    proc.wait()
-    live = Path(temporary_name(str(tmp_path), name))
-    dead = live.with_name(live.name.replace(f".{os.getpid()}", f".{proc.pid}", 1))
-    assert dead != live
-    for path in (live, dead):
-        path.write_text("half\n")
-    assert remove_stale_temporaries(str(tmp_path)) == [str(dead)]
-    assert live.exists()
+    _only_the_dead_writers_temporary_is_removed(tmp_path, name)
 
 
 def test_a_name_that_only_ends_as_a_temporary_before_a_newline_is_not_one(tmp_path: Path) -> None:
@@ -122,3 +105,17 @@ def test_a_temporary_named_by_pid_0_is_no_live_writers_and_is_removed(tmp_path: 
     stale.write_text("half\n")
     assert remove_stale_temporaries(str(tmp_path)) == [str(stale)]
     assert not stale.exists()
+
+
+def _only_the_dead_writers_temporary_is_removed(folder: Path, name: str) -> None:
+    """Temporaries of ``name`` by this (live) process and by a dead one: only the dead
+    writer's is removed."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    live = Path(temporary_name(str(folder), name))
+    dead = live.with_name(live.name.replace(f".{os.getpid()}", f".{proc.pid}", 1))
+    assert dead != live
+    for path in (live, dead):
+        path.write_text("half\n")
+    assert remove_stale_temporaries(str(folder)) == [str(dead)]
+    assert live.exists()
