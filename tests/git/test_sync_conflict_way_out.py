@@ -44,6 +44,16 @@ def _agent_works_on_t1(clone: Path, status: str = "inProgress") -> None:
     git(clone, "commit", "-q", "-am", f"work on t1: {status}")
 
 
+def _bo_works_on_t1_the_person_deleted(tmp_path: Path) -> tuple[Team, Path, str]:
+    """The team (agent bo), the person's delete of t1 on the remote, bo's work on t1 (a
+    delete/modify conflict for the next sync): the team, bo's clone, the remote's base."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    person_deletes_t1(team)
+    _agent_works_on_t1(bo)
+    return team, bo, team.base()
+
+
 def _statuses(remote: Path) -> dict[str, str]:
     items = remote_show(remote, "main", TASKS)["todoList"]["items"]
     return {i["id"]: i["status"] for i in items}
@@ -62,11 +72,7 @@ def _landed(team: Team, clone: Path) -> None:
 
 
 def test_issue_34_steps_1_to_3_the_way_out_as_printed_lands(tmp_path: Path) -> None:
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
-    person_deletes_t1(team)
-    _agent_works_on_t1(bo)
-    base_before = team.base()
+    team, bo, base_before = _bo_works_on_t1_the_person_deleted(tmp_path)
 
     # 1. the conflict, and the command that leads out of it
     first = vcx(bo, "sync", "bo", "--push", "origin")
@@ -113,11 +119,7 @@ def test_the_next_block_pasted_as_printed_into_a_shell_takes_no_side(tmp_path: P
 
     from helpers.run import cli_path
 
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
-    person_deletes_t1(team)
-    _agent_works_on_t1(bo)
-    base_before = team.base()
+    team, bo, base_before = _bo_works_on_t1_the_person_deleted(tmp_path)
     first = vcx(bo, "sync", "bo", "--push", "origin")
     stop = follow(next_commands(first.stdout), bo)
     block = next_commands(stop.last[2])
@@ -418,10 +420,7 @@ def test_a_conflicted_row_of_status_names_the_way_out_sync_names(tmp_path: Path)
     row ends with the line sync prints (one code: ``sync.advice``): with ``--push REMOTE``
     when the base tracks one, as the base's own line under the table names it (trial12);
     followed as printed it leaves the merge stopped where the agent works, then lands."""
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
-    person_deletes_t1(team)
-    _agent_works_on_t1(bo)
+    team, bo, _ = _bo_works_on_t1_the_person_deleted(tmp_path)
     git(bo, "fetch", "-q", "origin", "main:main")  # status counts against main here
     base_before = team.base()
 
