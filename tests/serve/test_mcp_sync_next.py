@@ -16,6 +16,7 @@ from helpers.mcp_support import run, stdio_params, text
 from helpers.next_steps import follow
 from helpers.team import (
     TASKS,
+    Team,
     edit,
     git,
     person_deletes_t1,
@@ -40,6 +41,15 @@ async def _follow(client: Any, answer: Any) -> Any:
         if not last.is_error:
             return last
         answer = last
+
+
+def _t1_kept_in_progress(team: Team, clean: Path | None = None) -> None:
+    """The remote's tasks once the agent's side landed: t1 in progress, t2 as it was (and
+    the work tree ``clean`` left with nothing uncommitted)."""
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]
+    if clean is not None:
+        assert git(clean, "status", "--porcelain").stdout == ""
 
 
 def _status(item: str) -> Any:
@@ -90,9 +100,7 @@ def test_another_agents_conflict_names_the_call_that_agent_makes_in_its_own_work
             assert landed.structured_content["ok"] is True, text(landed)
 
     run(main)
-    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
-    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]
-    assert git(cy, "status", "--porcelain").stdout == ""
+    _t1_kept_in_progress(team, cy)
 
 
 def test_a_refused_pair_is_a_persons_step_then_the_same_vcontext_sync(
@@ -134,9 +142,7 @@ def test_a_refused_pair_is_a_persons_step_then_the_same_vcontext_sync(
             assert landed.structured_content["ok"] is True, text(landed)
 
     run(main)
-    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
-    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]
-    assert git(bo, "status", "--porcelain").stdout == ""
+    _t1_kept_in_progress(team, bo)
 
 
 def test_a_persons_merge_in_progress_is_the_persons_to_finish_then_vcontext_sync(
@@ -261,5 +267,4 @@ def test_a_local_base_diverged_by_an_agents_work_names_that_agents_vcontext_sync
             assert landed.structured_content["ok"] is True, text(landed)
 
     run(main)
-    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
-    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]
+    _t1_kept_in_progress(team)
