@@ -2,7 +2,7 @@
 
 PRODUCT.md, "MCP server" (a way out of every stop, with tool calls alone; nothing read
 from outside is trusted) and "Where agents' platforms run it": a lock file the server
-cannot prove stale is a person's step (``tools/sync._person``). Pure logic on files in a
+cannot prove stale is a person's step (``tools/sync._add_locks``). Pure logic on files in a
 temporary folder (no git, no server): the lines a sync said come partly from a remote
 (a refused push's ``remote: …`` lines, a hook's output), so the file they name is only a
 person's step when it is a git lock in a git folder on this machine; a lock named by an
@@ -62,3 +62,31 @@ def test_a_lock_the_error_named_but_gone_since_is_no_persons_step(tmp_path: Path
     assert answer.data["error"]["kind"] == "sync"
     assert answer.data["next"] == [{"tool": "vcontext_sync", "arguments": {"push": "origin"}}]
     assert "A PERSON MUST DO THIS" not in answer.text
+
+
+def test_a_warned_lock_adds_to_a_diverged_bases_steps_never_replaces_them(tmp_path: Path) -> None:
+    """PRODUCT.md, "MCP server" (a way out of every stop): a ``sync --push`` can both warn
+    of a diverged local base (its person's steps, or another agent's ``vcontext_sync`` in
+    ``next``) and name an ``index.lock`` in its way. The lock's steps are added after
+    those; before, they replaced ``person`` and ``next``, and the way to publish the
+    base's commits was lost from the answer's data (its text still said it)."""
+    lock = _git_folder(tmp_path / "repo/.git") / "index.lock"
+    lock.write_text("")
+    publish = {"tool": "vcontext_sync", "arguments": {"agents": ["cy"], "push": "origin"}}
+    data: dict[str, Any] = {
+        "lines": [],
+        "warnings": [f"could not move main: Unable to create '{lock}': File exists."],
+        "next": [publish],
+        "person": {"why": "main here has 1 commit", "steps": ["git -C x pull"]},
+    }
+    text = tool._warned_locks("synced", data, {"push": "origin"}, None)
+    again = {"tool": "vcontext_sync", "arguments": {"push": "origin"}, "after": "person"}
+    assert data["next"] == [publish, again]
+    assert data["person"]["steps"][0] == "git -C x pull"
+    assert data["person"]["steps"][-1] == f"rm -f '{lock}'"
+    assert data["person"]["lockFiles"] == [str(lock)]
+    assert data["person"]["why"].startswith("main here has 1 commit; lock files are in the way")
+    assert text.endswith(
+        'next, once the person has done it: vcontext_sync {"push": "origin"} '
+        "(it brings the local branches along)"
+    )

@@ -246,10 +246,9 @@ def _failed(
     again_args = _again(args)
     again = {"tool": "vcontext_sync", "arguments": again_args}
     if files:
-        steps, said = _person(files, svc.git.top if svc.git else None)
-        data["person"] = steps
-        data["next"] = [{**again, "after": "person"}]
-        shown += [*said, f"next, once the person has done it: vcontext_sync {_json(again_args)}"]
+        then = {**again, "after": "person"}
+        data["next"] = [then]
+        shown += [*_add_locks(data, files, svc.git.top if svc.git else None), _said_call(then)]
     else:  # (a lock named but gone since included: the same sync is the way on)
         data["next"] = [again]
         shown.append(f"next, once the error above is dealt with: vcontext_sync {_json(again_args)}")
@@ -259,16 +258,15 @@ def _failed(
 def _warned_locks(text: str, data: dict[str, Any], args: dict[str, Any], top: str | None) -> str:
     """A sync that named a lock file in its way without failing (an ``index.lock`` in a
     warning: its work landed, the local branches stayed behind; a lock on a remote here
-    that refused the push, in its lines): the person's step in ``data``; the text."""
+    that refused the push, in its lines): the person's step added to ``data`` (after a
+    diverged base's, which stay); the text."""
     files = _named_locks([*data["lines"], *data["warnings"]])
     if not files:
         return text
-    steps, said = _person(files, top)
-    again = _again(args)
-    data["person"] = steps
-    data["next"] = [{"tool": "vcontext_sync", "arguments": again, "after": "person"}]
-    then = f"next, once the person has done it: vcontext_sync {_json(again)}"
-    return "\n".join([text, *said, f"{then} (it brings the local branches along)"])
+    said = _add_locks(data, files, top)
+    then = {"tool": "vcontext_sync", "arguments": _again(args), "after": "person"}
+    data["next"] = [*data.get("next", []), then]
+    return "\n".join([text, *said, f"{_said_call(then)} (it brings the local branches along)"])
 
 
 def _named_locks(said: list[str]) -> tuple[str, ...]:
@@ -317,24 +315,27 @@ def _again(args: dict[str, Any]) -> dict[str, Any]:
     return {k: args[k] for k in ("agents", "all", "into", "push") if args.get(k)}
 
 
-def _person(lock_files: tuple[str, ...], top: str | None) -> tuple[dict[str, Any], list[str]]:
-    """What a person must do about lock files the tool could not prove stale: the exact
-    steps, as data and as text marked as a person's (an agent with MCP tools alone has no
-    shell, and no tool removes them). Each lock's own repository is named (the served
-    work tree's, or a remote's on this machine)."""
+_LOCKS_WHY = (
+    "lock files are in the way that this server cannot prove were left by a process "
+    "that died (a git command, or a sync killed before it claimed them), so it never "
+    "removes them, and an agent with MCP tools alone cannot"
+)
+
+
+def _add_locks(data: dict[str, Any], lock_files: tuple[str, ...], top: str | None) -> list[str]:
+    """What a person must do about lock files the tool could not prove stale, added to
+    ``data``'s ``person`` (the exact steps; ``lockFiles``): an agent with MCP tools alone
+    has no shell, and no tool removes them. Each lock's own repository is named (the
+    served work tree's, or a remote's on this machine). The lines saying them."""
     from ...gitio import locks
 
     steps = []
     for where in dict.fromkeys(_repository_of(p, top) for p in lock_files):
         steps.append(f"make sure no git command (and no other sync) is running in {where}")
     steps += [locks.removal(p) for p in lock_files]
-    why = (
-        "lock files are in the way that this server cannot prove were left by a process "
-        "that died (a git command, or a sync killed before it claimed them), so it never "
-        "removes them, and an agent with MCP tools alone cannot"
-    )
-    said = [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
-    return {"why": why, "steps": steps, "lockFiles": list(lock_files)}, said
+    said = _add_person(data, [_LOCKS_WHY], steps)
+    data["person"]["lockFiles"] = [*data["person"].get("lockFiles", []), *lock_files]
+    return said
 
 
 def _repository_of(lock: str, top: str | None) -> str:
