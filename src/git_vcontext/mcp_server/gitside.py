@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from ..gitio.fileset import FileSet
 
 DEFAULT_AGENT = "mcp"
+PERSON = "A PERSON MUST DO THIS (no MCP tool can): "
+"""How a tool's answer marks a step only a person can take (the agent has no shell): one
+spelling in every answer, which agents and tests look for."""
 T = TypeVar("T")
 Again = Callable[[bytes], bytes]
 """The write's edit done again on another version of the document (HEAD's, the index's),
@@ -246,12 +249,10 @@ class GitSide:
         shown = command_path(path)
         what = "MCP removal" if removal else "MCP write"
         cut = f"{path}: an {what} cut off before its commit (its server was killed)"
-        # said in a tool's answer: the agent has no shell, so the step is a person's
-        person = "A PERSON MUST DO THIS (no MCP tool can): "
-        way_out = f"{person}git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
+        way_out = f"{PERSON}git diff -- {shown}, then commit it (git commit -- {shown}) or drop it"
         if removal:
             way_out = (
-                f"{person}git status -- {shown}, then commit it (git rm -- {shown}) or restore it"
+                f"{PERSON}git status -- {shown}, then commit it (git rm -- {shown}) or restore it"
             )
         data = _contents(str(self._file_of(path)))
         found = None if data is None else str(blob_id(data))
@@ -328,8 +329,8 @@ class GitSide:
             raise Refused(
                 "busy",
                 f"a {busy} is in progress here: a write now would go into a commit being "
-                "replayed; A PERSON MUST DO THIS (no MCP tool can): finish it "
-                f"(git {verb} --continue) or abort it (git {verb} --abort); then write again",
+                f"replayed; {PERSON}finish it (git {verb} --continue) or abort it "
+                f"(git {verb} --abort); then write again",
             )
         if stuck:
             raise Refused(
@@ -406,8 +407,8 @@ class GitSide:
         if head is not None and head != blob_id(raw):
             raise Refused(
                 "uncommitted",
-                f"{shown} has changes that are not committed: A PERSON MUST DO THIS (no MCP "
-                f"tool can): git diff -- {command_path(shown)}, then commit or discard them; "
+                f"{shown} has changes that are not committed: {PERSON}git diff -- "
+                f"{command_path(shown)}, then commit or discard them; "
                 "then delete it",
             )
 

@@ -9,6 +9,7 @@ from ...conflicts.listing import list_conflicts
 from ...conflicts.report import render_text
 from ...conflicts.session import NO_VALUE, open_file
 from ...errors import Refused, VContextError
+from ..gitside import PERSON
 from ..service import WRITABLE, Answer, Service
 
 
@@ -69,9 +70,9 @@ def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
             "steps": [f"commit the merge in {root} (git commit --no-edit)"],
         }
         return (
-            "; every conflict is settled: A PERSON MUST DO THIS (no MCP tool can): commit "
-            f"the merge in {root} (git commit --no-edit); next, once the person has done "
-            f"it: vcontext_sync {json.dumps(sync_args)}"
+            f"; every conflict is settled: {PERSON}commit the merge in {root} "
+            "(git commit --no-edit); next, once the person has done it: vcontext_sync "
+            f"{json.dumps(sync_args)}"
         )
     committed = svc.git.locked(lambda _repo: conclude(root))
     data["mergeCommitted"] = True

@@ -22,6 +22,7 @@ from ...errors import OperationalError, Refused, shown_url
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
 from ...workflow.sync import sync as run_sync
+from ..gitside import PERSON
 from ..service import Answer, Service
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ def _add_person(data: dict[str, Any], whys: list[str], steps: list[str]) -> list
     person = data.setdefault("person", {"why": "", "steps": []})
     person["why"] = "; ".join(w for w in (person["why"], why) if w)
     person["steps"] = [*person["steps"], *steps]
-    return [f"A PERSON MUST DO THIS (no MCP tool can): {why}:", *(f"  {s}" for s in steps)]
+    return [f"{PERSON}{why}:", *(f"  {s}" for s in steps)]
 
 
 def _diverged(
@@ -392,8 +393,8 @@ def _finish_stopped(
         raise Refused(
             "busy",
             f"{what} is in progress in {top}, not one sync left: vcontext_conflicts and "
-            f"vcontext_resolve settle its conflicts; A PERSON MUST DO THIS (no MCP tool can): "
-            f"finish it ({finish}) or abort it (git {op.kind} --abort); then vcontext_sync",
+            f"vcontext_resolve settle its conflicts; {PERSON}finish it ({finish}) or abort "
+            f"it (git {op.kind} --abort); then vcontext_sync",
         )
     listing = list_conflicts(cwd=top)
     if listing.found:
