@@ -148,7 +148,7 @@ def _diverged(
         if d.agent is None:
             said += _add_person(data, [f"{d.head}; to publish them"], list(d.commands))
             continue
-        again = {k: args[k] for k in ("into", "push") if args.get(k)}
+        again = _own(args)
         if d.agent != own:
             again = {"agents": [d.agent], **again}
         data["next"] = [*data.get("next", []), {"tool": "vcontext_sync", "arguments": again}]
@@ -202,7 +202,7 @@ def _their_calls(
     if not conflicted:
         return []
     checked_out: dict[str, str] = git_side.locked(worktrees.checkouts)
-    own_args = {k: args[k] for k in ("into", "push") if args.get(k)}
+    own_args = _own(args)
     calls: list[dict[str, Any]] = []
     for r in conflicted:
         call: dict[str, Any] = {"tool": "vcontext_sync", "arguments": own_args, "agent": r.agent}
@@ -309,6 +309,12 @@ def _is_git_folder(folder: str) -> bool:
         and os.path.isdir(os.path.join(folder, "objects"))
         and os.path.isdir(os.path.join(folder, "refs"))
     )
+
+
+def _own(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of an agent's own ``vcontext_sync`` made after this one's (its base and
+    remote, not the agents this one named)."""
+    return {k: args[k] for k in ("into", "push") if args.get(k)}
 
 
 def _again(args: dict[str, Any]) -> dict[str, Any]:
