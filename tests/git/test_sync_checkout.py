@@ -9,6 +9,7 @@ that branch is checked out, and every conflict ends with the commands that lead 
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from helpers.next_steps import follow, follow_output, next_commands
@@ -18,8 +19,10 @@ from helpers.sync_repos import (
     commit_on,
     conflicting_agents,
     edit,
+    fork_by_hand,
     read,
     rev,
+    seed,
     show,
     status,
     sync,
@@ -221,3 +224,33 @@ def test_a_bad_favor_in_sync_is_ignored_with_a_warning(git_repo: Path) -> None:
     code, out, err = sync(repo, "bob")
     assert code == 1, out + err  # ignored: the conflict stays
     assert "git-vcontext: warning: ignoring favor 'mine'" in err
+
+
+def test_the_worktree_add_for_a_branch_named_with_shell_words_is_pasted_as_one_word(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts (agents and people)": every conflict message ends
+    with the exact next commands; and nothing from outside reaches a command line
+    unchecked. An agent's name may hold what a shell reads (``$(…)``, a quote: git allows
+    them in a branch name, and a remote may bring such a branch): the ``git worktree
+    add`` printed for its branch quotes it (before: ``agents/b$(touch${IFS}PWNED)`` bare, which
+    a pasted line ran, or split in two), as ``git vcontext sync`` quotes the agent."""
+    repo = git_repo
+    agent = "b$(touch${IFS}PWNED)'x"
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    fork_by_hand(repo, agent)
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    commit_on(repo, f"agents/{agent}", {"todo.vcontext.json": status(("t1", "blocked"))}, "b")
+    assert sync(repo, "alice")[0] == 0
+    run_git(repo, "switch", "-q", "-c", "feature")
+    (repo / "notes.txt").write_text("a person's edit\n")
+    code, out, err = sync(repo, agent, "--checkout")
+    assert code == 1, out + err
+    commands = next_commands(out)
+    assert commands[0].startswith("git worktree add "), commands
+    assert shlex.split(commands[0])[-1] == f"agents/{agent}", commands[0]
+    done = follow(commands[:1], repo)
+    assert done.last[1] == 0, done.last
+    assert not (repo / "PWNED").exists()
+    assert not (repo.parent / "PWNED").exists()

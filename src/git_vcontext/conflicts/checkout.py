@@ -123,7 +123,7 @@ def leave(
                 f"{pair.branch} is checked out in no work tree, and {why_not}: check the "
                 "branch out in a work tree of its own, and run sync --checkout there",
                 (
-                    f"git worktree add {where} {pair.branch}",
+                    f"git worktree add {where} {command_word(pair.branch)}",
                     f"cd {where}",
                     f"{sync_command} --checkout",
                 ),

@@ -196,6 +196,7 @@ def _their_calls(
     its branch is checked out in none)."""
     from ...gitio import worktrees
     from ...sync.syncer import CONFLICT
+    from ...validation.model import command_word
 
     refused = {r.agent for r in outcome.refusals}
     conflicted = [r for r in seen if r.state == CONFLICT and r.agent not in refused]
@@ -213,7 +214,7 @@ def _their_calls(
             whys.append(f"{r.branch} is checked out in no work tree")
             steps += [
                 f"check {r.branch} out in a work tree of its own "
-                f"(git worktree add PATH {r.branch})",
+                f"(git worktree add PATH {command_word(r.branch)})",
                 f"start agent {r.agent}'s MCP server in that work tree (git vcontext mcp)",
             ]
             call["after"] = "person"
