@@ -268,3 +268,51 @@ def test_a_local_base_diverged_by_an_agents_work_names_that_agents_vcontext_sync
 
     run(main)
     _t1_kept_in_progress(team)
+
+
+def test_another_agents_conflict_with_its_branch_checked_out_nowhere_is_a_persons_step_first(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts (agents and people)" (a way out of every conflict
+    sync reports) and "MCP server" (an agent with MCP tools alone has no shell): agent
+    cy's conflict, its branch checked out in no work tree, is first a person's steps (a
+    work tree for the branch, cy's MCP server there), said as such, then the
+    ``vcontext_sync`` cy makes there; followed, it lands."""
+    from mcp import Client
+
+    team = setup(tmp_path, [])
+    cy = tmp_path / "person-cy"
+    assert vcx(team.person, "fork", "cy", "--reason", "agent cy").returncode == 0
+    git(team.person, "worktree", "add", "-q", str(cy), "agents/cy")
+    edit(cy, TASKS, _status("t1"))
+    git(cy, "commit", "-q", "-am", "cy: t1 in progress")
+    git(team.person, "worktree", "remove", str(cy))
+    person_deletes_t1(team)
+
+    async def main() -> None:
+        async with Client(stdio_params(team.person)) as client:
+            stopped = await client.call_tool("vcontext_sync", {"agents": ["cy"], "push": "origin"})
+        assert stopped.is_error, text(stopped)
+        data = stopped.structured_content
+        assert data["person"] == {
+            "why": "agents/cy is checked out in no work tree",
+            "steps": [
+                "check agents/cy out in a work tree of its own (git worktree add PATH agents/cy)",
+                "start agent cy's MCP server in that work tree (git vcontext mcp)",
+            ],
+        }
+        call = {"tool": "vcontext_sync", "arguments": {"push": "origin"}, "agent": "cy"}
+        assert data["next"] == [{**call, "after": "person"}]
+        said = text(stopped)
+        assert "A PERSON MUST DO THIS (no MCP tool can): agents/cy is checked out in no" in said
+        assert said.endswith(
+            "next, once the person has done it, by agent cy through the MCP server of its "
+            'work tree: vcontext_sync {"push": "origin"}'
+        )
+        git(team.person, "worktree", "add", "-q", str(cy), "agents/cy")  # the person's steps
+        async with Client(stdio_params(cy)) as theirs:
+            landed = await _follow(theirs, stopped)
+            assert landed.structured_content["ok"] is True, text(landed)
+
+    run(main)
+    _t1_kept_in_progress(team, cy)
