@@ -15,6 +15,7 @@ from ..branches import agents
 from ..branches.ancestry import contains
 from ..gitio import refs, run_dir, worktrees
 from ..gitio.objects import commit_at, new_commits
+from ..sync.advice import sync_command
 from ..sync.syncer import Diverged
 from ..sync.tracking import shown
 from ..validation.model import command_path, command_word
@@ -53,7 +54,7 @@ def _diverged(syncer: Syncer, remote: str, base: str, merged: PairResult) -> Div
                 f"{head}; they are {agents.agent_branch(repo, agent)}'s work, which its sync "
                 "publishes (and reports the conflict of)"
             )
-            command = f"git vcontext sync {agent} --push {q(remote)}"
+            command = sync_command([agent], remote)  # (a quote, ``$(…)``: a branch may hold them)
             return Diverged(base, f"{said}:\n  next: {command}", said, agent, (command,))
     where = worktrees.checkouts(repo).get(base)
     commands = []
