@@ -260,7 +260,7 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
                 f" is here; {unusable_way_out(repo, base, remote, why)}"
             )
             continue
-        push = f"git vcontext sync {' '.join(names)} --push {pasted_remote(base, remote)}"
+        push = sync_command(names, pasted=pasted_remote(base, remote))
         publish = f"{push} syncs with {shown_url(remote)}'s {base} and publishes"
         name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
         publish = push_refusal(repo, base, names) or publish  # what sync --push refuses
