@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from git_vcontext.branches import agents
-from git_vcontext.gitio import refs
+from git_vcontext.gitio import refs, worktrees
+from git_vcontext.gitio.operands import shown_branch
 from git_vcontext.remote import divergence
 from git_vcontext.sync.syncer import CONFLICT, PairResult
 
@@ -41,3 +42,30 @@ def test_the_agents_sync_named_by_a_diverged_base_is_one_word_per_argument(
     [command] = found.commands
     assert shlex.split(command) == ["git", "vcontext", "sync", agent, "--push", "my remote"]
     assert found.warning.endswith(f"\n  next: {command}")
+
+
+def test_a_persons_commands_for_a_diverged_base_quote_the_base_and_mask_a_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The commands that publish a person's own commits on the local base: the base one
+    word (``main$(id)``: a branch may hold it), a ``--push`` URL's token masked as every
+    line of sync masks it (PRODUCT.md "Sync at scale": credentials written nowhere)."""
+    base = "ma$(id)n"
+    url = "https://user:s3cr3tTOKEN@example.com/x.git"
+    monkeypatch.setattr(refs, "target", lambda _repo, name: f"tip of {name}")
+    monkeypatch.setattr(divergence, "new_commits", lambda *_a: iter(["c"]))
+    monkeypatch.setattr(divergence, "shown", lambda _repo, r, b: shown_branch(r, b, named=False))
+    monkeypatch.setattr(agents, "list_agents", lambda _repo: [])
+    monkeypatch.setattr(worktrees, "checkouts", lambda _repo: {base: "/w t"})
+    syncer: Any = SimpleNamespace(repo=None, diverged=[])
+    merged = PairResult("bo", "agents/bo", base, CONFLICT)
+
+    divergence.diverged_base(syncer, url, base, merged)
+
+    [found] = syncer.diverged
+    assert found.agent is None
+    assert "s3cr3tTOKEN" not in found.warning
+    masked = "https://user:***@example.com/x.git"
+    words = [shlex.split(c) for c in found.commands]
+    assert ["git", "-C", "/w t", "pull", "--no-rebase", masked, base] in words
+    assert ["git", "-C", "/w t", "push", masked, base] in words
