@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pygit2
@@ -95,6 +96,40 @@ def test_a_killed_holders_lock_is_removed_at_once_and_its_claim_swept(repo: Path
     # (the removers' turn: a flock the kernel drops with its holder, never stale)
     tip = pygit2.Repository(str(repo)).head.target
     move_refs(pygit2.Repository(str(repo)), [RefUpdate("refs/heads/main", tip, tip)], message="x")
+
+
+def test_a_removal_reads_each_claim_once_to_find_and_once_in_its_turn(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sync at scale (a killed sync is safe to run again): the proof is made once to find a
+    killed sync's lock and once more in the remover's turn, whose claims the sweep then
+    uses (it read the folder a third time, every claim's file and process again)."""
+    soak.git(repo, "branch", "other")
+    live = _holding(repo)  # (a claim the sweep keeps)
+    other = repo / ".git/refs/heads/other.lock"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER.replace("refs/heads/main", "refs/heads/other"), str(repo)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "held\n"
+        _killed(proc)
+        reads: list[str] = []
+        read = locks._read_claim
+
+        def counted(where: str) -> object:
+            reads.append(where)
+            return read(where)
+
+        monkeypatch.setattr(locks, "_read_claim", counted)
+        assert locks.settle(str(other)) is True
+        assert not other.exists()
+        assert len(_claims(repo)) == 1  # the killed one's swept, the live one's kept
+        assert sorted(Counter(reads).values()) == [2, 2], reads  # (was 3 each)
+    finally:
+        _killed(live)
 
 
 def test_a_live_holders_lock_is_never_removed_however_old(repo: Path) -> None:

@@ -131,6 +131,33 @@ def test_sync_push_to_a_url_with_credentials_writes_them_nowhere(
     assert TOKEN not in run_git(git_repo, "reflog", "--all").stdout
 
 
+def test_a_conflict_after_sync_push_to_a_url_with_credentials_names_the_way_out_masked(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The ``next:`` line of a pair that conflicts, after ``sync --push URL`` (a URL holding
+    a token, given on the command line only): the URL masked, as every other line masks
+    it (``sync.advice.sync_command``); it printed the token whole."""
+    bare = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    url = f"file://user:{TOKEN}@localhost{bare}"
+    seed(git_repo)
+    run_git(git_repo, "push", "-q", url, "main")
+    alice_ticks_t1(git_repo)
+    other = tmp_path / "other"
+    run_git(tmp_path, "clone", "-q", str(bare), str(other))
+    edit(other, TODO, status(("t1", "blocked")))
+    run_git(other, "-c", "user.name=O", "-c", "user.email=o@x", "commit", "-qam", "t1 blocked")
+    run_git(other, "push", "-q", "origin", "main")
+
+    pushed = run_cli("sync", "alice", "--push", url, cwd=git_repo, env=EPOCH)
+
+    assert pushed.returncode == 1, pushed.stdout + pushed.stderr
+    assert b"CONFLICT" in pushed.stdout
+    assert TOKEN.encode() not in pushed.stdout + pushed.stderr
+    said = f"next: git vcontext sync alice --push 'file://user:***@localhost{bare}' --checkout"
+    assert said.encode() in pushed.stdout
+
+
 def test_a_remote_refused_by_its_checks_is_named_without_its_token() -> None:
     """``operands.remote``'s own refusals (a transport not allowed, a host starting with
     '-', a remote helper's address, no remote at all) name the value with its

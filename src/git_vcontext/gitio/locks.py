@@ -191,20 +191,29 @@ def release(claimed: str | None) -> None:
         _remove(claimed)
 
 
+_Claims = list[tuple[str, dict[str, list[int]], bool]]
+"""Claims as read (``_claims``): each one's path, its lock files' identities, whether its
+claimant is known gone."""
+
+
 def proven_stale(path: str) -> list[int] | None:
     """The identity of lock file ``path`` when it is proven left by a killed sync: a claim
     in its repository names this very file, and the claimant (pid, start time, pid
     namespace, on this boot of this machine's kernel) is gone — and no live claimant
     names it (a file made anew on a reused inode within the clock's tick). None otherwise
     (no claim, another file, a claimant that may still run)."""
+    folder = _claims_of(path)
+    if folder is None or not os.path.lexists(path):
+        return None
+    return _proof(path, _claims(folder))
+
+
+def _proof(path: str, claims: _Claims) -> list[int] | None:
+    """``proven_stale`` against the claims read already (``_claims``)."""
     try:
         now = _identity(os.lstat(path))
     except OSError:
         return None
-    folder = _claims_of(path)
-    if folder is None:
-        return None
-    claims = _claims(folder)
     if any(now in held.values() for _, held, dead in claims if not dead):
         return None
     if any(now in held.values() for _, held, dead in claims if dead):
@@ -237,7 +246,7 @@ def _read_claim(where: str) -> object:
         raise ValueError(where) from None
 
 
-def _claims(folder: str) -> list[tuple[str, dict[str, list[int]], bool]]:
+def _claims(folder: str) -> _Claims:
     """The claims in ``folder`` that parse: each claim's path, its lock files' paths and
     identities, and whether its claimant is known gone (on this boot of this machine's
     kernel, in this pid namespace; any doubt: not gone)."""
@@ -248,6 +257,7 @@ def _claims(folder: str) -> list[tuple[str, dict[str, list[int]], bool]]:
     except OSError:
         return []
     found = []
+    here = pid_namespace()
     for name in names:
         where = os.path.join(folder, name)
         try:
@@ -259,7 +269,6 @@ def _claims(folder: str) -> list[tuple[str, dict[str, list[int]], bool]]:
             held = {str(k): _ident(v) for k, v in body["locks"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # cut short by a kill, or not ours: proves nothing
-        here = pid_namespace()
         sound = (
             host == _host()
             and boot == _boot()
@@ -366,7 +375,8 @@ def _remove_proven(path: str, ident: list[int]) -> bool:
         if not turn.ok:
             return False
         _sweep_aside(folder, turn.alone)
-        if proven_stale(path) != ident:
+        claims = _claims(folder)  # (read once in the turn: the proof, then the sweep)
+        if _proof(path, claims) != ident:
             return not os.path.lexists(path)  # (gone: True; another file now: not ours)
         aside = os.path.join(folder, f"{os.getpid()}.{os.urandom(4).hex()}.stale")
         try:
@@ -387,14 +397,15 @@ def _remove_proven(path: str, ident: list[int]) -> bool:
             _remove(aside)
             return False
         _remove(aside)
-        _sweep(folder)
+        _sweep(claims)
     return True
 
 
-def _sweep(folder: str) -> None:
+def _sweep(claims: _Claims) -> None:
     """Drop the claims of gone processes none of whose lock files is left (one was just
-    removed)."""
-    for where, held, dead in _claims(folder):
+    removed). ``claims``: as read in this turn (a gone claimant's claim does not change;
+    one written since is a live process's, never dropped)."""
+    for where, held, dead in claims:
         if dead and not any(_still(lock, ident) for lock, ident in held.items()):
             _remove(where)
 

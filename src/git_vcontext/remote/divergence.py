@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 from ..branches import agents
 from ..branches.ancestry import contains
+from ..errors import shown_url
 from ..gitio import refs, run_dir, worktrees
 from ..gitio.objects import commit_at, new_commits
+from ..sync.advice import sync_command
 from ..sync.syncer import Diverged
 from ..sync.tracking import shown
 from ..validation.model import command_path, command_word
@@ -53,23 +55,24 @@ def _diverged(syncer: Syncer, remote: str, base: str, merged: PairResult) -> Div
                 f"{head}; they are {agents.agent_branch(repo, agent)}'s work, which its sync "
                 "publishes (and reports the conflict of)"
             )
-            command = f"git vcontext sync {agent} --push {q(remote)}"
+            command = sync_command([agent], remote)  # (a quote, ``$(…)``: a branch may hold them)
             return Diverged(base, f"{said}:\n  next: {command}", said, agent, (command,))
     where = worktrees.checkouts(repo).get(base)
     commands = []
+    b, r = q(base), q(shown_url(remote))  # (a branch may hold ``$(…)``; a URL, a token)
     if where is None:
         where = f"{run_dir(repo).rstrip('/')}-{base}"
-        commands.append(f"git worktree add {q(where)} {base}")
+        commands.append(f"git worktree add {q(where)} {b}")
     w = q(where)
     commands += [
-        f"git -C {w} pull --no-rebase {q(remote)} {base}",
+        f"git -C {w} pull --no-rebase {r} {b}",
         f"git -C {w} vcontext conflicts",
         *(
             f"git -C {w} vcontext resolve {command_path(p)} --take <ours|theirs>"
             for p in paths or ["FILE"]
         ),
         f"git -C {w} commit --no-edit",
-        f"git -C {w} push {q(remote)} {base}",
+        f"git -C {w} push {r} {b}",
     ]
     said = f"{head}; to publish them:\n  next:" + "".join(f"\n    {c}" for c in commands)
     return Diverged(base, said, head, None, tuple(commands))

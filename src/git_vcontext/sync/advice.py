@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..errors import shown_url
 from ..prepush.mergecheck import only_check_failures
 from ..validation.model import command_word
 
@@ -14,8 +15,10 @@ if TYPE_CHECKING:
 
 def sync_command(agents: list[str], remote: str | None = None, *, pasted: str = "") -> str:
     """``git vcontext sync AGENT… [--push REMOTE]``, each word as a shell reads it back
-    (``pasted``: the remote as a word already, ``tracking.pasted_remote``'s)."""
-    word = pasted or (command_word(remote) if remote else "")
+    (``pasted``: the remote as a word already, ``tracking.pasted_remote``'s). A URL's
+    credentials are masked (``shown_url``), as every line sync prints masks them: the
+    person puts theirs back; printed, a token would be in every log of the output."""
+    word = pasted or (command_word(shown_url(remote)) if remote else "")
     push = f" --push {word}" if word else ""
     return f"git vcontext sync {' '.join(command_word(a) for a in agents)}{push}"
 

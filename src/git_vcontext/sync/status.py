@@ -485,7 +485,7 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, str]) -> list[str]:
             details.append(f"  {r.message}")
         if r.remote:
             details.append(
-                f"  only on the remote, as {r.remote}: git vcontext sync {r.agent} "
+                f"  only on the remote, as {r.remote}: {sync_command([r.agent])} "
                 f"creates {r.branch} from it"
             )
         command = sync_command([r.agent], pasted=pushes.get(r.base, ""))

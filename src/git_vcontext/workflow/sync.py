@@ -123,7 +123,7 @@ def _sync_with(
         shown(r)
         for line in describe(r, dry):
             say(line)
-        command = _command([r.agent], remote if push else None)
+        command = sync_command([r.agent], remote if push else None)
         if hints and (step := _next_step(r, command, checkout)):
             say(step)
 
@@ -260,7 +260,7 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
                 f" is here; {unusable_way_out(repo, base, remote, why)}"
             )
             continue
-        push = f"git vcontext sync {' '.join(names)} --push {pasted_remote(base, remote)}"
+        push = sync_command(names, pasted=pasted_remote(base, remote))
         publish = f"{push} syncs with {shown_url(remote)}'s {base} and publishes"
         name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
         publish = push_refusal(repo, base, names) or publish  # what sync --push refuses
@@ -287,7 +287,8 @@ def _leave_conflicts(
         against = checkouts.current_base(syncer.repo, r, push)
         tracked = done.remote or checkouts.upstream(syncer.repo, r.base)  # @{upstream}
         label = checkouts.label_of(syncer.repo, against, r.base, r.branch, tracked)
-        left, refused, was = checkouts.leave(syncer, r, against, label, _command([r.agent], push))
+        command = sync_command([r.agent], push)
+        left, refused, was = checkouts.leave(syncer, r, against, label, command)
         if was is not None:
             switched.append((r.branch, was))
             say(f"{r.branch}: checked out here for the merge (this work tree was on {was})")
@@ -328,17 +329,13 @@ def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]
     files = left.conflicted or ("FILE",)
     commands = [f"cd {command_word(left.worktree)}", "git vcontext conflicts"]
     commands += [f"git vcontext resolve {command_path(f)} --take <ours|theirs>" for f in files]
-    commands += ["git commit --no-edit", _command([agent], remote)]
+    commands += ["git commit --no-edit", sync_command([agent], remote)]
     return commands
 
 
 def _next(commands: list[str]) -> list[str]:
     """The commands to run next, one per line, after a ``next:`` line."""
     return ["  next:", *(f"    {c}" for c in commands)]
-
-
-def _command(agents: list[str], remote: str | None) -> str:
-    return sync_command(agents, remote)
 
 
 def _finish_interrupted(
