@@ -47,3 +47,48 @@ def test_status_names_the_sync_that_creates_a_branch_only_on_the_remote_as_one_w
     shown = vcx(team.person, "status")
     assert shown.returncode == 0, shown.stdout + shown.stderr
     assert _command(shown.stdout, "creates") == ["git", "vcontext", "sync", AGENT]
+
+
+def _between(text: str, head: str, tail: str) -> list[str]:
+    found = re.search(re.escape(head) + r"(.*?)" + re.escape(tail), text)
+    assert found is not None, text
+    return shlex.split(found.group(1))
+
+
+def test_fork_of_an_agent_that_exists_names_its_sync_as_one_word_each(tmp_path: Path) -> None:
+    """``fork`` refused for an agent whose branch is here, or only on the remote, names the
+    sync that updates or creates it: pasted, it syncs that agent (before: inside single
+    quotes, the name's own quote ended them and ``$(id)`` ran)."""
+    team = setup(tmp_path, [AGENT])
+    here = vcx(team.agents[AGENT], "fork", AGENT)
+    assert here.returncode != 0
+    words = _between(here.stderr, "(update it with ", ", or pick")
+    assert words == ["git", "vcontext", "sync", AGENT]
+    git(team.agents[AGENT], "push", "-q", "origin", f"agents/{AGENT}")
+    git(team.person, "fetch", "-q", "origin")
+    remote = vcx(team.person, "fork", AGENT)
+    assert remote.returncode != 0
+    assert _between(remote.stderr, "): ", " creates") == ["git", "vcontext", "sync", AGENT]
+
+
+def test_mcp_create_fork_names_the_work_tree_to_add_as_one_word_each(tmp_path: Path) -> None:
+    """MCP ``vbrief_create_fork``'s next step (a person's ``git worktree add``) quotes the
+    agent's folder and branch, as every command sync prints does."""
+    from helpers.mcp_support import in_process, run, text
+
+    team = setup(tmp_path, ["bo"])
+
+    async def main() -> str:
+        async with in_process(team.person, agent=AGENT) as client:
+            made = await client.call_tool("vbrief_create_fork", {"reason": "quoted"})
+            assert not made.is_error, text(made)
+            return text(made)
+
+    said = run(main)
+    assert _between(said, "work tree (", ") with") == [
+        "git",
+        "worktree",
+        "add",
+        f"../{AGENT}",
+        f"agents/{AGENT}",
+    ]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..document import may_hold_fork
 from ..record import record
 from ..validation.history import fork_marks, unmerged_fork_marks
-from ..validation.model import command_path, quoted_path
+from ..validation.model import command_path, command_word, quoted_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,7 +40,8 @@ class ArrivedFork:
         """The note, with the fix: ``undo`` is the commit the branch had before the
         fast-forward (None when not known here, or already published)."""
         before = (
-            f"before it is pushed: git reset --keep {undo}, then git vcontext sync {self.agent}; "
+            f"before it is pushed: git reset --keep {undo}, then "
+            f"git vcontext sync {command_word(self.agent)}; "
             "once pushed: "
             if undo
             else ""

@@ -36,6 +36,7 @@ from ..gitio.refs import branch_tip, create_branch, has_branch
 from ..record import record
 from ..values import same
 from ..vermas.kinds import in_work_directory
+from .advice import sync_command
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -139,12 +140,12 @@ def fork_agent(
     if has_branch(repo, branch):
         raise OperationalError(
             f"a branch named '{branch}' already exists "
-            f"(update it with 'git vcontext sync {agent}', or pick another agent name)"
+            f"(update it with {sync_command([agent])}, or pick another agent name)"
         )
     if (held := agents.remote_agent(repo, agent)) is not None:
         raise OperationalError(
             f"agent {agent!r} exists on {held[0]} ({held[0]}/{branch}): "
-            f"'git vcontext sync {agent}' creates {branch} here from it, or pick another name"
+            f"{sync_command([agent])} creates {branch} here from it, or pick another name"
         )
     base_commit = commit_at(repo, branch_tip(repo, base))
     tree, forked, no_uid, unreadable = _forked_tree(

@@ -8,6 +8,7 @@ from typing import Any
 from ...branches.agents import is_utf8
 from ...clock import now_rfc3339
 from ...errors import Refused, VContextError
+from ...validation.model import command_word
 from ..catalog import SEGMENT
 from ..gitside import DEFAULT_AGENT
 from ..service import Answer, Service
@@ -57,9 +58,9 @@ def create_fork(svc: Service, args: dict[str, Any]) -> Answer:
         got = "has" if document["path"] in made.forked else "has no"
         lines.append(f"{document['path']} {got} fork metadata on {made.branch}")
     lines.append(
-        f"next: work on it in its own work tree (git worktree add ../{made.agent} "
-        f"{made.branch}) with a server there; vbrief_merge_fork there merges it with "
-        f"{made.base}, both ways"
+        f"next: work on it in its own work tree (git worktree add "
+        f"{command_word('../' + made.agent)} {command_word(made.branch)}) with a server "
+        f"there; vbrief_merge_fork there merges it with {made.base}, both ways"
     )
     return Answer("\n".join(lines), data)
 
