@@ -390,3 +390,35 @@ def test_moving_a_worktrees_own_ref_never_claims_the_main_worktrees_lock(
     move_refs(git_repo, [RefUpdate("refs/worktree/x", tip, tip)], message="x")
     info = theirs.lstat()
     assert [info.st_dev, info.st_ino, info.st_ctime_ns] not in [i for c in named for i in c]
+
+
+# -- review 12 (speed): claims left behind once syncs ended ------------------------------
+
+
+def test_a_dead_claim_whose_locks_went_another_way_is_dropped_by_the_next_ref_move(
+    repo: Path,
+) -> None:
+    """README "sync" (a killed sync's ref locks): sync "drops the claim once the refs
+    moved". A sync killed with its locks held, whose lock files then went another way than
+    the next sync's proof (a person's ``rm -f``, as git's own message says when a plain
+    git command meets the lock), left its claim in ``.git/vcontext/reflocks/`` for good:
+    no lock was left for a sync to prove, so none swept it. The next ref move drops it
+    (a dead claimant's, none of whose lock files is left: it proves nothing any more);
+    a live claimant's claim stays."""
+    lock, claim = _dead_lock(repo)
+    lock.unlink()  # a person's rm -f
+    live = locks.claim(str(repo / ".git"), [str(repo / ".git/refs/heads/x.lock")])
+    assert live is None  # (no such file: nothing claimed)
+    (repo / ".git/refs/heads/x.lock").write_text("")  # a live process's lock, claimed
+    live = locks.claim(str(repo / ".git"), [str(repo / ".git/refs/heads/x.lock")])
+    assert live is not None
+    try:
+        git_repo = pygit2.Repository(str(repo))
+        tip = git_repo.head.target
+        move_refs(git_repo, [RefUpdate("refs/heads/main", tip, tip)], message="x")
+        assert _claims(repo) == [Path(live)]  # the dead one dropped, the live one kept
+        assert not claim.exists()
+    finally:
+        locks.release(live)
+        (repo / ".git/refs/heads/x.lock").unlink()
+    assert _claims(repo) == []

@@ -186,9 +186,13 @@ def claim(common: str, paths: Sequence[str]) -> str | None:
 
 
 def release(claimed: str | None) -> None:
-    """Drop a claim (its locks were committed or let go)."""
+    """Drop a claim (its locks were committed or let go), and the claims of killed syncs
+    none of whose lock files is left (removed by a person, or committed just before the
+    kill): they prove nothing any more, and no proven removal would ever sweep them
+    (``_sweep``; the folder holds nothing else as a rule: one listing)."""
     if claimed is not None:
         _remove(claimed)
+        _sweep(os.path.dirname(claimed))
 
 
 _Claims = list[tuple[str, dict[str, list[int]], bool]]
