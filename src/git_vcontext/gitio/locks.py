@@ -192,7 +192,7 @@ def release(claimed: str | None) -> None:
     (``_sweep``; the folder holds nothing else as a rule: one listing)."""
     if claimed is not None:
         _remove(claimed)
-        _sweep(os.path.dirname(claimed))
+        _sweep(_claims(os.path.dirname(claimed)))
 
 
 _Claims = list[tuple[str, dict[str, list[int]], bool]]
