@@ -32,3 +32,10 @@ def conflict_step(conflicts: tuple[PathConflict, ...], command: str, checkout: b
     if only_check_failures(conflicts) or all(c.log_deleted for c in conflicts):
         return f"  next: fix it as said, then {command}"
     return None if checkout else f"  next: {command} --checkout"
+
+
+def clash_step(command: str) -> str:
+    """The ``next:`` line of an agent that syncs cleanly alone but clashes with another
+    (``status``'s "clashes with"): its own sync (``command``), which lands now; the one that
+    syncs second then stops on the conflict and names its own way out (``conflict_step``)."""
+    return f"  next: {command}"

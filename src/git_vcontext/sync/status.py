@@ -25,7 +25,7 @@ from ..gitio.refs import branch_tip, commit_of
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
 from ..validation.model import command_word, quoted_path
-from .advice import conflict_step, sync_command
+from .advice import clash_step, conflict_step, sync_command
 from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
@@ -508,7 +508,7 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, str]) -> list[str]:
         for clash in r.clashes:
             details.append(
                 f"  clashes with {clash.other_branch}: each syncs alone, not both "
-                f"(the second to sync conflicts)"
+                f"(the second to sync conflicts and names its way out)"
             )
             details += [f"    {c.describe()}" for c in clash.conflicts]
         details += [
@@ -527,6 +527,8 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, str]) -> list[str]:
         command = sync_command([r.agent], pasted=pushes.get(r.base, ""))
         if r.conflicts and (step := conflict_step(r.conflicts, command, False)):
             details.append(step)  # the way out, last, as sync names it
+        elif r.clashes and r.state == NEEDS_SYNC:
+            details.append(clash_step(command))  # it lands alone: the other's sync says more
         if details:
             lines += [f"{r.branch}:", *details]
     return lines
