@@ -631,6 +631,11 @@ class BaseRound:
         if names:
             done = "pushed" if not self.retries else f"pushed after {_retries(self.retries)}"
             self.io.report(f"{done} to {self.shown}: {', '.join(names)}")
+        # what the refs here took as they are from the remote (e.g. what a lock kept back
+        # last time); not after a stopped pair, whose lines end with its next step
+        if not self.stopped and (along := self.syncer.brought_along()):
+            along.sort(key=lambda b: b != self.base)  # the base first, as "pushed to" says
+            self.io.report(f"brought along from {self.shown}: {', '.join(along)}")
         if merged:
             self.io.report(f"merged with it into {self.base}: {', '.join(merged)}")
         return self._outcome(not self.stopped, merged)
