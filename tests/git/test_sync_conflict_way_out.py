@@ -488,3 +488,16 @@ def test_taking_theirs_the_last_sync_says_it_pushed_the_agent_branch(
     assert "pushed to origin: agents/bo\n" in out
     titles = [i["title"] for i in remote_show(team.remote, "main", TASKS)["todoList"]["items"]]
     assert titles[1] == "the person's"  # theirs taken
+
+
+def test_a_conflict_over_git_ends_with_its_next_step_though_its_branch_was_published(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": every conflict message of ``sync`` ends with the
+    exact next commands. Over git the agent's work is published before the look that finds
+    the conflict; that push is not said after the stopped pair's ``next:`` line."""
+    _, bo, _ = _bo_works_on_t1_the_person_deleted(tmp_path)
+    git(bo, "config", "vcontext.inProcessFetch", "false")
+    first = vcx(bo, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert first.stdout.rstrip().endswith("next: git vcontext sync bo --push origin --checkout")

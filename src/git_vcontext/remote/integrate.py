@@ -612,7 +612,8 @@ class BaseRound:
         self.results.update(results)
         names = [u.dst.removeprefix("refs/heads/") for u in updates if u.src is not None]
         names = [n for n in names if not n.startswith("refs/")]
-        names += [b for b in self.branches_out if b not in names]  # published before
+        stopped = {self.branches[a] for a in self.stopped}  # (their lines end with next:)
+        names += [b for b in self.branches_out if b not in names and b not in stopped]
         self.branches_out = {}
         try:
             self.syncer.commit()
