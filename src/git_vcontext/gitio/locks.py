@@ -232,21 +232,15 @@ one, and is not read whole."""
 
 def _read_claim(where: str) -> object:
     """A claim's body; ValueError when it is none (the folder is in the repository: its
-    files are untrusted — a link, a named pipe, a huge file, JSON nested past the parser)."""
-    import stat
+    files are untrusted — a link, a named pipe, a huge file, JSON nested past the parser:
+    ``fsio.read_regular``, not through a link, at most ``_CLAIM_MAX`` bytes)."""
+    from ..errors import OperationalError
+    from ..fsio import read_regular
 
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(where, flags)  # (a link: ELOOP; a named pipe: no wait for a writer)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _CLAIM_MAX:
-            raise ValueError(where)
-        data = os.read(fd, _CLAIM_MAX + 1)
-    finally:
-        os.close(fd)
-    try:
+        data = read_regular(where, follow=False, limit=_CLAIM_MAX)
         return json.loads(data)
-    except RecursionError:
+    except (OperationalError, RecursionError):
         raise ValueError(where) from None
 
 
