@@ -26,7 +26,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 STALE_AFTER = 5.0
 """Seconds after which a lock file is taken as left by a dead process."""
@@ -61,30 +61,62 @@ def age(path: str) -> float | None:
         return None
 
 
-def is_ours(path: str) -> bool:
-    """Whether the lock is that of a ref only git-vcontext writes."""
-    return f"/{OURS}" in path.replace(os.sep, "/")
+def ref_of(path: str, common: str | None) -> str | None:
+    """The name of the ref whose lock file ``path`` is, in the repository whose git common
+    directory is ``common`` (``refs/heads/a/refs/x`` for ``COMMON/refs/heads/a/refs/x.lock``);
+    None when it is no ref's lock there (a work tree's own, ``packed-refs.lock``, another
+    repository's, or ``common`` unknown). Judged against ``common`` itself: a ref's name
+    may hold any folder name (``refs``, ``vcontext``), so no folder in the path tells where
+    the repository begins."""
+    if common is None or not path.endswith(".lock"):
+        return None
+    for lock, top in ((path, common), (_real(path), os.path.realpath(common))):
+        rel = os.path.relpath(lock[: -len(".lock")], top).replace(os.sep, "/")
+        if rel.startswith("refs/"):
+            return rel
+    return None
 
 
-def settle(path: str, *, ours: bool | None = None, sleep: object = time.sleep) -> bool:
+def _real(path: str) -> str:
+    """``path`` with its folder's links resolved (the file itself may be gone)."""
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def common_of(path: str, names: Iterable[str]) -> str | None:
+    """The git directory a lock file ``path`` is in when it is the lock of one of the refs
+    ``names`` (``DIR/NAME.lock``): what a remote's message names of a push's refs."""
+    slashed = path.replace(os.sep, "/")
+    for name in names:
+        if slashed.endswith(f"/{name}.lock"):
+            return path[: len(path) - len(name) - len(".lock") - 1]
+    return None
+
+
+def settle(
+    path: str, common: str | None, *, ours: bool | None = None, sleep: object = time.sleep
+) -> bool:
     """Wait for a lock file to go away (at most until it is ``STALE_AFTER`` seconds old):
     True when it went, or when it was left stale and has been removed — proven a killed
-    sync's (``proven_stale``: at once), or on a ref of ours (``is_ours``); False when it
-    stays (see ``advice``)."""
-    ours = is_ours(path) if ours is None else ours
+    sync's (``proven_stale``: at once), or on a ref of ours (``refs/vcontext/``); False when
+    it stays (see ``advice``). ``common``: the git common directory of the repository the
+    lock is in (where its claims are, and what tells its ref's name: ``ref_of``); None when
+    not known: then nothing is proven, nor ours."""
+    if ours is None:
+        ours = (ref_of(path, common) or "").startswith(OURS)
+    folder = _claims_in(common)
     deadline = time.monotonic() + STALE_AFTER + 1.0
-    proof = proven_stale(path)  # a killed sync's: at once, whatever its age
+    proof = _proven(path, folder)  # a killed sync's: at once, whatever its age
     if proof is not None:
-        return _remove_proven(path, proof)
+        return _remove_proven(path, proof, folder)
     while True:
         held = age(path)
         if held is None:
             return True
         if held >= STALE_AFTER or time.monotonic() > deadline:
             if ours:
-                return _remove_aged(path)
-            proof = proven_stale(path)  # (a claim written meanwhile, its writer dead since)
-            return proof is not None and _remove_proven(path, proof)
+                return _remove_aged(path, folder)
+            proof = _proven(path, folder)  # (a claim written meanwhile, its writer dead since)
+            return proof is not None and _remove_proven(path, proof, folder)
         assert callable(sleep)
         sleep(0.05)
 
@@ -99,11 +131,10 @@ def _remove(path: str) -> bool:
     return True
 
 
-def _remove_aged(path: str) -> bool:
+def _remove_aged(path: str, folder: str | None) -> bool:
     """Remove a lock file of ours left ``STALE_AFTER`` seconds: in a remover's turn
     (``_Turn``, where the repository has a claims folder), and only while it is still that
     old (a remover before it may have removed it, and a live process taken the ref since)."""
-    folder = _claims_of(path)
     if folder is None:
         return _remove(path)
     with _Turn(folder) as turn:
@@ -200,13 +231,16 @@ _Claims = list[tuple[str, dict[str, list[int]], bool]]
 claimant is known gone."""
 
 
-def proven_stale(path: str) -> list[int] | None:
+def proven_stale(path: str, common: str | None) -> list[int] | None:
     """The identity of lock file ``path`` when it is proven left by a killed sync: a claim
-    in its repository names this very file, and the claimant (pid, start time, pid
-    namespace, on this boot of this machine's kernel) is gone — and no live claimant
-    names it (a file made anew on a reused inode within the clock's tick). None otherwise
-    (no claim, another file, a claimant that may still run)."""
-    folder = _claims_of(path)
+    in its repository (git common directory ``common``) names this very file, and the
+    claimant (pid, start time, pid namespace, on this boot of this machine's kernel) is
+    gone — and no live claimant names it (a file made anew on a reused inode within the
+    clock's tick). None otherwise (no claim, another file, a claimant that may still run)."""
+    return _proven(path, _claims_in(common))
+
+
+def _proven(path: str, folder: str | None) -> list[int] | None:
     if folder is None or not os.path.lexists(path):
         return None
     return _proof(path, _claims(folder))
@@ -297,19 +331,13 @@ def _still(path: str, ident: list[int]) -> bool:
         return False
 
 
-def _claims_of(path: str) -> str | None:
-    """The claims folder of the repository a ref's lock file is in (``…/refs/…`` under its
-    git common directory), if it has one (a real folder: never through a link)."""
-    here = os.path.dirname(path)
-    while True:
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        if os.path.basename(here) == "refs":
-            folder = os.path.join(parent, *CLAIMS)
-            if os.path.isdir(folder) and not os.path.islink(folder):
-                return folder
-        here = parent
+def _claims_in(common: str | None) -> str | None:
+    """The claims folder of the repository whose git common directory is ``common``, if it
+    has one (a real folder: never through a link)."""
+    if common is None:
+        return None
+    folder = os.path.join(common, *CLAIMS)
+    return folder if os.path.isdir(folder) and not os.path.islink(folder) else None
 
 
 TURN_WAIT = 1.0
@@ -360,13 +388,12 @@ class _Turn:
             self.fd = -1
 
 
-def _remove_proven(path: str, ident: list[int]) -> bool:
+def _remove_proven(path: str, ident: list[int], folder: str | None) -> bool:
     """Remove a lock file proven stale, and only that file: in this remover's turn
     (``_Turn``) the proof is made again (a remover before it may have removed it, and a
     live git taken the ref since); then it is moved aside (into the claims folder: git
     never reads it as a ref) and checked there (a person who removed it and a process that
-    made a new one in between get theirs back)."""
-    folder = _claims_of(path)
+    made a new one in between get theirs back). ``folder``: the repository's claims."""
     if folder is None:
         return False
     with _Turn(folder) as turn:
