@@ -476,3 +476,48 @@ def test_a_branch_named_like_refs_vcontext_is_not_ours_its_aged_lock_stays(repo:
 
     assert lock.exists()
     assert _settle(repo, repo / ".git/refs/vcontext/mine.lock") is True  # (gone: nothing to do)
+
+
+COMMITTED = """
+import sys, time
+import pygit2
+from git_vcontext.gitio import locks, refs
+repo = pygit2.Repository(sys.argv[1])
+tip = repo.head.target
+def killed_here(claimed):
+    print("committed", flush=True)  # the refs moved, the claim not dropped yet
+    time.sleep(600)
+locks.release = killed_here
+who = pygit2.Signature("t", "t@example.com")
+new = repo.create_commit(None, who, who, "next", repo.head.peel().tree.id, [tip])
+refs.move_refs(repo, [refs.RefUpdate("refs/heads/main", tip, new)], message="moved")
+"""
+"""A sync killed after its ref transaction committed, before it dropped its claim."""
+
+
+def test_a_new_lock_matching_the_claim_of_a_sync_killed_after_committing_stays(
+    repo: Path,
+) -> None:
+    """A sync killed between libgit2's commit (the lock renamed onto the ref) and dropping
+    its claim leaves a claim naming a lock file that is now the ref. A live git's new lock
+    made on the freed inode within the clock's tick has the claimed identity (written into
+    the claim here: the kernel's coincidence, made certain): it is not the killed sync's,
+    and the ref file the claim saw is gone (committed over), so nothing proves it stale:
+    it stays (it was removed as proven, under a live git)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", COMMITTED, str(repo)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "committed\n"
+    _killed(proc)
+    lock = repo / ".git/refs/heads/main.lock"
+    assert not lock.exists()
+    [claim] = _claims(repo)
+    lock.write_text("")  # a live git's lock, on the inode the claimed one had
+    body = json.loads(claim.read_text())
+    body["locks"] = {str(lock): list(_stamp(lock))}
+    claim.write_text(json.dumps(body))
+
+    assert _settle(repo, lock) is False
+
+    assert lock.exists()

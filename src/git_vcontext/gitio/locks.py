@@ -8,9 +8,10 @@ requests, what it fetched) is removed once it is ``STALE_AFTER`` seconds old.
 Any other (a branch, a remote-tracking ref, the index) is removed only when it is proven
 stale: sync claims the ref locks it takes (``claim``: right after taking them, a record in
 ``<git common dir>/vcontext/reflocks/`` of this process — pid, start time, pid namespace,
-host, the kernel's boot id — and of each lock file — device, inode, change time), and
-drops the claim once the refs moved. A lock file that is still the very file a claim names
-(same inode and change time: no other process made it since), whose claimant is gone
+host, the kernel's boot id — and of each lock file and its ref file — device, inode,
+change time), and drops the claim once the refs moved. A lock file that is still the very
+file a claim names (same inode and change time: no other process made it since), never
+committed (its ref file still the one the claim saw: ``_uncommitted``), whose claimant is gone
 (``fsio.alive``, on this boot of this machine's kernel, in this pid namespace), was left
 by a killed sync: no live process holds it, and it is removed (``settle``), by one remover
 at a time, which proves it again in its turn (``_Turn``). Anything short of that proof
@@ -181,16 +182,19 @@ def claim(common: str, paths: Sequence[str]) -> str | None:
     short by a kill does not parse, and proves nothing."""
     from ..fsio import this_process
 
-    files = {}
+    files: dict[str, list[int]] = {}
+    refs: dict[str, list[int] | None] = {}
     for path in paths:
         try:
             files[path] = _identity(os.lstat(path))
         except OSError:
             continue  # (no such file: nothing to claim)
+        refs[path] = _ref_identity(path)
     if not files:
         return None
     pid, start, ns = this_process()
-    body = {"pid": pid, "start": start, "ns": ns, "host": _host(), "boot": _boot(), "locks": files}
+    body: dict[str, object] = {"pid": pid, "start": start, "ns": ns, "host": _host()}
+    body.update(boot=_boot(), locks=files, refs=refs)
     folder = os.path.join(common, *CLAIMS)
     name = os.path.join(folder, f"{pid}-{start}-{ns}.{os.urandom(4).hex()}.json")
     for attempt in (0, 1):
@@ -216,6 +220,17 @@ def claim(common: str, paths: Sequence[str]) -> str | None:
     return name
 
 
+def _ref_identity(lock: str) -> list[int] | None:
+    """The identity of the ref file a lock file ``lock`` stands for (``NAME`` of
+    ``NAME.lock``), None when there is none (a packed or a new ref). Committing the lock
+    renames it onto that file: a claim's lock whose ref file is still the claimed one was
+    never committed (``_proof``)."""
+    try:
+        return _identity(os.lstat(lock[: -len(".lock")]))
+    except OSError:
+        return None
+
+
 def release(claimed: str | None) -> None:
     """Drop a claim (its locks were committed or let go), and the claims of killed syncs
     none of whose lock files is left (removed by a person, or committed just before the
@@ -226,9 +241,11 @@ def release(claimed: str | None) -> None:
         _sweep(_claims(os.path.dirname(claimed)))
 
 
-_Claims = list[tuple[str, dict[str, list[int]], bool]]
-"""Claims as read (``_claims``): each one's path, its lock files' identities, whether its
-claimant is known gone."""
+_Refs = dict[str, list[int] | None] | None
+_Claims = list[tuple[str, dict[str, list[int]], _Refs, bool]]
+"""Claims as read (``_claims``): each one's path, its lock files' identities, their ref
+files' identities when it took them (None: a claim of an older version, which has none),
+whether its claimant is known gone."""
 
 
 def proven_stale(path: str, common: str | None) -> list[int] | None:
@@ -252,11 +269,24 @@ def _proof(path: str, claims: _Claims) -> list[int] | None:
         now = _identity(os.lstat(path))
     except OSError:
         return None
-    if any(now in held.values() for _, held, dead in claims if not dead):
+    if any(now in held.values() for _, held, _, dead in claims if not dead):
         return None
-    if any(now in held.values() for _, held, dead in claims if dead):
-        return now  # this very file (by identity: whatever path named it)
+    for _, held, refs, dead in claims:
+        for lock, ident in held.items() if dead else ():
+            if ident == now and _uncommitted(lock, refs):
+                return now  # this very file (by identity: whatever path named it)
     return None
+
+
+def _uncommitted(lock: str, refs: _Refs) -> bool:
+    """Whether the claimed ``lock`` was never committed: its ref file is still the one the
+    claim saw (a commit renames the lock onto it). A claimant killed after committing,
+    before dropping its claim, leaves its lock's identity in the claim, and a new lock on
+    the freed inode within the clock's tick would match it: its ref file does not. A claim
+    without ref files (an older version's): by the lock's identity alone, as it was."""
+    if refs is None:
+        return True
+    return lock in refs and _ref_identity(lock) == refs[lock]
 
 
 _CLAIM_MAX = 1 << 20
@@ -299,6 +329,7 @@ def _claims(folder: str) -> _Claims:
             pid, start, ns, host = body["pid"], body["start"], body["ns"], body["host"]
             boot = body.get("boot")
             held = {str(k): _ident(v) for k, v in body["locks"].items()}
+            refs = _refs(body.get("refs"))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # cut short by a kill, or not ours: proves nothing
         sound = (
@@ -311,8 +342,17 @@ def _claims(folder: str) -> _Claims:
             and (start is None or type(start) is int)
         )
         dead = sound and not alive(pid, start, ns)
-        found.append((where, held, dead))
+        found.append((where, held, refs, dead))
     return found
+
+
+def _refs(value: object) -> _Refs:
+    """A claim's ref files: their identities (or null: none), else the claim is none."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(value)
+    return {str(k): None if v is None else _ident(v) for k, v in value.items()}
 
 
 def _ident(value: object) -> list[int]:
@@ -430,7 +470,7 @@ def _sweep(claims: _Claims) -> None:
     """Drop the claims of gone processes none of whose lock files is left (one was just
     removed). ``claims``: as read in this turn (a gone claimant's claim does not change;
     one written since is a live process's, never dropped)."""
-    for where, held, dead in claims:
+    for where, held, _, dead in claims:
         if dead and not any(_still(lock, ident) for lock, ident in held.items()):
             _remove(where)
 
