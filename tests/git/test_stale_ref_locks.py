@@ -521,3 +521,55 @@ def test_a_new_lock_matching_the_claim_of_a_sync_killed_after_committing_stays(
     assert _settle(repo, lock) is False
 
     assert lock.exists()
+
+
+CUT_SHORT = """
+import os, signal, sys
+import pygit2
+from git_vcontext.gitio import refs
+repo = pygit2.Repository(sys.argv[1])
+tip = repo.head.target
+write = os.write
+def killed_midway(fd, data):
+    write(fd, data[: len(data) // 2])
+    os.kill(os.getpid(), signal.SIGKILL)
+os.write = killed_midway
+refs.move_refs(repo, [refs.RefUpdate("refs/heads/main", tip, tip)], message="cut short")
+"""
+"""A sync killed while writing its claim, its lock held."""
+
+
+def test_a_claim_cut_short_by_a_kill_is_swept_once_its_writer_is_gone_never_its_lock(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRODUCT.md "Sync at scale" (an interrupted sync is safe to run again, the repository
+    stays clean): a claim cut short by a kill proves nothing, so its lock stays a person's;
+    the claim file itself goes with the next ref move once its writer (named by the
+    claim's name) is gone. A cut-short claim of a live writer stays, and so does a
+    nameless file in the folder until it is old; it was never swept."""
+    import os
+
+    from git_vcontext.fsio import this_process
+
+    monkeypatch.setattr(locks, "WRITTEN_WITHIN", 0.0, raising=False)
+    tip = pygit2.Repository(str(repo)).head.target
+    soak.git(repo, "branch", "other")
+    killed = subprocess.run([sys.executable, "-c", CUT_SHORT, str(repo)], check=False)
+    assert killed.returncode == -signal.SIGKILL
+    lock = repo / ".git/refs/heads/main.lock"
+    [cut] = _claims(repo)
+    with pytest.raises(json.JSONDecodeError, match=r"Expecting|Unterminated"):
+        json.loads(cut.read_text())
+    assert _settle(repo, lock) is False  # proves nothing
+    pid, start, ns = this_process()
+    live = cut.parent / f"{pid}-{start}-{ns}.0123abcd.json"
+    live.write_text('{"pid": ')
+    nameless, old = cut.parent / "nameless.json", cut.parent / "old.json"
+    nameless.write_text("")
+    old.write_text("")
+    os.utime(old, (time.time() - 60, time.time() - 60))
+
+    move_refs(pygit2.Repository(str(repo)), [RefUpdate("refs/heads/other", tip, tip)], message="x")
+
+    assert lock.exists()
+    assert _claims(repo) == sorted([live, nameless])

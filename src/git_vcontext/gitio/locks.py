@@ -318,20 +318,23 @@ def _claims(folder: str) -> _Claims:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
     except OSError:
         return []
-    found = []
+    found: _Claims = []
     here = pid_namespace()
     for name in names:
         where = os.path.join(folder, name)
         try:
             body = _read_claim(where)
             if not isinstance(body, dict):
-                continue
+                raise TypeError(where)
             pid, start, ns, host = body["pid"], body["start"], body["ns"], body["host"]
             boot = body.get("boot")
             held = {str(k): _ident(v) for k, v in body["locks"].items()}
             refs = _refs(body.get("refs"))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue  # cut short by a kill, or not ours: proves nothing
+            # cut short by a kill, or not ours: proves nothing (no locks), swept once its
+            # writer is gone (``_unreadable_gone``)
+            found.append((where, {}, {}, _unreadable_gone(where, name)))
+            continue
         sound = (
             host == _host()
             and boot == _boot()
@@ -344,6 +347,33 @@ def _claims(folder: str) -> _Claims:
         dead = sound and not alive(pid, start, ns)
         found.append((where, held, refs, dead))
     return found
+
+
+WRITTEN_WITHIN = 1.0
+"""Seconds within which any claim is written whole (it takes microseconds)."""
+_NAMED = re.compile(r"([0-9]+)-([0-9]+|None)-([0-9]+|None)\.[0-9a-f]{8}\.json")
+"""A claim's name as ``claim`` makes it: its writer's pid, start time and pid namespace."""
+
+
+def _unreadable_gone(where: str, name: str) -> bool:
+    """Whether a claim that does not read (cut short by a kill, or no claim at all) is left
+    by no live writer, so that it may go (it names no lock: its going removes none). Its
+    name names its writer (``claim``): gone (``fsio.alive``) once it is a second old (a
+    writer on another machine sharing the folder writes its claim whole in microseconds,
+    and its pid means nothing here: ``WRITTEN_WITHIN``); a name that names no writer:
+    ``STALE_AFTER`` old."""
+    from ..fsio import alive
+
+    try:
+        old = time.time() - os.lstat(where).st_mtime
+    except OSError:
+        return False
+    named = _NAMED.fullmatch(name)
+    if named is None:
+        return old >= STALE_AFTER
+    pid, start, ns = (None if g == "None" else int(g) for g in named.groups())
+    assert pid is not None
+    return old >= WRITTEN_WITHIN and not alive(pid, start, ns)
 
 
 def _refs(value: object) -> _Refs:
