@@ -98,6 +98,7 @@ class Catalog:
         sniff: bool = True,
         alone: bool = False,
         moved: Callable[[], bool] = lambda: False,
+        routed: Callable[[list[str]], bool] = lambda paths: False,
     ) -> None:
         self.root = os.path.realpath(root)
         self.store = store
@@ -105,6 +106,7 @@ class Catalog:
         self.rule = Rule(self.root, ignored, declared, sniff, alone)
         self._tree = Tree(self.rule)
         self._moved = moved  # git's index or HEAD changed: look at every folder
+        self._routed = routed  # .gitattributes files changed (given those the walk saw): ditto
         self._lock = threading.RLock()
         self._found: list[Found] | None = None
         self._walked: list[Found] = []
@@ -141,9 +143,13 @@ class Catalog:
             if self._found is None:
                 self._tree.scan()
                 self._moved()
+                self._routed(self._tree.attribute_files())
                 moved = True
             else:
                 moved = self._tree.look(everything=rescan or self._moved(), cold=cold)
+                if self._routed(self._tree.attribute_files()):  # which files are documents
+                    self._tree.look(everything=True)
+                    moved = True
             if moved:
                 self._walked = self._tree.documents()
                 self.outside = tuple(self._tree.outside())
