@@ -11,7 +11,7 @@ from typing import Any
 from ..document import describe
 from ..edits.items import is_plain_id
 from ..record import record, replace
-from .files import COLD_LOOKS, Found, Rule, Stat, Tree, inside
+from .files import COLD_LOOKS, CONVENTIONAL_NAMES, MEMORY, Found, Rule, Stat, Tree, inside
 from .store import Loaded, Store, format_of
 
 KINDS = ("todoList", "plan", "playbook")
@@ -22,7 +22,7 @@ SEGMENT = {"todoList": "todos", "plan": "plans", "playbook": "playbooks"}
 NOUN = {"todoList": "todo list", "plan": "plan", "playbook": "playbook"}
 
 CONVENTIONAL = {
-    kind: (f".vcontext/{name}.json", f".vcontext/{name}.tron")
+    kind: (f"{MEMORY}/{name}.json", f"{MEMORY}/{name}.tron")
     for kind, name in (("todoList", "todo"), ("plan", "plan"), ("playbook", "playbook"))
 }
 """Where each kind's current document is when nothing is configured (JSON first)."""
@@ -213,7 +213,7 @@ class Catalog:
             if kind is None:
                 return None
             return _entry(loaded, kind, None)
-        kind = _kind(loaded.data)
+        kind = _kind(loaded.data, by_name=found.rel in CONVENTIONAL_NAMES)
         if kind is None:
             return None  # a JSON file that is not a todo list, plan or playbook
         self._kinds[found.rel] = kind
@@ -292,9 +292,11 @@ def _without_format(rel: str) -> str:
     return rel
 
 
-def _kind(data: Any) -> str | None:
+def _kind(data: Any, *, by_name: bool = False) -> str | None:
+    """The container a document holds; ``by_name``: at a conventional path, where it is
+    served without an info key the family has now (as ``view`` and ``playbook`` read it)."""
     info = describe(data)
-    if not info.is_vcontext:
+    if not (info.is_vcontext or by_name):
         return None
     return next((k for k in KINDS if k in info.containers), None)
 

@@ -35,6 +35,11 @@ PRUNED = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".to
 """Folders never walked (besides the ones git ignores and nested repositories)."""
 
 MEMORY = ".vcontext"
+CONVENTIONAL_NAMES = tuple(
+    f"{MEMORY}/{name}.{fmt}" for name in ("todo", "plan", "playbook") for fmt in ("json", "tron")
+)
+"""The current documents' conventional paths: served by their name (a playbook written before
+the family's info key had its present name says vContext only by its container)."""
 """The root's folder of agents' memory: served even when git ignores it."""
 
 COLD_LOOKS = 256
@@ -132,6 +137,8 @@ class Rule:
         if matches_file_patterns(rel) or self.declared(rel):
             return True
         memory = rel.startswith(MEMORY + "/")  # agents' memory folder: what says vContext
+        if memory and rel in CONVENTIONAL_NAMES:  # by name (the catalog reads its container)
+            return True
         return (self.sniff or memory) and sniffed_vcontext(real)
 
     def refuses(self, rel: str) -> str | None:
