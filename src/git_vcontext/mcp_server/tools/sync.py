@@ -179,15 +179,15 @@ def _said_call(call: dict[str, Any]) -> str:
 
 def _refused_steps(outcome: SyncOutcome, seen: list[PairResult]) -> tuple[list[str], list[str]]:
     """(why, the person's steps) for each conflict that could not be left stopped and
-    each pair sync refused; the CLI's own ``git vcontext sync`` left out (the agent's
-    ``vcontext_sync`` follows)."""
+    each pair sync refused; the CLI's own ``git vcontext sync`` (``Refusal.then``) left
+    out: the agent's ``vcontext_sync`` follows."""
     from ...sync.syncer import REFUSED
 
     whys: list[str] = []
     steps: list[str] = []
     for refusal in outcome.refusals:
         whys.append(refusal.message)
-        steps += [c for c in refusal.commands if not c.startswith("git vcontext sync")]
+        steps += refusal.steps
     for r in seen:
         if r.state == REFUSED:
             whys.append(f"sync could not move {r.branch}")
