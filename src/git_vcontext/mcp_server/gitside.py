@@ -38,6 +38,7 @@ from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
 from ..gitio.index import tracked_paths
 from ..gitio.places import common_dir
+from ..sync.advice import PERSON as PERSON  # (one spelling: the tools import it here)
 from ..validation.model import command_path
 
 if TYPE_CHECKING:
@@ -47,9 +48,6 @@ if TYPE_CHECKING:
     from .files import Watched
 
 DEFAULT_AGENT = "mcp"
-PERSON = "A PERSON MUST DO THIS (no MCP tool can): "
-"""How a tool's answer marks a step only a person can take (the agent has no shell): one
-spelling in every answer, which agents and tests look for."""
 T = TypeVar("T")
 Again = Callable[[bytes], bytes]
 """The write's edit done again on another version of the document (HEAD's, the index's),
