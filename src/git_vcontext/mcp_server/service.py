@@ -138,17 +138,18 @@ class Service:
             return self.target(found)
         rel = self.options.pinned.get(kind)
         if rel is None:
-            self._none_beside(kind)
             rel = f"{NEW_DOCUMENTS[kind]}.{self.new_format()}"
+            self._none_beside(kind, rel)
         return self.new_target(kind, rel, new)
 
-    def _none_beside(self, kind: str) -> None:
-        """Refuse to make a kind's first document when a file is at one of its conventional
-        paths that the server does not serve as that kind (not one, or not a document it
-        reads): a second ``.vcontext/playbook.json`` beside a ``.vcontext/playbook.tron``
-        would split the agents' memory in two."""
+    def _none_beside(self, kind: str, new: str) -> None:
+        """Refuse to make a kind's first document at ``new`` when a file is at another of
+        its conventional paths that the server does not serve as that kind (not one, or
+        not a document it reads): a second ``.vcontext/playbook.json`` beside a
+        ``.vcontext/playbook.tron`` would split the agents' memory in two. (A file at
+        ``new`` itself: the write's own checks refuse it, a link leading out among them.)"""
         for rel in CONVENTIONAL[kind]:
-            if os.path.lexists(os.path.join(self.catalog.root, *rel.split("/"))):
+            if rel != new and os.path.lexists(os.path.join(self.catalog.root, *rel.split("/"))):
                 raise Refused(
                     "not-served",
                     f"{rel} is there but is not served as a {NOUN[kind]}: nothing written "
