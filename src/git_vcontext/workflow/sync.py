@@ -18,7 +18,7 @@ from ..gitio.storage import explained
 from ..gitio.transport import Link
 from ..record import record
 from ..remote.rounds import push_with_retries
-from ..sync.advice import conflict_step, sync_command
+from ..sync.advice import conflict_step, person, sync_command
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer
 from ..sync.tracking import (
@@ -252,13 +252,14 @@ def _local_bases(syncer: Syncer, bases: list[str], names: list[str], checkout: b
         if (why := unusable_upstream(repo, base)) is not None:
             warnings.append(
                 f"{base} has no upstream git can name, so this sync merged with {base} as it"
-                f" is here; {unusable_way_out(repo, base, remote, why)}"
+                f" is here; {person(unusable_way_out(repo, base, remote, why))}"
             )
             continue
-        push = sync_command(names, pasted=pasted_remote(base, remote))
+        push = sync_command(names, remote, pasted=pasted_remote(base, remote))
         publish = f"{push} syncs with {shown_url(remote)}'s {base} and publishes"
         name = renamed_upstream(repo, base)  # @{upstream} is remote's name: no sync --push
-        publish = push_refusal(repo, base, names) or publish  # what sync --push refuses
+        if refused := push_refusal(repo, base, names):  # what sync --push refuses
+            publish = person(refused)
         if checkout:
             _, diverged = checkouts.bring_up(syncer, base, remote)
             if diverged:
