@@ -550,9 +550,9 @@ class GitSide:
         """The repository the attributes are read with: once they changed, one opened anew
         (libgit2's cache of an attributes file rewritten within its mtime tick is stale)."""
         if self._fresh and self.top is not None:
-            from pygit2 import Repository
+            from ..gitio import reopen
 
-            self._attributes_repo = Repository(self.top)
+            self._attributes_repo = reopen(self.repo)  # (trusted as the first handle was)
             self._fresh = False
         return self._attributes_repo or self.repo
 
