@@ -138,7 +138,7 @@ def test_mcp_status_in_an_agents_work_tree_is_the_command_lines(tmp_path: Path) 
     """PRODUCT.md, "MCP server": ``vcontext_status`` answers as ``status --format json``
     (one truth): in the agent's work tree the same rows and ``unlisted``; ``all`` lists
     them, as ``--all``."""
-    from helpers.mcp_support import in_process, run
+    from helpers.mcp_support import in_process, run, text
 
     team = _team(tmp_path)
     a0 = team.agents["a0"]
@@ -150,6 +150,7 @@ def test_mcp_status_in_an_agents_work_tree_is_the_command_lines(tmp_path: Path) 
                 done = await client.call_tool("vcontext_status", args)
                 assert not done.is_error
                 answers[key] = done.structured_content
+                answers[f"{key} text"] = text(done)
 
     run(main)
     for key, args in (("mine", ()), ("all", ("--all",))):
@@ -158,3 +159,5 @@ def test_mcp_status_in_an_agents_work_tree_is_the_command_lines(tmp_path: Path) 
         assert answers[key]["unlisted"] == cli["unlisted"]
     assert answers["mine"]["unlisted"] == ["a1", "a2"]
     assert answers["all"]["unlisted"] == []
+    # said to an agent with tools alone: the tool call, not a shell command (advice.for_tools)
+    assert answers["mine text"].endswith('(a1, a2): vcontext_status {"all": true} lists them')
