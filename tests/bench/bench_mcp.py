@@ -8,7 +8,7 @@ the machine's other jobs inflate the first), and the time from starting the serv
 process to its answer to ``initialize`` (the SDK's stdio client, legacy handshake).
 Targets: a write at most 50 ms; ``initialize`` at most 1.5 s. Also the look every call
 makes at the disk (``Catalog.entries``: a stat per served file and per folder holding
-documents, and git's index and HEAD) on a tree of
+documents, git's index and HEAD, and the ``.gitattributes`` files: two) on a tree of
 400 folders and 40 documents, settled (made more than two seconds before), and a
 ``vbrief://todos`` read there. ``--baseline`` runs the
 same with another checkout's code (``--no-start``: without the ``initialize`` timing).
@@ -120,6 +120,8 @@ def looks(folder: Path, folders: int = 400, documents: int = 40, runs: int = 200
         (sub / "README.md").write_text("x\n")
         if n % (folders // documents) == 0:
             (sub / "todo.vcontext.json").write_text(json.dumps(_todo(10), indent=2))
+    (root / ".gitattributes").write_text("*.md text\n")  # stat'ed each call: routing
+    (root / "area0" / ".gitattributes").write_text("*.json -text\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     where, repo = setup.find_root(str(root))
     svc = setup.service(Options(root=where), repo)
@@ -130,6 +132,7 @@ def looks(folder: Path, folders: int = 400, documents: int = 40, runs: int = 200
     for label, step in (
         ("the look (`Catalog.entries`)", svc.catalog.entries),
         ("a `vbrief://todos` read", lambda: read(svc, "vbrief://todos")),
+        ("of it, the `.gitattributes` look (`GitSide.routing_moved`)", _routing(svc)),
     ):
         step()
         cpus = []
@@ -142,6 +145,13 @@ def looks(folder: Path, folders: int = 400, documents: int = 40, runs: int = 200
             f"{statistics.median(cpus) * 1e6:.0f} µs CPU (mean {statistics.mean(cpus) * 1e6:.0f}) "
             f"| {runs} calls, nothing changed |"
         )
+
+
+def _routing(svc: Any) -> Callable[[], Any]:
+    """The look at the attributes files alone (part of ``Catalog.entries``), if the code
+    has it (``--baseline`` may not)."""
+    files = svc.catalog._tree.attribute_files() if hasattr(svc.git, "routing_moved") else []
+    return (lambda: svc.git.routing_moved(files)) if files else (lambda: None)
 
 
 def initialize(folder: Path, runs: int = 7) -> None:

@@ -140,7 +140,11 @@ async def refuse_every_bad_input(client: Any, root: Path) -> set[str]:
         ("vcontext_diff", {"from": "no-such-rev"}, ("unknown revision: no-such-rev",)),
         ("vcontext_resolve", {"path": TODO, "take": "ours"}, ("no conflict",)),
         # the served agent's fork is there already: sync it instead
-        ("vbrief_create_fork", {"reason": "again"}, ("already exists", "sync alice")),
+        (
+            "vbrief_create_fork",
+            {"reason": "again"},
+            ("already exists", 'vcontext_sync {"agents": ["alice"]}'),
+        ),
         ("vbrief_create_fork", {"documentId": "nope"}, ("'nope'",)),
     ]
     called = set()

@@ -163,3 +163,38 @@ def test_a_plan_made_in_the_tick_of_its_folders_listing_is_served(
             ]
 
     run(main)
+
+
+def test_a_gitattributes_line_a_person_adds_or_changes_is_seen_on_the_next_call(
+    git_repo: Path, slow_watcher: None
+) -> None:
+    """PRODUCT.md, "MCP server": the documents are the files the install patterns and
+    ``.gitattributes`` route to the driver, and every call sees the disk as it is now. A
+    person routes ``notes/*.json`` while the server runs: the next call serves the plan
+    there (before, the attributes were read once for the server's life); then rewrites the
+    line in place, the same size and mtime (another driver): the plan is no longer served."""
+    notes = git_repo / "notes"
+    notes.mkdir()
+    (notes / "plan.json").write_text(_plan("alpha"))
+    attributes = git_repo / ".gitattributes"
+    attributes.write_text("*.txt text\n")
+    run_git(git_repo, "add", "-A")
+    run_git(git_repo, "commit", "-q", "-m", "alpha, not routed")
+
+    async def main() -> None:
+        async with _served(git_repo) as client:
+            assert _uris(await client.list_resources()) == []
+            with open(attributes, "a", encoding="utf-8") as fh:  # in place: the same inode
+                fh.write("notes/*.json merge=vcontext\n")
+            assert _uris(await client.list_resources()) == [
+                "vbrief://plans/alpha",
+                "vbrief://plans/current",
+            ]
+            before = os.stat(attributes)
+            with open(attributes, "r+", encoding="utf-8") as fh:
+                fh.write("*.txt text\nnotes/*.json merge=vcontexz\n")
+            os.utime(attributes, ns=(before.st_atime_ns, before.st_mtime_ns))
+            assert os.stat(attributes).st_size == before.st_size
+            assert _uris(await client.list_resources()) == []
+
+    run(main)

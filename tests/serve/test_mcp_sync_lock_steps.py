@@ -56,7 +56,7 @@ def test_a_lock_the_error_named_but_gone_since_is_no_persons_step(tmp_path: Path
     exc = OperationalError(f"could not update main: {gone} is in the way", lock_files=(str(gone),))
     svc = cast(Service, SimpleNamespace(git=None))
     args: dict[str, Any] = {"push": "origin"}
-    answer = tool._failed(svc, args, exc, ["bo: merged"], [], [])
+    answer = tool._failed(svc, args, exc, ["bo: merged"], [], [], tool.SYNC)
     assert answer.error
     assert "person" not in answer.data
     assert answer.data["error"]["kind"] == "sync"
@@ -79,7 +79,7 @@ def test_a_warned_lock_adds_to_a_diverged_bases_steps_never_replaces_them(tmp_pa
         "next": [publish],
         "person": {"why": "main here has 1 commit", "steps": ["git -C x pull"]},
     }
-    text = tool._warned_locks("synced", data, {"push": "origin"}, None)
+    text = tool._warned_locks("synced", data, {"push": "origin"}, None, tool.SYNC)
     again = {"tool": "vcontext_sync", "arguments": {"push": "origin"}, "after": "person"}
     assert data["next"] == [publish, again]
     assert data["person"]["steps"][0] == "git -C x pull"

@@ -316,3 +316,47 @@ def test_another_agents_conflict_with_its_branch_checked_out_nowhere_is_a_person
 
     run(main)
     _t1_kept_in_progress(team, cy)
+
+
+def test_merge_fork_names_another_work_trees_call_as_vcontext_sync(tmp_path: Path) -> None:
+    """PRODUCT.md, "Forks over MCP" (``vbrief_merge_fork``: as ``sync``) and "MCP server"
+    (every ``next`` a tool call): a person's server started ``--agent cy`` merges cy's
+    fork, which conflicts in the work tree cy's branch is checked out in. ``next`` is the
+    ``vcontext_sync`` made through the MCP server of that work tree (``agent``,
+    ``workTree``), as ``vcontext_sync`` names it; before, ``vbrief_merge_fork`` renamed
+    every ``vcontext_sync`` of its answer, this call and its line included. Following it
+    there lands."""
+    from mcp import Client
+
+    team = setup(tmp_path, [])
+    cy = tmp_path / "person-cy"
+    assert vcx(team.person, "fork", "cy", "--reason", "agent cy").returncode == 0
+    git(team.person, "worktree", "add", "-q", str(cy), "agents/cy")
+    edit(cy, TASKS, _status("t1"))
+    git(cy, "commit", "-q", "-am", "cy: t1 in progress")
+    person_deletes_t1(team)
+
+    async def main() -> None:
+        async with Client(stdio_params(team.person, "--agent", "cy")) as client:
+            stopped = await client.call_tool("vbrief_merge_fork", {"push": "origin"})
+        assert stopped.is_error, text(stopped)
+        data = stopped.structured_content
+        assert [c["agent"] for c in data["conflicted"]] == ["cy"]
+        assert data["next"] == [
+            {
+                "tool": "vcontext_sync",
+                "arguments": {"push": "origin"},
+                "agent": "cy",
+                "workTree": str(cy),
+            }
+        ]
+        assert "vbrief_merge_fork" not in text(stopped)
+        assert text(stopped).endswith(
+            f'next, by agent cy through the MCP server of {cy}: vcontext_sync {{"push": "origin"}}'
+        )
+        async with Client(stdio_params(cy)) as theirs:
+            landed = await _follow(theirs, stopped)
+            assert landed.structured_content["ok"] is True, text(landed)
+
+    run(main)
+    _t1_kept_in_progress(team, cy)

@@ -519,3 +519,77 @@ def test_write_path_every_tool_argument_is_typed(git_repo: Path) -> None:
     value = resolve.input_schema["properties"]["value"]
     kinds = {branch.get("type") for branch in value["anyOf"]}
     assert kinds >= {"string", "number", "boolean", "object", "array", "null"}
+
+
+OLD_PLAYBOOK_TRON = """class xBRIEFInfo: version, description
+class Playbook: title, items
+class PlaybookItem: title, status, content
+
+xBRIEFInfo: xBRIEFInfo("0.4", "written before the family's present info key")
+
+playbook: Playbook(
+  "Development practices",
+  [
+    PlaybookItem("Use task targets", "active", "Run task targets, not raw commands.")
+  ]
+)
+"""
+"""A playbook of the corpus's kind (deftai/xBRIEF's ``warp.xbrief.tron``): items in the
+pre-0.4 form, under an info key vContext does not know."""
+
+
+def test_write_path_the_tron_playbook_at_the_conventional_path_is_served_never_doubled(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md, "The write path": the current playbook is the one at the conventional
+    path (``.vcontext/playbook.*``), and every writer reads the file as the CLI does (one
+    truth). A pre-0.4 TRON playbook there is served (``view`` reads it), and
+    ``vbrief_add_learning`` answers as ``playbook add`` does on it; before, the server
+    did not serve it and made ``.vcontext/playbook.json`` beside it."""
+    memory = git_repo / ".vcontext"
+    memory.mkdir()
+    (memory / "playbook.tron").write_text(OLD_PLAYBOOK_TRON)
+    commit_all(git_repo)
+    cli = run_cli(
+        "playbook", "add", ".vcontext/playbook.tron", "--target", "x", "--kind", "warning",
+        "--text", "A gotcha", cwd=git_repo,
+    )  # fmt: skip
+    assert cli.returncode != 0
+    said = cli.stderr.decode().strip().removeprefix("git-vcontext: error: ")
+
+    async def body(client: Any) -> tuple[Any, ...]:
+        listed = [str(r.uri) for r in (await client.list_resources()).resources]
+        view = json.loads(text(await client.read_resource("vbrief://playbook")))
+        added = await client.call_tool(
+            "vbrief_add_learning", {"category": "gotchas", "content": "A gotcha"}
+        )
+        return listed, view, added
+
+    listed, view, added = _session(git_repo, body)
+    assert "vbrief://playbooks/playbook" in listed
+    assert view["playbook"]["path"] == ".vcontext/playbook.tron"
+    assert [e["title"] for e in view["entries"]] == ["Use task targets"]
+    assert added.is_error
+    assert text(added) == said
+    assert sorted(p.name for p in memory.iterdir()) == ["playbook.tron"]
+    assert (memory / "playbook.tron").read_text() == OLD_PLAYBOOK_TRON
+
+
+def test_write_path_no_second_playbook_beside_a_file_at_its_conventional_path(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRODUCT.md, "The write path" ("current" documents are stable): a file at
+    ``.vcontext/playbook.json`` that holds no playbook is not served, and the first
+    learning, in TRON (``VCONTEXT_FORMAT``), is refused in one line naming it, the
+    person's step marked; before, ``.vcontext/playbook.tron`` was made beside it."""
+    monkeypatch.setenv("VCONTEXT_FORMAT", "tron")
+    memory = git_repo / ".vcontext"
+    memory.mkdir()
+    (memory / "playbook.json").write_text('{"notes": []}\n')
+    commit_all(git_repo)
+    (added,) = _calls(git_repo, [("vbrief_add_learning", {"category": "gotchas", "content": "x"})])
+    assert added.is_error
+    assert "\n" not in text(added)
+    assert ".vcontext/playbook.json is there but is not served as a playbook" in text(added)
+    assert "A PERSON MUST DO THIS (no MCP tool can): see why (git vcontext validate" in text(added)
+    assert sorted(p.name for p in memory.iterdir()) == ["playbook.json"]

@@ -6,7 +6,7 @@ import sys
 
 from ..errors import ExitCode, UsageError
 from ..gitio import open_repo
-from ..workflow.link import connected
+from ..workflow.link import checked, connected
 
 
 def run(
@@ -22,9 +22,9 @@ def run(
     if checkout and dry_run:
         raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
     repo = open_repo(".")
-    link = (
-        None if push is None or dry_run else connected(repo, push, into, agents, all_agents, print)
-    )
+    online = push is not None and not dry_run
+    given = checked(repo, push, into, agents, all_agents, select=online)
+    link = connected(repo, given, print) if online else None
     try:
         from ..workflow.sync import sync  # (a tenth of a second and more: ssh logs in meanwhile)
 
@@ -39,6 +39,7 @@ def run(
             say=print,
             warn=lambda line: print(f"git-vcontext: warning: {line}", file=sys.stderr),
             link=link,
+            given=given,
         )
     finally:
         if link is not None:

@@ -39,12 +39,20 @@ if TYPE_CHECKING:
 
 @record
 class Refusal:
-    """A conflict that could not be left stopped: why, and the commands that fix it."""
+    """A conflict that could not be left stopped: why, the person's steps that fix it, and
+    the sync that goes on once they are taken (apart: the MCP server names its own tool
+    call instead, with no need to tell the CLI's command from the steps by its text)."""
 
     agent: str
     branch: str
     message: str
-    commands: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
+    then: str = ""
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        """The commands to run, in order, as the CLI prints them: the steps, then the sync."""
+        return (*self.steps, self.then) if self.then else self.steps
 
 
 def _tip(repo: Repository, name: str) -> Oid | None:
@@ -122,11 +130,8 @@ def leave(
                 pair.branch,
                 f"{pair.branch} is checked out in no work tree, and {why_not}: check the "
                 "branch out in a work tree of its own, and run sync --checkout there",
-                (
-                    f"git worktree add {where} {command_word(pair.branch)}",
-                    f"cd {where}",
-                    f"{sync_command} --checkout",
-                ),
+                (f"git worktree add {where} {command_word(pair.branch)}", f"cd {where}"),
+                f"{sync_command} --checkout",
             ),
             None,
         )
@@ -142,10 +147,8 @@ def leave(
                 pair.branch,
                 f"{pair.branch} is checked out in {path} with local changes ({shown}): commit "
                 "them (or stash them), then run sync --checkout again",
-                (
-                    f"git -C {command_word(path)} commit -am 'work in progress'",
-                    f"{sync_command} --checkout",
-                ),
+                (f"git -C {command_word(path)} commit -am 'work in progress'",),
+                f"{sync_command} --checkout",
             ),
             was,
         )

@@ -154,9 +154,10 @@ def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -
             lock = locks.named_lock(str(exc))
             if lock is None:
                 raise RefMoved(f"could not update {names}: {exc}") from None
-            if attempt < 2 and locks.settle(lock):
+            common = _common(repo)
+            if attempt < 2 and locks.settle(lock, common):
                 continue  # gone, or stale and ours (removed): again
-            left = _other_locks(lock, updates)
+            left = _other_locks(lock, updates, common)
             also = "".join(f"; and {locks.removal(p)}" for p in left)
             raise RefLocked(
                 f"could not update {names}: {locks.advice(lock)}{also}",
@@ -164,17 +165,21 @@ def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -
             ) from None
 
 
-def _other_locks(lock: str, updates: Sequence[RefUpdate]) -> list[str]:
+def _other_locks(lock: str, updates: Sequence[RefUpdate], common: str) -> list[str]:
     """Lock files of the other refs of ``updates`` that stay too (next to ``lock``)."""
     import os
 
-    slashed = lock.replace(os.sep, "/")
-    for u in updates:
-        if slashed.endswith(f"/{u.name}.lock"):
-            root = lock[: len(lock) - len(u.name) - len(".lock")]
-            others = [f"{root}{v.name}.lock" for v in updates if v.name != u.name]
-            return [p for p in others if not locks.settle(p)]
-    return []
+    root = locks.common_of(lock, [u.name for u in updates])
+    if root is None:
+        return []
+    others = [os.path.join(root, *v.name.split("/")) + ".lock" for v in updates]
+    return [p for p in others if p != lock and not locks.settle(p, common)]
+
+
+def _common(repo: Repository) -> str:
+    from .places import common_dir
+
+    return str(common_dir(repo))
 
 
 def _transaction(repo: Repository, updates: Sequence[RefUpdate], message: str) -> None:
@@ -226,7 +231,7 @@ def set_ref(repo: Repository, name: str, oid: Oid) -> None:
         if ref is None or ref.target != oid:
             repo.references.create(name, oid, force=True)
 
-    _unlocked(write, f"could not update {name}")
+    _unlocked(repo, write, f"could not update {name}")
 
 
 def delete_ref(repo: Repository, name: str) -> None:
@@ -237,10 +242,10 @@ def delete_ref(repo: Repository, name: str) -> None:
         if ref is not None:
             ref.delete()
 
-    _unlocked(delete, f"could not delete {name}")
+    _unlocked(repo, delete, f"could not delete {name}")
 
 
-def _unlocked(action: Callable[[], None], what: str) -> None:
+def _unlocked(repo: Repository, action: Callable[[], None], what: str) -> None:
     """``action()``, again after a lock file in its way went (``locks.settle``)."""
     import pygit2
 
@@ -252,7 +257,7 @@ def _unlocked(action: Callable[[], None], what: str) -> None:
             lock = locks.named_lock(str(exc))
             if lock is None:
                 raise
-            if attempt == 2 or not locks.settle(lock):
+            if attempt == 2 or not locks.settle(lock, _common(repo)):
                 raise RefLocked(f"{what}: {locks.advice(lock)}", lock_files=(lock,)) from None
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from ..document import describe
 from ..edits.items import is_plain_id
 from ..record import record, replace
-from .files import COLD_LOOKS, Found, Rule, Stat, Tree, inside
+from .files import COLD_LOOKS, CONVENTIONAL_NAMES, MEMORY, Found, Rule, Stat, Tree, inside
 from .store import Loaded, Store, format_of
 
 KINDS = ("todoList", "plan", "playbook")
@@ -22,7 +22,7 @@ SEGMENT = {"todoList": "todos", "plan": "plans", "playbook": "playbooks"}
 NOUN = {"todoList": "todo list", "plan": "plan", "playbook": "playbook"}
 
 CONVENTIONAL = {
-    kind: (f".vcontext/{name}.json", f".vcontext/{name}.tron")
+    kind: (f"{MEMORY}/{name}.json", f"{MEMORY}/{name}.tron")
     for kind, name in (("todoList", "todo"), ("plan", "plan"), ("playbook", "playbook"))
 }
 """Where each kind's current document is when nothing is configured (JSON first)."""
@@ -98,6 +98,7 @@ class Catalog:
         sniff: bool = True,
         alone: bool = False,
         moved: Callable[[], bool] = lambda: False,
+        routed: Callable[[list[str]], bool] = lambda paths: False,
     ) -> None:
         self.root = os.path.realpath(root)
         self.store = store
@@ -105,6 +106,7 @@ class Catalog:
         self.rule = Rule(self.root, ignored, declared, sniff, alone)
         self._tree = Tree(self.rule)
         self._moved = moved  # git's index or HEAD changed: look at every folder
+        self._routed = routed  # .gitattributes files changed (given those the walk saw): ditto
         self._lock = threading.RLock()
         self._found: list[Found] | None = None
         self._walked: list[Found] = []
@@ -141,9 +143,13 @@ class Catalog:
             if self._found is None:
                 self._tree.scan()
                 self._moved()
+                self._routed(self._tree.attribute_files())
                 moved = True
             else:
                 moved = self._tree.look(everything=rescan or self._moved(), cold=cold)
+                if self._routed(self._tree.attribute_files()):  # which files are documents
+                    self._tree.look(everything=True)
+                    moved = True
             if moved:
                 self._walked = self._tree.documents()
                 self.outside = tuple(self._tree.outside())
@@ -207,7 +213,7 @@ class Catalog:
             if kind is None:
                 return None
             return _entry(loaded, kind, None)
-        kind = _kind(loaded.data)
+        kind = _kind(loaded.data, by_name=found.rel in CONVENTIONAL_NAMES)
         if kind is None:
             return None  # a JSON file that is not a todo list, plan or playbook
         self._kinds[found.rel] = kind
@@ -286,9 +292,11 @@ def _without_format(rel: str) -> str:
     return rel
 
 
-def _kind(data: Any) -> str | None:
+def _kind(data: Any, *, by_name: bool = False) -> str | None:
+    """The container a document holds; ``by_name``: at a conventional path, where it is
+    served without an info key the family has now (as ``view`` and ``playbook`` read it)."""
     info = describe(data)
-    if not info.is_vcontext:
+    if not (info.is_vcontext or by_name):
         return None
     return next((k for k in KINDS if k in info.containers), None)
 

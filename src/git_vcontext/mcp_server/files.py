@@ -35,6 +35,11 @@ PRUNED = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".to
 """Folders never walked (besides the ones git ignores and nested repositories)."""
 
 MEMORY = ".vcontext"
+CONVENTIONAL_NAMES = tuple(
+    f"{MEMORY}/{name}.{fmt}" for name in ("todo", "plan", "playbook") for fmt in ("json", "tron")
+)
+"""The current documents' conventional paths: served by their name (a playbook written before
+the family's info key had its present name says vContext only by its container)."""
 """The root's folder of agents' memory: served even when git ignores it."""
 
 COLD_LOOKS = 256
@@ -132,6 +137,8 @@ class Rule:
         if matches_file_patterns(rel) or self.declared(rel):
             return True
         memory = rel.startswith(MEMORY + "/")  # agents' memory folder: what says vContext
+        if memory and rel in CONVENTIONAL_NAMES:  # by name (the catalog reads its container)
+            return True
         return (self.sniff or memory) and sniffed_vcontext(real)
 
     def refuses(self, rel: str) -> str | None:
@@ -169,6 +176,7 @@ class _Folder:
     documents: tuple[Found, ...]
     subfolders: tuple[str, ...]  # full paths
     outside: tuple[str, ...]  # documents' names whose real path leads outside the root
+    attributes: bool = False  # a .gitattributes is right in it
 
 
 class Tree:
@@ -194,6 +202,10 @@ class Tree:
 
     def outside(self) -> list[str]:
         return sorted(rel for folder in self.folders.values() for rel in folder.outside)
+
+    def attribute_files(self) -> list[str]:
+        """The ``.gitattributes`` files of the walked folders (full paths)."""
+        return [os.path.join(p, ATTRIBUTES) for p, f in self.folders.items() if f.attributes]
 
     def look(self, *, everything: bool = False, cold: int = COLD_LOOKS) -> bool:
         """Look at the folders again (those holding documents, the root and ``.vcontext/``
@@ -278,8 +290,10 @@ class Tree:
         documents: list[Found] = []
         subfolders: list[str] = []
         outside: list[str] = []
+        attributes = False
         for entry in entries:
             rel = prefix + entry.name
+            attributes = attributes or entry.name == ATTRIBUTES
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
@@ -296,12 +310,52 @@ class Tree:
                     outside.append(rel)
             elif self.rule.takes(rel, real):
                 documents.append(Found(rel, real))
-        return _Folder(mtime, seen, tuple(documents), tuple(subfolders), tuple(outside))
+        return _Folder(mtime, seen, tuple(documents), tuple(subfolders), tuple(outside), attributes)
 
 
 def _mtime(path: str) -> int | None:
     try:
         return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+ATTRIBUTES = ".gitattributes"
+
+
+class Watched:
+    """Files whose bytes decide what is served (``.gitattributes``: which files are
+    documents), looked at as the served files are: a changed stat (mtime, ctime, size,
+    inode), or one within ``RACY_NS`` of the last read (a rewrite in the same tick leaves
+    the same stat), has the bytes read again and compared."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[Stat | None, int, bytes | None]] | None = None
+
+    def changed(self, paths: list[str]) -> bool:
+        """Whether any of ``paths`` (or the set of them) changed since the previous call (the
+        first call learns what is there: False)."""
+        known = self._known or {}
+        now: dict[str, tuple[Stat | None, int, bytes | None]] = {}
+        moved = self._known is not None and not set(known) <= set(paths)
+        for path in paths:
+            seen = time.time_ns()
+            st = Stat.of(path)
+            was = known.get(path)
+            if was is not None and was[0] == st and (st is None or not st.racy(was[1])):
+                now[path] = was
+                continue
+            data = _contents(path) if st is not None else None
+            moved = moved or (self._known is not None and (was[2] if was else None) != data)
+            now[path] = (st, seen, data)
+        self._known = now
+        return moved
+
+
+def _contents(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
     except OSError:
         return None
 

@@ -37,17 +37,17 @@ from ..gitio.commits import (
 from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
 from ..gitio.index import tracked_paths
+from ..gitio.places import common_dir
+from ..sync.advice import PERSON as PERSON  # (one spelling: the tools import it here)
 from ..validation.model import command_path
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 
     from ..gitio.fileset import FileSet
+    from .files import Watched
 
 DEFAULT_AGENT = "mcp"
-PERSON = "A PERSON MUST DO THIS (no MCP tool can): "
-"""How a tool's answer marks a step only a person can take (the agent has no shell): one
-spelling in every answer, which agents and tests look for."""
 T = TypeVar("T")
 Again = Callable[[bytes], bytes]
 """The write's edit done again on another version of the document (HEAD's, the index's),
@@ -73,6 +73,10 @@ class GitSide:
         self._commit = commit
         self._lock = threading.Lock()
         self._files: FileSet | None = None
+        self._routing: Watched | None = None  # the attributes files, for routing_moved
+        self._info = ""
+        self._fresh = False  # the attributes changed: read them with a repository opened anew
+        self._attributes_repo: Repository | None = None
         self.held: list[str] = []  # lines of writes finished at start, for the first answer
         self.hold: Callable[[str], AbstractContextManager[None]] | None = None
         """A document's lock, as the writer holds it (``Locks.hold``): finishing a killed
@@ -525,15 +529,43 @@ class GitSide:
             except Exception:  # pygit2 raises various errors for odd paths
                 return False
 
+    def routing_moved(self, attribute_files: list[str]) -> bool:
+        """Whether the attributes that route files to the driver changed since the previous
+        call: ``attribute_files`` (the work tree's ``.gitattributes`` files) or the git
+        directory's ``info/attributes``, looked at as served files are (``Watched``). When
+        they did, ``declared`` reads them again (each call sees a person's edit)."""
+        from .files import Watched
+
+        with self._lock:
+            if self._routing is None:
+                self._routing = Watched()
+                self._info = os.path.join(common_dir(self.repo), "info", "attributes")
+            moved = self._routing.changed([*attribute_files, self._info])
+            if moved:  # libgit2 keeps what it read while a file's mtime, size, inode stay
+                self._files = None
+                self._fresh = True
+            return moved
+
+    def _reader(self) -> Repository:
+        """The repository the attributes are read with: once they changed, one opened anew
+        (libgit2's cache of an attributes file rewritten within its mtime tick is stale)."""
+        if self._fresh and self.top is not None:
+            from ..gitio import reopen
+
+            self._attributes_repo = reopen(self.repo)  # (trusted as the first handle was)
+            self._fresh = False
+        return self._attributes_repo or self.repo
+
     def declared(self, full: str) -> bool:
         """Whether ``.gitattributes`` routes the file at ``full`` to the vcontext driver
-        (the file set ``validate``, ``doctor`` and the hook use)."""
+        (the file set ``validate``, ``doctor`` and the hook use; read again when
+        ``routing_moved`` says the attributes changed)."""
         path = self.path_of(full)
         if not path:
             return False
         with self._lock:
             if self._files is None:
-                self._files = work_tree_files(self.repo)
+                self._files = work_tree_files(self._reader())
             return bool(self._files.routed(path))
 
 

@@ -14,9 +14,9 @@ from ..clock import now_rfc3339
 from ..edits.stamp import Stamp, Unchanged
 from ..errors import Refused
 from ..record import record
-from .catalog import NOUN, SEGMENT, Catalog, Entry
+from .catalog import CONVENTIONAL, NOUN, SEGMENT, Catalog, Entry
 from .files import inside
-from .gitside import DEFAULT_AGENT, GitSide
+from .gitside import DEFAULT_AGENT, PERSON, GitSide
 from .writer import Target, Writer, Written
 
 WRITABLE = {"todos": "todoList", "plans": "plan", "playbook": "playbook"}
@@ -139,7 +139,23 @@ class Service:
         rel = self.options.pinned.get(kind)
         if rel is None:
             rel = f"{NEW_DOCUMENTS[kind]}.{self.new_format()}"
+            self._none_beside(kind, rel)
         return self.new_target(kind, rel, new)
+
+    def _none_beside(self, kind: str, new: str) -> None:
+        """Refuse to make a kind's first document at ``new`` when a file is at another of
+        its conventional paths that the server does not serve as that kind (not one, or
+        not a document it reads): a second ``.vcontext/playbook.json`` beside a
+        ``.vcontext/playbook.tron`` would split the agents' memory in two. (A file at
+        ``new`` itself: the write's own checks refuse it, a link leading out among them.)"""
+        for rel in CONVENTIONAL[kind]:
+            if rel != new and os.path.lexists(os.path.join(self.catalog.root, *rel.split("/"))):
+                raise Refused(
+                    "not-served",
+                    f"{rel} is there but is not served as a {NOUN[kind]}: nothing written "
+                    f"beside it; {PERSON}see why (git vcontext validate {rel}), then mend "
+                    "it or move it away",
+                )
 
     def target_of(self, kind: str, doc_id: str | None, new: Callable[[], Any]) -> Target:
         """The document named, else the current one, else a new one made by ``new``."""

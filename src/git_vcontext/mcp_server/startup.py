@@ -214,6 +214,7 @@ def service(options: Options, repo: Repository | None) -> Service:
         sniff=git is None,  # in a repository: install's patterns and .gitattributes only
         alone=options.alone,
         moved=Moved(_git_state_files(repo)) if repo is not None else lambda: False,
+        routed=git.routing_moved if git else lambda paths: False,
     )
     locks = Locks(_lock_folder(repo))
     scratch = _scratch_folder(repo)

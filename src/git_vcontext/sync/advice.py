@@ -3,6 +3,10 @@ a row of ``status`` that says "conflict" ends with the command ``sync`` would pr
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from ..errors import shown_url
@@ -13,11 +17,49 @@ if TYPE_CHECKING:
     from ..branches.treemerge import PathConflict
 
 
+PERSON = "A PERSON MUST DO THIS (no MCP tool can): "
+"""How an MCP answer marks a step only a person can take (the agent has no shell): one
+spelling in every answer, which agents and tests look for."""
+
+_TOOLS: ContextVar[bool] = ContextVar("vcontext_advice_for_tools", default=False)
+
+
+@contextmanager
+def for_tools() -> Iterator[None]:
+    """While it lasts (this thread, this task), advice is said to an agent with MCP tools
+    alone (the MCP server's answers): a sync is its ``vcontext_sync`` call, any other
+    command a person's step, marked ``PERSON`` (PRODUCT.md, "MCP server": never a shell
+    command for the agent)."""
+    token = _TOOLS.set(True)
+    try:
+        yield
+    finally:
+        _TOOLS.reset(token)
+
+
+def for_agents_with_tools() -> bool:
+    """Whether advice is said to an agent with MCP tools alone (``for_tools``)."""
+    return _TOOLS.get()
+
+
+def person(step: str) -> str:
+    """``step`` (commands for a shell) as advice says it: marked as a person's to an agent
+    with MCP tools alone, as it is on the command line."""
+    return f"{PERSON}{step}" if _TOOLS.get() else step
+
+
 def sync_command(agents: list[str], remote: str | None = None, *, pasted: str = "") -> str:
     """``git vcontext sync AGENT… [--push REMOTE]``, each word as a shell reads it back
     (``pasted``: the remote as a word already, ``tracking.pasted_remote``'s). A URL's
     credentials are masked (``shown_url``), as every line sync prints masks them: the
-    person puts theirs back; printed, a token would be in every log of the output."""
+    person puts theirs back; printed, a token would be in every log of the output. Said to
+    an agent with MCP tools alone (``for_tools``): the ``vcontext_sync`` call
+    (``remote``, masked, as ``push``: the server takes its masked upstream back)."""
+    if _TOOLS.get():
+        arguments: dict[str, object] = {"agents": agents} if agents else {"all": True}
+        if remote:
+            arguments["push"] = shown_url(remote)
+        return f"vcontext_sync {json.dumps(arguments)}"
     word = pasted or (command_word(shown_url(remote)) if remote else "")
     push = f" --push {word}" if word else ""
     return f"git vcontext sync {' '.join(command_word(a) for a in agents)}{push}"
@@ -31,4 +73,8 @@ def conflict_step(conflicts: tuple[PathConflict, ...], command: str, checkout: b
     agent works (None when the sync had it already: its own block follows)."""
     if only_check_failures(conflicts) or all(c.log_deleted for c in conflicts):
         return f"  next: fix it as said, then {command}"
-    return None if checkout else f"  next: {command} --checkout"
+    if checkout:
+        return None
+    if _TOOLS.get():  # the agent's own call leaves the merge stopped where it works
+        return f"  next: {command}, through the MCP server of the agent's own work tree"
+    return f"  next: {command} --checkout"

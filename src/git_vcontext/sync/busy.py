@@ -4,6 +4,7 @@ operation (a merge, rebase, cherry-pick or revert) that the person or agent fini
 from __future__ import annotations
 
 from ..gitio.operation import current, find_git_dir
+from .advice import PERSON, for_agents_with_tools
 
 
 def busy(path: str, branch: str) -> str | None:
@@ -15,13 +16,21 @@ def busy(path: str, branch: str) -> str | None:
     op = current(git_dir, env={})
     if op.kind is None:
         return None
+    what = f"{op.kind} of {op.theirs}" if op.kind == "merge" else op.kind
+    if for_agents_with_tools():  # the conflicts are tool calls; finishing is a person's
+        done = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
+        return (
+            f"{branch} is checked out in {path}, where a {what} is in progress: "
+            "vcontext_conflicts and vcontext_resolve, through the MCP server there, settle "
+            f"its conflicts; {PERSON}finish it there ({done}) or abort it (git {op.kind} "
+            "--abort), then sync again"
+        )
     finish = {
         "merge": "git vcontext conflicts, git vcontext resolve, git commit --no-edit",
         "rebase": "git vcontext conflicts, git vcontext resolve, git rebase --continue",
         "cherry-pick": "git vcontext conflicts, git vcontext resolve, git cherry-pick --continue",
         "revert": "git vcontext conflicts, git vcontext resolve, git revert --continue",
     }[op.kind]
-    what = f"{op.kind} of {op.theirs}" if op.kind == "merge" else op.kind
     return (
         f"{branch} is checked out in {path}, where a {what} is in progress: finish it there "
         f"({finish}) or abort it (git {op.kind} --abort), then sync again"

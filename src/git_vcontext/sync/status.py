@@ -25,7 +25,7 @@ from ..gitio.refs import branch_tip, commit_of
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
 from ..validation.model import command_word, quoted_path
-from .advice import conflict_step, sync_command
+from .advice import conflict_step, for_agents_with_tools, person, sync_command
 from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
@@ -183,12 +183,12 @@ class BaseTracking:
         from .tracking import renamed_way_out
 
         if self.unusable is not None:
-            return f"{self.base}: counts against {self.base} here; {self.unusable}"
+            return f"{self.base}: counts against {self.base} here; {person(self.unusable)}"
         line = self._describe(agents)
         if self.renamed is None or not self.usable:
             return line
         way_out = renamed_way_out(self.remote, self.base, self.renamed, agents, named=self.named)
-        return f"{line}; {way_out}"
+        return f"{line}; {person(way_out)}"
 
     def _describe(self, agents: list[str]) -> str:
         from .tracking import pasted_remote
@@ -198,28 +198,34 @@ class BaseTracking:
             return (
                 f"{self.base}: {here}; its upstream's remote"
                 f" {command_word(self.shown_remote)} is not a configured remote, a URL or a"
-                " repository's path (git remote -v; to stop"
-                f" tracking it: git branch --unset-upstream {command_word(self.base)})"
+                " repository's path ("
+                + person(
+                    "git remote -v; to stop tracking it: git branch --unset-upstream "
+                    + command_word(self.base)
+                )
+                + ")"
             )
         if self.gone:
+            stop = f"git branch --unset-upstream {command_word(self.base)}"
             return (
                 f"{self.base}: {here}; {self.shown_remote} has no {self.branch} as"
-                " fetched now (to stop"
-                f" tracking it: git branch --unset-upstream {command_word(self.base)})"
+                f" fetched now (to stop tracking it: {person(stop)})"
             )
         if not self.fetched:
-            return f"{self.base}: {here}; {up} was never fetched (git vcontext status --fetch)"
+            fetch = person("git vcontext status --fetch")
+            return f"{self.base}: {here}; {up} was never fetched ({fetch})"
         if not (self.ahead or self.behind):
             return f"{self.base}: {here}, up to date with {up} as of the last fetch"
         parts = [f"{n} commit{'s' if n != 1 else ''} {w}" for n, w in
                  ((self.ahead, "ahead of"), (self.behind, "behind")) if n]  # fmt: skip
         line = f"{self.base}: {here}, {' and '.join(parts)} {up} as of the last fetch"
         if self.behind and self.renamed is None:
-            names = " ".join(command_word(a) for a in agents) if agents else "--all"
-            line += (
-                f": git vcontext sync {names} --push {pasted_remote(self.base, self.remote)} syncs"
-                f" with {up}"
-            )
+            pasted = pasted_remote(self.base, self.remote)
+            if agents or for_agents_with_tools():  # (none: all of them)
+                push = sync_command(agents, self.remote, pasted=pasted)
+            else:
+                push = f"git vcontext sync --all --push {pasted}"
+            line += f": {push} syncs with {up}"
         return line
 
     def to_json(self) -> dict[str, Any]:
@@ -439,15 +445,15 @@ def table(rows: list[AgentStatus], tracking: list[BaseTracking] | None = None) -
     answers with it)."""
     if not rows:
         return ["no agent branches"]
-    lines = _rows(rows, {t.base: t.pushed for t in tracking or () if t.pushed})
+    lines = _rows(rows, {t.base: (t.remote, t.pushed) for t in tracking or () if t.pushed})
     for t in tracking or ():
         lines.append(t.describe([r.agent for r in rows if r.base == t.base]))
     return lines
 
 
-def _rows(rows: list[AgentStatus], pushes: dict[str, str]) -> list[str]:
-    """The table, then each agent's details; ``pushes``: the remote (as a word to paste) a
-    base's agents sync with, as its tracking line names it (``BaseTracking.pushed``)."""
+def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[str]:
+    """The table, then each agent's details; ``pushes``: the remote (and as a word to
+    paste) a base's agents sync with, as its tracking line names it (``BaseTracking``)."""
     lines: list[str] = []
     cells = [COLUMNS] + [
         (
@@ -488,7 +494,8 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, str]) -> list[str]:
                 f"  only on the remote, as {r.remote}: {sync_command([r.agent])} "
                 f"creates {r.branch} from it"
             )
-        command = sync_command([r.agent], pasted=pushes.get(r.base, ""))
+        remote, pasted = pushes.get(r.base, (None, ""))
+        command = sync_command([r.agent], remote, pasted=pasted)
         if r.conflicts and (step := conflict_step(r.conflicts, command, False)):
             details.append(step)  # the way out, last, as sync names it
         if details:

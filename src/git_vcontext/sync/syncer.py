@@ -418,9 +418,14 @@ class Syncer:
         if not changed:
             return None
         if interrupted.pending_for(self.repo, path) is not None:
+            from .advice import for_agents_with_tools
+
+            look = "run git vcontext status there for what to do"
+            if for_agents_with_tools():
+                look = "vcontext_status, through the MCP server there, says what to do"
             return (
                 f"{branch} is checked out in {path}, whose files an interrupted sync left "
-                "behind (do not commit them): run git vcontext status there for what to do"
+                f"behind (do not commit them): {look}"
             )
         shown = ", ".join(changed[:3]) + (
             f" and {len(changed) - 3} more" if len(changed) > 3 else ""

@@ -5,6 +5,7 @@ MCP server). Light: what sync checks first, and the transport."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -13,27 +14,56 @@ if TYPE_CHECKING:
     from ..gitio.transport import Link
 
 
-def connected(
+@dataclass(frozen=True)
+class Given:
+    """What a sync was given, checked once (``checked``) and passed on: the remote, the
+    ``--into`` branch, the agents asked for (or ``all_agents``) and, once selected, the
+    agents to sync (``names``; None: not yet, see ``selected``)."""
+
+    push: str | None
+    into: str | None
+    asked: tuple[str, ...]
+    all_agents: bool
+    names: tuple[str, ...] | None
+
+    def selected(self, repo: Repository) -> list[str]:
+        """The agents to sync, as selected already, else selected now."""
+        from ..branches.agents import select_agents
+
+        if self.names is not None:
+            return list(self.names)
+        return select_agents(repo, self.asked, self.all_agents)
+
+
+def checked(
     repo: Repository,
-    push: str,
+    push: str | None,
     into: str | None,
     agents: Sequence[str],
     all_agents: bool,
-    report: Callable[[str], None],
-) -> Link:
-    """The sync's link to ``push``, its ssh connection (if any) started now, in the
-    background (``Link.begin``): the key exchange overlaps the sync's local work up to
-    its first git command. Checked first, as ``sync`` checks them: the remote, ``--into``
-    and the agents (hostile input, or no agent branch: the sync stops with no login to the
-    server for it). The caller closes it."""
-    from ..branches.agents import select_agents
-    from ..gitio import operands, run_dir
+    *,
+    select: bool,
+) -> Given:
+    """The remote, ``--into`` and (``select``) the agents, each checked as what it is
+    (hostile input over MCP: before git sees any of it; no agent branch: the sync stops
+    with no login to the server for it). Without ``select`` the agents are chosen later,
+    after an interrupted update is finished (a local sync)."""
+    from ..gitio import operands
+
+    remote = None if push is None else operands.remote(repo, push, "--push remote")
+    base = None if into is None else operands.branch(into, "--into branch")
+    given = Given(remote, base, tuple(agents), all_agents, None)
+    return replace(given, names=tuple(given.selected(repo))) if select else given
+
+
+def connected(repo: Repository, given: Given, report: Callable[[str], None]) -> Link:
+    """The sync's link to the remote ``given`` (checked: ``checked``), its ssh connection
+    (if any) started now, in the background (``Link.begin``): the key exchange overlaps
+    the sync's local work up to its first git command. The caller closes it."""
+    from ..gitio import run_dir
     from ..gitio.transport import Link
 
-    remote = operands.remote(repo, push, "--push remote")
-    if into is not None:
-        operands.branch(into, "--into branch")
-    select_agents(repo, tuple(agents), all_agents)
-    link = Link(run_dir(repo), remote, report=report)
+    assert given.push is not None
+    link = Link(run_dir(repo), given.push, report=report)
     link.begin()
     return link

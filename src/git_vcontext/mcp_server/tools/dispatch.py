@@ -68,7 +68,17 @@ def offered(svc: Service) -> list[ToolSpec]:
 
 
 def call(svc: Service, name: str, args: Any) -> Answer:
-    """Run one tool; every expected failure is an answer with ``error`` set and one line."""
+    """Run one tool; every expected failure is an answer with ``error`` set and one line.
+    What the engine advises meanwhile is said to an agent with MCP tools alone
+    (``advice.for_tools``: a sync is a ``vcontext_sync`` call, any other command a
+    person's step, marked)."""
+    from ...sync.advice import for_tools
+
+    with for_tools():
+        return _call(svc, name, args)
+
+
+def _call(svc: Service, name: str, args: Any) -> Answer:
     try:
         spec = BY_NAME.get(name)
         if spec is None or spec not in offered(svc):

@@ -12,7 +12,7 @@ from ...validation.model import command_word
 from ..catalog import SEGMENT
 from ..gitside import DEFAULT_AGENT
 from ..service import Answer, Service
-from .sync import sync
+from .sync import MERGE_FORK, sync
 
 
 def create_fork(svc: Service, args: dict[str, Any]) -> Answer:
@@ -91,11 +91,4 @@ def merge_fork(svc: Service, args: dict[str, Any]) -> Answer:
                 "run vbrief_merge_fork in the agent's work tree",
             )
         forwarded["agents"] = [agent]
-    answer = sync(svc, forwarded)
-    for step in answer.data.get("next", []):
-        if isinstance(step, dict) and step.get("tool") == "vcontext_sync":
-            step["tool"] = "vbrief_merge_fork"
-            step["arguments"] = {k: v for k, v in step["arguments"].items() if k == "push"}
-    return Answer(
-        answer.text.replace("vcontext_sync", "vbrief_merge_fork"), answer.data, answer.error
-    )
+    return sync(svc, forwarded, tool=MERGE_FORK)  # (another agent's calls stay vcontext_sync)

@@ -30,8 +30,15 @@ if TYPE_CHECKING:
     from ...workflow.sync import SyncOutcome
     from ..gitside import GitSide
 
+SYNC = "vcontext_sync"
+MERGE_FORK = "vbrief_merge_fork"
+"""The tools that sync: the agent's own next sync is named as the tool it called names it."""
 
-def sync(svc: Service, args: dict[str, Any]) -> Answer:
+
+def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
+    """Sync as ``args`` say; the agent's own next sync is named ``tool`` in the answer
+    (``vbrief_merge_fork`` names its own; another agent's call stays ``vcontext_sync``,
+    made through the server of its own work tree)."""
     svc.may_write(None)
     git_side = _git(svc)
     own = git_side.agent_branch()
@@ -47,7 +54,7 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
     mine = own is not None and names == [own] and not args.get("dryRun")
     notes: list[str] = []
     if mine:
-        waiting = _finish_stopped(svc, git_side, args, notes)
+        waiting = _finish_stopped(svc, git_side, args, notes, tool)
         if waiting is not None:
             return waiting
     lines: list[str] = [*notes]
@@ -72,14 +79,14 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
         )
     except OperationalError as exc:
         svc.catalog.refresh()
-        return _failed(svc, args, exc, lines, warnings, seen)
+        return _failed(svc, args, exc, lines, warnings, seen, tool)
     svc.catalog.refresh()
     data: dict[str, Any] = {"ok": outcome.ok, "lines": lines, "warnings": warnings}
     if conflicted := _conflicted(seen):
         data["conflicted"] = conflicted
-    published = _diverged(git_side, args, outcome, data)  # (its warnings without commands)
+    published = _diverged(git_side, args, outcome, data, tool)  # (warnings without commands)
     text = "\n".join([*lines, *(f"warning: {w}" for w in data["warnings"])]) or "nothing to sync"
-    text = _warned_locks(text, data, args, git_side.top)
+    text = _warned_locks(text, data, args, git_side.top, tool)
     text += "".join(f"\n{line}" for line in published)
     if outcome.ok:
         return Answer(text, data)
@@ -89,10 +96,12 @@ def sync(svc: Service, args: dict[str, Any]) -> Answer:
         listing = list_conflicts(cwd=git_side.top or ".")
         merging = stopped_here[0].merging
         data["stopped"] = {"worktree": stopped_here[0].worktree, "merging": merging}
-        text += "\n" + _conflict_text(listing, None, _sync_args(svc, args))
-        data.update(_conflict_data(listing, _sync_args(svc, args)))
+        again = own_call(tool, _sync_args(svc, args))
+        text += "\n" + _conflict_text(listing, None, again)
+        data.update(_conflict_data(listing, again))
     else:
-        text += "".join(f"\n{line}" for line in _ways_out(git_side, args, outcome, seen, data))
+        shown = _ways_out(git_side, args, outcome, seen, data, tool)
+        text += "".join(f"\n{line}" for line in shown)
     return Answer(f"sync stopped: {text}", data, error=True)
 
 
@@ -102,6 +111,7 @@ def _ways_out(
     outcome: SyncOutcome,
     seen: list[PairResult],
     data: dict[str, Any],
+    tool: str,
 ) -> list[str]:
     """The way out of each conflict not left stopped here, as MCP tool calls or a
     person's steps (never a shell command for the agent: an agent with MCP tools alone has
@@ -115,7 +125,7 @@ def _ways_out(
     whys, steps = _refused_steps(outcome, seen)
     calls: list[dict[str, Any]] = []
     if steps:
-        calls.append({"tool": "vcontext_sync", "arguments": _again(args), "after": "person"})
+        calls.append({**own_call(tool, _again(args)), "after": "person"})
     calls += _their_calls(git_side, args, outcome, seen, whys, steps)
     if not calls:
         return []
@@ -134,7 +144,7 @@ def _add_person(data: dict[str, Any], whys: list[str], steps: list[str]) -> list
 
 
 def _diverged(
-    git_side: GitSide, args: dict[str, Any], outcome: SyncOutcome, data: dict[str, Any]
+    git_side: GitSide, args: dict[str, Any], outcome: SyncOutcome, data: dict[str, Any], tool: str
 ) -> list[str]:
     """A local base whose own commits conflict with the remote's (``sync --push``; the
     agents' round landed without them): its warning without the command line's commands,
@@ -149,10 +159,12 @@ def _diverged(
             said += _add_person(data, [f"{d.head}; to publish them"], list(d.commands))
             continue
         again = _own(args)
-        if d.agent != own:
-            again = {"agents": [d.agent], **again}
-        data["next"] = [*data.get("next", []), {"tool": "vcontext_sync", "arguments": again}]
-        said.append(f"next, to publish them: vcontext_sync {_json(again)}")
+        if d.agent == own or args.get("agents") == [d.agent]:  # this sync's own agent
+            call = own_call(tool, again)
+        else:
+            call = {"tool": SYNC, "arguments": {"agents": [d.agent], **again}}
+        data["next"] = [*data.get("next", []), call]
+        said.append(f"next, to publish them: {call['tool']} {_json(call['arguments'])}")
     return said
 
 
@@ -162,20 +174,20 @@ def _said_call(call: dict[str, Any]) -> str:
     if "agent" in call:
         where = call.get("workTree", "its work tree")
         then += f", by agent {call['agent']} through the MCP server of {where}"
-    return f"next{then}: vcontext_sync {_json(call['arguments'])}"
+    return f"next{then}: {call['tool']} {_json(call['arguments'])}"
 
 
 def _refused_steps(outcome: SyncOutcome, seen: list[PairResult]) -> tuple[list[str], list[str]]:
     """(why, the person's steps) for each conflict that could not be left stopped and
-    each pair sync refused; the CLI's own ``git vcontext sync`` left out (the agent's
-    ``vcontext_sync`` follows)."""
+    each pair sync refused; the CLI's own ``git vcontext sync`` (``Refusal.then``) left
+    out: the agent's ``vcontext_sync`` follows."""
     from ...sync.syncer import REFUSED
 
     whys: list[str] = []
     steps: list[str] = []
     for refusal in outcome.refusals:
         whys.append(refusal.message)
-        steps += [c for c in refusal.commands if not c.startswith("git vcontext sync")]
+        steps += refusal.steps
     for r in seen:
         if r.state == REFUSED:
             whys.append(f"sync could not move {r.branch}")
@@ -206,7 +218,7 @@ def _their_calls(
     own_args = _own(args)
     calls: list[dict[str, Any]] = []
     for r in conflicted:
-        call: dict[str, Any] = {"tool": "vcontext_sync", "arguments": own_args, "agent": r.agent}
+        call: dict[str, Any] = {"tool": SYNC, "arguments": own_args, "agent": r.agent}
         where = checked_out.get(r.branch)
         if where is not None:
             call["workTree"] = where
@@ -229,6 +241,7 @@ def _failed(
     lines: list[str],
     warnings: list[str],
     seen: list[PairResult],
+    tool: str,
 ) -> Answer:
     """A sync that failed part way: the error (one line, as any refusal, when that is all
     there is to say), with what the sync had said until then (a pair that conflicts, with
@@ -245,19 +258,21 @@ def _failed(
     shown = [*lines, *(f"warning: {w}" for w in warnings), f"error: {message}"]
     if conflicted:
         data["conflicted"] = conflicted
-    again_args = _again(args)
-    again = {"tool": "vcontext_sync", "arguments": again_args}
+    again = own_call(tool, _again(args))
     if files:
         then = {**again, "after": "person"}
         data["next"] = [then]
         shown += [*_add_locks(data, files, svc.git.top if svc.git else None), _said_call(then)]
     else:  # (a lock named but gone since included: the same sync is the way on)
         data["next"] = [again]
-        shown.append(f"next, once the error above is dealt with: vcontext_sync {_json(again_args)}")
+        said = f"{again['tool']} {_json(again['arguments'])}"
+        shown.append(f"next, once the error above is dealt with: {said}")
     return Answer("sync stopped: " + "\n".join(shown), data, error=True)
 
 
-def _warned_locks(text: str, data: dict[str, Any], args: dict[str, Any], top: str | None) -> str:
+def _warned_locks(
+    text: str, data: dict[str, Any], args: dict[str, Any], top: str | None, tool: str
+) -> str:
     """A sync that named a lock file in its way without failing (an ``index.lock`` in a
     warning: its work landed, the local branches stayed behind; a lock on a remote here
     that refused the push, in its lines): the person's step added to ``data`` (after a
@@ -266,7 +281,7 @@ def _warned_locks(text: str, data: dict[str, Any], args: dict[str, Any], top: st
     if not files:
         return text
     said = _add_locks(data, files, top)
-    then = {"tool": "vcontext_sync", "arguments": _again(args), "after": "person"}
+    then = {**own_call(tool, _again(args)), "after": "person"}
     data["next"] = [*data.get("next", []), then]
     return "\n".join([text, *said, f"{_said_call(then)} (it brings the local branches along)"])
 
@@ -310,6 +325,15 @@ def _is_git_folder(folder: str) -> bool:
         and os.path.isdir(os.path.join(folder, "objects"))
         and os.path.isdir(os.path.join(folder, "refs"))
     )
+
+
+def own_call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The agent's own next sync through this server, as ``tool`` takes it:
+    ``vcontext_sync`` with ``arguments``; ``vbrief_merge_fork`` with its remote alone
+    (it syncs the serving agent, whose base it knows)."""
+    if tool == MERGE_FORK:
+        arguments = {k: v for k, v in arguments.items() if k == "push"}
+    return {"tool": tool, "arguments": arguments}
 
 
 def _own(args: dict[str, Any]) -> dict[str, Any]:
@@ -385,7 +409,7 @@ def _git(svc: Service) -> GitSide:
 
 
 def _finish_stopped(
-    svc: Service, git_side: GitSide, args: dict[str, Any], notes: list[str]
+    svc: Service, git_side: GitSide, args: dict[str, Any], notes: list[str], tool: str
 ) -> Answer | None:
     """A merge stopped in this work tree: its conflicts (as data) while any is left, else
     it is committed and the sync goes on (None)."""
@@ -401,17 +425,18 @@ def _finish_stopped(
             "busy",
             f"{what} is in progress in {top}, not one sync left: vcontext_conflicts and "
             f"vcontext_resolve settle its conflicts; {PERSON}finish it ({finish}) or abort "
-            f"it (git {op.kind} --abort); then vcontext_sync",
+            f"it (git {op.kind} --abort); then {tool}",
         )
     listing = list_conflicts(cwd=top)
     if listing.found:
         data = {"ok": False, "lines": [], "warnings": []}
-        data.update(_conflict_data(listing, _sync_args(svc, args)))
+        again = own_call(tool, _sync_args(svc, args))
+        data.update(_conflict_data(listing, again))
         head = (
             f"the merge of {op.theirs} into {op.ours} is stopped in this work tree "
             f"(ours: {op.ours}, theirs: {op.theirs}):"
         )
-        text = _conflict_text(listing, head, _sync_args(svc, args))
+        text = _conflict_text(listing, head, again)
         return Answer(f"sync stopped: a merge is in progress here; {text}", data, error=True)
     notes.append(conclude(top))
     return None
@@ -484,7 +509,7 @@ def _unmasked(svc: Service, push: Any) -> Any:
     return found if found is not None and found != push and shown_url(found) == push else push
 
 
-def _conflict_data(listing: Listing, sync_args: dict[str, Any]) -> dict[str, Any]:
+def _conflict_data(listing: Listing, again: dict[str, Any]) -> dict[str, Any]:
     files = listing.to_json()["files"]
     calls: list[dict[str, Any]] = []
     for f in files:
@@ -496,18 +521,18 @@ def _conflict_data(listing: Listing, sync_args: dict[str, Any]) -> dict[str, Any
                     "or": [{"take": "theirs"}, {"value": "any JSON value"}],
                 }
             )
-    calls.append({"tool": "vcontext_sync", "arguments": sync_args})
+    calls.append(again)
     return {"conflicts": files, "others": list(listing.others), "next": calls}
 
 
-def _conflict_text(listing: Listing, head: str | None, sync_args: dict[str, Any]) -> str:
+def _conflict_text(listing: Listing, head: str | None, again: dict[str, Any]) -> str:
     steps = [
         f'vcontext_resolve {{"path": "{f.path}", "conflict": "{c.id}", "take": "ours"}} '
         '(or "take": "theirs", or "value": …)'
         for f in listing.files
         for c in f.conflicts
     ]
-    steps.append(f"vcontext_sync {_json(sync_args)}")
+    steps.append(f"{again['tool']} {_json(again['arguments'])}")
     shown = [head] if head else []
     shown += [render_text(listing).rstrip("\n"), "next:", *(f"  {s}" for s in steps)]
     return "\n".join(shown)
