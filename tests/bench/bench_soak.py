@@ -2,11 +2,7 @@
 
 Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--guard] [--no-lease]
      [--no-hooks] [--transport path|http|ssh|ssh-mux ...] [--front auto|nginx|python]
-<<<<<<< HEAD
-     [--trace] [--processes] [--keep DIR]
-=======
-     [--trace] [--ssh-persist SECONDS] [--keep DIR]
->>>>>>> transports
+     [--trace] [--processes] [--ssh-persist SECONDS] [--keep DIR]
 
 Each transport given runs one soak, back to back, against a real git server on loopback
 that the script starts and stops: ``path`` (the remote as a local path: sync reads it in

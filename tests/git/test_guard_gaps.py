@@ -451,3 +451,29 @@ def test_m19_a_plan_with_a_changelog_deleted_by_the_mcp_server_passes_hook_guard
     assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
     run_git(alice, "commit", "-q", "--allow-empty", "-m", "nothing")
     assert sneak(alice, "origin", "agents/alice").returncode == 0
+
+
+def test_doctor_notes_the_unpack_limit_and_keeps_its_exit_code(remote: Path) -> None:
+    """doctor in the bare repository: git's default receive.unpackLimit (100) stores each
+    of sync's small pushes loose, for every fetch to pack again; a note (the owner's
+    setting, nothing wrong), never a problem: the exit code stays 0 (PRODUCT.md, the command
+    table: doctor exits 1 if anything is wrong)."""
+
+    def said() -> tuple[int, list[str]]:
+        done = run_cli("doctor", cwd=remote)
+        lines = done.stdout.decode().splitlines()
+        return done.returncode, [ln for ln in lines if "unpackLimit" in ln]
+
+    code, lines = said()
+    assert code == 0
+    assert lines == [lines[0]]
+    assert lines[0].startswith("note: receive.unpackLimit is 100:")
+    assert "git config receive.unpackLimit 1" in lines[0]
+    run_git(remote, "config", "transfer.unpackLimit", "1")
+    assert said() == (0, [])
+    run_git(remote, "config", "receive.unpackLimit", "5")  # receive's own comes first
+    code, lines = said()
+    assert code == 0
+    assert lines[0].startswith("note: receive.unpackLimit is 5:")
+    run_git(remote, "config", "receive.unpackLimit", "-1")  # negative: unset, as receive-pack
+    assert said() == (0, [])

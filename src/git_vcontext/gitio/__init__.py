@@ -295,6 +295,14 @@ def run_dir(repo: Repository) -> str:
 def set_config(repo: Repository, key: str, value: str) -> None:
     """Write ``key = value`` into the repository's own git config."""
     repo.config[key] = value
+    config_written()
+
+
+def config_written() -> None:
+    """After this process wrote a setting: what ``configread`` listed is read again."""
+    from . import configread
+
+    configread.forget()
 
 
 def config_hooks(repo: Repository, *, given: bool = True) -> bool:
@@ -305,14 +313,9 @@ def config_hooks(repo: Repository, *, given: bool = True) -> bool:
     or not see them (``git -c``); the system's left out under ``GIT_CONFIG_NOSYSTEM``, as
     ``config_value`` leaves them."""
     if _elsewhere() or (given and _given()):
-        env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
-        done = git(
-            ["config", "--name-only", "--get-regexp", "--", r"^hook\."],
-            cwd=repo.path,
-            check=False,
-            env=env,
-        )
-        return done.returncode == 0 and bool(done.stdout.strip())
+        from . import configread
+
+        return bool(configread.matching(repo.path, r"^hook\.", given=given))
     from pygit2.enums import ConfigLevel
 
     skipped = ConfigLevel.SYSTEM if _no_system() else None
@@ -415,17 +418,14 @@ def config_by_git(
     repo: Repository, key: str, *, flag: bool = False, given: bool = True
 ) -> str | None:
     """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``);
-    ``given`` False: without this command's ``git -c`` settings."""
-    env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
+    ``given`` False: without this command's ``git -c`` settings. Every key from one
+    listing of git's (``configread``: one git process, not one per key)."""
+    from . import configread
+
     if not flag:
-        done = git(["config", "--get", "--", key], cwd=repo.path, check=False, env=env)
-    else:
-        done = git(
-            ["config", "--type=bool", "--get", "--", key], cwd=repo.path, check=False, env=env
-        )
-    if done.returncode != 0:
-        return None
-    return done.stdout[:-1] if done.stdout.endswith("\n") else done.stdout
+        return configread.value(repo.path, key, given=given)
+    found = configread.flag(repo.path, key, given=given)
+    return None if found is None else "true" if found else "false"
 
 
 def resolve_commit(repo: Repository, rev: str) -> Commit:

@@ -319,5 +319,8 @@ def track(repo: Repository, branch: str, remote: str, commit: Oid, *, message: s
 def set_upstream(repo: Repository, branch: str, remote: str) -> None:
     """Make ``remote``'s branch of the same name ``branch``'s upstream, as ``git push -u``
     and ``git branch --set-upstream-to`` write it (``branch.BRANCH.remote``, ``.merge``)."""
+    from . import config_written
+
     repo.config[f"branch.{branch}.remote"] = remote
     repo.config[f"branch.{branch}.merge"] = branch_ref(branch)
+    config_written()

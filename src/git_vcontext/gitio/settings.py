@@ -6,13 +6,13 @@ import os
 
 from ..faults import step
 from ..record import record
-from . import git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..merging.result import Side
 
 FAVOR_SIDES = ("ours", "theirs")
+KEYS = r"^merge\.(conflictstyle|vcontext\.(conflictstyle|favor))$"
 FAVOR_ENV = "GIT_VCONTEXT_FAVOR"
 
 
@@ -33,16 +33,10 @@ def merge_settings(
     try:
         if cwd is None and hasattr(os, "posix_spawnp"):  # the driver: in git's directory
             out = _config_here()
-        else:
-            out = git(
-                [
-                    "config",
-                    "--get-regexp",
-                    r"^merge\.(conflictstyle|vcontext\.(conflictstyle|favor))$",
-                ],
-                cwd=cwd,
-                check=False,
-            ).stdout
+        else:  # (one listing of git's, shared with the command's other reads: configread)
+            from .configread import matching
+
+            out = "".join(f"{k} {v}\n" for k, v in matching(str(cwd), KEYS) if v is not None)
     except Exception:  # no git, no repository: the defaults
         out = ""
     values = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
@@ -78,12 +72,7 @@ def _config_here() -> str:
     try:
         pid = os.posix_spawnp(
             "git",
-            [
-                "git",
-                "config",
-                "--get-regexp",
-                r"^merge\.(conflictstyle|vcontext\.(conflictstyle|favor))$",
-            ],
+            ["git", "config", "--get-regexp", KEYS],
             os.environ,
             file_actions=[
                 (os.POSIX_SPAWN_DUP2, write, 1),

@@ -569,7 +569,7 @@ def user_folder(root: str) -> str | None:
 
 @record
 class RemoteConfig:
-    """What git's configuration says about reaching one remote, read with one ``git config``:
+    """What git's configuration says about reaching one remote, read from one ``git config``:
     its URLs (fetch and push, ``insteadOf``/``pushInsteadOf`` applied as git applies them),
     ``core.sshCommand`` and ``ssh.variant``."""
 
@@ -589,14 +589,15 @@ REMOTE_KEYS = (
 
 def remote_config(cwd: str, remote: str) -> RemoteConfig:
     """``remote``'s configuration (a remote's name, or a URL or path given as is)."""
-    out = git(["config", "--get-regexp", REMOTE_KEYS], cwd=cwd, check=False)
+    from .configread import matching
+
     urls: list[str] = []
     pushes: list[str] = []
     rewrites: dict[str, list[tuple[str, str]]] = {"insteadof": [], "pushinsteadof": []}
     command = variant = persist = None
     helper = False  # remote.<name>.vcs: git reaches it through git-remote-<vcs>, not ssh
-    for line in out.stdout.splitlines() if out.returncode == 0 else []:
-        key, _, value = line.partition(" ")
+    for key, said in matching(cwd, REMOTE_KEYS):  # (one listing of git's, shared: configread)
+        value = said or ""
         head, _, rest = key.partition(".")
         sub, _, name = rest.rpartition(".")
         if head == "remote" and sub == remote and name == "vcs":

@@ -1,0 +1,238 @@
+"""git's configuration as git reads it, listed once (``git config --list``) and kept while
+the files it came from stay as they were.
+
+Where libgit2 cannot read what git reads (a ``GIT_CONFIG_GLOBAL`` or ``GIT_CONFIG_SYSTEM``
+of the user's: ``gitio._elsewhere``), each setting a command read was a ``git config``
+process: about 25 per ``sync --push`` (1.5 ms of CPU each). The listing is one, answered
+for every key after it: ``value`` as ``git config --get KEY`` answers (the last value; ""
+for a key written without one), ``flag`` as ``git config --type=bool --get KEY``,
+``matching`` as ``git config --get-regexp``. It is kept per directory, per environment and
+per ``given`` (with or without this command's ``git -c`` settings), and read again once
+any file it came from (includes too), any file git would read were it there (the
+repository's, the user's, the system's, an include's target) or ``HEAD`` (``includeIf
+"onbranch:…"``) changed: a long-lived process (the MCP server) sees an edit as git would,
+at its next read. ``forget`` drops every listing after a write of ours.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from . import git
+
+_Entries = tuple[tuple[str, "str | None"], ...]
+_Stamp = tuple[int, int, int, int] | None  # (inode, size, mtime, ctime) in ns; None: absent
+
+_Kept = tuple[_Entries, dict[str, _Stamp]]  # the listing, and the files it depends on
+_kept: dict[tuple[str, bool, tuple[tuple[str, str], ...]], _Kept] = {}
+
+
+def value(cwd: str, key: str, *, given: bool = True) -> str | None:
+    """``key``'s last value, as ``git config --get`` prints it ("" for a key written
+    without a value); None when it is not set or git cannot read the settings."""
+    found = _last(cwd, key, given)
+    if found is _UNSET:
+        return None
+    return "" if found is None else str(found)
+
+
+def flag(cwd: str, key: str, *, given: bool = True) -> bool | None:
+    """``key`` as ``git config --type=bool --get`` reads it; None when it is not set or is
+    no boolean (git refuses it then)."""
+    found = _last(cwd, key, given)
+    if found is _UNSET:
+        return None
+    return git_bool(None if found is None else str(found))
+
+
+def matching(cwd: str, pattern: str, *, given: bool = True) -> list[tuple[str, str | None]]:
+    """The settings whose key (as git lists it: section and name in lower case) matches
+    ``pattern``, in git's order, as ``git config --get-regexp`` lists them (a value None:
+    written without one)."""
+    found = re.compile(pattern)
+    return [(k, v) for k, v in entries(cwd, given=given) if found.search(k)]
+
+
+def entries(cwd: str, *, given: bool = True) -> _Entries:
+    """Every setting git reads in ``cwd``, in git's order (empty when git cannot list them:
+    a configuration file git refuses, for one)."""
+    where = os.path.abspath(cwd)
+    given = given or not ("GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ)
+    git_dir = _git_dir(where)
+    key = (git_dir or where, given, _environment())  # (the same repository: one listing)
+    kept = _kept.get(key)
+    if kept is not None and all(_stamp(path) == stamp for path, stamp in kept[1].items()):
+        return kept[0]
+    _kept.pop(key, None)
+    before = {path: _stamp(path) for path in _usual_files(git_dir)}
+    env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
+    done = git(["config", "--list", "-z", "--show-origin"], cwd=where, check=False, env=env)
+    if done.returncode != 0:
+        return ()
+    listed, files = _parse(done.stdout, where)
+    stamps = {path: _stamp(path) for path in dict.fromkeys([*before, *files])}
+    if all(stamps[path] == stamp for path, stamp in before.items()):  # (else changed while
+        _kept[key] = (listed, stamps)  # git read it: used once, read again next time)
+    return listed
+
+
+def forget() -> None:
+    """Drop every listing (after this process wrote a setting)."""
+    _kept.clear()
+
+
+def git_bool(text: str | None) -> bool | None:
+    """A value as git reads a boolean (``git_parse_maybe_bool``): no value, ``true``,
+    ``yes``, ``on`` or a number other than 0 is true; ``false``, ``no``, ``off``, "" or 0 is
+    false (case aside); anything else (None) git refuses."""
+    if text is None:
+        return True
+    lowered = text.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off", ""):
+        return False
+    number = git_int(text)
+    return None if number is None else number != 0
+
+
+_INT = re.compile(r"[ \t\n\v\f\r]*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([kKmMgG]?)")
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_INT_MAX = (1 << 31) - 1
+
+
+def git_int(text: str) -> int | None:
+    """A number as git reads an ``int`` setting (``git_parse_int``: C's ``strtoimax`` in any
+    base, then a unit ``k``, ``m`` or ``g``, within an int); None when git refuses it."""
+    found = _INT.fullmatch(text)
+    if found is None:
+        return None
+    sign, digits, unit = found.groups()
+    base = 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") else 10
+    number = int(digits, base) * _UNITS[unit.lower()]
+    if number > _INT_MAX:  # (either way: git refuses -2147483648 too)
+        return None
+    return -number if sign == "-" else number
+
+
+_UNSET = object()
+
+
+def _last(cwd: str, key: str, given: bool) -> object:
+    """The last value of ``key`` (None: written without one), or ``_UNSET``."""
+    from .overrides import canonical
+
+    wanted = canonical(key)
+    found: object = _UNSET
+    for name, text in entries(cwd, given=given):
+        if name == wanted:
+            found = text
+    return found
+
+
+def _parse(out: str, cwd: str) -> tuple[_Entries, list[str]]:
+    """The entries of ``git config --list -z --show-origin`` and the files they came from
+    (and those their includes name, read or not)."""
+    listed: list[tuple[str, str | None]] = []
+    files: list[str] = []
+    fields = out.split("\0")
+    for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
+        name, newline, text = entry.partition("\n")
+        listed.append((name, text if newline else None))
+        if not origin.startswith("file:"):  # (command line: nothing to watch)
+            continue
+        path = os.path.join(cwd, origin[5:])
+        files.append(path)
+        if text and newline and (name == "include.path" or _conditional_include(name)):
+            target = os.path.expanduser(text) if text.startswith("~/") else text
+            files.append(os.path.join(os.path.dirname(path), target))
+    return tuple(listed), files
+
+
+def _conditional_include(name: str) -> bool:
+    return name.startswith("includeif.") and name.endswith(".path")
+
+
+def _usual_files(git_dir: str | None) -> list[str]:
+    """The files git reads settings from, present or not (a file created later changes the
+    answer): the system's, the user's two, and in ``git_dir``'s repository its own (its
+    worktree's too) and ``HEAD``, which ``includeIf "onbranch:…"`` reads."""
+    env = os.environ
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+    files = [env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"]
+    files.append(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
+    files += [os.path.join(xdg, "git", "config")] if xdg else []
+    if git_dir is not None:
+        common = _common_dir(git_dir)
+        files += [
+            os.path.join(common, "config"),
+            os.path.join(git_dir, "config.worktree"),
+            os.path.join(git_dir, "HEAD"),
+        ]
+    return [f for f in files if f]
+
+
+def _git_dir(cwd: str) -> str | None:
+    """The git directory of ``cwd``: ``GIT_DIR``, else the first folder up that is one or
+    holds ``.git`` (a folder, or a file naming one); None: none found."""
+    named = os.environ.get("GIT_DIR")
+    if named:
+        return os.path.join(cwd, named)
+    here = cwd
+    while True:
+        dot = os.path.join(here, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            try:
+                with open(dot, encoding="utf-8", errors="surrogateescape") as fh:
+                    line = fh.readline().strip()
+            except OSError:
+                return None
+            if line.startswith("gitdir: "):
+                return os.path.join(here, line[8:])
+            return None
+        if os.path.isfile(os.path.join(here, "HEAD")) and (
+            os.path.isdir(os.path.join(here, "objects"))
+            or os.path.isfile(os.path.join(here, "commondir"))
+        ):
+            return here  # a bare repository, or a git directory itself (a worktree's)
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
+
+
+def _common_dir(git_dir: str) -> str:
+    """Where a linked worktree's repository keeps what all worktrees share (its
+    ``commondir``), else ``git_dir`` itself."""
+    named = os.environ.get("GIT_COMMON_DIR")
+    if named:
+        return named
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            return os.path.join(git_dir, fh.read().strip())
+    except OSError:
+        return git_dir
+
+
+def _stamp(path: str) -> _Stamp:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _environment() -> tuple[tuple[str, str], ...]:
+    """What in this process's environment changes what git reads: git's variables, where
+    the user's files are."""
+    return tuple(
+        sorted(
+            (k, v)
+            for k, v in os.environ.items()
+            if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME")
+        )
+    )

@@ -1,0 +1,167 @@
+"""git's settings are read as git reads them, with one ``git config`` per command where
+libgit2 cannot read them itself (``gitio.configread``).
+
+PRODUCT.md, "Sync at scale" (what a sync costs) and the git config rules of the command
+line contract (a setting in the user's ``GIT_CONFIG_GLOBAL`` file counts as git counts it):
+with a ``GIT_CONFIG_GLOBAL`` of the user's, every setting a ``sync --push`` read was a
+``git config`` process of its own, 26 per sync (about 1.5 ms of CPU each); now one listing
+answers them all, and answers exactly what git answers, an edit seen at the next read.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+
+from git_vcontext.gitio import config_flag, config_hooks, config_value, configread, set_config
+from git_vcontext.gitio.settings import merge_settings
+from git_vcontext.gitio.transport import remote_config
+from helpers.run import run_git
+from helpers.sync_repos import commit_on, fork_by_hand, seed, status, sync
+
+VALUES = [
+    "yes", "On", "TRUE", "off", "No", "", "0", "1", "-1", "2", "1k", "1K", "2g", "1g",
+    "0x10", "0X0", "010", "08", " 7", "7 ", "+3", "abc", "2147483647", "2147483648",
+    "-2147483648", "-2147483649", "4194304k", "0k", "1kk", "1.5",
+]  # fmt: skip
+
+
+def _git(repo: Path, *args: str) -> tuple[int, str]:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+    return done.returncode, done.stdout
+
+
+@pytest.fixture
+def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """(a repository, the user's own GIT_CONFIG_GLOBAL file: libgit2 cannot read it)."""
+    repo = tmp_path / "r"
+    pygit2.init_repository(str(repo))
+    mine = tmp_path / "team.gitconfig"
+    mine.write_text("[vcontext]\n\tagentPrefix = bots/\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(mine))
+    configread.forget()
+    return repo, mine
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The git commands ``configread`` runs from now on."""
+    import git_vcontext.gitio as gitio
+
+    ran: list[list[str]] = []
+    real = gitio.git
+
+    def counting(args: list[str], **kwargs: Any) -> gitio.GitResult:
+        ran.append(list(args))
+        return real(args, **kwargs)
+
+    monkeypatch.setattr("git_vcontext.gitio.configread.git", counting)
+    return ran
+
+
+def test_every_value_reads_as_git_config_get_reads_it(elsewhere: tuple[Path, Path]) -> None:
+    """Each value of VALUES, as a string and as a boolean, exactly as ``git config --get``
+    and ``git config --type=bool --get`` say (git refusing a boolean: None)."""
+    repo, mine = elsewhere
+    body = "".join(f'[v "n{i}"]\n\tk = "{v}"\n' for i, v in enumerate(VALUES))
+    mine.write_text(body + '[x]\n\tbare\n\tmany = 1\n\tmany = last\n[Sec "SubCase"]\n\tKey = V\n')
+    opened = pygit2.Repository(str(repo))
+    keys = [f"v.n{i}.k" for i in range(len(VALUES))]
+    keys += ["x.bare", "x.many", "X.MANY", "sec.SubCase.key", "SEC.SubCase.KEY", "sec.subcase.key"]
+    keys += ["x.none"]
+    for key in keys:
+        code, said = _git(repo, "config", "--get", "--", key)
+        assert config_value(opened, key) == (said[:-1] if code == 0 else None), key
+        code, said = _git(repo, "config", "--type=bool", "--get", "--", key)
+        expected = None if code != 0 else said.strip() == "true"
+        assert configread.flag(str(repo), key) == expected, (key, said)
+        assert config_flag(opened, key, False) is (expected or False), key
+
+
+def test_a_command_lists_the_settings_once(
+    elsewhere: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every read of one repository's settings, in its git directory or its work tree
+    (the remote's keys, the merge settings, hooks), from one ``git config --list``."""
+    repo, _ = elsewhere
+    run_git(repo, "config", "merge.conflictStyle", "diff3")
+    run_git(repo, "remote", "add", "origin", "https://example.com/x.git")
+    ran = _counted(monkeypatch)
+    opened = pygit2.Repository(str(repo))
+    for _ in range(3):
+        assert config_value(opened, "vcontext.agentPrefix") == "bots/"
+        assert config_flag(opened, "vcontext.syncLease", True) is True
+        assert config_value(opened, "branch.main.remote") is None
+        assert not config_hooks(opened)
+    assert remote_config(str(repo), "origin").urls == ("https://example.com/x.git",)
+    assert merge_settings(cwd=str(repo)).diff3
+    assert [a[:2] for a in ran] == [["config", "--list"]]
+
+
+def test_an_edit_is_read_at_the_next_read(
+    elsewhere: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived process (the MCP server) sees what git would: the user's file edited,
+    a setting written here, a file an include names created after the first read, the
+    branch an ``includeIf "onbranch:…"`` names checked out."""
+    repo, mine = elsewhere
+    opened = pygit2.Repository(str(repo))
+    assert config_value(opened, "vcontext.agentPrefix") == "bots/"
+    mine.write_text("[vcontext]\n\tagentPrefix = robots/\n")
+    assert config_value(opened, "vcontext.agentPrefix") == "robots/"
+    set_config(opened, "vcontext.agentPrefix", "mine/")
+    assert config_value(opened, "vcontext.agentPrefix") == "mine/"
+    later = tmp_path / "later.gitconfig"
+    mine.write_text(f"[include]\n\tpath = {later.name}\n")
+    assert config_value(opened, "vcontext.syncTimeout") is None
+    later.write_text("[vcontext]\n\tsyncTimeout = 9\n")
+    assert config_value(opened, "vcontext.syncTimeout") == "9"
+    run_git(repo, "commit", "-q", "--allow-empty", "-m", "one")
+    mine.write_text('[includeIf "onbranch:side"]\n\tpath = later.gitconfig\n')
+    assert config_value(opened, "vcontext.syncTimeout") is None
+    run_git(repo, "switch", "-q", "-c", "side")
+    assert config_value(opened, "vcontext.syncTimeout") == "9"
+    ran = _counted(monkeypatch)
+    assert config_value(opened, "vcontext.syncTimeout") == "9"
+    assert ran == []  # unchanged: not read again
+
+
+def test_without_this_commands_git_dash_c(
+    elsewhere: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``given`` False reads as a path remote's receive-pack reads (no ``git -c``)."""
+    repo, _ = elsewhere
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "core.hooksPath")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "/given")
+    opened = pygit2.Repository(str(repo))
+    assert config_value(opened, "core.hooksPath") == "/given"
+    assert config_value(opened, "core.hooksPath", given=False) is None
+
+
+def test_a_sync_push_lists_each_repositorys_settings_once(git_repo: Path, tmp_path: Path) -> None:
+    """A whole ``sync --push`` to a path with the user's own GIT_CONFIG_GLOBAL: one ``git
+    config`` for the clone, one for the remote it reads in process (26 before in all), the
+    same outcome."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed(git_repo)
+    run_git(git_repo, "remote", "add", "origin", str(remote))
+    run_git(git_repo, "push", "-q", "origin", "main")
+    fork_by_hand(git_repo, "alice")
+    commit_on(git_repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "t")
+    mine = tmp_path / "team.gitconfig"
+    mine.write_text("[vcontext]\n\tleaseSeconds = 20\n")
+    trace = tmp_path / "trace"
+    code, out, err = sync(
+        git_repo, "alice", "--push", "origin",
+        env={"GIT_CONFIG_GLOBAL": str(mine), "GIT_TRACE": str(trace)},
+    )  # fmt: skip
+    assert code == 0, out + err
+    assert "pushed to origin" in out
+    configs = [ln for ln in trace.read_text().splitlines() if "built-in: git config" in ln]
+    assert len(configs) == 2, configs
+    assert all("config --list" in ln for ln in configs), configs
