@@ -19,8 +19,6 @@ from __future__ import annotations
 import os
 import re
 
-from . import git
-
 _Entries = tuple[tuple[str, "str | None"], ...]
 _Stamp = tuple[int, int, int, int] | None  # (inode, size, mtime, ctime) in ns; None: absent
 
@@ -67,6 +65,8 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     _kept.pop(key, None)
     before = {path: _stamp(path) for path in _usual_files(git_dir)}
     env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
+    from . import git  # (here: the package imports this module)
+
     done = git(["config", "--list", "-z", "--show-origin"], cwd=where, check=False, env=env)
     if done.returncode != 0:
         return ()
