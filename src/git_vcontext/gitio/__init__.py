@@ -415,8 +415,11 @@ def config_by_git(
     repo: Repository, key: str, *, flag: bool = False, given: bool = True
 ) -> str | None:
     """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``);
-    ``given`` False: without this command's ``git -c`` settings."""
-    env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
+    ``given`` False: without this command's ``git -c`` settings. ``repo``'s own, named as
+    ``GIT_DIR``: one in the environment (a hook's, or a person's) names another."""
+    env = {"GIT_DIR": repo.path}
+    if not given:
+        env.update(GIT_CONFIG_PARAMETERS="", GIT_CONFIG_COUNT="0")
     if not flag:
         done = git(["config", "--get", "--", key], cwd=repo.path, check=False, env=env)
     else:
