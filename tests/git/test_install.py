@@ -951,3 +951,33 @@ def test_the_hooks_folder_is_the_repositorys_own_when_git_dir_names_another(
 
     assert want == (git_repo / "team-hooks").resolve()
     assert found.resolve() == want
+
+
+def test_a_pushs_hooks_folder_in_a_repository_with_a_work_tree_is_where_receive_pack_runs_them(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """PRODUCT.md "Installing never breaks git" (hooks where git runs them): a push to a
+    repository with a work tree, by its path, runs the receiving hooks from its git
+    directory, so a relative core.hooksPath is taken from there, not from the top of the
+    work tree (where its own commands' hooks run). ``hooks_folder(receiving=True)`` is
+    where the guard goes and where sync looks for hooks that watch a local remote's refs
+    (none: it writes them directly): it named the work tree's folder, git ran the other."""
+    import pygit2
+
+    from git_vcontext.gitio.places import hooks_folder
+
+    run_git(git_repo, "commit", "-q", "--allow-empty", "-m", "one")
+    run_git(git_repo, "config", "core.hooksPath", "hooks")
+    folder = hooks_folder(pygit2.Repository(str(git_repo)), receiving=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    ran = tmp_path / "ran"
+    hook = folder / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ntouch '{ran}'\n")
+    hook.chmod(0o755)
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", str(git_repo), str(clone))
+    run_git(clone, "commit", "-q", "--allow-empty", "-m", "two")
+
+    run_git(clone, "push", "-q", "origin", "HEAD:refs/heads/other")
+
+    assert ran.exists(), folder
