@@ -561,12 +561,21 @@ def sync(**options: Any) -> int:
     help="Fetch each base's upstream and the agent branches first (as sync --push does; "
     "a failing remote is retried until vcontext.statusTimeout, default 15 s).",
 )
+@click.option(
+    "--all",
+    "everyone",
+    is_flag=True,
+    help="In an agent's clone, also list the other agents only a remote has (left out "
+    "there, as git status shows only this clone's branches).",
+)
 def status(**options: Any) -> int:
     """Agent branches: ahead/behind, changes, sequence divergence, predicted conflicts.
 
     Counts are against each base branch here, as a plain sync merges; a base that
     tracks a remote is compared with it as of the last fetch, as git status does
-    (--fetch fetches first).
+    (--fetch fetches first). In an agent's clone (agents/NAME checked out, or
+    GIT_VCONTEXT_AGENT) the other agents only a remote has are left out, as git
+    status shows only this clone's branches: --all lists them.
 
     Exits 1 when a sync would stop on a conflict; a picture printed exits 0 (a
     pipeline's first step), 1 only with --exit-code.

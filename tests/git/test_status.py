@@ -192,3 +192,45 @@ def test_status_names_the_branch_that_deleted_a_document_in_a_clash(tmp_path: Pa
     assert f"{TASKS}: deleted on agents/ann, modified on agents/bo" in shown.stdout
     assert "by us" not in shown.stdout
     assert "by them" not in shown.stdout
+
+
+def test_a_clash_row_of_status_names_the_way_out_and_following_it_lands_both(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts (agents and people)": every conflict message ends
+    with the exact next commands. A row saying "clashes with agents/bob" named none (trial12):
+    each agent syncs alone, so its row ends with its own sync (``sync.advice.clash_step``);
+    pasted, it lands, and the other's row then says its conflict with the ``--checkout``
+    way out, which pasted in turn lands too."""
+    from helpers.next_steps import follow, follow_output, next_commands
+
+    repo = git_repo
+    conflicting_agents(repo)
+    assert run_cli("install", cwd=repo).returncode == 0
+
+    shown = run_cli("status", cwd=repo, env=EPOCH)
+    assert shown.returncode == 1
+    out = shown.stdout.decode()
+    alice = out[out.index("agents/alice:\n") : out.index("agents/bob:\n")]
+    assert alice.splitlines()[-1] == "  next: git vcontext sync alice"
+    assert next_commands(out) == ["git vcontext sync bob"]  # bob's row, the last
+
+    first = follow(next_commands(out), repo)
+    assert "agents/bob <-> main: merge 1 document into main" in first.last[2]
+    after = run_cli("status", cwd=repo, env=EPOCH).stdout.decode()
+    assert "conflict: todo.vcontext.json" in after
+    assert next_commands(after) == ["git vcontext sync alice --checkout"]
+    stopped = follow(next_commands(after), repo)
+    done = follow_output(stopped.last[2], stopped.cwd, take="ours")
+    command, code, said = done.last
+    assert command == "git vcontext sync alice"
+    assert code == 0, said
+    statuses = {i["id"]: i["status"] for i in show_todo(repo)["todoList"]["items"]}
+    assert statuses["t1"] == "completed"  # alice's, as taken
+    final = run_cli("status", cwd=repo, env=EPOCH)
+    assert final.returncode == 0, final.stdout.decode()
+    assert "next:" not in final.stdout.decode()
+
+
+def show_todo(repo: Path) -> Any:
+    return json.loads(run_git(repo, "show", "main:todo.vcontext.json").stdout)

@@ -696,7 +696,9 @@ def test_install_server_merges_requests_as_they_are_pushed(remote: Path, tmp_pat
         code, out, err = sync(clone, name, "--push", "origin")
         assert code == 0, out + err
         assert "merged into main on the remote" in out
-        assert "pushed" not in out  # the server moved main, the agent published only
+        # the server moved main; the agent published its branch, and says so (trial12)
+        assert f"pushed to origin: agents/{name}\n" in out
+        assert "pushed to origin: main" not in out
     assert {"alice", "bob"} <= set(_ids(remote))
     committers = run_git(remote, "log", "--merges", "--format=%cn", "main").stdout.split("\n")
     assert "Test Committer" in committers  # the hook commits as the repository's identity

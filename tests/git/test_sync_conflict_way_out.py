@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from helpers.next_steps import follow, follow_output, next_commands
 from helpers.team import (
     PLAYBOOK,
@@ -441,3 +443,61 @@ def test_a_conflicted_row_of_status_names_the_way_out_sync_names(tmp_path: Path)
     _, code, out = done.last
     assert code == 0, out
     assert _statuses(team.remote) == {"t1": "inProgress", "t2": "pending"}
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_taking_theirs_the_last_sync_says_it_pushed_the_agent_branch(
+    tmp_path: Path, in_process: bool
+) -> None:
+    """PRODUCT.md, "Branch-per-agent workflow" / "Resolving conflicts": the way out as
+    printed, taking the base's side (``--take theirs``). The agent's work then changes
+    nothing on main, but the final ``sync --push`` still publishes the resolved merge on
+    ``agents/bo``. Over git (HTTP, or a path without the in-process look) that push is the
+    one that publishes the work before the lease (``_publish_unlooked``) and it said only
+    "up to date with main" (kill walk, trial12): it now says what it moved, as over a path."""
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    git(bo, "config", "vcontext.inProcessFetch", str(in_process).lower())
+    _agent_works_on_t1(bo, "inProgress")
+    landed = vcx(bo, "sync", "bo", "--push", "origin")  # agents/bo is on the remote
+    assert landed.returncode == 0, landed.stdout + landed.stderr
+
+    def title(words: str) -> Any:
+        return lambda data: data["todoList"]["items"][1].update(title=words)
+
+    git(team.person, "pull", "-q", "--no-rebase", "origin", "main")
+    edit(team.person, TASKS, title("the person's"))
+    git(team.person, "commit", "-q", "-am", "person: t2 renamed")
+    git(team.person, "push", "-q", "origin", "main")
+    edit(bo, TASKS, title("bo's"))
+    git(bo, "commit", "-q", "-am", "bo: t2 renamed")
+    first = vcx(bo, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    stop = follow(next_commands(first.stdout), bo)
+    before = git(team.remote, "rev-parse", "agents/bo").stdout.strip()
+
+    done = follow_output(stop.last[2], stop.cwd, take="theirs")
+
+    command, code, out = done.last
+    assert command == "git vcontext sync bo --push origin"
+    assert code == 0, out
+    there = git(team.remote, "rev-parse", "agents/bo").stdout.strip()
+    assert there != before
+    assert there == git(bo, "rev-parse", "agents/bo").stdout.strip()
+    assert "agents/bo: up to date with main" in out
+    assert "pushed to origin: agents/bo\n" in out
+    titles = [i["title"] for i in remote_show(team.remote, "main", TASKS)["todoList"]["items"]]
+    assert titles[1] == "the person's"  # theirs taken
+
+
+def test_a_conflict_over_git_ends_with_its_next_step_though_its_branch_was_published(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": every conflict message of ``sync`` ends with the
+    exact next commands. Over git the agent's work is published before the look that finds
+    the conflict; that push is not said after the stopped pair's ``next:`` line."""
+    _, bo, _ = _bo_works_on_t1_the_person_deleted(tmp_path)
+    git(bo, "config", "vcontext.inProcessFetch", "false")
+    first = vcx(bo, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert first.stdout.rstrip().endswith("next: git vcontext sync bo --push origin --checkout")

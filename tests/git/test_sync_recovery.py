@@ -160,6 +160,40 @@ def test_sync_at_scale_a_stale_lock_on_a_local_branch_is_an_error_naming_it(
     _on_base(remote, tmp_path / "check", log0.items + log1.items)
 
 
+def test_sync_at_scale_the_sync_after_a_removed_lock_says_what_it_brought_along(
+    team: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """PRODUCT.md "Sync at scale" (the agent recovers by doing what it says, and what it
+    says is true): the round landed on the remote but a lock kept the local branches back
+    ("then sync again (it brings them along)"). The person removes the lock as printed; the
+    next sync moved main and agents/agent-0 to the remote's and said only "up to date with
+    main" (kill walk, trial12): it now names what it brought along."""
+    remote, a0, a1 = team
+    log0, log1 = soak.AgentLog("agent-0"), soak.AgentLog("agent-1")
+    _round(a1, "agent-1", 0, log1)
+    assert sync_push(a1, "agent-1").returncode == 0
+    _round(a0, "agent-0", 0, log0)
+    lock = _stale_lock(a0 / ".git/refs/heads/agents/agent-0.lock")
+    out = sync_push(a0, "agent-0")
+    said = out.stdout + out.stderr
+    assert out.returncode == 3, said
+    assert "pushed to origin: main, agents/agent-0, but the local branches were not moved" in said
+    assert "then sync again (it brings them along)" in said
+    before = {b: soak.git(a0, "rev-parse", b).stdout for b in ("main", "agents/agent-0")}
+    obey(a0, said)
+    assert not lock.exists()
+
+    again = sync_push(a0, "agent-0")
+
+    assert again.returncode == 0, again.stdout + again.stderr
+    for branch in ("main", "agents/agent-0"):
+        here = soak.git(a0, "rev-parse", branch).stdout
+        assert here == soak.git(remote, "rev-parse", branch).stdout
+        assert here != before[branch]
+    assert "brought along from origin: main, agents/agent-0\n" in again.stdout + again.stderr
+    _on_base(remote, tmp_path / "check", log0.items + log1.items)
+
+
 def test_sync_at_scale_a_stale_lock_when_a_conflict_pushed_nothing_never_says_pushed(
     team: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:

@@ -57,7 +57,7 @@ def _accepted_everywhere(team: Team, clone: Path, *, agents: bool) -> None:
     if agents:  # the agent branch as the hook would judge its next push
         mine = vcx(clone, "check")  # @{upstream}..HEAD
         assert mine.returncode == 0, mine.stdout + mine.stderr
-    status = vcx(clone, "status", "--fetch", "--format", "json")
+    status = vcx(clone, "status", "--fetch", "--all", "--format", "json")  # every agent
     assert status.returncode == 0, status.stdout + status.stderr
     found = json.loads(status.stdout)["agents"]
     rows = {r["agent"]: (r["state"], r["ahead"], r["behind"]) for r in found}

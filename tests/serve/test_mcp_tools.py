@@ -296,7 +296,7 @@ def test_mcp_engine_tools_view_diff_validate_status(repo: Path) -> None:
             assert valid["valid"] is True
             assert len(valid["files"]) == 3
             status = _ok(await _call(client, "vcontext_status"))
-            assert status == {"agents": [], "bases": []}  # as status --format json
+            assert status == {"agents": [], "bases": [], "unlisted": []}  # as status --format json
 
     run(main)
 

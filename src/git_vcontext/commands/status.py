@@ -5,13 +5,14 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from ..branches.agents import running_agent
 from ..errors import ExitCode
 from ..fsio import write_output
 from ..gitio import open_repo
 from ..pictures.render import render
 from ..sync.interrupted import finish
 from ..sync.picture import agent_picture
-from ..sync.status import base_tracking, status_and_clashes, table
+from ..sync.status import base_tracking, listed, status_and_clashes, table
 from ..values import json_report
 from ..workflow.status import fetch_bases
 
@@ -20,11 +21,15 @@ if TYPE_CHECKING:
     from ..sync.trials import Clash
 
 
-def run(*, fmt: str = "text", exit_code: bool = False, fetch: bool = False) -> int:
+def run(
+    *, fmt: str = "text", exit_code: bool = False, fetch: bool = False, everyone: bool = False
+) -> int:
     """Print the rows; exit 1 when a sync would stop on a conflict (alone, or after another
     agent's), else 0. A picture printed is a success (``status --format dot | dot -Tpng``
     pipelines): it exits 1 for a predicted conflict only with ``exit_code``. ``fetch``:
-    fetch the bases' upstreams and the agent branches first (else as last fetched)."""
+    fetch the bases' upstreams and the agent branches first (else as last fetched). In an
+    agent's clone the other agents only a remote has are left out (``sync.status.listed``)
+    unless ``everyone`` (``--all``)."""
     repo = open_repo(".")
 
     def say(line: str) -> None:
@@ -32,18 +37,23 @@ def run(*, fmt: str = "text", exit_code: bool = False, fetch: bool = False) -> i
 
     finish(repo, say=say)
     gone = fetch_bases(repo, say) if fetch else frozenset()
-    rows, clashes = status_and_clashes(repo)
+    names, unlisted = listed(repo, None if everyone else running_agent(repo))
+    rows, clashes = status_and_clashes(repo, names)
     tracking = base_tracking(repo, rows, gone)
     if fmt in ("dot", "mermaid"):
         _picture(rows, clashes, fmt)
     elif fmt == "json":
         sys.stdout.write(
             json_report(
-                {"agents": [r.to_json() for r in rows], "bases": [t.to_json() for t in tracking]}
+                {
+                    "agents": [r.to_json() for r in rows],
+                    "bases": [t.to_json() for t in tracking],
+                    "unlisted": unlisted,
+                }
             )
         )
     else:
-        for line in table(rows, tracking):
+        for line in table(rows, tracking, unlisted):
             print(line)
     conflicted = any(r.conflicts or r.clashes for r in rows)
     if fmt in ("dot", "mermaid") and not exit_code:

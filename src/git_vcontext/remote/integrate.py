@@ -100,6 +100,10 @@ class BaseRound:
         self.diverged = False  # the local base's own commits conflict with the remote's
         self.remote_locks = RemoteLocks()
         self.first = True  # no step taken yet (see _unlooked_work)
+        # agent branches a publishing push of this run moved on the remote (said with the
+        # integration's own pushes: a round whose integration pushes nothing more still
+        # moved them)
+        self.branches_out: dict[str, None] = {}
 
     def run(self) -> PushOutcome:
         try:
@@ -377,6 +381,8 @@ class BaseRound:
             self.contributed.pop(agent, None)
             self._documents(agent, snap.base)
             branch = self.branches[agent]  # what the remote holds now, as far as we know
+            if snap.branches.get(branch) != work[agent]:  # (_publish_updates pushed it)
+                self.branches_out[branch] = None
             snap.branches[branch] = snap.requests[branch] = work[agent]
 
     # -- integrating -------------------------------------------------------------
@@ -606,6 +612,9 @@ class BaseRound:
         self.results.update(results)
         names = [u.dst.removeprefix("refs/heads/") for u in updates if u.src is not None]
         names = [n for n in names if not n.startswith("refs/")]
+        stopped = {self.branches[a] for a in self.stopped}  # (their lines end with next:)
+        names += [b for b in self.branches_out if b not in names and b not in stopped]
+        self.branches_out = {}
         try:
             self.syncer.commit()
         except RefMoved as exc:
@@ -623,6 +632,11 @@ class BaseRound:
         if names:
             done = "pushed" if not self.retries else f"pushed after {_retries(self.retries)}"
             self.io.report(f"{done} to {self.shown}: {', '.join(names)}")
+        # what the refs here took as they are from the remote (e.g. what a lock kept back
+        # last time); not after a stopped pair, whose lines end with its next step
+        if not self.stopped and (along := self.syncer.brought_along()):
+            along.sort(key=lambda b: b != self.base)  # the base first, as "pushed to" says
+            self.io.report(f"brought along from {self.shown}: {', '.join(along)}")
         if merged:
             self.io.report(f"merged with it into {self.base}: {', '.join(merged)}")
         return self._outcome(not self.stopped, merged)

@@ -78,3 +78,12 @@ def conflict_step(conflicts: tuple[PathConflict, ...], command: str, checkout: b
     if _TOOLS.get():  # the agent's own call leaves the merge stopped where it works
         return f"  next: {command}, through the MCP server of the agent's own work tree"
     return f"  next: {command} --checkout"
+
+
+def clash_step(command: str) -> str:
+    """The ``next:`` line of an agent that syncs cleanly alone but clashes with another
+    (``status``'s "clashes with"): its own sync (``command``: ``sync_command``'s, the
+    ``vcontext_sync`` call for an agent with MCP tools alone), which lands now; the one
+    that syncs second then stops on the conflict and names its own way out
+    (``conflict_step``)."""
+    return f"  next: {command}"

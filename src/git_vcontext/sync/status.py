@@ -25,7 +25,7 @@ from ..gitio.refs import branch_tip, commit_of
 from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
 from ..validation.model import command_word, quoted_path
-from .advice import conflict_step, for_agents_with_tools, person, sync_command
+from .advice import clash_step, conflict_step, for_agents_with_tools, person, sync_command
 from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
@@ -332,17 +332,33 @@ def _documents(predicted: PairResult) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c.path for c in predicted.conflicts))
 
 
-def all_status(repo: Repository) -> list[AgentStatus]:
-    """Every agent's row (local branches and those only a remote has), by agent name, each
-    with the other agents it clashes with."""
-    return status_and_clashes(repo)[0]
+def listed(repo: Repository, own: str | None) -> tuple[list[str], list[str]]:
+    """The agents ``status`` lists, and those it leaves out. In an agent's clone (``own``:
+    the agent this clone works as, ``agents.running_agent``) the agents only a remote has,
+    other than ``own``, are other clones' work, not this one's: left out, as ``git status``
+    shows only this clone's branches (``status --all`` lists them). Elsewhere (a person's
+    clone, a fresh clone, CI: ``own`` None) every agent, local or only on a remote."""
+    names = agents.list_agents(repo, remote=True)
+    if own is None or own not in names:
+        return names, []
+    only_there = agents.remote_only(repo)
+    return (
+        [a for a in names if a == own or a not in only_there],
+        [a for a in names if a != own and a in only_there],
+    )
 
 
-def status_and_clashes(repo: Repository) -> tuple[list[AgentStatus], list[Clash]]:
-    """The rows of ``all_status``, and every clash the trial merges found (agent pairs, and
-    agents against their base: what ``status --format dot`` draws)."""
+def status_and_clashes(
+    repo: Repository, names: list[str] | None = None
+) -> tuple[list[AgentStatus], list[Clash]]:
+    """The rows of ``names`` (default: every agent, local or only on a remote, by name, each
+    with the other agents it clashes with), and every clash the
+    trial merges found among them (agent pairs, and agents against their base: what
+    ``status --format dot`` draws)."""
     syncer = Syncer(repo, dry_run=True)
-    rows = [_row(repo, syncer, agent) for agent in agents.list_agents(repo, remote=True)]
+    if names is None:
+        names = agents.list_agents(repo, remote=True)
+    rows = [_row(repo, syncer, agent) for agent in names]
     clashes = predicted_clashes(repo, rows)
     found = [c for c in clashes if not c.with_base]
     if not found:
@@ -439,16 +455,40 @@ def _parsed(raw: bytes | None, path: str) -> Any:
 COLUMNS = ("AGENT", "BASE", "AHEAD", "BEHIND", "DOCS", "SEQ", "FORK", "STATE")
 
 
-def table(rows: list[AgentStatus], tracking: list[BaseTracking] | None = None) -> list[str]:
+def table(
+    rows: list[AgentStatus],
+    tracking: list[BaseTracking] | None = None,
+    unlisted: list[str] | tuple[str, ...] = (),
+) -> list[str]:
     """The text report: one row per agent, then the details of each, then where each base
     stands against its upstream as last fetched (``status`` prints it, the MCP server
-    answers with it)."""
-    if not rows:
-        return ["no agent branches"]
-    lines = _rows(rows, {t.base: (t.remote, t.pushed) for t in tracking or () if t.pushed})
-    for t in tracking or ():
+    answers with it); last, how many agents only a remote has were left out (``listed``)."""
+    pushes = {t.base: (t.remote, t.pushed) for t in tracking or () if t.pushed}
+    lines = _rows(rows, pushes) if rows else []
+    for t in tracking or () if rows else ():
         lines.append(t.describe([r.agent for r in rows if r.base == t.base]))
-    return lines
+    if unlisted:
+        lines.append(unlisted_line(unlisted))
+    return lines or ["no agent branches"]
+
+
+UNLISTED_SHOWN: Final = 5
+"""How many of the agents ``status`` left out its line names (a team may have hundreds)."""
+
+
+def unlisted_line(unlisted: list[str] | tuple[str, ...]) -> str:
+    """The line under an agent's table naming the other agents only a remote has."""
+    n = len(unlisted)
+    names = ", ".join(command_word(a) for a in unlisted[:UNLISTED_SHOWN])
+    more = f" and {n - UNLISTED_SHOWN} more" if n > UNLISTED_SHOWN else ""
+    other = "other agent" if n == 1 else "other agents"
+    command = (
+        'vcontext_status {"all": true}' if for_agents_with_tools() else "git vcontext status --all"
+    )
+    return (
+        f"{n} {other} only on the remote, not listed in this agent's clone ({names}{more}):"
+        f" {command} lists them"
+    )
 
 
 def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[str]:
@@ -478,7 +518,7 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[s
         for clash in r.clashes:
             details.append(
                 f"  clashes with {clash.other_branch}: each syncs alone, not both "
-                f"(the second to sync conflicts)"
+                f"(the second to sync conflicts and names its way out)"
             )
             details += [f"    {c.describe()}" for c in clash.conflicts]
         details += [
@@ -498,6 +538,8 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[s
         command = sync_command([r.agent], remote, pasted=pasted)
         if r.conflicts and (step := conflict_step(r.conflicts, command, False)):
             details.append(step)  # the way out, last, as sync names it
+        elif r.clashes and r.state == NEEDS_SYNC:
+            details.append(clash_step(command))  # it lands alone: the other's sync says more
         if details:
             lines += [f"{r.branch}:", *details]
     return lines

@@ -167,6 +167,8 @@ class Syncer:
         self._pinned: dict[str, Oid] = {}  # full ref name -> the tip to build on (see pin())
         self._carried: set[str] = set()  # pinned branches whose own commits an agent holds
         self._reflog: list[str] = []
+        # the branches the last commit() moved (short name -> new tip): see brought_along()
+        self.moved: dict[str, Oid] = {}
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
         # while batch() combines: base -> document -> the M8 merge Changes the integration
         # logged so far (values.canonical; its later merges fold into them)
@@ -314,6 +316,7 @@ class Syncer:
         self._settle_pins()
         planned, self._planned = self._planned, {}
         reflog, self._reflog = self._reflog, []
+        self.moved = {}
         if not planned or self.dry_run:
             return  # a dry run forgets its plan
         journal = self._journal(planned)
@@ -330,6 +333,13 @@ class Syncer:
             raise
         for name, (old, new) in planned.items():
             self._follow(name.removeprefix("refs/heads/"), old, new)
+        self.moved = {name.removeprefix("refs/heads/"): new for name, (_, new) in planned.items()}
+
+    def brought_along(self) -> list[str]:
+        """The branches the last ``commit()`` moved to a commit this run did not make: taken
+        as they are from elsewhere (the remote's base, an agent branch's copy there), which
+        no pair's line says (its merges are the commits it made)."""
+        return [b for b, new in self.moved.items() if new not in self._made]
 
     def _journal(self, planned: dict[str, tuple[Oid | None, Oid]]) -> dict[str, str]:
         """Check that each work tree of a planned move can follow it, then note the moves in

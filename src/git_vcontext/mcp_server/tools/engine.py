@@ -10,7 +10,7 @@ from ...diffing.files import compare
 from ...diffing.report import render_files
 from ...errors import Refused
 from ...filechange import FileChange
-from ...sync.status import all_status, base_tracking, table
+from ...sync.status import base_tracking, listed, status_and_clashes, table
 from ...validation.model import FileReport, Finding, with_case_notes
 from ..catalog import Entry
 from ..service import Answer, Service
@@ -102,18 +102,28 @@ def _case_notes(svc: Service, reports: list[FileReport]) -> list[FileReport]:
 
 
 def status(svc: Service, args: dict[str, Any]) -> Answer:
+    """As ``git vcontext status --format json``: in an agent's work tree the other agents
+    only a remote has are left out unless ``all`` (``sync.status.listed``)."""
     git = _git(svc, "vcontext_status")
-    rows, tracking = git.locked(lambda repo: _with_tracking(repo, all_status(repo)))
-    data = {"agents": [r.to_json() for r in rows], "bases": [t.to_json() for t in tracking]}
-    return Answer("\n".join(table(rows, tracking)), data)
+    own = None if args.get("all") else svc.agent()
+    rows, tracking, unlisted = git.locked(lambda repo: _with_tracking(repo, own))
+    data = {
+        "agents": [r.to_json() for r in rows],
+        "bases": [t.to_json() for t in tracking],
+        "unlisted": unlisted,
+    }
+    return Answer("\n".join(table(rows, tracking, unlisted)), data)
 
 
 def _with_tracking(
-    repo: Repository, rows: list[AgentStatus]
-) -> tuple[list[AgentStatus], list[BaseTracking]]:
-    """The rows, and where their bases stand against their upstreams as last fetched
-    (what ``git vcontext status`` says under its table)."""
-    return rows, base_tracking(repo, rows)
+    repo: Repository, own: str | None
+) -> tuple[list[AgentStatus], list[BaseTracking], list[str]]:
+    """The rows (``own``: the agent this work tree is, whose clone leaves out the agents
+    only a remote has), where their bases stand against their upstreams as last fetched
+    (what ``git vcontext status`` says under its table), and the agents left out."""
+    names, unlisted = listed(repo, own)
+    rows = status_and_clashes(repo, names)[0]
+    return rows, base_tracking(repo, rows), unlisted
 
 
 def sync(svc: Service, args: dict[str, Any]) -> Answer:

@@ -381,8 +381,9 @@ ENGINE = (
     ToolSpec(
         "vcontext_status",
         "Agent branches: ahead/behind, documents changed, sequence divergence, predicted "
-        "conflicts (as 'git vcontext status --format json')",
-        {},
+        "conflicts (as 'git vcontext status --format json'); in an agent's work tree the "
+        "other agents only a remote has are left out ('unlisted')",
+        {"all": {"type": "boolean", "description": "Also list the agents left out"}},
     ),
     ToolSpec(
         "vcontext_sync",

@@ -1,0 +1,163 @@
+"""``status`` in an agent's clone (PRODUCT.md, command-line contract: ``status`` shows the
+agent branches; "Branch-per-agent workflow": one branch, often one clone, per agent).
+
+An agent's clone (its ``agents/NAME`` checked out) syncs only itself. ``status`` there listed
+every other agent its last fetch brought as ``origin/agents/NAME``, each with "git vcontext
+sync agent-N creates agents/agent-N from it", and the base's line advised syncing all of them
+with ``--push``: other clones' work, which the agent must not touch. As ``git status`` shows
+only what concerns this clone, an agent's table holds its own branch (and any other local
+one) and one line counts the others with the command that lists them (``status --all``). The
+person running the team (main checked out, or a fresh clone) still sees every agent.
+
+Real git: a bare remote, a person's clone, each agent's clone (``helpers.team``); every
+printed command is pasted as printed (``shlex``).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from helpers.team import TASKS, Team, edit, git, setup, vcx
+
+AGENTS = ["a0", "a1", "a2"]
+
+
+def _add(clone: Path, item: str) -> None:
+    edit(
+        clone,
+        TASKS,
+        lambda d: d["todoList"]["items"].append({"id": item, "title": item, "status": "pending"}),
+    )
+    git(clone, "commit", "-qam", f"work {item}")
+
+
+def _team(root: Path) -> Team:
+    """Each agent adds an item and lands it; a0's clone then fetches: the others' branches
+    are on origin only."""
+    team = setup(root, AGENTS)
+    for name, clone in team.agents.items():
+        _add(clone, name)
+        done = vcx(clone, "sync", name, "--push", "origin")
+        assert done.returncode == 0, done.stdout + done.stderr
+    git(team.agents["a0"], "fetch", "-q", "origin")
+    return team
+
+
+def _json(clone: Path, *args: str) -> dict[str, Any]:
+    done = vcx(clone, "status", "--format", "json", *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+def _pasted(line: str, clone: Path) -> tuple[str, int, str]:
+    """The ``git vcontext …`` command at the end of ``line``, run as a shell reads it."""
+    command = line[line.rindex("git vcontext ") :]
+    words = shlex.split(command.removesuffix(" lists them").removesuffix(" syncs with origin/main"))
+    assert words[:2] == ["git", "vcontext"], line
+    done = vcx(clone, *words[2:])
+    return " ".join(words), done.returncode, done.stdout + done.stderr
+
+
+def test_status_in_an_agents_clone_lists_its_own_branch_and_counts_the_others(
+    tmp_path: Path,
+) -> None:
+    team = _team(tmp_path)
+    a0 = team.agents["a0"]
+
+    shown = vcx(a0, "status")
+
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    lines = shown.stdout.splitlines()
+    rows = [ln.split()[0] for ln in lines[1:] if ln.split()[:1] in (["a0"], ["a1"], ["a2"])]
+    assert rows == ["a0"]  # its own row, and no other
+    assert "creates" not in shown.stdout  # no "sync a1 creates agents/a1 from it"
+    assert "sync a0 a1" not in shown.stdout
+    [base] = [ln for ln in lines if ln.startswith("main: ")]
+    assert base.endswith("git vcontext sync a0 --push origin syncs with origin/main"), base
+    assert lines[-1] == (
+        "2 other agents only on the remote, not listed in this agent's clone (a1, a2):"
+        " git vcontext status --all lists them"
+    )
+    data = _json(a0)
+    assert [r["agent"] for r in data["agents"]] == ["a0"]
+    assert data["unlisted"] == ["a1", "a2"]
+
+    # the line's command, pasted: every agent, as before
+    command, code, out = _pasted(lines[-1], a0)
+    assert command == "git vcontext status --all"
+    assert code == 0, out
+    assert "only on the remote, as origin/agents/a1" in out
+    assert "only on the remote, as origin/agents/a2" in out
+    assert [r["agent"] for r in _json(a0, "--all")["agents"]] == AGENTS
+
+    # the base's line, pasted: a0's own sync with the remote's main, which lands
+    command, code, out = _pasted(base, a0)
+    assert command == "git vcontext sync a0 --push origin"
+    assert code == 0, out
+    assert git(a0, "branch", "--list", "agents/a1", "agents/a2").stdout == ""
+
+
+def test_the_person_running_the_team_still_sees_every_agent(tmp_path: Path) -> None:
+    """main checked out (no agent's clone): every agent, local or only on the remote, each
+    with the sync that creates it (README, "In a fresh clone …")."""
+    team = _team(tmp_path)
+    git(team.person, "pull", "-q")
+
+    data = _json(team.person)
+    assert [r["agent"] for r in data["agents"]] == AGENTS
+    assert data["unlisted"] == []
+    shown = vcx(team.person, "status")
+    assert "not listed" not in shown.stdout
+    for name in AGENTS:
+        assert f"git vcontext sync {name} creates agents/{name} from it" in shown.stdout
+
+
+def test_an_agent_named_by_its_harness_is_listed_even_before_its_branch_is_here(
+    tmp_path: Path,
+) -> None:
+    """``GIT_VCONTEXT_AGENT`` names the agent a clone works as (as sync reads it): in a
+    clone where its branch is only on the remote yet, its own row stays (with the sync that
+    creates it), the others are counted."""
+    team = _team(tmp_path)
+    git(team.person, "fetch", "-q")
+
+    done = vcx(team.person, "status", "--format", "json", env={"GIT_VCONTEXT_AGENT": "a1"})
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    assert [r["agent"] for r in data["agents"]] == ["a1"]
+    assert data["agents"][0]["remote"] == "origin/agents/a1"
+    assert data["unlisted"] == ["a0", "a2"]
+
+
+def test_mcp_status_in_an_agents_work_tree_is_the_command_lines(tmp_path: Path) -> None:
+    """PRODUCT.md, "MCP server": ``vcontext_status`` answers as ``status --format json``
+    (one truth): in the agent's work tree the same rows and ``unlisted``; ``all`` lists
+    them, as ``--all``."""
+    from helpers.mcp_support import in_process, run, text
+
+    team = _team(tmp_path)
+    a0 = team.agents["a0"]
+    answers: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with in_process(a0) as client:
+            for key, args in (("mine", {}), ("all", {"all": True})):
+                done = await client.call_tool("vcontext_status", args)
+                assert not done.is_error
+                answers[key] = done.structured_content
+                answers[f"{key} text"] = text(done)
+
+    run(main)
+    for key, args in (("mine", ()), ("all", ("--all",))):
+        cli = _json(a0, *args)
+        assert [r["agent"] for r in answers[key]["agents"]] == [r["agent"] for r in cli["agents"]]
+        assert answers[key]["unlisted"] == cli["unlisted"]
+    assert answers["mine"]["unlisted"] == ["a1", "a2"]
+    assert answers["all"]["unlisted"] == []
+    # said to an agent with tools alone: the tool call, not a shell command (advice.for_tools)
+    assert answers["mine text"].endswith('(a1, a2): vcontext_status {"all": true} lists them')
