@@ -925,3 +925,59 @@ def test_a_hooks_path_from_an_included_file_is_where_install_and_sync_look(
     assert (tmp_path / "team-hooks" / "pre-push").is_file()
 
     assert only_our_shim(pygit2.Repository(str(git_repo)))
+
+
+def test_the_hooks_folder_is_the_repositorys_own_when_git_dir_names_another(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRODUCT.md "Installing never breaks git": the hooks folder read for a repository is
+    where git runs that repository's hooks, also while ``GIT_DIR`` names another one (as
+    git exports it to a hook: sync run from a hook, its lease on a local remote reading
+    the remote's core.hooksPath). Where git answers (an ``includeIf "hasconfig:…"``),
+    it was asked in the environment's repository: the other one's folder came back."""
+    import pygit2
+
+    from git_vcontext.gitio.places import hooks_folder
+
+    run_git(git_repo, "commit", "-q", "--allow-empty", "-m", "one")
+    _included_hooks_path(git_repo, tmp_path, "team-hooks")
+    want = _hooks_by_git(git_repo)
+    other = tmp_path / "other.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(other))
+    run_git(other, "config", "core.hooksPath", str(tmp_path / "others-hooks"))
+    monkeypatch.setenv("GIT_DIR", str(other))
+
+    found = hooks_folder(pygit2.Repository(str(git_repo)))
+
+    assert want == (git_repo / "team-hooks").resolve()
+    assert found.resolve() == want
+
+
+def test_a_pushs_hooks_folder_in_a_repository_with_a_work_tree_is_where_receive_pack_runs_them(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """PRODUCT.md "Installing never breaks git" (hooks where git runs them): a push to a
+    repository with a work tree, by its path, runs the receiving hooks from its git
+    directory, so a relative core.hooksPath is taken from there, not from the top of the
+    work tree (where its own commands' hooks run). ``hooks_folder(receiving=True)`` is
+    where the guard goes and where sync looks for hooks that watch a local remote's refs
+    (none: it writes them directly): it named the work tree's folder, git ran the other."""
+    import pygit2
+
+    from git_vcontext.gitio.places import hooks_folder
+
+    run_git(git_repo, "commit", "-q", "--allow-empty", "-m", "one")
+    run_git(git_repo, "config", "core.hooksPath", "hooks")
+    folder = hooks_folder(pygit2.Repository(str(git_repo)), receiving=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    ran = tmp_path / "ran"
+    hook = folder / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ntouch '{ran}'\n")
+    hook.chmod(0o755)
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", str(git_repo), str(clone))
+    run_git(clone, "commit", "-q", "--allow-empty", "-m", "two")
+
+    run_git(clone, "push", "-q", "origin", "HEAD:refs/heads/other")
+
+    assert ran.exists(), folder

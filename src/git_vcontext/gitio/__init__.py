@@ -419,7 +419,8 @@ def config_by_git(
 ) -> str | None:
     """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``);
     ``given`` False: without this command's ``git -c`` settings. Every key from one
-    listing of git's (``configread``: one git process, not one per key)."""
+    listing of git's (``configread``: one git process, not one per key), ``repo``'s own
+    (one ``GIT_DIR`` in the environment, a hook's or a person's, names another)."""
     from . import configread
 
     if not flag:

@@ -57,14 +57,16 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     a configuration file git refuses, for one)."""
     where = os.path.abspath(cwd)
     given = given or not ("GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ)
-    git_dir = _git_dir(where)
+    git_dir = where if _is_git_dir(where) else _git_dir(where)
     key = (git_dir or where, given, _environment())  # (the same repository: one listing)
     kept = _kept.get(key)
     if kept is not None and all(_stamp(path) == stamp for path, stamp in kept[1].items()):
         return kept[0]
     _kept.pop(key, None)
     before = {path: _stamp(path) for path in _usual_files(git_dir)}
-    env = None if given else {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"}
+    env = {"GIT_DIR": git_dir} if git_dir else {}  # (the environment's may name another)
+    if not given:
+        env.update(GIT_CONFIG_PARAMETERS="", GIT_CONFIG_COUNT="0")
     from . import git  # (here: the package imports this module)
 
     done = git(["config", "--list", "-z", "--show-origin"], cwd=where, check=False, env=env)
@@ -172,6 +174,14 @@ def _usual_files(git_dir: str | None) -> list[str]:
             os.path.join(git_dir, "HEAD"),
         ]
     return [f for f in files if f]
+
+
+def _is_git_dir(folder: str) -> bool:
+    """Whether ``folder`` is a git directory itself (the callers pass ``repo.path``)."""
+    return os.path.isfile(os.path.join(folder, "HEAD")) and (
+        os.path.isdir(os.path.join(folder, "objects"))
+        or os.path.isfile(os.path.join(folder, "commondir"))
+    )
 
 
 def _git_dir(cwd: str) -> str | None:

@@ -63,9 +63,10 @@ def hooks_folder(repo: Repository, *, receiving: bool = False) -> Path:
 
 
 def configured_hooks(repo: Repository, *, receiving: bool = False) -> Path | None:
-    """``core.hooksPath`` as git resolves it (``~`` expanded; a relative path from the top
-    of the work tree, or from the git directory of a bare repository, where git runs
-    hooks), None when unset (``receiving``: see ``hooks_folder``). The one reading of it
+    """``core.hooksPath`` as git resolves it (``~`` expanded; a relative path from where
+    git runs hooks: the top of the work tree, else the git directory, as in a bare
+    repository and for ``receiving``: a push's ``receive-pack`` runs them in the git
+    directory even where there is a work tree), None when unset. The one reading of it
     (install, uninstall, doctor, the guard, sync): libgit2's, and git's own where the
     configuration holds an ``includeIf "hasconfig:…"``, which libgit2 does not evaluate."""
     if any(e.name.startswith("includeif.hasconfig:") for e in repo.config):
@@ -75,7 +76,8 @@ def configured_hooks(repo: Repository, *, receiving: bool = False) -> Path | Non
     if not configured:
         return None
     path = Path(os.path.expanduser(configured))
-    return path if path.is_absolute() else Path(repo.workdir or repo.path) / path
+    where = repo.path if receiving else repo.workdir or repo.path
+    return path if path.is_absolute() else Path(where) / path
 
 
 def fetched_namespace(repo: Repository, remote: str) -> str:

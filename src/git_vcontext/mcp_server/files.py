@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..document import matches_file_patterns
-from ..fsio import sniffed_vcontext
+from ..errors import OperationalError
+from ..fsio import read_regular, sniffed_vcontext
 from ..record import record
 
 SERVED_SUFFIXES = (".json", ".tron")
@@ -345,18 +346,19 @@ class Watched:
             if was is not None and was[0] == st and (st is None or not st.racy(was[1])):
                 now[path] = was
                 continue
-            data = _contents(path) if st is not None else None
+            data = contents(path) if st is not None else None
             moved = moved or (self._known is not None and (was[2] if was else None) != data)
             now[path] = (st, seen, data)
         self._known = now
         return moved
 
 
-def _contents(path: str) -> bytes | None:
+def contents(path: str) -> bytes | None:
+    """A regular file's bytes (None: gone, unreadable, or no regular file: a FIFO is never
+    opened to wait on, ``fsio.read_regular``)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
+        return read_regular(path)
+    except OperationalError:
         return None
 
 

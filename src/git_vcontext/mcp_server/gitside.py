@@ -40,6 +40,7 @@ from ..gitio.index import tracked_paths
 from ..gitio.places import common_dir
 from ..sync.advice import PERSON as PERSON  # (one spelling: the tools import it here)
 from ..validation.model import command_path
+from .files import contents
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
@@ -258,7 +259,7 @@ class GitSide:
             way_out = (
                 f"{PERSON}git status -- {shown}, then commit it (git rm -- {shown}) or restore it"
             )
-        data = _contents(str(self._file_of(path)))
+        data = contents(str(self._file_of(path)))
         found = None if data is None else str(blob_id(data))
         if found == entry["before"]:  # (None: a new document's file never made)
             # killed before its replace: the file holds what it held, nothing of the write
@@ -574,12 +575,3 @@ def _on(branch: object) -> str:
     if branch == "":
         return "a branch its entry does not name"
     return "a detached HEAD" if branch is None else f"branch {branch}"
-
-
-def _contents(name: str) -> bytes | None:
-    """A file's bytes (None when it cannot be read: gone, or no file)."""
-    try:
-        with open(name, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return None

@@ -159,8 +159,8 @@ def _diverged(
             said += _add_person(data, [f"{d.head}; to publish them"], list(d.commands))
             continue
         again = _own(args)
-        if d.agent == own or args.get("agents") == [d.agent]:  # this sync's own agent
-            call = own_call(tool, again)
+        if d.agent == own or (tool == MERGE_FORK and args.get("agents") == [d.agent]):
+            call = own_call(tool, again)  # the served agent's own (merge_fork names it)
         else:
             call = {"tool": SYNC, "arguments": {"agents": [d.agent], **again}}
         data["next"] = [*data.get("next", []), call]
