@@ -49,16 +49,16 @@ def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pa
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The git commands ``configread`` runs from now on."""
-    import git_vcontext.gitio as gitio
+    from git_vcontext.gitio import configread
 
     ran: list[list[str]] = []
-    real = gitio.git
+    real = configread.git
 
-    def counting(args: list[str], **kwargs: Any) -> gitio.GitResult:
+    def counting(args: list[str], **kwargs: Any) -> Any:
         ran.append(list(args))
         return real(args, **kwargs)
 
-    monkeypatch.setattr("git_vcontext.gitio.configread.git", counting)
+    monkeypatch.setattr(configread, "git", counting)
     return ran
 
 

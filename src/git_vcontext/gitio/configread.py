@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 
 _Entries = tuple[tuple[str, "str | None"], ...]
 _Stamp = tuple[int, int, int, int] | None  # (inode, size, mtime, ctime) in ns; None: absent
@@ -67,9 +68,7 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     env = {"GIT_DIR": git_dir} if git_dir else {}  # (the environment's may name another)
     if not given:
         env.update(GIT_CONFIG_PARAMETERS="", GIT_CONFIG_COUNT="0")
-    from . import git  # (here: the package imports this module)
-
-    done = git(["config", "--list", "-z", "--show-origin"], cwd=where, check=False, env=env)
+    done = git(["config", "--list", "-z", "--show-origin"], cwd=where, env=env)
     if done.returncode != 0:
         return ()
     listed, files = _parse(done.stdout, where)
@@ -77,6 +76,26 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     if all(stamps[path] == stamp for path, stamp in before.items()):  # (else changed while
         _kept[key] = (listed, stamps)  # git read it: used once, read again next time)
     return listed
+
+
+def git(args: list[str], *, cwd: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``git args`` run in ``cwd`` (``env`` over this process's); its own runner, not the
+    package's ``git``: the package reads every setting through this module (no circle)."""
+    from ..faults import step
+
+    step(" ".join(["git", *args[:2]]))  # a kill point, as the package's runner has
+    try:
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            env={**os.environ, **env} if env else None,
+            check=False,
+        )
+    except OSError as exc:  # no git at all: the settings cannot be listed (nothing is set)
+        return subprocess.CompletedProcess(["git", *args], 127, "", str(exc))
 
 
 def forget() -> None:
