@@ -9,7 +9,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, TypeVar
 
-from ..branches.agents import agent_of_branch, agent_signatures
+from ..branches.agents import agent_of_branch, agent_prefix, agent_signatures
 from ..errors import OperationalError, Refused
 from ..fsio import alive, remove_stale_temporaries, this_process, write_atomic
 from ..gitio import (
@@ -99,6 +99,11 @@ class GitSide:
         branch = self.branch()
         with self._lock:
             return agent_of_branch(self.repo, branch) if branch else None
+
+    def prefix(self) -> str:
+        """The agent prefix this server reads (``vcontext.agentPrefix``)."""
+        with self._lock:
+            return agent_prefix(self.repo)
 
     def agent(self) -> str:
         """``--agent``, else the agent of the branch checked out, else ``mcp``."""
