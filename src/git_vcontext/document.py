@@ -308,6 +308,7 @@ FILE_PATTERNS = (
     "*.vcontext.json",
     "*.vcontext.tron",
     ".vcontext/*.json",
+    ".vcontext/*.tron",
     "*.vbrief.json",
     "*.vbrief.tron",
     ".work/*.jsonl",
@@ -315,7 +316,9 @@ FILE_PATTERNS = (
     ".work/processes/*.json",
     ".work/evidence/*.json",
 )
-"""Names of vContext files, as ``install`` writes them into ``.gitattributes`` (PRODUCT.md)."""
+"""Names of vContext files, as ``install`` writes them into ``.gitattributes`` (PRODUCT.md);
+``.vcontext/*.tron`` too: the MCP server makes its documents there in TRON under
+``VCONTEXT_FORMAT=tron`` (or ``vcontext.format``), and the driver merges both encodings."""
 
 INFO_MARKERS = tuple(key.encode() for key in INFO_KEYS)
 

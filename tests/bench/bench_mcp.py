@@ -8,7 +8,8 @@ the machine's other jobs inflate the first), and the time from starting the serv
 process to its answer to ``initialize`` (the SDK's stdio client, legacy handshake).
 Targets: a write at most 50 ms; ``initialize`` at most 1.5 s. Also the look every call
 makes at the disk (``Catalog.entries``: a stat per served file and per folder holding
-documents, git's index and HEAD, and the ``.gitattributes`` files: two) on a tree of
+documents, git's index and HEAD, and the rule files: two ``.gitattributes``, and
+``info/attributes`` and ``info/exclude``) on a tree of
 400 folders and 40 documents, settled (made more than two seconds before), and a
 ``vbrief://todos`` read there. ``--baseline`` runs the
 same with another checkout's code (``--no-start``: without the ``initialize`` timing).
@@ -132,7 +133,7 @@ def looks(folder: Path, folders: int = 400, documents: int = 40, runs: int = 200
     for label, step in (
         ("the look (`Catalog.entries`)", svc.catalog.entries),
         ("a `vbrief://todos` read", lambda: read(svc, "vbrief://todos")),
-        ("of it, the `.gitattributes` look (`GitSide.routing_moved`)", _routing(svc)),
+        ("of it, the rule files' look (`GitSide.routing_moved`)", _routing(svc)),
     ):
         step()
         cpus = []
@@ -148,9 +149,12 @@ def looks(folder: Path, folders: int = 400, documents: int = 40, runs: int = 200
 
 
 def _routing(svc: Any) -> Callable[[], Any]:
-    """The look at the attributes files alone (part of ``Catalog.entries``), if the code
-    has it (``--baseline`` may not)."""
-    files = svc.catalog._tree.attribute_files() if hasattr(svc.git, "routing_moved") else []
+    """The look at the rule files alone (part of ``Catalog.entries``: ``.gitattributes``,
+    ``.gitignore``, ``info/attributes``, ``info/exclude``), if the code has it
+    (``--baseline`` may not, or name it ``attribute_files``: ``.gitattributes`` alone)."""
+    tree = svc.catalog._tree
+    listed = getattr(tree, "rule_files", None) or getattr(tree, "attribute_files", None)
+    files = listed() if listed is not None and hasattr(svc.git, "routing_moved") else []
     return (lambda: svc.git.routing_moved(files)) if files else (lambda: None)
 
 

@@ -198,3 +198,73 @@ def test_a_gitattributes_line_a_person_adds_or_changes_is_seen_on_the_next_call(
             assert _uris(await client.list_resources()) == []
 
     run(main)
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every folder listing and file read is past its timestamps' tick at once (as seconds
+    after it): only a changed stat makes the server look again."""
+    from git_vcontext.mcp_server import files
+
+    monkeypatch.setattr(files, "RACY_NS", 0)
+
+
+def test_a_gitattributes_line_added_after_the_tick_is_seen_on_the_next_call(
+    git_repo: Path, slow_watcher: None, settled: None
+) -> None:
+    """PRODUCT.md, "MCP server": the documents are what ``.gitattributes`` routes, and every
+    call sees the disk now. The line is added seconds after the folder holding the file was
+    listed: its mtime is the same, so only the attributes' change can say to list it again
+    (before, the folder was looked at only when its own mtime moved or within its tick)."""
+    notes = git_repo / "notes"
+    notes.mkdir()
+    (notes / "plan.json").write_text(_plan("alpha"))
+    attributes = git_repo / ".gitattributes"
+    attributes.write_text("*.txt text\n")
+
+    async def main() -> None:
+        async with _served(git_repo) as client:
+            assert _uris(await client.list_resources()) == []
+            with open(attributes, "a", encoding="utf-8") as fh:
+                fh.write("notes/*.json merge=vcontext\n")
+            assert _uris(await client.list_resources()) == [
+                "vbrief://plans/alpha",
+                "vbrief://plans/current",
+            ]
+
+    run(main)
+
+
+def test_a_gitignore_line_a_person_adds_or_changes_is_seen_on_the_next_call(
+    git_repo: Path, slow_watcher: None, settled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRODUCT.md, "Where agents' platforms run it" (one rule: nothing in a folder git
+    ignores is served) and "MCP server" (every call sees the disk now). A person ignores
+    ``notes/`` seconds after the server listed it: the next call no longer serves the plan
+    there (before, a folder was judged once, when listed: its mtime had not moved); then
+    rewrites the line in place within the tick, the same size and mtime (``notez/``): the
+    plan is served again (libgit2 keeps an ignore file rewritten so, as attributes)."""
+    from git_vcontext.mcp_server import files
+
+    notes = git_repo / "notes"
+    notes.mkdir()
+    (notes / "plan.vcontext.json").write_text(_plan("alpha"))
+    ignore = git_repo / ".gitignore"
+    ignore.write_text("*.log\n")
+    served = ["vbrief://plans/alpha", "vbrief://plans/current"]
+
+    async def main() -> None:
+        async with _served(git_repo) as client:
+            assert _uris(await client.list_resources()) == served
+            with open(ignore, "a", encoding="utf-8") as fh:  # in place: the same inode
+                fh.write("notes/\n")
+            assert _uris(await client.list_resources()) == []
+            monkeypatch.setattr(files, "RACY_NS", 2_000_000_000)  # within the tick again
+            before = os.stat(ignore)
+            with open(ignore, "r+", encoding="utf-8") as fh:
+                fh.write("*.log\nnotez/\n")
+            os.utime(ignore, ns=(before.st_atime_ns, before.st_mtime_ns))
+            assert os.stat(ignore).st_size == before.st_size
+            assert _uris(await client.list_resources()) == served
+
+    run(main)

@@ -82,3 +82,56 @@ def is_sync_commit(commit: Commit) -> bool:
 def is_sync_commit_message(message: str) -> bool:
     """Whether a (merge) commit's message carries the trailer ``sync`` writes."""
     return f"\n{TRAILER}: " in message
+
+
+class StoppedSync:
+    """The merge ``sync`` left stopped in a work tree (``sync --checkout``, ``vcontext_sync``):
+    what it merges into which agent branch, and that branch's agent."""
+
+    __slots__ = ("agent", "branch", "merging")
+
+    def __init__(self, merging: str, branch: str, agent: str) -> None:
+        self.merging = merging
+        self.branch = branch
+        self.agent = agent
+
+    @property
+    def prefix(self) -> str:
+        """The agent prefix the sync that left it read (``vcontext.agentPrefix``)."""
+        return self.branch[: -len(self.agent)]
+
+
+def stopped_sync(git_dir: str) -> StoppedSync | None:
+    """The merge in progress in ``git_dir`` when it is the one ``sync`` left stopped (else
+    None: a person's merge, another operation, none), judged by the files git keeps as
+    ``conflicts/stopped.leave_stopped`` has them written: MERGE_HEAD, and MERGE_MSG with
+    ``sync_message``'s title (``vcontext sync: merge X into BRANCH``, BRANCH checked out
+    there) and its trailer for the one agent whose branch BRANCH is (``Vcontext-Sync:
+    AGENT``, BRANCH ending ``/AGENT``). Not the agent prefix read here: a sync run with
+    another (``git -c vcontext.agentPrefix=…``) left it all the same."""
+    import os
+
+    from ..gitio.operation import head_branch, sync_title
+
+    def read(name: str) -> str:
+        try:
+            with open(os.path.join(git_dir, name), encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except OSError:
+            return ""
+
+    if not read("MERGE_HEAD").strip():
+        return None
+    message = read("MERGE_MSG")
+    title = sync_title(message.split("\n", 1)[0])
+    branch = head_branch(git_dir)
+    if title is None or branch is None or title[1] != branch:
+        return None
+    agents = [
+        line[len(TRAILER) + 2 :].strip()
+        for line in message.split("\n")
+        if line.startswith(f"{TRAILER}: ")
+    ]
+    if len(agents) != 1 or not agents[0] or not branch.endswith(f"/{agents[0]}"):
+        return None
+    return StoppedSync(title[0], branch, agents[0])

@@ -295,13 +295,22 @@ def _merged_name(message: str) -> str | None:
         if first.startswith(prefix):
             end = first.find("'", len(prefix))
             return first[len(prefix) : end] if end > len(prefix) else None
-    if first.startswith(_SYNCED):
-        start = end = len(_SYNCED)
-        while end < len(first) and not first[end].isspace():
-            end += 1
-        if end > start and first.startswith(" into ", end):
-            return first[start:end]
-    return None
+    synced = sync_title(first)
+    return synced[0] if synced else None
+
+
+def sync_title(first: str) -> tuple[str, str] | None:
+    """(what was merged, the branch it was merged into: the rest of the line) of the title
+    ``sync`` gives the merge it leaves stopped (``vcontext sync: merge X into BRANCH``);
+    None for another."""
+    if not first.startswith(_SYNCED):
+        return None
+    start = end = len(_SYNCED)
+    while end < len(first) and not first[end].isspace():
+        end += 1
+    if end == start or not first.startswith(" into ", end):
+        return None
+    return first[start:end], first[end + len(" into ") :].strip()
 
 
 def _branch_at(git_dir: str, sha: str) -> str | None:

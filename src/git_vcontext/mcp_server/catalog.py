@@ -106,7 +106,7 @@ class Catalog:
         self.rule = Rule(self.root, ignored, declared, sniff, alone)
         self._tree = Tree(self.rule)
         self._moved = moved  # git's index or HEAD changed: look at every folder
-        self._routed = routed  # .gitattributes files changed (given those the walk saw): ditto
+        self._routed = routed  # rule files changed (given those the walk saw): walk again
         self._lock = threading.RLock()
         self._found: list[Found] | None = None
         self._walked: list[Found] = []
@@ -143,12 +143,12 @@ class Catalog:
             if self._found is None:
                 self._tree.scan()
                 self._moved()
-                self._routed(self._tree.attribute_files())
+                self._routed(self._tree.rule_files())
                 moved = True
             else:
                 moved = self._tree.look(everything=rescan or self._moved(), cold=cold)
-                if self._routed(self._tree.attribute_files()):  # which files are documents
-                    self._tree.look(everything=True)
+                if self._routed(self._tree.rule_files()):  # which files are served
+                    self._tree.scan()  # every folder judged again (its mtime did not move)
                     moved = True
             if moved:
                 self._walked = self._tree.documents()

@@ -177,7 +177,7 @@ class _Folder:
     documents: tuple[Found, ...]
     subfolders: tuple[str, ...]  # full paths
     outside: tuple[str, ...]  # documents' names whose real path leads outside the root
-    attributes: bool = False  # a .gitattributes is right in it
+    rules: tuple[str, ...] = ()  # the names of RULE_FILES right in it
 
 
 class Tree:
@@ -204,9 +204,10 @@ class Tree:
     def outside(self) -> list[str]:
         return sorted(rel for folder in self.folders.values() for rel in folder.outside)
 
-    def attribute_files(self) -> list[str]:
-        """The ``.gitattributes`` files of the walked folders (full paths)."""
-        return [os.path.join(p, ATTRIBUTES) for p, f in self.folders.items() if f.attributes]
+    def rule_files(self) -> list[str]:
+        """The ``.gitattributes`` and ``.gitignore`` files of the walked folders (full
+        paths): what decides which files are served."""
+        return [os.path.join(p, name) for p, f in self.folders.items() for name in f.rules]
 
     def look(self, *, everything: bool = False, cold: int = COLD_LOOKS) -> bool:
         """Look at the folders again (those holding documents, the root and ``.vcontext/``
@@ -291,10 +292,9 @@ class Tree:
         documents: list[Found] = []
         subfolders: list[str] = []
         outside: list[str] = []
-        attributes = False
+        rules = tuple(e.name for e in entries if e.name in RULE_FILES)
         for entry in entries:
             rel = prefix + entry.name
-            attributes = attributes or entry.name == ATTRIBUTES
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
@@ -311,7 +311,7 @@ class Tree:
                     outside.append(rel)
             elif self.rule.takes(rel, real):
                 documents.append(Found(rel, real))
-        return _Folder(mtime, seen, tuple(documents), tuple(subfolders), tuple(outside), attributes)
+        return _Folder(mtime, seen, tuple(documents), tuple(subfolders), tuple(outside), rules)
 
 
 def _mtime(path: str) -> int | None:
@@ -321,14 +321,16 @@ def _mtime(path: str) -> int | None:
         return None
 
 
-ATTRIBUTES = ".gitattributes"
+RULE_FILES = (".gitattributes", ".gitignore")
+"""The files in a folder that decide which files are served: which ones ``.gitattributes``
+routes to the driver, which folders ``.gitignore`` keeps out."""
 
 
 class Watched:
-    """Files whose bytes decide what is served (``.gitattributes``: which files are
-    documents), looked at as the served files are: a changed stat (mtime, ctime, size,
-    inode), or one within ``RACY_NS`` of the last read (a rewrite in the same tick leaves
-    the same stat), has the bytes read again and compared."""
+    """Files whose bytes decide what is served (``RULE_FILES``: which files are documents,
+    which folders git ignores), looked at as the served files are: a changed stat (mtime,
+    ctime, size, inode), or one within ``RACY_NS`` of the last read (a rewrite in the same
+    tick leaves the same stat), has the bytes read again and compared."""
 
     def __init__(self) -> None:
         self._known: dict[str, tuple[Stat | None, int, bytes | None]] | None = None

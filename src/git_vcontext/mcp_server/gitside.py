@@ -9,7 +9,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, TypeVar
 
-from ..branches.agents import agent_of_branch, agent_signatures
+from ..branches.agents import agent_of_branch, agent_prefix, agent_signatures
 from ..errors import OperationalError, Refused
 from ..fsio import alive, remove_stale_temporaries, this_process, write_atomic
 from ..gitio import (
@@ -74,9 +74,9 @@ class GitSide:
         self._commit = commit
         self._lock = threading.Lock()
         self._files: FileSet | None = None
-        self._routing: Watched | None = None  # the attributes files, for routing_moved
-        self._info = ""
-        self._fresh = False  # the attributes changed: read them with a repository opened anew
+        self._routing: Watched | None = None  # the rule files, for routing_moved
+        self._info: list[str] = []  # info/attributes, info/exclude
+        self._fresh = False  # the rule files changed: read them with a repository opened anew
         self._attributes_repo: Repository | None = None
         self.held: list[str] = []  # lines of writes finished at start, for the first answer
         self.hold: Callable[[str], AbstractContextManager[None]] | None = None
@@ -100,6 +100,11 @@ class GitSide:
         branch = self.branch()
         with self._lock:
             return agent_of_branch(self.repo, branch) if branch else None
+
+    def prefix(self) -> str:
+        """The agent prefix this server reads (``vcontext.agentPrefix``)."""
+        with self._lock:
+            return agent_prefix(self.repo)
 
     def agent(self) -> str:
         """``--agent``, else the agent of the branch checked out, else ``mcp``."""
@@ -495,8 +500,9 @@ class GitSide:
             )
 
     def _ignored(self, path: str) -> bool:
+        """``ignored`` of a repo-relative path, the lock held."""
         try:
-            return is_ignored(self.repo, path)
+            return is_ignored(self._reader(), path)
         except Exception:  # pygit2 raises various errors for odd paths
             return False
 
@@ -525,31 +531,31 @@ class GitSide:
         if not path or path == ".":
             return False
         with self._lock:
-            try:
-                return is_ignored(self.repo, path)
-            except Exception:  # pygit2 raises various errors for odd paths
-                return False
+            return self._ignored(path)
 
-    def routing_moved(self, attribute_files: list[str]) -> bool:
-        """Whether the attributes that route files to the driver changed since the previous
-        call: ``attribute_files`` (the work tree's ``.gitattributes`` files) or the git
-        directory's ``info/attributes``, looked at as served files are (``Watched``). When
-        they did, ``declared`` reads them again (each call sees a person's edit)."""
+    def routing_moved(self, rule_files: list[str]) -> bool:
+        """Whether what decides which files are served changed since the previous call:
+        ``rule_files`` (the work tree's ``.gitattributes`` and ``.gitignore`` files) or the
+        git directory's ``info/attributes`` and ``info/exclude``, looked at as served files
+        are (``Watched``). When they did, ``declared`` and ``ignored`` read them again
+        with a repository opened anew (each call sees a person's edit)."""
         from .files import Watched
 
         with self._lock:
             if self._routing is None:
                 self._routing = Watched()
-                self._info = os.path.join(common_dir(self.repo), "info", "attributes")
-            moved = self._routing.changed([*attribute_files, self._info])
+                info = os.path.join(common_dir(self.repo), "info")
+                self._info = [os.path.join(info, "attributes"), os.path.join(info, "exclude")]
+            moved = self._routing.changed([*rule_files, *self._info])
             if moved:  # libgit2 keeps what it read while a file's mtime, size, inode stay
                 self._files = None
                 self._fresh = True
             return moved
 
     def _reader(self) -> Repository:
-        """The repository the attributes are read with: once they changed, one opened anew
-        (libgit2's cache of an attributes file rewritten within its mtime tick is stale)."""
+        """The repository the attributes and ignore files are read with: once they changed,
+        one opened anew (libgit2's cache of such a file rewritten within its mtime tick is
+        stale)."""
         if self._fresh and self.top is not None:
             from ..gitio import reopen
 

@@ -47,12 +47,21 @@ def resolve(svc: Service, args: dict[str, Any]) -> Answer:
 
 
 def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
-    """After the last conflict of a file: the next step of the merge sync left stopped here
-    (another file to resolve, else the merge committed, on an agent branch, and
-    ``vcontext_sync`` next); what to add to the answer's text."""
-    from .sync import conclude, is_sync_merge, next_sync_args
+    """After the last conflict of a file, the next step of the operation stopped here:
+    another file to resolve (``vcontext_conflicts``); else, the merge sync left stopped
+    (``stopped_sync``, whatever prefix this server reads) committed here, as sync's own
+    merge is whether or not this server commits its writes, then the ``vcontext_sync``
+    that lands it, or a person's sync when this server sees no agent branch there; any
+    other operation is a person's to finish (its steps marked, and the agent's
+    ``vcontext_sync`` after them only where it serves an agent branch). What to add to
+    the answer's text."""
+    from ...branches.commits import stopped_sync
+    from ...gitio.operation import current, find_git_dir
+    from .sync import conclude, next_sync_args
 
-    if not is_sync_merge(root):
+    git_dir = find_git_dir(root, env={})
+    op = current(git_dir, env={}) if git_dir else None
+    if git_dir is None or op is None or op.kind is None:
         return ""
     listing = list_conflicts(cwd=root)
     if listing.found:
@@ -60,23 +69,68 @@ def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
         files += list(listing.others)
         data["next"] = [{"tool": "vcontext_conflicts", "arguments": {}}]
         return f"; still conflicted: {', '.join(files)} (vcontext_conflicts lists them)"
-    sync_args = next_sync_args(svc)
-    data["next"] = [{"tool": "vcontext_sync", "arguments": sync_args}]
-    if svc.git is None or not svc.git.commits():
-        # writes are not committed on this branch: the merge's commit is a person's
-        data["next"][0]["after"] = "person"
-        data["person"] = {
-            "why": "this server commits nothing on this branch",
-            "steps": [f"commit the merge in {root} (git commit --no-edit)"],
-        }
-        return (
-            f"; every conflict is settled: {PERSON}commit the merge in {root} "
-            "(git commit --no-edit); next, once the person has done it: vcontext_sync "
-            f"{json.dumps(sync_args)}"
-        )
+    assert svc.git is not None  # (_top)
+    own = svc.git.agent_branch()
+    left = stopped_sync(git_dir) if op.kind == "merge" else None
+    if left is None:
+        return _persons_to_finish(svc, root, op.kind, op.theirs, own, data)
     committed = svc.git.locked(lambda _repo: conclude(root))
     data["mergeCommitted"] = True
-    return f"; {committed}; next: vcontext_sync {json.dumps(sync_args)}"
+    if own == left.agent and svc.git.branch() == left.branch:
+        sync_args = next_sync_args(svc)
+        data["next"] = [{"tool": "vcontext_sync", "arguments": sync_args}]
+        return f"; {committed}; next: vcontext_sync {json.dumps(sync_args)}"
+    why = (
+        f"{left.branch} is agent {left.agent}'s branch under the agent prefix "
+        f"{left.prefix!r} the sync that left this merge read, and this server reads "
+        f"vcontext.agentPrefix as {svc.git.prefix()!r}: no vcontext_sync of it can sync "
+        "that branch"
+    )
+    step = f"sync it from the command line in {root} ({_cli_sync(svc, left)})"
+    data["person"] = {"why": why, "steps": [step]}
+    return f"; {committed}; {PERSON}{why}: {step}"
+
+
+def _cli_sync(svc: Service, left: Any) -> str:
+    """The command line that syncs ``left``'s agent under the prefix its branch has, with
+    the remote its base tracks (as ``next_sync_args`` names it), credentials masked."""
+    from ...branches import agents as agent_config
+    from ...conflicts.checkout import upstream
+    from ...errors import shown_url
+    from ...validation.model import command_word
+
+    assert svc.git is not None
+
+    def remote(repo: Any) -> str | None:
+        try:
+            return upstream(repo, agent_config.base_of(repo, left.agent))
+        except VContextError:
+            return None
+
+    found: str | None = svc.git.locked(remote)
+    push = f" --push {command_word(shown_url(found))}" if found else ""
+    prefix = command_word(f"vcontext.agentPrefix={left.prefix}")
+    return f"git -c {prefix} vcontext sync {command_word(left.agent)}{push}"
+
+
+def _persons_to_finish(
+    svc: Service, root: str, kind: str, theirs: str, own: str | None, data: dict[str, Any]
+) -> str:
+    """Every conflict of an operation sync did not leave is settled: finishing it is the
+    person's (this server commits no one else's merge); where an agent branch is served,
+    its ``vcontext_sync`` follows, once the person has done it."""
+    from .sync import next_sync_args
+
+    what = f"the merge of {theirs}" if kind == "merge" else f"the {kind}"
+    finish = "git commit --no-edit" if kind == "merge" else f"git {kind} --continue"
+    step = f"finish {what} in {root} ({finish}), or abort it (git {kind} --abort)"
+    data["person"] = {"why": f"{what} is not one sync left", "steps": [step]}
+    text = f"; every conflict is settled: {PERSON}{step}"
+    if own is not None:
+        sync_args = next_sync_args(svc)
+        data["next"] = [{"tool": "vcontext_sync", "arguments": sync_args, "after": "person"}]
+        text += f"; next, once the person has done it: vcontext_sync {json.dumps(sync_args)}"
+    return text
 
 
 def _may_resolve(svc: Service, session: Any) -> None:

@@ -418,7 +418,7 @@ def _finish_stopped(
     op = current(git_dir, env={}) if git_dir else None
     if op is None or op.kind is None:
         return None
-    if op.kind != "merge" or not is_sync_merge(top):
+    if op.kind != "merge" or not is_sync_merge(top, git_side.agent_branch()):
         what = f"a {op.kind} of {op.theirs}" if op.kind == "merge" else f"a {op.kind}"
         finish = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
         raise Refused(
@@ -455,18 +455,14 @@ def conclude(top: str) -> str:
     return f"committed the merge ({head[:12]})"
 
 
-def is_sync_merge(top: str) -> bool:
+def is_sync_merge(top: str, agent: str | None = None) -> bool:
     """Whether the merge stopped in ``top`` is one ``sync --checkout`` (or ``vcontext_sync``)
-    left there."""
+    left there (``branches.commits.stopped_sync``), for ``agent`` when it is named."""
+    from ...branches.commits import stopped_sync
+
     git_dir = find_git_dir(top, env={})
-    if git_dir is None or current(git_dir, env={}).kind != "merge":
-        return False
-    try:
-        with open(os.path.join(git_dir, "MERGE_MSG"), encoding="utf-8", errors="replace") as fh:
-            first = fh.readline()
-    except OSError:
-        return False
-    return first.startswith("vcontext sync: merge ")
+    left = stopped_sync(git_dir) if git_dir is not None else None
+    return left is not None and (agent is None or left.agent == agent)
 
 
 def _sync_args(svc: Service, args: dict[str, Any]) -> dict[str, Any]:

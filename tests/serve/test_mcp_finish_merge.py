@@ -1,0 +1,118 @@
+"""What ``vcontext_resolve`` says once the last conflict of a stopped operation is settled,
+followed as an agent with MCP tools alone follows it (the SDK's stdio client, real git).
+
+PRODUCT.md, "MCP server": every command an answer gives is a tool call or a person's step
+(marked); "Resolving conflicts (agents and people)": the merge sync left stopped is
+committed and the next sync lands it. The merge sync left is judged by its own files
+(``branches.commits.stopped_sync``: MERGE_HEAD, MERGE_MSG as sync writes it), not by the
+agent prefix the server reads: a server that reads another ``vcontext.agentPrefix``
+sees no agent branch, and before this it left the commit to a person and named a
+``vcontext_sync {}`` that it then refused ("not on an agent branch").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from helpers.conflict_repos import TODO, installed, two_conflicts
+from helpers.mcp_support import run, stdio_params, text
+from helpers.next_steps import follow
+from helpers.run import run_git
+from helpers.team import TASKS, edit, git, person_deletes_t1, remote_show, setup, vcx
+
+PERSON = "A PERSON MUST DO THIS (no MCP tool can): "
+
+
+async def _resolve_all(client: Any, take: str) -> Any:
+    """Do as the answers say: ``vcontext_conflicts``, then a ``vcontext_resolve`` per
+    conflict (``take``); the last answer."""
+    listed = await client.call_tool("vcontext_conflicts", {})
+    assert not listed.is_error, text(listed)
+    last = listed
+    for f in listed.structured_content["files"]:
+        for c in f["conflicts"]:
+            last = await client.call_tool(
+                "vcontext_resolve", {"path": f["path"], "conflict": c["id"], "take": take}
+            )
+            assert not last.is_error, text(last)
+    return last
+
+
+async def _no_refused_call(client: Any, answer: Any) -> None:
+    """Every tool call ``answer`` names next is one the server takes (none is refused)."""
+    for step in answer.structured_content.get("next", []):
+        assert step.get("after") != "person" or "person" in answer.structured_content
+        done = await client.call_tool(step["tool"], step["arguments"])
+        assert not done.is_error, (step, text(done))
+
+
+def test_the_sync_merge_is_committed_where_the_server_reads_another_agent_prefix(
+    tmp_path: Path,
+) -> None:
+    from mcp import Client
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    person_deletes_t1(team)
+
+    def started(data: Any) -> None:
+        data["todoList"]["items"][0]["status"] = "inProgress"
+
+    edit(bo, TASKS, started)
+    git(bo, "commit", "-q", "-am", "bo: t1 started")
+    stopped = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    assert (bo / ".git" / "MERGE_HEAD").exists()
+    git(bo, "config", "vcontext.agentPrefix", "bots/")  # the server's prefix, since
+
+    async def main() -> str:
+        async with Client(stdio_params(bo)) as client:
+            last = await _resolve_all(client, "ours")
+            data = last.structured_content
+            assert data.get("mergeCommitted") is True, text(last)
+            await _no_refused_call(client, last)
+            [step] = data["person"]["steps"]
+            assert PERSON in text(last)
+            return str(step)
+
+    step = run(main)
+    assert not (bo / ".git" / "MERGE_HEAD").exists()
+    assert git(bo, "status", "--porcelain").stdout == ""
+    command = step[step.index("(") + 1 : step.rindex(")")]
+    assert command == "git -c vcontext.agentPrefix=agents/ vcontext sync bo --push origin"
+    done = follow([command], bo)  # the person's step, as printed
+    assert done.last[1] == 0, done.last
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]
+    assert team.local_only(bo) == []
+
+
+def test_a_persons_merge_settled_is_the_persons_to_commit_with_no_tool_call(
+    git_repo: Path,
+) -> None:
+    """Not sync's merge, no agent branch: the answer gives the person's step (commit it),
+    marked, and names no tool call; nothing is committed by the server."""
+    from mcp import Client
+
+    repo = installed(git_repo)
+    two_conflicts(repo)
+    assert run_git(repo, "merge", "--no-edit", "feat", check=False).returncode == 1
+    head = run_git(repo, "rev-parse", "HEAD").stdout
+
+    async def main() -> None:
+        async with Client(stdio_params(repo)) as client:
+            last = await _resolve_all(client, "theirs")
+            data = last.structured_content
+            assert "next" not in data, data
+            assert "mergeCommitted" not in data
+            assert data["person"]["steps"] == [
+                f"finish the merge of feat in {repo.resolve()} (git commit --no-edit), "
+                "or abort it (git merge --abort)"
+            ]
+            assert f"{PERSON}finish the merge of feat" in text(last)
+
+    run(main)
+    assert (repo / ".git" / "MERGE_HEAD").exists()
+    assert run_git(repo, "rev-parse", "HEAD").stdout == head
+    assert run_git(repo, "diff", "--cached", "--name-only").stdout.split() == [TODO]
