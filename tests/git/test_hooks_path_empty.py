@@ -42,6 +42,8 @@ def test_install_refuses_an_empty_hooks_path_in_one_line(git_repo: Path, tmp_pat
     assert "core.hooksPath is set but empty" in said
     assert "git config --unset core.hooksPath" in said
     assert sorted(p.name for p in hooks.iterdir()) == before  # no shim git would never run
+    doctor = run_cli("doctor", cwd=git_repo).stdout.decode()
+    assert "pre-push hook not installed (core.hooksPath is set but empty" in doctor
     bare = tmp_path / "server.git"
     run_git(tmp_path, "init", "-q", "--bare", str(bare))
     run_git(bare, "config", "core.hooksPath", "")
