@@ -12,7 +12,7 @@ from ..document import matches_file_patterns
 from ..errors import ExitCode
 from ..fsio import permitted
 from ..gitio import git, open_repo
-from ..gitio.places import configured_hooks
+from ..gitio.places import EMPTY_HOOKS_PATH, configured_hooks, nowhere
 from ..gitio.submodules import checked_out, not_checked_out
 from ..setup import config as installer
 from ..setup import coverage
@@ -360,6 +360,8 @@ def _hook(top: Path, report: Report) -> None:
         return
     hooks_path = configured_hooks(open_repo(top))
     hint = f" (core.hooksPath is {hooks_path}: 'git vcontext install' says what to add)"
+    if hooks_path is not None and nowhere(hooks_path):
+        hint = f" ({EMPTY_HOOKS_PATH})"  # install refuses it: the person's fix, here too
     report.problems.append("pre-push hook not installed" + (hint if hooks_path else ""))
 
 

@@ -62,19 +62,35 @@ def hooks_folder(repo: Repository, *, receiving: bool = False) -> Path:
     return common_dir(repo) / "hooks" if configured is None else configured
 
 
+EMPTY_HOOKS_PATH = (
+    "core.hooksPath is set but empty: git looks for hooks at /<name>, outside the repository, "
+    "and runs none of its own; fix: git config --unset core.hooksPath (or set it to a folder)"
+)
+"""The one line for a hooks folder that is ``nowhere``."""
+
+
+def nowhere(folder: Path) -> bool:
+    """Whether a hooks folder is the filesystem's root (an empty ``core.hooksPath``): no
+    repository's hooks are there, and nothing of ours is put or looked for under it."""
+    return folder == Path(folder.anchor)
+
+
 def configured_hooks(repo: Repository, *, receiving: bool = False) -> Path | None:
     """``core.hooksPath`` as git resolves it (``~`` expanded; a relative path from where
     git runs hooks: the top of the work tree, else the git directory, as in a bare
     repository and for ``receiving``: a push's ``receive-pack`` runs them in the git
     directory even where there is a work tree), None when unset. The one reading of it
     (install, uninstall, doctor, the guard, sync): libgit2's, and git's own where the
-    configuration holds an ``includeIf "hasconfig:…"``, which libgit2 does not evaluate."""
+    configuration holds an ``includeIf "hasconfig:…"``, which libgit2 does not evaluate.
+    An empty value is the filesystem's root (``nowhere``), where git looks for them."""
     if any(e.name.startswith("includeif.hasconfig:") for e in repo.config):
         configured = config_by_git(repo, "core.hooksPath", given=not receiving)
     else:
         configured = config_value(repo, "core.hooksPath", given=not receiving)
-    if not configured:
+    if configured is None:
         return None
+    if not configured:  # git joins the value and the hook's name with "/": /pre-push
+        return Path(os.sep)  # (rev-parse --git-path hooks/pre-push), outside every repository
     path = Path(os.path.expanduser(configured))
     where = repo.path if receiving else repo.workdir or repo.path
     return path if path.is_absolute() else Path(where) / path

@@ -28,7 +28,7 @@ from ..validation.incremental import still_valid
 from ..validation.model import FileReport, Finding
 from ..values import same
 from .files import Stat
-from .gitside import GitSide
+from .gitside import PERSON, GitSide
 from .locks import Locks
 from .store import Loaded, Store, report_of
 
@@ -203,6 +203,7 @@ class Writer:
         if not same(doc.data, outcome.data):  # type: ignore[attr-defined]
             raise Refused("internal", f"{target.rel}: the edited document does not read back")
         report = _validated(loaded, doc, outcome.data, target.rel)  # type: ignore[attr-defined]
+        _refuse_rejected(report, target.rel)
         _refuse_new_findings(report_of(loaded) if loaded else None, report)
         raw = text.encode("utf-8")
         before = loaded.raw if loaded is not None else None
@@ -558,6 +559,21 @@ def _validated(loaded: Loaded | None, doc: Any, edited: Any, rel: str) -> FileRe
     if loaded is not None and report_of(loaded).valid and still_valid(loaded.data, edited):
         return FileReport(rel)
     return check_document(doc, rel)
+
+
+def _refuse_rejected(report: FileReport, rel: str) -> None:
+    """Refuse a result that ``validate`` (the pre-push hook, the server guard) rejects as
+    a whole whatever is edited in it: a file served by its conventional name without a
+    vContext 0.4 info object (``{"plan": {...}}``, a 0.3 document). A finding the document
+    had before is kept by an edit elsewhere; this one makes every write land in a document
+    no other part accepts (one truth), so nothing is written until a person mends it."""
+    found = next((f for f in report.findings if f.rule == "version"), None)
+    if found is not None:
+        raise Refused(
+            "rejected",
+            f"{rel}: {found.message}, nothing written (git vcontext validate rejects this "
+            f"document whatever is edited); {PERSON}mend it (git vcontext validate {rel})",
+        )
 
 
 def _refuse_new_findings(before_report: FileReport | None, after: FileReport) -> None:

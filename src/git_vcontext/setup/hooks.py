@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..fsio import permitted, remove_stale_temporaries, temporary_name, write_atomic
 from ..gitio import config_hooks, git, open_repo, work_tree
-from ..gitio.places import configured_hooks, hooks_folder
+from ..gitio.places import EMPTY_HOOKS_PATH, configured_hooks, hooks_folder, nowhere
 from ..record import record
 from ..shipped import hooks_dir as shipped
 
@@ -71,6 +71,8 @@ def plan(cwd: Path, force: bool) -> HookPlan:
     """Where install puts the shim; ``--force`` puts it in ``core.hooksPath`` whoever owns it."""
     top = _top(cwd) or cwd
     configured = configured_hooks(open_repo(cwd))
+    if configured is not None and nowhere(configured):
+        raise UsageError(EMPTY_HOOKS_PATH)  # (the shim at /pre-push: never)
     if configured is None or force:
         folder = hooks_dir(cwd)
         manager = None if force else _replacing_manager(folder / "pre-push")

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import OperationalError, UsageError
 from ..fsio import permitted
 from ..gitio import git, repository_error
+from ..gitio.places import EMPTY_HOOKS_PATH, nowhere
 from ..record import record
 from ..shipped import hooks_dir as shipped
 from ..validation.model import command_word
@@ -154,7 +155,8 @@ def not_the_owners(cwd: Path) -> list[str]:
     owner = Owner.of(root)
     hooks = Path(os.path.normpath(hooks_dir(cwd)))  # (a relative ../team-hooks: outside)
     lines = []
-    for path in [root / "refs", root / "objects", hooks, *(root / t for t in _STATE)]:
+    folders = [root / "refs", root / "objects", *([] if nowhere(hooks) else [hooks])]
+    for path in [*folders, *(root / t for t in _STATE)]:
         wrong = _others(path, owner.uid)
         if not wrong:
             continue
@@ -201,6 +203,8 @@ def install(cwd: Path, command: str, force: bool, *, guard_only: bool = False) -
     NAME.legacy and runs first) and the mark; refuses before changing anything."""
     bare_repository(cwd)
     folder = hooks_dir(cwd)
+    if nowhere(folder):
+        raise UsageError(EMPTY_HOOKS_PATH)
     names = (GUARD,) if guard_only else (GUARD, HOOK)
     for name in names:
         hook, legacy = folder / name, folder / f"{name}.legacy"

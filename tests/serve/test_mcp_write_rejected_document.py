@@ -1,0 +1,92 @@
+"""One truth on the MCP write path (PRODUCT.md, "One truth"; the write path: "the result is
+validated before it is written — an invalid result is refused, nothing written"): a file at
+a conventional path that the server serves by its name but ``git vcontext validate``
+rejects as a whole (no vContextInfo, a 0.3 document) is never written into; the same file
+made valid takes the write, and the result validates. SDK client, real git."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.mcp_support import in_process, run, text
+from helpers.run import run_cli
+from helpers.write_path import AGENT, EPOCH, commit_all
+
+PLAN = {
+    "id": "release",
+    "title": "Release 1.0",
+    "status": "inProgress",
+    "narratives": {"Proposal": "Ship it"},
+    "items": [{"id": "p1", "title": "Parser", "status": "pending"}],
+}
+TODO = {"items": [{"id": "t1", "title": "Write docs", "status": "pending"}]}
+CASES: dict[str, tuple[str, str, dict[str, Any], str, dict[str, Any]]] = {
+    "plan": (".vcontext/plan.json", "plan", PLAN, "vbrief_add_plan_item",
+             {"planId": "release", "item": {"title": "Docs"}}),
+    "todo": (".vcontext/todo.json", "todoList", TODO, "vbrief_create_todo", {"title": "Docs"}),
+}  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+
+
+def _call(root: Path, tool: str, args: dict[str, Any]) -> Any:
+    async def main() -> Any:
+        async with in_process(root, agent=AGENT) as client:
+            return await client.call_tool(tool, args)
+
+    return run(main)
+
+
+def _validate(root: Path, rel: str) -> tuple[int, str]:
+    done = run_cli("validate", rel, cwd=root)
+    return done.returncode, done.stdout.decode() + done.stderr.decode()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("info", [None, {"version": "0.3"}])
+def test_mcp_never_writes_into_a_document_validate_rejects(
+    git_repo: Path, case: str, info: dict[str, str] | None
+) -> None:
+    rel, key, body, tool, args = CASES[case]
+    path = git_repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data: dict[str, Any] = {key: body} if info is None else {"vContextInfo": info, key: body}
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    commit_all(git_repo)
+    before = path.read_bytes()
+    assert _validate(git_repo, rel)[0] == 1  # the file as it is: rejected
+
+    result = _call(git_repo, tool, args)
+    assert result.is_error, text(result)
+    said = text(result)
+    assert "\n" not in said
+    assert said.startswith(f"{rel}: ")
+    assert "nothing written" in said
+    assert "A PERSON MUST DO THIS (no MCP tool can): " in said
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # none made beside
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_mcp_writes_into_the_same_document_made_valid_and_it_validates(
+    git_repo: Path, case: str
+) -> None:
+    rel, key, body, tool, args = CASES[case]
+    path = git_repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"vContextInfo": {"version": "0.4"}, key: body}, indent=2) + "\n")
+    commit_all(git_repo)
+    assert _validate(git_repo, rel) == (0, _validate(git_repo, rel)[1])
+
+    result = _call(git_repo, tool, args)
+    assert not result.is_error, text(result)
+    assert "Docs" in path.read_text()
+    code, said = _validate(git_repo, rel)
+    assert code == 0, said
