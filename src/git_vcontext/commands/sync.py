@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
 from ..gitio import open_repo
 from ..workflow.link import connected
+
+if TYPE_CHECKING:
+    from ..gitio.transport import Link
 
 
 def run(
@@ -17,13 +21,23 @@ def run(
     push: str | None = None,
     dry_run: bool = False,
     checkout: bool = False,
+    early: Link | None = None,
 ) -> int:
-    """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped."""
-    if checkout and dry_run:
-        raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
-    repo = open_repo(".")
+    """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped.
+    ``early``: the link ``workflow.link.early`` made before this module loaded (its login
+    under way), which ``connected`` takes once the repository is opened and checked."""
+    try:
+        if checkout and dry_run:
+            raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
+        repo = open_repo(".")
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
     link = (
-        None if push is None or dry_run else connected(repo, push, into, agents, all_agents, print)
+        None
+        if push is None or dry_run
+        else connected(repo, push, into, agents, all_agents, print, early)
     )
     try:
         from ..workflow.sync import sync  # (a tenth of a second and more: ssh logs in meanwhile)
