@@ -1351,3 +1351,38 @@ def test_sync_over_ssh_logs_in_before_pygit2_loads_only_for_what_its_checks_take
         assert "-- host" in log.read_text()
     else:
         assert not log.exists(), log.read_text()
+
+
+def test_sync_over_ssh_a_remote_named_outside_the_repository_gets_no_login_before_its_checks(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Nothing from outside reaches a command line unchecked": a remote named
+    only outside the repository's own config file (here a ``GIT_CONFIG_GLOBAL`` file, which
+    libgit2 does not read: sync's check may refuse it) gets no login before sync's checks
+    (``workflow.link.early``); the repository's own ``[remote "far"]`` does (fails before:
+    no early link at all)."""
+    _, [clone] = _team(tmp_path, None)
+    spy = tmp_path / "bin" / "ssh"
+    spy.parent.mkdir()
+    spy.write_text(
+        f'#!/bin/sh\ncase " $* " in *" -G "*) exit 0;; esac\necho "$*" >> {tmp_path / "ssh.log"}\n'
+        "exit 255\n"
+    )
+    spy.chmod(0o755)
+    outside = tmp_path / "global.gitconfig"
+    outside.write_text(f'[remote "far"]\n\turl = host:r.git\n[core]\n\tsshCommand = {spy}\n')
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(outside)}
+
+    def probe() -> list[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", EARLY_PROBE, "agent-0"], cwd=clone, env=env,
+            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()
+
+    assert probe() == ["none", "False"]
+    assert not (tmp_path / "ssh.log").exists()
+    subprocess.run(["git", "config", "remote.far.url", "host:r.git"], cwd=clone, check=True)
+    assert probe() == ["started", "False"]
+    assert " -f -N " in (tmp_path / "ssh.log").read_text()

@@ -81,13 +81,13 @@ def early(agents: Sequence[str], push: str, report: Callable[[str], None]) -> Li
     the rest of sync load (a tenth of a second: the login overlaps it), when it is
     certain here that the sync's checks before the network (``connected``) will pass;
     None when anything is less plain (``connected`` then judges and logs in as before).
-    What it asks: the remote is a configured remote (``git remote``) or a URL
-    ``operands.remote`` takes; every agent's name and branch (``vcontext.agentPrefix`` +
-    name) is a ``plain_branch`` and that branch is here (a loose ref or a line of
-    ``packed-refs``); the repository is the plain kind (found by its ``.git`` above this
-    folder on the same file system, owned by this user, its refs in files, no
-    ``core.worktree``, none of ``PLACE_VARIABLES`` set). Its one ``git config`` serves the
-    link too. No login is started for a value that the checks refuse."""
+    What it asks: the remote is a configured remote (``git remote``; its section in the
+    repository's own config file) or a URL ``operands.remote`` takes; every agent's name
+    and branch (``vcontext.agentPrefix`` + name) is a ``plain_branch`` and that branch is
+    here (a loose ref or a line of ``packed-refs``); the repository is the plain kind
+    (found by its ``.git`` above this folder on the same file system, owned by this user,
+    its refs in files, no ``core.worktree``, none of ``PLACE_VARIABLES`` set). Its one
+    ``git config`` serves the link too. No login is started for a value that the checks refuse."""
     from ..errors import OperationalError, UsageError
     from ..gitio import operands
 
@@ -108,7 +108,11 @@ def early(agents: Sequence[str], push: str, report: Callable[[str], None]) -> Li
     config = remote_config(top, remote)
     if not config.read or config.unusual:
         return None
-    if not config.named:
+    if config.named:
+        if not _local_remote(common, remote):
+            return None  # (named elsewhere: the user's files, the environment; libgit2,
+            # which connected asks, may not read them)
+    else:
         try:
             operands.remote(None, remote, "--push remote")  # (a URL: checked as connected does)
         except (UsageError, OperationalError):
@@ -170,6 +174,21 @@ def _git_folders(top: str, dot: str, info: os.stat_result) -> tuple[str, str] | 
     if not os.path.isfile(os.path.join(folder, "HEAD")):
         return None
     return top, common
+
+
+def _local_remote(common: str, name: str) -> bool:
+    """Whether the repository's own config file (in ``common``) has the section ``[remote
+    "NAME"]`` itself (not through an include): a remote ``git remote`` and libgit2 both
+    list."""
+    if '"' in name or "\\" in name:
+        return False
+    try:
+        with open(os.path.join(common, "config"), encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, ValueError):
+        return False
+    header = rf'^[ \t]*\[[ \t]*(?i:remote)[ \t]+"{re.escape(name)}"[ \t]*\]'
+    return re.search(header, text, re.MULTILINE) is not None
 
 
 def _has_branch(common: str, branch: str) -> bool:
