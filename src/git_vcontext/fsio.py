@@ -124,26 +124,35 @@ def unreadable(path: str, exc: OSError) -> OperationalError:
     return OperationalError(f"{path}: cannot read ({exc.strerror})")  # ENXIO, ELOOP, …
 
 
-def read_regular(path: str) -> bytes:
+def read_regular(path: str, *, follow: bool = True, limit: int | None = None) -> bytes:
     """The bytes of a regular file the tool found itself (a folder's scan, a served
-    document), or an OperationalError: a named pipe, a socket or a device is never
-    opened for reading (a FIFO would block forever); the check is made on the opened
-    file, so a swap between a look and the read changes nothing."""
-    fd = open_regular(path)
+    document, a claim in the repository), or an OperationalError: a named pipe, a socket
+    or a device is never opened for reading (a FIFO would block forever); the check is
+    made on the opened file, so a swap between a look and the read changes nothing.
+    ``follow`` False: a symbolic link is refused too (``open_regular``); ``limit``: a file
+    of more bytes is refused, and never read whole."""
+    fd = open_regular(path, follow=follow)
     with open(fd, "rb") as fh:
         try:
-            return fh.read()
+            data = fh.read() if limit is None else fh.read(limit + 1)
         except OSError as exc:
             raise unreadable(path, exc) from None
+    if limit is not None and len(data) > limit:
+        raise OperationalError(f"{path}: larger than {limit} bytes: not read")
+    return data
 
 
-def open_regular(path: str) -> int:
+def open_regular(path: str, *, follow: bool = True) -> int:
     """A descriptor of ``path`` opened for reading when it is a regular file (through
-    symbolic links), else an OperationalError saying what it is. The open never blocks:
-    ``O_NONBLOCK`` (a FIFO without a writer), then ``fstat`` of what was opened."""
+    symbolic links; ``follow`` False: not through one, ``O_NOFOLLOW``'s ELOOP), else an
+    OperationalError saying what it is. The open never blocks: ``O_NONBLOCK`` (a FIFO
+    without a writer), then ``fstat`` of what was opened."""
+    flags = system.O_RDONLY | system.O_NONBLOCK | getattr(system, "O_NOCTTY", 0)
+    if not follow:
+        flags |= getattr(system, "O_NOFOLLOW", 0)
     try:
-        fd = system.open(path, system.O_RDONLY | system.O_NONBLOCK | getattr(system, "O_NOCTTY", 0))
-    except OSError as exc:  # ENXIO: a socket; ELOOP: a link loop; …
+        fd = system.open(path, flags)
+    except OSError as exc:  # ENXIO: a socket; ELOOP: a link loop (or a link, not followed)
         raise unreadable(path, exc) from None
     try:
         mode = system.fstat(fd).st_mode

@@ -847,3 +847,81 @@ def test_the_readmes_way_out_runs_the_demo_in_a_folder_whose_path_holds_a_space(
     assert f"rewrote {script}" in ran.stdout
     after = subprocess.run(["git", "vcontext", "--version"], env=env, capture_output=True)
     assert after.returncode == 0, after.stderr
+
+
+def _hooks_by_git(where: Path) -> Path:
+    """Where git itself runs hooks from (``git rev-parse --git-path hooks``, said relative
+    to ``where``, the top of a work tree or a bare repository)."""
+    said = run_git(where, "rev-parse", "--git-path", "hooks").stdout.strip()
+    return (where / said).resolve()
+
+
+def _included_hooks_path(repo: Path, tmp_path: Path, value: str) -> None:
+    """core.hooksPath from a file included only for repositories with a remote at
+    example.com (``includeIf "hasconfig:remote.*.url:…"``, git 2.36), which libgit2 does
+    not evaluate."""
+    run_git(repo, "remote", "add", "origin", "https://example.com/team.git")
+    included = tmp_path / "team.gitconfig"
+    included.write_text(f"[core]\n\thooksPath = {value}\n")
+    key = "includeIf.hasconfig:remote.*.url:https://example.com/**.path"
+    run_git(repo, "config", key, str(included))
+
+
+@pytest.mark.parametrize(
+    "case", ["unset", "relative", "absolute", "home", "worktree", "included", "bare"]
+)
+def test_installing_never_breaks_git_the_hooks_folder_is_where_git_runs_hooks(
+    git_repo: Path, tmp_path: Path, case: str
+) -> None:
+    """PRODUCT.md "Installing never breaks git" (hooks chain where git runs them): one
+    reading of core.hooksPath (``gitio.places.configured_hooks``) serves install,
+    uninstall, doctor, the guard and sync, and names the folder git itself runs hooks from:
+    a relative path from the work tree's top (a linked worktree's own, set in its
+    ``config.worktree``) or a bare repository's git directory, an absolute one, ``~``, and
+    one set in a conditionally included file (where libgit2 alone read nothing)."""
+    import pygit2
+
+    from git_vcontext.gitio.places import hooks_folder
+
+    where = git_repo
+    run_git(git_repo, "commit", "-q", "--allow-empty", "-m", "one")
+    if case == "relative":
+        run_git(git_repo, "config", "core.hooksPath", "team-hooks")
+    elif case == "absolute":
+        run_git(git_repo, "config", "core.hooksPath", str(tmp_path / "elsewhere"))
+    elif case == "home":
+        run_git(git_repo, "config", "core.hooksPath", "~/githooks")
+    elif case == "worktree":
+        where = tmp_path / "linked"
+        run_git(git_repo, "worktree", "add", "-q", str(where))
+        run_git(git_repo, "config", "extensions.worktreeConfig", "true")
+        run_git(where, "config", "--worktree", "core.hooksPath", "own-hooks")
+    elif case == "included":
+        _included_hooks_path(git_repo, tmp_path, "team-hooks")
+    elif case == "bare":
+        where = tmp_path / "remote.git"
+        run_git(tmp_path, "init", "-q", "--bare", str(where))
+        run_git(where, "config", "core.hooksPath", "server-hooks")
+
+    found = hooks_folder(pygit2.Repository(str(where)), receiving=case == "bare")
+
+    assert found.resolve() == _hooks_by_git(where)
+
+
+def test_a_hooks_path_from_an_included_file_is_where_install_and_sync_look(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """core.hooksPath set in a file git includes for this remote's repositories: install
+    puts the shim in that folder (as git runs it), and sync finds it there as the only
+    pre-push check (``only_our_shim``: its pushes skip a second check). install asked git,
+    sync asked libgit2, which does not evaluate the include: sync looked in .git/hooks."""
+    import pygit2
+
+    from git_vcontext.setup.hooks import only_our_shim
+
+    _included_hooks_path(git_repo, tmp_path, str(tmp_path / "team-hooks"))
+    done = run_cli("install", cwd=git_repo)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "team-hooks" / "pre-push").is_file()
+
+    assert only_our_shim(pygit2.Repository(str(git_repo)))

@@ -37,7 +37,8 @@ def hold(name):
         print("held", flush=True)
         time.sleep(600)
 refs.step = hold
-refs.move_refs(repo, [refs.RefUpdate("refs/heads/main", tip, tip)], message="hold")
+name = sys.argv[2] if len(sys.argv) > 2 else "refs/heads/main"
+refs.move_refs(repo, [refs.RefUpdate(name, tip, tip)], message="hold")
 """
 """A process that takes main's lock as sync does (``refs.move_refs``) and holds it."""
 
@@ -51,10 +52,10 @@ def repo(tmp_path: Path) -> Path:
     return where
 
 
-def _holding(repo: Path) -> subprocess.Popen[str]:
-    """A process holding ``refs/heads/main.lock``, claimed as sync claims it."""
+def _holding(repo: Path, ref: str = "refs/heads/main") -> subprocess.Popen[str]:
+    """A process holding ``ref``'s lock (``refs/heads/main.lock``), claimed as sync claims it."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(repo)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLDER, str(repo), ref], stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
     assert proc.stdout.readline() == "held\n"
@@ -73,6 +74,11 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(locks, "STALE_AFTER", 0.2)
 
 
+def _settle(repo: Path, lock: Path) -> bool:
+    """``locks.settle`` of a lock file in ``repo`` (its git directory given, as sync gives it)."""
+    return locks.settle(str(lock), str(repo / ".git"))
+
+
 def _claims(repo: Path) -> list[Path]:
     return sorted((repo / ".git/vcontext/reflocks").glob("*.json"))
 
@@ -87,7 +93,7 @@ def test_a_killed_holders_lock_is_removed_at_once_and_its_claim_swept(repo: Path
     aside = claim.parent / f"{proc.pid}.0badf00d.stale"  # (as a remover killed midway sets it)
     aside.write_text("")
     started = time.monotonic()
-    assert locks.settle(str(lock)) is True
+    assert _settle(repo, lock) is True
     assert time.monotonic() - started < 1.0
     assert not lock.exists()
     assert _claims(repo) == []
@@ -124,7 +130,7 @@ def test_a_removal_reads_each_claim_once_to_find_and_once_in_its_turn(
             return read(where)
 
         monkeypatch.setattr(locks, "_read_claim", counted)
-        assert locks.settle(str(other)) is True
+        assert _settle(repo, other) is True
         assert not other.exists()
         assert len(_claims(repo)) == 1  # the killed one's swept, the live one's kept
         assert sorted(Counter(reads).values()) == [2, 2], reads  # (was 3 each)
@@ -136,12 +142,12 @@ def test_a_live_holders_lock_is_never_removed_however_old(repo: Path) -> None:
     proc = _holding(repo)
     lock = repo / ".git/refs/heads/main.lock"
     try:
-        assert locks.settle(str(lock)) is False
+        assert _settle(repo, lock) is False
         assert lock.exists()
         assert "rm -f" in locks.advice(str(lock))  # a person's to judge, as before
     finally:
         _killed(proc)
-    assert locks.settle(str(lock)) is True  # its holder gone: proven now
+    assert _settle(repo, lock) is True  # its holder gone: proven now
 
 
 def test_a_lock_made_anew_after_the_holder_died_is_not_its_and_stays(repo: Path) -> None:
@@ -153,7 +159,7 @@ def test_a_lock_made_anew_after_the_holder_died_is_not_its_and_stays(repo: Path)
     lock.unlink()
     time.sleep(0.01)
     lock.write_text("")  # a live git's
-    assert locks.settle(str(lock)) is False
+    assert _settle(repo, lock) is False
     assert lock.exists()
 
 
@@ -170,7 +176,7 @@ def test_a_claim_made_in_another_pid_namespace_or_host_proves_nothing(
     body = json.loads(claim.read_text())
     body[field] = 1 if field == "ns" else "another-machine"
     claim.write_text(json.dumps(body))
-    assert locks.settle(str(lock)) is False
+    assert _settle(repo, lock) is False
     assert lock.exists()
 
 
@@ -180,7 +186,7 @@ def test_a_claim_cut_short_by_a_kill_proves_nothing(repo: Path) -> None:
     [claim] = _claims(repo)
     _killed(proc)
     claim.write_text(claim.read_text()[:20])
-    assert locks.settle(str(lock)) is False
+    assert _settle(repo, lock) is False
     assert lock.exists()
 
 
@@ -214,11 +220,11 @@ def test_a_lock_a_live_claimant_names_too_is_kept(repo: Path) -> None:
     live = locks.claim(str(repo / ".git"), [str(lock)])  # this process: alive
     assert live is not None
     try:
-        assert locks.settle(str(lock)) is False
+        assert _settle(repo, lock) is False
         assert lock.exists()
     finally:
         locks.release(live)
-    assert locks.settle(str(lock)) is True
+    assert _settle(repo, lock) is True
 
 
 # -- review (speed): what still removed or touched a lock a live process holds -----------
@@ -245,12 +251,12 @@ def test_a_remover_late_with_its_proof_never_touches_the_lock_taken_since(repo: 
     not moved aside and back (its change time, and so its own claim, would change; the ref
     free meanwhile for a third taker)."""
     lock, _ = _dead_lock(repo)
-    late = locks.proven_stale(str(lock))  # the late remover's proof
+    late = locks.proven_stale(str(lock), str(repo / ".git"))  # the late remover's proof
     assert late is not None
-    assert locks.settle(str(lock)) is True  # the other remover
+    assert _settle(repo, lock) is True  # the other remover
     lock.write_text("")  # a live git's lock
     before = _stamp(lock)
-    assert locks._remove_proven(str(lock), late) is False
+    assert locks._remove_proven(str(lock), late, str(repo / ".git/vcontext/reflocks")) is False
     assert lock.exists()
     assert _stamp(lock) == before
 
@@ -267,7 +273,7 @@ def test_a_claim_from_another_boot_of_a_kernel_proves_nothing(repo: Path, boot: 
     else:
         body["boot"] = boot
     claim.write_text(json.dumps(body))
-    assert locks.settle(str(lock)) is False
+    assert _settle(repo, lock) is False
     assert lock.exists()
 
 
@@ -278,7 +284,7 @@ def test_a_claim_without_a_pid_namespace_proves_nothing_where_there_is_one(repo:
     body = json.loads(claim.read_text())
     body["ns"] = None
     claim.write_text(json.dumps(body))
-    assert locks.settle(str(lock)) is False
+    assert _settle(repo, lock) is False
     assert lock.exists()
 
 
@@ -294,7 +300,7 @@ def test_a_claim_whose_pid_is_no_process_proves_nothing(repo: Path, pid: int) ->
     Path(here).unlink()
     body["pid"] = pid
     (Path(here).parent / "forged.json").write_text(json.dumps(body))
-    assert locks.settle(str(lock)) is False
+    assert _settle(repo, lock) is False
     assert lock.exists()
 
 
@@ -324,7 +330,7 @@ def test_hostile_files_in_the_claims_folder_neither_hang_nor_crash_nor_prove(
         claim.unlink()
         bad.symlink_to(elsewhere)
     said: list[bool] = []
-    worker = threading.Thread(target=lambda: said.append(locks.settle(str(lock))), daemon=True)
+    worker = threading.Thread(target=lambda: said.append(_settle(repo, lock)), daemon=True)
     worker.start()
     worker.join(10)
     if kind == "fifo" and worker.is_alive():
@@ -350,7 +356,7 @@ def test_set_aside_locks_are_swept_only_once_no_remover_is_at_work(repo: Path) -
     fd = os.open(claim.parent / "remover.lock", os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX)  # that remover's turn
     said: list[bool] = []
-    worker = threading.Thread(target=lambda: said.append(locks.settle(str(lock))), daemon=True)
+    worker = threading.Thread(target=lambda: said.append(_settle(repo, lock)), daemon=True)
     try:
         worker.start()
         time.sleep(0.3)
@@ -422,3 +428,148 @@ def test_a_dead_claim_whose_locks_went_another_way_is_dropped_by_the_next_ref_mo
         locks.release(live)
         (repo / ".git/refs/heads/x.lock").unlink()
     assert _claims(repo) == []
+
+
+def test_a_killed_holders_lock_on_a_branch_with_a_refs_folder_in_its_name_is_proven(
+    repo: Path,
+) -> None:
+    """A ref's name may hold any folder name: ``a/refs/main`` next to a branch
+    ``a/vcontext/reflocks/z``. The claims are found in the repository's git directory, as
+    the ref transaction knows it; a walk up the lock's path to a folder named ``refs``
+    stopped at ``refs/heads/a/refs`` and looked for claims in ``refs/heads/a/vcontext/
+    reflocks`` (a branch's folder): the killed sync's lock was never proven, and the next
+    ref move stopped on it."""
+    tip = pygit2.Repository(str(repo)).head.target
+    soak.git(repo, "branch", "a/refs/main")
+    soak.git(repo, "branch", "a/vcontext/reflocks/z")
+    proc = _holding(repo, "refs/heads/a/refs/main")
+    lock = repo / ".git/refs/heads/a/refs/main.lock"
+    assert lock.exists()
+    _killed(proc)
+
+    update = RefUpdate("refs/heads/a/refs/main", tip, tip)
+    move_refs(pygit2.Repository(str(repo)), [update], message="next sync")
+
+    assert not lock.exists()
+    assert _claims(repo) == []
+    assert not (repo / ".git/refs/heads/a/vcontext/reflocks/remover.lock").exists()
+
+
+def test_a_branch_named_like_refs_vcontext_is_not_ours_its_aged_lock_stays(repo: Path) -> None:
+    """Only a lock of a ref under ``refs/vcontext/`` (sync's own refs) is removed for its age
+    alone; a branch ``x/refs/vcontext/y`` is a person's, its lock git's (no claim proves
+    it): named with what to do, never removed. The path's ``/refs/vcontext/`` once made it
+    ours."""
+    import os
+
+    from git_vcontext.errors import RefLocked
+
+    tip = pygit2.Repository(str(repo)).head.target
+    soak.git(repo, "branch", "x/refs/vcontext/y")
+    lock = repo / ".git/refs/heads/x/refs/vcontext/y.lock"
+    lock.write_text("")
+    os.utime(lock, (time.time() - 60, time.time() - 60))  # a git process's, a minute old
+
+    update = RefUpdate("refs/heads/x/refs/vcontext/y", tip, tip)
+    with pytest.raises(RefLocked, match=r"y\.lock"):
+        move_refs(pygit2.Repository(str(repo)), [update], message="sync")
+
+    assert lock.exists()
+    assert _settle(repo, repo / ".git/refs/vcontext/mine.lock") is True  # (gone: nothing to do)
+
+
+COMMITTED = """
+import sys, time
+import pygit2
+from git_vcontext.gitio import locks, refs
+repo = pygit2.Repository(sys.argv[1])
+tip = repo.head.target
+def killed_here(claimed):
+    print("committed", flush=True)  # the refs moved, the claim not dropped yet
+    time.sleep(600)
+locks.release = killed_here
+who = pygit2.Signature("t", "t@example.com")
+new = repo.create_commit(None, who, who, "next", repo.head.peel().tree.id, [tip])
+refs.move_refs(repo, [refs.RefUpdate("refs/heads/main", tip, new)], message="moved")
+"""
+"""A sync killed after its ref transaction committed, before it dropped its claim."""
+
+
+def test_a_new_lock_matching_the_claim_of_a_sync_killed_after_committing_stays(
+    repo: Path,
+) -> None:
+    """A sync killed between libgit2's commit (the lock renamed onto the ref) and dropping
+    its claim leaves a claim naming a lock file that is now the ref. A live git's new lock
+    made on the freed inode within the clock's tick has the claimed identity (written into
+    the claim here: the kernel's coincidence, made certain): it is not the killed sync's,
+    and the ref file the claim saw is gone (committed over), so nothing proves it stale:
+    it stays (it was removed as proven, under a live git)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", COMMITTED, str(repo)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "committed\n"
+    _killed(proc)
+    lock = repo / ".git/refs/heads/main.lock"
+    assert not lock.exists()
+    [claim] = _claims(repo)
+    lock.write_text("")  # a live git's lock, on the inode the claimed one had
+    body = json.loads(claim.read_text())
+    body["locks"] = {str(lock): list(_stamp(lock))}
+    claim.write_text(json.dumps(body))
+
+    assert _settle(repo, lock) is False
+
+    assert lock.exists()
+
+
+CUT_SHORT = """
+import os, signal, sys
+import pygit2
+from git_vcontext.gitio import refs
+repo = pygit2.Repository(sys.argv[1])
+tip = repo.head.target
+write = os.write
+def killed_midway(fd, data):
+    write(fd, data[: len(data) // 2])
+    os.kill(os.getpid(), signal.SIGKILL)
+os.write = killed_midway
+refs.move_refs(repo, [refs.RefUpdate("refs/heads/main", tip, tip)], message="cut short")
+"""
+"""A sync killed while writing its claim, its lock held."""
+
+
+def test_a_claim_cut_short_by_a_kill_is_swept_once_its_writer_is_gone_never_its_lock(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRODUCT.md "Sync at scale" (an interrupted sync is safe to run again, the repository
+    stays clean): a claim cut short by a kill proves nothing, so its lock stays a person's;
+    the claim file itself goes with the next ref move once its writer (named by the
+    claim's name) is gone. A cut-short claim of a live writer stays, and so does a
+    nameless file in the folder until it is old; it was never swept."""
+    import os
+
+    from git_vcontext.fsio import this_process
+
+    monkeypatch.setattr(locks, "WRITTEN_WITHIN", 0.0, raising=False)
+    tip = pygit2.Repository(str(repo)).head.target
+    soak.git(repo, "branch", "other")
+    killed = subprocess.run([sys.executable, "-c", CUT_SHORT, str(repo)], check=False)
+    assert killed.returncode == -signal.SIGKILL
+    lock = repo / ".git/refs/heads/main.lock"
+    [cut] = _claims(repo)
+    with pytest.raises(json.JSONDecodeError, match=r"Expecting|Unterminated"):
+        json.loads(cut.read_text())
+    assert _settle(repo, lock) is False  # proves nothing
+    pid, start, ns = this_process()
+    live = cut.parent / f"{pid}-{start}-{ns}.0123abcd.json"
+    live.write_text('{"pid": ')
+    nameless, old = cut.parent / "nameless.json", cut.parent / "old.json"
+    nameless.write_text("")
+    old.write_text("")
+    os.utime(old, (time.time() - 60, time.time() - 60))
+
+    move_refs(pygit2.Repository(str(repo)), [RefUpdate("refs/heads/other", tip, tip)], message="x")
+
+    assert lock.exists()
+    assert _claims(repo) == sorted([live, nameless])

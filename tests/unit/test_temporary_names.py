@@ -100,7 +100,7 @@ def test_a_temporary_named_by_pid_0_is_no_live_writers_and_is_removed(tmp_path: 
     """PRODUCT.md "Bad input": files written whole, and what a killed writer left is
     cleaned up. No writer has pid 0 (``kill(0, 0)`` asks the caller's process group, which
     always answers), so a temporary named by it is left by no live writer: removed, as
-    ``remote.refs.holder_alive`` already judged a lease's pid 0 (one ``fsio.alive``)."""
+    ``remote.refs.breakable`` judges a lease's pid 0 (one ``fsio.alive``)."""
     stale = tmp_path / f".todo.vcontext.json.0.{'ab' * 4}.tmp"
     stale.write_text("half\n")
     assert remove_stale_temporaries(str(tmp_path)) == [str(stale)]

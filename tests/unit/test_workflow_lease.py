@@ -48,7 +48,8 @@ def test_a_lease_left_here_by_a_process_that_is_gone_may_be_taken_at_once() -> N
     assert not leases.breakable(left, "/other/.git", 0.0)  # not this repository's
     alive = leases.Lease("agents/a", HOST, os.getpid(), "/repo/.git", 1e12)
     assert not leases.breakable(alive, "/repo/.git", 0.0)
-    assert not leases.holder_alive(0)
+    nobody = leases.Lease("agents/a", HOST, 0, "/repo/.git", 1e12)  # (kill(0, 0): a group's)
+    assert leases.breakable(nobody, "/repo/.git", 0.0)
 
 
 def test_mine_expires_after_the_configured_seconds() -> None:
@@ -90,11 +91,11 @@ def test_a_lease_says_its_holders_start_time_and_an_older_lease_reads_without_it
     for bad in ("soon", "-1", "1.5", "\u0661", "9" * 5000):  # (Arabic-Indic; int() refuses 5000)
         assert leases.parse(older.message() + f"Started: {bad}\n") == older
     assert not leases.breakable(older, "/repo/.git", 0.0)  # alive by its pid alone
-    assert not leases.holder_alive(10**20)  # no process has it (os.kill: OverflowError)
+    beyond = replace(older, pid=10**20)  # no process has it (os.kill: OverflowError)
+    assert leases.breakable(beyond, "/repo/.git", 0.0)
     if lease.started is None:
         pytest.skip("no /proc: no start time to compare")
-    assert leases.holder_alive(os.getpid(), lease.started)
-    assert not leases.holder_alive(os.getpid(), lease.started + 1)  # the pid given since
+    assert not leases.breakable(replace(older, started=lease.started), "/repo/.git", 0.0)
     reused = replace(older, started=lease.started + 1)
     assert leases.breakable(reused, "/repo/.git", 0.0)
     assert not leases.breakable(reused, "/other/.git", 0.0)  # not this repository's

@@ -12,6 +12,7 @@ from ..document import matches_file_patterns
 from ..errors import ExitCode
 from ..fsio import permitted
 from ..gitio import git, open_repo
+from ..gitio.places import configured_hooks
 from ..gitio.submodules import checked_out, not_checked_out
 from ..setup import config as installer
 from ..setup import coverage
@@ -357,7 +358,7 @@ def _hook(top: Path, report: Report) -> None:
             f"{manager}'s); {fix} says what to add where"
         )
         return
-    hooks_path = hookinstall.hooks_path(top)
+    hooks_path = configured_hooks(open_repo(top))
     hint = f" (core.hooksPath is {hooks_path}: 'git vcontext install' says what to add)"
     report.problems.append("pre-push hook not installed" + (hint if hooks_path else ""))
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
 from ..gitio import open_repo
-from ..workflow.link import connected
+from ..workflow.link import checked, connected
 
 if TYPE_CHECKING:
     from ..gitio.transport import Link
@@ -25,20 +25,21 @@ def run(
 ) -> int:
     """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped.
     ``early``: the link ``workflow.link.early`` made before this module loaded (its login
-    under way), which ``connected`` takes once the repository is opened and checked."""
+    under way), which ``connected`` takes once the repository is opened and checked; ended
+    when a check refuses."""
+    online = push is not None and not dry_run
     try:
         if checkout and dry_run:
             raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
         repo = open_repo(".")
+        given = checked(repo, push, into, agents, all_agents, select=online)
     except BaseException:
         if early is not None:
             early.close()
         raise
-    link = (
-        None
-        if push is None or dry_run
-        else connected(repo, push, into, agents, all_agents, print, early)
-    )
+    link = connected(repo, given, print, early) if online else None
+    if link is None and early is not None:
+        early.close()
     try:
         from ..workflow.sync import sync  # (a tenth of a second and more: ssh logs in meanwhile)
 
@@ -53,6 +54,7 @@ def run(
             say=print,
             warn=lambda line: print(f"git-vcontext: warning: {line}", file=sys.stderr),
             link=link,
+            given=given,
         )
     finally:
         if link is not None:

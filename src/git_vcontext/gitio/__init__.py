@@ -333,7 +333,7 @@ def config_value(repo: Repository, key: str, *, given: bool = True) -> str | Non
     (git clears ``GIT_CONFIG_PARAMETERS`` for it: ``gitio.places.hooks_folder``), and
     without the system's under ``GIT_CONFIG_NOSYSTEM`` (libgit2 reads them all the same)."""
     if _elsewhere():
-        return _git_config(repo, key, given=given)
+        return config_by_git(repo, key, given=given)
     if given and _given():
         from . import overrides
 
@@ -353,7 +353,7 @@ def config_flag(repo: Repository, key: str, default: bool) -> bool:
     """A boolean git config value as git reads it (``true``/``yes``/``on``/``1``, …);
     ``default`` when the key is not set or is not a boolean."""
     if _elsewhere():
-        value = _git_config(repo, key, flag=True)
+        value = config_by_git(repo, key, flag=True)
         return default if value is None else value == "true"
     if _given():
         from . import overrides
@@ -411,7 +411,7 @@ def _elsewhere() -> bool:
     return not named or os.path.realpath(named) != os.path.realpath(usual)
 
 
-def _git_config(
+def config_by_git(
     repo: Repository, key: str, *, flag: bool = False, given: bool = True
 ) -> str | None:
     """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``);

@@ -8,9 +8,10 @@ requests, what it fetched) is removed once it is ``STALE_AFTER`` seconds old.
 Any other (a branch, a remote-tracking ref, the index) is removed only when it is proven
 stale: sync claims the ref locks it takes (``claim``: right after taking them, a record in
 ``<git common dir>/vcontext/reflocks/`` of this process — pid, start time, pid namespace,
-host, the kernel's boot id — and of each lock file — device, inode, change time), and
-drops the claim once the refs moved. A lock file that is still the very file a claim names
-(same inode and change time: no other process made it since), whose claimant is gone
+host, the kernel's boot id — and of each lock file and its ref file — device, inode,
+change time), and drops the claim once the refs moved. A lock file that is still the very
+file a claim names (same inode and change time: no other process made it since), never
+committed (its ref file still the one the claim saw: ``_uncommitted``), whose claimant is gone
 (``fsio.alive``, on this boot of this machine's kernel, in this pid namespace), was left
 by a killed sync: no live process holds it, and it is removed (``settle``), by one remover
 at a time, which proves it again in its turn (``_Turn``). Anything short of that proof
@@ -26,7 +27,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 STALE_AFTER = 5.0
 """Seconds after which a lock file is taken as left by a dead process."""
@@ -61,30 +62,62 @@ def age(path: str) -> float | None:
         return None
 
 
-def is_ours(path: str) -> bool:
-    """Whether the lock is that of a ref only git-vcontext writes."""
-    return f"/{OURS}" in path.replace(os.sep, "/")
+def ref_of(path: str, common: str | None) -> str | None:
+    """The name of the ref whose lock file ``path`` is, in the repository whose git common
+    directory is ``common`` (``refs/heads/a/refs/x`` for ``COMMON/refs/heads/a/refs/x.lock``);
+    None when it is no ref's lock there (a work tree's own, ``packed-refs.lock``, another
+    repository's, or ``common`` unknown). Judged against ``common`` itself: a ref's name
+    may hold any folder name (``refs``, ``vcontext``), so no folder in the path tells where
+    the repository begins."""
+    if common is None or not path.endswith(".lock"):
+        return None
+    for lock, top in ((path, common), (_real(path), os.path.realpath(common))):
+        rel = os.path.relpath(lock[: -len(".lock")], top).replace(os.sep, "/")
+        if rel.startswith("refs/"):
+            return rel
+    return None
 
 
-def settle(path: str, *, ours: bool | None = None, sleep: object = time.sleep) -> bool:
+def _real(path: str) -> str:
+    """``path`` with its folder's links resolved (the file itself may be gone)."""
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def common_of(path: str, names: Iterable[str]) -> str | None:
+    """The git directory a lock file ``path`` is in when it is the lock of one of the refs
+    ``names`` (``DIR/NAME.lock``): what a remote's message names of a push's refs."""
+    slashed = path.replace(os.sep, "/")
+    for name in names:
+        if slashed.endswith(f"/{name}.lock"):
+            return path[: len(path) - len(name) - len(".lock") - 1]
+    return None
+
+
+def settle(
+    path: str, common: str | None, *, ours: bool | None = None, sleep: object = time.sleep
+) -> bool:
     """Wait for a lock file to go away (at most until it is ``STALE_AFTER`` seconds old):
     True when it went, or when it was left stale and has been removed — proven a killed
-    sync's (``proven_stale``: at once), or on a ref of ours (``is_ours``); False when it
-    stays (see ``advice``)."""
-    ours = is_ours(path) if ours is None else ours
+    sync's (``proven_stale``: at once), or on a ref of ours (``refs/vcontext/``); False when
+    it stays (see ``advice``). ``common``: the git common directory of the repository the
+    lock is in (where its claims are, and what tells its ref's name: ``ref_of``); None when
+    not known: then nothing is proven, nor ours."""
+    if ours is None:
+        ours = (ref_of(path, common) or "").startswith(OURS)
+    folder = _claims_in(common)
     deadline = time.monotonic() + STALE_AFTER + 1.0
-    proof = proven_stale(path)  # a killed sync's: at once, whatever its age
+    proof = _proven(path, folder)  # a killed sync's: at once, whatever its age
     if proof is not None:
-        return _remove_proven(path, proof)
+        return _remove_proven(path, proof, folder)
     while True:
         held = age(path)
         if held is None:
             return True
         if held >= STALE_AFTER or time.monotonic() > deadline:
             if ours:
-                return _remove_aged(path)
-            proof = proven_stale(path)  # (a claim written meanwhile, its writer dead since)
-            return proof is not None and _remove_proven(path, proof)
+                return _remove_aged(path, folder)
+            proof = _proven(path, folder)  # (a claim written meanwhile, its writer dead since)
+            return proof is not None and _remove_proven(path, proof, folder)
         assert callable(sleep)
         sleep(0.05)
 
@@ -99,11 +132,10 @@ def _remove(path: str) -> bool:
     return True
 
 
-def _remove_aged(path: str) -> bool:
+def _remove_aged(path: str, folder: str | None) -> bool:
     """Remove a lock file of ours left ``STALE_AFTER`` seconds: in a remover's turn
     (``_Turn``, where the repository has a claims folder), and only while it is still that
     old (a remover before it may have removed it, and a live process taken the ref since)."""
-    folder = _claims_of(path)
     if folder is None:
         return _remove(path)
     with _Turn(folder) as turn:
@@ -150,16 +182,19 @@ def claim(common: str, paths: Sequence[str]) -> str | None:
     short by a kill does not parse, and proves nothing."""
     from ..fsio import this_process
 
-    files = {}
+    files: dict[str, list[int]] = {}
+    refs: dict[str, list[int] | None] = {}
     for path in paths:
         try:
             files[path] = _identity(os.lstat(path))
         except OSError:
             continue  # (no such file: nothing to claim)
+        refs[path] = _ref_identity(path)
     if not files:
         return None
     pid, start, ns = this_process()
-    body = {"pid": pid, "start": start, "ns": ns, "host": _host(), "boot": _boot(), "locks": files}
+    body: dict[str, object] = {"pid": pid, "start": start, "ns": ns, "host": _host()}
+    body.update(boot=_boot(), locks=files, refs=refs)
     folder = os.path.join(common, *CLAIMS)
     name = os.path.join(folder, f"{pid}-{start}-{ns}.{os.urandom(4).hex()}.json")
     for attempt in (0, 1):
@@ -185,6 +220,17 @@ def claim(common: str, paths: Sequence[str]) -> str | None:
     return name
 
 
+def _ref_identity(lock: str) -> list[int] | None:
+    """The identity of the ref file a lock file ``lock`` stands for (``NAME`` of
+    ``NAME.lock``), None when there is none (a packed or a new ref). Committing the lock
+    renames it onto that file: a claim's lock whose ref file is still the claimed one was
+    never committed (``_proof``)."""
+    try:
+        return _identity(os.lstat(lock[: -len(".lock")]))
+    except OSError:
+        return None
+
+
 def release(claimed: str | None) -> None:
     """Drop a claim (its locks were committed or let go), and the claims of killed syncs
     none of whose lock files is left (removed by a person, or committed just before the
@@ -195,18 +241,23 @@ def release(claimed: str | None) -> None:
         _sweep(_claims(os.path.dirname(claimed)))
 
 
-_Claims = list[tuple[str, dict[str, list[int]], bool]]
-"""Claims as read (``_claims``): each one's path, its lock files' identities, whether its
-claimant is known gone."""
+_Refs = dict[str, list[int] | None] | None
+_Claims = list[tuple[str, dict[str, list[int]], _Refs, bool]]
+"""Claims as read (``_claims``): each one's path, its lock files' identities, their ref
+files' identities when it took them (None: a claim of an older version, which has none),
+whether its claimant is known gone."""
 
 
-def proven_stale(path: str) -> list[int] | None:
+def proven_stale(path: str, common: str | None) -> list[int] | None:
     """The identity of lock file ``path`` when it is proven left by a killed sync: a claim
-    in its repository names this very file, and the claimant (pid, start time, pid
-    namespace, on this boot of this machine's kernel) is gone — and no live claimant
-    names it (a file made anew on a reused inode within the clock's tick). None otherwise
-    (no claim, another file, a claimant that may still run)."""
-    folder = _claims_of(path)
+    in its repository (git common directory ``common``) names this very file, and the
+    claimant (pid, start time, pid namespace, on this boot of this machine's kernel) is
+    gone — and no live claimant names it (a file made anew on a reused inode within the
+    clock's tick). None otherwise (no claim, another file, a claimant that may still run)."""
+    return _proven(path, _claims_in(common))
+
+
+def _proven(path: str, folder: str | None) -> list[int] | None:
     if folder is None or not os.path.lexists(path):
         return None
     return _proof(path, _claims(folder))
@@ -218,11 +269,24 @@ def _proof(path: str, claims: _Claims) -> list[int] | None:
         now = _identity(os.lstat(path))
     except OSError:
         return None
-    if any(now in held.values() for _, held, dead in claims if not dead):
+    if any(now in held.values() for _, held, _, dead in claims if not dead):
         return None
-    if any(now in held.values() for _, held, dead in claims if dead):
-        return now  # this very file (by identity: whatever path named it)
+    for _, held, refs, dead in claims:
+        for lock, ident in held.items() if dead else ():
+            if ident == now and _uncommitted(lock, refs):
+                return now  # this very file (by identity: whatever path named it)
     return None
+
+
+def _uncommitted(lock: str, refs: _Refs) -> bool:
+    """Whether the claimed ``lock`` was never committed: its ref file is still the one the
+    claim saw (a commit renames the lock onto it). A claimant killed after committing,
+    before dropping its claim, leaves its lock's identity in the claim, and a new lock on
+    the freed inode within the clock's tick would match it: its ref file does not. A claim
+    without ref files (an older version's): by the lock's identity alone, as it was."""
+    if refs is None:
+        return True
+    return lock in refs and _ref_identity(lock) == refs[lock]
 
 
 _CLAIM_MAX = 1 << 20
@@ -232,21 +296,15 @@ one, and is not read whole."""
 
 def _read_claim(where: str) -> object:
     """A claim's body; ValueError when it is none (the folder is in the repository: its
-    files are untrusted — a link, a named pipe, a huge file, JSON nested past the parser)."""
-    import stat
+    files are untrusted — a link, a named pipe, a huge file, JSON nested past the parser:
+    ``fsio.read_regular``, not through a link, at most ``_CLAIM_MAX`` bytes)."""
+    from ..errors import OperationalError
+    from ..fsio import read_regular
 
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(where, flags)  # (a link: ELOOP; a named pipe: no wait for a writer)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _CLAIM_MAX:
-            raise ValueError(where)
-        data = os.read(fd, _CLAIM_MAX + 1)
-    finally:
-        os.close(fd)
-    try:
+        data = read_regular(where, follow=False, limit=_CLAIM_MAX)
         return json.loads(data)
-    except RecursionError:
+    except (OperationalError, RecursionError):
         raise ValueError(where) from None
 
 
@@ -260,19 +318,23 @@ def _claims(folder: str) -> _Claims:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
     except OSError:
         return []
-    found = []
+    found: _Claims = []
     here = pid_namespace()
     for name in names:
         where = os.path.join(folder, name)
         try:
             body = _read_claim(where)
             if not isinstance(body, dict):
-                continue
+                raise TypeError(where)
             pid, start, ns, host = body["pid"], body["start"], body["ns"], body["host"]
             boot = body.get("boot")
             held = {str(k): _ident(v) for k, v in body["locks"].items()}
+            refs = _refs(body.get("refs"))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue  # cut short by a kill, or not ours: proves nothing
+            # cut short by a kill, or not ours: proves nothing (no locks), swept once its
+            # writer is gone (``_unreadable_gone``)
+            found.append((where, {}, {}, _unreadable_gone(where, name)))
+            continue
         sound = (
             host == _host()
             and boot == _boot()
@@ -283,8 +345,44 @@ def _claims(folder: str) -> _Claims:
             and (start is None or type(start) is int)
         )
         dead = sound and not alive(pid, start, ns)
-        found.append((where, held, dead))
+        found.append((where, held, refs, dead))
     return found
+
+
+WRITTEN_WITHIN = 1.0
+"""Seconds within which any claim is written whole (it takes microseconds)."""
+_NAMED = re.compile(r"([0-9]+)-([0-9]+|None)-([0-9]+|None)\.[0-9a-f]{8}\.json")
+"""A claim's name as ``claim`` makes it: its writer's pid, start time and pid namespace."""
+
+
+def _unreadable_gone(where: str, name: str) -> bool:
+    """Whether a claim that does not read (cut short by a kill, or no claim at all) is left
+    by no live writer, so that it may go (it names no lock: its going removes none). Its
+    name names its writer (``claim``): gone (``fsio.alive``) once it is a second old (a
+    writer on another machine sharing the folder writes its claim whole in microseconds,
+    and its pid means nothing here: ``WRITTEN_WITHIN``); a name that names no writer:
+    ``STALE_AFTER`` old."""
+    from ..fsio import alive
+
+    try:
+        old = time.time() - os.lstat(where).st_mtime
+    except OSError:
+        return False
+    named = _NAMED.fullmatch(name)
+    if named is None:
+        return old >= STALE_AFTER
+    pid, start, ns = (None if g == "None" else int(g) for g in named.groups())
+    assert pid is not None
+    return old >= WRITTEN_WITHIN and not alive(pid, start, ns)
+
+
+def _refs(value: object) -> _Refs:
+    """A claim's ref files: their identities (or null: none), else the claim is none."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(value)
+    return {str(k): None if v is None else _ident(v) for k, v in value.items()}
 
 
 def _ident(value: object) -> list[int]:
@@ -303,19 +401,13 @@ def _still(path: str, ident: list[int]) -> bool:
         return False
 
 
-def _claims_of(path: str) -> str | None:
-    """The claims folder of the repository a ref's lock file is in (``…/refs/…`` under its
-    git common directory), if it has one (a real folder: never through a link)."""
-    here = os.path.dirname(path)
-    while True:
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        if os.path.basename(here) == "refs":
-            folder = os.path.join(parent, *CLAIMS)
-            if os.path.isdir(folder) and not os.path.islink(folder):
-                return folder
-        here = parent
+def _claims_in(common: str | None) -> str | None:
+    """The claims folder of the repository whose git common directory is ``common``, if it
+    has one (a real folder: never through a link)."""
+    if common is None:
+        return None
+    folder = os.path.join(common, *CLAIMS)
+    return folder if os.path.isdir(folder) and not os.path.islink(folder) else None
 
 
 TURN_WAIT = 1.0
@@ -366,13 +458,12 @@ class _Turn:
             self.fd = -1
 
 
-def _remove_proven(path: str, ident: list[int]) -> bool:
+def _remove_proven(path: str, ident: list[int], folder: str | None) -> bool:
     """Remove a lock file proven stale, and only that file: in this remover's turn
     (``_Turn``) the proof is made again (a remover before it may have removed it, and a
     live git taken the ref since); then it is moved aside (into the claims folder: git
     never reads it as a ref) and checked there (a person who removed it and a process that
-    made a new one in between get theirs back)."""
-    folder = _claims_of(path)
+    made a new one in between get theirs back). ``folder``: the repository's claims."""
     if folder is None:
         return False
     with _Turn(folder) as turn:
@@ -409,7 +500,7 @@ def _sweep(claims: _Claims) -> None:
     """Drop the claims of gone processes none of whose lock files is left (one was just
     removed). ``claims``: as read in this turn (a gone claimant's claim does not change;
     one written since is a live process's, never dropped)."""
-    for where, held, dead in claims:
+    for where, held, _, dead in claims:
         if dead and not any(_still(lock, ident) for lock, ident in held.items()):
             _remove(where)
 

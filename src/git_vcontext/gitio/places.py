@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
-from . import config_value, open_repo, open_trusted
+from . import config_by_git, config_value, open_repo, open_trusted
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -54,14 +54,26 @@ FETCHED = "refs/vcontext/remotes/"
 
 
 def hooks_folder(repo: Repository, *, receiving: bool = False) -> Path:
-    """Where git runs ``repo``'s hooks from: ``core.hooksPath`` (``~`` expanded; a relative
-    path from the top of the work tree, or from the git directory of a bare repository),
+    """Where git runs ``repo``'s hooks from: ``core.hooksPath`` (``configured_hooks``),
     else the common git directory's ``hooks``. ``receiving``: where the ``git
     receive-pack`` of a push to ``repo`` as a path runs them from, which does not see
     this command's ``git -c`` settings (git clears them for it): a remote's."""
-    configured = config_value(repo, "core.hooksPath", given=not receiving)
+    configured = configured_hooks(repo, receiving=receiving)
+    return common_dir(repo) / "hooks" if configured is None else configured
+
+
+def configured_hooks(repo: Repository, *, receiving: bool = False) -> Path | None:
+    """``core.hooksPath`` as git resolves it (``~`` expanded; a relative path from the top
+    of the work tree, or from the git directory of a bare repository, where git runs
+    hooks), None when unset (``receiving``: see ``hooks_folder``). The one reading of it
+    (install, uninstall, doctor, the guard, sync): libgit2's, and git's own where the
+    configuration holds an ``includeIf "hasconfig:…"``, which libgit2 does not evaluate."""
+    if any(e.name.startswith("includeif.hasconfig:") for e in repo.config):
+        configured = config_by_git(repo, "core.hooksPath", given=not receiving)
+    else:
+        configured = config_value(repo, "core.hooksPath", given=not receiving)
     if not configured:
-        return common_dir(repo) / "hooks"
+        return None
     path = Path(os.path.expanduser(configured))
     return path if path.is_absolute() else Path(repo.workdir or repo.path) / path
 

@@ -52,10 +52,32 @@ def branch_ref(branch: str) -> str:
 
 
 def valid_branch_name(branch: str) -> bool:
-    """Whether git accepts ``branch`` (a short name) as the name of a local branch."""
+    """Whether git accepts ``branch`` (a short name) as the name of a local branch:
+    libgit2's judgement, but for a ``plain_branch`` name (nearly all), which it accepts,
+    known without pygit2 (so a sync's early login can ask before pygit2 loads)."""
+    if plain_branch(branch):
+        return True
     import pygit2
 
     return pygit2.reference_is_valid_name(f"refs/heads/{branch}")
+
+
+_PLAIN_PART = "[A-Za-z0-9_][A-Za-z0-9_.-]*"
+
+
+def plain_branch(name: str) -> bool:
+    """Whether ``name`` is a branch name of the plainest kind (ASCII letters, digits, ``_``,
+    ``.``, ``-`` in ``/``-separated parts that start with a letter, digit or ``_``, no
+    ``..``, no part ending in ``.`` or ``.lock``): a subset of what git and libgit2 accept
+    (``git check-ref-format --branch``)."""
+    import re  # (lazy: cached after the first call)
+
+    return all(
+        re.fullmatch(_PLAIN_PART, part) is not None
+        and ".." not in part
+        and not part.endswith((".", ".lock"))
+        for part in name.split("/")
+    )
 
 
 def create_branch(repo: Repository, branch: str, commit: Oid, *, message: str) -> None:
@@ -154,9 +176,10 @@ def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -
             lock = locks.named_lock(str(exc))
             if lock is None:
                 raise RefMoved(f"could not update {names}: {exc}") from None
-            if attempt < 2 and locks.settle(lock):
+            common = _common(repo)
+            if attempt < 2 and locks.settle(lock, common):
                 continue  # gone, or stale and ours (removed): again
-            left = _other_locks(lock, updates)
+            left = _other_locks(lock, updates, common)
             also = "".join(f"; and {locks.removal(p)}" for p in left)
             raise RefLocked(
                 f"could not update {names}: {locks.advice(lock)}{also}",
@@ -164,17 +187,21 @@ def move_refs(repo: Repository, updates: Sequence[RefUpdate], *, message: str) -
             ) from None
 
 
-def _other_locks(lock: str, updates: Sequence[RefUpdate]) -> list[str]:
+def _other_locks(lock: str, updates: Sequence[RefUpdate], common: str) -> list[str]:
     """Lock files of the other refs of ``updates`` that stay too (next to ``lock``)."""
     import os
 
-    slashed = lock.replace(os.sep, "/")
-    for u in updates:
-        if slashed.endswith(f"/{u.name}.lock"):
-            root = lock[: len(lock) - len(u.name) - len(".lock")]
-            others = [f"{root}{v.name}.lock" for v in updates if v.name != u.name]
-            return [p for p in others if not locks.settle(p)]
-    return []
+    root = locks.common_of(lock, [u.name for u in updates])
+    if root is None:
+        return []
+    others = [os.path.join(root, *v.name.split("/")) + ".lock" for v in updates]
+    return [p for p in others if p != lock and not locks.settle(p, common)]
+
+
+def _common(repo: Repository) -> str:
+    from .places import common_dir
+
+    return str(common_dir(repo))
 
 
 def _transaction(repo: Repository, updates: Sequence[RefUpdate], message: str) -> None:
@@ -226,7 +253,7 @@ def set_ref(repo: Repository, name: str, oid: Oid) -> None:
         if ref is None or ref.target != oid:
             repo.references.create(name, oid, force=True)
 
-    _unlocked(write, f"could not update {name}")
+    _unlocked(repo, write, f"could not update {name}")
 
 
 def delete_ref(repo: Repository, name: str) -> None:
@@ -237,10 +264,10 @@ def delete_ref(repo: Repository, name: str) -> None:
         if ref is not None:
             ref.delete()
 
-    _unlocked(delete, f"could not delete {name}")
+    _unlocked(repo, delete, f"could not delete {name}")
 
 
-def _unlocked(action: Callable[[], None], what: str) -> None:
+def _unlocked(repo: Repository, action: Callable[[], None], what: str) -> None:
     """``action()``, again after a lock file in its way went (``locks.settle``)."""
     import pygit2
 
@@ -252,7 +279,7 @@ def _unlocked(action: Callable[[], None], what: str) -> None:
             lock = locks.named_lock(str(exc))
             if lock is None:
                 raise
-            if attempt == 2 or not locks.settle(lock):
+            if attempt == 2 or not locks.settle(lock, _common(repo)):
                 raise RefLocked(f"{what}: {locks.advice(lock)}", lock_files=(lock,)) from None
 
 

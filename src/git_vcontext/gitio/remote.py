@@ -186,7 +186,7 @@ def fetch(
         dropped = [s for s in wanted if _source(s) in lacking]
         if not dropped:
             lock = locks.named_lock(out.stderr)
-            if lock is not None and unlocked < 3 and locks.settle(lock):
+            if lock is not None and unlocked < 3 and locks.settle(lock, _common(cwd)):
                 unlocked += 1  # a lock of a ref here that went away (or was ours, stale)
                 continue
             if lock is None:
@@ -201,6 +201,18 @@ def fetch(
         missing += [_source(s) for s in dropped]
         wanted = [s for s in wanted if s not in dropped]
     return missing
+
+
+def _common(cwd: str) -> str | None:
+    """The git common directory of the repository at ``cwd`` (a fetch writes its refs
+    there: the locks in its way are its), None when it cannot be opened."""
+    from . import open_repo
+    from .places import common_dir
+
+    try:
+        return str(common_dir(open_repo(cwd)))
+    except OperationalError:
+        return None
 
 
 def _source(refspec: str) -> str:

@@ -52,8 +52,8 @@ class RemoteLocks:
         if lock is None:
             return None
         held = locks.age(lock)
-        if held is not None:  # on this machine
-            if locks.settle(lock):
+        if held is not None:  # on this machine (the lock of a ref pushed: its repository's)
+            if locks.settle(lock, locks.common_of(lock, [row.ref for row in pushed.rows])):
                 return None
             return locks.advice(lock)
         first = self.first_seen.setdefault(lock, now)

@@ -26,7 +26,7 @@
   arrive).
 
 ``<base>`` is the branch name with ``%`` and ``/`` escaped, so no two bases' refs
-collide. Everything here is pure but ``holder_alive`` (it asks the OS about a pid).
+collide. Everything here is pure but ``breakable`` (it asks the OS about a pid: ``fsio.alive``).
 """
 
 from __future__ import annotations
@@ -141,21 +141,15 @@ def mine(holder: str, where: str, seconds: float, now: float, takes: float | Non
 
 def breakable(lease: Lease | None, where: str, now: float) -> bool:
     """Whether a lease may be taken over: none or unreadable, expired, or left behind by
-    an interrupted sync in this same repository (its process is gone)."""
+    an interrupted sync in this same repository (its process is gone: ``fsio.alive``, by
+    its pid and start time, so a pid given since to another process is not it; a holder
+    in another pid namespace, alive for all we can tell; an older version's lease, with
+    no start time, by its pid)."""
     if lease is None or lease.expired(now):
         return True
     import socket  # lazy: see ``mine``
 
+    from ..fsio import alive
+
     left_here = lease.host == socket.gethostname() and lease.where == where
-    return left_here and not holder_alive(lease.pid, lease.started, lease.namespace)
-
-
-def holder_alive(pid: int, started: int | None = None, namespace: int | None = None) -> bool:
-    """Whether the lease's holder runs (``fsio.alive``: by its pid and start time, a pid
-    given since to another process is not it; a holder in another pid ``namespace``, a
-    container sharing the host name and the repository, alive for all we can tell; unsaid,
-    an older version's lease: by its pid, as before). Someone else's process, or one we
-    cannot ask about: alive."""
-    from ..fsio import alive  # lazy: see ``mine``
-
-    return alive(pid, started, namespace)
+    return left_here and not alive(lease.pid, lease.started, lease.namespace)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..fsio import permitted, remove_stale_temporaries, temporary_name, write_atomic
-from ..gitio import config_hooks, git
-from ..gitio.places import hooks_folder
+from ..gitio import config_hooks, git, open_repo, work_tree
+from ..gitio.places import configured_hooks, hooks_folder
 from ..record import record
 from ..shipped import hooks_dir as shipped
 
@@ -51,29 +51,13 @@ class HookPlan:
     advice: tuple[str, ...] = field(default=())
 
 
-def hooks_path(top: Path) -> Path | None:
-    """``core.hooksPath`` from any configuration level, resolved as git does (a relative
-    path is relative to the top of the work tree), or None when unset."""
-    out = git(["config", "--get", "core.hooksPath"], cwd=top, check=False)
-    value = out.stdout.strip() if out.returncode == 0 else ""
-    if not value:
-        return None
-    path = Path(os.path.expanduser(value))
-    return path if path.is_absolute() else top / path
-
-
 def hooks_dir(cwd: Path) -> Path:
     """Where git runs hooks from in this repository (``core.hooksPath`` honoured). In a bare
     repository (no work tree) as a push's ``receive-pack`` reads it: a relative path from
     the git directory, not this command's ``git -c`` (``gitio.places.hooks_folder``, which
     sync's lease reads too): the guard goes where git runs it."""
-    top = _top(cwd)
-    if top is None:
-        from ..gitio import open_repo
-
-        return hooks_folder(open_repo(cwd), receiving=True)
-    configured = hooks_path(top)
-    return configured if configured is not None else _git_dir(cwd) / "hooks"
+    repo = open_repo(cwd)
+    return hooks_folder(repo, receiving=work_tree(repo) is None)
 
 
 def _git_dir(cwd: Path) -> Path:
@@ -86,7 +70,7 @@ def _git_dir(cwd: Path) -> Path:
 def plan(cwd: Path, force: bool) -> HookPlan:
     """Where install puts the shim; ``--force`` puts it in ``core.hooksPath`` whoever owns it."""
     top = _top(cwd) or cwd
-    configured = hooks_path(top)
+    configured = configured_hooks(open_repo(cwd))
     if configured is None or force:
         folder = hooks_dir(cwd)
         manager = None if force else _replacing_manager(folder / "pre-push")
@@ -231,7 +215,7 @@ def _write_hook(hook: Path, text: str) -> None:
 
 def uninstall(cwd: Path) -> list[str]:
     """Remove our shim (wherever install or pre-commit put it) and put a chained hook back."""
-    configured = hooks_path(_top(cwd) or cwd)  # and .git/hooks, from before it was set
+    configured = configured_hooks(open_repo(cwd))  # and .git/hooks, from before it was set
     folders = {_git_dir(cwd) / "hooks", *([configured] if configured is not None else [])}
     messages: list[str] = []
     for folder in sorted(folders):
@@ -362,7 +346,7 @@ def only_our_shim(repo: Repository) -> bool:
 
 def managed_call(top: Path) -> Path | None:
     """The hook manager's file that already runs the check, if any (for doctor)."""
-    configured = hooks_path(top)
+    configured = configured_hooks(open_repo(top))
     candidates = [top / ".husky" / "pre-push", *(top / n for n in LEFTHOOK_FILES)]
     candidates += [top / PRE_COMMIT_CONFIG]
     if configured is not None:

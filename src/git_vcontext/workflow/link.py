@@ -9,6 +9,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -17,40 +18,65 @@ if TYPE_CHECKING:
     from ..gitio.transport import Link
 
 
-def connected(
+@dataclass(frozen=True)
+class Given:
+    """What a sync was given, checked once (``checked``) and passed on: the remote, the
+    ``--into`` branch, the agents asked for (or ``all_agents``) and, once selected, the
+    agents to sync (``names``; None: not yet, see ``selected``)."""
+
+    push: str | None
+    into: str | None
+    asked: tuple[str, ...]
+    all_agents: bool
+    names: tuple[str, ...] | None
+
+    def selected(self, repo: Repository) -> list[str]:
+        """The agents to sync, as selected already, else selected now."""
+        from ..branches.agents import select_agents
+
+        if self.names is not None:
+            return list(self.names)
+        return select_agents(repo, self.asked, self.all_agents)
+
+
+def checked(
     repo: Repository,
-    push: str,
+    push: str | None,
     into: str | None,
     agents: Sequence[str],
     all_agents: bool,
-    report: Callable[[str], None],
-    early: Link | None = None,
+    *,
+    select: bool,
+) -> Given:
+    """The remote, ``--into`` and (``select``) the agents, each checked as what it is
+    (hostile input over MCP: before git sees any of it; no agent branch: the sync stops
+    with no login to the server for it). Without ``select`` the agents are chosen later,
+    after an interrupted update is finished (a local sync)."""
+    from ..gitio import operands
+
+    remote = None if push is None else operands.remote(repo, push, "--push remote")
+    base = None if into is None else operands.branch(into, "--into branch")
+    given = Given(remote, base, tuple(agents), all_agents, None)
+    return replace(given, names=tuple(given.selected(repo))) if select else given
+
+
+def connected(
+    repo: Repository, given: Given, report: Callable[[str], None], early: Link | None = None
 ) -> Link:
-    """The sync's link to ``push``, its ssh connection (if any) started now, in the
-    background (``Link.begin``): the key exchange overlaps the sync's local work up to
-    its first git command. Checked first, as ``sync`` checks them: the remote, ``--into``
-    and the agents (hostile input, or no agent branch: the sync stops with no login to the
-    server for it). ``early``: the link ``early`` made before the repository was opened,
-    taken when these checks pass and it is this repository's and remote's (else ended).
-    The caller closes it."""
-    from ..branches.agents import select_agents
-    from ..gitio import operands, run_dir
+    """The sync's link to the remote ``given`` (checked: ``checked``), its ssh connection
+    (if any) started now, in the background (``Link.begin``): the key exchange overlaps
+    the sync's local work up to its first git command. ``early``: the link ``early`` made
+    before the repository was opened, taken when it is this repository's and remote's
+    (else ended). The caller closes it."""
+    from ..gitio import run_dir
     from ..gitio.transport import Link
 
-    try:
-        remote = operands.remote(repo, push, "--push remote")
-        if into is not None:
-            operands.branch(into, "--into branch")
-        select_agents(repo, tuple(agents), all_agents)
-    except BaseException:
-        if early is not None:
-            early.close()
-        raise
+    assert given.push is not None
     if early is not None:
-        if early.remote == remote and _same_folder(early.cwd, run_dir(repo)):
+        if early.remote == given.push and _same_folder(early.cwd, run_dir(repo)):
             return early
         early.close()
-    link = Link(run_dir(repo), remote, report=report)
+    link = Link(run_dir(repo), given.push, report=report)
     link.begin()
     return link
 
@@ -62,19 +88,6 @@ PLACE_VARIABLES = (
 """Variables that make git find the repository, its refs or its configuration elsewhere
 than the plain search ``early`` does: with any set, it leaves the login to ``connected``."""
 
-_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
-
-
-def plain_branch(name: str) -> bool:
-    """Whether ``name`` is a branch name of the plainest kind (ASCII letters, digits, ``_``,
-    ``.``, ``-`` in ``/``-separated parts that start with a letter, digit or ``_``, no
-    ``..``, no part ending in ``.`` or ``.lock``): a subset of what git accepts (``git
-    check-ref-format --branch``), judged without pygit2."""
-    return all(
-        _PART.fullmatch(part) is not None and ".." not in part and not part.endswith((".", ".lock"))
-        for part in name.split("/")
-    )
-
 
 def early(agents: Sequence[str], push: str, report: Callable[[str], None]) -> Link | None:
     """``sync AGENT… --push REMOTE``'s link, its ssh login started now, before pygit2 and
@@ -83,8 +96,10 @@ def early(agents: Sequence[str], push: str, report: Callable[[str], None]) -> Li
     None when anything is less plain (``connected`` then judges and logs in as before).
     What it asks: the remote is a configured remote (``git remote``; its section in the
     repository's own config file) or a URL ``operands.remote`` takes; every agent's name
-    and branch (``vcontext.agentPrefix`` + name) is a ``plain_branch`` and that branch is
-    here (a loose ref or a line of ``packed-refs``); the repository is the plain kind
+    and branch (``vcontext.agentPrefix`` + name) passes the check ``checked`` makes of it
+    (``branches.agents.branch_of``, the same code: pygit2 loads only for a name that is
+    not ``gitio.refs.plain_branch``) and that branch is here (a loose ref or a line of
+    ``packed-refs``); the repository is the plain kind
     (found by its ``.git`` above this folder on the same file system, owned by this user,
     its refs in files, no ``core.worktree``, none of ``PLACE_VARIABLES`` set). Its one
     ``git config`` serves the link too. No login is started for a value that the checks refuse."""
@@ -96,8 +111,6 @@ def early(agents: Sequence[str], push: str, report: Callable[[str], None]) -> Li
     try:
         remote = operands.plain(push, "--push remote")
     except UsageError:
-        return None
-    if not all(plain_branch(a) for a in agents):
         return None
     found = _work_tree()
     if found is None:
@@ -117,9 +130,14 @@ def early(agents: Sequence[str], push: str, report: Callable[[str], None]) -> Li
             operands.remote(None, remote, "--push remote")  # (a URL: checked as connected does)
         except (UsageError, OperationalError):
             return None
-    prefix = (config.agent_prefix or "agents/").strip()
-    prefix = prefix if prefix.endswith("/") else prefix + "/"
-    if not all(plain_branch(prefix + a) and _has_branch(common, prefix + a) for a in agents):
+    from ..branches.agents import branch_of, prefix_of  # (sync's own rules)
+
+    prefix = prefix_of(config.agent_prefix)
+    try:
+        branches = [branch_of(prefix, a) for a in agents]
+    except UsageError:
+        return None
+    if not all(_has_branch(common, b) for b in branches):
         return None
     link = Link(top, remote, report=report, config=config)
     link.begin()

@@ -32,7 +32,7 @@ from ..sync.tracking import (
     unusable_way_out,
 )
 from ..validation.model import command_path, command_word, quoted_path
-from .link import connected
+from .link import Given, checked, connected
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -69,25 +69,29 @@ def sync(
     warn: Callable[[str], None],
     hints: bool = True,
     link: Link | None = None,
+    given: Given | None = None,
     shown: Callable[[PairResult], None] | None = None,
 ) -> SyncOutcome:
     """Sync the agents (``say`` tells what happened, line by line). ``checkout``: leave
     each pair that conflicts stopped in its agent's work tree. ``hints``: end each conflict
     with the commands to run next (the MCP server says its own). ``link``: the sync's own
     to the ``push`` remote, made (and connected) by the caller, who closes it; else one is
-    made here. ``shown``: given each pair as it is said (also when the sync fails later,
-    e.g. a lock in the way: the MCP server still returns the conflicts). Shared by the
-    command and the MCP server. A full disk or a read-only repository is said as such
-    (``gitio.storage``)."""
+    made here. ``given``: what the caller checked already (``link.checked``: the remote,
+    ``--into``, the agents), passed on, not checked again. ``shown``: given each pair as
+    it is said (also when the sync fails later, e.g. a lock in the way: the MCP server
+    still returns the conflicts). Shared by the command and the MCP server. A full disk
+    or a read-only repository is said as such (``gitio.storage``)."""
     where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
     with explained(where, "sync"):
-        push, into = _checked(repo, push, into)  # hostile input (MCP): before git sees any
-        mine = link is None and push is not None and not dry_run
+        online = push is not None and not dry_run
+        if given is None:  # hostile input (MCP): before git sees any
+            given = checked(repo, push, into, agents, all_agents, select=online)
+        mine = link is None and online
         if mine:  # one per sync (over ssh its connection starts now: see connected)
-            link = connected(repo, str(push), into, agents, all_agents, say)
+            link = connected(repo, given, say)
         try:
-            return _sync_with(repo, agents, all_agents, into, push, dry_run, checkout, say,
-                              warn, hints, link, shown or _unseen)  # fmt: skip
+            return _sync_with(repo, given, dry_run, checkout, say, warn, hints, link,
+                              shown or _unseen)  # fmt: skip
         finally:
             if mine and link is not None:
                 link.close()
@@ -95,10 +99,7 @@ def sync(
 
 def _sync_with(
     repo: Repository,
-    agents: tuple[str, ...] | list[str],
-    all_agents: bool,
-    into: str | None,
-    push: str | None,
+    given: Given,
     dry_run: bool,
     checkout: bool,
     say: Callable[[str], None],
@@ -108,7 +109,8 @@ def _sync_with(
     shown: Callable[[PairResult], None],
 ) -> SyncOutcome:
     _finish_interrupted(repo, say, warn)
-    names = agent_config.select_agents(repo, tuple(agents), all_agents)
+    push, into = given.push, given.into
+    names = given.selected(repo)  # (a local sync's: after the interrupted update)
     pairs = [(name, agent_config.base_of(repo, name, into)) for name in names]
     bases = list(dict.fromkeys(base for _, base in pairs))
     _named_as_on_the_remote(repo, pairs, push, checkout)
@@ -194,13 +196,6 @@ def _named_as_on_the_remote(
         refuse_renamed(repo, pairs, push)
     elif checkout:
         refuse_unusable(repo, list(dict.fromkeys(base for _, base in pairs)))
-
-
-def _checked(repo: Repository, push: str | None, into: str | None) -> tuple[str | None, str | None]:
-    """The remote and the base branch given, each checked as what it is."""
-    remote = None if push is None else operands.remote(repo, push, "--push remote")
-    base = None if into is None else operands.branch(into, "--into branch")
-    return remote, base
 
 
 def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
