@@ -188,22 +188,9 @@ def _fast_sync(args: list[str]) -> int | None:
         return None
     # lazy: each fast path loads its own command only
     from .boundary import boundary
+    from .commands import sync
 
-    def call() -> int:
-        # the ssh login first, when certain to be wanted: it overlaps the imports below
-        # (pygit2, sync) and opening the repository (workflow.link.early; light)
-        from .workflow.link import early
-
-        link = early(names, remote, print)
-        try:
-            from .commands import sync
-        except BaseException:
-            if link is not None:
-                link.close()
-            raise
-        return sync.run(agents=tuple(names), push=remote, early=link)
-
-    return boundary(call)
+    return boundary(lambda: sync.run(agents=tuple(names), push=remote))
 
 
 def _fast_diff(args: list[str]) -> Callable[[], int] | None:

@@ -21,7 +21,6 @@ import datetime
 import hashlib
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -1268,9 +1267,6 @@ def test_sync_runs_no_ssh_for_a_remote_git_would_not_reach_over_ssh(
         ["agent-0", "--into", "bad..name"],
         ["agent-0", "--all"],
         [],
-        ["a..b"],  # (the fast path's forms: not a branch name; a second agent with none)
-        ["agent-0", "nobody"],
-        ["agent-0", "agent-0.lock"],
     ],
 )
 def test_sync_that_stops_before_the_network_opens_no_ssh_connection(
@@ -1296,93 +1292,3 @@ def test_sync_that_stops_before_the_network_opens_no_ssh_connection(
     assert out.returncode in (2, 3), (out.returncode, out.stderr)
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert not (tmp_path / "ssh.log").exists(), (tmp_path / "ssh.log").read_text()
-
-
-EARLY_PROBE = """
-import sys
-from git_vcontext.workflow.link import early
-link = early(sys.argv[1:], "far", print)
-print("started" if link is not None else "none", "pygit2" in sys.modules)
-if link is not None:
-    link.ready()  # (the login's end: the spy has logged it)
-    link.close()
-"""
-
-
-@pytest.mark.parametrize(
-    ("agents", "config", "started"),
-    [
-        (["agent-0"], {}, True),
-        (["agent-0"], {"vcontext.agentPrefix": "team"}, False),  # no branch team/agent-0
-        (["agent-0", "nobody"], {}, False),
-        (["a..b"], {}, False),
-        (["agent-0"], {"core.worktree": "."}, False),  # (not the plain search: left to sync)
-    ],
-)
-def test_sync_over_ssh_logs_in_before_pygit2_loads_only_for_what_its_checks_take(
-    tmp_path: Path, agents: list[str], config: dict[str, str], started: bool
-) -> None:
-    """PRODUCT.md, "Sync at scale" (issue 30) and "Nothing from outside reaches a command
-    line unchecked": ``sync AGENT --push REMOTE`` starts its ssh login before pygit2 and
-    sync load (``workflow.link.early``), and only when the checks before the network
-    would pass (a configured remote, every agent's branch here); otherwise no ssh at all
-    until those checks ran (then as before). Fails before: the login started after pygit2
-    loaded (``started``: no early link, pygit2 loaded)."""
-    _, [clone] = _team(tmp_path, None)
-    spy = tmp_path / "bin" / "ssh"
-    spy.parent.mkdir()
-    spy.write_text(
-        f'#!/bin/sh\ncase " $* " in *" -G "*) exit 0;; esac\necho "$*" >> {tmp_path / "ssh.log"}\n'
-        "exit 255\n"
-    )  # (ssh -G answers: nothing of the user's shares connections)
-    spy.chmod(0o755)
-    said = {"remote.far.url": "host:r.git", "core.sshCommand": str(spy), **config}
-    for key, value in said.items():
-        subprocess.run(["git", "config", key, value], cwd=clone, check=True)
-    out = subprocess.run(
-        [sys.executable, "-c", EARLY_PROBE, *agents],
-        cwd=clone / "memory", capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == (["started", "False"] if started else ["none", "False"])
-    log = tmp_path / "ssh.log"
-    if started:
-        assert " -f -N " in f" {log.read_text()} ", log.read_text()  # the login, logged
-        assert "-- host" in log.read_text()
-    else:
-        assert not log.exists(), log.read_text()
-
-
-def test_sync_over_ssh_a_remote_named_outside_the_repository_gets_no_login_before_its_checks(
-    tmp_path: Path,
-) -> None:
-    """PRODUCT.md, "Nothing from outside reaches a command line unchecked": a remote named
-    only outside the repository's own config file (here a ``GIT_CONFIG_GLOBAL`` file, which
-    libgit2 does not read: sync's check may refuse it) gets no login before sync's checks
-    (``workflow.link.early``); the repository's own ``[remote "far"]`` does (fails before:
-    no early link at all)."""
-    _, [clone] = _team(tmp_path, None)
-    spy = tmp_path / "bin" / "ssh"
-    spy.parent.mkdir()
-    spy.write_text(
-        f'#!/bin/sh\ncase " $* " in *" -G "*) exit 0;; esac\necho "$*" >> {tmp_path / "ssh.log"}\n'
-        "exit 255\n"
-    )
-    spy.chmod(0o755)
-    outside = tmp_path / "global.gitconfig"
-    outside.write_text(f'[remote "far"]\n\turl = host:r.git\n[core]\n\tsshCommand = {spy}\n')
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(outside)}
-
-    def probe() -> list[str]:
-        out = subprocess.run(
-            [sys.executable, "-c", EARLY_PROBE, "agent-0"], cwd=clone, env=env,
-            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
-        )  # fmt: skip
-        assert out.returncode == 0, out.stderr
-        return out.stdout.split()
-
-    assert probe() == ["none", "False"]
-    assert not (tmp_path / "ssh.log").exists()
-    subprocess.run(["git", "config", "remote.far.url", "host:r.git"], cwd=clone, check=True)
-    assert probe() == ["started", "False"]
-    assert " -f -N " in (tmp_path / "ssh.log").read_text()

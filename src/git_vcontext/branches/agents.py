@@ -22,12 +22,7 @@ DEFAULT_PREFIX = "agents/"
 
 def agent_prefix(repo: Repository) -> str:
     """The branch prefix of agent branches, always ending in '/'."""
-    return prefix_of(config_value(repo, "vcontext.agentPrefix"))
-
-
-def prefix_of(said: str | None) -> str:
-    """The branch prefix of agent branches when ``vcontext.agentPrefix`` is ``said``."""
-    prefix = (said or DEFAULT_PREFIX).strip()
+    prefix = (config_value(repo, "vcontext.agentPrefix") or DEFAULT_PREFIX).strip()
     return prefix if prefix.endswith("/") else prefix + "/"
 
 
@@ -61,16 +56,10 @@ def is_utf8(text: str) -> bool:
 
 def agent_branch(repo: Repository, agent: str) -> str:
     """The short branch name of ``agent`` (``agents/AGENT``)."""
-    return branch_of(agent_prefix(repo), agent)
-
-
-def branch_of(prefix: str, agent: str) -> str:
-    """The short branch name of ``agent`` under ``prefix``; UsageError when the name or the
-    branch's is not valid (without pygit2 for plain names: ``gitio.refs.plain_branch``)."""
     # lazy: the pre-push hook imports this module for agent_prefix only
     from ..gitio.refs import valid_branch_name
 
-    branch = prefix + check_agent_name(agent)
+    branch = agent_prefix(repo) + check_agent_name(agent)
     if not valid_branch_name(branch):
         raise UsageError(
             f"not a valid branch name: {branch!r} (check git config vcontext.agentPrefix)"

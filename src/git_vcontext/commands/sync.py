@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, UsageError
 from ..gitio import open_repo
 from ..workflow.link import checked, connected
-
-if TYPE_CHECKING:
-    from ..gitio.transport import Link
 
 
 def run(
@@ -21,25 +17,14 @@ def run(
     push: str | None = None,
     dry_run: bool = False,
     checkout: bool = False,
-    early: Link | None = None,
 ) -> int:
-    """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped.
-    ``early``: the link ``workflow.link.early`` made before this module loaded (its login
-    under way), which ``connected`` takes once the repository is opened and checked; ended
-    when a check refuses."""
+    """Sync the agents; exit 0 when every pair merged cleanly, 1 when one stopped."""
+    if checkout and dry_run:
+        raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
+    repo = open_repo(".")
     online = push is not None and not dry_run
-    try:
-        if checkout and dry_run:
-            raise UsageError("--checkout leaves a merge stopped: not with --dry-run")
-        repo = open_repo(".")
-        given = checked(repo, push, into, agents, all_agents, select=online)
-    except BaseException:
-        if early is not None:
-            early.close()
-        raise
-    link = connected(repo, given, print, early) if online else None
-    if link is None and early is not None:
-        early.close()
+    given = checked(repo, push, into, agents, all_agents, select=online)
+    link = connected(repo, given, print) if online else None
     try:
         from ..workflow.sync import sync  # (a tenth of a second and more: ssh logs in meanwhile)
 

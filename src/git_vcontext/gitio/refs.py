@@ -52,32 +52,10 @@ def branch_ref(branch: str) -> str:
 
 
 def valid_branch_name(branch: str) -> bool:
-    """Whether git accepts ``branch`` (a short name) as the name of a local branch:
-    libgit2's judgement, but for a ``plain_branch`` name (nearly all), which it accepts,
-    known without pygit2 (so a sync's early login can ask before pygit2 loads)."""
-    if plain_branch(branch):
-        return True
+    """Whether git accepts ``branch`` (a short name) as the name of a local branch."""
     import pygit2
 
     return pygit2.reference_is_valid_name(f"refs/heads/{branch}")
-
-
-_PLAIN_PART = "[A-Za-z0-9_][A-Za-z0-9_.-]*"
-
-
-def plain_branch(name: str) -> bool:
-    """Whether ``name`` is a branch name of the plainest kind (ASCII letters, digits, ``_``,
-    ``.``, ``-`` in ``/``-separated parts that start with a letter, digit or ``_``, no
-    ``..``, no part ending in ``.`` or ``.lock``): a subset of what git and libgit2 accept
-    (``git check-ref-format --branch``)."""
-    import re  # (lazy: cached after the first call)
-
-    return all(
-        re.fullmatch(_PLAIN_PART, part) is not None
-        and ".." not in part
-        and not part.endswith((".", ".lock"))
-        for part in name.split("/")
-    )
 
 
 def create_branch(repo: Repository, branch: str, commit: Oid, *, message: str) -> None:

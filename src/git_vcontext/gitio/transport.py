@@ -200,7 +200,6 @@ class Link:
         report: Callable[[str], None] | None = None,
         share: bool = True,
         timer: Callable[[], float] = time.monotonic,
-        config: RemoteConfig | None = None,
     ) -> None:
         self.cwd, self.remote = cwd, remote
         self.clock, self.sleep, self.report, self.timer = clock, sleep, report, timer
@@ -209,7 +208,6 @@ class Link:
         self.retried = 0  # transient failures tried again, in all
         self.took: dict[str, float] = {}  # verb -> seconds its last command that worked took
         self._share = share
-        self._config = config  # the remote's configuration, when read already
         self._ssh: SshShare | bool | None = None  # False: looked, nothing to share
         # set for a remote on this machine: whether its receive-pack may skip gc --auto now
         self.quiet_receive: Callable[[], bool] | None = None
@@ -304,8 +302,7 @@ class Link:
 
     def _share_of(self) -> SshShare | bool:
         if self._ssh is None:
-            share = ssh_share(self.cwd, self.remote, self._config) if self._share else None
-            self._ssh = share or False
+            self._ssh = (ssh_share(self.cwd, self.remote) if self._share else None) or False
         return self._ssh
 
     def _env(self, verb: str) -> dict[str, str] | None:
@@ -581,20 +578,13 @@ class RemoteConfig:
     ssh_command: str | None = None
     ssh_variant: str | None = None
     ssh_persist: str | None = None  # vcontext.sshPersist, as said
-    # for a sync's start before the repository is opened (``workflow.link.early``):
-    named: bool = False  # a configured remote (remote.<name>.url or pushurl: ``git remote``)
-    agent_prefix: str | None = None  # vcontext.agentPrefix, as said
-    unusual: bool = False  # core.worktree, core.bare or extensions.refStorage said
-    read: bool = True  # git config answered (exit 0, or 1: nothing matched)
 
 
 REMOTE_KEYS = (
     r"^(remote\..+\.(url|pushurl|vcs)|url\..+\.(insteadof|pushinsteadof)"
-    r"|core\.sshcommand|ssh\.variant|vcontext\.sshpersist|vcontext\.agentprefix"
-    r"|core\.worktree|core\.bare|extensions\.refstorage)$"
+    r"|core\.sshcommand|ssh\.variant|vcontext\.sshpersist)$"
 )
-"""The config keys a sync's remote is read from (one ``git config --get-regexp``), with
-those its start reads before the repository is opened (``workflow.link.early``)."""
+"""The config keys a sync's remote is read from (one ``git config --get-regexp``)."""
 
 
 def remote_config(cwd: str, remote: str) -> RemoteConfig:
@@ -603,7 +593,7 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
     urls: list[str] = []
     pushes: list[str] = []
     rewrites: dict[str, list[tuple[str, str]]] = {"insteadof": [], "pushinsteadof": []}
-    single: dict[str, str] = {}  # the other keys: the last value, as git reads one
+    command = variant = persist = None
     helper = False  # remote.<name>.vcs: git reaches it through git-remote-<vcs>, not ssh
     for line in out.stdout.splitlines() if out.returncode == 0 else []:
         key, _, value = line.partition(" ")
@@ -615,9 +605,12 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
             (urls if name == "url" else pushes).append(value)
         elif head == "url" and name in rewrites:
             rewrites[name].append((value, sub))
-        elif head != "remote":
-            single[key] = value
-    named = bool(urls or pushes)
+        elif key == "core.sshcommand":
+            command = value
+        elif key == "ssh.variant":
+            variant = value
+        elif key == "vcontext.sshpersist":
+            persist = value
     if not urls:  # not a configured remote: a URL or a path itself
         urls.append(remote)
     push_urls = [_rewrite(u, rewrites["insteadof"]) for u in pushes] or [
@@ -626,14 +619,7 @@ def remote_config(cwd: str, remote: str) -> RemoteConfig:
     fetch_urls = [_rewrite(u, rewrites["insteadof"]) for u in urls]
     if helper:
         fetch_urls = push_urls = []
-    bare = single.get("core.bare", "false").strip().lower() not in ("false", "no", "off", "0")
-    return RemoteConfig(
-        tuple(fetch_urls), tuple(push_urls), single.get("core.sshcommand"),
-        single.get("ssh.variant"), single.get("vcontext.sshpersist"), named=named,
-        agent_prefix=single.get("vcontext.agentprefix"),
-        unusual=bare or "core.worktree" in single or "extensions.refstorage" in single,
-        read=out.returncode in (0, 1) and not out.stderr.strip(),
-    )  # fmt: skip
+    return RemoteConfig(tuple(fetch_urls), tuple(push_urls), command, variant, persist)
 
 
 def _rewrite(
@@ -710,11 +696,10 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def ssh_share(cwd: str, remote: str, config: RemoteConfig | None = None) -> SshShare | None:
+def ssh_share(cwd: str, remote: str) -> SshShare | None:
     """A shared connection for the remote's ssh URLs, when git would run OpenSSH and the
-    user's ssh configuration does not share connections itself; None otherwise.
-    ``config``: the remote's configuration as read already (else read now)."""
-    config = config or remote_config(cwd, remote)
+    user's ssh configuration does not share connections itself; None otherwise."""
+    config = remote_config(cwd, remote)
     urls = dict.fromkeys([*config.urls, *config.push_urls])
     targets = [t for t in (ssh_target(u) for u in urls if u) if t is not None]
     if not targets:
