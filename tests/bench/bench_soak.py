@@ -144,7 +144,12 @@ class _Transport:
     """The server of one soak (none for a path): where the remote is, how to reach it, and
     what its processes used."""
 
-    def __init__(self, root: Path, kind: str, front: str, persist: float = 0.0) -> None:
+    def __init__(
+        self, root: Path, kind: str, front: str, persist: float = 0.0,
+        logger: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
+        """``logger``: the process logger's environment (``--processes``), which sshd's
+        sessions get through its ``SetEnv`` (sshd gives them an environment of their own)."""
         self.root, self.kind, self.persist = root, kind, persist
         self.remote = root / "srv" / "remote.git"
         self.remote.parent.mkdir()
@@ -169,7 +174,8 @@ class _Transport:
             login = servers.other_user()
             self.shared = servers.shared_tmp("bench-soak-ssh-")
             self.remote = self.shared / "remote.git"
-            sshd = servers.SshServer(self.shared / "sshd", login=login.name).start()
+            sshd = servers.SshServer(self.shared / "sshd", login=login.name, set_env=logger)
+            sshd.start()
             self.server = sshd
             self.front = f"sshd, MaxStartups {sshd.max_startups}, user {login.name}"
             self.url = sshd.url(self.remote)
@@ -246,8 +252,10 @@ def _trust_every_repository(folder: Path) -> None:
 def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, Summary]:
     start, load = time.perf_counter(), os.getloadavg()
     config = {"vcontext.syncLease": "false"} if args.no_lease else {}
-    logged = _log_processes(root) if args.processes else None  # (before the server starts:
-    where = _Transport(root, transport, args.front, args.ssh_persist)  # its processes inherit it)
+    logged = _log_processes() if args.processes else None  # (before the server starts: its
+    logger = cpulog.environment(logged.with_name("cpulog.so"), logged) if logged else None
+    where = _Transport(root, transport, args.front, args.ssh_persist, logger)  # processes inherit
+    # it)
     marks: list[int] = []  # the process log's size when the agents start and when they end
     env: dict[str, str | None] = {**where.agent_env()}
     if args.trace:
@@ -318,8 +326,8 @@ def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, S
               f"{sshd:.1f} s |")  # fmt: skip
     if len(asked) == 2 and asked[1]:
         _requests(asked[0], asked[1], args.agents * args.rounds)
-    if logged is not None and len(marks) == 2:
-        _processes(logged, marks, args.agents * args.rounds)
+    if logged is not None:
+        _processes(logged, marks, args.agents * args.rounds, keep=bool(args.keep))
     ops = _operations(syncs) if args.trace else {}
     for kind, means in ops.items():
         shown = ", ".join(f"{k} {means[k]:.1f}" for k in OPS)
@@ -351,14 +359,18 @@ def _requests(
     print(f"| server requests per round × CPU each | {'; '.join(cells)} |")
 
 
-def _log_processes(root: Path) -> Path | None:
+def _log_processes() -> Path | None:
     """Have every process started from now on log its CPU (``helpers.cpulog``); the log,
-    or None (said) where the logger cannot be built."""
-    library = cpulog.build(root)
+    or None (said) where the logger cannot be built. Both in a folder every user enters,
+    the log writable by all: over ssh, the server's sessions are another user's."""
+    folder = servers.shared_tmp("bench-soak-cpulog-")
+    library = cpulog.build(folder)
     if library is None:
         print("(--processes: no C compiler to build the logger with: not measured)")
         return None
-    log = root / "processes.log"
+    log = folder / "processes.log"
+    log.touch()
+    log.chmod(0o666)
     os.environ.update(cpulog.environment(library, log))
     return log
 
@@ -367,9 +379,21 @@ def _size(log: Path | None) -> int:
     return log.stat().st_size if log is not None and log.exists() else 0
 
 
-def _processes(log: Path, marks: list[int], rounds: int, shown: int = 16) -> None:
+def _processes(log: Path, marks: list[int], rounds: int, *, keep: bool, shown: int = 16) -> None:
     """The CPU per round of the processes that ran while the agents did, by kind, the most
-    first: how many per round × CPU each."""
+    first: how many per round × CPU each; then the log's folder is removed (``keep``: said
+    where it is)."""
+    try:
+        if len(marks) == 2:
+            _by_kind(log, marks, rounds, shown)
+    finally:
+        if keep:
+            print(f"(the process log: {log})")
+        else:
+            subprocess.run(["rm", "-rf", "--", str(log.parent)], check=False)
+
+
+def _by_kind(log: Path, marks: list[int], rounds: int, shown: int) -> None:
     with open(log, "rb") as f:
         f.seek(marks[0])
         part = f.read(marks[1] - marks[0])

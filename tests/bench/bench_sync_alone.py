@@ -9,8 +9,9 @@ sync AGENT --push origin`` alone (no other agent: no lease to wait for), its git
 traced (trace2). Printed per transport and code (median of ``--runs``): the sync's wall
 time, its CPU (user + system of it and every process it waited for: git, git-remote-http,
 ssh's foreground), the server's CPU (nginx, fcgiwrap and the git processes of the requests;
-sshd, its sessions and their git processes), when the first git command that talks to the
-remote started (seconds after the sync did) and how long it took, and the git commands
+sshd, its sessions and their git processes), over ssh when its own login (``ssh -f -N``)
+started (seconds after the sync did; noted by the clone's ssh command), when the first git
+command that talks to the remote started and how long it took, and the git commands
 that talked to the remote. Over ssh the first command used to open the connection (key
 exchange, login) itself; a sync now opens it when it starts, in the background. With
 ``--baseline``, the baseline's run and ours alternate, so the machine's load weighs on both
@@ -26,6 +27,7 @@ import datetime
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,7 +55,8 @@ def network_commands(traces: Path) -> list[tuple[float, str, float]]:
     """(start, verb, seconds) of each git command of one sync that talked to the remote."""
     out = []
     for path in traces.iterdir():
-        events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        text = path.read_text(errors="replace")  # (argv of a binary path: not UTF-8)
+        events = [json.loads(line) for line in text.splitlines() if line.strip()]
         start = next((e for e in events if e["event"] == "start"), None)
         end = next((e for e in events if e["event"] in ("exit", "atexit")), None)
         if start is None or end is None or len(start["argv"]) < 2:
@@ -62,6 +65,13 @@ def network_commands(traces: Path) -> list[tuple[float, str, float]]:
             began = _at(start["time"])
             out.append((began, start["argv"][1], _at(end["time"]) - began))
     return sorted(out)
+
+
+LOGIN_SPY = """#!/bin/sh
+case " $* " in *" -N "*) [ -n "$LOGIN_LOG" ] && date +%s.%N >> "$LOGIN_LOG";; esac
+exec {ssh} "$@"
+"""
+"""The clone's ssh: OpenSSH's, which notes when the sync's own login (``ssh -f -N``) starts."""
 
 
 class Team:
@@ -86,9 +96,13 @@ class Team:
                 self.proxy = servers.DroppingProxy(self.server.port, every=0, delay=delay)
                 port = self.proxy.start().port
             config = self.server.client_config(root / "ssh_config", port=port)
+            spy = root / "bin" / "ssh"  # (named ssh: sync shares its connection as OpenSSH's)
+            spy.parent.mkdir()
+            spy.write_text(LOGIN_SPY.format(ssh=shutil.which("ssh") or "ssh"))
+            spy.chmod(0o755)
             _, [self.clone] = soak.setup(
                 root, 1, remote=remote, url=self.server.url(remote),
-                clone_config={"core.sshCommand": self.server.ssh_command(config)},
+                clone_config={"core.sshCommand": f"{spy} -F {config}"},
                 seeded=lambda r: servers.own(r, servers.other_user(self.server.login)),
             )  # fmt: skip
         elif transport == "http":
@@ -108,7 +122,8 @@ class Team:
         soak.work(self.clone, "agent-0", self.rounds, soak.AgentLog("agent-0"))
         self.rounds += 1
         traces.mkdir()
-        env = {**os.environ, "GIT_TRACE2_EVENT": str(traces)}
+        logins = traces.with_name(traces.name + "-logins")
+        env = {**os.environ, "GIT_TRACE2_EVENT": str(traces), "LOGIN_LOG": str(logins)}
         served = self.server_cpu()
         used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.time()
@@ -127,6 +142,7 @@ class Team:
             "server": self.server_cpu() - served,
             "first_at": commands[0][0] - start if commands else 0.0,
             "first_took": commands[0][2] if commands else 0.0,
+            "login_at": float(logins.read_text().split()[0]) - start if logins.exists() else 0.0,
             "ops": " ".join(verb for _, verb, _ in commands),
         }
 
@@ -154,9 +170,9 @@ def main() -> int:
     print(f"load average before: {load_average()}")
     if args.delay:
         print(f"ssh through a proxy holding each chunk {args.delay:.0f} ms either way")
-    print("| transport | code | sync wall | its CPU | server CPU | 1st network command: "
-          "starts at / takes | commands |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+    print("| transport | code | sync wall | its CPU | server CPU | ssh login starts at | 1st "
+          "network command: starts at / takes | commands |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="vcontext-alone-") as tmp:
         codes = {"ours": soak.cli()}
         if args.baseline:
@@ -182,6 +198,7 @@ def main() -> int:
                 print(
                     f"| {transport} | {name} | {med['wall'] * 1000:.0f} ms | "
                     f"{med['cpu'] * 1000:.0f} ms | {med['server'] * 1000:.0f} ms | "
+                    f"{med['login_at'] * 1000:.0f} ms | "
                     f"{med['first_at'] * 1000:.0f} / {med['first_took'] * 1000:.0f} ms | "
                     f"{runs[-1]['ops']} |"
                 )

@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the help
 from timing import load_average
 
 from helpers import git_servers as servers
+from helpers import soak
 
 LEASE = "refs/vcontext/lease/main"
 REQUEST = "refs/vcontext/sync/main/agents/agent-0"
@@ -82,16 +83,27 @@ def _children() -> float:
 def _measure(
     action: Callable[[], None], server_cpu: Callable[[], float], runs: int
 ) -> tuple[float, float, float]:
-    """(median wall, client CPU per run, server CPU per run) of ``runs`` calls (one warm-up)."""
+    """(median wall, client CPU per run, server CPU per run) of ``runs`` calls (one warm-up).
+    sshd's process for each connection, which its monitor leaves behind as the connection
+    ends (outside the server's tree), is reaped here (``soak.adopt_orphans``, as
+    ``bench_soak`` does) and counted as the server's."""
     action()
+    _orphans()  # (the warm-up's)
     walls = []
     client0, server0 = _children(), server_cpu()
     for _ in range(runs):
         start = time.perf_counter()
         action()
         walls.append(time.perf_counter() - start)
-    client, server = (_children() - client0) / runs, (server_cpu() - server0) / runs
+    left = _orphans()  # (reaped: in _children() now, the server's sshd ones included)
+    client = (_children() - client0 - left) / runs
+    server = (server_cpu() - server0 + left) / runs
     return statistics.median(walls), client, server
+
+
+def _orphans() -> float:
+    """CPU seconds of the sshd processes left behind since the last call, reaped now."""
+    return soak.reap_orphans().get("sshd", 0.0) if soak._ADOPTED else 0.0
 
 
 def _seed(root: Path, refs: int) -> tuple[Path, Path]:
@@ -184,13 +196,15 @@ def _measure_each(
     asked = 0
     for _ in range(runs):
         prepare()
+        _orphans()  # (the warm-up's, or prepare's: not this call's)
         client0, server0, asked0 = _children(), server_cpu(), requests()
         start = time.perf_counter()
         action()
         walls.append(time.perf_counter() - start)
-        client += _children() - client0
         _settled(requests)  # (the CGI wrapper logs a request after git has answered it)
-        served += server_cpu() - server0
+        left = _orphans()  # (sshd's process for the connection: the server's, see _measure)
+        client += _children() - client0 - left
+        served += server_cpu() - server0 + left
         asked += requests() - asked0
     return statistics.median(walls), client / runs, served / runs, asked / runs
 
@@ -489,6 +503,7 @@ def main() -> int:
         "what ssh chooses), e.g. --kex default curve25519-sha256.",
     )  # fmt: skip
     args = parser.parse_args()
+    soak.adopt_orphans()  # (sshd's process per connection: counted, see _measure)
     before = load_average()
     if args.kex:
         return _print_kex(args)

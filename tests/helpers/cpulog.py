@@ -5,7 +5,8 @@ microseconds it used (user + system, its own: not its children's) and its comman
 to one log. For where a sync's CPU goes per git process, client and server (nginx +
 fcgiwrap pass the environment they were started with to git http-backend): ``git
 fetch``, ``git-remote-http``, ``pack-objects`` under ``upload-pack``, … A process that
-ends by ``exec`` is logged as what it became; one killed by a signal is not logged.
+ends by ``exec`` is logged as what it became; one killed by a signal is not logged, nor
+one in a seccomp sandbox (sshd's pre-authentication child: its CPU is in no line).
 """
 
 from __future__ import annotations
@@ -26,13 +27,17 @@ SOURCE = r"""
 static void __attribute__((destructor)) vcontext_cpulog(void) {
     const char *path = getenv("VCONTEXT_CPULOG");
     if (path == NULL) return;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
     char cmd[256];
     ssize_t n = 0;
+    /* open first: in a seccomp sandbox (sshd's pre-authentication child) open fails with
+       EACCES, and getrusage would kill the process (and sshd drops the connection) */
     int fd = open("/proc/self/cmdline", O_RDONLY);
-    if (fd >= 0) { n = read(fd, cmd, sizeof cmd - 1); close(fd); }
+    if (fd < 0) return;
+    n = read(fd, cmd, sizeof cmd - 1);
+    close(fd);
     if (n < 0) n = 0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
     for (ssize_t i = 0; i < n; i++) if (cmd[i] == 0 || cmd[i] == '\n') cmd[i] = ' ';
     cmd[n] = 0;
     long us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L

@@ -737,7 +737,7 @@ MaxSessions 10
 PrintMotd no
 AcceptEnv {accept_env}
 LogLevel {log_level}
-"""
+{extra}"""
 
 SSH_ALIAS = "vcontext-git-server"
 
@@ -754,12 +754,16 @@ class SshServer:
         accept_env: str = "LANG LC_*",
         log_level: str = "ERROR",
         login: str = "root",
+        set_env: dict[str, str] | None = None,
     ) -> None:
         """``login``: the account clients log in as (``client_config``): a git server's
-        own user (``other_user()``), or root."""
+        own user (``other_user()``), or root. ``set_env``: variables sshd sets in every
+        session (its ``SetEnv``: a benchmark's process logger, ``helpers.cpulog``; no
+        stock server says any)."""
         self.dir = Path(work)
         self.login = login
         self.max_startups, self.accept_env, self.log_level = max_startups, accept_env, log_level
+        self.set_env = dict(set_env or {})
         self.port = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self.key = self.dir / "client_ed25519"
@@ -796,6 +800,11 @@ class SshServer:
                 SSHD_CONFIG.format(
                     host=LOOPBACK, port=self.port, dir=self.dir, max_startups=self.max_startups,
                     accept_env=self.accept_env, log_level=self.log_level,
+                    extra=(  # (one line: sshd takes a keyword's first line only)
+                        "SetEnv " + " ".join(f"{k}={v}" for k, v in self.set_env.items()) + "\n"
+                        if self.set_env
+                        else ""
+                    ),
                 )
             )  # fmt: skip
             check = subprocess.run([sshd, "-t", "-f", str(conf)], capture_output=True, text=True)
