@@ -27,3 +27,17 @@ def test_a_bad_favor_is_returned_as_a_warning_and_nothing_is_printed(
     assert len(settings.warnings) == 1
     assert settings.warnings[0].startswith("ignoring favor 'mine'")
     assert capfd.readouterr() == ("", "")
+
+
+def test_without_posix_spawn_the_settings_are_read_in_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``merge_settings()`` (no ``cwd``: the merge driver, ``git vcontext merge``) where
+    ``os.posix_spawnp`` is missing reads git's settings of the current directory, as git
+    does (PRODUCT.md: merge.conflictStyle diff3 gives a base section): it listed them in a
+    folder named "None" (``str(None)``), found nothing and merged without the base."""
+    run_git(tmp_path, "init", "-q")
+    run_git(tmp_path, "config", "merge.conflictStyle", "diff3")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delattr("os.posix_spawnp")
+    assert merge_settings().diff3

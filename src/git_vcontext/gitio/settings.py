@@ -36,7 +36,8 @@ def merge_settings(
         else:  # (one listing of git's, shared with the command's other reads: configread)
             from .configread import matching
 
-            out = "".join(f"{k} {v}\n" for k, v in matching(str(cwd), KEYS) if v is not None)
+            here = "." if cwd is None else os.fspath(cwd)  # (no posix_spawnp: here too)
+            out = "".join(f"{k} {v}\n" for k, v in matching(here, KEYS) if v is not None)
     except Exception:  # no git, no repository: the defaults
         out = ""
     values = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
