@@ -165,3 +165,25 @@ def test_a_sync_push_lists_each_repositorys_settings_once(git_repo: Path, tmp_pa
     configs = [ln for ln in trace.read_text().splitlines() if "built-in: git config" in ln]
     assert len(configs) == 2, configs
     assert all("config --list" in ln for ln in configs), configs
+
+
+def test_a_work_tree_holding_head_and_objects_is_read_as_git_finds_it(
+    elsewhere: tuple[Path, Path],
+) -> None:
+    """A work tree whose top holds a file ``HEAD`` and a folder ``objects`` (documents, a
+    fixture) is a work tree to git, which looks for ``.git`` first: its settings are the
+    repository's (PRODUCT.md, git config as git reads it), not none at all (the top taken
+    for a git directory: git refused it and every setting read as unset)."""
+    repo, _ = elsewhere
+    run_git(repo, "config", "merge.conflictStyle", "diff3")
+    run_git(repo, "remote", "add", "origin", "https://example.com/x.git")
+    (repo / "HEAD").write_text("ref: refs/heads/main\n")
+    (repo / "objects").mkdir()
+    (repo / "sub" / "objects").mkdir(parents=True)
+    (repo / "sub" / "HEAD").write_text("ref: refs/heads/main\n")
+    for where in (repo, repo / "sub"):
+        code, said = _git(where, "config", "--get", "merge.conflictStyle")
+        assert (code, said) == (0, "diff3\n")
+        assert configread.value(str(where), "merge.conflictStyle") == "diff3", where
+    assert remote_config(str(repo), "origin").urls == ("https://example.com/x.git",)
+    assert merge_settings(cwd=str(repo)).diff3

@@ -58,7 +58,8 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     a configuration file git refuses, for one)."""
     where = os.path.abspath(cwd)
     given = given or not ("GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ)
-    git_dir = where if _is_git_dir(where) else _git_dir(where)
+    own = not os.path.lexists(os.path.join(where, ".git")) and _is_git_dir(where)
+    git_dir = where if own else _git_dir(where)
     key = (git_dir or where, given, _environment())  # (the same repository: one listing)
     kept = _kept.get(key)
     if kept is not None and all(_stamp(path) == stamp for path, stamp in kept[1].items()):
@@ -196,10 +197,20 @@ def _usual_files(git_dir: str | None) -> list[str]:
 
 
 def _is_git_dir(folder: str) -> bool:
-    """Whether ``folder`` is a git directory itself (the callers pass ``repo.path``)."""
-    return os.path.isfile(os.path.join(folder, "HEAD")) and (
-        os.path.isdir(os.path.join(folder, "objects"))
-        or os.path.isfile(os.path.join(folder, "commondir"))
+    """Whether ``folder`` is a git directory itself (the callers pass ``repo.path``), as
+    git's ``is_git_directory`` judges it: ``HEAD``, and ``objects`` and ``refs`` in it or
+    in the folder its ``commondir`` names (a work tree's file ``HEAD`` and folder
+    ``objects``, documents, make none)."""
+    if not os.path.isfile(os.path.join(folder, "HEAD")):
+        return False
+    common = folder
+    try:
+        with open(os.path.join(folder, "commondir"), encoding="utf-8") as fh:
+            common = os.path.join(folder, fh.read().strip())
+    except OSError:
+        pass
+    return os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(
+        os.path.join(common, "refs")
     )
 
 
@@ -223,10 +234,7 @@ def _git_dir(cwd: str) -> str | None:
             if line.startswith("gitdir: "):
                 return os.path.join(here, line[8:])
             return None
-        if os.path.isfile(os.path.join(here, "HEAD")) and (
-            os.path.isdir(os.path.join(here, "objects"))
-            or os.path.isfile(os.path.join(here, "commondir"))
-        ):
+        if _is_git_dir(here):
             return here  # a bare repository, or a git directory itself (a worktree's)
         up = os.path.dirname(here)
         if up == here:
