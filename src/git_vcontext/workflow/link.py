@@ -5,8 +5,9 @@ MCP server). Light: what sync checks first, and the transport."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from ..record import record, replace
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from ..gitio.transport import Link
 
 
-@dataclass(frozen=True)
+@record
 class Given:
     """What a sync was given, checked once (``checked``) and passed on: the remote, the
     ``--into`` branch, the agents asked for (or ``all_agents``) and, once selected, the
