@@ -161,3 +161,35 @@ def test_mcp_status_in_an_agents_work_tree_is_the_command_lines(tmp_path: Path) 
     assert answers["all"]["unlisted"] == []
     # said to an agent with tools alone: the tool call, not a shell command (advice.for_tools)
     assert answers["mine text"].endswith('(a1, a2): vcontext_status {"all": true} lists them')
+
+
+def test_mcp_status_in_a_persons_clone_lists_every_agent_even_one_named_mcp(
+    tmp_path: Path,
+) -> None:
+    """One truth with ``status`` (``agents.running_agent``: ``GIT_VCONTEXT_AGENT``, else the
+    agent branch checked out): the server's own judgement of "an agent's work tree" is
+    ``--agent``, else the agent branch checked out, never the name its writes fall back to
+    (``mcp``). With main checked out and an agent named ``mcp`` on the remote, the command
+    line lists every agent; the server listed ``mcp`` alone and counted the others."""
+    from helpers.mcp_support import in_process, run
+
+    team = setup(tmp_path, ["mcp", "a1"])
+    for name, clone in team.agents.items():
+        _add(clone, name)
+        done = vcx(clone, "sync", name, "--push", "origin")
+        assert done.returncode == 0, done.stdout + done.stderr
+    git(team.person, "pull", "-q")
+    answers: list[dict[str, Any]] = []
+
+    async def main() -> None:
+        async with in_process(team.person) as client:
+            done = await client.call_tool("vcontext_status", {})
+            assert not done.is_error
+            answers.append(done.structured_content)
+
+    run(main)
+    cli = _json(team.person)
+    assert [r["agent"] for r in cli["agents"]] == ["a1", "mcp"]
+    assert cli["unlisted"] == []
+    assert [r["agent"] for r in answers[0]["agents"]] == ["a1", "mcp"]
+    assert answers[0]["unlisted"] == []

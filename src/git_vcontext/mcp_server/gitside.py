@@ -106,9 +106,15 @@ class GitSide:
         with self._lock:
             return agent_prefix(self.repo)
 
+    def working_as(self) -> str | None:
+        """The agent this work tree works as: ``--agent``, else the agent of the branch
+        checked out; None for a person's (``agents.running_agent``'s judgement, the server's
+        ``--agent`` for ``GIT_VCONTEXT_AGENT``)."""
+        return self._agent or self.agent_branch()
+
     def agent(self) -> str:
-        """``--agent``, else the agent of the branch checked out, else ``mcp``."""
-        return self._agent or self.agent_branch() or DEFAULT_AGENT
+        """Who writes: ``working_as``, else ``mcp``."""
+        return self.working_as() or DEFAULT_AGENT
 
     def commits(self) -> bool:
         """Whether writes are committed: ``--commit``, or an agent branch is checked out."""
