@@ -477,3 +477,20 @@ def test_doctor_notes_the_unpack_limit_and_keeps_its_exit_code(remote: Path) -> 
     assert lines[0].startswith("note: receive.unpackLimit is 5:")
     run_git(remote, "config", "receive.unpackLimit", "-1")  # negative: unset, as receive-pack
     assert said() == (0, [])
+
+
+def test_doctor_names_the_unpack_limit_setting_that_holds_the_number(remote: Path) -> None:
+    """The note says which setting holds the limit: ``transfer.unpackLimit`` when
+    ``receive.unpackLimit`` is unset or negative (receive-pack reads it then). It said
+    "receive.unpackLimit is 50" of a ``transfer.unpackLimit`` of 50, a setting the owner
+    then finds unset (PRODUCT.md, the command table: doctor says what it checks)."""
+    run_git(remote, "config", "transfer.unpackLimit", "50")
+    for receive in (None, "-1"):
+        if receive is not None:
+            run_git(remote, "config", "receive.unpackLimit", receive)
+        done = run_cli("doctor", cwd=remote)
+        lines = [ln for ln in done.stdout.decode().splitlines() if "unpackLimit" in ln]
+        assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("note: transfer.unpackLimit is 50:"), lines[0]
+        assert "git config receive.unpackLimit 1" in lines[0]  # receive's own comes first

@@ -589,16 +589,16 @@ def _unpack_limit(where: Path, report: Report) -> None:
     fetches them."""
     from ..gitio.configread import git_int, value
 
-    limit = UNPACK_LIMIT
+    limit, held = UNPACK_LIMIT, "receive.unpackLimit"  # (git's default)
     for key in ("receive.unpackLimit", "transfer.unpackLimit"):
         said = value(str(where), key)
         number = None if said is None else git_int(said)
         if number is not None and number >= 0:
-            limit = number
+            limit, held = number, key
             break
     if limit > 1:
         report.notes.append(
-            f"receive.unpackLimit is {limit}: a push of fewer objects is stored loose and every "
+            f"{held} is {limit}: a push of fewer objects is stored loose and every "
             "fetch packs it again; agents' sync --push pushes a few objects at a time: git "
             "config receive.unpackLimit 1 keeps each push as the pack it came in (server CPU "
             "-12 % in a soak of 8 agents x 10 rounds over HTTP)"
