@@ -21,7 +21,7 @@ from git_vcontext.gitio import config_flag, config_hooks, config_value, configre
 from git_vcontext.gitio.settings import merge_settings
 from git_vcontext.gitio.transport import remote_config
 from helpers.run import run_git
-from helpers.sync_repos import commit_on, fork_by_hand, seed, status, sync
+from helpers.sync_repos import commit_on, shared_with_alice, status, sync
 
 VALUES = [
     "yes", "On", "TRUE", "off", "No", "", "0", "1", "-1", "2", "1k", "1K", "2g", "1g",
@@ -146,12 +146,7 @@ def test_a_sync_push_lists_each_repositorys_settings_once(git_repo: Path, tmp_pa
     """A whole ``sync --push`` to a path with the user's own GIT_CONFIG_GLOBAL: one ``git
     config`` for the clone, one for the remote it reads in process (26 before in all), the
     same outcome."""
-    remote = tmp_path / "remote.git"
-    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    seed(git_repo)
-    run_git(git_repo, "remote", "add", "origin", str(remote))
-    run_git(git_repo, "push", "-q", "origin", "main")
-    fork_by_hand(git_repo, "alice")
+    shared_with_alice(git_repo, tmp_path / "remote.git")
     commit_on(git_repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "t")
     mine = tmp_path / "team.gitconfig"
     mine.write_text("[vcontext]\n\tleaseSeconds = 20\n")

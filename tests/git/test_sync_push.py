@@ -21,6 +21,7 @@ from helpers.sync_repos import (
     fork_by_hand,
     rev,
     seed,
+    shared_with_alice,
     show,
     status,
     sync,
@@ -31,13 +32,7 @@ from helpers.sync_repos import (
 @pytest.fixture
 def shared(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
     """(a bare "remote" with main, a clone of it with agents/alice forked)."""
-    remote = tmp_path / "remote.git"
-    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    seed(git_repo)
-    run_git(git_repo, "remote", "add", "origin", str(remote))
-    run_git(git_repo, "push", "-q", "origin", "main")
-    fork_by_hand(git_repo, "alice")
-    return remote, git_repo
+    return shared_with_alice(git_repo, tmp_path / "remote.git"), git_repo
 
 
 def _other_commits_to_main(remote: Path, tmp_path: Path) -> Path:

@@ -123,6 +123,17 @@ def fork_by_hand(repo: Path, agent: str, base: str = "main") -> str:
     return branch
 
 
+def shared_with_alice(repo: Path, remote: Path) -> Path:
+    """``remote`` made a bare repository holding ``repo``'s seeded main as ``origin``, and
+    ``agents/alice`` forked in ``repo`` (not pushed): the start of a ``sync --push``."""
+    run_git(remote.parent, "init", "-q", "--bare", "-b", "main", str(remote))
+    seed(repo)
+    run_git(repo, "remote", "add", "origin", str(remote))
+    run_git(repo, "push", "-q", "origin", "main")
+    fork_by_hand(repo, "alice")
+    return remote
+
+
 def commit_on(repo: Path, branch: str, changes: dict[str, Any], message: str) -> str:
     """Commit document edits (``{name: change(data)}``) on ``branch`` in a temporary work tree."""
     wt = repo.parent / f"edit-{branch.replace('/', '-')}"
