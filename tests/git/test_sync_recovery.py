@@ -127,18 +127,27 @@ def test_sync_at_scale_a_stale_lock_on_the_remote_is_not_retried_and_git_s_lines
     _on_base(remote, tmp_path / "check", log.items)
 
 
+def _behind_a_stale_branch_lock(
+    team: tuple[Path, Path, Path],
+) -> tuple[soak.AgentLog, soak.AgentLog, Path]:
+    """agent-1's round landed; agent-0 made its round, and a killed git left
+    ``agents/agent-0``'s ref lock in its clone: the two logs and the lock."""
+    _, a0, a1 = team
+    log0, log1 = soak.AgentLog("agent-0"), soak.AgentLog("agent-1")
+    _round(a1, "agent-1", 0, log1)
+    assert sync_push(a1, "agent-1").returncode == 0
+    _round(a0, "agent-0", 0, log0)
+    return log0, log1, _stale_lock(a0 / ".git/refs/heads/agents/agent-0.lock")
+
+
 @pytest.mark.parametrize("push", [True, False], ids=["sync-push", "sync"])
 def test_sync_at_scale_a_stale_lock_on_a_local_branch_is_an_error_naming_it(
     team: tuple[Path, Path, Path], tmp_path: Path, push: bool
 ) -> None:
     """Never "up to date", exit 0, while the branch stays behind: exit 3, the lock named with
     the command that removes it; doing that, the next sync brings the branch along."""
-    remote, a0, a1 = team
-    log0, log1 = soak.AgentLog("agent-0"), soak.AgentLog("agent-1")
-    _round(a1, "agent-1", 0, log1)
-    assert sync_push(a1, "agent-1").returncode == 0
-    _round(a0, "agent-0", 0, log0)
-    lock = _stale_lock(a0 / ".git/refs/heads/agents/agent-0.lock")
+    remote, a0, _ = team
+    log0, log1, lock = _behind_a_stale_branch_lock(team)
     if push:
         out = sync_push(a0, "agent-0")
     else:
@@ -168,12 +177,8 @@ def test_sync_at_scale_the_sync_after_a_removed_lock_says_what_it_brought_along(
     ("then sync again (it brings them along)"). The person removes the lock as printed; the
     next sync moved main and agents/agent-0 to the remote's and said only "up to date with
     main" (kill walk, trial12): it now names what it brought along."""
-    remote, a0, a1 = team
-    log0, log1 = soak.AgentLog("agent-0"), soak.AgentLog("agent-1")
-    _round(a1, "agent-1", 0, log1)
-    assert sync_push(a1, "agent-1").returncode == 0
-    _round(a0, "agent-0", 0, log0)
-    lock = _stale_lock(a0 / ".git/refs/heads/agents/agent-0.lock")
+    remote, a0, _ = team
+    log0, log1, lock = _behind_a_stale_branch_lock(team)
     out = sync_push(a0, "agent-0")
     said = out.stdout + out.stderr
     assert out.returncode == 3, said
