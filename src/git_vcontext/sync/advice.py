@@ -49,12 +49,13 @@ def person(step: str) -> str:
 
 
 def sync_command(agents: list[str], remote: str | None = None, *, pasted: str = "") -> str:
-    """``git vcontext sync AGENT… [--push REMOTE]``, each word as a shell reads it back
-    (``pasted``: the remote as a word already, ``tracking.pasted_remote``'s). A URL's
-    credentials are masked (``shown_url``), as every line sync prints masks them: the
-    person puts theirs back; printed, a token would be in every log of the output. Said to
-    an agent with MCP tools alone (``for_tools``): the ``vcontext_sync`` call
-    (``remote``, masked, as ``push``: the server takes its masked upstream back)."""
+    """``git vcontext sync AGENT… [--push REMOTE]`` (no agents: ``--all``), each word as a
+    shell reads it back (``pasted``: the remote as a word already,
+    ``tracking.pasted_remote``'s). A URL's credentials are masked (``shown_url``), as every
+    line sync prints masks them: the person puts theirs back; printed, a token would be in
+    every log of the output. Said to an agent with MCP tools alone (``for_tools``): the
+    ``vcontext_sync`` call (``remote``, masked, as ``push``: the server takes its masked
+    upstream back)."""
     if _TOOLS.get():
         arguments: dict[str, object] = {"agents": agents} if agents else {"all": True}
         if remote:
@@ -62,7 +63,8 @@ def sync_command(agents: list[str], remote: str | None = None, *, pasted: str = 
         return f"vcontext_sync {json.dumps(arguments)}"
     word = pasted or (command_word(shown_url(remote)) if remote else "")
     push = f" --push {word}" if word else ""
-    return f"git vcontext sync {' '.join(command_word(a) for a in agents)}{push}"
+    names = " ".join(command_word(a) for a in agents) or "--all"
+    return f"git vcontext sync {names}{push}"
 
 
 def conflict_step(conflicts: tuple[PathConflict, ...], command: str, checkout: bool) -> str | None:

@@ -220,11 +220,7 @@ class BaseTracking:
                  ((self.ahead, "ahead of"), (self.behind, "behind")) if n]  # fmt: skip
         line = f"{self.base}: {here}, {' and '.join(parts)} {up} as of the last fetch"
         if self.behind and self.renamed is None:
-            pasted = pasted_remote(self.base, self.remote)
-            if agents or for_agents_with_tools():  # (none: all of them)
-                push = sync_command(agents, self.remote, pasted=pasted)
-            else:
-                push = f"git vcontext sync --all --push {pasted}"
+            push = sync_command(agents, self.remote, pasted=pasted_remote(self.base, self.remote))
             line += f": {push} syncs with {up}"
         return line
 
