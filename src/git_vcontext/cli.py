@@ -575,7 +575,8 @@ def status(**options: Any) -> int:
     tracks a remote is compared with it as of the last fetch, as git status does
     (--fetch fetches first). In an agent's clone (agents/NAME checked out, or
     GIT_VCONTEXT_AGENT) the other agents only a remote has are left out, as git
-    status shows only this clone's branches: --all lists them.
+    status shows only this clone's branches: --all lists them (a clash with one
+    still shows on this agent's row).
 
     Exits 1 when a sync would stop on a conflict; a picture printed exits 0 (a
     pipeline's first step), 1 only with --exit-code.

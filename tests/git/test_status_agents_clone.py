@@ -193,3 +193,53 @@ def test_mcp_status_in_a_persons_clone_lists_every_agent_even_one_named_mcp(
     assert cli["unlisted"] == []
     assert [r["agent"] for r in answers[0]["agents"]] == ["a1", "mcp"]
     assert answers[0]["unlisted"] == []
+
+
+def test_an_agents_clone_still_says_its_clash_with_an_agent_only_on_the_remote(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md command-line contract (``status``: predicted conflicts; exit 1 for "found
+    something") and ``status --help`` ("exits 1 when a sync would stop on a conflict, alone
+    or after another agent's"): a1's work is on the remote as its branch only (not landed
+    yet) and changes the title a0 changes. a0's clone leaves a1 out of its table, but not
+    the clash: a0's own row says it, with a0's own sync as the next step, and status exits
+    1, as in the person's clone. Before, a0's status said nothing of it and exited 0; a1
+    landed first, and a0's sync then stopped on the conflict."""
+
+    def retitle(clone: Path, title: str) -> None:
+        def change(d: Any) -> None:
+            d["todoList"]["items"][0]["title"] = title
+
+        edit(clone, TASKS, change)
+        git(clone, "commit", "-qam", f"title {title}")
+
+    team = setup(tmp_path, ["a0", "a1"])
+    a0, a1 = team.agents["a0"], team.agents["a1"]
+    retitle(a0, "zero")
+    retitle(a1, "one")
+    git(a1, "push", "-q", "origin", "agents/a1")  # its branch only: main is as it was
+    git(a0, "fetch", "-q", "origin")
+
+    shown = vcx(a0, "status")
+
+    assert shown.returncode == 1, shown.stdout + shown.stderr
+    lines = shown.stdout.splitlines()
+    assert [ln.split()[0] for ln in lines[1:] if ln.split()[:1] in (["a0"], ["a1"])] == ["a0"]
+    mine = lines[lines.index("agents/a0:") :]
+    assert any(ln.startswith("  clashes with agents/a1: each syncs alone") for ln in mine), mine
+    assert "  next: git vcontext sync a0 --push origin" in mine
+    assert lines[-1].startswith("1 other agent only on the remote, not listed")
+    as_json = vcx(a0, "status", "--format", "json")
+    assert as_json.returncode == 1, as_json.stdout + as_json.stderr
+    data = json.loads(as_json.stdout)
+    assert [r["agent"] for r in data["agents"]] == ["a0"]
+    assert [c["with"] for c in data["agents"][0]["clashes"]] == ["agents/a1"]
+    assert data["unlisted"] == ["a1"]
+    drawn = vcx(a0, "status", "--format", "dot", "--exit-code")
+    assert drawn.returncode == 1, drawn.stdout + drawn.stderr  # a picture of a0 alone, exit 1
+
+    # what it predicts: a1 lands first, and a0's sync stops on the title
+    assert vcx(a1, "sync", "a1", "--push", "origin").returncode == 0
+    stopped = vcx(a0, "sync", "a0", "--push", "origin")
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    assert "/todoList/items/0/title" in stopped.stdout

@@ -38,7 +38,7 @@ def run(
     finish(repo, say=say)
     gone = fetch_bases(repo, say) if fetch else frozenset()
     names, unlisted = listed(repo, None if everyone else running_agent(repo))
-    rows, clashes = status_and_clashes(repo, names)
+    rows, clashes = status_and_clashes(repo, names, unlisted)
     tracking = base_tracking(repo, rows, gone)
     if fmt in ("dot", "mermaid"):
         _picture(rows, clashes, fmt)

@@ -345,22 +345,27 @@ def listed(repo: Repository, own: str | None) -> tuple[list[str], list[str]]:
 
 
 def status_and_clashes(
-    repo: Repository, names: list[str] | None = None
+    repo: Repository, names: list[str] | None = None, unlisted: list[str] | None = None
 ) -> tuple[list[AgentStatus], list[Clash]]:
     """The rows of ``names`` (default: every agent, local or only on a remote, by name, each
     with the other agents it clashes with), and every clash the
     trial merges found among them (agent pairs, and agents against their base: what
-    ``status --format dot`` draws)."""
+    ``status --format dot`` draws). ``unlisted``: the agents ``listed`` left out, whose
+    clashes with a row still count (its sync stops after theirs): the row names them."""
     syncer = Syncer(repo, dry_run=True)
     if names is None:
         names = agents.list_agents(repo, remote=True)
     rows = [_row(repo, syncer, agent) for agent in names]
-    clashes = predicted_clashes(repo, rows)
+    others = [_row(repo, syncer, agent) for agent in unlisted or ()]
+    clashes = predicted_clashes(repo, rows, others)
     found = [c for c in clashes if not c.with_base]
     if not found:
         return rows, clashes
-    branches = {r.agent: r.branch for r in rows}
+    branches = {r.agent: r.branch for r in rows + others}
     rows = [replace(r, clashes=tuple(_clashes_of(r.agent, found, branches))) for r in rows]
+    if others:  # (the picture draws the rows' own: no node for an agent left out)
+        drawn = {r.agent for r in rows}
+        clashes = [c for c in clashes if c.with_base or c.other in drawn]
     return rows, clashes
 
 

@@ -49,19 +49,26 @@ class Clash:
     other_branch: str = ""  # the other agent's branch (set by status)
 
 
-def predicted_clashes(repo: Repository, rows: Sequence[AgentStatus]) -> list[Clash]:
-    """Agent pairs (and agent-base pairs) whose merge would stop on a conflict.
+def predicted_clashes(
+    repo: Repository, rows: Sequence[AgentStatus], others: Sequence[AgentStatus] = ()
+) -> list[Clash]:
+    """Agent pairs (and agent-base pairs) whose merge would stop on a conflict; ``others``:
+    agents merged only with ``rows`` (an agent's clone: those ``status`` leaves out).
 
     An agent predicted to conflict whose conflicts none of these merges explain (a
     three-way effect of the earlier agents) is shown against its base with its own.
     """
     live = [r for r in rows if r.state != REFUSED]
-    tips = {r.agent: _tip(repo, r) for r in live}
+    besides = [r for r in others if r.state != REFUSED]
+    tips = {r.agent: _tip(repo, r) for r in live + besides}
     favor = merge_settings(cwd=run_dir(repo)).favor
     with ReusedParses({}):
-        changed = {r.agent: _changes(repo, tips[r.agent], branch_tip(repo, r.base)) for r in live}
+        changed = {
+            r.agent: _changes(repo, tips[r.agent], branch_tip(repo, r.base)) for r in live + besides
+        }
         found = []
-        for a, b in combinations(live, 2):
+        pairs = [*combinations(live, 2), *((a, b) for a in live for b in besides)]
+        for a, b in pairs:
             if a.base != b.base:
                 continue
             mine, yours = changed[a.agent], changed[b.agent]

@@ -122,7 +122,7 @@ def _with_tracking(
     only a remote has), where their bases stand against their upstreams as last fetched
     (what ``git vcontext status`` says under its table), and the agents left out."""
     names, unlisted = listed(repo, own)
-    rows = status_and_clashes(repo, names)[0]
+    rows = status_and_clashes(repo, names, unlisted)[0]
     return rows, base_tracking(repo, rows), unlisted
 
 
