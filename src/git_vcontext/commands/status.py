@@ -12,7 +12,7 @@ from ..gitio import open_repo
 from ..pictures.render import render
 from ..sync.interrupted import finish
 from ..sync.picture import agent_picture
-from ..sync.status import base_tracking, listed, status_and_clashes, table
+from ..sync.status import agents_status, base_tracking, status_json, table
 from ..values import json_report
 from ..workflow.status import fetch_bases
 
@@ -37,21 +37,12 @@ def run(
 
     finish(repo, say=say)
     gone = fetch_bases(repo, say) if fetch else frozenset()
-    names, unlisted = listed(repo, None if everyone else running_agent(repo))
-    rows, clashes = status_and_clashes(repo, names, unlisted)
+    rows, clashes, unlisted = agents_status(repo, None if everyone else running_agent(repo))
     tracking = base_tracking(repo, rows, gone)
     if fmt in ("dot", "mermaid"):
         _picture(rows, clashes, fmt)
     elif fmt == "json":
-        sys.stdout.write(
-            json_report(
-                {
-                    "agents": [r.to_json() for r in rows],
-                    "bases": [t.to_json() for t in tracking],
-                    "unlisted": unlisted,
-                }
-            )
-        )
+        sys.stdout.write(json_report(status_json(rows, tracking, unlisted)))
     else:
         for line in table(rows, tracking, unlisted):
             print(line)

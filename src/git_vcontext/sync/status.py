@@ -369,6 +369,28 @@ def status_and_clashes(
     return rows, clashes
 
 
+def agents_status(
+    repo: Repository, own: str | None
+) -> tuple[list[AgentStatus], list[Clash], list[str]]:
+    """What ``status`` (and MCP ``vcontext_status``) reports: the rows ``listed`` keeps for
+    ``own`` (None: every agent), their clashes (with the agents left out too), and the
+    agents left out."""
+    names, unlisted = listed(repo, own)
+    rows, clashes = status_and_clashes(repo, names, unlisted)
+    return rows, clashes, unlisted
+
+
+def status_json(
+    rows: list[AgentStatus], tracking: list[BaseTracking], unlisted: list[str]
+) -> dict[str, Any]:
+    """``status --format json``'s object, the MCP ``vcontext_status`` answer's too."""
+    return {
+        "agents": [r.to_json() for r in rows],
+        "bases": [t.to_json() for t in tracking],
+        "unlisted": unlisted,
+    }
+
+
 def _clashes_of(agent: str, found: list[Clash], branches: dict[str, str]) -> list[Clash]:
     """The clashes of ``agent``, each seen from its side (``other`` the other agent's branch)."""
     mine = []

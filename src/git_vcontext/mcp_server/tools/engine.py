@@ -10,7 +10,7 @@ from ...diffing.files import compare
 from ...diffing.report import render_files
 from ...errors import Refused
 from ...filechange import FileChange
-from ...sync.status import base_tracking, listed, status_and_clashes, table
+from ...sync.status import agents_status, base_tracking, status_json, table
 from ...validation.model import FileReport, Finding, with_case_notes
 from ..catalog import Entry
 from ..service import Answer, Service
@@ -107,11 +107,7 @@ def status(svc: Service, args: dict[str, Any]) -> Answer:
     git = _git(svc, "vcontext_status")
     own = None if args.get("all") else git.working_as()  # (never the writes' "mcp")
     rows, tracking, unlisted = git.locked(lambda repo: _with_tracking(repo, own))
-    data = {
-        "agents": [r.to_json() for r in rows],
-        "bases": [t.to_json() for t in tracking],
-        "unlisted": unlisted,
-    }
+    data = status_json(rows, tracking, unlisted)
     return Answer("\n".join(table(rows, tracking, unlisted)), data)
 
 
@@ -121,8 +117,7 @@ def _with_tracking(
     """The rows (``own``: the agent this work tree is, whose clone leaves out the agents
     only a remote has), where their bases stand against their upstreams as last fetched
     (what ``git vcontext status`` says under its table), and the agents left out."""
-    names, unlisted = listed(repo, own)
-    rows = status_and_clashes(repo, names, unlisted)[0]
+    rows, _, unlisted = agents_status(repo, own)
     return rows, base_tracking(repo, rows), unlisted
 
 
