@@ -363,7 +363,9 @@ def config_flag(repo: Repository, key: str, default: bool) -> bool:
 
         given = overrides.lookup(key)
         if not overrides.is_missing(given):
-            flag = overrides.as_bool(given if isinstance(given, str) else None)
+            from .configread import git_bool
+
+            flag = git_bool(given if isinstance(given, str) else None)
             return default if flag is None else flag
     try:
         return bool(repo.config.get_bool(key))
