@@ -96,12 +96,6 @@ def check_stdout() -> None:
     )
 
 
-def flush_stdout() -> None:
-    """Flush standard output now, so that a write that fails is reported (not lost at exit)."""
-    if sys.stdout is not None:
-        sys.stdout.flush()
-
-
 def read_bytes(path: str) -> bytes:
     """The bytes of a file (``-`` = stdin), or an OperationalError saying why not."""
     if path == "-":

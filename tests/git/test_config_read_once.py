@@ -182,3 +182,22 @@ def test_a_work_tree_holding_head_and_objects_is_read_as_git_finds_it(
         assert configread.value(str(where), "merge.conflictStyle") == "diff3", where
     assert remote_config(str(repo), "origin").urls == ("https://example.com/x.git",)
     assert merge_settings(cwd=str(repo)).diff3
+
+
+def test_an_int_setting_reads_as_git_config_type_int(tmp_path: Path) -> None:
+    """A remote's ``gc.auto`` and ``gc.autoPackLimit`` (whether a push's ``gc --auto``
+    has work: PRODUCT.md Sync at scale, the remote maintained as git maintains it) read
+    as ``git config --type=int`` reads them, with ``configread.git_int``, the one parser
+    of git's numbers: hex ``0x10``, octal ``010`` and a number out of an int's range
+    read as git reads them (``int()`` took ``010`` for 10 and ``0x10`` for no number)."""
+    from git_vcontext.gitio.localremote import _int_setting
+
+    where = tmp_path / "remote.git"
+    pygit2.init_repository(str(where), bare=True)
+    for said in VALUES:
+        run_git(where, "config", "gc.autoPackLimit", said)
+        code, out = _git(where, "config", "--type=int", "--get", "gc.autoPackLimit")
+        number = int(out) if code == 0 else None  # (--type=int reads 64 bits; gc's an int)
+        expected = number if number is not None and abs(number) < 1 << 31 else 50
+        got = _int_setting(pygit2.Repository(str(where)), "gc.autoPackLimit", 50)
+        assert got == expected, (said, out)

@@ -156,3 +156,32 @@ def test_git_dash_c_attributes_file_routes_documents_for_every_check(
     plain = subprocess.run(["git", "vcontext", "validate"], cwd=git_repo, env={
         **env, "GIT_CONFIG_GLOBAL": os.devnull}, capture_output=True, text=True)  # fmt: skip
     assert plain.returncode == 0, plain.stderr  # without it, the file is not a document
+
+
+FLAG_VALUES = [
+    "yes", "On", "TRUE", "off", "No", "", "0", "1", "-1", "2", "1k", "2g", "0x10", "0X0",
+    "010", "08", " 7", "7 ", " yes", "+3", "abc", "2147483648", "1kk", "1.5", "0b1", "1_0",
+]  # fmt: skip
+
+
+def test_git_dash_c_flag_reads_as_git_reads_a_boolean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A boolean given with ``git -c`` reads as ``git -c KEY=VALUE config --type=bool``
+    reads it, one parser for every boolean git reads (``configread.git_bool``): octal
+    ``010`` and a unit ``1k`` are true and ``0b1``, ``1_0``, ``7 `` no boolean (the
+    default), as in git; Python's ``int(word, 0)`` judged otherwise."""
+    repo = pygit2.init_repository(str(tmp_path / "r"))
+    settings = [f"vcontext.flag{i}={v}" for i, v in enumerate(FLAG_VALUES)]
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", _git_passes(tmp_path, *settings))
+    for i, value in enumerate(FLAG_VALUES):
+        key = f"vcontext.flag{i}"
+        done = subprocess.run(
+            ["git", "-c", f"{key}={value}", "config", "--type=bool", "--get", "--", key],
+            cwd=tmp_path / "r",
+            capture_output=True,
+            text=True,
+        )
+        for default in (True, False):
+            expected = default if done.returncode != 0 else done.stdout.strip() == "true"
+            assert config_flag(repo, key, default) is expected, (value, done.stdout)

@@ -99,8 +99,12 @@ def _summary(report: Report) -> str:
 
 
 def _config(top: Path, key: str) -> str | None:
-    out = git(["config", "--get", "--", key], cwd=top, check=False)
-    return out.stdout.strip() if out.returncode == 0 else None
+    """``git config --get KEY`` in ``top`` (stripped), from git's one listing there
+    (``configread``: one git process for all of doctor's reads, not one per key)."""
+    from ..gitio.configread import value
+
+    found = value(str(top), key)
+    return None if found is None else found.strip()
 
 
 def _runs(value: str) -> bool:
@@ -572,9 +576,10 @@ def _overrides(where: Path, report: Report) -> None:
             f"pushes may delete or rewrite {setup.SERVER}, which agents' sync --push trusts"
         ),
     }
+    from ..gitio.configread import flag
+
     for key, what in said.items():
-        out = git(["config", "--type=bool", "--get", "--", key], cwd=where, check=False)
-        if out.returncode == 0 and out.stdout.strip() == "true":
+        if flag(str(where), key):
             report.notes.append(f"{key} is true: {what} (git config --unset {key} ends that)")
 
 

@@ -336,7 +336,9 @@ def config_value(repo: Repository, key: str, *, given: bool = True) -> str | Non
     (git clears ``GIT_CONFIG_PARAMETERS`` for it: ``gitio.places.hooks_folder``), and
     without the system's under ``GIT_CONFIG_NOSYSTEM`` (libgit2 reads them all the same)."""
     if _elsewhere():
-        return config_by_git(repo, key, given=given)
+        from . import configread
+
+        return configread.value(repo.path, key, given=given)
     if given and _given():
         from . import overrides
 
@@ -356,14 +358,18 @@ def config_flag(repo: Repository, key: str, default: bool) -> bool:
     """A boolean git config value as git reads it (``true``/``yes``/``on``/``1``, …);
     ``default`` when the key is not set or is not a boolean."""
     if _elsewhere():
-        value = config_by_git(repo, key, flag=True)
-        return default if value is None else value == "true"
+        from . import configread
+
+        found = configread.flag(repo.path, key)
+        return default if found is None else found
     if _given():
         from . import overrides
 
         given = overrides.lookup(key)
         if not overrides.is_missing(given):
-            flag = overrides.as_bool(given if isinstance(given, str) else None)
+            from .configread import git_bool
+
+            flag = git_bool(given if isinstance(given, str) else None)
             return default if flag is None else flag
     try:
         return bool(repo.config.get_bool(key))
@@ -412,21 +418,6 @@ def _elsewhere() -> bool:
         return False
     usual = os.path.join(os.path.expanduser("~"), ".gitconfig")
     return not named or os.path.realpath(named) != os.path.realpath(usual)
-
-
-def config_by_git(
-    repo: Repository, key: str, *, flag: bool = False, given: bool = True
-) -> str | None:
-    """``git config --get KEY`` in ``repo`` (None: not set, or not a boolean for ``flag``);
-    ``given`` False: without this command's ``git -c`` settings. Every key from one
-    listing of git's (``configread``: one git process, not one per key), ``repo``'s own
-    (one ``GIT_DIR`` in the environment, a hook's or a person's, names another)."""
-    from . import configread
-
-    if not flag:
-        return configread.value(repo.path, key, given=given)
-    found = configread.flag(repo.path, key, given=given)
-    return None if found is None else "true" if found else "false"
 
 
 def resolve_commit(repo: Repository, rev: str) -> Commit:

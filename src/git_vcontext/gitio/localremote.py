@@ -316,13 +316,13 @@ class LocalRemote:
 
 
 def _int_setting(repo: Repository, key: str, default: int) -> int:
-    """An integer git config value as git reads it (a ``k``, ``m`` or ``g`` suffix)."""
-    raw = (config_value(repo, key) or "").strip().lower()
-    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(raw[-1:], 1)
-    try:
-        return default if not raw else int(raw[:-1] if scale > 1 else raw) * scale
-    except ValueError:
-        return default
+    """An integer git config value as git reads it (``configread.git_int``: any base, a
+    ``k``, ``m`` or ``g`` unit); ``default`` when unset or no number git takes."""
+    from .configread import git_int
+
+    raw = config_value(repo, key)
+    number = None if raw is None else git_int(raw)
+    return default if number is None else number
 
 
 def _local_path(url: str) -> Path | None:

@@ -114,18 +114,3 @@ def counted(count: str) -> list[tuple[str, str | None]]:
         if key:
             out.append((key, os.environ.get(f"GIT_CONFIG_VALUE_{i}", "")))
     return out
-
-
-def as_bool(value: str | None) -> bool | None:
-    """A value as git reads a boolean (None: not a boolean)."""
-    if value is None:
-        return True
-    word = value.strip().lower()
-    if word in ("true", "yes", "on"):
-        return True
-    if word in ("false", "no", "off", ""):
-        return False
-    try:
-        return int(word, 0) != 0
-    except ValueError:
-        return None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
-from . import config_by_git, config_value, open_repo, open_trusted
+from . import config_value, open_repo, open_trusted
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -84,7 +84,9 @@ def configured_hooks(repo: Repository, *, receiving: bool = False) -> Path | Non
     configuration holds an ``includeIf "hasconfig:…"``, which libgit2 does not evaluate.
     An empty value is the filesystem's root (``nowhere``), where git looks for them."""
     if any(e.name.startswith("includeif.hasconfig:") for e in repo.config):
-        configured = config_by_git(repo, "core.hooksPath", given=not receiving)
+        from . import configread  # (git's listing, of repo's own git directory)
+
+        configured = configread.value(repo.path, "core.hooksPath", given=not receiving)
     else:
         configured = config_value(repo, "core.hooksPath", given=not receiving)
     if configured is None:

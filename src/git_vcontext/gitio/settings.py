@@ -30,17 +30,20 @@ def merge_settings(
     explicit_style: str | None = None, *, cwd: str | os.PathLike[str] | None = None
 ) -> MergeSettings:
     """The settings of the repository at ``cwd`` (``$GIT_VCONTEXT_FAVOR`` overrides config)."""
+    values: dict[str, str] = {}  # (the last value of each key wins, as in git)
     try:
         if cwd is None and hasattr(os, "posix_spawnp"):  # the driver: in git's directory
-            out = _config_here()
+            for line in _config_here().splitlines():
+                key, space, value = line.partition(" ")
+                if space:  # (a key written without a value: no line of "key value")
+                    values[key] = value
         else:  # (one listing of git's, shared with the command's other reads: configread)
             from .configread import matching
 
             here = "." if cwd is None else os.fspath(cwd)  # (no posix_spawnp: here too)
-            out = "".join(f"{k} {v}\n" for k, v in matching(here, KEYS) if v is not None)
+            values.update((k, v) for k, v in matching(here, KEYS) if v is not None)
     except Exception:  # no git, no repository: the defaults
-        out = ""
-    values = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+        values.clear()
     style = values.get("merge.conflictstyle", "merge")
     structured = (explicit_style or values.get("merge.vcontext.conflictstyle")) == "structured"
     favor, warning = checked_favor(os.environ.get(FAVOR_ENV) or values.get("merge.vcontext.favor"))

@@ -22,7 +22,13 @@ from pathlib import Path
 from ..errors import UsageError
 from ..fsio import permitted, remove_stale_temporaries, temporary_name, write_atomic
 from ..gitio import config_hooks, git, open_repo, work_tree
-from ..gitio.places import EMPTY_HOOKS_PATH, configured_hooks, hooks_folder, nowhere
+from ..gitio.places import (
+    EMPTY_HOOKS_PATH,
+    common_dir,
+    configured_hooks,
+    hooks_folder,
+    nowhere,
+)
 from ..record import record
 from ..shipped import hooks_dir as shipped
 
@@ -56,31 +62,28 @@ def hooks_dir(cwd: Path) -> Path:
     repository (no work tree) as a push's ``receive-pack`` reads it: a relative path from
     the git directory, not this command's ``git -c`` (``gitio.places.hooks_folder``, which
     sync's lease reads too): the guard goes where git runs it."""
-    repo = open_repo(cwd)
+    return _hooks_of(open_repo(cwd))
+
+
+def _hooks_of(repo: Repository) -> Path:
     return hooks_folder(repo, receiving=work_tree(repo) is None)
-
-
-def _git_dir(cwd: Path) -> Path:
-    """The repository's common git directory (the main ``.git`` from a linked worktree)."""
-    out = git(["rev-parse", "--git-common-dir"], cwd=cwd)
-    common = Path(out.stdout.strip())
-    return common if common.is_absolute() else (cwd / common).resolve()
 
 
 def plan(cwd: Path, force: bool) -> HookPlan:
     """Where install puts the shim; ``--force`` puts it in ``core.hooksPath`` whoever owns it."""
     top = _top(cwd) or cwd
-    configured = configured_hooks(open_repo(cwd))
+    repo = open_repo(cwd)
+    configured = configured_hooks(repo)
     if configured is not None and nowhere(configured):
         raise UsageError(EMPTY_HOOKS_PATH)  # (the shim at /pre-push: never)
     if configured is None or force:
-        folder = hooks_dir(cwd)
+        folder = _hooks_of(repo)
         manager = None if force else _replacing_manager(folder / "pre-push")
         if manager is None:
             return HookPlan(folder)
         return HookPlan(None, manager, _advice(manager, top, folder))
     manager = _manager(top, configured)
-    shared = _inside(configured, top) and not _inside(configured, _git_dir(cwd))
+    shared = _inside(configured, top) and not _inside(configured, common_dir(repo))
     if manager is None and not shared:
         return HookPlan(configured)  # a plain folder of this machine's hooks
     name = manager or "the repository"
@@ -217,8 +220,9 @@ def _write_hook(hook: Path, text: str) -> None:
 
 def uninstall(cwd: Path) -> list[str]:
     """Remove our shim (wherever install or pre-commit put it) and put a chained hook back."""
-    configured = configured_hooks(open_repo(cwd))  # and .git/hooks, from before it was set
-    folders = {_git_dir(cwd) / "hooks", *([configured] if configured is not None else [])}
+    repo = open_repo(cwd)
+    configured = configured_hooks(repo)  # and .git/hooks, from before it was set
+    folders = {common_dir(repo) / "hooks", *([configured] if configured is not None else [])}
     messages: list[str] = []
     for folder in sorted(folders):
         hook, legacy, chained = folder / "pre-push", folder / LEGACY, folder / CHAINED
