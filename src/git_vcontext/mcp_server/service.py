@@ -14,8 +14,8 @@ from ..clock import now_rfc3339
 from ..edits.stamp import Stamp, Unchanged
 from ..errors import Refused
 from ..record import record
-from .catalog import CONVENTIONAL, NOUN, SEGMENT, Catalog, Entry
-from .files import inside
+from .catalog import NOUN, SEGMENT, Catalog, Entry
+from .files import CONVENTIONAL, inside
 from .gitside import DEFAULT_AGENT, PERSON, GitSide
 from .writer import Target, Writer, Written
 
