@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...branches import agents as agent_config
+from ...branches.commits import stopped_sync
 from ...conflicts.checkout import upstream
 from ...conflicts.listing import Listing, list_conflicts
 from ...conflicts.report import render_text
@@ -418,7 +419,8 @@ def _finish_stopped(
     op = current(git_dir, env={}) if git_dir else None
     if op is None or op.kind is None:
         return None
-    if op.kind != "merge" or not is_sync_merge(top, git_side.agent_branch()):
+    left = stopped_sync(git_dir) if git_dir and op.kind == "merge" else None
+    if left is None or left.agent != git_side.agent_branch():
         what = f"a {op.kind} of {op.theirs}" if op.kind == "merge" else f"a {op.kind}"
         finish = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
         raise Refused(
@@ -453,16 +455,6 @@ def conclude(top: str) -> str:
         )
     head = git(["rev-parse", "HEAD"], cwd=top).stdout.strip()
     return f"committed the merge ({head[:12]})"
-
-
-def is_sync_merge(top: str, agent: str | None = None) -> bool:
-    """Whether the merge stopped in ``top`` is one ``sync --checkout`` (or ``vcontext_sync``)
-    left there (``branches.commits.stopped_sync``), for ``agent`` when it is named."""
-    from ...branches.commits import stopped_sync
-
-    git_dir = find_git_dir(top, env={})
-    left = stopped_sync(git_dir) if git_dir is not None else None
-    return left is not None and (agent is None or left.agent == agent)
 
 
 def _sync_args(svc: Service, args: dict[str, Any]) -> dict[str, Any]:
