@@ -19,7 +19,7 @@ from helpers.conflict_repos import TODO, installed, two_conflicts
 from helpers.mcp_support import run, stdio_params, text
 from helpers.next_steps import follow
 from helpers.run import run_git
-from helpers.team import TASKS, edit, git, person_deletes_t1, remote_show, setup, vcx
+from helpers.team import TASKS, git, person_deletes_t1, remote_show, setup, vcx, works_on_t1
 
 PERSON = "A PERSON MUST DO THIS (no MCP tool can): "
 
@@ -55,12 +55,7 @@ def test_the_sync_merge_is_committed_where_the_server_reads_another_agent_prefix
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     person_deletes_t1(team)
-
-    def started(data: Any) -> None:
-        data["todoList"]["items"][0]["status"] = "inProgress"
-
-    edit(bo, TASKS, started)
-    git(bo, "commit", "-q", "-am", "bo: t1 started")
+    works_on_t1(bo)
     stopped = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
     assert stopped.returncode == 1, stopped.stdout + stopped.stderr
     assert (bo / ".git" / "MERGE_HEAD").exists()

@@ -17,13 +17,13 @@ from helpers.next_steps import follow
 from helpers.team import (
     TASKS,
     Team,
-    edit,
     git,
     person_deletes_t1,
     person_diverges_local_base,
     remote_show,
     setup,
     vcx,
+    works_on_t1,
 )
 
 
@@ -52,22 +52,12 @@ def _t1_kept_in_progress(team: Team, clean: Path | None = None) -> None:
         assert git(clean, "status", "--porcelain").stdout == ""
 
 
-def _status(item: str) -> Any:
-    def change(data: Any) -> None:
-        for i in data["todoList"]["items"]:
-            if i["id"] == item:
-                i["status"] = "inProgress"
-
-    return change
-
-
 def _cy_puts_t1_in_progress(forks_at: Path, checks_out_at: Path, cy: Path) -> None:
     """Agent cy forked (``fork`` in ``forks_at``), its branch checked out at ``cy`` (a work
     tree of ``checks_out_at``), where it commits t1 in progress."""
     assert vcx(forks_at, "fork", "cy", "--reason", "agent cy").returncode == 0
     git(checks_out_at, "worktree", "add", "-q", str(cy), "agents/cy")
-    edit(cy, TASKS, _status("t1"))
-    git(cy, "commit", "-q", "-am", "cy: t1 in progress")
+    works_on_t1(cy)
 
 
 def test_another_agents_conflict_names_the_call_that_agent_makes_in_its_own_work_tree(
