@@ -108,7 +108,13 @@ class GitSide:
 
     def agent(self) -> str:
         """``--agent``, else the agent of the branch checked out, else ``mcp``."""
-        return self._agent or self.agent_branch() or DEFAULT_AGENT
+        return self.working_as() or DEFAULT_AGENT
+
+    def working_as(self) -> str | None:
+        """The agent this work tree works as: ``--agent``, else the agent of the branch
+        checked out; None for a person (``agents.running_agent``'s, not the stamp name
+        ``mcp``, which may be an agent's too)."""
+        return self._agent or self.agent_branch()
 
     def commits(self) -> bool:
         """Whether writes are committed: ``--commit``, or an agent branch is checked out."""

@@ -105,7 +105,7 @@ def status(svc: Service, args: dict[str, Any]) -> Answer:
     """As ``git vcontext status --format json``: in an agent's work tree the other agents
     only a remote has are left out unless ``all`` (``sync.status.listed``)."""
     git = _git(svc, "vcontext_status")
-    own = None if args.get("all") else svc.agent()
+    own = None if args.get("all") else git.working_as()  # None: a person, every agent
     rows, tracking, unlisted = git.locked(lambda repo: _with_tracking(repo, own))
     data = {
         "agents": [r.to_json() for r in rows],
