@@ -22,6 +22,7 @@ from ...conflicts.report import render_text
 from ...errors import OperationalError, Refused, shown_url
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
+from ...sync.advice import finish_command
 from ...workflow.sync import sync as run_sync
 from ..gitside import PERSON
 from ..service import Answer, Service
@@ -422,7 +423,7 @@ def _finish_stopped(
     left = stopped_sync(git_dir) if git_dir and op.kind == "merge" else None
     if left is None or left.agent != git_side.agent_branch():
         what = f"a {op.kind} of {op.theirs}" if op.kind == "merge" else f"a {op.kind}"
-        finish = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
+        finish = finish_command(op.kind)
         raise Refused(
             "busy",
             f"{what} is in progress in {top}, not one sync left: vcontext_conflicts and "
