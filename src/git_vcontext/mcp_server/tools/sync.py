@@ -441,12 +441,13 @@ def _finish_stopped(
         )
         text = _conflict_text(listing, head, again)
         return Answer(f"sync stopped: a merge is in progress here; {text}", data, error=True)
-    notes.append(conclude(top))
+    notes.append(git_side.locked(lambda _repo: conclude(top)))  # as a write commits
     return None
 
 
 def conclude(top: str) -> str:
-    """Commit the merge stopped in ``top`` (none of its conflicts left): one line."""
+    """Commit the merge stopped in ``top`` (none of its conflicts left): one line. Called
+    holding the repository lock (``GitSide.locked``), as a write commits."""
     done = git(["commit", "--no-edit", "--quiet"], cwd=top, check=False)
     if done.returncode != 0:
         raise Refused(
