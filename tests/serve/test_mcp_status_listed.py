@@ -38,13 +38,16 @@ def _team(root: Path) -> Team:
     return team
 
 
-def _listed(clone: Path, *, agent: str | None = None) -> tuple[list[str], list[str]]:
-    """The agents ``vcontext_status`` lists and leaves out, served in ``clone``."""
+def _listed(
+    clone: Path, *, agent: str | None = None, everyone: bool = False
+) -> tuple[list[str], list[str]]:
+    """The agents ``vcontext_status`` (``everyone``: ``{"all": true}``) lists and leaves out,
+    served in ``clone``."""
 
     async def main() -> Any:
         options = {} if agent is None else {"agent": agent}
         async with in_process(clone, **options) as client:
-            return await client.call_tool("vcontext_status", {})
+            return await client.call_tool("vcontext_status", {"all": True} if everyone else {})
 
     answer = run(main)
     assert not answer.is_error, text(answer)
@@ -52,8 +55,8 @@ def _listed(clone: Path, *, agent: str | None = None) -> tuple[list[str], list[s
     return [r["agent"] for r in data["agents"]], data["unlisted"]
 
 
-def _cli_listed(clone: Path) -> tuple[list[str], list[str]]:
-    done = vcx(clone, "status", "--format", "json")
+def _cli_listed(clone: Path, *args: str) -> tuple[list[str], list[str]]:
+    done = vcx(clone, "status", "--format", "json", *args)
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads(done.stdout)
     return [r["agent"] for r in data["agents"]], data["unlisted"]
@@ -68,3 +71,19 @@ def test_a_persons_server_lists_every_agent_as_status_does_even_one_named_mcp(
     assert _listed(team.person) == (AGENTS, [])  # not ("mcp" only, ["a1"] left out)
     # --agent names the clone's agent, as an agent's branch does: the others left out
     assert _listed(team.person, agent="mcp") == (["mcp"], ["a1"])
+
+
+def test_an_agents_server_leaves_out_the_others_as_status_does_and_all_lists_them(
+    tmp_path: Path,
+) -> None:
+    """In agent a1's clone (its branch checked out), the agents only the remote has are
+    left out (``unlisted``) by the tool as by the command line; ``{"all": true}`` lists
+    them, as ``status --all``."""
+    team = _team(tmp_path)
+    a1 = team.agents["a1"]
+    git(a1, "fetch", "-q", "origin")
+
+    assert _cli_listed(a1) == (["a1"], ["mcp"])
+    assert _listed(a1) == (["a1"], ["mcp"])
+    assert _cli_listed(a1, "--all") == (AGENTS, [])
+    assert _listed(a1, everyone=True) == (AGENTS, [])
