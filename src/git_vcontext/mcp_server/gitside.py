@@ -39,7 +39,7 @@ from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
 from ..gitio.index import tracked_paths
 from ..gitio.places import common_dir
-from ..sync.advice import PERSON as PERSON  # (one spelling: the tools import it here)
+from ..sync.advice import PERSON
 from ..validation.model import command_path
 from .files import Watched, contents
 

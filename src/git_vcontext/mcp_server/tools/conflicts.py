@@ -9,8 +9,7 @@ from ...conflicts.listing import list_conflicts
 from ...conflicts.report import render_text
 from ...conflicts.session import NO_VALUE, open_file
 from ...errors import Refused, VContextError
-from ...sync.advice import finish_command
-from ..gitside import PERSON
+from ...sync.advice import PERSON, finish_command
 from ..service import WRITABLE, Answer, Service
 
 

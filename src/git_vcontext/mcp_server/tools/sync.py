@@ -22,9 +22,8 @@ from ...conflicts.report import render_text
 from ...errors import OperationalError, Refused, shown_url
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
-from ...sync.advice import finish_command
+from ...sync.advice import PERSON, finish_command
 from ...workflow.sync import sync as run_sync
-from ..gitside import PERSON
 from ..service import Answer, Service
 
 if TYPE_CHECKING:
