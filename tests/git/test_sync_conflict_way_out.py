@@ -33,17 +33,9 @@ from helpers.team import (
     setup,
     tasks,
     vcx,
+    works_on_t1,
     write,
 )
-
-
-def _agent_works_on_t1(clone: Path, status: str = "inProgress") -> None:
-    def work(data: Any) -> None:
-        data["todoList"]["items"][0]["status"] = status
-        data["todoList"]["sequence"] += 1
-
-    edit(clone, TASKS, work)
-    git(clone, "commit", "-q", "-am", f"work on t1: {status}")
 
 
 def _bo_works_on_t1_the_person_deleted(tmp_path: Path) -> tuple[Team, Path, str]:
@@ -52,7 +44,7 @@ def _bo_works_on_t1_the_person_deleted(tmp_path: Path) -> tuple[Team, Path, str]
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     person_deletes_t1(team)
-    _agent_works_on_t1(bo)
+    works_on_t1(bo)
     return team, bo, team.base()
 
 
@@ -147,9 +139,9 @@ def test_issue_34_step_2_as_tried_checkout_from_main_still_resolves_on_the_agent
     a stale local main: --checkout fetches origin's main and leaves the merge on agents/bo."""
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
-    _agent_works_on_t1(bo)
+    works_on_t1(bo)
     assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 0
-    _agent_works_on_t1(bo, "blocked")
+    works_on_t1(bo, "blocked")
     person_deletes_t1(team)
     assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 1
     git(bo, "switch", "-q", "main")
@@ -170,7 +162,7 @@ def test_issue_34_a_local_sync_into_a_base_behind_its_upstream_says_so_and_traps
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     person_deletes_t1(team)
-    _agent_works_on_t1(bo)
+    works_on_t1(bo)
     git(bo, "fetch", "-q", "origin")
     local = vcx(bo, "sync", "bo")
     assert local.returncode == 0, local.stdout + local.stderr  # clean against the stale main
@@ -200,7 +192,7 @@ def test_a_persons_own_commit_on_the_local_base_that_conflicts_never_blocks_the_
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     at_main = person_diverges_local_base(team, "bo", tmp_path)
-    _agent_works_on_t1(bo)
+    works_on_t1(bo)
 
     pushed = vcx(bo, "sync", "bo", "--push", "origin")
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
@@ -232,9 +224,9 @@ def test_a_conflict_with_the_remotes_copy_of_the_agent_branch_is_resolved_the_sa
     git(elsewhere, "config", "vcontext.agent.bo.base", "main")
     identity(elsewhere, "bo")
     assert vcx(elsewhere, "install").returncode == 0
-    _agent_works_on_t1(elsewhere, "completed")
+    works_on_t1(elsewhere, "completed")
     assert vcx(elsewhere, "sync", "bo", "--push", "origin").returncode == 0
-    _agent_works_on_t1(bo, "blocked")
+    works_on_t1(bo, "blocked")
 
     first = vcx(bo, "sync", "bo", "--push", "origin")
     assert first.returncode == 1, first.stdout + first.stderr
@@ -277,7 +269,7 @@ def test_checkout_after_a_push_run_of_several_agents_merges_the_base_that_landed
     git(tmp_path / "cy", "add", "notes.txt")
     git(tmp_path / "cy", "commit", "-q", "-m", "cy's notes")
     person_deletes_t1(team)
-    _agent_works_on_t1(bo)
+    works_on_t1(bo)
 
     run = vcx(bo, "sync", "al", "cy", "bo", "--push", "origin", "--checkout")
     assert run.returncode == 1, run.stdout + run.stderr
@@ -317,7 +309,7 @@ def test_the_diverged_base_advice_resolves_a_name_starting_with_a_dash(tmp_path:
     edit(team.person, dash, title("the plan, there"))
     git(team.person, "commit", "-q", "-am", "p1 renamed")
     git(team.person, "push", "-q", "origin", "main")
-    _agent_works_on_t1(bo)
+    works_on_t1(bo)
 
     pushed = vcx(bo, "sync", "bo", "--push", "origin")
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
@@ -351,7 +343,7 @@ def test_resolving_delete_modify_sync_names_the_branch_that_deleted_not_us_or_th
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     _person_deletes_the_tasks(team)
-    _agent_works_on_t1(bo)
+    works_on_t1(bo)
 
     first = vcx(bo, "sync", "bo", "--push", "origin")
     assert first.returncode == 1, first.stdout + first.stderr
@@ -376,7 +368,7 @@ def test_resolving_delete_modify_taking_the_deleting_branch_deletes_it(tmp_path:
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     _person_deletes_the_tasks(team)
-    _agent_works_on_t1(bo)
+    works_on_t1(bo)
     first = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
     assert first.returncode == 1, first.stdout + first.stderr
     assert "deleted on main, modified on agents/bo" in first.stdout
@@ -458,7 +450,7 @@ def test_taking_theirs_the_last_sync_says_it_pushed_the_agent_branch(
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     git(bo, "config", "vcontext.inProcessFetch", str(in_process).lower())
-    _agent_works_on_t1(bo, "inProgress")
+    works_on_t1(bo, "inProgress")
     landed = vcx(bo, "sync", "bo", "--push", "origin")  # agents/bo is on the remote
     assert landed.returncode == 0, landed.stdout + landed.stderr
 

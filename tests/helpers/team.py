@@ -160,6 +160,18 @@ def person_deletes_t1(team: Team) -> None:
     git(team.person, "push", "-q", "origin", "main")
 
 
+def works_on_t1(clone: Path, status: str = "inProgress") -> None:
+    """An agent sets task t1's status (sequence + 1) in ``clone`` and commits it: after
+    ``person_deletes_t1``, a modify/delete conflict on t1."""
+
+    def work(data: Any) -> None:
+        data["todoList"]["items"][0]["status"] = status
+        data["todoList"]["sequence"] += 1
+
+    edit(clone, TASKS, work)
+    git(clone, "commit", "-q", "-am", f"work on t1: {status}")
+
+
 def person_diverges_local_base(team: Team, agent: str, root: Path) -> Path:
     """A person's own commit on ``agent``'s clone's local main (in a work tree of its own,
     returned) renames task t2, while the remote's main renames it otherwise: the local base

@@ -19,7 +19,7 @@ from helpers.conflict_repos import TODO, installed, two_conflicts
 from helpers.mcp_support import run, stdio_params, text
 from helpers.next_steps import follow
 from helpers.run import run_git
-from helpers.team import TASKS, edit, git, person_deletes_t1, remote_show, setup, vcx
+from helpers.team import TASKS, git, person_deletes_t1, remote_show, setup, vcx, works_on_t1
 
 PERSON = "A PERSON MUST DO THIS (no MCP tool can): "
 
@@ -55,12 +55,7 @@ def test_the_sync_merge_is_committed_where_the_server_reads_another_agent_prefix
     team = setup(tmp_path, ["bo"])
     bo = team.agents["bo"]
     person_deletes_t1(team)
-
-    def started(data: Any) -> None:
-        data["todoList"]["items"][0]["status"] = "inProgress"
-
-    edit(bo, TASKS, started)
-    git(bo, "commit", "-q", "-am", "bo: t1 started")
+    works_on_t1(bo)
     stopped = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
     assert stopped.returncode == 1, stopped.stdout + stopped.stderr
     assert (bo / ".git" / "MERGE_HEAD").exists()
@@ -116,3 +111,44 @@ def test_a_persons_merge_settled_is_the_persons_to_commit_with_no_tool_call(
     assert (repo / ".git" / "MERGE_HEAD").exists()
     assert run_git(repo, "rev-parse", "HEAD").stdout == head
     assert run_git(repo, "diff", "--cached", "--name-only").stdout.split() == [TODO]
+
+
+def test_vcontext_sync_commits_the_settled_merge_holding_the_repository_lock(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The merge sync left, settled from the command line, is committed by the next
+    ``vcontext_sync`` holding the server's repository lock, as ``vcontext_resolve`` commits
+    it (and as every write commits): a write tool's commit meanwhile (staged into that
+    merge) is never racing the merge's ``git commit`` for the index. Before, the sync's
+    commit ran outside the lock."""
+    from git_vcontext.gitio import git as plain
+    from git_vcontext.mcp_server import startup
+    from git_vcontext.mcp_server.service import Options
+    from git_vcontext.mcp_server.tools import dispatch
+    from git_vcontext.mcp_server.tools import sync as sync_tool
+
+    team = setup(tmp_path, ["bo"])
+    bo = team.agents["bo"]
+    person_deletes_t1(team)
+    works_on_t1(bo)
+    stopped = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    assert vcx(bo, "resolve", TASKS, "--take", "ours").returncode == 0  # staged, not committed
+    where, repo = startup.find_root(str(bo))
+    svc = startup.service(Options(root=where, agent=None), repo)
+    assert svc.git is not None
+    held: list[bool] = []
+
+    def recorded(args: list[str], **kwargs: Any) -> Any:
+        if args[:1] == ["commit"]:
+            held.append(svc.git._lock.locked())  # type: ignore[union-attr]
+        return plain(args, **kwargs)
+
+    monkeypatch.setattr(sync_tool, "git", recorded)
+    landed = dispatch.call(svc, "vcontext_sync", {"push": "origin"})
+    assert not landed.error, landed.text
+    assert landed.text.startswith("committed the merge (")
+    assert held == [True]
+    assert not (bo / ".git" / "MERGE_HEAD").exists()
+    items = remote_show(team.remote, "main", TASKS)["todoList"]["items"]
+    assert [(i["id"], i["status"]) for i in items] == [("t1", "inProgress"), ("t2", "pending")]

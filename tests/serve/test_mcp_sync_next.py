@@ -17,13 +17,13 @@ from helpers.next_steps import follow
 from helpers.team import (
     TASKS,
     Team,
-    edit,
     git,
     person_deletes_t1,
     person_diverges_local_base,
     remote_show,
     setup,
     vcx,
+    works_on_t1,
 )
 
 
@@ -52,13 +52,12 @@ def _t1_kept_in_progress(team: Team, clean: Path | None = None) -> None:
         assert git(clean, "status", "--porcelain").stdout == ""
 
 
-def _status(item: str) -> Any:
-    def change(data: Any) -> None:
-        for i in data["todoList"]["items"]:
-            if i["id"] == item:
-                i["status"] = "inProgress"
-
-    return change
+def _cy_puts_t1_in_progress(forks_at: Path, checks_out_at: Path, cy: Path) -> None:
+    """Agent cy forked (``fork`` in ``forks_at``), its branch checked out at ``cy`` (a work
+    tree of ``checks_out_at``), where it commits t1 in progress."""
+    assert vcx(forks_at, "fork", "cy", "--reason", "agent cy").returncode == 0
+    git(checks_out_at, "worktree", "add", "-q", str(cy), "agents/cy")
+    works_on_t1(cy)
 
 
 def test_another_agents_conflict_names_the_call_that_agent_makes_in_its_own_work_tree(
@@ -71,10 +70,7 @@ def test_another_agents_conflict_names_the_call_that_agent_makes_in_its_own_work
 
     team = setup(tmp_path, [])
     cy = tmp_path / "person-cy"
-    assert vcx(team.person, "fork", "cy", "--reason", "agent cy").returncode == 0
-    git(team.person, "worktree", "add", "-q", str(cy), "agents/cy")
-    edit(cy, TASKS, _status("t1"))
-    git(cy, "commit", "-q", "-am", "cy: t1 in progress")
+    _cy_puts_t1_in_progress(team.person, team.person, cy)
     person_deletes_t1(team)
 
     async def main() -> None:
@@ -236,10 +232,7 @@ def test_a_local_base_diverged_by_an_agents_work_names_that_agents_vcontext_sync
     at_main = tmp_path / "bo-main"
     cy = tmp_path / "bo-cy"
     git(bo, "worktree", "add", "-q", str(at_main), "main")
-    assert vcx(at_main, "fork", "cy", "--reason", "agent cy").returncode == 0
-    git(bo, "worktree", "add", "-q", str(cy), "agents/cy")
-    edit(cy, TASKS, _status("t1"))
-    git(cy, "commit", "-q", "-am", "cy: t1 in progress")
+    _cy_puts_t1_in_progress(at_main, bo, cy)
     local = vcx(bo, "sync", "cy")  # cy's work reaches main here, not the remote
     assert local.returncode == 0, local.stdout + local.stderr
     person_deletes_t1(team)
@@ -282,10 +275,7 @@ def test_another_agents_conflict_with_its_branch_checked_out_nowhere_is_a_person
 
     team = setup(tmp_path, [])
     cy = tmp_path / "person-cy"
-    assert vcx(team.person, "fork", "cy", "--reason", "agent cy").returncode == 0
-    git(team.person, "worktree", "add", "-q", str(cy), "agents/cy")
-    edit(cy, TASKS, _status("t1"))
-    git(cy, "commit", "-q", "-am", "cy: t1 in progress")
+    _cy_puts_t1_in_progress(team.person, team.person, cy)
     git(team.person, "worktree", "remove", str(cy))
     person_deletes_t1(team)
 
@@ -330,10 +320,7 @@ def test_merge_fork_names_another_work_trees_call_as_vcontext_sync(tmp_path: Pat
 
     team = setup(tmp_path, [])
     cy = tmp_path / "person-cy"
-    assert vcx(team.person, "fork", "cy", "--reason", "agent cy").returncode == 0
-    git(team.person, "worktree", "add", "-q", str(cy), "agents/cy")
-    edit(cy, TASKS, _status("t1"))
-    git(cy, "commit", "-q", "-am", "cy: t1 in progress")
+    _cy_puts_t1_in_progress(team.person, team.person, cy)
     person_deletes_t1(team)
 
     async def main() -> None:

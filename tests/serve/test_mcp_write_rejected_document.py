@@ -1,17 +1,18 @@
 """One truth on the MCP write path (PRODUCT.md, "One truth"; the write path: "the result is
 validated before it is written — an invalid result is refused, nothing written"): a file at
 a conventional path that the server serves by its name but ``git vcontext validate``
-rejects as a whole (no vContextInfo, a 0.3 document) is never written into; the same file
+rejects as a whole (rule `version`, PRODUCT.md "Versions": no vContextInfo, a 0.2 or 0.3
+document, a JSON or a TRON file) is never written into; the same file
 made valid takes the write, and the result validates. SDK client, real git."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from git_vcontext.codecs import dumps
 from helpers.mcp_support import in_process, run, text
 from helpers.run import run_cli
 from helpers.write_path import AGENT, EPOCH, commit_all
@@ -28,7 +29,15 @@ CASES: dict[str, tuple[str, str, dict[str, Any], str, dict[str, Any]]] = {
     "plan": (".vcontext/plan.json", "plan", PLAN, "vbrief_add_plan_item",
              {"planId": "release", "item": {"title": "Docs"}}),
     "todo": (".vcontext/todo.json", "todoList", TODO, "vbrief_create_todo", {"title": "Docs"}),
+    "plan-tron": (".vcontext/plan.tron", "plan", PLAN, "vbrief_add_plan_item",
+                  {"planId": "release", "item": {"title": "Docs"}}),
 }  # fmt: skip
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    """The document in its file's format (a TRON file judged as its JSON twin is)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps(data, "tron" if path.suffix == ".tron" else "json"))
 
 
 @pytest.fixture(autouse=True)
@@ -50,15 +59,13 @@ def _validate(root: Path, rel: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("info", [None, {"version": "0.3"}])
+@pytest.mark.parametrize("info", [None, {"version": "0.2"}, {"version": "0.3"}])
 def test_mcp_never_writes_into_a_document_validate_rejects(
     git_repo: Path, case: str, info: dict[str, str] | None
 ) -> None:
     rel, key, body, tool, args = CASES[case]
     path = git_repo / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data: dict[str, Any] = {key: body} if info is None else {"vContextInfo": info, key: body}
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    _write(path, {key: body} if info is None else {"vContextInfo": info, key: body})
     commit_all(git_repo)
     before = path.read_bytes()
     assert _validate(git_repo, rel)[0] == 1  # the file as it is: rejected
@@ -80,8 +87,7 @@ def test_mcp_writes_into_the_same_document_made_valid_and_it_validates(
 ) -> None:
     rel, key, body, tool, args = CASES[case]
     path = git_repo / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"vContextInfo": {"version": "0.4"}, key: body}, indent=2) + "\n")
+    _write(path, {"vContextInfo": {"version": "0.4"}, key: body})
     commit_all(git_repo)
     assert _validate(git_repo, rel) == (0, _validate(git_repo, rel)[1])
 

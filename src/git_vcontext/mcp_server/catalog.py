@@ -11,7 +11,16 @@ from typing import Any
 from ..document import describe
 from ..edits.items import is_plain_id
 from ..record import record, replace
-from .files import COLD_LOOKS, CONVENTIONAL_NAMES, MEMORY, Found, Rule, Stat, Tree, inside
+from .files import (
+    COLD_LOOKS,
+    CONVENTIONAL,
+    CONVENTIONAL_NAMES,
+    Found,
+    Rule,
+    Stat,
+    Tree,
+    inside,
+)
 from .store import Loaded, Store, format_of
 
 KINDS = ("todoList", "plan", "playbook")
@@ -21,11 +30,6 @@ SEGMENT = {"todoList": "todos", "plan": "plans", "playbook": "playbooks"}
 
 NOUN = {"todoList": "todo list", "plan": "plan", "playbook": "playbook"}
 
-CONVENTIONAL = {
-    kind: (f"{MEMORY}/{name}.json", f"{MEMORY}/{name}.tron")
-    for kind, name in (("todoList", "todo"), ("plan", "plan"), ("playbook", "playbook"))
-}
-"""Where each kind's current document is when nothing is configured (JSON first)."""
 
 _STEM_SUFFIXES = (
     ".vcontext.json",

@@ -36,12 +36,17 @@ PRUNED = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".to
 """Folders never walked (besides the ones git ignores and nested repositories)."""
 
 MEMORY = ".vcontext"
-CONVENTIONAL_NAMES = tuple(
-    f"{MEMORY}/{name}.{fmt}" for name in ("todo", "plan", "playbook") for fmt in ("json", "tron")
-)
+"""The root's folder of agents' memory: served even when git ignores it."""
+
+CONVENTIONAL = {
+    kind: (f"{MEMORY}/{name}.json", f"{MEMORY}/{name}.tron")
+    for kind, name in (("todoList", "todo"), ("plan", "plan"), ("playbook", "playbook"))
+}
+"""Where each kind's current document is when nothing is configured (JSON first)."""
+
+CONVENTIONAL_NAMES = frozenset(rel for paths in CONVENTIONAL.values() for rel in paths)
 """The current documents' conventional paths: served by their name (a playbook written before
 the family's info key had its present name says vContext only by its container)."""
-"""The root's folder of agents' memory: served even when git ignores it."""
 
 COLD_LOOKS = 256
 """Folders without documents looked at per look (the rest on the next looks, in turn)."""
@@ -137,9 +142,9 @@ class Rule:
         """Whether a file found by the walk is a served document (read only to sniff)."""
         if matches_file_patterns(rel) or self.declared(rel):
             return True
-        memory = rel.startswith(MEMORY + "/")  # agents' memory folder: what says vContext
-        if memory and rel in CONVENTIONAL_NAMES:  # by name (the catalog reads its container)
+        if rel in CONVENTIONAL_NAMES:  # by name (the catalog reads its container)
             return True
+        memory = rel.startswith(MEMORY + "/")  # agents' memory folder: what says vContext
         return (self.sniff or memory) and sniffed_vcontext(real)
 
     def refuses(self, rel: str) -> str | None:

@@ -18,6 +18,7 @@ from ..gitio import (
     is_ignored,
     library_errors,
     read_at,
+    reopen,
     resolve_commit,
     work_tree,
 )
@@ -38,15 +39,14 @@ from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
 from ..gitio.index import tracked_paths
 from ..gitio.places import common_dir
-from ..sync.advice import PERSON as PERSON  # (one spelling: the tools import it here)
+from ..sync.advice import PERSON
 from ..validation.model import command_path
-from .files import contents
+from .files import Watched, contents
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 
     from ..gitio.fileset import FileSet
-    from .files import Watched
 
 DEFAULT_AGENT = "mcp"
 T = TypeVar("T")
@@ -73,11 +73,11 @@ class GitSide:
         self._agent = agent
         self._commit = commit
         self._lock = threading.Lock()
-        self._files: FileSet | None = None
-        self._routing: Watched | None = None  # the rule files, for routing_moved
-        self._info: list[str] = []  # info/attributes, info/exclude
-        self._fresh = False  # the rule files changed: read them with a repository opened anew
-        self._attributes_repo: Repository | None = None
+        self._files: FileSet | None = None  # declared's, read with _rules (None: read again)
+        self._routing = Watched()  # the rule files, for routing_moved
+        info = os.path.join(common_dir(repo), "info")
+        self._info = [os.path.join(info, "attributes"), os.path.join(info, "exclude")]
+        self._rules = repo  # what reads the rule files: opened anew once they changed
         self.held: list[str] = []  # lines of writes finished at start, for the first answer
         self.hold: Callable[[str], AbstractContextManager[None]] | None = None
         """A document's lock, as the writer holds it (``Locks.hold``): finishing a killed
@@ -508,7 +508,7 @@ class GitSide:
     def _ignored(self, path: str) -> bool:
         """``ignored`` of a repo-relative path, the lock held."""
         try:
-            return is_ignored(self._reader(), path)
+            return is_ignored(self._rules, path)
         except Exception:  # pygit2 raises various errors for odd paths
             return False
 
@@ -545,29 +545,13 @@ class GitSide:
         git directory's ``info/attributes`` and ``info/exclude``, looked at as served files
         are (``Watched``). When they did, ``declared`` and ``ignored`` read them again
         with a repository opened anew (each call sees a person's edit)."""
-        from .files import Watched
-
         with self._lock:
-            if self._routing is None:
-                self._routing = Watched()
-                info = os.path.join(common_dir(self.repo), "info")
-                self._info = [os.path.join(info, "attributes"), os.path.join(info, "exclude")]
             moved = self._routing.changed([*rule_files, *self._info])
             if moved:  # libgit2 keeps what it read while a file's mtime, size, inode stay
                 self._files = None
-                self._fresh = True
+                if self.top is not None:  # (trusted as the first handle was)
+                    self._rules = reopen(self.repo)
             return moved
-
-    def _reader(self) -> Repository:
-        """The repository the attributes and ignore files are read with: once they changed,
-        one opened anew (libgit2's cache of such a file rewritten within its mtime tick is
-        stale)."""
-        if self._fresh and self.top is not None:
-            from ..gitio import reopen
-
-            self._attributes_repo = reopen(self.repo)  # (trusted as the first handle was)
-            self._fresh = False
-        return self._attributes_repo or self.repo
 
     def declared(self, full: str) -> bool:
         """Whether ``.gitattributes`` routes the file at ``full`` to the vcontext driver
@@ -578,7 +562,7 @@ class GitSide:
             return False
         with self._lock:
             if self._files is None:
-                self._files = work_tree_files(self._reader())
+                self._files = work_tree_files(self._rules)
             return bool(self._files.routed(path))
 
 

@@ -14,9 +14,10 @@ from ..clock import now_rfc3339
 from ..edits.stamp import Stamp, Unchanged
 from ..errors import Refused
 from ..record import record
-from .catalog import CONVENTIONAL, NOUN, SEGMENT, Catalog, Entry
-from .files import inside
-from .gitside import DEFAULT_AGENT, PERSON, GitSide
+from ..sync.advice import PERSON
+from .catalog import NOUN, SEGMENT, Catalog, Entry
+from .files import CONVENTIONAL, inside
+from .gitside import DEFAULT_AGENT, GitSide
 from .writer import Target, Writer, Written
 
 WRITABLE = {"todos": "todoList", "plans": "plan", "playbook": "playbook"}

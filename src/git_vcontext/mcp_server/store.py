@@ -14,7 +14,7 @@ from ..errors import OperationalError, ParseError
 from ..fsio import read_regular
 from ..validation.files import check_document
 from ..validation.model import FileReport
-from .files import Stat
+from .files import Stat, contents
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Store:
         if cached is not None and cached.stat == stat and cached.rel == rel:
             if not stat.racy(cached.seen_ns):
                 return cached
-            if _bytes(real) == cached.raw:  # racily clean: the same bytes, seen later
+            if contents(real) == cached.raw:  # racily clean: the same bytes, seen later
                 again = replace(cached, seen_ns=seen)
                 with self._lock:
                     if self._cache.get(real) is cached:
@@ -79,13 +79,6 @@ class Store:
     def forget(self, real: str) -> None:
         with self._lock:
             self._cache.pop(real, None)
-
-
-def _bytes(real: str) -> bytes | None:
-    try:
-        return read_regular(real)
-    except OperationalError:
-        return None
 
 
 def _read(rel: str, real: str, stat: Stat, seen: int) -> Loaded:

@@ -23,12 +23,13 @@ from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..record import record
+from ..sync.advice import PERSON
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
 from ..validation.model import FileReport, Finding
 from ..values import same
 from .files import Stat
-from .gitside import PERSON, GitSide
+from .gitside import GitSide
 from .locks import Locks
 from .store import Loaded, Store, report_of
 

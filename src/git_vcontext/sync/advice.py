@@ -48,6 +48,12 @@ def person(step: str) -> str:
     return f"{PERSON}{step}" if _TOOLS.get() else step
 
 
+def finish_command(kind: str) -> str:
+    """The git command that finishes an operation git stopped in (``operation.current``'s
+    kind: a merge is committed, the others continue)."""
+    return "git commit --no-edit" if kind == "merge" else f"git {kind} --continue"
+
+
 def sync_command(agents: list[str], remote: str | None = None, *, pasted: str = "") -> str:
     """``git vcontext sync AGENT… [--push REMOTE]`` (no agents: ``--all``), each word as a
     shell reads it back (``pasted``: the remote as a word already,

@@ -4,7 +4,7 @@ operation (a merge, rebase, cherry-pick or revert) that the person or agent fini
 from __future__ import annotations
 
 from ..gitio.operation import current, find_git_dir
-from .advice import PERSON, for_agents_with_tools
+from .advice import PERSON, finish_command, for_agents_with_tools
 
 
 def busy(path: str, branch: str) -> str | None:
@@ -18,7 +18,7 @@ def busy(path: str, branch: str) -> str | None:
         return None
     what = f"{op.kind} of {op.theirs}" if op.kind == "merge" else op.kind
     if for_agents_with_tools():  # the conflicts are tool calls; finishing is a person's
-        done = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
+        done = finish_command(op.kind)
         return (
             f"{branch} is checked out in {path}, where a {what} is in progress: "
             "vcontext_conflicts and vcontext_resolve, through the MCP server there, settle "

@@ -15,14 +15,15 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...branches import agents as agent_config
+from ...branches.commits import stopped_sync
 from ...conflicts.checkout import upstream
 from ...conflicts.listing import Listing, list_conflicts
 from ...conflicts.report import render_text
 from ...errors import OperationalError, Refused, shown_url
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
+from ...sync.advice import PERSON, finish_command
 from ...workflow.sync import sync as run_sync
-from ..gitside import PERSON
 from ..service import Answer, Service
 
 if TYPE_CHECKING:
@@ -418,9 +419,10 @@ def _finish_stopped(
     op = current(git_dir, env={}) if git_dir else None
     if op is None or op.kind is None:
         return None
-    if op.kind != "merge" or not is_sync_merge(top, git_side.agent_branch()):
+    left = stopped_sync(git_dir) if git_dir and op.kind == "merge" else None
+    if left is None or left.agent != git_side.agent_branch():
         what = f"a {op.kind} of {op.theirs}" if op.kind == "merge" else f"a {op.kind}"
-        finish = "git commit --no-edit" if op.kind == "merge" else f"git {op.kind} --continue"
+        finish = finish_command(op.kind)
         raise Refused(
             "busy",
             f"{what} is in progress in {top}, not one sync left: vcontext_conflicts and "
@@ -438,12 +440,13 @@ def _finish_stopped(
         )
         text = _conflict_text(listing, head, again)
         return Answer(f"sync stopped: a merge is in progress here; {text}", data, error=True)
-    notes.append(conclude(top))
+    notes.append(git_side.locked(lambda _repo: conclude(top)))  # as a write commits
     return None
 
 
 def conclude(top: str) -> str:
-    """Commit the merge stopped in ``top`` (none of its conflicts left): one line."""
+    """Commit the merge stopped in ``top`` (none of its conflicts left): one line. Called
+    holding the repository lock (``GitSide.locked``), as a write commits."""
     done = git(["commit", "--no-edit", "--quiet"], cwd=top, check=False)
     if done.returncode != 0:
         raise Refused(
@@ -453,16 +456,6 @@ def conclude(top: str) -> str:
         )
     head = git(["rev-parse", "HEAD"], cwd=top).stdout.strip()
     return f"committed the merge ({head[:12]})"
-
-
-def is_sync_merge(top: str, agent: str | None = None) -> bool:
-    """Whether the merge stopped in ``top`` is one ``sync --checkout`` (or ``vcontext_sync``)
-    left there (``branches.commits.stopped_sync``), for ``agent`` when it is named."""
-    from ...branches.commits import stopped_sync
-
-    git_dir = find_git_dir(top, env={})
-    left = stopped_sync(git_dir) if git_dir is not None else None
-    return left is not None and (agent is None or left.agent == agent)
 
 
 def _sync_args(svc: Service, args: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,89 @@
+"""``vcontext_status`` lists the agents ``git vcontext status --format json`` lists in the
+same clone (PRODUCT.md, "One truth"; the tool's description: "as 'git vcontext status
+--format json'"): the agents only a remote has are left out in an agent's clone alone, the
+one an agent's branch (or ``--agent``) makes. The server's stamp name when it names no
+agent (``mcp``) is no agent's clone: a person's server in a team with an agent named
+``mcp`` still lists every agent, as the command line does there.
+
+Real git: a bare remote, a person's clone, each agent's clone (``helpers.team``); the SDK's
+client to a server in this process.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from helpers.mcp_support import in_process, run, text
+from helpers.team import TASKS, Team, edit, git, setup, vcx
+
+AGENTS = ["a1", "mcp"]
+
+
+def _team(root: Path) -> Team:
+    """Each agent adds an item and lands it (its branch pushed); the person fetches: the
+    agents' branches are on origin only in the person's clone."""
+    team = setup(root, AGENTS)
+    for name, clone in team.agents.items():
+
+        def add(data: Any, item: str = name) -> None:
+            data["todoList"]["items"].append({"id": item, "title": item, "status": "pending"})
+
+        edit(clone, TASKS, add)
+        git(clone, "commit", "-qam", f"work {name}")
+        done = vcx(clone, "sync", name, "--push", "origin")
+        assert done.returncode == 0, done.stdout + done.stderr
+    git(team.person, "pull", "-q")
+    return team
+
+
+def _listed(
+    clone: Path, *, agent: str | None = None, everyone: bool = False
+) -> tuple[list[str], list[str]]:
+    """The agents ``vcontext_status`` (``everyone``: ``{"all": true}``) lists and leaves out,
+    served in ``clone``."""
+
+    async def main() -> Any:
+        options = {} if agent is None else {"agent": agent}
+        async with in_process(clone, **options) as client:
+            return await client.call_tool("vcontext_status", {"all": True} if everyone else {})
+
+    answer = run(main)
+    assert not answer.is_error, text(answer)
+    data = answer.structured_content
+    return [r["agent"] for r in data["agents"]], data["unlisted"]
+
+
+def _cli_listed(clone: Path, *args: str) -> tuple[list[str], list[str]]:
+    done = vcx(clone, "status", "--format", "json", *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    return [r["agent"] for r in data["agents"]], data["unlisted"]
+
+
+def test_a_persons_server_lists_every_agent_as_status_does_even_one_named_mcp(
+    tmp_path: Path,
+) -> None:
+    team = _team(tmp_path)
+
+    assert _cli_listed(team.person) == (AGENTS, [])
+    assert _listed(team.person) == (AGENTS, [])  # not ("mcp" only, ["a1"] left out)
+    # --agent names the clone's agent, as an agent's branch does: the others left out
+    assert _listed(team.person, agent="mcp") == (["mcp"], ["a1"])
+
+
+def test_an_agents_server_leaves_out_the_others_as_status_does_and_all_lists_them(
+    tmp_path: Path,
+) -> None:
+    """In agent a1's clone (its branch checked out), the agents only the remote has are
+    left out (``unlisted``) by the tool as by the command line; ``{"all": true}`` lists
+    them, as ``status --all``."""
+    team = _team(tmp_path)
+    a1 = team.agents["a1"]
+    git(a1, "fetch", "-q", "origin")
+
+    assert _cli_listed(a1) == (["a1"], ["mcp"])
+    assert _listed(a1) == (["a1"], ["mcp"])
+    assert _cli_listed(a1, "--all") == (AGENTS, [])
+    assert _listed(a1, everyone=True) == (AGENTS, [])
