@@ -176,6 +176,36 @@ def test_sync_never_moves_an_agent_branch_while_a_merge_is_stopped_in_its_work_t
     assert run_git(wt, "rev-parse", "MERGE_HEAD").returncode == 0
 
 
+def test_a_sync_refused_while_a_merge_is_stopped_ends_with_the_commands_that_finish_it(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": every message of sync ends with the exact next
+    command(s). A sync of an agent whose ``--checkout`` merge is still stopped (the agent
+    ran sync again, or a kill cut the way out short) is refused with ``next:`` and the
+    commands that finish it — the conflicted file named for ``resolve`` — then the sync
+    (before: prose only, "finish it there (git vcontext conflicts, git vcontext resolve,
+    git commit --no-edit)", without the file ``resolve`` needs)."""
+    repo = git_repo
+    _conflicted(repo)
+    wt = _bob_checked_out(repo)
+    assert sync(repo, "bob", "--checkout")[0] == 1
+    code, out, _err = sync(repo, "bob")
+    assert code == 1
+    assert f"agents/bob is checked out in {wt}, where a merge of main is in progress" in out
+    assert "or abort it (git merge --abort), then sync again" in out
+    assert next_commands(out) == [
+        f"cd {wt}",
+        "git vcontext conflicts",
+        "git vcontext resolve todo.vcontext.json --take <ours|theirs>",
+        "git commit --no-edit",
+        "git vcontext sync bob",
+    ]
+    done = follow_output(out, repo, take="ours")
+    command, code, output = done.last
+    assert (command, code) == ("git vcontext sync bob", 0), output
+    assert show(repo, "main", "todo.vcontext.json")["todoList"]["items"][0]["status"] == "blocked"
+
+
 def test_checkout_needs_a_real_run(git_repo: Path) -> None:
     _conflicted(git_repo)
     code, _out, err = sync(git_repo, "bob", "--checkout", "--dry-run")

@@ -23,7 +23,7 @@ from ..gitio.places import fetched_namespace
 from ..gitio.refs import commit_of
 from ..record import record
 from ..remote.view import RemoteView
-from ..sync.busy import busy
+from ..sync.busy import busy, busy_steps
 from ..sync.tracking import known_tip as known_tip
 from ..sync.tracking import remote_branch
 from ..sync.tracking import shown as shown_remote
@@ -135,8 +135,9 @@ def leave(
             ),
             None,
         )
-    if why := busy(path, pair.branch):
-        return None, Refusal(pair.agent, pair.branch, why), was
+    if why := busy(path, pair.branch):  # finish it, then the sync goes on
+        steps = tuple(busy_steps(path))
+        return None, Refusal(pair.agent, pair.branch, why, steps, sync_command), was
     changed = worktrees.local_changes(path)
     if changed:
         shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if changed[3:] else "")

@@ -18,9 +18,10 @@ from ..gitio.storage import explained
 from ..gitio.transport import Link
 from ..record import record
 from ..remote.rounds import push_with_retries
-from ..sync.advice import conflict_step, person, sync_command
+from ..sync.advice import conflict_step, finish_steps, person, sync_command
+from ..sync.busy import busy_steps
 from ..sync.interrupted import finish
-from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer
+from ..sync.syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
 from ..sync.tracking import (
     pasted_remote,
     push_refusal,
@@ -31,7 +32,7 @@ from ..sync.tracking import (
     unusable_upstream,
     unusable_way_out,
 )
-from ..validation.model import command_path, command_word, quoted_path
+from ..validation.model import quoted_path
 from .link import Given, checked, connected
 
 if TYPE_CHECKING:
@@ -126,8 +127,8 @@ def _sync_with(
         for line in describe(r, dry):
             say(line)
         command = sync_command([r.agent], remote if push else None)
-        if hints and (step := _next_step(r, command, checkout)):
-            say(step)
+        for line in _next_lines(syncer, r, command, checkout) if hints else []:
+            say(line)
 
     if push is not None and not dry_run:
         outcome = push_with_retries(syncer, pairs, push, report=say, show=show, link=link)
@@ -198,10 +199,17 @@ def _named_as_on_the_remote(
         refuse_unusable(repo, list(dict.fromkeys(base for _, base in pairs)))
 
 
-def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
-    """The last line of a pair that conflicts: the command that goes on (as ``status``
-    names it: ``sync.advice``)."""
-    return conflict_step(r.conflicts, command, checkout) if r.state == CONFLICT else None
+def _next_lines(syncer: Syncer, r: PairResult, command: str, checkout: bool) -> list[str]:
+    """The last lines of a pair that conflicts: the command that goes on (as ``status``
+    names it: ``sync.advice``); of a pair refused because git stopped in the middle of a
+    merge (rebase, …) where its branch is checked out: the commands that finish it, then
+    the sync."""
+    if r.state == CONFLICT:
+        step = conflict_step(r.conflicts, command, checkout)
+        return [step] if step else []
+    path = syncer.checkouts().get(r.branch) if r.state == REFUSED else None
+    steps = busy_steps(path) if path else []
+    return _next([*steps, command]) if steps else []
 
 
 def _track_pushed(
@@ -323,10 +331,7 @@ def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]
     block is pasted as printed (``--take ours|theirs`` ran ``--take ours`` piped into
     ``theirs``: a side taken, committed and pushed that nobody chose)."""
     files = left.conflicted or ("FILE",)
-    commands = [f"cd {command_word(left.worktree)}", "git vcontext conflicts"]
-    commands += [f"git vcontext resolve {command_path(f)} --take <ours|theirs>" for f in files]
-    commands += ["git commit --no-edit", sync_command([agent], remote)]
-    return commands
+    return [*finish_steps("merge", left.worktree, files), sync_command([agent], remote)]
 
 
 def _next(commands: list[str]) -> list[str]:
