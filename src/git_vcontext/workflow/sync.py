@@ -372,7 +372,7 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
             )
             parts.append(would + what + _short(r.agent_commit, dry_run))
         lines.append(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
-        lines += [f"  {quoted_path(path)}" for path in r.documents]  # as conflicts quote it
+        lines += _documents_lines(r)
     elif r.state == CONFLICT:
         lines.append(f"{r.branch} <-> {r.base}: CONFLICT, nothing moved")
         lines += [f"  {c.describe()}" for c in r.conflicts]
@@ -384,6 +384,29 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
             f"  {n} automatic resolution{'s' if n != 1 else ''} noted (e.g. sequence numbers)"
         )
     return lines
+
+
+SHOWN = 10
+"""How many documents a pair's lines name, in each list, before "and N more"."""
+
+
+def _documents_lines(r: PairResult) -> list[str]:
+    """The documents a merged pair's line counts, one per line, as git quotes a path: those
+    the agent's work changed in the base, and those its agent branch gets (the base's work
+    it lacked) under a line naming the branch, unless the two lists are one."""
+    into = list(r.documents) if r.base_moves or r.elsewhere else []
+    onto = list(r.agent_documents) if r.agent_moves else []
+    if not onto or onto == into:
+        return _listed(into or list(r.documents), "  ")
+    if not into:
+        return _listed(onto, "  ")
+    return [*_listed(into, "  "), f"  on {r.branch}:", *_listed(onto, "    ")]
+
+
+def _listed(paths: list[str], indent: str) -> list[str]:
+    shown = [f"{indent}{quoted_path(p)}" for p in paths[:SHOWN]]  # as conflicts quote it
+    more = len(paths) - SHOWN
+    return shown + ([f"{indent}and {more} more"] if more > 0 else [])
 
 
 def _count(documents: tuple[str, ...]) -> str:
