@@ -79,12 +79,13 @@ def bring_up(syncer: Syncer, base: str, remote: str) -> tuple[Oid | None, bool]:
     whether the local base has commits the remote's lacks: it is synced as it is)."""
     repo = syncer.repo
     cwd = run_dir(repo)
-    snap = RemoteView(repo, cwd, remote, remote_branch(repo, base, remote), []).fetch()
+    name = remote_branch(repo, base, remote)
+    snap = RemoteView(repo, cwd, remote, name, []).fetch()
     local = _tip(repo, f"refs/heads/{base}")
     if snap.base is None or local is None or snap.base == local:
         return snap.base, False
     if contains(repo, snap.base, local):
-        syncer.pin(base, snap.base)
+        syncer.pin(base, snap.base, shown_remote(repo, remote, name))
         return snap.base, False
     return snap.base, True
 
