@@ -113,7 +113,45 @@ def test_checkout_switches_a_clean_work_tree_to_an_agent_branch_checked_out_nowh
     assert show(repo, "main", "todo.vcontext.json")["todoList"]["items"][0]["status"] == (
         "completed"
     )
-    assert read(repo, "todo.vcontext.json")["todoList"]["fork"]["mergeStatus"] == "merged"
+    assert _head_branch(repo) == "main"  # switched back by the sync that landed
+    assert "switched this work tree back to main" in done.last[2]
+    on_main = read(repo, "todo.vcontext.json")["todoList"]
+    assert "fork" not in on_main  # the work tree holds main again (M11)
+    assert on_main["items"][0]["status"] == "completed"
+    agent = show(repo, "agents/bob", "todo.vcontext.json")["todoList"]
+    assert agent["fork"]["mergeStatus"] == "merged"
+
+
+def test_checkout_from_a_detached_head_goes_back_to_that_commit(git_repo: Path) -> None:
+    repo = git_repo
+    _conflicted(repo)
+    at = rev(repo, "main")
+    run_git(repo, "switch", "-q", "--detach", "main")
+    code, out, err = sync(repo, "bob", "--checkout")
+    assert code == 1, out + err
+    assert f"(this work tree was on a detached HEAD at {at[:12]})" in out
+    done = follow_output(out, repo, take="ours")
+    assert done.last[1] == 0, done.last
+    assert f"switched this work tree back to a detached HEAD at {at[:12]}" in done.last[2]
+    assert run_git(repo, "rev-parse", "HEAD").stdout.strip() == at
+    assert run_git(repo, "symbolic-ref", "-q", "HEAD", check=False).returncode == 1
+
+
+def test_a_work_tree_switched_elsewhere_meanwhile_is_left_where_the_person_put_it(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    _conflicted(repo)
+    code, out, err = sync(repo, "bob", "--checkout")
+    assert code == 1, out + err
+    run_cli("resolve", "todo.vcontext.json", "--take", "ours", cwd=repo)
+    run_git(repo, "commit", "-q", "--no-edit")
+    run_git(repo, "switch", "-q", "-c", "feature")
+    code, out, err = sync(repo, "bob")
+    assert code == 0, out + err
+    assert "switched" not in out
+    assert _head_branch(repo) == "feature"
+    assert not (repo / ".git" / "vcontext" / "switched.json").exists()
 
 
 def test_checkout_with_the_branch_checked_out_nowhere_and_this_work_tree_busy_says_how(

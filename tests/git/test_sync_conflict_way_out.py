@@ -493,3 +493,48 @@ def test_a_conflict_over_git_ends_with_its_next_step_though_its_branch_was_publi
     first = vcx(bo, "sync", "bo", "--push", "origin")
     assert first.returncode == 1, first.stdout + first.stderr
     assert first.stdout.rstrip().endswith("next: git vcontext sync bo --push origin --checkout")
+
+
+def test_the_persons_clone_switched_by_checkout_is_back_on_main_when_the_way_out_lands(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": ``sync AGENT --checkout`` — no ``git switch``.
+    In the person's clone the agent branch is checked out nowhere, so ``--checkout``
+    switches the (clean) work tree to it; the sync that lands the way out switches it back
+    to main and says so, as ``git switch`` says where you are. Before, the person was left
+    on ``agents/bo`` with no word of main, and ``status`` there spoke for bo alone (cy, only
+    on the remote, left out as another clone's agent)."""
+    team = setup(tmp_path, ["bo", "cy"])
+    bo, cy, person = team.agents["bo"], team.agents["cy"], team.person
+    works_on_t1(bo)
+    assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 0
+    edit(cy, TASKS, lambda d: d["todoList"]["items"][1].update(status="completed"))
+    git(cy, "commit", "-qam", "cy: t2 done")
+    assert vcx(cy, "sync", "cy", "--push", "origin").returncode == 0
+    works_on_t1(bo, "blocked")
+    git(bo, "push", "-q", "origin", "agents/bo")
+    person_deletes_t1(team)
+    git(person, "fetch", "-q", "origin")  # the agents' branches, as origin/agents/…
+
+    first = vcx(person, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert next_commands(first.stdout) == ["git vcontext sync bo --push origin --checkout"]
+    tried = follow_output(first.stdout, person)
+    command, code, output = tried.last
+    assert code == 1, output
+    assert "agents/bo: checked out here for the merge (this work tree was on main)" in output
+    assert "the sync that lands it switches back" in output
+    done = follow_output(output, person, take="theirs")  # the person's delete wins
+    command, code, output = done.last
+    assert (command, code) == ("git vcontext sync bo --push origin", 0), output
+    assert "switched this work tree back to main, where it was before sync --checkout" in output
+    assert git(person, "symbolic-ref", "--short", "HEAD").stdout.strip() == "main"
+    assert git(person, "status", "--porcelain").stdout == ""
+    assert not (person / ".git" / "vcontext" / "switched.json").exists()
+    assert _statuses(team.remote) == {"t2": "completed"}
+    shown = vcx(person, "status")
+    assert "not listed" not in shown.stdout, shown.stdout
+    assert "cy " in shown.stdout, shown.stdout
+    assert "bo " in shown.stdout, shown.stdout
+    _landed(team, person)
+

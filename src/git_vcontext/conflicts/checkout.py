@@ -18,7 +18,6 @@ from ..branches.ancestry import contains
 from ..errors import OperationalError
 from ..gitio import complaint, git, run_dir, work_tree, worktrees
 from ..gitio.objects import commit_at
-from ..gitio.operation import current, find_git_dir
 from ..gitio.places import fetched_namespace
 from ..gitio.refs import commit_of
 from ..record import record
@@ -29,6 +28,7 @@ from ..sync.tracking import remote_branch
 from ..sync.tracking import shown as shown_remote
 from ..sync.tracking import upstream as upstream
 from ..validation.model import command_word
+from . import switchback
 from .stopped import Stopped, leave_stopped
 
 if TYPE_CHECKING:
@@ -104,12 +104,12 @@ def worktree_for(repo: Repository, branch: str) -> tuple[str | None, str | None,
         return None, None, f"this one ({here}) has local changes"
     if busy(here, "HEAD") is not None:
         return None, None, f"this one ({here}) is in the middle of a merge, rebase or the like"
-    git_dir = find_git_dir(here, env={})
-    was = current(git_dir, env={}).ours if git_dir else "HEAD"
+    was = switchback.was_on(here)
     switched = git(["switch", "-q", "--", branch], cwd=here, check=False)
     if switched.returncode != 0:
         why = complaint(switched.stderr, switched.returncode)
         return None, None, f"this one ({here}) cannot switch to it: {why}"
+    switchback.remember(here, branch, was)  # the sync that lands it switches back
     return here, was, ""
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
+from ..conflicts import switchback
 from ..errors import Unfinished, shown_url
 from ..gitio import config_value, operands, refs, work_tree
 from ..gitio.objects import descends
@@ -154,7 +155,17 @@ def _sync_with(
         diverged=tuple(syncer.diverged),
     )
     if checkout:
-        done = _leave_conflicts(syncer, done, say, hints, push)
+        return _leave_conflicts(syncer, done, say, hints, push)
+    return _switch_back(repo, done, say, dry_run)
+
+
+def _switch_back(
+    repo: Repository, done: SyncOutcome, say: Callable[[str], None], dry_run: bool
+) -> SyncOutcome:
+    """A work tree ``--checkout`` switched to an agent branch goes back where it was once
+    that agent's pair landed (``conflicts/switchback``)."""
+    if not dry_run and (top := work_tree(repo)):
+        switchback.switch_back(top.rstrip("/"), {r.branch for r in done.results if r.ok}, say)
     return done
 
 
@@ -295,7 +306,10 @@ def _leave_conflicts(
         left, refused, was = checkouts.leave(syncer, r, against, label, command)
         if was is not None:
             switched.append((r.branch, was))
-            say(f"{r.branch}: checked out here for the merge (this work tree was on {was})")
+            say(
+                f"{r.branch}: checked out here for the merge (this work tree was on "
+                f"{switchback.shown(was)}): the sync that lands it switches back"
+            )
         if refused is not None:
             refusals.append(refused)
             say(f"{r.branch}: not left stopped: {refused.message}")
