@@ -231,13 +231,17 @@ def test_a_sync_refused_while_a_merge_is_stopped_ends_with_the_commands_that_fin
     assert code == 1
     assert f"agents/bob is checked out in {wt}, where a merge of main is in progress" in out
     assert "or abort it (git merge --abort), then sync again" in out
-    assert next_commands(out) == [
+    way_out = [
         f"cd {wt}",
         "git vcontext conflicts",
         "git vcontext resolve todo.vcontext.json --take <ours|theirs>",
         "git commit --no-edit",
         "git vcontext sync bob",
     ]
+    assert next_commands(out) == way_out
+    shown = run_cli("status", cwd=repo).stdout.decode()  # its row says "as next: says" too
+    assert "where a merge of main is in progress" in shown
+    assert next_commands(shown) == way_out
     done = follow_output(out, repo, take="ours")
     command, code, output = done.last
     assert (command, code) == ("git vcontext sync bob", 0), output

@@ -26,6 +26,7 @@ from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
 from ..validation.model import command_word, quoted_path
 from .advice import clash_step, conflict_step, for_agents_with_tools, person, sync_command
+from .busy import busy_steps
 from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
@@ -89,6 +90,9 @@ class AgentStatus:
     message: str = ""
     remote: str | None = None  # "origin/agents/AGENT": the agent exists only there
     clashes: tuple[Clash, ...] = ()  # other agents whose sync and this one's would conflict
+    # refused because git stopped in a merge (rebase, …) where the branch is checked out:
+    # the commands that finish it (``busy_steps``), before the agent's sync
+    finish: tuple[str, ...] = ()
 
     @property
     def merge_status(self) -> str:
@@ -120,6 +124,7 @@ class AgentStatus:
                 {"with": c.other_branch, "conflicts": [x.to_json() for x in c.conflicts]}
                 for c in self.clashes
             ],
+            **({"finish": list(self.finish)} if self.finish else {}),
         }
 
 
@@ -317,7 +322,18 @@ def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
         predicted.conflicts,
         predicted.message or predicted.changes_nothing,
         None if remote is None else f"{remote[0]}/{branch}",
+        finish=_finish(syncer, predicted),
     )
+
+
+def _finish(syncer: Syncer, predicted: PairResult) -> tuple[str, ...]:
+    """A row refused because git stopped in a merge (rebase, …) where its branch is checked
+    out: the commands that finish it, as ``sync`` prints them under ``next:`` (said as
+    tool calls and a person's step over MCP: its message says those)."""
+    if predicted.state != REFUSED or for_agents_with_tools():
+        return ()
+    path = syncer.checkouts().get(predicted.branch)
+    return tuple(busy_steps(path)) if path else ()
 
 
 def _documents(predicted: PairResult) -> tuple[str, ...]:
@@ -563,6 +579,8 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[s
             details.append(step)  # the way out, last, as sync names it
         elif r.clashes and r.state == NEEDS_SYNC:
             details.append(clash_step(command))  # it lands alone: the other's sync says more
+        elif r.finish:  # finish the stopped merge (as its message says), then sync
+            details += ["  next:", *(f"    {c}" for c in [*r.finish, command])]
         if details:
             lines += [f"{r.branch}:", *details]
     return lines
