@@ -560,3 +560,38 @@ def test_an_agent_the_persons_clone_never_fetched_is_named_with_the_fetch_that_b
     again = vcx(person, "sync", "bo", "--push", "origin")
     assert again.returncode == 0, again.stdout + again.stderr
     assert "agents/bo: created from origin/agents/bo" in again.stdout
+
+
+def test_status_in_the_persons_clone_names_work_of_the_remotes_copy_of_an_agent_branch(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md: each actor does only what the tool's messages say. The person forks cy
+    and publishes it with a plain ``git push`` (no upstream); cy works in its own clone and
+    pushes. After ``git fetch`` the person's ``status`` counted the stale local agents/cy
+    ("needs sync", AHEAD 0) and said nothing of origin/agents/cy's commit; its row now names
+    it with the ``sync --push`` that merges it, which lands."""
+    team = setup(tmp_path, [])
+    person = team.person
+    assert vcx(person, "fork", "cy", "--reason", "agent cy").returncode == 0
+    git(person, "push", "-q", "origin", "agents/cy")
+    cy = tmp_path / "cy"
+    git(tmp_path, "clone", "-q", str(team.remote), str(cy))
+    identity(cy, "cy")
+    assert vcx(cy, "install").returncode == 0
+    git(cy, "switch", "-q", "agents/cy")
+    works_on_t1(cy, "completed")
+    git(cy, "push", "-q", "origin", "agents/cy")
+    git(person, "fetch", "-q", "origin")
+
+    shown = vcx(person, "status")
+    line = (
+        "  origin/agents/cy has 1 commit agents/cy lacks (as last fetched; this row counts "
+        "without it): git vcontext sync cy --push origin merges it"
+    )
+    assert line in shown.stdout.splitlines(), shown.stdout
+    command = line.rsplit(": ", 1)[1].removesuffix(" merges it")
+    done = follow([command], person)
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote)["t1"] == "completed"
+    again = vcx(person, "status")
+    assert "origin/agents/cy has" not in again.stdout, again.stdout
