@@ -3,9 +3,10 @@ sync merges both ways, always as real merge commits)."""
 
 from __future__ import annotations
 
+from git_vcontext.conflicts.stopped import Stopped
 from git_vcontext.record import replace
 from git_vcontext.sync.syncer import MERGED, PairResult
-from git_vcontext.workflow.sync import describe
+from git_vcontext.workflow.sync import describe, stopped_commands
 
 
 def test_a_merge_back_that_changes_no_document_is_not_called_an_update_of_0_documents() -> None:
@@ -60,3 +61,24 @@ def test_a_long_list_of_documents_ends_with_how_many_more() -> None:
     many = tuple(f"d{i:02}.vcontext.json" for i in range(13))
     lines = describe(_merged(agent_moves=True, agent_documents=many))
     assert lines[1:] == [*(f"  {d}" for d in many[:10]), "  and 3 more"]
+
+
+def test_a_merge_left_stopped_with_nothing_conflicted_is_committed_without_a_resolve_line() -> None:
+    """PRODUCT.md, "Resolving conflicts": every conflict message ends with the exact next
+    commands. ``--checkout`` can leave a merge with every file merged (``conflicted: none``):
+    its block said ``git vcontext resolve FILE --take <ours|theirs>``, a file that is not
+    there (exit 3 when pasted)."""
+    left = Stopped("/w/al", "agents/al", "origin/main", ())
+    assert stopped_commands(left, "al", "origin") == [
+        "cd /w/al",
+        "git commit --no-edit",
+        "git vcontext sync al --push origin",
+    ]
+    one = Stopped("/w/al", "agents/al", "origin/main", ("todo.vcontext.json",))
+    assert stopped_commands(one, "al", None) == [
+        "cd /w/al",
+        "git vcontext conflicts",
+        "git vcontext resolve todo.vcontext.json --take <ours|theirs>",
+        "git commit --no-edit",
+        "git vcontext sync al",
+    ]

@@ -343,9 +343,10 @@ def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]
     """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync. The
     choice is the agent's: ``--take <ours|theirs>``, which a shell refuses whole when the
     block is pasted as printed (``--take ours|theirs`` ran ``--take ours`` piped into
-    ``theirs``: a side taken, committed and pushed that nobody chose)."""
-    files = left.conflicted or ("FILE",)
-    return [*finish_steps("merge", left.worktree, files), sync_command([agent], remote)]
+    ``theirs``: a side taken, committed and pushed that nobody chose). A merge left with no
+    file conflicted (every document merged) is committed as it is: no ``resolve`` of a file
+    named ``FILE``, which names none."""
+    return [*finish_steps("merge", left.worktree, left.conflicted), sync_command([agent], remote)]
 
 
 def _next(commands: list[str]) -> list[str]:
