@@ -144,6 +144,9 @@ def test_sync_all_in_a_fresh_clone_syncs_the_remote_agents(team: Path, tmp_path:
     assert "agents/alice <-> main: merge" in out
     # dave has nothing new for main; it gets alice's work, as every branch does in sync --all
     assert "agents/dave <-> main: update 1 document on agents/dave" in out
+    lines = out.splitlines()
+    dave = next(i for i, x in enumerate(lines) if x.startswith("agents/dave <-> main"))
+    assert lines[dave + 1] == "  todo.vcontext.json"  # named (before: no path)
     data = show(clone, "main", "todo.vcontext.json")
     assert data["todoList"]["items"][0]["status"] == "completed"
     assert (

@@ -113,7 +113,45 @@ def test_checkout_switches_a_clean_work_tree_to_an_agent_branch_checked_out_nowh
     assert show(repo, "main", "todo.vcontext.json")["todoList"]["items"][0]["status"] == (
         "completed"
     )
-    assert read(repo, "todo.vcontext.json")["todoList"]["fork"]["mergeStatus"] == "merged"
+    assert _head_branch(repo) == "main"  # switched back by the sync that landed
+    assert "switched this work tree back to main" in done.last[2]
+    on_main = read(repo, "todo.vcontext.json")["todoList"]
+    assert "fork" not in on_main  # the work tree holds main again (M11)
+    assert on_main["items"][0]["status"] == "completed"
+    agent = show(repo, "agents/bob", "todo.vcontext.json")["todoList"]
+    assert agent["fork"]["mergeStatus"] == "merged"
+
+
+def test_checkout_from_a_detached_head_goes_back_to_that_commit(git_repo: Path) -> None:
+    repo = git_repo
+    _conflicted(repo)
+    at = rev(repo, "main")
+    run_git(repo, "switch", "-q", "--detach", "main")
+    code, out, err = sync(repo, "bob", "--checkout")
+    assert code == 1, out + err
+    assert f"(this work tree was on a detached HEAD at {at[:12]})" in out
+    done = follow_output(out, repo, take="ours")
+    assert done.last[1] == 0, done.last
+    assert f"switched this work tree back to a detached HEAD at {at[:12]}" in done.last[2]
+    assert run_git(repo, "rev-parse", "HEAD").stdout.strip() == at
+    assert run_git(repo, "symbolic-ref", "-q", "HEAD", check=False).returncode == 1
+
+
+def test_a_work_tree_switched_elsewhere_meanwhile_is_left_where_the_person_put_it(
+    git_repo: Path,
+) -> None:
+    repo = git_repo
+    _conflicted(repo)
+    code, out, err = sync(repo, "bob", "--checkout")
+    assert code == 1, out + err
+    run_cli("resolve", "todo.vcontext.json", "--take", "ours", cwd=repo)
+    run_git(repo, "commit", "-q", "--no-edit")
+    run_git(repo, "switch", "-q", "-c", "feature")
+    code, out, err = sync(repo, "bob")
+    assert code == 0, out + err
+    assert "switched" not in out
+    assert _head_branch(repo) == "feature"
+    assert not (repo / ".git" / "vcontext" / "switched.json").exists()
 
 
 def test_checkout_with_the_branch_checked_out_nowhere_and_this_work_tree_busy_says_how(
@@ -174,6 +212,40 @@ def test_sync_never_moves_an_agent_branch_while_a_merge_is_stopped_in_its_work_t
     assert "git commit --no-edit" in out
     assert rev(repo, "agents/bob") == bob_before
     assert run_git(wt, "rev-parse", "MERGE_HEAD").returncode == 0
+
+
+def test_a_sync_refused_while_a_merge_is_stopped_ends_with_the_commands_that_finish_it(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": every message of sync ends with the exact next
+    command(s). A sync of an agent whose ``--checkout`` merge is still stopped (the agent
+    ran sync again, or a kill cut the way out short) is refused with ``next:`` and the
+    commands that finish it — the conflicted file named for ``resolve`` — then the sync
+    (before: prose only, "finish it there (git vcontext conflicts, git vcontext resolve,
+    git commit --no-edit)", without the file ``resolve`` needs)."""
+    repo = git_repo
+    _conflicted(repo)
+    wt = _bob_checked_out(repo)
+    assert sync(repo, "bob", "--checkout")[0] == 1
+    code, out, _err = sync(repo, "bob")
+    assert code == 1
+    assert f"agents/bob is checked out in {wt}, where a merge of main is in progress" in out
+    assert "or abort it (git merge --abort), then sync again" in out
+    way_out = [
+        f"cd {wt}",
+        "git vcontext conflicts",
+        "git vcontext resolve todo.vcontext.json --take <ours|theirs>",
+        "git commit --no-edit",
+        "git vcontext sync bob",
+    ]
+    assert next_commands(out) == way_out
+    shown = run_cli("status", cwd=repo).stdout.decode()  # its row says "as next: says" too
+    assert "where a merge of main is in progress" in shown
+    assert next_commands(shown) == way_out
+    done = follow_output(out, repo, take="ours")
+    command, code, output = done.last
+    assert (command, code) == ("git vcontext sync bob", 0), output
+    assert show(repo, "main", "todo.vcontext.json")["todoList"]["items"][0]["status"] == "blocked"
 
 
 def test_checkout_needs_a_real_run(git_repo: Path) -> None:

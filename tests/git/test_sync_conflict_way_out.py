@@ -493,3 +493,105 @@ def test_a_conflict_over_git_ends_with_its_next_step_though_its_branch_was_publi
     first = vcx(bo, "sync", "bo", "--push", "origin")
     assert first.returncode == 1, first.stdout + first.stderr
     assert first.stdout.rstrip().endswith("next: git vcontext sync bo --push origin --checkout")
+
+
+def test_the_persons_clone_switched_by_checkout_is_back_on_main_when_the_way_out_lands(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": ``sync AGENT --checkout`` — no ``git switch``.
+    In the person's clone the agent branch is checked out nowhere, so ``--checkout``
+    switches the (clean) work tree to it; the sync that lands the way out switches it back
+    to main and says so, as ``git switch`` says where you are. Before, the person was left
+    on ``agents/bo`` with no word of main, and ``status`` there spoke for bo alone (cy, only
+    on the remote, left out as another clone's agent)."""
+    team = setup(tmp_path, ["bo", "cy"])
+    bo, cy, person = team.agents["bo"], team.agents["cy"], team.person
+    works_on_t1(bo)
+    assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 0
+    edit(cy, TASKS, lambda d: d["todoList"]["items"][1].update(status="completed"))
+    git(cy, "commit", "-qam", "cy: t2 done")
+    assert vcx(cy, "sync", "cy", "--push", "origin").returncode == 0
+    works_on_t1(bo, "blocked")
+    git(bo, "push", "-q", "origin", "agents/bo")
+    person_deletes_t1(team)
+    git(person, "fetch", "-q", "origin")  # the agents' branches, as origin/agents/…
+
+    first = vcx(person, "sync", "bo", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert next_commands(first.stdout) == ["git vcontext sync bo --push origin --checkout"]
+    tried = follow_output(first.stdout, person)
+    command, code, output = tried.last
+    assert code == 1, output
+    assert "agents/bo: checked out here for the merge (this work tree was on main)" in output
+    assert "the sync that lands it switches back" in output
+    done = follow_output(output, person, take="theirs")  # the person's delete wins
+    command, code, output = done.last
+    assert (command, code) == ("git vcontext sync bo --push origin", 0), output
+    assert "switched this work tree back to main, where it was before sync --checkout" in output
+    assert git(person, "symbolic-ref", "--short", "HEAD").stdout.strip() == "main"
+    assert git(person, "status", "--porcelain").stdout == ""
+    assert not (person / ".git" / "vcontext" / "switched.json").exists()
+    assert _statuses(team.remote) == {"t2": "completed"}
+    shown = vcx(person, "status")
+    assert "not listed" not in shown.stdout, shown.stdout
+    assert "cy " in shown.stdout, shown.stdout
+    assert "bo " in shown.stdout, shown.stdout
+    _landed(team, person)
+
+
+def test_an_agent_the_persons_clone_never_fetched_is_named_with_the_fetch_that_brings_it(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md: bad input is one clear line; every message leads somewhere. A person's
+    clone that only pulled main has no ``origin/agents/bo``: ``sync bo --push origin`` said
+    "no branch agents/bo for agent 'bo'" (exit 3) with nothing to run, while the remote had
+    it. It names ``git fetch``; after it, the same sync takes the remote's branch and lands."""
+    team = setup(tmp_path, ["bo"])
+    bo, person = team.agents["bo"], team.person
+    works_on_t1(bo)
+    assert vcx(bo, "sync", "bo", "--push", "origin").returncode == 0
+    tried = vcx(person, "sync", "bo", "--push", "origin")
+    assert tried.returncode == 3, tried.stdout + tried.stderr
+    assert tried.stderr == (
+        "git-vcontext: error: no branch agents/bo for agent 'bo', here or in what was last "
+        "fetched from origin: git fetch brings the agent branches a remote has, then sync again\n"
+    )
+    git(person, "fetch")
+    again = vcx(person, "sync", "bo", "--push", "origin")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "agents/bo: created from origin/agents/bo" in again.stdout
+
+
+def test_status_in_the_persons_clone_names_work_of_the_remotes_copy_of_an_agent_branch(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md: each actor does only what the tool's messages say. The person forks cy
+    and publishes it with a plain ``git push`` (no upstream); cy works in its own clone and
+    pushes. After ``git fetch`` the person's ``status`` counted the stale local agents/cy
+    ("needs sync", AHEAD 0) and said nothing of origin/agents/cy's commit; its row now names
+    it with the ``sync --push`` that merges it, which lands."""
+    team = setup(tmp_path, [])
+    person = team.person
+    assert vcx(person, "fork", "cy", "--reason", "agent cy").returncode == 0
+    git(person, "push", "-q", "origin", "agents/cy")
+    cy = tmp_path / "cy"
+    git(tmp_path, "clone", "-q", str(team.remote), str(cy))
+    identity(cy, "cy")
+    assert vcx(cy, "install").returncode == 0
+    git(cy, "switch", "-q", "agents/cy")
+    works_on_t1(cy, "completed")
+    git(cy, "push", "-q", "origin", "agents/cy")
+    git(person, "fetch", "-q", "origin")
+
+    shown = vcx(person, "status")
+    line = (
+        "  origin/agents/cy has 1 commit agents/cy lacks (as last fetched; this row counts "
+        "without it): git vcontext sync cy --push origin merges it"
+    )
+    assert line in shown.stdout.splitlines(), shown.stdout
+    command = line.rsplit(": ", 1)[1].removesuffix(" merges it")
+    done = follow([command], person)
+    assert done.last[1] == 0, done.last
+    assert _statuses(team.remote)["t1"] == "completed"
+    again = vcx(person, "status")
+    assert "origin/agents/cy has" not in again.stdout, again.stdout

@@ -525,3 +525,52 @@ def test_a_refused_push_names_the_rebase_that_reaches_its_first_bad_commit(
     run_git(repo, "commit", "-qa", "--amend", "--no-edit")
     run_git(repo, "rebase", "--continue")
     assert run_git(repo, "push", "-q", "origin", "main", check=False).returncode == 0
+
+
+def test_the_drivers_line_during_git_pull_names_the_command_that_lists_the_conflicts(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": a person's ``git pull`` stops on a document both
+    sides changed. The driver's line for it ended with the conflicts' pointers and named
+    nothing to run: it now ends with ``git vcontext conflicts lists them``; git's own lines
+    and exit code are as before, and that command, then the ``resolve`` line it prints,
+    lead out."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    person, agent = tmp_path / "person", tmp_path / "agent"
+    run_git(tmp_path, "clone", "-q", str(remote), str(person))
+    run_git(person, "switch", "-q", "-c", "main")
+    _installed(person)
+    _write(person, "todo.vcontext.json", _titled("A"))
+    run_git(person, "add", "-A")
+    run_git(person, "commit", "-qm", "base")
+    run_git(person, "push", "-q", "origin", "main")
+    run_git(tmp_path, "clone", "-q", str(remote), str(agent))
+    _installed(agent)
+    _write(agent, "todo.vcontext.json", _titled("from the agent"))
+    run_git(agent, "commit", "-qam", "agent")
+    run_git(agent, "push", "-q", "origin", "main")
+    _write(person, "todo.vcontext.json", _titled("from the person"))
+    run_git(person, "commit", "-qam", "person")
+    pulled = run_git(person, "pull", "--no-rebase", "origin", "main", check=False)
+    assert pulled.returncode == 1, pulled.stderr
+    said = pulled.stderr.splitlines()
+    ours = [line for line in said if line.startswith("git-vcontext:")]
+    assert ours == [
+        "git-vcontext: todo.vcontext.json: 1 conflict(s): /todoList/items/0/title (modify/modify); "
+        "git vcontext conflicts lists them"
+    ], pulled.stderr
+    git_says = pulled.stdout + pulled.stderr
+    assert "CONFLICT (content): Merge conflict in todo.vcontext.json" in git_says
+    assert "Automatic merge failed" in git_says
+    listed = run_cli("conflicts", cwd=person)
+    assert listed.returncode == 1
+    last = listed.stderr.decode().splitlines()[-1]
+    assert last.endswith("resolve with: git vcontext resolve todo.vcontext.json [--conflict ID] "
+                         "--take <ours|theirs|base>"), last  # fmt: skip
+    assert run_cli("resolve", "todo.vcontext.json", "--take", "theirs", cwd=person).returncode == 0
+    run_git(person, "commit", "-q", "--no-edit")
+    assert (
+        json.loads((person / "todo.vcontext.json").read_text())["todoList"]["items"][0]["title"]
+        == "from the agent"
+    )

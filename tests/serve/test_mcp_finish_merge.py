@@ -102,7 +102,7 @@ def test_a_persons_merge_settled_is_the_persons_to_commit_with_no_tool_call(
             assert "next" not in data, data
             assert "mergeCommitted" not in data
             assert data["person"]["steps"] == [
-                f"finish the merge of feat in {repo.resolve()} (git commit --no-edit), "
+                f"finish the merge of feat in {repo.resolve()} (git commit --no-edit) "
                 "or abort it (git merge --abort)"
             ]
             assert f"{PERSON}finish the merge of feat" in text(last)

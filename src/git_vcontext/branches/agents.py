@@ -13,7 +13,7 @@ from ..gitio import config_value, set_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from pygit2 import Oid, Repository, Signature
 
@@ -276,9 +276,16 @@ def _agent_email(agent: str) -> str:
     return f"{local or 'agent'}@{AGENT_EMAIL_DOMAIN}"
 
 
-def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> list[str]:
+def select_agents(
+    repo: Repository,
+    names: Sequence[str],
+    all_agents: bool,
+    advise: Callable[[str], str] = lambda step: step,
+) -> list[str]:
     """The agents to sync: the names given, or every agent branch with --all (a UsageError
-    or OperationalError when there are none: ``sync`` checks it before any network)."""
+    or OperationalError when there are none: ``sync`` checks it before any network).
+    ``advise``: how a step for the shell is said (``sync.advice.person``: marked as a
+    person's to an agent with MCP tools alone)."""
     if all_agents and names:
         raise UsageError("give agent names or --all, not both")
     if all_agents:
@@ -290,5 +297,24 @@ def select_agents(repo: Repository, names: Sequence[str], all_agents: bool) -> l
         raise UsageError("name the agents to sync, or pass --all")
     for name in names:
         if agent_tip(repo, name) is None:  # neither here nor on a remote
-            raise OperationalError(f"no branch {agent_branch(repo, name)} for agent {name!r}")
+            raise OperationalError(_no_branch(repo, name, advise))
     return list(dict.fromkeys(names))
+
+
+def _no_branch(repo: Repository, name: str, advise: Callable[[str], str]) -> str:
+    """Why ``name`` cannot be synced: no branch here nor as any remote's as last fetched;
+    with the way out when remotes are configured (a person's clone that fetched only its
+    base: ``git fetch`` brings the agent branches, which sync then takes as ``git switch``
+    takes a remote's)."""
+    from ..gitio.operands import configured  # lazy: the hook imports this module
+
+    branch = agent_branch(repo, name)
+    remotes = configured(repo)
+    if not remotes:
+        return f"no branch {branch} for agent {name!r}"
+    fetch = "git fetch" if remotes == ["origin"] else "git fetch --all"
+    way = advise(f"{fetch} brings the agent branches a remote has, then sync again")
+    return (
+        f"no branch {branch} for agent {name!r}, here or in what was last fetched from "
+        f"{', '.join(remotes)}: {way}"
+    )

@@ -159,9 +159,16 @@ def warn(warnings: tuple[str, ...]) -> None:
         print(f"git-vcontext: warning: {warning}", file=sys.stderr)
 
 
+LISTS_THEM = "git vcontext conflicts lists them"
+"""How the driver's line for a conflicted document ends: the command that lists the
+conflicts (with their ids, for ``resolve``) once git has stopped (a line of git's own,
+"CONFLICT (content): …", follows it)."""
+
+
 def describe(outcome: FileMerge, name: str) -> None:
     """One line per problem on stderr, as git shows a driver's messages (the path C-quoted as
-    git quotes it: a newline in it cannot split the line)."""
+    git quotes it: a newline in it cannot split the line); a conflicted document's line
+    ends with the command that lists its conflicts (``LISTS_THEM``)."""
     favored = [n for n in outcome.result.notes if n.kind == "favored"] if outcome.result else []
     conflicts = outcome.result is not None and outcome.status == "conflict"
     if not outcome.reasons and not conflicts and not favored:
@@ -177,7 +184,8 @@ def describe(outcome: FileMerge, name: str) -> None:
         more = len(outcome.result.conflicts) - len(shown)
         extra = f" and {more} more" if more > 0 else ""
         print(
-            f"{prefix}: {len(outcome.result.conflicts)} conflict(s): {listing}{extra}",
+            f"{prefix}: {len(outcome.result.conflicts)} conflict(s): {listing}{extra}; "
+            f"{LISTS_THEM}",
             file=sys.stderr,
         )
     if favored:

@@ -18,17 +18,17 @@ from ..branches.ancestry import contains
 from ..errors import OperationalError
 from ..gitio import complaint, git, run_dir, work_tree, worktrees
 from ..gitio.objects import commit_at
-from ..gitio.operation import current, find_git_dir
 from ..gitio.places import fetched_namespace
 from ..gitio.refs import commit_of
 from ..record import record
 from ..remote.view import RemoteView
-from ..sync.busy import busy
+from ..sync.busy import busy, busy_steps
 from ..sync.tracking import known_tip as known_tip
 from ..sync.tracking import remote_branch
 from ..sync.tracking import shown as shown_remote
 from ..sync.tracking import upstream as upstream
 from ..validation.model import command_word
+from . import switchback
 from .stopped import Stopped, leave_stopped
 
 if TYPE_CHECKING:
@@ -79,12 +79,13 @@ def bring_up(syncer: Syncer, base: str, remote: str) -> tuple[Oid | None, bool]:
     whether the local base has commits the remote's lacks: it is synced as it is)."""
     repo = syncer.repo
     cwd = run_dir(repo)
-    snap = RemoteView(repo, cwd, remote, remote_branch(repo, base, remote), []).fetch()
+    name = remote_branch(repo, base, remote)
+    snap = RemoteView(repo, cwd, remote, name, []).fetch()
     local = _tip(repo, f"refs/heads/{base}")
     if snap.base is None or local is None or snap.base == local:
         return snap.base, False
     if contains(repo, snap.base, local):
-        syncer.pin(base, snap.base)
+        syncer.pin(base, snap.base, shown_remote(repo, remote, name))
         return snap.base, False
     return snap.base, True
 
@@ -103,12 +104,12 @@ def worktree_for(repo: Repository, branch: str) -> tuple[str | None, str | None,
         return None, None, f"this one ({here}) has local changes"
     if busy(here, "HEAD") is not None:
         return None, None, f"this one ({here}) is in the middle of a merge, rebase or the like"
-    git_dir = find_git_dir(here, env={})
-    was = current(git_dir, env={}).ours if git_dir else "HEAD"
+    was = switchback.was_on(here)
     switched = git(["switch", "-q", "--", branch], cwd=here, check=False)
     if switched.returncode != 0:
         why = complaint(switched.stderr, switched.returncode)
         return None, None, f"this one ({here}) cannot switch to it: {why}"
+    switchback.remember(here, branch, was)  # the sync that lands it switches back
     return here, was, ""
 
 
@@ -135,8 +136,9 @@ def leave(
             ),
             None,
         )
-    if why := busy(path, pair.branch):
-        return None, Refusal(pair.agent, pair.branch, why), was
+    if why := busy(path, pair.branch):  # finish it, then the sync goes on
+        steps = tuple(busy_steps(path))
+        return None, Refusal(pair.agent, pair.branch, why, steps, sync_command), was
     changed = worktrees.local_changes(path)
     if changed:
         shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if changed[3:] else "")

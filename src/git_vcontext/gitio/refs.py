@@ -44,6 +44,7 @@ class RefUpdate:
     name: str
     old: Oid | str | None  # None: the ref must not exist
     new: Oid | str
+    message: str = ""  # its reflog entry (default: the message of the whole move)
 
 
 def branch_ref(branch: str) -> str:
@@ -206,7 +207,8 @@ def _transaction(repo: Repository, updates: Sequence[RefUpdate], message: str) -
                 now = target(repo, u.name)
                 if now != u.old:
                     raise RefMoved(f"{_short(u.name)} moved while syncing (now {str(now)[:12]})")
-                txn.set_target(u.name, u.new, message=message)  # reflog: the repo's identity
+                # reflog: the repo's identity, the update's own message or the move's
+                txn.set_target(u.name, u.new, message=u.message or message)
     finally:
         locks.release(claimed)  # (committed or let go: the lock files are gone)
 

@@ -39,7 +39,7 @@ from ..gitio.commits import operation_in_progress as in_progress
 from ..gitio.fileset import work_tree_files
 from ..gitio.index import tracked_paths
 from ..gitio.places import common_dir
-from ..sync.advice import PERSON
+from ..sync.advice import PERSON, finish_or_abort
 from ..validation.model import command_path
 from .files import Watched, contents
 
@@ -345,8 +345,7 @@ class GitSide:
             raise Refused(
                 "busy",
                 f"a {busy} is in progress here: a write now would go into a commit being "
-                f"replayed; {PERSON}finish it (git {verb} --continue) or abort it "
-                f"(git {verb} --abort); then write again",
+                f"replayed; {PERSON}{finish_or_abort(verb)}; then write again",
             )
         if stuck:
             raise Refused(

@@ -20,6 +20,7 @@ from ..gitio.transport import Backoff, Link, TransportError, wait_longer
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..sync.syncer import CONFLICT, MERGED, PairResult, Syncer
+from ..sync.tracking import shown
 from . import refs as leases
 from .divergence import diverged_base
 from .lease import LeaseKeeper
@@ -314,9 +315,15 @@ class BaseRound:
             work[agent] = tip
         return work
 
+    def _base_there(self) -> str:
+        """The remote's base as a person reads it (``origin/main``), for the reflog entry of
+        a base brought along from it."""
+        return shown(self.syncer.repo, self.remote, self.base)
+
     def _take_remote_branch(self, branch: str, mine: Oid, theirs: Oid) -> PairResult | None:
         if self._contains(theirs, mine):
-            problem = self.syncer.move(branch, theirs, f"{self.shown}/{branch}")
+            there = shown(self.syncer.repo, self.remote, branch)
+            problem = self.syncer.move(branch, theirs, f"brought along from {there}")
             return None if problem is None else self._pair(branch).refused(problem)
         merged = self.syncer.integrate(branch, theirs, f"{self.shown}/{branch}")
         if merged.ok:
@@ -490,12 +497,12 @@ class BaseRound:
         )
         if snap.base is None or local is None or carried or self._contains(snap.base, local):
             if snap.base is not None:
-                self.syncer.pin(self.base, snap.base, carried=carried)
+                self.syncer.pin(self.base, snap.base, self._base_there(), carried=carried)
             return None
         merged = self.syncer.integrate(self.base, snap.base, f"{self.shown}/{self.base}")
         if merged.ok:
             return None
-        self.syncer.pin(self.base, snap.base)
+        self.syncer.pin(self.base, snap.base, self._base_there())
         if not self.diverged:
             self.diverged = True
             self.syncer.warnings.append(diverged_base(self.syncer, self.remote, self.base, merged))
@@ -542,7 +549,7 @@ class BaseRound:
         never overwritten; that branch stays unpushed, said in one line, and the round is
         not failed for it (its next sync brings both together)."""
         assert snap.base is not None  # without a base on the remote every agent has work
-        self.syncer.pin(self.base, snap.base)
+        self.syncer.pin(self.base, snap.base, self._base_there())
         elsewhere = {  # published in this run, or by an earlier one: its work is in the base
             a: self._documents(a, snap.base, work[a])
             for a in live

@@ -4,14 +4,14 @@ a row of ``status`` that says "conflict" ends with the command ``sync`` would pr
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from ..errors import shown_url
 from ..prepush.mergecheck import only_check_failures
-from ..validation.model import command_word
+from ..validation.model import command_path, command_word
 
 if TYPE_CHECKING:
     from ..branches.treemerge import PathConflict
@@ -52,6 +52,29 @@ def finish_command(kind: str) -> str:
     """The git command that finishes an operation git stopped in (``operation.current``'s
     kind: a merge is committed, the others continue)."""
     return "git commit --no-edit" if kind == "merge" else f"git {kind} --continue"
+
+
+def finish_or_abort(kind: str, *, it: str = "it", how: str = "") -> str:
+    """The two ways out of an operation git stopped in (a merge, rebase, cherry-pick or
+    revert), said one way by every answer that names them (sync's refusal of a busy work
+    tree, ``--checkout``'s, the MCP server's): ``finish it (HOW) or abort it (git KIND
+    --abort)``; ``how`` defaults to the command that finishes it (``finish_command``)."""
+    return f"finish {it} ({how or finish_command(kind)}) or abort it (git {kind} --abort)"
+
+
+def finish_steps(kind: str, path: str, conflicted: Sequence[str]) -> list[str]:
+    """The commands that finish an operation git stopped in the work tree at ``path``, as
+    the command line prints them under ``next:``: go there, list the conflicts, settle
+    each conflicted file, finish it. The side to take is the agent's choice, left as
+    ``--take <ours|theirs>``: a shell refuses that line as printed, so a block pasted whole
+    stops there instead of taking a side nobody chose."""
+    steps = [f"cd {command_word(path)}"]
+    if conflicted:
+        steps.append("git vcontext conflicts")
+        take = "--take <ours|theirs>"
+        steps += [f"git vcontext resolve {command_path(f)} {take}" for f in conflicted]
+    steps.append(finish_command(kind))
+    return steps
 
 
 def sync_command(agents: list[str], remote: str | None = None, *, pasted: str = "") -> str:

@@ -26,6 +26,7 @@ from ..prepush.mergecheck import only_check_failures
 from ..record import record, replace
 from ..validation.model import command_word, quoted_path
 from .advice import clash_step, conflict_step, for_agents_with_tools, person, sync_command
+from .busy import busy_steps
 from .syncer import CONFLICT, MERGED, REFUSED, Syncer, count_new
 from .trials import predicted_clashes
 
@@ -89,6 +90,12 @@ class AgentStatus:
     message: str = ""
     remote: str | None = None  # "origin/agents/AGENT": the agent exists only there
     clashes: tuple[Clash, ...] = ()  # other agents whose sync and this one's would conflict
+    # refused because git stopped in a merge (rebase, …) where the branch is checked out:
+    # the commands that finish it (``busy_steps``), before the agent's sync
+    finish: tuple[str, ...] = ()
+    # (the remote's copy of the agent branch, as last fetched, its commits this one lacks):
+    # another clone's work (the agent's own clone), which only ``sync --push`` brings in
+    copy: tuple[str, int] | None = None
 
     @property
     def merge_status(self) -> str:
@@ -120,6 +127,8 @@ class AgentStatus:
                 {"with": c.other_branch, "conflicts": [x.to_json() for x in c.conflicts]}
                 for c in self.clashes
             ],
+            **({"finish": list(self.finish)} if self.finish else {}),
+            **({"copy": {"ref": self.copy[0], "ahead": self.copy[1]}} if self.copy else {}),
         }
 
 
@@ -317,7 +326,35 @@ def agent_status(repo: Repository, syncer: Syncer, agent: str) -> AgentStatus:
         predicted.conflicts,
         predicted.message or predicted.changes_nothing,
         None if remote is None else f"{remote[0]}/{branch}",
+        finish=_finish(syncer, predicted),
+        copy=_copy_ahead(repo, base, branch, a) if remote is None else None,
     )
+
+
+def _copy_ahead(repo: Repository, base: str, branch: str, tip: Oid) -> tuple[str, int] | None:
+    """The remote's copy of the agent branch as last fetched (on the remote the base
+    tracks), when it holds work this branch lacks: (its name, how many commits; sync's own
+    merges not counted). A person's clone whose branch ``fork`` made and a plain ``git
+    push`` published (no upstream) counts against its own old copy: this says what a
+    ``sync --push`` would meet."""
+    from .tracking import upstream
+
+    remote = upstream(repo, base)
+    there = None if remote is None else commit_of(repo, f"refs/remotes/{remote}/{branch}")
+    if remote is None or there is None or there == tip:
+        return None
+    n = count_new(repo, there, tip)
+    return (f"{remote}/{branch}", n) if n else None
+
+
+def _finish(syncer: Syncer, predicted: PairResult) -> tuple[str, ...]:
+    """A row refused because git stopped in a merge (rebase, …) where its branch is checked
+    out: the commands that finish it, as ``sync`` prints them under ``next:`` (said as
+    tool calls and a person's step over MCP: its message says those)."""
+    if predicted.state != REFUSED or for_agents_with_tools():
+        return ()
+    path = syncer.checkouts().get(predicted.branch)
+    return tuple(busy_steps(path)) if path else ()
 
 
 def _documents(predicted: PairResult) -> tuple[str, ...]:
@@ -514,6 +551,19 @@ def unlisted_line(unlisted: list[str] | tuple[str, ...]) -> str:
     )
 
 
+def _copy_line(r: AgentStatus, command: str) -> list[str]:
+    """The line of a row whose agent branch lacks work of the remote's copy of it: the
+    ``sync --push`` (``command``) that merges it in."""
+    if not r.copy:
+        return []
+    ref, n = r.copy
+    it = "it" if n == 1 else "them"
+    return [
+        f"  {ref} has {n} commit{'' if n == 1 else 's'} {r.branch} lacks (as last fetched; "
+        f"this row counts without {it}): {command} merges {it}"
+    ]
+
+
 def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[str]:
     """The table, then each agent's details; ``pushes``: the remote (and as a word to
     paste) a base's agents sync with, as its tracking line names it (``BaseTracking``)."""
@@ -559,10 +609,13 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[s
             )
         remote, pasted = pushes.get(r.base, (None, ""))
         command = sync_command([r.agent], remote, pasted=pasted)
+        details += _copy_line(r, command) if remote else []
         if r.conflicts and (step := conflict_step(r.conflicts, command, False)):
             details.append(step)  # the way out, last, as sync names it
         elif r.clashes and r.state == NEEDS_SYNC:
             details.append(clash_step(command))  # it lands alone: the other's sync says more
+        elif r.finish:  # finish the stopped merge (as its message says), then sync
+            details += ["  next:", *(f"    {c}" for c in [*r.finish, command])]
         if details:
             lines += [f"{r.branch}:", *details]
     return lines

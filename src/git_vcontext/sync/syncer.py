@@ -166,7 +166,9 @@ class Syncer:
         # (old None: a new branch): moved by commit()
         self._pinned: dict[str, Oid] = {}  # full ref name -> the tip to build on (see pin())
         self._carried: set[str] = set()  # pinned branches whose own commits an agent holds
-        self._reflog: list[str] = []
+        # full ref name -> what moved it, for its reflog entry (see commit())
+        self._reflog: dict[str, list[str]] = {}
+        self._sources: dict[str, str] = {}  # pinned ref -> where its commit came from
         # the branches the last commit() moved (short name -> new tip): see brought_along()
         self.moved: dict[str, Oid] = {}
         self._favor: tuple[str | None] | None = None  # (merge.vcontext.favor,), read once
@@ -279,13 +281,16 @@ class Syncer:
             for pair in chain:
                 pair.base_commit = str(combined)
 
-    def pin(self, branch: str, commit: Oid, *, carried: bool = False) -> None:
-        """Build on ``commit`` as ``branch``'s tip (the remote's base): ``commit()`` then
-        fast-forwards the local branch to where the merges end, when it can. ``carried``:
-        the local branch's commits that ``commit`` lacks are all in an agent branch (a local
-        sync merged them): it moves there even when that is no fast-forward, so it never
-        keeps a commit of its own that the remote's base lacks."""
+    def pin(self, branch: str, commit: Oid, source: str, *, carried: bool = False) -> None:
+        """Build on ``commit`` as ``branch``'s tip (the remote's base, ``source`` as a person
+        reads it: ``origin/main``): ``commit()`` then fast-forwards the local branch to where
+        the merges end, when it can (a branch no merge moves has the reflog entry ``vcontext
+        sync: brought along from SOURCE``). ``carried``: the local branch's commits that
+        ``commit`` lacks are all in an agent branch (a local sync merged them): it moves
+        there even when that is no fast-forward, so it never keeps a commit of its own that
+        the remote's base lacks."""
         self._pinned[refs.branch_ref(branch)] = commit
+        self._sources[refs.branch_ref(branch)] = source
         if carried:
             self._carried.add(refs.branch_ref(branch))
 
@@ -315,14 +320,18 @@ class Syncer:
         """Move the planned refs, all or none (RefMoved: none); work trees follow in finish()."""
         self._settle_pins()
         planned, self._planned = self._planned, {}
-        reflog, self._reflog = self._reflog, []
+        reflog, self._reflog = self._reflog, {}
+        sources, self._sources = self._sources, {}
         self.moved = {}
         if not planned or self.dry_run:
             return  # a dry run forgets its plan
         journal = self._journal(planned)
-        updates = [refs.RefUpdate(name, old, new) for name, (old, new) in planned.items()]
+        updates = [
+            refs.RefUpdate(name, old, new, _reflog_entry(reflog.get(name), sources.get(name)))
+            for name, (old, new) in planned.items()
+        ]
         try:
-            refs.move_refs(self.repo, updates, message="vcontext sync: " + ", ".join(reflog))
+            refs.move_refs(self.repo, updates, message="vcontext sync")
         except (refs.RefMoved, refs.RefLocked):
             for path, branch in journal.items():
                 if path in self._pending:  # an earlier move of this run still to follow
@@ -392,7 +401,7 @@ class Syncer:
         name = refs.branch_ref(branch)
         first = self._planned.get(name)
         self._planned[name] = (old if first is None else first[0], new)
-        self._reflog.append(why)
+        self._reflog.setdefault(name, []).append(why)
 
     # -- identities and checkouts ------------------------------------------------
 
@@ -547,7 +556,7 @@ class Syncer:
             return pair.stop(CONFLICT, conflicts=failing)
         pair.b = b
         pair.base_moves, pair.base_commit = True, None if self.dry_run else str(new_b)
-        self._plan(base, b, new_b, pair.agent)
+        self._plan(base, b, new_b, f"merge {branch} into {base}")
         _remember(logged, merged_in)
         return pair
 
@@ -604,7 +613,7 @@ class Syncer:
         )
         new_a = self._commit(merged_back.tree, [a, b], message)
         pair.agent_moves, pair.agent_commit = True, None if self.dry_run else str(new_a)
-        self._plan(pair.branch, a, new_a, pair.agent)
+        self._plan(pair.branch, a, new_a, f"merge {pair.base} into {pair.branch}")
         return pair.done(MERGED)
 
     def _up_to_date(self, pair: _Pair, a: Oid, b: Oid) -> PairResult:
@@ -615,7 +624,8 @@ class Syncer:
 
     def forget(self) -> None:
         """Drop every planned move and pin (a push that did not land): nothing local moves."""
-        self._planned, self._reflog, self._pinned, self._carried = {}, [], {}, set()
+        self._planned, self._reflog, self._pinned, self._carried = {}, {}, {}, set()
+        self._sources = {}
 
     def integrate(self, branch: str, theirs: Oid, what: str) -> PairResult:
         """Merge commit ``theirs`` into local ``branch`` with a real merge commit (push retries).
@@ -644,7 +654,7 @@ class Syncer:
         result.documents = merged.documents
         if why := self.blocked(branch):
             return result.done(REFUSED, message=why)
-        self._plan(branch, ours, new, f"merge {what}")
+        self._plan(branch, ours, new, f"merge {what} into {branch}")
         result.base_commit, result.base_moves = str(new), True
         return result.done(MERGED)
 
@@ -833,3 +843,14 @@ def _remember(logged: dict[str, set[str]] | None, merged: TreeMerge) -> None:
         return
     for document, change in merged.logged:
         logged.setdefault(document, set()).add(change)
+
+
+def _reflog_entry(whys: list[str] | None, source: str | None) -> str:
+    """The reflog message of one ref a sync moves: what moved it (its merges, or where the
+    commit it was moved to came from: ``brought along from origin/main``), so that each
+    ref's entry names what happened to that ref, not to the others moved with it."""
+    if whys:
+        return "vcontext sync: " + ", ".join(dict.fromkeys(whys))
+    if source:
+        return f"vcontext sync: brought along from {source}"
+    return "vcontext sync"

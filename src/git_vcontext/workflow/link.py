@@ -33,7 +33,15 @@ class Given:
 
         if self.names is not None:
             return list(self.names)
-        return select_agents(repo, self.asked, self.all_agents)
+        return select_agents(repo, self.asked, self.all_agents, _person)
+
+
+def _person(step: str) -> str:
+    """A shell step as advice says it (``sync.advice.person``), loaded only for a refusal:
+    the link connects before the rest of sync is imported."""
+    from ..sync.advice import person
+
+    return person(step)
 
 
 def checked(

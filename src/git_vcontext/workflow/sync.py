@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..branches import agents as agent_config
 from ..conflicts import checkout as checkouts
+from ..conflicts import switchback
 from ..errors import Unfinished, shown_url
 from ..gitio import config_value, operands, refs, work_tree
 from ..gitio.objects import descends
@@ -18,9 +19,10 @@ from ..gitio.storage import explained
 from ..gitio.transport import Link
 from ..record import record
 from ..remote.rounds import push_with_retries
-from ..sync.advice import conflict_step, person, sync_command
+from ..sync.advice import conflict_step, finish_steps, person, sync_command
+from ..sync.busy import busy_steps
 from ..sync.interrupted import finish
-from ..sync.syncer import CONFLICT, MERGED, UP_TO_DATE, Syncer
+from ..sync.syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
 from ..sync.tracking import (
     pasted_remote,
     push_refusal,
@@ -31,7 +33,7 @@ from ..sync.tracking import (
     unusable_upstream,
     unusable_way_out,
 )
-from ..validation.model import command_path, command_word, quoted_path
+from ..validation.model import quoted_path
 from .link import Given, connected
 
 if TYPE_CHECKING:
@@ -120,8 +122,8 @@ def _sync_with(
         for line in describe(r, dry):
             say(line)
         command = sync_command([r.agent], remote if push else None)
-        if hints and (step := _next_step(r, command, checkout)):
-            say(step)
+        for line in _next_lines(syncer, r, command, checkout) if hints else []:
+            say(line)
 
     if push is not None and not dry_run:
         outcome = push_with_retries(syncer, pairs, push, report=say, show=show, link=link)
@@ -147,7 +149,17 @@ def _sync_with(
         diverged=tuple(syncer.diverged),
     )
     if checkout:
-        done = _leave_conflicts(syncer, done, say, hints, push)
+        return _leave_conflicts(syncer, done, say, hints, push)
+    return _switch_back(repo, done, say, dry_run)
+
+
+def _switch_back(
+    repo: Repository, done: SyncOutcome, say: Callable[[str], None], dry_run: bool
+) -> SyncOutcome:
+    """A work tree ``--checkout`` switched to an agent branch goes back where it was once
+    that agent's pair landed (``conflicts/switchback``)."""
+    if not dry_run and (top := work_tree(repo)):
+        switchback.switch_back(top.rstrip("/"), {r.branch for r in done.results if r.ok}, say)
     return done
 
 
@@ -192,10 +204,17 @@ def _named_as_on_the_remote(
         refuse_unusable(repo, list(dict.fromkeys(base for _, base in pairs)))
 
 
-def _next_step(r: PairResult, command: str, checkout: bool) -> str | None:
-    """The last line of a pair that conflicts: the command that goes on (as ``status``
-    names it: ``sync.advice``)."""
-    return conflict_step(r.conflicts, command, checkout) if r.state == CONFLICT else None
+def _next_lines(syncer: Syncer, r: PairResult, command: str, checkout: bool) -> list[str]:
+    """The last lines of a pair that conflicts: the command that goes on (as ``status``
+    names it: ``sync.advice``); of a pair refused because git stopped in the middle of a
+    merge (rebase, …) where its branch is checked out: the commands that finish it, then
+    the sync."""
+    if r.state == CONFLICT:
+        step = conflict_step(r.conflicts, command, checkout)
+        return [step] if step else []
+    path = syncer.checkouts().get(r.branch) if r.state == REFUSED else None
+    steps = busy_steps(path) if path else []
+    return _next([*steps, command]) if steps else []
 
 
 def _track_pushed(
@@ -281,7 +300,10 @@ def _leave_conflicts(
         left, refused, was = checkouts.leave(syncer, r, against, label, command)
         if was is not None:
             switched.append((r.branch, was))
-            say(f"{r.branch}: checked out here for the merge (this work tree was on {was})")
+            say(
+                f"{r.branch}: checked out here for the merge (this work tree was on "
+                f"{switchback.shown(was)}): the sync that lands it switches back"
+            )
         if refused is not None:
             refusals.append(refused)
             say(f"{r.branch}: not left stopped: {refused.message}")
@@ -315,12 +337,10 @@ def stopped_commands(left: Stopped, agent: str, remote: str | None) -> list[str]
     """What to run after ``--checkout`` left a merge stopped: resolve, commit, sync. The
     choice is the agent's: ``--take <ours|theirs>``, which a shell refuses whole when the
     block is pasted as printed (``--take ours|theirs`` ran ``--take ours`` piped into
-    ``theirs``: a side taken, committed and pushed that nobody chose)."""
-    files = left.conflicted or ("FILE",)
-    commands = [f"cd {command_word(left.worktree)}", "git vcontext conflicts"]
-    commands += [f"git vcontext resolve {command_path(f)} --take <ours|theirs>" for f in files]
-    commands += ["git commit --no-edit", sync_command([agent], remote)]
-    return commands
+    ``theirs``: a side taken, committed and pushed that nobody chose). A merge left with no
+    file conflicted (every document merged) is committed as it is: no ``resolve`` of a file
+    named ``FILE``, which names none."""
+    return [*finish_steps("merge", left.worktree, left.conflicted), sync_command([agent], remote)]
 
 
 def _next(commands: list[str]) -> list[str]:
@@ -361,7 +381,7 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
             )
             parts.append(would + what + _short(r.agent_commit, dry_run))
         lines.append(f"{r.branch} <-> {r.base}: " + "; ".join(parts))
-        lines += [f"  {quoted_path(path)}" for path in r.documents]  # as conflicts quote it
+        lines += _documents_lines(r)
     elif r.state == CONFLICT:
         lines.append(f"{r.branch} <-> {r.base}: CONFLICT, nothing moved")
         lines += [f"  {c.describe()}" for c in r.conflicts]
@@ -373,6 +393,29 @@ def describe(r: PairResult, dry_run: bool = False) -> list[str]:
             f"  {n} automatic resolution{'s' if n != 1 else ''} noted (e.g. sequence numbers)"
         )
     return lines
+
+
+SHOWN = 10
+"""How many documents a pair's lines name, in each list, before "and N more"."""
+
+
+def _documents_lines(r: PairResult) -> list[str]:
+    """The documents a merged pair's line counts, one per line, as git quotes a path: those
+    the agent's work changed in the base, and those its agent branch gets (the base's work
+    it lacked) under a line naming the branch, unless the two lists are one."""
+    into = list(r.documents) if r.base_moves or r.elsewhere else []
+    onto = list(r.agent_documents) if r.agent_moves else []
+    if not onto or onto == into:
+        return _listed(into or list(r.documents), "  ")
+    if not into:
+        return _listed(onto, "  ")
+    return [*_listed(into, "  "), f"  on {r.branch}:", *_listed(onto, "    ")]
+
+
+def _listed(paths: list[str], indent: str) -> list[str]:
+    shown = [f"{indent}{quoted_path(p)}" for p in paths[:SHOWN]]  # as conflicts quote it
+    more = len(paths) - SHOWN
+    return shown + ([f"{indent}and {more} more"] if more > 0 else [])
 
 
 def _count(documents: tuple[str, ...]) -> str:

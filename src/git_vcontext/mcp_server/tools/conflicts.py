@@ -9,7 +9,7 @@ from ...conflicts.listing import list_conflicts
 from ...conflicts.report import render_text
 from ...conflicts.session import NO_VALUE, open_file
 from ...errors import Refused, VContextError
-from ...sync.advice import PERSON, finish_command
+from ...sync.advice import PERSON, finish_or_abort
 from ..service import WRITABLE, Answer, Service
 
 
@@ -114,8 +114,7 @@ def _persons_to_finish(
     from .sync import next_sync_args
 
     what = f"the merge of {theirs}" if kind == "merge" else f"the {kind}"
-    finish = finish_command(kind)
-    step = f"finish {what} in {root} ({finish}), or abort it (git {kind} --abort)"
+    step = finish_or_abort(kind, it=f"{what} in {root}")
     data["person"] = {"why": f"{what} is not one sync left", "steps": [step]}
     text = f"; every conflict is settled: {PERSON}{step}"
     if own is not None:

@@ -20,7 +20,7 @@ from ...conflicts.report import render_text
 from ...errors import OperationalError, Refused, shown_url
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
-from ...sync.advice import PERSON, finish_command
+from ...sync.advice import PERSON, finish_or_abort
 from ...workflow.link import Given, base_remote, checked
 from ...workflow.sync import sync as run_sync
 from ..service import Answer, Service
@@ -426,12 +426,11 @@ def _finish_stopped(
     left = stopped_sync(git_dir) if git_dir and op.kind == "merge" else None
     if left is None or left.agent != git_side.agent_branch():
         what = f"a {op.kind} of {op.theirs}" if op.kind == "merge" else f"a {op.kind}"
-        finish = finish_command(op.kind)
         raise Refused(
             "busy",
             f"{what} is in progress in {top}, not one sync left: vcontext_conflicts and "
-            f"vcontext_resolve settle its conflicts; {PERSON}finish it ({finish}) or abort "
-            f"it (git {op.kind} --abort); then {tool}",
+            f"vcontext_resolve settle its conflicts; {PERSON}{finish_or_abort(op.kind)}; "
+            f"then {tool}",
         )
     listing = list_conflicts(cwd=top)
     if listing.found:
