@@ -83,8 +83,8 @@ def switch_back(path: str, landed: Collection[str], say: Callable[[str], None]) 
     if current(git_dir, env={}).kind is not None or worktrees.local_changes(path):
         say(f"this work tree stays on {branch} (it has work in progress): {back} goes back")
         return
-    switched = git(["switch", "-q", *(["--detach"] if _HEX.fullmatch(was) else []), "--", was],
-                   cwd=path, check=False)  # fmt: skip
+    flags = ["--detach"] if _HEX.fullmatch(was) else []
+    switched = git(["switch", "-q", *flags, "--", was], cwd=path, check=False)
     note.unlink(missing_ok=True)
     if switched.returncode != 0:
         why = complaint(switched.stderr, switched.returncode)
