@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import base64
 import subprocess
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pygit2
@@ -145,6 +147,48 @@ def test_sync_over_http_with_an_extra_header_looks_through_git(
     view = _look(clone, ["agent-0"])
     assert view.http is None
     assert view.read().base is not None
+
+
+class _Moved(BaseHTTPRequestHandler):
+    """Answers every request with 301 to the same path on ``target`` (a server that moved)."""
+
+    target = ""
+
+    def do_GET(self) -> None:
+        self.send_response(301)
+        self.send_header("Location", self.target + self.path)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("host", ["localhost", servers.LOOPBACK])
+def test_sync_over_http_a_redirect_to_another_host_sends_the_look_through_git(
+    tmp_path: Path, http: servers.HttpFront, host: str
+) -> None:
+    """A remote whose address answers with a redirect. To another host libgit2 follows
+    none: the look is git's, which follows it as its ``http.followRedirects`` says (by
+    default: the first request's). On the same host (another port) libgit2 follows it, as
+    git does by default. Either way the look finds the remote's base."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    handler = type("Moved", (_Moved,), {"target": f"http://{host}:{http.port}"})
+    moved = ThreadingHTTPServer((servers.LOOPBACK, 0), handler)
+    threading.Thread(target=moved.serve_forever, args=(0.1,), daemon=True).start()
+    try:
+        port = moved.server_address[1]
+        url = f"http://{servers.LOOPBACK}:{port}/remote.git"
+        soak.git(clone, "remote", "set-url", "origin", url)
+        view = _look(clone, ["agent-0"])
+    finally:
+        moved.shutdown()
+        moved.server_close()
+    assert view.http is not None
+    assert view.http.failed == (host != servers.LOOPBACK)
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    assert view.read().base == pygit2.Oid(hex=main)
 
 
 BLOCKING_SETTINGS = [

@@ -21,13 +21,15 @@ Taken only when all of these hold (anything else is git's):
   ``GIT_SSL_*`` and OpenSSL's ``SSL_CERT_FILE``/``SSL_CERT_DIR`` (curl reads no TLS setting
   for a plain ``http://`` URL).
 
-libgit2 then reads anonymously (protocol v0), follows no redirect, uses no proxy, gives up
-at the sync's deadline and sets only the refspecs' DSTs; this module puts ``FETCH_HEAD``
-back as it was (git's ``--no-write-fetch-head``), prunes and updates the remote-tracking
-refs as ``LocalRemote.fetch`` does. Anything libgit2 cannot do — a 401/403 (credentials:
-git and its credential helper), a redirect, a certificate it does not trust, a refused or
-dropped connection, a 429/502/503 — sends that look, and every later look of the sync,
-through git (the sync's ``Link``, which retries what is transient).
+libgit2 then reads anonymously (protocol v0), follows no redirect to another host (one on
+the same host it follows, as git's default ``http.followRedirects=initial`` does), uses
+no proxy, gives up at the sync's deadline and sets only the refspecs' DSTs; this module
+puts ``FETCH_HEAD`` back as it was (git's ``--no-write-fetch-head``), prunes and updates
+the remote-tracking refs as ``LocalRemote.fetch`` does. Anything libgit2 cannot do — a
+401/403 (credentials: git and its credential helper), a redirect to another host, a
+certificate it does not trust, a refused or dropped connection, a 429/502/503 — sends
+that look, and every later look of the sync, through git (the sync's ``Link``, which
+retries what is transient).
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ class HttpRemote:
                 opts.prune = C.GIT_FETCH_NO_PRUNE
                 opts.update_fetchhead = 0
                 opts.download_tags = C.GIT_REMOTE_DOWNLOAD_TAGS_NONE
-                opts.follow_redirects = C.GIT_REMOTE_REDIRECT_NONE
+                opts.follow_redirects = C.GIT_REMOTE_REDIRECT_NONE  # (libgit2: "off-site")
                 with git_proxy_options(remote, opts.proxy_opts, None), StrArray(refspecs) as arr:
                     err = C.git_remote_fetch(remote._remote, arr.ptr, opts, ffi.NULL)
                     payload.check_error(err)
