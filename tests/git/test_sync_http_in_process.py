@@ -319,3 +319,51 @@ def test_sync_over_http_a_server_gone_mid_sync_is_retried_through_git(
         again.stop()
     done = subprocess.run(["git", "fsck", "--no-progress"], cwd=clone, capture_output=True)
     assert done.returncode == 0
+
+
+def _raw_commit(repo: pygit2.Repository, tree: str, parents: list[str]) -> pygit2.Oid:
+    """A commit object written as is (its tree or parents need not be there)."""
+    lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
+    lines += ["author A <a@example.com> 0 +0000", "committer A <a@example.com> 0 +0000", "", "x"]
+    return repo.odb.write(pygit2.enums.ObjectType.COMMIT, "\n".join(lines) + "\n")
+
+
+def test_sync_over_http_a_look_missing_objects_under_a_new_tip_is_not_taken(
+    tmp_path: Path,
+) -> None:
+    """As git's fetch checks that everything under a new tip is there before it moves a
+    ref (``rev-list --objects NEW --not --all``), so does the in-process look: a new commit
+    whose tree or parent is missing is refused; one whose history reaches what a ref named
+    before is taken."""
+    clone = _clone_of(tmp_path, "http://127.0.0.1:9/r.git")
+    soak.git(clone, "commit", "-q", "--allow-empty", "-m", "first")
+    repo = pygit2.Repository(str(clone))
+    first = repo.head.peel(pygit2.Commit).id
+    empty = str(repo[first].peel(pygit2.Commit).tree_id)
+    look = HttpRemote(repo, "origin", "http://127.0.0.1:9/r.git")
+    before = look._tips()
+    assert look._complete([_raw_commit(repo, empty, [str(first)])], before)
+    assert not look._complete([_raw_commit(repo, "1" * 40, [str(first)])], before)  # no tree
+    assert not look._complete([_raw_commit(repo, empty, ["2" * 40])], before)  # no parent
+    assert look._complete([first], before)  # (nothing new)
+
+
+def test_sync_over_http_a_look_found_wanting_puts_back_the_refs_and_asks_git(
+    tmp_path: Path, http: servers.HttpFront, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libgit2 moves the DSTs itself: a look found wanting afterwards puts every one back
+    as it was, and git looks instead."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    monkeypatch.setattr(HttpRemote, "_complete", lambda *args: False)
+    old = soak.git(remote, "rev-parse", "main").stdout.strip()
+    soak.git(remote, "update-ref", "refs/heads/main", _commit_on(remote, old, "next"))
+    soak.git(clone, "update-ref", "refs/vcontext/remotes/origin/heads/main", old)  # (seen)
+    before = _refs(clone)
+    view = RemoteView(pygit2.Repository(str(clone)), str(clone), "origin", "main", ["agent-0"])
+    assert view.http is not None
+    assert view.http.fetch([f"+refs/heads/main:{view.ns}heads/main"]) is None
+    assert view.http.failed
+    assert _refs(clone) == before
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    assert view.fetch().base == pygit2.Oid(hex=main)  # (git's look)

@@ -24,12 +24,13 @@ Taken only when all of these hold (anything else is git's):
 libgit2 then reads anonymously (protocol v0), follows no redirect to another host (one on
 the same host it follows, as git's default ``http.followRedirects=initial`` does), uses
 no proxy, gives up at the sync's deadline and sets only the refspecs' DSTs; this module
-puts ``FETCH_HEAD`` back as it was (git's ``--no-write-fetch-head``), prunes and updates
-the remote-tracking refs as ``LocalRemote.fetch`` does. Anything libgit2 cannot do — a
-401/403 (credentials: git and its credential helper), a redirect to another host, a
-certificate it does not trust, a refused or dropped connection, a 429/502/503 — sends
-that look, and every later look of the sync, through git (the sync's ``Link``, which
-retries what is transient).
+puts ``FETCH_HEAD`` back as it was (git's ``--no-write-fetch-head``), checks that
+everything under the new tips is here as git's fetch does (else puts the DSTs back and
+asks git), prunes and updates the remote-tracking refs as ``LocalRemote.fetch`` does.
+Anything libgit2 cannot do — a 401/403 (credentials: git and its credential helper), a
+redirect to another host, a certificate it does not trust, a refused or dropped
+connection, a 429/502/503 — sends that look, and every later look of the sync, through
+git (the sync's ``Link``, which retries what is transient).
 """
 
 from __future__ import annotations
@@ -97,16 +98,15 @@ class HttpRemote:
         None: leave it to git (this look failed here, or an earlier one did)."""
         if self.failed:
             return None
+        before = self._tips()  # (libgit2 moves the DSTs itself: put back if need be)
         heads = self._download(refspecs)
-        if heads is None:
-            self.failed = True
-            return None
         wanted: dict[str, tuple[str, Oid]] = {}
         for spec in refspecs:
-            for src, dst in expand_refspec(spec, list(heads)):
-                wanted[dst] = (src, heads[src])
-        if any(oid not in self.repo for _, oid in wanted.values()):
-            self.failed = True  # (not brought: a ref to a tag of a tag, say)
+            for src, dst in expand_refspec(spec, list(heads or {})):
+                wanted[dst] = (src, (heads or {})[src])
+        if heads is None or not self._complete([oid for _, oid in wanted.values()], before):
+            self._put_back([split_refspec(s)[1] for s in refspecs], before)
+            self.failed = True
             return None
         try:
             step("set fetched refs")  # a kill point of the fault-injection tests
@@ -121,6 +121,80 @@ class HttpRemote:
         exact = [split_refspec(s) for s in refspecs if "*" not in s]
         present = {src for src, _ in wanted.values()}
         return [src for src, _ in exact if src not in present]
+
+    def _tips(self) -> dict[str, Oid]:
+        """Every ref of the repository and the object it names (symbolic ones left out)."""
+        import pygit2
+
+        found = {}
+        for name in list(self.repo.references):
+            ref = self.repo.references.get(name)
+            if ref is not None and isinstance(ref.target, pygit2.Oid):
+                found[name] = ref.target
+        return found
+
+    def _complete(self, tips: list[Oid], before: dict[str, Oid]) -> bool:
+        """Whether everything ``tips`` need is here, as git's fetch checks before it moves a
+        ref (``rev-list --objects NEW --not --all``): each new commit, its parents down to
+        what a ref named before the look, its trees and blobs; a blob or a tag and what it
+        tags. libgit2 checks each object it receives, not that none is missing."""
+        import pygit2
+
+        old = set(before.values())
+        new = [oid for oid in dict.fromkeys(tips) if oid not in old]
+        if not new:
+            return True
+        repo = self.repo
+        try:
+            walker = repo.walk(None, pygit2.enums.SortMode.NONE)
+            pushed = False
+            for oid in new:
+                obj = repo.get(oid)
+                while isinstance(obj, pygit2.Tag):
+                    obj = repo.get(obj.target)
+                if isinstance(obj, pygit2.Commit):
+                    walker.push(obj.id)
+                    pushed = True
+                elif obj is None:
+                    return False
+            if not pushed:
+                return True
+            for oid in old:
+                with contextlib.suppress(pygit2.GitError, KeyError, ValueError):
+                    walker.hide(oid)  # (a ref to a blob or a tree: nothing to hide)
+            seen: set[Oid] = set()
+            return all(self._tree_complete(commit.tree_id, seen) for commit in walker)
+        except (pygit2.GitError, KeyError, ValueError):
+            return False  # (a parent that is not here)
+
+    def _tree_complete(self, tree_id: Oid, seen: set[Oid]) -> bool:
+        import pygit2
+
+        if tree_id in seen:
+            return True
+        tree = self.repo.get(tree_id)
+        if not isinstance(tree, pygit2.Tree):
+            return False
+        for entry in tree:
+            mode = entry.filemode
+            if mode == pygit2.enums.FileMode.TREE:
+                if not self._tree_complete(entry.id, seen):
+                    return False
+            elif mode != pygit2.enums.FileMode.COMMIT and entry.id not in self.repo:
+                return False  # (a submodule's commit is not ours to have)
+        seen.add(tree_id)
+        return True
+
+    def _put_back(self, targets: list[str], before: dict[str, Oid]) -> None:
+        """The refs matching ``targets`` (DST patterns) as they were ``before`` the look
+        (libgit2 may have moved them before the look was found wanting)."""
+        for name in list(self.repo.references):
+            if not any(refspec_match(t, name) is not None for t in targets):
+                continue
+            if name not in before:
+                delete_ref(self.repo, name)
+            elif self.repo.references[name].target != before[name]:
+                set_ref(self.repo, name, before[name])
 
     def _download(self, refspecs: list[str]) -> dict[str, Oid] | None:
         """Fetch ``refspecs`` with libgit2 (it sets their DSTs; nothing else); the remote's
