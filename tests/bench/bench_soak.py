@@ -2,7 +2,7 @@
 
 Run: python tests/bench/bench_soak.py [--agents 16] [--rounds 25] [--server] [--guard] [--no-lease]
      [--no-hooks] [--transport path|http|ssh|ssh-mux ...] [--front auto|nginx|python]
-     [--trace] [--processes] [--ssh-persist SECONDS] [--keep DIR]
+     [--trace] [--processes] [--ssh-persist SECONDS] [--git-looks] [--keep DIR]
 
 Each transport given runs one soak, back to back, against a real git server on loopback
 that the script starts and stops: ``path`` (the remote as a local path: sync reads it in
@@ -19,7 +19,10 @@ the server's: a figure the machine's other load does not inflate) and the load a
 then, for several transports, the comparison table. ``--trace`` counts what each sync did
 on the network (git's trace2 events: fetches, pushes, ``ls-remote``, ssh connections, git's
 auto maintenance), for the integrating syncs and the waiting ones apart; it costs a little
-time, so compare walls without it. ``--processes`` gives the CPU per round by process (git
+time, so compare walls without it. A look taken in process is no git command (a path's,
+and over HTTP where ``gitio.httpremote`` takes it): over HTTP the server's requests
+(nginx) count those; ``--git-looks`` (``vcontext.inProcessHttp false`` in the clones) has
+every look over HTTP be git's. ``--processes`` gives the CPU per round by process (git
 fetch, git-remote-http, pack-objects under upload-pack, the syncs' Python, …; client and
 server alike: ``helpers.cpulog``, where a C compiler is installed). Exit 1 when anything
 was lost, a sync gave up or an integration logged more than one M8 entry.
@@ -104,6 +107,10 @@ def main() -> int:
     parser.add_argument(
         "--ssh-persist", type=float, default=0.0, metavar="SECONDS",
         help="Over ssh: git config vcontext.sshPersist SECONDS in the clones (0: not set).",
+    )  # fmt: skip
+    parser.add_argument(
+        "--git-looks", action="store_true",
+        help="vcontext.inProcessHttp=false: every look over HTTP through git.",
     )  # fmt: skip
     parser.add_argument("--keep", metavar="DIR", help="Run under DIR and keep the repositories.")
     args = parser.parse_args()
@@ -252,6 +259,8 @@ def _trust_every_repository(folder: Path) -> None:
 def _bench(root: Path, args: argparse.Namespace, transport: str) -> tuple[int, Summary]:
     start, load = time.perf_counter(), os.getloadavg()
     config = {"vcontext.syncLease": "false"} if args.no_lease else {}
+    if args.git_looks:
+        config["vcontext.inProcessHttp"] = "false"
     logged = _log_processes() if args.processes else None  # (before the server starts: its
     logger = cpulog.environment(logged.with_name("cpulog.so"), logged) if logged else None
     where = _Transport(root, transport, args.front, args.ssh_persist, logger)  # processes inherit

@@ -36,6 +36,9 @@ from helpers import soak
 
 AGENTS = 3
 ROUNDS = 2
+GITS_LOOKS = {"vcontext.inProcessHttp": "false"}
+"""For the tests that count git's commands from its trace: every look over HTTP is a git
+fetch (a look taken in process is none; ``test_sync_http_in_process``)."""
 
 
 # -- servers ---------------------------------------------------------------------------------
@@ -537,7 +540,7 @@ def test_sync_own_fetches_skip_gits_auto_maintenance(
     """git fetch starts ``git maintenance run --auto`` after it fetched; sync's own fetches
     (a few refs, many times a minute) do not, and the clone's own settings stay as they are."""
     remote = tmp_path / "srv" / "remote.git"
-    _, [clone] = _team(tmp_path, http.url(remote))
+    _, [clone] = _team(tmp_path, http.url(remote), config=GITS_LOOKS)
     for r in range(2):
         soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
         result = _sync(clone, "agent-0")
@@ -574,7 +577,7 @@ def test_sync_at_scale_publishes_and_tries_the_lease_before_it_looks(
     the base, after the lease is its own) and pushes its integration: three commands, the
     first a push. Its first sync (nothing seen yet) looks first."""
     remote = tmp_path / "srv" / "remote.git"
-    _, [clone] = _team(tmp_path, http.url(remote))
+    _, [clone] = _team(tmp_path, http.url(remote), config=GITS_LOOKS)
     names = []
     for r in range(3):
         soak.work(clone, "agent-0", r, soak.AgentLog("agent-0"))
@@ -775,7 +778,7 @@ def test_sync_at_scale_a_waiter_that_lost_the_lease_unseen_looks_when_it_expects
     13.5 s (8 x 8 over HTTP such looks came a median 1.75 s after the round had landed).
     Its round merged meanwhile: that one look ends the wait (push, fetch)."""
     remote = tmp_path / "srv" / "remote.git"
-    _, [clone] = _team(tmp_path, http.url(remote))
+    _, [clone] = _team(tmp_path, http.url(remote), config=GITS_LOOKS)
     soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
     assert soak.sync(clone, "agent-0")["exit"] == 0  # its branch is on the remote
     soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))
@@ -808,7 +811,7 @@ def test_sync_at_scale_a_clone_whose_holders_land_in_time_looks_before_their_sla
     clone's factor sat at 1). The look finds the round merged: it ends the wait, in time,
     and the factor stays at its floor."""
     remote = tmp_path / "srv" / "remote.git"
-    _, [clone] = _team(tmp_path, http.url(remote))
+    _, [clone] = _team(tmp_path, http.url(remote), config=GITS_LOOKS)
     late = clone / ".git" / "vcontext" / "landing-lateness"
     late.parent.mkdir(exist_ok=True)
     late.write_text(f"{EARLIEST:.3f}\n")
@@ -855,7 +858,7 @@ def test_sync_waiting_while_the_holder_integrates_takes_three_network_operations
     4 s (the remote's hook holds every lease push), which the holder knows from its last
     one."""
     remote = tmp_path / "srv" / "remote.git"
-    _, [holder, waiter] = _team(tmp_path, http.url(remote), agents=2)
+    _, [holder, waiter] = _team(tmp_path, http.url(remote), agents=2, config=GITS_LOOKS)
     hook = remote / "hooks" / "post-receive"
     hook.write_text(SLOW_LEASE.format(zero="0" * 40, seconds=4))
     hook.chmod(0o755)

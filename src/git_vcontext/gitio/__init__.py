@@ -377,6 +377,24 @@ def config_flag(repo: Repository, key: str, default: bool) -> bool:
         return default
 
 
+def config_entries(repo: Repository) -> list[tuple[str, str | None]]:
+    """Every setting git reads in ``repo`` (keys as git lists them: section and name in
+    lower case), those given to this one command (``git -c``) included: a superset where
+    libgit2 reads a file git would not (system settings under ``GIT_CONFIG_NOSYSTEM``)."""
+    if _elsewhere():
+        from . import configread
+
+        return list(configread.entries(repo.workdir or repo.path))
+    found: list[tuple[str, str | None]] = [(e.name, e.value) for e in repo.config]
+    if _given():
+        from . import overrides
+
+        for key in overrides.names():
+            value = overrides.lookup(key)
+            found.append((key, value if isinstance(value, str) else None))
+    return found
+
+
 def _given() -> bool:
     """Whether git passed settings to this command (``git -c``): cheap, no import."""
     return "GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ

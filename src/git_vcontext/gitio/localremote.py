@@ -244,7 +244,7 @@ class LocalRemote:
             names = list(theirs.references)
             wanted: dict[str, tuple[str, Oid]] = {}  # DST -> (SRC, the object it names there)
             for spec in refspecs:
-                for src, dst in _expand(spec, names):
+                for src, dst in expand_refspec(spec, names):
                     target = self._target(src)  # None: deleted since listed, or dangling
                     if target is not None:
                         wanted[dst] = (src, target)
@@ -259,7 +259,7 @@ class LocalRemote:
                     self._set(tracking, oid)
         except (pygit2.GitError, OSError, KeyError) as exc:  # KeyError: an object it lacks
             raise OperationalError(f"fetching from {self.name} ({self.path}): {exc}") from None
-        exact = [_split(s) for s in refspecs if "*" not in s]
+        exact = [split_refspec(s) for s in refspecs if "*" not in s]
         present = {src for src, _ in wanted.values()}
         return [src for src, _ in exact if src not in present]
 
@@ -272,7 +272,7 @@ class LocalRemote:
             return []
         found = []
         for spec in self.repo.remotes[self.name].fetch_refspecs:
-            found += [dst for _, dst in _expand(spec, [src]) if dst]
+            found += [dst for _, dst in expand_refspec(spec, [src]) if dst]
         return found
 
     def _copy(self, targets: list[Oid]) -> bool:
@@ -309,9 +309,9 @@ class LocalRemote:
 
     def _prune(self, refspecs: list[str], kept: set[str]) -> None:
         """Delete the DSTs of ``refspecs`` that the remote no longer has a SRC for."""
-        targets = [_split(s)[1] for s in refspecs]
+        targets = [split_refspec(s)[1] for s in refspecs]
         for name in list(self.repo.references):
-            if name not in kept and any(_matches(t, name) is not None for t in targets):
+            if name not in kept and any(refspec_match(t, name) is not None for t in targets):
                 delete_ref(self.repo, name)
 
 
@@ -336,20 +336,20 @@ def _local_path(url: str) -> Path | None:
     return path if path.is_absolute() else None
 
 
-def _expand(refspec: str, names: list[str]) -> list[tuple[str, str]]:
+def expand_refspec(refspec: str, names: list[str]) -> list[tuple[str, str]]:
     """(SRC, DST) of every ref among ``names`` that ``refspec`` fetches."""
-    src, dst = _split(refspec)
+    src, dst = split_refspec(refspec)
     if "*" not in src:
         return [(src, dst)] if src in names else []
     found = []
     for name in names:
-        middle = _matches(src, name)
+        middle = refspec_match(src, name)
         if middle is not None:
             found.append((name, dst.replace("*", middle, 1)))
     return found
 
 
-def _matches(pattern: str, name: str) -> str | None:
+def refspec_match(pattern: str, name: str) -> str | None:
     """What ``*`` stands for when ``name`` matches ``pattern`` (the name itself: "")."""
     if "*" not in pattern:
         return "" if name == pattern else None
@@ -361,6 +361,6 @@ def _matches(pattern: str, name: str) -> str | None:
     return name[len(before) : len(name) - len(after)]
 
 
-def _split(refspec: str) -> tuple[str, str]:
+def split_refspec(refspec: str) -> tuple[str, str]:
     src, _, dst = refspec.lstrip("+").partition(":")
     return src, dst

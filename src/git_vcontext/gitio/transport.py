@@ -270,6 +270,10 @@ class Link:
             self.report(f"{what}: trying again in {pause:.1f} s (retry {backoff.tries})")
         self.sleep(pause)
 
+    def left(self) -> float | None:
+        """How long one command may take now (``_left``)."""
+        return self._left()
+
     def _left(self) -> float | None:
         """How long one command may take: until the deadline (a command that hangs, on a
         server that accepted the connection and says nothing, is killed then), at least

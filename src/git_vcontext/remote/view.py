@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import OperationalError
 from ..gitio import remote as remotes
+from ..gitio.httpremote import HttpRemote
 from ..gitio.localremote import LocalRemote
 from ..gitio.objects import commit_at
 from ..gitio.places import fetched_namespace
@@ -85,6 +86,10 @@ class RemoteView:
         self.link = link  # the sync's connection (retries, a shared ssh connection)
         self.ns = fetched_namespace(repo, remote)
         self.local = LocalRemote.find(repo, remote)  # read in process (None: with git)
+        # over HTTP(S), looked at in process where git would do nothing else (None: git)
+        self.http = None if self.local is not None else HttpRemote.find(repo, remote)
+        if self.http is not None and link is not None:
+            self.http.left = link.left  # (libgit2 gives up at the sync's deadline too)
         self.present: set[str] = set()  # agent branches the remote was found to have
         self._latest: Snapshot | None = None  # what the last poll fetched (see latest())
         self.looked = 0.0  # when the last look (fetch) ended (the Link's timer: monotonic)
@@ -102,14 +107,22 @@ class RemoteView:
         fetches it)."""
         self._latest = None
         ns, enc = self.ns, leases.encode_base(self.base)
-        branches = self.branches if self.local is not None else self._known_branches()
-        specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *branches]]
-        specs += [f"+{SERVER}*:{ns}server*"]
-        specs.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")  # every agent's
+
+        def specs(branches: list[str]) -> list[str]:
+            found = [f"+refs/heads/{b}:{ns}heads/{b}" for b in [self.base, *branches]]
+            found += [f"+{SERVER}*:{ns}server*"]
+            found.append(f"+{leases.request_prefix(self.base)}*:{ns}sync/{enc}/*")  # every agent's
+            return found
+
         lease = f"+{leases.lease_ref(self.base)}:{ns}lease/{enc}"  # (absent: simply missing)
-        missing = None if self.local is None else self.local.fetch([*specs, lease], prune=True)
+        missing = None
+        if self.local is not None:
+            missing = self.local.fetch([*specs(self.branches), lease], prune=True)
+        elif self.http is not None:  # (a ref it lacks is no failure here)
+            missing = self.http.fetch([*specs(self.branches), lease], prune=True)
         if missing is None:  # not on this machine, or more than a copy should bring
-            missing = self._fetch(specs, lease_specs(self.base, ns))
+            branches = self.branches if self.local is not None else self._known_branches()
+            missing = self._fetch(specs(branches), lease_specs(self.base, ns))
         self.looked = self.link.timer() if self.link is not None else time.monotonic()
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             if source.startswith("refs/heads/"):

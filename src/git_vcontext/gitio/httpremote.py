@@ -1,0 +1,322 @@
+"""A remote over HTTP(S) whose looks ``sync --push`` takes in process through libgit2 (no
+``git fetch`` + ``git-remote-http`` + ``unpack-objects`` processes per look, and one
+request, ``GET info/refs``, for a look that finds nothing new), only where git itself
+would do nothing different: an anonymous read of a plain ``http://``/``https://`` URL with
+none of git's HTTP settings in play.
+
+Taken only when all of these hold (anything else is git's):
+
+- ``vcontext.inProcessHttp`` not false;
+- the remote's one URL, after git's ``url.<base>.insteadOf`` (the longest match, as git),
+  is ``http://`` or ``https://`` with no user or password in it;
+- no ``http.*`` setting at all (``extraHeader``, ``sslCAInfo``, ``proxy``, ``cookieFile``,
+  ``version``, …, for any URL), no ``protocol.*``, ``remote.<name>.proxy*``,
+  ``fetch.fsckObjects``/``transfer.fsckObjects``/``fetch.fsck.*``,
+  ``fetch.writeCommitGraph``, ``core.gitProxy``, partial clone (``extensions.partialClone``,
+  ``remote.<name>.promisor``/``partialCloneFilter``) — ``git -c`` ones counted —, no
+  checked-out submodule (git's fetch may fetch theirs), the repository not shallow;
+- nothing in the environment git's HTTP reads: ``GIT_CURL_*``, ``GIT_HTTP_*``,
+  ``GIT_TRACE_CURL*``, ``GIT_PROXY_*``, ``GIT_ALLOW_PROTOCOL``, ``GIT_PROTOCOL``,
+  ``http_proxy``/``https_proxy``/``all_proxy`` (either case); over ``https://`` also any
+  ``GIT_SSL_*`` and OpenSSL's ``SSL_CERT_FILE``/``SSL_CERT_DIR`` (curl reads no TLS setting
+  for a plain ``http://`` URL).
+
+libgit2 then reads anonymously (protocol v0), follows no redirect to another host (one on
+the same host it follows, as git's default ``http.followRedirects=initial`` does), uses
+no proxy, gives up at the sync's deadline and sets only the refspecs' DSTs; this module
+puts ``FETCH_HEAD`` back as it was (git's ``--no-write-fetch-head``), checks that
+everything under the new tips is here as git's fetch does (else puts the DSTs back and
+asks git), prunes and updates the remote-tracking refs as ``LocalRemote.fetch`` does.
+Anything libgit2 cannot do — a 401/403 (credentials: git and its credential helper), a
+redirect to another host, a certificate it does not trust, a refused or dropped
+connection, a 429/502/503 — sends that look, and every later look of the sync, through
+git (the sync's ``Link``, which retries what is transient).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from urllib.parse import urlsplit
+
+from ..errors import OperationalError
+from ..faults import step
+from . import config_entries, config_flag
+from .localremote import expand_refspec, refspec_match, split_refspec
+from .places import common_dir
+from .refs import delete_ref, set_ref
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pygit2 import Oid, Repository
+
+SETTING = "vcontext.inProcessHttp"
+ENVIRONMENT = ("GIT_SSL_", "GIT_CURL_", "GIT_HTTP_", "GIT_TRACE_CURL", "GIT_PROXY_")
+"""Prefixes of the environment variables git's HTTP (curl) reads."""
+ENVIRONMENT_NAMES = ("GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL", "GIT_PROTOCOL_FROM_USER")
+
+
+class HttpRemote:
+    """A remote over HTTP(S) read in process (see the module)."""
+
+    def __init__(self, repo: Repository, name: str, url: str) -> None:
+        self.repo, self.name, self.url = repo, name, url
+        self.failed = False  # a look failed in process: every later one is git's
+        self.left: Callable[[], float | None] | None = None  # seconds a look may take
+
+    @classmethod
+    def find(cls, repo: Repository, remote: str) -> HttpRemote | None:
+        """``remote`` (a remote's name, or a URL) when sync may look at it in process."""
+        if not config_flag(repo, SETTING, True) or repo.is_shallow:
+            return None
+        if os.path.isdir(os.path.join(common_dir(repo), "modules")):
+            return None  # submodules checked out: git's fetch may fetch theirs too
+        keys = config_entries(repo)
+        configured = remote in repo.remotes.names()
+        if configured:
+            urls = [v for k, v in keys if k == f"remote.{remote}.url"]
+            if len(urls) != 1 or urls[0] is None:
+                return None
+            url = urls[0]
+        else:
+            url = remote
+        if _blocking(keys, remote if configured else None):
+            return None
+        url = _rewritten(url, keys)
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or "@" in parts.netloc or not parts.hostname:
+            return None
+        if _environment_says(tls=parts.scheme == "https"):
+            return None
+        return cls(repo, remote, url)
+
+    def fetch(self, refspecs: list[str], *, prune: bool = False) -> list[str] | None:
+        """As ``LocalRemote.fetch``: fetch ``refspecs`` (``+SRC:DST``, one ``*`` at most);
+        the exact SRCs the remote lacks; with ``prune`` DSTs whose SRC is gone are deleted.
+        None: leave it to git (this look failed here, or an earlier one did)."""
+        if self.failed:
+            return None
+        before = self._tips()  # (libgit2 moves the DSTs itself: put back if need be)
+        heads = self._download(refspecs)
+        wanted: dict[str, tuple[str, Oid]] = {}
+        for spec in refspecs:
+            for src, dst in expand_refspec(spec, list(heads or {})):
+                wanted[dst] = (src, (heads or {})[src])
+        if heads is None or not self._complete([oid for _, oid in wanted.values()], before):
+            self._put_back([split_refspec(s)[1] for s in refspecs], before)
+            self.failed = True
+            return None
+        try:
+            step("set fetched refs")  # a kill point of the fault-injection tests
+            if prune:
+                self._prune(refspecs, set(wanted))
+            for dst, (src, oid) in wanted.items():
+                set_ref(self.repo, dst, oid)
+                for tracking in self._tracking(src):  # as git fetch updates origin/main too
+                    set_ref(self.repo, tracking, oid)
+        except (OSError, KeyError) as exc:
+            raise OperationalError(f"fetching from {self.name}: {exc}") from None
+        exact = [split_refspec(s) for s in refspecs if "*" not in s]
+        present = {src for src, _ in wanted.values()}
+        return [src for src, _ in exact if src not in present]
+
+    def _tips(self) -> dict[str, Oid]:
+        """Every ref of the repository and the object it names (symbolic ones left out)."""
+        import pygit2
+
+        found = {}
+        for name in list(self.repo.references):
+            ref = self.repo.references.get(name)
+            if ref is not None and isinstance(ref.target, pygit2.Oid):
+                found[name] = ref.target
+        return found
+
+    def _complete(self, tips: list[Oid], before: dict[str, Oid]) -> bool:
+        """Whether everything ``tips`` need is here, as git's fetch checks before it moves a
+        ref (``rev-list --objects NEW --not --all``): each new commit, its parents down to
+        what a ref named before the look, its trees and blobs; a blob or a tag and what it
+        tags. libgit2 checks each object it receives, not that none is missing."""
+        import pygit2
+
+        old = set(before.values())
+        new = [oid for oid in dict.fromkeys(tips) if oid not in old]
+        if not new:
+            return True
+        repo = self.repo
+        try:
+            walker = repo.walk(None, pygit2.enums.SortMode.NONE)
+            pushed = False
+            for oid in new:
+                obj = repo.get(oid)
+                while isinstance(obj, pygit2.Tag):
+                    obj = repo.get(obj.target)
+                if isinstance(obj, pygit2.Commit):
+                    walker.push(obj.id)
+                    pushed = True
+                elif obj is None:
+                    return False
+            if not pushed:
+                return True
+            for oid in old:
+                with contextlib.suppress(pygit2.GitError, KeyError, ValueError):
+                    walker.hide(oid)  # (a ref to a blob or a tree: nothing to hide)
+            seen: set[Oid] = set()
+            return all(self._tree_complete(commit.tree_id, seen) for commit in walker)
+        except (pygit2.GitError, KeyError, ValueError):
+            return False  # (a parent that is not here)
+
+    def _tree_complete(self, tree_id: Oid, seen: set[Oid]) -> bool:
+        import pygit2
+
+        if tree_id in seen:
+            return True
+        tree = self.repo.get(tree_id)
+        if not isinstance(tree, pygit2.Tree):
+            return False
+        for entry in tree:
+            mode = entry.filemode
+            if mode == pygit2.enums.FileMode.TREE:
+                if not self._tree_complete(entry.id, seen):
+                    return False
+            elif mode != pygit2.enums.FileMode.COMMIT and entry.id not in self.repo:
+                return False  # (a submodule's commit is not ours to have)
+        seen.add(tree_id)
+        return True
+
+    def _put_back(self, targets: list[str], before: dict[str, Oid]) -> None:
+        """The refs matching ``targets`` (DST patterns) as they were ``before`` the look
+        (libgit2 may have moved them before the look was found wanting)."""
+        for name in list(self.repo.references):
+            if not any(refspec_match(t, name) is not None for t in targets):
+                continue
+            if name not in before:
+                delete_ref(self.repo, name)
+            elif self.repo.references[name].target != before[name]:
+                set_ref(self.repo, name, before[name])
+
+    def _download(self, refspecs: list[str]) -> dict[str, Oid] | None:
+        """Fetch ``refspecs`` with libgit2 (it sets their DSTs; nothing else); the remote's
+        refs as it listed them, None when libgit2 failed."""
+        import pygit2
+        from pygit2.callbacks import git_fetch_options, git_proxy_options
+        from pygit2.ffi import C, ffi
+        from pygit2.utils import StrArray
+
+        fetch_head = os.path.join(self.repo.path, "FETCH_HEAD")
+        try:
+            with open(fetch_head, "rb") as f:
+                before: bytes | None = f.read()
+        except OSError:
+            before = None
+        try:
+            _time_limit(None if self.left is None else self.left())
+            remote = self.repo.remotes.create_anonymous(self.url)
+            if remote.url != self.url:  # (libgit2 rewrote it again: not what git does)
+                return None
+            with git_fetch_options(None) as payload:
+                opts = payload.fetch_options
+                opts.prune = C.GIT_FETCH_NO_PRUNE
+                opts.update_fetchhead = 0
+                opts.download_tags = C.GIT_REMOTE_DOWNLOAD_TAGS_NONE
+                opts.follow_redirects = C.GIT_REMOTE_REDIRECT_NONE  # (libgit2: "off-site")
+                with git_proxy_options(remote, opts.proxy_opts, None), StrArray(refspecs) as arr:
+                    err = C.git_remote_fetch(remote._remote, arr.ptr, opts, ffi.NULL)
+                    payload.check_error(err)
+            heads = remote.list_heads(connect=False)
+            return {h.name: h.oid for h in heads if h.name is not None}
+        except (pygit2.GitError, ValueError, KeyError, OSError):
+            return None
+        finally:  # libgit2 1.9 writes FETCH_HEAD whatever update_fetchhead says: the
+            _restore(fetch_head, before)  # user's stays as it was, as with --no-write-fetch-head
+
+    def _tracking(self, src: str) -> list[str]:
+        """The remote-tracking refs a named remote's own fetch refspecs give ``src``."""
+        if self.name not in self.repo.remotes.names():
+            return []
+        found = []
+        for spec in self.repo.remotes[self.name].fetch_refspecs:
+            found += [dst for _, dst in expand_refspec(spec, [src]) if dst]
+        return found
+
+    def _prune(self, refspecs: list[str], kept: set[str]) -> None:
+        targets = [split_refspec(s)[1] for s in refspecs]
+        for name in list(self.repo.references):
+            if name not in kept and any(refspec_match(t, name) is not None for t in targets):
+                delete_ref(self.repo, name)
+
+
+def _time_limit(seconds: float | None) -> None:
+    """Have libgit2 give up connecting, and waiting for the server, after ``seconds`` (the
+    sync's deadline, as its git commands are killed then; None: no limit, as git's)."""
+    import pygit2
+    from pygit2.enums import Option
+
+    limit = 0 if seconds is None else max(1, int(seconds * 1000))
+    pygit2.option(Option.SET_SERVER_CONNECT_TIMEOUT, limit)
+    pygit2.option(Option.SET_SERVER_TIMEOUT, limit)
+
+
+def _restore(path: str, before: bytes | None) -> None:
+    """Put ``path`` back as it was (``before``: its bytes, None: absent)."""
+    if before is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        return
+    from ..fsio import write_atomic
+
+    try:
+        with open(path, "rb") as f:
+            if f.read() == before:
+                return
+    except OSError:
+        pass
+    write_atomic(path, before)
+
+
+def _environment_says(*, tls: bool) -> bool:
+    """Whether the environment sets anything git's HTTP would read (``tls`` False: over
+    plain HTTP, where curl reads none of the ``GIT_SSL_*`` ones)."""
+    for name in os.environ:
+        if not tls and name.startswith("GIT_SSL_"):
+            continue
+        if name.startswith(ENVIRONMENT) or name in ENVIRONMENT_NAMES:
+            return True
+        if name.lower() in ("http_proxy", "https_proxy", "all_proxy"):
+            return True
+        if tls and name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):  # (libgit2's OpenSSL, not git's)
+            return True
+    return False
+
+
+def _blocking(keys: list[tuple[str, str | None]], remote: str | None) -> bool:
+    """Whether a setting would make git's read differ from libgit2's."""
+    for key, _ in keys:
+        low = key.lower()
+        if low.startswith(("http.", "protocol.", "fetch.fsck.")) or low in (
+            "fetch.fsckobjects",
+            "transfer.fsckobjects",
+            "fetch.writecommitgraph",  # (git writes a commit-graph after its fetch)
+            "extensions.partialclone",
+            "core.gitproxy",
+        ):
+            return True
+        if remote is not None and low.startswith(f"remote.{remote}.".lower()):
+            tail = low[len(f"remote.{remote}.") :]
+            if tail.startswith("proxy") or tail in ("promisor", "partialclonefilter", "vcs"):
+                return True
+    return False
+
+
+def _rewritten(url: str, keys: list[tuple[str, str | None]]) -> str:
+    """``url`` after git's ``url.<base>.insteadOf``: the longest matching value wins."""
+    best: tuple[int, str, str] | None = None
+    for key, value in keys:
+        low = key.lower()
+        if not (low.startswith("url.") and low.endswith(".insteadof")) or value is None:
+            continue
+        base = key[4 : -len(".insteadof")]
+        if url.startswith(value) and (best is None or len(value) > best[0]):
+            best = (len(value), value, base)
+    return url if best is None else best[2] + url[len(best[1]) :]

@@ -1,0 +1,103 @@
+"""One look of ``sync --push`` over HTTP, in process (libgit2, ``gitio.httpremote``) against
+git's (``git fetch``), alternately: the CPU of the client and of the server, and the server's
+requests, per look.
+
+Run: python tests/bench/bench_http_look.py [--runs 20] [--requests 8] [--front auto|nginx|python]
+
+A bare remote with a base and ``--requests`` agents' requests waiting, served by ``git
+http-backend`` (nginx + fcgiwrap where installed); two clones, one looking in process, the
+other through git (``vcontext.inProcessHttp false``), each with ``RemoteView.fetch`` as a
+sync's look. Two cases: a look that finds nothing new (most of a waiting agent's), and one
+after the base moved by a commit (a round landed). The client's CPU is this process's
+(in process) or its children's (git fetch, git-remote-http, unpack-objects); the server's
+is nginx's measured requests (with ``--front python``: its backend processes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the helpers
+
+from helpers import git_servers as servers
+from helpers import soak
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its waited-for children so far."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--requests", type=int, default=8)
+    parser.add_argument("--front", choices=("auto", "nginx", "python"), default="auto")
+    args = parser.parse_args()
+    import pygit2
+
+    from git_vcontext.remote.view import RemoteView
+
+    print(f"(uptime before: {os.getloadavg()})")
+    with tempfile.TemporaryDirectory(prefix="bench-http-look-") as tmp:
+        root = Path(tmp)
+        (root / "srv").mkdir()
+        front = servers.http_front(root / "srv", root / "front", args.front).start()
+        try:
+            remote = root / "srv" / "remote.git"
+            _, (inside, gits) = soak.setup(root, 2, remote=remote, url=front.url(remote))
+            soak.git(gits, "config", "vcontext.inProcessHttp", "false")
+            main_tip = soak.git(remote, "rev-parse", "main").stdout.strip()
+            soak.git(remote, "update-ref", "refs/heads/agent-0", main_tip)  # (pushed before)
+            for i in range(args.requests):
+                soak.git(remote, "update-ref", f"refs/vcontext/sync/main/agent-{i}", main_tip)
+            figures: dict[str, list[tuple[float, float, float]]] = {}
+            for run in range(args.runs):
+                for case in ("nothing new", "base moved"):
+                    if case == "base moved":  # (a round landed: both clones see it next)
+                        tip = soak.git(remote, "rev-parse", "main").stdout.strip()
+                        tree = soak.git(remote, "rev-parse", "main^{tree}").stdout.strip()
+                        made = soak.git(
+                            remote, "commit-tree", tree, "-p", tip, "-m", f"round {run}"
+                        ).stdout.strip()
+                        soak.git(remote, "update-ref", "refs/heads/main", made)
+                    for name, clone in (("in process", inside), ("git", gits)):
+                        repo = pygit2.Repository(str(clone))
+                        view = RemoteView(repo, str(clone), "origin", "main", ["agent-0"])
+                        view.present = {"agent-0"}
+                        asked, served, used = _requests(front), front.cpu_seconds(), _cpu()
+                        view.fetch()
+                        used = _cpu() - used
+                        served = front.cpu_seconds() - served
+                        n = _requests(front) - asked
+                        assert view.http is None or not view.http.failed
+                        figures.setdefault(f"{case}, {name}", []).append((used, served, n))
+        finally:
+            front.stop()
+    print(f"{args.runs} runs each, {args.requests} requests waiting, front {args.front}")
+    print("| look | client CPU (median) | server CPU (median) | requests |")
+    print("|---|---|---|---|")
+    for key, rows in figures.items():
+        client = statistics.median(r[0] for r in rows) * 1000
+        server = statistics.median(r[1] for r in rows) * 1000
+        requests = statistics.mean(r[2] for r in rows)
+        print(f"| {key} | {client:.1f} ms | {server:.1f} ms | {requests:.1f} |")
+    print(f"(uptime after: {os.getloadavg()}, {time.strftime('%H:%M:%S')})")
+    return 0
+
+
+def _requests(front: servers.HttpFront | servers.NginxFront) -> int:
+    return front.requests() if isinstance(front, servers.NginxFront) else front.requests
+
+
+if __name__ == "__main__":
+    sys.exit(main())

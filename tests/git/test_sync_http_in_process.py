@@ -1,0 +1,369 @@
+"""``sync --push`` looks at a remote over HTTP in process (libgit2) only where git would do
+nothing different, against a real ``git http-backend`` on loopback (``helpers.git_servers``).
+
+PRODUCT.md, "Sync at scale" (transports): over any transport git speaks, sync does what git
+would do — git's own HTTP settings are never bypassed, a remote that needs credentials gets
+them through git and its credential helper, a transient failure is retried inside the
+sync's deadline, and nothing is lost. The in-process look (``gitio.httpremote``) is taken
+only for an anonymous read with none of git's HTTP settings in play; anything else, and
+any failure of libgit2, is the same look through git.
+"""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from git_vcontext.gitio.httpremote import HttpRemote
+from git_vcontext.remote import refs as leases
+from git_vcontext.remote.view import RemoteView
+from helpers import git_servers as servers
+from helpers import soak
+
+
+@pytest.fixture
+def http(tmp_path: Path) -> Iterator[servers.HttpFront]:
+    """git http-backend behind Python's standard library, serving ``tmp_path/srv``."""
+    (tmp_path / "srv").mkdir()
+    front = servers.HttpFront(tmp_path / "srv").start()
+    yield front
+    front.stop()
+
+
+def _team(root: Path, url: str, agents: int = 2) -> tuple[Path, list[Path]]:
+    return soak.setup(root, agents, remote=root / "srv" / "remote.git", url=url)
+
+
+def _refs(clone: Path) -> str:
+    """What a look leaves in a clone: sync's fetched refs and the remote-tracking ones."""
+    return soak.git(
+        clone, "for-each-ref", "--format=%(refname) %(objectname)",
+        "refs/vcontext/remotes/", "refs/remotes/",
+    ).stdout  # fmt: skip
+
+
+def _look(clone: Path, branches: list[str]) -> RemoteView:
+    """One look; git's asks for every branch too (as once the remote is known to have them:
+    it drops those the remote lacks, ``gitio.remote.fetch``)."""
+    view = RemoteView(pygit2.Repository(str(clone)), str(clone), "origin", "main", branches)
+    view.present = set(branches)
+    view.fetch()
+    return view
+
+
+def _commit_on(remote: Path, parent: str, message: str) -> str:
+    tree = soak.git(remote, "rev-parse", f"{parent}^{{tree}}").stdout.strip()
+    return soak.git(remote, "commit-tree", tree, "-p", parent, "-m", message).stdout.strip()
+
+
+def test_sync_look_over_http_in_process_sets_the_refs_gits_look_sets(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Two clones of one remote, one looking in process, the other through git
+    (``vcontext.inProcessHttp false``): the same refs after each look — new objects brought,
+    refs the remote no longer has pruned, another base's lease left out, an agent branch
+    the remote lacks simply missing — and the in-process clone's ``FETCH_HEAD`` untouched."""
+    remote = tmp_path / "srv" / "remote.git"
+    remote_url = http.url(remote)
+    _, (ours, gits) = _team(tmp_path, remote_url)
+    soak.git(gits, "config", "vcontext.inProcessHttp", "false")
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    for ref in (
+        leases.request_ref("main", "agent-1"),
+        leases.lease_ref("main"),
+        leases.lease_ref("mainline"),  # another base's: never fetched for main
+        "refs/heads/agent-0",
+    ):
+        soak.git(remote, "update-ref", ref, _commit_on(remote, main, ref))
+    branches = ["agent-0", "agent-1", "agent-9"]
+    (ours / ".git" / "FETCH_HEAD").write_text("the user's own\n")
+
+    seen = _look(ours, branches)
+    assert seen.http is not None
+    assert not seen.http.failed
+    assert _look(gits, branches).http is None
+    assert _refs(ours) == _refs(gits)
+    assert "lease/mainline" not in _refs(ours)
+    assert "agent-0" in _refs(ours)
+    assert "agent-9" not in _refs(ours)
+
+    asked = http.requests
+    _look(ours, branches)  # nothing new: one request (git's: two, and two processes)
+    assert http.requests - asked == 1
+
+    soak.git(remote, "update-ref", "-d", leases.request_ref("main", "agent-1"))
+    soak.git(remote, "update-ref", "refs/heads/main", _commit_on(remote, main, "next"))
+    soak.git(remote, "update-ref", "-d", "refs/heads/agent-0")
+    _look(ours, branches)
+    _look(gits, branches)
+    assert _refs(ours) == _refs(gits)
+    assert "agent-1" not in _refs(ours)
+    assert "heads/agent-0" not in _refs(ours)
+    fsck = soak.git(ours, "fsck", "--no-progress", check=False)
+    assert fsck.returncode == 0, fsck.stderr
+    assert (ours / ".git" / "FETCH_HEAD").read_text() == "the user's own\n"
+
+
+def test_sync_over_http_a_remote_that_asks_for_credentials_gets_them_through_git(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """A remote that answers 401: the in-process look gives up (libgit2 has no credentials)
+    and git looks instead, with the user's credential helper; the sync lands its round."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    http.password = "right"
+    helper = "!f() { echo username=agent; echo password=right; }; f"
+    soak.git(clone, "config", "credential.helper", helper)
+    assert HttpRemote.find(pygit2.Repository(str(clone)), "origin") is not None
+
+    view = _look(clone, ["agent-0"])
+    assert view.http is not None
+    assert view.http.failed
+    assert view.read().base is not None
+    before = soak.git(remote, "rev-parse", "main").stdout
+    soak.work(clone, "agent-0", 0, soak.AgentLog("agent-0"))
+    result = soak.sync(clone, "agent-0", {"GIT_TERMINAL_PROMPT": "0"})
+    assert result["exit"] == 0, result["output"]
+    assert soak.git(remote, "rev-parse", "main").stdout != before  # (its round landed)
+
+
+def test_sync_over_http_with_an_extra_header_looks_through_git(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """``http.extraHeader`` (as actions/checkout sets it) says how git talks to the server:
+    the look is git's, which sends it (the server lets nothing in without it here)."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    http.password = "token"
+    basic = base64.b64encode(b"agent:token").decode()
+    soak.git(clone, "config", "http.extraHeader", f"Authorization: Basic {basic}")
+    view = _look(clone, ["agent-0"])
+    assert view.http is None
+    assert view.read().base is not None
+
+
+class _Moved(BaseHTTPRequestHandler):
+    """Answers every request with 301 to the same path on ``target`` (a server that moved)."""
+
+    target = ""
+
+    def do_GET(self) -> None:
+        self.send_response(301)
+        self.send_header("Location", self.target + self.path)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("host", ["localhost", servers.LOOPBACK])
+def test_sync_over_http_a_redirect_to_another_host_sends_the_look_through_git(
+    tmp_path: Path, http: servers.HttpFront, host: str
+) -> None:
+    """A remote whose address answers with a redirect. To another host libgit2 follows
+    none: the look is git's, which follows it as its ``http.followRedirects`` says (by
+    default: the first request's). On the same host (another port) libgit2 follows it, as
+    git does by default. Either way the look finds the remote's base."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    handler = type("Moved", (_Moved,), {"target": f"http://{host}:{http.port}"})
+    moved = ThreadingHTTPServer((servers.LOOPBACK, 0), handler)
+    threading.Thread(target=moved.serve_forever, args=(0.1,), daemon=True).start()
+    try:
+        port = moved.server_address[1]
+        url = f"http://{servers.LOOPBACK}:{port}/remote.git"
+        soak.git(clone, "remote", "set-url", "origin", url)
+        view = _look(clone, ["agent-0"])
+    finally:
+        moved.shutdown()
+        moved.server_close()
+    assert view.http is not None
+    assert view.http.failed == (host != servers.LOOPBACK)
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    assert view.read().base == pygit2.Oid(hex=main)
+
+
+BLOCKING_SETTINGS = [
+    ("http.extraHeader", "X-Token: 1"),
+    ("http.sslCAInfo", "/etc/ssl/certs/ca-certificates.crt"),
+    ("http.http://127.0.0.1:9.proxy", "http://127.0.0.1:1"),
+    ("http.cookieFile", "/dev/null"),
+    ("http.version", "HTTP/1.1"),
+    ("http.followRedirects", "true"),
+    ("remote.origin.proxy", "http://127.0.0.1:1"),
+    ("protocol.version", "2"),
+    ("transfer.fsckObjects", "true"),
+    ("fetch.writeCommitGraph", "true"),
+    ("vcontext.inProcessHttp", "false"),
+]
+
+
+def _clone_of(tmp_path: Path, url: str) -> Path:
+    clone = tmp_path / "clone"
+    soak.git(tmp_path, "init", "-q", str(clone))
+    soak.git(clone, "remote", "add", "origin", url)
+    return clone
+
+
+@pytest.mark.parametrize(("key", "value"), BLOCKING_SETTINGS)
+def test_sync_over_http_any_of_gits_http_settings_sends_the_look_through_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: str
+) -> None:
+    """Set in the repository's configuration or given to the one command (``git -c``):
+    either way git's look, never libgit2's."""
+    clone = _clone_of(tmp_path, "http://127.0.0.1:9/remote.git")
+    assert HttpRemote.find(pygit2.Repository(str(clone)), "origin") is not None
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'{key}'='{value}'")
+    assert HttpRemote.find(pygit2.Repository(str(clone)), "origin") is None
+    monkeypatch.delenv("GIT_CONFIG_PARAMETERS")
+    soak.git(clone, "config", key, value)
+    assert HttpRemote.find(pygit2.Repository(str(clone)), "origin") is None
+
+
+@pytest.mark.parametrize(
+    ("url", "name", "value"),
+    [
+        ("http://127.0.0.1:9/r.git", "GIT_CURL_VERBOSE", "1"),
+        ("http://127.0.0.1:9/r.git", "GIT_TRACE_CURL", "1"),
+        ("http://127.0.0.1:9/r.git", "http_proxy", "http://127.0.0.1:1"),
+        ("https://127.0.0.1:9/r.git", "HTTPS_PROXY", "http://127.0.0.1:1"),
+        ("http://127.0.0.1:9/r.git", "all_proxy", "http://127.0.0.1:1"),
+        ("https://127.0.0.1:9/r.git", "GIT_SSL_NO_VERIFY", "1"),
+        ("https://127.0.0.1:9/r.git", "GIT_SSL_CAINFO", "/etc/ssl/certs/ca-certificates.crt"),
+        ("https://127.0.0.1:9/r.git", "SSL_CERT_FILE", "/etc/ssl/certs/ca-certificates.crt"),
+        ("http://127.0.0.1:9/r.git", "GIT_ALLOW_PROTOCOL", "file"),
+    ],
+)
+def test_sync_over_http_what_the_environment_tells_gits_http_sends_the_look_through_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, name: str, value: str
+) -> None:
+    for said in (
+        "GIT_SSL_NO_VERIFY",
+        "GIT_SSL_CAINFO",
+        "GIT_SSL_CAPATH",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+    ):
+        monkeypatch.delenv(said, raising=False)
+    clone = _clone_of(tmp_path, url)
+    assert HttpRemote.find(pygit2.Repository(str(clone)), "origin") is not None
+    monkeypatch.setenv(name, value)
+    assert HttpRemote.find(pygit2.Repository(str(clone)), "origin") is None
+
+
+def test_sync_over_http_plain_http_ignores_what_only_tls_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GIT_SSL_*`` say how curl checks a TLS server: nothing for an ``http://`` URL."""
+    monkeypatch.setenv("GIT_SSL_CAINFO", "/etc/ssl/certs/ca-certificates.crt")
+    clone = _clone_of(tmp_path, "http://127.0.0.1:9/r.git")
+    assert HttpRemote.find(pygit2.Repository(str(clone)), "origin") is not None
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        [("http://127.0.0.1:1/", "srv:")],
+        [("http://127.0.0.1:1/", "srv:"), ("http://127.0.0.1:2/deep/", "srv:x/")],  # longest
+        [("http://127.0.0.1:2/deep/", "srv:x/"), ("http://127.0.0.1:1/", "srv:")],
+        [("ssh://127.0.0.1/", "srv:")],  # not HTTP once rewritten: git's
+        [("http://127.0.0.1:1/", "elsewhere:")],  # no match: "srv:x/r.git" is no URL of ours
+    ],
+)
+def test_sync_over_http_insteadof_is_resolved_as_git_resolves_it(
+    tmp_path: Path, rules: list[tuple[str, str]]
+) -> None:
+    """The URL looked at in process is the one ``git ls-remote --get-url`` gives."""
+    clone = _clone_of(tmp_path, "srv:x/r.git")
+    for base, prefix in rules:
+        soak.git(clone, "config", "--add", f"url.{base}.insteadOf", prefix)
+    found = HttpRemote.find(pygit2.Repository(str(clone)), "origin")
+    gits = soak.git(clone, "ls-remote", "--get-url", "origin").stdout.strip()
+    if gits.startswith("http://"):
+        assert found is not None
+        assert found.url == gits
+    else:
+        assert found is None
+
+
+def test_sync_over_http_a_url_with_credentials_is_gits(tmp_path: Path) -> None:
+    clone = _clone_of(tmp_path, "http://agent:secret@127.0.0.1:9/r.git")
+    assert HttpRemote.find(pygit2.Repository(str(clone)), "origin") is None
+
+
+def test_sync_over_http_a_server_gone_mid_sync_is_retried_through_git(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """Connection refused in process: the look is git's, which the sync's link retries
+    until the server is back (here: at once, it is back before git's try)."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    port = http.port
+    http.stop()
+    view = RemoteView(pygit2.Repository(str(clone)), str(clone), "origin", "main", ["agent-0"])
+    assert view.http is not None
+    assert view.http.fetch([f"+refs/heads/main:{view.ns}heads/main"]) is None
+    assert view.http.failed
+    again = servers.HttpFront(tmp_path / "srv", port=port).start()
+    try:
+        assert view.fetch().base is not None  # (through git now)
+    finally:
+        again.stop()
+    done = subprocess.run(["git", "fsck", "--no-progress"], cwd=clone, capture_output=True)
+    assert done.returncode == 0
+
+
+def _raw_commit(repo: pygit2.Repository, tree: str, parents: list[str]) -> pygit2.Oid:
+    """A commit object written as is (its tree or parents need not be there)."""
+    lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
+    lines += ["author A <a@example.com> 0 +0000", "committer A <a@example.com> 0 +0000", "", "x"]
+    return repo.odb.write(pygit2.enums.ObjectType.COMMIT, "\n".join(lines) + "\n")
+
+
+def test_sync_over_http_a_look_missing_objects_under_a_new_tip_is_not_taken(
+    tmp_path: Path,
+) -> None:
+    """As git's fetch checks that everything under a new tip is there before it moves a
+    ref (``rev-list --objects NEW --not --all``), so does the in-process look: a new commit
+    whose tree or parent is missing is refused; one whose history reaches what a ref named
+    before is taken."""
+    clone = _clone_of(tmp_path, "http://127.0.0.1:9/r.git")
+    soak.git(clone, "commit", "-q", "--allow-empty", "-m", "first")
+    repo = pygit2.Repository(str(clone))
+    first = repo.head.peel(pygit2.Commit).id
+    empty = str(repo[first].peel(pygit2.Commit).tree_id)
+    look = HttpRemote(repo, "origin", "http://127.0.0.1:9/r.git")
+    before = look._tips()
+    assert look._complete([_raw_commit(repo, empty, [str(first)])], before)
+    assert not look._complete([_raw_commit(repo, "1" * 40, [str(first)])], before)  # no tree
+    assert not look._complete([_raw_commit(repo, empty, ["2" * 40])], before)  # no parent
+    assert look._complete([first], before)  # (nothing new)
+
+
+def test_sync_over_http_a_look_found_wanting_puts_back_the_refs_and_asks_git(
+    tmp_path: Path, http: servers.HttpFront, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libgit2 moves the DSTs itself: a look found wanting afterwards puts every one back
+    as it was, and git looks instead."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    monkeypatch.setattr(HttpRemote, "_complete", lambda *args: False)
+    old = soak.git(remote, "rev-parse", "main").stdout.strip()
+    soak.git(remote, "update-ref", "refs/heads/main", _commit_on(remote, old, "next"))
+    soak.git(clone, "update-ref", "refs/vcontext/remotes/origin/heads/main", old)  # (seen)
+    before = _refs(clone)
+    view = RemoteView(pygit2.Repository(str(clone)), str(clone), "origin", "main", ["agent-0"])
+    assert view.http is not None
+    assert view.http.fetch([f"+refs/heads/main:{view.ns}heads/main"]) is None
+    assert view.http.failed
+    assert _refs(clone) == before
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    assert view.fetch().base == pygit2.Oid(hex=main)  # (git's look)
