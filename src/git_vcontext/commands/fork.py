@@ -30,6 +30,8 @@ def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: st
         print(f"  left alone (no container uid): {quoted_path(path)}")
     for line in result.unreadable:
         print(f"  left alone (does not parse): {line}")
+    for line in result.rejected:
+        print(f"  left alone (validate rejects it): {line}")
     if target is not None:
         _add_worktree(target, result.branch)
         print(f"worktree: {quoted_path(str(target))}")
