@@ -249,3 +249,40 @@ def test_fork_leaves_alone_what_validate_rejects_and_its_branch_is_pushed(
     code, said = _validate(git_repo, rel)
     assert code == 0, said
     _pushed(git_repo, remote, "agents/a")
+
+
+def test_a_document_with_several_containers_is_served_as_validate_reads_it(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md Validation: exactly one container; ``validate`` keeps a document's first
+    container (todoList, plan, playbook) and names the others as its ``container`` finding.
+    The server lists such a document by that first container, never by one ``validate``
+    tells the person to move away (a ``"todoList": null`` before a plan), and writes into
+    none of them (the one judge: the finding is named)."""
+    plan = {**copy.deepcopy(PLAN), "id": "after-null"}
+    (git_repo / "two.vcontext.json").write_text(
+        json.dumps({"vContextInfo": {"version": "0.4"}, "todoList": TODO, "plan": PLAN})
+    )
+    (git_repo / "nulled.vcontext.json").write_text(
+        json.dumps({"vContextInfo": {"version": "0.4"}, "todoList": None, "plan": plan})
+    )
+    commit_all(git_repo)
+    for rel in ("two.vcontext.json", "nulled.vcontext.json"):
+        code, said = _validate(git_repo, rel)
+        assert code == 1, said
+        assert "[container]" in said, said
+    before = (git_repo / "two.vcontext.json").read_bytes()
+
+    async def main() -> tuple[Any, Any, Any]:
+        async with in_process(git_repo, agent=AGENT) as client:
+            todos = json.loads(text(await client.read_resource("vbrief://todos")))
+            plans = json.loads(text(await client.read_resource("vbrief://plans")))
+            wrote = await client.call_tool("vbrief_create_todo", {"todoListId": "tl", "title": "N"})
+            return todos, plans, wrote
+
+    todos, plans, wrote = run(main)
+    assert [t["path"] for t in todos["todoLists"]] == ["two.vcontext.json"]
+    assert plans["plans"] == []  # neither the second container nor the one after a null
+    assert wrote.is_error, text(wrote)
+    assert "[container]" in text(wrote), text(wrote)
+    assert (git_repo / "two.vcontext.json").read_bytes() == before
