@@ -204,8 +204,9 @@ def _forked_tree(
         except ParseError as exc:
             unreadable.append(f"{listed_name(path)}: {said_line(exc.reason)}")
             continue
-        except Refused as exc:
-            rejected.append(f"{listed_name(path)}: {said_line(exc.message)}")
+        except Refused as exc:  # the judge's line names the file first
+            why = exc.message.removeprefix(f"{path}: ")
+            rejected.append(f"{listed_name(path)}: {said_line(why)}")
             continue
         if new is None:
             if doc.looks_like_vcontext(blob.data):
@@ -258,6 +259,8 @@ def _message(
     if forked:
         lines.append('Fork metadata (mergeStatus "unmerged") written to:')
         lines += document_lines(forked)
+    elif rejected:
+        lines.append("No fork metadata written.")
     else:
         lines.append("No document has a container uid: no fork metadata written.")
     if no_uid:
