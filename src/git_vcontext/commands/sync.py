@@ -30,16 +30,12 @@ def run(
 
         outcome = sync(
             repo,
-            agents=agents,
-            all_agents=all_agents,
-            into=into,
-            push=push,
+            given,  # (checked: the arguments as given go no further)
             dry_run=dry_run,
             checkout=checkout,
             say=print,
             warn=lambda line: print(f"git-vcontext: warning: {line}", file=sys.stderr),
             link=link,
-            given=given,
         )
     finally:
         if link is not None:

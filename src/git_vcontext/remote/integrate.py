@@ -554,32 +554,53 @@ class BaseRound:
             if not result.ok:
                 self._stop(agent, result)
         moved = {a: r for a, r in by_agent.items() if a not in self.published}
-        return self._landed(by_agent, (), self._bring_along(snap, moved))
+        along = self._bring_along(snap, moved, self._merged_requests(snap))
+        return self._landed(by_agent, (), along)
 
-    def _bring_along(self, snap: Snapshot, results: dict[str, PairResult]) -> list[remotes.Update]:
+    def _merged_requests(self, snap: Snapshot) -> list[remotes.Update]:
+        """The removals of requests still on the remote that hold no work the base lacks
+        (``has_work``: the base holds their commits, or they only merged the base in): ones
+        an integration leaves none of (it removes each it merged), but a killed sync may (a
+        ``git push`` of it that lived on and landed after its work did, which a sync with
+        nothing new to publish never overwrote); each only if it still names that commit
+        (compare-and-swap: a request its agent published again since stays)."""
+        return [
+            remotes.Update(None, leases.request_ref(self.base, b), expect=str(c))
+            for b, c in sorted(snap.requests.items())
+            if not has_work(self.repo, c, snap.base)
+        ]
+
+    def _bring_along(
+        self, snap: Snapshot, results: dict[str, PairResult], stale: list[remotes.Update]
+    ) -> list[remotes.Update]:
         """Push the agent branches ``_finish`` moved, each a plain (fast-forward only) update
-        standing alone; the ones that landed (a rejected one is said, not failed)."""
+        standing alone, and the removals of ``stale`` requests; the branch updates that
+        landed (a rejected one is said, not failed; a removal rejected was another's or
+        published again: nothing to say)."""
         updates: list[remotes.Update] = []
-        known: Known = {}
+        known: dict[str, Oid | str | None] = {u.dst: u.expect for u in stale}
         for agent, result in results.items():
             branch = self.branches[agent]
             tip, ref = self.syncer.tip(branch), f"refs/heads/{branch}"
             if result.ok and tip is not None and tip != snap.branches.get(branch):
                 updates.append(remotes.Update(str(tip), ref))
                 known[ref] = snap.branches.get(branch)
-        if not updates:
+        if not updates and not stale:
             return []
-        pushed = self.pusher.push(updates, known=known, atomic=False)
+        pushed = self.pusher.push([*updates, *stale], known=known, atomic=False)
         if pushed.refused_here:
-            self.io.report(refusal(pushed, self.shown, hint=": agent branches left unpushed"))
+            if updates:
+                self.io.report(refusal(pushed, self.shown, hint=": agent branches left unpushed"))
             return []
         landed = {row.ref for row in pushed.rows if row.ok}
+        self.view.forget([u.dst for u in stale if u.dst in landed])
         why = (
             ": its copy there has commits this clone lacks (never overwritten; its next sync"
             " merges them)"
         )
+        ours = {u.dst for u in updates}
         for row in pushed.rows:
-            if not row.ok:  # (a refusal for another reason: the remote's words, as git said)
+            if not row.ok and row.ref in ours:  # (else a removal: see above)
                 said = why if row.retry else "".join(f"; {line}" for line in pushed.said)
                 self.io.report(f"{row.branch} not pushed to {self.shown} {row.summary}{said}")
         return [u for u in updates if u.dst in landed]
@@ -647,6 +668,7 @@ class BaseRound:
         """Push (atomically, through the pre-push hook, its verdict pre-filled); Again when
         a retry can fix a rejection, PushRefused otherwise."""
         self._judge(self.pusher.push(updates, known=known))
+        self.view.forget([u.dst for u in updates if u.src is None])  # (landed: see _judge)
 
     def _judge(self, pushed: remotes.Pushed) -> None:
         """Nothing when the push landed; Again when a retry can fix a rejection (fresh state:

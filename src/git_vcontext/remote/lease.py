@@ -400,7 +400,8 @@ class LeaseKeeper:
             return
         self.held = None
         try:
-            self.pusher.push([release[0]], verify=False)
+            if self.pusher.push([release[0]], verify=False).ok:
+                self.view.forget([self.ref])  # (our copy of it: see RemoteView.forget)
         except OperationalError:
             pass
 

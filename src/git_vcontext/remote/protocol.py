@@ -15,7 +15,8 @@ combine (flat combining, with a lease):
    busy base whose look came before its lease push looks once more before its
    integration push, so that requests published in between are in it. An agent whose
    work another agent's integration merged is done: it merges the base into its branch,
-   here only.
+   here only (and removes any request left that holds no work the base lacks: a killed
+   sync's push that landed after its work did).
 
 A remote with ``git vcontext install --server`` merges the requests as they arrive
 (step 1's push returns once they are merged). Local branches move only when a push

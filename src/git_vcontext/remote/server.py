@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..branches.agents import agent_of_branch
+from ..branches.ancestry import has_work
 from ..errors import OperationalError, RefMoved
 from ..gitio import git, git_dir, refs
 from ..gitio.objects import descends, signature, signatures
@@ -78,7 +79,8 @@ def _integrate_base(repo: Repository, base: str, tries: int = 5) -> list[str]:
         merged = [o.branch for o in others if o.state == MERGED and o.base_moves]
         new = syncer.tip(base)
         if new is None or new == tip:  # (None: never, the base exists)
-            return lines
+            _remove_landed(repo, base, tip)  # a request naming work the base holds already
+            return lines  # (a killed sync's push that landed late): nothing waits for it
         if findings := _check(repo, base, tip, new):
             return [*lines, f"git-vcontext: the merge into {base} was not kept:", *findings]
         try:
@@ -104,13 +106,14 @@ def _requests(repo: Repository, base: str, tip: Oid) -> Iterator[tuple[str, str,
 
 
 def _remove_landed(repo: Repository, base: str, tip: Oid) -> None:
-    """Remove the requests the base now holds, each only if it still names that commit."""
+    """Remove the requests that hold no work the base lacks now (``has_work``: merged, or
+    only merges of the base), each only if it still names that commit."""
     prefix = leases.request_prefix(base)
     for name in ref_names(repo, prefix):
         commit = ref_target(repo, name)
         if commit is None:  # removed since it was listed (another round took it)
             continue
-        if commit == tip or descends(repo, tip, commit):
+        if not has_work(repo, commit, tip):
             git(["update-ref", "-d", "--", name, str(commit)], cwd=git_dir(repo), check=False)
 
 

@@ -176,6 +176,20 @@ class RemoteView:
         lease = None if snap.lease_id is None else str(snap.lease_id)
         return lease, sum(1 for b in self.branches if b in snap.requests), snap.lease
 
+    def forget(self, removed: list[str]) -> None:
+        """Delete our copies of the remote's refs a push of ours just removed there (this
+        base's requests, its lease): a fetch would prune them (``--prune`` over this
+        namespace's refspecs alone), but a clone that does not fetch again would keep
+        them, and the commits they name, until it does. Only refs under this namespace
+        (``refs/vcontext/remotes/<remote>/``): never a remote-tracking branch of git's."""
+        enc = leases.encode_base(self.base)
+        requests, lease = leases.request_prefix(self.base), leases.lease_ref(self.base)
+        for ref in removed:
+            if ref.startswith(requests):
+                self._drop(f"{self.ns}sync/{enc}/{ref.removeprefix(requests)}")
+            elif ref == lease:
+                self._drop(f"{self.ns}lease/{enc}")
+
     def keep(self, snap: Snapshot) -> None:
         """Have the next step start from ``snap`` (a look just taken) instead of looking."""
         self._latest = snap

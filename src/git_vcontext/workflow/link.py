@@ -57,6 +57,21 @@ def checked(
     return replace(given, names=tuple(given.selected(repo))) if select else given
 
 
+def base_remote(repo: Repository, agent: str) -> str | None:
+    """The remote (a name or a URL, as configured) ``agent``'s base tracks: what the next
+    ``sync --push`` (``vcontext_sync``'s ``push``) of that agent is told to go to. None:
+    the base tracks none, or it cannot be told (its name unreadable, the branch gone: that
+    sync says why)."""
+    from ..branches.agents import base_of
+    from ..errors import VContextError
+    from ..sync.tracking import upstream
+
+    try:
+        return upstream(repo, base_of(repo, agent))
+    except VContextError:
+        return None
+
+
 def connected(repo: Repository, given: Given, report: Callable[[str], None]) -> Link:
     """The sync's link to the remote ``given`` (checked: ``checked``), its ssh connection
     (if any) started now, in the background (``Link.begin``): the key exchange overlaps

@@ -32,7 +32,7 @@ from ..sync.tracking import (
     unusable_way_out,
 )
 from ..validation.model import command_path, command_word, quoted_path
-from .link import Given, checked, connected
+from .link import Given, connected
 
 if TYPE_CHECKING:
     from pygit2 import Repository
@@ -58,35 +58,29 @@ class SyncOutcome:
 
 def sync(
     repo: Repository,
+    given: Given,
     *,
-    agents: tuple[str, ...] | list[str] = (),
-    all_agents: bool = False,
-    into: str | None = None,
-    push: str | None = None,
     dry_run: bool = False,
     checkout: bool = False,
     say: Callable[[str], None],
     warn: Callable[[str], None],
     hints: bool = True,
     link: Link | None = None,
-    given: Given | None = None,
     shown: Callable[[PairResult], None] | None = None,
 ) -> SyncOutcome:
-    """Sync the agents (``say`` tells what happened, line by line). ``checkout``: leave
-    each pair that conflicts stopped in its agent's work tree. ``hints``: end each conflict
-    with the commands to run next (the MCP server says its own). ``link``: the sync's own
-    to the ``push`` remote, made (and connected) by the caller, who closes it; else one is
-    made here. ``given``: what the caller checked already (``link.checked``: the remote,
-    ``--into``, the agents), passed on, not checked again. ``shown``: given each pair as
-    it is said (also when the sync fails later, e.g. a lock in the way: the MCP server
-    still returns the conflicts). Shared by the command and the MCP server. A full disk
-    or a read-only repository is said as such (``gitio.storage``)."""
+    """Sync the agents ``given`` says: the remote, ``--into`` and the agents as the caller
+    checked them (``link.checked``, the one place they are judged, before git sees any;
+    the arguments as given go no further). ``say`` tells what happened, line by line.
+    ``checkout``: leave each pair that conflicts stopped in its agent's work tree.
+    ``hints``: end each conflict with the commands to run next (the MCP server says its
+    own). ``link``: the sync's own to the ``push`` remote, made (and connected) by the
+    caller, who closes it; else one is made here. ``shown``: given each pair as it is said
+    (also when the sync fails later, e.g. a lock in the way: the MCP server still returns
+    the conflicts). Shared by the command and the MCP server. A full disk or a read-only
+    repository is said as such (``gitio.storage``)."""
     where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
     with explained(where, "sync"):
-        online = push is not None and not dry_run
-        if given is None:  # hostile input (MCP): before git sees any
-            given = checked(repo, push, into, agents, all_agents, select=online)
-        mine = link is None and online
+        mine = link is None and given.push is not None and not dry_run
         if mine:  # one per sync (over ssh its connection starts now: see connected)
             link = connected(repo, given, say)
         try:

@@ -94,20 +94,12 @@ def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
 def _cli_sync(svc: Service, left: Any) -> str:
     """The command line that syncs ``left``'s agent under the prefix its branch has, with
     the remote its base tracks (as ``next_sync_args`` names it), credentials masked."""
-    from ...branches import agents as agent_config
-    from ...conflicts.checkout import upstream
     from ...errors import shown_url
     from ...validation.model import command_word
+    from ...workflow.link import base_remote
 
     assert svc.git is not None
-
-    def remote(repo: Any) -> str | None:
-        try:
-            return upstream(repo, agent_config.base_of(repo, left.agent))
-        except VContextError:
-            return None
-
-    found: str | None = svc.git.locked(remote)
+    found: str | None = svc.git.locked(lambda repo: base_remote(repo, left.agent))
     push = f" --push {command_word(shown_url(found))}" if found else ""
     prefix = command_word(f"vcontext.agentPrefix={left.prefix}")
     return f"git -c {prefix} vcontext sync {command_word(left.agent)}{push}"

@@ -14,19 +14,20 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ...branches import agents as agent_config
 from ...branches.commits import stopped_sync
-from ...conflicts.checkout import upstream
 from ...conflicts.listing import Listing, list_conflicts
 from ...conflicts.report import render_text
 from ...errors import OperationalError, Refused, shown_url
 from ...gitio import complaint, git
 from ...gitio.operation import current, find_git_dir
 from ...sync.advice import PERSON, finish_command
+from ...workflow.link import Given, base_remote, checked
 from ...workflow.sync import sync as run_sync
 from ..service import Answer, Service
 
 if TYPE_CHECKING:
+    from pygit2 import Repository
+
     from ...sync.syncer import PairResult
     from ...workflow.sync import SyncOutcome
     from ..gitside import GitSide
@@ -62,15 +63,18 @@ def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
     warnings: list[str] = []
     seen: list[PairResult] = []
     push = _unmasked(svc, args.get("push"))  # before the lock: it reads the configuration
+    dry_run = bool(args.get("dryRun"))
+
+    def given(repo: Repository) -> Given:  # hostile input: checked before git sees any
+        online = push is not None and not dry_run
+        return checked(repo, push, args.get("into"), names, bool(args.get("all")), select=online)
+
     try:
         outcome: SyncOutcome = git_side.locked(
             lambda repo: run_sync(
                 repo,
-                agents=names,
-                all_agents=bool(args.get("all")),
-                into=args.get("into"),
-                push=push,
-                dry_run=bool(args.get("dryRun")),
+                given(repo),
+                dry_run=dry_run,
                 checkout=mine,
                 say=lines.append,
                 warn=warnings.append,
@@ -478,14 +482,7 @@ def _base_upstream(svc: Service) -> str | None:
     own = svc.git.agent_branch()
     if own is None:
         return None
-
-    def remote(repo: Any) -> str | None:
-        try:
-            return upstream(repo, agent_config.base_of(repo, own))
-        except OperationalError:
-            return None
-
-    found: str | None = svc.git.locked(remote)
+    found: str | None = svc.git.locked(lambda repo: base_remote(repo, own))
     return found
 
 
