@@ -22,11 +22,11 @@ FORKED_AT = "2026-01-01T00:00:00Z"
 PLAN_TRON = """\
 # the release plan
 class vContextInfo: version
-class Plan: id, uid, title, status, items
+class Plan: id, uid, title, status, narratives, items
 class PlanItem: id, title, status
 
 vContextInfo: vContextInfo("0.4")
-plan: Plan("p1", "plan-uid-7", "Release", "inProgress", [
+plan: Plan("p1", "plan-uid-7", "Release", "inProgress", {proposal: "Cut and ship it."}, [
   PlanItem("p1.1", "Cut branch", "completed")
 ])
 """

@@ -162,11 +162,13 @@ BOM_JSON = (
 COMPACT_PLAN = (
     '{"vContextInfo": {"version": "0.4"},\n'
     ' "plan": {"id": "release", "title": "Release 1.0", "status": "inProgress", "sequence": 4,\n'
+    '  "narratives": {"proposal": "Ship the parser and its docs."},\n'
     '  "items": [\n'
     '   {"id": "p1", "title": "Parser", "status": "completed"},\n'
     '   {"id": "p2", "title": "Docs", "status": "pending"}]}}\n'
 )
-"""A plan laid out by hand: members several to a line, brackets closed on the last row."""
+"""A plan laid out by hand: members several to a line, brackets closed on the last row
+(with the proposal a plan must have: a write into a document validate rejects is refused)."""
 
 COMPACT_PLAN_TRON = (
     "class vContextInfo: version\n"

@@ -268,6 +268,7 @@ def test_write_path_json_compact_plan_new_members_on_their_own_lines(git_repo: P
         '{"vContextInfo": {"version": "0.4"},\n'
         ' "plan": {"id": "release", "title": "Release 1.0", "status": "inProgress", '
         '"sequence": 5,\n'
+        '  "narratives": {"proposal": "Ship the parser and its docs."},\n'
         '  "items": [\n'
         '   {"id": "p1", "title": "Parser", "status": "completed"},\n'
         '   {"id": "p2", "title": "Docs", "status": "blocked"}],\n'
@@ -449,6 +450,7 @@ def test_write_path_item_metadata_follows_an_item_edit(git_repo: Path) -> None:
                     "title": "P",
                     "status": "draft",
                     "sequence": 9,
+                    "narratives": {"proposal": "Do A."},
                     "items": [{"id": "a", "title": "A", "status": "pending", **stale}],
                 },
             },

@@ -101,7 +101,8 @@ def test_nothing_but_the_fork_block_changes(uid: str, extra: dict[str, Any]) -> 
 
 def test_json_style_is_kept_and_only_fork_lines_are_added() -> None:
     lines = ["{", '\t"vContextInfo": {"version": "0.4"},', '\t"todoList": {', '\t\t"uid": "u",']
-    lines += ['\t\t"items": [1.0, 1e2]', "\t}", "}", ""]
+    lines += ['\t\t"items": [],', '\t\t"metadata": {', '\t\t\t"weights": [1.0, 1e2]', "\t\t}"]
+    lines += ["\t}", "}", ""]  # a valid document (validate's findings are never forked)
     raw = "\r\n".join(lines)
     new = fork_bytes(raw.encode(), "a.vcontext.json", forked_at=AT, reason=None)
     assert new is not None

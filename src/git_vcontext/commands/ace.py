@@ -15,6 +15,7 @@ from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
 from ..playbook.ace import AcePatch, apply_patch, document_sequence, read_patch
+from ..sync.judge import refuse_invalid_document
 from ..values import pointer_parts, same
 
 
@@ -114,6 +115,8 @@ def _entry_ids_at(data: Any, pointer: str) -> set[str]:
 
 def _write(path: str, document: Document, data: Any) -> None:
     text = document.render(data)
-    if not same(parse(text, path=path).data, data):  # never write what we cannot read back
+    back = parse(text, path=path)
+    if not same(back.data, data):  # never write what we cannot read back
         raise OperationalError(f"{path}: the rewritten document does not read back; not written")
+    refuse_invalid_document(path, back, document)  # what validate would reject is never written
     write_atomic(path, text.encode("utf-8"))

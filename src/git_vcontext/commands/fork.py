@@ -24,12 +24,14 @@ def run(*, agent: str, from_branch: str | None, reason: str | None, worktree: st
     print(f"{result.branch}: forked from {result.base} at {result.base_commit[:7]}")
     for path in result.forked:
         print(f"  fork metadata: {quoted_path(path)}")
-    if not result.forked:
+    if not result.forked and not result.rejected:
         print("  no document has a container uid: no fork metadata written")
     for path in result.no_uid:
         print(f"  left alone (no container uid): {quoted_path(path)}")
     for line in result.unreadable:
         print(f"  left alone (does not parse): {line}")
+    for line in result.rejected:
+        print(f"  left alone (validate rejects it): {line}")
     if target is not None:
         _add_worktree(target, result.branch)
         print(f"worktree: {quoted_path(str(target))}")

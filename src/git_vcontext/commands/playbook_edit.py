@@ -13,6 +13,7 @@ from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import TargetChanged, read_bytes, write_atomic
 from ..playbook.edit import Edit, append_event
 from ..record import record
+from ..sync.judge import refuse_invalid_document
 from ..values import same
 
 COUNTERS = ("helpfulCount", "harmfulCount")
@@ -90,8 +91,10 @@ def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any
     data = _new_playbook(file, now) if doc is None else doc.data
     result = append_event(data, edit, now=now, entropy=entropy)
     text = _new_text(file, result.data) if doc is None else doc.render(result.data)
-    if not same(parse(text, path=file).data, result.data):  # never write what we cannot read
+    back = parse(text, path=file)
+    if not same(back.data, result.data):  # never write what we cannot read
         raise OperationalError(f"{file}: the rewritten document does not read back; not written")
+    refuse_invalid_document(file, back, doc)  # what validate would reject is never written
     if file == "-":
         write_atomic(file, text.encode("utf-8"))
         return result

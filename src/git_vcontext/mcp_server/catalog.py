@@ -11,6 +11,7 @@ from typing import Any
 from ..document import describe
 from ..edits.items import is_plain_id
 from ..record import record, replace
+from ..validation.rules import containers
 from .files import (
     COLD_LOOKS,
     CONVENTIONAL,
@@ -298,11 +299,15 @@ def _without_format(rel: str) -> str:
 
 def _kind(data: Any, *, by_name: bool = False) -> str | None:
     """The container a document holds; ``by_name``: at a conventional path, where it is
-    served without an info key the family has now (as ``view`` and ``playbook`` read it)."""
-    info = describe(data)
-    if not (info.is_vcontext or by_name):
+    served without an info key the family has now (as ``view`` and ``playbook`` read it).
+    With several containers, the one ``validate`` keeps (its first: the others are its
+    ``container`` finding), and only when that one is an object: never a later container
+    ``validate`` tells the person to move away."""
+    if not isinstance(data, dict) or not (describe(data).is_vcontext or by_name):
         return None
-    return next((k for k in KINDS if k in info.containers), None)
+    found = containers(data)
+    first = found[0] if found else None
+    return first if first in KINDS and isinstance(data[first], dict) else None
 
 
 def _sniffed_kind(raw: bytes) -> str | None:

@@ -1,7 +1,7 @@
 """Writing one document: locked, re-read, changed by a pure edit, checked, replaced, committed.
 
 Nothing is written unless the result renders in the file's own format and style,
-reads back as the same data, and adds no validation finding; the bytes are re-read
+reads back as the same data, and has no validation finding (``sync.judge``); the bytes are re-read
 just before the atomic replace, and a document that changed meanwhile (another
 server, a checkout, a merge) is edited again from its new state.
 """
@@ -12,7 +12,6 @@ import os
 import random
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
@@ -23,10 +22,10 @@ from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..record import record
-from ..sync.advice import PERSON
+from ..sync.judge import refuse_invalid
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
-from ..validation.model import FileReport, Finding
+from ..validation.model import FileReport
 from ..values import same
 from .files import Stat
 from .gitside import GitSide
@@ -204,8 +203,7 @@ class Writer:
         if not same(doc.data, outcome.data):  # type: ignore[attr-defined]
             raise Refused("internal", f"{target.rel}: the edited document does not read back")
         report = _validated(loaded, doc, outcome.data, target.rel)  # type: ignore[attr-defined]
-        _refuse_rejected(report, target.rel)
-        _refuse_new_findings(report_of(loaded) if loaded else None, report)
+        refuse_invalid(target.rel, report, report_of(loaded) if loaded else None)
         raw = text.encode("utf-8")
         before = loaded.raw if loaded is not None else None
         said = message(outcome)
@@ -524,7 +522,7 @@ def _again(rel: str, edit: Edit[Any]) -> Callable[[bytes], bytes]:
         back = _read_back(text, rel, doc)
         if not same(back.data, outcome.data):
             raise Refused("internal", f"{rel}: the edited version does not read back")
-        _refuse_new_findings(check_document(doc, rel), check_document(back, rel))
+        refuse_invalid(rel, check_document(back, rel), lambda: check_document(doc, rel))
         return text.encode("utf-8")
 
     return again
@@ -560,44 +558,3 @@ def _validated(loaded: Loaded | None, doc: Any, edited: Any, rel: str) -> FileRe
     if loaded is not None and report_of(loaded).valid and still_valid(loaded.data, edited):
         return FileReport(rel)
     return check_document(doc, rel)
-
-
-def _refuse_rejected(report: FileReport, rel: str) -> None:
-    """Refuse a result that ``validate`` (the pre-push hook, the server guard) rejects as
-    a whole whatever is edited in it: a file served by its conventional name without a
-    vContext 0.4 info object (``{"plan": {...}}``, a 0.3 document). A finding the document
-    had before is kept by an edit elsewhere; this one makes every write land in a document
-    no other part accepts (one truth), so nothing is written until a person mends it."""
-    found = next((f for f in report.findings if f.rule == "version"), None)
-    if found is not None:
-        raise Refused(
-            "rejected",
-            f"{rel}: {found.message}, nothing written (git vcontext validate rejects this "
-            f"document whatever is edited); {PERSON}mend it (git vcontext validate {rel})",
-        )
-
-
-def _refuse_new_findings(before_report: FileReport | None, after: FileReport) -> None:
-    """Refuse a result with findings the document did not have before the edit."""
-    before = Counter(_key(f) for f in (before_report.findings if before_report else ()))
-    new: list[Finding] = []
-    for finding in after.findings:
-        if before[_key(finding)]:
-            before[_key(finding)] -= 1
-        else:
-            new.append(finding)
-    if new:
-        shown = "; ".join(_said(f) for f in new[:3])
-        more = f" (and {len(new) - 3} more)" if len(new) > 3 else ""
-        raise Refused(
-            "invalid-result", f"the result would not be valid, nothing written: {shown}{more}"
-        )
-
-
-def _key(f: Finding) -> tuple[str, str, str]:
-    return (f.rule, f.where, f.message)
-
-
-def _said(f: Finding) -> str:
-    where = f"{f.where}: " if f.where else ""
-    return f"{where}{f.message} [{f.rule}]"

@@ -15,7 +15,7 @@ from .. import document as doc
 from ..branches import agents
 from ..branches.commits import document_lines, listed_name, said_line
 from ..codecs import parse
-from ..errors import OperationalError, ParseError, UsageError
+from ..errors import OperationalError, ParseError, Refused, UsageError
 from ..gitio import operands
 from ..gitio.commits import current_branch, head_is_unborn
 from ..gitio.objects import (
@@ -37,6 +37,7 @@ from ..record import record
 from ..values import same
 from ..vermas.kinds import in_work_directory
 from .advice import sync_command
+from .judge import refuse_invalid_document
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -62,6 +63,7 @@ class ForkResult:
     forked: tuple[str, ...]  # paths that received a fork block
     no_uid: tuple[str, ...]  # vContext documents without a container uid, left alone
     unreadable: tuple[str, ...]  # "path: reason" (a line each) of documents that do not parse
+    rejected: tuple[str, ...] = ()  # "path: reason" of documents validate rejects (left alone)
 
 
 # -- one document (pure) ----------------------------------------------------------------
@@ -114,15 +116,18 @@ def _placed(container: dict[str, Any], block: dict[str, Any]) -> dict[str, Any]:
 def fork_bytes(raw: bytes, path: str, *, forked_at: str, reason: str | None) -> bytes | None:
     """A document's bytes with fork metadata, in its own style; None when it has no uid.
 
-    Raises ParseError when the document does not parse (or the result would not read back).
+    Raises ParseError when the document does not parse (or the result would not read back),
+    Refused when ``validate`` would reject the result (``judge``: one truth with every writer).
     """
     parsed = parse(raw, path=path)
     new = with_fork(parsed.data, forked_at=forked_at, reason=reason)
     if new is None:
         return None
     text = parsed.render(new)
-    if not same(parse(text, path=path).data, new):
+    back = parse(text, path=path)
+    if not same(back.data, new):
         raise ParseError("the document with fork metadata does not read back", path=path)
+    refuse_invalid_document(path, back, parsed)
     return text.encode("utf-8")
 
 
@@ -148,16 +153,24 @@ def fork_agent(
             f"{sync_command([agent])} creates {branch} here from it, or pick another name"
         )
     base_commit = commit_at(repo, branch_tip(repo, base))
-    tree, forked, no_uid, unreadable = _forked_tree(
+    tree, forked, no_uid, unreadable, rejected = _forked_tree(
         repo, base_commit.tree, forked_at=now, reason=reason
     )
     author, committer = signatures(repo)
-    message = _message(agent, base, reason, forked, no_uid, unreadable)
+    message = _message(agent, base, reason, forked, no_uid, unreadable, rejected)
     commit_id = make_commit(repo, tree, [base_commit.id], message, author, committer)
     create_branch(repo, branch, commit_id, message=f"vcontext fork: created from {base}")
     agents.record_base(repo, agent, base)
     return ForkResult(
-        agent, branch, base, str(base_commit.id), str(commit_id), forked, no_uid, unreadable
+        agent,
+        branch,
+        base,
+        str(base_commit.id),
+        str(commit_id),
+        forked,
+        no_uid,
+        unreadable,
+        rejected,
     )
 
 
@@ -176,17 +189,24 @@ def _base_branch(repo: Repository, from_branch: str | None) -> str:
 
 def _forked_tree(
     repo: Repository, tree: Tree, *, forked_at: str, reason: str | None
-) -> tuple[Oid, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """The base tree with every forkable document rewritten, and what happened to each."""
+) -> tuple[Oid, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The base tree with every forkable document rewritten, and what happened to each: a
+    document ``validate`` rejects is left alone (a new blob of it would be refused by the
+    hook and the guard on the agent's first push)."""
     index = tree_index(tree)
     forked: list[str] = []
     no_uid: list[str] = []
     unreadable: list[str] = []
+    rejected: list[str] = []
     for path, blob, mode in vcontext_blobs(repo, tree):
         try:
             new = fork_bytes(blob.data, path, forked_at=forked_at, reason=reason)
         except ParseError as exc:
             unreadable.append(f"{listed_name(path)}: {said_line(exc.reason)}")
+            continue
+        except Refused as exc:  # the judge's line names the file first
+            why = exc.message.removeprefix(f"{path}: ")
+            rejected.append(f"{listed_name(path)}: {said_line(why)}")
             continue
         if new is None:
             if doc.looks_like_vcontext(blob.data):
@@ -194,7 +214,13 @@ def _forked_tree(
             continue
         stage(index, path, write_blob(repo, new), mode)
         forked.append(path)
-    return write_tree(repo, index), tuple(forked), tuple(no_uid), tuple(unreadable)
+    return (
+        write_tree(repo, index),
+        tuple(forked),
+        tuple(no_uid),
+        tuple(unreadable),
+        tuple(rejected),
+    )
 
 
 def vcontext_blobs(
@@ -225,6 +251,7 @@ def _message(
     forked: tuple[str, ...],
     no_uid: tuple[str, ...],
     unreadable: tuple[str, ...],
+    rejected: tuple[str, ...] = (),
 ) -> str:
     lines = [f"vcontext fork: agent {agent} from {base}", ""]
     if reason:
@@ -232,12 +259,16 @@ def _message(
     if forked:
         lines.append('Fork metadata (mergeStatus "unmerged") written to:')
         lines += document_lines(forked)
+    elif rejected:
+        lines.append("No fork metadata written.")
     else:
         lines.append("No document has a container uid: no fork metadata written.")
     if no_uid:
         lines += ["", "Left alone (no container uid):", *document_lines(no_uid)]
     if unreadable:
         lines += ["", "Left alone (does not parse):", *[f"- {u}" for u in unreadable]]
+    if rejected:
+        lines += ["", "Left alone (validate rejects it):", *[f"- {r}" for r in rejected]]
     text = "\n".join(lines) + "\n"
     # file names that are not UTF-8 (surrogateescape): U+FFFD in the message, which is text
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -51,6 +51,7 @@ def create_fork(svc: Service, args: dict[str, Any]) -> Answer:
         "forked": list(made.forked),
         "noUid": list(made.no_uid),
         "unreadable": list(made.unreadable),
+        "rejected": list(made.rejected),
     }
     lines = [f"{made.branch}: forked from {made.base} at {made.base_commit[:7]}"]
     if document is not None:

@@ -1,0 +1,92 @@
+"""The one judge of what a writer may write (PRODUCT.md, "One truth"; the write path: "the
+result is validated before it is written — an invalid result is refused, nothing written").
+
+Every writer asks it: the MCP server's tools, ``playbook add|update|deprecate``, ``ace
+apply``, ``fork``'s metadata. A result ``validate`` would report a finding in is never
+written: whatever one part writes, ``validate``, the pre-push hook and the server guard
+accept (they refuse a commit bringing a new blob of an invalid document, whoever had the
+finding first). A finding the document already had names the document as rejected, mending
+it the person's step; a finding the edit brought names the edit's result as invalid.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from ..errors import Refused
+from ..validation.model import command_path
+from .advice import person
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..codecs import Document
+    from ..validation.model import FileReport, Finding
+
+SHOWN = 3
+"""How many findings a refusal names (then "and N more")."""
+
+
+def refuse_invalid(
+    rel: str, after: FileReport, before: FileReport | Callable[[], FileReport] | None
+) -> None:
+    """Refuse (``Refused``, nothing written) a result with any finding ``validate`` reports.
+
+    ``after``: the result's report; ``before``: the document's as it was (a callable: only
+    asked for when the result has findings; None: a new document). Kind ``rejected`` when
+    the result keeps findings the document had (the person mends it: no edit of a tool
+    does), else ``invalid-result`` naming the findings the edit brought.
+    """
+    if after.valid:
+        return
+    had = before() if callable(before) else before
+    known = Counter(_key(f) for f in (had.findings if had is not None else ()))
+    kept: list[Finding] = []
+    new: list[Finding] = []
+    for finding in after.findings:
+        if known[_key(finding)]:
+            known[_key(finding)] -= 1
+            kept.append(finding)
+        else:
+            new.append(finding)
+    if kept:
+        raise Refused("rejected", rejected_message(rel, kept))
+    raise Refused(
+        "invalid-result", f"{rel}: the result would not be valid, nothing written: {_shown(new)}"
+    )
+
+
+def rejected_message(rel: str, findings: list[Finding]) -> str:
+    """One line: the document ``validate`` rejects as it is, why, and the person's step."""
+    return (
+        f"{rel}: {_shown(findings)}; nothing written (git vcontext validate rejects this "
+        "document as it is, and so would the pre-push hook and the guard whatever is "
+        f"written into it); {person(f'mend it first (git vcontext validate {command_path(rel)})')}"
+    )
+
+
+def refuse_invalid_document(rel: str, after: Document, before: Document | None) -> None:
+    """``refuse_invalid`` for parsed documents: the result judged as ``validate`` judges a
+    file named to it; the document before only when the result has findings."""
+    from ..validation.files import check_document
+
+    report = check_document(after, rel)
+    if report.valid:
+        return
+    refuse_invalid(rel, report, None if before is None else lambda: check_document(before, rel))
+
+
+def _shown(findings: list[Finding]) -> str:
+    shown = "; ".join(_said(f) for f in findings[:SHOWN])
+    more = f" (and {len(findings) - SHOWN} more)" if len(findings) > SHOWN else ""
+    return shown + more
+
+
+def _key(f: Finding) -> tuple[str, str, str]:
+    return (f.rule, f.where, f.message)
+
+
+def _said(f: Finding) -> str:
+    where = f"{f.where}: " if f.where else ""
+    return f"{where}{f.message} [{f.rule}]"

@@ -1,0 +1,288 @@
+"""Every writer has the one judge ``validate`` has (PRODUCT.md, "One truth": whatever one
+part writes — an MCP write, ``playbook add``, ``ace apply``, a fork — ``validate``, the
+pre-push hook and the server guard accept; the write path: "an invalid result is refused,
+nothing written").
+
+Each writer (the CLI's ``playbook add|update|deprecate``, ``ace apply``, ``fork``'s
+metadata, and the MCP tools over the SDK's own client) on each document: a 0.2 and a 0.3
+document, one whose info is not an object, a 0.4 document with a finding already, and a
+good one. Only the good one is written into; the others are refused in one line naming
+the finding's rule, the file untouched (a fork leaves the document alone). What is written
+validates and goes through a real ``git push``: the pre-push hook here, the guard
+(``install --server --guard``) in the bare remote.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_vcontext.sync.advice import PERSON
+from helpers.mcp_support import in_process, run, text
+from helpers.run import run_cli, run_git
+from helpers.write_path import AGENT, EPOCH, commit_all
+
+VARIANTS = ("v0.2", "v0.3", "info-not-object", "finding", "good")
+
+EVENTS = {
+    "id": "pb",
+    "version": 1,
+    "items": [
+        {"eventId": "e1", "targetId": "t1", "operation": "append", "kind": "note",
+         "text": "First", "createdAt": "2026-01-01T00:00:00Z"},
+    ],
+}  # fmt: skip
+ACE = {
+    "id": "plan-003",
+    "title": "API",
+    "status": "completed",
+    "sequence": 12,
+    "playbook": {
+        "version": 1,
+        "created": "2024-12-27T09:00:00Z",
+        "updated": "2024-12-27T15:00:00Z",
+        "entries": [{"id": "entry-1", "kind": "strategy", "text": "Test first",
+                     "helpfulCount": 1, "harmfulCount": 0, "status": "active"}],
+    },
+}  # fmt: skip
+TODO = {
+    "id": "tl",
+    "uid": "todo-uid-1",
+    "sequence": 1,
+    "items": [{"id": "t1", "title": "One", "status": "pending"}],
+}
+PLAN = {
+    "id": "release",
+    "title": "Release",
+    "status": "inProgress",
+    "narratives": {"Proposal": "Ship it"},
+    "items": [{"id": "p1", "title": "Parser", "status": "pending"}],
+}
+
+
+def _with_finding(kind: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The body with one finding ``validate`` reports, and that finding's rule."""
+    body = copy.deepcopy(body)
+    if kind == "playbook":  # an append event without kind nor content
+        body["items"].append({"eventId": "e2", "targetId": "t2", "operation": "append",
+                              "createdAt": "2026-01-01T00:00:00Z"})  # fmt: skip
+        return body, "schema"
+    if kind == "ace":
+        body["playbook"]["entries"].append({"id": "entry-1", "kind": "note", "text": "Again"})
+        return body, "unique-id"
+    if kind == "todoList":
+        body["items"][0]["dependencies"] = ["nowhere"]
+        return body, "dependency-missing"
+    del body["narratives"]
+    return body, "plan-proposal"
+
+
+def document(kind: str, variant: str) -> tuple[dict[str, Any], str | None]:
+    """The document of ``kind`` (``ace``: a vAgenda plan holding an ACE playbook) in
+    ``variant``, and the rule ``validate`` rejects it by (None: valid)."""
+    key = {"ace": "plan", "playbook": "playbook", "todoList": "todoList", "plan": "plan"}[kind]
+    bodies: dict[str, dict[str, Any]] = {
+        "ace": ACE,
+        "playbook": EVENTS,
+        "todoList": TODO,
+        "plan": PLAN,
+    }
+    body = bodies[kind]
+    legacy = kind == "ace"  # ACE playbooks are seed 002's, in vAgenda documents
+    own = ("vAgendaInfo", {"version": "0.2"}) if legacy else ("vContextInfo", {"version": "0.4"})
+    rule: str | None = None
+    if variant in ("v0.2", "v0.3"):
+        info: tuple[str, Any] = ("vContextInfo", {"version": variant[1:]})
+        rule = "version"
+    elif variant == "info-not-object":
+        info, rule = (own[0] if legacy else "vBRIEFInfo", "0.5"), "schema"
+    else:
+        info = own
+        if variant == "finding":
+            body, rule = _with_finding(kind, body)
+    return {info[0]: info[1], key: copy.deepcopy(body)}, rule
+
+
+# -- the writers ---------------------------------------------------------------------------
+
+
+def _cli(*args: str) -> Callable[[Path, str], tuple[bool, str]]:
+    def write(repo: Path, rel: str) -> tuple[bool, str]:
+        done = run_cli(*[rel if a == "FILE" else a for a in args], cwd=repo, env=_EPOCH)
+        said = done.stderr.decode()
+        if done.returncode == 0:
+            return True, done.stdout.decode() + said
+        assert done.returncode == 1, said  # found something: the document is invalid
+        assert said.count("\n") == 1, said
+        assert "Traceback" not in said
+        return False, said
+
+    return write
+
+
+def _mcp(tool: str, args: dict[str, Any]) -> Callable[[Path, str], tuple[bool, str]]:
+    def write(repo: Path, rel: str) -> tuple[bool, str]:
+        async def main() -> Any:
+            async with in_process(repo, agent=AGENT) as client:
+                return await client.call_tool(tool, args)
+
+        result = run(main)
+        said = text(result)
+        if result.is_error:
+            assert "\n" not in said
+            assert PERSON in said or "would not be valid" in said, said
+        return not result.is_error, said
+
+    return write
+
+
+_EPOCH = {"SOURCE_DATE_EPOCH": EPOCH}
+PATCH = {"baseDocumentSequence": 12,
+         "operations": [{"op": "incrementCounter", "entryId": "entry-1",
+                         "delta": {"helpfulCount": 1}}]}  # fmt: skip
+WRITERS: dict[str, tuple[str, str, Callable[[Path, str], tuple[bool, str]]]] = {
+    "playbook add": ("playbook", ".vcontext/playbook.json", _cli(
+        "playbook", "add", "FILE", "--target", "t9", "--kind", "note", "--text", "New")),
+    "playbook update": ("playbook", ".vcontext/playbook.json", _cli(
+        "playbook", "update", "FILE", "--target", "t1", "--delta", "helpfulCount=+1")),
+    "playbook deprecate": ("playbook", ".vcontext/playbook.json", _cli(
+        "playbook", "deprecate", "FILE", "--target", "t1", "--deprecated-reason", "old")),
+    "ace apply": ("ace", "plan.vcontext.json", _cli("ace", "apply", "patch.json", "FILE")),
+    "mcp vbrief_add_learning": ("playbook", ".vcontext/playbook.json", _mcp(
+        "vbrief_add_learning",
+        {"targetId": "t9", "kind": "note", "narrative": {"Overview": "New"}})),
+    "mcp vbrief_create_todo": ("todoList", ".vcontext/todo.json", _mcp(
+        "vbrief_create_todo", {"title": "New"})),
+    "mcp vbrief_add_plan_item": ("plan", ".vcontext/plan.json", _mcp(
+        "vbrief_add_plan_item", {"planId": "release", "item": {"title": "New"}})),
+}  # fmt: skip
+
+
+def _setup(repo: Path, rel: str, data: dict[str, Any]) -> tuple[Path, Path]:
+    """The document committed on main, the hook installed here, and a bare remote guarding
+    itself (``install --server --guard``) as origin."""
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    (repo / "patch.json").write_text(json.dumps(PATCH))
+    commit_all(repo, "the document")
+    assert run_cli("install", "--local", cwd=repo).returncode == 0
+    remote = repo.parent / "remote.git"
+    run_git(repo.parent, "init", "-q", "--bare", str(remote))
+    installed = run_cli("install", "--server", "--guard", cwd=remote)
+    assert installed.returncode == 0, installed.stderr.decode()
+    run_git(repo, "remote", "add", "origin", str(remote))
+    return path, remote
+
+
+def _validate(repo: Path, rel: str) -> tuple[int, str]:
+    done = run_cli("validate", rel, cwd=repo)
+    return done.returncode, done.stdout.decode() + done.stderr.decode()
+
+
+def _pushed(repo: Path, remote: Path, branch: str) -> None:
+    """A real ``git push`` through the pre-push hook into the guarded remote lands."""
+    pushed = run_git(repo, "push", "origin", branch, check=False)
+    assert pushed.returncode == 0, pushed.stderr
+    here = run_git(repo, "rev-parse", branch).stdout
+    assert run_git(remote, "rev-parse", branch).stdout == here
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_every_writer_refuses_what_validate_rejects_and_what_it_writes_is_pushed(
+    git_repo: Path, writer: str, variant: str
+) -> None:
+    kind, rel, write = WRITERS[writer]
+    data, rule = document(kind, variant)
+    path, remote = _setup(git_repo, rel, data)
+    code, said = _validate(git_repo, rel)
+    assert code == (0 if rule is None else 1), said
+    assert rule is None or f"[{rule}]" in said, said
+    before = path.read_bytes()
+    beside = sorted(p.name for p in path.parent.iterdir())
+
+    written, answer = write(git_repo, rel)
+
+    if rule is not None:  # refused in one line naming the finding, nothing written
+        assert not written, answer
+        assert f"[{rule}]" in answer, answer
+        assert "nothing written" in answer, answer
+        assert path.read_bytes() == before
+        assert sorted(p.name for p in path.parent.iterdir()) == beside  # none made beside
+        return
+    assert written, answer
+    assert path.read_bytes() != before
+    code, said = _validate(git_repo, rel)
+    assert code == 0, said
+    commit_all(git_repo, "written")
+    _pushed(git_repo, remote, "main")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_fork_leaves_alone_what_validate_rejects_and_its_branch_is_pushed(
+    git_repo: Path, variant: str
+) -> None:
+    """``fork``'s metadata write has the same judge: a document validate rejects keeps its
+    blob on the agent's branch (said, with the finding's rule); a good one gets its fork
+    block, validates, and the agent's branch goes through the hook and the guard."""
+    rel = "todo.vcontext.json"
+    data, rule = document("todoList", variant)
+    path, remote = _setup(git_repo, rel, data)
+    done = run_cli("fork", "a", cwd=git_repo, env=_EPOCH)
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    on_branch = run_git(git_repo, "show", f"agents/a:{rel}").stdout
+    if rule is not None:
+        assert on_branch.encode() == path.read_bytes()
+        if variant != "info-not-object":  # (no vContext info: not a document to fork)
+            assert f"left alone (validate rejects it): {rel}: " in out, out
+            assert f"[{rule}]" in out, out
+        return
+    assert json.loads(on_branch)["todoList"]["fork"]["mergeStatus"] == "unmerged"
+    run_git(git_repo, "checkout", "-q", "agents/a")
+    code, said = _validate(git_repo, rel)
+    assert code == 0, said
+    _pushed(git_repo, remote, "agents/a")
+
+
+def test_a_document_with_several_containers_is_served_as_validate_reads_it(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md Validation: exactly one container; ``validate`` keeps a document's first
+    container (todoList, plan, playbook) and names the others as its ``container`` finding.
+    The server lists such a document by that first container, never by one ``validate``
+    tells the person to move away (a ``"todoList": null`` before a plan), and writes into
+    none of them (the one judge: the finding is named)."""
+    plan = {**copy.deepcopy(PLAN), "id": "after-null"}
+    (git_repo / "two.vcontext.json").write_text(
+        json.dumps({"vContextInfo": {"version": "0.4"}, "todoList": TODO, "plan": PLAN})
+    )
+    (git_repo / "nulled.vcontext.json").write_text(
+        json.dumps({"vContextInfo": {"version": "0.4"}, "todoList": None, "plan": plan})
+    )
+    commit_all(git_repo)
+    for rel in ("two.vcontext.json", "nulled.vcontext.json"):
+        code, said = _validate(git_repo, rel)
+        assert code == 1, said
+        assert "[container]" in said, said
+    before = (git_repo / "two.vcontext.json").read_bytes()
+
+    async def main() -> tuple[Any, Any, Any]:
+        async with in_process(git_repo, agent=AGENT) as client:
+            todos = json.loads(text(await client.read_resource("vbrief://todos")))
+            plans = json.loads(text(await client.read_resource("vbrief://plans")))
+            wrote = await client.call_tool("vbrief_create_todo", {"todoListId": "tl", "title": "N"})
+            return todos, plans, wrote
+
+    todos, plans, wrote = run(main)
+    assert [t["path"] for t in todos["todoLists"]] == ["two.vcontext.json"]
+    assert plans["plans"] == []  # neither the second container nor the one after a null
+    assert wrote.is_error, text(wrote)
+    assert "[container]" in text(wrote), text(wrote)
+    assert (git_repo / "two.vcontext.json").read_bytes() == before
