@@ -56,16 +56,18 @@ def matching(cwd: str, pattern: str, *, given: bool = True) -> list[tuple[str, s
 def entries(cwd: str, *, given: bool = True) -> _Entries:
     """Every setting git reads in ``cwd``, in git's order (empty when git cannot list them:
     a configuration file git refuses, for one)."""
+    from ..fsio import find_git_dir, is_git_dir  # (the one reading of git's places)
+
     where = os.path.abspath(cwd)
     given = given or not ("GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ)
-    own = not os.path.lexists(os.path.join(where, ".git")) and _is_git_dir(where)
-    git_dir = where if own else _git_dir(where)
+    own = not os.path.lexists(os.path.join(where, ".git")) and is_git_dir(where)
+    git_dir = where if own else find_git_dir(where, os.environ)
     key = (git_dir or where, given, _environment())  # (the same repository: one listing)
     kept = _kept.get(key)
     if kept is not None and all(_stamp(path) == stamp for path, stamp in kept[1].items()):
         return kept[0]
     _kept.pop(key, None)
-    before = {path: _stamp(path) for path in _usual_files(git_dir)}
+    before = {path: _stamp(path) for path in _usual_files(git_dir, where)}
     env = {"GIT_DIR": git_dir} if git_dir else {}  # (the environment's may name another)
     if not given:
         env.update(GIT_CONFIG_PARAMETERS="", GIT_CONFIG_COUNT="0")
@@ -176,7 +178,7 @@ def _conditional_include(name: str) -> bool:
     return name.startswith("includeif.") and name.endswith(".path")
 
 
-def _usual_files(git_dir: str | None) -> list[str]:
+def _usual_files(git_dir: str | None, where: str) -> list[str]:
     """The files git reads settings from, present or not (a file created later changes the
     answer): the system's, the user's two, and in ``git_dir``'s repository its own (its
     worktree's too) and ``HEAD``, which ``includeIf "onbranch:…"`` reads."""
@@ -187,72 +189,15 @@ def _usual_files(git_dir: str | None) -> list[str]:
     files.append(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
     files += [os.path.join(xdg, "git", "config")] if xdg else []
     if git_dir is not None:
-        common = _common_dir(git_dir)
+        from ..fsio import common_dir
+
+        common = common_dir(git_dir, env, where)
         files += [
             os.path.join(common, "config"),
             os.path.join(git_dir, "config.worktree"),
             os.path.join(git_dir, "HEAD"),
         ]
     return [f for f in files if f]
-
-
-def _is_git_dir(folder: str) -> bool:
-    """Whether ``folder`` is a git directory itself (the callers pass ``repo.path``), as
-    git's ``is_git_directory`` judges it: ``HEAD``, and ``objects`` and ``refs`` in it or
-    in the folder its ``commondir`` names (a work tree's file ``HEAD`` and folder
-    ``objects``, documents, make none)."""
-    if not os.path.isfile(os.path.join(folder, "HEAD")):
-        return False
-    common = folder
-    try:
-        with open(os.path.join(folder, "commondir"), encoding="utf-8") as fh:
-            common = os.path.join(folder, fh.read().strip())
-    except OSError:
-        pass
-    return os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(
-        os.path.join(common, "refs")
-    )
-
-
-def _git_dir(cwd: str) -> str | None:
-    """The git directory of ``cwd``: ``GIT_DIR``, else the first folder up that is one or
-    holds ``.git`` (a folder, or a file naming one); None: none found."""
-    named = os.environ.get("GIT_DIR")
-    if named:
-        return os.path.join(cwd, named)
-    here = cwd
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            return dot
-        if os.path.isfile(dot):
-            try:
-                with open(dot, encoding="utf-8", errors="surrogateescape") as fh:
-                    line = fh.readline().strip()
-            except OSError:
-                return None
-            if line.startswith("gitdir: "):
-                return os.path.join(here, line[8:])
-            return None
-        if _is_git_dir(here):
-            return here  # a bare repository, or a git directory itself (a worktree's)
-        up = os.path.dirname(here)
-        if up == here:
-            return None
-        here = up
-
-
-def _common_dir(git_dir: str) -> str:
-    """Where a linked worktree's repository keeps what all worktrees share (its
-    ``commondir``), else ``git_dir`` itself."""
-    named = os.environ.get("GIT_COMMON_DIR")
-    if named:
-        return named
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
-            return os.path.join(git_dir, fh.read().strip())
-    except OSError:
-        return git_dir
 
 
 def _stamp(path: str) -> _Stamp:

@@ -39,14 +39,12 @@ def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
 
 
 def common_dir(repo: Repository) -> Path:
-    """Git's common directory (the main ``.git`` even from a linked worktree)."""
-    here = Path(repo.path or "")
-    pointer = here / "commondir"
-    try:
-        target = pointer.read_text().strip()
-    except OSError:
-        return here
-    return (here / target).resolve()
+    """Git's common directory (the main ``.git`` even from a linked worktree), where libgit2
+    reads ``repo``'s refs and objects: ``fsio.common_dir`` (the one reading of it) without
+    ``GIT_COMMON_DIR``, which libgit2 does not read."""
+    from ..fsio import common_dir as found
+
+    return Path(found(str(repo.path or ""), {})).resolve()
 
 
 FETCHED = "refs/vcontext/remotes/"
