@@ -10,6 +10,7 @@ answers them all, and answers exactly what git answers, an edit seen at the next
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,42 @@ def test_an_int_setting_reads_as_git_config_type_int(tmp_path: Path) -> None:
         expected = number if number is not None and abs(number) < 1 << 31 else 50
         got = _int_setting(pygit2.Repository(str(where)), "gc.autoPackLimit", 50)
         assert got == expected, (said, out)
+
+
+def test_a_remotes_gc_thresholds_are_its_own_not_this_commands_git_c(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether the remote's ``gc --auto`` has work is read as that ``gc`` reads it: a push
+    to a path runs the remote's receive-pack (and its ``gc --auto``) without this command's
+    ``git -c`` settings (git clears ``GIT_CONFIG_PARAMETERS`` for it), so ``git -c
+    gc.autoPackLimit=0 vcontext sync --push`` must not take the remote's maintenance as
+    off and skip it (PRODUCT.md, Sync at scale: the remote maintained as git maintains it;
+    Installing never breaks git)."""
+    from git_vcontext.gitio.localremote import LocalRemote
+
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(remote))
+    run_git(remote, "config", "gc.autoPackLimit", "1")
+    for n in range(2):  # two packs, over the remote's limit of one
+        blob = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=remote, input=f"{n}\n",
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        subprocess.run(
+            ["git", "pack-objects", "-q", "objects/pack/pack"], cwd=remote, input=blob,
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "init", "-q", str(clone))
+    local = LocalRemote(pygit2.Repository(str(clone)), str(remote), remote)
+    assert local.maintenance_due()
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'gc.autopacklimit'='0' 'gc.auto'='0'")
+    configread.forget()
+    # the remote's receive-pack would run gc --auto: git's own answer, without our -c
+    env = {k: v for k, v in os.environ.items() if k != "GIT_CONFIG_PARAMETERS"}
+    said = subprocess.run(
+        ["git", "config", "--get", "gc.autoPackLimit"], cwd=remote, env=env,
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert said == "1\n"
+    assert LocalRemote(pygit2.Repository(str(clone)), str(remote), remote).maintenance_due()
