@@ -241,3 +241,47 @@ def test_a_remotes_gc_thresholds_are_its_own_not_this_commands_git_c(
     ).stdout  # fmt: skip
     assert said == "1\n"
     assert LocalRemote(pygit2.Repository(str(clone)), str(remote), remote).maintenance_due()
+
+
+def test_settings_in_an_include_git_makes_by_a_remotes_url_count_everywhere(
+    tmp_path: Path,
+) -> None:
+    """``includeIf "hasconfig:remote.*.url:…"`` (git 2.36; a team's settings for every
+    clone of its server) is evaluated by git, not by libgit2: every setting the tool reads
+    is git's answer (PRODUCT.md, Installing never breaks git, "whatever the environment";
+    One truth), the agent prefix of ``fork`` and ``status``, an agent's email, a flag."""
+    from git_vcontext.branches.agents import agent_prefix
+    from helpers.run import run_cli
+
+    repo_dir = tmp_path / "r"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(repo_dir))
+    run_git(repo_dir, "remote", "add", "origin", "https://example.com/team/x.git")
+    team = tmp_path / "team.inc"
+    team.write_text(
+        "[vcontext]\n\tagentPrefix = bots/\n\tsyncLease = false\n"
+        '[vcontext "agent.alice"]\n\temail = alice@team.example\n'
+        '[url "/srv/elsewhere.git"]\n\tpushInsteadOf = /srv/x.git\n'
+    )
+    with (repo_dir / ".git" / "config").open("a") as fh:
+        fh.write('[includeIf "hasconfig:remote.*.url:https://example.com/team/**"]\n')
+        fh.write(f"\tpath = {team}\n")
+    assert _git(repo_dir, "config", "--get", "vcontext.agentPrefix") == (0, "bots/\n")
+
+    repo = pygit2.Repository(str(repo_dir))
+    assert config_value(repo, "vcontext.agentPrefix") == "bots/"
+    assert agent_prefix(repo) == "bots/"
+    assert config_value(repo, "vcontext.agent.alice.email") == "alice@team.example"
+    assert config_flag(repo, "vcontext.syncLease", True) is False
+    from git_vcontext.gitio.localremote import LocalRemote
+
+    assert LocalRemote(repo, "/srv/x.git", Path("/srv/x.git")).pushes_elsewhere()
+
+    (repo_dir / "t.vcontext.json").write_text(
+        '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}\n'
+    )
+    run_git(repo_dir, "add", ".")
+    run_git(repo_dir, "-c", "user.name=t", "-c", "user.email=t@e.x", "commit", "-qm", "one")
+    done = run_cli("fork", "alice", cwd=repo_dir)
+    assert done.returncode == 0, done.stderr
+    branches = _git(repo_dir, "for-each-ref", "--format=%(refname)", "refs/heads/")[1]
+    assert "refs/heads/bots/alice\n" in branches, branches

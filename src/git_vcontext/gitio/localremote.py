@@ -166,10 +166,9 @@ class LocalRemote:
             for key in ("pushurl", "receivepack")
         ):
             return True
-        from .overrides import names  # git -c url.X.pushInsteadOf=Y: pygit2 does not see it
+        from .configread import matching  # (git's settings: its -c ones, its includes)
 
-        given = [*names(), *(entry.name for entry in self.repo.config)]
-        return any(name.lower().endswith(".pushinsteadof") for name in given)
+        return bool(matching(self.repo.path, r"^url\..*\.pushinsteadof$"))
 
     def swap(
         self,

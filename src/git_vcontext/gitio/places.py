@@ -78,15 +78,9 @@ def configured_hooks(repo: Repository, *, receiving: bool = False) -> Path | Non
     git runs hooks: the top of the work tree, else the git directory, as in a bare
     repository and for ``receiving``: a push's ``receive-pack`` runs them in the git
     directory even where there is a work tree), None when unset. The one reading of it
-    (install, uninstall, doctor, the guard, sync): libgit2's, and git's own where the
-    configuration holds an ``includeIf "hasconfig:…"``, which libgit2 does not evaluate.
+    (install, uninstall, doctor, the guard, sync): git's own (``config_value``).
     An empty value is the filesystem's root (``nowhere``), where git looks for them."""
-    if any(e.name.startswith("includeif.hasconfig:") for e in repo.config):
-        from . import configread  # (git's listing, of repo's own git directory)
-
-        configured = configread.value(repo.path, "core.hooksPath", given=not receiving)
-    else:
-        configured = config_value(repo, "core.hooksPath", given=not receiving)
+    configured = config_value(repo, "core.hooksPath", given=not receiving)
     if configured is None:
         return None
     if not configured:  # git joins the value and the hook's name with "/": /pre-push
