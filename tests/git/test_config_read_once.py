@@ -285,3 +285,53 @@ def test_settings_in_an_include_git_makes_by_a_remotes_url_count_everywhere(
     assert done.returncode == 0, done.stderr
     branches = _git(repo_dir, "for-each-ref", "--format=%(refname)", "refs/heads/")[1]
     assert "refs/heads/bots/alice\n" in branches, branches
+
+
+def _git_built_elsewhere(root: Path, *, linked: bool) -> tuple[Path, Path]:
+    """A git on ``PATH`` built with another prefix than /usr: ``PREFIX/bin/git`` reading
+    its system settings from ``PREFIX/etc/gitconfig`` (the real git, told so by a wrapper:
+    the same file git's ETC_GITCONFIG names for such a build). ``linked``: as Homebrew
+    installs it, ``PREFIX/bin/git`` a link into ``PREFIX/Cellar/git/VERSION/bin``.
+    (PATH's folder, the system file.)"""
+    import shutil
+
+    real = shutil.which("git")
+    assert real is not None
+    prefix = root / "prefix"
+    system = prefix / "etc" / "gitconfig"
+    (prefix / "etc").mkdir(parents=True)
+    keg = prefix / "Cellar" / "git" / "2.99" / "bin" if linked else prefix / "bin"
+    keg.mkdir(parents=True)
+    (keg / "git").write_text(f'#!/bin/sh\nGIT_CONFIG_SYSTEM="{system}" exec "{real}" "$@"\n')
+    (keg / "git").chmod(0o755)
+    if linked:
+        (prefix / "bin").mkdir()
+        (prefix / "bin" / "git").symlink_to(keg / "git")
+    return prefix / "bin", system
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["prefix", "homebrew"])
+def test_a_system_file_of_a_git_built_with_another_prefix_is_watched_and_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, linked: bool
+) -> None:
+    """git reads its system settings where it was built to (``PREFIX/etc/gitconfig``, not
+    always /etc/gitconfig): a long-lived process (the MCP server) sees that file created
+    at its next read, as git would, and the guard's shortcut (``batch.unset_for_certain``:
+    no git process when no file git reads names the key) never says "unset" while it sets
+    the key (PRODUCT.md, Installing never breaks git: "whatever the environment")."""
+    from git_vcontext.gitio.batch import unset_for_certain
+
+    folder, system = _git_built_elsewhere(tmp_path, linked=linked)
+    repo = tmp_path / "r"
+    run_git(tmp_path, "init", "-q", str(repo))
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_NOSYSTEM")  # (the tests' isolation: git reads it here)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL")  # (the user's: HOME's, and none there)
+    configread.forget()
+    assert configread.value(str(repo), "vcontext.agentPrefix") is None
+    system.write_text("[vcontext]\n\tagentPrefix = bots/\n")
+    assert _git(repo, "config", "--get", "vcontext.agentPrefix") == (0, "bots/\n")
+    assert configread.value(str(repo), "vcontext.agentPrefix") == "bots/"
+    assert not unset_for_certain(str(repo / ".git"), "vcontext.agentPrefix")

@@ -266,8 +266,8 @@ CONFIG_ENVIRONMENT = (
 
 def unset_for_certain(git_dir: str, key: str) -> bool:
     """Whether, for certain, no configuration git reads in ``git_dir`` sets ``key``: none of
-    its usual files (the repository's, the user's two, the system's: ``/etc/gitconfig`` and
-    ``PREFIX/etc/gitconfig`` of the git on ``PATH``) holds the key's name or an include, and
+    its usual files (the repository's, the user's two, the system's:
+    ``system_config_files``) holds the key's name or an include, and
     no variable of ``CONFIG_ENVIRONMENT`` is set. Anything less certain (a file that cannot
     be read, a git in no ``PREFIX/bin`` or ``PREFIX/lib*/git-core`` folder) is False: ``git
     config`` answers then. Saves a git process per guard run (issue 28)."""
@@ -276,14 +276,10 @@ def unset_for_certain(git_dir: str, key: str) -> bool:
     name = key.rsplit(".", 1)[-1].lower().encode()
     home = os.environ.get("HOME")
     xdg = os.environ.get("XDG_CONFIG_HOME") or (home and os.path.join(home, ".config"))
-    prefix = _install_prefix(_program("git"))
-    if prefix is None:
+    system = system_config_files()
+    if system is None:
         return False
-    files = [
-        os.path.join(git_dir, "config"),
-        "/etc/gitconfig",
-        os.path.join(prefix, "etc", "gitconfig"),
-    ]
+    files = [os.path.join(git_dir, "config"), *system]
     files += [os.path.join(home, ".gitconfig")] if home else []
     files += [os.path.join(xdg, "git", "config")] if xdg else []
     for path in files:
@@ -314,14 +310,33 @@ def _install_prefix(git: str | None) -> str | None:
     return None
 
 
-def _program(name: str) -> str | None:
-    """The file ``posix_spawnp`` starts for ``name`` (``PATH`` searched), symbolic links
-    followed; None when not found."""
+def system_config_files() -> list[str] | None:
+    """The files git may read its system settings from (``git config --system``), as git
+    resolves the path: ``GIT_CONFIG_SYSTEM`` when set; else its ``ETC_GITCONFIG``, which is
+    ``/etc/gitconfig`` for a git built with the prefix ``/usr`` and ``PREFIX/etc/gitconfig``
+    for another prefix or a ``RUNTIME_PREFIX`` build: both, PREFIX read from the git on
+    ``PATH``, from the folder ``PATH`` names and from the one its links lead to (Homebrew's
+    ``/opt/homebrew/bin/git`` links into its Cellar; its settings are in
+    ``/opt/homebrew/etc``). None when that git is in no ``PREFIX/bin`` or
+    ``PREFIX/lib*/git-core`` folder: unsure."""
+    named = os.environ.get("GIT_CONFIG_SYSTEM")
+    if named is not None:
+        return [named] if named else []
+    found = _program("git")
+    prefixes = [p for p in dict.fromkeys(_install_prefix(f) for f in found) if p is not None]
+    if not prefixes:
+        return None
+    return ["/etc/gitconfig", *(os.path.join(p, "etc", "gitconfig") for p in prefixes)]
+
+
+def _program(name: str) -> tuple[str, ...]:
+    """The file ``posix_spawnp`` starts for ``name`` (``PATH`` searched), as ``PATH`` names
+    it and with its symbolic links followed; () when not found."""
     for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
         path = os.path.join(folder or ".", name)
         if os.path.isfile(path) and os.access(path, os.X_OK):
-            return os.path.realpath(path)
-    return None
+            return (os.path.abspath(path), os.path.realpath(path))
+    return ()
 
 
 class _Process:

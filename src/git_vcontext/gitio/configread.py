@@ -180,12 +180,16 @@ def _conditional_include(name: str) -> bool:
 
 def _usual_files(git_dir: str | None, where: str) -> list[str]:
     """The files git reads settings from, present or not (a file created later changes the
-    answer): the system's, the user's two, and in ``git_dir``'s repository its own (its
-    worktree's too) and ``HEAD``, which ``includeIf "onbranch:…"`` reads."""
+    answer): the system's (where this git reads it: ``batch.system_config_files``), the
+    user's two, and in ``git_dir``'s repository its own (its worktree's too) and ``HEAD``,
+    which ``includeIf "onbranch:…"`` reads."""
     env = os.environ
     home = env.get("HOME", "")
     xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
-    files = [env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"]
+    from .batch import system_config_files  # (the one reading of where git's is)
+
+    system = system_config_files()
+    files = ["/etc/gitconfig"] if system is None else system
     files.append(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
     files += [os.path.join(xdg, "git", "config")] if xdg else []
     if git_dir is not None:
