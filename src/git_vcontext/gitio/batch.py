@@ -276,6 +276,8 @@ def unset_for_certain(git_dir: str, key: str) -> bool:
     name = key.rsplit(".", 1)[-1].lower().encode()
     home = os.environ.get("HOME")
     xdg = os.environ.get("XDG_CONFIG_HOME") or (home and os.path.join(home, ".config"))
+    from ..fsio import system_config_files  # (the one reading of where git's file is)
+
     system = system_config_files()
     if system is None:
         return False
@@ -293,50 +295,6 @@ def unset_for_certain(git_dir: str, key: str) -> bool:
         if name in text or b"include" in text or b"worktreeconfig" in text:
             return False
     return True
-
-
-def _install_prefix(git: str | None) -> str | None:
-    """The prefix git was installed under, from where its program is: ``PREFIX/bin/git``,
-    or ``PREFIX/lib/git-core/git`` (``libexec``: a hook's ``PATH`` starts with git's exec
-    path); None for any other place."""
-    if git is None:
-        return None
-    folder = os.path.dirname(git)
-    if os.path.basename(folder) == "bin":
-        return os.path.dirname(folder)
-    lib = os.path.dirname(folder)
-    if os.path.basename(folder) == "git-core" and os.path.basename(lib) in ("lib", "libexec"):
-        return os.path.dirname(lib)
-    return None
-
-
-def system_config_files() -> list[str] | None:
-    """The files git may read its system settings from (``git config --system``), as git
-    resolves the path: ``GIT_CONFIG_SYSTEM`` when set; else its ``ETC_GITCONFIG``, which is
-    ``/etc/gitconfig`` for a git built with the prefix ``/usr`` and ``PREFIX/etc/gitconfig``
-    for another prefix or a ``RUNTIME_PREFIX`` build: both, PREFIX read from the git on
-    ``PATH``, from the folder ``PATH`` names and from the one its links lead to (Homebrew's
-    ``/opt/homebrew/bin/git`` links into its Cellar; its settings are in
-    ``/opt/homebrew/etc``). None when that git is in no ``PREFIX/bin`` or
-    ``PREFIX/lib*/git-core`` folder: unsure."""
-    named = os.environ.get("GIT_CONFIG_SYSTEM")
-    if named is not None:
-        return [named] if named else []
-    found = _program("git")
-    prefixes = [p for p in dict.fromkeys(_install_prefix(f) for f in found) if p is not None]
-    if not prefixes:
-        return None
-    return ["/etc/gitconfig", *(os.path.join(p, "etc", "gitconfig") for p in prefixes)]
-
-
-def _program(name: str) -> tuple[str, ...]:
-    """The file ``posix_spawnp`` starts for ``name`` (``PATH`` searched), as ``PATH`` names
-    it and with its symbolic links followed; () when not found."""
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(folder or ".", name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return (os.path.abspath(path), os.path.realpath(path))
-    return ()
 
 
 class _Process:
