@@ -595,7 +595,9 @@ def status(**options: Any) -> int:
 @cli.command(context_settings=CONTEXT)
 @click.option("--root", metavar="DIR", help="Serve DIR (default: the repository's top, else here).")
 @click.option(
-    "--agent", metavar="NAME", help="Who writes (default: agents/NAME checked out, else mcp)."
+    "--agent",
+    metavar="NAME",
+    help="Who writes (default: $GIT_VCONTEXT_AGENT, else agents/NAME checked out, else mcp).",
 )
 @click.option("--http", metavar="[HOST:]PORT", help="Streamable HTTP at /mcp instead of stdio.")
 @click.option("--token-env", metavar="VAR", help="Bearer token clients must send (HTTP).")

@@ -588,35 +588,147 @@ def write_output(path: str | None, text: str) -> None:
 
 
 def find_common_dir(cwd: str, env: Mapping[str, str]) -> str | None:
-    """Git's common directory for a hook git started in ``cwd``, found by reading files only
-    (no git, no pygit2: the pre-push hook's fast path): ``$GIT_DIR``, else ``.git`` here
-    (a folder, or a file naming one), else a bare repository here; None when unsure."""
+    """Git's common directory for a git command started in ``cwd`` with ``env`` (a hook's),
+    found by reading files only (no git, no pygit2: the pre-push hook's fast path):
+    ``common_dir`` of ``find_git_dir``; None outside a repository."""
+    git_dir = find_git_dir(cwd, env)
+    return None if git_dir is None else common_dir(git_dir, env, cwd)
+
+
+def find_git_dir(start: str, env: Mapping[str, str]) -> str | None:
+    """The git directory a git command started in ``start`` with ``env`` works on, read from
+    files as git's ``setup_git_directory`` finds it: the one reading of it (the merge
+    driver's labels, ``configread``, the hook, sync's checkout). ``$GIT_DIR`` (relative to
+    ``start``; a ``.git`` file there is followed), else from ``start`` up the first folder
+    whose ``.git`` is a git directory or a file naming one (a linked worktree, a submodule;
+    git stops at a file that names none), or that is one itself (a bare repository, or
+    inside ``.git``). None outside any. (``GIT_CEILING_DIRECTORIES`` and file-system
+    boundaries are not looked at: they only stop a search git would fail.)"""
     import os  # lazy: the hook's start-up, which loads os anyway (site)
 
     join = os.path.join
-    git_dir: str | None = None
-    if env.get("GIT_DIR"):
-        git_dir = join(cwd, env["GIT_DIR"])
-    elif os.path.isdir(join(cwd, ".git")):
-        git_dir = join(cwd, ".git")
-    elif os.path.isfile(join(cwd, ".git")):
-        pointer = _first_line(join(cwd, ".git"))
-        if pointer is None or not pointer.startswith("gitdir: "):
+    named = env.get("GIT_DIR")
+    if named:
+        path = join(os.path.abspath(start), named)
+        return _followed(path) if os.path.isfile(path) else os.path.normpath(path)
+    here = os.path.abspath(start)
+    while True:
+        dot = join(here, ".git")
+        if os.path.isfile(dot):
+            return _followed(dot)
+        if os.path.isdir(dot) and is_git_dir(dot):
+            return dot
+        if is_git_dir(here):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
             return None
-        git_dir = join(cwd, pointer[len("gitdir: ") :])
-    elif os.path.isfile(join(cwd, "HEAD")) and os.path.isdir(join(cwd, "objects")):
-        git_dir = cwd
-    if git_dir is None:
+        here = up
+
+
+def common_dir(git_dir: str, env: Mapping[str, str], start: str = ".") -> str:
+    """Where ``git_dir``'s repository keeps what its worktrees share, as git reads it:
+    ``$GIT_COMMON_DIR`` (relative to ``start``, where git runs), else the folder its
+    ``commondir`` file names (a linked worktree's; relative to ``git_dir``, symbolic links
+    resolved as git resolves them), else ``git_dir`` itself. ``env`` {}: as libgit2 reads a
+    repository it opened (``gitio.places.common_dir``), which knows no ``GIT_COMMON_DIR``."""
+    import os
+
+    named = env.get("GIT_COMMON_DIR")
+    if named:
+        return os.path.normpath(os.path.join(os.path.abspath(start), named))
+    pointer = _git_file(os.path.join(git_dir, "commondir"))
+    if not pointer:
+        return git_dir
+    return os.path.realpath(os.path.join(git_dir, pointer))
+
+
+def is_git_dir(folder: str) -> bool:
+    """Whether ``folder`` is a git directory, as git's ``is_git_directory`` judges it: a
+    file ``HEAD``, and folders ``objects`` and ``refs`` in it or in the folder its
+    ``commondir`` names (a work tree's file ``HEAD`` and folder ``objects``, documents,
+    make none)."""
+    import os
+
+    if not os.path.isfile(os.path.join(folder, "HEAD")):
+        return False
+    pointer = _git_file(os.path.join(folder, "commondir"))
+    common = os.path.join(folder, pointer) if pointer else folder
+    return os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(
+        os.path.join(common, "refs")
+    )
+
+
+def _install_prefix(git: str | None) -> str | None:
+    """The prefix git was installed under, from where its program is: ``PREFIX/bin/git``,
+    or ``PREFIX/lib/git-core/git`` (``libexec``: a hook's ``PATH`` starts with git's exec
+    path); None for any other place."""
+    import os
+
+    if git is None:
         return None
-    common = _first_line(join(git_dir, "commondir"))
-    return git_dir if common is None else join(git_dir, common)
+    folder = os.path.dirname(git)
+    if os.path.basename(folder) == "bin":
+        return os.path.dirname(folder)
+    lib = os.path.dirname(folder)
+    if os.path.basename(folder) == "git-core" and os.path.basename(lib) in ("lib", "libexec"):
+        return os.path.dirname(lib)
+    return None
 
 
-def _first_line(path: str) -> str | None:
+def system_config_files() -> list[str] | None:
+    """The files git may read its system settings from (``git config --system``), as git
+    resolves the path: ``GIT_CONFIG_SYSTEM`` when set; else its ``ETC_GITCONFIG``, which is
+    ``/etc/gitconfig`` for a git built with the prefix ``/usr`` and ``PREFIX/etc/gitconfig``
+    for another prefix or a ``RUNTIME_PREFIX`` build: both, PREFIX read from the git on
+    ``PATH``, from the folder ``PATH`` names and from the one its links lead to (Homebrew's
+    ``/opt/homebrew/bin/git`` links into its Cellar; its settings are in
+    ``/opt/homebrew/etc``). None when that git is in no ``PREFIX/bin`` or
+    ``PREFIX/lib*/git-core`` folder: unsure."""
+    import os
+
+    named = os.environ.get("GIT_CONFIG_SYSTEM")
+    if named is not None:
+        return [named] if named else []
+    found = _git_program("git")
+    prefixes = [p for p in dict.fromkeys(_install_prefix(f) for f in found) if p is not None]
+    if not prefixes:
+        return None
+    return ["/etc/gitconfig", *(os.path.join(p, "etc", "gitconfig") for p in prefixes)]
+
+
+def _git_program(name: str) -> tuple[str, ...]:
+    """The file ``posix_spawnp`` starts for ``name`` (``PATH`` searched), as ``PATH`` names
+    it and with its symbolic links followed; () when not found."""
+    import os
+
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder or ".", name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return (os.path.abspath(path), os.path.realpath(path))
+    return ()
+
+
+def _followed(dot: str) -> str | None:
+    """The git directory a ``.git`` file names (``gitdir: PATH``, relative to the file's
+    folder); None when it names none (git stops there: "invalid gitfile format", "not a
+    git repository")."""
+    import os
+
+    text = _git_file(dot)
+    if text is None or not text.startswith("gitdir: "):
+        return None
+    found = os.path.normpath(os.path.join(os.path.dirname(dot), text[len("gitdir: ") :]))
+    return found if is_git_dir(found) else None
+
+
+def _git_file(path: str) -> str | None:
+    """A small file of git's (``.git``, ``commondir``) as git reads it: its text without
+    the line ends that close it; None when it cannot be read."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.readline().strip()
-    except (OSError, UnicodeDecodeError):
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            return fh.read().rstrip("\r\n")
+    except OSError:
         return None
 
 

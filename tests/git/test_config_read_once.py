@@ -10,6 +10,7 @@ answers them all, and answers exactly what git answers, an edit seen at the next
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,136 @@ def test_an_int_setting_reads_as_git_config_type_int(tmp_path: Path) -> None:
         expected = number if number is not None and abs(number) < 1 << 31 else 50
         got = _int_setting(pygit2.Repository(str(where)), "gc.autoPackLimit", 50)
         assert got == expected, (said, out)
+
+
+def test_a_remotes_gc_thresholds_are_its_own_not_this_commands_git_c(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether the remote's ``gc --auto`` has work is read as that ``gc`` reads it: a push
+    to a path runs the remote's receive-pack (and its ``gc --auto``) without this command's
+    ``git -c`` settings (git clears ``GIT_CONFIG_PARAMETERS`` for it), so ``git -c
+    gc.autoPackLimit=0 vcontext sync --push`` must not take the remote's maintenance as
+    off and skip it (PRODUCT.md, Sync at scale: the remote maintained as git maintains it;
+    Installing never breaks git)."""
+    from git_vcontext.gitio.localremote import LocalRemote
+
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(remote))
+    run_git(remote, "config", "gc.autoPackLimit", "1")
+    for n in range(2):  # two packs, over the remote's limit of one
+        blob = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=remote, input=f"{n}\n",
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        subprocess.run(
+            ["git", "pack-objects", "-q", "objects/pack/pack"], cwd=remote, input=blob,
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "init", "-q", str(clone))
+    local = LocalRemote(pygit2.Repository(str(clone)), str(remote), remote)
+    assert local.maintenance_due()
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'gc.autopacklimit'='0' 'gc.auto'='0'")
+    configread.forget()
+    # the remote's receive-pack would run gc --auto: git's own answer, without our -c
+    env = {k: v for k, v in os.environ.items() if k != "GIT_CONFIG_PARAMETERS"}
+    said = subprocess.run(
+        ["git", "config", "--get", "gc.autoPackLimit"], cwd=remote, env=env,
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert said == "1\n"
+    assert LocalRemote(pygit2.Repository(str(clone)), str(remote), remote).maintenance_due()
+
+
+def test_settings_in_an_include_git_makes_by_a_remotes_url_count_everywhere(
+    tmp_path: Path,
+) -> None:
+    """``includeIf "hasconfig:remote.*.url:…"`` (git 2.36; a team's settings for every
+    clone of its server) is evaluated by git, not by libgit2: every setting the tool reads
+    is git's answer (PRODUCT.md, Installing never breaks git, "whatever the environment";
+    One truth), the agent prefix of ``fork`` and ``status``, an agent's email, a flag."""
+    from git_vcontext.branches.agents import agent_prefix
+    from helpers.run import run_cli
+
+    repo_dir = tmp_path / "r"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(repo_dir))
+    run_git(repo_dir, "remote", "add", "origin", "https://example.com/team/x.git")
+    team = tmp_path / "team.inc"
+    team.write_text(
+        "[vcontext]\n\tagentPrefix = bots/\n\tsyncLease = false\n"
+        '[vcontext "agent.alice"]\n\temail = alice@team.example\n'
+        '[url "/srv/elsewhere.git"]\n\tpushInsteadOf = /srv/x.git\n'
+    )
+    with (repo_dir / ".git" / "config").open("a") as fh:
+        fh.write('[includeIf "hasconfig:remote.*.url:https://example.com/team/**"]\n')
+        fh.write(f"\tpath = {team}\n")
+    assert _git(repo_dir, "config", "--get", "vcontext.agentPrefix") == (0, "bots/\n")
+
+    repo = pygit2.Repository(str(repo_dir))
+    assert config_value(repo, "vcontext.agentPrefix") == "bots/"
+    assert agent_prefix(repo) == "bots/"
+    assert config_value(repo, "vcontext.agent.alice.email") == "alice@team.example"
+    assert config_flag(repo, "vcontext.syncLease", True) is False
+    from git_vcontext.gitio.localremote import LocalRemote
+
+    assert LocalRemote(repo, "/srv/x.git", Path("/srv/x.git")).pushes_elsewhere()
+
+    (repo_dir / "t.vcontext.json").write_text(
+        '{"vContextInfo": {"version": "0.4"}, "todoList": {"items": []}}\n'
+    )
+    run_git(repo_dir, "add", ".")
+    run_git(repo_dir, "-c", "user.name=t", "-c", "user.email=t@e.x", "commit", "-qm", "one")
+    done = run_cli("fork", "alice", cwd=repo_dir)
+    assert done.returncode == 0, done.stderr
+    branches = _git(repo_dir, "for-each-ref", "--format=%(refname)", "refs/heads/")[1]
+    assert "refs/heads/bots/alice\n" in branches, branches
+
+
+def _git_built_elsewhere(root: Path, *, linked: bool) -> tuple[Path, Path]:
+    """A git on ``PATH`` built with another prefix than /usr: ``PREFIX/bin/git`` reading
+    its system settings from ``PREFIX/etc/gitconfig`` (the real git, told so by a wrapper:
+    the same file git's ETC_GITCONFIG names for such a build). ``linked``: as Homebrew
+    installs it, ``PREFIX/bin/git`` a link into ``PREFIX/Cellar/git/VERSION/bin``.
+    (PATH's folder, the system file.)"""
+    import shutil
+
+    real = shutil.which("git")
+    assert real is not None
+    prefix = root / "prefix"
+    system = prefix / "etc" / "gitconfig"
+    (prefix / "etc").mkdir(parents=True)
+    keg = prefix / "Cellar" / "git" / "2.99" / "bin" if linked else prefix / "bin"
+    keg.mkdir(parents=True)
+    (keg / "git").write_text(f'#!/bin/sh\nGIT_CONFIG_SYSTEM="{system}" exec "{real}" "$@"\n')
+    (keg / "git").chmod(0o755)
+    if linked:
+        (prefix / "bin").mkdir()
+        (prefix / "bin" / "git").symlink_to(keg / "git")
+    return prefix / "bin", system
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["prefix", "homebrew"])
+def test_a_system_file_of_a_git_built_with_another_prefix_is_watched_and_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, linked: bool
+) -> None:
+    """git reads its system settings where it was built to (``PREFIX/etc/gitconfig``, not
+    always /etc/gitconfig): a long-lived process (the MCP server) sees that file created
+    at its next read, as git would, and the guard's shortcut (``batch.unset_for_certain``:
+    no git process when no file git reads names the key) never says "unset" while it sets
+    the key (PRODUCT.md, Installing never breaks git: "whatever the environment")."""
+    from git_vcontext.gitio.batch import unset_for_certain
+
+    folder, system = _git_built_elsewhere(tmp_path, linked=linked)
+    repo = tmp_path / "r"
+    run_git(tmp_path, "init", "-q", str(repo))
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_NOSYSTEM")  # (the tests' isolation: git reads it here)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL")  # (the user's: HOME's, and none there)
+    configread.forget()
+    assert configread.value(str(repo), "vcontext.agentPrefix") is None
+    system.write_text("[vcontext]\n\tagentPrefix = bots/\n")
+    assert _git(repo, "config", "--get", "vcontext.agentPrefix") == (0, "bots/\n")
+    assert configread.value(str(repo), "vcontext.agentPrefix") == "bots/"
+    assert not unset_for_certain(str(repo / ".git"), "vcontext.agentPrefix")

@@ -55,8 +55,10 @@ def _listed(
     return [r["agent"] for r in data["agents"]], data["unlisted"]
 
 
-def _cli_listed(clone: Path, *args: str) -> tuple[list[str], list[str]]:
-    done = vcx(clone, "status", "--format", "json", *args)
+def _cli_listed(
+    clone: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[list[str], list[str]]:
+    done = vcx(clone, "status", "--format", "json", *args, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads(done.stdout)
     return [r["agent"] for r in data["agents"]], data["unlisted"]
@@ -87,3 +89,40 @@ def test_an_agents_server_leaves_out_the_others_as_status_does_and_all_lists_the
     assert _listed(a1) == (["a1"], ["mcp"])
     assert _cli_listed(a1, "--all") == (AGENTS, [])
     assert _listed(a1, everyone=True) == (AGENTS, [])
+
+
+def test_a_server_started_with_git_vcontext_agent_serves_as_that_agent_as_the_cli_does(
+    tmp_path: Path,
+) -> None:
+    """README: an agent's clone is one with ``agents/NAME`` checked out "or
+    ``GIT_VCONTEXT_AGENT`` set by its harness". ``git vcontext mcp`` started with it (no
+    ``--agent``) is that agent's server, as ``status`` is that agent's there: its own row,
+    the others counted in ``unlisted``; and it writes as that agent. A value that could
+    name no agent branch is refused in one line (exit 2), as ``--agent``'s is."""
+    from mcp import Client
+
+    from helpers.mcp_support import stdio_params
+
+    team = _team(tmp_path)
+    env = {"GIT_VCONTEXT_AGENT": "a1"}
+    assert _cli_listed(team.person, env=env) == (["a1"], ["mcp"])
+
+    async def main() -> tuple[Any, Any]:
+        async with Client(stdio_params(team.person, env=env)) as client:
+            status = await client.call_tool("vcontext_status", {})
+            written = await client.call_tool("vbrief_create_todo", {"title": "from a1"})
+            return status, written
+
+    status, written = run(main)
+    assert not status.is_error, text(status)
+    data = status.structured_content
+    assert ([r["agent"] for r in data["agents"]], data["unlisted"]) == (["a1"], ["mcp"])
+    assert not written.is_error, text(written)
+    document = json.loads((team.person / TASKS).read_text())
+    assert document["todoList"]["lastModifiedBy"] == {"id": "a1", "type": "aiAgent"}
+
+    refused = vcx(team.person, "mcp", env={"GIT_VCONTEXT_AGENT": "a..b"})
+    assert refused.returncode == 2, refused.stderr
+    assert "GIT_VCONTEXT_AGENT: not a valid agent name: 'a..b'" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert refused.stdout == ""

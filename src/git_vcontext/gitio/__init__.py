@@ -307,19 +307,11 @@ def config_written() -> None:
 
 def config_hooks(repo: Repository, *, given: bool = True) -> bool:
     """Whether git config names hooks for ``repo`` (``hook.*``: git 2.46 and later), as git
-    reads its settings: this command's ``git -c`` ones too, unless ``given`` is False (a
-    ``git receive-pack`` for a push to a path, see ``config_value``); git answers where
-    libgit2 would read other files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``)
-    or not see them (``git -c``); the system's left out under ``GIT_CONFIG_NOSYSTEM``, as
-    ``config_value`` leaves them."""
-    if _elsewhere() or (given and _given()):
-        from . import configread
+    reads its settings (``config_value``): this command's ``git -c`` ones too, unless
+    ``given`` is False (a ``git receive-pack`` for a push to a path)."""
+    from . import configread
 
-        return bool(configread.matching(repo.path, r"^hook\.", given=given))
-    from pygit2.enums import ConfigLevel
-
-    skipped = ConfigLevel.SYSTEM if _no_system() else None
-    return any(e.name.startswith("hook.") and e.level != skipped for e in repo.config)
+    return bool(configread.matching(repo.path, r"^hook\.", given=given))
 
 
 def is_ignored(repo: Repository, path: str) -> bool:
@@ -328,114 +320,37 @@ def is_ignored(repo: Repository, path: str) -> bool:
 
 
 def config_value(repo: Repository, key: str, *, given: bool = True) -> str | None:
-    """A git config value; None when the key is not set or written without a value. A
-    value given to this one command (``git -c KEY=VALUE vcontext …``) comes first, as in
-    git (pygit2 does not see those), and git answers where libgit2 would read other
-    files than git (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``). ``given`` False: as a
-    ``git receive-pack`` that git starts for a push to a path reads it, without those
-    (git clears ``GIT_CONFIG_PARAMETERS`` for it: ``gitio.places.hooks_folder``), and
-    without the system's under ``GIT_CONFIG_NOSYSTEM`` (libgit2 reads them all the same)."""
-    if _elsewhere():
-        from . import configread
+    """A git config value as ``git config --get`` answers it in ``repo`` ("" for a key
+    written without one); None when the key is not set. git answers (``configread``: one
+    ``git config --list`` per command, kept while its files stay as they were), not
+    libgit2, which reads other settings than git where they matter: not this command's
+    ``git -c KEY=VALUE``, not an ``includeIf "hasconfig:remote.*.url:…"`` include, not a
+    ``GIT_CONFIG_GLOBAL`` or ``GIT_CONFIG_SYSTEM`` file, and the system's even under
+    ``GIT_CONFIG_NOSYSTEM``. ``given`` False: as a ``git receive-pack`` that git starts for
+    a push to a path reads it, without this command's ``git -c`` settings (git clears
+    ``GIT_CONFIG_PARAMETERS`` for it: ``gitio.places.hooks_folder``)."""
+    from . import configread
 
-        return configread.value(repo.path, key, given=given)
-    if given and _given():
-        from . import overrides
-
-        told = overrides.lookup(key)
-        if not overrides.is_missing(told):
-            return told if isinstance(told, str) else None
-    if not given and _no_system():
-        return _beyond_system(repo, key)
-    try:
-        value = repo.config[key]
-    except KeyError:
-        return None
-    return None if value is None else str(value)
+    return configread.value(repo.path, key, given=given)
 
 
 def config_flag(repo: Repository, key: str, default: bool) -> bool:
-    """A boolean git config value as git reads it (``true``/``yes``/``on``/``1``, …);
-    ``default`` when the key is not set or is not a boolean."""
-    if _elsewhere():
-        from . import configread
+    """A boolean git config value as git reads it (``true``/``yes``/``on``/``1``, …), read
+    as ``config_value`` reads settings; ``default`` when the key is not set or is not a
+    boolean."""
+    from . import configread
 
-        found = configread.flag(repo.path, key)
-        return default if found is None else found
-    if _given():
-        from . import overrides
-
-        given = overrides.lookup(key)
-        if not overrides.is_missing(given):
-            from .configread import git_bool
-
-            flag = git_bool(given if isinstance(given, str) else None)
-            return default if flag is None else flag
-    try:
-        return bool(repo.config.get_bool(key))
-    except (KeyError, ValueError):
-        return default
+    found = configread.flag(repo.path, key)
+    return default if found is None else found
 
 
 def config_entries(repo: Repository) -> list[tuple[str, str | None]]:
     """Every setting git reads in ``repo`` (keys as git lists them: section and name in
-    lower case), those given to this one command (``git -c``) included: a superset where
-    libgit2 reads a file git would not (system settings under ``GIT_CONFIG_NOSYSTEM``)."""
-    if _elsewhere():
-        from . import configread
+    lower case), those given to this one command (``git -c``) included, as ``config_value``
+    reads them (git's own ``git config --list``, through configread)."""
+    from . import configread
 
-        return list(configread.entries(repo.workdir or repo.path))
-    found: list[tuple[str, str | None]] = [(e.name, e.value) for e in repo.config]
-    if _given():
-        from . import overrides
-
-        for key in overrides.names():
-            value = overrides.lookup(key)
-            found.append((key, value if isinstance(value, str) else None))
-    return found
-
-
-def _given() -> bool:
-    """Whether git passed settings to this command (``git -c``): cheap, no import."""
-    return "GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ
-
-
-def _no_system() -> bool:
-    """Whether git reads no system settings (``GIT_CONFIG_NOSYSTEM`` true), which libgit2
-    reads all the same."""
-    flag = os.environ.get("GIT_CONFIG_NOSYSTEM")
-    return flag is not None and flag.strip().lower() not in ("", "0", "false", "no", "off")
-
-
-def _beyond_system(repo: Repository, key: str) -> str | None:
-    """``key`` as git reads it without the system settings: the last value of the most
-    local scope that sets it, the system's left out (libgit2 keeps scopes apart)."""
-    from pygit2.enums import ConfigLevel
-
-    section, _, rest = key.partition(".")
-    subsection, _, name = rest.rpartition(".")
-    wanted = ".".join(p for p in (section.lower(), subsection, name.lower()) if p)
-    found: tuple[int, str | None] | None = None
-    for entry in repo.config:
-        if entry.name != wanted or entry.level == ConfigLevel.SYSTEM:
-            continue
-        if found is None or int(entry.level) >= found[0]:
-            found = int(entry.level), entry.value
-    return None if found is None else found[1]
-
-
-def _elsewhere() -> bool:
-    """Whether git reads its user or system settings from files libgit2 does not read:
-    ``GIT_CONFIG_GLOBAL`` naming another file than ``~/.gitconfig`` (or ``/dev/null``),
-    ``GIT_CONFIG_SYSTEM`` (libgit2 knows neither variable)."""
-    env = os.environ
-    if "GIT_CONFIG_SYSTEM" in env:
-        return True
-    named = env.get("GIT_CONFIG_GLOBAL")
-    if named is None:
-        return False
-    usual = os.path.join(os.path.expanduser("~"), ".gitconfig")
-    return not named or os.path.realpath(named) != os.path.realpath(usual)
+    return list(configread.entries(repo.workdir or repo.path))
 
 
 def resolve_commit(repo: Repository, rev: str) -> Commit:

@@ -266,8 +266,8 @@ CONFIG_ENVIRONMENT = (
 
 def unset_for_certain(git_dir: str, key: str) -> bool:
     """Whether, for certain, no configuration git reads in ``git_dir`` sets ``key``: none of
-    its usual files (the repository's, the user's two, the system's: ``/etc/gitconfig`` and
-    ``PREFIX/etc/gitconfig`` of the git on ``PATH``) holds the key's name or an include, and
+    its usual files (the repository's, the user's two, the system's:
+    ``system_config_files``) holds the key's name or an include, and
     no variable of ``CONFIG_ENVIRONMENT`` is set. Anything less certain (a file that cannot
     be read, a git in no ``PREFIX/bin`` or ``PREFIX/lib*/git-core`` folder) is False: ``git
     config`` answers then. Saves a git process per guard run (issue 28)."""
@@ -276,14 +276,12 @@ def unset_for_certain(git_dir: str, key: str) -> bool:
     name = key.rsplit(".", 1)[-1].lower().encode()
     home = os.environ.get("HOME")
     xdg = os.environ.get("XDG_CONFIG_HOME") or (home and os.path.join(home, ".config"))
-    prefix = _install_prefix(_program("git"))
-    if prefix is None:
+    from ..fsio import system_config_files  # (the one reading of where git's file is)
+
+    system = system_config_files()
+    if system is None:
         return False
-    files = [
-        os.path.join(git_dir, "config"),
-        "/etc/gitconfig",
-        os.path.join(prefix, "etc", "gitconfig"),
-    ]
+    files = [os.path.join(git_dir, "config"), *system]
     files += [os.path.join(home, ".gitconfig")] if home else []
     files += [os.path.join(xdg, "git", "config")] if xdg else []
     for path in files:
@@ -297,31 +295,6 @@ def unset_for_certain(git_dir: str, key: str) -> bool:
         if name in text or b"include" in text or b"worktreeconfig" in text:
             return False
     return True
-
-
-def _install_prefix(git: str | None) -> str | None:
-    """The prefix git was installed under, from where its program is: ``PREFIX/bin/git``,
-    or ``PREFIX/lib/git-core/git`` (``libexec``: a hook's ``PATH`` starts with git's exec
-    path); None for any other place."""
-    if git is None:
-        return None
-    folder = os.path.dirname(git)
-    if os.path.basename(folder) == "bin":
-        return os.path.dirname(folder)
-    lib = os.path.dirname(folder)
-    if os.path.basename(folder) == "git-core" and os.path.basename(lib) in ("lib", "libexec"):
-        return os.path.dirname(lib)
-    return None
-
-
-def _program(name: str) -> str | None:
-    """The file ``posix_spawnp`` starts for ``name`` (``PATH`` searched), symbolic links
-    followed; None when not found."""
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(folder or ".", name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return os.path.realpath(path)
-    return None
 
 
 class _Process:

@@ -1,9 +1,10 @@
 """git's configuration as git reads it, listed once (``git config --list``) and kept while
 the files it came from stay as they were.
 
-Where libgit2 cannot read what git reads (a ``GIT_CONFIG_GLOBAL`` or ``GIT_CONFIG_SYSTEM``
-of the user's: ``gitio._elsewhere``), each setting a command read was a ``git config``
-process: about 25 per ``sync --push`` (1.5 ms of CPU each). The listing is one, answered
+Every setting that decides behaviour is read here, not through libgit2, which misses what
+git reads (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``, ``includeIf "hasconfig:…"``).
+Once, each setting was a ``git config`` process: about 25 per ``sync --push`` (1.5 ms of
+CPU each). The listing is one, answered
 for every key after it: ``value`` as ``git config --get KEY`` answers (the last value; ""
 for a key written without one), ``flag`` as ``git config --type=bool --get KEY``,
 ``matching`` as ``git config --get-regexp``. It is kept per directory, per environment and
@@ -58,14 +59,14 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     a configuration file git refuses, for one)."""
     where = os.path.abspath(cwd)
     given = given or not ("GIT_CONFIG_PARAMETERS" in os.environ or "GIT_CONFIG_COUNT" in os.environ)
-    own = not os.path.lexists(os.path.join(where, ".git")) and _is_git_dir(where)
-    git_dir = where if own else _git_dir(where)
-    key = (git_dir or where, given, _environment())  # (the same repository: one listing)
+    environment = _environment()
+    git_dir = _located(where, environment)
+    key = (git_dir or where, given, environment)  # (the same repository: one listing)
     kept = _kept.get(key)
     if kept is not None and all(_stamp(path) == stamp for path, stamp in kept[1].items()):
         return kept[0]
     _kept.pop(key, None)
-    before = {path: _stamp(path) for path in _usual_files(git_dir)}
+    before = {path: _stamp(path) for path in _usual_files(git_dir, where)}
     env = {"GIT_DIR": git_dir} if git_dir else {}  # (the environment's may name another)
     if not given:
         env.update(GIT_CONFIG_PARAMETERS="", GIT_CONFIG_COUNT="0")
@@ -77,6 +78,25 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     if all(stamps[path] == stamp for path, stamp in before.items()):  # (else changed while
         _kept[key] = (listed, stamps)  # git read it: used once, read again next time)
     return listed
+
+
+_found: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
+
+
+def _located(where: str, environment: tuple[tuple[str, str], ...]) -> str | None:
+    """The git directory whose settings git reads in ``where``: ``where`` itself when it
+    is one (the callers pass ``repo.path``), else as git finds it there; a repository
+    found is remembered (it stays where it is), so a read costs no search."""
+    known = _found.get((where, environment))
+    if known is not None:
+        return known
+    from ..fsio import find_git_dir, is_git_dir  # (the one reading of git's places)
+
+    own = not os.path.lexists(os.path.join(where, ".git")) and is_git_dir(where)
+    git_dir = where if own else find_git_dir(where, os.environ)
+    if git_dir is not None:
+        _found[(where, environment)] = git_dir
+    return git_dir
 
 
 def git(args: list[str], *, cwd: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -176,83 +196,30 @@ def _conditional_include(name: str) -> bool:
     return name.startswith("includeif.") and name.endswith(".path")
 
 
-def _usual_files(git_dir: str | None) -> list[str]:
+def _usual_files(git_dir: str | None, where: str) -> list[str]:
     """The files git reads settings from, present or not (a file created later changes the
-    answer): the system's, the user's two, and in ``git_dir``'s repository its own (its
-    worktree's too) and ``HEAD``, which ``includeIf "onbranch:…"`` reads."""
+    answer): the system's (where this git reads it: ``fsio.system_config_files``), the
+    user's two, and in ``git_dir``'s repository its own (its worktree's too) and ``HEAD``,
+    which ``includeIf "onbranch:…"`` reads."""
     env = os.environ
     home = env.get("HOME", "")
     xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
-    files = [env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"]
+    from ..fsio import system_config_files  # (the one reading of where git's is)
+
+    system = system_config_files()
+    files = ["/etc/gitconfig"] if system is None else system
     files.append(env.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
     files += [os.path.join(xdg, "git", "config")] if xdg else []
     if git_dir is not None:
-        common = _common_dir(git_dir)
+        from ..fsio import common_dir
+
+        common = common_dir(git_dir, env, where)
         files += [
             os.path.join(common, "config"),
             os.path.join(git_dir, "config.worktree"),
             os.path.join(git_dir, "HEAD"),
         ]
     return [f for f in files if f]
-
-
-def _is_git_dir(folder: str) -> bool:
-    """Whether ``folder`` is a git directory itself (the callers pass ``repo.path``), as
-    git's ``is_git_directory`` judges it: ``HEAD``, and ``objects`` and ``refs`` in it or
-    in the folder its ``commondir`` names (a work tree's file ``HEAD`` and folder
-    ``objects``, documents, make none)."""
-    if not os.path.isfile(os.path.join(folder, "HEAD")):
-        return False
-    common = folder
-    try:
-        with open(os.path.join(folder, "commondir"), encoding="utf-8") as fh:
-            common = os.path.join(folder, fh.read().strip())
-    except OSError:
-        pass
-    return os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(
-        os.path.join(common, "refs")
-    )
-
-
-def _git_dir(cwd: str) -> str | None:
-    """The git directory of ``cwd``: ``GIT_DIR``, else the first folder up that is one or
-    holds ``.git`` (a folder, or a file naming one); None: none found."""
-    named = os.environ.get("GIT_DIR")
-    if named:
-        return os.path.join(cwd, named)
-    here = cwd
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            return dot
-        if os.path.isfile(dot):
-            try:
-                with open(dot, encoding="utf-8", errors="surrogateescape") as fh:
-                    line = fh.readline().strip()
-            except OSError:
-                return None
-            if line.startswith("gitdir: "):
-                return os.path.join(here, line[8:])
-            return None
-        if _is_git_dir(here):
-            return here  # a bare repository, or a git directory itself (a worktree's)
-        up = os.path.dirname(here)
-        if up == here:
-            return None
-        here = up
-
-
-def _common_dir(git_dir: str) -> str:
-    """Where a linked worktree's repository keeps what all worktrees share (its
-    ``commondir``), else ``git_dir`` itself."""
-    named = os.environ.get("GIT_COMMON_DIR")
-    if named:
-        return named
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
-            return os.path.join(git_dir, fh.read().strip())
-    except OSError:
-        return git_dir
 
 
 def _stamp(path: str) -> _Stamp:
@@ -263,13 +230,24 @@ def _stamp(path: str) -> _Stamp:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+_seen: list[object] = [None, ()]  # (the environment's bytes last read, its key)
+
+
 def _environment() -> tuple[tuple[str, str], ...]:
     """What in this process's environment changes what git reads: git's variables, where
-    the user's files are."""
-    return tuple(
+    the user's files are, which git runs (``PATH``: where its system file is). Read again
+    only when the environment changed: comparing ``os.environ``'s own bytes is ~1 µs, while
+    decoding every variable of it was most of a setting's read (~60 µs of ~100 µs)."""
+    data = getattr(os.environ, "_data", None)  # (CPython's; elsewhere read each time)
+    if data is not None and data == _seen[0]:
+        return _seen[1]  # type: ignore[return-value]
+    found = tuple(
         sorted(
             (k, v)
             for k, v in os.environ.items()
-            if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME")
+            if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME", "PATH")
         )
     )
+    if isinstance(data, dict):
+        _seen[:] = [dict(data), found]
+    return found

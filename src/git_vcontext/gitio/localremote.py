@@ -166,10 +166,9 @@ class LocalRemote:
             for key in ("pushurl", "receivepack")
         ):
             return True
-        from .overrides import names  # git -c url.X.pushInsteadOf=Y: pygit2 does not see it
+        from .configread import matching  # (git's settings: its -c ones, its includes)
 
-        given = [*names(), *(entry.name for entry in self.repo.config)]
-        return any(name.lower().endswith(".pushinsteadof") for name in given)
+        return bool(matching(self.repo.path, r"^url\..*\.pushinsteadof$"))
 
     def swap(
         self,
@@ -316,11 +315,14 @@ class LocalRemote:
 
 
 def _int_setting(repo: Repository, key: str, default: int) -> int:
-    """An integer git config value as git reads it (``configread.git_int``: any base, a
-    ``k``, ``m`` or ``g`` unit); ``default`` when unset or no number git takes."""
+    """An integer setting of the remote ``repo`` as the ``git gc --auto`` its receive-pack
+    starts reads it: without this command's ``git -c`` settings (git clears them for a
+    push to a path, ``config_value``'s ``given``), as git reads a number
+    (``configread.git_int``: any base, a ``k``, ``m`` or ``g`` unit); ``default`` when
+    unset or no number git takes."""
     from .configread import git_int
 
-    raw = config_value(repo, key)
+    raw = config_value(repo, key, given=False)
     number = None if raw is None else git_int(raw)
     return default if number is None else number
 

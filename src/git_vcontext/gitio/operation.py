@@ -35,23 +35,11 @@ class Operation:
 
 
 def find_git_dir(start: str = ".", env: Mapping[str, str] | None = None) -> str | None:
-    """The git directory of the work tree containing ``start`` ($GIT_DIR first); None outside."""
-    env = os.environ if env is None else env
-    if env.get("GIT_DIR"):
-        return os.path.abspath(env["GIT_DIR"])
-    here = os.path.abspath(start)
-    while True:
-        dot_git = os.path.join(here, ".git")
-        if os.path.isdir(dot_git):
-            return dot_git
-        if os.path.isfile(dot_git):  # a linked work tree or submodule: "gitdir: PATH"
-            text = _read(dot_git) or ""
-            if text.startswith("gitdir:"):
-                return os.path.normpath(os.path.join(here, text[7:].strip()))
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    """The git directory of the work tree containing ``start`` ($GIT_DIR first); None
+    outside. The one reading of it: ``fsio.find_git_dir``."""
+    from ..fsio import find_git_dir as found
+
+    return found(start, os.environ if env is None else env)
 
 
 def current(
@@ -332,8 +320,9 @@ def _branch_at(git_dir: str, sha: str) -> str | None:
 
 
 def _common_dir(git_dir: str) -> str:
-    pointer = (_read(os.path.join(git_dir, "commondir")) or "").strip()
-    return os.path.normpath(os.path.join(git_dir, pointer)) if pointer else git_dir
+    from ..fsio import common_dir
+
+    return common_dir(git_dir, os.environ)
 
 
 def _short(ref: str) -> str:

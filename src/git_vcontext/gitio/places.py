@@ -39,14 +39,12 @@ def open_pushing_repo(cwd: str | os.PathLike[str] = ".") -> Repository:
 
 
 def common_dir(repo: Repository) -> Path:
-    """Git's common directory (the main ``.git`` even from a linked worktree)."""
-    here = Path(repo.path or "")
-    pointer = here / "commondir"
-    try:
-        target = pointer.read_text().strip()
-    except OSError:
-        return here
-    return (here / target).resolve()
+    """Git's common directory (the main ``.git`` even from a linked worktree), where libgit2
+    reads ``repo``'s refs and objects: ``fsio.common_dir`` (the one reading of it) without
+    ``GIT_COMMON_DIR``, which libgit2 does not read."""
+    from ..fsio import common_dir as found
+
+    return Path(found(str(repo.path or ""), {})).resolve()
 
 
 FETCHED = "refs/vcontext/remotes/"
@@ -80,15 +78,9 @@ def configured_hooks(repo: Repository, *, receiving: bool = False) -> Path | Non
     git runs hooks: the top of the work tree, else the git directory, as in a bare
     repository and for ``receiving``: a push's ``receive-pack`` runs them in the git
     directory even where there is a work tree), None when unset. The one reading of it
-    (install, uninstall, doctor, the guard, sync): libgit2's, and git's own where the
-    configuration holds an ``includeIf "hasconfig:…"``, which libgit2 does not evaluate.
+    (install, uninstall, doctor, the guard, sync): git's own (``config_value``).
     An empty value is the filesystem's root (``nowhere``), where git looks for them."""
-    if any(e.name.startswith("includeif.hasconfig:") for e in repo.config):
-        from . import configread  # (git's listing, of repo's own git directory)
-
-        configured = configread.value(repo.path, "core.hooksPath", given=not receiving)
-    else:
-        configured = config_value(repo, "core.hooksPath", given=not receiving)
+    configured = config_value(repo, "core.hooksPath", given=not receiving)
     if configured is None:
         return None
     if not configured:  # git joins the value and the hook's name with "/": /pre-push

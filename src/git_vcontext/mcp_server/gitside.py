@@ -108,8 +108,8 @@ class GitSide:
 
     def working_as(self) -> str | None:
         """The agent this work tree works as: ``--agent``, else the agent of the branch
-        checked out; None for a person's (``agents.running_agent``'s judgement, the server's
-        ``--agent`` for ``GIT_VCONTEXT_AGENT``)."""
+        checked out; None for a person's (``agents.running_agent``'s judgement: ``git vcontext
+        mcp`` takes ``GIT_VCONTEXT_AGENT`` as its ``--agent`` when none is given)."""
         return self._agent or self.agent_branch()
 
     def agent(self) -> str:

@@ -388,6 +388,20 @@ def is_ours(value: str | None) -> bool:
     return value is not None and ("git-vcontext" in value or "git_vcontext" in value)
 
 
+_Stamp = tuple[int, int, int, int] | None
+_scopes: dict[tuple[str, str], tuple[list[_Stamp], list[tuple[str, str | None]]]] = {}
+"""Each scope's settings as listed (``Scope.get``), until a write of ours (``Scope.write``)
+or a change of its files."""
+
+
+def _stamp(path: str) -> _Stamp:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 @record
 class Scope:
     """Where install writes: this repository (``local``) or the user's configuration."""
@@ -400,15 +414,86 @@ class Scope:
         return f"--{self.name}"
 
     def get(self, key: str) -> str | None:
-        """The value (several values of a key set more than once, one per line)."""
-        out = git(["config", self.flag, "--get-all", "--", key], cwd=self.cwd, check=False)
-        return out.stdout.rstrip("\n") if out.returncode == 0 else None
+        """The value (several values of a key set more than once, one per line), as ``git
+        config --local|--global --get-all`` says it: from one listing of the scope's file
+        (``git config --local|--global --list``, read again after each write of ours), not
+        a ``git config`` per key (install read 14 keys, uninstall 13)."""
+        from ..gitio.overrides import canonical
+
+        wanted = canonical(key)
+        values = ["" if v is None else v for k, v in self._listing() if k == wanted]
+        return "\n".join(values).rstrip("\n") if values else None
+
+    def matching(self, pattern: str) -> list[str]:
+        """The keys ``git config --local|--global --get-regexp PATTERN`` names."""
+        found = re.compile(pattern)
+        return [k for k, _ in self._listing() if found.search(k)]
 
     def set(self, key: str, value: str) -> None:
-        git(["config", self.flag, "--replace-all", "--", key, value], cwd=self.cwd)
+        self._change(key, value, "--replace-all", "--", key, value)
 
     def unset(self, key: str) -> None:
-        git(["config", self.flag, "--unset-all", "--", key], cwd=self.cwd, check=False)
+        self._change(key, None, "--unset-all", "--", key)
+
+    def write(self, *args: str, check: bool = True) -> None:
+        """``git config --local|--global ARGS`` (a change): every scope is listed again."""
+        _scopes.clear()
+        git(["config", self.flag, *args], cwd=self.cwd, check=check)
+
+    def drop_empty(self, section: str) -> None:
+        """Remove ``section``'s header, which holds no setting (``matching`` said so): the
+        settings listed stay as they are."""
+        where = (self.flag, str(self.cwd))
+        kept = _scopes.pop(where, None)
+        fresh = kept is not None and kept[0] == [_stamp(path) for path in self._files()]
+        _scopes.clear()
+        git(["config", self.flag, "--remove-section", "--", section], cwd=self.cwd, check=False)
+        if kept is not None and fresh:
+            _scopes[where] = ([_stamp(path) for path in self._files()], kept[1])
+
+    def _change(self, key: str, value: str | None, *args: str) -> None:
+        """Set (``value``) or unset ``key`` with ``git config ARGS``; the listing kept is
+        changed alike (not listed again per key: uninstall unsets one key after another),
+        when nobody else changed the scope's files meanwhile."""
+        from ..gitio.overrides import canonical
+
+        where = (self.flag, str(self.cwd))
+        kept = _scopes.pop(where, None)
+        fresh = kept is not None and kept[0] == [_stamp(path) for path in self._files()]
+        _scopes.clear()
+        done = git(["config", self.flag, *args], cwd=self.cwd, check=value is not None)
+        if kept is None or not fresh or done.returncode not in (0, 5):  # (5: was unset)
+            return
+        wanted = canonical(key)
+        listed = [(k, v) for k, v in kept[1] if k != wanted]
+        listed += [] if value is None else [(wanted, value)]
+        _scopes[where] = ([_stamp(path) for path in self._files()], listed)
+
+    def _listing(self) -> list[tuple[str, str | None]]:
+        """The scope's settings, listed again when its files changed (whoever wrote)."""
+        key = (self.flag, str(self.cwd))
+        stamps = [_stamp(path) for path in self._files()]
+        kept = _scopes.get(key)
+        if kept is not None and kept[0] == stamps:
+            return kept[1]
+        out = git(["config", self.flag, "--list", "-z"], cwd=self.cwd, check=False)
+        listed: list[tuple[str, str | None]] = []
+        for entry in out.stdout.split("\0") if out.returncode == 0 else []:
+            if entry:
+                name, newline, value = entry.partition("\n")
+                listed.append((name, value if newline else None))
+        _scopes[key] = (stamps, listed)
+        return listed
+
+    def _files(self) -> list[str]:
+        """The files ``git config --local|--global`` reads (present or not)."""
+        from ..fsio import common_dir, find_git_dir
+
+        if self.name == "local":
+            found = find_git_dir(str(self.cwd), os.environ)
+            return [] if found is None else [os.path.join(common_dir(found, os.environ), "config")]
+        named = os.environ.get("GIT_CONFIG_GLOBAL")
+        return [named] if named else [str(Path.home() / ".gitconfig"), str(_xdg_git() / "config")]
 
     def attributes_file(self) -> Path:
         if self.name == "local":
@@ -492,10 +577,8 @@ def uninstall_config(scope: Scope) -> list[str]:
             removed.append(f"removed {key}")
     for section in sorted({key.rsplit(".", 1)[0] for key in entries}):
         pattern = "^" + section.replace(".", "\\.") + "\\."
-        where = scope.cwd
-        left = git(["config", scope.flag, "--get-regexp", "--", pattern], cwd=where, check=False)
-        if not left.stdout.strip():  # only an empty section header: a foreign value stays
-            git(["config", scope.flag, "--remove-section", "--", section], cwd=where, check=False)
+        if not scope.matching(pattern):  # only an empty section header: a foreign value stays
+            scope.drop_empty(section)
     return removed
 
 
@@ -572,7 +655,7 @@ def install_attributes(path: Path, force: bool, scope: Scope | None = None) -> l
     if scope is not None:
         for line in block:
             if line:
-                git(["config", scope.flag, "--add", "--", RECORD, line], cwd=scope.cwd)
+                scope.write("--add", "--", RECORD, line)
     return [f"added {len(missing)} pattern(s) to {path}"]
 
 
@@ -633,16 +716,13 @@ def _recorded(scope: Scope | None) -> list[str]:
     """The attribute lines install recorded in ``scope`` (the record is then removed)."""
     if scope is None:
         return []
-    out = git(["config", scope.flag, "--get-all", RECORD], cwd=scope.cwd, check=False)
-    if out.returncode != 0:
+    recorded = scope.get(RECORD)
+    if recorded is None:
         return []
-    git(["config", scope.flag, "--unset-all", RECORD], cwd=scope.cwd, check=False)
-    left = git(
-        ["config", scope.flag, "--get-regexp", r"^vcontext\.[^.]+$"], cwd=scope.cwd, check=False
-    )
-    if not left.stdout.strip():  # no empty [vcontext] header left behind
-        git(["config", scope.flag, "--remove-section", "vcontext"], cwd=scope.cwd, check=False)
-    return [line for line in out.stdout.split("\n") if line]
+    scope.unset(RECORD)
+    if not scope.matching(r"^vcontext\.[^.]+$"):  # no empty [vcontext] header left behind
+        scope.drop_empty("vcontext")
+    return [line for line in recorded.split("\n") if line]
 
 
 def _committed_as_is(path: Path, scope: Scope) -> bool:
