@@ -430,15 +430,15 @@ class Scope:
         return [k for k, _ in self._listing() if found.search(k)]
 
     def set(self, key: str, value: str) -> None:
-        self._change(key, value, "--replace-all", "--", key, value)
+        self._change(key, value, "--replace-all")
 
     def unset(self, key: str) -> None:
-        self._change(key, None, "--unset-all", "--", key)
+        self._change(key, None, "--unset-all")
 
-    def write(self, *args: str, check: bool = True) -> None:
-        """``git config --local|--global ARGS`` (a change): every scope is listed again."""
+    def add(self, key: str, value: str) -> None:
+        """``git config --local|--global --add KEY VALUE``: every scope is listed again."""
         _scopes.clear()
-        git(["config", self.flag, *args], cwd=self.cwd, check=check)
+        git(["config", self.flag, "--add", "--", key, value], cwd=self.cwd)
 
     def drop_empty(self, section: str) -> None:
         """Remove ``section``'s header, which holds no setting (``matching`` said so): the
@@ -451,8 +451,8 @@ class Scope:
         if kept is not None and fresh:
             _scopes[where] = ([_stamp(path) for path in self._files()], kept[1])
 
-    def _change(self, key: str, value: str | None, *args: str) -> None:
-        """Set (``value``) or unset ``key`` with ``git config ARGS``; the listing kept is
+    def _change(self, key: str, value: str | None, flag: str) -> None:
+        """Set (``value``) or unset ``key`` with ``git config FLAG``; the listing kept is
         changed alike (not listed again per key: uninstall unsets one key after another),
         when nobody else changed the scope's files meanwhile."""
         from ..gitio.overrides import canonical
@@ -461,7 +461,9 @@ class Scope:
         kept = _scopes.pop(where, None)
         fresh = kept is not None and kept[0] == [_stamp(path) for path in self._files()]
         _scopes.clear()
-        done = git(["config", self.flag, *args], cwd=self.cwd, check=value is not None)
+        values = [] if value is None else [value]
+        done = git(["config", self.flag, flag, "--", key, *values], cwd=self.cwd,
+                   check=value is not None)  # fmt: skip
         if kept is None or not fresh or done.returncode not in (0, 5):  # (5: was unset)
             return
         wanted = canonical(key)
@@ -655,7 +657,7 @@ def install_attributes(path: Path, force: bool, scope: Scope | None = None) -> l
     if scope is not None:
         for line in block:
             if line:
-                scope.write("--add", "--", RECORD, line)
+                scope.add(RECORD, line)
     return [f"added {len(missing)} pattern(s) to {path}"]
 
 
