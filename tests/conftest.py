@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from helpers.run import REPO_ROOT, run_git
+
+if TYPE_CHECKING:
+    from helpers.git_servers import HttpFront
 
 # Property tests judge behaviour, never speed: a machine under load (CI, parallel workers) must
 # not fail them on hypothesis' per-example deadline or its "too slow" health check.
@@ -71,3 +76,14 @@ def git_repo(tmp_path: Path) -> Path:
     run_git(repo, "config", "user.email", "test@example.com")
     run_git(repo, "config", "commit.gpgsign", "false")
     return repo
+
+
+@pytest.fixture
+def http(tmp_path: Path) -> Iterator[HttpFront]:
+    """git http-backend behind Python's standard library, serving ``tmp_path/srv``."""
+    from helpers.git_servers import HttpFront
+
+    (tmp_path / "srv").mkdir()
+    front = HttpFront(tmp_path / "srv").start()
+    yield front
+    front.stop()

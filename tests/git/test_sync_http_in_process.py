@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import subprocess
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -26,15 +25,6 @@ from git_vcontext.remote import refs as leases
 from git_vcontext.remote.view import RemoteView
 from helpers import git_servers as servers
 from helpers import soak
-
-
-@pytest.fixture
-def http(tmp_path: Path) -> Iterator[servers.HttpFront]:
-    """git http-backend behind Python's standard library, serving ``tmp_path/srv``."""
-    (tmp_path / "srv").mkdir()
-    front = servers.HttpFront(tmp_path / "srv").start()
-    yield front
-    front.stop()
 
 
 def _team(root: Path, url: str, agents: int = 2) -> tuple[Path, list[Path]]:

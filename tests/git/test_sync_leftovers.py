@@ -12,7 +12,6 @@ touches git's own remote-tracking branches (``refs/remotes/REMOTE/*``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,15 +22,6 @@ from helpers import soak
 from helpers.faults import kill_env, steps_taken, sync_push
 
 REQUEST = "refs/vcontext/sync/main/agents/agent-0"
-
-
-@pytest.fixture
-def http(tmp_path: Path) -> Iterator[servers.HttpFront]:
-    """git http-backend behind Python's standard library, serving ``tmp_path/srv``."""
-    (tmp_path / "srv").mkdir()
-    front = servers.HttpFront(tmp_path / "srv").start()
-    yield front
-    front.stop()
 
 
 def _team(

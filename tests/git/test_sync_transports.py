@@ -91,15 +91,6 @@ def _front(
     return front
 
 
-@pytest.fixture
-def http(tmp_path: Path) -> Iterator[servers.HttpFront]:
-    """git http-backend behind Python's standard library, serving ``tmp_path/srv``."""
-    (tmp_path / "srv").mkdir()
-    front = servers.HttpFront(tmp_path / "srv").start()
-    yield front
-    front.stop()
-
-
 def _ssh_clone_config(sshd: servers.SshServer, where: Path, **kwargs: Any) -> dict[str, str]:
     config = sshd.client_config(where / "ssh_config", **kwargs)
     return {"core.sshCommand": sshd.ssh_command(config)}

@@ -22,9 +22,9 @@ import re
 import subprocess
 
 _Entries = tuple[tuple[str, "str | None"], ...]
-_Stamp = tuple[int, int, int, int] | None  # (inode, size, mtime, ctime) in ns; None: absent
+Stamp = tuple[int, int, int, int] | None  # (inode, size, mtime, ctime) in ns; None: absent
 
-_Kept = tuple[_Entries, dict[str, _Stamp]]  # the listing, and the files it depends on
+_Kept = tuple[_Entries, dict[str, Stamp]]  # the listing, and the files it depends on
 _kept: dict[tuple[str, bool, tuple[tuple[str, str], ...]], _Kept] = {}
 
 
@@ -63,10 +63,10 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     git_dir = _located(where, environment)
     key = (git_dir or where, given, environment)  # (the same repository: one listing)
     kept = _kept.get(key)
-    if kept is not None and all(_stamp(path) == stamp for path, stamp in kept[1].items()):
+    if kept is not None and all(stamp(path) == was for path, was in kept[1].items()):
         return kept[0]
     _kept.pop(key, None)
-    before = {path: _stamp(path) for path in _usual_files(git_dir, where)}
+    before = {path: stamp(path) for path in _usual_files(git_dir, where)}
     env = {"GIT_DIR": git_dir} if git_dir else {}  # (the environment's may name another)
     if not given:
         env.update(GIT_CONFIG_PARAMETERS="", GIT_CONFIG_COUNT="0")
@@ -74,8 +74,8 @@ def entries(cwd: str, *, given: bool = True) -> _Entries:
     if done.returncode != 0:
         return ()
     listed, files = _parse(done.stdout, where)
-    stamps = {path: _stamp(path) for path in dict.fromkeys([*before, *files])}
-    if all(stamps[path] == stamp for path, stamp in before.items()):  # (else changed while
+    stamps = {path: stamp(path) for path in dict.fromkeys([*before, *files])}
+    if all(stamps[path] == was for path, was in before.items()):  # (else changed while
         _kept[key] = (listed, stamps)  # git read it: used once, read again next time)
     return listed
 
@@ -222,7 +222,9 @@ def _usual_files(git_dir: str | None, where: str) -> list[str]:
     return [f for f in files if f]
 
 
-def _stamp(path: str) -> _Stamp:
+def stamp(path: str) -> Stamp:
+    """A file's signature (inode, size, mtime, ctime in ns), None when it is absent: a
+    change of any says the file changed."""
     try:
         st = os.stat(path)
     except OSError:

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 from ..errors import OperationalError
 from ..faults import step
 from . import config_entries, config_flag
-from .localremote import expand_refspec, refspec_match, split_refspec
+from .localremote import expand_refspec, refspec_match, split_refspec, tracking_refs
 from .places import common_dir
 from .refs import delete_ref, set_ref
 
@@ -232,13 +232,7 @@ class HttpRemote:
             _restore(fetch_head, before)  # user's stays as it was, as with --no-write-fetch-head
 
     def _tracking(self, src: str) -> list[str]:
-        """The remote-tracking refs a named remote's own fetch refspecs give ``src``."""
-        if self.name not in self.repo.remotes.names():
-            return []
-        found = []
-        for spec in self.repo.remotes[self.name].fetch_refspecs:
-            found += [dst for _, dst in expand_refspec(spec, [src]) if dst]
-        return found
+        return tracking_refs(self.repo, self.name, src)
 
     def _prune(self, refspecs: list[str], kept: set[str]) -> None:
         targets = [split_refspec(s)[1] for s in refspecs]

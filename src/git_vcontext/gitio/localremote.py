@@ -266,13 +266,7 @@ class LocalRemote:
         set_ref(self.repo, name, oid)
 
     def _tracking(self, src: str) -> list[str]:
-        """The remote-tracking refs a named remote's own fetch refspecs give ``src``."""
-        if self.name not in self.repo.remotes.names():
-            return []
-        found = []
-        for spec in self.repo.remotes[self.name].fetch_refspecs:
-            found += [dst for _, dst in expand_refspec(spec, [src]) if dst]
-        return found
+        return tracking_refs(self.repo, self.name, src)
 
     def _copy(self, targets: list[Oid]) -> bool:
         """Bring the objects behind ``targets`` (commits, tags of commits, blobs) over; False
@@ -336,6 +330,16 @@ def _local_path(url: str) -> Path | None:
         return Path(unquote(parts.path))
     path = Path(url)
     return path if path.is_absolute() else None
+
+
+def tracking_refs(repo: Repository, remote: str, src: str) -> list[str]:
+    """The remote-tracking refs the named ``remote``'s own fetch refspecs give ``src``."""
+    if remote not in repo.remotes.names():
+        return []
+    found = []
+    for spec in repo.remotes[remote].fetch_refspecs:
+        found += [dst for _, dst in expand_refspec(spec, [src]) if dst]
+    return found
 
 
 def expand_refspec(refspec: str, names: list[str]) -> list[tuple[str, str]]:

@@ -15,6 +15,7 @@ from ..document import FILE_PATTERNS
 from ..errors import OperationalError, UsageError
 from ..fsio import permitted, read_bytes, write_atomic
 from ..gitio import git, open_repo, repository_error
+from ..gitio.configread import Stamp, stamp
 from ..gitio.places import common_dir
 from ..prepush.cache import cache_root
 from ..record import record
@@ -388,18 +389,9 @@ def is_ours(value: str | None) -> bool:
     return value is not None and ("git-vcontext" in value or "git_vcontext" in value)
 
 
-_Stamp = tuple[int, int, int, int] | None
-_scopes: dict[tuple[str, str], tuple[list[_Stamp], list[tuple[str, str | None]]]] = {}
+_scopes: dict[tuple[str, str], tuple[list[Stamp], list[tuple[str, str | None]]]] = {}
 """Each scope's settings as listed (``Scope.get``), until a write of ours (``Scope.write``)
 or a change of its files."""
-
-
-def _stamp(path: str) -> _Stamp:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 @record
@@ -445,11 +437,11 @@ class Scope:
         settings listed stay as they are."""
         where = (self.flag, str(self.cwd))
         kept = _scopes.pop(where, None)
-        fresh = kept is not None and kept[0] == [_stamp(path) for path in self._files()]
+        fresh = kept is not None and kept[0] == [stamp(path) for path in self._files()]
         _scopes.clear()
         git(["config", self.flag, "--remove-section", "--", section], cwd=self.cwd, check=False)
         if kept is not None and fresh:
-            _scopes[where] = ([_stamp(path) for path in self._files()], kept[1])
+            _scopes[where] = ([stamp(path) for path in self._files()], kept[1])
 
     def _change(self, key: str, value: str | None, flag: str) -> None:
         """Set (``value``) or unset ``key`` with ``git config FLAG``; the listing kept is
@@ -459,7 +451,7 @@ class Scope:
 
         where = (self.flag, str(self.cwd))
         kept = _scopes.pop(where, None)
-        fresh = kept is not None and kept[0] == [_stamp(path) for path in self._files()]
+        fresh = kept is not None and kept[0] == [stamp(path) for path in self._files()]
         _scopes.clear()
         values = [] if value is None else [value]
         done = git(["config", self.flag, flag, "--", key, *values], cwd=self.cwd,
@@ -469,12 +461,12 @@ class Scope:
         wanted = canonical(key)
         listed = [(k, v) for k, v in kept[1] if k != wanted]
         listed += [] if value is None else [(wanted, value)]
-        _scopes[where] = ([_stamp(path) for path in self._files()], listed)
+        _scopes[where] = ([stamp(path) for path in self._files()], listed)
 
     def _listing(self) -> list[tuple[str, str | None]]:
         """The scope's settings, listed again when its files changed (whoever wrote)."""
         key = (self.flag, str(self.cwd))
-        stamps = [_stamp(path) for path in self._files()]
+        stamps = [stamp(path) for path in self._files()]
         kept = _scopes.get(key)
         if kept is not None and kept[0] == stamps:
             return kept[1]
