@@ -22,6 +22,7 @@ import pygit2
 import pytest
 
 from git_vcontext.gitio.httpremote import HttpRemote
+from git_vcontext.gitio.localremote import LocalRemote
 from git_vcontext.remote import refs as leases
 from git_vcontext.remote.view import RemoteView
 from helpers import git_servers as servers
@@ -367,3 +368,26 @@ def test_sync_over_http_a_look_found_wanting_puts_back_the_refs_and_asks_git(
     assert _refs(clone) == before
     main = soak.git(remote, "rev-parse", "main").stdout.strip()
     assert view.fetch().base == pygit2.Oid(hex=main)  # (git's look)
+
+
+def test_sync_over_http_a_linked_worktree_of_a_shallow_clone_is_gits(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """A shallow clone is git's to fetch into (its ``shallow`` file, its negotiation), from
+    any of its worktrees: git keeps ``shallow`` in the common directory, where libgit2's
+    ``is_shallow`` does not look from a linked worktree (it reads the worktree's own git
+    directory). Both the in-process HTTP look and the in-process local one are left out."""
+    remote = tmp_path / "srv" / "remote.git"
+    _team(tmp_path, http.url(remote), agents=1)
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    soak.git(remote, "update-ref", "refs/heads/main", _commit_on(remote, main, "second"))
+    shallow = tmp_path / "shallow"
+    soak.git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(shallow))
+    soak.git(shallow, "remote", "set-url", "origin", http.url(remote))
+    linked = tmp_path / "linked"
+    soak.git(shallow, "worktree", "add", "-q", "--detach", str(linked))
+    assert soak.git(linked, "rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+    assert HttpRemote.find(pygit2.Repository(str(shallow)), "origin") is None
+    assert HttpRemote.find(pygit2.Repository(str(linked)), "origin") is None
+    soak.git(shallow, "remote", "set-url", "origin", str(remote))
+    assert LocalRemote.find(pygit2.Repository(str(linked)), "origin") is None

@@ -43,7 +43,7 @@ from ..errors import OperationalError
 from ..faults import step
 from . import config_entries, config_flag
 from .localremote import expand_refspec, refspec_match, split_refspec
-from .places import common_dir
+from .places import common_dir, is_shallow
 from .refs import delete_ref, set_ref
 
 TYPE_CHECKING = False
@@ -69,7 +69,7 @@ class HttpRemote:
     @classmethod
     def find(cls, repo: Repository, remote: str) -> HttpRemote | None:
         """``remote`` (a remote's name, or a URL) when sync may look at it in process."""
-        if not config_flag(repo, SETTING, True) or repo.is_shallow:
+        if not config_flag(repo, SETTING, True) or is_shallow(repo):  # (git's view of it)
             return None
         if os.path.isdir(os.path.join(common_dir(repo), "modules")):
             return None  # submodules checked out: git's fetch may fetch theirs too
