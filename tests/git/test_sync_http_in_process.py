@@ -349,11 +349,11 @@ def test_sync_over_http_a_look_missing_objects_under_a_new_tip_is_not_taken(
     assert look._complete([first], before)  # (nothing new)
 
 
-def test_sync_over_http_a_look_found_wanting_puts_back_the_refs_and_asks_git(
+def test_sync_over_http_a_look_found_wanting_moves_no_ref_and_asks_git(
     tmp_path: Path, http: servers.HttpFront, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """libgit2 moves the DSTs itself: a look found wanting afterwards puts every one back
-    as it was, and git looks instead."""
+    """A look found wanting (``_complete``) has moved no ref: each is as it was, and git
+    looks instead."""
     remote = tmp_path / "srv" / "remote.git"
     _, [clone] = _team(tmp_path, http.url(remote), agents=1)
     monkeypatch.setattr(HttpRemote, "_complete", lambda *args: False)
@@ -391,3 +391,37 @@ def test_sync_over_http_a_linked_worktree_of_a_shallow_clone_is_gits(
     assert HttpRemote.find(pygit2.Repository(str(linked)), "origin") is None
     soak.git(shallow, "remote", "set-url", "origin", str(remote))
     assert LocalRemote.find(pygit2.Repository(str(linked)), "origin") is None
+
+
+def test_sync_over_http_a_look_moves_no_ref_and_no_fetch_head_before_its_check(
+    tmp_path: Path, http: servers.HttpFront, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As git's fetch (``--no-write-fetch-head``): no ref moves before everything under the
+    new tips is found here (a look killed at its check leaves sync's refs where they were,
+    never at a tip whose history is missing), and ``FETCH_HEAD`` is never written — one a
+    ``git fetch`` of the user writes while the look runs stays as that fetch wrote it."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    old = soak.git(remote, "rev-parse", "main").stdout.strip()
+    new = _commit_on(remote, old, "next")
+    soak.git(remote, "update-ref", "refs/heads/main", new)
+    soak.git(clone, "update-ref", "refs/vcontext/remotes/origin/heads/main", old)  # (seen)
+    fetch_head = clone / ".git" / "FETCH_HEAD"
+    fetch_head.write_text("the user's own\n")
+    at_check: list[str] = []
+    complete = HttpRemote._complete
+
+    def check(self: HttpRemote, tips: list[pygit2.Oid], before: dict[str, pygit2.Oid]) -> bool:
+        at_check.append(_refs(clone))
+        fetch_head.write_text("the user's fetch meanwhile\n")
+        return complete(self, tips, before)
+
+    monkeypatch.setattr(HttpRemote, "_complete", check)
+    before = _refs(clone)
+    view = RemoteView(pygit2.Repository(str(clone)), str(clone), "origin", "main", ["agent-0"])
+    assert view.http is not None
+    assert view.http.fetch([f"+refs/heads/main:{view.ns}heads/main"]) == []
+    assert at_check == [before]
+    assert not view.http.failed
+    assert f"heads/main {new}" in _refs(clone)
+    assert fetch_head.read_text() == "the user's fetch meanwhile\n"

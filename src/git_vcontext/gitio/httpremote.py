@@ -23,10 +23,11 @@ Taken only when all of these hold (anything else is git's):
 
 libgit2 then reads anonymously (protocol v0), follows no redirect to another host (one on
 the same host it follows, as git's default ``http.followRedirects=initial`` does), uses
-no proxy, gives up at the sync's deadline and sets only the refspecs' DSTs; this module
-puts ``FETCH_HEAD`` back as it was (git's ``--no-write-fetch-head``), checks that
-everything under the new tips is here as git's fetch does (else puts the DSTs back and
-asks git), prunes and updates the remote-tracking refs as ``LocalRemote.fetch`` does.
+no proxy, gives up at the sync's deadline and only downloads (``git_remote_download``:
+no ref and no ``FETCH_HEAD`` written, as git's ``--no-write-fetch-head``); this module
+checks that everything under the new tips is here as git's fetch does (else no ref moves
+and git looks), then sets the DSTs, prunes and updates the remote-tracking refs as
+``LocalRemote.fetch`` does.
 Anything libgit2 cannot do — a 401/403 (credentials: git and its credential helper), a
 redirect to another host, a certificate it does not trust, a refused or dropped
 connection, a 429/502/503 — sends that look, and every later look of the sync, through
@@ -98,14 +99,13 @@ class HttpRemote:
         None: leave it to git (this look failed here, or an earlier one did)."""
         if self.failed:
             return None
-        before = self._tips()  # (libgit2 moves the DSTs itself: put back if need be)
-        heads = self._download(refspecs)
+        before = self._tips()
+        heads = self._download(refspecs)  # (objects only: no ref, no FETCH_HEAD moved)
         wanted: dict[str, tuple[str, Oid]] = {}
         for spec in refspecs:
             for src, dst in expand_refspec(spec, list(heads or {})):
                 wanted[dst] = (src, (heads or {})[src])
         if heads is None or not self._complete([oid for _, oid in wanted.values()], before):
-            self._put_back([split_refspec(s)[1] for s in refspecs], before)
             self.failed = True
             return None
         try:
@@ -185,31 +185,20 @@ class HttpRemote:
         seen.add(tree_id)
         return True
 
-    def _put_back(self, targets: list[str], before: dict[str, Oid]) -> None:
-        """The refs matching ``targets`` (DST patterns) as they were ``before`` the look
-        (libgit2 may have moved them before the look was found wanting)."""
-        for name in list(self.repo.references):
-            if not any(refspec_match(t, name) is not None for t in targets):
-                continue
-            if name not in before:
-                delete_ref(self.repo, name)
-            elif self.repo.references[name].target != before[name]:
-                set_ref(self.repo, name, before[name])
-
     def _download(self, refspecs: list[str]) -> dict[str, Oid] | None:
-        """Fetch ``refspecs`` with libgit2 (it sets their DSTs; nothing else); the remote's
-        refs as it listed them, None when libgit2 failed."""
+        """Bring what ``refspecs`` need with libgit2's ``git_remote_download``: the pack
+        only, no ref and no ``FETCH_HEAD`` moved (``git_remote_fetch`` sets the DSTs before
+        the look is checked and, in libgit2 1.9, writes ``FETCH_HEAD`` whatever its
+        ``update_fetchhead`` says); the remote's refs as it listed them, None when libgit2
+        failed or its ``git_remote_download`` cannot be found."""
         import pygit2
         from pygit2.callbacks import git_fetch_options, git_proxy_options
         from pygit2.ffi import C, ffi
         from pygit2.utils import StrArray
 
-        fetch_head = os.path.join(self.repo.path, "FETCH_HEAD")
-        try:
-            with open(fetch_head, "rb") as f:
-                before: bytes | None = f.read()
-        except OSError:
-            before = None
+        download = _remote_download()
+        if download is None:
+            return None
         try:
             _time_limit(None if self.left is None else self.left())
             remote = self.repo.remotes.create_anonymous(self.url)
@@ -222,14 +211,14 @@ class HttpRemote:
                 opts.download_tags = C.GIT_REMOTE_DOWNLOAD_TAGS_NONE
                 opts.follow_redirects = C.GIT_REMOTE_REDIRECT_NONE  # (libgit2: "off-site")
                 with git_proxy_options(remote, opts.proxy_opts, None), StrArray(refspecs) as arr:
-                    err = C.git_remote_fetch(remote._remote, arr.ptr, opts, ffi.NULL)
-                    payload.check_error(err)
+                    address = [
+                        int(ffi.cast("uintptr_t", p)) for p in (remote._remote, arr.ptr, opts)
+                    ]
+                    payload.check_error(download(*address))
             heads = remote.list_heads(connect=False)
             return {h.name: h.oid for h in heads if h.name is not None}
         except (pygit2.GitError, ValueError, KeyError, OSError):
             return None
-        finally:  # libgit2 1.9 writes FETCH_HEAD whatever update_fetchhead says: the
-            _restore(fetch_head, before)  # user's stays as it was, as with --no-write-fetch-head
 
     def _tracking(self, src: str) -> list[str]:
         """The remote-tracking refs a named remote's own fetch refspecs give ``src``."""
@@ -258,21 +247,31 @@ def _time_limit(seconds: float | None) -> None:
     pygit2.option(Option.SET_SERVER_TIMEOUT, limit)
 
 
-def _restore(path: str, before: bytes | None) -> None:
-    """Put ``path`` back as it was (``before``: its bytes, None: absent)."""
-    if before is None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        return
-    from ..fsio import write_atomic
+_DOWNLOAD: list[Callable[[int, int, int], int] | None] = []
+"""libgit2's ``git_remote_download`` once found (pygit2 declares no binding of it)."""
 
-    try:
-        with open(path, "rb") as f:
-            if f.read() == before:
-                return
-    except OSError:
-        pass
-    write_atomic(path, before)
+
+def _remote_download() -> Callable[[int, int, int], int] | None:
+    """libgit2's ``git_remote_download(remote, refspecs, options)`` from the libgit2 pygit2
+    is linked with (its extension module's dependencies: the wheel's bundled copy or the
+    system's); None when it cannot be found (every look then git's)."""
+    if not _DOWNLOAD:
+        try:
+            import cffi  # type: ignore[import-untyped]  # (pygit2's own dependency)
+            from pygit2 import _libgit2
+
+            ffi = cffi.FFI()
+            ffi.cdef("int git_remote_download(void *, const void *, const void *);")
+            lib = ffi.dlopen(_libgit2.__file__)
+            found = lib.git_remote_download
+
+            def download(remote: int, refspecs: int, options: int) -> int:
+                return int(found(*(ffi.cast("void *", a) for a in (remote, refspecs, options))))
+
+            _DOWNLOAD.append(download)
+        except (ImportError, OSError, AttributeError):
+            _DOWNLOAD.append(None)
+    return _DOWNLOAD[0]
 
 
 def _environment_says(*, tls: bool) -> bool:
