@@ -347,6 +347,11 @@ def test_sync_over_http_a_look_missing_objects_under_a_new_tip_is_not_taken(
     assert not look._complete([_raw_commit(repo, "1" * 40, [str(first)])], before)  # no tree
     assert not look._complete([_raw_commit(repo, empty, ["2" * 40])], before)  # no parent
     assert look._complete([first], before)  # (nothing new)
+    lacking = repo.odb.write(  # a tree naming a blob that is not here
+        pygit2.enums.ObjectType.TREE, b"100644 a\0" + bytes.fromhex("3" * 40)
+    )
+    assert not look._complete([lacking], before)
+    assert look._complete([repo[first].peel(pygit2.Commit).tree_id], before)
 
 
 def test_sync_over_http_a_look_found_wanting_moves_no_ref_and_asks_git(

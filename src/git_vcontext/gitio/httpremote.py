@@ -137,35 +137,44 @@ class HttpRemote:
         """Whether everything ``tips`` need is here, as git's fetch checks before it moves a
         ref (``rev-list --objects NEW --not --all``): each new commit, its parents down to
         what a ref named before the look, its trees and blobs; a blob or a tag and what it
-        tags. libgit2 checks each object it receives, not that none is missing."""
+        tags; a tree and what it holds. libgit2 checks each object it receives, not that
+        none is missing."""
         import pygit2
 
         old = set(before.values())
         new = [oid for oid in dict.fromkeys(tips) if oid not in old]
-        if not new:
-            return True
-        repo = self.repo
+        seen: set[Oid] = set()
         try:
-            walker = repo.walk(None, pygit2.enums.SortMode.NONE)
-            pushed = False
-            for oid in new:
-                obj = repo.get(oid)
-                while isinstance(obj, pygit2.Tag):
-                    obj = repo.get(obj.target)
-                if isinstance(obj, pygit2.Commit):
-                    walker.push(obj.id)
-                    pushed = True
-                elif obj is None:
-                    return False
-            if not pushed:
-                return True
+            commits = self._peeled(new, seen)
+            if not commits:
+                return commits is not None
+            walker = self.repo.walk(None, pygit2.enums.SortMode.NONE)
+            for oid in commits:
+                walker.push(oid)
             for oid in old:
                 with contextlib.suppress(pygit2.GitError, KeyError, ValueError):
                     walker.hide(oid)  # (a ref to a blob or a tree: nothing to hide)
-            seen: set[Oid] = set()
             return all(self._tree_complete(commit.tree_id, seen) for commit in walker)
         except (pygit2.GitError, KeyError, ValueError):
             return False  # (a parent that is not here)
+
+    def _peeled(self, new: list[Oid], seen: set[Oid]) -> list[Oid] | None:
+        """The commits ``new`` names (tags peeled); None when one of them is not here, or a
+        tree lacks what it holds (a ref to a tree: its blobs are checked too)."""
+        import pygit2
+
+        commits: list[Oid] = []
+        for oid in new:
+            obj = self.repo.get(oid)
+            while isinstance(obj, pygit2.Tag):
+                obj = self.repo.get(obj.target)
+            if isinstance(obj, pygit2.Commit):
+                commits.append(obj.id)
+            elif obj is None or (
+                isinstance(obj, pygit2.Tree) and not self._tree_complete(obj.id, seen)
+            ):
+                return None
+        return commits
 
     def _tree_complete(self, tree_id: Oid, seen: set[Oid]) -> bool:
         import pygit2
