@@ -21,7 +21,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from git_vcontext.gitio.httpremote import HttpRemote
+from git_vcontext.gitio.httpremote import MANY_REFS, HttpRemote
 from git_vcontext.gitio.localremote import LocalRemote
 from git_vcontext.remote import refs as leases
 from git_vcontext.remote.view import RemoteView
@@ -430,3 +430,27 @@ def test_sync_over_http_a_look_moves_no_ref_and_no_fetch_head_before_its_check(
     assert not view.http.failed
     assert f"heads/main {new}" in _refs(clone)
     assert fetch_head.read_text() == "the user's fetch meanwhile\n"
+
+
+def test_sync_over_http_a_remote_with_many_refs_is_looked_at_through_git(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """libgit2 speaks protocol v0: each look reads every ref the remote has (a host's
+    ``refs/pull/*``), where git's v2 asks for the ones sync wants. Past ``MANY_REFS`` the
+    look that found them counts, and the later looks are git's."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    view = _look(clone, ["agent-0"])
+    assert view.http is not None
+    assert not view.http.failed
+    lines = "".join(f"create refs/pull/{n}/head {main}\n" for n in range(MANY_REFS + 1))
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=remote, input=lines, check=True, text=True)
+    new = _commit_on(remote, main, "next")
+    soak.git(remote, "update-ref", "refs/heads/main", new)
+    view.fetch()
+    assert view.http.failed
+    assert view.read().base == pygit2.Oid(hex=new)
+    asked = http.requests
+    view.fetch()
+    assert http.requests - asked >= 2  # (git's look: info/refs, then ls-refs or a fetch)

@@ -31,7 +31,8 @@ and git looks), then sets the DSTs, prunes and updates the remote-tracking refs 
 Anything libgit2 cannot do — a 401/403 (credentials: git and its credential helper), a
 redirect to another host, a certificate it does not trust, a refused or dropped
 connection, a 429/502/503 — sends that look, and every later look of the sync, through
-git (the sync's ``Link``, which retries what is transient).
+git (the sync's ``Link``, which retries what is transient). More than ``MANY_REFS`` refs listed: the
+later looks are git's (protocol v2 asks for the wanted refs only).
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ SETTING = "vcontext.inProcessHttp"
 ENVIRONMENT = ("GIT_SSL_", "GIT_CURL_", "GIT_HTTP_", "GIT_TRACE_CURL", "GIT_PROXY_")
 """Prefixes of the environment variables git's HTTP (curl) reads."""
 ENVIRONMENT_NAMES = ("GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL", "GIT_PROTOCOL_FROM_USER")
+MANY_REFS = 1000
+"""More refs than this in a remote's advertisement: later looks are git's. libgit2 speaks
+protocol v0, whose ``info/refs`` lists every ref of the remote at each look (a host's
+``refs/pull/*`` too); git's v2 asks only for those the refspecs name (``ref-prefix``)."""
 
 
 class HttpRemote:
@@ -108,6 +113,7 @@ class HttpRemote:
         if heads is None or not self._complete([oid for _, oid in wanted.values()], before):
             self.failed = True
             return None
+        self.failed = len(heads) > MANY_REFS  # (this look counts: the later ones are git's)
         try:
             step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
