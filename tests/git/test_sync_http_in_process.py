@@ -20,7 +20,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from git_vcontext.gitio.httpremote import HttpRemote
+from git_vcontext.gitio.httpremote import MANY_REFS, HttpRemote
+from git_vcontext.gitio.localremote import LocalRemote
 from git_vcontext.remote import refs as leases
 from git_vcontext.remote.view import RemoteView
 from helpers import git_servers as servers
@@ -336,13 +337,18 @@ def test_sync_over_http_a_look_missing_objects_under_a_new_tip_is_not_taken(
     assert not look._complete([_raw_commit(repo, "1" * 40, [str(first)])], before)  # no tree
     assert not look._complete([_raw_commit(repo, empty, ["2" * 40])], before)  # no parent
     assert look._complete([first], before)  # (nothing new)
+    lacking = repo.odb.write(  # a tree naming a blob that is not here
+        pygit2.enums.ObjectType.TREE, b"100644 a\0" + bytes.fromhex("3" * 40)
+    )
+    assert not look._complete([lacking], before)
+    assert look._complete([repo[first].peel(pygit2.Commit).tree_id], before)
 
 
-def test_sync_over_http_a_look_found_wanting_puts_back_the_refs_and_asks_git(
+def test_sync_over_http_a_look_found_wanting_moves_no_ref_and_asks_git(
     tmp_path: Path, http: servers.HttpFront, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """libgit2 moves the DSTs itself: a look found wanting afterwards puts every one back
-    as it was, and git looks instead."""
+    """A look found wanting (``_complete``) has moved no ref: each is as it was, and git
+    looks instead."""
     remote = tmp_path / "srv" / "remote.git"
     _, [clone] = _team(tmp_path, http.url(remote), agents=1)
     monkeypatch.setattr(HttpRemote, "_complete", lambda *args: False)
@@ -357,3 +363,84 @@ def test_sync_over_http_a_look_found_wanting_puts_back_the_refs_and_asks_git(
     assert _refs(clone) == before
     main = soak.git(remote, "rev-parse", "main").stdout.strip()
     assert view.fetch().base == pygit2.Oid(hex=main)  # (git's look)
+
+
+def test_sync_over_http_a_linked_worktree_of_a_shallow_clone_is_gits(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """A shallow clone is git's to fetch into (its ``shallow`` file, its negotiation), from
+    any of its worktrees: git keeps ``shallow`` in the common directory, where libgit2's
+    ``is_shallow`` does not look from a linked worktree (it reads the worktree's own git
+    directory). Both the in-process HTTP look and the in-process local one are left out."""
+    remote = tmp_path / "srv" / "remote.git"
+    _team(tmp_path, http.url(remote), agents=1)
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    soak.git(remote, "update-ref", "refs/heads/main", _commit_on(remote, main, "second"))
+    shallow = tmp_path / "shallow"
+    soak.git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(shallow))
+    soak.git(shallow, "remote", "set-url", "origin", http.url(remote))
+    linked = tmp_path / "linked"
+    soak.git(shallow, "worktree", "add", "-q", "--detach", str(linked))
+    assert soak.git(linked, "rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+    assert HttpRemote.find(pygit2.Repository(str(shallow)), "origin") is None
+    assert HttpRemote.find(pygit2.Repository(str(linked)), "origin") is None
+    soak.git(shallow, "remote", "set-url", "origin", str(remote))
+    assert LocalRemote.find(pygit2.Repository(str(linked)), "origin") is None
+
+
+def test_sync_over_http_a_look_moves_no_ref_and_no_fetch_head_before_its_check(
+    tmp_path: Path, http: servers.HttpFront, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As git's fetch (``--no-write-fetch-head``): no ref moves before everything under the
+    new tips is found here (a look killed at its check leaves sync's refs where they were,
+    never at a tip whose history is missing), and ``FETCH_HEAD`` is never written — one a
+    ``git fetch`` of the user writes while the look runs stays as that fetch wrote it."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    old = soak.git(remote, "rev-parse", "main").stdout.strip()
+    new = _commit_on(remote, old, "next")
+    soak.git(remote, "update-ref", "refs/heads/main", new)
+    soak.git(clone, "update-ref", "refs/vcontext/remotes/origin/heads/main", old)  # (seen)
+    fetch_head = clone / ".git" / "FETCH_HEAD"
+    fetch_head.write_text("the user's own\n")
+    at_check: list[str] = []
+    complete = HttpRemote._complete
+
+    def check(self: HttpRemote, tips: list[pygit2.Oid], before: dict[str, pygit2.Oid]) -> bool:
+        at_check.append(_refs(clone))
+        fetch_head.write_text("the user's fetch meanwhile\n")
+        return complete(self, tips, before)
+
+    monkeypatch.setattr(HttpRemote, "_complete", check)
+    before = _refs(clone)
+    view = RemoteView(pygit2.Repository(str(clone)), str(clone), "origin", "main", ["agent-0"])
+    assert view.http is not None
+    assert view.http.fetch([f"+refs/heads/main:{view.ns}heads/main"]) == []
+    assert at_check == [before]
+    assert not view.http.failed
+    assert f"heads/main {new}" in _refs(clone)
+    assert fetch_head.read_text() == "the user's fetch meanwhile\n"
+
+
+def test_sync_over_http_a_remote_with_many_refs_is_looked_at_through_git(
+    tmp_path: Path, http: servers.HttpFront
+) -> None:
+    """libgit2 speaks protocol v0: each look reads every ref the remote has (a host's
+    ``refs/pull/*``), where git's v2 asks for the ones sync wants. Past ``MANY_REFS`` the
+    look that found them counts, and the later looks are git's."""
+    remote = tmp_path / "srv" / "remote.git"
+    _, [clone] = _team(tmp_path, http.url(remote), agents=1)
+    main = soak.git(remote, "rev-parse", "main").stdout.strip()
+    view = _look(clone, ["agent-0"])
+    assert view.http is not None
+    assert not view.http.failed
+    lines = "".join(f"create refs/pull/{n}/head {main}\n" for n in range(MANY_REFS + 1))
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=remote, input=lines, check=True, text=True)
+    new = _commit_on(remote, main, "next")
+    soak.git(remote, "update-ref", "refs/heads/main", new)
+    view.fetch()
+    assert view.http.failed
+    assert view.read().base == pygit2.Oid(hex=new)
+    asked = http.requests
+    view.fetch()
+    assert http.requests - asked >= 2  # (git's look: info/refs, then ls-refs or a fetch)

@@ -23,14 +23,16 @@ Taken only when all of these hold (anything else is git's):
 
 libgit2 then reads anonymously (protocol v0), follows no redirect to another host (one on
 the same host it follows, as git's default ``http.followRedirects=initial`` does), uses
-no proxy, gives up at the sync's deadline and sets only the refspecs' DSTs; this module
-puts ``FETCH_HEAD`` back as it was (git's ``--no-write-fetch-head``), checks that
-everything under the new tips is here as git's fetch does (else puts the DSTs back and
-asks git), prunes and updates the remote-tracking refs as ``LocalRemote.fetch`` does.
+no proxy, gives up at the sync's deadline and only downloads (``git_remote_download``:
+no ref and no ``FETCH_HEAD`` written, as git's ``--no-write-fetch-head``); this module
+checks that everything under the new tips is here as git's fetch does (else no ref moves
+and git looks), then sets the DSTs, prunes and updates the remote-tracking refs as
+``LocalRemote.fetch`` does.
 Anything libgit2 cannot do — a 401/403 (credentials: git and its credential helper), a
 redirect to another host, a certificate it does not trust, a refused or dropped
 connection, a 429/502/503 — sends that look, and every later look of the sync, through
-git (the sync's ``Link``, which retries what is transient).
+git (the sync's ``Link``, which retries what is transient). More than ``MANY_REFS`` refs listed: the
+later looks are git's (protocol v2 asks for the wanted refs only).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from ..errors import OperationalError
 from ..faults import step
 from . import config_entries, config_flag
 from .localremote import expand_refspec, refspec_match, split_refspec, tracking_refs
-from .places import common_dir
+from .places import common_dir, is_shallow
 from .refs import delete_ref, set_ref
 
 TYPE_CHECKING = False
@@ -56,6 +58,10 @@ SETTING = "vcontext.inProcessHttp"
 ENVIRONMENT = ("GIT_SSL_", "GIT_CURL_", "GIT_HTTP_", "GIT_TRACE_CURL", "GIT_PROXY_")
 """Prefixes of the environment variables git's HTTP (curl) reads."""
 ENVIRONMENT_NAMES = ("GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL", "GIT_PROTOCOL_FROM_USER")
+MANY_REFS = 1000
+"""More refs than this in a remote's advertisement: later looks are git's. libgit2 speaks
+protocol v0, whose ``info/refs`` lists every ref of the remote at each look (a host's
+``refs/pull/*`` too); git's v2 asks only for those the refspecs name (``ref-prefix``)."""
 
 
 class HttpRemote:
@@ -69,7 +75,7 @@ class HttpRemote:
     @classmethod
     def find(cls, repo: Repository, remote: str) -> HttpRemote | None:
         """``remote`` (a remote's name, or a URL) when sync may look at it in process."""
-        if not config_flag(repo, SETTING, True) or repo.is_shallow:
+        if not config_flag(repo, SETTING, True) or is_shallow(repo):  # (git's view of it)
             return None
         if os.path.isdir(os.path.join(common_dir(repo), "modules")):
             return None  # submodules checked out: git's fetch may fetch theirs too
@@ -98,16 +104,16 @@ class HttpRemote:
         None: leave it to git (this look failed here, or an earlier one did)."""
         if self.failed:
             return None
-        before = self._tips()  # (libgit2 moves the DSTs itself: put back if need be)
-        heads = self._download(refspecs)
+        before = self._tips()
+        heads = self._download(refspecs)  # (objects only: no ref, no FETCH_HEAD moved)
         wanted: dict[str, tuple[str, Oid]] = {}
         for spec in refspecs:
             for src, dst in expand_refspec(spec, list(heads or {})):
                 wanted[dst] = (src, (heads or {})[src])
         if heads is None or not self._complete([oid for _, oid in wanted.values()], before):
-            self._put_back([split_refspec(s)[1] for s in refspecs], before)
             self.failed = True
             return None
+        self.failed = len(heads) > MANY_REFS  # (this look counts: the later ones are git's)
         try:
             step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
@@ -137,35 +143,44 @@ class HttpRemote:
         """Whether everything ``tips`` need is here, as git's fetch checks before it moves a
         ref (``rev-list --objects NEW --not --all``): each new commit, its parents down to
         what a ref named before the look, its trees and blobs; a blob or a tag and what it
-        tags. libgit2 checks each object it receives, not that none is missing."""
+        tags; a tree and what it holds. libgit2 checks each object it receives, not that
+        none is missing."""
         import pygit2
 
         old = set(before.values())
         new = [oid for oid in dict.fromkeys(tips) if oid not in old]
-        if not new:
-            return True
-        repo = self.repo
+        seen: set[Oid] = set()
         try:
-            walker = repo.walk(None, pygit2.enums.SortMode.NONE)
-            pushed = False
-            for oid in new:
-                obj = repo.get(oid)
-                while isinstance(obj, pygit2.Tag):
-                    obj = repo.get(obj.target)
-                if isinstance(obj, pygit2.Commit):
-                    walker.push(obj.id)
-                    pushed = True
-                elif obj is None:
-                    return False
-            if not pushed:
-                return True
+            commits = self._peeled(new, seen)
+            if not commits:
+                return commits is not None
+            walker = self.repo.walk(None, pygit2.enums.SortMode.NONE)
+            for oid in commits:
+                walker.push(oid)
             for oid in old:
                 with contextlib.suppress(pygit2.GitError, KeyError, ValueError):
                     walker.hide(oid)  # (a ref to a blob or a tree: nothing to hide)
-            seen: set[Oid] = set()
             return all(self._tree_complete(commit.tree_id, seen) for commit in walker)
         except (pygit2.GitError, KeyError, ValueError):
             return False  # (a parent that is not here)
+
+    def _peeled(self, new: list[Oid], seen: set[Oid]) -> list[Oid] | None:
+        """The commits ``new`` names (tags peeled); None when one of them is not here, or a
+        tree lacks what it holds (a ref to a tree: its blobs are checked too)."""
+        import pygit2
+
+        commits: list[Oid] = []
+        for oid in new:
+            obj = self.repo.get(oid)
+            while isinstance(obj, pygit2.Tag):
+                obj = self.repo.get(obj.target)
+            if isinstance(obj, pygit2.Commit):
+                commits.append(obj.id)
+            elif obj is None or (
+                isinstance(obj, pygit2.Tree) and not self._tree_complete(obj.id, seen)
+            ):
+                return None
+        return commits
 
     def _tree_complete(self, tree_id: Oid, seen: set[Oid]) -> bool:
         import pygit2
@@ -185,31 +200,20 @@ class HttpRemote:
         seen.add(tree_id)
         return True
 
-    def _put_back(self, targets: list[str], before: dict[str, Oid]) -> None:
-        """The refs matching ``targets`` (DST patterns) as they were ``before`` the look
-        (libgit2 may have moved them before the look was found wanting)."""
-        for name in list(self.repo.references):
-            if not any(refspec_match(t, name) is not None for t in targets):
-                continue
-            if name not in before:
-                delete_ref(self.repo, name)
-            elif self.repo.references[name].target != before[name]:
-                set_ref(self.repo, name, before[name])
-
     def _download(self, refspecs: list[str]) -> dict[str, Oid] | None:
-        """Fetch ``refspecs`` with libgit2 (it sets their DSTs; nothing else); the remote's
-        refs as it listed them, None when libgit2 failed."""
+        """Bring what ``refspecs`` need with libgit2's ``git_remote_download``: the pack
+        only, no ref and no ``FETCH_HEAD`` moved (``git_remote_fetch`` sets the DSTs before
+        the look is checked and, in libgit2 1.9, writes ``FETCH_HEAD`` whatever its
+        ``update_fetchhead`` says); the remote's refs as it listed them, None when libgit2
+        failed or its ``git_remote_download`` cannot be found."""
         import pygit2
         from pygit2.callbacks import git_fetch_options, git_proxy_options
         from pygit2.ffi import C, ffi
         from pygit2.utils import StrArray
 
-        fetch_head = os.path.join(self.repo.path, "FETCH_HEAD")
-        try:
-            with open(fetch_head, "rb") as f:
-                before: bytes | None = f.read()
-        except OSError:
-            before = None
+        download = _remote_download()
+        if download is None:
+            return None
         try:
             _time_limit(None if self.left is None else self.left())
             remote = self.repo.remotes.create_anonymous(self.url)
@@ -222,14 +226,14 @@ class HttpRemote:
                 opts.download_tags = C.GIT_REMOTE_DOWNLOAD_TAGS_NONE
                 opts.follow_redirects = C.GIT_REMOTE_REDIRECT_NONE  # (libgit2: "off-site")
                 with git_proxy_options(remote, opts.proxy_opts, None), StrArray(refspecs) as arr:
-                    err = C.git_remote_fetch(remote._remote, arr.ptr, opts, ffi.NULL)
-                    payload.check_error(err)
+                    address = [
+                        int(ffi.cast("uintptr_t", p)) for p in (remote._remote, arr.ptr, opts)
+                    ]
+                    payload.check_error(download(*address))
             heads = remote.list_heads(connect=False)
             return {h.name: h.oid for h in heads if h.name is not None}
         except (pygit2.GitError, ValueError, KeyError, OSError):
             return None
-        finally:  # libgit2 1.9 writes FETCH_HEAD whatever update_fetchhead says: the
-            _restore(fetch_head, before)  # user's stays as it was, as with --no-write-fetch-head
 
     def _tracking(self, src: str) -> list[str]:
         return tracking_refs(self.repo, self.name, src)
@@ -252,21 +256,31 @@ def _time_limit(seconds: float | None) -> None:
     pygit2.option(Option.SET_SERVER_TIMEOUT, limit)
 
 
-def _restore(path: str, before: bytes | None) -> None:
-    """Put ``path`` back as it was (``before``: its bytes, None: absent)."""
-    if before is None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        return
-    from ..fsio import write_atomic
+_DOWNLOAD: list[Callable[[int, int, int], int] | None] = []
+"""libgit2's ``git_remote_download`` once found (pygit2 declares no binding of it)."""
 
-    try:
-        with open(path, "rb") as f:
-            if f.read() == before:
-                return
-    except OSError:
-        pass
-    write_atomic(path, before)
+
+def _remote_download() -> Callable[[int, int, int], int] | None:
+    """libgit2's ``git_remote_download(remote, refspecs, options)`` from the libgit2 pygit2
+    is linked with (its extension module's dependencies: the wheel's bundled copy or the
+    system's); None when it cannot be found (every look then git's)."""
+    if not _DOWNLOAD:
+        try:
+            import cffi  # type: ignore[import-untyped]  # (pygit2's own dependency)
+            from pygit2 import _libgit2
+
+            ffi = cffi.FFI()
+            ffi.cdef("int git_remote_download(void *, const void *, const void *);")
+            lib = ffi.dlopen(_libgit2.__file__)
+            found = lib.git_remote_download
+
+            def download(remote: int, refspecs: int, options: int) -> int:
+                return int(found(*(ffi.cast("void *", a) for a in (remote, refspecs, options))))
+
+            _DOWNLOAD.append(download)
+        except (ImportError, OSError, AttributeError):
+            _DOWNLOAD.append(None)
+    return _DOWNLOAD[0]
 
 
 def _environment_says(*, tls: bool) -> bool:

@@ -27,7 +27,7 @@ from ..faults import step
 from ..fsio import permitted
 from . import config_flag, config_value
 from .objectcopy import TooMany, copy_commits, no_change_commit
-from .places import hooks_folder
+from .places import hooks_folder, is_shallow
 from .refs import RefUpdate, delete_ref, move_refs, oid_of, set_ref
 
 TYPE_CHECKING = False
@@ -68,7 +68,7 @@ class LocalRemote:
     def find(cls, repo: Repository, remote: str) -> LocalRemote | None:
         """``remote`` (a remote's name, or a path) when it is a local repository sync may
         read directly; None: talk to it with git."""
-        if not config_flag(repo, SETTING, True) or repo.is_shallow:
+        if not config_flag(repo, SETTING, True) or is_shallow(repo):
             return None
         configured = remote in repo.remotes.names()
         if configured and any(  # an upload-pack of its own; a remote helper (git-remote-VCS)
@@ -82,7 +82,7 @@ class LocalRemote:
             return None
         found = cls(repo, remote, path)
         try:
-            shallow = found.theirs().is_shallow
+            shallow = is_shallow(found.theirs())
         except OperationalError:
             return None
         return None if shallow else found

@@ -47,6 +47,13 @@ def common_dir(repo: Repository) -> Path:
     return Path(found(str(repo.path or ""), {})).resolve()
 
 
+def is_shallow(repo: Repository) -> bool:
+    """Whether ``repo`` is shallow as git sees it: a ``shallow`` file in git's common
+    directory. libgit2's ``is_shallow`` reads the git directory of the worktree it opened,
+    so from a linked worktree of a shallow clone it says no."""
+    return repo.is_shallow or (common_dir(repo) / "shallow").exists()
+
+
 FETCHED = "refs/vcontext/remotes/"
 """Where ``sync --push`` keeps what it fetched of a remote (its branches, requests, lease)."""
 
