@@ -207,14 +207,15 @@ class HttpRemote:
         ``update_fetchhead`` says); the remote's refs as it listed them, None when libgit2
         failed or its ``git_remote_download`` cannot be found."""
         import pygit2
-        from pygit2.callbacks import git_fetch_options, git_proxy_options
-        from pygit2.ffi import C, ffi
-        from pygit2.utils import StrArray
 
         download = _remote_download()
         if download is None:
             return None
-        try:
+        try:  # (pygit2's internals: another pygit2 that lacks one makes every look git's)
+            from pygit2.callbacks import git_fetch_options, git_proxy_options
+            from pygit2.ffi import C, ffi
+            from pygit2.utils import StrArray
+
             _time_limit(None if self.left is None else self.left())
             remote = self.repo.remotes.create_anonymous(self.url)
             if remote.url != self.url:  # (libgit2 rewrote it again: not what git does)
@@ -232,7 +233,7 @@ class HttpRemote:
                     payload.check_error(download(*address))
             heads = remote.list_heads(connect=False)
             return {h.name: h.oid for h in heads if h.name is not None}
-        except (pygit2.GitError, ValueError, KeyError, OSError):
+        except (pygit2.GitError, ValueError, KeyError, OSError, ImportError, AttributeError):
             return None
 
     def _tracking(self, src: str) -> list[str]:
