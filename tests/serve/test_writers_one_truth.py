@@ -286,3 +286,33 @@ def test_a_document_with_several_containers_is_served_as_validate_reads_it(
     assert wrote.is_error, text(wrote)
     assert "[container]" in text(wrote), text(wrote)
     assert (git_repo / "two.vcontext.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("action", ["add", "update"])
+def test_a_cli_writer_judges_a_file_named_from_its_folder_by_its_place_as_the_hook_does(
+    git_repo: Path, action: str
+) -> None:
+    """PRODUCT.md "One truth": the hook knows a VerMAS file by its place in the repository
+    (``.work/processes/*.json`` is a process); ``playbook add pb.json`` run inside that
+    folder judged the name as given, wrote into a document the hook refuses (exit 0), and
+    ``validate pb.json`` there said it was valid. Both now judge it where the hook does."""
+    data, _ = document("playbook", "good")
+    path, _ = _setup(git_repo, ".work/processes/pb.json", data)
+    pushed = run_git(git_repo, "push", "origin", "main", check=False)
+    assert pushed.returncode != 0, pushed.stderr  # the hook refuses the document as it is
+    assert "[schema]" in pushed.stderr, pushed.stderr
+    folder, before = path.parent, path.read_bytes()
+    if action == "add":
+        args = ["--target", "t9", "--kind", "note", "--text", "New"]
+    else:
+        args = ["--target", "t1", "--delta", "helpfulCount=+1"]
+    done = run_cli("playbook", action, "pb.json", *args, cwd=folder)
+    said = done.stderr.decode()
+    assert done.returncode == 1, said
+    assert "[schema]" in said, said
+    assert "nothing written" in said, said
+    assert said.count("\n") == 1, said
+    assert path.read_bytes() == before
+    code, said = _validate(folder, "pb.json")
+    assert code == 1, said  # as validate .work/processes/pb.json from the top
+    assert "[schema]" in said, said

@@ -118,5 +118,8 @@ def _write(path: str, document: Document, data: Any) -> None:
     back = parse(text, path=path)
     if not same(back.data, data):  # never write what we cannot read back
         raise OperationalError(f"{path}: the rewritten document does not read back; not written")
-    refuse_invalid_document(path, back, document)  # what validate would reject is never written
+    from .validate import place_of  # lazy: a git rev-parse, only once an edit is made
+
+    # what validate would reject is never written (a VerMAS file known by its place)
+    refuse_invalid_document(path, back, document, place=place_of(path))
     write_atomic(path, text.encode("utf-8"))

@@ -94,7 +94,10 @@ def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any
     back = parse(text, path=file)
     if not same(back.data, result.data):  # never write what we cannot read
         raise OperationalError(f"{file}: the rewritten document does not read back; not written")
-    refuse_invalid_document(file, back, doc)  # what validate would reject is never written
+    from .validate import place_of  # lazy: a git rev-parse, only once an edit is made
+
+    # what validate would reject is never written (a VerMAS file known by its place)
+    refuse_invalid_document(file, back, doc, place=place_of(file))
     if file == "-":
         write_atomic(file, text.encode("utf-8"))
         return result

@@ -66,15 +66,24 @@ def rejected_message(rel: str, findings: list[Finding]) -> str:
     )
 
 
-def refuse_invalid_document(rel: str, after: Document, before: Document | None) -> None:
+def refuse_invalid_document(
+    rel: str, after: Document, before: Document | None, *, place: str | None = None
+) -> None:
     """``refuse_invalid`` for parsed documents: the result judged as ``validate`` judges a
-    file named to it; the document before only when the result has findings."""
+    file named to it; the document before only when the result has findings. ``place``:
+    the path as the repository names it when ``rel`` is a name given on the command line
+    (``validation.files.check_bytes``: a VerMAS file is known by its place in the
+    repository, as the pre-push hook knows it)."""
     from ..validation.files import check_document
 
-    report = check_document(after, rel)
+    report = check_document(after, rel, place=place)
     if report.valid:
         return
-    refuse_invalid(rel, report, None if before is None else lambda: check_document(before, rel))
+    refuse_invalid(
+        rel,
+        report,
+        None if before is None else lambda: check_document(before, rel, place=place),
+    )
 
 
 def _shown(findings: list[Finding]) -> str:
