@@ -145,7 +145,10 @@ def place_of(name: str) -> str | None:
     or outside any repository)."""
     if name == "-":
         return None
-    folder = os.path.dirname(os.path.abspath(name))
+    full = os.path.abspath(name)
+    folder = os.path.dirname(full)
+    if ".work" not in os.path.join(os.path.realpath(folder), os.path.basename(full)).split(os.sep):
+        return None  # no VerMAS place whatever the repository calls it: no git to ask
     while not os.path.isdir(folder):  # a new playbook's folder is made when it is written
         folder = os.path.dirname(folder)
     return Repo.around(folder, required=False).rel(name)
