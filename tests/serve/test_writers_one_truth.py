@@ -316,3 +316,34 @@ def test_a_cli_writer_judges_a_file_named_from_its_folder_by_its_place_as_the_ho
     code, said = _validate(folder, "pb.json")
     assert code == 1, said  # as validate .work/processes/pb.json from the top
     assert "[schema]" in said, said
+
+
+@pytest.mark.parametrize("broken", ["duplicate-key", "conflict-markers"])
+@pytest.mark.parametrize("writer", ["playbook add", "playbook update", "ace apply"])
+def test_a_cli_writer_refuses_a_document_that_does_not_parse_naming_the_rule(
+    git_repo: Path, writer: str, broken: str
+) -> None:
+    """The write path's refusal for a document validate rejects because it does not parse
+    (PRODUCT.md Validation: rule ``parse``, ``duplicate-key``, ``conflict-markers``): one
+    line naming the rule and the person's step, exit 1, the file untouched, as for any other
+    finding (the CLI writers said the parse error alone, without its rule or the step)."""
+    kind, rel, write = WRITERS[writer]
+    data, _ = document(kind, "good")
+    text = json.dumps(data, indent=2) + "\n"
+    if broken == "duplicate-key":
+        text = text.replace("{\n", '{\n  "x-dup": 1,\n  "x-dup": 2,\n', 1)
+    else:
+        text = f"<<<<<<< ours\n{text}=======\n{text}>>>>>>> theirs\n"
+    path, _ = _setup(git_repo, rel, data)
+    path.write_text(text)
+    code, said = _validate(git_repo, rel)
+    assert code == 1, said
+    assert f"[{broken}]" in said, said
+
+    written, answer = write(git_repo, rel)
+
+    assert not written, answer  # (write: exit 1, one line, no traceback)
+    assert f"[{broken}]" in answer, answer
+    assert "nothing written" in answer, answer
+    assert f"git vcontext validate {rel}" in answer, answer  # the person's step
+    assert path.read_text() == text

@@ -15,14 +15,14 @@ from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
 from ..playbook.ace import AcePatch, apply_patch, document_sequence, read_patch
-from ..sync.judge import refuse_invalid_document
+from ..sync.judge import parsed_or_refused, refuse_invalid_document
 from ..values import pointer_parts, same
 
 
 def run(*, patch: str, doc: str) -> int:
     """Apply PATCH to DOC; the document is only written when everything applies cleanly."""
     ace_patch = read_patch(parse(read_bytes(patch), path=None if patch == "-" else patch).data)
-    document = parse(read_bytes(doc), path=doc)
+    document = parsed_or_refused(read_bytes(doc), doc)
     now = now_rfc3339()
     current = document_sequence(document.data)
     base = ace_patch.base_sequence
