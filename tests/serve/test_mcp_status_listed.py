@@ -126,3 +126,21 @@ def test_a_server_started_with_git_vcontext_agent_serves_as_that_agent_as_the_cl
     assert "GIT_VCONTEXT_AGENT: not a valid agent name: 'a..b'" in refused.stderr
     assert "Traceback" not in refused.stderr
     assert refused.stdout == ""
+
+
+def test_the_command_line_refuses_a_bad_agent_name_from_the_environment_as_mcp_does(
+    tmp_path: Path,
+) -> None:
+    """README: ``GIT_VCONTEXT_AGENT`` names the agent running a command; ``mcp`` refuses a
+    value that could name no agent branch (one line, exit 2), and so do the commands that
+    read it (``agents.running_agent``: status, sync's ``mergedBy``, resolve's
+    ``resolvedBy``), which took it unchecked: ``status`` listed as for an agent 'a..b'
+    (exit 0) and sync would write it into the documents as an ``aiAgent``'s id."""
+    team = _team(tmp_path)
+    for bad in ("a..b", "bad name", "-x"):
+        done = vcx(team.person, "status", env={"GIT_VCONTEXT_AGENT": bad})
+        assert done.returncode == 2, done.stdout
+        assert f"GIT_VCONTEXT_AGENT: not a valid agent name: {bad!r}" in done.stderr
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert done.stdout == ""
+    assert vcx(team.person, "status", env={"GIT_VCONTEXT_AGENT": " "}).returncode == 0

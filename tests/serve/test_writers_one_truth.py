@@ -286,3 +286,64 @@ def test_a_document_with_several_containers_is_served_as_validate_reads_it(
     assert wrote.is_error, text(wrote)
     assert "[container]" in text(wrote), text(wrote)
     assert (git_repo / "two.vcontext.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("action", ["add", "update"])
+def test_a_cli_writer_judges_a_file_named_from_its_folder_by_its_place_as_the_hook_does(
+    git_repo: Path, action: str
+) -> None:
+    """PRODUCT.md "One truth": the hook knows a VerMAS file by its place in the repository
+    (``.work/processes/*.json`` is a process); ``playbook add pb.json`` run inside that
+    folder judged the name as given, wrote into a document the hook refuses (exit 0), and
+    ``validate pb.json`` there said it was valid. Both now judge it where the hook does."""
+    data, _ = document("playbook", "good")
+    path, _ = _setup(git_repo, ".work/processes/pb.json", data)
+    pushed = run_git(git_repo, "push", "origin", "main", check=False)
+    assert pushed.returncode != 0, pushed.stderr  # the hook refuses the document as it is
+    assert "[schema]" in pushed.stderr, pushed.stderr
+    folder, before = path.parent, path.read_bytes()
+    if action == "add":
+        args = ["--target", "t9", "--kind", "note", "--text", "New"]
+    else:
+        args = ["--target", "t1", "--delta", "helpfulCount=+1"]
+    done = run_cli("playbook", action, "pb.json", *args, cwd=folder)
+    said = done.stderr.decode()
+    assert done.returncode == 1, said
+    assert "[schema]" in said, said
+    assert "nothing written" in said, said
+    assert said.count("\n") == 1, said
+    assert path.read_bytes() == before
+    code, said = _validate(folder, "pb.json")
+    assert code == 1, said  # as validate .work/processes/pb.json from the top
+    assert "[schema]" in said, said
+
+
+@pytest.mark.parametrize("broken", ["duplicate-key", "conflict-markers"])
+@pytest.mark.parametrize("writer", ["playbook add", "playbook update", "ace apply"])
+def test_a_cli_writer_refuses_a_document_that_does_not_parse_naming_the_rule(
+    git_repo: Path, writer: str, broken: str
+) -> None:
+    """The write path's refusal for a document validate rejects because it does not parse
+    (PRODUCT.md Validation: rule ``parse``, ``duplicate-key``, ``conflict-markers``): one
+    line naming the rule and the person's step, exit 1, the file untouched, as for any other
+    finding (the CLI writers said the parse error alone, without its rule or the step)."""
+    kind, rel, write = WRITERS[writer]
+    data, _ = document(kind, "good")
+    text = json.dumps(data, indent=2) + "\n"
+    if broken == "duplicate-key":
+        text = text.replace("{\n", '{\n  "x-dup": 1,\n  "x-dup": 2,\n', 1)
+    else:
+        text = f"<<<<<<< ours\n{text}=======\n{text}>>>>>>> theirs\n"
+    path, _ = _setup(git_repo, rel, data)
+    path.write_text(text)
+    code, said = _validate(git_repo, rel)
+    assert code == 1, said
+    assert f"[{broken}]" in said, said
+
+    written, answer = write(git_repo, rel)
+
+    assert not written, answer  # (write: exit 1, one line, no traceback)
+    assert f"[{broken}]" in answer, answer
+    assert "nothing written" in answer, answer
+    assert f"git vcontext validate {rel}" in answer, answer  # the person's step
+    assert path.read_text() == text

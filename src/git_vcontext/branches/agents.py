@@ -180,8 +180,11 @@ def running_agent(repo: Repository) -> str | None:
     from ..gitio.commits import current_branch
 
     named = os.environ.get(AGENT_ENV, "").strip()
-    if named:
-        return named
+    if named:  # checked as --agent and the MCP server check it: it names mergedBy, resolvedBy
+        try:
+            return check_agent_name(named)
+        except UsageError as exc:
+            raise UsageError(f"{AGENT_ENV}: {exc}") from None
     head = current_branch(repo)  # None on an unborn branch: nobody in particular
     return agent_of_branch(repo, head) if head else None
 

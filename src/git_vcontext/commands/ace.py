@@ -15,14 +15,14 @@ from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
 from ..playbook.ace import AcePatch, apply_patch, document_sequence, read_patch
-from ..sync.judge import refuse_invalid_document
+from ..sync.judge import parsed_or_refused, refuse_invalid_document
 from ..values import pointer_parts, same
 
 
 def run(*, patch: str, doc: str) -> int:
     """Apply PATCH to DOC; the document is only written when everything applies cleanly."""
     ace_patch = read_patch(parse(read_bytes(patch), path=None if patch == "-" else patch).data)
-    document = parse(read_bytes(doc), path=doc)
+    document = parsed_or_refused(read_bytes(doc), doc)
     now = now_rfc3339()
     current = document_sequence(document.data)
     base = ace_patch.base_sequence
@@ -118,5 +118,8 @@ def _write(path: str, document: Document, data: Any) -> None:
     back = parse(text, path=path)
     if not same(back.data, data):  # never write what we cannot read back
         raise OperationalError(f"{path}: the rewritten document does not read back; not written")
-    refuse_invalid_document(path, back, document)  # what validate would reject is never written
+    from .validate import place_of  # lazy: a git rev-parse, only once an edit is made
+
+    # what validate would reject is never written (a VerMAS file known by its place)
+    refuse_invalid_document(path, back, document, place=place_of(path))
     write_atomic(path, text.encode("utf-8"))

@@ -13,7 +13,7 @@ from ..errors import ExitCode, OperationalError, UsageError
 from ..fsio import TargetChanged, read_bytes, write_atomic
 from ..playbook.edit import Edit, append_event
 from ..record import record
-from ..sync.judge import refuse_invalid_document
+from ..sync.judge import parsed_or_refused, refuse_invalid_document
 from ..values import same
 
 COUNTERS = ("helpfulCount", "harmfulCount")
@@ -87,14 +87,17 @@ def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any
     """Add the event to ``raw`` (None: a new playbook) and write the file, unless it
     changed since it was read (``TargetChanged``: nothing written)."""
     now = now_rfc3339()
-    doc = None if raw is None else parse(raw, path=file)
+    doc = None if raw is None else parsed_or_refused(raw, file)
     data = _new_playbook(file, now) if doc is None else doc.data
     result = append_event(data, edit, now=now, entropy=entropy)
     text = _new_text(file, result.data) if doc is None else doc.render(result.data)
     back = parse(text, path=file)
     if not same(back.data, result.data):  # never write what we cannot read
         raise OperationalError(f"{file}: the rewritten document does not read back; not written")
-    refuse_invalid_document(file, back, doc)  # what validate would reject is never written
+    from .validate import place_of  # lazy: a git rev-parse, only once an edit is made
+
+    # what validate would reject is never written (a VerMAS file known by its place)
+    refuse_invalid_document(file, back, doc, place=place_of(file))
     if file == "-":
         write_atomic(file, text.encode("utf-8"))
         return result

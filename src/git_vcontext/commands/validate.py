@@ -56,7 +56,10 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
             problems.append(err.one_line())
             continue
         beside = None if name == "-" else _beside(name)
-        reports.append(check_bytes(raw, name, covered=repo.covers(name), sibling=beside))
+        place = repo.rel(name)  # a VerMAS file is known by its place, as the hook knows it
+        reports.append(
+            check_bytes(raw, name, covered=repo.covers(name), sibling=beside, place=place)
+        )
         if may_hold_fork(raw) and (rel := repo.rel(name)) is not None:
             forked.append((rel, raw))
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.lexists(p))
@@ -134,6 +137,21 @@ class Listing:
 
     files: list[str]
     notes: list[str] = field(default_factory=list)
+
+
+def place_of(name: str) -> str | None:
+    """``name`` (a file given on the command line) as the repository around it names it:
+    what a writer's judge knows a VerMAS file by, as the pre-push hook does (None: ``-``,
+    or outside any repository)."""
+    if name == "-":
+        return None
+    full = os.path.abspath(name)
+    folder = os.path.dirname(full)
+    if ".work" not in os.path.join(os.path.realpath(folder), os.path.basename(full)).split(os.sep):
+        return None  # no VerMAS place whatever the repository calls it: no git to ask
+    while not os.path.isdir(folder):  # a new playbook's folder is made when it is written
+        folder = os.path.dirname(folder)
+    return Repo.around(folder, required=False).rel(name)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..errors import Refused
+from ..errors import ParseError, Refused
 from ..validation.model import command_path
 from .advice import person
 
@@ -59,22 +59,48 @@ def refuse_invalid(
 
 def rejected_message(rel: str, findings: list[Finding]) -> str:
     """One line: the document ``validate`` rejects as it is, why, and the person's step."""
+    return _rejected_line(rel, f"{rel}: {_shown(findings)}")
+
+
+def _rejected_line(rel: str, said: str) -> str:
     return (
-        f"{rel}: {_shown(findings)}; nothing written (git vcontext validate rejects this "
+        f"{said}; nothing written (git vcontext validate rejects this "
         "document as it is, and so would the pre-push hook and the guard whatever is "
         f"written into it); {person(f'mend it first (git vcontext validate {command_path(rel)})')}"
     )
 
 
-def refuse_invalid_document(rel: str, after: Document, before: Document | None) -> None:
+def parsed_or_refused(raw: bytes, rel: str) -> Document:
+    """The document a writer edits, parsed; one that does not parse is refused as the
+    judge refuses any other document ``validate`` rejects (its rule named, the person's
+    step), nothing written."""
+    from ..codecs import parse
+
+    try:
+        return parse(raw, path=rel)
+    except ParseError as err:
+        said = f"{err.location()}: {err.reason} [{err.rule}]"
+        raise Refused("unparsable", _rejected_line(rel, said)) from None
+
+
+def refuse_invalid_document(
+    rel: str, after: Document, before: Document | None, *, place: str | None = None
+) -> None:
     """``refuse_invalid`` for parsed documents: the result judged as ``validate`` judges a
-    file named to it; the document before only when the result has findings."""
+    file named to it; the document before only when the result has findings. ``place``:
+    the path as the repository names it when ``rel`` is a name given on the command line
+    (``validation.files.check_bytes``: a VerMAS file is known by its place in the
+    repository, as the pre-push hook knows it)."""
     from ..validation.files import check_document
 
-    report = check_document(after, rel)
+    report = check_document(after, rel, place=place)
     if report.valid:
         return
-    refuse_invalid(rel, report, None if before is None else lambda: check_document(before, rel))
+    refuse_invalid(
+        rel,
+        report,
+        None if before is None else lambda: check_document(before, rel, place=place),
+    )
 
 
 def _shown(findings: list[Finding]) -> str:

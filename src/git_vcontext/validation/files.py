@@ -31,7 +31,12 @@ if TYPE_CHECKING:
 
 
 def check_bytes(
-    raw: bytes, path: str, *, covered: bool = False, sibling: Sibling | None = None
+    raw: bytes,
+    path: str,
+    *,
+    covered: bool = False,
+    sibling: Sibling | None = None,
+    place: str | None = None,
 ) -> FileReport:
     """Validate the content ``raw`` of the file ``path`` (format from the name, else content).
 
@@ -41,6 +46,9 @@ def check_bytes(
     VerMAS file (a process, evidence) is checked as what it is.
     ``sibling(name)`` reads a file next to it (None when absent): given, a VerMAS
     projection is checked against the ``events.jsonl`` beside it.
+    ``place``: the path as the repository names it, when ``path`` is a name given on the
+    command line (``pb.json`` from inside ``.work/processes/``): a VerMAS file is known by
+    its place in the repository, as the pre-push hook and the guard know it.
     """
     try:
         doc = parse(raw, path=path)
@@ -52,23 +60,26 @@ def check_bytes(
     if (
         covered
         and doc.format in ("json", "tron")
-        and not _vermas(path, doc)
+        and not _vermas(place or path, doc)
         and not is_document(doc.data)
     ):
         note = f"not a vContext document ({NOT_A_DOCUMENT}): not checked"
         return FileReport(path, (), (note,), checked=False)
-    return check_document(doc, path, sibling=sibling)
+    return check_document(doc, path, sibling=sibling, place=place)
 
 
 def _vermas(path: str, doc: Document) -> bool:
     return document_kind(path, doc.data, doc.format) is not None
 
 
-def check_document(doc: Document, path: str = "", *, sibling: Sibling | None = None) -> FileReport:
-    """Validate a parsed document; findings are located in its source text."""
+def check_document(
+    doc: Document, path: str = "", *, sibling: Sibling | None = None, place: str | None = None
+) -> FileReport:
+    """Validate a parsed document; findings are located in its source text (``place``: as
+    ``check_bytes``)."""
     text = getattr(doc, "text", None)
     issues, skipped = check_value(
-        doc.data, path, fmt=doc.format, text=text if isinstance(text, str) else None
+        doc.data, place or path, fmt=doc.format, text=text if isinstance(text, str) else None
     )
     if sibling is not None and doc.format == "jsonl":
         # lazy: only a VerMAS log read beside its projections (the guard checks none)
