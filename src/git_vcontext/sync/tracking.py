@@ -148,6 +148,22 @@ def push_refusal(
     return renamed_way_out(tracked, base, name, agents, named=named)
 
 
+def push_target(repo: Repository, base: str, agents: list[str]) -> str | None:
+    """The remote ``base`` tracks as a ``sync --push`` of ``agents`` takes it (one judge
+    for the sync that picks it and the advice that names it): checked as ``--push`` is
+    (``operands.remote``) and not refused (``push_refusal``); None: none such."""
+    from ..errors import UsageError
+    from ..gitio import operands
+
+    found = upstream(repo, base)
+    if found is None or push_refusal(repo, base, agents, found) is not None:
+        return None
+    try:
+        return operands.remote(repo, found, "--push remote")
+    except UsageError:  # a helper's address, a transport not allowed: --push refuses it
+        return None
+
+
 def refuse_unusable(repo: Repository, bases: list[str]) -> None:
     """OperationalError for the first of ``bases`` whose ``branch.BASE.merge`` names no
     usable branch on the remote it tracks (``sync --checkout`` fetches and builds on

@@ -67,15 +67,17 @@ def checked(
 
 def base_remote(repo: Repository, agent: str) -> str | None:
     """The remote (a name or a URL, as configured) ``agent``'s base tracks: what the next
-    ``sync --push`` (``vcontext_sync``'s ``push``) of that agent is told to go to. None:
-    the base tracks none, or it cannot be told (its name unreadable, the branch gone: that
-    sync says why)."""
+    ``sync --push`` (``vcontext_sync``'s ``push``) of that agent is told to go to, only
+    when that sync takes it (the same judges: ``operands.remote`` as ``checked``, and
+    ``push_refusal`` as ``_named_as_on_the_remote``). None: the base tracks none, or a
+    sync told to push there would refuse (its name unreadable, the branch gone, an upstream
+    of another name: that sync says why)."""
     from ..branches.agents import base_of
     from ..errors import VContextError
-    from ..sync.tracking import upstream
+    from ..sync.tracking import push_target
 
     try:
-        return upstream(repo, base_of(repo, agent))
+        return push_target(repo, base_of(repo, agent), [agent])
     except VContextError:
         return None
 

@@ -26,6 +26,7 @@ from ..sync.syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
 from ..sync.tracking import (
     pasted_remote,
     push_refusal,
+    push_target,
     refuse_renamed,
     refuse_unusable,
     renamed_upstream,
@@ -243,10 +244,9 @@ def _track_pushed(
 def _one_upstream(repo: Repository, bases: list[str]) -> str | None:
     """The remote the bases track (the first base's, when they track several) that a
     ``sync --push`` takes: not one whose branch there has another name, or that git's
-    ``@{upstream}`` cannot name (both refused: ``push_refusal``)."""
+    ``@{upstream}`` cannot name, nor one ``--push`` refuses (``push_target``)."""
     for base in bases:
-        found = checkouts.upstream(repo, base)
-        if found is not None and push_refusal(repo, base, []) is None:
+        if (found := push_target(repo, base, [])) is not None:
             return found
     return None
 
