@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 from ..errors import OperationalError
 from ..faults import step
 from . import config_entries, config_flag
-from .localremote import expand_refspec, refspec_match, split_refspec, tracking_refs
+from .localremote import expand_refspec, refspec_match, split_refspec, update_tracking
 from .places import common_dir, is_shallow
 from .refs import delete_ref, set_ref
 
@@ -120,8 +120,7 @@ class HttpRemote:
                 self._prune(refspecs, set(wanted))
             for dst, (src, oid) in wanted.items():
                 set_ref(self.repo, dst, oid)
-                for tracking in self._tracking(src):  # as git fetch updates origin/main too
-                    set_ref(self.repo, tracking, oid)
+                update_tracking(self.repo, self.name, src, oid)  # origin/main too, as git
         except (OSError, KeyError) as exc:
             raise OperationalError(f"fetching from {self.name}: {exc}") from None
         exact = [split_refspec(s) for s in refspecs if "*" not in s]
@@ -235,9 +234,6 @@ class HttpRemote:
             return {h.name: h.oid for h in heads if h.name is not None}
         except (pygit2.GitError, ValueError, KeyError, OSError, ImportError, AttributeError):
             return None
-
-    def _tracking(self, src: str) -> list[str]:
-        return tracking_refs(self.repo, self.name, src)
 
     def _prune(self, refspecs: list[str], kept: set[str]) -> None:
         targets = [split_refspec(s)[1] for s in refspecs]

@@ -254,8 +254,7 @@ class LocalRemote:
                 self._prune(refspecs, set(wanted))
             for dst, (src, oid) in wanted.items():
                 self._set(dst, oid)
-                for tracking in self._tracking(src):  # as git fetch updates origin/main too
-                    self._set(tracking, oid)
+                update_tracking(self.repo, self.name, src, oid)  # origin/main too, as git
         except (pygit2.GitError, OSError, KeyError) as exc:  # KeyError: an object it lacks
             raise OperationalError(f"fetching from {self.name} ({self.path}): {exc}") from None
         exact = [split_refspec(s) for s in refspecs if "*" not in s]
@@ -264,9 +263,6 @@ class LocalRemote:
 
     def _set(self, name: str, oid: Oid) -> None:
         set_ref(self.repo, name, oid)
-
-    def _tracking(self, src: str) -> list[str]:
-        return tracking_refs(self.repo, self.name, src)
 
     def _copy(self, targets: list[Oid]) -> bool:
         """Bring the objects behind ``targets`` (commits, tags of commits, blobs) over; False
@@ -332,14 +328,48 @@ def _local_path(url: str) -> Path | None:
     return path if path.is_absolute() else None
 
 
-def tracking_refs(repo: Repository, remote: str, src: str) -> list[str]:
-    """The remote-tracking refs the named ``remote``'s own fetch refspecs give ``src``."""
+def tracking_refs(repo: Repository, remote: str, src: str) -> list[tuple[str, bool]]:
+    """The remote-tracking refs the named ``remote``'s own fetch refspecs give ``src``,
+    each with whether its refspec forces the update (``+``)."""
     if remote not in repo.remotes.names():
         return []
     found = []
     for spec in repo.remotes[remote].fetch_refspecs:
-        found += [dst for _, dst in expand_refspec(spec, [src]) if dst]
+        forced = spec.startswith("+")
+        found += [(dst, forced) for _, dst in expand_refspec(spec, [src]) if dst]
     return found
+
+
+def update_tracking(repo: Repository, remote: str, src: str, oid: Oid) -> None:
+    """Move the remote-tracking refs of ``src`` (``tracking_refs``) to ``oid`` as git's
+    fetch does: a refspec without ``+`` only fast-forwards (git refuses the rest), and a
+    ref moves only from the value read here (compare-and-swap: a concurrent ``git fetch``
+    that moved it on is never moved back)."""
+    from .refs import set_ref_from, target
+
+    for dst, forced in tracking_refs(repo, remote, src):
+        try:
+            old = target(repo, dst)
+        except (TypeError, ValueError):  # symbolic, or no ref name: git's to update
+            continue
+        if old == oid:
+            continue
+        if old is not None and not forced and not _fast_forward(repo, old, oid):
+            continue  # (git fetch: "! [rejected] (non-fast-forward)")
+        how = "storing head" if old is None else "forced-update" if forced else "fast-forward"
+        set_ref_from(repo, dst, old, oid, message=f"fetch {remote}: {how}")
+
+
+def _fast_forward(repo: Repository, old: Oid, new: Oid) -> bool:
+    """Whether the commit ``new`` (a tag: its commit) has ``old``'s commit in its history."""
+    import pygit2
+
+    try:
+        before = repo[old].peel(pygit2.Commit).id
+        after = repo[new].peel(pygit2.Commit).id
+        return before == after or bool(repo.descendant_of(after, before))
+    except (KeyError, ValueError, TypeError, pygit2.GitError):
+        return False
 
 
 def expand_refspec(refspec: str, names: list[str]) -> list[tuple[str, str]]:

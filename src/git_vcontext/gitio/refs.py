@@ -236,6 +236,29 @@ def set_ref(repo: Repository, name: str, oid: Oid) -> None:
     _unlocked(repo, write, f"could not update {name}")
 
 
+class _Moved(Exception):
+    """The ref no longer holds the value read: the transaction is let go, nothing moved."""
+
+
+def set_ref_from(repo: Repository, name: str, old: Oid | None, new: Oid, *, message: str) -> bool:
+    """Point ``name`` at ``new`` only while it holds ``old`` (None: absent), checked under
+    its lock (compare-and-swap, as git's fetch updates a ref from the value it read).
+    False, nothing moved: it holds another value now, or another process holds its lock
+    (that writer's value stands)."""
+    import pygit2
+
+    try:
+        with repo.transaction() as txn:
+            txn.lock_ref(name)
+            ref = repo.references.get(name)
+            if (None if ref is None else ref.target) != old:
+                raise _Moved
+            txn.set_target(name, new, message=message)
+    except (_Moved, pygit2.GitError, OSError):
+        return False
+    return True
+
+
 def delete_ref(repo: Repository, name: str) -> None:
     """Delete ``name`` if it is there (locks as ``set_ref``)."""
 

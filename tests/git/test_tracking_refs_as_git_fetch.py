@@ -1,0 +1,128 @@
+"""The remote-tracking refs an in-process look moves (``gitio.localremote.update_tracking``,
+for a remote on this machine and over HTTP) move as ``git fetch`` moves them: a fetch
+refspec without ``+`` only fast-forwards (git refuses the rest: "! [rejected]
+(non-fast-forward)"), and a ref is moved only from the value the look read, never back
+over what a concurrent ``git fetch`` of the user wrote meanwhile (compare-and-swap).
+
+PRODUCT.md, "Sync at scale" (transports): over any transport sync does what git would do;
+"nothing lost" (a newer ``origin/main`` a user fetched is not taken back). Before, both
+looks set these refs unconditionally. Real git, a bare remote on disk or behind
+``git http-backend`` (the ``http`` fixture).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from git_vcontext.gitio import refs
+from git_vcontext.gitio.httpremote import HttpRemote
+from git_vcontext.gitio.localremote import LocalRemote
+from helpers.run import run_git
+
+NS = "refs/vcontext/remotes/origin/"
+SPECS = [f"+refs/heads/main:{NS}heads/main"]  # sync's own refs: always forced
+TRACKING = "refs/remotes/origin/main"
+
+
+def _commit(work: Path, message: str, *, amend: bool = False) -> str:
+    run_git(work, "commit", "-q", "--allow-empty", *(["--amend"] if amend else []), "-m", message)
+    return run_git(work, "rev-parse", "HEAD").stdout.strip()
+
+
+def _setup(tmp_path: Path, request: pytest.FixtureRequest, how: str) -> tuple[Path, Path, str]:
+    """(the work repository that pushes to the bare remote ``srv/remote.git``, a clone of
+    that remote (over ``how``) whose origin/main is the first commit, the first commit);
+    a second clone beside it, ``by-git``, for git's own fetch."""
+    srv = tmp_path / "srv"
+    if how == "http":
+        front = request.getfixturevalue("http")  # (it makes tmp_path/srv)
+    else:
+        srv.mkdir()
+    remote = srv / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    work = tmp_path / "work"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(work))
+    for name, value in (("user.name", "T"), ("user.email", "t@example.com")):
+        run_git(work, "config", name, value)
+    first = _commit(work, "a")
+    run_git(work, "push", "-q", str(remote), "main")
+    url = front.url(remote) if how == "http" else str(remote)
+    clone = tmp_path / "clone"
+    for name in ("clone", "by-git"):
+        run_git(tmp_path, "clone", "-q", url, str(tmp_path / name))
+    assert run_git(clone, "rev-parse", TRACKING).stdout.strip() == first
+    return work, clone, first
+
+
+def _look(clone: Path, how: str) -> LocalRemote | HttpRemote:
+    repo = pygit2.Repository(str(clone))
+    found = (HttpRemote if how == "http" else LocalRemote).find(repo, "origin")
+    assert found is not None  # read in process
+    return found
+
+
+def _tip(clone: Path, name: str) -> str:
+    return run_git(clone, "rev-parse", name).stdout.strip()
+
+
+@pytest.mark.parametrize("how", ["path", "http"])
+@pytest.mark.parametrize("forced", [False, True], ids=["no +", "+"])
+@pytest.mark.parametrize("rewritten", [False, True], ids=["advanced", "rewritten"])
+def test_a_look_moves_origin_main_as_the_remotes_fetch_refspec_lets_git(
+    tmp_path: Path, request: pytest.FixtureRequest, how: str, forced: bool, rewritten: bool
+) -> None:
+    """origin's main advanced or rewritten; the remote's fetch refspec with or without
+    ``+``: sync's own ref always takes the remote's main, origin/main only where git's
+    fetch moves it (the same fetch through git, beside, says so)."""
+    work, clone, first = _setup(tmp_path, request, how)
+    spec = f"{'+' if forced else ''}refs/heads/*:refs/remotes/origin/*"
+    by_git = tmp_path / "by-git"
+    for repo in (clone, by_git):
+        run_git(repo, "config", "--replace-all", "remote.origin.fetch", spec)
+    now = _commit(work, "b", amend=rewritten)
+    run_git(work, "push", "-q", "-f", str(tmp_path / "srv" / "remote.git"), "main")
+
+    _look(clone, how).fetch(SPECS)
+    run_git(by_git, "fetch", "-q", "origin", *SPECS, check=False)  # (exit 1 when it refuses)
+
+    assert _tip(clone, f"{NS}heads/main") == now
+    moves = forced or not rewritten
+    assert _tip(clone, TRACKING) == (now if moves else first)
+    assert _tip(clone, TRACKING) == _tip(by_git, TRACKING)
+
+
+@pytest.mark.parametrize("how", ["path", "http"])
+def test_a_look_never_moves_origin_main_back_over_a_concurrent_git_fetch(
+    tmp_path: Path, request: pytest.FixtureRequest, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look reads origin/main (the first commit) to move it to the remote's main as it
+    saw it (b); between that read and its write the user's ``git fetch`` sets origin/main
+    to the newer c. The look leaves c (before: it set b, taking c back)."""
+    work, clone, _ = _setup(tmp_path, request, how)
+    remote = str(tmp_path / "srv" / "remote.git")
+    seen = _commit(work, "b")
+    newer = _commit(work, "c")
+    run_git(work, "push", "-q", remote, f"{seen}:refs/heads/main", f"{newer}:refs/heads/later")
+    run_git(clone, "fetch", "-q", "origin", "later")  # (c's objects here, for the user's ref)
+    look = _look(clone, how)
+    read = refs.target
+
+    raced: list[str] = []
+
+    def racing(repo: pygit2.Repository, name: str) -> pygit2.Oid | None:
+        found = read(repo, name)
+        if name == TRACKING:  # the user's fetch, just after the look read the ref
+            run_git(clone, "update-ref", TRACKING, newer)
+            raced.append(name)
+        return found
+
+    monkeypatch.setattr(refs, "target", racing)
+
+    look.fetch(SPECS)
+
+    assert _tip(clone, f"{NS}heads/main") == seen
+    assert _tip(clone, TRACKING) == newer
+    assert raced == [TRACKING]  # (the look read it once, before its write)
