@@ -70,7 +70,8 @@ def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
         online = push is not None and not dry_run
         return checked(repo, push, args.get("into"), names, bool(args.get("all")), select=online)
 
-    try:
+    try:  # (the lock: one sync at a time here, as libgit2's timeouts are process-wide:
+        # httpremote._time_limit)
         outcome: SyncOutcome = git_side.locked(
             lambda repo: run_sync(
                 repo,
