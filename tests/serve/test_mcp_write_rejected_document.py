@@ -96,3 +96,33 @@ def test_mcp_writes_into_the_same_document_made_valid_and_it_validates(
     assert "Docs" in path.read_text()
     code, said = _validate(git_repo, rel)
     assert code == 0, said
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_write_into_a_document_mended_since_its_rejected_commit_says_written_not_committed(
+    git_repo: Path, case: str
+) -> None:
+    """HEAD's copy is one validate rejects (no vContextInfo), the person mended the work
+    tree: the write lands in the file (it validates) but cannot be committed on HEAD's
+    copy. The answer says exactly that, with the person's step, and never "nothing
+    written" (it was: "not committed: … nothing written (…)" after a write made)."""
+    rel, key, body, tool, args = CASES[case]
+    path = git_repo / rel
+    _write(path, {key: body})
+    commit_all(git_repo)
+    _write(path, {"vContextInfo": {"version": "0.4"}, key: body})  # mended, not committed
+
+    async def main() -> Any:
+        async with in_process(git_repo, agent=AGENT, commit=True) as client:
+            return await client.call_tool(tool, args)
+
+    result = run(main)
+    assert not result.is_error, text(result)
+    assert "Docs" in path.read_text()
+    assert _validate(git_repo, rel)[0] == 0
+    assert "commit" not in result.structured_content  # (HEAD's copy was not written over)
+    [note] = result.structured_content["notes"]
+    assert note.startswith(f"written to {rel}, not committed: the last commit's version ")
+    assert "nothing written" not in text(result)
+    assert "[version]" in note  # why: the rule HEAD's copy breaks
+    assert f"A PERSON MUST DO THIS (no MCP tool can): commit the mended {rel} (git commit" in note

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import OperationalError
 from ..gitio import git_dir as gitio_dir
@@ -25,8 +25,13 @@ if TYPE_CHECKING:
 class Context:
     """The repository around a directory (or none), and the operation in progress there."""
 
-    def __init__(self, cwd: str | os.PathLike[str] = ".") -> None:
+    def __init__(
+        self, cwd: str | os.PathLike[str] = ".", *, by: dict[str, Any] | None = None
+    ) -> None:
         self.cwd = Path(cwd)
+        self.by = by
+        """Who settles conflicts here (``resolvedBy``, a revert's agent) as the caller knows
+        it (the MCP server's agent); None: who runs the command (``session.resolver``)."""
         try:
             self.repo: Repository | None = open_repo(cwd)
         except OperationalError:

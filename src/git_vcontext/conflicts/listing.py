@@ -80,9 +80,15 @@ class Listing:
         return {"files": [f.to_json() for f in self.files], "others": list(self.others)}
 
 
-def list_conflicts(paths: Sequence[str] = (), *, cwd: str | os.PathLike[str] = ".") -> Listing:
-    """The conflicts of ``paths`` (files or directories; none: the whole repository)."""
-    ctx = Context(cwd)
+def list_conflicts(
+    paths: Sequence[str] = (),
+    *,
+    cwd: str | os.PathLike[str] = ".",
+    by: dict[str, Any] | None = None,
+) -> Listing:
+    """The conflicts of ``paths`` (files or directories; none: the whole repository);
+    ``by``: who settles them (``open_file``'s)."""
+    ctx = Context(cwd, by=by)
     if ctx.repo is None and not paths:
         raise repository_error(cwd)
     wanted = [ctx.relative(p) for p in paths]
@@ -109,7 +115,7 @@ def _listing(ctx: Context, rel: str, *, quiet: bool = False) -> FileListing | No
     """One file's listing; None (when ``quiet``) for a file without conflicts."""
     op = ctx.operation
     try:
-        session = open_file(rel, cwd=ctx.top or ctx.cwd) if ctx.top else open_file(rel, cwd=ctx.cwd)
+        session = open_file(rel, cwd=ctx.top or ctx.cwd, by=ctx.by)
     except StrayMarkers as exc:  # markers validate refuses, which no side can settle
         return FileListing(rel, {}, None, "markers", error=exc.reason)
     except OperationalError as exc:

@@ -223,9 +223,13 @@ class Session:
         return is_tracked(repo, self.path)
 
 
-def open_file(path: str, *, cwd: str | os.PathLike[str] = ".") -> Session:
-    """The conflicted file ``path`` (relative to ``cwd``); OperationalError when it has none."""
-    ctx = Context(cwd)
+def open_file(
+    path: str, *, cwd: str | os.PathLike[str] = ".", by: dict[str, Any] | None = None
+) -> Session:
+    """The conflicted file ``path`` (relative to ``cwd``); OperationalError when it has none.
+    ``by``: who settles it (an Extension 10 Agent: its ``resolvedBy``, a revert's agent);
+    None: who runs the command (``resolver``)."""
+    ctx = Context(cwd, by=by)
     rel = ctx.relative(path)
     stages = ctx.stages().get(rel)
     if stages is not None:
@@ -296,7 +300,8 @@ def _revert_probe(ctx: Context, now: str | None) -> Callable[[], Reverting | Non
         found = ctx.reverted()
         if found is None:
             return None
-        return Reverting(found[0], found[1], committer_agent(), now or now_rfc3339())
+        agent = tuple(ctx.by.items()) if ctx.by is not None else committer_agent()
+        return Reverting(found[0], found[1], agent, now or now_rfc3339())
 
     return reverting
 
@@ -406,8 +411,11 @@ def _decoded(raw: bytes) -> str:
 
 
 def resolver(ctx: Context) -> dict[str, Any]:
-    """``resolvedBy``, as sync's ``mergedBy``: the agent running the command (aiAgent),
-    else the person of git's identity (human)."""
+    """``resolvedBy``, as sync's ``mergedBy``: the caller's (``Context.by``: the MCP server's
+    agent, never the environment's), else the agent running the command (aiAgent), else
+    the person of git's identity (human)."""
+    if ctx.by is not None:
+        return ctx.by
     if ctx.repo is None:
         return {"id": "git-vcontext", "type": "system", "name": "git-vcontext"}
 

@@ -244,7 +244,14 @@ class HttpRemote:
 
 def _time_limit(seconds: float | None) -> None:
     """Have libgit2 give up connecting, and waiting for the server, after ``seconds`` (the
-    sync's deadline, as its git commands are killed then; None: no limit, as git's)."""
+    sync's deadline, as its git commands are killed then; None: no limit, as git's).
+
+    Process-wide (libgit2's global options): safe while one process runs one sync's looks
+    at a time. The CLI runs one sync; the threaded MCP server runs each sync holding its
+    one ``GitSide`` lock, and every in-process look is a sync's (``remote.view``), so no
+    other sync's deadline reaches a look (tests/serve/test_mcp_one_sync_at_a_time.py).
+    Whatever looks in-process outside a sync, or syncs beside another in one process,
+    must hold such a lock across this setting and its look."""
     import pygit2
     from pygit2.enums import Option
 

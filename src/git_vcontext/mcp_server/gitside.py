@@ -461,11 +461,7 @@ class GitSide:
             try:
                 content = again(blob_data(self.repo, head))
             except Refused as exc:
-                return Committed(
-                    None,
-                    f"not committed: the change builds on edits of {path} that are not "
-                    f"committed ({exc.one_line()}); once they are, the next write commits",
-                )
+                return Committed(None, _not_committed(path, exc))
         author, committer = agent_signatures(self.repo, agent)
         staged = staged_entry(self.repo, path)
         done = commit_path(self.repo, path, content, message, author, committer)
@@ -563,6 +559,24 @@ class GitSide:
             if self._files is None:
                 self._files = work_tree_files(self._rules)
             return bool(self._files.routed(path))
+
+
+def _not_committed(path: str, exc: Refused) -> str:
+    """What a write the file took but its commit could not (HEAD's version cannot take the
+    change: ``again`` refused) says: written, not committed, why, the person's step."""
+    shown = command_path(path)
+    if exc.kind in ("unparsable", "rejected"):  # HEAD's copy itself, the work tree mended
+        return (
+            f"written to {path}, not committed: the last commit's version of it cannot "
+            f"take the change ({exc.one_line()}); {PERSON}commit the mended "
+            f"{path} (git commit -- {shown}; that commit takes this write too); "
+            "later writes commit again"
+        )
+    return (
+        f"written to {path}, not committed: the change builds on edits of {path} that are "
+        f"not committed ({exc.one_line()}); {PERSON}commit them (git commit -- {shown}; "
+        "that commit takes this write too); later writes commit again"
+    )
 
 
 def _on(branch: object) -> str:

@@ -74,6 +74,11 @@ class Service:
             return self.git.agent()
         return self.options.agent or DEFAULT_AGENT
 
+    def resolver(self) -> dict[str, Any]:
+        """Who settles conflicts through this server (``resolvedBy``, a revert's agent):
+        its own agent, never ``GIT_VCONTEXT_AGENT`` read behind its back (``--agent`` wins)."""
+        return {"id": self.agent(), "type": "aiAgent"}
+
     def stamp(self) -> Stamp:
         return Stamp(self.agent(), now_rfc3339())
 

@@ -22,7 +22,7 @@ from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..record import record
-from ..sync.judge import refuse_invalid
+from ..sync.judge import findings_said, judged, refuse_invalid
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
 from ..validation.model import FileReport
@@ -506,7 +506,9 @@ def _parses(raw: bytes, rel: str) -> bool:
 
 def _again(rel: str, edit: Edit[Any]) -> Callable[[bytes], bytes]:
     """The write's edit done on another version of the document (HEAD's, the index's),
-    in that version's style, never with more findings than it had."""
+    in that version's style, never with more findings than it had. Its refusals say why
+    that version cannot take the edit (kind ``unparsable`` or ``rejected``: that version
+    as it is; the write itself is made already, so never "nothing written")."""
 
     def again(raw: bytes) -> bytes:
         try:
@@ -519,10 +521,19 @@ def _again(rel: str, edit: Edit[Any]) -> Callable[[bytes], bytes]:
         except VContextError as exc:
             raise Refused("refused", exc.one_line()) from None
         text = doc.render(outcome.data)
-        back = _read_back(text, rel, doc)
+        try:
+            back = _read_back(text, rel, doc)
+        except Refused:
+            raise Refused("invalid-result", "that version would not read back with it") from None
         if not same(back.data, outcome.data):
             raise Refused("internal", f"{rel}: the edited version does not read back")
-        refuse_invalid(rel, check_document(back, rel), lambda: check_document(doc, rel))
+        verdict = judged(check_document(back, rel), lambda: check_document(doc, rel))
+        if verdict is not None:
+            kind, found = verdict
+            said = "is one git vcontext validate rejects as it is"
+            if kind != "rejected":
+                said = "would not be valid with it"
+            raise Refused(kind, f"that version {said}: {findings_said(found)}")
         return text.encode("utf-8")
 
     return again

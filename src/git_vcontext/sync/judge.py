@@ -38,8 +38,25 @@ def refuse_invalid(
     the result keeps findings the document had (the person mends it: no edit of a tool
     does), else ``invalid-result`` naming the findings the edit brought.
     """
-    if after.valid:
+    verdict = judged(after, before)
+    if verdict is None:
         return
+    kind, found = verdict
+    if kind == "rejected":
+        raise Refused("rejected", rejected_message(rel, found))
+    raise Refused(
+        "invalid-result", f"{rel}: the result would not be valid, nothing written: {_shown(found)}"
+    )
+
+
+def judged(
+    after: FileReport, before: FileReport | Callable[[], FileReport] | None
+) -> tuple[str, list[Finding]] | None:
+    """``refuse_invalid``'s verdict without its refusal: None for a valid result, else
+    (``rejected``, the findings the document had and the result keeps) or
+    (``invalid-result``, the findings the edit brought)."""
+    if after.valid:
+        return None
     had = before() if callable(before) else before
     known = Counter(_key(f) for f in (had.findings if had is not None else ()))
     kept: list[Finding] = []
@@ -50,11 +67,12 @@ def refuse_invalid(
             kept.append(finding)
         else:
             new.append(finding)
-    if kept:
-        raise Refused("rejected", rejected_message(rel, kept))
-    raise Refused(
-        "invalid-result", f"{rel}: the result would not be valid, nothing written: {_shown(new)}"
-    )
+    return ("rejected", kept) if kept else ("invalid-result", new)
+
+
+def findings_said(findings: list[Finding]) -> str:
+    """The first findings in one line (then "and N more"), as a refusal names them."""
+    return _shown(findings)
 
 
 def rejected_message(rel: str, findings: list[Finding]) -> str:

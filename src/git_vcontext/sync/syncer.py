@@ -151,8 +151,18 @@ class PairResult:
 class Syncer:
     """Syncs pairs in one repository; remembers work trees to bring along at the end."""
 
-    def __init__(self, repo: Repository, *, dry_run: bool = False, now: str | None = None) -> None:
+    def __init__(
+        self,
+        repo: Repository,
+        *,
+        dry_run: bool = False,
+        now: str | None = None,
+        working_as: tuple[str | None] | None = None,
+    ) -> None:
         self.repo = repo
+        # (the agent running the sync,) as its caller knows it (the MCP server: its own
+        # agent, None for a person's work tree); None: ``agents.running_agent`` says
+        self.working_as = working_as
         self.dry_run = dry_run
         self.now = now or now_rfc3339()
         self._checkouts: dict[str, str] | None = None
@@ -740,7 +750,8 @@ class Syncer:
         dry run (whose objects must not depend on the time)."""
         if self.dry_run:
             return None
-        by = merger_agent(self.signatures()[1], agents.running_agent(self.repo))
+        (agent,) = self.working_as or (agents.running_agent(self.repo),)
+        by = merger_agent(self.signatures()[1], agent)
         done = set(contributed)
 
         def mark(path: str) -> tuple[str, dict[str, Any], bool]:

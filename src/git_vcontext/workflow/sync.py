@@ -70,6 +70,7 @@ def sync(
     hints: bool = True,
     link: Link | None = None,
     shown: Callable[[PairResult], None] | None = None,
+    working_as: tuple[str | None] | None = None,
 ) -> SyncOutcome:
     """Sync the agents ``given`` says: the remote, ``--into`` and the agents as the caller
     checked them (``link.checked``, the one place they are judged, before git sees any;
@@ -79,7 +80,9 @@ def sync(
     own). ``link``: the sync's own to the ``push`` remote, made (and connected) by the
     caller, who closes it; else one is made here. ``shown``: given each pair as it is said
     (also when the sync fails later, e.g. a lock in the way: the MCP server still returns
-    the conflicts). Shared by the command and the MCP server. A full disk or a read-only
+    the conflicts). ``working_as``: (the agent running it,) as the caller knows it (the
+    MCP server's own: never the environment's), None: ``agents.running_agent`` says (it
+    names ``mergedBy``). Shared by the command and the MCP server. A full disk or a read-only
     repository is said as such (``gitio.storage``)."""
     where = [str(common_dir(repo))] + ([top] if (top := work_tree(repo)) else [])
     with explained(where, "sync"):
@@ -88,7 +91,7 @@ def sync(
             link = connected(repo, given, say)
         try:
             return _sync_with(repo, given, dry_run, checkout, say, warn, hints, link,
-                              shown or _unseen)  # fmt: skip
+                              shown or _unseen, working_as)  # fmt: skip
         finally:
             if mine and link is not None:
                 link.close()
@@ -104,6 +107,7 @@ def _sync_with(
     hints: bool,
     link: Link | None,
     shown: Callable[[PairResult], None],
+    working_as: tuple[str | None] | None,
 ) -> SyncOutcome:
     _finish_interrupted(repo, say, warn)
     push, into = given.push, given.into
@@ -112,7 +116,7 @@ def _sync_with(
     bases = list(dict.fromkeys(base for _, base in pairs))
     _named_as_on_the_remote(repo, pairs, push, checkout)
     remote = push or _one_upstream(repo, bases)
-    syncer = Syncer(repo, dry_run=dry_run)
+    syncer = Syncer(repo, dry_run=dry_run, working_as=working_as)
     _remote_agents(syncer, pairs, into, say)
     late: list[str] = []
     if push is None and not dry_run:

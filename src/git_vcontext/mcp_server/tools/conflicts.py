@@ -16,7 +16,7 @@ from ..service import WRITABLE, Answer, Service
 def conflicts(svc: Service, args: dict[str, Any]) -> Answer:
     """What a stopped merge, rebase or cherry-pick left (as ``conflicts --format json``)."""
     root = _top(svc, "vcontext_conflicts")
-    listing = list_conflicts(list(args.get("paths") or ()), cwd=root)
+    listing = list_conflicts(list(args.get("paths") or ()), cwd=root, by=svc.resolver())
     text = render_text(listing) or "no vContext conflicts\n"
     return Answer(text.rstrip("\n"), listing.to_json())
 
@@ -28,9 +28,8 @@ def resolve(svc: Service, args: dict[str, Any]) -> Answer:
     root = _top(svc, "vcontext_resolve")
     value = args.get("value", NO_VALUE)
     try:
-        session = open_file(args["path"], cwd=root)
+        session = open_file(args["path"], cwd=root, by=svc.resolver())
         _may_resolve(svc, session)
-        session.by = {"id": svc.agent(), "type": "aiAgent"}
         session.inside = svc.catalog.root  # never written through a link leading out
         chosen = session.asked(args.get("conflict"), args.get("take"), value)
         outcome = session.apply(chosen, add=args.get("add", True), dry_run=bool(args.get("dryRun")))
@@ -63,7 +62,7 @@ def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
     op = current(git_dir, env={}) if git_dir else None
     if git_dir is None or op is None or op.kind is None:
         return ""
-    listing = list_conflicts(cwd=root)
+    listing = list_conflicts(cwd=root, by=svc.resolver())
     if listing.found:
         files = [f.path for f in listing.files if f.conflicts or f.source == "stages"]
         files += list(listing.others)

@@ -64,12 +64,14 @@ def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
     seen: list[PairResult] = []
     push = _unmasked(svc, args.get("push"))  # before the lock: it reads the configuration
     dry_run = bool(args.get("dryRun"))
+    working_as = (git_side.working_as(),)  # (mergedBy: this server's agent, never the env's)
 
     def given(repo: Repository) -> Given:  # hostile input: checked before git sees any
         online = push is not None and not dry_run
         return checked(repo, push, args.get("into"), names, bool(args.get("all")), select=online)
 
-    try:
+    try:  # (the lock: one sync at a time here, as libgit2's timeouts are process-wide:
+        # httpremote._time_limit)
         outcome: SyncOutcome = git_side.locked(
             lambda repo: run_sync(
                 repo,
@@ -80,6 +82,7 @@ def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
                 warn=warnings.append,
                 hints=False,  # the CLI's shell commands: this answer names tool calls
                 shown=seen.append,
+                working_as=working_as,
             )
         )
     except OperationalError as exc:
@@ -98,7 +101,7 @@ def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
     here = os.path.realpath(git_side.top or ".")
     stopped_here = [s for s in outcome.stopped if os.path.realpath(s.worktree) == here]
     if stopped_here:
-        listing = list_conflicts(cwd=git_side.top or ".")
+        listing = list_conflicts(cwd=git_side.top or ".", by=svc.resolver())
         merging = stopped_here[0].merging
         data["stopped"] = {"worktree": stopped_here[0].worktree, "merging": merging}
         again = own_call(tool, _sync_args(svc, args))
@@ -432,7 +435,7 @@ def _finish_stopped(
             f"vcontext_resolve settle its conflicts; {PERSON}{finish_or_abort(op.kind)}; "
             f"then {tool}",
         )
-    listing = list_conflicts(cwd=top)
+    listing = list_conflicts(cwd=top, by=svc.resolver())
     if listing.found:
         data = {"ok": False, "lines": [], "warnings": []}
         again = own_call(tool, _sync_args(svc, args))
