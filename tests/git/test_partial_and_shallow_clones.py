@@ -5,6 +5,7 @@ could not see (the hook, status/sync, log/blame mark the boundary as git does)."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -173,3 +174,124 @@ def test_installing_never_breaks_git_log_and_blame_mark_a_shallow_boundary(
     run_git(tmp_path, "clone", "-q", f"file://{remote}", str(full))
     assert "^" not in run_cli("blame", DOC, cwd=full).stdout.decode()
     assert "(grafted)" not in run_cli("log", "--", DOC, cwd=full).stdout.decode()
+
+
+_SAME = {"GIT_AUTHOR_DATE": "2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE": "2026-01-02T03:04:05Z"}
+
+
+def _seen(where: Path, *args: str) -> tuple[int, str, str]:
+    done = run_cli(*args, cwd=where)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def _pushed(where: Path, ref: str) -> tuple[int, str]:
+    """The hook's verdict on one new commit (made alike in both worktrees: the same id)."""
+    (where / DOC).write_text(_todo(5))
+    same = {**os.environ, **_SAME}
+    subprocess.run(["git", "commit", "-q", "-am", "five done"], cwd=where, env=same, check=True)
+    done = subprocess.run(
+        ["git", "push", "origin", f"HEAD:refs/heads/{ref}"], cwd=where, capture_output=True
+    )
+    run_git(where, "update-ref", "-d", f"refs/remotes/origin/{ref}")
+    run_git(where, "reset", "-q", "--hard", "HEAD~1")
+    return done.returncode, done.stderr.decode().replace(ref, "REF")
+
+
+@pytest.mark.parametrize("depth", ["1", "2"])
+def test_installing_never_breaks_git_a_linked_worktree_of_a_shallow_clone_sees_its_boundary(
+    remote: Path, tmp_path: Path, depth: str
+) -> None:
+    """git reads ``shallow`` from the common directory, libgit2 from the worktree's own git
+    directory: in a linked worktree every walk met the boundary's unfetched parents (status
+    and sync: internal error KeyError; check, log: NotFoundError). Every command says there
+    what it says in the main worktree of the same clone."""
+    clone = _clone(remote, tmp_path / "shallow", "--depth", depth, "--no-single-branch")
+    run_git(clone, "checkout", "-q", "--detach")
+    linked = tmp_path / "linked"
+    run_git(clone, "worktree", "add", "-q", "--detach", str(linked))
+    tip = run_git(clone, "rev-parse", "HEAD").stdout.strip()
+    commands = [
+        ("status",),
+        ("check", "HEAD"),
+        ("check", "main..agents/alice"),
+        ("log", "--", DOC),
+        ("blame", DOC),
+        ("diff", "agents/alice", "--", DOC),
+        ("diff", "HEAD~1", "--", DOC) if depth == "2" else ("diff", tip, "--", DOC),
+        ("sync", "alice"),
+    ]
+    for args in commands:
+        ours, theirs = _seen(clone, *args), _seen(linked, *args)
+        assert "internal error" not in ours[2] + theirs[2], (args, ours, theirs)
+        assert theirs == ours, args
+    pushed = _pushed(linked, "from-linked")
+    assert pushed == _pushed(clone, "from-main")
+    assert pushed[0] == 0, pushed
+    assert "internal error" not in pushed[1]
+    for ref in run_git(clone, "for-each-ref", "--format=%(refname)", "refs/remotes").stdout.split():
+        run_git(clone, "update-ref", "-d", ref)  # the hook then checks all the clone holds
+    pushed = _pushed(linked, "whole-from-linked")
+    assert pushed == _pushed(clone, "whole-from-main")
+    assert pushed[0] == 0, pushed
+    assert "was NOT checked" in pushed[1]
+
+
+def test_the_walk_past_a_blind_boundary_orders_and_answers_as_libgit2(tmp_path: Path) -> None:
+    """Where libgit2 sees the whole history, the Python walk (used where it cannot see a
+    shallow boundary) gives its order, its merge base and its ancestry: one truth."""
+    import pygit2
+
+    from git_vcontext.gitio.cutwalk import Walk, cut, parent_ids
+
+    repo_dir = tmp_path / "r"
+    run_git(tmp_path, "init", "-q", "-b", "main", str(repo_dir))
+    env = dict(os.environ)
+
+    def commit(message: str, n: int) -> None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"2026-01-01T00:{n:02d}:00Z"
+        subprocess.run(
+            ["git", "commit", "-q", "--allow-empty", "-m", message],
+            cwd=repo_dir,
+            env=env,
+            check=True,
+        )
+
+    commit("root", 0)
+    run_git(repo_dir, "branch", "side")
+    for n in range(1, 4):
+        commit(f"main{n}", n)
+    run_git(repo_dir, "switch", "-q", "side")
+    for n in range(4, 7):
+        commit(f"side{n}", n)
+    env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = "2026-01-01T00:07:00Z"
+    subprocess.run(
+        ["git", "merge", "-q", "--no-ff", "-m", "m", "main"], cwd=repo_dir, env=env, check=True
+    )
+    commit("after", 8)
+    repo = pygit2.Repository(str(repo_dir))
+    tip, main = repo.revparse_single("side").id, repo.revparse_single("main").id
+    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+    ours = Walk(repo)
+    ours.push(tip)
+    assert [c.id for c in ours] == [c.id for c in repo.walk(tip, order)]
+    hidden = Walk(repo, reverse=True)
+    hidden.push(tip)
+    hidden.hide(main)
+    theirs = repo.walk(tip, order | pygit2.enums.SortMode.REVERSE)
+    theirs.hide(main)
+    assert [c.id for c in hidden] == [c.id for c in theirs]
+    first = Walk(repo)
+    first.push(tip)
+    first.simplify_first_parent()
+    theirs = repo.walk(tip, order)
+    theirs.simplify_first_parent()
+    assert [c.id for c in first] == [c.id for c in theirs]
+    assert Walk(repo).merge_base(tip, main) == repo.merge_base(tip, main) == main
+    side = repo.revparse_single("side~2").id
+    assert Walk(repo).merge_base(side, main) == repo.merge_base(side, main)
+    assert Walk(repo).descends(tip, main)
+    assert not Walk(repo).descends(main, tip)
+    assert not Walk(repo).descends(tip, tip)
+    assert cut(repo) == frozenset()
+    merge = repo.revparse_single("side~1").peel(pygit2.Commit)
+    assert parent_ids(repo, merge, frozenset({str(merge.id)})) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING
 
+from .cutwalk import cut, descends, parent_ids
 from .objects import commit_at
 
 if TYPE_CHECKING:
@@ -32,13 +33,14 @@ def merge_bases(repo: Repository, a: Oid, b: Oid) -> list[Oid]:
     for n, oid in enumerate((a, b)):
         heapq.heappush(queue, (-commit_at(repo, oid).commit_time, n, oid))
     tick = 2
+    boundary = cut(repo)  # git walks no further (a shallow clone); libgit2 may not know
     while any(not flags[oid] & _STALE for _, _, oid in queue):
         _, _, oid = heapq.heappop(queue)
         paint = flags[oid] & (_OURS | _THEIRS | _STALE)
         if paint & (_OURS | _THEIRS) == _OURS | _THEIRS and not paint & _STALE:
             found.append(oid)
             paint |= _STALE
-        for parent in commit_at(repo, oid).parent_ids:
+        for parent in parent_ids(repo, commit_at(repo, oid), boundary):
             if flags.get(parent, 0) & paint == paint:
                 continue
             flags[parent] = flags.get(parent, 0) | paint
@@ -51,5 +53,5 @@ def _independent(repo: Repository, candidates: list[Oid]) -> list[Oid]:
     """Candidates that are no ancestor of another candidate, oldest first (as git orders
     the bases it merges into a virtual one)."""
     unique = list(dict.fromkeys(candidates))
-    kept = [c for c in unique if not any(o != c and repo.descendant_of(o, c) for o in unique)]
+    kept = [c for c in unique if not any(o != c and descends(repo, o, c) for o in unique)]
     return sorted(kept, key=lambda oid: (commit_at(repo, oid).commit_time, str(oid)))

@@ -10,7 +10,7 @@ from ..filechange import FileChange
 from ..fsio import read_regular
 from ..record import replace
 from . import resolve_commit, revision_range, workdir
-from .objects import blob_data, commit_at, empty_tree
+from .objects import blob_data, commit_at, empty_tree, merge_base
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ def _range(repo: Repository, spec: str) -> tuple[Commit, Commit] | None:
         return None
     left, right, symmetric = found
     if symmetric:
-        base = repo.merge_base(left.id, right.id)
+        base = merge_base(repo, left.id, right.id)
         if base is None:
             raise OperationalError(f"{spec}: no merge base")
         left = commit_at(repo, base)

@@ -113,7 +113,9 @@ def shallow_edge(repo: Repository, pushed: PushRange) -> list[str]:
 def _walk(repo: Repository, tip: Oid, hidden: list[Oid], name: str) -> list[Commit]:
     import pygit2
 
-    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    from .cutwalk import walk
+
+    walker = walk(repo, tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for oid in hidden:
         walker.hide(oid)
     try:
@@ -144,7 +146,9 @@ def resolve_range(repo: Repository, text: str | None) -> Range:
         return Range(text, str(found[0]), None, None)
     base, tip = found
     if symmetric:
-        joined = repo.merge_base(base, tip)
+        from .cutwalk import merge_base
+
+        joined = merge_base(repo, base, tip)
         if joined is None:
             from .promisor import no_common_history  # lazy: only for check's ranges
 
@@ -351,7 +355,9 @@ def _unknown(repo: Repository, rev: str) -> str:
     import difflib
 
     hexdigits = set("0123456789abcdef")
-    if repo.is_shallow and 4 <= len(rev) <= 64 and set(rev.lower()) <= hexdigits:
+    from .places import is_shallow
+
+    if is_shallow(repo) and 4 <= len(rev) <= 64 and set(rev.lower()) <= hexdigits:
         return (
             f"unknown revision {rev!r} in this shallow clone (a commit its history did not "
             "fetch?): git fetch --unshallow, then check again"

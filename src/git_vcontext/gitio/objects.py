@@ -222,13 +222,16 @@ def merged_trees(repo: Repository, base: Tree, ours: Tree, theirs: Tree) -> Inde
 
 def descends(repo: Repository, commit: Oid, ancestor: Oid) -> bool:
     """Whether ``ancestor`` is in ``commit``'s history (not ``commit`` itself)."""
-    return bool(repo.descendant_of(commit, ancestor))
+    from .cutwalk import descends as found
+
+    return found(repo, commit, ancestor)
 
 
 def merge_base(repo: Repository, a: Oid, b: Oid) -> Oid | None:
     """One best common ancestor of two commits (``bases.merge_bases`` has them all)."""
-    found: Oid | None = repo.merge_base(a, b)
-    return found
+    from .cutwalk import merge_base as found
+
+    return found(repo, a, b)
 
 
 def object_at(repo: Repository, oid: Oid | str) -> Object | None:
@@ -296,7 +299,9 @@ def new_commits(repo: Repository, tip: Oid, hidden: Oid | None = None) -> Iterat
     """Commits reachable from ``tip`` and not from ``hidden``, in no particular order."""
     import pygit2
 
-    walker = repo.walk(tip, pygit2.enums.SortMode.NONE)
+    from .cutwalk import walk
+
+    walker = walk(repo, tip, pygit2.enums.SortMode.NONE)
     if hidden is not None:
         walker.hide(hidden)
     return iter(walker)
@@ -307,7 +312,9 @@ def newest_commits(repo: Repository, tip: Oid, hidden: Oid | None, limit: int) -
     first (children before their parents)."""
     import pygit2
 
-    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL)
+    from .cutwalk import walk
+
+    walker = walk(repo, tip, pygit2.enums.SortMode.TOPOLOGICAL)
     if hidden is not None:
         walker.hide(hidden)
     found = []
@@ -378,6 +385,8 @@ def first_parent_chain(repo: Repository, tip: Oid) -> Iterator[Commit]:
     """``tip`` and its first parents back to the root, as ``git log --first-parent``."""
     import pygit2
 
-    walker = repo.walk(tip, pygit2.enums.SortMode.NONE)
+    from .cutwalk import walk
+
+    walker = walk(repo, tip, pygit2.enums.SortMode.NONE)
     walker.simplify_first_parent()
     return iter(walker)

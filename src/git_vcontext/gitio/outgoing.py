@@ -122,7 +122,9 @@ def pushed_commits(repo: Repository, update: RefUpdate, remote: str) -> PushRang
         if not hide:
             whole = "as far as this shallow clone has it" if cut else "the whole history"
             pushed.notes.append(f"no remote-tracking refs: checked {whole} of {update.local_ref}")
-    walker = repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    from .cutwalk import walk
+
+    walker = walk(repo, tip.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for oid in hide:
         walker.hide(oid)
     try:
@@ -148,7 +150,9 @@ def _shallow_notes(pushed: PushRange, cut: frozenset[str]) -> None:
 def _descends(repo: Repository, tip: Oid, ancestor: Oid) -> bool:
     """Whether ``ancestor`` is in ``tip``'s history, as git sees it (in a shallow clone,
     git's answer: libgit2 may stop at the boundary and say no)."""
-    if not repo.is_shallow:
+    from .places import is_shallow
+
+    if not is_shallow(repo):
         return bool(repo.descendant_of(tip, ancestor))
     # lazy: only in a shallow clone
     from . import git

@@ -51,7 +51,9 @@ def is_shallow(repo: Repository) -> bool:
     """Whether ``repo`` is shallow as git sees it: a ``shallow`` file in git's common
     directory. libgit2's ``is_shallow`` reads the git directory of the worktree it opened,
     so from a linked worktree of a shallow clone it says no."""
-    return repo.is_shallow or (common_dir(repo) / "shallow").exists()
+    from .promisor import shallow_boundary  # the one reading of git's ``shallow`` file
+
+    return repo.is_shallow or bool(shallow_boundary(repo))
 
 
 FETCHED = "refs/vcontext/remotes/"

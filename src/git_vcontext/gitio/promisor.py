@@ -145,7 +145,7 @@ def shallow_boundary(repo: Repository) -> frozenset[str]:
 def no_common_history(repo: Repository, a: str, b: str) -> str:
     """Why two branches cannot be merged: unrelated histories, or, in a shallow clone,
     history that joins them and was not fetched (told apart, with git's fix)."""
-    if repo.is_shallow:
+    if repo.is_shallow or shallow_boundary(repo):  # a linked worktree: libgit2 says no
         return (
             f"{a} and {b} share no history in this shallow clone: the commits that join "
             "them were not fetched (git fetch --unshallow)"

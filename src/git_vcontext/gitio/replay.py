@@ -93,7 +93,9 @@ def _walk(repo: object, head: object, path: str, base_id: object, theirs_id: obj
 
     assert isinstance(repo, pygit2.Repository) and isinstance(head, pygit2.Commit)
     seen_base = None  # how many commits were read when the base's version was met
-    for count, commit in enumerate(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)):
+    from .cutwalk import walk  # lazy: the driver's imports
+
+    for count, commit in enumerate(walk(repo, head.id, pygit2.enums.SortMode.TOPOLOGICAL)):
         if count >= MAX_COMMITS:
             return False
         blob = _blob_id(commit, path)
@@ -187,12 +189,16 @@ def _revert_from_history(
         if _blob_id(head, path) != pygit2.hash(ours):
             return None
         base_id, theirs_id = pygit2.hash(base), pygit2.hash(theirs)
-        walk = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
-        for count, commit in enumerate(walk):
+        from .cutwalk import cut, parent_ids, walk  # lazy: the driver's imports
+
+        boundary = cut(repo)
+        walker = walk(repo, head.id, pygit2.enums.SortMode.TOPOLOGICAL)
+        for count, commit in enumerate(walker):
             if count >= MAX_COMMITS:
                 return None
             if _blob_id(commit, path) == base_id and any(
-                _blob_id(p, path) == theirs_id for p in commit.parents
+                _blob_id(repo[p].peel(pygit2.Commit), path) == theirs_id
+                for p in parent_ids(repo, commit, boundary)
             ):
                 return str(commit.id)
     except (pygit2.GitError, KeyError, ValueError, OSError):

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 from ..errors import OperationalError
 from ..lineage.meta import CommitMeta
 from . import resolve_commit, revision_range
+from .cutwalk import cut, parent_ids, walk
 from .diffs import NO_DOCUMENT_MODES, tree_changes
-from .objects import commit_at
+from .objects import commit_at, merge_base
 
 # pygit2 is imported inside the functions that use it (lazy): it is slow to import,
 # and commands that never read a repository import this module too.
@@ -32,7 +33,7 @@ class GitHistory:
         self._odb = repo.odb
         self._commits: dict[str, Commit] = {}
         order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
-        self._walker = repo.walk(None, order)
+        self._walker = walk(repo, None, order)
         self.tips: list[str] = []
         self._cut: frozenset[str] | None = None
         for rev in revs or ["HEAD"]:
@@ -50,7 +51,7 @@ class GitHistory:
             return
         left, right, symmetric = found
         if symmetric:  # A...B: what either has that their merge base has not
-            base = self.repo.merge_base(left.id, right.id)
+            base = merge_base(self.repo, left.id, right.id)
             self._push(left)
             self._push(right)
             if base is not None:
@@ -78,7 +79,8 @@ class GitHistory:
 
     def parents(self, commit_id: str) -> tuple[str, ...]:
         """The parents' ids, first parent first."""
-        return tuple(str(p) for p in self._commit(commit_id).parent_ids)
+        commit = self._commit(commit_id)
+        return tuple(str(p) for p in parent_ids(self.repo, commit, self.shallow_boundary()))
 
     def blob(self, commit_id: str, path: str) -> str | None:
         """The blob id of the regular file ``path`` at a commit (None: absent, a directory,
@@ -132,7 +134,5 @@ class GitHistory:
         ``^`` in blame, ``grafted`` in log): their history starts there, here only."""
         if self._cut is None:
             # lazy: only to mark a commit
-            from .promisor import shallow_boundary
-
-            self._cut = shallow_boundary(self.repo) if self.repo.is_shallow else frozenset()
+            self._cut = cut(self.repo)
         return self._cut

@@ -58,7 +58,10 @@ class MergeChecks:
         if first is not None and merge.parent_ids and merge.parent_ids[0] != first:
             merge = commit_at(self.repo, self._as_pushed(merge, first))
         found = checker.commit(merge)
-        base = merge.parents[0].tree if merge.parents else None
+        from ..gitio.cutwalk import parent_commits
+
+        seen = parent_commits(self.repo, merge)
+        base = seen[0].tree if seen else None
         out = []
         for path, findings in sorted(found.items()):
             had = _known(checker, base, path)

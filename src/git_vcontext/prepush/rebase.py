@@ -25,4 +25,8 @@ def rebase_after(since: str | None) -> str:
 
 def rebase_reaching(commit: Commit) -> str:
     """The interactive rebase whose list starts with ``commit``."""
-    return rebase_after(f"{str(commit.id)[:SHORT]}~1" if commit.parents else None)
+    try:
+        parents = bool(commit.parents)
+    except KeyError:  # parents past a shallow boundary libgit2 does not see: none here
+        parents = False
+    return rebase_after(f"{str(commit.id)[:SHORT]}~1" if parents else None)

@@ -53,7 +53,11 @@ def undone(repo: Repository, commit: Commit) -> list[Undone]:
     if not may_undo(commit):
         return []
     merge = commit.parents[0]
-    return undone_since(repo, commit, merge.parents[0], merge)
+    try:
+        before = merge.parents[0]
+    except (IndexError, KeyError):  # a merge at a shallow boundary: what it brought is unseen
+        return []
+    return undone_since(repo, commit, before, merge)
 
 
 def may_undo(commit: Commit) -> bool:
@@ -61,7 +65,10 @@ def may_undo(commit: Commit) -> bool:
     line saying the removal is meant."""
     if len(commit.parent_ids) != 1 or says_drop(commit.message):
         return False
-    return is_sync_commit(commit.parents[0])
+    try:
+        return is_sync_commit(commit.parents[0])
+    except KeyError:  # a parent past a shallow boundary libgit2 does not see: none here
+        return False
 
 
 def undone_since(repo: Repository, commit: Commit, before: Commit, merge: Commit) -> list[Undone]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..branches.commits import says_drop
 from ..document import checked_file, may_hold_fork
 from ..filechange import FileChange
+from ..gitio.cutwalk import parent_commits
 from ..gitio.diffs import changes
 from ..gitio.objects import blob_bytes, tree_blob, tree_entries
 from ..validation.history import (
@@ -71,7 +72,7 @@ class Checker:
             return cached
         found: Found = {}
         blobs: set[tuple[str, str]] = set()
-        parents: list[Commit | None] = [*commit.parents] or [None]  # None: the empty tree
+        parents: list[Commit | None] = [*parent_commits(self.repo, commit)] or [None]  # empty tree
         changed: list[FileChange] = []
         outside: list[str] = []  # paths added outside the vContext files (case twins)
         for parent in parents:
@@ -163,7 +164,7 @@ class Checker:
         """``history-unmerged-fork`` for one merge commit on a branch outside the agent
         prefix: the unmerged fork blocks it brings in from another parent that had them,
         while its first parent (the branch's own) did not. Other commits: nothing."""
-        parents = list(commit.parents)
+        parents = parent_commits(self.repo, commit)
         if len(parents) < 2:
             return {}
         key = tips_key(_TIPS_CODE["merge"], None, str(commit.id))

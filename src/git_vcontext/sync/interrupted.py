@@ -215,6 +215,7 @@ def _follow(repo: Repository, entry: Entry) -> None:
 def _replay(repo: Repository, entry: Entry, tip: Oid, new: Commit) -> str | None:
     """Commits made on the files the interrupted sync left behind: replayed on NEW."""
     from ..gitio import git, refs
+    from ..gitio.cutwalk import parent_commits
     from ..gitio.objects import commit_at
     from ..prepush.undone import undone_since
     from . import catchup
@@ -222,7 +223,8 @@ def _replay(repo: Repository, entry: Entry, tip: Oid, new: Commit) -> str | None
     chain: list[Commit] = []
     at = commit_at(repo, tip)
     while at.id != new.id:
-        if len(at.parent_ids) != 1 or len(chain) >= REPLAY_LIMIT:
+        parents = parent_commits(repo, at)  # none past a shallow boundary, as git sees it
+        if len(parents) != 1 or len(chain) >= REPLAY_LIMIT:
             raise Unfinished(
                 f"{entry.branch} has commits made after an interrupted sync moved it to "
                 f"{entry.new[:12]} while its work tree at {entry.worktree} still held the "
@@ -231,7 +233,7 @@ def _replay(repo: Repository, entry: Entry, tip: Oid, new: Commit) -> str | None
                 "then sync again"
             )
         chain.append(at)
-        at = at.parents[0]
+        at = parents[0]
     chain.reverse()
     if not undone_since(repo, chain[0], commit_at(repo, entry.old), new):
         _drop(entry)  # made on the updated files (the journal outlived the update)
