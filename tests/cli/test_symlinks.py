@@ -124,7 +124,12 @@ def test_ace_apply_writes_through_the_link(tmp_path: Path) -> None:
             "title": "P",
             "status": "inProgress",
             "sequence": 3,
-            "playbook": {"version": 1, "entries": [{"id": "e1", "helpfulCount": 1}]},
+            "playbook": {
+                "version": 1,
+                "entries": [
+                    {"id": "e1", "kind": "strategy", "text": "Keep it short", "helpfulCount": 1}
+                ],
+            },
         },
     }
     real = tmp_path / "plans" / "plan.vcontext.json"
