@@ -385,3 +385,23 @@ def test_a_0_3_playbook_refused_leads_by_its_steps_to_one_the_writer_accepts(
     assert _validate(git_repo, rel)[0] == 0
     run_git(git_repo, "commit", "-q", "-a", "--amend", "-m", "the playbook, in 0.4")
     _pushed(git_repo, remote, "main")  # (the hook checks every commit the remote lacks)
+
+
+def test_ace_apply_into_a_rejected_document_it_cannot_patch_names_validate_s_findings(
+    git_repo: Path,
+) -> None:
+    """As ``playbook add`` above: ``ace apply`` into a rejected 0.3 document said the
+    patch's own complaint ("baseDocumentSequence 12 differs…"), which no patch mends
+    (trial13b); it names the document's findings and the person's step, nothing written."""
+    rel = ".vcontext/playbook.json"
+    old = {"vContextInfo": {"version": "0.3"}, "playbook": {"events": []}}
+    path, _ = _setup(git_repo, rel, old)
+
+    refused = run_cli("ace", "apply", "patch.json", rel, cwd=git_repo, env=_EPOCH)
+
+    said = refused.stderr.decode()
+    assert refused.returncode == 1, said
+    assert said.count("\n") == 1, said
+    assert "[version]" in said, said
+    assert f"mend it first (git vcontext validate {rel})" in said, said
+    assert json.loads(path.read_text()) == old
