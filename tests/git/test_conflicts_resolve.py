@@ -642,7 +642,9 @@ def test_conflicts_and_resolve_quote_a_name_holding_a_newline(repo: Path) -> Non
     assert listing.stdout.decode().splitlines()[0].startswith('"odd\\nname.vcontext.json": 1 ')
     assert data["files"][0]["path"] == rel
     assert resolved.returncode == 0, resolved.stderr
-    for line in resolved.stdout.decode().splitlines():
+    *named, step = resolved.stdout.decode().splitlines()
+    assert step == "next: git commit --no-edit"  # the merge's last conflict settled
+    for line in named:
         assert line.startswith('"odd\\nname.vcontext.json": '), line
 
 
