@@ -25,14 +25,30 @@ def run(*, patch: str, doc: str) -> int:
     document = parsed_or_refused(read_bytes(doc), doc)
     try:
         data, how = _patched(doc, document, ace_patch)
-    except VContextError:  # a document validate rejects: its findings name the way on
-        from .validate import place_of
+    except VContextError:  # a document validate rejects: its findings name the way on,
+        if not _event_log(document.data):  # unless it is another tool's (said as it is)
+            from .validate import place_of
 
-        refuse_rejected(doc, document, place=place_of(doc))
+            refuse_rejected(doc, document, place=place_of(doc))
         raise
     _write(doc, document, data)
     print(f"{doc}: applied {len(ace_patch.operations)} operations ({how})")
     return int(ExitCode.OK)
+
+
+def _event_log(data: Any) -> bool:
+    """Whether the document's playbook logs events (``apply_patch`` refuses it, naming
+    ``git vcontext playbook``: the tool for it, whatever else the document needs)."""
+    from ..errors import NoPlaybookError
+    from ..playbook.log import log_kind, log_of
+    from ..playbook.view import locate
+
+    try:
+        _, playbook = locate(data)
+    except NoPlaybookError:
+        return False
+    log = log_of(playbook)[1]
+    return bool(log) and log_kind(log) != "ace"
 
 
 def _patched(doc: str, document: Document, ace_patch: AcePatch) -> tuple[Any, str]:
