@@ -642,7 +642,9 @@ def test_conflicts_and_resolve_quote_a_name_holding_a_newline(repo: Path) -> Non
     assert listing.stdout.decode().splitlines()[0].startswith('"odd\\nname.vcontext.json": 1 ')
     assert data["files"][0]["path"] == rel
     assert resolved.returncode == 0, resolved.stderr
-    for line in resolved.stdout.decode().splitlines():
+    *named, step = resolved.stdout.decode().splitlines()
+    assert step == "next: git commit --no-edit"  # the merge's last conflict settled
+    for line in named:
         assert line.startswith('"odd\\nname.vcontext.json": '), line
 
 
@@ -686,3 +688,37 @@ def test_a_structured_record_with_an_escaped_status_is_still_listed(tmp_path: Pa
     assert code == 1
     [c] = listing["files"][0]["conflicts"]
     assert c["where"] == "todoList.items[t1].status"
+
+
+def test_the_last_file_resolved_names_what_the_stopped_merge_waits_on(repo: Path) -> None:
+    """PRODUCT.md "Resolving conflicts": every message ends with the exact next commands.
+    ``resolve`` said "resolved, staged" and stopped there (trial13b: a person in ``git
+    pull`` was left to know git's next step): with another file still conflicted it names
+    ``git vcontext conflicts``, once none is left the command that finishes the merge,
+    which pasted concludes it."""
+    other = "other.vcontext.json"
+    diverge(repo, pretty(todo()), pretty(todo(t1="blocked")), pretty(todo(t1="completed")))
+    run_git(repo, "switch", "-q", "feat")
+    diverge_other = pretty(todo(t1="cancelled"))
+    (repo / other).write_text(pretty(todo()))
+    run_git(repo, "add", other)
+    run_git(repo, "commit", "-q", "-m", "feat: other")
+    (repo / other).write_text(diverge_other)
+    run_git(repo, "commit", "-q", "-am", "feat: other cancelled")
+    run_git(repo, "switch", "-q", "main")
+    run_git(repo, "checkout", "-q", "feat~1", "--", other)
+    run_git(repo, "commit", "-q", "-m", "main: other")
+    (repo / other).write_text(pretty(todo(t1="blocked")))
+    run_git(repo, "commit", "-q", "-am", "main: other blocked")
+    merge_stops(repo)
+
+    first = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.decode().splitlines()[-1] == "next: git vcontext conflicts"
+    last = run_cli("resolve", other, "--take", "theirs", cwd=repo)
+    assert last.returncode == 0, last.stderr
+    assert last.stdout.decode().splitlines()[-1] == "next: git commit --no-edit"
+
+    run_git(repo, "commit", "--no-edit", "-q")  # as printed
+    assert not (repo / ".git" / "MERGE_HEAD").exists()
+    assert run_cli("conflicts", cwd=repo).returncode == 0

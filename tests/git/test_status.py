@@ -229,8 +229,44 @@ def test_a_clash_row_of_status_names_the_way_out_and_following_it_lands_both(
     assert statuses["t1"] == "completed"  # alice's, as taken
     final = run_cli("status", cwd=repo, env=EPOCH)
     assert final.returncode == 0, final.stdout.decode()
-    assert "next:" not in final.stdout.decode()
+    # bob lacks alice's resolution: its "needs sync" row names its sync (trial13b)
+    assert next_commands(final.stdout.decode()) == ["git vcontext sync bob"]
+    assert follow(next_commands(final.stdout.decode()), repo).last[1] == 0
+    assert "next:" not in run_cli("status", cwd=repo, env=EPOCH).stdout.decode()
 
 
 def show_todo(repo: Path) -> Any:
     return json.loads(run_git(repo, "show", "main:todo.vcontext.json").stdout)
+
+
+def test_a_needs_sync_row_names_its_sync_in_text_and_json_and_following_it_lands(
+    git_repo: Path,
+) -> None:
+    """PRODUCT.md, "Resolving conflicts (agents and people)": every message ends with the
+    exact next commands. A "needs sync" row named none (trial13b): its details were the
+    documents alone, while a clash, a conflict and a stopped merge each end with
+    ``next:``. The row now ends with the agent's sync, the JSON row lists it as ``next``,
+    and pasted it lands: the next status says up to date and names nothing."""
+    from helpers.next_steps import follow, next_commands
+
+    repo = git_repo
+    seed(repo)
+    fork_by_hand(repo, "alice")
+    commit_on(repo, "agents/alice", {"todo.vcontext.json": status(("t1", "completed"))}, "a")
+    edit(repo, "todo.vcontext.json", status(("t3", "blocked"), sequence_bump=2))
+    commit_all(repo, "main moves on")
+
+    shown = run_cli("status", cwd=repo, env=EPOCH)
+    assert shown.returncode == 0
+    out = shown.stdout.decode()
+    assert out.splitlines()[-1] == "  next: git vcontext sync alice"
+    _, rows = _status(repo)
+    assert rows["alice"]["state"] == "needs sync"
+    assert rows["alice"]["next"] == ["git vcontext sync alice"]
+
+    done = follow(next_commands(out), repo)
+    assert done.last[1] == 0, done.last[2]
+    _, rows = _status(repo)
+    assert rows["alice"]["state"] == "up to date"
+    assert "next" not in rows["alice"]
+    assert "next:" not in run_cli("status", cwd=repo, env=EPOCH).stdout.decode()

@@ -116,6 +116,7 @@ def test_status_fetch_fetches_first_and_says_how_far_behind_the_base_is(
     # status and sync agree: the row is what a plain sync does, into main as it is here
     agents = {r["agent"]: r for r in _json(repo)["agents"]}
     assert agents["alice"]["state"] == "needs sync"
+    assert agents["alice"]["next"] == ["git vcontext sync alice --push origin"]  # trial13b
     code, out, err = sync(repo, "alice", "--dry-run")
     assert code == 0, out + err
     assert "up to date" not in out

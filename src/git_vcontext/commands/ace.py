@@ -15,7 +15,7 @@ from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
 from ..playbook.ace import AcePatch, apply_patch, document_sequence, read_patch
-from ..sync.judge import parsed_or_refused, refuse_invalid_document
+from ..sync.judge import parsed_or_refused, refuse_invalid_document, refuse_rejected
 from ..values import pointer_parts, same
 
 
@@ -23,19 +23,45 @@ def run(*, patch: str, doc: str) -> int:
     """Apply PATCH to DOC; the document is only written when everything applies cleanly."""
     ace_patch = read_patch(parse(read_bytes(patch), path=None if patch == "-" else patch).data)
     document = parsed_or_refused(read_bytes(doc), doc)
+    try:
+        data, how = _patched(doc, document, ace_patch)
+    except VContextError:  # a document validate rejects: its findings name the way on,
+        if not _event_log(document.data):  # unless it is another tool's (said as it is)
+            from .validate import place_of
+
+            refuse_rejected(doc, document, place=place_of(doc))
+        raise
+    _write(doc, document, data)
+    print(f"{doc}: applied {len(ace_patch.operations)} operations ({how})")
+    return int(ExitCode.OK)
+
+
+def _event_log(data: Any) -> bool:
+    """Whether the document's playbook logs events (``apply_patch`` refuses it, naming
+    ``git vcontext playbook``: the tool for it, whatever else the document needs)."""
+    from ..errors import NoPlaybookError
+    from ..playbook.log import log_kind, log_of
+    from ..playbook.view import locate
+
+    try:
+        _, playbook = locate(data)
+    except NoPlaybookError:
+        return False
+    log = log_of(playbook)[1]
+    return bool(log) and log_kind(log) != "ace"
+
+
+def _patched(doc: str, document: Document, ace_patch: AcePatch) -> tuple[Any, str]:
+    """The document with the patch applied (3-way when its sequence moved on), and how."""
     now = now_rfc3339()
     current = document_sequence(document.data)
     base = ace_patch.base_sequence
     if base is None or base == current:
         data = _applied(document.data, ace_patch, now)
         after = document_sequence(data)
-        how = f"sequence {current} -> {after}" if after != current else "no sequence"
-    else:
-        data = _merged(doc, document, ace_patch, now, current)
-        how = f"merged 3-way from sequence {base} into {current}"
-    _write(doc, document, data)
-    print(f"{doc}: applied {len(ace_patch.operations)} operations ({how})")
-    return int(ExitCode.OK)
+        return data, f"sequence {current} -> {after}" if after != current else "no sequence"
+    data = _merged(doc, document, ace_patch, now, current)
+    return data, f"merged 3-way from sequence {base} into {current}"
 
 
 def _applied(data: Any, patch: AcePatch, now: str) -> Any:

@@ -9,11 +9,11 @@ from typing import Any
 
 from ..clock import now_rfc3339
 from ..codecs import parse
-from ..errors import ExitCode, OperationalError, UsageError
+from ..errors import ExitCode, NoPlaybookError, OperationalError, UsageError
 from ..fsio import TargetChanged, read_bytes, write_atomic
 from ..playbook.edit import Edit, append_event
 from ..record import record
-from ..sync.judge import parsed_or_refused, refuse_invalid_document
+from ..sync.judge import parsed_or_refused, refuse_invalid_document, refuse_rejected
 from ..values import same
 
 COUNTERS = ("helpfulCount", "harmfulCount")
@@ -89,7 +89,14 @@ def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any
     now = now_rfc3339()
     doc = None if raw is None else parsed_or_refused(raw, file)
     data = _new_playbook(file, now) if doc is None else doc.data
-    result = append_event(data, edit, now=now, entropy=entropy)
+    try:
+        result = append_event(data, edit, now=now, entropy=entropy)
+    except NoPlaybookError:
+        if doc is not None:  # validate's findings name the way on, when it rejects it
+            from .validate import place_of
+
+            refuse_rejected(file, doc, place=place_of(file))
+        raise
     text = _new_text(file, result.data) if doc is None else doc.render(result.data)
     back = parse(text, path=file)
     if not same(back.data, result.data):  # never write what we cannot read

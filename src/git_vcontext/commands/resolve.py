@@ -43,6 +43,8 @@ def run(
     for line in outcome.warnings:
         _warn(line)
     _report(outcome, fmt, dry_run, no_add)
+    if fmt != "json" and not dry_run and (steps := session.next_steps(outcome)):
+        print(f"next: {steps[0]}")  # the file settled: what git's stopped merge waits on
     return int(ExitCode.OK if outcome.done else ExitCode.FOUND)
 
 

@@ -206,6 +206,19 @@ class Session:
         elif settled.done and target.exists():
             target.unlink()
 
+    def next_steps(self, outcome: Outcome) -> list[str]:
+        """What comes after a file resolved and staged in a stopped merge (rebase, …), as
+        ``git status`` would say it: the conflicts of the other files still conflicted, or
+        the command that finishes the operation once none is left ([] otherwise)."""
+        kind = self.ctx.operation.kind
+        if not (outcome.staged and outcome.done and kind and self.source == "stages"):
+            return []
+        if self.ctx.stages():
+            return ["git vcontext conflicts"]
+        from ..sync.advice import finish_command
+
+        return [finish_command(kind)]
+
     def _stage(self, deleted: bool) -> bool:
         """``git add`` (``git rm --cached`` for a deleted file), as ``git mergetool`` does; a
         file outside a stopped merge only when git tracks it."""

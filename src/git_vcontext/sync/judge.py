@@ -121,6 +121,19 @@ def refuse_invalid_document(
     )
 
 
+def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> None:
+    """Refuse (``rejected``, nothing written) an edit that could not be made into a
+    document ``validate`` rejects as it is (``playbook add`` finding no playbook in
+    ``{"playbook": {"events": []}}``): its findings and the person's step, as any write
+    into it is refused, rather than the writer's own complaint, which names no way on.
+    Returns when ``validate`` accepts the document (the writer's complaint stands)."""
+    from ..validation.files import check_document
+
+    report = check_document(doc, rel, place=place)
+    if not report.valid:
+        raise Refused("rejected", rejected_message(rel, list(report.findings)))
+
+
 def _shown(findings: list[Finding]) -> str:
     shown = "; ".join(_said(f) for f in findings[:SHOWN])
     more = f" (and {len(findings) - SHOWN} more)" if len(findings) > SHOWN else ""

@@ -420,9 +420,14 @@ def agents_status(
 def status_json(
     rows: list[AgentStatus], tracking: list[BaseTracking], unlisted: list[str]
 ) -> dict[str, Any]:
-    """``status --format json``'s object, the MCP ``vcontext_status`` answer's too."""
+    """``status --format json``'s object, the MCP ``vcontext_status`` answer's too: a row
+    the text ends with commands under ``next:`` lists them as ``next`` (``next_commands``)."""
+    pushes = _pushes(tracking)
     return {
-        "agents": [r.to_json() for r in rows],
+        "agents": [
+            {**r.to_json(), **({"next": list(n)} if (n := next_commands(r, pushes)) else {})}
+            for r in rows
+        ],
         "bases": [t.to_json() for t in tracking],
         "unlisted": unlisted,
     }
@@ -523,7 +528,7 @@ def table(
     """The text report: one row per agent, then the details of each, then where each base
     stands against its upstream as last fetched (``status`` prints it, the MCP server
     answers with it); last, how many agents only a remote has were left out (``listed``)."""
-    pushes = {t.base: (t.remote, t.pushed) for t in tracking or () if t.pushed}
+    pushes = _pushes(tracking)
     lines = _rows(rows, pushes) if rows else []
     for t in tracking or () if rows else ():
         lines.append(t.describe([r.agent for r in rows if r.base == t.base]))
@@ -562,6 +567,44 @@ def _copy_line(r: AgentStatus, command: str) -> list[str]:
         f"  {ref} has {n} commit{'' if n == 1 else 's'} {r.branch} lacks (as last fetched; "
         f"this row counts without {it}): {command} merges {it}"
     ]
+
+
+def _pushes(tracking: list[BaseTracking] | None) -> dict[str, tuple[str, str]]:
+    """The remote (and as a word to paste) each base's agents sync with, as its tracking
+    line names it (``BaseTracking.pushed``)."""
+    return {t.base: (t.remote, t.pushed) for t in tracking or () if t.pushed}
+
+
+def _agent_sync(r: AgentStatus, pushes: dict[str, tuple[str, str]]) -> str:
+    remote, pasted = pushes.get(r.base, (None, ""))
+    return sync_command([r.agent], remote, pasted=pasted)
+
+
+def next_commands(r: AgentStatus, pushes: dict[str, tuple[str, str]]) -> tuple[str, ...]:
+    """The commands a row with nothing in the way runs next, as ``status`` prints them
+    under ``next:``: a stopped merge's (``finish``) then the agent's sync; the agent's
+    sync alone for a row that needs one (a clash too: it lands alone). () for a conflict
+    (its own ``next:`` line says what comes first), a refused row, one up to date."""
+    command = _agent_sync(r, pushes)
+    if r.conflicts:
+        return ()
+    if r.finish:
+        return (*r.finish, command)
+    return (command,) if r.state == NEEDS_SYNC else ()
+
+
+def _way_on(r: AgentStatus, command: str, pushes: dict[str, tuple[str, str]]) -> list[str]:
+    """A row's last lines: the ``next:`` step (``command``: the agent's sync)."""
+    if r.conflicts:
+        step = conflict_step(r.conflicts, command, False)
+        return [step] if step else []  # the way out, last, as sync names it
+    if r.clashes and r.state == NEEDS_SYNC:
+        return [clash_step(command)]  # it lands alone: the other's sync says more
+    if r.finish:  # finish the stopped merge (as its message says), then sync
+        return ["  next:", *(f"    {c}" for c in next_commands(r, pushes))]
+    if r.state == NEEDS_SYNC:  # as every other row with a way on names it
+        return [f"  next: {command}"]
+    return []
 
 
 def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[str]:
@@ -607,15 +650,9 @@ def _rows(rows: list[AgentStatus], pushes: dict[str, tuple[str, str]]) -> list[s
                 f"  only on the remote, as {r.remote}: {sync_command([r.agent])} "
                 f"creates {r.branch} from it"
             )
-        remote, pasted = pushes.get(r.base, (None, ""))
-        command = sync_command([r.agent], remote, pasted=pasted)
-        details += _copy_line(r, command) if remote else []
-        if r.conflicts and (step := conflict_step(r.conflicts, command, False)):
-            details.append(step)  # the way out, last, as sync names it
-        elif r.clashes and r.state == NEEDS_SYNC:
-            details.append(clash_step(command))  # it lands alone: the other's sync says more
-        elif r.finish:  # finish the stopped merge (as its message says), then sync
-            details += ["  next:", *(f"    {c}" for c in [*r.finish, command])]
+        command = _agent_sync(r, pushes)
+        details += _copy_line(r, command) if r.base in pushes else []
+        details += _way_on(r, command, pushes)
         if details:
             lines += [f"{r.branch}:", *details]
     return lines

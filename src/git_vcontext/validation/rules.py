@@ -120,7 +120,10 @@ def check_version(info_key: str | None, info: Any) -> Iterator[Issue]:
         msg = f'version is {_kind(version)}; write it as the string "0.4"'
         yield "version", where, msg
     elif version in MIGRATABLE:
-        msg = f'vContext {version} document; migrate it to 0.4 and set version to "0.4"'
+        msg = (
+            f'vContext {version} document; migrate it: set version to "0.4" (checked as 0.4'
+            " already: any other finding names what else 0.4 wants)"
+        )
         yield "version", where, msg
     else:
         msg = f'unknown vContext version "{version}"; vContext documents must be version "0.4"'
