@@ -21,7 +21,7 @@ import pytest
 from git_vcontext.gitio import config_flag, config_hooks, config_value, configread, set_config
 from git_vcontext.gitio.settings import merge_settings
 from git_vcontext.gitio.transport import remote_config
-from helpers.run import run_git
+from helpers.run import add_packs, run_git
 from helpers.sync_repos import commit_on, shared_with_alice, status, sync
 
 VALUES = [
@@ -218,15 +218,7 @@ def test_a_remotes_gc_thresholds_are_its_own_not_this_commands_git_c(
     remote = tmp_path / "remote.git"
     run_git(tmp_path, "init", "-q", "--bare", str(remote))
     run_git(remote, "config", "gc.autoPackLimit", "1")
-    for n in range(2):  # two packs, over the remote's limit of one
-        blob = subprocess.run(
-            ["git", "hash-object", "-w", "--stdin"], cwd=remote, input=f"{n}\n",
-            capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
-        subprocess.run(
-            ["git", "pack-objects", "-q", "objects/pack/pack"], cwd=remote, input=blob,
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
+    add_packs(remote, 2)  # two packs, over the remote's limit of one
     clone = tmp_path / "clone"
     run_git(tmp_path, "init", "-q", str(clone))
     local = LocalRemote(pygit2.Repository(str(clone)), str(remote), remote)

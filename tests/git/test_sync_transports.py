@@ -33,6 +33,7 @@ from git_vcontext.remote.lease import EARLIEST, LATE
 from git_vcontext.remote.refs import DEFAULT_SECONDS
 from helpers import git_servers as servers
 from helpers import soak
+from helpers.run import add_packs
 
 AGENTS = 3
 ROUNDS = 2
@@ -1172,15 +1173,7 @@ def test_sync_to_a_path_remote_skips_its_gc_auto_until_it_has_work(tmp_path: Pat
     assert result["exit"] == 0, result["output"]
     assert result["ops"]["push"] >= 1
     assert result["ops"]["maintenance"] == 0, result["ops"]
-    for n in range(2):  # two more packs, over a limit of one: gc --auto has work
-        blob = subprocess.run(
-            ["git", "hash-object", "-w", "--stdin"], cwd=remote, input=f"{n} {time.time()}\n",
-            capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
-        subprocess.run(
-            ["git", "pack-objects", "-q", "objects/pack/pack"], cwd=remote, input=blob,
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
+    add_packs(remote, 2, salt=str(time.time()))  # two more, over a limit of one: gc has work
     soak.git(remote, "config", "gc.autoPackLimit", "1")
     soak.git(remote, "config", "gc.autoDetach", "false")
     soak.work(clone, "agent-0", 1, soak.AgentLog("agent-0"))

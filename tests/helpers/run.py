@@ -43,6 +43,21 @@ def run_cli(
     )
 
 
+def add_packs(repo: Path, count: int, salt: str = "") -> None:
+    """``count`` packs of one new blob each in ``repo`` (``salt`` makes the blobs new when a
+    test adds packs more than once), as pushes received unpacked would leave them: what a
+    remote's ``gc --auto`` (``gc.autoPackLimit``) counts."""
+    for n in range(count):
+        blob = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=repo, input=f"{n} {salt}\n",
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        subprocess.run(
+            ["git", "pack-objects", "-q", "objects/pack/pack"], cwd=repo, input=blob,
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+
+
 def bare_repository(parent: Path, name: str = "r.git") -> Path:
     """An empty bare repository ``parent/name`` with an identity of its own (commits made in
     it with plumbing need one)."""
