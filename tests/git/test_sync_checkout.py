@@ -326,3 +326,24 @@ def test_the_worktree_add_for_a_branch_named_with_shell_words_is_pasted_as_one_w
     assert done.last[1] == 0, done.last
     assert not (repo / "PWNED").exists()
     assert not (repo.parent / "PWNED").exists()
+
+
+def test_a_switch_note_naming_no_branch_is_dropped_and_never_reaches_git(git_repo: Path) -> None:
+    """Nothing from outside reaches a git command line unchecked (PRODUCT.md Command-line
+    contract): the note ``--checkout`` leaves (``switched.json``) is a file, so where it
+    names something that is no branch (an option, a control character) the sync that lands
+    drops it and switches nothing."""
+    from git_vcontext.conflicts import switchback
+
+    repo = git_repo
+    _conflicted(repo)
+    code, out, err = sync(repo, "bob", "--checkout")
+    assert code == 1, out + err
+    note = repo / ".git" / "vcontext" / switchback.NOTE
+    assert json.loads(note.read_text())["was"] == "main"
+    note.write_text(json.dumps({"branch": "agents/bob", "was": "--orphan=x"}))
+    said: list[str] = []
+    switchback.switch_back(str(repo), {"agents/bob"}, said.append)
+    assert said == []
+    assert not note.exists()
+    assert _head_branch(repo) == "agents/bob"

@@ -16,8 +16,9 @@ import re
 from collections.abc import Callable, Collection
 from pathlib import Path
 
+from ..errors import UsageError
 from ..fsio import write_atomic
-from ..gitio import complaint, git, worktrees
+from ..gitio import complaint, git, operands, worktrees
 from ..gitio.operation import current, find_git_dir, head_branch
 from ..validation.model import command_word
 
@@ -69,8 +70,10 @@ def switch_back(path: str, landed: Collection[str], say: Callable[[str], None]) 
         return
     try:
         data = json.loads(note.read_text(encoding="utf-8"))
-        branch, was = str(data["branch"]), str(data["was"])
-    except (OSError, ValueError, KeyError, TypeError):
+        branch, was = operands.branch(data["branch"]), str(data["was"])
+        if not _HEX.fullmatch(was):
+            was = operands.branch(was)  # (read from a file: checked before git sees it)
+    except (OSError, ValueError, KeyError, TypeError, UsageError):
         note.unlink(missing_ok=True)
         return
     git_dir = find_git_dir(path, env={})
