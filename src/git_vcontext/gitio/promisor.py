@@ -14,7 +14,6 @@ from __future__ import annotations
 import atexit
 import os
 import subprocess
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -129,16 +128,15 @@ def _close(proc: subprocess.Popen[bytes]) -> None:
 
 
 def shallow_boundary(repo: Repository) -> frozenset[str]:
-    """The commits whose parents a shallow clone has not fetched (``.git/shallow``)."""
-    here = Path(repo.path)
+    """The commits whose parents a shallow clone has not fetched (``shallow`` in git's
+    common directory, also from a linked worktree)."""
+    from ..fsio import common_dir  # the one reading of it (as places.common_dir reads it)
+
+    path = os.path.join(common_dir(str(repo.path or ""), {}), "shallow")
     try:
-        here = (here / (here / "commondir").read_text().strip()).resolve()
-    except OSError:
-        pass  # not a linked worktree: the git directory is the common one
-    path = here / "shallow"
-    try:
-        return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip())
-    except OSError:
+        with open(path, encoding="utf-8") as file:
+            return frozenset(line.strip() for line in file if line.strip())
+    except (OSError, UnicodeDecodeError):
         return frozenset()
 
 
