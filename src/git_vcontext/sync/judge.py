@@ -12,9 +12,9 @@ it the person's step; a finding the edit brought names the edit's result as inva
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ParseError, Refused
+from ..errors import OperationalError, ParseError, Refused
 from ..validation.model import command_path
 from .advice import person
 
@@ -119,6 +119,26 @@ def refuse_invalid_document(
         report,
         None if before is None else lambda: check_document(before, rel, place=place),
     )
+
+
+def refuse_unwritable(
+    rel: str, text: str, data: Any, before: Document | None, *, place: str | None = None
+) -> None:
+    """The last check of a command-line writer before it writes ``text`` (``data`` rendered
+    in ``before``'s style; None: a new document): it reads back as ``data`` (an
+    ``OperationalError`` else: never written what cannot be read back), and ``validate``
+    would accept it (``refuse_invalid_document``, ``place`` as there). The codec's own
+    reading of ``text``, made by ``render`` to check its edit, is handed over rather than
+    parsed again (``Document.read_back``, as the MCP writer reads back)."""
+    from ..codecs import parse
+    from ..values import same
+
+    back = before.read_back(text) if before is not None else None
+    if back is None:
+        back = parse(text, path=rel)
+    if not same(back.data, data):
+        raise OperationalError(f"{rel}: the rewritten document does not read back; not written")
+    refuse_invalid_document(rel, back, before, place=place)
 
 
 def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> None:
