@@ -44,9 +44,8 @@ def refuse_invalid(
     kind, found = verdict
     if kind == "rejected":
         raise Refused("rejected", rejected_message(rel, found))
-    raise Refused(
-        "invalid-result", f"{rel}: the result would not be valid, nothing written: {_shown(found)}"
-    )
+    said = f"{rel}: the result would not be valid, nothing written: {findings_said(found)}"
+    raise Refused("invalid-result", said)
 
 
 def judged(
@@ -72,12 +71,14 @@ def judged(
 
 def findings_said(findings: list[Finding]) -> str:
     """The first findings in one line (then "and N more"), as a refusal names them."""
-    return _shown(findings)
+    shown = "; ".join(_said(f) for f in findings[:SHOWN])
+    more = f" (and {len(findings) - SHOWN} more)" if len(findings) > SHOWN else ""
+    return shown + more
 
 
 def rejected_message(rel: str, findings: list[Finding]) -> str:
     """One line: the document ``validate`` rejects as it is, why, and the person's step."""
-    return _rejected_line(rel, f"{rel}: {_shown(findings)}")
+    return _rejected_line(rel, f"{rel}: {findings_said(findings)}")
 
 
 def _rejected_line(rel: str, said: str) -> str:
@@ -152,12 +153,6 @@ def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> Non
     report = check_document(doc, rel, place=place)
     if not report.valid:
         raise Refused("rejected", rejected_message(rel, list(report.findings)))
-
-
-def _shown(findings: list[Finding]) -> str:
-    shown = "; ".join(_said(f) for f in findings[:SHOWN])
-    more = f" (and {len(findings) - SHOWN} more)" if len(findings) > SHOWN else ""
-    return shown + more
 
 
 def _key(f: Finding) -> tuple[str, str, str]:
