@@ -722,3 +722,34 @@ def test_the_last_file_resolved_names_what_the_stopped_merge_waits_on(repo: Path
     run_git(repo, "commit", "--no-edit", "-q")  # as printed
     assert not (repo / ".git" / "MERGE_HEAD").exists()
     assert run_cli("conflicts", cwd=repo).returncode == 0
+
+
+def test_a_side_that_leaves_the_document_invalid_is_written_never_staged(repo: Path) -> None:
+    """PRODUCT.md M19 One truth: no resolve produces a commit ``validate`` or the pre-push
+    hook refuses ("``resolve`` writes a valid document"). Taking ours' delete in a
+    delete/reference conflict leaves ``t1``'s dependency on ``t2`` dangling: the side is
+    the person's choice and is written (with the finding as a warning), but it was staged
+    and ``next: git commit --no-edit`` printed, a commit the hook then refused. Now git
+    keeps the path unmerged (no commit follows) and ``next:`` says to mend it; the other
+    side taken instead is staged and the merge commits."""
+    theirs = todo(t1={"dependencies": ["t2"]})
+    diverge(repo, pretty(todo()), pretty(todo(t2=None)), pretty(theirs))
+    merge_stops(repo)
+
+    done = run_cli("resolve", TODO, "--take", "ours", cwd=repo)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "[dependency-missing]" in err, err
+    assert f"{TODO}: resolved, written (not staged: validate rejects the result" in out, out
+    assert out.splitlines()[-1] == (
+        f"next: mend {TODO} (git vcontext validate {TODO} shows where), git add {TODO}"
+    )
+    assert run_git(repo, "diff", "--name-only", "--diff-filter=U").stdout.split() == [TODO]
+    assert run_git(repo, "commit", "--no-edit", "-q", check=False).returncode != 0
+    assert run_cli("validate", TODO, cwd=repo).returncode == 1
+
+    again = run_cli("resolve", TODO, "--take", "theirs", cwd=repo)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.decode().splitlines()[-1] == "next: git commit --no-edit"
+    run_git(repo, "commit", "--no-edit", "-q")
+    assert run_cli("validate", TODO, cwd=repo).returncode == 0

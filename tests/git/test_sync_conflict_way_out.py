@@ -23,6 +23,7 @@ from helpers.team import (
     PLAYBOOK,
     TASKS,
     Team,
+    bo_stopped_at_checkout,
     edit,
     git,
     identity,
@@ -365,12 +366,7 @@ def test_resolving_delete_modify_sync_names_the_branch_that_deleted_not_us_or_th
 
 
 def test_resolving_delete_modify_taking_the_deleting_branch_deletes_it(tmp_path: Path) -> None:
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
-    _person_deletes_the_tasks(team)
-    works_on_t1(bo)
-    first = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
-    assert first.returncode == 1, first.stdout + first.stderr
+    team, bo, first = bo_stopped_at_checkout(tmp_path, _person_deletes_the_tasks)
     assert "deleted on main, modified on agents/bo" in first.stdout
     done = follow_output(first.stdout, bo, take="theirs")  # origin/main: the deletion
     assert done.last[1] == 0, done.last

@@ -41,6 +41,25 @@ def doc(events: list[dict[str, Any]], **playbook: Any) -> dict[str, Any]:
     return {"vContextInfo": {"version": "0.4"}, "playbook": body}
 
 
+def ace_plan(*entries: dict[str, Any], **plan: Any) -> dict[str, Any]:
+    """Seed 002's example plan (``plan-003``, sequence 12; ``plan``: fields changed) holding
+    an ACE playbook of ``entries``: the plan's body, a new one each call."""
+    body: dict[str, Any] = {
+        "id": "plan-003",
+        "title": "API development patterns",
+        "status": "completed",
+        "sequence": 12,
+        "playbook": {
+            "version": 1,
+            "created": "2024-12-27T09:00:00Z",
+            "updated": "2024-12-27T15:00:00Z",
+            "entries": list(entries),
+        },
+    }
+    body.update(plan)
+    return body
+
+
 def seed_blocks(shared: Path, seed_prefix: str) -> list[Any]:
     """The JSON examples of a seed document, in order (unparsable ones skipped)."""
     path = next((shared / "seeds").glob(f"{seed_prefix}_*.txt"))

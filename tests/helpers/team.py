@@ -172,6 +172,22 @@ def works_on_t1(clone: Path, status: str = "inProgress") -> None:
     git(clone, "commit", "-q", "-am", f"work on t1: {status}")
 
 
+def bo_stopped_at_checkout(
+    root: Path, person_deletes: Callable[[Team], None] = person_deletes_t1
+) -> tuple[Team, Path, subprocess.CompletedProcess[str]]:
+    """The team (agent bo), the person's delete (``person_deletes``: of t1, by default) on
+    the remote, bo's work on t1, and bo's ``sync bo --push origin --checkout`` stopped on
+    the delete/modify conflict (exit 1, the merge left in bo's clone): the team, bo's
+    clone, that sync's run."""
+    team = setup(root, ["bo"])
+    bo = team.agents["bo"]
+    person_deletes(team)
+    works_on_t1(bo)
+    stopped = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    return team, bo, stopped
+
+
 def person_diverges_local_base(team: Team, agent: str, root: Path) -> Path:
     """A person's own commit on ``agent``'s clone's local main (in a work tree of its own,
     returned) renames task t2, while the remote's main renames it otherwise: the local base

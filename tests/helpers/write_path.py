@@ -20,6 +20,14 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 WHEN = "2026-03-04T05:06:07Z"
 EPOCH = "1772600767"  # SOURCE_DATE_EPOCH of WHEN: what the server writes as the time
 AGENT = "alice"
+PLAN = {
+    "id": "release",
+    "title": "Release 1.0",
+    "status": "inProgress",
+    "narratives": {"Proposal": "Ship it"},
+    "items": [{"id": "p1", "title": "Parser", "status": "pending"}],
+}
+"""A plan's body the write-path tests write into (each copies it before changing it)."""
 
 
 @dataclass(frozen=True)

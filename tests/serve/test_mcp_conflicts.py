@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers.conflict_repos import TODO, installed, status_of, two_conflicts
+from helpers.conflict_repos import TODO, diverge, installed, pretty, status_of, todo, two_conflicts
 from helpers.mcp_support import in_process, run, text
 from helpers.run import run_git
 
@@ -69,3 +69,32 @@ def test_mcp_resolve_writes_only_the_kinds_allow_names(git_repo: Path) -> None:
     run(main)
     assert (repo / TODO).read_bytes() == before
     assert status_of(repo) == "UU"
+
+
+def test_mcp_resolve_never_stages_a_result_validate_rejects(git_repo: Path) -> None:
+    """PRODUCT.md M19 One truth (no resolve produces a commit the hook refuses) and "MCP
+    server" (every step an answer names is a tool call or a person's, marked): ours'
+    delete of t2 taken while theirs made t1 depend on it is written but not staged, so no
+    merge commit follows; the answer names the finding, the other side's tool call and the
+    person's step; taking theirs then stages it."""
+    repo = installed(git_repo)
+    diverge(repo, pretty(todo()), pretty(todo(t2=None)), pretty(todo(t1={"dependencies": ["t2"]})))
+    assert run_git(repo, "merge", "--no-edit", "feat", check=False).returncode == 1
+
+    async def main() -> tuple[Any, Any]:
+        async with in_process(repo, agent="alice") as client:
+            ours = await client.call_tool("vcontext_resolve", {"path": TODO, "take": "ours"})
+            unmerged = run_git(repo, "diff", "--name-only", "--diff-filter=U").stdout.split()
+            assert unmerged == [TODO]
+            theirs = await client.call_tool("vcontext_resolve", {"path": TODO, "take": "theirs"})
+            return ours, theirs
+
+    ours, theirs = run(main)
+    said = text(ours)
+    assert not ours.is_error, said
+    assert ours.structured_content["staged"] is False
+    assert "[dependency-missing]" in said, said
+    assert "take the other side (vcontext_resolve)" in said, said
+    assert f"A PERSON MUST DO THIS (no MCP tool can): mend {TODO} and stage it" in said, said
+    assert theirs.structured_content["staged"] is True, text(theirs)
+    assert status_of(repo) == "M "

@@ -19,7 +19,7 @@ from helpers.conflict_repos import TODO, installed, two_conflicts
 from helpers.mcp_support import run, stdio_params, text
 from helpers.next_steps import follow
 from helpers.run import run_git
-from helpers.team import TASKS, git, person_deletes_t1, remote_show, setup, vcx, works_on_t1
+from helpers.team import TASKS, bo_stopped_at_checkout, git, remote_show, vcx
 
 PERSON = "A PERSON MUST DO THIS (no MCP tool can): "
 
@@ -52,12 +52,7 @@ def test_the_sync_merge_is_committed_where_the_server_reads_another_agent_prefix
 ) -> None:
     from mcp import Client
 
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
-    person_deletes_t1(team)
-    works_on_t1(bo)
-    stopped = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
-    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    team, bo, _ = bo_stopped_at_checkout(tmp_path)
     assert (bo / ".git" / "MERGE_HEAD").exists()
     git(bo, "config", "vcontext.agentPrefix", "bots/")  # the server's prefix, since
 
@@ -127,12 +122,7 @@ def test_vcontext_sync_commits_the_settled_merge_holding_the_repository_lock(
     from git_vcontext.mcp_server.tools import dispatch
     from git_vcontext.mcp_server.tools import sync as sync_tool
 
-    team = setup(tmp_path, ["bo"])
-    bo = team.agents["bo"]
-    person_deletes_t1(team)
-    works_on_t1(bo)
-    stopped = vcx(bo, "sync", "bo", "--push", "origin", "--checkout")
-    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    team, bo, _ = bo_stopped_at_checkout(tmp_path)
     assert vcx(bo, "resolve", TASKS, "--take", "ours").returncode == 0  # staged, not committed
     where, repo = startup.find_root(str(bo))
     svc = startup.service(Options(root=where, agent=None), repo)

@@ -15,15 +15,8 @@ import pytest
 from git_vcontext.codecs import dumps
 from helpers.mcp_support import in_process, run, text
 from helpers.run import run_cli
-from helpers.write_path import AGENT, EPOCH, commit_all
+from helpers.write_path import AGENT, EPOCH, PLAN, commit_all
 
-PLAN = {
-    "id": "release",
-    "title": "Release 1.0",
-    "status": "inProgress",
-    "narratives": {"Proposal": "Ship it"},
-    "items": [{"id": "p1", "title": "Parser", "status": "pending"}],
-}
 TODO = {"items": [{"id": "t1", "title": "Write docs", "status": "pending"}]}
 CASES: dict[str, tuple[str, str, dict[str, Any], str, dict[str, Any]]] = {
     "plan": (".vcontext/plan.json", "plan", PLAN, "vbrief_add_plan_item",

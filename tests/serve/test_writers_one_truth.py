@@ -24,8 +24,9 @@ import pytest
 
 from git_vcontext.sync.advice import PERSON
 from helpers.mcp_support import in_process, run, text
+from helpers.playbook import ace_plan
 from helpers.run import run_cli, run_git
-from helpers.write_path import AGENT, EPOCH, commit_all
+from helpers.write_path import AGENT, EPOCH, PLAN, commit_all
 
 VARIANTS = ("v0.2", "v0.3", "info-not-object", "finding", "good")
 
@@ -37,31 +38,13 @@ EVENTS = {
          "text": "First", "createdAt": "2026-01-01T00:00:00Z"},
     ],
 }  # fmt: skip
-ACE = {
-    "id": "plan-003",
-    "title": "API",
-    "status": "completed",
-    "sequence": 12,
-    "playbook": {
-        "version": 1,
-        "created": "2024-12-27T09:00:00Z",
-        "updated": "2024-12-27T15:00:00Z",
-        "entries": [{"id": "entry-1", "kind": "strategy", "text": "Test first",
-                     "helpfulCount": 1, "harmfulCount": 0, "status": "active"}],
-    },
-}  # fmt: skip
+ACE = ace_plan({"id": "entry-1", "kind": "strategy", "text": "Test first",
+                "helpfulCount": 1, "harmfulCount": 0, "status": "active"})  # fmt: skip
 TODO = {
     "id": "tl",
     "uid": "todo-uid-1",
     "sequence": 1,
     "items": [{"id": "t1", "title": "One", "status": "pending"}],
-}
-PLAN = {
-    "id": "release",
-    "title": "Release",
-    "status": "inProgress",
-    "narratives": {"Proposal": "Ship it"},
-    "items": [{"id": "p1", "title": "Parser", "status": "pending"}],
 }
 
 

@@ -10,31 +10,21 @@ import pytest
 from git_vcontext.errors import Refused as AceError
 from git_vcontext.merging import merge3
 from git_vcontext.playbook.ace import apply_patch, document_sequence, read_patch
+from helpers.playbook import ace_plan
 
 NOW = "2025-06-01T12:00:00Z"
 
 
 def _doc(**plan: Any) -> dict[str, Any]:
     """Seed 002's example plan (as JSON), with a sequence."""
-    body = {
-        "id": "plan-003",
-        "title": "API development patterns",
-        "status": "completed",
-        "sequence": 12,
-        "playbook": {
-            "version": 1,
-            "created": "2024-12-27T09:00:00Z",
-            "updated": "2024-12-27T15:00:00Z",
-            "entries": [
-                {"id": "entry-1", "kind": "strategy", "text": "Test first", "confidence": 0.95,
-                 "helpfulCount": 12, "harmfulCount": 0, "status": "active"},
-                {"id": "entry-2", "kind": "learning", "text": "Validate early", "confidence": 0.9,
-                 "helpfulCount": 5, "harmfulCount": 0, "status": "active",
-                 "updatedAt": "2024-12-27T15:00:00Z"},
-            ],
-        },
-    }  # fmt: skip
-    body.update(plan)
+    body = ace_plan(
+        {"id": "entry-1", "kind": "strategy", "text": "Test first", "confidence": 0.95,
+         "helpfulCount": 12, "harmfulCount": 0, "status": "active"},
+        {"id": "entry-2", "kind": "learning", "text": "Validate early", "confidence": 0.9,
+         "helpfulCount": 5, "harmfulCount": 0, "status": "active",
+         "updatedAt": "2024-12-27T15:00:00Z"},
+        **plan,
+    )  # fmt: skip
     return {"vAgendaInfo": {"version": "0.2"}, "plan": body}
 
 

@@ -179,14 +179,24 @@ def running_agent(repo: Repository) -> str | None:
     # lazy: the pre-push hook imports this module for agent_prefix only
     from ..gitio.commits import current_branch
 
-    named = os.environ.get(AGENT_ENV, "").strip()
-    if named:  # checked as --agent and the MCP server check it: it names mergedBy, resolvedBy
-        try:
-            return check_agent_name(named)
-        except UsageError as exc:
-            raise UsageError(f"{AGENT_ENV}: {exc}") from None
+    named = agent_named_in_env()
+    if named is not None:
+        return named
     head = current_branch(repo)  # None on an unborn branch: nobody in particular
     return agent_of_branch(repo, head) if head else None
+
+
+def agent_named_in_env() -> str | None:
+    """``GIT_VCONTEXT_AGENT`` (None: unset or blank), checked as ``--agent`` is: it names
+    mergedBy, resolvedBy, commits' author (a UsageError naming the variable otherwise).
+    The one reading of it: the CLI's ``running_agent`` and ``git vcontext mcp``'s default."""
+    named = os.environ.get(AGENT_ENV, "").strip()
+    if not named:
+        return None
+    try:
+        return check_agent_name(named)
+    except UsageError as exc:
+        raise UsageError(f"{AGENT_ENV}: {exc}") from None
 
 
 def _base_key(agent: str) -> str:

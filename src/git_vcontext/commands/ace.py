@@ -15,8 +15,8 @@ from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
 from ..playbook.ace import AcePatch, apply_patch, document_sequence, read_patch
-from ..sync.judge import parsed_or_refused, refuse_invalid_document, refuse_rejected
-from ..values import pointer_parts, same
+from ..sync.judge import parsed_or_refused, refuse_rejected, refuse_unwritable
+from ..values import pointer_parts
 
 
 def run(*, patch: str, doc: str) -> int:
@@ -141,11 +141,9 @@ def _entry_ids_at(data: Any, pointer: str) -> set[str]:
 
 def _write(path: str, document: Document, data: Any) -> None:
     text = document.render(data)
-    back = parse(text, path=path)
-    if not same(back.data, data):  # never write what we cannot read back
-        raise OperationalError(f"{path}: the rewritten document does not read back; not written")
     from .validate import place_of  # lazy: a git rev-parse, only once an edit is made
 
-    # what validate would reject is never written (a VerMAS file known by its place)
-    refuse_invalid_document(path, back, document, place=place_of(path))
+    # what does not read back, or validate would reject, is never written (a VerMAS file
+    # known by its place)
+    refuse_unwritable(path, text, data, document, place=place_of(path))
     write_atomic(path, text.encode("utf-8"))

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import gc
-import os
 import sys
 
-from ..branches.agents import AGENT_ENV, check_agent_name
-from ..errors import ExitCode, UsageError
+from ..branches.agents import agent_named_in_env, check_agent_name
+from ..errors import ExitCode
 from ..mcp_server import startup as setup
 from ..mcp_server import transports
 from ..mcp_server.service import Options
@@ -32,11 +31,8 @@ def run(
     gc.enable()  # the entry point turns the collector off for short runs; a server is long
     if agent is not None:
         check_agent_name(agent)  # it names commits' author, trailers and a config key
-    elif named := os.environ.get(AGENT_ENV, "").strip():  # as the CLI's agents.running_agent
-        try:
-            agent = check_agent_name(named)
-        except UsageError as exc:
-            raise UsageError(f"{AGENT_ENV}: {exc}") from None
+    else:  # as the CLI's agents.running_agent
+        agent = agent_named_in_env()
 
     address = setup.http_address(http) if http is not None else None
     sessions = setup.sessions(address, session_timeout, max_sessions)

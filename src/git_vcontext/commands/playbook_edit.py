@@ -8,13 +8,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..clock import now_rfc3339
-from ..codecs import parse
 from ..errors import ExitCode, NoPlaybookError, OperationalError, UsageError
 from ..fsio import TargetChanged, read_bytes, write_atomic
 from ..playbook.edit import Edit, append_event
 from ..record import record
-from ..sync.judge import parsed_or_refused, refuse_invalid_document, refuse_rejected
-from ..values import same
+from ..sync.judge import parsed_or_refused, refuse_rejected, refuse_unwritable
 
 COUNTERS = ("helpfulCount", "harmfulCount")
 
@@ -98,13 +96,11 @@ def _write(file: str, raw: bytes | None, edit: Edit, entropy: str | None) -> Any
             refuse_rejected(file, doc, place=place_of(file))
         raise
     text = _new_text(file, result.data) if doc is None else doc.render(result.data)
-    back = parse(text, path=file)
-    if not same(back.data, result.data):  # never write what we cannot read
-        raise OperationalError(f"{file}: the rewritten document does not read back; not written")
     from .validate import place_of  # lazy: a git rev-parse, only once an edit is made
 
-    # what validate would reject is never written (a VerMAS file known by its place)
-    refuse_invalid_document(file, back, doc, place=place_of(file))
+    # what does not read back, or validate would reject, is never written (a VerMAS file
+    # known by its place)
+    refuse_unwritable(file, text, result.data, doc, place=place_of(file))
     if file == "-":
         write_atomic(file, text.encode("utf-8"))
         return result

@@ -77,12 +77,19 @@ def _report(outcome: Outcome, fmt: str, dry_run: bool, no_add: bool) -> None:
         state = (
             "staged"
             if outcome.staged
-            else "written" + (" (not staged: --no-add)" if no_add else "")
+            else "written" + (" (not staged: --no-add)" if no_add else _unstaged(outcome))
         )
         lines.append(f"{name}: resolved, {state}")
     stream = sys.stderr if dry_run or fmt == "json" else sys.stdout
     for line in lines:
         print(line, file=stream)
+
+
+def _unstaged(outcome: Outcome) -> str:
+    """Why a resolved file was not staged: validate rejects the result (the warnings)."""
+    return (
+        " (not staged: validate rejects the result, see the warnings)" if outcome.warnings else ""
+    )
 
 
 def _warn(line: str) -> None:

@@ -47,7 +47,11 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
     problems: list[str] = []
     forked: list[tuple[str, bytes]] = []  # (repository path, content) holding a fork block
     for name in listing.files:
-        if name != "-" and os.path.islink(name) and repo.covers(name):
+        # the file as the repository names it (once): a VerMAS file is known by its place,
+        # as the hook knows it, and the file set is the repository's
+        place = repo.rel(name)
+        covered = place is not None and repo.in_set(place)
+        if covered and os.path.islink(name):
             reports.append(symlink_report(name))  # as the hook and the guard judge it
             continue
         try:  # a file found by a scan is read only if regular (a FIFO would block)
@@ -56,12 +60,9 @@ def run(*, paths: Sequence[str] = (), fmt: str = "text", untracked: bool = False
             problems.append(err.one_line())
             continue
         beside = None if name == "-" else _beside(name)
-        place = repo.rel(name)  # a VerMAS file is known by its place, as the hook knows it
-        reports.append(
-            check_bytes(raw, name, covered=repo.covers(name), sibling=beside, place=place)
-        )
-        if may_hold_fork(raw) and (rel := repo.rel(name)) is not None:
-            forked.append((rel, raw))
+        reports.append(check_bytes(raw, name, covered=covered, sibling=beside, place=place))
+        if place is not None and may_hold_fork(raw):
+            forked.append((place, raw))
     problems.extend(f"{p}: no such file" for p in paths if p != "-" and not os.path.lexists(p))
     reports = _case_notes(repo, reports)
     if forked and repo.top is not None:

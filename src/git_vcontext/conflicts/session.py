@@ -184,7 +184,10 @@ class Session:
         if dry_run:
             return outcome
         self._write(settled)
-        staged = settled.done and add and self._stage(settled.text is None)
+        # a result validate rejects is written (the side is the person's choice) but never
+        # staged: git keeps the path unmerged, so no commit the hook refuses follows (M19)
+        # until a person mends it and adds it (``next_steps``)
+        staged = settled.done and add and not findings and self._stage(settled.text is None)
         if self.state is not None:
             self.state.choices = choices
             if settled.done:
@@ -209,8 +212,14 @@ class Session:
     def next_steps(self, outcome: Outcome) -> list[str]:
         """What comes after a file resolved and staged in a stopped merge (rebase, …), as
         ``git status`` would say it: the conflicts of the other files still conflicted, or
-        the command that finishes the operation once none is left ([] otherwise)."""
+        the command that finishes the operation once none is left ([] otherwise). A file
+        left unstaged because ``validate`` rejects the result: mend it, then add it."""
         kind = self.ctx.operation.kind
+        if outcome.done and outcome.written and outcome.warnings and not outcome.staged:
+            from ..validation.model import command_path
+
+            shown = command_path(self.path)  # (not staged: validate rejects the result)
+            return [f"mend {shown} (git vcontext validate {shown} shows where), git add {shown}"]
         if not (outcome.staged and outcome.done and kind and self.source == "stages"):
             return []
         if self.ctx.stages():

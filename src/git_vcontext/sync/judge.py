@@ -12,9 +12,9 @@ it the person's step; a finding the edit brought names the edit's result as inva
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ParseError, Refused
+from ..errors import OperationalError, ParseError, Refused
 from ..validation.model import command_path
 from .advice import person
 
@@ -44,9 +44,8 @@ def refuse_invalid(
     kind, found = verdict
     if kind == "rejected":
         raise Refused("rejected", rejected_message(rel, found))
-    raise Refused(
-        "invalid-result", f"{rel}: the result would not be valid, nothing written: {_shown(found)}"
-    )
+    said = f"{rel}: the result would not be valid, nothing written: {findings_said(found)}"
+    raise Refused("invalid-result", said)
 
 
 def judged(
@@ -72,12 +71,14 @@ def judged(
 
 def findings_said(findings: list[Finding]) -> str:
     """The first findings in one line (then "and N more"), as a refusal names them."""
-    return _shown(findings)
+    shown = "; ".join(_said(f) for f in findings[:SHOWN])
+    more = f" (and {len(findings) - SHOWN} more)" if len(findings) > SHOWN else ""
+    return shown + more
 
 
 def rejected_message(rel: str, findings: list[Finding]) -> str:
     """One line: the document ``validate`` rejects as it is, why, and the person's step."""
-    return _rejected_line(rel, f"{rel}: {_shown(findings)}")
+    return _rejected_line(rel, f"{rel}: {findings_said(findings)}")
 
 
 def _rejected_line(rel: str, said: str) -> str:
@@ -121,6 +122,26 @@ def refuse_invalid_document(
     )
 
 
+def refuse_unwritable(
+    rel: str, text: str, data: Any, before: Document | None, *, place: str | None = None
+) -> None:
+    """The last check of a command-line writer before it writes ``text`` (``data`` rendered
+    in ``before``'s style; None: a new document): it reads back as ``data`` (an
+    ``OperationalError`` else: never written what cannot be read back), and ``validate``
+    would accept it (``refuse_invalid_document``, ``place`` as there). The codec's own
+    reading of ``text``, made by ``render`` to check its edit, is handed over rather than
+    parsed again (``Document.read_back``, as the MCP writer reads back)."""
+    from ..codecs import parse
+    from ..values import same
+
+    back = before.read_back(text) if before is not None else None
+    if back is None:
+        back = parse(text, path=rel)
+    if not same(back.data, data):
+        raise OperationalError(f"{rel}: the rewritten document does not read back; not written")
+    refuse_invalid_document(rel, back, before, place=place)
+
+
 def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> None:
     """Refuse (``rejected``, nothing written) an edit that could not be made into a
     document ``validate`` rejects as it is (``playbook add`` finding no playbook in
@@ -132,12 +153,6 @@ def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> Non
     report = check_document(doc, rel, place=place)
     if not report.valid:
         raise Refused("rejected", rejected_message(rel, list(report.findings)))
-
-
-def _shown(findings: list[Finding]) -> str:
-    shown = "; ".join(_said(f) for f in findings[:SHOWN])
-    more = f" (and {len(findings) - SHOWN} more)" if len(findings) > SHOWN else ""
-    return shown + more
 
 
 def _key(f: Finding) -> tuple[str, str, str]:

@@ -10,6 +10,7 @@ from ...conflicts.report import render_text
 from ...conflicts.session import NO_VALUE, open_file
 from ...errors import Refused, VContextError
 from ...sync.advice import PERSON, finish_or_abort
+from ...validation.model import command_path
 from ..service import WRITABLE, Answer, Service
 
 
@@ -42,6 +43,12 @@ def resolve(svc: Service, args: dict[str, Any]) -> Answer:
     text = f"{outcome.path}: {len(outcome.chosen)} settled; {done}"
     if outcome.staged and not left:
         text += finish_merge(svc, root, data)
+    elif outcome.written and outcome.warnings and not left:  # never staged (M19)
+        text += (
+            f"; not staged: git vcontext validate rejects the result "
+            f"({'; '.join(outcome.warnings)}): take the other side (vcontext_resolve), or "
+            f"{PERSON}mend {outcome.path} and stage it (git add -- {command_path(outcome.path)})"
+        )
     return Answer(text, data)
 
 
