@@ -14,7 +14,6 @@ from __future__ import annotations
 import atexit
 import os
 import subprocess
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -129,15 +128,15 @@ def _close(proc: subprocess.Popen[bytes]) -> None:
 
 
 def shallow_boundary(repo: Repository) -> frozenset[str]:
-    """The commits whose parents a shallow clone has not fetched (``.git/shallow``)."""
-    here = Path(repo.path)
+    """The commits whose parents a shallow clone has not fetched (``shallow`` in git's
+    common directory, a linked worktree's too: ``fsio.common_dir``, the one reading of it,
+    as libgit2 opened ``repo``)."""
+    from ..fsio import common_dir
+
+    path = os.path.join(common_dir(repo.path, {}), "shallow")
     try:
-        here = (here / (here / "commondir").read_text().strip()).resolve()
-    except OSError:
-        pass  # not a linked worktree: the git directory is the common one
-    path = here / "shallow"
-    try:
-        return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip())
+        with open(path, encoding="utf-8") as fh:
+            return frozenset(line.strip() for line in fh.read().splitlines() if line.strip())
     except OSError:
         return frozenset()
 
