@@ -79,18 +79,15 @@ class HttpRemote:
             return None
         if os.path.isdir(os.path.join(common_dir(repo), "modules")):
             return None  # submodules checked out: git's fetch may fetch theirs too
-        keys = config_entries(repo)
         configured = remote in repo.remotes.names()
-        if configured:
-            urls = [v for k, v in keys if k == f"remote.{remote}.url"]
-            if len(urls) != 1 or urls[0] is None:
-                return None
-            url = urls[0]
-        else:
-            url = remote
-        if _blocking(keys, remote if configured else None):
+        if _blocking(config_entries(repo), remote if configured else None):
             return None
-        url = _rewritten(url, keys)
+        from .transport import remote_config  # (the URL as git reaches it: insteadOf, vcs)
+
+        urls = remote_config(repo.path, remote).urls
+        if len(urls) != 1:
+            return None
+        url = urls[0]
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or "@" in parts.netloc or not parts.hostname:
             return None
@@ -319,16 +316,3 @@ def _blocking(keys: list[tuple[str, str | None]], remote: str | None) -> bool:
             if tail.startswith("proxy") or tail in ("promisor", "partialclonefilter", "vcs"):
                 return True
     return False
-
-
-def _rewritten(url: str, keys: list[tuple[str, str | None]]) -> str:
-    """``url`` after git's ``url.<base>.insteadOf``: the longest matching value wins."""
-    best: tuple[int, str, str] | None = None
-    for key, value in keys:
-        low = key.lower()
-        if not (low.startswith("url.") and low.endswith(".insteadof")) or value is None:
-            continue
-        base = key[4 : -len(".insteadof")]
-        if url.startswith(value) and (best is None or len(value) > best[0]):
-            best = (len(value), value, base)
-    return url if best is None else best[2] + url[len(best[1]) :]
