@@ -44,9 +44,9 @@ from urllib.parse import urlsplit
 from ..errors import OperationalError
 from ..faults import step
 from . import config_entries, config_flag
-from .localremote import expand_refspec, refspec_match, split_refspec, update_tracking
+from .localremote import expand_refspec, lacking, prune_fetched, update_tracking
 from .places import common_dir, is_shallow
-from .refs import delete_ref, set_ref
+from .refs import set_ref
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,15 +114,13 @@ class HttpRemote:
         try:
             step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
-                self._prune(refspecs, set(wanted))
+                prune_fetched(self.repo, refspecs, set(wanted))
             for dst, (src, oid) in wanted.items():
                 set_ref(self.repo, dst, oid)
                 update_tracking(self.repo, self.name, src, oid)  # origin/main too, as git
         except (OSError, KeyError) as exc:
             raise OperationalError(f"fetching from {self.name}: {exc}") from None
-        exact = [split_refspec(s) for s in refspecs if "*" not in s]
-        present = {src for src, _ in wanted.values()}
-        return [src for src, _ in exact if src not in present]
+        return lacking(refspecs, {src for src, _ in wanted.values()})
 
     def _tips(self) -> dict[str, Oid]:
         """Every ref of the repository and the object it names (symbolic ones left out)."""
@@ -231,12 +229,6 @@ class HttpRemote:
             return {h.name: h.oid for h in heads if h.name is not None}
         except (pygit2.GitError, ValueError, KeyError, OSError, ImportError, AttributeError):
             return None
-
-    def _prune(self, refspecs: list[str], kept: set[str]) -> None:
-        targets = [split_refspec(s)[1] for s in refspecs]
-        for name in list(self.repo.references):
-            if name not in kept and any(refspec_match(t, name) is not None for t in targets):
-                delete_ref(self.repo, name)
 
 
 def _time_limit(seconds: float | None) -> None:
