@@ -337,11 +337,14 @@ def lacking(refspecs: list[str], present: set[str]) -> list[str]:
 
 def tracking_refs(repo: Repository, remote: str, src: str) -> list[tuple[str, bool]]:
     """The remote-tracking refs the named ``remote``'s own fetch refspecs give ``src``,
-    each with whether its refspec forces the update (``+``)."""
-    if remote not in repo.remotes.names():
-        return []
+    each with whether its refspec forces the update (``+``): ``remote.<name>.fetch`` as
+    git's fetch reads it (``configread``: this command's ``git -c`` ones, an ``includeIf``
+    too, which libgit2's ``fetch_refspecs`` miss); none for a URL or a path."""
+    from .configread import entries
+
+    wanted = f"remote.{remote}.fetch"
     found = []
-    for spec in repo.remotes[remote].fetch_refspecs:
+    for spec in [v for k, v in entries(repo.path) if k == wanted and v]:
         forced = spec.startswith("+")
         found += [(dst, forced) for _, dst in expand_refspec(spec, [src]) if dst]
     return found
