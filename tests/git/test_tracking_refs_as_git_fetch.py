@@ -126,3 +126,28 @@ def test_a_look_never_moves_origin_main_back_over_a_concurrent_git_fetch(
     assert _tip(clone, f"{NS}heads/main") == seen
     assert _tip(clone, TRACKING) == newer
     assert raced == [TRACKING]  # (the look read it once, before its write)
+
+
+@pytest.mark.parametrize("how", ["path", "http"])
+def test_a_look_moves_the_tracking_refs_of_a_fetch_refspec_given_with_git_dash_c(
+    tmp_path: Path, request: pytest.FixtureRequest, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git -c remote.origin.fetch=…`` (git hands it on in the environment) adds a fetch
+    refspec that git's fetch follows: the look reads the remote's refspecs as git does
+    (``configread``), not as libgit2 (which sees no ``git -c``), so both move
+    ``refs/remotes/mirror/main`` alike ("Sync at scale": over any transport sync does what
+    git would do)."""
+    work, clone, _ = _setup(tmp_path, request, how)
+    now = _commit(work, "b")
+    run_git(work, "push", "-q", str(tmp_path / "srv" / "remote.git"), "main")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "remote.origin.fetch")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "+refs/heads/*:refs/remotes/mirror/*")
+    by_git = tmp_path / "by-git"
+
+    _look(clone, how).fetch(SPECS)
+    run_git(by_git, "fetch", "-q", "origin", *SPECS)
+
+    assert _tip(by_git, "refs/remotes/mirror/main") == now  # (what git does)
+    assert _tip(clone, "refs/remotes/mirror/main") == now
+    assert _tip(clone, TRACKING) == now

@@ -26,7 +26,7 @@ from ..branches.treemerge import SIDES, DocumentSides, document_result, document
 from ..branches.virtualbase import base_tree
 from ..errors import OperationalError
 from ..fsio import write_atomic
-from ..gitio import complaint, git, open_repo
+from ..gitio import complaint, git, open_repo, worktrees
 from ..gitio.diffs import tree_changes
 from ..gitio.eol import to_worktree
 from ..gitio.objects import commit_at
@@ -66,9 +66,7 @@ def leave_stopped(syncer: Syncer, pair: PairResult, path: str, against: str, lab
             f"git merge in {path}: {complaint(started.stderr, started.returncode)}"
         )
     _documents_our_way(syncer, Path(path), pair, against, label)
-    unmerged = git(["diff", "--name-only", "--diff-filter=U", "-z"], cwd=path).stdout
-    files = tuple(sorted(filter(None, unmerged.split("\0"))))
-    return Stopped(path, pair.branch, label, files)
+    return Stopped(path, pair.branch, label, tuple(worktrees.unmerged(path)))
 
 
 def _git_dir(path: str) -> str:

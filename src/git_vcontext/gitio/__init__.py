@@ -350,7 +350,7 @@ def config_entries(repo: Repository) -> list[tuple[str, str | None]]:
     reads them (git's own ``git config --list``, through configread)."""
     from . import configread
 
-    return list(configread.entries(repo.workdir or repo.path))
+    return list(configread.entries(repo.path))
 
 
 def resolve_commit(repo: Repository, rev: str) -> Commit:

@@ -12,6 +12,7 @@ repository holds); everywhere else it hands over to libgit2 (``walk``, ``descend
 from __future__ import annotations
 
 import heapq
+import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,12 +22,23 @@ if TYPE_CHECKING:
     from pygit2.enums import SortMode
 
 
+_linked: dict[str, bool] = {}
+"""Whether each git directory opened is a linked worktree's (a ``commondir`` file): it
+stays what it is, so each is looked at once, not at every walk."""
+
+
 def blind(repo: Repository) -> bool:
     """Whether libgit2 misses the shallow boundary git sees (a linked worktree of a shallow
-    clone)."""
+    clone). Only a linked worktree's git directory can differ from git's common directory,
+    where the ``shallow`` file is: any other answers False without reading a file (every
+    ``descends``, ``merge_base`` and ``walk`` asks)."""
     from .promisor import shallow_boundary
 
-    return not repo.is_shallow and bool(shallow_boundary(repo))
+    path = repo.path
+    linked = _linked.get(path)
+    if linked is None:
+        linked = _linked[path] = os.path.isfile(os.path.join(path, "commondir"))
+    return linked and not repo.is_shallow and bool(shallow_boundary(repo))
 
 
 def cut(repo: Repository) -> frozenset[str]:

@@ -44,9 +44,9 @@ from urllib.parse import urlsplit
 from ..errors import OperationalError
 from ..faults import step
 from . import config_entries, config_flag
-from .localremote import expand_refspec, refspec_match, split_refspec, update_tracking
+from .localremote import expand_refspec, lacking, prune_fetched, update_tracking
 from .places import common_dir, is_shallow
-from .refs import delete_ref, set_ref
+from .refs import set_ref
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,18 +79,15 @@ class HttpRemote:
             return None
         if os.path.isdir(os.path.join(common_dir(repo), "modules")):
             return None  # submodules checked out: git's fetch may fetch theirs too
-        keys = config_entries(repo)
         configured = remote in repo.remotes.names()
-        if configured:
-            urls = [v for k, v in keys if k == f"remote.{remote}.url"]
-            if len(urls) != 1 or urls[0] is None:
-                return None
-            url = urls[0]
-        else:
-            url = remote
-        if _blocking(keys, remote if configured else None):
+        if _blocking(config_entries(repo), remote if configured else None):
             return None
-        url = _rewritten(url, keys)
+        from .transport import remote_config  # (the URL as git reaches it: insteadOf, vcs)
+
+        urls = remote_config(repo.path, remote).urls
+        if len(urls) != 1:
+            return None
+        url = urls[0]
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or "@" in parts.netloc or not parts.hostname:
             return None
@@ -117,15 +114,13 @@ class HttpRemote:
         try:
             step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
-                self._prune(refspecs, set(wanted))
+                prune_fetched(self.repo, refspecs, set(wanted))
             for dst, (src, oid) in wanted.items():
                 set_ref(self.repo, dst, oid)
                 update_tracking(self.repo, self.name, src, oid)  # origin/main too, as git
         except (OSError, KeyError) as exc:
             raise OperationalError(f"fetching from {self.name}: {exc}") from None
-        exact = [split_refspec(s) for s in refspecs if "*" not in s]
-        present = {src for src, _ in wanted.values()}
-        return [src for src, _ in exact if src not in present]
+        return lacking(refspecs, {src for src, _ in wanted.values()})
 
     def _tips(self) -> dict[str, Oid]:
         """Every ref of the repository and the object it names (symbolic ones left out)."""
@@ -235,12 +230,6 @@ class HttpRemote:
         except (pygit2.GitError, ValueError, KeyError, OSError, ImportError, AttributeError):
             return None
 
-    def _prune(self, refspecs: list[str], kept: set[str]) -> None:
-        targets = [split_refspec(s)[1] for s in refspecs]
-        for name in list(self.repo.references):
-            if name not in kept and any(refspec_match(t, name) is not None for t in targets):
-                delete_ref(self.repo, name)
-
 
 def _time_limit(seconds: float | None) -> None:
     """Have libgit2 give up connecting, and waiting for the server, after ``seconds`` (the
@@ -319,16 +308,3 @@ def _blocking(keys: list[tuple[str, str | None]], remote: str | None) -> bool:
             if tail.startswith("proxy") or tail in ("promisor", "partialclonefilter", "vcs"):
                 return True
     return False
-
-
-def _rewritten(url: str, keys: list[tuple[str, str | None]]) -> str:
-    """``url`` after git's ``url.<base>.insteadOf``: the longest matching value wins."""
-    best: tuple[int, str, str] | None = None
-    for key, value in keys:
-        low = key.lower()
-        if not (low.startswith("url.") and low.endswith(".insteadof")) or value is None:
-            continue
-        base = key[4 : -len(".insteadof")]
-        if url.startswith(value) and (best is None or len(value) > best[0]):
-            best = (len(value), value, base)
-    return url if best is None else best[2] + url[len(best[1]) :]

@@ -251,15 +251,13 @@ class LocalRemote:
                 return None
             step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
-                self._prune(refspecs, set(wanted))
+                prune_fetched(self.repo, refspecs, set(wanted))
             for dst, (src, oid) in wanted.items():
                 self._set(dst, oid)
                 update_tracking(self.repo, self.name, src, oid)  # origin/main too, as git
         except (pygit2.GitError, OSError, KeyError) as exc:  # KeyError: an object it lacks
             raise OperationalError(f"fetching from {self.name} ({self.path}): {exc}") from None
-        exact = [split_refspec(s) for s in refspecs if "*" not in s]
-        present = {src for src, _ in wanted.values()}
-        return [src for src, _ in exact if src not in present]
+        return lacking(refspecs, {src for src, _ in wanted.values()})
 
     def _set(self, name: str, oid: Oid) -> None:
         set_ref(self.repo, name, oid)
@@ -296,13 +294,6 @@ class LocalRemote:
                 self.repo.odb.write(kind, data)
         return True
 
-    def _prune(self, refspecs: list[str], kept: set[str]) -> None:
-        """Delete the DSTs of ``refspecs`` that the remote no longer has a SRC for."""
-        targets = [split_refspec(s)[1] for s in refspecs]
-        for name in list(self.repo.references):
-            if name not in kept and any(refspec_match(t, name) is not None for t in targets):
-                delete_ref(self.repo, name)
-
 
 def _int_setting(repo: Repository, key: str, default: int) -> int:
     """An integer setting of the remote ``repo`` as the ``git gc --auto`` its receive-pack
@@ -328,13 +319,32 @@ def _local_path(url: str) -> Path | None:
     return path if path.is_absolute() else None
 
 
+def prune_fetched(repo: Repository, refspecs: list[str], kept: set[str]) -> None:
+    """Delete the DSTs of ``refspecs`` (``+SRC:DST``) but ``kept``: those whose SRC the
+    remote no longer has (a look's ``--prune``, over these refspecs alone)."""
+    targets = [split_refspec(s)[1] for s in refspecs]
+    for name in list(repo.references):
+        if name not in kept and any(refspec_match(t, name) is not None for t in targets):
+            delete_ref(repo, name)
+
+
+def lacking(refspecs: list[str], present: set[str]) -> list[str]:
+    """The exact SRCs of ``refspecs`` (no ``*``) not among the ``present`` ones: what the
+    remote lacks."""
+    exact = [split_refspec(s) for s in refspecs if "*" not in s]
+    return [src for src, _ in exact if src not in present]
+
+
 def tracking_refs(repo: Repository, remote: str, src: str) -> list[tuple[str, bool]]:
     """The remote-tracking refs the named ``remote``'s own fetch refspecs give ``src``,
-    each with whether its refspec forces the update (``+``)."""
-    if remote not in repo.remotes.names():
-        return []
+    each with whether its refspec forces the update (``+``): ``remote.<name>.fetch`` as
+    git's fetch reads it (``configread``: this command's ``git -c`` ones, an ``includeIf``
+    too, which libgit2's ``fetch_refspecs`` miss); none for a URL or a path."""
+    from .configread import entries
+
+    wanted = f"remote.{remote}.fetch"
     found = []
-    for spec in repo.remotes[remote].fetch_refspecs:
+    for spec in [v for k, v in entries(repo.path) if k == wanted and v]:
         forced = spec.startswith("+")
         found += [(dst, forced) for _, dst in expand_refspec(spec, [src]) if dst]
     return found

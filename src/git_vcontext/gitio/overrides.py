@@ -2,35 +2,13 @@
 
 git hands them to the commands it starts in the environment: ``GIT_CONFIG_PARAMETERS``
 (each entry shell-single-quoted, ``'key'='value'``, or ``'key=value'`` from older git) and
-``GIT_CONFIG_COUNT`` with ``GIT_CONFIG_KEY_<n>``/``GIT_CONFIG_VALUE_<n>``. The git commands
-we start see them as git does; pygit2 (libgit2) does not, so every read of a setting
-through pygit2 asks here first: they outrank every configuration file, as in git.
+``GIT_CONFIG_COUNT`` with ``GIT_CONFIG_KEY_<n>``/``GIT_CONFIG_VALUE_<n>``. Every setting is
+read as git lists it (``configread``: ``git config --list`` sees them), so nothing looks
+them up here: ``canonical`` compares keys as git does (``configread``, install's
+``Scope``); ``parameters`` reads git's quoting of the first form (tests only).
 """
 
 from __future__ import annotations
-
-import os
-
-PARAMETERS = "GIT_CONFIG_PARAMETERS"
-COUNT = "GIT_CONFIG_COUNT"
-
-_MISSING = object()
-_parsed: tuple[tuple[str, str], dict[str, str | None]] | None = None
-
-
-def lookup(key: str) -> object:
-    """The last value given for ``key`` (None: given without a value, which git reads as
-    true), or ``MISSING`` (``is_missing``) when none was given."""
-    return _entries().get(canonical(key), _MISSING)
-
-
-def names() -> list[str]:
-    """The keys given to this command (as ``canonical`` writes them)."""
-    return list(_entries()) if PARAMETERS in os.environ or COUNT in os.environ else []
-
-
-def is_missing(value: object) -> bool:
-    return value is _MISSING
 
 
 def canonical(key: str) -> str:
@@ -43,20 +21,6 @@ def canonical(key: str) -> str:
     return (
         f"{first.lower()}.{middle}.{last.lower()}" if middle else f"{first.lower()}.{last.lower()}"
     )
-
-
-def _entries() -> dict[str, str | None]:
-    global _parsed
-    env = (os.environ.get(PARAMETERS, ""), os.environ.get(COUNT, ""))
-    if _parsed is not None and _parsed[0] == env:
-        return _parsed[1]
-    found: dict[str, str | None] = {}
-    for key, value in parameters(env[0]):
-        found[canonical(key)] = value
-    for key, value in counted(env[1]):
-        found[canonical(key)] = value
-    _parsed = (env, found)
-    return found
 
 
 def parameters(text: str) -> list[tuple[str, str | None]]:
@@ -100,17 +64,3 @@ def _quoted(text: str, at: int) -> tuple[str | None, int]:
             at += 3
             continue
         return "".join(parts), at
-
-
-def counted(count: str) -> list[tuple[str, str | None]]:
-    """The entries of ``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_<n>`` / ``GIT_CONFIG_VALUE_<n>``."""
-    try:
-        n = int(count) if count else 0
-    except ValueError:
-        return []
-    out: list[tuple[str, str | None]] = []
-    for i in range(max(0, n)):
-        key = os.environ.get(f"GIT_CONFIG_KEY_{i}")
-        if key:
-            out.append((key, os.environ.get(f"GIT_CONFIG_VALUE_{i}", "")))
-    return out

@@ -129,14 +129,15 @@ def _close(proc: subprocess.Popen[bytes]) -> None:
 
 def shallow_boundary(repo: Repository) -> frozenset[str]:
     """The commits whose parents a shallow clone has not fetched (``shallow`` in git's
-    common directory, also from a linked worktree)."""
-    from ..fsio import common_dir  # the one reading of it (as places.common_dir reads it)
+    common directory, a linked worktree's too: ``fsio.common_dir``, the one reading of it,
+    as libgit2 opened ``repo``)."""
+    from ..fsio import common_dir
 
-    path = os.path.join(common_dir(str(repo.path or ""), {}), "shallow")
+    path = os.path.join(common_dir(repo.path, {}), "shallow")
     try:
-        with open(path, encoding="utf-8") as file:
-            return frozenset(line.strip() for line in file if line.strip())
-    except (OSError, UnicodeDecodeError):
+        with open(path, encoding="utf-8") as fh:
+            return frozenset(line.strip() for line in fh.read().splitlines() if line.strip())
+    except OSError:
         return frozenset()
 
 

@@ -40,6 +40,14 @@ def local_changes(path: str) -> list[str]:
     return [entry[3:] for entry in out.stdout.split("\0") if len(entry) > 3]
 
 
+def unmerged(path: str, *, check: bool = True) -> list[str]:
+    """The files in conflict in the work tree at ``path`` (a merge, rebase, cherry-pick or
+    revert stopped there), sorted, as ``git diff --diff-filter=U`` names them; ``check``
+    False: [] when git fails there."""
+    out = git(["diff", "--name-only", "--diff-filter=U", "-z"], cwd=path, check=check)
+    return sorted(filter(None, out.stdout.split("\0"))) if out.returncode == 0 else []
+
+
 def can_follow(path: str, old_commit: str, new_commit: str) -> str | None:
     """None when ``follow`` would succeed (``read-tree -n``), else git's complaint,
     e.g. an untracked file the new commit would overwrite."""

@@ -3,7 +3,7 @@ operation (a merge, rebase, cherry-pick or revert) that the person or agent fini
 
 from __future__ import annotations
 
-from ..gitio import git
+from ..gitio import worktrees
 from ..gitio.operation import Operation, current, find_git_dir
 from .advice import PERSON, finish_or_abort, finish_steps, for_agents_with_tools
 
@@ -43,6 +43,4 @@ def busy_steps(path: str) -> list[str]:
     op = _stopped(path)
     if op is None or op.kind is None:
         return []
-    unmerged = git(["diff", "--name-only", "--diff-filter=U", "-z"], cwd=path, check=False)
-    files = sorted(filter(None, unmerged.stdout.split("\0"))) if unmerged.returncode == 0 else []
-    return finish_steps(op.kind, path, files)
+    return finish_steps(op.kind, path, worktrees.unmerged(path, check=False))

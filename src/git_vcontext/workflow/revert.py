@@ -22,7 +22,16 @@ from ..branches.treemerge import is_document
 from ..clock import now_rfc3339
 from ..errors import OperationalError, UsageError
 from ..fsio import write_atomic
-from ..gitio import complaint, git, git_at_terminal, git_dir, open_repo, operands, work_tree
+from ..gitio import (
+    complaint,
+    git,
+    git_at_terminal,
+    git_dir,
+    open_repo,
+    operands,
+    work_tree,
+    worktrees,
+)
 from ..gitio.commits import head_commit
 from ..gitio.diffs import tree_changes
 from ..gitio.eol import to_worktree
@@ -136,7 +145,7 @@ def _revert_one(
         raise OperationalError("the current branch has no commits yet: nothing to revert onto")
     flags = ["--no-commit"] + ([f"--mainline={mainline}"] if mainline else [])
     started = git(["revert", *flags, "--end-of-options", sha], cwd=top, check=False)
-    conflicted = _unmerged(top)
+    conflicted = worktrees.unmerged(top)
     if started.returncode != 0 and not conflicted:
         raise OperationalError(f"git revert: {complaint(started.stderr, started.returncode)}")
     reverting = Reverting(sha, _subject(reverted), committer_agent(), now_rfc3339())
@@ -171,11 +180,6 @@ def _parent(commit: Commit, mainline: int | None) -> Commit | None:
 
 def _subject(commit: Commit) -> str:
     return (commit.message or "").strip().split("\n", 1)[0]
-
-
-def _unmerged(top: str) -> list[str]:
-    out = git(["diff", "--name-only", "--diff-filter=U", "-z"], cwd=top).stdout
-    return sorted(filter(None, out.split("\0")))
 
 
 def _documents(
