@@ -12,6 +12,8 @@ import json
 import shlex
 from pathlib import Path
 
+import pytest
+
 from helpers.next_steps import follow, follow_output, next_commands
 from helpers.run import run_cli, run_git
 from helpers.sync_repos import (
@@ -152,6 +154,61 @@ def test_a_work_tree_switched_elsewhere_meanwhile_is_left_where_the_person_put_i
     assert "switched" not in out
     assert _head_branch(repo) == "feature"
     assert not (repo / ".git" / "vcontext" / "switched.json").exists()
+
+
+class _Died(BaseException):
+    """The process killed at that point (nothing after it runs, no handler catches it)."""
+
+
+def test_a_checkout_killed_as_it_notes_the_switch_never_leaves_a_work_tree_switched_unnoted(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README (``sync --checkout``): the sync that lands the agent's pair switches the work
+    tree back. Where it was is noted before it is switched, so a process killed between the
+    two never leaves it on the agent branch with no note (its landing sync would stay)."""
+    import pygit2
+
+    from git_vcontext.conflicts import checkout, switchback
+
+    repo = git_repo
+    _conflicted(repo)
+
+    def killed(*_args: object, **_kwargs: object) -> None:
+        raise _Died
+
+    monkeypatch.setattr(switchback, "write_atomic", killed)
+    with pytest.raises(_Died):
+        checkout.worktree_for(pygit2.Repository(str(repo)), "agents/bob")
+    assert _head_branch(repo) == "main"  # not switched: the note came first
+    monkeypatch.undo()
+    code, out, err = sync(repo, "bob", "--checkout")  # the person runs it again
+    assert code == 1, out + err
+    done = follow_output(out, repo, take="theirs")
+    assert done.last[1] == 0, done.last
+    assert _head_branch(repo) == "main"
+    assert not (repo / ".git" / "vcontext" / "switched.json").exists()
+
+
+def test_a_switch_that_fails_leaves_the_note_that_was_there(git_repo: Path) -> None:
+    """A ``--checkout`` whose ``git switch`` fails notes nothing: a note already there (of an
+    earlier switch) is kept as it was."""
+    import pygit2
+
+    from git_vcontext.conflicts import checkout
+
+    repo = git_repo
+    _conflicted(repo)
+    note = repo / ".git" / "vcontext" / "switched.json"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    earlier = b'{"branch": "agents/alice", "was": "main"}\n'
+    note.write_bytes(earlier)
+    where, was, why = checkout.worktree_for(pygit2.Repository(str(repo)), "agents/nobody")
+    assert (where, was) == (None, None)
+    assert "cannot switch to it" in why
+    assert note.read_bytes() == earlier
+    note.unlink()
+    checkout.worktree_for(pygit2.Repository(str(repo)), "agents/nobody")
+    assert not note.exists()
 
 
 def test_checkout_with_the_branch_checked_out_nowhere_and_this_work_tree_busy_says_how(

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from helpers import soak
+from helpers.git_servers import HttpFront
 from helpers.next_steps import follow, follow_output, next_commands
 from helpers.team import (
     PLAYBOOK,
@@ -33,6 +35,7 @@ from helpers.team import (
     remote_show,
     setup,
     tasks,
+    tip,
     vcx,
     works_on_t1,
     write,
@@ -533,6 +536,56 @@ def test_the_persons_clone_switched_by_checkout_is_back_on_main_when_the_way_out
     assert "cy " in shown.stdout, shown.stdout
     assert "bo " in shown.stdout, shown.stdout
     _landed(team, person)
+
+
+def test_over_http_the_agents_next_sync_after_the_persons_way_out_brings_it_along(
+    tmp_path: Path, http: HttpFront
+) -> None:
+    """PRODUCT.md, "Resolving conflicts": the way out lands, and the agent's next sync
+    lands without another conflict. Over HTTP a sync publishes its work before it looks
+    (the last look said the remote's ``agents/agent-0`` was behind it); here a person
+    resolved agent-0's conflict in another clone (taking the delete) and pushed its branch
+    since. agent-0's next ``sync --push`` merged its stale tip into main under the lease
+    it won: "CONFLICT, nothing moved" (exit 1), though the remote's copy holds that tip and
+    the way out (the sync after it said up to date). Its integration's look now takes the
+    remote's copy in first, as a sync that looks first does: brought along, up to date,
+    its request removed and the lease given back in the same push."""
+    where = tmp_path / "srv" / "remote.git"
+    remote, (clone,) = soak.setup(tmp_path, 1, remote=where, url=http.url(where))
+    person = tmp_path / "person"
+    git(tmp_path, "clone", "-q", http.url(where), str(person))
+    identity(person, "person")
+    assert vcx(person, "install").returncode == 0
+
+    def items(repo: Path, change: Any) -> None:
+        edit(repo, soak.TODO, lambda d: change(d["todoList"]["items"]))
+
+    items(person, lambda i: i.append({"id": "t1", "title": "Write docs", "status": "pending"}))
+    git(person, "commit", "-qam", "add t1")
+    git(person, "push", "-q", "origin", "main")
+    assert vcx(clone, "sync", "agent-0", "--push", "origin").returncode == 0
+    items(clone, lambda i: i[-1].update(status="inProgress", title="Write the docs"))
+    git(clone, "commit", "-qam", "agent: working on t1")
+    git(person, "pull", "-q", "origin", "main")
+    items(person, lambda i: i.pop())
+    git(person, "commit", "-qam", "person: drop t1")
+    git(person, "push", "-q", "origin", "main")
+    stopped = vcx(clone, "sync", "agent-0", "--push", "origin")
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    git(clone, "push", "-q", "origin", "agents/agent-0")  # for the person to resolve
+    git(person, "fetch", "-q", "origin")
+    first = vcx(person, "sync", "agent-0", "--push", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    tried = follow_output(first.stdout, person)
+    done = follow_output(tried.last[2], person, take="theirs")
+    assert done.last[:2] == ("git vcontext sync agent-0 --push origin", 0), done.last
+
+    again = vcx(clone, "sync", "agent-0", "--push", "origin")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "brought along from origin: agents/agent-0" in again.stdout
+    assert tip(clone, "agents/agent-0") == tip(remote, "agents/agent-0")
+    assert git(remote, "for-each-ref", "refs/vcontext/").stdout == ""
+    assert "t1" not in {i["id"] for i in soak.documents(clone)[soak.TODO]["todoList"]["items"]}
 
 
 def test_an_agent_the_persons_clone_never_fetched_is_named_with_the_fetch_that_brings_it(

@@ -105,11 +105,15 @@ def worktree_for(repo: Repository, branch: str) -> tuple[str | None, str | None,
     if busy(here, "HEAD") is not None:
         return None, None, f"this one ({here}) is in the middle of a merge, rebase or the like"
     was = switchback.was_on(here)
+    # noted before the switch (the sync that lands it switches back): a process killed
+    # between the two leaves a note a later sync drops (the work tree is not on the
+    # branch), never a work tree switched with no note of where it was
+    noted = switchback.remember(here, branch, was)
     switched = git(["switch", "-q", "--", branch], cwd=here, check=False)
     if switched.returncode != 0:
+        switchback.forget(here, noted)
         why = complaint(switched.stderr, switched.returncode)
         return None, None, f"this one ({here}) cannot switch to it: {why}"
-    switchback.remember(here, branch, was)  # the sync that lands it switches back
     return here, was, ""
 
 

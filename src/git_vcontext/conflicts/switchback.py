@@ -52,13 +52,32 @@ def command(was: str) -> str:
     )
 
 
-def remember(path: str, branch: str, was: str) -> None:
-    """Note that the work tree at ``path`` was switched from ``was`` to ``branch``."""
+def remember(path: str, branch: str, was: str) -> bytes | None:
+    """Note that the work tree at ``path`` is switched from ``was`` to ``branch``; the note
+    it replaces (None: none), for ``forget``."""
     note = _note(path)
-    if note is not None:
-        note.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps({"branch": branch, "was": was}) + "\n"
-        write_atomic(str(note), data.encode(), force=True)
+    if note is None:
+        return None
+    try:
+        before: bytes | None = note.read_bytes()
+    except OSError:
+        before = None
+    note.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps({"branch": branch, "was": was}) + "\n"
+    write_atomic(str(note), data.encode(), force=True)
+    return before
+
+
+def forget(path: str, before: bytes | None) -> None:
+    """Undo ``remember`` for the work tree at ``path`` (its switch did not happen): the
+    note it replaced back, or none."""
+    note = _note(path)
+    if note is None:
+        return
+    if before is None:
+        note.unlink(missing_ok=True)
+    else:
+        write_atomic(str(note), before, force=True)
 
 
 def switch_back(path: str, landed: Collection[str], say: Callable[[str], None]) -> None:

@@ -409,6 +409,7 @@ class BaseRound:
                 self.lease.held = None  # it expired and someone took it over: start again
                 return None
             self.looked_again = self.lease.held  # this look is under the lease: no second one
+            live = self._caught_up(snap, live)
         if (problem := self._start_base(snap)) is not None:
             return problem
         own = set(self.branches.values())
@@ -437,6 +438,26 @@ class BaseRound:
         if self._look_again(snap, requests):
             return None  # requests came meanwhile: integrate them too, from that look
         return self._land(snap, dict(zip(live, results, strict=True)), merged, done)
+
+    def _caught_up(self, snap: Snapshot, live: list[str]) -> list[str]:
+        """``live`` after this integration's own look, where the remote's copy of an agent
+        branch has commits the local one lacks: each such branch first takes that copy in,
+        as a step that looks first does (``_work``: brought along, or merged), so the
+        integration merges what the agent branch holds now. A publish without a look
+        (``_unlooked_work``) trusts the last look; when someone moved the copy since (a
+        person who resolved the agent's conflict in another clone and pushed it), the
+        local tip alone would conflict again with the base, or be merged as it was. Its
+        request, published from the local tip, is removed by the integration push as
+        every request of ours (``_branch_updates``)."""
+        if all(
+            (theirs := snap.branches.get(self.branches[a])) is None
+            or (mine := self.syncer.tip(self.branches[a])) is None
+            or self._contains(mine, theirs)
+            for a in live
+        ):
+            return live
+        work = self._work(snap)
+        return [a for a in live if a in work]
 
     def _look_again(self, snap: Snapshot, requests: list[tuple[str, str, str, Oid]]) -> bool:
         """Before the integration push, on a busy base (other agents' requests merged, or we
