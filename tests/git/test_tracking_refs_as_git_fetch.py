@@ -64,6 +64,13 @@ def _look(clone: Path, how: str) -> LocalRemote | HttpRemote:
     return found
 
 
+def _moved_as(clone: Path) -> str:
+    """How origin/main's last reflog entry says it moved (git: "fetch ARGS: fast-forward":
+    the action after the last ": ")."""
+    said = run_git(clone, "reflog", "-1", "--format=%gs", TRACKING).stdout.strip()
+    return said.rsplit(": ", 1)[-1]
+
+
 def _tip(clone: Path, name: str) -> str:
     return run_git(clone, "rev-parse", name).stdout.strip()
 
@@ -92,6 +99,12 @@ def test_a_look_moves_origin_main_as_the_remotes_fetch_refspec_lets_git(
     moves = forced or not rewritten
     assert _tip(clone, TRACKING) == (now if moves else first)
     assert _tip(clone, TRACKING) == _tip(by_git, TRACKING)
+    # the reflog names the move as git's fetch names it: "fast-forward" whenever the old
+    # tip is in the new one's history, "forced-update" only for a rewrite under + (before:
+    # every move under + said forced-update; the corpus review's sync --push did)
+    assert _moved_as(clone) == _moved_as(by_git)
+    if moves:
+        assert _moved_as(clone) == ("forced-update" if rewritten else "fast-forward")
 
 
 @pytest.mark.parametrize("how", ["path", "http"])

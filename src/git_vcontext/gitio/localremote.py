@@ -364,9 +364,11 @@ def update_tracking(repo: Repository, remote: str, src: str, oid: Oid) -> None:
             continue
         if old == oid:
             continue
-        if old is not None and not forced and not _fast_forward(repo, old, oid):
+        ahead = old is not None and _fast_forward(repo, old, oid)
+        if old is not None and not forced and not ahead:
             continue  # (git fetch: "! [rejected] (non-fast-forward)")
-        how = "storing head" if old is None else "forced-update" if forced else "fast-forward"
+        # the reflog says the move as git's fetch does: a fast-forward is one under + too
+        how = "storing head" if old is None else "fast-forward" if ahead else "forced-update"
         set_ref_from(repo, dst, old, oid, message=f"fetch {remote}: {how}")
 
 
