@@ -164,3 +164,39 @@ def test_a_look_moves_the_tracking_refs_of_a_fetch_refspec_given_with_git_dash_c
     assert _tip(by_git, "refs/remotes/mirror/main") == now  # (what git does)
     assert _tip(clone, "refs/remotes/mirror/main") == now
     assert _tip(clone, TRACKING) == now
+
+
+@pytest.mark.parametrize("how", ["path", "http"])
+def test_a_look_reads_the_remotes_fetch_refspecs_once_for_all_its_refs(
+    tmp_path: Path, request: pytest.FixtureRequest, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look that brings several refs (the base and agents' requests, as sync's) reads
+    ``remote.origin.fetch`` once, as git's fetch reads it once per command: each read of
+    the settings checks every file they came from (seven ``stat`` calls, ~0.2 ms on a busy
+    machine), and a sync's looks bring a ref per agent waiting (before: one read per ref).
+    Every tracking ref still moves as git's fetch moves it."""
+    from git_vcontext.gitio import configread
+
+    work, clone, _ = _setup(tmp_path, request, how)
+    remote = str(tmp_path / "srv" / "remote.git")
+    now = _commit(work, "b")
+    agents = [f"refs/heads/agents/a{i}" for i in range(4)]
+    run_git(work, "push", "-q", remote, "main", *(f"main:{a}" for a in agents))
+    by_git = tmp_path / "by-git"
+    specs = [*SPECS, f"+refs/heads/agents/*:{NS}heads/agents/*"]
+    read = configread.entries
+    reads: list[str] = []
+
+    def counted(cwd: str, *, given: bool = True) -> tuple[tuple[str, str | None], ...]:
+        reads.append(cwd)
+        return read(cwd, given=given)
+
+    look = _look(clone, how)
+    monkeypatch.setattr(configread, "entries", counted)
+
+    look.fetch(specs)
+    run_git(by_git, "fetch", "-q", "origin", *specs)
+
+    assert len(reads) == 1
+    for name in (TRACKING, *(a.replace("refs/heads/", "refs/remotes/origin/") for a in agents)):
+        assert _tip(clone, name) == now == _tip(by_git, name)

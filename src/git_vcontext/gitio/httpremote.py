@@ -44,7 +44,13 @@ from urllib.parse import urlsplit
 from ..errors import OperationalError
 from ..faults import step
 from . import config_entries, config_flag
-from .localremote import expand_refspec, lacking, prune_fetched, update_tracking
+from .localremote import (
+    expand_refspec,
+    fetch_refspecs,
+    lacking,
+    prune_fetched,
+    update_tracking,
+)
 from .places import common_dir, is_shallow
 from .refs import set_ref
 
@@ -115,9 +121,10 @@ class HttpRemote:
             step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
                 prune_fetched(self.repo, refspecs, set(wanted))
+            own = fetch_refspecs(self.repo, self.name)  # (once for the look, as git's fetch)
             for dst, (src, oid) in wanted.items():
                 set_ref(self.repo, dst, oid)
-                update_tracking(self.repo, self.name, src, oid)  # origin/main too, as git
+                update_tracking(self.repo, self.name, src, oid, own)  # origin/main too, as git
         except (OSError, KeyError) as exc:
             raise OperationalError(f"fetching from {self.name}: {exc}") from None
         return lacking(refspecs, {src for src, _ in wanted.values()})

@@ -252,9 +252,10 @@ class LocalRemote:
             step("set fetched refs")  # a kill point of the fault-injection tests
             if prune:
                 prune_fetched(self.repo, refspecs, set(wanted))
+            own = fetch_refspecs(self.repo, self.name)  # (once for the look, as git's fetch)
             for dst, (src, oid) in wanted.items():
                 self._set(dst, oid)
-                update_tracking(self.repo, self.name, src, oid)  # origin/main too, as git
+                update_tracking(self.repo, self.name, src, oid, own)  # origin/main too, as git
         except (pygit2.GitError, OSError, KeyError) as exc:  # KeyError: an object it lacks
             raise OperationalError(f"fetching from {self.name} ({self.path}): {exc}") from None
         return lacking(refspecs, {src for src, _ in wanted.values()})
@@ -335,29 +336,41 @@ def lacking(refspecs: list[str], present: set[str]) -> list[str]:
     return [src for src, _ in exact if src not in present]
 
 
-def tracking_refs(repo: Repository, remote: str, src: str) -> list[tuple[str, bool]]:
-    """The remote-tracking refs the named ``remote``'s own fetch refspecs give ``src``,
-    each with whether its refspec forces the update (``+``): ``remote.<name>.fetch`` as
-    git's fetch reads it (``configread``: this command's ``git -c`` ones, an ``includeIf``
-    too, which libgit2's ``fetch_refspecs`` miss); none for a URL or a path."""
+def fetch_refspecs(repo: Repository, remote: str) -> list[str]:
+    """The named ``remote``'s own fetch refspecs, ``remote.<name>.fetch``, as git's fetch
+    reads them (``configread``: this command's ``git -c`` ones, an ``includeIf`` too, which
+    libgit2's ``fetch_refspecs`` miss); none for a URL or a path. Read once per look, as
+    git's fetch reads them once: each read checks every file the settings came from."""
     from .configread import entries
 
     wanted = f"remote.{remote}.fetch"
+    return [v for k, v in entries(repo.path) if k == wanted and v]
+
+
+def tracking_refs(
+    repo: Repository, remote: str, src: str, specs: list[str] | None = None
+) -> list[tuple[str, bool]]:
+    """The remote-tracking refs the named ``remote``'s own fetch refspecs (``specs``, else
+    ``fetch_refspecs``) give ``src``, each with whether its refspec forces the update
+    (``+``)."""
     found = []
-    for spec in [v for k, v in entries(repo.path) if k == wanted and v]:
+    for spec in fetch_refspecs(repo, remote) if specs is None else specs:
         forced = spec.startswith("+")
         found += [(dst, forced) for _, dst in expand_refspec(spec, [src]) if dst]
     return found
 
 
-def update_tracking(repo: Repository, remote: str, src: str, oid: Oid) -> None:
-    """Move the remote-tracking refs of ``src`` (``tracking_refs``) to ``oid`` as git's
+def update_tracking(
+    repo: Repository, remote: str, src: str, oid: Oid, specs: list[str] | None = None
+) -> None:
+    """Move the remote-tracking refs of ``src`` (``tracking_refs``, of the remote's fetch
+    refspecs ``specs`` when the caller read them for its whole look) to ``oid`` as git's
     fetch does: a refspec without ``+`` only fast-forwards (git refuses the rest), and a
     ref moves only from the value read here (compare-and-swap: a concurrent ``git fetch``
     that moved it on is never moved back)."""
     from .refs import set_ref_from, target
 
-    for dst, forced in tracking_refs(repo, remote, src):
+    for dst, forced in tracking_refs(repo, remote, src, specs):
         try:
             old = target(repo, dst)
         except (TypeError, ValueError):  # symbolic, or no ref name: git's to update
