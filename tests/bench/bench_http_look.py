@@ -2,7 +2,8 @@
 git's (``git fetch``), alternately: the CPU of the client and of the server, and the server's
 requests, per look.
 
-Run: python tests/bench/bench_http_look.py [--runs 20] [--requests 8] [--front auto|nginx|python]
+Run: python tests/bench/bench_http_look.py [--runs 20] [--requests 8] [--history 25]
+     [--front auto|nginx|python]
 
 A bare remote with a base and ``--requests`` agents' requests waiting, served by ``git
 http-backend`` (nginx + fcgiwrap where installed); two clones, one looking in process, the
@@ -11,6 +12,13 @@ sync's look. Two cases: a look that finds nothing new (most of a waiting agent's
 after the base moved by a commit (a round landed). The client's CPU is this process's
 (in process) or its children's (git fetch, git-remote-http, unpack-objects); the server's
 is nginx's measured requests (with ``--front python``: its backend processes).
+
+``--history``: commits on the base both clones hold before the first measured look (a
+soak's clones hold more than 20 after a few rounds). libgit2 (protocol v0, stateless)
+sends its haves 20 at a time, newest first: a clone whose refs reach fewer than 20 commits
+sends them all with ``done`` in one request, any other first sends 20 without ``done``
+(the server answers ``ACK … ready``) and then asks again with ``done`` for the pack: one
+more request, and one more ``upload-pack`` run on the server, per look that downloads.
 """
 
 from __future__ import annotations
@@ -41,6 +49,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--requests", type=int, default=8)
+    parser.add_argument(
+        "--history", type=int, default=25,
+        help="Commits on the base the clones hold before the first look (libgit2 sends 20 "
+        "haves a request).",
+    )  # fmt: skip
     parser.add_argument("--front", choices=("auto", "nginx", "python"), default="auto")
     args = parser.parse_args()
     import pygit2
@@ -60,16 +73,16 @@ def main() -> int:
             soak.git(remote, "update-ref", "refs/heads/agent-0", main_tip)  # (pushed before)
             for i in range(args.requests):
                 soak.git(remote, "update-ref", f"refs/vcontext/sync/main/agent-{i}", main_tip)
+            for i in range(args.history):  # (history as a soak's clones hold it)
+                _advance(remote, f"earlier round {i}")
+            for clone in (inside, gits):  # (brought in, not measured)
+                repo = pygit2.Repository(str(clone))
+                RemoteView(repo, str(clone), "origin", "main", ["agent-0"]).fetch()
             figures: dict[str, list[tuple[float, float, float]]] = {}
             for run in range(args.runs):
                 for case in ("nothing new", "base moved"):
                     if case == "base moved":  # (a round landed: both clones see it next)
-                        tip = soak.git(remote, "rev-parse", "main").stdout.strip()
-                        tree = soak.git(remote, "rev-parse", "main^{tree}").stdout.strip()
-                        made = soak.git(
-                            remote, "commit-tree", tree, "-p", tip, "-m", f"round {run}"
-                        ).stdout.strip()
-                        soak.git(remote, "update-ref", "refs/heads/main", made)
+                        _advance(remote, f"round {run}")
                     for name, clone in (("in process", inside), ("git", gits)):
                         repo = pygit2.Repository(str(clone))
                         view = RemoteView(repo, str(clone), "origin", "main", ["agent-0"])
@@ -83,7 +96,10 @@ def main() -> int:
                         figures.setdefault(f"{case}, {name}", []).append((used, served, n))
         finally:
             front.stop()
-    print(f"{args.runs} runs each, {args.requests} requests waiting, front {args.front}")
+    print(
+        f"{args.runs} runs each, {args.requests} requests waiting, {args.history} commits "
+        f"of history, front {args.front}"
+    )
     print("| look | client CPU (median) | server CPU (median) | requests |")
     print("|---|---|---|---|")
     for key, rows in figures.items():
@@ -93,6 +109,14 @@ def main() -> int:
         print(f"| {key} | {client:.1f} ms | {server:.1f} ms | {requests:.1f} |")
     print(f"(uptime after: {os.getloadavg()}, {time.strftime('%H:%M:%S')})")
     return 0
+
+
+def _advance(remote: Path, message: str) -> None:
+    """A commit on the remote's main (its tree), as a round that landed."""
+    tip = soak.git(remote, "rev-parse", "main").stdout.strip()
+    tree = soak.git(remote, "rev-parse", "main^{tree}").stdout.strip()
+    made = soak.git(remote, "commit-tree", tree, "-p", tip, "-m", message).stdout.strip()
+    soak.git(remote, "update-ref", "refs/heads/main", made)
 
 
 def _requests(front: servers.HttpFront | servers.NginxFront) -> int:
