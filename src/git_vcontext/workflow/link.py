@@ -82,6 +82,21 @@ def base_remote(repo: Repository, agent: str) -> str | None:
         return None
 
 
+def no_push(repo: Repository, agent: str) -> str | None:
+    """Why ``base_remote`` names no remote although ``agent``'s base tracks one
+    (``tracking.no_push_reason``: the one text), for whoever names that agent's next sync
+    without a push; None when it names one, or the base tracks none (or cannot be read:
+    the next sync says what is wrong with it)."""
+    from ..branches.agents import base_of
+    from ..errors import VContextError
+    from ..sync.tracking import no_push_reason
+
+    try:
+        return no_push_reason(repo, base_of(repo, agent), [agent])
+    except VContextError:
+        return None
+
+
 def connected(repo: Repository, given: Given, report: Callable[[str], None]) -> Link:
     """The sync's link to the remote ``given`` (checked: ``checked``), its ssh connection
     (if any) started now, in the background (``Link.begin``): the key exchange overlaps
