@@ -64,6 +64,28 @@ def lease_specs(base: str, ns: str) -> list[str]:
     return [f"+{lease}*:{ns}lease/{enc}*", *(f"^{lease}{c}*" for c in follows)]
 
 
+def fetch_branches(
+    repo: Repository, cwd: str, remote: str, branches: list[str], link: Link | None = None
+) -> list[str]:
+    """One look at ``remote`` for ``branches`` (agent branches this clone has not fetched):
+    those it has are fetched as a sync's look fetches an agent branch (into sync's own
+    refs, ``refs/vcontext/remotes/<remote>/heads/``, and git's remote-tracking branches by
+    the remote's fetch refspecs, as any ``git fetch`` of that remote moves them); in process
+    where a look may be, else with git. The branches it lacks are returned."""
+    ns = fetched_namespace(repo, remote)
+    specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in branches]
+    local = LocalRemote.find(repo, remote)
+    http = None if local is not None else HttpRemote.find(repo, remote)
+    missing = None
+    if local is not None:
+        missing = local.fetch(specs)
+    elif http is not None:
+        missing = http.fetch(specs)
+    if missing is None:
+        missing = remotes.fetch(cwd, remote, specs, link=link)
+    return [b for b in branches if f"refs/heads/{b}" in missing]
+
+
 _NO_NEGATIVE: list[bool] = []
 """Not empty once git refused negative refspecs (older than 2.29): the git this process
 runs does not change."""
