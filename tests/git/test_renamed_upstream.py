@@ -350,3 +350,52 @@ def test_check_and_sync_checkout_read_an_upstream_git_cannot_name_as_status_does
     synced = run_cli("sync", "alice", "--checkout", cwd=git_repo, env=EPOCH)
     assert synced.returncode == 0, synced.stdout + synced.stderr
     assert show(git_repo, "main", TODO)["todoList"]["items"][0]["status"] == "completed"
+
+
+def _conflicting_trunk_team(git_repo: Path, tmp_path: Path) -> Path:
+    """The trunk team, with t1 blocked on origin's trunk while alice completed it."""
+    _, repo = _trunk_team(git_repo, tmp_path)
+    run_git(repo, "push", "-q", "origin", "main:trunk")
+    edit(repo, TODO, status(("t1", "blocked")))
+    commit_all(repo, "a person blocks t1")
+    run_git(repo, "push", "-q", "origin", "main:trunk")
+    return repo
+
+
+def test_the_next_sync_without_push_says_why_on_the_command_line_and_over_mcp(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The sync a conflict's way out names has no push on a base whose upstream has another
+    name: the command line and the MCP server's ``next`` (``noPush``) both say why, in one
+    text (``sync.tracking.no_push_reason``: the refusal ``sync --push`` gives, with its way
+    out), marked as a person's step over MCP. Before, the MCP answer named
+    ``vcontext_sync {}`` with no reason, and the command line none either."""
+    from git_vcontext.sync.advice import PERSON
+    from helpers.mcp_support import in_process, run, text
+
+    repo = _conflicting_trunk_team(git_repo, tmp_path)
+    alice = tmp_path / "alice"
+    run_git(repo, "worktree", "add", "-q", str(alice), "agents/alice")
+
+    async def call() -> object:
+        async with in_process(alice) as client:
+            return await client.call_tool("vcontext_sync", {})
+
+    answer = run(call)
+
+    assert answer.is_error, text(answer)  # (stopped on the conflict, here)
+    again = answer.structured_content["next"][-1]
+    assert again["tool"] == "vcontext_sync"
+    assert again["arguments"] == {}
+    why = again["noPush"]
+    assert why.startswith(f"no push to origin: {PERSON}main tracks origin/trunk, but sync --push")
+    assert why in text(answer)
+    run_git(alice, "merge", "--abort")
+
+    left = run_cli("sync", "alice", "--checkout", cwd=alice, env=EPOCH)
+
+    out = left.stdout.decode()
+    assert left.returncode == 1, out + left.stderr.decode()
+    said = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("no push to ")]
+    assert said == [why.replace(PERSON, "")]  # the same text
+    assert out.strip().splitlines()[-1].strip() == "git vcontext sync alice"

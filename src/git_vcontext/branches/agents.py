@@ -294,11 +294,16 @@ def select_agents(
     names: Sequence[str],
     all_agents: bool,
     advise: Callable[[str], str] = lambda step: step,
+    look: Callable[[list[str]], str] | None = None,
 ) -> list[str]:
     """The agents to sync: the names given, or every agent branch with --all (a UsageError
     or OperationalError when there are none: ``sync`` checks it before any network).
     ``advise``: how a step for the shell is said (``sync.advice.person``: marked as a
-    person's to an agent with MCP tools alone)."""
+    person's to an agent with MCP tools alone). ``look``: for ``--push REMOTE``, one look
+    at that remote for the branches of the agents named that are neither here nor in what
+    was last fetched, which fetches those it has as ``git fetch`` would (then they are
+    taken as any remote's branch is); what it says when it could not look ("" when it
+    did). An agent it does not find either is refused as before."""
     if all_agents and names:
         raise UsageError("give agent names or --all, not both")
     if all_agents:
@@ -308,9 +313,13 @@ def select_agents(
         return found
     if not names:
         raise UsageError("name the agents to sync, or pass --all")
-    for name in names:
-        if agent_tip(repo, name) is None:  # neither here nor on a remote
-            raise OperationalError(_no_branch(repo, name, advise))
+    absent = [n for n in dict.fromkeys(names) if agent_tip(repo, n) is None]
+    said = ""
+    if absent and look is not None:  # neither here nor as last fetched: ask the remote
+        said = look([agent_branch(repo, n) for n in absent])
+        absent = [n for n in absent if agent_tip(repo, n) is None]
+    if absent:  # neither here nor on a remote
+        raise OperationalError(_no_branch(repo, absent[0], advise) + said)
     return list(dict.fromkeys(names))
 
 

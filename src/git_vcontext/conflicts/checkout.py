@@ -80,7 +80,9 @@ def bring_up(syncer: Syncer, base: str, remote: str) -> tuple[Oid | None, bool]:
     repo = syncer.repo
     cwd = run_dir(repo)
     name = remote_branch(repo, base, remote)
-    snap = RemoteView(repo, cwd, remote, name, []).fetch()
+    view = RemoteView(repo, cwd, remote, name, [])
+    snap = view.fetch()
+    syncer.warnings += [n for n in view.notes if n not in syncer.warnings]
     local = _tip(repo, f"refs/heads/{base}")
     if snap.base is None or local is None or snap.base == local:
         return snap.base, False

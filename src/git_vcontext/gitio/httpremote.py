@@ -101,10 +101,13 @@ class HttpRemote:
             return None
         return cls(repo, remote, url)
 
-    def fetch(self, refspecs: list[str], *, prune: bool = False) -> list[str] | None:
+    def fetch(
+        self, refspecs: list[str], *, prune: bool = False, notes: list[str] | None = None
+    ) -> list[str] | None:
         """As ``LocalRemote.fetch``: fetch ``refspecs`` (``+SRC:DST``, one ``*`` at most);
-        the exact SRCs the remote lacks; with ``prune`` DSTs whose SRC is gone are deleted.
-        None: leave it to git (this look failed here, or an earlier one did)."""
+        the exact SRCs the remote lacks; with ``prune`` DSTs whose SRC is gone are deleted;
+        ``notes``: remote-tracking refs left as they were (``update_tracking``). None: leave
+        it to git (this look failed here, or an earlier one did)."""
         if self.failed:
             return None
         before = self._tips()
@@ -124,7 +127,9 @@ class HttpRemote:
             own = fetch_refspecs(self.repo, self.name)  # (once for the look, as git's fetch)
             for dst, (src, oid) in wanted.items():
                 set_ref(self.repo, dst, oid)
-                update_tracking(self.repo, self.name, src, oid, own)  # origin/main too, as git
+                update_tracking(
+                    self.repo, self.name, src, oid, own, notes
+                )  # origin/main too, as git
         except (OSError, KeyError) as exc:
             raise OperationalError(f"fetching from {self.name}: {exc}") from None
         return lacking(refspecs, {src for src, _ in wanted.values()})

@@ -25,9 +25,9 @@ from urllib.parse import unquote, urlsplit
 from ..errors import OperationalError, RefMoved
 from ..faults import step
 from ..fsio import permitted
-from . import config_flag, config_value
+from . import config_flag, config_value, locks
 from .objectcopy import TooMany, copy_commits, no_change_commit
-from .places import hooks_folder, is_shallow
+from .places import common_dir, hooks_folder, is_shallow
 from .refs import RefUpdate, delete_ref, move_refs, oid_of, set_ref
 
 TYPE_CHECKING = False
@@ -231,11 +231,15 @@ class LocalRemote:
                 found[name] = str(target)
         return found
 
-    def fetch(self, refspecs: list[str], *, prune: bool = False) -> list[str] | None:
+    def fetch(
+        self, refspecs: list[str], *, prune: bool = False, notes: list[str] | None = None
+    ) -> list[str] | None:
         """Fetch ``refspecs`` (``+SRC:DST``, one ``*`` at most), as ``gitio.remote.fetch``
         does: returns the exact SRCs the remote lacks; with ``prune`` DSTs whose SRC is gone
         are deleted. The objects are copied (``objectcopy``), FETCH_HEAD is left alone.
-        None: leave it to git (a ref to a tree, a long history to bring over)."""
+        ``notes``: the lines about remote-tracking refs left as they were
+        (``update_tracking``). None: leave it to git (a ref to a tree, a long history to
+        bring over)."""
         import pygit2
 
         theirs = self.theirs()
@@ -255,7 +259,9 @@ class LocalRemote:
             own = fetch_refspecs(self.repo, self.name)  # (once for the look, as git's fetch)
             for dst, (src, oid) in wanted.items():
                 self._set(dst, oid)
-                update_tracking(self.repo, self.name, src, oid, own)  # origin/main too, as git
+                update_tracking(
+                    self.repo, self.name, src, oid, own, notes
+                )  # origin/main too, as git
         except (pygit2.GitError, OSError, KeyError) as exc:  # KeyError: an object it lacks
             raise OperationalError(f"fetching from {self.name} ({self.path}): {exc}") from None
         return lacking(refspecs, {src for src, _ in wanted.values()})
@@ -361,14 +367,24 @@ def tracking_refs(
 
 
 def update_tracking(
-    repo: Repository, remote: str, src: str, oid: Oid, specs: list[str] | None = None
+    repo: Repository,
+    remote: str,
+    src: str,
+    oid: Oid,
+    specs: list[str] | None = None,
+    notes: list[str] | None = None,
 ) -> None:
     """Move the remote-tracking refs of ``src`` (``tracking_refs``, of the remote's fetch
     refspecs ``specs`` when the caller read them for its whole look) to ``oid`` as git's
     fetch does: a refspec without ``+`` only fast-forwards (git refuses the rest), and a
     ref moves only from the value read here (compare-and-swap: a concurrent ``git fetch``
-    that moved it on is never moved back)."""
-    from .refs import set_ref_from, target
+    that moved it on is never moved back). A ref left as it was because git's fetch would
+    refuse to move it is said in ``notes``, one line each, as the look through git says it
+    (``gitio.remote.fetch``): a rewritten branch under a refspec without ``+``
+    (``refused_move``), a lock file in the way that stays (``locked_move``; one that goes
+    within ``locks.STALE_AFTER``, or proven a killed sync's, is waited for or removed, as a
+    fetch through git has it). Neither fails the look: what sync fetched is in its own refs."""
+    from .refs import target
 
     for dst, forced in tracking_refs(repo, remote, src, specs):
         try:
@@ -379,10 +395,78 @@ def update_tracking(
             continue
         ahead = old is not None and _fast_forward(repo, old, oid)
         if old is not None and not forced and not ahead:
-            continue  # (git fetch: "! [rejected] (non-fast-forward)")
+            if notes is not None:  # (git fetch: "! [rejected] (non-fast-forward)")
+                notes.append(refused_move(remote, src, dst))
+            continue
         # the reflog says the move as git's fetch does: a fast-forward is one under + too
         how = "storing head" if old is None else "fast-forward" if ahead else "forced-update"
-        set_ref_from(repo, dst, old, oid, message=f"fetch {remote}: {how}")
+        lock = _move_from(repo, dst, old, oid, f"fetch {remote}: {how}")
+        if lock is not None and notes is not None:
+            notes.append(locked_move(remote, dst, lock))
+
+
+def _move_from(repo: Repository, ref: str, old: Oid | None, new: Oid, message: str) -> str | None:
+    """Move ``ref`` from ``old`` to ``new`` (``refs.set_ref_from``); the lock file that
+    stays in its way when one did (one that goes within ``locks.STALE_AFTER``, or proven a
+    killed sync's, is waited for or removed, then the move made again), else None (moved,
+    or moved by another meanwhile: that value stands)."""
+    from .refs import set_ref_from
+
+    for attempt in (0, 1):
+        if set_ref_from(repo, ref, old, new, message=message):
+            return None
+        lock = _lock_in_way(repo, ref)
+        if lock is None:
+            return None
+        if attempt == 1 or not locks.settle(lock, str(common_dir(repo))):
+            return lock
+    return None
+
+
+def _lock_in_way(repo: Repository, ref: str) -> str | None:
+    """The lock file of ``ref`` in the repository's git common directory, when there is one
+    (a process holds the ref, or one that was killed left it)."""
+    path = os.path.join(str(common_dir(repo)), *ref.split("/")) + ".lock"
+    return path if os.path.lexists(path) else None
+
+
+def shown_ref(ref: str) -> str:
+    """A ref's name as git's fetch shows it in its summary lines (``refs/remotes/origin/main``
+    as ``origin/main``, ``refs/heads/main`` as ``main``; others in full)."""
+    for prefix in ("refs/heads/", "refs/tags/", "refs/remotes/"):
+        if ref.startswith(prefix):
+            return ref[len(prefix) :]
+    return ref
+
+
+def refused_move(remote: str, src: str, dst: str) -> str:
+    """The one line said for a remote-tracking ref ``dst`` that a fetch left where it was
+    because ``remote``'s ``src`` was rewritten and the remote's fetch refspec has no ``+``:
+    git's own summary line, then what it means and the command that takes the rewritten
+    branch. The one text for both looks (in process and through git)."""
+    from ..errors import shown_url
+    from ..validation.model import command_word
+
+    there, here = shown_ref(src), shown_ref(dst)
+    take = f"git fetch {command_word(remote)} {command_word(f'+{src}:{dst}')}"
+    return (
+        f"git fetch {shown_url(remote)}: ! [rejected] {there} -> {here} (non-fast-forward):"
+        f" {here} is left where it was, as git leaves a tracking branch whose fetch refspec"
+        f" has no '+' (the remote's {there} was rewritten; {take} takes it); what sync"
+        " needs was fetched"
+    )
+
+
+def locked_move(remote: str, dst: str, lock: str) -> str:
+    """The one line said for a remote-tracking ref ``dst`` a fetch could not move because a
+    lock file stays in its way (``locks.advice``: the file, and how to remove it safely).
+    The one text for both looks (in process and through git)."""
+    from ..errors import shown_url
+
+    return (
+        f"git fetch {shown_url(remote)}: {shown_ref(dst)} not updated: {locks.advice(lock)};"
+        " what sync needs was fetched"
+    )
 
 
 def _fast_forward(repo: Repository, old: Oid, new: Oid) -> bool:

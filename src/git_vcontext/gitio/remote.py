@@ -3,7 +3,9 @@ transports: git's)."""
 
 from __future__ import annotations
 
-from ..errors import OperationalError, shown_url
+import re
+
+from ..errors import OperationalError, shown_text, shown_url
 from ..record import record
 from . import GitResult, complaint, git, locks
 from .operands import plain
@@ -166,19 +168,30 @@ def _porcelain(text: str) -> list[PushedRef]:
 
 
 def fetch(
-    cwd: str, remote: str, refspecs: list[str], *, prune: bool = False, link: Link | None = None
+    cwd: str,
+    remote: str,
+    refspecs: list[str],
+    *,
+    prune: bool = False,
+    link: Link | None = None,
+    notes: list[str] | None = None,
 ) -> list[str]:
     """Fetch ``refspecs`` (``+SRC:DST``) from ``remote``; the SRCs it does not have are left
     out (an agent branch before its first push) and returned.
 
-    A named remote's tracking branches are updated too, as git does for any fetch.
+    A named remote's tracking branches are updated too, as git does for any fetch. One git
+    refuses to move (a rewritten branch where the remote's fetch refspec has no ``+``; a
+    lock file that stays in its way) fails git's fetch (exit 1) though every ref asked for
+    was fetched: that is no failure here, but a line in ``notes`` saying it, as the look in
+    process says it (``localremote.update_tracking``).
     """
     wanted = list(refspecs)
     missing: list[str] = []
     unlocked = 0
     while wanted:
         flags = ["--prune"] if prune else []
-        command = ["--quiet", "--no-tags", "--no-write-fetch-head", *flags]
+        # (not --quiet: its summary lines name the refs git refused to move)
+        command = ["--no-tags", "--no-write-fetch-head", *flags]
         out = _run(link, cwd, remote, "fetch", [*command, "--", plain(remote, "remote"), *wanted])
         if out.returncode == 0:
             return missing
@@ -189,6 +202,11 @@ def fetch(
             if lock is not None and unlocked < 3 and locks.settle(lock, _common(cwd)):
                 unlocked += 1  # a lock of a ref here that went away (or was ours, stale)
                 continue
+            aside = _tracking_refused(cwd, remote, wanted, out.stderr, lock)
+            if aside is not None:
+                if notes is not None:
+                    notes += aside
+                return missing
             if lock is None:
                 raise _failure("fetch", remote, out)
             why = complaint(out.stderr, out.returncode)
@@ -201,6 +219,81 @@ def fetch(
         missing += [_source(s) for s in dropped]
         wanted = [s for s in wanted if s not in dropped]
     return missing
+
+
+_REFUSED_LINE = re.compile(r"^ ! (?:\[rejected\]|\S+)\s+(\S+)\s+-> (\S+)\s+\((.+)\)$")
+"""A summary line of a ref git's fetch did not update: `` ! [rejected]  main -> origin/main
+(non-fast-forward)``, `` ! 1a2b..3c4d  main -> origin/main  (unable to update local ref)``
+(the SRC and the DST as git shows them: ``localremote.shown_ref``)."""
+
+
+def _tracking_refused(
+    cwd: str, remote: str, wanted: list[str], stderr: str, lock: str | None
+) -> list[str] | None:
+    """When a failed fetch refused only refs none of ``wanted`` names as its DST — the
+    remote-tracking refs git updates of its own accord for a named remote, by its fetch
+    refspecs — the lines that say so (``localremote.refused_move``, ``locked_move``: the
+    texts the look in process says); None when anything else failed (a ``fatal:``, an error
+    other than a lock, a ref sync asked for)."""
+    from .localremote import locked_move, refspec_match, refused_move, shown_ref, split_refspec
+
+    common = _common(cwd)
+    locked = None if lock is None else locks.ref_of(lock, common)
+    targets = [split_refspec(s)[1] for s in wanted]
+
+    def asked(shown: str) -> bool:  # a DST of ours, as git shows it
+        full = [shown, *(f"{p}{shown}" for p in ("refs/heads/", "refs/tags/", "refs/remotes/"))]
+        return any(refspec_match(t, name) is not None for t in targets for name in full)
+
+    said: list[str] = []
+    for line in stderr.splitlines():
+        if line.startswith("fatal: "):
+            return None
+        if line.startswith("error: ") and not line.startswith("error: cannot lock ref "):
+            return None
+        found = _REFUSED_LINE.match(line)
+        if found is None:
+            continue
+        src, dst, why = found.groups()
+        if asked(dst):
+            return None
+        full_src, full_dst = _tracking_names(cwd, remote, wanted, src, dst)
+        if why == "non-fast-forward" and full_src is not None and full_dst is not None:
+            said.append(refused_move(remote, full_src, full_dst))
+        elif (
+            why == "unable to update local ref"
+            and lock is not None
+            and locked is not None
+            and shown_ref(locked) == dst
+        ):
+            said.append(locked_move(remote, locked, lock))
+        else:
+            said.append(f"git fetch {shown_url(remote)}: {shown_text(line.strip())}")
+    if locked is not None and (asked(locked) or not said):
+        return None  # (a lock on a ref of ours, or one git named on no line of its summary)
+    return said or None
+
+
+def _tracking_names(
+    cwd: str, remote: str, wanted: list[str], src: str, dst: str
+) -> tuple[str | None, str | None]:
+    """The full names of the remote's ref ``src`` and of its remote-tracking ref ``dst``, as
+    a summary line of git's fetch shows them (``localremote.shown_ref``): the SRC of
+    ``wanted`` it is, and the ref the remote's fetch refspecs give it
+    (``localremote.tracking_refs``); None for one that is not found."""
+    from . import open_repo
+    from .localremote import refspec_match, shown_ref, split_refspec, tracking_refs
+
+    sources = [split_refspec(s)[0] for s in wanted]
+    full = [f"{p}{src}" for p in ("refs/heads/", "refs/tags/", "")]
+    ref = next((n for n in full for s in sources if refspec_match(s, n) is not None), None)
+    if ref is None:
+        return None, None
+    try:
+        dsts = [d for d, _ in tracking_refs(open_repo(cwd), remote, ref)]
+    except OperationalError:
+        return ref, None
+    return ref, next((d for d in dsts if shown_ref(d) == dst), None)
 
 
 def _common(cwd: str) -> str | None:

@@ -96,6 +96,10 @@ UNSENT = re.compile(
 """A failure before git sent the remote anything (HTTP: the first request, ``unable to access``;
 ssh: the connection itself): even a push may simply be tried again."""
 
+SUMMARY = re.compile(r"From | [ *+\-t=!] \S.* -> ")
+"""A line of git's fetch summary (``From URL``, `` * [new branch]  main -> origin/main``):
+what moved, never why the command failed."""
+
 ADVICE = (
     "Please make sure you have the correct access rights",
     "and the repository exists.",
@@ -141,7 +145,8 @@ def explained(stderr: str, returncode: int) -> str:
         from . import repository_error
 
         return repository_error(".", stderr).one_line()
-    lines = [ln.strip() for ln in shown_text(stderr).splitlines() if ln.strip()]
+    raw = [ln for ln in shown_text(stderr).splitlines() if not SUMMARY.match(ln)]
+    lines = [ln.strip() for ln in raw if ln.strip()]
     lines = [ln for ln in lines if not ln.startswith(ADVICE)]
     main = next((ln for ln in lines if ln.startswith(("fatal: ", "error: "))), None)
     if main is None:

@@ -20,7 +20,7 @@ from ..gitio.transport import Backoff, Link, TransportError, wait_longer
 from ..prepush.mergecheck import only_check_failures
 from ..record import record
 from ..sync.syncer import CONFLICT, MERGED, PairResult, Syncer
-from ..sync.tracking import shown
+from ..sync.tracking import known_tip, shown
 from . import refs as leases
 from .divergence import diverged_base
 from .lease import LeaseKeeper
@@ -101,6 +101,9 @@ class BaseRound:
         self.diverged = False  # the local base's own commits conflict with the remote's
         self.remote_locks = RemoteLocks()
         self.first = True  # no step taken yet (see _unlooked_work)
+        # agent branches the remote holds as they are here, as far as this clone knows (git's
+        # remote-tracking branch newer than sync's own copy): see _unlooked_work
+        self.copies: dict[str, Oid] = {}
         # agent branches a publishing push of this run moved on the remote (said with the
         # integration's own pushes: a round whose integration pushes nothing more still
         # moved them)
@@ -111,6 +114,9 @@ class BaseRound:
             return self._loop()
         finally:
             self.lease.release()  # interrupted or failed while holding it: give it back
+            # remote-tracking refs the looks left as git's fetch leaves them: said once
+            said = self.syncer.warnings
+            said += [n for n in self.view.notes if n not in said]
 
     def _loop(self) -> PushOutcome:
         deadline = self.io.timer() + self.settings.timeout  # (timer: see Io)
@@ -141,8 +147,10 @@ class BaseRound:
         self.syncer.forget()
         first, self.first = self.first, False
         snap = self.view.latest()  # the last look while waiting fetched
-        if snap is None and first and (work := self._unlooked_work()) is not None:
-            return self._publish_unlooked(work, deadline)
+        if snap is None and first:
+            if (work := self._unlooked_work()) is not None:
+                return self._publish_unlooked(work, deadline)
+            self.syncer.forget()  # (a branch it brought forward: the look decides again)
         snap = snap or self.view.fetch()
         self._adopt_requests(snap)
         work = self._work(snap)
@@ -176,30 +184,54 @@ class BaseRound:
         trip less than looking first: a look a sync's start would add to every sync. Where
         the last look is wrong (the remote's copy of the branch moved, a request already
         merged), the push is rejected or the request found merged, and the next step looks.
-        None: look first."""
+        "As last seen" is the newer of sync's own copy and git's remote-tracking branch (a
+        ``git fetch`` or ``git push`` since moved it: a person's clone whose agent works in
+        a clone of its own), for the base and each agent branch: an agent branch only behind
+        the remote's copy is brought forward to it first, as a look would bring it
+        (``_take_remote_branch``: only where its work tree may follow), never published as
+        it is (that push would be rejected, and looked after, for nothing), and one whose
+        work the remote's base holds already is no work to publish. None: look first."""
         if self.view.local is not None or not self.settings.lease:
             return None
         seen = self.view.read()
         if seen.base is None or seen.server:  # never looked, or the server merges requests
             return None
+        base = known_tip(self.repo, self.remote, self.base) or seen.base
         work: dict[str, Oid] = {}
         for agent, branch in self.branches.items():
-            tip, theirs = self.syncer.tip(branch), seen.branches.get(branch)
+            theirs = known_tip(self.repo, self.remote, branch)  # (the newer of the two copies)
+            tip = self._forward(branch, theirs)
             if tip is None or seen.requests.get(branch) == tip:  # out already: look first
                 return None
-            if theirs is not None and not self._contains(tip, theirs):
-                return None  # the remote's copy has commits of its own: merged after a look
-            if not has_work(self.repo, tip, seen.base) or self.syncer.blocked(branch):
+            if not has_work(self.repo, tip, base) or self.syncer.blocked(branch):
                 return None
-            if self.syncer.undoing(branch, tip, seen.base):
+            if self.syncer.undoing(branch, tip, base):
                 return None
             work[agent] = tip
+            if tip == theirs:
+                self.copies[branch] = theirs  # (there already: its request publishes it)
         return work
+
+    def _forward(self, branch: str, theirs: Oid | None) -> Oid | None:
+        """The agent branch's tip for ``_unlooked_work``: brought forward to ``theirs`` (the
+        remote's copy as this clone knows it) when only behind it (planned, as
+        ``_take_remote_branch`` plans it); None when it may not be published without a look
+        (no branch, a copy with commits of its own, a branch whose work tree may not follow)."""
+        tip = self.syncer.tip(branch)
+        if tip is None or theirs is None or self._contains(tip, theirs):
+            return tip
+        if not self._contains(theirs, tip):
+            return None  # the remote's copy has commits of its own: merged after a look
+        there = shown(self.syncer.repo, self.remote, branch)
+        if self.syncer.move(branch, theirs, f"brought along from {there}") is not None:
+            return None  # (its work tree may not follow: the look's step says why)
+        return theirs
 
     def _publish_unlooked(self, work: dict[str, Oid], deadline: float) -> PushOutcome | None:
         """Publish ``work`` and try the lease in one push (see ``_unlooked_work``)."""
         seen = self.view.read()
         blank = Snapshot(seen.base, seen.branches, None, None, False, seen.requests)
+        blank.branches.update(self.copies)
         todo = list(work)
         updates, known = self._publish_updates(todo, work, blank)
         signature = self.syncer.signatures()[1]

@@ -64,6 +64,28 @@ def lease_specs(base: str, ns: str) -> list[str]:
     return [f"+{lease}*:{ns}lease/{enc}*", *(f"^{lease}{c}*" for c in follows)]
 
 
+def fetch_branches(
+    repo: Repository, cwd: str, remote: str, branches: list[str], link: Link | None = None
+) -> list[str]:
+    """One look at ``remote`` for ``branches`` (agent branches this clone has not fetched):
+    those it has are fetched as a sync's look fetches an agent branch (into sync's own
+    refs, ``refs/vcontext/remotes/<remote>/heads/``, and git's remote-tracking branches by
+    the remote's fetch refspecs, as any ``git fetch`` of that remote moves them); in process
+    where a look may be, else with git. The branches it lacks are returned."""
+    ns = fetched_namespace(repo, remote)
+    specs = [f"+refs/heads/{b}:{ns}heads/{b}" for b in branches]
+    local = LocalRemote.find(repo, remote)
+    http = None if local is not None else HttpRemote.find(repo, remote)
+    missing = None
+    if local is not None:
+        missing = local.fetch(specs)
+    elif http is not None:
+        missing = http.fetch(specs)
+    if missing is None:
+        missing = remotes.fetch(cwd, remote, specs, link=link)
+    return [b for b in branches if f"refs/heads/{b}" in missing]
+
+
 _NO_NEGATIVE: list[bool] = []
 """Not empty once git refused negative refspecs (older than 2.29): the git this process
 runs does not change."""
@@ -93,6 +115,9 @@ class RemoteView:
         self.present: set[str] = set()  # agent branches the remote was found to have
         self._latest: Snapshot | None = None  # what the last poll fetched (see latest())
         self.looked = 0.0  # when the last look (fetch) ended (the Link's timer: monotonic)
+        # what the looks said of remote-tracking refs they left as git's fetch leaves them
+        # (a rewritten branch under a refspec without "+", a lock in the way), once each
+        self.notes: dict[str, None] = {}
 
     def fetch(self) -> Snapshot:
         """Fetch the base, the agent branches, its lease, the server mark and every request
@@ -116,20 +141,25 @@ class RemoteView:
 
         lease = f"+{leases.lease_ref(self.base)}:{ns}lease/{enc}"  # (absent: simply missing)
         missing = None
+        notes: list[str] = []
         if self.local is not None:
-            missing = self.local.fetch([*specs(self.branches), lease], prune=True)
+            missing = self.local.fetch([*specs(self.branches), lease], prune=True, notes=notes)
         elif self.http is not None:  # (a ref it lacks is no failure here)
-            missing = self.http.fetch([*specs(self.branches), lease], prune=True)
+            missing = self.http.fetch([*specs(self.branches), lease], prune=True, notes=notes)
         if missing is None:  # not on this machine, or more than a copy should bring
             branches = self.branches if self.local is not None else self._known_branches()
-            missing = self._fetch(specs(branches), lease_specs(self.base, ns))
+            notes = []
+            missing = self._fetch(specs(branches), lease_specs(self.base, ns), notes)
+        self.notes.update(dict.fromkeys(notes))
         self.looked = self.link.timer() if self.link is not None else time.monotonic()
         for source in missing:  # gone from the remote: forget what an earlier fetch saw
             if source.startswith("refs/heads/"):
                 self._drop(ns + "heads/" + source.removeprefix("refs/heads/"))
         return self.read()
 
-    def _fetch(self, specs: list[str], lease: list[str]) -> list[str]:
+    def _fetch(
+        self, specs: list[str], lease: list[str], notes: list[str] | None = None
+    ) -> list[str]:
         """Fetch ``specs`` and the lease's (``lease_specs``) through git; a git older than
         2.29 refuses the negative refspecs (``invalid refspec``): then the glob alone, in
         this look and every later one of this process (``_NO_NEGATIVE``: not a failed git
@@ -137,13 +167,16 @@ class RemoteView:
         if not _NO_NEGATIVE:
             try:
                 return remotes.fetch(
-                    self.cwd, self.remote, [*specs, *lease], prune=True, link=self.link
-                )
+                    self.cwd, self.remote, [*specs, *lease], prune=True, link=self.link,
+                    notes=notes,
+                )  # fmt: skip
             except OperationalError as exc:
                 if "invalid refspec" not in exc.message:
                     raise
             _NO_NEGATIVE.append(True)
-        return remotes.fetch(self.cwd, self.remote, [*specs, lease[0]], prune=True, link=self.link)
+        return remotes.fetch(
+            self.cwd, self.remote, [*specs, lease[0]], prune=True, link=self.link, notes=notes
+        )
 
     def latest(self) -> Snapshot | None:
         """What the last look while waiting fetched, once (None: nothing since, or that look

@@ -148,6 +148,20 @@ def push_refusal(
     return renamed_way_out(tracked, base, name, agents, named=named)
 
 
+def no_push_reason(repo: Repository, base: str, agents: list[str]) -> str | None:
+    """Why the next sync of ``agents`` that a command or an MCP answer names has no push
+    although ``base`` tracks a remote: ``sync --push`` there refuses the base
+    (``push_refusal``: its upstream has another name, or none a command line can name),
+    with the way out (a person's step to an agent with MCP tools alone). The one text the
+    command line and the MCP server's ``next`` give; None when nothing is left out."""
+    from ..errors import shown_url
+    from .advice import person
+
+    tracked = upstream(repo, base)
+    why = None if tracked is None else push_refusal(repo, base, agents, tracked)
+    return None if why is None else f"no push to {shown_url(tracked or '')}: {person(why)}"
+
+
 def push_target(repo: Repository, base: str, agents: list[str]) -> str | None:
     """The remote ``base`` tracks as a ``sync --push`` of ``agents`` takes it (one judge
     for the sync that picks it and the advice that names it): checked as ``--push`` is

@@ -27,13 +27,35 @@ class Given:
     all_agents: bool
     names: tuple[str, ...] | None
 
-    def selected(self, repo: Repository) -> list[str]:
-        """The agents to sync, as selected already, else selected now."""
+    def selected(self, repo: Repository, *, look: bool = False) -> list[str]:
+        """The agents to sync, as selected already, else selected now (``look``: an agent
+        neither here nor as last fetched is looked for on the ``push`` remote first:
+        ``_look_for``)."""
         from ..branches.agents import select_agents
 
         if self.names is not None:
             return list(self.names)
-        return select_agents(repo, self.asked, self.all_agents, _person)
+        looked = None if not look or self.push is None else _look_for(repo, self.push)
+        return select_agents(repo, self.asked, self.all_agents, _person, looked)
+
+
+def _look_for(repo: Repository, remote: str) -> Callable[[list[str]], str]:
+    """``select_agents``'s look at ``remote`` (``remote.view.fetch_branches``: one fetch of
+    the agent branches named, as ``git fetch REMOTE BRANCH`` would bring them, their
+    remote-tracking branches included); what to add to the refusal when it could not look."""
+
+    def look(branches: list[str]) -> str:
+        from ..errors import OperationalError
+        from ..gitio import run_dir
+        from ..remote.view import fetch_branches
+
+        try:
+            fetch_branches(repo, run_dir(repo), remote, branches)
+        except OperationalError as exc:
+            return f" (looking at {remote} for it failed: {exc.one_line()})"
+        return ""
+
+    return look
 
 
 def _person(step: str) -> str:
@@ -62,7 +84,7 @@ def checked(
     remote = None if push is None else operands.remote(repo, push, "--push remote")
     base = None if into is None else operands.branch(into, "--into branch")
     given = Given(remote, base, tuple(agents), all_agents, None)
-    return replace(given, names=tuple(given.selected(repo))) if select else given
+    return replace(given, names=tuple(given.selected(repo, look=True))) if select else given
 
 
 def base_remote(repo: Repository, agent: str) -> str | None:
@@ -78,6 +100,21 @@ def base_remote(repo: Repository, agent: str) -> str | None:
 
     try:
         return push_target(repo, base_of(repo, agent), [agent])
+    except VContextError:
+        return None
+
+
+def no_push(repo: Repository, agent: str) -> str | None:
+    """Why ``base_remote`` names no remote although ``agent``'s base tracks one
+    (``tracking.no_push_reason``: the one text), for whoever names that agent's next sync
+    without a push; None when it names one, or the base tracks none (or cannot be read:
+    the next sync says what is wrong with it)."""
+    from ..branches.agents import base_of
+    from ..errors import VContextError
+    from ..sync.tracking import no_push_reason
+
+    try:
+        return no_push_reason(repo, base_of(repo, agent), [agent])
     except VContextError:
         return None
 

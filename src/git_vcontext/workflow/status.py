@@ -60,9 +60,12 @@ def fetch_bases(repo: Repository, say: Callable[[str], None]) -> frozenset[str]:
         link = Link(cwd, remote, report=say)
         link.deadline = link.clock() + status_timeout(repo)  # its own, not sync's 600 s
         link.timeout_setting = "vcontext.statusTimeout"
+        notes: list[str] = []
         try:
-            missing = remotes.fetch(cwd, remote, specs, prune=True, link=link)
+            missing = remotes.fetch(cwd, remote, specs, prune=True, link=link, notes=notes)
         finally:
             link.close()
+        for note in notes:  # (a tracking branch git's fetch left as it was)
+            say(f"status --fetch: {note}")
         gone.update(base for b, base in names.items() if f"refs/heads/{b}" in missing)
     return frozenset(gone)

@@ -24,6 +24,7 @@ from ..sync.busy import busy_steps
 from ..sync.interrupted import finish
 from ..sync.syncer import CONFLICT, MERGED, REFUSED, UP_TO_DATE, Syncer
 from ..sync.tracking import (
+    no_push_reason,
     pasted_remote,
     push_refusal,
     push_target,
@@ -324,6 +325,8 @@ def _leave_conflicts(
         )
         say(f"  conflicted: {files}")
         if hints:
+            if push is None and (why := no_push_reason(syncer.repo, r.base, [r.agent])):
+                say(f"  {why}")  # (the sync below names none: the MCP server's next says it too)
             for line in _next(stopped_commands(left, r.agent, done.remote)):
                 say(line)
     return SyncOutcome(

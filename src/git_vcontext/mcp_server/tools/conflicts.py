@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...conflicts.listing import list_conflicts
@@ -63,7 +62,7 @@ def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
     the answer's text."""
     from ...branches.commits import stopped_sync
     from ...gitio.operation import current, find_git_dir
-    from .sync import conclude, next_sync_args
+    from .sync import conclude, next_sync_call, said_sync
 
     git_dir = find_git_dir(root, env={})
     op = current(git_dir, env={}) if git_dir else None
@@ -83,9 +82,9 @@ def finish_merge(svc: Service, root: str, data: dict[str, Any]) -> str:
     committed = svc.git.locked(lambda _repo: conclude(root))
     data["mergeCommitted"] = True
     if own == left.agent and svc.git.branch() == left.branch:
-        sync_args = next_sync_args(svc)
-        data["next"] = [{"tool": "vcontext_sync", "arguments": sync_args}]
-        return f"; {committed}; next: vcontext_sync {json.dumps(sync_args)}"
+        call = next_sync_call(svc)
+        data["next"] = [call]
+        return f"; {committed}; next: {said_sync(call)}"
     why = (
         f"{left.branch} is agent {left.agent}'s branch under the agent prefix "
         f"{left.prefix!r} the sync that left this merge read, and this server reads "
@@ -117,16 +116,16 @@ def _persons_to_finish(
     """Every conflict of an operation sync did not leave is settled: finishing it is the
     person's (this server commits no one else's merge); where an agent branch is served,
     its ``vcontext_sync`` follows, once the person has done it."""
-    from .sync import next_sync_args
+    from .sync import next_sync_call, said_sync
 
     what = f"the merge of {theirs}" if kind == "merge" else f"the {kind}"
     step = finish_or_abort(kind, it=f"{what} in {root}")
     data["person"] = {"why": f"{what} is not one sync left", "steps": [step]}
     text = f"; every conflict is settled: {PERSON}{step}"
     if own is not None:
-        sync_args = next_sync_args(svc)
-        data["next"] = [{"tool": "vcontext_sync", "arguments": sync_args, "after": "person"}]
-        text += f"; next, once the person has done it: vcontext_sync {json.dumps(sync_args)}"
+        call = {**next_sync_call(svc), "after": "person"}
+        data["next"] = [call]
+        text += f"; next, once the person has done it: {said_sync(call)}"
     return text
 
 

@@ -104,7 +104,7 @@ def sync(svc: Service, args: dict[str, Any], *, tool: str = SYNC) -> Answer:
         listing = list_conflicts(cwd=git_side.top or ".", by=svc.resolver())
         merging = stopped_here[0].merging
         data["stopped"] = {"worktree": stopped_here[0].worktree, "merging": merging}
-        again = own_call(tool, _sync_args(svc, args))
+        again = _own_next(svc, tool, args)
         text += "\n" + _conflict_text(listing, None, again)
         data.update(_conflict_data(listing, again))
     else:
@@ -182,7 +182,7 @@ def _said_call(call: dict[str, Any]) -> str:
     if "agent" in call:
         where = call.get("workTree", "its work tree")
         then += f", by agent {call['agent']} through the MCP server of {where}"
-    return f"next{then}: {call['tool']} {_json(call['arguments'])}"
+    return f"next{then}: {said_sync(call)}"
 
 
 def _refused_steps(outcome: SyncOutcome, seen: list[PairResult]) -> tuple[list[str], list[str]]:
@@ -438,7 +438,7 @@ def _finish_stopped(
     listing = list_conflicts(cwd=top, by=svc.resolver())
     if listing.found:
         data = {"ok": False, "lines": [], "warnings": []}
-        again = own_call(tool, _sync_args(svc, args))
+        again = _own_next(svc, tool, args)
         data.update(_conflict_data(listing, again))
         head = (
             f"the merge of {op.theirs} into {op.ours} is stopped in this work tree "
@@ -467,6 +467,41 @@ def conclude(top: str) -> str:
 def _sync_args(svc: Service, args: dict[str, Any]) -> dict[str, Any]:
     """The arguments of the next ``vcontext_sync``: the same remote."""
     return {"push": args["push"]} if args.get("push") else next_sync_args(svc)
+
+
+def _own_next(svc: Service, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The served agent's next sync after this one (``tool``, the same remote, else the one
+    its base tracks), with why it names no push when it names none although the base
+    tracks a remote (``noPush``: ``next_sync_call``)."""
+    call = own_call(tool, _sync_args(svc, args))
+    return call if args.get("push") else _no_push_said(svc, call)
+
+
+def next_sync_call(svc: Service) -> dict[str, Any]:
+    """The served agent's next ``vcontext_sync`` (``next_sync_args``), with ``noPush`` when
+    it names no push although the agent's base tracks a remote: why (``sync --push`` there
+    refuses the base: its upstream has another name, or none git can name) and the
+    person's way out, the text the command line gives (``tracking.no_push_reason``)."""
+    return _no_push_said(svc, {"tool": SYNC, "arguments": next_sync_args(svc)})
+
+
+def _no_push_said(svc: Service, call: dict[str, Any]) -> dict[str, Any]:
+    if "push" in call["arguments"] or svc.git is None:
+        return call
+    own = svc.git.agent_branch()
+    if own is None:
+        return call
+    from ...workflow.link import no_push
+
+    why: str | None = svc.git.locked(lambda repo: no_push(repo, own))
+    return {**call, "noPush": why} if why else call
+
+
+def said_sync(call: dict[str, Any]) -> str:
+    """A next sync call as the text of an answer says it: the tool and its arguments, then
+    why it names no push, when it says (``noPush``)."""
+    why = f" ({call['noPush']})" if call.get("noPush") else ""
+    return f"{call['tool']} {_json(call['arguments'])}{why}"
 
 
 def next_sync_args(svc: Service) -> dict[str, Any]:
@@ -520,7 +555,7 @@ def _conflict_text(listing: Listing, head: str | None, again: dict[str, Any]) ->
         for f in listing.files
         for c in f.conflicts
     ]
-    steps.append(f"{again['tool']} {_json(again['arguments'])}")
+    steps.append(said_sync(again))
     shown = [head] if head else []
     shown += [render_text(listing).rstrip("\n"), "next:", *(f"  {s}" for s in steps)]
     return "\n".join(shown)

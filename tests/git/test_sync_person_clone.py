@@ -1,0 +1,201 @@
+"""``sync AGENT --push origin`` in a person's clone, for an agent that works in a clone of
+its own (PRODUCT.md, "Branch-per-agent workflow" and "Sync at scale": one branch, often one
+clone, per agent; a round costs the network what it needs, and says only what happened).
+
+- A stale local ``agents/NAME`` (behind ``origin/agents/NAME``, which a ``git fetch`` moved
+  since) was published as it was: the push was rejected (``[rejected] (non-fast-forward):
+  fetching and merging, retry 1``), then the sync looked and landed: a round trip for
+  nothing and an alarming line. It is brought forward to the copy the clone knows of first
+  (a fast-forward, only where its work tree may follow), as a look would bring it.
+- An agent the remote has but this clone never fetched was refused before any network
+  (``no branch agents/NAME …: git fetch brings the agent branches a remote has``). With
+  ``--push REMOTE`` sync looks at that remote once for it and takes it as any remote's
+  branch (as ``git switch`` would); an agent it does not have either is refused as before,
+  with the same advice. The MCP server's ``vcontext_sync`` goes the same way.
+
+Real git: a bare remote, a person's clone, the agent's clone (``helpers.team``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers.mcp_support import in_process, run, text
+from helpers.soak import network_operations
+from helpers.team import TASKS, Team, edit, git, remote_show, setup, tip, vcx
+
+
+def _work(clone: Path, agent: str, item: str) -> None:
+    """The agent adds ``item`` to the shared list and commits it."""
+    edit(
+        clone,
+        TASKS,
+        lambda d: d["todoList"]["items"].append({"id": item, "title": item, "status": "pending"}),
+    )
+    git(clone, "commit", "-qam", f"{agent}: {item}")
+
+
+def _lands(clone: Path, agent: str) -> str:
+    done = vcx(clone, "sync", agent, "--push", "origin")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def _there(repo: Path, rev: str) -> bool:
+    return git(repo, "rev-parse", "--verify", "-q", rev, check=False).returncode == 0
+
+
+def _items(remote: Path) -> set[str]:
+    return {i["id"] for i in remote_show(remote, "main", TASKS)["todoList"]["items"]}
+
+
+def _stale_in_the_persons_clone(tmp_path: Path, in_process: bool) -> tuple[Team, str]:
+    """The person's clone synced bob (so it knows the remote's base as of then); cy pushed
+    c1 to its branch with plain git, and the person made agents/cy from it; then cy landed
+    c2 with its own sync, and the person fetched: agents/cy here is behind
+    origin/agents/cy, with work the base this clone last looked at lacks. The team, and
+    agents/cy here."""
+    team: Team = setup(tmp_path, ["cy"])
+    cy, person = team.agents["cy"], team.person
+    git(person, "config", "vcontext.inProcessFetch", str(in_process).lower())
+    assert vcx(person, "fork", "bob").returncode == 0
+    _lands(person, "bob")
+    _work(cy, "cy", "c1")
+    git(cy, "push", "-q", "origin", "agents/cy")
+    git(person, "fetch", "-q", "origin")
+    git(person, "branch", "-q", "--track", "agents/cy", "origin/agents/cy")
+    _work(cy, "cy", "c2")
+    _lands(cy, "cy")
+    git(person, "fetch", "-q", "origin")
+    stale = tip(person, "agents/cy")
+    assert stale != tip(person, "origin/agents/cy")
+    assert git(person, "merge-base", "--is-ancestor", stale, "origin/agents/cy").returncode == 0
+    return team, stale
+
+
+def _holds(repo: Path, commit: str, branch: str) -> bool:
+    return git(repo, "merge-base", "--is-ancestor", commit, branch, check=False).returncode == 0
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["git", "in-process"])
+def test_a_stale_local_agent_branch_is_brought_forward_not_pushed_and_rejected(
+    tmp_path: Path, in_process: bool
+) -> None:
+    """The person's sync of cy lands with no rejected push and no retry (before, through
+    git: "push to origin rejected (agents/cy [rejected] (non-fast-forward)): fetching and
+    merging, retry 1"), agents/cy here brought forward to cy's work."""
+    team, _ = _stale_in_the_persons_clone(tmp_path, in_process)
+    person = team.person
+    trace = tmp_path / "trace"
+    trace.mkdir()
+
+    done = vcx(person, "sync", "cy", "--push", "origin", env={"GIT_TRACE2_EVENT": str(trace)})
+
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert "rejected" not in said, said
+    assert "retry" not in said, said
+    if not in_process:  # one look (its round had landed): no push rejected, then a look
+        assert network_operations(trace)["total"] == 1
+    assert _holds(person, tip(team.agents["cy"], "agents/cy"), "agents/cy")
+    assert _holds(person, tip(team.remote, "agents/cy"), "agents/cy")
+    assert {"c1", "c2"} <= _items(team.remote)
+
+
+def test_a_stale_agent_branch_checked_out_with_local_changes_is_not_moved(
+    tmp_path: Path,
+) -> None:
+    """The README's rule for moving a checked-out agent branch: with local changes in its
+    work tree it is not touched. The stale branch is then not brought forward behind the
+    person's back: the pair is refused, naming that work tree, and nothing moves here."""
+    team, stale = _stale_in_the_persons_clone(tmp_path, False)
+    person = team.person
+    there = tmp_path / "person-cy"
+    git(person, "worktree", "add", "-q", str(there), "agents/cy")
+    (there / "notes.txt").write_text("a person's edit\n")
+    git(there, "add", "notes.txt")
+
+    done = vcx(person, "sync", "cy", "--push", "origin")
+
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert str(there) in said
+    assert tip(person, "agents/cy") == stale
+    assert (there / "notes.txt").read_text() == "a person's edit\n"
+
+
+def _only_on_the_remote(tmp_path: Path, in_process: bool) -> Team:
+    """cy landed a round from its own clone after the person's clone last fetched: the
+    person's clone has no agents/cy and no origin/agents/cy."""
+    team: Team = setup(tmp_path, ["cy"])
+    git(team.person, "config", "vcontext.inProcessFetch", str(in_process).lower())
+    _work(team.agents["cy"], "cy", "c1")
+    _lands(team.agents["cy"], "cy")
+    assert not _there(team.person, "origin/agents/cy")
+    return team
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["git", "in-process"])
+def test_push_looks_at_the_remote_for_an_agent_this_clone_never_fetched(
+    tmp_path: Path, in_process: bool
+) -> None:
+    team = _only_on_the_remote(tmp_path, in_process)
+    person = team.person
+
+    said = _lands(person, "cy")
+
+    assert "agents/cy: created from origin/agents/cy, tracking it" in said
+    assert tip(person, "agents/cy") == tip(team.remote, "agents/cy")
+    assert tip(person, "origin/agents/cy") == tip(team.remote, "agents/cy")
+    assert "c1" in _items(team.remote)
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["git", "in-process"])
+def test_an_agent_on_no_remote_either_is_refused_with_the_same_advice(
+    tmp_path: Path, in_process: bool
+) -> None:
+    team = _only_on_the_remote(tmp_path, in_process)
+    before = git(team.remote, "for-each-ref").stdout
+
+    done = vcx(team.person, "sync", "nobody", "--push", "origin")
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "git-vcontext: error: no branch agents/nobody for agent 'nobody', here or in what was"
+        " last fetched from origin: git fetch brings the agent branches a remote has, then"
+        " sync again"
+    ]
+    assert git(team.remote, "for-each-ref").stdout == before
+    assert not git(team.person, "for-each-ref", "refs/heads/agents/").stdout
+
+
+def test_a_local_sync_does_not_look_at_any_remote(tmp_path: Path) -> None:
+    """Without --push nothing talks to the network: the refusal stands as it was."""
+    team = _only_on_the_remote(tmp_path, False)
+
+    done = vcx(team.person, "sync", "cy")
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "git fetch brings the agent branches a remote has" in done.stderr
+    assert not _there(team.person, "origin/agents/cy")
+
+
+def test_mcp_sync_looks_at_the_remote_for_an_agent_as_the_command_line_does(
+    tmp_path: Path,
+) -> None:
+    """One truth: ``vcontext_sync`` with ``push`` takes an agent only the remote has, as
+    ``sync --push`` does (both select the agents through ``workflow.link.checked``)."""
+    team = _only_on_the_remote(tmp_path, False)
+
+    async def call() -> Any:
+        async with in_process(team.person) as client:
+            return await client.call_tool("vcontext_sync", {"agents": ["cy"], "push": "origin"})
+
+    answer = run(call)
+
+    assert not answer.is_error, text(answer)
+    assert "agents/cy: created from origin/agents/cy" in text(answer)
+    assert tip(team.person, "agents/cy") == tip(team.remote, "agents/cy")
