@@ -210,6 +210,7 @@ class Writer:
         journal = None
         if self._commits():  # journaled first: a kill before the commit leaves it described
             assert self.git is not None
+            self.git.refuse_unstageable(target.real, before, _again(target.rel, edit))
             journal = self.git.intend(target.real, before, raw, said)
         try:
             if not self._replace(target, loaded, raw):
