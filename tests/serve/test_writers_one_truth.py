@@ -388,3 +388,72 @@ def test_ace_apply_into_a_rejected_document_it_cannot_patch_names_validate_s_fin
     assert "[version]" in said, said
     assert f"mend it first (git vcontext validate {rel})" in said, said
     assert json.loads(path.read_text()) == old
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        {"vContextInfo": {"version": "0.3"}, "playbook": {"events": []}},
+        {"playbook": {"events": []}},
+    ],
+)
+def test_mcp_add_learning_into_a_0_3_playbook_is_refused_by_the_one_judge(
+    git_repo: Path, old: dict[str, Any]
+) -> None:
+    """As ``playbook add`` above, over the SDK's own client: ``vbrief_add_learning`` into a
+    0.3-style playbook (``{"events": []}``) said "no playbook in this document" (the edit's
+    own complaint, before the one judge was asked); it is refused as any write into a
+    document validate rejects: the rule, the file, the person's step, nothing written."""
+    rel = ".vcontext/playbook.json"
+    path = git_repo / rel
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(old) + "\n")
+    commit_all(git_repo, "the old playbook")
+
+    async def main() -> Any:
+        async with in_process(git_repo, agent=AGENT) as client:
+            return await client.call_tool(
+                "vbrief_add_learning", {"category": "patterns", "content": "Retry once"}
+            )
+
+    result = run(main)
+    said = text(result)
+    assert result.is_error, said
+    assert "\n" not in said
+    assert "[version]" in said, said
+    assert f"{PERSON}mend it first (git vcontext validate {rel})" in said, said
+    assert "no playbook in this document" not in said, said
+    assert json.loads(path.read_text()) == old  # nothing written
+    assert _validate(git_repo, rel)[0] == 1
+
+
+def test_every_playbook_writer_names_the_valid_document_without_a_playbook(
+    git_repo: Path,
+) -> None:
+    """A valid todo list given to ``playbook add``, ``ace apply``, ``view`` and (as the
+    current playbook) to the MCP server: each says the same one line, naming the file
+    (it said "no playbook in this document", which file unsaid)."""
+    rel = ".vcontext/todo.json"
+    path, _ = _setup(git_repo, rel, {"vContextInfo": {"version": "0.4"}, "todoList": TODO})
+    before = path.read_bytes()
+    line = f"{rel}: no playbook in this document (it holds todoList)"
+    commands = [
+        ("playbook", "add", rel, "--target", "t1", "--kind", "rule", "--text", "Retry once"),
+        ("ace", "apply", "patch.json", rel),
+        ("view", rel),
+    ]
+    for args in commands:
+        done = run_cli(*args, cwd=git_repo, env=_EPOCH)
+        assert done.returncode == 1, args
+        assert done.stderr.decode() == f"git-vcontext: error: {line}\n", args
+
+    async def main() -> Any:
+        async with in_process(git_repo, agent=AGENT, pinned={"playbook": rel}) as client:
+            return await client.call_tool(
+                "vbrief_add_learning", {"category": "patterns", "content": "Retry once"}
+            )
+
+    result = run(main)
+    assert result.is_error
+    assert text(result) == line
+    assert path.read_bytes() == before

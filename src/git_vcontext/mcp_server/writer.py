@@ -17,12 +17,12 @@ from typing import Any, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
 from ..codecs.text import holds_markers
-from ..errors import OperationalError, ParseError, Refused, VContextError
+from ..errors import NoPlaybookError, OperationalError, ParseError, Refused, VContextError
 from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..record import record
-from ..sync.judge import findings_said, judged, refuse_invalid
+from ..sync.judge import findings_said, judged, refuse_invalid, refuse_without_playbook
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
 from ..validation.model import FileReport
@@ -197,7 +197,12 @@ class Writer:
         if loaded is None and target.new is None:
             raise Refused("gone", f"{target.rel} no longer exists")
         data = loaded.data if loaded is not None else _new(target)
-        outcome = edit(data, True)
+        try:
+            outcome = edit(data, True)
+        except NoPlaybookError:
+            if loaded is not None and loaded.doc is not None:  # the one judge first
+                refuse_without_playbook(target.rel, loaded.doc)
+            raise
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
         doc = _read_back(text, target.rel, loaded.doc if loaded is not None else None)
         if not same(doc.data, outcome.data):  # type: ignore[attr-defined]

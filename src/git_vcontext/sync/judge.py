@@ -12,7 +12,7 @@ it the person's step; a finding the edit brought names the edit's result as inva
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import OperationalError, ParseError, Refused
 from ..validation.model import command_path
@@ -153,6 +153,17 @@ def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> Non
     report = check_document(doc, rel, place=place)
     if not report.valid:
         raise Refused("rejected", rejected_message(rel, list(report.findings)))
+
+
+def refuse_without_playbook(rel: str, doc: Document, *, place: str | None = None) -> NoReturn:
+    """A playbook edit (``playbook add``, ``ace apply``, an MCP learning) found no playbook
+    in ``doc``: refused as any write into a document ``validate`` rejects when it does (its
+    findings name the way on: ``{"playbook": {"events": []}}``), else with the one line
+    naming the file (``playbook.view.no_playbook_in``)."""
+    from ..playbook.view import no_playbook_in
+
+    refuse_rejected(rel, doc, place=place)
+    raise no_playbook_in(rel, doc.data)
 
 
 def _key(f: Finding) -> tuple[str, str, str]:
