@@ -335,8 +335,9 @@ def test_a_cli_writer_refuses_a_document_that_does_not_parse_naming_the_rule(
 def test_a_0_3_playbook_refused_leads_by_its_steps_to_one_the_writer_accepts(
     git_repo: Path,
 ) -> None:
-    """PRODUCT.md Validation (rule ``version``: older documents need migration) and the
-    write path (a write into a document validate rejects names it and the person's step).
+    """PRODUCT.md Validation (rule ``version``: an older document is migrated by setting
+    version to "0.4") and the write path (a write into a document validate rejects names it
+    and the person's step).
     ``playbook add`` into a 0.3 playbook shaped as ``{"events": []}`` said "no playbook in
     this document", which names no way on (trial13b): it is refused as any write into a
     rejected document, with validate's findings and ``git vcontext validate FILE``; doing
