@@ -753,3 +753,25 @@ def test_a_side_that_leaves_the_document_invalid_is_written_never_staged(repo: P
     assert again.stdout.decode().splitlines()[-1] == "next: git commit --no-edit"
     run_git(repo, "commit", "--no-edit", "-q")
     assert run_cli("validate", TODO, cwd=repo).returncode == 0
+
+
+def test_resolve_as_json_names_the_same_next_step_as_its_text(repo: Path) -> None:
+    """PRODUCT.md "Resolving conflicts": every message ends with the exact next commands.
+    ``resolve --format json`` had no ``next`` (the text ends with ``next: git commit
+    --no-edit`` once the last conflict of a stopped merge is settled): the JSON says the
+    same steps (one source), ``[]`` while conflicts remain or on a dry run."""
+    two_conflicts(repo)
+    merge_stops(repo)
+    first, *_ = conflict_ids(repo)
+
+    dry = run_cli("resolve", TODO, "--take", "ours", "--dry-run", "--format", "json", cwd=repo)
+    assert json.loads(dry.stdout)["next"] == []
+    some = run_cli("resolve", TODO, "--conflict", first, "--take", "ours", "--format", "json",
+                   cwd=repo)  # fmt: skip
+    assert some.returncode == 1, some.stderr
+    assert json.loads(some.stdout)["next"] == []
+    last = run_cli("resolve", TODO, "--take", "theirs", "--format", "json", cwd=repo)
+    assert last.returncode == 0, last.stderr
+    assert json.loads(last.stdout)["next"] == ["git commit --no-edit"]
+    run_git(repo, "commit", "--no-edit", "-q")  # as said
+    assert not (repo / ".git" / "MERGE_HEAD").exists()
