@@ -458,3 +458,32 @@ def test_every_playbook_writer_names_the_valid_document_without_a_playbook(
     assert result.is_error
     assert text(result) == line
     assert path.read_bytes() == before
+
+
+def test_the_rejected_line_is_short_naming_the_rule_the_file_and_the_step(git_repo: Path) -> None:
+    """The one judge's refusal of a document validate rejects was over 400 characters (every
+    finding in full, then why the hook and the guard would refuse it too): one line now with
+    the first finding in full (its rule), the other findings' rules, the file and the
+    person's step; the same words from the CLI and (the step marked) the MCP server."""
+    rel = ".vcontext/playbook.json"
+    old = {"vContextInfo": {"version": "0.3"}, "playbook": {"events": []}}
+    _setup(git_repo, rel, old)
+    first = (
+        f'{rel}: vContextInfo.version: vContext 0.3 document; migrate it: set version to "0.4" '
+        "(checked as 0.4 already: any other finding names what else 0.4 wants) [version]"
+    )
+    tail = " (and 1 more: [schema]); nothing written, validate rejects it as it is; "
+    step = f"mend it first (git vcontext validate {rel})"
+
+    add = ("playbook", "add", rel, "--target", "t1", "--kind", "rule", "--text", "Retry once")
+    said = run_cli(*add, cwd=git_repo, env=_EPOCH).stderr.decode()
+    assert said == f"git-vcontext: error: {first}{tail}{step}\n"
+
+    async def main() -> Any:
+        async with in_process(git_repo, agent=AGENT) as client:
+            return await client.call_tool(
+                "vbrief_add_learning", {"category": "patterns", "content": "Retry once"}
+            )
+
+    assert text(run(main)) == f"{first}{tail}{PERSON}{step}"
+    assert len(f"{first}{tail}{step}") < 320  # (445 before, the most of it the finding's)

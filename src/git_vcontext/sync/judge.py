@@ -77,16 +77,20 @@ def findings_said(findings: list[Finding]) -> str:
 
 
 def rejected_message(rel: str, findings: list[Finding]) -> str:
-    """One line: the document ``validate`` rejects as it is, why, and the person's step."""
-    return _rejected_line(rel, f"{rel}: {findings_said(findings)}")
+    """One short line: the document ``validate`` rejects as it is, its first finding in full
+    (the rule named) and the other findings' rules, and the person's step (``validate``
+    names every finding)."""
+    if not findings:
+        return _rejected_line(rel, rel)
+    first, rest = findings[0], findings[1:]
+    rules = list(dict.fromkeys(f"[{f.rule}]" for f in rest))
+    more = f" (and {len(rest)} more: {' '.join(rules)})" if rest else ""
+    return _rejected_line(rel, f"{rel}: {_said(first)}{more}")
 
 
 def _rejected_line(rel: str, said: str) -> str:
-    return (
-        f"{said}; nothing written (git vcontext validate rejects this "
-        "document as it is, and so would the pre-push hook and the guard whatever is "
-        f"written into it); {person(f'mend it first (git vcontext validate {command_path(rel)})')}"
-    )
+    step = person(f"mend it first (git vcontext validate {command_path(rel)})")
+    return f"{said}; nothing written, validate rejects it as it is; {step}"
 
 
 def parsed_or_refused(raw: bytes, rel: str) -> Document:
