@@ -56,6 +56,18 @@ def judged(
     (``invalid-result``, the findings the edit brought)."""
     if after.valid:
         return None
+    kept, new = split(after, before)
+    return ("rejected", kept) if kept else ("invalid-result", new)
+
+
+def split(
+    after: FileReport, before: FileReport | Callable[[], FileReport] | None
+) -> tuple[list[Finding], list[Finding]]:
+    """The result's findings (errors, never notes: as ``validate`` counts them) as those the
+    document had before (each as often as it had it) and those the edit brought. ``resolve``
+    asks it too, of a resolution against the merge's inputs (M19)."""
+    if after.valid:
+        return [], []
     had = before() if callable(before) else before
     known = Counter(_key(f) for f in (had.findings if had is not None else ()))
     kept: list[Finding] = []
@@ -66,7 +78,7 @@ def judged(
             kept.append(finding)
         else:
             new.append(finding)
-    return ("rejected", kept) if kept else ("invalid-result", new)
+    return kept, new
 
 
 def findings_said(findings: list[Finding]) -> str:
