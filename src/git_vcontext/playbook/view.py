@@ -31,9 +31,10 @@ NO_PLAYBOOK = "no playbook in this document"
 def no_playbook_in(rel: str, data: Any) -> NoPlaybookError:
     """The one line every writer (``playbook add``, ``ace apply``, the MCP server) and
     ``view`` say of a document without a playbook: the file named, and what it holds."""
-    from ..validation.rules import containers
+    from ..document import CONTAINER_KEYS, EXTRA_CONTAINER_KEYS
 
-    held = containers(data) if isinstance(data, dict) else []
+    keys = CONTAINER_KEYS + EXTRA_CONTAINER_KEYS
+    held = [k for k in keys if k in data] if isinstance(data, dict) else []
     what = f" (it holds {' and '.join(held)})" if held else ""
     return NoPlaybookError(f"{rel}: {NO_PLAYBOOK}{what}")
 

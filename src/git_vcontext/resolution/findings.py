@@ -1,6 +1,6 @@
 """Validation findings a resolution adds: a value given must not make the document invalid.
 
-Judged by the one judge (``sync.judge.split``, what every writer asks): the findings
+Judged by the one judge (``validation.verdict.split``, what every writer asks): the findings
 ``validate`` counts (notes are not), each new one not in the data before (as often as it
 was there); a resolution is judged against the merge's inputs (M19)."""
 
@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from ..codecs import format_from_name
 from ..merging.result import MISSING
-from ..sync.judge import split
 from ..validation.files import check_value, findings_of, report_of
+from ..validation.verdict import split
 
 if TYPE_CHECKING:
     from typing import Any

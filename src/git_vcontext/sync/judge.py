@@ -11,11 +11,11 @@ it the person's step; a finding the edit brought names the edit's result as inva
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import OperationalError, ParseError, Refused
 from ..validation.model import command_path
+from ..validation.verdict import split
 from .advice import person
 
 if TYPE_CHECKING:
@@ -58,27 +58,6 @@ def judged(
         return None
     kept, new = split(after, before)
     return ("rejected", kept) if kept else ("invalid-result", new)
-
-
-def split(
-    after: FileReport, before: FileReport | Callable[[], FileReport] | None
-) -> tuple[list[Finding], list[Finding]]:
-    """The result's findings (errors, never notes: as ``validate`` counts them) as those the
-    document had before (each as often as it had it) and those the edit brought. ``resolve``
-    asks it too, of a resolution against the merge's inputs (M19)."""
-    if after.valid:
-        return [], []
-    had = before() if callable(before) else before
-    known = Counter(_key(f) for f in (had.findings if had is not None else ()))
-    kept: list[Finding] = []
-    new: list[Finding] = []
-    for finding in after.findings:
-        if known[_key(finding)]:
-            known[_key(finding)] -= 1
-            kept.append(finding)
-        else:
-            new.append(finding)
-    return kept, new
 
 
 def findings_said(findings: list[Finding]) -> str:
@@ -180,10 +159,6 @@ def refuse_without_playbook(rel: str, doc: Document, *, place: str | None = None
 
     refuse_rejected(rel, doc, place=place)
     raise no_playbook_in(rel, doc.data)
-
-
-def _key(f: Finding) -> tuple[str, str, str]:
-    return (f.rule, f.where, f.message)
 
 
 def _said(f: Finding) -> str:
