@@ -201,7 +201,9 @@ class Writer:
             outcome = edit(data, True)
         except NoPlaybookError:
             if loaded is not None and loaded.doc is not None:  # the one judge first
-                refuse_without_playbook(target.rel, loaded.doc)
+                refuse_without_playbook(
+                    target.rel, loaded.doc, place=self.store.place_of(target.rel)
+                )
             raise
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
         doc = _read_back(text, target.rel, loaded.doc if loaded is not None else None)
