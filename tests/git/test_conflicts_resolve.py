@@ -753,3 +753,53 @@ def test_a_side_that_leaves_the_document_invalid_is_written_never_staged(repo: P
     assert again.stdout.decode().splitlines()[-1] == "next: git commit --no-edit"
     run_git(repo, "commit", "--no-edit", "-q")
     assert run_cli("validate", TODO, cwd=repo).returncode == 0
+
+
+def test_resolve_as_json_names_the_same_next_step_as_its_text(repo: Path) -> None:
+    """PRODUCT.md "Resolving conflicts": every message ends with the exact next commands.
+    ``resolve --format json`` had no ``next`` (the text ends with ``next: git commit
+    --no-edit`` once the last conflict of a stopped merge is settled): the JSON says the
+    same steps (one source), ``[]`` while conflicts remain or on a dry run."""
+    two_conflicts(repo)
+    merge_stops(repo)
+    first, *_ = conflict_ids(repo)
+
+    dry = run_cli("resolve", TODO, "--take", "ours", "--dry-run", "--format", "json", cwd=repo)
+    assert json.loads(dry.stdout)["next"] == []
+    some = run_cli("resolve", TODO, "--conflict", first, "--take", "ours", "--format", "json",
+                   cwd=repo)  # fmt: skip
+    assert some.returncode == 1, some.stderr
+    assert json.loads(some.stdout)["next"] == []
+    last = run_cli("resolve", TODO, "--take", "theirs", "--format", "json", cwd=repo)
+    assert last.returncode == 0, last.stderr
+    assert json.loads(last.stdout)["next"] == ["git commit --no-edit"]
+    run_git(repo, "commit", "--no-edit", "-q")  # as said
+    assert not (repo / ".git" / "MERGE_HEAD").exists()
+
+
+def test_resolve_judges_a_value_as_validate_does_a_note_is_no_finding(repo: Path) -> None:
+    """PRODUCT.md M19 and "Validation": resolve's check of a value given (the findings it
+    adds to the merge's inputs) is the one judge's, which counts what ``validate`` counts.
+    A plan narrative given as a ``{title, content}`` object (validate: valid, a note) was
+    refused by resolve's own comparison ("the value makes the document invalid"): it is
+    taken now, staged, and the merge commits through the pre-push hook's judge."""
+    rel = "plan.vcontext.json"
+
+    def plan(proposal: str) -> str:
+        return pretty({"vContextInfo": {"version": "0.4"},
+                       "plan": {"id": "p", "title": "P", "status": "draft",
+                                "narratives": {"proposal": proposal}, "items": []}})  # fmt: skip
+
+    diverge(repo, plan("A"), plan("B"), plan("C"), rel)
+    merge_stops(repo)
+    given = json.dumps({"title": "Proposal", "content": "Do it"})
+
+    done = run_cli("resolve", rel, "--value", given, cwd=repo)
+
+    assert done.returncode == 0, done.stderr.decode()
+    assert status_of(repo, rel) == "M "
+    checked = run_cli("validate", rel, cwd=repo)
+    assert checked.returncode == 0, checked.stdout.decode()
+    assert "[narrative-object]" in checked.stdout.decode()  # a note, as validate says it
+    run_git(repo, "commit", "--no-edit", "-q")
+    assert run_cli("check", "main~1..main", cwd=repo).returncode == 0  # the hook's checks

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from helpers.mcp_platform import show, stdio, tool_error
-from helpers.mcp_support import documents_repo, read_json, run, text
+from helpers.mcp_support import documents_repo, in_process, read_json, run, text
 from helpers.mcp_tour import agent_worktree
 from helpers.run import run_cli, run_git
 
@@ -292,3 +292,65 @@ def test_git_state_delete_of_a_document_with_uncommitted_edits_is_the_persons_st
     run(main)
     assert not plan.exists()
     assert run_git(alice, "status", "--porcelain").stdout == ""
+
+
+def test_git_state_write_during_a_stopped_merge_the_staged_version_cannot_take_is_not_made(
+    alice: Path, git_repo: Path
+) -> None:
+    """A stopped merge whose index holds a version of the document that cannot take the
+    agent's change (the person staged it without t3): the write used to replace the file
+    and then answer "refused" (the file changed all the same). It is decided before the
+    replace now: refused, nothing written, with the person's step."""
+    _stopped_merge(alice, git_repo)
+    todo = alice / TODO
+    worktree = todo.read_bytes()
+    data = read_json(todo)
+    data["todoList"]["items"] = [i for i in data["todoList"]["items"] if i["id"] != "t3"]
+    todo.write_text(json.dumps(data, indent=2) + "\n")
+    run_git(alice, "add", TODO)
+    todo.write_bytes(worktree)  # the work tree keeps t3, the index has none
+
+    async def main() -> Any:
+        async with stdio(alice) as client:
+            return await client.call_tool("vbrief_update_todo", {"id": "t3", "status": "completed"})
+
+    result = run(main)
+    said = text(result)
+    assert result.is_error, said
+    assert todo.read_bytes() == worktree, said  # refused: nothing written
+    assert "nothing written" in said
+    assert f"git add -- {TODO}" in said  # the person's step
+    assert "\n" not in said
+
+
+def test_git_state_write_the_index_of_a_stopped_merge_no_longer_takes_says_written_not_staged(
+    alice: Path, git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same, when the person stages such a version between the check and the replace
+    (the check skipped here to stand for that moment): the answer says what happened —
+    written to the file, not staged, why, the person's step — never "refused"."""
+    from git_vcontext.mcp_server.gitside import GitSide
+
+    _stopped_merge(alice, git_repo)
+    todo = alice / TODO
+    worktree = todo.read_bytes()
+    data = read_json(todo)
+    data["todoList"]["items"] = [i for i in data["todoList"]["items"] if i["id"] != "t3"]
+    todo.write_text(json.dumps(data, indent=2) + "\n")
+    run_git(alice, "add", TODO)
+    todo.write_bytes(worktree)
+    monkeypatch.setattr(GitSide, "refuse_unstageable", lambda *_: None)
+
+    async def main() -> Any:
+        async with in_process(alice, agent="alice") as client:
+            return await client.call_tool("vbrief_update_todo", {"id": "t3", "status": "completed"})
+
+    result = run(main)
+    said = text(result)
+    assert not result.is_error, said
+    assert read_json(todo)["todoList"]["items"][2]["status"] == "completed"
+    [note] = result.structured_content["notes"]
+    assert note.startswith(f"written to {TODO}, not staged: "), note
+    assert f"git add -- {TODO}" in note
+    run_git(alice, "add", TODO)  # the person's step: the merge now takes the write
+    assert show(alice, f":{TODO}")["todoList"]["items"][2]["status"] == "completed"

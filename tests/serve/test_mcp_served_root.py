@@ -14,6 +14,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -28,7 +29,7 @@ from helpers.mcp_platform import (
     todo_document,
     write_json,
 )
-from helpers.mcp_support import run, text
+from helpers.mcp_support import in_process, run, text
 from helpers.mcp_tour import agent_worktree
 from helpers.run import run_cli, run_git
 
@@ -261,3 +262,51 @@ def test_served_document_a_pin_across_a_boundary_is_refused_at_start(git_repo: P
     assert "sub" in line
     assert "repository" in line
     assert not (git_repo / "sub/todo.vcontext.json").exists()
+
+
+def test_served_root_inside_a_vermas_folder_judges_documents_by_their_place(
+    tmp_path: Path,
+) -> None:
+    """PRODUCT.md "One truth" and "Validation": a VerMAS file is known by its place in the
+    repository, as ``validate`` and the pre-push hook know it. A todo list at
+    ``.work/processes/todo.json`` is a VerMAS process there (``validate`` rejects it); a
+    server started with ``--root .work`` judged it by its served path
+    (``processes/todo.json``: a todo list) and wrote into it, a commit the hook refuses.
+    Now the write is refused (nothing written) and ``vcontext_validate`` says what
+    ``validate`` says; a todo list elsewhere under ``.work/`` takes the write."""
+    repo = new_repo(tmp_path / "repo")
+    process = repo / ".work" / "processes" / "todo.json"
+    process.parent.mkdir(parents=True)
+    before = write_json(process, todo_document(["Write"], list_id="process"))
+    plain = repo / ".work" / ".vcontext" / "todo.json"
+    plain.parent.mkdir(parents=True)
+    write_json(plain, todo_document(["Write"], list_id="plain"))
+    assert run_cli("install", "--local", cwd=repo).returncode == 0  # (routes .work/ files)
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-q", "-m", "documents")
+    top = run_cli("validate", ".work/processes/todo.json", cwd=repo)
+    assert top.returncode == 1  # the place's judge: a process lacks its fields
+    assert "[schema]" in top.stdout.decode()
+
+    async def main() -> tuple[Any, Any, Any]:
+        async with in_process(repo / ".work") as client:
+            listing = json.loads(text(await client.read_resource("vbrief://todos")))
+            ids = {d["path"]: d["id"] for d in listing["todoLists"]}
+            done = {"id": "t1", "status": "completed"}
+            refused = await client.call_tool(
+                "vbrief_update_todo", {"todoListId": ids["processes/todo.json"], **done}
+            )
+            checked = await client.call_tool("vcontext_validate", {})
+            taken = await client.call_tool(
+                "vbrief_update_todo", {"todoListId": ids[".vcontext/todo.json"], **done}
+            )
+            return refused, checked, taken
+
+    refused, checked, taken = run(main)
+    assert refused.is_error, text(refused)
+    assert "processes/todo.json: missing required field" in text(refused)
+    assert "[schema]" in text(refused)
+    assert process.read_bytes() == before  # nothing written
+    assert "processes/todo.json:1:1: missing required field" in text(checked)
+    assert not taken.is_error, text(taken)
+    assert run_cli("validate", ".work/.vcontext/todo.json", cwd=repo).returncode == 0

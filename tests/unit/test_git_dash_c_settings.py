@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from git_vcontext.gitio import config_flag, config_value, overrides
 
@@ -33,32 +31,6 @@ def _git_passes(tmp_path: Path, *settings: str) -> str:
         ["git", *args, "dumpenv"], env=env, capture_output=True, text=True, check=True
     )
     return done.stdout
-
-
-def test_git_dash_c_entries_read_as_git_writes_them(tmp_path: Path) -> None:
-    text = _git_passes(
-        tmp_path, "vcontext.a=x y", "vcontext.B.c=it's!", "vcontext.flag", "vcontext.e="
-    )
-    assert overrides.parameters(text) == [
-        ("vcontext.a", "x y"),
-        ("vcontext.B.c", "it's!"),
-        ("vcontext.flag", None),
-        ("vcontext.e", ""),
-    ]
-
-
-def test_git_dash_c_older_gits_form_and_a_bare_key() -> None:
-    assert overrides.parameters("'core.foo=bar' 'a.b'") == [("core.foo", "bar"), ("a.b", None)]
-
-
-@given(
-    st.text(
-        alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40
-    )
-)
-def test_git_dash_c_any_value_comes_back(value: str) -> None:
-    quoted = "'" + value.replace("'", "'\\''").replace("!", "'\\!'") + "'"
-    assert overrides.parameters(f"'vcontext.k'={quoted}") == [("vcontext.k", value)]
 
 
 def test_git_dash_c_keys_compare_as_git_compares_them() -> None:

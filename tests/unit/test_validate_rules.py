@@ -560,3 +560,16 @@ def test_ace_entries_in_a_v04_document_are_one_finding() -> None:
     assert "ACE form" in finding.message
     legacy = {"vAgendaInfo": {"version": "0.3"}, "playbook": {"entries": entries}}
     assert validate(legacy).valid
+
+
+def test_the_version_rule_s_description_says_how_to_migrate_as_its_finding_does() -> None:
+    """PRODUCT.md "Validation" (rule ``version``): the finding on a 0.3 document says how to
+    migrate it (set version to "0.4"); the rule's one-line description says the same, not
+    only "older documents need migration"."""
+    how = 'set version to "0.4"'
+    old = {"vContextInfo": {"version": "0.3"}, "todoList": {"items": []}}
+    [finding] = validate(old).findings
+    assert finding.rule == "version"
+    assert how in finding.message
+    assert how in RULES["version"]
+    assert "\n" not in RULES["version"]

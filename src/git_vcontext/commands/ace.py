@@ -8,14 +8,19 @@ from typing import Any
 
 from ..clock import now_rfc3339
 from ..codecs import Document, parse
-from ..errors import ExitCode, OperationalError, Refused, VContextError
+from ..errors import ExitCode, NoPlaybookError, OperationalError, Refused, VContextError
 from ..fsio import read_bytes, write_atomic
 from ..gitio import open_repo, relative_to_top
 from ..gitio.history import file_versions
 from ..merging import merge3
 from ..merging.result import MergeOptions
 from ..playbook.ace import AcePatch, apply_patch, document_sequence, read_patch
-from ..sync.judge import parsed_or_refused, refuse_rejected, refuse_unwritable
+from ..sync.judge import (
+    parsed_or_refused,
+    refuse_rejected,
+    refuse_unwritable,
+    refuse_without_playbook,
+)
 from ..values import pointer_parts
 
 
@@ -25,10 +30,12 @@ def run(*, patch: str, doc: str) -> int:
     document = parsed_or_refused(read_bytes(doc), doc)
     try:
         data, how = _patched(doc, document, ace_patch)
-    except VContextError:  # a document validate rejects: its findings name the way on,
-        if not _event_log(document.data):  # unless it is another tool's (said as it is)
+    except VContextError as exc:  # a document validate rejects: its findings name the way
+        if not _event_log(document.data):  # on, unless it is another tool's (said as it is)
             from .validate import place_of
 
+            if isinstance(exc, NoPlaybookError):
+                refuse_without_playbook(doc, document, place=place_of(doc))
             refuse_rejected(doc, document, place=place_of(doc))
         raise
     _write(doc, document, data)
@@ -39,7 +46,6 @@ def run(*, patch: str, doc: str) -> int:
 def _event_log(data: Any) -> bool:
     """Whether the document's playbook logs events (``apply_patch`` refuses it, naming
     ``git vcontext playbook``: the tool for it, whatever else the document needs)."""
-    from ..errors import NoPlaybookError
     from ..playbook.log import log_kind, log_of
     from ..playbook.view import locate
 

@@ -42,9 +42,11 @@ def run(
     outcome = session.apply(chosen, add=not no_add, dry_run=dry_run)
     for line in outcome.warnings:
         _warn(line)
-    _report(outcome, fmt, dry_run, no_add)
-    if fmt != "json" and not dry_run and (steps := session.next_steps(outcome)):
-        print(f"next: {steps[0]}")  # the file settled: what git's stopped merge waits on
+    # the file settled: what git's stopped merge waits on (one source for text and json)
+    steps = [] if dry_run else session.next_steps(outcome)
+    _report(outcome, fmt, dry_run, no_add, steps)
+    if fmt != "json" and steps:
+        print(f"next: {steps[0]}")
     return int(ExitCode.OK if outcome.done else ExitCode.FOUND)
 
 
@@ -57,9 +59,9 @@ def parse_value(text: str) -> Any:
         raise UsageError(f"--value is not JSON: {reason}") from None
 
 
-def _report(outcome: Outcome, fmt: str, dry_run: bool, no_add: bool) -> None:
+def _report(outcome: Outcome, fmt: str, dry_run: bool, no_add: bool, steps: list[str]) -> None:
     if fmt == "json":
-        write_output(None, json_report(outcome.to_json()))
+        write_output(None, json_report({**outcome.to_json(), "next": steps}))
     elif dry_run:
         write_output(None, outcome.text if outcome.text is not None else "")
     lines = []

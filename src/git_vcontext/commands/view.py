@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import gitio
 from ..codecs import Document, parse
-from ..errors import ExitCode, UsageError, VContextError
+from ..errors import ExitCode, NoPlaybookError, UsageError, VContextError
 from ..fsio import read_bytes, write_output
 from ..pictures.render import render
 from ..pictures.view import playbook_picture
 from ..playbook.metrics import facts_of, metric_differences, updated_metrics
 from ..playbook.render import LOG_FORMS, matches, render_text
-from ..playbook.view import locate, view_and_states
+from ..playbook.view import locate, no_playbook_in, view_and_states
 from ..spelling import escape_lone_surrogates
 from ..values import pointer
 
@@ -54,7 +54,10 @@ def run(
         status = "all" if fmt in PICTURES or target else "active"
     gc.disable()  # a short-lived process reading one big tree: the collector only costs time
     doc = load_document(file, rev)
-    where, playbook = locate(doc.data)
+    try:
+        where, playbook = locate(doc.data)
+    except NoPlaybookError:
+        raise no_playbook_in(file, doc.data) from None
     view, states = view_and_states(playbook, path=where)
     shown = [
         e for e in view.entries if matches(e, status=status, kinds=kind, tags=tag, search=search)

@@ -427,14 +427,37 @@ class GitSide:
                 "then delete it",
             )
 
+    def refuse_unstageable(self, real: str, before: bytes | None, again: Again) -> None:
+        """Before a write replaces the file: during a stopped merge (cherry-pick, revert) whose
+        index holds another version of the document, refuse (nothing written yet) when that
+        version cannot take the change, so the write is never made and then called refused."""
+        path = self.path_of(real)
+        if path is None:
+            return
+        with self._lock:
+            busy = in_progress(self.repo)
+            if busy is None or not busy.startswith(STAGED_INTO) or self._ignored(path):
+                return
+            try:
+                self._staged_content(path, before, b"", again)
+            except Refused as exc:
+                raise Refused(exc.kind, _not_stageable(path, busy, exc)) from None
+
+    def _staged_content(self, path: str, before: bytes | None, after: bytes, again: Again) -> bytes:
+        """What the index takes for a write staged into a stopped merge: the written bytes,
+        or the change done again on the version the person staged (Refused: it cannot)."""
+        staged = staged_entry(self.repo, path)
+        if staged is None or before is None or staged == blob_id(before):
+            return after
+        return again(blob_data(self.repo, staged))
+
     def _stage_into(
         self, path: str, before: bytes | None, after: bytes, again: Again, busy: str
     ) -> Committed:
-        staged = staged_entry(self.repo, path)
-        if staged is None or before is None or staged == blob_id(before):
-            content = after
-        else:
-            content = again(blob_data(self.repo, staged))
+        try:
+            content = self._staged_content(path, before, after, again)
+        except Refused as exc:  # the index changed since the check: the file has the write
+            return Committed(None, _not_staged(path, busy, exc))
         note = set_staged(self.repo, path, content)
         return Committed(
             None,
@@ -576,6 +599,26 @@ def _not_committed(path: str, exc: Refused) -> str:
         f"written to {path}, not committed: the change builds on edits of {path} that are "
         f"not committed ({exc.one_line()}); {PERSON}commit them (git commit -- {shown}; "
         "that commit takes this write too); later writes commit again"
+    )
+
+
+def _not_stageable(path: str, busy: str, exc: Refused) -> str:
+    """A write refused before it was made: the version staged for the stopped merge cannot
+    take it. One line: what, why, the person's step."""
+    return (
+        f"{path}: the version staged for the {busy} in progress cannot take the change "
+        f"({exc.one_line()}), nothing written; {PERSON}stage the version the {busy} should "
+        f"take (git add -- {command_path(path)} stages the work tree's); then write again"
+    )
+
+
+def _not_staged(path: str, busy: str, exc: Refused) -> str:
+    """A write the file took but the index of the stopped merge could not (the person
+    staged another version meanwhile): written, not staged, why, the person's step."""
+    return (
+        f"written to {path}, not staged: the version staged for the {busy} in progress "
+        f"cannot take the change ({exc.one_line()}); {PERSON}stage the version the {busy} "
+        f"should take (git add -- {command_path(path)} stages the work tree's, which has it)"
     )
 
 

@@ -201,9 +201,21 @@ def _inside(root: str, path: str, option: str) -> str:
     return rel.replace(os.sep, "/")
 
 
+def _prefix(root: str, repo: Repository | None) -> str:
+    """The served folder as the repository names it, with a trailing ``/`` ("" at its top,
+    or outside a repository)."""
+    top = work_tree(repo) if repo is not None else None
+    if top is None:
+        return ""
+    rel = os.path.relpath(os.path.realpath(root), os.path.realpath(top))
+    if rel == "." or rel.startswith(".."):
+        return ""
+    return rel.replace(os.sep, "/") + "/"
+
+
 def service(options: Options, repo: Repository | None) -> Service:
     """Everything the server needs, wired together."""
-    store = Store()
+    store = Store(_prefix(options.root, repo))
     git = GitSide(repo, agent=options.agent, commit=options.commit) if repo is not None else None
     catalog = Catalog(
         options.root,

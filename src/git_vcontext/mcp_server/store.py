@@ -29,6 +29,7 @@ class Loaded:
     error: str | None  # "file:line:col: reason" when it does not parse or cannot be read
     report: list[FileReport] = field(default_factory=list, compare=False)  # validation, once
     seen_ns: int = field(default=0, compare=False)  # the clock before ``stat`` was taken
+    place: str | None = field(default=None, compare=False)  # the path in the repository
 
     @property
     def data(self) -> Any:
@@ -38,9 +39,16 @@ class Loaded:
 class Store:
     """The parse cache. Thread-safe: tools run in worker threads, the watcher in another."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "") -> None:
         self._cache: dict[str, Loaded] = {}
         self._lock = threading.Lock()
+        self.prefix = prefix  # the served folder in the repository ("" at its top)
+
+    def place_of(self, rel: str) -> str | None:
+        """The path of a served document as the repository names it, when the served folder
+        is below its top (``--root .work``): a VerMAS file is judged by its place there, as
+        ``validate`` and the pre-push hook judge it; None: ``rel`` is that path."""
+        return f"{self.prefix}{rel}" if self.prefix else None
 
     def load(self, rel: str, real: str) -> Loaded | None:
         """The file now (parsed again only when its stat or, within the timestamps' tick,
@@ -62,7 +70,7 @@ class Store:
                     if self._cache.get(real) is cached:
                         self._cache[real] = again
                 return again
-        loaded = _read(rel, real, stat, seen)
+        loaded = replace(_read(rel, real, stat, seen), place=self.place_of(rel))
         with self._lock:
             self._cache[real] = loaded
         return loaded
@@ -74,7 +82,8 @@ class Store:
         if stat is None:
             return
         with self._lock:
-            self._cache[real] = Loaded(rel, real, stat, raw, doc, None, [report])
+            place = self.place_of(rel)
+            self._cache[real] = Loaded(rel, real, stat, raw, doc, None, [report], place=place)
 
     def forget(self, real: str) -> None:
         with self._lock:
@@ -101,7 +110,7 @@ def report_of(loaded: Loaded) -> FileReport:
     """The validation of a loaded document, computed once per file state."""
     if not loaded.report:
         assert loaded.doc is not None
-        loaded.report.append(check_document(loaded.doc, loaded.rel))
+        loaded.report.append(check_document(loaded.doc, loaded.rel, place=loaded.place))
     return loaded.report[0]
 
 

@@ -17,12 +17,12 @@ from typing import Any, Protocol, TypeVar
 
 from ..codecs import Document, dumps, parse
 from ..codecs.text import holds_markers
-from ..errors import OperationalError, ParseError, Refused, VContextError
+from ..errors import NoPlaybookError, OperationalError, ParseError, Refused, VContextError
 from ..faults import step
 from ..fsio import TargetChanged, check_inside, open_regular, read_regular, write_atomic
 from ..gitio.commits import Committed
 from ..record import record
-from ..sync.judge import findings_said, judged, refuse_invalid
+from ..sync.judge import findings_said, judged, refuse_invalid, refuse_without_playbook
 from ..validation.files import check_document
 from ..validation.incremental import still_valid
 from ..validation.model import FileReport
@@ -197,12 +197,20 @@ class Writer:
         if loaded is None and target.new is None:
             raise Refused("gone", f"{target.rel} no longer exists")
         data = loaded.data if loaded is not None else _new(target)
-        outcome = edit(data, True)
+        try:
+            outcome = edit(data, True)
+        except NoPlaybookError:
+            if loaded is not None and loaded.doc is not None:  # the one judge first
+                refuse_without_playbook(
+                    target.rel, loaded.doc, place=self.store.place_of(target.rel)
+                )
+            raise
         text = _render(loaded, target, outcome.data)  # type: ignore[attr-defined]
         doc = _read_back(text, target.rel, loaded.doc if loaded is not None else None)
         if not same(doc.data, outcome.data):  # type: ignore[attr-defined]
             raise Refused("internal", f"{target.rel}: the edited document does not read back")
-        report = _validated(loaded, doc, outcome.data, target.rel)  # type: ignore[attr-defined]
+        place = self.store.place_of(target.rel)
+        report = _validated(loaded, doc, outcome.data, target.rel, place)  # type: ignore[attr-defined]
         refuse_invalid(target.rel, report, report_of(loaded) if loaded else None)
         raw = text.encode("utf-8")
         before = loaded.raw if loaded is not None else None
@@ -210,6 +218,7 @@ class Writer:
         journal = None
         if self._commits():  # journaled first: a kill before the commit leaves it described
             assert self.git is not None
+            self.git.refuse_unstageable(target.real, before, _again(target.rel, edit, place))
             journal = self.git.intend(target.real, before, raw, said)
         try:
             if not self._replace(target, loaded, raw):
@@ -219,7 +228,8 @@ class Writer:
             if self._commits():
                 assert self.git is not None
                 step("mcp replaced")  # fault tests: the window the journal covers
-                commit = self.git.record(target.real, before, raw, _again(target.rel, edit), said)
+                again = _again(target.rel, edit, place)
+                commit = self.git.record(target.real, before, raw, again, said)
         finally:
             if journal is not None:
                 assert self.git is not None
@@ -504,7 +514,7 @@ def _parses(raw: bytes, rel: str) -> bool:
     return True
 
 
-def _again(rel: str, edit: Edit[Any]) -> Callable[[bytes], bytes]:
+def _again(rel: str, edit: Edit[Any], place: str | None = None) -> Callable[[bytes], bytes]:
     """The write's edit done on another version of the document (HEAD's, the index's),
     in that version's style, never with more findings than it had. Its refusals say why
     that version cannot take the edit (kind ``unparsable`` or ``rejected``: that version
@@ -527,7 +537,9 @@ def _again(rel: str, edit: Edit[Any]) -> Callable[[bytes], bytes]:
             raise Refused("invalid-result", "that version would not read back with it") from None
         if not same(back.data, outcome.data):
             raise Refused("internal", f"{rel}: the edited version does not read back")
-        verdict = judged(check_document(back, rel), lambda: check_document(doc, rel))
+        verdict = judged(
+            check_document(back, rel, place=place), lambda: check_document(doc, rel, place=place)
+        )
         if verdict is not None:
             kind, found = verdict
             said = "is one git vcontext validate rejects as it is"
@@ -563,9 +575,12 @@ def _render(loaded: Loaded | None, target: Target, data: Any) -> str:
     return dumps(data, "tron" if target.fmt == "tron" else "json")
 
 
-def _validated(loaded: Loaded | None, doc: Any, edited: Any, rel: str) -> FileReport:
-    """The new document's validation; from what changed when the old one had no finding
-    (``edited`` is the edit's own data: it shares the untouched parts with the old data)."""
+def _validated(
+    loaded: Loaded | None, doc: Any, edited: Any, rel: str, place: str | None
+) -> FileReport:
+    """The new document's validation (a VerMAS file judged by its ``place`` in the
+    repository); from what changed when the old one had no finding (``edited`` is the
+    edit's own data: it shares the untouched parts with the old data)."""
     if loaded is not None and report_of(loaded).valid and still_valid(loaded.data, edited):
         return FileReport(rel)
-    return check_document(doc, rel)
+    return check_document(doc, rel, place=place)

@@ -22,7 +22,21 @@ def locate(data: Any, path: Path = ()) -> tuple[Path, dict[str, Any]]:
         return (*path, *where), playbook
     if looks_like_playbook(data):
         return path, data
-    raise NoPlaybookError("no playbook in this document")
+    raise NoPlaybookError(NO_PLAYBOOK)
+
+
+NO_PLAYBOOK = "no playbook in this document"
+
+
+def no_playbook_in(rel: str, data: Any) -> NoPlaybookError:
+    """The one line every writer (``playbook add``, ``ace apply``, the MCP server) and
+    ``view`` say of a document without a playbook: the file named, and what it holds."""
+    from ..document import CONTAINER_KEYS, EXTRA_CONTAINER_KEYS
+
+    keys = CONTAINER_KEYS + EXTRA_CONTAINER_KEYS
+    held = [k for k in keys if k in data] if isinstance(data, dict) else []
+    what = f" (it holds {' and '.join(held)})" if held else ""
+    return NoPlaybookError(f"{rel}: {NO_PLAYBOOK}{what}")
 
 
 def playbook_view(data_or_playbook: Any, *, path: Path = ()) -> PlaybookView:

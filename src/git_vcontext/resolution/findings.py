@@ -1,36 +1,35 @@
-"""Validation findings a resolution adds: a value given must not make the document invalid."""
+"""Validation findings a resolution adds: a value given must not make the document invalid.
+
+Judged by the one judge (``validation.verdict.split``, what every writer asks): the findings
+``validate`` counts (notes are not), each new one not in the data before (as often as it
+was there); a resolution is judged against the merge's inputs (M19)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ..codecs import format_from_name
-from ..document import anchored_path
 from ..merging.result import MISSING
-from ..validation.files import check_value
+from ..validation.files import check_value, findings_of, report_of
+from ..validation.verdict import split
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..validation.model import FileReport
 
 
 def new_findings(before: Any, after: Any, path: str) -> list[str]:
     """Validation findings the new data has that the data before it did not."""
     if after is MISSING:
         return []
-
-    jsonl = format_from_name(path) == "jsonl"
-    old = set() if before is MISSING else set(_keys(check_value(before, path, jsonl=jsonl)[0]))
-    issues = [i for i in check_value(after, path, jsonl=jsonl)[0] if _key(i) not in old]
-    said = (
-        f"{anchored_path(after, list(p)) if p else '(document)'}: {m} [{r}]" for r, p, m in issues
-    )
+    report = _report(after, path)
+    _, new = split(report, None if before is MISSING else lambda: _report(before, path))
+    said = (f"{f.where or '(document)'}: {f.message} [{f.rule}]" for f in new)
     return list(dict.fromkeys(said))  # once each, however many schemas found it
 
 
-def _keys(issues: list[Any]) -> list[Any]:
-    return [_key(i) for i in issues]
-
-
-def _key(issue: Any) -> Any:
-    rule, parts, message = issue
-    return rule, tuple(parts), message
+def _report(data: Any, path: str) -> FileReport:
+    """``validate``'s report of the data (unlocated: a resolution's data has no text yet)."""
+    issues, skipped = check_value(data, path, jsonl=format_from_name(path) == "jsonl")
+    return report_of(path, findings_of(issues, data, None), skipped)

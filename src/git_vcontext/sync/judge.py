@@ -11,11 +11,11 @@ it the person's step; a finding the edit brought names the edit's result as inva
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import OperationalError, ParseError, Refused
 from ..validation.model import command_path
+from ..validation.verdict import split
 from .advice import person
 
 if TYPE_CHECKING:
@@ -56,16 +56,7 @@ def judged(
     (``invalid-result``, the findings the edit brought)."""
     if after.valid:
         return None
-    had = before() if callable(before) else before
-    known = Counter(_key(f) for f in (had.findings if had is not None else ()))
-    kept: list[Finding] = []
-    new: list[Finding] = []
-    for finding in after.findings:
-        if known[_key(finding)]:
-            known[_key(finding)] -= 1
-            kept.append(finding)
-        else:
-            new.append(finding)
+    kept, new = split(after, before)
     return ("rejected", kept) if kept else ("invalid-result", new)
 
 
@@ -77,16 +68,20 @@ def findings_said(findings: list[Finding]) -> str:
 
 
 def rejected_message(rel: str, findings: list[Finding]) -> str:
-    """One line: the document ``validate`` rejects as it is, why, and the person's step."""
-    return _rejected_line(rel, f"{rel}: {findings_said(findings)}")
+    """One short line: the document ``validate`` rejects as it is, its first finding in full
+    (the rule named) and the other findings' rules, and the person's step (``validate``
+    names every finding)."""
+    if not findings:
+        return _rejected_line(rel, rel)
+    first, rest = findings[0], findings[1:]
+    rules = list(dict.fromkeys(f"[{f.rule}]" for f in rest))
+    more = f" (and {len(rest)} more: {' '.join(rules)})" if rest else ""
+    return _rejected_line(rel, f"{rel}: {_said(first)}{more}")
 
 
 def _rejected_line(rel: str, said: str) -> str:
-    return (
-        f"{said}; nothing written (git vcontext validate rejects this "
-        "document as it is, and so would the pre-push hook and the guard whatever is "
-        f"written into it); {person(f'mend it first (git vcontext validate {command_path(rel)})')}"
-    )
+    step = person(f"mend it first (git vcontext validate {command_path(rel)})")
+    return f"{said}; nothing written, validate rejects it as it is; {step}"
 
 
 def parsed_or_refused(raw: bytes, rel: str) -> Document:
@@ -155,8 +150,15 @@ def refuse_rejected(rel: str, doc: Document, *, place: str | None = None) -> Non
         raise Refused("rejected", rejected_message(rel, list(report.findings)))
 
 
-def _key(f: Finding) -> tuple[str, str, str]:
-    return (f.rule, f.where, f.message)
+def refuse_without_playbook(rel: str, doc: Document, *, place: str | None = None) -> NoReturn:
+    """A playbook edit (``playbook add``, ``ace apply``, an MCP learning) found no playbook
+    in ``doc``: refused as any write into a document ``validate`` rejects when it does (its
+    findings name the way on: ``{"playbook": {"events": []}}``), else with the one line
+    naming the file (``playbook.view.no_playbook_in``)."""
+    from ..playbook.view import no_playbook_in
+
+    refuse_rejected(rel, doc, place=place)
+    raise no_playbook_in(rel, doc.data)
 
 
 def _said(f: Finding) -> str:

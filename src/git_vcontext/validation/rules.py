@@ -33,7 +33,8 @@ RULES = {
     "duplicate-key": "a key appears twice in one object",
     "not-vcontext": "a file named explicitly that is not a vContext document",
     "schema": "a field is missing, has the wrong type or a value outside its enumeration",
-    "version": 'vContextInfo.version must be "0.4" (older documents need migration)',
+    "version": 'vContextInfo.version must be the string "0.4" (an older document: migrate it, '
+    'set version to "0.4")',
     "container": "exactly one container (todoList, plan or playbook)",
     "unique-id": "ids unique within their container",
     "unique-event-id": "eventId (event_id in JSONL) unique in the log",
@@ -99,7 +100,8 @@ def check_container(data: dict[str, Any]) -> Iterator[Issue]:
 
 def check_version(info_key: str | None, info: Any) -> Iterator[Issue]:
     """``vContextInfo.version`` must be the string "0.4": missing, numeric or other versions
-    are invalid (older ones need migration); a document without any info object too."""
+    are invalid (an older one is migrated by setting version to "0.4", then mending what
+    else 0.4 wants); a document without any info object too."""
     if info_key is None:
         msg = 'no vContextInfo at the top; add "vContextInfo": {"version": "0.4"}'
         yield "version", (), msg
