@@ -22,13 +22,20 @@ if TYPE_CHECKING:
     from pygit2 import OdbBackend, Oid, Repository
 
 
+PROMISOR = r"^(extensions\.partialclone|remote\..*\.(promisor|partialclonefilter))$"
+"""The settings that make git fetch missing objects from a remote (``promisor-remote.c``):
+``remote.NAME.promisor`` true, any ``remote.NAME.partialclonefilter``, or
+``extensions.partialClone``."""
+
+
 def is_partial(repo: Repository) -> bool:
-    """Whether git may fetch this repository's missing objects (a promisor remote)."""
-    for entry in repo.config:
-        name = entry.name.lower()
-        if name == "extensions.partialclone" or (
-            name.startswith("remote.") and name.endswith(".promisor") and entry.value == "true"
-        ):
+    """Whether git may fetch this repository's missing objects (a promisor remote), from
+    the settings as git reads them (``configread``: ``git -c`` and the user's and system's
+    files too, which libgit2 reads otherwise or not at all)."""
+    from . import configread
+
+    for key, value in configread.matching(repo.path, PROMISOR):
+        if not key.endswith(".promisor") or configread.git_bool(value):
             return True
     return False
 
