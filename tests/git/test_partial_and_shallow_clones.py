@@ -185,6 +185,25 @@ def test_installing_never_breaks_git_shallow_history_is_told_from_unrelated_hist
     assert run_cli("sync", "alice", cwd=clone).returncode == 0
 
 
+def test_a_shallow_clones_diff_of_a_symmetric_range_says_which_fetch_finds_the_base(
+    remote: Path, tmp_path: Path
+) -> None:
+    """``diff A...B`` where the merge base is past a shallow clone's boundary: not a bare
+    "no merge base" (as if the branches shared no history), but that the clone is shallow
+    and the fetch that finds it; doing what it says, the same diff works."""
+    clone = _clone(remote, tmp_path / "shallow", "--depth", "1", "--no-single-branch")
+    spec = "origin/main...origin/agents/alice"
+    proc = run_cli("diff", spec, cwd=clone)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert err.count("\n") == 1, err
+    assert "shallow clone" in err
+    assert "git fetch --deepen=" in err
+    assert "git fetch --unshallow" in err
+    run_git(clone, "fetch", "-q", "--deepen=100")
+    assert run_cli("diff", spec, cwd=clone).returncode == 0
+
+
 def test_installing_never_breaks_git_log_and_blame_mark_a_shallow_boundary(
     remote: Path, tmp_path: Path
 ) -> None:
