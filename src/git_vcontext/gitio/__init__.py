@@ -477,13 +477,14 @@ def read_at(repo: Repository, rev: str, path: str) -> bytes:
 
 def relative_to_top(repo: Repository, path: str | os.PathLike[str]) -> str:
     """A path given on the command line, as the repo-relative '/'-separated path git uses:
-    from this process's folder, or from the top when that folder is outside the work tree
-    (``GIT_DIR``/``GIT_WORK_TREE`` naming one elsewhere: git then runs at the top)."""
+    from this process's folder, or from the top when ``GIT_DIR``/``GIT_WORK_TREE`` name a
+    work tree this folder is outside of (git then runs at the top)."""
     from pathlib import Path  # lazy: see the imports above
 
     top = workdir(repo).resolve()
     here = Path.cwd().resolve()
-    outside = here != top and top not in here.parents
+    named = os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE")
+    outside = bool(named) and here != top and top not in here.parents
     full = (top / path if outside else Path(path)).resolve()
     try:
         return full.relative_to(top).as_posix()
