@@ -192,3 +192,21 @@ def test_a_common_directory_libgit2_cannot_read_is_refused_in_one_line(
     assert (code, out) == (3, "")
     assert err.count("\n") == 1, err
     assert "unset GIT_COMMON_DIR" in err
+
+
+def test_a_git_dir_that_names_no_repository_is_said_in_one_line(root: Path) -> None:
+    """git refuses it ("not a git repository: …"), even inside another repository's work
+    tree; so does every command, naming the variable (it opened the work tree's repository)."""
+    main = root / "main"
+    env = {"GIT_DIR": "nothere"}
+    assert (
+        subprocess.run(
+            ["git", "status"], cwd=main, env={**os.environ, **env}, capture_output=True
+        ).returncode
+        == 128
+    )
+    code, out, err = _cli(main, env, "status")
+    assert (code, out) == (3, "")
+    assert err.count("\n") == 1, err
+    assert f"not a git repository: {main / 'nothere'}" in err
+    assert "GIT_DIR" in err

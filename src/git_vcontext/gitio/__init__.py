@@ -194,9 +194,13 @@ def as_git_reads(repo: Repository, env: Mapping[str, str]) -> Repository:
 def _from_here(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` with its relative ``GIT_DIR``, ``GIT_WORK_TREE`` and ``GIT_COMMON_DIR`` made
     absolute from this process's folder, where git would read them."""
+    return {**env, **_places_from_here(env)}
+
+
+def _places_from_here(env: Mapping[str, str]) -> dict[str, str]:
     here = os.getcwd()
     names = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
-    return {**env, **{n: os.path.join(here, env[n]) for n in names if env.get(n)}}
+    return {n: os.path.join(here, env[n]) for n in names if env.get(n)}
 
 
 def _folder(path: str | os.PathLike[str]) -> str:
@@ -250,8 +254,14 @@ def open_trusted(path: str | os.PathLike[str]) -> Repository:
 
     where = Path(path)
     where = where if where.is_dir() else where.parent
-    asked = git(["rev-parse", "--absolute-git-dir"], cwd=where, check=False)
+    named = _places_from_here(os.environ)  # (git runs in ``where``; they name from here)
+    asked = git(["rev-parse", "--absolute-git-dir"], cwd=where, check=False, env=named or None)
     if asked.returncode != 0 or not asked.stdout.strip():
+        if "GIT_DIR" in named and "not a git repository" in asked.stderr:
+            raise OperationalError(
+                f"not a git repository: {named['GIT_DIR']} (named by GIT_DIR: unset it, or "
+                "name a repository's git directory)"
+            )
         raise repository_error(where, asked.stderr)
     found = asked.stdout.strip()
     _TRUSTED.add(os.path.realpath(found))
